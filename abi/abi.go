@@ -1,0 +1,240 @@
+// Package abi is the wire contract between the Endpoints host and a route
+// module: the names of the functions a module exports and imports, the
+// buffer convention, the error codes and the JSON shapes exchanged.
+//
+// The host (package host) and the guest SDKs import these constants; nothing
+// repeats a name or a number. README.md beside this file is the prose version
+// of the same specification, with worked examples.
+//
+// # Version
+//
+// This is ABI v1. A module declares the version it was built for with the
+// [ExportABIVersion] export; the host refuses a module whose version it does
+// not support, naming both.
+//
+// # Buffers
+//
+// The host never allocates in guest memory. A guest that wants data passes a
+// buffer (offset and length in its linear memory); the host writes into it
+// and returns the size of the data. Functions that produce a value whole
+// ([ImportRequestRead], [ImportRequestValue], [ImportRequestHeader]) write
+// nothing when the buffer is too small and still return the size needed, so
+// the guest can grow its buffer and call again:
+//
+//	n := request_read(buf, 256)   // returns 812: nothing written
+//	n = request_read(buf2, 1024)  // returns 812: 812 bytes written
+//
+// Streams ([ImportBodyRead]) write at most the buffer's length and return the
+// count written, 0 at the end.
+//
+// # Errors
+//
+// Host functions return a negative [Errno] for an error the guest can handle
+// (no such header, a status out of range). A guest that passes memory outside
+// its linear memory, or calls a function that does not exist in ABI v1, is
+// trapped: the call fails, the host answers 500 and discards the instance.
+package abi
+
+// Version is the ABI version this package describes; [ExportABIVersion] must
+// return it.
+const Version = 1
+
+// ImportModule is the module name of every host function in ABI v1.
+//
+//	(import "endpoints" "request_read" (func (param i32 i32) (result i32)))
+const ImportModule = "endpoints"
+
+// Exports a route module provides.
+const (
+	// ExportABIVersion is required: () -> i32, returning [Version].
+	// A module without it is not a route module and fails the load.
+	ExportABIVersion = "endpoints_abi_version"
+
+	// ExportContract is optional: () -> i64. It returns the contract, UTF-8
+	// JSON in the guest's own memory, packed as offset<<32 | length. A module
+	// that exports it is an endpoint; any other module is a plain route.
+	// The host calls it once per load, on the first instance; the bytes must
+	// stay valid until the call returns.
+	//
+	//	(global $contract i32 (i32.const 1024)) ;; 97 bytes of JSON at 1024
+	//	(func (export "endpoints_contract") (result i64)
+	//	  (i64.const 0x0000040000000061))      ;; 1024<<32 | 97
+	ExportContract = "endpoints_contract"
+
+	// ExportHandle is required: () -> i32. The host calls it once per
+	// request, after validation. It returns 0 when the guest answered; any
+	// other value is a guest failure: the host logs it and answers 500 when
+	// nothing was sent yet.
+	ExportHandle = "endpoints_handle"
+
+	// ExportOnValidationError is optional: () -> i32. Declared by
+	// "onValidationError": true in the contract; called instead of
+	// [ExportHandle] when validation failed, with the failure in the request
+	// envelope's "error" member, to replace the default 400/406/415 body.
+	ExportOnValidationError = "endpoints_on_validation_error"
+
+	// ExportMemory is the name of the linear memory the host reads and
+	// writes. Required.
+	ExportMemory = "memory"
+
+	// StartFunction is called once per instance when present: the WASI
+	// reactor initialiser that Go (-buildmode=c-shared) and wasi-libc
+	// (-mexec-model=reactor) emit. Modules written by hand need none.
+	StartFunction = "_initialize"
+)
+
+// Host functions, all in [ImportModule]. Arguments named buf/buf_len are a
+// buffer in guest memory; name/name_len and value/value_len are UTF-8 bytes.
+const (
+	// ImportRequestRead writes the request envelope (JSON, see [Envelope])
+	// into buf when it fits and returns its size.
+	//
+	//	request_read(buf i32, buf_len i32) -> size i32
+	ImportRequestRead = "request_read"
+
+	// ImportRequestValue writes the JSON encoding of one validated value:
+	// the property name of part ([PartParams], [PartQuery], [PartHeaders],
+	// [PartBody]); an empty name selects the whole part. It returns the
+	// size, or [ErrNotFound] when the value is absent.
+	//
+	//	request_value(part i32, name i32, name_len i32, buf i32, buf_len i32) -> size i32
+	//	request_value(0, "id", 2, buf, 16) -> 1, buf = "7"
+	ImportRequestValue = "request_value"
+
+	// ImportRequestHeader writes the raw request header values for name
+	// (case-insensitive), joined with ", ", and returns their size, or
+	// [ErrNotFound].
+	//
+	//	request_header(name i32, name_len i32, buf i32, buf_len i32) -> size i32
+	ImportRequestHeader = "request_header"
+
+	// ImportBodyRead reads the next bytes of the raw request body into buf
+	// and returns how many it wrote; 0 means the end of the body. It returns
+	// [ErrBodyTooLarge] past the host's body limit and [ErrIO] when the
+	// client went away.
+	//
+	//	body_read(buf i32, buf_len i32) -> n i32
+	ImportBodyRead = "body_read"
+
+	// ImportResponseSetStatus sets the status code (100-599) of the answer;
+	// the default is 200. [ErrInvalid] out of range; [ErrHeadersSent] once
+	// body bytes were sent.
+	//
+	//	response_set_status(status i32) -> errno i32
+	ImportResponseSetStatus = "response_set_status"
+
+	// ImportResponseSetHeader replaces a response header.
+	// [ErrInvalid] for a name that is not an HTTP token, a value holding
+	// CR, LF or NUL, or a header the host owns ([ForbiddenResponseHeaders]).
+	//
+	//	response_set_header(name i32, name_len i32, value i32, value_len i32) -> errno i32
+	ImportResponseSetHeader = "response_set_header"
+
+	// ImportResponseAddHeader adds a value to a response header; the rules
+	// of [ImportResponseSetHeader] apply.
+	//
+	//	response_add_header(name i32, name_len i32, value i32, value_len i32) -> errno i32
+	ImportResponseAddHeader = "response_add_header"
+
+	// ImportResponseWrite appends buf to the response body and returns 0.
+	// An endpoint's JSON answer is buffered so the host can check it against
+	// the contract; a plain route's bytes go to the client as written.
+	//
+	//	response_write(buf i32, buf_len i32) -> errno i32
+	ImportResponseWrite = "response_write"
+
+	// ImportLog writes a line to the host's log at a [LogLevel], tagged
+	// with the route.
+	//
+	//	log(level i32, msg i32, msg_len i32)
+	ImportLog = "log"
+)
+
+// Part selects one validated part of the request in [ImportRequestValue].
+type Part int32
+
+// Request parts, as numbered on the wire.
+const (
+	PartParams  Part = 0
+	PartQuery   Part = 1
+	PartHeaders Part = 2
+	PartBody    Part = 3
+)
+
+// String returns the part's name as used in the envelope and in 400 bodies.
+func (p Part) String() string {
+	switch p {
+	case PartParams:
+		return "params"
+	case PartQuery:
+		return "query"
+	case PartHeaders:
+		return "headers"
+	case PartBody:
+		return "body"
+	}
+	return "unknown"
+}
+
+// Errno is the negative result a host function returns on an error the guest
+// can handle. Zero and positive results are sizes or success.
+type Errno int32
+
+// Error codes of ABI v1.
+const (
+	// ErrNotFound: the value, parameter or header is absent.
+	ErrNotFound Errno = -1
+	// ErrInvalid: an argument is out of range or malformed (a status outside
+	// 100-599, a header name that is not a token, a value with CR or LF, a
+	// header the host owns, an unknown part).
+	ErrInvalid Errno = -2
+	// ErrHeadersSent: status or headers changed after body bytes reached the
+	// client.
+	ErrHeadersSent Errno = -3
+	// ErrBodyTooLarge: the request body is larger than the host's limit.
+	ErrBodyTooLarge Errno = -4
+	// ErrIO: reading the request or writing the response failed, usually
+	// because the client went away.
+	ErrIO Errno = -5
+	// ErrState: the function is not available now, e.g. request functions
+	// called while the host reads the contract, outside any request.
+	ErrState Errno = -6
+)
+
+// Error describes the code in a sentence.
+func (e Errno) Error() string {
+	switch e {
+	case ErrNotFound:
+		return "not found"
+	case ErrInvalid:
+		return "invalid argument"
+	case ErrHeadersSent:
+		return "headers already sent"
+	case ErrBodyTooLarge:
+		return "request body too large"
+	case ErrIO:
+		return "i/o error"
+	case ErrState:
+		return "not available outside a request"
+	}
+	return "unknown error"
+}
+
+// LogLevel is the level argument of [ImportLog]; it maps to log/slog levels.
+type LogLevel int32
+
+// Log levels of ABI v1.
+const (
+	LogDebug LogLevel = 0
+	LogInfo  LogLevel = 1
+	LogWarn  LogLevel = 2
+	LogError LogLevel = 3
+)
+
+// ForbiddenResponseHeaders are the response headers a guest may not set:
+// hop-by-hop headers and framing headers that would lie about the body the
+// host sends (RFC 9110 §7.6.1). Names are in canonical form.
+var ForbiddenResponseHeaders = []string{
+	"Connection", "Content-Length", "Keep-Alive", "Proxy-Connection",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}

@@ -1,0 +1,92 @@
+package abi
+
+import "encoding/json"
+
+// Contract is the JSON a module returns from [ExportContract]: what the host
+// validates before the handler runs, what it checks the answer against, and
+// what the OpenAPI document and the generated clients are built from. See
+// SPEC.md §3 and contract.schema.json beside this file, which [ParseContract]
+// enforces.
+type Contract struct {
+	Summary     string   `json:"summary,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	Deprecated  bool     `json:"deprecated,omitempty"`
+
+	// Methods is for modules whose file name has no method suffix: one
+	// contract per lower-case method ("get", "put", ...), each without
+	// Methods of its own. When set, the other operation fields must be empty.
+	Methods map[string]*Contract `json:"methods,omitempty"`
+
+	Request *Request `json:"request,omitempty"`
+
+	// Responses maps a status ("200", "404") to what the endpoint answers
+	// with it. When nil nothing is checked.
+	Responses map[string]*Response `json:"responses,omitempty"`
+
+	// ResponsesInferred says Responses were derived by an SDK from the
+	// handler's return type rather than declared: they document the endpoint
+	// and type its clients, but the host does not check answers against
+	// them.
+	ResponsesInferred bool `json:"responsesInferred,omitempty"`
+
+	Idempotency *Idempotency `json:"idempotency,omitempty"`
+
+	// OnValidationError says the module exports [ExportOnValidationError].
+	OnValidationError bool `json:"onValidationError,omitempty"`
+
+	// Defs are named schemas, referenced as {"$ref": "#/$defs/Name"} from
+	// any schema of the contract.
+	Defs map[string]json.RawMessage `json:"$defs,omitempty"`
+}
+
+// Request holds the request schemas. Params, Query and Headers are JSON
+// Schemas (draft 2020-12) of objects whose properties are the parameters;
+// header names are lower case.
+type Request struct {
+	Params  json.RawMessage `json:"params,omitempty"`
+	Query   json.RawMessage `json:"query,omitempty"`
+	Headers json.RawMessage `json:"headers,omitempty"`
+	Body    *Body           `json:"body,omitempty"`
+}
+
+// Body declares the request body: either Schema (a JSON body) or Content
+// (one entry per accepted media type).
+type Body struct {
+	Schema  json.RawMessage       `json:"schema,omitempty"`
+	Content map[string]*MediaType `json:"content,omitempty"`
+	// Required says a request without a body fails validation. Defaults to
+	// true.
+	Required *bool `json:"required,omitempty"`
+	// Description documents the body.
+	Description string `json:"description,omitempty"`
+}
+
+// IsRequired reports whether a request must carry the body.
+func (b *Body) IsRequired() bool { return b.Required == nil || *b.Required }
+
+// MediaType is one accepted request media type; Schema is optional.
+type MediaType struct {
+	Schema json.RawMessage `json:"schema,omitempty"`
+}
+
+// Response is one declared status: validated JSON (Schema, with an optional
+// +json ContentType) or media (Media, where Schema only documents).
+type Response struct {
+	Description string                     `json:"description,omitempty"`
+	Schema      json.RawMessage            `json:"schema,omitempty"`
+	ContentType string                     `json:"contentType,omitempty"`
+	Media       []string                   `json:"media,omitempty"`
+	Headers     map[string]json.RawMessage `json:"headers,omitempty"`
+}
+
+// IsMedia reports whether the response is a media response (never
+// validated).
+func (r *Response) IsMedia() bool { return len(r.Media) > 0 }
+
+// Idempotency declares Idempotency-Key handling (SPEC.md §6).
+type Idempotency struct {
+	Required       bool     `json:"required,omitempty"`
+	ReplayStatuses []int    `json:"replayStatuses,omitempty"`
+	Fingerprint    []string `json:"fingerprint,omitempty"`
+}
