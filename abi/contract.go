@@ -5,8 +5,8 @@ import "encoding/json"
 // Contract is the JSON a module returns from [ExportContract]: what the host
 // validates before the handler runs, what it checks the answer against, and
 // what the OpenAPI document and the generated clients are built from. See
-// SPEC.md §3 and contract.schema.json beside this file, which [ParseContract]
-// enforces.
+// SPEC.md §3; package abi/contract holds the JSON Schema of this format and
+// its validator, contract.Parse.
 type Contract struct {
 	Summary     string   `json:"summary,omitempty"`
 	Description string   `json:"description,omitempty"`
