@@ -1,0 +1,81 @@
+//go:build wasip1
+
+package endpoints
+
+// The WebAssembly glue: the exports the host calls and the host functions
+// the SDK imports, named as package abi specifies (the directives need
+// literal names; TestWasmGuest checks them against the abi constants).
+
+import (
+	"unsafe"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+//go:wasmexport endpoints_abi_version
+func exportABIVersion() int32 { return abi.Version }
+
+// exportContract returns the contract as offset<<32 | length. It returns 0
+// for a plain route (no typed handler registered): the host reads a zero
+// result as "no contract". The bytes live in reg.contract, so they stay
+// valid while the host reads them.
+//
+//go:wasmexport endpoints_contract
+func exportContract() uint64 {
+	b := reg.contractJSON()
+	if len(b) == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))<<32 | uint64(len(b))
+}
+
+//go:wasmexport endpoints_handle
+func exportHandle() int32 { return handle() }
+
+//go:wasmimport endpoints request_read
+func wasmRequestRead(buf *byte, bufLen uint32) int32
+
+//go:wasmimport endpoints request_header
+func wasmRequestHeader(name string, buf *byte, bufLen uint32) int32
+
+//go:wasmimport endpoints body_read
+func wasmBodyRead(buf *byte, bufLen uint32) int32
+
+//go:wasmimport endpoints response_set_status
+func wasmResponseSetStatus(status int32) int32
+
+//go:wasmimport endpoints response_set_header
+func wasmResponseSetHeader(name, value string) int32
+
+//go:wasmimport endpoints response_add_header
+func wasmResponseAddHeader(name, value string) int32
+
+//go:wasmimport endpoints response_write
+func wasmResponseWrite(buf *byte, bufLen uint32) int32
+
+//go:wasmimport endpoints log
+func wasmLog(level int32, msg string)
+
+func requestRead(buf []byte) int32 {
+	return wasmRequestRead(unsafe.SliceData(buf), uint32(len(buf)))
+}
+
+func requestHeader(name string, buf []byte) int32 {
+	return wasmRequestHeader(name, unsafe.SliceData(buf), uint32(len(buf)))
+}
+
+func bodyRead(buf []byte) int32 {
+	return wasmBodyRead(unsafe.SliceData(buf), uint32(len(buf)))
+}
+
+func responseSetStatus(status int32) int32 { return wasmResponseSetStatus(status) }
+
+func responseSetHeader(name, value string) int32 { return wasmResponseSetHeader(name, value) }
+
+func responseAddHeader(name, value string) int32 { return wasmResponseAddHeader(name, value) }
+
+func responseWrite(buf []byte) int32 {
+	return wasmResponseWrite(unsafe.SliceData(buf), uint32(len(buf)))
+}
+
+func hostLog(level abi.LogLevel, msg string) { wasmLog(int32(level), msg) }

@@ -1,0 +1,400 @@
+package endpoints_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/abi/contract"
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/contracts")
+
+// The users example of the package documentation.
+type (
+	User struct {
+		ID      int       `json:"id" minimum:"1"`
+		Name    string    `json:"name" minLength:"1" maxLength:"100"`
+		Email   string    `json:"email" format:"email"`
+		Created time.Time `json:"created" readOnly:"true"`
+	}
+	NotFound struct {
+		Message string `json:"message"`
+	}
+	UserPatch struct {
+		Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100"`
+		Email *string `json:"email,omitempty" format:"email"`
+	}
+	getUser struct {
+		ID int `path:"id" minimum:"1" doc:"The user's id."`
+	}
+	patchUser struct {
+		ID   int       `path:"id" minimum:"1"`
+		Body UserPatch `minProperties:"1" doc:"The fields to change."`
+	}
+	searchUsers struct {
+		Q     string `query:"q" required:"true" minLength:"1" doc:"Text to look for."`
+		Limit int    `query:"limit" minimum:"1" maximum:"100" default:"10"`
+	}
+	putUser struct {
+		ID     int    `path:"id" minimum:"1"`
+		Tenant string `header:"X-Tenant" required:"true"`
+		Body   User
+	}
+)
+
+// contractCases register the operations of one module each; their
+// contracts are the golden files testdata/contracts/<name>.json.
+var contractCases = []struct {
+	name     string
+	method   string // the file-name suffix of the module, for contract.Parse
+	register func()
+}{
+	{"users-get", "GET", func() {
+		endpoints.Handle(endpoints.Operation{
+			Summary: "Get a user", Description: "Returns one user by id.", Tags: []string{"users"},
+			Responses: endpoints.Responses{
+				200: endpoints.JSON[User]("The user"),
+				404: endpoints.JSON[NotFound]("No such user"),
+			},
+		}, func(in *getUser) endpoints.Reply { return endpoints.Respond(404, NotFound{"no such user"}) })
+	}},
+	{"users-patch", "PATCH", func() {
+		endpoints.Handle(endpoints.Operation{
+			Summary: "Change a user", Tags: []string{"users"},
+			Responses: endpoints.Responses{
+				200: endpoints.JSON[User]("The changed user"),
+				404: endpoints.JSON[NotFound]("No such user"),
+			},
+		}, func(in *patchUser) endpoints.Reply { return endpoints.Respond(404, NotFound{"no such user"}) })
+	}},
+	{"users-search", "GET", func() {
+		endpoints.Handle(endpoints.Operation{
+			Summary: "Search users", Tags: []string{"users"},
+			Responses: endpoints.Responses{200: endpoints.JSON[[]User]("The users found, at most limit")},
+		}, func(in *searchUsers) endpoints.Reply { return endpoints.Respond(200, []User{}) })
+	}},
+	{"handlefunc-inferred", "POST", func() {
+		endpoints.HandleFunc(endpoints.Operation{Summary: "Create a user", Status: 201},
+			func(in *struct{ Body UserPatch }) (User, error) { return User{}, nil })
+	}},
+	{"methods", "", func() {
+		endpoints.Handle(endpoints.Operation{
+			Method: "GET", Summary: "Get a user",
+			Responses: endpoints.Responses{200: endpoints.JSON[User]("The user")},
+		}, func(in *getUser) endpoints.Reply { return endpoints.Respond(200, User{}) })
+		endpoints.HandleFunc(endpoints.Operation{
+			Method: "put", Summary: "Replace a user",
+			Idempotency: &abi.Idempotency{Required: true},
+			Responses: endpoints.Responses{
+				200: endpoints.JSON[User]("The user"),
+				204: endpoints.NoContent("Nothing changed"),
+			},
+		}, func(in *putUser) (User, error) { return in.Body, nil })
+	}},
+	{"raw-schemas", "POST", func() {
+		endpoints.Handle(endpoints.Operation{
+			Summary: "Tag things",
+			Request: endpoints.RequestSchemas{
+				Query: json.RawMessage(`{"type": "object", "properties": {"dry": {"type": "boolean"}}}`),
+				Body:  json.RawMessage(`{"$ref": "#/$defs/Tags"}`),
+			},
+			Defs: map[string]json.RawMessage{
+				"Tags": json.RawMessage(`{"type": "array", "items": {"type": "string"}, "uniqueItems": true}`),
+			},
+			Responses: endpoints.Responses{
+				200: endpoints.RawJSON("The tags now", `{"$ref": "#/$defs/Tags"}`),
+				204: endpoints.NoContent("Dry run"),
+			},
+		}, func(in *struct {
+			Dry  bool `query:"dry"`
+			Body []string
+		}) endpoints.Reply {
+			return endpoints.Respond(200, in.Body)
+		})
+	}},
+}
+
+func TestContractGolden(t *testing.T) {
+	for _, tc := range contractCases {
+		t.Run(tc.name, func(t *testing.T) {
+			endpoints.Reset()
+			t.Cleanup(endpoints.Reset)
+			tc.register()
+			got := endpoints.ContractJSON()
+
+			var indented bytes.Buffer
+			if err := json.Indent(&indented, got, "", "  "); err != nil {
+				t.Fatalf("the contract is not JSON: %v\n%s", err, got)
+			}
+			indented.WriteByte('\n')
+			golden := filepath.Join("testdata", "contracts", tc.name+".json")
+			if *update {
+				if err := os.WriteFile(golden, indented.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(indented.Bytes(), want) {
+				t.Errorf("contract differs from %s (go test -update rewrites it):\n got %s\nwant %s", golden, indented.Bytes(), want)
+			}
+
+			// The host accepts it.
+			file := "server/api/x." + strings.ToLower(tc.method) + ".wasm"
+			if _, err := contract.Parse(file, got, contract.Options{Method: tc.method}); err != nil {
+				t.Errorf("contract.Parse: %v", err)
+			}
+
+			// Same code, same bytes.
+			endpoints.Reset()
+			tc.register()
+			if again := endpoints.ContractJSON(); !bytes.Equal(again, got) {
+				t.Errorf("a second registration gives other bytes:\n got %s\nwant %s", again, got)
+			}
+		})
+	}
+}
+
+// TestContractSchemasValidate checks what the derived schemas accept, as the
+// host will validate requests and answers with them.
+func TestContractSchemasValidate(t *testing.T) {
+	for _, tc := range []struct {
+		module   string
+		pointer  string
+		instance string
+		valid    bool
+	}{
+		{"users-get", "/request/params", `{"id": 1}`, true},
+		{"users-get", "/request/params", `{"id": 0}`, false},
+		{"users-get", "/request/params", `{}`, false},
+		{"users-get", "/responses/200/schema", `{"id": 1, "name": "Ada", "email": "ada@example.com", "created": "2024-01-02T03:04:05Z"}`, true},
+		{"users-get", "/responses/200/schema", `{"id": 1, "name": "Ada", "email": "ada@example.com"}`, false},
+		{"users-get", "/responses/200/schema", `{"id": 1, "name": "Ada", "email": "ada", "created": "2024-01-02T03:04:05Z"}`, false},
+		{"users-patch", "/request/body/schema", `{"name": "Ada"}`, true},
+		{"users-patch", "/request/body/schema", `{"email": "ada@example.com"}`, true},
+		{"users-patch", "/request/body/schema", `{}`, false},
+		{"users-patch", "/request/body/schema", `{"name": ""}`, false},
+		{"users-patch", "/request/body/schema", `{"name": "` + strings.Repeat("a", 101) + `"}`, false},
+		{"users-patch", "/request/body/schema", `{"nmae": "Ada"}`, false},
+		{"users-patch", "/request/body/schema", `{"email": "not an address"}`, false},
+		{"users-search", "/request/query", `{"q": "ad", "limit": 100}`, true},
+		{"users-search", "/request/query", `{"q": "ad"}`, true},
+		{"users-search", "/request/query", `{"q": ""}`, false},
+		{"users-search", "/request/query", `{"limit": 10}`, false},
+		{"users-search", "/request/query", `{"q": "ad", "limit": 101}`, false},
+		{"users-search", "/request/query", `{"q": "ad", "utm_source": "x"}`, true},
+		{"methods", "/methods/put/request/body/schema", `{"id": 1, "name": "Ada", "email": "ada@example.com", "created": "2024-01-02T03:04:05Z"}`, true},
+		{"methods", "/methods/put/request/headers", `{}`, false},
+		{"raw-schemas", "/request/body/schema", `["a", "b"]`, true},
+		{"raw-schemas", "/request/body/schema", `["a", "a"]`, false},
+	} {
+		t.Run(tc.module+tc.pointer+" "+tc.instance, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "contracts", tc.module+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := jsonschema.NewCompiler()
+			c.DefaultDraft(jsonschema.Draft2020)
+			c.AssertFormat()
+			if err := c.AddResource("file:///contract.json", doc); err != nil {
+				t.Fatal(err)
+			}
+			sch, err := c.Compile("file:///contract.json#" + tc.pointer)
+			if err != nil {
+				t.Fatalf("compiling %s: %v", tc.pointer, err)
+			}
+			v, err := jsonschema.UnmarshalJSON(strings.NewReader(tc.instance))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = sch.Validate(v)
+			if got := err == nil; got != tc.valid {
+				t.Errorf("valid = %v, want %v (%v)", got, tc.valid, err)
+			}
+		})
+	}
+}
+
+func TestRegistrationPanics(t *testing.T) {
+	type badTag struct {
+		Limit int `query:"limit" minimum:"abc"`
+	}
+	type untagged struct {
+		ID    int `path:"id"`
+		Extra string
+	}
+	type twoParts struct {
+		ID int `path:"id" query:"id"`
+	}
+	type optionalPath struct {
+		ID int `path:"id" required:"false"`
+	}
+	type structQuery struct {
+		Filter User `query:"filter"`
+	}
+	type duplicate struct {
+		A string `query:"q"`
+		B string `query:"q"`
+	}
+	type badBody struct {
+		Body struct {
+			N int `json:"n" maximum:"ten"`
+		}
+	}
+	noop := func(*struct{}) endpoints.Reply { return endpoints.Respond(204, nil) }
+	for _, tc := range []struct {
+		name     string
+		register func()
+		want     string
+	}{
+		{"bad tag names type, field and tag", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*badTag) endpoints.Reply { return endpoints.Reply{} })
+		}, `endpoints: endpoints_test.badTag field Limit: tag minimum:"abc": not a valid number`},
+		{"bad tag in the body type", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*badBody) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Body: struct { N int "json:\"n\" maximum:\"ten\"" } field N: tag maximum:"ten": not a valid number`},
+		{"untagged field", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*untagged) endpoints.Reply { return endpoints.Reply{} })
+		}, `endpoints_test.untagged field Extra: has no path, query or header tag and is not named Body`},
+		{"field in two parts", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*twoParts) endpoints.Reply { return endpoints.Reply{} })
+		}, `field ID: has both path and query tags`},
+		{"optional path parameter", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*optionalPath) endpoints.Reply { return endpoints.Reply{} })
+		}, `field ID: tag required: path parameters are always required`},
+		{"struct query parameter", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*structQuery) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Filter: a query parameter must be a string, integer, number or boolean, or a slice of them, not endpoints_test.User`},
+		{"duplicate parameter", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*duplicate) endpoints.Reply { return endpoints.Reply{} })
+		}, `field B: tag query:"q": another field already has this name`},
+		{"input is not a struct", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*string) endpoints.Reply { return endpoints.Reply{} })
+		}, `input type string is a string, not a struct`},
+		{"two handlers without Method", func() {
+			endpoints.Handle(endpoints.Operation{}, noop)
+			endpoints.Handle(endpoints.Operation{}, noop)
+		}, `Handle called twice without Operation.Method`},
+		{"Method after a handler without", func() {
+			endpoints.Handle(endpoints.Operation{}, noop)
+			endpoints.Handle(endpoints.Operation{Method: "PUT"}, noop)
+		}, `Handle called twice without Operation.Method`},
+		{"same Method twice", func() {
+			endpoints.Handle(endpoints.Operation{Method: "get"}, noop)
+			endpoints.Handle(endpoints.Operation{Method: "GET"}, noop)
+		}, `endpoints (Method GET): a handler for method GET is already registered`},
+		{"unknown Method", func() {
+			endpoints.Handle(endpoints.Operation{Method: "FETCH"}, noop)
+		}, `Operation.Method "FETCH" is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS`},
+		{"HandleRaw after Handle", func() {
+			endpoints.Handle(endpoints.Operation{}, noop)
+			endpoints.HandleRaw(func(endpoints.ResponseWriter, *endpoints.RawRequest) {})
+		}, `HandleRaw called in a module that registered an endpoint`},
+		{"Handle after HandleRaw", func() {
+			endpoints.HandleRaw(func(endpoints.ResponseWriter, *endpoints.RawRequest) {})
+			endpoints.Handle(endpoints.Operation{}, noop)
+		}, `Handle called in a module that registered HandleRaw`},
+		{"Status with Handle", func() {
+			endpoints.Handle(endpoints.Operation{Status: 201}, noop)
+		}, `Operation.Status applies to HandleFunc`},
+		{"nil handler", func() {
+			endpoints.Handle[struct{}](endpoints.Operation{}, nil)
+		}, `Handle: the handler is nil`},
+		{"HandleFunc returning a Reply", func() {
+			endpoints.HandleFunc(endpoints.Operation{}, func(*struct{}) (endpoints.Reply, error) { return endpoints.Reply{}, nil })
+		}, `HandleFunc: the handler returns a Reply: register it with Handle`},
+		{"HandleFunc status out of range", func() {
+			endpoints.HandleFunc(endpoints.Operation{Status: 42}, func(*struct{}) (int, error) { return 0, nil })
+		}, `Operation.Status 42 is not an HTTP status (100-599)`},
+		{"bad response status", func() {
+			endpoints.Handle(endpoints.Operation{Responses: endpoints.Responses{2000: endpoints.NoContent("")}}, noop)
+		}, `Responses[2000]: not an HTTP status (100-599)`},
+		{"RawJSON that is not JSON", func() {
+			endpoints.Handle(endpoints.Operation{Responses: endpoints.Responses{200: endpoints.RawJSON("", `{"type":`)}}, noop)
+		}, `Responses[200]: RawJSON schema is not valid JSON`},
+		{"raw request schema that is not JSON", func() {
+			endpoints.Handle(endpoints.Operation{Request: endpoints.RequestSchemas{Query: json.RawMessage(`{`)}}, noop)
+		}, `Request.Query: not valid JSON`},
+		{"Defs name taken by a Go type", func() {
+			endpoints.Handle(endpoints.Operation{Method: "GET", Responses: endpoints.Responses{200: endpoints.JSON[User]("")}}, noop)
+			endpoints.Handle(endpoints.Operation{Method: "PUT", Defs: map[string]json.RawMessage{"User": json.RawMessage(`{}`)}}, noop)
+		}, `Operation.Defs["User"]: the name is already used by another schema of the module`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			endpoints.Reset()
+			t.Cleanup(endpoints.Reset)
+			got := func() (msg string) {
+				defer func() {
+					if v := recover(); v != nil {
+						msg, _ = v.(string)
+					}
+				}()
+				tc.register()
+				return ""
+			}()
+			if got == "" {
+				t.Fatalf("no panic, want one containing %q", tc.want)
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("panic = %q, want it to contain %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestContractJSONPlainRoute(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		register func()
+	}{
+		{"nothing registered", func() {}},
+		{"HandleRaw", func() { endpoints.HandleRaw(func(endpoints.ResponseWriter, *endpoints.RawRequest) {}) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			endpoints.Reset()
+			t.Cleanup(endpoints.Reset)
+			tc.register()
+			if got := endpoints.ContractJSON(); got != nil {
+				t.Errorf("ContractJSON() = %s, want nil", got)
+			}
+		})
+	}
+}
+
+// TestStatusErrorMessage checks what a logged StatusError says.
+func TestStatusErrorMessage(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{endpoints.Error(404, NotFound{"no such user"}), `status 404: {"message":"no such user"}`},
+		{endpoints.Error(409, nil), `status 409`},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			if got := tc.err.Error(); got != tc.want {
+				t.Errorf("Error() = %q, want %q", got, tc.want)
+			}
+			var se *endpoints.StatusError
+			if !errors.As(tc.err, &se) {
+				t.Errorf("errors.As(%v, *StatusError) = false", tc.err)
+			}
+		})
+	}
+}

@@ -1,0 +1,161 @@
+package endpoints
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+	"unsafe"
+)
+
+// decodeAll has a field of every kind the decoding plans handle in place,
+// and some they hand to encoding/json.
+type decodeAll struct {
+	S    string         `json:"s"`
+	B    bool           `json:"b"`
+	I    int            `json:"i"`
+	I8   int8           `json:"i8"`
+	U16  uint16         `json:"u16"`
+	F32  float32        `json:"f32"`
+	F    float64        `json:"f"`
+	PS   *string        `json:"ps"`
+	PI   *int           `json:"pi"`
+	In   decodeInner    `json:"in"`
+	PIn  *decodeInner   `json:"pin"`
+	L    []string       `json:"l"`
+	M    map[string]int `json:"m"`
+	A    any            `json:"a"`
+	T    time.Time      `json:"t"`
+	Lvl  Level          `json:"lvl"`
+	Addr netAddrText    `json:"addr"`
+	Base
+	Name string
+}
+
+type decodeInner struct {
+	N    int          `json:"n"`
+	Next *decodeInner `json:"next,omitempty"`
+}
+
+// netAddrText decodes itself from a JSON string.
+type netAddrText struct{ s string }
+
+func (a *netAddrText) UnmarshalText(b []byte) error { a.s = "addr:" + string(b); return nil }
+
+// quoted has a ",string" field: its plan falls back to encoding/json.
+type quoted struct {
+	N int `json:"n,string"`
+}
+
+// planDecode decodes data into a new T with a decoding plan.
+func planDecode[T any](data []byte) (T, error) {
+	var v T
+	f := newBuilder().fieldPlan("v", reflect.TypeFor[T](), 0)
+	err := f.decode(data, unsafe.Pointer(&v))
+	return v, err
+}
+
+// decodeCases are JSON documents for decodeAll, the seeds of FuzzDecode.
+var decodeCases = []struct {
+	name string
+	data string
+}{
+	{"every field", `{"s":"x","b":true,"i":-7,"i8":127,"u16":65535,"f32":1.5,"f":-2e3,"ps":"p","pi":3,` +
+		`"in":{"n":1,"next":{"n":2}},"pin":{"n":4},"l":["a","b"],"m":{"k":1},"a":{"x":[1,"y",null]},` +
+		`"t":"2024-01-02T03:04:05Z","lvl":"warn","addr":"1.2.3.4","id":9,"created":"c","shadow":"s","Name":"n"}`},
+	{"empty object", `{}`},
+	{"null", `null`},
+	{"nulls", `{"s":null,"i":null,"ps":null,"pin":null,"l":null,"in":null}`},
+	{"spaces", " { \"s\" : \"x\" ,\n\t\"i\" : 1 } "},
+	{"escapes", `{"s":"a\"b\\c\u00e9\n","ps":"\ud83d\ude00"}`},
+	{"escaped key", `{"\u0073":"x"}`},
+	{"case-insensitive key", `{"S":"x","NAME":"n","In":{"N":5}}`},
+	{"exact key beats case", `{"name":"a","Name":"b"}`},
+	{"duplicate key, last wins", `{"i":1,"i":2}`},
+	{"unknown members skipped", `{"zz":{"a":[1,{"b":"}"}]},"s":"x","yy":[],"xx":"\"","ww":-1.5e3}`},
+	{"invalid UTF-8 replaced", "{\"s\":\"a\xffb\"}"},
+	{"int too large for int8", `{"i8":128}`},
+	{"negative unsigned", `{"u16":-1}`},
+	{"fraction into int", `{"i":1.5}`},
+	{"exponent into int", `{"i":1e2}`},
+	{"float32 overflow", `{"f32":1e39}`},
+	{"string into int", `{"i":"1"}`},
+	{"number into string", `{"s":1}`},
+	{"plus sign", `{"i":+1}`},
+	{"bad boolean", `{"b":tru}`},
+	{"truncated", `{"s":"x"`},
+	{"missing colon", `{"s" "x"}`},
+	{"trailing comma", `{"s":"x",}`},
+	{"not an object", `[1,2]`},
+	{"trailing data", `{} {}`},
+	{"control character in string", "{\"s\":\"a\x01\"}"},
+	{"bad value in a fallback field", `{"l":[1]}`},
+}
+
+// TestDecodePlanMatchesEncodingJSON decodes each case with a plan and with
+// encoding/json: whenever encoding/json succeeds, the plan must give the
+// same value.
+func TestDecodePlanMatchesEncodingJSON(t *testing.T) {
+	for _, tc := range decodeCases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkDecode(t, []byte(tc.data))
+		})
+	}
+}
+
+func checkDecode(t *testing.T, data []byte) {
+	t.Helper()
+	var want decodeAll
+	wantErr := json.Unmarshal(data, &want)
+	got, err := planDecode[decodeAll](data)
+	if wantErr != nil {
+		if err == nil {
+			// The plan is lenient only where the host never sends such
+			// JSON; report it so that each leniency is a decision.
+			t.Logf("encoding/json fails (%v); the plan accepts %q", wantErr, data)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("plan: %v; encoding/json accepts %q", err, data)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("plan decodes %q to\n%+v\nencoding/json to\n%+v", data, got, want)
+	}
+}
+
+func TestDecodePlanErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"wrong type", `{"i":"1"}`, `i: got "1", want an integer that fits a int`},
+		{"too large", `{"i8":300}`, `i8: got 300, want an integer that fits a int8`},
+		{"nested", `{"in":{"n":true}}`, `in: n: got true, want an integer that fits a int`},
+		{"bad boolean", `{"b":1}`, `b: got 1, want a boolean`},
+		{"truncated", `{"s":"x`, `unexpected end of JSON input`},
+		{"missing comma", `{"s":"x" "i":1}`, `invalid character '"' at offset 9: want ',' or '}'`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := planDecode[decodeAll]([]byte(tc.data))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDecodePlanFallsBack(t *testing.T) {
+	got, err := planDecode[quoted]([]byte(`{"n":"42"}`))
+	if err != nil || got.N != 42 {
+		t.Errorf(`decoding {"n":"42"} into a ",string" field: got %d, %v; want 42, nil`, got.N, err)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, tc := range decodeCases {
+		f.Add([]byte(tc.data))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkDecode(t, data)
+	})
+}

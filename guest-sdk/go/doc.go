@@ -1,0 +1,210 @@
+// Package endpoints is the Go SDK for Endpoints route modules: WebAssembly
+// modules that serve one route of an HTTP API. You write a handler with a
+// typed input; the SDK derives the route's contract (JSON Schemas of the
+// request and the responses) from your Go types, and the host validates
+// every request against it before your handler runs, and documents it in
+// the app's OpenAPI document (SPEC.md §3-5).
+//
+// # A route in five minutes
+//
+// A route module is a main package in a directory named like the route:
+// server/api/users/[id].get/main.go serves GET /api/users/:id.
+//
+//	package main
+//
+//	import endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+//
+//	type User struct {
+//		ID   int    `json:"id"`
+//		Name string `json:"name" minLength:"1" maxLength:"100"`
+//	}
+//
+//	type NotFound struct {
+//		Message string `json:"message"`
+//	}
+//
+//	type getUser struct {
+//		ID int `path:"id" minimum:"1" doc:"The user's id."`
+//	}
+//
+//	func init() {
+//		endpoints.Handle(endpoints.Operation{
+//			Summary: "Get a user",
+//			Tags:    []string{"users"},
+//			Responses: endpoints.Responses{
+//				200: endpoints.JSON[User]("The user"),
+//				404: endpoints.JSON[NotFound]("No such user"),
+//			},
+//		}, func(in *getUser) endpoints.Reply {
+//			u, ok := find(in.ID)
+//			if !ok {
+//				return endpoints.Respond(404, NotFound{Message: "no such user"})
+//			}
+//			return endpoints.Respond(200, u)
+//		})
+//	}
+//
+//	func main() {}
+//
+// Register handlers in init; main stays empty (the host never calls it).
+// `endpoints build` compiles the module; by hand, from the route directory
+// (by file list: "[id].get" is not a valid import path):
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o ../[id].get.wasm main.go
+//
+// A request for /api/users/0 never reaches the handler: the host answers
+// 400 with the failing rule. A request for /api/users/7 calls the handler
+// with in.ID == 7.
+//
+// # The input struct
+//
+// Each field of the input struct says where its value comes from:
+//
+//	path:"id"        a path parameter (the [id] segment); always required
+//	query:"limit"    a query parameter; a slice collects repeated keys
+//	header:"x-tenant" a request header (the name is lower-cased)
+//	Body             the field named Body is the JSON request body
+//
+// Query and header parameters are optional unless tagged
+// `required:"true"`; an absent one leaves the field zero (use a pointer to
+// tell absent from zero, or a default). The body is required unless Body is
+// a pointer or tagged `required:"false"`. Embedded structs are flattened,
+// so shared parameters can live in one struct. Any other exported field is
+// an error: the registration panics, naming it.
+//
+// The host coerces path, query and header strings to the field's schema
+// type (integer, number, boolean, arrays) and applies defaults, so the
+// handler receives typed, valid values.
+//
+// # Constraint tags
+//
+// These tags refine a field's schema, on input fields and on the fields of
+// any struct that is a body or a response:
+//
+//	doc:"..."                   description
+//	minimum, maximum            bounds of a number ("1", "0.5")
+//	exclusiveMinimum, exclusiveMaximum, multipleOf
+//	minLength, maxLength        length of a string
+//	pattern:"^[a-z]+$"          regular expression (ECMA 262)
+//	format:"email"              date-time, date, email, uri, uuid, ...
+//	enum:"asc,desc"             allowed values, comma separated
+//	default:"10"                default value, applied by the host
+//	example:"Ada"               an example for the documentation
+//	minItems, maxItems, uniqueItems      size of a slice
+//	minProperties, maxProperties         size of a map or object
+//	deprecated, readOnly, writeOnly      "true" or "false"
+//	required:"true"             required (query, header, body and struct fields)
+//
+// Values of enum, default and example are converted to the field's type
+// ("10" is the number 10 for an int). On a slice, the value constraints
+// (enum, format, pattern, minLength, maxLength, minimum, maximum,
+// exclusiveMinimum, exclusiveMaximum, multipleOf) apply to its items; a
+// default or example of a slice is a comma-separated list or a JSON array.
+// On the Body field, minProperties and maxProperties apply to the body
+// object. A tag that does not fit (minimum:"abc", minLength on an int)
+// panics at registration with a message naming type, field and tag; the
+// host then reports the failed load.
+//
+// # Schemas from Go types
+//
+//	bool                  boolean
+//	int, int8 ... int64   integer (unsigned types: minimum 0)
+//	float32, float64      number
+//	string                string
+//	[]byte                string, contentEncoding base64
+//	time.Time             string, format date-time
+//	[]T, [N]T             array of T
+//	map[string]T          object, additionalProperties T
+//	struct                object with its JSON fields
+//	*T                    T, not required
+//	any, json.RawMessage  {} (anything)
+//
+// Struct fields follow encoding/json: json tags name them, "-" skips them,
+// embedded structs are flattened. A field is required unless it is a
+// pointer or tagged omitempty or omitzero. Named struct types become
+// "$defs" entries ({"$ref": "#/$defs/User"}), named after the Go type; a
+// second type with the same name gets a numeric suffix (User2). Every
+// object schema derived from a struct is closed ("additionalProperties":
+// false): a request body with a member the struct lacks is rejected with a
+// 400 naming it, rather than silently dropped. The contract is
+// deterministic: the same code gives the same bytes.
+//
+// # Replies
+//
+// [Respond] builds a [Reply] from a status and a body encoded with
+// encoding/json; a nil body sends none. [Reply.WithHeader] adds headers:
+//
+//	return endpoints.Respond(201, u).WithHeader("Location", "/api/users/4")
+//	return endpoints.Respond(204, nil)
+//
+// JSON bodies need no Content-Type: the host sends application/json.
+// [Operation.Responses] declares each status with [JSON] (schema derived
+// from a Go type), [RawJSON] (a schema written by hand) or [NoContent]. In
+// development the host checks every answer against them and answers 500
+// for an undeclared status or a body that does not match. Without
+// Responses nothing is checked.
+//
+// [HandleFunc] suits handlers that return a value or an error:
+//
+//	endpoints.HandleFunc(endpoints.Operation{Summary: "Create a user", Status: 201},
+//		func(in *createUser) (User, error) {
+//			if taken(in.Body.Email) {
+//				return User{}, endpoints.Error(409, Conflict{Message: "email taken"})
+//			}
+//			return store.Create(in.Body)
+//		})
+//
+// The value answers [Operation.Status] (200 by default); [Error] answers
+// its own status and body; any other error answers 500 and is logged. When
+// Responses is nil the success response is inferred from the result type.
+//
+// # Raw schemas
+//
+// [Operation.Request] replaces derived request schemas with JSON Schema
+// written by hand, part by part; [Operation.Defs] adds named schemas they
+// can reference. The input struct is still filled by parameter name.
+//
+// # Several methods in one module
+//
+// A module without method suffix (server/api/users/[id]/main.go) registers
+// one handler per method, each with [Operation.Method] set; HEAD requests
+// reach the GET handler. The contract lists them under "methods".
+//
+// # Plain routes
+//
+// [HandleRaw] registers a handler that sees the raw request and writes what
+// it likes, like a net/http handler; the module exports no contract and is
+// neither validated nor documented:
+//
+//	endpoints.HandleRaw(func(w endpoints.ResponseWriter, r *endpoints.RawRequest) {
+//		w.Header().Set("Content-Type", "text/plain")
+//		w.WriteHeader(200)
+//		io.Copy(w, r.Body) // echo
+//	})
+//
+// # Headers and logs
+//
+// [Header] reads any raw request header. [Logger] returns a log/slog
+// logger that writes to the host's log, tagged with the route.
+//
+// # Testing
+//
+// The package builds natively too, where an in-memory stand-in replaces the
+// host: route packages can be vetted and tested with go test. A test can
+// check the contract with [ContractJSON], and call the handler function
+// directly and inspect its [Reply].
+//
+// # Notes
+//
+//   - A module instance serves one request at a time; package variables
+//     live as long as the instance, across requests, and the host may run
+//     several instances of one module.
+//   - A nil slice encodes as null and a nil pointer without omitempty as
+//     null; neither matches the derived schema, so answers holding them fail
+//     the host's response check. Return empty slices, tag such fields
+//     omitempty.
+//   - The module implements ABI v1 (package abi): it exports
+//     endpoints_abi_version, endpoints_contract and endpoints_handle. In a
+//     plain route endpoints_contract returns 0, which the host reads as "no
+//     contract".
+package endpoints

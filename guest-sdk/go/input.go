@@ -1,0 +1,275 @@
+package endpoints
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// inputPlan says how a request envelope fills an input struct. It is
+// computed once, when the handler is registered: for each part, the fields
+// by parameter name with their offsets in the struct (see decode.go).
+type inputPlan struct {
+	parts [3][]fieldPlan // params, query, headers, indexed by abi.Part
+	body  *fieldPlan
+}
+
+// fill decodes the envelope into the input struct at base: each part
+// member fills the fields of that part by name; members the input does not
+// declare are skipped.
+func (p *inputPlan) fill(envelope []byte, base unsafe.Pointer) error {
+	if p.body == nil && len(p.parts[0])+len(p.parts[1])+len(p.parts[2]) == 0 {
+		return nil
+	}
+	return eachMember(envelope, func(key string, value []byte) error {
+		for part, fields := range p.parts {
+			if key != abi.Part(part).String() || len(fields) == 0 || isNull(value) {
+				continue
+			}
+			return eachMember(value, func(name string, value []byte) error {
+				for i := range fields {
+					if fields[i].name == name {
+						if err := fields[i].decode(value, base); err != nil {
+							return fmt.Errorf("%s.%s: %w", key, name, err)
+						}
+						return nil
+					}
+				}
+				return nil
+			})
+		}
+		if key == abi.PartBody.String() && p.body != nil {
+			if err := p.body.decode(value, base); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+		}
+		return nil
+	})
+}
+
+// inputField is a parameter field of an input struct.
+type inputField struct {
+	part   abi.Part
+	name   string
+	offset uintptr // in the input struct, through embedded structs
+	field  reflect.StructField
+}
+
+// partTags are the struct tags that make a field a parameter.
+var partTags = []struct {
+	tag  string
+	part abi.Part
+}{{"path", abi.PartParams}, {"query", abi.PartQuery}, {"header", abi.PartHeaders}}
+
+// planInput derives the request schemas and the decoding plan of input
+// struct type t. Schemas given in raw replace the derived ones.
+func (b *builder) planInput(t reflect.Type, raw RequestSchemas) (*inputPlan, *abi.Request, error) {
+	if t.Kind() != reflect.Struct {
+		return nil, nil, fmt.Errorf("input type %s is a %s, not a struct: use struct{} for an operation without input", t, t.Kind())
+	}
+	var fields []inputField
+	var body *reflect.StructField
+	var bodyOffset uintptr
+	var walk func(t reflect.Type, base uintptr, depth int) error
+	walk = func(t reflect.Type, base uintptr, depth int) error {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			offset := base + sf.Offset
+			var found []inputField
+			for _, pt := range partTags {
+				if name, ok := sf.Tag.Lookup(pt.tag); ok {
+					found = append(found, inputField{part: pt.part, name: name, offset: offset, field: sf})
+				}
+			}
+			switch {
+			case sf.Anonymous && sf.Type.Kind() == reflect.Struct && len(found) == 0:
+				// Embedded parameters, shared between inputs. The exported
+				// fields of an unexported embedded struct can be set, as
+				// encoding/json does.
+				if err := walk(sf.Type, offset, depth+1); err != nil {
+					return err
+				}
+			case !sf.IsExported():
+				if len(found) > 0 || sf.Name == "Body" {
+					return fmt.Errorf("%s field %s: unexported fields cannot be filled: export it", t, sf.Name)
+				}
+			case len(found) > 1:
+				return fmt.Errorf("%s field %s: has both %s and %s tags: a field is one parameter",
+					t, sf.Name, partTags[found[0].part].tag, partTags[found[1].part].tag)
+			case len(found) == 1:
+				f := found[0]
+				if f.part == abi.PartHeaders {
+					f.name = strings.ToLower(f.name)
+				}
+				if !validName(f.name) {
+					return fmt.Errorf("%s field %s: tag %s:%q: a parameter name must be non-empty and use letters, digits and punctuation other than quotes, backslash and comma",
+						t, sf.Name, partTags[f.part].tag, f.name)
+				}
+				fields = append(fields, f)
+			case sf.Name == "Body" && depth == 0:
+				body, bodyOffset = &sf, offset
+			default:
+				return fmt.Errorf("%s field %s: has no path, query or header tag and is not named Body: tag it, or move it out of the input struct", t, sf.Name)
+			}
+		}
+		return nil
+	}
+	if err := walk(t, 0, 0); err != nil {
+		return nil, nil, err
+	}
+
+	req := &abi.Request{}
+	plan := &inputPlan{}
+	for _, pt := range partTags {
+		var props properties
+		var required []string
+		for _, f := range fields {
+			if f.part != pt.part {
+				continue
+			}
+			for _, p := range props {
+				if p.name == f.name {
+					return nil, nil, fmt.Errorf("%s field %s: tag %s:%q: another field already has this name", t, f.field.Name, pt.tag, f.name)
+				}
+			}
+			s, isRequired, err := b.paramSchema(f)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s field %s: %w", t, f.field.Name, err)
+			}
+			props = append(props, property{name: f.name, schema: s})
+			if isRequired {
+				required = append(required, f.name)
+			}
+			plan.parts[pt.part] = append(plan.parts[pt.part], b.fieldPlan(f.name, f.field.Type, f.offset))
+		}
+		var derived json.RawMessage
+		if len(props) > 0 {
+			s, err := marshalJSON(&schema{Type: "object", Properties: props, Required: required})
+			if err != nil {
+				return nil, nil, err
+			}
+			derived = s
+		}
+		override := map[abi.Part]json.RawMessage{abi.PartParams: raw.Params, abi.PartQuery: raw.Query, abi.PartHeaders: raw.Headers}[pt.part]
+		s, err := pick(derived, override, pt.part.String())
+		if err != nil {
+			return nil, nil, err
+		}
+		switch pt.part {
+		case abi.PartParams:
+			req.Params = s
+		case abi.PartQuery:
+			req.Query = s
+		case abi.PartHeaders:
+			req.Headers = s
+		}
+	}
+
+	if body != nil || raw.Body != nil {
+		req.Body = &abi.Body{}
+	}
+	if body != nil {
+		s, err := b.schemaOf(body.Type)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s field Body: %w", t, err)
+		}
+		required := body.Type.Kind() != reflect.Pointer
+		if err := applyTags(s, body.Tag, &required); err != nil {
+			return nil, nil, fmt.Errorf("%s field Body: %w", t, err)
+		}
+		// doc describes the body, not its schema (which may be a shared
+		// $defs entry).
+		req.Body.Description, s.Description = s.Description, ""
+		if !required {
+			req.Body.Required = new(bool)
+		}
+		if req.Body.Schema, err = marshalJSON(s); err != nil {
+			return nil, nil, err
+		}
+		fp := b.fieldPlan(abi.PartBody.String(), body.Type, bodyOffset)
+		plan.body = &fp
+	}
+	if raw.Body != nil {
+		s, err := pick(nil, raw.Body, "body")
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Body.Schema = s
+	}
+	if req.Params == nil && req.Query == nil && req.Headers == nil && req.Body == nil {
+		req = nil
+	}
+	return plan, req, nil
+}
+
+// paramSchema derives the schema of a path, query or header field and says
+// whether the parameter is required: path parameters always are, query and
+// header parameters only with `required:"true"`.
+func (b *builder) paramSchema(f inputField) (*schema, bool, error) {
+	s, err := b.schemaOf(f.field.Type)
+	if err != nil {
+		return nil, false, err
+	}
+	required := false
+	if err := applyTags(s, f.field.Tag, &required); err != nil {
+		return nil, false, err
+	}
+	scalar := func(s *schema) bool {
+		switch s.Type {
+		case "string", "integer", "number", "boolean":
+			return s.ContentEncoding == ""
+		}
+		return false
+	}
+	tag := partTags[f.part].tag
+	switch {
+	case f.part == abi.PartParams:
+		if _, ok := f.field.Tag.Lookup("required"); ok {
+			return nil, false, fmt.Errorf("tag required: path parameters are always required")
+		}
+		if f.field.Type.Kind() == reflect.Pointer || !scalar(s) {
+			return nil, false, fmt.Errorf("a path parameter must be a string, integer, number or boolean, not %s", f.field.Type)
+		}
+		return s, true, nil
+	case !scalar(s) && !(s.Type == "array" && scalar(s.Items)):
+		return nil, false, fmt.Errorf("a %s parameter must be a string, integer, number or boolean, or a slice of them, not %s", tag, f.field.Type)
+	}
+	return s, required, nil
+}
+
+// pick returns the raw schema when one is given, compacted, else the
+// derived one.
+func pick(derived, raw json.RawMessage, part string) (json.RawMessage, error) {
+	if raw == nil {
+		return derived, nil
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, fmt.Errorf("Request.%s%s: not valid JSON: %w", strings.ToUpper(part[:1]), part[1:], err)
+	}
+	return buf.Bytes(), nil
+}
+
+// validName reports whether name can be a parameter name: what
+// encoding/json accepts as a member name in a struct tag, so that inputs
+// and their documentation agree with Go's JSON conventions.
+func validName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range name {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c > 127:
+		default:
+			return false
+		}
+	}
+	return true
+}

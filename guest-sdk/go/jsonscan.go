@@ -1,0 +1,226 @@
+package endpoints
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// A small JSON scanner for the request envelope. encoding/json costs about
+// a quarter of a microsecond per byte in a Go WebAssembly module (its
+// scanner makes a function call per byte, and the Go wasm port makes calls
+// dear), which was most of a request's time in the guest. The envelope's
+// structure is fixed and simple, so it is split with tight loops here and
+// only the values that need it (request bodies, structured parameters) go
+// through encoding/json.
+//
+// The scanner checks structure (brackets, strings, separators) strictly and
+// leaves the content of numbers and literals to the code that converts
+// them, which checks it too.
+
+var errUnexpectedEnd = errors.New("unexpected end of JSON input")
+
+// syntaxError reports bad JSON at offset i.
+func syntaxError(d []byte, i int, want string) error {
+	if i >= len(d) {
+		return errUnexpectedEnd
+	}
+	return fmt.Errorf("invalid character %q at offset %d: want %s", d[i], i, want)
+}
+
+// skipSpace returns the index of the first non-space byte at or after i.
+func skipSpace(d []byte, i int) int {
+	for i < len(d) {
+		switch d[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// scanString returns the index after the string that starts at d[i] (a
+// '"') and whether it holds escapes.
+func scanString(d []byte, i int) (end int, escaped bool, err error) {
+	for j := i + 1; j < len(d); j++ {
+		switch c := d[j]; {
+		case c == '"':
+			return j + 1, escaped, nil
+		case c == '\\':
+			escaped = true
+			j++
+		case c < 0x20:
+			return 0, false, syntaxError(d, j, "no control characters in a string")
+		}
+	}
+	return 0, false, errUnexpectedEnd
+}
+
+// skipValue returns the index after the value that starts at or after i.
+func skipValue(d []byte, i int) (int, error) {
+	i = skipSpace(d, i)
+	if i >= len(d) {
+		return 0, errUnexpectedEnd
+	}
+	switch d[i] {
+	case '"':
+		end, _, err := scanString(d, i)
+		return end, err
+	case '{', '[':
+		// Nested values: track depth, skip strings.
+		depth := 0
+		for j := i; j < len(d); j++ {
+			switch d[j] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, nil
+				}
+			case '"':
+				end, _, err := scanString(d, j)
+				if err != nil {
+					return 0, err
+				}
+				j = end - 1
+			}
+		}
+		return 0, errUnexpectedEnd
+	}
+	// A number or a literal: up to the next delimiter.
+	j := i
+	for j < len(d) {
+		switch d[j] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			if j == i {
+				return 0, syntaxError(d, i, "a value")
+			}
+			return j, nil
+		}
+		j++
+	}
+	return j, nil
+}
+
+// eachMember calls fn with the key and the raw value of every member of
+// the object d, in order. Keys with escapes are decoded.
+func eachMember(d []byte, fn func(key string, value []byte) error) error {
+	i := skipSpace(d, 0)
+	if i >= len(d) || d[i] != '{' {
+		return syntaxError(d, i, "an object")
+	}
+	i = skipSpace(d, i+1)
+	if i < len(d) && d[i] == '}' {
+		return checkEnd(d, i+1)
+	}
+	for {
+		if i >= len(d) || d[i] != '"' {
+			return syntaxError(d, i, "a member name")
+		}
+		end, escaped, err := scanString(d, i)
+		if err != nil {
+			return err
+		}
+		key := unsafeString(d[i+1 : end-1])
+		if escaped {
+			if key, err = decodeString(d[i:end]); err != nil {
+				return err
+			}
+		}
+		i = skipSpace(d, end)
+		if i >= len(d) || d[i] != ':' {
+			return syntaxError(d, i, "':' after a member name")
+		}
+		start := skipSpace(d, i+1)
+		end, err = skipValue(d, start)
+		if err != nil {
+			return err
+		}
+		if err := fn(key, d[start:end]); err != nil {
+			return err
+		}
+		i = skipSpace(d, end)
+		if i < len(d) && d[i] == ',' {
+			i = skipSpace(d, i+1)
+			continue
+		}
+		if i < len(d) && d[i] == '}' {
+			return checkEnd(d, i+1)
+		}
+		return syntaxError(d, i, "',' or '}'")
+	}
+}
+
+// eachElement calls fn with every element of the array d.
+func eachElement(d []byte, fn func(value []byte) error) error {
+	i := skipSpace(d, 0)
+	if i >= len(d) || d[i] != '[' {
+		return syntaxError(d, i, "an array")
+	}
+	i = skipSpace(d, i+1)
+	if i < len(d) && d[i] == ']' {
+		return checkEnd(d, i+1)
+	}
+	for {
+		start := skipSpace(d, i)
+		end, err := skipValue(d, start)
+		if err != nil {
+			return err
+		}
+		if err := fn(d[start:end]); err != nil {
+			return err
+		}
+		i = skipSpace(d, end)
+		if i < len(d) && d[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(d) && d[i] == ']' {
+			return checkEnd(d, i+1)
+		}
+		return syntaxError(d, i, "',' or ']'")
+	}
+}
+
+// checkEnd accepts only spaces after a complete value.
+func checkEnd(d []byte, i int) error {
+	if i = skipSpace(d, i); i < len(d) {
+		return syntaxError(d, i, "the end of the value")
+	}
+	return nil
+}
+
+// decodeString decodes a JSON string value.
+func decodeString(raw []byte) (string, error) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", fmt.Errorf("got %.20s, want a string", raw)
+	}
+	end, escaped, err := scanString(raw, 0)
+	if err != nil {
+		return "", err
+	}
+	if end != len(raw) {
+		return "", syntaxError(raw, end, "the end of the string")
+	}
+	if !escaped && utf8.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	// Escapes, or invalid UTF-8 that encoding/json replaces with U+FFFD.
+	var s string
+	err = json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// unsafeString views b as a string without copying; b must not change
+// while the string is used.
+func unsafeString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}

@@ -1,0 +1,436 @@
+package endpoints
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// Operation describes an endpoint: its documentation, its responses and,
+// for a module that serves several methods, the method it handles. Every
+// field is optional.
+//
+//	endpoints.Operation{
+//		Summary: "Get a user",
+//		Tags:    []string{"users"},
+//		Responses: endpoints.Responses{
+//			200: endpoints.JSON[User]("The user"),
+//			404: endpoints.JSON[NotFound]("No such user"),
+//		},
+//	}
+type Operation struct {
+	// Method is the HTTP method the handler serves ("GET", "put", ...).
+	// Leave it empty in a module whose file name has a method suffix
+	// ([id].get.wasm). A module without suffix registers one handler per
+	// method, each with its Method; its contract lists them under
+	// "methods" (SPEC.md §3).
+	Method string
+
+	// Summary is a one-line description of the operation.
+	Summary string
+	// Description is a longer description; CommonMark is allowed.
+	Description string
+	// Tags group operations in the OpenAPI document.
+	Tags []string
+	// Deprecated marks the operation as deprecated.
+	Deprecated bool
+
+	// Responses declares every status the handler answers with. When nil,
+	// nothing is checked; [HandleFunc] then infers the success response
+	// from its handler's result type.
+	Responses Responses
+
+	// Status is the success status of a [HandleFunc] handler. Defaults to
+	// 200. 204, 205 and 304 send no body. [Handle] handlers choose their
+	// status per reply and must leave it zero.
+	Status int
+
+	// Request replaces derived request schemas with hand-written ones.
+	Request RequestSchemas
+
+	// Defs are named JSON Schemas that the schemas of Request and of
+	// [RawJSON] responses reference as {"$ref": "#/$defs/Name"}. They join
+	// the $defs of the contract; a name must not be the name of a Go type
+	// the module uses.
+	Defs map[string]json.RawMessage
+
+	// Idempotency declares Idempotency-Key handling for an unsafe method
+	// (SPEC.md §6). Nil leaves it off.
+	Idempotency *abi.Idempotency
+}
+
+// RequestSchemas are hand-written JSON Schemas (draft 2020-12) for the
+// parts of a request. A non-nil member replaces the schema derived from the
+// input struct for that part; the input struct is still filled from the
+// validated values by name. Params, Query and Headers are object schemas
+// whose properties are the parameters (header names in lower case).
+//
+//	Request: endpoints.RequestSchemas{
+//		Body: json.RawMessage(`{"type":"object","properties":{"tags":{"type":"array"}}}`),
+//	},
+type RequestSchemas struct {
+	// Params is the schema of the path parameters.
+	Params json.RawMessage
+	// Query is the schema of the query parameters.
+	Query json.RawMessage
+	// Headers is the schema of the declared request headers.
+	Headers json.RawMessage
+	// Body is the schema of the JSON request body. The body is required
+	// unless the input's Body field says otherwise.
+	Body json.RawMessage
+}
+
+// Responses maps a status code to what the operation answers with it.
+type Responses map[int]Response
+
+// Response declares one status of an operation. Build it with [JSON],
+// [RawJSON] or [NoContent].
+type Response struct {
+	description string
+	typ         reflect.Type    // JSON: the Go type of the body
+	schema      json.RawMessage // RawJSON: the schema as written
+}
+
+// JSON declares a JSON response whose schema is derived from T, the type
+// of the value passed to [Respond].
+//
+//	404: endpoints.JSON[NotFound]("No such user"),
+func JSON[T any](description string) Response {
+	return Response{description: description, typ: reflect.TypeFor[T]()}
+}
+
+// RawJSON declares a JSON response with a hand-written JSON Schema; it may
+// reference [Operation.Defs].
+//
+//	200: endpoints.RawJSON("The tags", `{"type":"array","items":{"type":"string"}}`),
+func RawJSON(description string, schema string) Response {
+	return Response{description: description, schema: json.RawMessage(schema)}
+}
+
+// NoContent declares a response without a body (204, 304 or a redirect).
+func NoContent(description string) Response {
+	return Response{description: description}
+}
+
+// Handle registers the handler of an endpoint. Call it from an init
+// function. The handler receives a new In filled with the validated request
+// and returns a [Reply].
+//
+// In is a struct whose fields are tagged with where they come from:
+//
+//	type getUser struct {
+//		ID     int    `path:"id" minimum:"1" doc:"The user's id."`
+//		Expand string `query:"expand" enum:"team,manager"`
+//		Tenant string `header:"x-tenant" required:"true"`
+//		Body   Patch  // the JSON body, if any
+//	}
+//
+// The request schemas of the contract are derived from In; see the package
+// documentation for the tags. The host validates every request against them
+// before the handler runs, so the handler sees only valid values.
+//
+// # Notes
+//
+//   - Handle panics when In or a response type cannot be described (a bad
+//     tag value, a channel field, an untagged field): the module then fails
+//     to load, with the message naming type, field and tag.
+//   - A module registers one handler, or one per method with
+//     [Operation.Method] set; it cannot mix Handle with [HandleRaw].
+func Handle[In any](op Operation, h func(in *In) Reply) {
+	if h == nil {
+		reg.fail(op, fmt.Errorf("Handle: the handler is nil"))
+	}
+	if op.Status != 0 {
+		reg.fail(op, fmt.Errorf("Operation.Status applies to HandleFunc; a Handle handler chooses the status of each Reply"))
+	}
+	reg.register(op, reflect.TypeFor[In](), false, func(plan *inputPlan) serveFunc {
+		return func(envelope []byte) (Reply, error) {
+			in := new(In)
+			if err := plan.fill(envelope, unsafe.Pointer(in)); err != nil {
+				return Reply{}, err
+			}
+			return h(in), nil
+		}
+	})
+}
+
+// HandleFunc registers a handler that returns a value or an error. The
+// value is answered with [Operation.Status] (200 by default); an error made
+// by [Error] answers its status and body; any other error answers 500 with
+// {"statusCode":500,"statusMessage":"Internal Server Error"} and is logged.
+//
+//	endpoints.HandleFunc(endpoints.Operation{Summary: "List users"},
+//		func(in *listUsers) ([]User, error) { return store.List(in.Limit) })
+//
+// When [Operation.Responses] is nil, the contract declares the success
+// status with the schema of Out and says "responsesInferred": the host uses
+// it for documentation and clients but does not check answers against it
+// (the statuses of errors are not known).
+func HandleFunc[In, Out any](op Operation, h func(in *In) (Out, error)) {
+	if h == nil {
+		reg.fail(op, fmt.Errorf("HandleFunc: the handler is nil"))
+	}
+	if reflect.TypeFor[Out]() == reflect.TypeFor[Reply]() {
+		reg.fail(op, fmt.Errorf("HandleFunc: the handler returns a Reply: register it with Handle"))
+	}
+	status := op.Status
+	if status == 0 {
+		status = 200
+	}
+	if status < 100 || status > 599 {
+		reg.fail(op, fmt.Errorf("Operation.Status %d is not an HTTP status (100-599)", op.Status))
+	}
+	bodiless := status == 204 || status == 205 || status == 304
+	infer := op.Responses == nil
+	if infer {
+		resp := Response{typ: reflect.TypeFor[Out]()}
+		if bodiless {
+			resp = NoContent("")
+		}
+		op.Responses = Responses{status: resp}
+	}
+	reg.register(op, reflect.TypeFor[In](), infer, func(plan *inputPlan) serveFunc {
+		return func(envelope []byte) (Reply, error) {
+			in := new(In)
+			if err := plan.fill(envelope, unsafe.Pointer(in)); err != nil {
+				return Reply{}, err
+			}
+			v, err := h(in)
+			if err != nil {
+				var se *StatusError
+				if errors.As(err, &se) {
+					return Respond(se.Status, se.Body), nil
+				}
+				Logger().Error("handler failed", "error", err.Error())
+				return Respond(500, internalError), nil
+			}
+			if bodiless {
+				return Respond(status, nil), nil
+			}
+			return Respond(status, v), nil
+		}
+	})
+}
+
+// HandleRaw registers the handler of a plain route: it gets the raw
+// request and writes what it likes, like a net/http handler. The module
+// exports no contract; the host neither validates nor documents it.
+//
+//	func init() {
+//		endpoints.HandleRaw(func(w endpoints.ResponseWriter, r *endpoints.RawRequest) {
+//			w.Header().Set("Content-Type", "text/plain")
+//			w.Write([]byte("ok\n"))
+//		})
+//	}
+//
+// # Notes
+//
+//   - A module has one raw handler and no typed ones.
+//   - Bytes written go to the client as they are written.
+func HandleRaw(h func(w ResponseWriter, r *RawRequest)) {
+	if h == nil {
+		reg.fail(Operation{}, fmt.Errorf("HandleRaw: the handler is nil"))
+	}
+	if reg.raw != nil {
+		reg.fail(Operation{}, fmt.Errorf("HandleRaw called twice: a plain route has one handler"))
+	}
+	if len(reg.ops) > 0 {
+		reg.fail(Operation{}, fmt.Errorf("HandleRaw called in a module that registered an endpoint with Handle or HandleFunc: a module is either an endpoint or a plain route"))
+	}
+	reg.raw = h
+}
+
+// ContractJSON returns the contract the module exports, as UTF-8 JSON: the
+// bytes the host reads through the endpoints_contract export. It returns
+// nil for a plain route (no handler registered with [Handle] or
+// [HandleFunc]). The contract is built on the first call and kept; the
+// result is a copy.
+//
+// Call it from a native test of a route to check its contract, or look at
+// the examples of this package.
+func ContractJSON() []byte {
+	return bytes.Clone(reg.contractJSON())
+}
+
+// Reset forgets every handler registered with [Handle], [HandleFunc] and
+// [HandleRaw] and the contract built from them. A route module never needs
+// it; tests and examples that register several modules' worth of handlers
+// in one process call it between them.
+func Reset() {
+	reg = newRegistry()
+}
+
+// serveFunc decodes a request envelope and runs the handler.
+type serveFunc func(envelope []byte) (Reply, error)
+
+// operation is one registered endpoint operation.
+type operation struct {
+	method   string // upper case; empty in a module with a method suffix
+	contract *abi.Contract
+	refs     map[string]bool // derived $defs its schemas reference
+	rawDefs  map[string]json.RawMessage
+	serve    serveFunc
+}
+
+// registry holds what the module registered. It is written by init
+// functions and read by exports, which the host calls one at a time on one
+// instance: no locking is needed (WebAssembly instances run one thread).
+type registry struct {
+	b        *builder
+	ops      []*operation
+	raw      func(ResponseWriter, *RawRequest)
+	contract []byte // built on first use; the bytes stay valid for the host
+}
+
+// reg is the module's registry.
+var reg = newRegistry()
+
+func newRegistry() *registry { return &registry{b: newBuilder()} }
+
+// methods a module without method suffix may declare, in upper case.
+var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+// fail reports a registration error: it panics, so the module fails to
+// load. The host logs what a module prints on stderr, the panic included.
+func (r *registry) fail(op Operation, err error) {
+	where := "endpoints"
+	if op.Method != "" {
+		where += " (Method " + op.Method + ")"
+	}
+	panic(where + ": " + err.Error())
+}
+
+// register records an operation. inferred says HandleFunc derived its
+// Responses from the handler's result type.
+func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve func(*inputPlan) serveFunc) {
+	method := strings.ToUpper(op.Method)
+	if method != "" && !slices.Contains(methods, method) {
+		r.fail(op, fmt.Errorf("Operation.Method %q is not one of %s", op.Method, strings.Join(methods, ", ")))
+	}
+	switch {
+	case r.raw != nil:
+		r.fail(op, fmt.Errorf("Handle called in a module that registered HandleRaw: a module is either an endpoint or a plain route"))
+	case len(r.ops) > 0 && (method == "" || r.ops[0].method == ""):
+		r.fail(op, fmt.Errorf("Handle called twice without Operation.Method: a module without method suffix registers one handler per method, each with Operation.Method set"))
+	}
+	for _, o := range r.ops {
+		if o.method == method {
+			r.fail(op, fmt.Errorf("a handler for method %s is already registered", method))
+		}
+	}
+
+	c := &abi.Contract{
+		Summary:     op.Summary,
+		Description: op.Description,
+		Tags:        op.Tags,
+		Deprecated:  op.Deprecated,
+		Idempotency: op.Idempotency,
+	}
+	o := &operation{method: method, contract: c, rawDefs: map[string]json.RawMessage{}}
+	for _, name := range slices.Sorted(maps.Keys(op.Defs)) {
+		s, err := pick(nil, op.Defs[name], "Defs["+strconv.Quote(name)+"]")
+		if err != nil {
+			r.fail(op, fmt.Errorf("Operation.Defs[%q]: not valid JSON", name))
+		}
+		if prev, ok := r.b.raw[name]; ok && !bytes.Equal(prev, s) || r.b.defs[name] != nil {
+			r.fail(op, fmt.Errorf("Operation.Defs[%q]: the name is already used by another schema of the module", name))
+		}
+		r.b.raw[name] = s
+		o.rawDefs[name] = s
+	}
+
+	stop := r.b.collect()
+	plan, req, err := r.b.planInput(in, op.Request)
+	if err != nil {
+		stop()
+		r.fail(op, err)
+	}
+	c.Request = req
+	if op.Responses != nil {
+		c.Responses = map[string]*abi.Response{}
+		c.ResponsesInferred = inferred
+	}
+	for _, status := range slices.Sorted(maps.Keys(op.Responses)) {
+		resp := op.Responses[status]
+		if status < 100 || status > 599 {
+			stop()
+			r.fail(op, fmt.Errorf("Responses[%d]: not an HTTP status (100-599)", status))
+		}
+		ar := &abi.Response{Description: resp.description}
+		switch {
+		case resp.typ != nil:
+			s, err := r.b.schemaOf(resp.typ)
+			if err != nil {
+				stop()
+				r.fail(op, fmt.Errorf("Responses[%d]: %w", status, err))
+			}
+			if ar.Schema, err = marshalJSON(s); err != nil {
+				stop()
+				r.fail(op, err)
+			}
+		case resp.schema != nil:
+			if ar.Schema, err = pick(nil, resp.schema, "body"); err != nil {
+				stop()
+				r.fail(op, fmt.Errorf("Responses[%d]: RawJSON schema is not valid JSON", status))
+			}
+		}
+		c.Responses[strconv.Itoa(status)] = ar
+	}
+	o.refs = stop()
+	o.serve = serve(plan)
+	r.ops = append(r.ops, o)
+	r.contract = nil
+}
+
+// contractJSON builds the contract on first use and keeps it.
+//
+// The $defs sit at the root of the contract, also in a "methods" contract:
+// a "#/$defs/Name" reference resolves against the contract document, and
+// the host compiles every schema against the whole document. Only the
+// $defs that some schema references, transitively, are written.
+func (r *registry) contractJSON() []byte {
+	if r.contract != nil || len(r.ops) == 0 {
+		return r.contract
+	}
+	var c abi.Contract
+	if len(r.ops) == 1 && r.ops[0].method == "" {
+		c = *r.ops[0].contract
+	} else {
+		c.Methods = map[string]*abi.Contract{}
+		for _, o := range r.ops {
+			c.Methods[strings.ToLower(o.method)] = o.contract
+		}
+	}
+	refs := map[string]bool{}
+	defs := map[string]json.RawMessage{}
+	for _, o := range r.ops {
+		maps.Copy(refs, o.refs)
+		maps.Copy(defs, o.rawDefs)
+	}
+	for name := range r.b.closure(refs) {
+		s, err := marshalJSON(r.b.defs[name])
+		if err != nil {
+			panic("endpoints: encoding $defs/" + name + ": " + err.Error())
+		}
+		defs[name] = s
+	}
+	if len(defs) > 0 {
+		c.Defs = defs
+	}
+	b, err := marshalJSON(&c)
+	if err != nil {
+		// Every schema was marshalled once already at registration.
+		panic("endpoints: encoding the contract: " + err.Error())
+	}
+	r.contract = b
+	return b
+}

@@ -1,0 +1,204 @@
+package endpoints
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// Headers is a set of HTTP header fields keyed by lower-case name, as the
+// host delivers them (HTTP/2 style). It is a small stand-in for
+// net/http.Header, which would add megabytes to every module.
+//
+//	h := endpoints.Headers{}
+//	h.Set("Content-Type", "text/plain")
+//	h.Get("content-type") // "text/plain"
+type Headers map[string][]string
+
+// Get returns the first value of the header, or "".
+func (h Headers) Get(name string) string {
+	if v := h[strings.ToLower(name)]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// Values returns every value of the header.
+func (h Headers) Values(name string) []string { return h[strings.ToLower(name)] }
+
+// Set replaces the header's values with value.
+func (h Headers) Set(name, value string) { h[strings.ToLower(name)] = []string{value} }
+
+// Add appends value to the header's values.
+func (h Headers) Add(name, value string) {
+	name = strings.ToLower(name)
+	h[name] = append(h[name], value)
+}
+
+// Del removes the header.
+func (h Headers) Del(name string) { delete(h, strings.ToLower(name)) }
+
+// RawRequest is the request a plain route's handler receives: nothing is
+// validated or decoded beyond the route's parameters.
+type RawRequest struct {
+	// Method is the request method in upper case. HEAD requests reach the
+	// handler too; the host drops the body it writes.
+	Method string
+	// Route is the route template in client form: /files/:path.
+	Route string
+	// Path is the request path as received, still escaped.
+	Path string
+	// RawQuery is the query string, without '?'.
+	RawQuery string
+	// Params are the raw strings of the route's bracket segments; a
+	// catch-all ([...path]) keeps its slashes.
+	Params map[string]string
+	// Headers are every request header.
+	Headers Headers
+	// Body reads the raw request body, in chunks, from the host. It
+	// returns an error wrapping [abi.ErrBodyTooLarge] past the host's body
+	// limit and [abi.ErrIO] when the client went away.
+	Body io.Reader
+}
+
+// ResponseWriter writes a plain route's answer, like net/http's:
+// set headers, then WriteHeader (optional: the first Write sends 200), then
+// Write the body. Written bytes go to the client as they are written.
+type ResponseWriter interface {
+	// Header returns the headers that WriteHeader sends; changing them
+	// afterwards has no effect.
+	Header() Headers
+	// WriteHeader sends the status code and the headers. Only the first
+	// call counts.
+	WriteHeader(status int)
+	// Write sends body bytes, calling WriteHeader(200) first if needed.
+	Write(p []byte) (int, error)
+}
+
+// serveRaw runs a plain route's handler.
+func serveRaw(h func(ResponseWriter, *RawRequest), envelope []byte) error {
+	req := &RawRequest{Params: map[string]string{}, Headers: Headers{}, Body: bodyReader{}}
+	err := eachMember(envelope, func(key string, value []byte) error {
+		if isNull(value) {
+			return nil
+		}
+		var err error
+		switch key {
+		case keyMethod:
+			req.Method, err = decodeString(value)
+		case keyRoute:
+			req.Route, err = decodeString(value)
+		case keyPath:
+			req.Path, err = decodeString(value)
+		case keyRawQuery:
+			req.RawQuery, err = decodeString(value)
+		case abi.PartParams.String():
+			err = eachMember(value, func(name string, value []byte) error {
+				s, err := decodeString(value)
+				req.Params[strings.Clone(name)] = s
+				return err
+			})
+		case abi.PartHeaders.String():
+			err = eachMember(value, func(name string, value []byte) error {
+				var values []string
+				err := eachElement(value, func(value []byte) error {
+					s, err := decodeString(value)
+					values = append(values, s)
+					return err
+				})
+				req.Headers[strings.Clone(name)] = values
+				return err
+			})
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("decoding the request envelope: %w", err)
+	}
+	w := &responseWriter{header: Headers{}}
+	h(w, req)
+	if !w.wroteHeader {
+		w.WriteHeader(200)
+	}
+	return w.err
+}
+
+// bodyReader reads the request body through the body_read host function.
+type bodyReader struct{}
+
+// Read reads the next bytes of the body; io.EOF at its end.
+func (bodyReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n := bodyRead(p)
+	if err := check(abi.ImportBodyRead, n); err != nil {
+		return 0, fmt.Errorf("endpoints: reading the request body: %w", err)
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return int(n), nil
+}
+
+// responseWriter sends a plain route's answer through the host functions.
+// It keeps the first host error; later calls do nothing and the request
+// then ends as a guest failure.
+type responseWriter struct {
+	header      Headers
+	wroteHeader bool
+	err         error
+}
+
+func (w *responseWriter) Header() Headers { return w.header }
+
+func (w *responseWriter) WriteHeader(status int) {
+	if w.wroteHeader {
+		hostLog(abi.LogWarn, fmt.Sprintf("endpoints: superfluous WriteHeader(%d): the status was already sent", status))
+		return
+	}
+	w.wroteHeader = true
+	if status != 200 {
+		if err := check(abi.ImportResponseSetStatus, responseSetStatus(int32(status))); err != nil {
+			w.err = fmt.Errorf("status %d: %w", status, err)
+			return
+		}
+	}
+	// Sorted, so a module answers the same bytes every time.
+	for _, name := range slices.Sorted(maps.Keys(w.header)) {
+		for i, value := range w.header[name] {
+			fn, set := abi.ImportResponseAddHeader, responseAddHeader
+			if i == 0 {
+				fn, set = abi.ImportResponseSetHeader, responseSetHeader
+			}
+			if err := check(fn, set(name, value)); err != nil {
+				w.err = fmt.Errorf("header %q: %w", name, err)
+				return
+			}
+		}
+	}
+}
+
+func (w *responseWriter) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(200)
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if err := check(abi.ImportResponseWrite, responseWrite(p)); err != nil {
+		w.err = err
+		return 0, err
+	}
+	return len(p), nil
+}

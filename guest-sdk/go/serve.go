@@ -1,0 +1,230 @@
+package endpoints
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"strings"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// Buffers reused across requests. An instance serves one request at a
+// time (the host owns it for the request), so they need no lock.
+var (
+	// envelopeBuf receives the request envelope; it starts at 4 KiB and
+	// grows to the largest envelope seen.
+	envelopeBuf = make([]byte, 4096)
+	// headerBuf receives raw header values for Header.
+	headerBuf = make([]byte, 256)
+	// replyBuf and replyEnc encode reply bodies.
+	replyBuf bytes.Buffer
+	replyEnc = json.NewEncoder(&replyBuf)
+)
+
+// importError is a host function that returned an [abi.Errno].
+type importError struct {
+	fn    string
+	errno abi.Errno
+}
+
+func (e *importError) Error() string {
+	return fmt.Sprintf("host function %s: %v (%d)", e.fn, e.errno, int32(e.errno))
+}
+
+func (e *importError) Unwrap() error { return e.errno }
+
+// check turns a negative result of host function fn into an error.
+func check(fn string, rc int32) error {
+	if rc < 0 {
+		return &importError{fn, abi.Errno(rc)}
+	}
+	return nil
+}
+
+// handle serves one request; it is the body of the endpoints_handle
+// export. It returns 0 when the guest answered and 1 when it failed (the
+// failure is logged; the host answers 500 when nothing was sent yet).
+func handle() (code int32) {
+	defer func() {
+		if v := recover(); v != nil {
+			hostLog(abi.LogError, fmt.Sprintf("endpoints: handler panicked: %v\n%s", v, debug.Stack()))
+			code = 1
+		}
+	}()
+	if err := reg.serve(); err != nil {
+		hostLog(abi.LogError, "endpoints: "+err.Error())
+		return 1
+	}
+	return 0
+}
+
+// serve reads the request, runs the registered handler and writes its
+// answer.
+func (r *registry) serve() error {
+	envelope, err := readEnvelope()
+	if err != nil {
+		return err
+	}
+	if r.raw != nil {
+		return serveRaw(r.raw, envelope)
+	}
+	op, err := r.operationFor(envelope)
+	if err != nil {
+		return err
+	}
+	reply, err := op.serve(envelope)
+	if err != nil {
+		return fmt.Errorf("decoding the request envelope: %w", err)
+	}
+	return writeReply(reply)
+}
+
+// readEnvelope reads the request envelope into envelopeBuf, growing it to
+// the size the host asks for.
+func readEnvelope() ([]byte, error) {
+	for range 3 {
+		n := requestRead(envelopeBuf)
+		if err := check(abi.ImportRequestRead, n); err != nil {
+			return nil, err
+		}
+		if int(n) <= len(envelopeBuf) {
+			return envelopeBuf[:n], nil
+		}
+		envelopeBuf = make([]byte, n)
+	}
+	return nil, fmt.Errorf("host function %s: the envelope size kept changing", abi.ImportRequestRead)
+}
+
+// operationFor picks the operation for the request's method.
+func (r *registry) operationFor(envelope []byte) (*operation, error) {
+	if len(r.ops) == 0 {
+		return nil, errors.New("no handler registered: call endpoints.Handle, HandleFunc or HandleRaw from an init function")
+	}
+	if len(r.ops) == 1 && r.ops[0].method == "" {
+		return r.ops[0], nil
+	}
+	method, err := envelopeMethod(envelope)
+	if err != nil {
+		return nil, fmt.Errorf("decoding the request envelope: %w", err)
+	}
+	var get *operation
+	for _, o := range r.ops {
+		if o.method == method {
+			return o, nil
+		}
+		if o.method == "GET" {
+			get = o
+		}
+	}
+	if method == "HEAD" && get != nil {
+		return get, nil
+	}
+	declared := make([]string, len(r.ops))
+	for i, o := range r.ops {
+		declared[i] = o.method
+	}
+	return nil, fmt.Errorf("no handler for method %q: the module declares %s", method, strings.Join(declared, ", "))
+}
+
+// Member names of the request envelope, from the json tags of
+// abi.Envelope.
+var (
+	keyMethod   = envelopeKey("Method")
+	keyRoute    = envelopeKey("Route")
+	keyPath     = envelopeKey("Path")
+	keyRawQuery = envelopeKey("RawQuery")
+)
+
+func envelopeKey(field string) string {
+	f, ok := reflect.TypeFor[abi.Envelope]().FieldByName(field)
+	if !ok {
+		panic("endpoints: abi.Envelope has no field " + field)
+	}
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return name
+}
+
+// errFound stops a scan early.
+var errFound = errors.New("found")
+
+// envelopeMethod returns the request method of the envelope.
+func envelopeMethod(envelope []byte) (string, error) {
+	var method string
+	err := eachMember(envelope, func(key string, value []byte) error {
+		if key != keyMethod {
+			return nil
+		}
+		var err error
+		if method, err = decodeString(value); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		return errFound
+	})
+	if err != nil && err != errFound {
+		return "", err
+	}
+	return method, nil
+}
+
+// writeReply sends a Reply: status, headers, then the JSON body.
+func writeReply(reply Reply) error {
+	if reply.status == 0 {
+		return errors.New("the handler returned the zero Reply: build replies with endpoints.Respond")
+	}
+	var body []byte
+	if reply.body != nil {
+		replyBuf.Reset()
+		if err := replyEnc.Encode(reply.body); err != nil {
+			return fmt.Errorf("encoding the body of the %d reply: %w", reply.status, err)
+		}
+		body = bytes.TrimSuffix(replyBuf.Bytes(), []byte{'\n'})
+	}
+	if reply.status != 200 {
+		if err := check(abi.ImportResponseSetStatus, responseSetStatus(int32(reply.status))); err != nil {
+			return fmt.Errorf("status %d: %w", reply.status, err)
+		}
+	}
+	for _, h := range reply.headers {
+		if err := check(abi.ImportResponseAddHeader, responseAddHeader(h.name, h.value)); err != nil {
+			return fmt.Errorf("header %q: %w", h.name, err)
+		}
+	}
+	if len(body) > 0 {
+		if err := check(abi.ImportResponseWrite, responseWrite(body)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Header returns the raw value of a request header, the values joined with
+// ", " when it was sent several times, and whether it was sent. The name is
+// case-insensitive. Outside a request it returns "", false.
+//
+//	if etag, ok := endpoints.Header("If-None-Match"); ok && etag == current {
+//		return endpoints.Respond(304, nil)
+//	}
+//
+// Declared header parameters (`header:"x-tenant"`) are better: they are
+// validated, typed and documented. Header reads any header, undeclared
+// ones included.
+func Header(name string) (string, bool) {
+	for range 3 {
+		n := requestHeader(name, headerBuf)
+		if n < 0 {
+			if abi.Errno(n) != abi.ErrNotFound && abi.Errno(n) != abi.ErrState {
+				hostLog(abi.LogWarn, "endpoints: "+check(abi.ImportRequestHeader, n).Error())
+			}
+			return "", false
+		}
+		if int(n) <= len(headerBuf) {
+			return string(headerBuf[:n]), true
+		}
+		headerBuf = make([]byte, n)
+	}
+	return "", false
+}

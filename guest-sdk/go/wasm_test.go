@@ -1,0 +1,357 @@
+//go:build !wasip1
+
+package endpoints_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// The tests in this file build the guests under testdata/ for wasip1 and
+// run them in wazero against testHost, a minimal host written here from the
+// ABI. They prove the WebAssembly glue (exports, imports, buffers) of the
+// SDK, independently of the real host.
+
+var (
+	guestMu    sync.Mutex
+	guestBytes = map[string][]byte{} // built guests by name, for the whole run
+	// compiled modules are shared by every runtime of the run.
+	compilationCache = wazero.NewCompilationCache()
+)
+
+// buildGuest builds testdata/<name>/main.go as a reactor module, once per
+// test run, and returns the module's bytes.
+func buildGuest(t testing.TB, name string) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs a WebAssembly guest; skipped in -short mode")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("building a WebAssembly guest needs the go command: %v", err)
+	}
+	guestMu.Lock()
+	defer guestMu.Unlock()
+	if b, ok := guestBytes[name]; ok {
+		return b
+	}
+	out := filepath.Join(t.TempDir(), name+".wasm")
+	cmd := exec.Command(goTool, "build", "-buildmode=c-shared", "-o", out, "./testdata/"+name+"/main.go")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building testdata/%s: %v\n%s", name, err, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guestBytes[name] = b
+	return b
+}
+
+// testHost implements the "endpoints" host functions for one request at a
+// time.
+type testHost struct {
+	inRequest bool
+	envelope  []byte
+	headers   map[string]string // raw request headers, lower-case names
+	body      []byte            // rest of the raw body
+
+	status  int32
+	header  [][2]string // set/add calls in order: {"set Location", "/x"}
+	written bytes.Buffer
+	logs    []string
+}
+
+// instantiate runs a guest in a new runtime whose "endpoints" module is h.
+func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
+	t.Helper()
+	ctx := context.Background()
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(compilationCache))
+	t.Cleanup(func() { r.Close(ctx) })
+	wasi_snapshot_preview1.MustInstantiate(ctx, r)
+
+	i32 := api.ValueTypeI32
+	read := func(m api.Module, off, n uint64) []byte {
+		b, ok := m.Memory().Read(uint32(off), uint32(n))
+		if !ok {
+			panic(fmt.Sprintf("guest memory [%d, %d) out of range", off, off+n))
+		}
+		return b
+	}
+	// whole writes value to the guest buffer when it fits; returns its size.
+	whole := func(m api.Module, buf, bufLen uint64, value []byte) uint64 {
+		if len(value) <= int(uint32(bufLen)) {
+			m.Memory().Write(uint32(buf), value)
+		}
+		return uint64(len(value))
+	}
+	errno := func(e abi.Errno) uint64 { return uint64(uint32(int32(e))) }
+	b := r.NewHostModuleBuilder(abi.ImportModule)
+	fn := func(name string, params, results []api.ValueType, f func(m api.Module, s []uint64)) {
+		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
+			f(m, s)
+		}), params, results).Export(name)
+	}
+	fn(abi.ImportRequestRead, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		if !h.inRequest {
+			s[0] = errno(abi.ErrState)
+			return
+		}
+		s[0] = whole(m, s[0], s[1], h.envelope)
+	})
+	fn(abi.ImportRequestHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		v, ok := h.headers[strings.ToLower(string(read(m, s[0], s[1])))]
+		if !ok {
+			s[0] = errno(abi.ErrNotFound)
+			return
+		}
+		s[0] = whole(m, s[2], s[3], []byte(v))
+	})
+	fn(abi.ImportBodyRead, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		// Hand out at most 3 bytes a call, to exercise chunked reads.
+		n := min(len(h.body), int(uint32(s[1])), 3)
+		m.Memory().Write(uint32(s[0]), h.body[:n])
+		h.body = h.body[n:]
+		s[0] = uint64(n)
+	})
+	fn(abi.ImportResponseSetStatus, []api.ValueType{i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		status := int32(uint32(s[0]))
+		if status < 100 || status > 599 {
+			s[0] = errno(abi.ErrInvalid)
+			return
+		}
+		h.status, s[0] = status, 0
+	})
+	for _, op := range []string{abi.ImportResponseSetHeader, abi.ImportResponseAddHeader} {
+		fn(op, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+			verb := map[string]string{abi.ImportResponseSetHeader: "set", abi.ImportResponseAddHeader: "add"}[op]
+			h.header = append(h.header, [2]string{verb + " " + string(read(m, s[0], s[1])), string(read(m, s[2], s[3]))})
+			s[0] = 0
+		})
+	}
+	fn(abi.ImportResponseWrite, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		h.written.Write(read(m, s[0], s[1]))
+		s[0] = 0
+	})
+	fn(abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, func(m api.Module, s []uint64) {
+		h.logs = append(h.logs, fmt.Sprintf("%d %s", int32(uint32(s[0])), read(m, s[1], s[2])))
+	})
+	if _, err := b.Instantiate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	mod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().
+		WithStartFunctions(abi.StartFunction).WithStderr(&stderr))
+	if err != nil {
+		t.Fatalf("instantiating the guest: %v\nstderr: %s", err, stderr.String())
+	}
+	return mod
+}
+
+// call calls an export without arguments and returns its one result.
+func call(t testing.TB, mod api.Module, name string) uint64 {
+	t.Helper()
+	f := mod.ExportedFunction(name)
+	if f == nil {
+		t.Fatalf("the guest does not export %s", name)
+	}
+	res, err := f.Call(context.Background())
+	if err != nil {
+		t.Fatalf("calling %s: %v", name, err)
+	}
+	return res[0]
+}
+
+// serve runs one request through endpoints_handle.
+func (h *testHost) serve(t testing.TB, mod api.Module, envelope string) uint32 {
+	t.Helper()
+	h.envelope, h.status, h.header, h.logs = []byte(envelope), 200, nil, nil
+	h.written.Reset()
+	h.inRequest = true
+	defer func() { h.inRequest = false }()
+	return uint32(call(t, mod, abi.ExportHandle))
+}
+
+func TestWasmGuestImportsAndExports(t *testing.T) {
+	imports := []string{
+		abi.ImportRequestRead, abi.ImportRequestValue, abi.ImportRequestHeader, abi.ImportBodyRead,
+		abi.ImportResponseSetStatus, abi.ImportResponseSetHeader, abi.ImportResponseAddHeader,
+		abi.ImportResponseWrite, abi.ImportLog,
+	}
+	for _, name := range []string{"echo", "plain"} {
+		t.Run(name, func(t *testing.T) {
+			r := wazero.NewRuntimeWithConfig(context.Background(), wazero.NewRuntimeConfig().WithCompilationCache(compilationCache))
+			defer r.Close(context.Background())
+			cm, err := r.CompileModule(context.Background(), buildGuest(t, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range cm.ImportedFunctions() {
+				module, fn, _ := f.Import()
+				if module == wasi_snapshot_preview1.ModuleName {
+					continue
+				}
+				if module != abi.ImportModule || !slices.Contains(imports, fn) {
+					t.Errorf("the guest imports %s.%s, which ABI v%d does not define", module, fn, abi.Version)
+				}
+			}
+			exports := cm.ExportedFunctions()
+			for _, want := range []string{abi.ExportABIVersion, abi.ExportContract, abi.ExportHandle, abi.StartFunction} {
+				if _, ok := exports[want]; !ok {
+					t.Errorf("the guest does not export %s", want)
+				}
+			}
+			if _, ok := cm.ExportedMemories()[abi.ExportMemory]; !ok {
+				t.Errorf("the guest does not export its memory as %q", abi.ExportMemory)
+			}
+		})
+	}
+}
+
+func TestWasmGuestEndpoint(t *testing.T) {
+	h := &testHost{headers: map[string]string{"user-agent": "curl/8.5"}}
+	mod := h.instantiate(t, buildGuest(t, "echo"))
+
+	if got := int32(uint32(call(t, mod, abi.ExportABIVersion))); got != abi.Version {
+		t.Errorf("%s() = %d, want %d", abi.ExportABIVersion, got, abi.Version)
+	}
+	packed := call(t, mod, abi.ExportContract)
+	contract, ok := mod.Memory().Read(uint32(packed>>32), uint32(packed))
+	if !ok || packed == 0 {
+		t.Fatalf("%s() = %#x: not a buffer in guest memory", abi.ExportContract, packed)
+	}
+	wantContract := `{"summary":"Echo the request",` +
+		`"request":{"params":{"type":"object","properties":{"id":{"type":"integer","description":"What to echo.","minimum":1}},"required":["id"]},` +
+		`"query":{"type":"object","properties":{"limit":{"type":"integer","default":10,"minimum":1,"maximum":100}}},` +
+		`"headers":{"type":"object","properties":{"x-tenant":{"type":"string"}}},` +
+		`"body":{"schema":{"$ref":"#/$defs/note"},"required":false}},` +
+		`"responses":{"201":{"description":"The echo","schema":{"$ref":"#/$defs/Echo"}},"404":{"description":"Asked for","schema":{"$ref":"#/$defs/Problem"}}},` +
+		`"$defs":{"Echo":{"type":"object","properties":{"id":{"type":"integer"},"limit":{"type":"integer"},"tenant":{"type":"string"},"text":{"type":"string"},"agent":{"type":"string"}},"required":["id","limit","tenant","agent"],"additionalProperties":false},` +
+		`"Problem":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false},` +
+		`"note":{"type":"object","properties":{"text":{"type":"string","minLength":1}},"required":["text"],"additionalProperties":false}}}`
+	if string(contract) != wantContract {
+		t.Errorf("contract:\n got %s\nwant %s", contract, wantContract)
+	}
+	var parsed abi.Contract
+	if err := json.Unmarshal(contract, &parsed); err != nil {
+		t.Errorf("the contract is not an abi.Contract: %v", err)
+	}
+
+	// The envelope is larger than the SDK's first 4 KiB buffer, so the
+	// guest must grow it and read again.
+	long := strings.Repeat("x", 5000)
+	for _, tc := range []struct {
+		name       string
+		envelope   string
+		wantStatus int32
+		wantHeader [][2]string
+		wantBody   string
+		wantLogs   []string
+	}{
+		{
+			name:       "answer with status, header and body",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/7","params":{"id":7},"query":{"limit":10},"headers":{"x-tenant":"acme"},"body":{"text":"hi"}}`,
+			wantStatus: 201,
+			wantHeader: [][2]string{{"add Location", "/api/echo/7"}},
+			wantBody:   `{"id":7,"limit":10,"tenant":"acme","text":"hi","agent":"curl/8.5"}`,
+			wantLogs:   []string{"1 msg=echo id=7"},
+		},
+		{
+			name:       "envelope larger than the first buffer",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/8","params":{"id":8},"query":{"limit":3},"headers":{"x-tenant":"` + long + `"}}`,
+			wantStatus: 201,
+			wantHeader: [][2]string{{"add Location", "/api/echo/8"}},
+			wantBody:   `{"id":8,"limit":3,"tenant":"` + long + `","agent":"curl/8.5"}`,
+			wantLogs:   []string{"1 msg=echo id=8"},
+		},
+		{
+			name:       "declared error status",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/404","params":{"id":404},"query":{"limit":10},"headers":{}}`,
+			wantStatus: 404,
+			wantBody:   `{"message":"no such echo"}`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if rc := h.serve(t, mod, tc.envelope); rc != 0 {
+				t.Fatalf("%s() = %d, want 0; logs: %q", abi.ExportHandle, rc, h.logs)
+			}
+			if h.status != tc.wantStatus {
+				t.Errorf("status = %d, want %d", h.status, tc.wantStatus)
+			}
+			if !slices.Equal(h.header, tc.wantHeader) {
+				t.Errorf("headers = %q, want %q", h.header, tc.wantHeader)
+			}
+			if got := h.written.String(); got != tc.wantBody {
+				t.Errorf("body = %s, want %s", got, tc.wantBody)
+			}
+			if !slices.Equal(h.logs, tc.wantLogs) {
+				t.Errorf("logs = %q, want %q", h.logs, tc.wantLogs)
+			}
+		})
+	}
+
+	t.Run("a broken envelope is a guest failure, logged", func(t *testing.T) {
+		if rc := h.serve(t, mod, `{"params":{"id":"seven"}}`); rc == 0 {
+			t.Errorf("%s() = 0, want a failure", abi.ExportHandle)
+		}
+		if len(h.logs) != 1 || !strings.Contains(h.logs[0], "decoding the request envelope") {
+			t.Errorf("logs = %q, want one line about decoding the envelope", h.logs)
+		}
+	})
+}
+
+func TestWasmGuestPlainRoute(t *testing.T) {
+	h := &testHost{}
+	mod := h.instantiate(t, buildGuest(t, "plain"))
+	if got := call(t, mod, abi.ExportContract); got != 0 {
+		t.Errorf("%s() = %#x, want 0 (plain route: no contract)", abi.ExportContract, got)
+	}
+	h.body = []byte("hello, wasm")
+	rc := h.serve(t, mod, `{"kind":"plain","method":"PUT","route":"/files/:name","path":"/files/a.txt","rawQuery":"v=1",`+
+		`"params":{"name":"a.txt"},"headers":{"x-tenant":["acme"],"accept":["*/*"]}}`)
+	if rc != 0 {
+		t.Fatalf("%s() = %d, want 0; logs: %q", abi.ExportHandle, rc, h.logs)
+	}
+	if h.status != 202 {
+		t.Errorf("status = %d, want 202", h.status)
+	}
+	wantHeader := [][2]string{{"set content-type", "text/plain"}, {"set x-name", "a.txt"}}
+	if !slices.Equal(h.header, wantHeader) {
+		t.Errorf("headers = %q, want %q", h.header, wantHeader)
+	}
+	if got, want := h.written.String(), "PUT /files/a.txt?v=1 acme\nHELLO, WASM"; got != want {
+		t.Errorf("body = %q, want %q", got, want)
+	}
+}
+
+// BenchmarkWasmGuest measures one request through the echo guest in
+// wazero: the envelope read, decoding, the handler (which also reads a raw
+// header and logs), encoding and the host calls. Compare with
+// BenchmarkHandle, the same SDK code run natively.
+func BenchmarkWasmGuest(b *testing.B) {
+	h := &testHost{headers: map[string]string{"user-agent": "curl/8.5"}}
+	mod := h.instantiate(b, buildGuest(b, "echo"))
+	envelope := `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/7","params":{"id":7},"query":{"limit":10},"headers":{"x-tenant":"acme"},"body":{"text":"hi"}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		if rc := h.serve(b, mod, envelope); rc != 0 {
+			b.Fatalf("%s() = %d; logs %q", abi.ExportHandle, rc, h.logs)
+		}
+	}
+}
