@@ -1,0 +1,370 @@
+/*
+ * endpoints.h - the C SDK for Endpoints route modules (ABI v1).
+ *
+ * A route module is a WebAssembly module the Endpoints host loads from
+ * server/api or server/routes. This header declares the host functions
+ * of ABI v1 (module "endpoints", see abi/abi.go and abi/README.md in the
+ * Endpoints repository, which are the specification) and a few small inline
+ * helpers over them. It is header-only and needs clang with wasi-libc:
+ *
+ *     clang --target=wasm32-wasi -mexec-model=reactor -O2 \
+ *           -Werror=implicit-function-declaration -Wl,--strip-debug \
+ *           -I guest-sdk/c -o users.wasm users.c
+ *
+ * A plain route answers a request:
+ *
+ *     #include "endpoints.h"
+ *
+ *     ENDPOINTS_ROUTE();
+ *
+ *     int32_t endpoints_handle(void) {
+ *         endpoints_set_header("Content-Type", "text/plain; charset=utf-8");
+ *         endpoints_write_str("ok");
+ *         return 0;
+ *     }
+ *
+ * An endpoint also exports its contract, a JSON string literal
+ * (SPEC.md section 3); the host validates each request against it before
+ * endpoints_handle runs:
+ *
+ *     ENDPOINTS_CONTRACT("{\"summary\":\"Say hello\"}");
+ *
+ * Notes
+ *   - The host never allocates in guest memory. Every function that hands
+ *     data to the guest writes into a buffer the caller owns.
+ *   - Host functions return a negative endpoints_errno on an error the guest
+ *     can handle; sizes and success are zero or positive.
+ *   - Passing memory outside the module's linear memory traps: the host
+ *     answers 500 and discards the instance.
+ *   - One instance serves one request at a time, so static buffers are safe
+ *     to reuse between requests.
+ */
+#ifndef ENDPOINTS_H
+#define ENDPOINTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ENDPOINTS_ABI_VERSION is the ABI version this header implements; the
+ * endpoints_abi_version export returns it (abi.Version). */
+#define ENDPOINTS_ABI_VERSION 1
+
+/* endpoints_errno is the negative result of a host function (abi.Errno). */
+typedef enum endpoints_errno {
+    /* The value, parameter or header is absent. */
+    ENDPOINTS_ERR_NOT_FOUND = -1,
+    /* An argument is out of range or malformed: a status outside 100-599, a
+     * header name that is not a token, a value with CR or LF, a header the
+     * host owns, an unknown part. */
+    ENDPOINTS_ERR_INVALID = -2,
+    /* Status or headers changed after body bytes reached the client. */
+    ENDPOINTS_ERR_HEADERS_SENT = -3,
+    /* The request body is larger than the host's limit. */
+    ENDPOINTS_ERR_BODY_TOO_LARGE = -4,
+    /* Reading the request or writing the response failed, usually because
+     * the client went away. */
+    ENDPOINTS_ERR_IO = -5,
+    /* The function is not available now, e.g. a request function called
+     * outside any request. */
+    ENDPOINTS_ERR_STATE = -6
+} endpoints_errno;
+
+/* endpoints_part selects one validated part of the request in
+ * endpoints_request_value (abi.Part). */
+typedef enum endpoints_part {
+    ENDPOINTS_PART_PARAMS = 0,
+    ENDPOINTS_PART_QUERY = 1,
+    ENDPOINTS_PART_HEADERS = 2,
+    ENDPOINTS_PART_BODY = 3
+} endpoints_part;
+
+/* endpoints_log_level is the level argument of endpoints_log
+ * (abi.LogLevel). */
+typedef enum endpoints_log_level {
+    ENDPOINTS_LOG_DEBUG = 0,
+    ENDPOINTS_LOG_INFO = 1,
+    ENDPOINTS_LOG_WARN = 2,
+    ENDPOINTS_LOG_ERROR = 3
+} endpoints_log_level;
+
+/* ------------------------------------------------------------------------ */
+/* Host functions, exactly as ABI v1 declares them.                         */
+/* ------------------------------------------------------------------------ */
+
+#define ENDPOINTS_IMPORT_(name) \
+    __attribute__((import_module("endpoints"), import_name(name)))
+
+/* endpoints_request_read writes the request envelope (JSON, abi.Envelope)
+ * into buf when it fits in buf_len bytes and returns its size either way. */
+ENDPOINTS_IMPORT_("request_read")
+int32_t endpoints_request_read(uint8_t *buf, int32_t buf_len);
+
+/* endpoints_request_value writes the JSON encoding of one validated,
+ * coerced value into buf when it fits and returns its size, or
+ * ENDPOINTS_ERR_NOT_FOUND when the value is absent. An empty name selects the
+ * whole part.
+ *
+ *     endpoints_request_value(ENDPOINTS_PART_PARAMS, "id", 2, buf, 16)
+ *     -> 1, buf = "7" */
+ENDPOINTS_IMPORT_("request_value")
+int32_t endpoints_request_value(int32_t part, const char *name, int32_t name_len,
+                                uint8_t *buf, int32_t buf_len);
+
+/* endpoints_request_header writes the raw values of request header name
+ * (case-insensitive), joined with ", ", into buf when they fit and returns
+ * their size, or ENDPOINTS_ERR_NOT_FOUND. */
+ENDPOINTS_IMPORT_("request_header")
+int32_t endpoints_request_header(const char *name, int32_t name_len,
+                                 uint8_t *buf, int32_t buf_len);
+
+/* endpoints_body_read reads the next bytes of the raw request body into buf
+ * (at most buf_len) and returns how many it wrote; 0 is the end of the body.
+ * ENDPOINTS_ERR_BODY_TOO_LARGE past the host's limit, ENDPOINTS_ERR_IO when
+ * the client went away. */
+ENDPOINTS_IMPORT_("body_read")
+int32_t endpoints_body_read(uint8_t *buf, int32_t buf_len);
+
+/* endpoints_response_set_status sets the status code (100-599); the default
+ * is 200. */
+ENDPOINTS_IMPORT_("response_set_status")
+int32_t endpoints_response_set_status(int32_t status);
+
+/* endpoints_response_set_header replaces a response header. */
+ENDPOINTS_IMPORT_("response_set_header")
+int32_t endpoints_response_set_header(const char *name, int32_t name_len,
+                                      const char *value, int32_t value_len);
+
+/* endpoints_response_add_header adds a value to a response header. */
+ENDPOINTS_IMPORT_("response_add_header")
+int32_t endpoints_response_add_header(const char *name, int32_t name_len,
+                                      const char *value, int32_t value_len);
+
+/* endpoints_response_write appends buf_len bytes to the response body and
+ * returns 0. */
+ENDPOINTS_IMPORT_("response_write")
+int32_t endpoints_response_write(const uint8_t *buf, int32_t buf_len);
+
+/* endpoints_log writes msg to the host's log at level, tagged with the
+ * route. */
+ENDPOINTS_IMPORT_("log")
+void endpoints_log(int32_t level, const char *msg, int32_t msg_len);
+
+/* ------------------------------------------------------------------------ */
+/* Exports. Define endpoints_handle (and, when the contract says             */
+/* "onValidationError": true, endpoints_on_validation_error); the            */
+/* declarations below export them under their ABI names.                     */
+/* ------------------------------------------------------------------------ */
+
+/* endpoints_handle is called once per request, after validation. Return 0
+ * when the request was answered; any other value is a guest failure, which
+ * the host logs and answers with 500 when nothing was sent yet. */
+int32_t endpoints_handle(void)
+    __attribute__((export_name("endpoints_handle")));
+
+/* endpoints_on_validation_error replaces the default 400/406/415 body; it
+ * is called instead of endpoints_handle when validation failed, with the
+ * failure in the envelope's "error" member. Define it only when the contract
+ * declares "onValidationError": true. */
+int32_t endpoints_on_validation_error(void)
+    __attribute__((export_name("endpoints_on_validation_error")));
+
+/* ENDPOINTS_ROUTE() makes the file a route module: it defines the
+ * endpoints_abi_version export. Use it once, at file scope, in a plain
+ * route; ENDPOINTS_CONTRACT includes it. */
+#define ENDPOINTS_ROUTE()                                         \
+    __attribute__((export_name("endpoints_abi_version"))) int32_t \
+    endpoints_abi_version(void) { return ENDPOINTS_ABI_VERSION; } \
+    typedef int endpoints_route_defined_
+
+/* ENDPOINTS_CONTRACT(json) makes the file an endpoint: it defines the
+ * endpoints_contract export, returning the string literal json (packed as
+ * offset<<32 | length, without the terminating NUL), and the
+ * endpoints_abi_version export. Use it once, at file scope. json must be a
+ * string literal holding a valid contract (SPEC.md section 3); adjacent
+ * literals may split it over several lines:
+ *
+ *     ENDPOINTS_CONTRACT(
+ *         "{\"summary\":\"Get a user\","
+ *         "\"tags\":[\"users\"]}"); */
+#define ENDPOINTS_CONTRACT(json)                                        \
+    static const char endpoints_contract_json_[] = json;               \
+    __attribute__((export_name("endpoints_contract"))) int64_t         \
+    endpoints_contract(void) {                                          \
+        return (int64_t)(((uint64_t)(uintptr_t)endpoints_contract_json_ \
+                          << 32) |                                      \
+                         (uint64_t)(sizeof endpoints_contract_json_ - 1)); \
+    }                                                                   \
+    ENDPOINTS_ROUTE()
+
+/* ------------------------------------------------------------------------ */
+/* Helpers.                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* endpoints_strlen_ is strlen without a libc dependency; clang folds it for
+ * string literals. */
+static inline int32_t endpoints_strlen_(const char *s) {
+    return (int32_t)__builtin_strlen(s);
+}
+
+/* endpoints_terminate_ ends a value the host wrote into buf with a NUL when
+ * it fit, and returns its length n, like snprintf. The callers pass the host
+ * cap - 1 bytes, so the NUL always has room. */
+static inline int32_t endpoints_terminate_(char *buf, int32_t cap, int32_t n) {
+    if (n >= 0 && n < cap) {
+        buf[n] = '\0';
+    }
+    return n;
+}
+
+/* endpoints_value reads the JSON encoding of the validated value name of
+ * part into buf, like snprintf: it returns the value's length, and the value
+ * followed by a NUL was written only when that length is less than cap.
+ * It returns ENDPOINTS_ERR_NOT_FOUND when the value is absent.
+ *
+ *     char id[24];
+ *     int32_t n = endpoints_value(ENDPOINTS_PART_PARAMS, "id", id, sizeof id);
+ *     if (n < 0 || n >= (int32_t)sizeof id) return 1;  // id = "7"
+ *
+ * Notes
+ *   - Values are JSON: a string arrives quoted and escaped ("\"Ada\""), an
+ *     integer as its digits, an object or array whole.
+ *   - An empty name selects the whole part ("{\"id\":7}"). */
+static inline int32_t endpoints_value(endpoints_part part, const char *name,
+                                      char *buf, int32_t cap) {
+    int32_t n = endpoints_request_value((int32_t)part, name,
+                                        endpoints_strlen_(name), (uint8_t *)buf,
+                                        cap > 0 ? cap - 1 : 0);
+    return endpoints_terminate_(buf, cap, n);
+}
+
+/* endpoints_parse_int parses the len bytes at s as a decimal integer with
+ * an optional '-' sign (the JSON encoding of an integer value) into *out.
+ * It returns 0, or ENDPOINTS_ERR_INVALID when s is not such an integer or
+ * does not fit in int64_t; *out is unchanged then. */
+static inline int32_t endpoints_parse_int(const char *s, int32_t len,
+                                          int64_t *out) {
+    int32_t i = 0;
+    int negative = 0;
+    uint64_t v = 0;
+    if (len > 0 && s[0] == '-') {
+        negative = 1;
+        i = 1;
+    }
+    /* 19 digits always fit in uint64_t; the range check comes after. */
+    if (i == len || len - i > 19) {
+        return ENDPOINTS_ERR_INVALID;
+    }
+    for (; i < len; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (d > 9) {
+            return ENDPOINTS_ERR_INVALID;
+        }
+        v = v * 10 + d;
+    }
+    if (v > (uint64_t)INT64_MAX + (uint64_t)negative) {
+        return ENDPOINTS_ERR_INVALID;
+    }
+    *out = negative ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+/* endpoints_value_int reads the validated integer value name of part into
+ * *out. It returns 0, ENDPOINTS_ERR_NOT_FOUND when the value is absent, or
+ * ENDPOINTS_ERR_INVALID when it is not an integer that fits in int64_t.
+ *
+ *     int64_t id;
+ *     if (endpoints_value_int(ENDPOINTS_PART_PARAMS, "id", &id) != 0) return 1; */
+static inline int32_t endpoints_value_int(endpoints_part part,
+                                          const char *name, int64_t *out) {
+    char buf[24]; /* "-9223372036854775808" is 20 bytes */
+    int32_t n = endpoints_value(part, name, buf, (int32_t)sizeof buf);
+    if (n < 0) {
+        return n;
+    }
+    if (n >= (int32_t)sizeof buf) {
+        return ENDPOINTS_ERR_INVALID;
+    }
+    return endpoints_parse_int(buf, n, out);
+}
+
+/* endpoints_header reads the raw values of request header name
+ * (case-insensitive, joined with ", ") into buf, like snprintf: it returns
+ * their length, and they were written with a NUL only when that length is
+ * less than cap. ENDPOINTS_ERR_NOT_FOUND when the request has no such
+ * header. */
+static inline int32_t endpoints_header(const char *name, char *buf,
+                                       int32_t cap) {
+    int32_t n = endpoints_request_header(name, endpoints_strlen_(name),
+                                         (uint8_t *)buf, cap > 0 ? cap - 1 : 0);
+    return endpoints_terminate_(buf, cap, n);
+}
+
+/* endpoints_request reads the request envelope (JSON, abi.Envelope) into
+ * buf, like snprintf: it returns its length, and it was written with a NUL
+ * only when that length is less than cap. Prefer endpoints_value, which
+ * needs no JSON parsing. */
+static inline int32_t endpoints_request(char *buf, int32_t cap) {
+    int32_t n = endpoints_request_read((uint8_t *)buf, cap > 0 ? cap - 1 : 0);
+    return endpoints_terminate_(buf, cap, n);
+}
+
+/* endpoints_set_status sets the response status (100-599; 200 by default).
+ * It returns 0, ENDPOINTS_ERR_INVALID out of range, or
+ * ENDPOINTS_ERR_HEADERS_SENT once body bytes were sent. */
+static inline int32_t endpoints_set_status(int32_t status) {
+    return endpoints_response_set_status(status);
+}
+
+/* endpoints_set_header replaces the response header name with value (both
+ * NUL-terminated). It returns 0 or ENDPOINTS_ERR_INVALID for a name that is
+ * not an HTTP token, a value holding CR, LF or NUL, or a header the host owns
+ * (Content-Length, Transfer-Encoding, Connection, ...).
+ *
+ *     endpoints_set_header("Content-Type", "text/plain; charset=utf-8"); */
+static inline int32_t endpoints_set_header(const char *name,
+                                           const char *value) {
+    return endpoints_response_set_header(name, endpoints_strlen_(name), value,
+                                         endpoints_strlen_(value));
+}
+
+/* endpoints_add_header adds value to the response header name, keeping the
+ * values already set; the rules of endpoints_set_header apply. */
+static inline int32_t endpoints_add_header(const char *name,
+                                           const char *value) {
+    return endpoints_response_add_header(name, endpoints_strlen_(name), value,
+                                         endpoints_strlen_(value));
+}
+
+/* endpoints_write appends len bytes at buf to the response body and
+ * returns 0. An endpoint's body is JSON; without a Content-Type header the
+ * host sends application/json. */
+static inline int32_t endpoints_write(const void *buf, int32_t len) {
+    return endpoints_response_write((const uint8_t *)buf, len);
+}
+
+/* endpoints_write_str appends the NUL-terminated string s to the response
+ * body and returns 0.
+ *
+ *     endpoints_write_str("{\"message\":\"created\"}"); */
+static inline int32_t endpoints_write_str(const char *s) {
+    return endpoints_response_write((const uint8_t *)s, endpoints_strlen_(s));
+}
+
+/* endpoints_log_str writes the NUL-terminated msg to the host's log at
+ * level.
+ *
+ *     endpoints_log_str(ENDPOINTS_LOG_WARN, "cache miss"); */
+static inline void endpoints_log_str(endpoints_log_level level,
+                                     const char *msg) {
+    endpoints_log((int32_t)level, msg, endpoints_strlen_(msg));
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ENDPOINTS_H */

@@ -1,0 +1,220 @@
+// Package guestbuild builds route modules from their sources: Go with the Go
+// toolchain, C with clang and wasi-libc, WAT with wat2wasm.
+//
+// Sources sit beside the modules they build, named like them:
+//
+//	server/api/users/[id].get/main.go  → server/api/users/[id].get.wasm  (a Go package directory)
+//	server/api/users/[id].get.c        → server/api/users/[id].get.wasm
+//	server/routes/hello.get.wat        → server/routes/hello.get.wasm
+//
+// A directory that holds .go files (tests aside) is the source of one route;
+// its subdirectories are not searched. Route directories such as [id].get
+// are not valid Go import paths, so Go sources are built by file list and
+// share code through ordinary packages elsewhere in the module.
+package guestbuild
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Language of a route source.
+type Language string
+
+// Languages guestbuild builds.
+const (
+	LangGo  Language = "go"
+	LangC   Language = "c"
+	LangWAT Language = "wat"
+)
+
+// Source is one route's source and the module it builds.
+type Source struct {
+	Lang Language
+	// Path is the source directory (Go) or file, relative to the app, with
+	// forward slashes.
+	Path string
+	// Module is the .wasm it builds, relative to the app.
+	Module string
+}
+
+// RouteDirs are the directories searched for sources, relative to the app.
+var RouteDirs = []string{"server/api", "server/routes"}
+
+// Find lists the route sources of the app, sorted by module.
+func Find(appDir string) ([]Source, error) {
+	var out []Source
+	for _, root := range RouteDirs {
+		dir := filepath.Join(appDir, filepath.FromSlash(root))
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && path == dir {
+					return filepath.SkipDir
+				}
+				return err
+			}
+			rel, err := filepath.Rel(appDir, path)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			if d.IsDir() {
+				if path == dir {
+					return nil
+				}
+				files, err := goFiles(path)
+				if err != nil {
+					return err
+				}
+				if len(files) > 0 {
+					out = append(out, Source{Lang: LangGo, Path: rel, Module: rel + ".wasm"})
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			switch filepath.Ext(path) {
+			case ".c":
+				out = append(out, Source{Lang: LangC, Path: rel, Module: strings.TrimSuffix(rel, ".c") + ".wasm"})
+			case ".wat":
+				out = append(out, Source{Lang: LangWAT, Path: rel, Module: strings.TrimSuffix(rel, ".wat") + ".wasm"})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(out, func(a, b Source) int { return strings.Compare(a.Module, b.Module) })
+	for i := 1; i < len(out); i++ {
+		if out[i].Module == out[i-1].Module {
+			return nil, fmt.Errorf("%s and %s both build %s: keep one of them", out[i-1].Path, out[i].Path, out[i].Module)
+		}
+	}
+	return out, nil
+}
+
+// goFiles lists the non-test .go files directly in dir.
+func goFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.Type().IsRegular() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			files = append(files, filepath.Join(dir, n))
+		}
+	}
+	return files, nil
+}
+
+// GoFlags are the flags Go passes to `go build`, with GOOS=wasip1 and
+// GOARCH=wasm in the environment:
+//
+//   - -buildmode=c-shared: a WASI reactor that exports _initialize and the
+//     //go:wasmexport functions instead of running main.
+//   - -trimpath: no local paths in the module, so builds are reproducible.
+//   - -ldflags=-s -w: no symbol table or DWARF, a third smaller.
+var GoFlags = []string{"-buildmode=c-shared", "-trimpath", "-ldflags=-s -w"}
+
+// Go builds the Go route source directory srcDir into out. The directory
+// must be inside a Go module that can resolve its imports (the SDK
+// included). The Go build cache makes a rebuild of unchanged code cheap.
+func Go(ctx context.Context, srcDir, out string) error {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("build Go route %s: %w (install Go 1.24 or newer)", srcDir, err)
+	}
+	// go build runs in srcDir, so every path it is given must be absolute.
+	if srcDir, err = filepath.Abs(srcDir); err != nil {
+		return err
+	}
+	if out, err = filepath.Abs(out); err != nil {
+		return err
+	}
+	files, err := goFiles(srcDir)
+	if err != nil {
+		return fmt.Errorf("build Go route %s: %w", srcDir, err)
+	}
+	if len(files) == 0 {
+		return fmt.Errorf("build Go route %s: no .go files", srcDir)
+	}
+	return runToolchain(ctx, "build Go route", srcDir, out, func(tmp string) *exec.Cmd {
+		args := append([]string{"build"}, GoFlags...)
+		args = append(args, "-o", tmp)
+		for _, f := range files {
+			args = append(args, filepath.Base(f))
+		}
+		cmd := exec.CommandContext(ctx, goTool, args...)
+		cmd.Dir = srcDir
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+		return cmd
+	}, nil)
+}
+
+// Built reports one module built by App.
+type Built struct {
+	Source
+	Took time.Duration
+	Err  error
+}
+
+// App builds every route source of the app, at most GOMAXPROCS at once,
+// writing each module under outDir at its path relative to the app (outDir
+// is usually appDir itself). progress, when not nil, is called after each
+// build. The error joins every failed build.
+func App(ctx context.Context, appDir, outDir string, progress func(Built)) ([]Built, error) {
+	sources, err := Find(appDir)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]Built, len(sources))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, s := range sources {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			src := filepath.Join(appDir, filepath.FromSlash(s.Path))
+			out := filepath.Join(outDir, filepath.FromSlash(s.Module))
+			var err error
+			switch s.Lang {
+			case LangGo:
+				err = Go(ctx, src, out)
+			case LangC:
+				err = C(ctx, src, out)
+			case LangWAT:
+				err = WAT(ctx, src, out)
+			}
+			results[i] = Built{Source: s, Took: time.Since(start), Err: err}
+			if progress != nil {
+				mu.Lock()
+				progress(results[i])
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	var errs []error
+	for _, r := range results {
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+		}
+	}
+	return results, errors.Join(errs...)
+}
