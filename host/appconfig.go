@@ -1,0 +1,164 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// AppConfigFile is the module options file at the root of an app
+// (SPEC.md §8).
+const AppConfigFile = "endpoints.json"
+
+// AppConfig is the content of endpoints.json: plain JSON, decoded strictly
+// (an unknown key is an error naming it).
+//
+//	{"openApi": {"title": "Users API", "version": "1.2.0"},
+//	 "limits": {"bodyBytes": 65536, "timeout": "2s"},
+//	 "responseValidation": "always"}
+type AppConfig struct {
+	// OpenAPI configures the generated document route: false, true or an
+	// object (SPEC.md §8).
+	OpenAPI OpenAPIOption `json:"openApi,omitzero"`
+	// Limits bound each request; see [Limits].
+	Limits Limits `json:"limits,omitzero"`
+	// ResponseValidation is "always", "development" (the default) or
+	// "never".
+	ResponseValidation ResponseValidation `json:"responseValidation,omitzero"`
+}
+
+// OpenAPIOption is the "openApi" member: a boolean or an object.
+type OpenAPIOption struct {
+	// Set reports whether the member was present.
+	Set bool
+	// Enabled is true to serve the document in production too, false to
+	// never serve it; nil keeps the default (development only).
+	Enabled *bool
+	Title   string
+	Version string
+	Path    string
+}
+
+// UnmarshalJSONFrom accepts true, false or {enabled, title, version, path}.
+func (o *OpenAPIOption) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	o.Set = true
+	switch dec.PeekKind() {
+	case 't', 'f':
+		var b bool
+		if err := json.UnmarshalDecode(dec, &b); err != nil {
+			return err
+		}
+		o.Enabled = &b
+		return nil
+	case '{':
+		var v struct {
+			Enabled *bool  `json:"enabled"`
+			Title   string `json:"title"`
+			Version string `json:"version"`
+			Path    string `json:"path"`
+		}
+		if err := json.UnmarshalDecode(dec, &v, json.RejectUnknownMembers(true)); err != nil {
+			return err
+		}
+		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
+			return fmt.Errorf("openApi.path %q must start with /", v.Path)
+		}
+		o.Enabled, o.Title, o.Version, o.Path = v.Enabled, v.Title, v.Version, v.Path
+		return nil
+	}
+	return errors.New("openApi must be true, false or an object {enabled, title, version, path}")
+}
+
+// MarshalJSONTo writes the option back in its object form.
+func (o OpenAPIOption) MarshalJSONTo(enc *jsontext.Encoder) error {
+	return json.MarshalEncode(enc, struct {
+		Enabled *bool  `json:"enabled,omitempty"`
+		Title   string `json:"title,omitempty"`
+		Version string `json:"version,omitempty"`
+		Path    string `json:"path,omitempty"`
+	}{o.Enabled, o.Title, o.Version, o.Path})
+}
+
+// Duration is a time.Duration written in JSON as a Go duration string
+// ("1.5s", "250ms").
+type Duration time.Duration
+
+// UnmarshalJSONFrom parses a duration string.
+func (d *Duration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	var s string
+	if err := json.UnmarshalDecode(dec, &s); err != nil {
+		return fmt.Errorf("want a duration string such as \"2s\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("%q is not a positive duration such as \"2s\" or \"500ms\"", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSONTo writes the duration string.
+func (d Duration) MarshalJSONTo(enc *jsontext.Encoder) error {
+	return enc.WriteToken(jsontext.String(time.Duration(d).String()))
+}
+
+// LoadAppConfig reads endpoints.json from appDir. A missing file gives the
+// defaults; a bad one an error naming the file, the key and what is wrong.
+func LoadAppConfig(appDir string) (*AppConfig, error) {
+	path := filepath.Join(appDir, AppConfigFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &AppConfig{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ParseAppConfig(AppConfigFile, data)
+}
+
+// allowedKeys names the keys of each object of endpoints.json, for errors.
+var allowedKeys = map[string]string{
+	"":         "openApi, limits, responseValidation",
+	"/limits":  "bodyBytes, memoryBytes, timeout, instances",
+	"/openApi": "enabled, title, version, path",
+}
+
+// ParseAppConfig decodes and checks the content of endpoints.json.
+func ParseAppConfig(file string, data []byte) (*AppConfig, error) {
+	var cfg AppConfig
+	if err := json.Unmarshal(data, &cfg, json.RejectUnknownMembers(true)); err != nil {
+		var se *json.SemanticError
+		if errors.As(err, &se) && se.JSONPointer != "" {
+			ptr := string(se.JSONPointer)
+			if se.Err != nil && strings.Contains(se.Err.Error(), "unknown object member") {
+				parent, name := ptr[:strings.LastIndex(ptr, "/")], ptr[strings.LastIndex(ptr, "/")+1:]
+				return nil, fmt.Errorf("%s: %s: unknown key %q; allowed here: %s", file, ptr, name, allowedKeys[parent])
+			}
+			return nil, fmt.Errorf("%s: %s: %v", file, ptr, se.Err)
+		}
+		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	switch cfg.ResponseValidation {
+	case "", ValidateAlways, ValidateInDevelopment, ValidateNever:
+	default:
+		return nil, fmt.Errorf("%s: /responseValidation: %q is not one of \"always\", \"development\", \"never\"", file, cfg.ResponseValidation)
+	}
+	l := cfg.Limits
+	switch {
+	case l.BodyBytes < 0:
+		return nil, fmt.Errorf("%s: /limits/bodyBytes: must be positive, got %d", file, l.BodyBytes)
+	case l.MemoryBytes != 0 && l.MemoryBytes < 65536*2:
+		return nil, fmt.Errorf("%s: /limits/memoryBytes: must be at least 131072 (two 64 KiB pages), got %d", file, l.MemoryBytes)
+	case l.MemoryBytes > 4<<30:
+		return nil, fmt.Errorf("%s: /limits/memoryBytes: must be at most 4 GiB, got %d", file, l.MemoryBytes)
+	case l.Instances < 0:
+		return nil, fmt.Errorf("%s: /limits/instances: must be positive, got %d", file, l.Instances)
+	}
+	return &cfg, nil
+}

@@ -1,0 +1,71 @@
+package host_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/host"
+)
+
+func TestParseAppConfig(t *testing.T) {
+	cfg, err := host.ParseAppConfig("endpoints.json", []byte(`{
+		"openApi": {"title": "Users API", "version": "1.2.0", "path": "/openapi.json"},
+		"limits": {"bodyBytes": 65536, "memoryBytes": 33554432, "timeout": "2s", "instances": 4},
+		"responseValidation": "always"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OpenAPI.Title != "Users API" || cfg.OpenAPI.Path != "/openapi.json" || cfg.OpenAPI.Enabled != nil {
+		t.Errorf("openApi = %+v", cfg.OpenAPI)
+	}
+	if l := cfg.Limits; l.BodyBytes != 65536 || l.MemoryBytes != 32<<20 || time.Duration(l.Timeout) != 2*time.Second || l.Instances != 4 {
+		t.Errorf("limits = %+v", l)
+	}
+	if cfg.ResponseValidation != host.ValidateAlways {
+		t.Errorf("responseValidation = %q", cfg.ResponseValidation)
+	}
+	for _, b := range []string{"true", "false"} {
+		cfg, err := host.ParseAppConfig("endpoints.json", []byte(`{"openApi": `+b+`}`))
+		if err != nil || cfg.OpenAPI.Enabled == nil || *cfg.OpenAPI.Enabled != (b == "true") {
+			t.Errorf("openApi %s: %+v, %v", b, cfg, err)
+		}
+	}
+}
+
+func TestParseAppConfigErrors(t *testing.T) {
+	tests := []struct{ name, json, want string }{
+		{"unknown top-level key", `{"limts": {}}`, `"limts"`},
+		{"unknown nested key", `{"limits": {"body": 1}}`, `/limits`},
+		{"bad duration", `{"limits": {"timeout": "soon"}}`, `"soon" is not a positive duration`},
+		{"duration as a number", `{"limits": {"timeout": 5}}`, `want a duration string`},
+		{"negative body limit", `{"limits": {"bodyBytes": -1}}`, `/limits/bodyBytes: must be positive`},
+		{"memory below two pages", `{"limits": {"memoryBytes": 1000}}`, `/limits/memoryBytes: must be at least 131072`},
+		{"unknown policy", `{"responseValidation": "sometimes"}`, `/responseValidation: "sometimes" is not one of`},
+		{"openApi of the wrong type", `{"openApi": "yes"}`, `openApi must be true, false or an object`},
+		{"openApi path without slash", `{"openApi": {"path": "schema"}}`, `must start with /`},
+		{"unknown openApi key", `{"openApi": {"titel": "x"}}`, `titel`},
+		{"not JSON", `{"limits": `, `endpoints.json`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := host.ParseAppConfig("endpoints.json", []byte(tt.json))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "endpoints.json") {
+				t.Errorf("error = %v, want one starting with the file and containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLimitsFromAppConfigApply(t *testing.T) {
+	srv, _ := newApp(t).
+		file("endpoints.json", []byte(`{"limits": {"bodyBytes": 10}}`)).
+		wat("server/routes/echo.post.wasm", watModule{handle: plainOK, extra: okData}).
+		serve(host.Options{})
+	if res := do(t, srv, "POST", "/echo", strings.Repeat("x", 11)); res.status != 413 {
+		t.Errorf("11 bytes over a 10-byte limit from endpoints.json: got %d, want 413", res.status)
+	}
+	if res := do(t, srv, "POST", "/echo", strings.Repeat("x", 10)); res.status != 200 {
+		t.Errorf("10 bytes at a 10-byte limit: got %d, want 200", res.status)
+	}
+}

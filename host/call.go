@@ -1,0 +1,120 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// call is the state of one guest call: the request as validated, the answer
+// being built, and the deadline the interrupt check consults. It is the
+// context.Context handed to wazero, so host functions find it with one type
+// assertion and no allocation.
+//
+// A call is owned by the goroutine serving the request; host functions run
+// on that goroutine, inside the guest call. The only field another
+// goroutine touches is stop.
+type call struct {
+	parent context.Context
+	host   *Host
+	route  *route
+	op     *operation // nil for a plain route and while loading
+
+	// request side
+	req      *http.Request
+	loading  bool // reading the contract: no request
+	params   map[string]any
+	query    map[string]any
+	headers  map[string]any
+	body     any // validated JSON body
+	bodyRaw  []byte
+	bodyJSON bool // bodyRaw is the body as received and can be handed over as is
+	bodyPos  int
+	bodySrc  io.Reader // plain routes: the request body, read as the guest asks
+	envelope []byte
+	scratch  []byte
+
+	// response side
+	status      int
+	header      http.Header
+	buf         bytes.Buffer
+	w           http.ResponseWriter // plain routes: bytes go straight out
+	wroteHeader bool
+	writeErr    error
+
+	// interrupt
+	deadline int64 // unix nanoseconds
+	stop     atomic.Bool
+	logger   *slog.Logger
+}
+
+type callKey struct{}
+
+func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
+func (c *call) Done() <-chan struct{}       { return c.parent.Done() }
+func (c *call) Err() error                  { return c.parent.Err() }
+func (c *call) Value(key any) any {
+	if key == (callKey{}) {
+		return c
+	}
+	return c.parent.Value(key)
+}
+
+func callFrom(ctx context.Context) *call {
+	c, _ := ctx.Value(callKey{}).(*call)
+	return c
+}
+
+// expired reports whether the guest must stop: past its deadline, told to
+// stop, or its client went away.
+func (c *call) expired() bool {
+	return c.stop.Load() || time.Now().UnixNano() > c.deadline || c.parent.Err() != nil
+}
+
+// reset prepares a pooled call for a request.
+func (c *call) reset(ctx context.Context, h *Host, rt *route, op *operation, r *http.Request, timeout time.Duration) {
+	*c = call{
+		parent:   ctx,
+		host:     h,
+		route:    rt,
+		op:       op,
+		req:      r,
+		status:   http.StatusOK,
+		header:   c.header,
+		buf:      c.buf,
+		envelope: c.envelope[:0],
+		scratch:  c.scratch[:0],
+		deadline: time.Now().Add(timeout).UnixNano(),
+		logger:   h.logger,
+	}
+	if c.header == nil {
+		c.header = http.Header{}
+	} else {
+		clear(c.header)
+	}
+	c.buf.Reset()
+}
+
+// log writes a guest's log line.
+func (c *call) log(level abi.LogLevel, msg string) {
+	l := slog.LevelInfo
+	switch level {
+	case abi.LogDebug:
+		l = slog.LevelDebug
+	case abi.LogWarn:
+		l = slog.LevelWarn
+	case abi.LogError:
+		l = slog.LevelError
+	}
+	file := ""
+	if c.route != nil {
+		file = c.route.file
+	}
+	c.logger.Log(c.parent, l, msg, "route", file)
+}

@@ -1,0 +1,289 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// engine is the wazero runtime every module of a host shares, with the
+// host functions instantiated once.
+type engine struct {
+	runtime wazero.Runtime
+	cache   wazero.CompilationCache
+	logger  *slog.Logger
+}
+
+func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine, error) {
+	cfg := wazero.NewRuntimeConfigCompiler().
+		WithMemoryLimitPages(uint32(opts.Limits.memoryBytes() / 65536)).
+		WithCloseOnContextDone(false)
+	e := &engine{logger: logger}
+	if dir := opts.cacheDir(); dir != "" {
+		cache, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			logger.Warn("compilation cache unavailable; modules compile from scratch at every start", "dir", dir, "error", err)
+		} else {
+			e.cache = cache
+			cfg = cfg.WithCompilationCache(cache)
+		}
+	}
+	e.runtime = wazero.NewRuntimeWithConfig(ctx, cfg)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, e.runtime); err != nil {
+		return nil, fmt.Errorf("instantiating WASI: %w", err)
+	}
+	if err := instantiateHostFunctions(ctx, e.runtime); err != nil {
+		return nil, err
+	}
+	if err := instantiateInterrupt(ctx, e.runtime); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *engine) close(ctx context.Context) error {
+	err := e.runtime.Close(ctx)
+	if e.cache != nil {
+		err = errors.Join(err, e.cache.Close(ctx))
+	}
+	return err
+}
+
+// errGuestMemory is the trap raised when a guest passes memory it does not
+// own to a host function.
+type errGuestMemory struct {
+	fn         string
+	off, count uint32
+}
+
+func (e errGuestMemory) Error() string {
+	return fmt.Sprintf("%s: guest passed memory [%d, %d) outside its linear memory", e.fn, e.off, uint64(e.off)+uint64(e.count))
+}
+
+func read(mod api.Module, fn string, off, n uint32) []byte {
+	b, ok := mod.Memory().Read(off, n)
+	if !ok {
+		panic(errGuestMemory{fn, off, n})
+	}
+	return b
+}
+
+// deliver implements the buffer convention: write data when it fits and
+// return its size either way.
+func deliver(mod api.Module, fn string, data []byte, buf, bufLen uint32) uint64 {
+	if uint32(len(data)) <= bufLen {
+		if !mod.Memory().Write(buf, data) {
+			panic(errGuestMemory{fn, buf, uint32(len(data))})
+		}
+	} else if _, ok := mod.Memory().Read(buf, bufLen); !ok {
+		panic(errGuestMemory{fn, buf, bufLen})
+	}
+	return uint64(uint32(int32(len(data))))
+}
+
+func errno(e abi.Errno) uint64 { return uint64(uint32(int32(e))) }
+
+var i32 = api.ValueTypeI32
+
+func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
+	b := r.NewHostModuleBuilder(abi.ImportModule)
+	def := func(name string, params, results []api.ValueType, fn api.GoModuleFunc) {
+		b.NewFunctionBuilder().WithGoModuleFunction(fn, params, results).Export(name)
+	}
+	def(abi.ImportRequestRead, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		c := callFrom(ctx)
+		if c == nil || c.loading {
+			read(mod, abi.ImportRequestRead, uint32(stack[0]), uint32(stack[1]))
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		stack[0] = deliver(mod, abi.ImportRequestRead, c.envelopeJSON(), uint32(stack[0]), uint32(stack[1]))
+	})
+	def(abi.ImportRequestValue, []api.ValueType{i32, i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		part, name := abi.Part(int32(stack[0])), string(read(mod, abi.ImportRequestValue, uint32(stack[1]), uint32(stack[2])))
+		buf, bufLen := uint32(stack[3]), uint32(stack[4])
+		c := callFrom(ctx)
+		if c == nil || c.loading {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		v, e := c.value(part, name)
+		if e != 0 {
+			read(mod, abi.ImportRequestValue, buf, bufLen)
+			stack[0] = errno(e)
+			return
+		}
+		stack[0] = deliver(mod, abi.ImportRequestValue, v, buf, bufLen)
+	})
+	def(abi.ImportRequestHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		name := string(read(mod, abi.ImportRequestHeader, uint32(stack[0]), uint32(stack[1])))
+		buf, bufLen := uint32(stack[2]), uint32(stack[3])
+		c := callFrom(ctx)
+		if c == nil || c.loading {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		vals := c.req.Header.Values(name)
+		if len(vals) == 0 {
+			read(mod, abi.ImportRequestHeader, buf, bufLen)
+			stack[0] = errno(abi.ErrNotFound)
+			return
+		}
+		joined := vals[0]
+		if len(vals) > 1 {
+			joined = strings.Join(vals, ", ")
+		}
+		stack[0] = deliver(mod, abi.ImportRequestHeader, []byte(joined), buf, bufLen)
+	})
+	def(abi.ImportBodyRead, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		buf, bufLen := uint32(stack[0]), uint32(stack[1])
+		dst := read(mod, abi.ImportBodyRead, buf, bufLen)
+		c := callFrom(ctx)
+		if c == nil || c.loading {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		n, e := c.readBody(dst)
+		if e != 0 {
+			stack[0] = errno(e)
+			return
+		}
+		stack[0] = uint64(uint32(n))
+	})
+	def(abi.ImportResponseSetStatus, []api.ValueType{i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		status := int32(stack[0])
+		c := callFrom(ctx)
+		switch {
+		case c == nil || c.loading:
+			stack[0] = errno(abi.ErrState)
+		case status < 100 || status > 599:
+			stack[0] = errno(abi.ErrInvalid)
+		case c.wroteHeader:
+			stack[0] = errno(abi.ErrHeadersSent)
+		default:
+			c.status = int(status)
+			stack[0] = 0
+		}
+	})
+	header := func(fname string, add bool) api.GoModuleFunc {
+		return func(ctx context.Context, mod api.Module, stack []uint64) {
+			name := string(read(mod, fname, uint32(stack[0]), uint32(stack[1])))
+			value := string(read(mod, fname, uint32(stack[2]), uint32(stack[3])))
+			c := callFrom(ctx)
+			switch {
+			case c == nil || c.loading:
+				stack[0] = errno(abi.ErrState)
+			case !validHeader(name, value):
+				stack[0] = errno(abi.ErrInvalid)
+			case c.wroteHeader:
+				stack[0] = errno(abi.ErrHeadersSent)
+			default:
+				if add {
+					c.header.Add(name, value)
+				} else {
+					c.header.Set(name, value)
+				}
+				stack[0] = 0
+			}
+		}
+	}
+	def(abi.ImportResponseSetHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, header(abi.ImportResponseSetHeader, false))
+	def(abi.ImportResponseAddHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, header(abi.ImportResponseAddHeader, true))
+	def(abi.ImportResponseWrite, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		data := read(mod, abi.ImportResponseWrite, uint32(stack[0]), uint32(stack[1]))
+		c := callFrom(ctx)
+		if c == nil || c.loading {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		stack[0] = errno(c.write(data))
+	})
+	def(abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, func(ctx context.Context, mod api.Module, stack []uint64) {
+		msg := read(mod, abi.ImportLog, uint32(stack[1]), uint32(stack[2]))
+		if c := callFrom(ctx); c != nil {
+			s := string(msg)
+			if !utf8.ValidString(s) {
+				s = strings.ToValidUTF8(s, "\uFFFD")
+			}
+			c.log(abi.LogLevel(int32(stack[0])), s)
+		}
+	})
+	_, err := b.Instantiate(ctx)
+	return err
+}
+
+var forbidden = func() map[string]bool {
+	m := map[string]bool{}
+	for _, h := range abi.ForbiddenResponseHeaders {
+		m[h] = true
+	}
+	return m
+}()
+
+// validHeader accepts a header name that is an RFC 9110 token and not owned
+// by the host, and a value without CR, LF or NUL.
+func validHeader(name, value string) bool {
+	if name == "" || forbidden[http.CanonicalHeaderKey(name)] {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !isTokenChar(name[i]) {
+			return false
+		}
+	}
+	for i := 0; i < len(value); i++ {
+		if b := value[i]; b == '\r' || b == '\n' || b == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func isTokenChar(b byte) bool {
+	switch {
+	case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b >= '0' && b <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
+}
+
+// moduleConfig is the sandbox of every instance: no filesystem, network,
+// arguments or environment; real clocks; crypto/rand; output to the log.
+func (e *engine) moduleConfig(file string) wazero.ModuleConfig {
+	out := &logWriter{logger: e.logger, file: file}
+	return wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions(abi.StartFunction).
+		WithSysWalltime().WithSysNanotime().WithSysNanosleep().
+		WithRandSource(rand.Reader).
+		WithStdout(out).WithStderr(out)
+}
+
+// logWriter turns what a guest prints on stdout or stderr into log lines.
+type logWriter struct {
+	logger *slog.Logger
+	file   string
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		if line != "" {
+			w.logger.Info(line, "route", w.file, "stream", "guest output")
+		}
+	}
+	return len(p), nil
+}
+
+var _ io.Writer = (*logWriter)(nil)

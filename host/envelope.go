@@ -1,0 +1,249 @@
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// envelopeJSON encodes the request envelope (abi.Envelope) on first use; a
+// guest that reads single values with request_value never pays for it.
+func (c *call) envelopeJSON() []byte {
+	if len(c.envelope) > 0 {
+		return c.envelope
+	}
+	b := c.envelope[:0]
+	kind := abi.KindEndpoint
+	if c.op == nil {
+		kind = abi.KindPlain
+	}
+	b = append(b, `{"kind":`...)
+	b, _ = jsontext.AppendQuote(b, kind)
+	b = append(b, `,"method":`...)
+	b, _ = jsontext.AppendQuote(b, c.req.Method)
+	b = append(b, `,"route":`...)
+	b, _ = jsontext.AppendQuote(b, c.route.rf.Pattern())
+	b = append(b, `,"path":`...)
+	b, _ = jsontext.AppendQuote(b, c.req.URL.EscapedPath())
+	if c.req.URL.RawQuery != "" {
+		b = append(b, `,"rawQuery":`...)
+		b, _ = jsontext.AppendQuote(b, c.req.URL.RawQuery)
+	}
+	if len(c.params) > 0 || c.op != nil {
+		b = append(b, `,"params":`...)
+		b = appendValue(b, c.params)
+	}
+	if c.op == nil {
+		b = append(b, `,"headers":{`...)
+		keys := make([]string, 0, len(c.req.Header))
+		for k := range c.req.Header {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b, _ = jsontext.AppendQuote(b, strings.ToLower(k))
+			b = append(b, ':', '[')
+			for j, v := range c.req.Header[k] {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b, _ = jsontext.AppendQuote(b, v)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+	} else {
+		b = append(b, `,"query":`...)
+		b = appendValue(b, c.query)
+		b = append(b, `,"headers":`...)
+		b = appendValue(b, c.headers)
+		if c.body != nil || c.bodyRaw != nil && c.bodyJSON {
+			b = append(b, `,"body":`...)
+			b = c.appendBody(b)
+		}
+	}
+	b = append(b, '}')
+	c.envelope = b
+	return b
+}
+
+func (c *call) appendBody(b []byte) []byte {
+	if c.bodyJSON {
+		return append(b, c.bodyRaw...)
+	}
+	return appendValue(b, c.body)
+}
+
+// value encodes one validated value for request_value.
+func (c *call) value(part abi.Part, name string) ([]byte, abi.Errno) {
+	var m map[string]any
+	switch part {
+	case abi.PartParams:
+		m = c.params
+	case abi.PartQuery:
+		m = c.query
+	case abi.PartHeaders:
+		m = c.headers
+	case abi.PartBody:
+		if c.body == nil {
+			return nil, abi.ErrNotFound
+		}
+		if name == "" {
+			c.scratch = c.appendBody(c.scratch[:0])
+			return c.scratch, 0
+		}
+		obj, ok := c.body.(map[string]any)
+		if !ok {
+			return nil, abi.ErrNotFound
+		}
+		m = obj
+	default:
+		return nil, abi.ErrInvalid
+	}
+	if name == "" {
+		if c.op == nil && part != abi.PartParams {
+			return nil, abi.ErrNotFound
+		}
+		c.scratch = appendValue(c.scratch[:0], m)
+		return c.scratch, 0
+	}
+	v, ok := m[name]
+	if !ok {
+		return nil, abi.ErrNotFound
+	}
+	c.scratch = appendValue(c.scratch[:0], v)
+	return c.scratch, 0
+}
+
+// appendValue encodes the values coercion and JSON parsing produce. Object
+// keys are sorted so the envelope is deterministic.
+func appendValue(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		b, _ = jsontext.AppendQuote(b, v)
+		return b
+	case bool:
+		return strconv.AppendBool(b, v)
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	case int:
+		return strconv.AppendInt(b, int64(v), 10)
+	case json.Number:
+		return append(b, v...)
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return append(b, "null"...)
+		}
+		return strconv.AppendFloat(b, v, 'g', -1, 64)
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendValue(b, e)
+		}
+		return append(b, ']')
+	case map[string]any:
+		b = append(b, '{')
+		if len(v) == 1 {
+			for k, e := range v {
+				b, _ = jsontext.AppendQuote(b, k)
+				b = append(b, ':')
+				b = appendValue(b, e)
+			}
+			return append(b, '}')
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b, _ = jsontext.AppendQuote(b, k)
+			b = append(b, ':')
+			b = appendValue(b, v[k])
+		}
+		return append(b, '}')
+	}
+	// Not produced by the pipeline; encode through the standard library.
+	out, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, out...)
+}
+
+// readBody serves body_read: from the bytes already read for validation,
+// or from the request as the guest asks.
+func (c *call) readBody(dst []byte) (int, abi.Errno) {
+	if c.bodyRaw != nil {
+		n := copy(dst, c.bodyRaw[c.bodyPos:])
+		c.bodyPos += n
+		return n, 0
+	}
+	if c.bodySrc == nil || len(dst) == 0 {
+		return 0, 0
+	}
+	n, err := io.ReadFull(c.bodySrc, dst)
+	switch {
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return n, 0
+	default:
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return 0, abi.ErrBodyTooLarge
+		}
+		return 0, abi.ErrIO
+	}
+}
+
+// write serves response_write: buffered for an endpoint, straight to the
+// client for a plain route.
+func (c *call) write(data []byte) abi.Errno {
+	if c.w == nil {
+		c.buf.Write(data)
+		return 0
+	}
+	if !c.wroteHeader {
+		c.commit()
+	}
+	if c.writeErr != nil {
+		return abi.ErrIO
+	}
+	if c.req.Method == http.MethodHead {
+		return 0
+	}
+	if _, err := c.w.Write(data); err != nil {
+		c.writeErr = err
+		return abi.ErrIO
+	}
+	return 0
+}
+
+// commit sends a plain route's status and headers.
+func (c *call) commit() {
+	c.wroteHeader = true
+	hdr := c.w.Header()
+	for k, vs := range c.header {
+		hdr[k] = vs
+	}
+	c.w.WriteHeader(c.status)
+}

@@ -1,0 +1,119 @@
+package host_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+)
+
+var (
+	builtMu   sync.Mutex
+	builtApps = map[string]string{}
+)
+
+// builtExample builds an example app from its sources once per test run,
+// into a temporary copy, and returns that copy's directory.
+func builtExample(t testing.TB, name string) string {
+	t.Helper()
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	if dir, ok := builtApps[name]; ok {
+		return dir
+	}
+	src := filepath.Join("..", "examples", name)
+	sources, err := guestbuild.Find(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sources {
+		switch s.Lang {
+		case guestbuild.LangC:
+			requireTool(t, "clang")
+		case guestbuild.LangWAT:
+			requireTool(t, "wat2wasm")
+		}
+	}
+	dir, err := os.MkdirTemp("", "endpoints-example-"+name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := os.ReadFile(filepath.Join(src, host.AppConfigFile)); err == nil {
+		if err := os.WriteFile(filepath.Join(dir, host.AppConfigFile), cfg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := guestbuild.App(context.Background(), src, dir, nil); err != nil {
+		t.Fatalf("building examples/%s: %v", name, err)
+	}
+	builtApps[name] = dir
+	return dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, dir := range builtApps {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+// TestUsersExample drives every route of examples/users over HTTP in
+// development, where each answer is also checked against its contract.
+func TestUsersExample(t *testing.T) {
+	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	const ct = "application/json"
+	tests := []struct {
+		name, method, path, body string
+		wantStatus               int
+		wantBody                 string
+		wantHeader               [2]string
+	}{
+		{"search with the default limit", "GET", "/api/users/search?q=A", "", 200,
+			`{"items":[{"id":1,"name":"Ada Lovelace","email":"ada@example.com"},{"id":2,"name":"Grace Hopper","email":"grace@example.com"},{"id":3,"name":"Alan Turing","email":"alan@example.com"}],"total":3}`, [2]string{}},
+		{"search with a limit", "GET", "/api/users/search?q=a&limit=1", "", 200,
+			`{"items":[{"id":1,"name":"Ada Lovelace","email":"ada@example.com"}],"total":3}`, [2]string{}},
+		{"search without q", "GET", "/api/users/search", "", 400,
+			`{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["q"],"message":"is required"}]}}`, [2]string{}},
+		{"search with an empty q and a limit too large", "GET", "/api/users/search?q=&limit=101", "", 400,
+			`{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["limit"],"message":"must be less than or equal to 100"},{"path":["q"],"message":"must contain at least 1 character"}]}}`, [2]string{}},
+		{"create a user", "POST", "/api/users", `{"name":"Barbara Liskov","email":"barbara@example.com"}`, 201,
+			`{"id":4,"name":"Barbara Liskov","email":"barbara@example.com"}`, [2]string{"Location", "/api/users/4"}},
+		{"create with a bad email and an unknown field", "POST", "/api/users", `{"name":"B","email":"not-an-email","admin":true}`, 400,
+			`{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["admin"],"message":"is not an allowed property"},{"path":["email"],"message":"must be a valid email address"}]}}`, [2]string{}},
+		{"create with a name too long", "POST", "/api/users", `{"name":"` + strings.Repeat("n", 101) + `","email":"n@example.com"}`, 400,
+			`{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["name"],"message":"must contain at most 100 characters"}]}}`, [2]string{}},
+		{"change a name", "PATCH", "/api/users/3", `{"name":"Alan M. Turing"}`, 200,
+			`{"id":3,"name":"Alan M. Turing","email":"alan@example.com"}`, [2]string{}},
+		{"change nothing", "PATCH", "/api/users/3", `{}`, 400,
+			`{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":[],"message":"must contain at least 1 property"}]}}`, [2]string{}},
+		{"change a missing user", "PATCH", "/api/users/42", `{"email":"x@example.com"}`, 404,
+			`{"message":"user 42 not found"}`, [2]string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var headers []string
+			if tt.body != "" {
+				headers = []string{"Content-Type", ct}
+			}
+			res := do(t, srv, tt.method, tt.path, tt.body, headers...)
+			if res.status != tt.wantStatus || !jsonEqual(t, res.body, tt.wantBody) {
+				t.Errorf("got %d %s\nwant %d %s", res.status, res.body, tt.wantStatus, tt.wantBody)
+			}
+			if k := tt.wantHeader[0]; k != "" && res.header.Get(k) != tt.wantHeader[1] {
+				t.Errorf("%s = %q, want %q", k, res.header.Get(k), tt.wantHeader[1])
+			}
+		})
+	}
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("a guest answer broke its contract:\n%s", logs)
+	}
+}

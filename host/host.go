@@ -1,0 +1,265 @@
+// Package host loads an Endpoints app and serves it: route modules compiled
+// with wazero, requests validated against each endpoint's contract before the
+// guest runs, answers checked against the declared responses.
+//
+// A Host is an http.Handler:
+//
+//	h, err := host.New(ctx, "examples/users", host.Options{Mode: host.Development})
+//	if err != nil {
+//		log.Fatal(err) // every bad module, one per line
+//	}
+//	defer h.Close(ctx)
+//	http.ListenAndServe("127.0.0.1:3000", h)
+//
+// See SPEC.md §2 for how file names become routes and §4 for the order of
+// the request pipeline, which is part of the contract.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/internal/routefile"
+	"github.com/wasmendpoints/endpoints/internal/router"
+)
+
+// Host serves one app. It is safe for concurrent use.
+type Host struct {
+	app     string
+	opts    Options
+	config  *AppConfig
+	logger  *slog.Logger
+	engine  *engine
+	table   atomic.Pointer[table]
+	calls   sync.Pool // *call
+	checked bool      // answers are checked against the contract
+}
+
+// table is one loaded version of the app's routes. It is built whole and
+// swapped in atomically; requests keep the table they started with.
+type table struct {
+	router   router.Router[*route]
+	routes   []*route
+	problems []error
+}
+
+// LoadError lists every module that failed to load, one per line.
+type LoadError struct {
+	Problems []error
+}
+
+func (e *LoadError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.Error()
+	}
+	return fmt.Sprintf("%d route module(s) failed to load:\n  %s", len(lines), strings.Join(lines, "\n  "))
+}
+
+// Unwrap returns the problems, for errors.Is and errors.As.
+func (e *LoadError) Unwrap() []error { return e.Problems }
+
+// New loads the app in appDir: endpoints.json, then every module under
+// server/api and server/routes. In Production any bad module fails New with
+// a *LoadError listing all of them; in Development bad modules are logged,
+// left out, and listed by Problems, and the rest is served.
+func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
+	if fi, err := os.Stat(appDir); err != nil {
+		return nil, fmt.Errorf("app directory: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("app directory %s: not a directory", appDir)
+	}
+	cfg, err := LoadAppConfig(appDir)
+	if err != nil {
+		return nil, err
+	}
+	opts = opts.merge(cfg)
+	logger := opts.logger()
+	e, err := newEngine(ctx, &opts, logger)
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{app: appDir, opts: opts, config: cfg, logger: logger, engine: e, checked: opts.checksResponses()}
+	h.calls.New = func() any { return new(call) }
+	t, err := h.load(ctx)
+	if err != nil {
+		_ = e.close(ctx)
+		return nil, err
+	}
+	if len(t.problems) > 0 {
+		if opts.Mode != Development {
+			t.close(ctx)
+			_ = e.close(ctx)
+			return nil, &LoadError{Problems: t.problems}
+		}
+		for _, p := range t.problems {
+			logger.Error("route module not served", "error", p)
+		}
+	}
+	h.table.Store(t)
+	return h, nil
+}
+
+// Problems lists the modules left out of the current version because they
+// failed to load (Development only; in Production New fails instead).
+func (h *Host) Problems() []error { return slices.Clone(h.table.Load().problems) }
+
+// Close closes every instance and the runtime.
+func (h *Host) Close(ctx context.Context) error {
+	if t := h.table.Swap(&table{}); t != nil {
+		t.close(ctx)
+	}
+	return h.engine.close(ctx)
+}
+
+func (t *table) close(ctx context.Context) {
+	for _, r := range t.routes {
+		r.mod.pool.close(ctx)
+	}
+}
+
+// RouteInfo describes one served route, for route tables.
+type RouteInfo struct {
+	// Method is the upper-case method, "*" for a plain route serving all.
+	Method string
+	// Path is the route in client form: /api/users/:id.
+	Path string
+	// Kind is "endpoint" or "plain".
+	Kind string
+	// Summary is the contract's summary, if any.
+	Summary string
+	// File is the module, relative to the app.
+	File string
+}
+
+// Routes lists the served routes sorted by path, then method.
+func (h *Host) Routes() []RouteInfo {
+	var out []RouteInfo
+	for _, r := range h.table.Load().routes {
+		out = append(out, r.infos()...)
+	}
+	slices.SortFunc(out, func(a, b RouteInfo) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Method, b.Method)
+	})
+	return out
+}
+
+func (r *route) infos() []RouteInfo {
+	if r.plain {
+		m := r.rf.Method
+		if m == "" {
+			m = "*"
+		}
+		return []RouteInfo{{Method: m, Path: r.rf.Pattern(), Kind: "plain", File: r.file}}
+	}
+	var out []RouteInfo
+	for m, op := range r.ops {
+		out = append(out, RouteInfo{Method: m, Path: r.rf.Pattern(), Kind: "endpoint", Summary: op.contract.Summary, File: r.file})
+	}
+	return out
+}
+
+// findModules lists the .wasm files under the route directories, relative
+// to the app with forward slashes, sorted.
+func findModules(appDir string) ([]string, error) {
+	var files []string
+	for _, root := range routefile.Roots {
+		dir := filepath.Join(appDir, filepath.FromSlash(root.Dir))
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && path == dir {
+					return filepath.SkipDir
+				}
+				return err
+			}
+			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), routefile.Extension) {
+				rel, err := filepath.Rel(appDir, path)
+				if err != nil {
+					return err
+				}
+				files = append(files, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// load builds a new table from the app directory. Modules compile in
+// parallel, at most GOMAXPROCS at once.
+func (h *Host) load(ctx context.Context) (*table, error) {
+	files, err := findModules(h.app)
+	if err != nil {
+		return nil, fmt.Errorf("reading app %s: %w", h.app, err)
+	}
+	start := time.Now()
+	type result struct {
+		r   *route
+		err error
+	}
+	results := make([]result, len(files))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r, err := h.loadRoute(ctx, f)
+			results[i] = result{r, err}
+		}()
+	}
+	wg.Wait()
+	t := &table{}
+	for _, res := range results {
+		if res.err != nil {
+			t.problems = append(t.problems, res.err)
+			continue
+		}
+		if err := t.router.Add(res.r.rf, res.r); err != nil {
+			t.problems = append(t.problems, err)
+			res.r.mod.pool.close(ctx)
+			continue
+		}
+		t.routes = append(t.routes, res.r)
+	}
+	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(t.problems), "took", time.Since(start).Round(time.Millisecond))
+	return t, nil
+}
+
+// loadRoute loads one module and, for an endpoint, compiles its contract.
+func (h *Host) loadRoute(ctx context.Context, file string) (*route, error) {
+	rf, err := routefile.Parse(file)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := h.engine.loadModule(ctx, h.app, rf, h.opts.Limits.instances())
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRoute(rf, mod)
+	if err != nil {
+		mod.pool.close(ctx)
+		return nil, err
+	}
+	return r, nil
+}

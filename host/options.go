@@ -1,0 +1,169 @@
+package host
+
+import (
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+)
+
+// Mode says how the host runs an app.
+type Mode int
+
+const (
+	// Production is `endpoints serve`: any bad module fails the load,
+	// answers are not checked against the contract unless the policy says
+	// always, and 500 bodies carry no details.
+	Production Mode = iota
+	// Development is `endpoints dev`: a bad module is reported and the rest
+	// served, answers are checked, and 500 bodies say what went wrong.
+	Development
+)
+
+// String returns "production" or "development".
+func (m Mode) String() string {
+	if m == Development {
+		return "development"
+	}
+	return "production"
+}
+
+// ResponseValidation is the policy for checking a guest's answer against the
+// declared responses (SPEC.md §4 step 8). Defaults to [ValidateInDevelopment].
+type ResponseValidation string
+
+// Response validation policies.
+const (
+	ValidateAlways        ResponseValidation = "always"
+	ValidateInDevelopment ResponseValidation = "development"
+	ValidateNever         ResponseValidation = "never"
+)
+
+// Limits bound what one request may cost. Zero values take the defaults.
+type Limits struct {
+	// BodyBytes is the largest request body accepted; larger ones get 413.
+	// Defaults to 1 MiB.
+	BodyBytes int64 `json:"bodyBytes,omitzero"`
+	// MemoryBytes caps the linear memory of each instance, rounded down to
+	// 64 KiB pages. A guest that needs more fails its call with 500.
+	// Defaults to 64 MiB.
+	MemoryBytes int64 `json:"memoryBytes,omitzero"`
+	// Timeout is the deadline of one guest call; a guest still running
+	// then is stopped and the request answers 500. Defaults to 10 s.
+	Timeout Duration `json:"timeout,omitzero"`
+	// Instances is the most instances of one module alive at once, which
+	// bounds the concurrent requests one route serves; more wait for a free
+	// one. Defaults to 2 × GOMAXPROCS.
+	Instances int `json:"instances,omitzero"`
+}
+
+func (l Limits) bodyBytes() int64 {
+	if l.BodyBytes > 0 {
+		return l.BodyBytes
+	}
+	return 1 << 20
+}
+
+func (l Limits) memoryBytes() int64 {
+	if l.MemoryBytes >= 65536 {
+		return l.MemoryBytes
+	}
+	return 64 << 20
+}
+
+func (l Limits) timeout() time.Duration {
+	if l.Timeout > 0 {
+		return time.Duration(l.Timeout)
+	}
+	return 10 * time.Second
+}
+
+func (l Limits) instances() int {
+	if l.Instances > 0 {
+		return l.Instances
+	}
+	return 2 * runtime.GOMAXPROCS(0)
+}
+
+// Options configure a Host. The zero value is a production host with the
+// default limits, logging to slog.Default and caching compiled modules in
+// the user cache directory.
+type Options struct {
+	// Mode is Production or Development.
+	Mode Mode
+	// Logger receives load reports, guest log lines and failures. Defaults
+	// to slog.Default().
+	Logger *slog.Logger
+	// Fallback serves requests no route matches. Defaults to a 404 in the
+	// {statusCode, statusMessage, data} shape.
+	Fallback http.Handler
+	// CacheDir holds compiled modules between runs, so a warm start skips
+	// compilation. Defaults to $XDG_CACHE_HOME/endpoints/wazero (see
+	// os.UserCacheDir); "off" disables the cache.
+	CacheDir string
+	// Limits override those of endpoints.json, field by field.
+	Limits Limits
+	// ResponseValidation overrides the policy of endpoints.json.
+	ResponseValidation ResponseValidation
+}
+
+func (o *Options) cacheDir() string {
+	switch o.CacheDir {
+	case "off":
+		return ""
+	case "":
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(dir, "endpoints", "wazero")
+	}
+	return o.CacheDir
+}
+
+func (o *Options) logger() *slog.Logger {
+	if o.Logger != nil {
+		return o.Logger
+	}
+	return slog.Default()
+}
+
+// merge fills the options' zero fields from the app's endpoints.json.
+func (o Options) merge(cfg *AppConfig) Options {
+	if cfg == nil {
+		return o
+	}
+	l := &o.Limits
+	if l.BodyBytes == 0 {
+		l.BodyBytes = cfg.Limits.BodyBytes
+	}
+	if l.MemoryBytes == 0 {
+		l.MemoryBytes = cfg.Limits.MemoryBytes
+	}
+	if l.Timeout == 0 {
+		l.Timeout = cfg.Limits.Timeout
+	}
+	if l.Instances == 0 {
+		l.Instances = cfg.Limits.Instances
+	}
+	if o.ResponseValidation == "" {
+		o.ResponseValidation = cfg.ResponseValidation
+	}
+	if o.ResponseValidation == "" {
+		o.ResponseValidation = ValidateInDevelopment
+	}
+	return o
+}
+
+// checksResponses reports whether answers are checked in this mode.
+func (o *Options) checksResponses() bool {
+	switch o.ResponseValidation {
+	case ValidateAlways:
+		return true
+	case ValidateNever:
+		return false
+	}
+	return o.Mode == Development
+}

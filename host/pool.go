@@ -1,0 +1,121 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// instance is one instantiated module. It serves one call at a time: the
+// pool hands it to a single request and takes it back after.
+type instance struct {
+	mod          api.Module
+	handle       api.Function
+	onValidation api.Function // nil when not exported
+}
+
+func (in *instance) close(ctx context.Context) { _ = in.mod.Close(ctx) }
+
+// pool bounds the instances of one module. slots holds a token per
+// instance in use or idle, so at most cap(slots) exist; idle holds the ones
+// waiting for a request. An instance that failed in any way is closed and
+// its slot freed, never put back: its memory may be half-updated.
+//
+// A bounded channel rather than sync.Pool: sync.Pool drops items at GC
+// without closing them, which leaks wazero instances.
+type pool struct {
+	engine   *engine
+	compiled wazero.CompiledModule
+	file     string
+	slots    chan struct{}
+	idle     chan *instance
+}
+
+func newPool(e *engine, compiled wazero.CompiledModule, file string, size int) *pool {
+	return &pool{
+		engine:   e,
+		compiled: compiled,
+		file:     file,
+		slots:    make(chan struct{}, size),
+		idle:     make(chan *instance, size),
+	}
+}
+
+// get returns an idle instance or instantiates one, waiting for a free slot
+// until ctx is done or its deadline passes. Only a wait creates a timer.
+func (p *pool) get(ctx context.Context) (*instance, error) {
+	select {
+	case p.slots <- struct{}{}:
+	default:
+		var expire <-chan time.Time
+		if d, ok := ctx.Deadline(); ok {
+			t := time.NewTimer(time.Until(d))
+			defer t.Stop()
+			expire = t.C
+		}
+		select {
+		case p.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for a free instance of %s: %w", p.file, ctx.Err())
+		case <-expire:
+			return nil, fmt.Errorf("waiting for a free instance of %s: all %d busy until the deadline", p.file, cap(p.slots))
+		}
+	}
+	select {
+	case in := <-p.idle:
+		return in, nil
+	default:
+	}
+	in, err := p.instantiate(ctx)
+	if err != nil {
+		<-p.slots
+		return nil, err
+	}
+	return in, nil
+}
+
+// put gives an instance back; a broken one is closed.
+func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
+	if healthy {
+		p.idle <- in
+	} else {
+		in.close(ctx)
+	}
+	<-p.slots
+}
+
+// warm instantiates the first instance, which the loader uses to read the
+// contract and then leaves idle so the first request does not pay for
+// instantiation.
+func (p *pool) warm(ctx context.Context) (*instance, error) { return p.instantiate(ctx) }
+
+func (p *pool) instantiate(ctx context.Context) (*instance, error) {
+	mod, err := p.engine.runtime.InstantiateModule(ctx, p.compiled, p.engine.moduleConfig(p.file))
+	if err != nil {
+		return nil, fmt.Errorf("instantiating %s: %w", p.file, err)
+	}
+	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError)}
+	if in.handle == nil {
+		_ = mod.Close(ctx)
+		return nil, fmt.Errorf("%s: missing export %q", p.file, abi.ExportHandle)
+	}
+	return in, nil
+}
+
+// close closes every idle instance. Instances in use are closed by the
+// runtime's Close.
+func (p *pool) close(ctx context.Context) {
+	for {
+		select {
+		case in := <-p.idle:
+			in.close(ctx)
+		default:
+			return
+		}
+	}
+}

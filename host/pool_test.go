@@ -1,0 +1,71 @@
+package host
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPoolWaitEndsAtTheDeadline: when every instance is taken (here by a
+// holder that outlives its own deadline, as a plain route blocked writing to
+// a slow client can), a waiter gives up at its deadline instead of waiting
+// forever.
+func TestPoolWaitEndsAtTheDeadline(t *testing.T) {
+	p := newPool(nil, nil, "server/api/busy.get.wasm", 1)
+	p.slots <- struct{}{} // the only slot is held
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := p.get(ctx)
+	if err == nil || !strings.Contains(err.Error(), "server/api/busy.get.wasm") {
+		t.Fatalf("get with every slot taken = %v, want an error naming the module", err)
+	}
+	if waited := time.Since(start); waited < 25*time.Millisecond {
+		t.Errorf("gave up after %s, before the deadline", waited)
+	}
+}
+
+// TestPoolNeverExceedsItsSize hammers get and put from many goroutines and
+// checks that no more instances than the pool's size are out at once.
+func TestPoolNeverExceedsItsSize(t *testing.T) {
+	p := newPool(nil, nil, "m.wasm", 3)
+	for i := 0; i < 3; i++ {
+		p.idle <- &instance{}
+	}
+	var out, peak int64
+	done := make(chan struct{})
+	start := make(chan struct{})
+	var mu = make(chan struct{}, 1)
+	for g := 0; g < 32; g++ {
+		go func() {
+			<-start
+			for i := 0; i < 200; i++ {
+				in, err := p.get(context.Background())
+				if err != nil {
+					t.Error(err)
+					break
+				}
+				mu <- struct{}{}
+				out++
+				peak = max(peak, out)
+				<-mu
+				mu <- struct{}{}
+				out--
+				<-mu
+				p.put(context.Background(), in, true)
+			}
+			done <- struct{}{}
+		}()
+	}
+	close(start)
+	for g := 0; g < 32; g++ {
+		<-done
+	}
+	if peak > 3 {
+		t.Errorf("%d instances out at once, pool size 3", peak)
+	}
+	if len(p.idle) != 3 || len(p.slots) != 0 {
+		t.Errorf("after the hammer: %d idle, %d slots taken; want 3 and 0", len(p.idle), len(p.slots))
+	}
+}

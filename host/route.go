@@ -1,0 +1,181 @@
+package host
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
+	"github.com/wasmendpoints/endpoints/internal/validation"
+)
+
+// route is one loaded module at its place in the route table.
+type route struct {
+	file  string
+	rf    routefile.Route
+	mod   *module
+	plain bool
+	// ops holds an endpoint's operations by upper-case method.
+	ops   map[string]*operation
+	allow []string // methods an endpoint serves, for 405 and OPTIONS
+}
+
+// operation is one method of an endpoint with everything compiled from its
+// contract that the pipeline needs per request.
+type operation struct {
+	method   string
+	contract *abi.Contract
+	params   *validation.Schema
+	query    *validation.Schema
+	headers  *validation.Schema
+	body     *abi.Body
+	bodyJSON *validation.Schema // schema of a JSON body, nil when the body is not JSON
+	// bodyRequired: a request without a body fails validation.
+	bodyRequired bool
+	// bodyDefaults: applying defaults can change the body, so it must be
+	// re-encoded for the guest rather than handed over as received.
+	bodyDefaults bool
+	// responses is nil when answers are not checked (none declared, or
+	// inferred by an SDK).
+	responses map[int]*declaredResponse
+	statuses  string // "200, 404", for error messages
+}
+
+// declaredResponse is one status of the contract.
+type declaredResponse struct {
+	decl        *abi.Response
+	schema      *validation.Schema // nil for media or bodiless responses
+	contentType string             // sent when the guest sets none
+}
+
+func newRoute(rf routefile.Route, mod *module) (*route, error) {
+	r := &route{file: rf.File, rf: rf, mod: mod, plain: mod.contract == nil}
+	if r.plain {
+		return r, nil
+	}
+	if rf.Dynamic() {
+		return nil, fmt.Errorf("%s: an endpoint cannot sit on a catch-all or optional segment (%s); use [param] segments, or export no contract to make it a plain route", rf.File, rf.Pattern())
+	}
+	c := mod.contract
+	comp, err := validation.NewContract(rf.File, mod.contractJSON)
+	if err != nil {
+		return nil, err
+	}
+	r.ops = map[string]*operation{}
+	switch {
+	case rf.Method != "":
+		op, err := compileOperation(comp, rf, rf.Method, c, "")
+		if err != nil {
+			return nil, err
+		}
+		r.ops[rf.Method] = op
+	case len(c.Methods) > 0:
+		for m, mc := range c.Methods {
+			method := strings.ToUpper(m)
+			op, err := compileOperation(comp, rf, method, mc, "/methods/"+m)
+			if err != nil {
+				return nil, err
+			}
+			r.ops[method] = op
+		}
+	default:
+		return nil, fmt.Errorf("%s: contract: /: a module without a method suffix must declare its operations in \"methods\" ({\"get\": {...}, \"post\": {...}}), or the file name must carry a method (e.g. %s)", rf.File, strings.TrimSuffix(rf.File, ".wasm")+".get.wasm")
+	}
+	set := map[string]bool{"OPTIONS": true}
+	for m := range r.ops {
+		set[m] = true
+		if m == "GET" {
+			set["HEAD"] = true
+		}
+	}
+	for m := range set {
+		r.allow = append(r.allow, m)
+	}
+	slices.Sort(r.allow)
+	return r, nil
+}
+
+func compileOperation(comp *validation.Contract, rf routefile.Route, method string, c *abi.Contract, base string) (*operation, error) {
+	op := &operation{method: method, contract: c}
+	var err error
+	if c.Request != nil {
+		if op.params, err = comp.Compile(base + "/request/params"); err != nil {
+			return nil, err
+		}
+		if op.query, err = comp.Compile(base + "/request/query"); err != nil {
+			return nil, err
+		}
+		if op.headers, err = comp.Compile(base + "/request/headers"); err != nil {
+			return nil, err
+		}
+		if b := c.Request.Body; b != nil {
+			op.body, op.bodyRequired = b, b.IsRequired()
+			switch {
+			case b.Schema != nil:
+				op.bodyJSON, err = comp.Compile(base + "/request/body/schema")
+			case b.Content != nil:
+				for mt := range b.Content {
+					if mt != "application/json" {
+						return nil, fmt.Errorf("%s: contract: %s/request/body/content/%s: request media type %q is not supported by this host yet; only application/json bodies are", rf.File, base, mt, mt)
+					}
+				}
+				if b.Content["application/json"].Schema != nil {
+					op.bodyJSON, err = comp.Compile(base + "/request/body/content/application~1json/schema")
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+			if op.bodyJSON != nil {
+				op.bodyDefaults = op.bodyJSON.HasDefaults()
+			}
+		}
+	}
+	if op.params != nil {
+		names := rf.ParamNames()
+		for _, p := range op.params.Properties() {
+			if !slices.Contains(names, p) {
+				return nil, fmt.Errorf("%s: contract: %s/request/params/properties/%s: the route %s has no parameter %q (it has %s)", rf.File, base, p, rf.Pattern(), p, quoteList(names))
+			}
+		}
+	}
+	if c.Responses != nil && !c.ResponsesInferred {
+		op.responses = map[int]*declaredResponse{}
+		var statuses []int
+		for key, resp := range c.Responses {
+			status, _ := strconv.Atoi(key)
+			d := &declaredResponse{decl: resp}
+			if !resp.IsMedia() && resp.Schema != nil {
+				if d.schema, err = comp.Compile(base + "/responses/" + key + "/schema"); err != nil {
+					return nil, err
+				}
+				d.contentType = "application/json"
+				if resp.ContentType != "" {
+					d.contentType = resp.ContentType
+				}
+			}
+			op.responses[status] = d
+			statuses = append(statuses, status)
+		}
+		slices.Sort(statuses)
+		s := make([]string, len(statuses))
+		for i, st := range statuses {
+			s[i] = strconv.Itoa(st)
+		}
+		op.statuses = strings.Join(s, ", ")
+	}
+	return op, nil
+}
+
+func quoteList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}
