@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+)
+
+// Exit codes scripts can rely on.
+const (
+	exitOK    = 0
+	exitError = 1 // the command ran and failed: bad module, build error, port in use
+	exitUsage = 2 // the command line is wrong
+)
+
+const usage = `endpoints — serve HTTP APIs whose routes are WebAssembly modules
+
+Usage:
+  endpoints <command> [flags] APP
+
+Commands:
+  dev APP      build the app's route sources, then serve it for development:
+               answers are checked against their contracts, 500s explain
+               themselves, and a module that fails to load is reported while
+               the rest is served
+  serve APP    serve the app's built modules for production: any module that
+               fails to load stops the start
+  build APP    compile the app's route sources into route modules (.wasm)
+  routes APP   list the app's routes: method, path, kind, summary
+  version      print the version and the ABI it speaks
+  help         print this help
+
+APP is a directory with endpoints.json, server/api/** and server/routes/**.
+A route module's file name gives its route: server/api/users/[id].get.wasm
+serves GET /api/users/:id. Route sources sit beside their modules:
+  server/api/users/[id].get/main.go  (a Go package directory)  → [id].get.wasm
+  server/api/users/[id].get.c        (C, clang + wasi-libc)     → [id].get.wasm
+  server/routes/hello.get.wat        (WebAssembly text)         → hello.get.wasm
+
+Flags of dev and serve:
+  --addr HOST:PORT   address to listen on (default 127.0.0.1:3000)
+  --cache-dir DIR    where compiled modules are cached between runs
+                     (default: the user cache directory; "off" disables it)
+
+Examples:
+  endpoints dev examples/users
+  curl http://127.0.0.1:3000/api/users/1
+  curl 'http://127.0.0.1:3000/api/users/search?q=ada&limit=500'   # a 400 naming limit
+`
+
+// run is the whole command, testable: it returns the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case "version", "--version":
+		fmt.Fprintf(stdout, "endpoints %s (ABI v%d, %s)\n", version(), abi.Version, runtime.Version())
+		return exitOK
+	case "build":
+		return cmdBuild(ctx, rest, stdout, stderr)
+	case "routes":
+		return cmdRoutes(ctx, rest, stdout, stderr)
+	case "dev":
+		return cmdServe(ctx, rest, stdout, stderr, host.Development)
+	case "serve":
+		return cmdServe(ctx, rest, stdout, stderr, host.Production)
+	}
+	fmt.Fprintf(stderr, "endpoints: unknown command %q\n\n%s", cmd, usage)
+	return exitUsage
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// parse parses flags and the one APP argument. Flags may come after APP.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: endpoints %s [flags] APP\n\nRun 'endpoints help' for more.\n", fs.Name())
+	}
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", false
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(positional) != 1 {
+		fmt.Fprintf(stderr, "endpoints %s: want exactly one APP directory, got %d arguments\n", fs.Name(), len(positional))
+		fs.Usage()
+		return "", false
+	}
+	return positional[0], true
+}
+
+func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	app, ok := parse(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	if !build(ctx, app, stdout, stderr) {
+		return exitError
+	}
+	return exitOK
+}
+
+// build compiles the app's sources, printing a line per module.
+func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
+	sources, err := guestbuild.Find(app)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		return false
+	}
+	if len(sources) == 0 {
+		fmt.Fprintf(stdout, "no route sources under %s/server; nothing to build\n", app)
+		return true
+	}
+	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
+	start := time.Now()
+	_, err = guestbuild.App(ctx, app, app, func(b guestbuild.Built) {
+		if b.Err != nil {
+			fmt.Fprintf(stderr, "  FAIL %s (%s)\n", b.Module, b.Lang)
+			return
+		}
+		fmt.Fprintf(stdout, "  ok   %-44s %-3s %s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond))
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
+		return false
+	}
+	fmt.Fprintf(stdout, "built in %s\n", time.Since(start).Round(time.Millisecond))
+	return true
+}
+
+func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("routes", flag.ContinueOnError)
+	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	app, ok := parse(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	h, err := host.New(ctx, app, host.Options{Mode: host.Development, CacheDir: *cacheDir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints routes: %v\n", err)
+		return exitError
+	}
+	defer h.Close(context.Background())
+	printRoutes(stdout, h.Routes())
+	if problems := h.Problems(); len(problems) > 0 {
+		fmt.Fprintf(stderr, "\n%v\n", &host.LoadError{Problems: problems})
+		return exitError
+	}
+	return exitOK
+}
+
+func printRoutes(w io.Writer, routes []host.RouteInfo) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "METHOD\tPATH\tKIND\tSUMMARY")
+	for _, r := range routes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Method, r.Path, r.Kind, r.Summary)
+	}
+	tw.Flush()
+}
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode host.Mode) int {
+	name := "serve"
+	if mode == host.Development {
+		name = "dev"
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:3000", "address to listen on")
+	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	app, ok := parse(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if mode == host.Development && !build(ctx, app, stdout, stderr) {
+		return exitError
+	}
+	start := time.Now()
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger})
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
+		return exitError
+	}
+	defer h.Close(context.Background())
+	fmt.Fprintf(stdout, "loaded %s in %s (%s)\n\n", app, time.Since(start).Round(time.Millisecond), mode)
+	printRoutes(stdout, h.Routes())
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
+		return exitError
+	}
+	srv := &http.Server{
+		Handler:           logRequests(logger, h),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	fmt.Fprintf(stdout, "\nlistening on http://%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
+		return exitError
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing requests in flight (10 s at most)")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Warn("shutdown", "error", err)
+	}
+	return exitOK
+}
+
+// logRequests logs one line per request: method, path, status, size, time.
+func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			level := slog.LevelInfo
+			if sw.status >= 500 {
+				level = slog.LevelError
+			}
+			path := r.URL.Path
+			if r.URL.RawQuery != "" {
+				path += "?" + r.URL.RawQuery
+			}
+			logger.Log(r.Context(), level, strings.Join([]string{r.Method, path}, " "),
+				"status", sw.status, "bytes", sw.bytes, "took", time.Since(start).Round(time.Microsecond))
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status      int
+	bytes       int
+	wroteHeader bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	w.wroteHeader = true
+	n, err := w.ResponseWriter.Write(p)
+	w.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer (Flush).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

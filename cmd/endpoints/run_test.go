@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb strings.Builder
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestUsageAndVersion(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantOut    string
+		wantStderr string
+	}{
+		{"help lists every command", []string{"help"}, exitOK, "dev APP", ""},
+		{"--help too", []string{"--help"}, exitOK, "routes APP", ""},
+		{"no command prints usage", nil, exitUsage, "", "Commands:"},
+		{"unknown command", []string{"deploy"}, exitUsage, "", `unknown command "deploy"`},
+		{"version names the ABI", []string{"version"}, exitOK, "ABI v1", ""},
+		{"missing APP", []string{"routes"}, exitUsage, "", "want exactly one APP directory"},
+		{"two APPs", []string{"build", "a", "b"}, exitUsage, "", "got 2 arguments"},
+		{"unknown flag", []string{"serve", "--port", "1", "x"}, exitUsage, "", "flag provided but not defined: -port"},
+		{"app that does not exist", []string{"routes", "no/such/app"}, exitError, "", "no/such/app"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(tt.args...)
+			if code != tt.wantCode || !strings.Contains(out, tt.wantOut) || !strings.Contains(errOut, tt.wantStderr) {
+				t.Errorf("endpoints %q = %d\nstdout: %s\nstderr: %s\nwant %d, stdout containing %q, stderr containing %q",
+					tt.args, code, out, errOut, tt.wantCode, tt.wantOut, tt.wantStderr)
+			}
+		})
+	}
+}
+
+// cApp copies examples/users-c (C sources need no Go module) to a
+// temporary directory.
+func cApp(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("clang"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("clang is required in CI")
+		}
+		t.Skip("clang not installed")
+	}
+	dst := t.TempDir()
+	src := filepath.Join("..", "..", "examples", "users-c")
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(path, ".wasm") {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestBuildAndRoutes(t *testing.T) {
+	app := cApp(t)
+	code, out, errOut := runCLI("build", app)
+	if code != exitOK {
+		t.Fatalf("build = %d\n%s\n%s", code, out, errOut)
+	}
+	for _, m := range []string{"server/api/users/[id].get.wasm", "server/routes/health.get.wasm"} {
+		if _, err := os.Stat(filepath.Join(app, m)); err != nil {
+			t.Errorf("build did not write %s: %v", m, err)
+		}
+		if !strings.Contains(out, m) {
+			t.Errorf("build output does not name %s:\n%s", m, out)
+		}
+	}
+	code, out, errOut = runCLI("routes", app, "--cache-dir", t.TempDir())
+	want := regexp.MustCompile(`(?m)^GET\s+/api/users/:id\s+endpoint\s+Get a user\s*$[\s\S]*^GET\s+/health\s+plain`)
+	if code != exitOK || !want.MatchString(out) {
+		t.Errorf("routes = %d\n%s\n%s\nwant the route table", code, out, errOut)
+	}
+}
+
+func TestBuildReportsCompileErrors(t *testing.T) {
+	app := cApp(t)
+	bad := filepath.Join(app, "server", "api", "broken.get.c")
+	if err := os.WriteFile(bad, []byte("int endpoints_handle(void) { return undefined_thing; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI("build", app)
+	if code != exitError || !strings.Contains(errOut, "broken.get.c") || !strings.Contains(errOut, "undefined_thing") {
+		t.Errorf("build with a broken source = %d\n%s\nwant exit 1 naming the file and the compiler's error", code, errOut)
+	}
+}
+
+// syncBuffer is an io.Writer safe to read while the command writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestServeAndShutdown(t *testing.T) {
+	app := cApp(t)
+	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, &stdout, &stderr)
+	}()
+	addr := waitFor(t, &stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+	res, err := http.Get(addr + "/api/users/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "Grace Hopper") {
+		t.Errorf("GET /api/users/2 = %d %s", res.StatusCode, body)
+	}
+	if !strings.Contains(stdout.String(), "/api/users/:id") {
+		t.Errorf("the route table was not printed at start:\n%s", stdout.String())
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("serve exited %d after shutdown, want 0\n%s", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop after its context was cancelled")
+	}
+	if !regexp.MustCompile(`msg="GET /api/users/2" status=200`).MatchString(stderr.String()) {
+		t.Errorf("the request was not logged:\n%s", stderr.String())
+	}
+}
+
+func TestServeRefusesABadApp(t *testing.T) {
+	app := cApp(t)
+	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(app, "server", "api", "bad.get.wasm"), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI("serve", app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir())
+	if code != exitError || !strings.Contains(errOut, "server/api/bad.get.wasm: not a valid WebAssembly module") {
+		t.Errorf("serve with a bad module = %d\n%s\nwant exit 1 naming it", code, errOut)
+	}
+}
+
+func waitFor(t *testing.T, w *syncBuffer, re *regexp.Regexp, done <-chan int) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(w.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("command exited %d before printing %s:\n%s", code, re, w.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("timed out waiting for %s:\n%s", re, w.String())
+	return ""
+}

@@ -1,0 +1,91 @@
+// Package model holds the users of the example app: the types its endpoints
+// exchange and the seed users 1, 2 and 3 that every route module starts
+// with. It is shared by the route sources under server/ and built into each
+// module that imports it.
+//
+// The data is a seed compiled into the guests, not storage: a module cannot
+// keep state across pooled instances, so a created or changed user is
+// answered but not remembered. App storage provided by the host comes with
+// the Idempotency-Key and storage work.
+package model
+
+import (
+	"slices"
+	"strings"
+)
+
+// User is a user as the API answers it.
+type User struct {
+	ID    int    `json:"id" minimum:"1" doc:"The user's id."`
+	Name  string `json:"name" minLength:"1" maxLength:"100" doc:"Full name."`
+	Email string `json:"email" format:"email" doc:"Contact address."`
+}
+
+// NewUser is the body of POST /api/users.
+type NewUser struct {
+	Name  string `json:"name" minLength:"1" maxLength:"100" doc:"Full name."`
+	Email string `json:"email" format:"email" doc:"Contact address."`
+}
+
+// UserPatch is the body of PATCH /api/users/:id: the fields to change.
+type UserPatch struct {
+	Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100" doc:"New full name."`
+	Email *string `json:"email,omitempty" format:"email" doc:"New contact address."`
+}
+
+// SearchResult is the answer of GET /api/users/search.
+type SearchResult struct {
+	Items []User `json:"items" doc:"The matching users, at most limit of them."`
+	Total int    `json:"total" doc:"How many users match in all."`
+}
+
+// NotFound is the body of a 404.
+type NotFound struct {
+	Message string `json:"message"`
+}
+
+var seed = []User{
+	{ID: 1, Name: "Ada Lovelace", Email: "ada@example.com"},
+	{ID: 2, Name: "Grace Hopper", Email: "grace@example.com"},
+	{ID: 3, Name: "Alan Turing", Email: "alan@example.com"},
+}
+
+// Find returns the user with id.
+func Find(id int) (User, bool) {
+	for _, u := range seed {
+		if u.ID == id {
+			return u, true
+		}
+	}
+	return User{}, false
+}
+
+// Search returns up to limit users whose name or email contains q, ignoring
+// case, and how many match in all.
+func Search(q string, limit int) SearchResult {
+	q = strings.ToLower(q)
+	res := SearchResult{Items: []User{}}
+	for _, u := range seed {
+		if strings.Contains(strings.ToLower(u.Name), q) || strings.Contains(strings.ToLower(u.Email), q) {
+			res.Total++
+			if len(res.Items) < limit {
+				res.Items = append(res.Items, u)
+			}
+		}
+	}
+	return res
+}
+
+// NextID is the id a new user gets: one past the seed.
+func NextID() int { return slices.MaxFunc(seed, func(a, b User) int { return a.ID - b.ID }).ID + 1 }
+
+// Apply returns u with the fields of p that are set.
+func (p UserPatch) Apply(u User) User {
+	if p.Name != nil {
+		u.Name = *p.Name
+	}
+	if p.Email != nil {
+		u.Email = *p.Email
+	}
+	return u
+}

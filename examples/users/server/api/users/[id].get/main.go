@@ -1,0 +1,37 @@
+//go:build wasip1
+
+// GET /api/users/:id — one user by id.
+//
+// Build: endpoints build examples/users (or GOOS=wasip1 GOARCH=wasm go build
+// -buildmode=c-shared -o '../[id].get.wasm' main.go from this directory).
+package main
+
+import (
+	"fmt"
+
+	"github.com/wasmendpoints/endpoints/examples/users/model"
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+)
+
+type input struct {
+	ID int `path:"id" minimum:"1" doc:"The user's id."`
+}
+
+func init() {
+	endpoints.Handle(endpoints.Operation{
+		Summary: "Get a user",
+		Tags:    []string{"users"},
+		Responses: endpoints.Responses{
+			200: endpoints.JSON[model.User]("The user"),
+			404: endpoints.JSON[model.NotFound]("No such user"),
+		},
+	}, func(in *input) endpoints.Reply {
+		u, ok := model.Find(in.ID)
+		if !ok {
+			return endpoints.Respond(404, model.NotFound{Message: fmt.Sprintf("user %d not found", in.ID)})
+		}
+		return endpoints.Respond(200, u)
+	})
+}
+
+func main() {}

@@ -1,0 +1,36 @@
+//go:build wasip1
+
+// PATCH /api/users/:id — change a user's name or email.
+package main
+
+import (
+	"fmt"
+
+	"github.com/wasmendpoints/endpoints/examples/users/model"
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+)
+
+type input struct {
+	ID   int             `path:"id" minimum:"1" doc:"The user's id."`
+	Body model.UserPatch `minProperties:"1"`
+}
+
+func init() {
+	endpoints.Handle(endpoints.Operation{
+		Summary:     "Change a user",
+		Description: "Sets the fields present in the body; at least one is required.",
+		Tags:        []string{"users"},
+		Responses: endpoints.Responses{
+			200: endpoints.JSON[model.User]("The changed user"),
+			404: endpoints.JSON[model.NotFound]("No such user"),
+		},
+	}, func(in *input) endpoints.Reply {
+		u, ok := model.Find(in.ID)
+		if !ok {
+			return endpoints.Respond(404, model.NotFound{Message: fmt.Sprintf("user %d not found", in.ID)})
+		}
+		return endpoints.Respond(200, in.Body.Apply(u))
+	})
+}
+
+func main() {}

@@ -1,0 +1,16 @@
+//go:build wasip1
+
+// GET /health — a plain route: no contract, no validation, not in the
+// OpenAPI document.
+package main
+
+import endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+
+func init() {
+	endpoints.HandleRaw(func(w endpoints.ResponseWriter, r *endpoints.RawRequest) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok"))
+	})
+}
+
+func main() {}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every test of Endpoints: gofmt, go vet, then go test ./...
+#
+# The tests build real guest modules: Go ones with the Go toolchain, C ones
+# with clang and wasi-libc, WAT ones with wabt. On Debian and Ubuntu this
+# script installs the missing packages with apt-get (as root, or with sudo).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt)
+if command -v dpkg >/dev/null 2>&1; then
+  missing=()
+  for p in "${packages[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing the guest toolchains: ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+elif ! command -v clang >/dev/null || ! command -v wat2wasm >/dev/null; then
+  echo "the tests need clang with wasi-libc and wabt (wat2wasm); install them, then run again" >&2
+  exit 1
+fi
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change these files; run gofmt -w on them:" >&2
+  echo "$unformatted" >&2
+  exit 1
+fi
+go vet ./...
+go test -count=1 "$@" ./...
