@@ -249,4 +249,3 @@ func TestLoadErrors(t *testing.T) {
 		}
 	})
 }
-
