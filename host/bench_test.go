@@ -95,35 +95,16 @@ func benchVariants(b *testing.B) []variant {
 	return vs
 }
 
-// BenchmarkUsersGetHTTP measures GET /api/users/2 over loopback HTTP with
-// keep-alive connections, the three variants interleaved in rounds so that
-// machine noise hits them alike, and reports requests per second of each and
-// the ratios to native.
-//
-//	go test ./host -run '^$' -bench UsersGetHTTP -benchtime 20000x
-func BenchmarkUsersGetHTTP(b *testing.B) {
-	vs := benchVariants(b)
-	type server struct {
-		v      variant
-		url    string
-		client *http.Client
-		took   time.Duration
-		n      int
-	}
-	workers := 4 * runtime.GOMAXPROCS(0)
-	var servers []*server
-	for _, v := range vs {
-		srv := httptest.NewServer(v.handler)
-		b.Cleanup(srv.Close)
-		tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
-		b.Cleanup(tr.CloseIdleConnections)
-		servers = append(servers, &server{v: v, url: srv.URL + "/api/users/2", client: &http.Client{Transport: tr}})
-	}
+// interleave runs perRound calls of each variant per round, with workers
+// goroutines, variants in turn for ten rounds, so that machine noise hits
+// them alike. It returns each variant's calls per second.
+func interleave(b *testing.B, n, workers int, call func(variant int) error) []float64 {
 	const rounds = 10
 	perRound := max(b.N/rounds, workers)
+	took := make([]time.Duration, n)
 	b.ResetTimer()
 	for r := 0; r < rounds; r++ {
-		for _, s := range servers {
+		for v := 0; v < n; v++ {
 			var next atomic.Int64
 			var wg sync.WaitGroup
 			start := time.Now()
@@ -132,75 +113,80 @@ func BenchmarkUsersGetHTTP(b *testing.B) {
 				go func() {
 					defer wg.Done()
 					for next.Add(1) <= int64(perRound) {
-						res, err := s.client.Get(s.url)
-						if err != nil {
+						if err := call(v); err != nil {
 							b.Error(err)
-							return
-						}
-						io.Copy(io.Discard, res.Body)
-						res.Body.Close()
-						if res.StatusCode != 200 {
-							b.Errorf("%s: status %d", s.v.name, res.StatusCode)
 							return
 						}
 					}
 				}()
 			}
 			wg.Wait()
-			s.took += time.Since(start)
-			s.n += perRound
+			took[v] += time.Since(start)
 		}
 	}
 	b.StopTimer()
-	reportRates(b, func(i int) float64 { return float64(servers[i].n) / servers[i].took.Seconds() }, vs)
+	rates := make([]float64, n)
+	for v := range rates {
+		rates[v] = float64(rounds*perRound) / took[v].Seconds()
+	}
+	return rates
+}
+
+// BenchmarkUsersGetHTTP measures GET /api/users/2 over loopback HTTP with
+// keep-alive connections and reports the requests per second of each
+// variant and their ratios to native.
+//
+//	go test ./host -run '^$' -bench UsersGetHTTP -benchtime 20000x
+func BenchmarkUsersGetHTTP(b *testing.B) {
+	vs := benchVariants(b)
+	workers := 4 * runtime.GOMAXPROCS(0)
+	urls := make([]string, len(vs))
+	clients := make([]*http.Client, len(vs))
+	for i, v := range vs {
+		srv := httptest.NewServer(v.handler)
+		b.Cleanup(srv.Close)
+		tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
+		b.Cleanup(tr.CloseIdleConnections)
+		urls[i], clients[i] = srv.URL+"/api/users/2", &http.Client{Transport: tr}
+	}
+	rates := interleave(b, len(vs), workers, func(i int) error {
+		res, err := clients[i].Get(urls[i])
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			return fmt.Errorf("%s: status %d", vs[i].name, res.StatusCode)
+		}
+		return nil
+	})
+	reportRates(b, rates, vs)
 }
 
 // BenchmarkUsersGetHandler measures the same request through ServeHTTP alone,
 // without the HTTP server and client: the host's own overhead, undiluted.
 //
-//	go test ./host -run '^$' -bench UsersGetHandler
+//	go test ./host -run '^$' -bench UsersGetHandler -benchtime 20000x
 func BenchmarkUsersGetHandler(b *testing.B) {
 	vs := benchVariants(b)
-	took := make([]time.Duration, len(vs))
-	counts := make([]int, len(vs))
-	const rounds = 10
-	perRound := max(b.N/rounds, 100)
-	b.ResetTimer()
-	for r := 0; r < rounds; r++ {
-		for i, v := range vs {
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			start := time.Now()
-			for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					req := httptest.NewRequest("GET", "/api/users/2", nil)
-					for next.Add(1) <= int64(perRound) {
-						rec := httptest.NewRecorder()
-						v.handler.ServeHTTP(rec, req)
-						if rec.Code != 200 {
-							b.Errorf("%s: status %d", v.name, rec.Code)
-							return
-						}
-					}
-				}()
-			}
-			wg.Wait()
-			took[i] += time.Since(start)
-			counts[i] += perRound
+	req := httptest.NewRequest("GET", "/api/users/2", nil)
+	rates := interleave(b, len(vs), runtime.GOMAXPROCS(0), func(i int) error {
+		rec := httptest.NewRecorder()
+		vs[i].handler.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			return fmt.Errorf("%s: status %d", vs[i].name, rec.Code)
 		}
-	}
-	b.StopTimer()
-	reportRates(b, func(i int) float64 { return float64(counts[i]) / took[i].Seconds() }, vs)
+		return nil
+	})
+	reportRates(b, rates, vs)
 }
 
-func reportRates(b *testing.B, rate func(i int) float64, vs []variant) {
-	native := rate(0)
+func reportRates(b *testing.B, rates []float64, vs []variant) {
 	for i, v := range vs {
-		b.ReportMetric(rate(i), v.name+"-req/s")
+		b.ReportMetric(rates[i], v.name+"-req/s")
 		if i > 0 {
-			b.ReportMetric(rate(i)/native, v.name+"/native")
+			b.ReportMetric(rates[i]/rates[0], v.name+"/native")
 		}
 	}
 	b.ReportMetric(0, "ns/op") // the per-variant rates above are the result

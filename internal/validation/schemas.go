@@ -230,28 +230,13 @@ func (c *Contract) planFor(raw any, depth int) *plan {
 			merge(c.planFor(target, depth+1), false)
 		}
 	}
+	// anyOf/oneOf admit the union of their branches' types; allOf
+	// narrows, and its first typed branch is taken as the type.
 	for _, kw := range []string{"allOf", "anyOf", "oneOf"} {
 		if branches, ok := m[kw].([]any); ok {
-			var u plan
 			for _, b := range branches {
-				bp := c.planFor(b, depth+1)
-				u.types |= bp.types
-				if !u.hasDefault && bp.hasDefault {
-					u.hasDefault, u.def = true, bp.def
-				}
-				for name, sub := range bp.props {
-					if u.props == nil {
-						u.props = map[string]*plan{}
-					}
-					if _, ok := u.props[name]; !ok {
-						u.props[name] = sub
-					}
-				}
-				if u.items == nil {
-					u.items = bp.items
-				}
+				merge(c.planFor(b, depth+1), kw != "allOf")
 			}
-			merge(&u, kw != "allOf")
 		}
 	}
 	if p.types == 0 {
