@@ -46,10 +46,12 @@ Commands:
 
 APP is a directory with endpoints.json, server/api/** and server/routes/**.
 A route module's file name gives its route: server/api/users/[id].get.wasm
-serves GET /api/users/:id. Route sources sit beside their modules:
-  server/api/users/[id].get/main.go  (a Go package directory)  → [id].get.wasm
-  server/api/users/[id].get.c        (C, clang + wasi-libc)     → [id].get.wasm
-  server/routes/hello.get.wat        (WebAssembly text)         → hello.get.wasm
+serves GET /api/users/:id. build compiles the route sources of APP:
+  Go   a main package anywhere in APP with the line
+         //endpoints:route GET /api/users/:id
+       builds server/api/users/[id].get.wasm
+  C    server/api/users/[id].get.c   builds server/api/users/[id].get.wasm
+  WAT  server/routes/hello.get.wat   builds server/routes/hello.get.wasm
 
 Flags of dev and serve:
   --addr HOST:PORT   address to listen on (default 127.0.0.1:3000)

@@ -7,9 +7,12 @@
 //
 // # A route in five minutes
 //
-// A route module is a main package in a directory named like the route:
-// server/api/users/[id].get/main.go serves GET /api/users/:id.
+// A route module is a main package anywhere in the app whose directive
+// names the route it serves, in the form `endpoints routes` prints:
 //
+//	//go:build wasip1
+//
+//	//endpoints:route GET /api/users/:id
 //	package main
 //
 //	import endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
@@ -47,10 +50,10 @@
 //	func main() {}
 //
 // Register handlers in init; main stays empty (the host never calls it).
-// `endpoints build` compiles the module; by hand, from the route directory
-// (by file list: "[id].get" is not a valid import path):
+// `endpoints build APP` compiles it into the module the route maps to,
+// server/api/users/[id].get.wasm; by hand, from the package directory:
 //
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o ../[id].get.wasm main.go
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o APP/server/api/users/[id].get.wasm .
 //
 // A request for /api/users/0 never reaches the handler: the host answers
 // 400 with the failing rule. A request for /api/users/7 calls the handler

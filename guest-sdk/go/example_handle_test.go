@@ -28,7 +28,7 @@ type getAccount struct {
 
 var accounts = map[int]Account{1: {ID: 1, Name: "Acme"}}
 
-// In a route module (server/api/accounts/[id].get/main.go) the Handle call
+// In a route module (a main package with //endpoints:route GET /api/accounts/:id) the Handle call
 // sits in init and main is empty.
 func ExampleHandle() {
 	defer endpoints.Reset() // examples share one process; a module never calls Reset

@@ -1,19 +1,24 @@
 // Package guestbuild builds route modules from their sources: Go with the Go
 // toolchain, C with clang and wasi-libc, WAT with wat2wasm.
 //
-// Sources sit beside the modules they build, named like them:
+// A Go route is an ordinary main package anywhere in the app that says which
+// route it serves with a directive, in the form `endpoints routes` prints:
 //
-//	server/api/users/[id].get/main.go  → server/api/users/[id].get.wasm  (a Go package directory)
-//	server/api/users/[id].get.c        → server/api/users/[id].get.wasm
-//	server/routes/hello.get.wat        → server/routes/hello.get.wasm
+//	//endpoints:route GET /api/users/:id
+//	package main
 //
-// A directory that holds .go files (tests aside) is the source of one route;
-// its subdirectories are not searched. Route directories such as [id].get
-// are not valid Go import paths, so Go sources are built by file list and
-// share code through ordinary packages elsewhere in the module.
+// builds server/api/users/[id].get.wasm (routefile.FromRoute gives the
+// mapping). Go sources cannot sit in directories named like the modules:
+// [id].get is not a valid Go import path, and `go mod tidy` fails on it.
+//
+// C and WAT sources sit beside the modules they build, named like them:
+//
+//	server/api/users/[id].get.c   → server/api/users/[id].get.wasm
+//	server/routes/hello.get.wat   → server/routes/hello.get.wasm
 package guestbuild
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -26,7 +31,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/internal/routefile"
 )
+
+// Directive marks a Go main package as a route's source.
+const Directive = "//endpoints:route"
 
 // Language of a route source.
 type Language string
@@ -48,12 +58,43 @@ type Source struct {
 	Module string
 }
 
-// RouteDirs are the directories searched for sources, relative to the app.
+// RouteDirs are the directories searched for C and WAT sources, relative to
+// the app.
 var RouteDirs = []string{"server/api", "server/routes"}
 
-// Find lists the route sources of the app, sorted by module.
+// Find lists the route sources of the app, sorted by module. Go routes are
+// found anywhere in the app except in directories Go ignores (hidden, _,
+// testdata) and vendor or node_modules.
 func Find(appDir string) ([]Source, error) {
 	var out []Source
+	err := filepath.WalkDir(appDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != appDir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		rel, err := filepath.Rel(appDir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		src, err := goRoute(path, rel)
+		if err != nil {
+			return err
+		}
+		if src != nil {
+			out = append(out, *src)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	for _, root := range RouteDirs {
 		dir := filepath.Join(appDir, filepath.FromSlash(root))
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -63,25 +104,14 @@ func Find(appDir string) ([]Source, error) {
 				}
 				return err
 			}
+			if d.IsDir() {
+				return nil
+			}
 			rel, err := filepath.Rel(appDir, path)
 			if err != nil {
 				return err
 			}
 			rel = filepath.ToSlash(rel)
-			if d.IsDir() {
-				if path == dir {
-					return nil
-				}
-				files, err := goFiles(path)
-				if err != nil {
-					return err
-				}
-				if len(files) > 0 {
-					out = append(out, Source{Lang: LangGo, Path: rel, Module: rel + ".wasm"})
-					return filepath.SkipDir
-				}
-				return nil
-			}
 			switch filepath.Ext(path) {
 			case ".c":
 				out = append(out, Source{Lang: LangC, Path: rel, Module: strings.TrimSuffix(rel, ".c") + ".wasm"})
@@ -101,6 +131,64 @@ func Find(appDir string) ([]Source, error) {
 		}
 	}
 	return out, nil
+}
+
+// goRoute reads the directive of the Go package in dir, if it has one.
+func goRoute(dir, rel string) (*Source, error) {
+	files, err := goFiles(dir)
+	if err != nil || len(files) == 0 {
+		return nil, err
+	}
+	var found, foundIn string
+	for _, f := range files {
+		route, line, err := directive(f)
+		if err != nil {
+			return nil, err
+		}
+		if line == 0 {
+			continue
+		}
+		where := fmt.Sprintf("%s/%s:%d", rel, filepath.Base(f), line)
+		if route == "" {
+			return nil, fmt.Errorf("%s: %s names no route; write it as %s GET /api/users/:id", where, Directive, Directive)
+		}
+		if found != "" {
+			return nil, fmt.Errorf("%s: a second %s (the first is at %s): one package builds one route", where, Directive, foundIn)
+		}
+		found, foundIn = route, where
+	}
+	if found == "" {
+		if strings.ContainsAny(rel, "[]") {
+			return nil, fmt.Errorf("%s: Go sources cannot live in a directory named like a route module ([id] is not a valid Go import path): move them to a directory such as handlers/get-user and add a line %s GET /api/users/:id", rel, Directive)
+		}
+		return nil, nil
+	}
+	r, err := routefile.FromRoute(found)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", foundIn, err)
+	}
+	return &Source{Lang: LangGo, Path: rel, Module: r.File}, nil
+}
+
+// directive returns the route of the file's directive and its line; line
+// 0 means the file has none.
+func directive(file string) (string, int, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, Directive); ok {
+			if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+				continue // another directive that shares the prefix
+			}
+			return strings.TrimSpace(rest), n, nil
+		}
+	}
+	return "", 0, sc.Err()
 }
 
 // goFiles lists the non-test .go files directly in dir.
@@ -128,34 +216,28 @@ func goFiles(dir string) ([]string, error) {
 //   - -ldflags=-s -w: no symbol table or DWARF, a third smaller.
 var GoFlags = []string{"-buildmode=c-shared", "-trimpath", "-ldflags=-s -w"}
 
-// Go builds the Go route source directory srcDir into out. The directory
-// must be inside a Go module that can resolve its imports (the SDK
-// included). The Go build cache makes a rebuild of unchanged code cheap.
+// Go builds the Go main package in srcDir into out:
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -ldflags='-s -w' -o out .
+//
+// The directory must be inside a Go module that can resolve its imports
+// (the SDK included). The Go build cache makes a rebuild of unchanged code
+// cheap.
 func Go(ctx context.Context, srcDir, out string) error {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		return fmt.Errorf("build Go route %s: %w (install Go 1.24 or newer)", srcDir, err)
 	}
-	// go build runs in srcDir, so every path it is given must be absolute.
-	if srcDir, err = filepath.Abs(srcDir); err != nil {
-		return err
-	}
+	// go build runs in srcDir, so the output path must be absolute.
 	if out, err = filepath.Abs(out); err != nil {
 		return err
 	}
-	files, err := goFiles(srcDir)
-	if err != nil {
-		return fmt.Errorf("build Go route %s: %w", srcDir, err)
-	}
-	if len(files) == 0 {
-		return fmt.Errorf("build Go route %s: no .go files", srcDir)
+	if files, err := goFiles(srcDir); err != nil || len(files) == 0 {
+		return fmt.Errorf("build Go route %s: no .go files (%v)", srcDir, err)
 	}
 	return runToolchain(ctx, "build Go route", srcDir, out, func(tmp string) *exec.Cmd {
 		args := append([]string{"build"}, GoFlags...)
-		args = append(args, "-o", tmp)
-		for _, f := range files {
-			args = append(args, filepath.Base(f))
-		}
+		args = append(args, "-o", tmp, ".")
 		cmd := exec.CommandContext(ctx, goTool, args...)
 		cmd.Dir = srcDir
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")

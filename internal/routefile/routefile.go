@@ -9,6 +9,7 @@ package routefile
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -227,4 +228,61 @@ func (r Route) String() string {
 		m = "*"
 	}
 	return m + " " + r.Pattern()
+}
+
+// FromRoute maps a route in the form `endpoints routes` prints ("GET
+// /api/users/:id", "* /files/**:path") back to the module file that serves
+// it: the inverse of Parse. Paths under /api map to server/api, all others
+// to server/routes; :name is [name], :name? is [[name]], **:name is
+// [...name]; a route that is a whole route directory (/api, /) is its index.
+//
+//	FromRoute("GET /api/users/:id") → server/api/users/[id].get.wasm
+//	FromRoute("POST /api/users")    → server/api/users.post.wasm
+//	FromRoute("* /")                → server/routes/index.wasm
+func FromRoute(route string) (Route, error) {
+	method, path, ok := strings.Cut(strings.TrimSpace(route), " ")
+	path = strings.TrimSpace(path)
+	if !ok || !strings.HasPrefix(path, "/") {
+		return Route{}, fmt.Errorf("route %q: want METHOD /path, e.g. GET /api/users/:id", route)
+	}
+	suffix := ""
+	if method != "*" {
+		m := strings.ToLower(method)
+		if !slices.Contains(Methods, m) {
+			return Route{}, fmt.Errorf("route %q: method %q is not one of %s or *", route, method, strings.ToUpper(strings.Join(Methods, ", ")))
+		}
+		suffix = "." + m
+	}
+	dir, rest := "server/routes", strings.Trim(path, "/")
+	if rest == "api" || strings.HasPrefix(rest, "api/") {
+		dir, rest = "server/api", strings.TrimPrefix(strings.TrimPrefix(rest, "api"), "/")
+	}
+	var parts []string
+	if rest != "" {
+		for _, seg := range strings.Split(rest, "/") {
+			switch {
+			case strings.HasPrefix(seg, "**:"):
+				seg = "[..." + seg[3:] + "]"
+			case strings.HasPrefix(seg, ":") && strings.HasSuffix(seg, "?"):
+				seg = "[[" + seg[1:len(seg)-1] + "]]"
+			case strings.HasPrefix(seg, ":"):
+				seg = "[" + seg[1:] + "]"
+			case strings.Contains(seg, ":"):
+				return Route{}, fmt.Errorf("route %q: segment %q: a parameter is a whole segment (:name, :name? or **:name)", route, seg)
+			}
+			parts = append(parts, seg)
+		}
+	}
+	if len(parts) == 0 {
+		parts = []string{"index"}
+	}
+	file := dir + "/" + strings.Join(parts, "/") + suffix + Extension
+	r, err := Parse(file)
+	if err != nil {
+		return Route{}, fmt.Errorf("route %q: %w", route, err)
+	}
+	if got := r.String(); got != method+" "+path && !(method == "*" && got == "* "+path) {
+		return Route{}, fmt.Errorf("route %q: not a route a file name can give (it would be %s)", route, got)
+	}
+	return r, nil
 }

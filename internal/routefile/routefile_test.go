@@ -51,3 +51,37 @@ func TestParseErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestFromRoute(t *testing.T) {
+	tests := []struct{ route, file string }{
+		{"GET /api/users/:id", "server/api/users/[id].get.wasm"},
+		{"POST /api/users", "server/api/users.post.wasm"},
+		{"PATCH /api/users/:id", "server/api/users/[id].patch.wasm"},
+		{"GET /api/users/:id/posts", "server/api/users/[id]/posts.get.wasm"},
+		{"GET /health", "server/routes/health.get.wasm"},
+		{"* /files/**:path", "server/routes/files/[...path].wasm"},
+		{"GET /docs/:page?", "server/routes/docs/[[page]].get.wasm"},
+		{"GET /api", "server/api/index.get.wasm"},
+		{"* /", "server/routes/index.wasm"},
+		{"GET /openapi.json", "server/routes/openapi.json.get.wasm"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.route, func(t *testing.T) {
+			r, err := FromRoute(tt.route)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.File != tt.file {
+				t.Errorf("FromRoute(%q).File = %s, want %s", tt.route, r.File, tt.file)
+			}
+			if back, err := Parse(r.File); err != nil || back.String() != tt.route {
+				t.Errorf("Parse(%s) = %v, %v; want the route back", r.File, back, err)
+			}
+		})
+	}
+	for _, bad := range []string{"/api/users", "FETCH /x", "GET api/users", "GET /api/user-:id", "GET /a/:1x"} {
+		if _, err := FromRoute(bad); err == nil {
+			t.Errorf("FromRoute(%q) succeeded, want an error", bad)
+		}
+	}
+}

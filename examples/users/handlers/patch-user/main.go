@@ -1,9 +1,8 @@
 //go:build wasip1
 
-// GET /api/users/:id — one user by id.
+// PATCH /api/users/:id — change a user's name or email.
 //
-// Build: endpoints build examples/users (or GOOS=wasip1 GOARCH=wasm go build
-// -buildmode=c-shared -o '../[id].get.wasm' main.go from this directory).
+//endpoints:route PATCH /api/users/:id
 package main
 
 import (
@@ -14,15 +13,17 @@ import (
 )
 
 type input struct {
-	ID int `path:"id" minimum:"1" doc:"The user's id."`
+	ID   int             `path:"id" minimum:"1" doc:"The user's id."`
+	Body model.UserPatch `minProperties:"1"`
 }
 
 func init() {
 	endpoints.Handle(endpoints.Operation{
-		Summary: "Get a user",
-		Tags:    []string{"users"},
+		Summary:     "Change a user",
+		Description: "Sets the fields present in the body; at least one is required.",
+		Tags:        []string{"users"},
 		Responses: endpoints.Responses{
-			200: endpoints.JSON[model.User]("The user"),
+			200: endpoints.JSON[model.User]("The changed user"),
 			404: endpoints.JSON[model.NotFound]("No such user"),
 		},
 	}, func(in *input) endpoints.Reply {
@@ -30,7 +31,7 @@ func init() {
 		if !ok {
 			return endpoints.Respond(404, model.NotFound{Message: fmt.Sprintf("user %d not found", in.ID)})
 		}
-		return endpoints.Respond(200, u)
+		return endpoints.Respond(200, in.Body.Apply(u))
 	})
 }
 

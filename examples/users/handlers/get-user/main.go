@@ -1,6 +1,11 @@
 //go:build wasip1
 
-// PATCH /api/users/:id — change a user's name or email.
+// GET /api/users/:id — one user by id.
+//
+// Built by `endpoints build examples/users` into the module the directive
+// names: server/api/users/[id].get.wasm.
+//
+//endpoints:route GET /api/users/:id
 package main
 
 import (
@@ -11,17 +16,15 @@ import (
 )
 
 type input struct {
-	ID   int             `path:"id" minimum:"1" doc:"The user's id."`
-	Body model.UserPatch `minProperties:"1"`
+	ID int `path:"id" minimum:"1" doc:"The user's id."`
 }
 
 func init() {
 	endpoints.Handle(endpoints.Operation{
-		Summary:     "Change a user",
-		Description: "Sets the fields present in the body; at least one is required.",
-		Tags:        []string{"users"},
+		Summary: "Get a user",
+		Tags:    []string{"users"},
 		Responses: endpoints.Responses{
-			200: endpoints.JSON[model.User]("The changed user"),
+			200: endpoints.JSON[model.User]("The user"),
 			404: endpoints.JSON[model.NotFound]("No such user"),
 		},
 	}, func(in *input) endpoints.Reply {
@@ -29,7 +32,7 @@ func init() {
 		if !ok {
 			return endpoints.Respond(404, model.NotFound{Message: fmt.Sprintf("user %d not found", in.ID)})
 		}
-		return endpoints.Respond(200, in.Body.Apply(u))
+		return endpoints.Respond(200, u)
 	})
 }
 

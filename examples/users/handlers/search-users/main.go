@@ -1,6 +1,8 @@
 //go:build wasip1
 
 // GET /api/users/search?q=&limit= — users whose name or email contains q.
+//
+//endpoints:route GET /api/users/search
 package main
 
 import (

@@ -2,6 +2,8 @@
 
 // GET /health — a plain route: no contract, no validation, not in the
 // OpenAPI document.
+//
+//endpoints:route GET /health
 package main
 
 import endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"

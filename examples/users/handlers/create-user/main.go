@@ -1,6 +1,8 @@
 //go:build wasip1
 
 // POST /api/users — create a user.
+//
+//endpoints:route POST /api/users
 package main
 
 import (

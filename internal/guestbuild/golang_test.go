@@ -1,0 +1,86 @@
+package guestbuild
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// writeTree writes files (path → content) under a new directory.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestFind(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"handlers/get-user/main.go":      "//go:build wasip1\n\n//endpoints:route GET /api/users/:id\npackage main\n",
+		"handlers/get-user/main_test.go": "//endpoints:route GET /ignored/in/tests\npackage main\n",
+		"handlers/create/main.go":        "// Create a user.\n//\n//endpoints:route POST /api/users\npackage main\n",
+		"files/main.go":                  "//endpoints:route\t* /files/**:path\npackage main\n",
+		"model/users.go":                 "package model\n",
+		"other/x.go":                     "//endpoints:routes are not this directive\npackage other\n",
+		"_skipped/main.go":               "//endpoints:route GET /skipped\npackage main\n",
+		"testdata/main.go":               "//endpoints:route GET /testdata\npackage main\n",
+		"server/api/users/[id].patch.c":  "int x;\n",
+		"server/routes/hello.get.wat":    "(module)\n",
+		"server/routes/notes.txt":        "not a source\n",
+	})
+	got, err := Find(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Source{
+		{LangGo, "handlers/create", "server/api/users.post.wasm"},
+		{LangGo, "handlers/get-user", "server/api/users/[id].get.wasm"},
+		{LangC, "server/api/users/[id].patch.c", "server/api/users/[id].patch.wasm"},
+		{LangGo, "files", "server/routes/files/[...path].wasm"},
+		{LangWAT, "server/routes/hello.get.wat", "server/routes/hello.get.wasm"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Find:\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestFindErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"a bad route", map[string]string{"h/main.go": "//endpoints:route GET api/users\npackage main\n"},
+			[]string{"h/main.go:1", "want METHOD /path"}},
+		{"an empty directive", map[string]string{"h/main.go": "//endpoints:route\npackage main\n"},
+			[]string{"h/main.go:1"}},
+		{"two directives in one package", map[string]string{
+			"h/a.go": "//endpoints:route GET /a\npackage main\n", "h/b.go": "//endpoints:route GET /b\npackage main\n"},
+			[]string{"h/b.go:1", "a second //endpoints:route", "h/a.go:1"}},
+		{"two sources build one module", map[string]string{
+			"a/main.go": "//endpoints:route GET /api/x\npackage main\n", "b/main.go": "//endpoints:route GET /api/x\npackage main\n"},
+			[]string{"a and b both build server/api/x.get.wasm"}},
+		{"a Go source in a bracket directory", map[string]string{"server/api/users/[id].get/main.go": "package main\n"},
+			[]string{"server/api/users/[id].get", "not a valid Go import path", "//endpoints:route GET /api/users/:id"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Find(writeTree(t, tt.files))
+			for _, w := range tt.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("Find error = %v, want it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}
