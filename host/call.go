@@ -71,9 +71,10 @@ func callFrom(ctx context.Context) *call {
 	return c
 }
 
-// expired reports whether the guest must stop: past its deadline, told to
-// stop, or its client went away.
-func (c *call) expired() bool {
+// Expired reports whether the guest must stop: past its deadline, told to
+// stop, or its client went away. It makes the call an interrupt.Expirer,
+// which the interrupt check asks directly.
+func (c *call) Expired() bool {
 	return c.stop.Load() || time.Now().UnixNano() > c.deadline || c.parent.Err() != nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/interrupt"
 )
 
 // engine is the wazero runtime every module of a host shares, with the
@@ -47,7 +48,7 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 	if err := instantiateHostFunctions(ctx, e.runtime); err != nil {
 		return nil, err
 	}
-	if err := instantiateInterrupt(ctx, e.runtime); err != nil {
+	if err := interrupt.NewHostModule(ctx, e.runtime, interrupt.DefaultPeriod); err != nil {
 		return nil, err
 	}
 	return e, nil

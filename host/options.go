@@ -50,8 +50,10 @@ type Limits struct {
 	// 64 KiB pages. A guest that needs more fails its call with 500.
 	// Defaults to 64 MiB.
 	MemoryBytes int64 `json:"memoryBytes,omitzero"`
-	// Timeout is the deadline of one guest call; a guest still running
-	// then is stopped and the request answers 500. Defaults to 10 s.
+	// Timeout is the deadline of one guest call, counted from the start of
+	// the request, so waiting for a free instance uses it up too: a guest
+	// still running then is stopped (500), a request still waiting gets 503.
+	// Defaults to 10 s.
 	Timeout Duration `json:"timeout,omitzero"`
 	// Instances is the most instances of one module alive at once, which
 	// bounds the concurrent requests one route serves; more wait for a free
