@@ -93,6 +93,9 @@ func (c *call) reset(ctx context.Context, h *Host, rt *route, op *operation, r *
 		scratch:  c.scratch[:0],
 		deadline: time.Now().Add(timeout).UnixNano(),
 		logger:   h.logger,
+		params:   reuse(c.params),
+		query:    reuse(c.query),
+		headers:  reuse(c.headers),
 	}
 	if c.header == nil {
 		c.header = http.Header{}
@@ -100,6 +103,15 @@ func (c *call) reset(ctx context.Context, h *Host, rt *route, op *operation, r *
 		clear(c.header)
 	}
 	c.buf.Reset()
+}
+
+// reuse empties a map of a pooled call for the next request.
+func reuse(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	clear(m)
+	return m
 }
 
 // log writes a guest's log line.

@@ -68,7 +68,7 @@ func (h *Host) getCall(w http.ResponseWriter, r *http.Request, rt *route, op *op
 
 func (h *Host) putCall(c *call) {
 	c.parent, c.req, c.w, c.bodySrc, c.route, c.op = nil, nil, nil, nil, nil, nil
-	c.params, c.query, c.headers, c.body, c.bodyRaw = nil, nil, nil, nil, nil
+	c.body, c.bodyRaw = nil, nil
 	if c.buf.Cap() > 64<<10 {
 		c.buf = bytes.Buffer{}
 	}
@@ -158,7 +158,6 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, rt *route, 
 	}
 
 	// Step 5: coerce, default and validate every part.
-	c.params = make(map[string]any, len(res.Names))
 	for i, name := range res.Names {
 		if op.params != nil {
 			c.params[name] = op.params.CoerceString(name, res.Params[i])
@@ -171,16 +170,13 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, rt *route, 
 		issues.Params = op.params.Validate(c.params)
 	}
 	if op.query != nil {
-		q := r.URL.Query()
-		c.query = make(map[string]any, len(q))
-		for k, vs := range q {
+		for k, vs := range r.URL.Query() {
 			c.query[k] = op.query.CoerceStrings(k, vs)
 		}
 		op.query.ApplyDefaults(c.query)
 		issues.Query = op.query.Validate(c.query)
 	}
 	if op.headers != nil {
-		c.headers = map[string]any{}
 		for _, name := range op.headers.Properties() {
 			if vs := r.Header.Values(name); len(vs) > 0 {
 				c.headers[name] = op.headers.CoerceStrings(name, splitHeaderValues(vs))
@@ -342,7 +338,6 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, rt *route, res
 		// first write.
 		_ = http.NewResponseController(w).EnableFullDuplex()
 	}
-	c.params = make(map[string]any, len(res.Names))
 	for i, name := range res.Names {
 		c.params[name] = res.Params[i]
 	}

@@ -149,8 +149,8 @@ type Result[T any] struct {
 	// values unescaped; a catch-all keeps its slashes. An optional
 	// parameter that is absent is not listed.
 	Names, Params []string
-	// Allow lists the methods the path serves, for 405 and OPTIONS; nil
-	// when a route serves every method.
+	// Allow lists the methods the path serves, for 405 and OPTIONS; set
+	// only when the method is not allowed.
 	Allow []string
 }
 
@@ -162,12 +162,8 @@ func (rt *Router[T]) Match(method, escapedPath string) Result[T] {
 	if len(p) > 0 && p[len(p)-1] == '/' {
 		p = p[:len(p)-1]
 	}
-	var segs []string
-	if p != "" {
-		segs = strings.Split(p, "/")
-	}
 	var params []string
-	l := rt.root.match(segs, &params)
+	l := rt.root.match(p, p == "", &params)
 	if l == nil {
 		return Result[T]{}
 	}
@@ -193,7 +189,7 @@ func (rt *Router[T]) Match(method, escapedPath string) Result[T] {
 		ok = false
 	}
 	res.Allowed, res.Value, res.Route, res.Names = ok, e.value, e.route, e.names
-	if l.any == nil {
+	if !ok {
 		res.Allow = l.allow()
 	}
 	return res
@@ -215,26 +211,28 @@ func (l *leaf[T]) allow() []string {
 	return out
 }
 
-func (n *node[T]) match(segs []string, params *[]string) *leaf[T] {
-	if len(segs) == 0 {
+// match matches the rest of the path, p without its leading slash; done
+// says no segment is left (p == "" is one empty segment otherwise).
+func (n *node[T]) match(p string, done bool, params *[]string) *leaf[T] {
+	if done {
 		return n.leaf
 	}
-	head, rest := segs[0], segs[1:]
+	head, rest, more := strings.Cut(p, "/")
 	if child := n.static[head]; child != nil {
-		if l := child.match(rest, params); l != nil {
+		if l := child.match(rest, !more, params); l != nil {
 			return l
 		}
 	}
 	if n.param != nil && head != "" {
 		mark := len(*params)
 		*params = append(*params, head)
-		if l := n.param.match(rest, params); l != nil {
+		if l := n.param.match(rest, !more, params); l != nil {
 			return l
 		}
 		*params = (*params)[:mark]
 	}
 	if n.catchAll != nil {
-		*params = append(*params, strings.Join(segs, "/"))
+		*params = append(*params, p)
 		return n.catchAll
 	}
 	return nil
