@@ -22,16 +22,17 @@ import (
 // engine is the wazero runtime every module of a host shares, with the
 // host functions instantiated once.
 type engine struct {
-	runtime wazero.Runtime
-	cache   wazero.CompilationCache
-	logger  *slog.Logger
+	runtime     wazero.Runtime
+	cache       wazero.CompilationCache
+	logger      *slog.Logger
+	memoryBytes int64 // the cap of each instance's memory
 }
 
 func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine, error) {
 	cfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(uint32(opts.Limits.memoryBytes() / 65536)).
 		WithCloseOnContextDone(false)
-	e := &engine{logger: logger}
+	e := &engine{logger: logger, memoryBytes: opts.Limits.memoryBytes() / 65536 * 65536}
 	if dir := opts.cacheDir(); dir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {

@@ -107,6 +107,17 @@ func TestMemoryWithinTheCapIsServed(t *testing.T) {
 	}
 }
 
+func TestModuleNeedingMoreMemoryThanTheCapSaysSo(t *testing.T) {
+	a := newApp(t).watSource("server/api/big.get.wasm", `(module (memory (export "memory") 64)
+		(func (export "endpoints_abi_version") (result i32) (i32.const 1))
+		(func (export "endpoints_handle") (result i32) (i32.const 0)))`)
+	_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), Limits: host.Limits{MemoryBytes: 2 << 20}})
+	want := "server/api/big.get.wasm: its memory does not fit limits.memoryBytes (2097152 bytes)"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "raise limits.memoryBytes in endpoints.json") {
+		t.Errorf("New error = %v, want one containing %q and the fix", err, want)
+	}
+}
+
 func TestProductionHidesFailureDetails(t *testing.T) {
 	srv, _ := newApp(t).
 		wat("server/api/fail.get.wasm", watModule{contract: `{"summary":"fails"}`, handle: `(unreachable)`}).

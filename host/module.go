@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -33,7 +35,10 @@ func (e *engine) loadModule(ctx context.Context, appDir string, rf routefile.Rou
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", rf.File, err)
 	}
-	compiled, err := e.runtime.CompileModule(ctx, wasm)
+	compiled, err := e.compile(ctx, wasm)
+	if err != nil && strings.Contains(err.Error(), "over limit of") {
+		return nil, fmt.Errorf("%s: its memory does not fit limits.memoryBytes (%d bytes): %w; raise limits.memoryBytes in %s", rf.File, e.memoryBytes, err, AppConfigFile)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", rf.File, err)
 	}
@@ -85,6 +90,18 @@ func (e *engine) loadModule(ctx context.Context, appDir string, rf routefile.Rou
 	m.pool.idle <- in
 	ok = true
 	return m, nil
+}
+
+// compile compiles a module. wazero v1.12 can panic on some malformed
+// modules instead of returning an error; a bad file must fail its own load,
+// never the host.
+func (e *engine) compile(ctx context.Context, wasm []byte) (compiled wazero.CompiledModule, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			compiled, err = nil, fmt.Errorf("the compiler failed on it: %v", v)
+		}
+	}()
+	return e.runtime.CompileModule(ctx, wasm)
 }
 
 // checkExports verifies the exports ABI v1 requires, with their signatures.
