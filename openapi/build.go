@@ -1,0 +1,861 @@
+package openapi
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// Operation is one endpoint operation handed to [Build] by the host: one
+// method of one route module that exports a contract.
+type Operation struct {
+	// Method is the upper-case HTTP method: "GET".
+	Method string
+	// Path is the route template in OpenAPI form: "/api/users/{id}".
+	Path string
+	// File is the module file, for errors:
+	// "server/api/users/[id].get.wasm".
+	File string
+	// Contract is this method's contract; for a module with "methods", the
+	// per-method one. Build does not change it.
+	Contract *abi.Contract
+	// Defs are the $defs of the whole contract: per-method contracts refer
+	// to the root's $defs. Build lifts them, with Contract.Defs, into
+	// components/schemas.
+	Defs map[string]json.RawMessage
+	// Negotiates says the operation offers more than one media type across
+	// its 2xx responses, so 406 Not Acceptable is reachable (SPEC.md §4
+	// step 2).
+	Negotiates bool
+}
+
+// Options configure [Build].
+type Options struct {
+	// Title is info.title. Defaults to "Endpoints API".
+	Title string
+	// Version is info.version, the version of the API. Defaults to "0.1.0".
+	Version string
+	// Routes is the parsed server/routes.config.json; nil when the app has
+	// none.
+	Routes *RoutesConfig
+}
+
+// Errors of [Build] that callers may branch on; the errors returned wrap
+// them with the files involved.
+var (
+	// ErrDuplicateOperation: two modules declare the same method and path.
+	ErrDuplicateOperation = errors.New("two modules declare the same operation")
+	// ErrDuplicateOperationID: two operations derive the same operationId.
+	ErrDuplicateOperationID = errors.New("two operations have the same operationId")
+	// ErrSchemaConflict: one schema name with two different definitions.
+	ErrSchemaConflict = errors.New("one schema name has two definitions")
+	// ErrUnmatchedPattern: a routes configuration pattern, or a method under
+	// it, applies to no operation.
+	ErrUnmatchedPattern = errors.New("a routes configuration pattern matches no operation")
+)
+
+// Media types the builder writes.
+const (
+	mediaJSON = "application/json"
+)
+
+// Schemas the builder writes where a declaration has none.
+var (
+	// binarySchema is an opaque payload: OpenAPI 3.1 describes binary
+	// content with contentEncoding
+	// (https://spec.openapis.org/oas/v3.1.0#considerations-for-file-uploads).
+	binarySchema = jsontext.Value(`{"contentEncoding":"binary","type":"string"}`)
+	// anySchema admits every JSON value.
+	anySchema = jsontext.Value(`{}`)
+	// objectSchema is a form body: fields by name.
+	objectSchema = jsontext.Value(`{"type":"object"}`)
+	// stringSchema is an undeclared path parameter.
+	stringSchema = jsontext.Value(`{"type":"string"}`)
+)
+
+// Build builds the OpenAPI 3.1 document of an app from its endpoint
+// operations and its routes configuration (SPEC.md §7). The result depends
+// only on the set of operations, not on their order.
+//
+//	doc, err := openapi.Build(ops, openapi.Options{Title: "Users API", Version: "1.0.0"})
+//
+// What each operation gets:
+//
+//   - operationId from [OperationID]; two operations with one id fail,
+//     naming both files (https://spec.openapis.org/oas/v3.1.0#operation-object:
+//     "The id MUST be unique among all operations").
+//   - Summary, description, tags and deprecated from the contract.
+//   - A parameter for each property of request params (in "path", always
+//     required; a template parameter the schema lacks gets {"type":
+//     "string"}), query ("query") and headers ("header"), required as the
+//     part schema's "required" says, with "description" and "deprecated"
+//     lifted from the property schema. Order: path parameters in path
+//     order, then query, then headers, each by name. A part schema that is
+//     a "$ref" to a def is followed to find its properties. Header
+//     parameters named Accept, Content-Type or Authorization are never
+//     written: OpenAPI ignores them
+//     (https://spec.openapis.org/oas/v3.1.0#parameter-object, "name").
+//   - requestBody from request.body: {"schema": S} is application/json;
+//     "content" gives one entry per media type, where a type without a
+//     schema gets {} (JSON types), {"type": "object"} (forms) or an opaque
+//     {"type": "string", "contentEncoding": "binary"} (anything else).
+//     required is body.required, which defaults to true.
+//   - A response per declared status: the declared description or the
+//     status's reason phrase; content keyed by contentType (a +json type)
+//     or application/json for a JSON response with a schema, one entry per
+//     type of a media response (its schema, or an opaque binary string); no
+//     content for a response with neither schema nor media. Declared
+//     headers become Header objects; a Content-Type header is dropped, as
+//     OpenAPI ignores it. Inferred responses (responsesInferred) are
+//     documented like declared ones.
+//   - The responses of the routes configuration that apply (app-wide, then
+//     scoped by pattern, then per method), and the framework responses
+//     the operation can reach: 400 Validation Error when a request part is
+//     declared, 415 Unsupported Media Type when a body is, 406 Not
+//     Acceptable when it negotiates. Their schemas are the components
+//     named by the Schema... constants, added only when used.
+//   - A status declared twice with one media type gets {"oneOf": [first,
+//     later]} (identical schemas are written once); other media types add
+//     content entries. The contract comes first, then the routes
+//     configuration, then the framework: the first description given wins,
+//     and a status nobody describes gets its reason phrase.
+//
+// Every $defs entry of the contracts and of the routes configuration is
+// lifted into components/schemas, and every "$ref": "#/$defs/X..." in any
+// schema becomes "#/components/schemas/X...". One name with two different
+// definitions fails, naming both files; equal definitions are shared.
+//
+// # Notes
+//
+//   - An operation whose contract declares no responses gets {"default":
+//     {"description": "Responses are not declared"}} besides any
+//     configured or framework response: OpenAPI requires at least one
+//     response, and "default" says that the successful answers are not
+//     documented.
+//   - A params property that is not a parameter of the path fails the build:
+//     OpenAPI requires every path parameter to appear in the template.
+//   - A "$ref" to a def that neither $defs has fails the build.
+//   - Routes configuration patterns are matched against the client form of
+//     Path ({id} becomes :id). A pattern, or a method under a pattern, that
+//     applies to no operation fails the build, naming the file and the
+//     pattern.
+//   - A $defs entry named like one of the framework schemas (Schema...
+//     constants) must be that very schema.
+//   - Build returns every error it finds, joined.
+func Build(ops []Operation, opts Options) (*Document, error) {
+	b := &builder{
+		doc: &Document{
+			OpenAPI: Version,
+			Info:    Info{Title: cmp.Or(opts.Title, "Endpoints API"), Version: cmp.Or(opts.Version, "0.1.0")},
+			Paths:   map[string]*PathItem{},
+		},
+		schemas:   map[string]*namedSchema{},
+		opIDs:     map[string]string{},
+		opFiles:   map[string]string{},
+		tags:      map[string]bool{},
+		framework: map[string]bool{},
+		used:      map[string]bool{},
+	}
+	var cfg *RoutesConfig
+	var cfgSrc *source
+	if opts.Routes != nil {
+		var err error
+		if cfg, err = recheck(opts.Routes); err != nil {
+			return nil, err
+		}
+		cfgSrc = &source{file: cfg.File, defs: cfg.Defs}
+		b.liftDefs(cfgSrc, "/$defs", cfg.Defs)
+	}
+
+	sorted := make([]*Operation, len(ops))
+	for i := range ops {
+		sorted[i] = &ops[i]
+	}
+	slices.SortStableFunc(sorted, func(a, b *Operation) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), methodRank(a.Method)-methodRank(b.Method),
+			strings.Compare(a.Method, b.Method), strings.Compare(a.File, b.File))
+	})
+	for _, op := range sorted {
+		b.operation(op, cfg, cfgSrc)
+	}
+
+	if cfg != nil {
+		for _, pat := range slices.SortedFunc(maps.Keys(cfg.Routes), patternOrder) {
+			if !b.used[pat] {
+				b.errorf("%s: %s: pattern %q: %w", cfg.File, pointer("routes", pat), pat, ErrUnmatchedPattern)
+				continue
+			}
+			for _, m := range slices.Sorted(maps.Keys(cfg.Routes[pat].Methods)) {
+				if !b.used[pat+" "+m] {
+					b.errorf("%s: %s: pattern %q has no %s operation: %w", cfg.File, pointer("routes", pat, "methods", m), pat, strings.ToUpper(m), ErrUnmatchedPattern)
+				}
+			}
+		}
+	}
+	if len(b.errs) > 0 {
+		return nil, errors.Join(b.errs...)
+	}
+	b.finish()
+	return b.doc, nil
+}
+
+// recheck checks a RoutesConfig that may have been filled in by Go code the
+// way ParseRoutesConfig checks a file.
+func recheck(c *RoutesConfig) (*RoutesConfig, error) {
+	file := cmp.Or(c.File, "routes configuration")
+	data, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return ParseRoutesConfig(file, data)
+}
+
+// methodRank orders methods as OpenAPI lists them.
+func methodRank(m string) int {
+	if i := slices.Index(methodOrder, strings.ToLower(m)); i >= 0 {
+		return i
+	}
+	return len(methodOrder)
+}
+
+var methodOrder = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+// builder is the state of one Build call.
+type builder struct {
+	doc     *Document
+	schemas map[string]*namedSchema
+	// opIDs maps an operationId to the file of its operation.
+	opIDs map[string]string
+	// opFiles maps "METHOD path" to the file of its operation.
+	opFiles   map[string]string
+	tags      map[string]bool
+	framework map[string]bool
+	// used holds the routes configuration patterns ("pattern") and pattern
+	// methods ("pattern method") that applied to an operation.
+	used map[string]bool
+	errs []error
+}
+
+func (b *builder) errorf(format string, args ...any) {
+	b.errs = append(b.errs, fmt.Errorf(format, args...))
+}
+
+// namedSchema is a schema of components/schemas and the file that first
+// defined it.
+type namedSchema struct {
+	value jsontext.Value
+	file  string
+	// raw is the text of the definition, to recognise a repeat without
+	// comparing canonical forms.
+	raw string
+	// canon is the canonical form of value, computed when first needed.
+	canon string
+}
+
+// canonical returns the canonical form of the schema, to compare
+// definitions of one name.
+func (n *namedSchema) canonical() string {
+	if n.canon == "" {
+		n.canon = canonicalOrRaw(n.value)
+	}
+	return n.canon
+}
+
+// source is where schemas come from: a contract or the routes
+// configuration, whose "#/$defs/..." references name defs.
+type source struct {
+	file string
+	defs map[string]json.RawMessage
+	// more are further defs (a per-method contract's own).
+	more map[string]json.RawMessage
+}
+
+func (s *source) def(name string) (json.RawMessage, bool) {
+	if d, ok := s.more[name]; ok {
+		return d, true
+	}
+	d, ok := s.defs[name]
+	return d, ok
+}
+
+// schema returns raw with its references rewritten for the document,
+// reporting references to defs the source lacks; ptr locates raw in the
+// source for errors.
+func (b *builder) schema(src *source, ptr string, raw json.RawMessage) jsontext.Value {
+	out, err := rewriteRefs(jsontext.Value(raw), ptr, func(name, rp string) {
+		if _, ok := src.def(name); !ok {
+			b.errorf("%s: %s: %q names no entry of \"$defs\"", src.file, rp, defsPrefix+escapeToken(name))
+		}
+	})
+	if err != nil {
+		b.errorf("%s: %w", src.file, err)
+		return nil
+	}
+	if len(out) > 0 && len(raw) > 0 && &out[0] == &raw[0] {
+		out = out.Clone() // the document never shares memory with a contract
+	}
+	return out
+}
+
+// liftDefs adds defs to components/schemas.
+func (b *builder) liftDefs(src *source, ptr string, defs map[string]json.RawMessage) {
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
+		raw := string(defs[name])
+		prev, seen := b.schemas[name]
+		if seen && prev.raw == raw {
+			continue // the very same text: shared
+		}
+		dp := ptr + "/" + escapeToken(name)
+		v := b.schema(src, dp, defs[name])
+		if v == nil {
+			continue
+		}
+		next := &namedSchema{value: v, file: src.file, raw: raw}
+		if fw, ok := frameworkCanonical[name]; ok && next.canonical() != fw {
+			b.errorf("%s: %s: the name %q is the framework's own error schema; rename the def: %w",
+				src.file, dp, name, ErrSchemaConflict)
+			continue
+		}
+		if seen {
+			if prev.canonical() != next.canonical() {
+				b.errorf("schema %q is defined differently by %s and %s; rename one or make them equal: %w",
+					name, prev.file, src.file, ErrSchemaConflict)
+			}
+			continue
+		}
+		b.schemas[name] = next
+	}
+}
+
+// operation adds one operation to the document.
+func (b *builder) operation(op *Operation, cfg *RoutesConfig, cfgSrc *source) {
+	nerr := len(b.errs)
+	if op.Contract == nil {
+		b.errorf("%s: %s %s: no contract", op.File, op.Method, op.Path)
+		return
+	}
+	if len(op.Contract.Methods) > 0 {
+		b.errorf("%s: %s %s: the contract declares \"methods\"; pass one Operation per method, with that method's contract", op.File, op.Method, op.Path)
+		return
+	}
+	if !strings.HasPrefix(op.Path, "/") {
+		b.errorf("%s: path %q: want an OpenAPI path template starting with \"/\"", op.File, op.Path)
+		return
+	}
+	item := b.doc.Paths[op.Path]
+	if item == nil {
+		item = &PathItem{}
+	}
+	var slot **OperationObject
+	for _, m := range item.methods() {
+		if m.name == strings.ToLower(op.Method) {
+			slot = m.op
+		}
+	}
+	if slot == nil {
+		b.errorf("%s: method %q: want one of %s", op.File, op.Method, strings.ToUpper(strings.Join(methodOrder, ", ")))
+		return
+	}
+	key := strings.ToUpper(op.Method) + " " + op.Path
+	if prev, ok := b.opFiles[key]; ok {
+		b.errorf("%s is declared by both %s and %s: %w", key, prev, op.File, ErrDuplicateOperation)
+		return
+	}
+	b.opFiles[key] = op.File
+
+	c := op.Contract
+	src := &source{file: op.File, defs: op.Defs, more: c.Defs}
+	b.liftDefs(src, "/$defs", op.Defs)
+	if len(c.Defs) > 0 && !sameDefs(c.Defs, op.Defs) {
+		b.liftDefs(src, "/$defs", c.Defs)
+	}
+
+	out := &OperationObject{
+		OperationID: OperationID(op.Method, op.Path),
+		Summary:     c.Summary,
+		Description: c.Description,
+		Tags:        slices.Clone(c.Tags),
+		Deprecated:  c.Deprecated,
+	}
+	if prev, ok := b.opIDs[out.OperationID]; ok {
+		b.errorf("operationId %q of %s %s (%s) is also the operationId of %s; rename a route: %w",
+			out.OperationID, op.Method, op.Path, op.File, prev, ErrDuplicateOperationID)
+	} else {
+		b.opIDs[out.OperationID] = op.File
+	}
+	for _, t := range c.Tags {
+		b.tags[t] = true
+	}
+	out.Parameters = b.parameters(op, src)
+	if c.Request != nil && c.Request.Body != nil {
+		out.RequestBody = b.requestBody(c.Request.Body, src)
+	}
+
+	rs := newResponseSet()
+	for _, st := range slices.Sorted(maps.Keys(c.Responses)) {
+		if r := c.Responses[st]; r != nil {
+			b.addDeclared(rs, src, pointer("responses", st), st, r)
+		}
+	}
+	if cfg != nil {
+		client := clientPath(op.Path)
+		for _, d := range cfg.declarations(op.Method, client, func(pat, m string) {
+			if m == "" {
+				b.used[pat] = true
+			} else {
+				b.used[pat+" "+m] = true
+			}
+		}) {
+			b.addDeclared(rs, cfgSrc, d.ptr, d.status, d.resp)
+		}
+	}
+	for _, fr := range frameworkResponses {
+		if fr.reaches(op) {
+			rs.add(fmt.Sprint(fr.status), fr.description, nil, fr.mediaType, jsontext.Value(`{"$ref":"`+componentPrefix+fr.schema+`"}`))
+			for _, u := range fr.uses {
+				b.framework[u] = true
+			}
+		}
+	}
+	out.Responses = rs.responses()
+	if len(c.Responses) == 0 {
+		out.Responses["default"] = &Response{Description: "Responses are not declared"}
+	}
+
+	if len(b.errs) > nerr {
+		return
+	}
+	*slot = out
+	b.doc.Paths[op.Path] = item
+}
+
+// sameDefs reports whether a and b are the same map (a per-method contract
+// of a module without methods shares the root's defs).
+func sameDefs(a, b map[string]json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || string(v) != string(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// clientPath turns an OpenAPI path template into client form:
+// /api/users/{id} → /api/users/:id.
+func clientPath(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+			segs[i] = ":" + s[1:len(s)-1]
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// templateParams returns the names of the {name} parameters of an OpenAPI
+// path template, in order.
+func templateParams(path string) []string {
+	var names []string
+	for {
+		i := strings.IndexByte(path, '{')
+		if i < 0 {
+			return names
+		}
+		j := strings.IndexByte(path[i:], '}')
+		if j < 0 {
+			return names
+		}
+		names = append(names, path[i+1:i+j])
+		path = path[i+j+1:]
+	}
+}
+
+// ignoredHeaders are header parameters OpenAPI ignores
+// (https://spec.openapis.org/oas/v3.1.0#parameter-object, "name").
+var ignoredHeaders = []string{"accept", "content-type", "authorization"}
+
+// part is the schema of params, query or headers: its properties and the
+// required ones.
+type part struct {
+	props    map[string]jsontext.Value
+	required map[string]bool
+}
+
+// partSchema is what Build reads of a part schema.
+type partSchema struct {
+	Ref        string                    `json:"$ref"`
+	Properties map[string]jsontext.Value `json:"properties"`
+	Required   []string                  `json:"required"`
+}
+
+// readPart decodes a part schema, following a "$ref" to a def.
+func (b *builder) readPart(src *source, ptr string, raw json.RawMessage) part {
+	var ps partSchema
+	if len(raw) == 0 || jsonv2.Unmarshal(raw, &ps) != nil {
+		return part{}
+	}
+	for range 16 {
+		name, ok := strings.CutPrefix(ps.Ref, defsPrefix)
+		if !ok || strings.Contains(name, "/") {
+			break
+		}
+		def, ok := src.def(unescapeToken(name))
+		if !ok {
+			b.errorf("%s: %s/$ref: %q names no entry of \"$defs\"", src.file, ptr, ps.Ref)
+			break
+		}
+		ps = partSchema{}
+		if jsonv2.Unmarshal(def, &ps) != nil {
+			break
+		}
+	}
+	p := part{props: ps.Properties, required: map[string]bool{}}
+	for _, n := range ps.Required {
+		p.required[n] = true
+	}
+	return p
+}
+
+// parameters builds the parameters of an operation.
+func (b *builder) parameters(op *Operation, src *source) []*Parameter {
+	req := op.Contract.Request
+	if req == nil {
+		req = &abi.Request{}
+	}
+	var out []*Parameter
+	names := templateParams(op.Path)
+	params := b.readPart(src, "/request/params", req.Params)
+	for _, name := range slices.Sorted(maps.Keys(params.props)) {
+		if !slices.Contains(names, name) {
+			b.errorf("%s: /request/params/properties/%s: %q is not a parameter of %s; the path has %s",
+				op.File, escapeToken(name), name, op.Path, listOrNone(names))
+		}
+	}
+	for _, name := range names {
+		p := &Parameter{Name: name, In: "path", Required: true, Schema: stringSchema.Clone()}
+		if s, ok := params.props[name]; ok {
+			p.Schema = b.schema(src, pointer("request", "params", "properties", name), json.RawMessage(s))
+			lift(p, s)
+		}
+		out = append(out, p)
+	}
+	for _, pp := range []struct {
+		in, name string
+		raw      json.RawMessage
+	}{{"query", "query", req.Query}, {"header", "headers", req.Headers}} {
+		part := b.readPart(src, pointer("request", pp.name), pp.raw)
+		for _, name := range slices.Sorted(maps.Keys(part.props)) {
+			if pp.in == "header" && slices.Contains(ignoredHeaders, strings.ToLower(name)) {
+				continue
+			}
+			s := part.props[name]
+			p := &Parameter{Name: name, In: pp.in, Required: part.required[name],
+				Schema: b.schema(src, pointer("request", pp.name, "properties", name), json.RawMessage(s))}
+			lift(p, s)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// annotations are the members of a schema lifted to its parameter or
+// header.
+type annotations struct {
+	Description string `json:"description"`
+	Deprecated  bool   `json:"deprecated"`
+}
+
+// annotationsOf reads the annotations of a schema; a member of another type
+// is ignored.
+func annotationsOf(schema jsontext.Value) annotations {
+	var a annotations
+	if schema.Kind() == '{' && (bytes.Contains(schema, []byte("description")) || bytes.Contains(schema, []byte("deprecated")) || bytes.Contains(schema, []byte(`\u`))) {
+		m := objectMembers(schema)
+		_ = jsonv2.Unmarshal(m["description"], &a.Description)
+		_ = jsonv2.Unmarshal(m["deprecated"], &a.Deprecated)
+	}
+	return a
+}
+
+// lift copies "description" and "deprecated" of a property schema to its
+// parameter.
+func lift(p *Parameter, schema jsontext.Value) {
+	a := annotationsOf(schema)
+	p.Description, p.Deprecated = a.Description, a.Deprecated
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "no parameters"
+	}
+	return strings.Join(names, ", ")
+}
+
+// requestBody builds the request body of an operation.
+func (b *builder) requestBody(body *abi.Body, src *source) *RequestBody {
+	rb := &RequestBody{Description: body.Description, Required: body.IsRequired(), Content: map[string]*MediaType{}}
+	if body.Schema != nil {
+		rb.Content[mediaJSON] = &MediaType{Schema: b.schema(src, "/request/body/schema", body.Schema)}
+	}
+	for _, mt := range slices.Sorted(maps.Keys(body.Content)) {
+		var s jsontext.Value
+		if m := body.Content[mt]; m != nil && m.Schema != nil {
+			s = b.schema(src, pointer("request", "body", "content", mt, "schema"), m.Schema)
+		} else {
+			s = defaultBodySchema(mt)
+		}
+		rb.Content[mt] = &MediaType{Schema: s}
+	}
+	return rb
+}
+
+// defaultBodySchema is the schema of a request media type declared without
+// one.
+func defaultBodySchema(mt string) jsontext.Value {
+	base, _, err := mime.ParseMediaType(mt)
+	if err != nil {
+		base = strings.ToLower(mt)
+	}
+	switch {
+	case isJSONType(base):
+		return anySchema.Clone()
+	case base == "application/x-www-form-urlencoded" || base == "multipart/form-data":
+		return objectSchema.Clone()
+	}
+	return binarySchema.Clone()
+}
+
+// addDeclared adds a declared response (contract or routes configuration).
+func (b *builder) addDeclared(rs *responseSet, src *source, ptr, status string, r *abi.Response) {
+	var headers map[string]*Header
+	for _, name := range slices.Sorted(maps.Keys(r.Headers)) {
+		if strings.EqualFold(name, "content-type") {
+			continue
+		}
+		s := b.schema(src, ptr+"/headers/"+escapeToken(name), r.Headers[name])
+		h := &Header{Schema: s, Description: annotationsOf(s).Description}
+		if headers == nil {
+			headers = map[string]*Header{}
+		}
+		headers[name] = h
+	}
+	desc := r.Description
+	switch {
+	case r.IsMedia():
+		var s jsontext.Value
+		if r.Schema != nil {
+			s = b.schema(src, ptr+"/schema", r.Schema)
+		}
+		for _, mt := range r.Media {
+			rs.add(status, desc, headers, mt, orBinary(s))
+		}
+	case r.Schema != nil:
+		rs.add(status, desc, headers, cmp.Or(r.ContentType, mediaJSON), b.schema(src, ptr+"/schema", r.Schema))
+	case r.ContentType != "":
+		rs.add(status, desc, headers, r.ContentType, anySchema.Clone())
+	default:
+		rs.add(status, desc, headers, "", nil)
+	}
+}
+
+// orBinary is s, or the opaque binary schema when s is nil.
+func orBinary(s jsontext.Value) jsontext.Value {
+	if s == nil {
+		return binarySchema.Clone()
+	}
+	return s
+}
+
+// responseSet gathers the responses of one operation from every source.
+type responseSet struct {
+	byStatus map[string]*responseParts
+}
+
+type responseParts struct {
+	description string
+	headers     map[string]*Header
+	// content by canonical media type.
+	content map[string]*contentParts
+}
+
+type contentParts struct {
+	mediaType string
+	schemas   []jsontext.Value
+	// canons are the canonical forms of schemas, computed once a second
+	// schema arrives.
+	canons []string
+}
+
+func newResponseSet() *responseSet { return &responseSet{byStatus: map[string]*responseParts{}} }
+
+// add adds one declaration: mediaType "" declares the status without a
+// body. The first description and the first header of a name win.
+func (rs *responseSet) add(status, description string, headers map[string]*Header, mediaType string, schema jsontext.Value) {
+	p := rs.byStatus[status]
+	if p == nil {
+		p = &responseParts{content: map[string]*contentParts{}}
+		rs.byStatus[status] = p
+	}
+	if p.description == "" {
+		p.description = description
+	}
+	for name, h := range headers {
+		if p.headers == nil {
+			p.headers = map[string]*Header{}
+		}
+		if _, ok := p.headers[name]; !ok {
+			p.headers[name] = h
+		}
+	}
+	if mediaType == "" {
+		return
+	}
+	key, _, err := parseMediaType(mediaType)
+	if err != nil {
+		key = strings.ToLower(mediaType)
+	}
+	c := p.content[key]
+	if c == nil {
+		c = &contentParts{mediaType: mediaType}
+		p.content[key] = c
+	}
+	if len(c.schemas) == 0 {
+		c.schemas = append(c.schemas, schema)
+		return
+	}
+	// A second schema for one media type: compare canonical forms, so that
+	// an identical declaration is written once.
+	if c.canons == nil {
+		c.canons = []string{canonicalOrRaw(c.schemas[0])}
+	}
+	if canon := canonicalOrRaw(schema); !slices.Contains(c.canons, canon) {
+		c.schemas = append(c.schemas, schema)
+		c.canons = append(c.canons, canon)
+	}
+}
+
+func canonicalOrRaw(s jsontext.Value) string {
+	c, err := canonical(s)
+	if err != nil {
+		return string(s)
+	}
+	return c
+}
+
+// responses returns the Responses of the set.
+func (rs *responseSet) responses() map[string]*Response {
+	out := make(map[string]*Response, len(rs.byStatus)+1)
+	for status, p := range rs.byStatus {
+		r := &Response{Description: p.description, Headers: p.headers}
+		if r.Description == "" {
+			r.Description = reasonPhrase(status)
+		}
+		for _, c := range p.content {
+			if r.Content == nil {
+				r.Content = map[string]*MediaType{}
+			}
+			s := c.schemas[0]
+			if len(c.schemas) > 1 {
+				s = oneOf(c.schemas)
+			}
+			r.Content[c.mediaType] = &MediaType{Schema: s}
+		}
+		out[status] = r
+	}
+	return out
+}
+
+// reasonPhrase is the description of a status declared without one.
+func reasonPhrase(status string) string {
+	var code int
+	if _, err := fmt.Sscan(status, &code); err == nil {
+		if t := http.StatusText(code); t != "" {
+			return t
+		}
+	}
+	return "Status " + status
+}
+
+// oneOf combines schemas.
+func oneOf(schemas []jsontext.Value) jsontext.Value {
+	v, _ := jsonv2.Marshal(map[string][]jsontext.Value{"oneOf": schemas})
+	return v
+}
+
+// finish adds the shared parts of the document once every operation is in.
+func (b *builder) finish() {
+	for name := range b.framework {
+		if _, ok := b.schemas[name]; !ok {
+			b.schemas[name] = &namedSchema{value: jsontext.Value(frameworkCanonical[name]), canon: frameworkCanonical[name]}
+		}
+	}
+	if len(b.schemas) > 0 {
+		b.doc.Components = &Components{Schemas: map[string]jsontext.Value{}}
+		for name, s := range b.schemas {
+			b.doc.Components.Schemas[name] = s.value
+		}
+	}
+	for _, t := range slices.Sorted(maps.Keys(b.tags)) {
+		b.doc.Tags = append(b.doc.Tags, &Tag{Name: t})
+	}
+}
+
+// OperationID derives the operationId of an operation from its method and
+// OpenAPI path template (SPEC.md §7): the lower-case method, then each
+// path segment in camel case, a "{param}" as "By" and its capitalised
+// name. Characters other than letters and digits split a segment into
+// words, each capitalised; the rest of each word keeps its case.
+//
+//	OperationID("GET", "/api/users/{id}")       // getApiUsersById
+//	OperationID("GET", "/api/users/{id}/posts") // getApiUsersByIdPosts
+//	OperationID("GET", "/openapi.json")         // getOpenapiJson
+//	OperationID("POST", "/api/user-groups")     // postApiUserGroups
+//	OperationID("GET", "/")                     // get
+//
+// # Notes
+//
+//   - Different paths can give one id (/api/user-groups and
+//     /api/user_groups); [Build] then fails, naming both files.
+func OperationID(method, path string) string {
+	var b strings.Builder
+	b.WriteString(strings.ToLower(method))
+	words := func(s string) {
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			r, n := utf8.DecodeRuneInString(w)
+			b.WriteRune(unicode.ToUpper(r))
+			b.WriteString(w[n:])
+		}
+	}
+	for seg := range strings.SplitSeq(path, "/") {
+		for seg != "" {
+			i := strings.IndexByte(seg, '{')
+			j := strings.IndexByte(seg, '}')
+			if i < 0 || j < i {
+				words(seg)
+				break
+			}
+			words(seg[:i])
+			b.WriteString("By")
+			words(seg[i+1 : j])
+			seg = seg[j+1:]
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,618 @@
+package openapi_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+func TestOperationID(t *testing.T) {
+	tests := []struct {
+		method, path, want string
+	}{
+		{"GET", "/api/users/{id}", "getApiUsersById"},
+		{"GET", "/api/users/{id}/posts", "getApiUsersByIdPosts"},
+		{"GET", "/openapi.json", "getOpenapiJson"},
+		{"POST", "/api/user-groups", "postApiUserGroups"},
+		{"GET", "/", "get"},
+		{"DELETE", "/api/users/{userId}", "deleteApiUsersByUserId"},
+		{"PUT", "/api/orgs/{org_id}/members/{member-id}", "putApiOrgsByOrgIdMembersByMemberId"},
+		{"PATCH", "/v1/camelCase", "patchV1CamelCase"},
+		{"options", "/api/files/report.v2.csv", "optionsApiFilesReportV2Csv"},
+		{"GET", "/api/users/{id}.json", "getApiUsersByIdJson"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			if got := openapi.OperationID(tt.method, tt.path); got != tt.want {
+				t.Errorf("OperationID(%q, %q) = %q, want %q", tt.method, tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBuildRejectsDuplicates(t *testing.T) {
+	const empty = `{"responses": {"204": {}}}`
+	tests := []struct {
+		name    string
+		ops     []openapi.Operation
+		wantErr error
+		want    []string
+	}{
+		{
+			name: "two paths give one operationId",
+			ops: []openapi.Operation{
+				op(t, "POST", "/api/user-groups", "server/api/user-groups.post.wasm", empty),
+				op(t, "POST", "/api/user_groups", "server/api/user_groups.post.wasm", empty),
+			},
+			wantErr: openapi.ErrDuplicateOperationID,
+			want:    []string{`"postApiUserGroups"`, "server/api/user-groups.post.wasm", "server/api/user_groups.post.wasm"},
+		},
+		{
+			name: "two modules declare one operation",
+			ops: []openapi.Operation{
+				op(t, "GET", "/api/a", "server/api/a.get.wasm", empty),
+				op(t, "GET", "/api/a", "server/api/a/index.get.wasm", empty),
+			},
+			wantErr: openapi.ErrDuplicateOperation,
+			want:    []string{"GET /api/a", "server/api/a.get.wasm", "server/api/a/index.get.wasm"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := openapi.Build(tt.ops, openapi.Options{})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Build error = %v, want %v", err, tt.wantErr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Build error = %q, want it to name %s", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestParameters(t *testing.T) {
+	tests := []struct {
+		name, method, path, contract string
+		want                         string
+	}{
+		{
+			name: "params, query and headers in order, reserved headers dropped", method: "GET", path: "/api/orgs/{org}/users/{id}",
+			contract: `{
+				"request": {
+					"params": {"type": "object", "required": ["id", "org"], "properties": {
+						"org": {"type": "string", "description": "Organisation slug."},
+						"id": {"type": "integer", "minimum": 1}}},
+					"query": {"type": "object", "required": ["b"], "properties": {
+						"b": {"type": "string"},
+						"a": {"type": "array", "items": {"type": "string"}, "deprecated": true}}},
+					"headers": {"type": "object", "properties": {
+						"authorization": {"type": "string"},
+						"accept": {"type": "string"},
+						"content-type": {"type": "string"},
+						"x-tenant": {"type": "string", "description": "Tenant id."}}}},
+				"responses": {"200": {}}}`,
+			want: `[
+				{"name": "org", "in": "path", "required": true, "description": "Organisation slug.", "schema": {"type": "string", "description": "Organisation slug."}},
+				{"name": "id", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 1}},
+				{"name": "a", "in": "query", "deprecated": true, "schema": {"type": "array", "items": {"type": "string"}, "deprecated": true}},
+				{"name": "b", "in": "query", "required": true, "schema": {"type": "string"}},
+				{"name": "x-tenant", "in": "header", "description": "Tenant id.", "schema": {"type": "string", "description": "Tenant id."}}]`,
+		},
+		{
+			name: "a route parameter the schema lacks is a string", method: "GET", path: "/api/files/{name}",
+			contract: `{"request": {"query": {"type": "object", "properties": {"v": {"type": "integer"}}}}, "responses": {"200": {}}}`,
+			want: `[
+				{"name": "name", "in": "path", "required": true, "schema": {"type": "string"}},
+				{"name": "v", "in": "query", "schema": {"type": "integer"}}]`,
+		},
+		{
+			name: "a part schema that is a reference is followed", method: "GET", path: "/api/items",
+			contract: `{
+				"request": {"query": {"$ref": "#/$defs/Paging"}},
+				"responses": {"200": {}},
+				"$defs": {
+					"Paging": {"type": "object", "required": ["page"], "properties": {
+						"page": {"$ref": "#/$defs/Page"}, "size": {"type": "integer"}}},
+					"Page": {"type": "integer", "minimum": 1}}}`,
+			want: `[
+				{"name": "page", "in": "query", "required": true, "schema": {"$ref": "#/components/schemas/Page"}},
+				{"name": "size", "in": "query", "schema": {"type": "integer"}}]`,
+		},
+		{
+			name: "no request, no parameters", method: "GET", path: "/api/ping",
+			contract: `{"responses": {"204": {}}}`,
+			want:     ``,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := build(t, []openapi.Operation{op(t, tt.method, tt.path, "server/api/x.wasm", tt.contract)}, openapi.Options{})
+			got := at(t, doc, "/paths/"+esc(tt.path)+"/"+strings.ToLower(tt.method)+"/parameters")
+			if tt.want == "" {
+				if got != "" {
+					t.Errorf("parameters = %s, want none", got)
+				}
+				return
+			}
+			wantJSON(t, "parameters", got, tt.want)
+		})
+	}
+}
+
+func TestBuildRejectsBadOperations(t *testing.T) {
+	c := parseContract(t, "server/api/a.get.wasm", "GET", `{"responses": {"200": {}}}`)
+	root := parseContract(t, "server/api/b.wasm", "", `{"methods": {"get": {"responses": {"200": {}}}}}`)
+	tests := []struct {
+		name string
+		op   openapi.Operation
+		want string
+	}{
+		{"no contract", openapi.Operation{Method: "GET", Path: "/api/a", File: "server/api/a.get.wasm"},
+			`server/api/a.get.wasm: GET /api/a: no contract`},
+		{"a path in another form", openapi.Operation{Method: "GET", Path: "api/a", File: "server/api/a.get.wasm", Contract: c},
+			`server/api/a.get.wasm: path "api/a": want an OpenAPI path template starting with "/"`},
+		{"an unknown method", openapi.Operation{Method: "FETCH", Path: "/api/a", File: "server/api/a.get.wasm", Contract: c},
+			`server/api/a.get.wasm: method "FETCH": want one of GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE`},
+		{"a root contract with methods", openapi.Operation{Method: "GET", Path: "/api/b", File: "server/api/b.wasm", Contract: root},
+			`server/api/b.wasm: GET /api/b: the contract declares "methods"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := openapi.Build([]openapi.Operation{tt.op}, openapi.Options{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Build error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParametersNotInPath(t *testing.T) {
+	o := op(t, "GET", "/api/users/{id}", "server/api/users/[id].get.wasm", `{
+		"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}, "slug": {"type": "string"}}}},
+		"responses": {"200": {}}}`)
+	_, err := openapi.Build([]openapi.Operation{o}, openapi.Options{})
+	want := `server/api/users/[id].get.wasm: /request/params/properties/slug: "slug" is not a parameter of /api/users/{id}`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Build error = %v, want it to contain %q", err, want)
+	}
+}
+
+func TestRequestBody(t *testing.T) {
+	tests := []struct {
+		name, contract, want string
+	}{
+		{
+			name:     "a JSON schema",
+			contract: `{"request": {"body": {"schema": {"type": "object"}, "description": "The thing"}}, "responses": {"201": {}}}`,
+			want:     `{"description": "The thing", "required": true, "content": {"application/json": {"schema": {"type": "object"}}}}`,
+		},
+		{
+			name:     "optional",
+			contract: `{"request": {"body": {"schema": {"type": "object"}, "required": false}}, "responses": {"201": {}}}`,
+			want:     `{"content": {"application/json": {"schema": {"type": "object"}}}}`,
+		},
+		{
+			name: "one entry per media type, defaults by kind",
+			contract: `{"request": {"body": {"content": {
+				"application/json": {},
+				"application/merge-patch+json": {"schema": {"type": "object"}},
+				"application/x-www-form-urlencoded": {},
+				"multipart/form-data": {},
+				"image/png": {},
+				"text/plain": {"schema": {"type": "string", "maxLength": 10}}}}},
+				"responses": {"201": {}}}`,
+			want: `{"required": true, "content": {
+				"application/json": {"schema": {}},
+				"application/merge-patch+json": {"schema": {"type": "object"}},
+				"application/x-www-form-urlencoded": {"schema": {"type": "object"}},
+				"multipart/form-data": {"schema": {"type": "object"}},
+				"image/png": {"schema": {"type": "string", "contentEncoding": "binary"}},
+				"text/plain": {"schema": {"type": "string", "maxLength": 10}}}}`,
+		},
+		{
+			name:     "no body",
+			contract: `{"request": {"query": {"type": "object"}}, "responses": {"201": {}}}`,
+			want:     ``,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := build(t, []openapi.Operation{op(t, "POST", "/api/things", "server/api/things.post.wasm", tt.contract)}, openapi.Options{})
+			got := at(t, doc, "/paths/~1api~1things/post/requestBody")
+			if tt.want == "" {
+				if got != "" {
+					t.Errorf("requestBody = %s, want none", got)
+				}
+				return
+			}
+			wantJSON(t, "requestBody", got, tt.want)
+		})
+	}
+}
+
+func TestResponses(t *testing.T) {
+	tests := []struct {
+		name, contract, want string
+	}{
+		{
+			name: "JSON, +json profile, default descriptions",
+			contract: `{"responses": {
+				"200": {"description": "The user", "schema": {"type": "object"}},
+				"201": {"schema": {"type": "object"}, "contentType": "application/vnd.acme.user+json"},
+				"204": {}}}`,
+			want: `{
+				"200": {"description": "The user", "content": {"application/json": {"schema": {"type": "object"}}}},
+				"201": {"description": "Created", "content": {"application/vnd.acme.user+json": {"schema": {"type": "object"}}}},
+				"204": {"description": "No Content"}}`,
+		},
+		{
+			name: "media with and without schema",
+			contract: `{"responses": {
+				"200": {"description": "Avatar", "media": ["image/png", "image/webp"]},
+				"206": {"media": ["text/event-stream"], "schema": {"type": "string", "description": "One event"}}}}`,
+			want: `{
+				"200": {"description": "Avatar", "content": {
+					"image/png": {"schema": {"type": "string", "contentEncoding": "binary"}},
+					"image/webp": {"schema": {"type": "string", "contentEncoding": "binary"}}}},
+				"206": {"description": "Partial Content", "content": {
+					"text/event-stream": {"schema": {"type": "string", "description": "One event"}}}}}`,
+		},
+		{
+			name: "headers, Content-Type dropped",
+			contract: `{"responses": {"201": {"description": "Made",
+				"headers": {"location": {"type": "string", "description": "Where it is."}, "content-type": {"type": "string"}, "x-rate": {"type": "integer"}}}}}`,
+			want: `{"201": {"description": "Made", "headers": {
+				"location": {"description": "Where it is.", "schema": {"type": "string", "description": "Where it is."}},
+				"x-rate": {"schema": {"type": "integer"}}}}}`,
+		},
+		{
+			name:     "a contentType without schema still has content",
+			contract: `{"responses": {"200": {"contentType": "application/hal+json"}}}`,
+			want:     `{"200": {"description": "OK", "content": {"application/hal+json": {"schema": {}}}}}`,
+		},
+		{
+			name:     "no responses",
+			contract: `{"summary": "Unchecked"}`,
+			want:     `{"default": {"description": "Responses are not declared"}}`,
+		},
+		{
+			name:     "inferred responses are documented",
+			contract: `{"responses": {"200": {"schema": {"type": "string"}}}, "responsesInferred": true}`,
+			want:     `{"200": {"description": "OK", "content": {"application/json": {"schema": {"type": "string"}}}}}`,
+		},
+		{
+			name:     "a status without a reason phrase",
+			contract: `{"responses": {"299": {}}}`,
+			want:     `{"299": {"description": "Status 299"}}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := build(t, []openapi.Operation{op(t, "GET", "/api/x", "server/api/x.get.wasm", tt.contract)}, openapi.Options{})
+			wantJSON(t, "responses", at(t, doc, "/paths/~1api~1x/get/responses"), tt.want)
+		})
+	}
+}
+
+func TestOperationMetadata(t *testing.T) {
+	doc := build(t, []openapi.Operation{
+		op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"summary": "A", "description": "All about A.", "tags": ["b", "a"], "deprecated": true, "responses": {"200": {}}}`),
+		op(t, "GET", "/api/c", "server/api/c.get.wasm", `{"tags": ["c", "a"], "responses": {"200": {}}}`),
+	}, openapi.Options{})
+	tests := []struct{ ptr, want string }{
+		{"/paths/~1api~1a/get/summary", `"A"`},
+		{"/paths/~1api~1a/get/description", `"All about A."`},
+		{"/paths/~1api~1a/get/tags", `["b", "a"]`},
+		{"/paths/~1api~1a/get/deprecated", `true`},
+		{"/paths/~1api~1a/get/operationId", `"getApiA"`},
+		{"/tags", `[{"name": "a"}, {"name": "b"}, {"name": "c"}]`},
+		{"/info", `{"title": "Endpoints API", "version": "0.1.0"}`},
+		{"/openapi", `"3.1.0"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ptr, func(t *testing.T) {
+			wantJSON(t, tt.ptr, at(t, doc, tt.ptr), tt.want)
+		})
+	}
+}
+
+func TestFrameworkResponses(t *testing.T) {
+	ref := func(name string) string { return `{"$ref": "#/components/schemas/` + name + `"}` }
+	tests := []struct {
+		name       string
+		contract   string
+		negotiates bool
+		// want maps a status to the content of the response, "" for a
+		// status that must be absent.
+		want       map[string]string
+		wantDesc   map[string]string
+		components []string
+	}{
+		{
+			name:       "nothing declared, nothing reachable",
+			contract:   `{"responses": {"200": {"schema": {"type": "string"}}}}`,
+			want:       map[string]string{"400": "", "406": "", "415": ""},
+			components: nil,
+		},
+		{
+			name:       "a query makes 400 reachable",
+			contract:   `{"request": {"query": {"type": "object"}}, "responses": {"200": {}}}`,
+			want:       map[string]string{"400": `{"application/json": {"schema": ` + ref("EndpointsValidationError") + `}}`, "415": "", "406": ""},
+			wantDesc:   map[string]string{"400": "Validation Error"},
+			components: []string{"EndpointsValidationError", "EndpointsValidationIssue"},
+		},
+		{
+			name:     "a body makes 400 and 415 reachable",
+			contract: `{"request": {"body": {"schema": {}}}, "responses": {"200": {}}}`,
+			want: map[string]string{
+				"400": `{"application/json": {"schema": ` + ref("EndpointsValidationError") + `}}`,
+				"415": `{"application/json": {"schema": ` + ref("EndpointsUnsupportedMediaType") + `}}`,
+				"406": ""},
+			wantDesc:   map[string]string{"400": "Validation Error", "415": "Unsupported Media Type"},
+			components: []string{"EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+		},
+		{
+			name:       "negotiation makes 406 reachable",
+			contract:   `{"responses": {"200": {"media": ["image/png", "image/webp"]}}}`,
+			negotiates: true,
+			want:       map[string]string{"406": `{"application/json": {"schema": ` + ref("EndpointsNotAcceptable") + `}}`, "400": "", "415": ""},
+			wantDesc:   map[string]string{"406": "Not Acceptable"},
+			components: []string{"EndpointsNotAcceptable"},
+		},
+		{
+			name: "a declared 400 of the same media type becomes oneOf, its description kept",
+			contract: `{"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}}}},
+				"responses": {"200": {}, "400": {"description": "Bad id", "schema": {"type": "object", "required": ["reason"]}}}}`,
+			want: map[string]string{"400": `{"application/json": {"schema": {"oneOf": [
+				{"type": "object", "required": ["reason"]}, ` + ref("EndpointsValidationError") + `]}}}`},
+			wantDesc:   map[string]string{"400": "Bad id"},
+			components: []string{"EndpointsValidationError", "EndpointsValidationIssue"},
+		},
+		{
+			name: "a declared 400 of another media type adds an entry",
+			contract: `{"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}}}},
+				"responses": {"200": {}, "400": {"schema": {"type": "object"}, "contentType": "application/problem+json"}}}`,
+			want: map[string]string{"400": `{
+				"application/json": {"schema": ` + ref("EndpointsValidationError") + `},
+				"application/problem+json": {"schema": {"type": "object"}}}`},
+			// The declared 400 has no description: the first one given wins.
+			wantDesc:   map[string]string{"400": "Validation Error"},
+			components: []string{"EndpointsValidationError", "EndpointsValidationIssue"},
+		},
+		{
+			name:     "a declared 415 without body keeps its description and gains content",
+			contract: `{"request": {"body": {"content": {"text/csv": {}}}}, "responses": {"200": {}, "415": {"description": "CSV only"}}}`,
+			want: map[string]string{
+				"415": `{"application/json": {"schema": ` + ref("EndpointsUnsupportedMediaType") + `}}`},
+			wantDesc:   map[string]string{"415": "CSV only"},
+			components: []string{"EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := op(t, "POST", "/api/x/{id}", "server/api/x/[id].post.wasm", tt.contract)
+			o.Negotiates = tt.negotiates
+			doc := build(t, []openapi.Operation{o}, openapi.Options{})
+			for status, want := range tt.want {
+				got := at(t, doc, "/paths/~1api~1x~1{id}/post/responses/"+status+"/content")
+				if want == "" {
+					if r := at(t, doc, "/paths/~1api~1x~1{id}/post/responses/"+status); r != "" {
+						t.Errorf("response %s = %s, want none", status, r)
+					}
+					continue
+				}
+				wantJSON(t, "content of "+status, got, want)
+			}
+			for status, want := range tt.wantDesc {
+				wantJSON(t, "description of "+status, at(t, doc, "/paths/~1api~1x~1{id}/post/responses/"+status+"/description"), `"`+want+`"`)
+			}
+			var got []string
+			if doc.Components != nil {
+				for name := range doc.Components.Schemas {
+					got = append(got, name)
+				}
+			}
+			if g, w := strings.Join(slices.Sorted(slices.Values(got)), ","), strings.Join(tt.components, ","); g != w {
+				t.Errorf("components = %s, want %s", g, w)
+			}
+		})
+	}
+}
+
+// TestFrameworkSchemas pins the framework bodies to what host/errors.go
+// writes: FrameworkError with ValidationData or MediaTypeData.
+func TestFrameworkSchemas(t *testing.T) {
+	o := op(t, "POST", "/api/x", "server/api/x.post.wasm", `{"request": {"body": {"schema": {}}}, "responses": {"200": {}}}`)
+	o.Negotiates = true
+	doc := build(t, []openapi.Operation{o}, openapi.Options{})
+	media := func(status int) string {
+		return `{"type": "object", "required": ["statusCode", "statusMessage", "data"], "additionalProperties": false,
+			"properties": {
+				"statusCode": {"type": "integer", "enum": [` + itoa(status) + `]},
+				"statusMessage": {"type": "string"},
+				"data": {"type": "object", "required": ["received", "supportedMediaTypes"], "additionalProperties": false,
+					"properties": {"received": {"type": "string"}, "supportedMediaTypes": {"type": "array", "items": {"type": "string"}}}}}}`
+	}
+	issues := `{"type": "array", "items": {"$ref": "#/components/schemas/EndpointsValidationIssue"}}`
+	tests := []struct{ name, want string }{
+		{"EndpointsValidationError", `{"type": "object", "required": ["statusCode", "statusMessage", "data"], "additionalProperties": false,
+			"properties": {
+				"statusCode": {"type": "integer", "enum": [400]},
+				"statusMessage": {"type": "string"},
+				"data": {"type": "object", "additionalProperties": false,
+					"properties": {"params": ` + issues + `, "query": ` + issues + `, "headers": ` + issues + `, "body": ` + issues + `}}}}`},
+		{"EndpointsValidationIssue", `{"type": "object", "required": ["path", "message"], "additionalProperties": false,
+			"properties": {"path": {"type": "array", "items": {"type": ["string", "integer"]}}, "message": {"type": "string"}}}`},
+		{"EndpointsUnsupportedMediaType", media(415)},
+		{"EndpointsNotAcceptable", media(406)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantJSON(t, tt.name, at(t, doc, "/components/schemas/"+tt.name), tt.want)
+		})
+	}
+}
+
+func TestDefs(t *testing.T) {
+	t.Run("lifted, references rewritten everywhere", func(t *testing.T) {
+		doc := build(t, []openapi.Operation{op(t, "POST", "/api/orders", "server/api/orders.post.wasm", `{
+			"request": {
+				"query": {"type": "object", "properties": {"status": {"$ref": "#/$defs/Order/properties/status"}}},
+				"body": {"schema": {"$ref": "#/$defs/Order"}}},
+			"responses": {"201": {"schema": {"type": "array", "items": {"$ref": "#/$defs/Order"}},
+				"headers": {"x-order": {"$ref": "#/$defs/Id"}}}},
+			"$defs": {
+				"Id": {"type": "integer"},
+				"Order": {"type": "object", "properties": {
+					"id": {"$ref": "#/$defs/Id"},
+					"status": {"enum": ["open", "closed"]},
+					"lines": {"type": "array", "items": {"allOf": [{"$ref": "#/$defs/Line"}]}},
+					"meta": {"$ref": "#/$defs/Meta"}}},
+				"Line": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Id"}},
+				"Meta": {"$id": "https://example.com/meta", "$defs": {"K": {}}, "properties": {"k": {"$ref": "#/$defs/K"}}}}}`)}, openapi.Options{})
+		tests := []struct{ ptr, want string }{
+			{"/paths/~1api~1orders/post/parameters/0/schema", `{"$ref": "#/components/schemas/Order/properties/status"}`},
+			{"/paths/~1api~1orders/post/requestBody/content/application~1json/schema", `{"$ref": "#/components/schemas/Order"}`},
+			{"/paths/~1api~1orders/post/responses/201/content/application~1json/schema", `{"type": "array", "items": {"$ref": "#/components/schemas/Order"}}`},
+			{"/paths/~1api~1orders/post/responses/201/headers/x-order/schema", `{"$ref": "#/components/schemas/Id"}`},
+			{"/components/schemas/Order/properties/id", `{"$ref": "#/components/schemas/Id"}`},
+			{"/components/schemas/Order/properties/lines", `{"type": "array", "items": {"allOf": [{"$ref": "#/components/schemas/Line"}]}}`},
+			{"/components/schemas/Line", `{"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Id"}}`},
+			// A schema with $id is a resource of its own: "#" is that schema.
+			{"/components/schemas/Meta/properties/k", `{"$ref": "#/$defs/K"}`},
+		}
+		for _, tt := range tests {
+			wantJSON(t, tt.ptr, at(t, doc, tt.ptr), tt.want)
+		}
+	})
+
+	t.Run("identical defs are shared", func(t *testing.T) {
+		doc := build(t, []openapi.Operation{
+			op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {"schema": {"$ref": "#/$defs/U"}}}, "$defs": {"U": {"type": "string", "minLength": 1}}}`),
+			op(t, "GET", "/api/b", "server/api/b.get.wasm", `{"responses": {"200": {"schema": {"$ref": "#/$defs/U"}}}, "$defs": {"U": {"minLength": 1, "type": "string"}}}`),
+		}, openapi.Options{})
+		wantJSON(t, "components", at(t, doc, "/components/schemas"), `{"U": {"type": "string", "minLength": 1}}`)
+	})
+
+	t.Run("per-method defs are lifted with the root's", func(t *testing.T) {
+		root := parseContract(t, "server/api/items.wasm", "", `{
+			"methods": {
+				"get": {"responses": {"200": {"schema": {"$ref": "#/$defs/Item"}}}},
+				"put": {"request": {"body": {"schema": {"$ref": "#/$defs/Item"}}}, "responses": {"200": {"schema": {"$ref": "#/$defs/Own"}}},
+					"$defs": {"Own": {"type": "boolean"}}}},
+			"$defs": {"Item": {"type": "object"}}}`)
+		doc := build(t, []openapi.Operation{
+			{Method: "GET", Path: "/api/items", File: "server/api/items.wasm", Contract: root.Methods["get"], Defs: root.Defs},
+			{Method: "PUT", Path: "/api/items", File: "server/api/items.wasm", Contract: root.Methods["put"], Defs: root.Defs},
+		}, openapi.Options{})
+		for _, name := range []string{"Item", "Own"} {
+			if at(t, doc, "/components/schemas/"+name) == "" {
+				t.Errorf("components/schemas/%s is missing", name)
+			}
+		}
+	})
+
+	errs := []struct {
+		name    string
+		ops     []openapi.Operation
+		wantErr error
+		want    []string
+	}{
+		{
+			name: "one name, two schemas",
+			ops: []openapi.Operation{
+				op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}, "$defs": {"U": {"type": "string"}}}`),
+				op(t, "GET", "/api/b", "server/api/b.get.wasm", `{"responses": {"200": {}}, "$defs": {"U": {"type": "integer"}}}`),
+			},
+			wantErr: openapi.ErrSchemaConflict,
+			want:    []string{`schema "U"`, "server/api/a.get.wasm", "server/api/b.get.wasm"},
+		},
+		{
+			name: "a def named like a framework schema",
+			ops: []openapi.Operation{
+				op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}, "$defs": {"EndpointsValidationError": {"type": "string"}}}`),
+			},
+			wantErr: openapi.ErrSchemaConflict,
+			want:    []string{"server/api/a.get.wasm", "/$defs/EndpointsValidationError", "rename"},
+		},
+	}
+	for _, tt := range errs {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := openapi.Build(tt.ops, openapi.Options{})
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Build error = %v, want %v", err, tt.wantErr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("Build error = %q, want it to contain %s", err, w)
+				}
+			}
+		})
+	}
+
+	t.Run("a reference to a missing def", func(t *testing.T) {
+		// contract.Parse rejects this contract; a Go embedder might not.
+		o := op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}}`)
+		o.Contract.Responses["200"].Schema = []byte(`{"$ref": "#/$defs/Gone"}`)
+		_, err := openapi.Build([]openapi.Operation{o}, openapi.Options{})
+		want := `server/api/a.get.wasm: /responses/200/schema/$ref: "#/$defs/Gone" names no entry of "$defs"`
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Build error = %v, want it to contain %q", err, want)
+		}
+	})
+
+	t.Run("a def equal to a framework schema is accepted", func(t *testing.T) {
+		doc := build(t, []openapi.Operation{op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}, "$defs": {
+			"EndpointsValidationIssue": {"type": "object", "required": ["path", "message"], "additionalProperties": false,
+				"properties": {"path": {"type": "array", "items": {"type": ["string", "integer"]}}, "message": {"type": "string"}}}}}`)}, openapi.Options{})
+		if at(t, doc, "/components/schemas/EndpointsValidationIssue") == "" {
+			t.Errorf("the def is missing from components")
+		}
+	})
+}
+
+func TestBuildIsOrderIndependent(t *testing.T) {
+	ops := usersOperations(t)
+	first, err := build(t, ops, openapi.Options{}).MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ops {
+		t.Run("rotated by "+itoa(i), func(t *testing.T) {
+			rot := append(append([]openapi.Operation{}, ops[i:]...), ops[:i]...)
+			got, err := build(t, rot, openapi.Options{}).MarshalIndent()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(first) {
+				t.Errorf("document depends on the order of operations")
+			}
+		})
+	}
+}
+
+func TestBuildCopiesSchemas(t *testing.T) {
+	o := op(t, "GET", "/api/a/{id}", "server/api/a/[id].get.wasm", `{
+		"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}}}},
+		"responses": {"200": {"schema": {"type": "string"}}}}`)
+	doc := build(t, []openapi.Operation{o}, openapi.Options{})
+	for _, s := range [][]byte{
+		doc.Paths["/api/a/{id}"].Get.Responses["200"].Content["application/json"].Schema,
+		doc.Paths["/api/a/{id}"].Get.Parameters[0].Schema,
+	} {
+		for i := range s {
+			s[i] = ' '
+		}
+	}
+	if got := string(o.Contract.Responses["200"].Schema); got != `{"type": "string"}` {
+		t.Errorf("changing the document changed the contract: %q", got)
+	}
+	if got := string(o.Contract.Request.Params); !strings.Contains(got, `"integer"`) {
+		t.Errorf("changing the document changed the contract: %q", got)
+	}
+}

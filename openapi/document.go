@@ -1,0 +1,326 @@
+package openapi
+
+import (
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Version is the OpenAPI version every built [Document] declares in its
+// "openapi" member (SPEC.md §7).
+const Version = "3.1.0"
+
+// Document is an OpenAPI 3.1 document: the OpenAPI Object of
+// https://spec.openapis.org/oas/v3.1.0#openapi-object.
+//
+// Every object of the model keeps the members it does not name (the "x-"
+// specification extensions of
+// https://spec.openapis.org/oas/v3.1.0#specification-extensions and any
+// other member) in its Extra field, so a document decoded with
+// [ParseDocument], changed by [Document.Merge] or by an extend hook, and
+// encoded with [Document.MarshalIndent] loses nothing. Schemas are kept as
+// raw JSON (JSON Schema 2020-12, which OpenAPI 3.1 uses unchanged).
+//
+// # Notes
+//
+//   - Members with a zero value (an empty string, false, a nil slice or
+//     map) are omitted when encoding. A member written as false or "" in a
+//     merged fragment therefore disappears; neither changes the meaning of
+//     an OpenAPI document. An empty, non-nil slice or map is kept: "security":
+//     [] (no security for an operation) survives a round trip.
+//   - A member written as null in a fragment clears a modelled member.
+type Document struct {
+	// OpenAPI is the version of the OpenAPI Specification the document uses.
+	// [Build] sets [Version].
+	OpenAPI string `json:"openapi,omitzero"`
+	// Info is the metadata of the API.
+	Info Info `json:"info"`
+	// JSONSchemaDialect is the default "$schema" of the document's Schema
+	// Objects. Defaults to OpenAPI's base dialect, a superset of JSON Schema
+	// 2020-12; [Build] leaves it unset.
+	JSONSchemaDialect string `json:"jsonSchemaDialect,omitzero"`
+	// Servers are the base URLs of the API.
+	Servers []*Server `json:"servers,omitzero"`
+	// Paths maps a path template (/api/users/{id}) to its operations.
+	Paths map[string]*PathItem `json:"paths,omitzero"`
+	// Webhooks are the requests the API may send, by name.
+	Webhooks map[string]*PathItem `json:"webhooks,omitzero"`
+	// Components holds the reusable objects the document refers to.
+	Components *Components `json:"components,omitzero"`
+	// Security lists the security requirements of every operation that
+	// declares none of its own.
+	Security []SecurityRequirement `json:"security,omitzero"`
+	// Tags describe the tags operations use.
+	Tags []*Tag `json:"tags,omitzero"`
+	// ExternalDocs links further documentation.
+	ExternalDocs *ExternalDocs `json:"externalDocs,omitzero"`
+	// Extra holds the members this type does not model, "x-" extensions
+	// included.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// Info is the metadata of the API
+// (https://spec.openapis.org/oas/v3.1.0#info-object). Title and Version
+// are required.
+type Info struct {
+	// Title is the name of the API. [Build] defaults it to "Endpoints API".
+	Title string `json:"title,omitzero"`
+	// Summary is a short summary of the API.
+	Summary string `json:"summary,omitzero"`
+	// Description is a CommonMark description of the API.
+	Description string `json:"description,omitzero"`
+	// TermsOfService is a URL.
+	TermsOfService string `json:"termsOfService,omitzero"`
+	// Contact names who to contact about the API.
+	Contact *Contact `json:"contact,omitzero"`
+	// License is the API's license.
+	License *License `json:"license,omitzero"`
+	// Version is the version of the API (not of OpenAPI). [Build] defaults
+	// it to "0.1.0".
+	Version string `json:"version,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// Contact is https://spec.openapis.org/oas/v3.1.0#contact-object.
+type Contact struct {
+	Name  string `json:"name,omitzero"`
+	URL   string `json:"url,omitzero"`
+	Email string `json:"email,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// License is https://spec.openapis.org/oas/v3.1.0#license-object: Name and
+// one of Identifier (SPDX) or URL.
+type License struct {
+	Name       string `json:"name,omitzero"`
+	Identifier string `json:"identifier,omitzero"`
+	URL        string `json:"url,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// Server is a base URL of the API
+// (https://spec.openapis.org/oas/v3.1.0#server-object).
+type Server struct {
+	URL         string                     `json:"url,omitzero"`
+	Description string                     `json:"description,omitzero"`
+	Variables   map[string]*ServerVariable `json:"variables,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// ServerVariable is https://spec.openapis.org/oas/v3.1.0#server-variable-object.
+type ServerVariable struct {
+	Enum        []string `json:"enum,omitzero"`
+	Default     string   `json:"default,omitzero"`
+	Description string   `json:"description,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// Components holds reusable objects
+// (https://spec.openapis.org/oas/v3.1.0#components-object). [Build] fills
+// Schemas with the lifted $defs and the framework error shapes it uses.
+type Components struct {
+	Schemas         map[string]jsontext.Value  `json:"schemas,omitzero"`
+	Responses       map[string]*Response       `json:"responses,omitzero"`
+	Parameters      map[string]*Parameter      `json:"parameters,omitzero"`
+	Examples        map[string]jsontext.Value  `json:"examples,omitzero"`
+	RequestBodies   map[string]*RequestBody    `json:"requestBodies,omitzero"`
+	Headers         map[string]*Header         `json:"headers,omitzero"`
+	SecuritySchemes map[string]*SecurityScheme `json:"securitySchemes,omitzero"`
+	Links           map[string]jsontext.Value  `json:"links,omitzero"`
+	Callbacks       map[string]jsontext.Value  `json:"callbacks,omitzero"`
+	PathItems       map[string]*PathItem       `json:"pathItems,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// PathItem holds the operations of one path
+// (https://spec.openapis.org/oas/v3.1.0#path-item-object).
+type PathItem struct {
+	// Ref points to a path item defined elsewhere.
+	Ref         string `json:"$ref,omitzero"`
+	Summary     string `json:"summary,omitzero"`
+	Description string `json:"description,omitzero"`
+
+	Get     *OperationObject `json:"get,omitzero"`
+	Put     *OperationObject `json:"put,omitzero"`
+	Post    *OperationObject `json:"post,omitzero"`
+	Delete  *OperationObject `json:"delete,omitzero"`
+	Options *OperationObject `json:"options,omitzero"`
+	Head    *OperationObject `json:"head,omitzero"`
+	Patch   *OperationObject `json:"patch,omitzero"`
+	Trace   *OperationObject `json:"trace,omitzero"`
+
+	Servers []*Server `json:"servers,omitzero"`
+	// Parameters apply to every operation of the path.
+	Parameters []*Parameter `json:"parameters,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// methods lists the operation fields of p with their lower-case method
+// names, in the order of the OpenAPI specification.
+func (p *PathItem) methods() []struct {
+	name string
+	op   **OperationObject
+} {
+	return []struct {
+		name string
+		op   **OperationObject
+	}{
+		{"get", &p.Get}, {"put", &p.Put}, {"post", &p.Post}, {"delete", &p.Delete},
+		{"options", &p.Options}, {"head", &p.Head}, {"patch", &p.Patch}, {"trace", &p.Trace},
+	}
+}
+
+// OperationObject is one method of a path
+// (https://spec.openapis.org/oas/v3.1.0#operation-object). It is named
+// after the specification's "Operation Object" because [Operation] is what
+// [Build] takes.
+type OperationObject struct {
+	Tags         []string      `json:"tags,omitzero"`
+	Summary      string        `json:"summary,omitzero"`
+	Description  string        `json:"description,omitzero"`
+	ExternalDocs *ExternalDocs `json:"externalDocs,omitzero"`
+	// OperationID is unique in the document; see [OperationID].
+	OperationID string       `json:"operationId,omitzero"`
+	Parameters  []*Parameter `json:"parameters,omitzero"`
+	RequestBody *RequestBody `json:"requestBody,omitzero"`
+	// Responses maps a status ("200"), a range ("4XX") or "default" to a
+	// response.
+	Responses  map[string]*Response      `json:"responses,omitzero"`
+	Callbacks  map[string]jsontext.Value `json:"callbacks,omitzero"`
+	Deprecated bool                      `json:"deprecated,omitzero"`
+	// Security overrides the document's; an empty, non-nil slice removes it.
+	Security []SecurityRequirement `json:"security,omitzero"`
+	Servers  []*Server             `json:"servers,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// ExternalDocs is https://spec.openapis.org/oas/v3.1.0#external-documentation-object.
+type ExternalDocs struct {
+	Description string `json:"description,omitzero"`
+	URL         string `json:"url,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// Parameter is one path, query, header or cookie parameter
+// (https://spec.openapis.org/oas/v3.1.0#parameter-object), or a reference
+// to one (Ref).
+type Parameter struct {
+	// Ref points to a parameter in components.
+	Ref string `json:"$ref,omitzero"`
+	// Name is case-sensitive; a header parameter named Accept, Content-Type
+	// or Authorization is ignored by OpenAPI tools and never built.
+	Name string `json:"name,omitzero"`
+	// In is "path", "query", "header" or "cookie".
+	In              string `json:"in,omitzero"`
+	Description     string `json:"description,omitzero"`
+	Required        bool   `json:"required,omitzero"`
+	Deprecated      bool   `json:"deprecated,omitzero"`
+	AllowEmptyValue bool   `json:"allowEmptyValue,omitzero"`
+	Style           string `json:"style,omitzero"`
+	Explode         *bool  `json:"explode,omitzero"`
+	AllowReserved   bool   `json:"allowReserved,omitzero"`
+	// Schema is a JSON Schema 2020-12.
+	Schema   jsontext.Value            `json:"schema,omitzero"`
+	Example  jsontext.Value            `json:"example,omitzero"`
+	Examples map[string]jsontext.Value `json:"examples,omitzero"`
+	Content  map[string]*MediaType     `json:"content,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// RequestBody is https://spec.openapis.org/oas/v3.1.0#request-body-object,
+// or a reference to one (Ref).
+type RequestBody struct {
+	Ref         string `json:"$ref,omitzero"`
+	Description string `json:"description,omitzero"`
+	// Content maps a media type or range to its schema.
+	Content map[string]*MediaType `json:"content,omitzero"`
+	// Required defaults to false in OpenAPI; [Build] sets it from the
+	// contract's body.required, which defaults to true.
+	Required bool `json:"required,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// MediaType is https://spec.openapis.org/oas/v3.1.0#media-type-object.
+type MediaType struct {
+	// Schema is a JSON Schema 2020-12.
+	Schema   jsontext.Value            `json:"schema,omitzero"`
+	Example  jsontext.Value            `json:"example,omitzero"`
+	Examples map[string]jsontext.Value `json:"examples,omitzero"`
+	Encoding map[string]jsontext.Value `json:"encoding,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// Response is https://spec.openapis.org/oas/v3.1.0#response-object, or a
+// reference to one (Ref). Description is required.
+type Response struct {
+	Ref         string                    `json:"$ref,omitzero"`
+	Description string                    `json:"description,omitzero"`
+	Headers     map[string]*Header        `json:"headers,omitzero"`
+	Content     map[string]*MediaType     `json:"content,omitzero"`
+	Links       map[string]jsontext.Value `json:"links,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// Header is a response header
+// (https://spec.openapis.org/oas/v3.1.0#header-object), or a reference to
+// one (Ref).
+type Header struct {
+	Ref         string `json:"$ref,omitzero"`
+	Description string `json:"description,omitzero"`
+	Required    bool   `json:"required,omitzero"`
+	Deprecated  bool   `json:"deprecated,omitzero"`
+	Style       string `json:"style,omitzero"`
+	Explode     *bool  `json:"explode,omitzero"`
+	// Schema is a JSON Schema 2020-12.
+	Schema   jsontext.Value            `json:"schema,omitzero"`
+	Example  jsontext.Value            `json:"example,omitzero"`
+	Examples map[string]jsontext.Value `json:"examples,omitzero"`
+	Content  map[string]*MediaType     `json:"content,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// Tag describes a tag used by operations
+// (https://spec.openapis.org/oas/v3.1.0#tag-object).
+type Tag struct {
+	Name         string        `json:"name,omitzero"`
+	Description  string        `json:"description,omitzero"`
+	ExternalDocs *ExternalDocs `json:"externalDocs,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// SecurityScheme is https://spec.openapis.org/oas/v3.1.0#security-scheme-object,
+// or a reference to one (Ref): for example {"type": "http", "scheme":
+// "bearer"}. [Build] adds none; an application adds them with
+// [Document.Merge].
+type SecurityScheme struct {
+	Ref string `json:"$ref,omitzero"`
+	// Type is "apiKey", "http", "mutualTLS", "oauth2" or "openIdConnect".
+	Type         string `json:"type,omitzero"`
+	Description  string `json:"description,omitzero"`
+	Name         string `json:"name,omitzero"`
+	In           string `json:"in,omitzero"`
+	Scheme       string `json:"scheme,omitzero"`
+	BearerFormat string `json:"bearerFormat,omitzero"`
+	// Flows is the OAuth Flows Object, kept as JSON.
+	Flows            jsontext.Value `json:"flows,omitzero"`
+	OpenIDConnectURL string         `json:"openIdConnectUrl,omitzero"`
+	// Extra holds the members this type does not model.
+	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// SecurityRequirement maps the name of a security scheme to the scopes it
+// needs (https://spec.openapis.org/oas/v3.1.0#security-requirement-object).
+type SecurityRequirement map[string][]string

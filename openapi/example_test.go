@@ -1,0 +1,168 @@
+package openapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"log"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+func ExampleBuild() {
+	var c abi.Contract
+	if err := json.Unmarshal([]byte(`{
+		"summary": "Get a user",
+		"tags": ["users"],
+		"responses": {
+			"200": {"description": "The user", "schema": {"$ref": "#/$defs/User"}},
+			"404": {}
+		},
+		"$defs": {"User": {"type": "object", "properties": {"name": {"type": "string"}}}}
+	}`), &c); err != nil {
+		log.Fatal(err)
+	}
+	doc, err := openapi.Build([]openapi.Operation{{
+		Method:   "GET",
+		Path:     "/api/users/{id}",
+		File:     "server/api/users/[id].get.wasm",
+		Contract: &c,
+		Defs:     c.Defs,
+	}}, openapi.Options{Title: "Users API", Version: "1.0.0"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, err := doc.MarshalIndent()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(string(out))
+	// Output:
+	// {
+	//   "openapi": "3.1.0",
+	//   "info": {
+	//     "title": "Users API",
+	//     "version": "1.0.0"
+	//   },
+	//   "paths": {
+	//     "/api/users/{id}": {
+	//       "get": {
+	//         "tags": [
+	//           "users"
+	//         ],
+	//         "summary": "Get a user",
+	//         "operationId": "getApiUsersById",
+	//         "parameters": [
+	//           {
+	//             "name": "id",
+	//             "in": "path",
+	//             "required": true,
+	//             "schema": {
+	//               "type": "string"
+	//             }
+	//           }
+	//         ],
+	//         "responses": {
+	//           "200": {
+	//             "description": "The user",
+	//             "content": {
+	//               "application/json": {
+	//                 "schema": {
+	//                   "$ref": "#/components/schemas/User"
+	//                 }
+	//               }
+	//             }
+	//           },
+	//           "404": {
+	//             "description": "Not Found"
+	//           }
+	//         }
+	//       }
+	//     }
+	//   },
+	//   "components": {
+	//     "schemas": {
+	//       "User": {
+	//         "properties": {
+	//           "name": {
+	//             "type": "string"
+	//           }
+	//         },
+	//         "type": "object"
+	//       }
+	//     }
+	//   },
+	//   "tags": [
+	//     {
+	//       "name": "users"
+	//     }
+	//   ]
+	// }
+}
+
+func ExampleOperationID() {
+	fmt.Println(openapi.OperationID("GET", "/api/users/{id}/posts"))
+	fmt.Println(openapi.OperationID("POST", "/api/user-groups"))
+	fmt.Println(openapi.OperationID("GET", "/openapi.json"))
+	// Output:
+	// getApiUsersByIdPosts
+	// postApiUserGroups
+	// getOpenapiJson
+}
+
+func ExampleDocument_Merge() {
+	doc, err := openapi.Build(nil, openapi.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// What a runtime declaration's openApi.document adds (SPEC.md §7).
+	err = doc.Merge([]byte(`{
+		"info": {"description": "Our API"},
+		"servers": [{"url": "https://api.example.com"}],
+		"components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+		"security": [{"bearer": []}]
+	}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(doc.Info.Title, "-", doc.Info.Description)
+	fmt.Println(doc.Servers[0].URL)
+	fmt.Println(doc.Components.SecuritySchemes["bearer"].Scheme)
+
+	err = doc.Merge([]byte(`{"paths": {"/x": {"get": {}}}}`))
+	fmt.Println(err)
+	// Output:
+	// Endpoints API - Our API
+	// https://api.example.com
+	// bearer
+	// merged document: openapi: /paths/~1x/get/responses: an operation needs at least one response
+}
+
+func ExampleParseRoutesConfig() {
+	_, err := openapi.ParseRoutesConfig("server/routes.config.json", []byte(`{
+		"responses": {"5xx": {"description": "Server failure"}},
+		"routes": {"/api/admin/*": {"responses": {"403": {"descripton": "Not an admin"}}}}
+	}`))
+	fmt.Println(err)
+	// Output:
+	// server/routes.config.json: /responses/5xx: status "5xx": want three digits from 100 to 599, such as "404"
+	// server/routes.config.json: /routes/~1api~1admin~1*: pattern "/api/admin/*": "*" may only end a pattern as "/**"
+	// server/routes.config.json: /routes/~1api~1admin~1*/responses/403/descripton: unknown member "descripton"; allowed: description, schema, contentType, media, headers
+}
+
+func ExampleRoutesConfig_ResponsesFor() {
+	cfg, err := openapi.ParseRoutesConfig("server/routes.config.json", []byte(`{
+		"responses": {"500": {"description": "Server failure"}},
+		"routes": {"/api/admin/**": {"methods": {"post": {"responses": {"403": {"description": "Not an admin"}}}}}}
+	}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, route := range []string{"/api/admin/users/:id", "/api/public"} {
+		rs := cfg.ResponsesFor("POST", route)
+		fmt.Println(route, len(rs), rs["403"] != nil)
+	}
+	// Output:
+	// /api/admin/users/:id 2 true
+	// /api/public 1 false
+}

@@ -1,0 +1,143 @@
+package openapi
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Names of the component schemas of the framework's own responses (SPEC.md
+// §4): the bodies the host writes for 400, 406 and 415. A $defs entry of a
+// contract or routes configuration may use one of these names only with
+// the very same schema.
+const (
+	// SchemaValidationError is the 400 body:
+	//	{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["limit"],"message":"..."}]}}
+	SchemaValidationError = "EndpointsValidationError"
+	// SchemaValidationIssue is one item of a part's issue list in
+	// SchemaValidationError: {"path": ["items", 0], "message": "..."}.
+	SchemaValidationIssue = "EndpointsValidationIssue"
+	// SchemaUnsupportedMediaType is the 415 body; its data has "received"
+	// and "supportedMediaTypes".
+	SchemaUnsupportedMediaType = "EndpointsUnsupportedMediaType"
+	// SchemaNotAcceptable is the 406 body, shaped like the 415 one.
+	SchemaNotAcceptable = "EndpointsNotAcceptable"
+)
+
+// frameworkResponse is a response the host makes itself, without the
+// guest: documented for every operation that can reach it (SPEC.md §7).
+// Later framework responses (the Problem Details of Idempotency-Key
+// handling, SPEC.md §6) are added to frameworkResponses the same way.
+type frameworkResponse struct {
+	status      int
+	description string
+	mediaType   string
+	// schema is the component the body is described by; uses are the
+	// components it needs, itself included.
+	schema string
+	uses   []string
+	// reaches reports whether op can answer with this response.
+	reaches func(op *Operation) bool
+}
+
+// frameworkResponses are the framework responses, in the order they are
+// added to an operation (after the contract's and the routes
+// configuration's).
+var frameworkResponses = []frameworkResponse{
+	{
+		// "Validation Error" is the statusMessage of the host's 400.
+		status: http.StatusBadRequest, description: "Validation Error", mediaType: mediaJSON,
+		schema: SchemaValidationError, uses: []string{SchemaValidationError, SchemaValidationIssue},
+		reaches: declaresRequestPart,
+	},
+	{
+		status: http.StatusNotAcceptable, description: http.StatusText(http.StatusNotAcceptable), mediaType: mediaJSON,
+		schema: SchemaNotAcceptable, uses: []string{SchemaNotAcceptable},
+		reaches: func(op *Operation) bool { return op.Negotiates },
+	},
+	{
+		status: http.StatusUnsupportedMediaType, description: http.StatusText(http.StatusUnsupportedMediaType), mediaType: mediaJSON,
+		schema: SchemaUnsupportedMediaType, uses: []string{SchemaUnsupportedMediaType},
+		reaches: func(op *Operation) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
+	},
+}
+
+// declaresRequestPart reports whether op validates any request part, so a
+// 400 is reachable.
+func declaresRequestPart(op *Operation) bool {
+	r := op.Contract.Request
+	return r != nil && (len(r.Params) > 0 || len(r.Query) > 0 || len(r.Headers) > 0 || r.Body != nil)
+}
+
+// frameworkSchemas are the component schemas of the framework responses,
+// matching host.FrameworkError with host.ValidationData (whose issues are
+// validation.Issue) or host.MediaTypeData.
+var frameworkSchemas = map[string]jsontext.Value{
+	SchemaValidationError: jsontext.Value(fmt.Sprintf(`{
+		"type": "object",
+		"required": ["statusCode", "statusMessage", "data"],
+		"additionalProperties": false,
+		"properties": {
+			"statusCode": {"type": "integer", "enum": [%d]},
+			"statusMessage": {"type": "string"},
+			"data": {
+				"type": "object",
+				"additionalProperties": false,
+				"properties": {
+					"params": {"type": "array", "items": {"$ref": %q}},
+					"query": {"type": "array", "items": {"$ref": %[2]q}},
+					"headers": {"type": "array", "items": {"$ref": %[2]q}},
+					"body": {"type": "array", "items": {"$ref": %[2]q}}
+				}
+			}
+		}
+	}`, http.StatusBadRequest, componentPrefix+SchemaValidationIssue)),
+	SchemaValidationIssue: jsontext.Value(`{
+		"type": "object",
+		"required": ["path", "message"],
+		"additionalProperties": false,
+		"properties": {
+			"path": {"type": "array", "items": {"type": ["string", "integer"]}},
+			"message": {"type": "string"}
+		}
+	}`),
+	SchemaUnsupportedMediaType: mediaTypeErrorSchema(http.StatusUnsupportedMediaType),
+	SchemaNotAcceptable:        mediaTypeErrorSchema(http.StatusNotAcceptable),
+}
+
+// mediaTypeErrorSchema is the body of a 406 or 415.
+func mediaTypeErrorSchema(status int) jsontext.Value {
+	return jsontext.Value(fmt.Sprintf(`{
+		"type": "object",
+		"required": ["statusCode", "statusMessage", "data"],
+		"additionalProperties": false,
+		"properties": {
+			"statusCode": {"type": "integer", "enum": [%d]},
+			"statusMessage": {"type": "string"},
+			"data": {
+				"type": "object",
+				"required": ["received", "supportedMediaTypes"],
+				"additionalProperties": false,
+				"properties": {
+					"received": {"type": "string"},
+					"supportedMediaTypes": {"type": "array", "items": {"type": "string"}}
+				}
+			}
+		}
+	}`, status))
+}
+
+// frameworkCanonical holds the canonical form of each framework schema, to
+// compare $defs of the same name against.
+var frameworkCanonical = func() map[string]string {
+	m := make(map[string]string, len(frameworkSchemas))
+	for name, s := range frameworkSchemas {
+		c, err := canonical(s)
+		if err != nil {
+			panic(fmt.Sprintf("openapi: framework schema %s: %v", name, err))
+		}
+		m[name] = c
+	}
+	return m
+}()
