@@ -73,6 +73,20 @@ const (
 	// envelope's "error" member, to replace the default 400/406/415 body.
 	ExportOnValidationError = "endpoints_on_validation_error"
 
+	// ExportRuntime is required in the runtime declaration module
+	// ([RuntimeModule]) and only there: () -> i64, like [ExportContract],
+	// returning the declaration JSON ([Runtime]) packed as
+	// offset<<32 | length.
+	ExportRuntime = "endpoints_runtime"
+
+	// ExportOpenAPIExtend is optional in the runtime declaration module:
+	// () -> i32. Declared by "openApi": {"extend": true}, it is called once
+	// per build of the OpenAPI document, after the merge of
+	// openApi.document. During the call [ImportRequestRead] returns the
+	// document and the guest writes the edited document, whole, with
+	// [ImportResponseWrite]; it returns 0 on success.
+	ExportOpenAPIExtend = "endpoints_openapi_extend"
+
 	// ExportMemory is the name of the linear memory the host reads and
 	// writes. Required.
 	ExportMemory = "memory"
@@ -82,6 +96,10 @@ const (
 	// (-mexec-model=reactor) emit. Modules written by hand need none.
 	StartFunction = "_initialize"
 )
+
+// RuntimeModule is the path of the runtime declaration module in an app:
+// app-wide settings and OpenAPI additions, in any language (SPEC.md §7).
+const RuntimeModule = "server/endpoints/runtime.wasm"
 
 // Host functions, all in [ImportModule]. Arguments named buf/buf_len are a
 // buffer in guest memory; name/name_len and value/value_len are UTF-8 bytes.

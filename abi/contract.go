@@ -90,3 +90,24 @@ type Idempotency struct {
 	ReplayStatuses []int    `json:"replayStatuses,omitempty"`
 	Fingerprint    []string `json:"fingerprint,omitempty"`
 }
+
+// Runtime is the JSON the runtime declaration module returns from
+// [ExportRuntime]: application-wide settings.
+//
+//	{"openApi": {"document": {"servers": [{"url": "https://api.example.com"}]}, "extend": true}}
+type Runtime struct {
+	OpenAPI *RuntimeOpenAPI `json:"openApi,omitempty"`
+	// ResponseValidation is the app's policy for checking answers:
+	// "always", "development" or "never"; endpoints.json and host options
+	// take precedence.
+	ResponseValidation string `json:"responseValidation,omitempty"`
+}
+
+// RuntimeOpenAPI adds to the generated OpenAPI document.
+type RuntimeOpenAPI struct {
+	// Document is an OpenAPI fragment deep-merged into the generated
+	// document: objects merge, arrays and scalars replace.
+	Document json.RawMessage `json:"document,omitempty"`
+	// Extend says the module exports [ExportOpenAPIExtend], run last.
+	Extend bool `json:"extend,omitempty"`
+}

@@ -43,6 +43,56 @@ type OpenAPIOption struct {
 	Title   string
 	Version string
 	Path    string
+	// Docs configures the interactive reference page served beside the
+	// document: false turns it off; {"path", "assets"} moves it or loads
+	// its assets from elsewhere (a URL, or a directory of the app served
+	// locally). Defaults to /_endpoints/docs with DefaultDocsAssets.
+	Docs DocsOption
+}
+
+// DocsOption is the "docs" member of "openApi".
+type DocsOption struct {
+	Off    bool
+	Path   string
+	Assets string
+}
+
+// UnmarshalJSONFrom accepts false or {path, assets}.
+func (o *DocsOption) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	switch dec.PeekKind() {
+	case 't', 'f':
+		var b bool
+		if err := json.UnmarshalDecode(dec, &b); err != nil {
+			return err
+		}
+		o.Off = !b
+		return nil
+	case '{':
+		var v struct {
+			Path   string `json:"path"`
+			Assets string `json:"assets"`
+		}
+		if err := json.UnmarshalDecode(dec, &v, json.RejectUnknownMembers(true)); err != nil {
+			return err
+		}
+		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
+			return fmt.Errorf("openApi.docs.path %q must start with /", v.Path)
+		}
+		o.Path, o.Assets = v.Path, v.Assets
+		return nil
+	}
+	return errors.New("openApi.docs must be true, false or an object {path, assets}")
+}
+
+// MarshalJSONTo writes the option back.
+func (o DocsOption) MarshalJSONTo(enc *jsontext.Encoder) error {
+	if o.Off {
+		return enc.WriteToken(jsontext.False)
+	}
+	return json.MarshalEncode(enc, struct {
+		Path   string `json:"path,omitempty"`
+		Assets string `json:"assets,omitempty"`
+	}{o.Path, o.Assets})
 }
 
 // UnmarshalJSONFrom accepts true, false or {enabled, title, version, path}.
@@ -58,10 +108,11 @@ func (o *OpenAPIOption) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		return nil
 	case '{':
 		var v struct {
-			Enabled *bool  `json:"enabled"`
-			Title   string `json:"title"`
-			Version string `json:"version"`
-			Path    string `json:"path"`
+			Enabled *bool      `json:"enabled"`
+			Title   string     `json:"title"`
+			Version string     `json:"version"`
+			Path    string     `json:"path"`
+			Docs    DocsOption `json:"docs"`
 		}
 		if err := json.UnmarshalDecode(dec, &v, json.RejectUnknownMembers(true)); err != nil {
 			return err
@@ -69,7 +120,7 @@ func (o *OpenAPIOption) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
 			return fmt.Errorf("openApi.path %q must start with /", v.Path)
 		}
-		o.Enabled, o.Title, o.Version, o.Path = v.Enabled, v.Title, v.Version, v.Path
+		o.Enabled, o.Title, o.Version, o.Path, o.Docs = v.Enabled, v.Title, v.Version, v.Path, v.Docs
 		return nil
 	}
 	return errors.New("openApi must be true, false or an object {enabled, title, version, path}")
@@ -124,9 +175,10 @@ func LoadAppConfig(appDir string) (*AppConfig, error) {
 
 // allowedKeys names the keys of each object of endpoints.json, for errors.
 var allowedKeys = map[string]string{
-	"":         "openApi, limits, responseValidation",
-	"/limits":  "bodyBytes, memoryBytes, timeout, instances",
-	"/openApi": "enabled, title, version, path",
+	"":              "openApi, limits, responseValidation",
+	"/limits":       "bodyBytes, memoryBytes, timeout, instances",
+	"/openApi":      "enabled, title, version, path, docs",
+	"/openApi/docs": "path, assets",
 }
 
 // ParseAppConfig decodes and checks the content of endpoints.json.

@@ -1,7 +1,9 @@
 package host_test
 
 import (
+	"bytes"
 	"context"
+	"flag"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -44,8 +46,16 @@ func builtExample(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := os.ReadFile(filepath.Join(src, host.AppConfigFile)); err == nil {
-		if err := os.WriteFile(filepath.Join(dir, host.AppConfigFile), cfg, 0o644); err != nil {
+	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile} {
+		cfg, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
+		if err != nil {
+			continue
+		}
+		out := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, cfg, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -115,5 +125,32 @@ func TestUsersExample(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "answer breaks the contract") {
 		t.Errorf("a guest answer broke its contract:\n%s", logs)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// TestUsersDocumentGolden pins the OpenAPI document of examples/users:
+// contracts, routes configuration and runtime declaration together. Review
+// the diff of testdata/users.openapi.json after `go test ./host -update`.
+func TestUsersDocumentGolden(t *testing.T) {
+	h, _ := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Production})
+	got := h.Document()
+	golden := filepath.Join("testdata", "users.openapi.json")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./host -run UsersDocumentGolden -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the document of examples/users differs from %s; if the change is intended, run go test ./host -update and review the diff", golden)
+	}
+	h2, _ := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Production})
+	if !bytes.Equal(h2.Document(), got) {
+		t.Error("two loads of the same app gave different documents")
 	}
 }

@@ -32,6 +32,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // Host serves one app. It is safe for concurrent use.
@@ -44,14 +45,20 @@ type Host struct {
 	table   atomic.Pointer[table]
 	calls   sync.Pool // *call
 	checked bool      // answers are checked against the contract
+	served  bool      // the schema route is served
+	docPath string    // the schema route
+	docs    *docs     // the docs page, nil when off or not served
 }
 
 // table is one loaded version of the app's routes. It is built whole and
 // swapped in atomically; requests keep the table they started with.
 type table struct {
-	router   router.Router[*route]
-	routes   []*route
-	problems []error
+	router       router.Router[*route]
+	routes       []*route
+	problems     []error
+	routesConfig *openapi.RoutesConfig
+	runtime      *runtimeModule
+	doc          *document // nil when it could not be built (see problems)
 }
 
 // LoadError lists every module that failed to load, one per line.
@@ -90,12 +97,24 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{app: appDir, opts: opts, config: cfg, logger: logger, engine: e, checked: opts.checksResponses()}
+	h := &Host{app: appDir, opts: opts, config: cfg, logger: logger, engine: e}
 	h.calls.New = func() any { return new(call) }
 	t, err := h.load(ctx)
 	if err != nil {
 		_ = e.close(ctx)
 		return nil, err
+	}
+	if h.opts.ResponseValidation == "" && t.runtime != nil {
+		h.opts.ResponseValidation = ResponseValidation(t.runtime.decl.ResponseValidation)
+	}
+	h.checked = h.opts.checksResponses()
+	h.served, h.docPath = h.openAPIServed(), h.openAPIPath()
+	if h.served {
+		if h.docs, err = h.newDocs(); err != nil {
+			t.close(ctx)
+			_ = e.close(ctx)
+			return nil, err
+		}
 	}
 	if len(t.problems) > 0 {
 		if opts.Mode != Development {
@@ -127,6 +146,7 @@ func (t *table) close(ctx context.Context) {
 	for _, r := range t.routes {
 		r.mod.pool.close(ctx)
 	}
+	t.runtime.close(ctx)
 }
 
 // RouteInfo describes one served route, for route tables.
@@ -230,9 +250,20 @@ func (h *Host) load(ctx context.Context) (*table, error) {
 	}
 	wg.Wait()
 	t := &table{}
+	if t.routesConfig, err = loadRoutesConfig(h.app); err != nil {
+		t.problems = append(t.problems, err)
+	}
+	if t.runtime, err = h.engine.loadRuntime(ctx, h.app); err != nil {
+		t.problems = append(t.problems, err)
+	}
 	for _, res := range results {
 		if res.err != nil {
 			t.problems = append(t.problems, res.err)
+			continue
+		}
+		if err := res.r.addConfigResponses(t.routesConfig); err != nil {
+			t.problems = append(t.problems, err)
+			res.r.mod.pool.close(ctx)
 			continue
 		}
 		if err := t.router.Add(res.r.rf, res.r); err != nil {
@@ -241,6 +272,9 @@ func (h *Host) load(ctx context.Context) (*table, error) {
 			continue
 		}
 		t.routes = append(t.routes, res.r)
+	}
+	if t.doc, err = h.buildDocument(ctx, t); err != nil {
+		t.problems = append(t.problems, fmt.Errorf("OpenAPI document: %w", err))
 	}
 	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(t.problems), "took", time.Since(start).Round(time.Millisecond))
 	return t, nil

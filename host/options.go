@@ -107,8 +107,12 @@ type Options struct {
 	CacheDir string
 	// Limits override those of endpoints.json, field by field.
 	Limits Limits
-	// ResponseValidation overrides the policy of endpoints.json.
+	// ResponseValidation overrides the policy of endpoints.json, which
+	// overrides the runtime declaration's. Defaults to
+	// ValidateInDevelopment.
 	ResponseValidation ResponseValidation
+	// OpenAPI adds to the generated document.
+	OpenAPI OpenAPIOptions
 }
 
 func (o *Options) cacheDir() string {
@@ -152,9 +156,6 @@ func (o Options) merge(cfg *AppConfig) Options {
 	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
-	}
-	if o.ResponseValidation == "" {
-		o.ResponseValidation = ValidateInDevelopment
 	}
 	return o
 }

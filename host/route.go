@@ -1,6 +1,7 @@
 package host
 
 import (
+	stdjson "encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/validation"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // route is one loaded module at its place in the route table.
@@ -178,4 +180,65 @@ func quoteList(names []string) string {
 		q[i] = strconv.Quote(n)
 	}
 	return strings.Join(q, ", ")
+}
+
+// addConfigResponses makes the statuses the routes configuration declares
+// for an operation count as declared when answers are checked: a 401 that
+// server/routes.config.json documents is an answer the contract allows.
+// The contract's own declaration of a status wins.
+func (op *operation) addConfigResponses(rc *openapi.RoutesConfig, pattern string) error {
+	if rc == nil || op.responses == nil {
+		return nil
+	}
+	extra := rc.ResponsesFor(op.method, pattern)
+	if len(extra) == 0 {
+		return nil
+	}
+	doc, err := stdjson.Marshal(map[string]any{"$defs": rc.Defs, "responses": extra})
+	if err != nil {
+		return err
+	}
+	comp, err := validation.NewContract(RoutesConfigFile, doc)
+	if err != nil {
+		return err
+	}
+	var statuses []int
+	for st := range op.responses {
+		statuses = append(statuses, st)
+	}
+	for key, resp := range extra {
+		status, _ := strconv.Atoi(key)
+		if _, ok := op.responses[status]; ok {
+			continue
+		}
+		d := &declaredResponse{decl: resp}
+		if !resp.IsMedia() && resp.Schema != nil {
+			if d.schema, err = comp.Compile("/responses/" + key + "/schema"); err != nil {
+				return err
+			}
+			d.contentType = "application/json"
+			if resp.ContentType != "" {
+				d.contentType = resp.ContentType
+			}
+		}
+		op.responses[status] = d
+		statuses = append(statuses, status)
+	}
+	slices.Sort(statuses)
+	s := make([]string, len(statuses))
+	for i, st := range statuses {
+		s[i] = strconv.Itoa(st)
+	}
+	op.statuses = strings.Join(s, ", ")
+	return nil
+}
+
+// addConfigResponses applies the routes configuration to every operation.
+func (r *route) addConfigResponses(rc *openapi.RoutesConfig) error {
+	for _, op := range r.ops {
+		if err := op.addConfigResponses(rc, r.rf.Pattern()); err != nil {
+			return fmt.Errorf("%s: %w", r.file, err)
+		}
+	}
+	return nil
 }

@@ -20,6 +20,17 @@ import (
 // ServeHTTP routes the request and runs the pipeline of SPEC.md §4.
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := h.table.Load()
+	if h.served && r.URL.Path == h.docPath {
+		if t.doc == nil {
+			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))
+			return
+		}
+		serveDocument(w, r, t.doc)
+		return
+	}
+	if h.docs != nil && h.docs.serve(w, r) {
+		return
+	}
 	res := t.router.Match(r.Method, r.URL.EscapedPath())
 	if !res.Found {
 		if h.opts.Fallback != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -41,6 +42,9 @@ Commands:
                fails to load stops the start
   build APP    compile the app's route sources into route modules (.wasm)
   routes APP   list the app's routes: method, path, kind, summary
+  openapi APP  print the app's OpenAPI 3.1 document (-o FILE writes it)
+  check APP    load every module, build the document, report every problem;
+               serves nothing (exit 1 when anything is wrong)
   version      print the version and the ABI it speaks
   help         print this help
 
@@ -82,6 +86,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdBuild(ctx, rest, stdout, stderr)
 	case "routes":
 		return cmdRoutes(ctx, rest, stdout, stderr)
+	case "openapi":
+		return cmdOpenAPI(ctx, rest, stdout, stderr)
+	case "check":
+		return cmdCheck(ctx, rest, stdout, stderr)
 	case "dev":
 		return cmdServe(ctx, rest, stdout, stderr, host.Development)
 	case "serve":
@@ -181,6 +189,59 @@ func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "\n%v\n", &host.LoadError{Problems: problems})
 		return exitError
 	}
+	return exitOK
+}
+
+func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("openapi", flag.ContinueOnError)
+	out := fs.String("o", "", "write the document to this file instead of standard output")
+	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	app, ok := parse(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: *cacheDir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints openapi: %v\n", err)
+		return exitError
+	}
+	defer h.Close(context.Background())
+	if *out == "" {
+		_, _ = stdout.Write(h.Document())
+		return exitOK
+	}
+	if err := os.WriteFile(*out, h.Document(), 0o644); err != nil {
+		fmt.Fprintf(stderr, "endpoints openapi: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d bytes)\n", *out, len(h.Document()))
+	return exitOK
+}
+
+func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	app, ok := parse(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	h, err := host.New(ctx, app, host.Options{Mode: host.Development, CacheDir: *cacheDir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints check: %v\n", err)
+		return exitError
+	}
+	defer h.Close(context.Background())
+	if problems := h.Problems(); len(problems) > 0 {
+		fmt.Fprintf(stderr, "%v\n", &host.LoadError{Problems: problems})
+		return exitError
+	}
+	routes, endpoints := h.Routes(), 0
+	for _, r := range routes {
+		if r.Kind == "endpoint" {
+			endpoints++
+		}
+	}
+	fmt.Fprintf(stdout, "%s: ok: %d routes (%d endpoint operations), OpenAPI document of %d bytes\n", app, len(routes), endpoints, len(h.Document()))
 	return exitOK
 }
 

@@ -32,6 +32,21 @@ func exportContract() uint64 {
 //go:wasmexport endpoints_handle
 func exportHandle() int32 { return handle() }
 
+// exportRuntime returns the runtime declaration like exportContract, 0 in
+// any module that declares none.
+//
+//go:wasmexport endpoints_runtime
+func exportRuntime() uint64 {
+	b := runtimeJSON()
+	if len(b) == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))<<32 | uint64(len(b))
+}
+
+//go:wasmexport endpoints_openapi_extend
+func exportOpenAPIExtend() int32 { return extendOpenAPI() }
+
 //go:wasmimport endpoints request_read
 func wasmRequestRead(buf *byte, bufLen uint32) int32
 

@@ -32,11 +32,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 )
 
 // Directive marks a Go main package as a route's source.
 const Directive = "//endpoints:route"
+
+// RuntimeDirective marks a Go main package as the app's runtime declaration,
+// built to abi.RuntimeModule.
+const RuntimeDirective = "//endpoints:runtime"
 
 // Language of a route source.
 type Language string
@@ -157,6 +162,9 @@ func goRoute(dir, rel string) (*Source, error) {
 		}
 		found, foundIn = route, where
 	}
+	if found == runtimeRoute {
+		return &Source{Lang: LangGo, Path: rel, Module: abi.RuntimeModule}, nil
+	}
 	if found == "" {
 		if strings.ContainsAny(rel, "[]") {
 			return nil, fmt.Errorf("%s: Go sources cannot live in a directory named like a route module ([id] is not a valid Go import path): move them to a directory such as handlers/get-user and add a line %s GET /api/users/:id", rel, Directive)
@@ -170,8 +178,11 @@ func goRoute(dir, rel string) (*Source, error) {
 	return &Source{Lang: LangGo, Path: rel, Module: r.File}, nil
 }
 
-// directive returns the route of the file's directive and its line; line
-// 0 means the file has none.
+// runtimeRoute is what directive returns for RuntimeDirective.
+const runtimeRoute = "runtime"
+
+// directive returns the route of the file's directive (runtimeRoute for
+// the runtime directive) and its line; line 0 means the file has none.
 func directive(file string) (string, int, error) {
 	f, err := os.Open(file)
 	if err != nil {
@@ -181,6 +192,9 @@ func directive(file string) (string, int, error) {
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, RuntimeDirective); ok && strings.TrimSpace(rest) == "" {
+			return runtimeRoute, n, nil
+		}
 		if rest, ok := strings.CutPrefix(line, Directive); ok {
 			if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
 				continue // another directive that shares the prefix

@@ -30,6 +30,7 @@ func TestFind(t *testing.T) {
 		"handlers/get-user/main_test.go": "//endpoints:route GET /ignored/in/tests\npackage main\n",
 		"handlers/create/main.go":        "// Create a user.\n//\n//endpoints:route POST /api/users\npackage main\n",
 		"files/main.go":                  "//endpoints:route\t* /files/**:path\npackage main\n",
+		"runtime/main.go":                "//go:build wasip1\n\n//endpoints:runtime\npackage main\n",
 		"model/users.go":                 "package model\n",
 		"other/x.go":                     "//endpoints:routes are not this directive\npackage other\n",
 		"_skipped/main.go":               "//endpoints:route GET /skipped\npackage main\n",
@@ -46,6 +47,7 @@ func TestFind(t *testing.T) {
 		{LangGo, "handlers/create", "server/api/users.post.wasm"},
 		{LangGo, "handlers/get-user", "server/api/users/[id].get.wasm"},
 		{LangC, "server/api/users/[id].patch.c", "server/api/users/[id].patch.wasm"},
+		{LangGo, "runtime", "server/endpoints/runtime.wasm"},
 		{LangGo, "files", "server/routes/files/[...path].wasm"},
 		{LangWAT, "server/routes/hello.get.wat", "server/routes/hello.get.wasm"},
 	}

@@ -18,8 +18,9 @@ type input struct {
 
 func init() {
 	endpoints.Handle(endpoints.Operation{
-		Summary: "Create a user",
-		Tags:    []string{"users"},
+		Summary:     "Create a user",
+		Description: "Creates a user and answers it with its new id and a Location header.",
+		Tags:        []string{"users"},
 		Responses: endpoints.Responses{
 			201: endpoints.JSON[model.User]("The new user"),
 		},

@@ -21,8 +21,9 @@ type input struct {
 
 func init() {
 	endpoints.Handle(endpoints.Operation{
-		Summary: "Get a user",
-		Tags:    []string{"users"},
+		Summary:     "Get a user",
+		Description: "Answers the user with this id, or 404 when there is none.",
+		Tags:        []string{"users"},
 		Responses: endpoints.Responses{
 			200: endpoints.JSON[model.User]("The user"),
 			404: endpoints.JSON[model.NotFound]("No such user"),

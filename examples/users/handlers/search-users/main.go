@@ -17,8 +17,9 @@ type input struct {
 
 func init() {
 	endpoints.Handle(endpoints.Operation{
-		Summary: "Search users",
-		Tags:    []string{"users"},
+		Summary:     "Search users",
+		Description: "Finds users whose name or email contains q, ignoring case; answers at most limit of them and how many match in all.",
+		Tags:        []string{"users"},
 		Responses: endpoints.Responses{
 			200: endpoints.JSON[model.SearchResult]("The matching users"),
 		},

@@ -1,0 +1,224 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// Defaults of the generated document (SPEC.md §8).
+const (
+	DefaultOpenAPIPath    = "/_endpoints/schema"
+	DefaultOpenAPITitle   = "Endpoints API"
+	DefaultOpenAPIVersion = "0.1.0"
+	// DefaultDocsPath serves the interactive reference of the document.
+	DefaultDocsPath = "/_endpoints/docs"
+)
+
+// RoutesConfigFile is the routes configuration of an app (SPEC.md §7).
+const RoutesConfigFile = "server/routes.config.json"
+
+// OpenAPIOptions let a Go embedder add to the generated document, as the
+// runtime declaration does for apps (SPEC.md §7). Both run after the
+// runtime declaration's own additions.
+type OpenAPIOptions struct {
+	// Document is an OpenAPI fragment (a JSON object) deep-merged into the
+	// generated document: objects merge, arrays and scalars replace.
+	Document []byte
+	// Extend runs last and edits the document in place: for what a fragment
+	// cannot say, such as security on chosen operations.
+	Extend func(*openapi.Document) error
+}
+
+// document is one built OpenAPI document, ready to serve.
+type document struct {
+	json []byte
+	etag string
+	doc  *openapi.Document
+}
+
+// loadRoutesConfig reads server/routes.config.json; nil when absent.
+func loadRoutesConfig(appDir string) (*openapi.RoutesConfig, error) {
+	data, err := os.ReadFile(filepath.Join(appDir, filepath.FromSlash(RoutesConfigFile)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return openapi.ParseRoutesConfig(RoutesConfigFile, data)
+}
+
+// buildDocument builds the document of a table: the contracts, the routes
+// configuration, then the runtime declaration's fragment and extend step,
+// then the embedder's.
+func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
+	var ops []openapi.Operation
+	for _, r := range t.routes {
+		if r.plain {
+			continue
+		}
+		methods := make([]string, 0, len(r.ops))
+		for m := range r.ops {
+			methods = append(methods, m)
+		}
+		slices.Sort(methods)
+		for _, m := range methods {
+			ops = append(ops, openapi.Operation{
+				Method:   m,
+				Path:     r.rf.OpenAPIPath(),
+				File:     r.file,
+				Contract: r.ops[m].contract,
+				Defs:     r.mod.contract.Defs,
+			})
+		}
+	}
+	cfg := h.config.OpenAPI
+	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: t.routesConfig}
+	if opts.Title == "" {
+		opts.Title = DefaultOpenAPITitle
+	}
+	if opts.Version == "" {
+		opts.Version = DefaultOpenAPIVersion
+	}
+	doc, err := openapi.Build(ops, opts)
+	if err != nil {
+		return nil, err
+	}
+	if rm := t.runtime; rm != nil && rm.decl.OpenAPI != nil {
+		if frag := rm.decl.OpenAPI.Document; len(frag) > 0 {
+			if err := doc.Merge(frag); err != nil {
+				return nil, fmt.Errorf("%s: openApi.document: %w", rm.fileName(), err)
+			}
+		}
+		if rm.extend != nil {
+			b, err := marshalDocument(doc)
+			if err != nil {
+				return nil, err
+			}
+			out, err := rm.runExtend(ctx, b, time.Now().Add(h.opts.Limits.timeout()).UnixNano())
+			if err != nil {
+				return nil, err
+			}
+			var edited openapi.Document
+			if err := json.Unmarshal(out, &edited); err != nil {
+				return nil, fmt.Errorf("%s: openApi.extend wrote a document that does not decode: %v", rm.fileName(), err)
+			}
+			doc = &edited
+		}
+	}
+	if frag := h.opts.OpenAPI.Document; len(frag) > 0 {
+		if err := doc.Merge(frag); err != nil {
+			return nil, fmt.Errorf("Options.OpenAPI.Document: %w", err)
+		}
+	}
+	if ext := h.opts.OpenAPI.Extend; ext != nil {
+		if err := ext(doc); err != nil {
+			return nil, fmt.Errorf("Options.OpenAPI.Extend: %w", err)
+		}
+	}
+	b, err := marshalDocument(doc)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	return &document{json: b, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, doc: doc}, nil
+}
+
+func (rm *runtimeModule) fileName() string { return "server/endpoints/runtime.wasm" }
+
+// marshalDocument encodes deterministically: the same app gives the same
+// bytes.
+func marshalDocument(doc *openapi.Document) ([]byte, error) {
+	b, err := doc.MarshalIndent()
+	if err != nil {
+		return nil, fmt.Errorf("encoding the OpenAPI document: %w", err)
+	}
+	return b, nil
+}
+
+// Document returns the app's OpenAPI document as served, whether or not
+// the schema route is enabled.
+func (h *Host) Document() []byte {
+	if d := h.table.Load().doc; d != nil {
+		return d.json
+	}
+	return nil
+}
+
+// openAPIServed reports whether the schema route is served in this mode:
+// in development unless disabled, in production only when enabled.
+func (h *Host) openAPIServed() bool {
+	o := h.config.OpenAPI
+	if o.Enabled != nil {
+		return *o.Enabled
+	}
+	return h.opts.Mode == Development
+}
+
+func (h *Host) openAPIPath() string {
+	if p := h.config.OpenAPI.Path; p != "" {
+		return p
+	}
+	return DefaultOpenAPIPath
+}
+
+// serveDocument answers the schema route: the document with an ETag, 304
+// when the client has it (RFC 9110 §13.1.2).
+func serveDocument(w http.ResponseWriter, r *http.Request, d *document) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		allow := []string{"GET", "HEAD"}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, r, http.StatusMethodNotAllowed, "", map[string]any{"method": r.Method, "allow": allow})
+		return
+	}
+	hdr := w.Header()
+	hdr.Set("ETag", d.etag)
+	hdr.Set("Cache-Control", "no-cache")
+	if etagMatches(r.Header.Get("If-None-Match"), d.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Content-Length", fmt.Sprint(len(d.json)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		_, _ = w.Write(d.json)
+	}
+}
+
+// etagMatches implements the weak comparison of If-None-Match.
+func etagMatches(header, etag string) bool {
+	for _, tag := range strings.Split(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || tag == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// documentProblem explains, in development, why there is no document.
+func (h *Host) documentProblem(t *table) any {
+	if h.opts.Mode != Development {
+		return nil
+	}
+	for _, p := range t.problems {
+		if strings.HasPrefix(p.Error(), "OpenAPI document:") {
+			return map[string]string{"error": p.Error()}
+		}
+	}
+	return nil
+}

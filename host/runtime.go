@@ -1,0 +1,124 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/go-json-experiment/json"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// runtimeModule is the app's runtime declaration (abi.RuntimeModule): its
+// settings, and the instance that runs openApi.extend.
+type runtimeModule struct {
+	decl   abi.Runtime
+	engine *engine
+	mod    api.Module
+	extend api.Function // nil unless declared
+}
+
+// loadRuntime loads server/endpoints/runtime.wasm; an app without one gets
+// nil. Errors name the file and what is wrong.
+func (e *engine) loadRuntime(ctx context.Context, appDir string) (*runtimeModule, error) {
+	file := abi.RuntimeModule
+	wasm, err := os.ReadFile(filepath.Join(appDir, filepath.FromSlash(file)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if wasm, err = instrument(wasm); err != nil {
+		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
+	}
+	compiled, err := e.compile(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
+	}
+	fns := compiled.ExportedFunctions()
+	for _, name := range []string{abi.ExportABIVersion, abi.ExportRuntime} {
+		if _, ok := fns[name]; !ok {
+			_ = compiled.Close(ctx)
+			return nil, fmt.Errorf("%s: not a runtime declaration module: missing export %q (build it from a package with //endpoints:runtime)", file, name)
+		}
+	}
+	lc := &call{parent: ctx, loading: true, logger: e.logger, deadline: loadDeadline(), route: &route{file: file}}
+	mod, err := e.runtime.InstantiateModule(lc, compiled, e.moduleConfig(file))
+	if err != nil {
+		_ = compiled.Close(ctx)
+		return nil, fmt.Errorf("%s: instantiating: %w", file, err)
+	}
+	rm := &runtimeModule{engine: e, mod: mod}
+	fail := func(err error) (*runtimeModule, error) {
+		_ = mod.Close(ctx)
+		return nil, err
+	}
+	res, err := mod.ExportedFunction(abi.ExportABIVersion).Call(lc)
+	if err != nil {
+		return fail(fmt.Errorf("%s: calling %s: %w", file, abi.ExportABIVersion, err))
+	}
+	if v := int32(res[0]); v != abi.Version {
+		return fail(fmt.Errorf("%s: built for ABI v%d, this host speaks ABI v%d: rebuild it with a current SDK", file, v, abi.Version))
+	}
+	res, err = mod.ExportedFunction(abi.ExportRuntime).Call(lc)
+	if err != nil {
+		return fail(fmt.Errorf("%s: calling %s: %w", file, abi.ExportRuntime, err))
+	}
+	off, n := uint32(res[0]>>32), uint32(res[0])
+	if n == 0 {
+		return fail(fmt.Errorf("%s: %s returned no declaration: call endpoints.DeclareRuntime from init", file, abi.ExportRuntime))
+	}
+	raw, ok := mod.Memory().Read(off, n)
+	if !ok {
+		return fail(fmt.Errorf("%s: %s returned memory [%d, %d) outside the module's memory", file, abi.ExportRuntime, off, uint64(off)+uint64(n)))
+	}
+	if err := json.Unmarshal(raw, &rm.decl, json.RejectUnknownMembers(true)); err != nil {
+		return fail(fmt.Errorf("%s: runtime declaration: %v (allowed keys: openApi{document, extend}, responseValidation)", file, err))
+	}
+	switch ResponseValidation(rm.decl.ResponseValidation) {
+	case "", ValidateAlways, ValidateInDevelopment, ValidateNever:
+	default:
+		return fail(fmt.Errorf("%s: runtime declaration: /responseValidation: %q is not one of \"always\", \"development\", \"never\"", file, rm.decl.ResponseValidation))
+	}
+	if o := rm.decl.OpenAPI; o != nil {
+		if len(o.Document) > 0 && o.Document[0] != '{' {
+			return fail(fmt.Errorf("%s: runtime declaration: /openApi/document: must be a JSON object (an OpenAPI fragment)", file))
+		}
+		if o.Extend {
+			if rm.extend = mod.ExportedFunction(abi.ExportOpenAPIExtend); rm.extend == nil {
+				return fail(fmt.Errorf("%s: the declaration says openApi.extend, but the module does not export %q", file, abi.ExportOpenAPIExtend))
+			}
+		}
+	}
+	return rm, nil
+}
+
+// runExtend hands doc to the module's openApi.extend and returns the
+// document it wrote.
+func (rm *runtimeModule) runExtend(ctx context.Context, doc []byte, timeout int64) ([]byte, error) {
+	c := &call{parent: ctx, logger: rm.engine.logger, route: &route{file: abi.RuntimeModule}, deadline: timeout, status: 200}
+	c.envelope = doc
+	res, err := rm.extend.Call(c)
+	switch {
+	case interrupted(err):
+		return nil, fmt.Errorf("%s: openApi.extend ran past its deadline and was stopped", abi.RuntimeModule)
+	case err != nil:
+		return nil, fmt.Errorf("%s: openApi.extend failed: %w", abi.RuntimeModule, err)
+	case int32(res[0]) != 0:
+		return nil, fmt.Errorf("%s: openApi.extend returned error code %d (see its log lines above)", abi.RuntimeModule, int32(res[0]))
+	case c.buf.Len() == 0:
+		return nil, fmt.Errorf("%s: openApi.extend wrote no document: it must write the edited document whole", abi.RuntimeModule)
+	}
+	return append([]byte(nil), c.buf.Bytes()...), nil
+}
+
+func (rm *runtimeModule) close(ctx context.Context) {
+	if rm != nil {
+		_ = rm.mod.Close(ctx)
+	}
+}

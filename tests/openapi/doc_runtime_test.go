@@ -1,0 +1,163 @@
+// Package openapi_test proves that the OpenAPI document the host serves and
+// the validation it does are one contract: an independent validator
+// (pb33f/libopenapi-validator) reads the served document and judges every
+// request and response of a session against the example app. It lives in a
+// module of its own so that its dependencies stay out of the main go.mod.
+package openapi_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+)
+
+func buildUsers(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "examples", "users")
+	dir := t.TempDir()
+	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile} {
+		data, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := guestbuild.App(context.Background(), src, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func describe(errs []*verrors.ValidationError) string {
+	var b strings.Builder
+	for _, e := range errs {
+		b.WriteString("\n  - " + e.Message + ": " + e.Reason)
+		for _, s := range e.SchemaValidationErrors {
+			b.WriteString("\n      " + s.FieldPath + " (" + s.KeywordLocation + "): " + s.Reason)
+		}
+	}
+	return b.String()
+}
+
+func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
+	h, err := host.New(context.Background(), buildUsers(t), host.Options{
+		Mode:     host.Development,
+		CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"),
+		Logger:   slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	res, err := http.Get(srv.URL + host.DefaultOpenAPIPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("GET %s = %d %s", host.DefaultOpenAPIPath, res.StatusCode, spec)
+	}
+	doc, err := libopenapi.NewDocument(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The host asserts "format" (an invalid email is a 400), which JSON
+	// Schema 2020-12 leaves to the tool: the validator is told to do the same.
+	v, errs := validator.NewValidator(doc, config.WithFormatAssertions())
+	if len(errs) > 0 {
+		t.Fatalf("the validator cannot read the served document: %v", errs)
+	}
+	if ok, verrs := v.ValidateDocument(); !ok {
+		t.Fatalf("the served document is not valid OpenAPI 3.1:%s", describe(verrs))
+	}
+
+	const json = "application/json"
+	auth := []string{"Authorization", "Bearer test-token"}
+	tests := []struct {
+		name, method, path, body string
+		headers                  []string
+		wantStatus               int
+	}{
+		{"get a user", "GET", "/api/users/1", "", nil, 200},
+		{"a declared 404", "GET", "/api/users/99", "", nil, 404},
+		{"an id that is not an integer", "GET", "/api/users/abc", "", nil, 400},
+		{"an id below its minimum", "GET", "/api/users/0", "", nil, 400},
+		{"search", "GET", "/api/users/search?q=ada", "", nil, 200},
+		{"search with a limit", "GET", "/api/users/search?q=a&limit=2", "", nil, 200},
+		{"search without q", "GET", "/api/users/search", "", nil, 400},
+		{"search with a limit too large", "GET", "/api/users/search?q=a&limit=101", "", nil, 400},
+		{"create a user", "POST", "/api/users", `{"name":"Ada","email":"ada2@example.com"}`, append([]string{"Content-Type", json}, auth...), 201},
+		{"create with a bad email", "POST", "/api/users", `{"name":"Ada","email":"nope"}`, append([]string{"Content-Type", json}, auth...), 400},
+		{"create with an unknown field", "POST", "/api/users", `{"name":"Ada","email":"a@example.com","admin":true}`, append([]string{"Content-Type", json}, auth...), 400},
+		{"create with malformed JSON", "POST", "/api/users", `{"name":`, append([]string{"Content-Type", json}, auth...), 400},
+		{"create with text/plain", "POST", "/api/users", `{"name":"Ada","email":"a@example.com"}`, append([]string{"Content-Type", "text/plain"}, auth...), 415},
+		{"change a user", "PATCH", "/api/users/2", `{"email":"grace@navy.example"}`, append([]string{"Content-Type", json}, auth...), 200},
+		{"change nothing", "PATCH", "/api/users/2", `{}`, append([]string{"Content-Type", json}, auth...), 400},
+		{"change a missing user", "PATCH", "/api/users/42", `{"name":"X"}`, append([]string{"Content-Type", json}, auth...), 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			newReq := func(base string) *http.Request {
+				var body io.Reader
+				if tt.body != "" {
+					body = strings.NewReader(tt.body)
+				}
+				req, err := http.NewRequest(tt.method, base+tt.path, body)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i+1 < len(tt.headers); i += 2 {
+					req.Header.Set(tt.headers[i], tt.headers[i+1])
+				}
+				return req
+			}
+			res, err := srv.Client().Do(newReq(srv.URL))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resBody, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != tt.wantStatus {
+				t.Fatalf("host answered %d %s, want %d", res.StatusCode, resBody, tt.wantStatus)
+			}
+			// The document must judge the request as the host did: invalid
+			// exactly when the host refused it with 400 or 415.
+			servers := "http://127.0.0.1:3000" // the document's server
+			reqOK, reqErrs := v.ValidateHttpRequest(newReq(servers))
+			refused := res.StatusCode == 400 || res.StatusCode == 415
+			if reqOK == refused {
+				t.Errorf("the document says the request is valid=%v, the host answered %d %s%s", reqOK, res.StatusCode, resBody, describe(reqErrs))
+			}
+			// Every answer, framework errors included, must be one the
+			// document describes.
+			res.Body = io.NopCloser(bytes.NewReader(resBody))
+			if ok, errs := v.ValidateHttpResponse(newReq(servers), res); !ok {
+				t.Errorf("the answer %d %s does not match the document:%s", res.StatusCode, resBody, describe(errs))
+			}
+		})
+	}
+}
