@@ -2,12 +2,14 @@
 # Runs every test of Endpoints: gofmt, go vet, then go test ./...
 #
 # The tests build real guest modules: Go ones with the Go toolchain, C ones
-# with clang and wasi-libc, WAT ones with wabt. On Debian and Ubuntu this
-# script installs the missing packages with apt-get (as root, or with sudo).
+# with clang and wasi-libc, WAT ones with wabt; the docs page is tested in
+# headless Chromium with a Scalar build from npm. On Debian and Ubuntu this
+# script installs the missing packages with apt-get (as root, or with sudo),
+# and the npm tools with npm ci.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt)
+packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt chromium)
 if command -v dpkg >/dev/null 2>&1; then
   missing=()
   for p in "${packages[@]}"; do
@@ -23,6 +25,11 @@ if command -v dpkg >/dev/null 2>&1; then
 elif ! command -v clang >/dev/null || ! command -v wat2wasm >/dev/null; then
   echo "the tests need clang with wasi-libc and wabt (wat2wasm); install them, then run again" >&2
   exit 1
+fi
+
+if [ ! -d tests/openapi/lint/node_modules ]; then
+  echo "installing the pinned npm tools of tests/openapi/lint"
+  (cd tests/openapi/lint && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))

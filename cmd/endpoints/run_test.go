@@ -204,3 +204,44 @@ func waitFor(t *testing.T, w *syncBuffer, re *regexp.Regexp, done <-chan int) st
 	t.Fatalf("timed out waiting for %s:\n%s", re, w.String())
 	return ""
 }
+
+func TestOpenAPIAndCheck(t *testing.T) {
+	app := cApp(t)
+	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	code, out, errOut := runCLI("openapi", app, "--cache-dir", cache)
+	if code != exitOK || !strings.Contains(out, `"operationId": "getApiUsersById"`) || !strings.Contains(out, `"openapi": "3.1.0"`) {
+		t.Fatalf("openapi = %d\n%s\n%s", code, out, errOut)
+	}
+	file := filepath.Join(t.TempDir(), "doc.json")
+	if code, _, errOut := runCLI("openapi", app, "-o", file, "--cache-dir", cache); code != exitOK {
+		t.Fatalf("openapi -o = %d %s", code, errOut)
+	}
+	if written, _ := os.ReadFile(file); string(written) != out {
+		t.Error("openapi -o wrote something else than openapi prints")
+	}
+	code, out, errOut = runCLI("check", app, "--cache-dir", cache)
+	if code != exitOK || !strings.Contains(out, "ok: 2 routes (1 endpoint operations)") {
+		t.Errorf("check of a good app = %d\n%s\n%s", code, out, errOut)
+	}
+
+	// Problems: a pattern that matches no route, and a broken module.
+	cfg := filepath.Join(app, "server", "routes.config.json")
+	if err := os.WriteFile(cfg, []byte(`{"routes": {"/api/nothing/**": {"responses": {"401": {"description": "x"}}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(app, "server", "api", "bad.get.wasm"), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI("check", app, "--cache-dir", cache)
+	for _, want := range []string{"server/api/bad.get.wasm: not a valid WebAssembly module", "/api/nothing/**"} {
+		if code != exitError || !strings.Contains(errOut, want) {
+			t.Errorf("check of a bad app = %d, want exit 1 and %q in:\n%s", code, want, errOut)
+		}
+	}
+	if code, _, _ := runCLI("openapi", app, "--cache-dir", cache); code != exitError {
+		t.Errorf("openapi of a bad app = %d, want 1", code)
+	}
+}
