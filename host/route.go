@@ -145,28 +145,12 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 	}
 	if c.Responses != nil && !c.ResponsesInferred {
 		op.responses = map[int]*declaredResponse{}
-		var statuses []int
 		for key, resp := range c.Responses {
-			status, _ := strconv.Atoi(key)
-			d := &declaredResponse{decl: resp}
-			if !resp.IsMedia() && resp.Schema != nil {
-				if d.schema, err = comp.Compile(base + "/responses/" + key + "/schema"); err != nil {
-					return nil, err
-				}
-				d.contentType = "application/json"
-				if resp.ContentType != "" {
-					d.contentType = resp.ContentType
-				}
+			if err := op.declare(comp, key, resp, base+"/responses/"+key+"/schema"); err != nil {
+				return nil, err
 			}
-			op.responses[status] = d
-			statuses = append(statuses, status)
 		}
-		slices.Sort(statuses)
-		s := make([]string, len(statuses))
-		for i, st := range statuses {
-			s[i] = strconv.Itoa(st)
-		}
-		op.statuses = strings.Join(s, ", ")
+		op.listStatuses()
 	}
 	return op, nil
 }
@@ -202,34 +186,16 @@ func (op *operation) addConfigResponses(rc *openapi.RoutesConfig, pattern string
 	if err != nil {
 		return err
 	}
-	var statuses []int
-	for st := range op.responses {
-		statuses = append(statuses, st)
-	}
 	for key, resp := range extra {
 		status, _ := strconv.Atoi(key)
 		if _, ok := op.responses[status]; ok {
 			continue
 		}
-		d := &declaredResponse{decl: resp}
-		if !resp.IsMedia() && resp.Schema != nil {
-			if d.schema, err = comp.Compile("/responses/" + key + "/schema"); err != nil {
-				return err
-			}
-			d.contentType = "application/json"
-			if resp.ContentType != "" {
-				d.contentType = resp.ContentType
-			}
+		if err := op.declare(comp, key, resp, "/responses/"+key+"/schema"); err != nil {
+			return err
 		}
-		op.responses[status] = d
-		statuses = append(statuses, status)
 	}
-	slices.Sort(statuses)
-	s := make([]string, len(statuses))
-	for i, st := range statuses {
-		s[i] = strconv.Itoa(st)
-	}
-	op.statuses = strings.Join(s, ", ")
+	op.listStatuses()
 	return nil
 }
 
@@ -241,4 +207,37 @@ func (r *route) addConfigResponses(rc *openapi.RoutesConfig) error {
 		}
 	}
 	return nil
+}
+
+// declare adds one declared status, compiling its schema at pointer of
+// comp when the answer is validated JSON.
+func (op *operation) declare(comp *validation.Contract, key string, resp *abi.Response, pointer string) error {
+	status, _ := strconv.Atoi(key)
+	d := &declaredResponse{decl: resp}
+	if !resp.IsMedia() && resp.Schema != nil {
+		var err error
+		if d.schema, err = comp.Compile(pointer); err != nil {
+			return err
+		}
+		d.contentType = "application/json"
+		if resp.ContentType != "" {
+			d.contentType = resp.ContentType
+		}
+	}
+	op.responses[status] = d
+	return nil
+}
+
+// listStatuses writes the declared statuses in order, for error messages.
+func (op *operation) listStatuses() {
+	statuses := make([]int, 0, len(op.responses))
+	for st := range op.responses {
+		statuses = append(statuses, st)
+	}
+	slices.Sort(statuses)
+	s := make([]string, len(statuses))
+	for i, st := range statuses {
+		s[i] = strconv.Itoa(st)
+	}
+	op.statuses = strings.Join(s, ", ")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/mediatype"
 )
 
 // Operation is one endpoint operation handed to [Build] by the host: one
@@ -634,7 +635,7 @@ func defaultBodySchema(mt string) jsontext.Value {
 		base = strings.ToLower(mt)
 	}
 	switch {
-	case isJSONType(base):
+	case mediatype.IsJSON(base):
 		return anySchema.Clone()
 	case base == "application/x-www-form-urlencoded" || base == "multipart/form-data":
 		return objectSchema.Clone()
@@ -727,7 +728,7 @@ func (rs *responseSet) add(status, description string, headers map[string]*Heade
 	if mediaType == "" {
 		return
 	}
-	key, _, err := parseMediaType(mediaType)
+	key, _, err := mediatype.Parse(mediaType)
 	if err != nil {
 		key = strings.ToLower(mediaType)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"mime"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/mediatype"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 )
 
@@ -295,7 +295,7 @@ func (p *configParser) response(ptr string, v jsontext.Value) *abi.Response {
 	if ct, ok := m["contentType"]; ok {
 		if jsonv2.Unmarshal(ct, &r.ContentType) != nil {
 			p.add(ptr+"/contentType", "got %s, want a string", kindName(ct.Kind()))
-		} else if !isJSONType(r.ContentType) {
+		} else if !mediatype.IsJSON(r.ContentType) {
 			p.add(ptr+"/contentType", "got %q, want application/json or application/<name>+json; list other media types in \"media\"", r.ContentType)
 		}
 	}
@@ -308,7 +308,7 @@ func (p *configParser) response(ptr string, v jsontext.Value) *abi.Response {
 		seen := map[string]int{}
 		for i, t := range r.Media {
 			ip := fmt.Sprintf("%s/media/%d", ptr, i)
-			canon, wild, err := parseMediaType(t)
+			canon, wild, err := mediatype.Parse(t)
 			switch {
 			case err != nil:
 				p.add(ip, "%q is not a media type: %v", t, err)
@@ -547,7 +547,7 @@ func mergeDeclared(a, b *abi.Response) *abi.Response {
 		}
 	}
 	switch {
-	case !a.IsMedia() && !b.IsMedia() && sameMediaType(jsonTypeOf(a), jsonTypeOf(b)):
+	case !a.IsMedia() && !b.IsMedia() && mediatype.Same(jsonTypeOf(a), jsonTypeOf(b)):
 		if a.Schema == nil || b.Schema == nil {
 			out.Schema = nil
 		} else {
@@ -562,7 +562,7 @@ func mergeDeclared(a, b *abi.Response) *abi.Response {
 				types = []string{jsonTypeOf(r)}
 			}
 			for _, t := range types {
-				if k, _, _ := parseMediaType(t); !seen[k] {
+				if k, _, _ := mediatype.Parse(t); !seen[k] {
 					seen[k] = true
 					media = append(media, t)
 				}
@@ -592,42 +592,6 @@ func validStatus(s string) bool {
 		}
 	}
 	return s >= "100" && s <= "599"
-}
-
-// parseMediaType parses "type/subtype; params" into a canonical form (lower
-// case, parameters sorted) and reports whether it is a range.
-func parseMediaType(s string) (canon string, wildcard bool, err error) {
-	mt, params, err := mime.ParseMediaType(s)
-	if err != nil {
-		return "", false, fmt.Errorf("want type/subtype, such as \"image/png\" (%v)", err)
-	}
-	typ, sub, ok := strings.Cut(mt, "/")
-	if !ok || typ == "" || sub == "" {
-		return "", false, fmt.Errorf("want type/subtype, such as \"image/png\"")
-	}
-	return mime.FormatMediaType(mt, params), typ == "*" || sub == "*", nil
-}
-
-// sameMediaType compares media types case-insensitively, parameters
-// included.
-func sameMediaType(a, b string) bool {
-	ca, _, errA := parseMediaType(a)
-	cb, _, errB := parseMediaType(b)
-	if errA != nil || errB != nil {
-		return strings.EqualFold(a, b)
-	}
-	return ca == cb
-}
-
-// isJSONType reports whether ct is application/json or
-// application/<name>+json (parameters allowed).
-func isJSONType(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return false
-	}
-	typ, sub, _ := strings.Cut(mt, "/")
-	return typ == "application" && (sub == "json" || (strings.HasSuffix(sub, "+json") && len(sub) > len("+json")))
 }
 
 // lookupPointer returns the value at a JSON pointer in data.

@@ -3,7 +3,6 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/mediatype"
 )
 
 // Rules of this package: what [Parse] checks beyond contract.schema.json.
@@ -210,7 +210,7 @@ func (c *checker) request(ptr string, req map[string]any) {
 		seen := map[string]string{}
 		for _, mt := range sortedKeys(content) {
 			p := child(child(bp, "content"), mt)
-			canon, _, err := parseMediaType(mt)
+			canon, _, err := mediatype.Parse(mt)
 			if err != nil {
 				c.add(p, RuleMediaType, "%q is not a media type: %v", mt, err)
 				continue
@@ -231,7 +231,7 @@ func (c *checker) response(ptr string, r map[string]any) {
 		c.add(ptr, RuleMediaContentType,
 			"has both \"media\" and \"contentType\"; a media response lists its types in \"media\" only, a JSON response names its +json type in \"contentType\"")
 	}
-	if hasCT && !isJSONProfile(ct) {
+	if hasCT && !mediatype.IsJSON(ct) {
 		c.add(child(ptr, "contentType"), RuleJSONProfile,
 			"got %q, want application/json or application/<name>+json; list other media types in \"media\"", ct)
 	}
@@ -245,7 +245,7 @@ func (c *checker) response(ptr string, r map[string]any) {
 			continue
 		}
 		p := child(child(ptr, "media"), fmt.Sprint(i))
-		canon, wildcard, err := parseMediaType(s)
+		canon, wildcard, err := mediatype.Parse(s)
 		switch {
 		case err != nil:
 			c.add(p, RuleMediaType, "%q is not a media type: %v", s, err)
@@ -260,34 +260,6 @@ func (c *checker) response(ptr string, r map[string]any) {
 		}
 		seen[canon] = i
 	}
-}
-
-// parseMediaType parses "type/subtype; params" and returns it in a canonical
-// form (lower case, parameters sorted) and whether it is a range.
-func parseMediaType(s string) (canon string, wildcard bool, err error) {
-	mt, params, err := mime.ParseMediaType(s)
-	if err != nil {
-		return "", false, fmt.Errorf("want type/subtype, such as \"image/png\" (%v)", err)
-	}
-	typ, sub, ok := strings.Cut(mt, "/")
-	if !ok || typ == "" || sub == "" {
-		return "", false, fmt.Errorf("want type/subtype, such as \"image/png\"")
-	}
-	return mime.FormatMediaType(mt, params), typ == "*" || sub == "*", nil
-}
-
-// isJSONProfile reports whether ct is application/json or
-// application/<name>+json, case-insensitively, with any parameters.
-func isJSONProfile(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return false
-	}
-	typ, sub, _ := strings.Cut(mt, "/")
-	if typ != "application" {
-		return false
-	}
-	return sub == "json" || (strings.HasSuffix(sub, "+json") && len(sub) > len("+json"))
 }
 
 // describesObjects reports whether a schema's "type" admits only objects:

@@ -178,15 +178,13 @@ func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !ok {
 		return exitUsage
 	}
-	h, err := host.New(ctx, app, host.Options{Mode: host.Development, CacheDir: *cacheDir, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints routes: %v\n", err)
+	h, ok := load(ctx, "routes", app, *cacheDir, host.Development, stderr)
+	if !ok {
 		return exitError
 	}
 	defer h.Close(context.Background())
 	printRoutes(stdout, h.Routes())
-	if problems := h.Problems(); len(problems) > 0 {
-		fmt.Fprintf(stderr, "\n%v\n", &host.LoadError{Problems: problems})
+	if !reportProblems(h, stderr) {
 		return exitError
 	}
 	return exitOK
@@ -200,9 +198,8 @@ func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if !ok {
 		return exitUsage
 	}
-	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: *cacheDir, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints openapi: %v\n", err)
+	h, ok := load(ctx, "openapi", app, *cacheDir, host.Production, stderr)
+	if !ok {
 		return exitError
 	}
 	defer h.Close(context.Background())
@@ -225,14 +222,12 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !ok {
 		return exitUsage
 	}
-	h, err := host.New(ctx, app, host.Options{Mode: host.Development, CacheDir: *cacheDir, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints check: %v\n", err)
+	h, ok := load(ctx, "check", app, *cacheDir, host.Development, stderr)
+	if !ok {
 		return exitError
 	}
 	defer h.Close(context.Background())
-	if problems := h.Problems(); len(problems) > 0 {
-		fmt.Fprintf(stderr, "%v\n", &host.LoadError{Problems: problems})
+	if !reportProblems(h, stderr) {
 		return exitError
 	}
 	routes, endpoints := h.Routes(), 0
@@ -243,6 +238,27 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	fmt.Fprintf(stdout, "%s: ok: %d routes (%d endpoint operations), OpenAPI document of %d bytes\n", app, len(routes), endpoints, len(h.Document()))
 	return exitOK
+}
+
+// load loads an app for a command that serves nothing: quietly, with the
+// command's name on its error.
+func load(ctx context.Context, name, app, cacheDir string, mode host.Mode, stderr io.Writer) (*host.Host, bool) {
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: cacheDir, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
+		return nil, false
+	}
+	return h, true
+}
+
+// reportProblems prints what a development load left out; false when
+// anything was.
+func reportProblems(h *host.Host, stderr io.Writer) bool {
+	problems := h.Problems()
+	if len(problems) > 0 {
+		fmt.Fprintf(stderr, "%v\n", &host.LoadError{Problems: problems})
+	}
+	return len(problems) == 0
 }
 
 func printRoutes(w io.Writer, routes []host.RouteInfo) {
