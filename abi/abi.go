@@ -156,7 +156,10 @@ const (
 
 	// ImportResponseWrite appends buf to the response body and returns 0.
 	// An endpoint's JSON answer is buffered so the host can check it against
-	// the contract; a plain route's bytes go to the client as written.
+	// the contract. A plain route's bytes, and an endpoint's answer whose
+	// status is declared as a media response (files, CSV, event streams),
+	// go to the client as written, each call flushed: set the status and
+	// headers first.
 	//
 	//	response_write(buf i32, buf_len i32) -> errno i32
 	ImportResponseWrite = "response_write"

@@ -44,6 +44,10 @@ type Envelope struct {
 	Headers json.RawMessage `json:"headers,omitempty"`
 	// Body is the validated JSON body (endpoints declaring a body schema).
 	Body json.RawMessage `json:"body,omitempty"`
+	// MediaType is the media type content negotiation chose for the answer
+	// (RFC 9110 §12.5.1), for an endpoint that offers more than one across
+	// its 2xx responses; the guest answers in it. Absent otherwise.
+	MediaType string `json:"mediaType,omitempty"`
 	// Error is the validation failure handed to [ExportOnValidationError].
 	Error json.RawMessage `json:"error,omitempty"`
 }
