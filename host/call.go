@@ -44,7 +44,10 @@ type call struct {
 	status      int
 	header      http.Header
 	buf         bytes.Buffer
-	w           http.ResponseWriter // plain routes: bytes go straight out
+	w           http.ResponseWriter // plain routes and streaming answers: bytes go straight out
+	out         http.ResponseWriter // an endpoint's writer, until its answer streams
+	flush       bool                // flush after every write (streaming endpoint answers)
+	mediaType   string              // the negotiated type, for the envelope and Content-Type
 	wroteHeader bool
 	writeErr    error
 

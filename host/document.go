@@ -80,8 +80,9 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 				Method:   m,
 				Path:     r.rf.OpenAPIPath(),
 				File:     r.file,
-				Contract: r.ops[m].contract,
-				Defs:     r.mod.contract.Defs,
+				Contract:   r.ops[m].contract,
+				Defs:       r.mod.contract.Defs,
+				Negotiates: r.ops[m].negotiates(),
 			})
 		}
 	}

@@ -69,6 +69,10 @@ func (c *call) envelopeJSON() []byte {
 		b = appendValue(b, c.query)
 		b = append(b, `,"headers":`...)
 		b = appendValue(b, c.headers)
+		if c.mediaType != "" {
+			b = append(b, `,"mediaType":`...)
+			b, _ = jsontext.AppendQuote(b, c.mediaType)
+		}
 		if c.body != nil || c.bodyRaw != nil && c.bodyJSON {
 			b = append(b, `,"body":`...)
 			b = c.appendBody(b)
@@ -218,6 +222,20 @@ func (c *call) readBody(dst []byte) (int, abi.Errno) {
 // write serves response_write: buffered for an endpoint, straight to the
 // client for a plain route.
 func (c *call) write(data []byte) abi.Errno {
+	if c.w == nil && c.op != nil && c.out != nil {
+		if first, ok := c.op.media[c.status]; ok {
+			// A media answer streams from its first byte: status and
+			// headers go out now, every write is flushed.
+			c.w, c.flush = c.out, true
+			if c.header.Get("Content-Type") == "" {
+				ct := first
+				if c.mediaType != "" && c.op.negotiates() {
+					ct = c.mediaType
+				}
+				c.header.Set("Content-Type", ct)
+			}
+		}
+	}
 	if c.w == nil {
 		c.buf.Write(data)
 		return 0
@@ -234,6 +252,12 @@ func (c *call) write(data []byte) abi.Errno {
 	if _, err := c.w.Write(data); err != nil {
 		c.writeErr = err
 		return abi.ErrIO
+	}
+	if c.flush {
+		if err := http.NewResponseController(c.w).Flush(); err != nil {
+			c.writeErr = err
+			return abi.ErrIO
+		}
 	}
 	return 0
 }

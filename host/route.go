@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/mediatype"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/validation"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -43,7 +44,17 @@ type operation struct {
 	// inferred by an SDK).
 	responses map[int]*declaredResponse
 	statuses  string // "200, 404", for error messages
+	// media maps each status declared as a media response to its first
+	// type: answers with these statuses stream.
+	media map[int]string
+	// offers are the media types of the 2xx responses in declaration
+	// order (status, then the order of "media"); more than one means the
+	// operation negotiates (SPEC.md §4 step 2).
+	offers []string
 }
+
+// negotiates reports whether the operation chooses among media types.
+func (op *operation) negotiates() bool { return len(op.offers) > 1 }
 
 // declaredResponse is one status of the contract.
 type declaredResponse struct {
@@ -143,6 +154,7 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 			}
 		}
 	}
+	op.media, op.offers = mediaOf(c.Responses)
 	if c.Responses != nil && !c.ResponsesInferred {
 		op.responses = map[int]*declaredResponse{}
 		for key, resp := range c.Responses {
@@ -240,4 +252,41 @@ func (op *operation) listStatuses() {
 		s[i] = strconv.Itoa(st)
 	}
 	op.statuses = strings.Join(s, ", ")
+}
+
+// mediaOf reads which statuses stream and what the 2xx responses offer.
+func mediaOf(responses map[string]*abi.Response) (map[int]string, []string) {
+	keys := make([]string, 0, len(responses))
+	for k := range responses {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	media := map[int]string{}
+	var offers []string
+	offer := func(t string) {
+		if !slices.ContainsFunc(offers, func(o string) bool { return mediatype.Same(o, t) }) {
+			offers = append(offers, t)
+		}
+	}
+	for _, k := range keys {
+		status, _ := strconv.Atoi(k)
+		r := responses[k]
+		if r.IsMedia() {
+			media[status] = r.Media[0]
+		}
+		if status < 200 || status > 299 {
+			continue
+		}
+		switch {
+		case r.IsMedia():
+			for _, t := range r.Media {
+				offer(t)
+			}
+		case r.ContentType != "":
+			offer(r.ContentType)
+		case r.Schema != nil:
+			offer("application/json")
+		}
+	}
+	return media, offers
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/wasmendpoints/endpoints/internal/negotiate"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
 )
@@ -79,7 +80,7 @@ func (h *Host) getCall(w http.ResponseWriter, r *http.Request, rt *route, op *op
 
 func (h *Host) putCall(c *call) {
 	c.parent, c.req, c.w, c.bodySrc, c.route, c.op = nil, nil, nil, nil, nil, nil
-	c.body, c.bodyRaw = nil, nil
+	c.body, c.bodyRaw, c.out = nil, nil, nil
 	if c.buf.Cap() > 64<<10 {
 		c.buf = bytes.Buffer{}
 	}
@@ -124,9 +125,23 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, rt *route, 
 	limit := h.opts.Limits.bodyBytes()
 	var issues ValidationData
 
-	// Steps 3 and 4: media type, size, parse.
 	c := h.getCall(w, r, rt, op)
 	defer h.putCall(c)
+	c.out = w
+
+	// Step 2: content negotiation, for operations that offer several types.
+	if op.negotiates() {
+		w.Header().Add("Vary", "Accept")
+		accept := strings.Join(r.Header.Values("Accept"), ", ")
+		chosen, ok := negotiate.Choose(accept, op.offers)
+		if !ok {
+			writeError(w, r, http.StatusNotAcceptable, "", MediaTypeData{Received: accept, SupportedMediaTypes: op.offers})
+			return
+		}
+		c.mediaType = chosen
+	}
+
+	// Steps 3 and 4: media type, size, parse.
 	if op.body != nil && hasBody(r) {
 		if ct := r.Header.Get("Content-Type"); !isJSONMediaType(ct) {
 			writeError(w, r, http.StatusUnsupportedMediaType, "", MediaTypeData{Received: ct, SupportedMediaTypes: []string{"application/json"}})
@@ -206,7 +221,10 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, rt *route, 
 		return
 	}
 
-	// Step 8: check and send the answer.
+	// Step 8: check and send the answer (a streamed one is already out).
+	if c.wroteHeader {
+		return
+	}
 	h.finishEndpoint(w, r, c, op)
 }
 
