@@ -77,9 +77,9 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 		slices.Sort(methods)
 		for _, m := range methods {
 			ops = append(ops, openapi.Operation{
-				Method:   m,
-				Path:     r.rf.OpenAPIPath(),
-				File:     r.file,
+				Method:     m,
+				Path:       r.rf.OpenAPIPath(),
+				File:       r.file,
 				Contract:   r.ops[m].contract,
 				Defs:       r.mod.contract.Defs,
 				Negotiates: r.ops[m].negotiates(),

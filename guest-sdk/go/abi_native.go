@@ -30,6 +30,7 @@ type fakeHost struct {
 	status  int32
 	header  Headers
 	written []byte
+	chunks  []string  // each response_write's bytes
 	logs    []logLine // logs during a request; others go to stderr
 }
 
@@ -157,6 +158,7 @@ func responseWrite(buf []byte) int32 {
 		return int32(abi.ErrState)
 	}
 	fake.written = append(fake.written, buf...)
+	fake.chunks = append(fake.chunks, string(buf))
 	return 0
 }
 

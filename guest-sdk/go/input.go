@@ -21,12 +21,18 @@ type inputPlan struct {
 
 // fill decodes the envelope into the input struct at base: each part
 // member fills the fields of that part by name; members the input does not
-// declare are skipped.
+// declare are skipped. On its way it keeps the mediaType member for
+// [MediaType].
 func (p *inputPlan) fill(envelope []byte, base unsafe.Pointer) error {
 	if p.body == nil && len(p.parts[0])+len(p.parts[1])+len(p.parts[2]) == 0 {
 		return nil
 	}
-	return eachMember(envelope, func(key string, value []byte) error {
+	err := eachMember(envelope, func(key string, value []byte) error {
+		if key == keyMediaType {
+			// Kept for MediaType, which then needs no scan of its own.
+			request.mediaType = value
+			return nil
+		}
 		for part, fields := range p.parts {
 			if key != abi.Part(part).String() || len(fields) == 0 || isNull(value) {
 				continue
@@ -50,6 +56,8 @@ func (p *inputPlan) fill(envelope []byte, base unsafe.Pointer) error {
 		}
 		return nil
 	})
+	request.scanned = err == nil && request.envelope != nil
+	return err
 }
 
 // inputField is a parameter field of an input struct.

@@ -93,11 +93,14 @@ type RequestSchemas struct {
 type Responses map[int]Response
 
 // Response declares one status of an operation. Build it with [JSON],
-// [RawJSON] or [NoContent].
+// [JSONAs], [RawJSON], [NoContent], [Media] or [MediaOf].
 type Response struct {
 	description string
-	typ         reflect.Type    // JSON: the Go type of the body
+	typ         reflect.Type    // JSON, JSONAs, MediaOf: the Go type of the body or of one chunk
 	schema      json.RawMessage // RawJSON: the schema as written
+	contentType string          // JSONAs: the +json profile
+	media       []string        // Media, MediaOf: the types it sends
+	isMedia     bool            // Media, MediaOf: even when media is empty (an error)
 }
 
 // JSON declares a JSON response whose schema is derived from T, the type
@@ -302,9 +305,16 @@ var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS
 // fail reports a registration error: it panics, so the module fails to
 // load. The host logs what a module prints on stderr, the panic included.
 func (r *registry) fail(op Operation, err error) {
-	where := "endpoints"
+	var names []string
 	if op.Method != "" {
-		where += " (Method " + op.Method + ")"
+		names = append(names, "Method "+op.Method)
+	}
+	if op.Summary != "" {
+		names = append(names, "Summary "+strconv.Quote(op.Summary))
+	}
+	where := "endpoints"
+	if len(names) > 0 {
+		where += " (" + strings.Join(names, ", ") + ")"
 	}
 	panic(where + ": " + err.Error())
 }
@@ -366,6 +376,11 @@ func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve 
 			r.fail(op, fmt.Errorf("Responses[%d]: not an HTTP status (100-599)", status))
 		}
 		ar := &abi.Response{Description: resp.description}
+		if err := resp.check(); err != nil {
+			stop()
+			r.fail(op, fmt.Errorf("Responses[%d]: %w", status, err))
+		}
+		ar.ContentType, ar.Media = resp.contentType, slices.Clone(resp.media)
 		switch {
 		case resp.typ != nil:
 			s, err := r.b.schemaOf(resp.typ)

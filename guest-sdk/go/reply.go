@@ -3,15 +3,34 @@ package endpoints
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 )
 
 // Reply is a handler's answer: a status, an optional body and optional
-// headers. Build it with [Respond]; the zero Reply is not a valid answer.
+// headers. Build it with [Respond] (a JSON body), [Bytes] (a binary body),
+// [Stream] or [EventStream] (a body written piece by piece); the zero
+// Reply is not a valid answer.
 type Reply struct {
-	status  int
-	body    any
-	headers []headerField
+	status int
+	kind   replyKind
+	body   any                   // replyJSON: encoded with encoding/json
+	bytes  []byte                // replyBytes
+	stream func(io.Writer) error // replyStream
+	// defaults are headers the SDK sets (Content-Type, Cache-Control)
+	// unless headers name them too.
+	defaults []headerField
+	headers  []headerField
 }
+
+// replyKind says how a Reply's body is sent.
+type replyKind uint8
+
+const (
+	replyJSON   replyKind = iota // Respond
+	replyBytes                   // Bytes
+	replyStream                  // Stream, EventStream
+)
 
 // headerField is one response header value.
 type headerField struct{ name, value string }
@@ -55,8 +74,66 @@ func (r Reply) WithHeader(name, value string) Reply {
 // Status returns the reply's status code.
 func (r Reply) Status() int { return r.status }
 
-// Body returns the value the reply encodes as its body, nil for none.
-func (r Reply) Body() any { return r.body }
+// Body returns the value the reply encodes as its body: the value given
+// to [Respond], the []byte given to [Bytes]; nil for none and for a
+// stream, whose body [Reply.WriteTo] writes.
+func (r Reply) Body() any {
+	switch r.kind {
+	case replyBytes:
+		return r.bytes
+	case replyStream:
+		return nil
+	}
+	return r.body
+}
+
+// WriteTo writes the reply's body to w as the SDK hands it to the host:
+// the JSON of a [Respond] body, the bytes of [Bytes], or what the function
+// of a [Stream] or an [EventStream] writes, each of its writes one Write
+// to w. It returns the number of bytes written. It is for tests of
+// handlers:
+//
+//	var body bytes.Buffer
+//	_, err := handler(&in).WriteTo(&body)
+//
+// # Notes
+//
+//   - A stream's function runs on every call of WriteTo.
+func (r Reply) WriteTo(w io.Writer) (int64, error) {
+	switch r.kind {
+	case replyBytes:
+		n, err := w.Write(r.bytes)
+		return int64(n), err
+	case replyStream:
+		if r.stream == nil {
+			return 0, errNilStream
+		}
+		cw := &countingWriter{w: w}
+		err := r.stream(cw)
+		return cw.n, err
+	}
+	if r.body == nil {
+		return 0, nil
+	}
+	body, err := encodeJSON(r.body)
+	if err != nil {
+		return 0, err
+	}
+	n, err := w.Write(body)
+	return int64(n), err
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
 
 // StatusError is an error that answers with its own status and body when a
 // [HandleFunc] handler returns it (or wraps it). Build it with [Error].
@@ -96,12 +173,29 @@ func Error(status int, body any) error {
 // has the shape of the host's own framework errors (SPEC.md §4).
 var internalError = json.RawMessage(`{"statusCode":500,"statusMessage":"Internal Server Error"}`)
 
-// Header returns the headers the reply sends, keyed by lower-case name.
-// It is for tests of handlers; the map is a copy.
+// Header returns the headers the reply sends, keyed by lower-case name,
+// the SDK's own (Content-Type of [Bytes] and [Stream], Cache-Control of
+// [EventStream]) included. It is for tests of handlers; the map is a copy.
 func (r Reply) Header() Headers {
 	h := Headers{}
 	for _, f := range r.headers {
 		h.Add(f.name, f.value)
 	}
+	for _, f := range r.defaults {
+		if h.Values(f.name) == nil {
+			h.Set(f.name, f.value)
+		}
+	}
 	return h
+}
+
+// overrides reports whether the reply's own headers (WithHeader) name the
+// header, which then replaces the SDK's default.
+func (r Reply) overrides(name string) bool {
+	for _, f := range r.headers {
+		if strings.EqualFold(f.name, name) {
+			return true
+		}
+	}
+	return false
 }

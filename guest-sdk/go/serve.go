@@ -62,13 +62,23 @@ func handle() (code int32) {
 	return 0
 }
 
+// request is what the SDK keeps of the request being served, for
+// [MediaType]. serve sets it; it is valid during one call of handle.
+var request struct {
+	envelope  []byte // the request envelope, in envelopeBuf
+	mediaType []byte // the raw "mediaType" member; nil when absent
+	scanned   bool   // the envelope was scanned: mediaType is final
+}
+
 // serve reads the request, runs the registered handler and writes its
 // answer.
 func (r *registry) serve() error {
+	defer func() { request.envelope, request.mediaType, request.scanned = nil, nil, false }()
 	envelope, err := readEnvelope()
 	if err != nil {
 		return err
 	}
+	request.envelope, request.mediaType, request.scanned = envelope, nil, false
 	if r.raw != nil {
 		return serveRaw(r.raw, envelope)
 	}
@@ -80,7 +90,7 @@ func (r *registry) serve() error {
 	if err != nil {
 		return fmt.Errorf("decoding the request envelope: %w", err)
 	}
-	return writeReply(reply)
+	return writeReply(reply, envelope)
 }
 
 // readEnvelope reads the request envelope into envelopeBuf, growing it to
@@ -133,10 +143,11 @@ func (r *registry) operationFor(envelope []byte) (*operation, error) {
 // Member names of the request envelope, from the json tags of
 // abi.Envelope.
 var (
-	keyMethod   = envelopeKey("Method")
-	keyRoute    = envelopeKey("Route")
-	keyPath     = envelopeKey("Path")
-	keyRawQuery = envelopeKey("RawQuery")
+	keyMethod    = envelopeKey("Method")
+	keyRoute     = envelopeKey("Route")
+	keyPath      = envelopeKey("Path")
+	keyRawQuery  = envelopeKey("RawQuery")
+	keyMediaType = envelopeKey("MediaType")
 )
 
 func envelopeKey(field string) string {
@@ -153,39 +164,75 @@ var errFound = errors.New("found")
 
 // envelopeMethod returns the request method of the envelope.
 func envelopeMethod(envelope []byte) (string, error) {
-	var method string
-	err := eachMember(envelope, func(key string, value []byte) error {
-		if key != keyMethod {
-			return nil
-		}
-		var err error
-		if method, err = decodeString(value); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		return errFound
-	})
-	if err != nil && err != errFound {
+	raw, err := findMember(envelope, keyMethod)
+	if err != nil || raw == nil {
 		return "", err
+	}
+	method, err := decodeString(raw)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", keyMethod, err)
 	}
 	return method, nil
 }
 
-// writeReply sends a Reply: status, headers, then the JSON body.
-func writeReply(reply Reply) error {
+// findMember returns the raw value of the envelope's member key, nil when
+// it is absent. The scan stops at the member.
+func findMember(envelope []byte, key string) ([]byte, error) {
+	var found []byte
+	err := eachMember(envelope, func(k string, value []byte) error {
+		if k != key {
+			return nil
+		}
+		found = value
+		return errFound
+	})
+	if err != nil && err != errFound {
+		return nil, err
+	}
+	return found, nil
+}
+
+// envelopeMember is findMember for callers that treat a broken envelope
+// as one without the member: the handler already ran, so the envelope
+// was decoded once.
+func envelopeMember(envelope []byte, key string) []byte {
+	raw, _ := findMember(envelope, key)
+	return raw
+}
+
+// writeReply sends a Reply: status, headers, then the body. envelope is
+// the request's, for the method of a stream.
+func writeReply(reply Reply, envelope []byte) error {
 	if reply.status == 0 {
-		return errors.New("the handler returned the zero Reply: build replies with endpoints.Respond")
+		return errors.New("the handler returned the zero Reply: build replies with endpoints.Respond, Bytes, Stream or EventStream")
 	}
 	var body []byte
-	if reply.body != nil {
-		replyBuf.Reset()
-		if err := replyEnc.Encode(reply.body); err != nil {
-			return fmt.Errorf("encoding the body of the %d reply: %w", reply.status, err)
+	switch reply.kind {
+	case replyJSON:
+		if reply.body != nil {
+			var err error
+			if body, err = encodeJSON(reply.body); err != nil {
+				return fmt.Errorf("encoding the body of the %d reply: %w", reply.status, err)
+			}
 		}
-		body = bytes.TrimSuffix(replyBuf.Bytes(), []byte{'\n'})
+	case replyBytes:
+		body = reply.bytes
+	case replyStream:
+		if reply.stream == nil {
+			return fmt.Errorf("the %d reply: %w", reply.status, errNilStream)
+		}
 	}
 	if reply.status != 200 {
 		if err := check(abi.ImportResponseSetStatus, responseSetStatus(int32(reply.status))); err != nil {
 			return fmt.Errorf("status %d: %w", reply.status, err)
+		}
+	}
+	for _, h := range reply.defaults {
+		if reply.overrides(h.name) {
+			continue
+		}
+		if err := check(abi.ImportResponseSetHeader, responseSetHeader(h.name, h.value)); err != nil {
+			return fmt.Errorf("header %q: %w", h.name, err)
 		}
 	}
 	for _, h := range reply.headers {
@@ -193,12 +240,25 @@ func writeReply(reply Reply) error {
 			return fmt.Errorf("header %q: %w", h.name, err)
 		}
 	}
+	if reply.kind == replyStream {
+		return writeStream(reply, envelope)
+	}
 	if len(body) > 0 {
 		if err := check(abi.ImportResponseWrite, responseWrite(body)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// encodeJSON encodes a Respond body into replyBuf, without the trailing
+// newline; the bytes are valid until the next call.
+func encodeJSON(v any) ([]byte, error) {
+	replyBuf.Reset()
+	if err := replyEnc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(replyBuf.Bytes(), []byte{'\n'}), nil
 }
 
 // Header returns the raw value of a request header, the values joined with

@@ -35,6 +35,7 @@ type fakeResponse struct {
 	header Headers
 	body   string
 	logs   []logLine
+	chunks []string // each response_write
 }
 
 // serveFake runs one request through handle with the fake host, as the
@@ -47,7 +48,7 @@ func serveFake(req fakeRequest) fakeResponse {
 	}
 	defer func() { fake = &fakeHost{} }()
 	code := handle()
-	return fakeResponse{code, fake.status, fake.header, string(fake.written), fake.logs}
+	return fakeResponse{code, fake.status, fake.header, string(fake.written), fake.logs, fake.chunks}
 }
 
 // fresh gives the test an empty registry.

@@ -14,9 +14,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -75,7 +77,15 @@ type testHost struct {
 	status  int32
 	header  [][2]string // set/add calls in order: {"set Location", "/x"}
 	written bytes.Buffer
+	writes  []timedWrite // each response_write, for streams
 	logs    []string
+	polls   int // calls of WASI poll_oneoff (sleeps)
+}
+
+// timedWrite is one response_write call and when it happened.
+type timedWrite struct {
+	data string
+	at   time.Time
 }
 
 // instantiate runs a guest in a new runtime whose "endpoints" module is h.
@@ -84,7 +94,17 @@ func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
 	ctx := context.Background()
 	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(compilationCache))
 	t.Cleanup(func() { r.Close(ctx) })
-	wasi_snapshot_preview1.MustInstantiate(ctx, r)
+	// Count poll_oneoff calls: a sleeping guest makes one per sleep; a
+	// guest whose sleeps do not sleep spins on it.
+	wasi_snapshot_preview1.MustInstantiate(experimental.WithFunctionListenerFactory(ctx,
+		experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
+			if def.Name() != "poll_oneoff" {
+				return nil
+			}
+			return experimental.FunctionListenerFunc(func(context.Context, api.Module, api.FunctionDefinition, []uint64, experimental.StackIterator) {
+				h.polls++
+			})
+		})), r)
 
 	i32 := api.ValueTypeI32
 	read := func(m api.Module, off, n uint64) []byte {
@@ -146,7 +166,9 @@ func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
 		})
 	}
 	fn(abi.ImportResponseWrite, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
-		h.written.Write(read(m, s[0], s[1]))
+		data := read(m, s[0], s[1])
+		h.written.Write(data)
+		h.writes = append(h.writes, timedWrite{string(data), time.Now()})
 		s[0] = 0
 	})
 	fn(abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, func(m api.Module, s []uint64) {
@@ -156,8 +178,12 @@ func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
+	// Real clocks, as the host gives: time.Sleep is poll_oneoff on a
+	// clock, which wazero only waits for with WithSysNanosleep (without
+	// it, the Go runtime spins on poll_oneoff until the time has come).
 	mod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().
-		WithStartFunctions(abi.StartFunction).WithStderr(&stderr))
+		WithStartFunctions(abi.StartFunction).WithStderr(&stderr).
+		WithSysWalltime().WithSysNanotime().WithSysNanosleep())
 	if err != nil {
 		t.Fatalf("instantiating the guest: %v\nstderr: %s", err, stderr.String())
 	}
@@ -181,7 +207,7 @@ func call(t testing.TB, mod api.Module, name string) uint64 {
 // serve runs one request through endpoints_handle.
 func (h *testHost) serve(t testing.TB, mod api.Module, envelope string) uint32 {
 	t.Helper()
-	h.envelope, h.status, h.header, h.logs = []byte(envelope), 200, nil, nil
+	h.envelope, h.status, h.header, h.writes, h.logs, h.polls = []byte(envelope), 200, nil, nil, nil, 0
 	h.written.Reset()
 	h.inRequest = true
 	defer func() { h.inRequest = false }()
@@ -194,7 +220,7 @@ func TestWasmGuestImportsAndExports(t *testing.T) {
 		abi.ImportResponseSetStatus, abi.ImportResponseSetHeader, abi.ImportResponseAddHeader,
 		abi.ImportResponseWrite, abi.ImportLog,
 	}
-	for _, name := range []string{"echo", "plain"} {
+	for _, name := range []string{"echo", "plain", "stream"} {
 		t.Run(name, func(t *testing.T) {
 			r := wazero.NewRuntimeWithConfig(context.Background(), wazero.NewRuntimeConfig().WithCompilationCache(compilationCache))
 			defer r.Close(context.Background())
@@ -337,6 +363,114 @@ func TestWasmGuestPlainRoute(t *testing.T) {
 	}
 	if got, want := h.written.String(), "PUT /files/a.txt?v=1 acme\nHELLO, WASM"; got != want {
 		t.Errorf("body = %q, want %q", got, want)
+	}
+}
+
+func TestWasmGuestStream(t *testing.T) {
+	h := &testHost{}
+	mod := h.instantiate(t, buildGuest(t, "stream"))
+
+	packed := call(t, mod, abi.ExportContract)
+	contract, ok := mod.Memory().Read(uint32(packed>>32), uint32(packed))
+	if !ok || packed == 0 {
+		t.Fatalf("%s() = %#x: not a buffer in guest memory", abi.ExportContract, packed)
+	}
+	wantContract := `{"methods":{` +
+		`"get":{"summary":"Three ticks","responses":{"200":{"description":"A tick every 50 ms","schema":{"$ref":"#/$defs/Tick"},"media":["text/event-stream"]}}},` +
+		`"post":{"summary":"A picture","request":{"query":{"type":"object","properties":{"fail":{"type":"boolean"}}}},` +
+		`"responses":{"200":{"description":"The picture","media":["image/svg+xml","image/png"]},` +
+		`"400":{"description":"Bad input","schema":{"$ref":"#/$defs/problem"},"contentType":"application/problem+json"}}}},` +
+		`"$defs":{"Tick":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false},` +
+		`"problem":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}}}`
+	if string(contract) != wantContract {
+		t.Errorf("contract:\n got %s\nwant %s", contract, wantContract)
+	}
+
+	t.Run("events are written as they are sent, time.Sleep between them", func(t *testing.T) {
+		start := time.Now()
+		if rc := h.serve(t, mod, `{"kind":"endpoint","method":"GET","route":"/api/ticks","path":"/api/ticks","params":{},"query":{},"headers":{}}`); rc != 0 {
+			t.Fatalf("%s() = %d, want 0; logs: %q", abi.ExportHandle, rc, h.logs)
+		}
+		end := time.Now()
+		wantHeader := [][2]string{{"set Content-Type", "text/event-stream"}, {"set Cache-Control", "no-cache"}}
+		if h.status != 200 || !slices.Equal(h.header, wantHeader) {
+			t.Errorf("status %d, headers %q; want 200, %q", h.status, h.header, wantHeader)
+		}
+		var got []string
+		for _, w := range h.writes {
+			got = append(got, w.data)
+		}
+		want := []string{
+			"id: 0\nevent: tick\ndata: {\"n\":0}\n\n",
+			"id: 1\nevent: tick\ndata: {\"n\":1}\n\n",
+			"id: 2\nevent: tick\ndata: {\"n\":2}\n\n",
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("writes = %q, want one per event: %q", got, want)
+		}
+		// Each event left when it was sent: 50 ms apart, and the first
+		// long before the handler returned.
+		for i := 1; i < len(h.writes); i++ {
+			if gap := h.writes[i].at.Sub(h.writes[i-1].at); gap < 40*time.Millisecond {
+				t.Errorf("event %d came %s after event %d, want about 50ms (time.Sleep did not sleep)", i, gap, i-1)
+			}
+		}
+		if first, total := h.writes[0].at.Sub(start), end.Sub(start); total-first < 80*time.Millisecond {
+			t.Errorf("first event at %s of %s: it waited for the handler to end", first, total)
+		}
+		t.Logf("poll_oneoff calls: %d", h.polls)
+		// Two sleeps; the Go runtime may wake early and poll again, but
+		// not hundreds of times.
+		if h.polls < 2 || h.polls > 20 {
+			t.Errorf("poll_oneoff was called %d times for two sleeps, want 2 to 20 (the guest slept by spinning)", h.polls)
+		}
+	})
+
+	for _, tc := range []struct {
+		name       string
+		envelope   string
+		wantRC     uint32
+		wantHeader [][2]string
+		wantWrites []string
+		wantLog    string
+	}{
+		{
+			name:       "the negotiated type is the Content-Type, one write per Write",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/ticks","path":"/api/ticks","query":{"fail":false},"headers":{},"mediaType":"image/svg+xml"}`,
+			wantHeader: [][2]string{{"set Content-Type", "image/svg+xml"}},
+			wantWrites: []string{"<image/svg+xml>", "</image/svg+xml>"},
+		},
+		{
+			name:       "an error after the first byte fails the call",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/ticks","path":"/api/ticks","query":{"fail":true},"headers":{},"mediaType":"image/png"}`,
+			wantRC:     1,
+			wantHeader: [][2]string{{"set Content-Type", "image/png"}},
+			wantWrites: []string{"<image/png>"},
+			wantLog:    "3 endpoints: the 200 stream failed after 11 bytes were sent (the client sees the response cut short): the renderer gave up",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if rc := h.serve(t, mod, tc.envelope); rc != tc.wantRC {
+				t.Errorf("%s() = %d, want %d; logs: %q", abi.ExportHandle, rc, tc.wantRC, h.logs)
+			}
+			if !slices.Equal(h.header, tc.wantHeader) {
+				t.Errorf("headers = %q, want %q", h.header, tc.wantHeader)
+			}
+			var got []string
+			for _, w := range h.writes {
+				got = append(got, w.data)
+			}
+			if !slices.Equal(got, tc.wantWrites) {
+				t.Errorf("writes = %q, want %q", got, tc.wantWrites)
+			}
+			var wantLogs []string
+			if tc.wantLog != "" {
+				wantLogs = []string{tc.wantLog}
+			}
+			if !slices.Equal(h.logs, wantLogs) {
+				t.Errorf("logs = %q, want %q", h.logs, wantLogs)
+			}
+		})
 	}
 }
 
