@@ -51,6 +51,17 @@ type (
 		Tenant string `header:"X-Tenant" required:"true"`
 		Body   User
 	}
+	// Presence is one event of the media example's stream.
+	Presence struct {
+		User   int  `json:"user"`
+		Online bool `json:"online"`
+	}
+	// ProblemDetails is an RFC 9457 problem.
+	ProblemDetails struct {
+		Type   string `json:"type" format:"uri"`
+		Title  string `json:"title"`
+		Status int    `json:"status"`
+	}
 )
 
 // contractCases register the operations of one module each; their
@@ -122,6 +133,16 @@ var contractCases = []struct {
 		}) endpoints.Reply {
 			return endpoints.Respond(200, in.Body)
 		})
+	}},
+	{"media", "GET", func() {
+		endpoints.Handle(endpoints.Operation{
+			Summary: "A user's avatar or presence",
+			Responses: endpoints.Responses{
+				200: endpoints.MediaOf[Presence]("Presence changes, one event each", "text/event-stream"),
+				203: endpoints.Media("The avatar", "image/png", "image/webp"),
+				404: endpoints.JSONAs[ProblemDetails]("No such user", "application/problem+json"),
+			},
+		}, func(in *getUser) endpoints.Reply { return endpoints.Bytes(203, endpoints.MediaType(), nil) })
 	}},
 }
 
@@ -200,6 +221,9 @@ func TestContractSchemasValidate(t *testing.T) {
 		{"methods", "/methods/put/request/headers", `{}`, false},
 		{"raw-schemas", "/request/body/schema", `["a", "b"]`, true},
 		{"raw-schemas", "/request/body/schema", `["a", "a"]`, false},
+		{"media", "/responses/200/schema", `{"user": 1, "online": true}`, true},
+		{"media", "/responses/200/schema", `{"user": 1}`, false},
+		{"media", "/responses/404/schema", `{"type": "https://example.com/no-user", "title": "No such user", "status": 404}`, true},
 	} {
 		t.Run(tc.module+tc.pointer+" "+tc.instance, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", "contracts", tc.module+".json"))
@@ -332,6 +356,22 @@ func TestRegistrationPanics(t *testing.T) {
 		{"raw request schema that is not JSON", func() {
 			endpoints.Handle(endpoints.Operation{Request: endpoints.RequestSchemas{Query: json.RawMessage(`{`)}}, noop)
 		}, `Request.Query: not valid JSON`},
+		{"Media without types", func() {
+			endpoints.Handle(endpoints.Operation{Summary: "Avatar", Responses: endpoints.Responses{200: endpoints.Media("The avatar")}}, noop)
+		}, `endpoints (Summary "Avatar"): Responses[200]: Media declares no media type: list the types the response sends, such as "image/png"`},
+		{"Media type that does not parse", func() {
+			endpoints.Handle(endpoints.Operation{Method: "GET", Summary: "Avatar",
+				Responses: endpoints.Responses{200: endpoints.Media("The avatar", "image/png", "png")}}, noop)
+		}, `endpoints (Method GET, Summary "Avatar"): Responses[200]: Media: "png" is not a media type: `},
+		{"Media range", func() {
+			endpoints.Handle(endpoints.Operation{Responses: endpoints.Responses{206: endpoints.MediaOf[User]("", "image/*")}}, noop)
+		}, `Responses[206]: Media: "image/*" is a media range; declare the concrete types the response sends, such as "image/png"`},
+		{"Media type twice", func() {
+			endpoints.Handle(endpoints.Operation{Responses: endpoints.Responses{200: endpoints.Media("", "text/csv; charset=utf-8", "Text/CSV;charset=utf-8")}}, noop)
+		}, `Responses[200]: Media: "Text/CSV;charset=utf-8" is the same media type as "text/csv; charset=utf-8" (media types are case-insensitive)`},
+		{"JSONAs with a type that is not JSON", func() {
+			endpoints.Handle(endpoints.Operation{Responses: endpoints.Responses{400: endpoints.JSONAs[NotFound]("", "text/plain")}}, noop)
+		}, `Responses[400]: JSONAs: content type "text/plain" is not application/json or application/<name>+json; declare other media types with Media`},
 		{"Defs name taken by a Go type", func() {
 			endpoints.Handle(endpoints.Operation{Method: "GET", Responses: endpoints.Responses{200: endpoints.JSON[User]("")}}, noop)
 			endpoints.Handle(endpoints.Operation{Method: "PUT", Defs: map[string]json.RawMessage{"User": json.RawMessage(`{}`)}}, noop)

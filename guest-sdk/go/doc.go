@@ -142,10 +142,12 @@
 //
 // JSON bodies need no Content-Type: the host sends application/json.
 // [Operation.Responses] declares each status with [JSON] (schema derived
-// from a Go type), [RawJSON] (a schema written by hand) or [NoContent]. In
-// development the host checks every answer against them and answers 500
-// for an undeclared status or a body that does not match. Without
-// Responses nothing is checked.
+// from a Go type), [JSONAs] (the same, sent as a +json profile such as
+// application/problem+json), [RawJSON] (a schema written by hand),
+// [NoContent], or [Media] and [MediaOf] (below). In development the host
+// checks every answer against them and answers 500 for an undeclared
+// status or a body that does not match. Without Responses nothing is
+// checked.
 //
 // [HandleFunc] suits handlers that return a value or an error:
 //
@@ -160,6 +162,65 @@
 // The value answers [Operation.Status] (200 by default); [Error] answers
 // its own status and body; any other error answers 500 and is logged. When
 // Responses is nil the success response is inferred from the result type.
+//
+// # Media and streaming
+//
+// A status declared with [Media] answers in other media types than JSON:
+// images, files, CSV, event streams. The host never validates such a
+// body; [MediaOf] adds a schema, derived from a Go type, that documents
+// the payload or one event of a stream:
+//
+//	Responses: endpoints.Responses{
+//		200: endpoints.Media("The avatar", "image/png", "image/webp"),
+//		404: endpoints.JSONAs[Problem]("No such user", "application/problem+json"),
+//	},
+//
+// When the 2xx responses of an operation offer more than one media type
+// between them, the host picks one with the client's Accept header
+// (answering 406 itself when none fits) and [MediaType] tells the handler
+// which:
+//
+//	if endpoints.MediaType() == "image/webp" {
+//		return endpoints.Bytes(200, "image/webp", webp)
+//	}
+//	return endpoints.Bytes(200, "image/png", png)
+//
+// [Bytes] answers a whole binary body. [Stream] answers a body written
+// piece by piece: the status and headers are sent first, then every Write
+// of its function goes to the client at once, flushed, for a status
+// declared as media (a JSON answer is buffered, to be checked):
+//
+//	return endpoints.Stream(200, "text/csv", func(w io.Writer) error {
+//		for _, u := range users {
+//			if _, err := fmt.Fprintf(w, "%d,%s\n", u.ID, u.Name); err != nil {
+//				return err // the client went away
+//			}
+//		}
+//		return nil
+//	})
+//
+// [EventStream] sends Server-Sent Events (text/event-stream, as the
+// browser's EventSource reads them), one flushed chunk per [Event]:
+//
+//	200: endpoints.MediaOf[Tick]("A tick a second", "text/event-stream"),
+//
+//	return endpoints.EventStream(func(send func(endpoints.Event) error) error {
+//		for i := range 5 {
+//			if err := send(endpoints.Event{ID: strconv.Itoa(i), Data: Tick{N: i}}); err != nil {
+//				return err // the client went away
+//			}
+//			time.Sleep(time.Second)
+//		}
+//		return nil
+//	})
+//
+// time.Sleep works in a module (the host gives real clocks). A stream
+// must end within the host's call deadline (10 s by default), or the host
+// stops it as a failure; an EventSource reconnects when a stream ends,
+// sending the last ID it saw as the Last-Event-ID header. An error
+// returned from a stream's function is logged and fails the request: a
+// 500 when nothing was sent yet, a response cut short otherwise, so the
+// client can tell it from a complete one.
 //
 // # Raw schemas
 //
@@ -195,7 +256,8 @@
 // The package builds natively too, where an in-memory stand-in replaces the
 // host: route packages can be vetted and tested with go test. A test can
 // check the contract with [ContractJSON], and call the handler function
-// directly and inspect its [Reply].
+// directly and inspect its [Reply]: [Reply.Status], [Reply.Header], and
+// the body with [Reply.Body] or, for a stream, [Reply.WriteTo].
 //
 // # Notes
 //

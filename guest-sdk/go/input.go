@@ -56,6 +56,8 @@ func (p *inputPlan) fill(envelope []byte, base unsafe.Pointer) error {
 		}
 		return nil
 	})
+	// Scanned to the end: an absent mediaType is known absent too. (Only
+	// during a request: tests may fill outside one.)
 	request.scanned = err == nil && request.envelope != nil
 	return err
 }

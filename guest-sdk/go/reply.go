@@ -44,8 +44,8 @@ type headerField struct{ name, value string }
 // # Notes
 //
 //   - No Content-Type is set: the host sends application/json for a JSON
-//     body. Set another one with [Reply.WithHeader] (a +json profile such
-//     as application/problem+json must be declared in the contract).
+//     body, or the +json profile the status declares with [JSONAs]. Set
+//     another one with [Reply.WithHeader].
 //   - The status must be declared in the operation's Responses (unless they
 //     are omitted) and the body must match its schema; the host checks this
 //     in development (SPEC.md §4, step 8).
@@ -115,7 +115,9 @@ func (r Reply) WriteTo(w io.Writer) (int64, error) {
 	if r.body == nil {
 		return 0, nil
 	}
-	body, err := encodeJSON(r.body)
+	// json.Marshal writes what the SDK's encoder does (HTML escaped, no
+	// newline), into a buffer of its own: tests may run in parallel.
+	body, err := json.Marshal(r.body)
 	if err != nil {
 		return 0, err
 	}

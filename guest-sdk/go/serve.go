@@ -192,14 +192,6 @@ func findMember(envelope []byte, key string) ([]byte, error) {
 	return found, nil
 }
 
-// envelopeMember is findMember for callers that treat a broken envelope
-// as one without the member: the handler already ran, so the envelope
-// was decoded once.
-func envelopeMember(envelope []byte, key string) []byte {
-	raw, _ := findMember(envelope, key)
-	return raw
-}
-
 // writeReply sends a Reply: status, headers, then the body. envelope is
 // the request's, for the method of a stream.
 func writeReply(reply Reply, envelope []byte) error {
