@@ -1,15 +1,18 @@
 package host_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"flag"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
@@ -152,5 +155,72 @@ func TestUsersDocumentGolden(t *testing.T) {
 	h2, _ := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Production})
 	if !bytes.Equal(h2.Document(), got) {
 		t.Error("two loads of the same app gave different documents")
+	}
+}
+
+// TestUsersExampleMedia drives the media endpoints of examples/users: the
+// negotiated avatar, the streamed CSV export and the event stream, whose
+// first event must reach a real client before the handler has finished.
+func TestUsersExampleMedia(t *testing.T) {
+	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	t.Run("avatar negotiated", func(t *testing.T) {
+		png := do(t, srv, "GET", "/api/users/1/avatar", "")
+		if png.status != 200 || png.header.Get("Content-Type") != "image/png" || !strings.HasPrefix(png.body, "\x89PNG\r\n") {
+			t.Errorf("default avatar: %d %s %q", png.status, png.header.Get("Content-Type"), png.body[:min(8, len(png.body))])
+		}
+		svg := do(t, srv, "GET", "/api/users/2/avatar", "", "Accept", "image/svg+xml;q=0.9, image/png;q=0.5")
+		if svg.status != 200 || svg.header.Get("Content-Type") != "image/svg+xml" || !strings.Contains(svg.body, ">GH</text>") {
+			t.Errorf("SVG avatar: %d %s %s", svg.status, svg.header.Get("Content-Type"), svg.body)
+		}
+		problem := do(t, srv, "GET", "/api/users/9/avatar", "")
+		if problem.status != 404 || problem.header.Get("Content-Type") != "application/problem+json" || !strings.Contains(problem.body, `"detail":"user 9 not found"`) {
+			t.Errorf("missing user: %d %s %s", problem.status, problem.header.Get("Content-Type"), problem.body)
+		}
+	})
+	t.Run("CSV export", func(t *testing.T) {
+		res := do(t, srv, "GET", "/api/users/export", "")
+		want := "id,name,email\n1,Ada Lovelace,ada@example.com\n2,Grace Hopper,grace@example.com\n3,Alan Turing,alan@example.com\n"
+		if res.status != 200 || res.body != want || res.header.Get("Content-Type") != "text/csv; charset=utf-8" {
+			t.Errorf("export: %d %s %q", res.status, res.header.Get("Content-Type"), res.body)
+		}
+	})
+	t.Run("event stream arrives as it is sent", func(t *testing.T) {
+		start := time.Now()
+		res, err := http.Get(srv.URL + "/api/clock?count=3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+			t.Errorf("Content-Type %q", ct)
+		}
+		rd := bufio.NewReader(res.Body)
+		var firstAt time.Duration
+		var events []string
+		for {
+			line, err := rd.ReadString('\n')
+			if strings.HasPrefix(line, "data: ") {
+				if firstAt == 0 {
+					firstAt = time.Since(start)
+				}
+				events = append(events, strings.TrimSpace(strings.TrimPrefix(line, "data: ")))
+			}
+			if err != nil {
+				break
+			}
+		}
+		endAt := time.Since(start)
+		if len(events) != 3 || !strings.Contains(events[0], `"tick":1`) || !strings.Contains(events[2], `"tick":3`) {
+			t.Fatalf("events = %q", events)
+		}
+		if endAt-firstAt < 150*time.Millisecond {
+			t.Errorf("first event at %s, stream end at %s: the first event waited for the handler", firstAt, endAt)
+		}
+	})
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("a guest answer broke its contract:\n%s", logs)
 	}
 }

@@ -89,3 +89,21 @@ func (p UserPatch) Apply(u User) User {
 	}
 	return u
 }
+
+// All returns every user, in id order.
+func All() []User { return slices.Clone(seed) }
+
+// Problem is an RFC 9457 Problem Details body, sent as
+// application/problem+json.
+type Problem struct {
+	Type   string `json:"type" doc:"A URI naming the kind of problem."`
+	Title  string `json:"title" doc:"A short summary of the kind of problem."`
+	Status int    `json:"status" doc:"The HTTP status."`
+	Detail string `json:"detail" doc:"What went wrong this time."`
+}
+
+// ClockEvent is one event of GET /api/clock.
+type ClockEvent struct {
+	Tick int    `json:"tick" minimum:"1" doc:"1 for the first event, then 2, 3..."`
+	Time string `json:"time" format:"date-time" doc:"When the event was sent."`
+}
