@@ -295,3 +295,44 @@ func TestPlainRoutes(t *testing.T) {
 		}
 	})
 }
+
+// TestMultiMethodModule: a module without a method suffix declares one
+// operation per method; others get 405 with Allow, HEAD follows GET, and
+// each method is validated against its own contract and documented as
+// its own operation.
+func TestMultiMethodModule(t *testing.T) {
+	contract := `{"summary":"things","methods":{
+		"get": {"summary":"Read a thing","request":{"query":{"type":"object","properties":{"full":{"type":"boolean"}}}}},
+		"put": {"summary":"Replace a thing","request":{"body":{"schema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}}}}`
+	srv, _ := newApp(t).
+		wat("server/api/things/[id].wasm", watModule{contract: contract, handle: echoEnvelope}).
+		serve(host.Options{Mode: host.Development})
+	tests := []struct {
+		name, method, path, body string
+		headers                  []string
+		wantStatus               int
+		wantIn, wantAllow        string
+	}{
+		{"GET validated by its own contract", "GET", "/api/things/1?full=true", "", nil, 200, `"query":{"full":true}`, ""},
+		{"GET refuses what GET's contract refuses", "GET", "/api/things/1?full=maybe", "", nil, 400, `"path":["full"]`, ""},
+		{"PUT validated by its own contract", "PUT", "/api/things/1", `{"name":"x"}`, []string{"Content-Type", "application/json"}, 200, `"body":{"name":"x"}`, ""},
+		{"PUT refuses a body without name", "PUT", "/api/things/1", `{}`, []string{"Content-Type", "application/json"}, 400, `"path":["name"]`, ""},
+		{"HEAD follows GET", "HEAD", "/api/things/1", "", nil, 200, "", ""},
+		{"an undeclared method is 405", "DELETE", "/api/things/1", "", nil, 405, `"allow":["GET","HEAD","OPTIONS","PUT"]`, "GET, HEAD, OPTIONS, PUT"},
+		{"OPTIONS lists the methods", "OPTIONS", "/api/things/1", "", nil, 204, "", "GET, HEAD, OPTIONS, PUT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := do(t, srv, tt.method, tt.path, tt.body, tt.headers...)
+			if res.status != tt.wantStatus || !strings.Contains(res.body, tt.wantIn) || res.header.Get("Allow") != tt.wantAllow {
+				t.Errorf("got %d Allow=%q %s; want %d Allow=%q containing %s", res.status, res.header.Get("Allow"), res.body, tt.wantStatus, tt.wantAllow, tt.wantIn)
+			}
+		})
+	}
+	doc := do(t, srv, "GET", "/_endpoints/schema", "").body
+	for _, want := range []string{`"operationId": "getApiThingsById"`, `"operationId": "putApiThingsById"`, `"summary": "Read a thing"`, `"summary": "Replace a thing"`} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("the document lacks %s", want)
+		}
+	}
+}
