@@ -107,3 +107,10 @@ type ClockEvent struct {
 	Tick int    `json:"tick" minimum:"1" doc:"1 for the first event, then 2, 3..."`
 	Time string `json:"time" format:"date-time" doc:"When the event was sent."`
 }
+
+// ByID is the path parameter of the /api/users/:id routes; embedding it in
+// a route's input struct writes the rule once (handlers/get-user spells it
+// out, as the README's example).
+type ByID struct {
+	ID int `path:"id" minimum:"1" doc:"The user's id."`
+}

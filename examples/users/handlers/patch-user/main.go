@@ -13,7 +13,7 @@ import (
 )
 
 type input struct {
-	ID   int             `path:"id" minimum:"1" doc:"The user's id."`
+	model.ByID
 	Body model.UserPatch `minProperties:"1"`
 }
 

@@ -19,7 +19,7 @@ import (
 )
 
 type input struct {
-	ID int `path:"id" minimum:"1" doc:"The user's id."`
+	model.ByID
 }
 
 func init() {
