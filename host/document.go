@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -101,7 +102,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 	if rm := t.runtime; rm != nil && rm.decl.OpenAPI != nil {
 		if frag := rm.decl.OpenAPI.Document; len(frag) > 0 {
 			if err := doc.Merge(frag); err != nil {
-				return nil, fmt.Errorf("%s: openApi.document: %w", rm.fileName(), err)
+				return nil, fmt.Errorf("%s: openApi.document: %w", abi.RuntimeModule, err)
 			}
 		}
 		if rm.extend != nil {
@@ -115,7 +116,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 			}
 			var edited openapi.Document
 			if err := json.Unmarshal(out, &edited); err != nil {
-				return nil, fmt.Errorf("%s: openApi.extend wrote a document that does not decode: %v", rm.fileName(), err)
+				return nil, fmt.Errorf("%s: openApi.extend wrote a document that does not decode: %v", abi.RuntimeModule, err)
 			}
 			doc = &edited
 		}
@@ -137,8 +138,6 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 	sum := sha256.Sum256(b)
 	return &document{json: b, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, doc: doc}, nil
 }
-
-func (rm *runtimeModule) fileName() string { return "server/endpoints/runtime.wasm" }
 
 // marshalDocument encodes deterministically: the same app gives the same
 // bytes.
@@ -213,13 +212,8 @@ func etagMatches(header, etag string) bool {
 
 // documentProblem explains, in development, why there is no document.
 func (h *Host) documentProblem(t *table) any {
-	if h.opts.Mode != Development {
+	if h.opts.Mode != Development || t.docErr == nil {
 		return nil
 	}
-	for _, p := range t.problems {
-		if strings.HasPrefix(p.Error(), "OpenAPI document:") {
-			return map[string]string{"error": p.Error()}
-		}
-	}
-	return nil
+	return map[string]string{"error": t.docErr.Error()}
 }

@@ -211,3 +211,21 @@ func TestRoutesConfigResponsesCountAsDeclared(t *testing.T) {
 		t.Errorf("a 401 body breaking the configured schema: got %d %s, want 500 %s", res.status, res.body, want)
 	}
 }
+
+// TestDocumentThatCannotBeBuilt: two contracts define $defs/User
+// differently. Production refuses to start; development serves the routes
+// and answers the schema route with a 500 that says why.
+func TestDocumentThatCannotBeBuilt(t *testing.T) {
+	a := newApp(t).
+		wat("server/api/a.get.wasm", watModule{contract: `{"responses":{"200":{"description":"a","schema":{"$ref":"#/$defs/User"}}},"$defs":{"User":{"type":"string"}}}`, handle: `(i32.const 0)`}).
+		wat("server/api/b.get.wasm", watModule{contract: `{"responses":{"200":{"description":"b","schema":{"$ref":"#/$defs/User"}}},"$defs":{"User":{"type":"integer"}}}`, handle: `(i32.const 0)`})
+	_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t)})
+	if err == nil || !strings.Contains(err.Error(), "OpenAPI document:") || !strings.Contains(err.Error(), "server/api/a.get.wasm") || !strings.Contains(err.Error(), "server/api/b.get.wasm") {
+		t.Fatalf("production New error = %v, want the document problem naming both files", err)
+	}
+	srv, _ := a.serve(host.Options{Mode: host.Development})
+	res := do(t, srv, "GET", "/_endpoints/schema", "")
+	if res.status != 500 || !strings.Contains(res.body, `"error":"OpenAPI document:`) || !strings.Contains(res.body, "b.get.wasm") {
+		t.Errorf("development schema route: got %d %s, want 500 explaining the conflict", res.status, res.body)
+	}
+}

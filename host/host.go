@@ -58,7 +58,8 @@ type table struct {
 	problems     []error
 	routesConfig *openapi.RoutesConfig
 	runtime      *runtimeModule
-	doc          *document // nil when it could not be built (see problems)
+	doc          *document // nil when it could not be built
+	docErr       error     // why doc is nil; also in problems
 }
 
 // LoadError lists every module that failed to load, one per line.
@@ -274,7 +275,8 @@ func (h *Host) load(ctx context.Context) (*table, error) {
 		t.routes = append(t.routes, res.r)
 	}
 	if t.doc, err = h.buildDocument(ctx, t); err != nil {
-		t.problems = append(t.problems, fmt.Errorf("OpenAPI document: %w", err))
+		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
+		t.problems = append(t.problems, t.docErr)
 	}
 	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(t.problems), "took", time.Since(start).Round(time.Millisecond))
 	return t, nil

@@ -58,7 +58,6 @@ func (op *operation) negotiates() bool { return len(op.offers) > 1 }
 
 // declaredResponse is one status of the contract.
 type declaredResponse struct {
-	decl        *abi.Response
 	schema      *validation.Schema // nil for media or bodiless responses
 	contentType string             // sent when the guest sets none
 }
@@ -225,7 +224,7 @@ func (r *route) addConfigResponses(rc *openapi.RoutesConfig) error {
 // comp when the answer is validated JSON.
 func (op *operation) declare(comp *validation.Contract, key string, resp *abi.Response, pointer string) error {
 	status, _ := strconv.Atoi(key)
-	d := &declaredResponse{decl: resp}
+	d := &declaredResponse{}
 	if !resp.IsMedia() && resp.Schema != nil {
 		var err error
 		if d.schema, err = comp.Compile(pointer); err != nil {
