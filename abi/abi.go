@@ -68,9 +68,15 @@ const (
 	ExportHandle = "endpoints_handle"
 
 	// ExportOnValidationError is optional: () -> i32. Declared by
-	// "onValidationError": true in the contract; called instead of
-	// [ExportHandle] when validation failed, with the failure in the request
-	// envelope's "error" member, to replace the default 400/406/415 body.
+	// "onValidationError": true in a contract, or in the runtime
+	// declaration for the whole app. The host calls it instead of
+	// [ExportHandle] when a request failed validation (400), content
+	// negotiation (406) or its media type (415), with the failure in the
+	// envelope's "error" member ([ValidationFailure]). The guest either
+	// writes a replacement answer with the response functions and returns
+	// [HookAnswered], or returns [HookDeclined] to leave the failure to the
+	// next in order: the endpoint's hook, the app's hook, the default body.
+	// The status of the answer starts as the failure's status.
 	ExportOnValidationError = "endpoints_on_validation_error"
 
 	// ExportRuntime is required in the runtime declaration module
@@ -95,6 +101,15 @@ const (
 	// reactor initialiser that Go (-buildmode=c-shared) and wasi-libc
 	// (-mexec-model=reactor) emit. Modules written by hand need none.
 	StartFunction = "_initialize"
+)
+
+// Results of [ExportOnValidationError].
+const (
+	// HookAnswered: the guest wrote the replacement answer.
+	HookAnswered = 0
+	// HookDeclined: the guest leaves the failure to the next hook, or to
+	// the default body. Anything it wrote is discarded.
+	HookDeclined = 1
 )
 
 // RuntimeModule is the path of the runtime declaration module in an app:
@@ -133,6 +148,16 @@ const (
 	//
 	//	body_read(buf i32, buf_len i32) -> n i32
 	ImportBodyRead = "body_read"
+
+	// ImportFileRead reads the next bytes of one file of a
+	// multipart/form-data request into buf and returns how many it wrote;
+	// 0 means the end of that file. index is the file's position in the
+	// envelope's "files" list ([File]); each file has its own position, so
+	// files can be read in any order, and each only once. [ErrNotFound]
+	// when there is no such file.
+	//
+	//	file_read(index i32, buf i32, buf_len i32) -> n i32
+	ImportFileRead = "file_read"
 
 	// ImportResponseSetStatus sets the status code (100-599) of the answer;
 	// the default is 200. [ErrInvalid] out of range; [ErrHeadersSent] once

@@ -60,14 +60,42 @@ type Body struct {
 	Required *bool `json:"required,omitempty"`
 	// Description documents the body.
 	Description string `json:"description,omitempty"`
+	// MaxBytes is the largest body this operation accepts, replacing the
+	// app's limits.bodyBytes for it (an upload may need more, a small
+	// form less). Larger bodies get 413.
+	MaxBytes int64 `json:"maxBytes,omitempty"`
 }
 
 // IsRequired reports whether a request must carry the body.
 func (b *Body) IsRequired() bool { return b.Required == nil || *b.Required }
 
-// MediaType is one accepted request media type; Schema is optional.
+// MediaType is one accepted request media type; Schema is optional. The
+// key of Body.Content says how the host reads the body:
+//
+//   - application/json and +json types: parsed and validated against
+//     Schema;
+//   - application/x-www-form-urlencoded: decoded to an object, its strings
+//     coerced like query parameters, then validated;
+//   - multipart/form-data: fields decoded and validated like a form; file
+//     parts listed in the envelope and read with file_read, their file name
+//     standing in the validated object;
+//   - any other type, ranges such as text/* included: delivered raw and
+//     streamed through body_read; Schema only documents it.
 type MediaType struct {
 	Schema json.RawMessage `json:"schema,omitempty"`
+	// Encoding declares, per field of a multipart body, the media types its
+	// part may have (OpenAPI's Encoding Object): a part of another type
+	// fails validation.
+	//
+	//	"encoding": {"photo": {"contentType": "image/png, image/jpeg"}}
+	Encoding map[string]*Encoding `json:"encoding,omitempty"`
+}
+
+// Encoding constrains one field of a multipart body.
+type Encoding struct {
+	// ContentType lists the accepted media types, comma-separated; ranges
+	// such as image/* are allowed.
+	ContentType string `json:"contentType,omitempty"`
 }
 
 // Response is one declared status: validated JSON (Schema, with an optional
@@ -97,6 +125,11 @@ type Idempotency struct {
 //	{"openApi": {"document": {"servers": [{"url": "https://api.example.com"}]}, "extend": true}}
 type Runtime struct {
 	OpenAPI *RuntimeOpenAPI `json:"openApi,omitempty"`
+	// OnValidationError says the module exports
+	// [ExportOnValidationError]: the app-wide hook that may replace the
+	// default 400/406/415 bodies of every endpoint, after the endpoint's
+	// own hook declined or when it has none.
+	OnValidationError bool `json:"onValidationError,omitempty"`
 	// ResponseValidation is the app's policy for checking answers:
 	// "always", "development" or "never"; endpoints.json and host options
 	// take precedence.

@@ -48,6 +48,79 @@ type Envelope struct {
 	// (RFC 9110 §12.5.1), for an endpoint that offers more than one across
 	// its 2xx responses; the guest answers in it. Absent otherwise.
 	MediaType string `json:"mediaType,omitempty"`
+	// ContentType is the media type of the request body, lower case and
+	// without parameters ("multipart/form-data", "text/csv"), for an
+	// endpoint whose request carried one. Body holds the decoded value for
+	// JSON, form and multipart bodies; any other type is read raw with
+	// [ImportBodyRead].
+	ContentType string `json:"contentType,omitempty"`
+	// Files lists the file parts of a multipart/form-data body in the
+	// order received; [ImportFileRead] reads one by its index. In Body, a
+	// file field holds its file name.
+	Files []File `json:"files,omitempty"`
 	// Error is the validation failure handed to [ExportOnValidationError].
-	Error json.RawMessage `json:"error,omitempty"`
+	// Params, Query, Headers and Body are absent then: they did not pass.
+	Error *ValidationFailure `json:"error,omitempty"`
+}
+
+// File is one file part of a multipart/form-data request body.
+//
+//	{"name":"photo","filename":"me.png","contentType":"image/png","size":5120}
+type File struct {
+	// Name is the form field the file was sent as.
+	Name string `json:"name"`
+	// Filename is the file name the client gave, as sent (untrusted: never
+	// use it as a path).
+	Filename string `json:"filename"`
+	// ContentType is the part's media type; "application/octet-stream"
+	// when the client sent none.
+	ContentType string `json:"contentType"`
+	// Size is the file's length in bytes.
+	Size int64 `json:"size"`
+}
+
+// Kinds of [ValidationFailure].
+const (
+	// FailureSchema: a part of the request failed its schema (400).
+	FailureSchema = "schema"
+	// FailureMediaType: the body's media type is not declared (415).
+	FailureMediaType = "media-type"
+	// FailureAccept: no declared response type is acceptable (406).
+	FailureAccept = "accept"
+)
+
+// ValidationFailure is a request the host refused before the handler ran,
+// as [ExportOnValidationError] receives it in the envelope's "error"
+// member.
+//
+//	{"kind":"schema","status":400,"part":"query",
+//	 "issues":{"query":[{"path":["limit"],"message":"must be <= 100"}]},
+//	 "default":{"statusCode":400,"statusMessage":"Validation Error","data":{...}}}
+type ValidationFailure struct {
+	// Kind is [FailureSchema], [FailureMediaType] or [FailureAccept].
+	Kind string `json:"kind"`
+	// Status is the status of the default answer: 400, 415 or 406.
+	Status int `json:"status"`
+	// Part is the part that failed: "body" for a media type, "headers"
+	// (the Accept header) for negotiation, and for a schema failure the
+	// first failing part in the order params, query, headers, body.
+	Part string `json:"part"`
+	// Issues are a schema failure's problems by part, as in the default
+	// 400 body.
+	Issues map[string][]Issue `json:"issues,omitempty"`
+	// Received is the Content-Type (415) or Accept (406) the client sent.
+	Received string `json:"received,omitempty"`
+	// SupportedMediaTypes are the types the endpoint accepts (415) or
+	// offers (406).
+	SupportedMediaTypes []string `json:"supportedMediaTypes,omitempty"`
+	// Default is the body the host answers when every hook declines:
+	// {"statusCode", "statusMessage", "data"}.
+	Default json.RawMessage `json:"default,omitempty"`
+}
+
+// Issue is one validation problem: where (a JSON path of property names
+// and array indexes) and what.
+type Issue struct {
+	Path    []any  `json:"path"`
+	Message string `json:"message"`
 }

@@ -431,6 +431,23 @@ var issueCases = []struct {
 		},
 	},
 	{
+		name:   "encoding outside multipart, and a bad encoding type",
+		method: "POST",
+		json: `{"request": {"body": {"content": {
+			"application/x-www-form-urlencoded": {"encoding": {"a": {"contentType": "text/plain"}}},
+			"multipart/form-data": {"encoding": {"photo": {"contentType": "image/png, jpeg"}}}}}}}`,
+		want: []want{
+			{"/request/body/content/application~1x-www-form-urlencoded/encoding", RuleEncoding, `encoding applies to the parts of a multipart/form-data body`},
+			{"/request/body/content/multipart~1form-data/encoding/photo/contentType", RuleEncoding, `"image/png, jpeg" is not a comma-separated list of media types`},
+		},
+	},
+	{
+		name:   "maxBytes below one",
+		method: "POST",
+		json:   `{"request": {"body": {"schema": {}, "maxBytes": 0}}}`,
+		want:   []want{{"/request/body/maxBytes", "minimum", "got 0, want at least 1"}},
+	},
+	{
 		name:   "several mistakes reported together, sorted by pointer",
 		method: "GET",
 		json: `{"tgas": [], "idempotency": {}, "responses": {"abc": {}, "200": {"contentType": "text/html"}},

@@ -67,6 +67,11 @@ const (
 	// RuleBody: a request body with both or neither of "schema" and
 	// "content".
 	RuleBody = "endpoints/body"
+
+	// RuleEncoding: "encoding" on a request media type other than
+	// multipart/form-data, or an encoding contentType that is not a list
+	// of media types.
+	RuleEncoding = "endpoints/encoding"
 )
 
 // methodNames are the method suffixes and methods keys of SPEC.md §2, in
@@ -220,6 +225,25 @@ func (c *checker) request(ptr string, req map[string]any) {
 				continue
 			}
 			seen[canon] = mt
+			m, _ := content[mt].(map[string]any)
+			enc, ok := m["encoding"].(map[string]any)
+			if !ok {
+				continue
+			}
+			if canon != "multipart/form-data" {
+				c.add(child(p, "encoding"), RuleEncoding, "encoding applies to the parts of a multipart/form-data body, not to %q", mt)
+				continue
+			}
+			for _, field := range sortedKeys(enc) {
+				e, _ := enc[field].(map[string]any)
+				list, _ := e["contentType"].(string)
+				for _, t := range strings.Split(list, ",") {
+					if _, _, err := mediatype.Parse(strings.TrimSpace(t)); err != nil && list != "" {
+						c.add(child(child(child(p, "encoding"), field), "contentType"), RuleEncoding, "%q is not a comma-separated list of media types: %v", list, err)
+						break
+					}
+				}
+			}
 		}
 	}
 }

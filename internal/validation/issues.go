@@ -12,16 +12,16 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/message"
+
+	"github.com/wasmendpoints/endpoints/abi"
 )
 
 // Issue is one validation failure: where in the value (property names and
-// array indexes) and what is wrong, in a sentence.
+// array indexes) and what is wrong, in a sentence. It is the ABI's type, so
+// the issues a hook receives are the ones the default 400 lists.
 //
 //	{"path": ["items", 0, "email"], "message": "must be a valid email address"}
-type Issue struct {
-	Path    []any  `json:"path"`
-	Message string `json:"message"`
-}
+type Issue = abi.Issue
 
 // Validate checks v against the schema and returns every failure, or nil.
 func (s *Schema) Validate(v any) []Issue {
