@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
 
 // call is the state of one guest call: the request as validated, the answer
@@ -36,9 +37,14 @@ type call struct {
 	bodyRaw  []byte
 	bodyJSON bool // bodyRaw is the body as received and can be handed over as is
 	bodyPos  int
-	bodySrc  io.Reader // plain routes: the request body, read as the guest asks
-	envelope []byte
-	scratch  []byte
+	bodySrc  io.Reader // plain routes and raw bodies: the request body, read as the guest asks
+	// bodyPresent: the request carried a body of a declared type.
+	bodyPresent bool
+	contentType string                 // the body's media type, lower case, for the envelope
+	multipart   *formdata.Multipart    // a multipart body's files, for file_read
+	failure     *abi.ValidationFailure // set while an onValidationError hook runs
+	envelope    []byte
+	scratch     []byte
 
 	// response side
 	status      int

@@ -105,7 +105,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 				return nil, fmt.Errorf("%s: openApi.document: %w", abi.RuntimeModule, err)
 			}
 		}
-		if rm.extend != nil {
+		if rm.decl.OpenAPI.Extend {
 			b, err := marshalDocument(doc)
 			if err != nil {
 				return nil, err

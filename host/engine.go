@@ -164,6 +164,21 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 		}
 		stack[0] = uint64(uint32(n))
 	})
+	def(abi.ImportFileRead, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		index, buf, bufLen := int32(stack[0]), uint32(stack[1]), uint32(stack[2])
+		dst := read(mod, abi.ImportFileRead, buf, bufLen)
+		c := callFrom(ctx)
+		if c == nil || c.loading {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		n, e := c.readFile(index, dst)
+		if e != 0 {
+			stack[0] = errno(e)
+			return
+		}
+		stack[0] = uint64(uint32(n))
+	})
 	def(abi.ImportResponseSetStatus, []api.ValueType{i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
 		status := int32(stack[0])
 		c := callFrom(ctx)

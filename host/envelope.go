@@ -38,6 +38,17 @@ func (c *call) envelopeJSON() []byte {
 		b = append(b, `,"rawQuery":`...)
 		b, _ = jsontext.AppendQuote(b, c.req.URL.RawQuery)
 	}
+	if c.failure != nil {
+		b = append(b, `,"error":`...)
+		f, err := json.Marshal(c.failure)
+		if err != nil {
+			f = []byte("null")
+		}
+		b = append(b, f...)
+		b = append(b, '}')
+		c.envelope = b
+		return b
+	}
 	if len(c.params) > 0 || c.op != nil {
 		b = append(b, `,"params":`...)
 		b = appendValue(b, c.params)
@@ -73,9 +84,31 @@ func (c *call) envelopeJSON() []byte {
 			b = append(b, `,"mediaType":`...)
 			b, _ = jsontext.AppendQuote(b, c.mediaType)
 		}
+		if c.contentType != "" {
+			b = append(b, `,"contentType":`...)
+			b, _ = jsontext.AppendQuote(b, c.contentType)
+		}
 		if c.body != nil || c.bodyRaw != nil && c.bodyJSON {
 			b = append(b, `,"body":`...)
 			b = c.appendBody(b)
+		}
+		if c.multipart != nil && len(c.multipart.Files) > 0 {
+			b = append(b, `,"files":[`...)
+			for i, f := range c.multipart.Files {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = append(b, `{"name":`...)
+				b, _ = jsontext.AppendQuote(b, f.Name)
+				b = append(b, `,"filename":`...)
+				b, _ = jsontext.AppendQuote(b, f.Filename)
+				b = append(b, `,"contentType":`...)
+				b, _ = jsontext.AppendQuote(b, f.ContentType)
+				b = append(b, `,"size":`...)
+				b = strconv.AppendInt(b, f.Size, 10)
+				b = append(b, '}')
+			}
+			b = append(b, ']')
 		}
 	}
 	b = append(b, '}')
@@ -92,6 +125,10 @@ func (c *call) appendBody(b []byte) []byte {
 
 // value encodes one validated value for request_value.
 func (c *call) value(part abi.Part, name string) ([]byte, abi.Errno) {
+	if c.failure != nil {
+		// An onValidationError hook: the parts did not pass.
+		return nil, abi.ErrNotFound
+	}
 	var m map[string]any
 	switch part {
 	case abi.PartParams:

@@ -33,6 +33,7 @@ const watImports = `
   (import "endpoints" "request_value" (func $request_value (param i32 i32 i32 i32 i32) (result i32)))
   (import "endpoints" "request_header" (func $request_header (param i32 i32 i32 i32) (result i32)))
   (import "endpoints" "body_read" (func $body_read (param i32 i32) (result i32)))
+  (import "endpoints" "file_read" (func $file_read (param i32 i32 i32) (result i32)))
   (import "endpoints" "response_set_status" (func $set_status (param i32) (result i32)))
   (import "endpoints" "response_set_header" (func $set_header (param i32 i32 i32 i32) (result i32)))
   (import "endpoints" "response_write" (func $write (param i32 i32) (result i32)))

@@ -254,7 +254,7 @@ func (h *Host) load(ctx context.Context) (*table, error) {
 	if t.routesConfig, err = loadRoutesConfig(h.app); err != nil {
 		t.problems = append(t.problems, err)
 	}
-	if t.runtime, err = h.engine.loadRuntime(ctx, h.app); err != nil {
+	if t.runtime, err = h.engine.loadRuntime(ctx, h.app, h.opts.Limits.instances()); err != nil {
 		t.problems = append(t.problems, err)
 	}
 	for _, res := range results {

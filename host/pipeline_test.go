@@ -63,14 +63,14 @@ func TestRequestPipeline(t *testing.T) {
 				"params":{"id":7},
 				"query":{"limit":10,"tags":["a","b"],"ids":[1,2],"active":true,"ratio":0.5,"sort":"asc","other":"x"},
 				"headers":{"x-tenant":"acme","x-count":3},
-				"body":{"name":"pen","qty":1}}`,
+				"contentType":"application/json","body":{"name":"pen","qty":1}}`,
 		},
 		{
 			name: "a single value of an array parameter is an array",
 			path: "/api/items/7?tags=solo", body: `{"name":"pen","qty":2}`, headers: []string{"Content-Type", ct, "X-Tenant", "acme"},
 			wantStatus: 200,
 			wantBody: `{"kind":"endpoint","method":"POST","route":"/api/items/:id","path":"/api/items/7","rawQuery":"tags=solo",
-				"params":{"id":7},"query":{"limit":10,"tags":["solo"]},"headers":{"x-tenant":"acme"},"body":{"name":"pen","qty":2}}`,
+				"params":{"id":7},"query":{"limit":10,"tags":["solo"]},"headers":{"x-tenant":"acme"},"contentType":"application/json","body":{"name":"pen","qty":2}}`,
 		},
 		{
 			name: "wrong types in path and query name the fields",
@@ -116,7 +116,7 @@ func TestRequestPipeline(t *testing.T) {
 			name: "a missing body",
 			path: "/api/items/1", headers: []string{"X-Tenant", "acme"},
 			wantStatus: 400,
-			wantBody:   `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":[],"message":"a JSON request body is required"}]}}`,
+			wantBody:   `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":[],"message":"a request body is required (application/json)"}]}}`,
 		},
 		{
 			name: "a JSON body sent as text/plain is 415 listing application/json",

@@ -34,6 +34,9 @@ type pool struct {
 	file     string
 	slots    chan struct{}
 	idle     chan *instance
+	// runtime: the app's runtime declaration module, which has no
+	// endpoints_handle.
+	runtime bool
 }
 
 func newPool(e *engine, compiled wazero.CompiledModule, file string, size int) *pool {
@@ -100,7 +103,7 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 		return nil, fmt.Errorf("instantiating %s: %w", p.file, err)
 	}
 	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError)}
-	if in.handle == nil {
+	if in.handle == nil && !p.runtime {
 		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("%s: missing export %q", p.file, abi.ExportHandle)
 	}

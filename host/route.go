@@ -34,12 +34,14 @@ type operation struct {
 	query    *validation.Schema
 	headers  *validation.Schema
 	body     *abi.Body
-	bodyJSON *validation.Schema // schema of a JSON body, nil when the body is not JSON
+	// bodyTypes are the declared request media types; bodySupported their
+	// names as declared, for 415.
+	bodyTypes     []*bodyType
+	bodySupported []string
 	// bodyRequired: a request without a body fails validation.
 	bodyRequired bool
-	// bodyDefaults: applying defaults can change the body, so it must be
-	// re-encoded for the guest rather than handed over as received.
-	bodyDefaults bool
+	// bodyLimit replaces the app's body limit when positive (maxBytes).
+	bodyLimit int64
 	// responses is nil when answers are not checked (none declared, or
 	// inferred by an SDK).
 	responses map[int]*declaredResponse
@@ -95,6 +97,12 @@ func newRoute(rf routefile.Route, mod *module) (*route, error) {
 	default:
 		return nil, fmt.Errorf("%s: contract: /: a module without a method suffix must declare its operations in \"methods\" ({\"get\": {...}, \"post\": {...}}), or the file name must carry a method (e.g. %s)", rf.File, strings.TrimSuffix(rf.File, ".wasm")+".get.wasm")
 	}
+	_, exported := mod.pool.compiled.ExportedFunctions()[abi.ExportOnValidationError]
+	for _, op := range r.ops {
+		if op.contract.OnValidationError && !exported {
+			return nil, fmt.Errorf("%s: contract: /onValidationError: true, but the module does not export %q; export the hook (Go SDK: endpoints.OnValidationError) or drop the flag", rf.File, abi.ExportOnValidationError)
+		}
+	}
 	set := map[string]bool{"OPTIONS": true}
 	for m := range r.ops {
 		set[m] = true
@@ -123,25 +131,8 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 			return nil, err
 		}
 		if b := c.Request.Body; b != nil {
-			op.body, op.bodyRequired = b, b.IsRequired()
-			switch {
-			case b.Schema != nil:
-				op.bodyJSON, err = comp.Compile(base + "/request/body/schema")
-			case b.Content != nil:
-				for mt := range b.Content {
-					if mt != "application/json" {
-						return nil, fmt.Errorf("%s: contract: %s/request/body/content/%s: request media type %q is not supported by this host yet; only application/json bodies are", rf.File, base, mt, mt)
-					}
-				}
-				if b.Content["application/json"].Schema != nil {
-					op.bodyJSON, err = comp.Compile(base + "/request/body/content/application~1json/schema")
-				}
-			}
-			if err != nil {
-				return nil, err
-			}
-			if op.bodyJSON != nil {
-				op.bodyDefaults = op.bodyJSON.HasDefaults()
+			if err := op.compileBody(comp, b, base); err != nil {
+				return nil, fmt.Errorf("%s: %w", rf.File, err)
 			}
 		}
 	}

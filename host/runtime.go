@@ -14,17 +14,17 @@ import (
 )
 
 // runtimeModule is the app's runtime declaration (abi.RuntimeModule): its
-// settings, and the instance that runs openApi.extend.
+// settings, and the pool of instances that run openApi.extend and the
+// app-wide onValidationError hook.
 type runtimeModule struct {
 	decl   abi.Runtime
 	engine *engine
-	mod    api.Module
-	extend api.Function // nil unless declared
+	pool   *pool
 }
 
 // loadRuntime loads server/endpoints/runtime.wasm; an app without one gets
 // nil. Errors name the file and what is wrong.
-func (e *engine) loadRuntime(ctx context.Context, appDir string) (*runtimeModule, error) {
+func (e *engine) loadRuntime(ctx context.Context, appDir string, poolSize int) (*runtimeModule, error) {
 	file := abi.RuntimeModule
 	wasm, err := os.ReadFile(filepath.Join(appDir, filepath.FromSlash(file)))
 	if errors.Is(err, os.ErrNotExist) {
@@ -47,15 +47,22 @@ func (e *engine) loadRuntime(ctx context.Context, appDir string) (*runtimeModule
 			return nil, fmt.Errorf("%s: not a runtime declaration module: missing export %q (build it from a package with //endpoints:runtime)", file, name)
 		}
 	}
+	if fn, ok := fns[abi.ExportOnValidationError]; ok && (len(fn.ParamTypes()) != 0 || !sameTypes(fn.ResultTypes(), []api.ValueType{api.ValueTypeI32})) {
+		_ = compiled.Close(ctx)
+		return nil, fmt.Errorf("%s: export %q has signature %s, ABI v%d wants %s", file, abi.ExportOnValidationError, signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, signature(nil, []api.ValueType{api.ValueTypeI32}))
+	}
 	lc := &call{parent: ctx, loading: true, logger: e.logger, deadline: loadDeadline(), route: &route{file: file}}
-	mod, err := e.runtime.InstantiateModule(lc, compiled, e.moduleConfig(file))
+	rm := &runtimeModule{engine: e, pool: newPool(e, compiled, file, poolSize)}
+	rm.pool.runtime = true
+	in, err := rm.pool.warm(lc)
 	if err != nil {
 		_ = compiled.Close(ctx)
-		return nil, fmt.Errorf("%s: instantiating: %w", file, err)
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	rm := &runtimeModule{engine: e, mod: mod}
+	mod := in.mod
 	fail := func(err error) (*runtimeModule, error) {
-		_ = mod.Close(ctx)
+		in.close(ctx)
+		_ = compiled.Close(ctx)
 		return nil, err
 	}
 	res, err := mod.ExportedFunction(abi.ExportABIVersion).Call(lc)
@@ -78,7 +85,7 @@ func (e *engine) loadRuntime(ctx context.Context, appDir string) (*runtimeModule
 		return fail(fmt.Errorf("%s: %s returned memory [%d, %d) outside the module's memory", file, abi.ExportRuntime, off, uint64(off)+uint64(n)))
 	}
 	if err := json.Unmarshal(raw, &rm.decl, json.RejectUnknownMembers(true)); err != nil {
-		return fail(fmt.Errorf("%s: runtime declaration: %v (allowed keys: openApi{document, extend}, responseValidation)", file, err))
+		return fail(fmt.Errorf("%s: runtime declaration: %v (allowed keys: openApi{document, extend}, onValidationError, responseValidation)", file, err))
 	}
 	switch ResponseValidation(rm.decl.ResponseValidation) {
 	case "", ValidateAlways, ValidateInDevelopment, ValidateNever:
@@ -89,21 +96,31 @@ func (e *engine) loadRuntime(ctx context.Context, appDir string) (*runtimeModule
 		if len(o.Document) > 0 && o.Document[0] != '{' {
 			return fail(fmt.Errorf("%s: runtime declaration: /openApi/document: must be a JSON object (an OpenAPI fragment)", file))
 		}
-		if o.Extend {
-			if rm.extend = mod.ExportedFunction(abi.ExportOpenAPIExtend); rm.extend == nil {
-				return fail(fmt.Errorf("%s: the declaration says openApi.extend, but the module does not export %q", file, abi.ExportOpenAPIExtend))
-			}
+		if o.Extend && mod.ExportedFunction(abi.ExportOpenAPIExtend) == nil {
+			return fail(fmt.Errorf("%s: the declaration says openApi.extend, but the module does not export %q", file, abi.ExportOpenAPIExtend))
 		}
 	}
+	if rm.decl.OnValidationError && in.onValidation == nil {
+		return fail(fmt.Errorf("%s: the declaration says onValidationError, but the module does not export %q", file, abi.ExportOnValidationError))
+	}
+	rm.pool.idle <- in
 	return rm, nil
 }
+
+// hasHook reports whether the app declares an onValidationError hook.
+func (rm *runtimeModule) hasHook() bool { return rm != nil && rm.decl.OnValidationError }
 
 // runExtend hands doc to the module's openApi.extend and returns the
 // document it wrote.
 func (rm *runtimeModule) runExtend(ctx context.Context, doc []byte, timeout int64) ([]byte, error) {
 	c := &call{parent: ctx, logger: rm.engine.logger, route: &route{file: abi.RuntimeModule}, deadline: timeout, status: 200}
 	c.envelope = doc
-	res, err := rm.extend.Call(c)
+	in, err := rm.pool.get(c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: openApi.extend: %w", abi.RuntimeModule, err)
+	}
+	res, err := in.mod.ExportedFunction(abi.ExportOpenAPIExtend).Call(c)
+	rm.pool.put(ctx, in, err == nil && int32(res[0]) == 0)
 	switch {
 	case interrupted(err):
 		return nil, fmt.Errorf("%s: openApi.extend ran past its deadline and was stopped", abi.RuntimeModule)
@@ -119,6 +136,6 @@ func (rm *runtimeModule) runExtend(ctx context.Context, doc []byte, timeout int6
 
 func (rm *runtimeModule) close(ctx context.Context) {
 	if rm != nil {
-		_ = rm.mod.Close(ctx)
+		rm.pool.close(ctx)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
@@ -58,7 +58,7 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.refuseMethod(w, r, rt.allow)
 		return
 	}
-	h.serveEndpoint(w, r, rt, op, &res)
+	h.serveEndpoint(w, r, t, rt, op, &res)
 }
 
 // refuseMethod answers OPTIONS with 204 and any other method with 405, both
@@ -81,6 +81,13 @@ func (h *Host) getCall(w http.ResponseWriter, r *http.Request, rt *route, op *op
 func (h *Host) putCall(c *call) {
 	c.parent, c.req, c.w, c.bodySrc, c.route, c.op = nil, nil, nil, nil, nil, nil
 	c.body, c.bodyRaw, c.out = nil, nil, nil
+	if c.multipart != nil {
+		if err := c.multipart.Close(); err != nil {
+			h.logger.Warn("removing uploaded files failed", "error", err)
+		}
+		c.multipart = nil
+	}
+	c.failure = nil
 	if c.buf.Cap() > 64<<10 {
 		c.buf = bytes.Buffer{}
 	}
@@ -111,18 +118,11 @@ func readBody(r *http.Request, limit int64) (body []byte, tooLarge bool, err err
 	return buf.Bytes(), false, nil
 }
 
-// isJSONMediaType accepts application/json with at most a UTF-8 charset.
-func isJSONMediaType(contentType string) bool {
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil || mt != "application/json" {
-		return false
-	}
-	cs, ok := params["charset"]
-	return !ok || strings.EqualFold(cs, "utf-8")
-}
-
-func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, rt *route, op *operation, res *router.Result[*route]) {
+func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
 	limit := h.opts.Limits.bodyBytes()
+	if op.bodyLimit > 0 {
+		limit = op.bodyLimit
+	}
 	var issues ValidationData
 
 	c := h.getCall(w, r, rt, op)
@@ -135,52 +135,39 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, rt *route, 
 		accept := strings.Join(r.Header.Values("Accept"), ", ")
 		chosen, ok := negotiate.Choose(accept, op.offers)
 		if !ok {
-			writeError(w, r, http.StatusNotAcceptable, "", MediaTypeData{Received: accept, SupportedMediaTypes: op.offers})
+			h.refuse(w, r, c, t, &abi.ValidationFailure{Kind: abi.FailureAccept, Status: http.StatusNotAcceptable, Part: abi.PartHeaders.String(), Received: accept, SupportedMediaTypes: op.offers})
 			return
 		}
 		c.mediaType = chosen
 	}
 
 	// Steps 3 and 4: media type, size, parse.
-	if op.body != nil && hasBody(r) {
-		if ct := r.Header.Get("Content-Type"); !isJSONMediaType(ct) {
-			writeError(w, r, http.StatusUnsupportedMediaType, "", MediaTypeData{Received: ct, SupportedMediaTypes: []string{"application/json"}})
+	switch {
+	case op.body != nil && hasBody(r):
+		ct := r.Header.Get("Content-Type")
+		bt, mt := op.bodyTypeFor(ct)
+		if bt == nil {
+			h.refuse(w, r, c, t, &abi.ValidationFailure{Kind: abi.FailureMediaType, Status: http.StatusUnsupportedMediaType, Part: abi.PartBody.String(), Received: ct, SupportedMediaTypes: op.bodySupported})
 			return
 		}
-		raw, tooLarge, err := readBody(r, limit)
-		if tooLarge {
+		c.contentType = mt
+		switch h.readDeclaredBody(w, r, c, bt, limit, &issues) {
+		case bodyTooLarge:
 			writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
 			return
-		}
-		if err != nil {
-			h.logger.Debug("reading request body failed", "route", rt.file, "error", err)
+		case bodyFailed:
 			writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
 			return
 		}
-		if len(raw) > 0 {
-			c.bodyRaw = raw
-			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-			if err != nil {
-				issues.Body = []validation.Issue{{Path: []any{}, Message: "invalid JSON: " + jsonSyntaxMessage(err)}}
-			} else {
-				c.body, c.bodyJSON = v, true
-				if op.bodyDefaults && op.bodyJSON.ApplyDefaults(v) {
-					c.bodyJSON = false
-				}
-				if op.bodyJSON != nil {
-					issues.Body = op.bodyJSON.Validate(v)
-				}
-			}
-		}
-	} else if op.body == nil && hasBody(r) {
+	case op.body == nil && hasBody(r):
 		if r.ContentLength > limit {
 			writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
 			return
 		}
 		c.bodySrc = http.MaxBytesReader(w, r.Body, limit)
 	}
-	if op.body != nil && c.bodyRaw == nil && issues.Body == nil && op.bodyRequired {
-		issues.Body = []validation.Issue{{Path: []any{}, Message: "a JSON request body is required"}}
+	if op.body != nil && !c.bodyPresent && issues.Body == nil && op.bodyRequired {
+		issues.Body = []validation.Issue{{Path: []any{}, Message: "a request body is required (" + strings.Join(op.bodySupported, ", ") + ")"}}
 	}
 
 	// Step 5: coerce, default and validate every part.
@@ -212,7 +199,7 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, rt *route, 
 		issues.Headers = op.headers.Validate(c.headers)
 	}
 	if !issues.empty() {
-		writeError(w, r, http.StatusBadRequest, MessageValidation, issues)
+		h.refuse(w, r, c, t, issues.failure())
 		return
 	}
 
@@ -264,27 +251,19 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	// Any failure discards the instance, a reported one too: the guest's
 	// own state (a Go SDK that recovered a panic, a half-filled table) may
 	// be half-updated, and a fresh instance costs milliseconds.
-	ok := err == nil && int32(res[0]) == 0
+	var code int32 = -1
+	if err == nil {
+		code = int32(res[0])
+	}
+	ok := err == nil && code == 0
 	pool.put(r.Context(), in, ok)
 	if ok {
 		return true
 	}
-	var reason string
-	switch {
-	case err == nil:
-		reason = fmt.Sprintf("the handler returned error code %d", int32(res[0]))
-	case interrupted(err) && r.Context().Err() != nil:
+	reason, gone := h.failureReason(r, err, code)
+	if gone {
 		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", r.URL.Path)
 		return false
-	case interrupted(err):
-		reason = fmt.Sprintf("the handler ran past its %s deadline and was stopped", h.opts.Limits.timeout())
-	default:
-		var exit *sys.ExitError
-		if errors.As(err, &exit) {
-			reason = fmt.Sprintf("the guest exited with code %d (a Go panic or fatal error exits with 2; see the guest output above)", exit.ExitCode())
-		} else {
-			reason = "the guest trapped: " + err.Error()
-		}
 	}
 	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", r.URL.Path, "reason", reason)
 	if c.wroteHeader {
@@ -298,6 +277,25 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	writeError(w, r, http.StatusInternalServerError, "", data)
 	return false
+}
+
+// failureReason phrases why a guest call failed, for the log and the
+// development 500; gone reports a call stopped because its client left.
+// code is the guest's result when err is nil.
+func (h *Host) failureReason(r *http.Request, err error, code int32) (reason string, gone bool) {
+	switch {
+	case err == nil:
+		return fmt.Sprintf("the handler returned error code %d", code), false
+	case interrupted(err) && r.Context().Err() != nil:
+		return "", true
+	case interrupted(err):
+		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", h.opts.Limits.timeout()), false
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		return fmt.Sprintf("the guest exited with code %d (a Go panic or fatal error exits with 2; see the guest output above)", exit.ExitCode()), false
+	}
+	return "the guest trapped: " + err.Error(), false
 }
 
 // finishEndpoint checks the buffered answer against the contract and sends

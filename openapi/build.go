@@ -622,7 +622,19 @@ func (b *builder) requestBody(body *abi.Body, src *source) *RequestBody {
 		} else {
 			s = defaultBodySchema(mt)
 		}
-		rb.Content[mt] = &MediaType{Schema: s}
+		out := &MediaType{Schema: s}
+		if m := body.Content[mt]; m != nil {
+			for _, field := range slices.Sorted(maps.Keys(m.Encoding)) {
+				if e := m.Encoding[field]; e != nil {
+					if out.Encoding == nil {
+						out.Encoding = map[string]jsontext.Value{}
+					}
+					enc, _ := jsontext.AppendQuote(nil, e.ContentType)
+					out.Encoding[field] = jsontext.Value(`{"contentType":` + string(enc) + `}`)
+				}
+			}
+		}
+		rb.Content[mt] = out
 	}
 	return rb
 }
@@ -639,6 +651,8 @@ func defaultBodySchema(mt string) jsontext.Value {
 		return anySchema.Clone()
 	case base == "application/x-www-form-urlencoded" || base == "multipart/form-data":
 		return objectSchema.Clone()
+	case strings.HasPrefix(base, "text/"):
+		return stringSchema.Clone()
 	}
 	return binarySchema.Clone()
 }

@@ -215,6 +215,16 @@ func TestRequestBody(t *testing.T) {
 				"text/plain": {"schema": {"type": "string", "maxLength": 10}}}}`,
 		},
 		{
+			name: "a multipart encoding and text ranges",
+			contract: `{"request": {"body": {"content": {
+				"multipart/form-data": {"schema": {"type": "object"}, "encoding": {"photo": {"contentType": "image/png, image/jpeg"}}},
+				"text/*": {}}}},
+				"responses": {"201": {}}}`,
+			want: `{"required": true, "content": {
+				"multipart/form-data": {"schema": {"type": "object"}, "encoding": {"photo": {"contentType": "image/png, image/jpeg"}}},
+				"text/*": {"schema": {"type": "string"}}}}`,
+		},
+		{
 			name:     "no body",
 			contract: `{"request": {"query": {"type": "object"}}, "responses": {"201": {}}}`,
 			want:     ``,

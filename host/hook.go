@@ -1,0 +1,104 @@
+package host
+
+import (
+	"net/http"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// failure describes a 400 as an onValidationError hook receives it.
+func (d *ValidationData) failure() *abi.ValidationFailure {
+	f := &abi.ValidationFailure{Kind: abi.FailureSchema, Status: http.StatusBadRequest, Issues: map[string][]abi.Issue{}}
+	for _, p := range []struct {
+		part   abi.Part
+		issues []abi.Issue
+	}{{abi.PartParams, d.Params}, {abi.PartQuery, d.Query}, {abi.PartHeaders, d.Headers}, {abi.PartBody, d.Body}} {
+		if p.issues == nil {
+			continue
+		}
+		f.Issues[p.part.String()] = p.issues
+		if f.Part == "" {
+			f.Part = p.part.String()
+		}
+	}
+	return f
+}
+
+// defaultBody returns the status message and data of the host's own answer
+// to a failure.
+func defaultBody(f *abi.ValidationFailure) (string, any) {
+	if f.Kind == abi.FailureSchema {
+		return MessageValidation, ValidationData{
+			Params:  f.Issues[abi.PartParams.String()],
+			Query:   f.Issues[abi.PartQuery.String()],
+			Headers: f.Issues[abi.PartHeaders.String()],
+			Body:    f.Issues[abi.PartBody.String()],
+		}
+	}
+	return http.StatusText(f.Status), MediaTypeData{Received: f.Received, SupportedMediaTypes: f.SupportedMediaTypes}
+}
+
+// refuse answers a request that failed validation, negotiation or its
+// media type. The endpoint's onValidationError hook, then the app's, may
+// replace the default answer; each may decline (SPEC.md §4).
+func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table, f *abi.ValidationFailure) {
+	message, data := defaultBody(f)
+	endpointHook, appHook := c.op.contract.OnValidationError, t.runtime.hasHook()
+	if endpointHook || appHook {
+		body, err := json.Marshal(FrameworkError{StatusCode: f.Status, StatusMessage: message, Data: data}, json.Deterministic(true))
+		if err == nil {
+			f.Default = body
+		}
+		c.failure = f
+		if endpointHook && h.runHook(w, r, c, c.route.mod.pool) {
+			return
+		}
+		if appHook && h.runHook(w, r, c, t.runtime.pool) {
+			return
+		}
+	}
+	writeError(w, r, f.Status, message, data)
+}
+
+// runHook calls one onValidationError hook and reports whether it answered.
+// A hook that declines, fails or finds no free instance leaves the failure
+// to the next in order; a failure is logged and discards the instance.
+func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *pool) bool {
+	c.status = c.failure.Status
+	clear(c.header)
+	c.buf.Reset()
+	in, err := p.get(c)
+	if err != nil {
+		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.file, "route", c.route.file, "error", err)
+		return false
+	}
+	var code int32 = -1
+	res, err := in.onValidation.Call(c)
+	if err == nil {
+		code = int32(res[0])
+	}
+	ok := err == nil && (code == abi.HookAnswered || code == abi.HookDeclined)
+	p.put(r.Context(), in, ok)
+	switch {
+	case ok && code == abi.HookAnswered:
+		if !c.wroteHeader {
+			h.finishEndpoint(w, r, c, c.op)
+		}
+		return true
+	case ok:
+		// Declined; an answer that already streamed cannot be taken back.
+		return c.wroteHeader
+	}
+	reason, gone := h.failureReason(r, err, code)
+	if gone {
+		h.logger.Info("client went away; onValidationError stopped", "module", p.file, "route", c.route.file)
+		return true
+	}
+	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.file, "route", c.route.file, "method", r.Method, "path", r.URL.Path, "reason", reason)
+	if c.wroteHeader {
+		panic(http.ErrAbortHandler)
+	}
+	return false
+}

@@ -1,0 +1,318 @@
+package host
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/formdata"
+	"github.com/wasmendpoints/endpoints/internal/mediatype"
+	"github.com/wasmendpoints/endpoints/internal/validation"
+)
+
+// bodyKind says how the host reads a request body of one declared type.
+type bodyKind uint8
+
+const (
+	bodyJSON      bodyKind = iota // parsed and validated
+	bodyForm                      // application/x-www-form-urlencoded: decoded, coerced, validated
+	bodyMultipart                 // multipart/form-data: fields validated, files listed
+	bodyRaw                       // anything else: streamed to the guest as is
+)
+
+// bodyType is one entry of a contract's request body "content" (or the
+// single JSON type of "schema").
+type bodyType struct {
+	declared string // as the contract writes it
+	typ, sub string // lower case; "*" in a range
+	kind     bodyKind
+	schema   *validation.Schema // nil when none is declared, and for raw types
+	defaults bool               // applying defaults may change the value
+	// encoding maps a multipart field to the media types its parts may
+	// have.
+	encoding map[string][]string
+}
+
+// specificity ranks a declared type for a request type: 3 exact, 2 type/*,
+// 1 */*, 0 no match.
+func (bt *bodyType) specificity(typ, sub string) int {
+	switch {
+	case bt.typ == typ && bt.sub == sub:
+		return 3
+	case bt.typ == typ && bt.sub == "*":
+		return 2
+	case bt.typ == "*":
+		return 1
+	}
+	return 0
+}
+
+// compileBody compiles the request body declaration of an operation.
+func (op *operation) compileBody(comp *validation.Contract, b *abi.Body, base string) error {
+	op.body, op.bodyRequired, op.bodyLimit = b, b.IsRequired(), b.MaxBytes
+	if b.Schema != nil {
+		s, err := comp.Compile(base + "/request/body/schema")
+		if err != nil {
+			return err
+		}
+		op.bodyTypes = []*bodyType{{declared: "application/json", typ: "application", sub: "json", kind: bodyJSON, schema: s, defaults: s.HasDefaults()}}
+		op.bodySupported = []string{"application/json"}
+		return nil
+	}
+	for _, declared := range slices.Sorted(func(yield func(string) bool) {
+		for k := range b.Content {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		mt, _, err := mime.ParseMediaType(declared)
+		if err != nil {
+			return fmt.Errorf("contract: %s/request/body/content/%s: %q is not a media type: %v", base, escapePointer(declared), declared, err)
+		}
+		typ, sub, _ := strings.Cut(mt, "/")
+		bt := &bodyType{declared: declared, typ: typ, sub: sub}
+		switch {
+		case mediatype.IsJSON(mt):
+			bt.kind = bodyJSON
+		case mt == "application/x-www-form-urlencoded":
+			bt.kind = bodyForm
+		case mt == "multipart/form-data":
+			bt.kind = bodyMultipart
+		default:
+			bt.kind = bodyRaw
+		}
+		m := b.Content[declared]
+		if bt.kind != bodyRaw && m != nil && m.Schema != nil {
+			if bt.schema, err = comp.Compile(base + "/request/body/content/" + escapePointer(declared) + "/schema"); err != nil {
+				return err
+			}
+			bt.defaults = bt.schema.HasDefaults()
+		}
+		if m != nil && len(m.Encoding) > 0 {
+			bt.encoding = map[string][]string{}
+			for field, e := range m.Encoding {
+				if e == nil || e.ContentType == "" {
+					continue
+				}
+				for _, t := range strings.Split(e.ContentType, ",") {
+					canon, _, err := mediatype.Parse(strings.TrimSpace(t))
+					if err != nil {
+						return fmt.Errorf("contract: %s/request/body/content/%s/encoding/%s/contentType: %q: %v", base, escapePointer(declared), escapePointer(field), t, err)
+					}
+					bt.encoding[field] = append(bt.encoding[field], canon)
+				}
+			}
+		}
+		op.bodyTypes = append(op.bodyTypes, bt)
+		op.bodySupported = append(op.bodySupported, declared)
+	}
+	return nil
+}
+
+// escapePointer escapes a JSON pointer token (RFC 6901).
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// bodyTypeFor picks the declared type a request's Content-Type matches,
+// the most specific first; it also returns the request's media type in
+// lower case without parameters. A JSON type only matches a body in UTF-8.
+func (op *operation) bodyTypeFor(contentType string) (*bodyType, string) {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return nil, ""
+	}
+	typ, sub, _ := strings.Cut(mt, "/")
+	var best *bodyType
+	rank := 0
+	for _, bt := range op.bodyTypes {
+		if r := bt.specificity(typ, sub); r > rank {
+			best, rank = bt, r
+		}
+	}
+	if best != nil && best.kind == bodyJSON {
+		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+			return nil, mt
+		}
+	}
+	return best, mt
+}
+
+// bodyOutcome is what reading a declared body ended in, besides issues.
+type bodyOutcome uint8
+
+const (
+	bodyRead     bodyOutcome = iota // read (or streamed), maybe with issues
+	bodyTooLarge                    // over the limit: 413
+	bodyFailed                      // the client's body could not be read: answered
+)
+
+// readDeclaredBody reads, decodes and validates a request body of type bt
+// into c, adding any problems to issues.
+func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call, bt *bodyType, limit int64, issues *ValidationData) bodyOutcome {
+	if bt.kind == bodyRaw {
+		c.bodySrc = http.MaxBytesReader(w, r.Body, limit)
+		c.bodyPresent = true
+		return bodyRead
+	}
+	if bt.kind == bodyMultipart {
+		return h.readMultipart(w, r, c, bt, limit, issues)
+	}
+	raw, tooLarge, err := readBody(r, limit)
+	if tooLarge {
+		return bodyTooLarge
+	}
+	if err != nil {
+		h.logger.Debug("reading request body failed", "route", c.route.file, "error", err)
+		return bodyFailed
+	}
+	if len(raw) == 0 {
+		return bodyRead
+	}
+	c.bodyRaw, c.bodyPresent = raw, true
+	if bt.kind == bodyForm {
+		form, err := formdata.ParseForm(raw)
+		if err != nil {
+			issues.Body = []validation.Issue{{Path: []any{}, Message: err.Error()}}
+			return bodyRead
+		}
+		obj := make(map[string]any, len(form))
+		for k, vs := range form {
+			obj[k] = coerceField(bt.schema, k, vs)
+		}
+		issues.Body = c.takeObject(bt, obj)
+		return bodyRead
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		issues.Body = []validation.Issue{{Path: []any{}, Message: "invalid JSON: " + jsonSyntaxMessage(err)}}
+		return bodyRead
+	}
+	c.body, c.bodyJSON = v, true
+	if bt.defaults && bt.schema.ApplyDefaults(v) {
+		c.bodyJSON = false
+	}
+	if bt.schema != nil {
+		issues.Body = bt.schema.Validate(v)
+	}
+	return bodyRead
+}
+
+// coerceField turns the strings of one form field into the value its
+// schema wants, like a query parameter; without a schema one value stays a
+// string and repeated ones become an array.
+func coerceField(s *validation.Schema, name string, values []string) any {
+	if s != nil {
+		return s.CoerceStrings(name, values)
+	}
+	if len(values) == 1 {
+		return values[0]
+	}
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
+	}
+	return out
+}
+
+// takeObject keeps a decoded form as the request body, with defaults, and
+// returns its issues.
+func (c *call) takeObject(bt *bodyType, obj map[string]any) []validation.Issue {
+	c.body = obj
+	if bt.schema == nil {
+		return nil
+	}
+	bt.schema.ApplyDefaults(obj)
+	return bt.schema.Validate(obj)
+}
+
+// readMultipart decodes a multipart/form-data body: fields and file names
+// are validated as one object, files are kept for file_read.
+func (h *Host) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt *bodyType, limit int64, issues *ValidationData) bodyOutcome {
+	if r.ContentLength > limit {
+		return bodyTooLarge
+	}
+	boundary, err := formdata.Boundary(r.Header.Get("Content-Type"))
+	if err != nil {
+		issues.Body = []validation.Issue{{Path: []any{}, Message: err.Error()}}
+		return bodyRead
+	}
+	m, err := formdata.ReadMultipart(http.MaxBytesReader(w, r.Body, limit), boundary, formdata.DefaultLimits)
+	var mbe *http.MaxBytesError
+	var fe *formdata.Error
+	switch {
+	case errors.As(err, &mbe):
+		return bodyTooLarge
+	case errors.As(err, &fe):
+		issues.Body = []validation.Issue{{Path: []any{}, Message: fe.Error()}}
+		return bodyRead
+	case err != nil:
+		h.logger.Debug("reading a multipart request body failed", "route", c.route.file, "error", err)
+		return bodyFailed
+	}
+	c.multipart, c.bodyPresent = m, true
+	values := url.Values{}
+	var typeIssues []validation.Issue
+	check := func(name, ct string, index int) {
+		allowed, ok := bt.encoding[name]
+		if !ok || slices.ContainsFunc(allowed, func(a string) bool { return mediaMatches(a, ct) }) {
+			return
+		}
+		typeIssues = append(typeIssues, validation.Issue{Path: []any{name}, Message: fmt.Sprintf("part %d of field %q is %s; want %s", index+1, name, ct, strings.Join(allowed, " or "))})
+	}
+	counts := map[string]int{}
+	for _, f := range m.Fields {
+		check(f.Name, f.ContentType, counts[f.Name])
+		counts[f.Name]++
+		values[f.Name] = append(values[f.Name], f.Value)
+	}
+	for _, f := range m.Files {
+		check(f.Name, f.ContentType, counts[f.Name])
+		counts[f.Name]++
+		values[f.Name] = append(values[f.Name], f.Filename)
+	}
+	obj := make(map[string]any, len(values))
+	for k, vs := range values {
+		obj[k] = coerceField(bt.schema, k, vs)
+	}
+	issues.Body = append(c.takeObject(bt, obj), typeIssues...)
+	return bodyRead
+}
+
+// mediaMatches reports whether media type ct (lower case, no parameters)
+// is in the range or type allowed (canonical, as mediatype.Parse gives).
+func mediaMatches(allowed, ct string) bool {
+	if allowed == "*/*" {
+		return true
+	}
+	a, _, _ := strings.Cut(allowed, ";")
+	if typ, ok := strings.CutSuffix(a, "/*"); ok {
+		return strings.HasPrefix(ct, typ+"/")
+	}
+	return a == ct
+}
+
+// readFile serves file_read: the next bytes of one uploaded file.
+func (c *call) readFile(index int32, dst []byte) (int, abi.Errno) {
+	if c.multipart == nil || index < 0 || int(index) >= len(c.multipart.Files) {
+		return 0, abi.ErrNotFound
+	}
+	n, err := io.ReadFull(c.multipart.Files[index], dst)
+	switch {
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return n, 0
+	default:
+		c.logger.Error("reading an uploaded file failed", "route", c.route.file, "error", err)
+		return 0, abi.ErrIO
+	}
+}
