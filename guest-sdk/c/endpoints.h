@@ -91,6 +91,16 @@ typedef enum endpoints_log_level {
     ENDPOINTS_LOG_ERROR = 3
 } endpoints_log_level;
 
+/* endpoints_hook_result is what endpoints_on_validation_error returns
+ * (abi.HookAnswered, abi.HookDeclined). */
+typedef enum endpoints_hook_result {
+    /* The guest wrote the replacement answer. */
+    ENDPOINTS_HOOK_ANSWERED = 0,
+    /* The guest leaves the failure to the next hook, or to the default
+     * body. Anything it wrote is discarded. */
+    ENDPOINTS_HOOK_DECLINED = 1
+} endpoints_hook_result;
+
 /* ------------------------------------------------------------------------ */
 /* Host functions, exactly as ABI v1 declares them.                         */
 /* ------------------------------------------------------------------------ */
@@ -127,6 +137,14 @@ int32_t endpoints_request_header(const char *name, int32_t name_len,
  * the client went away. */
 ENDPOINTS_IMPORT_("body_read")
 int32_t endpoints_body_read(uint8_t *buf, int32_t buf_len);
+
+/* endpoints_file_read reads the next bytes of one file of a
+ * multipart/form-data request into buf (at most buf_len) and returns how
+ * many it wrote; 0 is the end of that file. index is the file's position in
+ * the envelope's "files" list (abi.File); files can be read in any order,
+ * each once. ENDPOINTS_ERR_NOT_FOUND when there is no such file. */
+ENDPOINTS_IMPORT_("file_read")
+int32_t endpoints_file_read(int32_t index, uint8_t *buf, int32_t buf_len);
 
 /* endpoints_response_set_status sets the status code (100-599); the default
  * is 200. */
@@ -167,8 +185,10 @@ int32_t endpoints_handle(void)
 
 /* endpoints_on_validation_error replaces the default 400/406/415 body; it
  * is called instead of endpoints_handle when validation failed, with the
- * failure in the envelope's "error" member. Define it only when the contract
- * declares "onValidationError": true. */
+ * failure in the envelope's "error" member. It returns
+ * ENDPOINTS_HOOK_ANSWERED after writing the answer (whose status starts as
+ * the failure's), or ENDPOINTS_HOOK_DECLINED. Define it only when the
+ * contract declares "onValidationError": true. */
 int32_t endpoints_on_validation_error(void)
     __attribute__((export_name("endpoints_on_validation_error")));
 

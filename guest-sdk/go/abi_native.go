@@ -25,6 +25,7 @@ type fakeHost struct {
 	headers   map[string]string // raw request headers by lower-case name
 	body      []byte            // the rest of the raw request body
 	bodyErr   abi.Errno         // body_read's error once body is drained; 0 for none
+	files     [][]byte          // the rest of each file file_read serves, by index
 	fail      map[string]abi.Errno
 
 	status  int32
@@ -93,6 +94,21 @@ func bodyRead(buf []byte) int32 {
 	}
 	n := copy(buf, fake.body)
 	fake.body = fake.body[n:]
+	return int32(n)
+}
+
+func fileRead(index int32, buf []byte) int32 {
+	if e, ok := fake.failing(abi.ImportFileRead); ok {
+		return int32(e)
+	}
+	if !fake.inRequest {
+		return int32(abi.ErrState)
+	}
+	if index < 0 || int(index) >= len(fake.files) {
+		return int32(abi.ErrNotFound)
+	}
+	n := copy(buf, fake.files[index])
+	fake.files[index] = fake.files[index][n:]
 	return int32(n)
 }
 

@@ -47,6 +47,9 @@ func exportRuntime() uint64 {
 //go:wasmexport endpoints_openapi_extend
 func exportOpenAPIExtend() int32 { return extendOpenAPI() }
 
+//go:wasmexport endpoints_on_validation_error
+func exportOnValidationError() int32 { return onValidationError() }
+
 //go:wasmimport endpoints request_read
 func wasmRequestRead(buf *byte, bufLen uint32) int32
 
@@ -55,6 +58,9 @@ func wasmRequestHeader(name string, buf *byte, bufLen uint32) int32
 
 //go:wasmimport endpoints body_read
 func wasmBodyRead(buf *byte, bufLen uint32) int32
+
+//go:wasmimport endpoints file_read
+func wasmFileRead(index int32, buf *byte, bufLen uint32) int32
 
 //go:wasmimport endpoints response_set_status
 func wasmResponseSetStatus(status int32) int32
@@ -81,6 +87,10 @@ func requestHeader(name string, buf []byte) int32 {
 
 func bodyRead(buf []byte) int32 {
 	return wasmBodyRead(unsafe.SliceData(buf), uint32(len(buf)))
+}
+
+func fileRead(index int32, buf []byte) int32 {
+	return wasmFileRead(index, unsafe.SliceData(buf), uint32(len(buf)))
 }
 
 func responseSetStatus(status int32) int32 { return wasmResponseSetStatus(status) }

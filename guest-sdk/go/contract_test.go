@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +63,32 @@ type (
 		Type   string `json:"type" format:"uri"`
 		Title  string `json:"title"`
 		Status int    `json:"status"`
+	}
+	// SignupForm is a body sent as a form or as JSON.
+	SignupForm struct {
+		Email      string `json:"email" format:"email"`
+		Name       string `json:"name" minLength:"1"`
+		Newsletter bool   `json:"newsletter,omitempty"`
+	}
+	signup struct {
+		Body SignupForm `content:"application/x-www-form-urlencoded, application/json" maxBytes:"4096" doc:"The new account."`
+	}
+	// AvatarUpload is a multipart body with files.
+	AvatarUpload struct {
+		Caption     string           `json:"caption,omitempty" maxLength:"200"`
+		Image       endpoints.File   `json:"image" accept:"image/png, image/jpeg" doc:"The picture."`
+		Thumbnail   *endpoints.File  `json:"thumbnail,omitempty" accept:"image/*"`
+		Attachments []endpoints.File `json:"attachments,omitempty" maxItems:"3"`
+	}
+	uploadAvatar struct {
+		ID   int          `path:"id" minimum:"1"`
+		Body AvatarUpload `content:"multipart/form-data" maxBytes:"5242880"`
+	}
+	importCSV struct {
+		Body []byte `content:"text/csv" doc:"One user a line."`
+	}
+	putBlob struct {
+		Body io.Reader `content:"application/octet-stream, text/*" required:"false" maxBytes:"1048576"`
 	}
 )
 
@@ -146,8 +174,45 @@ var contractCases = []struct {
 	}},
 }
 
+// bodyCases are the contracts of request media types and of the
+// validation-error hook, golden files like contractCases.
+var bodyCases = []struct {
+	name     string
+	method   string
+	register func()
+}{
+	{"form", "POST", func() {
+		endpoints.Handle(endpoints.Operation{Summary: "Sign up"},
+			func(in *signup) endpoints.Reply { return endpoints.Respond(204, nil) })
+	}},
+	{"upload", "PUT", func() {
+		endpoints.Handle(endpoints.Operation{
+			Summary:   "Upload an avatar",
+			Responses: endpoints.Responses{204: endpoints.NoContent("Stored")},
+		}, func(in *uploadAvatar) endpoints.Reply { return endpoints.Respond(204, nil) })
+	}},
+	{"raw-bodies", "", func() {
+		endpoints.HandleFunc(endpoints.Operation{Method: "POST", Summary: "Import users"},
+			func(in *importCSV) (int, error) { return len(in.Body), nil })
+		endpoints.Handle(endpoints.Operation{Method: "PUT", Summary: "Store a blob"},
+			func(in *putBlob) endpoints.Reply { return endpoints.Respond(204, nil) })
+	}},
+	{"on-validation-error", "GET", func() {
+		endpoints.OnValidationError(func(f *endpoints.ValidationFailure) (endpoints.Reply, bool) {
+			return endpoints.Respond(422, ProblemDetails{Title: "Invalid " + f.Part, Status: 422}), true
+		})
+		endpoints.Handle(endpoints.Operation{
+			Summary: "Search users",
+			Responses: endpoints.Responses{
+				200: endpoints.JSON[[]User]("The users found"),
+				422: endpoints.JSONAs[ProblemDetails]("Invalid input", "application/problem+json"),
+			},
+		}, func(in *searchUsers) endpoints.Reply { return endpoints.Respond(200, []User{}) })
+	}},
+}
+
 func TestContractGolden(t *testing.T) {
-	for _, tc := range contractCases {
+	for _, tc := range slices.Concat(contractCases, bodyCases) {
 		t.Run(tc.name, func(t *testing.T) {
 			endpoints.Reset()
 			t.Cleanup(endpoints.Reset)
@@ -224,6 +289,13 @@ func TestContractSchemasValidate(t *testing.T) {
 		{"media", "/responses/200/schema", `{"user": 1, "online": true}`, true},
 		{"media", "/responses/200/schema", `{"user": 1}`, false},
 		{"media", "/responses/404/schema", `{"type": "https://example.com/no-user", "title": "No such user", "status": 404}`, true},
+		{"form", "/request/body/content/application~1x-www-form-urlencoded/schema", `{"email": "ada@example.com", "name": "Ada", "newsletter": true}`, true},
+		{"form", "/request/body/content/application~1json/schema", `{"email": "ada@example.com"}`, false},
+		{"upload", "/request/body/content/multipart~1form-data/schema", `{"image": "me.png", "attachments": ["a.pdf"]}`, true},
+		{"upload", "/request/body/content/multipart~1form-data/schema", `{"caption": "Me"}`, false},
+		{"upload", "/request/body/content/multipart~1form-data/schema", `{"image": "me.png", "attachments": ["a", "b", "c", "d"]}`, false},
+		{"upload", "/request/body/content/multipart~1form-data/schema", `{"image": ["a.png", "b.png"]}`, false},
+		{"raw-bodies", "/methods/post/request/body/content/text~1csv/schema", `"1,Ada"`, true},
 	} {
 		t.Run(tc.module+tc.pointer+" "+tc.instance, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("testdata", "contracts", tc.module+".json"))
@@ -282,12 +354,132 @@ func TestRegistrationPanics(t *testing.T) {
 			N int `json:"n" maximum:"ten"`
 		}
 	}
+	type fileInJSON struct {
+		Body struct {
+			Avatar endpoints.File `json:"avatar"`
+		}
+	}
+	type fileInForm struct {
+		Body struct {
+			Avatar *endpoints.File `json:"avatar"`
+		} `content:"application/x-www-form-urlencoded"`
+	}
+	type nestedFile struct {
+		Body struct {
+			Meta struct {
+				Avatar endpoints.File `json:"avatar"`
+			} `json:"meta"`
+		} `content:"multipart/form-data"`
+	}
+	type fileQuery struct {
+		Avatar endpoints.File `query:"avatar"`
+	}
+	type badAccept struct {
+		Body struct {
+			Avatar endpoints.File `json:"avatar" accept:"image/png,png"`
+		} `content:"multipart/form-data"`
+	}
+	type acceptOnString struct {
+		Body struct {
+			Name string `json:"name" accept:"text/plain"`
+		} `content:"multipart/form-data"`
+	}
+	type fileSliceOfPointers struct {
+		Body struct {
+			Avatars []*endpoints.File `json:"avatars"`
+		} `content:"multipart/form-data"`
+	}
+	type quotedWithFile struct {
+		Body struct {
+			N      int            `json:"n,string"`
+			Avatar endpoints.File `json:"avatar"`
+		} `content:"multipart/form-data"`
+	}
+	type badContent struct {
+		Body SignupForm `content:"json"`
+	}
+	type duplicateContent struct {
+		Body SignupForm `content:"application/json, Application/JSON"`
+	}
+	type mixedContent struct {
+		Body []byte `content:"text/csv, application/json"`
+	}
+	type structRaw struct {
+		Body SignupForm `content:"text/csv"`
+	}
+	type readerJSON struct {
+		Body io.Reader
+	}
+	type formArray struct {
+		Body []string `content:"application/x-www-form-urlencoded"`
+	}
+	type rawWithConstraint struct {
+		Body string `content:"text/plain" maxLength:"10"`
+	}
+	type badMaxBytes struct {
+		Body SignupForm `maxBytes:"0"`
+	}
 	noop := func(*struct{}) endpoints.Reply { return endpoints.Respond(204, nil) }
 	for _, tc := range []struct {
 		name     string
 		register func()
 		want     string
 	}{
+		{"File in a JSON body", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*fileInJSON) endpoints.Reply { return endpoints.Reply{} })
+		}, `endpoints: endpoints_test.fileInJSON field Body: struct { Avatar endpoints.File "json:\"avatar\"" } field Avatar is an endpoints.File: list multipart/form-data in the content tag of Body (it has no content tag: it is JSON)`},
+		{"File in a form body", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*fileInForm) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Avatar is an endpoints.File: list multipart/form-data in the content tag of Body (it has content:"application/x-www-form-urlencoded")`},
+		{"File nested in a multipart body", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*nestedFile) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Avatar: endpoints.File is only for the fields of a Body struct whose content tag lists multipart/form-data, typed File, *File or []File`},
+		{"File as a query parameter", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*fileQuery) endpoints.Reply { return endpoints.Reply{} })
+		}, `endpoints_test.fileQuery field Avatar: endpoints.File is only for the fields of a Body struct`},
+		{"File in a response", func() {
+			endpoints.Handle(endpoints.Operation{Responses: endpoints.Responses{200: endpoints.JSON[AvatarUpload]("")}}, noop)
+		}, `Responses[200]: endpoints_test.AvatarUpload field Image: endpoints.File is only for the fields of a Body struct`},
+		{"multipart body struct reused in a response", func() {
+			endpoints.Handle(endpoints.Operation{Responses: endpoints.Responses{200: endpoints.JSON[AvatarUpload]("")}},
+				func(*uploadAvatar) endpoints.Reply { return endpoints.Reply{} })
+		}, `Responses[200]: endpoints_test.AvatarUpload holds endpoints.File fields: it can only be the Body of a multipart/form-data request`},
+		{"[]*File", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*fileSliceOfPointers) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Avatars: endpoints.File is only for the fields of a Body struct whose content tag lists multipart/form-data, typed File, *File or []File`},
+		{"bad accept tag", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*badAccept) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Avatar: tag accept:"image/png,png": "png" is not a media type`},
+		{"accept on a field that is not a File", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*acceptOnString) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Name: tag accept:"text/plain": applies to endpoints.File fields only`},
+		{"File beside a ,string field", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*quotedWithFile) endpoints.Reply { return endpoints.Reply{} })
+		}, `has endpoints.File fields, which the SDK fills itself: drop its ",string" options`},
+		{"content that is not a media type", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*badContent) endpoints.Reply { return endpoints.Reply{} })
+		}, `endpoints_test.badContent field Body: tag content:"json": "json" is not a media type`},
+		{"content listed twice", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*duplicateContent) endpoints.Reply { return endpoints.Reply{} })
+		}, `tag content:"application/json, Application/JSON": "Application/JSON" is the same media type as "application/json"`},
+		{"raw and decoded content together", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*mixedContent) endpoints.Reply { return endpoints.Reply{} })
+		}, `tag content:"text/csv, application/json": text/csv is delivered raw and application/json decoded by the host: list either kind, not both`},
+		{"a struct for a raw media type", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*structRaw) endpoints.Reply { return endpoints.Reply{} })
+		}, `tag content:"text/csv": text/csv is delivered raw: make Body an io.Reader, []byte or string, not endpoints_test.SignupForm`},
+		{"io.Reader without content", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*readerJSON) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Body: an io.Reader Body is read raw: list its media types in a content tag, such as content:"text/csv"`},
+		{"a form that is not an object", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*formArray) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Body: tag content:"application/x-www-form-urlencoded": a body of application/x-www-form-urlencoded is an object of fields: make Body a struct or a map, not []string`},
+		{"a constraint on a raw body", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*rawWithConstraint) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Body: tag maxLength:"10": a body delivered raw is not validated: only doc and required apply`},
+		{"maxBytes not positive", func() {
+			endpoints.Handle(endpoints.Operation{}, func(*badMaxBytes) endpoints.Reply { return endpoints.Reply{} })
+		}, `field Body: tag maxBytes:"0": want a positive number of bytes`},
 		{"bad tag names type, field and tag", func() {
 			endpoints.Handle(endpoints.Operation{}, func(*badTag) endpoints.Reply { return endpoints.Reply{} })
 		}, `endpoints: endpoints_test.badTag field Limit: tag minimum:"abc": not a valid number`},

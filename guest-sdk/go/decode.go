@@ -26,6 +26,7 @@ type fieldPlan struct {
 	scalar reflect.Kind // of a scalar written in place; Invalid otherwise
 	object *objectPlan  // of a struct decoded member by member; nil otherwise
 	ptr    bool         // the field points at the scalar or struct
+	skip   bool         // a File field: filled from the envelope's files, not from JSON
 }
 
 // objectPlan decodes a JSON object into a struct, member by member.
@@ -43,6 +44,11 @@ var (
 // its struct.
 func (b *builder) fieldPlan(name string, t reflect.Type, offset uintptr) fieldPlan {
 	f := fieldPlan{name: name, offset: offset, typ: t}
+	if _, isFile := fileKindOf(t); isFile {
+		// The body holds the file's name; fillFiles sets the field.
+		f.skip = true
+		return f
+	}
 	if t.Kind() == reflect.Pointer {
 		f.ptr, t = true, t.Elem()
 	}
@@ -91,6 +97,9 @@ func (b *builder) objectPlan(t reflect.Type) *objectPlan {
 // decode writes the JSON value raw into the field of the struct at base.
 // Like encoding/json, null leaves a value unchanged and clears a pointer.
 func (f *fieldPlan) decode(raw []byte, base unsafe.Pointer) error {
+	if f.skip {
+		return nil
+	}
 	p := unsafe.Add(base, f.offset)
 	if f.scalar == reflect.Invalid && (f.object == nil || !f.object.ok) {
 		return json.Unmarshal(raw, reflect.NewAt(f.typ, p).Interface())

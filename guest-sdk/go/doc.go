@@ -66,7 +66,8 @@
 //	path:"id"        a path parameter (the [id] segment); always required
 //	query:"limit"    a query parameter; a slice collects repeated keys
 //	header:"x-tenant" a request header (the name is lower-cased)
-//	Body             the field named Body is the JSON request body
+//	Body             the field named Body is the request body (JSON unless
+//	                 its content tag says otherwise; see below)
 //
 // Query and header parameters are optional unless tagged
 // `required:"true"`; an absent one leaves the field zero (use a pointer to
@@ -222,6 +223,69 @@
 // 500 when nothing was sent yet, a response cut short otherwise, so the
 // client can tell it from a complete one.
 //
+// # Request media types and uploads
+//
+// The Body field's content tag lists the media types the endpoint
+// accepts, separated by commas; without it the body is application/json.
+// The host answers 415 for any other type, and 413 past the maxBytes tag
+// (the app's limit otherwise). Forms and multipart bodies reach the
+// handler decoded into the same struct as JSON, their strings coerced to
+// the fields' types:
+//
+//	type signup struct {
+//		Body struct {
+//			Email string `json:"email" format:"email"`
+//			Age   int    `json:"age,omitempty" minimum:"13"`
+//		} `content:"application/x-www-form-urlencoded,application/json"`
+//	}
+//
+// A multipart body's files are fields of type [File] (*File when
+// optional, []File for a repeated field); each is an io.Reader over the
+// part, read from the host as it is consumed. An accept tag limits the
+// part's media types:
+//
+//	type upload struct {
+//		Body struct {
+//			Caption string         `json:"caption,omitempty"`
+//			Photo   endpoints.File `json:"photo" accept:"image/png,image/jpeg"`
+//		} `content:"multipart/form-data" maxBytes:"5242880"`
+//	}
+//
+//	n, err := io.Copy(store, in.Body.Photo)
+//
+// Any other media type (text/csv, application/octet-stream, ranges such as
+// text/*) arrives raw and unvalidated: the Body is an io.Reader, streamed,
+// or a []byte or string, read whole before the handler runs. [ContentType]
+// tells which listed type the request carried:
+//
+//	type importRows struct {
+//		Body io.Reader `content:"text/csv" doc:"One user a line."`
+//	}
+//
+// The contract lists the types under "content", each with the Body's
+// schema (text types: a string; other raw types: none). A content tag the
+// Body's type cannot serve (a struct for text/csv, an io.Reader for JSON,
+// a File without multipart/form-data, raw and decoded types together)
+// panics at registration.
+//
+// # Validation errors
+//
+// The host answers a request that fails validation with 400 (or 415 for
+// its media type, 406 when no response type is acceptable) and a default
+// body. [OnValidationError] registers a hook that may answer instead,
+// with any [Reply]; it gets the failure, its issues and the default body:
+//
+//	endpoints.OnValidationError(func(f *endpoints.ValidationFailure) (endpoints.Reply, bool) {
+//		if f.Kind != abi.FailureSchema {
+//			return endpoints.Reply{}, false // keep the default
+//		}
+//		return endpoints.Respond(422, Problem{Title: "Invalid " + f.Part, Issues: f.Issues}), true
+//	})
+//
+// A hook that declines leaves the failure to the app-wide hook of the
+// runtime declaration ([Runtime.OnValidationError]), then to the default
+// body. Declare the answers hooks send in [Operation.Responses].
+//
 // # Raw schemas
 //
 // [Operation.Request] replaces derived request schemas with JSON Schema
@@ -269,7 +333,7 @@
 //     the host's response check. Return empty slices, tag such fields
 //     omitempty.
 //   - The module implements ABI v1 (package abi): it exports
-//     endpoints_abi_version, endpoints_contract and endpoints_handle. In a
-//     plain route endpoints_contract returns 0, which the host reads as "no
-//     contract".
+//     endpoints_abi_version, endpoints_contract, endpoints_handle and
+//     endpoints_on_validation_error. In a plain route endpoints_contract
+//     returns 0, which the host reads as "no contract".
 package endpoints

@@ -13,24 +13,46 @@ import (
 
 // inputPlan says how a request envelope fills an input struct. It is
 // computed once, when the handler is registered: for each part, the fields
-// by parameter name with their offsets in the struct (see decode.go).
+// by parameter name with their offsets in the struct (see decode.go), and
+// how the body arrives (see body.go).
 type inputPlan struct {
-	parts [3][]fieldPlan // params, query, headers, indexed by abi.Part
-	body  *fieldPlan
+	parts     [3][]fieldPlan // params, query, headers, indexed by abi.Part
+	body      *fieldPlan     // a body decoded from the envelope
+	files     []fileField    // File fields of a multipart body struct
+	raw       rawKind        // a body read with body_read instead
+	rawOffset uintptr        // of the raw Body field
 }
 
 // fill decodes the envelope into the input struct at base: each part
 // member fills the fields of that part by name; members the input does not
-// declare are skipped. On its way it keeps the mediaType member for
-// [MediaType].
+// declare are skipped. On its way it keeps the mediaType and contentType
+// members for [MediaType] and [ContentType]. A raw body is read last.
 func (p *inputPlan) fill(envelope []byte, base unsafe.Pointer) error {
-	if p.body == nil && len(p.parts[0])+len(p.parts[1])+len(p.parts[2]) == 0 {
-		return nil
+	if p.body != nil || len(p.parts[0])+len(p.parts[1])+len(p.parts[2]) > 0 {
+		if err := p.decode(envelope, base); err != nil {
+			return fmt.Errorf("decoding the request envelope: %w", err)
+		}
 	}
+	if p.raw != rawNone {
+		return fillRaw(p.raw, unsafe.Add(base, p.rawOffset))
+	}
+	return nil
+}
+
+// decode fills the parameters and the decoded body from the envelope.
+func (p *inputPlan) decode(envelope []byte, base unsafe.Pointer) error {
+	var files []byte
 	err := eachMember(envelope, func(key string, value []byte) error {
-		if key == keyMediaType {
+		switch key {
+		case keyMediaType:
 			// Kept for MediaType, which then needs no scan of its own.
 			request.mediaType = value
+			return nil
+		case keyContentType:
+			request.contentType = value
+			return nil
+		case keyFiles:
+			files = value
 			return nil
 		}
 		for part, fields := range p.parts {
@@ -59,7 +81,17 @@ func (p *inputPlan) fill(envelope []byte, base unsafe.Pointer) error {
 	// Scanned to the end: an absent mediaType is known absent too. (Only
 	// during a request: tests may fill outside one.)
 	request.scanned = err == nil && request.envelope != nil
-	return err
+	if err != nil || len(p.files) == 0 || files == nil || isNull(files) {
+		return err
+	}
+	// Files may come before or after the body; the body is decoded now.
+	body := unsafe.Add(base, p.body.offset)
+	if p.body.ptr {
+		if body = *(*unsafe.Pointer)(body); body == nil {
+			return nil
+		}
+	}
+	return fillFiles(p.files, files, body)
 }
 
 // inputField is a parameter field of an input struct.
@@ -180,36 +212,19 @@ func (b *builder) planInput(t reflect.Type, raw RequestSchemas) (*inputPlan, *ab
 		}
 	}
 
-	if body != nil || raw.Body != nil {
-		req.Body = &abi.Body{}
-	}
-	if body != nil {
-		s, err := b.schemaOf(body.Type)
+	switch {
+	case body != nil:
+		bd, err := b.planBody(t, *body, bodyOffset, raw.Body, plan)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s field Body: %w", t, err)
-		}
-		required := body.Type.Kind() != reflect.Pointer
-		if err := applyTags(s, body.Tag, &required); err != nil {
-			return nil, nil, fmt.Errorf("%s field Body: %w", t, err)
-		}
-		// doc describes the body, not its schema (which may be a shared
-		// $defs entry).
-		req.Body.Description, s.Description = s.Description, ""
-		if !required {
-			req.Body.Required = new(bool)
-		}
-		if req.Body.Schema, err = marshalJSON(s); err != nil {
 			return nil, nil, err
 		}
-		fp := b.fieldPlan(abi.PartBody.String(), body.Type, bodyOffset)
-		plan.body = &fp
-	}
-	if raw.Body != nil {
+		req.Body = bd
+	case raw.Body != nil:
 		s, err := pick(nil, raw.Body, "body")
 		if err != nil {
 			return nil, nil, err
 		}
-		req.Body.Schema = s
+		req.Body = &abi.Body{Schema: s}
 	}
 	if req.Params == nil && req.Query == nil && req.Headers == nil && req.Body == nil {
 		req = nil

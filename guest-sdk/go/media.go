@@ -110,17 +110,52 @@ func (r Response) check() error {
 // handler only sees types it declared. The value comes from the request
 // envelope the SDK has already read; calling it costs no host call.
 func MediaType() string {
+	return envelopeString(&request.mediaType, keyMediaType, "MediaType")
+}
+
+// ContentType returns the media type of the current request's body as the
+// client sent it, in lower case and without parameters
+// ("multipart/form-data", "text/csv"): one that the Body's content tag
+// accepts (see [File] and the package documentation). It returns "" for a
+// request without a body, outside a request and in a plain route (read
+// the Content-Type header there).
+//
+//	type importRows struct {
+//		Body io.Reader `content:"text/csv,application/x-ndjson"`
+//	}
+//
+//	if endpoints.ContentType() == "text/csv" {
+//		return importCSV(in.Body)
+//	}
+//	return importNDJSON(in.Body)
+//
+// Like [MediaType], it reads the envelope the SDK has already read.
+func ContentType() string {
+	return envelopeString(&request.contentType, keyContentType, "ContentType")
+}
+
+// envelopeString decodes the string member key of the request envelope,
+// kept in *raw once the envelope was scanned; fn names the caller in logs.
+func envelopeString(raw *[]byte, key, fn string) string {
 	if !request.scanned {
 		// A broken envelope failed the request before its handler ran.
-		request.mediaType, _ = findMember(request.envelope, keyMediaType)
+		_ = eachMember(request.envelope, func(k string, value []byte) error {
+			switch k {
+			case keyMediaType:
+				request.mediaType = value
+			case keyContentType:
+				request.contentType = value
+			}
+			return nil
+		})
 		request.scanned = true
 	}
-	if request.mediaType == nil {
+	if *raw == nil {
 		return ""
 	}
-	s, err := decodeString(request.mediaType)
+	s, err := decodeString(*raw)
 	if err != nil {
-		hostLog(abi.LogWarn, "endpoints: MediaType: the envelope's "+keyMediaType+" member: "+err.Error())
+		hostLog(abi.LogWarn, "endpoints: "+fn+": the envelope's "+key+" member: "+err.Error())
 		return ""
 	}
 	return s

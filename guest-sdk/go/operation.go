@@ -84,8 +84,9 @@ type RequestSchemas struct {
 	Query json.RawMessage
 	// Headers is the schema of the declared request headers.
 	Headers json.RawMessage
-	// Body is the schema of the JSON request body. The body is required
-	// unless the input's Body field says otherwise.
+	// Body is the schema of the request body, under every media type the
+	// Body field's content tag lists (for a raw type it only documents).
+	// The body is required unless the input's Body field says otherwise.
 	Body json.RawMessage
 }
 
@@ -249,6 +250,9 @@ func HandleRaw(h func(w ResponseWriter, r *RawRequest)) {
 	if len(reg.ops) > 0 {
 		reg.fail(Operation{}, fmt.Errorf("HandleRaw called in a module that registered an endpoint with Handle or HandleFunc: a module is either an endpoint or a plain route"))
 	}
+	if reg.hook != nil {
+		reg.fail(Operation{}, fmt.Errorf("HandleRaw called in a module that registered OnValidationError: the host validates only endpoints"))
+	}
 	reg.raw = h
 }
 
@@ -265,7 +269,8 @@ func ContractJSON() []byte {
 }
 
 // Reset forgets every handler registered with [Handle], [HandleFunc] and
-// [HandleRaw] and the contract built from them. A route module never needs
+// [HandleRaw], the hook of [OnValidationError] and the contract built
+// from them. A route module never needs
 // it; tests and examples that register several modules' worth of handlers
 // in one process call it between them.
 func Reset() {
@@ -291,7 +296,8 @@ type registry struct {
 	b        *builder
 	ops      []*operation
 	raw      func(ResponseWriter, *RawRequest)
-	contract []byte // built on first use; the bytes stay valid for the host
+	hook     func(*ValidationFailure) (Reply, bool) // OnValidationError
+	contract []byte                                 // built on first use; the bytes stay valid for the host
 }
 
 // reg is the module's registry.
@@ -415,6 +421,10 @@ func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve 
 func (r *registry) contractJSON() []byte {
 	if r.contract != nil || len(r.ops) == 0 {
 		return r.contract
+	}
+	for _, o := range r.ops {
+		// OnValidationError may be called before or after the handlers.
+		o.contract.OnValidationError = r.hook != nil
 	}
 	var c abi.Contract
 	if len(r.ops) == 1 && r.ops[0].method == "" {

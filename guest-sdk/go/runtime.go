@@ -23,6 +23,17 @@ type Runtime struct {
 	// their contracts: "always", "development" or "never". endpoints.json
 	// and host options take precedence.
 	ResponseValidation string
+	// OnValidationError is the app-wide validation-error hook: it may
+	// answer a request that failed validation (400), its media type (415)
+	// or negotiation (406) on any endpoint whose own hook declined or
+	// that has none ([OnValidationError] says how). Nil leaves the
+	// default bodies.
+	//
+	//	OnValidationError: func(f *endpoints.ValidationFailure) (endpoints.Reply, bool) {
+	//		return endpoints.Respond(f.Status, Problem{Title: "Bad request", Status: f.Status}).
+	//			WithHeader("Content-Type", "application/problem+json"), true
+	//	},
+	OnValidationError func(f *ValidationFailure) (Reply, bool)
 }
 
 // OpenAPI holds the two ways to add to the generated document (SPEC.md §7).
@@ -85,7 +96,10 @@ func DeclareRuntime(r Runtime) {
 	if runtimeDecl.set {
 		panic("endpoints: DeclareRuntime called twice; a runtime module declares once")
 	}
-	out := abi.Runtime{ResponseValidation: r.ResponseValidation}
+	if r.OnValidationError != nil && reg.hook != nil {
+		panic("endpoints: DeclareRuntime: Runtime.OnValidationError in a module that called OnValidationError: a module has one validation-error hook")
+	}
+	out := abi.Runtime{ResponseValidation: r.ResponseValidation, OnValidationError: r.OnValidationError != nil}
 	if r.OpenAPI.Document != nil || r.OpenAPI.Extend != nil {
 		out.OpenAPI = &abi.RuntimeOpenAPI{Extend: r.OpenAPI.Extend != nil}
 		if r.OpenAPI.Document != nil {

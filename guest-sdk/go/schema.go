@@ -20,6 +20,7 @@ type schema struct {
 	Description          string            `json:"description,omitempty"`
 	Format               string            `json:"format,omitempty"`
 	ContentEncoding      string            `json:"contentEncoding,omitempty"`
+	ContentMediaType     string            `json:"contentMediaType,omitempty"`
 	Enum                 []json.RawMessage `json:"enum,omitempty"`
 	Default              json.RawMessage   `json:"default,omitempty"`
 	Minimum              json.RawMessage   `json:"minimum,omitempty"`
@@ -128,6 +129,13 @@ type builder struct {
 	refs  map[string]bool            // collects references while deriving
 
 	objects map[reflect.Type]*objectPlan // decoding plans of struct types
+
+	// fileStruct is the multipart body struct whose schema is being
+	// derived: the one type whose fields may be [File] (see body.go).
+	fileStruct reflect.Type
+	// fileTypes are the named body structs that hold File fields; any
+	// other use of them is an error.
+	fileTypes map[reflect.Type]bool
 }
 
 func newBuilder() *builder {
@@ -137,7 +145,8 @@ func newBuilder() *builder {
 		names: map[reflect.Type]string{},
 		deps:  map[string]map[string]bool{},
 
-		objects: map[reflect.Type]*objectPlan{},
+		objects:   map[reflect.Type]*objectPlan{},
+		fileTypes: map[reflect.Type]bool{},
 	}
 }
 
@@ -225,6 +234,8 @@ func sanitizeName(goName string) string {
 // and reads them.
 func (b *builder) schemaOf(t reflect.Type) (*schema, error) {
 	switch t {
+	case fileType:
+		return nil, errFileField
 	case timeType:
 		return &schema{Type: "string", Format: "date-time"}, nil
 	case rawMessageType:
@@ -299,6 +310,9 @@ func (b *builder) schemaOf(t reflect.Type) (*schema, error) {
 // deriving the entry the first time.
 func (b *builder) ref(t reflect.Type) (*schema, error) {
 	name, ok := b.names[t]
+	if ok && b.fileTypes[t] && b.fileStruct != t {
+		return nil, fmt.Errorf("%s holds endpoints.File fields: it can only be the Body of a multipart/form-data request", t)
+	}
 	if !ok {
 		name = b.defName(t)
 		b.names[t] = name
@@ -332,7 +346,13 @@ func (b *builder) ref(t reflect.Type) (*schema, error) {
 func (b *builder) structSchema(t reflect.Type) (*schema, error) {
 	s := &schema{Type: "object", AdditionalProperties: false}
 	for _, f := range jsonFields(t) {
-		fs, err := b.schemaOf(f.typ)
+		var fs *schema
+		var err error
+		if _, isFile := fileKindOf(f.typ); isFile && t == b.fileStruct {
+			fs, err = fileSchema(f.typ, f.tag)
+		} else {
+			fs, err = b.schemaOf(f.typ)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s field %s: %w", t, f.goName, err)
 		}

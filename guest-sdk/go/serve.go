@@ -63,22 +63,32 @@ func handle() (code int32) {
 }
 
 // request is what the SDK keeps of the request being served, for
-// [MediaType]. serve sets it; it is valid during one call of handle.
+// [MediaType] and [ContentType]. serve and the validation-error hook set
+// it; it is valid during one call of an export.
 var request struct {
-	envelope  []byte // the request envelope, in envelopeBuf
-	mediaType []byte // the raw "mediaType" member; nil when absent
-	scanned   bool   // the envelope was scanned: mediaType is final
+	envelope    []byte // the request envelope, in envelopeBuf
+	mediaType   []byte // the raw "mediaType" member; nil when absent
+	contentType []byte // the raw "contentType" member; nil when absent
+	scanned     bool   // the envelope was scanned: both are final
 }
+
+// beginRequest and endRequest set and clear what the SDK keeps of the
+// request being served.
+func beginRequest(envelope []byte) {
+	request.envelope, request.mediaType, request.contentType, request.scanned = envelope, nil, nil, false
+}
+
+func endRequest() { beginRequest(nil) }
 
 // serve reads the request, runs the registered handler and writes its
 // answer.
 func (r *registry) serve() error {
-	defer func() { request.envelope, request.mediaType, request.scanned = nil, nil, false }()
+	defer endRequest()
 	envelope, err := readEnvelope()
 	if err != nil {
 		return err
 	}
-	request.envelope, request.mediaType, request.scanned = envelope, nil, false
+	beginRequest(envelope)
 	if r.raw != nil {
 		return serveRaw(r.raw, envelope)
 	}
@@ -88,9 +98,12 @@ func (r *registry) serve() error {
 	}
 	reply, err := op.serve(envelope)
 	if err != nil {
-		return fmt.Errorf("decoding the request envelope: %w", err)
+		return err
 	}
-	return writeReply(reply, envelope)
+	if reply.status == 0 {
+		return errors.New("the handler returned the zero Reply: build replies with endpoints.Respond, Bytes, Stream or EventStream")
+	}
+	return writeReply(reply, envelope, 200)
 }
 
 // readEnvelope reads the request envelope into envelopeBuf, growing it to
@@ -143,17 +156,21 @@ func (r *registry) operationFor(envelope []byte) (*operation, error) {
 // Member names of the request envelope, from the json tags of
 // abi.Envelope.
 var (
-	keyMethod    = envelopeKey("Method")
-	keyRoute     = envelopeKey("Route")
-	keyPath      = envelopeKey("Path")
-	keyRawQuery  = envelopeKey("RawQuery")
-	keyMediaType = envelopeKey("MediaType")
+	keyMethod      = jsonKey[abi.Envelope]("Method")
+	keyRoute       = jsonKey[abi.Envelope]("Route")
+	keyPath        = jsonKey[abi.Envelope]("Path")
+	keyRawQuery    = jsonKey[abi.Envelope]("RawQuery")
+	keyMediaType   = jsonKey[abi.Envelope]("MediaType")
+	keyContentType = jsonKey[abi.Envelope]("ContentType")
+	keyFiles       = jsonKey[abi.Envelope]("Files")
+	keyError       = jsonKey[abi.Envelope]("Error")
 )
 
-func envelopeKey(field string) string {
-	f, ok := reflect.TypeFor[abi.Envelope]().FieldByName(field)
+// jsonKey returns the JSON member name of field of struct type T.
+func jsonKey[T any](field string) string {
+	f, ok := reflect.TypeFor[T]().FieldByName(field)
 	if !ok {
-		panic("endpoints: abi.Envelope has no field " + field)
+		panic("endpoints: " + reflect.TypeFor[T]().String() + " has no field " + field)
 	}
 	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 	return name
@@ -193,11 +210,10 @@ func findMember(envelope []byte, key string) ([]byte, error) {
 }
 
 // writeReply sends a Reply: status, headers, then the body. envelope is
-// the request's, for the method of a stream.
-func writeReply(reply Reply, envelope []byte) error {
-	if reply.status == 0 {
-		return errors.New("the handler returned the zero Reply: build replies with endpoints.Respond, Bytes, Stream or EventStream")
-	}
+// the request's, for the method of a stream; status is the status the
+// host starts the answer with (200 for a handler, the failure's for a
+// validation-error hook), which needs no host call.
+func writeReply(reply Reply, envelope []byte, status int) error {
 	var body []byte
 	switch reply.kind {
 	case replyJSON:
@@ -214,7 +230,7 @@ func writeReply(reply Reply, envelope []byte) error {
 			return fmt.Errorf("the %d reply: %w", reply.status, errNilStream)
 		}
 	}
-	if reply.status != 200 {
+	if reply.status != status {
 		if err := check(abi.ImportResponseSetStatus, responseSetStatus(int32(reply.status))); err != nil {
 			return fmt.Errorf("status %d: %w", reply.status, err)
 		}

@@ -25,6 +25,7 @@ type fakeRequest struct {
 	headers  map[string]string // raw headers for Header
 	body     string            // raw body for RawRequest.Body
 	bodyErr  abi.Errno         // body_read's error after body
+	files    []string          // what file_read serves, by index
 	fail     map[string]abi.Errno
 }
 
@@ -41,13 +42,22 @@ type fakeResponse struct {
 // serveFake runs one request through handle with the fake host, as the
 // endpoints_handle export does in WebAssembly.
 func serveFake(req fakeRequest) fakeResponse {
+	return callFake(req, 200, handle)
+}
+
+// callFake runs export with the fake host set up for req; the answer's
+// status starts as status.
+func callFake(req fakeRequest, status int32, export func() int32) fakeResponse {
 	fake = &fakeHost{
 		inRequest: true, envelope: []byte(req.envelope), headers: req.headers,
 		body: []byte(req.body), bodyErr: req.bodyErr, fail: req.fail,
-		status: 200, header: Headers{},
+		status: status, header: Headers{},
+	}
+	for _, f := range req.files {
+		fake.files = append(fake.files, []byte(f))
 	}
 	defer func() { fake = &fakeHost{} }()
-	code := handle()
+	code := export()
 	return fakeResponse{code, fake.status, fake.header, string(fake.written), fake.logs, fake.chunks}
 }
 

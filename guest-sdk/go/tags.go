@@ -15,6 +15,15 @@ func tagError(key, value string, format string, args ...any) error {
 	return fmt.Errorf("tag %s:%q: %s", key, value, fmt.Sprintf(format, args...))
 }
 
+// constraintTags are the tags applyTags applies, in the order it applies
+// them.
+var constraintTags = []string{
+	"doc", "format", "enum", "default", "minimum", "exclusiveMinimum", "maximum",
+	"exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern",
+	"minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
+	"example", "deprecated", "readOnly", "writeOnly", "required",
+}
+
 // applyTags applies the constraint tags of a field to its schema s.
 // required, when not nil, receives the `required` tag.
 //
@@ -30,12 +39,7 @@ func applyTags(s *schema, tag reflect.StructTag, required *bool) error {
 	} else if values, ok := s.AdditionalProperties.(*schema); ok {
 		target = values
 	}
-	for _, key := range []string{
-		"doc", "format", "enum", "default", "minimum", "exclusiveMinimum", "maximum",
-		"exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern",
-		"minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
-		"example", "deprecated", "readOnly", "writeOnly", "required",
-	} {
+	for _, key := range constraintTags {
 		value, ok := tag.Lookup(key)
 		if !ok {
 			continue

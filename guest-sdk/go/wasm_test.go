@@ -73,6 +73,7 @@ type testHost struct {
 	envelope  []byte
 	headers   map[string]string // raw request headers, lower-case names
 	body      []byte            // rest of the raw body
+	files     [][]byte          // rest of each file, by index
 
 	status  int32
 	header  [][2]string // set/add calls in order: {"set Location", "/x"}
@@ -150,6 +151,18 @@ func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
 		h.body = h.body[n:]
 		s[0] = uint64(n)
 	})
+	fn(abi.ImportFileRead, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		index := int32(uint32(s[0]))
+		if index < 0 || int(index) >= len(h.files) {
+			s[0] = errno(abi.ErrNotFound)
+			return
+		}
+		// At most 4 bytes a call, to exercise chunked reads.
+		n := min(len(h.files[index]), int(uint32(s[2])), 4)
+		m.Memory().Write(uint32(s[1]), h.files[index][:n])
+		h.files[index] = h.files[index][n:]
+		s[0] = uint64(n)
+	})
 	fn(abi.ImportResponseSetStatus, []api.ValueType{i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
 		status := int32(uint32(s[0]))
 		if status < 100 || status > 599 {
@@ -217,10 +230,10 @@ func (h *testHost) serve(t testing.TB, mod api.Module, envelope string) uint32 {
 func TestWasmGuestImportsAndExports(t *testing.T) {
 	imports := []string{
 		abi.ImportRequestRead, abi.ImportRequestValue, abi.ImportRequestHeader, abi.ImportBodyRead,
-		abi.ImportResponseSetStatus, abi.ImportResponseSetHeader, abi.ImportResponseAddHeader,
+		abi.ImportFileRead, abi.ImportResponseSetStatus, abi.ImportResponseSetHeader, abi.ImportResponseAddHeader,
 		abi.ImportResponseWrite, abi.ImportLog,
 	}
-	for _, name := range []string{"echo", "plain", "stream"} {
+	for _, name := range []string{"echo", "plain", "stream", "upload"} {
 		t.Run(name, func(t *testing.T) {
 			r := wazero.NewRuntimeWithConfig(context.Background(), wazero.NewRuntimeConfig().WithCompilationCache(compilationCache))
 			defer r.Close(context.Background())
@@ -238,7 +251,7 @@ func TestWasmGuestImportsAndExports(t *testing.T) {
 				}
 			}
 			exports := cm.ExportedFunctions()
-			for _, want := range []string{abi.ExportABIVersion, abi.ExportContract, abi.ExportHandle, abi.StartFunction} {
+			for _, want := range []string{abi.ExportABIVersion, abi.ExportContract, abi.ExportHandle, abi.ExportOnValidationError, abi.StartFunction} {
 				if _, ok := exports[want]; !ok {
 					t.Errorf("the guest does not export %s", want)
 				}
@@ -469,6 +482,105 @@ func TestWasmGuestStream(t *testing.T) {
 			}
 			if !slices.Equal(h.logs, wantLogs) {
 				t.Errorf("logs = %q, want %q", h.logs, wantLogs)
+			}
+		})
+	}
+}
+
+// hook runs one failed request through endpoints_on_validation_error.
+func (h *testHost) hook(t testing.TB, mod api.Module, envelope string, status int32) uint32 {
+	t.Helper()
+	h.envelope, h.status, h.header, h.writes, h.logs = []byte(envelope), status, nil, nil, nil
+	h.written.Reset()
+	h.inRequest = true
+	defer func() { h.inRequest = false }()
+	return uint32(call(t, mod, abi.ExportOnValidationError))
+}
+
+func TestWasmGuestUpload(t *testing.T) {
+	h := &testHost{}
+	mod := h.instantiate(t, buildGuest(t, "upload"))
+
+	packed := call(t, mod, abi.ExportContract)
+	contract, ok := mod.Memory().Read(uint32(packed>>32), uint32(packed))
+	if !ok || packed == 0 {
+		t.Fatalf("%s() = %#x: not a buffer in guest memory", abi.ExportContract, packed)
+	}
+	wantContract := `{"methods":{` +
+		`"post":{"summary":"Upload an avatar","request":{"body":{"content":{"multipart/form-data":{` +
+		`"schema":{"type":"object","properties":{"title":{"type":"string","minLength":1},` +
+		`"avatar":{"type":"string","contentMediaType":"image/png"},` +
+		`"extras":{"type":"array","items":{"type":"string","contentMediaType":"application/octet-stream"}}},` +
+		`"required":["title","avatar"],"additionalProperties":false},` +
+		`"encoding":{"avatar":{"contentType":"image/png"}}}},"maxBytes":65536}},"onValidationError":true},` +
+		`"put":{"summary":"Import rows","request":{"body":{"content":{"text/csv":{"schema":{"type":"string"}}}}},` +
+		`"responses":{"200":{"schema":{"$ref":"#/$defs/Imported"}}},"responsesInferred":true,"onValidationError":true}},` +
+		`"$defs":{"Imported":{"type":"object","properties":{"lines":{"type":"integer"}},"required":["lines"],"additionalProperties":false}}}`
+	if string(contract) != wantContract {
+		t.Errorf("contract:\n got %s\nwant %s", contract, wantContract)
+	}
+
+	t.Run("multipart files are read through file_read", func(t *testing.T) {
+		h.files = [][]byte{[]byte("PNG-avatar"), []byte("first extra"), []byte("second")}
+		rc := h.serve(t, mod, `{"kind":"endpoint","method":"POST","route":"/api/avatar","path":"/api/avatar",`+
+			`"body":{"title":"Me","avatar":"me.png","extras":["a.txt","b.bin"]},"contentType":"multipart/form-data",`+
+			`"files":[{"name":"avatar","filename":"me.png","contentType":"image/png","size":10},`+
+			`{"name":"extras","filename":"a.txt","contentType":"text/plain","size":11},`+
+			`{"name":"extras","filename":"b.bin","contentType":"application/octet-stream","size":6}]}`)
+		if rc != 0 {
+			t.Fatalf("%s() = %d, want 0; logs: %q", abi.ExportHandle, rc, h.logs)
+		}
+		want := `{"title":"Me","contentType":"multipart/form-data","files":["avatar:me.png:image/png:PNG-avatar",` +
+			`"extras:a.txt:text/plain:first extra","extras:b.bin:application/octet-stream:second"]}`
+		if h.status != 201 || h.written.String() != want {
+			t.Errorf("answer = %d %s\nwant 201 %s", h.status, h.written.String(), want)
+		}
+	})
+
+	t.Run("a raw body is streamed through body_read", func(t *testing.T) {
+		h.body = []byte("a,b\n1,2\n3,4\n")
+		rc := h.serve(t, mod, `{"kind":"endpoint","method":"PUT","route":"/api/avatar","path":"/api/avatar","contentType":"text/csv"}`)
+		if rc != 0 {
+			t.Fatalf("%s() = %d, want 0; logs: %q", abi.ExportHandle, rc, h.logs)
+		}
+		if got, want := h.written.String(), `{"lines":3}`; h.status != 200 || got != want {
+			t.Errorf("answer = %d %s, want 200 %s", h.status, got, want)
+		}
+	})
+
+	for _, tc := range []struct {
+		name       string
+		failure    string
+		status     int32
+		wantRC     uint32
+		wantStatus int32
+		wantHeader [][2]string
+		wantBody   string
+	}{
+		{
+			name:       "the hook answers a schema failure",
+			failure:    `{"kind":"schema","status":400,"part":"body","issues":{"body":[{"path":["title"],"message":"required"}]},"default":{"statusCode":400}}`,
+			status:     400,
+			wantRC:     abi.HookAnswered,
+			wantStatus: 422,
+			wantHeader: [][2]string{{"add Content-Type", "application/problem+json"}},
+			wantBody:   `{"title":"Invalid body","status":422}`,
+		},
+		{
+			name:       "the hook declines a media-type failure",
+			failure:    `{"kind":"media-type","status":415,"part":"body","received":"text/plain","supportedMediaTypes":["multipart/form-data"]}`,
+			status:     415,
+			wantRC:     abi.HookDeclined,
+			wantStatus: 415,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rc := h.hook(t, mod, `{"kind":"endpoint","method":"POST","route":"/api/avatar","path":"/api/avatar","error":`+tc.failure+`}`, tc.status)
+			if rc != tc.wantRC {
+				t.Fatalf("%s() = %d, want %d; logs: %q", abi.ExportOnValidationError, rc, tc.wantRC, h.logs)
+			}
+			if h.status != tc.wantStatus || !slices.Equal(h.header, tc.wantHeader) || h.written.String() != tc.wantBody {
+				t.Errorf("answer = %d %q %s, want %d %q %s", h.status, h.header, h.written.String(), tc.wantStatus, tc.wantHeader, tc.wantBody)
 			}
 		})
 	}
