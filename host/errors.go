@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/internal/validation"
 )
@@ -59,7 +60,7 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, message stri
 	if message == "" {
 		message = http.StatusText(status)
 	}
-	body, err := json.Marshal(FrameworkError{StatusCode: status, StatusMessage: message, Data: data}, json.Deterministic(true))
+	body, err := json.Marshal(FrameworkError{StatusCode: status, StatusMessage: message, Data: data}, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 	if err != nil {
 		body = []byte(`{"statusCode":500,"statusMessage":"Internal Server Error"}`)
 		status = http.StatusInternalServerError

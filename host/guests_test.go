@@ -94,11 +94,11 @@ const okData = `  (data (i32.const 2048) "ok")` + "\n"
 
 // app is a throwaway app directory.
 type app struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 }
 
-func newApp(t *testing.T) *app {
+func newApp(t testing.TB) *app {
 	t.Helper()
 	return &app{t: t, dir: t.TempDir()}
 }

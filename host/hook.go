@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
 )
@@ -47,7 +48,7 @@ func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table,
 	message, data := defaultBody(f)
 	endpointHook, appHook := c.op.contract.OnValidationError, t.runtime.hasHook()
 	if endpointHook || appHook {
-		body, err := json.Marshal(FrameworkError{StatusCode: f.Status, StatusMessage: message, Data: data}, json.Deterministic(true))
+		body, err := json.Marshal(FrameworkError{StatusCode: f.Status, StatusMessage: message, Data: data}, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 		if err == nil {
 			f.Default = body
 		}

@@ -154,7 +154,8 @@ type bodyOutcome uint8
 const (
 	bodyRead     bodyOutcome = iota // read (or streamed), maybe with issues
 	bodyTooLarge                    // over the limit: 413
-	bodyFailed                      // the client's body could not be read: answered
+	bodyFailed                      // the client's body could not be read: 400
+	bodyUnstored                    // the host could not keep an uploaded file: 500
 )
 
 // readDeclaredBody reads, decodes and validates a request body of type bt
@@ -256,6 +257,9 @@ func (h *Host) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt
 	case errors.As(err, &fe):
 		issues.Body = []validation.Issue{{Path: []any{}, Message: fe.Error()}}
 		return bodyRead
+	case errors.Is(err, formdata.ErrStorage):
+		h.logger.Error("keeping an uploaded file failed; check the temporary directory", "route", c.route.file, "error", err)
+		return bodyUnstored
 	case err != nil:
 		h.logger.Debug("reading a multipart request body failed", "route", c.route.file, "error", err)
 		return bodyFailed

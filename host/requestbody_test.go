@@ -64,7 +64,7 @@ type part struct {
 }
 
 // multipartBody encodes parts with boundary "b0undary".
-func multipartBody(t *testing.T, parts ...part) string {
+func multipartBody(t testing.TB, parts ...part) string {
 	t.Helper()
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)

@@ -158,6 +158,9 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		case bodyFailed:
 			writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
 			return
+		case bodyUnstored:
+			writeError(w, r, http.StatusInternalServerError, "", nil)
+			return
 		}
 	case op.body == nil && hasBody(r):
 		if r.ContentLength > limit {

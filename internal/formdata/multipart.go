@@ -84,6 +84,11 @@ func (m *Multipart) Close() error {
 	return errors.Join(errs...)
 }
 
+// ErrStorage marks a failure to keep an uploaded file on the host (the
+// temporary directory is full or missing): the host's fault, not the
+// client's.
+var ErrStorage = errors.New("storing an uploaded file")
+
 // Error is a body that is not what its Content-Type says. Its message is
 // meant for the client.
 type Error struct{ msg string }
@@ -118,13 +123,20 @@ func ReadMultipart(r io.Reader, boundary string, limits Limits) (*Multipart, err
 			_ = m.Close()
 		}
 	}()
-	src := &sourceReader{r: r}
+	// The closing delimiter starts a line; the start of the body counts as
+	// one.
+	src := &sourceReader{r: r, close: []byte("\n--" + boundary + "--"), tail: []byte("\n")}
 	mr := multipart.NewReader(src, boundary)
 	budget := limits.MemoryBytes
 	for parts := 0; ; parts++ {
 		p, err := mr.NextRawPart()
-		if errors.Is(err, io.EOF) {
+		if err == io.EOF && src.sawClose {
 			break
+		}
+		if err == io.EOF {
+			// mime/multipart also ends with a bare io.EOF when the body
+			// stops inside a part's headers.
+			return nil, malformed("the multipart body ends before its closing boundary")
 		}
 		if err != nil {
 			return nil, readError(src, err)
@@ -160,7 +172,9 @@ func ReadMultipart(r io.Reader, boundary string, limits Limits) (*Multipart, err
 		}
 		f := &File{Name: name, Filename: filename, ContentType: ct}
 		m.Files = append(m.Files, f)
-		if err := f.fill(p, &budget); err != nil {
+		if err := f.fill(p, &budget); errors.Is(err, ErrStorage) {
+			return nil, err
+		} else if err != nil {
 			return nil, readError(src, err)
 		}
 		if f.Filename == "" && f.Size == 0 {
@@ -188,16 +202,36 @@ func (f *File) fill(p io.Reader, budget *int64) error {
 	*budget = 0
 	tmp, err := os.CreateTemp("", "endpoints-upload-*")
 	if err != nil {
-		return fmt.Errorf("storing an uploaded file: %w", err)
+		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
 	f.disk = tmp
 	if _, err := tmp.Write(mem.Bytes()); err != nil {
-		return fmt.Errorf("storing an uploaded file: %w", err)
+		return fmt.Errorf("%w: %w", ErrStorage, err)
 	}
-	rest, err := io.Copy(tmp, p)
+	rest, err := io.Copy(onlyWrites{tmp}, p)
 	f.Size = n + rest
+	var we writeError
+	if errors.As(err, &we) {
+		return fmt.Errorf("%w: %w", ErrStorage, we.err)
+	}
 	return err
 }
+
+// onlyWrites tells the errors of writing the temporary file from those of
+// reading the part, which io.Copy returns alike.
+type onlyWrites struct{ f *os.File }
+
+func (o onlyWrites) Write(p []byte) (int, error) {
+	n, err := o.f.Write(p)
+	if err != nil {
+		return n, writeError{err}
+	}
+	return n, nil
+}
+
+type writeError struct{ err error }
+
+func (e writeError) Error() string { return e.err.Error() }
 
 // disposition reads a part's Content-Disposition: form-data with a name
 // (RFC 7578 §4.2). A filename parameter, even empty, makes the part a
@@ -222,16 +256,27 @@ func disposition(header string) (name, filename string, isFile bool, err error) 
 }
 
 // sourceReader remembers the first error of the body's own reader, so a
-// size limit or a client gone is not reported as malformed syntax.
+// size limit or a client gone is not reported as malformed syntax, and
+// whether the closing delimiter went by: mime/multipart ends with the same
+// io.EOF for a complete body and for one cut inside a part's headers.
 type sourceReader struct {
-	r   io.Reader
-	err error
+	r        io.Reader
+	err      error
+	close    []byte // "\n--boundary--"
+	tail     []byte // the last len(close) bytes read, for a match across reads
+	sawClose bool
 }
 
 func (s *sourceReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	if err != nil && !errors.Is(err, io.EOF) && s.err == nil {
 		s.err = err
+	}
+	if n > 0 && !s.sawClose {
+		window := append(s.tail, p[:n]...)
+		s.sawClose = bytes.Contains(window, s.close)
+		keep := min(len(window), len(s.close))
+		s.tail = append(s.tail[:0], window[len(window)-keep:]...)
 	}
 	return n, err
 }
