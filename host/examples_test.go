@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"net/http"
 	"net/http/httptest"
@@ -94,10 +96,12 @@ func TestUsersExample(t *testing.T) {
 			`{"items":[{"id":1,"name":"Ada Lovelace","email":"ada@example.com"},{"id":2,"name":"Grace Hopper","email":"grace@example.com"},{"id":3,"name":"Alan Turing","email":"alan@example.com"}],"total":3}`, [2]string{}},
 		{"search with a limit", "GET", "/api/users/search?q=a&limit=1", "", 200,
 			`{"items":[{"id":1,"name":"Ada Lovelace","email":"ada@example.com"}],"total":3}`, [2]string{}},
-		{"search without q", "GET", "/api/users/search", "", 400,
-			`{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["q"],"message":"is required"}]}}`, [2]string{}},
+		{"search without q: its hook answers Problem Details", "GET", "/api/users/search", "", 400,
+			`{"type":"https://example.com/problems/invalid-query","title":"Invalid query","status":400,"detail":"The search query is not valid; see errors.",
+			  "errors":[{"part":"query","pointer":"/q","message":"is required"}]}`, [2]string{"Content-Type", "application/problem+json"}},
 		{"search with an empty q and a limit too large", "GET", "/api/users/search?q=&limit=101", "", 400,
-			`{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["limit"],"message":"must be less than or equal to 100"},{"path":["q"],"message":"must contain at least 1 character"}]}}`, [2]string{}},
+			`{"type":"https://example.com/problems/invalid-query","title":"Invalid query","status":400,"detail":"The search query is not valid; see errors.",
+			  "errors":[{"part":"query","pointer":"/limit","message":"must be less than or equal to 100"},{"part":"query","pointer":"/q","message":"must contain at least 1 character"}]}`, [2]string{}},
 		{"create a user", "POST", "/api/users", `{"name":"Barbara Liskov","email":"barbara@example.com"}`, 201,
 			`{"id":4,"name":"Barbara Liskov","email":"barbara@example.com"}`, [2]string{"Location", "/api/users/4"}},
 		{"create with a bad email and an unknown field", "POST", "/api/users", `{"name":"B","email":"not-an-email","admin":true}`, 400,
@@ -220,6 +224,58 @@ func TestUsersExampleMedia(t *testing.T) {
 			t.Errorf("first event at %s, stream end at %s: the first event waited for the handler", firstAt, endAt)
 		}
 	})
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("a guest answer broke its contract:\n%s", logs)
+	}
+}
+
+// TestUsersExampleUpload drives POST /api/users/:id/photo, the example's
+// multipart upload: a caption field and a PNG or JPEG file of at most
+// 1 MiB.
+func TestUsersExampleUpload(t *testing.T) {
+	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	const mp = "multipart/form-data; boundary=b0undary"
+	png := "\x89PNG\r\n\x1a\n" + strings.Repeat("pixels", 100)
+	sum := sha256.Sum256([]byte(png))
+	tests := []struct {
+		name       string
+		path       string
+		parts      []part
+		wantStatus int
+		wantBody   string
+	}{
+		{"a photo with a caption", "/api/users/2/photo",
+			[]part{{name: "caption", content: "At the beach"}, {name: "photo", filename: "me.png", contentType: "image/png", content: png}},
+			201, `{"userId":2,"caption":"At the beach","filename":"me.png","contentType":"image/png","bytes":608,"sha256":"` + hex.EncodeToString(sum[:]) + `"}`},
+		{"a file of another type", "/api/users/2/photo",
+			[]part{{name: "photo", filename: "me.gif", contentType: "image/gif", content: "GIF89a"}},
+			400, `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["photo"],"message":"part 1 of field \"photo\" is image/gif; want image/png or image/jpeg"}]}}`},
+		{"no photo", "/api/users/2/photo",
+			[]part{{name: "caption", content: "nothing"}},
+			400, `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["photo"],"message":"is required"}]}}`},
+		{"a caption too long", "/api/users/2/photo",
+			[]part{{name: "caption", content: strings.Repeat("c", 201)}, {name: "photo", filename: "me.png", contentType: "image/png", content: png}},
+			400, `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["caption"],"message":"must contain at most 200 characters"}]}}`},
+		{"bytes that are not the declared type", "/api/users/2/photo",
+			[]part{{name: "photo", filename: "fake.png", contentType: "image/png", content: "not a png"}},
+			422, `{"type":"https://example.com/problems/not-an-image","title":"Not an image","status":422,"detail":"fake.png does not start like image/png"}`},
+		{"a missing user", "/api/users/9/photo",
+			[]part{{name: "photo", filename: "me.png", contentType: "image/png", content: png}},
+			404, `{"type":"https://example.com/problems/no-such-user","title":"No such user","status":404,"detail":"user 9 not found"}`},
+		{"a photo over 1 MiB", "/api/users/2/photo",
+			[]part{{name: "photo", filename: "big.png", contentType: "image/png", content: png + strings.Repeat("x", 1<<20)}},
+			413, `{"statusCode":413,"statusMessage":"Request Entity Too Large","data":{"limit":1048576}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := do(t, srv, "POST", tt.path, multipartBody(t, tt.parts...), "Content-Type", mp)
+			if res.status != tt.wantStatus || !jsonEqual(t, res.body, tt.wantBody) {
+				t.Errorf("got %d %s\nwant %d %s", res.status, res.body, tt.wantStatus, tt.wantBody)
+			}
+		})
+	}
 	if strings.Contains(logs.String(), "answer breaks the contract") {
 		t.Errorf("a guest answer broke its contract:\n%s", logs)
 	}

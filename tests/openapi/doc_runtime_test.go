@@ -59,6 +59,18 @@ func describe(errs []*verrors.ValidationError) string {
 	return b.String()
 }
 
+// multipartType and photoBody make the multipart bodies of the upload
+// cases: a caption and a photo part.
+const multipartType = "multipart/form-data; boundary=b0undary"
+
+const pngBytes = "\x89PNG\r\n\x1a\nnot really pixels"
+
+func photoBody(contentType, content string) string {
+	return "--b0undary\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nAt the beach\r\n" +
+		"--b0undary\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"me.png\"\r\nContent-Type: " + contentType + "\r\n\r\n" +
+		content + "\r\n--b0undary--\r\n"
+}
+
 func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 	h, err := host.New(context.Background(), buildUsers(t), host.Options{
 		Mode:     host.Development,
@@ -125,6 +137,11 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 		{"the CSV export", "GET", "/api/users/export", "", nil, 200},
 		{"the clock's event stream", "GET", "/api/clock?count=2", "", nil, 200},
 		{"the clock with too many events", "GET", "/api/clock?count=50", "", nil, 400},
+		{"upload a photo", "POST", "/api/users/2/photo", photoBody("image/png", pngBytes), append([]string{"Content-Type", multipartType}, auth...), 201},
+		{"upload bytes that are not a PNG", "POST", "/api/users/2/photo", photoBody("image/png", "not a png"), append([]string{"Content-Type", multipartType}, auth...), 422},
+		{"upload a photo for a missing user", "POST", "/api/users/9/photo", photoBody("image/png", pngBytes), append([]string{"Content-Type", multipartType}, auth...), 404},
+		{"upload without a photo", "POST", "/api/users/2/photo", "--b0undary\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhi\r\n--b0undary--\r\n", append([]string{"Content-Type", multipartType}, auth...), 400},
+		{"upload as JSON", "POST", "/api/users/2/photo", `{"photo":"me.png"}`, append([]string{"Content-Type", json}, auth...), 415},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,7 +175,11 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 			// 406 is about the answer, not the request: the request itself
 			// is valid.
 			refused := res.StatusCode == 400 || res.StatusCode == 415
-			if reqOK == refused {
+			// libopenapi-validator does not decode multipart bodies: it
+			// judges their parameters and headers only, so a request the
+			// host refused for its multipart body looks valid to it.
+			unread := strings.HasPrefix(newReq(servers).Header.Get("Content-Type"), "multipart/") && res.StatusCode == 400
+			if reqOK == refused && !unread {
 				t.Errorf("the document says the request is valid=%v, the host answered %d %s%s", reqOK, res.StatusCode, resBody, describe(reqErrs))
 			}
 			// Every answer, framework errors included, must be one the

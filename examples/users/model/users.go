@@ -114,3 +114,30 @@ type ClockEvent struct {
 type ByID struct {
 	ID int `path:"id" minimum:"1" doc:"The user's id."`
 }
+
+// Photo is what POST /api/users/:id/photo received.
+type Photo struct {
+	UserID      int    `json:"userId" minimum:"1" doc:"The user the photo belongs to."`
+	Caption     string `json:"caption,omitempty" maxLength:"200" doc:"The caption sent with the photo."`
+	Filename    string `json:"filename" doc:"The file name the client gave."`
+	ContentType string `json:"contentType" enum:"image/png,image/jpeg" doc:"The photo's type, checked against its first bytes."`
+	Bytes       int64  `json:"bytes" minimum:"1" doc:"The photo's size."`
+	SHA256      string `json:"sha256" pattern:"^[0-9a-f]{64}$" doc:"The SHA-256 of the photo, hex-encoded."`
+}
+
+// ValidationProblem is an RFC 9457 Problem Details body for a request that
+// failed validation, listing every failing field.
+type ValidationProblem struct {
+	Type   string       `json:"type" doc:"A URI naming the kind of problem."`
+	Title  string       `json:"title" doc:"A short summary of the kind of problem."`
+	Status int          `json:"status" doc:"The HTTP status."`
+	Detail string       `json:"detail" doc:"What went wrong this time."`
+	Errors []FieldError `json:"errors" doc:"Every failing field."`
+}
+
+// FieldError is one failing field of a ValidationProblem.
+type FieldError struct {
+	Part    string `json:"part" enum:"params,query,headers,body" doc:"The part of the request the field is in."`
+	Pointer string `json:"pointer" doc:"A JSON Pointer to the field within its part, such as /limit."`
+	Message string `json:"message" doc:"What is wrong with it."`
+}
