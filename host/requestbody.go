@@ -189,7 +189,7 @@ func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call,
 		}
 		obj := make(map[string]any, len(form))
 		for k, vs := range form {
-			obj[k] = coerceField(bt.schema, k, vs)
+			obj[k] = bt.schema.CoerceStrings(k, vs)
 		}
 		issues.Body = c.takeObject(bt, obj)
 		return bodyRead
@@ -209,22 +209,6 @@ func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call,
 	return bodyRead
 }
 
-// coerceField turns the strings of one form field into the value its
-// schema wants, like a query parameter; without a schema one value stays a
-// string and repeated ones become an array.
-func coerceField(s *validation.Schema, name string, values []string) any {
-	if s != nil {
-		return s.CoerceStrings(name, values)
-	}
-	if len(values) == 1 {
-		return values[0]
-	}
-	out := make([]any, len(values))
-	for i, v := range values {
-		out[i] = v
-	}
-	return out
-}
 
 // takeObject keeps a decoded form as the request body, with defaults, and
 // returns its issues.
@@ -287,7 +271,7 @@ func (h *Host) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt
 	}
 	obj := make(map[string]any, len(values))
 	for k, vs := range values {
-		obj[k] = coerceField(bt.schema, k, vs)
+		obj[k] = bt.schema.CoerceStrings(k, vs)
 	}
 	issues.Body = append(c.takeObject(bt, obj), typeIssues...)
 	return bodyRead

@@ -363,16 +363,7 @@ func TestRawBody(t *testing.T) {
 }
 
 func TestContentType(t *testing.T) {
-	type withQuery struct {
-		Size int `query:"size"`
-	}
-	for _, tc := range []struct {
-		name        string
-		fields      bool // the input has fields: fill scans the envelope
-		envelope    string
-		want        string
-		wantScanned bool
-	}{
+	testAccessor(t, "ContentType", ContentType, []accessorCase{
 		{"read while filling the input", true,
 			`{"kind":"endpoint","method":"POST","query":{"size":1},"contentType":"text/csv"}`, "text/csv", true},
 		{"input without fields", false,
@@ -380,33 +371,5 @@ func TestContentType(t *testing.T) {
 		{"no body", true, `{"kind":"endpoint","method":"GET","query":{"size":1}}`, "", true},
 		{"escaped", false, `{"kind":"endpoint","method":"POST","contentType":"text\/csv"}`, "text/csv", false},
 		{"not a string is logged and empty", false, `{"kind":"endpoint","method":"POST","contentType":7}`, "", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fresh(t)
-			var got string
-			var scanned bool
-			answer := func() Reply {
-				scanned = request.scanned
-				got = ContentType()
-				return Respond(204, nil)
-			}
-			if tc.fields {
-				Handle(Operation{}, func(*withQuery) Reply { return answer() })
-			} else {
-				Handle(Operation{}, func(*struct{}) Reply { return answer() })
-			}
-			if resp := serveFake(fakeRequest{envelope: tc.envelope}); resp.code != 0 {
-				t.Fatalf("handle() = %d, want 0; logs %v", resp.code, resp.logs)
-			}
-			if got != tc.want {
-				t.Errorf("ContentType() = %q, want %q", got, tc.want)
-			}
-			if scanned != tc.wantScanned {
-				t.Errorf("known before the call = %v, want %v", scanned, tc.wantScanned)
-			}
-			if after := ContentType(); after != "" {
-				t.Errorf("ContentType() after the request = %q, want \"\"", after)
-			}
-		})
-	}
+	})
 }

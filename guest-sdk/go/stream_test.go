@@ -15,35 +15,30 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 )
 
-func TestMediaType(t *testing.T) {
+// accessorCase is a request for an accessor of the envelope (MediaType,
+// ContentType): what it answers, and whether filling the input already
+// found it.
+type accessorCase struct {
+	name        string
+	fields      bool // the input has fields: fill scans the envelope
+	envelope    string
+	want        string
+	wantScanned bool // known before the accessor is called
+}
+
+// testAccessor runs the cases of one envelope accessor through a handler.
+func testAccessor(t *testing.T, name string, get func() string, cases []accessorCase) {
 	type withQuery struct {
 		Size int `query:"size"`
 	}
-	for _, tc := range []struct {
-		name        string
-		fields      bool // the input has fields: fill scans the envelope
-		envelope    string
-		want        string
-		wantScanned bool // known before MediaType is called
-	}{
-		{"negotiated, read while filling the input", true,
-			`{"kind":"endpoint","method":"GET","query":{"size":1},"mediaType":"image/png","body":{}}`, "image/png", true},
-		{"negotiated, input without fields", false,
-			`{"kind":"endpoint","method":"GET","mediaType":"image/png"}`, "image/png", false},
-		{"not negotiated, input with fields", true,
-			`{"kind":"endpoint","method":"GET","query":{"size":1}}`, "", true},
-		{"not negotiated, input without fields", false,
-			`{"kind":"endpoint","method":"GET"}`, "", false},
-		{"escaped", false,
-			`{"kind":"endpoint","method":"GET","mediaType":"image\/svg+xml"}`, "image/svg+xml", false},
-	} {
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fresh(t)
 			var got string
 			var scanned bool
 			answer := func() Reply {
 				scanned = request.scanned
-				got = MediaType()
+				got = get()
 				return Respond(204, nil)
 			}
 			if tc.fields {
@@ -55,16 +50,31 @@ func TestMediaType(t *testing.T) {
 				t.Fatalf("handle() = %d, want 0; logs %v", resp.code, resp.logs)
 			}
 			if got != tc.want {
-				t.Errorf("MediaType() = %q, want %q", got, tc.want)
+				t.Errorf("%s() = %q, want %q", name, got, tc.want)
 			}
 			if scanned != tc.wantScanned {
 				t.Errorf("known before the call = %v, want %v", scanned, tc.wantScanned)
 			}
-			if after := MediaType(); after != "" {
-				t.Errorf("MediaType() after the request = %q, want \"\"", after)
+			if after := get(); after != "" {
+				t.Errorf("%s() after the request = %q, want \"\"", name, after)
 			}
 		})
 	}
+}
+
+func TestMediaType(t *testing.T) {
+	testAccessor(t, "MediaType", MediaType, []accessorCase{
+		{"negotiated, read while filling the input", true,
+			`{"kind":"endpoint","method":"GET","query":{"size":1},"mediaType":"image/png","body":{}}`, "image/png", true},
+		{"negotiated, input without fields", false,
+			`{"kind":"endpoint","method":"GET","mediaType":"image/png"}`, "image/png", false},
+		{"not negotiated, input with fields", true,
+			`{"kind":"endpoint","method":"GET","query":{"size":1}}`, "", true},
+		{"not negotiated, input without fields", false,
+			`{"kind":"endpoint","method":"GET"}`, "", false},
+		{"escaped", false,
+			`{"kind":"endpoint","method":"GET","mediaType":"image\/svg+xml"}`, "image/svg+xml", false},
+	})
 }
 
 // recordWriter keeps each Write.

@@ -30,8 +30,14 @@ func (s *Schema) CoerceString(property, value string) any {
 // repeated query key or header): when the schema admits an array, every
 // value becomes an item coerced by the items schema; otherwise the first
 // value is used.
+//
+// A nil schema coerces nothing: one value stays a string, repeated ones
+// become an array of strings.
 func (s *Schema) CoerceStrings(property string, values []string) any {
-	p := s.plan.props[property]
+	var p *plan
+	if s != nil {
+		p = s.plan.props[property]
+	}
 	if p == nil {
 		if len(values) == 1 {
 			return values[0]
