@@ -189,6 +189,41 @@ const (
 	//	response_write(buf i32, buf_len i32) -> errno i32
 	ImportResponseWrite = "response_write"
 
+	// ImportKVGet writes the value stored under key in the app's key-value
+	// store when it fits and returns its size, or [ErrNotFound].
+	//
+	//	kv_get(key i32, key_len i32, buf i32, buf_len i32) -> size i32
+	ImportKVGet = "kv_get"
+
+	// ImportKVSet stores value under key, replacing any value; it expires
+	// after ttl_seconds when that is positive. [ErrInvalid] for a key
+	// longer than [KVMaxKey] or a value longer than [KVMaxValue].
+	//
+	//	kv_set(key i32, key_len i32, value i32, value_len i32, ttl_seconds i32) -> errno i32
+	ImportKVSet = "kv_set"
+
+	// ImportKVDelete removes key: 0, or [ErrNotFound] when it did not
+	// exist.
+	//
+	//	kv_delete(key i32, key_len i32) -> errno i32
+	ImportKVDelete = "kv_delete"
+
+	// ImportKVIncr adds delta to the decimal integer stored under key (0
+	// when absent), atomically across every host sharing the store, and
+	// writes the result at out as a little-endian i64. [ErrInvalid] when
+	// the value is not an integer.
+	//
+	//	kv_incr(key i32, key_len i32, delta i64, out i32) -> errno i32
+	ImportKVIncr = "kv_incr"
+
+	// ImportKVList writes a JSON array of the keys that start with prefix
+	// and sort after after (bytewise; empty for the first page), at most
+	// [KVListLimit] of them, when it fits, and returns its size. A page
+	// shorter than the limit is the last.
+	//
+	//	kv_list(prefix i32, prefix_len i32, after i32, after_len i32, buf i32, buf_len i32) -> size i32
+	ImportKVList = "kv_list"
+
 	// ImportLog writes a line to the host's log at a [LogLevel], tagged
 	// with the route.
 	//
@@ -245,6 +280,19 @@ const (
 	// ErrState: the function is not available now, e.g. request functions
 	// called while the host reads the contract, outside any request.
 	ErrState Errno = -6
+	// ErrUnavailable: the key-value store cannot be reached, or has no
+	// room; nothing was changed.
+	ErrUnavailable Errno = -7
+)
+
+// Limits of the key-value functions.
+const (
+	// KVMaxKey is the longest key, in bytes.
+	KVMaxKey = 1024
+	// KVMaxValue is the longest value, in bytes.
+	KVMaxValue = 1 << 20
+	// KVListLimit is the most keys one kv_list call returns.
+	KVListLimit = 1000
 )
 
 // Error describes the code in a sentence.
@@ -262,6 +310,8 @@ func (e Errno) Error() string {
 		return "i/o error"
 	case ErrState:
 		return "not available outside a request"
+	case ErrUnavailable:
+		return "storage unavailable"
 	}
 	return "unknown error"
 }

@@ -68,10 +68,20 @@ typedef enum endpoints_errno {
     /* Reading the request or writing the response failed, usually because
      * the client went away. */
     ENDPOINTS_ERR_IO = -5,
-    /* The function is not available now, e.g. a request function called
-     * outside any request. */
-    ENDPOINTS_ERR_STATE = -6
+    /* The function is not available now, e.g. a request or key-value
+     * function called outside any request. */
+    ENDPOINTS_ERR_STATE = -6,
+    /* The key-value store cannot be reached, or has no room; nothing was
+     * changed. Answer 503. */
+    ENDPOINTS_ERR_UNAVAILABLE = -7
 } endpoints_errno;
+
+/* Limits of the key-value functions (abi.KVMaxKey, abi.KVMaxValue,
+ * abi.KVListLimit): the longest key and value in bytes, and the most keys
+ * one endpoints_kv_list call returns. */
+#define ENDPOINTS_KV_MAX_KEY 1024
+#define ENDPOINTS_KV_MAX_VALUE (1 << 20)
+#define ENDPOINTS_KV_LIST_LIMIT 1000
 
 /* endpoints_part selects one validated part of the request in
  * endpoints_request_value (abi.Part). */
@@ -170,6 +180,53 @@ int32_t endpoints_response_write(const uint8_t *buf, int32_t buf_len);
  * route. */
 ENDPOINTS_IMPORT_("log")
 void endpoints_log(int32_t level, const char *msg, int32_t msg_len);
+
+/* The app's key-value store, kept by the host between requests and shared
+ * by every route of the app (and by every host, with a Redis store). Keys
+ * and values are bytes. Every function returns ENDPOINTS_ERR_STATE outside
+ * a request and ENDPOINTS_ERR_UNAVAILABLE when the store is down or full. */
+
+/* endpoints_kv_get writes the value stored under key into buf when it fits
+ * in buf_len bytes and returns its size either way, or
+ * ENDPOINTS_ERR_NOT_FOUND.
+ *
+ *     int32_t n = endpoints_kv_get("hits", 4, buf, sizeof buf);
+ *     if (n > (int32_t)sizeof buf) ... grow buf to n, call again */
+ENDPOINTS_IMPORT_("kv_get")
+int32_t endpoints_kv_get(const char *key, int32_t key_len, uint8_t *buf,
+                         int32_t buf_len);
+
+/* endpoints_kv_set stores value under key, replacing any value; it expires
+ * after ttl_seconds when that is positive. It returns 0, or
+ * ENDPOINTS_ERR_INVALID for a key longer than ENDPOINTS_KV_MAX_KEY or a
+ * value longer than ENDPOINTS_KV_MAX_VALUE. */
+ENDPOINTS_IMPORT_("kv_set")
+int32_t endpoints_kv_set(const char *key, int32_t key_len,
+                         const uint8_t *value, int32_t value_len,
+                         int32_t ttl_seconds);
+
+/* endpoints_kv_delete removes key: 0, or ENDPOINTS_ERR_NOT_FOUND when it did
+ * not exist. */
+ENDPOINTS_IMPORT_("kv_delete")
+int32_t endpoints_kv_delete(const char *key, int32_t key_len);
+
+/* endpoints_kv_incr adds delta to the decimal integer stored under key (0
+ * when absent), atomically across every host sharing the store, and writes
+ * the result to *out. It returns 0, or ENDPOINTS_ERR_INVALID when the value
+ * is not an integer. */
+ENDPOINTS_IMPORT_("kv_incr")
+int32_t endpoints_kv_incr(const char *key, int32_t key_len, int64_t delta,
+                          int64_t *out);
+
+/* endpoints_kv_list writes a JSON array of the keys that start with prefix
+ * and sort after after (bytewise; empty for the first page), at most
+ * ENDPOINTS_KV_LIST_LIMIT of them, into buf when it fits and returns its
+ * size either way. A page shorter than the limit is the last; the next
+ * page starts after the last key of this one. */
+ENDPOINTS_IMPORT_("kv_list")
+int32_t endpoints_kv_list(const char *prefix, int32_t prefix_len,
+                          const char *after, int32_t after_len, uint8_t *buf,
+                          int32_t buf_len);
 
 /* ------------------------------------------------------------------------ */
 /* Exports. Define endpoints_handle (and, when the contract says             */

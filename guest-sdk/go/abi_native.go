@@ -9,10 +9,14 @@ package endpoints
 // was answered.
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
 )
@@ -27,6 +31,7 @@ type fakeHost struct {
 	bodyErr   abi.Errno         // body_read's error once body is drained; 0 for none
 	files     [][]byte          // the rest of each file file_read serves, by index
 	fail      map[string]abi.Errno
+	kvCalls   int // calls of the kv_* functions, which reach fakeKV
 
 	status  int32
 	header  Headers
@@ -184,4 +189,117 @@ func hostLog(level abi.LogLevel, msg string) {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "%s %s\n", [...]string{"DEBUG", "INFO", "WARN", "ERROR"}[min(max(int(level), 0), 3)], msg)
+}
+
+// fakeKVEntry is one value of the native key-value store.
+type fakeKVEntry struct {
+	value   []byte
+	ttl     int32     // the ttl_seconds of the kv_set that stored it
+	expires time.Time // zero: never
+}
+
+// fakeKV is the native stand-in of the app's key-value store. Unlike the
+// request functions, the kv functions answer outside a request too: tests
+// of route packages call handlers directly, outside any request, and
+// those handlers use KV. [Reset] empties it. Expiry follows fakeNow.
+var fakeKV = map[string]fakeKVEntry{}
+
+// fakeNow is the clock of fakeKV's expiry; tests may replace it.
+var fakeNow = time.Now
+
+// resetKV empties fakeKV.
+func resetKV() { fakeKV = map[string]fakeKVEntry{} }
+
+// kvLookup returns the live entry of key, dropping it once expired.
+func kvLookup(key string) (fakeKVEntry, bool) {
+	e, ok := fakeKV[key]
+	if ok && !e.expires.IsZero() && !fakeNow().Before(e.expires) {
+		delete(fakeKV, key)
+		return fakeKVEntry{}, false
+	}
+	return e, ok
+}
+
+func kvGet(key string, buf []byte) int32 {
+	fake.kvCalls++
+	if e, ok := fake.failing(abi.ImportKVGet); ok {
+		return int32(e)
+	}
+	e, ok := kvLookup(key)
+	if !ok {
+		return int32(abi.ErrNotFound)
+	}
+	return fill(buf, e.value)
+}
+
+func kvSet(key string, value []byte, ttlSeconds int32) int32 {
+	fake.kvCalls++
+	if e, ok := fake.failing(abi.ImportKVSet); ok {
+		return int32(e)
+	}
+	if len(key) > abi.KVMaxKey || len(value) > abi.KVMaxValue {
+		return int32(abi.ErrInvalid)
+	}
+	e := fakeKVEntry{value: bytes.Clone(value), ttl: ttlSeconds}
+	if ttlSeconds > 0 {
+		e.expires = fakeNow().Add(time.Duration(ttlSeconds) * time.Second)
+	}
+	fakeKV[key] = e
+	return 0
+}
+
+func kvDelete(key string) int32 {
+	fake.kvCalls++
+	if e, ok := fake.failing(abi.ImportKVDelete); ok {
+		return int32(e)
+	}
+	if _, ok := kvLookup(key); !ok {
+		return int32(abi.ErrNotFound)
+	}
+	delete(fakeKV, key)
+	return 0
+}
+
+func kvIncr(key string, delta int64, out *int64) int32 {
+	fake.kvCalls++
+	if e, ok := fake.failing(abi.ImportKVIncr); ok {
+		return int32(e)
+	}
+	e, found := kvLookup(key)
+	var n int64
+	if found {
+		var err error
+		if n, err = strconv.ParseInt(string(e.value), 10, 64); err != nil {
+			return int32(abi.ErrInvalid)
+		}
+	}
+	sum := n + delta
+	if delta > 0 && sum < n || delta < 0 && sum > n {
+		return int32(abi.ErrInvalid) // overflow
+	}
+	e.value = strconv.AppendInt(nil, sum, 10)
+	fakeKV[key] = e // keeps its expiry
+	*out = sum
+	return 0
+}
+
+func kvList(prefix, after string, buf []byte) int32 {
+	fake.kvCalls++
+	if e, ok := fake.failing(abi.ImportKVList); ok {
+		return int32(e)
+	}
+	keys := []string{}
+	for key := range fakeKV {
+		if strings.HasPrefix(key, prefix) && key > after {
+			if _, ok := kvLookup(key); ok {
+				keys = append(keys, key)
+			}
+		}
+	}
+	slices.Sort(keys)
+	b, err := json.Marshal(keys[:min(len(keys), abi.KVListLimit)])
+	if err != nil {
+		panic(err) // strings always encode
+	}
+	return fill(buf, b)
 }

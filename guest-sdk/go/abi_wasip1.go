@@ -77,6 +77,24 @@ func wasmResponseWrite(buf *byte, bufLen uint32) int32
 //go:wasmimport endpoints log
 func wasmLog(level int32, msg string)
 
+//go:wasmimport endpoints kv_get
+func wasmKVGet(key string, buf *byte, bufLen uint32) int32
+
+//go:wasmimport endpoints kv_set
+func wasmKVSet(key string, value *byte, valueLen uint32, ttlSeconds int32) int32
+
+//go:wasmimport endpoints kv_delete
+func wasmKVDelete(key string) int32
+
+// wasmKVIncr's out is an i32 offset where the host writes the result, a
+// little-endian i64: the layout of a Go int64 in wasm memory.
+//
+//go:wasmimport endpoints kv_incr
+func wasmKVIncr(key string, delta int64, out *int64) int32
+
+//go:wasmimport endpoints kv_list
+func wasmKVList(prefix, after string, buf *byte, bufLen uint32) int32
+
 func requestRead(buf []byte) int32 {
 	return wasmRequestRead(unsafe.SliceData(buf), uint32(len(buf)))
 }
@@ -104,3 +122,22 @@ func responseWrite(buf []byte) int32 {
 }
 
 func hostLog(level abi.LogLevel, msg string) { wasmLog(int32(level), msg) }
+
+func kvGet(key string, buf []byte) int32 {
+	return wasmKVGet(key, unsafe.SliceData(buf), uint32(len(buf)))
+}
+
+func kvSet(key string, value []byte, ttlSeconds int32) int32 {
+	return wasmKVSet(key, unsafe.SliceData(value), uint32(len(value)), ttlSeconds)
+}
+
+func kvDelete(key string) int32 { return wasmKVDelete(key) }
+
+func kvIncr(key string, delta int64, out *int64) int32 { return wasmKVIncr(key, delta, out) }
+
+func kvList(prefix, after string, buf []byte) int32 {
+	return wasmKVList(prefix, after, unsafe.SliceData(buf), uint32(len(buf)))
+}
+
+// resetKV does nothing in a module: the host owns the store.
+func resetKV() {}

@@ -161,7 +161,8 @@
 //		})
 //
 // The value answers [Operation.Status] (200 by default); [Error] answers
-// its own status and body; any other error answers 500 and is logged. When
+// its own status and body; a [KV] error wrapping [ErrStorageUnavailable]
+// answers 503; any other error answers 500. Both are logged. When
 // Responses is nil the success response is inferred from the result type.
 //
 // # Media and streaming
@@ -309,6 +310,26 @@
 //		w.WriteHeader(200)
 //		io.Copy(w, r.Body) // echo
 //	})
+//
+// # Storage
+//
+// [KV] is the app's key-value store: kept by the host between requests,
+// shared by every route of the app and, with a Redis store, by every host
+// serving it. Values are bytes, with an optional TTL; [KVStore.Incr] is
+// atomic; [KVStore.Keys] lists keys by prefix; [KVStore.GetJSON] and
+// [KVStore.SetJSON] store JSON:
+//
+//	var s Session
+//	found, err := endpoints.KV.GetJSON("session:"+in.Token, &s)
+//	...
+//	err = endpoints.KV.SetJSON("session:"+in.Token, s, 30*time.Minute)
+//
+// When the store is down or full, calls fail with an error wrapping
+// [ErrStorageUnavailable]. A [HandleFunc] handler that returns it answers
+// 503; a [Handle] handler tests it with errors.Is and answers its own
+// reply. KV works during a request (handlers, hooks), not in init. In a
+// native build it is an in-memory map, so tests can call handlers that
+// use it.
 //
 // # Headers and logs
 //

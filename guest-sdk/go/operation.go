@@ -169,8 +169,12 @@ func Handle[In any](op Operation, h func(in *In) Reply) {
 
 // HandleFunc registers a handler that returns a value or an error. The
 // value is answered with [Operation.Status] (200 by default); an error made
-// by [Error] answers its status and body; any other error answers 500 with
-// {"statusCode":500,"statusMessage":"Internal Server Error"} and is logged.
+// by [Error] answers its status and body; an error wrapping
+// [ErrStorageUnavailable] (a [KV] call the host could not serve) answers
+// 503 with {"statusCode":503,"statusMessage":"Service Unavailable"}; any
+// other error answers 500 with
+// {"statusCode":500,"statusMessage":"Internal Server Error"}. Both are
+// logged.
 //
 //	endpoints.HandleFunc(endpoints.Operation{Summary: "List users"},
 //		func(in *listUsers) ([]User, error) { return store.List(in.Limit) })
@@ -179,6 +183,12 @@ func Handle[In any](op Operation, h func(in *In) Reply) {
 // status with the schema of Out and says "responsesInferred": the host uses
 // it for documentation and clients but does not check answers against it
 // (the statuses of errors are not known).
+//
+// # Notes
+//
+//   - When Responses is set, the host checks answers in development: an
+//     undeclared 500 or 503 is reported as a contract error there. Declare
+//     them to document them.
 func HandleFunc[In, Out any](op Operation, h func(in *In) (Out, error)) {
 	if h == nil {
 		reg.fail(op, fmt.Errorf("HandleFunc: the handler is nil"))
@@ -215,6 +225,9 @@ func HandleFunc[In, Out any](op Operation, h func(in *In) (Out, error)) {
 					return Respond(se.Status, se.Body), nil
 				}
 				Logger().Error("handler failed", "error", err.Error())
+				if errors.Is(err, ErrStorageUnavailable) {
+					return Respond(503, storageUnavailable), nil
+				}
 				return Respond(500, internalError), nil
 			}
 			if bodiless {
@@ -270,11 +283,12 @@ func ContractJSON() []byte {
 
 // Reset forgets every handler registered with [Handle], [HandleFunc] and
 // [HandleRaw], the hook of [OnValidationError] and the contract built
-// from them. A route module never needs
-// it; tests and examples that register several modules' worth of handlers
-// in one process call it between them.
+// from them; in a native build it also empties the in-memory stand-in of
+// [KV]. A route module never needs it; tests and examples that register
+// several modules' worth of handlers in one process call it between them.
 func Reset() {
 	reg = newRegistry()
+	resetKV()
 }
 
 // serveFunc decodes a request envelope and runs the handler.

@@ -165,8 +165,10 @@ func (e *StatusError) Error() string {
 //		return User{}, endpoints.Error(404, NotFound{Message: "no such user"})
 //	}
 //
-// Any other error answers 500 with
-// {"statusCode":500,"statusMessage":"Internal Server Error"} and is logged.
+// An error wrapping [ErrStorageUnavailable] answers 503; any other error
+// answers 500 with
+// {"statusCode":500,"statusMessage":"Internal Server Error"}; both are
+// logged.
 func Error(status int, body any) error {
 	return &StatusError{Status: status, Body: body}
 }
@@ -174,6 +176,10 @@ func Error(status int, body any) error {
 // internalError is the body of the 500 answered for a handler's error; it
 // has the shape of the host's own framework errors (SPEC.md §4).
 var internalError = json.RawMessage(`{"statusCode":500,"statusMessage":"Internal Server Error"}`)
+
+// storageUnavailable is the body of the 503 answered for a handler's error
+// wrapping ErrStorageUnavailable, in the same shape.
+var storageUnavailable = json.RawMessage(`{"statusCode":503,"statusMessage":"Service Unavailable"}`)
 
 // Header returns the headers the reply sends, keyed by lower-case name,
 // the SDK's own (Content-Type of [Bytes] and [Stream], Cache-Control of

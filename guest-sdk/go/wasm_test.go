@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -81,6 +82,10 @@ type testHost struct {
 	writes  []timedWrite // each response_write, for streams
 	logs    []string
 	polls   int // calls of WASI poll_oneoff (sleeps)
+
+	kv     map[string][]byte // the key-value store of the kv_* functions
+	kvTTL  map[string]int32  // the ttl_seconds each key was last set with
+	kvDown bool              // the kv_* functions answer ErrUnavailable
 }
 
 // timedWrite is one response_write call and when it happened.
@@ -187,6 +192,91 @@ func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
 	fn(abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, func(m api.Module, s []uint64) {
 		h.logs = append(h.logs, fmt.Sprintf("%d %s", int32(uint32(s[0])), read(m, s[1], s[2])))
 	})
+	// The kv_* functions, over h.kv: no expiry; ErrState outside a
+	// request, ErrUnavailable while h.kvDown.
+	kvRefused := func(s []uint64) bool {
+		switch {
+		case !h.inRequest:
+			s[0] = errno(abi.ErrState)
+		case h.kvDown:
+			s[0] = errno(abi.ErrUnavailable)
+		default:
+			return false
+		}
+		return true
+	}
+	if h.kv == nil {
+		h.kv, h.kvTTL = map[string][]byte{}, map[string]int32{}
+	}
+	i64 := api.ValueTypeI64
+	fn(abi.ImportKVGet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		if kvRefused(s) {
+			return
+		}
+		v, ok := h.kv[string(read(m, s[0], s[1]))]
+		if !ok {
+			s[0] = errno(abi.ErrNotFound)
+			return
+		}
+		s[0] = whole(m, s[2], s[3], v)
+	})
+	fn(abi.ImportKVSet, []api.ValueType{i32, i32, i32, i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		key, value, ttl := string(read(m, s[0], s[1])), bytes.Clone(read(m, s[2], s[3])), int32(uint32(s[4]))
+		if kvRefused(s) {
+			return
+		}
+		h.kv[key], h.kvTTL[key], s[0] = value, ttl, 0
+	})
+	fn(abi.ImportKVDelete, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		if kvRefused(s) {
+			return
+		}
+		key := string(read(m, s[0], s[1]))
+		if _, ok := h.kv[key]; !ok {
+			s[0] = errno(abi.ErrNotFound)
+			return
+		}
+		delete(h.kv, key)
+		s[0] = 0
+	})
+	fn(abi.ImportKVIncr, []api.ValueType{i32, i32, i64, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		key, delta, out := string(read(m, s[0], s[1])), int64(s[2]), uint32(s[3])
+		if kvRefused(s) {
+			return
+		}
+		var n int64
+		if v, ok := h.kv[key]; ok {
+			var err error
+			if n, err = strconv.ParseInt(string(v), 10, 64); err != nil {
+				s[0] = errno(abi.ErrInvalid)
+				return
+			}
+		}
+		n += delta
+		h.kv[key] = strconv.AppendInt(nil, n, 10)
+		if !m.Memory().WriteUint64Le(out, uint64(n)) {
+			panic(fmt.Sprintf("kv_incr: out %d is outside guest memory", out))
+		}
+		s[0] = 0
+	})
+	fn(abi.ImportKVList, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		if kvRefused(s) {
+			return
+		}
+		prefix, after := string(read(m, s[0], s[1])), string(read(m, s[2], s[3]))
+		keys := []string{}
+		for key := range h.kv {
+			if strings.HasPrefix(key, prefix) && key > after {
+				keys = append(keys, key)
+			}
+		}
+		slices.Sort(keys)
+		page, err := json.Marshal(keys[:min(len(keys), abi.KVListLimit)])
+		if err != nil {
+			panic(err)
+		}
+		s[0] = whole(m, s[4], s[5], page)
+	})
 	if _, err := b.Instantiate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -232,8 +322,9 @@ func TestWasmGuestImportsAndExports(t *testing.T) {
 		abi.ImportRequestRead, abi.ImportRequestValue, abi.ImportRequestHeader, abi.ImportBodyRead,
 		abi.ImportFileRead, abi.ImportResponseSetStatus, abi.ImportResponseSetHeader, abi.ImportResponseAddHeader,
 		abi.ImportResponseWrite, abi.ImportLog,
+		abi.ImportKVGet, abi.ImportKVSet, abi.ImportKVDelete, abi.ImportKVIncr, abi.ImportKVList,
 	}
-	for _, name := range []string{"echo", "plain", "stream", "upload"} {
+	for _, name := range []string{"echo", "plain", "stream", "upload", "kv"} {
 		t.Run(name, func(t *testing.T) {
 			r := wazero.NewRuntimeWithConfig(context.Background(), wazero.NewRuntimeConfig().WithCompilationCache(compilationCache))
 			defer r.Close(context.Background())
@@ -581,6 +672,124 @@ func TestWasmGuestUpload(t *testing.T) {
 			}
 			if h.status != tc.wantStatus || !slices.Equal(h.header, tc.wantHeader) || h.written.String() != tc.wantBody {
 				t.Errorf("answer = %d %q %s, want %d %q %s", h.status, h.header, h.written.String(), tc.wantStatus, tc.wantHeader, tc.wantBody)
+			}
+		})
+	}
+}
+
+func TestWasmGuestKV(t *testing.T) {
+	h := &testHost{}
+	mod := h.instantiate(t, buildGuest(t, "kv"))
+
+	big := strings.Repeat("b", 5000) // larger than the SDK's first buffer
+	var keys []string
+	for i := range abi.KVListLimit*2 + 500 {
+		keys = append(keys, fmt.Sprintf("k:%04d", i))
+	}
+	allKeys, err := json.Marshal(map[string][]string{"keys": keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		query      string // the envelope's query member
+		setup      func()
+		wantStatus int32
+		wantBody   string
+		check      func(t *testing.T)
+	}{
+		{
+			name:       "outside a request, KV answers ErrState",
+			query:      `{"op":"init"}`,
+			wantStatus: 200,
+			wantBody:   `{"found":true,"value":"endpoints: KV.Get \"boot\": host function kv_get: not available outside a request (-6)"}`,
+		},
+		{
+			name:       "set with a TTL in whole seconds",
+			query:      `{"op":"set","key":"a","value":"hello","ttl":1500}`,
+			wantStatus: 200,
+			wantBody:   `{}`,
+			check: func(t *testing.T) {
+				if v, ttl := string(h.kv["a"]), h.kvTTL["a"]; v != "hello" || ttl != 2 {
+					t.Errorf("stored %q with ttl %d, want %q with ttl 2", v, ttl, "hello")
+				}
+			},
+		},
+		{
+			name:       "get",
+			query:      `{"op":"get","key":"a"}`,
+			wantStatus: 200,
+			wantBody:   `{"found":true,"value":"hello"}`,
+		},
+		{
+			name:       "get a value larger than the first buffer",
+			query:      `{"op":"get","key":"big"}`,
+			setup:      func() { h.kv["big"] = []byte(big) },
+			wantStatus: 200,
+			wantBody:   `{"found":true,"value":"` + big + `"}`,
+		},
+		{
+			name:       "incr passes an i64 and reads the result at out",
+			query:      `{"op":"incr","key":"n","delta":1099511627776}`,
+			wantStatus: 200,
+			wantBody:   `{"n":1099511627776}`,
+		},
+		{
+			name:       "incr with a negative delta",
+			query:      `{"op":"incr","key":"n","delta":-1099511627779}`,
+			wantStatus: 200,
+			wantBody:   `{"n":-3}`,
+		},
+		{
+			name:       "delete",
+			query:      `{"op":"delete","key":"a"}`,
+			wantStatus: 200,
+			wantBody:   `{"found":true}`,
+			check: func(t *testing.T) {
+				if _, ok := h.kv["a"]; ok {
+					t.Error("the key is still stored")
+				}
+			},
+		},
+		{
+			name:       "get after delete",
+			query:      `{"op":"get","key":"a"}`,
+			wantStatus: 200,
+			wantBody:   `{}`,
+		},
+		{
+			name:  "keys over three pages",
+			query: `{"op":"keys","key":"k:"}`,
+			setup: func() {
+				for _, k := range keys {
+					h.kv[k] = []byte("1")
+				}
+			},
+			wantStatus: 200,
+			wantBody:   string(allKeys),
+		},
+		{
+			name:       "store down: HandleFunc answers 503",
+			query:      `{"op":"get","key":"a"}`,
+			setup:      func() { h.kvDown = true },
+			wantStatus: 503,
+			wantBody:   `{"statusCode":503,"statusMessage":"Service Unavailable"}`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h.kvDown = false
+			if tc.setup != nil {
+				tc.setup()
+			}
+			envelope := `{"kind":"endpoint","method":"GET","route":"/api/kv","path":"/api/kv","query":` + tc.query + `}`
+			if rc := h.serve(t, mod, envelope); rc != 0 {
+				t.Fatalf("%s() = %d, want 0; logs: %q", abi.ExportHandle, rc, h.logs)
+			}
+			if got := h.written.String(); h.status != tc.wantStatus || got != tc.wantBody {
+				t.Errorf("answer = %d %.200s\nwant %d %.200s", h.status, got, tc.wantStatus, tc.wantBody)
+			}
+			if tc.check != nil {
+				tc.check(t)
 			}
 		})
 	}

@@ -112,6 +112,16 @@ func newABIHost(t testing.TB) *abiHost {
 	def(abi.ImportResponseAddHeader, h.addHeader, []api.ValueType{i32, i32, i32, i32}, i32)
 	def(abi.ImportResponseWrite, h.write, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportLog, h.log, []api.ValueType{i32, i32, i32})
+	// Functions the C examples do not call: here only their signatures
+	// matter, so they answer that nothing is there.
+	errUnavailable := int32(abi.ErrUnavailable)
+	unavailable := func(_ context.Context, _ api.Module, stack []uint64) { stack[0] = uint64(uint32(errUnavailable)) }
+	def(abi.ImportFileRead, unavailable, []api.ValueType{i32, i32, i32}, i32)
+	def(abi.ImportKVGet, unavailable, []api.ValueType{i32, i32, i32, i32}, i32)
+	def(abi.ImportKVSet, unavailable, []api.ValueType{i32, i32, i32, i32, i32}, i32)
+	def(abi.ImportKVDelete, unavailable, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportKVIncr, unavailable, []api.ValueType{i32, i32, api.ValueTypeI64, i32}, i32)
+	def(abi.ImportKVList, unavailable, []api.ValueType{i32, i32, i32, i32, i32, i32}, i32)
 	if _, err := b.Instantiate(ctx); err != nil {
 		t.Fatalf("instantiate test host: %v", err)
 	}
@@ -380,6 +390,12 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		{"ENDPOINTS_ERR_BODY_TOO_LARGE", int32(abi.ErrBodyTooLarge)},
 		{"ENDPOINTS_ERR_IO", int32(abi.ErrIO)},
 		{"ENDPOINTS_ERR_STATE", int32(abi.ErrState)},
+		{"ENDPOINTS_ERR_UNAVAILABLE", int32(abi.ErrUnavailable)},
+		{"ENDPOINTS_KV_MAX_KEY", abi.KVMaxKey},
+		{"ENDPOINTS_KV_MAX_VALUE", abi.KVMaxValue},
+		{"ENDPOINTS_KV_LIST_LIMIT", abi.KVListLimit},
+		{"ENDPOINTS_HOOK_ANSWERED", abi.HookAnswered},
+		{"ENDPOINTS_HOOK_DECLINED", abi.HookDeclined},
 		{"ENDPOINTS_PART_PARAMS", int32(abi.PartParams)},
 		{"ENDPOINTS_PART_QUERY", int32(abi.PartQuery)},
 		{"ENDPOINTS_PART_HEADERS", int32(abi.PartHeaders)},
@@ -393,6 +409,8 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		abi.ImportRequestRead, abi.ImportRequestValue, abi.ImportRequestHeader,
 		abi.ImportBodyRead, abi.ImportResponseSetStatus, abi.ImportResponseSetHeader,
 		abi.ImportResponseAddHeader, abi.ImportResponseWrite, abi.ImportLog,
+		abi.ImportFileRead, abi.ImportKVGet, abi.ImportKVSet, abi.ImportKVDelete,
+		abi.ImportKVIncr, abi.ImportKVList,
 	}
 
 	// A module that asserts every constant, takes the address of every
