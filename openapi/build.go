@@ -573,6 +573,15 @@ func (b *builder) parameters(op *Operation, src *source) []*Parameter {
 			out = append(out, p)
 		}
 	}
+	if idem := op.Contract.Idempotency; idem != nil && !slices.ContainsFunc(out, func(p *Parameter) bool {
+		return p.In == "header" && strings.EqualFold(p.Name, IdempotencyHeader)
+	}) {
+		out = append(out, &Parameter{
+			Name: IdempotencyHeader, In: "header", Required: idem.Required,
+			Description: "A key the client makes unique per operation it means once (draft-ietf-httpapi-idempotency-key-header): a retry with the same key and request replays the first answer instead of running again.",
+			Schema:      jsontext.Value(`{"type":"string","minLength":1,"maxLength":257}`),
+		})
+	}
 	return out
 }
 

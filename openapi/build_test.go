@@ -402,6 +402,19 @@ func TestFrameworkResponses(t *testing.T) {
 			wantDesc:   map[string]string{"415": "CSV only"},
 			components: []string{"EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
+		{
+			name: "idempotency adds its Problem Details, merged with a declared 409 of the same type",
+			contract: `{"idempotency": {"required": true}, "responses": {"201": {},
+				"409": {"description": "Already exists", "schema": {"type": "object"}, "contentType": "application/problem+json"}}}`,
+			want: map[string]string{
+				"400": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
+				"409": `{"application/problem+json": {"schema": {"oneOf": [{"type": "object"}, ` + ref("EndpointsIdempotencyProblem") + `]}}}`,
+				"422": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
+				"503": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
+				"415": ""},
+			wantDesc:   map[string]string{"409": "Already exists", "422": "The Idempotency-Key was used for a different request"},
+			components: []string{"EndpointsIdempotencyProblem"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,7 +23,28 @@ const (
 	SchemaUnsupportedMediaType = "EndpointsUnsupportedMediaType"
 	// SchemaNotAcceptable is the 406 body, shaped like the 415 one.
 	SchemaNotAcceptable = "EndpointsNotAcceptable"
+	// SchemaIdempotencyProblem is the Problem Details body (RFC 9457,
+	// application/problem+json) of an Idempotency-Key failure (SPEC.md §6):
+	//	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"...","status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}
+	SchemaIdempotencyProblem = "EndpointsIdempotencyProblem"
 )
+
+// Codes of the Idempotency-Key failures (SPEC.md §6), the "code" member of
+// their Problem Details.
+const (
+	CodeKeyInvalid       = "IDEMPOTENCY_KEY_INVALID"
+	CodeKeyRequired      = "IDEMPOTENCY_KEY_REQUIRED"
+	CodeKeyReused        = "IDEMPOTENCY_KEY_REUSED"
+	CodeInFlight         = "IDEMPOTENCY_REQUEST_IN_FLIGHT"
+	CodeLeaseLost        = "IDEMPOTENCY_LEASE_LOST"
+	CodeStoreUnavailable = "IDEMPOTENCY_STORE_UNAVAILABLE"
+)
+
+// IdempotencyHeader is the request header carrying the key.
+const IdempotencyHeader = "Idempotency-Key"
+
+// mediaProblem is the media type of Problem Details.
+const mediaProblem = "application/problem+json"
 
 // frameworkResponse is a response the host makes itself, without the
 // guest: documented for every operation that can reach it (SPEC.md §7).
@@ -61,7 +82,26 @@ var frameworkResponses = []frameworkResponse{
 		schema: SchemaUnsupportedMediaType, uses: []string{SchemaUnsupportedMediaType},
 		reaches: func(op *Operation) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
 	},
+	{
+		status: http.StatusBadRequest, description: "The Idempotency-Key is malformed, or required and missing", mediaType: mediaProblem,
+		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
+	},
+	{
+		status: http.StatusConflict, description: "A request with this Idempotency-Key is still running, or ran past its lease", mediaType: mediaProblem,
+		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
+	},
+	{
+		status: http.StatusUnprocessableEntity, description: "The Idempotency-Key was used for a different request", mediaType: mediaProblem,
+		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
+	},
+	{
+		status: http.StatusServiceUnavailable, description: "The idempotency store cannot be reached; nothing ran", mediaType: mediaProblem,
+		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
+	},
 }
+
+// idempotent reports whether op takes an Idempotency-Key.
+func idempotent(op *Operation) bool { return op.Contract.Idempotency != nil }
 
 // declaresRequestPart reports whether op validates any request part, so a
 // 400 is reachable.
@@ -104,6 +144,18 @@ var frameworkSchemas = map[string]jsontext.Value{
 	}`),
 	SchemaUnsupportedMediaType: mediaTypeErrorSchema(http.StatusUnsupportedMediaType),
 	SchemaNotAcceptable:        mediaTypeErrorSchema(http.StatusNotAcceptable),
+	SchemaIdempotencyProblem: jsontext.Value(fmt.Sprintf(`{
+		"type": "object",
+		"required": ["type", "title", "status", "detail", "code"],
+		"additionalProperties": false,
+		"properties": {
+			"type": {"type": "string", "description": "A URI naming the kind of problem."},
+			"title": {"type": "string"},
+			"status": {"type": "integer", "enum": [400, 409, 422, 503]},
+			"detail": {"type": "string"},
+			"code": {"type": "string", "enum": [%q, %q, %q, %q, %q, %q]}
+		}
+	}`, CodeKeyInvalid, CodeKeyRequired, CodeKeyReused, CodeInFlight, CodeLeaseLost, CodeStoreUnavailable)),
 }
 
 // mediaTypeErrorSchema is the body of a 406 or 415.
