@@ -1,0 +1,427 @@
+// Package redis is a [storage.Store] on a Redis server, shared by every host
+// that points at it: the Idempotency-Key guarantee (SPEC.md §6: the handler
+// runs once per key) then holds across hosts behind a load balancer, and
+// guests see the same KV data on each.
+//
+//	store, err := redis.New("redis://127.0.0.1:6379/0", "shop")
+//	if err != nil { ... }          // a malformed URL
+//	if err := store.Ping(ctx); err != nil {
+//		log.Printf("%v; answering 503 until it returns", err)
+//	}
+//
+// # Layout
+//
+// Every key starts with "endpoints:" and the store's namespace, so several
+// deployments can share one database:
+//
+//	endpoints:{namespace}:idem:{key}        hash: fp, state ("flight" or "done"), lease, answer
+//	endpoints:{namespace}:kv:{ns}:{key}     string: the value
+//	endpoints:{namespace}:kvindex:{ns}      sorted set: the keys of ns, all with score 0
+//
+// In the namespace and ns, "%" and ":" are written %25 and %3A, so that no
+// two (ns, key) pairs share a Redis key.
+//
+// # Notes
+//
+//   - Claim, Complete and Release are Lua scripts (EVALSHA, EVAL when the
+//     server has not seen them yet): each reads and writes one record
+//     atomically. An in-flight record is written with PX = lease, so it
+//     vanishes when the lease runs out; a completed one with PX = ttl.
+//     Record.LeaseExpires is this host's clock plus the record's PTTL, so
+//     hosts need not agree on the time.
+//   - List reads the namespace's sorted set with ZRANGE BYLEX, which pages
+//     in byte order in O(log n + page). SCAN would walk the whole database
+//     (every Idempotency-Key record included) on every call, unordered. Set,
+//     Delete and Incr change the value and the index in one MULTI/EXEC; keys
+//     that expire stay in the index until a List meets them, checks that they
+//     are gone and removes them (atomically, so a key set again meanwhile
+//     stays listed).
+//   - Network failures, timeouts, a closed Store and unexpected server
+//     errors return an error wrapping [storage.ErrUnavailable] that names the
+//     command, the server's address and the cause.
+//   - Timeouts default to 1 s to dial, read and write, with one dial attempt
+//     and no command retries, so a dead server costs a request at most about
+//     a second. Retries are off because a command whose answer was lost may
+//     have run: running INCRBY or Complete again would not be safe. URL query
+//     parameters (dial_timeout, read_timeout, write_timeout, max_retries, ...)
+//     override these. go-redis reconnects by itself: when the server returns,
+//     the same Store works again (after at most about a second if many
+//     requests failed meanwhile, the pool's dial back-off).
+//   - Redis Cluster is not supported (MULTI across a value and its index
+//     needs one node); a single server, or a primary behind Sentinel or a
+//     proxy, is.
+package redis
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/wasmendpoints/endpoints/storage"
+)
+
+// Defaults applied when the URL does not set them.
+const (
+	// DialTimeout bounds connecting to the server.
+	DialTimeout = time.Second
+	// ReadTimeout bounds waiting for an answer; writes get as long.
+	ReadTimeout = time.Second
+)
+
+// Store is a [storage.Store] on one Redis server. Every method is safe for
+// concurrent use; the connections are go-redis's pool.
+type Store struct {
+	client   *goredis.Client
+	addr     string // for error messages; the URL may hold a password
+	idem, kv string // key prefixes
+	index    string
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// New returns a Store on the server at rawURL, keeping its keys under
+// "endpoints:{namespace}:". rawURL is parsed by go-redis's ParseURL:
+//
+//	redis://[user:password@]host:port/db[?dial_timeout=2s&read_timeout=500ms]
+//	rediss://...        (TLS)
+//	unix:///run/redis.sock?db=0
+//
+// New does not connect, so a host starts while Redis is down and answers 503
+// until it returns; call [Store.Ping] to check the server at startup.
+func New(rawURL, namespace string) (*Store, error) {
+	opts, err := goredis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("storage/redis: URL %q: %w (want e.g. redis://127.0.0.1:6379/0)", redactURL(rawURL), err)
+	}
+	if namespace == "" {
+		return nil, errors.New("storage/redis: empty namespace (it prefixes every key: endpoints:{namespace}:...)")
+	}
+	if opts.DialTimeout == 0 {
+		opts.DialTimeout = DialTimeout
+	}
+	if opts.ReadTimeout == 0 {
+		opts.ReadTimeout = ReadTimeout
+	}
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = -1
+	}
+	if opts.DialerRetries == 0 {
+		opts.DialerRetries = 1
+	}
+	opts.ContextTimeoutEnabled = true
+	prefix := "endpoints:" + escape(namespace) + ":"
+	return &Store{
+		client: goredis.NewClient(opts),
+		addr:   opts.Addr,
+		idem:   prefix + "idem:",
+		kv:     prefix + "kv:",
+		index:  prefix + "kvindex:",
+	}, nil
+}
+
+// Ping checks that the server answers; the error wraps
+// [storage.ErrUnavailable].
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.client.Ping(ctx).Err(); err != nil {
+		return s.fail("PING", err)
+	}
+	return nil
+}
+
+// Close closes the connections; later calls return an error wrapping
+// [storage.ErrUnavailable].
+func (s *Store) Close() error {
+	return s.client.Close()
+}
+
+var (
+	//go:embed claim.lua
+	claimSource string
+	//go:embed complete.lua
+	completeSource string
+	//go:embed release.lua
+	releaseSource string
+	//go:embed unindex.lua
+	unindexSource string
+
+	claimScript    = goredis.NewScript(claimSource)
+	completeScript = goredis.NewScript(completeSource)
+	releaseScript  = goredis.NewScript(releaseSource)
+	unindexScript  = goredis.NewScript(unindexSource)
+)
+
+// Claim implements [storage.Idempotency.Claim].
+func (s *Store) Claim(ctx context.Context, key, fp string, lease time.Duration) (storage.Claim, error) {
+	if lease <= 0 {
+		return storage.Claim{}, fmt.Errorf("storage/redis: claim %q: lease %v must be positive", key, lease)
+	}
+	token := newLease()
+	reply, err := claimScript.Run(ctx, s.client, []string{s.idem + key}, fp, token, milliseconds(lease)).Slice()
+	if err != nil {
+		return storage.Claim{}, s.fail("claim script", err)
+	}
+	acquired, _ := reply[0].(int64)
+	if acquired == 1 {
+		return storage.Claim{Acquired: true, Lease: token}, nil
+	}
+	if len(reply) != 5 {
+		return storage.Claim{}, s.fail("claim script", fmt.Errorf("unexpected reply %v", reply))
+	}
+	fpFound, _ := reply[1].(string)
+	state, _ := reply[2].(string)
+	rec := storage.Record{Fingerprint: fpFound}
+	switch state {
+	case "done":
+		rec.Completed = true
+		encoded, _ := reply[3].(string)
+		if err := json.Unmarshal([]byte(encoded), &rec.Answer); err != nil {
+			return storage.Claim{}, s.fail("claim script", fmt.Errorf("record %q holds an answer that is not JSON: %w", key, err))
+		}
+	case "flight":
+		pttl, _ := reply[4].(int64)
+		rec.LeaseExpires = time.Now().Add(time.Duration(max(pttl, 0)) * time.Millisecond)
+	default:
+		return storage.Claim{}, s.fail("claim script", fmt.Errorf("record %q has state %q, want flight or done", key, state))
+	}
+	return storage.Claim{Record: rec}, nil
+}
+
+// Complete implements [storage.Idempotency.Complete].
+func (s *Store) Complete(ctx context.Context, key, lease string, answer storage.Answer, ttl time.Duration) error {
+	if ttl <= 0 {
+		return fmt.Errorf("storage/redis: complete %q: ttl %v must be positive", key, ttl)
+	}
+	encoded, err := json.Marshal(answer)
+	if err != nil {
+		return fmt.Errorf("storage/redis: complete %q: encoding the answer: %w", key, err)
+	}
+	ok, err := completeScript.Run(ctx, s.client, []string{s.idem + key}, lease, encoded, milliseconds(ttl)).Int()
+	if err != nil {
+		return s.fail("complete script", err)
+	}
+	if ok != 1 {
+		return fmt.Errorf("storage/redis: key %q: %w", key, storage.ErrLeaseLost)
+	}
+	return nil
+}
+
+// Release implements [storage.Idempotency.Release].
+func (s *Store) Release(ctx context.Context, key, lease string) error {
+	ok, err := releaseScript.Run(ctx, s.client, []string{s.idem + key}, lease).Int()
+	if err != nil {
+		return s.fail("release script", err)
+	}
+	if ok != 1 {
+		return fmt.Errorf("storage/redis: key %q: %w", key, storage.ErrLeaseLost)
+	}
+	return nil
+}
+
+// Get implements [storage.KV.Get].
+func (s *Store) Get(ctx context.Context, ns, key string) ([]byte, bool, error) {
+	v, err := s.client.Get(ctx, s.kvKey(ns, key)).Bytes()
+	if errors.Is(err, goredis.Nil) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, s.fail("GET", err)
+	}
+	return v, true, nil
+}
+
+// Set implements [storage.KV.Set]: SET (with PX when ttl > 0) and ZADD to
+// the namespace's index, in one transaction.
+func (s *Store) Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error {
+	_, err := s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		p.Set(ctx, s.kvKey(ns, key), value, max(ttl, 0))
+		p.ZAdd(ctx, s.indexKey(ns), goredis.Z{Member: key})
+		return nil
+	})
+	if err != nil {
+		return s.fail("SET", err)
+	}
+	return nil
+}
+
+// Delete implements [storage.KV.Delete]: DEL and ZREM in one transaction.
+func (s *Store) Delete(ctx context.Context, ns, key string) (bool, error) {
+	var del *goredis.IntCmd
+	_, err := s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		del = p.Del(ctx, s.kvKey(ns, key))
+		p.ZRem(ctx, s.indexKey(ns), key)
+		return nil
+	})
+	if err != nil {
+		return false, s.fail("DEL", err)
+	}
+	return del.Val() > 0, nil
+}
+
+// Incr implements [storage.KV.Incr]: INCRBY, which keeps the key's expiry,
+// and ZADD in one transaction. Redis's "not an integer or out of range" and
+// "would overflow" errors are [storage.ErrNotInteger].
+func (s *Store) Incr(ctx context.Context, ns, key string, delta int64) (int64, error) {
+	var incr *goredis.IntCmd
+	_, err := s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		incr = p.IncrBy(ctx, s.kvKey(ns, key), delta)
+		p.ZAdd(ctx, s.indexKey(ns), goredis.Z{Member: key})
+		return nil
+	})
+	if err != nil {
+		if notInteger(err) {
+			return 0, fmt.Errorf("storage/redis: incr %q in %q: %w: %v", key, ns, storage.ErrNotInteger, err)
+		}
+		return 0, s.fail("INCRBY", err)
+	}
+	return incr.Val(), nil
+}
+
+// List implements [storage.KV.List]. It reads the index with ZRANGE BYLEX
+// and keeps the keys that still exist, reading further until it has limit
+// keys or the index ends. A limit of zero or less returns no keys.
+func (s *Store) List(ctx context.Context, ns, prefix, after string, limit int) ([]string, error) {
+	keys := []string{}
+	if limit <= 0 {
+		return keys, nil
+	}
+	start := "[" + prefix
+	if after >= prefix {
+		start = "(" + after
+	}
+	stop := "+"
+	if end, ok := prefixEnd(prefix); ok {
+		stop = "(" + end
+	}
+	index := s.indexKey(ns)
+	for len(keys) < limit {
+		want := limit - len(keys)
+		page, err := s.client.ZRangeByLex(ctx, index, &goredis.ZRangeBy{Min: start, Max: stop, Count: int64(want)}).Result()
+		if err != nil {
+			return nil, s.fail("ZRANGE BYLEX", err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		exists := make([]*goredis.IntCmd, len(page))
+		_, err = s.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
+			for i, k := range page {
+				exists[i] = p.Exists(ctx, s.kvKey(ns, k))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, s.fail("EXISTS", err)
+		}
+		var gone []string
+		for i, k := range page {
+			if exists[i].Val() == 1 {
+				keys = append(keys, k)
+			} else {
+				gone = append(gone, k)
+			}
+		}
+		if len(gone) > 0 {
+			if err := s.unindex(ctx, ns, gone); err != nil {
+				return nil, err
+			}
+		}
+		if len(page) < want {
+			break
+		}
+		start = "(" + page[len(page)-1]
+	}
+	return keys, nil
+}
+
+// unindex removes from ns's index the keys whose values have expired, each
+// in a script that checks again that the value is gone. The scripts are
+// pipelined with EVAL (a pipeline cannot fall back from EVALSHA); this runs
+// only for keys that expired.
+func (s *Store) unindex(ctx context.Context, ns string, gone []string) error {
+	index := s.indexKey(ns)
+	_, err := s.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		for _, k := range gone {
+			unindexScript.Eval(ctx, p, []string{index, s.kvKey(ns, k)}, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return s.fail("unindex script", err)
+	}
+	return nil
+}
+
+// kvKey is the Redis key of key in ns.
+func (s *Store) kvKey(ns, key string) string { return s.kv + escape(ns) + ":" + key }
+
+// indexKey is the Redis key of ns's sorted set of keys.
+func (s *Store) indexKey(ns string) string { return s.index + escape(ns) }
+
+// fail wraps err, from a command that went wrong, in ErrUnavailable.
+func (s *Store) fail(command string, err error) error {
+	return fmt.Errorf("%w: redis %s on %s: %w", storage.ErrUnavailable, command, s.addr, err)
+}
+
+// notInteger reports whether err is Redis's answer to INCRBY on a value
+// that is not an integer, or whose result overflows.
+func notInteger(err error) bool {
+	var rerr goredis.Error
+	if !errors.As(err, &rerr) {
+		return false
+	}
+	msg := rerr.Error()
+	return strings.Contains(msg, "not an integer") || strings.Contains(msg, "overflow")
+}
+
+// escape writes % and : as %25 and %3A, so that a namespace cannot contain
+// the separator.
+func escape(s string) string {
+	if !strings.ContainsAny(s, "%:") {
+		return s
+	}
+	return strings.NewReplacer("%", "%25", ":", "%3A").Replace(s)
+}
+
+// prefixEnd returns the least string greater than every string starting
+// with prefix, and false when there is none (prefix empty or all 0xff).
+func prefixEnd(prefix string) (string, bool) {
+	b := []byte(prefix)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1]), true
+		}
+	}
+	return "", false
+}
+
+// redactURL hides the password in a URL, for error messages.
+func redactURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	return u.Redacted()
+}
+
+// milliseconds rounds d up to whole milliseconds, for PX and PEXPIRE: a
+// positive duration never becomes 0, which would delete the key.
+func milliseconds(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// newLease returns a fresh lease token: 16 random bytes in hex.
+func newLease() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b[:])
+}

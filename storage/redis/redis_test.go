@@ -1,0 +1,312 @@
+package redis_test
+
+import (
+	"context"
+	"errors"
+	"log"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/wasmendpoints/endpoints/storage"
+	"github.com/wasmendpoints/endpoints/storage/redis"
+	"github.com/wasmendpoints/endpoints/storage/storagetest"
+)
+
+var namespaces atomic.Int64
+
+// newStore returns a Store on url in a namespace of its own, closed when t
+// ends.
+func newStore(t testing.TB, url string) *redis.Store {
+	t.Helper()
+	s, err := redis.New(url, "test"+strconv.FormatInt(namespaces.Add(1), 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestRedis(t *testing.T) {
+	url, _, _ := storagetest.StartRedis(t)
+	storagetest.Run(t, func(t *testing.T) storage.Store {
+		s, err := redis.New(url, "conformance"+strconv.FormatInt(namespaces.Add(1), 10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestRedisOutage(t *testing.T) {
+	url, stop, restart := storagetest.StartRedis(t)
+	s := newStore(t, url)
+	ctx := t.Context()
+	if err := s.Set(ctx, "app", "k", []byte("v"), 0); err != nil {
+		t.Fatalf("Set before the outage: %v", err)
+	}
+	held, err := s.Claim(ctx, "held", "fp", time.Minute)
+	if err != nil || !held.Acquired {
+		t.Fatalf("Claim before the outage = %+v, %v; want acquired", held, err)
+	}
+	calls := []struct {
+		method string
+		call   func() error
+	}{
+		{"Ping", func() error { return s.Ping(ctx) }},
+		{"Claim", func() error { _, err := s.Claim(ctx, "k", "fp", time.Minute); return err }},
+		{"Complete", func() error {
+			return s.Complete(ctx, "held", held.Lease, storage.Answer{Status: 201}, time.Hour)
+		}},
+		{"Release", func() error { return s.Release(ctx, "held", held.Lease) }},
+		{"Get", func() error { _, _, err := s.Get(ctx, "app", "k"); return err }},
+		{"Set", func() error { return s.Set(ctx, "app", "k", []byte("v"), 0) }},
+		{"Delete", func() error { _, err := s.Delete(ctx, "app", "k"); return err }},
+		{"Incr", func() error { _, err := s.Incr(ctx, "app", "n", 1); return err }},
+		{"List", func() error { _, err := s.List(ctx, "app", "", "", 10); return err }},
+	}
+	stop()
+	for _, c := range calls {
+		t.Run("down/"+c.method, func(t *testing.T) {
+			start := time.Now()
+			err := c.call()
+			if took := time.Since(start); took > 2*time.Second {
+				t.Errorf("%s took %v with the server down, want under 2 s", c.method, took)
+			}
+			if !errors.Is(err, storage.ErrUnavailable) {
+				t.Fatalf("%s with the server down: got error %v, want ErrUnavailable", c.method, err)
+			}
+			if addr := strings.TrimSuffix(strings.TrimPrefix(url, "redis://"), "/0"); !strings.Contains(err.Error(), addr) {
+				t.Errorf("error %q does not name the server", err)
+			}
+		})
+	}
+	restart()
+	start := time.Now()
+	for {
+		err := s.Ping(ctx)
+		if err == nil {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("the same Store still fails 5 s after the server returned: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("the Store answered %v after the server returned", time.Since(start))
+	// The server came back empty (no persistence): the held key is free.
+	for _, c := range calls {
+		t.Run("up/"+c.method, func(t *testing.T) {
+			if err := c.call(); err != nil && !errors.Is(err, storage.ErrLeaseLost) {
+				t.Errorf("%s after the server returned: %v", c.method, err)
+			}
+		})
+	}
+}
+
+// TestRedisRestartWhileIdle checks that a restart between requests costs
+// no error: the pool drops its dead connections before using them.
+func TestRedisRestartWhileIdle(t *testing.T) {
+	url, _, restart := storagetest.StartRedis(t)
+	s := newStore(t, url)
+	for round := range 3 {
+		storagetest.Hammer(t, 20, func(int) (int64, error) { return s.Incr(t.Context(), "app", "n", 1) })
+		restart()
+		if _, err := s.Incr(t.Context(), "app", "n", 1); err != nil {
+			t.Errorf("round %d: first call after the restart: %v", round, err)
+		}
+	}
+}
+
+func TestRedisTwoHostsClaimOnce(t *testing.T) {
+	url, _, _ := storagetest.StartRedis(t)
+	var hosts [2]*redis.Store
+	for i := range hosts {
+		s, err := redis.New(url, "shared")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		hosts[i] = s
+	}
+	claims := storagetest.Hammer(t, 200, func(i int) (storage.Claim, error) {
+		return hosts[i%2].Claim(t.Context(), "order-42", "fp", time.Minute)
+	})
+	acquired := 0
+	for _, c := range claims {
+		if c.Acquired {
+			acquired++
+		}
+	}
+	if acquired != 1 || len(claims) != 200 {
+		t.Errorf("%d of %d claims over two stores acquired the key, want exactly 1 of 200", acquired, len(claims))
+	}
+}
+
+func TestNew(t *testing.T) {
+	for _, c := range []struct {
+		name, url, namespace string
+		want                 []string // in the error
+		notWant              string
+	}{
+		{"not a redis URL", "http://127.0.0.1:6379", "ns", []string{`"http://127.0.0.1:6379"`, "redis://127.0.0.1:6379/0"}, ""},
+		{"bad database", "redis://127.0.0.1:6379/x", "ns", []string{`"redis://127.0.0.1:6379/x"`}, ""},
+		{"password is hidden", "redis://user:s3cret@127.0.0.1:6379/0?bogus=1", "ns", []string{"bogus", "user:xxxxx@"}, "s3cret"},
+		{"empty namespace", "redis://127.0.0.1:6379/0", "", []string{"empty namespace"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := redis.New(c.url, c.namespace)
+			if err == nil {
+				s.Close()
+				t.Fatalf("New(%q, %q): got no error, want one", c.url, c.namespace)
+			}
+			for _, want := range c.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+			if c.notWant != "" && strings.Contains(err.Error(), c.notWant) {
+				t.Errorf("error %q contains %q", err, c.notWant)
+			}
+		})
+	}
+}
+
+func TestNewDoesNotConnect(t *testing.T) {
+	url, stop, _ := storagetest.StartRedis(t)
+	stop()
+	s, err := redis.New(url, "ns")
+	if err != nil {
+		t.Fatalf("New with the server down: %v, want a Store that answers ErrUnavailable", err)
+	}
+	defer s.Close()
+	if err := s.Ping(t.Context()); !errors.Is(err, storage.ErrUnavailable) {
+		t.Errorf("Ping with the server down: got error %v, want ErrUnavailable", err)
+	}
+}
+
+func TestClosedStore(t *testing.T) {
+	url, _, _ := storagetest.StartRedis(t)
+	s, err := redis.New(url, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if _, _, err := s.Get(t.Context(), "app", "k"); !errors.Is(err, storage.ErrUnavailable) {
+		t.Errorf("Get after Close: got error %v, want ErrUnavailable", err)
+	}
+}
+
+// TestKeyLayout checks the Redis keys against the package documentation,
+// with a client of its own.
+func TestKeyLayout(t *testing.T) {
+	url, _, _ := storagetest.StartRedis(t)
+	s, err := redis.New(url, "prod:eu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	raw := rawClient(t, url)
+	ctx := t.Context()
+
+	if _, err := s.Claim(ctx, "abc", "fp", 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set(ctx, "shop:1", "user:7", []byte("v"), 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key, typ  string
+		ttlAtMost time.Duration // 0: no expiry
+	}{
+		{"endpoints:prod%3Aeu:idem:abc", "hash", 10 * time.Second},
+		{"endpoints:prod%3Aeu:kv:shop%3A1:user:7", "string", 0},
+		{"endpoints:prod%3Aeu:kvindex:shop%3A1", "zset", 0},
+	} {
+		t.Run(c.key, func(t *testing.T) {
+			if got := raw.Type(ctx, c.key).Val(); got != c.typ {
+				t.Errorf("TYPE = %q, want %q", got, c.typ)
+			}
+			ttl := raw.PTTL(ctx, c.key).Val()
+			if c.ttlAtMost == 0 && ttl != -1 {
+				t.Errorf("PTTL = %v, want none (-1)", ttl)
+			}
+			if c.ttlAtMost > 0 && (ttl <= 0 || ttl > c.ttlAtMost) {
+				t.Errorf("PTTL = %v, want in (0, %v]", ttl, c.ttlAtMost)
+			}
+		})
+	}
+}
+
+// TestListDropsExpiredKeysFromTheIndex checks that the index does not keep
+// keys whose values expired once a List has met them.
+func TestListDropsExpiredKeysFromTheIndex(t *testing.T) {
+	url, _, _ := storagetest.StartRedis(t)
+	s, err := redis.New(url, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	raw := rawClient(t, url)
+	ctx := t.Context()
+	for i := range 10 {
+		ttl := time.Duration(0)
+		if i%2 == 0 {
+			ttl = 50 * time.Millisecond
+		}
+		if err := s.Set(ctx, "app", "k"+strconv.Itoa(i), []byte("v"), ttl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(150 * time.Millisecond)
+	keys, err := s.List(ctx, "app", "", "", 3)
+	if err != nil || strings.Join(keys, ",") != "k1,k3,k5" {
+		t.Fatalf("List = %q, %v; want [k1 k3 k5]", keys, err)
+	}
+	// The List read k0-k5 of the index and dropped the three expired among
+	// them; k6 and k8 stay in the index until a List meets them.
+	if got := raw.ZCard(ctx, "endpoints:ns:kvindex:app").Val(); got != 7 {
+		t.Errorf("index holds %d keys, want 7", got)
+	}
+}
+
+func rawClient(t *testing.T, url string) *goredis.Client {
+	t.Helper()
+	opts, err := goredis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := goredis.NewClient(opts)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func BenchmarkClaimComplete(b *testing.B) {
+	url, _, _ := storagetest.StartRedis(b)
+	s, err := redis.New(url, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	storagetest.BenchClaimComplete(b, s)
+}
+
+func ExampleNew() {
+	store, err := redis.New("redis://127.0.0.1:6379/0", "shop")
+	if err != nil {
+		panic(err) // only a malformed URL or namespace fails here
+	}
+	defer store.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := store.Ping(ctx); err != nil {
+		// The host starts anyway and answers 503 until Redis returns.
+		log.Print(err)
+	}
+}

@@ -1,0 +1,117 @@
+// Package storage is what the host keeps between requests: Idempotency-Key
+// records (SPEC.md §6) and the key-value data guests read and write through
+// the ABI's kv_* functions. A Store is embedded in one process by default
+// ([NewMemory]) or shared by several hosts (package storage/redis); an
+// embedder may bring its own through host.Options.Store.
+//
+// Every method is safe for concurrent use. Methods that reach a remote
+// service return an error wrapping [ErrUnavailable] when it cannot be
+// reached, so the host can answer 503 rather than guess.
+package storage
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+)
+
+// Errors a Store returns; test them with errors.Is.
+var (
+	// ErrUnavailable: the store cannot be reached or failed; nothing was
+	// changed, as far as the store knows.
+	ErrUnavailable = errors.New("storage unavailable")
+	// ErrLeaseLost: Complete or Release came with a lease that is no
+	// longer the record's (it expired, and maybe another request claimed
+	// the key since).
+	ErrLeaseLost = errors.New("idempotency lease lost")
+	// ErrFull: an in-memory store has no room for the value.
+	ErrFull = errors.New("storage full")
+	// ErrNotInteger: Incr on a value that is not a decimal integer.
+	ErrNotInteger = errors.New("value is not an integer")
+)
+
+// Store is both halves of the host's storage.
+type Store interface {
+	Idempotency
+	KV
+	// Close releases the store's resources (connections, timers).
+	Close() error
+}
+
+// Idempotency keeps one record per Idempotency-Key: claimed while its
+// request runs, then completed with the answer to replay. Keys are opaque
+// (the host passes a hash of method, route, scope and the client's key).
+//
+// The three operations are atomic with respect to each other across every
+// host sharing the store: of concurrent Claims of one key, exactly one
+// acquires it.
+type Idempotency interface {
+	// Claim acquires key for a request whose fingerprint is fp, for lease
+	// (which must be positive), when the key has no record or only an
+	// expired lease. Otherwise it returns the record found, unchanged.
+	Claim(ctx context.Context, key, fp string, lease time.Duration) (Claim, error)
+	// Complete replaces the claimed record by the answer, kept for ttl
+	// (which must be positive), when lease is still the record's lease
+	// and has not expired; otherwise it changes nothing and returns
+	// ErrLeaseLost. A completed record has no lease: completing or
+	// releasing it again is ErrLeaseLost too.
+	Complete(ctx context.Context, key, lease string, answer Answer, ttl time.Duration) error
+	// Release deletes the claimed record when lease is still its lease,
+	// so that a retry runs the handler again; otherwise ErrLeaseLost.
+	Release(ctx context.Context, key, lease string) error
+}
+
+// Claim is the outcome of [Idempotency.Claim].
+type Claim struct {
+	// Acquired: the caller holds the key under Lease and runs the handler.
+	Acquired bool
+	// Lease identifies the caller's claim, for Complete and Release.
+	Lease string
+	// Record is the record found when not Acquired.
+	Record Record
+}
+
+// Record is what a key holds when it is not acquired.
+type Record struct {
+	// Fingerprint of the request that claimed the key.
+	Fingerprint string
+	// Completed: Answer holds the answer to replay. Otherwise the request
+	// is still in flight until LeaseExpires.
+	Completed bool
+	// LeaseExpires is when an in-flight record's lease runs out, by this
+	// host's clock; zero when Completed.
+	LeaseExpires time.Time
+	// Answer is the completed request's answer.
+	Answer Answer
+}
+
+// Answer is a stored answer: replayed as it was sent.
+type Answer struct {
+	Status int         `json:"status"`
+	Header http.Header `json:"header,omitempty"`
+	Body   []byte      `json:"body,omitempty"`
+}
+
+// KV is the guests' key-value data, in namespaces (one per app). Keys and
+// values are bytes; a TTL of zero means no expiry.
+type KV interface {
+	// Get returns the value of key, and whether it exists.
+	Get(ctx context.Context, ns, key string) ([]byte, bool, error)
+	// Set stores value under key, replacing any value, expiring after ttl
+	// when ttl > 0.
+	Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error
+	// Delete removes key and reports whether it existed.
+	Delete(ctx context.Context, ns, key string) (bool, error)
+	// Incr adds delta to the decimal integer stored at key (0 when
+	// absent) and returns the result, atomically; ErrNotInteger when the
+	// value is not one or the result overflows int64. Integers are written
+	// as strconv.FormatInt writes them; as with Redis's INCRBY, "+1", "01"
+	// and " 1" are not integers. It keeps the key's expiry.
+	Incr(ctx context.Context, ns, key string, delta int64) (int64, error)
+	// List returns, in byte order, at most limit keys that start with
+	// prefix and sort after after ("" for the first page). It returns
+	// limit keys whenever that many remain, so a shorter page is the last;
+	// a limit of zero or less returns none.
+	List(ctx context.Context, ns, prefix, after string, limit int) ([]string, error)
+}
