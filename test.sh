@@ -3,13 +3,14 @@
 #
 # The tests build real guest modules: Go ones with the Go toolchain, C ones
 # with clang and wasi-libc, WAT ones with wabt; the docs page is tested in
-# headless Chromium with a Scalar build from npm. On Debian and Ubuntu this
+# headless Chromium with a Scalar build from npm; the Redis store and two
+# hosts sharing it are tested against a real redis-server the tests start. On Debian and Ubuntu this
 # script installs the missing packages with apt-get (as root, or with sudo),
 # and the npm tools with npm ci.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt chromium)
+packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt chromium redis-server)
 if command -v dpkg >/dev/null 2>&1; then
   missing=()
   for p in "${packages[@]}"; do
@@ -22,8 +23,8 @@ if command -v dpkg >/dev/null 2>&1; then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
-elif ! command -v clang >/dev/null || ! command -v wat2wasm >/dev/null; then
-  echo "the tests need clang with wasi-libc and wabt (wat2wasm); install them, then run again" >&2
+elif ! command -v clang >/dev/null || ! command -v wat2wasm >/dev/null || ! command -v redis-server >/dev/null; then
+  echo "the tests need clang with wasi-libc, wabt (wat2wasm) and redis-server; install them, then run again" >&2
   exit 1
 fi
 

@@ -31,6 +31,49 @@ type AppConfig struct {
 	// ResponseValidation is "always", "development" (the default) or
 	// "never".
 	ResponseValidation ResponseValidation `json:"responseValidation,omitzero"`
+	// Storage says where Idempotency-Key records and the guests'
+	// key-value data live; see [StorageConfig].
+	Storage StorageConfig `json:"storage,omitzero"`
+	// Idempotency tunes Idempotency-Key handling; see [IdempotencyConfig].
+	Idempotency IdempotencyConfig `json:"idempotency,omitzero"`
+}
+
+// Storage drivers of [StorageConfig].
+const (
+	DriverMemory = "memory"
+	DriverRedis  = "redis"
+)
+
+// StorageConfig is the "storage" member of endpoints.json:
+//
+//	{"driver": "redis", "url": "redis://127.0.0.1:6379/0", "namespace": "shop"}
+type StorageConfig struct {
+	// Driver is "memory" (the default: one process, lost on restart) or
+	// "redis" (shared by every host of the app behind a load balancer).
+	Driver string `json:"driver,omitzero"`
+	// URL locates the Redis server: redis://[user:password@]host:port/db.
+	URL string `json:"url,omitzero"`
+	// Namespace separates apps sharing one store. Defaults to the name of
+	// the app directory, so hosts of one app agree on it.
+	Namespace string `json:"namespace,omitzero"`
+	// MaxBytes bounds the memory store (default 64 MiB).
+	MaxBytes int64 `json:"maxBytes,omitzero"`
+}
+
+// IdempotencyConfig is the "idempotency" member of endpoints.json:
+//
+//	{"lease": "30s", "replay": "24h", "scopeHeader": "X-Client-Id"}
+type IdempotencyConfig struct {
+	// Lease is how long a request holds its key while it runs (default
+	// 60 s). Keep it above limits.timeout: a request running past its
+	// lease answers 409 IDEMPOTENCY_LEASE_LOST.
+	Lease Duration `json:"lease,omitzero"`
+	// Replay is how long a completed answer is replayed (default 24 h).
+	Replay Duration `json:"replay,omitzero"`
+	// ScopeHeader names a request header whose value scopes keys, such as
+	// the client id a trusted proxy sets after authentication: two
+	// clients sending the same key never share a record.
+	ScopeHeader string `json:"scopeHeader,omitzero"`
 }
 
 // OpenAPIOption is the "openApi" member: a boolean or an object.
@@ -175,7 +218,9 @@ func LoadAppConfig(appDir string) (*AppConfig, error) {
 
 // allowedKeys names the keys of each object of endpoints.json, for errors.
 var allowedKeys = map[string]string{
-	"":              "openApi, limits, responseValidation",
+	"":              "openApi, limits, responseValidation, storage, idempotency",
+	"/storage":      "driver, url, namespace, maxBytes",
+	"/idempotency":  "lease, replay, scopeHeader",
 	"/limits":       "bodyBytes, memoryBytes, timeout, instances",
 	"/openApi":      "enabled, title, version, path, docs",
 	"/openApi/docs": "path, assets",
@@ -211,6 +256,21 @@ func ParseAppConfig(file string, data []byte) (*AppConfig, error) {
 		return nil, fmt.Errorf("%s: /limits/memoryBytes: must be at most 4 GiB, got %d", file, l.MemoryBytes)
 	case l.Instances < 0:
 		return nil, fmt.Errorf("%s: /limits/instances: must be positive, got %d", file, l.Instances)
+	}
+	st := cfg.Storage
+	switch {
+	case st.Driver != "" && st.Driver != DriverMemory && st.Driver != DriverRedis:
+		return nil, fmt.Errorf("%s: /storage/driver: %q is not one of \"memory\", \"redis\"", file, st.Driver)
+	case st.Driver == DriverRedis && st.URL == "":
+		return nil, fmt.Errorf("%s: /storage/url: the redis driver needs a url, such as \"redis://127.0.0.1:6379/0\"", file)
+	case st.Driver != DriverRedis && st.URL != "":
+		return nil, fmt.Errorf("%s: /storage/url: a url is only used by the redis driver; add \"driver\": \"redis\"", file)
+	case st.MaxBytes < 0:
+		return nil, fmt.Errorf("%s: /storage/maxBytes: must be positive, got %d", file, st.MaxBytes)
+	case cfg.Idempotency.Lease < 0:
+		return nil, fmt.Errorf("%s: /idempotency/lease: must be positive", file)
+	case cfg.Idempotency.Replay < 0:
+		return nil, fmt.Errorf("%s: /idempotency/replay: must be positive", file)
 	}
 	return &cfg, nil
 }

@@ -186,7 +186,7 @@ func reportRates(b *testing.B, rates []float64, vs []variant) {
 	for i, v := range vs {
 		b.ReportMetric(rates[i], v.name+"-req/s")
 		if i > 0 {
-			b.ReportMetric(rates[i]/rates[0], v.name+"/native")
+			b.ReportMetric(rates[i]/rates[0], v.name+"/"+vs[0].name)
 		}
 	}
 	b.ReportMetric(0, "ns/op") // the per-variant rates above are the result

@@ -43,8 +43,14 @@ type call struct {
 	contentType string                 // the body's media type, lower case, for the envelope
 	multipart   *formdata.Multipart    // a multipart body's files, for file_read
 	failure     *abi.ValidationFailure // set while an onValidationError hook runs
-	envelope    []byte
-	scratch     []byte
+	// idempotency: the key claimed for this call and its lease, until the
+	// answer is stored or the key released; a streamed answer is copied to
+	// idemTee for the store, unless longer than maxReplayBody.
+	idemKey, idemLease string
+	idemTee            bytes.Buffer
+	idemOverflow       bool
+	envelope           []byte
+	scratch            []byte
 
 	// response side
 	status      int
@@ -105,7 +111,9 @@ func (c *call) reset(ctx context.Context, h *Host, rt *route, op *operation, r *
 		params:   reuse(c.params),
 		query:    reuse(c.query),
 		headers:  reuse(c.headers),
+		idemTee:  c.idemTee,
 	}
+	c.idemTee.Reset()
 	if c.header == nil {
 		c.header = http.Header{}
 	} else {

@@ -1,6 +1,11 @@
 package host
 
 import (
+	"bytes"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
 	"context"
 	"crypto/rand"
 	"errors"
@@ -178,6 +183,115 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 			return
 		}
 		stack[0] = uint64(uint32(n))
+	})
+	// The key-value store (abi kv_*): the app's store, in its namespace.
+	kvCall := func(ctx context.Context) *call {
+		c := callFrom(ctx)
+		if c == nil || c.loading || c.host == nil {
+			return nil
+		}
+		return c
+	}
+	def(abi.ImportKVGet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		key := string(read(mod, abi.ImportKVGet, uint32(stack[0]), uint32(stack[1])))
+		buf, bufLen := uint32(stack[2]), uint32(stack[3])
+		c := kvCall(ctx)
+		if c == nil {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		v, ok, err := c.host.store.Get(c, c.host.namespace, key)
+		switch {
+		case err != nil:
+			stack[0] = errno(kvError(c, "get", err))
+		case !ok:
+			read(mod, abi.ImportKVGet, buf, bufLen)
+			stack[0] = errno(abi.ErrNotFound)
+		default:
+			stack[0] = deliver(mod, abi.ImportKVGet, v, buf, bufLen)
+		}
+	})
+	def(abi.ImportKVSet, []api.ValueType{i32, i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		key := read(mod, abi.ImportKVSet, uint32(stack[0]), uint32(stack[1]))
+		value := read(mod, abi.ImportKVSet, uint32(stack[2]), uint32(stack[3]))
+		ttl := int32(stack[4])
+		c := kvCall(ctx)
+		switch {
+		case c == nil:
+			stack[0] = errno(abi.ErrState)
+		case len(key) == 0 || len(key) > abi.KVMaxKey || len(value) > abi.KVMaxValue || ttl < 0:
+			stack[0] = errno(abi.ErrInvalid)
+		default:
+			err := c.host.store.Set(c, c.host.namespace, string(key), bytes.Clone(value), time.Duration(ttl)*time.Second)
+			if err != nil {
+				stack[0] = errno(kvError(c, "set", err))
+				return
+			}
+			stack[0] = 0
+		}
+	})
+	def(abi.ImportKVDelete, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		key := string(read(mod, abi.ImportKVDelete, uint32(stack[0]), uint32(stack[1])))
+		c := kvCall(ctx)
+		if c == nil {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		existed, err := c.host.store.Delete(c, c.host.namespace, key)
+		switch {
+		case err != nil:
+			stack[0] = errno(kvError(c, "delete", err))
+		case !existed:
+			stack[0] = errno(abi.ErrNotFound)
+		default:
+			stack[0] = 0
+		}
+	})
+	def(abi.ImportKVIncr, []api.ValueType{i32, i32, api.ValueTypeI64, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		key := read(mod, abi.ImportKVIncr, uint32(stack[0]), uint32(stack[1]))
+		delta, out := int64(stack[2]), uint32(stack[3])
+		read(mod, abi.ImportKVIncr, out, 8)
+		c := kvCall(ctx)
+		switch {
+		case c == nil:
+			stack[0] = errno(abi.ErrState)
+		case len(key) == 0 || len(key) > abi.KVMaxKey:
+			stack[0] = errno(abi.ErrInvalid)
+		default:
+			n, err := c.host.store.Incr(c, c.host.namespace, string(key), delta)
+			if err != nil {
+				stack[0] = errno(kvError(c, "incr", err))
+				return
+			}
+			mod.Memory().WriteUint64Le(out, uint64(n))
+			stack[0] = 0
+		}
+	})
+	def(abi.ImportKVList, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		prefix := string(read(mod, abi.ImportKVList, uint32(stack[0]), uint32(stack[1])))
+		after := string(read(mod, abi.ImportKVList, uint32(stack[2]), uint32(stack[3])))
+		buf, bufLen := uint32(stack[4]), uint32(stack[5])
+		c := kvCall(ctx)
+		if c == nil {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		keys, err := c.host.store.List(c, c.host.namespace, prefix, after, abi.KVListLimit)
+		if err != nil {
+			stack[0] = errno(kvError(c, "list", err))
+			return
+		}
+		b := c.scratch[:0]
+		b = append(b, '[')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b, _ = jsontext.AppendQuote(b, k)
+		}
+		b = append(b, ']')
+		c.scratch = b
+		stack[0] = deliver(mod, abi.ImportKVList, b, buf, bufLen)
 	})
 	def(abi.ImportResponseSetStatus, []api.ValueType{i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
 		status := int32(stack[0])

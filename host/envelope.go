@@ -290,6 +290,14 @@ func (c *call) write(data []byte) abi.Errno {
 		c.writeErr = err
 		return abi.ErrIO
 	}
+	if c.idemLease != "" && !c.idemOverflow {
+		if c.idemTee.Len()+len(data) > maxReplayBody {
+			c.idemOverflow = true
+			c.idemTee.Reset()
+		} else {
+			c.idemTee.Write(data)
+		}
+	}
 	if c.flush {
 		if err := http.NewResponseController(c.w).Flush(); err != nil {
 			c.writeErr = err

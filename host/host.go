@@ -33,6 +33,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/openapi"
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // Host serves one app. It is safe for concurrent use.
@@ -48,6 +49,11 @@ type Host struct {
 	served  bool      // the schema route is served
 	docPath string    // the schema route
 	docs    *docs     // the docs page, nil when off or not served
+	// store keeps Idempotency-Key records and the guests' key-value data,
+	// under namespace; ownStore says the host opened it and closes it.
+	store     storage.Store
+	ownStore  bool
+	namespace string
 }
 
 // table is one loaded version of the app's routes. It is built whole and
@@ -100,8 +106,13 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	}
 	h := &Host{app: appDir, opts: opts, config: cfg, logger: logger, engine: e}
 	h.calls.New = func() any { return new(call) }
+	if err := h.openStore(ctx); err != nil {
+		_ = e.close(ctx)
+		return nil, err
+	}
 	t, err := h.load(ctx)
 	if err != nil {
+		h.closeStore()
 		_ = e.close(ctx)
 		return nil, err
 	}
@@ -113,6 +124,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	if h.served {
 		if h.docs, err = h.newDocs(); err != nil {
 			t.close(ctx)
+			h.closeStore()
 			_ = e.close(ctx)
 			return nil, err
 		}
@@ -120,6 +132,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	if len(t.problems) > 0 {
 		if opts.Mode != Development {
 			t.close(ctx)
+			h.closeStore()
 			_ = e.close(ctx)
 			return nil, &LoadError{Problems: t.problems}
 		}
@@ -140,6 +153,7 @@ func (h *Host) Close(ctx context.Context) error {
 	if t := h.table.Swap(&table{}); t != nil {
 		t.close(ctx)
 	}
+	h.closeStore()
 	return h.engine.close(ctx)
 }
 

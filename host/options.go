@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // Mode says how the host runs an app.
@@ -113,6 +115,16 @@ type Options struct {
 	ResponseValidation ResponseValidation
 	// OpenAPI adds to the generated document.
 	OpenAPI OpenAPIOptions
+	// Store replaces the store endpoints.json configures: an embedder's
+	// own implementation, or one shared by several hosts in a process.
+	// The host does not close it.
+	Store storage.Store
+	// Storage overrides the "storage" member of endpoints.json, field by
+	// field.
+	Storage StorageConfig
+	// Idempotency overrides the "idempotency" member of endpoints.json,
+	// field by field.
+	Idempotency IdempotencyConfig
 }
 
 func (o *Options) cacheDir() string {
@@ -157,7 +169,41 @@ func (o Options) merge(cfg *AppConfig) Options {
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
 	}
+	st := &o.Storage
+	if st.Driver == "" {
+		st.Driver, st.URL = cfg.Storage.Driver, cfg.Storage.URL
+	}
+	if st.Namespace == "" {
+		st.Namespace = cfg.Storage.Namespace
+	}
+	if st.MaxBytes == 0 {
+		st.MaxBytes = cfg.Storage.MaxBytes
+	}
+	id := &o.Idempotency
+	if id.Lease == 0 {
+		id.Lease = cfg.Idempotency.Lease
+	}
+	if id.Replay == 0 {
+		id.Replay = cfg.Idempotency.Replay
+	}
+	if id.ScopeHeader == "" {
+		id.ScopeHeader = cfg.Idempotency.ScopeHeader
+	}
 	return o
+}
+
+func (c IdempotencyConfig) lease() time.Duration {
+	if c.Lease > 0 {
+		return time.Duration(c.Lease)
+	}
+	return 60 * time.Second
+}
+
+func (c IdempotencyConfig) replay() time.Duration {
+	if c.Replay > 0 {
+		return time.Duration(c.Replay)
+	}
+	return 24 * time.Hour
 }
 
 // checksResponses reports whether answers are checked in this mode.

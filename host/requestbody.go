@@ -161,7 +161,7 @@ const (
 // readDeclaredBody reads, decodes and validates a request body of type bt
 // into c, adding any problems to issues.
 func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call, bt *bodyType, limit int64, issues *ValidationData) bodyOutcome {
-	if bt.kind == bodyRaw {
+	if bt.kind == bodyRaw && c.op.contract.Idempotency == nil {
 		c.bodySrc = http.MaxBytesReader(w, r.Body, limit)
 		c.bodyPresent = true
 		return bodyRead
@@ -181,6 +181,10 @@ func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call,
 		return bodyRead
 	}
 	c.bodyRaw, c.bodyPresent = raw, true
+	if bt.kind == bodyRaw {
+		// An idempotent operation: read whole, to be fingerprinted.
+		return bodyRead
+	}
 	if bt.kind == bodyForm {
 		form, err := formdata.ParseForm(raw)
 		if err != nil {
@@ -208,7 +212,6 @@ func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call,
 	}
 	return bodyRead
 }
-
 
 // takeObject keeps a decoded form as the request body, with defaults, and
 // returns its issues.

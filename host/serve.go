@@ -162,6 +162,18 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 			writeError(w, r, http.StatusInternalServerError, "", nil)
 			return
 		}
+	case op.body == nil && hasBody(r) && op.contract.Idempotency != nil:
+		// No body schema: an idempotent request counts by its raw bytes.
+		raw, tooLarge, err := readBody(r, limit)
+		if tooLarge {
+			writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
+			return
+		}
+		if err != nil {
+			writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
+			return
+		}
+		c.bodyRaw = raw
 	case op.body == nil && hasBody(r):
 		if r.ContentLength > limit {
 			writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
@@ -206,6 +218,15 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		return
 	}
 
+	// Step 6: Idempotency-Key.
+	if op.contract.Idempotency != nil {
+		if !h.claimIdempotency(w, r, c) {
+			return
+		}
+		// Whatever ends the call without a stored answer frees the key.
+		defer h.releaseIdempotency(r, c)
+	}
+
 	// Step 7: the guest.
 	if !h.callGuest(w, r, c) {
 		return
@@ -213,6 +234,7 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 
 	// Step 8: check and send the answer (a streamed one is already out).
 	if c.wroteHeader {
+		h.completeIdempotency(w, r, c, c.status, c.header, c.idemTee.Bytes(), true)
 		return
 	}
 	h.finishEndpoint(w, r, c, op)
@@ -326,6 +348,9 @@ func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, o
 	}
 	if !bodyless {
 		hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	if !h.completeIdempotency(w, r, c, status, hdr, body, false) {
+		return
 	}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead && !bodyless {

@@ -66,6 +66,9 @@ func (f *File) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Rewind makes the next Read start from the beginning of the file again.
+func (f *File) Rewind() { f.pos = 0 }
+
 // Multipart is a decoded multipart/form-data body.
 type Multipart struct {
 	Fields []Field
