@@ -23,12 +23,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
@@ -54,11 +52,20 @@ type Host struct {
 	store     storage.Store
 	ownStore  bool
 	namespace string
+	reloadMu  sync.Mutex // one Reload at a time
 }
 
 // table is one loaded version of the app's routes. It is built whole and
 // swapped in atomically; requests keep the table they started with.
 type table struct {
+	// files are the route modules by path in the app, with their hashes,
+	// so a reload loads only what changed.
+	files map[string]*loadedFile
+	// configHash and runtimeHash are those of routes.config.json and the
+	// runtime declaration module (zero when absent).
+	configHash, runtimeHash [32]byte
+	state                   *tableState
+
 	router       router.Router[*route]
 	routes       []*route
 	problems     []error
@@ -110,7 +117,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		_ = e.close(ctx)
 		return nil, err
 	}
-	t, err := h.load(ctx)
+	t, _, err := h.load(ctx, nil)
 	if err != nil {
 		h.closeStore()
 		_ = e.close(ctx)
@@ -150,7 +157,7 @@ func (h *Host) Problems() []error { return slices.Clone(h.table.Load().problems)
 
 // Close closes every instance and the runtime.
 func (h *Host) Close(ctx context.Context) error {
-	if t := h.table.Swap(&table{}); t != nil {
+	if t := h.table.Swap(&table{state: &tableState{}}); t != nil {
 		t.close(ctx)
 	}
 	h.closeStore()
@@ -158,8 +165,10 @@ func (h *Host) Close(ctx context.Context) error {
 }
 
 func (t *table) close(ctx context.Context) {
-	for _, r := range t.routes {
-		r.mod.pool.close(ctx)
+	for _, f := range t.files {
+		if f.route != nil {
+			f.route.mod.pool.close(ctx)
+		}
 	}
 	t.runtime.close(ctx)
 }
@@ -238,71 +247,13 @@ func findModules(appDir string) ([]string, error) {
 	return files, nil
 }
 
-// load builds a new table from the app directory. Modules compile in
-// parallel, at most GOMAXPROCS at once.
-func (h *Host) load(ctx context.Context) (*table, error) {
-	files, err := findModules(h.app)
-	if err != nil {
-		return nil, fmt.Errorf("reading app %s: %w", h.app, err)
-	}
-	start := time.Now()
-	type result struct {
-		r   *route
-		err error
-	}
-	results := make([]result, len(files))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, f := range files {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			r, err := h.loadRoute(ctx, f)
-			results[i] = result{r, err}
-		}()
-	}
-	wg.Wait()
-	t := &table{}
-	if t.routesConfig, err = loadRoutesConfig(h.app); err != nil {
-		t.problems = append(t.problems, err)
-	}
-	if t.runtime, err = h.engine.loadRuntime(ctx, h.app, h.opts.Limits.instances()); err != nil {
-		t.problems = append(t.problems, err)
-	}
-	for _, res := range results {
-		if res.err != nil {
-			t.problems = append(t.problems, res.err)
-			continue
-		}
-		if err := res.r.addConfigResponses(t.routesConfig); err != nil {
-			t.problems = append(t.problems, err)
-			res.r.mod.pool.close(ctx)
-			continue
-		}
-		if err := t.router.Add(res.r.rf, res.r); err != nil {
-			t.problems = append(t.problems, err)
-			res.r.mod.pool.close(ctx)
-			continue
-		}
-		t.routes = append(t.routes, res.r)
-	}
-	if t.doc, err = h.buildDocument(ctx, t); err != nil {
-		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
-		t.problems = append(t.problems, t.docErr)
-	}
-	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(t.problems), "took", time.Since(start).Round(time.Millisecond))
-	return t, nil
-}
-
 // loadRoute loads one module and, for an endpoint, compiles its contract.
-func (h *Host) loadRoute(ctx context.Context, file string) (*route, error) {
+func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte) (*route, error) {
 	rf, err := routefile.Parse(file)
 	if err != nil {
 		return nil, err
 	}
-	mod, err := h.engine.loadModule(ctx, h.app, rf, h.opts.Limits.instances())
+	mod, err := h.engine.loadModule(ctx, wasm, rf, h.opts.Limits.instances())
 	if err != nil {
 		return nil, err
 	}

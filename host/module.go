@@ -3,8 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
@@ -26,12 +24,8 @@ type module struct {
 
 // loadModule reads, instruments and compiles one route module, checks its
 // exports, instantiates the warm instance and reads its contract.
-func (e *engine) loadModule(ctx context.Context, appDir string, rf routefile.Route, poolSize int) (*module, error) {
-	wasm, err := os.ReadFile(filepath.Join(appDir, filepath.FromSlash(rf.File)))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rf.File, err)
-	}
-	wasm, err = instrument(wasm)
+func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route, poolSize int) (*module, error) {
+	wasm, err := instrument(wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", rf.File, err)
 	}

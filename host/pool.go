@@ -110,6 +110,13 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 	return in, nil
 }
 
+// retire closes every idle instance and the compiled module: the pool's
+// module left the app and no request uses it any more.
+func (p *pool) retire(ctx context.Context) {
+	p.close(ctx)
+	_ = p.compiled.Close(ctx)
+}
+
 // close closes every idle instance. Instances in use are closed by the
 // runtime's Close.
 func (p *pool) close(ctx context.Context) {

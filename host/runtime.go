@@ -2,10 +2,7 @@ package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/go-json-experiment/json"
 	"github.com/tetratelabs/wazero/api"
@@ -24,16 +21,10 @@ type runtimeModule struct {
 
 // loadRuntime loads server/endpoints/runtime.wasm; an app without one gets
 // nil. Errors name the file and what is wrong.
-func (e *engine) loadRuntime(ctx context.Context, appDir string, poolSize int) (*runtimeModule, error) {
+func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*runtimeModule, error) {
 	file := abi.RuntimeModule
-	wasm, err := os.ReadFile(filepath.Join(appDir, filepath.FromSlash(file)))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	wasm, err := instrument(wasm)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	if wasm, err = instrument(wasm); err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}
 	compiled, err := e.compile(ctx, wasm)

@@ -20,7 +20,8 @@ import (
 
 // ServeHTTP routes the request and runs the pipeline of SPEC.md §4.
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	t := h.table.Load()
+	t := h.acquire()
+	defer h.releaseTable(t)
 	if h.served && r.URL.Path == h.docPath {
 		if t.doc == nil {
 			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))

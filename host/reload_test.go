@@ -1,0 +1,240 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+)
+
+// versionModule is GET /api/v answering {"version":N} with a contract
+// whose summary names the version; with plain it exports no contract.
+func versionModule(n int, plain bool) watModule {
+	body := fmt.Sprintf(`{"version":%d}`, n)
+	data, write := watWrite(3000, body)
+	m := watModule{handle: write + ` (i32.const 0)`, extra: data}
+	if !plain {
+		m.contract = fmt.Sprintf(`{"summary":"version %d","responses":{"200":{"schema":{"type":"object","properties":{"version":{"const":%d}},"required":["version"]}}}}`, n, n)
+	}
+	return m
+}
+
+// assemble builds a WAT module into a file of its own and returns its
+// bytes.
+func assemble(t *testing.T, m watModule) []byte {
+	t.Helper()
+	requireTool(t, "wat2wasm")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "m.wat")
+	if err := os.WriteFile(src, []byte(m.source()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "m.wasm")
+	if err := guestbuild.WAT(context.Background(), src, out); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// summary returns the summary the served document gives GET /api/v, or "".
+func summary(t *testing.T, h *host.Host) string {
+	t.Helper()
+	var doc struct {
+		Paths map[string]map[string]struct{ Summary string }
+	}
+	if err := json.Unmarshal(h.Document(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Paths["/api/v"]["get"].Summary
+}
+
+// TestReloadUnderLoad replaces a module 50 times while clients keep
+// calling it: no request fails, every answer is one version's whole
+// answer, the document follows each version, and a broken version never
+// serves.
+func TestReloadUnderLoad(t *testing.T) {
+	versions := [][]byte{assemble(t, versionModule(1, false)), assemble(t, versionModule(2, false))}
+	const rel = "server/api/v.get.wasm"
+	a := newApp(t).file(rel, versions[0])
+	path := filepath.Join(a.dir, filepath.FromSlash(rel))
+	h, _ := a.host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answers := map[string]int{}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				res, err := srv.Client().Get(srv.URL + "/api/v")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				body, err := io.ReadAll(res.Body)
+				res.Body.Close()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				key := fmt.Sprintf("%d %s", res.StatusCode, body)
+				mu.Lock()
+				answers[key]++
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 1; i <= 50; i++ {
+		v := i % 2 // 1, 0, 1, ...: version 2, then 1, then 2...
+		if err := os.WriteFile(path, versions[v], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		report := h.Reload(context.Background())
+		if len(report.Changed) != 1 || report.Changed[0] != rel || len(report.Problems) != 0 {
+			t.Fatalf("reload %d: %s, want %s changed", i, report, rel)
+		}
+		if got, want := summary(t, h), fmt.Sprintf("version %d", v+1); got != want {
+			t.Fatalf("reload %d: the document says %q, want %q", i, got, want)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	// A broken module: refused, the last good version keeps serving.
+	if err := os.WriteFile(path, []byte("\x00asm broken"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := h.Reload(context.Background())
+	if len(report.Problems) != 1 || !strings.Contains(report.Problems[0].Error(), rel) {
+		t.Errorf("broken module: %s %v, want one problem naming %s", report, report.Problems, rel)
+	}
+	time.Sleep(20 * time.Millisecond)
+	stop.Store(true)
+	wg.Wait()
+	if got := summary(t, h); got != "version 1" {
+		t.Errorf("after the broken write the document says %q, want version 1", got)
+	}
+	for a := range answers {
+		if a != `200 {"version":1}` && a != `200 {"version":2}` {
+			t.Errorf("answer %q (all answers: %v)", a, answers)
+		}
+	}
+	if answers[`200 {"version":1}`] == 0 || answers[`200 {"version":2}`] == 0 {
+		t.Errorf("answers %v: want both versions served", answers)
+	}
+	t.Logf("answers: %v", answers)
+
+	// Fixed: served again without a restart.
+	if err := os.WriteFile(path, versions[1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if report := h.Reload(context.Background()); len(report.Problems) != 0 || len(h.Problems()) != 0 {
+		t.Errorf("after the fix: %s, problems %v", report, h.Problems())
+	}
+	if res := do(t, srv, "GET", "/api/v", ""); res.body != `{"version":2}` {
+		t.Errorf("after the fix: %d %s", res.status, res.body)
+	}
+}
+
+// TestReloadAddsRemovesAndTurnsRoutes deletes and re-adds a module, and
+// adds then removes a contract export.
+func TestReloadAddsRemovesAndTurnsRoutes(t *testing.T) {
+	const rel = "server/api/v.get.wasm"
+	endpoint, plain := assemble(t, versionModule(1, false)), assemble(t, versionModule(1, true))
+	a := newApp(t).file(rel, plain)
+	path := filepath.Join(a.dir, filepath.FromSlash(rel))
+	h, _ := a.host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	kind := func() string {
+		for _, r := range h.Routes() {
+			if r.Path == "/api/v" {
+				return r.Kind
+			}
+		}
+		return "absent"
+	}
+	steps := []struct {
+		name       string
+		write      []byte // nil removes the file
+		wantReport string
+		wantKind   string
+		wantStatus int
+		wantDoc    string
+	}{
+		{"a contract export turns the plain route into an endpoint", endpoint, "changed " + rel, "endpoint", 200, "version 1"},
+		{"removing it rolls the route back", plain, "changed " + rel, "plain", 200, ""},
+		{"a deleted module stops serving", nil, "removed " + rel, "absent", 404, ""},
+		{"re-added, it serves again", endpoint, "added " + rel, "endpoint", 200, "version 1"},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if st.write == nil {
+				if err := os.Remove(path); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(path, st.write, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			report := h.Reload(context.Background())
+			if !strings.Contains(report.String(), st.wantReport) {
+				t.Errorf("report %q, want it to say %q", report, st.wantReport)
+			}
+			if got := kind(); got != st.wantKind {
+				t.Errorf("route kind %s, want %s", got, st.wantKind)
+			}
+			if res := do(t, srv, "GET", "/api/v", ""); res.status != st.wantStatus {
+				t.Errorf("GET /api/v = %d %s, want %d", res.status, res.body, st.wantStatus)
+			}
+			if got := summary(t, h); got != st.wantDoc {
+				t.Errorf("document summary %q, want %q", got, st.wantDoc)
+			}
+		})
+	}
+	if report := h.Reload(context.Background()); !report.Unchanged() {
+		t.Errorf("a reload with nothing new: %s", report)
+	}
+}
+
+// TestReloadLetsRequestsInFlightFinish: a request that started on a
+// version finishes on it after the swap.
+func TestReloadLetsRequestsInFlightFinish(t *testing.T) {
+	const rel = "server/api/v.get.wasm"
+	slow := versionModule(1, false)
+	slow.handle = spin(300_000_000) + slow.handle
+	a := newApp(t).file(rel, assemble(t, slow))
+	path := filepath.Join(a.dir, filepath.FromSlash(rel))
+	h, _ := a.host(host.Options{Mode: host.Development, Limits: host.Limits{Timeout: host.Duration(time.Minute)}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	done := make(chan response, 1)
+	go func() { done <- do(t, srv, "GET", "/api/v", "") }()
+	time.Sleep(50 * time.Millisecond)
+	if err := os.WriteFile(path, assemble(t, versionModule(2, false)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.Reload(context.Background())
+	if res := do(t, srv, "GET", "/api/v", ""); res.body != `{"version":2}` {
+		t.Errorf("a new request got %s, want version 2", res.body)
+	}
+	if res := <-done; res.status != 200 || res.body != `{"version":1}` {
+		t.Errorf("the request in flight got %d %s, want version 1 whole", res.status, res.body)
+	}
+}
