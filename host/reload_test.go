@@ -32,7 +32,7 @@ func versionModule(n int, plain bool) watModule {
 
 // assemble builds a WAT module into a file of its own and returns its
 // bytes.
-func assemble(t *testing.T, m watModule) []byte {
+func assemble(t testing.TB, m watModule) []byte {
 	t.Helper()
 	requireTool(t, "wat2wasm")
 	dir := t.TempDir()

@@ -1,0 +1,117 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/wasmendpoints/endpoints/internal/routefile"
+)
+
+// Watch coalesces a burst of changes (an editor's save, a build writing
+// several modules) into one reload: it reloads once no change came for
+// WatchQuiet, and at the latest WatchDebounce after the burst's first
+// change.
+const (
+	WatchQuiet    = 10 * time.Millisecond
+	WatchDebounce = 100 * time.Millisecond
+)
+
+// Watch reloads the app (see [Host.Reload]) whenever one of its modules,
+// its routes configuration or its runtime declaration changes on disk,
+// until ctx ends; `endpoints dev` runs it. Bursts of changes are
+// coalesced (see [WatchQuiet]). onReload, when not nil, receives the report of each
+// reload that changed something or found a problem. A change to
+// endpoints.json is logged: it applies at the next start.
+func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if err := w.Add(h.app); err != nil {
+		return err
+	}
+	// Every module, routes.config.json and the runtime declaration live
+	// under server/.
+	addTree(w, filepath.Join(h.app, "server"))
+	config, _ := os.ReadFile(filepath.Join(h.app, AppConfigFile))
+
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var burst time.Time // when the pending burst began; zero when none
+	touch := func() {
+		now := time.Now()
+		if burst.IsZero() {
+			burst = now
+		}
+		timer.Reset(min(WatchQuiet, WatchDebounce-now.Sub(burst)))
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-w.Errors:
+			h.logger.Warn("watching the app failed; reload by saving again", "error", err)
+		case ev := <-w.Events:
+			if ev.Has(fsnotify.Create) {
+				if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
+					addTree(w, ev.Name)
+					touch()
+					continue
+				}
+			}
+			if h.watched(ev.Name) {
+				touch()
+			}
+		case <-timer.C:
+			burst = time.Time{}
+			if now, err := os.ReadFile(filepath.Join(h.app, AppConfigFile)); err == nil && !bytes.Equal(now, config) {
+				config = now
+				h.logger.Warn(AppConfigFile + " changed: restart endpoints dev to apply it")
+			}
+			report := h.Reload(ctx)
+			if onReload != nil && !report.Unchanged() {
+				onReload(report)
+			}
+		}
+	}
+}
+
+// watched reports whether a change of path may change what the app serves.
+func (h *Host) watched(path string) bool {
+	rel, err := filepath.Rel(h.app, path)
+	if err != nil {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	return rel == AppConfigFile || rel == RoutesConfigFile ||
+		strings.HasPrefix(rel, "server/") && strings.HasSuffix(rel, routefile.Extension)
+}
+
+// addTree watches dir and every directory under it; a missing dir is
+// watched when it appears, through its parent.
+func addTree(w *fsnotify.Watcher, dir string) {
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && path != dir {
+				return filepath.SkipDir
+			}
+			_ = w.Add(path)
+		}
+		return nil
+	})
+}
