@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -275,6 +276,46 @@ func App(ctx context.Context, appDir, outDir string, progress func(Built)) ([]Bu
 	if err != nil {
 		return nil, err
 	}
+	return Build(ctx, appDir, outDir, sources, progress)
+}
+
+// Affected picks the sources a change of the files changed (relative to the
+// app, forward slashes) may have changed: the C or WAT source itself, the
+// Go route whose package directory holds the file, and every Go route when
+// the file belongs to no route's package (a shared package, go.mod).
+func Affected(sources []Source, changed []string) []Source {
+	pick := map[int]bool{}
+	for _, f := range changed {
+		ext := path.Ext(f)
+		if ext != ".go" && f != "go.mod" && f != "go.sum" && ext != ".c" && ext != ".h" && ext != ".wat" {
+			continue
+		}
+		owned := false
+		for i, s := range sources {
+			if s.Path == f || s.Lang == LangGo && s.Path == path.Dir(f) {
+				pick[i], owned = true, true
+			}
+		}
+		if owned {
+			continue
+		}
+		for i, s := range sources {
+			if ext == ".h" && s.Lang == LangC || ext != ".h" && ext != ".c" && ext != ".wat" && s.Lang == LangGo {
+				pick[i] = true
+			}
+		}
+	}
+	var out []Source
+	for i, s := range sources {
+		if pick[i] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Build builds the given sources of the app, as App does.
+func Build(ctx context.Context, appDir, outDir string, sources []Source, progress func(Built)) ([]Built, error) {
 	results := make([]Built, len(sources))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup

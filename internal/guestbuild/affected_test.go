@@ -1,0 +1,40 @@
+package guestbuild
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestAffected(t *testing.T) {
+	sources := []Source{
+		{Lang: LangGo, Path: "handlers/get-user", Module: "server/api/users/[id].get.wasm"},
+		{Lang: LangGo, Path: "handlers/search", Module: "server/api/users/search.get.wasm"},
+		{Lang: LangC, Path: "server/api/hello.get.c", Module: "server/api/hello.get.wasm"},
+		{Lang: LangWAT, Path: "server/routes/ping.get.wat", Module: "server/routes/ping.get.wasm"},
+	}
+	tests := []struct {
+		name    string
+		changed []string
+		want    []string // modules
+	}{
+		{"a route's own Go file", []string{"handlers/search/main.go"}, []string{"server/api/users/search.get.wasm"}},
+		{"a shared package rebuilds every Go route", []string{"model/users.go"}, []string{"server/api/users/[id].get.wasm", "server/api/users/search.get.wasm"}},
+		{"go.mod rebuilds every Go route", []string{"go.mod"}, []string{"server/api/users/[id].get.wasm", "server/api/users/search.get.wasm"}},
+		{"a C source", []string{"server/api/hello.get.c"}, []string{"server/api/hello.get.wasm"}},
+		{"a C header rebuilds the C routes", []string{"server/api/shared.h"}, []string{"server/api/hello.get.wasm"}},
+		{"a WAT source", []string{"server/routes/ping.get.wat"}, []string{"server/routes/ping.get.wasm"}},
+		{"a module or a README rebuilds nothing", []string{"server/api/hello.get.wasm", "README.md"}, nil},
+		{"several at once", []string{"handlers/get-user/main.go", "server/routes/ping.get.wat"}, []string{"server/api/users/[id].get.wasm", "server/routes/ping.get.wasm"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, s := range Affected(sources, tt.changed) {
+				got = append(got, s.Module)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Affected(%q) = %q, want %q", tt.changed, got, tt.want)
+			}
+		})
+	}
+}
