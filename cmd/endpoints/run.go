@@ -37,7 +37,8 @@ Commands:
   dev APP      build the app's route sources, then serve it for development:
                answers are checked against their contracts, 500s explain
                themselves, and a module that fails to load is reported while
-               the rest is served
+               the rest is served; saved sources are rebuilt and changed
+               modules reloaded while it runs
   serve APP    serve the app's built modules for production: any module that
                fails to load stops the start
   build APP    compile the app's route sources into route modules (.wasm)
@@ -45,6 +46,10 @@ Commands:
   openapi APP  print the app's OpenAPI 3.1 document (-o FILE writes it)
   check APP    load every module, build the document, report every problem;
                serves nothing (exit 1 when anything is wrong)
+  new APP      create an app: a Go module, endpoints.json and the route
+               GET /api/hello with its test (--sdk DIR: use a checkout)
+  new route APP 'GET /api/things/:id'
+               add a Go route with its contract and a test to APP
   version      print the version and the ABI it speaks
   help         print this help
 
@@ -61,6 +66,8 @@ Flags of dev and serve:
   --addr HOST:PORT   address to listen on (default 127.0.0.1:3000)
   --cache-dir DIR    where compiled modules are cached between runs
                      (default: the user cache directory; "off" disables it)
+  --quiet            log only warnings and errors
+  --json             log JSON lines (dev prints its reloads as JSON too)
 
 Examples:
   endpoints dev examples/users
@@ -90,6 +97,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdOpenAPI(ctx, rest, stdout, stderr)
 	case "check":
 		return cmdCheck(ctx, rest, stdout, stderr)
+	case "new":
+		return cmdNew(ctx, rest, stdout, stderr)
 	case "dev":
 		return cmdServe(ctx, rest, stdout, stderr, host.Development)
 	case "serve":
@@ -278,11 +287,22 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:3000", "address to listen on")
 	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	quiet := fs.Bool("quiet", false, "log only warnings and errors: no line per request or reload")
+	asJSON := fs.Bool("json", false, "log JSON lines instead of text")
 	app, ok := parse(fs, args, stderr)
 	if !ok {
 		return exitUsage
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	level := slog.LevelInfo
+	if *quiet {
+		level = slog.LevelWarn
+	}
+	var logger *slog.Logger
+	if *asJSON {
+		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	} else {
+		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	}
 	if mode == host.Development && !build(ctx, app, stdout, stderr) {
 		return exitError
 	}
@@ -307,6 +327,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "\nlistening on http://%s\n", ln.Addr())
+	if mode == host.Development {
+		fmt.Fprintf(stdout, "watching %s: saved sources are rebuilt, changed modules reloaded\n", app)
+		devLoop(ctx, app, h, newConsole(stdout, *quiet, *asJSON))
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDevRebuildsAndReloadsOnSave runs `endpoints dev` on the C example,
+// edits its source, and sees the new answer served without a restart; a
+// source that does not compile keeps the last good version serving.
+func TestDevRebuildsAndReloadsOnSave(t *testing.T) {
+	app := cApp(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"dev", app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, &stdout, &stderr)
+	}()
+	addr := waitFor(t, &stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+	waitFor(t, &stdout, regexp.MustCompile(`(watching) `), done)
+	get := func() string {
+		res, err := http.Get(addr + "/api/users/2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	if !strings.Contains(get(), "Grace Hopper") {
+		t.Fatalf("before the edit: %s", get())
+	}
+	src := filepath.Join(app, "server/api/users/[id].get.c")
+	orig, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(data string) {
+		if err := os.WriteFile(src, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit(strings.Replace(string(orig), "Grace Hopper", "Grace B. Hopper", 1))
+	served := func(want string) bool {
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if strings.Contains(get(), want) {
+				return true
+			}
+		}
+		return false
+	}
+	if !served("Grace B. Hopper") {
+		t.Fatalf("the edit was not served:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	for _, want := range []string{`built server/api/users/[id].get.wasm from server/api/users/[id].get.c`, `reloaded in`, `changed server/api/users/[id].get.wasm`} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout does not say %q:\n%s", want, stdout.String())
+		}
+	}
+	// A broken edit: reported, and the last good version keeps serving.
+	edit(string(orig) + "\nthis is not C\n")
+	waitFor(t, &stdout, regexp.MustCompile(`(build of server/api/users/\[id\]\.get\.wasm failed)`), done)
+	if !strings.Contains(get(), "Grace B. Hopper") {
+		t.Errorf("after a broken edit: %s, want the last good version", get())
+	}
+	edit(string(orig))
+	if !served(`"Grace Hopper"`) {
+		t.Errorf("the fix was not served:\n%s", stdout.String())
+	}
+}

@@ -1,0 +1,564 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"go/format"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/template"
+	"unicode"
+
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
+)
+
+// sdkModule is the module path of Endpoints, whose guest-sdk/go package
+// every scaffolded route imports.
+const sdkModule = "github.com/wasmendpoints/endpoints"
+
+// handlersDir is where `endpoints new` puts Go route packages, relative to
+// the app.
+const handlersDir = "handlers"
+
+// newUsage is the help of endpoints new and endpoints new route.
+const newUsage = `usage: endpoints new [--sdk DIR] APP
+       endpoints new route APP 'METHOD /path'
+
+new APP creates the directory APP (which must not exist, or be empty): a Go
+module named after it, endpoints.json, the route GET /api/hello?name= with
+its test, and a README; then it runs go mod tidy there. The module requires
+a published version of ` + sdkModule + `
+unless --sdk names a checkout of it.
+
+new route APP 'GET /api/things/:id' adds the package handlers/get-things-id
+to the app: a Go route for that method and path with its path parameters, a
+declared 200 answer and a test. Methods: GET, POST, PUT, PATCH, DELETE, HEAD,
+OPTIONS; :name is a path parameter. (An app named "route": endpoints new ./route)
+
+Flags of new:
+  --sdk DIR   build against the Endpoints checkout in DIR, with a replace
+              line in go.mod, instead of a published version
+
+Examples:
+  endpoints new shop
+  endpoints new route shop 'GET /api/products/:id'
+  endpoints dev shop
+`
+
+//go:embed templates
+var templates embed.FS
+
+// cmdNew runs `endpoints new APP` and `endpoints new route APP ROUTE`.
+func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "route" {
+		return cmdNewRoute(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("new", flag.ContinueOnError)
+	sdk := fs.String("sdk", "", "directory of an Endpoints checkout to build against")
+	pos, ok := positionals(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "endpoints new: want exactly one APP directory, got %d arguments\n\n%s", len(pos), newUsage)
+		return exitUsage
+	}
+	app := pos[0]
+	abs, err := filepath.Abs(app)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints new: %v\n", err)
+		return exitError
+	}
+	data := appData{SDKModule: sdkModule, Module: moduleName(filepath.Base(abs)), Title: appTitle(filepath.Base(abs))}
+	if *sdk != "" {
+		if data.SDK, err = sdkDir(*sdk); err != nil {
+			fmt.Fprintf(stderr, "endpoints new: --sdk %s: %v\n", *sdk, err)
+			return exitUsage
+		}
+	} else if v := version(); strings.HasPrefix(v, "v") && !strings.Contains(v, "+") {
+		data.Version = v // a released CLI requires the SDK of its own release
+	}
+	if err := emptyDir(app); err != nil {
+		fmt.Fprintf(stderr, "endpoints new: %v\n", err)
+		return exitError
+	}
+
+	files := []struct{ template, out string }{
+		{"go.mod", "go.mod"},
+		{"endpoints.json", "endpoints.json"},
+		{"README.md", "README.md"},
+		{"hello/main.go", "handlers/hello/main.go"},
+		{"hello/main_test.go", "handlers/hello/main_test.go"},
+	}
+	fmt.Fprintf(stdout, "created %s (module %s):\n", app, data.Module)
+	for _, f := range files {
+		if err := create(app, f.out, f.template, data); err != nil {
+			fmt.Fprintf(stderr, "endpoints new: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "  %s\n", filepath.Join(app, filepath.FromSlash(f.out)))
+	}
+	if err := goModTidy(ctx, app); err != nil {
+		fmt.Fprintf(stderr, "\nendpoints new: %v\n", err)
+		fmt.Fprintf(stderr, "The files above are written; fix the cause and run go mod tidy in %s.\n", app)
+		if data.SDK == "" {
+			fmt.Fprintf(stderr, "If %s is not published where Go looks for modules, build against a checkout of it instead:\n"+
+				"remove %s and run endpoints new --sdk DIR %s, with DIR the checkout.\n", sdkModule, app, app)
+		}
+		return exitError
+	}
+	fmt.Fprintf(stdout, "  %s (go mod tidy)\n", filepath.Join(app, "go.sum"))
+	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  curl 'http://127.0.0.1:3000/api/hello?name=Ada'\n", app)
+	fmt.Fprintf(stdout, "Test the route natively with go test ./... in %s; add one with\n  endpoints new route %s 'GET /api/things/:id'\n", app, app)
+	return exitOK
+}
+
+// cmdNewRoute runs `endpoints new route APP ROUTE`.
+func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("new route", flag.ContinueOnError)
+	pos, ok := positionals(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	if len(pos) == 3 { // the route unquoted: GET /api/things/:id
+		pos = []string{pos[0], pos[1] + " " + pos[2]}
+	}
+	if len(pos) != 2 {
+		fmt.Fprintf(stderr, "endpoints new route: want APP and a route such as 'GET /api/things/:id', got %d arguments\n\n%s", len(pos), newUsage)
+		return exitUsage
+	}
+	app := pos[0]
+	rf, err := parseNewRoute(pos[1])
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints new route: %v\n", err)
+		return exitUsage
+	}
+	if err := checkApp(app); err != nil {
+		fmt.Fprintf(stderr, "endpoints new route: %v\n", err)
+		return exitError
+	}
+	sources, err := guestbuild.Find(app)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints new route: reading the routes of %s: %v\n", app, err)
+		return exitError
+	}
+	if i := slices.IndexFunc(sources, func(s guestbuild.Source) bool { return s.Module == rf.File }); i >= 0 {
+		fmt.Fprintf(stderr, "endpoints new route: %s is already served by %s (it builds %s)\n", rf, filepath.Join(app, filepath.FromSlash(sources[i].Path)), rf.File)
+		return exitError
+	}
+	data := newRouteData(rf)
+	dir := path.Join(handlersDir, data.Name)
+	if _, err := os.Lstat(filepath.Join(app, filepath.FromSlash(dir))); err == nil {
+		fmt.Fprintf(stderr, "endpoints new route: %s already exists: remove it, or write %s there by hand\n", filepath.Join(app, filepath.FromSlash(dir)), rf)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "created %s, which builds %s:\n", rf, rf.File)
+	for _, f := range []string{"main.go", "main_test.go"} {
+		out := path.Join(dir, f)
+		if err := create(app, out, "route/"+f, data); err != nil {
+			fmt.Fprintf(stderr, "endpoints new route: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "  %s\n", filepath.Join(app, filepath.FromSlash(out)))
+	}
+	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  curl -i http://127.0.0.1:3000%s\n", app, data.URL)
+	fmt.Fprintf(stdout, "Test it natively with go test ./%s in %s.\n", dir, app)
+	return exitOK
+}
+
+// positionals parses flags, which may come before, between or after the
+// positional arguments, and returns the positional ones.
+func positionals(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, bool) {
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, newUsage) }
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, false
+		}
+		if fs.NArg() == 0 {
+			return pos, true
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// parseNewRoute reads a route in the form `endpoints routes` prints and
+// checks that an endpoint can serve it: one method, no optional or
+// catch-all segments (SPEC.md §2).
+func parseNewRoute(route string) (routefile.Route, error) {
+	method, p, _ := strings.Cut(strings.TrimSpace(route), " ")
+	if method == "*" {
+		return routefile.Route{}, fmt.Errorf("route %q: name one method; a scaffolded route serves one (GET /api/things/:id)", route)
+	}
+	// Accept "get /api/x": FromRoute wants the method as routes print it.
+	rf, err := routefile.FromRoute(strings.ToUpper(method) + " " + strings.TrimSpace(p))
+	if err != nil {
+		return routefile.Route{}, err
+	}
+	if rf.Dynamic() {
+		return routefile.Route{}, fmt.Errorf("route %q: an endpoint cannot sit on an optional (:name?) or catch-all (**:name) segment; use :name segments", route)
+	}
+	return rf, nil
+}
+
+// checkApp checks that app is a directory inside a Go module.
+func checkApp(app string) error {
+	info, err := os.Stat(app)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("app %s does not exist: create it with endpoints new %s", app, app)
+	}
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("app %s is not a directory", app)
+	}
+	abs, err := filepath.Abs(app)
+	if err != nil {
+		return err
+	}
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return nil
+		}
+		if filepath.Dir(dir) == dir {
+			return fmt.Errorf("app %s is not in a Go module (no go.mod in it or above it), which Go routes need: run go mod init there, or create apps with endpoints new", app)
+		}
+	}
+}
+
+// emptyDir makes sure dir is an empty directory, creating it when it does
+// not exist.
+func emptyDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return os.MkdirAll(dir, 0o755)
+	case err != nil:
+		if info, serr := os.Stat(dir); serr == nil && !info.IsDir() {
+			return fmt.Errorf("%s exists and is not a directory: choose another name", dir)
+		}
+		return err
+	case len(entries) > 0:
+		return fmt.Errorf("%s exists and is not empty (it holds %s): choose a new directory, or add a route to an app with endpoints new route %s 'GET /api/things/:id'", dir, entries[0].Name(), dir)
+	}
+	return nil
+}
+
+// sdkDir returns the absolute path of dir after checking that it holds
+// the Endpoints module.
+func sdkDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.Open(filepath.Join(abs, "go.mod"))
+	if err != nil {
+		return "", fmt.Errorf("not a checkout of %s: %w", sdkModule, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module")
+		if !ok || rest == "" || rest[0] != ' ' && rest[0] != '\t' {
+			continue
+		}
+		name := strings.TrimSpace(rest)
+		if unquoted, err := strconv.Unquote(name); err == nil {
+			name = unquoted
+		}
+		if name != sdkModule {
+			return "", fmt.Errorf("go.mod there is module %s, want %s", name, sdkModule)
+		}
+		return abs, nil
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("go.mod there has no module line; want module %s", sdkModule)
+}
+
+// goModTidy runs go mod tidy in dir, which writes go.sum.
+func goModTidy(ctx context.Context, dir string) error {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("go mod tidy in %s: %w (install Go 1.26 or newer)", dir, err)
+	}
+	cmd := exec.CommandContext(ctx, goTool, "mod", "tidy")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go mod tidy in %s: %w\n%s", dir, err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// create renders the template into the new file app/rel, creating its
+// directory; it never overwrites a file.
+func create(app, rel, tmpl string, data any) error {
+	content, err := render(tmpl, data)
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(app, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(content); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// templateFuncs are the functions the templates call.
+var templateFuncs = template.FuncMap{
+	// json is a value as JSON.
+	"json": func(v any) (string, error) {
+		b, err := json.Marshal(v)
+		return string(b), err
+	},
+	// raw is s as a Go raw string literal; s holds no backquote.
+	"raw": func(s string) string { return "`" + s + "`" },
+	// modPath is a directory path as a go.mod token, quoted when needed.
+	"modPath": func(p string) string {
+		if strings.ContainsFunc(p, func(r rune) bool {
+			return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '~' || r == '+' || r == ':' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+		}) {
+			return strconv.Quote(p)
+		}
+		return p
+	},
+}
+
+// render executes the template templates/NAME.tmpl; Go source comes out
+// gofmt-formatted.
+func render(name string, data any) ([]byte, error) {
+	src, err := templates.ReadFile("templates/" + name + ".tmpl")
+	if err != nil {
+		return nil, err
+	}
+	t, err := template.New(name).Funcs(templateFuncs).Option("missingkey=error").Parse(string(src))
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", name, err)
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, data); err != nil {
+		return nil, fmt.Errorf("template %s: %w", name, err)
+	}
+	if !strings.HasSuffix(name, ".go") {
+		return b.Bytes(), nil
+	}
+	out, err := format.Source(b.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("template %s gave Go that does not parse: %w\n%s", name, err, b.Bytes())
+	}
+	return out, nil
+}
+
+// appData fills the templates of `endpoints new APP`.
+type appData struct {
+	Module    string // the app's module path
+	Title     string // the OpenAPI title and the README's heading
+	SDKModule string // sdkModule
+	SDK       string // absolute directory of the --sdk checkout, or ""
+	Version   string // the SDK version to require without --sdk, or "" to let go mod tidy pick the latest
+}
+
+// moduleName turns a directory name into a module path: lower case, runs
+// of other characters than letters, digits, '.', '_' and '~' become one
+// '-'. It is "app" when nothing is left.
+func moduleName(base string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(base) {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) || r == '.' || r == '_' || r == '~' {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	name := strings.Trim(b.String(), "._~-")
+	if name == "" {
+		return "app"
+	}
+	return name
+}
+
+// appTitle is the API's title: the words of the directory name,
+// capitalised, and "API": "my_shop" gives "My Shop API".
+func appTitle(base string) string {
+	words := strings.FieldsFunc(base, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for i, w := range words {
+		r := []rune(w)
+		r[0] = unicode.ToUpper(r[0])
+		words[i] = string(r)
+	}
+	if len(words) == 0 {
+		words = []string{"App"}
+	}
+	return strings.Join(words, " ") + " API"
+}
+
+// routeData fills the templates of `endpoints new route`.
+type routeData struct {
+	Route    string       // GET /api/things/:id
+	Name     string       // get-things-id: the package directory under handlers
+	Module   string       // server/api/things/[id].get.wasm
+	Summary  string       // Get things by id
+	Tag      string       // things: the first static segment below /api, or ""
+	Type     string       // GetThingsIDResponse: the 200 answer's type
+	URL      string       // /api/things/1: the route with example parameters
+	TestName string       // the name of the generated test case
+	WantBody string       // the answer to URL, as JSON
+	Params   []routeParam // in path order
+}
+
+// routeParam is one path parameter of a scaffolded route.
+type routeParam struct {
+	Name    string // as in the path: id
+	Field   string // the Go field: ID
+	Example string // the value the test and URL use: "1", "2", ...
+}
+
+// newRouteData derives what the route templates need from the route.
+func newRouteData(rf routefile.Route) routeData {
+	d := routeData{Route: rf.String(), Module: rf.File}
+	segs := rf.Segments
+	if strings.HasPrefix(rf.File, "server/api/") && len(segs) > 0 {
+		segs = segs[1:] // the /api every name would start with
+	}
+	nameParts := []string{strings.ToLower(rf.Method)}
+	var words, params []string
+	var url strings.Builder
+	seen := map[string]bool{}
+	for _, s := range rf.Segments {
+		url.WriteByte('/')
+		if s.Kind == routefile.Static {
+			url.WriteString(s.Value)
+			continue
+		}
+		p := routeParam{Name: s.Value, Field: goField(s.Value), Example: strconv.Itoa(len(d.Params) + 1)}
+		for base, n := p.Field, 2; seen[p.Field]; n++ {
+			p.Field = base + strconv.Itoa(n)
+		}
+		seen[p.Field] = true
+		d.Params = append(d.Params, p)
+		params = append(params, s.Value)
+		url.WriteString(p.Example)
+	}
+	for _, s := range segs {
+		nameParts = append(nameParts, s.Value)
+		if s.Kind == routefile.Static {
+			words = append(words, s.Value)
+			if d.Tag == "" {
+				d.Tag = s.Value
+			}
+		}
+	}
+	if len(segs) == 0 {
+		nameParts = append(nameParts, "index")
+	}
+	d.Name = moduleName(strings.Join(nameParts, "-"))
+	d.URL = url.String()
+	if d.URL == "" {
+		d.URL = "/"
+	}
+	if len(words) == 0 {
+		words = []string{"root"}
+	}
+	d.Summary = string(unicode.ToUpper(rune(nameParts[0][0]))) + nameParts[0][1:] + " " + strings.Join(words, " ")
+	if len(params) > 0 {
+		d.Summary += " by " + strings.Join(params, " and ")
+	}
+	for _, part := range strings.FieldsFunc(d.Name, func(r rune) bool { return r == '-' || r == '.' || r == '_' || r == '~' }) {
+		d.Type += exported(part)
+	}
+	d.Type += "Response"
+	d.TestName = "answers 200"
+	body := map[string]string{"message": d.Route}
+	keys := []string{"message"}
+	if len(d.Params) > 0 {
+		d.TestName = "answers 200 with the path parameters"
+		body, keys = map[string]string{}, nil
+		for _, p := range d.Params {
+			body[p.Name] = p.Example
+			keys = append(keys, p.Name)
+		}
+	}
+	var want bytes.Buffer
+	want.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			want.WriteByte(',')
+		}
+		kj, _ := json.Marshal(k) // strings always encode
+		vj, _ := json.Marshal(body[k])
+		want.Write(kj)
+		want.WriteByte(':')
+		want.Write(vj)
+	}
+	want.WriteByte('}')
+	d.WantBody = want.String()
+	return d
+}
+
+// initialisms are written in capitals in Go names (Effective Go).
+var initialisms = map[string]bool{
+	"api": true, "html": true, "http": true, "id": true, "ip": true, "json": true,
+	"sku": true, "sql": true, "uid": true, "uri": true, "url": true, "uuid": true,
+}
+
+// exported is a word as an exported Go name: "id" is "ID", "things" is
+// "Things".
+func exported(word string) string {
+	if initialisms[strings.ToLower(word)] {
+		return strings.ToUpper(word)
+	}
+	r := []rune(word)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
+}
+
+// goField names the input field of a path parameter (letters, digits and
+// '_'): user_id is UserID. Body, which the SDK reads as the request body,
+// becomes BodyParam.
+func goField(param string) string {
+	var name string
+	for _, part := range strings.Split(param, "_") {
+		if part != "" {
+			name += exported(part)
+		}
+	}
+	if name == "" || !unicode.IsLetter(rune(name[0])) {
+		name = "P" + name
+	}
+	if name == "Body" {
+		name = "BodyParam"
+	}
+	return name
+}
