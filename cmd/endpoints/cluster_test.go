@@ -140,12 +140,21 @@ func TestTwoHostsShareOneRedis(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	hosts := []*process{startServe(t, bin, app), startServe(t, bin, app)}
-	ran := func() int {
-		n := 0
-		for _, h := range hosts {
-			n += strings.Count(h.logs.String(), `msg="order handler ran"`)
+	// ran counts the handler's runs from the processes' logs, which reach
+	// us through pipes: it waits until at least want lines arrived (5 s at
+	// most), then a little longer, so that a run too many shows too.
+	ran := func(want int) int {
+		count := func() int {
+			n := 0
+			for _, h := range hosts {
+				n += strings.Count(h.logs.String(), `msg="order handler ran"`)
+			}
+			return n
 		}
-		return n
+		for end := time.Now().Add(5 * time.Second); count() < want && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		}
+		time.Sleep(200 * time.Millisecond)
+		return count()
 	}
 
 	t.Run("200 concurrent requests with one key run the handler once", func(t *testing.T) {
@@ -170,7 +179,7 @@ func TestTwoHostsShareOneRedis(t *testing.T) {
 		}
 		wg.Wait()
 		t.Logf("answers: %v", answers)
-		if n := ran(); n != 1 {
+		if n := ran(1); n != 1 {
 			t.Errorf("the handler ran %d times, want 1; answers %v", n, answers)
 		}
 		for a, n := range answers {
@@ -190,24 +199,29 @@ func TestTwoHostsShareOneRedis(t *testing.T) {
 				t.Errorf("retry on %s = %d %s replayed=%q, want the replay", h.url, status, body, hdr.Get("Idempotent-Replayed"))
 			}
 		}
-		if n := ran(); n != 1 {
+		if n := ran(1); n != 1 {
 			t.Errorf("the handler ran %d times, want 1", n)
 		}
 	})
 
 	t.Run("Redis down: 503, nothing runs; back: served again", func(t *testing.T) {
-		before := ran()
+		before := ran(1)
 		stopRedis()
 		for _, h := range hosts {
 			status, body, hdr := postOrder(t, h.url, "order-2")
 			if status != 503 || hdr.Get("Retry-After") == "" || !strings.Contains(body, "IDEMPOTENCY_STORE_UNAVAILABLE") {
 				t.Errorf("with Redis down: %d %s, want 503 IDEMPOTENCY_STORE_UNAVAILABLE with Retry-After", status, body)
 			}
-			if !strings.Contains(h.logs.String(), "the idempotency store failed") {
+			// The child's log reaches us through a pipe: give it a moment.
+			logged := false
+			for end := time.Now().Add(5 * time.Second); !logged && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+				logged = strings.Contains(h.logs.String(), "the idempotency store failed")
+			}
+			if !logged {
 				t.Errorf("the log does not say why:\n%s", h.logs.String())
 			}
 		}
-		if n := ran(); n != before {
+		if n := ran(before); n != before {
 			t.Errorf("the handler ran %d times while Redis was down", n-before)
 		}
 		restartRedis()
@@ -216,7 +230,7 @@ func TestTwoHostsShareOneRedis(t *testing.T) {
 		if status != 201 || again != 201 || hdr.Get("Idempotent-Replayed") != "true" {
 			t.Errorf("after Redis returned: %d, then %d replayed=%q; want 201, then the replay", status, again, hdr.Get("Idempotent-Replayed"))
 		}
-		if n := ran(); n != before+1 {
+		if n := ran(before + 1); n != before+1 {
 			t.Errorf("the handler ran %d times after Redis returned, want 1", n-before)
 		}
 	})
