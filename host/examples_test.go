@@ -6,18 +6,22 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 var (
@@ -79,8 +83,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// TestUsersExample drives every route of examples/users over HTTP in
+// TestUsersExample drives the JSON routes of examples/users over HTTP in
 // development, where each answer is also checked against its contract.
+// The cases run in order on one host, whose store starts empty: the seed
+// users 1-3 are written by the first request, and what a case creates or
+// changes the next ones see.
 func TestUsersExample(t *testing.T) {
 	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development})
 	srv := httptest.NewServer(h)
@@ -88,48 +95,357 @@ func TestUsersExample(t *testing.T) {
 	const ct = "application/json"
 	tests := []struct {
 		name, method, path, body string
+		header                   []string // sent besides Content-Type
 		wantStatus               int
 		wantBody                 string
-		wantHeader               [2]string
+		wantHeader               []string // name, value pairs
 	}{
-		{"search with the default limit", "GET", "/api/users/search?q=A", "", 200,
-			`{"items":[{"id":1,"name":"Ada Lovelace","email":"ada@example.com"},{"id":2,"name":"Grace Hopper","email":"grace@example.com"},{"id":3,"name":"Alan Turing","email":"alan@example.com"}],"total":3}`, [2]string{}},
-		{"search with a limit", "GET", "/api/users/search?q=a&limit=1", "", 200,
-			`{"items":[{"id":1,"name":"Ada Lovelace","email":"ada@example.com"}],"total":3}`, [2]string{}},
-		{"search without q: its hook answers Problem Details", "GET", "/api/users/search", "", 400,
-			`{"type":"https://example.com/problems/invalid-query","title":"Invalid query","status":400,"detail":"The search query is not valid; see errors.",
-			  "errors":[{"part":"query","pointer":"/q","message":"is required"}]}`, [2]string{"Content-Type", "application/problem+json"}},
-		{"search with an empty q and a limit too large", "GET", "/api/users/search?q=&limit=101", "", 400,
-			`{"type":"https://example.com/problems/invalid-query","title":"Invalid query","status":400,"detail":"The search query is not valid; see errors.",
-			  "errors":[{"part":"query","pointer":"/limit","message":"must be less than or equal to 100"},{"part":"query","pointer":"/q","message":"must contain at least 1 character"}]}`, [2]string{}},
-		{"create a user", "POST", "/api/users", `{"name":"Barbara Liskov","email":"barbara@example.com"}`, 201,
-			`{"id":4,"name":"Barbara Liskov","email":"barbara@example.com"}`, [2]string{"Location", "/api/users/4"}},
-		{"create with a bad email and an unknown field", "POST", "/api/users", `{"name":"B","email":"not-an-email","admin":true}`, 400,
-			`{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["admin"],"message":"is not an allowed property"},{"path":["email"],"message":"must be a valid email address"}]}}`, [2]string{}},
-		{"create with a name too long", "POST", "/api/users", `{"name":"` + strings.Repeat("n", 101) + `","email":"n@example.com"}`, 400,
-			`{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["name"],"message":"must contain at most 100 characters"}]}}`, [2]string{}},
-		{"change a name", "PATCH", "/api/users/3", `{"name":"Alan M. Turing"}`, 200,
-			`{"id":3,"name":"Alan M. Turing","email":"alan@example.com"}`, [2]string{}},
-		{"change nothing", "PATCH", "/api/users/3", `{}`, 400,
-			`{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":[],"message":"must contain at least 1 property"}]}}`, [2]string{}},
-		{"change a missing user", "PATCH", "/api/users/42", `{"email":"x@example.com"}`, 404,
-			`{"message":"user 42 not found"}`, [2]string{}},
+		{name: "search with the default limit", method: "GET", path: "/api/users/search?q=A", wantStatus: 200,
+			wantBody: `{"items":[{"id":1,"name":"Ada Lovelace","email":"ada@example.com"},{"id":2,"name":"Grace Hopper","email":"grace@example.com"},{"id":3,"name":"Alan Turing","email":"alan@example.com"}],"total":3}`},
+		{name: "search with a limit", method: "GET", path: "/api/users/search?q=a&limit=1", wantStatus: 200,
+			wantBody: `{"items":[{"id":1,"name":"Ada Lovelace","email":"ada@example.com"}],"total":3}`},
+		{name: "search without q: its hook answers Problem Details", method: "GET", path: "/api/users/search", wantStatus: 400,
+			wantBody: `{"type":"https://example.com/problems/invalid-query","title":"Invalid query","status":400,"detail":"The search query is not valid; see errors.",
+			  "errors":[{"part":"query","pointer":"/q","message":"is required"}]}`, wantHeader: []string{"Content-Type", "application/problem+json"}},
+		{name: "search with an empty q and a limit too large", method: "GET", path: "/api/users/search?q=&limit=101", wantStatus: 400,
+			wantBody: `{"type":"https://example.com/problems/invalid-query","title":"Invalid query","status":400,"detail":"The search query is not valid; see errors.",
+			  "errors":[{"part":"query","pointer":"/limit","message":"must be less than or equal to 100"},{"part":"query","pointer":"/q","message":"must contain at least 1 character"}]}`},
+		{name: "create a user: the next id after the seed", method: "POST", path: "/api/users", body: `{"name":"Barbara Liskov","email":"barbara@example.com"}`, wantStatus: 201,
+			wantBody: `{"id":4,"name":"Barbara Liskov","email":"barbara@example.com"}`, wantHeader: []string{"Location", "/api/users/4"}},
+		{name: "the created user is stored", method: "GET", path: "/api/users/4", wantStatus: 200,
+			wantBody: `{"id":4,"name":"Barbara Liskov","email":"barbara@example.com"}`},
+		{name: "search finds the created user", method: "GET", path: "/api/users/search?q=LISKOV", wantStatus: 200,
+			wantBody: `{"items":[{"id":4,"name":"Barbara Liskov","email":"barbara@example.com"}],"total":1}`},
+		{name: "create with an Idempotency-Key", method: "POST", path: "/api/users", body: `{"name":"Edsger Dijkstra","email":"edsger@example.com"}`,
+			header: []string{"Idempotency-Key", "user-5"}, wantStatus: 201,
+			wantBody: `{"id":5,"name":"Edsger Dijkstra","email":"edsger@example.com"}`, wantHeader: []string{"Location", "/api/users/5"}},
+		{name: "a retry with the key replays the first user", method: "POST", path: "/api/users", body: `{"name":"Edsger Dijkstra","email":"edsger@example.com"}`,
+			header: []string{"Idempotency-Key", "user-5"}, wantStatus: 201,
+			wantBody: `{"id":5,"name":"Edsger Dijkstra","email":"edsger@example.com"}`, wantHeader: []string{"Location", "/api/users/5", "Idempotent-Replayed", "true"}},
+		{name: "the same user without a key is created again", method: "POST", path: "/api/users", body: `{"name":"Edsger Dijkstra","email":"edsger@example.com"}`, wantStatus: 201,
+			wantBody: `{"id":6,"name":"Edsger Dijkstra","email":"edsger@example.com"}`, wantHeader: []string{"Location", "/api/users/6", "Idempotent-Replayed", ""}},
+		{name: "create with a bad email and an unknown field", method: "POST", path: "/api/users", body: `{"name":"B","email":"not-an-email","admin":true}`, wantStatus: 400,
+			wantBody: `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["admin"],"message":"is not an allowed property"},{"path":["email"],"message":"must be a valid email address"}]}}`},
+		{name: "create with a name too long", method: "POST", path: "/api/users", body: `{"name":"` + strings.Repeat("n", 101) + `","email":"n@example.com"}`, wantStatus: 400,
+			wantBody: `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["name"],"message":"must contain at most 100 characters"}]}}`},
+		{name: "change a name", method: "PATCH", path: "/api/users/3", body: `{"name":"Alan M. Turing"}`, wantStatus: 200,
+			wantBody: `{"id":3,"name":"Alan M. Turing","email":"alan@example.com"}`},
+		{name: "the change is stored", method: "GET", path: "/api/users/3", wantStatus: 200,
+			wantBody: `{"id":3,"name":"Alan M. Turing","email":"alan@example.com"}`},
+		{name: "change a created user's email", method: "PATCH", path: "/api/users/4", body: `{"email":"liskov@example.com"}`, wantStatus: 200,
+			wantBody: `{"id":4,"name":"Barbara Liskov","email":"liskov@example.com"}`},
+		{name: "search sees the changes", method: "GET", path: "/api/users/search?q=turing", wantStatus: 200,
+			wantBody: `{"items":[{"id":3,"name":"Alan M. Turing","email":"alan@example.com"}],"total":1}`},
+		{name: "change nothing", method: "PATCH", path: "/api/users/3", body: `{}`, wantStatus: 400,
+			wantBody: `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":[],"message":"must contain at least 1 property"}]}}`},
+		{name: "change a missing user", method: "PATCH", path: "/api/users/42", body: `{"email":"x@example.com"}`, wantStatus: 404,
+			wantBody: `{"message":"user 42 not found"}`},
+		{name: "a missing user", method: "GET", path: "/api/users/42", wantStatus: 404,
+			wantBody: `{"message":"user 42 not found"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var headers []string
+			headers := tt.header
 			if tt.body != "" {
-				headers = []string{"Content-Type", ct}
+				headers = append([]string{"Content-Type", ct}, headers...)
 			}
 			res := do(t, srv, tt.method, tt.path, tt.body, headers...)
 			if res.status != tt.wantStatus || !jsonEqual(t, res.body, tt.wantBody) {
 				t.Errorf("got %d %s\nwant %d %s", res.status, res.body, tt.wantStatus, tt.wantBody)
 			}
-			if k := tt.wantHeader[0]; k != "" && res.header.Get(k) != tt.wantHeader[1] {
-				t.Errorf("%s = %q, want %q", k, res.header.Get(k), tt.wantHeader[1])
+			for i := 0; i+1 < len(tt.wantHeader); i += 2 {
+				if k, want := tt.wantHeader[i], tt.wantHeader[i+1]; res.header.Get(k) != want {
+					t.Errorf("%s = %q, want %q", k, res.header.Get(k), want)
+				}
 			}
 		})
 	}
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("a guest answer broke its contract:\n%s", logs)
+	}
+}
+
+// TestUsersExampleOrders drives POST /api/orders, whose contract requires
+// an Idempotency-Key: a retry replays the first order instead of placing
+// another, which the id of the next order proves.
+func TestUsersExampleOrders(t *testing.T) {
+	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	const (
+		order      = `{"userId":1,"items":[{"sku":"BOOK-42","quantity":2},{"sku":"PEN-7","quantity":10}]}`
+		wantItems  = `[{"sku":"BOOK-42","quantity":2},{"sku":"PEN-7","quantity":10}]`
+		otherOrder = `{"userId":2,"items":[{"sku":"MUG-1","quantity":1}]}`
+	)
+	post := func(t *testing.T, body string, key ...string) response {
+		t.Helper()
+		headers := []string{"Content-Type", "application/json"}
+		if len(key) > 0 {
+			headers = append(headers, "Idempotency-Key", key[0])
+		}
+		return do(t, srv, "POST", "/api/orders", body, headers...)
+	}
+	// checkOrder checks a 201 answer: the order with id, for userID, with
+	// items, taken just now, and its Location.
+	checkOrder := func(t *testing.T, res response, id, userID int, items string) {
+		t.Helper()
+		var got struct {
+			ID        int             `json:"id"`
+			UserID    int             `json:"userId"`
+			Items     json.RawMessage `json:"items"`
+			CreatedAt time.Time       `json:"createdAt"`
+		}
+		if res.status != 201 {
+			t.Fatalf("got %d %s, want 201", res.status, res.body)
+		}
+		if err := json.Unmarshal([]byte(res.body), &got); err != nil {
+			t.Fatalf("the order %s does not decode: %v", res.body, err)
+		}
+		if got.ID != id || got.UserID != userID || !jsonEqual(t, string(got.Items), items) {
+			t.Errorf("got order %s, want id %d, userId %d, items %s", res.body, id, userID, items)
+		}
+		if age := time.Since(got.CreatedAt); age < 0 || age > time.Minute {
+			t.Errorf("createdAt = %s, want about now", got.CreatedAt)
+		}
+		if loc, want := res.header.Get("Location"), fmt.Sprintf("/api/orders/%d", id); loc != want {
+			t.Errorf("Location = %q, want %q", loc, want)
+		}
+	}
+	// checkProblem checks a Problem Details answer of the host (by code)
+	// or of the handler (by type).
+	checkProblem := func(t *testing.T, res response, status int, member, want string) {
+		t.Helper()
+		var p map[string]any
+		if err := json.Unmarshal([]byte(res.body), &p); err != nil {
+			t.Fatalf("the problem %s does not decode: %v", res.body, err)
+		}
+		if res.status != status || p[member] != want || p["status"] != float64(status) {
+			t.Errorf("got %d %s, want %d with %s %q", res.status, res.body, status, member, want)
+		}
+		if ct := res.header.Get("Content-Type"); ct != "application/problem+json" {
+			t.Errorf("Content-Type = %q, want application/problem+json", ct)
+		}
+	}
+
+	var first response
+	t.Run("the first request places the order", func(t *testing.T) {
+		first = post(t, order, "order-a")
+		checkOrder(t, first, 1, 1, wantItems)
+		if v := first.header.Get("Idempotent-Replayed"); v != "" {
+			t.Errorf("Idempotent-Replayed = %q on the first answer, want none", v)
+		}
+	})
+	t.Run("a retry replays it", func(t *testing.T) {
+		res := post(t, order, "order-a")
+		if res.status != first.status || res.body != first.body {
+			t.Errorf("got %d %s\nwant the first answer %d %s", res.status, res.body, first.status, first.body)
+		}
+		if v := res.header.Get("Idempotent-Replayed"); v != "true" {
+			t.Errorf("Idempotent-Replayed = %q, want \"true\"", v)
+		}
+		if loc := res.header.Get("Location"); loc != "/api/orders/1" {
+			t.Errorf("Location = %q, want the first answer's /api/orders/1", loc)
+		}
+	})
+	t.Run("the key with another body", func(t *testing.T) {
+		checkProblem(t, post(t, otherOrder, "order-a"), 422, "code", "IDEMPOTENCY_KEY_REUSED")
+	})
+	t.Run("no key", func(t *testing.T) {
+		checkProblem(t, post(t, order), 400, "code", "IDEMPOTENCY_KEY_REQUIRED")
+	})
+	t.Run("a malformed key", func(t *testing.T) {
+		checkProblem(t, post(t, order, "a,b"), 400, "code", "IDEMPOTENCY_KEY_INVALID")
+	})
+	t.Run("an unknown user: the handler's problem", func(t *testing.T) {
+		res := post(t, `{"userId":99,"items":[{"sku":"BOOK-42","quantity":1}]}`, "order-b")
+		checkProblem(t, res, 422, "type", "https://example.com/problems/no-such-user")
+		if !strings.Contains(res.body, `"detail":"user 99 not found"`) {
+			t.Errorf("detail of %s, want it to name user 99", res.body)
+		}
+	})
+	t.Run("an invalid body is refused before the key is used", func(t *testing.T) {
+		res := post(t, `{"userId":1,"items":[{"sku":"book","quantity":0}]}`, "order-c")
+		want := `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[` +
+			`{"path":["items",0,"quantity"],"message":"must be greater than or equal to 1"},` +
+			`{"path":["items",0,"sku"],"message":"must match the pattern \"^[A-Z0-9-]{3,32}$\""}]}}`
+		if res.status != 400 || !jsonEqual(t, res.body, want) {
+			t.Errorf("got %d %s\nwant 400 %s", res.status, res.body, want)
+		}
+	})
+	t.Run("the next order gets the next id: the retry placed none", func(t *testing.T) {
+		checkOrder(t, post(t, otherOrder, "order-c"), 2, 2, `[{"sku":"MUG-1","quantity":1}]`)
+	})
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("a guest answer broke its contract:\n%s", logs)
+	}
+}
+
+// TestUsersExampleSharedStore starts two hosts of examples/users on one
+// empty store, as two processes behind a load balancer share one Redis,
+// and releases their first requests at once: the seed users are written
+// once and every request sees them, and concurrent creates get distinct
+// ids after the seed.
+func TestUsersExampleSharedStore(t *testing.T) {
+	store := storage.NewMemory(storage.MemoryOptions{})
+	defer store.Close()
+	var srvs []*httptest.Server
+	var logs []*logBuffer
+	for range 2 {
+		h, l := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development, Store: store})
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		srvs, logs = append(srvs, srv), append(logs, l)
+	}
+	const creates, reads = 12, 12
+	var (
+		wg      sync.WaitGroup
+		start   = make(chan struct{})
+		mu      sync.Mutex
+		ids     = map[int]bool{}
+		failure []string
+	)
+	for i := range creates + reads {
+		srv := srvs[i%2]
+		wg.Go(func() {
+			<-start
+			if i < creates {
+				res := do(t, srv, "POST", "/api/users", fmt.Sprintf(`{"name":"User %d","email":"u%d@example.com"}`, i, i), "Content-Type", "application/json")
+				var u struct{ ID int }
+				err := json.Unmarshal([]byte(res.body), &u)
+				mu.Lock()
+				defer mu.Unlock()
+				if res.status != 201 || err != nil || ids[u.ID] {
+					failure = append(failure, fmt.Sprintf("create %d: %d %s", i, res.status, res.body))
+				}
+				ids[u.ID] = true
+				return
+			}
+			res := do(t, srv, "GET", "/api/users/2", "")
+			if want := `{"id":2,"name":"Grace Hopper","email":"grace@example.com"}`; res.status != 200 || res.body != want {
+				mu.Lock()
+				defer mu.Unlock()
+				failure = append(failure, fmt.Sprintf("read %d: %d %s, want 200 %s", i, res.status, res.body, want))
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for _, f := range failure {
+		t.Error(f)
+	}
+	for id := 4; id < 4+creates; id++ {
+		if !ids[id] {
+			t.Errorf("no create got id %d; ids = %v, want 4-%d", id, ids, 3+creates)
+		}
+	}
+	// Either host lists the seed once, then every created user.
+	export := do(t, srvs[1], "GET", "/api/users/export", "")
+	lines := strings.Split(strings.TrimSuffix(export.body, "\n"), "\n")
+	if export.status != 200 || len(lines) != 1+3+creates || lines[1] != "1,Ada Lovelace,ada@example.com" || lines[3] != "3,Alan Turing,alan@example.com" || !strings.HasPrefix(lines[4], "4,") {
+		t.Errorf("export: %d, %d lines, want the header, 3 seed users and %d created:\n%s", export.status, len(lines), creates, export.body)
+	}
+	for i, l := range logs {
+		if strings.Contains(l.String(), "answer breaks the contract") {
+			t.Errorf("a guest answer of host %d broke its contract:\n%s", i, l)
+		}
+	}
+}
+
+// kvDownStore is a store whose key-value half fails with
+// storage.ErrUnavailable while down is set, as a Redis that stopped.
+type kvDownStore struct {
+	*storage.Memory
+	down atomic.Bool
+}
+
+func (s *kvDownStore) err() error {
+	if s.down.Load() {
+		return fmt.Errorf("redis: connection refused: %w", storage.ErrUnavailable)
+	}
+	return nil
+}
+
+func (s *kvDownStore) Get(ctx context.Context, ns, key string) ([]byte, bool, error) {
+	if err := s.err(); err != nil {
+		return nil, false, err
+	}
+	return s.Memory.Get(ctx, ns, key)
+}
+
+func (s *kvDownStore) Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error {
+	if err := s.err(); err != nil {
+		return err
+	}
+	return s.Memory.Set(ctx, ns, key, value, ttl)
+}
+
+func (s *kvDownStore) Delete(ctx context.Context, ns, key string) (bool, error) {
+	if err := s.err(); err != nil {
+		return false, err
+	}
+	return s.Memory.Delete(ctx, ns, key)
+}
+
+func (s *kvDownStore) Incr(ctx context.Context, ns, key string, delta int64) (int64, error) {
+	if err := s.err(); err != nil {
+		return 0, err
+	}
+	return s.Memory.Incr(ctx, ns, key, delta)
+}
+
+func (s *kvDownStore) List(ctx context.Context, ns, prefix, after string, limit int) ([]string, error) {
+	if err := s.err(); err != nil {
+		return nil, err
+	}
+	return s.Memory.List(ctx, ns, prefix, after, limit)
+}
+
+// TestUsersExampleStoreDown checks that every route of examples/users
+// that uses the store answers its declared 503 while the store cannot be
+// reached, in development (so the answers are checked against the
+// contracts), and serves again once it is back.
+func TestUsersExampleStoreDown(t *testing.T) {
+	store := &kvDownStore{Memory: storage.NewMemory(storage.MemoryOptions{})}
+	defer store.Close()
+	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development, Store: store})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	const (
+		js        = "application/json"
+		mp        = "multipart/form-data; boundary=b0undary"
+		order     = `{"userId":1,"items":[{"sku":"BOOK-42","quantity":1}]}`
+		wantError = `{"statusCode":503,"statusMessage":"Service Unavailable"}`
+	)
+	photo := multipartBody(t, part{name: "photo", filename: "me.png", contentType: "image/png", content: "\x89PNG\r\n\x1a\npixels"})
+	tests := []struct {
+		name, method, path, body string
+		header                   []string
+	}{
+		{"get a user", "GET", "/api/users/1", "", nil},
+		{"search", "GET", "/api/users/search?q=a", "", nil},
+		{"create a user", "POST", "/api/users", `{"name":"Ada","email":"ada2@example.com"}`, []string{"Content-Type", js}},
+		{"change a user", "PATCH", "/api/users/1", `{"name":"Ada"}`, []string{"Content-Type", js}},
+		{"export", "GET", "/api/users/export", "", nil},
+		{"an avatar", "GET", "/api/users/1/avatar", "", nil},
+		{"upload a photo", "POST", "/api/users/1/photo", photo, []string{"Content-Type", mp}},
+		{"place an order", "POST", "/api/orders", order, []string{"Content-Type", js, "Idempotency-Key", "order-down"}},
+	}
+	store.down.Store(true)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := do(t, srv, tt.method, tt.path, tt.body, tt.header...)
+			if res.status != 503 || !jsonEqual(t, res.body, wantError) {
+				t.Errorf("got %d %s, want 503 %s", res.status, res.body, wantError)
+			}
+		})
+	}
+	store.down.Store(false)
+	t.Run("back up: the order's key was released and the order is placed", func(t *testing.T) {
+		res := do(t, srv, "POST", "/api/orders", order, "Content-Type", js, "Idempotency-Key", "order-down")
+		if res.status != 201 || !strings.Contains(res.body, `"id":1,`) || res.header.Get("Idempotent-Replayed") != "" {
+			t.Errorf("got %d %s (Idempotent-Replayed %q), want 201, order 1, not a replay", res.status, res.body, res.header.Get("Idempotent-Replayed"))
+		}
+	})
 	if strings.Contains(logs.String(), "answer breaks the contract") {
 		t.Errorf("a guest answer broke its contract:\n%s", logs)
 	}

@@ -109,6 +109,10 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 
 	const json = "application/json"
 	auth := []string{"Authorization", "Bearer test-token"}
+	const (
+		order      = `{"userId":1,"items":[{"sku":"BOOK-42","quantity":2}]}`
+		otherOrder = `{"userId":2,"items":[{"sku":"BOOK-42","quantity":2}]}`
+	)
 	tests := []struct {
 		name, method, path, body string
 		headers                  []string
@@ -142,6 +146,13 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 		{"upload a photo for a missing user", "POST", "/api/users/9/photo", photoBody("image/png", pngBytes), append([]string{"Content-Type", multipartType}, auth...), 404},
 		{"upload without a photo", "POST", "/api/users/2/photo", "--b0undary\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhi\r\n--b0undary--\r\n", append([]string{"Content-Type", multipartType}, auth...), 400},
 		{"upload as JSON", "POST", "/api/users/2/photo", `{"photo":"me.png"}`, append([]string{"Content-Type", json}, auth...), 415},
+		{"create a user with an Idempotency-Key", "POST", "/api/users", `{"name":"Edsger","email":"edsger@example.com"}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-user-1"}, auth...), 201},
+		{"place an order", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 201},
+		{"a retry replays the order", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 201},
+		{"the order's key with another body", "POST", "/api/orders", otherOrder, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 422},
+		{"an order without its required key", "POST", "/api/orders", order, append([]string{"Content-Type", json}, auth...), 400},
+		{"an order with a bad body", "POST", "/api/orders", `{"userId":1,"items":[]}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-2"}, auth...), 400},
+		{"an order for a missing user", "POST", "/api/orders", `{"userId":99,"items":[{"sku":"MUG-1","quantity":1}]}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-3"}, auth...), 422},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,17 +1,29 @@
-// Package model holds the users of the example app: the types its endpoints
-// exchange and the seed users 1, 2 and 3 that every route module starts
-// with. It is shared by the route sources under server/ and built into each
-// module that imports it.
+// Package model holds the users and orders of the example app: the types
+// its endpoints exchange and the functions that keep them in the app's
+// key-value store ([endpoints.KV]), which the host keeps between requests
+// and, with a Redis store, shares between hosts. It is shared by the route
+// sources under handlers/ and built into each module that imports it.
 //
-// The data is a seed compiled into the guests, not storage: a module cannot
-// keep state across pooled instances, so a created or changed user is
-// answered but not remembered. App storage provided by the host comes with
-// the Idempotency-Key and storage work.
+// A user is stored as JSON under users/<id> and an order under
+// orders/<id>, the id zero-padded to ten digits (users/0000000007) so that
+// the keys list in id order; ids come from the counters users:next-id and
+// orders:next-id. Every store starts with the seed users 1, 2 and 3,
+// written once by the first request (see [Seed]).
+//
+// # Errors
+//
+// Every function that reads or writes the store returns its error. One
+// wrapping [endpoints.ErrStorageUnavailable] means the store cannot be
+// reached: a HandleFunc handler returns it and answers 503; a Handle
+// handler answers [StoreFailure].
 package model
 
 import (
-	"slices"
+	"fmt"
+	"iter"
 	"strings"
+
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
 )
 
 // User is a user as the API answers it.
@@ -44,28 +56,67 @@ type NotFound struct {
 	Message string `json:"message"`
 }
 
-var seed = []User{
-	{ID: 1, Name: "Ada Lovelace", Email: "ada@example.com"},
-	{ID: 2, Name: "Grace Hopper", Email: "grace@example.com"},
-	{ID: 3, Name: "Alan Turing", Email: "alan@example.com"},
+// Find returns the user with id, and whether there is one.
+//
+//	u, ok, err := model.Find(7)
+func Find(id int) (User, bool, error) {
+	if err := Seed(); err != nil {
+		return User{}, false, err
+	}
+	var u User
+	ok, err := endpoints.KV.GetJSON(idKey(userPrefix, id), &u)
+	if err != nil {
+		return User{}, false, fmt.Errorf("model: reading user %d: %w", id, err)
+	}
+	return u, ok, nil
 }
 
-// Find returns the user with id.
-func Find(id int) (User, bool) {
-	for _, u := range seed {
-		if u.ID == id {
-			return u, true
+// All returns every user, in id order, reading them from the store as the
+// loop goes on. An error ends the sequence, as its last pair:
+//
+//	for u, err := range model.All() {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(u.Name)
+//	}
+//
+// A user created during the loop may or may not be seen.
+func All() iter.Seq2[User, error] {
+	return func(yield func(User, error) bool) {
+		if err := Seed(); err != nil {
+			yield(User{}, err)
+			return
+		}
+		for key, err := range endpoints.KV.Keys(userPrefix) {
+			if err != nil {
+				yield(User{}, fmt.Errorf("model: listing the users: %w", err))
+				return
+			}
+			var u User
+			ok, err := endpoints.KV.GetJSON(key, &u)
+			if err != nil {
+				yield(User{}, fmt.Errorf("model: reading %s: %w", key, err))
+				return
+			}
+			if ok && !yield(u, nil) {
+				return
+			}
 		}
 	}
-	return User{}, false
 }
 
-// Search returns up to limit users whose name or email contains q, ignoring
-// case, and how many match in all.
-func Search(q string, limit int) SearchResult {
+// Search returns up to limit users whose name or email contains q,
+// ignoring case, in id order, and how many match in all.
+//
+//	res, err := model.Search("ada", 10)
+func Search(q string, limit int) (SearchResult, error) {
 	q = strings.ToLower(q)
 	res := SearchResult{Items: []User{}}
-	for _, u := range seed {
+	for u, err := range All() {
+		if err != nil {
+			return SearchResult{}, err
+		}
 		if strings.Contains(strings.ToLower(u.Name), q) || strings.Contains(strings.ToLower(u.Email), q) {
 			res.Total++
 			if len(res.Items) < limit {
@@ -73,11 +124,51 @@ func Search(q string, limit int) SearchResult {
 			}
 		}
 	}
-	return res
+	return res, nil
 }
 
-// NextID is the id a new user gets: one past the seed.
-func NextID() int { return slices.MaxFunc(seed, func(a, b User) int { return a.ID - b.ID }).ID + 1 }
+// Create stores a new user with the next id and returns it.
+//
+//	u, err := model.Create(model.NewUser{Name: "Barbara Liskov", Email: "barbara@example.com"})
+//
+// The id is taken with KV.Incr, so concurrent creates on any number of
+// hosts get distinct ids; an id whose user could not be written is not
+// given out again.
+func Create(nu NewUser) (User, error) {
+	if err := Seed(); err != nil {
+		return User{}, err
+	}
+	id, err := endpoints.KV.Incr(nextUserKey, 1)
+	if err != nil {
+		return User{}, fmt.Errorf("model: taking a user id: %w", err)
+	}
+	u := User{ID: int(id), Name: nu.Name, Email: nu.Email}
+	if err := endpoints.KV.SetJSON(idKey(userPrefix, u.ID), u, 0); err != nil {
+		return User{}, fmt.Errorf("model: writing user %d: %w", u.ID, err)
+	}
+	return u, nil
+}
+
+// Update sets the fields of p that are set on the user with id, stores
+// it and returns it; false when there is no such user.
+//
+//	u, ok, err := model.Update(3, model.UserPatch{Name: &name})
+//
+// # Notes
+//
+//   - The user is read, changed and written back: of two concurrent
+//     updates of one user, the last write wins whole.
+func Update(id int, p UserPatch) (User, bool, error) {
+	u, ok, err := Find(id)
+	if err != nil || !ok {
+		return User{}, false, err
+	}
+	u = p.Apply(u)
+	if err := endpoints.KV.SetJSON(idKey(userPrefix, id), u, 0); err != nil {
+		return User{}, false, fmt.Errorf("model: writing user %d: %w", id, err)
+	}
+	return u, true, nil
+}
 
 // Apply returns u with the fields of p that are set.
 func (p UserPatch) Apply(u User) User {
@@ -89,9 +180,6 @@ func (p UserPatch) Apply(u User) User {
 	}
 	return u
 }
-
-// All returns every user, in id order.
-func All() []User { return slices.Clone(seed) }
 
 // Problem is an RFC 9457 Problem Details body, sent as
 // application/problem+json.

@@ -22,6 +22,7 @@ func init() {
 				},
 				"tags": []any{
 					map[string]any{"name": "users", "description": "People who use the service."},
+					map[string]any{"name": "orders", "description": "What users order; placing one needs an Idempotency-Key."},
 					map[string]any{"name": "clock", "description": "A stream of Server-Sent Events."},
 				},
 				"components": map[string]any{

@@ -1,6 +1,8 @@
 //go:build wasip1
 
-// POST /api/users — create a user.
+// POST /api/users — create a user. An Idempotency-Key header is optional:
+// a retry with the same key and body replays the first answer rather than
+// creating a second user.
 //
 //endpoints:route POST /api/users
 package main
@@ -8,6 +10,7 @@ package main
 import (
 	"strconv"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/examples/users/model"
 	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
 )
@@ -19,13 +22,17 @@ type input struct {
 func init() {
 	endpoints.Handle(endpoints.Operation{
 		Summary:     "Create a user",
-		Description: "Creates a user and answers it with its new id and a Location header.",
+		Description: "Stores a user and answers it with its new id and a Location header. Send an Idempotency-Key to make retries safe: a retry with the same key and body answers the first user again.",
 		Tags:        []string{"users"},
 		Responses: endpoints.Responses{
 			201: endpoints.JSON[model.User]("The new user"),
 		},
+		Idempotency: &abi.Idempotency{},
 	}, func(in *input) endpoints.Reply {
-		u := model.User{ID: model.NextID(), Name: in.Body.Name, Email: in.Body.Email}
+		u, err := model.Create(in.Body)
+		if err != nil {
+			return model.StoreFailure(err)
+		}
 		return endpoints.Respond(201, u).WithHeader("Location", "/api/users/"+strconv.Itoa(u.ID))
 	})
 }

@@ -1,6 +1,7 @@
 //go:build wasip1
 
-// GET /api/users/export — every user as CSV, streamed one row per chunk.
+// GET /api/users/export — every user as CSV, streamed one row per chunk as
+// it is read from the store.
 //
 //endpoints:route GET /api/users/export
 package main
@@ -19,24 +20,34 @@ type input struct{}
 func init() {
 	endpoints.Handle(endpoints.Operation{
 		Summary:     "Export users",
-		Description: "Every user as CSV (id, name, email), streamed as it is written.",
+		Description: "Every user as CSV (id, name, email), in id order, streamed as it is read from the store.",
 		Tags:        []string{"users"},
 		Responses: endpoints.Responses{
 			200: endpoints.Media("The users as CSV", "text/csv"),
 		},
 	}, func(*input) endpoints.Reply {
+		// A store that is down is a 503 before the first byte; once rows
+		// are sent, a failure can only cut the response short.
+		if err := model.Seed(); err != nil {
+			return model.StoreFailure(err)
+		}
 		return endpoints.Stream(200, "text/csv; charset=utf-8", func(w io.Writer) error {
 			out := csv.NewWriter(w)
-			rows := [][]string{{"id", "name", "email"}}
-			for _, u := range model.All() {
-				rows = append(rows, []string{strconv.Itoa(u.ID), u.Name, u.Email})
-			}
-			for _, row := range rows {
+			write := func(row ...string) error {
 				if err := out.Write(row); err != nil {
 					return err
 				}
 				out.Flush() // one chunk per row
-				if err := out.Error(); err != nil {
+				return out.Error()
+			}
+			if err := write("id", "name", "email"); err != nil {
+				return err
+			}
+			for u, err := range model.All() {
+				if err != nil {
+					return err
+				}
+				if err := write(strconv.Itoa(u.ID), u.Name, u.Email); err != nil {
 					return err
 				}
 			}

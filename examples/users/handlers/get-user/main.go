@@ -29,7 +29,10 @@ func init() {
 			404: endpoints.JSON[model.NotFound]("No such user"),
 		},
 	}, func(in *input) endpoints.Reply {
-		u, ok := model.Find(in.ID)
+		u, ok, err := model.Find(in.ID)
+		if err != nil {
+			return model.StoreFailure(err) // 503 when the store is down
+		}
 		if !ok {
 			return endpoints.Respond(404, model.NotFound{Message: fmt.Sprintf("user %d not found", in.ID)})
 		}

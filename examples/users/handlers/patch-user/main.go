@@ -20,18 +20,21 @@ type input struct {
 func init() {
 	endpoints.Handle(endpoints.Operation{
 		Summary:     "Change a user",
-		Description: "Sets the fields present in the body; at least one is required.",
+		Description: "Sets the fields present in the body, at least one, and answers the changed user.",
 		Tags:        []string{"users"},
 		Responses: endpoints.Responses{
 			200: endpoints.JSON[model.User]("The changed user"),
 			404: endpoints.JSON[model.NotFound]("No such user"),
 		},
 	}, func(in *input) endpoints.Reply {
-		u, ok := model.Find(in.ID)
+		u, ok, err := model.Update(in.ID, in.Body)
+		if err != nil {
+			return model.StoreFailure(err)
+		}
 		if !ok {
 			return endpoints.Respond(404, model.NotFound{Message: fmt.Sprintf("user %d not found", in.ID)})
 		}
-		return endpoints.Respond(200, in.Body.Apply(u))
+		return endpoints.Respond(200, u)
 	})
 }
 

@@ -31,7 +31,11 @@ func init() {
 			400: endpoints.JSONAs[model.ValidationProblem]("The query is not valid", "application/problem+json"),
 		},
 	}, func(in *input) endpoints.Reply {
-		return endpoints.Respond(200, model.Search(in.Q, in.Limit))
+		res, err := model.Search(in.Q, in.Limit)
+		if err != nil {
+			return model.StoreFailure(err)
+		}
+		return endpoints.Respond(200, res)
 	})
 
 	// Validation failures become Problem Details listing every failing

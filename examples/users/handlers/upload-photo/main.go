@@ -44,7 +44,11 @@ func init() {
 			422: endpoints.JSONAs[model.Problem]("The file is not the image its type says", "application/problem+json"),
 		},
 	}, func(in *input) endpoints.Reply {
-		if _, ok := model.Find(in.ID); !ok {
+		_, ok, err := model.Find(in.ID)
+		if err != nil {
+			return model.StoreFailure(err)
+		}
+		if !ok {
 			return endpoints.Respond(404, model.Problem{
 				Type: "https://example.com/problems/no-such-user", Title: "No such user", Status: 404,
 				Detail: fmt.Sprintf("user %d not found", in.ID),

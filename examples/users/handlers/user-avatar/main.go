@@ -32,7 +32,10 @@ func init() {
 			404: endpoints.JSONAs[model.Problem]("No such user", "application/problem+json"),
 		},
 	}, func(in *input) endpoints.Reply {
-		u, ok := model.Find(in.ID)
+		u, ok, err := model.Find(in.ID)
+		if err != nil {
+			return model.StoreFailure(err)
+		}
 		if !ok {
 			return endpoints.Respond(404, model.Problem{
 				Type: "https://example.com/problems/no-such-user", Title: "No such user", Status: 404,

@@ -1,0 +1,44 @@
+package model
+
+import (
+	"fmt"
+	"time"
+
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+)
+
+// NewOrder is the body of POST /api/orders.
+type NewOrder struct {
+	UserID int         `json:"userId" minimum:"1" doc:"The user who orders."`
+	Items  []OrderItem `json:"items" minItems:"1" maxItems:"50" doc:"What is ordered: 1 to 50 lines."`
+}
+
+// OrderItem is one line of an order.
+type OrderItem struct {
+	SKU      string `json:"sku" pattern:"^[A-Z0-9-]{3,32}$" doc:"The stock-keeping unit: 3 to 32 capital letters, digits or dashes."`
+	Quantity int    `json:"quantity" minimum:"1" maximum:"100" doc:"How many, 1 to 100."`
+}
+
+// Order is an order as the API answers it.
+type Order struct {
+	ID        int         `json:"id" minimum:"1" doc:"The order's id."`
+	UserID    int         `json:"userId" minimum:"1" doc:"The user who ordered."`
+	Items     []OrderItem `json:"items" doc:"What was ordered."`
+	CreatedAt string      `json:"createdAt" format:"date-time" doc:"When the order was taken."`
+}
+
+// CreateOrder stores a new order with the next order id, taken now, and
+// returns it. It does not check that the user exists: [Find] does.
+//
+//	o, err := model.CreateOrder(model.NewOrder{UserID: 1, Items: []model.OrderItem{{SKU: "BOOK-42", Quantity: 2}}})
+func CreateOrder(no NewOrder) (Order, error) {
+	id, err := endpoints.KV.Incr(nextOrderKey, 1)
+	if err != nil {
+		return Order{}, fmt.Errorf("model: taking an order id: %w", err)
+	}
+	o := Order{ID: int(id), UserID: no.UserID, Items: no.Items, CreatedAt: time.Now().UTC().Format(time.RFC3339Nano)}
+	if err := endpoints.KV.SetJSON(idKey(orderPrefix, o.ID), o, 0); err != nil {
+		return Order{}, fmt.Errorf("model: writing order %d: %w", o.ID, err)
+	}
+	return o, nil
+}
