@@ -579,7 +579,7 @@ func (b *builder) parameters(op *Operation, src *source) []*Parameter {
 		out = append(out, &Parameter{
 			Name: IdempotencyHeader, In: "header", Required: idem.Required,
 			Description: "A key the client makes unique per operation it means once (draft-ietf-httpapi-idempotency-key-header): a retry with the same key and request replays the first answer instead of running again.",
-			Schema:      jsontext.Value(`{"type":"string","minLength":1,"maxLength":257}`),
+			Schema:      idempotencyKeySchema.Clone(),
 		})
 	}
 	return out
@@ -617,6 +617,12 @@ func listOrNone(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// idempotencyKeySchema is the schema of the Idempotency-Key header.
+var idempotencyKeySchema = func() jsontext.Value {
+	p, _ := jsontext.AppendQuote(nil, IdempotencyKeyPattern)
+	return jsontext.Value(`{"type":"string","minLength":1,"maxLength":512,"pattern":` + string(p) + `}`)
+}()
 
 // requestBody builds the request body of an operation.
 func (b *builder) requestBody(body *abi.Body, src *source) *RequestBody {

@@ -43,6 +43,13 @@ const (
 // IdempotencyHeader is the request header carrying the key.
 const IdempotencyHeader = "Idempotency-Key"
 
+// IdempotencyKeyPattern is the pattern of the Idempotency-Key header in the
+// document, as the host accepts it (SPEC.md §6): 1-255 visible ASCII
+// characters but ',', bare, or as a quoted structured-field string
+// (RFC 8941 §3.3.3) whose unquoted value follows the same rule. A bare key
+// does not start with '"'. It reads the same in ECMA-262 and RE2.
+const IdempotencyKeyPattern = `^(?:[\x21\x23-\x2B\x2D-\x7E][\x21-\x2B\x2D-\x7E]{0,254}|"(?:[\x21\x23-\x2B\x2D-\x5B\x5D-\x7E]|\\["\\]){1,255}")$`
+
 // mediaProblem is the media type of Problem Details.
 const mediaProblem = "application/problem+json"
 

@@ -151,6 +151,7 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 		{"a retry replays the order", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 201},
 		{"the order's key with another body", "POST", "/api/orders", otherOrder, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 422},
 		{"an order without its required key", "POST", "/api/orders", order, append([]string{"Content-Type", json}, auth...), 400},
+		{"an order with a malformed key", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "a,b"}, auth...), 400},
 		{"an order with a bad body", "POST", "/api/orders", `{"userId":1,"items":[]}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-2"}, auth...), 400},
 		{"an order for a missing user", "POST", "/api/orders", `{"userId":99,"items":[{"sku":"MUG-1","quantity":1}]}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-3"}, auth...), 422},
 	}
