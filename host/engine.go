@@ -29,6 +29,7 @@ import (
 type engine struct {
 	runtime     wazero.Runtime
 	cache       wazero.CompilationCache
+	cacheDir    string // where compiled and instrumented modules are kept; "" for none
 	logger      *slog.Logger
 	memoryBytes int64 // the cap of each instance's memory
 }
@@ -43,7 +44,7 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 		if err != nil {
 			logger.Warn("compilation cache unavailable; modules compile from scratch at every start", "dir", dir, "error", err)
 		} else {
-			e.cache = cache
+			e.cache, e.cacheDir = cache, dir
 			cfg = cfg.WithCompilationCache(cache)
 		}
 	}

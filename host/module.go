@@ -25,7 +25,7 @@ type module struct {
 // loadModule reads, instruments and compiles one route module, checks its
 // exports, instantiates the warm instance and reads its contract.
 func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route, poolSize int) (*module, error) {
-	wasm, err := instrument(wasm)
+	wasm, err := e.instrument(wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", rf.File, err)
 	}

@@ -23,7 +23,7 @@ type runtimeModule struct {
 // nil. Errors name the file and what is wrong.
 func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*runtimeModule, error) {
 	file := abi.RuntimeModule
-	wasm, err := instrument(wasm)
+	wasm, err := e.instrument(wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}
