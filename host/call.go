@@ -24,6 +24,7 @@ import (
 type call struct {
 	parent context.Context
 	host   *Host
+	set    *settings // of the table the request started on
 	route  *route
 	op     *operation // nil for a plain route and while loading
 
@@ -94,10 +95,12 @@ func (c *call) Expired() bool {
 }
 
 // reset prepares a pooled call for a request.
-func (c *call) reset(ctx context.Context, h *Host, rt *route, op *operation, r *http.Request, timeout time.Duration) {
+func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op *operation, r *http.Request) {
+	timeout := set.opts.Limits.timeout()
 	*c = call{
 		parent:   ctx,
 		host:     h,
+		set:      set,
 		route:    rt,
 		op:       op,
 		req:      r,

@@ -43,8 +43,8 @@ type docs struct {
 }
 
 // newDocs prepares the docs page, or nil when it is off.
-func (h *Host) newDocs() (*docs, error) {
-	o := h.config.OpenAPI.Docs
+func (h *Host) newDocs(s *settings) (*docs, error) {
+	o := s.config.OpenAPI.Docs
 	if o.Off {
 		return nil, nil
 	}
@@ -71,12 +71,12 @@ func (h *Host) newDocs() (*docs, error) {
 		d.assets = http.StripPrefix(d.path+docsAssetsPath, http.FileServer(http.Dir(dir)))
 		assets, origin = d.path+strings.TrimSuffix(docsAssetsPath, "/"), "'self'"
 	}
-	title := h.config.OpenAPI.Title
+	title := s.config.OpenAPI.Title
 	if title == "" {
 		title = DefaultOpenAPITitle
 	}
 	var b strings.Builder
-	err := docsPage.Execute(&b, struct{ Title, Schema, Script string }{title, h.docPath, strings.TrimSuffix(assets, "/") + "/standalone.js"})
+	err := docsPage.Execute(&b, struct{ Title, Schema, Script string }{title, s.docPath, strings.TrimSuffix(assets, "/") + "/standalone.js"})
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 			})
 		}
 	}
-	cfg := h.config.OpenAPI
+	cfg := t.set.config.OpenAPI
 	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: t.routesConfig}
 	if opts.Title == "" {
 		opts.Title = DefaultOpenAPITitle
@@ -110,7 +110,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 			if err != nil {
 				return nil, err
 			}
-			out, err := rm.runExtend(ctx, b, time.Now().Add(h.opts.Limits.timeout()).UnixNano())
+			out, err := rm.runExtend(ctx, b, time.Now().Add(t.set.opts.Limits.timeout()).UnixNano())
 			if err != nil {
 				return nil, err
 			}
@@ -121,12 +121,12 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 			doc = &edited
 		}
 	}
-	if frag := h.opts.OpenAPI.Document; len(frag) > 0 {
+	if frag := t.set.opts.OpenAPI.Document; len(frag) > 0 {
 		if err := doc.Merge(frag); err != nil {
 			return nil, fmt.Errorf("Options.OpenAPI.Document: %w", err)
 		}
 	}
-	if ext := h.opts.OpenAPI.Extend; ext != nil {
+	if ext := t.set.opts.OpenAPI.Extend; ext != nil {
 		if err := ext(doc); err != nil {
 			return nil, fmt.Errorf("Options.OpenAPI.Extend: %w", err)
 		}
@@ -160,16 +160,16 @@ func (h *Host) Document() []byte {
 
 // openAPIServed reports whether the schema route is served in this mode:
 // in development unless disabled, in production only when enabled.
-func (h *Host) openAPIServed() bool {
-	o := h.config.OpenAPI
+func (s *settings) openAPIServed() bool {
+	o := s.config.OpenAPI
 	if o.Enabled != nil {
 		return *o.Enabled
 	}
-	return h.opts.Mode == Development
+	return s.opts.Mode == Development
 }
 
-func (h *Host) openAPIPath() string {
-	if p := h.config.OpenAPI.Path; p != "" {
+func (s *settings) openAPIPath() string {
+	if p := s.config.OpenAPI.Path; p != "" {
 		return p
 	}
 	return DefaultOpenAPIPath

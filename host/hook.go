@@ -92,7 +92,7 @@ func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *pool)
 		// Declined; an answer that already streamed cannot be taken back.
 		return c.wroteHeader
 	}
-	reason, gone := h.failureReason(r, err, code)
+	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
 		h.logger.Info("client went away; onValidationError stopped", "module", p.file, "route", c.route.file)
 		return true

@@ -36,17 +36,18 @@ import (
 
 // Host serves one app. It is safe for concurrent use.
 type Host struct {
-	app     string
-	opts    Options
-	config  *AppConfig
-	logger  *slog.Logger
-	engine  *engine
-	table   atomic.Pointer[table]
-	calls   sync.Pool // *call
-	checked bool      // answers are checked against the contract
-	served  bool      // the schema route is served
-	docPath string    // the schema route
-	docs    *docs     // the docs page, nil when off or not served
+	app    string
+	opts   Options
+	config *AppConfig
+	logger *slog.Logger
+	engine *engine
+	table  atomic.Pointer[table]
+	calls  sync.Pool // *call
+	// base are the options New was given; opts the same merged with the
+	// endpoints.json read at New, for what only a restart changes (the
+	// engine, the store, pool sizes). What requests use lives in each
+	// table's settings.
+	base Options
 	// store keeps Idempotency-Key records and the guests' key-value data,
 	// under namespace; ownStore says the host opened it and closes it.
 	store     storage.Store
@@ -65,6 +66,10 @@ type table struct {
 	// runtime declaration module (zero when absent).
 	configHash, runtimeHash [32]byte
 	state                   *tableState
+	// set are the settings of endpoints.json this version serves with;
+	// appConfigHash is the hash of the file they came from.
+	set           *settings
+	appConfigHash [32]byte
 
 	router       router.Router[*route]
 	routes       []*route
@@ -105,13 +110,14 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	base := opts
 	opts = opts.merge(cfg)
 	logger := opts.logger()
 	e, err := newEngine(ctx, &opts, logger)
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{app: appDir, opts: opts, config: cfg, logger: logger, engine: e}
+	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e}
 	h.calls.New = func() any { return new(call) }
 	if err := h.openStore(ctx); err != nil {
 		_ = e.close(ctx)
@@ -122,19 +128,6 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		h.closeStore()
 		_ = e.close(ctx)
 		return nil, err
-	}
-	if h.opts.ResponseValidation == "" && t.runtime != nil {
-		h.opts.ResponseValidation = ResponseValidation(t.runtime.decl.ResponseValidation)
-	}
-	h.checked = h.opts.checksResponses()
-	h.served, h.docPath = h.openAPIServed(), h.openAPIPath()
-	if h.served {
-		if h.docs, err = h.newDocs(); err != nil {
-			t.close(ctx)
-			h.closeStore()
-			_ = e.close(ctx)
-			return nil, err
-		}
 	}
 	if len(t.problems) > 0 {
 		if opts.Mode != Development {
@@ -157,7 +150,8 @@ func (h *Host) Problems() []error { return slices.Clone(h.table.Load().problems)
 
 // Close closes every instance and the runtime.
 func (h *Host) Close(ctx context.Context) error {
-	if t := h.table.Swap(&table{state: &tableState{}}); t != nil {
+	closed := &table{state: &tableState{}, set: h.table.Load().set}
+	if t := h.table.Swap(closed); t != nil {
 		t.close(ctx)
 	}
 	h.closeStore()

@@ -193,11 +193,11 @@ func (h *Host) claimIdempotency(w http.ResponseWriter, r *http.Request, c *call)
 		return false
 	}
 	scope := ""
-	if hdr := h.opts.Idempotency.ScopeHeader; hdr != "" {
+	if hdr := c.set.opts.Idempotency.ScopeHeader; hdr != "" {
 		scope = strings.Join(r.Header.Values(hdr), ",")
 	}
 	skey := storageKey(h.namespace, c.op.method, c.route.rf.Pattern(), scope, key)
-	claim, err := h.store.Claim(c, skey, fp, h.opts.Idempotency.lease())
+	claim, err := h.store.Claim(c, skey, fp, c.set.opts.Idempotency.lease())
 	if err != nil {
 		h.logger.Error("the idempotency store failed; refusing the request so it cannot run twice", "route", c.route.file, "error", err)
 		w.Header().Set("Retry-After", "1")
@@ -285,10 +285,10 @@ func (h *Host) completeIdempotency(w http.ResponseWriter, r *http.Request, c *ca
 			kept[name] = slices.Clone(vs)
 		}
 	}
-	err := h.store.Complete(ctx, key, lease, storage.Answer{Status: status, Header: kept, Body: slices.Clone(body)}, h.opts.Idempotency.replay())
+	err := h.store.Complete(ctx, key, lease, storage.Answer{Status: status, Header: kept, Body: slices.Clone(body)}, c.set.opts.Idempotency.replay())
 	switch {
 	case errors.Is(err, storage.ErrLeaseLost):
-		h.logger.Error("the request ran past its idempotency lease; its answer is not stored", "route", c.route.file, "lease", h.opts.Idempotency.lease())
+		h.logger.Error("the request ran past its idempotency lease; its answer is not stored", "route", c.route.file, "lease", c.set.opts.Idempotency.lease())
 		if sent {
 			return true
 		}
@@ -298,7 +298,7 @@ func (h *Host) completeIdempotency(w http.ResponseWriter, r *http.Request, c *ca
 		if c.op.negotiates() {
 			w.Header().Set("Vary", "Accept")
 		}
-		writeProblem(w, r, http.StatusConflict, openapi.CodeLeaseLost, fmt.Sprintf("the request ran past its %s lease, so another request may have taken its key; its answer was not kept", h.opts.Idempotency.lease()))
+		writeProblem(w, r, http.StatusConflict, openapi.CodeLeaseLost, fmt.Sprintf("the request ran past its %s lease, so another request may have taken its key; its answer was not kept", c.set.opts.Idempotency.lease()))
 		return false
 	case err != nil:
 		h.logger.Error("storing an idempotent answer failed; a retry may run the handler again", "route", c.route.file, "error", err)
@@ -323,7 +323,7 @@ func (h *Host) release(ctx context.Context, c *call, key, lease string) {
 	err := h.store.Release(ctx, key, lease)
 	switch {
 	case errors.Is(err, storage.ErrLeaseLost):
-		h.logger.Warn("the request ran past its idempotency lease", "route", c.route.file, "lease", h.opts.Idempotency.lease())
+		h.logger.Warn("the request ran past its idempotency lease", "route", c.route.file, "lease", c.set.opts.Idempotency.lease())
 	case err != nil:
 		h.logger.Error("releasing an idempotency key failed; retries get 409 until its lease ends", "route", c.route.file, "error", err)
 	}

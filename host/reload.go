@@ -106,14 +106,15 @@ func (r ReloadReport) String() string {
 }
 
 // Reload reads the app directory again and swaps in a new version of the
-// route table, schemas and OpenAPI document at once. Only files whose
-// bytes changed are loaded again: a new, changed or removed module, the
-// routes configuration or the runtime declaration. A file that fails to
+// route table, schemas, settings and OpenAPI document at once. Only files
+// whose bytes changed are loaded again: a new, changed or removed module,
+// the routes configuration, the runtime declaration or endpoints.json. A file that fails to
 // load keeps its previous version serving, and is listed in the report's
 // Problems (and in Problems()). Requests in flight finish on the version
 // they started with; modules that left are closed when they end.
 //
-// endpoints.json is read at New only: changing it needs a restart.
+// Of endpoints.json, limits.memoryBytes, limits.instances and storage
+// apply at the next start (a warning says so); the rest applies now.
 func (h *Host) Reload(ctx context.Context) ReloadReport {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
@@ -242,6 +243,23 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 		t.runtime = rm
 	default:
 		t.runtime = prev.runtime
+	}
+
+	// endpoints.json: settings for requests and the document.
+	cfg := h.config
+	if prev != nil {
+		cfg = h.reloadConfig(ctx, prev, t, &report)
+	} else {
+		_, t.appConfigHash, _ = h.readHashed(AppConfigFile)
+	}
+	if t.set, err = h.newSettings(cfg, t.runtime); err != nil {
+		if prev == nil {
+			t.runtime.close(ctx)
+			return nil, report, err
+		}
+		t.problems = append(t.problems, err)
+		report.Problems = append(report.Problems, err)
+		t.set, t.appConfigHash = prev.set, prev.appConfigHash
 	}
 
 	// The route modules.

@@ -238,3 +238,42 @@ func TestReloadLetsRequestsInFlightFinish(t *testing.T) {
 		t.Errorf("the request in flight got %d %s, want version 1 whole", res.status, res.body)
 	}
 }
+
+// TestReloadAppliesEndpointsJSON: a changed endpoints.json applies at the
+// next reload (the document's title, the body limit); a broken one keeps
+// the previous settings and says why.
+func TestReloadAppliesEndpointsJSON(t *testing.T) {
+	a := newApp(t).wat("server/api/echo.post.wasm", watModule{contract: `{"request":{"body":{"schema":{}}}}`, handle: echoEnvelope}).
+		file("endpoints.json", []byte(`{"openApi": {"title": "Before"}, "limits": {"bodyBytes": 64}}`))
+	h, logs := a.host(host.Options{Mode: host.Development})
+	title := func() string {
+		var doc struct{ Info struct{ Title string } }
+		if err := json.Unmarshal(h.Document(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Info.Title
+	}
+	post := func(n int) int {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("POST", "/api/echo", strings.NewReader(`"`+strings.Repeat("x", n)+`"`))
+		req.Header.Set("Content-Type", "application/json")
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	if title() != "Before" || post(100) != 413 {
+		t.Fatalf("at start: title %q, 100-byte body %d", title(), post(100))
+	}
+	a.file("endpoints.json", []byte(`{"openApi": {"title": "After"}, "limits": {"bodyBytes": 4096, "instances": 3}}`))
+	report := h.Reload(context.Background())
+	if !strings.Contains(report.String(), "changed endpoints.json") || title() != "After" || post(100) != 200 {
+		t.Errorf("after the change: %s; title %q, 100-byte body %d", report, title(), post(100))
+	}
+	if !strings.Contains(logs.String(), "restart to apply those") || !strings.Contains(logs.String(), "limits.instances") {
+		t.Errorf("a restart-only key was not reported:\n%s", logs)
+	}
+	a.file("endpoints.json", []byte(`{"openApi": {"titel": "Typo"}}`))
+	report = h.Reload(context.Background())
+	if len(report.Problems) != 1 || !strings.Contains(report.Problems[0].Error(), `unknown key "titel"`) || title() != "After" {
+		t.Errorf("a broken endpoints.json: %s %v; title %q, want the previous settings kept", report, report.Problems, title())
+	}
+}

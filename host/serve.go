@@ -22,7 +22,7 @@ import (
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := h.acquire()
 	defer h.releaseTable(t)
-	if h.served && r.URL.Path == h.docPath {
+	if t.set.served && r.URL.Path == t.set.docPath {
 		if t.doc == nil {
 			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))
 			return
@@ -30,7 +30,7 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveDocument(w, r, t.doc)
 		return
 	}
-	if h.docs != nil && h.docs.serve(w, r) {
+	if t.set.docs != nil && t.set.docs.serve(w, r) {
 		return
 	}
 	res := t.router.Match(r.Method, r.URL.EscapedPath())
@@ -48,7 +48,7 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rt := res.Value
 	if rt.plain {
-		h.servePlain(w, r, rt, &res)
+		h.servePlain(w, r, t, rt, &res)
 		return
 	}
 	op := rt.ops[r.Method]
@@ -73,9 +73,9 @@ func (h *Host) refuseMethod(w http.ResponseWriter, r *http.Request, allow []stri
 	writeError(w, r, http.StatusMethodNotAllowed, "", map[string]any{"method": r.Method, "allow": allow})
 }
 
-func (h *Host) getCall(w http.ResponseWriter, r *http.Request, rt *route, op *operation) *call {
+func (h *Host) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt *route, op *operation) *call {
 	c := h.calls.Get().(*call)
-	c.reset(r.Context(), h, rt, op, r, h.opts.Limits.timeout())
+	c.reset(r.Context(), h, set, rt, op, r)
 	return c
 }
 
@@ -120,13 +120,13 @@ func readBody(r *http.Request, limit int64) (body []byte, tooLarge bool, err err
 }
 
 func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
-	limit := h.opts.Limits.bodyBytes()
+	limit := t.set.opts.Limits.bodyBytes()
 	if op.bodyLimit > 0 {
 		limit = op.bodyLimit
 	}
 	var issues ValidationData
 
-	c := h.getCall(w, r, rt, op)
+	c := h.getCall(w, r, t.set, rt, op)
 	defer h.putCall(c)
 	c.out = w
 
@@ -286,7 +286,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	if ok {
 		return true
 	}
-	reason, gone := h.failureReason(r, err, code)
+	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
 		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", r.URL.Path)
 		return false
@@ -308,14 +308,15 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 // failureReason phrases why a guest call failed, for the log and the
 // development 500; gone reports a call stopped because its client left.
 // code is the guest's result when err is nil.
-func (h *Host) failureReason(r *http.Request, err error, code int32) (reason string, gone bool) {
+func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
+	timeout := c.set.opts.Limits.timeout()
 	switch {
 	case err == nil:
 		return fmt.Sprintf("the handler returned error code %d", code), false
 	case interrupted(err) && r.Context().Err() != nil:
 		return "", true
 	case interrupted(err):
-		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", h.opts.Limits.timeout()), false
+		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", timeout), false
 	}
 	var exit *sys.ExitError
 	if errors.As(err, &exit) {
@@ -328,7 +329,7 @@ func (h *Host) failureReason(r *http.Request, err error, code int32) (reason str
 // it.
 func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, op *operation) {
 	status, body := c.status, c.buf.Bytes()
-	if h.checked && op.responses != nil {
+	if c.set.checked && op.responses != nil {
 		if issues := op.checkAnswer(status, body); issues != nil {
 			h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
 			writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
@@ -378,13 +379,13 @@ func (op *operation) checkAnswer(status int, body []byte) []validation.Issue {
 	return d.schema.Validate(v)
 }
 
-func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, rt *route, res *router.Result[*route]) {
-	limit := h.opts.Limits.bodyBytes()
+func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
+	limit := t.set.opts.Limits.bodyBytes()
 	if r.ContentLength > limit {
 		writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
 		return
 	}
-	c := h.getCall(w, r, rt, nil)
+	c := h.getCall(w, r, t.set, rt, nil)
 	defer h.putCall(c)
 	c.w = w
 	if hasBody(r) {

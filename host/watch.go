@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io/fs"
@@ -25,11 +24,11 @@ const (
 )
 
 // Watch reloads the app (see [Host.Reload]) whenever one of its modules,
-// its routes configuration or its runtime declaration changes on disk,
+// its routes configuration, its runtime declaration or endpoints.json
+// changes on disk,
 // until ctx ends; `endpoints dev` runs it. Bursts of changes are
 // coalesced (see [WatchQuiet]). onReload, when not nil, receives the report of each
-// reload that changed something or found a problem. A change to
-// endpoints.json is logged: it applies at the next start.
+// reload that changed something or found a problem.
 func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -42,8 +41,6 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 	// Every module, routes.config.json and the runtime declaration live
 	// under server/.
 	addTree(w, filepath.Join(h.app, "server"))
-	config, _ := os.ReadFile(filepath.Join(h.app, AppConfigFile))
-
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var burst time.Time // when the pending burst began; zero when none
@@ -73,10 +70,6 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 			}
 		case <-timer.C:
 			burst = time.Time{}
-			if now, err := os.ReadFile(filepath.Join(h.app, AppConfigFile)); err == nil && !bytes.Equal(now, config) {
-				config = now
-				h.logger.Warn(AppConfigFile + " changed: restart endpoints dev to apply it")
-			}
 			report := h.Reload(ctx)
 			if onReload != nil && !report.Unchanged() {
 				onReload(report)
