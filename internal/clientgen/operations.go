@@ -1,0 +1,195 @@
+// Package clientgen generates typed clients (TypeScript, Go) for an app.
+// Its input is the app's OpenAPI document as package openapi builds it
+// from the loaded contracts in the same process (`endpoints client` loads
+// the app and hands over the model, never a document fetched from a
+// server), so a client declares exactly the statuses, schemas and media
+// types the host validates and documents, framework answers included.
+package clientgen
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// Operation is one operation of the app, as the generators need it.
+type Operation struct {
+	Method      string // upper case
+	Path        string // client form: /api/users/:id
+	OpenAPIPath string // /api/users/{id}
+	OperationID string
+	Summary     string
+	Description string
+	Deprecated  bool
+
+	Params  []Param // path parameters, in path order
+	Query   []Param // sorted by name
+	Headers []Param // sorted by name; Idempotency-Key is not one of them
+
+	// Body is the request body, nil when the operation takes none.
+	Body *Body
+
+	// Responses by status, ascending; "default" is not listed.
+	Responses []Response
+
+	// Idempotency is set when the operation takes an Idempotency-Key;
+	// IdempotencyRequired when it must have one.
+	Idempotency, IdempotencyRequired bool
+}
+
+// Param is one path, query or header parameter.
+type Param struct {
+	Name     string
+	Required bool
+	Schema   jsontext.Value
+	Doc      string
+}
+
+// Body is a request body: one entry per media type, in the document's
+// (sorted) order.
+type Body struct {
+	Required bool
+	Content  []Content
+}
+
+// Content is one media type of a body or response with its schema (nil
+// when none is given).
+type Content struct {
+	MediaType string
+	Schema    jsontext.Value
+}
+
+// Kinds of content, by media type.
+const (
+	KindJSON   = "json"   // application/json or a +json profile: a JSON value
+	KindEvents = "events" // text/event-stream: Server-Sent Events, Schema is one event's data
+	KindBytes  = "bytes"  // anything else: a byte stream
+	KindForm   = "form"   // application/x-www-form-urlencoded (requests)
+	KindMulti  = "multipart"
+)
+
+// Kind classifies the content's media type.
+func (c Content) Kind() string {
+	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(c.MediaType, ";", 2)[0]))
+	switch {
+	case mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"):
+		return KindJSON
+	case mt == "text/event-stream":
+		return KindEvents
+	case mt == "application/x-www-form-urlencoded":
+		return KindForm
+	case mt == "multipart/form-data":
+		return KindMulti
+	}
+	return KindBytes
+}
+
+// Response is one status an operation answers with.
+type Response struct {
+	Status      int
+	Description string
+	// Content is empty for a response without a body.
+	Content []Content
+}
+
+// Model is the whole app for a generator.
+type Model struct {
+	Title, Version string
+	// Schemas are the named schemas (components/schemas), referenced as
+	// "#/components/schemas/Name".
+	Schemas map[string]jsontext.Value
+	// Operations sorted by path, then method.
+	Operations []Operation
+}
+
+// SchemaRefPrefix is how schemas reference a named schema.
+const SchemaRefPrefix = "#/components/schemas/"
+
+// NewModel reads the operations of a document built by package openapi.
+func NewModel(doc *openapi.Document) (*Model, error) {
+	m := &Model{Title: doc.Info.Title, Version: doc.Info.Version}
+	if doc.Components != nil {
+		m.Schemas = doc.Components.Schemas
+	}
+	for _, path := range slices.Sorted(maps.Keys(doc.Paths)) {
+		item := doc.Paths[path]
+		for _, mo := range []struct {
+			method string
+			op     *openapi.OperationObject
+		}{{"GET", item.Get}, {"PUT", item.Put}, {"POST", item.Post}, {"DELETE", item.Delete},
+			{"OPTIONS", item.Options}, {"HEAD", item.Head}, {"PATCH", item.Patch}, {"TRACE", item.Trace}} {
+			if mo.op == nil {
+				continue
+			}
+			op, err := newOperation(mo.method, path, mo.op)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: %w", mo.method, path, err)
+			}
+			m.Operations = append(m.Operations, op)
+		}
+	}
+	return m, nil
+}
+
+func newOperation(method, path string, o *openapi.OperationObject) (Operation, error) {
+	op := Operation{
+		Method: method, OpenAPIPath: path, Path: clientPath(path), OperationID: o.OperationID,
+		Summary: o.Summary, Description: o.Description, Deprecated: o.Deprecated,
+	}
+	for _, p := range o.Parameters {
+		if p.Ref != "" {
+			return op, fmt.Errorf("parameter $ref %q is not supported", p.Ref)
+		}
+		param := Param{Name: p.Name, Required: p.Required, Schema: p.Schema, Doc: p.Description}
+		switch p.In {
+		case "path":
+			op.Params = append(op.Params, param)
+		case "query":
+			op.Query = append(op.Query, param)
+		case "header":
+			if strings.EqualFold(p.Name, openapi.IdempotencyHeader) {
+				op.Idempotency, op.IdempotencyRequired = true, p.Required
+				continue
+			}
+			op.Headers = append(op.Headers, param)
+		}
+	}
+	slices.SortFunc(op.Query, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(op.Headers, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
+	if rb := o.RequestBody; rb != nil {
+		op.Body = &Body{Required: rb.Required}
+		for _, mt := range slices.Sorted(maps.Keys(rb.Content)) {
+			op.Body.Content = append(op.Body.Content, Content{MediaType: mt, Schema: rb.Content[mt].Schema})
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(o.Responses)) {
+		status, err := strconv.Atoi(key)
+		if err != nil {
+			continue // "default", "4XX": not a status a client can narrow on
+		}
+		r := o.Responses[key]
+		resp := Response{Status: status, Description: r.Description}
+		for _, mt := range slices.Sorted(maps.Keys(r.Content)) {
+			resp.Content = append(resp.Content, Content{MediaType: mt, Schema: r.Content[mt].Schema})
+		}
+		op.Responses = append(op.Responses, resp)
+	}
+	return op, nil
+}
+
+// clientPath turns /api/users/{id} into /api/users/:id.
+func clientPath(path string) string {
+	segs := strings.Split(path, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+			segs[i] = ":" + s[1:len(s)-1]
+		}
+	}
+	return strings.Join(segs, "/")
+}

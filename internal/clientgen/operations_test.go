@@ -1,0 +1,63 @@
+package clientgen
+
+import (
+	"os"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// exampleModel reads the example app's document, as the host builds it.
+func exampleModel(t *testing.T) *Model {
+	t.Helper()
+	data, err := os.ReadFile("../../host/testdata/users.openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi.ParseDocument(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestNewModel(t *testing.T) {
+	m := exampleModel(t)
+	find := func(method, path string) *Operation {
+		for i := range m.Operations {
+			if o := &m.Operations[i]; o.Method == method && o.Path == path {
+				return o
+			}
+		}
+		t.Fatalf("no %s %s in %d operations", method, path, len(m.Operations))
+		return nil
+	}
+	get := find("GET", "/api/users/:id")
+	if len(get.Params) != 1 || get.Params[0].Name != "id" || !get.Params[0].Required || get.Body != nil {
+		t.Errorf("GET /api/users/:id params %+v body %+v", get.Params, get.Body)
+	}
+	var statuses []int
+	for _, r := range get.Responses {
+		statuses = append(statuses, r.Status)
+	}
+	if len(statuses) < 3 || statuses[0] != 200 {
+		t.Errorf("statuses %v, want 200 first and the declared and framework ones", statuses)
+	}
+	order := find("POST", "/api/orders")
+	if !order.Idempotency || !order.IdempotencyRequired {
+		t.Errorf("POST /api/orders idempotency = %v required %v", order.Idempotency, order.IdempotencyRequired)
+	}
+	for _, h := range order.Headers {
+		if h.Name == "Idempotency-Key" {
+			t.Errorf("the Idempotency-Key is listed as an ordinary header")
+		}
+	}
+	clock := find("GET", "/api/clock")
+	if k := clock.Responses[0].Content[0].Kind(); k != KindEvents {
+		t.Errorf("the clock's 200 is %s, want %s", k, KindEvents)
+	}
+}
