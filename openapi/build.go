@@ -413,7 +413,7 @@ func (b *builder) operation(op *Operation, cfg *RoutesConfig, cfgSrc *source) {
 		}
 	}
 	if cfg != nil {
-		client := clientPath(op.Path)
+		client := ClientPath(op.Path)
 		for _, d := range cfg.declarations(op.Method, client, func(pat, m string) {
 			if m == "" {
 				b.used[pat] = true
@@ -458,9 +458,9 @@ func sameDefs(a, b map[string]json.RawMessage) bool {
 	return true
 }
 
-// clientPath turns an OpenAPI path template into client form:
-// /api/users/{id} → /api/users/:id.
-func clientPath(path string) string {
+// ClientPath turns an OpenAPI path template into the client form routes
+// are written in: /api/users/{id} → /api/users/:id.
+func ClientPath(path string) string {
 	segs := strings.Split(path, "/")
 	for i, s := range segs {
 		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"os"
@@ -17,15 +16,8 @@ import (
 // source that does not compile keeps the last good version serving.
 func TestDevRebuildsAndReloadsOnSave(t *testing.T) {
 	app := cApp(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"dev", app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, &stdout, &stderr)
-	}()
-	addr := waitFor(t, &stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
-	waitFor(t, &stdout, regexp.MustCompile(`(watching) `), done)
+	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app)
+	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
 	get := func() string {
 		res, err := http.Get(addr + "/api/users/2")
 		if err != nil {
@@ -67,7 +59,7 @@ func TestDevRebuildsAndReloadsOnSave(t *testing.T) {
 	}
 	// A broken edit: reported, and the last good version keeps serving.
 	edit(string(orig) + "\nthis is not C\n")
-	waitFor(t, &stdout, regexp.MustCompile(`(build of server/api/users/\[id\]\.get\.wasm failed)`), done)
+	waitFor(t, stdout, regexp.MustCompile(`(build of server/api/users/\[id\]\.get\.wasm failed)`), done)
 	if !strings.Contains(get(), "Grace B. Hopper") {
 		t.Errorf("after a broken edit: %s, want the last good version", get())
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"os"
@@ -257,14 +256,7 @@ func TestNewBuildsAndServes(t *testing.T) {
 	if code, out, errOut := runCLI("build", app); code != exitOK {
 		t.Fatalf("endpoints build = %d\n%s\n%s", code, out, errOut)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, &stdout, &stderr)
-	}()
-	addr := waitFor(t, &stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+	addr, _, cancel, _, stderr, done := startCLI(t, "serve", app)
 	requests := []struct {
 		name, path string
 		wantStatus int

@@ -140,14 +140,7 @@ func TestServeAndShutdown(t *testing.T) {
 	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, &stdout, &stderr)
-	}()
-	addr := waitFor(t, &stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+	addr, _, cancel, stdout, stderr, done := startCLI(t, "serve", app)
 	res, err := http.Get(addr + "/api/users/2")
 	if err != nil {
 		t.Fatal(err)
@@ -244,4 +237,19 @@ func TestOpenAPIAndCheck(t *testing.T) {
 	if code, _, _ := runCLI("openapi", app, "--cache-dir", cache); code != exitError {
 		t.Errorf("openapi of a bad app = %d, want 1", code)
 	}
+}
+
+// startCLI runs `endpoints <command> APP` (serve or dev) on a free port
+// until the test ends, and returns the address it listens on with its
+// output and exit code. Cancelling ctx stops it as SIGINT would.
+func startCLI(t *testing.T, command, app string) (addr string, ctx context.Context, cancel context.CancelFunc, stdout, stderr *syncBuffer, done chan int) {
+	t.Helper()
+	ctx, cancel = context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	stdout, stderr, done = &syncBuffer{}, &syncBuffer{}, make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{command, app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, stdout, stderr)
+	}()
+	addr = waitFor(t, stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+	return addr, ctx, cancel, stdout, stderr, done
 }

@@ -139,7 +139,7 @@ func NewModel(doc *openapi.Document) (*Model, error) {
 
 func newOperation(method, path string, o *openapi.OperationObject) (Operation, error) {
 	op := Operation{
-		Method: method, OpenAPIPath: path, Path: clientPath(path), OperationID: o.OperationID,
+		Method: method, OpenAPIPath: path, Path: openapi.ClientPath(path), OperationID: o.OperationID,
 		Summary: o.Summary, Description: o.Description, Deprecated: o.Deprecated,
 	}
 	for _, p := range o.Parameters {
@@ -181,15 +181,4 @@ func newOperation(method, path string, o *openapi.OperationObject) (Operation, e
 		op.Responses = append(op.Responses, resp)
 	}
 	return op, nil
-}
-
-// clientPath turns /api/users/{id} into /api/users/:id.
-func clientPath(path string) string {
-	segs := strings.Split(path, "/")
-	for i, s := range segs {
-		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
-			segs[i] = ":" + s[1:len(s)-1]
-		}
-	}
-	return strings.Join(segs, "/")
 }
