@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,30 @@ func TestParseAppConfig(t *testing.T) {
 	}
 }
 
+func TestParseAppConfigBuild(t *testing.T) {
+	tests := []struct {
+		name, json string
+		want       host.BuildConfig
+	}{
+		{"absent", `{}`, host.BuildConfig{}},
+		{"null", `{"build": null}`, host.BuildConfig{}},
+		{"command alone", `{"build": {"command": "make wasm"}}`, host.BuildConfig{Command: "make wasm"}},
+		{"command and globs", `{"build": {"command": "npm run asbuild", "watch": ["assembly/**/*.ts", "package.json", "**", "src/[a-z]?.ts"]}}`,
+			host.BuildConfig{Command: "npm run asbuild", Watch: []string{"assembly/**/*.ts", "package.json", "**", "src/[a-z]?.ts"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := host.ParseAppConfig("endpoints.json", []byte(tt.json))
+			if err != nil {
+				t.Fatalf("ParseAppConfig(%s): %v", tt.json, err)
+			}
+			if got := cfg.Build; got.Command != tt.want.Command || !slices.Equal(got.Watch, tt.want.Watch) {
+				t.Errorf("build = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestParseAppConfigErrors(t *testing.T) {
 	tests := []struct{ name, json, want string }{
 		{"unknown top-level key", `{"limts": {}}`, `"limts"`},
@@ -46,6 +71,19 @@ func TestParseAppConfigErrors(t *testing.T) {
 		{"openApi path without slash", `{"openApi": {"path": "schema"}}`, `must start with /`},
 		{"unknown openApi key", `{"openApi": {"titel": "x"}}`, `titel`},
 		{"not JSON", `{"limits": `, `endpoints.json`},
+		{"build without a command", `{"build": {"watch": ["src/*.ts"]}}`, `/build/command: required when "build" is present`},
+		{"empty build", `{"build": {}}`, `/build/command: required`},
+		{"blank build command", `{"build": {"command": "  "}}`, `/build/command: required`},
+		{"unknown build key", `{"build": {"command": "make", "watched": []}}`, `unknown key "watched"; allowed here: command, watch`},
+		{"watch of the wrong type", `{"build": {"command": "make", "watch": "src/*.ts"}}`, `/build/watch`},
+		{"empty watch pattern", `{"build": {"command": "make", "watch": ["src/*.ts", ""]}}`, `/build/watch/1: "" is empty`},
+		{"absolute watch pattern", `{"build": {"command": "make", "watch": ["/src/*.ts"]}}`, `/build/watch/0: "/src/*.ts" must be relative to the app`},
+		{"watch pattern leaving the app", `{"build": {"command": "make", "watch": ["../lib/*.ts"]}}`, `/build/watch/0: "../lib/*.ts" must not leave the app`},
+		{"unclean watch pattern", `{"build": {"command": "make", "watch": ["./src//*.ts"]}}`, `/build/watch/0: "./src//*.ts" is not a clean path; write "src/*.ts"`},
+		{"trailing slash", `{"build": {"command": "make", "watch": ["src/"]}}`, `/build/watch/0: "src/" is not a clean path`},
+		{"** inside a segment", `{"build": {"command": "make", "watch": ["src/a**/*.ts"]}}`, `/build/watch/0: "src/a**/*.ts" uses "**" inside the segment "a**"`},
+		{"bad class", `{"build": {"command": "make", "watch": ["ok/*.ts", "src/[a-/*.ts"]}}`, `/build/watch/1: "src/[a-/*.ts" is not a valid glob (syntax error in pattern)`},
+		{"trailing backslash", `{"build": {"command": "make", "watch": ["src/x\\"]}}`, `/build/watch/0: "src/x\\" is not a valid glob`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -84,9 +84,31 @@ func (c *console) built(b guestbuild.Built) {
 	c.event(false, fields, fmt.Sprintf("built %s from %s in %s", b.Module, b.Path, b.Took.Round(time.Millisecond)))
 }
 
+// ran prints one run of the app's build command; a failed one with what
+// the command printed.
+func (c *console) ran(r commandRun) {
+	fields := map[string]any{"event": "command", "command": r.Command, "changed": r.Changed, "tookMs": r.Took.Milliseconds()}
+	trigger := ""
+	if len(r.Changed) > 0 {
+		trigger = " (" + strings.Join(r.Changed, ", ") + " changed)"
+	}
+	if r.Err != nil {
+		fields["error"] = r.Err.Error()
+		fields["output"] = string(r.Output)
+		out := strings.TrimRight(string(r.Output), "\n")
+		if out != "" {
+			out = "\n" + out
+		}
+		c.event(true, fields, fmt.Sprintf("%v%s; the last good modules keep serving:%s", r.Err, trigger, out))
+		return
+	}
+	c.event(false, fields, fmt.Sprintf("ran `%s` in %s%s", r.Command, r.Took.Round(time.Millisecond), trigger))
+}
+
 // devLoop runs beside the server under `endpoints dev`: the host reloads
-// modules that change (Host.Watch), and a save of a route source rebuilds
-// the modules it affects, whose new bytes the host then loads.
+// modules that change (Host.Watch), a save of a route source rebuilds the
+// modules it affects, whose new bytes the host then loads, and a save of a
+// file the app's build command watches (endpoints.json "build") reruns it.
 func devLoop(ctx context.Context, app string, h *host.Host, c *console) {
 	go func() {
 		if err := h.Watch(ctx, c.reloaded); err != nil {
@@ -96,6 +118,17 @@ func devLoop(ctx context.Context, app string, h *host.Host, c *console) {
 	go func() {
 		if err := watchSources(ctx, app, c); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources failed: "+err.Error())
+		}
+	}()
+	cfg, err := host.LoadAppConfig(app)
+	if err != nil || cfg.Build.Command == "" || len(cfg.Build.Watch) == 0 {
+		return // Host.New read the same file; a bad one stopped the start
+	}
+	c.event(false, map[string]any{"event": "watch", "command": cfg.Build.Command, "watch": cfg.Build.Watch},
+		fmt.Sprintf("saves of %s rerun `%s`", strings.Join(cfg.Build.Watch, ", "), cfg.Build.Command))
+	go func() {
+		if err := watchBuildCommand(ctx, app, cfg.Build, c); err != nil {
+			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the build command's sources failed: "+err.Error())
 		}
 	}()
 }

@@ -41,7 +41,8 @@ Commands:
                modules reloaded while it runs
   serve APP    serve the app's built modules for production: any module that
                fails to load stops the start
-  build APP    compile the app's route sources into route modules (.wasm)
+  build APP    compile the app's route sources into route modules (.wasm),
+               then run the app's build command, if it has one
   routes APP   list the app's routes: method, path, kind, summary
   openapi APP  print the app's OpenAPI 3.1 document (-o FILE writes it)
   check APP    load every module, build the document, report every problem;
@@ -61,6 +62,11 @@ serves GET /api/users/:id. build compiles the route sources of APP:
        builds server/api/users/[id].get.wasm
   C    server/api/users/[id].get.c   builds server/api/users/[id].get.wasm
   WAT  server/routes/hello.get.wat   builds server/routes/hello.get.wasm
+Other sources (AssemblyScript, Rust, ...) are built by the app's own
+command, given in endpoints.json and run through sh -c in APP:
+  "build": {"command": "npm run asbuild", "watch": ["assembly/**/*.ts"]}
+dev reruns it when a file matching a watch pattern is saved ("*" stays in
+one directory, "**" spans any number).
 
 Flags of dev and serve:
   --addr HOST:PORT   address to listen on (default 127.0.0.1:3000)
@@ -152,20 +158,38 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitOK
 }
 
-// build compiles the app's sources, printing a line per module.
+// build compiles the app's sources, printing a line per module, then runs
+// the app's build command (endpoints.json "build") when it has one.
 func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
+	cfg, err := host.LoadAppConfig(app)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		return false
+	}
 	sources, err := guestbuild.Find(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
 	}
-	if len(sources) == 0 {
-		fmt.Fprintf(stdout, "no route sources under %s/server; nothing to build\n", app)
+	command := cfg.Build.Command
+	if len(sources) == 0 && command == "" {
+		fmt.Fprintf(stdout, "no route sources under %s/server and no build command in %s; nothing to build\n", app, host.AppConfigFile)
 		return true
 	}
+	if len(sources) > 0 && !buildSources(ctx, app, sources, stdout, stderr) {
+		return false
+	}
+	if command != "" {
+		return buildStep(ctx, app, command, stdout, stderr)
+	}
+	return true
+}
+
+// buildSources compiles the route sources, printing a line per module.
+func buildSources(ctx context.Context, app string, sources []guestbuild.Source, stdout, stderr io.Writer) bool {
 	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
 	start := time.Now()
-	_, err = guestbuild.App(ctx, app, app, func(b guestbuild.Built) {
+	_, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
 		if b.Err != nil {
 			fmt.Fprintf(stderr, "  FAIL %s (%s)\n", b.Module, b.Lang)
 			return

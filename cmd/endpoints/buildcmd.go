@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/wasmendpoints/endpoints/host"
+)
+
+// The app's own build step: the "build" member of endpoints.json (see
+// host.BuildConfig), run by `endpoints build` after the built-in builds and
+// again under `endpoints dev` whenever a file matching one of its watch
+// patterns is saved.
+
+// commandWaitDelay bounds how long a run waits, once the command has ended
+// or was stopped, for children it left holding its output open.
+const commandWaitDelay = 2 * time.Second
+
+// commandRun is one run of the app's build command.
+type commandRun struct {
+	Command string
+	// Changed lists the saved files that caused the run, relative to the
+	// app; empty for the run at start.
+	Changed []string
+	Took    time.Duration
+	// Output is what the command printed, standard output and error
+	// interleaved; kept by dev to show when the run fails.
+	Output []byte
+	Err    error
+}
+
+// runBuildCommand runs command through `sh -c` in the app directory, with
+// the environment of this process, its output going to stdout and stderr.
+// The error names the command and its exit code.
+func runBuildCommand(ctx context.Context, app, command string, stdout, stderr io.Writer) error {
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Dir = app
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = commandWaitDelay
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("build command `%s` (%s /build/command) was stopped: %w", command, host.AppConfigFile, ctx.Err())
+	case errors.As(err, &exit) && exit.ExitCode() >= 0:
+		return fmt.Errorf("build command `%s` (%s /build/command) exited with code %d", command, host.AppConfigFile, exit.ExitCode())
+	case errors.As(err, &exit):
+		return fmt.Errorf("build command `%s` (%s /build/command) ended by %s", command, host.AppConfigFile, exit.ProcessState)
+	}
+	return fmt.Errorf("build command `%s` (%s /build/command): %w", command, host.AppConfigFile, err)
+}
+
+// buildStep runs the app's build command for `endpoints build`, its output
+// streamed with a "  | " prefix, then prints one line saying how long it
+// took. false when it failed, with the reason on stderr.
+func buildStep(ctx context.Context, app, command string, stdout, stderr io.Writer) bool {
+	out, errOut := &prefixWriter{w: stdout, prefix: "  | "}, &prefixWriter{w: stderr, prefix: "  | "}
+	start := time.Now()
+	err := runBuildCommand(ctx, app, command, out, errOut)
+	out.end()
+	errOut.end()
+	if err != nil {
+		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
+		return false
+	}
+	fmt.Fprintf(stdout, "ran `%s` in %s\n", command, time.Since(start).Round(time.Millisecond))
+	return true
+}
+
+// prefixWriter writes prefix at the start of every line it passes on to w.
+// One goroutine writes to it at a time.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+	mid    bool // the last byte written was not a newline
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	var buf []byte
+	for len(b) > 0 {
+		if !p.mid {
+			buf = append(buf, p.prefix...)
+			p.mid = true
+		}
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			buf = append(buf, b...)
+			break
+		}
+		buf = append(buf, b[:i+1]...)
+		b = b[i+1:]
+		p.mid = false
+	}
+	if _, err := p.w.Write(buf); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// end finishes a last line that had no newline.
+func (p *prefixWriter) end() {
+	if p.mid {
+		_, _ = io.WriteString(p.w, "\n")
+		p.mid = false
+	}
+}
+
+// matchGlob reports whether name, a slash-separated path relative to the
+// app, matches pattern: path.Match syntax within each segment, and "**" as
+// a whole segment for any number of directories, none included. The
+// patterns were checked by host.ParseAppConfig; a malformed segment
+// matches nothing.
+//
+//	matchGlob("assembly/**/*.ts", "assembly/lib/util.ts") == true
+func matchGlob(pattern, name string) bool {
+	return matchSegments(strings.Split(pattern, "/"), strings.Split(name, "/"))
+}
+
+func matchSegments(pattern, name []string) bool {
+	for len(pattern) > 0 {
+		if pattern[0] == "**" {
+			for i := 0; i <= len(name); i++ {
+				if matchSegments(pattern[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pattern[0], name[0]); !ok {
+			return false
+		}
+		pattern, name = pattern[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// watched reports whether rel matches one of the patterns.
+func watched(patterns []string, rel string) bool {
+	return slices.ContainsFunc(patterns, func(p string) bool { return matchGlob(p, rel) })
+}
+
+// watchBuildCommand reruns the app's build command under `endpoints dev`
+// when files matching its watch patterns are saved: once a burst of saves
+// has been quiet for sourceQuiet, never two runs at once (saves during a
+// run start another when it ends). A failed run is reported and changes
+// nothing, so the last good modules keep serving; the modules a good run
+// writes are reloaded by Host.Watch. A valid edit of the command or the
+// patterns in endpoints.json takes effect at once; devLoop starts this
+// only when the app has both at start.
+func watchBuildCommand(ctx context.Context, app string, cfg host.BuildConfig, c *console) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	addSourceDirs(w, app)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	changed := map[string]bool{} // saved since the last run began
+	running := false
+	done := make(chan commandRun, 1)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-w.Errors:
+			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the build command's sources: "+err.Error())
+		case ev := <-w.Events:
+			if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() && ev.Has(fsnotify.Create) {
+				addSourceDirs(w, ev.Name)
+				continue
+			}
+			rel, err := filepath.Rel(app, ev.Name)
+			if err != nil || strings.HasPrefix(filepath.Base(rel), ".") {
+				continue
+			}
+			rel = filepath.ToSlash(rel)
+			if rel == host.AppConfigFile {
+				if next, err := host.LoadAppConfig(app); err == nil {
+					cfg = next.Build // a bad file is reported by Host.Watch
+				}
+				continue
+			}
+			if cfg.Command == "" || !watched(cfg.Watch, rel) {
+				continue
+			}
+			changed[rel] = true
+			if !running {
+				timer.Reset(sourceQuiet)
+			}
+		case <-timer.C:
+			if running || len(changed) == 0 {
+				continue
+			}
+			files := slices.Sorted(func(yield func(string) bool) {
+				for f := range changed {
+					if !yield(f) {
+						return
+					}
+				}
+			})
+			clear(changed)
+			running = true
+			go func(command string) {
+				var out bytes.Buffer
+				start := time.Now()
+				err := runBuildCommand(ctx, app, command, &out, &out)
+				done <- commandRun{Command: command, Changed: files, Took: time.Since(start), Output: out.Bytes(), Err: err}
+			}(cfg.Command)
+		case r := <-done:
+			running = false
+			if ctx.Err() == nil {
+				c.ran(r)
+			}
+			if len(changed) > 0 {
+				timer.Reset(sourceQuiet)
+			}
+		}
+	}
+}
