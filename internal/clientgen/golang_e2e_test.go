@@ -1,0 +1,171 @@
+package clientgen
+
+import (
+	"context"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// TestGoClientEndToEnd builds examples/users, serves it with the host in
+// development (where every answer is checked against its contract),
+// generates the Go client from the document the host serves, and runs
+// testdata/goclient/users_test.go against it in a temporary module: the
+// generated code compiles (at Go 1.24), and its calls get real answers.
+func TestGoClientEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds examples/users and compiles a module")
+	}
+	var logs syncBuffer
+	h, err := host.New(context.Background(), buildUsersExample(t), host.Options{
+		Mode:     host.Development,
+		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
+		CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"),
+	})
+	if err != nil {
+		t.Fatalf("host.New: %v", err)
+	}
+	defer h.Close(context.Background())
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	doc, err := openapi.ParseDocument(h.Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Go(m, GoOptions{Package: "usersclient"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goTestModule(t, "usersclient", src, "users_test.go", "ENDPOINTS_USERS_URL="+srv.URL)
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("a guest answer broke its contract:\n%s", logs.String())
+	}
+}
+
+// TestGoClientFeatures generates the client of
+// testdata/goclient/features.openapi.json, which uses what the example app
+// does not (every parameter and body kind, several media types per status,
+// text events, unions, allOf, recursive and renamed types), and runs
+// testdata/goclient/features_test.go against scripted servers.
+func TestGoClientFeatures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a module")
+	}
+	src, err := Go(goFeaturesModel(t), GoOptions{Package: "features"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goTestModule(t, "features", src, "features_test.go")
+}
+
+// goTestModule writes the generated client src as package pkg of a
+// temporary module example.com/pkg (at Go 1.24, the oldest the client
+// supports) with the test file testdata/goclient/testFile beside it, and
+// runs go test there with env added to the environment.
+func goTestModule(t *testing.T, pkg string, src []byte, testFile string, env ...string) {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("go is not installed: %v", err)
+	}
+	test, err := os.ReadFile(filepath.Join("testdata", "goclient", testFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{
+		"go.mod":    []byte("module example.com/" + pkg + "\n\ngo 1.24\n"),
+		"client.go": src,
+		testFile:    test,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(goTool, "test", "-count=1", "-v", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=", "GOTOOLCHAIN=local")
+	cmd.Env = append(cmd.Env, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go test of the generated client: %v\n%s", err, out)
+	}
+	if testing.Verbose() {
+		t.Logf("%s", out)
+	}
+}
+
+// buildUsersExample builds examples/users into a temporary directory, as
+// endpoints build does, with its configuration files beside the modules.
+func buildUsersExample(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "examples", "users")
+	dir := t.TempDir()
+	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile} {
+		data, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
+		if err != nil {
+			continue // not every app has both
+		}
+		out := filepath.Join(dir, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := guestbuild.App(context.Background(), src, dir, nil); err != nil {
+		t.Fatalf("building examples/users: %v", err)
+	}
+	return dir
+}
+
+// syncBuffer is a log destination safe for the host's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// goFeaturesModel reads testdata/goclient/features.openapi.json.
+func goFeaturesModel(t *testing.T) *Model {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "goclient", "features.openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi.ParseDocument(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
