@@ -47,6 +47,8 @@ Commands:
   openapi APP  print the app's OpenAPI 3.1 document (-o FILE writes it)
   check APP    load every module, build the document, report every problem;
                serves nothing (exit 1 when anything is wrong)
+  client APP   generate a typed client: --lang ts (with --vue: useEndpoint)
+               or --lang go (--package NAME); -o FILE writes it
   new APP      create an app: a Go module, endpoints.json and the route
                GET /api/hello with its test (--sdk DIR: use a checkout)
   new route APP 'GET /api/things/:id'
@@ -105,6 +107,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdCheck(ctx, rest, stdout, stderr)
 	case "new":
 		return cmdNew(ctx, rest, stdout, stderr)
+	case "client":
+		return cmdClient(ctx, rest, stdout, stderr)
 	case "dev":
 		return cmdServe(ctx, rest, stdout, stderr, host.Development)
 	case "serve":
