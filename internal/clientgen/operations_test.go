@@ -10,7 +10,13 @@ import (
 // exampleModel reads the example app's document, as the host builds it.
 func exampleModel(t *testing.T) *Model {
 	t.Helper()
-	data, err := os.ReadFile("../../host/testdata/users.openapi.json")
+	return modelOf(t, "../../host/testdata/users.openapi.json")
+}
+
+// modelOf reads the model of a document file.
+func modelOf(t *testing.T, file string) *Model {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 func init() {
@@ -109,19 +107,7 @@ func TestTypeScriptGolden(t *testing.T) {
 // feature of the generator the example app does not have.
 func featuresModel(t *testing.T) *Model {
 	t.Helper()
-	data, err := os.ReadFile("testdata/features.openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := openapi.ParseDocument(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return modelOf(t, "testdata/features.openapi.json")
 }
 
 // TestTypeScriptFeaturesGolden pins the client of a document that uses
