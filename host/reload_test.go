@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,14 +65,16 @@ func summary(t *testing.T, h *host.Host) string {
 }
 
 // TestReloadUnderLoad replaces a module 50 times while clients keep
-// calling it: no request fails, every answer is one version's whole
-// answer, the document follows each version, and a broken version never
-// serves.
+// calling it and a second one, which meanwhile loses its contract, gets it
+// back, is deleted and re-added: no request fails, every answer is one
+// version's whole answer, the document follows each change, and a broken
+// version never serves.
 func TestReloadUnderLoad(t *testing.T) {
 	versions := [][]byte{assemble(t, versionModule(1, false)), assemble(t, versionModule(2, false))}
-	const rel = "server/api/v.get.wasm"
-	a := newApp(t).file(rel, versions[0])
-	path := filepath.Join(a.dir, filepath.FromSlash(rel))
+	wEndpoint, wPlain := assemble(t, versionModule(3, false)), assemble(t, versionModule(3, true))
+	const rel, relW = "server/api/v.get.wasm", "server/api/w.get.wasm"
+	a := newApp(t).file(rel, versions[0]).file(relW, wEndpoint)
+	path, pathW := filepath.Join(a.dir, filepath.FromSlash(rel)), filepath.Join(a.dir, filepath.FromSlash(relW))
 	h, _ := a.host(host.Options{Mode: host.Development})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -84,8 +87,12 @@ func TestReloadUnderLoad(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for !stop.Load() {
-				res, err := srv.Client().Get(srv.URL + "/api/v")
+			for i := 0; !stop.Load(); i++ {
+				route := "/api/v"
+				if i%2 == 1 {
+					route = "/api/w"
+				}
+				res, err := srv.Client().Get(srv.URL + route)
 				if err != nil {
 					t.Error(err)
 					return
@@ -96,24 +103,52 @@ func TestReloadUnderLoad(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				key := fmt.Sprintf("%d %s", res.StatusCode, body)
+				key := fmt.Sprintf("%s %d %s", route, res.StatusCode, body)
 				mu.Lock()
 				answers[key]++
 				mu.Unlock()
 			}
 		}()
 	}
+	wSummary := func() string {
+		var doc struct {
+			Paths map[string]map[string]struct{ Summary string }
+		}
+		if err := json.Unmarshal(h.Document(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Paths["/api/w"]["get"].Summary
+	}
 	for i := 1; i <= 50; i++ {
 		v := i % 2 // 1, 0, 1, ...: version 2, then 1, then 2...
 		if err := os.WriteFile(path, versions[v], 0o644); err != nil {
 			t.Fatal(err)
 		}
+		// The second module: plain, endpoint again, deleted, re-added.
+		var wDoc string
+		var err error
+		switch i % 4 {
+		case 1:
+			err = os.WriteFile(pathW, wPlain, 0o644)
+		case 2:
+			err, wDoc = os.WriteFile(pathW, wEndpoint, 0o644), "version 3"
+		case 3:
+			err = os.Remove(pathW)
+		case 0:
+			err, wDoc = os.WriteFile(pathW, wEndpoint, 0o644), "version 3"
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 		report := h.Reload(context.Background())
-		if len(report.Changed) != 1 || report.Changed[0] != rel || len(report.Problems) != 0 {
-			t.Fatalf("reload %d: %s, want %s changed", i, report, rel)
+		if len(report.Changed)+len(report.Added)+len(report.Removed) != 2 || !slices.Contains(report.Changed, rel) || len(report.Problems) != 0 {
+			t.Fatalf("reload %d: %s, want %s and %s changed", i, report, rel, relW)
 		}
 		if got, want := summary(t, h), fmt.Sprintf("version %d", v+1); got != want {
 			t.Fatalf("reload %d: the document says %q, want %q", i, got, want)
+		}
+		if got := wSummary(); got != wDoc {
+			t.Fatalf("reload %d: the document says %q for /api/w, want %q", i, got, wDoc)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -131,13 +166,16 @@ func TestReloadUnderLoad(t *testing.T) {
 	if got := summary(t, h); got != "version 1" {
 		t.Errorf("after the broken write the document says %q, want version 1", got)
 	}
+	notFound := `/api/w 404 {"statusCode":404,"statusMessage":"Not Found","data":{"path":"/api/w"}}`
 	for a := range answers {
-		if a != `200 {"version":1}` && a != `200 {"version":2}` {
+		switch a {
+		case `/api/v 200 {"version":1}`, `/api/v 200 {"version":2}`, `/api/w 200 {"version":3}`, notFound:
+		default:
 			t.Errorf("answer %q (all answers: %v)", a, answers)
 		}
 	}
-	if answers[`200 {"version":1}`] == 0 || answers[`200 {"version":2}`] == 0 {
-		t.Errorf("answers %v: want both versions served", answers)
+	if answers[`/api/v 200 {"version":1}`] == 0 || answers[`/api/v 200 {"version":2}`] == 0 || answers[`/api/w 200 {"version":3}`] == 0 {
+		t.Errorf("answers %v: want every version served", answers)
 	}
 	t.Logf("answers: %v", answers)
 
