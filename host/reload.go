@@ -285,6 +285,11 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 			}
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			if prev != nil && err == nil {
+				// A new Go module compiles for a second or more: say so
+				// before the reload's own line.
+				h.logger.Info("loading "+f, "module", f)
+			}
 			lf := &loadedFile{hash: hash}
 			if err == nil {
 				lf.route, err = h.loadRoute(ctx, f, data)
