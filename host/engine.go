@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -223,7 +222,7 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 		case len(key) == 0 || len(key) > abi.KVMaxKey || len(value) > abi.KVMaxValue || ttl < 0:
 			stack[0] = errno(abi.ErrInvalid)
 		default:
-			err := c.host.store.Set(c, c.host.namespace, string(key), bytes.Clone(value), time.Duration(ttl)*time.Second)
+			err := c.host.store.Set(c, c.host.namespace, string(key), value, time.Duration(ttl)*time.Second)
 			if err != nil {
 				stack[0] = errno(kvError(c, "set", err))
 				return

@@ -282,10 +282,10 @@ func (h *Host) completeIdempotency(w http.ResponseWriter, r *http.Request, c *ca
 	declared := c.op.contract.Responses[strconv.Itoa(status)]
 	for name, vs := range header {
 		if slices.Contains(replayedHeaders, name) || declared != nil && hasHeader(declared.Headers, name) {
-			kept[name] = slices.Clone(vs)
+			kept[name] = vs
 		}
 	}
-	err := h.store.Complete(ctx, key, lease, storage.Answer{Status: status, Header: kept, Body: slices.Clone(body)}, c.set.opts.Idempotency.replay())
+	err := h.store.Complete(ctx, key, lease, storage.Answer{Status: status, Header: kept, Body: body}, c.set.opts.Idempotency.replay())
 	switch {
 	case errors.Is(err, storage.ErrLeaseLost):
 		h.logger.Error("the request ran past its idempotency lease; its answer is not stored", "route", c.route.file, "lease", c.set.opts.Idempotency.lease())

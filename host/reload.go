@@ -318,38 +318,38 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 		} else if res.news && prev != nil {
 			report.note(f, true, old != nil)
 		}
-		r := lf.route
-		if r != nil && configChanged && !res.news {
-			// Same module, new routes configuration: a fresh route, so
-			// the configured statuses are the new ones.
-			if r, err = newRoute(r.rf, r.mod); err != nil {
-				t.problems = append(t.problems, err)
+		// built: the route was made now from new bytes, and its module
+		// belongs to no other table. A route reused from prev is shared
+		// with it, and requests read it: it is never changed, only
+		// rebuilt when the routes configuration changed.
+		r, built := lf.route, res.news && lf.err == nil
+		refuse := func(err error) {
+			t.problems = append(t.problems, err)
+			if res.news {
+				report.Problems = append(report.Problems, err)
+			}
+			if built {
+				r.mod.pool.retire(ctx)
+			}
+			t.files[f] = &loadedFile{hash: lf.hash, err: err}
+		}
+		if r != nil && !built && configChanged {
+			fresh, err := newRoute(r.rf, r.mod)
+			if err != nil {
+				refuse(err)
 				continue
 			}
+			r = fresh
 		}
-		if r != nil && (res.news || configChanged) {
+		if r != nil && (built || configChanged) {
 			if err := r.addConfigResponses(t.routesConfig); err != nil {
-				t.problems = append(t.problems, err)
-				if res.news {
-					report.Problems = append(report.Problems, err)
-				}
-				if lf.route == r && old == nil {
-					r.mod.pool.close(ctx)
-				}
-				t.files[f] = &loadedFile{hash: lf.hash, err: err}
+				refuse(err)
 				continue
 			}
 		}
 		if r != nil {
 			if err := t.router.Add(r.rf, r); err != nil {
-				t.problems = append(t.problems, err)
-				if res.news {
-					report.Problems = append(report.Problems, err)
-				}
-				t.files[f] = &loadedFile{hash: lf.hash, err: err}
-				if old == nil || old.route == nil || old.route.mod != r.mod {
-					r.mod.pool.retire(ctx)
-				}
+				refuse(err)
 				continue
 			}
 			t.routes = append(t.routes, r)

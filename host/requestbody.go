@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 	"github.com/wasmendpoints/endpoints/internal/mediatype"
 	"github.com/wasmendpoints/endpoints/internal/validation"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // bodyKind says how the host reads a request body of one declared type.
@@ -68,16 +70,10 @@ func (op *operation) compileBody(comp *validation.Contract, b *abi.Body, base st
 		op.bodySupported = []string{"application/json"}
 		return nil
 	}
-	for _, declared := range slices.Sorted(func(yield func(string) bool) {
-		for k := range b.Content {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, declared := range slices.Sorted(maps.Keys(b.Content)) {
 		mt, _, err := mime.ParseMediaType(declared)
 		if err != nil {
-			return fmt.Errorf("contract: %s/request/body/content/%s: %q is not a media type: %v", base, escapePointer(declared), declared, err)
+			return fmt.Errorf("contract: %s/request/body/content/%s: %q is not a media type: %v", base, openapi.EscapeToken(declared), declared, err)
 		}
 		typ, sub, _ := strings.Cut(mt, "/")
 		bt := &bodyType{declared: declared, typ: typ, sub: sub}
@@ -93,7 +89,7 @@ func (op *operation) compileBody(comp *validation.Contract, b *abi.Body, base st
 		}
 		m := b.Content[declared]
 		if bt.kind != bodyRaw && m != nil && m.Schema != nil {
-			if bt.schema, err = comp.Compile(base + "/request/body/content/" + escapePointer(declared) + "/schema"); err != nil {
+			if bt.schema, err = comp.Compile(base + "/request/body/content/" + openapi.EscapeToken(declared) + "/schema"); err != nil {
 				return err
 			}
 			bt.defaults = bt.schema.HasDefaults()
@@ -107,7 +103,7 @@ func (op *operation) compileBody(comp *validation.Contract, b *abi.Body, base st
 				for _, t := range strings.Split(e.ContentType, ",") {
 					canon, _, err := mediatype.Parse(strings.TrimSpace(t))
 					if err != nil {
-						return fmt.Errorf("contract: %s/request/body/content/%s/encoding/%s/contentType: %q: %v", base, escapePointer(declared), escapePointer(field), t, err)
+						return fmt.Errorf("contract: %s/request/body/content/%s/encoding/%s/contentType: %q: %v", base, openapi.EscapeToken(declared), openapi.EscapeToken(field), t, err)
 					}
 					bt.encoding[field] = append(bt.encoding[field], canon)
 				}
@@ -117,11 +113,6 @@ func (op *operation) compileBody(comp *validation.Contract, b *abi.Body, base st
 		op.bodySupported = append(op.bodySupported, declared)
 	}
 	return nil
-}
-
-// escapePointer escapes a JSON pointer token (RFC 6901).
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // bodyTypeFor picks the declared type a request's Content-Type matches,

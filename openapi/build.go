@@ -299,7 +299,7 @@ func (s *source) def(name string) (json.RawMessage, bool) {
 func (b *builder) schema(src *source, ptr string, raw json.RawMessage) jsontext.Value {
 	out, err := rewriteRefs(jsontext.Value(raw), ptr, func(name, rp string) {
 		if _, ok := src.def(name); !ok {
-			b.errorf("%s: %s: %q names no entry of \"$defs\"", src.file, rp, defsPrefix+escapeToken(name))
+			b.errorf("%s: %s: %q names no entry of \"$defs\"", src.file, rp, defsPrefix+EscapeToken(name))
 		}
 	})
 	if err != nil {
@@ -320,7 +320,7 @@ func (b *builder) liftDefs(src *source, ptr string, defs map[string]json.RawMess
 		if seen && prev.raw == raw {
 			continue // the very same text: shared
 		}
-		dp := ptr + "/" + escapeToken(name)
+		dp := ptr + "/" + EscapeToken(name)
 		v := b.schema(src, dp, defs[name])
 		if v == nil {
 			continue
@@ -546,7 +546,7 @@ func (b *builder) parameters(op *Operation, src *source) []*Parameter {
 	for _, name := range slices.Sorted(maps.Keys(params.props)) {
 		if !slices.Contains(names, name) {
 			b.errorf("%s: /request/params/properties/%s: %q is not a parameter of %s; the path has %s",
-				op.File, escapeToken(name), name, op.Path, listOrNone(names))
+				op.File, EscapeToken(name), name, op.Path, listOrNone(names))
 		}
 	}
 	for _, name := range names {
@@ -679,7 +679,7 @@ func (b *builder) addDeclared(rs *responseSet, src *source, ptr, status string, 
 		if strings.EqualFold(name, "content-type") {
 			continue
 		}
-		s := b.schema(src, ptr+"/headers/"+escapeToken(name), r.Headers[name])
+		s := b.schema(src, ptr+"/headers/"+EscapeToken(name), r.Headers[name])
 		h := &Header{Schema: s, Description: annotationsOf(s).Description}
 		if headers == nil {
 			headers = map[string]*Header{}

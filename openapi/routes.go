@@ -168,7 +168,7 @@ func (p *configParser) object(ptr string, v jsontext.Value, allowed ...string) m
 	if allowed != nil {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if !slices.Contains(allowed, k) {
-				p.add(ptr+"/"+escapeToken(k), "unknown member %q; allowed: %s", k, strings.Join(allowed, ", "))
+				p.add(ptr+"/"+EscapeToken(k), "unknown member %q; allowed: %s", k, strings.Join(allowed, ", "))
 			}
 		}
 	}
@@ -236,7 +236,7 @@ func (p *configParser) scope(ptr string, v jsontext.Value) *RouteScope {
 		if mm := p.object(ptr+"/methods", ms); mm != nil {
 			s.Methods = map[string]*MethodScope{}
 			for _, name := range slices.Sorted(maps.Keys(mm)) {
-				mp := ptr + "/methods/" + escapeToken(name)
+				mp := ptr + "/methods/" + EscapeToken(name)
 				if !slices.Contains(routefile.Methods, name) {
 					hint := ""
 					if slices.Contains(routefile.Methods, strings.ToLower(name)) {
@@ -265,7 +265,7 @@ func (p *configParser) responses(ptr string, v jsontext.Value) map[string]*abi.R
 	}
 	out := map[string]*abi.Response{}
 	for _, status := range slices.Sorted(maps.Keys(m)) {
-		sp := ptr + "/" + escapeToken(status)
+		sp := ptr + "/" + EscapeToken(status)
 		if !validStatus(status) {
 			p.add(sp, "status %q: want three digits from 100 to 599, such as \"404\"", status)
 			continue
@@ -331,7 +331,7 @@ func (p *configParser) response(ptr string, v jsontext.Value) *abi.Response {
 		if hm := p.object(ptr+"/headers", h); hm != nil {
 			r.Headers = map[string]json.RawMessage{}
 			for _, name := range slices.Sorted(maps.Keys(hm)) {
-				if p.schema(ptr+"/headers/"+escapeToken(name), hm[name]) {
+				if p.schema(ptr+"/headers/"+EscapeToken(name), hm[name]) {
 					r.Headers[name] = json.RawMessage(hm[name])
 				}
 			}
@@ -358,7 +358,7 @@ func (p *configParser) compile(data []byte, cfg *RoutesConfig) {
 		raw, _ := lookupPointer(data, ptr)
 		_, _ = rewriteRefs(raw, ptr, func(name, rp string) {
 			if _, ok := cfg.Defs[name]; !ok {
-				p.add(rp, "names %q, which is not an entry of \"$defs\"%s", defsPrefix+escapeToken(name), defined(cfg.Defs))
+				p.add(rp, "names %q, which is not an entry of \"$defs\"%s", defsPrefix+EscapeToken(name), defined(cfg.Defs))
 			}
 		})
 	}
@@ -466,7 +466,7 @@ func (c *RoutesConfig) declarations(method, path string, used func(pattern, meth
 	add := func(ptr string, rs map[string]*abi.Response) {
 		for _, st := range slices.Sorted(maps.Keys(rs)) {
 			if rs[st] != nil {
-				out = append(out, declared{status: st, resp: rs[st], ptr: ptr + "/" + escapeToken(st)})
+				out = append(out, declared{status: st, resp: rs[st], ptr: ptr + "/" + EscapeToken(st)})
 			}
 		}
 	}

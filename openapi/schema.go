@@ -179,12 +179,13 @@ func quote(s string) jsontext.Value {
 	return v
 }
 
-// escapeToken escapes a JSON pointer reference token (RFC 6901 §3).
-func escapeToken(t string) string {
+// EscapeToken escapes a JSON Pointer reference token (RFC 6901 §3):
+// "application/json" → "application~1json".
+func EscapeToken(t string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
 }
 
-// unescapeToken undoes escapeToken.
+// unescapeToken undoes EscapeToken.
 func unescapeToken(t string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 }
@@ -194,7 +195,7 @@ func pointer(tokens ...string) string {
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')
-		b.WriteString(escapeToken(t))
+		b.WriteString(EscapeToken(t))
 	}
 	return b.String()
 }

@@ -208,7 +208,7 @@ func (v *validator) pathItem(ptr, template string, item *PathItem) {
 			v.add(optr+"/responses", "an operation needs at least one response")
 		}
 		for _, st := range slices.Sorted(maps.Keys(op.Responses)) {
-			v.response(optr+"/responses/"+escapeToken(st), op.Responses[st])
+			v.response(optr+"/responses/"+EscapeToken(st), op.Responses[st])
 		}
 	}
 }
@@ -269,7 +269,7 @@ func (v *validator) response(ptr string, r *Response) {
 		v.add(ptr+"/description", "is required")
 	}
 	for _, n := range slices.Sorted(maps.Keys(r.Headers)) {
-		v.header(ptr+"/headers/"+escapeToken(n), r.Headers[n])
+		v.header(ptr+"/headers/"+EscapeToken(n), r.Headers[n])
 	}
 	v.content(ptr+"/content", r.Content)
 }
@@ -277,7 +277,7 @@ func (v *validator) response(ptr string, r *Response) {
 func (v *validator) content(ptr string, c map[string]*MediaType) {
 	for _, mt := range slices.Sorted(maps.Keys(c)) {
 		if m := c[mt]; m != nil && m.Schema != nil {
-			v.schemas = append(v.schemas, ptr+"/"+escapeToken(mt)+"/schema")
+			v.schemas = append(v.schemas, ptr+"/"+EscapeToken(mt)+"/schema")
 		}
 	}
 }
@@ -409,7 +409,7 @@ func (v *validator) refs(ptr string, node, root any) {
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(n)) {
-			v.refs(ptr+"/"+escapeToken(k), n[k], root)
+			v.refs(ptr+"/"+EscapeToken(k), n[k], root)
 		}
 	case []any:
 		for i, e := range n {

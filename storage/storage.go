@@ -4,7 +4,9 @@
 // ([NewMemory]) or shared by several hosts (package storage/redis); an
 // embedder may bring its own through host.Options.Store.
 //
-// Every method is safe for concurrent use. Methods that reach a remote
+// Every method is safe for concurrent use, and a store copies what it
+// keeps: callers may reuse the slices and headers they pass once a method
+// returns. Methods that reach a remote
 // service return an error wrapping [ErrUnavailable] when it cannot be
 // reached, so the host can answer 503 rather than guess.
 package storage

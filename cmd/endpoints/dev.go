@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -165,13 +166,7 @@ func watchSources(ctx context.Context, app string, c *console) error {
 			changed[filepath.ToSlash(rel)] = true
 			timer.Reset(sourceQuiet)
 		case <-timer.C:
-			files := slices.Sorted(func(yield func(string) bool) {
-				for f := range changed {
-					if !yield(f) {
-						return
-					}
-				}
-			})
+			files := slices.Sorted(maps.Keys(changed))
 			clear(changed)
 			sources, err := guestbuild.Find(app)
 			if err != nil {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // TSOptions configure [TypeScript].
@@ -282,7 +284,7 @@ func tsOneLine(s string) string {
 func (g *tsGen) schemas() error {
 	for _, name := range slices.Sorted(maps.Keys(g.s.schemas)) {
 		s := g.s.schemas[name]
-		t, err := g.s.typeOf(s, "#/components/schemas/"+tsPointerEscape(name), 0)
+		t, err := g.s.typeOf(s, "#/components/schemas/"+openapi.EscapeToken(name), 0)
 		if err != nil {
 			return fmt.Errorf("clientgen: %w", err)
 		}
@@ -462,7 +464,7 @@ func (g *tsGen) paramsType(ps []Param, part string, required bool) (string, erro
 		}
 		t := tsType{text: "EndpointHeaderValue"}
 		if tsScalarish(s) {
-			if t, err = g.s.typeOf(s, part+"/"+tsPointerEscape(p.Name), 2); err != nil {
+			if t, err = g.s.typeOf(s, part+"/"+openapi.EscapeToken(p.Name), 2); err != nil {
 				return "", err
 			}
 		}
@@ -555,7 +557,7 @@ func (g *tsGen) bodyType(c Content) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("body %s: %w", c.MediaType, err)
 	}
-	ptr := "requestBody/" + tsPointerEscape(c.MediaType)
+	ptr := "requestBody/" + openapi.EscapeToken(c.MediaType)
 	switch c.Kind() {
 	case KindJSON:
 		t, err := g.s.typeOf(s, ptr, 1)
@@ -644,7 +646,7 @@ func (g *tsGen) resultMembers(op tsOperation) ([]string, error) {
 			if err != nil {
 				return nil, fmt.Errorf("response %d %s: %w", r.Status, c.MediaType, err)
 			}
-			ptr := fmt.Sprintf("responses/%d/%s", r.Status, tsPointerEscape(c.MediaType))
+			ptr := fmt.Sprintf("responses/%d/%s", r.Status, openapi.EscapeToken(c.MediaType))
 			var body string
 			switch c.Kind() {
 			case KindJSON:

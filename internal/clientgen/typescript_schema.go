@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // This file turns JSON Schema 2020-12 into TypeScript types. The mapping,
@@ -352,7 +353,7 @@ func (c *tsSchemas) objectType(s map[string]any, ptr string, indent int, propert
 	}
 	if pp, ok := s["patternProperties"].(map[string]any); ok {
 		for _, pattern := range slices.Sorted(maps.Keys(pp)) {
-			t, err := c.typeOf(pp[pattern], ptr+"/patternProperties/"+tsPointerEscape(pattern), indent+1)
+			t, err := c.typeOf(pp[pattern], ptr+"/patternProperties/"+openapi.EscapeToken(pattern), indent+1)
 			if err != nil {
 				return tsType{}, err
 			}
@@ -372,7 +373,7 @@ func (c *tsSchemas) objectType(s map[string]any, ptr string, indent int, propert
 	anyOptional := false
 	for _, name := range names {
 		sub, declared := props[name]
-		subPtr := ptr + "/properties/" + tsPointerEscape(name)
+		subPtr := ptr + "/properties/" + openapi.EscapeToken(name)
 		var t tsType
 		replaced := false
 		if property != nil && declared {
@@ -445,7 +446,7 @@ func tsLiteralType(v any, ptr string, indent int) (tsType, error) {
 		var b strings.Builder
 		b.WriteString("{ ")
 		for i, k := range slices.Sorted(maps.Keys(v)) {
-			t, err := tsLiteralType(v[k], ptr+"/"+tsPointerEscape(k), indent)
+			t, err := tsLiteralType(v[k], ptr+"/"+openapi.EscapeToken(k), indent)
 			if err != nil {
 				return tsType{}, err
 			}
@@ -616,9 +617,4 @@ func tsJsString(s string) string {
 	e.SetEscapeHTML(false)
 	_ = e.Encode(s) // a string always encodes
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// tsPointerEscape escapes a JSON Pointer reference token (RFC 6901).
-func tsPointerEscape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

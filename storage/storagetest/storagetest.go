@@ -93,6 +93,16 @@ var idempotencyCases = []testCase{
 		}
 		wantCompleted(t, claim(t, s, "k", "fp1", long), "fp1", answer)
 	}},
+	{"the answer is copied: the caller may reuse what it passed", func(t *testing.T, s storage.Store) {
+		c := claim(t, s, "k", "fp1", long)
+		mine := storage.Answer{Status: answer.Status, Header: answer.Header.Clone(), Body: bytes.Clone(answer.Body)}
+		complete(t, s, "k", c.Lease, mine, long)
+		for k := range mine.Header {
+			mine.Header[k][0] = "changed"
+		}
+		clear(mine.Body)
+		wantCompleted(t, claim(t, s, "k", "fp1", long), "fp1", answer)
+	}},
 	{"completed record keeps its fingerprint", func(t *testing.T, s storage.Store) {
 		c := claim(t, s, "k", "fp1", long)
 		complete(t, s, "k", c.Lease, answer, long)
@@ -230,6 +240,14 @@ var kvCases = []testCase{
 		wantValue(t, s, "app", "k", "v1\x00\xff", true)
 		set(t, s, "app", "k", "v2", 0)
 		wantValue(t, s, "app", "k", "v2", true)
+	}},
+	{"the value is copied: the caller may reuse its slice", func(t *testing.T, s storage.Store) {
+		v := []byte("kept")
+		if err := s.Set(t.Context(), "app", "k", v, 0); err != nil {
+			t.Fatal(err)
+		}
+		copy(v, "lost")
+		wantValue(t, s, "app", "k", "kept", true)
 	}},
 	{"empty value exists", func(t *testing.T, s storage.Store) {
 		set(t, s, "app", "k", "", 0)
