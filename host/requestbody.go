@@ -58,8 +58,9 @@ func (bt *bodyType) specificity(typ, sub string) int {
 	return 0
 }
 
-// compileBody compiles the request body declaration of an operation.
-func (op *operation) compileBody(comp *validation.Contract, b *abi.Body, base string) error {
+// compileBody compiles the request body declaration of an operation of
+// the module file.
+func (op *operation) compileBody(comp *validation.Contract, file string, b *abi.Body, base string) error {
 	op.body, op.bodyRequired, op.bodyLimit = b, b.IsRequired(), b.MaxBytes
 	if b.Schema != nil {
 		s, err := comp.Compile(base + "/request/body/schema")
@@ -73,7 +74,7 @@ func (op *operation) compileBody(comp *validation.Contract, b *abi.Body, base st
 	for _, declared := range slices.Sorted(maps.Keys(b.Content)) {
 		mt, _, err := mime.ParseMediaType(declared)
 		if err != nil {
-			return fmt.Errorf("contract: %s/request/body/content/%s: %q is not a media type: %v", base, openapi.EscapeToken(declared), declared, err)
+			return fmt.Errorf("%s: contract: %s/request/body/content/%s: %q is not a media type: %v", file, base, openapi.EscapeToken(declared), declared, err)
 		}
 		typ, sub, _ := strings.Cut(mt, "/")
 		bt := &bodyType{declared: declared, typ: typ, sub: sub}
@@ -103,7 +104,7 @@ func (op *operation) compileBody(comp *validation.Contract, b *abi.Body, base st
 				for _, t := range strings.Split(e.ContentType, ",") {
 					canon, _, err := mediatype.Parse(strings.TrimSpace(t))
 					if err != nil {
-						return fmt.Errorf("contract: %s/request/body/content/%s/encoding/%s/contentType: %q: %v", base, openapi.EscapeToken(declared), openapi.EscapeToken(field), t, err)
+						return fmt.Errorf("%s: contract: %s/request/body/content/%s/encoding/%s/contentType: %q: %v", file, base, openapi.EscapeToken(declared), openapi.EscapeToken(field), t, err)
 					}
 					bt.encoding[field] = append(bt.encoding[field], canon)
 				}

@@ -131,8 +131,8 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 			return nil, err
 		}
 		if b := c.Request.Body; b != nil {
-			if err := op.compileBody(comp, b, base); err != nil {
-				return nil, fmt.Errorf("%s: %w", rf.File, err)
+			if err := op.compileBody(comp, rf.File, b, base); err != nil {
+				return nil, err
 			}
 		}
 	}

@@ -11,6 +11,7 @@ package validation
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -41,12 +42,36 @@ func NewContract(file string, contractJSON []byte) (*Contract, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
+	c.UseLoader(refuseLoader{})
 	url := fmt.Sprintf("file:///endpoints/contract-%d.json", resourceSeq.Add(1))
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("%s: contract: %w", file, err)
 	}
 	return &Contract{file: file, url: url, doc: doc, compiler: c}, nil
 }
+
+// ExternalRefError is the error of a contract whose schemas refer to
+// anything outside the contract: a file ("file:///etc/passwd", a relative
+// "../x.json"), a URL ("https://..."), or a "$schema" that is not a
+// meta-schema built into the validator. Such a module fails its load: the
+// host never reads a file or the network on a guest's behalf.
+type ExternalRefError struct {
+	// URL is the reference as resolved against the contract.
+	URL string
+}
+
+func (e *ExternalRefError) Error() string {
+	return fmt.Sprintf("refers to %q, which is outside the contract: a contract's schemas may refer only to the contract itself (\"$ref\": \"#/$defs/Name\"); move the schema into its $defs", e.URL)
+}
+
+// refuseLoader refuses every URL the compiler asks for, so compiling a
+// contract never touches the filesystem or the network (SPEC.md §5: guests
+// get neither). Only the draft meta-schemas built into jsonschema/v6 and
+// the contract itself resolve.
+type refuseLoader struct{}
+
+// Load implements jsonschema.URLLoader.
+func (refuseLoader) Load(url string) (any, error) { return nil, &ExternalRefError{URL: url} }
 
 // Schema is one compiled schema of the contract with what the host needs to
 // coerce and complete values before validating them.
@@ -64,6 +89,12 @@ func (c *Contract) Compile(pointer string) (*Schema, error) {
 	}
 	sch, err := c.compiler.Compile(c.url + "#" + pointer)
 	if err != nil {
+		// jsonschema's LoadURLError does not unwrap to the loader's error.
+		var load *jsonschema.LoadURLError
+		var ext *ExternalRefError
+		if errors.As(err, &load) && errors.As(load.Err, &ext) {
+			return nil, fmt.Errorf("%s: contract: %s: %w", c.file, pointer, ext)
+		}
 		return nil, fmt.Errorf("%s: contract: %s: %s", c.file, pointer, strings.ReplaceAll(err.Error(), c.url, "contract"))
 	}
 	return &Schema{compiled: sch, plan: c.planFor(raw, 0)}, nil
