@@ -168,7 +168,10 @@ const (
 
 	// ImportResponseSetHeader replaces a response header.
 	// [ErrInvalid] for a name that is not an HTTP token, a value holding
-	// CR, LF or NUL, or a header the host owns ([ForbiddenResponseHeaders]).
+	// CR, LF or NUL, or a header the host owns ([ForbiddenResponseHeaders]);
+	// also once the answer would hold more than [ResponseHeaderMaxCount]
+	// values or [ResponseHeaderMaxBytes] bytes, and then the call fails
+	// (500) whatever the handler does next.
 	//
 	//	response_set_header(name i32, name_len i32, value i32, value_len i32) -> errno i32
 	ImportResponseSetHeader = "response_set_header"
@@ -181,10 +184,13 @@ const (
 
 	// ImportResponseWrite appends buf to the response body and returns 0.
 	// An endpoint's JSON answer is buffered so the host can check it against
-	// the contract. A plain route's bytes, and an endpoint's answer whose
-	// status is declared as a media response (files, CSV, event streams),
-	// go to the client as written, each call flushed: set the status and
-	// headers first.
+	// the contract; a buffered answer larger than the host's
+	// limits.responseBytes (8 MiB by default) ends the call with a trap and
+	// the client gets a 500. A plain route's bytes, and an endpoint's answer
+	// whose status is declared as a media response (files, CSV, event
+	// streams), go to the client as written, each call flushed, and are not
+	// bounded in size, only by the call's deadline: set the status and
+	// headers first. [ErrIO] when the client went away or stopped reading.
 	//
 	//	response_write(buf i32, buf_len i32) -> errno i32
 	ImportResponseWrite = "response_write"
@@ -225,7 +231,8 @@ const (
 	ImportKVList = "kv_list"
 
 	// ImportLog writes a line to the host's log at a [LogLevel], tagged
-	// with the route.
+	// with the route. Lines longer than [LogMaxLine] are truncated, and a
+	// call's lines past [LogMaxPerCall] bytes are dropped.
 	//
 	//	log(level i32, msg i32, msg_len i32)
 	ImportLog = "log"
@@ -293,6 +300,29 @@ const (
 	KVMaxValue = 1 << 20
 	// KVListLimit is the most keys one kv_list call returns.
 	KVListLimit = 1000
+)
+
+// ContractMaxBytes is the largest contract (and runtime declaration) the
+// host reads: 1 MiB. A module exporting a larger one fails its load.
+const ContractMaxBytes = 1 << 20
+
+// Limits of the response and log functions: a guest that passes them gets
+// [ErrInvalid] (headers) or a truncated line (log), never unbounded host
+// memory or time.
+const (
+	// ResponseHeaderMaxCount is the most header values one answer may
+	// carry.
+	ResponseHeaderMaxCount = 100
+	// ResponseHeaderMaxBytes is the most bytes the names and values of one
+	// answer's headers may add up to.
+	ResponseHeaderMaxBytes = 64 << 10
+	// LogMaxLine is the longest log line, in bytes, whether written with
+	// [ImportLog] or to stdout or stderr; a longer one is cut there and
+	// marked as truncated, with its full length.
+	LogMaxLine = 8 << 10
+	// LogMaxPerCall is the most log bytes one call may write; the host
+	// drops the rest and says so once.
+	LogMaxPerCall = 1 << 20
 )
 
 // Error describes the code in a sentence.

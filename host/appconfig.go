@@ -41,6 +41,98 @@ type AppConfig struct {
 	// Build is the app's own build step, for sources the built-in builds
 	// do not know; see [BuildConfig].
 	Build BuildConfig `json:"build,omitzero"`
+	// Server bounds how long the HTTP server waits on slow and idle
+	// clients; see [ServerConfig].
+	Server ServerConfig `json:"server,omitzero"`
+}
+
+// ServerConfig is the "server" member of endpoints.json: the deadlines that
+// keep slow, idle and stalled clients from holding connections, goroutines
+// and guest instances. Zero fields take the defaults, which suit a server
+// facing the internet:
+//
+//	{"readHeaderTimeout": "10s", "readTimeout": "30s", "writeTimeout": "30s",
+//	 "idleTimeout": "60s", "maxHeaderBytes": 65536, "shutdownTimeout": "10s"}
+//
+// # Notes
+//
+//   - The host applies readTimeout and writeTimeout to every request itself
+//     (through http.ResponseController), so an embedder's own http.Server
+//     gets them too. readHeaderTimeout, idleTimeout and maxHeaderBytes are
+//     settings of the http.Server: `endpoints serve` and `dev` apply them
+//     ([Host.HTTPServer] builds such a server).
+//   - writeTimeout bounds each write, not the whole answer, so a long
+//     stream (Server-Sent Events) lives as long as its client keeps
+//     reading; a client that stops reading is dropped after writeTimeout.
+//   - They apply at the next start, except readTimeout and writeTimeout.
+type ServerConfig struct {
+	// ReadHeaderTimeout bounds reading a request's line and headers.
+	// Defaults to [DefaultReadHeaderTimeout].
+	ReadHeaderTimeout Duration `json:"readHeaderTimeout,omitzero"`
+	// ReadTimeout bounds reading a request's body, counted from the start
+	// of the request: a client that declares a body and sends it too
+	// slowly gets 408 (or, once a guest reads the body, the guest sees a
+	// read error). Defaults to [DefaultReadTimeout].
+	ReadTimeout Duration `json:"readTimeout,omitzero"`
+	// WriteTimeout bounds each write of an answer to the client. Defaults
+	// to [DefaultWriteTimeout].
+	WriteTimeout Duration `json:"writeTimeout,omitzero"`
+	// IdleTimeout is how long a keep-alive connection may wait for its next
+	// request. Defaults to [DefaultIdleTimeout].
+	IdleTimeout Duration `json:"idleTimeout,omitzero"`
+	// MaxHeaderBytes bounds the request line and headers. Defaults to
+	// [DefaultMaxHeaderBytes].
+	MaxHeaderBytes int `json:"maxHeaderBytes,omitzero"`
+	// ShutdownTimeout is how long `endpoints serve` waits for requests in
+	// flight when it is asked to stop (SIGINT, SIGTERM) before it stops
+	// their guests. Defaults to [DefaultShutdownTimeout].
+	ShutdownTimeout Duration `json:"shutdownTimeout,omitzero"`
+}
+
+// Defaults of [ServerConfig].
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 30 * time.Second
+	DefaultIdleTimeout       = 60 * time.Second
+	DefaultMaxHeaderBytes    = 64 << 10
+	DefaultShutdownTimeout   = 10 * time.Second
+)
+
+// withDefaults fills the zero fields of c with the defaults.
+func (c ServerConfig) withDefaults() ServerConfig {
+	def := func(d *Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = Duration(v)
+		}
+	}
+	def(&c.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	def(&c.ReadTimeout, DefaultReadTimeout)
+	def(&c.WriteTimeout, DefaultWriteTimeout)
+	def(&c.IdleTimeout, DefaultIdleTimeout)
+	def(&c.ShutdownTimeout, DefaultShutdownTimeout)
+	if c.MaxHeaderBytes <= 0 {
+		c.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	return c
+}
+
+// merge fills the zero fields of c from other.
+func (c ServerConfig) merge(other ServerConfig) ServerConfig {
+	fill := func(d *Duration, v Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	fill(&c.ReadHeaderTimeout, other.ReadHeaderTimeout)
+	fill(&c.ReadTimeout, other.ReadTimeout)
+	fill(&c.WriteTimeout, other.WriteTimeout)
+	fill(&c.IdleTimeout, other.IdleTimeout)
+	fill(&c.ShutdownTimeout, other.ShutdownTimeout)
+	if c.MaxHeaderBytes == 0 {
+		c.MaxHeaderBytes = other.MaxHeaderBytes
+	}
+	return c
 }
 
 // BuildConfig is the "build" member of endpoints.json: a command that
@@ -256,11 +348,12 @@ func LoadAppConfig(appDir string) (*AppConfig, error) {
 
 // allowedKeys names the keys of each object of endpoints.json, for errors.
 var allowedKeys = map[string]string{
-	"":              "openApi, limits, responseValidation, storage, idempotency, build",
+	"":              "openApi, limits, responseValidation, storage, idempotency, build, server",
+	"/server":       "readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, maxHeaderBytes, shutdownTimeout",
 	"/build":        "command, watch",
 	"/storage":      "driver, url, namespace, maxBytes",
 	"/idempotency":  "lease, replay, scopeHeader",
-	"/limits":       "bodyBytes, memoryBytes, timeout, instances",
+	"/limits":       "bodyBytes, memoryBytes, timeout, instances, responseBytes, loadTimeout",
 	"/openApi":      "enabled, title, version, path, docs",
 	"/openApi/docs": "path, assets",
 }
@@ -295,6 +388,10 @@ func ParseAppConfig(file string, data []byte) (*AppConfig, error) {
 		return nil, fmt.Errorf("%s: /limits/memoryBytes: must be at most 4 GiB, got %d", file, l.MemoryBytes)
 	case l.Instances < 0:
 		return nil, fmt.Errorf("%s: /limits/instances: must be positive, got %d", file, l.Instances)
+	case cfg.Server.MaxHeaderBytes < 0:
+		return nil, fmt.Errorf("%s: /server/maxHeaderBytes: must be positive, got %d", file, cfg.Server.MaxHeaderBytes)
+	case l.ResponseBytes < 0:
+		return nil, fmt.Errorf("%s: /limits/responseBytes: must be positive, got %d", file, l.ResponseBytes)
 	}
 	st := cfg.Storage
 	switch {

@@ -3,7 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
-	"io"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -29,16 +29,23 @@ type call struct {
 	op     *operation // nil for a plain route and while loading
 
 	// request side
-	req      *http.Request
-	loading  bool // reading the contract: no request
-	params   map[string]any
-	query    map[string]any
-	headers  map[string]any
-	body     any // validated JSON body
-	bodyRaw  []byte
-	bodyJSON bool // bodyRaw is the body as received and can be handed over as is
-	bodyPos  int
-	bodySrc  io.Reader // plain routes and raw bodies: the request body, read as the guest asks
+	req     *http.Request
+	loading bool // reading the contract: no request
+	// loadTimeout is the deadline's length of a loading call, for errors.
+	loadTimeout time.Duration
+	params      map[string]any
+	query       map[string]any
+	headers     map[string]any
+	body        any // validated JSON body
+	bodyRaw     []byte
+	bodyJSON    bool // bodyRaw is the body as received and can be handed over as is
+	bodyPos     int
+	bodySrc     *bodyLimit // plain routes and raw bodies: the request body, read as the guest asks
+	// bodyTouched: reading the body began (so a client that asked for
+	// 100-continue was told to send it); bodyRead: it was read whole, or
+	// discarded.
+	bodyTouched, bodyRead bool
+	start                 time.Time // when the request began, for server.readTimeout
 	// bodyPresent: the request carried a body of a declared type.
 	bodyPresent bool
 	contentType string                 // the body's media type, lower case, for the envelope
@@ -63,6 +70,15 @@ type call struct {
 	mediaType   string              // the negotiated type, for the envelope and Content-Type
 	wroteHeader bool
 	writeErr    error
+	// maxBuffer bounds the buffered answer (limits.responseBytes);
+	// headerCount and headerBytes count what the guest set in header.
+	maxBuffer                int64
+	headerCount, headerBytes int
+	// fault is why the call fails whatever the guest returns: it passed a
+	// limit the ABI answers with an errno (too many headers).
+	fault string
+	// logBytes counts what the call logged, against abi.LogMaxPerCall.
+	logBytes int
 
 	// interrupt
 	deadline int64 // unix nanoseconds
@@ -91,30 +107,42 @@ func callFrom(ctx context.Context) *call {
 // stop, or its client went away. It makes the call an interrupt.Expirer,
 // which the interrupt check asks directly.
 func (c *call) Expired() bool {
-	return c.stop.Load() || time.Now().UnixNano() > c.deadline || c.parent.Err() != nil
+	return c.stop.Load() || time.Now().UnixNano() > c.deadline || c.parent.Err() != nil ||
+		c.host != nil && c.host.halted.Load()
+}
+
+// stopped is closed when the host stops every call (Close), for host
+// functions that block; nil, which never fires, outside a host.
+func (c *call) stopped() <-chan struct{} {
+	if c.host == nil {
+		return nil
+	}
+	return c.host.halt
 }
 
 // reset prepares a pooled call for a request.
 func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op *operation, r *http.Request) {
-	timeout := set.opts.Limits.timeout()
+	timeout, now := set.opts.Limits.timeout(), time.Now()
 	*c = call{
-		parent:   ctx,
-		host:     h,
-		set:      set,
-		route:    rt,
-		op:       op,
-		req:      r,
-		status:   http.StatusOK,
-		header:   c.header,
-		buf:      c.buf,
-		envelope: c.envelope[:0],
-		scratch:  c.scratch[:0],
-		deadline: time.Now().Add(timeout).UnixNano(),
-		logger:   h.logger,
-		params:   reuse(c.params),
-		query:    reuse(c.query),
-		headers:  reuse(c.headers),
-		idemTee:  c.idemTee,
+		parent:    ctx,
+		host:      h,
+		set:       set,
+		route:     rt,
+		op:        op,
+		req:       r,
+		status:    http.StatusOK,
+		header:    c.header,
+		buf:       c.buf,
+		envelope:  c.envelope[:0],
+		scratch:   c.scratch[:0],
+		start:     now,
+		deadline:  now.Add(timeout).UnixNano(),
+		logger:    h.logger,
+		maxBuffer: set.opts.Limits.responseBytes(),
+		params:    reuse(c.params),
+		query:     reuse(c.query),
+		headers:   reuse(c.headers),
+		idemTee:   c.idemTee,
 	}
 	c.idemTee.Reset()
 	if c.header == nil {
@@ -134,8 +162,48 @@ func reuse(m map[string]any) map[string]any {
 	return m
 }
 
-// log writes a guest's log line.
-func (c *call) log(level abi.LogLevel, msg string) {
+// setHeader sets or adds a response header within the ABI's limits on
+// their number and size; past them the call fails (fault) and the guest
+// gets ErrInvalid.
+func (c *call) setHeader(name, value string, add bool) abi.Errno {
+	if c.fault != "" {
+		// Told once; a guest that goes on is stopped.
+		c.stop.Store(true)
+		return abi.ErrInvalid
+	}
+	key := http.CanonicalHeaderKey(name)
+	count, size := c.headerCount+1, c.headerBytes+len(key)+len(value)
+	if !add {
+		for _, v := range c.header[key] {
+			count--
+			size -= len(key) + len(v)
+		}
+	}
+	if count > abi.ResponseHeaderMaxCount || size > abi.ResponseHeaderMaxBytes {
+		c.fault = fmt.Sprintf("the handler set more response headers than the host allows (%d values, %d bytes)", abi.ResponseHeaderMaxCount, abi.ResponseHeaderMaxBytes)
+		return abi.ErrInvalid
+	}
+	if add {
+		c.header[key] = append(c.header[key], value)
+	} else {
+		c.header[key] = []string{value}
+	}
+	c.headerCount, c.headerBytes = count, size
+	return 0
+}
+
+// log writes a guest's log line, cut at abi.LogMaxLine; past
+// abi.LogMaxPerCall bytes in one call the rest is dropped, which the log
+// says once.
+func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
+	if c.logBytes > abi.LogMaxPerCall {
+		return
+	}
+	c.logBytes += len(line)
+	msg := logLine(line)
+	if c.logBytes > abi.LogMaxPerCall {
+		msg = fmt.Sprintf("%s [this call logged more than %d bytes; its further log lines are dropped]", msg, abi.LogMaxPerCall)
+	}
 	l := slog.LevelInfo
 	switch level {
 	case abi.LogDebug:
@@ -149,5 +217,5 @@ func (c *call) log(level abi.LogLevel, msg string) {
 	if c.route != nil {
 		file = c.route.file
 	}
-	c.logger.Log(c.parent, l, msg, "route", file)
+	c.logger.Log(c.parent, l, msg, append([]any{"route", file}, attrs...)...)
 }

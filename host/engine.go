@@ -1,10 +1,7 @@
 package host
 
 import (
-	"time"
-
-	"github.com/go-json-experiment/json/jsontext"
-
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -13,8 +10,10 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -31,13 +30,14 @@ type engine struct {
 	cacheDir    string // where compiled and instrumented modules are kept; "" for none
 	logger      *slog.Logger
 	memoryBytes int64 // the cap of each instance's memory
+	loadTimeout time.Duration
 }
 
 func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine, error) {
 	cfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(uint32(opts.Limits.memoryBytes() / 65536)).
 		WithCloseOnContextDone(false)
-	e := &engine{logger: logger, memoryBytes: opts.Limits.memoryBytes() / 65536 * 65536}
+	e := &engine{logger: logger, memoryBytes: opts.Limits.memoryBytes() / 65536 * 65536, loadTimeout: opts.Limits.loadTimeout()}
 	if dir := opts.cacheDir(); dir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
@@ -107,7 +107,7 @@ var i32 = api.ValueTypeI32
 func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 	b := r.NewHostModuleBuilder(abi.ImportModule)
 	def := func(name string, params, results []api.ValueType, fn api.GoModuleFunc) {
-		b.NewFunctionBuilder().WithGoModuleFunction(fn, params, results).Export(name)
+		b.NewFunctionBuilder().WithGoModuleFunction(withinDeadline(fn), params, results).Export(name)
 	}
 	def(abi.ImportRequestRead, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
 		c := callFrom(ctx)
@@ -310,23 +310,18 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 	})
 	header := func(fname string, add bool) api.GoModuleFunc {
 		return func(ctx context.Context, mod api.Module, stack []uint64) {
-			name := string(read(mod, fname, uint32(stack[0]), uint32(stack[1])))
-			value := string(read(mod, fname, uint32(stack[2]), uint32(stack[3])))
+			name := read(mod, fname, uint32(stack[0]), uint32(stack[1]))
+			value := read(mod, fname, uint32(stack[2]), uint32(stack[3]))
 			c := callFrom(ctx)
 			switch {
 			case c == nil || c.loading:
 				stack[0] = errno(abi.ErrState)
-			case !validHeader(name, value):
+			case len(name)+len(value) > abi.ResponseHeaderMaxBytes || !validHeader(string(name), string(value)):
 				stack[0] = errno(abi.ErrInvalid)
 			case c.wroteHeader:
 				stack[0] = errno(abi.ErrHeadersSent)
 			default:
-				if add {
-					c.header.Add(name, value)
-				} else {
-					c.header.Set(name, value)
-				}
-				stack[0] = 0
+				stack[0] = errno(c.setHeader(string(name), string(value), add))
 			}
 		}
 	}
@@ -344,11 +339,7 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 	def(abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, func(ctx context.Context, mod api.Module, stack []uint64) {
 		msg := read(mod, abi.ImportLog, uint32(stack[1]), uint32(stack[2]))
 		if c := callFrom(ctx); c != nil {
-			s := string(msg)
-			if !utf8.ValidString(s) {
-				s = strings.ToValidUTF8(s, "\uFFFD")
-			}
-			c.log(abi.LogLevel(int32(stack[0])), s)
+			c.log(abi.LogLevel(int32(stack[0])), msg)
 		}
 	})
 	_, err := b.Instantiate(ctx)
@@ -391,30 +382,108 @@ func isTokenChar(b byte) bool {
 }
 
 // moduleConfig is the sandbox of every instance: no filesystem, network,
-// arguments or environment; real clocks; crypto/rand; output to the log.
-func (e *engine) moduleConfig(file string) wazero.ModuleConfig {
-	out := &logWriter{logger: e.logger, file: file}
+// arguments or environment; real clocks; crypto/rand; output to the log;
+// sleeps that end at the call's deadline (see [guestSys]).
+func (e *engine) moduleConfig(g *guestSys) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions(abi.StartFunction).
-		WithSysWalltime().WithSysNanotime().WithSysNanosleep().
+		WithSysWalltime().WithSysNanotime().
+		WithNanosleep(g.sleep).
 		WithRandSource(rand.Reader).
-		WithStdout(out).WithStderr(out)
+		WithStdout(g).WithStderr(g)
 }
 
-// logWriter turns what a guest prints on stdout or stderr into log lines.
-type logWriter struct {
+// withinDeadline makes the time a host function takes count against the
+// call's deadline: a guest whose host calls (a slow write, a large log
+// line, a million header calls) carry it past the deadline, or whose
+// client left, is stopped when the function returns, as the interrupt
+// check stops guest code.
+func withinDeadline(fn api.GoModuleFunc) api.GoModuleFunc {
+	return func(ctx context.Context, mod api.Module, stack []uint64) {
+		fn(ctx, mod, stack)
+		if c, ok := ctx.(*call); ok && c.Expired() {
+			panic(interrupt.ErrInterrupted)
+		}
+	}
+}
+
+// guestSys is what the WASI functions of one instance see of the call it
+// serves. wazero's own sleep (poll_oneoff with a clock subscription, Go's
+// time.Sleep, C's nanosleep) sleeps the whole duration; this one wakes at
+// the call's deadline, when the client leaves or when the host stops the
+// call, and then stops the guest. What the guest writes to stdout and
+// stderr becomes the call's log lines, cut and budgeted like those of the
+// log function, and counts against the deadline too.
+//
+// It belongs to one instance, and so to one goroutine at a time: the pool
+// sets the call before each call (and during instantiation, for the start
+// function) and clears it after.
+type guestSys struct {
+	c      *call
 	logger *slog.Logger
 	file   string
 }
 
-func (w *logWriter) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		if line != "" {
-			w.logger.Info(line, "route", w.file, "stream", "guest output")
-		}
+func (g *guestSys) sleep(ns int64) {
+	c := g.c
+	if c == nil || ns <= 0 {
+		return
 	}
-	return len(p), nil
+	d := time.Duration(ns)
+	if left := time.Until(time.Unix(0, c.deadline)); d > left {
+		d = max(left, 0)
+	}
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+	case <-c.Done():
+		t.Stop()
+	case <-c.stopped():
+		t.Stop()
+	}
+	if c.Expired() {
+		panic(interrupt.ErrInterrupted)
+	}
 }
 
-var _ io.Writer = (*logWriter)(nil)
+// Write logs what the guest writes to stdout or stderr, a log line per
+// line.
+func (g *guestSys) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		line := p
+		if i := bytes.IndexByte(p, '\n'); i >= 0 {
+			line, p = p[:i], p[i+1:]
+		} else {
+			p = nil
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if g.c != nil {
+			g.c.log(abi.LogInfo, line, "stream", "guest output")
+		} else {
+			g.logger.Info(logLine(line), "route", g.file, "stream", "guest output")
+		}
+	}
+	if g.c != nil && g.c.Expired() {
+		panic(interrupt.ErrInterrupted)
+	}
+	return n, nil
+}
+
+// logLine turns a guest's log line into valid UTF-8 of at most
+// abi.LogMaxLine bytes, saying so when it cut it.
+func logLine(msg []byte) string {
+	if len(msg) <= abi.LogMaxLine {
+		if utf8.Valid(msg) {
+			return string(msg)
+		}
+		return strings.ToValidUTF8(string(msg), "\uFFFD")
+	}
+	cut := strings.ToValidUTF8(string(msg[:abi.LogMaxLine]), "\uFFFD")
+	return fmt.Sprintf("%s… [truncated: the line has %d bytes; log lines keep %d]", cut, len(msg), abi.LogMaxLine)
+}
+
+var _ io.Writer = (*guestSys)(nil)

@@ -3,16 +3,19 @@ package host
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/interrupt"
 )
 
 // envelopeJSON encodes the request envelope (abi.Envelope) on first use; a
@@ -243,15 +246,14 @@ func (c *call) readBody(dst []byte) (int, abi.Errno) {
 	if c.bodySrc == nil || len(dst) == 0 {
 		return 0, 0
 	}
+	c.bodyTouched = true
 	n, err := io.ReadFull(c.bodySrc, dst)
 	switch {
 	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return n, 0
+	case errors.Is(err, errBodyTooLarge):
+		return 0, abi.ErrBodyTooLarge
 	default:
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return 0, abi.ErrBodyTooLarge
-		}
 		return 0, abi.ErrIO
 	}
 }
@@ -273,7 +275,18 @@ func (c *call) write(data []byte) abi.Errno {
 			}
 		}
 	}
+	if c.fault != "" {
+		return abi.ErrInvalid
+	}
+	if c.w != nil && !c.wroteHeader && c.Expired() {
+		// Past the deadline before the first byte: a clean 500 is still
+		// possible.
+		panic(interrupt.ErrInterrupted)
+	}
 	if c.w == nil {
+		if c.maxBuffer > 0 && int64(c.buf.Len())+int64(len(data)) > c.maxBuffer {
+			panic(&limitError{fmt.Sprintf("the handler wrote an answer of more than %d bytes (limits.responseBytes); declare a media response to stream large answers", c.maxBuffer)})
+		}
 		c.buf.Write(data)
 		return 0
 	}
@@ -286,8 +299,11 @@ func (c *call) write(data []byte) abi.Errno {
 	if c.req.Method == http.MethodHead {
 		return 0
 	}
+	// Each write must be taken within server.writeTimeout, and by the
+	// call's deadline: a client that stops reading a stream ends it.
+	setWriteDeadline(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.server.WriteTimeout)).UnixNano(), c.deadline)))
 	if _, err := c.w.Write(data); err != nil {
-		c.writeErr = err
+		c.clientGone(err)
 		return abi.ErrIO
 	}
 	if c.idemLease != "" && !c.idemOverflow {
@@ -300,12 +316,26 @@ func (c *call) write(data []byte) abi.Errno {
 	}
 	if c.flush {
 		if err := http.NewResponseController(c.w).Flush(); err != nil {
-			c.writeErr = err
+			c.clientGone(err)
 			return abi.ErrIO
 		}
 	}
 	return 0
 }
+
+// clientGone records that writing to the client failed (it left, or
+// stopped reading until the write deadline) and stops the guest at its
+// next check: nobody will read what it writes.
+func (c *call) clientGone(err error) {
+	c.writeErr = err
+	c.stop.Store(true)
+}
+
+// limitError is the trap a host function raises when a guest passes one of
+// the host's limits (limits.responseBytes); its message says which.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
 
 // commit sends a plain route's status and headers.
 func (c *call) commit() {

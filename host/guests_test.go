@@ -25,6 +25,7 @@ type watModule struct {
 	contract string
 	handle   string // WAT instructions leaving an i32 on the stack
 	extra    string // more module fields (functions, data)
+	imports  string // more imports (WASI functions)
 	version  int    // ABI version the module claims; 0 means 1
 }
 
@@ -39,13 +40,14 @@ const watImports = `
   (import "endpoints" "kv_incr" (func $kv_incr (param i32 i32 i64 i32) (result i32)))
   (import "endpoints" "response_set_status" (func $set_status (param i32) (result i32)))
   (import "endpoints" "response_set_header" (func $set_header (param i32 i32 i32 i32) (result i32)))
+  (import "endpoints" "response_add_header" (func $add_header (param i32 i32 i32 i32) (result i32)))
   (import "endpoints" "response_write" (func $write (param i32 i32) (result i32)))
   (import "endpoints" "log" (func $log (param i32 i32 i32)))
 `
 
 func (m watModule) source() string {
 	var b strings.Builder
-	b.WriteString("(module\n" + watImports + "  (memory (export \"memory\") 4)\n")
+	b.WriteString("(module\n" + watImports + m.imports + "  (memory (export \"memory\") 4)\n")
 	v := m.version
 	if v == 0 {
 		v = 1

@@ -69,6 +69,7 @@ func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table,
 func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *pool) bool {
 	c.status = c.failure.Status
 	clear(c.header)
+	c.headerCount, c.headerBytes, c.fault = 0, 0, ""
 	c.buf.Reset()
 	in, err := p.get(c)
 	if err != nil {
@@ -80,7 +81,7 @@ func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *pool)
 	if err == nil {
 		code = int32(res[0])
 	}
-	ok := err == nil && (code == abi.HookAnswered || code == abi.HookDeclined)
+	ok := err == nil && (code == abi.HookAnswered || code == abi.HookDeclined) && c.fault == ""
 	p.put(r.Context(), in, ok)
 	switch {
 	case ok && code == abi.HookAnswered:

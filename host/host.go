@@ -54,6 +54,10 @@ type Host struct {
 	ownStore  bool
 	namespace string
 	reloadMu  sync.Mutex // one Reload at a time
+	// halt is closed, and halted set, when Close stops the calls still
+	// running: guests stop at their next interrupt check or host call.
+	halt   chan struct{}
+	halted atomic.Bool
 }
 
 // table is one loaded version of the app's routes. It is built whole and
@@ -117,7 +121,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e}
+	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e, halt: make(chan struct{})}
 	h.calls.New = func() any { return new(call) }
 	if err := h.openStore(ctx); err != nil {
 		_ = e.close(ctx)

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,10 +12,12 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 )
 
-// loadTimeout bounds instantiation and contract reading at load time.
-const loadTimeout = 30 * time.Second
-
-func loadDeadline() int64 { return time.Now().Add(loadTimeout).UnixNano() }
+// loadCall returns the call that runs a module's code at load: its start
+// function, endpoints_abi_version and the contract or declaration export,
+// together bounded by limits.loadTimeout.
+func (e *engine) loadCall(ctx context.Context, file string) *call {
+	return &call{parent: ctx, loading: true, logger: e.logger, deadline: time.Now().Add(e.loadTimeout).UnixNano(), loadTimeout: e.loadTimeout, route: &route{file: file}}
+}
 
 // instrument rewrites a module so that it calls the interrupt check every
 // interrupt.DefaultPeriod loop iterations or calls; see

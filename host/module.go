@@ -1,12 +1,15 @@
 package host
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/abi/contract"
@@ -41,8 +44,7 @@ func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route
 		return nil, fmt.Errorf("%s: %w", rf.File, err)
 	}
 	m := &module{file: rf.File, pool: newPool(e, compiled, rf.File, poolSize)}
-	lc := &call{parent: ctx, loading: true, logger: e.logger, deadline: loadDeadline()}
-	lc.route = &route{file: rf.File}
+	lc := e.loadCall(ctx, rf.File)
 	in, err := m.pool.warm(lc)
 	if err != nil {
 		_ = compiled.Close(ctx)
@@ -55,25 +57,16 @@ func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route
 			_ = compiled.Close(ctx)
 		}
 	}()
-	res, err := in.mod.ExportedFunction(abi.ExportABIVersion).Call(lc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: calling %s: %w", rf.File, abi.ExportABIVersion, err)
+	if err := checkVersion(in, lc, rf.File); err != nil {
+		return nil, err
 	}
-	if v := int32(res[0]); v != abi.Version {
-		return nil, fmt.Errorf("%s: built for ABI v%d, this host speaks ABI v%d: rebuild it with a current SDK", rf.File, v, abi.Version)
-	}
-	if fn := in.mod.ExportedFunction(abi.ExportContract); fn != nil {
-		res, err := fn.Call(lc)
+	if in.mod.ExportedFunction(abi.ExportContract) != nil {
+		b, err := exportedBytes(in, lc, rf.File, abi.ExportContract, abi.ContractMaxBytes)
 		if err != nil {
-			return nil, fmt.Errorf("%s: calling %s: %w", rf.File, abi.ExportContract, err)
+			return nil, err
 		}
-		off, n := uint32(res[0]>>32), uint32(res[0])
-		if n > 0 {
-			b, okRead := in.mod.Memory().Read(off, n)
-			if !okRead {
-				return nil, fmt.Errorf("%s: %s returned memory [%d, %d) outside the module's memory", rf.File, abi.ExportContract, off, uint64(off)+uint64(n))
-			}
-			m.contractJSON = append([]byte(nil), b...)
+		if len(b) > 0 {
+			m.contractJSON = b
 			c, err := contract.Parse(rf.File, m.contractJSON, contract.Options{Method: rf.Method})
 			if err != nil {
 				return nil, err
@@ -81,9 +74,79 @@ func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route
 			m.contract = c
 		}
 	}
+	in.sys.c = nil
 	m.pool.idle <- in
 	ok = true
 	return m, nil
+}
+
+// callAtLoad calls an export of a module being loaded, with the load's
+// deadline, and says in words why it failed.
+func callAtLoad(in *instance, lc *call, file, export string) (uint64, error) {
+	res, err := in.mod.ExportedFunction(export).Call(lc)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %s: %w", file, export, guestFailure(err, lc))
+	}
+	return res[0], nil
+}
+
+// checkVersion asks a module being loaded which ABI it was built for.
+func checkVersion(in *instance, lc *call, file string) error {
+	v, err := callAtLoad(in, lc, file, abi.ExportABIVersion)
+	if err != nil {
+		return err
+	}
+	if v := int32(v); v != abi.Version {
+		return fmt.Errorf("%s: built for ABI v%d, this host speaks ABI v%d: rebuild it with a current SDK", file, v, abi.Version)
+	}
+	return nil
+}
+
+// exportedBytes calls an export returning offset << 32 | length (the
+// contract, the runtime declaration) and copies those bytes, at most limit
+// of them.
+func exportedBytes(in *instance, lc *call, file, export string, limit int) ([]byte, error) {
+	res, err := callAtLoad(in, lc, file, export)
+	if err != nil {
+		return nil, err
+	}
+	off, n := uint32(res>>32), uint32(res)
+	if n == 0 {
+		return nil, nil
+	}
+	if int64(n) > int64(limit) {
+		return nil, fmt.Errorf("%s: %s returned %d bytes; the host accepts at most %d (%d KiB): split the module, or move shared schemas into fewer, smaller $defs", file, export, n, limit, limit>>10)
+	}
+	b, ok := in.mod.Memory().Read(off, n)
+	if !ok {
+		return nil, fmt.Errorf("%s: %s returned memory [%d, %d) outside the module's memory", file, export, off, uint64(off)+uint64(n))
+	}
+	return bytes.Clone(b), nil
+}
+
+// guestFailure phrases a failed guest call for a load error or a log
+// line: a stop at the deadline, an exit and a trap read differently.
+func guestFailure(err error, c *call) error {
+	var exit *sys.ExitError
+	switch {
+	case interrupted(err) && c != nil && c.loading:
+		return fmt.Errorf("ran past the %s load deadline (limits.loadTimeout) and was stopped: does it loop forever?", c.loadTimeout)
+	case interrupted(err):
+		return errors.New("ran past its deadline and was stopped")
+	case errors.As(err, &exit):
+		return fmt.Errorf("the guest exited with code %d (a Go panic or fatal error exits with 2; see the guest output in the log)", exit.ExitCode())
+	}
+	return fmt.Errorf("the guest trapped: %w", err)
+}
+
+// startFailure phrases why instantiating a module failed: its start
+// function (_initialize) failing reads like any other guest failure.
+func startFailure(err error, ctx context.Context) error {
+	var exit *sys.ExitError
+	if errors.As(err, &exit) || strings.Contains(err.Error(), "wasm error") {
+		return fmt.Errorf("%s: %w", abi.StartFunction, guestFailure(err, callFrom(ctx)))
+	}
+	return err
 }
 
 // compile compiles a module. wazero v1.12 can panic on some malformed

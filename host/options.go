@@ -61,6 +61,39 @@ type Limits struct {
 	// bounds the concurrent requests one route serves; more wait for a free
 	// one. Defaults to 2 × GOMAXPROCS.
 	Instances int `json:"instances,omitzero"`
+	// ResponseBytes is the largest answer the host buffers: an endpoint's
+	// JSON answer, which is checked against the contract before it is sent.
+	// A guest writing more is stopped, its instance discarded, and the
+	// client gets a 500. Streamed answers (media responses, plain routes)
+	// go out as written and are bounded only by the call's deadline.
+	// Defaults to [DefaultResponseBytes].
+	ResponseBytes int64 `json:"responseBytes,omitzero"`
+	// LoadTimeout bounds the guest code a module runs when it is loaded:
+	// its start function (_initialize), endpoints_abi_version and the
+	// export of its contract or runtime declaration. A module still running
+	// then is stopped and fails its load. It applies at the next start.
+	// Defaults to [DefaultLoadTimeout].
+	LoadTimeout Duration `json:"loadTimeout,omitzero"`
+}
+
+// DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
+const DefaultLoadTimeout = 30 * time.Second
+
+func (l Limits) loadTimeout() time.Duration {
+	if l.LoadTimeout > 0 {
+		return time.Duration(l.LoadTimeout)
+	}
+	return DefaultLoadTimeout
+}
+
+// DefaultResponseBytes is the default of [Limits.ResponseBytes]: 8 MiB.
+const DefaultResponseBytes = 8 << 20
+
+func (l Limits) responseBytes() int64 {
+	if l.ResponseBytes > 0 {
+		return l.ResponseBytes
+	}
+	return DefaultResponseBytes
 }
 
 func (l Limits) bodyBytes() int64 {
@@ -125,6 +158,9 @@ type Options struct {
 	// Idempotency overrides the "idempotency" member of endpoints.json,
 	// field by field.
 	Idempotency IdempotencyConfig
+	// Server overrides the "server" member of endpoints.json, field by
+	// field.
+	Server ServerConfig
 }
 
 func (o *Options) cacheDir() string {
@@ -166,6 +202,12 @@ func (o Options) merge(cfg *AppConfig) Options {
 	if l.Instances == 0 {
 		l.Instances = cfg.Limits.Instances
 	}
+	if l.ResponseBytes == 0 {
+		l.ResponseBytes = cfg.Limits.ResponseBytes
+	}
+	if l.LoadTimeout == 0 {
+		l.LoadTimeout = cfg.Limits.LoadTimeout
+	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
 	}
@@ -179,6 +221,7 @@ func (o Options) merge(cfg *AppConfig) Options {
 	if st.MaxBytes == 0 {
 		st.MaxBytes = cfg.Storage.MaxBytes
 	}
+	o.Server = o.Server.merge(cfg.Server)
 	id := &o.Idempotency
 	if id.Lease == 0 {
 		id.Lease = cfg.Idempotency.Lease

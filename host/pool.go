@@ -17,6 +17,9 @@ type instance struct {
 	mod          api.Module
 	handle       api.Function
 	onValidation api.Function // nil when not exported
+	// sys is what its WASI functions see of the call it serves now, set
+	// by get and cleared by put.
+	sys *guestSys
 }
 
 func (in *instance) close(ctx context.Context) { _ = in.mod.Close(ctx) }
@@ -71,6 +74,7 @@ func (p *pool) get(ctx context.Context) (*instance, error) {
 	}
 	select {
 	case in := <-p.idle:
+		in.sys.c = callFrom(ctx)
 		return in, nil
 	default:
 	}
@@ -84,6 +88,7 @@ func (p *pool) get(ctx context.Context) (*instance, error) {
 
 // put gives an instance back; a broken one is closed.
 func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
+	in.sys.c = nil
 	if healthy {
 		p.idle <- in
 	} else {
@@ -98,11 +103,12 @@ func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
 func (p *pool) warm(ctx context.Context) (*instance, error) { return p.instantiate(ctx) }
 
 func (p *pool) instantiate(ctx context.Context) (*instance, error) {
-	mod, err := p.engine.runtime.InstantiateModule(ctx, p.compiled, p.engine.moduleConfig(p.file))
+	g := &guestSys{c: callFrom(ctx), logger: p.engine.logger, file: p.file}
+	mod, err := p.engine.runtime.InstantiateModule(ctx, p.compiled, p.engine.moduleConfig(g))
 	if err != nil {
-		return nil, fmt.Errorf("instantiating %s: %w", p.file, err)
+		return nil, fmt.Errorf("instantiating %s: %w", p.file, startFailure(err, ctx))
 	}
-	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError)}
+	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g}
 	if in.handle == nil && !p.runtime {
 		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("%s: missing export %q", p.file, abi.ExportHandle)

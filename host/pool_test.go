@@ -31,7 +31,7 @@ func TestPoolWaitEndsAtTheDeadline(t *testing.T) {
 func TestPoolNeverExceedsItsSize(t *testing.T) {
 	p := newPool(nil, nil, "m.wasm", 3)
 	for i := 0; i < 3; i++ {
-		p.idle <- &instance{}
+		p.idle <- &instance{sys: &guestSys{}}
 	}
 	var out, peak int64
 	done := make(chan struct{})

@@ -146,6 +146,7 @@ type bodyOutcome uint8
 const (
 	bodyRead     bodyOutcome = iota // read (or streamed), maybe with issues
 	bodyTooLarge                    // over the limit: 413
+	bodyTimedOut                    // not all there by server.readTimeout: 408
 	bodyFailed                      // the client's body could not be read: 400
 	bodyUnstored                    // the host could not keep an uploaded file: 500
 )
@@ -154,21 +155,20 @@ const (
 // into c, adding any problems to issues.
 func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call, bt *bodyType, limit int64, issues *ValidationData) bodyOutcome {
 	if bt.kind == bodyRaw && c.op.contract.Idempotency == nil {
-		c.bodySrc = http.MaxBytesReader(w, r.Body, limit)
+		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
 		c.bodyPresent = true
 		return bodyRead
 	}
 	if bt.kind == bodyMultipart {
 		return h.readMultipart(w, r, c, bt, limit, issues)
 	}
-	raw, tooLarge, err := readBody(r, limit)
-	if tooLarge {
-		return bodyTooLarge
+	c.bodyTouched = true
+	raw, outcome := readBody(r, limit)
+	if outcome != bodyRead {
+		c.bodyRead = outcome != bodyTooLarge
+		return outcome
 	}
-	if err != nil {
-		h.logger.Debug("reading request body failed", "route", c.route.file, "error", err)
-		return bodyFailed
-	}
+	c.bodyRead = true
 	if len(raw) == 0 {
 		return bodyRead
 	}
@@ -227,22 +227,26 @@ func (h *Host) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt
 		issues.Body = []validation.Issue{{Path: []any{}, Message: err.Error()}}
 		return bodyRead
 	}
-	m, err := formdata.ReadMultipart(http.MaxBytesReader(w, r.Body, limit), boundary, formdata.DefaultLimits)
-	var mbe *http.MaxBytesError
+	c.bodyTouched = true
+	m, err := formdata.ReadMultipart(&bodyLimit{r: r.Body, left: limit}, boundary, formdata.DefaultLimits)
 	var fe *formdata.Error
 	switch {
-	case errors.As(err, &mbe):
+	case errors.Is(err, errBodyTooLarge):
 		return bodyTooLarge
 	case errors.As(err, &fe):
+		c.bodyRead = true
 		issues.Body = []validation.Issue{{Path: []any{}, Message: fe.Error()}}
 		return bodyRead
 	case errors.Is(err, formdata.ErrStorage):
+		c.bodyRead = true
 		h.logger.Error("keeping an uploaded file failed; check the temporary directory", "route", c.route.file, "error", err)
 		return bodyUnstored
 	case err != nil:
+		c.bodyRead = true
 		h.logger.Debug("reading a multipart request body failed", "route", c.route.file, "error", err)
-		return bodyFailed
+		return readFailure(err)
 	}
+	c.bodyRead = true
 	c.multipart, c.bodyPresent = m, true
 	values := url.Values{}
 	var typeIssues []validation.Issue

@@ -42,7 +42,7 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: export %q has signature %s, ABI v%d wants %s", file, abi.ExportOnValidationError, signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, signature(nil, []api.ValueType{api.ValueTypeI32}))
 	}
-	lc := &call{parent: ctx, loading: true, logger: e.logger, deadline: loadDeadline(), route: &route{file: file}}
+	lc := e.loadCall(ctx, file)
 	rm := &runtimeModule{engine: e, pool: newPool(e, compiled, file, poolSize)}
 	rm.pool.runtime = true
 	in, err := rm.pool.warm(lc)
@@ -56,24 +56,15 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 		_ = compiled.Close(ctx)
 		return nil, err
 	}
-	res, err := mod.ExportedFunction(abi.ExportABIVersion).Call(lc)
+	if err := checkVersion(in, lc, file); err != nil {
+		return fail(err)
+	}
+	raw, err := exportedBytes(in, lc, file, abi.ExportRuntime, abi.ContractMaxBytes)
 	if err != nil {
-		return fail(fmt.Errorf("%s: calling %s: %w", file, abi.ExportABIVersion, err))
+		return fail(err)
 	}
-	if v := int32(res[0]); v != abi.Version {
-		return fail(fmt.Errorf("%s: built for ABI v%d, this host speaks ABI v%d: rebuild it with a current SDK", file, v, abi.Version))
-	}
-	res, err = mod.ExportedFunction(abi.ExportRuntime).Call(lc)
-	if err != nil {
-		return fail(fmt.Errorf("%s: calling %s: %w", file, abi.ExportRuntime, err))
-	}
-	off, n := uint32(res[0]>>32), uint32(res[0])
-	if n == 0 {
+	if len(raw) == 0 {
 		return fail(fmt.Errorf("%s: %s returned no declaration: call endpoints.DeclareRuntime from init", file, abi.ExportRuntime))
-	}
-	raw, ok := mod.Memory().Read(off, n)
-	if !ok {
-		return fail(fmt.Errorf("%s: %s returned memory [%d, %d) outside the module's memory", file, abi.ExportRuntime, off, uint64(off)+uint64(n)))
 	}
 	if err := json.Unmarshal(raw, &rm.decl, json.RejectUnknownMembers(true)); err != nil {
 		return fail(fmt.Errorf("%s: runtime declaration: %v (allowed keys: openApi{document, extend}, onValidationError, responseValidation)", file, err))
@@ -94,6 +85,7 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 	if rm.decl.OnValidationError && in.onValidation == nil {
 		return fail(fmt.Errorf("%s: the declaration says onValidationError, but the module does not export %q", file, abi.ExportOnValidationError))
 	}
+	in.sys.c = nil
 	rm.pool.idle <- in
 	return rm, nil
 }
@@ -101,10 +93,13 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 // hasHook reports whether the app declares an onValidationError hook.
 func (rm *runtimeModule) hasHook() bool { return rm != nil && rm.decl.OnValidationError }
 
+// documentMaxBytes bounds the document openApi.extend writes back.
+const documentMaxBytes = 64 << 20
+
 // runExtend hands doc to the module's openApi.extend and returns the
 // document it wrote.
 func (rm *runtimeModule) runExtend(ctx context.Context, doc []byte, timeout int64) ([]byte, error) {
-	c := &call{parent: ctx, logger: rm.engine.logger, route: &route{file: abi.RuntimeModule}, deadline: timeout, status: 200}
+	c := &call{parent: ctx, logger: rm.engine.logger, route: &route{file: abi.RuntimeModule}, deadline: timeout, status: 200, maxBuffer: documentMaxBytes}
 	c.envelope = doc
 	in, err := rm.pool.get(c)
 	if err != nil {

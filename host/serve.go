@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
@@ -22,6 +23,9 @@ import (
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t := h.acquire()
 	defer h.releaseTable(t)
+	// Every write of the answer must be taken by the client within
+	// server.writeTimeout; a stream extends it at each write.
+	setWriteDeadline(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
 	if t.set.served && r.URL.Path == t.set.docPath {
 		if t.doc == nil {
 			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))
@@ -76,6 +80,12 @@ func (h *Host) refuseMethod(w http.ResponseWriter, r *http.Request, allow []stri
 func (h *Host) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt *route, op *operation) *call {
 	c := h.calls.Get().(*call)
 	c.reset(r.Context(), h, set, rt, op, r)
+	if hasBody(r) {
+		// The whole body must arrive within server.readTimeout of the
+		// request's start: a client declaring 500 bytes and sending 32
+		// must not hold the connection, or an instance, forever.
+		setReadDeadline(w, c.start.Add(time.Duration(set.server.ReadTimeout)))
+	}
 	return c
 }
 
@@ -100,23 +110,112 @@ func hasBody(r *http.Request) bool {
 	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
 }
 
-// readBody reads the whole body up to limit; over it reports tooLarge.
-func readBody(r *http.Request, limit int64) (body []byte, tooLarge bool, err error) {
+// readBody reads the whole body up to limit.
+func readBody(r *http.Request, limit int64) ([]byte, bodyOutcome) {
 	if r.ContentLength > limit {
-		return nil, true, nil
+		return nil, bodyTooLarge
 	}
 	var buf bytes.Buffer
 	if r.ContentLength > 0 {
 		buf.Grow(int(r.ContentLength))
 	}
 	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
-	if err != nil {
-		return nil, false, err
+	switch {
+	case err != nil:
+		return nil, readFailure(err)
+	case n > limit:
+		return nil, bodyTooLarge
 	}
-	if n > limit {
-		return nil, true, nil
+	return buf.Bytes(), bodyRead
+}
+
+// readFailure tells a client too slow to send its body (the read deadline
+// of server.readTimeout passed) from one whose body broke off.
+func readFailure(err error) bodyOutcome {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return bodyTimedOut
 	}
-	return buf.Bytes(), false, nil
+	return bodyFailed
+}
+
+// answerBody answers a request whose body the host could not take and
+// reports whether it did: 413 over the limit, 408 too slow, 400 broken off,
+// 500 when an upload could not be stored.
+func (h *Host) answerBody(w http.ResponseWriter, r *http.Request, c *call, outcome bodyOutcome, limit int64) bool {
+	switch outcome {
+	case bodyTooLarge:
+		h.discardBody(w, r, c)
+		writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
+	case bodyTimedOut:
+		w.Header().Set("Connection", "close")
+		writeError(w, r, http.StatusRequestTimeout, "", map[string]string{"error": fmt.Sprintf("the request body did not arrive within %s (server.readTimeout)", time.Duration(c.set.server.ReadTimeout))})
+	case bodyFailed:
+		writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
+	case bodyUnstored:
+		writeError(w, r, http.StatusInternalServerError, "", nil)
+	default:
+		return false
+	}
+	return true
+}
+
+// errBodyTooLarge is the error of a bodyLimit read past its limit.
+var errBodyTooLarge = errors.New("the request body is larger than the limit")
+
+// bodyLimit reads a request body up to left bytes, then fails with
+// errBodyTooLarge. Unlike http.MaxBytesReader it does not make the server
+// close the connection at once, so the host can discard the rest and the
+// client can read the 413.
+type bodyLimit struct {
+	r    io.Reader
+	left int64
+	hit  bool
+}
+
+func (b *bodyLimit) Read(p []byte) (int, error) {
+	if b.hit {
+		return 0, errBodyTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1] // one byte more tells a body at the limit from a longer one
+	}
+	n, err := b.r.Read(p)
+	if int64(n) > b.left {
+		n, b.left, b.hit = int(b.left), 0, true
+		return n, errBodyTooLarge
+	}
+	b.left -= int64(n)
+	return n, err
+}
+
+// maxDiscardBytes bounds how much of a refused request body the host reads
+// and throws away before answering.
+const maxDiscardBytes = 16 << 20
+
+// discardBody reads what is left of a request body the host refuses, so a
+// client that sends its whole body before it reads the answer (most do,
+// without Expect: 100-continue) gets the answer instead of a connection
+// reset: closing a connection with unread bytes resets it. It reads at most
+// maxDiscardBytes, within server.readTimeout; past that the connection is
+// closed after the answer. A client that asked for 100-continue and was
+// not told to send has sent nothing, and nothing is read.
+func (h *Host) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
+	if !hasBody(r) || c.bodyRead {
+		return
+	}
+	c.bodyRead = true
+	if r.ContentLength > maxDiscardBytes {
+		w.Header().Set("Connection", "close")
+		return
+	}
+	if !c.bodyTouched && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		return
+	}
+	setReadDeadline(w, time.Now().Add(min(time.Duration(c.set.server.ReadTimeout), 5*time.Second)))
+	n, err := io.Copy(io.Discard, io.LimitReader(r.Body, maxDiscardBytes))
+	if err != nil || n == maxDiscardBytes {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
@@ -152,35 +251,22 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 			return
 		}
 		c.contentType = mt
-		switch h.readDeclaredBody(w, r, c, bt, limit, &issues) {
-		case bodyTooLarge:
-			writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
-			return
-		case bodyFailed:
-			writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
-			return
-		case bodyUnstored:
-			writeError(w, r, http.StatusInternalServerError, "", nil)
+		if h.answerBody(w, r, c, h.readDeclaredBody(w, r, c, bt, limit, &issues), limit) {
 			return
 		}
 	case op.body == nil && hasBody(r) && op.contract.Idempotency != nil:
 		// No body schema: an idempotent request counts by its raw bytes.
-		raw, tooLarge, err := readBody(r, limit)
-		if tooLarge {
-			writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
-			return
-		}
-		if err != nil {
-			writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
+		raw, outcome := readBody(r, limit)
+		if h.answerBody(w, r, c, outcome, limit) {
 			return
 		}
 		c.bodyRaw = raw
 	case op.body == nil && hasBody(r):
 		if r.ContentLength > limit {
-			writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
+			h.answerBody(w, r, c, bodyTooLarge, limit)
 			return
 		}
-		c.bodySrc = http.MaxBytesReader(w, r.Body, limit)
+		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
 	}
 	if op.body != nil && !c.bodyPresent && issues.Body == nil && op.bodyRequired {
 		issues.Body = []validation.Issue{{Path: []any{}, Message: "a request body is required (" + strings.Join(op.bodySupported, ", ") + ")"}}
@@ -270,10 +356,26 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	in, err := pool.get(c)
 	if err != nil {
 		h.logger.Warn("no instance free before the deadline", "route", c.route.file, "error", err)
+		h.discardBody(w, r, c)
 		writeError(w, r, http.StatusServiceUnavailable, "", nil)
 		return false
 	}
+	if c.bodySrc != nil {
+		// A guest reading the body waits for the client at most until the
+		// call's deadline (or server.readTimeout, if sooner).
+		setReadDeadline(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.deadline)))
+	}
 	res, err := in.handle.Call(c)
+	if c.wroteHeader {
+		// What follows a stream (its last chunk) gets a fresh write
+		// deadline: the call's may have passed.
+		setWriteDeadline(w, time.Now().Add(time.Duration(c.set.server.WriteTimeout)))
+	}
+	if c.bodySrc != nil && c.bodySrc.hit {
+		// The guest read past the body limit: take the rest before the
+		// answer, so the client reads the answer rather than a reset.
+		h.discardBody(w, r, c)
+	}
 	// Any failure discards the instance, a reported one too: the guest's
 	// own state (a Go SDK that recovered a panic, a half-filled table) may
 	// be half-updated, and a fresh instance costs milliseconds.
@@ -281,7 +383,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	if err == nil {
 		code = int32(res[0])
 	}
-	ok := err == nil && code == 0
+	ok := err == nil && code == 0 && c.fault == ""
 	pool.put(r.Context(), in, ok)
 	if ok {
 		return true
@@ -310,19 +412,22 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 // code is the guest's result when err is nil.
 func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
 	timeout := c.set.opts.Limits.timeout()
+	var limit *limitError
 	switch {
+	case c.fault != "":
+		return c.fault, false
 	case err == nil:
 		return fmt.Sprintf("the handler returned error code %d", code), false
 	case interrupted(err) && r.Context().Err() != nil:
 		return "", true
+	case interrupted(err) && h.halted.Load():
+		return "the host is shutting down and stopped the handler", false
 	case interrupted(err):
 		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", timeout), false
+	case errors.As(err, &limit):
+		return limit.msg, false
 	}
-	var exit *sys.ExitError
-	if errors.As(err, &exit) {
-		return fmt.Sprintf("the guest exited with code %d (a Go panic or fatal error exits with 2; see the guest output above)", exit.ExitCode()), false
-	}
-	return "the guest trapped: " + err.Error(), false
+	return guestFailure(err, c).Error(), false
 }
 
 // finishEndpoint checks the buffered answer against the contract and sends
@@ -381,15 +486,15 @@ func (op *operation) checkAnswer(status int, body []byte) []validation.Issue {
 
 func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
 	limit := t.set.opts.Limits.bodyBytes()
-	if r.ContentLength > limit {
-		writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
-		return
-	}
 	c := h.getCall(w, r, t.set, rt, nil)
 	defer h.putCall(c)
+	if r.ContentLength > limit {
+		h.answerBody(w, r, c, bodyTooLarge, limit)
+		return
+	}
 	c.w = w
 	if hasBody(r) {
-		c.bodySrc = http.MaxBytesReader(w, r.Body, limit)
+		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
 		// A plain route may answer while it still reads the body (an echo,
 		// a transform); HTTP/1 servers otherwise stop the body at the
 		// first write.
@@ -404,4 +509,24 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 	if !c.wroteHeader {
 		c.commit()
 	}
+}
+
+// setReadDeadline and setWriteDeadline set the deadlines of the
+// connection under w (http.ResponseController's, without its allocation
+// when w is net/http's own writer). A writer that has none, such as
+// httptest.ResponseRecorder, is left alone.
+func setReadDeadline(w http.ResponseWriter, t time.Time) {
+	if d, ok := w.(interface{ SetReadDeadline(time.Time) error }); ok {
+		_ = d.SetReadDeadline(t)
+		return
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(t)
+}
+
+func setWriteDeadline(w http.ResponseWriter, t time.Time) {
+	if d, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		_ = d.SetWriteDeadline(t)
+		return
+	}
+	_ = http.NewResponseController(w).SetWriteDeadline(t)
 }

@@ -12,10 +12,11 @@ import (
 type settings struct {
 	opts    Options
 	config  *AppConfig
-	checked bool   // answers are checked against the contract
-	served  bool   // the schema route is served
-	docPath string // the schema route
-	docs    *docs  // the docs page, nil when off or not served
+	checked bool         // answers are checked against the contract
+	served  bool         // the schema route is served
+	docPath string       // the schema route
+	docs    *docs        // the docs page, nil when off or not served
+	server  ServerConfig // with the defaults filled in
 }
 
 // newSettings derives the settings of cfg; the runtime declaration's
@@ -27,6 +28,7 @@ func (h *Host) newSettings(cfg *AppConfig, rm *runtimeModule) (*settings, error)
 		s.opts.ResponseValidation = ResponseValidation(rm.decl.ResponseValidation)
 	}
 	s.checked = s.opts.checksResponses()
+	s.server = s.opts.Server.withDefaults()
 	s.served, s.docPath = s.openAPIServed(), s.openAPIPath()
 	if s.served {
 		var err error
@@ -46,6 +48,9 @@ func restartOnly(old, cur *AppConfig) []string {
 	}
 	if old.Limits.Instances != cur.Limits.Instances {
 		out = append(out, "limits.instances")
+	}
+	if old.Limits.LoadTimeout != cur.Limits.LoadTimeout {
+		out = append(out, "limits.loadTimeout")
 	}
 	if old.Storage != cur.Storage {
 		out = append(out, "storage")

@@ -1,0 +1,268 @@
+package host_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/host"
+)
+
+// WAT snippets the hostile guests share.
+const (
+	// wasiPoll and wasiWrite are the WASI functions the guests abuse.
+	wasiPoll  = `  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))` + "\n"
+	wasiWrite = `  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))` + "\n"
+	// sleepFn sleeps $ns nanoseconds with a poll_oneoff clock subscription
+	// (WASI preview 1: a 48-byte subscription at 70000, the event at 70100).
+	sleepFn = `  (func $sleep (param $ns i64)
+    (i64.store (i32.const 70000) (i64.const 0))
+    (i32.store8 (i32.const 70008) (i32.const 0))
+    (i32.store (i32.const 70016) (i32.const 1))
+    (i64.store (i32.const 70024) (local.get $ns))
+    (i64.store (i32.const 70032) (i64.const 0))
+    (i32.store16 (i32.const 70040) (i32.const 0))
+    (drop (call $poll (i32.const 70000) (i32.const 70100) (i32.const 1) (i32.const 70200))))
+`
+	// growTo16MiB grows the 4-page memory to 260 pages and fills it.
+	growTo16MiB    = `(drop (memory.grow (i32.const 256))) (memory.fill (i32.const 65536) (i32.const 65) (i32.const 16777216))`
+	streamContract = `{"responses":{"200":{"description":"bytes","media":["application/octet-stream"]}}}`
+)
+
+// TestHostileGuests is the fault matrix of the guest side: one hostile
+// module per row, written in WAT so the hostility is plain to read, served
+// beside a healthy route. Each row runs many times (instances come and go)
+// and checks the status the client gets, that every answer comes within the
+// deadline (with room for a slow machine: the bugs these rows guard against
+// answered after 30 s or never), what the log says, that the healthy route
+// keeps answering, and that the process's memory does not grow with the
+// repetitions.
+func TestHostileGuests(t *testing.T) {
+	// Rows that run into the deadline get a short one; the others a long
+	// one, so a busy machine does not turn their answers into 500s.
+	const short, long = 100 * time.Millisecond, 5 * time.Second
+	dataOK, writeOK := watWrite(4096, "ok")
+	rows := []struct {
+		name     string
+		m        watModule
+		limits   host.Limits
+		status   int           // what the client gets
+		cut      bool          // the answer started (200) and is cut off
+		log      string        // the host's log says this
+		reps     int           // repetitions; 200 unless set
+		parallel bool          // send the repetitions on instances-many clients at once
+		timeout  time.Duration // long unless set
+	}{
+		{name: "trap", m: watModule{handle: `(unreachable)`}, status: 500, log: "the guest trapped"},
+		{name: "endless loop", m: watModule{handle: `(loop $l (br $l)) (i32.const 0)`}, status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
+		{name: "endless recursion", m: watModule{handle: `(call $a) (i32.const 0)`, extra: "  (func $a (call $b)) (func $b (call $a))\n"},
+			status: 500, log: "the guest trapped|ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
+		{name: "memory past the cap", m: watModule{handle: `(if (i32.eq (memory.grow (i32.const 64)) (i32.const -1)) (then (unreachable))) (i32.const 0)`},
+			limits: host.Limits{MemoryBytes: 2 << 20}, status: 500, log: "the guest trapped"},
+		{name: "memory up to the cap, touched, then a trap", m: watModule{handle: `(drop (memory.grow (i32.const 252))) (memory.fill (i32.const 0) (i32.const 1) (i32.const 16777216)) (unreachable)`},
+			limits: host.Limits{MemoryBytes: 16 << 20}, status: 500, log: "the guest trapped"},
+		{name: "pointer outside its memory", m: watModule{handle: `(drop (call $write (i32.const 0xFFFFFFF0) (i32.const 100))) (i32.const 0)`}, status: 500, log: "outside its linear memory"},
+		{name: "error code", m: watModule{handle: `(i32.const 7)`}, status: 500, log: "returned error code 7"},
+		{name: "buffered answer without end", m: watModule{contract: `{"summary":"big"}`, handle: `(loop $l (drop (call $write (i32.const 65536) (i32.const 65536))) (br $l)) (i32.const 0)`},
+			limits: host.Limits{ResponseBytes: 1 << 20}, status: 500, log: "wrote an answer of more than 1048576 bytes (limits.responseBytes)"},
+		{name: "streamed answer without end", m: watModule{contract: streamContract, handle: `(loop $l (drop (call $write (i32.const 65536) (i32.const 65536))) (br $l)) (i32.const 0)`},
+			status: 200, cut: true, log: "ran past its 100ms deadline|client went away", reps: 20, parallel: true, timeout: short},
+		{name: "a million headers", m: watModule{handle: `(local.set $n (i32.const 1000000))
+    (loop $l (drop (call $add_header (i32.const 8192) (i32.const 5) (i32.const 8200) (i32.const 3)))
+      (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+    (i32.const 0)`, extra: `  (data (i32.const 8192) "X-Bad") (data (i32.const 8200) "yes")` + "\n"},
+			status: 500, log: "more response headers than the host allows", reps: 20, parallel: true},
+		{name: "a 16 MiB log line", m: watModule{handle: growTo16MiB + ` (call $log (i32.const 1) (i32.const 65536) (i32.const 16777216)) ` + writeOK + ` (i32.const 0)`, extra: dataOK},
+			status: 200, log: "truncated: the line has 16777216 bytes"},
+		{name: "a 16 MiB line on stdout", m: watModule{imports: wasiWrite, handle: growTo16MiB + ` (i32.store (i32.const 100) (i32.const 65536)) (i32.store (i32.const 104) (i32.const 16777216))
+    (drop (call $fd_write (i32.const 1) (i32.const 100) (i32.const 1) (i32.const 108))) ` + writeOK + ` (i32.const 0)`, extra: dataOK},
+			status: 200, log: "truncated: the line has 16777216 bytes"},
+		{name: "a log flood", m: watModule{handle: `(local.set $n (i32.const 100000))
+    (loop $l (call $log (i32.const 1) (i32.const 65536) (i32.const 1024))
+      (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))) ` + writeOK + ` (i32.const 0)`, extra: dataOK},
+			status: 200, log: "further log lines are dropped", reps: 20},
+		{name: "a 30 s sleep", m: watModule{imports: wasiPoll, handle: `(call $sleep (i64.const 30000000000)) (i32.const 0)`, extra: sleepFn},
+			status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
+		{name: "sleeps in a loop", m: watModule{imports: wasiPoll, handle: `(loop $l (call $sleep (i64.const 1000000)) (br $l)) (i32.const 0)`, extra: sleepFn},
+			status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			limits := row.limits
+			limits.Instances = 4
+			timeout := row.timeout
+			if timeout == 0 {
+				timeout = long
+			}
+			limits.Timeout = host.Duration(timeout)
+			srv, logs := newApp(t).
+				wat("server/api/hostile.get.wasm", row.m).
+				wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData}).
+				serve(host.Options{Mode: host.Development, Limits: limits, Logger: nil})
+			reps := row.reps
+			if reps == 0 {
+				reps = 200
+			}
+			clients := 1
+			if row.parallel {
+				clients = limits.Instances
+			}
+			before := residentBytes(t)
+			var wg sync.WaitGroup
+			errs := make(chan error, reps)
+			for c := 0; c < clients; c++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := c; i < reps; i += clients {
+						got := fetch(srv, "/api/hostile")
+						switch {
+						case got.err != nil:
+							errs <- fmt.Errorf("request %d: %v", i, got.err)
+						case got.status != row.status:
+							errs <- fmt.Errorf("request %d: got %d %s, want %d", i, got.status, got.body, row.status)
+						case row.cut != (got.readErr != nil):
+							errs <- fmt.Errorf("request %d: answer cut off = %v (%v), want %v", i, got.readErr != nil, got.readErr, row.cut)
+						case got.took > timeout+5*time.Second:
+							errs <- fmt.Errorf("request %d: answered after %s with a %s deadline", i, got.took, timeout)
+						}
+						if i%50 == 0 {
+							if ok := fetch(srv, "/ok"); ok.status != 200 || ok.body != "ok" {
+								errs <- fmt.Errorf("healthy route during request %d: got %d %q, want 200 ok", i, ok.status, ok.body)
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			n := 0
+			for err := range errs {
+				if n++; n <= 5 {
+					t.Error(err)
+				}
+			}
+			if ok := fetch(srv, "/ok"); ok.status != 200 || ok.body != "ok" {
+				t.Errorf("healthy route after the hostile one: got %d %q, want 200 ok", ok.status, ok.body)
+			}
+			said := false
+			for _, want := range strings.Split(row.log, "|") {
+				said = said || strings.Contains(logs.String(), want)
+			}
+			if !said {
+				t.Errorf("the log does not say %q:\n%.3000s", row.log, logs)
+			}
+			// Memory: instances grown to their cap and thrown away must not
+			// pile up. The bound leaves room for the live instances (at
+			// most 4 × 16 MiB) and the runtime's own noise.
+			if grew := residentBytes(t) - before; grew > 128<<20 {
+				t.Errorf("the process grew by %d MiB over %d repetitions", grew>>20, reps)
+			}
+		})
+	}
+}
+
+// fetched is what one request got, errors included, with how long the
+// answer took to arrive whole.
+type fetched struct {
+	status  int
+	body    string
+	err     error // the request failed
+	readErr error // the answer came but its body was cut off
+	took    time.Duration
+}
+
+func fetch(srv *httptest.Server, path string) fetched {
+	start := time.Now()
+	res, err := srv.Client().Get(srv.URL + path)
+	if err != nil {
+		return fetched{err: err, took: time.Since(start)}
+	}
+	defer res.Body.Close()
+	var body strings.Builder
+	_, err = io.Copy(&body, io.LimitReader(res.Body, 1<<20))
+	if err == nil {
+		_, err = io.Copy(io.Discard, res.Body)
+	}
+	return fetched{status: res.StatusCode, body: body.String(), readErr: err, took: time.Since(start)}
+}
+
+// residentBytes is the process's resident memory (Linux), after a garbage
+// collection that returns what it can to the system.
+func residentBytes(t *testing.T) int64 {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the resident set size from /proc")
+	}
+	runtime.GC()
+	debug.FreeOSMemory()
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmRSS in /proc/self/status")
+	return 0
+}
+
+// TestClientThatLeavesStopsItsGuest: a guest asleep or in a loop stops
+// when its client goes away, long before its deadline.
+func TestClientThatLeavesStopsItsGuest(t *testing.T) {
+	tests := []struct {
+		name   string
+		handle string
+	}{
+		{"asleep", `(call $sleep (i64.const 30000000000)) (i32.const 0)`},
+		{"in a loop", `(loop $l (br $l)) (i32.const 0)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, logs := newApp(t).
+				wat("server/api/slow.get.wasm", watModule{imports: wasiPoll, extra: sleepFn + `  (data (i32.const 8192) "running")` + "\n",
+					handle: `(call $log (i32.const 1) (i32.const 8192) (i32.const 7)) ` + tt.handle}).
+				serve(host.Options{Mode: host.Development, Limits: host.Limits{Instances: 1, Timeout: host.Duration(time.Minute)}})
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/slow", nil)
+			done := make(chan error, 1)
+			go func() {
+				res, err := srv.Client().Do(req)
+				if err == nil {
+					res.Body.Close()
+				}
+				done <- err
+			}()
+			if !waitFor(t, 10*time.Second, func() bool { return strings.Contains(logs.String(), "msg=running") }) {
+				t.Fatalf("the guest did not start:\n%s", logs)
+			}
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("the leaving client's request ended with %v", err)
+			}
+			if !waitFor(t, 10*time.Second, func() bool { return strings.Contains(logs.String(), "client went away; guest stopped") }) {
+				t.Fatalf("the guest was not stopped when its client left (deadline: 1 minute):\n%s", logs)
+			}
+		})
+	}
+}
