@@ -21,12 +21,14 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
@@ -58,6 +60,17 @@ type Host struct {
 	// running: guests stop at their next interrupt check or host call.
 	halt   chan struct{}
 	halted atomic.Bool
+	// The lifecycle: closing refuses new requests and stops watchers (done
+	// is closed); active counts requests in ServeHTTP, and the last one
+	// out of a closing host signals idle. closeOnce makes Shutdown and
+	// Close safe to call concurrently and repeatedly.
+	closing   atomic.Bool
+	active    atomic.Int64
+	done      chan struct{}
+	idle      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	closed    chan struct{} // closed when the host has finished closing
 }
 
 // table is one loaded version of the app's routes. It is built whole and
@@ -121,7 +134,8 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e, halt: make(chan struct{})}
+	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e,
+		halt: make(chan struct{}), done: make(chan struct{}), idle: make(chan struct{}, 1), closed: make(chan struct{})}
 	h.calls.New = func() any { return new(call) }
 	if err := h.openStore(ctx); err != nil {
 		_ = e.close(ctx)
@@ -148,18 +162,127 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	return h, nil
 }
 
+// HTTPServer returns an http.Server that serves h with the app's "server"
+// settings ([ServerConfig], endpoints.json merged with Options.Server):
+// ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes. The host applies
+// readTimeout and writeTimeout itself, per request. Set Addr, or pass a
+// listener to Serve:
+//
+//	srv := h.HTTPServer()
+//	srv.Addr = "127.0.0.1:3000"
+//	log.Fatal(srv.ListenAndServe())
+func (h *Host) HTTPServer() *http.Server {
+	sc := h.opts.Server.withDefaults()
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: time.Duration(sc.ReadHeaderTimeout),
+		IdleTimeout:       time.Duration(sc.IdleTimeout),
+		MaxHeaderBytes:    sc.MaxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(h.logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// ShutdownTimeout is how long a server of h should wait for requests in
+// flight when it stops (server.shutdownTimeout).
+func (h *Host) ShutdownTimeout() time.Duration {
+	return time.Duration(h.opts.Server.withDefaults().ShutdownTimeout)
+}
+
 // Problems lists the modules left out of the current version because they
 // failed to load (Development only; in Production New fails instead).
 func (h *Host) Problems() []error { return slices.Clone(h.table.Load().problems) }
 
-// Close closes every instance and the runtime.
+// ErrClosed is what Reload reports once the host is shutting down.
+var ErrClosed = errors.New("the host is closed")
+
+// Shutdown stops the host gracefully, like net/http's Server.Shutdown: it
+// stops its watchers ([Host.Watch] returns), waits for a reload in
+// progress, answers new requests with 503, and waits for the requests in
+// flight to finish. If ctx ends first, it stops their guests (each stops at
+// its next interrupt check or host call, within about a millisecond, or
+// when a blocking host call reaches the call's deadline) and waits for
+// them. Then it closes every instance, the store and the runtime, and
+// returns ctx's error if it had to stop guests.
+//
+// Shutdown and Close may be called concurrently and more than once; every
+// call returns when the host is closed.
+//
+// # Notes
+//
+//   - Stop the http.Server first (its Shutdown), so that no new
+//     connection arrives; the host's 503s are for requests that still do.
+//   - Requests handed to Options.Fallback count as in flight too.
+func (h *Host) Shutdown(ctx context.Context) error {
+	h.closeOnce.Do(func() { h.closeErr = h.shutdown(ctx) })
+	<-h.closed
+	return h.closeErr
+}
+
+// Close stops the host at once: the guests of requests in flight are
+// stopped (their clients get a 500, or a cut-off stream), and when they
+// have returned every instance, the store and the runtime are closed. It is
+// Shutdown with a context that has already ended.
 func (h *Host) Close(ctx context.Context) error {
+	stopNow, cancel := context.WithCancel(ctx)
+	cancel()
+	err := h.Shutdown(stopNow)
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+func (h *Host) shutdown(ctx context.Context) error {
+	defer close(h.closed)
+	h.closing.Store(true)
+	close(h.done) // watchers stop
+	// A reload in progress finishes (and sees closing); none starts after.
+	h.reloadMu.Lock()
+	defer h.reloadMu.Unlock()
+	var err error
+	if !h.waitIdle(ctx) {
+		err = ctx.Err()
+		h.halted.Store(true)
+		close(h.halt)
+		h.waitIdle(context.Background())
+	}
 	closed := &table{state: &tableState{}, set: h.table.Load().set}
 	if t := h.table.Swap(closed); t != nil {
-		t.close(ctx)
+		t.close(context.Background())
 	}
 	h.closeStore()
-	return h.engine.close(ctx)
+	return errors.Join(err, h.engine.close(context.Background()))
+}
+
+// enter admits a request, unless the host is closing; leave ends it.
+func (h *Host) enter() bool {
+	h.active.Add(1)
+	if h.closing.Load() {
+		h.leave()
+		return false
+	}
+	return true
+}
+
+func (h *Host) leave() {
+	if h.active.Add(-1) == 0 && h.closing.Load() {
+		select {
+		case h.idle <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// waitIdle waits until no request is in flight, or ctx ends (false).
+func (h *Host) waitIdle(ctx context.Context) bool {
+	for h.active.Load() > 0 {
+		select {
+		case <-h.idle:
+		case <-ctx.Done():
+			return h.active.Load() == 0
+		}
+	}
+	return true
 }
 
 func (t *table) close(ctx context.Context) {

@@ -64,8 +64,14 @@ func (p *pool) get(ctx context.Context) (*instance, error) {
 			defer t.Stop()
 			expire = t.C
 		}
+		var halt <-chan struct{}
+		if c := callFrom(ctx); c != nil {
+			halt = c.stopped()
+		}
 		select {
 		case p.slots <- struct{}{}:
+		case <-halt:
+			return nil, fmt.Errorf("waiting for a free instance of %s: the host is shutting down", p.file)
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for a free instance of %s: %w", p.file, ctx.Err())
 		case <-expire:

@@ -119,12 +119,22 @@ func (h *Host) Reload(ctx context.Context) ReloadReport {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	start := time.Now()
+	if h.closing.Load() {
+		return ReloadReport{Problems: []error{ErrClosed}}
+	}
 	prev := h.table.Load()
 	t, report, err := h.load(ctx, prev)
 	if err != nil {
 		report.Problems = append(report.Problems, err)
 		report.Took = time.Since(start)
 		return report
+	}
+	if h.closing.Load() {
+		// Close began while this version loaded: it is never served.
+		t.state.leaving = t.exclusive(prev)
+		t.state.retired.Store(true)
+		t.drained()
+		return ReloadReport{Problems: []error{ErrClosed}, Took: time.Since(start)}
 	}
 	if report.Unchanged() && len(t.problems) == len(prev.problems) {
 		// Nothing to swap: close what the attempt opened (nothing, when

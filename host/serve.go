@@ -21,6 +21,13 @@ import (
 
 // ServeHTTP routes the request and runs the pipeline of SPEC.md §4.
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.enter() {
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Retry-After", "1")
+		writeError(w, r, http.StatusServiceUnavailable, "", map[string]string{"error": "the server is shutting down"})
+		return
+	}
+	defer h.leave()
 	t := h.acquire()
 	defer h.releaseTable(t)
 	// Every write of the answer must be taken by the client within

@@ -28,7 +28,8 @@ const (
 // changes on disk,
 // until ctx ends; `endpoints dev` runs it. Bursts of changes are
 // coalesced (see [WatchQuiet]). onReload, when not nil, receives the report of each
-// reload that changed something or found a problem.
+// reload that changed something or found a problem. Watch also returns when
+// the host shuts down.
 func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -54,6 +55,8 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 	for {
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-h.done:
 			return nil
 		case err := <-w.Errors:
 			h.logger.Warn("watching the app failed; reload by saving again", "error", err)

@@ -349,11 +349,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return exitError
 	}
-	srv := &http.Server{
-		Handler:           logRequests(logger, h),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := h.HTTPServer()
+	srv.Handler = logRequests(logger, h)
 	fmt.Fprintf(stdout, "\nlistening on http://%s\n", ln.Addr())
 	if mode == host.Development {
 		fmt.Fprintf(stdout, "watching %s: saved sources are rebuilt, changed modules reloaded\n", app)
@@ -367,11 +364,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		return exitError
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down: finishing requests in flight (10 s at most)")
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	logger.Info(fmt.Sprintf("shutting down: finishing requests in flight (%s at most)", h.ShutdownTimeout()))
+	sctx, cancel := context.WithTimeout(context.Background(), h.ShutdownTimeout())
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Warn("shutdown", "error", err)
+	}
+	if err := h.Shutdown(sctx); err != nil {
+		logger.Warn("requests still running at the shutdown timeout were stopped", "error", err)
 	}
 	return exitOK
 }
