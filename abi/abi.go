@@ -302,9 +302,17 @@ const (
 	KVListLimit = 1000
 )
 
-// ContractMaxBytes is the largest contract (and runtime declaration) the
-// host reads: 1 MiB. A module exporting a larger one fails its load.
-const ContractMaxBytes = 1 << 20
+// Bounds of a contract: a module exporting a larger one fails its load, so
+// that loading one module costs the host at most about a second.
+const (
+	// ContractMaxBytes is the largest contract (and runtime declaration)
+	// the host reads: 1 MiB.
+	ContractMaxBytes = 1 << 20
+	// ContractMaxObjects is the most JSON objects (schemas, mostly) a
+	// contract may hold: compiling schemas costs more than linear time in
+	// their number.
+	ContractMaxObjects = 5000
+)
 
 // Limits of the response and log functions: a guest that passes them gets
 // [ErrInvalid] (headers) or a truncated line (log), never unbounded host

@@ -27,6 +27,7 @@ type watModule struct {
 	extra    string // more module fields (functions, data)
 	imports  string // more imports (WASI functions)
 	version  int    // ABI version the module claims; 0 means 1
+	pages    int    // initial memory in 64 KiB pages; 0 means 4
 }
 
 const watImports = `
@@ -47,7 +48,11 @@ const watImports = `
 
 func (m watModule) source() string {
 	var b strings.Builder
-	b.WriteString("(module\n" + watImports + m.imports + "  (memory (export \"memory\") 4)\n")
+	pages := m.pages
+	if pages == 0 {
+		pages = 4
+	}
+	fmt.Fprintf(&b, "(module\n%s%s  (memory (export \"memory\") %d)\n", watImports, m.imports, pages)
 	v := m.version
 	if v == 0 {
 		v = 1

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -264,5 +265,74 @@ func TestClientThatLeavesStopsItsGuest(t *testing.T) {
 				t.Fatalf("the guest was not stopped when its client left (deadline: 1 minute):\n%s", logs)
 			}
 		})
+	}
+}
+
+// TestHostileModulesAtLoad: module code that misbehaves while it is loaded
+// (its start function, its exports) fails the load of that module, within
+// limits.loadTimeout, with a message saying what happened in words; the
+// other modules load.
+func TestHostileModulesAtLoad(t *testing.T) {
+	const loadTimeout = 200 * time.Millisecond
+	wasiExit := `  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))` + "\n"
+	rows := []struct {
+		name string
+		m    watModule
+		want string
+	}{
+		{"endless loop at start", watModule{extra: `  (func (export "_initialize") (loop $l (br $l)))` + "\n", handle: `(i32.const 0)`},
+			"_initialize: ran past the 200ms load deadline (limits.loadTimeout) and was stopped: does it loop forever?"},
+		{"a 30 s sleep at start", watModule{imports: wasiPoll, extra: sleepFn + `  (func (export "_initialize") (call $sleep (i64.const 30000000000)))` + "\n", handle: `(i32.const 0)`},
+			"_initialize: ran past the 200ms load deadline (limits.loadTimeout) and was stopped"},
+		{"exit at start", watModule{imports: wasiExit, extra: `  (func (export "_initialize") (call $exit (i32.const 3)))` + "\n", handle: `(i32.const 0)`},
+			"_initialize: the guest exited with code 3"},
+		{"trap at start", watModule{extra: `  (func (export "_initialize") (unreachable))` + "\n", handle: `(i32.const 0)`},
+			"_initialize: the guest trapped"},
+		{"endless loop in the contract export", watModule{extra: `  (func (export "endpoints_contract") (result i64) (loop $l (br $l)) (i64.const 0))` + "\n", handle: `(i32.const 0)`},
+			"endpoints_contract: ran past the 200ms load deadline (limits.loadTimeout) and was stopped"},
+		{"a 2 MiB contract", watModule{extra: `  (func (export "endpoints_contract") (result i64) (drop (memory.grow (i32.const 40))) (i64.const 0x0000040000200000))` + "\n", handle: `(i32.const 0)`},
+			"endpoints_contract returned 2097152 bytes; the host accepts at most 1048576 (1024 KiB)"},
+		{"a contract outside its memory", watModule{extra: `  (func (export "endpoints_contract") (result i64) (i64.const 0x00040000000000FF))` + "\n", handle: `(i32.const 0)`},
+			"endpoints_contract returned memory [262144, 262399) outside the module's memory"},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			a := newApp(t).
+				wat("server/api/evil.get.wasm", row.m).
+				wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData})
+			start := time.Now()
+			h, _ := a.host(host.Options{Mode: host.Development, Limits: host.Limits{LoadTimeout: host.Duration(loadTimeout)}})
+			if took := time.Since(start); took > 20*time.Second {
+				t.Errorf("loading took %s with a %s load deadline", took, loadTimeout)
+			}
+			problems := fmt.Sprint(h.Problems())
+			if !strings.Contains(problems, "server/api/evil.get.wasm") || !strings.Contains(problems, row.want) {
+				t.Errorf("problems = %s\nwant the module named and %q", problems, row.want)
+			}
+			if routes := h.Routes(); len(routes) != 1 || routes[0].Path != "/ok" {
+				t.Errorf("routes = %v, want only /ok", routes)
+			}
+		})
+	}
+}
+
+// TestContractsTooLargeToLoadQuickly: a contract of more objects than
+// abi.ContractMaxObjects fails its load, naming the bound, instead of
+// keeping the host from listening while its schemas compile.
+func TestContractsTooLargeToLoadQuickly(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"request":{"body":{"schema":{"type":"object","properties":{`)
+	for i := 0; i < abi.ContractMaxObjects; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `"p%d":{"type":"string"}`, i)
+	}
+	b.WriteString(`}}}}}`)
+	a := newApp(t).wat("server/api/big.post.wasm", watModule{contract: b.String(), handle: `(i32.const 0)`, pages: 8})
+	h, _ := a.host(host.Options{Mode: host.Development})
+	want := fmt.Sprintf("server/api/big.post.wasm: its contract holds %d JSON objects (schemas); the host accepts at most %d", abi.ContractMaxObjects+5, abi.ContractMaxObjects)
+	if problems := fmt.Sprint(h.Problems()); !strings.Contains(problems, want) {
+		t.Errorf("problems = %.300s\nwant %q", problems, want)
 	}
 }

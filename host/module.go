@@ -65,6 +65,9 @@ func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route
 		if err != nil {
 			return nil, err
 		}
+		if n := countObjects(b); n > abi.ContractMaxObjects {
+			return nil, fmt.Errorf("%s: its contract holds %d JSON objects (schemas); the host accepts at most %d: share schemas through $defs, or split the route", rf.File, n, abi.ContractMaxObjects)
+		}
 		if len(b) > 0 {
 			m.contractJSON = b
 			c, err := contract.Parse(rf.File, m.contractJSON, contract.Options{Method: rf.Method})
@@ -122,6 +125,25 @@ func exportedBytes(in *instance, lc *call, file, export string, limit int) ([]by
 		return nil, fmt.Errorf("%s: %s returned memory [%d, %d) outside the module's memory", file, export, off, uint64(off)+uint64(n))
 	}
 	return bytes.Clone(b), nil
+}
+
+// countObjects counts the JSON objects in a JSON text, without decoding it:
+// the '{' outside strings.
+func countObjects(b []byte) int {
+	n, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && c == '{':
+			n++
+		}
+	}
+	return n
 }
 
 // guestFailure phrases a failed guest call for a load error or a log
