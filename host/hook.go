@@ -45,6 +45,8 @@ func defaultBody(f *abi.ValidationFailure) (string, any) {
 // media type. The endpoint's onValidationError hook, then the app's, may
 // replace the default answer; each may decline (SPEC.md §4).
 func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table, f *abi.ValidationFailure) {
+	h.discardBody(w, r, c)
+	c.writeDeadline(w)
 	message, data := defaultBody(f)
 	endpointHook, appHook := c.op.contract.OnValidationError, t.runtime.hasHook()
 	if endpointHook || appHook {

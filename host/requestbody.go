@@ -162,13 +162,10 @@ func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call,
 	if bt.kind == bodyMultipart {
 		return h.readMultipart(w, r, c, bt, limit, issues)
 	}
-	c.bodyTouched = true
-	raw, outcome := readBody(r, limit)
+	raw, outcome := c.readWhole(r, limit)
 	if outcome != bodyRead {
-		c.bodyRead = outcome != bodyTooLarge
 		return outcome
 	}
-	c.bodyRead = true
 	if len(raw) == 0 {
 		return bodyRead
 	}
@@ -227,7 +224,7 @@ func (h *Host) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt
 		issues.Body = []validation.Issue{{Path: []any{}, Message: err.Error()}}
 		return bodyRead
 	}
-	c.bodyTouched = true
+	c.bodyTouched = true // the Content-Length was within the limit
 	m, err := formdata.ReadMultipart(&bodyLimit{r: r.Body, left: limit}, boundary, formdata.DefaultLimits)
 	var fe *formdata.Error
 	switch {

@@ -117,8 +117,10 @@ func hasBody(r *http.Request) bool {
 	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
 }
 
-// readBody reads the whole body up to limit.
-func readBody(r *http.Request, limit int64) ([]byte, bodyOutcome) {
+// readWhole reads the whole request body up to limit. It records that
+// reading began (bodyTouched) and, unless the limit stopped it, that the
+// body is done with (bodyRead).
+func (c *call) readWhole(r *http.Request, limit int64) ([]byte, bodyOutcome) {
 	if r.ContentLength > limit {
 		return nil, bodyTooLarge
 	}
@@ -126,13 +128,16 @@ func readBody(r *http.Request, limit int64) ([]byte, bodyOutcome) {
 	if r.ContentLength > 0 {
 		buf.Grow(int(r.ContentLength))
 	}
+	c.bodyTouched = true
 	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
 	switch {
 	case err != nil:
+		c.bodyRead = true
 		return nil, readFailure(err)
 	case n > limit:
 		return nil, bodyTooLarge
 	}
+	c.bodyRead = true
 	return buf.Bytes(), bodyRead
 }
 
@@ -149,6 +154,9 @@ func readFailure(err error) bodyOutcome {
 // reports whether it did: 413 over the limit, 408 too slow, 400 broken off,
 // 500 when an upload could not be stored.
 func (h *Host) answerBody(w http.ResponseWriter, r *http.Request, c *call, outcome bodyOutcome, limit int64) bool {
+	if outcome != bodyRead {
+		c.writeDeadline(w)
+	}
 	switch outcome {
 	case bodyTooLarge:
 		h.discardBody(w, r, c)
@@ -263,7 +271,7 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		}
 	case op.body == nil && hasBody(r) && op.contract.Idempotency != nil:
 		// No body schema: an idempotent request counts by its raw bytes.
-		raw, outcome := readBody(r, limit)
+		raw, outcome := c.readWhole(r, limit)
 		if h.answerBody(w, r, c, outcome, limit) {
 			return
 		}
@@ -373,11 +381,9 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 		setReadDeadline(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.deadline)))
 	}
 	res, err := in.handle.Call(c)
-	if c.wroteHeader {
-		// What follows a stream (its last chunk) gets a fresh write
-		// deadline: the call's may have passed.
-		setWriteDeadline(w, time.Now().Add(time.Duration(c.set.server.WriteTimeout)))
-	}
+	// The answer, or what follows a stream (its last chunk), gets a fresh
+	// write deadline: the call's may have passed.
+	c.writeDeadline(w)
 	if c.bodySrc != nil && c.bodySrc.hit {
 		// The guest read past the body limit: take the rest before the
 		// answer, so the client reads the answer rather than a reset.
@@ -516,6 +522,13 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 	if !c.wroteHeader {
 		c.commit()
 	}
+}
+
+// writeDeadline gives the answer about to be written its own
+// server.writeTimeout: the request's may be spent reading a slow body or
+// running the guest.
+func (c *call) writeDeadline(w http.ResponseWriter) {
+	setWriteDeadline(w, time.Now().Add(time.Duration(c.set.server.WriteTimeout)))
 }
 
 // setReadDeadline and setWriteDeadline set the deadlines of the

@@ -1,0 +1,201 @@
+package host_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/host"
+)
+
+// clientTestApp is the app the hostile clients talk to: a JSON endpoint
+// that echoes what it got, a stream without end, and a plain route.
+func clientTestApp(t *testing.T) *app {
+	return newApp(t).
+		wat("server/api/echo.post.wasm", watModule{contract: `{"request":{"body":{"schema":{"type":"object"}}}}`, handle: echoEnvelope}).
+		wat("server/api/stream.get.wasm", watModule{contract: streamContract, handle: `(loop $l (drop (call $write (i32.const 65536) (i32.const 65536))) (br $l)) (i32.const 0)`}).
+		wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData})
+}
+
+// serveTCP serves h with the http.Server it configures, on a real TCP
+// listener, and returns its address.
+func serveTCP(t *testing.T, h *host.Host) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := h.HTTPServer()
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().String()
+}
+
+// rawConn is one client connection speaking HTTP/1.1 by hand.
+type rawConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func dial(t *testing.T, addr string) *rawConn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second)) // the test's own bound
+	return &rawConn{Conn: c, r: bufio.NewReader(c)}
+}
+
+// response reads one response.
+func (c *rawConn) response(method string) (*http.Response, string, error) {
+	res, err := http.ReadResponse(c.r, &http.Request{Method: method})
+	if err != nil {
+		return nil, "", err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res, string(b), err
+}
+
+// closedByServer reports whether the server closed the connection: a read
+// ends with EOF (or a reset) rather than the test's own deadline.
+func (c *rawConn) closedByServer() error {
+	_, err := c.r.ReadByte()
+	var ne net.Error
+	switch {
+	case err == nil:
+		return errors.New("the server sent more bytes")
+	case errors.As(err, &ne) && ne.Timeout():
+		return errors.New("the connection was still open when the test gave up")
+	}
+	return nil
+}
+
+// TestHostileClients is the fault matrix of the client side, over real
+// TCP with the server settings of endpoints.json: clients that send too
+// slowly, go idle, send too much, or stop reading.
+func TestHostileClients(t *testing.T) {
+	const short = 300 * time.Millisecond
+	a := clientTestApp(t)
+	h, logs := a.host(host.Options{Mode: host.Development,
+		Limits: host.Limits{Instances: 1, Timeout: host.Duration(time.Minute)},
+		Server: host.ServerConfig{ReadHeaderTimeout: host.Duration(short), ReadTimeout: host.Duration(short),
+			WriteTimeout: host.Duration(short), IdleTimeout: host.Duration(short)}})
+	addr := serveTCP(t, h)
+	healthy := func(t *testing.T) {
+		t.Helper()
+		c := dial(t, addr)
+		fmt.Fprintf(c, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
+		if res, body, err := c.response("GET"); err != nil || res.StatusCode != 200 || body != "ok" {
+			t.Errorf("the healthy route: %v %v %q, want 200 ok", err, res, body)
+		}
+	}
+
+	t.Run("a body slower than its Content-Length", func(t *testing.T) {
+		c := dial(t, addr)
+		fmt.Fprintf(c, "POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"a\":\"%s", strings.Repeat("x", 24))
+		res, body, err := c.response("POST")
+		if err != nil || res.StatusCode != 408 || !strings.Contains(body, "server.readTimeout") {
+			t.Fatalf("got %v %v %s, want 408 naming server.readTimeout", err, res, body)
+		}
+		if err := c.closedByServer(); err != nil {
+			t.Error(err)
+		}
+	})
+
+	t.Run("a hundred slow bodies at once", func(t *testing.T) {
+		var wg sync.WaitGroup
+		errs := make(chan error, 100)
+		for i := 0; i < 100; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := dial(t, addr)
+				fmt.Fprintf(c, "POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{")
+				if res, _, err := c.response("POST"); err != nil || res.StatusCode != 408 {
+					errs <- fmt.Errorf("got %v %v, want 408", err, res)
+				}
+			}()
+		}
+		healthy(t)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+	})
+
+	t.Run("an idle keep-alive connection", func(t *testing.T) {
+		c := dial(t, addr)
+		fmt.Fprintf(c, "GET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
+		if res, _, err := c.response("GET"); err != nil || res.StatusCode != 200 {
+			t.Fatalf("first request: %v %v", err, res)
+		}
+		if err := c.closedByServer(); err != nil {
+			t.Error(err)
+		}
+	})
+
+	t.Run("a connection that never sends a request", func(t *testing.T) {
+		c := dial(t, addr)
+		if err := c.closedByServer(); err != nil {
+			t.Error(err)
+		}
+	})
+
+	t.Run("a 5 MiB body to a 1 MiB endpoint, sent whole before reading", func(t *testing.T) {
+		c := dial(t, addr)
+		body := `{"a":"` + strings.Repeat("x", 5<<20) + `"}`
+		fmt.Fprintf(c, "POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
+		if _, err := io.WriteString(c, body); err != nil {
+			t.Fatalf("sending the body: %v (the server reset the connection)", err)
+		}
+		res, got, err := c.response("POST")
+		if err != nil || res.StatusCode != 413 || !strings.Contains(got, `"limit":1048576`) {
+			t.Fatalf("got %v %v %s, want 413 with the limit", err, res, got)
+		}
+	})
+
+	t.Run("a 5 MiB body announced with Expect: 100-continue", func(t *testing.T) {
+		c := dial(t, addr)
+		fmt.Fprintf(c, "POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n", 5<<20)
+		res, _, err := c.response("POST")
+		if err != nil || res.StatusCode != 413 {
+			t.Fatalf("got %v %v, want 413 before any body is sent", err, res)
+		}
+	})
+
+	t.Run("a client that stops reading a stream", func(t *testing.T) {
+		c := dial(t, addr)
+		fmt.Fprintf(c, "GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")
+		// It reads nothing: the socket buffers fill, writes block, and the
+		// write deadline ends the stream and its guest.
+		if !waitFor(t, 20*time.Second, func() bool { return strings.Contains(logs.String(), "client went away; guest stopped") }) {
+			t.Fatalf("the guest still streams to a client that stopped reading:\n%.2000s", logs)
+		}
+		// Its only instance is free again: another client gets the stream.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+addr+"/api/stream", nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		if _, err := io.ReadFull(res.Body, make([]byte, 1<<20)); err != nil || res.StatusCode != 200 {
+			t.Errorf("the next stream: %d %v", res.StatusCode, err)
+		}
+	})
+
+	healthy(t)
+}
