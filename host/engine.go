@@ -390,7 +390,7 @@ func (e *engine) moduleConfig(g *guestSys) wazero.ModuleConfig {
 		WithStartFunctions(abi.StartFunction).
 		WithSysWalltime().WithSysNanotime().
 		WithNanosleep(g.sleep).
-		WithRandSource(rand.Reader).
+		WithRandSource(guestRand{g}).
 		WithStdout(g).WithStderr(g)
 }
 
@@ -445,6 +445,19 @@ func (g *guestSys) sleep(ns int64) {
 	if c.Expired() {
 		panic(interrupt.ErrInterrupted)
 	}
+}
+
+// guestRand is the randomness of WASI's random_get: crypto/rand, and the
+// time it takes counts against the call's deadline like any host call (a
+// guest asking for 64 MiB in a loop is stopped at its deadline).
+type guestRand struct{ g *guestSys }
+
+func (r guestRand) Read(p []byte) (int, error) {
+	n, err := rand.Read(p)
+	if c := r.g.c; c != nil && c.Expired() {
+		panic(interrupt.ErrInterrupted)
+	}
+	return n, err
 }
 
 // Write logs what the guest writes to stdout or stderr, a log line per

@@ -94,6 +94,9 @@ func TestHostileGuests(t *testing.T) {
     (loop $l (call $log (i32.const 1) (i32.const 65536) (i32.const 1024))
       (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1))))) ` + writeOK + ` (i32.const 0)`, extra: dataOK},
 			status: 200, log: "further log lines are dropped", reps: 20},
+		{name: "random bytes without end", m: watModule{imports: `  (import "wasi_snapshot_preview1" "random_get" (func $random (param i32 i32) (result i32)))` + "\n",
+			handle: `(drop (memory.grow (i32.const 512))) (loop $l (drop (call $random (i32.const 65536) (i32.const 33554432))) (br $l)) (i32.const 0)`},
+			limits: host.Limits{MemoryBytes: 64 << 20}, status: 500, log: "ran past its 100ms deadline", reps: 8, parallel: true, timeout: short},
 		{name: "a 30 s sleep", m: watModule{imports: wasiPoll, handle: `(call $sleep (i64.const 30000000000)) (i32.const 0)`, extra: sleepFn},
 			status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
 		{name: "sleeps in a loop", m: watModule{imports: wasiPoll, handle: `(loop $l (call $sleep (i64.const 1000000)) (br $l)) (i32.const 0)`, extra: sleepFn},
