@@ -1,10 +1,12 @@
 package validation
 
 import (
-	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 )
 
 func sortStrings(s []string) { slices.Sort(s) }
@@ -18,6 +20,19 @@ func (s *Schema) Properties() []string { return s.plan.propOrder }
 // allowed; otherwise an integer, a number or a boolean when it parses as
 // one. A string that fits no admitted type is kept, and validation then
 // reports the type mismatch naming the property.
+//
+// Numbers come out canonical (jsonvalue.CanonicalNumber), as in a JSON
+// body: for a property that admits integers, "2", "2.0" and "2e0" all
+// become int64(2), and an integer beyond int64 a json.Number of its exact
+// digits; any other number becomes a canonical json.Number ("1E3" is
+// json.Number("1000"), "0.10" json.Number("0.1")).
+//
+// # Notes
+//
+//   - A numeric string beyond the float64 range ("1e999") becomes a value
+//     that Validate always refuses with "number out of range: ...", at the
+//     property's path. Such a value must not be handed on unvalidated; no
+//     number is ever computed from it.
 func (s *Schema) CoerceString(property, value string) any {
 	p := s.plan.props[property]
 	if p == nil {
@@ -67,18 +82,10 @@ func coerceScalar(p *plan, v string) any {
 	if p.types&tString != 0 {
 		return v
 	}
-	if p.types&tInteger != 0 && isInteger(v) {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+	if p.types&(tInteger|tNumber) != 0 {
+		if n, ok := coerceNumber(p.types, v); ok {
 			return n
 		}
-		return json.Number(v)
-	}
-	if p.types&(tNumber|tInteger) != 0 && isJSONNumber(v) {
-		if p.types&tNumber != 0 {
-			return json.Number(v)
-		}
-		// An integer written as 1.0 or 1e2: the schema decides.
-		return json.Number(v)
 	}
 	if p.types&tBoolean != 0 {
 		switch v {
@@ -94,6 +101,36 @@ func coerceScalar(p *plan, v string) any {
 	return v
 }
 
+// coerceNumber reads v as a JSON number literal: an int64 when the types
+// admit integers and its value is one that fits, else a canonical
+// json.Number; ok is false when v is not a number literal.
+func coerceNumber(types typeSet, v string) (n any, ok bool) {
+	if types&tInteger != 0 && isInteger(v) {
+		if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return i, true
+		}
+	}
+	c, err := jsonvalue.CanonicalNumber(v)
+	switch {
+	case errors.Is(err, jsonvalue.ErrRange):
+		return outOfRange{err}, true
+	case err != nil:
+		return nil, false
+	}
+	if types&tInteger != 0 && isInteger(string(c)) {
+		if i, err := strconv.ParseInt(string(c), 10, 64); err == nil {
+			return i, true
+		}
+	}
+	return c, true
+}
+
+// outOfRange is what coercion makes of a numeric string beyond the float64
+// range. The validator sees a value of no JSON type and reports it
+// (kind.InvalidJsonValue) at its location, where describe gives err's
+// words; nothing ever reads it as a number.
+type outOfRange struct{ err error }
+
 func isInteger(s string) bool {
 	if strings.HasPrefix(s, "-") {
 		s = s[1:]
@@ -107,42 +144,6 @@ func isInteger(s string) bool {
 		}
 	}
 	return true
-}
-
-// isJSONNumber reports whether s is a number literal by RFC 8259 §6.
-func isJSONNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	digits := func() int {
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i - start
-	}
-	if i < len(s) && s[i] == '0' {
-		i++
-	} else if digits() == 0 {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	return i == len(s)
 }
 
 // HasDefaults reports whether applying defaults can change a value, so a

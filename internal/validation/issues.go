@@ -201,6 +201,10 @@ func describe(k jsonschema.ErrorKind) string {
 	case *kind.Const:
 		b, _ := json.Marshal(k.Want)
 		return "must be " + string(b)
+	case *kind.InvalidJsonValue:
+		if r, ok := k.Value.(outOfRange); ok {
+			return r.err.Error()
+		}
 	}
 	return k.LocalizedString(printer)
 }

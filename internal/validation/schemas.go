@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 )
 
 // Contract holds the parsed JSON of one contract, the root against which its
@@ -98,6 +100,33 @@ func (c *Contract) Compile(pointer string) (*Schema, error) {
 		return nil, fmt.Errorf("%s: contract: %s: %s", c.file, pointer, strings.ReplaceAll(err.Error(), c.url, "contract"))
 	}
 	return &Schema{compiled: sch, plan: c.planFor(raw, 0)}, nil
+}
+
+// canonicalDefault writes the numbers of a default the way the host hands
+// numbers on (jsonvalue.CanonicalNumber), so a default written 1.0 reaches
+// the guest as 1, as the same number sent by a client would. A number out
+// of range is kept as written: the contract's author sees it fail
+// validation.
+func canonicalDefault(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if c, err := jsonvalue.CanonicalNumber(string(v)); err == nil {
+			return c
+		}
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = canonicalDefault(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = canonicalDefault(e)
+		}
+		return out
+	}
+	return v
 }
 
 // lookup resolves a JSON pointer in doc.
@@ -226,7 +255,7 @@ func (c *Contract) planFor(raw any, depth int) *plan {
 		p.types = typeOfValue(cv)
 	}
 	if d, ok := m["default"]; ok {
-		p.hasDefault, p.def = true, d
+		p.hasDefault, p.def = true, canonicalDefault(d)
 	}
 	if props, ok := m["properties"].(map[string]any); ok {
 		p.props = map[string]*plan{}

@@ -22,7 +22,9 @@ const contract = `{
     "one": {"oneOf": [{"type": "integer"}, {"type": "boolean"}]},
     "list": {"type": "array", "items": {"type": "integer"}},
     "anylist": {"type": "array"},
-    "d": {"type": "integer", "default": 10}
+    "d": {"type": "integer", "default": 10},
+    "f": {"type": "number", "default": 2.50},
+    "g": {"type": "object", "default": {"n": 1.0e1, "l": [2E0]}}
   }},
   "body": {"schema": {"type": "object", "properties": {
     "name": {"type": "string"},
@@ -60,7 +62,22 @@ func TestCoerceString(t *testing.T) {
 		{"fraction for an integer is handed to validation as a number", "n", "1.5", json.Number("1.5")},
 		{"not a number stays a string", "n", "abc", "abc"},
 		{"number", "x", "0.25", json.Number("0.25")},
-		{"number with exponent", "x", "1e3", json.Number("1e3")},
+		{"number with exponent is canonical", "x", "1e3", json.Number("1000")},
+		{"integer 2.0 is int64", "n", "2.0", int64(2)},
+		{"integer 2e0 is int64", "n", "2e0", int64(2)},
+		{"integer 1E+1 is int64", "n", "1E+1", int64(10)},
+		{"integer -0 is int64 0", "n", "-0", int64(0)},
+		{"integer beyond int64 from an exponent is exact", "n", "1e20", json.Number("100000000000000000000")},
+		{"integer 9223372036854775808 is exact", "n", "9223372036854775808", json.Number("9223372036854775808")},
+		{"fraction for an integer rounds like a body's", "n", "2.00000000000000000001", int64(2)},
+		{"number 2 stays a number", "x", "2", json.Number("2")},
+		{"number 2.0 is canonical", "x", "2.0", json.Number("2")},
+		{"number 0.10 is canonical", "x", "0.10", json.Number("0.1")},
+		{"number 1E-7 is canonical", "x", "1E-7", json.Number("1e-7")},
+		{"integer-or-string keeps 2.0 a string", "ns", "2.0", "2.0"},
+		{"integer-or-null 2.0 is int64", "nullable", "2.0", int64(2)},
+		{"enum of integers 2.0", "e", "2.0", int64(2)},
+		{"through $ref 5e0", "ref", "5e0", int64(5)},
 		{"number that is not JSON stays a string", "x", ".5", ".5"},
 		{"boolean true", "b", "true", true},
 		{"boolean false", "b", "false", false},
@@ -91,6 +108,7 @@ func TestCoerceStrings(t *testing.T) {
 		want       any
 	}{
 		{"repeated key becomes an array of coerced items", "list", []string{"1", "2"}, []any{int64(1), int64(2)}},
+		{"items are canonical", "list", []string{"2.0", "1e1", "-0"}, []any{int64(2), int64(10), int64(0)}},
 		{"one value of an array parameter is an array", "list", []string{"1"}, []any{int64(1)}},
 		{"untyped items stay strings", "anylist", []string{"a", "b"}, []any{"a", "b"}},
 		{"repeated scalar takes the first value", "n", []string{"1", "2"}, int64(1)},
@@ -128,6 +146,12 @@ func TestApplyDefaults(t *testing.T) {
 	q.ApplyDefaults(m)
 	if m["d"] != json.Number("10") {
 		t.Errorf("query default d = %#v, want 10", m["d"])
+	}
+	if m["f"] != json.Number("2.5") {
+		t.Errorf("query default f (2.50) = %#v, want the canonical 2.5", m["f"])
+	}
+	if want := map[string]any{"n": json.Number("10"), "l": []any{json.Number("2")}}; !reflect.DeepEqual(m["g"], want) {
+		t.Errorf("query default g = %#v, want its numbers canonical: %#v", m["g"], want)
 	}
 }
 
@@ -193,5 +217,38 @@ func TestCompileErrorMessage(t *testing.T) {
 
 	if strings.Contains(err.Error(), "file:///endpoints") {
 		t.Errorf("error shows the internal resource URL: %v", err)
+	}
+}
+
+// TestCoerceOutOfRange checks that a numeric string beyond the float64
+// range fails validation with a message about its range at its path, not
+// as a type mismatch, and that no number is computed from it.
+func TestCoerceOutOfRange(t *testing.T) {
+	s := compile(t, "/request/query")
+	const tooLarge = "number out of range: 1e999999999 exceeds the float64 range; send a number within ±1.7976931348623157e308"
+	tests := []struct {
+		name   string
+		query  map[string]any
+		issues []Issue
+	}{
+		{"integer", map[string]any{"n": s.CoerceString("n", "1e999999999")},
+			[]Issue{{Path: []any{"n"}, Message: tooLarge}}},
+		{"number too small", map[string]any{"x": s.CoerceString("x", "-1e-400")},
+			[]Issue{{Path: []any{"x"}, Message: "number out of range: -1e-400 is too small for a float64 and would round to 0; send 0 or a number of magnitude 5e-324 or more"}}},
+		{"with a minimum, through $ref", map[string]any{"ref": s.CoerceString("ref", "1e999999999")},
+			[]Issue{{Path: []any{"ref"}, Message: tooLarge}}},
+		{"array item", map[string]any{"list": s.CoerceStrings("list", []string{"1", "1e999999999"})},
+			[]Issue{{Path: []any{"list", 1}, Message: tooLarge}}},
+		{"alternatives", map[string]any{"one": s.CoerceString("one", "1e999999999")},
+			[]Issue{{Path: []any{"one"}, Message: tooLarge}}},
+		{"enum", map[string]any{"e": s.CoerceString("e", "1e999999999")},
+			[]Issue{{Path: []any{"e"}, Message: tooLarge}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := s.Validate(tt.query); !reflect.DeepEqual(got, tt.issues) {
+				t.Errorf("Validate(%#v):\n got %#v\nwant %#v", tt.query, got, tt.issues)
+			}
+		})
 	}
 }
