@@ -353,7 +353,7 @@ var allowedKeys = map[string]string{
 	"/build":        "command, watch",
 	"/storage":      "driver, url, namespace, maxBytes",
 	"/idempotency":  "lease, replay, scopeHeader",
-	"/limits":       "bodyBytes, memoryBytes, timeout, instances, responseBytes, loadTimeout",
+	"/limits":       "bodyBytes, memoryBytes, timeout, instances, responseBytes, loadTimeout, jsonDepth",
 	"/openApi":      "enabled, title, version, path, docs",
 	"/openApi/docs": "path, assets",
 }
@@ -390,6 +390,8 @@ func ParseAppConfig(file string, data []byte) (*AppConfig, error) {
 		return nil, fmt.Errorf("%s: /limits/instances: must be positive, got %d", file, l.Instances)
 	case cfg.Server.MaxHeaderBytes < 0:
 		return nil, fmt.Errorf("%s: /server/maxHeaderBytes: must be positive, got %d", file, cfg.Server.MaxHeaderBytes)
+	case l.JSONDepth < 0 || l.JSONDepth > 10000:
+		return nil, fmt.Errorf("%s: /limits/jsonDepth: must be between 1 and 10000, got %d", file, l.JSONDepth)
 	case l.ResponseBytes < 0:
 		return nil, fmt.Errorf("%s: /limits/responseBytes: must be positive, got %d", file, l.ResponseBytes)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
+	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 )
 
 // envelopeJSON encodes the request envelope (abi.Envelope) on first use; a
@@ -54,7 +54,7 @@ func (c *call) envelopeJSON() []byte {
 	}
 	if len(c.params) > 0 || c.op != nil {
 		b = append(b, `,"params":`...)
-		b = appendValue(b, c.params)
+		b = jsonvalue.AppendValue(b, c.params)
 	}
 	if c.op == nil {
 		b = append(b, `,"headers":{`...)
@@ -80,9 +80,9 @@ func (c *call) envelopeJSON() []byte {
 		b = append(b, '}')
 	} else {
 		b = append(b, `,"query":`...)
-		b = appendValue(b, c.query)
+		b = jsonvalue.AppendValue(b, c.query)
 		b = append(b, `,"headers":`...)
-		b = appendValue(b, c.headers)
+		b = jsonvalue.AppendValue(b, c.headers)
 		if c.mediaType != "" {
 			b = append(b, `,"mediaType":`...)
 			b, _ = jsontext.AppendQuote(b, c.mediaType)
@@ -123,7 +123,7 @@ func (c *call) appendBody(b []byte) []byte {
 	if c.bodyJSON {
 		return append(b, c.bodyRaw...)
 	}
-	return appendValue(b, c.body)
+	return jsonvalue.AppendValue(b, c.body)
 }
 
 // value encodes one validated value for request_value.
@@ -160,79 +160,15 @@ func (c *call) value(part abi.Part, name string) ([]byte, abi.Errno) {
 		if c.op == nil && part != abi.PartParams {
 			return nil, abi.ErrNotFound
 		}
-		c.scratch = appendValue(c.scratch[:0], m)
+		c.scratch = jsonvalue.AppendValue(c.scratch[:0], m)
 		return c.scratch, 0
 	}
 	v, ok := m[name]
 	if !ok {
 		return nil, abi.ErrNotFound
 	}
-	c.scratch = appendValue(c.scratch[:0], v)
+	c.scratch = jsonvalue.AppendValue(c.scratch[:0], v)
 	return c.scratch, 0
-}
-
-// appendValue encodes the values coercion and JSON parsing produce. Object
-// keys are sorted so the envelope is deterministic.
-func appendValue(b []byte, v any) []byte {
-	switch v := v.(type) {
-	case nil:
-		return append(b, "null"...)
-	case string:
-		b, _ = jsontext.AppendQuote(b, v)
-		return b
-	case bool:
-		return strconv.AppendBool(b, v)
-	case int64:
-		return strconv.AppendInt(b, v, 10)
-	case int:
-		return strconv.AppendInt(b, int64(v), 10)
-	case json.Number:
-		return append(b, v...)
-	case float64:
-		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return append(b, "null"...)
-		}
-		return strconv.AppendFloat(b, v, 'g', -1, 64)
-	case []any:
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendValue(b, e)
-		}
-		return append(b, ']')
-	case map[string]any:
-		b = append(b, '{')
-		if len(v) == 1 {
-			for k, e := range v {
-				b, _ = jsontext.AppendQuote(b, k)
-				b = append(b, ':')
-				b = appendValue(b, e)
-			}
-			return append(b, '}')
-		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b, _ = jsontext.AppendQuote(b, k)
-			b = append(b, ':')
-			b = appendValue(b, v[k])
-		}
-		return append(b, '}')
-	}
-	// Not produced by the pipeline; encode through the standard library.
-	out, err := json.Marshal(v)
-	if err != nil {
-		return append(b, "null"...)
-	}
-	return append(b, out...)
 }
 
 // readBody serves body_read: from the bytes already read for validation,

@@ -199,3 +199,62 @@ func TestHostileClients(t *testing.T) {
 
 	healthy(t)
 }
+
+// TestHostileValues sends values that JSON Schema accepts but readers
+// disagree on, over real TCP: the guest must get exactly what the host
+// validated, in canonical form, or the client a 400 that says why.
+func TestHostileValues(t *testing.T) {
+	contract := `{"request":{
+		"params":{"type":"object","properties":{"id":{"type":"integer"}}},
+		"query":{"type":"object","properties":{"n":{"type":"integer"},"q":{"type":"string"}}},
+		"body":{"required":false,"schema":{"type":"object","properties":{"userId":{"type":"integer"},"name":{"type":"string"},"tree":{}}}}}}`
+	a := newApp(t).wat("server/api/items/[id].post.wasm", watModule{contract: contract, handle: echoEnvelope})
+	h, _ := a.host(host.Options{Mode: host.Development})
+	base := "http://" + serveTCP(t, h)
+	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
+	tests := []struct {
+		name, path, body string
+		status           int
+		want             []string // in the answer
+	}{
+		{"integers written as 2.0, 1e1 and 2e0 reach the guest as integers", "/api/items/2.0?n=1e1", `{"userId":2e0,"name":"Ada"}`,
+			200, []string{`"params":{"id":2}`, `"query":{"n":10}`, `"body":{"name":"Ada","userId":2}`}},
+		{"an integer beyond int64 stays exact", "/api/items/9223372036854775808", "", 200, []string{`"params":{"id":9223372036854775808}`}},
+		{"an integer beyond float64 is refused", "/api/items/1e400", "", 400, []string{`"params":[{"path":["id"],"message":"number out of range`}},
+		{"a body number beyond float64 is refused", "/api/items/1", `{"userId":1e999999999}`, 400, []string{`"path":["userId"],"message":"invalid JSON at byte 10: number out of range`}},
+		{"duplicate names are refused", "/api/items/1", `{"userId":"x","userId":2}`, 400, []string{`duplicate member name \"userId\"`}},
+		{"invalid UTF-8 in a string is refused", "/api/items/1", "{\"name\":\"caf\xe9\"}", 400, []string{`invalid UTF-8 in a string: byte \\xe9`}},
+		{"invalid UTF-8 in a name is refused", "/api/items/1", "{\"na\xe2me\":1}", 400, []string{`invalid UTF-8 in a string: byte \\xe2`}},
+		{"invalid UTF-8 in the query is refused", "/api/items/1?q=caf%E9", "", 400, []string{`"query":[{"path":["q"],"message":"is not valid UTF-8: byte \\xe9 at offset 3`}},
+		{"invalid UTF-8 in the path is refused", "/api/items/%FF", "", 400, []string{`"params":[{"path":["id"],"message":"is not valid UTF-8: byte \\xff at offset 0`}},
+		{"a byte order mark says so", "/api/items/1", "\xef\xbb\xbf{}", 400, []string{`U+FEFF`}},
+		{"a non-ASCII character where a value belongs is quoted as itself", "/api/items/1", `{"name":…}`, 400, []string{`'…' (U+2026)`}},
+		{"nesting 5000 deep is refused before validation", "/api/items/1", `{"tree":` + deep + `}`, 400, []string{`nests deeper than 64 levels`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var body io.Reader
+			if tt.body != "" {
+				body = strings.NewReader(tt.body)
+			}
+			req, _ := http.NewRequest("POST", base+tt.path, body)
+			if tt.body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			if res.StatusCode != tt.status {
+				t.Fatalf("got %d %s, want %d", res.StatusCode, b, tt.status)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(string(b), w) {
+					t.Errorf("answer %s\ndoes not contain %s", b, w)
+				}
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
@@ -141,13 +142,13 @@ func (c *call) fingerprint(parts []string) (string, error) {
 		buf = append(buf, 0)
 		switch part {
 		case "params":
-			buf = appendValue(buf, c.params)
+			buf = jsonvalue.AppendValue(buf, c.params)
 		case "query":
-			buf = appendValue(buf, c.query)
+			buf = jsonvalue.AppendValue(buf, c.query)
 		case "body":
 			switch {
 			case c.body != nil:
-				buf = appendValue(buf, c.body)
+				buf = jsonvalue.AppendValue(buf, c.body)
 			case c.bodyRaw != nil:
 				sum := sha256.Sum256(c.bodyRaw)
 				buf = append(buf, sum[:]...)

@@ -74,6 +74,12 @@ type Limits struct {
 	// then is stopped and fails its load. It applies at the next start.
 	// Defaults to [DefaultLoadTimeout].
 	LoadTimeout Duration `json:"loadTimeout,omitzero"`
+	// JSONDepth is the deepest nesting of arrays and objects a JSON request
+	// body may have; a deeper one is a 400 that says so. Validating deeply
+	// nested values costs more than linear time, so the bound keeps a small
+	// body from costing the host much. Defaults to 64
+	// (jsonvalue.DefaultMaxDepth); at most 10000.
+	JSONDepth int `json:"jsonDepth,omitzero"`
 }
 
 // DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
@@ -207,6 +213,9 @@ func (o Options) merge(cfg *AppConfig) Options {
 	}
 	if l.LoadTimeout == 0 {
 		l.LoadTimeout = cfg.Limits.LoadTimeout
+	}
+	if l.JSONDepth == 0 {
+		l.JSONDepth = cfg.Limits.JSONDepth
 	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation

@@ -110,7 +110,7 @@ func TestRequestPipeline(t *testing.T) {
 			name: "malformed JSON is a validation failure of the body",
 			path: "/api/items/1", body: `{"name":`, headers: []string{"Content-Type", ct, "X-Tenant", "acme"},
 			wantStatus: 400,
-			wantBody:   `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":[],"message":"invalid JSON: unexpected end of input"}]}}`,
+			wantBody:   `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["name"],"message":"invalid JSON at byte 8: expected a value, found end of input"}]}}`,
 		},
 		{
 			name: "a missing body",

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,10 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
+	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/mediatype"
 	"github.com/wasmendpoints/endpoints/internal/validation"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -182,17 +180,25 @@ func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call,
 		}
 		obj := make(map[string]any, len(form))
 		for k, vs := range form {
+			if b := notUTF8Values(k, vs); b != nil {
+				issues.Body = append(issues.Body, *b)
+				continue
+			}
 			obj[k] = bt.schema.CoerceStrings(k, vs)
 		}
-		issues.Body = c.takeObject(bt, obj)
+		if issues.Body == nil {
+			issues.Body = c.takeObject(bt, obj)
+		}
 		return bodyRead
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	v, canonical, err := jsonvalue.Decode(raw, jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth})
 	if err != nil {
-		issues.Body = []validation.Issue{{Path: []any{}, Message: "invalid JSON: " + jsonSyntaxMessage(err)}}
+		issues.Body = []validation.Issue{jsonIssue(err)}
 		return bodyRead
 	}
-	c.body, c.bodyJSON = v, true
+	// The guest gets what was validated: the bytes as received only when
+	// they are canonical already (2, not 2.0) and no default was added.
+	c.body, c.bodyJSON = v, canonical
 	if bt.defaults && bt.schema.ApplyDefaults(v) {
 		c.bodyJSON = false
 	}
@@ -200,6 +206,15 @@ func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call,
 		issues.Body = bt.schema.Validate(v)
 	}
 	return bodyRead
+}
+
+// jsonIssue is the validation issue of a JSON body that did not decode.
+func jsonIssue(err error) validation.Issue {
+	var je *jsonvalue.Error
+	if errors.As(err, &je) {
+		return validation.Issue{Path: je.Path, Message: je.Message}
+	}
+	return validation.Issue{Path: []any{}, Message: err.Error()}
 }
 
 // takeObject keeps a decoded form as the request body, with defaults, and
@@ -266,8 +281,17 @@ func (h *Host) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt
 		values[f.Name] = append(values[f.Name], f.Filename)
 	}
 	obj := make(map[string]any, len(values))
+	var bad []validation.Issue
 	for k, vs := range values {
+		if b := notUTF8Values(k, vs); b != nil {
+			bad = append(bad, *b)
+			continue
+		}
 		obj[k] = bt.schema.CoerceStrings(k, vs)
+	}
+	if bad != nil {
+		issues.Body = append(bad, typeIssues...)
+		return bodyRead
 	}
 	issues.Body = append(c.takeObject(bt, obj), typeIssues...)
 	return bodyRead

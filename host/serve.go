@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"unicode/utf8"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
@@ -287,33 +287,57 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		issues.Body = []validation.Issue{{Path: []any{}, Message: "a request body is required (" + strings.Join(op.bodySupported, ", ") + ")"}}
 	}
 
-	// Step 5: coerce, default and validate every part.
+	// Step 5: coerce, default and validate every part. Text that is not
+	// UTF-8 is refused, not repaired: the guest would read other text than
+	// the host validated.
+	var bad []validation.Issue
 	for i, name := range res.Names {
-		if op.params != nil {
+		switch {
+		case !utf8.ValidString(res.Params[i]):
+			bad = append(bad, notUTF8(name, res.Params[i]))
+		case op.params != nil:
 			c.params[name] = op.params.CoerceString(name, res.Params[i])
-		} else {
+		default:
 			c.params[name] = res.Params[i]
 		}
 	}
-	if op.params != nil {
+	if bad != nil {
+		issues.Params, bad = bad, nil
+	} else if op.params != nil {
 		op.params.ApplyDefaults(c.params)
 		issues.Params = op.params.Validate(c.params)
 	}
 	if op.query != nil {
 		for k, vs := range r.URL.Query() {
+			if b := notUTF8Values(k, vs); b != nil {
+				bad = append(bad, *b)
+				continue
+			}
 			c.query[k] = op.query.CoerceStrings(k, vs)
 		}
-		op.query.ApplyDefaults(c.query)
-		issues.Query = op.query.Validate(c.query)
+		if bad != nil {
+			issues.Query, bad = bad, nil
+		} else {
+			op.query.ApplyDefaults(c.query)
+			issues.Query = op.query.Validate(c.query)
+		}
 	}
 	if op.headers != nil {
 		for _, name := range op.headers.Properties() {
 			if vs := r.Header.Values(name); len(vs) > 0 {
+				if b := notUTF8Values(name, vs); b != nil {
+					bad = append(bad, *b)
+					continue
+				}
 				c.headers[name] = op.headers.CoerceStrings(name, splitHeaderValues(vs))
 			}
 		}
-		op.headers.ApplyDefaults(c.headers)
-		issues.Headers = op.headers.Validate(c.headers)
+		if bad != nil {
+			issues.Headers = bad
+		} else {
+			op.headers.ApplyDefaults(c.headers)
+			issues.Headers = op.headers.Validate(c.headers)
+		}
 	}
 	if !issues.empty() {
 		h.refuse(w, r, c, t, issues.failure())
@@ -342,6 +366,37 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 	h.finishEndpoint(w, r, c, op)
 }
 
+// notUTF8 is the issue of a parameter whose text is not UTF-8, naming the
+// first offending byte.
+func notUTF8(name, value string) validation.Issue {
+	at := 0
+	for at < len(value) {
+		r, size := utf8.DecodeRuneInString(value[at:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		at += size
+	}
+	return validation.Issue{Path: []any{strings.ToValidUTF8(name, "\uFFFD")},
+		Message: fmt.Sprintf("is not valid UTF-8: byte \\x%02x at offset %d; send text as UTF-8 (percent-encoded in a URL)", value[at], at)}
+}
+
+// notUTF8Values checks a parameter's name and values.
+func notUTF8Values(name string, values []string) *validation.Issue {
+	if !utf8.ValidString(name) {
+		i := notUTF8(name, name)
+		i.Message = "the name " + i.Message
+		return &i
+	}
+	for _, v := range values {
+		if !utf8.ValidString(v) {
+			i := notUTF8(name, v)
+			return &i
+		}
+	}
+	return nil
+}
+
 // splitHeaderValues splits comma-separated header lines into values.
 func splitHeaderValues(vs []string) []string {
 	if len(vs) == 1 && !strings.Contains(vs[0], ",") {
@@ -354,14 +409,6 @@ func splitHeaderValues(vs []string) []string {
 		}
 	}
 	return out
-}
-
-// jsonSyntaxMessage phrases a JSON syntax error for a client.
-func jsonSyntaxMessage(err error) string {
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return "unexpected end of input"
-	}
-	return err.Error()
 }
 
 // callGuest runs the handler on a pooled instance. It reports whether the
@@ -490,9 +537,11 @@ func (op *operation) checkAnswer(status int, body []byte) []validation.Issue {
 	if len(body) == 0 {
 		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("the body is empty, but the contract declares a JSON body for status %d", status)}}
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit})
 	if err != nil {
-		return []validation.Issue{{Path: []any{}, Message: "the body is not valid JSON: " + err.Error()}}
+		issue := jsonIssue(err)
+		issue.Message = "the body is not valid JSON: " + issue.Message
+		return []validation.Issue{issue}
 	}
 	return d.schema.Validate(v)
 }
