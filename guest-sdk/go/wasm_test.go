@@ -367,12 +367,12 @@ func TestWasmGuestEndpoint(t *testing.T) {
 		t.Fatalf("%s() = %#x: not a buffer in guest memory", abi.ExportContract, packed)
 	}
 	wantContract := `{"summary":"Echo the request",` +
-		`"request":{"params":{"type":"object","properties":{"id":{"type":"integer","description":"What to echo.","minimum":1}},"required":["id"]},` +
+		`"request":{"params":{"type":"object","properties":{"id":{"type":"integer","description":"What to echo.","minimum":1,"maximum":9223372036854775807}},"required":["id"]},` +
 		`"query":{"type":"object","properties":{"limit":{"type":"integer","default":10,"minimum":1,"maximum":100}}},` +
 		`"headers":{"type":"object","properties":{"x-tenant":{"type":"string"}}},` +
 		`"body":{"schema":{"$ref":"#/$defs/note"},"required":false}},` +
 		`"responses":{"201":{"description":"The echo","schema":{"$ref":"#/$defs/Echo"}},"404":{"description":"Asked for","schema":{"$ref":"#/$defs/Problem"}}},` +
-		`"$defs":{"Echo":{"type":"object","properties":{"id":{"type":"integer"},"limit":{"type":"integer"},"tenant":{"type":"string"},"text":{"type":"string"},"agent":{"type":"string"}},"required":["id","limit","tenant","agent"],"additionalProperties":false},` +
+		`"$defs":{"Echo":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"limit":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"tenant":{"type":"string"},"text":{"type":"string"},"agent":{"type":"string"}},"required":["id","limit","tenant","agent"],"additionalProperties":false},` +
 		`"Problem":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false},` +
 		`"note":{"type":"object","properties":{"text":{"type":"string","minLength":1}},"required":["text"],"additionalProperties":false}}}`
 	if string(contract) != wantContract {
