@@ -302,6 +302,17 @@
 // runtime declaration ([Runtime.OnValidationError]), then to the default
 // body. Declare the answers hooks send in [Operation.Responses].
 //
+// A value the host passed that the input's Go type cannot hold (an
+// [Operation.Request] schema wider than the type, or a host older than
+// the ranges of numbers) is refused by the SDK in the same way: 400 with
+// the host's body, naming the part and the path, or the module's hook's
+// answer; the call does not fail, and a warning is logged:
+//
+//	{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["limit"],"message":"must be less than or equal to 9223372036854775807"}]}}
+//
+// An integer field takes an integral number however it is written (2,
+// 2.0, 2e0); 2.5 is such a 400.
+//
 // # Raw schemas
 //
 // [Operation.Request] replaces derived request schemas with JSON Schema

@@ -411,6 +411,33 @@ func TestWasmGuestEndpoint(t *testing.T) {
 			wantLogs:   []string{"1 msg=echo id=8"},
 		},
 		{
+			name:       "integral number written with a fraction",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/2","params":{"id":2.0},"query":{"limit":1e1},"headers":{"x-tenant":"acme"}}`,
+			wantStatus: 201,
+			wantHeader: [][2]string{{"add Location", "/api/echo/2"}},
+			wantBody:   `{"id":2,"limit":10,"tenant":"acme","agent":"curl/8.5"}`,
+			wantLogs:   []string{"1 msg=echo id=2"},
+		},
+		{
+			// The host validated 2.5 against a schema wider than the Go
+			// type (an older host): the guest answers the host's 400 and
+			// keeps the instance (0), instead of failing the call.
+			name:       "fraction the int cannot hold",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/2.5","params":{"id":2.5},"query":{"limit":10},"headers":{}}`,
+			wantStatus: 400,
+			wantBody:   `{"statusCode":400,"statusMessage":"Validation Error","data":{"params":[{"path":["id"],"message":"expected integer, received number"}]}}`,
+			wantLogs: []string{"2 endpoints: answered 400: the request's params.id: expected integer, received number; " +
+				"the host validated the value, but the input's Go type cannot hold it: make the schema of Operation.Request fit the type, or update the host"},
+		},
+		{
+			name:       "integer past int64",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/1","params":{"id":1},"query":{"limit":9223372036854775808},"headers":{}}`,
+			wantStatus: 400,
+			wantBody:   `{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["limit"],"message":"must be less than or equal to 9223372036854775807"}]}}`,
+			wantLogs: []string{"2 endpoints: answered 400: the request's query.limit: must be less than or equal to 9223372036854775807; " +
+				"the host validated the value, but the input's Go type cannot hold it: make the schema of Operation.Request fit the type, or update the host"},
+		},
+		{
 			name:       "declared error status",
 			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/404","params":{"id":404},"query":{"limit":10},"headers":{}}`,
 			wantStatus: 404,
@@ -437,7 +464,7 @@ func TestWasmGuestEndpoint(t *testing.T) {
 	}
 
 	t.Run("a broken envelope is a guest failure, logged", func(t *testing.T) {
-		if rc := h.serve(t, mod, `{"params":{"id":"seven"}}`); rc == 0 {
+		if rc := h.serve(t, mod, `{"params":{"id":7}`); rc == 0 {
 			t.Errorf("%s() = 0, want a failure", abi.ExportHandle)
 		}
 		if len(h.logs) != 1 || !strings.Contains(h.logs[0], "decoding the request envelope") {
