@@ -511,7 +511,7 @@ func TestWasmGuestStream(t *testing.T) {
 		`"post":{"summary":"A picture","request":{"query":{"type":"object","properties":{"fail":{"type":"boolean"}}}},` +
 		`"responses":{"200":{"description":"The picture","media":["image/svg+xml","image/png"]},` +
 		`"400":{"description":"Bad input","schema":{"$ref":"#/$defs/problem"},"contentType":"application/problem+json"}}}},` +
-		`"$defs":{"Tick":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false},` +
+		`"$defs":{"Tick":{"type":"object","properties":{"n":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["n"],"additionalProperties":false},` +
 		`"problem":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}}}`
 	if string(contract) != wantContract {
 		t.Errorf("contract:\n got %s\nwant %s", contract, wantContract)
@@ -633,7 +633,7 @@ func TestWasmGuestUpload(t *testing.T) {
 		`"encoding":{"avatar":{"contentType":"image/png"}}}},"maxBytes":65536}},"onValidationError":true},` +
 		`"put":{"summary":"Import rows","request":{"body":{"content":{"text/csv":{"schema":{"type":"string"}}}}},` +
 		`"responses":{"200":{"schema":{"$ref":"#/$defs/Imported"}}},"responsesInferred":true,"onValidationError":true}},` +
-		`"$defs":{"Imported":{"type":"object","properties":{"lines":{"type":"integer"}},"required":["lines"],"additionalProperties":false}}}`
+		`"$defs":{"Imported":{"type":"object","properties":{"lines":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["lines"],"additionalProperties":false}}}`
 	if string(contract) != wantContract {
 		t.Errorf("contract:\n got %s\nwant %s", contract, wantContract)
 	}
