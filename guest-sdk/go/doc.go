@@ -310,8 +310,12 @@
 //
 //	{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["limit"],"message":"must be less than or equal to 9223372036854775807"}]}}
 //
-// An integer field takes an integral number however it is written (2,
-// 2.0, 2e0); 2.5 is such a 400.
+// The host's check of answers takes that 400 as declared, as the OpenAPI
+// document lists it for every operation with a request part (hosts
+// older than that check report it as a Response Contract Error in
+// development; either way the instance is kept). An integer field takes
+// an integral number however it is written (2, 2.0, 2e0); 2.5 is such a
+// 400.
 //
 // # Raw schemas
 //
