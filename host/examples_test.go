@@ -142,6 +142,14 @@ func TestUsersExample(t *testing.T) {
 			wantBody: `{"message":"user 42 not found"}`},
 		{name: "a missing user", method: "GET", path: "/api/users/42", wantStatus: 404,
 			wantBody: `{"message":"user 42 not found"}`},
+		// The schema of a Go int states its range, so the host refuses what
+		// the guest's int cannot hold, before the guest runs.
+		{name: "an id past int64", method: "GET", path: "/api/users/9223372036854775808", wantStatus: 400,
+			wantBody: `{"statusCode":400,"statusMessage":"Validation Error","data":{"params":[{"path":["id"],"message":"must be less than or equal to 9223372036854775807"}]}}`},
+		{name: "an id with a huge exponent", method: "GET", path: "/api/users/1e400", wantStatus: 400,
+			wantBody: `{"statusCode":400,"statusMessage":"Validation Error","data":{"params":[{"path":["id"],"message":"must be less than or equal to 9223372036854775807"}]}}`},
+		{name: "an integer written with a fraction reaches the guest as an int", method: "GET", path: "/api/users/search?q=a&limit=2.0", wantStatus: 200,
+			wantBody: `{"items":[{"id":1,"name":"Ada Lovelace","email":"ada@example.com"},{"id":2,"name":"Grace Hopper","email":"grace@example.com"}],"total":6}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

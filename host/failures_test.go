@@ -157,6 +157,37 @@ func TestGoPanic(t *testing.T) {
 	}
 }
 
+// TestGoGuestRefusesWhatItsTypeCannotHold builds a real Go guest whose
+// hand-written query schema is wider than its input type: the SDK answers
+// the host's 400 for a value its int8 cannot hold, the development check
+// takes it as declared, and the call does not fail, so the one instance
+// serves every request.
+func TestGoGuestRefusesWhatItsTypeCannotHold(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "narrow.get.wasm")
+	if err := guestbuild.Go(context.Background(), "testdata/guests/narrow.get", out); err != nil {
+		t.Fatal(err)
+	}
+	srv, logs := newApp(t).copyModule("server/api/narrow.get.wasm", out).
+		serve(host.Options{Mode: host.Development, Limits: host.Limits{Instances: 1}})
+	const refused = `{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["n"],"message":"must be less than or equal to 127"}]}}`
+	for i := range 3 {
+		if res := do(t, srv, "GET", "/api/narrow?n=1e3", ""); res.status != 400 || res.body != refused {
+			t.Fatalf("request %d for n=1e3: got %d %s, want 400 %s", i, res.status, res.body, refused)
+		}
+		if res := do(t, srv, "GET", "/api/narrow?n=-128", ""); res.status != 200 || res.body != `{"n":-128}` {
+			t.Fatalf("request %d for n=-128: got %d %s, want 200 {\"n\":-128}", i, res.status, res.body)
+		}
+	}
+	for _, bad := range []string{"guest failed", "answer breaks the contract"} {
+		if strings.Contains(logs.String(), bad) {
+			t.Errorf("the log says %q:\n%s", bad, logs)
+		}
+	}
+	if !strings.Contains(logs.String(), "answered 400: the request's query.n: must be less than or equal to 127") {
+		t.Errorf("the log does not carry the guest's warning:\n%s", logs)
+	}
+}
+
 // TestHostSurvivesConcurrentFailures sends failing and healthy requests at
 // once: every healthy one must succeed.
 func TestHostSurvivesConcurrentFailures(t *testing.T) {

@@ -34,6 +34,11 @@ func (m Mode) String() string {
 
 // ResponseValidation is the policy for checking a guest's answer against the
 // declared responses (SPEC.md §4 step 8). Defaults to [ValidateInDevelopment].
+//
+// The declared responses are the contract's, those of the routes
+// configuration, and, for an operation with a request part, the
+// framework's 400 Validation Error body, which the OpenAPI document lists
+// for it.
 type ResponseValidation string
 
 // Response validation policies.

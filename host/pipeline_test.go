@@ -196,6 +196,21 @@ var (
 	goodBodyData, goodWrite   = watWrite(4096, `{"id":7}`)
 )
 
+// A guest's 400 in the framework's shape, as the Go SDK answers a value
+// its input cannot hold, and one in another shape.
+const (
+	queryRequest      = `"request":{"query":{"type":"object","properties":{"limit":{"type":"integer"}}}}`
+	validation400Body = `{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["limit"],"message":"expected integer, received number"}]}}`
+	ownBadRequest     = `"responses":{"200":{"description":"ok"},"400":{"description":"Bad input","schema":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}}}`
+)
+
+var (
+	validation400Data, validation400Write = watWrite(4096, validation400Body)
+	other400Data, other400Write           = watWrite(4096, `{"error":"no"}`)
+	refuse400                             = `(drop (call $set_status (i32.const 400))) ` + validation400Write + ` (i32.const 0)`
+	refuseOther                           = `(drop (call $set_status (i32.const 400))) ` + other400Write + ` (i32.const 0)`
+)
+
 const userResponses = `"responses":{"200":{"description":"ok","schema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}},"404":{"description":"none"}}`
 
 func TestResponseContract(t *testing.T) {
@@ -204,7 +219,11 @@ func TestResponseContract(t *testing.T) {
 		wat("server/api/teapot.get.wasm", watModule{contract: `{` + userResponses + `}`, handle: `(drop (call $set_status (i32.const 418))) (i32.const 0)`}).
 		wat("server/api/empty.get.wasm", watModule{contract: `{` + userResponses + `}`, handle: `(i32.const 0)`}).
 		wat("server/api/good.get.wasm", watModule{contract: `{` + userResponses + `}`, handle: goodWrite + ` (i32.const 0)`, extra: goodBodyData}).
-		wat("server/api/inferred.get.wasm", watModule{contract: `{"responsesInferred":true,` + userResponses + `}`, handle: badBodyWrite + ` (i32.const 0)`, extra: badBodyData})
+		wat("server/api/inferred.get.wasm", watModule{contract: `{"responsesInferred":true,` + userResponses + `}`, handle: badBodyWrite + ` (i32.const 0)`, extra: badBodyData}).
+		wat("server/api/refuse.get.wasm", watModule{contract: `{` + queryRequest + `,` + userResponses + `}`, handle: refuse400, extra: validation400Data}).
+		wat("server/api/refuse-own.get.wasm", watModule{contract: `{` + queryRequest + `,` + ownBadRequest + `}`, handle: refuse400, extra: validation400Data}).
+		wat("server/api/refuse-other.get.wasm", watModule{contract: `{` + queryRequest + `,` + userResponses + `}`, handle: refuseOther, extra: other400Data}).
+		wat("server/api/refuse-no-input.get.wasm", watModule{contract: `{` + userResponses + `}`, handle: refuse400, extra: validation400Data})
 	contractError := func(status int, issues string) string {
 		return `{"statusCode":500,"statusMessage":"Response Contract Error","data":{"status":` + itoa(status) + `,"issues":` + issues + `}}`
 	}
@@ -223,6 +242,14 @@ func TestResponseContract(t *testing.T) {
 			contractError(200, `[{"path":[],"message":"the body is empty, but the contract declares a JSON body for status 200"}]`)},
 		{"development: a good answer passes", host.Options{Mode: host.Development}, "/api/good", 200, `{"id":7}`},
 		{"development: inferred responses are not checked", host.Options{Mode: host.Development}, "/api/inferred", 200, `{"id":"seven"}`},
+		{"development: the framework's 400 passes for an operation with a request part", host.Options{Mode: host.Development}, "/api/refuse", 400,
+			validation400Body},
+		{"development: the framework's 400 passes beside a declared 400", host.Options{Mode: host.Development}, "/api/refuse-own", 400,
+			validation400Body},
+		{"development: another 400 is not declared", host.Options{Mode: host.Development}, "/api/refuse-other", 500,
+			contractError(400, `[{"path":[],"message":"status 400 is not declared in the contract (declared: 200, 404)"}]`)},
+		{"development: no framework 400 without a request part", host.Options{Mode: host.Development}, "/api/refuse-no-input", 500,
+			contractError(400, `[{"path":[],"message":"status 400 is not declared in the contract (declared: 200, 404)"}]`)},
 		{"production: not checked by default", host.Options{Mode: host.Production}, "/api/bad", 200, `{"id":"seven"}`},
 		{"production with policy always", host.Options{Mode: host.Production, ResponseValidation: host.ValidateAlways}, "/api/bad", 500,
 			contractError(200, `[{"path":["id"],"message":"expected integer, received string"}]`)},

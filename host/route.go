@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/mediatype"
@@ -46,6 +47,10 @@ type operation struct {
 	// inferred by an SDK).
 	responses map[int]*declaredResponse
 	statuses  string // "200, 404", for error messages
+	// validationError is the framework's 400 body schema when answers are
+	// checked and the operation declares a request part: see
+	// checkAnswer.
+	validationError *validation.Schema
 	// media maps each status declared as a media response to its first
 	// type: answers with these statuses stream.
 	media map[int]string
@@ -153,9 +158,33 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 			}
 		}
 		op.listStatuses()
+		if declaresRequestPart(c) {
+			if op.validationError, err = validationErrorSchema(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return op, nil
 }
+
+// declaresRequestPart reports whether the operation validates a request
+// part, so that the framework's 400 is one of its answers: the OpenAPI
+// document lists it then (openapi.Build).
+func declaresRequestPart(c *abi.Contract) bool {
+	r := c.Request
+	return r != nil && (len(r.Params) > 0 || len(r.Query) > 0 || len(r.Headers) > 0 || r.Body != nil)
+}
+
+// validationErrorSchema compiles the schema of the framework's 400 body
+// once.
+var validationErrorSchema = sync.OnceValues(func() (*validation.Schema, error) {
+	raw, _ := openapi.FrameworkSchema(openapi.SchemaValidationError)
+	comp, err := validation.NewContract("framework "+openapi.SchemaValidationError, raw)
+	if err != nil {
+		return nil, err
+	}
+	return comp.Compile("")
+})
 
 func quoteList(names []string) string {
 	if len(names) == 0 {

@@ -2,7 +2,11 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -163,6 +167,35 @@ var frameworkSchemas = map[string]jsontext.Value{
 			"code": {"type": "string", "enum": [%q, %q, %q, %q, %q, %q]}
 		}
 	}`, CodeKeyInvalid, CodeKeyRequired, CodeKeyReused, CodeInFlight, CodeLeaseLost, CodeStoreUnavailable)),
+}
+
+// FrameworkSchema returns the JSON Schema of the body of a framework
+// response, named by one of the Schema... constants, as a schema that
+// stands alone: the schemas it references are under its "$defs"
+// ({"$ref": "#/$defs/EndpointsValidationError", "$defs": {...}}). It
+// reports false for any other name.
+//
+// The host checks with it that an answer a guest sends in the
+// framework's own shape (a 400 Validation Error body, from an SDK that
+// refuses a value its Go type cannot hold, or from a validation-error
+// hook that keeps the default) is one the document lists for the
+// operation.
+func FrameworkSchema(name string) ([]byte, bool) {
+	if _, ok := frameworkSchemas[name]; !ok {
+		return nil, false
+	}
+	out := []byte(`{"$ref":` + strconv.Quote(defsPrefix+name) + `,"$defs":{`)
+	for i, n := range slices.Sorted(maps.Keys(frameworkSchemas)) {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, strconv.Quote(n)...)
+		out = append(out, ':')
+		// The framework schemas reference each other, and nothing else, as
+		// components.
+		out = append(out, strings.ReplaceAll(string(frameworkSchemas[n]), componentPrefix, defsPrefix)...)
+	}
+	return append(out, "}}"...), true
 }
 
 // mediaTypeErrorSchema is the body of a 406 or 415.

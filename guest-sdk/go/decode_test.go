@@ -2,6 +2,8 @@ package endpoints
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -30,7 +32,26 @@ type decodeAll struct {
 	Addr netAddrText    `json:"addr"`
 	Base
 	Name string
+
+	// Containers, decoded element by element.
+	IS []int                     `json:"is"`
+	SS []decodeInner             `json:"ss"`
+	AR [2]int8                   `json:"ar"`
+	MS map[string]decodeInner    `json:"ms"`
+	MP map[Level]*uint16         `json:"mp"`
+	PL *[]string                 `json:"pl"`
+	LL [][]float32               `json:"ll"`
+	AL []any                     `json:"al"`
+	MT map[netAddrText]int       `json:"mt"` // text keys: encoding/json
+	BY []byte                    `json:"by"` // base64: encoding/json
+	TL []time.Time               `json:"tl"`
+	NL []*decodeInner            `json:"nl"`
+	RC decodeList                `json:"rc"`
+	MM map[string]map[string]int `json:"mm"`
 }
+
+// decodeList is a recursive slice type.
+type decodeList []decodeList
 
 type decodeInner struct {
 	N    int          `json:"n"`
@@ -41,6 +62,8 @@ type decodeInner struct {
 type netAddrText struct{ s string }
 
 func (a *netAddrText) UnmarshalText(b []byte) error { a.s = "addr:" + string(b); return nil }
+
+func (a netAddrText) MarshalText() ([]byte, error) { return []byte(a.s), nil }
 
 // quoted has a ",string" field: its plan falls back to encoding/json.
 type quoted struct {
@@ -90,6 +113,19 @@ var decodeCases = []struct {
 	{"trailing data", `{} {}`},
 	{"control character in string", "{\"s\":\"a\x01\"}"},
 	{"bad value in a fallback field", `{"l":[1]}`},
+	{"containers", `{"is":[1,-2,3],"ss":[{"n":1},{"n":2,"next":{"n":3}}],"ar":[1,2],"ms":{"a":{"n":1},"b":{"n":2}},` +
+		`"mp":{"x":7,"y":null},"pl":["p","q"],"ll":[[1.5],[],[2]],"al":[1,"a",null,{"b":[true]}],"mt":{"1.2.3.4":1},` +
+		`"by":"aGk=","tl":["2024-01-02T03:04:05Z"],"nl":[{"n":1},null],"rc":[[],[[]]],"mm":{"a":{"b":1},"c":{}}}`},
+	{"empty containers", `{"is":[],"ss":[],"ar":[],"ms":{},"mp":{},"pl":[],"ll":[],"al":[],"mt":{},"by":"","tl":[],"nl":[],"rc":[],"mm":{}}`},
+	{"null containers", `{"is":null,"ss":null,"ar":null,"ms":null,"mp":null,"pl":null,"ll":[null],"nl":[null],"mm":{"a":null}}`},
+	{"short and long arrays", `{"ar":[5],"is":[1]}`},
+	{"array longer than the Go array", `{"ar":[1,2,3,4]}`},
+	{"container element of the wrong type", `{"is":[1,"x"]}`},
+	{"map value of the wrong type", `{"ms":{"a":{"n":"x"}}}`},
+	{"duplicate map keys, last wins", `{"ms":{"a":{"n":1},"a":{"n":2}}}`},
+	{"spaces in containers", "{\"is\" : [ 1 , 2 ] , \"ms\" : { \"a\" : { } } }"},
+	{"integral float into int", `{"i":2.0,"i8":2e0,"u16":20e-1}`},
+	{"integral float into container", `{"is":[1.0,2e1],"ar":[1E0,-0.0]}`},
 }
 
 // TestDecodePlanMatchesEncodingJSON decodes each case with a plan and with
@@ -128,10 +164,16 @@ func TestDecodePlanErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, data, want string
 	}{
-		{"wrong type", `{"i":"1"}`, `i: got "1", want an integer that fits a int`},
-		{"too large", `{"i8":300}`, `i8: got 300, want an integer that fits a int8`},
-		{"nested", `{"in":{"n":true}}`, `in: n: got true, want an integer that fits a int`},
-		{"bad boolean", `{"b":1}`, `b: got 1, want a boolean`},
+		{"wrong type", `{"i":"1"}`, `i: expected integer, received string`},
+		{"too large", `{"i8":300}`, `i8: must be less than or equal to 127`},
+		{"nested", `{"in":{"n":true}}`, `in.n: expected integer, received boolean`},
+		{"bad boolean", `{"b":1}`, `b: expected boolean, received number`},
+		{"fraction", `{"i":2.5}`, `i: expected integer, received number`},
+		{"slice item", `{"ss":[{"n":1},{"n":[]}]}`, `ss[1].n: expected integer, received array`},
+		{"map value", `{"ms":{"k":{"n":1e400}}}`, `ms.k.n: must be less than or equal to ` + fmt.Sprint(math.MaxInt)},
+		{"nested slice", `{"ll":[[1],[2,1e39]]}`, `ll[1][1]: must be less than or equal to 3.4028235e+38`},
+		{"encoding/json value", `{"tl":["2024-01-02T03:04:05Z","yesterday"]}`,
+			`tl[1]: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"`},
 		{"truncated", `{"s":"x`, `unexpected end of JSON input`},
 		{"missing comma", `{"s":"x" "i":1}`, `invalid character '"' at offset 9: want ',' or '}'`},
 	} {

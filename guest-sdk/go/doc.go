@@ -78,7 +78,9 @@
 //
 // The host coerces path, query and header strings to the field's schema
 // type (integer, number, boolean, arrays) and applies defaults, so the
-// handler receives typed, valid values.
+// handler receives typed, valid values. The schema of a number states the
+// range of its Go type (below): /api/users/9223372036854775808 is a 400
+// from the host, like /api/users/0.
 //
 // # Constraint tags
 //
@@ -109,11 +111,24 @@
 // panics at registration with a message naming type, field and tag; the
 // host then reports the failed load.
 //
+// Numbers have the range of their Go type as minimum and maximum (below).
+// A minimum or maximum tag replaces the type's bound, so it may only be
+// tighter: minimum:"-1" or maximum:"300" on a uint8 panics, naming the
+// range 0 to 255, and so does an enum, default or example value outside
+// it. exclusiveMinimum and exclusiveMaximum must lie within the range
+// too, and replace the type's inclusive bound on their side:
+// exclusiveMinimum:"0" on a uint8 gives {"exclusiveMinimum": 0,
+// "maximum": 255}.
+//
 // # Schemas from Go types
 //
 //	bool                  boolean
-//	int, int8 ... int64   integer (unsigned types: minimum 0)
-//	float32, float64      number
+//	int8 ... int64        integer, minimum and maximum of the type (int8:
+//	                      -128 to 127); int is 64 bits in WebAssembly
+//	uint8 ... uint64      integer, minimum 0, maximum of the type; also
+//	                      uint and uintptr (64 bits)
+//	float32               number, ±3.4028235e+38 (math.MaxFloat32)
+//	float64               number
 //	string                string
 //	[]byte                string, contentEncoding base64
 //	time.Time             string, format date-time
@@ -286,6 +301,21 @@
 // A hook that declines leaves the failure to the app-wide hook of the
 // runtime declaration ([Runtime.OnValidationError]), then to the default
 // body. Declare the answers hooks send in [Operation.Responses].
+//
+// A value the host passed that the input's Go type cannot hold (an
+// [Operation.Request] schema wider than the type, or a host older than
+// the ranges of numbers) is refused by the SDK in the same way: 400 with
+// the host's body, naming the part and the path, or the module's hook's
+// answer; the call does not fail, and a warning is logged:
+//
+//	{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["limit"],"message":"must be less than or equal to 9223372036854775807"}]}}
+//
+// The host's check of answers takes that 400 as declared, as the OpenAPI
+// document lists it for every operation with a request part (hosts
+// older than that check report it as a Response Contract Error in
+// development; either way the instance is kept). An integer field takes
+// an integral number however it is written (2, 2.0, 2e0); 2.5 is such a
+// 400.
 //
 // # Raw schemas
 //

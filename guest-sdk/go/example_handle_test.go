@@ -64,7 +64,8 @@ func ExampleHandle() {
 	//         "id": {
 	//           "type": "integer",
 	//           "description": "The account's id.",
-	//           "minimum": 1
+	//           "minimum": 1,
+	//           "maximum": 9223372036854775807
 	//         }
 	//       },
 	//       "required": [
@@ -103,7 +104,9 @@ func ExampleHandle() {
 	//       "type": "object",
 	//       "properties": {
 	//         "id": {
-	//           "type": "integer"
+	//           "type": "integer",
+	//           "minimum": -9223372036854775808,
+	//           "maximum": 9223372036854775807
 	//         },
 	//         "name": {
 	//           "type": "string",

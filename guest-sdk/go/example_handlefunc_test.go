@@ -38,5 +38,5 @@ func ExampleHandleFunc() {
 
 	fmt.Println(string(endpoints.ContractJSON()))
 	// Output:
-	// {"summary":"Create a note","request":{"body":{"schema":{"type":"object","properties":{"text":{"type":"string","minLength":1,"maxLength":280}},"required":["text"],"additionalProperties":false}}},"responses":{"201":{"schema":{"$ref":"#/$defs/Note"}}},"responsesInferred":true,"$defs":{"Note":{"type":"object","properties":{"id":{"type":"integer","readOnly":true},"text":{"type":"string","minLength":1,"maxLength":280}},"required":["id","text"],"additionalProperties":false}}}
+	// {"summary":"Create a note","request":{"body":{"schema":{"type":"object","properties":{"text":{"type":"string","minLength":1,"maxLength":280}},"required":["text"],"additionalProperties":false}}},"responses":{"201":{"schema":{"$ref":"#/$defs/Note"}}},"responsesInferred":true,"$defs":{"Note":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"readOnly":true},"text":{"type":"string","minLength":1,"maxLength":280}},"required":["id","text"],"additionalProperties":false}}}
 }

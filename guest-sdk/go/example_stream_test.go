@@ -50,7 +50,7 @@ func ExampleEventStream() {
 	fmt.Println(reply.Status(), reply.Header())
 	reply.WriteTo(os.Stdout)
 	// Output:
-	// {"summary":"Tick","responses":{"200":{"description":"A tick a second","schema":{"$ref":"#/$defs/Tick"},"media":["text/event-stream"]}},"$defs":{"Tick":{"type":"object","properties":{"n":{"type":"integer"},"time":{"type":"string","format":"date-time"}},"required":["n","time"],"additionalProperties":false}}}
+	// {"summary":"Tick","responses":{"200":{"description":"A tick a second","schema":{"$ref":"#/$defs/Tick"},"media":["text/event-stream"]}},"$defs":{"Tick":{"type":"object","properties":{"n":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"time":{"type":"string","format":"date-time"}},"required":["n","time"],"additionalProperties":false}}}
 	// 200 map[cache-control:[no-cache] content-type:[text/event-stream]]
 	// id: 0
 	// event: tick
@@ -134,5 +134,5 @@ func ExampleJSONAs() {
 	})
 	fmt.Println(string(endpoints.ContractJSON()))
 	// Output:
-	// {"summary":"Get an account","request":{"params":{"type":"object","properties":{"id":{"type":"integer","description":"The account's id.","minimum":1}},"required":["id"]},"query":{"type":"object","properties":{"expand":{"type":"string","enum":["owner","members"]}}}},"responses":{"200":{"description":"The account","schema":{"$ref":"#/$defs/Account"}},"404":{"description":"No such account","schema":{"$ref":"#/$defs/problem"},"contentType":"application/problem+json"}},"$defs":{"Account":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string","minLength":1}},"required":["id","name"],"additionalProperties":false},"problem":{"type":"object","properties":{"title":{"type":"string"},"status":{"type":"integer"}},"required":["title","status"],"additionalProperties":false}}}
+	// {"summary":"Get an account","request":{"params":{"type":"object","properties":{"id":{"type":"integer","description":"The account's id.","minimum":1,"maximum":9223372036854775807}},"required":["id"]},"query":{"type":"object","properties":{"expand":{"type":"string","enum":["owner","members"]}}}},"responses":{"200":{"description":"The account","schema":{"$ref":"#/$defs/Account"}},"404":{"description":"No such account","schema":{"$ref":"#/$defs/problem"},"contentType":"application/problem+json"}},"$defs":{"Account":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"name":{"type":"string","minLength":1}},"required":["id","name"],"additionalProperties":false},"problem":{"type":"object","properties":{"title":{"type":"string"},"status":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["title","status"],"additionalProperties":false}}}
 }

@@ -27,9 +27,14 @@ type inputPlan struct {
 // member fills the fields of that part by name; members the input does not
 // declare are skipped. On its way it keeps the mediaType and contentType
 // members for [MediaType] and [ContentType]. A raw body is read last.
+// A value the input cannot hold is an *inputError, for refuseInput.
 func (p *inputPlan) fill(envelope []byte, base unsafe.Pointer) error {
 	if p.body != nil || len(p.parts[0])+len(p.parts[1])+len(p.parts[2]) > 0 {
-		if err := p.decode(envelope, base); err != nil {
+		err := p.decode(envelope, base)
+		if _, invalid := err.(*inputError); invalid {
+			return err
+		}
+		if err != nil {
 			return fmt.Errorf("decoding the request envelope: %w", err)
 		}
 	}
@@ -63,7 +68,7 @@ func (p *inputPlan) decode(envelope []byte, base unsafe.Pointer) error {
 				for i := range fields {
 					if fields[i].name == name {
 						if err := fields[i].decode(value, base); err != nil {
-							return fmt.Errorf("%s.%s: %w", key, name, err)
+							return inPart(key, within(err, name))
 						}
 						return nil
 					}
@@ -73,7 +78,7 @@ func (p *inputPlan) decode(envelope []byte, base unsafe.Pointer) error {
 		}
 		if key == abi.PartBody.String() && p.body != nil {
 			if err := p.body.decode(value, base); err != nil {
-				return fmt.Errorf("%s: %w", key, err)
+				return inPart(key, err)
 			}
 		}
 		return nil

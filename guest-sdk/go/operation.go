@@ -149,6 +149,10 @@ func NoContent(description string) Response {
 //     to load, with the message naming type, field and tag.
 //   - A module registers one handler, or one per method with
 //     [Operation.Method] set; it cannot mix Handle with [HandleRaw].
+//   - A value the host passed that In cannot hold (a schema of
+//     [Operation.Request] wider than the field's type) does not run the
+//     handler: it is answered 400 with the host's Validation Error body,
+//     or by the [OnValidationError] hook, and logged as a warning.
 func Handle[In any](op Operation, h func(in *In) Reply) {
 	if h == nil {
 		reg.fail(op, fmt.Errorf("Handle: the handler is nil"))
@@ -160,7 +164,7 @@ func Handle[In any](op Operation, h func(in *In) Reply) {
 		return func(envelope []byte) (Reply, error) {
 			in := new(In)
 			if err := plan.fill(envelope, unsafe.Pointer(in)); err != nil {
-				return Reply{}, err
+				return refuseInput(err)
 			}
 			return h(in), nil
 		}
@@ -216,7 +220,7 @@ func HandleFunc[In, Out any](op Operation, h func(in *In) (Out, error)) {
 		return func(envelope []byte) (Reply, error) {
 			in := new(In)
 			if err := plan.fill(envelope, unsafe.Pointer(in)); err != nil {
-				return Reply{}, err
+				return refuseInput(err)
 			}
 			v, err := h(in)
 			if err != nil {

@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,7 +54,10 @@ type OpenAPI struct {
 	Extend func(doc Document) error
 }
 
-// Document is an OpenAPI document as decoded JSON, for [OpenAPI.Extend].
+// Document is an OpenAPI document as decoded JSON, for [OpenAPI.Extend]:
+// objects are map[string]any, arrays []any, and numbers [json.Number],
+// so that they are written back as they were (the schema of an int64
+// says maximum 9223372036854775807, which a float64 cannot hold).
 type Document map[string]any
 
 // Operations calls fn for every operation of the document, in path order
@@ -149,8 +153,13 @@ func runExtend() (err error) {
 		return err
 	}
 	var doc Document
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
 		return fmt.Errorf("decoding the document: %w", err)
+	}
+	if dec.More() {
+		return errors.New("decoding the document: data after the document")
 	}
 	if err := extend(doc); err != nil {
 		return err

@@ -54,6 +54,8 @@ func TestExtendOpenAPI(t *testing.T) {
 		wantCode int32
 		wantDoc  string
 		wantLog  string
+		doc      string // the document read; extendDoc when empty
+		exact    bool   // compare the document written byte for byte
 	}{
 		{
 			name: "edits operations in path then method order",
@@ -70,6 +72,13 @@ func TestExtendOpenAPI(t *testing.T) {
 			},
 			wantDoc: `{"openapi":"3.1.0","paths":{"/a":{"get":{"operationId":"getA"},"post":{"operationId":"postA","security":[{"bearer":[]}]}},"/b":{"get":{"operationId":"getB"}}},"x-seen":["get /a","post /a","get /b"]}`,
 		},
+		{
+			name:    "numbers are written back as they were",
+			extend:  func(d Document) error { d["x-limit"] = json.Number("18446744073709551615"); return nil },
+			wantDoc: `{"openapi":"3.1.0","paths":{"/a":{"get":{"operationId":"getA","parameters":[{"in":"path","name":"id","required":true,"schema":{"maximum":9223372036854775807,"minimum":-9223372036854775808,"type":"integer"}}]}}},"x-limit":18446744073709551615}`,
+			doc:     `{"openapi":"3.1.0","paths":{"/a":{"get":{"operationId":"getA","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}}]}}}}`,
+			exact:   true,
+		},
 		{name: "an error is logged and fails the call", extend: func(Document) error { return errors.New("no tags") }, wantCode: 1, wantLog: "openApi.extend: no tags"},
 		{name: "a panic is logged and fails the call", extend: func(Document) error { panic("boom") }, wantCode: 1, wantLog: "openApi.extend: panicked: boom"},
 	}
@@ -77,10 +86,17 @@ func TestExtendOpenAPI(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			defer resetRuntime()
 			DeclareRuntime(Runtime{OpenAPI: OpenAPI{Extend: tt.extend}})
-			fake = &fakeHost{inRequest: true, envelope: []byte(extendDoc), header: Headers{}}
+			doc := tt.doc
+			if doc == "" {
+				doc = extendDoc
+			}
+			fake = &fakeHost{inRequest: true, envelope: []byte(doc), header: Headers{}}
 			defer func() { fake = &fakeHost{} }()
 			if code := extendOpenAPI(); code != tt.wantCode {
 				t.Fatalf("extendOpenAPI() = %d, want %d (logs %v)", code, tt.wantCode, fake.logs)
+			}
+			if tt.exact && string(fake.written) != tt.wantDoc {
+				t.Errorf("document written = %s\nwant %s", fake.written, tt.wantDoc)
 			}
 			if tt.wantDoc != "" {
 				var got, want any

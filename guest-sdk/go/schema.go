@@ -44,6 +44,11 @@ type schema struct {
 	Deprecated           bool              `json:"deprecated,omitempty"`
 	ReadOnly             bool              `json:"readOnly,omitempty"`
 	WriteOnly            bool              `json:"writeOnly,omitempty"`
+
+	// bounds is the range of the Go type the schema was derived from,
+	// stated by Minimum and Maximum; the number tags must stay within
+	// it. Nil for other types.
+	bounds *numRange
 }
 
 // property is one member of an object schema.
@@ -129,6 +134,7 @@ type builder struct {
 	refs  map[string]bool            // collects references while deriving
 
 	objects map[reflect.Type]*objectPlan // decoding plans of struct types
+	elems   map[reflect.Type]*fieldPlan  // decoding plans of container elements, by element type
 
 	// fileStruct is the multipart body struct whose schema is being
 	// derived: the one type whose fields may be [File] (see body.go).
@@ -146,6 +152,7 @@ func newBuilder() *builder {
 		deps:  map[string]map[string]bool{},
 
 		objects:   map[reflect.Type]*objectPlan{},
+		elems:     map[reflect.Type]*fieldPlan{},
 		fileTypes: map[reflect.Type]bool{},
 	}
 }
@@ -256,11 +263,12 @@ func (b *builder) schemaOf(t reflect.Type) (*schema, error) {
 	switch t.Kind() {
 	case reflect.Bool:
 		return &schema{Type: "boolean"}, nil
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return &schema{Type: "integer"}, nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return &schema{Type: "integer", Minimum: json.RawMessage("0")}, nil
-	case reflect.Float32, reflect.Float64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return boundedSchema("integer", t), nil
+	case reflect.Float32:
+		return boundedSchema("number", t), nil
+	case reflect.Float64:
 		return &schema{Type: "number"}, nil
 	case reflect.String:
 		return &schema{Type: "string"}, nil
@@ -304,6 +312,13 @@ func (b *builder) schemaOf(t reflect.Type) (*schema, error) {
 		return b.ref(t)
 	}
 	return nil, fmt.Errorf("%s: a %s cannot be encoded as JSON", t, t.Kind())
+}
+
+// boundedSchema is the schema of numeric type t: its JSON type, and the
+// range of t as minimum and maximum (see numbers.go).
+func boundedSchema(typ string, t reflect.Type) *schema {
+	r := rangeOf(t)
+	return &schema{Type: typ, Minimum: json.RawMessage(r.min), Maximum: json.RawMessage(r.max), bounds: r}
 }
 
 // ref returns a reference to the $defs entry of the named struct type t,

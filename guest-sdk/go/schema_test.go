@@ -2,6 +2,8 @@ package endpoints
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,6 +64,17 @@ type (
 func (a netAddr) MarshalText() ([]byte, error)  { return []byte("1.2.3.4"), nil }
 func (customJSON) MarshalJSON() ([]byte, error) { return []byte(`"?"`), nil }
 
+// The ranges of Go's numeric types, as the derived schemas state them.
+// int and uint follow the platform the tests run on (64 bits in
+// WebAssembly and on the hosts the tests run on).
+var (
+	intMaximum    = fmt.Sprintf(`"maximum":%d`, math.MaxInt)
+	intBounds     = fmt.Sprintf(`"minimum":%d,`, math.MinInt) + intMaximum
+	uintMaximum   = fmt.Sprintf(`"maximum":%d`, uint64(math.MaxUint))
+	int64Bounds   = `"minimum":-9223372036854775808,"maximum":9223372036854775807`
+	float32Bounds = `"minimum":-3.4028235e+38,"maximum":3.4028235e+38`
+)
+
 // deriveJSON derives the schema of t with a new builder and returns it and
 // the $defs it produced, as JSON.
 func deriveJSON(t *testing.T, typ reflect.Type) (string, string) {
@@ -91,22 +104,22 @@ func TestSchemaOfType(t *testing.T) {
 		wantDefs string
 	}{
 		{"bool", reflect.TypeFor[bool](), `{"type":"boolean"}`, `{}`},
-		{"int", reflect.TypeFor[int](), `{"type":"integer"}`, `{}`},
-		{"int8", reflect.TypeFor[int8](), `{"type":"integer"}`, `{}`},
-		{"int64", reflect.TypeFor[int64](), `{"type":"integer"}`, `{}`},
-		{"unsigned has minimum 0", reflect.TypeFor[uint16](), `{"type":"integer","minimum":0}`, `{}`},
-		{"float64", reflect.TypeFor[float64](), `{"type":"number"}`, `{}`},
-		{"float32", reflect.TypeFor[float32](), `{"type":"number"}`, `{}`},
+		{"int has the platform's range", reflect.TypeFor[int](), `{"type":"integer",` + intBounds + `}`, `{}`},
+		{"int8", reflect.TypeFor[int8](), `{"type":"integer","minimum":-128,"maximum":127}`, `{}`},
+		{"int64", reflect.TypeFor[int64](), `{"type":"integer",` + int64Bounds + `}`, `{}`},
+		{"unsigned starts at 0", reflect.TypeFor[uint16](), `{"type":"integer","minimum":0,"maximum":65535}`, `{}`},
+		{"float64 has no bounds", reflect.TypeFor[float64](), `{"type":"number"}`, `{}`},
+		{"float32", reflect.TypeFor[float32](), `{"type":"number",` + float32Bounds + `}`, `{}`},
 		{"string", reflect.TypeFor[string](), `{"type":"string"}`, `{}`},
 		{"named string inlines", reflect.TypeFor[Level](), `{"type":"string"}`, `{}`},
 		{"bytes are base64", reflect.TypeFor[[]byte](), `{"type":"string","contentEncoding":"base64"}`, `{}`},
 		{"time.Time", reflect.TypeFor[time.Time](), `{"type":"string","format":"date-time"}`, `{}`},
-		{"duration is nanoseconds", reflect.TypeFor[time.Duration](), `{"type":"integer"}`, `{}`},
+		{"duration is nanoseconds", reflect.TypeFor[time.Duration](), `{"type":"integer",` + int64Bounds + `}`, `{}`},
 		{"slice", reflect.TypeFor[[]string](), `{"type":"array","items":{"type":"string"}}`, `{}`},
 		{"array has fixed length", reflect.TypeFor[[2]float64](), `{"type":"array","items":{"type":"number"},"minItems":2,"maxItems":2}`, `{}`},
-		{"map with string keys", reflect.TypeFor[map[string]int](), `{"type":"object","additionalProperties":{"type":"integer"}}`, `{}`},
+		{"map with string keys", reflect.TypeFor[map[string]int](), `{"type":"object","additionalProperties":{"type":"integer",` + intBounds + `}}`, `{}`},
 		{"map with integer keys", reflect.TypeFor[map[int]bool](), `{"type":"object","additionalProperties":{"type":"boolean"}}`, `{}`},
-		{"pointer is its element", reflect.TypeFor[*int](), `{"type":"integer"}`, `{}`},
+		{"pointer is its element", reflect.TypeFor[*int](), `{"type":"integer",` + intBounds + `}`, `{}`},
 		{"any", reflect.TypeFor[any](), `{}`, `{}`},
 		{"json.RawMessage", reflect.TypeFor[json.RawMessage](), `{}`, `{}`},
 		{"json.Number", reflect.TypeFor[json.Number](), `{"type":"number"}`, `{}`},
@@ -121,7 +134,7 @@ func TestSchemaOfType(t *testing.T) {
 				D int    `json:"d,omitzero"`
 				E int
 			}](),
-			`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"},"c":{"type":"array","items":{"type":"integer"}},"d":{"type":"integer"},"E":{"type":"integer"}},"required":["a","E"],"additionalProperties":false}`,
+			`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer",` + intBounds + `},"c":{"type":"array","items":{"type":"integer",` + intBounds + `}},"d":{"type":"integer",` + intBounds + `},"E":{"type":"integer",` + intBounds + `}},"required":["a","E"],"additionalProperties":false}`,
 			`{}`,
 		},
 		{"empty struct", reflect.TypeFor[struct{}](), `{"type":"object","additionalProperties":false}`, `{}`},
@@ -147,12 +160,12 @@ func TestSchemaOfType(t *testing.T) {
 			`{"$ref":"#/$defs/Derived"}`,
 			// Shadow: the shallow field wins. Note: promoted through a
 			// pointer, so not required. "-," names a field "-".
-			`{"Derived":{"type":"object","properties":{"id":{"type":"integer"},"created":{"type":"string"},"note":{"type":"string"},"shadow":{"type":"string"},"Name":{"type":"string"},"-":{"type":"string"}},"required":["id","created","Name","-"],"additionalProperties":false}}`,
+			`{"Derived":{"type":"object","properties":{"id":{"type":"integer",` + intBounds + `},"created":{"type":"string"},"note":{"type":"string"},"shadow":{"type":"string"},"Name":{"type":"string"},"-":{"type":"string"}},"required":["id","created","Name","-"],"additionalProperties":false}}`,
 		},
 		{
 			"ambiguous embedded fields are dropped", reflect.TypeFor[Ambiguous](),
 			`{"$ref":"#/$defs/Ambiguous"}`,
-			`{"Ambiguous":{"type":"object","properties":{"A":{"type":"integer"},"B":{"type":"integer"},"name":{"type":"string"}},"required":["A","B","name"],"additionalProperties":false}}`,
+			`{"Ambiguous":{"type":"object","properties":{"A":{"type":"integer",` + intBounds + `},"B":{"type":"integer",` + intBounds + `},"name":{"type":"string"}},"required":["A","B","name"],"additionalProperties":false}}`,
 		},
 		{
 			"string option quotes numbers",
@@ -211,12 +224,27 @@ func TestSchemaTags(t *testing.T) {
 		{"numeric bounds", reflect.TypeFor[struct {
 			F int `minimum:"1" maximum:"100" exclusiveMinimum:"0" exclusiveMaximum:"101" multipleOf:"1"`
 		}](), `{"type":"integer","minimum":1,"exclusiveMinimum":0,"maximum":100,"exclusiveMaximum":101,"multipleOf":1}`, true},
+		{"exclusive bounds replace the type's", reflect.TypeFor[struct {
+			F uint8 `exclusiveMinimum:"0" exclusiveMaximum:"200"`
+		}](), `{"type":"integer","exclusiveMinimum":0,"exclusiveMaximum":200}`, true},
+		{"exact integer bounds", reflect.TypeFor[struct {
+			F uint64 `minimum:"9007199254740993" maximum:"18446744073709551615"`
+		}](), `{"type":"integer","minimum":9007199254740993,"maximum":18446744073709551615}`, true},
 		{"fractional bounds", reflect.TypeFor[struct {
 			F float64 `minimum:"0.5" maximum:"1e3"`
 		}](), `{"type":"number","minimum":0.5,"maximum":1000}`, true},
-		{"unsigned minimum replaced", reflect.TypeFor[struct {
+		{"a tighter minimum replaces the type's", reflect.TypeFor[struct {
 			F uint `minimum:"1"`
-		}](), `{"type":"integer","minimum":1}`, true},
+		}](), `{"type":"integer","minimum":1,` + uintMaximum + `}`, true},
+		{"a tighter maximum replaces the type's", reflect.TypeFor[struct {
+			F int16 `maximum:"99"`
+		}](), `{"type":"integer","minimum":-32768,"maximum":99}`, true},
+		{"bounds at the type's own range", reflect.TypeFor[struct {
+			F int8 `minimum:"-128" maximum:"127"`
+		}](), `{"type":"integer","minimum":-128,"maximum":127}`, true},
+		{"float32 bounds", reflect.TypeFor[struct {
+			F float32 `minimum:"-1.5" maximum:"3.4e38"`
+		}](), `{"type":"number","minimum":-1.5,"maximum":3.4e+38}`, true},
 		{"string constraints", reflect.TypeFor[struct {
 			F string `minLength:"1" maxLength:"100" pattern:"^[a-z]+$" format:"email"`
 		}](), `{"type":"string","format":"email","minLength":1,"maxLength":100,"pattern":"^[a-z]+$"}`, true},
@@ -225,7 +253,7 @@ func TestSchemaTags(t *testing.T) {
 		}](), `{"type":"string","enum":["asc","desc"]}`, true},
 		{"integer enum and default", reflect.TypeFor[struct {
 			F int `enum:"1,2,3" default:"2"`
-		}](), `{"type":"integer","enum":[1,2,3],"default":2}`, true},
+		}](), `{"type":"integer","enum":[1,2,3],"default":2,` + intBounds + `}`, true},
 		{"boolean default", reflect.TypeFor[struct {
 			F bool `default:"true"`
 		}](), `{"type":"boolean","default":true}`, true},
@@ -244,23 +272,26 @@ func TestSchemaTags(t *testing.T) {
 		{"slice item bounds", reflect.TypeFor[struct {
 			F []int `minimum:"1" maximum:"5"`
 		}](), `{"type":"array","items":{"type":"integer","minimum":1,"maximum":5}}`, true},
+		{"slice items keep the type's other bound", reflect.TypeFor[struct {
+			F []uint32 `minimum:"1"`
+		}](), `{"type":"array","items":{"type":"integer","minimum":1,"maximum":4294967295}}`, true},
 		{"slice container constraints", reflect.TypeFor[struct {
 			F []string `minItems:"1" maxItems:"3" uniqueItems:"true" doc:"Tags."`
 		}](), `{"type":"array","description":"Tags.","items":{"type":"string"},"minItems":1,"maxItems":3,"uniqueItems":true}`, true},
 		{"slice default as a list", reflect.TypeFor[struct {
 			F []int `default:"1,2"`
-		}](), `{"type":"array","default":[1,2],"items":{"type":"integer"}}`, true},
+		}](), `{"type":"array","default":[1,2],"items":{"type":"integer",` + intBounds + `}}`, true},
 		{"slice default as JSON", reflect.TypeFor[struct {
 			F []string `default:"[\"a\", \"b\"]"`
 		}](), `{"type":"array","default":["a","b"],"items":{"type":"string"}}`, true},
 		{"map constraints", reflect.TypeFor[struct {
 			F map[string]int `minProperties:"1" maxProperties:"2" minimum:"0"`
-		}](), `{"type":"object","additionalProperties":{"type":"integer","minimum":0},"minProperties":1,"maxProperties":2}`, true},
+		}](), `{"type":"object","additionalProperties":{"type":"integer","minimum":0,` + intMaximum + `},"minProperties":1,"maxProperties":2}`, true},
 		{"struct default is JSON", reflect.TypeFor[struct {
 			F struct {
 				A int `json:"a"`
 			} `default:"{\"a\": 1}"`
-		}](), `{"type":"object","default":{"a":1},"properties":{"a":{"type":"integer"}},"required":["a"],"additionalProperties":false}`, true},
+		}](), `{"type":"object","default":{"a":1},"properties":{"a":{"type":"integer",` + intBounds + `}},"required":["a"],"additionalProperties":false}`, true},
 		{"any takes any tag", reflect.TypeFor[struct {
 			F any `minimum:"1" minLength:"2"`
 		}](), `{"minimum":1,"minLength":2}`, true},

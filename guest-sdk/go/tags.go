@@ -48,6 +48,21 @@ func applyTags(s *schema, tag reflect.StructTag, required *bool) error {
 			return err
 		}
 	}
+	if target.bounds != nil {
+		// An exclusive bound within the type's range is tighter than the
+		// range's own inclusive bound, which it replaces; an inclusive
+		// tag given as well stays.
+		if _, ok := tag.Lookup("exclusiveMinimum"); ok {
+			if _, ok := tag.Lookup("minimum"); !ok {
+				target.Minimum = nil
+			}
+		}
+		if _, ok := tag.Lookup("exclusiveMaximum"); ok {
+			if _, ok := tag.Lookup("maximum"); !ok {
+				target.Maximum = nil
+			}
+		}
+	}
 	return nil
 }
 
@@ -85,8 +100,14 @@ func applyTag(s, target *schema, key, value string, required *bool) error {
 		}
 		var raw json.RawMessage
 		raw, err = parseNumber(value)
-		if err == nil && key == "multipleOf" && string(raw) == "0" {
+		switch {
+		case err != nil:
+		case key == "multipleOf" && string(raw) == "0":
 			err = fmt.Errorf("must be greater than 0")
+		case key != "multipleOf":
+			// A bound the Go type cannot reach would let the host pass
+			// values the handler's field cannot hold.
+			err = checkRange(target, value, raw)
 		}
 		switch key {
 		case "minimum":
@@ -182,9 +203,27 @@ func unwrapNumError(err error) error {
 	return err
 }
 
-// parseNumber parses a number tag and returns it as canonical JSON.
+// checkRange checks that the number raw, converted from the tag text
+// value, lies within the range of the schema's Go type, if it has one.
+func checkRange(s *schema, value string, raw json.RawMessage) error {
+	if s.bounds == nil || s.bounds.holds(string(raw)) {
+		return nil
+	}
+	return fmt.Errorf("%s is outside the range of %s: use a value within it, or a wider type", strings.TrimSpace(value), s.bounds)
+}
+
+// parseNumber parses a number tag and returns it as canonical JSON:
+// integers exactly, as written without sign or leading zeros, other
+// numbers in the shortest form of their float64 value.
 func parseNumber(value string) (json.RawMessage, error) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+	value = strings.TrimSpace(value)
+	if n, err := strconv.ParseInt(value, 10, 64); err == nil {
+		return strconv.AppendInt(nil, n, 10), nil
+	}
+	if n, err := strconv.ParseUint(value, 10, 64); err == nil {
+		return strconv.AppendUint(nil, n, 10), nil
+	}
+	f, err := strconv.ParseFloat(value, 64)
 	if err != nil {
 		return nil, err
 	}
@@ -218,20 +257,21 @@ func convertValue(s *schema, text string) (json.RawMessage, error) {
 		return json.Marshal(b)
 	case "integer":
 		text = strings.TrimSpace(text)
+		var raw json.RawMessage
 		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			return strconv.AppendInt(nil, n, 10), nil
-		}
-		n, err := strconv.ParseUint(text, 10, 64)
-		if err != nil {
+			raw = strconv.AppendInt(nil, n, 10)
+		} else if n, err := strconv.ParseUint(text, 10, 64); err == nil {
+			raw = strconv.AppendUint(nil, n, 10)
+		} else {
 			return nil, fmt.Errorf("not a valid integer")
 		}
-		return strconv.AppendUint(nil, n, 10), nil
+		return raw, checkRange(s, text, raw)
 	case "number":
 		raw, err := parseNumber(text)
 		if err != nil {
 			return nil, unwrapNumError(err)
 		}
-		return raw, nil
+		return raw, checkRange(s, text, raw)
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, []byte(text)); err != nil {

@@ -367,12 +367,12 @@ func TestWasmGuestEndpoint(t *testing.T) {
 		t.Fatalf("%s() = %#x: not a buffer in guest memory", abi.ExportContract, packed)
 	}
 	wantContract := `{"summary":"Echo the request",` +
-		`"request":{"params":{"type":"object","properties":{"id":{"type":"integer","description":"What to echo.","minimum":1}},"required":["id"]},` +
+		`"request":{"params":{"type":"object","properties":{"id":{"type":"integer","description":"What to echo.","minimum":1,"maximum":9223372036854775807}},"required":["id"]},` +
 		`"query":{"type":"object","properties":{"limit":{"type":"integer","default":10,"minimum":1,"maximum":100}}},` +
 		`"headers":{"type":"object","properties":{"x-tenant":{"type":"string"}}},` +
 		`"body":{"schema":{"$ref":"#/$defs/note"},"required":false}},` +
 		`"responses":{"201":{"description":"The echo","schema":{"$ref":"#/$defs/Echo"}},"404":{"description":"Asked for","schema":{"$ref":"#/$defs/Problem"}}},` +
-		`"$defs":{"Echo":{"type":"object","properties":{"id":{"type":"integer"},"limit":{"type":"integer"},"tenant":{"type":"string"},"text":{"type":"string"},"agent":{"type":"string"}},"required":["id","limit","tenant","agent"],"additionalProperties":false},` +
+		`"$defs":{"Echo":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"limit":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"tenant":{"type":"string"},"text":{"type":"string"},"agent":{"type":"string"}},"required":["id","limit","tenant","agent"],"additionalProperties":false},` +
 		`"Problem":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"],"additionalProperties":false},` +
 		`"note":{"type":"object","properties":{"text":{"type":"string","minLength":1}},"required":["text"],"additionalProperties":false}}}`
 	if string(contract) != wantContract {
@@ -411,6 +411,33 @@ func TestWasmGuestEndpoint(t *testing.T) {
 			wantLogs:   []string{"1 msg=echo id=8"},
 		},
 		{
+			name:       "integral number written with a fraction",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/2","params":{"id":2.0},"query":{"limit":1e1},"headers":{"x-tenant":"acme"}}`,
+			wantStatus: 201,
+			wantHeader: [][2]string{{"add Location", "/api/echo/2"}},
+			wantBody:   `{"id":2,"limit":10,"tenant":"acme","agent":"curl/8.5"}`,
+			wantLogs:   []string{"1 msg=echo id=2"},
+		},
+		{
+			// The host validated 2.5 against a schema wider than the Go
+			// type (an older host): the guest answers the host's 400 and
+			// keeps the instance (0), instead of failing the call.
+			name:       "fraction the int cannot hold",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/2.5","params":{"id":2.5},"query":{"limit":10},"headers":{}}`,
+			wantStatus: 400,
+			wantBody:   `{"statusCode":400,"statusMessage":"Validation Error","data":{"params":[{"path":["id"],"message":"expected integer, received number"}]}}`,
+			wantLogs: []string{"2 endpoints: answered 400: the request's params.id: expected integer, received number; " +
+				"the host validated the value, but the input's Go type cannot hold it: make the schema of Operation.Request fit the type, or update the host"},
+		},
+		{
+			name:       "integer past int64",
+			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/1","params":{"id":1},"query":{"limit":9223372036854775808},"headers":{}}`,
+			wantStatus: 400,
+			wantBody:   `{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["limit"],"message":"must be less than or equal to 9223372036854775807"}]}}`,
+			wantLogs: []string{"2 endpoints: answered 400: the request's query.limit: must be less than or equal to 9223372036854775807; " +
+				"the host validated the value, but the input's Go type cannot hold it: make the schema of Operation.Request fit the type, or update the host"},
+		},
+		{
 			name:       "declared error status",
 			envelope:   `{"kind":"endpoint","method":"POST","route":"/api/echo/:id","path":"/api/echo/404","params":{"id":404},"query":{"limit":10},"headers":{}}`,
 			wantStatus: 404,
@@ -437,7 +464,7 @@ func TestWasmGuestEndpoint(t *testing.T) {
 	}
 
 	t.Run("a broken envelope is a guest failure, logged", func(t *testing.T) {
-		if rc := h.serve(t, mod, `{"params":{"id":"seven"}}`); rc == 0 {
+		if rc := h.serve(t, mod, `{"params":{"id":7}`); rc == 0 {
 			t.Errorf("%s() = 0, want a failure", abi.ExportHandle)
 		}
 		if len(h.logs) != 1 || !strings.Contains(h.logs[0], "decoding the request envelope") {
@@ -484,7 +511,7 @@ func TestWasmGuestStream(t *testing.T) {
 		`"post":{"summary":"A picture","request":{"query":{"type":"object","properties":{"fail":{"type":"boolean"}}}},` +
 		`"responses":{"200":{"description":"The picture","media":["image/svg+xml","image/png"]},` +
 		`"400":{"description":"Bad input","schema":{"$ref":"#/$defs/problem"},"contentType":"application/problem+json"}}}},` +
-		`"$defs":{"Tick":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false},` +
+		`"$defs":{"Tick":{"type":"object","properties":{"n":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["n"],"additionalProperties":false},` +
 		`"problem":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"],"additionalProperties":false}}}`
 	if string(contract) != wantContract {
 		t.Errorf("contract:\n got %s\nwant %s", contract, wantContract)
@@ -606,7 +633,7 @@ func TestWasmGuestUpload(t *testing.T) {
 		`"encoding":{"avatar":{"contentType":"image/png"}}}},"maxBytes":65536}},"onValidationError":true},` +
 		`"put":{"summary":"Import rows","request":{"body":{"content":{"text/csv":{"schema":{"type":"string"}}}}},` +
 		`"responses":{"200":{"schema":{"$ref":"#/$defs/Imported"}}},"responsesInferred":true,"onValidationError":true}},` +
-		`"$defs":{"Imported":{"type":"object","properties":{"lines":{"type":"integer"}},"required":["lines"],"additionalProperties":false}}}`
+		`"$defs":{"Imported":{"type":"object","properties":{"lines":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807}},"required":["lines"],"additionalProperties":false}}}`
 	if string(contract) != wantContract {
 		t.Errorf("contract:\n got %s\nwant %s", contract, wantContract)
 	}
