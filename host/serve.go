@@ -536,7 +536,7 @@ func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, o
 func (op *operation) checkAnswer(status int, body []byte) []validation.Issue {
 	issues := op.checkDeclared(status, body)
 	if issues != nil && status == http.StatusBadRequest && op.validationError != nil && len(body) > 0 {
-		if v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body)); err == nil && op.validationError.Validate(v) == nil {
+		if v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit}); err == nil && op.validationError.Validate(v) == nil {
 			return nil
 		}
 	}
