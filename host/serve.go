@@ -431,9 +431,10 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	// The answer, or what follows a stream (its last chunk), gets a fresh
 	// write deadline: the call's may have passed.
 	c.writeDeadline(w)
-	if c.bodySrc != nil && c.bodySrc.hit {
-		// The guest read past the body limit: take the rest before the
-		// answer, so the client reads the answer rather than a reset.
+	if c.bodySrc != nil && (c.bodySrc.hit || c.op != nil && !c.wroteHeader) {
+		// What the guest left of the body (all of it past the limit) is
+		// read before the answer, so that a client still sending reads
+		// the answer rather than a reset.
 		h.discardBody(w, r, c)
 	}
 	// Any failure discards the instance, a reported one too: the guest's
@@ -584,11 +585,17 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 	for i, name := range res.Names {
 		c.params[name] = res.Params[i]
 	}
-	if !h.callGuest(w, r, c) {
-		return
-	}
-	if !c.wroteHeader {
+	if h.callGuest(w, r, c) && !c.wroteHeader {
 		c.commit()
+	}
+	if c.bodySrc != nil {
+		// Read what the guest left of the body now. In full-duplex mode
+		// net/http would otherwise read it while closing the request, and
+		// the background read that starts at its end races the next
+		// request on the connection ("invalid concurrent Body.Read call").
+		if _, err := io.Copy(io.Discard, c.bodySrc); errors.Is(err, errBodyTooLarge) {
+			h.discardBody(w, r, c)
+		}
 	}
 }
 
