@@ -20,8 +20,8 @@ func (e *engine) loadCall(ctx context.Context, file string) *call {
 }
 
 // instrument rewrites a module so that it calls the interrupt check every
-// interrupt.DefaultPeriod loop iterations or calls; see
-// shared/reference/interrupt-design.md for why this and not wazero's
+// interrupt.DefaultPeriod loop iterations or calls; the package
+// documentation of internal/interrupt says why this and not wazero's
 // WithCloseOnContextDone. The check (interrupt.NewHostModule) asks the call,
 // an interrupt.Expirer, whether it must stop: a clock read per period and
 // nothing per request.

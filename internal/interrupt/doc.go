@@ -38,5 +38,7 @@
 //     the instance and instantiate a fresh one. Never reuse it.
 //   - A call whose context carries no Budget is never interrupted.
 //   - Code that runs inside a host function (a blocking read, a sleep) is
-//     not interrupted by the fuel check; only guest code is.
+//     not interrupted by the fuel check; only guest code is. The host
+//     checks the deadline itself when each host function returns, and
+//     bounds the blocking ones by it.
 package interrupt
