@@ -22,7 +22,7 @@ ENDPOINTS_CONTRACT(
     "\"tags\":[\"users\"],"
     "\"request\":{"
     "\"params\":{\"type\":\"object\","
-    "\"properties\":{\"id\":{\"type\":\"integer\",\"minimum\":1,"
+    "\"properties\":{\"id\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":9223372036854775807,"
     "\"description\":\"The user's id.\"}},"
     "\"required\":[\"id\"]}"
     "},"
