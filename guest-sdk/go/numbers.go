@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/wasmendpoints/endpoints/internal/jsonnum"
 )
 
 // Go numbers in JSON. JSON Schema's "integer" and "number" have no range,
@@ -107,78 +109,23 @@ type decimal struct {
 	exp    int
 }
 
-// maxExp caps the exponents parseDecimal reads: beyond it every number
-// compares the same against the ranges of Go types, and arithmetic on it
-// cannot overflow.
+// maxExp caps the exponents of decimals: beyond it every number compares
+// the same against the ranges of Go types, and arithmetic on it cannot
+// overflow.
 const maxExp = 1 << 24
 
 // parseDecimal reads a JSON number (RFC 8259 §6); ok is false for any
 // other text.
 func parseDecimal(s string) (d decimal, ok bool) {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		d.neg = true
-		i++
-	}
-	start := i
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && '1' <= s[i] && s[i] <= '9':
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
-	default:
+	n, ok := jsonnum.Parse(s)
+	if !ok {
 		return decimal{}, false
 	}
-	whole := s[start:i]
-	var frac string
-	if i < len(s) && s[i] == '.' {
-		i++
-		start = i
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
-		if i == start {
-			return decimal{}, false
-		}
-		frac = s[start:i]
+	if n.Zero() {
+		return decimal{}, true // and -0 is zero
 	}
-	exp := 0
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		negExp := false
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			negExp = s[i] == '-'
-			i++
-		}
-		start = i
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			if exp < maxExp {
-				exp = exp*10 + int(s[i]-'0')
-			}
-			i++
-		}
-		if i == start {
-			return decimal{}, false
-		}
-		if negExp {
-			exp = -exp
-		}
-	}
-	if i != len(s) {
-		return decimal{}, false
-	}
-	digits := whole + frac
-	exp += len(whole)
-	trimmed := strings.TrimLeft(digits, "0")
-	exp -= len(digits) - len(trimmed)
-	d.digits = strings.TrimRight(trimmed, "0")
-	if d.digits == "" {
-		return decimal{}, true // zero, and -0 is zero
-	}
-	d.exp = max(min(exp, maxExp), -maxExp)
-	return d, true
+	digits := n.AppendDigits(make([]byte, 0, n.Digits()))
+	return decimal{neg: n.Neg, digits: string(digits), exp: int(max(min(n.Point, maxExp), -maxExp))}, true
 }
 
 // sign returns -1, 0 or 1.

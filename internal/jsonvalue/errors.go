@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wasmendpoints/endpoints/internal/jsonnum"
 )
 
 // syntaxError explains why the tokenizer refused the token starting after
@@ -54,7 +56,7 @@ func (d *decoder) syntaxError(err error, before int) *Error {
 		case c == '"':
 			msg, off = explainString(data, q)
 		case wantName:
-		case c == '-' || isDigit(c):
+		case c == '-' || jsonnum.IsDigit(c):
 			msg, off = explainNumber(data, q)
 		case c == 't' || c == 'f' || c == 'n':
 			msg, off = explainLiteral(data, q)
@@ -90,7 +92,7 @@ const leadingZero = "invalid number: leading zeros are not allowed; write number
 // with 0: only the number 0 (or -0) stops before a digit, so the input had
 // a leading zero, like 01.
 func (d *decoder) leadingZero(p, end int) bool {
-	return p == end && p > 0 && p < len(d.data) && isDigit(d.data[p]) && d.data[p-1] == '0'
+	return p == end && p > 0 && p < len(d.data) && jsonnum.IsDigit(d.data[p]) && d.data[p-1] == '0'
 }
 
 // fallback reports an error the decoder cannot explain itself with the
@@ -110,7 +112,7 @@ func (d *decoder) fallback(err error, off int, item bool) *Error {
 }
 
 func startsValue(c byte) bool {
-	return c == '"' || c == '-' || isDigit(c) || c == 't' || c == 'f' || c == 'n' || c == '{' || c == '['
+	return c == '"' || c == '-' || jsonnum.IsDigit(c) || c == 't' || c == 'f' || c == 'n' || c == '{' || c == '['
 }
 
 // at returns data[i], or 0 past the end.
@@ -204,7 +206,7 @@ func hex4(data []byte, i int) (rune, bool) {
 	var r rune
 	for _, c := range data[i : i+4] {
 		switch {
-		case isDigit(c):
+		case jsonnum.IsDigit(c):
 			r = r<<4 | rune(c-'0')
 		case c >= 'a' && c <= 'f':
 			r = r<<4 | rune(c-'a'+10)
@@ -219,7 +221,7 @@ func hex4(data []byte, i int) (rune, bool) {
 
 func allHex(b []byte) bool {
 	for _, c := range b {
-		if !isDigit(c) && (c|0x20 < 'a' || c|0x20 > 'f') {
+		if !jsonnum.IsDigit(c) && (c|0x20 < 'a' || c|0x20 > 'f') {
 			return false
 		}
 	}
@@ -262,23 +264,23 @@ func explainNumber(data []byte, q int) (string, int) {
 	i := q
 	if data[i] == '-' {
 		i++
-		if !isDigit(at(data, i)) {
+		if !jsonnum.IsDigit(at(data, i)) {
 			return "invalid number: expected a digit after '-', found " + quoteAt(data, i), i
 		}
 	}
 	if data[i] == '0' {
 		i++
 	} else {
-		for isDigit(at(data, i)) {
+		for jsonnum.IsDigit(at(data, i)) {
 			i++
 		}
 	}
 	if at(data, i) == '.' {
 		i++
-		if !isDigit(at(data, i)) {
+		if !jsonnum.IsDigit(at(data, i)) {
 			return "invalid number: expected a digit after '.', found " + quoteAt(data, i), i
 		}
-		for isDigit(at(data, i)) {
+		for jsonnum.IsDigit(at(data, i)) {
 			i++
 		}
 	}
@@ -287,7 +289,7 @@ func explainNumber(data []byte, q int) (string, int) {
 		if c := at(data, i); c == '+' || c == '-' {
 			i++
 		}
-		if !isDigit(at(data, i)) {
+		if !jsonnum.IsDigit(at(data, i)) {
 			return "invalid number: expected a digit in the exponent, found " + quoteAt(data, i), i
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+
+	"github.com/wasmendpoints/endpoints/internal/jsonnum"
 )
 
 // ErrRange is the cause of every error about a number beyond what a float64
@@ -20,7 +22,7 @@ var maxFloatDigits = func() string {
 	return n.String()
 }()
 
-// maxExact is the exponent (see parsedNumber.point) of math.MaxFloat64.
+// maxExact is the exponent (see jsonnum.Literal.Point) of math.MaxFloat64.
 const maxExact = 309
 
 // CanonicalNumber returns the canonical form of the JSON number literal s
@@ -69,35 +71,35 @@ func canonical(s string) (c string, same bool, err error) {
 	if plainInteger(s) {
 		return s, true, nil
 	}
-	n, ok := parseNumber(s)
+	n, ok := jsonnum.Parse(s)
 	if !ok {
 		return "", false, &numberError{lit: s, kind: notNumber}
 	}
-	if n.zero() {
+	if n.Zero() {
 		return "0", s == "0", nil
 	}
-	if n.point > maxExact || n.point == maxExact && n.compareDigits(maxFloatDigits) > 0 {
+	if n.Point > maxExact || n.Point == maxExact && n.CompareDigits(maxFloatDigits) > 0 {
 		return "", false, &numberError{lit: s, kind: tooLarge}
 	}
-	if n.integral() {
-		if !n.hasFrac && !n.hasExp {
+	if n.Integral() {
+		if !n.HasFrac && !n.HasExp {
 			// Digits as written: JSON has no leading zeros, and -0 is
 			// taken care of above.
 			return s, true, nil
 		}
-		b := make([]byte, 0, int(n.point)+1)
-		if n.neg {
+		b := make([]byte, 0, int(n.Point)+1)
+		if n.Neg {
 			b = append(b, '-')
 		}
-		b = n.appendDigits(b)
-		for i := n.digits(); i < n.point; i++ {
+		b = n.AppendDigits(b)
+		for i := n.Digits(); i < n.Point; i++ {
 			b = append(b, '0')
 		}
 		return string(b), false, nil
 	}
 	// Below 10^-324 a number rounds to 0 whatever its digits; checking it
 	// here keeps huge negative exponents away from strconv.
-	if n.point < -323 {
+	if n.Point < -323 {
 		return "", false, &numberError{lit: s, kind: tooSmall}
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -157,144 +159,6 @@ func appendFloat(b []byte, f float64) []byte {
 		z++
 	}
 	return append(b[:e+2], b[z:]...)
-}
-
-// parsedNumber is a number literal taken apart: its value is
-// 0.d1d2d3... × 10^point, where d1d2d3... are the significant digits (the
-// digits as written from the first non-zero one to the last non-zero
-// one).
-type parsedNumber struct {
-	neg             bool
-	intPart, frac   string // the digits before and after the point
-	first, last     int    // positions of the significant digits in intPart+frac; first > last for zero
-	point           int64
-	hasFrac, hasExp bool
-}
-
-// maxExpValue bounds the exponent read: larger exponents saturate, which
-// keeps point within int64 for any input and decides their range alike.
-const maxExpValue = 1 << 30
-
-// parseNumber parses a JSON number literal (RFC 8259 §6) in one pass.
-func parseNumber(s string) (n parsedNumber, ok bool) {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		n.neg = true
-		i++
-	}
-	start := i
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	default:
-		return n, false
-	}
-	n.intPart = s[start:i]
-	if i < len(s) && s[i] == '.' {
-		i++
-		start = i
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-		if i == start {
-			return n, false
-		}
-		n.frac, n.hasFrac = s[start:i], true
-	}
-	var exp int64
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		n.hasExp = true
-		i++
-		negExp := false
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			negExp = s[i] == '-'
-			i++
-		}
-		start = i
-		for i < len(s) && isDigit(s[i]) {
-			if exp < maxExpValue {
-				exp = exp*10 + int64(s[i]-'0')
-			}
-			i++
-		}
-		if i == start {
-			return n, false
-		}
-		if negExp {
-			exp = -exp
-		}
-	}
-	if i != len(s) {
-		return n, false
-	}
-	total := len(n.intPart) + len(n.frac)
-	n.first, n.last = total, -1
-	for k := 0; k < total; k++ {
-		if n.digit(k) != '0' {
-			n.first = k
-			break
-		}
-	}
-	for k := total - 1; k >= n.first; k-- {
-		if n.digit(k) != '0' {
-			n.last = k
-			break
-		}
-	}
-	n.point = int64(len(n.intPart)-n.first) + exp
-	return n, true
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// digit returns digit k of intPart+frac.
-func (n *parsedNumber) digit(k int) byte {
-	if k < len(n.intPart) {
-		return n.intPart[k]
-	}
-	return n.frac[k-len(n.intPart)]
-}
-
-func (n *parsedNumber) zero() bool { return n.first > n.last }
-
-// digits counts the significant digits.
-func (n *parsedNumber) digits() int64 { return int64(n.last - n.first + 1) }
-
-// integral reports whether the value is an integer.
-func (n *parsedNumber) integral() bool { return n.digits() <= n.point }
-
-// appendDigits appends the significant digits.
-func (n *parsedNumber) appendDigits(b []byte) []byte {
-	for k := n.first; k <= n.last; k++ {
-		b = append(b, n.digit(k))
-	}
-	return b
-}
-
-// compareDigits compares the significant digits with the digits of m, both
-// read as 0.ddd..., missing digits being zeros.
-func (n *parsedNumber) compareDigits(m string) int {
-	count := int(n.digits())
-	for k := 0; k < count || k < len(m); k++ {
-		a, b := byte('0'), byte('0')
-		if k < count {
-			a = n.digit(n.first + k)
-		}
-		if k < len(m) {
-			b = m[k]
-		}
-		if a != b {
-			if a < b {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
 }
 
 type numberErrorKind uint8
