@@ -353,7 +353,7 @@ var allowedKeys = map[string]string{
 	"/build":        "command, watch",
 	"/storage":      "driver, url, namespace, maxBytes",
 	"/idempotency":  "lease, replay, scopeHeader",
-	"/limits":       "bodyBytes, memoryBytes, timeout, instances, responseBytes, loadTimeout, jsonDepth",
+	"/limits":       "bodyBytes, memoryBytes, timeout, instances, responseBytes, loadTimeout, jsonDepth, jsonValues",
 	"/openApi":      "enabled, title, version, path, docs",
 	"/openApi/docs": "path, assets",
 }
@@ -392,6 +392,8 @@ func ParseAppConfig(file string, data []byte) (*AppConfig, error) {
 		return nil, fmt.Errorf("%s: /server/maxHeaderBytes: must be positive, got %d", file, cfg.Server.MaxHeaderBytes)
 	case l.JSONDepth < 0 || l.JSONDepth > 10000:
 		return nil, fmt.Errorf("%s: /limits/jsonDepth: must be between 1 and 10000, got %d", file, l.JSONDepth)
+	case l.JSONValues < 0:
+		return nil, fmt.Errorf("%s: /limits/jsonValues: must be positive, got %d", file, l.JSONValues)
 	case l.ResponseBytes < 0:
 		return nil, fmt.Errorf("%s: /limits/responseBytes: must be positive, got %d", file, l.ResponseBytes)
 	}

@@ -229,7 +229,9 @@ func TestHostileValues(t *testing.T) {
 		{"invalid UTF-8 in the path is refused", "/api/items/%FF", "", 400, []string{`"params":[{"path":["id"],"message":"is not valid UTF-8: byte \\xff at offset 0`}},
 		{"a byte order mark says so", "/api/items/1", "\xef\xbb\xbf{}", 400, []string{`U+FEFF`}},
 		{"a non-ASCII character where a value belongs is quoted as itself", "/api/items/1", `{"name":…}`, 400, []string{`'…' (U+2026)`}},
-		{"nesting 5000 deep is refused before validation", "/api/items/1", `{"tree":` + deep + `}`, 400, []string{`nests deeper than 64 levels`}},
+		{"more values than limits.jsonValues are refused before validation", "/api/items/1", `{"tree":[` + strings.Repeat("1,", 5000) + `1]}`, 400,
+			[]string{`"path":["tree",4094],"message":"invalid JSON at byte 8197: holds more than 4096 values`}},
+		{"nesting 5000 deep is refused before validation", "/api/items/1", `{"tree":` + deep + `}`, 400, []string{`nests deeper than 32 levels`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -82,9 +82,15 @@ type Limits struct {
 	// JSONDepth is the deepest nesting of arrays and objects a JSON request
 	// body may have; a deeper one is a 400 that says so. Validating deeply
 	// nested values costs more than linear time, so the bound keeps a small
-	// body from costing the host much. Defaults to 64
+	// body from costing the host much. Defaults to 32
 	// (jsonvalue.DefaultMaxDepth); at most 10000.
 	JSONDepth int `json:"jsonDepth,omitzero"`
+	// JSONValues is the most values (objects, arrays, strings, numbers,
+	// booleans, nulls) a JSON request body may hold; more is a 400 that
+	// says so. Validation costs up to about a microsecond per value, so
+	// this, not bodyBytes, bounds what a body costs the host before the
+	// guest runs. Defaults to 4096 (jsonvalue.DefaultMaxValues).
+	JSONValues int `json:"jsonValues,omitzero"`
 }
 
 // DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
@@ -221,6 +227,9 @@ func (o Options) merge(cfg *AppConfig) Options {
 	}
 	if l.JSONDepth == 0 {
 		l.JSONDepth = cfg.Limits.JSONDepth
+	}
+	if l.JSONValues == 0 {
+		l.JSONValues = cfg.Limits.JSONValues
 	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation

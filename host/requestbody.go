@@ -191,7 +191,7 @@ func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call,
 		}
 		return bodyRead
 	}
-	v, canonical, err := jsonvalue.Decode(raw, jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth})
+	v, canonical, err := jsonvalue.Decode(raw, jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth, MaxValues: c.set.opts.Limits.JSONValues})
 	if err != nil {
 		issues.Body = []validation.Issue{jsonIssue(err)}
 		return bodyRead

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -537,7 +538,7 @@ func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, o
 func (op *operation) checkAnswer(status int, body []byte) []validation.Issue {
 	issues := op.checkDeclared(status, body)
 	if issues != nil && status == http.StatusBadRequest && op.validationError != nil && len(body) > 0 {
-		if v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit}); err == nil && op.validationError.Validate(v) == nil {
+		if v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt}); err == nil && op.validationError.Validate(v) == nil {
 			return nil
 		}
 	}
@@ -557,7 +558,7 @@ func (op *operation) checkDeclared(status int, body []byte) []validation.Issue {
 	if len(body) == 0 {
 		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("the body is empty, but the contract declares a JSON body for status %d", status)}}
 	}
-	v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit})
+	v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt})
 	if err != nil {
 		issue := jsonIssue(err)
 		issue.Message = "the body is not valid JSON: " + issue.Message

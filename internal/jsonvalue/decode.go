@@ -10,8 +10,10 @@ import (
 )
 
 // DefaultMaxDepth is the nesting depth Decode accepts when Limits.MaxDepth
-// is zero: 64 levels of arrays and objects.
-const DefaultMaxDepth = 64
+// is zero: 32 levels of arrays and objects. Validating against a recursive
+// schema costs about the square of the depth per value, so the default
+// keeps the cost of one value within a few microseconds.
+const DefaultMaxDepth = 32
 
 // MaxDepthLimit is the largest Limits.MaxDepth that takes effect: the
 // tokenizer (jsontext) refuses deeper nesting itself.
@@ -28,7 +30,17 @@ type Limits struct {
 	// walking a recursive schema may cost more than linear time in the
 	// depth.
 	MaxDepth int
+	// MaxValues is the most values (objects, arrays, strings, numbers,
+	// booleans and nulls; member names do not count) Decode accepts. The
+	// validator spends up to about a microsecond on each, so the bound is
+	// what keeps a body of a megabyte from costing the host much more than
+	// its size suggests. If zero or negative, DefaultMaxValues is used.
+	MaxValues int
 }
+
+// DefaultMaxValues is the number of values Decode accepts when
+// Limits.MaxValues is zero.
+const DefaultMaxValues = 4096
 
 // Error is a JSON text Decode refuses: where and why, in words for the
 // API client who sent it.
@@ -112,6 +124,8 @@ type decoder struct {
 	buf       bytes.Buffer // aliases data: jsontext reads a bytes.Buffer without copying
 	data      []byte
 	max       int
+	maxValues int
+	values    int // read so far
 	canonical bool
 
 	// The open arrays and objects, innermost last, and the values and
@@ -145,6 +159,10 @@ func (d *decoder) reset(data []byte, lim Limits) {
 		d.max = DefaultMaxDepth
 	}
 	d.max = min(d.max, MaxDepthLimit)
+	d.maxValues, d.values = lim.MaxValues, 0
+	if d.maxValues <= 0 {
+		d.maxValues = DefaultMaxValues
+	}
 	d.dec.Reset(&d.buf, allowDuplicates)
 	d.canonical = true
 	d.interning = len(data) >= internMinDoc
@@ -176,6 +194,14 @@ func (d *decoder) run() (any, error) {
 			return nil, d.syntaxError(err, before)
 		}
 		var v any
+		switch k := tok.Kind(); {
+		case k == '}' || k == ']':
+		case k == '"' && d.inName():
+		case d.values == d.maxValues:
+			return nil, d.tooMany(before)
+		default:
+			d.values++
+		}
 		switch tok.Kind() {
 		case '{', '[':
 			if len(d.frames) == d.max {
@@ -191,11 +217,9 @@ func (d *decoder) run() (any, error) {
 			v = d.closeArray()
 		case '"':
 			raw := d.data[tokenStart(d.data, before):d.dec.InputOffset()]
-			if n := len(d.frames); n > 0 {
-				if f := &d.frames[n-1]; f.object && len(d.names)-f.names == len(d.vals)-f.vals {
-					d.names = append(d.names, name{s: d.name(raw, tok), before: before})
-					continue
-				}
+			if d.inName() {
+				d.names = append(d.names, name{s: d.name(raw, tok), before: before})
+				continue
 			}
 			v = d.str(raw, tok)
 		case '0':
@@ -330,6 +354,23 @@ func (d *decoder) intern(b []byte, num bool) *interned {
 		*e = interned{s: string(b), num: num}
 	}
 	return e
+}
+
+// inName reports whether the next string is a member name: the innermost
+// open container is an object with as many names as values.
+func (d *decoder) inName() bool {
+	n := len(d.frames)
+	if n == 0 {
+		return false
+	}
+	f := &d.frames[n-1]
+	return f.object && len(d.names)-f.names == len(d.vals)-f.vals
+}
+
+// tooMany makes the Error for the value past lim.MaxValues, starting
+// around off.
+func (d *decoder) tooMany(off int) *Error {
+	return d.errorAt(tokenStart(d.data, off), true, "holds more than "+strconv.Itoa(d.maxValues)+" values (objects, arrays, strings, numbers, booleans and nulls); send fewer")
 }
 
 // tooDeep makes the Error for an array or object opened at off, one level

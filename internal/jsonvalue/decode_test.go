@@ -3,6 +3,7 @@ package jsonvalue
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -252,7 +253,7 @@ func TestDecodeDepth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Decode([]byte(tt.in), Limits{MaxDepth: tt.max})
+			_, _, err := Decode([]byte(tt.in), Limits{MaxDepth: tt.max, MaxValues: 1 << 20})
 			if tt.depth > 0 {
 				if err != nil {
 					t.Errorf("Decode at depth %d with MaxDepth %d: %v", tt.depth, tt.max, err)
@@ -329,5 +330,36 @@ func TestErrorUnwrap(t *testing.T) {
 	}
 	if err.Error() != err.(*Error).Message {
 		t.Errorf("Error() = %q, want the Message", err.Error())
+	}
+}
+
+// TestDecodeMaxValues: a value past Limits.MaxValues is refused where it
+// starts; member names do not count.
+func TestDecodeMaxValues(t *testing.T) {
+	tests := []struct {
+		in   string
+		path []any // nil: accepted
+	}{
+		{`[1,2]`, nil},
+		{`{"a":1,"b":2}`, nil},
+		{`[1,2,3]`, []any{2}},
+		{`{"a":1,"b":[2]}`, []any{"b", 0}},
+		{`[[],{}]`, nil},
+		{`[[],{},"x"]`, []any{2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			_, _, err := Decode([]byte(tt.in), Limits{MaxValues: 3})
+			if tt.path == nil {
+				if err != nil {
+					t.Fatalf("Decode(%s) = %v, want it accepted", tt.in, err)
+				}
+				return
+			}
+			var e *Error
+			if !errors.As(err, &e) || !strings.Contains(e.Message, "holds more than 3 values") || fmt.Sprint(e.Path) != fmt.Sprint(tt.path) {
+				t.Fatalf("Decode(%s) = %v, want more than 3 values at %v", tt.in, err, tt.path)
+			}
+		})
 	}
 }

@@ -62,7 +62,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		inRange := numbersInRange(t, ref)
-		want := jsontext.Value(data).IsValid() && depth(ref) <= DefaultMaxDepth && inRange
+		want := jsontext.Value(data).IsValid() && depth(ref) <= DefaultMaxDepth && count(ref) <= DefaultMaxValues && inRange
 		switch {
 		case want && err != nil:
 			t.Fatalf("Decode(%q) refuses a value encoding/json reads as %#v: %v", data, ref, err)
@@ -213,4 +213,20 @@ func allCanonical(v any) bool {
 		return err == nil && c == v
 	}
 	return true
+}
+
+// count counts the values of v, containers included, as MaxValues does.
+func count(v any) int {
+	n := 1
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			n += count(e)
+		}
+	case map[string]any:
+		for _, e := range v {
+			n += count(e)
+		}
+	}
+	return n
 }
