@@ -241,3 +241,28 @@ func TestWazeroUsesTheAllocator(t *testing.T) {
 		}
 	}
 }
+
+func TestLargeMemoriesStartOnAHugePage(t *testing.T) {
+	if !Supported {
+		t.Skip("not mapped here")
+	}
+	m := Allocate(page, 32<<20)
+	defer m.Free()
+	if base := uintptr(unsafe.Pointer(unsafe.SliceData(m.Reallocate(page)))); base%hugePageSize != 0 {
+		t.Errorf("a 32 MiB memory starts at %#x, not on a %d KiB boundary", base, hugePageSize>>10)
+	}
+}
+
+// BenchmarkWriteAndFree is what a discarded instance that had grown to
+// 32 MiB costs: make the pages writable, write each, unmap them. With
+// small pages on a virtual machine it took ~90 ms, with huge pages ~3 ms.
+func BenchmarkWriteAndFree(b *testing.B) {
+	for b.Loop() {
+		m := Allocate(page, 32<<20)
+		buf := m.Reallocate(32 << 20)
+		for i := 0; i < len(buf); i += 4096 {
+			buf[i] = 1
+		}
+		m.Free()
+	}
+}
