@@ -7,7 +7,6 @@ import (
 
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,6 +30,7 @@ type engine struct {
 	cacheDir    string // where compiled and instrumented modules are kept; "" for none
 	logger      *slog.Logger
 	memoryBytes int64 // the cap of each instance's memory
+	life        lifecycle
 }
 
 func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine, error) {
@@ -58,14 +58,6 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 		return nil, err
 	}
 	return e, nil
-}
-
-func (e *engine) close(ctx context.Context) error {
-	err := e.runtime.Close(ctx)
-	if e.cache != nil {
-		err = errors.Join(err, e.cache.Close(ctx))
-	}
-	return err
 }
 
 // errGuestMemory is the trap raised when a guest passes memory it does not

@@ -53,7 +53,7 @@ type Host struct {
 	store     storage.Store
 	ownStore  bool
 	namespace string
-	reloadMu  sync.Mutex // one Reload at a time
+	reloadMu  sync.Mutex // one Reload at a time; Close holds it too
 }
 
 // table is one loaded version of the app's routes. It is built whole and
@@ -148,14 +148,29 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 // failed to load (Development only; in Production New fails instead).
 func (h *Host) Problems() []error { return slices.Clone(h.table.Load().problems) }
 
-// Close closes every instance and the runtime.
+// Close closes every instance, the runtime and the store the host opened.
+// Requests that start afterwards get 404 (no route); guests still running
+// are stopped at their next interrupt check (within about a millisecond)
+// and answered 503, and Close waits for their calls to end, until ctx is
+// done or for 2 s at most. A call blocked in a host function past that
+// (reading a slow upload, writing to a slow client) keeps the runtime
+// until it returns, and Close says so in its error. Calling Close again
+// does nothing more.
+//
+// # Notes
+//
+//   - Close the http.Server first (Shutdown), so that no handler waits on
+//     a client when the host closes.
 func (h *Host) Close(ctx context.Context) error {
+	h.reloadMu.Lock()
+	defer h.reloadMu.Unlock()
 	closed := &table{state: &tableState{}, set: h.table.Load().set}
 	if t := h.table.Swap(closed); t != nil {
 		t.close(ctx)
 	}
+	err := h.engine.close(ctx)
 	h.closeStore()
-	return h.engine.close(ctx)
+	return err
 }
 
 func (t *table) close(ctx context.Context) {

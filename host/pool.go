@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,8 +12,13 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 )
 
-// instance is one instantiated module. It serves one call at a time: the
-// pool hands it to a single request and takes it back after.
+// instance is one instantiated module. It serves one call at a time.
+//
+// An instance has one owner at a time, and only its owner closes it: its
+// pool while it is idle, the goroutine that took it with pool.get until it
+// gives it back with pool.put, and the loader while it reads the contract.
+// Closing an instance a call is running on crashes the process once its
+// memory is unmapped at close (see lifecycle).
 type instance struct {
 	mod          api.Module
 	handle       api.Function
@@ -49,9 +55,24 @@ func newPool(e *engine, compiled wazero.CompiledModule, file string, size int) *
 	}
 }
 
+// errClosing is the error of a get once the host is closing.
+var errClosing = errors.New("the host is shutting down")
+
 // get returns an idle instance or instantiates one, waiting for a free slot
 // until ctx is done or its deadline passes. Only a wait creates a timer.
+// The caller owns the instance until it gives it back with put.
 func (p *pool) get(ctx context.Context) (*instance, error) {
+	if !p.engine.enter() {
+		return nil, fmt.Errorf("%s: %w", p.file, errClosing)
+	}
+	in, err := p.take(ctx)
+	if err != nil {
+		p.engine.leave()
+	}
+	return in, err
+}
+
+func (p *pool) take(ctx context.Context) (*instance, error) {
 	select {
 	case p.slots <- struct{}{}:
 	default:
@@ -90,6 +111,7 @@ func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
 		in.close(ctx)
 	}
 	<-p.slots
+	p.engine.leave()
 }
 
 // warm instantiates the first instance, which the loader uses to read the
@@ -117,8 +139,9 @@ func (p *pool) retire(ctx context.Context) {
 	_ = p.compiled.Close(ctx)
 }
 
-// close closes every idle instance. Instances in use are closed by the
-// runtime's Close.
+// close closes every idle instance. Instances in use belong to their
+// calls; the runtime's Close closes them once the calls gave them back
+// (see engine.close).
 func (p *pool) close(ctx context.Context) {
 	for {
 		select {

@@ -115,10 +115,14 @@ func (r ReloadReport) String() string {
 //
 // Of endpoints.json, limits.memoryBytes, limits.instances and storage
 // apply at the next start (a warning says so); the rest applies now.
+// After Close, Reload does nothing and reports a problem.
 func (h *Host) Reload(ctx context.Context) ReloadReport {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	start := time.Now()
+	if h.engine.stopping() {
+		return ReloadReport{Problems: []error{errors.New("reload: the host is closed")}, Took: time.Since(start)}
+	}
 	prev := h.table.Load()
 	t, report, err := h.load(ctx, prev)
 	if err != nil {

@@ -269,7 +269,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	pool := c.route.mod.pool
 	in, err := pool.get(c)
 	if err != nil {
-		h.logger.Warn("no instance free before the deadline", "route", c.route.file, "error", err)
+		h.logger.Warn("no instance for the request", "route", c.route.file, "error", err)
 		writeError(w, r, http.StatusServiceUnavailable, "", nil)
 		return false
 	}
@@ -301,7 +301,11 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	if h.opts.Mode == Development {
 		data = map[string]string{"error": reason, "route": c.route.file}
 	}
-	writeError(w, r, http.StatusInternalServerError, "", data)
+	status := http.StatusInternalServerError
+	if interrupted(err) && h.engine.stopping() {
+		status = http.StatusServiceUnavailable
+	}
+	writeError(w, r, status, "", data)
 	return false
 }
 
@@ -315,6 +319,8 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 		return fmt.Sprintf("the handler returned error code %d", code), false
 	case interrupted(err) && r.Context().Err() != nil:
 		return "", true
+	case interrupted(err) && h.engine.stopping():
+		return "the host shut down while the handler ran; it was stopped", false
 	case interrupted(err):
 		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", timeout), false
 	}
