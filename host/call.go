@@ -70,6 +70,10 @@ type call struct {
 	deadline int64 // unix nanoseconds
 	stop     atomic.Bool
 	logger   *slog.Logger
+
+	// memory carries the memory allocator while the call instantiates a
+	// module (engine.instantiate); nil otherwise.
+	memory context.Context
 }
 
 type callKey struct{}
@@ -80,6 +84,11 @@ func (c *call) Err() error                  { return c.parent.Err() }
 func (c *call) Value(key any) any {
 	if key == (callKey{}) {
 		return c
+	}
+	if c.memory != nil {
+		if v := c.memory.Value(key); v != nil {
+			return v
+		}
 	}
 	return c.parent.Value(key)
 }

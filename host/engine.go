@@ -30,14 +30,17 @@ type engine struct {
 	cacheDir    string // where compiled and instrumented modules are kept; "" for none
 	logger      *slog.Logger
 	memoryBytes int64 // the cap of each instance's memory
-	life        lifecycle
+	// mapped: instances' memories are mapped outside the Go heap and
+	// unmapped when they close (internal/linearmem); see memory.go.
+	mapped bool
+	life   lifecycle
 }
 
 func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine, error) {
 	cfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(uint32(opts.Limits.memoryBytes() / 65536)).
 		WithCloseOnContextDone(false)
-	e := &engine{logger: logger, memoryBytes: opts.Limits.memoryBytes() / 65536 * 65536}
+	e := &engine{logger: logger, memoryBytes: opts.Limits.memoryBytes() / 65536 * 65536, mapped: mappedMemory}
 	if dir := opts.cacheDir(); dir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {

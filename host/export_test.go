@@ -5,3 +5,7 @@ package host
 // Drained is closed once the host is closing and every instance is back
 // in its pool.
 func (h *Host) Drained() <-chan struct{} { return h.engine.life.drained() }
+
+// UseGoHeapMemory makes hosts created afterwards keep guest memory in Go
+// slices, wazero's default, as before internal/linearmem.
+func UseGoHeapMemory() { mappedMemory = false }

@@ -17,8 +17,10 @@ import (
 // An instance has one owner at a time, and only its owner closes it: its
 // pool while it is idle, the goroutine that took it with pool.get until it
 // gives it back with pool.put, and the loader while it reads the contract.
-// Closing an instance a call is running on crashes the process once its
-// memory is unmapped at close (see lifecycle).
+// Its linear memory is unmapped the moment it is closed (see
+// internal/linearmem), so closing an instance a call is running on, or
+// using a slice of its memory after the host function call that read it,
+// crashes the process: host functions copy what they keep.
 type instance struct {
 	mod          api.Module
 	handle       api.Function
@@ -120,7 +122,7 @@ func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
 func (p *pool) warm(ctx context.Context) (*instance, error) { return p.instantiate(ctx) }
 
 func (p *pool) instantiate(ctx context.Context) (*instance, error) {
-	mod, err := p.engine.runtime.InstantiateModule(ctx, p.compiled, p.engine.moduleConfig(p.file))
+	mod, err := p.engine.instantiate(ctx, p.compiled, p.engine.moduleConfig(p.file))
 	if err != nil {
 		return nil, fmt.Errorf("instantiating %s: %w", p.file, err)
 	}
