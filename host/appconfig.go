@@ -260,7 +260,7 @@ var allowedKeys = map[string]string{
 	"/build":        "command, watch",
 	"/storage":      "driver, url, namespace, maxBytes",
 	"/idempotency":  "lease, replay, scopeHeader",
-	"/limits":       "bodyBytes, memoryBytes, timeout, instances",
+	"/limits":       "bodyBytes, memoryBytes, timeout, instances, idleTimeout",
 	"/openApi":      "enabled, title, version, path, docs",
 	"/openApi/docs": "path, assets",
 }

@@ -54,6 +54,7 @@ type Host struct {
 	ownStore  bool
 	namespace string
 	reloadMu  sync.Mutex // one Reload at a time; Close holds it too
+	janitor   *janitor   // closes idle instances beyond one per module
 }
 
 // table is one loaded version of the app's routes. It is built whole and
@@ -141,6 +142,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		}
 	}
 	h.table.Store(t)
+	h.startJanitor()
 	return h, nil
 }
 
@@ -164,6 +166,7 @@ func (h *Host) Problems() []error { return slices.Clone(h.table.Load().problems)
 func (h *Host) Close(ctx context.Context) error {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
+	h.stopJanitor()
 	closed := &table{state: &tableState{}, set: h.table.Load().set}
 	if t := h.table.Swap(closed); t != nil {
 		t.close(ctx)

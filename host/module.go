@@ -81,7 +81,7 @@ func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route
 			m.contract = c
 		}
 	}
-	m.pool.idle <- in
+	m.pool.park(in)
 	ok = true
 	return m, nil
 }

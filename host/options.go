@@ -60,8 +60,23 @@ type Limits struct {
 	// Instances is the most instances of one module alive at once, which
 	// bounds the concurrent requests one route serves; more wait for a free
 	// one. Defaults to 2 × GOMAXPROCS.
+	//
+	// A route starts with one instance and makes more only while requests
+	// overlap; an instance that fails is closed at once, and the idle ones
+	// beyond the first are closed after IdleTimeout. So a route that served
+	// a burst holds Instances × its guest's touched memory (see
+	// MemoryBytes) for IdleTimeout, then one instance's.
 	Instances int `json:"instances,omitzero"`
+	// IdleTimeout is how long an idle instance is kept beyond the first
+	// one of its module, which stays warm. Defaults to
+	// [DefaultIdleTimeout].
+	IdleTimeout Duration `json:"idleTimeout,omitzero"`
 }
+
+// DefaultIdleTimeout is the default of [Limits.IdleTimeout]: long enough
+// that steady traffic never pays for instantiation (a Go guest takes a few
+// milliseconds), short enough that a burst's memory goes back soon after.
+const DefaultIdleTimeout = 30 * time.Second
 
 func (l Limits) bodyBytes() int64 {
 	if l.BodyBytes > 0 {
@@ -82,6 +97,13 @@ func (l Limits) timeout() time.Duration {
 		return time.Duration(l.Timeout)
 	}
 	return 10 * time.Second
+}
+
+func (l Limits) idleTimeout() time.Duration {
+	if l.IdleTimeout > 0 {
+		return time.Duration(l.IdleTimeout)
+	}
+	return DefaultIdleTimeout
 }
 
 func (l Limits) instances() int {
@@ -165,6 +187,9 @@ func (o Options) merge(cfg *AppConfig) Options {
 	}
 	if l.Instances == 0 {
 		l.Instances = cfg.Limits.Instances
+	}
+	if l.IdleTimeout == 0 {
+		l.IdleTimeout = cfg.Limits.IdleTimeout
 	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation

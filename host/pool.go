@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -25,23 +26,28 @@ type instance struct {
 	mod          api.Module
 	handle       api.Function
 	onValidation api.Function // nil when not exported
+	idleSince    time.Time    // when put back; guarded by the pool's mu
 }
 
 func (in *instance) close(ctx context.Context) { _ = in.mod.Close(ctx) }
 
 // pool bounds the instances of one module. slots holds a token per
-// instance in use or idle, so at most cap(slots) exist; idle holds the ones
-// waiting for a request. An instance that failed in any way is closed and
-// its slot freed, never put back: its memory may be half-updated.
+// instance taken by a call, so at most cap(slots) exist; idle holds the
+// ones waiting for a request, most recently used last. An instance that
+// failed in any way is closed and its slot freed, never put back: its
+// memory may be half-updated.
 //
 // A bounded channel rather than sync.Pool: sync.Pool drops items at GC
-// without closing them, which leaks wazero instances.
+// without closing them, which leaks wazero instances. The most recently
+// used instance serves the next request, so after a burst the others stay
+// idle and the host's janitor closes them (see trim).
 type pool struct {
 	engine   *engine
 	compiled wazero.CompiledModule
 	file     string
 	slots    chan struct{}
-	idle     chan *instance
+	mu       sync.Mutex
+	idle     []*instance
 	// runtime: the app's runtime declaration module, which has no
 	// endpoints_handle.
 	runtime bool
@@ -53,7 +59,7 @@ func newPool(e *engine, compiled wazero.CompiledModule, file string, size int) *
 		compiled: compiled,
 		file:     file,
 		slots:    make(chan struct{}, size),
-		idle:     make(chan *instance, size),
+		idle:     make([]*instance, 0, size),
 	}
 }
 
@@ -92,10 +98,15 @@ func (p *pool) take(ctx context.Context) (*instance, error) {
 			return nil, fmt.Errorf("waiting for a free instance of %s: all %d busy until the deadline", p.file, cap(p.slots))
 		}
 	}
-	select {
-	case in := <-p.idle:
+	p.mu.Lock()
+	var in *instance
+	if n := len(p.idle); n > 0 {
+		in, p.idle[n-1] = p.idle[n-1], nil
+		p.idle = p.idle[:n-1]
+	}
+	p.mu.Unlock()
+	if in != nil {
 		return in, nil
-	default:
 	}
 	in, err := p.instantiate(ctx)
 	if err != nil {
@@ -105,10 +116,11 @@ func (p *pool) take(ctx context.Context) (*instance, error) {
 	return in, nil
 }
 
-// put gives an instance back; a broken one is closed.
+// put gives back an instance taken with get; a broken one is closed, and
+// its memory freed, now.
 func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
 	if healthy {
-		p.idle <- in
+		p.park(in)
 	} else {
 		in.close(ctx)
 	}
@@ -116,8 +128,17 @@ func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
 	p.engine.leave()
 }
 
+// park makes an instance idle: the warm one after loading, or one a call
+// gave back.
+func (p *pool) park(in *instance) {
+	in.idleSince = time.Now()
+	p.mu.Lock()
+	p.idle = append(p.idle, in)
+	p.mu.Unlock()
+}
+
 // warm instantiates the first instance, which the loader uses to read the
-// contract and then leaves idle so the first request does not pay for
+// contract and then parks, so the first request does not pay for
 // instantiation.
 func (p *pool) warm(ctx context.Context) (*instance, error) { return p.instantiate(ctx) }
 
@@ -134,6 +155,34 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 	return in, nil
 }
 
+// trim closes the instances idle since before cutoff, except the most
+// recently used one: a route keeps one warm instance, and gives back the
+// memory of those a burst left behind. It reports how many it closed.
+func (p *pool) trim(ctx context.Context, cutoff time.Time) int {
+	p.mu.Lock()
+	n := 0
+	for n < len(p.idle)-1 && p.idle[n].idleSince.Before(cutoff) {
+		n++
+	}
+	stale := make([]*instance, n)
+	copy(stale, p.idle[:n])
+	rest := copy(p.idle, p.idle[n:])
+	clear(p.idle[rest:])
+	p.idle = p.idle[:rest]
+	p.mu.Unlock()
+	for _, in := range stale {
+		in.close(ctx)
+	}
+	return n
+}
+
+// idleCount is the number of idle instances.
+func (p *pool) idleCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle)
+}
+
 // retire closes every idle instance and the compiled module: the pool's
 // module left the app and no request uses it any more.
 func (p *pool) retire(ctx context.Context) {
@@ -145,12 +194,11 @@ func (p *pool) retire(ctx context.Context) {
 // calls; the runtime's Close closes them once the calls gave them back
 // (see engine.close).
 func (p *pool) close(ctx context.Context) {
-	for {
-		select {
-		case in := <-p.idle:
-			in.close(ctx)
-		default:
-			return
-		}
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, in := range idle {
+		in.close(ctx)
 	}
 }

@@ -31,7 +31,7 @@ func TestPoolWaitEndsAtTheDeadline(t *testing.T) {
 func TestPoolNeverExceedsItsSize(t *testing.T) {
 	p := newPool(&engine{}, nil, "m.wasm", 3)
 	for i := 0; i < 3; i++ {
-		p.idle <- &instance{}
+		p.park(&instance{})
 	}
 	var out, peak int64
 	done := make(chan struct{})
@@ -65,7 +65,7 @@ func TestPoolNeverExceedsItsSize(t *testing.T) {
 	if peak > 3 {
 		t.Errorf("%d instances out at once, pool size 3", peak)
 	}
-	if len(p.idle) != 3 || len(p.slots) != 0 || p.engine.life.out.Load() != 0 {
-		t.Errorf("after the hammer: %d idle, %d slots taken, %d counted out; want 3, 0 and 0", len(p.idle), len(p.slots), p.engine.life.out.Load())
+	if p.idleCount() != 3 || len(p.slots) != 0 || p.engine.life.out.Load() != 0 {
+		t.Errorf("after the hammer: %d idle, %d slots taken, %d counted out; want 3, 0 and 0", p.idleCount(), len(p.slots), p.engine.life.out.Load())
 	}
 }

@@ -94,7 +94,7 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 	if rm.decl.OnValidationError && in.onValidation == nil {
 		return fail(fmt.Errorf("%s: the declaration says onValidationError, but the module does not export %q", file, abi.ExportOnValidationError))
 	}
-	rm.pool.idle <- in
+	rm.pool.park(in)
 	return rm, nil
 }
 

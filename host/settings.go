@@ -47,6 +47,9 @@ func restartOnly(old, cur *AppConfig) []string {
 	if old.Limits.Instances != cur.Limits.Instances {
 		out = append(out, "limits.instances")
 	}
+	if old.Limits.IdleTimeout != cur.Limits.IdleTimeout {
+		out = append(out, "limits.idleTimeout")
+	}
 	if old.Storage != cur.Storage {
 		out = append(out, "storage")
 	}
