@@ -51,6 +51,23 @@ type Limits struct {
 	// MemoryBytes caps the linear memory of each instance, rounded down to
 	// 64 KiB pages. A guest that needs more fails its call with 500.
 	// Defaults to 64 MiB.
+	//
+	// The cap is address space, not resident memory. An instance's memory
+	// is mapped outside the Go heap, costs only the pages its guest
+	// touched, and returns to the system the moment the instance is
+	// closed (on unix; elsewhere it is a Go slice the GC frees). So the
+	// guest memory of a process is at most routes × Instances ×
+	// MemoryBytes, of which only touched pages count: a Go SDK guest
+	// (examples/users) touches about 3 MiB once loaded, and its own heap
+	// grows to about 8 MiB under sustained load.
+	//
+	// # Notes
+	//
+	//   - Each module also costs, whatever its instances, its compiled code
+	//     (about 17 MiB for a 3-4 MB Go SDK module) and wazero's decoded
+	//     copy of it in the Go heap (about 8 MiB, which the GC's default
+	//     pacing lets grow to twice that); see RATIONALE.md, "What a
+	//     process holds".
 	MemoryBytes int64 `json:"memoryBytes,omitzero"`
 	// Timeout is the deadline of one guest call, counted from the start of
 	// the request, so waiting for a free instance uses it up too: a guest
@@ -62,10 +79,11 @@ type Limits struct {
 	// one. Defaults to 2 × GOMAXPROCS.
 	//
 	// A route starts with one instance and makes more only while requests
-	// overlap; an instance that fails is closed at once, and the idle ones
-	// beyond the first are closed after IdleTimeout. So a route that served
-	// a burst holds Instances × its guest's touched memory (see
-	// MemoryBytes) for IdleTimeout, then one instance's.
+	// overlap; an instance that fails is closed, and its memory freed, at
+	// once; idle ones beyond the first are closed after IdleTimeout. So a
+	// route that served a burst holds Instances × its guest's touched
+	// memory (see MemoryBytes) until IdleTimeout passes, then one
+	// instance's.
 	Instances int `json:"instances,omitzero"`
 	// IdleTimeout is how long an idle instance is kept beyond the first
 	// one of its module, which stays warm. Defaults to
@@ -74,8 +92,8 @@ type Limits struct {
 }
 
 // DefaultIdleTimeout is the default of [Limits.IdleTimeout]: long enough
-// that steady traffic never pays for instantiation (a Go guest takes a few
-// milliseconds), short enough that a burst's memory goes back soon after.
+// that steady traffic never pays for instantiation (about 5 ms for a Go
+// SDK guest), short enough that a burst's memory goes back soon after.
 const DefaultIdleTimeout = 30 * time.Second
 
 func (l Limits) bodyBytes() int64 {
