@@ -353,7 +353,7 @@ var allowedKeys = map[string]string{
 	"/build":        "command, watch",
 	"/storage":      "driver, url, namespace, maxBytes",
 	"/idempotency":  "lease, replay, scopeHeader",
-	"/limits":       "bodyBytes, memoryBytes, timeout, instances, responseBytes, loadTimeout, jsonDepth, jsonValues",
+	"/limits":       "bodyBytes, memoryBytes, timeout, instances, instanceIdleTimeout, responseBytes, loadTimeout, jsonDepth, jsonValues",
 	"/openApi":      "enabled, title, version, path, docs",
 	"/openApi/docs": "path, assets",
 }

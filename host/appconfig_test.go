@@ -12,7 +12,7 @@ import (
 func TestParseAppConfig(t *testing.T) {
 	cfg, err := host.ParseAppConfig("endpoints.json", []byte(`{
 		"openApi": {"title": "Users API", "version": "1.2.0", "path": "/openapi.json"},
-		"limits": {"bodyBytes": 65536, "memoryBytes": 33554432, "timeout": "2s", "instances": 4},
+		"limits": {"bodyBytes": 65536, "memoryBytes": 33554432, "timeout": "2s", "instances": 4, "instanceIdleTimeout": "1m"},
 		"responseValidation": "always"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -20,7 +20,7 @@ func TestParseAppConfig(t *testing.T) {
 	if cfg.OpenAPI.Title != "Users API" || cfg.OpenAPI.Path != "/openapi.json" || cfg.OpenAPI.Enabled != nil {
 		t.Errorf("openApi = %+v", cfg.OpenAPI)
 	}
-	if l := cfg.Limits; l.BodyBytes != 65536 || l.MemoryBytes != 32<<20 || time.Duration(l.Timeout) != 2*time.Second || l.Instances != 4 {
+	if l := cfg.Limits; l.BodyBytes != 65536 || l.MemoryBytes != 32<<20 || time.Duration(l.Timeout) != 2*time.Second || l.Instances != 4 || time.Duration(l.InstanceIdleTimeout) != time.Minute {
 		t.Errorf("limits = %+v", l)
 	}
 	if cfg.ResponseValidation != host.ValidateAlways {

@@ -20,7 +20,9 @@ import (
 //
 // A call is owned by the goroutine serving the request; host functions run
 // on that goroutine, inside the guest call. The only field another
-// goroutine touches is stop.
+// goroutine touches is stop. Slices host functions read from guest memory
+// point into the instance's memory, which is unmapped when the instance
+// closes: a call keeps copies, never those slices.
 type call struct {
 	parent context.Context
 	host   *Host
@@ -84,6 +86,10 @@ type call struct {
 	deadline int64 // unix nanoseconds
 	stop     atomic.Bool
 	logger   *slog.Logger
+
+	// memory carries the memory allocator while the call instantiates a
+	// module (engine.instantiate); nil otherwise.
+	memory context.Context
 }
 
 type callKey struct{}
@@ -95,6 +101,11 @@ func (c *call) Value(key any) any {
 	if key == (callKey{}) {
 		return c
 	}
+	if c.memory != nil {
+		if v := c.memory.Value(key); v != nil {
+			return v
+		}
+	}
 	return c.parent.Value(key)
 }
 
@@ -104,11 +115,11 @@ func callFrom(ctx context.Context) *call {
 }
 
 // Expired reports whether the guest must stop: past its deadline, told to
-// stop, or its client went away. It makes the call an interrupt.Expirer,
-// which the interrupt check asks directly.
+// stop, its client went away, or the host is closing. It makes the call an
+// interrupt.Expirer, which the interrupt check asks directly.
 func (c *call) Expired() bool {
 	return c.stop.Load() || time.Now().UnixNano() > c.deadline || c.parent.Err() != nil ||
-		c.host != nil && c.host.halted.Load()
+		c.host != nil && c.host.stopping()
 }
 
 // stopped is closed when the host stops every call (Close), for host

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,13 +30,17 @@ type engine struct {
 	logger      *slog.Logger
 	memoryBytes int64 // the cap of each instance's memory
 	loadTimeout time.Duration
+	// mapped: instances' memories are mapped outside the Go heap and
+	// unmapped when they close (internal/linearmem); see memory.go.
+	mapped bool
+	life   lifecycle
 }
 
 func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine, error) {
 	cfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(uint32(opts.Limits.memoryBytes() / 65536)).
 		WithCloseOnContextDone(false)
-	e := &engine{logger: logger, memoryBytes: opts.Limits.memoryBytes() / 65536 * 65536, loadTimeout: opts.Limits.loadTimeout()}
+	e := &engine{logger: logger, memoryBytes: opts.Limits.memoryBytes() / 65536 * 65536, loadTimeout: opts.Limits.loadTimeout(), mapped: mappedMemory}
 	if dir := opts.cacheDir(); dir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
@@ -58,14 +61,6 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 		return nil, err
 	}
 	return e, nil
-}
-
-func (e *engine) close(ctx context.Context) error {
-	err := e.runtime.Close(ctx)
-	if e.cache != nil {
-		err = errors.Join(err, e.cache.Close(ctx))
-	}
-	return err
 }
 
 // errGuestMemory is the trap raised when a guest passes memory it does not

@@ -55,7 +55,8 @@ type Host struct {
 	store     storage.Store
 	ownStore  bool
 	namespace string
-	reloadMu  sync.Mutex // one Reload at a time
+	reloadMu  sync.Mutex // one Reload at a time; Shutdown holds it too
+	janitor   *janitor   // closes idle instances beyond one per module
 	// halt is closed, and halted set, when Close stops the calls still
 	// running: guests stop at their next interrupt check or host call.
 	halt   chan struct{}
@@ -64,13 +65,13 @@ type Host struct {
 	// is closed); active counts requests in ServeHTTP, and the last one
 	// out of a closing host signals idle. closeOnce makes Shutdown and
 	// Close safe to call concurrently and repeatedly.
-	closing   atomic.Bool
-	active    atomic.Int64
-	done      chan struct{}
-	idle      chan struct{}
-	closeOnce sync.Once
-	closeErr  error
-	closed    chan struct{} // closed when the host has finished closing
+	closing           atomic.Bool
+	active            atomic.Int64
+	done              chan struct{}
+	idle              chan struct{}
+	closeOnce         sync.Once
+	stopErr, closeErr error
+	closed            chan struct{} // closed when the host has finished closing
 }
 
 // table is one loaded version of the app's routes. It is built whole and
@@ -159,6 +160,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		}
 	}
 	h.table.Store(t)
+	h.startJanitor()
 	return h, nil
 }
 
@@ -213,8 +215,18 @@ var ErrClosed = errors.New("the host is closed")
 //     connection arrives; the host's 503s are for requests that still do.
 //   - Requests handed to Options.Fallback count as in flight too.
 func (h *Host) Shutdown(ctx context.Context) error {
-	h.closeOnce.Do(func() { h.closeErr = h.shutdown(ctx) })
+	h.closeOnce.Do(func() { h.stopErr, h.closeErr = h.shutdown(ctx) })
 	<-h.closed
+	return errors.Join(h.stopErr, h.closingError())
+}
+
+// closingError is what closing failed on: the engine's error, which says
+// calls were still running when the host closed, until the last of them
+// returned and the runtime closed.
+func (h *Host) closingError() error {
+	if h.closeErr != nil && h.engine.drainedNow() {
+		return h.engine.shutdown(context.Background())
+	}
 	return h.closeErr
 }
 
@@ -225,33 +237,35 @@ func (h *Host) Shutdown(ctx context.Context) error {
 func (h *Host) Close(ctx context.Context) error {
 	stopNow, cancel := context.WithCancel(ctx)
 	cancel()
-	err := h.Shutdown(stopNow)
-	if errors.Is(err, context.Canceled) {
-		err = nil
-	}
-	return err
+	_ = h.Shutdown(stopNow)
+	return h.closingError()
 }
 
-func (h *Host) shutdown(ctx context.Context) error {
+// shutdown does Shutdown's work once: stopErr is ctx's error when guests
+// had to be stopped, closeErr what closing failed on.
+func (h *Host) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	defer close(h.closed)
 	h.closing.Store(true)
 	close(h.done) // watchers stop
 	// A reload in progress finishes (and sees closing); none starts after.
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
-	var err error
+	h.stopJanitor()
 	if !h.waitIdle(ctx) {
-		err = ctx.Err()
+		// Guests stop at their next interrupt check or host call; the
+		// engine waits for their instances before it closes the runtime
+		// (a call blocked in a host function ends at its deadline).
+		stopErr = ctx.Err()
 		h.halted.Store(true)
 		close(h.halt)
-		h.waitIdle(context.Background())
 	}
 	closed := &table{state: &tableState{}, set: h.table.Load().set}
 	if t := h.table.Swap(closed); t != nil {
 		t.close(context.Background())
 	}
+	closeErr = h.engine.close(context.Background())
 	h.closeStore()
-	return errors.Join(err, h.engine.close(context.Background()))
+	return stopErr, closeErr
 }
 
 // enter admits a request, unless the host is closing; leave ends it.

@@ -81,8 +81,8 @@ func TestShutdownStopsGuestsWhenItsContextEnds(t *testing.T) {
 		t.Errorf("Shutdown took %s: the sleeping guest was not stopped", took)
 	}
 	got := <-slow
-	if got.status != 500 || !strings.Contains(got.body, "shutting down") {
-		t.Errorf("the stopped request got %d %s, want a 500 saying the host is shutting down", got.status, got.body)
+	if got.status != 503 || !strings.Contains(got.body, "shutting down") {
+		t.Errorf("the stopped request got %d %s, want a 503 saying the host is shutting down", got.status, got.body)
 	}
 }
 

@@ -77,8 +77,7 @@ func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route
 			m.contract = c
 		}
 	}
-	in.sys.c = nil
-	m.pool.idle <- in
+	m.pool.park(in)
 	ok = true
 	return m, nil
 }

@@ -56,6 +56,23 @@ type Limits struct {
 	// MemoryBytes caps the linear memory of each instance, rounded down to
 	// 64 KiB pages. A guest that needs more fails its call with 500.
 	// Defaults to 64 MiB.
+	//
+	// The cap is address space, not resident memory. An instance's memory
+	// is mapped outside the Go heap, costs only the pages its guest
+	// touched, and returns to the system the moment the instance is
+	// closed (on unix; elsewhere it is a Go slice the GC frees). So the
+	// guest memory of a process is at most routes × Instances ×
+	// MemoryBytes, of which only touched pages count: a Go SDK guest
+	// (examples/users) touches about 3 MiB once loaded, and its own heap
+	// grows to about 8 MiB under sustained load.
+	//
+	// # Notes
+	//
+	//   - Each module also costs, whatever its instances, its compiled code
+	//     (about 17 MiB for a 3-4 MB Go SDK module) and wazero's decoded
+	//     copy of it in the Go heap (about 8 MiB, which the GC's default
+	//     pacing lets grow to twice that); see RATIONALE.md, "What a
+	//     process holds".
 	MemoryBytes int64 `json:"memoryBytes,omitzero"`
 	// Timeout is the deadline of one guest call, counted from the start of
 	// the request, so waiting for a free instance uses it up too: a guest
@@ -65,6 +82,13 @@ type Limits struct {
 	// Instances is the most instances of one module alive at once, which
 	// bounds the concurrent requests one route serves; more wait for a free
 	// one. Defaults to 2 × GOMAXPROCS.
+	//
+	// A route starts with one instance and makes more only while requests
+	// overlap; an instance that fails is closed, and its memory freed, at
+	// once; idle ones beyond the first are closed after InstanceIdleTimeout. So a
+	// route that served a burst holds Instances × its guest's touched
+	// memory (see MemoryBytes) until InstanceIdleTimeout passes, then one
+	// instance's.
 	Instances int `json:"instances,omitzero"`
 	// ResponseBytes is the largest answer the host buffers: an endpoint's
 	// JSON answer, which is checked against the contract before it is sent.
@@ -91,6 +115,10 @@ type Limits struct {
 	// this, not bodyBytes, bounds what a body costs the host before the
 	// guest runs. Defaults to 4096 (jsonvalue.DefaultMaxValues).
 	JSONValues int `json:"jsonValues,omitzero"`
+	// InstanceIdleTimeout is how long an idle instance is kept beyond the
+	// first one of its module, which stays warm. Defaults to
+	// [DefaultInstanceIdleTimeout].
+	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
 }
 
 // DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
@@ -113,6 +141,11 @@ func (l Limits) responseBytes() int64 {
 	return DefaultResponseBytes
 }
 
+// DefaultInstanceIdleTimeout is the default of [Limits.InstanceIdleTimeout]: long enough
+// that steady traffic never pays for instantiation (about 5 ms for a Go
+// SDK guest), short enough that a burst's memory goes back soon after.
+const DefaultInstanceIdleTimeout = 30 * time.Second
+
 func (l Limits) bodyBytes() int64 {
 	if l.BodyBytes > 0 {
 		return l.BodyBytes
@@ -132,6 +165,13 @@ func (l Limits) timeout() time.Duration {
 		return time.Duration(l.Timeout)
 	}
 	return 10 * time.Second
+}
+
+func (l Limits) instanceIdleTimeout() time.Duration {
+	if l.InstanceIdleTimeout > 0 {
+		return time.Duration(l.InstanceIdleTimeout)
+	}
+	return DefaultInstanceIdleTimeout
 }
 
 func (l Limits) instances() int {
@@ -230,6 +270,9 @@ func (o Options) merge(cfg *AppConfig) Options {
 	}
 	if l.JSONValues == 0 {
 		l.JSONValues = cfg.Limits.JSONValues
+	}
+	if l.InstanceIdleTimeout == 0 {
+		l.InstanceIdleTimeout = cfg.Limits.InstanceIdleTimeout
 	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation

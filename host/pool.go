@@ -2,7 +2,9 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -11,32 +13,44 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 )
 
-// instance is one instantiated module. It serves one call at a time: the
-// pool hands it to a single request and takes it back after.
+// instance is one instantiated module. It serves one call at a time.
+//
+// An instance has one owner at a time, and only its owner closes it: its
+// pool while it is idle, the goroutine that took it with pool.get until it
+// gives it back with pool.put, and the loader while it reads the contract.
+// Its linear memory is unmapped the moment it is closed (see
+// internal/linearmem), so closing an instance a call is running on, or
+// using a slice of its memory after the host function call that read it,
+// crashes the process: host functions copy what they keep.
 type instance struct {
 	mod          api.Module
 	handle       api.Function
 	onValidation api.Function // nil when not exported
+	idleSince    time.Time    // when put back; guarded by the pool's mu
 	// sys is what its WASI functions see of the call it serves now, set
-	// by get and cleared by put.
+	// by take and cleared by put.
 	sys *guestSys
 }
 
 func (in *instance) close(ctx context.Context) { _ = in.mod.Close(ctx) }
 
 // pool bounds the instances of one module. slots holds a token per
-// instance in use or idle, so at most cap(slots) exist; idle holds the ones
-// waiting for a request. An instance that failed in any way is closed and
-// its slot freed, never put back: its memory may be half-updated.
+// instance taken by a call, so at most cap(slots) exist; idle holds the
+// ones waiting for a request, most recently used last. An instance that
+// failed in any way is closed and its slot freed, never put back: its
+// memory may be half-updated.
 //
 // A bounded channel rather than sync.Pool: sync.Pool drops items at GC
-// without closing them, which leaks wazero instances.
+// without closing them, which leaks wazero instances. The most recently
+// used instance serves the next request, so after a burst the others stay
+// idle and the host's janitor closes them (see trim).
 type pool struct {
 	engine   *engine
 	compiled wazero.CompiledModule
 	file     string
 	slots    chan struct{}
-	idle     chan *instance
+	mu       sync.Mutex
+	idle     []*instance
 	// runtime: the app's runtime declaration module, which has no
 	// endpoints_handle.
 	runtime bool
@@ -48,13 +62,28 @@ func newPool(e *engine, compiled wazero.CompiledModule, file string, size int) *
 		compiled: compiled,
 		file:     file,
 		slots:    make(chan struct{}, size),
-		idle:     make(chan *instance, size),
+		idle:     make([]*instance, 0, size),
 	}
 }
 
+// errClosing is the error of a get once the host is closing.
+var errClosing = errors.New("the host is shutting down")
+
 // get returns an idle instance or instantiates one, waiting for a free slot
 // until ctx is done or its deadline passes. Only a wait creates a timer.
+// The caller owns the instance until it gives it back with put.
 func (p *pool) get(ctx context.Context) (*instance, error) {
+	if !p.engine.enter() {
+		return nil, fmt.Errorf("%s: %w", p.file, errClosing)
+	}
+	in, err := p.take(ctx)
+	if err != nil {
+		p.engine.leave()
+	}
+	return in, err
+}
+
+func (p *pool) take(ctx context.Context) (*instance, error) {
 	select {
 	case p.slots <- struct{}{}:
 	default:
@@ -78,11 +107,16 @@ func (p *pool) get(ctx context.Context) (*instance, error) {
 			return nil, fmt.Errorf("waiting for a free instance of %s: all %d busy until the deadline", p.file, cap(p.slots))
 		}
 	}
-	select {
-	case in := <-p.idle:
+	p.mu.Lock()
+	var in *instance
+	if n := len(p.idle); n > 0 {
+		in, p.idle[n-1] = p.idle[n-1], nil
+		p.idle = p.idle[:n-1]
+	}
+	p.mu.Unlock()
+	if in != nil {
 		in.sys.c = callFrom(ctx)
 		return in, nil
-	default:
 	}
 	in, err := p.instantiate(ctx)
 	if err != nil {
@@ -92,25 +126,37 @@ func (p *pool) get(ctx context.Context) (*instance, error) {
 	return in, nil
 }
 
-// put gives an instance back; a broken one is closed.
+// put gives back an instance taken with get; a broken one is closed, and
+// its memory freed, now.
 func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
 	in.sys.c = nil
 	if healthy {
-		p.idle <- in
+		p.park(in)
 	} else {
 		in.close(ctx)
 	}
 	<-p.slots
+	p.engine.leave()
+}
+
+// park makes an instance idle: the warm one after loading, or one a call
+// gave back.
+func (p *pool) park(in *instance) {
+	in.sys.c = nil
+	in.idleSince = time.Now()
+	p.mu.Lock()
+	p.idle = append(p.idle, in)
+	p.mu.Unlock()
 }
 
 // warm instantiates the first instance, which the loader uses to read the
-// contract and then leaves idle so the first request does not pay for
+// contract and then parks, so the first request does not pay for
 // instantiation.
 func (p *pool) warm(ctx context.Context) (*instance, error) { return p.instantiate(ctx) }
 
 func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 	g := &guestSys{c: callFrom(ctx), logger: p.engine.logger, file: p.file}
-	mod, err := p.engine.runtime.InstantiateModule(ctx, p.compiled, p.engine.moduleConfig(g))
+	mod, err := p.engine.instantiate(ctx, p.compiled, p.engine.moduleConfig(g))
 	if err != nil {
 		return nil, fmt.Errorf("instantiating %s: %w", p.file, startFailure(err, ctx))
 	}
@@ -122,6 +168,34 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 	return in, nil
 }
 
+// trim closes the instances idle since before cutoff, except the most
+// recently used one: a route keeps one warm instance, and gives back the
+// memory of those a burst left behind. It reports how many it closed.
+func (p *pool) trim(ctx context.Context, cutoff time.Time) int {
+	p.mu.Lock()
+	n := 0
+	for n < len(p.idle)-1 && p.idle[n].idleSince.Before(cutoff) {
+		n++
+	}
+	stale := make([]*instance, n)
+	copy(stale, p.idle[:n])
+	rest := copy(p.idle, p.idle[n:])
+	clear(p.idle[rest:])
+	p.idle = p.idle[:rest]
+	p.mu.Unlock()
+	for _, in := range stale {
+		in.close(ctx)
+	}
+	return n
+}
+
+// idleCount is the number of idle instances.
+func (p *pool) idleCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle)
+}
+
 // retire closes every idle instance and the compiled module: the pool's
 // module left the app and no request uses it any more.
 func (p *pool) retire(ctx context.Context) {
@@ -129,15 +203,15 @@ func (p *pool) retire(ctx context.Context) {
 	_ = p.compiled.Close(ctx)
 }
 
-// close closes every idle instance. Instances in use are closed by the
-// runtime's Close.
+// close closes every idle instance. Instances in use belong to their
+// calls; the runtime's Close closes them once the calls gave them back
+// (see engine.close).
 func (p *pool) close(ctx context.Context) {
-	for {
-		select {
-		case in := <-p.idle:
-			in.close(ctx)
-		default:
-			return
-		}
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, in := range idle {
+		in.close(ctx)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // a slow client can), a waiter gives up at its deadline instead of waiting
 // forever.
 func TestPoolWaitEndsAtTheDeadline(t *testing.T) {
-	p := newPool(nil, nil, "server/api/busy.get.wasm", 1)
+	p := newPool(&engine{}, nil, "server/api/busy.get.wasm", 1)
 	p.slots <- struct{}{} // the only slot is held
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
@@ -29,9 +29,9 @@ func TestPoolWaitEndsAtTheDeadline(t *testing.T) {
 // TestPoolNeverExceedsItsSize hammers get and put from many goroutines and
 // checks that no more instances than the pool's size are out at once.
 func TestPoolNeverExceedsItsSize(t *testing.T) {
-	p := newPool(nil, nil, "m.wasm", 3)
+	p := newPool(&engine{}, nil, "m.wasm", 3)
 	for i := 0; i < 3; i++ {
-		p.idle <- &instance{sys: &guestSys{}}
+		p.park(&instance{sys: &guestSys{}})
 	}
 	var out, peak int64
 	done := make(chan struct{})
@@ -65,7 +65,7 @@ func TestPoolNeverExceedsItsSize(t *testing.T) {
 	if peak > 3 {
 		t.Errorf("%d instances out at once, pool size 3", peak)
 	}
-	if len(p.idle) != 3 || len(p.slots) != 0 {
-		t.Errorf("after the hammer: %d idle, %d slots taken; want 3 and 0", len(p.idle), len(p.slots))
+	if p.idleCount() != 3 || len(p.slots) != 0 || p.engine.life.out.Load() != 0 {
+		t.Errorf("after the hammer: %d idle, %d slots taken, %d counted out; want 3, 0 and 0", p.idleCount(), len(p.slots), p.engine.life.out.Load())
 	}
 }

@@ -113,8 +113,10 @@ func (r ReloadReport) String() string {
 // Problems (and in Problems()). Requests in flight finish on the version
 // they started with; modules that left are closed when they end.
 //
-// Of endpoints.json, limits.memoryBytes, limits.instances and storage
-// apply at the next start (a warning says so); the rest applies now.
+// Of endpoints.json, limits.memoryBytes, limits.instances,
+// limits.instanceIdleTimeout and storage apply at the next start (a warning says
+// so); the rest applies now. After Close, Reload does nothing and reports
+// a problem.
 func (h *Host) Reload(ctx context.Context) ReloadReport {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()

@@ -85,8 +85,7 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 	if rm.decl.OnValidationError && in.onValidation == nil {
 		return fail(fmt.Errorf("%s: the declaration says onValidationError, but the module does not export %q", file, abi.ExportOnValidationError))
 	}
-	in.sys.c = nil
-	rm.pool.idle <- in
+	rm.pool.park(in)
 	return rm, nil
 }
 

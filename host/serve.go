@@ -418,7 +418,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	pool := c.route.mod.pool
 	in, err := pool.get(c)
 	if err != nil {
-		h.logger.Warn("no instance free before the deadline", "route", c.route.file, "error", err)
+		h.logger.Warn("no instance for the request", "route", c.route.file, "error", err)
 		h.discardBody(w, r, c)
 		writeError(w, r, http.StatusServiceUnavailable, "", nil)
 		return false
@@ -465,7 +465,13 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	if h.opts.Mode == Development {
 		data = map[string]string{"error": reason, "route": c.route.file}
 	}
-	writeError(w, r, http.StatusInternalServerError, "", data)
+	status := http.StatusInternalServerError
+	if interrupted(err) && h.stopping() {
+		// Stopped by a shutdown: another server may take the request.
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Connection", "close")
+	}
+	writeError(w, r, status, "", data)
 	return false
 }
 
@@ -482,7 +488,7 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 		return fmt.Sprintf("the handler returned error code %d", code), false
 	case interrupted(err) && r.Context().Err() != nil:
 		return "", true
-	case interrupted(err) && h.halted.Load():
+	case interrupted(err) && h.stopping():
 		return "the host is shutting down and stopped the handler", false
 	case interrupted(err):
 		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", timeout), false
@@ -599,6 +605,9 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 		}
 	}
 }
+
+// stopping reports whether the host stopped its guests to shut down.
+func (h *Host) stopping() bool { return h.halted.Load() || h.engine.stopping() }
 
 // writeDeadline gives the answer about to be written its own
 // server.writeTimeout: the request's may be spent reading a slow body or

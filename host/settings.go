@@ -52,6 +52,9 @@ func restartOnly(old, cur *AppConfig) []string {
 	if old.Limits.LoadTimeout != cur.Limits.LoadTimeout {
 		out = append(out, "limits.loadTimeout")
 	}
+	if old.Limits.InstanceIdleTimeout != cur.Limits.InstanceIdleTimeout {
+		out = append(out, "limits.instanceIdleTimeout")
+	}
 	if old.Storage != cur.Storage {
 		out = append(out, "storage")
 	}

@@ -46,5 +46,6 @@ func (h *Host) closeStore() {
 		if err := h.store.Close(); err != nil {
 			h.logger.Warn("closing the store failed", "error", err)
 		}
+		h.ownStore = false // closed once
 	}
 }

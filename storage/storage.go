@@ -6,7 +6,9 @@
 //
 // Every method is safe for concurrent use, and a store copies what it
 // keeps: callers may reuse the slices and headers they pass once a method
-// returns. Methods that reach a remote
+// returns. The host passes kv_set's value as it lies in the guest's
+// memory, which is unmapped when the instance closes: a store that kept
+// the slice would crash the process. Methods that reach a remote
 // service return an error wrapping [ErrUnavailable] when it cannot be
 // reached, so the host can answer 503 rather than guess.
 package storage

@@ -1,0 +1,36 @@
+package host
+
+import "time"
+
+// Hooks for the tests of package host_test.
+
+// Sweep runs one janitor sweep as if the clock read now, and reports how
+// many idle instances it closed.
+func (h *Host) Sweep(now time.Time) int { return h.sweep(now) }
+
+// IdleInstances counts the idle instances of a route module.
+func (h *Host) IdleInstances(file string) int {
+	f := h.table.Load().files[file]
+	if f == nil || f.route == nil {
+		return -1
+	}
+	return f.route.mod.pool.idleCount()
+}
+
+// RunJanitor replaces the host's janitor with one that sweeps at every
+// value sent on tick; stop ends it and returns once its last sweep ended.
+func (h *Host) RunJanitor(tick <-chan time.Time) (stop func()) {
+	h.stopJanitor()
+	j := &janitor{stop: make(chan struct{}), done: make(chan struct{})}
+	h.janitor = j
+	go h.sweepLoop(tick, j)
+	return h.stopJanitor
+}
+
+// Drained is closed once the host is closing and every instance is back
+// in its pool.
+func (h *Host) Drained() <-chan struct{} { return h.engine.life.drained() }
+
+// UseGoHeapMemory makes hosts created afterwards keep guest memory in Go
+// slices, wazero's default, as before internal/linearmem.
+func UseGoHeapMemory() { mappedMemory = false }
