@@ -382,7 +382,7 @@ func isTokenChar(b byte) bool {
 func (e *engine) moduleConfig(g *guestSys) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithName("").
-		WithStartFunctions(abi.StartFunction).
+		WithStartFunctions(). // _initialize is called by pool.instantiate
 		WithSysWalltime().WithSysNanotime().
 		WithNanosleep(g.sleep).
 		WithRandSource(guestRand{g}).

@@ -201,10 +201,12 @@ var ErrClosed = errors.New("the host is closed")
 // stops its watchers ([Host.Watch] returns), waits for a reload in
 // progress, answers new requests with 503, and waits for the requests in
 // flight to finish. If ctx ends first, it stops their guests (each stops at
-// its next interrupt check or host call, within about a millisecond, or
-// when a blocking host call reaches the call's deadline) and waits for
-// them. Then it closes every instance, the store and the runtime, and
-// returns ctx's error if it had to stop guests.
+// its next interrupt check or host call, within about a millisecond, and
+// answers 503) and returns ctx's error. Then it closes every instance, the
+// store and the runtime. The runtime waits for the instances still running
+// (2 s at most); a call blocked in a host function longer than that (a slow
+// client) keeps it until the call returns, and Shutdown says so in its
+// error.
 //
 // Shutdown and Close may be called concurrently and more than once; every
 // call returns when the host is closed.
@@ -231,9 +233,9 @@ func (h *Host) closingError() error {
 }
 
 // Close stops the host at once: the guests of requests in flight are
-// stopped (their clients get a 500, or a cut-off stream), and when they
-// have returned every instance, the store and the runtime are closed. It is
-// Shutdown with a context that has already ended.
+// stopped (their clients get a 503, or a cut-off stream), then every
+// instance, the store and the runtime are closed. It is Shutdown with a
+// context that has already ended, and returns only what closing failed on.
 func (h *Host) Close(ctx context.Context) error {
 	stopNow, cancel := context.WithCancel(ctx)
 	cancel()

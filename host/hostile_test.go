@@ -285,6 +285,8 @@ func TestHostileModulesAtLoad(t *testing.T) {
 	}{
 		{"endless loop at start", watModule{extra: `  (func (export "_initialize") (loop $l (br $l)))` + "\n", handle: `(i32.const 0)`},
 			"_initialize: ran past the 200ms load deadline (limits.loadTimeout) and was stopped: does it loop forever?"},
+		{"endless loop in a start section", watModule{extra: `  (func $s (loop $l (br $l))) (start $s)` + "\n", handle: `(i32.const 0)`},
+			"its start section: ran past the 200ms load deadline (limits.loadTimeout) and was stopped"},
 		{"a 30 s sleep at start", watModule{imports: wasiPoll, extra: sleepFn + `  (func (export "_initialize") (call $sleep (i64.const 30000000000)))` + "\n", handle: `(i32.const 0)`},
 			"_initialize: ran past the 200ms load deadline (limits.loadTimeout) and was stopped"},
 		{"exit at start", watModule{imports: wasiExit, extra: `  (func (export "_initialize") (call $exit (i32.const 3)))` + "\n", handle: `(i32.const 0)`},

@@ -160,12 +160,14 @@ func guestFailure(err error, c *call) error {
 	return fmt.Errorf("the guest trapped: %w", err)
 }
 
-// startFailure phrases why instantiating a module failed: its start
-// function (_initialize) failing reads like any other guest failure.
+// startFailure phrases why instantiating a module failed: a WebAssembly
+// start section that ran past the load deadline or exited reads like any
+// other guest failure; other errors (a data segment that does not fit)
+// are wazero's own.
 func startFailure(err error, ctx context.Context) error {
 	var exit *sys.ExitError
-	if errors.As(err, &exit) || strings.Contains(err.Error(), "wasm error") {
-		return fmt.Errorf("%s: %w", abi.StartFunction, guestFailure(err, callFrom(ctx)))
+	if errors.As(err, &exit) {
+		return fmt.Errorf("its start section: %w", guestFailure(err, callFrom(ctx)))
 	}
 	return err
 }

@@ -160,6 +160,14 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instantiating %s: %w", p.file, startFailure(err, ctx))
 	}
+	// The WASI reactor initialiser runs as a call of its own, so that its
+	// failure is told apart from the module's and said in words.
+	if start := mod.ExportedFunction(abi.StartFunction); start != nil {
+		if _, err := start.Call(ctx); err != nil {
+			_ = mod.Close(ctx)
+			return nil, fmt.Errorf("instantiating %s: %s: %w", p.file, abi.StartFunction, guestFailure(err, callFrom(ctx)))
+		}
+	}
 	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g}
 	if in.handle == nil && !p.runtime {
 		_ = mod.Close(ctx)
