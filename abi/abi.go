@@ -103,6 +103,87 @@ const (
 	StartFunction = "_initialize"
 )
 
+// Exports of a middleware module ([MiddlewareDir]): code that wraps the
+// handlers of every route, or of the routes its declaration selects, in
+// any language (optional exports added within ABI v1, README §8: a host
+// before them ignores server/middleware). A middleware
+// module exports [ExportABIVersion], [ExportMemory] and at least one of
+// [ExportBefore], [ExportAfter] and [ExportVerify].
+const (
+	// ExportMiddleware is optional: () -> i64, like [ExportContract],
+	// returning the declaration JSON ([Middleware]) packed as
+	// offset<<32 | length. Without it the middleware applies to every
+	// route and method.
+	ExportMiddleware = "endpoints_middleware"
+
+	// ExportBefore is optional: () -> i32. The host calls it for each
+	// request the declaration selects, after routing and authentication
+	// and before validation, in the order of the modules' file names.
+	// The envelope ([Envelope], kind [KindMiddleware], phase
+	// [PhaseBefore]) holds the raw request: method, route, path, raw
+	// params and every header. The guest may add request headers
+	// ([ImportRequestSetHeader]) and context values ([ImportContextSet])
+	// for what follows, and response headers for the answer; it returns
+	// [MiddlewareContinue]. Or it answers in place of the handler (a 429,
+	// a 401, a redirect) with the response functions and returns
+	// [MiddlewareAnswered]: no later middleware, validation or handler
+	// runs. The request body is not readable ([ErrState]). Any other
+	// result, or a trap, is a guest failure: 500, and the handler does not
+	// run.
+	//
+	//	(func (export "endpoints_before") (result i32)
+	//	  ;; add "x-trace: on" for the handler, then continue
+	//	  (drop (call $request_set_header (i32.const 0) (i32.const 7) (i32.const 8) (i32.const 2)))
+	//	  (i32.const 0))
+	ExportBefore = "endpoints_before"
+
+	// ExportAfter is optional: () -> i32. The host calls it once the
+	// handler answered, in the reverse order of [ExportBefore], with the
+	// envelope's "response" member holding the status. It may add or
+	// replace response headers while the answer is still buffered (an
+	// endpoint's JSON answer); once the answer went out (a stream, a
+	// plain route's bytes), header functions return [ErrHeadersSent] and
+	// the call is for auditing only. It returns 0; anything else is logged
+	// and, when nothing was sent yet, answered with 500.
+	ExportAfter = "endpoints_after"
+
+	// ExportVerify is optional: () -> i32. A middleware that exports it
+	// can verify the credentials of a security scheme whose
+	// components.securitySchemes entry names the module in
+	// "x-endpoints-verifier" (the file name without .wasm). The envelope
+	// (phase [PhaseVerify]) holds the raw request and the "verify"
+	// member: the scheme and the scopes the operation requires. The guest
+	// returns [VerifyOK] after recording who the client is with
+	// [ImportPrincipalSet], [VerifyMissing] when the request carries no
+	// credential for the scheme, or [VerifyRejected] when it carries a bad
+	// one; the host answers 401 or 403 itself, as for its built-in
+	// verifiers.
+	ExportVerify = "endpoints_verify"
+
+	// MiddlewareDir is the directory of an app's middleware modules:
+	// every *.wasm directly in it, applied in byte order of their file
+	// names (name them 10-request-id.wasm, 20-audit.wasm to order them).
+	MiddlewareDir = "server/middleware"
+)
+
+// Results of [ExportBefore].
+const (
+	// MiddlewareContinue: go on to the next middleware, then the handler.
+	MiddlewareContinue = 0
+	// MiddlewareAnswered: the guest wrote the answer; nothing else runs.
+	MiddlewareAnswered = 1
+)
+
+// Results of [ExportVerify].
+const (
+	// VerifyOK: the credential is good; the principal was set.
+	VerifyOK = 0
+	// VerifyMissing: the request carries no credential for the scheme.
+	VerifyMissing = 1
+	// VerifyRejected: the credential is bad (expired, revoked, unknown).
+	VerifyRejected = 2
+)
+
 // Results of [ExportOnValidationError].
 const (
 	// HookAnswered: the guest wrote the replacement answer.
@@ -229,6 +310,34 @@ const (
 	//
 	//	kv_list(prefix i32, prefix_len i32, after i32, after_len i32, buf i32, buf_len i32) -> size i32
 	ImportKVList = "kv_list"
+
+	// ImportRequestSetHeader replaces a request header, for the
+	// middleware that follows, the validation of the contract's headers and
+	// the handler. Only in [ExportBefore]; [ErrState] elsewhere.
+	// [ErrInvalid] for a name that is not an HTTP token, a value holding
+	// CR, LF or NUL, or a header that frames the request
+	// ([ForbiddenRequestHeaders]). An empty value removes the header.
+	//
+	//	request_set_header(name i32, name_len i32, value i32, value_len i32) -> errno i32
+	ImportRequestSetHeader = "request_set_header"
+
+	// ImportContextSet sets a context value: a name and UTF-8 text the
+	// handler reads in the envelope's "context" member (and the Go SDK
+	// with endpoints.Value). Only in [ExportBefore] and [ExportVerify];
+	// [ErrState] elsewhere. [ErrInvalid] past [ContextMaxValues] values or
+	// [ContextMaxBytes] bytes in all, or for text that is not UTF-8.
+	//
+	//	context_set(name i32, name_len i32, value i32, value_len i32) -> errno i32
+	ImportContextSet = "context_set"
+
+	// ImportPrincipalSet records who the client is: a JSON object
+	// ([Principal] without "scheme", which the host fills in). Only in
+	// [ExportVerify]; [ErrState] elsewhere; [ErrInvalid] for JSON that is
+	// not such an object or is larger than [ContextMaxBytes].
+	//
+	//	principal_set(json i32, json_len i32) -> errno i32
+	//	principal_set(`{"subject":"alice","scopes":["users:write"]}`)
+	ImportPrincipalSet = "principal_set"
 
 	// ImportLog writes a line to the host's log at a [LogLevel], tagged
 	// with the route. Lines longer than [LogMaxLine] are truncated, and a
@@ -363,6 +472,23 @@ const (
 	LogInfo  LogLevel = 1
 	LogWarn  LogLevel = 2
 	LogError LogLevel = 3
+)
+
+// ForbiddenRequestHeaders are the request headers a middleware may not
+// set: the ones that frame the request body or the connection. Names are
+// in canonical form.
+var ForbiddenRequestHeaders = []string{
+	"Connection", "Content-Length", "Expect", "Host", "Keep-Alive",
+	"Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade",
+}
+
+// Bounds of the context values middleware pass to handlers.
+const (
+	// ContextMaxValues is the most context values one request may carry.
+	ContextMaxValues = 64
+	// ContextMaxBytes is the most bytes the names and values of one
+	// request's context may add up to, and the largest principal.
+	ContextMaxBytes = 16 << 10
 )
 
 // ForbiddenResponseHeaders are the response headers a guest may not set:

@@ -6,6 +6,16 @@ import "encoding/json"
 const (
 	KindEndpoint = "endpoint"
 	KindPlain    = "plain"
+	// KindMiddleware is the envelope of a middleware call; its Phase says
+	// which export runs.
+	KindMiddleware = "middleware"
+)
+
+// Phases of a middleware call, the envelope's "phase" member.
+const (
+	PhaseBefore = "before"
+	PhaseAfter  = "after"
+	PhaseVerify = "verify"
 )
 
 // Envelope is the JSON document [ImportRequestRead] returns: the request as
@@ -58,6 +68,23 @@ type Envelope struct {
 	// order received; [ImportFileRead] reads one by its index. In Body, a
 	// file field holds its file name.
 	Files []File `json:"files,omitempty"`
+	// RequestID identifies the request: the client's X-Request-Id when it
+	// sent a usable one, otherwise one the host made. The host logs it and
+	// answers it in X-Request-Id.
+	RequestID string `json:"requestId,omitempty"`
+	// Auth is the client the host authenticated for the operation's
+	// security requirement; absent when the operation requires none or an
+	// optional requirement ({}) was met without credentials.
+	Auth *Principal `json:"auth,omitempty"`
+	// Context holds the values middleware set with [ImportContextSet].
+	Context map[string]string `json:"context,omitempty"`
+	// Phase is, for [KindMiddleware], the export being called:
+	// [PhaseBefore], [PhaseAfter] or [PhaseVerify].
+	Phase string `json:"phase,omitempty"`
+	// Verify is, in [PhaseVerify], what to verify.
+	Verify *VerifyRequest `json:"verify,omitempty"`
+	// Response is, in [PhaseAfter], the answer the handler gave.
+	Response *ResponseSummary `json:"response,omitempty"`
 	// Error is the validation failure handed to [ExportOnValidationError].
 	// Params, Query, Headers and Body are absent then: they did not pass.
 	Error *ValidationFailure `json:"error,omitempty"`
@@ -123,4 +150,55 @@ type ValidationFailure struct {
 type Issue struct {
 	Path    []any  `json:"path"`
 	Message string `json:"message"`
+}
+
+// Principal is a client the host authenticated: by a built-in verifier
+// (a JWT, an API key, a password) or by a middleware's [ExportVerify].
+//
+//	{"scheme":"bearer","subject":"alice","scopes":["users:write"],
+//	 "claims":{"iss":"https://users.example","sub":"alice","exp":1795000000}}
+type Principal struct {
+	// Scheme is the name of the security scheme that verified the client
+	// (a key of components.securitySchemes).
+	Scheme string `json:"scheme"`
+	// Subject identifies the client: a JWT's "sub", an API key's or a
+	// user's configured subject.
+	Subject string `json:"subject"`
+	// Scopes are what the client may do: a JWT's "scope" (or "scp"), or
+	// the scopes configured for the key or user.
+	Scopes []string `json:"scopes,omitempty"`
+	// Claims are all the claims of a JWT, or what a middleware verifier
+	// recorded.
+	Claims json.RawMessage `json:"claims,omitempty"`
+}
+
+// VerifyRequest is the "verify" member of a [PhaseVerify] envelope.
+type VerifyRequest struct {
+	// Scheme is the name of the security scheme to verify.
+	Scheme string `json:"scheme"`
+	// Scopes are the scopes the operation requires of this scheme; the
+	// host checks them against the principal's.
+	Scopes []string `json:"scopes,omitempty"`
+}
+
+// ResponseSummary is the "response" member of a [PhaseAfter] envelope.
+type ResponseSummary struct {
+	// Status is the status of the answer.
+	Status int `json:"status"`
+	// Sent reports that the answer already went out (a stream, a plain
+	// route's bytes): response headers can no longer change.
+	Sent bool `json:"sent,omitempty"`
+}
+
+// Middleware is the declaration a middleware module returns from
+// [ExportMiddleware]: which requests it wraps.
+//
+//	{"routes": ["/api/**"], "methods": ["POST", "PATCH"]}
+type Middleware struct {
+	// Routes are patterns of route templates in client form, as in
+	// server/routes.config.json: "/api/users/:id" matches that route,
+	// "/api/**" every route under /api. Empty: every route.
+	Routes []string `json:"routes,omitempty"`
+	// Methods are the upper-case methods it wraps. Empty: every method.
+	Methods []string `json:"methods,omitempty"`
 }
