@@ -129,8 +129,10 @@ var (
 //     declared, 415 Unsupported Media Type when a body is, 406 Not
 //     Acceptable when it negotiates. Their schemas are the components
 //     named by the Schema... constants, added only when used.
-//   - A status declared twice with one media type gets {"oneOf": [first,
-//     later]} (identical schemas are written once); other media types add
+//   - A status declared twice with one media type gets {"anyOf": [first,
+//     later]} (identical schemas are written once): anyOf, not oneOf, as
+//     the variants may overlap (an open object accepts both) and the
+//     document must never reject a body the host sends. Other media types add
 //     content entries. The contract comes first, then the routes
 //     configuration, then the framework: the first description given wins,
 //     and a status nobody describes gets its reason phrase.
@@ -803,7 +805,7 @@ func (rs *responseSet) responses() map[string]*Response {
 			}
 			s := c.schemas[0]
 			if len(c.schemas) > 1 {
-				s = oneOf(c.schemas)
+				s = anyOf(c.schemas)
 			}
 			r.Content[c.mediaType] = &MediaType{Schema: s}
 		}
@@ -823,9 +825,9 @@ func reasonPhrase(status string) string {
 	return "Status " + status
 }
 
-// oneOf combines schemas.
-func oneOf(schemas []jsontext.Value) jsontext.Value {
-	v, _ := jsonv2.Marshal(map[string][]jsontext.Value{"oneOf": schemas})
+// anyOf combines schemas.
+func anyOf(schemas []jsontext.Value) jsontext.Value {
+	v, _ := jsonv2.Marshal(map[string][]jsontext.Value{"anyOf": schemas})
 	return v
 }
 

@@ -378,7 +378,7 @@ func TestFrameworkResponses(t *testing.T) {
 			name: "a declared 400 of the same media type becomes oneOf, its description kept",
 			contract: `{"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}}}},
 				"responses": {"200": {}, "400": {"description": "Bad id", "schema": {"type": "object", "required": ["reason"]}}}}`,
-			want: map[string]string{"400": `{"application/json": {"schema": {"oneOf": [
+			want: map[string]string{"400": `{"application/json": {"schema": {"anyOf": [
 				{"type": "object", "required": ["reason"]}, ` + ref("EndpointsValidationError") + `]}}}`},
 			wantDesc:   map[string]string{"400": "Bad id"},
 			components: []string{"EndpointsValidationError", "EndpointsValidationIssue"},
@@ -408,7 +408,7 @@ func TestFrameworkResponses(t *testing.T) {
 				"409": {"description": "Already exists", "schema": {"type": "object"}, "contentType": "application/problem+json"}}}`,
 			want: map[string]string{
 				"400": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
-				"409": `{"application/problem+json": {"schema": {"oneOf": [{"type": "object"}, ` + ref("EndpointsIdempotencyProblem") + `]}}}`,
+				"409": `{"application/problem+json": {"schema": {"anyOf": [{"type": "object"}, ` + ref("EndpointsIdempotencyProblem") + `]}}}`,
 				"422": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
 				"503": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
 				"415": ""},

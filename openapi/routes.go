@@ -506,7 +506,7 @@ func (c *RoutesConfig) declarations(method, path string, used func(pattern, meth
 // wins), and bodies combine:
 //
 //   - two JSON declarations of one content type: the schema becomes
-//     {"oneOf": [first, second]}; if one of them has no schema, neither
+//     {"anyOf": [first, second]}; if one of them has no schema, neither
 //     does the result (any body is then accepted);
 //   - anything else (media types, or JSON types that differ): a media
 //     response listing every type, which the host does not validate.
@@ -551,7 +551,7 @@ func mergeDeclared(a, b *abi.Response) *abi.Response {
 		if a.Schema == nil || b.Schema == nil {
 			out.Schema = nil
 		} else {
-			out.Schema = json.RawMessage(oneOf([]jsontext.Value{jsontext.Value(a.Schema), jsontext.Value(b.Schema)}))
+			out.Schema = json.RawMessage(anyOf([]jsontext.Value{jsontext.Value(a.Schema), jsontext.Value(b.Schema)}))
 		}
 	default:
 		var media []string

@@ -128,8 +128,8 @@ func TestRoutesConfigInBuild(t *testing.T) {
 			`{"description": "App-wide", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Err"}}}}`},
 		{"a prefix matches its own path", "/paths/~1api~1admin/get/responses/403/description", `"Scope says"`},
 		{"a prefix does not match beside it", "/paths/~1api~1public/get/responses/403", ``},
-		{"contract first, then scope: oneOf, contract's description", post + "403",
-			`{"description": "Contract says", "content": {"application/json": {"schema": {"oneOf": [
+		{"contract first, then scope: anyOf, contract's description", post + "403",
+			`{"description": "Contract says", "content": {"application/json": {"schema": {"anyOf": [
 				{"type": "object", "required": ["why"]}, {"$ref": "#/components/schemas/Err"}]}}}}`},
 		{"another media type adds an entry, the scope's description first", post + "401",
 			`{"description": "Scope 401", "content": {
@@ -226,15 +226,15 @@ func TestResponsesFor(t *testing.T) {
 			"429": {"description": "Slow down"},
 			"500": {"description": "App", "schema": {"$ref": "#/$defs/E"}},
 			"503": {"media": ["text/html"]}}`},
-		{"JSON declarations of one type become oneOf, media ones a media list", "GET", "/api/users/:id", `{
+		{"JSON declarations of one type become anyOf, media ones a media list", "GET", "/api/users/:id", `{
 			"404": {"description": "No user"},
 			"429": {"description": "Slow down"},
-			"500": {"description": "App", "schema": {"oneOf": [{"$ref": "#/$defs/E"}, {"type": "object"}]}},
+			"500": {"description": "App", "schema": {"anyOf": [{"$ref": "#/$defs/E"}, {"type": "object"}]}},
 			"503": {"media": ["text/html", "application/json"]}}`},
 		{"per method, any case", "post", "/api/users", `{
 			"401": {"schema": {"type": "object"}, "headers": {"www-authenticate": {"type": "string"}}},
 			"429": {"description": "Slow down"},
-			"500": {"description": "App", "schema": {"oneOf": [{"$ref": "#/$defs/E"}, {"type": "object"}]}},
+			"500": {"description": "App", "schema": {"anyOf": [{"$ref": "#/$defs/E"}, {"type": "object"}]}},
 			"503": {"media": ["text/html", "application/json"]}}`},
 	}
 	for _, tt := range tests {
