@@ -1,0 +1,416 @@
+package auth_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/wasmendpoints/endpoints/internal/auth"
+)
+
+var bearer = auth.Scheme{Name: "bearer", Type: "http", HTTPScheme: "bearer"}
+
+// keyPair is a private JWK to sign with and its public half.
+type keyPair struct{ private, public jose.JSONWebKey }
+
+func newKeys(t testing.TB) map[string]keyPair {
+	t.Helper()
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ecKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	_, edKey, _ := ed25519.GenerateKey(rand.Reader)
+	out := map[string]keyPair{}
+	for kid, k := range map[string]any{"rsa": rsaKey, "ec": ecKey, "ed": edKey} {
+		priv := jose.JSONWebKey{Key: k, KeyID: kid, Use: "sig"}
+		out[kid] = keyPair{priv, priv.Public()}
+	}
+	return out
+}
+
+func jwkJSON(t testing.TB, k jose.JSONWebKey) []byte {
+	b, err := json.Marshal(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func jwksJSON(t testing.TB, keys ...jose.JSONWebKey) []byte {
+	b, err := json.Marshal(jose.JSONWebKeySet{Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mint(t testing.TB, k jose.JSONWebKey, claims map[string]any) string {
+	t.Helper()
+	tok, err := auth.MintDevToken(jwkJSON(t, k), claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func withBearer(token string) *http.Request {
+	r := httptest.NewRequest("GET", "/api/x", nil)
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	return r
+}
+
+// appWith writes files into a temporary app directory.
+func appWith(t testing.TB, files map[string][]byte) string {
+	dir := t.TempDir()
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestJWT(t *testing.T) {
+	keys := newKeys(t)
+	dir := appWith(t, map[string][]byte{"auth/jwks.json": jwksJSON(t, keys["rsa"].public, keys["ec"].public, keys["ed"].public)})
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	v, err := auth.New(bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/jwks.json", Issuer: "https://users.example", Audience: auth.Audience{"users-api"}}},
+		auth.Env{AppDir: dir, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	good := func(extra map[string]any) map[string]any {
+		c := map[string]any{"iss": "https://users.example", "aud": "users-api", "sub": "alice", "exp": now.Add(time.Hour).Unix(), "scope": "users:read users:write"}
+		for k, x := range extra {
+			if x == nil {
+				delete(c, k)
+			} else {
+				c[k] = x
+			}
+		}
+		return c
+	}
+	// An HS256 token whose secret is the RSA public key's bytes: the
+	// algorithm confusion attack.
+	rsaPub := keys["rsa"].public.Key.(*rsa.PublicKey)
+	confused := mint(t, jose.JSONWebKey{Key: rsaPub.N.Bytes(), KeyID: "rsa", Algorithm: "HS256"}, good(nil))
+	header := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`))
+	body, _ := json.Marshal(good(nil))
+	none := header + "." + base64.RawURLEncoding.EncodeToString(body) + "."
+	other := newKeys(t)["ec"]
+
+	tests := []struct {
+		name, token string
+		wantSub     string
+		wantReason  string // "" with wantSub "": missing
+	}{
+		{"RS256", mint(t, keys["rsa"].private, good(nil)), "alice", ""},
+		{"ES256", mint(t, keys["ec"].private, good(nil)), "alice", ""},
+		{"EdDSA", mint(t, keys["ed"].private, good(nil)), "alice", ""},
+		{"no token", "", "", ""},
+		{"expired beyond the leeway", mint(t, keys["ec"].private, good(map[string]any{"exp": now.Add(-time.Minute).Unix()})), "", "the token expired at 2026-11-23T11:59:00Z"},
+		{"expired within the leeway", mint(t, keys["ec"].private, good(map[string]any{"exp": now.Add(-10 * time.Second).Unix()})), "alice", ""},
+		{"not valid yet", mint(t, keys["ec"].private, good(map[string]any{"nbf": now.Add(time.Hour).Unix()})), "", "the token is not valid before 2026-11-23T13:00:00Z"},
+		{"another issuer", mint(t, keys["ec"].private, good(map[string]any{"iss": "https://evil.example"})), "", "the token's issuer is not https://users.example"},
+		{"another audience", mint(t, keys["ec"].private, good(map[string]any{"aud": "billing"})), "", "the token is not for this API (aud is not users-api)"},
+		{"no expiry", mint(t, keys["ec"].private, good(map[string]any{"exp": nil})), "", "the token has no expiry (exp)"},
+		{"alg none", none, "", "the token is not a JWT signed with RS256, ES256, EdDSA"},
+		{"HS256 with the RSA public key as secret", confused, "", "the token is not a JWT signed with RS256, ES256, EdDSA"},
+		{"a key the set does not hold", mint(t, jose.JSONWebKey{Key: other.private.Key, KeyID: "stranger"}, good(nil)), "", `the token is signed with key "stranger", which the key set does not hold`},
+		{"a known kid with a forged signature", mint(t, jose.JSONWebKey{Key: other.private.Key, KeyID: "ec"}, good(nil)), "", "the token's signature does not verify"},
+		{"not a JWT", "hello", "", "the token is not a JWT signed with RS256, ES256, EdDSA"},
+		{"too long", strings.Repeat("a", 9000), "", "the token is longer than 8192 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := v.Verify(context.Background(), withBearer(tt.token))
+			var f *auth.Failure
+			switch {
+			case tt.wantSub != "":
+				if err != nil || p.Subject != tt.wantSub {
+					t.Fatalf("Verify = %v, %v; want subject %s", p, err, tt.wantSub)
+				}
+				if strings.Join(p.Scopes, " ") != "users:read users:write" || !json.Valid(p.Claims) {
+					t.Errorf("scopes %q, claims %s: want the token's", p.Scopes, p.Claims)
+				}
+			case !errors.As(err, &f):
+				t.Fatalf("Verify = %v, %v; want a *Failure", p, err)
+			case tt.wantReason == "" && !f.Missing:
+				t.Errorf("failure %q, want missing", f.Reason)
+			case tt.wantReason != "" && f.Reason != tt.wantReason:
+				t.Errorf("reason = %q\nwant     %q", f.Reason, tt.wantReason)
+			}
+		})
+	}
+	t.Run("challenges", func(t *testing.T) {
+		if got, want := v.Challenge(nil), `Bearer realm="bearer"`; got != want {
+			t.Errorf("Challenge(nil) = %s, want %s", got, want)
+		}
+		if got, want := v.Challenge(&auth.Failure{Reason: `bad "x"`}), `Bearer realm="bearer", error="invalid_token", error_description="bad \"x\""`; got != want {
+			t.Errorf("Challenge = %s, want %s", got, want)
+		}
+		if got, want := auth.InsufficientScopeChallenge(bearer, []string{"a", "b"}), `Bearer realm="bearer", error="insufficient_scope", scope="a b"`; got != want {
+			t.Errorf("InsufficientScopeChallenge = %s, want %s", got, want)
+		}
+	})
+}
+
+func TestJWTSecretFromTheEnvironment(t *testing.T) {
+	secret := strings.Repeat("s", 32)
+	env := auth.Env{Getenv: func(k string) string {
+		if k == "JWT_SECRET" {
+			return secret
+		}
+		return ""
+	}}
+	v, err := auth.New(bearer, auth.Config{JWT: &auth.JWTConfig{Secret: &auth.Secret{Env: "JWT_SECRET"}}}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := mint(t, jose.JSONWebKey{Key: []byte(secret), Algorithm: "HS256"}, map[string]any{"sub": "svc", "exp": time.Now().Add(time.Minute).Unix(), "scp": []string{"a"}})
+	if p, err := v.Verify(context.Background(), withBearer(tok)); err != nil || p.Subject != "svc" || len(p.Scopes) != 1 {
+		t.Errorf("Verify = %v, %v; want svc with scope a (from scp)", p, err)
+	}
+	if _, err := auth.New(bearer, auth.Config{JWT: &auth.JWTConfig{Secret: &auth.Secret{Env: "SHORT"}}}, auth.Env{Getenv: func(string) string { return "short" }}); err == nil || !strings.Contains(err.Error(), "at least 32") {
+		t.Errorf("a short secret: error = %v", err)
+	}
+}
+
+func TestJWKSURL(t *testing.T) {
+	keys := newKeys(t)
+	var served atomic.Pointer[[]byte]
+	first := jwksJSON(t, keys["ec"].public)
+	served.Store(&first)
+	var fetches atomic.Int32
+	var down atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		if down.Load() {
+			http.Error(w, "down", 503)
+			return
+		}
+		w.Write(*served.Load())
+	}))
+	defer srv.Close()
+	now := time.Now()
+	clock := func() time.Time { return now }
+	v, err := auth.New(bearer, auth.Config{JWT: &auth.JWTConfig{JWKSURL: srv.URL, Refresh: auth.Duration(time.Hour)}}, auth.Env{Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	claims := map[string]any{"sub": "alice", "exp": time.Now().Add(time.Hour).Unix()}
+	if p, err := v.Verify(context.Background(), withBearer(mint(t, keys["ec"].private, claims))); err != nil || p.Subject != "alice" {
+		t.Fatalf("Verify = %v, %v", p, err)
+	}
+	// The provider rotates: a new kid is fetched once it is seen, but at
+	// most every 30 s.
+	rotated := jwksJSON(t, keys["ec"].public, keys["ed"].public)
+	served.Store(&rotated)
+	now = now.Add(31 * time.Second)
+	if p, err := v.Verify(context.Background(), withBearer(mint(t, keys["ed"].private, claims))); err != nil || p.Subject != "alice" {
+		t.Fatalf("after rotation: Verify = %v, %v", p, err)
+	}
+	before := fetches.Load()
+	for range 20 {
+		v.Verify(context.Background(), withBearer(mint(t, jose.JSONWebKey{Key: keys["rsa"].private.Key, KeyID: "random"}, claims)))
+	}
+	if got := fetches.Load() - before; got != 0 {
+		t.Errorf("20 tokens with an unknown kid fetched the set %d times within 30 s, want 0", got)
+	}
+	// Down: the last good keys keep serving.
+	down.Store(true)
+	now = now.Add(time.Minute)
+	if p, err := v.Verify(context.Background(), withBearer(mint(t, keys["ed"].private, claims))); err != nil || p.Subject != "alice" {
+		t.Errorf("provider down: Verify = %v, %v; want the cached keys to serve", p, err)
+	}
+}
+
+func TestJWKSURLNeverReached(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", 500) }))
+	defer srv.Close()
+	v, err := auth.New(bearer, auth.Config{JWT: &auth.JWTConfig{JWKSURL: srv.URL}}, auth.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	keys := newKeys(t)
+	_, err = v.Verify(context.Background(), withBearer(mint(t, keys["ec"].private, map[string]any{"sub": "a", "exp": time.Now().Add(time.Hour).Unix()})))
+	if !errors.Is(err, auth.ErrUnavailable) {
+		t.Errorf("Verify = %v, want an error wrapping ErrUnavailable", err)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	keys := newKeys(t)
+	dir := appWith(t, map[string][]byte{"auth/private.json": jwksJSON(t, keys["ec"].private), "auth/jwks.json": jwksJSON(t, keys["ec"].public)})
+	apiKey := auth.Scheme{Name: "partners", Type: "apiKey", In: "header", ParamName: "X-API-Key"}
+	basic := auth.Scheme{Name: "admin", Type: "http", HTTPScheme: "basic"}
+	tests := []struct {
+		name   string
+		scheme auth.Scheme
+		cfg    auth.Config
+		want   string
+	}{
+		{"a bearer scheme configured as basic", bearer, auth.Config{Basic: &auth.BasicConfig{}}, `security.bearer: the scheme is http bearer, which takes {"jwt": {...}}; got basic`},
+		{"no key source", bearer, auth.Config{JWT: &auth.JWTConfig{}}, `security.bearer.jwt: give exactly one of "jwks"`},
+		{"a key file outside the app", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "../jwks.json"}}, `security.bearer.jwt.jwks: "../jwks.json": want a path inside the app`},
+		{"a missing key file", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/nope.json"}}, `security.bearer.jwt.jwks: open`},
+		{"private keys in the set", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/private.json"}}, `keys[0] is a private key: publish the public half only`},
+		{"an unknown algorithm", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/jwks.json", Algorithms: []string{"none"}}}, `security.bearer.jwt.algorithms[0]: "none"`},
+		{"a bad key hash", apiKey, auth.Config{APIKey: &auth.APIKeyConfig{Keys: []auth.APIKey{{SHA256: "abc"}}}}, `security.partners.apiKey.keys[0].sha256: want 64 hexadecimal characters`},
+		{"no keys at all", apiKey, auth.Config{APIKey: &auth.APIKeyConfig{}}, `security.partners.apiKey: list "keys" or set "store": true`},
+		{"a bad bcrypt hash", basic, auth.Config{Basic: &auth.BasicConfig{Users: map[string]auth.BasicUser{"alice": {Bcrypt: "plain"}}}}, `security.admin.basic.users.alice.bcrypt: not a bcrypt hash`},
+		{"mutual TLS", auth.Scheme{Name: "mtls", Type: "mutualTLS"}, auth.Config{}, `no built-in verifier for a "mutualTLS" scheme`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := auth.New(tt.scheme, tt.cfg, auth.Env{AppDir: dir})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New error = %v\nwant it to contain %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestAPIKey(t *testing.T) {
+	sum := func(k string) string { s := sha256.Sum256([]byte(k)); return hex.EncodeToString(s[:]) }
+	store := map[string][]byte{sum("stored-key"): []byte(`{"subject":"partner","scopes":["orders:write"]}`), sum("broken"): []byte(`[]`)}
+	storeDown := false
+	env := auth.Env{Logger: slog.New(slog.DiscardHandler), LookupKey: func(ctx context.Context, h string) ([]byte, bool, error) {
+		if storeDown {
+			return nil, false, errors.New("connection refused")
+		}
+		v, ok := store[h]
+		return v, ok, nil
+	}}
+	for _, in := range []string{"header", "query", "cookie"} {
+		t.Run(in, func(t *testing.T) {
+			v, err := auth.New(auth.Scheme{Name: "key", Type: "apiKey", In: in, ParamName: "api_key"},
+				auth.Config{APIKey: &auth.APIKeyConfig{Keys: []auth.APIKey{{SHA256: sum("s3cret"), Subject: "ci", Scopes: []string{"read"}}}, Store: true}}, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := func(key string) *http.Request {
+				r := httptest.NewRequest("GET", "/api/x", nil)
+				switch {
+				case key == "":
+				case in == "header":
+					r.Header.Set("api_key", key)
+				case in == "query":
+					r = httptest.NewRequest("GET", "/api/x?api_key="+key, nil)
+				default:
+					r.AddCookie(&http.Cookie{Name: "api_key", Value: key})
+				}
+				return r
+			}
+			if p, err := v.Verify(context.Background(), req("s3cret")); err != nil || p.Subject != "ci" || p.Scopes[0] != "read" {
+				t.Errorf("a configured key: %v, %v", p, err)
+			}
+			if p, err := v.Verify(context.Background(), req("stored-key")); err != nil || p.Subject != "partner" {
+				t.Errorf("a stored key: %v, %v", p, err)
+			}
+			var f *auth.Failure
+			if _, err := v.Verify(context.Background(), req("")); !errors.As(err, &f) || !f.Missing {
+				t.Errorf("no key: %v, want missing", err)
+			}
+			if _, err := v.Verify(context.Background(), req("guess")); !errors.As(err, &f) || f.Reason != "the API key is not known" {
+				t.Errorf("an unknown key: %v", err)
+			}
+			if _, err := v.Verify(context.Background(), req("broken")); !errors.As(err, &f) || f.Reason != "the API key's entry is malformed" {
+				t.Errorf("a malformed entry: %v", err)
+			}
+			storeDown = true
+			defer func() { storeDown = false }()
+			if _, err := v.Verify(context.Background(), req("guess")); !errors.Is(err, auth.ErrUnavailable) {
+				t.Errorf("store down: %v, want ErrUnavailable", err)
+			}
+			if p, err := v.Verify(context.Background(), req("s3cret")); err != nil || p.Subject != "ci" {
+				t.Errorf("store down, a configured key: %v, %v; want it still accepted", p, err)
+			}
+		})
+	}
+}
+
+func TestBasic(t *testing.T) {
+	hash, _ := bcrypt.GenerateFromPassword([]byte("correct horse"), bcrypt.MinCost)
+	v, err := auth.New(auth.Scheme{Name: "admin", Type: "http", HTTPScheme: "basic"},
+		auth.Config{Basic: &auth.BasicConfig{Users: map[string]auth.BasicUser{"alice": {Bcrypt: string(hash), Scopes: []string{"admin"}}}}}, auth.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := func(user, pass string) *http.Request {
+		r := httptest.NewRequest("GET", "/", nil)
+		if user != "" {
+			r.SetBasicAuth(user, pass)
+		}
+		return r
+	}
+	for range 2 { // the second time from the cache
+		if p, err := v.Verify(context.Background(), req("alice", "correct horse")); err != nil || p.Subject != "alice" || p.Scopes[0] != "admin" {
+			t.Errorf("the right password: %v, %v", p, err)
+		}
+	}
+	var f *auth.Failure
+	for _, c := range [][2]string{{"alice", "wrong"}, {"mallory", "correct horse"}} {
+		if _, err := v.Verify(context.Background(), req(c[0], c[1])); !errors.As(err, &f) || f.Reason != "the user name or password is wrong" {
+			t.Errorf("%s/%s: %v", c[0], c[1], err)
+		}
+	}
+	if _, err := v.Verify(context.Background(), req("", "")); !errors.As(err, &f) || !f.Missing {
+		t.Errorf("none: %v, want missing", err)
+	}
+	if got, want := v.Challenge(nil), `Basic realm="admin", charset="UTF-8"`; got != want {
+		t.Errorf("Challenge = %s, want %s", got, want)
+	}
+}
+
+func BenchmarkVerifyJWT(b *testing.B) {
+	keys := newKeys(b)
+	secret := jose.JSONWebKey{Key: []byte(strings.Repeat("k", 32)), KeyID: "hs", Algorithm: "HS256", Use: "sig"}
+	dir := appWith(b, map[string][]byte{"jwks.json": jwksJSON(b, keys["rsa"].public, keys["ec"].public, keys["ed"].public, secret)})
+	v, err := auth.New(bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "jwks.json"}}, auth.Env{AppDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	claims := map[string]any{"sub": "alice", "exp": time.Now().Add(time.Hour).Unix(), "scope": "users:write"}
+	for _, c := range []struct {
+		name string
+		key  jose.JSONWebKey
+	}{{"HS256", secret}, {"RS256", keys["rsa"].private}, {"ES256", keys["ec"].private}, {"EdDSA", keys["ed"].private}} {
+		r := withBearer(mint(b, c.key, claims))
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := v.Verify(context.Background(), r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,182 @@
+package auth
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Config is one entry of endpoints.json's "security": the verifier of one
+// scheme. Exactly one member is set.
+//
+//	{"jwt": {"jwks": "auth/jwks.json", "issuer": "https://users.example", "audience": "users-api"}}
+//	{"apiKey": {"keys": [{"sha256": "9f86d0…", "subject": "ci", "scopes": ["orders:write"]}]}}
+//	{"basic": {"users": {"alice": {"bcrypt": "$2a$10$…"}}}}
+type Config struct {
+	JWT    *JWTConfig    `json:"jwt,omitzero"`
+	APIKey *APIKeyConfig `json:"apiKey,omitzero"`
+	Basic  *BasicConfig  `json:"basic,omitzero"`
+}
+
+func (c Config) kinds() []string {
+	var out []string
+	if c.JWT != nil {
+		out = append(out, "jwt")
+	}
+	if c.APIKey != nil {
+		out = append(out, "apiKey")
+	}
+	if c.Basic != nil {
+		out = append(out, "basic")
+	}
+	return out
+}
+
+// JWTConfig verifies JWT bearer tokens. Exactly one key source is set:
+// JWKS, JWKSURL or Secret.
+type JWTConfig struct {
+	// JWKS is a JSON Web Key Set file of the app (public keys, or
+	// symmetric "oct" keys), relative to the app's directory.
+	JWKS string `json:"jwks,omitzero"`
+	// JWKSURL is an identity provider's key set, fetched at start, cached,
+	// refreshed every Refresh, and fetched again (at most every 30 s) when
+	// a token names a key it lacks.
+	JWKSURL string `json:"jwksUrl,omitzero"`
+	// Secret is an HS256 key of at least 32 bytes, read from an
+	// environment variable: {"env": "USERS_JWT_SECRET"}.
+	Secret *Secret `json:"secret,omitzero"`
+	// Issuer, when set, must equal the token's "iss".
+	Issuer string `json:"issuer,omitzero"`
+	// Audience, when set, must contain one of the token's "aud": a string
+	// or a list.
+	Audience Audience `json:"audience,omitzero"`
+	// Algorithms are the signature algorithms accepted, of HS256, RS256,
+	// ES256 and EdDSA. Defaults to those of the keys.
+	Algorithms []string `json:"algorithms,omitzero"`
+	// Leeway is the clock skew allowed on exp, nbf and iat. Defaults to
+	// DefaultLeeway.
+	Leeway Duration `json:"leeway,omitzero"`
+	// RequireExp refuses tokens without "exp". Defaults to true.
+	RequireExp *bool `json:"requireExp,omitzero"`
+	// Refresh and Timeout are how often a JWKSURL is fetched again and how
+	// long a fetch may take. Default to DefaultRefresh and DefaultTimeout.
+	Refresh Duration `json:"refresh,omitzero"`
+	Timeout Duration `json:"timeout,omitzero"`
+	// ScopesClaim names the claim holding the scopes. Defaults to "scope"
+	// (space-separated), then "scp" (a string or a list).
+	ScopesClaim string `json:"scopesClaim,omitzero"`
+	// DevKey is a private JWK file that `endpoints token` signs
+	// development tokens with; the verifier does not read it.
+	DevKey string `json:"devKey,omitzero"`
+}
+
+// Defaults of [JWTConfig].
+const (
+	DefaultLeeway  = 30 * time.Second
+	DefaultRefresh = 10 * time.Minute
+	DefaultTimeout = 5 * time.Second
+)
+
+// Secret names where a secret comes from.
+type Secret struct {
+	// Env is the environment variable holding it.
+	Env string `json:"env"`
+}
+
+// APIKeyConfig verifies API keys, by the SHA-256 of the key: the keys
+// themselves are never written down.
+type APIKeyConfig struct {
+	// Keys are the accepted keys.
+	Keys []APIKey `json:"keys,omitzero"`
+	// Store also looks keys up in the app's key-value store, under
+	// apikeys/<hex SHA-256 of the key>, holding {"subject": …, "scopes": […]}.
+	Store bool `json:"store,omitzero"`
+}
+
+// APIKey is one accepted API key.
+type APIKey struct {
+	// SHA256 is the hex SHA-256 of the key ("printf %s KEY | sha256sum").
+	SHA256 string `json:"sha256"`
+	// Subject names the client; Scopes are what it may do.
+	Subject string   `json:"subject,omitzero"`
+	Scopes  []string `json:"scopes,omitzero"`
+}
+
+// BasicConfig verifies HTTP basic passwords (RFC 7617) against bcrypt
+// hashes.
+type BasicConfig struct {
+	// Users maps a user name to its hash and scopes.
+	Users map[string]BasicUser `json:"users"`
+	// Realm is the realm of the challenge. Defaults to the scheme's name.
+	Realm string `json:"realm,omitzero"`
+}
+
+// BasicUser is one user of [BasicConfig].
+type BasicUser struct {
+	// Bcrypt is the bcrypt hash of the password ("$2a$10$…", as
+	// htpasswd -nbB or Go's bcrypt.GenerateFromPassword make it).
+	Bcrypt string   `json:"bcrypt"`
+	Scopes []string `json:"scopes,omitzero"`
+}
+
+// Audience is a string or a list of strings in JSON.
+type Audience []string
+
+// UnmarshalJSONFrom reads a string or a list.
+func (a *Audience) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() == '"' {
+		var s string
+		if err := json.UnmarshalDecode(dec, &s); err != nil {
+			return err
+		}
+		*a = Audience{s}
+		return nil
+	}
+	var l []string
+	if err := json.UnmarshalDecode(dec, &l); err != nil {
+		return fmt.Errorf("want a string or an array of strings")
+	}
+	*a = l
+	return nil
+}
+
+// Duration is a time.Duration written as a Go duration string ("30s").
+type Duration time.Duration
+
+// UnmarshalJSONFrom parses a positive duration string.
+func (d *Duration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	var s string
+	if err := json.UnmarshalDecode(dec, &s); err != nil {
+		return fmt.Errorf("want a duration string such as \"30s\"")
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("%q is not a duration such as \"30s\" or \"10m\"", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSONTo writes the duration string.
+func (d Duration) MarshalJSONTo(enc *jsontext.Encoder) error {
+	return enc.WriteToken(jsontext.String(time.Duration(d).String()))
+}
+
+func (d Duration) or(def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return time.Duration(d)
+}
+
+// appFile resolves a file of the configuration inside the app directory.
+func appFile(appDir, member, rel string) (string, error) {
+	if rel == "" || filepath.IsAbs(rel) || strings.HasPrefix(filepath.ToSlash(filepath.Clean(rel)), "../") || filepath.Clean(rel) == ".." {
+		return "", fmt.Errorf("%s: %q: want a path inside the app, such as \"auth/jwks.json\"", member, rel)
+	}
+	return filepath.Join(appDir, filepath.FromSlash(rel)), nil
+}

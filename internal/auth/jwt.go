@@ -1,0 +1,450 @@
+package auth
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// maxTokenBytes bounds the bearer tokens the verifier parses.
+const maxTokenBytes = 8 << 10
+
+// maxJWKSBytes bounds a key set fetched from a URL.
+const maxJWKSBytes = 1 << 20
+
+// unknownKidRefetch is the shortest time between two fetches of a JWKS URL
+// caused by tokens naming keys it lacks: random kids must not hammer the
+// identity provider.
+const unknownKidRefetch = 30 * time.Second
+
+// supported are the signature algorithms tokens may use.
+var supported = []jose.SignatureAlgorithm{jose.HS256, jose.RS256, jose.ES256, jose.EdDSA}
+
+type jwtVerifier struct {
+	scheme     Scheme
+	cfg        *JWTConfig
+	env        Env
+	algs       []jose.SignatureAlgorithm
+	leeway     time.Duration
+	requireExp bool
+	keys       *keySource
+}
+
+func newJWT(s Scheme, c *JWTConfig, env Env) (*jwtVerifier, error) {
+	member := "security." + s.Name + ".jwt"
+	sources := 0
+	for _, set := range []bool{c.JWKS != "", c.JWKSURL != "", c.Secret != nil} {
+		if set {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return nil, fmt.Errorf("%s: give exactly one of \"jwks\" (a key set file of the app), \"jwksUrl\" and \"secret\"", member)
+	}
+	v := &jwtVerifier{scheme: s, cfg: c, env: env, leeway: c.Leeway.or(DefaultLeeway), requireExp: c.RequireExp == nil || *c.RequireExp}
+	var err error
+	switch {
+	case c.JWKS != "":
+		v.keys, err = fileKeys(env.AppDir, member+".jwks", c.JWKS)
+	case c.Secret != nil:
+		v.keys, err = secretKey(env, member+".secret", c.Secret)
+	default:
+		v.keys, err = urlKeys(env, member+".jwksUrl", c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range c.Algorithms {
+		alg := jose.SignatureAlgorithm(a)
+		if !slices.Contains(supported, alg) {
+			return nil, fmt.Errorf("%s.algorithms[%d]: %q: want one of HS256, RS256, ES256, EdDSA", member, i, a)
+		}
+		v.algs = append(v.algs, alg)
+	}
+	if len(v.algs) == 0 {
+		v.algs = v.keys.algorithms()
+	}
+	if len(v.algs) == 0 {
+		return nil, fmt.Errorf("%s: the key set holds no key for HS256, RS256, ES256 or EdDSA", member)
+	}
+	return v, nil
+}
+
+func (v *jwtVerifier) Close() error { return v.keys.close() }
+
+func (v *jwtVerifier) Challenge(f *Failure) string {
+	c := "Bearer realm=" + quote(v.scheme.Name)
+	if f != nil && !f.Missing {
+		c += `, error="invalid_token", error_description=` + quote(f.Reason)
+	}
+	return c
+}
+
+func (v *jwtVerifier) Verify(ctx context.Context, r *http.Request) (*Principal, error) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if h == "" || !ok || !strings.EqualFold(scheme, "Bearer") {
+		return nil, missing()
+	}
+	token = strings.TrimSpace(token)
+	if len(token) > maxTokenBytes {
+		return nil, rejected("the token is longer than %d bytes", maxTokenBytes)
+	}
+	tok, err := jwt.ParseSigned(token, v.algs)
+	if err != nil {
+		return nil, rejected("the token is not a JWT signed with %s", algList(v.algs))
+	}
+	hdr := tok.Headers[0]
+	alg := jose.SignatureAlgorithm(hdr.Algorithm)
+	candidates, err := v.keys.lookup(ctx, hdr.KeyID)
+	if err != nil {
+		return nil, err
+	}
+	var std jwt.Claims
+	verified := false
+	for _, k := range candidates {
+		if !keyFits(k, alg) {
+			continue
+		}
+		if err := tok.Claims(k.Key, &std); err == nil {
+			verified = true
+			break
+		}
+	}
+	if !verified {
+		if hdr.KeyID != "" && len(candidates) == 0 {
+			return nil, rejected("the token is signed with key %q, which the key set does not hold", hdr.KeyID)
+		}
+		return nil, rejected("the token's signature does not verify")
+	}
+	now := v.env.Now()
+	exp := jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience(v.cfg.Audience), Time: now}
+	if err := std.ValidateWithLeeway(exp, v.leeway); err != nil {
+		return nil, claimFailure(err, &std, v.cfg)
+	}
+	if v.requireExp && std.Expiry == nil {
+		return nil, rejected("the token has no expiry (exp)")
+	}
+	raw, err := payload(token)
+	if err != nil {
+		return nil, rejected("the token's claims do not decode")
+	}
+	scopes, err := v.scopes(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &Principal{Scheme: v.scheme.Name, Subject: std.Subject, Scopes: scopes, Claims: raw}, nil
+}
+
+// claimFailure says which claim refused the token.
+func claimFailure(err error, c *jwt.Claims, cfg *JWTConfig) error {
+	switch {
+	case errors.Is(err, jwt.ErrExpired):
+		return rejected("the token expired at %s", c.Expiry.Time().UTC().Format(time.RFC3339))
+	case errors.Is(err, jwt.ErrNotValidYet):
+		return rejected("the token is not valid before %s", c.NotBefore.Time().UTC().Format(time.RFC3339))
+	case errors.Is(err, jwt.ErrIssuedInTheFuture):
+		return rejected("the token is issued in the future")
+	case errors.Is(err, jwt.ErrInvalidIssuer):
+		return rejected("the token's issuer is not %s", cfg.Issuer)
+	case errors.Is(err, jwt.ErrInvalidAudience):
+		return rejected("the token is not for this API (aud is not %s)", strings.Join(cfg.Audience, " or "))
+	}
+	return rejected("the token's claims are not valid")
+}
+
+// payload returns the claims of a compact JWS as they were signed.
+func payload(token string) (json.RawMessage, error) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return nil, errors.New("not a compact JWS")
+	}
+	b, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil || !json.Valid(b) {
+		return nil, errors.New("bad payload")
+	}
+	return b, nil
+}
+
+// scopes reads the scopes claim: a space-separated string, or a list.
+func (v *jwtVerifier) scopes(raw json.RawMessage) ([]string, error) {
+	var claims map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &claims); err != nil {
+		return nil, rejected("the token's claims are not a JSON object")
+	}
+	names := []string{"scope", "scp"}
+	if v.cfg.ScopesClaim != "" {
+		names = []string{v.cfg.ScopesClaim}
+	}
+	for _, n := range names {
+		c, ok := claims[n]
+		if !ok {
+			continue
+		}
+		var s string
+		if json.Unmarshal(c, &s) == nil {
+			return strings.Fields(s), nil
+		}
+		var l []string
+		if json.Unmarshal(c, &l) == nil {
+			return l, nil
+		}
+		return nil, rejected("the token's %q claim is neither a string nor a list of strings", n)
+	}
+	return nil, nil
+}
+
+func algList(algs []jose.SignatureAlgorithm) string {
+	s := make([]string, len(algs))
+	for i, a := range algs {
+		s[i] = string(a)
+	}
+	return strings.Join(s, ", ")
+}
+
+// keyAlg is the algorithm a key signs with: its "alg", else the one its
+// type implies.
+func keyAlg(k jose.JSONWebKey) jose.SignatureAlgorithm {
+	if k.Algorithm != "" {
+		return jose.SignatureAlgorithm(k.Algorithm)
+	}
+	switch key := k.Key.(type) {
+	case []byte:
+		return jose.HS256
+	case *rsa.PublicKey:
+		return jose.RS256
+	case *ecdsa.PublicKey:
+		if key.Curve == elliptic.P256() {
+			return jose.ES256
+		}
+	case ed25519.PublicKey:
+		return jose.EdDSA
+	}
+	return ""
+}
+
+// keyFits reports whether k may verify a token signed with alg: the same
+// algorithm, so an RSA public key is never used as an HMAC secret.
+func keyFits(k jose.JSONWebKey, alg jose.SignatureAlgorithm) bool {
+	return keyAlg(k) == alg && (k.Use == "" || k.Use == "sig")
+}
+
+// keySource holds the keys of a verifier: fixed, or fetched from a URL.
+type keySource struct {
+	fixed []jose.JSONWebKey
+
+	// For a URL:
+	url      string
+	member   string
+	client   *http.Client
+	refresh  time.Duration
+	timeout  time.Duration
+	env      Env
+	mu       sync.Mutex
+	set      []jose.JSONWebKey
+	loaded   bool
+	lastTry  time.Time
+	lastErr  error
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+func (s *keySource) algorithms() []jose.SignatureAlgorithm {
+	if s.url != "" {
+		return []jose.SignatureAlgorithm{jose.RS256, jose.ES256, jose.EdDSA}
+	}
+	var out []jose.SignatureAlgorithm
+	for _, k := range s.fixed {
+		if a := keyAlg(k); a != "" && slices.Contains(supported, a) && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// lookup returns the keys that may have signed a token with kid (all,
+// without one). For a URL, a kid it lacks fetches the set again, at most
+// every unknownKidRefetch.
+func (s *keySource) lookup(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+	if s.url == "" {
+		return matching(s.fixed, kid), nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.loaded {
+		if err := s.fetchLocked(ctx); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, s.url, err)
+		}
+	}
+	keys := matching(s.set, kid)
+	if len(keys) == 0 && kid != "" && s.env.Now().Sub(s.lastTry) >= unknownKidRefetch {
+		if err := s.fetchLocked(ctx); err == nil {
+			keys = matching(s.set, kid)
+		}
+	}
+	return keys, nil
+}
+
+func matching(keys []jose.JSONWebKey, kid string) []jose.JSONWebKey {
+	if kid == "" {
+		return keys
+	}
+	var out []jose.JSONWebKey
+	for _, k := range keys {
+		if k.KeyID == kid {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// fetchLocked fetches the key set; s.mu is held. A failure keeps the last
+// good set.
+func (s *keySource) fetchLocked(ctx context.Context) error {
+	s.lastTry = s.env.Now()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/jwk-set+json, application/json")
+	res, err := s.client.Do(req)
+	if err != nil {
+		s.lastErr = err
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		s.lastErr = fmt.Errorf("GET answered %s", res.Status)
+		return s.lastErr
+	}
+	b, err := io.ReadAll(io.LimitReader(res.Body, maxJWKSBytes+1))
+	if err != nil {
+		s.lastErr = err
+		return err
+	}
+	if len(b) > maxJWKSBytes {
+		s.lastErr = fmt.Errorf("the key set is larger than %d bytes", maxJWKSBytes)
+		return s.lastErr
+	}
+	keys, err := parseKeySet(b, false)
+	if err != nil {
+		s.lastErr = err
+		return err
+	}
+	s.set, s.loaded, s.lastErr = keys, true, nil
+	return nil
+}
+
+// run refreshes a URL's key set until close.
+func (s *keySource) run() {
+	s.mu.Lock()
+	if !s.loaded {
+		_ = s.fetchLocked(context.Background())
+	}
+	s.mu.Unlock()
+	t := time.NewTicker(s.refresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			if err := s.fetchLocked(context.Background()); err != nil {
+				s.env.Logger.Warn("refreshing the JWKS failed; the last keys keep serving", "member", s.member, "url", s.url, "error", err)
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+func (s *keySource) close() error {
+	if s.stop != nil {
+		s.stopOnce.Do(func() { close(s.stop) })
+	}
+	return nil
+}
+
+func fileKeys(appDir, member, rel string) (*keySource, error) {
+	path, err := appFile(appDir, member, rel)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", member, err)
+	}
+	keys, err := parseKeySet(b, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %v", member, rel, err)
+	}
+	return &keySource{fixed: keys}, nil
+}
+
+// parseKeySet reads a JWKS. Private asymmetric keys are refused: a key set
+// the host reads is public.
+func parseKeySet(b []byte, allowOct bool) ([]jose.JSONWebKey, error) {
+	var set jose.JSONWebKeySet
+	if err := json.Unmarshal(b, &set); err != nil {
+		return nil, fmt.Errorf("not a JSON Web Key Set ({\"keys\": [...]}): %v", err)
+	}
+	if len(set.Keys) == 0 {
+		return nil, errors.New("the key set holds no keys")
+	}
+	for i, k := range set.Keys {
+		_, oct := k.Key.([]byte)
+		switch {
+		case oct && !allowOct:
+			return nil, fmt.Errorf("keys[%d]: a symmetric key in a published key set", i)
+		case !oct && !k.IsPublic():
+			return nil, fmt.Errorf("keys[%d] is a private key: publish the public half only", i)
+		}
+	}
+	return set.Keys, nil
+}
+
+func secretKey(env Env, member string, s *Secret) (*keySource, error) {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if s.Env == "" {
+		return nil, fmt.Errorf("%s: want {\"env\": \"NAME\"}, the environment variable holding the HS256 key", member)
+	}
+	v := getenv(s.Env)
+	if len(v) < 32 {
+		return nil, fmt.Errorf("%s: the environment variable %s holds %d bytes; an HS256 key needs at least 32", member, s.Env, len(v))
+	}
+	return &keySource{fixed: []jose.JSONWebKey{{Key: []byte(v), Algorithm: string(jose.HS256), Use: "sig"}}}, nil
+}
+
+func urlKeys(env Env, member string, c *JWTConfig) (*keySource, error) {
+	if !strings.HasPrefix(c.JWKSURL, "https://") && !strings.HasPrefix(c.JWKSURL, "http://") {
+		return nil, fmt.Errorf("%s: %q: want an http(s) URL", member, c.JWKSURL)
+	}
+	s := &keySource{url: c.JWKSURL, member: member, refresh: c.Refresh.or(DefaultRefresh), timeout: c.Timeout.or(DefaultTimeout), env: env, stop: make(chan struct{})}
+	s.client = env.HTTPClient
+	if s.client == nil {
+		s.client = &http.Client{Timeout: s.timeout}
+	}
+	go s.run()
+	return s, nil
+}
