@@ -70,6 +70,10 @@ type Memory struct {
 	// leases holds the in-flight records, done the completed ones, ttls the
 	// KV entries that expire; each is a min-heap by expiry.
 	leases, done, ttls expiryHeap
+	// buckets are the rate limits' token buckets (see Take);
+	// bucketsSwept is their number after the last sweep.
+	buckets      map[string]*bucket
+	bucketsSwept int
 }
 
 // NewMemory returns an empty in-memory store bounded by opts.MaxBytes.
@@ -94,7 +98,7 @@ func (m *Memory) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closed = true
-	m.idem, m.spaces = nil, nil
+	m.idem, m.spaces, m.buckets = nil, nil, nil
 	m.leases, m.done, m.ttls = nil, nil, nil
 	m.used = 0
 	return nil

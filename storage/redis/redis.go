@@ -17,6 +17,7 @@
 //	endpoints:{namespace}:idem:{key}        hash: fp, state ("flight" or "done"), lease, answer
 //	endpoints:{namespace}:kv:{ns}:{key}     string: the value
 //	endpoints:{namespace}:kvindex:{ns}      sorted set: the keys of ns, all with score 0
+//	endpoints:{namespace}:ratelimit:{key}   hash: tokens, ts (a rate limit's token bucket)
 //
 // In the namespace and ns, "%" and ":" are written %25 and %3A, so that no
 // two (ns, key) pairs share a Redis key.
@@ -80,10 +81,11 @@ const (
 // Store is a [storage.Store] on one Redis server. Every method is safe for
 // concurrent use; the connections are go-redis's pool.
 type Store struct {
-	client   *goredis.Client
-	addr     string // for error messages; the URL may hold a password
-	idem, kv string // key prefixes
-	index    string
+	client    *goredis.Client
+	addr      string // for error messages; the URL may hold a password
+	idem, kv  string // key prefixes
+	index     string
+	rateLimit string
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -120,11 +122,12 @@ func New(rawURL, namespace string) (*Store, error) {
 	opts.ContextTimeoutEnabled = true
 	prefix := "endpoints:" + escape(namespace) + ":"
 	return &Store{
-		client: goredis.NewClient(opts),
-		addr:   opts.Addr,
-		idem:   prefix + "idem:",
-		kv:     prefix + "kv:",
-		index:  prefix + "kvindex:",
+		client:    goredis.NewClient(opts),
+		addr:      opts.Addr,
+		idem:      prefix + "idem:",
+		kv:        prefix + "kv:",
+		index:     prefix + "kvindex:",
+		rateLimit: prefix + "ratelimit:",
 	}, nil
 }
 

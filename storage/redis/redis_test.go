@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -308,5 +309,37 @@ func ExampleNew() {
 	if err := store.Ping(ctx); err != nil {
 		// The host starts anyway and answers 503 until Redis returns.
 		log.Print(err)
+	}
+}
+
+// TestRedisRateLimitIsShared gives two stores on one server, as two hosts
+// would have, one bucket.
+func TestRedisRateLimitIsShared(t *testing.T) {
+	url, _, _ := storagetest.StartRedis(t)
+	one, err := redis.New(url, "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	two, err := redis.New(url, "shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer two.Close()
+	rate := storage.Rate{Limit: 4, Window: time.Hour}
+	var allowed []bool
+	for i := range 6 {
+		s := one
+		if i%2 == 1 {
+			s = two
+		}
+		d, err := s.Take(t.Context(), "client", rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allowed = append(allowed, d.Allowed)
+	}
+	if want := []bool{true, true, true, true, false, false}; !slices.Equal(allowed, want) {
+		t.Errorf("takes alternating between two stores: %v, want %v", allowed, want)
 	}
 }

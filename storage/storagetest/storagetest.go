@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -69,6 +70,90 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		}
 		t.Run("list", func(t *testing.T) { testList(t, open(t)) })
 	})
+	t.Run("RateLimiter", func(t *testing.T) {
+		for _, c := range rateLimitCases {
+			t.Run(c.name, func(t *testing.T) {
+				s := open(t)
+				rl, ok := s.(storage.RateLimiter)
+				if !ok {
+					t.Skipf("%T does not implement storage.RateLimiter", s)
+				}
+				c.run(t, rl)
+			})
+		}
+	})
+}
+
+// rateLimitCases check a store's token buckets (storage.RateLimiter).
+var rateLimitCases = []struct {
+	name string
+	run  func(t *testing.T, rl storage.RateLimiter)
+}{
+	{"a burst, then refusals that say when to retry", func(t *testing.T, rl storage.RateLimiter) {
+		rate := storage.Rate{Limit: 3, Window: time.Hour}
+		for i := range 3 {
+			d := take(t, rl, "burst", rate)
+			if !d.Allowed || d.Remaining != int64(2-i) {
+				t.Fatalf("take %d: %+v, want allowed with %d left", i+1, d, 2-i)
+			}
+		}
+		d := take(t, rl, "burst", rate)
+		// A token comes back every 20 minutes; the first went a moment ago.
+		if d.Allowed || d.Remaining != 0 || d.RetryAfter < 19*time.Minute || d.RetryAfter > 20*time.Minute || d.Reset < 59*time.Minute || d.Reset > time.Hour {
+			t.Errorf("take 4: %+v, want refused, retry in about 20m, full in about 1h", d)
+		}
+	}},
+	{"the bucket refills with time", func(t *testing.T, rl storage.RateLimiter) {
+		rate := storage.Rate{Limit: 20, Window: time.Second, Burst: 1}
+		if d := take(t, rl, "refill", rate); !d.Allowed {
+			t.Fatalf("first take: %+v", d)
+		}
+		d := take(t, rl, "refill", rate)
+		if d.Allowed || d.RetryAfter <= 0 || d.RetryAfter > 50*time.Millisecond {
+			t.Fatalf("second take: %+v, want refused, retry within 50ms", d)
+		}
+		// Taking again until a token is back: refused takes cost nothing.
+		deadline := time.Now().Add(2 * time.Second)
+		for !take(t, rl, "refill", rate).Allowed {
+			if time.Now().After(deadline) {
+				t.Fatal("no token came back within 2s at 20 a second")
+			}
+			runtime.Gosched()
+		}
+	}},
+	{"buckets are per key", func(t *testing.T, rl storage.RateLimiter) {
+		rate := storage.Rate{Limit: 1, Window: time.Hour}
+		if !take(t, rl, "a", rate).Allowed || !take(t, rl, "b", rate).Allowed || take(t, rl, "a", rate).Allowed {
+			t.Error("want one token for a, one for b, none left for a")
+		}
+	}},
+	{"concurrent takes never over-admit", func(t *testing.T, rl storage.RateLimiter) {
+		rate := storage.Rate{Limit: 10, Window: time.Hour}
+		ds := Hammer(t, 100, func(int) (storage.Decision, error) { return rl.Take(t.Context(), "hammer", rate) })
+		allowed := 0
+		for _, d := range ds {
+			if d.Allowed {
+				allowed++
+			}
+		}
+		if allowed != 10 {
+			t.Errorf("%d of 100 concurrent takes allowed, want exactly 10", allowed)
+		}
+	}},
+	{"a rate that makes no bucket is an error", func(t *testing.T, rl storage.RateLimiter) {
+		if _, err := rl.Take(t.Context(), "bad", storage.Rate{Limit: 0, Window: time.Second}); err == nil {
+			t.Error("Take with Limit 0: no error")
+		}
+	}},
+}
+
+func take(t *testing.T, rl storage.RateLimiter, key string, rate storage.Rate) storage.Decision {
+	t.Helper()
+	d, err := rl.Take(t.Context(), key, rate)
+	if err != nil {
+		t.Fatalf("Take(%q): %v", key, err)
+	}
+	return d
 }
 
 // testCase is one behaviour checked on a fresh store.
