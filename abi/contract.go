@@ -32,6 +32,17 @@ type Contract struct {
 
 	Idempotency *Idempotency `json:"idempotency,omitempty"`
 
+	// Security lists the operation's security requirements, as in
+	// OpenAPI: alternatives, each naming security schemes (keys of the
+	// document's components.securitySchemes) and the scopes each needs.
+	// The host enforces them before validation: 401 without a good
+	// credential, 403 without a required scope. Nil leaves the
+	// operation to the routes configuration and the document; an empty,
+	// non-nil list opts it out of any security.
+	//
+	//	"security": [{"bearer": ["users:write"]}]
+	Security []SecurityRequirement `json:"security,omitzero"`
+
 	// OnValidationError says the module exports [ExportOnValidationError].
 	OnValidationError bool `json:"onValidationError,omitempty"`
 
@@ -144,3 +155,8 @@ type RuntimeOpenAPI struct {
 	// Extend says the module exports [ExportOpenAPIExtend], run last.
 	Extend bool `json:"extend,omitempty"`
 }
+
+// SecurityRequirement maps security scheme names to the scopes each needs
+// (https://spec.openapis.org/oas/v3.1.0#security-requirement-object). An
+// empty requirement ({}) is met by any request.
+type SecurityRequirement map[string][]string

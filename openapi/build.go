@@ -435,6 +435,17 @@ func (b *builder) operation(op *Operation, cfg *RoutesConfig, cfgSrc *source) {
 		}
 	}
 	out.Responses = rs.responses()
+	switch {
+	case c.Security != nil:
+		out.Security = make([]SecurityRequirement, len(c.Security))
+		for i, r := range c.Security {
+			out.Security[i] = SecurityRequirement(r)
+		}
+	case cfg != nil:
+		if sec, ok := cfg.SecurityFor(op.Method, ClientPath(op.Path)); ok {
+			out.Security = slices.Clone(sec)
+		}
+	}
 	if len(c.Responses) == 0 {
 		out.Responses["default"] = &Response{Description: "Responses are not declared"}
 	}

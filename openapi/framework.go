@@ -167,6 +167,60 @@ var frameworkSchemas = map[string]jsontext.Value{
 			"code": {"type": "string", "enum": [%q, %q, %q, %q, %q, %q]}
 		}
 	}`, CodeKeyInvalid, CodeKeyRequired, CodeKeyReused, CodeInFlight, CodeLeaseLost, CodeStoreUnavailable)),
+	SchemaUnauthorized: jsontext.Value(`{
+		"type": "object",
+		"required": ["statusCode", "statusMessage", "data"],
+		"additionalProperties": false,
+		"properties": {
+			"statusCode": {"type": "integer", "enum": [401]},
+			"statusMessage": {"type": "string"},
+			"data": {
+				"type": "object",
+				"required": ["schemes"],
+				"additionalProperties": false,
+				"properties": {
+					"schemes": {"type": "array", "items": {"type": "string"}, "description": "The security schemes any of which would do."},
+					"error": {"type": "string", "description": "Why the credential sent was refused; absent when none was sent."}
+				}
+			}
+		}
+	}`),
+	SchemaForbidden: jsontext.Value(`{
+		"type": "object",
+		"required": ["statusCode", "statusMessage", "data"],
+		"additionalProperties": false,
+		"properties": {
+			"statusCode": {"type": "integer", "enum": [403]},
+			"statusMessage": {"type": "string"},
+			"data": {
+				"type": "object",
+				"required": ["scheme", "missingScopes"],
+				"additionalProperties": false,
+				"properties": {
+					"scheme": {"type": "string"},
+					"missingScopes": {"type": "array", "items": {"type": "string"}}
+				}
+			}
+		}
+	}`),
+	SchemaTooManyRequests: jsontext.Value(`{
+		"type": "object",
+		"required": ["statusCode", "statusMessage", "data"],
+		"additionalProperties": false,
+		"properties": {
+			"statusCode": {"type": "integer", "enum": [429]},
+			"statusMessage": {"type": "string"},
+			"data": {
+				"type": "object",
+				"required": ["policy", "retryAfter"],
+				"additionalProperties": false,
+				"properties": {
+					"policy": {"type": "string", "description": "The name of the rate limit."},
+					"retryAfter": {"type": "integer", "minimum": 1, "description": "Seconds until a request may pass, as in Retry-After."}
+				}
+			}
+		}
+	}`),
 }
 
 // FrameworkSchema returns the JSON Schema of the body of a framework

@@ -56,6 +56,10 @@ type RoutesConfig struct {
 	Responses map[string]*abi.Response `json:"responses,omitempty"`
 	// Routes maps a pattern to the responses of the routes it matches.
 	Routes map[string]*RouteScope `json:"routes,omitempty"`
+	// Security is the security requirement of every operation whose
+	// contract declares none, unless a pattern says otherwise; nil says
+	// nothing, an empty non-nil list opts out.
+	Security []SecurityRequirement `json:"security,omitzero"`
 	// Defs are named schemas, referenced as {"$ref": "#/$defs/Name"}.
 	Defs map[string]json.RawMessage `json:"$defs,omitempty"`
 }
@@ -67,6 +71,9 @@ type RouteScope struct {
 	// Methods maps a lower-case method ("post") to the responses of the
 	// matching operations with that method.
 	Methods map[string]*MethodScope `json:"methods,omitempty"`
+	// Security is the security requirement of the matching operations
+	// whose contract declares none; a narrower pattern's wins.
+	Security []SecurityRequirement `json:"security,omitzero"`
 }
 
 // MethodScope is what a routes configuration declares for one method of a
@@ -74,6 +81,10 @@ type RouteScope struct {
 type MethodScope struct {
 	// Responses apply to the matching operations of the method.
 	Responses map[string]*abi.Response `json:"responses,omitempty"`
+	// Security is the security requirement of the matching operations of
+	// the method whose contract declares none; it wins over the
+	// pattern's.
+	Security []SecurityRequirement `json:"security,omitzero"`
 }
 
 // RoutesConfigError lists every problem of a routes configuration, each
@@ -183,7 +194,7 @@ func (p *configParser) parse(data []byte) *RoutesConfig {
 		p.add("", "not valid JSON: %v", err)
 		return nil
 	}
-	top := p.object("", v, "$schema", "responses", "routes", "$defs")
+	top := p.object("", v, "$schema", "responses", "routes", "security", "$defs")
 	if top == nil {
 		return nil
 	}
@@ -205,6 +216,9 @@ func (p *configParser) parse(data []byte) *RoutesConfig {
 	if r, ok := top["responses"]; ok {
 		cfg.Responses = p.responses("/responses", r)
 	}
+	if r, ok := top["security"]; ok {
+		cfg.Security = p.security("/security", r)
+	}
 	if r, ok := top["routes"]; ok {
 		if m := p.object("/routes", r); m != nil {
 			cfg.Routes = map[string]*RouteScope{}
@@ -224,13 +238,16 @@ func (p *configParser) parse(data []byte) *RoutesConfig {
 }
 
 func (p *configParser) scope(ptr string, v jsontext.Value) *RouteScope {
-	m := p.object(ptr, v, "responses", "methods")
+	m := p.object(ptr, v, "responses", "methods", "security")
 	if m == nil {
 		return nil
 	}
 	s := &RouteScope{}
 	if r, ok := m["responses"]; ok {
 		s.Responses = p.responses(ptr+"/responses", r)
+	}
+	if r, ok := m["security"]; ok {
+		s.Security = p.security(ptr+"/security", r)
 	}
 	if ms, ok := m["methods"]; ok {
 		if mm := p.object(ptr+"/methods", ms); mm != nil {
@@ -245,10 +262,13 @@ func (p *configParser) scope(ptr string, v jsontext.Value) *RouteScope {
 					p.add(mp, "unknown method %q%s; want one of %s", name, hint, strings.Join(routefile.Methods, ", "))
 					continue
 				}
-				if ent := p.object(mp, mm[name], "responses"); ent != nil {
+				if ent := p.object(mp, mm[name], "responses", "security"); ent != nil {
 					ms := &MethodScope{}
 					if r, ok := ent["responses"]; ok {
 						ms.Responses = p.responses(mp+"/responses", r)
+					}
+					if r, ok := ent["security"]; ok {
+						ms.Security = p.security(mp+"/security", r)
 					}
 					s.Methods[name] = ms
 				}
@@ -256,6 +276,39 @@ func (p *configParser) scope(ptr string, v jsontext.Value) *RouteScope {
 		}
 	}
 	return s
+}
+
+// security reads a list of security requirements: [{"bearer": ["scope"]}].
+func (p *configParser) security(ptr string, v jsontext.Value) []SecurityRequirement {
+	var out []SecurityRequirement
+	if err := jsonv2.Unmarshal(v, &out); err != nil || out == nil {
+		p.add(ptr, "want a list of security requirements such as [{\"bearer\": []}] (or [] for none)")
+		return nil
+	}
+	return out
+}
+
+// SecurityFor returns the security requirement the configuration gives an
+// operation whose contract declares none, and whether it gives one: the
+// narrowest matching pattern's method entry, else its own, else a
+// broader pattern's, else the app-wide one. method is any case,
+// routePattern the route template in client form.
+func (c *RoutesConfig) SecurityFor(method, routePattern string) ([]SecurityRequirement, bool) {
+	method = strings.ToLower(method)
+	sec, ok := c.Security, c.Security != nil
+	for _, pat := range slices.SortedFunc(maps.Keys(c.Routes), patternOrder) {
+		r := c.Routes[pat]
+		if r == nil || !matchPattern(pat, routePattern) {
+			continue
+		}
+		if r.Security != nil {
+			sec, ok = r.Security, true
+		}
+		if ms := r.Methods[method]; ms != nil && ms.Security != nil {
+			sec, ok = ms.Security, true
+		}
+	}
+	return sec, ok
 }
 
 func (p *configParser) responses(ptr string, v jsontext.Value) map[string]*abi.Response {
@@ -392,6 +445,16 @@ func defined(defs map[string]json.RawMessage) string {
 	}
 	return "; defined: " + strings.Join(slices.Sorted(maps.Keys(defs)), ", ")
 }
+
+// CheckRoutePattern checks a pattern of route templates, as the routes
+// configuration and middleware declarations write them: an exact
+// template in client form ("/api/users/:id") or a prefix ending in "/**"
+// ("/api/admin/**", "/**"). The error says what to change.
+func CheckRoutePattern(pattern string) error { return checkPattern(pattern) }
+
+// MatchRoutePattern reports whether pattern (see [CheckRoutePattern])
+// matches a route template in client form.
+func MatchRoutePattern(pattern, route string) bool { return matchPattern(pattern, route) }
 
 // checkPattern checks a routes configuration pattern.
 func checkPattern(pat string) error {

@@ -42,7 +42,7 @@ const (
 	RuleMethodsSuffix = "endpoints/methods-suffix"
 
 	// RuleMethodsExclusive: an operation field (request, responses,
-	// responsesInferred, idempotency, onValidationError) beside "methods";
+	// responsesInferred, idempotency, security, onValidationError) beside "methods";
 	// it belongs inside each method.
 	RuleMethodsExclusive = "endpoints/methods-exclusive"
 
@@ -85,7 +85,7 @@ var methodNames = []string{
 var safeMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions}
 
 // operationFields may not stand beside "methods": each method has its own.
-var operationFields = []string{"request", "responses", "responsesInferred", "idempotency", "onValidationError"}
+var operationFields = []string{"request", "responses", "responsesInferred", "idempotency", "security", "onValidationError"}
 
 // checker applies the rules of this package to a decoded contract. It
 // tolerates any shape: what the schema already reports (a string where an

@@ -66,6 +66,16 @@ type Operation struct {
 	// Idempotency declares Idempotency-Key handling for an unsafe method
 	// (SPEC.md §6). Nil leaves it off.
 	Idempotency *abi.Idempotency
+
+	// Security lists the operation's security requirements, which the
+	// host enforces before the handler runs (401 without a good
+	// credential, 403 without a scope): alternatives, each naming schemes
+	// of the document's components.securitySchemes and the scopes each
+	// needs. Nil leaves security to the routes configuration and the
+	// runtime declaration; an empty, non-nil list opts the operation out.
+	//
+	//	Security: []abi.SecurityRequirement{{"bearer": {"users:write"}}},
+	Security []abi.SecurityRequirement
 }
 
 // RequestSchemas are hand-written JSON Schemas (draft 2020-12) for the
@@ -368,6 +378,7 @@ func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve 
 		Tags:        op.Tags,
 		Deprecated:  op.Deprecated,
 		Idempotency: op.Idempotency,
+		Security:    op.Security,
 	}
 	o := &operation{method: method, contract: c, rawDefs: map[string]json.RawMessage{}}
 	for _, name := range slices.Sorted(maps.Keys(op.Defs)) {

@@ -1,0 +1,135 @@
+package openapi
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Names of the component schemas of the answers the host gives for an
+// operation's security and rate limits: documented on an operation by
+// [Document.AddHostResponse] once the document is complete, since the
+// runtime declaration may set security last.
+const (
+	// SchemaUnauthorized is the 401 body, sent with WWW-Authenticate:
+	//	{"statusCode":401,"statusMessage":"Unauthorized","data":{"schemes":["bearer"],"error":"the token expired at 2026-11-23T10:00:00Z"}}
+	SchemaUnauthorized = "EndpointsUnauthorized"
+	// SchemaForbidden is the 403 body of a client that lacks a scope:
+	//	{"statusCode":403,"statusMessage":"Forbidden","data":{"scheme":"bearer","missingScopes":["users:write"]}}
+	SchemaForbidden = "EndpointsForbidden"
+	// SchemaTooManyRequests is the 429 body of a rate limit, sent with
+	// Retry-After:
+	//	{"statusCode":429,"statusMessage":"Too Many Requests","data":{"policy":"orders","retryAfter":12}}
+	SchemaTooManyRequests = "EndpointsTooManyRequests"
+)
+
+// Operations calls f for each operation of the document, by path, then in
+// the order GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE; method is
+// in upper case.
+func (d *Document) Operations(f func(path, method string, op *OperationObject)) {
+	for _, path := range slices.Sorted(maps.Keys(d.Paths)) {
+		item := d.Paths[path]
+		if item == nil {
+			continue
+		}
+		for _, m := range item.methods() {
+			if *m.op != nil {
+				f(path, strings.ToUpper(m.name), *m.op)
+			}
+		}
+	}
+}
+
+// EffectiveSecurity returns the security requirements that apply to op:
+// its own when it has any list (an empty one means none), else the
+// document's. Each requirement is an alternative; an empty requirement
+// ({}) is met without credentials.
+func (d *Document) EffectiveSecurity(op *OperationObject) []SecurityRequirement {
+	if op.Security != nil {
+		return op.Security
+	}
+	return d.Security
+}
+
+// HostResponse is an answer the host gives for an operation without its
+// guest, documented with [Document.AddHostResponse].
+type HostResponse struct {
+	// Status is the status code (401, 403, 429).
+	Status int
+	// Description describes when it is sent.
+	Description string
+	// Schema names the framework schema of the JSON body
+	// ([SchemaUnauthorized], [SchemaForbidden], [SchemaTooManyRequests]).
+	Schema string
+	// Headers are the response headers it carries.
+	Headers map[string]*Header
+}
+
+// AddHostResponse documents on op an answer the host gives itself, and
+// adds the component schema of its body. When op already declares the
+// status, the declared JSON schema and the host's combine with anyOf (a
+// document must never reject a body the host sends), the declared
+// description stays, and headers are united; a status declared by
+// reference ($ref to components/responses) is left alone. It fails when the document
+// holds another schema under the framework schema's name.
+func (d *Document) AddHostResponse(op *OperationObject, r HostResponse) error {
+	if _, ok := frameworkSchemas[r.Schema]; !ok {
+		return fmt.Errorf("openapi: %q is not a framework schema", r.Schema)
+	}
+	if d.Components == nil {
+		d.Components = &Components{}
+	}
+	if d.Components.Schemas == nil {
+		d.Components.Schemas = map[string]jsontext.Value{}
+	}
+	if have, ok := d.Components.Schemas[r.Schema]; !ok {
+		d.Components.Schemas[r.Schema] = jsontext.Value(frameworkCanonical[r.Schema])
+	} else if c, err := canonical(have); err != nil || c != frameworkCanonical[r.Schema] {
+		return fmt.Errorf("components/schemas/%s is the host's own %d body and must keep the framework's schema; rename your schema", r.Schema, r.Status)
+	}
+	ref := jsontext.Value(`{"$ref":"` + componentPrefix + r.Schema + `"}`)
+	status := fmt.Sprint(r.Status)
+	if op.Responses == nil {
+		op.Responses = map[string]*Response{}
+	}
+	resp := op.Responses[status]
+	switch {
+	case resp == nil:
+		desc := r.Description
+		if desc == "" {
+			desc = http.StatusText(r.Status)
+		}
+		op.Responses[status] = &Response{Description: desc, Headers: maps.Clone(r.Headers), Content: map[string]*MediaType{mediaJSON: {Schema: ref}}}
+		return nil
+	case resp.Ref != "":
+		// A shared response (components/responses) is the author's to
+		// keep in step with the host's answer.
+		return nil
+	}
+	for name, h := range r.Headers {
+		if resp.Headers == nil {
+			resp.Headers = map[string]*Header{}
+		}
+		if _, ok := resp.Headers[name]; !ok {
+			resp.Headers[name] = h
+		}
+	}
+	if resp.Content == nil {
+		resp.Content = map[string]*MediaType{}
+	}
+	mt := resp.Content[mediaJSON]
+	switch {
+	case mt == nil:
+		resp.Content[mediaJSON] = &MediaType{Schema: ref}
+	case len(mt.Schema) == 0:
+		// Any JSON body is declared: the host's is one.
+	case canonicalOrRaw(mt.Schema) == canonicalOrRaw(ref):
+	default:
+		mt.Schema = anyOf([]jsontext.Value{mt.Schema, ref})
+	}
+	return nil
+}

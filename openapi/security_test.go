@@ -1,0 +1,78 @@
+package openapi_test
+
+import (
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+func TestSecurityInBuild(t *testing.T) {
+	cfg, err := openapi.ParseRoutesConfig("server/routes.config.json", []byte(`{
+		"security": [{"bearer": []}],
+		"routes": {
+			"/api/admin/**": {"security": [{"bearer": ["admin"]}], "methods": {"get": {"security": [{"bearer": ["admin:read"]}, {"key": []}]}}},
+			"/api/public": {"security": []}
+		}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := build(t, []openapi.Operation{
+		op(t, "GET", "/api/admin/users", "server/api/admin/users.get.wasm", `{"responses": {"200": {}}}`),
+		op(t, "POST", "/api/admin/users", "server/api/admin/users.post.wasm", `{"responses": {"200": {}}}`),
+		op(t, "POST", "/api/admin/reset", "server/api/admin/reset.post.wasm", `{"security": [{"bearer": ["root"]}], "responses": {"200": {}}}`),
+		op(t, "GET", "/api/public", "server/api/public.get.wasm", `{"responses": {"200": {}}}`),
+		op(t, "GET", "/api/health", "server/api/health.get.wasm", `{"security": [], "responses": {"200": {}}}`),
+		op(t, "GET", "/api/me", "server/api/me.get.wasm", `{"responses": {"200": {}}}`),
+	}, openapi.Options{Routes: cfg})
+	tests := []struct{ name, ptr, want string }{
+		{"a method entry wins over its pattern", "/paths/~1api~1admin~1users/get/security", `[{"bearer": ["admin:read"]}, {"key": []}]`},
+		{"a pattern wins over the app-wide list", "/paths/~1api~1admin~1users/post/security", `[{"bearer": ["admin"]}]`},
+		{"the contract wins over the configuration", "/paths/~1api~1admin~1reset/post/security", `[{"bearer": ["root"]}]`},
+		{"an empty list in the configuration opts out", "/paths/~1api~1public/get/security", `[]`},
+		{"an empty list in the contract opts out", "/paths/~1api~1health/get/security", `[]`},
+		{"the app-wide list applies elsewhere", "/paths/~1api~1me/get/security", `[{"bearer": []}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := at(t, doc, tt.ptr); !jsonSame(t, got, tt.want) {
+				t.Errorf("%s = %s, want %s", tt.ptr, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAddHostResponse(t *testing.T) {
+	doc := build(t, []openapi.Operation{
+		op(t, "POST", "/api/a", "server/api/a.post.wasm", `{"responses": {"200": {}, "401": {"description": "Ours", "schema": {"type": "object"}}}}`),
+		op(t, "POST", "/api/b", "server/api/b.post.wasm", `{"responses": {"200": {}}}`),
+	}, openapi.Options{})
+	hr := openapi.HostResponse{Status: 401, Description: "No credential", Schema: openapi.SchemaUnauthorized,
+		Headers: map[string]*openapi.Header{"WWW-Authenticate": {Required: true, Schema: []byte(`{"type":"string"}`)}}}
+	doc.Operations(func(path, method string, o *openapi.OperationObject) {
+		if err := doc.AddHostResponse(o, hr); err != nil {
+			t.Fatal(err)
+		}
+	})
+	checkDocument(t, doc)
+	if got, want := at(t, doc, "/paths/~1api~1a/post/responses/401/content/application~1json/schema"),
+		`{"anyOf": [{"type": "object"}, {"$ref": "#/components/schemas/EndpointsUnauthorized"}]}`; !jsonSame(t, got, want) {
+		t.Errorf("a declared 401 and the host's: %s, want %s", got, want)
+	}
+	if got := at(t, doc, "/paths/~1api~1a/post/responses/401/description"); got != `"Ours"` {
+		t.Errorf("description = %s, want the declared one", got)
+	}
+	if got, want := at(t, doc, "/paths/~1api~1b/post/responses/401"),
+		`{"description": "No credential", "headers": {"WWW-Authenticate": {"required": true, "schema": {"type": "string"}}},
+		  "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EndpointsUnauthorized"}}}}`; !jsonSame(t, got, want) {
+		t.Errorf("the host's 401 = %s, want %s", got, want)
+	}
+	if at(t, doc, "/components/schemas/EndpointsUnauthorized") == "" {
+		t.Error("the framework schema is not in the components")
+	}
+}
+
+// jsonSame reports whether two JSON texts are the same value.
+func jsonSame(t testing.TB, a, b string) bool {
+	t.Helper()
+	return a != "" && canon(t, a) == canon(t, b)
+}
