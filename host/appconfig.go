@@ -44,6 +44,28 @@ type AppConfig struct {
 	// Server bounds how long the HTTP server waits on slow and idle
 	// clients; see [ServerConfig].
 	Server ServerConfig `json:"server,omitzero"`
+	// Security configures, per security scheme of the document
+	// (components.securitySchemes), the verifier the host enforces it
+	// with: "jwt" for http bearer, oauth2 and openIdConnect schemes,
+	// "apiKey" for apiKey ones, "basic" for http basic.
+	//
+	//	"security": {"bearer": {"jwt": {"jwks": "auth/jwks.json", "issuer": "https://users.example"}}}
+	// Each entry is checked when the app loads; see README "Security".
+	Security map[string]jsontext.Value `json:"security,omitzero"`
+	// CORS lets browsers on other origins call the app: allowOrigins,
+	// allowMethods, allowHeaders, exposeHeaders, allowCredentials and
+	// maxAge. The host answers preflights before routing. Off when absent.
+	//
+	//	"cors": {"allowOrigins": ["http://localhost:5173"], "allowCredentials": true}
+	CORS jsontext.Value `json:"cors,omitzero"`
+	// RateLimits are token buckets per client, by policy name; see
+	// [RateLimitConfig].
+	RateLimits map[string]RateLimitConfig `json:"rateLimits,omitzero"`
+	// TrustedProxies are the addresses or CIDR prefixes of the proxies in
+	// front of the host: only a request from one of them has its client
+	// address read from X-Forwarded-For (for rate limits). Defaults to
+	// none.
+	TrustedProxies []string `json:"trustedProxies,omitzero"`
 }
 
 // ServerConfig is the "server" member of endpoints.json: the deadlines that

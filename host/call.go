@@ -87,6 +87,26 @@ type call struct {
 	stop     atomic.Bool
 	logger   *slog.Logger
 
+	// What the request carries past its middleware and security: the
+	// request id, the principal the host verified (or, in a verify call,
+	// the one the middleware set), and the context values middleware set
+	// (contextBytes counts them against abi.ContextMaxBytes).
+	requestID    string
+	principal    *abi.Principal
+	values       map[string]string
+	contextBytes int
+
+	// A middleware call: the request's call it serves (owner), the
+	// middleware, the phase (abi.PhaseBefore...), the scheme to verify
+	// and the status of the answer an after call sees.
+	owner       *call
+	chain       []*middleware  // the middleware wrapping the request
+	rawParams   map[string]any // the path parameters as received, for middleware
+	mw          *middleware
+	phase       string
+	verify      *abi.VerifyRequest
+	afterStatus int
+
 	// memory carries the memory allocator while the call instantiates a
 	// module (engine.instantiate); nil otherwise.
 	memory context.Context
@@ -228,5 +248,12 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	if c.route != nil {
 		file = c.route.file
 	}
-	c.logger.Log(c.parent, l, msg, append([]any{"route", file}, attrs...)...)
+	attrs = append([]any{"route", file}, attrs...)
+	if c.mw != nil {
+		attrs = append(attrs, "middleware", c.mw.file)
+	}
+	if id := c.requestCall().requestID; id != "" {
+		attrs = append(attrs, "requestId", id)
+	}
+	c.logger.Log(c.parent, l, msg, attrs...)
 }

@@ -135,8 +135,13 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newDocument(b, doc), nil
+}
+
+// newDocument is the served form of doc, encoded as b.
+func newDocument(b []byte, doc *openapi.Document) *document {
 	sum := sha256.Sum256(b)
-	return &document{json: b, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, doc: doc}, nil
+	return &document{json: b, etag: `"` + hex.EncodeToString(sum[:12]) + `"`, doc: doc}
 }
 
 // marshalDocument encodes deterministically: the same app gives the same

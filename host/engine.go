@@ -153,7 +153,7 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 		buf, bufLen := uint32(stack[0]), uint32(stack[1])
 		dst := read(mod, abi.ImportBodyRead, buf, bufLen)
 		c := callFrom(ctx)
-		if c == nil || c.loading {
+		if c == nil || c.loading || c.mw != nil {
 			stack[0] = errno(abi.ErrState)
 			return
 		}
@@ -168,7 +168,7 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 		index, buf, bufLen := int32(stack[0]), uint32(stack[1]), uint32(stack[2])
 		dst := read(mod, abi.ImportFileRead, buf, bufLen)
 		c := callFrom(ctx)
-		if c == nil || c.loading {
+		if c == nil || c.loading || c.mw != nil {
 			stack[0] = errno(abi.ErrState)
 			return
 		}
@@ -294,6 +294,8 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 		switch {
 		case c == nil || c.loading:
 			stack[0] = errno(abi.ErrState)
+		case c.phase == abi.PhaseAfter || c.phase == abi.PhaseVerify:
+			stack[0] = errno(abi.ErrState) // the status is the handler's
 		case status < 100 || status > 599:
 			stack[0] = errno(abi.ErrInvalid)
 		case c.wroteHeader:
@@ -309,7 +311,7 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 			value := read(mod, fname, uint32(stack[2]), uint32(stack[3]))
 			c := callFrom(ctx)
 			switch {
-			case c == nil || c.loading:
+			case c == nil || c.loading || c.phase == abi.PhaseVerify:
 				stack[0] = errno(abi.ErrState)
 			case len(name)+len(value) > abi.ResponseHeaderMaxBytes || !validHeader(string(name), string(value)):
 				stack[0] = errno(abi.ErrInvalid)
@@ -325,11 +327,41 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 	def(abi.ImportResponseWrite, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
 		data := read(mod, abi.ImportResponseWrite, uint32(stack[0]), uint32(stack[1]))
 		c := callFrom(ctx)
-		if c == nil || c.loading {
+		if c == nil || c.loading || c.phase == abi.PhaseAfter || c.phase == abi.PhaseVerify {
 			stack[0] = errno(abi.ErrState)
 			return
 		}
 		stack[0] = errno(c.write(data))
+	})
+	// Middleware (abi request_set_header, context_set, principal_set).
+	def(abi.ImportRequestSetHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		name := read(mod, abi.ImportRequestSetHeader, uint32(stack[0]), uint32(stack[1]))
+		value := read(mod, abi.ImportRequestSetHeader, uint32(stack[2]), uint32(stack[3]))
+		c := callFrom(ctx)
+		if c == nil || c.phase != abi.PhaseBefore {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		stack[0] = errno(c.setRequestHeader(name, value))
+	})
+	def(abi.ImportContextSet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		name := read(mod, abi.ImportContextSet, uint32(stack[0]), uint32(stack[1]))
+		value := read(mod, abi.ImportContextSet, uint32(stack[2]), uint32(stack[3]))
+		c := callFrom(ctx)
+		if c == nil || (c.phase != abi.PhaseBefore && c.phase != abi.PhaseVerify) {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		stack[0] = errno(c.setContext(name, value))
+	})
+	def(abi.ImportPrincipalSet, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
+		b := read(mod, abi.ImportPrincipalSet, uint32(stack[0]), uint32(stack[1]))
+		c := callFrom(ctx)
+		if c == nil || c.phase != abi.PhaseVerify {
+			stack[0] = errno(abi.ErrState)
+			return
+		}
+		stack[0] = errno(c.setPrincipal(b))
 	})
 	def(abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, func(ctx context.Context, mod api.Module, stack []uint64) {
 		msg := read(mod, abi.ImportLog, uint32(stack[1]), uint32(stack[2]))

@@ -26,7 +26,10 @@ func (c *call) envelopeJSON() []byte {
 	}
 	b := c.envelope[:0]
 	kind := abi.KindEndpoint
-	if c.op == nil {
+	switch {
+	case c.mw != nil:
+		kind = abi.KindMiddleware
+	case c.op == nil:
 		kind = abi.KindPlain
 	}
 	b = append(b, `{"kind":`...)
@@ -41,6 +44,7 @@ func (c *call) envelopeJSON() []byte {
 		b = append(b, `,"rawQuery":`...)
 		b, _ = jsontext.AppendQuote(b, c.req.URL.RawQuery)
 	}
+	b = c.appendRequestContext(b)
 	if c.failure != nil {
 		b = append(b, `,"error":`...)
 		f, err := json.Marshal(c.failure)
@@ -116,6 +120,60 @@ func (c *call) envelopeJSON() []byte {
 	}
 	b = append(b, '}')
 	c.envelope = b
+	return b
+}
+
+// appendRequestContext appends what middleware and security added to the
+// request (requestId, auth, context) and, for a middleware call, its
+// phase and what it is about.
+func (c *call) appendRequestContext(b []byte) []byte {
+	rc := c.requestCall()
+	if rc.requestID != "" {
+		b = append(b, `,"requestId":`...)
+		b, _ = jsontext.AppendQuote(b, rc.requestID)
+	}
+	if p := rc.principal; p != nil && c.phase != abi.PhaseVerify {
+		if pj, err := json.Marshal(p); err == nil {
+			b = append(b, `,"auth":`...)
+			b = append(b, pj...)
+		}
+	}
+	if len(rc.values) > 0 {
+		keys := make([]string, 0, len(rc.values))
+		for k := range rc.values {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, `,"context":{`...)
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b, _ = jsontext.AppendQuote(b, k)
+			b = append(b, ':')
+			b, _ = jsontext.AppendQuote(b, rc.values[k])
+		}
+		b = append(b, '}')
+	}
+	if c.phase == "" {
+		return b
+	}
+	b = append(b, `,"phase":`...)
+	b, _ = jsontext.AppendQuote(b, c.phase)
+	if c.verify != nil {
+		if vj, err := json.Marshal(c.verify); err == nil {
+			b = append(b, `,"verify":`...)
+			b = append(b, vj...)
+		}
+	}
+	if c.phase == abi.PhaseAfter {
+		b = append(b, `,"response":{"status":`...)
+		b = strconv.AppendInt(b, int64(c.afterStatus), 10)
+		if c.wroteHeader {
+			b = append(b, `,"sent":true`...)
+		}
+		b = append(b, '}')
+	}
 	return b
 }
 

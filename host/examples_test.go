@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/storage"
 )
@@ -55,7 +56,7 @@ func builtExample(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile} {
+	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile, "auth/jwks.json", "auth/dev-signing-key.jwk"} {
 		cfg, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
 		if err != nil {
 			continue
@@ -73,6 +74,34 @@ func builtExample(t testing.TB, name string) string {
 	}
 	builtApps[name] = dir
 	return dir
+}
+
+// usersToken mints a bearer token for examples/users, as `endpoints token`
+// does: signed with the example's development key, for sub, with scopes,
+// valid from now for ttl (expired when ttl is negative).
+func usersToken(t testing.TB, sub string, ttl time.Duration, scopes ...string) string {
+	t.Helper()
+	key, err := os.ReadFile(filepath.Join("..", "examples", "users", "auth", "dev-signing-key.jwk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	claims := map[string]any{"iss": "https://users.example", "aud": "users-api", "sub": sub,
+		"iat": now.Add(min(ttl, 0) - time.Minute).Unix(), "exp": now.Add(ttl).Unix()}
+	if len(scopes) > 0 {
+		claims["scope"] = strings.Join(scopes, " ")
+	}
+	token, err := auth.MintDevToken(key, claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// writer is the Authorization header of a client that may change users
+// and place orders in examples/users.
+func writer(t testing.TB) []string {
+	return []string{"Authorization", "Bearer " + usersToken(t, "alice", time.Hour, "users:write", "orders:write")}
 }
 
 func TestMain(m *testing.M) {
@@ -151,11 +180,15 @@ func TestUsersExample(t *testing.T) {
 		{name: "an integer written with a fraction reaches the guest as an int", method: "GET", path: "/api/users/search?q=a&limit=2.0", wantStatus: 200,
 			wantBody: `{"items":[{"id":1,"name":"Ada Lovelace","email":"ada@example.com"},{"id":2,"name":"Grace Hopper","email":"grace@example.com"}],"total":6}`},
 	}
+	w := writer(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			headers := tt.header
 			if tt.body != "" {
 				headers = append([]string{"Content-Type", ct}, headers...)
+			}
+			if tt.method != "GET" {
+				headers = append(headers, w...)
 			}
 			res := do(t, srv, tt.method, tt.path, tt.body, headers...)
 			if res.status != tt.wantStatus || !jsonEqual(t, res.body, tt.wantBody) {
@@ -173,6 +206,48 @@ func TestUsersExample(t *testing.T) {
 	}
 }
 
+// TestUsersExampleAuth checks the bearer security the users app declares
+// for its writes, with tokens signed by its development key.
+func TestUsersExampleAuth(t *testing.T) {
+	srv, _ := (&app{t: t, dir: builtExample(t, "users")}).serve(host.Options{Mode: host.Development})
+	const user = `{"name":"Barbara Liskov","email":"barbara@example.com"}`
+	tests := []struct {
+		name          string
+		authorization string
+		wantStatus    int
+		wantBody      string
+		wantChallenge string
+	}{
+		{"no token", "", 401,
+			`{"statusCode":401,"statusMessage":"Unauthorized","data":{"schemes":["bearer"]}}`, `Bearer realm=`},
+		{"a token that is not a JWT", "Bearer not-a-token", 401, "", `error="invalid_token"`},
+		{"an expired token", "Bearer " + usersToken(t, "alice", -time.Hour, "users:write"), 401, "", `error="invalid_token"`},
+		{"a token without the scope", "Bearer " + usersToken(t, "bob", time.Hour, "orders:write"), 403,
+			`{"statusCode":403,"statusMessage":"Forbidden","data":{"scheme":"bearer","missingScopes":["users:write"]}}`, `error="insufficient_scope"`},
+		{"a good token", "Bearer " + usersToken(t, "alice", time.Hour, "users:write"), 201, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			headers := []string{"Content-Type", "application/json"}
+			if tt.authorization != "" {
+				headers = append(headers, "Authorization", tt.authorization)
+			}
+			res := do(t, srv, "POST", "/api/users", user, headers...)
+			if res.status != tt.wantStatus || tt.wantBody != "" && !jsonEqual(t, res.body, tt.wantBody) {
+				t.Errorf("got %d %s\nwant %d %s", res.status, res.body, tt.wantStatus, tt.wantBody)
+			}
+			if got := res.header.Get("WWW-Authenticate"); !strings.Contains(got, tt.wantChallenge) || tt.wantChallenge == "" && got != "" {
+				t.Errorf("WWW-Authenticate = %q, want it to contain %q", got, tt.wantChallenge)
+			}
+		})
+	}
+	t.Run("reads need no token", func(t *testing.T) {
+		if res := do(t, srv, "GET", "/api/users/1", ""); res.status != 200 {
+			t.Errorf("got %d %s, want 200", res.status, res.body)
+		}
+	})
+}
+
 // TestUsersExampleOrders drives POST /api/orders, whose contract requires
 // an Idempotency-Key: a retry replays the first order instead of placing
 // another, which the id of the next order proves.
@@ -185,9 +260,10 @@ func TestUsersExampleOrders(t *testing.T) {
 		wantItems  = `[{"sku":"BOOK-42","quantity":2},{"sku":"PEN-7","quantity":10}]`
 		otherOrder = `{"userId":2,"items":[{"sku":"MUG-1","quantity":1}]}`
 	)
+	w := writer(t)
 	post := func(t *testing.T, body string, key ...string) response {
 		t.Helper()
-		headers := []string{"Content-Type", "application/json"}
+		headers := append([]string{"Content-Type", "application/json"}, w...)
 		if len(key) > 0 {
 			headers = append(headers, "Idempotency-Key", key[0])
 		}
@@ -312,12 +388,13 @@ func TestUsersExampleSharedStore(t *testing.T) {
 		ids     = map[int]bool{}
 		failure []string
 	)
+	w := writer(t)
 	for i := range creates + reads {
 		srv := srvs[i%2]
 		wg.Go(func() {
 			<-start
 			if i < creates {
-				res := do(t, srv, "POST", "/api/users", fmt.Sprintf(`{"name":"User %d","email":"u%d@example.com"}`, i, i), "Content-Type", "application/json")
+				res := do(t, srv, "POST", "/api/users", fmt.Sprintf(`{"name":"User %d","email":"u%d@example.com"}`, i, i), append([]string{"Content-Type", "application/json"}, w...)...)
 				var u struct{ ID int }
 				err := json.Unmarshal([]byte(res.body), &u)
 				mu.Lock()
@@ -438,10 +515,11 @@ func TestUsersExampleStoreDown(t *testing.T) {
 		{"upload a photo", "POST", "/api/users/1/photo", photo, []string{"Content-Type", mp}},
 		{"place an order", "POST", "/api/orders", order, []string{"Content-Type", js, "Idempotency-Key", "order-down"}},
 	}
+	w := writer(t)
 	store.down.Store(true)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := do(t, srv, tt.method, tt.path, tt.body, tt.header...)
+			res := do(t, srv, tt.method, tt.path, tt.body, append(tt.header, w...)...)
 			if res.status != 503 || !jsonEqual(t, res.body, wantError) {
 				t.Errorf("got %d %s, want 503 %s", res.status, res.body, wantError)
 			}
@@ -449,7 +527,7 @@ func TestUsersExampleStoreDown(t *testing.T) {
 	}
 	store.down.Store(false)
 	t.Run("back up: the order's key was released and the order is placed", func(t *testing.T) {
-		res := do(t, srv, "POST", "/api/orders", order, "Content-Type", js, "Idempotency-Key", "order-down")
+		res := do(t, srv, "POST", "/api/orders", order, append([]string{"Content-Type", js, "Idempotency-Key", "order-down"}, w...)...)
 		if res.status != 201 || !strings.Contains(res.body, `"id":1,`) || res.header.Get("Idempotent-Replayed") != "" {
 			t.Errorf("got %d %s (Idempotent-Replayed %q), want 201, order 1, not a replay", res.status, res.body, res.header.Get("Idempotent-Replayed"))
 		}
@@ -561,6 +639,7 @@ func TestUsersExampleUpload(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	const mp = "multipart/form-data; boundary=b0undary"
+	w := writer(t)
 	png := "\x89PNG\r\n\x1a\n" + strings.Repeat("pixels", 100)
 	sum := sha256.Sum256([]byte(png))
 	tests := []struct {
@@ -594,7 +673,7 @@ func TestUsersExampleUpload(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := do(t, srv, "POST", tt.path, multipartBody(t, tt.parts...), "Content-Type", mp)
+			res := do(t, srv, "POST", tt.path, multipartBody(t, tt.parts...), append([]string{"Content-Type", mp}, w...)...)
 			if res.status != tt.wantStatus || !jsonEqual(t, res.body, tt.wantBody) {
 				t.Errorf("got %d %s\nwant %d %s", res.status, res.body, tt.wantStatus, tt.wantBody)
 			}

@@ -96,6 +96,12 @@ type table struct {
 	runtime      *runtimeModule
 	doc          *document // nil when it could not be built
 	docErr       error     // why doc is nil; also in problems
+	// middleware are the modules of server/middleware in order, by file
+	// in mwFiles; security is what the table enforces, nil when the
+	// document could not be built (then every endpoint fails closed).
+	middleware []*middleware
+	mwFiles    map[string]*loadedMiddleware
+	security   *securityPlan
 }
 
 // LoadError lists every module that failed to load, one per line.
@@ -308,6 +314,10 @@ func (t *table) close(ctx context.Context) {
 		}
 	}
 	t.runtime.close(ctx)
+	for _, m := range t.middleware {
+		m.pool.close(ctx)
+	}
+	t.security.closeExcept(nil)
 }
 
 // RouteInfo describes one served route, for route tables.

@@ -56,10 +56,11 @@ func TestRequestPipeline(t *testing.T) {
 		{
 			name: "validated and coerced values reach the guest, defaults applied",
 			path: "/api/items/7?tags=a&tags=b&ids=1&ids=2&active=true&ratio=0.5&sort=asc&other=x",
-			body: `{"name":"pen"}`, headers: []string{"Content-Type", ct, "X-Tenant", "acme", "X-Count", "3", "X-Ignored", "1"},
+			body: `{"name":"pen"}`, headers: []string{"Content-Type", ct, "X-Tenant", "acme", "X-Count", "3", "X-Ignored", "1", "X-Request-Id", "order-7:retry-2"},
 			wantStatus: 200,
 			wantBody: `{"kind":"endpoint","method":"POST","route":"/api/items/:id","path":"/api/items/7",
 				"rawQuery":"tags=a&tags=b&ids=1&ids=2&active=true&ratio=0.5&sort=asc&other=x",
+				"requestId":"order-7:retry-2",
 				"params":{"id":7},
 				"query":{"limit":10,"tags":["a","b"],"ids":[1,2],"active":true,"ratio":0.5,"sort":"asc","other":"x"},
 				"headers":{"x-tenant":"acme","x-count":3},
@@ -67,9 +68,9 @@ func TestRequestPipeline(t *testing.T) {
 		},
 		{
 			name: "a single value of an array parameter is an array",
-			path: "/api/items/7?tags=solo", body: `{"name":"pen","qty":2}`, headers: []string{"Content-Type", ct, "X-Tenant", "acme"},
+			path: "/api/items/7?tags=solo", body: `{"name":"pen","qty":2}`, headers: []string{"Content-Type", ct, "X-Tenant", "acme", "X-Request-Id", "a"},
 			wantStatus: 200,
-			wantBody: `{"kind":"endpoint","method":"POST","route":"/api/items/:id","path":"/api/items/7","rawQuery":"tags=solo",
+			wantBody: `{"kind":"endpoint","method":"POST","route":"/api/items/:id","path":"/api/items/7","rawQuery":"tags=solo","requestId":"a",
 				"params":{"id":7},"query":{"limit":10,"tags":["solo"]},"headers":{"x-tenant":"acme"},"contentType":"application/json","body":{"name":"pen","qty":2}}`,
 		},
 		{

@@ -51,9 +51,9 @@ type pool struct {
 	slots    chan struct{}
 	mu       sync.Mutex
 	idle     []*instance
-	// runtime: the app's runtime declaration module, which has no
-	// endpoints_handle.
-	runtime bool
+	// noHandle: the module has no endpoints_handle (the runtime
+	// declaration, a middleware).
+	noHandle bool
 }
 
 func newPool(e *engine, compiled wazero.CompiledModule, file string, size int) *pool {
@@ -169,7 +169,7 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 		}
 	}
 	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g}
-	if in.handle == nil && !p.runtime {
+	if in.handle == nil && !p.noHandle {
 		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("%s: missing export %q", p.file, abi.ExportHandle)
 	}

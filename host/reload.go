@@ -35,6 +35,9 @@ type tableState struct {
 	closed  atomic.Bool
 	// leaving are the modules only this table has, closed when it drains.
 	leaving []*pool
+	// next is the security plan of the table that follows; verifiers it
+	// shares stay open when this table drains.
+	next *securityPlan
 }
 
 // acquire takes a reference to the current table for one request.
@@ -65,6 +68,7 @@ func (t *table) drained() {
 	for _, p := range t.state.leaving {
 		p.retire(ctx)
 	}
+	t.security.closeExcept(t.state.next)
 }
 
 // ReloadReport says what a reload changed.
@@ -134,6 +138,7 @@ func (h *Host) Reload(ctx context.Context) ReloadReport {
 	if h.closing.Load() {
 		// Close began while this version loaded: it is never served.
 		t.state.leaving = t.exclusive(prev)
+		t.state.next = prev.security
 		t.state.retired.Store(true)
 		t.drained()
 		return ReloadReport{Problems: []error{ErrClosed}, Took: time.Since(start)}
@@ -142,12 +147,14 @@ func (h *Host) Reload(ctx context.Context) ReloadReport {
 		// Nothing to swap: close what the attempt opened (nothing, when
 		// every file was reused).
 		t.state.leaving = t.exclusive(prev)
+		t.state.next = prev.security
 		t.state.retired.Store(true)
 		t.drained()
 		report.Took = time.Since(start)
 		return report
 	}
 	prev.state.leaving = prev.exclusive(t)
+	prev.state.next = t.security
 	h.table.Store(t)
 	prev.state.retired.Store(true)
 	if prev.state.refs.Load() == 0 {
@@ -179,6 +186,14 @@ func (t *table) exclusive(other *table) []*pool {
 	}
 	if t.runtime != nil && !shared[t.runtime.pool] {
 		out = append(out, t.runtime.pool)
+	}
+	for _, m := range other.middleware {
+		shared[m.pool] = true
+	}
+	for _, m := range t.middleware {
+		if !shared[m.pool] {
+			out = append(out, m.pool)
+		}
 	}
 	return out
 }
@@ -273,6 +288,9 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 		report.Problems = append(report.Problems, err)
 		t.set, t.appConfigHash = prev.set, prev.appConfigHash
 	}
+
+	// The middleware modules.
+	h.loadMiddlewareFiles(ctx, prev, t, &report)
 
 	// The route modules.
 	type result struct {
@@ -380,6 +398,26 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
 		t.problems = append(t.problems, t.docErr)
 		report.Problems = append(report.Problems, t.docErr)
+	} else {
+		var prevPlan *securityPlan
+		if prev != nil {
+			prevPlan = prev.security
+		}
+		plan, problems := h.planSecurity(t, prevPlan)
+		for _, p := range problems {
+			p = fmt.Errorf("security: %w", p)
+			t.problems = append(t.problems, p)
+			report.Problems = append(report.Problems, p)
+		}
+		t.security = plan
+		if err := documentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
+			t.problems = append(t.problems, err)
+			report.Problems = append(report.Problems, err)
+		}
+		// The document now lists the 401 and 403 the host answers.
+		if b, err := marshalDocument(t.doc.doc); err == nil {
+			t.doc = newDocument(b, t.doc.doc)
+		}
 	}
 	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(t.problems), "took", time.Since(start).Round(time.Millisecond))
 	return t, report, nil

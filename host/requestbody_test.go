@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/textproto"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -219,7 +220,10 @@ func TestRequestMediaTypes(t *testing.T) {
 			if err := json.Unmarshal([]byte(envelope), &env); err != nil {
 				t.Fatalf("envelope %q: %v", envelope, err)
 			}
-			for _, k := range []string{"kind", "method", "route", "path"} {
+			if id, _ := env["requestId"].(string); !generatedRequestID.MatchString(id) {
+				t.Errorf("requestId = %q, want 24 hexadecimal digits the host made", id)
+			}
+			for _, k := range []string{"kind", "method", "route", "path", "requestId"} {
 				delete(env, k)
 			}
 			b, _ := json.Marshal(env)
@@ -461,3 +465,6 @@ func TestOnValidationErrorLoadErrors(t *testing.T) {
 		}
 	})
 }
+
+// generatedRequestID is the form of a request id the host makes.
+var generatedRequestID = regexp.MustCompile(`^[0-9a-f]{24}$`)

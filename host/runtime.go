@@ -44,7 +44,7 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 	}
 	lc := e.loadCall(ctx, file)
 	rm := &runtimeModule{engine: e, pool: newPool(e, compiled, file, poolSize)}
-	rm.pool.runtime = true
+	rm.pool.noHandle = true
 	in, err := rm.pool.warm(lc)
 	if err != nil {
 		_ = compiled.Close(ctx)

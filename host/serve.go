@@ -34,6 +34,15 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
 	setWriteDeadline(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
+	if p := t.set.cors; p != nil {
+		// CORS comes before routing: a preflight is answered here, so a
+		// route's own OPTIONS handler still sees the other OPTIONS
+		// requests.
+		if p.Preflight(w, r) {
+			return
+		}
+		p.Apply(w.Header(), r)
+	}
 	if t.set.served && r.URL.Path == t.set.docPath {
 		if t.doc == nil {
 			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))
@@ -107,6 +116,8 @@ func (h *Host) putCall(c *call) {
 		c.multipart = nil
 	}
 	c.failure = nil
+	c.owner, c.mw, c.verify, c.principal, c.values = nil, nil, nil, nil, nil
+	c.chain, c.rawParams = nil, nil
 	if c.buf.Cap() > 64<<10 {
 		c.buf = bytes.Buffer{}
 	}
@@ -245,6 +256,12 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 	defer h.putCall(c)
 	c.out = w
 
+	// Step 1b: the request id, the operation's security, rate limits and
+	// the middleware before the handler.
+	if !h.admit(w, r, t, c, res) {
+		return
+	}
+
 	// Step 2: content negotiation, for operations that offer several types.
 	if op.negotiates() {
 		w.Header().Add("Vary", "Accept")
@@ -361,10 +378,50 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 
 	// Step 8: check and send the answer (a streamed one is already out).
 	if c.wroteHeader {
+		h.runAfter(r, c, c.chain, c.status, true, nil)
 		h.completeIdempotency(w, r, c, c.status, c.header, c.idemTee.Bytes(), true)
 		return
 	}
 	h.finishEndpoint(w, r, c, op)
+}
+
+// admit runs what comes between routing and the request's validation: it
+// gives the request its id, enforces the operation's security (401, 403),
+// and runs the before middleware of the route. It reports whether the
+// request goes on; when it does not, the answer was written.
+func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call, res *router.Result[*route]) bool {
+	c.requestID = requestID(r)
+	w.Header().Set(requestIDHeader, c.requestID)
+	if c.op != nil {
+		if t.security == nil {
+			// The document, and so the effective security, is unknown:
+			// fail closed.
+			h.discardBody(w, r, c)
+			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))
+			return false
+		}
+		if g := t.security.guards[c.op]; g != nil {
+			v := g.check(c, r)
+			if v.status != 0 {
+				h.discardBody(w, r, c)
+				answerGuard(w, r, v)
+				return false
+			}
+			c.principal = v.principal
+		}
+	}
+	if !h.limitRate(w, r, c) {
+		return false
+	}
+	c.chain = t.chain(c.route, r.Method)
+	if len(c.chain) == 0 {
+		return true
+	}
+	c.rawParams = make(map[string]any, len(res.Names))
+	for i, name := range res.Names {
+		c.rawParams[name] = res.Params[i]
+	}
+	return h.runBefore(w, r, c, c.chain)
 }
 
 // notUTF8 is the issue of a parameter whose text is not UTF-8, naming the
@@ -455,7 +512,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", r.URL.Path)
 		return false
 	}
-	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", r.URL.Path, "reason", reason)
+	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", r.URL.Path, "requestId", c.requestID, "reason", reason)
 	if c.wroteHeader {
 		// Bytes already reached the client: the only honest end is to
 		// abort the response so the client sees it truncated.
@@ -513,6 +570,7 @@ func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, o
 	for k, vs := range c.header {
 		hdr[k] = vs
 	}
+	h.runAfter(r, c, c.chain, status, false, hdr)
 	bodyless := status == http.StatusNoContent || status == http.StatusNotModified || status < 200
 	if len(body) > 0 && !bodyless && hdr.Get("Content-Type") == "" {
 		ct := "application/json"
@@ -581,6 +639,9 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 		h.answerBody(w, r, c, bodyTooLarge, limit)
 		return
 	}
+	if !h.admit(w, r, t, c, res) {
+		return
+	}
 	c.w = w
 	if hasBody(r) {
 		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
@@ -592,8 +653,16 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 	for i, name := range res.Names {
 		c.params[name] = res.Params[i]
 	}
-	if h.callGuest(w, r, c) && !c.wroteHeader {
-		c.commit()
+	if h.callGuest(w, r, c) {
+		sent := c.wroteHeader
+		if !sent && len(c.chain) > 0 {
+			h.runAfter(r, c, c.chain, c.status, false, c.header)
+		}
+		if !sent {
+			c.commit()
+		} else {
+			h.runAfter(r, c, c.chain, c.status, true, nil)
+		}
 	}
 	if c.bodySrc != nil {
 		// Read what the guest left of the body now. In full-duplex mode

@@ -3,6 +3,15 @@ package host
 import (
 	"context"
 	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/cors"
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // settings are what endpoints.json (merged with the embedder's Options)
@@ -17,6 +26,14 @@ type settings struct {
 	docPath string       // the schema route
 	docs    *docs        // the docs page, nil when off or not served
 	server  ServerConfig // with the defaults filled in
+	// security is endpoints.json's "security", decoded.
+	security map[string]auth.Config
+	// cors answers cross-origin requests; nil when off.
+	cors *cors.Policy
+	// rateLimits are the policies in name order; trustedProxies the
+	// proxies whose X-Forwarded-For is believed.
+	rateLimits     []*rateLimit
+	trustedProxies []netip.Prefix
 }
 
 // newSettings derives the settings of cfg; the runtime declaration's
@@ -30,6 +47,34 @@ func (h *Host) newSettings(cfg *AppConfig, rm *runtimeModule) (*settings, error)
 	s.checked = s.opts.checksResponses()
 	s.server = s.opts.Server.withDefaults()
 	s.served, s.docPath = s.openAPIServed(), s.openAPIPath()
+	for _, name := range slices.Sorted(maps.Keys(cfg.Security)) {
+		var c auth.Config
+		if err := json.Unmarshal(cfg.Security[name], &c, json.RejectUnknownMembers(true)); err != nil {
+			return nil, fmt.Errorf("%s: security.%s: %v", AppConfigFile, name, err)
+		}
+		if s.security == nil {
+			s.security = map[string]auth.Config{}
+		}
+		s.security[name] = c
+	}
+	if len(cfg.CORS) > 0 {
+		var c cors.Config
+		if err := json.Unmarshal(cfg.CORS, &c, json.RejectUnknownMembers(true)); err != nil {
+			return nil, fmt.Errorf("%s: cors: %v", AppConfigFile, err)
+		}
+		p, err := cors.New(c)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", AppConfigFile, err)
+		}
+		s.cors = p
+	}
+	var err error
+	if s.rateLimits, s.trustedProxies, err = newRateLimits(cfg); err != nil {
+		return nil, err
+	}
+	if _, ok := h.store.(storage.RateLimiter); len(s.rateLimits) > 0 && !ok {
+		return nil, fmt.Errorf("%s: rateLimits: the app's store (%T) keeps no rate limits; use the memory or redis store", AppConfigFile, h.store)
+	}
 	if s.served {
 		var err error
 		if s.docs, err = h.newDocs(s); err != nil {

@@ -1,0 +1,491 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// middleware is a loaded module of server/middleware: code that wraps the
+// handlers of the routes its declaration selects (abi.ExportBefore,
+// abi.ExportAfter), or verifies a security scheme's credentials
+// (abi.ExportVerify).
+type middleware struct {
+	file string // server/middleware/10-audit.wasm
+	name string // 10-audit
+	pool *pool
+	decl abi.Middleware
+	// before, after and verifies say which exports it has.
+	before, after, verifies bool
+}
+
+// applies reports whether m wraps requests to the route (client form)
+// with method.
+func (m *middleware) applies(route, method string) bool {
+	if len(m.decl.Methods) > 0 && !slices.Contains(m.decl.Methods, method) &&
+		!(method == http.MethodHead && slices.Contains(m.decl.Methods, http.MethodGet)) {
+		return false
+	}
+	if len(m.decl.Routes) == 0 {
+		return true
+	}
+	for _, p := range m.decl.Routes {
+		if openapi.MatchRoutePattern(p, route) {
+			return true
+		}
+	}
+	return false
+}
+
+// findMiddleware lists the *.wasm files of server/middleware, in byte
+// order of their names.
+func findMiddleware(appDir string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(appDir, filepath.FromSlash(abi.MiddlewareDir)))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var files []string
+	for _, e := range entries {
+		if e.Type()&fs.ModeType == 0 && strings.HasSuffix(e.Name(), routefile.Extension) {
+			files = append(files, path.Join(abi.MiddlewareDir, e.Name()))
+		}
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// loadMiddleware compiles a middleware module, checks its exports and
+// reads its declaration.
+func (e *engine) loadMiddleware(ctx context.Context, wasm []byte, file string, poolSize int) (*middleware, error) {
+	wasm, err := e.instrument(wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
+	}
+	compiled, err := e.compile(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
+	}
+	m := &middleware{file: file, name: strings.TrimSuffix(path.Base(file), routefile.Extension)}
+	if err := m.checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
+		_ = compiled.Close(ctx)
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	m.pool = newPool(e, compiled, file, poolSize)
+	m.pool.noHandle = true
+	lc := e.loadCall(ctx, file)
+	in, err := m.pool.warm(lc)
+	if err != nil {
+		_ = compiled.Close(ctx)
+		return nil, err
+	}
+	fail := func(err error) (*middleware, error) {
+		in.close(ctx)
+		_ = compiled.Close(ctx)
+		return nil, err
+	}
+	if err := checkVersion(in, lc, file); err != nil {
+		return fail(err)
+	}
+	if in.mod.ExportedFunction(abi.ExportMiddleware) != nil {
+		b, err := exportedBytes(in, lc, file, abi.ExportMiddleware, abi.ContractMaxBytes)
+		if err != nil {
+			return fail(err)
+		}
+		if len(b) > 0 {
+			if err := json.Unmarshal(b, &m.decl, json.RejectUnknownMembers(true)); err != nil {
+				return fail(fmt.Errorf("%s: middleware declaration: %v (allowed keys: routes, methods)", file, err))
+			}
+		}
+		for i, p := range m.decl.Routes {
+			if err := openapi.CheckRoutePattern(p); err != nil {
+				return fail(fmt.Errorf("%s: middleware declaration: /routes/%d: pattern %q: %v", file, i, p, err))
+			}
+		}
+		for i, meth := range m.decl.Methods {
+			if !slices.Contains(routefile.Methods, strings.ToLower(meth)) || meth != strings.ToUpper(meth) {
+				return fail(fmt.Errorf("%s: middleware declaration: /methods/%d: %q: want an upper-case method such as \"POST\"", file, i, meth))
+			}
+		}
+	}
+	m.pool.park(in)
+	return m, nil
+}
+
+// checkExports checks the exports of a middleware module and records
+// which of before, after and verify it has.
+func (m *middleware) checkExports(fns map[string]api.FunctionDefinition, mems map[string]api.MemoryDefinition) error {
+	i32 := []api.ValueType{api.ValueTypeI32}
+	check := func(name string, results []api.ValueType) (bool, error) {
+		fn, ok := fns[name]
+		if !ok {
+			return false, nil
+		}
+		if len(fn.ParamTypes()) != 0 || !sameTypes(fn.ResultTypes(), results) {
+			return false, fmt.Errorf("export %q has signature %s, ABI v%d wants %s", name, signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, signature(nil, results))
+		}
+		return true, nil
+	}
+	var err error
+	if ok, e := check(abi.ExportABIVersion, i32); e != nil || !ok {
+		if e != nil {
+			return e
+		}
+		return fmt.Errorf("not an Endpoints middleware module: missing export %q (ABI v%d); build it with an Endpoints SDK", abi.ExportABIVersion, abi.Version)
+	}
+	if _, err = check(abi.ExportMiddleware, []api.ValueType{api.ValueTypeI64}); err != nil {
+		return err
+	}
+	if m.before, err = check(abi.ExportBefore, i32); err != nil {
+		return err
+	}
+	if m.after, err = check(abi.ExportAfter, i32); err != nil {
+		return err
+	}
+	if m.verifies, err = check(abi.ExportVerify, i32); err != nil {
+		return err
+	}
+	if !m.before && !m.after && !m.verifies {
+		return fmt.Errorf("not an Endpoints middleware module: it exports none of %q, %q and %q", abi.ExportBefore, abi.ExportAfter, abi.ExportVerify)
+	}
+	if _, ok := fns[abi.ExportHandle]; ok {
+		return fmt.Errorf("a middleware module exports %q: a route belongs under server/api or server/routes", abi.ExportHandle)
+	}
+	if _, ok := mems[abi.ExportMemory]; !ok {
+		return fmt.Errorf("not an Endpoints middleware module: missing exported memory %q", abi.ExportMemory)
+	}
+	return nil
+}
+
+// middlewareNamed returns the loaded middleware of that name (its file
+// name without .wasm), or nil.
+func (t *table) middlewareNamed(name string) *middleware {
+	for _, m := range t.middleware {
+		if m.name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// chain lists the middleware that wrap a request to rt with method, in
+// order.
+func (t *table) chain(rt *route, method string) []*middleware {
+	if len(t.middleware) == 0 {
+		return nil
+	}
+	var out []*middleware
+	pattern := rt.rf.Pattern()
+	for _, m := range t.middleware {
+		if (m.before || m.after) && m.applies(pattern, method) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// mwCall prepares a call of one middleware export for the request c
+// serves. The response headers it sets go straight into header (the
+// answer's), so set and add keep their meaning across middleware; nil
+// gives it headers of its own. Give it back with putMWCall.
+func (h *Host) mwCall(c *call, m *middleware, phase string, header http.Header) *call {
+	mc := h.calls.Get().(*call)
+	mc.reset(c.parent, h, c.set, c.route, nil, c.req)
+	if header != nil {
+		mc.header = header
+	}
+	mc.deadline, mc.start = c.deadline, c.start
+	mc.owner, mc.mw, mc.phase = c, m, phase
+	for k, v := range c.rawParams {
+		mc.params[k] = v
+	}
+	return mc
+}
+
+// putMWCall gives back a middleware call; the header map it wrote into
+// belongs to the answer, never to the pool.
+func (h *Host) putMWCall(mc *call) {
+	mc.header = nil
+	h.putCall(mc)
+}
+
+// callMiddleware calls one export of a middleware and returns its result;
+// ok is false when the call failed (trap, deadline, a fault), which it
+// logged.
+func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result int32, ok bool) {
+	m := mc.mw
+	in, err := m.pool.get(mc)
+	if err != nil {
+		h.logger.Warn("no instance for the request", "middleware", m.file, "error", err)
+		return 0, false
+	}
+	res, err := in.mod.ExportedFunction(export).Call(mc)
+	healthy := err == nil && mc.fault == ""
+	m.pool.put(r.Context(), in, healthy && (int32(res[0]) >= 0 && int32(res[0]) <= 2))
+	if healthy {
+		return int32(res[0]), true
+	}
+	reason, gone := h.failureReason(mc, r, err, 0)
+	if !gone {
+		h.logger.Error("middleware failed", "middleware", m.file, "export", export, "method", r.Method, "path", r.URL.Path, "reason", reason)
+	}
+	return 0, false
+}
+
+// runBefore runs the before export of each middleware of the chain, in
+// order. It reports whether the request goes on to the handler; when it
+// does not, the answer was written (a middleware's, or a 500).
+func (h *Host) runBefore(w http.ResponseWriter, r *http.Request, c *call, chain []*middleware) bool {
+	for _, m := range chain {
+		if !m.before {
+			continue
+		}
+		mc := h.mwCall(c, m, abi.PhaseBefore, w.Header())
+		res, ok := h.callMiddleware(r, mc, abi.ExportBefore)
+		switch {
+		case !ok:
+			h.answerMiddlewareFailure(w, r, mc, "")
+		case res == abi.MiddlewareAnswered:
+			h.discardBody(w, r, c)
+			writeBuffered(w, r, mc.status, mc.buf.Bytes())
+		case res != abi.MiddlewareContinue:
+			h.logger.Error("middleware failed", "middleware", m.file, "export", abi.ExportBefore, "reason", fmt.Sprintf("it returned %d; want %d (continue) or %d (answered)", res, abi.MiddlewareContinue, abi.MiddlewareAnswered))
+			h.answerMiddlewareFailure(w, r, mc, fmt.Sprintf("%s returned %d", abi.ExportBefore, res))
+			ok = false
+		case mc.buf.Len() > 0 || mc.status != http.StatusOK:
+			h.logger.Error("middleware failed", "middleware", m.file, "export", abi.ExportBefore, "reason", "it wrote an answer, then continued")
+			h.answerMiddlewareFailure(w, r, mc, "it wrote an answer, then returned continue: return answered (1) to send it")
+			ok = false
+		}
+		// On continue, the response headers it set stay in the answer's,
+		// whatever the answer is.
+		answered := !ok || res != abi.MiddlewareContinue
+		h.putMWCall(mc)
+		if answered {
+			return false
+		}
+	}
+	return true
+}
+
+// runAfter runs the after export of each middleware of the chain, in
+// reverse order, once the handler answered with status. sent says the
+// answer already went out; otherwise the headers they set go into hdr,
+// the answer's. A failing after call is logged; the answer stands.
+func (h *Host) runAfter(r *http.Request, c *call, chain []*middleware, status int, sent bool, hdr http.Header) {
+	for i := len(chain) - 1; i >= 0; i-- {
+		m := chain[i]
+		if !m.after {
+			continue
+		}
+		target := hdr
+		if sent {
+			target = nil
+		}
+		mc := h.mwCall(c, m, abi.PhaseAfter, target)
+		mc.afterStatus, mc.wroteHeader = status, sent
+		if res, ok := h.callMiddleware(r, mc, abi.ExportAfter); ok && res != 0 {
+			h.logger.Error("middleware failed", "middleware", m.file, "export", abi.ExportAfter, "reason", fmt.Sprintf("it returned %d", res))
+		}
+		h.putMWCall(mc)
+	}
+}
+
+// verify runs a middleware's verify export for a security scheme.
+func (m *middleware) verify(c *call, r *http.Request, scheme string) (*abi.Principal, *auth.Failure, error) {
+	h := c.host
+	mc := h.mwCall(c, m, abi.PhaseVerify, nil)
+	defer h.putMWCall(mc)
+	mc.verify = &abi.VerifyRequest{Scheme: scheme}
+	res, ok := h.callMiddleware(r, mc, abi.ExportVerify)
+	switch {
+	case !ok:
+		return nil, nil, fmt.Errorf("%s: %s failed (see the log)", m.file, abi.ExportVerify)
+	case res == abi.VerifyMissing:
+		return nil, &auth.Failure{Missing: true}, nil
+	case res == abi.VerifyRejected:
+		return nil, &auth.Failure{Reason: "the credential was rejected"}, nil
+	case res != abi.VerifyOK:
+		return nil, nil, fmt.Errorf("%s: %s returned %d; want 0 (ok), 1 (missing) or 2 (rejected)", m.file, abi.ExportVerify, res)
+	case mc.principal == nil:
+		return nil, nil, fmt.Errorf("%s: %s returned ok without calling %s", m.file, abi.ExportVerify, abi.ImportPrincipalSet)
+	}
+	p := *mc.principal
+	p.Scheme = scheme
+	return &p, nil, nil
+}
+
+// answerMiddlewareFailure answers 500 for a failed middleware.
+func (h *Host) answerMiddlewareFailure(w http.ResponseWriter, r *http.Request, mc *call, reason string) {
+	h.discardBody(w, r, mc.owner)
+	var data any
+	if h.opts.Mode == Development {
+		if reason == "" {
+			reason = "the middleware failed (see the log)"
+		}
+		data = map[string]string{"error": reason, "middleware": mc.mw.file}
+	}
+	writeError(w, r, http.StatusInternalServerError, "", data)
+}
+
+// writeBuffered sends a whole answer, a middleware's, whose headers are
+// in w's already.
+func writeBuffered(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	hdr := w.Header()
+	bodyless := status == http.StatusNoContent || status == http.StatusNotModified || status < 200
+	if len(body) > 0 && !bodyless && hdr.Get("Content-Type") == "" {
+		hdr.Set("Content-Type", "application/json")
+	}
+	if !bodyless {
+		hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead && !bodyless {
+		_, _ = w.Write(body)
+	}
+}
+
+// setContext records a context value a middleware passes on.
+func (c *call) setContext(name, value []byte) abi.Errno {
+	rc := c.requestCall()
+	size := rc.contextBytes + len(name) + len(value)
+	if old, ok := rc.values[string(name)]; ok {
+		size -= len(name) + len(old)
+	}
+	switch {
+	case len(name) == 0 || !utf8.Valid(name) || !utf8.Valid(value):
+		return abi.ErrInvalid
+	case size > abi.ContextMaxBytes:
+		return abi.ErrInvalid
+	}
+	if rc.values == nil {
+		rc.values = map[string]string{}
+	}
+	if _, ok := rc.values[string(name)]; !ok && len(rc.values) >= abi.ContextMaxValues {
+		return abi.ErrInvalid
+	}
+	rc.values[string(name)] = string(value)
+	rc.contextBytes = size
+	return 0
+}
+
+// setRequestHeader replaces (or, with an empty value, removes) a request
+// header for what follows a before middleware.
+func (c *call) setRequestHeader(name, value []byte) abi.Errno {
+	key := http.CanonicalHeaderKey(string(name))
+	if !validHeader(string(name), string(value)) || slices.Contains(abi.ForbiddenRequestHeaders, key) || !utf8.Valid(value) {
+		return abi.ErrInvalid
+	}
+	if len(value) == 0 {
+		c.req.Header.Del(key)
+	} else {
+		c.req.Header[key] = []string{string(value)}
+	}
+	return 0
+}
+
+// setPrincipal records who a verify middleware says the client is.
+func (c *call) setPrincipal(b []byte) abi.Errno {
+	if len(b) > abi.ContextMaxBytes {
+		return abi.ErrInvalid
+	}
+	var p abi.Principal
+	if err := json.Unmarshal(b, &p, json.RejectUnknownMembers(true)); err != nil || p.Subject == "" || !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+		return abi.ErrInvalid
+	}
+	c.principal = &p
+	return 0
+}
+
+// requestCall is the call of the request's handler: for a middleware
+// call, its owner.
+func (c *call) requestCall() *call {
+	if c.owner != nil {
+		return c.owner
+	}
+	return c
+}
+
+// loadedMiddleware is one file of server/middleware as a table holds it.
+type loadedMiddleware struct {
+	hash [32]byte
+	mw   *middleware
+	err  error
+}
+
+// loadMiddlewareFiles loads the modules of server/middleware into t,
+// reusing prev's for files whose bytes did not change. A module that
+// fails keeps its previous version, as route modules do.
+func (h *Host) loadMiddlewareFiles(ctx context.Context, prev *table, t *table, report *ReloadReport) {
+	t.mwFiles = map[string]*loadedMiddleware{}
+	files, err := findMiddleware(h.app)
+	if err != nil {
+		t.problems = append(t.problems, err)
+		report.Problems = append(report.Problems, err)
+		if prev != nil {
+			t.mwFiles, t.middleware = prev.mwFiles, prev.middleware
+		}
+		return
+	}
+	for _, f := range files {
+		data, hash, err := h.readHashed(f)
+		var old *loadedMiddleware
+		if prev != nil {
+			old = prev.mwFiles[f]
+		}
+		if err == nil && old != nil && old.hash == hash {
+			t.mwFiles[f] = old
+			if old.mw != nil {
+				t.middleware = append(t.middleware, old.mw)
+			}
+			if old.err != nil {
+				t.problems = append(t.problems, old.err)
+			}
+			continue
+		}
+		lm := &loadedMiddleware{hash: hash}
+		if err == nil {
+			lm.mw, err = h.engine.loadMiddleware(ctx, data, f, h.opts.Limits.instances())
+		}
+		if err != nil {
+			lm.err = err
+			t.problems = append(t.problems, err)
+			report.Problems = append(report.Problems, err)
+			if old != nil && old.mw != nil {
+				lm.mw = old.mw // the previous version keeps serving
+			}
+		} else if prev != nil {
+			report.note(f, true, old != nil)
+		}
+		t.mwFiles[f] = lm
+		if lm.mw != nil {
+			t.middleware = append(t.middleware, lm.mw)
+		}
+	}
+	if prev != nil {
+		for f := range prev.mwFiles {
+			if _, ok := t.mwFiles[f]; !ok {
+				report.Removed = append(report.Removed, f)
+			}
+		}
+	}
+}

@@ -1,0 +1,236 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/internal/ratelimit"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
+	"github.com/wasmendpoints/endpoints/openapi"
+	"github.com/wasmendpoints/endpoints/storage"
+)
+
+// RateLimitConfig is one entry of endpoints.json's "rateLimits": a token
+// bucket per client, kept in the app's store, so that hosts sharing a Redis
+// store share the buckets. The entry's name names the policy in the
+// RateLimit headers.
+//
+//	"rateLimits": {"orders": {"routes": ["/api/orders"], "methods": ["POST"],
+//	                          "limit": 10, "window": "1m", "key": "subject"}}
+//
+// A request over the limit gets 429 with Retry-After, and every answer of
+// a limited operation carries RateLimit-Policy and RateLimit
+// (draft-ietf-httpapi-ratelimit-headers).
+type RateLimitConfig struct {
+	// Routes are route patterns as in server/routes.config.json
+	// ("/api/orders", "/api/**"). Empty: every route.
+	Routes []string `json:"routes,omitzero"`
+	// Methods are upper-case methods. Empty: every method.
+	Methods []string `json:"methods,omitzero"`
+	// Limit is how many requests a client may make per Window. Required.
+	Limit int64 `json:"limit"`
+	// Window is the period Limit counts over ("1m"). Required.
+	Window Duration `json:"window"`
+	// Burst is how many requests a client may make at once, after a
+	// quiet spell. Defaults to Limit.
+	Burst int64 `json:"burst,omitzero"`
+	// Key says who a client is: "ip" (the default: the client's address,
+	// see trustedProxies), "subject" (the authenticated principal, else
+	// the address) or "header:NAME" (a request header, else the address).
+	Key string `json:"key,omitzero"`
+}
+
+// rateLimit is one policy of the settings, ready to apply.
+type rateLimit struct {
+	name    string
+	cfg     RateLimitConfig
+	rate    storage.Rate
+	methods []string
+	header  string // for key "header:NAME"
+}
+
+// newRateLimits checks endpoints.json's rateLimits and trustedProxies.
+func newRateLimits(cfg *AppConfig) ([]*rateLimit, []netip.Prefix, error) {
+	var trusted []netip.Prefix
+	for i, p := range cfg.TrustedProxies {
+		pfx, err := netip.ParsePrefix(p)
+		if err != nil {
+			addr, err2 := netip.ParseAddr(p)
+			if err2 != nil {
+				return nil, nil, fmt.Errorf("%s: trustedProxies[%d]: %q is not an address or a CIDR prefix such as \"10.0.0.0/8\"", AppConfigFile, i, p)
+			}
+			pfx = netip.PrefixFrom(addr, addr.BitLen())
+		}
+		trusted = append(trusted, pfx.Masked())
+	}
+	var out []*rateLimit
+	for _, name := range slices.Sorted(maps.Keys(cfg.RateLimits)) {
+		c := cfg.RateLimits[name]
+		where := fmt.Sprintf("%s: rateLimits.%s", AppConfigFile, name)
+		if !validPolicyName(name) {
+			return nil, nil, fmt.Errorf("%s: a policy name is a token of letters, digits, '-' and '_' (it is sent in the RateLimit headers)", where)
+		}
+		if c.Limit <= 0 || c.Window <= 0 {
+			return nil, nil, fmt.Errorf("%s: \"limit\" (a positive number of requests) and \"window\" (a duration such as \"1m\") are required", where)
+		}
+		if c.Burst < 0 {
+			return nil, nil, fmt.Errorf("%s: \"burst\" must be positive", where)
+		}
+		for i, p := range c.Routes {
+			if err := openapi.CheckRoutePattern(p); err != nil {
+				return nil, nil, fmt.Errorf("%s: routes[%d]: pattern %q: %v", where, i, p, err)
+			}
+		}
+		for i, m := range c.Methods {
+			if m != strings.ToUpper(m) || !slices.Contains(routefile.Methods, strings.ToLower(m)) {
+				return nil, nil, fmt.Errorf("%s: methods[%d]: %q: want an upper-case method such as \"POST\"", where, i, m)
+			}
+		}
+		rl := &rateLimit{name: name, cfg: c, methods: c.Methods,
+			rate: storage.Rate{Limit: c.Limit, Window: time.Duration(c.Window), Burst: c.Burst}}
+		switch key := c.Key; {
+		case key == "" || key == "ip" || key == "subject":
+		case strings.HasPrefix(key, "header:") && len(key) > len("header:"):
+			rl.header = http.CanonicalHeaderKey(key[len("header:"):])
+		default:
+			return nil, nil, fmt.Errorf("%s: key %q: want \"ip\", \"subject\" or \"header:NAME\"", where, key)
+		}
+		out = append(out, rl)
+	}
+	return out, trusted, nil
+}
+
+func validPolicyName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// applies reports whether the policy limits requests to route (client
+// form) with method.
+func (rl *rateLimit) applies(route, method string) bool {
+	if len(rl.methods) > 0 && !slices.Contains(rl.methods, method) &&
+		!(method == http.MethodHead && slices.Contains(rl.methods, http.MethodGet)) {
+		return false
+	}
+	if len(rl.cfg.Routes) == 0 {
+		return true
+	}
+	for _, p := range rl.cfg.Routes {
+		if openapi.MatchRoutePattern(p, route) {
+			return true
+		}
+	}
+	return false
+}
+
+// clientKey says who the client of c is, for the policy.
+func (rl *rateLimit) clientKey(c *call, r *http.Request, trusted []netip.Prefix) string {
+	switch {
+	case rl.cfg.Key == "subject" && c.principal != nil:
+		return "sub:" + c.principal.Scheme + ":" + c.principal.Subject
+	case rl.header != "":
+		if v := r.Header.Get(rl.header); v != "" {
+			return "hdr:" + v
+		}
+	}
+	return "ip:" + ratelimit.ClientIP(r, trusted)
+}
+
+// rateLimitKeyPrefix keeps the buckets apart from other data of the store.
+const rateLimitKeyPrefix = "endpoints:ratelimit:"
+
+// limitRate takes a token from each policy that applies to the request.
+// It reports whether the request may go on; when it may not, it answered
+// 429 (or 503 when the store cannot be reached).
+func (h *Host) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
+	set := c.set
+	if len(set.rateLimits) == 0 {
+		return true
+	}
+	route := c.route.rf.Pattern()
+	for _, rl := range set.rateLimits {
+		if !rl.applies(route, r.Method) {
+			continue
+		}
+		limiter, ok := h.store.(storage.RateLimiter)
+		if !ok {
+			// Checked at load: unreachable unless an embedder swaps stores.
+			writeError(w, r, http.StatusInternalServerError, "", nil)
+			return false
+		}
+		key := rateLimitKeyPrefix + h.namespace + ":" + rl.name + ":" + rl.clientKey(c, r, set.trustedProxies)
+		d, err := limiter.Take(c, key, rl.rate)
+		if err != nil {
+			h.logger.Warn("rate limit not checked: the store failed", "policy", rl.name, "error", err, "requestId", c.requestID)
+			if errors.Is(err, storage.ErrUnavailable) {
+				h.discardBody(w, r, c)
+				w.Header().Set("Retry-After", "5")
+				writeError(w, r, http.StatusServiceUnavailable, "", nil)
+				return false
+			}
+			writeError(w, r, http.StatusInternalServerError, "", nil)
+			return false
+		}
+		ratelimit.SetHeaders(w.Header(), rl.name, rl.rate, d)
+		if !d.Allowed {
+			h.discardBody(w, r, c)
+			writeError(w, r, http.StatusTooManyRequests, "", map[string]any{"policy": rl.name, "retryAfter": retrySeconds(d.RetryAfter)})
+			return false
+		}
+	}
+	return true
+}
+
+// retrySeconds rounds a wait up to whole seconds, at least 1, as
+// Retry-After says it.
+func retrySeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	return max(s, 1)
+}
+
+// documentRateLimits lists the 429 of every operation a policy limits.
+func documentRateLimits(doc *openapi.Document, limits []*rateLimit) error {
+	if len(limits) == 0 {
+		return nil
+	}
+	var err error
+	doc.Operations(func(path, method string, op *openapi.OperationObject) {
+		route := openapi.ClientPath(path)
+		var names []string
+		for _, rl := range limits {
+			if rl.applies(route, method) {
+				names = append(names, rl.name)
+			}
+		}
+		if len(names) == 0 || err != nil {
+			return
+		}
+		str := []byte(`{"type":"string"}`)
+		err = doc.AddHostResponse(op, openapi.HostResponse{
+			Status:      http.StatusTooManyRequests,
+			Description: "Too many requests: rate limit " + strings.Join(names, ", "),
+			Schema:      openapi.SchemaTooManyRequests,
+			Headers: map[string]*openapi.Header{
+				"Retry-After":      {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
+				"RateLimit-Policy": {Description: "The rate limits of the operation (draft-ietf-httpapi-ratelimit-headers).", Schema: str},
+				"RateLimit":        {Description: "What is left of each limit.", Schema: str},
+			},
+		})
+	})
+	return err
+}

@@ -1,0 +1,430 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// A guard enforces an operation's effective security requirements, as the
+// document shows them: alternatives, any one of which lets the request in,
+// each needing every scheme it names, with their scopes (OpenAPI's
+// Security Requirement Object). The host checks it before it validates
+// the request or calls the guest.
+type guard struct {
+	alts []alternative
+	// optional: an empty alternative ({}) lets in a request that carries
+	// no credential at all; a bad credential is still refused.
+	optional bool
+	// schemes are the schemes the alternatives name, in order, for the
+	// 401 body and its challenges.
+	schemes []*scheme
+	// scoped: some alternative requires scopes, so 403 is reachable.
+	scoped bool
+}
+
+// alternative is one Security Requirement Object: every need must be met.
+type alternative []need
+
+type need struct {
+	scheme *scheme
+	scopes []string
+}
+
+// scheme is one security scheme of the document with what verifies it.
+type scheme struct {
+	name string
+	// builtIn verifies with endpoints.json's configuration; mw is the
+	// middleware named by x-endpoints-verifier. One of the two is set.
+	builtIn auth.Verifier
+	mw      *middleware
+	spec    auth.Scheme
+	// key identifies the scheme's definition and configuration, so that a
+	// reload that changes neither reuses the verifier (and its JWKS
+	// cache).
+	key string
+}
+
+// verifierExtension names, on a security scheme, the middleware module
+// that verifies it.
+const verifierExtension = "x-endpoints-verifier"
+
+// verdict is what a guard decided for one request.
+type verdict struct {
+	principal *abi.Principal
+	// status is 0 when the request may go on, else 401, 403 or 503.
+	status    int
+	data      any
+	challenge []string
+}
+
+// outcome is what verifying one scheme gave: a principal, a failure
+// (missing or bad credential), or an error (the verifier could not tell).
+type outcome struct {
+	p    *abi.Principal
+	fail *auth.Failure
+	err  error
+}
+
+// check verifies the request against the guard. Each scheme is verified
+// at most once, whichever alternatives name it.
+func (g *guard) check(c *call, r *http.Request) verdict {
+	var done [4]*scheme
+	var outs [4]outcome
+	seen, results := done[:0], outs[:0]
+	verify := func(s *scheme) outcome {
+		if i := slices.Index(seen, s); i >= 0 {
+			return results[i]
+		}
+		var o outcome
+		o.p, o.fail, o.err = s.verify(c, r)
+		seen, results = append(seen, s), append(results, o)
+		return o
+	}
+	var (
+		forbidden   *need
+		missingAll  = true
+		firstReason string
+		unavailable error
+	)
+	for _, alt := range g.alts {
+		var principal *abi.Principal
+		passed, verified := true, true
+		var lacksScope *need
+		for i := range alt {
+			n := &alt[i]
+			o := verify(n.scheme)
+			switch {
+			case o.err != nil:
+				unavailable, passed, verified = o.err, false, false
+			case o.fail != nil:
+				if !o.fail.Missing {
+					missingAll = false
+					if firstReason == "" {
+						firstReason = o.fail.Reason
+					}
+				}
+				passed, verified = false, false
+			default:
+				missingAll = false
+				if len(auth.MissingScopes(toAuthPrincipal(o.p), n.scopes)) > 0 {
+					if lacksScope == nil {
+						lacksScope = n
+					}
+					passed = false
+				} else if principal == nil {
+					principal = o.p
+				}
+			}
+		}
+		if passed {
+			return verdict{principal: principal}
+		}
+		if verified && lacksScope != nil && forbidden == nil {
+			forbidden = lacksScope
+		}
+	}
+	switch {
+	case unavailable != nil:
+		c.logger.Warn("a credential could not be verified", "error", unavailable, "requestId", c.requestID)
+		return verdict{status: http.StatusServiceUnavailable, data: map[string]string{"error": "credentials cannot be verified now; try again later"}}
+	case g.optional && missingAll:
+		return verdict{}
+	case forbidden != nil:
+		o := verify(forbidden.scheme)
+		missing := auth.MissingScopes(toAuthPrincipal(o.p), forbidden.scopes)
+		v := verdict{status: http.StatusForbidden, data: map[string]any{"scheme": forbidden.scheme.name, "missingScopes": missing}}
+		if forbidden.scheme.builtIn != nil {
+			v.challenge = []string{auth.InsufficientScopeChallenge(forbidden.scheme.spec, forbidden.scopes)}
+		}
+		return v
+	}
+	names := make([]string, len(g.schemes))
+	v := verdict{status: http.StatusUnauthorized}
+	for i, s := range g.schemes {
+		names[i] = s.name
+		var fail *auth.Failure
+		if j := slices.Index(seen, s); j >= 0 {
+			fail = results[j].fail
+		}
+		v.challenge = append(v.challenge, s.challenge(fail))
+	}
+	data := map[string]any{"schemes": names}
+	if firstReason != "" {
+		data["error"] = firstReason
+	}
+	v.data = data
+	return v
+}
+
+// verify checks the request's credential for s.
+func (s *scheme) verify(c *call, r *http.Request) (*abi.Principal, *auth.Failure, error) {
+	if s.mw != nil {
+		return s.mw.verify(c, r, s.name)
+	}
+	p, err := s.builtIn.Verify(c, r)
+	var fail *auth.Failure
+	switch {
+	case errors.As(err, &fail):
+		return nil, fail, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return fromAuthPrincipal(s.name, p), nil, nil
+}
+
+// challenge is the WWW-Authenticate challenge of s after fail (nil: no
+// credential was sent).
+func (s *scheme) challenge(fail *auth.Failure) string {
+	if s.builtIn != nil {
+		return s.builtIn.Challenge(fail)
+	}
+	return fmt.Sprintf("%s realm=%q", challengeScheme(s.spec), s.name)
+}
+
+// challengeScheme is the auth-scheme of a challenge for a scheme a
+// middleware verifies: its HTTP scheme, Bearer for tokens, else the
+// scheme's type.
+func challengeScheme(s auth.Scheme) string {
+	switch {
+	case s.Type == "http" && s.HTTPScheme != "":
+		return strings.ToUpper(s.HTTPScheme[:1]) + s.HTTPScheme[1:]
+	case s.Type == "oauth2" || s.Type == "openIdConnect":
+		return "Bearer"
+	}
+	return "ApiKey"
+}
+
+func toAuthPrincipal(p *abi.Principal) *auth.Principal {
+	if p == nil {
+		return nil
+	}
+	return &auth.Principal{Scheme: p.Scheme, Subject: p.Subject, Scopes: p.Scopes}
+}
+
+func fromAuthPrincipal(scheme string, p *auth.Principal) *abi.Principal {
+	return &abi.Principal{Scheme: scheme, Subject: p.Subject, Scopes: p.Scopes, Claims: p.Claims}
+}
+
+// answerGuard answers a request the guard refused.
+func answerGuard(w http.ResponseWriter, r *http.Request, v verdict) {
+	for _, ch := range v.challenge {
+		w.Header().Add("WWW-Authenticate", ch)
+	}
+	if v.status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
+	writeError(w, r, v.status, "", v.data)
+}
+
+// securityPlan is what a table enforces: a guard per operation that
+// requires credentials, and the schemes they share.
+type securityPlan struct {
+	guards  map[*operation]*guard
+	schemes map[string]*scheme // by key
+}
+
+// planSecurity reads the effective security of every operation of the
+// document, makes the verifiers of the schemes they name (reusing prev's
+// when the scheme and its configuration did not change), and documents
+// the 401 and 403 answers where they are reachable. Every problem is
+// returned: an operation whose scheme cannot be verified must not be
+// served as if it required nothing.
+func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []error) {
+	plan := &securityPlan{guards: map[*operation]*guard{}, schemes: map[string]*scheme{}}
+	doc := t.doc.doc
+	ops := map[string]*operation{}
+	for _, rt := range t.routes {
+		if rt.plain {
+			continue
+		}
+		for m, op := range rt.ops {
+			ops[m+" "+rt.rf.OpenAPIPath()] = op
+		}
+	}
+	var problems []error
+	byName := map[string]*scheme{}
+	schemeFor := func(name string) (*scheme, error) {
+		if s, ok := byName[name]; ok {
+			return s, nil
+		}
+		s, err := h.newScheme(t, doc, name, prev)
+		if err != nil {
+			byName[name] = nil
+			return nil, err
+		}
+		byName[name] = s
+		plan.schemes[s.key] = s
+		return s, nil
+	}
+	doc.Operations(func(path, method string, oo *openapi.OperationObject) {
+		reqs := doc.EffectiveSecurity(oo)
+		if len(reqs) == 0 {
+			return
+		}
+		where := method + " " + openapi.ClientPath(path)
+		g := &guard{}
+		ok := true
+		for _, req := range reqs {
+			if len(req) == 0 {
+				g.optional = true
+				continue
+			}
+			var alt alternative
+			for _, name := range sortedKeys(req) {
+				s, err := schemeFor(name)
+				if err != nil {
+					problems = append(problems, fmt.Errorf("%s requires security scheme %q: %w", where, name, err))
+					ok = false
+					continue
+				}
+				if s == nil {
+					ok = false
+					continue
+				}
+				alt = append(alt, need{scheme: s, scopes: req[name]})
+				if len(req[name]) > 0 {
+					g.scoped = true
+				}
+				if !slices.Contains(g.schemes, s) {
+					g.schemes = append(g.schemes, s)
+				}
+			}
+			g.alts = append(g.alts, alt)
+		}
+		if len(g.alts) == 0 {
+			return // only {}: anyone may call
+		}
+		if !ok {
+			g.alts = nil // fail closed: nobody gets in
+		}
+		if op := ops[method+" "+path]; op != nil {
+			plan.guards[op] = g
+		}
+		if err := documentGuard(doc, oo, g); err != nil {
+			problems = append(problems, err)
+		}
+	})
+	return plan, problems
+}
+
+// sortedKeys returns the scheme names of a requirement in order.
+func sortedKeys(req openapi.SecurityRequirement) []string {
+	names := make([]string, 0, len(req))
+	for n := range req {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// documentGuard lists on op the answers its guard gives: 401 with
+// WWW-Authenticate, and 403 when scopes are required.
+func documentGuard(doc *openapi.Document, op *openapi.OperationObject, g *guard) error {
+	names := make([]string, len(g.schemes))
+	for i, s := range g.schemes {
+		names[i] = s.name
+	}
+	err := doc.AddHostResponse(op, openapi.HostResponse{
+		Status:      http.StatusUnauthorized,
+		Description: "No valid credential for " + strings.Join(names, " or "),
+		Schema:      openapi.SchemaUnauthorized,
+		Headers: map[string]*openapi.Header{"WWW-Authenticate": {
+			Description: "How to authenticate (RFC 9110 §11.6.1): a challenge per scheme the operation accepts.",
+			Required:    true,
+			Schema:      []byte(`{"type":"string"}`),
+		}},
+	})
+	if err != nil || !g.scoped {
+		return err
+	}
+	return doc.AddHostResponse(op, openapi.HostResponse{
+		Status:      http.StatusForbidden,
+		Description: "The credential lacks a required scope",
+		Schema:      openapi.SchemaForbidden,
+	})
+}
+
+// newScheme makes the verifier of one security scheme of the document:
+// the middleware its x-endpoints-verifier names, or a built-in one
+// configured in endpoints.json's "security".
+func (h *Host) newScheme(t *table, doc *openapi.Document, name string, prev *securityPlan) (*scheme, error) {
+	var def *openapi.SecurityScheme
+	if doc.Components != nil {
+		def = doc.Components.SecuritySchemes[name]
+	}
+	if def == nil {
+		return nil, fmt.Errorf("components.securitySchemes does not define it; add it to the document (the runtime declaration's openApi.document)")
+	}
+	spec := auth.Scheme{Name: name, Type: def.Type, HTTPScheme: def.Scheme, In: def.In, ParamName: def.Name}
+	if raw, ok := def.Extra[verifierExtension]; ok {
+		var mwName string
+		if err := json.Unmarshal(raw, &mwName); err != nil {
+			return nil, fmt.Errorf("%s: want the name of a module in %s, such as \"auth\" for %s/auth.wasm", verifierExtension, abi.MiddlewareDir, abi.MiddlewareDir)
+		}
+		mw := t.middlewareNamed(mwName)
+		switch {
+		case mw == nil:
+			return nil, fmt.Errorf("%s names %q, but %s/%s.wasm is not loaded", verifierExtension, mwName, abi.MiddlewareDir, mwName)
+		case !mw.verifies:
+			return nil, fmt.Errorf("%s names %s/%s.wasm, which does not export %s", verifierExtension, abi.MiddlewareDir, mwName, abi.ExportVerify)
+		}
+		return &scheme{name: name, mw: mw, spec: spec, key: "mw\x00" + name + "\x00" + mw.file}, nil
+	}
+	cfg, ok := t.set.security[name]
+	if !ok {
+		return nil, fmt.Errorf("%s configures no verifier for it: add \"security\": {%q: {...}} (jwt, apiKey or basic), or name a middleware in the scheme's %s", AppConfigFile, name, verifierExtension)
+	}
+	defJSON, _ := json.Marshal(def, json.Deterministic(true))
+	cfgJSON, _ := json.Marshal(cfg, json.Deterministic(true))
+	key := name + "\x00" + string(defJSON) + "\x00" + string(cfgJSON)
+	if prev != nil {
+		if s := prev.schemes[key]; s != nil {
+			return s, nil
+		}
+	}
+	v, err := auth.New(spec, cfg, auth.Env{
+		AppDir:    h.app,
+		LookupKey: h.lookupAPIKey,
+		Logger:    h.logger.With(slog.String("security", name)),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &scheme{name: name, builtIn: v, spec: spec, key: key}, nil
+}
+
+// apiKeyPrefix is where the app's store keeps API keys a verifier with
+// "store": true looks up: apikeys/<hex SHA-256 of the key>, in the app's
+// namespace, holding {"subject": "...", "scopes": [...]}.
+const apiKeyPrefix = "apikeys/"
+
+// lookupAPIKey reads an API key's entry from the app's store.
+func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool, error) {
+	return h.store.Get(ctx, h.namespace, apiKeyPrefix+sha256hex)
+}
+
+// close stops the verifiers of the plan that next does not share.
+func (p *securityPlan) closeExcept(next *securityPlan) {
+	if p == nil {
+		return
+	}
+	for key, s := range p.schemes {
+		if next != nil && next.schemes[key] == s {
+			continue
+		}
+		if s.builtIn != nil {
+			_ = s.builtIn.Close()
+		}
+	}
+}
