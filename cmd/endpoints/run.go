@@ -53,6 +53,9 @@ Commands:
                GET /api/hello with its test (--sdk DIR: use a checkout)
   new route APP 'GET /api/things/:id'
                add a Go route with its contract and a test to APP
+  token APP --sub NAME [--scope S]... [--scheme NAME] [--ttl 1h]
+               mint a JWT for development, signed with the private key in
+               endpoints.json's security.<scheme>.jwt.devKey
   version      print the version and the ABI it speaks
   help         print this help
 
@@ -109,6 +112,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdNew(ctx, rest, stdout, stderr)
 	case "client":
 		return cmdClient(ctx, rest, stdout, stderr)
+	case "token":
+		return cmdToken(ctx, rest, stdout, stderr)
 	case "dev":
 		return cmdServe(ctx, rest, stdout, stderr, host.Development)
 	case "serve":

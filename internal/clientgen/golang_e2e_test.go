@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -50,7 +52,16 @@ func TestGoClientEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goTestModule(t, "usersclient", src, "users_test.go", "ENDPOINTS_USERS_URL="+srv.URL)
+	key, err := os.ReadFile(filepath.Join("..", "..", "examples", "users", "auth", "dev-signing-key.jwk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := auth.MintDevToken(key, map[string]any{"iss": "https://users.example", "aud": "users-api", "sub": "client-test",
+		"exp": time.Now().Add(time.Hour).Unix(), "scope": "users:write orders:write"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goTestModule(t, "usersclient", src, "users_test.go", "ENDPOINTS_USERS_URL="+srv.URL, "ENDPOINTS_USERS_TOKEN="+token)
 	if strings.Contains(logs.String(), "answer breaks the contract") {
 		t.Errorf("a guest answer broke its contract:\n%s", logs.String())
 	}
@@ -115,7 +126,7 @@ func buildUsersExample(t *testing.T) string {
 	t.Helper()
 	src := filepath.Join("..", "..", "examples", "users")
 	dir := t.TempDir()
-	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile} {
+	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile, "auth/jwks.json"} {
 		data, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
 		if err != nil {
 			continue // not every app has both

@@ -6,7 +6,11 @@
 //endpoints:runtime
 package main
 
-import endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+import (
+	"strings"
+
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+)
 
 func init() {
 	endpoints.DeclareRuntime(endpoints.Runtime{
@@ -27,18 +31,24 @@ func init() {
 				},
 				"components": map[string]any{
 					"securitySchemes": map[string]any{
-						"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "A token in Authorization: Bearer <token>."},
+						"bearer": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "A JWT in Authorization: Bearer <token>, signed by a key of auth/jwks.json; `endpoints token examples/users --sub alice --scope users:write` mints one for development."},
 					},
 				},
 			},
-			// Writes need a token: security on every POST and PATCH. Reads
+			// Writes need a token with the scope of what they change:
+			// users:write for users, orders:write for orders. The host
+			// enforces what the document says (401 without a good token,
+			// 403 without the scope) and documents those answers. Reads
 			// are public, which an empty security list says explicitly.
 			Extend: func(doc endpoints.Document) error {
 				doc.Operations(func(path, method string, op map[string]any) {
-					if method == "post" || method == "patch" {
-						op["security"] = []any{map[string]any{"bearer": []any{}}}
-					} else {
+					switch {
+					case method != "post" && method != "patch":
 						op["security"] = []any{}
+					case strings.HasPrefix(path, "/api/orders"):
+						op["security"] = []any{map[string]any{"bearer": []any{"orders:write"}}}
+					default:
+						op["security"] = []any{map[string]any{"bearer": []any{"users:write"}}}
 					}
 				})
 				return nil

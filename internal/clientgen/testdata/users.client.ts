@@ -115,6 +115,15 @@ export type ClockEvent = {
   time: string;
 };
 
+export type EndpointsForbidden = {
+  data: {
+    missingScopes: string[];
+    scheme: string;
+  };
+  statusCode: 403;
+  statusMessage: string;
+};
+
 export type EndpointsIdempotencyProblem = {
   code: "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_FLIGHT" | "IDEMPOTENCY_LEASE_LOST" | "IDEMPOTENCY_STORE_UNAVAILABLE";
   detail: string;
@@ -130,6 +139,28 @@ export type EndpointsNotAcceptable = {
     supportedMediaTypes: string[];
   };
   statusCode: 406;
+  statusMessage: string;
+};
+
+export type EndpointsTooManyRequests = {
+  data: {
+    /** The name of the rate limit. */
+    policy: string;
+    /** Seconds until a request may pass, as in Retry-After. */
+    retryAfter: number;
+  };
+  statusCode: 429;
+  statusMessage: string;
+};
+
+export type EndpointsUnauthorized = {
+  data: {
+    /** Why the credential sent was refused; absent when none was sent. */
+    error?: string;
+    /** The security schemes any of which would do. */
+    schemes: string[];
+  };
+  statusCode: 401;
   statusMessage: string;
 };
 
@@ -247,10 +278,6 @@ export type ServiceUnavailable = {
   statusMessage: string;
 };
 
-export type Unauthorized = {
-  message: string;
-};
-
 export type User = {
   /** Contact address. */
   email: string;
@@ -331,10 +358,12 @@ export type PostApiOrdersOptions = {
  *
  * - 201: The new order
  * - 400: Validation Error
- * - 401: Missing or invalid bearer token
+ * - 401: No valid credential for bearer
+ * - 403: The credential lacks a required scope
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
  * - 415: Unsupported Media Type
  * - 422: No such user, or the Idempotency-Key was used for a different request
+ * - 429: Too many requests: rate limit orders
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later
  */
@@ -342,10 +371,12 @@ export type PostApiOrdersResult =
   | EndpointResponse<201, true, "application/json", Order>
   | EndpointResponse<400, false, "application/json", EndpointsValidationError>
   | EndpointResponse<400, false, "application/problem+json", EndpointsIdempotencyProblem>
-  | EndpointResponse<401, false, "application/json", Unauthorized>
+  | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
+  | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<409, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", Problem | EndpointsIdempotencyProblem>
+  | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
   | EndpointResponse<500, false, "application/json", ServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable>
   | EndpointResponse<503, false, "application/problem+json", EndpointsIdempotencyProblem>;
@@ -371,7 +402,8 @@ export type PostApiUsersOptions = {
  *
  * - 201: The new user
  * - 400: Validation Error
- * - 401: Missing or invalid bearer token
+ * - 401: No valid credential for bearer
+ * - 403: The credential lacks a required scope
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
  * - 415: Unsupported Media Type
  * - 422: The Idempotency-Key was used for a different request
@@ -382,7 +414,8 @@ export type PostApiUsersResult =
   | EndpointResponse<201, true, "application/json", User>
   | EndpointResponse<400, false, "application/json", EndpointsValidationError>
   | EndpointResponse<400, false, "application/problem+json", EndpointsIdempotencyProblem>
-  | EndpointResponse<401, false, "application/json", Unauthorized>
+  | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
+  | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<409, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", EndpointsIdempotencyProblem>
@@ -506,7 +539,8 @@ export type PatchApiUsersByIdOptions = {
  *
  * - 200: The changed user
  * - 400: Validation Error
- * - 401: Missing or invalid bearer token
+ * - 401: No valid credential for bearer
+ * - 403: The credential lacks a required scope
  * - 404: No such user
  * - 415: Unsupported Media Type
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
@@ -515,7 +549,8 @@ export type PatchApiUsersByIdOptions = {
 export type PatchApiUsersByIdResult =
   | EndpointResponse<200, true, "application/json", User>
   | EndpointResponse<400, false, "application/json", EndpointsValidationError>
-  | EndpointResponse<401, false, "application/json", Unauthorized>
+  | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
+  | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<404, false, "application/json", NotFound>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<500, false, "application/json", ServerError>
@@ -587,7 +622,8 @@ export type PostApiUsersByIdPhotoOptions = {
  *
  * - 201: The photo was received
  * - 400: Validation Error
- * - 401: Missing or invalid bearer token
+ * - 401: No valid credential for bearer
+ * - 403: The credential lacks a required scope
  * - 404: No such user
  * - 415: Unsupported Media Type
  * - 422: The file is not the image its type says
@@ -597,7 +633,8 @@ export type PostApiUsersByIdPhotoOptions = {
 export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<201, true, "application/json", Photo>
   | EndpointResponse<400, false, "application/json", EndpointsValidationError>
-  | EndpointResponse<401, false, "application/json", Unauthorized>
+  | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
+  | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<404, false, "application/problem+json", Problem>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", Problem>
@@ -754,9 +791,11 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       201: { "application/json": "json" },
       400: { "application/json": "json", "application/problem+json": "json" },
       401: { "application/json": "json" },
+      403: { "application/json": "json" },
       409: { "application/problem+json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
+      429: { "application/json": "json" },
       500: { "application/json": "json" },
       503: { "application/json": "json", "application/problem+json": "json" },
     },
@@ -768,6 +807,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       201: { "application/json": "json" },
       400: { "application/json": "json", "application/problem+json": "json" },
       401: { "application/json": "json" },
+      403: { "application/json": "json" },
       409: { "application/problem+json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
@@ -805,6 +845,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       200: { "application/json": "json" },
       400: { "application/json": "json" },
       401: { "application/json": "json" },
+      403: { "application/json": "json" },
       404: { "application/json": "json" },
       415: { "application/json": "json" },
       500: { "application/json": "json" },
@@ -827,6 +868,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       201: { "application/json": "json" },
       400: { "application/json": "json" },
       401: { "application/json": "json" },
+      403: { "application/json": "json" },
       404: { "application/problem+json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },

@@ -31,7 +31,26 @@ func newClient(t *testing.T) *usersclient.Client {
 	if url == "" {
 		t.Fatal("ENDPOINTS_USERS_URL is not set: run these tests with go test ./internal/clientgen -run TestGoClientEndToEnd")
 	}
-	return usersclient.New(url)
+	c := usersclient.New(url)
+	// Writes need a bearer token with the right scopes; the test passes
+	// one minted with the example's development key.
+	if token := os.Getenv("ENDPOINTS_USERS_TOKEN"); token != "" {
+		c.Header = http.Header{"Authorization": {"Bearer " + token}}
+	}
+	return c
+}
+
+func TestUnauthorized(t *testing.T) {
+	c := usersclient.New(os.Getenv("ENDPOINTS_USERS_URL"))
+	res, err := c.PostAPIUsers(context.Background(), &usersclient.PostAPIUsersRequest{
+		Body: usersclient.NewUser{Name: "Eve", Email: "eve@example.com"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Unauthorized == nil || res.Unauthorized.StatusCode != 401 || len(res.Unauthorized.Data.Schemes) != 1 || res.Header.Get("WWW-Authenticate") == "" {
+		t.Errorf("got %d %+v, want the typed 401 with its schemes and a challenge", res.Status, res.Unauthorized)
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

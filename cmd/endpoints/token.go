@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/auth"
+)
+
+// stringList is a flag that may be given several times.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, " ") }
+func (s *stringList) Set(v string) error { *s = append(*s, strings.Fields(v)...); return nil }
+
+// cmdToken mints a JWT for development, signed with the private key a
+// bearer scheme's configuration names in jwt.devKey.
+func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	scheme := fs.String("scheme", "", "the security scheme (default: the only one with a jwt.devKey)")
+	sub := fs.String("sub", "", "the subject (sub claim), required")
+	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
+	var scopes stringList
+	fs.Var(&scopes, "scope", "a scope to grant (repeat the flag, or separate with spaces)")
+	app, ok := parse(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	if *sub == "" {
+		fmt.Fprintln(stderr, "endpoints token: --sub is required: whom the token is for, e.g. --sub alice")
+		return exitUsage
+	}
+	cfg, err := host.LoadAppConfig(app)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints token: %v\n", err)
+		return exitError
+	}
+	type jwtDev struct {
+		DevKey   string `json:"devKey"`
+		Issuer   string `json:"issuer"`
+		Audience any    `json:"audience"`
+	}
+	devs := map[string]jwtDev{}
+	for name, raw := range cfg.Security {
+		var c struct {
+			JWT *jwtDev `json:"jwt"`
+		}
+		if json.Unmarshal(raw, &c) == nil && c.JWT != nil && c.JWT.DevKey != "" {
+			devs[name] = *c.JWT
+		}
+	}
+	names := slices.Sorted(maps.Keys(devs))
+	switch {
+	case *scheme == "" && len(names) == 1:
+		*scheme = names[0]
+	case *scheme == "":
+		fmt.Fprintf(stderr, "endpoints token: %s: want one security scheme with \"jwt\": {\"devKey\": FILE}, found %d (%s); name one with --scheme\n", filepath.Join(app, host.AppConfigFile), len(names), strings.Join(names, ", "))
+		return exitError
+	}
+	dev, ok := devs[*scheme]
+	if !ok {
+		fmt.Fprintf(stderr, "endpoints token: %s: security.%s has no jwt.devKey: add the path of a private JWK to sign development tokens with\n", filepath.Join(app, host.AppConfigFile), *scheme)
+		return exitError
+	}
+	key, err := os.ReadFile(filepath.Join(app, filepath.FromSlash(dev.DevKey)))
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints token: security.%s.jwt.devKey: %v\n", *scheme, err)
+		return exitError
+	}
+	now := time.Now()
+	claims := map[string]any{"sub": *sub, "iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(*ttl).Unix()}
+	if dev.Issuer != "" {
+		claims["iss"] = dev.Issuer
+	}
+	if dev.Audience != nil {
+		claims["aud"] = dev.Audience
+	}
+	if len(scopes) > 0 {
+		claims["scope"] = strings.Join(scopes, " ")
+	}
+	token, err := auth.MintDevToken(key, claims)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints token: security.%s.jwt.devKey %s: %v\n", *scheme, dev.DevKey, err)
+		return exitError
+	}
+	fmt.Fprintln(stdout, token)
+	return exitOK
+}
