@@ -13,7 +13,8 @@ const baseUrl = process.env["BASE_URL"];
 if (baseUrl === undefined) {
   throw new Error("set BASE_URL to where examples/users is served (run.sh does)");
 }
-const client = createFetchClient<paths>({ baseUrl });
+// Writes need a bearer token; run.sh mints one with `endpoints token`.
+const client = createFetchClient<paths>({ baseUrl, headers: { authorization: `Bearer ${process.env["TOKEN"] ?? ""}` } });
 
 test("openapi-fetch reads a user", async () => {
   const { data, error, response } = await client.GET("/api/users/{id}", { params: { path: { id: 1 } } });

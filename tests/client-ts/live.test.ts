@@ -11,8 +11,22 @@ if (baseUrl === undefined) {
   throw new Error("set BASE_URL to where examples/users is served (run.sh does)");
 }
 
-// Writes declare a bearer token; the example app does not check it.
-const api = createClient({ baseUrl, headers: { authorization: "Bearer test" } });
+// Writes need a bearer token with the users:write and orders:write
+// scopes; run.sh mints one with `endpoints token`.
+const token = process.env["TOKEN"];
+if (token === undefined) {
+  throw new Error("set TOKEN to a bearer token for examples/users (run.sh does)");
+}
+const api = createClient({ baseUrl, headers: { authorization: `Bearer ${token}` } });
+
+test("a write without a token is the typed 401, with a challenge", async () => {
+  const anonymous = createClient({ baseUrl });
+  const res = await anonymous.$endpoint("/api/users", { method: "POST", body: { name: "Eve", email: "eve@example.com" } });
+  assert.equal(res.status, 401);
+  if (res.status !== 401) return;
+  assert.deepEqual(res.body.data.schemes, ["bearer"]);
+  assert.match(res.headers.get("www-authenticate") ?? "", /^Bearer realm="bearer"/);
+});
 
 /** Reads a byte stream to text. */
 async function text(stream: ReadableStream<Uint8Array>): Promise<string> {

@@ -45,7 +45,7 @@ cp internal/clientgen/testdata/features.client.ts "$dir/generated/"
 
 echo "== serving examples/users"
 mkdir "$tmp/app"
-cp -R examples/users/server "$tmp/app/"
+cp -R examples/users/server examples/users/auth "$tmp/app/"
 # The same options, with the document served under serve too.
 node -e '
   const options = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
@@ -74,6 +74,9 @@ if [ -z "$addr" ]; then
 fi
 export BASE_URL=$addr
 echo "serving on $BASE_URL"
+# Writes need a bearer token: minted with the example's development key.
+TOKEN=$("$tmp/endpoints" token examples/users --sub ts-client --scope users:write --scope orders:write)
+export TOKEN
 
 cd "$dir"
 echo "== openapi-typescript $BASE_URL/_endpoints/schema"

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
@@ -23,6 +24,7 @@ import (
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
 
@@ -30,10 +32,15 @@ func buildUsers(t *testing.T) string {
 	t.Helper()
 	src := filepath.Join("..", "..", "examples", "users")
 	dir := t.TempDir()
-	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile} {
+	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile, "auth/jwks.json"} {
 		data, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if f == host.AppConfigFile {
+			// Orders are limited to 7 a minute here, so the session's
+			// eighth order meets the rate limit.
+			data = bytes.Replace(data, []byte(`"limit": 20`), []byte(`"limit": 7`), 1)
 		}
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
 			t.Fatal(err)
@@ -46,6 +53,21 @@ func buildUsers(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// token mints a bearer token for examples/users with its development key.
+func token(t *testing.T, sub string, ttl time.Duration, scopes string) string {
+	t.Helper()
+	key, err := os.ReadFile(filepath.Join("..", "..", "examples", "users", "auth", "dev-signing-key.jwk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := auth.MintDevToken(key, map[string]any{"iss": "https://users.example", "aud": "users-api", "sub": sub,
+		"iat": time.Now().Add(min(ttl, 0) - time.Minute).Unix(), "exp": time.Now().Add(ttl).Unix(), "scope": scopes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }
 
 func describe(errs []*verrors.ValidationError) string {
@@ -108,7 +130,9 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 	}
 
 	const json = "application/json"
-	auth := []string{"Authorization", "Bearer test-token"}
+	auth := []string{"Authorization", "Bearer " + token(t, "alice", time.Hour, "users:write orders:write")}
+	expired := []string{"Authorization", "Bearer " + token(t, "alice", -time.Hour, "users:write")}
+	readOnly := []string{"Authorization", "Bearer " + token(t, "bob", time.Hour, "users:read")}
 	const (
 		order      = `{"userId":1,"items":[{"sku":"BOOK-42","quantity":2}]}`
 		otherOrder = `{"userId":2,"items":[{"sku":"BOOK-42","quantity":2}]}`
@@ -154,6 +178,12 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 		{"an order with a malformed key", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "a,b"}, auth...), 400},
 		{"an order with a bad body", "POST", "/api/orders", `{"userId":1,"items":[]}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-2"}, auth...), 400},
 		{"an order for a missing user", "POST", "/api/orders", `{"userId":99,"items":[{"sku":"MUG-1","quantity":1}]}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-3"}, auth...), 422},
+		{"an order over the rate limit", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-4"}, auth...), 429},
+		{"create without a token", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, []string{"Content-Type", json}, 401},
+		{"create with a token that is no JWT", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, []string{"Content-Type", json, "Authorization", "Bearer nope"}, 401},
+		{"create with an expired token", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, append([]string{"Content-Type", json}, expired...), 401},
+		{"create with a token lacking the scope", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, append([]string{"Content-Type", json}, readOnly...), 403},
+		{"change a user without a token", "PATCH", "/api/users/2", `{"name":"X"}`, []string{"Content-Type", json}, 401},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -186,7 +216,9 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 			reqOK, reqErrs := v.ValidateHttpRequest(newReq(servers))
 			// 406 is about the answer, not the request: the request itself
 			// is valid.
-			refused := res.StatusCode == 400 || res.StatusCode == 415
+			// A 401 without any credential is a request the document
+			// calls invalid too: it lacks the security it requires.
+			refused := res.StatusCode == 400 || res.StatusCode == 415 || res.StatusCode == 401 && newReq(servers).Header.Get("Authorization") == ""
 			// libopenapi-validator does not decode multipart bodies: it
 			// judges their parameters and headers only, so a request the
 			// host refused for its multipart body looks valid to it.
