@@ -201,4 +201,10 @@ type Middleware struct {
 	Routes []string `json:"routes,omitempty"`
 	// Methods are the upper-case methods it wraps. Empty: every method.
 	Methods []string `json:"methods,omitempty"`
+	// Phases, when set, are the exports the host calls, of "before",
+	// "after" and "verify": for SDKs whose modules export all three
+	// whatever the middleware implements (Go's //go:wasmexport cannot be
+	// conditional), so a middleware without After costs no call. Empty:
+	// every one the module exports.
+	Phases []string `json:"phases,omitempty"`
 }

@@ -209,7 +209,7 @@ func TestUsersExample(t *testing.T) {
 // TestUsersExampleAuth checks the bearer security the users app declares
 // for its writes, with tokens signed by its development key.
 func TestUsersExampleAuth(t *testing.T) {
-	srv, _ := (&app{t: t, dir: builtExample(t, "users")}).serve(host.Options{Mode: host.Development})
+	srv, logs := (&app{t: t, dir: builtExample(t, "users")}).serve(host.Options{Mode: host.Development})
 	const user = `{"name":"Barbara Liskov","email":"barbara@example.com"}`
 	tests := []struct {
 		name          string
@@ -241,6 +241,11 @@ func TestUsersExampleAuth(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the audit middleware logged the write with its actor", func(t *testing.T) {
+		if !strings.Contains(logs.String(), "actor=alice") || !strings.Contains(logs.String(), "status=201") {
+			t.Errorf("no audit line for alice's write:\n%s", logs)
+		}
+	})
 	t.Run("reads need no token", func(t *testing.T) {
 		if res := do(t, srv, "GET", "/api/users/1", ""); res.status != 200 {
 			t.Errorf("got %d %s, want 200", res.status, res.body)

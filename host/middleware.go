@@ -113,7 +113,26 @@ func (e *engine) loadMiddleware(ctx context.Context, wasm []byte, file string, p
 		}
 		if len(b) > 0 {
 			if err := json.Unmarshal(b, &m.decl, json.RejectUnknownMembers(true)); err != nil {
-				return fail(fmt.Errorf("%s: middleware declaration: %v (allowed keys: routes, methods)", file, err))
+				return fail(fmt.Errorf("%s: middleware declaration: %v (allowed keys: routes, methods, phases)", file, err))
+			}
+		} else {
+			return fail(fmt.Errorf("%s: %s returned no declaration: a Go middleware calls endpoints.DeclareMiddleware from init; a module meant for every route may leave the export out", file, abi.ExportMiddleware))
+		}
+		if len(m.decl.Phases) > 0 {
+			has := map[string]*bool{abi.PhaseBefore: &m.before, abi.PhaseAfter: &m.after, abi.PhaseVerify: &m.verifies}
+			exported := map[string]bool{abi.PhaseBefore: m.before, abi.PhaseAfter: m.after, abi.PhaseVerify: m.verifies}
+			for _, p := range []string{abi.PhaseBefore, abi.PhaseAfter, abi.PhaseVerify} {
+				*has[p] = false
+			}
+			for i, p := range m.decl.Phases {
+				flag, ok := has[p]
+				switch {
+				case !ok:
+					return fail(fmt.Errorf("%s: middleware declaration: /phases/%d: %q: want \"before\", \"after\" or \"verify\"", file, i, p))
+				case !exported[p]:
+					return fail(fmt.Errorf("%s: middleware declaration: /phases/%d: %q, but the module does not export endpoints_%s", file, i, p, p))
+				}
+				*flag = true
 			}
 		}
 		for i, p := range m.decl.Routes {
@@ -166,9 +185,6 @@ func (m *middleware) checkExports(fns map[string]api.FunctionDefinition, mems ma
 	}
 	if !m.before && !m.after && !m.verifies {
 		return fmt.Errorf("not an Endpoints middleware module: it exports none of %q, %q and %q", abi.ExportBefore, abi.ExportAfter, abi.ExportVerify)
-	}
-	if _, ok := fns[abi.ExportHandle]; ok {
-		return fmt.Errorf("a middleware module exports %q: a route belongs under server/api or server/routes", abi.ExportHandle)
 	}
 	if _, ok := mems[abi.ExportMemory]; !ok {
 		return fmt.Errorf("not an Endpoints middleware module: missing exported memory %q", abi.ExportMemory)

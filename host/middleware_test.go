@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
 
 // mwModule is a middleware module written in WAT: the bodies of its
@@ -357,4 +360,63 @@ func TestSecurityWithoutVerifierFailsTheLoad(t *testing.T) {
 			t.Errorf("got %d %s, want 401: an operation whose scheme cannot be verified lets nobody in", res.status, res.body)
 		}
 	})
+}
+
+// TestCMiddleware builds a middleware from C with the SDK header, as an
+// author would, and serves it in front of a route.
+func TestCMiddleware(t *testing.T) {
+	requireTool(t, "clang")
+	src := filepath.Join(t.TempDir(), "20-key.c")
+	if err := os.WriteFile(src, []byte(`#include "endpoints.h"
+
+ENDPOINTS_MIDDLEWARE("{\"routes\":[\"/plain\",\"/api/hello\"]}");
+
+int32_t endpoints_before(void) {
+    char key[64];
+    if (endpoints_header("x-key", key, sizeof key) < 0) {
+        endpoints_set_status(401);
+        endpoints_set_header("Content-Type", "application/json");
+        endpoints_write_str("{\"error\":\"x-key is required\"}");
+        return ENDPOINTS_ANSWERED;
+    }
+    endpoints_request_set_header_str("x-checked", "yes");
+    endpoints_context_set_str("via", "c");
+    return ENDPOINTS_CONTINUE;
+}
+
+int32_t endpoints_after(void) {
+    endpoints_set_header("X-After", "c");
+    return 0;
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := newApp(t).wat("server/routes/plain.get.wasm", watModule{handle: echoEnvelope}).wat("server/api/hello.get.wasm", echoWithMarker)
+	if err := guestbuild.C(context.Background(), src, filepath.Join(a.dir, "server", "middleware", "20-key.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := a.serve(host.Options{Mode: host.Production})
+	res := do(t, srv, "GET", "/plain", "")
+	if res.status != 401 || res.body != `{"error":"x-key is required"}` {
+		t.Errorf("without x-key: got %d %s, want the middleware's 401", res.status, res.body)
+	}
+	res = do(t, srv, "GET", "/plain", "", "X-Key", "k")
+	var env struct {
+		Headers map[string][]string `json:"headers"`
+		Context map[string]string   `json:"context"`
+	}
+	if err := json.Unmarshal([]byte(res.body), &env); err != nil || res.status != 200 {
+		t.Fatalf("with x-key: got %d %s", res.status, res.body)
+	}
+	if env.Headers["x-checked"][0] != "yes" || env.Context["via"] != "c" {
+		t.Errorf("headers %v, context %v: want what the C middleware set", env.Headers, env.Context)
+	}
+	// After adds headers to buffered answers; the plain route's bytes
+	// went out before it ran.
+	if res.header.Get("X-After") != "" {
+		t.Errorf("X-After = %q on an answer already sent", res.header.Get("X-After"))
+	}
+	if res := do(t, srv, "GET", "/api/hello", "", "X-Key", "k"); res.status != 200 || res.header.Get("X-After") != "c" {
+		t.Errorf("GET /api/hello: got %d, X-After %q, want 200 with the after header", res.status, res.header.Get("X-After"))
+	}
 }

@@ -228,6 +228,26 @@ int32_t endpoints_kv_list(const char *prefix, int32_t prefix_len,
                           const char *after, int32_t after_len, uint8_t *buf,
                           int32_t buf_len);
 
+/* Middleware (server/middleware/*.wasm; abi/README.md section 6.1). */
+
+/* endpoints_request_set_header replaces a request header for the
+ * middleware that follows, the contract's validation and the handler; an
+ * empty value removes it. Only in endpoints_before. */
+ENDPOINTS_IMPORT_("request_set_header")
+int32_t endpoints_request_set_header(const char *name, int32_t name_len,
+                                     const char *value, int32_t value_len);
+
+/* endpoints_context_set passes a value to the handler, in the envelope's
+ * "context" member. Only in endpoints_before and endpoints_verify. */
+ENDPOINTS_IMPORT_("context_set")
+int32_t endpoints_context_set(const char *name, int32_t name_len,
+                              const char *value, int32_t value_len);
+
+/* endpoints_principal_set records who the client is, as JSON:
+ * {"subject":"alice","scopes":["read"]}. Only in endpoints_verify. */
+ENDPOINTS_IMPORT_("principal_set")
+int32_t endpoints_principal_set(const char *json, int32_t json_len);
+
 /* ------------------------------------------------------------------------ */
 /* Exports. Define endpoints_handle (and, when the contract says             */
 /* "onValidationError": true, endpoints_on_validation_error); the            */
@@ -275,6 +295,53 @@ int32_t endpoints_on_validation_error(void)
                           << 32) |                                      \
                          (uint64_t)(sizeof endpoints_contract_json_ - 1)); \
     }                                                                   \
+    ENDPOINTS_ROUTE()
+
+/* Results of endpoints_before (abi.MiddlewareContinue, MiddlewareAnswered)
+ * and endpoints_verify (abi.VerifyOK, VerifyMissing, VerifyRejected). */
+typedef enum endpoints_middleware_result {
+    ENDPOINTS_CONTINUE = 0,
+    ENDPOINTS_ANSWERED = 1,
+} endpoints_middleware_result;
+
+typedef enum endpoints_verify_result {
+    ENDPOINTS_VERIFY_OK = 0,
+    ENDPOINTS_VERIFY_MISSING = 1,
+    ENDPOINTS_VERIFY_REJECTED = 2,
+} endpoints_verify_result;
+
+/* A middleware module defines any of these three (at least one):
+ *
+ * endpoints_before runs before validation and the handler: it returns
+ * ENDPOINTS_CONTINUE, or ENDPOINTS_ANSWERED after writing an answer in the
+ * handler's place. endpoints_after runs once the handler answered (the
+ * status is in the envelope's "response" member) and returns 0.
+ * endpoints_verify verifies a security scheme's credential (the scheme is
+ * in the envelope's "verify" member) and returns an
+ * endpoints_verify_result, after endpoints_principal_set for OK. */
+int32_t endpoints_before(void) __attribute__((export_name("endpoints_before")));
+int32_t endpoints_after(void) __attribute__((export_name("endpoints_after")));
+int32_t endpoints_verify(void) __attribute__((export_name("endpoints_verify")));
+
+/* ENDPOINTS_MIDDLEWARE(json) makes the file a middleware module: it
+ * defines the endpoints_middleware export, returning the declaration json
+ * (abi.Middleware: routes, methods), and endpoints_abi_version. Use it once,
+ * at file scope:
+ *
+ *     ENDPOINTS_MIDDLEWARE("{\"routes\":[\"/api/**\"],\"methods\":[\"POST\"]}");
+ *
+ *     int32_t endpoints_before(void) {
+ *         endpoints_request_set_header_str("x-checked", "yes");
+ *         return ENDPOINTS_CONTINUE;
+ *     } */
+#define ENDPOINTS_MIDDLEWARE(json)                                        \
+    static const char endpoints_middleware_json_[] = json;               \
+    __attribute__((export_name("endpoints_middleware"))) int64_t         \
+    endpoints_middleware(void) {                                          \
+        return (int64_t)(((uint64_t)(uintptr_t)endpoints_middleware_json_ \
+                          << 32) |                                        \
+                         (uint64_t)(sizeof endpoints_middleware_json_ - 1)); \
+    }                                                                     \
     ENDPOINTS_ROUTE()
 
 /* ------------------------------------------------------------------------ */
@@ -438,6 +505,24 @@ static inline int32_t endpoints_write_str(const char *s) {
 static inline void endpoints_log_str(endpoints_log_level level,
                                      const char *msg) {
     endpoints_log((int32_t)level, msg, endpoints_strlen_(msg));
+}
+
+/* endpoints_request_set_header_str, endpoints_context_set_str and
+ * endpoints_principal_set_str take NUL-terminated strings. */
+static inline int32_t endpoints_request_set_header_str(const char *name,
+                                                       const char *value) {
+    return endpoints_request_set_header(name, endpoints_strlen_(name), value,
+                                        endpoints_strlen_(value));
+}
+
+static inline int32_t endpoints_context_set_str(const char *name,
+                                                const char *value) {
+    return endpoints_context_set(name, endpoints_strlen_(name), value,
+                                 endpoints_strlen_(value));
+}
+
+static inline int32_t endpoints_principal_set_str(const char *json) {
+    return endpoints_principal_set(json, endpoints_strlen_(json));
 }
 
 #ifdef __cplusplus

@@ -38,6 +38,9 @@ type fakeHost struct {
 	written []byte
 	chunks  []string  // each response_write's bytes
 	logs    []logLine // logs during a request; others go to stderr
+
+	context   map[string]string // what context_set was given
+	principal string            // what principal_set was given
 }
 
 // logLine is one call of the log host function.
@@ -302,4 +305,50 @@ func kvList(prefix, after string, buf []byte) int32 {
 		panic(err) // strings always encode
 	}
 	return fill(buf, b)
+}
+
+// The middleware functions of the native stand-in: request_set_header
+// changes fake.headers, context_set and principal_set record what they
+// were given.
+func requestSetHeader(name, value string) int32 {
+	if e, ok := fake.failing(abi.ImportRequestSetHeader); ok {
+		return int32(e)
+	}
+	if !fake.inRequest {
+		return int32(abi.ErrState)
+	}
+	if fake.headers == nil {
+		fake.headers = map[string]string{}
+	}
+	if value == "" {
+		delete(fake.headers, strings.ToLower(name))
+	} else {
+		fake.headers[strings.ToLower(name)] = value
+	}
+	return 0
+}
+
+func contextSet(name, value string) int32 {
+	if e, ok := fake.failing(abi.ImportContextSet); ok {
+		return int32(e)
+	}
+	if !fake.inRequest {
+		return int32(abi.ErrState)
+	}
+	if fake.context == nil {
+		fake.context = map[string]string{}
+	}
+	fake.context[name] = value
+	return 0
+}
+
+func principalSet(b []byte) int32 {
+	if e, ok := fake.failing(abi.ImportPrincipalSet); ok {
+		return int32(e)
+	}
+	if !fake.inRequest {
+		return int32(abi.ErrState)
+	}
+	fake.principal = string(b)
+	return 0
 }

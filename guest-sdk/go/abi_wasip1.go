@@ -50,6 +50,43 @@ func exportOpenAPIExtend() int32 { return extendOpenAPI() }
 //go:wasmexport endpoints_on_validation_error
 func exportOnValidationError() int32 { return onValidationError() }
 
+// The middleware exports: every Go module has them, and a middleware's
+// declaration lists the phases it implements, so the host calls only
+// those (abi.Middleware.Phases).
+//
+//go:wasmexport endpoints_middleware
+func exportMiddleware() uint64 {
+	b := middlewareJSON()
+	if len(b) == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))<<32 | uint64(len(b))
+}
+
+//go:wasmexport endpoints_before
+func exportBefore() int32 { return middlewareBefore() }
+
+//go:wasmexport endpoints_after
+func exportAfter() int32 { return middlewareAfter() }
+
+//go:wasmexport endpoints_verify
+func exportVerify() int32 { return middlewareVerify() }
+
+//go:wasmimport endpoints request_set_header
+func wasmRequestSetHeader(name, value string) int32
+
+//go:wasmimport endpoints context_set
+func wasmContextSet(name, value string) int32
+
+//go:wasmimport endpoints principal_set
+func wasmPrincipalSet(buf *byte, bufLen uint32) int32
+
+func requestSetHeader(name, value string) int32 { return wasmRequestSetHeader(name, value) }
+
+func contextSet(name, value string) int32 { return wasmContextSet(name, value) }
+
+func principalSet(b []byte) int32 { return wasmPrincipalSet(unsafe.SliceData(b), uint32(len(b))) }
+
 //go:wasmimport endpoints request_read
 func wasmRequestRead(buf *byte, bufLen uint32) int32
 

@@ -48,17 +48,12 @@ func (p *inputPlan) fill(envelope []byte, base unsafe.Pointer) error {
 func (p *inputPlan) decode(envelope []byte, base unsafe.Pointer) error {
 	var files []byte
 	err := eachMember(envelope, func(key string, value []byte) error {
-		switch key {
-		case keyMediaType:
-			// Kept for MediaType, which then needs no scan of its own.
-			request.mediaType = value
-			return nil
-		case keyContentType:
-			request.contentType = value
-			return nil
-		case keyFiles:
+		if key == keyFiles {
 			files = value
 			return nil
+		}
+		if request.note(key, value) {
+			return nil // kept for MediaType, Auth and the like
 		}
 		for part, fields := range p.parts {
 			if key != abi.Part(part).String() || len(fields) == 0 || isNull(value) {

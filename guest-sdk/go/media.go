@@ -137,19 +137,7 @@ func ContentType() string {
 // envelopeString decodes the string member key of the request envelope,
 // kept in *raw once the envelope was scanned; fn names the caller in logs.
 func envelopeString(raw *[]byte, key, fn string) string {
-	if !request.scanned {
-		// A broken envelope failed the request before its handler ran.
-		_ = eachMember(request.envelope, func(k string, value []byte) error {
-			switch k {
-			case keyMediaType:
-				request.mediaType = value
-			case keyContentType:
-				request.contentType = value
-			}
-			return nil
-		})
-		request.scanned = true
-	}
+	scanEnvelope()
 	if *raw == nil {
 		return ""
 	}

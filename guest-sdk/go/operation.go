@@ -296,12 +296,13 @@ func ContractJSON() []byte {
 }
 
 // Reset forgets every handler registered with [Handle], [HandleFunc] and
-// [HandleRaw], the hook of [OnValidationError] and the contract built
-// from them; in a native build it also empties the in-memory stand-in of
+// [HandleRaw], the hook of [OnValidationError], the contract built from
+// them and the middleware of [DeclareMiddleware]; in a native build it also empties the in-memory stand-in of
 // [KV]. A route module never needs it; tests and examples that register
 // several modules' worth of handlers in one process call it between them.
 func Reset() {
 	reg = newRegistry()
+	middleware.m, middleware.json = nil, nil
 	resetKV()
 }
 

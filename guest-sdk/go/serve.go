@@ -65,17 +65,22 @@ func handle() (code int32) {
 // request is what the SDK keeps of the request being served, for
 // [MediaType] and [ContentType]. serve and the validation-error hook set
 // it; it is valid during one call of an export.
-var request struct {
+var request requestState
+
+// requestState is what the SDK keeps of the request being served.
+type requestState struct {
 	envelope    []byte // the request envelope, in envelopeBuf
 	mediaType   []byte // the raw "mediaType" member; nil when absent
 	contentType []byte // the raw "contentType" member; nil when absent
-	scanned     bool   // the envelope was scanned: both are final
+	// auth, requestID and context are the raw members of the same names.
+	auth, requestID, context []byte
+	scanned                  bool // the envelope was scanned: all are final
 }
 
 // beginRequest and endRequest set and clear what the SDK keeps of the
 // request being served.
 func beginRequest(envelope []byte) {
-	request.envelope, request.mediaType, request.contentType, request.scanned = envelope, nil, nil, false
+	request = requestState{envelope: envelope}
 }
 
 func endRequest() { beginRequest(nil) }

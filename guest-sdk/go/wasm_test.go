@@ -86,6 +86,8 @@ type testHost struct {
 	kv     map[string][]byte // the key-value store of the kv_* functions
 	kvTTL  map[string]int32  // the ttl_seconds each key was last set with
 	kvDown bool              // the kv_* functions answer ErrUnavailable
+
+	calls []string // the middleware functions called, with their arguments
 }
 
 // timedWrite is one response_write call and when it happened.
@@ -191,6 +193,17 @@ func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
 	})
 	fn(abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, func(m api.Module, s []uint64) {
 		h.logs = append(h.logs, fmt.Sprintf("%d %s", int32(uint32(s[0])), read(m, s[1], s[2])))
+	})
+	// The middleware functions, recorded in h.calls.
+	for _, name := range []string{abi.ImportRequestSetHeader, abi.ImportContextSet} {
+		fn(name, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+			h.calls = append(h.calls, fmt.Sprintf("%s %s=%s", name, read(m, s[0], s[1]), read(m, s[2], s[3])))
+			s[0] = 0
+		})
+	}
+	fn(abi.ImportPrincipalSet, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		h.calls = append(h.calls, fmt.Sprintf("%s %s", abi.ImportPrincipalSet, read(m, s[0], s[1])))
+		s[0] = 0
 	})
 	// The kv_* functions, over h.kv: no expiry; ErrState outside a
 	// request, ErrUnavailable while h.kvDown.
@@ -323,6 +336,7 @@ func TestWasmGuestImportsAndExports(t *testing.T) {
 		abi.ImportFileRead, abi.ImportResponseSetStatus, abi.ImportResponseSetHeader, abi.ImportResponseAddHeader,
 		abi.ImportResponseWrite, abi.ImportLog,
 		abi.ImportKVGet, abi.ImportKVSet, abi.ImportKVDelete, abi.ImportKVIncr, abi.ImportKVList,
+		abi.ImportRequestSetHeader, abi.ImportContextSet, abi.ImportPrincipalSet,
 	}
 	for _, name := range []string{"echo", "plain", "stream", "upload", "kv"} {
 		t.Run(name, func(t *testing.T) {

@@ -44,6 +44,10 @@ const Directive = "//endpoints:route"
 // built to abi.RuntimeModule.
 const RuntimeDirective = "//endpoints:runtime"
 
+// MiddlewareDirective marks a Go main package as a middleware module:
+// "//endpoints:middleware 10-audit" builds server/middleware/10-audit.wasm.
+const MiddlewareDirective = "//endpoints:middleware"
+
 // Language of a route source.
 type Language string
 
@@ -66,7 +70,7 @@ type Source struct {
 
 // RouteDirs are the directories searched for C and WAT sources, relative to
 // the app.
-var RouteDirs = []string{"server/api", "server/routes"}
+var RouteDirs = []string{"server/api", "server/routes", abi.MiddlewareDir}
 
 // Find lists the route sources of the app, sorted by module. Go routes are
 // found anywhere in the app except in directories Go ignores (hidden, _,
@@ -166,6 +170,12 @@ func goRoute(dir, rel string) (*Source, error) {
 	if found == runtimeRoute {
 		return &Source{Lang: LangGo, Path: rel, Module: abi.RuntimeModule}, nil
 	}
+	if name, ok := strings.CutPrefix(found, middlewarePrefix); ok {
+		if !validMiddlewareName(name) {
+			return nil, fmt.Errorf("%s: %s %q: want a file name of letters, digits, '.', '-' and '_', such as %s 10-audit", foundIn, MiddlewareDirective, name, MiddlewareDirective)
+		}
+		return &Source{Lang: LangGo, Path: rel, Module: abi.MiddlewareDir + "/" + name + ".wasm"}, nil
+	}
 	if found == "" {
 		if strings.ContainsAny(rel, "[]") {
 			return nil, fmt.Errorf("%s: Go sources cannot live in a directory named like a route module ([id] is not a valid Go import path): move them to a directory such as handlers/get-user and add a line %s GET /api/users/:id", rel, Directive)
@@ -179,8 +189,27 @@ func goRoute(dir, rel string) (*Source, error) {
 	return &Source{Lang: LangGo, Path: rel, Module: r.File}, nil
 }
 
-// runtimeRoute is what directive returns for RuntimeDirective.
-const runtimeRoute = "runtime"
+// runtimeRoute is what directive returns for RuntimeDirective, and
+// middlewarePrefix begins what it returns for MiddlewareDirective.
+const (
+	runtimeRoute     = "runtime"
+	middlewarePrefix = "middleware "
+)
+
+// validMiddlewareName reports whether name makes a middleware file name.
+func validMiddlewareName(name string) bool {
+	if name == "" || name[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '-', c == '_':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // directive returns the route of the file's directive (runtimeRoute for
 // the runtime directive) and its line; line 0 means the file has none.
@@ -195,6 +224,9 @@ func directive(file string) (string, int, error) {
 		line := sc.Text()
 		if rest, ok := strings.CutPrefix(line, RuntimeDirective); ok && strings.TrimSpace(rest) == "" {
 			return runtimeRoute, n, nil
+		}
+		if rest, ok := strings.CutPrefix(line, MiddlewareDirective); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			return middlewarePrefix + strings.TrimSpace(rest), n, nil
 		}
 		if rest, ok := strings.CutPrefix(line, Directive); ok {
 			if rest != "" && rest[0] != ' ' && rest[0] != '\t' {

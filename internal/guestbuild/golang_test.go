@@ -31,6 +31,8 @@ func TestFind(t *testing.T) {
 		"handlers/create/main.go":        "// Create a user.\n//\n//endpoints:route POST /api/users\npackage main\n",
 		"files/main.go":                  "//endpoints:route\t* /files/**:path\npackage main\n",
 		"runtime/main.go":                "//go:build wasip1\n\n//endpoints:runtime\npackage main\n",
+		"middleware/audit/main.go":       "//go:build wasip1\n\n//endpoints:middleware 10-audit\npackage main\n",
+		"server/middleware/20-limit.c":   "int y;\n",
 		"model/users.go":                 "package model\n",
 		"other/x.go":                     "//endpoints:routes are not this directive\npackage other\n",
 		"_skipped/main.go":               "//endpoints:route GET /skipped\npackage main\n",
@@ -48,6 +50,8 @@ func TestFind(t *testing.T) {
 		{LangGo, "handlers/get-user", "server/api/users/[id].get.wasm"},
 		{LangC, "server/api/users/[id].patch.c", "server/api/users/[id].patch.wasm"},
 		{LangGo, "runtime", "server/endpoints/runtime.wasm"},
+		{LangGo, "middleware/audit", "server/middleware/10-audit.wasm"},
+		{LangC, "server/middleware/20-limit.c", "server/middleware/20-limit.wasm"},
 		{LangGo, "files", "server/routes/files/[...path].wasm"},
 		{LangWAT, "server/routes/hello.get.wat", "server/routes/hello.get.wasm"},
 	}
@@ -66,6 +70,8 @@ func TestFindErrors(t *testing.T) {
 			[]string{"h/main.go:1", "want METHOD /path"}},
 		{"an empty directive", map[string]string{"h/main.go": "//endpoints:route\npackage main\n"},
 			[]string{"h/main.go:1"}},
+		{"a middleware name that is no file name", map[string]string{"m/main.go": "//endpoints:middleware ../x\npackage main\n"},
+			[]string{"m/main.go:1", `//endpoints:middleware "../x": want a file name`}},
 		{"two directives in one package", map[string]string{
 			"h/a.go": "//endpoints:route GET /a\npackage main\n", "h/b.go": "//endpoints:route GET /b\npackage main\n"},
 			[]string{"h/b.go:1", "a second //endpoints:route", "h/a.go:1"}},
