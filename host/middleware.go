@@ -254,7 +254,14 @@ func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result 
 		h.logger.Warn("no instance for the request", "middleware", m.file, "error", err)
 		return 0, false
 	}
-	res, err := in.mod.ExportedFunction(export).Call(mc)
+	fn := in.before
+	switch export {
+	case abi.ExportAfter:
+		fn = in.after
+	case abi.ExportVerify:
+		fn = in.verify
+	}
+	res, err := fn.Call(mc)
 	healthy := err == nil && mc.fault == ""
 	m.pool.put(r.Context(), in, healthy && (int32(res[0]) >= 0 && int32(res[0]) <= 2))
 	if healthy {

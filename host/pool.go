@@ -26,6 +26,10 @@ type instance struct {
 	mod          api.Module
 	handle       api.Function
 	onValidation api.Function // nil when not exported
+	// before, after and verify are a middleware's exports (nil when not
+	// exported): cached, as wazero makes a new api.Function, with its
+	// stack, at each ExportedFunction.
+	before, after, verify api.Function
 	idleSince    time.Time    // when put back; guarded by the pool's mu
 	// sys is what its WASI functions see of the call it serves now, set
 	// by take and cleared by put.
@@ -169,6 +173,9 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 		}
 	}
 	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g}
+	if p.noHandle {
+		in.before, in.after, in.verify = mod.ExportedFunction(abi.ExportBefore), mod.ExportedFunction(abi.ExportAfter), mod.ExportedFunction(abi.ExportVerify)
+	}
 	if in.handle == nil && !p.noHandle {
 		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("%s: missing export %q", p.file, abi.ExportHandle)

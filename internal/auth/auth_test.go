@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -146,6 +147,7 @@ func TestJWT(t *testing.T) {
 		{"a known kid with a forged signature", mint(t, jose.JSONWebKey{Key: other.private.Key, KeyID: "ec"}, good(nil)), "", "the token's signature does not verify"},
 		{"not a JWT", "hello", "", "the token is not a JWT signed with RS256, ES256, EdDSA"},
 		{"too long", strings.Repeat("a", 9000), "", "the token is longer than 8192 bytes"},
+		{"a registered claim of the wrong type", mint(t, keys["ec"].private, good(map[string]any{"jti": 7})), "", "the token's registered claims (iss, sub, aud, exp, nbf, iat, jti) have the wrong types"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,6 +170,21 @@ func TestJWT(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a verified token is cached, and still expires", func(t *testing.T) {
+		tok := mint(t, keys["ec"].private, good(nil))
+		for range 2 {
+			if p, err := v.Verify(context.Background(), withBearer(tok)); err != nil || p.Subject != "alice" {
+				t.Fatalf("Verify = %v, %v", p, err)
+			}
+		}
+		saved := now
+		defer func() { now = saved }()
+		now = now.Add(2 * time.Hour)
+		var f *auth.Failure
+		if _, err := v.Verify(context.Background(), withBearer(tok)); !errors.As(err, &f) || !strings.Contains(f.Reason, "expired") {
+			t.Errorf("two hours later: %v, want expired", err)
+		}
+	})
 	t.Run("challenges", func(t *testing.T) {
 		if got, want := v.Challenge(nil), `Bearer realm="bearer"`; got != want {
 			t.Errorf("Challenge(nil) = %s, want %s", got, want)
@@ -405,9 +422,25 @@ func BenchmarkVerifyJWT(b *testing.B) {
 		key  jose.JSONWebKey
 	}{{"HS256", secret}, {"RS256", keys["rsa"].private}, {"ES256", keys["ec"].private}, {"EdDSA", keys["ed"].private}} {
 		r := withBearer(mint(b, c.key, claims))
-		b.Run(c.name, func(b *testing.B) {
+		// A client sends its token with every request: after the first,
+		// it is found in the cache.
+		b.Run(c.name+"/cached", func(b *testing.B) {
 			for b.Loop() {
 				if _, err := v.Verify(context.Background(), r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// The first use of each token checks its signature.
+		b.Run(c.name+"/first", func(b *testing.B) {
+			reqs := make([]*http.Request, b.N)
+			for i := range reqs {
+				cl := map[string]any{"sub": "alice", "exp": claims["exp"], "jti": fmt.Sprint(i)}
+				reqs[i] = withBearer(mint(b, c.key, cl))
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				if _, err := v.Verify(context.Background(), reqs[i]); err != nil {
 					b.Fatal(err)
 				}
 			}

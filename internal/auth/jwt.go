@@ -2,10 +2,12 @@ package auth
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -36,7 +38,26 @@ const unknownKidRefetch = 30 * time.Second
 // supported are the signature algorithms tokens may use.
 var supported = []jose.SignatureAlgorithm{jose.HS256, jose.RS256, jose.ES256, jose.EdDSA}
 
+// Bounds of the cache of verified tokens: a client sends its token with
+// every request, and checking an ES256 or RS256 signature costs tens of
+// microseconds, so a token verified once is trusted again, by its SHA-256,
+// until it expires or for tokenCacheTTL, whichever comes first. The cache
+// is emptied whenever the key set changes.
+const (
+	tokenCacheEntries = 10_000
+	tokenCacheTTL     = 5 * time.Minute
+)
+
+type cachedToken struct {
+	p     *Principal
+	until time.Time
+	keys  uint64 // the key set generation it was verified with
+}
+
 type jwtVerifier struct {
+	cacheMu sync.Mutex
+	cache   map[[sha256.Size]byte]cachedToken
+
 	scheme     Scheme
 	cfg        *JWTConfig
 	env        Env
@@ -106,23 +127,27 @@ func (v *jwtVerifier) Verify(ctx context.Context, r *http.Request) (*Principal, 
 	if len(token) > maxTokenBytes {
 		return nil, rejected("the token is longer than %d bytes", maxTokenBytes)
 	}
+	sum := sha256.Sum256([]byte(token))
+	now := v.env.Now()
+	if p := v.cached(sum, now); p != nil {
+		return p, nil
+	}
 	tok, err := jwt.ParseSigned(token, v.algs)
 	if err != nil {
 		return nil, rejected("the token is not a JWT signed with %s", algList(v.algs))
 	}
 	hdr := tok.Headers[0]
 	alg := jose.SignatureAlgorithm(hdr.Algorithm)
-	candidates, err := v.keys.lookup(ctx, hdr.KeyID)
+	candidates, gen, err := v.keys.lookup(ctx, hdr.KeyID)
 	if err != nil {
 		return nil, err
 	}
-	var std jwt.Claims
 	verified := false
 	for _, k := range candidates {
 		if !keyFits(k, alg) {
 			continue
 		}
-		if err := tok.Claims(k.Key, &std); err == nil {
+		if err := tok.Claims(k.Key); err == nil {
 			verified = true
 			break
 		}
@@ -133,7 +158,14 @@ func (v *jwtVerifier) Verify(ctx context.Context, r *http.Request) (*Principal, 
 		}
 		return nil, rejected("the token's signature does not verify")
 	}
-	now := v.env.Now()
+	raw, err := payload(token)
+	if err != nil {
+		return nil, rejected("the token's claims do not decode")
+	}
+	var std jwt.Claims
+	if err := json.Unmarshal(raw, &std); err != nil {
+		return nil, rejected("the token's registered claims (iss, sub, aud, exp, nbf, iat, jti) have the wrong types")
+	}
 	exp := jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience(v.cfg.Audience), Time: now}
 	if err := std.ValidateWithLeeway(exp, v.leeway); err != nil {
 		return nil, claimFailure(err, &std, v.cfg)
@@ -141,15 +173,43 @@ func (v *jwtVerifier) Verify(ctx context.Context, r *http.Request) (*Principal, 
 	if v.requireExp && std.Expiry == nil {
 		return nil, rejected("the token has no expiry (exp)")
 	}
-	raw, err := payload(token)
-	if err != nil {
-		return nil, rejected("the token's claims do not decode")
-	}
 	scopes, err := v.scopes(raw)
 	if err != nil {
 		return nil, err
 	}
-	return &Principal{Scheme: v.scheme.Name, Subject: std.Subject, Scopes: scopes, Claims: raw}, nil
+	p := &Principal{Scheme: v.scheme.Name, Subject: std.Subject, Scopes: scopes, Claims: raw}
+	until := now.Add(tokenCacheTTL)
+	if std.Expiry != nil && std.Expiry.Time().Add(v.leeway).Before(until) {
+		until = std.Expiry.Time().Add(v.leeway)
+	}
+	v.remember(sum, p, until, gen)
+	return p, nil
+}
+
+// cached returns the principal of a token verified before, still valid
+// at now with the current keys.
+func (v *jwtVerifier) cached(sum [sha256.Size]byte, now time.Time) *Principal {
+	v.cacheMu.Lock()
+	defer v.cacheMu.Unlock()
+	c, ok := v.cache[sum]
+	if !ok {
+		return nil
+	}
+	if !now.Before(c.until) || c.keys != v.keys.generation() {
+		delete(v.cache, sum)
+		return nil
+	}
+	p := *c.p
+	return &p
+}
+
+func (v *jwtVerifier) remember(sum [sha256.Size]byte, p *Principal, until time.Time, gen uint64) {
+	v.cacheMu.Lock()
+	defer v.cacheMu.Unlock()
+	if v.cache == nil || len(v.cache) >= tokenCacheEntries {
+		v.cache = map[[sha256.Size]byte]cachedToken{}
+	}
+	v.cache[sum] = cachedToken{p: p, until: until, keys: gen}
 }
 
 // claimFailure says which claim refused the token.
@@ -245,6 +305,16 @@ func keyFits(k jose.JSONWebKey, alg jose.SignatureAlgorithm) bool {
 	return keyAlg(k) == alg && (k.Use == "" || k.Use == "sig")
 }
 
+// sameKey compares two keys by their kid and public value.
+func sameKey(a, b jose.JSONWebKey) bool {
+	if a.KeyID != b.KeyID || a.Algorithm != b.Algorithm {
+		return false
+	}
+	ta, errA := a.Thumbprint(crypto.SHA256)
+	tb, errB := b.Thumbprint(crypto.SHA256)
+	return errA == nil && errB == nil && string(ta) == string(tb)
+}
+
 // keySource holds the keys of a verifier: fixed, or fetched from a URL.
 type keySource struct {
 	fixed []jose.JSONWebKey
@@ -259,6 +329,7 @@ type keySource struct {
 	mu       sync.Mutex
 	set      []jose.JSONWebKey
 	loaded   bool
+	gen      uint64 // counts the changes of set
 	lastTry  time.Time
 	lastErr  error
 	stop     chan struct{}
@@ -281,15 +352,15 @@ func (s *keySource) algorithms() []jose.SignatureAlgorithm {
 // lookup returns the keys that may have signed a token with kid (all,
 // without one). For a URL, a kid it lacks fetches the set again, at most
 // every unknownKidRefetch.
-func (s *keySource) lookup(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+func (s *keySource) lookup(ctx context.Context, kid string) ([]jose.JSONWebKey, uint64, error) {
 	if s.url == "" {
-		return matching(s.fixed, kid), nil
+		return matching(s.fixed, kid), 0, nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.loaded {
 		if err := s.fetchLocked(ctx); err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, s.url, err)
+			return nil, 0, fmt.Errorf("%w: %s: %v", ErrUnavailable, s.url, err)
 		}
 	}
 	keys := matching(s.set, kid)
@@ -298,7 +369,18 @@ func (s *keySource) lookup(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 			keys = matching(s.set, kid)
 		}
 	}
-	return keys, nil
+	return keys, s.gen, nil
+}
+
+// generation counts the key sets fetched: a token verified with an older
+// one is verified again.
+func (s *keySource) generation() uint64 {
+	if s.url == "" {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
 }
 
 func matching(keys []jose.JSONWebKey, kid string) []jose.JSONWebKey {
@@ -348,6 +430,9 @@ func (s *keySource) fetchLocked(ctx context.Context) error {
 	if err != nil {
 		s.lastErr = err
 		return err
+	}
+	if !slices.EqualFunc(s.set, keys, sameKey) {
+		s.gen++
 	}
 	s.set, s.loaded, s.lastErr = keys, true, nil
 	return nil
