@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -418,5 +419,39 @@ int32_t endpoints_after(void) {
 	}
 	if res := do(t, srv, "GET", "/api/hello", "", "X-Key", "k"); res.status != 200 || res.header.Get("X-After") != "c" {
 		t.Errorf("GET /api/hello: got %d, X-After %q, want 200 with the after header", res.status, res.header.Get("X-After"))
+	}
+}
+
+// TestMiddlewareReload changes, then removes, a middleware module: a
+// reload serves the new version, then none.
+func TestMiddlewareReload(t *testing.T) {
+	version := func(v string) mwModule {
+		return mwModule{data: []string{"x-version", v}, before: `(drop (call $set_header $0 $1)) (i32.const 0)`}
+	}
+	a := newApp(t).wat("server/api/hello.get.wasm", echoWithMarker).middleware("10-v", version("1"))
+	h, _ := a.host(host.Options{Mode: host.Development})
+	get := func() string {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/hello", nil))
+		return rec.Header().Get("X-Version")
+	}
+	if got := get(); got != "1" {
+		t.Fatalf("X-Version = %q, want 1", got)
+	}
+	a.middleware("10-v", version("2"))
+	if r := h.Reload(context.Background()); len(r.Changed) != 1 || len(r.Problems) > 0 {
+		t.Fatalf("reload: %s", r)
+	}
+	if got := get(); got != "2" {
+		t.Errorf("after a change: X-Version = %q, want 2", got)
+	}
+	if err := os.Remove(filepath.Join(a.dir, "server", "middleware", "10-v.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	if r := h.Reload(context.Background()); len(r.Removed) != 1 {
+		t.Fatalf("reload: %s", r)
+	}
+	if got := get(); got != "" {
+		t.Errorf("after removal: X-Version = %q, want none", got)
 	}
 }

@@ -30,7 +30,7 @@ type instance struct {
 	// exported): cached, as wazero makes a new api.Function, with its
 	// stack, at each ExportedFunction.
 	before, after, verify api.Function
-	idleSince    time.Time    // when put back; guarded by the pool's mu
+	idleSince             time.Time // when put back; guarded by the pool's mu
 	// sys is what its WASI functions see of the call it serves now, set
 	// by take and cleared by put.
 	sys *guestSys

@@ -59,7 +59,8 @@ Commands:
   version      print the version and the ABI it speaks
   help         print this help
 
-APP is a directory with endpoints.json, server/api/** and server/routes/**.
+APP is a directory with endpoints.json, server/api/**, server/routes/** and
+server/middleware/*.wasm (modules wrapping every route, in name order).
 A route module's file name gives its route: server/api/users/[id].get.wasm
 serves GET /api/users/:id. build compiles the route sources of APP:
   Go   a main package anywhere in APP with the line

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/internal/auth"
+)
+
+// TestToken mints a token for examples/users and has the verifier the
+// host would build from the app's configuration accept it, scopes and all.
+func TestToken(t *testing.T) {
+	app := filepath.Join("..", "..", "examples", "users")
+	code, out, errOut := runCLI("token", app, "--sub", "alice", "--scope", "users:write", "--scope", "orders:write")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	v, err := auth.New(auth.Scheme{Name: "bearer", Type: "http", HTTPScheme: "bearer"},
+		auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/jwks.json", Issuer: "https://users.example", Audience: auth.Audience{"users-api"}}},
+		auth.Env{AppDir: app})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest("POST", "/api/users", nil)
+	r.Header.Set("Authorization", "Bearer "+strings.TrimSpace(out))
+	p, err := v.Verify(context.Background(), r)
+	if err != nil || p.Subject != "alice" || strings.Join(p.Scopes, " ") != "users:write orders:write" {
+		t.Errorf("Verify = %+v, %v; want alice with both scopes", p, err)
+	}
+}
+
+func TestTokenErrors(t *testing.T) {
+	noKey := t.TempDir()
+	os.WriteFile(filepath.Join(noKey, "endpoints.json"), []byte(`{"security":{"bearer":{"jwt":{"jwks":"auth/jwks.json"}}}}`), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no subject", []string{"token", filepath.Join("..", "..", "examples", "users")}, "--sub is required"},
+		{"no dev key", []string{"token", noKey, "--sub", "a"}, "want one security scheme with \"jwt\": {\"devKey\": FILE}, found 0"},
+		{"an unknown scheme", []string{"token", filepath.Join("..", "..", "examples", "users"), "--sub", "a", "--scheme", "nope"}, "security.nope has no jwt.devKey"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runCLI(tt.args...)
+			if code == exitOK || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want a failure saying %q", code, errOut, tt.want)
+			}
+		})
+	}
+}
