@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -34,6 +35,12 @@ type engine struct {
 	// unmapped when they close (internal/linearmem); see memory.go.
 	mapped bool
 	life   lifecycle
+	// compiling serialises the compilations of identical bytes (by
+	// SHA-256): wazero shares one compiled module among them, and two
+	// compiled at once were seen to leave an instance whose code was gone
+	// (a panic in NewFunction, once in a few hundred runs of the suite).
+	// The second waits and finds the first's in memory.
+	compiling sync.Map // [sha256.Size]byte → *sync.Mutex
 }
 
 func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine, error) {

@@ -3,9 +3,11 @@ package host
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -176,6 +178,9 @@ func startFailure(err error, ctx context.Context) error {
 // modules instead of returning an error; a bad file must fail its own load,
 // never the host.
 func (e *engine) compile(ctx context.Context, wasm []byte) (compiled wazero.CompiledModule, err error) {
+	mu, _ := e.compiling.LoadOrStore(sha256.Sum256(wasm), &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
 	defer func() {
 		if v := recover(); v != nil {
 			compiled, err = nil, fmt.Errorf("the compiler failed on it: %v", v)
