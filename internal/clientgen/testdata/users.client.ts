@@ -358,7 +358,7 @@ export type PostApiOrdersOptions = {
  *
  * - 201: The new order
  * - 400: Validation Error
- * - 401: No valid credential for bearer
+ * - 401: No valid credential for bearer or partners
  * - 403: The credential lacks a required scope
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
  * - 415: Unsupported Media Type
