@@ -366,6 +366,25 @@
 // [Header] reads any raw request header. [Logger] returns a log/slog
 // logger that writes to the host's log, tagged with the route.
 //
+// # Who is calling
+//
+// Security the document declares is enforced by the host before the
+// handler runs: Operation.Security (or the routes configuration, or the
+// runtime declaration) names the schemes and scopes; endpoints.json
+// configures their verifiers. The handler gets the verified client with
+// [Auth] (Subject, Scopes, [Principal.HasScope], [Principal.DecodeClaims])
+// to decide per resource, [RequestID] to tie its logs to the host's, and
+// [Value] for what middleware passed on.
+//
+// # Middleware
+//
+// A main package marked //endpoints:middleware NAME that calls
+// [DeclareMiddleware] builds server/middleware/NAME.wasm: Before runs ahead
+// of validation and the handler and may add request headers, context
+// values and response headers, or answer instead; After runs once the
+// handler answered; Verify checks the credentials of a security scheme
+// that names the module in x-endpoints-verifier.
+//
 // # Testing
 //
 // The package builds natively too, where an in-memory stand-in replaces the

@@ -447,3 +447,30 @@ func BenchmarkVerifyJWT(b *testing.B) {
 		})
 	}
 }
+
+func TestJWKSURLTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	v, err := auth.New(bearer, auth.Config{JWT: &auth.JWTConfig{JWKSURL: srv.URL, Timeout: auth.Duration(100 * time.Millisecond)}}, auth.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	keys := newKeys(t)
+	start := time.Now()
+	_, err = v.Verify(context.Background(), withBearer(mint(t, keys["ec"].private, map[string]any{"sub": "a", "exp": time.Now().Add(time.Hour).Unix()})))
+	if !errors.Is(err, auth.ErrUnavailable) {
+		t.Errorf("Verify = %v, want ErrUnavailable", err)
+	}
+	// The background fetch and this one each wait for the timeout at most.
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Verify took %s against a provider that never answers; the timeout is 100ms", took)
+	}
+}
