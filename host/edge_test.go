@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -141,21 +142,9 @@ func TestRateLimitSharedByTwoHosts(t *testing.T) {
 		statuses = append(statuses, do(t, srv, "GET", "/api/hello", "").status)
 	}
 	want := []int{200, 200, 200, 429, 429, 429}
-	if !slicesEqual(statuses, want) {
+	if !slices.Equal(statuses, want) {
 		t.Errorf("statuses across two hosts = %v, want %v: three tokens in all, not three per host", statuses, want)
 	}
-}
-
-func slicesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 var (

@@ -77,13 +77,9 @@ func findMiddleware(appDir string) ([]string, error) {
 // loadMiddleware compiles a middleware module, checks its exports and
 // reads its declaration.
 func (e *engine) loadMiddleware(ctx context.Context, wasm []byte, file string, poolSize int) (*middleware, error) {
-	wasm, err := e.instrument(wasm)
+	compiled, err := e.prepare(ctx, wasm, file)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
-	}
-	compiled, err := e.compile(ctx, wasm)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
+		return nil, err
 	}
 	m := &middleware{file: file, name: strings.TrimSuffix(path.Base(file), routefile.Extension)}
 	if err := m.checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {

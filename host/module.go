@@ -30,16 +30,9 @@ type module struct {
 // loadModule reads, instruments and compiles one route module, checks its
 // exports, instantiates the warm instance and reads its contract.
 func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route, poolSize int) (*module, error) {
-	wasm, err := e.instrument(wasm)
+	compiled, err := e.prepare(ctx, wasm, rf.File)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", rf.File, err)
-	}
-	compiled, err := e.compile(ctx, wasm)
-	if err != nil && strings.Contains(err.Error(), "over limit of") {
-		return nil, fmt.Errorf("%s: its memory does not fit limits.memoryBytes (%d bytes): %w; raise limits.memoryBytes in %s", rf.File, e.memoryBytes, err, AppConfigFile)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", rf.File, err)
+		return nil, err
 	}
 	if err := checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
 		_ = compiled.Close(ctx)
@@ -82,6 +75,23 @@ func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route
 	m.pool.park(in)
 	ok = true
 	return m, nil
+}
+
+// prepare instruments and compiles the module of file, and says what is
+// wrong with it when it cannot.
+func (e *engine) prepare(ctx context.Context, wasm []byte, file string) (wazero.CompiledModule, error) {
+	wasm, err := e.instrument(wasm)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
+	}
+	compiled, err := e.compile(ctx, wasm)
+	if err != nil && strings.Contains(err.Error(), "over limit of") {
+		return nil, fmt.Errorf("%s: its memory does not fit limits.memoryBytes (%d bytes): %w; raise limits.memoryBytes in %s", file, e.memoryBytes, err, AppConfigFile)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
+	}
+	return compiled, nil
 }
 
 // callAtLoad calls an export of a module being loaded, with the load's

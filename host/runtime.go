@@ -23,13 +23,9 @@ type runtimeModule struct {
 // nil. Errors name the file and what is wrong.
 func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*runtimeModule, error) {
 	file := abi.RuntimeModule
-	wasm, err := e.instrument(wasm)
+	compiled, err := e.prepare(ctx, wasm, file)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
-	}
-	compiled, err := e.compile(ctx, wasm)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
+		return nil, err
 	}
 	fns := compiled.ExportedFunctions()
 	for _, name := range []string{abi.ExportABIVersion, abi.ExportRuntime} {

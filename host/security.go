@@ -117,7 +117,7 @@ func (g *guard) check(c *call, r *http.Request) verdict {
 				passed, verified = false, false
 			default:
 				missingAll = false
-				if len(auth.MissingScopes(toAuthPrincipal(o.p), n.scopes)) > 0 {
+				if len(auth.MissingScopes(o.p, n.scopes)) > 0 {
 					if lacksScope == nil {
 						lacksScope = n
 					}
@@ -142,7 +142,7 @@ func (g *guard) check(c *call, r *http.Request) verdict {
 		return verdict{}
 	case forbidden != nil:
 		o := verify(forbidden.scheme)
-		missing := auth.MissingScopes(toAuthPrincipal(o.p), forbidden.scopes)
+		missing := auth.MissingScopes(o.p, forbidden.scopes)
 		v := verdict{status: http.StatusForbidden, data: map[string]any{"scheme": forbidden.scheme.name, "missingScopes": missing}}
 		if forbidden.scheme.builtIn != nil {
 			v.challenge = []string{auth.InsufficientScopeChallenge(forbidden.scheme.spec, forbidden.scopes)}
@@ -180,7 +180,7 @@ func (s *scheme) verify(c *call, r *http.Request) (*abi.Principal, *auth.Failure
 	case err != nil:
 		return nil, nil, err
 	}
-	return fromAuthPrincipal(s.name, p), nil, nil
+	return p, nil, nil
 }
 
 // challenge is the WWW-Authenticate challenge of s after fail (nil: no
@@ -203,17 +203,6 @@ func challengeScheme(s auth.Scheme) string {
 		return "Bearer"
 	}
 	return "ApiKey"
-}
-
-func toAuthPrincipal(p *abi.Principal) *auth.Principal {
-	if p == nil {
-		return nil
-	}
-	return &auth.Principal{Scheme: p.Scheme, Subject: p.Subject, Scopes: p.Scopes}
-}
-
-func fromAuthPrincipal(scheme string, p *auth.Principal) *abi.Principal {
-	return &abi.Principal{Scheme: scheme, Subject: p.Subject, Scopes: p.Scopes, Claims: p.Claims}
 }
 
 // answerGuard answers a request the guard refused.

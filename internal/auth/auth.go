@@ -17,7 +17,6 @@ package auth
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,6 +24,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/abi"
 )
 
 // Scheme is a security scheme of the document
@@ -42,19 +43,9 @@ type Scheme struct {
 	In, ParamName string
 }
 
-// Principal is a client a verifier accepted.
-type Principal struct {
-	// Scheme is the name of the scheme that verified it.
-	Scheme string `json:"scheme"`
-	// Subject identifies the client: a JWT's "sub", a key's or user's
-	// configured subject, a basic user's name.
-	Subject string `json:"subject"`
-	// Scopes are what the client may do.
-	Scopes []string `json:"scopes,omitempty"`
-	// Claims are a JWT's claims, the verified payload as it was signed;
-	// nil for other schemes.
-	Claims json.RawMessage `json:"claims,omitempty"`
-}
+// Principal is a client a verifier accepted, as guests receive it in the
+// envelope's "auth" member: abi.Principal.
+type Principal = abi.Principal
 
 // Failure is why a request was not let in: it carried no credential for
 // the scheme (Missing), or one that does not verify (Reason, which is safe
