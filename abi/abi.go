@@ -194,7 +194,7 @@ const (
 )
 
 // RuntimeModule is the path of the runtime declaration module in an app:
-// app-wide settings and OpenAPI additions, in any language (SPEC.md §7).
+// app-wide settings and OpenAPI additions, in any language (docs/spec.md §7).
 const RuntimeModule = "server/endpoints/runtime.wasm"
 
 // Host functions, all in [ImportModule]. Arguments named buf/buf_len are a

@@ -5,7 +5,7 @@ import "encoding/json"
 // Contract is the JSON a module returns from [ExportContract]: what the host
 // validates before the handler runs, what it checks the answer against, and
 // what the OpenAPI document and the generated clients are built from. See
-// SPEC.md §3; package abi/contract holds the JSON Schema of this format and
+// docs/spec.md §3; package abi/contract holds the JSON Schema of this format and
 // its validator, contract.Parse.
 type Contract struct {
 	Summary     string   `json:"summary,omitempty"`
@@ -123,7 +123,7 @@ type Response struct {
 // validated).
 func (r *Response) IsMedia() bool { return len(r.Media) > 0 }
 
-// Idempotency declares Idempotency-Key handling (SPEC.md §6).
+// Idempotency declares Idempotency-Key handling (docs/spec.md §6).
 type Idempotency struct {
 	Required       bool     `json:"required,omitempty"`
 	ReplayStatuses []int    `json:"replayStatuses,omitempty"`

@@ -15,7 +15,7 @@ import (
 )
 
 // AppConfigFile is the module options file at the root of an app
-// (SPEC.md §8).
+// (docs/spec.md §8).
 const AppConfigFile = "endpoints.json"
 
 // AppConfig is the content of endpoints.json: plain JSON, decoded strictly
@@ -26,7 +26,7 @@ const AppConfigFile = "endpoints.json"
 //	 "responseValidation": "always"}
 type AppConfig struct {
 	// OpenAPI configures the generated document route: false, true or an
-	// object (SPEC.md §8).
+	// object (docs/spec.md §8).
 	OpenAPI OpenAPIOption `json:"openApi,omitzero"`
 	// Limits bound each request; see [Limits].
 	Limits Limits `json:"limits,omitzero"`

@@ -19,7 +19,7 @@ import (
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
-// Defaults of the generated document (SPEC.md §8).
+// Defaults of the generated document (docs/spec.md §8).
 const (
 	DefaultOpenAPIPath    = "/_endpoints/schema"
 	DefaultOpenAPITitle   = "Endpoints API"
@@ -28,11 +28,11 @@ const (
 	DefaultDocsPath = "/_endpoints/docs"
 )
 
-// RoutesConfigFile is the routes configuration of an app (SPEC.md §7).
+// RoutesConfigFile is the routes configuration of an app (docs/spec.md §7).
 const RoutesConfigFile = "server/routes.config.json"
 
 // OpenAPIOptions let a Go embedder add to the generated document, as the
-// runtime declaration does for apps (SPEC.md §7). Both run after the
+// runtime declaration does for apps (docs/spec.md §7). Both run after the
 // runtime declaration's own additions.
 type OpenAPIOptions struct {
 	// Document is an OpenAPI fragment (a JSON object) deep-merged into the

@@ -11,7 +11,7 @@ import (
 )
 
 // FrameworkError is the body of every response the host makes itself for a
-// request it refuses or a guest that failed (SPEC.md §4): the shape the
+// request it refuses or a guest that failed (docs/spec.md §4): the shape the
 // server engine of nuxt-endpoints serialises errors into, so one client error
 // handler covers endpoints and plain routes.
 //

@@ -43,7 +43,7 @@ func defaultBody(f *abi.ValidationFailure) (string, any) {
 
 // refuse answers a request that failed validation, negotiation or its
 // media type. The endpoint's onValidationError hook, then the app's, may
-// replace the default answer; each may decline (SPEC.md §4).
+// replace the default answer; each may decline (docs/spec.md §4).
 func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table, f *abi.ValidationFailure) {
 	h.discardBody(w, r, c)
 	c.writeDeadline(w)

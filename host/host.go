@@ -11,7 +11,7 @@
 //	defer h.Close(ctx)
 //	http.ListenAndServe("127.0.0.1:3000", h)
 //
-// See SPEC.md §2 for how file names become routes and §4 for the order of
+// See docs/spec.md §2 for how file names become routes and §4 for the order of
 // the request pipeline, which is part of the contract.
 package host
 

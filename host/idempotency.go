@@ -24,7 +24,7 @@ import (
 )
 
 // Problem is the Problem Details body (RFC 9457) of an Idempotency-Key
-// failure, sent as application/problem+json (SPEC.md §6).
+// failure, sent as application/problem+json (docs/spec.md §6).
 //
 //	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"Idempotency-Key reused",
 //	 "status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}

@@ -20,7 +20,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/validation"
 )
 
-// ServeHTTP routes the request and runs the pipeline of SPEC.md §4.
+// ServeHTTP routes the request and runs the pipeline of docs/spec.md §4.
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.enter() {
 		w.Header().Set("Connection", "close")
@@ -595,7 +595,7 @@ func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, o
 //
 // A 400 in the shape of the framework's own Validation Error body passes
 // for an operation that declares a request part, as the OpenAPI document
-// lists that response for it (SPEC.md §7): the document and the check
+// lists that response for it (docs/spec.md §7): the document and the check
 // agree on what the operation may answer. Guests send it when they
 // refuse a value the host passed but their types cannot hold (the Go
 // SDK's inputs), and hooks that keep the default body.

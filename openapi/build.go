@@ -39,7 +39,7 @@ type Operation struct {
 	// components/schemas.
 	Defs map[string]json.RawMessage
 	// Negotiates says the operation offers more than one media type across
-	// its 2xx responses, so 406 Not Acceptable is reachable (SPEC.md §4
+	// its 2xx responses, so 406 Not Acceptable is reachable (docs/spec.md §4
 	// step 2).
 	Negotiates bool
 }
@@ -89,7 +89,7 @@ var (
 )
 
 // Build builds the OpenAPI 3.1 document of an app from its endpoint
-// operations and its routes configuration (SPEC.md §7). The result depends
+// operations and its routes configuration (docs/spec.md §7). The result depends
 // only on the set of operations, not on their order.
 //
 //	doc, err := openapi.Build(ops, openapi.Options{Title: "Users API", Version: "1.0.0"})
@@ -861,7 +861,7 @@ func (b *builder) finish() {
 }
 
 // OperationID derives the operationId of an operation from its method and
-// OpenAPI path template (SPEC.md §7): the lower-case method, then each
+// OpenAPI path template (docs/spec.md §7): the lower-case method, then each
 // path segment in camel case, a "{param}" as "By" and its capitalised
 // name. Characters other than letters and digits split a segment into
 // words, each capitalised; the rest of each word keeps its case.

@@ -1,5 +1,5 @@
 // Package openapi builds the OpenAPI 3.1 document of an Endpoints app from
-// the contracts of its route modules (SPEC.md §7), and models OpenAPI
+// the contracts of its route modules (docs/spec.md §7), and models OpenAPI
 // documents so that an application can add to the result.
 //
 // The host hands [Build] one [Operation] per endpoint method, with the

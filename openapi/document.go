@@ -5,7 +5,7 @@ import (
 )
 
 // Version is the OpenAPI version every built [Document] declares in its
-// "openapi" member (SPEC.md §7).
+// "openapi" member (docs/spec.md §7).
 const Version = "3.1.0"
 
 // Document is an OpenAPI 3.1 document: the OpenAPI Object of

@@ -37,7 +37,7 @@ func (d *Document) MarshalIndent() ([]byte, error) {
 }
 
 // ParseDocument decodes an OpenAPI 3.1 document, such as the one an
-// openApi.extend hook returns (SPEC.md §7). Members the model does not name
+// openApi.extend hook returns (docs/spec.md §7). Members the model does not name
 // are kept in the Extra fields. It checks types only; call
 // [Document.Validate] for the rules of the specification.
 func ParseDocument(data []byte) (*Document, error) {
@@ -53,7 +53,7 @@ func ParseDocument(data []byte) (*Document, error) {
 var ErrNotObject = errors.New("openapi: a document fragment must be a JSON object")
 
 // Merge deep-merges a fragment into the document, the openApi.document
-// rule of SPEC.md §7: objects merge member by member, recursively; arrays,
+// rule of docs/spec.md §7: objects merge member by member, recursively; arrays,
 // strings, numbers, booleans and null replace what was there. The fragment
 // must be a JSON object, and the merged result must decode as a [Document]
 // and pass [Document.Validate]; otherwise the document is left unchanged.

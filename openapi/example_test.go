@@ -115,7 +115,7 @@ func ExampleDocument_Merge() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// What a runtime declaration's openApi.document adds (SPEC.md §7).
+	// What a runtime declaration's openApi.document adds (docs/spec.md §7).
 	err = doc.Merge([]byte(`{
 		"info": {"description": "Our API"},
 		"servers": [{"url": "https://api.example.com"}],

@@ -11,7 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Names of the component schemas of the framework's own responses (SPEC.md
+// Names of the component schemas of the framework's own responses (docs/spec.md
 // §4): the bodies the host writes for 400, 406 and 415. A $defs entry of a
 // contract or routes configuration may use one of these names only with
 // the very same schema.
@@ -28,12 +28,12 @@ const (
 	// SchemaNotAcceptable is the 406 body, shaped like the 415 one.
 	SchemaNotAcceptable = "EndpointsNotAcceptable"
 	// SchemaIdempotencyProblem is the Problem Details body (RFC 9457,
-	// application/problem+json) of an Idempotency-Key failure (SPEC.md §6):
+	// application/problem+json) of an Idempotency-Key failure (docs/spec.md §6):
 	//	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"...","status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}
 	SchemaIdempotencyProblem = "EndpointsIdempotencyProblem"
 )
 
-// Codes of the Idempotency-Key failures (SPEC.md §6), the "code" member of
+// Codes of the Idempotency-Key failures (docs/spec.md §6), the "code" member of
 // their Problem Details.
 const (
 	CodeKeyInvalid       = "IDEMPOTENCY_KEY_INVALID"
@@ -48,7 +48,7 @@ const (
 const IdempotencyHeader = "Idempotency-Key"
 
 // IdempotencyKeyPattern is the pattern of the Idempotency-Key header in the
-// document, as the host accepts it (SPEC.md §6): 1-255 visible ASCII
+// document, as the host accepts it (docs/spec.md §6): 1-255 visible ASCII
 // characters but ',', bare, or as a quoted structured-field string
 // (RFC 8941 §3.3.3) whose unquoted value follows the same rule. A bare key
 // does not start with '"'. It reads the same in ECMA-262 and RE2.
@@ -58,9 +58,9 @@ const IdempotencyKeyPattern = `^(?:[\x21\x23-\x2B\x2D-\x7E][\x21-\x2B\x2D-\x7E]{
 const mediaProblem = "application/problem+json"
 
 // frameworkResponse is a response the host makes itself, without the
-// guest: documented for every operation that can reach it (SPEC.md §7).
+// guest: documented for every operation that can reach it (docs/spec.md §7).
 // Later framework responses (the Problem Details of Idempotency-Key
-// handling, SPEC.md §6) are added to frameworkResponses the same way.
+// handling, docs/spec.md §6) are added to frameworkResponses the same way.
 type frameworkResponse struct {
 	status      int
 	description string

@@ -19,7 +19,7 @@ import (
 )
 
 // RoutesConfig is the routes configuration, server/routes.config.json
-// (SPEC.md §7): responses declared once for the whole app, for the routes
+// (docs/spec.md §7): responses declared once for the whole app, for the routes
 // under a path, or for one method of those routes, merged into every
 // operation they apply to as if its contract declared them.
 //
@@ -128,9 +128,9 @@ func (e *RoutesConfigError) Error() string {
 //   - a member other than "responses", "routes", "$defs" (and "$schema", for
 //     editors) at the top, "responses" and "methods" in a route, "responses"
 //     in a method, and description, schema, contentType, media and headers
-//     in a response (the contract's response shape, SPEC.md §3);
+//     in a response (the contract's response shape, docs/spec.md §3);
 //   - a status key that is not three digits from 100 to 599;
-//   - a method key that is not a lower-case method of SPEC.md §2;
+//   - a method key that is not a lower-case method of docs/spec.md §2;
 //   - a pattern that does not start with "/", has an empty segment, a
 //     trailing "/", "{name}" instead of ":name", or "*" other than a final
 //     "/**";
@@ -330,7 +330,7 @@ func (p *configParser) responses(ptr string, v jsontext.Value) map[string]*abi.R
 	return out
 }
 
-// response decodes the contract's response shape (SPEC.md §3).
+// response decodes the contract's response shape (docs/spec.md §3).
 func (p *configParser) response(ptr string, v jsontext.Value) *abi.Response {
 	m := p.object(ptr, v, "description", "schema", "contentType", "media", "headers")
 	if m == nil {

@@ -1,5 +1,5 @@
 // Package storage is what the host keeps between requests: Idempotency-Key
-// records (SPEC.md §6) and the key-value data guests read and write through
+// records (docs/spec.md §6) and the key-value data guests read and write through
 // the ABI's kv_* functions. A Store is embedded in one process by default
 // ([NewMemory]) or shared by several hosts (package storage/redis); an
 // embedder may bring its own through host.Options.Store.

@@ -1,5 +1,5 @@
 // Package contract parses and checks the contract a route module exports
-// (SPEC.md §3): the JSON Schema of the format, [SchemaJSON], and [Parse],
+// (docs/spec.md §3): the JSON Schema of the format, [SchemaJSON], and [Parse],
 // which enforces it together with the rules a schema cannot express.
 //
 // A contract that fails is reported whole: every issue, each with a JSON
@@ -54,7 +54,7 @@ type Options struct {
 // # Notes
 //
 //   - Parse returns a plain error, not an [*Error], only for mistakes that
-//     are not the module's: an opts.Method that is not a method of SPEC.md
+//     are not the module's: an opts.Method that is not a method of docs/spec.md
 //     §2, or a broken contract.schema.json.
 //   - A response status that is not three digits from 100 to 599 is
 //     reported with Rule "pattern" at the key ("/responses/2xx").

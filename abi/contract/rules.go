@@ -47,7 +47,7 @@ const (
 	RuleMethodsExclusive = "endpoints/methods-exclusive"
 
 	// RuleIdempotencyMethod: "idempotency" on GET, HEAD or OPTIONS. Only
-	// unsafe methods take an Idempotency-Key (SPEC.md §6).
+	// unsafe methods take an Idempotency-Key (docs/spec.md §6).
 	RuleIdempotencyMethod = "endpoints/idempotency-method"
 
 	// RuleInteger: a status in replayStatuses written with a fraction or
@@ -74,14 +74,14 @@ const (
 	RuleEncoding = "endpoints/encoding"
 )
 
-// methodNames are the method suffixes and methods keys of SPEC.md §2, in
+// methodNames are the method suffixes and methods keys of docs/spec.md §2, in
 // upper case.
 var methodNames = []string{
 	http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch,
 	http.MethodDelete, http.MethodHead, http.MethodOptions,
 }
 
-// safeMethods take no Idempotency-Key (SPEC.md §6).
+// safeMethods take no Idempotency-Key (docs/spec.md §6).
 var safeMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions}
 
 // operationFields may not stand beside "methods": each method has its own.
@@ -138,7 +138,7 @@ func (c *checker) operation(ptr, method string, op map[string]any, defs []map[st
 	if idem, ok := op["idempotency"]; ok {
 		if slices.Contains(safeMethods, method) {
 			c.add(child(ptr, "idempotency"), RuleIdempotencyMethod,
-				"%s is a safe method and takes no Idempotency-Key; idempotency applies to POST, PATCH, PUT and DELETE (SPEC.md §6)", method)
+				"%s is a safe method and takes no Idempotency-Key; idempotency applies to POST, PATCH, PUT and DELETE (docs/spec.md §6)", method)
 		}
 		if idem, ok := idem.(map[string]any); ok {
 			if statuses, ok := idem["replayStatuses"].([]any); ok {

@@ -12,7 +12,7 @@ import (
 )
 
 // SchemaJSON is contract.schema.json: the JSON Schema (draft 2020-12) of the
-// contract format of SPEC.md §3, which [Parse] enforces before its own
+// contract format of docs/spec.md §3, which [Parse] enforces before its own
 // rules. Its $id is
 // https://raw.githubusercontent.com/wasmendpoints/endpoints/main/abi/contract/contract.schema.json;
 // editors can associate it with contract files to check them as they are

@@ -200,7 +200,7 @@ func positionals(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, b
 
 // parseNewRoute reads a route in the form `endpoints routes` prints and
 // checks that an endpoint can serve it: one method, no optional or
-// catch-all segments (SPEC.md §2).
+// catch-all segments (docs/spec.md §2).
 func parseNewRoute(route string) (routefile.Route, error) {
 	method, p, _ := strings.Cut(strings.TrimSpace(route), " ")
 	if method == "*" {

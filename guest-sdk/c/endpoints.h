@@ -24,7 +24,7 @@
  *     }
  *
  * An endpoint also exports its contract, a JSON string literal
- * (SPEC.md section 3); the host validates each request against it before
+ * (docs/spec.md §3); the host validates each request against it before
  * endpoints_handle runs:
  *
  *     ENDPOINTS_CONTRACT("{\"summary\":\"Say hello\"}");
@@ -281,7 +281,7 @@ int32_t endpoints_on_validation_error(void)
  * endpoints_contract export, returning the string literal json (packed as
  * offset<<32 | length, without the terminating NUL), and the
  * endpoints_abi_version export. Use it once, at file scope. json must be a
- * string literal holding a valid contract (SPEC.md section 3); adjacent
+ * string literal holding a valid contract (docs/spec.md §3); adjacent
  * literals may split it over several lines:
  *
  *     ENDPOINTS_CONTRACT(

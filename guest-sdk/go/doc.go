@@ -3,7 +3,7 @@
 // typed input; the SDK derives the route's contract (JSON Schemas of the
 // request and the responses) from your Go types, and the host validates
 // every request against it before your handler runs, and documents it in
-// the app's OpenAPI document (SPEC.md §3-5).
+// the app's OpenAPI document (docs/spec.md §3-5).
 //
 // # A route in five minutes
 //

@@ -27,7 +27,7 @@ type ValidationFailure = abi.ValidationFailure
 // (400), its body's media type (415) or content negotiation (406), and
 // the hook may answer in its place. Call it once, from init. Every
 // operation of the module's contract then says "onValidationError": true
-// (SPEC.md §4).
+// (docs/spec.md §4).
 //
 //	endpoints.OnValidationError(func(f *endpoints.ValidationFailure) (endpoints.Reply, bool) {
 //		if f.Kind != abi.FailureSchema {

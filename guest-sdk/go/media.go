@@ -11,7 +11,7 @@ import (
 // Media declares a media response: a status whose body is not JSON (an
 // image, a CSV file, an event stream) in one of the listed media types.
 // The host never checks such a body, and streams it: each write of the
-// handler reaches the client at once (SPEC.md §3, §5).
+// handler reaches the client at once (docs/spec.md §3, §5).
 //
 //	200: endpoints.Media("The avatar", "image/png", "image/webp"),
 //

@@ -32,7 +32,7 @@ type Operation struct {
 	// Leave it empty in a module whose file name has a method suffix
 	// ([id].get.wasm). A module without suffix registers one handler per
 	// method, each with its Method; its contract lists them under
-	// "methods" (SPEC.md §3).
+	// "methods" (docs/spec.md §3).
 	Method string
 
 	// Summary is a one-line description of the operation.
@@ -64,7 +64,7 @@ type Operation struct {
 	Defs map[string]json.RawMessage
 
 	// Idempotency declares Idempotency-Key handling for an unsafe method
-	// (SPEC.md §6). Nil leaves it off.
+	// (docs/spec.md §6). Nil leaves it off.
 	Idempotency *abi.Idempotency
 
 	// Security lists the operation's security requirements, which the

@@ -48,7 +48,7 @@ type headerField struct{ name, value string }
 //     another one with [Reply.WithHeader].
 //   - The status must be declared in the operation's Responses (unless they
 //     are omitted) and the body must match its schema; the host checks this
-//     in development (SPEC.md §4, step 8).
+//     in development (docs/spec.md §4, step 8).
 //   - A nil slice encodes as null, which does not match an "array" schema:
 //     return empty slices, or tag the field omitempty.
 func Respond(status int, body any) Reply {
@@ -174,7 +174,7 @@ func Error(status int, body any) error {
 }
 
 // internalError is the body of the 500 answered for a handler's error; it
-// has the shape of the host's own framework errors (SPEC.md §4).
+// has the shape of the host's own framework errors (docs/spec.md §4).
 var internalError = json.RawMessage(`{"statusCode":500,"statusMessage":"Internal Server Error"}`)
 
 // storageUnavailable is the body of the 503 answered for a handler's error

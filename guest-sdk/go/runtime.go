@@ -37,7 +37,7 @@ type Runtime struct {
 	OnValidationError func(f *ValidationFailure) (Reply, bool)
 }
 
-// OpenAPI holds the two ways to add to the generated document (SPEC.md §7).
+// OpenAPI holds the two ways to add to the generated document (docs/spec.md §7).
 // With neither, the document is exactly what the contracts describe.
 type OpenAPI struct {
 	// Document is an OpenAPI fragment deep-merged into the generated

@@ -34,7 +34,7 @@ func Bytes(status int, contentType string, body []byte) Reply {
 // (unless contentType is empty, as for [Bytes]) and the reply's headers,
 // then calls write with a writer whose every Write goes to the host at
 // once; for a status declared with [Media] or [MediaOf] the host sends
-// each one to the client and flushes it (SPEC.md §5).
+// each one to the client and flushes it (docs/spec.md §5).
 //
 //	return endpoints.Stream(200, "text/csv", func(w io.Writer) error {
 //		for _, row := range rows {

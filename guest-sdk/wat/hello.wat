@@ -45,7 +45,7 @@
   ;;   4096  the response: {"hello": then the value, then }
   (memory (export "memory") 1)
 
-  ;; The contract (SPEC.md section 3): a query parameter "name", a string of
+  ;; The contract (docs/spec.md §3): a query parameter "name", a string of
   ;; 1-64 characters defaulting to "world", and one declared response. The
   ;; host validates every request against it before endpoints_handle runs,
   ;; and in development checks the answer against "responses".

@@ -278,7 +278,7 @@ func (g *goGen) packageDoc(ops []*goOperation) string {
 }
 
 // goSuccessTypes lists the media types of an operation's 2xx answers, in
-// declaration order: the host negotiates when there are several (SPEC.md
+// declaration order: the host negotiates when there are several (docs/spec.md
 // §4, step 2).
 func goSuccessTypes(op *Operation) []string {
 	var media []string

@@ -1,4 +1,4 @@
-// Package routefile maps route module file names to HTTP routes (SPEC.md §2).
+// Package routefile maps route module file names to HTTP routes (docs/spec.md §2).
 //
 //	server/api/users/[id].get.wasm    → GET  /api/users/:id   (/api/users/{id})
 //	server/api/users/index.post.wasm  → POST /api/users

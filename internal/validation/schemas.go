@@ -1,7 +1,7 @@
 // Package validation compiles the schemas of a contract and validates request
 // parts and answers against them: string coercion for path, query and header
 // values, schema defaults, and the issue lists of 400 and Response Contract
-// Error bodies (SPEC.md §4 steps 4, 5 and 8).
+// Error bodies (docs/spec.md §4 steps 4, 5 and 8).
 //
 // Everything that depends only on the contract (compiled schemas, coercion
 // plans, defaults) is computed once at load; validating a request walks
@@ -67,7 +67,7 @@ func (e *ExternalRefError) Error() string {
 }
 
 // refuseLoader refuses every URL the compiler asks for, so compiling a
-// contract never touches the filesystem or the network (SPEC.md §5: guests
+// contract never touches the filesystem or the network (docs/spec.md §5: guests
 // get neither). Only the draft meta-schemas built into jsonschema/v6 and
 // the contract itself resolve.
 type refuseLoader struct{}

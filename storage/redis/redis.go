@@ -1,5 +1,5 @@
 // Package redis is a [storage.Store] on a Redis server, shared by every host
-// that points at it: the Idempotency-Key guarantee (SPEC.md §6: the handler
+// that points at it: the Idempotency-Key guarantee (docs/spec.md §6: the handler
 // runs once per key) then holds across hosts behind a load balancer, and
 // guests see the same KV data on each.
 //
