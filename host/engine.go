@@ -41,6 +41,9 @@ type engine struct {
 	// (a panic in NewFunction, once in a few hundred runs of the suite).
 	// The second waits and finds the first's in memory.
 	compiling sync.Map // [sha256.Size]byte → *sync.Mutex
+	// hostModules are the functions of the modules the host provides,
+	// by module name: what a module may import.
+	hostModules map[string]map[string]api.FunctionDefinition
 }
 
 func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine, error) {
@@ -66,6 +69,12 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 	}
 	if err := interrupt.NewHostModule(ctx, e.runtime, interrupt.DefaultPeriod); err != nil {
 		return nil, err
+	}
+	e.hostModules = map[string]map[string]api.FunctionDefinition{}
+	for _, name := range []string{wasi_snapshot_preview1.ModuleName, abi.ImportModule, interrupt.ImportModule} {
+		if m := e.runtime.Module(name); m != nil {
+			e.hostModules[name] = m.ExportedFunctionDefinitions()
+		}
 	}
 	return e, nil
 }

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/abi/contract"
+	"github.com/wasmendpoints/endpoints/internal/interrupt"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 )
 
@@ -91,7 +94,54 @@ func (e *engine) prepare(ctx context.Context, wasm []byte, file string) (wazero.
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}
+	if err := e.checkImports(compiled); err != nil {
+		_ = compiled.Close(ctx)
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
 	return compiled, nil
+}
+
+// checkImports refuses a module that imports what the host does not
+// provide, naming the module and the function: wazero's own error
+// ("module[env] not instantiated") names neither the function nor what to
+// do. AssemblyScript's env.abort is the usual one.
+func (e *engine) checkImports(compiled wazero.CompiledModule) error {
+	for _, f := range compiled.ImportedFunctions() {
+		module, name, _ := f.Import()
+		provided, known := e.hostModules[module]
+		if !known {
+			hint := ""
+			if module == "env" && name == "abort" {
+				hint = " (AssemblyScript: pass --use abort= to asc, or an abort function of your own)"
+			}
+			return fmt.Errorf("imports function %s.%s, but the host provides only the modules %s%s", module, name, e.hostModuleList(), hint)
+		}
+		def, ok := provided[name]
+		if !ok {
+			return fmt.Errorf("imports function %s.%s, which the %s module does not have in ABI v%d (abi/README.md §3 lists them)", module, name, module, abi.Version)
+		}
+		if !sameTypes(f.ParamTypes(), def.ParamTypes()) || !sameTypes(f.ResultTypes(), def.ResultTypes()) {
+			return fmt.Errorf("imports function %s.%s with signature %s; the host's is %s", module, name, signature(f.ParamTypes(), f.ResultTypes()), signature(def.ParamTypes(), def.ResultTypes()))
+		}
+	}
+	for _, m := range compiled.ImportedMemories() {
+		module, name, _ := m.Import()
+		return fmt.Errorf("imports memory %s.%s; a module exports its own memory as %q (AssemblyScript: build without --importMemory)", module, name, abi.ExportMemory)
+	}
+	return nil
+}
+
+// hostModuleList names the modules a guest may import from, for errors
+// (the interrupt check's module is the instrumentation's, not theirs).
+func (e *engine) hostModuleList() string {
+	names := make([]string, 0, len(e.hostModules))
+	for n := range e.hostModules {
+		if n != interrupt.ImportModule {
+			names = append(names, strconv.Quote(n))
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // callAtLoad calls an export of a module being loaded, with the load's
