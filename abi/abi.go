@@ -184,6 +184,20 @@ const (
 	VerifyRejected = 2
 )
 
+// Custom sections a module may carry, so that tools read what it declares
+// without running it (endpoints inspect). endpoints build writes both,
+// from the exports, into every module it builds.
+const (
+	// SectionContract holds the contract JSON, the very bytes
+	// [ExportContract] returns. The host prefers it to the export, and
+	// refuses a module whose section and export disagree. A module with
+	// the section and no export is an endpoint too.
+	SectionContract = "endpoints.contract"
+	// SectionABIVersion holds the ABI version the module was built for,
+	// in decimal ("1"), as [ExportABIVersion] returns it.
+	SectionABIVersion = "endpoints.abi_version"
+)
+
 // Results of [ExportOnValidationError].
 const (
 	// HookAnswered: the guest wrote the replacement answer.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
@@ -18,6 +19,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/abi/contract"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
+	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 )
 
@@ -58,10 +60,22 @@ func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route
 	if err := checkVersion(in, lc, rf.File); err != nil {
 		return nil, err
 	}
-	if in.mod.ExportedFunction(abi.ExportContract) != nil {
-		b, err := exportedBytes(in, lc, rf.File, abi.ExportContract, abi.ContractMaxBytes)
-		if err != nil {
-			return nil, err
+	section, err := readSections(wasm, rf.File)
+	if err != nil {
+		return nil, err
+	}
+	if in.mod.ExportedFunction(abi.ExportContract) != nil || section != nil {
+		var b []byte
+		if in.mod.ExportedFunction(abi.ExportContract) != nil {
+			if b, err = exportedBytes(in, lc, rf.File, abi.ExportContract, abi.ContractMaxBytes); err != nil {
+				return nil, err
+			}
+		}
+		if section != nil {
+			if b != nil && !sameJSON(b, section) {
+				return nil, fmt.Errorf("%s: its %s section and its %s export disagree: rebuild the module (endpoints build writes the section from the export)", rf.File, abi.SectionContract, abi.ExportContract)
+			}
+			b = section
 		}
 		if n := countObjects(b); n > abi.ContractMaxObjects {
 			return nil, fmt.Errorf("%s: its contract holds %d JSON objects (schemas); the host accepts at most %d: share schemas through $defs, or split the route", rf.File, n, abi.ContractMaxObjects)
@@ -83,7 +97,14 @@ func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route
 // prepare instruments and compiles the module of file, and says what is
 // wrong with it when it cannot.
 func (e *engine) prepare(ctx context.Context, wasm []byte, file string) (wazero.CompiledModule, error) {
-	wasm, err := e.instrument(wasm)
+	// The sections endpoints build adds say what the code says: without
+	// them, a module compiles to the same code, and the compilation cache
+	// filled while building serves the first start.
+	wasm, err := wasmbin.WithoutCustom(wasm, abi.SectionContract, abi.SectionABIVersion)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
+	}
+	wasm, err = e.instrument(wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}
@@ -142,6 +163,34 @@ func (e *engine) hostModuleList() string {
 	}
 	slices.Sort(names)
 	return strings.Join(names, ", ")
+}
+
+// readSections returns the contract a module carries in its
+// abi.SectionContract section (nil when it has none), after checking that
+// its abi.SectionABIVersion section, if any, names this host's version.
+func readSections(wasm []byte, file string) ([]byte, error) {
+	if v, ok, err := wasmbin.Custom(wasm, abi.SectionABIVersion); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	} else if ok && string(v) != strconv.Itoa(abi.Version) {
+		return nil, fmt.Errorf("%s: its %s section says ABI %q, this host speaks ABI v%d: rebuild it with a current SDK", file, abi.SectionABIVersion, v, abi.Version)
+	}
+	c, ok, err := wasmbin.Custom(wasm, abi.SectionContract)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", file, err)
+	case !ok:
+		return nil, nil
+	case len(c) > abi.ContractMaxBytes:
+		return nil, fmt.Errorf("%s: its %s section holds %d bytes; the host accepts at most %d", file, abi.SectionContract, len(c), abi.ContractMaxBytes)
+	}
+	return bytes.Clone(c), nil
+}
+
+// sameJSON reports whether a and b are the same JSON value, whatever their
+// spacing and member order.
+func sameJSON(a, b []byte) bool {
+	ca, cb := jsontext.Value(bytes.Clone(a)), jsontext.Value(bytes.Clone(b))
+	return ca.Canonicalize() == nil && cb.Canonicalize() == nil && bytes.Equal(ca, cb)
 }
 
 // callAtLoad calls an export of a module being loaded, with the load's

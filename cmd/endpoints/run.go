@@ -56,6 +56,9 @@ Commands:
   token APP --sub NAME [--scope S]... [--scheme NAME] [--ttl 1h]
                mint a JWT for development, signed with the private key in
                endpoints.json's security.<scheme>.jwt.devKey
+  inspect FILE.wasm
+               print a module's ABI version, contract, imports, exports and
+               size, read from the file without running it
   version      print the version and the ABI it speaks
   help         print this help
 
@@ -115,6 +118,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdClient(ctx, rest, stdout, stderr)
 	case "token":
 		return cmdToken(ctx, rest, stdout, stderr)
+	case "inspect":
+		return cmdInspect(ctx, rest, stdout, stderr)
 	case "dev":
 		return cmdServe(ctx, rest, stdout, stderr, host.Development)
 	case "serve":
@@ -207,6 +212,10 @@ func buildSources(ctx context.Context, app string, sources []guestbuild.Source, 
 		fmt.Fprintf(stdout, "  ok   %-44s %-3s %s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond))
 	})
 	if err != nil {
+		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
+		return false
+	}
+	if err := embedContracts(ctx, app, sources); err != nil {
 		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
 		return false
 	}

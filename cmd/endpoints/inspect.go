@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/wasmbin"
+)
+
+// embedContracts copies the contract and ABI version of each route module
+// just built into its custom sections (host.EmbedContract), so that
+// `endpoints inspect` and other tools read them without running code.
+func embedContracts(ctx context.Context, app string, sources []guestbuild.Source) error {
+	for _, s := range sources {
+		if !strings.HasPrefix(s.Module, "server/api/") && !strings.HasPrefix(s.Module, "server/routes/") {
+			continue // the runtime declaration and middleware have no contract
+		}
+		path := filepath.Join(app, filepath.FromSlash(s.Module))
+		wasm, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out, err := host.EmbedContract(ctx, s.Module, wasm, host.Options{})
+		if err != nil {
+			return err
+		}
+		if bytes.Equal(out, wasm) {
+			continue
+		}
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, out, 0o644); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cmdInspect prints what a module declares, without running it.
+func cmdInspect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	file, ok := parse(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	wasm, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints inspect: %v\n", err)
+		return exitError
+	}
+	info, err := inspect(ctx, filepath.ToSlash(file), wasm)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints inspect: %s: %v\n", file, err)
+		return exitError
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(info, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "file      %s\nsize      %d bytes\nabi       %s\nkind      %s\n", file, info.Size, info.ABI, info.Kind)
+	fmt.Fprintf(stdout, "imports   %s\nexports   %s\n", strings.Join(info.Imports, ", "), strings.Join(info.Exports, ", "))
+	if info.Contract != nil {
+		var pretty bytes.Buffer
+		_ = json.Indent(&pretty, info.Contract, "", "  ")
+		fmt.Fprintf(stdout, "contract  (%s section)\n%s\n", abi.SectionContract, pretty.String())
+	}
+	return exitOK
+}
+
+// moduleInfo is what inspect reports.
+type moduleInfo struct {
+	Size     int             `json:"size"`
+	ABI      string          `json:"abi"`
+	Kind     string          `json:"kind"`
+	Imports  []string        `json:"imports"`
+	Exports  []string        `json:"exports"`
+	Contract json.RawMessage `json:"contract,omitempty"`
+}
+
+// inspect reads a module's declarations: its custom sections, and its
+// imports and exports from wazero's decoding (compiled by the
+// interpreter, which compiles nothing; nothing is instantiated).
+func inspect(ctx context.Context, file string, wasm []byte) (*moduleInfo, error) {
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer r.Close(ctx)
+	cm, err := r.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
+	}
+	info := &moduleInfo{Size: len(wasm), Imports: []string{}, Exports: []string{}}
+	for _, f := range cm.ImportedFunctions() {
+		module, name, _ := f.Import()
+		info.Imports = append(info.Imports, module+"."+name)
+	}
+	for name := range cm.ExportedFunctions() {
+		info.Exports = append(info.Exports, name)
+	}
+	slices.Sort(info.Exports)
+	fns := cm.ExportedFunctions()
+	switch v, ok, _ := wasmbin.Custom(wasm, abi.SectionABIVersion); {
+	case ok:
+		info.ABI = "v" + string(v) + " (" + abi.SectionABIVersion + " section)"
+	default:
+		if n, ok, _ := wasmbin.ConstExport(wasm, abi.ExportABIVersion); ok {
+			info.ABI = fmt.Sprintf("v%d (%s returns it)", n, abi.ExportABIVersion)
+		} else if _, ok := fns[abi.ExportABIVersion]; ok {
+			info.ABI = "set by code: run endpoints build to record it, or endpoints check to run it"
+		} else {
+			info.ABI = "none: not an Endpoints module (no " + abi.ExportABIVersion + ")"
+		}
+	}
+	c, hasSection, err := wasmbin.Custom(wasm, abi.SectionContract)
+	if err != nil {
+		return nil, err
+	}
+	_, hasExport := fns[abi.ExportContract]
+	_, handles := fns[abi.ExportHandle]
+	switch {
+	case strings.Contains(file, abi.MiddlewareDir+"/"):
+		info.Kind = "middleware"
+	case strings.HasSuffix(file, abi.RuntimeModule):
+		info.Kind = "runtime declaration"
+	case hasSection:
+		info.Kind, info.Contract = "endpoint", c
+	case hasExport:
+		info.Kind = "endpoint (its contract is in code: run endpoints build to record it)"
+	case handles:
+		info.Kind = "plain route"
+	case fns[abi.ExportRuntime] != nil:
+		info.Kind = "runtime declaration"
+	default:
+		info.Kind = "middleware or other"
+		for _, e := range []string{abi.ExportBefore, abi.ExportAfter, abi.ExportVerify} {
+			if _, ok := fns[e]; ok {
+				info.Kind = "middleware"
+			}
+		}
+	}
+	return info, nil
+}

@@ -1,0 +1,89 @@
+package wasmbin_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/wasmbin"
+)
+
+func assemble(t *testing.T, src string) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("wat2wasm"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI installs wabt")
+		}
+		t.Skip("needs wat2wasm (wabt)")
+	}
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "m.wat"), filepath.Join(dir, "m.wasm")
+	os.WriteFile(in, []byte(src), 0o644)
+	if err := guestbuild.WAT(context.Background(), in, out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+const module = `(module
+  (import "endpoints" "log" (func $log (param i32 i32 i32)))
+  (import "env" "mem" (memory 1))
+  (func (export "endpoints_abi_version") (result i32) (i32.const 1))
+  (func (export "negative") (result i32) (i32.const -300))
+  (func (export "computed") (result i32) (i32.add (i32.const 1) (i32.const 1)))
+  (func (export "endpoints_handle") (result i32) (local i32) (i32.const 0)))`
+
+func TestConstExport(t *testing.T) {
+	wasm := assemble(t, module)
+	for _, tt := range []struct {
+		export string
+		want   int32
+		ok     bool
+	}{
+		{"endpoints_abi_version", 1, true},
+		{"negative", -300, true},
+		{"computed", 0, false},
+		{"endpoints_handle", 0, false}, // it has a local
+		{"missing", 0, false},
+	} {
+		n, ok, err := wasmbin.ConstExport(wasm, tt.export)
+		if err != nil || n != tt.want || ok != tt.ok {
+			t.Errorf("ConstExport(%s) = %d, %v, %v; want %d, %v", tt.export, n, ok, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestCustomSections(t *testing.T) {
+	wasm := assemble(t, module)
+	if _, ok, err := wasmbin.Custom(wasm, "endpoints.contract"); ok || err != nil {
+		t.Fatalf("a fresh module has the section: %v %v", ok, err)
+	}
+	with, err := wasmbin.WithCustom(wasm, "endpoints.contract", []byte(`{"summary":"x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := wasmbin.WithCustom(with, "endpoints.contract", []byte(`{"summary":"y"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := wasmbin.Custom(again, "endpoints.contract")
+	if err != nil || !ok || string(got) != `{"summary":"y"}` {
+		t.Errorf("Custom = %q, %v, %v; want the replaced payload", got, ok, err)
+	}
+	if n, ok, _ := wasmbin.ConstExport(again, "endpoints_abi_version"); !ok || n != 1 {
+		t.Error("the module's code changed with its custom sections")
+	}
+	for _, bad := range [][]byte{nil, []byte("\x00asm\x01\x00\x00\x00\x00\x7f"), append(append([]byte{}, wasm[:8]...), 0x01, 0xff, 0xff, 0xff, 0xff, 0x7f)} {
+		if _, err := wasmbin.Sections(bad); !errors.Is(err, wasmbin.ErrMalformed) {
+			t.Errorf("Sections(%q) = %v, want ErrMalformed", bad, err)
+		}
+	}
+}
