@@ -19,8 +19,8 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/abi/contract"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
-	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
+	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 )
 
 // module is a compiled route module with its pool and, for an endpoint, the
