@@ -51,6 +51,9 @@ func BenchmarkFailureFlood(b *testing.B) {
 	srv := httptest.NewServer(h)
 	b.Cleanup(srv.Close)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	// Writes need a bearer token since the example enforces its security:
+	// the flood must reach validation, not stop at the 401.
+	token := usersToken(b, "flood", time.Hour, "users:write")
 	send := func(method, path, body string) (int, error) {
 		var rd io.Reader
 		if body != "" {
@@ -59,6 +62,7 @@ func BenchmarkFailureFlood(b *testing.B) {
 		req, _ := http.NewRequest(method, srv.URL+path, rd)
 		if body != "" {
 			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+token)
 		}
 		res, err := client.Do(req)
 		if err != nil {
