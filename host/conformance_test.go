@@ -40,7 +40,7 @@ var usersConformance = []struct {
 }
 
 func TestUsersConformance(t *testing.T) {
-	for _, name := range []string{"users", "users-c"} {
+	for _, name := range []string{"users", "users-c", "users-as"} {
 		t.Run(name, func(t *testing.T) {
 			h, logs := (&app{t: t, dir: builtExample(t, name)}).host(host.Options{Mode: host.Development})
 			srv := httptest.NewServer(h)

@@ -50,6 +50,11 @@ func builtExample(t testing.TB, name string) string {
 			requireTool(t, "clang")
 		case guestbuild.LangWAT:
 			requireTool(t, "wat2wasm")
+		case guestbuild.LangAS:
+			if testing.Short() {
+				t.Skip("-short: compiling AssemblyScript routes takes seconds each")
+			}
+			requireTool(t, "npm")
 		}
 	}
 	dir, err := os.MkdirTemp("", "endpoints-example-"+name+"-")

@@ -1,5 +1,6 @@
 // Package guestbuild builds route modules from their sources: Go with the Go
-// toolchain, C with clang and wasi-libc, WAT with wat2wasm.
+// toolchain, C with clang and wasi-libc, AssemblyScript with the app's asc,
+// WAT with wat2wasm.
 //
 // A Go route is an ordinary main package anywhere in the app that says which
 // route it serves with a directive, in the form `endpoints routes` prints:
@@ -11,10 +12,15 @@
 // mapping). Go sources cannot sit in directories named like the modules:
 // [id].get is not a valid Go import path, and `go mod tidy` fails on it.
 //
-// C and WAT sources sit beside the modules they build, named like them:
+// C, AssemblyScript and WAT sources sit beside the modules they build,
+// named like them:
 //
 //	server/api/users/[id].get.c   → server/api/users/[id].get.wasm
+//	server/api/users/index.post.ts → server/api/users/index.post.wasm
 //	server/routes/hello.get.wat   → server/routes/hello.get.wasm
+//
+// Every .ts file under the route directories is a route source; code that
+// AssemblyScript routes share lives outside them (e.g. lib/users.ts).
 package guestbuild
 
 import (
@@ -56,6 +62,8 @@ const (
 	LangGo  Language = "go"
 	LangC   Language = "c"
 	LangWAT Language = "wat"
+	// LangAS is AssemblyScript.
+	LangAS Language = "assemblyscript"
 )
 
 // Source is one route's source and the module it builds.
@@ -68,8 +76,8 @@ type Source struct {
 	Module string
 }
 
-// RouteDirs are the directories searched for C and WAT sources, relative to
-// the app.
+// RouteDirs are the directories searched for C, AssemblyScript and WAT
+// sources, relative to the app.
 var RouteDirs = []string{"server/api", "server/routes", abi.MiddlewareDir}
 
 // Find lists the route sources of the app, sorted by module. Go routes are
@@ -127,6 +135,10 @@ func Find(appDir string) ([]Source, error) {
 				out = append(out, Source{Lang: LangC, Path: rel, Module: strings.TrimSuffix(rel, ".c") + ".wasm"})
 			case ".wat":
 				out = append(out, Source{Lang: LangWAT, Path: rel, Module: strings.TrimSuffix(rel, ".wat") + ".wasm"})
+			case ".ts":
+				if !strings.HasSuffix(rel, ".d.ts") {
+					out = append(out, Source{Lang: LangAS, Path: rel, Module: strings.TrimSuffix(rel, ".ts") + ".wasm"})
+				}
 			}
 			return nil
 		})
@@ -312,14 +324,16 @@ func App(ctx context.Context, appDir, outDir string, progress func(Built)) ([]Bu
 }
 
 // Affected picks the sources a change of the files changed (relative to the
-// app, forward slashes) may have changed: the C or WAT source itself, the
-// Go route whose package directory holds the file, and every Go route when
-// the file belongs to no route's package (a shared package, go.mod).
+// app, forward slashes) may have changed: the C, AssemblyScript or WAT
+// source itself, the Go route whose package directory holds the file, every
+// Go route when the file belongs to no route's package (a shared package,
+// go.mod), every C route for a header and every AssemblyScript route for a
+// shared .ts file.
 func Affected(sources []Source, changed []string) []Source {
 	pick := map[int]bool{}
 	for _, f := range changed {
 		ext := path.Ext(f)
-		if ext != ".go" && f != "go.mod" && f != "go.sum" && ext != ".c" && ext != ".h" && ext != ".wat" {
+		if ext != ".go" && f != "go.mod" && f != "go.sum" && ext != ".c" && ext != ".h" && ext != ".wat" && ext != ".ts" {
 			continue
 		}
 		owned := false
@@ -332,7 +346,7 @@ func Affected(sources []Source, changed []string) []Source {
 			continue
 		}
 		for i, s := range sources {
-			if ext == ".h" && s.Lang == LangC || ext != ".h" && ext != ".c" && ext != ".wat" && s.Lang == LangGo {
+			if ext == ".h" && s.Lang == LangC || ext == ".ts" && s.Lang == LangAS || ext != ".h" && ext != ".c" && ext != ".wat" && ext != ".ts" && s.Lang == LangGo {
 				pick[i] = true
 			}
 		}
@@ -369,6 +383,8 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 				err = C(ctx, src, out)
 			case LangWAT:
 				err = WAT(ctx, src, out)
+			case LangAS:
+				err = AssemblyScript(ctx, appDir, src, out)
 			}
 			results[i] = Built{Source: s, Took: time.Since(start), Err: err}
 			if progress != nil {

@@ -1,0 +1,28 @@
+// POST /api/users - creates a user. The host validated the body against the
+// contract, so the handler reads name and email without checking them.
+import { Contract, Request, Schema, endpoint, kv, respond } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+import { SEED_USERS, User, user } from "../../../lib/users";
+
+endpoint(
+  new Contract()
+    .summary("Create a user")
+    .tag("users")
+    .body(
+      Schema.object()
+        .property("name", Schema.string().minLength(1))
+        .property("email", Schema.string().format("email"))
+        .additionalProperties(false),
+    )
+    .response(201, "The new user", Schema.ref("User"))
+    .def("User", User),
+  (req: Request): void => {
+    const body = req.body()!;
+    // Atomic across hosts when the store is Redis.
+    const id = SEED_USERS + kv.incr("users/next-id");
+    const created = user(id, body.get("name")!.asString(), body.get("email")!.asString());
+    kv.set("users/" + id.toString(), created.toString());
+    respond(201, created);
+  },
+);

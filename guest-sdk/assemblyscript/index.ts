@@ -1,0 +1,12 @@
+// The AssemblyScript SDK for Endpoints route modules (ABI v1). See
+// README.md for a complete route.
+
+export { Value as JSONValue, Kind as JSONKind, parse as parseJSON } from "./json";
+export { Schema, Contract } from "./contract";
+export { Request, Part } from "./request";
+export { setStatus, setHeader, addHeader, write, writeBytes, respond, respondText } from "./response";
+export { endpoint, plainRoute, Handler } from "./route";
+export { endpointsAbort } from "./abort";
+import * as kv from "./kv";
+import * as log from "./log";
+export { kv, log };

@@ -1,0 +1,96 @@
+package host_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+)
+
+// TestAssemblyScriptUsers serves the AssemblyScript twin of the users
+// example beyond the conformance suite: a user created with POST is read
+// back from the key-value store, the body is validated before the guest,
+// and the contracts declared with the SDK's builder reach the document.
+func TestAssemblyScriptUsers(t *testing.T) {
+	srv, logs := (&app{t: t, dir: builtExample(t, "users-as")}).serve(host.Options{Mode: host.Development})
+	created := do(t, srv, "POST", "/api/users", `{"name":"Linus","email":"linus@example.com"}`, "Content-Type", "application/json")
+	if created.status != 201 || !jsonEqual(t, created.body, `{"id":4,"name":"Linus","email":"linus@example.com"}`) {
+		t.Fatalf("POST = %d %s", created.status, created.body)
+	}
+	if got := do(t, srv, "GET", "/api/users/4", ""); got.status != 200 || got.body != created.body {
+		t.Errorf("GET the new user = %d %s, want 200 %s", got.status, got.body, created.body)
+	}
+	bad := do(t, srv, "POST", "/api/users", `{"name":""}`, "Content-Type", "application/json")
+	if bad.status != 400 || !strings.Contains(bad.body, `"must contain at least 1 character"`) || !strings.Contains(bad.body, `"is required"`) {
+		t.Errorf("POST an invalid user = %d %s, want the 400 of its contract", bad.status, bad.body)
+	}
+	doc := do(t, srv, "GET", "/_endpoints/schema", "")
+	for _, want := range []string{`"Create a user"`, `"Get a user"`, `"#/components/schemas/User"`, `"email"`} {
+		if !strings.Contains(doc.body, want) {
+			t.Errorf("the document lacks %s", want)
+		}
+	}
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("an answer broke its contract:\n%s", logs)
+	}
+}
+
+// TestAssemblyScriptAbort builds an app that installed only the compiler,
+// so endpoints build supplies the SDK it ships, and checks that a throw in
+// a handler is logged with its message and place and answered 500, and
+// that the next request gets a fresh instance.
+func TestAssemblyScriptAbort(t *testing.T) {
+	example := builtExample(t, "users-as") // installs the compiler in examples/users-as
+	_ = example
+	modules, err := filepath.Abs(filepath.Join("..", "examples", "users-as", "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, link := range []struct{ name, target string }{
+		{"node_modules/assemblyscript", filepath.Join(modules, "assemblyscript")},
+		{"node_modules/.bin/asc", "../assemblyscript/bin/asc.js"},
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(link.name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(link.target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := filepath.Join(dir, "server", "api", "boom.get.ts")
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(`import { Contract, Request, Schema, endpoint, respond, JSONValue } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+endpoint(
+  new Contract().summary("Fail on purpose").query("fail", Schema.boolean()).response(200, "fine", Schema.object()),
+  (req: Request): void => {
+    const fail = req.query("fail");
+    if (fail != null && fail.asBool()) throw new Error("boom on purpose");
+    respond(200, JSONValue.object());
+  },
+);
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := guestbuild.App(t.Context(), dir, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, logs := (&app{t: t, dir: dir}).serve(host.Options{Mode: host.Development})
+	if got := do(t, srv, "GET", "/api/boom?fail=true", ""); got.status != 500 {
+		t.Errorf("a throwing handler = %d %s, want 500", got.status, got.body)
+	}
+	if !strings.Contains(logs.String(), "abort: boom on purpose at server/api/boom.get.ts:") {
+		t.Errorf("the log does not say why the handler failed:\n%s", logs)
+	}
+	if got := do(t, srv, "GET", "/api/boom", ""); got.status != 200 || got.body != "{}" {
+		t.Errorf("the next request = %d %s, want 200 {}", got.status, got.body)
+	}
+}
