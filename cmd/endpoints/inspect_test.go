@@ -53,3 +53,27 @@ func TestInspect(t *testing.T) {
 		}
 	})
 }
+
+// TestConformanceCommand runs `endpoints conformance` on the C twin of the
+// users example, which passes, and on a copy whose 404 answer says
+// something else, which fails naming the case and what was expected.
+func TestConformanceCommand(t *testing.T) {
+	needTool(t, "wat2wasm")
+	app := cApp(t)
+	code, out, errOut := runCLI("conformance", app)
+	if code != exitOK || !strings.Contains(out, "  ok   a declared 404") || !strings.Contains(out, "cases passed") {
+		t.Fatalf("conformance on users-c: exit %d\n%s\n%s", code, out, errOut)
+	}
+	src := filepath.Join(app, "server", "api", "users", "[id].get.c")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(strings.Replace(string(b), `" not found\"}"`, `" is missing\"}"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCLI("conformance", app)
+	if code != exitError || !strings.Contains(out, "FAIL a declared 404") || !strings.Contains(out, `want {"message":"user 9 not found"}`) {
+		t.Errorf("conformance on a broken port: exit %d\n%s", code, out)
+	}
+}

@@ -59,6 +59,11 @@ Commands:
   inspect FILE.wasm
                print a module's ABI version, contract, imports, exports and
                size, read from the file without running it
+  conformance APP
+               build APP, serve it in development and run the conformance
+               suite of the users example against it: what every port of
+               examples/users (in any language) must answer (--no-build:
+               test the modules as they are)
   version      print the version and the ABI it speaks
   help         print this help
 
@@ -70,10 +75,14 @@ serves GET /api/users/:id. build compiles the route sources of APP:
          //endpoints:route GET /api/users/:id
        builds server/api/users/[id].get.wasm
   C    server/api/users/[id].get.c   builds server/api/users/[id].get.wasm
+  AssemblyScript
+       server/api/users/index.post.ts builds server/api/users/index.post.wasm
+       (with APP's node_modules/.bin/asc; npm install runs first when
+       APP has a package.json and no compiler)
   WAT  server/routes/hello.get.wat   builds server/routes/hello.get.wasm
-Other sources (AssemblyScript, Rust, ...) are built by the app's own
-command, given in endpoints.json and run through sh -c in APP:
-  "build": {"command": "npm run asbuild", "watch": ["assembly/**/*.ts"]}
+Other sources are built by the app's own command, given in endpoints.json
+and run through sh -c in APP:
+  "build": {"command": "make wasm", "watch": ["src/**/*.zig"]}
 dev reruns it when a file matching a watch pattern is saved ("*" stays in
 one directory, "**" spans any number).
 
@@ -120,6 +129,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdToken(ctx, rest, stdout, stderr)
 	case "inspect":
 		return cmdInspect(ctx, rest, stdout, stderr)
+	case "conformance":
+		return cmdConformance(ctx, rest, stdout, stderr)
 	case "dev":
 		return cmdServe(ctx, rest, stdout, stderr, host.Development)
 	case "serve":

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -115,24 +114,6 @@ func TestBuildReportsCompileErrors(t *testing.T) {
 	if code != exitError || !strings.Contains(errOut, "broken.get.c") || !strings.Contains(errOut, "undefined_thing") {
 		t.Errorf("build with a broken source = %d\n%s\nwant exit 1 naming the file and the compiler's error", code, errOut)
 	}
-}
-
-// syncBuffer is an io.Writer safe to read while the command writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestServeAndShutdown(t *testing.T) {

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/conformance"
+)
+
+// cmdConformance builds an app, serves it in development on a loopback
+// port of its own, and runs the users conformance suite against it: the
+// behaviour every port of examples/users shows, whatever its language.
+func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
+	noBuild := fs.Bool("no-build", false, "test the modules as they are, without building the sources first")
+	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	app, ok := parse(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	if !*noBuild && !build(ctx, app, stdout, stderr) {
+		return exitError
+	}
+	var logs syncBuffer
+	h, err := host.New(ctx, app, host.Options{Mode: host.Development, CacheDir: *cacheDir, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints conformance: %v\n", err)
+		return exitError
+	}
+	defer h.Close(context.Background())
+	if !reportProblems(h, stderr) {
+		return exitError
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints conformance: %v\n", err)
+		return exitError
+	}
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+
+	fmt.Fprintf(stdout, "running the users conformance suite against %s (development: answers are checked against their contracts)\n", app)
+	failed := 0
+	results := conformance.Run(ctx, &http.Client{}, "http://"+ln.Addr().String(), conformance.Users)
+	for _, r := range results {
+		if r.Err != nil {
+			failed++
+			fmt.Fprintf(stdout, "  FAIL %s\n       %v\n", r.Case.Name, r.Err)
+			continue
+		}
+		fmt.Fprintf(stdout, "  ok   %s\n", r.Case.Name)
+	}
+	if failed > 0 {
+		fmt.Fprintf(stdout, "%d of %d cases failed\n", failed, len(results))
+		if logs.Len() > 0 {
+			fmt.Fprintf(stdout, "\nwhat the host logged (warnings and errors):\n%s", logs.String())
+		}
+		return exitError
+	}
+	fmt.Fprintf(stdout, "all %d cases passed\n", len(results))
+	return exitOK
+}
+
+// syncBuffer is a bytes.Buffer the host's logger may write from any
+// goroutine.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
