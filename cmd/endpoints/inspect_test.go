@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
 
 // TestInspect builds modules in C and WAT with endpoints build, which
@@ -75,5 +77,59 @@ func TestConformanceCommand(t *testing.T) {
 	code, out, _ = runCLI("conformance", app)
 	if code != exitError || !strings.Contains(out, "FAIL a declared 404") || !strings.Contains(out, `want {"message":"user 9 not found"}`) {
 		t.Errorf("conformance on a broken port: exit %d\n%s", code, out)
+	}
+}
+
+// TestInspectEveryLanguage builds one route of each guest language the
+// build step knows, records its contract in custom sections as
+// `endpoints build` does, and reads it back with `endpoints inspect`
+// without running the module.
+func TestInspectEveryLanguage(t *testing.T) {
+	root := filepath.Join("..", "..")
+	for _, tt := range []struct {
+		lang    guestbuild.Language
+		tool    string
+		app     string // the directory the source path is relative to
+		source  string
+		module  string
+		kind    string
+		summary string
+	}{
+		{guestbuild.LangGo, "go", "examples/users", "handlers/get-user", "server/api/users/[id].get.wasm", "endpoint", "Get a user"},
+		{guestbuild.LangC, "clang", "examples/users-c", "server/api/users/[id].get.c", "server/api/users/[id].get.wasm", "endpoint", "Get a user"},
+		{guestbuild.LangAS, "npm", "examples/users-as", "server/api/users/index.post.ts", "server/api/users/index.post.wasm", "endpoint", "Create a user"},
+		{guestbuild.LangWAT, "wat2wasm", "guest-sdk/wat", "hello.wat", "server/api/hello.get.wasm", "endpoint", ""},
+		{guestbuild.LangC, "clang", "examples/users-c", "server/routes/health.get.c", "server/routes/health.get.wasm", "plain route", ""},
+	} {
+		t.Run(string(tt.lang)+" "+tt.source, func(t *testing.T) {
+			if testing.Short() && (tt.lang == guestbuild.LangGo || tt.lang == guestbuild.LangAS) {
+				t.Skip("-short: this compiler takes seconds")
+			}
+			needTool(t, tt.tool)
+			out := t.TempDir()
+			src := guestbuild.Source{Lang: tt.lang, Path: tt.source, Module: tt.module}
+			if _, err := guestbuild.Build(t.Context(), filepath.Join(root, filepath.FromSlash(tt.app)), out, []guestbuild.Source{src}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := embedContracts(t.Context(), out, []guestbuild.Source{src}); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, errOut := runCLI("inspect", "--json", filepath.Join(out, filepath.FromSlash(tt.module)))
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var info moduleInfo
+			if err := json.Unmarshal([]byte(stdout), &info); err != nil {
+				t.Fatal(err)
+			}
+			var c struct{ Summary string }
+			_ = json.Unmarshal(info.Contract, &c)
+			if info.Kind != tt.kind || !strings.HasPrefix(info.ABI, "v1 (endpoints.abi_version section)") || info.Size == 0 || (tt.summary != "" && c.Summary != tt.summary) {
+				t.Errorf("inspect = kind %q, abi %q, summary %q, size %d; want %q, v1 from its section, summary %q", info.Kind, info.ABI, c.Summary, info.Size, tt.kind, tt.summary)
+			}
+			if tt.kind == "endpoint" && len(info.Contract) == 0 {
+				t.Errorf("inspect printed no contract for an endpoint")
+			}
+		})
 	}
 }
