@@ -73,11 +73,12 @@ type variant struct {
 	handler http.Handler
 }
 
-// benchVariants are the three implementations of GET /api/users/:id, the
-// guests served in production mode as `endpoints serve` would.
+// benchVariants are the implementations of GET /api/users/:id: native Go,
+// then the guests in C, Go and AssemblyScript, served in production mode as
+// `endpoints serve` would.
 func benchVariants(b *testing.B) []variant {
 	vs := []variant{{"native", nativeUsers(b)}}
-	for _, app := range []struct{ name, dir string }{{"c", "users-c"}, {"go", "users"}} {
+	for _, app := range []struct{ name, dir string }{{"c", "users-c"}, {"go", "users"}, {"as", "users-as"}} {
 		h, err := host.New(b.Context(), builtExample(b, app.dir), host.Options{Mode: host.Production, CacheDir: testCacheDir(b), Logger: discardLogger()})
 		if err != nil {
 			b.Fatal(err)

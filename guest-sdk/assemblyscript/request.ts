@@ -43,11 +43,33 @@ export class Request {
   }
 
   /** An integer path parameter; aborts (500) when the contract does not
-   * declare it as an integer. */
+   * declare it as an integer. Read straight from the host's bytes: no
+   * JSON value is built. */
   paramInt(name: string): i64 {
-    const v = this.param(name);
-    assert(v != null, "no path parameter " + name);
-    return v!.asInt();
+    return this.int(Part.Params, name);
+  }
+
+  /** An integer value of a part (the host writes validated integers in
+   * decimal, without fraction or exponent); aborts when absent. */
+  int(part: Part, name: string): i64 {
+    const key = host.utf8(name);
+    let n = host.request_value(part, host.ptr(key), key.byteLength, host.scratchPtr(), host.scratchLen());
+    if (n > host.scratchLen()) {
+      host.grow(n);
+      n = host.request_value(part, host.ptr(key), key.byteLength, host.scratchPtr(), host.scratchLen());
+    }
+    assert(n > 0, "no value " + name);
+    const p = host.scratchPtr();
+    const neg = load<u8>(p) == 45; // '-'
+    let v: u64 = 0;
+    for (let i = neg ? 1 : 0; i < n; i++) {
+      const d = <u32>load<u8>(p + <usize>i) - 48;
+      assert(d <= 9, name + " is not an integer: " + host.scratchText(n));
+      const next = v * 10 + <u64>d;
+      assert(next / 10 == v && next <= (neg ? <u64>9223372036854775808 : <u64>9223372036854775807), name + " is out of the i64 range");
+      v = next;
+    }
+    return neg ? -(<i64>v) : <i64>v;
   }
 
   /** A string path parameter. */
