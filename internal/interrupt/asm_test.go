@@ -3,6 +3,7 @@ package interrupt
 import (
 	"context"
 	"fmt"
+	"github.com/wasmendpoints/endpoints/internal/leb128"
 	"slices"
 	"testing"
 
@@ -21,18 +22,18 @@ func mod(sections ...[]byte) []byte {
 // sec returns a section: its id, size and body.
 func sec(id byte, body ...[]byte) []byte {
 	b := slices.Concat(body...)
-	return slices.Concat([]byte{id}, appendU32(nil, uint32(len(b))), b)
+	return slices.Concat([]byte{id}, leb128.AppendU32(nil, uint32(len(b))), b)
 }
 
 // vec returns a vector: its count and its items.
 func vec(items ...[]byte) []byte {
-	return slices.Concat(appendU32(nil, uint32(len(items))), slices.Concat(items...))
+	return slices.Concat(leb128.AppendU32(nil, uint32(len(items))), slices.Concat(items...))
 }
 
 // fnBody returns a function body: its size, then locals and code.
 func fnBody(locals []byte, code ...byte) []byte {
 	b := slices.Concat(locals, code)
-	return slices.Concat(appendU32(nil, uint32(len(b))), b)
+	return slices.Concat(leb128.AppendU32(nil, uint32(len(b))), b)
 }
 
 // str returns a name: its length and bytes.

@@ -3,6 +3,7 @@ package interrupt
 import (
 	"bytes"
 	"fmt"
+	"github.com/wasmendpoints/endpoints/internal/leb128"
 	"strings"
 )
 
@@ -156,13 +157,13 @@ func Instrument(wasm []byte, period int32) ([]byte, error) {
 		return nil, fmt.Errorf("instrument: %w", err)
 	}
 	if s := get(secFunction); s != nil {
-		if r.definedFuncs, _, err = readU32(s.body, 0); err != nil {
+		if r.definedFuncs, _, err = leb128.ReadU32(s.body, 0); err != nil {
 			return nil, fmt.Errorf("instrument: function section: count: %w", err)
 		}
 	}
 	var definedGlobals uint32
 	if s := get(secGlobal); s != nil {
-		if definedGlobals, _, err = readU32(s.body, 0); err != nil {
+		if definedGlobals, _, err = leb128.ReadU32(s.body, 0); err != nil {
 			return nil, fmt.Errorf("instrument: global section: count: %w", err)
 		}
 	}
@@ -177,7 +178,7 @@ func Instrument(wasm []byte, period int32) ([]byte, error) {
 	out = append(out, wasm[:8]...)
 	emit := func(id byte, body []byte) {
 		out = append(out, id)
-		out = appendU32(out, uint32(len(body)))
+		out = leb128.AppendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
 	// The three sections the rewrite always has, built ahead so that they
@@ -236,7 +237,7 @@ func splitSections(wasm []byte) ([]section, error) {
 	for p := 8; p < len(wasm); {
 		start := p
 		id := wasm[p]
-		size, q, err := readU32(wasm, p+1)
+		size, q, err := leb128.ReadU32(wasm, p+1)
 		if err != nil {
 			return nil, fmt.Errorf("section at offset 0x%x: size: %w", start, err)
 		}
@@ -249,9 +250,9 @@ func splitSections(wasm []byte) ([]section, error) {
 		s := section{id: id, body: wasm[q : q+int(size)], off: q}
 		p = q + int(size)
 		if id == secCustom {
-			n, q, err := readU32(s.body, 0)
+			n, q, err := leb128.ReadU32(s.body, 0)
 			if err == nil && uint64(n) > uint64(len(s.body)-q) {
-				err = errTruncated
+				err = leb128.ErrTruncated
 			}
 			if err != nil {
 				return nil, fmt.Errorf("custom section at offset 0x%x: name: %w", start, err)
@@ -293,14 +294,14 @@ func (r *rewriter) fn(idx uint32) uint32 {
 // makeCheck builds the fuel check sequence.
 func (r *rewriter) makeCheck() {
 	c := make([]byte, 0, 32)
-	c = appendU32(append(c, opGlobalGet), r.fuel)
+	c = leb128.AppendU32(append(c, opGlobalGet), r.fuel)
 	c = append(c, opI32Const, 1, opI32Sub)
-	c = appendU32(append(c, opGlobalSet), r.fuel)
-	c = appendU32(append(c, opGlobalGet), r.fuel)
+	c = leb128.AppendU32(append(c, opGlobalSet), r.fuel)
+	c = leb128.AppendU32(append(c, opGlobalGet), r.fuel)
 	c = append(c, opI32Const, 1, opI32LtS)
 	c = append(c, opIf, blockEmpty)
-	c = appendU32(append(c, opCall), r.check)
-	c = appendU32(append(c, opGlobalSet), r.fuel)
+	c = leb128.AppendU32(append(c, opCall), r.check)
+	c = leb128.AppendU32(append(c, opGlobalSet), r.fuel)
 	r.checkCode = append(c, opEnd)
 }
 
@@ -312,7 +313,7 @@ func (r *rewriter) scanTypes(s *section) ([]byte, error) {
 		return append([]byte{1}, funcType...), nil
 	}
 	b := s.body
-	n, p, err := readU32(b, 0)
+	n, p, err := leb128.ReadU32(b, 0)
 	if err != nil {
 		return nil, fmt.Errorf("type section: count: %w", err)
 	}
@@ -321,7 +322,7 @@ func (r *rewriter) scanTypes(s *section) ([]byte, error) {
 	for i := uint32(0); i < n; i++ {
 		start := p
 		if p >= len(b) {
-			return nil, fmt.Errorf("type section: type %d: %w", i, errTruncated)
+			return nil, fmt.Errorf("type section: type %d: %w", i, leb128.ErrTruncated)
 		}
 		if b[p] != 0x60 {
 			return nil, fmt.Errorf("type section: type %d: offset 0x%x: form 0x%02x: only function types (0x60) are supported", i, s.off+p, b[p])
@@ -329,7 +330,7 @@ func (r *rewriter) scanTypes(s *section) ([]byte, error) {
 		p++
 		for list := 0; list < 2; list++ { // parameters, results
 			var m uint32
-			if m, p, err = readU32(b, p); err != nil {
+			if m, p, err = leb128.ReadU32(b, p); err != nil {
 				return nil, fmt.Errorf("type section: type %d: %w", i, err)
 			}
 			for j := uint32(0); j < m; j++ {
@@ -352,7 +353,7 @@ func (r *rewriter) scanTypes(s *section) ([]byte, error) {
 		return nil, fmt.Errorf("type section: %d types: too many", n)
 	}
 	r.checkType = n
-	out := appendU32(make([]byte, 0, len(b)+len(funcType)+1), n+1)
+	out := leb128.AppendU32(make([]byte, 0, len(b)+len(funcType)+1), n+1)
 	out = append(out, b[entries:]...)
 	return append(out, funcType...), nil
 }
@@ -366,7 +367,7 @@ func (r *rewriter) scanImports(s *section) ([]byte, error) {
 	if s != nil {
 		var err error
 		b = s.body
-		if n, p, err = readU32(b, 0); err != nil {
+		if n, p, err = leb128.ReadU32(b, 0); err != nil {
 			return nil, fmt.Errorf("import section: count: %w", err)
 		}
 		entries = p
@@ -393,12 +394,12 @@ func (r *rewriter) scanImports(s *section) ([]byte, error) {
 			return nil, fmt.Errorf("import section: %d imports: too many", n)
 		}
 	}
-	out := appendU32(make([]byte, 0, len(b)+len(ImportModule)+len(ImportName)+8), n+1)
+	out := leb128.AppendU32(make([]byte, 0, len(b)+len(ImportModule)+len(ImportName)+8), n+1)
 	out = append(out, b[entries:]...)
 	out = appendName(out, ImportModule)
 	out = appendName(out, ImportName)
 	out = append(out, 0x00)
-	return appendU32(out, r.checkType), nil
+	return leb128.AppendU32(out, r.checkType), nil
 }
 
 // readImport decodes one import entry at b[p:].
@@ -410,13 +411,13 @@ func readImport(b []byte, p int) (mod, name string, kind byte, next int, err err
 		return "", "", 0, p, fmt.Errorf("name: %w", err)
 	}
 	if p >= len(b) {
-		return "", "", 0, p, errTruncated
+		return "", "", 0, p, leb128.ErrTruncated
 	}
 	kind = b[p]
 	p++
 	switch kind {
 	case 0x00: // function: type index
-		_, p, err = readU32(b, p)
+		_, p, err = leb128.ReadU32(b, p)
 	case 0x01: // table: reference type, limits
 		if p, err = skipValType(b, p); err == nil {
 			p, err = skipLimits(b, p)
@@ -428,12 +429,12 @@ func readImport(b []byte, p int) (mod, name string, kind byte, next int, err err
 			p++
 		}
 	case 0x04: // tag: attribute, type index
-		_, p, err = readU32(b, p+1)
+		_, p, err = leb128.ReadU32(b, p+1)
 	default:
 		return "", "", 0, p, fmt.Errorf("%q %q: unknown import kind 0x%02x", mod, name, kind)
 	}
 	if err == nil && p > len(b) {
-		err = errTruncated
+		err = leb128.ErrTruncated
 	}
 	if err != nil {
 		return "", "", 0, p, fmt.Errorf("%q %q: %w", mod, name, err)
@@ -445,34 +446,34 @@ func readImport(b []byte, p int) (mod, name string, kind byte, next int, err err
 // follows, bit 1: shared, bit 2: 64-bit), minimum, maximum.
 func skipLimits(b []byte, p int) (int, error) {
 	if p >= len(b) {
-		return p, errTruncated
+		return p, leb128.ErrTruncated
 	}
 	flags := b[p]
 	if flags > 0x07 {
 		return p, fmt.Errorf("limits: unknown flags 0x%02x", flags)
 	}
-	_, p, err := readU64(b, p+1)
+	_, p, err := leb128.ReadU64(b, p+1)
 	if err == nil && flags&1 != 0 {
-		_, p, err = readU64(b, p)
+		_, p, err = leb128.ReadU64(b, p)
 	}
 	return p, err
 }
 
 // readName decodes a name: a u32 length and that many bytes.
 func readName(b []byte, p int) (string, int, error) {
-	n, p, err := readU32(b, p)
+	n, p, err := leb128.ReadU32(b, p)
 	if err != nil {
 		return "", p, err
 	}
 	if uint64(n) > uint64(len(b)-p) {
-		return "", p, errTruncated
+		return "", p, leb128.ErrTruncated
 	}
 	return string(b[p : p+int(n)]), p + int(n), nil
 }
 
 // appendName appends a name: its length and its bytes.
 func appendName(dst []byte, s string) []byte {
-	return append(appendU32(dst, uint32(len(s))), s...)
+	return append(leb128.AppendU32(dst, uint32(len(s))), s...)
 }
 
 // custom returns the body to emit for a custom section, and false when the

@@ -1,6 +1,10 @@
 package interrupt
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/wasmendpoints/endpoints/internal/leb128"
+)
 
 // Subsections of the name section that hold function indices.
 // https://webassembly.github.io/spec/core/appendix/custom.html#name-section
@@ -21,9 +25,9 @@ func (r *rewriter) names(s *section) ([]byte, error) {
 	for p < len(b) {
 		start := p
 		id := b[p]
-		size, q, err := readU32(b, p+1)
+		size, q, err := leb128.ReadU32(b, p+1)
 		if err == nil && uint64(size) > uint64(len(b)-q) {
-			err = errTruncated
+			err = leb128.ErrTruncated
 		}
 		if err != nil {
 			return nil, fmt.Errorf("subsection %d at offset 0x%x: size: %w", id, s.off+start, err)
@@ -43,7 +47,7 @@ func (r *rewriter) names(s *section) ([]byte, error) {
 			return nil, fmt.Errorf("subsection %d: %w", id, err)
 		}
 		out = append(out, id)
-		out = appendU32(out, uint32(len(sub)))
+		out = leb128.AppendU32(out, uint32(len(sub)))
 		out = append(out, sub...)
 	}
 	return out, nil
@@ -52,7 +56,7 @@ func (r *rewriter) names(s *section) ([]byte, error) {
 // nameMap renumbers the function indices of a namemap (direct) or of an
 // indirect namemap, whose values are namemaps copied as they are.
 func (r *rewriter) nameMap(b []byte, base int, direct bool) ([]byte, error) {
-	n, p, err := readU32(b, 0)
+	n, p, err := leb128.ReadU32(b, 0)
 	if err != nil {
 		return nil, fmt.Errorf("count: %w", err)
 	}
@@ -61,10 +65,10 @@ func (r *rewriter) nameMap(b []byte, base int, direct bool) ([]byte, error) {
 	for i := uint32(0); i < n; i++ {
 		start := p
 		var idx uint32
-		if idx, p, err = readU32(b, p); err != nil {
+		if idx, p, err = leb128.ReadU32(b, p); err != nil {
 			return nil, fmt.Errorf("entry %d: offset 0x%x: function index: %w", i, base+start, err)
 		}
-		out = appendU32(out, r.fn(idx))
+		out = leb128.AppendU32(out, r.fn(idx))
 		start = p
 		if direct {
 			_, p, err = readName(b, p)
@@ -84,9 +88,9 @@ func (r *rewriter) nameMap(b []byte, base int, direct bool) ([]byte, error) {
 
 // skipNameMap skips a namemap: a count of index and name pairs.
 func skipNameMap(b []byte, p int) (int, error) {
-	n, p, err := readU32(b, p)
+	n, p, err := leb128.ReadU32(b, p)
 	for i := uint32(0); i < n && err == nil; i++ {
-		if _, p, err = readU32(b, p); err == nil {
+		if _, p, err = leb128.ReadU32(b, p); err == nil {
 			_, p, err = readName(b, p)
 		}
 	}

@@ -3,6 +3,7 @@ package interrupt
 import (
 	"errors"
 	"fmt"
+	"github.com/wasmendpoints/endpoints/internal/leb128"
 )
 
 // This file decodes one instruction at a time: enough to find where it ends
@@ -197,7 +198,7 @@ func decodeInstr(b []byte, p int) (in instr, err error) {
 	q := p + 1
 	k := single[in.op]
 	if k == immPrefix {
-		if in.sub, q, err = readU32(b, q); err != nil {
+		if in.sub, q, err = leb128.ReadU32(b, q); err != nil {
 			return in, fmt.Errorf("opcode 0x%02x: sub-opcode: %w", in.op, err)
 		}
 		k = prefixed(in.op, in.sub)
@@ -216,36 +217,36 @@ func decodeInstr(b []byte, p int) (in instr, err error) {
 		q, err = skipBlockType(b, q)
 	case immIndex:
 		in.idxAt = q
-		in.idx, q, err = readU32(b, q)
+		in.idx, q, err = leb128.ReadU32(b, q)
 	case immIndex2:
 		in.idxAt = q
-		if in.idx, q, err = readU32(b, q); err == nil {
-			_, q, err = readU32(b, q)
+		if in.idx, q, err = leb128.ReadU32(b, q); err == nil {
+			_, q, err = leb128.ReadU32(b, q)
 		}
 	case immBrTable:
 		var n uint32
-		if n, q, err = readU32(b, q); err == nil {
+		if n, q, err = leb128.ReadU32(b, q); err == nil {
 			q, err = skipU32s(b, q, uint64(n)+1)
 		}
 	case immMemarg:
 		q, err = skipMemarg(b, q)
 	case immI32:
-		_, q, err = readSigned(b, q, 32)
+		_, q, err = leb128.ReadSigned(b, q, 32)
 	case immI64:
-		_, q, err = readSigned(b, q, 64)
+		_, q, err = leb128.ReadSigned(b, q, 64)
 	case immF32:
 		q += 4
 	case immF64:
 		q += 8
 	case immSelectT:
 		var n uint32
-		if n, q, err = readU32(b, q); err == nil {
+		if n, q, err = leb128.ReadU32(b, q); err == nil {
 			for i := uint32(0); i < n && err == nil; i++ {
 				q, err = skipValType(b, q)
 			}
 		}
 	case immHeapType:
-		_, q, err = readSigned(b, q, 33)
+		_, q, err = leb128.ReadSigned(b, q, 33)
 	case immTryTable:
 		q, err = skipTryTable(b, q)
 	case immByte:
@@ -257,7 +258,7 @@ func decodeInstr(b []byte, p int) (in instr, err error) {
 		q += 16
 	}
 	if err == nil && q > len(b) {
-		err = errTruncated
+		err = leb128.ErrTruncated
 	}
 	if err != nil {
 		if single[in.op] == immPrefix {
@@ -289,11 +290,11 @@ func prefixed(prefix byte, sub uint32) imm {
 // skipU32s skips n unsigned LEB128 integers.
 func skipU32s(b []byte, q int, n uint64) (int, error) {
 	if n > uint64(len(b)-q) { // each takes at least one byte
-		return q, errTruncated
+		return q, leb128.ErrTruncated
 	}
 	var err error
 	for i := uint64(0); i < n && err == nil; i++ {
-		_, q, err = readU32(b, q)
+		_, q, err = leb128.ReadU32(b, q)
 	}
 	return q, err
 }
@@ -302,16 +303,16 @@ func skipU32s(b []byte, q int, n uint64) (int, error) {
 // index when bit 6 of the alignment is set (multiple memories), and the
 // offset (64-bit with memory64).
 func skipMemarg(b []byte, q int) (int, error) {
-	align, q, err := readU32(b, q)
+	align, q, err := leb128.ReadU32(b, q)
 	if err != nil {
 		return q, err
 	}
 	if align&0x40 != 0 {
-		if _, q, err = readU32(b, q); err != nil {
+		if _, q, err = leb128.ReadU32(b, q); err != nil {
 			return q, err
 		}
 	}
-	_, q, err = readU64(b, q)
+	_, q, err = leb128.ReadU64(b, q)
 	return q, err
 }
 
@@ -319,12 +320,12 @@ func skipMemarg(b []byte, q int) (int, error) {
 // index encoded as a non-negative s33.
 func skipBlockType(b []byte, q int) (int, error) {
 	if q >= len(b) {
-		return q, errTruncated
+		return q, leb128.ErrTruncated
 	}
 	if c := b[q]; c == 0x63 || c == 0x64 {
 		return skipValType(b, q)
 	}
-	_, q, err := readSigned(b, q, 33)
+	_, q, err := leb128.ReadSigned(b, q, 33)
 	return q, err
 }
 
@@ -332,11 +333,11 @@ func skipBlockType(b []byte, q int) (int, error) {
 // `(ref null? ht)` with a heap type.
 func skipValType(b []byte, q int) (int, error) {
 	if q >= len(b) {
-		return q, errTruncated
+		return q, leb128.ErrTruncated
 	}
 	switch c := b[q]; {
 	case c == 0x63 || c == 0x64: // (ref null ht), (ref ht)
-		_, q, err := readSigned(b, q+1, 33)
+		_, q, err := leb128.ReadSigned(b, q+1, 33)
 		return q, err
 	case c >= 0x7b && c <= 0x7f, // i32, i64, f32, f64, v128
 		c >= 0x69 && c <= 0x74: // exnref, funcref, externref and the GC reference types
@@ -354,12 +355,12 @@ func skipTryTable(b []byte, q int) (int, error) {
 		return q, err
 	}
 	var n uint32
-	if n, q, err = readU32(b, q); err != nil {
+	if n, q, err = leb128.ReadU32(b, q); err != nil {
 		return q, err
 	}
 	for i := uint32(0); i < n; i++ {
 		if q >= len(b) {
-			return q, errTruncated
+			return q, leb128.ErrTruncated
 		}
 		kind := b[q]
 		switch kind {

@@ -2,6 +2,7 @@ package interrupt
 
 import (
 	"fmt"
+	"github.com/wasmendpoints/endpoints/internal/leb128"
 	"slices"
 )
 
@@ -31,7 +32,7 @@ func (r *rewriter) section(s *section) ([]byte, error) {
 // vector reads the count of a vector section and returns it with the
 // offset of its first entry.
 func vector(s *section) (uint32, int, error) {
-	n, p, err := readU32(s.body, 0)
+	n, p, err := leb128.ReadU32(s.body, 0)
 	if err != nil {
 		return 0, p, fmt.Errorf("count: %w", err)
 	}
@@ -52,7 +53,7 @@ func trailing(s *section, p int, what string) error {
 //	(global $fuel (mut i32) (i32.const period))
 func (r *rewriter) globals(s *section, period int32) ([]byte, error) {
 	fuel := []byte{0x7f, 0x01, opI32Const}
-	fuel = append(appendS32(fuel, period), opEnd)
+	fuel = append(leb128.AppendS32(fuel, period), opEnd)
 	if s == nil {
 		return append([]byte{1}, fuel...), nil
 	}
@@ -61,14 +62,14 @@ func (r *rewriter) globals(s *section, period int32) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("global section: %w", err)
 	}
-	out := appendU32(make([]byte, 0, len(b)+len(fuel)+5), n+1)
+	out := leb128.AppendU32(make([]byte, 0, len(b)+len(fuel)+5), n+1)
 	for i := uint32(0); i < n; i++ {
 		start := p
 		if p, err = skipValType(b, p); err == nil {
 			p++ // mutability
 		}
 		if err == nil && p > len(b) {
-			err = errTruncated
+			err = leb128.ErrTruncated
 		}
 		if err != nil {
 			return nil, fmt.Errorf("global section: global %d: offset 0x%x: type: %w", r.importedGlobals+i, s.off+start, err)
@@ -136,17 +137,17 @@ func (r *rewriter) exports(s *section) ([]byte, error) {
 			return nil, fmt.Errorf("export %d: offset 0x%x: name: %w", i, s.off+start, err)
 		}
 		if p >= len(b) {
-			return nil, fmt.Errorf("export %d (%q): %w", i, name, errTruncated)
+			return nil, fmt.Errorf("export %d (%q): %w", i, name, leb128.ErrTruncated)
 		}
 		kind, idxAt := b[p], p+1
 		var idx uint32
-		if idx, p, err = readU32(b, idxAt); err != nil {
+		if idx, p, err = leb128.ReadU32(b, idxAt); err != nil {
 			return nil, fmt.Errorf("export %d (%q): index: %w", i, name, err)
 		}
 		switch {
 		case kind == 0x00 && idx >= r.importedFuncs:
 			out = append(out, b[start:idxAt]...)
-			out = appendU32(out, r.fn(idx))
+			out = leb128.AppendU32(out, r.fn(idx))
 			continue
 		case kind == 0x03 && idx == r.fuel:
 			return nil, fmt.Errorf("export %d (%q): global %d does not exist (it is the index the fuel global takes)", i, name, idx)
@@ -158,14 +159,14 @@ func (r *rewriter) exports(s *section) ([]byte, error) {
 
 // start renumbers the start function.
 func (r *rewriter) start(s *section) ([]byte, error) {
-	idx, p, err := readU32(s.body, 0)
+	idx, p, err := leb128.ReadU32(s.body, 0)
 	if err != nil {
 		return nil, fmt.Errorf("function index: %w", err)
 	}
 	if err := trailing(s, p, "function index"); err != nil {
 		return nil, err
 	}
-	return appendU32(nil, r.fn(idx)), nil
+	return leb128.AppendU32(nil, r.fn(idx)), nil
 }
 
 // elements rewrites the element segments, whichever of the eight encodings
@@ -194,7 +195,7 @@ func (r *rewriter) elements(s *section) ([]byte, error) {
 func (r *rewriter) element(out []byte, s *section, p int) ([]byte, int, error) {
 	b := s.body
 	start := p
-	flags, p, err := readU32(b, p)
+	flags, p, err := leb128.ReadU32(b, p)
 	if err != nil {
 		return nil, p, fmt.Errorf("flags: %w", err)
 	}
@@ -203,7 +204,7 @@ func (r *rewriter) element(out []byte, s *section, p int) ([]byte, int, error) {
 	}
 	active := flags&1 == 0
 	if active && flags&2 != 0 {
-		if _, p, err = readU32(b, p); err != nil {
+		if _, p, err = leb128.ReadU32(b, p); err != nil {
 			return nil, p, fmt.Errorf("table index: %w", err)
 		}
 	}
@@ -221,7 +222,7 @@ func (r *rewriter) element(out []byte, s *section, p int) ([]byte, int, error) {
 			p, err = skipValType(b, p)
 		}
 		if err == nil && p > len(b) {
-			err = errTruncated
+			err = leb128.ErrTruncated
 		}
 		if err != nil {
 			return nil, p, fmt.Errorf("offset 0x%x: element type: %w", s.off+start, err)
@@ -230,7 +231,7 @@ func (r *rewriter) element(out []byte, s *section, p int) ([]byte, int, error) {
 	var m uint32
 	out = append(out, b[start:p]...)
 	start = p
-	if m, p, err = readU32(b, p); err != nil {
+	if m, p, err = leb128.ReadU32(b, p); err != nil {
 		return nil, p, fmt.Errorf("element count: %w", err)
 	}
 	out = append(out, b[start:p]...)
@@ -242,10 +243,10 @@ func (r *rewriter) element(out []byte, s *section, p int) ([]byte, int, error) {
 			continue
 		}
 		var idx uint32
-		if idx, p, err = readU32(b, p); err != nil {
+		if idx, p, err = leb128.ReadU32(b, p); err != nil {
 			return nil, p, fmt.Errorf("element %d: function index: %w", j, err)
 		}
-		out = appendU32(out, r.fn(idx))
+		out = leb128.AppendU32(out, r.fn(idx))
 	}
 	return out, p, nil
 }
@@ -263,13 +264,13 @@ func (r *rewriter) data(s *section) ([]byte, error) {
 	for i := uint32(0); i < n; i++ {
 		start := p
 		var flags uint32
-		if flags, p, err = readU32(b, p); err != nil {
+		if flags, p, err = leb128.ReadU32(b, p); err != nil {
 			return nil, fmt.Errorf("segment %d: flags: %w", i, err)
 		}
 		switch flags {
 		case 0, 1:
 		case 2:
-			if _, p, err = readU32(b, p); err != nil {
+			if _, p, err = leb128.ReadU32(b, p); err != nil {
 				return nil, fmt.Errorf("segment %d: memory index: %w", i, err)
 			}
 		default:
@@ -283,8 +284,8 @@ func (r *rewriter) data(s *section) ([]byte, error) {
 		}
 		start = p
 		var size uint32
-		if size, p, err = readU32(b, p); err == nil && uint64(size) > uint64(len(b)-p) {
-			err = errTruncated
+		if size, p, err = leb128.ReadU32(b, p); err == nil && uint64(size) > uint64(len(b)-p) {
+			err = leb128.ErrTruncated
 		}
 		if err != nil {
 			return nil, fmt.Errorf("segment %d: offset 0x%x: bytes: %w", i, s.off+start, err)
@@ -312,8 +313,8 @@ func (r *rewriter) code(s *section) ([]byte, error) {
 		fn := r.importedFuncs + i // index in the input
 		var size uint32
 		start := p
-		if size, p, err = readU32(b, p); err == nil && uint64(size) > uint64(len(b)-p) {
-			err = errTruncated
+		if size, p, err = leb128.ReadU32(b, p); err == nil && uint64(size) > uint64(len(b)-p) {
+			err = leb128.ErrTruncated
 		}
 		if err != nil {
 			return nil, fmt.Errorf("function %d: offset 0x%x: body size: %w", fn, s.off+start, err)
@@ -321,7 +322,7 @@ func (r *rewriter) code(s *section) ([]byte, error) {
 		if scratch, err = r.body(scratch[:0], b[p:p+int(size)], s.off+p); err != nil {
 			return nil, fmt.Errorf("function %d: %w", fn, err)
 		}
-		out = appendU32(out, uint32(len(scratch)))
+		out = leb128.AppendU32(out, uint32(len(scratch)))
 		out = append(out, scratch...)
 		p += int(size)
 	}
@@ -330,13 +331,13 @@ func (r *rewriter) code(s *section) ([]byte, error) {
 
 // body rewrites one function body, b, found at offset base of the module.
 func (r *rewriter) body(dst, b []byte, base int) ([]byte, error) {
-	n, p, err := readU32(b, 0)
+	n, p, err := leb128.ReadU32(b, 0)
 	if err != nil {
 		return nil, fmt.Errorf("offset 0x%x: locals: %w", base, err)
 	}
 	for i := uint32(0); i < n; i++ {
 		start := p
-		if _, p, err = readU32(b, p); err == nil {
+		if _, p, err = leb128.ReadU32(b, p); err == nil {
 			p, err = skipValType(b, p)
 		}
 		if err != nil {
@@ -381,7 +382,7 @@ func (r *rewriter) instrs(dst, b []byte, p, base int, code bool) ([]byte, int, w
 			if code {
 				break
 			}
-			return nil, p, w, fmt.Errorf("offset 0x%x: %w: want the end opcode of the expression", base+p, errTruncated)
+			return nil, p, w, fmt.Errorf("offset 0x%x: %w: want the end opcode of the expression", base+p, leb128.ErrTruncated)
 		}
 		// Fast paths for the most frequent instructions, which need no
 		// rewrite: no immediate, or a local index.
@@ -409,7 +410,7 @@ func (r *rewriter) instrs(dst, b []byte, p, base int, code bool) ([]byte, int, w
 			w.calls = w.calls || in.op != opRefFunc
 			if in.idx >= r.importedFuncs {
 				dst = append(dst, b[copied:in.idxAt]...)
-				dst = appendU32(dst, r.fn(in.idx))
+				dst = leb128.AppendU32(dst, r.fn(in.idx))
 				copied = in.end
 			}
 		case opCallIndirect, opReturnCallIndirect, opCallRef, opReturnCallRef:

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/wasmendpoints/endpoints/internal/leb128"
 )
 
 // Section IDs of the binary format.
@@ -111,11 +113,11 @@ func WithCustom(wasm []byte, name string, data []byte) ([]byte, error) {
 		}
 		out = append(out, wasm[s.Start:s.End]...)
 	}
-	payload := appendU32(nil, uint32(len(name)))
+	payload := leb128.AppendU32(nil, uint32(len(name)))
 	payload = append(payload, name...)
 	payload = append(payload, data...)
 	out = append(out, SectionCustom)
-	out = appendU32(out, uint32(len(payload)))
+	out = leb128.AppendU32(out, uint32(len(payload)))
 	return append(out, payload...), nil
 }
 
@@ -295,52 +297,22 @@ func functionBody(code []byte, i uint32) ([]byte, error) {
 	}
 }
 
-// readU32 reads an unsigned LEB128 number of at most 5 bytes at p and
-// returns it and how many bytes it took.
+// readU32 reads an unsigned LEB128 number at p and returns it and how many
+// bytes it took.
 func readU32(b []byte, p int) (uint32, int, error) {
-	var v uint32
-	for i := 0; i < 5; i++ {
-		if p+i >= len(b) {
-			return 0, 0, fmt.Errorf("%w: a number runs past the end", ErrMalformed)
-		}
-		c := b[p+i]
-		v |= uint32(c&0x7f) << (7 * i)
-		if c&0x80 == 0 {
-			return v, i + 1, nil
-		}
+	v, next, err := leb128.ReadU32(b, p)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	return 0, 0, fmt.Errorf("%w: a number longer than 5 bytes", ErrMalformed)
+	return v, next - p, nil
 }
 
-// readS32 reads a signed LEB128 number of at most 5 bytes.
+// readS32 reads a signed 32-bit LEB128 number at p and returns it and how
+// many bytes it took.
 func readS32(b []byte, p int) (int32, int, error) {
-	var v int64
-	var shift uint
-	for i := 0; i < 5; i++ {
-		if p+i >= len(b) {
-			return 0, 0, fmt.Errorf("%w: a number runs past the end", ErrMalformed)
-		}
-		c := b[p+i]
-		v |= int64(c&0x7f) << shift
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return int32(v), i + 1, nil
-		}
+	v, next, err := leb128.ReadSigned(b, p, 32)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	return 0, 0, fmt.Errorf("%w: a number longer than 5 bytes", ErrMalformed)
-}
-
-func appendU32(dst []byte, v uint32) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			dst = append(dst, c|0x80)
-			continue
-		}
-		return append(dst, c)
-	}
+	return int32(v), next - p, nil
 }

@@ -1,4 +1,4 @@
-package interrupt
+package leb128
 
 import (
 	"errors"
@@ -19,19 +19,19 @@ func TestReadU32(t *testing.T) {
 		{"two bytes", []byte{0x80, 0x01}, 128, 2, nil},
 		{"padded zero", []byte{0x80, 0x80, 0x80, 0x80, 0x00}, 0, 5, nil},
 		{"max", []byte{0xff, 0xff, 0xff, 0xff, 0x0f}, math.MaxUint32, 5, nil},
-		{"bits beyond 32", []byte{0xff, 0xff, 0xff, 0xff, 0x1f}, 0, 0, errLEB},
-		{"six bytes", []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x00}, 0, 0, errLEB},
-		{"truncated", []byte{0x80}, 0, 0, errTruncated},
-		{"empty", nil, 0, 0, errTruncated},
+		{"bits beyond 32", []byte{0xff, 0xff, 0xff, 0xff, 0x1f}, 0, 0, ErrMalformed},
+		{"six bytes", []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x00}, 0, 0, ErrMalformed},
+		{"truncated", []byte{0x80}, 0, 0, ErrTruncated},
+		{"empty", nil, 0, 0, ErrTruncated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, n, err := readU32(tt.in, 0)
+			got, n, err := ReadU32(tt.in, 0)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
 			}
 			if err == nil && (got != tt.want || n != tt.wantN) {
-				t.Errorf("readU32(% x) = %d, %d; want %d, %d", tt.in, got, n, tt.want, tt.wantN)
+				t.Errorf("ReadU32(% x) = %d, %d; want %d, %d", tt.in, got, n, tt.want, tt.wantN)
 			}
 		})
 	}
@@ -46,17 +46,17 @@ func TestReadU64(t *testing.T) {
 	}{
 		{"beyond 32 bits", []byte{0x80, 0x80, 0x80, 0x80, 0x10}, 1 << 32, nil},
 		{"max", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, math.MaxUint64, nil},
-		{"bits beyond 64", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x03}, 0, errLEB},
-		{"truncated", []byte{0xff, 0xff}, 0, errTruncated},
+		{"bits beyond 64", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x03}, 0, ErrMalformed},
+		{"truncated", []byte{0xff, 0xff}, 0, ErrTruncated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := readU64(tt.in, 0)
+			got, _, err := ReadU64(tt.in, 0)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
 			}
 			if err == nil && got != tt.want {
-				t.Errorf("readU64(% x) = %d, want %d", tt.in, got, tt.want)
+				t.Errorf("ReadU64(% x) = %d, want %d", tt.in, got, tt.want)
 			}
 		})
 	}
@@ -76,22 +76,22 @@ func TestReadSigned(t *testing.T) {
 		{"-64", []byte{0x40}, 32, -64, nil},
 		{"max int32", []byte{0xff, 0xff, 0xff, 0xff, 0x07}, 32, math.MaxInt32, nil},
 		{"min int32", []byte{0x80, 0x80, 0x80, 0x80, 0x78}, 32, math.MinInt32, nil},
-		{"int32 overflow", []byte{0xff, 0xff, 0xff, 0xff, 0x0f}, 32, 0, errLEB},
+		{"int32 overflow", []byte{0xff, 0xff, 0xff, 0xff, 0x0f}, 32, 0, ErrMalformed},
 		{"empty block type", []byte{0x40}, 33, -64, nil},
 		{"type index 2^32-1 as s33", []byte{0xff, 0xff, 0xff, 0xff, 0x0f}, 33, math.MaxUint32, nil},
 		{"min int64", []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f}, 64, math.MinInt64, nil},
 		{"max int64", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00}, 64, math.MaxInt64, nil},
-		{"int64 bad last byte", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 64, 0, errLEB},
-		{"truncated", []byte{0xff}, 64, 0, errTruncated},
+		{"int64 bad last byte", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 64, 0, ErrMalformed},
+		{"truncated", []byte{0xff}, 64, 0, ErrTruncated},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := readSigned(tt.in, 0, tt.bits)
+			got, _, err := ReadSigned(tt.in, 0, tt.bits)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
 			}
 			if err == nil && got != tt.want {
-				t.Errorf("readSigned(% x, %d) = %d, want %d", tt.in, tt.bits, got, tt.want)
+				t.Errorf("ReadSigned(% x, %d) = %d, want %d", tt.in, tt.bits, got, tt.want)
 			}
 		})
 	}
@@ -99,15 +99,15 @@ func TestReadSigned(t *testing.T) {
 
 func TestAppendRoundTrip(t *testing.T) {
 	for _, v := range []uint32{0, 1, 63, 64, 127, 128, 1 << 14, 1<<21 - 1, 1 << 28, math.MaxUint32} {
-		got, n, err := readU32(appendU32(nil, v), 0)
-		if err != nil || got != v || n != len(appendU32(nil, v)) {
-			t.Errorf("readU32(appendU32(%d)) = %d, %d, %v", v, got, n, err)
+		got, n, err := ReadU32(AppendU32(nil, v), 0)
+		if err != nil || got != v || n != len(AppendU32(nil, v)) {
+			t.Errorf("ReadU32(AppendU32(%d)) = %d, %d, %v", v, got, n, err)
 		}
 	}
 	for _, v := range []int32{0, 1, -1, 63, -64, 64, -65, 10000, math.MaxInt32, math.MinInt32} {
-		got, _, err := readSigned(appendS32(nil, v), 0, 32)
+		got, _, err := ReadSigned(AppendS32(nil, v), 0, 32)
 		if err != nil || got != int64(v) {
-			t.Errorf("readSigned(appendS32(%d)) = %d, %v", v, got, err)
+			t.Errorf("ReadSigned(AppendS32(%d)) = %d, %v", v, got, err)
 		}
 	}
 }
