@@ -188,7 +188,7 @@ func isSource(rel string) bool {
 		return false
 	}
 	switch filepath.Ext(rel) {
-	case ".go", ".c", ".h", ".wat", ".ts":
+	case ".go", ".c", ".h", ".wat", ".ts", ".rs":
 		return true
 	}
 	return base == "go.mod" || base == "go.sum"

@@ -79,6 +79,9 @@ serves GET /api/users/:id. build compiles the route sources of APP:
        server/api/users/index.post.ts builds server/api/users/index.post.wasm
        (with APP's node_modules/.bin/asc; npm install runs first when
        APP has a package.json and no compiler)
+  Rust server/api/users/index.get.rs builds server/api/users/index.get.wasm
+       (with rustc and its wasm32-wasi or wasm32-wasip1 std; the crate
+       endpoints, guest-sdk/rust, is supplied)
   WAT  server/routes/hello.get.wat   builds server/routes/hello.get.wasm
 Other sources are built by the app's own command, given in endpoints.json
 and run through sh -c in APP:

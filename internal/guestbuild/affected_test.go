@@ -11,6 +11,9 @@ func TestAffected(t *testing.T) {
 		{Lang: LangGo, Path: "handlers/search", Module: "server/api/users/search.get.wasm"},
 		{Lang: LangC, Path: "server/api/hello.get.c", Module: "server/api/hello.get.wasm"},
 		{Lang: LangWAT, Path: "server/routes/ping.get.wat", Module: "server/routes/ping.get.wasm"},
+		{Lang: LangAS, Path: "server/api/as.get.ts", Module: "server/api/as.get.wasm"},
+		{Lang: LangRust, Path: "server/api/items.get.rs", Module: "server/api/items.get.wasm"},
+		{Lang: LangRust, Path: "server/api/items.post.rs", Module: "server/api/items.post.wasm"},
 	}
 	tests := []struct {
 		name    string
@@ -23,6 +26,9 @@ func TestAffected(t *testing.T) {
 		{"a C source", []string{"server/api/hello.get.c"}, []string{"server/api/hello.get.wasm"}},
 		{"a C header rebuilds the C routes", []string{"server/api/shared.h"}, []string{"server/api/hello.get.wasm"}},
 		{"a WAT source", []string{"server/routes/ping.get.wat"}, []string{"server/routes/ping.get.wasm"}},
+		{"a Rust source", []string{"server/api/items.post.rs"}, []string{"server/api/items.post.wasm"}},
+		{"a shared Rust file rebuilds the Rust routes", []string{"lib/items.rs"}, []string{"server/api/items.get.wasm", "server/api/items.post.wasm"}},
+		{"a shared AssemblyScript file rebuilds the AssemblyScript routes", []string{"lib/users.ts"}, []string{"server/api/as.get.wasm"}},
 		{"a module or a README rebuilds nothing", []string{"server/api/hello.get.wasm", "README.md"}, nil},
 		{"several at once", []string{"handlers/get-user/main.go", "server/routes/ping.get.wat"}, []string{"server/api/users/[id].get.wasm", "server/routes/ping.get.wasm"}},
 	}

@@ -3,7 +3,6 @@ package guestbuild
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +76,7 @@ func AssemblyScript(ctx context.Context, appDir, src, out string) error {
 			return fmt.Errorf("%s %s: %w", what, src, err)
 		}
 		defer os.RemoveAll(dir)
-		if err := writeSDK(filepath.Join(dir, filepath.FromSlash(assdk.Package))); err != nil {
+		if err := writeFS(assdk.Files, filepath.Join(dir, filepath.FromSlash(assdk.Package))); err != nil {
 			return fmt.Errorf("%s %s: %w", what, src, err)
 		}
 		args = append(args, "--path", dir)
@@ -150,21 +149,4 @@ func hasSDK(dir string) bool {
 		}
 		dir = parent
 	}
-}
-
-// writeSDK writes the embedded SDK to dir.
-func writeSDK(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return fs.WalkDir(assdk.Files, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := assdk.Files.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, filepath.FromSlash(path)), b, 0o644)
-	})
 }

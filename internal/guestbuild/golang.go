@@ -1,6 +1,6 @@
 // Package guestbuild builds route modules from their sources: Go with the Go
 // toolchain, C with clang and wasi-libc, AssemblyScript with the app's asc,
-// WAT with wat2wasm.
+// Rust with rustc and its wasm32 standard library, WAT with wat2wasm.
 //
 // A Go route is an ordinary main package anywhere in the app that says which
 // route it serves with a directive, in the form `endpoints routes` prints:
@@ -12,15 +12,17 @@
 // mapping). Go sources cannot sit in directories named like the modules:
 // [id].get is not a valid Go import path, and `go mod tidy` fails on it.
 //
-// C, AssemblyScript and WAT sources sit beside the modules they build,
-// named like them:
+// C, AssemblyScript, Rust and WAT sources sit beside the modules they
+// build, named like them:
 //
-//	server/api/users/[id].get.c   → server/api/users/[id].get.wasm
+//	server/api/users/[id].get.c    → server/api/users/[id].get.wasm
 //	server/api/users/index.post.ts → server/api/users/index.post.wasm
-//	server/routes/hello.get.wat   → server/routes/hello.get.wasm
+//	server/api/users/index.get.rs  → server/api/users/index.get.wasm
+//	server/routes/hello.get.wat    → server/routes/hello.get.wasm
 //
-// Every .ts file under the route directories is a route source; code that
-// AssemblyScript routes share lives outside them (e.g. lib/users.ts).
+// Every .ts and .rs file under the route directories is a route source;
+// code that AssemblyScript or Rust routes share lives outside them (e.g.
+// lib/users.ts, lib/users.rs).
 package guestbuild
 
 import (
@@ -63,7 +65,8 @@ const (
 	LangC   Language = "c"
 	LangWAT Language = "wat"
 	// LangAS is AssemblyScript.
-	LangAS Language = "assemblyscript"
+	LangAS   Language = "assemblyscript"
+	LangRust Language = "rust"
 )
 
 // Source is one route's source and the module it builds.
@@ -76,8 +79,8 @@ type Source struct {
 	Module string
 }
 
-// RouteDirs are the directories searched for C, AssemblyScript and WAT
-// sources, relative to the app.
+// RouteDirs are the directories searched for C, AssemblyScript, Rust and
+// WAT sources, relative to the app.
 var RouteDirs = []string{"server/api", "server/routes", abi.MiddlewareDir}
 
 // Find lists the route sources of the app, sorted by module. Go routes are
@@ -139,6 +142,8 @@ func Find(appDir string) ([]Source, error) {
 				if !strings.HasSuffix(rel, ".d.ts") {
 					out = append(out, Source{Lang: LangAS, Path: rel, Module: strings.TrimSuffix(rel, ".ts") + ".wasm"})
 				}
+			case ".rs":
+				out = append(out, Source{Lang: LangRust, Path: rel, Module: strings.TrimSuffix(rel, ".rs") + ".wasm"})
 			}
 			return nil
 		})
@@ -324,16 +329,16 @@ func App(ctx context.Context, appDir, outDir string, progress func(Built)) ([]Bu
 }
 
 // Affected picks the sources a change of the files changed (relative to the
-// app, forward slashes) may have changed: the C, AssemblyScript or WAT
-// source itself, the Go route whose package directory holds the file, every
-// Go route when the file belongs to no route's package (a shared package,
-// go.mod), every C route for a header and every AssemblyScript route for a
-// shared .ts file.
+// app, forward slashes) may have changed: the C, AssemblyScript, Rust or WAT
+// source itself, the Go route whose package directory holds the file, and
+// for a file no route owns, every route of the language that shares it:
+// Go for a shared package or go.mod, C for a header, AssemblyScript for a
+// .ts file, Rust for a .rs file.
 func Affected(sources []Source, changed []string) []Source {
 	pick := map[int]bool{}
 	for _, f := range changed {
-		ext := path.Ext(f)
-		if ext != ".go" && f != "go.mod" && f != "go.sum" && ext != ".c" && ext != ".h" && ext != ".wat" && ext != ".ts" {
+		shared, ok := sharedBy(f)
+		if !ok {
 			continue
 		}
 		owned := false
@@ -346,7 +351,7 @@ func Affected(sources []Source, changed []string) []Source {
 			continue
 		}
 		for i, s := range sources {
-			if ext == ".h" && s.Lang == LangC || ext == ".ts" && s.Lang == LangAS || ext != ".h" && ext != ".c" && ext != ".wat" && ext != ".ts" && s.Lang == LangGo {
+			if shared != "" && s.Lang == shared {
 				pick[i] = true
 			}
 		}
@@ -358,6 +363,28 @@ func Affected(sources []Source, changed []string) []Source {
 		}
 	}
 	return out
+}
+
+// sharedBy says whether a changed file f may change a route, and which
+// language's routes it changes when no route owns it ("" for none: a .c or
+// .wat file is only ever its own route).
+func sharedBy(f string) (Language, bool) {
+	switch path.Ext(f) {
+	case ".go":
+		return LangGo, true
+	case ".h":
+		return LangC, true
+	case ".ts":
+		return LangAS, true
+	case ".rs":
+		return LangRust, true
+	case ".c", ".wat":
+		return "", true
+	}
+	if f == "go.mod" || f == "go.sum" {
+		return LangGo, true
+	}
+	return "", false
 }
 
 // Build builds the given sources of the app, as App does.
@@ -385,6 +412,8 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 				err = WAT(ctx, src, out)
 			case LangAS:
 				err = AssemblyScript(ctx, appDir, src, out)
+			case LangRust:
+				err = Rust(ctx, src, out)
 			}
 			results[i] = Built{Source: s, Took: time.Since(start), Err: err}
 			if progress != nil {

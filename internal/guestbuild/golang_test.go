@@ -39,6 +39,10 @@ func TestFind(t *testing.T) {
 		"testdata/main.go":               "//endpoints:route GET /testdata\npackage main\n",
 		"server/api/users/[id].patch.c":  "int x;\n",
 		"server/routes/hello.get.wat":    "(module)\n",
+		"server/api/items.get.rs":        "fn main() {}\n",
+		"server/api/items.post.ts":       "export {}\n",
+		"server/api/types.d.ts":          "declare const x: i32;\n",
+		"lib/items.rs":                   "pub fn shared() {}\n",
 		"server/routes/notes.txt":        "not a source\n",
 	})
 	got, err := Find(dir)
@@ -46,6 +50,8 @@ func TestFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Source{
+		{LangRust, "server/api/items.get.rs", "server/api/items.get.wasm"},
+		{LangAS, "server/api/items.post.ts", "server/api/items.post.wasm"},
 		{LangGo, "handlers/create", "server/api/users.post.wasm"},
 		{LangGo, "handlers/get-user", "server/api/users/[id].get.wasm"},
 		{LangC, "server/api/users/[id].patch.c", "server/api/users/[id].patch.wasm"},
