@@ -2,16 +2,18 @@
 # Runs every test of Endpoints: gofmt, go vet, then go test ./...
 #
 # The tests build real guest modules: Go ones with the Go toolchain, C ones
-# with clang and wasi-libc, WAT ones with wabt; the docs page is tested in
-# headless Chromium with a Scalar build from npm; the Redis store and two
-# hosts sharing it are tested against a real redis-server the tests start;
-# the generated TypeScript client is compiled with tsc and run with Node. On Debian and Ubuntu this
-# script installs the missing packages with apt-get (as root, or with sudo),
-# and the npm tools with npm ci.
+# with clang and wasi-libc, Rust ones with rustc and its wasm32 standard
+# library, AssemblyScript ones with the compiler npm installs, WAT ones with
+# wabt; the docs page is tested in headless Chromium with a Scalar build
+# from npm; the Redis store and two hosts sharing it are tested against a
+# real redis-server the tests start; the generated TypeScript client is
+# compiled with tsc and run with Node. On Debian and Ubuntu this script
+# installs the missing packages with apt-get (as root, or with sudo), and
+# the npm tools with npm ci; Node.js and npm must be installed.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt chromium redis-server)
+packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt rustc libstd-rust-dev-wasm32 chromium redis-server)
 if command -v dpkg >/dev/null 2>&1; then
   missing=()
   for p in "${packages[@]}"; do
@@ -24,8 +26,8 @@ if command -v dpkg >/dev/null 2>&1; then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
-elif ! command -v clang >/dev/null || ! command -v wat2wasm >/dev/null || ! command -v redis-server >/dev/null; then
-  echo "the tests need clang with wasi-libc, wabt (wat2wasm) and redis-server; install them, then run again" >&2
+elif ! command -v clang >/dev/null || ! command -v wat2wasm >/dev/null || ! command -v rustc >/dev/null || ! command -v redis-server >/dev/null; then
+  echo "the tests need clang with wasi-libc, wabt (wat2wasm), rustc with a wasm32 std and redis-server; install them, then run again" >&2
   exit 1
 fi
 

@@ -78,7 +78,7 @@ type variant struct {
 // `endpoints serve` would.
 func benchVariants(b *testing.B) []variant {
 	vs := []variant{{"native", nativeUsers(b)}}
-	for _, app := range []struct{ name, dir string }{{"c", "users-c"}, {"go", "users"}, {"as", "users-as"}} {
+	for _, app := range []struct{ name, dir string }{{"c", "users-c"}, {"go", "users"}, {"as", "users-as"}, {"rs", "users-rs"}} {
 		h, err := host.New(b.Context(), builtExample(b, app.dir), host.Options{Mode: host.Production, CacheDir: testCacheDir(b), Logger: discardLogger()})
 		if err != nil {
 			b.Fatal(err)

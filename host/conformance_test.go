@@ -13,7 +13,7 @@ import (
 // It serves in development, so every answer is also checked against the
 // contract the guest exported.
 func TestUsersConformance(t *testing.T) {
-	for _, name := range []string{"users", "users-c", "users-as"} {
+	for _, name := range []string{"users", "users-c", "users-as", "users-rs"} {
 		t.Run(name, func(t *testing.T) {
 			srv, logs := (&app{t: t, dir: builtExample(t, name)}).serve(host.Options{Mode: host.Development})
 			for _, r := range conformance.Run(t.Context(), srv.Client(), srv.URL, conformance.Users) {

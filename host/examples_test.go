@@ -55,6 +55,11 @@ func builtExample(t testing.TB, name string) string {
 				t.Skip("-short: compiling AssemblyScript routes takes seconds each")
 			}
 			requireTool(t, "npm")
+		case guestbuild.LangRust:
+			if testing.Short() {
+				t.Skip("-short: compiling Rust routes takes seconds each")
+			}
+			requireTool(t, "rustc")
 		}
 	}
 	dir, err := os.MkdirTemp("", "endpoints-example-"+name+"-")

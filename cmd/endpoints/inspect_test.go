@@ -98,11 +98,12 @@ func TestInspectEveryLanguage(t *testing.T) {
 		{guestbuild.LangGo, "go", "examples/users", "handlers/get-user", "server/api/users/[id].get.wasm", "endpoint", "Get a user"},
 		{guestbuild.LangC, "clang", "examples/users-c", "server/api/users/[id].get.c", "server/api/users/[id].get.wasm", "endpoint", "Get a user"},
 		{guestbuild.LangAS, "npm", "examples/users-as", "server/api/users/index.post.ts", "server/api/users/index.post.wasm", "endpoint", "Create a user"},
+		{guestbuild.LangRust, "rustc", "examples/users-rs", "server/api/users/[id].get.rs", "server/api/users/[id].get.wasm", "endpoint", "Get a user"},
 		{guestbuild.LangWAT, "wat2wasm", "guest-sdk/wat", "hello.wat", "server/api/hello.get.wasm", "endpoint", ""},
 		{guestbuild.LangC, "clang", "examples/users-c", "server/routes/health.get.c", "server/routes/health.get.wasm", "plain route", ""},
 	} {
 		t.Run(string(tt.lang)+" "+tt.source, func(t *testing.T) {
-			if testing.Short() && (tt.lang == guestbuild.LangGo || tt.lang == guestbuild.LangAS) {
+			if testing.Short() && (tt.lang == guestbuild.LangGo || tt.lang == guestbuild.LangAS || tt.lang == guestbuild.LangRust) {
 				t.Skip("-short: this compiler takes seconds")
 			}
 			needTool(t, tt.tool)

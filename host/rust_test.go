@@ -1,0 +1,153 @@
+package host_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+)
+
+// TestRustUsers serves the Rust twin of the users example beyond the
+// conformance suite: a user created with POST is read back from the
+// key-value store, the body is validated before the guest, and the
+// contracts declared with the SDK's builder reach the document.
+func TestRustUsers(t *testing.T) {
+	srv, logs := (&app{t: t, dir: builtExample(t, "users-rs")}).serve(host.Options{Mode: host.Development})
+	created := do(t, srv, "POST", "/api/users", `{"name":"Linus","email":"linus@example.com"}`, "Content-Type", "application/json")
+	if created.status != 201 || !jsonEqual(t, created.body, `{"id":4,"name":"Linus","email":"linus@example.com"}`) {
+		t.Fatalf("POST = %d %s", created.status, created.body)
+	}
+	if got := do(t, srv, "GET", "/api/users/4", ""); got.status != 200 || got.body != created.body {
+		t.Errorf("GET the new user = %d %s, want 200 %s", got.status, got.body, created.body)
+	}
+	bad := do(t, srv, "POST", "/api/users", `{"name":""}`, "Content-Type", "application/json")
+	if bad.status != 400 || !strings.Contains(bad.body, `"must contain at least 1 character"`) || !strings.Contains(bad.body, `"is required"`) {
+		t.Errorf("POST an invalid user = %d %s, want the 400 of its contract", bad.status, bad.body)
+	}
+	doc := do(t, srv, "GET", "/_endpoints/schema", "")
+	for _, want := range []string{`"Create a user"`, `"Get a user"`, `"#/components/schemas/User"`, `"The user's id."`} {
+		if !strings.Contains(doc.body, want) {
+			t.Errorf("the document lacks %s", want)
+		}
+	}
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("an answer broke its contract:\n%s", logs)
+	}
+}
+
+// rustSources are the files of TestRustFailuresAndMiddleware's app.
+var rustSources = map[string]string{
+	"server/api/boom.get.rs": `use endpoints::{endpoint, respond, Contract, Json, Request, Schema};
+
+endpoint!(
+    Contract::new()
+        .summary("Fail on purpose")
+        .query("how", Schema::string().one_of_strings(&["panic", "error", "no"]), false)
+        .response(200, "fine", Some(Schema::object())),
+    |req: &Request| -> Result<(), String> {
+        match req.query("how").and_then(|h| h.as_str().map(str::to_string)).as_deref() {
+            Some("panic") => panic!("boom on purpose"),
+            Some("error") => Err("refused on purpose".to_string()),
+            _ => respond(200, &Json::object()).map_err(|e| e.to_string()),
+        }
+    }
+);
+`,
+	"server/api/whoami.get.rs": `use endpoints::{endpoint, respond, Contract, Json, Request, Schema};
+
+fn handle(req: &Request) -> Result<(), endpoints::Errno> {
+    respond(200, &Json::object()
+        .set("who", req.context("who"))
+        .set("requestId", req.request_id())
+        .set("route", req.route()))
+}
+
+endpoint!(Contract::new().response(200, "who", Some(Schema::object())), handle);
+`,
+	"server/middleware/10-stamp.rs": `use endpoints::middleware::{set_context, Flow};
+use endpoints::{add_header, middleware, respond, Errno, Json, Request};
+
+fn before(req: &Request) -> Result<Flow, Errno> {
+    match req.header("x-user") {
+        None => {
+            respond(401, &Json::object().set("message", "who are you?"))?;
+            Ok(Flow::Answered)
+        }
+        Some(user) => {
+            set_context("who", &user)?;
+            add_header("x-stamped", "before")?;
+            Ok(Flow::Continue)
+        }
+    }
+}
+
+fn after(_req: &Request) -> Result<(), Errno> {
+    add_header("x-stamped", "after")
+}
+
+middleware! {
+    declaration: Json::object().set("routes", vec!["/api/whoami"]),
+    before: before,
+    after: after,
+}
+`,
+}
+
+// TestRustFailuresAndMiddleware builds Rust routes and a Rust middleware
+// module the way endpoints build does: a panic and an Err from a handler
+// are logged with their message and answered 500, the next request gets a
+// working instance, and the middleware's before, context and after reach
+// the handler and the client.
+func TestRustFailuresAndMiddleware(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiling Rust routes takes seconds each")
+	}
+	requireTool(t, "rustc")
+	dir := t.TempDir()
+	for name, src := range rustSources {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := guestbuild.App(t.Context(), dir, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, logs := (&app{t: t, dir: dir}).serve(host.Options{Mode: host.Development})
+
+	if got := do(t, srv, "GET", "/api/boom?how=panic", ""); got.status != 500 {
+		t.Errorf("a panicking handler = %d %s, want 500", got.status, got.body)
+	}
+	if !strings.Contains(logs.String(), "boom on purpose") || !strings.Contains(logs.String(), "server/api/boom.get.rs:") {
+		t.Errorf("the log does not say why and where the handler panicked:\n%s", logs)
+	}
+	if got := do(t, srv, "GET", "/api/boom?how=error", ""); got.status != 500 {
+		t.Errorf("a handler returning Err = %d %s, want 500", got.status, got.body)
+	}
+	if !strings.Contains(logs.String(), "handler failed: refused on purpose") {
+		t.Errorf("the log does not hold the handler's error:\n%s", logs)
+	}
+	if got := do(t, srv, "GET", "/api/boom", ""); got.status != 200 || got.body != "{}" {
+		t.Errorf("the next request = %d %s, want 200 {}", got.status, got.body)
+	}
+
+	if got := do(t, srv, "GET", "/api/whoami", ""); got.status != 401 || !jsonEqual(t, got.body, `{"message":"who are you?"}`) {
+		t.Errorf("without x-user = %d %s, want the middleware's 401", got.status, got.body)
+	}
+	got := do(t, srv, "GET", "/api/whoami", "", "X-User", "ada", "X-Request-Id", "req-42")
+	if got.status != 200 || !jsonEqual(t, got.body, `{"who":"ada","requestId":"req-42","route":"/api/whoami"}`) {
+		t.Errorf("with x-user = %d %s, want the context the middleware set", got.status, got.body)
+	}
+	if stamps := got.header.Values("X-Stamped"); strings.Join(stamps, ",") != "before,after" {
+		t.Errorf("X-Stamped = %q, want [before after]", stamps)
+	}
+	if got := do(t, srv, "GET", "/api/boom", ""); got.header.Get("X-Stamped") != "" {
+		t.Errorf("the middleware ran on a route its declaration does not select")
+	}
+}
