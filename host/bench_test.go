@@ -74,8 +74,8 @@ type variant struct {
 }
 
 // benchVariants are the implementations of GET /api/users/:id: native Go,
-// then the guests in C, Go and AssemblyScript, served in production mode as
-// `endpoints serve` would.
+// then the guests in C, Go, AssemblyScript and Rust, served in production
+// mode as `endpoints serve` would.
 func benchVariants(b *testing.B) []variant {
 	vs := []variant{{"native", nativeUsers(b)}}
 	for _, app := range []struct{ name, dir string }{{"c", "users-c"}, {"go", "users"}, {"as", "users-as"}, {"rs", "users-rs"}} {
