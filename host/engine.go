@@ -153,7 +153,7 @@ func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 			stack[0] = errno(abi.ErrState)
 			return
 		}
-		vals := c.req.Header.Values(name)
+		vals := requestHeaderValues(c.req, name)
 		if len(vals) == 0 {
 			read(mod, abi.ImportRequestHeader, buf, bufLen)
 			stack[0] = errno(abi.ErrNotFound)

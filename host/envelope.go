@@ -62,9 +62,12 @@ func (c *call) envelopeJSON() []byte {
 	}
 	if c.op == nil {
 		b = append(b, `,"headers":{`...)
-		keys := make([]string, 0, len(c.req.Header))
+		keys := make([]string, 0, len(c.req.Header)+1)
 		for k := range c.req.Header {
 			keys = append(keys, k)
+		}
+		if c.req.Host != "" && c.req.Header["Host"] == nil {
+			keys = append(keys, "Host")
 		}
 		slices.Sort(keys)
 		for i, k := range keys {
@@ -73,7 +76,7 @@ func (c *call) envelopeJSON() []byte {
 			}
 			b, _ = jsontext.AppendQuote(b, strings.ToLower(k))
 			b = append(b, ':', '[')
-			for j, v := range c.req.Header[k] {
+			for j, v := range requestHeaderValues(c.req, k) {
 				if j > 0 {
 					b = append(b, ',')
 				}

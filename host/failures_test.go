@@ -247,6 +247,8 @@ func TestLoadErrors(t *testing.T) {
 		wat("server/routes/files/[...path].get.wasm", watModule{contract: `{"summary":"catch-all"}`, handle: `(i32.const 0)`}).
 		wat("server/api/params.get.wasm", watModule{contract: `{"request":{"params":{"type":"object","properties":{"id":{"type":"integer"}}}}}`, handle: `(i32.const 0)`}).
 		wat("server/api/nosuffix.wasm", watModule{contract: `{"summary":"which method?"}`, handle: `(i32.const 0)`}).
+		wat("server/api/both.wasm", watModule{contract: `{"methods":{"get":{},"put":{}}}`, handle: `(i32.const 0)`}).
+		wat("server/api/both.put.wasm", watModule{contract: `{"summary":"put"}`, handle: `(i32.const 0)`}).
 		watSource("server/api/noexports.get.wasm", `(module (memory (export "memory") 1))`)
 
 	wantProblems := []string{
@@ -259,6 +261,7 @@ func TestLoadErrors(t *testing.T) {
 		"server/routes/files/[...path].get.wasm: an endpoint cannot sit on a catch-all",
 		`server/api/params.get.wasm: contract: /request/params/properties/id: the route /api/params has no parameter "id"`,
 		"server/api/nosuffix.wasm: contract: /: a module without a method suffix must declare its operations",
+		"server/api/both.put.wasm and server/api/both.wasm both claim PUT /api/both",
 		`server/api/noexports.get.wasm: not an Endpoints route module: missing export "endpoints_abi_version"`,
 	}
 

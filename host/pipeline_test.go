@@ -364,3 +364,46 @@ func TestMultiMethodModule(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRouteWithoutSuffixServesTheOtherMethods: a plain module without
+// a method suffix serves the methods no module with a suffix claims at its
+// path, and the one with a suffix serves its own (Nitro's rule).
+func TestPlainRouteWithoutSuffixServesTheOtherMethods(t *testing.T) {
+	srv, _ := newApp(t).
+		wat("server/routes/dup.wasm", watModule{handle: echoEnvelope}).
+		wat("server/routes/dup.get.wasm", echoWithMarker).
+		serve(host.Options{Mode: host.Development})
+	if res := do(t, srv, "GET", "/dup", ""); res.status != 200 || res.header.Get("X-Handler") != "ran" {
+		t.Errorf("GET = %d %v %s, want dup.get.wasm's answer", res.status, res.header, res.body)
+	}
+	if res := do(t, srv, "POST", "/dup", ""); res.status != 200 || res.header.Get("X-Handler") != "" || !strings.Contains(res.body, `"method":"POST"`) {
+		t.Errorf("POST = %d %v %s, want dup.wasm's echo", res.status, res.header, res.body)
+	}
+}
+
+// TestHostHeaderIsReadable: net/http moves Host out of the header map, but
+// a guest reads it like any other header: with request_header, in a plain
+// route's envelope, and as a header its contract declares.
+func TestHostHeaderIsReadable(t *testing.T) {
+	readHost := `(local.set $n (call $request_header (i32.const 3000) (i32.const 4) (i32.const 65536) (i32.const 1024)))
+    (if (i32.lt_s (local.get $n) (i32.const 0)) (then (return (i32.const 1))))
+    (drop (call $write (i32.const 65536) (local.get $n)))
+    (i32.const 0)`
+	srv, _ := newApp(t).
+		wat("server/routes/host.get.wasm", watModule{handle: readHost, extra: `  (data (i32.const 3000) "host")` + "\n"}).
+		wat("server/routes/envelope.get.wasm", watModule{handle: echoEnvelope}).
+		wat("server/api/declared.get.wasm", watModule{contract: `{"request":{"headers":{"type":"object","properties":{"host":{"type":"string","pattern":"^example\\.test(:[0-9]+)?$"}},"required":["host"]}}}`, handle: echoEnvelope}).
+		serve(host.Options{Mode: host.Development})
+	if res := do(t, srv, "GET", "/host", "", "Host", "example.test:8080"); res.status != 200 || res.body != "example.test:8080" {
+		t.Errorf("request_header(host) = %d %q, want example.test:8080", res.status, res.body)
+	}
+	if res := do(t, srv, "GET", "/envelope", "", "Host", "example.test"); !strings.Contains(res.body, `"host":["example.test"]`) {
+		t.Errorf("the plain envelope lacks the host header: %s", res.body)
+	}
+	if res := do(t, srv, "GET", "/api/declared", "", "Host", "example.test"); res.status != 200 || !strings.Contains(res.body, `"headers":{"host":"example.test"}`) {
+		t.Errorf("a declared host header = %d %s, want it validated and passed", res.status, res.body)
+	}
+	if res := do(t, srv, "GET", "/api/declared", "", "Host", "other.test"); res.status != 400 || !strings.Contains(res.body, `"host"`) {
+		t.Errorf("a host the contract refuses = %d %s, want 400 naming host", res.status, res.body)
+	}
+}

@@ -378,7 +378,7 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 			}
 		}
 		if r != nil {
-			if err := t.router.Add(r.rf, r); err != nil {
+			if err := r.register(&t.router); err != nil {
 				refuse(err)
 				continue
 			}

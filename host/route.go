@@ -11,6 +11,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/mediatype"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
+	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -120,6 +121,23 @@ func newRoute(rf routefile.Route, mod *module) (*route, error) {
 	}
 	slices.Sort(r.allow)
 	return r, nil
+}
+
+// register adds the route to rt. A module without a method suffix that
+// declares its methods (an endpoint) claims each of them, so a module with
+// a suffix claiming one of them at the same path fails the load, naming
+// both; a plain route without a suffix serves the methods no other module
+// of its path claims.
+func (r *route) register(rt *router.Router[*route]) error {
+	if r.rf.Method != "" || r.plain {
+		return rt.Add(r.rf, r)
+	}
+	methods := make([]string, 0, len(r.ops))
+	for m := range r.ops {
+		methods = append(methods, m)
+	}
+	slices.Sort(methods)
+	return rt.AddMethods(r.rf, methods, r)
 }
 
 func compileOperation(comp *validation.Contract, rf routefile.Route, method string, c *abi.Contract, base string) (*operation, error) {

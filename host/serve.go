@@ -342,7 +342,7 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 	}
 	if op.headers != nil {
 		for _, name := range op.headers.Properties() {
-			if vs := r.Header.Values(name); len(vs) > 0 {
+			if vs := requestHeaderValues(r, name); len(vs) > 0 {
 				if b := notUTF8Values(name, vs); b != nil {
 					bad = append(bad, *b)
 					continue
@@ -703,4 +703,14 @@ func setWriteDeadline(w http.ResponseWriter, t time.Time) {
 		return
 	}
 	_ = http.NewResponseController(w).SetWriteDeadline(t)
+}
+
+// requestHeaderValues returns the values of the request header name, Host
+// included: net/http moves Host from Header to Request.Host, but a guest
+// reads every header the client sent (abi/README.md §3).
+func requestHeaderValues(r *http.Request, name string) []string {
+	if r.Host != "" && strings.EqualFold(name, "host") {
+		return []string{r.Host}
+	}
+	return r.Header.Values(name)
 }

@@ -46,13 +46,69 @@ type entry[T any] struct {
 // Add registers value for route. Optional segments register the route with
 // and without them. Two routes with the same method and path are an error
 // naming both files.
+// On an error nothing is registered.
 func (rt *Router[T]) Add(route routefile.Route, value T) error {
-	for _, segs := range expand(route.Segments) {
-		if err := rt.add(route, segs, value); err != nil {
-			return err
+	return rt.AddMethods(route, []string{route.Method}, value)
+}
+
+// AddMethods registers value for route under each of methods, as if the
+// route's file carried each method: a module without a method suffix that
+// declares its methods. A method another route claims at the same path is
+// an error naming both files, and then nothing is registered.
+func (rt *Router[T]) AddMethods(route routefile.Route, methods []string, value T) error {
+	expansions := expand(route.Segments)
+	for _, m := range methods {
+		r := route
+		r.Method = m
+		for _, segs := range expansions {
+			if prev, ok := rt.claimed(r.Method, segs); ok {
+				return conflict(prev, r)
+			}
+		}
+	}
+	for _, m := range methods {
+		r := route
+		r.Method = m
+		for _, segs := range expansions {
+			if err := rt.add(r, segs, value); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// claimed returns the route registered for method ("" for every method)
+// at exactly segs, if any, without changing the router.
+func (rt *Router[T]) claimed(method string, segs []routefile.Segment) (routefile.Route, bool) {
+	n := &rt.root
+	var l *leaf[T]
+	for _, s := range segs {
+		switch s.Kind {
+		case routefile.Static:
+			n = n.static[s.Value]
+		case routefile.Param:
+			n = n.param
+		case routefile.CatchAll:
+			l = n.catchAll
+		}
+		if n == nil {
+			return routefile.Route{}, false
+		}
+	}
+	if l == nil {
+		l = n.leaf
+	}
+	switch {
+	case l == nil:
+	case method == "" && l.any != nil:
+		return l.any.route, true
+	case method != "":
+		if e, ok := l.methods[method]; ok {
+			return e.route, true
+		}
+	}
+	return routefile.Route{}, false
 }
 
 // expand turns optional segments into the list of concrete segment lists.
