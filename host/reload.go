@@ -329,6 +329,7 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 		}()
 	}
 	wg.Wait()
+	configFailed := false
 	for i, res := range results {
 		f, lf := files[i], res.file
 		var old *loadedFile
@@ -363,19 +364,33 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 			}
 			t.files[f] = &loadedFile{hash: lf.hash, err: err}
 		}
-		if r != nil && !built && configChanged {
-			fresh, err := newRoute(r.rf, r.mod)
-			if err != nil {
-				refuse(err)
-				continue
-			}
-			r = fresh
-		}
 		if r != nil && (built || configChanged) {
-			if err := r.addConfigResponses(t.routesConfig); err != nil {
-				refuse(err)
-				continue
+			// Routes shared with prev are never changed: a new
+			// configuration applies to a fresh route of the same module.
+			next, err := r, error(nil)
+			if !built {
+				next, err = newRoute(r.rf, r.mod)
 			}
+			if err == nil {
+				err = next.addConfigResponses(t.routesConfig)
+			}
+			if err != nil {
+				// A problem of the configuration, not of the module: the
+				// route keeps serving (as before, or without the
+				// configuration's responses), and the configuration is
+				// applied again at the next reload.
+				err = fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err)
+				t.problems = append(t.problems, err)
+				report.Problems = append(report.Problems, err)
+				configFailed = true
+				if built {
+					if next, err = newRoute(r.rf, r.mod); err != nil {
+						refuse(err)
+						continue
+					}
+				}
+			}
+			r = next
 		}
 		if r != nil {
 			if err := r.register(&t.router); err != nil {
@@ -385,6 +400,9 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 			t.routes = append(t.routes, r)
 		}
 		t.files[f] = &loadedFile{hash: lf.hash, route: r, err: lf.err}
+	}
+	if configFailed && prev != nil {
+		t.configHash = prev.configHash // try the configuration again at the next reload
 	}
 	if prev != nil {
 		for f := range prev.files {

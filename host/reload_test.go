@@ -315,3 +315,54 @@ func TestReloadAppliesEndpointsJSON(t *testing.T) {
 		t.Errorf("a broken endpoints.json: %s %v; title %q, want the previous settings kept", report, report.Problems, title())
 	}
 }
+
+// TestReloadRoutesConfigNeverDropsRoutes: a routes configuration without
+// "$defs" applies like any other, a broken one keeps the previous one, and
+// neither takes a route away, before or after it is fixed.
+func TestReloadRoutesConfigNeverDropsRoutes(t *testing.T) {
+	a := newApp(t).wat("server/api/hello.get.wasm", watModule{contract: `{"summary":"hello","responses":{"200":{"description":"hi"}}}`, handle: plainOK, extra: okData})
+	h, _ := a.host(host.Options{Mode: host.Development})
+	get := func() int {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/hello", nil))
+		return rec.Code
+	}
+	documents := func(status string) bool {
+		var doc struct {
+			Paths map[string]map[string]struct{ Responses map[string]any }
+		}
+		if err := json.Unmarshal(h.Document(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		_, ok := doc.Paths["/api/hello"]["get"].Responses[status]
+		return ok
+	}
+	steps := []struct {
+		name, config  string
+		wantProblem   string
+		wantDocuments string // a status the document lists for GET /api/hello
+	}{
+		{"a configuration without $defs", `{"responses":{"503":{"description":"Busy","schema":{"type":"object"}}}}`, "", "503"},
+		{"a broken one keeps the previous", `{"responses":{"504":{"description":"Late","schema":{"type":"objekt"}}}}`, "routes.config.json", "503"},
+		{"fixed, it applies", `{"responses":{"504":{"description":"Late","schema":{"type":"object"}}}}`, "", "504"},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			a.file(host.RoutesConfigFile, []byte(st.config))
+			report := h.Reload(t.Context())
+			var problems []string
+			for _, p := range report.Problems {
+				problems = append(problems, p.Error())
+			}
+			if got := strings.Join(problems, "\n"); st.wantProblem == "" && got != "" || !strings.Contains(got, st.wantProblem) {
+				t.Errorf("problems %q, want %q", got, st.wantProblem)
+			}
+			if code := get(); code != 200 {
+				t.Errorf("GET /api/hello = %d, want 200: the route must keep serving", code)
+			}
+			if !documents(st.wantDocuments) {
+				t.Errorf("the document does not list %s for GET /api/hello:\n%s", st.wantDocuments, h.Document())
+			}
+		})
+	}
+}

@@ -227,7 +227,11 @@ func (op *operation) addConfigResponses(rc *openapi.RoutesConfig, pattern string
 	if len(extra) == 0 {
 		return nil
 	}
-	doc, err := stdjson.Marshal(map[string]any{"$defs": rc.Defs, "responses": extra})
+	root := map[string]any{"responses": extra}
+	if rc.Defs != nil {
+		root["$defs"] = rc.Defs // a configuration without "$defs" has none: not null
+	}
+	doc, err := stdjson.Marshal(root)
 	if err != nil {
 		return err
 	}
