@@ -81,6 +81,10 @@ type call struct {
 	fault string
 	// logBytes counts what the call logged, against abi.LogMaxPerCall.
 	logBytes int
+	// output is, in development, the last devOutputLines lines the guest
+	// logged as warnings or errors or wrote to stdout and stderr: the
+	// panic, its stack, the abort message that a development 500 shows.
+	output []string
 
 	// interrupt
 	deadline int64 // unix nanoseconds
@@ -256,4 +260,23 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 		attrs = append(attrs, "requestId", id)
 	}
 	c.logger.Log(c.parent, l, msg, attrs...)
+	if level >= abi.LogWarn {
+		c.keepOutput(msg)
+	}
+}
+
+// devOutputLines is how many lines of a guest's output a development 500
+// shows: enough for a Go panic's stack.
+const devOutputLines = 64
+
+// keepOutput keeps a line of the guest's output for a development 500.
+func (c *call) keepOutput(line string) {
+	rc := c.requestCall()
+	if rc.host == nil || rc.host.opts.Mode != Development {
+		return
+	}
+	if len(rc.output) == devOutputLines {
+		rc.output = append(rc.output[:0], rc.output[1:]...)
+	}
+	rc.output = append(rc.output, line)
 }

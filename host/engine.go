@@ -519,6 +519,7 @@ func (g *guestSys) Write(p []byte) (int, error) {
 		}
 		if g.c != nil {
 			g.c.log(abi.LogInfo, line, "stream", "guest output")
+			g.c.keepOutput(logLine(line))
 		} else {
 			g.logger.Info(logLine(line), "route", g.file, "stream", "guest output")
 		}

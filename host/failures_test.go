@@ -118,19 +118,26 @@ func TestModuleNeedingMoreMemoryThanTheCapSaysSo(t *testing.T) {
 	}
 }
 
+// TestProductionHidesFailureDetails: a development 500 says why the guest
+// failed, which module, and what it logged as a warning or error before;
+// a production 500 says nothing of it.
 func TestProductionHidesFailureDetails(t *testing.T) {
-	srv, _ := newApp(t).
-		wat("server/api/fail.get.wasm", watModule{contract: `{"summary":"fails"}`, handle: `(unreachable)`}).
-		serve(host.Options{Mode: host.Production})
+	failing := watModule{contract: `{"summary":"fails"}`,
+		handle: `(call $log (i32.const 1) (i32.const 3000) (i32.const 13))
+    (call $log (i32.const 3) (i32.const 3020) (i32.const 20))
+    (unreachable)`,
+		extra: "  (data (i32.const 3000) \"just info here\")\n  (data (i32.const 3020) \"kaboom: state broken\")\n"}
+	srv, _ := newApp(t).wat("server/api/fail.get.wasm", failing).serve(host.Options{Mode: host.Production})
 	res := do(t, srv, "GET", "/api/fail", "")
 	if want := `{"statusCode":500,"statusMessage":"Internal Server Error"}`; res.status != 500 || res.body != want {
 		t.Fatalf("got %d %s, want 500 %s", res.status, res.body, want)
 	}
-	srvDev, _ := newApp(t).
-		wat("server/api/fail.get.wasm", watModule{contract: `{"summary":"fails"}`, handle: `(unreachable)`}).
-		serve(host.Options{Mode: host.Development})
-	if res := do(t, srvDev, "GET", "/api/fail", ""); !strings.Contains(res.body, `"data":{"error":"the guest trapped`) {
-		t.Fatalf("development 500 should explain itself, got %s", res.body)
+	srvDev, _ := newApp(t).wat("server/api/fail.get.wasm", failing).serve(host.Options{Mode: host.Development})
+	res = do(t, srvDev, "GET", "/api/fail", "")
+	for _, want := range []string{`"data":{"error":"the guest trapped`, `"route":"server/api/fail.get.wasm"`, `"output":["kaboom: state broken"]`} {
+		if !strings.Contains(res.body, want) {
+			t.Errorf("a development 500 should say %s, got %s", want, res.body)
+		}
 	}
 }
 
@@ -153,6 +160,13 @@ func TestGoPanic(t *testing.T) {
 	for _, want := range []string{"assignment to entry in nil map", "main.go:25", "returned error code 1"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("log does not say %q:\n%s", want, logs)
+		}
+	}
+	// The development 500 shows the panic and where it happened.
+	res := do(t, srv, "GET", "/api/panic?boom=true", "")
+	for _, want := range []string{"assignment to entry in nil map", "main.go:25"} {
+		if !strings.Contains(res.body, want) {
+			t.Errorf("the development 500 does not say %q: %s", want, res.body)
 		}
 	}
 }

@@ -361,7 +361,7 @@ func (h *Host) answerMiddlewareFailure(w http.ResponseWriter, r *http.Request, m
 		if reason == "" {
 			reason = "the middleware failed (see the log)"
 		}
-		data = map[string]string{"error": reason, "middleware": mc.mw.file}
+		data = failureData{Error: reason, Middleware: mc.mw.file, Output: mc.owner.output}
 	}
 	writeError(w, r, http.StatusInternalServerError, "", data)
 }

@@ -121,8 +121,8 @@ func TestRustFailuresAndMiddleware(t *testing.T) {
 	}
 	srv, logs := (&app{t: t, dir: dir}).serve(host.Options{Mode: host.Development})
 
-	if got := do(t, srv, "GET", "/api/boom?how=panic", ""); got.status != 500 {
-		t.Errorf("a panicking handler = %d %s, want 500", got.status, got.body)
+	if got := do(t, srv, "GET", "/api/boom?how=panic", ""); got.status != 500 || !strings.Contains(got.body, "boom on purpose") {
+		t.Errorf("a panicking handler = %d %s, want a development 500 holding the panic", got.status, got.body)
 	}
 	if !strings.Contains(logs.String(), "boom on purpose") || !strings.Contains(logs.String(), "server/api/boom.get.rs:") {
 		t.Errorf("the log does not say why and where the handler panicked:\n%s", logs)

@@ -520,7 +520,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	var data any
 	if h.opts.Mode == Development {
-		data = map[string]string{"error": reason, "route": c.route.file}
+		data = failureData{Error: reason, Route: c.route.file, Output: c.output}
 	}
 	status := http.StatusInternalServerError
 	if interrupted(err) && h.stopping() {
@@ -530,6 +530,17 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	writeError(w, r, status, "", data)
 	return false
+}
+
+// failureData is the data of a development 500 for a failed guest: why
+// (the trap, the deadline, the result code), which module, and the last
+// lines the guest logged as warnings or errors or wrote to stdout and
+// stderr (a panic and its stack). Production answers say none of it.
+type failureData struct {
+	Error      string   `json:"error"`
+	Route      string   `json:"route,omitempty"`
+	Middleware string   `json:"middleware,omitempty"`
+	Output     []string `json:"output,omitempty"`
 }
 
 // failureReason phrases why a guest call failed, for the log and the
