@@ -52,6 +52,10 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 		}
 		timer.Reset(min(WatchQuiet, WatchDebounce-now.Sub(burst)))
 	}
+	// What changed between the last load and the watches being set up
+	// sent no event: one reload now finds it (and reports nothing when
+	// nothing did).
+	touch()
 	for {
 		select {
 		case <-ctx.Done():

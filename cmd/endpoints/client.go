@@ -22,9 +22,9 @@ func cmdClient(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	vue := fs.Bool("vue", false, "TypeScript: also emit the Vue 3 composable useEndpoint")
 	pkg := fs.String("package", "client", "Go: the package name")
 	cacheDir := fs.String("cache-dir", "", "compiled module cache")
-	app, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	app, code := parseApp(fs, args, stderr)
+	if code != exitOK {
+		return code
 	}
 	if *lang != "ts" && *lang != "go" {
 		fmt.Fprintf(stderr, "endpoints client: --lang %q: want \"ts\" or \"go\"\n", *lang)

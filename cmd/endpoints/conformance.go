@@ -22,9 +22,9 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	noBuild := fs.Bool("no-build", false, "test the modules as they are, without building the sources first")
 	cacheDir := fs.String("cache-dir", "", "compiled module cache")
-	app, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	app, code := parseApp(fs, args, stderr)
+	if code != exitOK {
+		return code
 	}
 	if !*noBuild && !build(ctx, app, stdout, stderr) {
 		return exitError

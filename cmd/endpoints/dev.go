@@ -110,14 +110,17 @@ func (c *console) ran(r commandRun) {
 // modules that change (Host.Watch), a save of a route source rebuilds the
 // modules it affects, whose new bytes the host then loads, and a save of a
 // file the app's build command watches (endpoints.json "build") reruns it.
-func devLoop(ctx context.Context, app string, h *host.Host, c *console) {
+//
+// since is when the start's build began: a source saved after it is built
+// even when it changed before the watches were set up.
+func devLoop(ctx context.Context, app string, h *host.Host, c *console, since time.Time) {
 	go func() {
 		if err := h.Watch(ctx, c.reloaded); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the app failed: "+err.Error())
 		}
 	}()
 	go func() {
-		if err := watchSources(ctx, app, c); err != nil {
+		if err := watchSources(ctx, app, c, since); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources failed: "+err.Error())
 		}
 	}()
@@ -137,17 +140,40 @@ func devLoop(ctx context.Context, app string, h *host.Host, c *console) {
 // sourceQuiet is how long watchSources waits for a burst of saves to end.
 const sourceQuiet = 50 * time.Millisecond
 
-// watchSources rebuilds the route modules a changed source affects.
-func watchSources(ctx context.Context, app string, c *console) error {
+// watchSources rebuilds the route modules a changed source affects, builds
+// those of sources added while it runs (in new directories too), and
+// removes the module of a source that is gone, so that its route stops
+// serving. Modules that no source builds (copied in, built by the app's
+// own command) are never removed.
+func watchSources(ctx context.Context, app string, c *console, since time.Time) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
 	}
 	defer w.Close()
+	known, err := guestbuild.Find(app)
+	if err != nil {
+		return err
+	}
 	addSourceDirs(w, app)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	// A source saved since the start's build began may have sent no
+	// event (the watches were not set up yet): build those whose module is
+	// missing or older.
 	changed := map[string]bool{}
+	for _, s := range known {
+		saved := newestSource(app, s)
+		if !saved.After(since) {
+			continue
+		}
+		if mi, err := os.Stat(filepath.Join(app, filepath.FromSlash(s.Module))); err != nil || saved.After(mi.ModTime()) {
+			changed[s.Path] = true
+		}
+	}
+	if len(changed) > 0 {
+		timer.Reset(sourceQuiet)
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -156,7 +182,14 @@ func watchSources(ctx context.Context, app string, c *console) error {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources: "+err.Error())
 		case ev := <-w.Events:
 			if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() && ev.Has(fsnotify.Create) {
-				addSourceDirs(w, ev.Name)
+				// Files written into a new directory before it is watched
+				// send no event: take them from the walk.
+				for _, f := range addSourceDirs(w, ev.Name) {
+					if rel, err := filepath.Rel(app, f); err == nil && isSource(rel) {
+						changed[filepath.ToSlash(rel)] = true
+					}
+				}
+				timer.Reset(sourceQuiet)
 				continue
 			}
 			rel, err := filepath.Rel(app, ev.Name)
@@ -173,9 +206,30 @@ func watchSources(ctx context.Context, app string, c *console) error {
 				c.event(true, map[string]any{"event": "error", "error": err.Error()}, err.Error())
 				continue
 			}
+			removeOrphans(app, known, sources, c)
+			known = sources
 			if affected := guestbuild.Affected(sources, files); len(affected) > 0 {
 				_, _ = guestbuild.Build(ctx, app, app, affected, c.built)
 			}
+		}
+	}
+}
+
+// removeOrphans removes the modules that a source in before built and no
+// source in now builds: the source was deleted, or a Go route's directive
+// now names another route.
+func removeOrphans(app string, before, now []guestbuild.Source, c *console) {
+	for _, s := range before {
+		if slices.ContainsFunc(now, func(n guestbuild.Source) bool { return n.Module == s.Module }) {
+			continue
+		}
+		err := os.Remove(filepath.Join(app, filepath.FromSlash(s.Module)))
+		switch {
+		case err == nil:
+			c.event(false, map[string]any{"event": "orphan", "module": s.Module, "source": s.Path},
+				fmt.Sprintf("removed %s: its source %s is gone", s.Module, s.Path))
+		case !errors.Is(err, fs.ErrNotExist):
+			c.event(true, map[string]any{"event": "error", "error": err.Error()}, err.Error())
 		}
 	}
 }
@@ -195,8 +249,10 @@ func isSource(rel string) bool {
 }
 
 // addSourceDirs watches dir and the directories under it that may hold
-// sources: not hidden ones, node_modules or testdata.
-func addSourceDirs(w *fsnotify.Watcher, dir string) {
+// sources: not hidden ones, node_modules or testdata. It returns the files
+// it saw.
+func addSourceDirs(w *fsnotify.Watcher, dir string) []string {
+	var files []string
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -205,6 +261,7 @@ func addSourceDirs(w *fsnotify.Watcher, dir string) {
 			return nil
 		}
 		if !d.IsDir() {
+			files = append(files, path)
 			return nil
 		}
 		name := d.Name()
@@ -214,4 +271,5 @@ func addSourceDirs(w *fsnotify.Watcher, dir string) {
 		_ = w.Add(path)
 		return nil
 	})
+	return files
 }

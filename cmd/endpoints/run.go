@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -36,17 +37,20 @@ Usage:
 Commands:
   dev APP      build the app's route sources, then serve it for development:
                answers are checked against their contracts, 500s explain
-               themselves, and a module that fails to load is reported while
-               the rest is served; saved sources are rebuilt and changed
-               modules reloaded while it runs
+               themselves, and a route that fails to build or load is
+               reported while the rest is served; while it runs, saved
+               sources are rebuilt, added ones built, deleted ones' routes
+               removed, and changed modules reloaded
   serve APP    serve the app's built modules for production: any module that
-               fails to load stops the start
+               fails to load, or a route source not built yet, stops the start
   build APP    compile the app's route sources into route modules (.wasm),
                then run the app's build command, if it has one
   routes APP   list the app's routes: method, path, kind, summary
   openapi APP  print the app's OpenAPI 3.1 document (-o FILE writes it)
-  check APP    load every module, build the document, report every problem;
-               serves nothing (exit 1 when anything is wrong)
+  check APP    build the route sources, load every module, build the
+               document, report every problem; serves nothing (exit 1 when
+               anything is wrong; --no-build checks the modules as they are
+               and warns about those older than their sources)
   client APP   generate a typed client: --lang ts (with --vue: useEndpoint)
                or --lang go (--package NAME); -o FILE writes it
   new APP      create an app: a Go module, endpoints.json and the route
@@ -175,11 +179,97 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
 	return positional[0], true
 }
 
-func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+// parseApp parses flags and the APP argument, which must be an app
+// directory. The code is exitOK, exitUsage or exitError.
+func parseApp(fs *flag.FlagSet, args []string, stderr io.Writer) (string, int) {
 	app, ok := parse(fs, args, stderr)
 	if !ok {
-		return exitUsage
+		return "", exitUsage
+	}
+	if err := checkAppDir(app); err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", fs.Name(), err)
+		return "", exitError
+	}
+	return app, exitOK
+}
+
+// checkAppDir returns an error unless dir is an Endpoints app: a
+// directory with endpoints.json or a server directory.
+func checkAppDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("app %s does not exist (create it with `endpoints new %s`)", dir, dir)
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is a file; APP is an app's directory", dir)
+	}
+	for _, marker := range []string{host.AppConfigFile, "server"} {
+		if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s is not an Endpoints app: it has neither %s nor a server directory (create an app with `endpoints new %s`)", dir, host.AppConfigFile, dir)
+}
+
+// requireBuilt fails when a route source of app has no module yet, and
+// warns when a module is older than its source: a command that loads the
+// modules as they are would otherwise serve or describe something else
+// than the sources say.
+func requireBuilt(name, app string, stderr io.Writer) bool {
+	sources, err := guestbuild.Find(app)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
+		return false
+	}
+	var missing []string
+	for _, s := range sources {
+		module := filepath.Join(app, filepath.FromSlash(s.Module))
+		mi, err := os.Stat(module)
+		if err != nil {
+			missing = append(missing, fmt.Sprintf("%s (from %s)", s.Module, s.Path))
+			continue
+		}
+		if newer := newestSource(app, s); newer.After(mi.ModTime()) {
+			fmt.Fprintf(stderr, "endpoints %s: warning: %s is older than its source %s: run `endpoints build %s` to use the source\n", name, s.Module, s.Path, app)
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(stderr, "endpoints %s: %d route module(s) of %s are not built yet: %s\nrun `endpoints build %s` first\n", name, len(missing), app, strings.Join(missing, ", "), app)
+		return false
+	}
+	return true
+}
+
+// newestSource is when the source of s last changed: the file itself, or
+// for a Go route the newest .go file of its package.
+func newestSource(app string, s guestbuild.Source) time.Time {
+	path := filepath.Join(app, filepath.FromSlash(s.Path))
+	if s.Lang != guestbuild.LangGo {
+		if fi, err := os.Stat(path); err == nil {
+			return fi.ModTime()
+		}
+		return time.Time{}
+	}
+	var newest time.Time
+	entries, _ := os.ReadDir(path)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
+			if fi, err := e.Info(); err == nil && fi.ModTime().After(newest) {
+				newest = fi.ModTime()
+			}
+		}
+	}
+	return newest
+}
+
+func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	app, code := parseApp(fs, args, stderr)
+	if code != exitOK {
+		return code
 	}
 	if !build(ctx, app, stdout, stderr) {
 		return exitError
@@ -218,18 +308,23 @@ func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
 func buildSources(ctx context.Context, app string, sources []guestbuild.Source, stdout, stderr io.Writer) bool {
 	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
 	start := time.Now()
-	_, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
+	results, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
 		if b.Err != nil {
 			fmt.Fprintf(stderr, "  FAIL %s (%s)\n", b.Module, b.Lang)
 			return
 		}
 		fmt.Fprintf(stdout, "  ok   %-44s %-3s %s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond))
 	})
-	if err != nil {
-		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
-		return false
+	var built []guestbuild.Source
+	for _, r := range results {
+		if r.Err == nil {
+			built = append(built, r.Source)
+		}
 	}
-	if err := embedContracts(ctx, app, sources); err != nil {
+	if embedErr := embedContracts(ctx, app, built); embedErr != nil {
+		err = errors.Join(err, embedErr)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
 		return false
 	}
@@ -240,9 +335,12 @@ func buildSources(ctx context.Context, app string, sources []guestbuild.Source, 
 func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("routes", flag.ContinueOnError)
 	cacheDir := fs.String("cache-dir", "", "compiled module cache")
-	app, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	app, code := parseApp(fs, args, stderr)
+	if code != exitOK {
+		return code
+	}
+	if !requireBuilt("routes", app, stderr) {
+		return exitError
 	}
 	h, ok := load(ctx, "routes", app, *cacheDir, host.Development, stderr)
 	if !ok {
@@ -260,9 +358,12 @@ func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("openapi", flag.ContinueOnError)
 	out := fs.String("o", "", "write the document to this file instead of standard output")
 	cacheDir := fs.String("cache-dir", "", "compiled module cache")
-	app, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	app, code := parseApp(fs, args, stderr)
+	if code != exitOK {
+		return code
+	}
+	if !requireBuilt("openapi", app, stderr) {
+		return exitError
 	}
 	h, ok := load(ctx, "openapi", app, *cacheDir, host.Production, stderr)
 	if !ok {
@@ -284,9 +385,17 @@ func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) in
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	cacheDir := fs.String("cache-dir", "", "compiled module cache")
-	app, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	noBuild := fs.Bool("no-build", false, "check the modules as they are, without building the sources first")
+	app, code := parseApp(fs, args, stderr)
+	if code != exitOK {
+		return code
+	}
+	if *noBuild {
+		if !requireBuilt("check", app, stderr) {
+			return exitError
+		}
+	} else if !build(ctx, app, stdout, stderr) {
+		return exitError
 	}
 	h, ok := load(ctx, "check", app, *cacheDir, host.Development, stderr)
 	if !ok {
@@ -346,10 +455,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	cacheDir := fs.String("cache-dir", "", "compiled module cache")
 	quiet := fs.Bool("quiet", false, "log only warnings and errors: no line per request or reload")
 	asJSON := fs.Bool("json", false, "log JSON lines instead of text")
-	app, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	app, code := parseApp(fs, args, stderr)
+	if code != exitOK {
+		return code
 	}
+	// The address first: a wrong or busy one fails before any build.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: --addr %s: %v\n", name, *addr, err)
+		return exitError
+	}
+	defer ln.Close()
 	level := slog.LevelInfo
 	if *quiet {
 		level = slog.LevelWarn
@@ -360,7 +476,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	} else {
 		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
-	if mode == host.Development && !build(ctx, app, stdout, stderr) {
+	buildStart := time.Now()
+	if mode == host.Development {
+		if !build(ctx, app, stdout, stderr) {
+			// What built serves; what failed is reported again by the
+			// load below and rebuilt when its source is saved.
+			fmt.Fprintf(stdout, "some route sources did not build (above): the other routes serve; save a fix to rebuild\n")
+		}
+	} else if !requireBuilt(name, app, stderr) {
 		return exitError
 	}
 	start := time.Now()
@@ -372,18 +495,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	defer h.Close(context.Background())
 	fmt.Fprintf(stdout, "loaded %s in %s (%s)\n\n", app, time.Since(start).Round(time.Millisecond), mode)
 	printRoutes(stdout, h.Routes())
-
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
-		return exitError
+	if mode == host.Development {
+		reportProblems(h, stderr)
 	}
+
 	srv := h.HTTPServer()
 	srv.Handler = logRequests(logger, h)
 	fmt.Fprintf(stdout, "\nlistening on http://%s\n", ln.Addr())
 	if mode == host.Development {
 		fmt.Fprintf(stdout, "watching %s: saved sources are rebuilt, changed modules reloaded\n", app)
-		devLoop(ctx, app, h, newConsole(stdout, *quiet, *asJSON))
+		devLoop(ctx, app, h, newConsole(stdout, *quiet, *asJSON), buildStart)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

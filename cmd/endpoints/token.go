@@ -33,9 +33,9 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
 	var scopes stringList
 	fs.Var(&scopes, "scope", "a scope to grant (repeat the flag, or separate with spaces)")
-	app, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	app, code := parseApp(fs, args, stderr)
+	if code != exitOK {
+		return code
 	}
 	if *sub == "" {
 		fmt.Fprintln(stderr, "endpoints token: --sub is required: whom the token is for, e.g. --sub alice")
