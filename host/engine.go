@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -25,12 +26,26 @@ import (
 // engine is the wazero runtime every module of a host shares, with the
 // host functions instantiated once.
 type engine struct {
-	runtime     wazero.Runtime
-	cache       wazero.CompilationCache
-	cacheDir    string // where compiled and instrumented modules are kept; "" for none
-	logger      *slog.Logger
-	memoryBytes int64 // the cap of each instance's memory
-	loadTimeout time.Duration
+	runtime wazero.Runtime
+	// interp runs modules the compiler has not compiled yet, when the
+	// host serves while compiling (Options.ServeWhileCompiling); nil
+	// otherwise.
+	interp wazero.Runtime
+	// background counts the compilations compileLater runs;
+	// compileSlots bounds them, and stopBackground, closed at shutdown,
+	// stops those not started.
+	background     pending
+	queueMu        sync.Mutex
+	queue          []*pool // waiting for startCompiles
+	compileSlots   chan struct{}
+	progress       func(Progress) // Options.Progress
+	stopBackground chan struct{}
+	stopOnce       sync.Once
+	cache          wazero.CompilationCache
+	cacheDir       string // where compiled and instrumented modules are kept; "" for none
+	logger         *slog.Logger
+	memoryBytes    int64 // the cap of each instance's memory
+	loadTimeout    time.Duration
 	// mapped: instances' memories are mapped outside the Go heap and
 	// unmapped when they close (internal/linearmem); see memory.go.
 	mapped bool
@@ -61,14 +76,26 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 		}
 	}
 	e.runtime = wazero.NewRuntimeWithConfig(ctx, cfg)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, e.runtime); err != nil {
-		return nil, fmt.Errorf("instantiating WASI: %w", err)
+	e.compileSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+	e.progress = opts.Progress
+	e.stopBackground = make(chan struct{})
+	runtimes := []wazero.Runtime{e.runtime}
+	if opts.ServeWhileCompiling {
+		e.interp = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().
+			WithMemoryLimitPages(uint32(opts.Limits.memoryBytes()/65536)).
+			WithCloseOnContextDone(false))
+		runtimes = append(runtimes, e.interp)
 	}
-	if err := instantiateHostFunctions(ctx, e.runtime); err != nil {
-		return nil, err
-	}
-	if err := interrupt.NewHostModule(ctx, e.runtime, interrupt.DefaultPeriod); err != nil {
-		return nil, err
+	for _, r := range runtimes {
+		if _, err := wasi_snapshot_preview1.Instantiate(ctx, r); err != nil {
+			return nil, fmt.Errorf("instantiating WASI: %w", err)
+		}
+		if err := instantiateHostFunctions(ctx, r); err != nil {
+			return nil, err
+		}
+		if err := interrupt.NewHostModule(ctx, r, interrupt.DefaultPeriod); err != nil {
+			return nil, err
+		}
 	}
 	e.hostModules = map[string]map[string]api.FunctionDefinition{}
 	for _, name := range []string{wasi_snapshot_preview1.ModuleName, abi.ImportModule, interrupt.ImportModule} {

@@ -34,3 +34,23 @@ func (h *Host) Drained() <-chan struct{} { return h.engine.life.drained() }
 // UseGoHeapMemory makes hosts created afterwards keep guest memory in Go
 // slices, wazero's default, as before internal/linearmem.
 func UseGoHeapMemory() { mappedMemory = false }
+
+// HoldCompiler keeps the host's background compilations from starting
+// until release is called: a test sees modules served by the interpreter
+// for as long as it needs.
+func (h *Host) HoldCompiler() (release func()) {
+	for range cap(h.engine.compileSlots) {
+		h.engine.compileSlots <- struct{}{}
+	}
+	return func() {
+		for range cap(h.engine.compileSlots) {
+			<-h.engine.compileSlots
+		}
+	}
+}
+
+// Interpreted reports whether the interpreter runs a route module.
+func (h *Host) Interpreted(file string) bool {
+	f := h.table.Load().files[file]
+	return f != nil && f.route != nil && f.route.mod.pool.code.Load().interpreted()
+}

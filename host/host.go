@@ -166,6 +166,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		}
 	}
 	h.table.Store(t)
+	h.engine.startCompiles()
 	h.startJanitor()
 	return h, nil
 }
@@ -199,6 +200,13 @@ func (h *Host) ShutdownTimeout() time.Duration {
 // Problems lists the modules left out of the current version because they
 // failed to load (Development only; in Production New fails instead).
 func (h *Host) Problems() []error { return slices.Clone(h.table.Load().problems) }
+
+// WaitCompiled waits until every module runs compiled code, or ctx ends.
+// With [Options.ServeWhileCompiling], a module the compilation cache did
+// not hold serves with the interpreter while the compiler works in the
+// background; without it, New and Reload compile before they return and
+// WaitCompiled returns at once.
+func (h *Host) WaitCompiled(ctx context.Context) error { return h.engine.waitCompiled(ctx) }
 
 // ErrClosed is what Reload reports once the host is shutting down.
 var ErrClosed = errors.New("the host is closed")

@@ -109,7 +109,15 @@ func (e *engine) close(ctx context.Context) error {
 // shutdown closes the runtime and the cache, once.
 func (e *engine) shutdown(ctx context.Context) error {
 	e.life.shutOnce.Do(func() {
+		// Compilations not started stop; those running finish first: a
+		// runtime must not close under its compiler.
+		e.stopOnce.Do(func() { close(e.stopBackground) })
+		e.startCompiles() // the queued ones see the stop and end
+		<-e.background.idle()
 		err := e.runtime.Close(ctx)
+		if e.interp != nil {
+			err = errors.Join(err, e.interp.Close(ctx))
+		}
 		if e.cache != nil {
 			err = errors.Join(err, e.cache.Close(ctx))
 		}

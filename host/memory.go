@@ -27,9 +27,9 @@ var mappedMemory = linearmem.Supported
 // A failed instantiation may leave a memory that no module owns (wazero
 // closes the module when a start function fails, not when a data segment
 // does not fit); the recorder frees it.
-func (e *engine) instantiate(ctx context.Context, compiled wazero.CompiledModule, config wazero.ModuleConfig) (api.Module, error) {
+func (e *engine) instantiate(ctx context.Context, c *code, config wazero.ModuleConfig) (api.Module, error) {
 	if !e.mapped {
-		return e.runtime.InstantiateModule(ctx, compiled, config)
+		return c.runtime.InstantiateModule(ctx, c.compiled, config)
 	}
 	rec := &linearmem.Recorder{}
 	withAlloc := experimental.WithMemoryAllocator(context.Background(), rec)
@@ -39,7 +39,7 @@ func (e *engine) instantiate(ctx context.Context, compiled wazero.CompiledModule
 	} else {
 		ctx = experimental.WithMemoryAllocator(ctx, rec)
 	}
-	mod, err := e.runtime.InstantiateModule(ctx, compiled, config)
+	mod, err := c.runtime.InstantiateModule(ctx, c.compiled, config)
 	if err != nil {
 		rec.Free()
 	}

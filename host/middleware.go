@@ -77,16 +77,17 @@ func findMiddleware(appDir string) ([]string, error) {
 // loadMiddleware compiles a middleware module, checks its exports and
 // reads its declaration.
 func (e *engine) loadMiddleware(ctx context.Context, wasm []byte, file string, poolSize int) (*middleware, error) {
-	compiled, err := e.prepare(ctx, wasm, file)
+	c, err := e.prepare(ctx, wasm, file)
 	if err != nil {
 		return nil, err
 	}
+	compiled := c.compiled
 	m := &middleware{file: file, name: strings.TrimSuffix(path.Base(file), routefile.Extension)}
 	if err := m.checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	m.pool = newPool(e, compiled, file, poolSize)
+	m.pool = newPool(e, c, file, poolSize)
 	m.pool.noHandle = true
 	lc := e.loadCall(ctx, file)
 	in, err := m.pool.warm(lc)
@@ -143,6 +144,7 @@ func (e *engine) loadMiddleware(ctx context.Context, wasm []byte, file string, p
 		}
 	}
 	m.pool.park(in)
+	e.compileLater(m.pool)
 	return m, nil
 }
 

@@ -35,15 +35,16 @@ type module struct {
 // loadModule reads, instruments and compiles one route module, checks its
 // exports, instantiates the warm instance and reads its contract.
 func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route, poolSize int) (*module, error) {
-	compiled, err := e.prepare(ctx, wasm, rf.File)
+	c, err := e.prepare(ctx, wasm, rf.File)
 	if err != nil {
 		return nil, err
 	}
+	compiled := c.compiled
 	if err := checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", rf.File, err)
 	}
-	m := &module{file: rf.File, pool: newPool(e, compiled, rf.File, poolSize)}
+	m := &module{file: rf.File, pool: newPool(e, c, rf.File, poolSize)}
 	lc := e.loadCall(ctx, rf.File)
 	in, err := m.pool.warm(lc)
 	if err != nil {
@@ -91,12 +92,13 @@ func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route
 	}
 	m.pool.park(in)
 	ok = true
+	e.compileLater(m.pool)
 	return m, nil
 }
 
 // prepare instruments and compiles the module of file, and says what is
 // wrong with it when it cannot.
-func (e *engine) prepare(ctx context.Context, wasm []byte, file string) (wazero.CompiledModule, error) {
+func (e *engine) prepare(ctx context.Context, wasm []byte, file string) (*code, error) {
 	// The sections endpoints build adds say what the code says: without
 	// them, a module compiles to the same code, and the compilation cache
 	// filled while building serves the first start.
@@ -108,18 +110,18 @@ func (e *engine) prepare(ctx context.Context, wasm []byte, file string) (wazero.
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}
-	compiled, err := e.compile(ctx, wasm)
+	c, err := e.codeFor(ctx, wasm)
 	if err != nil && strings.Contains(err.Error(), "over limit of") {
 		return nil, fmt.Errorf("%s: its memory does not fit limits.memoryBytes (%d bytes): %w; raise limits.memoryBytes in %s", file, e.memoryBytes, err, AppConfigFile)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}
-	if err := e.checkImports(compiled); err != nil {
-		_ = compiled.Close(ctx)
+	if err := e.checkImports(c.compiled); err != nil {
+		_ = c.compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	return compiled, nil
+	return c, nil
 }
 
 // checkImports refuses a module that imports what the host does not
@@ -286,7 +288,7 @@ func startFailure(err error, ctx context.Context) error {
 // compile compiles a module. wazero v1.12 can panic on some malformed
 // modules instead of returning an error; a bad file must fail its own load,
 // never the host.
-func (e *engine) compile(ctx context.Context, wasm []byte) (compiled wazero.CompiledModule, err error) {
+func (e *engine) compile(ctx context.Context, r wazero.Runtime, wasm []byte) (compiled wazero.CompiledModule, err error) {
 	mu, _ := e.compiling.LoadOrStore(sha256.Sum256(wasm), &sync.Mutex{})
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
@@ -295,7 +297,7 @@ func (e *engine) compile(ctx context.Context, wasm []byte) (compiled wazero.Comp
 			compiled, err = nil, fmt.Errorf("the compiler failed on it: %v", v)
 		}
 	}()
-	return e.runtime.CompileModule(ctx, wasm)
+	return r.CompileModule(ctx, wasm)
 }
 
 // checkExports verifies the exports ABI v1 requires, with their signatures.

@@ -197,6 +197,22 @@ type Options struct {
 	// compilation. Defaults to $XDG_CACHE_HOME/endpoints/wazero (see
 	// os.UserCacheDir); "off" disables the cache.
 	CacheDir string
+	// ServeWhileCompiling serves a module the compilation cache does not
+	// hold yet at once, with wazero's interpreter, while the compiler
+	// builds its code in the background (at most GOMAXPROCS modules at
+	// once); new requests then run the compiled code. A Go module takes
+	// about a second per 3-4 MB to compile and a fraction of that to
+	// interpret, so an app of many routes answers in seconds on its first
+	// start, at first more slowly. Off by default: New and Reload return
+	// with every module compiled. [Host.WaitCompiled] waits for the
+	// background compilations.
+	ServeWhileCompiling bool
+	// Progress, when not nil, is called as route modules load (each one
+	// read, instrumented, compiled or interpreted, instantiated, its
+	// contract read) and as the background compiler finishes each module
+	// (with ServeWhileCompiling), for a progress display. Calls of one
+	// stage do not overlap; they may come from any goroutine.
+	Progress func(Progress)
 	// Limits override those of endpoints.json, field by field.
 	Limits Limits
 	// ResponseValidation overrides the policy of endpoints.json, which
@@ -325,3 +341,28 @@ func (o *Options) checksResponses() bool {
 	}
 	return o.Mode == Development
 }
+
+// Progress is one module done in a stage of making an app servable.
+type Progress struct {
+	// Stage is StageLoad or StageCompile.
+	Stage string
+	// File is the module, relative to the app.
+	File string
+	// Done and Total count the modules of the stage: Done includes this
+	// one (and, in a reload, the modules reused unchanged).
+	Done, Total int
+	// Took is how long this module took.
+	Took time.Duration
+	// Err is why the module failed, if it did.
+	Err error
+}
+
+// Stages of [Progress].
+const (
+	// StageLoad: a route module was loaded; with
+	// [Options.ServeWhileCompiling] it may serve interpreted.
+	StageLoad = "load"
+	// StageCompile: the compiler's code of a module that served
+	// interpreted is ready, and new requests run it.
+	StageCompile = "compile"
+)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -34,6 +35,9 @@ type instance struct {
 	// sys is what its WASI functions see of the call it serves now, set
 	// by take and cleared by put.
 	sys *guestSys
+	// code is what it was instantiated from: an instance of code the pool
+	// has since replaced is closed when it is given back.
+	code *code
 }
 
 func (in *instance) close(ctx context.Context) { _ = in.mod.Close(ctx) }
@@ -49,25 +53,55 @@ func (in *instance) close(ctx context.Context) { _ = in.mod.Close(ctx) }
 // used instance serves the next request, so after a burst the others stay
 // idle and the host's janitor closes them (see trim).
 type pool struct {
-	engine   *engine
-	compiled wazero.CompiledModule
-	file     string
-	slots    chan struct{}
-	mu       sync.Mutex
-	idle     []*instance
+	engine *engine
+	// code is what new instances are made from: the interpreter's code
+	// until the compiler's replaces it (see engine.compileLater).
+	code  atomic.Pointer[code]
+	file  string
+	slots chan struct{}
+	mu    sync.Mutex
+	idle  []*instance
+	// retired: the module left the app; guarded by mu.
+	retired bool
 	// noHandle: the module has no endpoints_handle (the runtime
 	// declaration, a middleware).
 	noHandle bool
 }
 
-func newPool(e *engine, compiled wazero.CompiledModule, file string, size int) *pool {
-	return &pool{
-		engine:   e,
-		compiled: compiled,
-		file:     file,
-		slots:    make(chan struct{}, size),
-		idle:     make([]*instance, 0, size),
+func newPool(e *engine, c *code, file string, size int) *pool {
+	p := &pool{
+		engine: e,
+		file:   file,
+		slots:  make(chan struct{}, size),
+		idle:   make([]*instance, 0, size),
 	}
+	p.code.Store(c)
+	return p
+}
+
+// compiled is the module new instances are made from.
+func (p *pool) compiled() wazero.CompiledModule { return p.code.Load().compiled }
+
+// upgrade makes new instances from next, closing the idle instances of the
+// code it replaces; the instances in use are closed when given back. It
+// reports false, and changes nothing, when the pool was retired.
+func (p *pool) upgrade(ctx context.Context, next *code) bool {
+	p.mu.Lock()
+	if p.retired {
+		p.mu.Unlock()
+		return false
+	}
+	prev := p.code.Swap(next)
+	idle := p.idle
+	p.idle = make([]*instance, 0, cap(p.slots))
+	p.mu.Unlock()
+	for _, in := range idle {
+		in.close(ctx)
+	}
+	// wazero allows closing a compiled module while calls run on its
+	// instances.
+	_ = prev.compiled.Close(ctx)
+	return true
 }
 
 // errClosing is the error of a get once the host is closing.
@@ -149,6 +183,11 @@ func (p *pool) park(in *instance) {
 	in.sys.c = nil
 	in.idleSince = time.Now()
 	p.mu.Lock()
+	if in.code != p.code.Load() || p.retired {
+		p.mu.Unlock()
+		in.close(context.Background()) // made from code the pool replaced
+		return
+	}
 	p.idle = append(p.idle, in)
 	p.mu.Unlock()
 }
@@ -160,7 +199,8 @@ func (p *pool) warm(ctx context.Context) (*instance, error) { return p.instantia
 
 func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 	g := &guestSys{c: callFrom(ctx), logger: p.engine.logger, file: p.file}
-	mod, err := p.engine.instantiate(ctx, p.compiled, p.engine.moduleConfig(g))
+	c := p.code.Load()
+	mod, err := p.engine.instantiate(ctx, c, p.engine.moduleConfig(g))
 	if err != nil {
 		return nil, fmt.Errorf("instantiating %s: %w", p.file, startFailure(err, ctx))
 	}
@@ -172,7 +212,7 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 			return nil, fmt.Errorf("instantiating %s: %s: %w", p.file, abi.StartFunction, guestFailure(err, callFrom(ctx)))
 		}
 	}
-	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g}
+	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g, code: c}
 	if p.noHandle {
 		in.before, in.after, in.verify = mod.ExportedFunction(abi.ExportBefore), mod.ExportedFunction(abi.ExportAfter), mod.ExportedFunction(abi.ExportVerify)
 	}
@@ -214,8 +254,11 @@ func (p *pool) idleCount() int {
 // retire closes every idle instance and the compiled module: the pool's
 // module left the app and no request uses it any more.
 func (p *pool) retire(ctx context.Context) {
+	p.mu.Lock()
+	p.retired = true
+	p.mu.Unlock()
 	p.close(ctx)
-	_ = p.compiled.Close(ctx)
+	_ = p.code.Load().compiled.Close(ctx)
 }
 
 // close closes every idle instance. Instances in use belong to their

@@ -130,6 +130,9 @@ func (h *Host) Reload(ctx context.Context) ReloadReport {
 	}
 	prev := h.table.Load()
 	t, report, err := h.load(ctx, prev)
+	// What the load left to the compiler starts once it is done, swapped
+	// in or not (a pool that is not served turns the compiled code down).
+	defer h.engine.startCompiles()
 	if err != nil {
 		report.Problems = append(report.Problems, err)
 		report.Took = time.Since(start)
@@ -300,6 +303,16 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 	results := make([]result, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var progressMu sync.Mutex
+	done := 0
+	progress := func(f string, took time.Duration, err error) {
+		progressMu.Lock()
+		defer progressMu.Unlock()
+		done++
+		if f != "" && h.opts.Progress != nil {
+			h.opts.Progress(Progress{Stage: StageLoad, File: f, Done: done, Total: len(files), Took: took, Err: err})
+		}
+	}
 	for i, f := range files {
 		wg.Add(1)
 		go func() {
@@ -311,6 +324,7 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 			}
 			if err == nil && old != nil && old.hash == hash && (old.route != nil || old.err != nil) {
 				results[i] = result{file: old}
+				progress("", 0, nil)
 				return
 			}
 			sem <- struct{}{}
@@ -321,11 +335,13 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 				h.logger.Info("loading "+f, "module", f)
 			}
 			lf := &loadedFile{hash: hash}
+			began := time.Now()
 			if err == nil {
 				lf.route, err = h.loadRoute(ctx, f, data)
 			}
 			lf.err = err
 			results[i] = result{file: lf, news: true}
+			progress(f, time.Since(began), err)
 		}()
 	}
 	wg.Wait()

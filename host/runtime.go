@@ -23,10 +23,11 @@ type runtimeModule struct {
 // nil. Errors name the file and what is wrong.
 func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*runtimeModule, error) {
 	file := abi.RuntimeModule
-	compiled, err := e.prepare(ctx, wasm, file)
+	c, err := e.prepare(ctx, wasm, file)
 	if err != nil {
 		return nil, err
 	}
+	compiled := c.compiled
 	fns := compiled.ExportedFunctions()
 	for _, name := range []string{abi.ExportABIVersion, abi.ExportRuntime} {
 		if _, ok := fns[name]; !ok {
@@ -39,7 +40,7 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 		return nil, fmt.Errorf("%s: export %q has signature %s, ABI v%d wants %s", file, abi.ExportOnValidationError, signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, signature(nil, []api.ValueType{api.ValueTypeI32}))
 	}
 	lc := e.loadCall(ctx, file)
-	rm := &runtimeModule{engine: e, pool: newPool(e, compiled, file, poolSize)}
+	rm := &runtimeModule{engine: e, pool: newPool(e, c, file, poolSize)}
 	rm.pool.noHandle = true
 	in, err := rm.pool.warm(lc)
 	if err != nil {
@@ -82,6 +83,7 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 		return fail(fmt.Errorf("%s: the declaration says onValidationError, but the module does not export %q", file, abi.ExportOnValidationError))
 	}
 	rm.pool.park(in)
+	e.compileLater(rm.pool)
 	return rm, nil
 }
 

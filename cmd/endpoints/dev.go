@@ -273,3 +273,31 @@ func addSourceDirs(w *fsnotify.Watcher, dir string) []string {
 	})
 	return files
 }
+
+// progress shows modules loading and compiling (host.Options.Progress): on
+// a terminal one line rewritten in place, ending with a line of its own
+// when a stage is done; otherwise a line per module.
+func (c *console) progress(p host.Progress) {
+	verb := map[string]string{host.StageLoad: "loaded", host.StageCompile: "compiled"}[p.Stage]
+	if p.Err != nil {
+		verb = "failed to " + strings.TrimSuffix(verb, "ed") + "e"
+		if p.Stage == host.StageLoad {
+			verb = "failed to load"
+		}
+	}
+	line := fmt.Sprintf("%s %d/%d %s in %s", verb, p.Done, p.Total, p.File, p.Took.Round(time.Millisecond))
+	if p.Stage == host.StageCompile && p.Done == p.Total {
+		line += ": every route runs compiled code"
+	}
+	if !c.color || c.json || c.quiet {
+		c.event(p.Err != nil, map[string]any{"event": p.Stage, "module": p.File, "done": p.Done, "total": p.Total, "ms": p.Took.Milliseconds()}, line)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	end := ""
+	if p.Done == p.Total {
+		end = "\n"
+	}
+	fmt.Fprintf(c.out, "\r\x1b[K%s %s%s", time.Now().Format("15:04:05"), line, end)
+}

@@ -159,3 +159,36 @@ func getStatus(t *testing.T, url string) int {
 	res.Body.Close()
 	return res.StatusCode
 }
+
+// TestBuildPrecompiles: build --cache-dir compiles every module into the
+// cache, so that serve with that cache has nothing left to compile; serve
+// without it answers at once (interpreted) and says when the compiled code
+// takes over.
+func TestBuildPrecompiles(t *testing.T) {
+	app := cApp(t)
+	cache := t.TempDir()
+	code, out, errOut := runCLI("build", app, "--cache-dir", cache)
+	if code != exitOK || !strings.Contains(out, "compiled "+app+" (2 routes) into "+cache) || !strings.Contains(out, "loaded 2/2") {
+		t.Fatalf("build --cache-dir = %d\n%s\n%s", code, out, errOut)
+	}
+	serve := func(cacheDir string) (*syncBuffer, func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		stdout, stderr, done := &syncBuffer{}, &syncBuffer{}, make(chan int, 1)
+		go func() {
+			done <- run(ctx, []string{"serve", app, "--addr", "127.0.0.1:0", "--cache-dir", cacheDir}, stdout, stderr)
+		}()
+		addr := waitFor(t, stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+		if status := getStatus(t, addr+"/api/users/2"); status != 200 {
+			t.Errorf("GET /api/users/2 = %d", status)
+		}
+		return stdout, func() { cancel(); <-done }
+	}
+	warm, stop := serve(cache)
+	stop()
+	if strings.Contains(warm.String(), "compiled 1/") {
+		t.Errorf("serve with the precompiled cache compiled again:\n%s", warm)
+	}
+	cold, stop := serve(t.TempDir())
+	waitFor(t, cold, regexp.MustCompile(`(compiled 2/2 \S+ in \S+: every route runs compiled code)`), nil)
+	stop()
+}

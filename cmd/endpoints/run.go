@@ -44,7 +44,9 @@ Commands:
   serve APP    serve the app's built modules for production: any module that
                fails to load, or a route source not built yet, stops the start
   build APP    compile the app's route sources into route modules (.wasm),
-               then run the app's build command, if it has one
+               then run the app's build command, if it has one; with
+               --cache-dir DIR, also compile the modules into that cache so
+               that serve --cache-dir DIR starts warm
   routes APP   list the app's routes: method, path, kind, summary
   openapi APP  print the app's OpenAPI 3.1 document (-o FILE writes it)
   check APP    build the route sources, load every module, build the
@@ -267,6 +269,7 @@ func newestSource(app string, s guestbuild.Source) time.Time {
 
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
+	cacheDir := fs.String("cache-dir", "", "also compile every module into this compilation cache, so that serve --cache-dir starts warm")
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -274,7 +277,31 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !build(ctx, app, stdout, stderr) {
 		return exitError
 	}
+	if *cacheDir != "" && !precompile(ctx, app, *cacheDir, stdout, stderr) {
+		return exitError
+	}
 	return exitOK
+}
+
+// precompile loads the app once with wazero's compiler and the cache in
+// dir, which keeps the compiled code: a container image or a deploy step
+// pays the compilation once, and `serve --cache-dir dir` starts warm.
+func precompile(ctx context.Context, app, dir string, stdout, stderr io.Writer) bool {
+	fmt.Fprintf(stdout, "compiling the modules into %s\n", dir)
+	start := time.Now()
+	con := newConsole(stdout, false, false)
+	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: slog.New(slog.DiscardHandler), Progress: con.progress})
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		return false
+	}
+	n := len(h.Routes())
+	if err := h.Close(ctx); err != nil {
+		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		return false
+	}
+	fmt.Fprintf(stdout, "compiled %s (%d routes) into %s in %s: `endpoints serve --cache-dir %s %s` starts warm\n", app, n, dir, time.Since(start).Round(time.Millisecond), dir, app)
+	return true
 }
 
 // build compiles the app's sources, printing a line per module, then runs
@@ -487,7 +514,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		return exitError
 	}
 	start := time.Now()
-	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger})
+	con := newConsole(stdout, *quiet, *asJSON)
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return exitError
@@ -504,7 +532,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	fmt.Fprintf(stdout, "\nlistening on http://%s\n", ln.Addr())
 	if mode == host.Development {
 		fmt.Fprintf(stdout, "watching %s: saved sources are rebuilt, changed modules reloaded\n", app)
-		devLoop(ctx, app, h, newConsole(stdout, *quiet, *asJSON), buildStart)
+		devLoop(ctx, app, h, con, buildStart)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -1,0 +1,196 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// code is a module's code in one of the engine's runtimes: the compiler's,
+// or the interpreter's while the compiler works (see compileLater).
+type code struct {
+	runtime  wazero.Runtime
+	compiled wazero.CompiledModule
+	// wasm is the instrumented module, kept for the compiler while the
+	// interpreter runs it; nil once compiled.
+	wasm []byte
+}
+
+// interpreted reports whether the interpreter runs the code.
+func (c *code) interpreted() bool { return c.wasm != nil }
+
+// compiledMarks names the directory, under the cache directory, holding an
+// empty file per module the compiler has compiled into the cache: a module
+// with a mark compiles from the cache in milliseconds, so it skips the
+// interpreter.
+const compiledMarks = "compiled-v1"
+
+// markPath is the mark of the instrumented module wasm, or "" without a
+// cache directory.
+func (e *engine) markPath(wasm []byte) string {
+	if e.cacheDir == "" {
+		return ""
+	}
+	sum := sha256.Sum256(wasm)
+	return filepath.Join(e.cacheDir, compiledMarks, hex.EncodeToString(sum[:]))
+}
+
+// inCache reports whether the compiler compiled wasm into the cache
+// directory before.
+func (e *engine) inCache(wasm []byte) bool {
+	p := e.markPath(wasm)
+	if p == "" {
+		return false
+	}
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// markCompiled records that wasm is in the compilation cache.
+func (e *engine) markCompiled(wasm []byte) {
+	p := e.markPath(wasm)
+	if p == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+		_ = os.WriteFile(p, nil, 0o644)
+	}
+}
+
+// codeFor compiles the instrumented module wasm: with the compiler when
+// the engine does not tier or the cache holds it, otherwise with the
+// interpreter, which takes a fraction of the time; compileLater then
+// replaces that code.
+func (e *engine) codeFor(ctx context.Context, wasm []byte) (*code, error) {
+	if e.interp == nil || e.inCache(wasm) {
+		compiled, err := e.compile(ctx, e.runtime, wasm)
+		if err != nil {
+			return nil, err
+		}
+		e.markCompiled(wasm)
+		return &code{runtime: e.runtime, compiled: compiled}, nil
+	}
+	compiled, err := e.compile(ctx, e.interp, wasm)
+	if err != nil {
+		return nil, err
+	}
+	return &code{runtime: e.interp, compiled: compiled, wasm: wasm}, nil
+}
+
+// compileLater queues the pool of a module the interpreter runs for the
+// compiler; startCompiles starts the queue once the load that made the
+// pool is done, so that loading does not compete with compiling.
+func (e *engine) compileLater(p *pool) {
+	if !p.code.Load().interpreted() {
+		return
+	}
+	e.background.add()
+	e.queueMu.Lock()
+	e.queue = append(e.queue, p)
+	e.queueMu.Unlock()
+}
+
+// startCompiles compiles the queued pools' code in the background, at most
+// GOMAXPROCS at once, and moves each pool to its compiled code. A module
+// that the compiler fails on keeps running interpreted, with a warning.
+func (e *engine) startCompiles() {
+	e.queueMu.Lock()
+	queue := e.queue
+	e.queue = nil
+	e.queueMu.Unlock()
+	var mu sync.Mutex
+	done := 0
+	for _, p := range queue {
+		e.compileInBackground(p, func(took time.Duration, err error) {
+			if e.progress == nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			e.progress(Progress{Stage: StageCompile, File: p.file, Done: done, Total: len(queue), Took: took, Err: err})
+		})
+	}
+}
+
+// compileInBackground compiles p's code and moves p to it, then calls
+// finished, unless the engine stopped first.
+func (e *engine) compileInBackground(p *pool, finished func(time.Duration, error)) {
+	c := p.code.Load()
+	go func() {
+		defer e.background.done()
+		select {
+		case e.compileSlots <- struct{}{}:
+			defer func() { <-e.compileSlots }()
+		case <-e.stopBackground:
+			return
+		}
+		start := time.Now()
+		compiled, err := e.compile(context.Background(), e.runtime, c.wasm)
+		if err != nil {
+			e.logger.Warn("the compiler failed on a module; it keeps running in the interpreter", "module", p.file, "error", err)
+			finished(time.Since(start), err)
+			return
+		}
+		e.markCompiled(c.wasm)
+		if !p.upgrade(context.Background(), &code{runtime: e.runtime, compiled: compiled}) {
+			_ = compiled.Close(context.Background()) // the module left the app meanwhile
+		}
+		finished(time.Since(start), nil)
+	}()
+}
+
+// waitCompiled waits until no module runs in the interpreter any more, or
+// ctx ends.
+func (e *engine) waitCompiled(ctx context.Context) error {
+	select {
+	case <-e.background.idle():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pending counts work in flight and says when there is none; unlike a
+// sync.WaitGroup, work may start while someone waits.
+type pending struct {
+	mu   sync.Mutex
+	n    int
+	none chan struct{} // closed while n == 0
+}
+
+func (w *pending) add() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n == 0 {
+		w.none = make(chan struct{})
+	}
+	w.n++
+}
+
+func (w *pending) done() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n--
+	if w.n == 0 {
+		close(w.none)
+	}
+}
+
+// idle returns a channel closed when nothing is in flight.
+func (w *pending) idle() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.n == 0 {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return w.none
+}
