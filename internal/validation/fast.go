@@ -158,10 +158,15 @@ func (b *fastBuilder) object(s *jsonschema.Schema, depth int) (*fastObject, bool
 		if !ok {
 			return nil, false
 		}
-		o.props = append(o.props, fastProp{name, n})
+		o.props = append(o.props, fastProp{name: name, node: n, required: slices.Contains(s.Required, name)})
 		o.byName[name] = n
 	}
 	slices.SortFunc(o.props, func(a, b fastProp) int { return cmp.Compare(a.name, b.name) })
+	for _, name := range s.Required {
+		if o.byName[name] == nil {
+			o.otherRequired = append(o.otherRequired, name)
+		}
+	}
 	switch add := s.AdditionalProperties.(type) {
 	case nil:
 	case bool:
@@ -329,8 +334,10 @@ type fastObject struct {
 	minProps, maxProps int // -1 when absent
 	minMsg, maxMsg     string
 	required           []string
-	props              []fastProp // sorted by name
-	byName             map[string]*fastNode
+	// otherRequired holds the required names props does not declare.
+	otherRequired []string
+	props         []fastProp // sorted by name
+	byName        map[string]*fastNode
 	// noExtra is "additionalProperties": false.
 	noExtra bool
 	// extra is the schema of "additionalProperties", nil when absent,
@@ -340,8 +347,9 @@ type fastObject struct {
 
 // fastProp is one of "properties".
 type fastProp struct {
-	name string
-	node *fastNode
+	name     string
+	node     *fastNode
+	required bool // named in "required"
 }
 
 // fastArray holds the array keywords of a schema: minItems, maxItems and
@@ -534,7 +542,10 @@ func (n *fastNode) check(v any, r *reporter) outcome {
 	return res
 }
 
-// check runs the object keywords on obj.
+// check runs the object keywords on obj. The first pass (r nil) looks up
+// each declared property once, for "required" and "properties" together;
+// the second reports in jsonschema's order: the issues of "required"
+// first, then those of the properties.
 func (o *fastObject) check(obj map[string]any, r *reporter) outcome {
 	res := passed
 	if o.minProps >= 0 && len(obj) < o.minProps {
@@ -547,7 +558,11 @@ func (o *fastObject) check(obj map[string]any, r *reporter) outcome {
 			return res
 		}
 	}
-	for _, name := range o.required {
+	required := o.required
+	if r == nil {
+		required = o.otherRequired
+	}
+	for _, name := range required {
 		if _, ok := obj[name]; !ok {
 			if res = r.failAt(name, msgRequired); r == nil {
 				return res
@@ -559,6 +574,9 @@ func (o *fastObject) check(obj map[string]any, r *reporter) outcome {
 		p := &o.props[i]
 		pv, ok := obj[p.name]
 		if !ok {
+			if p.required && r == nil {
+				return failed
+			}
 			continue
 		}
 		declared++
@@ -644,22 +662,28 @@ func (f *fastString) check(s string, r *reporter) outcome {
 	return res
 }
 
-// check runs the number keywords on n.
+// check runs the number keywords on n. d.cmp(n) is below 0 when n is
+// below the bound d, 0 when equal, above 0 when above.
 func (f *fastNumber) check(n *number, r *reporter) outcome {
 	res := passed
-	for _, b := range [...]struct {
-		bound *fastBound
-		bad   func(c int) bool // whether n compared with the bound fails
-	}{
-		{f.min, func(c int) bool { return c < 0 }},
-		{f.max, func(c int) bool { return c > 0 }},
-		{f.exMin, func(c int) bool { return c <= 0 }},
-		{f.exMax, func(c int) bool { return c >= 0 }},
-	} {
-		if b.bound != nil && b.bad(b.bound.d.cmp(n)) {
-			if res = res.and(r.fail(b.bound.msg)); r == nil {
-				return res
-			}
+	if f.min != nil && f.min.d.cmp(n) < 0 {
+		if res = r.fail(f.min.msg); r == nil {
+			return res
+		}
+	}
+	if f.max != nil && f.max.d.cmp(n) > 0 {
+		if res = res.and(r.fail(f.max.msg)); r == nil {
+			return res
+		}
+	}
+	if f.exMin != nil && f.exMin.d.cmp(n) <= 0 {
+		if res = res.and(r.fail(f.exMin.msg)); r == nil {
+			return res
+		}
+	}
+	if f.exMax != nil && f.exMax.d.cmp(n) >= 0 {
+		if res = res.and(r.fail(f.exMax.msg)); r == nil {
+			return res
 		}
 	}
 	if m := f.multipleOf; m != nil {
