@@ -439,12 +439,16 @@ func TestDecimalCompare(t *testing.T) {
 	}
 }
 
-// FuzzFastPathAgrees compares the fast path with jsonschema on values made
-// as the host makes them, from a JSON body (jsonvalue.Decode) and from a
-// query string (CoerceStrings), on the schemas of fastContract and on
-// schemas built from the fuzzer's numbers and strings:
+// FuzzFastPathAgrees compares the fast path with jsonschema on the schemas
+// of fastContract and on schemas built from the fuzzer's numbers and text,
+// for values made as the host makes them: from a JSON body
+// (jsonvalue.Decode), from a query string (CoerceStrings), and from the
+// fuzzer's numbers and text directly.
 //
 //	go test -run '^$' -fuzz FuzzFastPathAgrees -fuzztime 60s ./internal/validation
+//
+// shape picks the schema: below 128 one of fastContract, else one built
+// by fuzzSchema from x, y, scale and text.
 func FuzzFastPathAgrees(f *testing.F) {
 	fixed := fastSchemas(f)
 	names := make([]string, 0, len(fixed))
@@ -452,18 +456,20 @@ func FuzzFastPathAgrees(f *testing.F) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	f.Add(uint8(0), "1", "10", `{"id": 2}`, "id=2")
-	f.Add(uint8(1), "0.5", "2", `{"name": "Ada", "age": 36, "zz": 1}`, "age=1.5&name=x")
-	f.Add(uint8(2), "-1", "3", `{"n": 1e400}`, "n=1e999999999")
-	f.Add(uint8(5), "", "", `{"color": "red", "mixed": 2.50}`, "mixed=1e20&three=3.0")
-	f.Add(uint8(8), "", "", `[1, 2, 11, 4]`, "")
-	f.Add(uint8(12), "", "", `{"big": 9223372036854775808, "excl": -9223372036854775808}`, "frac=10.5&tenth=0.3")
-	f.Add(uint8(40), "9223372036854775807", "1e-7", `{"v": 9223372036854775806}`, "v=9223372036854775808")
-	f.Add(uint8(41), "0.1", "0.25", `{"v": 0.75}`, "v=0.3")
-	f.Add(uint8(42), "^a+$", "3", `{"v": "aaa"}`, "v=aaaa")
-	f.Add(uint8(43), "2", "", `{"v": [1, "x", 3]}`, "v=1&v=2")
-	f.Fuzz(func(t *testing.T, shape uint8, a, b, body, query string) {
-		name, s := fuzzSchema(t, fixed, names, shape, a, b)
+	for i, name := range names {
+		body, _ := json.Marshal(goodValues[name])
+		f.Add(uint8(i), int64(i), int64(-i), uint8(i), "ab1", string(body), "id=2&age=1.5&name=x&n=1e999999999")
+	}
+	f.Add(uint8(128), int64(1), int64(math.MaxInt64), uint8(0), "", `{"v": 9223372036854775806}`, "v=9223372036854775808")
+	f.Add(uint8(129), int64(1), int64(25), uint8(0x12), "", `{"v": 0.75}`, "v=0.3")
+	f.Add(uint8(130), int64(3), int64(5), uint8(0), "^a+$", `{"v": "aaa"}`, "v=aaaa")
+	f.Add(uint8(131), int64(10), int64(2), uint8(0x11), "", `{"v": [1, "x", 3]}`, "v=1&v=2")
+	f.Add(uint8(132), int64(25), int64(-3), uint8(0x21), "x", `{"v": 2.5}`, "v=x")
+	f.Add(uint8(133), int64(-15), int64(3), uint8(0x01), "ab", `{"v": -1.5}`, "v=abc")
+	f.Add(uint8(134), int64(7), int64(100), uint8(0x13), "", `{"v": 7}`, "v=7.0")
+	f.Add(uint8(135), int64(-5), int64(10), uint8(0x05), "w", `{"v": {"w": -0.00005, "zz": 11}}`, "")
+	f.Fuzz(func(t *testing.T, shape uint8, x, y int64, scale uint8, text, body, query string) {
+		name, s := fuzzSchema(t, fixed, names, shape, x, y, scale, text)
 		if s == nil {
 			return
 		}
@@ -484,55 +490,86 @@ func FuzzFastPathAgrees(f *testing.F) {
 		}
 		agreeFuzz(t, name, s, coerced)
 		agreeFuzz(t, name, s, raw)
-		if s.fast.obj != nil && len(q) > 0 {
-			for k, v := range coerced {
-				agreeFuzz(t, name, s, v)
-				agreeFuzz(t, name, s, []any{v, raw[k]})
+		// The fuzzer's numbers and text as values of every property,
+		// next to the bounds made of the same numbers.
+		lit := literal(y, scale>>4)
+		canon, _ := jsonvalue.CanonicalNumber(lit)
+		values := []any{int64(y), json.Number(lit), canon, text, s.CoerceString("v", text), []any{int64(x), json.Number(literal(x, scale))}}
+		props := s.Properties()
+		if len(props) == 0 {
+			props = []string{"v"}
+		}
+		for _, v := range values {
+			agreeFuzz(t, name, s, v)
+			for _, p := range props {
+				agreeFuzz(t, name, s, map[string]any{p: v})
 			}
 		}
 	})
 }
 
-// fuzzSchema picks the schema of a fuzz input: one of fixed, or one built
-// from a and b. It returns nil when a and b make no schema.
-func fuzzSchema(t *testing.T, fixed map[string]*Schema, names []string, shape uint8, a, b string) (string, *Schema) {
-	if int(shape) < len(names) {
-		return names[shape], fixed[names[shape]]
+// literal writes n as a JSON number literal: with its last scale&15
+// digits after the decimal point, and for a scale of 16 or more with the
+// exponent 3·(scale&15).
+func literal(n int64, scale uint8) string {
+	digits := strconv.FormatUint(uint64(n), 10)
+	sign := ""
+	if n < 0 {
+		sign, digits = "-", strconv.FormatUint(-uint64(n), 10)
 	}
-	// Numbers the host never produces, far beyond the float64 range,
-	// would make jsonschema compute with big.Rat for a long time: a and b
-	// must be number literals of moderate exponent, but for a pattern.
-	if !moderateNumber(b) || shape%8 != 2 && !moderateNumber(a) {
-		return "", nil
+	k := int(scale & 15)
+	if scale&16 != 0 {
+		return sign + digits + "e" + strconv.Itoa(3*k)
 	}
+	if k == 0 {
+		return sign + digits
+	}
+	for len(digits) <= k {
+		digits = "0" + digits
+	}
+	return sign + digits[:len(digits)-k] + "." + digits[len(digits)-k:]
+}
+
+// fuzzSchema picks the schema of a fuzz input: one of fixed, or one whose
+// bounds are made of x, y and scale, and whose pattern, enum or required
+// name is text. It returns nil when text makes no schema (an invalid
+// pattern).
+func fuzzSchema(t *testing.T, fixed map[string]*Schema, names []string, shape uint8, x, y int64, scale uint8, text string) (string, *Schema) {
+	if shape < 128 {
+		name := names[int(shape)%len(names)]
+		return name, fixed[name]
+	}
+	a, b := literal(x, scale), literal(y, scale>>4)
+	pos := literal(max(1, y&0xffff), scale>>4) // for multipleOf
+	small := func(n int64) int64 { return (n%6 + 6) % 6 }
 	q := func(s string) string { j, _ := json.Marshal(s); return string(j) }
 	var prop string
 	switch shape % 8 {
 	case 0:
 		prop = fmt.Sprintf(`{"type": "integer", "minimum": %s, "maximum": %s}`, a, b)
 	case 1:
-		prop = fmt.Sprintf(`{"type": "number", "exclusiveMinimum": %s, "multipleOf": %s}`, a, b)
+		prop = fmt.Sprintf(`{"type": "number", "exclusiveMinimum": %s, "multipleOf": %s}`, a, pos)
 	case 2:
-		prop = fmt.Sprintf(`{"type": "string", "pattern": %s, "maxLength": %s}`, q(a), b)
+		prop = fmt.Sprintf(`{"type": "string", "pattern": %s, "maxLength": %d, "minLength": %d}`, q(text), small(y), small(x))
 	case 3:
-		prop = fmt.Sprintf(`{"type": "array", "items": {"type": "integer", "maximum": %s}, "minItems": %s}`, a, b)
+		prop = fmt.Sprintf(`{"type": "array", "items": {"type": "integer", "maximum": %s}, "minItems": %d, "maxItems": %d}`, a, small(y), small(x)+1)
 	case 4:
-		prop = fmt.Sprintf(`{"enum": [%s, %s, %s]}`, a, b, q(a))
+		prop = fmt.Sprintf(`{"enum": [%s, %s, %s, true, null]}`, a, b, q(text))
 	case 5:
-		prop = fmt.Sprintf(`{"type": ["number", "string"], "exclusiveMaximum": %s, "minLength": %s}`, a, b)
+		prop = fmt.Sprintf(`{"type": ["number", "string"], "exclusiveMaximum": %s, "minLength": %d}`, a, small(y))
 	case 6:
 		prop = fmt.Sprintf(`{"const": %s, "maximum": %s}`, a, b)
 	default:
-		prop = fmt.Sprintf(`{"type": "object", "properties": {"w": {"minimum": %s}}, "required": [%s], "additionalProperties": {"maximum": %s}}`, a, q(b), b)
+		prop = fmt.Sprintf(`{"type": "object", "properties": {"w": {"minimum": %s}}, "required": [%s], "additionalProperties": {"$ref": "#/$defs/Max"}}`, a, q(text))
 	}
-	contract := fmt.Sprintf(`{"s": {"type": "object", "properties": {"v": %s}, "required": ["v"], "additionalProperties": false}}`, prop)
+	contract := fmt.Sprintf(`{"s": {"type": "object", "properties": {"v": %s}, "required": ["v"], "additionalProperties": false}, "$defs": {"Max": {"maximum": %s}}}`, prop, b)
 	c, err := NewContract("fuzz.wasm", []byte(contract))
 	if err != nil {
-		return "", nil
+		t.Fatal(err)
 	}
 	s, err := c.Compile("/s")
 	if err != nil {
-		return "", nil
+		return "", nil // an invalid pattern
 	}
 	if s.fast == nil {
 		t.Fatalf("%s: not compiled to the fast path", contract)
@@ -541,7 +578,7 @@ func fuzzSchema(t *testing.T, fixed map[string]*Schema, names []string, shape ui
 }
 
 // moderateNumber reports whether s is a JSON number literal within
-// 10^±400.
+// 10^±400: beyond, jsonschema would compute with big.Rat for long.
 func moderateNumber(s string) bool {
 	n, ok := jsonnum.Parse(s)
 	return ok && n.Point < 400 && n.Point > -400
