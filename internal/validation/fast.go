@@ -549,12 +549,12 @@ func (n *fastNode) check(v any, r *reporter) outcome {
 func (o *fastObject) check(obj map[string]any, r *reporter) outcome {
 	res := passed
 	if o.minProps >= 0 && len(obj) < o.minProps {
-		if res = r.fail(o.minMsg); r == nil {
+		if res = res.and(r.fail(o.minMsg)); r == nil {
 			return res
 		}
 	}
 	if o.maxProps >= 0 && len(obj) > o.maxProps {
-		if res = r.fail(o.maxMsg); r == nil {
+		if res = res.and(r.fail(o.maxMsg)); r == nil {
 			return res
 		}
 	}
@@ -564,7 +564,7 @@ func (o *fastObject) check(obj map[string]any, r *reporter) outcome {
 	}
 	for _, name := range required {
 		if _, ok := obj[name]; !ok {
-			if res = r.failAt(name, msgRequired); r == nil {
+			if res = res.and(r.failAt(name, msgRequired)); r == nil {
 				return res
 			}
 		}
@@ -615,12 +615,12 @@ func (o *fastObject) check(obj map[string]any, r *reporter) outcome {
 func (a *fastArray) check(arr []any, r *reporter) outcome {
 	res := passed
 	if a.minItems >= 0 && len(arr) < a.minItems {
-		if res = r.fail(a.minMsg); r == nil {
+		if res = res.and(r.fail(a.minMsg)); r == nil {
 			return res
 		}
 	}
 	if a.maxItems >= 0 && len(arr) > a.maxItems {
-		if res = r.fail(a.maxMsg); r == nil {
+		if res = res.and(r.fail(a.maxMsg)); r == nil {
 			return res
 		}
 	}
@@ -646,12 +646,12 @@ func (f *fastString) check(s string, r *reporter) outcome {
 	if f.minLen >= 0 || f.maxLen >= 0 {
 		n := utf8.RuneCountInString(s)
 		if f.minLen >= 0 && n < f.minLen {
-			if res = r.fail(f.minMsg); r == nil {
+			if res = res.and(r.fail(f.minMsg)); r == nil {
 				return res
 			}
 		}
 		if f.maxLen >= 0 && n > f.maxLen {
-			if res = r.fail(f.maxMsg); r == nil {
+			if res = res.and(r.fail(f.maxMsg)); r == nil {
 				return res
 			}
 		}
@@ -667,7 +667,7 @@ func (f *fastString) check(s string, r *reporter) outcome {
 func (f *fastNumber) check(n *number, r *reporter) outcome {
 	res := passed
 	if f.min != nil && f.min.d.cmp(n) < 0 {
-		if res = r.fail(f.min.msg); r == nil {
+		if res = res.and(r.fail(f.min.msg)); r == nil {
 			return res
 		}
 	}
