@@ -24,7 +24,21 @@ import (
 type Issue = abi.Issue
 
 // Validate checks v against the schema and returns every failure, or nil.
+//
+// A schema made only of the keywords the fast path reads (fast.go) is
+// checked by its direct checks; any other schema, and any value the fast
+// path does not read, by jsonschema/v6. Both give the same issues.
 func (s *Schema) Validate(v any) []Issue {
+	if s.fast != nil {
+		if issues, ok := s.fast.validate(v); ok {
+			return issues
+		}
+	}
+	return s.validateSlow(v)
+}
+
+// validateSlow is Validate through jsonschema/v6 alone.
+func (s *Schema) validateSlow(v any) []Issue {
 	err := s.compiled.Validate(v)
 	if err == nil {
 		return nil
@@ -35,6 +49,12 @@ func (s *Schema) Validate(v any) []Issue {
 	}
 	var out []Issue
 	collect(verr, v, &out)
+	return sortIssues(out)
+}
+
+// sortIssues orders issues by path, keeping the order of those at the same
+// path, and drops repeated ones: the last step of both validation paths.
+func sortIssues(out []Issue) []Issue {
 	slices.SortStableFunc(out, func(a, b Issue) int {
 		return strings.Compare(fmt.Sprint(a.Path...), fmt.Sprint(b.Path...))
 	})
@@ -75,12 +95,12 @@ func collect(e *jsonschema.ValidationError, root any, out *[]Issue) {
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
 		for _, m := range k.Missing {
-			*out = append(*out, Issue{Path: pathOf(append(slices.Clip(loc), m), root), Message: "is required"})
+			*out = append(*out, Issue{Path: pathOf(append(slices.Clip(loc), m), root), Message: msgRequired})
 		}
 		return
 	case *kind.AdditionalProperties:
 		for _, p := range k.Properties {
-			*out = append(*out, Issue{Path: pathOf(append(slices.Clip(loc), p), root), Message: "is not an allowed property"})
+			*out = append(*out, Issue{Path: pathOf(append(slices.Clip(loc), p), root), Message: msgNotAllowedProperty})
 		}
 		return
 	case *kind.DependentRequired:
@@ -153,60 +173,132 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
+// The messages of the keywords whose words take no argument.
+const (
+	msgRequired           = "is required"
+	msgNotAllowedProperty = "is not an allowed property"
+	msgFalseSchema        = "is not allowed"
+)
+
 // describe says what a failed keyword wants, in the words of an API user.
+// The words of each keyword are those of the msg functions below, which
+// the fast path (fast.go) calls too.
 func describe(k jsonschema.ErrorKind) string {
 	switch k := k.(type) {
 	case *kind.Type:
-		return "expected " + strings.Join(k.Want, " or ") + ", received " + k.Got
+		return msgType(k.Want, k.Got)
 	case *kind.Minimum:
-		return "must be greater than or equal to " + rat(k.Want)
+		return msgMinimum(k.Want)
 	case *kind.Maximum:
-		return "must be less than or equal to " + rat(k.Want)
+		return msgMaximum(k.Want)
 	case *kind.ExclusiveMinimum:
-		return "must be greater than " + rat(k.Want)
+		return msgExclusiveMinimum(k.Want)
 	case *kind.ExclusiveMaximum:
-		return "must be less than " + rat(k.Want)
+		return msgExclusiveMaximum(k.Want)
 	case *kind.MultipleOf:
-		return "must be a multiple of " + rat(k.Want)
+		return msgMultipleOf(k.Want)
 	case *kind.MinLength:
-		return "must contain at least " + plural(k.Want, "character", "characters")
+		return msgMinLength(k.Want)
 	case *kind.MaxLength:
-		return "must contain at most " + plural(k.Want, "character", "characters")
+		return msgMaxLength(k.Want)
 	case *kind.Pattern:
-		return "must match the pattern " + strconv.Quote(k.Want)
+		return msgPattern(k.Want)
 	case *kind.Format:
-		return "must be a valid " + formatName(k.Want)
+		return msgFormat(k.Want)
 	case *kind.MinItems:
-		return "must contain at least " + plural(k.Want, "item", "items")
+		return msgMinItems(k.Want)
 	case *kind.MaxItems:
-		return "must contain at most " + plural(k.Want, "item", "items")
+		return msgMaxItems(k.Want)
 	case *kind.MinProperties:
-		return "must contain at least " + plural(k.Want, "property", "properties")
+		return msgMinProperties(k.Want)
 	case *kind.MaxProperties:
-		return "must contain at most " + plural(k.Want, "property", "properties")
+		return msgMaxProperties(k.Want)
 	case *kind.UniqueItems:
 		return fmt.Sprintf("must not contain duplicate items (items %d and %d are equal)", k.Duplicates[0], k.Duplicates[1])
 	case *kind.FalseSchema:
-		return "is not allowed"
+		return msgFalseSchema
 	case *kind.Enum:
-		want := make([]string, len(k.Want))
-		for i, w := range k.Want {
-			b, _ := json.Marshal(w)
-			want[i] = string(b)
-		}
-		if len(want) == 1 {
-			return "must be " + want[0]
-		}
-		return "must be one of " + strings.Join(want, ", ")
+		return msgEnum(k.Want)
 	case *kind.Const:
-		b, _ := json.Marshal(k.Want)
-		return "must be " + string(b)
+		return msgConst(k.Want)
 	case *kind.InvalidJsonValue:
 		if r, ok := k.Value.(outOfRange); ok {
 			return r.err.Error()
 		}
 	}
 	return k.LocalizedString(printer)
+}
+
+// msgType is the message of "type": want lists the admitted types in
+// jsonschema's order (Types.ToStrings), got is the type of the value.
+func msgType(want []string, got string) string {
+	return "expected " + strings.Join(want, " or ") + ", received " + got
+}
+
+// msgMinimum is the message of "minimum".
+func msgMinimum(want *big.Rat) string { return "must be greater than or equal to " + rat(want) }
+
+// msgMaximum is the message of "maximum".
+func msgMaximum(want *big.Rat) string { return "must be less than or equal to " + rat(want) }
+
+// msgExclusiveMinimum is the message of "exclusiveMinimum".
+func msgExclusiveMinimum(want *big.Rat) string { return "must be greater than " + rat(want) }
+
+// msgExclusiveMaximum is the message of "exclusiveMaximum".
+func msgExclusiveMaximum(want *big.Rat) string { return "must be less than " + rat(want) }
+
+// msgMultipleOf is the message of "multipleOf".
+func msgMultipleOf(want *big.Rat) string { return "must be a multiple of " + rat(want) }
+
+// msgMinLength is the message of "minLength".
+func msgMinLength(want int) string {
+	return "must contain at least " + plural(want, "character", "characters")
+}
+
+// msgMaxLength is the message of "maxLength".
+func msgMaxLength(want int) string {
+	return "must contain at most " + plural(want, "character", "characters")
+}
+
+// msgPattern is the message of "pattern", want being the pattern as written.
+func msgPattern(want string) string { return "must match the pattern " + strconv.Quote(want) }
+
+// msgFormat is the message of "format", want being the format's name.
+func msgFormat(want string) string { return "must be a valid " + formatName(want) }
+
+// msgMinItems is the message of "minItems".
+func msgMinItems(want int) string { return "must contain at least " + plural(want, "item", "items") }
+
+// msgMaxItems is the message of "maxItems".
+func msgMaxItems(want int) string { return "must contain at most " + plural(want, "item", "items") }
+
+// msgMinProperties is the message of "minProperties".
+func msgMinProperties(want int) string {
+	return "must contain at least " + plural(want, "property", "properties")
+}
+
+// msgMaxProperties is the message of "maxProperties".
+func msgMaxProperties(want int) string {
+	return "must contain at most " + plural(want, "property", "properties")
+}
+
+// msgEnum is the message of "enum", want being its values.
+func msgEnum(want []any) string {
+	words := make([]string, len(want))
+	for i, w := range want {
+		b, _ := json.Marshal(w)
+		words[i] = string(b)
+	}
+	if len(words) == 1 {
+		return "must be " + words[0]
+	}
+	return "must be one of " + strings.Join(words, ", ")
+}
+
+// msgConst is the message of "const", want being its value.
+func msgConst(want any) string {
+	b, _ := json.Marshal(want)
+	return "must be " + string(b)
 }
 
 func formatName(f string) string {

@@ -80,6 +80,9 @@ func (refuseLoader) Load(url string) (any, error) { return nil, &ExternalRefErro
 type Schema struct {
 	compiled *jsonschema.Schema
 	plan     *plan
+	// fast is the schema compiled to direct checks (fast.go), or nil when
+	// it uses a keyword they do not cover.
+	fast *fastNode
 }
 
 // Compile compiles the schema at pointer (e.g. "/request/params"); a
@@ -99,7 +102,7 @@ func (c *Contract) Compile(pointer string) (*Schema, error) {
 		}
 		return nil, fmt.Errorf("%s: contract: %s: %s", c.file, pointer, strings.ReplaceAll(err.Error(), c.url, "contract"))
 	}
-	return &Schema{compiled: sch, plan: c.planFor(raw, 0)}, nil
+	return &Schema{compiled: sch, plan: c.planFor(raw, 0), fast: compileFast(sch)}, nil
 }
 
 // canonicalDefault writes the numbers of a default the way the host hands
