@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,9 +41,10 @@ const newUsage = `usage: endpoints new [--sdk DIR] APP
 
 new APP creates the directory APP (which must not exist, or be empty): a Go
 module named after it, endpoints.json, the route GET /api/hello?name= with
-its test, and a README; then it runs go mod tidy there. The module requires
-a published version of ` + sdkModule + `
-unless --sdk names a checkout of it.
+its test, and a README; then it runs go mod tidy there. A released endpoints
+requires the release of ` + sdkModule + ` it belongs to; a development
+build (go run or go install from a checkout) builds against that checkout,
+with a replace line in go.mod; --sdk names another checkout.
 
 new route APP 'GET /api/things/:id' adds the package handlers/get-things-id
 to the app: a Go route for that method and path with its path parameters, a
@@ -91,6 +93,11 @@ func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	} else if v := version(); strings.HasPrefix(v, "v") && !strings.Contains(v, "+") {
 		data.Version = v // a released CLI requires the SDK of its own release
+	} else if dir := checkoutOfThisBuild(); dir != "" {
+		// A development build (go run, go install from a checkout) builds
+		// against the checkout it was built from.
+		data.SDK = dir
+		fmt.Fprintf(stdout, "using the Endpoints checkout at %s (this endpoints is a development build; --sdk DIR picks another)\n", dir)
 	}
 	if err := emptyDir(app); err != nil {
 		fmt.Fprintf(stderr, "endpoints new: %v\n", err)
@@ -263,6 +270,31 @@ func emptyDir(dir string) error {
 
 // sdkDir returns the absolute path of dir after checking that it holds
 // the Endpoints module.
+// checkoutOfThisBuild finds the checkout a development build of the CLI
+// was built from: the source directory the binary records for this file
+// (go build without -trimpath), else a checkout holding the working
+// directory. "" when there is none. A variable, so that tests can pretend
+// to be a released build.
+var checkoutOfThisBuild = func() string {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		if dir, err := sdkDir(filepath.Join(filepath.Dir(file), "..", "..")); err == nil {
+			return dir
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if abs, err := sdkDir(dir); err == nil {
+			return abs
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+}
+
 func sdkDir(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -198,6 +198,9 @@ func needGo(t *testing.T) {
 func TestNewTidyFailureIsExplained(t *testing.T) {
 	needGo(t)
 	t.Setenv("GOPROXY", "off") // no published SDK can be found
+	released := checkoutOfThisBuild
+	checkoutOfThisBuild = func() string { return "" } // as a released build, which has no checkout
+	t.Cleanup(func() { checkoutOfThisBuild = released })
 	app := filepath.Join(t.TempDir(), "offline")
 	code, out, errOut := runCLI("new", app)
 	for _, want := range []string{"go mod tidy in " + app, "module lookup disabled by GOPROXY=off", "endpoints new --sdk DIR " + app} {
@@ -219,8 +222,10 @@ func TestNewBuildsAndServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	app := filepath.Join(t.TempDir(), "My Shop")
-	code, out, errOut := runCLI("new", app, "--sdk", root)
-	if code != exitOK {
+	// Without --sdk: a development build uses the checkout it was built
+	// from.
+	code, out, errOut := runCLI("new", app)
+	if code != exitOK || !strings.Contains(out, "using the Endpoints checkout at "+root) {
 		t.Fatalf("endpoints new = %d\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{"module my-shop", filepath.Join(app, "handlers", "hello", "main_test.go"), filepath.Join(app, "go.sum"), "endpoints dev " + app} {
