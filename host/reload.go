@@ -250,52 +250,9 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 		t.routesConfig = prev.routesConfig
 	}
 
-	// The runtime declaration.
-	rtData, rtHash, err := h.readHashed(abi.RuntimeModule)
-	t.runtimeHash = rtHash
-	switch {
-	case err != nil:
-		t.problems = append(t.problems, err)
-	case prev == nil || rtHash != prev.runtimeHash:
-		var rm *runtimeModule
-		if rtData != nil {
-			rm, err = h.engine.loadRuntime(ctx, rtData, h.opts.Limits.instances())
-		}
-		if err != nil {
-			t.problems = append(t.problems, err)
-			report.Problems = append(report.Problems, err)
-			if prev != nil {
-				rm, t.runtimeHash = prev.runtime, prev.runtimeHash
-			}
-		} else if prev != nil {
-			report.note(abi.RuntimeModule, rtData != nil, prev.runtime != nil)
-		}
-		t.runtime = rm
-	default:
-		t.runtime = prev.runtime
-	}
-
-	// endpoints.json: settings for requests and the document.
-	cfg := h.config
-	if prev != nil {
-		cfg = h.reloadConfig(ctx, prev, t, &report)
-	} else {
-		_, t.appConfigHash, _ = h.readHashed(AppConfigFile)
-	}
-	if t.set, err = h.newSettings(cfg, t.runtime); err != nil {
-		if prev == nil {
-			t.runtime.close(ctx)
-			return nil, report, err
-		}
-		t.problems = append(t.problems, err)
-		report.Problems = append(report.Problems, err)
-		t.set, t.appConfigHash = prev.set, prev.appConfigHash
-	}
-
-	// The middleware modules.
-	h.loadMiddlewareFiles(ctx, prev, t, &report)
-
-	// The route modules.
+	// The route modules load in the background while the runtime
+	// declaration, endpoints.json and the middleware load below: they
+	// need none of them.
 	type result struct {
 		file *loadedFile
 		news bool // loaded from new bytes
@@ -344,6 +301,57 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 			progress(f, time.Since(began), err)
 		}()
 	}
+	// The runtime declaration.
+	rtData, rtHash, err := h.readHashed(abi.RuntimeModule)
+	t.runtimeHash = rtHash
+	switch {
+	case err != nil:
+		t.problems = append(t.problems, err)
+	case prev == nil || rtHash != prev.runtimeHash:
+		var rm *runtimeModule
+		if rtData != nil {
+			rm, err = h.engine.loadRuntime(ctx, rtData, h.opts.Limits.instances())
+		}
+		if err != nil {
+			t.problems = append(t.problems, err)
+			report.Problems = append(report.Problems, err)
+			if prev != nil {
+				rm, t.runtimeHash = prev.runtime, prev.runtimeHash
+			}
+		} else if prev != nil {
+			report.note(abi.RuntimeModule, rtData != nil, prev.runtime != nil)
+		}
+		t.runtime = rm
+	default:
+		t.runtime = prev.runtime
+	}
+
+	// endpoints.json: settings for requests and the document.
+	cfg := h.config
+	if prev != nil {
+		cfg = h.reloadConfig(ctx, prev, t, &report)
+	} else {
+		_, t.appConfigHash, _ = h.readHashed(AppConfigFile)
+	}
+	if t.set, err = h.newSettings(cfg, t.runtime); err != nil {
+		if prev == nil {
+			t.runtime.close(ctx)
+			wg.Wait() // the route modules loading meanwhile are not served
+			for _, res := range results {
+				if res.file != nil && res.file.route != nil {
+					res.file.route.mod.pool.retire(ctx)
+				}
+			}
+			return nil, report, err
+		}
+		t.problems = append(t.problems, err)
+		report.Problems = append(report.Problems, err)
+		t.set, t.appConfigHash = prev.set, prev.appConfigHash
+	}
+
+	// The middleware modules.
+	h.loadMiddlewareFiles(ctx, prev, t, &report)
+
 	wg.Wait()
 	configFailed := false
 	for i, res := range results {
