@@ -29,3 +29,35 @@ func TestUsersConformance(t *testing.T) {
 		})
 	}
 }
+
+// TestTwinsKeepUsers serves the AssemblyScript and Rust twins of the users
+// example beyond the conformance suite: a user created with POST is read
+// back from the key-value store, the body is validated before the guest,
+// and the contracts declared with each SDK's builder reach the document.
+func TestTwinsKeepUsers(t *testing.T) {
+	for _, name := range []string{"users-as", "users-rs"} {
+		t.Run(name, func(t *testing.T) {
+			srv, logs := (&app{t: t, dir: builtExample(t, name)}).serve(host.Options{Mode: host.Development})
+			created := do(t, srv, "POST", "/api/users", `{"name":"Linus","email":"linus@example.com"}`, "Content-Type", "application/json")
+			if created.status != 201 || !jsonEqual(t, created.body, `{"id":4,"name":"Linus","email":"linus@example.com"}`) {
+				t.Fatalf("POST = %d %s", created.status, created.body)
+			}
+			if got := do(t, srv, "GET", "/api/users/4", ""); got.status != 200 || got.body != created.body {
+				t.Errorf("GET the new user = %d %s, want 200 %s", got.status, got.body, created.body)
+			}
+			bad := do(t, srv, "POST", "/api/users", `{"name":""}`, "Content-Type", "application/json")
+			if bad.status != 400 || !strings.Contains(bad.body, `"must contain at least 1 character"`) || !strings.Contains(bad.body, `"is required"`) {
+				t.Errorf("POST an invalid user = %d %s, want the 400 of its contract", bad.status, bad.body)
+			}
+			doc := do(t, srv, "GET", "/_endpoints/schema", "")
+			for _, want := range []string{`"Create a user"`, `"Get a user"`, `"#/components/schemas/User"`, `"The user's id."`} {
+				if !strings.Contains(doc.body, want) {
+					t.Errorf("the document lacks %s", want)
+				}
+			}
+			if strings.Contains(logs.String(), "answer breaks the contract") {
+				t.Errorf("an answer broke its contract:\n%s", logs)
+			}
+		})
+	}
+}
