@@ -119,8 +119,7 @@ func TestCloseDuringReload(t *testing.T) {
 func TestShutdownStopsWatch(t *testing.T) {
 	a := newApp(t).wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData})
 	h, _ := a.host(host.Options{Mode: host.Development})
-	watching := make(chan error, 1)
-	go func() { watching <- h.Watch(context.Background(), nil) }()
+	watching := startWatch(t, context.Background(), h, nil)
 	if err := h.Shutdown(context.Background()); err != nil {
 		t.Fatalf("Shutdown = %v", err)
 	}
