@@ -58,8 +58,8 @@ func TestKeyValueStore(t *testing.T) {
 			if v, ok, err := store.Get(context.Background(), "kv-test", "users/2"); err != nil || !ok || string(v) != "Grace" {
 				t.Errorf("store.Get(kv-test, users/2) = %q, %v, %v", v, ok, err)
 			}
-			time.Sleep(1100 * time.Millisecond)
-			if got := get("op=get&key=session"); got != `200 {}` {
+			var got string
+			if !afterExpiry(t, store, time.Second, func() bool { got = get("op=get&key=session"); return got == `200 {}` }) {
 				t.Errorf("after its TTL the session is %s, want gone", got)
 			}
 		})

@@ -67,12 +67,9 @@ func TestMediaAnswersStream(t *testing.T) {
 		}
 		res.Body.Close()
 		srv.CloseClientConnections()
-		deadline := time.Now().Add(3 * time.Second) // the call's own deadline is a minute
-		for !strings.Contains(logs.String(), "client went away; guest stopped") {
-			if time.Now().After(deadline) {
-				t.Fatalf("the guest was not stopped after its client left:\n%s", logs)
-			}
-			time.Sleep(20 * time.Millisecond)
+		// The call's own deadline is a minute: 10 s tells the two apart.
+		if !waitFor(t, 10*time.Second, func() bool { return strings.Contains(logs.String(), "client went away; guest stopped") }) {
+			t.Fatalf("the guest was not stopped after its client left:\n%s", logs)
 		}
 	})
 	t.Run("a trap after the first byte aborts the response", func(t *testing.T) {
