@@ -19,6 +19,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
 // console prints what `endpoints dev` does: one line per reload and per
@@ -145,6 +146,7 @@ func watchSources(ctx context.Context, app string, c *console) error {
 	}
 	defer w.Close()
 	addSourceDirs(w, app)
+	testhook.Watching(ctx, "sources") // tests wait for this, not for a time
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	changed := map[string]bool{}
