@@ -15,6 +15,7 @@ import (
 // back from the key-value store, the body is validated before the guest,
 // and the contracts declared with the SDK's builder reach the document.
 func TestAssemblyScriptUsers(t *testing.T) {
+	t.Parallel()
 	srv, logs := (&app{t: t, dir: builtExample(t, "users-as")}).serve(host.Options{Mode: host.Development})
 	created := do(t, srv, "POST", "/api/users", `{"name":"Linus","email":"linus@example.com"}`, "Content-Type", "application/json")
 	if created.status != 201 || !jsonEqual(t, created.body, `{"id":4,"name":"Linus","email":"linus@example.com"}`) {
@@ -43,6 +44,7 @@ func TestAssemblyScriptUsers(t *testing.T) {
 // a handler is logged with its message and place and answered 500, and
 // that the next request gets a fresh instance.
 func TestAssemblyScriptAbort(t *testing.T) {
+	t.Parallel()
 	example := builtExample(t, "users-as") // installs the compiler in examples/users-as
 	_ = example
 	modules, err := filepath.Abs(filepath.Join("..", "examples", "users-as", "node_modules"))

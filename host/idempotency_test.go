@@ -134,8 +134,12 @@ func idempotentApp(t *testing.T, open func(*testing.T) storage.Store, m watModul
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
-		t.Run(st.name, func(t *testing.T) { testIdempotencyKey(t, st.open) })
+		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
+			testIdempotencyKey(t, st.open)
+		})
 	}
 }
 

@@ -17,12 +17,14 @@ import (
 // host, on each store: the guest of guest-sdk/go/testdata/kv runs the KV
 // method its query names.
 func TestKeyValueStore(t *testing.T) {
+	t.Parallel()
 	wasm := filepath.Join(t.TempDir(), "kv.get.wasm")
 	if err := guestbuild.Go(context.Background(), "../guest-sdk/go/testdata/kv", wasm); err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
 			store := st.open(t)
 			t.Cleanup(func() { store.Close() })
 			srv, _ := newApp(t).copyModule("server/api/kv.get.wasm", wasm).

@@ -71,6 +71,7 @@ func summary(t *testing.T, h *host.Host) string {
 // version's whole answer, the document follows each change, and a broken
 // version never serves.
 func TestReloadUnderLoad(t *testing.T) {
+	t.Parallel()
 	versions := [][]byte{assemble(t, versionModule(1, false)), assemble(t, versionModule(2, false))}
 	wEndpoint, wPlain := assemble(t, versionModule(3, false)), assemble(t, versionModule(3, true))
 	const rel, relW = "server/api/v.get.wasm", "server/api/w.get.wasm"

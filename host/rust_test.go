@@ -15,6 +15,7 @@ import (
 // key-value store, the body is validated before the guest, and the
 // contracts declared with the SDK's builder reach the document.
 func TestRustUsers(t *testing.T) {
+	t.Parallel()
 	srv, logs := (&app{t: t, dir: builtExample(t, "users-rs")}).serve(host.Options{Mode: host.Development})
 	created := do(t, srv, "POST", "/api/users", `{"name":"Linus","email":"linus@example.com"}`, "Content-Type", "application/json")
 	if created.status != 201 || !jsonEqual(t, created.body, `{"id":4,"name":"Linus","email":"linus@example.com"}`) {
@@ -102,6 +103,7 @@ middleware! {
 // working instance, and the middleware's before, context and after reach
 // the handler and the client.
 func TestRustFailuresAndMiddleware(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: compiling Rust routes takes seconds each")
 	}

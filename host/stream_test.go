@@ -20,6 +20,7 @@ func spin(n int) string {
 }
 
 func TestMediaAnswersStream(t *testing.T) {
+	t.Parallel()
 	first, writeFirst := watWrite(4096, "first\n")
 	second, writeSecond := watWrite(4200, "second\n")
 	srv, logs := newApp(t).
