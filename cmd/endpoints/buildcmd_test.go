@@ -246,6 +246,7 @@ func TestConsoleReportsCommandRuns(t *testing.T) {
 // while the command runs, and sees a second run start after the first
 // ends, never beside it, and no third one.
 func TestWatchBuildCommandRunsOneAtATime(t *testing.T) {
+	t.Parallel()
 	// A run takes a lock directory, which makes a second run beside it
 	// fail (exit 9), then waits at a gate, a named pipe: the test sees
 	// that a run started when its open of the pipe for writing returns,
@@ -348,6 +349,7 @@ func TestWatchBuildCommandRunsOneAtATime(t *testing.T) {
 // edits that file, and sees the new answer served; a command that fails
 // is reported with its output and the last good module keeps serving.
 func TestDevRerunsBuildCommandOnSave(t *testing.T) {
+	t.Parallel()
 	requireWat2wasm(t)
 	command := "wat2wasm src/v.wat -o .v.wasm && mkdir -p server/routes && mv .v.wasm server/routes/v.get.wasm"
 	app := writeApp(t, map[string]string{

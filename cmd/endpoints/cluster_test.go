@@ -116,6 +116,7 @@ func postOrder(t *testing.T, url, key string) (int, string, http.Header) {
 // runs its handler exactly once; while Redis is down both answer 503 and
 // nothing runs; when it returns they serve again.
 func TestTwoHostsShareOneRedis(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts redis-server and two endpoints processes")
 	}

@@ -15,6 +15,7 @@ import (
 // edits its source, and sees the new answer served without a restart; a
 // source that does not compile keeps the last good version serving.
 func TestDevRebuildsAndReloadsOnSave(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	// Once Host.Watch and the source watcher are set up, one save is seen.
 	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")

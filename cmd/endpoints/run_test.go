@@ -86,6 +86,7 @@ func cApp(t *testing.T) string {
 }
 
 func TestBuildAndRoutes(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	code, out, errOut := runCLI("build", app)
 	if code != exitOK {
@@ -107,6 +108,7 @@ func TestBuildAndRoutes(t *testing.T) {
 }
 
 func TestBuildReportsCompileErrors(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	bad := filepath.Join(app, "server", "api", "broken.get.c")
 	if err := os.WriteFile(bad, []byte("int endpoints_handle(void) { return undefined_thing; }\n"), 0o644); err != nil {
@@ -119,6 +121,7 @@ func TestBuildReportsCompileErrors(t *testing.T) {
 }
 
 func TestServeAndShutdown(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
 		t.Fatal(err)
@@ -151,6 +154,7 @@ func TestServeAndShutdown(t *testing.T) {
 }
 
 func TestServeRefusesABadApp(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
 		t.Fatal(err)
@@ -248,6 +252,7 @@ func (w *watchers) all(names ...string) bool {
 }
 
 func TestOpenAPIAndCheck(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
 		t.Fatal(err)
