@@ -198,9 +198,20 @@ func waitUntil(t testing.TB, d time.Duration, cond func() bool) bool {
 // it fails the test when the command exits (done) or 60 s pass first.
 func waitFor(t *testing.T, w *syncBuffer, re *regexp.Regexp, done <-chan int) string {
 	t.Helper()
+	return waitForWithin(t, 60*time.Second, w, re, done)
+}
+
+// startTimeout bounds the start of `endpoints serve` or `dev` (startCLI):
+// it compiles every module, which for a Go SDK module under the race
+// detector, on a machine busy with other tests, takes over a minute.
+const startTimeout = 5 * time.Minute
+
+// waitForWithin is waitFor with a bound of d.
+func waitForWithin(t *testing.T, d time.Duration, w *syncBuffer, re *regexp.Regexp, done <-chan int) string {
+	t.Helper()
 	var m []string
 	exited, code := false, 0
-	waitUntil(t, 60*time.Second, func() bool {
+	waitUntil(t, d, func() bool {
 		if m = re.FindStringSubmatch(w.String()); m != nil {
 			return true
 		}
@@ -217,7 +228,7 @@ func waitFor(t *testing.T, w *syncBuffer, re *regexp.Regexp, done <-chan int) st
 	case exited:
 		t.Fatalf("command exited %d before printing %s:\n%s", code, re, w.String())
 	default:
-		t.Fatalf("timed out waiting for %s:\n%s", re, w.String())
+		t.Fatalf("timed out after %s waiting for %s:\n%s", d, re, w.String())
 	}
 	return ""
 }
@@ -310,7 +321,11 @@ func startCLI(t *testing.T, command, app string, watching ...string) (addr strin
 	go func() {
 		done <- run(testhook.WithWatching(ctx, ready.watching), []string{command, app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, stdout, stderr)
 	}()
-	addr = waitFor(t, stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+	start := time.Now()
+	addr = waitForWithin(t, startTimeout, stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Logf("endpoints %s took %s to listen", command, took.Round(time.Millisecond))
+	}
 	if !waitUntil(t, 30*time.Second, func() bool { return ready.all(watching...) }) {
 		t.Fatalf("the watchers %q were not all set up within 30 s:\n%s\n%s", watching, stdout.String(), stderr.String())
 	}
