@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -250,13 +251,21 @@ func TestWatchBuildCommandRunsOneAtATime(t *testing.T) {
 	// A run takes a lock directory, which makes a second run beside it
 	// fail (exit 9), then waits at a gate, a named pipe: the test sees
 	// that a run started when its open of the pipe for writing returns,
-	// and ends the run by writing a line. The first run is released with
-	// "slow" and takes 0.3 s more, the build the save during it must not
-	// overlap: a run started beside it by mistake would find the lock.
+	// and ends the run by writing a line. The first run, released with
+	// "slow", then builds for 0.3 s more, as the original fixture did: the
+	// test waits for no time, but the watcher meets the save made during
+	// the run while it still runs, so a run wrongly started beside it
+	// would find the lock.
 	gate := filepath.Join(t.TempDir(), "gate")
 	if out, err := exec.Command("mkfifo", gate).CombinedOutput(); err != nil {
 		t.Fatalf("mkfifo: %v\n%s", err, out)
 	}
+	t.Cleanup(func() {
+		// Opening the read end lets an atGate that gave up return.
+		if f, err := os.OpenFile(gate, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
 	command := fmt.Sprintf(`mkdir running || exit 9; read line < '%s'; [ "$line" = slow ] && sleep 0.3; rmdir running; echo run >> runs.txt`, gate)
 	app := writeApp(t, map[string]string{"src/a.txt": "0", "src/b.txt": "0"})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -281,7 +290,7 @@ func TestWatchBuildCommandRunsOneAtATime(t *testing.T) {
 		opened := make(chan *os.File, 1)
 		go func() {
 			if f, err := os.OpenFile(gate, os.O_WRONLY, 0); err == nil {
-				opened <- f
+				opened <- f // left open if atGate gave up: the test failed
 			}
 		}()
 		select {
