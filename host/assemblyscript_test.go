@@ -15,6 +15,7 @@ import (
 // a handler is logged with its message and place and answered 500, and
 // that the next request gets a fresh instance.
 func TestAssemblyScriptAbort(t *testing.T) {
+	t.Parallel()
 	example := builtExample(t, "users-as") // installs the compiler in examples/users-as
 	_ = example
 	modules, err := filepath.Abs(filepath.Join("..", "examples", "users-as", "node_modules"))

@@ -84,6 +84,7 @@ func TestCloseStopsRunningGuests(t *testing.T) {
 // interrupt check. Close returns when its context ends, saying so, and the
 // runtime is closed when that call gives its instance back.
 func TestCloseLeavesCallsInHostFunctionsTheRuntime(t *testing.T) {
+	t.Parallel()
 	h, _ := newApp(t).
 		wat("server/routes/hold.post.wasm", watModule{handle: readOneByte}).
 		host(host.Options{})

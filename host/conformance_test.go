@@ -13,8 +13,10 @@ import (
 // It serves in development, so every answer is also checked against the
 // contract the guest exported.
 func TestUsersConformance(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"users", "users-c", "users-as", "users-rs"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			srv, logs := (&app{t: t, dir: builtExample(t, name)}).serve(host.Options{Mode: host.Development})
 			for _, r := range conformance.Run(t.Context(), srv.Client(), srv.URL, conformance.Users) {
 				t.Run(r.Case.Name, func(t *testing.T) {
@@ -35,8 +37,10 @@ func TestUsersConformance(t *testing.T) {
 // back from the key-value store, the body is validated before the guest,
 // and the contracts declared with each SDK's builder reach the document.
 func TestTwinsKeepUsers(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"users-as", "users-rs"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			srv, logs := (&app{t: t, dir: builtExample(t, name)}).serve(host.Options{Mode: host.Development})
 			created := do(t, srv, "POST", "/api/users", `{"name":"Linus","email":"linus@example.com"}`, "Content-Type", "application/json")
 			if created.status != 201 || !jsonEqual(t, created.body, `{"id":4,"name":"Linus","email":"linus@example.com"}`) {

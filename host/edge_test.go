@@ -126,6 +126,7 @@ func TestRateLimitIsDocumented(t *testing.T) {
 // TestRateLimitSharedByTwoHosts runs two hosts on one real Redis: the
 // bucket is the client's, whichever host it reaches.
 func TestRateLimitSharedByTwoHosts(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts redis-server")
 	}

@@ -25,19 +25,27 @@ import (
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
-var (
-	builtMu   sync.Mutex
-	builtApps = map[string]string{}
-)
+// builtApps are the example apps built by builtExample, by name: each
+// *builtApp has its own lock, so that parallel tests build different
+// examples at once and wait only for the one they need.
+var builtApps sync.Map
+
+type builtApp struct {
+	mu  sync.Mutex
+	dir string // "" until built
+}
 
 // builtExample builds an example app from its sources once per test run,
-// into a temporary copy, and returns that copy's directory.
+// into a temporary copy, and returns that copy's directory. Tests must not
+// change it: others share it.
 func builtExample(t testing.TB, name string) string {
 	t.Helper()
-	builtMu.Lock()
-	defer builtMu.Unlock()
-	if dir, ok := builtApps[name]; ok {
-		return dir
+	v, _ := builtApps.LoadOrStore(name, &builtApp{})
+	built := v.(*builtApp)
+	built.mu.Lock()
+	defer built.mu.Unlock()
+	if built.dir != "" {
+		return built.dir
 	}
 	src := filepath.Join("..", "examples", name)
 	sources, err := guestbuild.Find(src)
@@ -82,7 +90,7 @@ func builtExample(t testing.TB, name string) string {
 	if _, err := guestbuild.App(context.Background(), src, dir, nil); err != nil {
 		t.Fatalf("building examples/%s: %v", name, err)
 	}
-	builtApps[name] = dir
+	built.dir = dir
 	return dir
 }
 
@@ -116,9 +124,12 @@ func writer(t testing.TB) []string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range builtApps {
-		os.RemoveAll(dir)
-	}
+	builtApps.Range(func(_, v any) bool {
+		if dir := v.(*builtApp).dir; dir != "" {
+			os.RemoveAll(dir)
+		}
+		return true
+	})
 	os.Exit(code)
 }
 
@@ -128,6 +139,7 @@ func TestMain(m *testing.M) {
 // users 1-3 are written by the first request, and what a case creates or
 // changes the next ones see.
 func TestUsersExample(t *testing.T) {
+	t.Parallel()
 	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -219,6 +231,7 @@ func TestUsersExample(t *testing.T) {
 // TestUsersExampleAuth checks the bearer security the users app declares
 // for its writes, with tokens signed by its development key.
 func TestUsersExampleAuth(t *testing.T) {
+	t.Parallel()
 	srv, logs := (&app{t: t, dir: builtExample(t, "users")}).serve(host.Options{Mode: host.Development})
 	const user = `{"name":"Barbara Liskov","email":"barbara@example.com"}`
 	tests := []struct {
@@ -267,6 +280,7 @@ func TestUsersExampleAuth(t *testing.T) {
 // an Idempotency-Key: a retry replays the first order instead of placing
 // another, which the id of the next order proves.
 func TestUsersExampleOrders(t *testing.T) {
+	t.Parallel()
 	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -385,6 +399,7 @@ func TestUsersExampleOrders(t *testing.T) {
 // once and every request sees them, and concurrent creates get distinct
 // ids after the seed.
 func TestUsersExampleSharedStore(t *testing.T) {
+	t.Parallel()
 	store := storage.NewMemory(storage.MemoryOptions{})
 	defer store.Close()
 	var srvs []*httptest.Server
@@ -505,6 +520,7 @@ func (s *kvDownStore) List(ctx context.Context, ns, prefix, after string, limit 
 // reached, in development (so the answers are checked against the
 // contracts), and serves again once it is back.
 func TestUsersExampleStoreDown(t *testing.T) {
+	t.Parallel()
 	store := &kvDownStore{Memory: storage.NewMemory(storage.MemoryOptions{})}
 	defer store.Close()
 	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development, Store: store})
@@ -558,6 +574,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // contracts, routes configuration and runtime declaration together. Review
 // the diff of testdata/users.openapi.json after `go test ./host -update`.
 func TestUsersDocumentGolden(t *testing.T) {
+	t.Parallel()
 	h, _ := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Production})
 	got := h.Document()
 	golden := filepath.Join("testdata", "users.openapi.json")
@@ -583,6 +600,7 @@ func TestUsersDocumentGolden(t *testing.T) {
 // negotiated avatar, the streamed CSV export and the event stream, whose
 // first event must reach a real client before the handler has finished.
 func TestUsersExampleMedia(t *testing.T) {
+	t.Parallel()
 	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -650,6 +668,7 @@ func TestUsersExampleMedia(t *testing.T) {
 // multipart upload: a caption field and a PNG or JPEG file of at most
 // 1 MiB.
 func TestUsersExampleUpload(t *testing.T) {
+	t.Parallel()
 	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development})
 	srv := httptest.NewServer(h)
 	defer srv.Close()

@@ -19,6 +19,7 @@ import (
 // with its reason, and that the host keeps serving — also after the failing
 // route failed more times than its pool has instances.
 func TestGuestFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		handle  string
@@ -143,6 +144,7 @@ func TestProductionHidesFailureDetails(t *testing.T) {
 
 // TestGoPanic builds a real Go guest that panics on demand.
 func TestGoPanic(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "panic.get.wasm")
 	if err := guestbuild.Go(context.Background(), "testdata/guests/panic.get", out); err != nil {
 		t.Fatal(err)
@@ -177,6 +179,7 @@ func TestGoPanic(t *testing.T) {
 // takes it as declared, and the call does not fail, so the one instance
 // serves every request.
 func TestGoGuestRefusesWhatItsTypeCannotHold(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "narrow.get.wasm")
 	if err := guestbuild.Go(context.Background(), "testdata/guests/narrow.get", out); err != nil {
 		t.Fatal(err)

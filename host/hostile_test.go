@@ -276,6 +276,7 @@ func TestClientThatLeavesStopsItsGuest(t *testing.T) {
 // limits.loadTimeout, with a message saying what happened in words; the
 // other modules load.
 func TestHostileModulesAtLoad(t *testing.T) {
+	t.Parallel()
 	const loadTimeout = 200 * time.Millisecond
 	wasiExit := `  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))` + "\n"
 	rows := []struct {

@@ -17,12 +17,14 @@ import (
 // host, on each store: the guest of guest-sdk/go/testdata/kv runs the KV
 // method its query names.
 func TestKeyValueStore(t *testing.T) {
+	t.Parallel()
 	wasm := filepath.Join(t.TempDir(), "kv.get.wasm")
 	if err := guestbuild.Go(context.Background(), "../guest-sdk/go/testdata/kv", wasm); err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
 			store := st.open(t)
 			t.Cleanup(func() { store.Close() })
 			srv, _ := newApp(t).copyModule("server/api/kv.get.wasm", wasm).
@@ -58,8 +60,8 @@ func TestKeyValueStore(t *testing.T) {
 			if v, ok, err := store.Get(context.Background(), "kv-test", "users/2"); err != nil || !ok || string(v) != "Grace" {
 				t.Errorf("store.Get(kv-test, users/2) = %q, %v, %v", v, ok, err)
 			}
-			time.Sleep(1100 * time.Millisecond)
-			if got := get("op=get&key=session"); got != `200 {}` {
+			var got string
+			if !afterExpiry(t, store, time.Second, func() bool { got = get("op=get&key=session"); return got == `200 {}` }) {
 				t.Errorf("after its TTL the session is %s, want gone", got)
 			}
 		})

@@ -33,6 +33,7 @@ func serveHost(t *testing.T, h *host.Host) *httptest.Server {
 // TestShutdownFinishesRequestsInFlight: Shutdown lets a running request
 // finish, refuses new ones with 503, then closes.
 func TestShutdownFinishesRequestsInFlight(t *testing.T) {
+	t.Parallel()
 	a := newApp(t).
 		wat("server/routes/slow.get.wasm", slowModule(300)).
 		wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData})
@@ -89,6 +90,7 @@ func TestShutdownStopsGuestsWhenItsContextEnds(t *testing.T) {
 // TestCloseDuringReload: Close waits for a reload in progress, and the
 // version that reload loaded is never served nor left open.
 func TestCloseDuringReload(t *testing.T) {
+	t.Parallel()
 	a := newApp(t).wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData})
 	h, logs := a.host(host.Options{Mode: host.Development})
 	// A module whose start function takes 300 ms makes the reload slow.
@@ -119,8 +121,7 @@ func TestCloseDuringReload(t *testing.T) {
 func TestShutdownStopsWatch(t *testing.T) {
 	a := newApp(t).wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData})
 	h, _ := a.host(host.Options{Mode: host.Development})
-	watching := make(chan error, 1)
-	go func() { watching <- h.Watch(context.Background(), nil) }()
+	watching := startWatch(t, context.Background(), h, nil)
 	if err := h.Shutdown(context.Background()); err != nil {
 		t.Fatalf("Shutdown = %v", err)
 	}

@@ -54,6 +54,7 @@ type memoryReport struct {
 // was 2-3 times the instances' memory over baseline and stayed there; set
 // ENDPOINTS_MEMORY_TEST_HEAP=go to see it fail.
 func TestMemoryStaysBounded(t *testing.T) {
+	t.Parallel()
 	if app := os.Getenv(memoryChildEnv); app != "" {
 		serveMemoryRounds(t, app)
 		return

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // versionModule is GET /api/v answering {"version":N} with a contract
@@ -70,6 +71,7 @@ func summary(t *testing.T, h *host.Host) string {
 // version's whole answer, the document follows each change, and a broken
 // version never serves.
 func TestReloadUnderLoad(t *testing.T) {
+	t.Parallel()
 	versions := [][]byte{assemble(t, versionModule(1, false)), assemble(t, versionModule(2, false))}
 	wEndpoint, wPlain := assemble(t, versionModule(3, false)), assemble(t, versionModule(3, true))
 	const rel, relW = "server/api/v.get.wasm", "server/api/w.get.wasm"
@@ -79,11 +81,13 @@ func TestReloadUnderLoad(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
+	const clients = 4
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	answers := map[string]int{}
-	for range 4 {
+	var servedV, servedW atomic.Int64 // answers the clients read, by route
+	for range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -107,8 +111,25 @@ func TestReloadUnderLoad(t *testing.T) {
 				mu.Lock()
 				answers[key]++
 				mu.Unlock()
+				if route == "/api/v" {
+					servedV.Add(1)
+				} else {
+					servedW.Add(1)
+				}
 			}
 		}()
+	}
+	// servedAfter returns once each route has answered a request sent
+	// after it was called: at most one request per client is in flight
+	// when it is called, so the clients+1th answer of a route is one
+	// sent later. Each reload is then served before the next, on both
+	// routes, so every version is.
+	servedAfter := func(what string) {
+		t.Helper()
+		v, w := servedV.Load()+clients+1, servedW.Load()+clients+1
+		if !waitFor(t, 10*time.Second, func() bool { return servedV.Load() >= v && servedW.Load() >= w }) {
+			t.Fatalf("%s: the clients got no answer within 10 s", what)
+		}
 	}
 	wSummary := func() string {
 		var doc struct {
@@ -150,7 +171,7 @@ func TestReloadUnderLoad(t *testing.T) {
 		if got := wSummary(); got != wDoc {
 			t.Fatalf("reload %d: the document says %q for /api/w, want %q", i, got, wDoc)
 		}
-		time.Sleep(2 * time.Millisecond)
+		servedAfter(fmt.Sprintf("reload %d", i))
 	}
 	// A broken module: refused, the last good version keeps serving.
 	if err := os.WriteFile(path, []byte("\x00asm broken"), 0o644); err != nil {
@@ -160,7 +181,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	if len(report.Problems) != 1 || !strings.Contains(report.Problems[0].Error(), rel) {
 		t.Errorf("broken module: %s %v, want one problem naming %s", report, report.Problems, rel)
 	}
-	time.Sleep(20 * time.Millisecond)
+	servedAfter("after the broken write") // which must not serve
 	stop.Store(true)
 	wg.Wait()
 	if got := summary(t, h); got != "version 1" {
@@ -252,19 +273,27 @@ func TestReloadAddsRemovesAndTurnsRoutes(t *testing.T) {
 }
 
 // TestReloadLetsRequestsInFlightFinish: a request that started on a
-// version finishes on it after the swap.
+// version finishes on it after the swap. The old version holds its
+// request in a key-value read that a gate store lets through only once
+// the new version serves.
 func TestReloadLetsRequestsInFlightFinish(t *testing.T) {
 	const rel = "server/api/v.get.wasm"
-	slow := versionModule(1, false)
-	slow.handle = spin(300_000_000) + slow.handle
-	a := newApp(t).file(rel, assemble(t, slow))
+	held := versionModule(1, false)
+	held.handle = `(drop (call $kv_get (i32.const 8192) (i32.const 4) (i32.const 65536) (i32.const 1024))) ` + held.handle
+	held.extra += `  (data (i32.const 8192) "gate")` + "\n"
+	a := newApp(t).file(rel, assemble(t, held))
 	path := filepath.Join(a.dir, filepath.FromSlash(rel))
-	h, _ := a.host(host.Options{Mode: host.Development, Limits: host.Limits{Timeout: host.Duration(time.Minute)}})
+	gate := newGateStore(t)
+	h, _ := a.host(host.Options{Mode: host.Development, Store: gate, Limits: host.Limits{Timeout: host.Duration(time.Minute)}})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	done := make(chan response, 1)
 	go func() { done <- do(t, srv, "GET", "/api/v", "") }()
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-gate.entered: // version 1 runs, held at the gate
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request did not reach the guest's kv_get within 10 s")
+	}
 	if err := os.WriteFile(path, assemble(t, versionModule(2, false)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -272,9 +301,35 @@ func TestReloadLetsRequestsInFlightFinish(t *testing.T) {
 	if res := do(t, srv, "GET", "/api/v", ""); res.body != `{"version":2}` {
 		t.Errorf("a new request got %s, want version 2", res.body)
 	}
+	close(gate.open)
 	if res := <-done; res.status != 200 || res.body != `{"version":1}` {
 		t.Errorf("the request in flight got %d %s, want version 1 whole", res.status, res.body)
 	}
+}
+
+// gateStore is a memory store whose Get waits until open is closed: a
+// guest calling kv_get is held in the middle of its call, and entered
+// receives a value as each Get starts to wait.
+type gateStore struct {
+	storage.Store
+	entered chan struct{}
+	open    chan struct{}
+}
+
+func newGateStore(t *testing.T) gateStore {
+	g := gateStore{Store: storage.NewMemory(storage.MemoryOptions{}), entered: make(chan struct{}, 16), open: make(chan struct{})}
+	t.Cleanup(func() { g.Store.Close() })
+	return g
+}
+
+func (g gateStore) Get(ctx context.Context, ns, key string) ([]byte, bool, error) {
+	g.entered <- struct{}{}
+	select {
+	case <-g.open:
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
+	return g.Store.Get(ctx, ns, key)
 }
 
 // TestReloadAppliesEndpointsJSON: a changed endpoints.json applies at the

@@ -263,13 +263,9 @@ func TestUploadLargerThanMemoryIsServedFromDisk(t *testing.T) {
 	}
 	// The temporary file goes when the call ends, just after the answer.
 	var left []os.DirEntry
-	for range 100 {
-		if left, _ = os.ReadDir(spill); len(left) == 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !waitFor(t, 10*time.Second, func() bool { left, _ = os.ReadDir(spill); return len(left) == 0 }) {
+		t.Errorf("temporary files left after the call: %v", left)
 	}
-	t.Errorf("temporary files left after the call: %v", left)
 }
 
 func TestRequestMediaTypeLoadErrors(t *testing.T) {

@@ -74,6 +74,7 @@ middleware! {
 // working instance, and the middleware's before, context and after reach
 // the handler and the client.
 func TestRustFailuresAndMiddleware(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: compiling Rust routes takes seconds each")
 	}

@@ -1,10 +1,15 @@
 package host_test
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
 func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }
@@ -15,3 +20,53 @@ func mustRequest(t *testing.T, method, target string) *http.Request {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// waitFor checks cond at once, then at every tick of a 5 ms ticker, until
+// it holds or d has passed, and reports whether it held. It is how the
+// tests of this package wait for an event they can only observe as a
+// condition (a log line, an answer, a file gone), never for a fixed time:
+// d only bounds a wait that should end much sooner, so make it generous.
+//
+//	if !waitFor(t, 10*time.Second, func() bool { return strings.Contains(logs.String(), "msg=running") }) {
+//		t.Fatalf("the guest did not start:\n%s", logs)
+//	}
+func waitFor(t testing.TB, d time.Duration, cond func() bool) bool {
+	t.Helper()
+	if cond() {
+		return true
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if cond() {
+				return true
+			}
+		case <-deadline.C:
+			return cond()
+		}
+	}
+}
+
+// startWatch runs h.Watch(ctx, onReload) in a goroutine and returns once
+// its watcher is set up (the hook of internal/testhook), so that a file
+// written from then on is seen. The channel receives what Watch returned.
+func startWatch(t testing.TB, ctx context.Context, h *host.Host, onReload func(host.ReloadReport)) <-chan error {
+	t.Helper()
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- h.Watch(testhook.WithWatching(ctx, func(string) { close(ready) }), onReload)
+	}()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("Watch returned %v before it watched", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Watch did not set up its watcher within 10 s")
+	}
+	return done
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/wasmendpoints/endpoints/internal/routefile"
+	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
 // Watch coalesces a burst of changes (an editor's save, a build writing
@@ -42,6 +43,8 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 	// Every module, routes.config.json and the runtime declaration live
 	// under server/.
 	addTree(w, filepath.Join(h.app, "server"))
+	// Tests wait for this instead of sleeping before they write files.
+	testhook.Watching(ctx, "app")
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var burst time.Time // when the pending burst began; zero when none

@@ -15,17 +15,6 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
 
-// waitFor polls until cond holds, for at most d.
-func waitFor(t testing.TB, d time.Duration, cond func() bool) bool {
-	t.Helper()
-	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return true
-		}
-	}
-	return false
-}
-
 // TestWatchReloadsOnChange: files written into the app are served without
 // a call to Reload, including a new directory, and each reload is
 // reported once per burst.
@@ -36,21 +25,17 @@ func TestWatchReloadsOnChange(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var mu sync.Mutex
 	var reports []string
-	done := make(chan error, 1)
-	go func() {
-		done <- h.Watch(ctx, func(r host.ReloadReport) {
-			mu.Lock()
-			reports = append(reports, r.String())
-			mu.Unlock()
-		})
-	}()
+	done := startWatch(t, ctx, h, func(r host.ReloadReport) {
+		mu.Lock()
+		reports = append(reports, r.String())
+		mu.Unlock()
+	})
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Watch: %v", err)
 		}
 	}()
-	time.Sleep(50 * time.Millisecond) // the watcher is set up
 	get := func(path string) string {
 		rec := serveOnce(h, "GET", path)
 		return rec
@@ -122,8 +107,7 @@ func BenchmarkWatchReload(b *testing.B) {
 			h, _ := a.host(host.Options{Mode: host.Development, Logger: discardLogger()})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			go h.Watch(ctx, nil)
-			time.Sleep(50 * time.Millisecond)
+			startWatch(b, ctx, h, nil)
 			path := filepath.Join(a.dir, "server/api/v.get.wasm")
 			var total time.Duration
 			b.ResetTimer()

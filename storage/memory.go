@@ -26,6 +26,10 @@ type MemoryOptions struct {
 	// when it is reached). Defaults to [DefaultMaxBytes] when zero or
 	// negative.
 	MaxBytes int64
+	// Now is the store's clock, which decides when leases, completed
+	// records and KV entries expire. Defaults to time.Now; tests set it to
+	// a clock they move, to see expiry without waiting for it.
+	Now func() time.Time
 }
 
 // Memory is a [Store] for one process: the host's default when no shared
@@ -59,7 +63,7 @@ type MemoryOptions struct {
 //     sizes; use a shared store for large data sets.
 //   - After Close every method returns an error wrapping [ErrUnavailable].
 type Memory struct {
-	now func() time.Time // time.Now unless a test moves time; see export_test.go
+	now func() time.Time // MemoryOptions.Now
 	max int64
 
 	mu     sync.Mutex
@@ -82,8 +86,12 @@ func NewMemory(opts MemoryOptions) *Memory {
 	if limit <= 0 {
 		limit = DefaultMaxBytes
 	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
 	return &Memory{
-		now:    time.Now,
+		now:    now,
 		max:    limit,
 		idem:   make(map[string]*idemRecord),
 		spaces: make(map[string]*kvSpace),

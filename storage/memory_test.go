@@ -43,9 +43,8 @@ func (c *fakeClock) Advance(d time.Duration) {
 // newMemory returns a store of maxBytes on a fake clock.
 func newMemory(t *testing.T, maxBytes int64) (*storage.Memory, *fakeClock) {
 	t.Helper()
-	m := storage.NewMemory(storage.MemoryOptions{MaxBytes: maxBytes})
 	clock := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	storage.SetMemoryClock(m, clock.Now)
+	m := storage.NewMemory(storage.MemoryOptions{MaxBytes: maxBytes, Now: clock.Now})
 	t.Cleanup(func() { m.Close() })
 	return m, clock
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
 // The app's own build step: the "build" member of endpoints.json (see
@@ -172,6 +173,7 @@ func watchBuildCommand(ctx context.Context, app string, cfg host.BuildConfig, c 
 	}
 	defer w.Close()
 	addSourceDirs(w, app)
+	testhook.Watching(ctx, "build command") // tests wait for this, not for a time
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	changed := map[string]bool{} // saved since the last run began

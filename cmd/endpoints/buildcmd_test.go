@@ -12,11 +12,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
 func TestMatchGlob(t *testing.T) {
@@ -243,47 +245,107 @@ func TestConsoleReportsCommandRuns(t *testing.T) {
 
 // TestWatchBuildCommandRunsOneAtATime saves a watched file, saves it again
 // while the command runs, and sees a second run start after the first
-// ends, never beside it.
+// ends, never beside it, and no third one.
 func TestWatchBuildCommandRunsOneAtATime(t *testing.T) {
-	// The lock directory makes a second run beside the first fail.
-	command := "mkdir running || exit 9; sleep 0.3; rmdir running; echo run >> runs.txt"
-	app := writeApp(t, map[string]string{"src/a.txt": "0"})
+	t.Parallel()
+	// A run takes a lock directory, which makes a second run beside it
+	// fail (exit 9), then waits at a gate, a named pipe: the test sees
+	// that a run started when its open of the pipe for writing returns,
+	// and ends the run by writing a line. The first run, released with
+	// "slow", then builds for 0.3 s more, as the original fixture did: the
+	// test waits for no time, but the watcher meets the save made during
+	// the run while it still runs, so a run wrongly started beside it
+	// would find the lock.
+	gate := filepath.Join(t.TempDir(), "gate")
+	if out, err := exec.Command("mkfifo", gate).CombinedOutput(); err != nil {
+		t.Fatalf("mkfifo: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		// Opening the read end lets an atGate that gave up return.
+		if f, err := os.OpenFile(gate, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
+	command := fmt.Sprintf(`mkdir running || exit 9; read line < '%s'; [ "$line" = slow ] && sleep 0.3; rmdir running; echo run >> runs.txt`, gate)
+	app := writeApp(t, map[string]string{"src/a.txt": "0", "src/b.txt": "0"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out syncBuffer
+	var ready watchers
 	stopped := make(chan error, 1)
 	go func() {
-		stopped <- watchBuildCommand(ctx, app, host.BuildConfig{Command: command, Watch: []string{"src/*.txt"}}, newConsole(&out, false, false))
+		stopped <- watchBuildCommand(testhook.WithWatching(ctx, ready.watching), app, host.BuildConfig{Command: command, Watch: []string{"src/*.txt"}}, newConsole(&out, false, false))
 	}()
-	save := func(data string) {
-		if err := os.WriteFile(filepath.Join(app, "src/a.txt"), []byte(data), 0o644); err != nil {
+	if !waitUntil(t, 10*time.Second, func() bool { return ready.all("build command") }) {
+		t.Fatal("the watcher was not set up within 10 s")
+	}
+	save := func(name, data string) {
+		if err := os.WriteFile(filepath.Join(app, "src", name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+	// atGate returns once a run waits at the gate; release ends that run.
+	atGate := func(what string) *os.File {
+		t.Helper()
+		opened := make(chan *os.File, 1)
+		go func() {
+			if f, err := os.OpenFile(gate, os.O_WRONLY, 0); err == nil {
+				opened <- f // left open if atGate gave up: the test failed
+			}
+		}()
+		select {
+		case f := <-opened:
+			return f
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s did not start within 10 s:\n%s", what, out.String())
+			return nil
+		}
+	}
+	release := func(f *os.File, line string) {
+		t.Helper()
+		if _, err := f.WriteString(line + "\n"); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	// reported waits until the console reports n runs, or a failed one.
+	reported := func(n int) {
+		t.Helper()
+		if !waitUntil(t, 10*time.Second, func() bool {
+			return strings.Count(out.String(), "ran `mkdir running") >= n || strings.Contains(out.String(), "exited with code")
+		}) {
+			t.Fatalf("%d runs not reported within 10 s:\n%s", n, out.String())
 		}
 	}
 	runs := func() int {
 		b, _ := os.ReadFile(filepath.Join(app, "runs.txt"))
 		return strings.Count(string(b), "run\n")
 	}
-	// Save until the first run starts: the watcher may not be set up yet.
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if _, err := os.Stat(filepath.Join(app, "running")); err == nil {
-			break
+
+	// Each run is reported after its shell exited, so the next atGate
+	// cannot meet the reader of the last run.
+	save("a.txt", "1")
+	first := atGate("the first run")
+	save("a.txt", "2") // during the first run
+	release(first, "slow")
+	reported(1)
+	release(atGate("the run for the save during the first"), "go")
+	reported(2)
+	// No wrong third run: a save of another file now starts the next run,
+	// which must be the third and name only that file. A run left over
+	// from the saves of a.txt would come before it, or share it and name
+	// a.txt too.
+	save("b.txt", "1")
+	release(atGate("the run for b.txt"), "go")
+	reported(3)
+	lines := regexp.MustCompile("ran `mkdir running[^\n]*").FindAllString(out.String(), -1)
+	if got := runs(); got != 3 || len(lines) != 3 || strings.Contains(out.String(), "exited with code") {
+		t.Fatalf("%d runs, %d reported, want 3 and no failure: one for the first saves, one for the save during it, one for b.txt\n%s", got, len(lines), out.String())
+	}
+	for i, want := range []string{"(src/a.txt changed)", "(src/a.txt changed)", "(src/b.txt changed)"} {
+		if !strings.HasSuffix(lines[i], want) {
+			t.Errorf("run %d reported %q, want it to end with %q", i+1, lines[i], want)
 		}
-		if time.Now().After(end) {
-			t.Fatalf("no run started:\n%s", out.String())
-		}
-		save("1")
-	}
-	save("2") // during the first run
-	for end := time.Now().Add(10 * time.Second); runs() < 2 && time.Now().Before(end); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(400 * time.Millisecond) // time enough for a wrong third run to end
-	if got := runs(); got != 2 {
-		t.Errorf("runs = %d, want 2: one for the first saves, one for the save during it\n%s", got, out.String())
-	}
-	if got := strings.Count(out.String(), "ran `mkdir running"); got != 2 || strings.Contains(out.String(), "exited with code") {
-		t.Errorf("console reports %d good runs, want 2 and no failure:\n%s", got, out.String())
 	}
 	cancel()
 	if err := <-stopped; err != nil {
@@ -296,21 +358,17 @@ func TestWatchBuildCommandRunsOneAtATime(t *testing.T) {
 // edits that file, and sees the new answer served; a command that fails
 // is reported with its output and the last good module keeps serving.
 func TestDevRerunsBuildCommandOnSave(t *testing.T) {
+	t.Parallel()
 	requireWat2wasm(t)
 	command := "wat2wasm src/v.wat -o .v.wasm && mkdir -p server/routes && mv .v.wasm server/routes/v.get.wasm"
 	app := writeApp(t, map[string]string{
 		"endpoints.json": buildConfig(t, command, "src/**/*.wat"),
 		"src/v.wat":      plainRoute("v1"),
 	})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"dev", app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, &stdout, &stderr)
-	}()
-	addr := waitFor(t, &stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
-	waitFor(t, &stdout, regexp.MustCompile("(saves of src/\\*\\*/\\*\\.wat rerun `wat2wasm)"), done)
+	// Once Host.Watch and the build command's watcher are set up, one save
+	// is seen.
+	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources", "build command")
+	waitFor(t, stdout, regexp.MustCompile("(saves of src/\\*\\*/\\*\\.wat rerun `wat2wasm)"), done)
 	get := func() string {
 		res, err := http.Get(addr + "/v")
 		if err != nil {
@@ -329,34 +387,26 @@ func TestDevRerunsBuildCommandOnSave(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// served saves data until GET /v answers want: the first save may come
-	// before the watcher is set up.
-	served := func(data, want string) bool {
-		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
-			edit(data)
-			for next := time.Now().Add(time.Second); time.Now().Before(next); time.Sleep(20 * time.Millisecond) {
-				if get() == want {
-					return true
-				}
-			}
-		}
-		return false
+	served := func(want string) bool {
+		return waitUntil(t, 30*time.Second, func() bool { return get() == want })
 	}
-	if !served(plainRoute("v2"), "v2") {
+	edit(plainRoute("v2"))
+	if !served("v2") {
 		t.Fatalf("the edit was not served:\n%s\n%s", stdout.String(), stderr.String())
 	}
+	// The new module serves as soon as the host reloaded it, which may be
+	// before the run and the reload are reported: wait for the lines.
 	for _, want := range []string{"ran `" + command + "` in", "(src/v.wat changed)", "changed server/routes/v.get.wasm"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout does not say %q:\n%s", want, stdout.String())
-		}
+		waitFor(t, stdout, regexp.MustCompile("("+regexp.QuoteMeta(want)+")"), done)
 	}
 	// A broken edit: reported with wat2wasm's error, and v2 keeps serving.
 	edit("(module\n")
-	waitFor(t, &stdout, regexp.MustCompile("(exited with code 1 \\(src/v.wat changed\\); the last good modules keep serving:\n.*src/v.wat:2)"), done)
+	waitFor(t, stdout, regexp.MustCompile("(exited with code 1 \\(src/v.wat changed\\); the last good modules keep serving:\n.*src/v.wat:2)"), done)
 	if got := get(); got != "v2" {
 		t.Errorf("after a broken edit: GET /v = %q, want the last good %q", got, "v2")
 	}
-	if !served(plainRoute("v3"), "v3") {
+	edit(plainRoute("v3"))
+	if !served("v3") {
 		t.Errorf("the fix was not served:\n%s", stdout.String())
 	}
 }

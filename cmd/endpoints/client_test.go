@@ -14,6 +14,7 @@ import (
 // contracts; the generators' own tests pin their output on examples/users
 // and run it against the app.
 func TestClient(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
 		t.Fatal(err)

@@ -116,6 +116,7 @@ func postOrder(t *testing.T, url, key string) (int, string, http.Header) {
 // runs its handler exactly once; while Redis is down both answer 503 and
 // nothing runs; when it returns they serve again.
 func TestTwoHostsShareOneRedis(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts redis-server and two endpoints processes")
 	}
@@ -141,20 +142,33 @@ func TestTwoHostsShareOneRedis(t *testing.T) {
 	}
 	hosts := []*process{startServe(t, bin, app), startServe(t, bin, app)}
 	// ran counts the handler's runs from the processes' logs, which reach
-	// us through pipes: it waits until at least want lines arrived (5 s at
-	// most), then a little longer, so that a run too many shows too.
-	ran := func(want int) int {
-		count := func() int {
-			n := 0
-			for _, h := range hosts {
-				n += strings.Count(h.logs.String(), `msg="order handler ran"`)
+	// us through pipes, later than the answers. Call it once every request
+	// sent so far was answered: it sends each process one more request
+	// and waits for that request's log line, which the process writes
+	// after it answered it, so after the line of every run of the requests
+	// answered before (a pipe keeps the order). The count is then final: a
+	// run too many shows, and no run can come later, since handlers run
+	// only for requests.
+	marks := 0
+	ran := func(t *testing.T) int {
+		t.Helper()
+		marks++
+		for _, h := range hosts {
+			path := fmt.Sprintf("/mark-%d", marks)
+			res, err := http.Get(h.url + path)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return n
+			res.Body.Close()
+			if !waitUntil(t, 10*time.Second, func() bool { return strings.Contains(h.logs.String(), `msg="GET `+path+`"`) }) {
+				t.Fatalf("the log of %s does not show GET %s after 10 s:\n%s", h.url, path, h.logs.String())
+			}
 		}
-		for end := time.Now().Add(5 * time.Second); count() < want && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		n := 0
+		for _, h := range hosts {
+			n += strings.Count(h.logs.String(), `msg="order handler ran"`)
 		}
-		time.Sleep(200 * time.Millisecond)
-		return count()
+		return n
 	}
 
 	t.Run("200 concurrent requests with one key run the handler once", func(t *testing.T) {
@@ -179,7 +193,7 @@ func TestTwoHostsShareOneRedis(t *testing.T) {
 		}
 		wg.Wait()
 		t.Logf("answers: %v", answers)
-		if n := ran(1); n != 1 {
+		if n := ran(t); n != 1 {
 			t.Errorf("the handler ran %d times, want 1; answers %v", n, answers)
 		}
 		for a, n := range answers {
@@ -199,29 +213,25 @@ func TestTwoHostsShareOneRedis(t *testing.T) {
 				t.Errorf("retry on %s = %d %s replayed=%q, want the replay", h.url, status, body, hdr.Get("Idempotent-Replayed"))
 			}
 		}
-		if n := ran(1); n != 1 {
+		if n := ran(t); n != 1 {
 			t.Errorf("the handler ran %d times, want 1", n)
 		}
 	})
 
 	t.Run("Redis down: 503, nothing runs; back: served again", func(t *testing.T) {
-		before := ran(1)
+		before := ran(t)
 		stopRedis()
 		for _, h := range hosts {
 			status, body, hdr := postOrder(t, h.url, "order-2")
 			if status != 503 || hdr.Get("Retry-After") == "" || !strings.Contains(body, "IDEMPOTENCY_STORE_UNAVAILABLE") {
 				t.Errorf("with Redis down: %d %s, want 503 IDEMPOTENCY_STORE_UNAVAILABLE with Retry-After", status, body)
 			}
-			// The child's log reaches us through a pipe: give it a moment.
-			logged := false
-			for end := time.Now().Add(5 * time.Second); !logged && time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-				logged = strings.Contains(h.logs.String(), "the idempotency store failed")
-			}
-			if !logged {
+			// The child's log reaches us through a pipe, later than the answer.
+			if !waitUntil(t, 5*time.Second, func() bool { return strings.Contains(h.logs.String(), "the idempotency store failed") }) {
 				t.Errorf("the log does not say why:\n%s", h.logs.String())
 			}
 		}
-		if n := ran(before); n != before {
+		if n := ran(t); n != before {
 			t.Errorf("the handler ran %d times while Redis was down", n-before)
 		}
 		restartRedis()
@@ -230,7 +240,7 @@ func TestTwoHostsShareOneRedis(t *testing.T) {
 		if status != 201 || again != 201 || hdr.Get("Idempotent-Replayed") != "true" {
 			t.Errorf("after Redis returned: %d, then %d replayed=%q; want 201, then the replay", status, again, hdr.Get("Idempotent-Replayed"))
 		}
-		if n := ran(before + 1); n != before+1 {
+		if n := ran(t); n != before+1 {
 			t.Errorf("the handler ran %d times after Redis returned, want 1", n-before)
 		}
 	})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
 // console prints what `endpoints dev` does: one line per reload and per
@@ -156,6 +157,7 @@ func watchSources(ctx context.Context, app string, c *console, since time.Time) 
 		return err
 	}
 	addSourceDirs(w, app)
+	testhook.Watching(ctx, "sources") // tests wait for this, not for a time
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	// A source saved since the start's build began may have sent no

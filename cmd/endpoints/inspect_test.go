@@ -14,6 +14,7 @@ import (
 // records their contract and ABI version in custom sections, and reads
 // them back with endpoints inspect.
 func TestInspect(t *testing.T) {
+	t.Parallel()
 	needTool(t, "wat2wasm")
 	app := cApp(t)
 	if code, _, errOut := runCLI("build", app); code != exitOK {
@@ -60,6 +61,7 @@ func TestInspect(t *testing.T) {
 // users example, which passes, and on a copy whose 404 answer says
 // something else, which fails naming the case and what was expected.
 func TestConformanceCommand(t *testing.T) {
+	t.Parallel()
 	needTool(t, "wat2wasm")
 	app := cApp(t)
 	code, out, errOut := runCLI("conformance", app)
@@ -85,6 +87,7 @@ func TestConformanceCommand(t *testing.T) {
 // `endpoints build` does, and reads it back with `endpoints inspect`
 // without running the module.
 func TestInspectEveryLanguage(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..")
 	for _, tt := range []struct {
 		lang    guestbuild.Language

@@ -216,6 +216,7 @@ func TestNewTidyFailureIsExplained(t *testing.T) {
 // TestNewBuildsAndServes scaffolds an app against this checkout, adds a
 // route, runs the app's own tests, builds it and serves it.
 func TestNewBuildsAndServes(t *testing.T) {
+	t.Parallel()
 	needGo(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {

@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -84,6 +86,7 @@ func cApp(t *testing.T) string {
 }
 
 func TestBuildAndRoutes(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	code, out, errOut := runCLI("build", app)
 	if code != exitOK {
@@ -105,6 +108,7 @@ func TestBuildAndRoutes(t *testing.T) {
 }
 
 func TestBuildReportsCompileErrors(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	bad := filepath.Join(app, "server", "api", "broken.get.c")
 	if err := os.WriteFile(bad, []byte("int endpoints_handle(void) { return undefined_thing; }\n"), 0o644); err != nil {
@@ -117,6 +121,7 @@ func TestBuildReportsCompileErrors(t *testing.T) {
 }
 
 func TestServeAndShutdown(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
 		t.Fatal(err)
@@ -149,6 +154,7 @@ func TestServeAndShutdown(t *testing.T) {
 }
 
 func TestServeRefusesABadApp(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
 		t.Fatal(err)
@@ -162,24 +168,102 @@ func TestServeRefusesABadApp(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, w *syncBuffer, re *regexp.Regexp, done <-chan int) string {
+// waitUntil checks cond at once, then at every tick of a 10 ms ticker,
+// until it holds or d has passed, and reports whether it held. It is how
+// the tests of this package wait for an event they can only observe as a
+// condition (a line printed, an answer served, a file written), never for
+// a fixed time: d only bounds a wait that should end much sooner.
+func waitUntil(t testing.TB, d time.Duration, cond func() bool) bool {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if m := re.FindStringSubmatch(w.String()); m != nil {
-			return m[1]
-		}
+	if cond() {
+		return true
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
 		select {
-		case code := <-done:
-			t.Fatalf("command exited %d before printing %s:\n%s", code, re, w.String())
-		case <-time.After(20 * time.Millisecond):
+		case <-tick.C:
+			if cond() {
+				return true
+			}
+		case <-deadline.C:
+			return cond()
 		}
 	}
-	t.Fatalf("timed out waiting for %s:\n%s", re, w.String())
+}
+
+// waitFor waits until w holds a match of re and returns its first group;
+// it fails the test when the command exits (done) or 60 s pass first.
+func waitFor(t *testing.T, w *syncBuffer, re *regexp.Regexp, done <-chan int) string {
+	t.Helper()
+	return waitForWithin(t, 60*time.Second, w, re, done)
+}
+
+// startTimeout bounds the start of `endpoints serve` or `dev` (startCLI):
+// it compiles every module, which for a Go SDK module under the race
+// detector, on a machine busy with other tests, takes over a minute.
+const startTimeout = 5 * time.Minute
+
+// waitForWithin is waitFor with a bound of d.
+func waitForWithin(t *testing.T, d time.Duration, w *syncBuffer, re *regexp.Regexp, done <-chan int) string {
+	t.Helper()
+	var m []string
+	exited, code := false, 0
+	waitUntil(t, d, func() bool {
+		if m = re.FindStringSubmatch(w.String()); m != nil {
+			return true
+		}
+		select {
+		case code = <-done:
+			exited = true
+		default:
+		}
+		return exited
+	})
+	switch {
+	case m != nil:
+		return m[1]
+	case exited:
+		t.Fatalf("command exited %d before printing %s:\n%s", code, re, w.String())
+	default:
+		t.Fatalf("timed out after %s waiting for %s:\n%s", d, re, w.String())
+	}
 	return ""
 }
 
+// watchers records which watchers of a run are set up: the hook of
+// internal/testhook, which startCLI puts in the run's context.
+type watchers struct {
+	mu  sync.Mutex
+	set map[string]bool
+}
+
+// watching is the hook.
+func (w *watchers) watching(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.set == nil {
+		w.set = map[string]bool{}
+	}
+	w.set[name] = true
+}
+
+// all reports whether every one of names is set up.
+func (w *watchers) all(names ...string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, n := range names {
+		if !w.set[n] {
+			return false
+		}
+	}
+	return true
+}
+
 func TestOpenAPIAndCheck(t *testing.T) {
+	t.Parallel()
 	app := cApp(t)
 	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
 		t.Fatal(err)
@@ -223,14 +307,27 @@ func TestOpenAPIAndCheck(t *testing.T) {
 // startCLI runs `endpoints <command> APP` (serve or dev) on a free port
 // until the test ends, and returns the address it listens on with its
 // output and exit code. Cancelling ctx stops it as SIGINT would.
-func startCLI(t *testing.T, command, app string) (addr string, ctx context.Context, cancel context.CancelFunc, stdout, stderr *syncBuffer, done chan int) {
+// startCLI runs `endpoints command app` on a free port and returns once
+// it listens and the named watchers are set up (see internal/testhook:
+// "app" for Host.Watch, "sources" for the rebuilds, "build command" for
+// the app's own command under dev), so that a file saved from then on is
+// seen.
+func startCLI(t *testing.T, command, app string, watching ...string) (addr string, ctx context.Context, cancel context.CancelFunc, stdout, stderr *syncBuffer, done chan int) {
 	t.Helper()
 	ctx, cancel = context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	var ready watchers
 	stdout, stderr, done = &syncBuffer{}, &syncBuffer{}, make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{command, app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, stdout, stderr)
+		done <- run(testhook.WithWatching(ctx, ready.watching), []string{command, app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, stdout, stderr)
 	}()
-	addr = waitFor(t, stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+	start := time.Now()
+	addr = waitForWithin(t, startTimeout, stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Logf("endpoints %s took %s to listen", command, took.Round(time.Millisecond))
+	}
+	if !waitUntil(t, 30*time.Second, func() bool { return ready.all(watching...) }) {
+		t.Fatalf("the watchers %q were not all set up within 30 s:\n%s\n%s", watching, stdout.String(), stderr.String())
+	}
 	return addr, ctx, cancel, stdout, stderr, done
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -22,6 +23,30 @@ const features = api.CoreFeaturesV2 |
 	experimental.CoreFeaturesTypedFunctionReferences |
 	experimental.CoreFeaturesThreads |
 	experimental.CoreFeaturesExtendedConst
+
+// waitFor checks cond at once, then at every tick of a 5 ms ticker, until
+// it holds or d has passed, and reports whether it held: the tests wait
+// with it for a condition, never for a fixed time.
+func waitFor(t testing.TB, d time.Duration, cond func() bool) bool {
+	t.Helper()
+	if cond() {
+		return true
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if cond() {
+				return true
+			}
+		case <-deadline.C:
+			return cond()
+		}
+	}
+}
 
 // tool returns the path of a command a test needs, and skips the test when
 // it is not installed. CI installs all of them (clang, lld, wabt).

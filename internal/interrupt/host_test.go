@@ -42,16 +42,25 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+// TestBudgetDeadlinePasses polls Expired until the deadline has passed:
+// it must turn true, and never before the deadline.
 func TestBudgetDeadlinePasses(t *testing.T) {
 	var b Budget
-	b.Reset(time.Now().Add(5 * time.Millisecond))
-	if b.Expired() {
-		t.Fatal("Expired() = true before the deadline, want false")
+	deadline := time.Now().Add(50 * time.Millisecond)
+	b.Reset(deadline)
+	polls := 0
+	if !waitFor(t, 10*time.Second, func() bool {
+		polls++
+		expired := b.Expired()
+		// Read after Expired: a time before the deadline proves it early.
+		if now := time.Now(); expired && now.Before(deadline) {
+			t.Fatalf("Expired() = true %v before the deadline, want false", deadline.Sub(now))
+		}
+		return expired
+	}) {
+		t.Fatal("Expired() = false 10 s after the deadline, want true")
 	}
-	time.Sleep(10 * time.Millisecond)
-	if !b.Expired() {
-		t.Fatal("Expired() = false after the deadline, want true")
-	}
+	t.Logf("Expired() turned true at poll %d", polls)
 }
 
 // TestBudgetHammer stops a Budget from many goroutines released at once

@@ -1,0 +1,33 @@
+// Package testhook lets tests learn of events that production code reports
+// nowhere else, through a hook carried by a context: today, that a file
+// watcher is set up, so that a test edits files once the edit can be seen
+// instead of sleeping and hoping.
+//
+//	ready := make(chan string, 3)
+//	ctx = testhook.WithWatching(ctx, func(name string) { ready <- name })
+//	go h.Watch(ctx, nil)
+//	<-ready // "app": a file written from now on is seen
+//
+// Without a hook in the context a call costs one context lookup and does
+// nothing.
+package testhook
+
+import "context"
+
+type watchingKey struct{}
+
+// WithWatching returns a copy of ctx whose watchers call f with their name
+// once they are set up: a change made to a file they watch after f is
+// called is seen. f may be called from any goroutine, once per watcher
+// started with the context.
+func WithWatching(ctx context.Context, f func(name string)) context.Context {
+	return context.WithValue(ctx, watchingKey{}, f)
+}
+
+// Watching calls the hook of ctx, if any, with name. A watcher calls it
+// once it has added its watches, before it waits for the first change.
+func Watching(ctx context.Context, name string) {
+	if f, ok := ctx.Value(watchingKey{}).(func(string)); ok {
+		f(name)
+	}
+}
