@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // AppConfigFile is the module options file at the root of an app
@@ -421,12 +423,12 @@ func ParseAppConfig(file string, data []byte) (*AppConfig, error) {
 	}
 	st := cfg.Storage
 	switch {
-	case st.Driver != "" && st.Driver != DriverMemory && st.Driver != DriverRedis:
-		return nil, fmt.Errorf("%s: /storage/driver: %q is not one of \"memory\", \"redis\"", file, st.Driver)
+	case st.Driver != "" && st.Driver != DriverMemory && !slices.Contains(storage.Drivers(), st.Driver):
+		return nil, fmt.Errorf("%s: /storage/driver: %q is not \"memory\" nor a driver this program links (registered: %s); a program embedding the host imports the driver's package, e.g. _ \"github.com/wasmendpoints/endpoints/storage/redis\"", file, st.Driver, strings.Join(storage.Drivers(), ", "))
 	case st.Driver == DriverRedis && st.URL == "":
 		return nil, fmt.Errorf("%s: /storage/url: the redis driver needs a url, such as \"redis://127.0.0.1:6379/0\"", file)
-	case st.Driver != DriverRedis && st.URL != "":
-		return nil, fmt.Errorf("%s: /storage/url: a url is only used by the redis driver; add \"driver\": \"redis\"", file)
+	case (st.Driver == "" || st.Driver == DriverMemory) && st.URL != "":
+		return nil, fmt.Errorf("%s: /storage/url: the memory store takes no url; add \"driver\": \"redis\"", file)
 	case st.MaxBytes < 0:
 		return nil, fmt.Errorf("%s: /storage/maxBytes: must be positive, got %d", file, st.MaxBytes)
 	case cfg.Idempotency.Lease < 0:

@@ -6,11 +6,10 @@ import (
 	"path/filepath"
 
 	"github.com/wasmendpoints/endpoints/storage"
-	"github.com/wasmendpoints/endpoints/storage/redis"
 )
 
-// openStore opens the store the options name: the embedder's, Redis, or
-// the in-memory default.
+// openStore opens the store the options name: the embedder's, one of a
+// registered driver (Redis), or the in-memory default.
 func (h *Host) openStore(ctx context.Context) error {
 	h.namespace = h.opts.Storage.Namespace
 	if h.namespace == "" {
@@ -25,19 +24,22 @@ func (h *Host) openStore(ctx context.Context) error {
 		return nil
 	}
 	h.ownStore = true
-	switch h.opts.Storage.Driver {
-	case DriverRedis:
-		s, err := redis.New(h.opts.Storage.URL, h.namespace)
+	if driver := h.opts.Storage.Driver; driver != "" && driver != DriverMemory {
+		// A registered driver (storage.Register): the program links only
+		// those it imports, such as storage/redis.
+		s, err := storage.Open(ctx, driver, h.opts.Storage.URL, h.namespace)
 		if err != nil {
 			return fmt.Errorf("%s: /storage: %w", AppConfigFile, err)
 		}
 		h.store = s
-		if err := s.Ping(ctx); err != nil {
-			h.logger.Warn("Redis does not answer; idempotent endpoints answer 503 and the key-value store fails until it does", "error", err)
+		if p, ok := s.(interface{ Ping(context.Context) error }); ok {
+			if err := p.Ping(ctx); err != nil {
+				h.logger.Warn("the store does not answer; idempotent endpoints answer 503 and the key-value store fails until it does", "driver", driver, "error", err)
+			}
 		}
-	default:
-		h.store = storage.NewMemory(storage.MemoryOptions{MaxBytes: h.opts.Storage.MaxBytes})
+		return nil
 	}
+	h.store = storage.NewMemory(storage.MemoryOptions{MaxBytes: h.opts.Storage.MaxBytes})
 	return nil
 }
 

@@ -10,6 +10,9 @@ import (
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
+
+	// The tests configure the redis driver by name in endpoints.json.
+	_ "github.com/wasmendpoints/endpoints/storage/redis"
 )
 
 func newRecorder() *httptest.ResponseRecorder { return httptest.NewRecorder() }

@@ -14,6 +14,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	// The store drivers endpoints.json may name ("storage": {"driver":
+	// "redis"}); embedders of package host import the ones they use.
+	_ "github.com/wasmendpoints/endpoints/storage/redis"
 )
 
 func main() {

@@ -90,6 +90,15 @@ type Store struct {
 
 var _ storage.Store = (*Store)(nil)
 
+// The driver name "redis" opens this store for endpoints.json's
+// {"storage": {"driver": "redis", "url": "redis://..."}}; importing the
+// package registers it.
+func init() {
+	storage.Register("redis", func(ctx context.Context, url, namespace string) (storage.Store, error) {
+		return New(url, namespace)
+	})
+}
+
 // New returns a Store on the server at rawURL, keeping its keys under
 // "endpoints:{namespace}:". rawURL is parsed by go-redis's ParseURL:
 //
