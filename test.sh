@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test of Endpoints: gofmt, go vet, then go test ./...
+# Runs every test of Endpoints: gofmt, go vet, staticcheck, then go test ./...
 #
 # The tests build real guest modules: Go ones with the Go toolchain, C ones
 # with clang and wasi-libc, Rust ones with rustc and its wasm32 standard
@@ -43,6 +43,10 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
+# staticcheck, pinned; staticcheck.conf says which checks.
+staticcheck="honnef.co/go/tools/cmd/staticcheck@v0.8.2"
+go run "$staticcheck" ./...
+(cd tests/openapi && go run "$staticcheck" ./...)
 go test -count=1 "$@" ./...
 # The document-versus-runtime test has a module of its own, so that the
 # independent OpenAPI validator it uses stays out of the main go.mod.

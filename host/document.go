@@ -4,11 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -48,18 +45,6 @@ type document struct {
 	json []byte
 	etag string
 	doc  *openapi.Document
-}
-
-// loadRoutesConfig reads server/routes.config.json; nil when absent.
-func loadRoutesConfig(appDir string) (*openapi.RoutesConfig, error) {
-	data, err := os.ReadFile(filepath.Join(appDir, filepath.FromSlash(RoutesConfigFile)))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return openapi.ParseRoutesConfig(RoutesConfigFile, data)
 }
 
 // buildDocument builds the document of a table: the contracts, the routes

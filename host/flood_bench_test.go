@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -149,8 +148,8 @@ func BenchmarkFailureFlood(b *testing.B) {
 	b.ReportMetric(float64(c.Microseconds()), "benign-p99-µs")
 	b.ReportMetric(float64(f)/float64(q), "hostile/quiet")
 	b.ReportMetric(float64(f)/float64(c), "hostile/benign")
-	b.Log(fmt.Sprintf("p99 of GET /api/users/2: %s alone; %s under %d hostile requests (%.2fx); %s under %d good ones (%.2fx)",
-		q, f, hostileN.Load(), float64(f)/float64(q), c, controlN.Load(), float64(c)/float64(q)))
+	b.Logf("p99 of GET /api/users/2: %s alone; %s under %d hostile requests (%.2fx); %s under %d good ones (%.2fx)",
+		q, f, hostileN.Load(), float64(f)/float64(q), c, controlN.Load(), float64(c)/float64(q))
 }
 
 func p99(lat []time.Duration) time.Duration {

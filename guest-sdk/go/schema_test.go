@@ -17,9 +17,10 @@ type (
 		City   string `json:"city,omitempty"`
 	}
 	Person struct {
-		Name    string   `json:"name" minLength:"1"`
-		Home    *Address `json:"home,omitempty"`
-		Work    Address  `json:"work"`
+		Name string   `json:"name" minLength:"1"`
+		Home *Address `json:"home,omitempty"`
+		Work Address  `json:"work"`
+		//lint:ignore U1000 the schema must leave unexported fields out
 		private int
 	}
 	Tree struct {
@@ -30,7 +31,8 @@ type (
 		Items []T    `json:"items"`
 		Next  string `json:"next,omitempty"`
 	}
-	Level      string
+	Level string
+	//lint:ignore U1000 a type with only unexported fields
 	netAddr    struct{ ip [4]byte }
 	customJSON struct{}
 	Base       struct {
@@ -48,7 +50,8 @@ type (
 		Shadow string `json:"shadow,omitempty"`
 		Name   string
 		Skip   string `json:"-"`
-		Dash   string `json:"-,"`
+		//lint:ignore SA5008 encoding/json names this field "-", and so must the schema
+		Dash string `json:"-,"`
 	}
 	// Ambiguous promotes Code from two unexported embedded structs at one
 	// depth, neither tagged: encoding/json drops it.

@@ -268,7 +268,7 @@ func writeReply(reply Reply, envelope []byte, status int) error {
 // newline; the bytes are valid until the next call.
 func encodeJSON(v any) ([]byte, error) {
 	replyBuf.Reset()
-	if raw, ok := v.(json.RawMessage); ok && bytes.IndexAny(raw, "<>&") < 0 {
+	if raw, ok := v.(json.RawMessage); ok && !bytes.ContainsAny(raw, "<>&") {
 		// Bytes that already are JSON (a value read from the key-value
 		// store) are only compacted, as encoding/json would: no decode
 		// and encode inside wasm. (With <, > or &, which encoding/json

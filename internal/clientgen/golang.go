@@ -398,8 +398,7 @@ type goBodyField struct {
 	Content
 	field  string // Go field of the request
 	goType string // its type
-	form   []goParam
-	ranged bool // the media type is a range: the caller says the type
+	ranged bool   // the media type is a range: the caller says the type
 }
 
 // operation declares the method, request and response of an operation.

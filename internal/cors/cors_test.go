@@ -133,8 +133,7 @@ func TestInABrowser(t *testing.T) {
 		}))
 	}
 	results := make(chan string, 1)
-	var page *httptest.Server
-	page = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/result" {
 			results <- r.URL.Query().Get("v")
 			return

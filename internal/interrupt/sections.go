@@ -347,7 +347,7 @@ func (r *rewriter) body(dst, b []byte, base int) ([]byte, error) {
 	dst = append(dst, b[:p]...)
 	entry := len(dst)
 	var w walk
-	if dst, p, w, err = r.instrs(dst, b, p, base, true); err != nil {
+	if dst, _, w, err = r.instrs(dst, b, p, base, true); err != nil {
 		return nil, err
 	}
 	if w.calls && !w.entryLoop {

@@ -132,9 +132,7 @@ func coerceNumber(types typeSet, v string) (n any, ok bool) {
 type outOfRange struct{ err error }
 
 func isInteger(s string) bool {
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
+	s = strings.TrimPrefix(s, "-")
 	if s == "" || (len(s) > 1 && s[0] == '0') {
 		return false
 	}

@@ -316,7 +316,7 @@ func (s *Store) List(ctx context.Context, ns, prefix, after string, limit int) (
 	index := s.indexKey(ns)
 	for len(keys) < limit {
 		want := limit - len(keys)
-		page, err := s.client.ZRangeByLex(ctx, index, &goredis.ZRangeBy{Min: start, Max: stop, Count: int64(want)}).Result()
+		page, err := s.client.ZRangeArgs(ctx, goredis.ZRangeArgs{Key: index, Start: start, Stop: stop, ByLex: true, Count: int64(want)}).Result()
 		if err != nil {
 			return nil, s.fail("ZRANGE BYLEX", err)
 		}
