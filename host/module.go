@@ -110,10 +110,10 @@ func (e *engine) prepare(ctx context.Context, wasm []byte, file string) (*code, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}
-	c, err := e.codeFor(ctx, wasm)
-	if err != nil && strings.Contains(err.Error(), "over limit of") {
-		return nil, fmt.Errorf("%s: its memory does not fit limits.memoryBytes (%d bytes): %w; raise limits.memoryBytes in %s", file, e.memoryBytes, err, AppConfigFile)
+	if pages, ok, err := wasmbin.MemoryPages(wasm); err == nil && ok && uint64(pages)*65536 > uint64(e.memoryBytes) {
+		return nil, fmt.Errorf("%s: its memory does not fit limits.memoryBytes (%d bytes): it starts at %d pages of 64 KiB (%d bytes); raise limits.memoryBytes in %s", file, e.memoryBytes, pages, uint64(pages)*65536, AppConfigFile)
 	}
+	c, err := e.codeFor(ctx, wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}

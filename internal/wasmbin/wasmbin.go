@@ -20,6 +20,7 @@ import (
 const (
 	SectionCustom   = 0
 	SectionImport   = 2
+	SectionMemory   = 5
 	SectionExport   = 7
 	SectionCode     = 10
 	sectionFunction = 3
@@ -228,6 +229,33 @@ func countFunctionImports(b []byte) (uint32, error) {
 		}
 	}
 	return funcs, nil
+}
+
+// MemoryPages returns the initial size, in 64 KiB pages, of the first
+// memory the module defines (not imports), and false when it defines none.
+func MemoryPages(wasm []byte) (uint32, bool, error) {
+	sections, err := Sections(wasm)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, s := range sections {
+		if s.ID != SectionMemory {
+			continue
+		}
+		count, p, err := readU32(s.Payload, 0)
+		if err != nil || count == 0 {
+			return 0, false, err
+		}
+		if p >= len(s.Payload) {
+			return 0, false, fmt.Errorf("%w: bad memory limits", ErrMalformed)
+		}
+		min, _, err := readU32(s.Payload, p+1) // after the limits' flag byte
+		if err != nil {
+			return 0, false, err
+		}
+		return min, true, nil
+	}
+	return 0, false, nil
 }
 
 func skipLimits(b []byte, p int) (int, error) {

@@ -87,3 +87,26 @@ func TestCustomSections(t *testing.T) {
 		}
 	}
 }
+
+func TestMemoryPages(t *testing.T) {
+	header := []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
+	tests := []struct {
+		name   string
+		module []byte
+		pages  uint32
+		ok     bool
+	}{
+		{"a memory of 3 pages", append(append([]byte{}, header...), wasmbin.SectionMemory, 3, 1, 0x00, 3), 3, true},
+		{"min 200 with a max (flag 1)", append(append([]byte{}, header...), wasmbin.SectionMemory, 5, 1, 0x01, 0xc8, 0x01, 0x80), 200, true},
+		{"no memory section", header, 0, false},
+	}
+	for _, tt := range tests {
+		pages, ok, err := wasmbin.MemoryPages(tt.module)
+		if err != nil || pages != tt.pages || ok != tt.ok {
+			t.Errorf("%s: MemoryPages = %d, %v, %v; want %d, %v", tt.name, pages, ok, err, tt.pages, tt.ok)
+		}
+	}
+	if _, _, err := wasmbin.MemoryPages(append(append([]byte{}, header...), wasmbin.SectionMemory, 1, 1)); err == nil {
+		t.Error("a memory section cut short parsed")
+	}
+}
