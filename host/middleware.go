@@ -453,15 +453,15 @@ type loadedMiddleware struct {
 	err  error
 }
 
-// loadMiddlewareFiles loads the modules of server/middleware into t,
+// middlewareFiles loads the modules of server/middleware into the table,
 // reusing prev's for files whose bytes did not change. A module that
 // fails keeps its previous version, as route modules do.
-func (h *Host) loadMiddlewareFiles(ctx context.Context, prev *table, t *table, report *ReloadReport) {
+func (l *loading) middlewareFiles() {
+	h, t, prev, report := l.h, l.t, l.prev, &l.report
 	t.mwFiles = map[string]*loadedMiddleware{}
 	files, err := findMiddleware(h.app)
 	if err != nil {
-		t.problems = append(t.problems, err)
-		report.Problems = append(report.Problems, err)
+		l.problem(err, true)
 		if prev != nil {
 			t.mwFiles, t.middleware = prev.mwFiles, prev.middleware
 		}
@@ -479,18 +479,17 @@ func (h *Host) loadMiddlewareFiles(ctx context.Context, prev *table, t *table, r
 				t.middleware = append(t.middleware, old.mw)
 			}
 			if old.err != nil {
-				t.problems = append(t.problems, old.err)
+				l.problem(old.err, false)
 			}
 			continue
 		}
 		lm := &loadedMiddleware{hash: hash}
 		if err == nil {
-			lm.mw, err = h.engine.loadMiddleware(ctx, data, f, h.opts.Limits.instances())
+			lm.mw, err = h.engine.loadMiddleware(l.ctx, data, f, h.opts.Limits.instances())
 		}
 		if err != nil {
 			lm.err = err
-			t.problems = append(t.problems, err)
-			report.Problems = append(report.Problems, err)
+			l.problem(err, true)
 			if old != nil && old.mw != nil {
 				lm.mw = old.mw // the previous version keeps serving
 			}

@@ -218,46 +218,92 @@ func (h *Host) readHashed(rel string) ([]byte, [sha256.Size]byte, error) {
 // bytes did not change reuses prev's module, and one that fails keeps
 // prev's version. Modules compile in parallel, at most GOMAXPROCS at once.
 func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, error) {
-	var report ReloadReport
 	files, err := findModules(h.app)
 	if err != nil {
-		return nil, report, fmt.Errorf("reading app %s: %w", h.app, err)
+		return nil, ReloadReport{}, fmt.Errorf("reading app %s: %w", h.app, err)
 	}
 	start := time.Now()
-	t := &table{files: map[string]*loadedFile{}, state: &tableState{}}
+	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{files: map[string]*loadedFile{}, state: &tableState{}}}
+	l.routesConfig()
+	// The route modules load in the background while the runtime
+	// declaration, endpoints.json and the middleware load: they need none
+	// of them.
+	routes := l.startRoutes(files)
+	l.runtimeDeclaration()
+	if err := l.settings(); err != nil {
+		l.discard(routes())
+		return nil, l.report, err
+	}
+	l.middlewareFiles()
+	l.assemble(files, routes())
+	l.noteRemoved()
+	l.document()
+	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(l.t.problems), "took", time.Since(start).Round(time.Millisecond))
+	return l.t, l.report, nil
+}
 
-	// The routes configuration: a broken new version keeps the previous.
-	rcData, rcHash, err := h.readHashed(RoutesConfigFile)
-	configChanged := prev == nil || rcHash != prev.configHash
-	t.configHash = rcHash
+// loading is one run of load: the table it builds from the app's files,
+// the previous table (nil at the first load), and the report of what
+// changed and what failed.
+type loading struct {
+	h      *Host
+	ctx    context.Context
+	prev   *table
+	t      *table
+	report ReloadReport
+	// configChanged: the routes configuration is not prev's, so every
+	// route applies it anew.
+	configChanged bool
+}
+
+// problem records a problem of the table; fresh ones (not already
+// reported for the same bytes by an earlier load) go into the report too.
+func (l *loading) problem(err error, fresh bool) {
+	l.t.problems = append(l.t.problems, err)
+	if fresh {
+		l.report.Problems = append(l.report.Problems, err)
+	}
+}
+
+// routesConfig reads server/routes.config.json: a broken new version keeps
+// the previous one.
+func (l *loading) routesConfig() {
+	t, prev := l.t, l.prev
+	data, hash, err := l.h.readHashed(RoutesConfigFile)
+	l.configChanged = prev == nil || hash != prev.configHash
+	t.configHash = hash
 	switch {
 	case err != nil:
-		t.problems = append(t.problems, err)
-	case configChanged:
-		if rcData != nil {
-			t.routesConfig, err = openapi.ParseRoutesConfig(RoutesConfigFile, rcData)
+		l.problem(err, false)
+	case l.configChanged:
+		if data != nil {
+			t.routesConfig, err = openapi.ParseRoutesConfig(RoutesConfigFile, data)
 		}
 		if err != nil {
-			t.problems = append(t.problems, err)
-			report.Problems = append(report.Problems, err)
+			l.problem(err, true)
 			if prev != nil {
-				t.routesConfig, t.configHash, configChanged = prev.routesConfig, prev.configHash, false
+				t.routesConfig, t.configHash, l.configChanged = prev.routesConfig, prev.configHash, false
 			}
 		} else if prev != nil {
-			report.note(RoutesConfigFile, rcData != nil, prev.routesConfig != nil)
+			l.report.note(RoutesConfigFile, data != nil, prev.routesConfig != nil)
 		}
 	default:
 		t.routesConfig = prev.routesConfig
 	}
+}
 
-	// The route modules load in the background while the runtime
-	// declaration, endpoints.json and the middleware load below: they
-	// need none of them.
-	type result struct {
-		file *loadedFile
-		news bool // loaded from new bytes
-	}
-	results := make([]result, len(files))
+// routeResult is what loading one route module gave.
+type routeResult struct {
+	file *loadedFile
+	news bool // loaded from new bytes now
+}
+
+// startRoutes loads the route modules in the background, at most
+// GOMAXPROCS at once, reusing prev's for unchanged bytes; the function it
+// returns waits for them.
+func (l *loading) startRoutes(files []string) func() []routeResult {
+	h, prev := l.h, l.prev
+	results := make([]routeResult, len(files))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var progressMu sync.Mutex
@@ -280,7 +326,7 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 				old = prev.files[f]
 			}
 			if err == nil && old != nil && old.hash == hash && (old.route != nil || old.err != nil) {
-				results[i] = result{file: old}
+				results[i] = routeResult{file: old}
 				progress("", 0, nil)
 				return
 			}
@@ -294,65 +340,84 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 			lf := &loadedFile{hash: hash}
 			began := time.Now()
 			if err == nil {
-				lf.route, err = h.loadRoute(ctx, f, data)
+				lf.route, err = h.loadRoute(l.ctx, f, data)
 			}
 			lf.err = err
-			results[i] = result{file: lf, news: true}
+			results[i] = routeResult{file: lf, news: true}
 			progress(f, time.Since(began), err)
 		}()
 	}
-	// The runtime declaration.
-	rtData, rtHash, err := h.readHashed(abi.RuntimeModule)
-	t.runtimeHash = rtHash
+	return func() []routeResult {
+		wg.Wait()
+		return results
+	}
+}
+
+// discard retires the modules a failed first load made.
+func (l *loading) discard(results []routeResult) {
+	for _, res := range results {
+		if res.news && res.file.route != nil {
+			res.file.route.mod.pool.retire(l.ctx)
+		}
+	}
+}
+
+// runtimeDeclaration loads server/endpoints/runtime.wasm: a broken new
+// version keeps the previous one.
+func (l *loading) runtimeDeclaration() {
+	t, prev := l.t, l.prev
+	data, hash, err := l.h.readHashed(abi.RuntimeModule)
+	t.runtimeHash = hash
 	switch {
 	case err != nil:
-		t.problems = append(t.problems, err)
-	case prev == nil || rtHash != prev.runtimeHash:
+		l.problem(err, false)
+	case prev == nil || hash != prev.runtimeHash:
 		var rm *runtimeModule
-		if rtData != nil {
-			rm, err = h.engine.loadRuntime(ctx, rtData, h.opts.Limits.instances())
+		if data != nil {
+			rm, err = l.h.engine.loadRuntime(l.ctx, data, l.h.opts.Limits.instances())
 		}
 		if err != nil {
-			t.problems = append(t.problems, err)
-			report.Problems = append(report.Problems, err)
+			l.problem(err, true)
 			if prev != nil {
 				rm, t.runtimeHash = prev.runtime, prev.runtimeHash
 			}
 		} else if prev != nil {
-			report.note(abi.RuntimeModule, rtData != nil, prev.runtime != nil)
+			l.report.note(abi.RuntimeModule, data != nil, prev.runtime != nil)
 		}
 		t.runtime = rm
 	default:
 		t.runtime = prev.runtime
 	}
+}
 
-	// endpoints.json: settings for requests and the document.
+// settings reads endpoints.json and makes the settings of requests and
+// the document. At the first load a bad one fails the load; later the
+// previous settings stay.
+func (l *loading) settings() error {
+	h, t, prev := l.h, l.t, l.prev
 	cfg := h.config
 	if prev != nil {
-		cfg = h.reloadConfig(ctx, prev, t, &report)
+		cfg = l.appConfig()
 	} else {
 		_, t.appConfigHash, _ = h.readHashed(AppConfigFile)
 	}
+	var err error
 	if t.set, err = h.newSettings(cfg, t.runtime); err != nil {
 		if prev == nil {
-			t.runtime.close(ctx)
-			wg.Wait() // the route modules loading meanwhile are not served
-			for _, res := range results {
-				if res.file != nil && res.file.route != nil {
-					res.file.route.mod.pool.retire(ctx)
-				}
-			}
-			return nil, report, err
+			t.runtime.close(l.ctx)
+			return err
 		}
-		t.problems = append(t.problems, err)
-		report.Problems = append(report.Problems, err)
+		l.problem(err, true)
 		t.set, t.appConfigHash = prev.set, prev.appConfigHash
 	}
+	return nil
+}
 
-	// The middleware modules.
-	h.loadMiddlewareFiles(ctx, prev, t, &report)
-
-	wg.Wait()
+// assemble makes the route table from the loaded modules: a failed module
+// keeps its previous version, the routes configuration applies to the
+// routes new or changed, and each route claims its methods and path.
+func (l *loading) assemble(files []string, results []routeResult) {
+	t, prev := l.t, l.prev
 	configFailed := false
 	for i, res := range results {
 		f, lf := files[i], res.file
@@ -361,17 +426,14 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 			old = prev.files[f]
 		}
 		if lf.err != nil {
-			t.problems = append(t.problems, lf.err)
-			if res.news {
-				report.Problems = append(report.Problems, lf.err)
-			}
+			l.problem(lf.err, res.news)
 			if old != nil && old.route != nil {
 				// The previous version keeps serving; the broken bytes
 				// are remembered so they are not loaded again.
 				lf = &loadedFile{hash: lf.hash, route: old.route, err: lf.err}
 			}
 		} else if res.news && prev != nil {
-			report.note(f, true, old != nil)
+			l.report.note(f, true, old != nil)
 		}
 		// built: the route was made now from new bytes, and its module
 		// belongs to no other table. A route reused from prev is shared
@@ -379,16 +441,13 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 		// rebuilt when the routes configuration changed.
 		r, built := lf.route, res.news && lf.err == nil
 		refuse := func(err error) {
-			t.problems = append(t.problems, err)
-			if res.news {
-				report.Problems = append(report.Problems, err)
-			}
+			l.problem(err, res.news)
 			if built {
-				r.mod.pool.retire(ctx)
+				r.mod.pool.retire(l.ctx)
 			}
 			t.files[f] = &loadedFile{hash: lf.hash, err: err}
 		}
-		if r != nil && (built || configChanged) {
+		if r != nil && (built || l.configChanged) {
 			// Routes shared with prev are never changed: a new
 			// configuration applies to a fresh route of the same module.
 			next, err := r, error(nil)
@@ -403,9 +462,7 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 				// route keeps serving (as before, or without the
 				// configuration's responses), and the configuration is
 				// applied again at the next reload.
-				err = fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err)
-				t.problems = append(t.problems, err)
-				report.Problems = append(report.Problems, err)
+				l.problem(fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err), true)
 				configFailed = true
 				if built {
 					if next, err = newRoute(r.rf, r.mod); err != nil {
@@ -428,41 +485,47 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 	if configFailed && prev != nil {
 		t.configHash = prev.configHash // try the configuration again at the next reload
 	}
-	if prev != nil {
-		for f := range prev.files {
-			if _, ok := t.files[f]; !ok {
-				report.Removed = append(report.Removed, f)
-			}
-		}
-		slices.Sort(report.Removed)
+}
+
+// noteRemoved reports the route modules prev had and the app no longer.
+func (l *loading) noteRemoved() {
+	if l.prev == nil {
+		return
 	}
-	if t.doc, err = h.buildDocument(ctx, t); err != nil {
+	for f := range l.prev.files {
+		if _, ok := l.t.files[f]; !ok {
+			l.report.Removed = append(l.report.Removed, f)
+		}
+	}
+	slices.Sort(l.report.Removed)
+}
+
+// document builds the OpenAPI document, then the security plan and the
+// rate limits, which add the 401, 403 and 429 the host answers to it.
+func (l *loading) document() {
+	t := l.t
+	var err error
+	if t.doc, err = l.h.buildDocument(l.ctx, t); err != nil {
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
-		t.problems = append(t.problems, t.docErr)
-		report.Problems = append(report.Problems, t.docErr)
-	} else {
-		var prevPlan *securityPlan
-		if prev != nil {
-			prevPlan = prev.security
-		}
-		plan, problems := h.planSecurity(t, prevPlan)
-		for _, p := range problems {
-			p = fmt.Errorf("security: %w", p)
-			t.problems = append(t.problems, p)
-			report.Problems = append(report.Problems, p)
-		}
-		t.security = plan
-		if err := documentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
-			t.problems = append(t.problems, err)
-			report.Problems = append(report.Problems, err)
-		}
-		// The document now lists the 401 and 403 the host answers.
-		if b, err := marshalDocument(t.doc.doc); err == nil {
-			t.doc = newDocument(b, t.doc.doc)
-		}
+		l.problem(t.docErr, true)
+		return
 	}
-	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(t.problems), "took", time.Since(start).Round(time.Millisecond))
-	return t, report, nil
+	var prevPlan *securityPlan
+	if l.prev != nil {
+		prevPlan = l.prev.security
+	}
+	plan, problems := l.h.planSecurity(t, prevPlan)
+	for _, p := range problems {
+		l.problem(fmt.Errorf("security: %w", p), true)
+	}
+	t.security = plan
+	if err := documentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
+		l.problem(err, true)
+	}
+	// The document now lists the 401 and 403 the host answers.
+	if b, err := marshalDocument(t.doc.doc); err == nil {
+		t.doc = newDocument(b, t.doc.doc)
+	}
 }
 
 // note records a file as added, changed or removed.

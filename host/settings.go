@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -106,13 +105,13 @@ func restartOnly(old, cur *AppConfig) []string {
 	return out
 }
 
-// reloadConfig reads endpoints.json for a reload: the new configuration
-// when it changed and is valid, the previous one otherwise.
-func (h *Host) reloadConfig(_ context.Context, prev *table, t *table, report *ReloadReport) *AppConfig {
-	data, hash, err := h.readHashed(AppConfigFile)
+// appConfig reads endpoints.json for a reload: the new configuration when
+// it changed and is valid, the previous one otherwise.
+func (l *loading) appConfig() *AppConfig {
+	t, prev := l.t, l.prev
+	data, hash, err := l.h.readHashed(AppConfigFile)
 	if err != nil {
-		t.problems = append(t.problems, err)
-		report.Problems = append(report.Problems, err)
+		l.problem(err, true)
 		t.appConfigHash = prev.appConfigHash
 		return prev.set.config
 	}
@@ -123,15 +122,14 @@ func (h *Host) reloadConfig(_ context.Context, prev *table, t *table, report *Re
 	cfg := &AppConfig{}
 	if data != nil {
 		if cfg, err = ParseAppConfig(AppConfigFile, data); err != nil {
-			t.problems = append(t.problems, err)
-			report.Problems = append(report.Problems, err)
+			l.problem(err, true)
 			t.appConfigHash = prev.appConfigHash
 			return prev.set.config
 		}
 	}
-	report.note(AppConfigFile, data != nil, prev.set.config != nil)
+	l.report.note(AppConfigFile, data != nil, prev.set.config != nil)
 	if keys := restartOnly(prev.set.config, cfg); len(keys) > 0 {
-		h.logger.Warn(fmt.Sprintf("%s changed %v: restart to apply those; the rest applies now", AppConfigFile, keys))
+		l.h.logger.Warn(fmt.Sprintf("%s changed %v: restart to apply those; the rest applies now", AppConfigFile, keys))
 	}
 	return cfg
 }
