@@ -142,279 +142,349 @@ func errno(e abi.Errno) uint64 { return uint64(uint32(int32(e))) }
 
 var i32 = api.ValueTypeI32
 
+// hostFunction is one function of the "endpoints" module (abi/README.md
+// §3): its name, signature, parameter names (for wazero's stack traces and
+// debuggers) and implementation.
+type hostFunction struct {
+	name            string
+	params, results []api.ValueType
+	paramNames      []string
+	fn              api.GoModuleFunc
+}
+
+// hostFunctions are the functions a guest may import from "endpoints".
+var hostFunctions = []hostFunction{
+	{abi.ImportRequestRead, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"buf", "buf_len"}, hostRequestRead},
+	{abi.ImportRequestValue, []api.ValueType{i32, i32, i32, i32, i32}, []api.ValueType{i32}, []string{"part", "name", "name_len", "buf", "buf_len"}, hostRequestValue},
+	{abi.ImportRequestHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "buf", "buf_len"}, hostRequestHeader},
+	{abi.ImportBodyRead, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"buf", "buf_len"}, hostBodyRead},
+	{abi.ImportFileRead, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, []string{"index", "buf", "buf_len"}, hostFileRead},
+	{abi.ImportKVGet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"key", "key_len", "buf", "buf_len"}, hostKVGet},
+	{abi.ImportKVSet, []api.ValueType{i32, i32, i32, i32, i32}, []api.ValueType{i32}, []string{"key", "key_len", "value", "value_len", "ttl_seconds"}, hostKVSet},
+	{abi.ImportKVDelete, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"key", "key_len"}, hostKVDelete},
+	{abi.ImportKVIncr, []api.ValueType{i32, i32, api.ValueTypeI64, i32}, []api.ValueType{i32}, []string{"key", "key_len", "delta", "out"}, hostKVIncr},
+	{abi.ImportKVList, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, []string{"prefix", "prefix_len", "after", "after_len", "buf", "buf_len"}, hostKVList},
+	{abi.ImportResponseSetStatus, []api.ValueType{i32}, []api.ValueType{i32}, []string{"status"}, hostResponseSetStatus},
+	{abi.ImportResponseSetHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, responseHeader(abi.ImportResponseSetHeader, false)},
+	{abi.ImportResponseAddHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, responseHeader(abi.ImportResponseAddHeader, true)},
+	{abi.ImportResponseWrite, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"buf", "buf_len"}, hostResponseWrite},
+	{abi.ImportRequestSetHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, hostRequestSetHeader},
+	{abi.ImportContextSet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, hostContextSet},
+	{abi.ImportPrincipalSet, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"json", "json_len"}, hostPrincipalSet},
+	{abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, []string{"level", "msg", "msg_len"}, hostLog},
+}
+
+// instantiateHostFunctions registers hostFunctions in r as the module
+// "endpoints"; each counts against the call's deadline (withinDeadline).
 func instantiateHostFunctions(ctx context.Context, r wazero.Runtime) error {
 	b := r.NewHostModuleBuilder(abi.ImportModule)
-	def := func(name string, params, results []api.ValueType, fn api.GoModuleFunc) {
-		b.NewFunctionBuilder().WithGoModuleFunction(withinDeadline(fn), params, results).Export(name)
+	for _, f := range hostFunctions {
+		b.NewFunctionBuilder().WithGoModuleFunction(withinDeadline(f.fn), f.params, f.results).WithParameterNames(f.paramNames...).Export(f.name)
 	}
-	def(abi.ImportRequestRead, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		c := callFrom(ctx)
-		if c == nil || c.loading {
-			read(mod, abi.ImportRequestRead, uint32(stack[0]), uint32(stack[1]))
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		stack[0] = deliver(mod, abi.ImportRequestRead, c.envelopeJSON(), uint32(stack[0]), uint32(stack[1]))
-	})
-	def(abi.ImportRequestValue, []api.ValueType{i32, i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		part, name := abi.Part(int32(stack[0])), string(read(mod, abi.ImportRequestValue, uint32(stack[1]), uint32(stack[2])))
-		buf, bufLen := uint32(stack[3]), uint32(stack[4])
-		c := callFrom(ctx)
-		if c == nil || c.loading {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		v, e := c.value(part, name)
-		if e != 0 {
-			read(mod, abi.ImportRequestValue, buf, bufLen)
-			stack[0] = errno(e)
-			return
-		}
-		stack[0] = deliver(mod, abi.ImportRequestValue, v, buf, bufLen)
-	})
-	def(abi.ImportRequestHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		name := string(read(mod, abi.ImportRequestHeader, uint32(stack[0]), uint32(stack[1])))
-		buf, bufLen := uint32(stack[2]), uint32(stack[3])
-		c := callFrom(ctx)
-		if c == nil || c.loading {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		vals := requestHeaderValues(c.req, name)
-		if len(vals) == 0 {
-			read(mod, abi.ImportRequestHeader, buf, bufLen)
-			stack[0] = errno(abi.ErrNotFound)
-			return
-		}
-		joined := vals[0]
-		if len(vals) > 1 {
-			joined = strings.Join(vals, ", ")
-		}
-		stack[0] = deliver(mod, abi.ImportRequestHeader, []byte(joined), buf, bufLen)
-	})
-	def(abi.ImportBodyRead, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		buf, bufLen := uint32(stack[0]), uint32(stack[1])
-		dst := read(mod, abi.ImportBodyRead, buf, bufLen)
-		c := callFrom(ctx)
-		if c == nil || c.loading || c.mw != nil {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		n, e := c.readBody(dst)
-		if e != 0 {
-			stack[0] = errno(e)
-			return
-		}
-		stack[0] = uint64(uint32(n))
-	})
-	def(abi.ImportFileRead, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		index, buf, bufLen := int32(stack[0]), uint32(stack[1]), uint32(stack[2])
-		dst := read(mod, abi.ImportFileRead, buf, bufLen)
-		c := callFrom(ctx)
-		if c == nil || c.loading || c.mw != nil {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		n, e := c.readFile(index, dst)
-		if e != 0 {
-			stack[0] = errno(e)
-			return
-		}
-		stack[0] = uint64(uint32(n))
-	})
-	// The key-value store (abi kv_*): the app's store, in its namespace.
-	kvCall := func(ctx context.Context) *call {
-		c := callFrom(ctx)
-		if c == nil || c.loading || c.host == nil {
-			return nil
-		}
-		return c
+	_, err := b.Instantiate(ctx)
+	return err
+}
+
+// hostRequestRead implements request_read (abi/README.md §3).
+func hostRequestRead(ctx context.Context, mod api.Module, stack []uint64) {
+	c := callFrom(ctx)
+	if c == nil || c.loading {
+		read(mod, abi.ImportRequestRead, uint32(stack[0]), uint32(stack[1]))
+		stack[0] = errno(abi.ErrState)
+		return
 	}
-	def(abi.ImportKVGet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		key := string(read(mod, abi.ImportKVGet, uint32(stack[0]), uint32(stack[1])))
-		buf, bufLen := uint32(stack[2]), uint32(stack[3])
-		c := kvCall(ctx)
-		if c == nil {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		v, ok, err := c.host.store.Get(c, c.host.namespace, key)
-		switch {
-		case err != nil:
-			stack[0] = errno(kvError(c, "get", err))
-		case !ok:
-			read(mod, abi.ImportKVGet, buf, bufLen)
-			stack[0] = errno(abi.ErrNotFound)
-		default:
-			stack[0] = deliver(mod, abi.ImportKVGet, v, buf, bufLen)
-		}
-	})
-	def(abi.ImportKVSet, []api.ValueType{i32, i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		key := read(mod, abi.ImportKVSet, uint32(stack[0]), uint32(stack[1]))
-		value := read(mod, abi.ImportKVSet, uint32(stack[2]), uint32(stack[3]))
-		ttl := int32(stack[4])
-		c := kvCall(ctx)
-		switch {
-		case c == nil:
-			stack[0] = errno(abi.ErrState)
-		case len(key) == 0 || len(key) > abi.KVMaxKey || len(value) > abi.KVMaxValue || ttl < 0:
-			stack[0] = errno(abi.ErrInvalid)
-		default:
-			err := c.host.store.Set(c, c.host.namespace, string(key), value, time.Duration(ttl)*time.Second)
-			if err != nil {
-				stack[0] = errno(kvError(c, "set", err))
-				return
-			}
-			stack[0] = 0
-		}
-	})
-	def(abi.ImportKVDelete, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		key := string(read(mod, abi.ImportKVDelete, uint32(stack[0]), uint32(stack[1])))
-		c := kvCall(ctx)
-		if c == nil {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		existed, err := c.host.store.Delete(c, c.host.namespace, key)
-		switch {
-		case err != nil:
-			stack[0] = errno(kvError(c, "delete", err))
-		case !existed:
-			stack[0] = errno(abi.ErrNotFound)
-		default:
-			stack[0] = 0
-		}
-	})
-	def(abi.ImportKVIncr, []api.ValueType{i32, i32, api.ValueTypeI64, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		key := read(mod, abi.ImportKVIncr, uint32(stack[0]), uint32(stack[1]))
-		delta, out := int64(stack[2]), uint32(stack[3])
-		read(mod, abi.ImportKVIncr, out, 8)
-		c := kvCall(ctx)
-		switch {
-		case c == nil:
-			stack[0] = errno(abi.ErrState)
-		case len(key) == 0 || len(key) > abi.KVMaxKey:
-			stack[0] = errno(abi.ErrInvalid)
-		default:
-			n, err := c.host.store.Incr(c, c.host.namespace, string(key), delta)
-			if err != nil {
-				stack[0] = errno(kvError(c, "incr", err))
-				return
-			}
-			mod.Memory().WriteUint64Le(out, uint64(n))
-			stack[0] = 0
-		}
-	})
-	def(abi.ImportKVList, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		prefix := string(read(mod, abi.ImportKVList, uint32(stack[0]), uint32(stack[1])))
-		after := string(read(mod, abi.ImportKVList, uint32(stack[2]), uint32(stack[3])))
-		buf, bufLen := uint32(stack[4]), uint32(stack[5])
-		c := kvCall(ctx)
-		if c == nil {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		keys, err := c.host.store.List(c, c.host.namespace, prefix, after, abi.KVListLimit)
+	stack[0] = deliver(mod, abi.ImportRequestRead, c.envelopeJSON(), uint32(stack[0]), uint32(stack[1]))
+}
+
+// hostRequestValue implements request_value (abi/README.md §3).
+func hostRequestValue(ctx context.Context, mod api.Module, stack []uint64) {
+	part, name := abi.Part(int32(stack[0])), string(read(mod, abi.ImportRequestValue, uint32(stack[1]), uint32(stack[2])))
+	buf, bufLen := uint32(stack[3]), uint32(stack[4])
+	c := callFrom(ctx)
+	if c == nil || c.loading {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	v, e := c.value(part, name)
+	if e != 0 {
+		read(mod, abi.ImportRequestValue, buf, bufLen)
+		stack[0] = errno(e)
+		return
+	}
+	stack[0] = deliver(mod, abi.ImportRequestValue, v, buf, bufLen)
+}
+
+// hostRequestHeader implements request_header (abi/README.md §3).
+func hostRequestHeader(ctx context.Context, mod api.Module, stack []uint64) {
+	name := string(read(mod, abi.ImportRequestHeader, uint32(stack[0]), uint32(stack[1])))
+	buf, bufLen := uint32(stack[2]), uint32(stack[3])
+	c := callFrom(ctx)
+	if c == nil || c.loading {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	vals := requestHeaderValues(c.req, name)
+	if len(vals) == 0 {
+		read(mod, abi.ImportRequestHeader, buf, bufLen)
+		stack[0] = errno(abi.ErrNotFound)
+		return
+	}
+	joined := vals[0]
+	if len(vals) > 1 {
+		joined = strings.Join(vals, ", ")
+	}
+	stack[0] = deliver(mod, abi.ImportRequestHeader, []byte(joined), buf, bufLen)
+}
+
+// hostBodyRead implements body_read (abi/README.md §3).
+func hostBodyRead(ctx context.Context, mod api.Module, stack []uint64) {
+	buf, bufLen := uint32(stack[0]), uint32(stack[1])
+	dst := read(mod, abi.ImportBodyRead, buf, bufLen)
+	c := callFrom(ctx)
+	if c == nil || c.loading || c.mw != nil {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	n, e := c.readBody(dst)
+	if e != 0 {
+		stack[0] = errno(e)
+		return
+	}
+	stack[0] = uint64(uint32(n))
+}
+
+// hostFileRead implements file_read (abi/README.md §3).
+func hostFileRead(ctx context.Context, mod api.Module, stack []uint64) {
+	index, buf, bufLen := int32(stack[0]), uint32(stack[1]), uint32(stack[2])
+	dst := read(mod, abi.ImportFileRead, buf, bufLen)
+	c := callFrom(ctx)
+	if c == nil || c.loading || c.mw != nil {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	n, e := c.readFile(index, dst)
+	if e != 0 {
+		stack[0] = errno(e)
+		return
+	}
+	stack[0] = uint64(uint32(n))
+}
+
+// hostKVGet implements kv_get (abi/README.md §3).
+func hostKVGet(ctx context.Context, mod api.Module, stack []uint64) {
+	key := string(read(mod, abi.ImportKVGet, uint32(stack[0]), uint32(stack[1])))
+	buf, bufLen := uint32(stack[2]), uint32(stack[3])
+	c := kvCall(ctx)
+	if c == nil {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	v, ok, err := c.host.store.Get(c, c.host.namespace, key)
+	switch {
+	case err != nil:
+		stack[0] = errno(kvError(c, "get", err))
+	case !ok:
+		read(mod, abi.ImportKVGet, buf, bufLen)
+		stack[0] = errno(abi.ErrNotFound)
+	default:
+		stack[0] = deliver(mod, abi.ImportKVGet, v, buf, bufLen)
+	}
+}
+
+// hostKVSet implements kv_set (abi/README.md §3).
+func hostKVSet(ctx context.Context, mod api.Module, stack []uint64) {
+	key := read(mod, abi.ImportKVSet, uint32(stack[0]), uint32(stack[1]))
+	value := read(mod, abi.ImportKVSet, uint32(stack[2]), uint32(stack[3]))
+	ttl := int32(stack[4])
+	c := kvCall(ctx)
+	switch {
+	case c == nil:
+		stack[0] = errno(abi.ErrState)
+	case len(key) == 0 || len(key) > abi.KVMaxKey || len(value) > abi.KVMaxValue || ttl < 0:
+		stack[0] = errno(abi.ErrInvalid)
+	default:
+		err := c.host.store.Set(c, c.host.namespace, string(key), value, time.Duration(ttl)*time.Second)
 		if err != nil {
-			stack[0] = errno(kvError(c, "list", err))
+			stack[0] = errno(kvError(c, "set", err))
 			return
 		}
-		b := c.scratch[:0]
-		b = append(b, '[')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b, _ = jsontext.AppendQuote(b, k)
+		stack[0] = 0
+	}
+}
+
+// hostKVDelete implements kv_delete (abi/README.md §3).
+func hostKVDelete(ctx context.Context, mod api.Module, stack []uint64) {
+	key := string(read(mod, abi.ImportKVDelete, uint32(stack[0]), uint32(stack[1])))
+	c := kvCall(ctx)
+	if c == nil {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	existed, err := c.host.store.Delete(c, c.host.namespace, key)
+	switch {
+	case err != nil:
+		stack[0] = errno(kvError(c, "delete", err))
+	case !existed:
+		stack[0] = errno(abi.ErrNotFound)
+	default:
+		stack[0] = 0
+	}
+}
+
+// hostKVIncr implements kv_incr (abi/README.md §3).
+func hostKVIncr(ctx context.Context, mod api.Module, stack []uint64) {
+	key := read(mod, abi.ImportKVIncr, uint32(stack[0]), uint32(stack[1]))
+	delta, out := int64(stack[2]), uint32(stack[3])
+	read(mod, abi.ImportKVIncr, out, 8)
+	c := kvCall(ctx)
+	switch {
+	case c == nil:
+		stack[0] = errno(abi.ErrState)
+	case len(key) == 0 || len(key) > abi.KVMaxKey:
+		stack[0] = errno(abi.ErrInvalid)
+	default:
+		n, err := c.host.store.Incr(c, c.host.namespace, string(key), delta)
+		if err != nil {
+			stack[0] = errno(kvError(c, "incr", err))
+			return
 		}
-		b = append(b, ']')
-		c.scratch = b
-		stack[0] = deliver(mod, abi.ImportKVList, b, buf, bufLen)
-	})
-	def(abi.ImportResponseSetStatus, []api.ValueType{i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		status := int32(stack[0])
+		mod.Memory().WriteUint64Le(out, uint64(n))
+		stack[0] = 0
+	}
+}
+
+// hostKVList implements kv_list (abi/README.md §3).
+func hostKVList(ctx context.Context, mod api.Module, stack []uint64) {
+	prefix := string(read(mod, abi.ImportKVList, uint32(stack[0]), uint32(stack[1])))
+	after := string(read(mod, abi.ImportKVList, uint32(stack[2]), uint32(stack[3])))
+	buf, bufLen := uint32(stack[4]), uint32(stack[5])
+	c := kvCall(ctx)
+	if c == nil {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	keys, err := c.host.store.List(c, c.host.namespace, prefix, after, abi.KVListLimit)
+	if err != nil {
+		stack[0] = errno(kvError(c, "list", err))
+		return
+	}
+	b := c.scratch[:0]
+	b = append(b, '[')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b, _ = jsontext.AppendQuote(b, k)
+	}
+	b = append(b, ']')
+	c.scratch = b
+	stack[0] = deliver(mod, abi.ImportKVList, b, buf, bufLen)
+}
+
+// hostResponseSetStatus implements response_set_status (abi/README.md §3).
+func hostResponseSetStatus(ctx context.Context, mod api.Module, stack []uint64) {
+	status := int32(stack[0])
+	c := callFrom(ctx)
+	switch {
+	case c == nil || c.loading:
+		stack[0] = errno(abi.ErrState)
+	case c.phase == abi.PhaseAfter || c.phase == abi.PhaseVerify:
+		stack[0] = errno(abi.ErrState) // the status is the handler's
+	case status < 100 || status > 599:
+		stack[0] = errno(abi.ErrInvalid)
+	case c.wroteHeader:
+		stack[0] = errno(abi.ErrHeadersSent)
+	default:
+		c.status = int(status)
+		stack[0] = 0
+	}
+}
+
+// hostResponseWrite implements response_write (abi/README.md §3).
+func hostResponseWrite(ctx context.Context, mod api.Module, stack []uint64) {
+	data := read(mod, abi.ImportResponseWrite, uint32(stack[0]), uint32(stack[1]))
+	c := callFrom(ctx)
+	if c == nil || c.loading || c.phase == abi.PhaseAfter || c.phase == abi.PhaseVerify {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	stack[0] = errno(c.write(data))
+}
+
+// hostRequestSetHeader implements request_set_header (abi/README.md §3).
+func hostRequestSetHeader(ctx context.Context, mod api.Module, stack []uint64) {
+	name := read(mod, abi.ImportRequestSetHeader, uint32(stack[0]), uint32(stack[1]))
+	value := read(mod, abi.ImportRequestSetHeader, uint32(stack[2]), uint32(stack[3]))
+	c := callFrom(ctx)
+	if c == nil || c.phase != abi.PhaseBefore {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	stack[0] = errno(c.setRequestHeader(name, value))
+}
+
+// hostContextSet implements context_set (abi/README.md §3).
+func hostContextSet(ctx context.Context, mod api.Module, stack []uint64) {
+	name := read(mod, abi.ImportContextSet, uint32(stack[0]), uint32(stack[1]))
+	value := read(mod, abi.ImportContextSet, uint32(stack[2]), uint32(stack[3]))
+	c := callFrom(ctx)
+	if c == nil || (c.phase != abi.PhaseBefore && c.phase != abi.PhaseVerify) {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	stack[0] = errno(c.setContext(name, value))
+}
+
+// hostPrincipalSet implements principal_set (abi/README.md §3).
+func hostPrincipalSet(ctx context.Context, mod api.Module, stack []uint64) {
+	b := read(mod, abi.ImportPrincipalSet, uint32(stack[0]), uint32(stack[1]))
+	c := callFrom(ctx)
+	if c == nil || c.phase != abi.PhaseVerify {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	stack[0] = errno(c.setPrincipal(b))
+}
+
+// hostLog implements log (abi/README.md §3).
+func hostLog(ctx context.Context, mod api.Module, stack []uint64) {
+	msg := read(mod, abi.ImportLog, uint32(stack[1]), uint32(stack[2]))
+	if c := callFrom(ctx); c != nil {
+		c.log(abi.LogLevel(int32(stack[0])), msg)
+	}
+}
+
+// kvCall is the call a kv_* function serves, or nil outside a request
+// (the store is the app's, in its namespace).
+func kvCall(ctx context.Context) *call {
+	c := callFrom(ctx)
+	if c == nil || c.loading || c.host == nil {
+		return nil
+	}
+	return c
+}
+
+// responseHeader implements response_set_header (add false) and
+// response_add_header (add true), named fname in errors.
+func responseHeader(fname string, add bool) api.GoModuleFunc {
+	return func(ctx context.Context, mod api.Module, stack []uint64) {
+		name := read(mod, fname, uint32(stack[0]), uint32(stack[1]))
+		value := read(mod, fname, uint32(stack[2]), uint32(stack[3]))
 		c := callFrom(ctx)
 		switch {
-		case c == nil || c.loading:
+		case c == nil || c.loading || c.phase == abi.PhaseVerify:
 			stack[0] = errno(abi.ErrState)
-		case c.phase == abi.PhaseAfter || c.phase == abi.PhaseVerify:
-			stack[0] = errno(abi.ErrState) // the status is the handler's
-		case status < 100 || status > 599:
+		case len(name)+len(value) > abi.ResponseHeaderMaxBytes || !validHeader(string(name), string(value)):
 			stack[0] = errno(abi.ErrInvalid)
 		case c.wroteHeader:
 			stack[0] = errno(abi.ErrHeadersSent)
 		default:
-			c.status = int(status)
-			stack[0] = 0
-		}
-	})
-	header := func(fname string, add bool) api.GoModuleFunc {
-		return func(ctx context.Context, mod api.Module, stack []uint64) {
-			name := read(mod, fname, uint32(stack[0]), uint32(stack[1]))
-			value := read(mod, fname, uint32(stack[2]), uint32(stack[3]))
-			c := callFrom(ctx)
-			switch {
-			case c == nil || c.loading || c.phase == abi.PhaseVerify:
-				stack[0] = errno(abi.ErrState)
-			case len(name)+len(value) > abi.ResponseHeaderMaxBytes || !validHeader(string(name), string(value)):
-				stack[0] = errno(abi.ErrInvalid)
-			case c.wroteHeader:
-				stack[0] = errno(abi.ErrHeadersSent)
-			default:
-				stack[0] = errno(c.setHeader(string(name), string(value), add))
-			}
+			stack[0] = errno(c.setHeader(string(name), string(value), add))
 		}
 	}
-	def(abi.ImportResponseSetHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, header(abi.ImportResponseSetHeader, false))
-	def(abi.ImportResponseAddHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, header(abi.ImportResponseAddHeader, true))
-	def(abi.ImportResponseWrite, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		data := read(mod, abi.ImportResponseWrite, uint32(stack[0]), uint32(stack[1]))
-		c := callFrom(ctx)
-		if c == nil || c.loading || c.phase == abi.PhaseAfter || c.phase == abi.PhaseVerify {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		stack[0] = errno(c.write(data))
-	})
-	// Middleware (abi request_set_header, context_set, principal_set).
-	def(abi.ImportRequestSetHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		name := read(mod, abi.ImportRequestSetHeader, uint32(stack[0]), uint32(stack[1]))
-		value := read(mod, abi.ImportRequestSetHeader, uint32(stack[2]), uint32(stack[3]))
-		c := callFrom(ctx)
-		if c == nil || c.phase != abi.PhaseBefore {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		stack[0] = errno(c.setRequestHeader(name, value))
-	})
-	def(abi.ImportContextSet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		name := read(mod, abi.ImportContextSet, uint32(stack[0]), uint32(stack[1]))
-		value := read(mod, abi.ImportContextSet, uint32(stack[2]), uint32(stack[3]))
-		c := callFrom(ctx)
-		if c == nil || (c.phase != abi.PhaseBefore && c.phase != abi.PhaseVerify) {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		stack[0] = errno(c.setContext(name, value))
-	})
-	def(abi.ImportPrincipalSet, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(ctx context.Context, mod api.Module, stack []uint64) {
-		b := read(mod, abi.ImportPrincipalSet, uint32(stack[0]), uint32(stack[1]))
-		c := callFrom(ctx)
-		if c == nil || c.phase != abi.PhaseVerify {
-			stack[0] = errno(abi.ErrState)
-			return
-		}
-		stack[0] = errno(c.setPrincipal(b))
-	})
-	def(abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, func(ctx context.Context, mod api.Module, stack []uint64) {
-		msg := read(mod, abi.ImportLog, uint32(stack[1]), uint32(stack[2]))
-		if c := callFrom(ctx); c != nil {
-			c.log(abi.LogLevel(int32(stack[0])), msg)
-		}
-	})
-	_, err := b.Instantiate(ctx)
-	return err
 }
+
+// Middleware (abi request_set_header, context_set, principal_set).
 
 var forbidden = func() map[string]bool {
 	m := map[string]bool{}
