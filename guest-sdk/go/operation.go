@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/hooks"
 )
 
 // Operation describes an endpoint: its documentation, its responses and,
@@ -295,12 +296,16 @@ func ContractJSON() []byte {
 	return bytes.Clone(reg.contractJSON())
 }
 
-// Reset forgets every handler registered with [Handle], [HandleFunc] and
+func init() { hooks.Reset = reset }
+
+// reset forgets every handler registered with [Handle], [HandleFunc] and
 // [HandleRaw], the hook of [OnValidationError], the contract built from
-// them and the middleware of [DeclareMiddleware]; in a native build it also empties the in-memory stand-in of
-// [KV]. A route module never needs it; tests and examples that register
-// several modules' worth of handlers in one process call it between them.
-func Reset() {
+// them and the middleware of [DeclareMiddleware]; in a native build it also
+// empties the in-memory stand-in of [KV]. A route module never needs it;
+// this package's tests and examples, which register several modules' worth
+// of handlers in one process, call it (as Reset, in export_test.go)
+// between them, and endpointstest.Reset calls it through hooks.Reset.
+func reset() {
 	reg = newRegistry()
 	middleware.m, middleware.json = nil, nil
 	resetKV()

@@ -10,15 +10,15 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/endpointstest"
 )
 
 // Natively (go test), endpoints.KV is an in-memory map of the process;
-// each test starts from an empty one with endpoints.Reset.
+// each test starts from an empty one with endpointstest.Reset.
 
 func fresh(t *testing.T) {
 	t.Helper()
-	endpoints.Reset()
-	t.Cleanup(endpoints.Reset)
+	endpointstest.Reset(t)
 }
 
 // check fails the test on an error.

@@ -1,0 +1,21 @@
+// Package endpointstest helps the native tests (go test, not GOOS=wasip1)
+// of code written with the Go SDK, as net/http/httptest does for net/http.
+package endpointstest
+
+import (
+	"testing"
+
+	// The hook below is set when package endpoints initialises.
+	_ "github.com/wasmendpoints/endpoints/guest-sdk/go"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/hooks"
+)
+
+// Reset forgets every handler and middleware registered with package
+// endpoints in this process and empties the in-memory stand-in of
+// endpoints.KV, now and again when t ends: each test starts from an empty
+// store.
+func Reset(t testing.TB) {
+	t.Helper()
+	hooks.Reset()
+	t.Cleanup(hooks.Reset)
+}

@@ -1,0 +1,5 @@
+package endpoints
+
+// Reset is reset, for the tests and examples of this package, which
+// register several modules' worth of handlers in one process.
+func Reset() { reset() }
