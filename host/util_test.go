@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/poll"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 
 	// The tests configure the redis driver by name in endpoints.json.
@@ -35,23 +36,7 @@ func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 //	}
 func waitFor(t testing.TB, d time.Duration, cond func() bool) bool {
 	t.Helper()
-	if cond() {
-		return true
-	}
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		select {
-		case <-tick.C:
-			if cond() {
-				return true
-			}
-		case <-deadline.C:
-			return cond()
-		}
-	}
+	return poll.Until(d, cond)
 }
 
 // startWatch runs h.Watch(ctx, onReload) in a goroutine and returns once

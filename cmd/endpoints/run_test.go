@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/poll"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
@@ -168,30 +169,14 @@ func TestServeRefusesABadApp(t *testing.T) {
 	}
 }
 
-// waitUntil checks cond at once, then at every tick of a 10 ms ticker,
-// until it holds or d has passed, and reports whether it held. It is how
+// waitUntil checks cond at once, then at every tick of a 5 ms ticker,
+// until it holds or d has passed (internal/poll), and reports whether it held. It is how
 // the tests of this package wait for an event they can only observe as a
 // condition (a line printed, an answer served, a file written), never for
 // a fixed time: d only bounds a wait that should end much sooner.
 func waitUntil(t testing.TB, d time.Duration, cond func() bool) bool {
 	t.Helper()
-	if cond() {
-		return true
-	}
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		select {
-		case <-tick.C:
-			if cond() {
-				return true
-			}
-		case <-deadline.C:
-			return cond()
-		}
-	}
+	return poll.Until(d, cond)
 }
 
 // waitFor waits until w holds a match of re and returns its first group;

@@ -13,6 +13,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/wasmendpoints/endpoints/internal/poll"
 )
 
 // features are the WebAssembly features the test runtimes enable: every
@@ -29,23 +31,7 @@ const features = api.CoreFeaturesV2 |
 // with it for a condition, never for a fixed time.
 func waitFor(t testing.TB, d time.Duration, cond func() bool) bool {
 	t.Helper()
-	if cond() {
-		return true
-	}
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		select {
-		case <-tick.C:
-			if cond() {
-				return true
-			}
-		case <-deadline.C:
-			return cond()
-		}
-	}
+	return poll.Until(d, cond)
 }
 
 // tool returns the path of a command a test needs, and skips the test when

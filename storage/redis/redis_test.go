@@ -14,6 +14,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/wasmendpoints/endpoints/internal/poll"
 	"github.com/wasmendpoints/endpoints/storage"
 	"github.com/wasmendpoints/endpoints/storage/redis"
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
@@ -26,24 +27,7 @@ var namespaces atomic.Int64
 // with it for what Redis does in its own time (coming back, expiring a
 // key), never for a fixed time.
 func waitFor(d time.Duration, try func() error) error {
-	err := try()
-	if err == nil {
-		return nil
-	}
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		select {
-		case <-tick.C:
-			if err = try(); err == nil {
-				return nil
-			}
-		case <-deadline.C:
-			return try()
-		}
-	}
+	return poll.UntilNil(d, try)
 }
 
 // newStore returns a Store on url in a namespace of its own, closed when t
