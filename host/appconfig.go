@@ -29,7 +29,7 @@ const AppConfigFile = "endpoints.json"
 type AppConfig struct {
 	// OpenAPI configures the generated document route: false, true or an
 	// object (docs/spec.md §8).
-	OpenAPI OpenAPIOption `json:"openApi,omitzero"`
+	OpenAPI OpenAPIConfig `json:"openApi,omitzero"`
 	// Limits bound each request; see [Limits].
 	Limits Limits `json:"limits,omitzero"`
 	// ResponseValidation is "always", "development" (the default) or
@@ -230,8 +230,8 @@ type IdempotencyConfig struct {
 	ScopeHeader string `json:"scopeHeader,omitzero"`
 }
 
-// OpenAPIOption is the "openApi" member: a boolean or an object.
-type OpenAPIOption struct {
+// OpenAPIConfig is the "openApi" member: a boolean or an object.
+type OpenAPIConfig struct {
 	// Set reports whether the member was present.
 	Set bool
 	// Enabled is true to serve the document in production too, false to
@@ -244,18 +244,18 @@ type OpenAPIOption struct {
 	// document: false turns it off; {"path", "assets"} moves it or loads
 	// its assets from elsewhere (a URL, or a directory of the app served
 	// locally). Defaults to /_endpoints/docs with DefaultDocsAssets.
-	Docs DocsOption
+	Docs DocsConfig
 }
 
-// DocsOption is the "docs" member of "openApi".
-type DocsOption struct {
+// DocsConfig is the "docs" member of "openApi".
+type DocsConfig struct {
 	Off    bool
 	Path   string
 	Assets string
 }
 
 // UnmarshalJSONFrom accepts false or {path, assets}.
-func (o *DocsOption) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+func (o *DocsConfig) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	switch dec.PeekKind() {
 	case 't', 'f':
 		var b bool
@@ -282,7 +282,7 @@ func (o *DocsOption) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 // MarshalJSONTo writes the option back.
-func (o DocsOption) MarshalJSONTo(enc *jsontext.Encoder) error {
+func (o DocsConfig) MarshalJSONTo(enc *jsontext.Encoder) error {
 	if o.Off {
 		return enc.WriteToken(jsontext.False)
 	}
@@ -293,7 +293,7 @@ func (o DocsOption) MarshalJSONTo(enc *jsontext.Encoder) error {
 }
 
 // UnmarshalJSONFrom accepts true, false or {enabled, title, version, path}.
-func (o *OpenAPIOption) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+func (o *OpenAPIConfig) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	o.Set = true
 	switch dec.PeekKind() {
 	case 't', 'f':
@@ -309,7 +309,7 @@ func (o *OpenAPIOption) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			Title   string     `json:"title"`
 			Version string     `json:"version"`
 			Path    string     `json:"path"`
-			Docs    DocsOption `json:"docs"`
+			Docs    DocsConfig `json:"docs"`
 		}
 		if err := json.UnmarshalDecode(dec, &v, json.RejectUnknownMembers(true)); err != nil {
 			return err
@@ -324,7 +324,7 @@ func (o *OpenAPIOption) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 }
 
 // MarshalJSONTo writes the option back in its object form.
-func (o OpenAPIOption) MarshalJSONTo(enc *jsontext.Encoder) error {
+func (o OpenAPIConfig) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return json.MarshalEncode(enc, struct {
 		Enabled *bool  `json:"enabled,omitempty"`
 		Title   string `json:"title,omitempty"`
