@@ -126,7 +126,7 @@ var (
 //   - The responses of the routes configuration that apply (app-wide, then
 //     scoped by pattern, then per method), and the framework responses
 //     the operation can reach: 400 Validation Error when a request part is
-//     declared, 415 Unsupported Media Type when a body is, 406 Not
+//     declared, 413 and 415 Unsupported Media Type when a body is, 406 Not
 //     Acceptable when it negotiates. Their schemas are the components
 //     named by the Schema... constants, added only when used.
 //   - A status declared twice with one media type gets {"anyOf": [first,

@@ -357,14 +357,15 @@ func TestFrameworkResponses(t *testing.T) {
 			components: []string{"EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
-			name:     "a body makes 400 and 415 reachable",
+			name:     "a body makes 400, 413 and 415 reachable",
 			contract: `{"request": {"body": {"schema": {}}}, "responses": {"200": {}}}`,
 			want: map[string]string{
 				"400": `{"application/json": {"schema": ` + ref("EndpointsValidationError") + `}}`,
+				"413": `{"application/json": {"schema": ` + ref("EndpointsContentTooLarge") + `}}`,
 				"415": `{"application/json": {"schema": ` + ref("EndpointsUnsupportedMediaType") + `}}`,
 				"406": ""},
-			wantDesc:   map[string]string{"400": "Validation Error", "415": "Unsupported Media Type"},
-			components: []string{"EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+			wantDesc:   map[string]string{"400": "Validation Error", "413": "The request body is larger than the host accepts", "415": "Unsupported Media Type"},
+			components: []string{"EndpointsContentTooLarge", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
 			name:       "negotiation makes 406 reachable",
@@ -400,7 +401,7 @@ func TestFrameworkResponses(t *testing.T) {
 			want: map[string]string{
 				"415": `{"application/json": {"schema": ` + ref("EndpointsUnsupportedMediaType") + `}}`},
 			wantDesc:   map[string]string{"415": "CSV only"},
-			components: []string{"EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+			components: []string{"EndpointsContentTooLarge", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
 			name: "idempotency adds its Problem Details, merged with a declared 409 of the same type",
@@ -473,6 +474,12 @@ func TestFrameworkSchemas(t *testing.T) {
 			"properties": {"path": {"type": "array", "items": {"type": ["string", "integer"]}}, "message": {"type": "string"}}}`},
 		{"EndpointsUnsupportedMediaType", media(415)},
 		{"EndpointsNotAcceptable", media(406)},
+		{"EndpointsContentTooLarge", `{"type": "object", "required": ["statusCode", "statusMessage", "data"], "additionalProperties": false,
+			"properties": {
+				"statusCode": {"type": "integer", "enum": [413]},
+				"statusMessage": {"type": "string"},
+				"data": {"type": "object", "required": ["limit"], "additionalProperties": false,
+					"properties": {"limit": {"type": "integer", "minimum": 0}}}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 )
 
 // Names of the component schemas of the framework's own responses (docs/spec.md
-// §4): the bodies the host writes for 400, 406 and 415. A $defs entry of a
+// §4): the bodies the host writes for 400, 406, 413 and 415. A $defs entry of a
 // contract or routes configuration may use one of these names only with
 // the very same schema.
 const (
@@ -27,6 +27,10 @@ const (
 	SchemaUnsupportedMediaType = "EndpointsUnsupportedMediaType"
 	// SchemaNotAcceptable is the 406 body, shaped like the 415 one.
 	SchemaNotAcceptable = "EndpointsNotAcceptable"
+	// SchemaContentTooLarge is the 413 body; its data has the "limit" in
+	// bytes the body passed (limits.bodyBytes, or the operation's maxBytes):
+	//	{"statusCode":413,"statusMessage":"Request Entity Too Large","data":{"limit":1048576}}
+	SchemaContentTooLarge = "EndpointsContentTooLarge"
 	// SchemaIdempotencyProblem is the Problem Details body (RFC 9457,
 	// application/problem+json) of an Idempotency-Key failure (docs/spec.md §6):
 	//	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"...","status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}
@@ -94,6 +98,11 @@ var frameworkResponses = []frameworkResponse{
 		reaches: func(op *Operation) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
 	},
 	{
+		status: http.StatusRequestEntityTooLarge, description: "The request body is larger than the host accepts", mediaType: mediaJSON,
+		schema: SchemaContentTooLarge, uses: []string{SchemaContentTooLarge},
+		reaches: func(op *Operation) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
+	},
+	{
 		status: http.StatusBadRequest, description: "The Idempotency-Key is malformed, or required and missing", mediaType: mediaProblem,
 		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
 	},
@@ -155,6 +164,21 @@ var frameworkSchemas = map[string]jsontext.Value{
 	}`),
 	SchemaUnsupportedMediaType: mediaTypeErrorSchema(http.StatusUnsupportedMediaType),
 	SchemaNotAcceptable:        mediaTypeErrorSchema(http.StatusNotAcceptable),
+	SchemaContentTooLarge: jsontext.Value(fmt.Sprintf(`{
+		"type": "object",
+		"required": ["statusCode", "statusMessage", "data"],
+		"additionalProperties": false,
+		"properties": {
+			"statusCode": {"type": "integer", "enum": [%d]},
+			"statusMessage": {"type": "string"},
+			"data": {
+				"type": "object",
+				"required": ["limit"],
+				"additionalProperties": false,
+				"properties": {"limit": {"type": "integer", "minimum": 0}}
+			}
+		}
+	}`, http.StatusRequestEntityTooLarge)),
 	SchemaIdempotencyProblem: jsontext.Value(fmt.Sprintf(`{
 		"type": "object",
 		"required": ["type", "title", "status", "detail", "code"],

@@ -154,6 +154,7 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 		{"create with a bad email", "POST", "/api/users", `{"name":"Ada","email":"nope"}`, append([]string{"Content-Type", json}, auth...), 400},
 		{"create with an unknown field", "POST", "/api/users", `{"name":"Ada","email":"a@example.com","admin":true}`, append([]string{"Content-Type", json}, auth...), 400},
 		{"create with malformed JSON", "POST", "/api/users", `{"name":`, append([]string{"Content-Type", json}, auth...), 400},
+		{"create with a body over limits.bodyBytes", "POST", "/api/users", `{"name":"Ada","email":"a@example.com"}` + strings.Repeat(" ", 2<<20), append([]string{"Content-Type", json}, auth...), 413},
 		{"create with text/plain", "POST", "/api/users", `{"name":"Ada","email":"a@example.com"}`, append([]string{"Content-Type", "text/plain"}, auth...), 415},
 		{"change a user", "PATCH", "/api/users/2", `{"email":"grace@navy.example"}`, append([]string{"Content-Type", json}, auth...), 200},
 		{"change nothing", "PATCH", "/api/users/2", `{}`, append([]string{"Content-Type", json}, auth...), 400},

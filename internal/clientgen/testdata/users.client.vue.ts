@@ -150,6 +150,14 @@ export type ClockEvent = {
   time: string;
 };
 
+export type EndpointsContentTooLarge = {
+  data: {
+    limit: number;
+  };
+  statusCode: 413;
+  statusMessage: string;
+};
+
 export type EndpointsForbidden = {
   data: {
     missingScopes: string[];
@@ -396,6 +404,7 @@ export type PostApiOrdersOptions = {
  * - 401: No valid credential for bearer or partners
  * - 403: The credential lacks a required scope
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
+ * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type
  * - 422: No such user, or the Idempotency-Key was used for a different request
  * - 429: Too many requests: rate limit orders
@@ -409,6 +418,7 @@ export type PostApiOrdersResult =
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<409, false, "application/problem+json", EndpointsIdempotencyProblem>
+  | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", Problem | EndpointsIdempotencyProblem>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
@@ -440,6 +450,7 @@ export type PostApiUsersOptions = {
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
+ * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type
  * - 422: The Idempotency-Key was used for a different request
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
@@ -452,6 +463,7 @@ export type PostApiUsersResult =
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<409, false, "application/problem+json", EndpointsIdempotencyProblem>
+  | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<500, false, "application/json", ServerError>
@@ -577,6 +589,7 @@ export type PatchApiUsersByIdOptions = {
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
  * - 404: No such user
+ * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later
@@ -587,6 +600,7 @@ export type PatchApiUsersByIdResult =
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<404, false, "application/json", NotFound>
+  | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<500, false, "application/json", ServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable>;
@@ -660,6 +674,7 @@ export type PostApiUsersByIdPhotoOptions = {
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
  * - 404: No such user
+ * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type
  * - 422: The file is not the image its type says
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
@@ -671,6 +686,7 @@ export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<404, false, "application/problem+json", Problem>
+  | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", Problem>
   | EndpointResponse<500, false, "application/json", ServerError>
@@ -845,6 +861,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       401: { "application/json": "json" },
       403: { "application/json": "json" },
       409: { "application/problem+json": "json" },
+      413: { "application/json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
       429: { "application/json": "json" },
@@ -861,6 +878,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       401: { "application/json": "json" },
       403: { "application/json": "json" },
       409: { "application/problem+json": "json" },
+      413: { "application/json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
       500: { "application/json": "json" },
@@ -899,6 +917,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       401: { "application/json": "json" },
       403: { "application/json": "json" },
       404: { "application/json": "json" },
+      413: { "application/json": "json" },
       415: { "application/json": "json" },
       500: { "application/json": "json" },
       503: { "application/json": "json" },
@@ -922,6 +941,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       401: { "application/json": "json" },
       403: { "application/json": "json" },
       404: { "application/problem+json": "json" },
+      413: { "application/json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
       500: { "application/json": "json" },
