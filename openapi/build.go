@@ -426,12 +426,24 @@ func (b *builder) operation(op *Operation, cfg *RoutesConfig, cfgSrc *source) {
 			b.addDeclared(rs, cfgSrc, d.ptr, d.status, d.resp)
 		}
 	}
+	// The headers the host adds to the guest's answers: a replayed answer
+	// says so, a negotiated one varies by Accept.
+	for status := range rs.byStatus {
+		if c.Idempotency != nil && strings.HasPrefix(status, "2") {
+			rs.add(status, "", replayedHeader, "", nil)
+		}
+	}
 	for _, fr := range frameworkResponses {
 		if fr.reaches(op) {
-			rs.add(fmt.Sprint(fr.status), fr.description, nil, fr.mediaType, jsontext.Value(`{"$ref":"`+componentPrefix+fr.schema+`"}`))
+			rs.add(fmt.Sprint(fr.status), fr.description, fr.headers, fr.mediaType, jsontext.Value(`{"$ref":"`+componentPrefix+fr.schema+`"}`))
 			for _, u := range fr.uses {
 				b.framework[u] = true
 			}
+		}
+	}
+	if op.Negotiates {
+		for status := range rs.byStatus {
+			rs.add(status, "", varyAccept, "", nil)
 		}
 	}
 	out.Responses = rs.responses()

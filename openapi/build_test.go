@@ -646,3 +646,28 @@ func TestBuildCopiesSchemas(t *testing.T) {
 		t.Errorf("changing the document changed the contract: %q", got)
 	}
 }
+
+// TestHostHeadersAreDeclared: the headers the host adds to answers are in
+// the document: Idempotent-Replayed on the 2xx of an idempotent operation,
+// Retry-After on its 409 and 503, Vary on every answer of one that
+// negotiates.
+func TestHostHeadersAreDeclared(t *testing.T) {
+	idem := op(t, "POST", "/api/orders", "server/api/orders.post.wasm", `{"idempotency": {}, "responses": {"201": {}, "404": {}}}`)
+	neg := op(t, "GET", "/api/pics", "server/api/pics.get.wasm", `{"responses": {"200": {"media": ["image/png", "image/webp"]}}}`)
+	neg.Negotiates = true
+	doc := build(t, []openapi.Operation{idem, neg}, openapi.Options{})
+	for _, ptr := range []string{
+		"/paths/~1api~1orders/post/responses/201/headers/Idempotent-Replayed",
+		"/paths/~1api~1orders/post/responses/409/headers/Retry-After",
+		"/paths/~1api~1orders/post/responses/503/headers/Retry-After",
+		"/paths/~1api~1pics/get/responses/200/headers/Vary",
+		"/paths/~1api~1pics/get/responses/406/headers/Vary",
+	} {
+		if at(t, doc, ptr) == "" {
+			t.Errorf("the document lacks %s", ptr)
+		}
+	}
+	if got := at(t, doc, "/paths/~1api~1orders/post/responses/404/headers/Idempotent-Replayed"); got != "" {
+		t.Errorf("a 404 is never replayed, but declares Idempotent-Replayed: %s", got)
+	}
+}

@@ -75,7 +75,29 @@ type frameworkResponse struct {
 	uses   []string
 	// reaches reports whether op can answer with this response.
 	reaches func(op *Operation) bool
+	// headers are the headers the host sends with it.
+	headers map[string]*Header
 }
+
+// retryAfter is the Retry-After header (RFC 9110 §10.2.3) the host sends,
+// in seconds. It is not required: a guest may declare and send the same
+// status without it.
+func retryAfter(description string) map[string]*Header {
+	return map[string]*Header{"Retry-After": {Description: description,
+		Schema: jsontext.Value(`{"type": "integer", "minimum": 1}`)}}
+}
+
+// replayedHeader is sent with an answer replayed for a repeated
+// Idempotency-Key (docs/spec.md §6).
+var replayedHeader = map[string]*Header{"Idempotent-Replayed": {
+	Description: "Present, with the value true, when this is the stored answer of an earlier request with the same Idempotency-Key",
+	Schema:      jsontext.Value(`{"type": "string", "enum": ["true"]}`)}}
+
+// varyAccept is sent with every answer of an operation that negotiates
+// its media type.
+var varyAccept = map[string]*Header{"Vary": {
+	Description: "Accept: the answer depends on the request's Accept header",
+	Schema:      jsontext.Value(`{"type": "string"}`)}}
 
 // frameworkResponses are the framework responses, in the order they are
 // added to an operation (after the contract's and the routes
@@ -109,6 +131,7 @@ var frameworkResponses = []frameworkResponse{
 	{
 		status: http.StatusConflict, description: "A request with this Idempotency-Key is still running, or ran past its lease", mediaType: mediaProblem,
 		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
+		headers: retryAfter("Seconds until the running request's lease ends"),
 	},
 	{
 		status: http.StatusUnprocessableEntity, description: "The Idempotency-Key was used for a different request", mediaType: mediaProblem,
@@ -117,6 +140,7 @@ var frameworkResponses = []frameworkResponse{
 	{
 		status: http.StatusServiceUnavailable, description: "The idempotency store cannot be reached; nothing ran", mediaType: mediaProblem,
 		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
+		headers: retryAfter("Seconds to wait before retrying with the same key"),
 	},
 }
 
