@@ -299,13 +299,26 @@ func TestOpenAPIAndCheck(t *testing.T) {
 // seen.
 func startCLI(t *testing.T, command, app string, watching ...string) (addr string, ctx context.Context, cancel context.CancelFunc, stdout, stderr *syncBuffer, done chan int) {
 	t.Helper()
+	cache := t.TempDir()
 	ctx, cancel = context.WithCancel(context.Background())
-	t.Cleanup(cancel)
 	var ready watchers
 	stdout, stderr, done = &syncBuffer{}, &syncBuffer{}, make(chan int, 1)
+	exited := make(chan struct{})
 	go func() {
-		done <- run(testhook.WithWatching(ctx, ready.watching), []string{command, app, "--addr", "127.0.0.1:0", "--cache-dir", t.TempDir()}, stdout, stderr)
+		done <- run(testhook.WithWatching(ctx, ready.watching), []string{command, app, "--addr", "127.0.0.1:0", "--cache-dir", cache}, stdout, stderr)
+		close(exited)
 	}()
+	// Cleanups run last first: this one, registered after the cache
+	// directory's, stops the command and waits for it (and its background
+	// compiler, which writes into the cache) before the directory goes.
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-exited:
+		case <-time.After(2 * time.Minute):
+			t.Errorf("endpoints %s did not stop within 2 minutes of its context's end", command)
+		}
+	})
 	start := time.Now()
 	addr = waitForWithin(t, startTimeout, stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
 	if took := time.Since(start); took > 10*time.Second {

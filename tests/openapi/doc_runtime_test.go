@@ -215,7 +215,7 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 			}
 			// The document must judge the request as the host did: invalid
 			// exactly when the host refused it with 400 or 415.
-			servers := "http://127.0.0.1:3000" // the document's server
+			servers := srv.URL // the document's server is "/": wherever the host listens
 			reqOK, reqErrs := v.ValidateHttpRequest(newReq(servers))
 			// 406 is about the answer, not the request: the request itself
 			// is valid.

@@ -22,7 +22,7 @@ func init() {
 					"license":     map[string]any{"name": "MIT", "identifier": "MIT"},
 				},
 				"servers": []any{
-					map[string]any{"url": "http://127.0.0.1:3000", "description": "endpoints dev examples/users"},
+					map[string]any{"url": "/", "description": "The server that serves this document, wherever it listens"},
 				},
 				"tags": []any{
 					map[string]any{"name": "users", "description": "People who use the service."},
