@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -120,6 +121,26 @@ func TestRateLimitIsDocumented(t *testing.T) {
 	doc := string(h.Document())
 	if !strings.Contains(doc, `"429"`) || !strings.Contains(doc, `"EndpointsTooManyRequests"`) {
 		t.Errorf("the document does not list the 429:\n%s", doc)
+	}
+	// Every answer of the limited operation declares the RateLimit
+	// headers it carries; an operation no policy limits declares none.
+	var d struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct{ Headers map[string]any }
+		}
+	}
+	if err := json.Unmarshal(h.Document(), &d); err != nil {
+		t.Fatal(err)
+	}
+	for status, r := range d.Paths["/api/hello"]["get"].Responses {
+		if r.Headers["RateLimit-Policy"] == nil || r.Headers["RateLimit"] == nil {
+			t.Errorf("GET /api/hello's %s does not declare RateLimit-Policy and RateLimit: %v", status, r.Headers)
+		}
+	}
+	for status, r := range d.Paths["/api/other"]["get"].Responses {
+		if r.Headers["RateLimit"] != nil {
+			t.Errorf("GET /api/other's %s declares RateLimit, but no policy limits it", status)
+		}
 	}
 }
 

@@ -221,16 +221,33 @@ func documentRateLimits(doc *openapi.Document, limits []*rateLimit) error {
 			return
 		}
 		str := []byte(`{"type":"string"}`)
+		policy := &openapi.Header{Description: "The rate limits of the operation (draft-ietf-httpapi-ratelimit-headers).", Schema: str}
+		left := &openapi.Header{Description: "What is left of each limit.", Schema: str}
 		err = doc.AddHostResponse(op, openapi.HostResponse{
 			Status:      http.StatusTooManyRequests,
 			Description: "Too many requests: rate limit " + strings.Join(names, ", "),
 			Schema:      openapi.SchemaTooManyRequests,
 			Headers: map[string]*openapi.Header{
 				"Retry-After":      {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
-				"RateLimit-Policy": {Description: "The rate limits of the operation (draft-ietf-httpapi-ratelimit-headers).", Schema: str},
-				"RateLimit":        {Description: "What is left of each limit.", Schema: str},
+				"RateLimit-Policy": policy,
+				"RateLimit":        left,
 			},
 		})
+		// Every answer of a limited operation carries the policy and what
+		// is left of it.
+		for _, r := range op.Responses {
+			if r == nil || r.Ref != "" {
+				continue // a reference has no members beside it
+			}
+			if r.Headers == nil {
+				r.Headers = map[string]*openapi.Header{}
+			}
+			for name, h := range map[string]*openapi.Header{"RateLimit-Policy": policy, "RateLimit": left} {
+				if _, ok := r.Headers[name]; !ok {
+					r.Headers[name] = h
+				}
+			}
+		}
 	})
 	return err
 }
