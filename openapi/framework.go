@@ -188,21 +188,12 @@ var frameworkSchemas = map[string]jsontext.Value{
 	}`),
 	SchemaUnsupportedMediaType: mediaTypeErrorSchema(http.StatusUnsupportedMediaType),
 	SchemaNotAcceptable:        mediaTypeErrorSchema(http.StatusNotAcceptable),
-	SchemaContentTooLarge: jsontext.Value(fmt.Sprintf(`{
+	SchemaContentTooLarge: errorSchema(http.StatusRequestEntityTooLarge, `{
 		"type": "object",
-		"required": ["statusCode", "statusMessage", "data"],
+		"required": ["limit"],
 		"additionalProperties": false,
-		"properties": {
-			"statusCode": {"type": "integer", "enum": [%d]},
-			"statusMessage": {"type": "string"},
-			"data": {
-				"type": "object",
-				"required": ["limit"],
-				"additionalProperties": false,
-				"properties": {"limit": {"type": "integer", "minimum": 0}}
-			}
-		}
-	}`, http.StatusRequestEntityTooLarge)),
+		"properties": {"limit": {"type": "integer", "minimum": 0}}
+	}`),
 	SchemaIdempotencyProblem: jsontext.Value(fmt.Sprintf(`{
 		"type": "object",
 		"required": ["type", "title", "status", "detail", "code"],
@@ -302,6 +293,20 @@ func FrameworkSchema(name string) ([]byte, bool) {
 
 // mediaTypeErrorSchema is the body of a 406 or 415.
 func mediaTypeErrorSchema(status int) jsontext.Value {
+	return errorSchema(status, `{
+		"type": "object",
+		"required": ["received", "supportedMediaTypes"],
+		"additionalProperties": false,
+		"properties": {
+			"received": {"type": "string"},
+			"supportedMediaTypes": {"type": "array", "items": {"type": "string"}}
+		}
+	}`)
+}
+
+// errorSchema is the body of a framework error of status whose data the
+// schema data describes: host.FrameworkError.
+func errorSchema(status int, data string) jsontext.Value {
 	return jsontext.Value(fmt.Sprintf(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],
@@ -309,17 +314,9 @@ func mediaTypeErrorSchema(status int) jsontext.Value {
 		"properties": {
 			"statusCode": {"type": "integer", "enum": [%d]},
 			"statusMessage": {"type": "string"},
-			"data": {
-				"type": "object",
-				"required": ["received", "supportedMediaTypes"],
-				"additionalProperties": false,
-				"properties": {
-					"received": {"type": "string"},
-					"supportedMediaTypes": {"type": "array", "items": {"type": "string"}}
-				}
-			}
+			"data": %s
 		}
-	}`, status))
+	}`, status, data))
 }
 
 // frameworkCanonical holds the canonical form of each framework schema, to
