@@ -6,15 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
@@ -167,12 +163,11 @@ func watched(patterns []string, rel string) bool {
 // patterns in endpoints.json takes effect at once; devLoop starts this
 // only when the app has both at start.
 func watchBuildCommand(ctx context.Context, app string, cfg host.BuildConfig, c *console) error {
-	w, err := fsnotify.NewWatcher()
+	w, err := watchApp(app)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	addSourceDirs(w, app)
 	testhook.Watching(ctx, "build command") // tests wait for this, not for a time
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -186,27 +181,20 @@ func watchBuildCommand(ctx context.Context, app string, cfg host.BuildConfig, c 
 		case err := <-w.Errors:
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the build command's sources: "+err.Error())
 		case ev := <-w.Events:
-			if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() && ev.Has(fsnotify.Create) {
-				addSourceDirs(w, ev.Name)
-				continue
-			}
-			rel, err := filepath.Rel(app, ev.Name)
-			if err != nil || strings.HasPrefix(filepath.Base(rel), ".") {
-				continue
-			}
-			rel = filepath.ToSlash(rel)
-			if rel == host.AppConfigFile {
-				if next, err := host.LoadAppConfig(app); err == nil {
-					cfg = next.Build // a bad file is reported by Host.Watch
+			for _, rel := range w.changed(ev) {
+				if rel == host.AppConfigFile {
+					if next, err := host.LoadAppConfig(app); err == nil {
+						cfg = next.Build // a bad file is reported by Host.Watch
+					}
+					continue
 				}
-				continue
-			}
-			if cfg.Command == "" || !watched(cfg.Watch, rel) {
-				continue
-			}
-			changed[rel] = true
-			if !running {
-				timer.Reset(sourceQuiet)
+				if cfg.Command == "" || !watched(cfg.Watch, rel) {
+					continue
+				}
+				changed[rel] = true
+				if !running {
+					timer.Reset(sourceQuiet)
+				}
 			}
 		case <-timer.C:
 			if running || len(changed) == 0 {

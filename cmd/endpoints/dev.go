@@ -147,16 +147,15 @@ const sourceQuiet = 50 * time.Millisecond
 // serving. Modules that no source builds (copied in, built by the app's
 // own command) are never removed.
 func watchSources(ctx context.Context, app string, c *console, since time.Time) error {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return err
-	}
-	defer w.Close()
 	known, err := guestbuild.Find(app)
 	if err != nil {
 		return err
 	}
-	addSourceDirs(w, app)
+	w, err := watchApp(app)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
 	testhook.Watching(ctx, "sources") // tests wait for this, not for a time
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -183,23 +182,12 @@ func watchSources(ctx context.Context, app string, c *console, since time.Time) 
 		case err := <-w.Errors:
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources: "+err.Error())
 		case ev := <-w.Events:
-			if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() && ev.Has(fsnotify.Create) {
-				// Files written into a new directory before it is watched
-				// send no event: take them from the walk.
-				for _, f := range addSourceDirs(w, ev.Name) {
-					if rel, err := filepath.Rel(app, f); err == nil && isSource(rel) {
-						changed[filepath.ToSlash(rel)] = true
-					}
+			for _, rel := range w.changed(ev) {
+				if isSource(rel) {
+					changed[rel] = true
+					timer.Reset(sourceQuiet)
 				}
-				timer.Reset(sourceQuiet)
-				continue
 			}
-			rel, err := filepath.Rel(app, ev.Name)
-			if err != nil || !isSource(rel) {
-				continue
-			}
-			changed[filepath.ToSlash(rel)] = true
-			timer.Reset(sourceQuiet)
 		case <-timer.C:
 			files := slices.Sorted(maps.Keys(changed))
 			clear(changed)
@@ -250,10 +238,51 @@ func isSource(rel string) bool {
 	return base == "go.mod" || base == "go.sum"
 }
 
-// addSourceDirs watches dir and the directories under it that may hold
-// sources: not hidden ones, node_modules or testdata. It returns the files
-// it saw.
-func addSourceDirs(w *fsnotify.Watcher, dir string) []string {
+// appWatcher watches an app's files for the dev loops: every directory
+// that may hold sources (not hidden ones, node_modules, testdata, vendor),
+// new ones as they appear.
+type appWatcher struct {
+	*fsnotify.Watcher
+	app string
+}
+
+// watchApp starts watching app.
+func watchApp(app string) (*appWatcher, error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	aw := &appWatcher{Watcher: w, app: app}
+	aw.addDirs(app)
+	return aw, nil
+}
+
+// changed turns an event into the files it changed, relative to the app
+// with forward slashes: the file itself, or for a new directory every file
+// in it (written before it was watched, they sent no event of their own).
+// Hidden files are left out.
+func (aw *appWatcher) changed(ev fsnotify.Event) []string {
+	paths := []string{ev.Name}
+	if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
+		if !ev.Has(fsnotify.Create) {
+			return nil
+		}
+		paths = aw.addDirs(ev.Name)
+	}
+	var out []string
+	for _, p := range paths {
+		rel, err := filepath.Rel(aw.app, p)
+		if err != nil || strings.HasPrefix(filepath.Base(rel), ".") {
+			continue
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+// addDirs watches dir and the directories under it that may hold sources,
+// and returns the files it saw.
+func (aw *appWatcher) addDirs(dir string) []string {
 	var files []string
 	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -270,7 +299,7 @@ func addSourceDirs(w *fsnotify.Watcher, dir string) []string {
 		if path != dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "node_modules" || name == "testdata" || name == "vendor") {
 			return filepath.SkipDir
 		}
-		_ = w.Add(path)
+		_ = aw.Add(path)
 		return nil
 	})
 	return files
