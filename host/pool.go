@@ -201,6 +201,12 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 	g := &guestSys{c: callFrom(ctx), logger: p.engine.logger, file: p.file}
 	c := p.code.Load()
 	mod, err := p.engine.instantiate(ctx, c, p.engine.moduleConfig(g))
+	if err != nil && p.code.Load() != c {
+		// The compiler's code replaced c, and closed it, meanwhile: the
+		// new code is the one to instantiate.
+		c = p.code.Load()
+		mod, err = p.engine.instantiate(ctx, c, p.engine.moduleConfig(g))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("instantiating %s: %w", p.file, startFailure(err, ctx))
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/host"
@@ -44,10 +46,38 @@ func TestServeWhileCompiling(t *testing.T) {
 		t.Fatalf("a module the cache does not hold should start in the interpreter")
 	}
 	get("interpreted")
+	// Requests keep coming while the pool moves to the compiled code: none
+	// may fail for it.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/echo", nil))
+				if rec.Code != 200 {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
 	release()
 	release = nil
 	if err := h.WaitCompiled(t.Context()); err != nil {
 		t.Fatal(err)
+	}
+	close(stop)
+	wg.Wait()
+	if n := failed.Load(); n > 0 {
+		t.Errorf("%d requests failed while the module moved to compiled code", n)
 	}
 	if h.Interpreted(file) {
 		t.Errorf("the module still runs in the interpreter after WaitCompiled")
