@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -370,13 +368,8 @@ func TestDevRerunsBuildCommandOnSave(t *testing.T) {
 	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources", "build command")
 	waitFor(t, stdout, regexp.MustCompile("(saves of src/\\*\\*/\\*\\.wat rerun `wat2wasm)"), done)
 	get := func() string {
-		res, err := http.Get(addr + "/v")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return string(b)
+		_, body := httpGet(t, addr+"/v")
+		return body
 	}
 	if got := get(); got != "v1" {
 		t.Fatalf("before the edit: GET /v = %q, want %q (built by the command at start)\n%s", got, "v1", stdout.String())

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,13 +19,8 @@ func TestDevRebuildsAndReloadsOnSave(t *testing.T) {
 	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
 	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
 	get := func() string {
-		res, err := http.Get(addr + "/api/users/2")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return string(b)
+		_, body := httpGet(t, addr+"/api/users/2")
+		return body
 	}
 	if !strings.Contains(get(), "Grace Hopper") {
 		t.Fatalf("before the edit: %s", get())

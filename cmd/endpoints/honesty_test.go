@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -99,14 +97,8 @@ func TestDevServesWhatBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr, _, _, stdout, stderr, _ := startCLI(t, "dev", app)
-	res, err := http.Get(addr + "/api/users/2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(body), "Grace Hopper") {
-		t.Errorf("a good route beside a broken one = %d %s", res.StatusCode, body)
+	if status, body := httpGet(t, addr+"/api/users/2"); status != 200 || !strings.Contains(body, "Grace Hopper") {
+		t.Errorf("a good route beside a broken one = %d %s", status, body)
 	}
 	if !strings.Contains(stderr.String(), "FAIL server/api/broken.get.wasm") || !strings.Contains(stderr.String(), "broken.get.c") {
 		t.Errorf("the broken route was not reported:\n%s\n%s", stdout.String(), stderr.String())
@@ -136,7 +128,7 @@ func TestDevFollowsAddedAndRemovedSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, stdout, regexp.MustCompile(`reloaded in \S+: (added server/routes/nested/deeper/ping\.get\.wasm)`), done)
-	if status := getStatus(t, addr+"/nested/deeper/ping"); status != 200 {
+	if status, _ := httpGet(t, addr+"/nested/deeper/ping"); status != 200 {
 		t.Errorf("GET the added route = %d, want 200", status)
 	}
 	if err := os.Remove(src); err != nil {
@@ -144,20 +136,9 @@ func TestDevFollowsAddedAndRemovedSources(t *testing.T) {
 	}
 	waitFor(t, stdout, regexp.MustCompile(`(removed server/routes/nested/deeper/ping\.get\.wasm: its source)`), done)
 	waitFor(t, stdout, regexp.MustCompile(`reloaded in \S+: (removed server/routes/nested/deeper/ping\.get\.wasm)`), done)
-	if status := getStatus(t, addr+"/nested/deeper/ping"); status != 404 {
+	if status, _ := httpGet(t, addr+"/nested/deeper/ping"); status != 404 {
 		t.Errorf("GET the removed route = %d, want 404", status)
 	}
-}
-
-// getStatus is the status of a GET.
-func getStatus(t *testing.T, url string) int {
-	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	return res.StatusCode
 }
 
 // TestBuildPrecompiles: build --cache-dir compiles every module into the
@@ -178,7 +159,7 @@ func TestBuildPrecompiles(t *testing.T) {
 			done <- run(ctx, []string{"serve", app, "--addr", "127.0.0.1:0", "--cache-dir", cacheDir}, stdout, stderr)
 		}()
 		addr := waitFor(t, stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
-		if status := getStatus(t, addr+"/api/users/2"); status != 200 {
+		if status, _ := httpGet(t, addr+"/api/users/2"); status != 200 {
 			t.Errorf("GET /api/users/2 = %d", status)
 		}
 		return stdout, func() { cancel(); <-done }

@@ -128,14 +128,8 @@ func TestServeAndShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr, _, cancel, stdout, stderr, done := startCLI(t, "serve", app)
-	res, err := http.Get(addr + "/api/users/2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(body), "Grace Hopper") {
-		t.Errorf("GET /api/users/2 = %d %s", res.StatusCode, body)
+	if status, body := httpGet(t, addr+"/api/users/2"); status != 200 || !strings.Contains(body, "Grace Hopper") {
+		t.Errorf("GET /api/users/2 = %d %s", status, body)
 	}
 	if !strings.Contains(stdout.String(), "/api/users/:id") {
 		t.Errorf("the route table was not printed at start:\n%s", stdout.String())
@@ -328,4 +322,16 @@ func startCLI(t *testing.T, command, app string, watching ...string) (addr strin
 		t.Fatalf("the watchers %q were not all set up within 30 s:\n%s\n%s", watching, stdout.String(), stderr.String())
 	}
 	return addr, ctx, cancel, stdout, stderr, done
+}
+
+// httpGet GETs url and returns the status and the body.
+func httpGet(t *testing.T, url string) (int, string) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
 }
