@@ -31,7 +31,7 @@ func EmbedContract(ctx context.Context, file string, wasm []byte, opts Options) 
 		return nil, err
 	}
 	defer e.shutdown(ctx)
-	m, err := e.loadModule(ctx, wasm, rf, 1)
+	m, err := e.loadModule(ctx, wasm, rf, 1, false)
 	if err != nil {
 		return nil, err
 	}

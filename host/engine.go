@@ -21,6 +21,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
+	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
 // engine is the wazero runtime every module of a host shares, with the
@@ -34,18 +35,24 @@ type engine struct {
 	// background counts the compilations compileLater runs;
 	// compileSlots bounds them, and stopBackground, closed at shutdown,
 	// stops those not started.
-	background     pending
-	queueMu        sync.Mutex
-	queue          []*pool // waiting for startCompiles
+	background pending
+	queueMu    sync.Mutex
+	queue      []*pool // waiting for startCompiles
+	// deferredFailed: the deferred loads that failed (deferModule),
+	// guarded by queueMu.
+	deferredFailed []error
 	compileSlots   chan struct{}
 	progress       func(Progress) // Options.Progress
 	stopBackground chan struct{}
-	stopOnce       sync.Once
-	cache          wazero.CompilationCache
-	cacheDir       string // where compiled and instrumented modules are kept; "" for none
-	logger         *slog.Logger
-	memoryBytes    int64 // the cap of each instance's memory
-	loadTimeout    time.Duration
+	// hold, from a test's context (testhook.WithHold), keeps background
+	// work from starting until closed; nil otherwise.
+	hold        <-chan struct{}
+	stopOnce    sync.Once
+	cache       wazero.CompilationCache
+	cacheDir    string // where compiled and instrumented modules are kept; "" for none
+	logger      *slog.Logger
+	memoryBytes int64 // the cap of each instance's memory
+	loadTimeout time.Duration
 	// mapped: instances' memories are mapped outside the Go heap and
 	// unmapped when they close (internal/linearmem); see memory.go.
 	mapped bool
@@ -79,6 +86,7 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 	e.compileSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
 	e.progress = opts.Progress
 	e.stopBackground = make(chan struct{})
+	e.hold = testhook.Hold(ctx)
 	runtimes := []wazero.Runtime{e.runtime}
 	if opts.ServeWhileCompiling {
 		e.interp = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().

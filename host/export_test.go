@@ -52,5 +52,16 @@ func (h *Host) HoldCompiler() (release func()) {
 // Interpreted reports whether the interpreter runs a route module.
 func (h *Host) Interpreted(file string) bool {
 	f := h.table.Load().files[file]
-	return f != nil && f.route != nil && f.route.mod.pool.code.Load().interpreted()
+	if f == nil || f.route == nil {
+		return false
+	}
+	c := f.route.mod.pool.code.Load()
+	return c != nil && c.interpreted()
+}
+
+// HasCode reports whether a route module's code has loaded (see
+// Options.ServeWhileCompiling: code loaded after New).
+func (h *Host) HasCode(file string) bool {
+	f := h.table.Load().files[file]
+	return f != nil && f.route != nil && f.route.mod.pool.code.Load() != nil
 }

@@ -204,8 +204,11 @@ func (h *Host) Problems() []error { return slices.Clone(h.table.Load().problems)
 // WaitCompiled waits until every module runs compiled code, or ctx ends.
 // With [Options.ServeWhileCompiling], a module the compilation cache did
 // not hold serves with the interpreter while the compiler works in the
-// background; without it, New and Reload compile before they return and
-// WaitCompiled returns at once.
+// background, and route modules that carry their contract sections load
+// their code after New returns; without it, New and Reload compile before
+// they return and WaitCompiled returns at once. It returns a *LoadError
+// listing the route modules whose code failed to load after New returned
+// (their routes answer 500).
 func (h *Host) WaitCompiled(ctx context.Context) error { return h.engine.waitCompiled(ctx) }
 
 // ErrClosed is what Reload reports once the host is shutting down.
@@ -403,18 +406,19 @@ func findModules(appDir string) ([]string, error) {
 }
 
 // loadRoute loads one module and, for an endpoint, compiles its contract.
-func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte) (*route, error) {
+// deferCode: see engine.loadModule.
+func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) (*route, error) {
 	rf, err := routefile.Parse(file)
 	if err != nil {
 		return nil, err
 	}
-	mod, err := h.engine.loadModule(ctx, wasm, rf, h.opts.Limits.instances())
+	mod, err := h.engine.loadModule(ctx, wasm, rf, h.opts.Limits.instances(), deferCode)
 	if err != nil {
 		return nil, err
 	}
 	r, err := newRoute(rf, mod)
 	if err != nil {
-		mod.pool.close(ctx)
+		mod.pool.retire(ctx)
 		return nil, err
 	}
 	return r, nil

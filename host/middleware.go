@@ -77,7 +77,7 @@ func findMiddleware(appDir string) ([]string, error) {
 // loadMiddleware compiles a middleware module, checks its exports and
 // reads its declaration.
 func (e *engine) loadMiddleware(ctx context.Context, wasm []byte, file string, poolSize int) (*middleware, error) {
-	c, err := e.prepare(ctx, wasm, file)
+	c, err := e.prepare(ctx, wasm, file, true)
 	if err != nil {
 		return nil, err
 	}

@@ -23,82 +23,120 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 )
 
-// module is a compiled route module with its pool and, for an endpoint, the
-// contract it exported.
+// module is a route module with its pool and, for an endpoint, the
+// contract it declares.
 type module struct {
 	file         string
 	pool         *pool
 	contractJSON []byte // nil for a plain route
 	contract     *abi.Contract
+	// hookExported: the module exports abi.ExportOnValidationError.
+	hookExported bool
 }
 
 // loadModule reads, instruments and compiles one route module, checks its
-// exports, instantiates the warm instance and reads its contract.
-func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route, poolSize int) (*module, error) {
-	c, err := e.prepare(ctx, wasm, rf.File)
+// exports, instantiates the warm instance and reads its contract. With
+// deferCode, on an engine that serves while compiling, a module that
+// carries its contract and ABI version in custom sections (endpoints build
+// writes them after loading it) is routed from the sections at once, and
+// its code loads later (see deferModule).
+func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route, poolSize int, deferCode bool) (*module, error) {
+	if deferCode && e.interp != nil {
+		if m, ok, err := e.deferModule(wasm, rf, poolSize); ok {
+			return m, err
+		}
+	}
+	m := &module{file: rf.File, pool: newPool(e, nil, rf.File, poolSize)}
+	in, b, err := e.openCode(ctx, m.pool, wasm, rf, true)
 	if err != nil {
 		return nil, err
 	}
-	compiled := c.compiled
-	if err := checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
-		_ = compiled.Close(ctx)
-		return nil, fmt.Errorf("%s: %w", rf.File, err)
-	}
-	m := &module{file: rf.File, pool: newPool(e, c, rf.File, poolSize)}
-	lc := e.loadCall(ctx, rf.File)
-	in, err := m.pool.warm(lc)
-	if err != nil {
-		_ = compiled.Close(ctx)
-		return nil, err
-	}
-	ok := false
-	defer func() {
-		if !ok {
+	if len(b) > 0 {
+		c, err := contract.Parse(rf.File, b, contract.Options{Method: rf.Method})
+		if err != nil {
 			in.close(ctx)
-			_ = compiled.Close(ctx)
+			m.pool.retire(ctx)
+			return nil, err
 		}
-	}()
-	if err := checkVersion(in, lc, rf.File); err != nil {
-		return nil, err
+		m.contractJSON, m.contract = b, c
 	}
-	section, err := readSections(wasm, rf.File)
-	if err != nil {
-		return nil, err
-	}
-	if in.mod.ExportedFunction(abi.ExportContract) != nil || section != nil {
-		var b []byte
-		if in.mod.ExportedFunction(abi.ExportContract) != nil {
-			if b, err = exportedBytes(in, lc, rf.File, abi.ExportContract, abi.ContractMaxBytes); err != nil {
-				return nil, err
-			}
-		}
-		if section != nil {
-			if b != nil && !sameJSON(b, section) {
-				return nil, fmt.Errorf("%s: its %s section and its %s export disagree: rebuild the module (endpoints build writes the section from the export)", rf.File, abi.SectionContract, abi.ExportContract)
-			}
-			b = section
-		}
-		if n := countObjects(b); n > abi.ContractMaxObjects {
-			return nil, fmt.Errorf("%s: its contract holds %d JSON objects (schemas); the host accepts at most %d: share schemas through $defs, or split the route", rf.File, n, abi.ContractMaxObjects)
-		}
-		if len(b) > 0 {
-			m.contractJSON = b
-			c, err := contract.Parse(rf.File, m.contractJSON, contract.Options{Method: rf.Method})
-			if err != nil {
-				return nil, err
-			}
-			m.contract = c
-		}
-	}
+	m.hookExported = in.onValidation != nil
 	m.pool.park(in)
-	ok = true
 	e.compileLater(m.pool)
 	return m, nil
 }
 
+// openCode makes p's code from wasm, checks its exports, instantiates the
+// warm instance, asks it its ABI version and reads its contract: from the
+// abi.SectionContract section when it has one (the export, if any, must
+// say the same) or from the export. It returns the warm instance, not yet
+// parked, and the contract (nil for a plain route). On an error, p has no
+// code again and nothing is left open. mayInterpret lets an engine that
+// serves while compiling run a module the cache does not hold in the
+// interpreter.
+func (e *engine) openCode(ctx context.Context, p *pool, wasm []byte, rf routefile.Route, mayInterpret bool) (_ *instance, _ []byte, err error) {
+	c, err := e.prepare(ctx, wasm, rf.File, mayInterpret)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkExports(c.compiled.ExportedFunctions(), c.compiled.ExportedMemories()); err != nil {
+		_ = c.compiled.Close(ctx)
+		return nil, nil, fmt.Errorf("%s: %w", rf.File, err)
+	}
+	if !p.setCode(c) {
+		_ = c.compiled.Close(ctx)
+		return nil, nil, errRetired
+	}
+	var in *instance
+	defer func() {
+		if err != nil {
+			if in != nil {
+				in.close(ctx)
+			}
+			p.dropCode(ctx)
+		}
+	}()
+	lc := e.loadCall(ctx, rf.File)
+	if in, err = p.warm(lc); err != nil {
+		return nil, nil, err
+	}
+	if err := checkVersion(in, lc, rf.File); err != nil {
+		return nil, nil, err
+	}
+	section, err := readSections(wasm, rf.File)
+	if err != nil {
+		return nil, nil, err
+	}
+	var b []byte
+	if in.mod.ExportedFunction(abi.ExportContract) != nil {
+		if b, err = exportedBytes(in, lc, rf.File, abi.ExportContract, abi.ContractMaxBytes); err != nil {
+			return nil, nil, err
+		}
+	}
+	if section != nil {
+		if b != nil && !sameJSON(b, section) {
+			return nil, nil, fmt.Errorf("%s: its %s section and its %s export disagree: rebuild the module (endpoints build writes the section from the export)", rf.File, abi.SectionContract, abi.ExportContract)
+		}
+		b = section
+	}
+	if err := checkContractSize(b, rf.File); err != nil {
+		return nil, nil, err
+	}
+	return in, b, nil
+}
+
+// checkContractSize refuses a contract of more JSON objects than the host
+// accepts.
+func checkContractSize(b []byte, file string) error {
+	if n := countObjects(b); n > abi.ContractMaxObjects {
+		return fmt.Errorf("%s: its contract holds %d JSON objects (schemas); the host accepts at most %d: share schemas through $defs, or split the route", file, n, abi.ContractMaxObjects)
+	}
+	return nil
+}
+
 // prepare instruments and compiles the module of file, and says what is
-// wrong with it when it cannot.
-func (e *engine) prepare(ctx context.Context, wasm []byte, file string) (*code, error) {
+// wrong with it when it cannot. mayInterpret: see openCode.
+func (e *engine) prepare(ctx context.Context, wasm []byte, file string, mayInterpret bool) (*code, error) {
 	// The sections endpoints build adds say what the code says: without
 	// them, a module compiles to the same code, and the compilation cache
 	// filled while building serves the first start.
@@ -113,7 +151,7 @@ func (e *engine) prepare(ctx context.Context, wasm []byte, file string) (*code, 
 	if pages, ok, err := wasmbin.MemoryPages(wasm); err == nil && ok && uint64(pages)*65536 > uint64(e.memoryBytes) {
 		return nil, fmt.Errorf("%s: its memory does not fit limits.memoryBytes (%d bytes): it starts at %d pages of 64 KiB (%d bytes); raise limits.memoryBytes in %s", file, e.memoryBytes, pages, uint64(pages)*65536, AppConfigFile)
 	}
-	c, err := e.codeFor(ctx, wasm)
+	c, err := e.codeFor(ctx, wasm, mayInterpret)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}

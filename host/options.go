@@ -203,9 +203,20 @@ type Options struct {
 	// once); new requests then run the compiled code. A Go module takes
 	// about a second per 3-4 MB to compile and a fraction of that to
 	// interpret, so an app of many routes answers in seconds on its first
-	// start, at first more slowly. Off by default: New and Reload return
-	// with every module compiled. [Host.WaitCompiled] waits for the
-	// background compilations.
+	// start, at first more slowly.
+	//
+	// At New, a route module that carries its contract and ABI version in
+	// custom sections (endpoints build writes them after loading the
+	// module as the host does) is routed from them at once: its code loads
+	// in the background, compiler first, or at its first request, which
+	// waits for it (with the interpreter when the cache lacks it). Its
+	// code is then checked as at any load and must declare the same
+	// contract; one that fails is logged, its route answers 500, and
+	// [Host.WaitCompiled] reports it. Reloads load changed modules before
+	// they serve, so a broken new version keeps the previous one.
+	//
+	// Off by default: New and Reload return with every module compiled
+	// and checked. [Host.WaitCompiled] waits for the background work.
 	ServeWhileCompiling bool
 	// Progress, when not nil, is called as route modules load (each one
 	// read, instrumented, compiled or interpreted, instantiated, its

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -66,6 +65,10 @@ type pool struct {
 	// noHandle: the module has no endpoints_handle (the runtime
 	// declaration, a middleware).
 	noHandle bool
+	// deferred: the module's code loads on first use or in the
+	// background (see engine.deferModule); nil when it loaded with the
+	// pool.
+	deferred *deferredCode
 }
 
 func newPool(e *engine, c *code, file string, size int) *pool {
@@ -79,8 +82,28 @@ func newPool(e *engine, c *code, file string, size int) *pool {
 	return p
 }
 
-// compiled is the module new instances are made from.
-func (p *pool) compiled() wazero.CompiledModule { return p.code.Load().compiled }
+// setCode gives a pool made without code its code; it reports false, and
+// changes nothing, when the pool was retired.
+func (p *pool) setCode(c *code) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.retired {
+		return false
+	}
+	p.code.Store(c)
+	return true
+}
+
+// dropCode closes the code openCode gave the pool when its load failed
+// after all.
+func (p *pool) dropCode(ctx context.Context) {
+	p.mu.Lock()
+	c := p.code.Swap(nil)
+	p.mu.Unlock()
+	if c != nil {
+		_ = c.compiled.Close(ctx)
+	}
+}
 
 // upgrade makes new instances from next, closing the idle instances of the
 // code it replaces; the instances in use are closed when given back. It
@@ -122,6 +145,11 @@ func (p *pool) get(ctx context.Context) (*instance, error) {
 }
 
 func (p *pool) take(ctx context.Context) (*instance, error) {
+	if p.deferred != nil {
+		if err := p.awaitCode(ctx); err != nil {
+			return nil, err
+		}
+	}
 	select {
 	case p.slots <- struct{}{}:
 	default:
@@ -264,7 +292,9 @@ func (p *pool) retire(ctx context.Context) {
 	p.retired = true
 	p.mu.Unlock()
 	p.close(ctx)
-	_ = p.code.Load().compiled.Close(ctx)
+	if c := p.code.Load(); c != nil {
+		_ = c.compiled.Close(ctx)
+	}
 }
 
 // close closes every idle instance. Instances in use belong to their

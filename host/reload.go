@@ -340,7 +340,7 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 			lf := &loadedFile{hash: hash}
 			began := time.Now()
 			if err == nil {
-				lf.route, err = h.loadRoute(l.ctx, f, data)
+				lf.route, err = h.loadRoute(l.ctx, f, data, prev == nil)
 			}
 			lf.err = err
 			results[i] = routeResult{file: lf, news: true}

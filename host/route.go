@@ -103,9 +103,8 @@ func newRoute(rf routefile.Route, mod *module) (*route, error) {
 	default:
 		return nil, fmt.Errorf("%s: contract: /: a module without a method suffix must declare its operations in \"methods\" ({\"get\": {...}, \"post\": {...}}), or the file name must carry a method (e.g. %s)", rf.File, strings.TrimSuffix(rf.File, ".wasm")+".get.wasm")
 	}
-	_, exported := mod.pool.compiled().ExportedFunctions()[abi.ExportOnValidationError]
 	for _, op := range r.ops {
-		if op.contract.OnValidationError && !exported {
+		if op.contract.OnValidationError && !mod.hookExported {
 			return nil, fmt.Errorf("%s: contract: /onValidationError: true, but the module does not export %q; export the hook (Go SDK: endpoints.OnValidationError) or drop the flag", rf.File, abi.ExportOnValidationError)
 		}
 	}

@@ -23,7 +23,7 @@ type runtimeModule struct {
 // nil. Errors name the file and what is wrong.
 func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*runtimeModule, error) {
 	file := abi.RuntimeModule
-	c, err := e.prepare(ctx, wasm, file)
+	c, err := e.prepare(ctx, wasm, file, true)
 	if err != nil {
 		return nil, err
 	}

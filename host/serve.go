@@ -475,8 +475,17 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	pool := c.route.mod.pool
 	in, err := pool.get(c)
 	if err != nil {
-		h.logger.Warn("no instance for the request", "route", c.route.file, "error", err)
 		h.discardBody(w, r, c)
+		if failed := (*moduleFailedError)(nil); errors.As(err, &failed) {
+			// Logged once, when the load failed.
+			var data any
+			if h.opts.Mode == Development {
+				data = failureData{Error: err.Error(), Route: c.route.file}
+			}
+			writeError(w, r, http.StatusInternalServerError, "", data)
+			return false
+		}
+		h.logger.Warn("no instance for the request", "route", c.route.file, "error", err)
 		writeError(w, r, http.StatusServiceUnavailable, "", nil)
 		return false
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -63,12 +65,12 @@ func (e *engine) markCompiled(wasm []byte) {
 	}
 }
 
-// codeFor compiles the instrumented module wasm: with the compiler when
-// the engine does not tier or the cache holds it, otherwise with the
-// interpreter, which takes a fraction of the time; compileLater then
-// replaces that code.
-func (e *engine) codeFor(ctx context.Context, wasm []byte) (*code, error) {
-	if e.interp == nil || e.inCache(wasm) {
+// codeFor compiles the instrumented module wasm: with the interpreter,
+// which takes a fraction of the compiler's time, when mayInterpret, the
+// engine tiers and the cache does not hold it (compileLater then replaces
+// that code); with the compiler otherwise.
+func (e *engine) codeFor(ctx context.Context, wasm []byte, mayInterpret bool) (*code, error) {
+	if !mayInterpret || e.interp == nil || e.inCache(wasm) {
 		compiled, err := e.compile(ctx, e.runtime, wasm)
 		if err != nil {
 			return nil, err
@@ -120,11 +122,19 @@ func (e *engine) startCompiles() {
 }
 
 // compileInBackground compiles p's code and moves p to it, then calls
-// finished, unless the engine stopped first.
+// finished, unless the engine stopped first. A pool whose code was
+// deferred (deferModule) loads it with the compiler, or, when a request
+// loaded it with the interpreter first, waits for that and then compiles.
 func (e *engine) compileInBackground(p *pool, finished func(time.Duration, error)) {
-	c := p.code.Load()
 	go func() {
 		defer e.background.done()
+		if e.hold != nil {
+			select {
+			case <-e.hold:
+			case <-e.stopBackground:
+				return
+			}
+		}
 		select {
 		case e.compileSlots <- struct{}{}:
 			defer func() { <-e.compileSlots }()
@@ -132,6 +142,23 @@ func (e *engine) compileInBackground(p *pool, finished func(time.Duration, error
 			return
 		}
 		start := time.Now()
+		if d := p.deferred; d != nil {
+			e.loadDeferred(p, false)
+			<-d.done
+			if d.err != nil {
+				if errors.Is(d.err, errRetired) {
+					finished(time.Since(start), nil)
+				} else {
+					finished(time.Since(start), d.err)
+				}
+				return
+			}
+		}
+		c := p.code.Load()
+		if c == nil || !c.interpreted() {
+			finished(time.Since(start), nil)
+			return
+		}
 		compiled, err := e.compile(context.Background(), e.runtime, c.wasm)
 		if err != nil {
 			e.logger.Warn("the compiler failed on a module; it keeps running in the interpreter", "module", p.file, "error", err)
@@ -147,10 +174,16 @@ func (e *engine) compileInBackground(p *pool, finished func(time.Duration, error
 }
 
 // waitCompiled waits until no module runs in the interpreter any more, or
-// ctx ends.
+// ctx ends. It reports the deferred loads that failed (deferModule) as a
+// *LoadError.
 func (e *engine) waitCompiled(ctx context.Context) error {
 	select {
 	case <-e.background.idle():
+		e.queueMu.Lock()
+		defer e.queueMu.Unlock()
+		if len(e.deferredFailed) > 0 {
+			return &LoadError{Problems: slices.Clone(e.deferredFailed)}
+		}
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -1,7 +1,8 @@
 // Package testhook lets tests learn of events that production code reports
-// nowhere else, through a hook carried by a context: today, that a file
-// watcher is set up, so that a test edits files once the edit can be seen
-// instead of sleeping and hoping.
+// nowhere else, or hold what production code does in the background,
+// through a hook carried by a context: that a file watcher is set up, so
+// that a test edits files once the edit can be seen instead of sleeping
+// and hoping; and a host's background work held until the test lets it go.
 //
 //	ready := make(chan string, 3)
 //	ctx = testhook.WithWatching(ctx, func(name string) { ready <- name })
@@ -30,4 +31,19 @@ func Watching(ctx context.Context, name string) {
 	if f, ok := ctx.Value(watchingKey{}).(func(string)); ok {
 		f(name)
 	}
+}
+
+type holdKey struct{}
+
+// WithHold returns a copy of ctx whose hosts (host.New called with it)
+// start no background work (compiling, loading deferred code) before
+// release is closed: a test sees a host as it is the moment New returns.
+func WithHold(ctx context.Context, release <-chan struct{}) context.Context {
+	return context.WithValue(ctx, holdKey{}, release)
+}
+
+// Hold returns the release channel of ctx, or nil when ctx holds nothing.
+func Hold(ctx context.Context) <-chan struct{} {
+	c, _ := ctx.Value(holdKey{}).(<-chan struct{})
+	return c
 }

@@ -344,3 +344,19 @@ func readS32(b []byte, p int) (int32, int, error) {
 	}
 	return int32(v), next - p, nil
 }
+
+// ExportsFunction reports whether the module exports a function named
+// export, reading only its export section.
+func ExportsFunction(wasm []byte, export string) (bool, error) {
+	sections, err := Sections(wasm)
+	if err != nil {
+		return false, err
+	}
+	for _, s := range sections {
+		if s.ID == SectionExport {
+			_, found, err := exportedFunction(s.Payload, export)
+			return found, err
+		}
+	}
+	return false, nil
+}

@@ -110,3 +110,23 @@ func TestMemoryPages(t *testing.T) {
 		t.Error("a memory section cut short parsed")
 	}
 }
+
+func TestExportsFunction(t *testing.T) {
+	wasm := assemble(t, module)
+	for _, tt := range []struct {
+		export string
+		want   bool
+	}{
+		{"endpoints_handle", true},
+		{"negative", true},
+		{"endpoints_on_validation_error", false},
+		{"mem", false}, // an import, not an export
+	} {
+		if got, err := wasmbin.ExportsFunction(wasm, tt.export); err != nil || got != tt.want {
+			t.Errorf("ExportsFunction(%s) = %v, %v; want %v", tt.export, got, err, tt.want)
+		}
+	}
+	if _, err := wasmbin.ExportsFunction(wasm[:len(wasm)-3], "negative"); err == nil {
+		t.Error("a module cut short parsed")
+	}
+}

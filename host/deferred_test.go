@@ -1,0 +1,179 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/testhook"
+	"github.com/wasmendpoints/endpoints/internal/wasmbin"
+)
+
+const itemContract = `{"request":{"params":{"type":"object","properties":{"id":{"type":"integer","maximum":9}},"required":["id"]}},"responses":{"200":{"description":"the item"}}}`
+
+// embedSections writes into the module at rel the custom sections endpoints
+// build adds (host.EmbedContract).
+func (a *app) embedSections(rel string) *app {
+	a.t.Helper()
+	p := filepath.Join(a.dir, filepath.FromSlash(rel))
+	wasm, err := os.ReadFile(p)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	out, err := host.EmbedContract(context.Background(), rel, wasm, host.Options{CacheDir: "off"})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return a.file(rel, out)
+}
+
+// heldHost loads the app serving while compiling, with every background
+// load and compilation held until release is closed.
+func (a *app) heldHost(release <-chan struct{}) (*host.Host, *logBuffer) {
+	a.t.Helper()
+	logs := &logBuffer{}
+	ctx := testhook.WithHold(context.Background(), release)
+	h, err := host.New(ctx, a.dir, host.Options{Mode: host.Development, ServeWhileCompiling: true, CacheDir: a.t.TempDir(), Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		a.t.Fatalf("host.New: %v", err)
+	}
+	a.t.Cleanup(func() { h.Close(context.Background()) })
+	return h, logs
+}
+
+func get(h *host.Host, target string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+	return rec
+}
+
+// TestDeferredCode: a module carrying its contract sections is routed from
+// them when New returns, before its code loads; requests that fail
+// validation and the document need no code; the first request that reaches
+// the guest loads it (in the interpreter, the cache being empty), and the
+// background compiler then moves it to compiled code. A module without the
+// sections loads before New returns.
+func TestDeferredCode(t *testing.T) {
+	const file, bare = "server/api/items/[id].get.wasm", "server/api/bare.get.wasm"
+	a := newApp(t).
+		wat(file, watModule{contract: itemContract, handle: plainOK, extra: okData}).embedSections(file).
+		wat(bare, watModule{contract: `{"responses":{"200":{"description":"ok"}}}`, handle: plainOK, extra: okData})
+	release := make(chan struct{})
+	h, _ := a.heldHost(release)
+	if h.HasCode(file) {
+		t.Fatal("the code of a module with its contract sections loaded before New returned")
+	}
+	if !h.HasCode(bare) {
+		t.Fatal("a module without the sections must load before New returns")
+	}
+	if rec := get(h, "/api/items/12"); rec.Code != 400 || !strings.Contains(rec.Body.String(), "less than or equal to 9") {
+		t.Errorf("GET /api/items/12 = %d %s, want the 400 of the section's contract", rec.Code, rec.Body)
+	}
+	if rec := get(h, "/_endpoints/schema"); !strings.Contains(rec.Body.String(), `"/api/items/{id}"`) {
+		t.Errorf("the document lacks the deferred route: %s", rec.Body)
+	}
+	if h.HasCode(file) {
+		t.Fatal("a 400 or the document loaded the code")
+	}
+	if rec := get(h, "/api/items/3"); rec.Code != 200 || rec.Body.String() != "ok" {
+		t.Fatalf("GET /api/items/3 = %d %s", rec.Code, rec.Body)
+	}
+	if !h.Interpreted(file) {
+		t.Error("the first request should load a module the cache lacks with the interpreter")
+	}
+	close(release)
+	if err := h.WaitCompiled(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if h.Interpreted(file) {
+		t.Error("the module still runs in the interpreter after WaitCompiled")
+	}
+	if rec := get(h, "/api/items/4"); rec.Code != 200 || rec.Body.String() != "ok" {
+		t.Errorf("GET /api/items/4 once compiled = %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestDeferredCodeBackground: with nobody asking, the background loader
+// loads deferred code with the compiler straight away.
+func TestDeferredCodeBackground(t *testing.T) {
+	const file = "server/api/items/[id].get.wasm"
+	a := newApp(t).wat(file, watModule{contract: itemContract, handle: plainOK, extra: okData}).embedSections(file)
+	release := make(chan struct{})
+	h, _ := a.heldHost(release)
+	close(release)
+	if err := h.WaitCompiled(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !h.HasCode(file) || h.Interpreted(file) {
+		t.Errorf("after WaitCompiled: code %v, interpreted %v; want compiled code", h.HasCode(file), h.Interpreted(file))
+	}
+	if rec := get(h, "/api/items/3"); rec.Code != 200 {
+		t.Errorf("GET /api/items/3 = %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestDeferredCodeThatDisagrees: code that turns out not to be what its
+// sections declare answers 500 saying why (in development), is logged, and
+// WaitCompiled reports it; the other routes serve.
+func TestDeferredCodeThatDisagrees(t *testing.T) {
+	const endpoint, plain, good = "server/api/items/[id].get.wasm", "server/routes/plain.get.wasm", "server/api/good.get.wasm"
+	a := newApp(t).
+		wat(endpoint, watModule{contract: itemContract, handle: plainOK, extra: okData}).embedSections(endpoint).
+		wat(plain, watModule{contract: `{"responses":{"200":{"description":"ok"}}}`, handle: plainOK, extra: okData}).
+		wat(good, watModule{contract: `{"responses":{"200":{"description":"ok"}}}`, handle: plainOK, extra: okData}).embedSections(good)
+	// The endpoint's section says another contract than its export; the
+	// plain route carries the version section but not its contract's.
+	rewrite := func(rel string, f func([]byte) ([]byte, error)) {
+		p := filepath.Join(a.dir, filepath.FromSlash(rel))
+		wasm, err := os.ReadFile(p)
+		if err == nil {
+			wasm, err = f(wasm)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.file(rel, wasm)
+	}
+	rewrite(endpoint, func(w []byte) ([]byte, error) {
+		w, err := wasmbin.WithoutCustom(w, abi.SectionContract)
+		if err != nil {
+			return nil, err
+		}
+		return wasmbin.WithCustom(w, abi.SectionContract, []byte(strings.Replace(itemContract, `"maximum":9`, `"maximum":99`, 1)))
+	})
+	rewrite(plain, func(w []byte) ([]byte, error) { return wasmbin.WithCustom(w, abi.SectionABIVersion, []byte("1")) })
+
+	release := make(chan struct{})
+	h, logs := a.heldHost(release)
+	for target, want := range map[string]string{
+		"/api/items/42": "its endpoints.contract section and its endpoints_contract export disagree",
+		"/plain":        "no endpoints.contract section",
+	} {
+		rec := get(h, target)
+		if rec.Code != 500 || !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("GET %s = %d %s, want a 500 saying %q", target, rec.Code, rec.Body, want)
+		}
+	}
+	if rec := get(h, "/api/good"); rec.Code != 200 {
+		t.Errorf("GET /api/good = %d %s", rec.Code, rec.Body)
+	}
+	close(release)
+	err := h.WaitCompiled(t.Context())
+	var le *host.LoadError
+	if !errors.As(err, &le) || len(le.Problems) != 2 || !strings.Contains(err.Error(), endpoint) || !strings.Contains(err.Error(), plain) {
+		t.Errorf("WaitCompiled = %v, want a LoadError naming %s and %s", err, endpoint, plain)
+	}
+	if !strings.Contains(logs.String(), "route module failed to load") {
+		t.Errorf("the failure was not logged:\n%s", logs)
+	}
+	if rec := get(h, "/api/items/42"); rec.Code != 500 {
+		t.Errorf("GET /api/items/42 again = %d, want 500", rec.Code)
+	}
+}
