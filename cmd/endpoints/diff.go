@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/wasmendpoints/endpoints/internal/apidiff"
 )
@@ -105,6 +106,9 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *base != "" && len(positional) == 1:
 		newArg = positional[0]
+		if _, err := os.Stat(newArg); err != nil {
+			return usageError("with --base, NEW is an app directory or a document file here: %v", err)
+		}
 		rel, err := repoPath(ctx, newArg)
 		if err != nil {
 			fmt.Fprintf(stderr, "endpoints diff: --base %s %s: %v\n", *base, newArg, err)

@@ -121,7 +121,8 @@ func TestDiffRefusesWhatItCannotCompare(t *testing.T) {
 		{"a file that is not a document", []string{"diff", "diff.go", base}, "OLD: diff.go is a file but not an OpenAPI document"},
 		{"a JSON file that is not OpenAPI", []string{"diff", base, notOpenAPI}, `has no "openapi" member`},
 		{"a directory that is not an app", []string{"diff", t.TempDir(), base}, "is not an Endpoints app"},
-		{"a ref git does not know", []string{"diff", "no-such-ref-here:cmd/endpoints/testdata/diff/base.json", base}, "OLD: no-such-ref-here:cmd/endpoints/testdata/diff/base.json: git cat-file"},
+		{"a ref git does not know", []string{"diff", "no-such-ref-here:cmd/endpoints/testdata/diff/base.json", base}, "OLD: no-such-ref-here:cmd/endpoints/testdata/diff/base.json: git "},
+		{"--base with a NEW that is not here", []string{"diff", "--base", "HEAD", "HEAD:cmd/endpoints"}, "with --base, NEW is an app directory or a document file here"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
