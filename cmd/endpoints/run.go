@@ -22,7 +22,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
 
-// Exit codes scripts can rely on.
+// Exit codes scripts can rely on (diff has its own: exitBreaking, exitTrouble).
 const (
 	exitOK    = 0
 	exitError = 1 // the command ran and failed: bad module, build error, port in use
@@ -70,6 +70,12 @@ Commands:
                suite of the users example against it: what every port of
                examples/users (in any language) must answer (--no-build:
                test the modules as they are)
+  diff OLD NEW report what changed in the API between two versions, breaking
+               changes first (oasdiff's checks); OLD and NEW are app
+               directories, OpenAPI documents or REF:PATH at a git ref, and
+               --base REF NEW compares NEW with itself at REF; exit 1 when a
+               change is breaking, 2 when no comparison could be made (see
+               endpoints diff --help)
   version      print the version and the ABI it speaks
   help         print this help
 
@@ -140,6 +146,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdInspect(ctx, rest, stdout, stderr)
 	case "conformance":
 		return cmdConformance(ctx, rest, stdout, stderr)
+	case "diff":
+		return cmdDiff(ctx, rest, stdout, stderr)
 	case "dev":
 		return cmdServe(ctx, rest, stdout, stderr, host.Development)
 	case "serve":
@@ -162,16 +170,9 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: endpoints %s [flags] APP\n\nRun 'endpoints help' for more.\n", fs.Name())
 	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return "", false
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, ok := parseArgs(fs, args)
+	if !ok {
+		return "", false
 	}
 	if len(positional) != 1 {
 		fmt.Fprintf(stderr, "endpoints %s: want exactly one APP directory, got %d arguments\n", fs.Name(), len(positional))
@@ -179,6 +180,23 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
 		return "", false
 	}
 	return positional[0], true
+}
+
+// parseArgs parses flags that may come before, between or after the
+// positional arguments, and returns those; false when a flag is wrong (fs
+// has said why).
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, bool) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, false
+		}
+		if fs.NArg() == 0 {
+			return positional, true
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }
 
 // parseApp parses flags and the APP argument, which must be an app

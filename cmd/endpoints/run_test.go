@@ -33,6 +33,8 @@ func TestUsageAndVersion(t *testing.T) {
 		wantStderr string
 	}{
 		{"help lists every command", []string{"help"}, exitOK, "dev APP", ""},
+		{"help lists diff and its exit codes", []string{"help"}, exitOK, "diff OLD NEW", ""},
+		{"diff has its own help", []string{"diff", "--help"}, exitUsage, "", "Exit codes, as diff(1)"},
 		{"--help too", []string{"--help"}, exitOK, "routes APP", ""},
 		{"no command prints usage", nil, exitUsage, "", "Commands:"},
 		{"unknown command", []string{"deploy"}, exitUsage, "", `unknown command "deploy"`},
