@@ -17,8 +17,11 @@ import (
 // into abi.SectionABIVersion. It loads the module as the host does, in the
 // same sandbox and with opts' limits, and reads its exports; a module that
 // would fail its load fails here with the same error. `endpoints build`
-// calls it for every route module it builds; with opts.CacheDir shared,
-// the compilation also warms the cache a later start reads.
+// calls it for every route module it builds. With opts.ServeWhileCompiling
+// a module the compilation cache lacks runs in wazero's interpreter,
+// which reads the exports in a fraction of the compiler's time; without
+// it the module is compiled, and with opts.CacheDir shared the compilation
+// warms the cache a later start reads.
 //
 //	out, err := host.EmbedContract(ctx, "server/api/hello.get.wasm", wasm, host.Options{})
 func EmbedContract(ctx context.Context, file string, wasm []byte, opts Options) ([]byte, error) {

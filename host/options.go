@@ -355,7 +355,7 @@ func (o *Options) checksResponses() bool {
 
 // Progress is one module done in a stage of making an app servable.
 type Progress struct {
-	// Stage is StageLoad or StageCompile.
+	// Stage is StageLoad, StageCompile or StageCode.
 	Stage string
 	// File is the module, relative to the app.
 	File string
@@ -376,4 +376,10 @@ const (
 	// StageCompile: the compiler's code of a module that served
 	// interpreted is ready, and new requests run it.
 	StageCompile = "compile"
+	// StageCode: the code of a route module routed from its contract
+	// sections before its code loaded (see
+	// [Options.ServeWhileCompiling]) is compiled and ready; Err says
+	// why it failed. It shares Done and Total with StageCompile: both
+	// count the modules the background work started with.
+	StageCode = "code"
 )

@@ -109,14 +109,14 @@ func (e *engine) startCompiles() {
 	var mu sync.Mutex
 	done := 0
 	for _, p := range queue {
-		e.compileInBackground(p, func(took time.Duration, err error) {
+		e.compileInBackground(p, func(stage string, took time.Duration, err error) {
 			if e.progress == nil {
 				return
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			done++
-			e.progress(Progress{Stage: StageCompile, File: p.file, Done: done, Total: len(queue), Took: took, Err: err})
+			e.progress(Progress{Stage: stage, File: p.file, Done: done, Total: len(queue), Took: took, Err: err})
 		})
 	}
 }
@@ -125,7 +125,7 @@ func (e *engine) startCompiles() {
 // finished, unless the engine stopped first. A pool whose code was
 // deferred (deferModule) loads it with the compiler, or, when a request
 // loaded it with the interpreter first, waits for that and then compiles.
-func (e *engine) compileInBackground(p *pool, finished func(time.Duration, error)) {
+func (e *engine) compileInBackground(p *pool, finished func(stage string, took time.Duration, err error)) {
 	go func() {
 		defer e.background.done()
 		if e.hold != nil {
@@ -142,34 +142,39 @@ func (e *engine) compileInBackground(p *pool, finished func(time.Duration, error
 			return
 		}
 		start := time.Now()
+		stage := StageCompile
 		if d := p.deferred; d != nil {
+			stage = StageCode
 			e.loadDeferred(p, false)
 			<-d.done
 			if d.err != nil {
 				if errors.Is(d.err, errRetired) {
-					finished(time.Since(start), nil)
+					finished(stage, time.Since(start), nil)
 				} else {
-					finished(time.Since(start), d.err)
+					finished(stage, time.Since(start), d.err)
 				}
 				return
 			}
 		}
 		c := p.code.Load()
 		if c == nil || !c.interpreted() {
-			finished(time.Since(start), nil)
+			finished(stage, time.Since(start), nil)
 			return
 		}
+		// Interpreted: a request loaded the deferred code first, or the
+		// load did.
+		stage = StageCompile
 		compiled, err := e.compile(context.Background(), e.runtime, c.wasm)
 		if err != nil {
 			e.logger.Warn("the compiler failed on a module; it keeps running in the interpreter", "module", p.file, "error", err)
-			finished(time.Since(start), err)
+			finished(stage, time.Since(start), err)
 			return
 		}
 		e.markCompiled(c.wasm)
 		if !p.upgrade(context.Background(), &code{runtime: e.runtime, compiled: compiled}) {
 			_ = compiled.Close(context.Background()) // the module left the app meanwhile
 		}
-		finished(time.Since(start), nil)
+		finished(stage, time.Since(start), nil)
 	}()
 }
 

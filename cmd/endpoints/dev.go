@@ -309,15 +309,12 @@ func (aw *appWatcher) addDirs(dir string) []string {
 // a terminal one line rewritten in place, ending with a line of its own
 // when a stage is done; otherwise a line per module.
 func (c *console) progress(p host.Progress) {
-	verb := map[string]string{host.StageLoad: "loaded", host.StageCompile: "compiled"}[p.Stage]
+	verb := map[string]string{host.StageLoad: "loaded", host.StageCompile: "compiled", host.StageCode: "ready"}[p.Stage]
 	if p.Err != nil {
-		verb = "failed to " + strings.TrimSuffix(verb, "ed") + "e"
-		if p.Stage == host.StageLoad {
-			verb = "failed to load"
-		}
+		verb = map[string]string{host.StageLoad: "failed to load", host.StageCompile: "failed to compile", host.StageCode: "failed to load the code of"}[p.Stage]
 	}
 	line := fmt.Sprintf("%s %d/%d %s in %s", verb, p.Done, p.Total, p.File, p.Took.Round(time.Millisecond))
-	if p.Stage == host.StageCompile && p.Done == p.Total {
+	if p.Stage != host.StageLoad && p.Done == p.Total {
 		line += ": every route runs compiled code"
 	}
 	if !c.color || c.json || c.quiet {

@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tetratelabs/wazero"
 
@@ -22,33 +25,51 @@ import (
 
 // embedContracts copies the contract and ABI version of each route module
 // just built into its custom sections (host.EmbedContract), so that
-// `endpoints inspect` and other tools read them without running code.
+// `endpoints inspect` and other tools read them without running code, and
+// `dev` and `serve` route a module from them before its code loads. Each
+// module is loaded as the app's host loads it (its limits), in wazero's
+// interpreter when the compilation cache lacks it: reading the exports
+// needs no compiled code. Modules load GOMAXPROCS at a time.
 func embedContracts(ctx context.Context, app string, sources []guestbuild.Source) error {
-	for _, s := range sources {
+	cfg, err := host.LoadAppConfig(app)
+	if err != nil {
+		return err
+	}
+	opts := host.Options{Limits: cfg.Limits, ServeWhileCompiling: true}
+	errs := make([]error, len(sources))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, s := range sources {
 		if !strings.HasPrefix(s.Module, "server/api/") && !strings.HasPrefix(s.Module, "server/routes/") {
 			continue // the runtime declaration and middleware have no contract
 		}
-		path := filepath.Join(app, filepath.FromSlash(s.Module))
-		wasm, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		out, err := host.EmbedContract(ctx, s.Module, wasm, host.Options{})
-		if err != nil {
-			return err
-		}
-		if bytes.Equal(out, wasm) {
-			continue
-		}
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, out, 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			return err
-		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			errs[i] = embedContract(ctx, filepath.Join(app, filepath.FromSlash(s.Module)), s.Module, opts)
+		}()
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// embedContract rewrites the module file at path (module, its path in the
+// app) with its sections, unless it carries them already.
+func embedContract(ctx context.Context, path, module string, opts host.Options) error {
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := host.EmbedContract(ctx, module, wasm, opts)
+	if err != nil || bytes.Equal(out, wasm) {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, out, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // cmdInspect prints what a module declares, without running it.
