@@ -270,12 +270,15 @@ func encodeJSON(v any) ([]byte, error) {
 	replyBuf.Reset()
 	if raw, ok := v.(json.RawMessage); ok && !bytes.ContainsAny(raw, "<>&") {
 		// Bytes that already are JSON (a value read from the key-value
-		// store) are only compacted, as encoding/json would: no decode
-		// and encode inside wasm. (With <, > or &, which encoding/json
-		// escapes, the encoder below does it.)
-		if err := json.Compact(&replyBuf, raw); err != nil {
-			return nil, err
+		// store) are only checked and compacted, as encoding/json would,
+		// with appendCompact's tight loops: no decode and encode inside
+		// wasm. (With <, > or &, which encoding/json escapes, the encoder
+		// below does it.)
+		out, err := appendCompact(replyBuf.AvailableBuffer(), raw)
+		if err != nil {
+			return nil, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
 		}
+		replyBuf.Write(out)
 		return replyBuf.Bytes(), nil
 	}
 	if err := replyEnc.Encode(v); err != nil {

@@ -211,3 +211,11 @@ func jsonEqual(t *testing.T, got []byte, want string) bool {
 	}
 	return reflect.DeepEqual(g, w)
 }
+
+func TestIDKey(t *testing.T) {
+	for _, id := range []int{0, 1, 7, 42, 999999999, 1000000000, 12345678901, -5} {
+		if got, want := idKey(userPrefix, id), fmt.Sprintf("%s%010d", userPrefix, id); got != want {
+			t.Errorf("idKey(%d) = %q, want %q", id, got, want)
+		}
+	}
+}
