@@ -233,25 +233,25 @@ type IdempotencyConfig struct {
 // OpenAPIConfig is the "openApi" member: a boolean or an object.
 type OpenAPIConfig struct {
 	// Set reports whether the member was present.
-	Set bool
+	Set bool `json:"-"`
 	// Enabled is true to serve the document in production too, false to
 	// never serve it; nil keeps the default (development only).
-	Enabled *bool
-	Title   string
-	Version string
-	Path    string
+	Enabled *bool  `json:"enabled"`
+	Title   string `json:"title"`
+	Version string `json:"version"`
+	Path    string `json:"path"`
 	// Docs configures the interactive reference page served beside the
 	// document: false turns it off; {"path", "assets"} moves it or loads
 	// its assets from elsewhere (a URL, or a directory of the app served
 	// locally). Defaults to /_endpoints/docs with DefaultDocsAssets.
-	Docs DocsConfig
+	Docs DocsConfig `json:"docs"`
 }
 
 // DocsConfig is the "docs" member of "openApi".
 type DocsConfig struct {
-	Off    bool
-	Path   string
-	Assets string
+	Off    bool   `json:"-"`
+	Path   string `json:"path"`
+	Assets string `json:"assets"`
 }
 
 // UnmarshalJSONFrom accepts false or {path, assets}.
@@ -358,16 +358,16 @@ func (d Duration) MarshalJSONTo(enc *jsontext.Encoder) error {
 
 // LoadAppConfig reads endpoints.json from appDir. A missing file gives the
 // defaults; a bad one an error naming the file, the key and what is wrong.
-func LoadAppConfig(appDir string) (*AppConfig, error) {
+func LoadAppConfig(appDir string) (*AppConfig, error) { return loadAppConfig(appDir, nil) }
+
+// loadAppConfig is LoadAppConfig with overrides (Options.ConfigOverrides).
+func loadAppConfig(appDir string, overrides []ConfigOverride) (*AppConfig, error) {
 	path := filepath.Join(appDir, AppConfigFile)
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return &AppConfig{}, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	return ParseAppConfig(AppConfigFile, data)
+	return parseConfig(data, overrides)
 }
 
 // allowedKeys names the keys of each object of endpoints.json, for errors.

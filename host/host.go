@@ -130,7 +130,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("app directory %s: not a directory", appDir)
 	}
-	cfg, err := LoadAppConfig(appDir)
+	cfg, err := loadAppConfig(appDir, opts.ConfigOverrides)
 	if err != nil {
 		return nil, err
 	}
@@ -423,3 +423,8 @@ func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCod
 	}
 	return r, nil
 }
+
+// AppConfig returns the configuration in effect: endpoints.json as last
+// loaded, with Options.ConfigOverrides applied (not the other fields of
+// Options, which apply on top of it).
+func (h *Host) AppConfig() AppConfig { return *h.table.Load().set.config }

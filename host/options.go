@@ -224,6 +224,11 @@ type Options struct {
 	// (with ServeWhileCompiling), for a progress display. Calls of one
 	// stage do not overlap; they may come from any goroutine.
 	Progress func(Progress)
+	// ConfigOverrides replace settings of endpoints.json each time it is
+	// read (at start and at each reload), after the file and before
+	// Limits and the other fields here; see [ConfigOverride],
+	// [OverridesFromEnv] and [ParseOverride].
+	ConfigOverrides []ConfigOverride
 	// Limits override those of endpoints.json, field by field.
 	Limits Limits
 	// ResponseValidation overrides the policy of endpoints.json, which

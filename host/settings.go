@@ -119,13 +119,11 @@ func (l *loading) appConfig() *AppConfig {
 	if hash == prev.appConfigHash {
 		return prev.set.config
 	}
-	cfg := &AppConfig{}
-	if data != nil {
-		if cfg, err = ParseAppConfig(AppConfigFile, data); err != nil {
-			l.problem(err, true)
-			t.appConfigHash = prev.appConfigHash
-			return prev.set.config
-		}
+	cfg, err := parseConfig(data, l.h.opts.ConfigOverrides)
+	if err != nil {
+		l.problem(err, true)
+		t.appConfigHash = prev.appConfigHash
+		return prev.set.config
 	}
 	l.report.note(AppConfigFile, data != nil, prev.set.config != nil)
 	if keys := restartOnly(prev.set.config, cfg); len(keys) > 0 {

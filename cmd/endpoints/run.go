@@ -498,11 +498,25 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:3000", "address to listen on")
 	cacheDir := fs.String("cache-dir", "", "compiled module cache")
-	quiet := fs.Bool("quiet", false, "log only warnings and errors: no line per request or reload")
+	quiet := fs.Bool("quiet", false, "log only warnings and errors: no line per request or reload (--log-level warn)")
 	asJSON := fs.Bool("json", false, "log JSON lines instead of text")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error; debug also prints the configuration in effect")
+	overrides := addConfigFlags(fs)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
+	}
+	level, err := parseLogLevel(*logLevel)
+	if err == nil && *quiet {
+		level = max(level, slog.LevelWarn)
+	}
+	var sets []host.ConfigOverride
+	if err == nil {
+		sets, err = overrides()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
+		return exitUsage
 	}
 	// The address first: a wrong or busy one fails before any build.
 	ln, err := net.Listen("tcp", *addr)
@@ -511,10 +525,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		return exitError
 	}
 	defer ln.Close()
-	level := slog.LevelInfo
-	if *quiet {
-		level = slog.LevelWarn
-	}
 	var logger *slog.Logger
 	if *asJSON {
 		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
@@ -533,12 +543,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 	start := time.Now()
 	con := newConsole(stdout, *quiet, *asJSON)
-	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress})
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, ConfigOverrides: sets})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return exitError
 	}
 	defer h.Close(context.Background())
+	if level <= slog.LevelDebug {
+		printConfig(stdout, h.AppConfig(), sets)
+	}
 	fmt.Fprintf(stdout, "loaded %s in %s (%s)\n\n", app, time.Since(start).Round(time.Millisecond), mode)
 	printRoutes(stdout, h.Routes())
 	if mode == host.Development {

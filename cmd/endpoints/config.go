@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/host"
+)
+
+// overrideFlags is the --set flag: settings of endpoints.json replaced on
+// the command line, in order.
+type overrideFlags []host.ConfigOverride
+
+func (o *overrideFlags) String() string { return "" }
+
+func (o *overrideFlags) Set(v string) error {
+	ov, err := host.ParseOverride(v)
+	if err != nil {
+		return err
+	}
+	*o = append(*o, ov)
+	return nil
+}
+
+// addConfigFlags adds --set to fs; the function it returns gives the
+// overrides in effect, twelve-factor style: the ENDPOINTS_* environment
+// variables, then the --set flags, which win.
+func addConfigFlags(fs *flag.FlagSet) func() ([]host.ConfigOverride, error) {
+	var sets overrideFlags
+	fs.Var(&sets, "set", "replace a setting of endpoints.json, SETTING=VALUE (repeatable), e.g. --set storage.url=redis://cache:6379/0;\nENDPOINTS_STORAGE_URL and the like do the same from the environment (README, Configuration)")
+	return func() ([]host.ConfigOverride, error) {
+		env, err := host.OverridesFromEnv(os.Environ())
+		if err != nil {
+			return nil, err
+		}
+		return append(env, sets...), nil
+	}
+}
+
+// parseLogLevel reads --log-level.
+func parseLogLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("--log-level %s: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+// printConfig writes the configuration in effect, with secrets (URL
+// passwords, members named like a secret, password, token or key value)
+// replaced by "REDACTED".
+func printConfig(w io.Writer, cfg host.AppConfig, overrides []host.ConfigOverride) {
+	// encoding/json/v2's rules, which endpoints.json follows (durations
+	// as "2s").
+	b, err := jsonv2.Marshal(cfg)
+	if err == nil {
+		var v any
+		if err = json.Unmarshal(b, &v); err == nil {
+			b, err = json.MarshalIndent(redact("", v), "", "  ")
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(w, "effective configuration: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "effective configuration (%s", host.AppConfigFile)
+	for _, o := range overrides {
+		fmt.Fprintf(w, ", %s from %s", o.Pointer, o.Source)
+	}
+	fmt.Fprintf(w, "):\n%s\n", b)
+}
+
+func redact(key string, v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			v[k] = redact(k, e)
+		}
+		return v
+	case []any:
+		for i, e := range v {
+			v[i] = redact(key, e)
+		}
+		return v
+	case string:
+		k := strings.ToLower(key)
+		if strings.Contains(k, "secret") || strings.Contains(k, "password") || strings.Contains(k, "token") || k == "key" || k == "sha256" {
+			return "REDACTED"
+		}
+		if u, err := url.Parse(v); err == nil && u.User != nil {
+			if _, has := u.User.Password(); has {
+				u.User = url.UserPassword(u.User.Username(), "REDACTED")
+				return u.String()
+			}
+		}
+	}
+	return v
+}

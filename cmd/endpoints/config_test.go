@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestServeConfigOverrides: ENDPOINTS_* variables and --set flags replace
+// settings of endpoints.json, --set winning; --log-level debug prints the
+// configuration in effect with its secrets redacted; a misspelt variable
+// or setting is a usage error naming the settings.
+func TestServeConfigOverrides(t *testing.T) {
+	app := cApp(t)
+	if code, out, errOut := runCLI("build", app); code != exitOK {
+		t.Fatalf("build = %d\n%s\n%s", code, out, errOut)
+	}
+	t.Setenv("ENDPOINTS_OPEN_API_TITLE", "From the environment")
+	t.Setenv("ENDPOINTS_LIMITS_BODY_BYTES", "16")
+	t.Setenv("ENDPOINTS_STORAGE_URL", "redis://user:hunter2@127.0.0.1:1/0")
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr, done := &syncBuffer{}, &syncBuffer{}, make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", app, "--addr", "127.0.0.1:0", "--log-level", "debug",
+			"--set", "openApi.enabled=true", "--set", "limits.bodyBytes=32", "--set", "storage.url=", "--set", "storage.driver=memory"}, stdout, stderr)
+	}()
+	addr := waitFor(t, stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
+	defer func() { cancel(); <-done }()
+	out := stdout.String()
+	for _, want := range []string{
+		"effective configuration (endpoints.json, ", "/openApi/title from ENDPOINTS_OPEN_API_TITLE",
+		"/limits/bodyBytes from --set limits.bodyBytes",
+		`"bodyBytes": 32`,
+		`"title": "From the environment"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if status, body := httpGet(t, addr+"/_endpoints/schema"); status != 200 || !strings.Contains(body, `"title": "From the environment"`) {
+		t.Errorf("GET /_endpoints/schema = %d %.200s", status, body)
+	}
+
+	for _, v := range []string{"ENDPOINTS_STORAGE_URL", "ENDPOINTS_LIMITS_BODY_BYTES", "ENDPOINTS_OPEN_API_TITLE"} {
+		os.Unsetenv(v)
+	}
+	for _, tt := range []struct {
+		env, arg, want string
+	}{
+		{"ENDPOINTS_LIMITS_BODYBYTES", "", "environment variable ENDPOINTS_LIMITS_BODYBYTES names no setting of endpoints.json; the settings are: ENDPOINTS_OPEN_API_ENABLED"},
+		{"", "limits.body=1", "--set limits.body=1: limits.body names no setting of endpoints.json"},
+		{"", "limits.timeout=soon", "/limits/timeout"},
+	} {
+		args := []string{"serve", app, "--addr", "127.0.0.1:0"}
+		if tt.env != "" {
+			t.Setenv(tt.env, "1")
+		}
+		if tt.arg != "" {
+			args = append(args, "--set", tt.arg)
+		}
+		code, _, errOut := runCLI(args...)
+		if code == exitOK || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%s %s: exit %d, %s; want an error saying %q", tt.env, tt.arg, code, errOut, tt.want)
+		}
+		if tt.env != "" {
+			os.Unsetenv(tt.env) // t.Setenv restores it at the end
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	got := redact("", map[string]any{
+		"storage":  map[string]any{"url": "redis://u:pw@cache:6379/0"},
+		"security": map[string]any{"s": map[string]any{"jwt": map[string]any{"secret": "abc", "issuer": "https://i.example"}}},
+	})
+	m := got.(map[string]any)
+	if u := m["storage"].(map[string]any)["url"]; u != "redis://u:REDACTED@cache:6379/0" {
+		t.Errorf("url = %v", u)
+	}
+	jwt := m["security"].(map[string]any)["s"].(map[string]any)["jwt"].(map[string]any)
+	if jwt["secret"] != "REDACTED" || jwt["issuer"] != "https://i.example" {
+		t.Errorf("jwt = %v", jwt)
+	}
+}

@@ -1,0 +1,206 @@
+package host
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// ConfigOverride replaces one setting of endpoints.json, twelve-factor
+// style: `endpoints serve` makes one of each ENDPOINTS_* environment
+// variable (ENDPOINTS_STORAGE_URL sets /storage/url) and of each --set
+// flag (--set storage.url=redis://cache:6379/0). The override applies
+// whenever endpoints.json is read, at start and at each reload, so the
+// file may lack the setting or the whole file may be absent.
+type ConfigOverride struct {
+	// Pointer is the JSON pointer of the setting: "/limits/timeout". An
+	// object setting (a security scheme, "cors") takes its whole value.
+	Pointer string
+	// Value is the setting's value: as it is for a string setting
+	// ("2s", "redis://cache:6379/0"), JSON text for the others ("65536",
+	// "true", `{"allowOrigins": ["https://app.example"]}`).
+	Value string
+	// Source names where the override came from, for errors:
+	// "ENDPOINTS_LIMITS_TIMEOUT" or "--set limits.timeout".
+	Source string
+}
+
+// ConfigSetting is one setting of endpoints.json an override can replace.
+type ConfigSetting struct {
+	// Pointer is its JSON pointer: "/storage/url".
+	Pointer string
+	// Env is its environment variable: "ENDPOINTS_STORAGE_URL".
+	Env string
+	// Text reports whether the value is taken as it is (a string or a
+	// duration) rather than as JSON text.
+	Text bool
+}
+
+// ConfigSettings lists every setting of endpoints.json with its
+// environment variable, read from [AppConfig]'s fields: a member that is
+// an object of known keys is listed by its keys, a free-form one (a map of
+// security schemes, "cors") as a whole.
+func ConfigSettings() []ConfigSetting {
+	var out []ConfigSetting
+	var walk func(t reflect.Type, ptr, env string)
+	walk = func(t reflect.Type, ptr, env string) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" || !f.IsExported() {
+				continue
+			}
+			p, e := ptr+"/"+name, env+"_"+upperSnake(name)
+			switch {
+			case f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[Duration]():
+				walk(f.Type, p, e)
+			default:
+				text := f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[Duration]()
+				out = append(out, ConfigSetting{Pointer: p, Env: e, Text: text})
+			}
+		}
+	}
+	walk(reflect.TypeFor[AppConfig](), "", "ENDPOINTS")
+	return out
+}
+
+// upperSnake turns a camelCase key into UPPER_SNAKE: "memoryBytes" is
+// "MEMORY_BYTES", "openApi" "OPEN_API".
+func upperSnake(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) && i > 0 {
+			b.WriteByte('_')
+		}
+		b.WriteRune(unicode.ToUpper(r))
+	}
+	return b.String()
+}
+
+// OverridesFromEnv returns the overrides the ENDPOINTS_* variables of
+// environ (as os.Environ gives them) make; a variable with that prefix
+// that names no setting is an error listing them. Variables in ignore are
+// left alone: a program's own ENDPOINTS_* variables.
+func OverridesFromEnv(environ []string, ignore ...string) ([]ConfigOverride, error) {
+	settings := ConfigSettings()
+	var out []ConfigOverride
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "ENDPOINTS_") || slices.Contains(ignore, name) {
+			continue
+		}
+		i := slices.IndexFunc(settings, func(s ConfigSetting) bool { return s.Env == name })
+		if i < 0 {
+			return nil, fmt.Errorf("environment variable %s names no setting of %s; the settings are: %s", name, AppConfigFile, envNames(settings))
+		}
+		out = append(out, ConfigOverride{Pointer: settings[i].Pointer, Value: value, Source: name})
+	}
+	slices.SortFunc(out, func(a, b ConfigOverride) int { return strings.Compare(a.Pointer, b.Pointer) })
+	return out, nil
+}
+
+// ParseOverride reads a --set flag's argument, "limits.timeout=2s": the
+// setting's path (dots or a JSON pointer), "=", its value.
+func ParseOverride(arg string) (ConfigOverride, error) {
+	key, value, ok := strings.Cut(arg, "=")
+	if !ok || key == "" {
+		return ConfigOverride{}, fmt.Errorf("--set %s: want SETTING=VALUE, such as storage.url=redis://127.0.0.1:6379/0", arg)
+	}
+	ptr := key
+	if !strings.HasPrefix(ptr, "/") {
+		ptr = "/" + strings.ReplaceAll(key, ".", "/")
+	}
+	settings := ConfigSettings()
+	if !slices.ContainsFunc(settings, func(s ConfigSetting) bool { return s.Pointer == ptr }) {
+		var names []string
+		for _, s := range settings {
+			names = append(names, strings.ReplaceAll(strings.TrimPrefix(s.Pointer, "/"), "/", "."))
+		}
+		return ConfigOverride{}, fmt.Errorf("--set %s: %s names no setting of %s; the settings are: %s", arg, key, AppConfigFile, strings.Join(names, ", "))
+	}
+	return ConfigOverride{Pointer: ptr, Value: value, Source: "--set " + key}, nil
+}
+
+func envNames(settings []ConfigSetting) string {
+	names := make([]string, len(settings))
+	for i, s := range settings {
+		names[i] = s.Env
+	}
+	return strings.Join(names, ", ")
+}
+
+// applyOverrides returns the content of endpoints.json (data, nil when the
+// file is absent) with the overrides set.
+func applyOverrides(data []byte, overrides []ConfigOverride) ([]byte, error) {
+	if len(overrides) == 0 {
+		return data, nil
+	}
+	doc := map[string]any{}
+	if len(data) > 0 {
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %v", AppConfigFile, strings.TrimPrefix(err.Error(), "json: "))
+		}
+	}
+	settings := ConfigSettings()
+	for _, o := range overrides {
+		i := slices.IndexFunc(settings, func(s ConfigSetting) bool { return s.Pointer == o.Pointer })
+		if i < 0 {
+			return nil, fmt.Errorf("%s: %s names no setting of %s", o.Source, o.Pointer, AppConfigFile)
+		}
+		var value any = o.Value
+		if !settings[i].Text {
+			var v any
+			if err := json.Unmarshal([]byte(o.Value), &v); err != nil {
+				return nil, fmt.Errorf("%s: %s takes JSON (a number, true or false, an object), got %q", o.Source, o.Pointer, o.Value)
+			}
+			value = v
+		}
+		parts := strings.Split(strings.TrimPrefix(o.Pointer, "/"), "/")
+		obj := doc
+		for _, p := range parts[:len(parts)-1] {
+			next, ok := obj[p].(map[string]any)
+			if !ok {
+				// Absent, or a shorthand such as "openApi": false,
+				// which the override turns into an object.
+				next = map[string]any{}
+				if b, isBool := obj[p].(bool); isBool && p == "openApi" {
+					next["enabled"] = b
+				}
+				obj[p] = next
+			}
+			obj = next
+		}
+		obj[parts[len(parts)-1]] = value
+	}
+	out, err := json.Marshal(doc, jsontext.WithIndent("  "))
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parseConfig parses endpoints.json's content (nil when absent) with the
+// overrides; an error in an overridden setting names the override.
+func parseConfig(data []byte, overrides []ConfigOverride) (*AppConfig, error) {
+	if data == nil && len(overrides) == 0 {
+		return &AppConfig{}, nil
+	}
+	merged, err := applyOverrides(data, overrides)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseAppConfig(AppConfigFile, merged)
+	if err != nil {
+		for _, o := range overrides {
+			if msg := err.Error(); strings.Contains(msg, ": "+o.Pointer+":") || strings.Contains(msg, ": "+o.Pointer+"/") {
+				return nil, fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
+			}
+		}
+	}
+	return cfg, err
+}
