@@ -46,15 +46,24 @@ const orderWAT = `(module
 
 // process is one `endpoints serve` process of the test.
 type process struct {
-	url  string
-	logs *syncBuffer
+	url    string
+	logs   *syncBuffer // standard error
+	stdout *syncBuffer
 }
 
 // startServe runs the endpoints binary on app and waits until it listens.
 func startServe(t *testing.T, bin, app string) *process {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", app, "--addr", "127.0.0.1:0", "--cache-dir", filepath.Join(t.TempDir(), "cache"))
-	logs := &syncBuffer{}
+	return startServeWith(t, bin, app, nil, "--cache-dir", filepath.Join(t.TempDir(), "cache"))
+}
+
+// startServeWith runs `endpoints serve app` with more environment
+// variables and arguments, and waits until it listens.
+func startServeWith(t *testing.T, bin, app string, env []string, args ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", app, "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	logs, stdout := &syncBuffer{}, &syncBuffer{}
 	cmd.Stderr = logs
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -78,6 +87,7 @@ func startServe(t *testing.T, bin, app string) *process {
 		sc := bufio.NewScanner(out)
 		re := regexp.MustCompile(`listening on (http://\S+)`)
 		for sc.Scan() {
+			stdout.Write(append(sc.Bytes(), '\n'))
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
 			}
@@ -85,7 +95,7 @@ func startServe(t *testing.T, bin, app string) *process {
 	}()
 	select {
 	case url := <-found:
-		return &process{url: url, logs: logs}
+		return &process{url: url, logs: logs, stdout: stdout}
 	case <-time.After(30 * time.Second):
 		t.Fatalf("endpoints serve did not start:\n%s", logs.String())
 		return nil
