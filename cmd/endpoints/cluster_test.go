@@ -102,6 +102,27 @@ func startServeWith(t *testing.T, bin, app string, env []string, args ...string)
 	}
 }
 
+// ordersApp writes an app whose one route is orderWAT's POST /api/orders,
+// and builds the endpoints binary beside it.
+func ordersApp(t *testing.T) (app, bin string) {
+	t.Helper()
+	needTool(t, "wat2wasm")
+	dir := t.TempDir()
+	app = filepath.Join(dir, "app")
+	src := filepath.Join(dir, "orders.wat")
+	if err := os.WriteFile(src, []byte(orderWAT), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := guestbuild.WAT(context.Background(), src, filepath.Join(app, "server/api/orders.post.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(dir, "endpoints")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return app, bin
+}
+
 // postOrder sends POST /api/orders with an Idempotency-Key.
 func postOrder(t *testing.T, url, key string) (int, string, http.Header) {
 	req, err := http.NewRequest("POST", url+"/api/orders", strings.NewReader(`{"item":"pen"}`))
@@ -133,22 +154,10 @@ func TestTwoHostsShareOneRedis(t *testing.T) {
 	redisURL, stopRedis, restartRedis := storagetest.StartRedis(t)
 	needTool(t, "wat2wasm")
 
-	dir := t.TempDir()
-	app := filepath.Join(dir, "app")
-	src := filepath.Join(dir, "orders.wat")
-	if err := os.WriteFile(src, []byte(orderWAT), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := guestbuild.WAT(context.Background(), src, filepath.Join(app, "server/api/orders.post.wasm")); err != nil {
-		t.Fatal(err)
-	}
+	app, bin := ordersApp(t)
 	config := fmt.Sprintf(`{"storage": {"driver": "redis", "url": %q}}`, redisURL)
 	if err := os.WriteFile(filepath.Join(app, "endpoints.json"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "endpoints")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	hosts := []*process{startServe(t, bin, app), startServe(t, bin, app)}
 	// ran counts the handler's runs from the processes' logs, which reach

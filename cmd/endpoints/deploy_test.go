@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -15,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/host"
-	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
 )
 
@@ -38,21 +36,8 @@ func TestDeployTopology(t *testing.T) {
 			env[i] = "ENDPOINTS_STORAGE_URL=" + redisURL // redis:6379 in compose
 		}
 	}
-	needTool(t, "wat2wasm")
-	dir := t.TempDir()
-	app := filepath.Join(dir, "app")
-	src := filepath.Join(dir, "orders.wat")
-	if err := os.WriteFile(src, []byte(orderWAT), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := guestbuild.WAT(context.Background(), src, filepath.Join(app, "server/api/orders.post.wasm")); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "endpoints")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	cache := filepath.Join(dir, "cache")
+	app, bin := ordersApp(t)
+	cache := filepath.Join(t.TempDir(), "cache")
 	if out, err := exec.Command(bin, "build", app, "--cache-dir", cache).CombinedOutput(); err != nil {
 		t.Fatalf("endpoints build --cache-dir: %v\n%s", err, out)
 	}
