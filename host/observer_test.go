@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/storage"
+	"github.com/wasmendpoints/endpoints/storage/storagetest"
 )
 
 // recorder is an Observer that keeps every event as a line without
@@ -370,5 +371,75 @@ func TestJoinObservers(t *testing.T) {
 	}
 	if j := host.JoinObservers(); j == nil || j.Request != nil {
 		t.Errorf("JoinObservers() = %+v, want an observer without hooks", j)
+	}
+}
+
+// readyErrors returns the failed checks of h.Ready as "name: error".
+func readyErrors(h *host.Host, ctx context.Context) []string {
+	var failed []string
+	for _, c := range h.Ready(ctx) {
+		if c.Err != nil {
+			failed = append(failed, c.Name+": "+c.Err.Error())
+		}
+	}
+	return failed
+}
+
+// TestReady checks the readiness checks on the memory store, a store that
+// fails, an app without routes and a host shutting down.
+func TestReady(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rec := &recorder{}
+	store := &outageStore{kvDownStore{Memory: storage.NewMemory(storage.MemoryOptions{})}}
+	defer store.Close()
+	h, _ := newApp(t).wat("server/routes/plain.get.wasm", watModule{handle: plainOK, extra: okData}).
+		host(host.Options{Store: store, Observer: rec.observer()})
+	checks := h.Ready(ctx)
+	if len(checks) != 2 || checks[0].Name != host.CheckRoutes || checks[1].Name != host.CheckStore || checks[0].Err != nil || checks[1].Err != nil {
+		t.Errorf("Ready = %+v, want routes and store, both passing", checks)
+	}
+	store.down.Store(true)
+	if got := readyErrors(h, ctx); len(got) != 1 || !strings.HasPrefix(got[0], "store: ") || !strings.Contains(got[0], "connection refused") {
+		t.Errorf("Ready with the store down fails %q, want the store check with the store's error", got)
+	}
+	if got := rec.take(); !slices.Equal(got, []string{"store-error ping unavailable=true"}) {
+		t.Errorf("events %q, want the failed ping", got)
+	}
+	store.down.Store(false)
+	if got := readyErrors(h, ctx); got != nil {
+		t.Errorf("Ready with the store back fails %q", got)
+	}
+
+	empty, _ := newApp(t).host(host.Options{})
+	if got := readyErrors(empty, ctx); !slices.Equal(got, []string{"routes: no route is loaded"}) {
+		t.Errorf("Ready of an app without routes fails %q, want the routes check", got)
+	}
+	h.Close(ctx)
+	if got := readyErrors(h, ctx); !slices.Equal(got, []string{"routes: the host is shutting down"}) {
+		t.Errorf("Ready after Close fails %q, want the routes check", got)
+	}
+}
+
+// TestReadyRedisOutage stops a real Redis under a host: its store check
+// fails, naming the server, and passes again once Redis is back.
+func TestReadyRedisOutage(t *testing.T) {
+	t.Parallel()
+	url, stop, restart := storagetest.StartRedis(t)
+	h, _ := newApp(t).wat("server/routes/plain.get.wasm", watModule{handle: plainOK, extra: okData}).
+		file("endpoints.json", []byte(`{"storage":{"driver":"redis","url":"`+url+`"}}`)).
+		host(host.Options{})
+	ctx := context.Background()
+	if got := readyErrors(h, ctx); got != nil {
+		t.Fatalf("Ready with Redis up fails %q", got)
+	}
+	stop()
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "redis://"), "/0")
+	if got := readyErrors(h, ctx); len(got) != 1 || !strings.HasPrefix(got[0], "store: ") || !strings.Contains(got[0], addr) {
+		t.Errorf("Ready with Redis stopped fails %q, want the store check naming %s", got, addr)
+	}
+	restart()
+	if !waitFor(t, 10*time.Second, func() bool { return readyErrors(h, ctx) == nil }) {
+		t.Errorf("Ready still fails %q after Redis came back", readyErrors(h, ctx))
 	}
 }
