@@ -20,6 +20,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/logwriter"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
 )
@@ -517,11 +518,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	if *quiet {
 		level = slog.LevelWarn
 	}
+	// Log lines are written by a goroutine of their own, several to a
+	// system call: requests do not take turns writing their access log
+	// lines to stderr.
+	logOut := logwriter.New(stderr)
+	defer logOut.Close()
 	var logger *slog.Logger
 	if *asJSON {
-		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+		logger = slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: level}))
 	} else {
-		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+		logger = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	}
 	buildStart := time.Now()
 	if mode == host.Development {
@@ -536,8 +542,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	start := time.Now()
 	con := newConsole(stdout, *quiet, *asJSON)
 	// A line per request (only 5xx ones with --quiet), and the metrics
-	// when the admin listener serves them.
-	observer := accesslog.New(logger)
+	// when the admin listener serves them. The access log is closed
+	// before logOut (deferred last), which it writes to.
+	access := accesslog.New(logger)
+	defer access.Close()
+	observer := access.Observer()
 	var metrics *prometheus.Metrics
 	if adminLn != nil {
 		metrics = prometheus.New()

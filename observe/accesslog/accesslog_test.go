@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -42,11 +43,14 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// serveHello serves the hello app with an access log to handler's output.
-func serveHello(t *testing.T, handler slog.Handler) *httptest.Server {
+// serveHello serves the hello app with an access log to handler's output;
+// closing the log writes what it queued.
+func serveHello(t *testing.T, handler slog.Handler) (*httptest.Server, *accesslog.Log) {
 	t.Helper()
+	access := accesslog.New(slog.New(handler))
+	t.Cleanup(func() { access.Close() })
 	h, err := host.New(context.Background(), hello, host.Options{
-		Observer: accesslog.New(slog.New(handler)),
+		Observer: access.Observer(),
 		CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"),
 		Logger:   slog.New(slog.DiscardHandler),
 	})
@@ -56,7 +60,7 @@ func serveHello(t *testing.T, handler slog.Handler) *httptest.Server {
 	t.Cleanup(func() { h.Close(context.Background()) })
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, access
 }
 
 func get(t *testing.T, srv *httptest.Server, path string, headers ...string) *http.Response {
@@ -78,10 +82,11 @@ func get(t *testing.T, srv *httptest.Server, path string, headers ...string) *ht
 func TestJSONLines(t *testing.T) {
 	t.Parallel()
 	var out lockedBuffer
-	srv := serveHello(t, slog.NewJSONHandler(&out, nil))
+	srv, access := serveHello(t, slog.NewJSONHandler(&out, nil))
 	ok := get(t, srv, "/api/hello?name=Ada", "X-Request-Id", "req-1")
 	get(t, srv, "/api/hello?name=", "X-Request-Id", "req-2")
 	get(t, srv, "/no/such/thing")
+	access.Close()
 
 	type line struct {
 		Level, Msg, Method, Route, RequestID string
@@ -122,8 +127,9 @@ func TestJSONLines(t *testing.T) {
 func TestTextLine(t *testing.T) {
 	t.Parallel()
 	var out lockedBuffer
-	srv := serveHello(t, slog.NewTextHandler(&out, nil))
+	srv, access := serveHello(t, slog.NewTextHandler(&out, nil))
 	get(t, srv, "/api/hello", "X-Request-Id", "abc")
+	access.Close()
 	re := regexp.MustCompile(`^time=\S+ level=INFO msg="GET /api/hello" method=GET route=/api/hello status=200 bytes=17 duration=\d+(\.\d+)?(µs|ms|s) requestId=abc\n$`)
 	if !re.MatchString(out.String()) {
 		t.Errorf("line %q, want it to match %s", out.String(), re)
@@ -135,14 +141,50 @@ func TestTextLine(t *testing.T) {
 func TestLevels(t *testing.T) {
 	t.Parallel()
 	var out lockedBuffer
-	o := accesslog.New(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	access := accesslog.New(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	o := access.Observer()
 	req := httptest.NewRequest("GET", "/api/broken", nil)
 	o.Request(host.RequestEvent{Request: req, Method: "GET", Route: "/api/broken", Status: 200})
-	if out.String() != "" {
-		t.Errorf("a 200 at level Warn logged %q, want nothing", out.String())
-	}
 	o.Request(host.RequestEvent{Request: req, Method: "GET", Route: "/api/broken", Status: 503})
-	if !strings.Contains(out.String(), `level=ERROR msg="GET /api/broken"`) {
-		t.Errorf("a 503 logged %q, want an error line", out.String())
+	access.Close()
+	if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], `level=ERROR msg="GET /api/broken"`) {
+		t.Errorf("logged %q at level Warn, want the 503 alone, as an error", out.String())
+	}
+}
+
+// TestEveryLineOnce: 16 goroutines released at once report 2000 requests
+// each, across the Close; every one is logged once.
+func TestEveryLineOnce(t *testing.T) {
+	t.Parallel()
+	var out lockedBuffer
+	access := accesslog.New(slog.New(slog.NewTextHandler(&out, nil)))
+	o := access.Observer()
+	const goroutines, requests = 16, 2000
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			<-start
+			for i := range requests {
+				req := httptest.NewRequest("GET", fmt.Sprintf("/r/%d/%d", g, i), nil)
+				o.Request(host.RequestEvent{Request: req, Method: "GET", Status: 200})
+				if g == 0 && i == requests/2 {
+					access.Close() // the rest are logged at once
+				}
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		m := regexp.MustCompile(`msg="GET (/r/\d+/\d+)"`).FindStringSubmatch(l)
+		if m == nil || seen[m[1]] {
+			t.Fatalf("line %q: not a request's, or its second", l)
+		}
+		seen[m[1]] = true
+	}
+	if len(seen) != goroutines*requests {
+		t.Errorf("%d lines, want %d", len(seen), goroutines*requests)
 	}
 }

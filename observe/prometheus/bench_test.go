@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	prom "github.com/prometheus/client_golang/prometheus"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/logwriter"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
 )
@@ -29,8 +31,8 @@ type variant struct {
 // observedVariants serve the same validated GET endpoint (a WAT guest
 // answering a small JSON object) four ways: without an observer, with the
 // access log `endpoints serve` writes by default (text lines, here to a
-// file, so each line costs its write), with the Prometheus metrics, and
-// with both.
+// file, so the lines cost their writes too), with the Prometheus metrics,
+// and with both.
 func observedVariants(b *testing.B) []variant {
 	app := newApp(b)
 	logFile, err := os.Create(filepath.Join(b.TempDir(), "access.log"))
@@ -38,7 +40,14 @@ func observedVariants(b *testing.B) []variant {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { logFile.Close() })
-	access := accesslog.New(slog.New(slog.NewTextHandler(logFile, nil)))
+	// What `endpoints serve` does: text lines formatted by the access
+	// log's goroutine, queued for another that writes them
+	// (internal/logwriter).
+	logOut := logwriter.New(logFile)
+	b.Cleanup(func() { logOut.Close() })
+	log := accesslog.New(slog.New(slog.NewTextHandler(logOut, nil)))
+	b.Cleanup(func() { log.Close() }) // before logOut's
+	access := log.Observer()
 	metrics := func() *host.Observer {
 		m := prometheus.New()
 		prom.NewRegistry().MustRegister(m)
@@ -60,19 +69,33 @@ func observedVariants(b *testing.B) []variant {
 	return vs
 }
 
-// interleave runs the variants in turn for ten rounds, each round b.N/10
-// calls of each with workers goroutines, so that machine noise hits them
-// alike, and returns each one's calls per second (as host's benchmarks do).
-func interleave(b *testing.B, n, workers int, call func(variant int) error) []float64 {
-	const rounds = 10
-	perRound := max(b.N/rounds, workers)
-	took := make([]time.Duration, n)
+// rounds is how many times interleave alternates the variants.
+const rounds = 20
+
+// interleave runs the variants in turn for rounds rounds (in reverse
+// order every other round), each round
+// b.N/rounds calls of each with workers goroutines, so that machine noise
+// hits them alike (as host's benchmarks do). It returns, per variant and
+// round, the wall time and the CPU time the process spent (client
+// included, over HTTP), which other processes on the machine disturb
+// less.
+func interleave(b *testing.B, n, workers int, call func(variant int) error) (perRound int, took, cpu [][rounds]time.Duration) {
+	perRound = max(b.N/rounds, workers)
+	took = make([][rounds]time.Duration, n)
+	cpu = make([][rounds]time.Duration, n)
 	b.ResetTimer()
-	for range rounds {
-		for v := range n {
+	for r := range rounds {
+		for i := range n {
+			// Odd rounds run the variants in reverse, so that none is
+			// favoured by its place (the garbage of the one before,
+			// caches).
+			v := i
+			if r%2 == 1 {
+				v = n - 1 - i
+			}
 			var next atomic.Int64
 			var wg sync.WaitGroup
-			start := time.Now()
+			start, startCPU := time.Now(), cpuTime()
 			for range workers {
 				wg.Go(func() {
 					for next.Add(1) <= int64(perRound) {
@@ -84,22 +107,46 @@ func interleave(b *testing.B, n, workers int, call func(variant int) error) []fl
 				})
 			}
 			wg.Wait()
-			took[v] += time.Since(start)
+			took[v][r] = time.Since(start)
+			cpu[v][r] = cpuTime() - startCPU
 		}
 	}
 	b.StopTimer()
-	rates := make([]float64, n)
-	for v := range rates {
-		rates[v] = float64(rounds*perRound) / took[v].Seconds()
-	}
-	return rates
+	return perRound, took, cpu
 }
 
-func report(b *testing.B, vs []variant, rates []float64) {
+// report reports, per variant, its requests per second and CPU time per
+// request over the whole run, and the medians over the rounds of its
+// ratios to the first variant (none) in the same round: of the rates, and
+// of the CPU time (none's divided by the variant's: the throughput the
+// variant keeps on busy cores). A round's ratio compares runs seconds
+// apart, and the median drops the rounds a burst of other work hit.
+func report(b *testing.B, vs []variant, perRound int, took, cpu [][rounds]time.Duration) {
+	total := func(d [rounds]time.Duration) (t time.Duration) {
+		for _, x := range d {
+			t += x
+		}
+		return t
+	}
+	median := func(f func(r int) float64) float64 {
+		xs := make([]float64, rounds)
+		for r := range xs {
+			xs[r] = f(r)
+		}
+		slices.Sort(xs)
+		return (xs[rounds/2-1] + xs[rounds/2]) / 2
+	}
 	for i, v := range vs {
-		b.ReportMetric(rates[i], v.name+"-req/s")
-		if i > 0 {
-			b.ReportMetric(rates[i]/rates[0], v.name+"/none")
+		b.ReportMetric(float64(rounds*perRound)/total(took[i]).Seconds(), v.name+"-req/s")
+		if c := total(cpu[i]); c > 0 {
+			b.ReportMetric(float64(c.Nanoseconds())/1000/float64(rounds*perRound), v.name+"-cpu-µs/req")
+		}
+		if i == 0 {
+			continue
+		}
+		b.ReportMetric(median(func(r int) float64 { return float64(took[0][r]) / float64(took[i][r]) }), v.name+"/none")
+		if total(cpu[i]) > 0 {
+			b.ReportMetric(median(func(r int) float64 { return float64(cpu[0][r]) / float64(cpu[i][r]) }), v.name+"/none-cpu")
 		}
 	}
 	b.ReportMetric(0, "ns/op") // the rates above are the result
@@ -112,7 +159,7 @@ func report(b *testing.B, vs []variant, rates []float64) {
 //	go test ./observe/prometheus -run '^$' -bench ObserversHandler -benchtime 200000x
 func BenchmarkObserversHandler(b *testing.B) {
 	vs := observedVariants(b)
-	rates := interleave(b, len(vs), runtime.GOMAXPROCS(0), func(i int) error {
+	perRound, took, cpu := interleave(b, len(vs), runtime.GOMAXPROCS(0), func(i int) error {
 		rec := httptest.NewRecorder()
 		vs[i].h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/users/2", nil))
 		if rec.Code != 200 {
@@ -120,7 +167,7 @@ func BenchmarkObserversHandler(b *testing.B) {
 		}
 		return nil
 	})
-	report(b, vs, rates)
+	report(b, vs, perRound, took, cpu)
 }
 
 // BenchmarkObserversHTTP measures the same over loopback HTTP with
@@ -139,7 +186,7 @@ func BenchmarkObserversHTTP(b *testing.B) {
 		b.Cleanup(tr.CloseIdleConnections)
 		urls[i], clients[i] = srv.URL+"/api/users/2", &http.Client{Transport: tr}
 	}
-	rates := interleave(b, len(vs), workers, func(i int) error {
+	perRound, took, cpu := interleave(b, len(vs), workers, func(i int) error {
 		res, err := clients[i].Get(urls[i])
 		if err != nil {
 			return err
@@ -151,5 +198,5 @@ func BenchmarkObserversHTTP(b *testing.B) {
 		}
 		return nil
 	})
-	report(b, vs, rates)
+	report(b, vs, perRound, took, cpu)
 }
