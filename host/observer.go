@@ -202,7 +202,7 @@ type StoreErrorEvent struct {
 // turn, skipping nil observers and nil hooks. A hook no observer sets stays
 // nil, and costs nothing.
 //
-//	opts.Observer = host.JoinObservers(accesslog.New(logger), metrics.Observer())
+//	opts.Observer = host.JoinObservers(access.Observer(), metrics.Observer())
 func JoinObservers(observers ...*Observer) *Observer {
 	var out Observer
 	for _, o := range observers {
