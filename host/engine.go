@@ -66,13 +66,16 @@ type engine struct {
 	// hostModules are the functions of the modules the host provides,
 	// by module name: what a module may import.
 	hostModules map[string]map[string]api.FunctionDefinition
+	// observer is the host's (Options.Observer), for the pools' events;
+	// nil when none.
+	observer *Observer
 }
 
 func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine, error) {
 	cfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(uint32(opts.Limits.memoryBytes() / 65536)).
 		WithCloseOnContextDone(false)
-	e := &engine{logger: logger, memoryBytes: opts.Limits.memoryBytes() / 65536 * 65536, loadTimeout: opts.Limits.loadTimeout(), mapped: mappedMemory}
+	e := &engine{logger: logger, memoryBytes: opts.Limits.memoryBytes() / 65536 * 65536, loadTimeout: opts.Limits.loadTimeout(), mapped: mappedMemory, observer: opts.Observer}
 	if dir := opts.cacheDir(); dir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/host"
@@ -84,6 +85,64 @@ func ExampleOptions_fallback() {
 	// Output:
 	// 200 {"hello":"Grace"}
 	// 200 v1.2.3
+}
+
+// Observing the host: a hook per event, here counting answers by status
+// and the parts validation refused. Packages observe/prometheus and
+// observe/accesslog are observers of this kind.
+func ExampleObserver() {
+	ctx := context.Background()
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	h, err := host.New(ctx, "testdata/hello", host.Options{
+		Logger: slog.New(slog.DiscardHandler),
+		Observer: &host.Observer{
+			Request: func(e host.RequestEvent) {
+				mu.Lock()
+				statuses[e.Status]++
+				mu.Unlock()
+			},
+			ValidationFailure: func(e host.ValidationEvent) {
+				fmt.Println("refused:", e.Method, e.Route, e.Part)
+			},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer h.Close(ctx)
+	for _, path := range []string{"/api/hello?name=Ada", "/api/hello?name=", "/nowhere"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", path, nil))
+	}
+	mu.Lock()
+	fmt.Println("200:", statuses[200], "400:", statuses[400], "404:", statuses[404])
+	mu.Unlock()
+	// Output:
+	// refused: GET /api/hello query
+	// 200: 1 400: 1 404: 1
+}
+
+// Checking readiness, as a /readyz endpoint does.
+func ExampleHost_Ready() {
+	ctx := context.Background()
+	h, err := host.New(ctx, "testdata/hello", host.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range h.Ready(ctx) {
+		fmt.Println(c.Name, c.Err)
+	}
+	h.Close(ctx)
+	for _, c := range h.Ready(ctx) {
+		fmt.Println(c.Name, c.Err)
+	}
+	// Output:
+	// routes <nil>
+	// store <nil>
+	// routes the host is shutting down
+	// store <nil>
 }
 
 func TestCommittedHelloModuleMatchesItsSource(t *testing.T) {

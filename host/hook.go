@@ -27,6 +27,20 @@ func (d *ValidationData) failure() *abi.ValidationFailure {
 	return f
 }
 
+// failedParts are the parts of a failure, in pipeline order.
+func failedParts(f *abi.ValidationFailure) []string {
+	if f.Kind != abi.FailureSchema {
+		return []string{f.Part}
+	}
+	var parts []string
+	for _, p := range []string{PartParams, PartQuery, PartHeaders, PartBody} {
+		if f.Issues[p] != nil {
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
+
 // defaultBody returns the status message and data of the host's own answer
 // to a failure.
 func defaultBody(f *abi.ValidationFailure) (string, any) {
@@ -45,6 +59,9 @@ func defaultBody(f *abi.ValidationFailure) (string, any) {
 // media type. The endpoint's onValidationError hook, then the app's, may
 // replace the default answer; each may decline (docs/spec.md §4).
 func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table, f *abi.ValidationFailure) {
+	if o := h.observer(); o != nil && o.ValidationFailure != nil {
+		h.observeRefusal(r, c, failedParts(f), f.Status)
+	}
 	h.discardBody(w, r, c)
 	c.writeDeadline(w)
 	message, data := defaultBody(f)

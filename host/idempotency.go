@@ -177,6 +177,7 @@ func (h *Host) claimIdempotency(w http.ResponseWriter, r *http.Request, c *call)
 	values := r.Header.Values(openapi.IdempotencyHeader)
 	if len(values) == 0 {
 		if decl.Required {
+			h.observeIdempotency(r, c, IdempotencyKeyMissing)
 			writeProblem(w, r, http.StatusBadRequest, openapi.CodeKeyRequired, "this operation needs an Idempotency-Key header: a unique key per operation the client means once, such as a UUID")
 			return false
 		}
@@ -184,6 +185,7 @@ func (h *Host) claimIdempotency(w http.ResponseWriter, r *http.Request, c *call)
 	}
 	key, reason := parseIdempotencyKey(values)
 	if reason != "" {
+		h.observeIdempotency(r, c, IdempotencyKeyInvalid)
 		writeProblem(w, r, http.StatusBadRequest, openapi.CodeKeyInvalid, reason)
 		return false
 	}
@@ -200,6 +202,8 @@ func (h *Host) claimIdempotency(w http.ResponseWriter, r *http.Request, c *call)
 	skey := storageKey(h.namespace, c.op.method, c.route.rf.Pattern(), scope, key)
 	claim, err := h.store.Claim(c, skey, fp, c.set.opts.Idempotency.lease())
 	if err != nil {
+		h.observeStoreError("claim", err)
+		h.observeIdempotency(r, c, IdempotencyUnavailable)
 		h.logger.Error("the idempotency store failed; refusing the request so it cannot run twice", "route", c.route.file, "error", err)
 		w.Header().Set("Retry-After", "1")
 		writeProblem(w, r, http.StatusServiceUnavailable, openapi.CodeStoreUnavailable, "the store that makes this operation idempotent cannot be reached; nothing ran, retry later with the same key")
@@ -207,17 +211,21 @@ func (h *Host) claimIdempotency(w http.ResponseWriter, r *http.Request, c *call)
 	}
 	if claim.Acquired {
 		c.idemKey, c.idemLease = skey, claim.Lease
+		h.observeIdempotency(r, c, IdempotencyClaimed)
 		return true
 	}
 	rec := claim.Record
 	switch {
 	case rec.Fingerprint != fp:
+		h.observeIdempotency(r, c, IdempotencyMismatch)
 		writeProblem(w, r, http.StatusUnprocessableEntity, openapi.CodeKeyReused, "this Idempotency-Key was used for a different request; use a new key for a new request")
 	case !rec.Completed:
 		wait := max(1, int(math.Ceil(time.Until(rec.LeaseExpires).Seconds())))
 		w.Header().Set("Retry-After", strconv.Itoa(wait))
+		h.observeIdempotency(r, c, IdempotencyConflict)
 		writeProblem(w, r, http.StatusConflict, openapi.CodeInFlight, "a request with this Idempotency-Key is still running; retry after it finishes")
 	default:
+		h.observeIdempotency(r, c, IdempotencyReplayed)
 		replay(w, r, rec.Answer)
 	}
 	return false
@@ -276,7 +284,7 @@ func (h *Host) completeIdempotency(w http.ResponseWriter, r *http.Request, c *ca
 	key, lease := c.idemKey, c.idemLease
 	c.idemKey, c.idemLease = "", ""
 	if !c.op.replayable(status) || sent && c.idemOverflow {
-		h.release(ctx, c, key, lease)
+		h.release(ctx, r, c, key, lease)
 		return true
 	}
 	kept := http.Header{}
@@ -288,7 +296,10 @@ func (h *Host) completeIdempotency(w http.ResponseWriter, r *http.Request, c *ca
 	}
 	err := h.store.Complete(ctx, key, lease, storage.Answer{Status: status, Header: kept, Body: body}, c.set.opts.Idempotency.replay())
 	switch {
+	case err == nil:
+		h.observeIdempotency(r, c, IdempotencyStored)
 	case errors.Is(err, storage.ErrLeaseLost):
+		h.observeIdempotency(r, c, IdempotencyLeaseLost)
 		h.logger.Error("the request ran past its idempotency lease; its answer is not stored", "route", c.route.file, "lease", c.set.opts.Idempotency.lease())
 		if sent {
 			return true
@@ -301,7 +312,8 @@ func (h *Host) completeIdempotency(w http.ResponseWriter, r *http.Request, c *ca
 		}
 		writeProblem(w, r, http.StatusConflict, openapi.CodeLeaseLost, fmt.Sprintf("the request ran past its %s lease, so another request may have taken its key; its answer was not kept", c.set.opts.Idempotency.lease()))
 		return false
-	case err != nil:
+	default:
+		h.observeStoreError("complete", err)
 		h.logger.Error("storing an idempotent answer failed; a retry may run the handler again", "route", c.route.file, "error", err)
 	}
 	return true
@@ -317,15 +329,19 @@ func (h *Host) releaseIdempotency(r *http.Request, c *call) {
 	defer cancel()
 	key, lease := c.idemKey, c.idemLease
 	c.idemKey, c.idemLease = "", ""
-	h.release(ctx, c, key, lease)
+	h.release(ctx, r, c, key, lease)
 }
 
-func (h *Host) release(ctx context.Context, c *call, key, lease string) {
+func (h *Host) release(ctx context.Context, r *http.Request, c *call, key, lease string) {
 	err := h.store.Release(ctx, key, lease)
 	switch {
+	case err == nil:
+		h.observeIdempotency(r, c, IdempotencyReleased)
 	case errors.Is(err, storage.ErrLeaseLost):
+		h.observeIdempotency(r, c, IdempotencyLeaseLost)
 		h.logger.Warn("the request ran past its idempotency lease", "route", c.route.file, "lease", c.set.opts.Idempotency.lease())
-	case err != nil:
+	default:
+		h.observeStoreError("release", err)
 		h.logger.Error("releasing an idempotency key failed; retries get 409 until its lease ends", "route", c.route.file, "error", err)
 	}
 }
@@ -347,9 +363,11 @@ func kvError(c *call, op string, err error) abi.Errno {
 	case errors.Is(err, storage.ErrNotInteger):
 		return abi.ErrInvalid
 	case errors.Is(err, storage.ErrFull):
+		c.host.observeStoreError(op, err)
 		c.logger.Warn("the key-value store is full", "route", c.route.file, "op", op)
 		return abi.ErrUnavailable
 	default:
+		c.host.observeStoreError(op, err)
 		c.logger.Error("the key-value store failed", "route", c.route.file, "op", op, "error", err)
 		return abi.ErrUnavailable
 	}

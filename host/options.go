@@ -250,6 +250,11 @@ type Options struct {
 	// Server overrides the "server" member of endpoints.json, field by
 	// field.
 	Server ServerConfig
+	// Observer receives the host's events (requests, guest calls,
+	// validation failures, pools, reloads, Idempotency-Key outcomes, store
+	// errors), for metrics and access logs; see [Observer]. Defaults to
+	// none, which costs nothing.
+	Observer *Observer
 }
 
 func (o *Options) cacheDir() string {
@@ -320,6 +325,11 @@ func (o Options) merge(cfg *AppConfig) Options {
 		st.MaxBytes = cfg.Storage.MaxBytes
 	}
 	o.Server = o.Server.merge(cfg.Server)
+	if o.Observer != nil {
+		// The host's own copy: the caller may reuse theirs.
+		obs := *o.Observer
+		o.Observer = &obs
+	}
 	id := &o.Idempotency
 	if id.Lease == 0 {
 		id.Lease = cfg.Idempotency.Lease

@@ -11,6 +11,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
 )
 
 // instance is one instantiated module. It serves one call at a time.
@@ -31,6 +32,9 @@ type instance struct {
 	// stack, at each ExportedFunction.
 	before, after, verify api.Function
 	idleSince             time.Time // when put back; guarded by the pool's mu
+	// memBytes is the size of its linear memory when it was made or last
+	// given back, measured by its owner then.
+	memBytes int64
 	// sys is what its WASI functions see of the call it serves now, set
 	// by take and cleared by put.
 	sys *guestSys
@@ -55,8 +59,11 @@ type pool struct {
 	engine *engine
 	// code is what new instances are made from: the interpreter's code
 	// until the compiler's replaces it (see engine.compileLater).
-	code  atomic.Pointer[code]
-	file  string
+	code atomic.Pointer[code]
+	file string
+	// route is the template of the route the module serves, for
+	// observers; "" for middleware and the runtime declaration.
+	route string
 	slots chan struct{}
 	mu    sync.Mutex
 	idle  []*instance
@@ -69,6 +76,8 @@ type pool struct {
 	// background (see engine.deferModule); nil when it loaded with the
 	// pool.
 	deferred *deferredCode
+	// busyMemory sums the memBytes of the instances taken, for Stats.
+	busyMemory atomic.Int64
 }
 
 func newPool(e *engine, c *code, file string, size int) *pool {
@@ -77,6 +86,9 @@ func newPool(e *engine, c *code, file string, size int) *pool {
 		file:   file,
 		slots:  make(chan struct{}, size),
 		idle:   make([]*instance, 0, size),
+	}
+	if rf, err := routefile.Parse(file); err == nil {
+		p.route = rf.Pattern()
 	}
 	p.code.Store(c)
 	return p
@@ -153,24 +165,13 @@ func (p *pool) take(ctx context.Context) (*instance, error) {
 	select {
 	case p.slots <- struct{}{}:
 	default:
-		var expire <-chan time.Time
-		if d, ok := ctx.Deadline(); ok {
-			t := time.NewTimer(time.Until(d))
-			defer t.Stop()
-			expire = t.C
+		began := time.Now()
+		err := p.wait(ctx)
+		if o := p.engine.observer; o != nil && o.PoolWait != nil {
+			o.PoolWait(PoolEvent{Module: p.file, Route: p.route, Waited: time.Since(began), Acquired: err == nil})
 		}
-		var halt <-chan struct{}
-		if c := callFrom(ctx); c != nil {
-			halt = c.stopped()
-		}
-		select {
-		case p.slots <- struct{}{}:
-		case <-halt:
-			return nil, fmt.Errorf("waiting for a free instance of %s: the host is shutting down", p.file)
-		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for a free instance of %s: %w", p.file, ctx.Err())
-		case <-expire:
-			return nil, fmt.Errorf("waiting for a free instance of %s: all %d busy until the deadline", p.file, cap(p.slots))
+		if err != nil {
+			return nil, err
 		}
 	}
 	p.mu.Lock()
@@ -182,6 +183,7 @@ func (p *pool) take(ctx context.Context) (*instance, error) {
 	p.mu.Unlock()
 	if in != nil {
 		in.sys.c = callFrom(ctx)
+		p.busyMemory.Add(in.memBytes)
 		return in, nil
 	}
 	in, err := p.instantiate(ctx)
@@ -189,17 +191,47 @@ func (p *pool) take(ctx context.Context) (*instance, error) {
 		<-p.slots
 		return nil, err
 	}
+	p.busyMemory.Add(in.memBytes)
 	return in, nil
+}
+
+// wait waits for a free slot until ctx is done or its deadline passes.
+// Only a wait creates a timer.
+func (p *pool) wait(ctx context.Context) error {
+	var expire <-chan time.Time
+	if d, ok := ctx.Deadline(); ok {
+		t := time.NewTimer(time.Until(d))
+		defer t.Stop()
+		expire = t.C
+	}
+	var halt <-chan struct{}
+	if c := callFrom(ctx); c != nil {
+		halt = c.stopped()
+	}
+	select {
+	case p.slots <- struct{}{}:
+		return nil
+	case <-halt:
+		return fmt.Errorf("waiting for a free instance of %s: the host is shutting down", p.file)
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for a free instance of %s: %w", p.file, ctx.Err())
+	case <-expire:
+		return fmt.Errorf("waiting for a free instance of %s: all %d busy until the deadline", p.file, cap(p.slots))
+	}
 }
 
 // put gives back an instance taken with get; a broken one is closed, and
 // its memory freed, now.
 func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
 	in.sys.c = nil
+	p.busyMemory.Add(-in.memBytes)
 	if healthy {
 		p.park(in)
 	} else {
 		in.close(ctx)
+		if o := p.engine.observer; o != nil && o.InstanceDiscarded != nil {
+			o.InstanceDiscarded(PoolEvent{Module: p.file, Route: p.route})
+		}
 	}
 	<-p.slots
 	p.engine.leave()
@@ -210,6 +242,7 @@ func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
 func (p *pool) park(in *instance) {
 	in.sys.c = nil
 	in.idleSince = time.Now()
+	in.memBytes = memorySize(in.mod)
 	p.mu.Lock()
 	if in.code != p.code.Load() || p.retired {
 		p.mu.Unlock()
@@ -246,7 +279,7 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 			return nil, fmt.Errorf("instantiating %s: %s: %w", p.file, abi.StartFunction, guestFailure(err, callFrom(ctx)))
 		}
 	}
-	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g, code: c}
+	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g, code: c, memBytes: memorySize(mod)}
 	if p.noHandle {
 		in.before, in.after, in.verify = mod.ExportedFunction(abi.ExportBefore), mod.ExportedFunction(abi.ExportAfter), mod.ExportedFunction(abi.ExportVerify)
 	}
@@ -276,6 +309,17 @@ func (p *pool) trim(ctx context.Context, cutoff time.Time) int {
 		in.close(ctx)
 	}
 	return n
+}
+
+// memorySize is the size of a module's linear memory; 0 without one.
+func memorySize(mod api.Module) int64 {
+	if mod == nil {
+		return 0 // a pool test's stand-in instance
+	}
+	if m := mod.Memory(); m != nil {
+		return int64(m.Size())
+	}
+	return 0
 }
 
 // idleCount is the number of idle instances.

@@ -176,6 +176,7 @@ func (h *Host) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
 		key := rateLimitKeyPrefix + h.namespace + ":" + rl.name + ":" + rl.clientKey(c, r, set.trustedProxies)
 		d, err := limiter.Take(c, key, rl.rate)
 		if err != nil {
+			h.observeStoreError("take", err)
 			h.logger.Warn("rate limit not checked: the store failed", "policy", rl.name, "error", err, "requestId", c.requestID)
 			if errors.Is(err, storage.ErrUnavailable) {
 				h.discardBody(w, r, c)

@@ -120,8 +120,16 @@ func (r ReloadReport) String() string {
 // Of endpoints.json, limits.memoryBytes, limits.instances,
 // limits.instanceIdleTimeout and storage apply at the next start (a warning says
 // so); the rest applies now. After Close, Reload does nothing and reports
-// a problem.
+// a problem. [Observer.Reload] receives every report.
 func (h *Host) Reload(ctx context.Context) ReloadReport {
+	report := h.reload(ctx)
+	if o := h.observer(); o != nil && o.Reload != nil {
+		o.Reload(report)
+	}
+	return report
+}
+
+func (h *Host) reload(ctx context.Context) ReloadReport {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	start := time.Now()

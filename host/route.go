@@ -18,10 +18,12 @@ import (
 
 // route is one loaded module at its place in the route table.
 type route struct {
-	file  string
-	rf    routefile.Route
-	mod   *module
-	plain bool
+	file string
+	// pattern is the route's template (/api/users/:id), for observers.
+	pattern string
+	rf      routefile.Route
+	mod     *module
+	plain   bool
 	// ops holds an endpoint's operations by upper-case method.
 	ops   map[string]*operation
 	allow []string // methods an endpoint serves, for 405 and OPTIONS
@@ -71,7 +73,7 @@ type declaredResponse struct {
 }
 
 func newRoute(rf routefile.Route, mod *module) (*route, error) {
-	r := &route{file: rf.File, rf: rf, mod: mod, plain: mod.contract == nil}
+	r := &route{file: rf.File, pattern: rf.Pattern(), rf: rf, mod: mod, plain: mod.contract == nil}
 	if r.plain {
 		return r, nil
 	}

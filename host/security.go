@@ -400,7 +400,11 @@ const apiKeyPrefix = "apikeys/"
 
 // lookupAPIKey reads an API key's entry from the app's store.
 func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool, error) {
-	return h.store.Get(ctx, h.namespace, apiKeyPrefix+sha256hex)
+	v, ok, err := h.store.Get(ctx, h.namespace, apiKeyPrefix+sha256hex)
+	if err != nil {
+		h.observeStoreError("get", err)
+	}
+	return v, ok, err
 }
 
 // close stops the verifiers of the plan that next does not share.

@@ -22,6 +22,14 @@ import (
 
 // ServeHTTP routes the request and runs the pipeline of docs/spec.md §4.
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if o := h.observer(); o != nil && o.Request != nil {
+		h.serveObserved(w, r, o.Request)
+		return
+	}
+	h.serve(w, r)
+}
+
+func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	if !h.enter() {
 		w.Header().Set("Connection", "close")
 		w.Header().Set("Retry-After", "1")
@@ -44,6 +52,7 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.Apply(w.Header(), r)
 	}
 	if t.set.served && r.URL.Path == t.set.docPath {
+		noteRoute(w, t.set.docPath)
 		if t.doc == nil {
 			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))
 			return
@@ -52,6 +61,7 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.set.docs != nil && t.set.docs.serve(w, r) {
+		noteRoute(w, t.set.docs.path)
 		return
 	}
 	res := t.router.Match(r.Method, r.URL.EscapedPath())
@@ -64,10 +74,14 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !res.Allowed {
+		if x, ok := w.(*exchange); ok {
+			x.route = res.Route.Pattern()
+		}
 		h.refuseMethod(w, r, res.Allow)
 		return
 	}
 	rt := res.Value
+	noteRoute(w, rt.pattern)
 	if rt.plain {
 		h.servePlain(w, r, t, rt, &res)
 		return
@@ -392,6 +406,7 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call, res *router.Result[*route]) bool {
 	c.requestID = requestID(r)
 	w.Header().Set(requestIDHeader, c.requestID)
+	noteRequestID(w, c.requestID)
 	if c.op != nil {
 		if t.security == nil {
 			// The document, and so the effective security, is unknown:
@@ -494,7 +509,15 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 		// call's deadline (or server.readTimeout, if sooner).
 		setReadDeadline(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.deadline)))
 	}
+	var began time.Time
+	if o := h.observer(); o != nil && o.GuestCall != nil {
+		began = time.Now()
+	}
 	res, err := in.handle.Call(c)
+	var took time.Duration
+	if !began.IsZero() {
+		took = time.Since(began)
+	}
 	// The answer, or what follows a stream (its last chunk), gets a fresh
 	// write deadline: the call's may have passed.
 	c.writeDeadline(w)
@@ -513,6 +536,9 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	ok := err == nil && code == 0 && c.fault == ""
 	pool.put(r.Context(), in, ok)
+	if !began.IsZero() {
+		h.observeGuestCall(r, c, took, !ok)
+	}
 	if ok {
 		return true
 	}
@@ -582,6 +608,7 @@ func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, o
 	if c.set.checked && op.responses != nil {
 		if issues := op.checkAnswer(status, body); issues != nil {
 			h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
+			h.observeRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 			writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
 			return
 		}

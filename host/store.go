@@ -32,7 +32,7 @@ func (h *Host) openStore(ctx context.Context) error {
 			return fmt.Errorf("%s: /storage: %w", AppConfigFile, err)
 		}
 		h.store = s
-		if p, ok := s.(interface{ Ping(context.Context) error }); ok {
+		if p, ok := s.(storage.Pinger); ok {
 			if err := p.Ping(ctx); err != nil {
 				h.logger.Warn("the store does not answer; idempotent endpoints answer 503 and the key-value store fails until it does", "driver", driver, "error", err)
 			}

@@ -112,6 +112,19 @@ func (m *Memory) Close() error {
 	return nil
 }
 
+// Ping implements [Pinger]: nil until Close, then an error wrapping
+// [ErrUnavailable].
+func (m *Memory) Ping(context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errClosed
+	}
+	return nil
+}
+
+var _ Pinger = (*Memory)(nil)
+
 // Claim implements [Idempotency.Claim].
 func (m *Memory) Claim(_ context.Context, key, fp string, lease time.Duration) (Claim, error) {
 	if lease <= 0 {

@@ -334,6 +334,7 @@ func TestMemoryClosed(t *testing.T) {
 		{"Delete", func() error { _, err := m.Delete(ctx, "n", "k"); return err }},
 		{"Incr", func() error { _, err := m.Incr(ctx, "n", "k", 1); return err }},
 		{"List", func() error { _, err := m.List(ctx, "n", "", "", 10); return err }},
+		{"Ping", func() error { return m.Ping(ctx) }},
 	} {
 		t.Run(c.method, func(t *testing.T) {
 			if err := c.call(); !errors.Is(err, storage.ErrUnavailable) {

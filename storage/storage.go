@@ -43,6 +43,17 @@ type Store interface {
 	Close() error
 }
 
+// Pinger is a store that can say whether it answers: the host's readiness
+// check ([host.Host.Ready], an admin listener's /readyz) asks it. It is
+// optional: a store that does not implement it counts as answering.
+// [Memory] and the Redis store implement it.
+type Pinger interface {
+	// Ping returns nil when the store answers now, otherwise an error
+	// wrapping [ErrUnavailable] that says why (the server's address and
+	// the cause, for a remote store). It must return by ctx's deadline.
+	Ping(ctx context.Context) error
+}
+
 // Idempotency keeps one record per Idempotency-Key: claimed while its
 // request runs, then completed with the answer to replay. Keys are opaque
 // (the host passes a hash of method, route, scope and the client's key).

@@ -134,10 +134,10 @@ func TestDiffRefusesWhatItCannotCompare(t *testing.T) {
 	}
 }
 
-// helloApp writes an app with one WAT endpoint, guest-sdk/wat/hello.wat,
+// writeHelloApp writes an app with one WAT endpoint, guest-sdk/wat/hello.wat,
 // whose query parameter name is at most maxLength characters long ("64"
 // as written, or another two digits).
-func helloApp(t *testing.T, dir, maxLength string) {
+func writeHelloApp(t *testing.T, dir, maxLength string) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "..", "guest-sdk", "wat", "hello.wat"))
 	if err != nil {
@@ -159,8 +159,8 @@ func TestDiffApps(t *testing.T) {
 	needTool(t, "wat2wasm")
 	cache := t.TempDir()
 	oldApp, newApp := t.TempDir(), t.TempDir()
-	helloApp(t, oldApp, "64")
-	helloApp(t, newApp, "32")
+	writeHelloApp(t, oldApp, "64")
+	writeHelloApp(t, newApp, "32")
 
 	code, _, errOut := runCLI("diff", "--cache-dir", cache, oldApp, newApp)
 	if code != exitTrouble || !strings.Contains(errOut, "not built yet") || !strings.Contains(errOut, "run `endpoints build "+oldApp+"` first") {
@@ -187,7 +187,7 @@ func TestDiffApps(t *testing.T) {
 		// and whose work tree has the new app, built.
 		repo := t.TempDir()
 		app := filepath.Join(repo, "apps", "hello")
-		helloApp(t, app, "64")
+		writeHelloApp(t, app, "64")
 		for _, args := range [][]string{
 			{"init", "-q"},
 			{"add", "."},
@@ -199,7 +199,7 @@ func TestDiffApps(t *testing.T) {
 				t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 			}
 		}
-		helloApp(t, app, "32")
+		writeHelloApp(t, app, "32")
 		if code, out, errOut := runCLI("build", app); code != exitOK {
 			t.Fatalf("build = %d\n%s\n%s", code, out, errOut)
 		}

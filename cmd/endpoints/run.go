@@ -20,6 +20,9 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/logwriter"
+	"github.com/wasmendpoints/endpoints/observe/accesslog"
+	"github.com/wasmendpoints/endpoints/observe/prometheus"
 )
 
 // Exit codes scripts can rely on (diff has its own: exitBreaking, exitTrouble).
@@ -105,8 +108,17 @@ Flags of dev and serve:
   --addr HOST:PORT   address to listen on (default 127.0.0.1:3000)
   --cache-dir DIR    where compiled modules are cached between runs
                      (default: the user cache directory; "off" disables it)
-  --quiet            log only warnings and errors
+  --quiet            log only warnings and errors (a request only when it
+                     answers 5xx)
   --json             log JSON lines (dev prints its reloads as JSON too)
+  --admin-addr HOST:PORT
+                     also listen there, apart from --addr, for operators:
+                     Prometheus metrics on /metrics, liveness on /livez,
+                     readiness on /readyz (503 naming the failed check:
+                     routes, store); off by default
+
+Each request is logged as one line: method and path, route, status, bytes,
+duration and request id (text, or JSON with --json).
 
 Examples:
   endpoints dev examples/users
@@ -498,9 +510,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:3000", "address to listen on")
 	cacheDir := fs.String("cache-dir", "", "compiled module cache")
-	quiet := fs.Bool("quiet", false, "log only warnings and errors: no line per request or reload (--log-level warn)")
+	quiet := fs.Bool("quiet", false, "log only warnings and errors: no line per request (but those answering 5xx) or reload (--log-level warn)")
 	asJSON := fs.Bool("json", false, "log JSON lines instead of text")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error; debug also prints the configuration in effect")
+	adminAddr := fs.String("admin-addr", "", "serve /metrics, /livez and /readyz on this address, apart from --addr (off when empty)")
 	overrides := addConfigFlags(fs)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
@@ -518,18 +531,31 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return exitUsage
 	}
-	// The address first: a wrong or busy one fails before any build.
+	// The addresses first: a wrong or busy one fails before any build.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: --addr %s: %v\n", name, *addr, err)
 		return exitError
 	}
 	defer ln.Close()
+	var adminLn net.Listener
+	if *adminAddr != "" {
+		if adminLn, err = net.Listen("tcp", *adminAddr); err != nil {
+			fmt.Fprintf(stderr, "endpoints %s: --admin-addr %s: %v\n", name, *adminAddr, err)
+			return exitError
+		}
+		defer adminLn.Close()
+	}
+	// Log lines are written by a goroutine of their own, several to a
+	// system call: requests do not take turns writing their access log
+	// lines to stderr.
+	logOut := logwriter.New(stderr)
+	defer logOut.Close()
 	var logger *slog.Logger
 	if *asJSON {
-		logger = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+		logger = slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: level}))
 	} else {
-		logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+		logger = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	}
 	buildStart := time.Now()
 	if mode == host.Development {
@@ -543,7 +569,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 	start := time.Now()
 	con := newConsole(stdout, *quiet, *asJSON)
-	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, ConfigOverrides: sets})
+	// A line per request (only 5xx ones with --quiet), and the metrics
+	// when the admin listener serves them. The access log is closed
+	// before logOut (deferred last), which it writes to.
+	access := accesslog.New(logger)
+	defer access.Close()
+	observer := access.Observer()
+	var metrics *prometheus.Metrics
+	if adminLn != nil {
+		metrics = prometheus.New()
+		observer = host.JoinObservers(observer, metrics.Observer())
+	}
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, Observer: observer, ConfigOverrides: sets})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return exitError
@@ -559,13 +596,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 
 	srv := h.HTTPServer()
-	srv.Handler = logRequests(logger, h)
+	errc := make(chan error, 2)
+	var admin *http.Server
+	if adminLn != nil {
+		admin = &http.Server{Handler: adminHandler(h, metrics, logger), ReadHeaderTimeout: srv.ReadHeaderTimeout,
+			IdleTimeout: srv.IdleTimeout, ErrorLog: srv.ErrorLog}
+		go func() { errc <- admin.Serve(adminLn) }()
+		fmt.Fprintf(stdout, "\nadmin on http://%s: /metrics, /livez, /readyz", adminLn.Addr())
+	}
 	fmt.Fprintf(stdout, "\nlistening on http://%s\n", ln.Addr())
 	if mode == host.Development {
 		fmt.Fprintf(stdout, "watching %s: saved sources are rebuilt, changed modules reloaded\n", app)
 		devLoop(ctx, app, h, con, buildStart)
 	}
-	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
@@ -582,50 +625,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	if err := h.Shutdown(sctx); err != nil {
 		logger.Warn("requests still running at the shutdown timeout were stopped", "error", err)
 	}
+	if admin != nil {
+		// Last: /readyz answered 503 while the host drained.
+		if err := admin.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Warn("admin shutdown", "error", err)
+		}
+	}
 	return exitOK
 }
-
-// logRequests logs one line per request: method, path, status, size, time.
-func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-		defer func() {
-			level := slog.LevelInfo
-			if sw.status >= 500 {
-				level = slog.LevelError
-			}
-			path := r.URL.Path
-			if r.URL.RawQuery != "" {
-				path += "?" + r.URL.RawQuery
-			}
-			logger.Log(r.Context(), level, strings.Join([]string{r.Method, path}, " "),
-				"status", sw.status, "bytes", sw.bytes, "took", time.Since(start).Round(time.Microsecond))
-		}()
-		next.ServeHTTP(sw, r)
-	})
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status      int
-	bytes       int
-	wroteHeader bool
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if !w.wroteHeader {
-		w.status, w.wroteHeader = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(p []byte) (int, error) {
-	w.wroteHeader = true
-	n, err := w.ResponseWriter.Write(p)
-	w.bytes += n
-	return n, err
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer (Flush).
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

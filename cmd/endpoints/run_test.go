@@ -145,8 +145,8 @@ func TestServeAndShutdown(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not stop after its context was cancelled")
 	}
-	if !regexp.MustCompile(`msg="GET /api/users/2" status=200`).MatchString(stderr.String()) {
-		t.Errorf("the request was not logged:\n%s", stderr.String())
+	if !regexp.MustCompile(`msg="GET /api/users/2" method=GET route=/api/users/:id status=200 bytes=\d+ duration=\S+ requestId=[0-9a-f]{24}\n`).MatchString(stderr.String()) {
+		t.Errorf("the request was not logged with its route and id:\n%s", stderr.String())
 	}
 }
 
@@ -295,13 +295,20 @@ func TestOpenAPIAndCheck(t *testing.T) {
 // seen.
 func startCLI(t *testing.T, command, app string, watching ...string) (addr string, ctx context.Context, cancel context.CancelFunc, stdout, stderr *syncBuffer, done chan int) {
 	t.Helper()
+	return startCLIFlags(t, command, app, nil, watching...)
+}
+
+// startCLIFlags is startCLI with more flags.
+func startCLIFlags(t *testing.T, command, app string, flags []string, watching ...string) (addr string, ctx context.Context, cancel context.CancelFunc, stdout, stderr *syncBuffer, done chan int) {
+	t.Helper()
 	cache := t.TempDir()
 	ctx, cancel = context.WithCancel(context.Background())
 	var ready watchers
 	stdout, stderr, done = &syncBuffer{}, &syncBuffer{}, make(chan int, 1)
 	exited := make(chan struct{})
 	go func() {
-		done <- run(testhook.WithWatching(ctx, ready.watching), []string{command, app, "--addr", "127.0.0.1:0", "--cache-dir", cache}, stdout, stderr)
+		args := append([]string{command, app, "--addr", "127.0.0.1:0", "--cache-dir", cache}, flags...)
+		done <- run(testhook.WithWatching(ctx, ready.watching), args, stdout, stderr)
 		close(exited)
 	}()
 	// Cleanups run last first: this one, registered after the cache

@@ -88,7 +88,10 @@ type Store struct {
 	rateLimit string
 }
 
-var _ storage.Store = (*Store)(nil)
+var (
+	_ storage.Store  = (*Store)(nil)
+	_ storage.Pinger = (*Store)(nil)
+)
 
 // The driver name "redis" opens this store for endpoints.json's
 // {"storage": {"driver": "redis", "url": "redis://..."}}; importing the
@@ -140,8 +143,8 @@ func New(rawURL, namespace string) (*Store, error) {
 	}, nil
 }
 
-// Ping checks that the server answers; the error wraps
-// [storage.ErrUnavailable].
+// Ping implements [storage.Pinger]: it checks that the server answers; the
+// error wraps [storage.ErrUnavailable].
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.client.Ping(ctx).Err(); err != nil {
 		return s.fail("PING", err)

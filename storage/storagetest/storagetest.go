@@ -70,6 +70,16 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store) {
 		}
 		t.Run("list", func(t *testing.T) { testList(t, open(t)) })
 	})
+	t.Run("Pinger", func(t *testing.T) {
+		s := open(t)
+		p, ok := s.(storage.Pinger)
+		if !ok {
+			t.Skipf("%T does not implement storage.Pinger", s)
+		}
+		if err := p.Ping(t.Context()); err != nil {
+			t.Errorf("Ping of a store that answers: %v, want nil", err)
+		}
+	})
 	t.Run("RateLimiter", func(t *testing.T) {
 		for _, c := range rateLimitCases {
 			t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,352 @@
+package host
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Observer receives what the host does, for metrics, access logs or
+// traces: each field is a hook the host calls when its event happens. A
+// nil field costs nothing (the event is not even built), and so does a nil
+// [Options.Observer]. [JoinObservers] combines several observers.
+//
+//	var served, failed atomic.Int64
+//	h, err := host.New(ctx, "examples/users", host.Options{Observer: &host.Observer{
+//		Request: func(e host.RequestEvent) {
+//			served.Add(1)
+//			if e.Status >= 500 {
+//				failed.Add(1)
+//			}
+//		},
+//	}})
+//
+// Package observe/prometheus turns the events into Prometheus metrics and
+// package observe/accesslog into one log line per request; a program that
+// imports neither links neither (package host never imports a metrics
+// library). It follows net/http/httptrace's ClientTrace: a struct of
+// hooks, so that a new event is a new field and no existing observer
+// breaks.
+//
+// # Notes
+//
+//   - Hooks run synchronously on the goroutine of the request (or of the
+//     reload) that caused the event, many at once: they must be safe for
+//     concurrent use, and quick, since the request waits for them.
+//   - Events hold values the hook may keep, except [RequestEvent.Request],
+//     which must not be used once the hook returns.
+//   - Routes are templates (/api/users/:id), never raw paths, so their
+//     number is bounded and they make safe metric labels. Methods are what
+//     the client sent, which may be any token: bound them (as
+//     observe/prometheus does) before using them as labels.
+//   - New copies the Observer: changing its fields afterwards changes
+//     nothing.
+type Observer struct {
+	// Request is called once per request, when the host has answered it
+	// (after the last byte was handed to the server): method, route,
+	// status, size and duration. Setting it makes the host wrap the
+	// http.ResponseWriter of each request to count what it writes.
+	Request func(RequestEvent)
+	// GuestCall is called after each call of a route's handler
+	// (endpoints_handle), with the time spent inside the guest, host
+	// functions included; the wait for an instance is not. Middleware
+	// and onValidationError calls are not reported.
+	GuestCall func(GuestCallEvent)
+	// ValidationFailure is called for each part of a request the host
+	// refused before the guest ran (400 once per failing part, 406, 415),
+	// and for each answer that broke its contract (part "response").
+	ValidationFailure func(ValidationEvent)
+	// PoolWait is called when a call found every instance of its module
+	// busy, once its wait is over.
+	PoolWait func(PoolEvent)
+	// InstanceDiscarded is called when an instance is closed because its
+	// call failed (a trap, a deadline, an error code): the next call gets
+	// a fresh one.
+	InstanceDiscarded func(PoolEvent)
+	// Reload is called at the end of every [Host.Reload] (so of every
+	// reload [Host.Watch] makes), with its report, including those that
+	// found nothing new ([ReloadReport.Unchanged]).
+	Reload func(ReloadReport)
+	// Idempotency is called with each outcome of the Idempotency-Key step
+	// (docs/spec.md §6): the claim before the guest, then the storing or
+	// release of the key after it.
+	Idempotency func(IdempotencyEvent)
+	// StoreError is called when the store fails an operation: the host's
+	// own (Idempotency-Key records, rate limits, API keys, readiness
+	// pings) and the guests' key-value calls.
+	StoreError func(StoreErrorEvent)
+}
+
+// RequestEvent is one answered request.
+type RequestEvent struct {
+	// Request is the request. It must not be used once the hook returns.
+	Request *http.Request
+	// Method is Request.Method.
+	Method string
+	// Route is the template of the route that served the request
+	// (/api/users/:id, /**:path), the path of the OpenAPI document or of
+	// the docs page when it served those, and "" when no route matched
+	// (a 404, a CORS preflight, a request handed to Options.Fallback).
+	Route string
+	// RequestID is the request's X-Request-Id (the client's, or one the
+	// host made); "" for a request no route matched.
+	RequestID string
+	// Status is the status sent; 200 when the handler wrote nothing.
+	Status int
+	// Bytes counts the body bytes written (none for HEAD).
+	Bytes int64
+	// Duration is the time from the host receiving the request to its
+	// answer being handed to the server.
+	Duration time.Duration
+}
+
+// GuestCallEvent is one call of a route's handler.
+type GuestCallEvent struct {
+	// Method and Route say which operation the call served (Route is a
+	// template, see [RequestEvent.Route]).
+	Method, Route string
+	// Module is the route module, relative to the app:
+	// server/api/users/[id].get.wasm.
+	Module string
+	// Duration is the time spent inside the guest.
+	Duration time.Duration
+	// Failed: the call trapped, ran past its deadline, returned an error
+	// code or passed a limit, and its instance was discarded.
+	Failed bool
+}
+
+// Parts of a [ValidationEvent]: those of a request (abi.PartParams...), and
+// the answer.
+const (
+	PartParams   = "params"
+	PartQuery    = "query"
+	PartHeaders  = "headers"
+	PartBody     = "body"
+	PartResponse = "response"
+)
+
+// ValidationEvent is one part of a request that failed validation, or an
+// answer that broke the contract.
+type ValidationEvent struct {
+	// Method and Route say which operation refused the request.
+	Method, Route string
+	// Part is PartParams, PartQuery, PartHeaders (a 406 too: the Accept
+	// header), PartBody (a 415 too) or PartResponse.
+	Part string
+	// Status is the host's answer: 400, 406, 415, or 500 for an answer
+	// that broke the contract. An onValidationError hook may have
+	// answered with another.
+	Status int
+}
+
+// PoolEvent is a wait for an instance or a discarded instance.
+type PoolEvent struct {
+	// Module is the module whose pool it is, relative to the app; Route
+	// its route template ("" for middleware and the runtime declaration).
+	Module, Route string
+	// Waited is how long a PoolWait lasted; zero for InstanceDiscarded.
+	Waited time.Duration
+	// Acquired: the wait ended with an instance; otherwise the call's
+	// deadline passed, its client left or the host shut down (503).
+	Acquired bool
+}
+
+// IdempotencyOutcome is what the Idempotency-Key step did with a request.
+type IdempotencyOutcome string
+
+// Outcomes of [IdempotencyEvent], in the order a request meets them.
+const (
+	// IdempotencyKeyMissing: a 400, the operation requires a key.
+	IdempotencyKeyMissing IdempotencyOutcome = "key_missing"
+	// IdempotencyKeyInvalid: a 400, the key is malformed.
+	IdempotencyKeyInvalid IdempotencyOutcome = "key_invalid"
+	// IdempotencyUnavailable: a 503, the store could not claim the key.
+	IdempotencyUnavailable IdempotencyOutcome = "unavailable"
+	// IdempotencyClaimed: the key was free; the handler runs.
+	IdempotencyClaimed IdempotencyOutcome = "claimed"
+	// IdempotencyReplayed: the stored answer of the key was sent again.
+	IdempotencyReplayed IdempotencyOutcome = "replayed"
+	// IdempotencyConflict: a 409, a request with the key still runs.
+	IdempotencyConflict IdempotencyOutcome = "conflict"
+	// IdempotencyMismatch: a 422, the key was used for another request.
+	IdempotencyMismatch IdempotencyOutcome = "mismatch"
+	// IdempotencyStored: the handler's answer was stored for replay.
+	IdempotencyStored IdempotencyOutcome = "stored"
+	// IdempotencyReleased: the answer is not replayed (not 2xx, a failed
+	// guest, too long a stream); the key was freed for a retry.
+	IdempotencyReleased IdempotencyOutcome = "released"
+	// IdempotencyLeaseLost: the request ran past its lease; its answer
+	// was not stored.
+	IdempotencyLeaseLost IdempotencyOutcome = "lease_lost"
+)
+
+// IdempotencyEvent is one outcome of the Idempotency-Key step.
+type IdempotencyEvent struct {
+	// Method and Route say which operation the request was for.
+	Method, Route string
+	Outcome       IdempotencyOutcome
+}
+
+// StoreErrorEvent is one failed store operation.
+type StoreErrorEvent struct {
+	// Op is the operation: "claim", "complete", "release" (Idempotency-Key
+	// records), "get", "set", "delete", "incr", "list" (the guests'
+	// key-value calls; "get" also for API keys kept in the store), "take"
+	// (rate limits) or "ping" (readiness).
+	Op string
+	// Err is the store's error; most wrap storage.ErrUnavailable.
+	Err error
+}
+
+// JoinObservers returns an observer that calls each of observers' hooks in
+// turn, skipping nil observers and nil hooks. A hook no observer sets stays
+// nil, and costs nothing.
+//
+//	opts.Observer = host.JoinObservers(access.Observer(), metrics.Observer())
+func JoinObservers(observers ...*Observer) *Observer {
+	var out Observer
+	for _, o := range observers {
+		if o == nil {
+			continue
+		}
+		out.Request = joinHooks(out.Request, o.Request)
+		out.GuestCall = joinHooks(out.GuestCall, o.GuestCall)
+		out.ValidationFailure = joinHooks(out.ValidationFailure, o.ValidationFailure)
+		out.PoolWait = joinHooks(out.PoolWait, o.PoolWait)
+		out.InstanceDiscarded = joinHooks(out.InstanceDiscarded, o.InstanceDiscarded)
+		out.Reload = joinHooks(out.Reload, o.Reload)
+		out.Idempotency = joinHooks(out.Idempotency, o.Idempotency)
+		out.StoreError = joinHooks(out.StoreError, o.StoreError)
+	}
+	return &out
+}
+
+func joinHooks[E any](a, b func(E)) func(E) {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(e E) {
+		a(e)
+		b(e)
+	}
+}
+
+// observer returns the host's observer, nil when none is set.
+func (h *Host) observer() *Observer { return h.opts.Observer }
+
+// serveObserved serves a request through an exchange that records its
+// status and size, then reports it to the Request hook.
+func (h *Host) serveObserved(w http.ResponseWriter, r *http.Request, hook func(RequestEvent)) {
+	x := exchanges.Get().(*exchange)
+	x.ResponseWriter, x.start = w, time.Now()
+	// Deferred: a request whose stream was cut off (http.ErrAbortHandler)
+	// is reported too.
+	defer func() {
+		status := x.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
+			Status: status, Bytes: x.bytes, Duration: time.Since(x.start)})
+		*x = exchange{}
+		exchanges.Put(x)
+	}()
+	h.serve(x, r)
+}
+
+// exchange is the writer of an observed request: it counts the status and
+// body bytes of the answer, and carries what routing and admission learned
+// (the route template, the request id) to the Request hook. It is owned by
+// the request's goroutine, and pooled.
+type exchange struct {
+	http.ResponseWriter
+	start            time.Time
+	status           int
+	bytes            int64
+	route, requestID string
+}
+
+var exchanges = sync.Pool{New: func() any { return new(exchange) }}
+
+func (x *exchange) WriteHeader(code int) {
+	// 1xx answers (103 Early Hints) precede the final status; 101 is one.
+	if x.status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
+		x.status = code
+	}
+	x.ResponseWriter.WriteHeader(code)
+}
+
+func (x *exchange) Write(p []byte) (int, error) {
+	if x.status == 0 {
+		x.status = http.StatusOK
+	}
+	n, err := x.ResponseWriter.Write(p)
+	x.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the server's writer (Flush,
+// EnableFullDuplex).
+func (x *exchange) Unwrap() http.ResponseWriter { return x.ResponseWriter }
+
+// SetReadDeadline and SetWriteDeadline keep the host's deadlines free of
+// http.ResponseController's allocation (see setReadDeadline).
+func (x *exchange) SetReadDeadline(t time.Time) error {
+	setReadDeadline(x.ResponseWriter, t)
+	return nil
+}
+
+func (x *exchange) SetWriteDeadline(t time.Time) error {
+	setWriteDeadline(x.ResponseWriter, t)
+	return nil
+}
+
+// noteRoute tells an observed request which route serves it.
+func noteRoute(w http.ResponseWriter, route string) {
+	if x, ok := w.(*exchange); ok {
+		x.route = route
+	}
+}
+
+// noteRequestID tells an observed request its id.
+func noteRequestID(w http.ResponseWriter, id string) {
+	if x, ok := w.(*exchange); ok {
+		x.requestID = id
+	}
+}
+
+// observeGuestCall reports a handler's call.
+func (h *Host) observeGuestCall(r *http.Request, c *call, took time.Duration, failed bool) {
+	if o := h.observer(); o != nil && o.GuestCall != nil {
+		o.GuestCall(GuestCallEvent{Method: r.Method, Route: c.route.pattern, Module: c.route.file, Duration: took, Failed: failed})
+	}
+}
+
+// observeRefusal reports a request refused before its guest ran: one event
+// per failing part.
+func (h *Host) observeRefusal(r *http.Request, c *call, parts []string, status int) {
+	o := h.observer()
+	if o == nil || o.ValidationFailure == nil {
+		return
+	}
+	for _, part := range parts {
+		o.ValidationFailure(ValidationEvent{Method: r.Method, Route: c.route.pattern, Part: part, Status: status})
+	}
+}
+
+// observeIdempotency reports an outcome of the Idempotency-Key step.
+func (h *Host) observeIdempotency(r *http.Request, c *call, outcome IdempotencyOutcome) {
+	if o := h.observer(); o != nil && o.Idempotency != nil {
+		o.Idempotency(IdempotencyEvent{Method: r.Method, Route: c.route.pattern, Outcome: outcome})
+	}
+}
+
+// observeStoreError reports a failed store operation.
+func (h *Host) observeStoreError(op string, err error) {
+	if o := h.observer(); o != nil && o.StoreError != nil {
+		o.StoreError(StoreErrorEvent{Op: op, Err: err})
+	}
+}

@@ -1,0 +1,54 @@
+package host
+
+import (
+	"slices"
+	"strings"
+)
+
+// PoolStats is the state of one route module's pool of instances, read
+// when [Host.Pools] is called: what a metrics scrape reports as gauges.
+type PoolStats struct {
+	// Module is the route module, relative to the app
+	// (server/api/users/[id].get.wasm); Route its template
+	// (/api/users/:id). Two modules may share a route template (one per
+	// method), never a Module.
+	Module, Route string
+	// Max is the most instances the pool makes (limits.instances).
+	Max int
+	// InUse counts the instances serving a call, or being made for one.
+	InUse int
+	// Idle counts the instances waiting for a call; the janitor closes
+	// those beyond one after limits.instanceIdleTimeout.
+	Idle int
+	// MemoryBytes is the linear memory of the pool's instances: of the
+	// idle ones now, of those in use as it was when their call took them.
+	MemoryBytes int64
+}
+
+// Pools returns the state of the pools of the route modules the host
+// serves now, sorted by module. It takes each pool's lock briefly, so it
+// may be called at every scrape.
+func (h *Host) Pools() []PoolStats {
+	t := h.table.Load()
+	out := make([]PoolStats, 0, len(t.files))
+	for _, f := range t.files {
+		if f.route != nil {
+			out = append(out, f.route.mod.pool.stats())
+		}
+	}
+	slices.SortFunc(out, func(a, b PoolStats) int { return strings.Compare(a.Module, b.Module) })
+	return out
+}
+
+// stats reads the pool's state.
+func (p *pool) stats() PoolStats {
+	s := PoolStats{Module: p.file, Route: p.route, Max: cap(p.slots), InUse: len(p.slots)}
+	p.mu.Lock()
+	s.Idle = len(p.idle)
+	for _, in := range p.idle {
+		s.MemoryBytes += in.memBytes
+	}
+	p.mu.Unlock()
+	s.MemoryBytes += p.busyMemory.Load()
+	return s
+}
