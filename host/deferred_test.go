@@ -170,6 +170,9 @@ func TestDeferredCodeThatDisagrees(t *testing.T) {
 	if !errors.As(err, &le) || len(le.Problems) != 2 || !strings.Contains(err.Error(), endpoint) || !strings.Contains(err.Error(), plain) {
 		t.Errorf("WaitCompiled = %v, want a LoadError naming %s and %s", err, endpoint, plain)
 	}
+	if c := h.Ready(t.Context())[0]; c.Name != host.CheckRoutes || c.Err == nil || !strings.Contains(c.Err.Error(), "2 route module(s) failed to load") {
+		t.Errorf("readiness %s: %v, want it to fail for the two modules", c.Name, c.Err)
+	}
 	if !strings.Contains(logs.String(), "route module failed to load") {
 		t.Errorf("the failure was not logged:\n%s", logs)
 	}

@@ -3,14 +3,16 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // Names of the checks of [Host.Ready].
 const (
-	// CheckRoutes: the host serves at least one route and is not shutting
-	// down.
+	// CheckRoutes: the host serves at least one route, is not shutting
+	// down, and no route's code failed to load after New returned (see
+	// [Options.ServeWhileCompiling]: such a route answers 500).
 	CheckRoutes = "routes"
 	// CheckStore: the app's store answers a ping ([storage.Pinger]; a
 	// store without Ping passes).
@@ -56,6 +58,12 @@ func (h *Host) Ready(ctx context.Context) []ReadyCheck {
 		routes.Err = errShuttingDown
 	case len(h.table.Load().routes) == 0:
 		routes.Err = errNoRoutes
+	default:
+		h.engine.queueMu.Lock()
+		if failed := h.engine.deferredFailed; len(failed) > 0 {
+			routes.Err = fmt.Errorf("%d route module(s) failed to load and answer 500: %w", len(failed), errors.Join(failed...))
+		}
+		h.engine.queueMu.Unlock()
 	}
 	store := ReadyCheck{Name: CheckStore}
 	if p, ok := h.store.(storage.Pinger); ok && !h.closing.Load() {
