@@ -12,6 +12,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/sections"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 )
@@ -19,7 +20,7 @@ import (
 const itemContract = `{"request":{"params":{"type":"object","properties":{"id":{"type":"integer","maximum":9}},"required":["id"]}},"responses":{"200":{"description":"the item"}}}`
 
 // embedSections writes into the module at rel the custom sections endpoints
-// build adds (host.EmbedContract).
+// build adds (internal/sections).
 func (a *app) embedSections(rel string) *app {
 	a.t.Helper()
 	p := filepath.Join(a.dir, filepath.FromSlash(rel))
@@ -27,7 +28,7 @@ func (a *app) embedSections(rel string) *app {
 	if err != nil {
 		a.t.Fatal(err)
 	}
-	out, err := host.EmbedContract(context.Background(), rel, wasm, host.Options{CacheDir: "off"})
+	out, err := sections.Embed(context.Background(), a.dir, rel, wasm)
 	if err != nil {
 		a.t.Fatal(err)
 	}
@@ -94,6 +95,9 @@ func TestDeferredCode(t *testing.T) {
 	}
 	if h.Interpreted(file) {
 		t.Error("the module still runs in the interpreter after WaitCompiled")
+	}
+	if n := h.IdleInstances(file); n != 1 {
+		t.Errorf("%d idle instances after the move to compiled code, want one warm instance", n)
 	}
 	if rec := get(h, "/api/items/4"); rec.Code != 200 || rec.Body.String() != "ok" {
 		t.Errorf("GET /api/items/4 once compiled = %d %s", rec.Code, rec.Body)

@@ -173,6 +173,11 @@ func (e *engine) compileInBackground(p *pool, finished func(stage string, took t
 		e.markCompiled(c.wasm)
 		if !p.upgrade(context.Background(), &code{runtime: e.runtime, compiled: compiled}) {
 			_ = compiled.Close(context.Background()) // the module left the app meanwhile
+		} else if in, err := p.instantiate(e.loadCall(context.Background(), p.file)); err == nil {
+			// The upgrade closed the idle instances of the old code: one
+			// warm instance of the new, so the next request does not
+			// pay for instantiating it.
+			p.park(in)
 		}
 		finished(stage, time.Since(start), nil)
 	}()

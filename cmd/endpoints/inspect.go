@@ -18,24 +18,19 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/wasmendpoints/endpoints/abi"
-	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/sections"
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 )
 
 // embedContracts copies the contract and ABI version of each route module
-// just built into its custom sections (host.EmbedContract), so that
+// just built into its custom sections (internal/sections), so that
 // `endpoints inspect` and other tools read them without running code, and
 // `dev` and `serve` route a module from them before its code loads. Each
 // module is loaded as the app's host loads it (its limits), in wazero's
 // interpreter when the compilation cache lacks it: reading the exports
 // needs no compiled code. Modules load GOMAXPROCS at a time.
 func embedContracts(ctx context.Context, app string, sources []guestbuild.Source) error {
-	cfg, err := host.LoadAppConfig(app)
-	if err != nil {
-		return err
-	}
-	opts := host.Options{Limits: cfg.Limits, ServeWhileCompiling: true}
 	errs := make([]error, len(sources))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -47,21 +42,22 @@ func embedContracts(ctx context.Context, app string, sources []guestbuild.Source
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[i] = embedContract(ctx, filepath.Join(app, filepath.FromSlash(s.Module)), s.Module, opts)
+			errs[i] = embedContract(ctx, app, s.Module)
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-// embedContract rewrites the module file at path (module, its path in the
-// app) with its sections, unless it carries them already.
-func embedContract(ctx context.Context, path, module string, opts host.Options) error {
+// embedContract rewrites the module file module (its path in the app)
+// with its sections, unless it carries them already.
+func embedContract(ctx context.Context, app, module string) error {
+	path := filepath.Join(app, filepath.FromSlash(module))
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	out, err := host.EmbedContract(ctx, module, wasm, opts)
+	out, err := sections.Embed(ctx, app, module, wasm)
 	if err != nil || bytes.Equal(out, wasm) {
 		return err
 	}
