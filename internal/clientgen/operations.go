@@ -164,7 +164,9 @@ func NewModel(doc *openapi.Document) (*Model, error) {
 			op     *openapi.OperationObject
 		}{{"GET", item.Get}, {"PUT", item.Put}, {"POST", item.Post}, {"DELETE", item.Delete},
 			{"OPTIONS", item.Options}, {"HEAD", item.Head}, {"PATCH", item.Patch}, {"TRACE", item.Trace}} {
-			if mo.op == nil {
+			if mo.op == nil || string(mo.op.Extra[openapi.PlainExtension]) == "true" {
+				// A plain route declares no request: a typed call cannot
+				// be made for it (docs/spec.md §10).
 				continue
 			}
 			op, err := newOperation(mo.method, path, mo.op)

@@ -97,3 +97,19 @@ func TestEventData(t *testing.T) {
 		})
 	}
 }
+
+func TestNewModelLeavesOutPlainRoutes(t *testing.T) {
+	doc, err := openapi.Build([]openapi.Operation{
+		{Method: "GET", Path: "/feed.xml", File: "server/routes/feed.xml.get.wasm", Plain: true},
+	}, openapi.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Operations) != 0 {
+		t.Errorf("operations: got %+v, want none: a plain route has no typed call", m.Operations)
+	}
+}
