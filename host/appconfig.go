@@ -354,8 +354,7 @@ func (o OpenAPIConfig) MarshalJSONTo(enc *jsontext.Encoder) error {
 }
 
 // PlainRoutesPolicy is what the document does with plain routes, the
-// route modules that export no contract (docs/spec.md §7, "Plain
-// routes"): the "openApi.plainRoutes" member of endpoints.json.
+// route modules that export no contract (docs/spec.md §9): the "openApi.plainRoutes" member of endpoints.json.
 //
 //	{"openApi": {"plainRoutes": "warn"}}
 //

@@ -60,7 +60,7 @@ func (s *settings) plainRoutes() PlainRoutesPolicy {
 }
 
 // plainOperations are the plain routes of a table as the document lists
-// them (docs/spec.md §7, "Plain routes"), sorted by file. A route on a
+// them (docs/spec.md §9), sorted by file. A route on a
 // catch-all or optional segment has no OpenAPI path template and is left
 // out, as is one under the framework's own /_endpoints/. A module without
 // a method suffix serves the methods no other module of its path claims.

@@ -44,7 +44,7 @@ type Operation struct {
 	Negotiates bool
 	// Plain says the module is a plain route: it exports no contract
 	// (Contract is nil) and is documented from the routes configuration's
-	// "plainRoutes" (docs/spec.md §7). Its Method is "" when its file name
+	// "plainRoutes" (docs/spec.md §9). Its Method is "" when its file name
 	// carries none; Serves then lists the upper-case methods it serves,
 	// those no other module of its path claims.
 	Plain  bool
@@ -150,7 +150,7 @@ var (
 //     and a status nobody describes gets its reason phrase.
 //
 // A plain route (an Operation with Plain set) is documented without a
-// contract (docs/spec.md §7, "Plain routes"): its path parameters as
+// contract (docs/spec.md §9): its path parameters as
 // strings, "security": [] (the host checks no credentials on it), the
 // extension [PlainExtension], a summary naming its file, and responses
 // "default" (nothing is checked) plus those of its entry in the routes

@@ -15,7 +15,7 @@ import (
 
 // PlainRoute is the meta of the plain routes at one route template (the
 // route modules that export no contract): what the document says of
-// them, since no contract does (docs/spec.md §7, "Plain routes"). It is
+// them, since no contract does (docs/spec.md §9). It is
 // an entry of the "plainRoutes" member of the routes configuration, keyed
 // by the exact route template in client form:
 //
