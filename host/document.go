@@ -49,6 +49,18 @@ type OpenAPIOptions struct {
 	PlainRoutes PlainRoutesPolicy
 }
 
+// check checks the options an embedder sets as endpoints.json's
+// openApi.specVersion and openApi.plainRoutes are checked.
+func (o *OpenAPIOptions) check() error {
+	if v := o.SpecVersion; v != "" && v != openapi.Version && v != openapi.Version32 {
+		return fmt.Errorf("Options.OpenAPI.SpecVersion %q: want %q (the default) or %q", v, openapi.Version, openapi.Version32)
+	}
+	if err := o.PlainRoutes.check(); err != nil {
+		return fmt.Errorf("Options.OpenAPI.PlainRoutes: %w", err)
+	}
+	return nil
+}
+
 // specVersion is the OpenAPI version the document declares.
 func (s *settings) specVersion() string {
 	return cmp.Or(s.opts.OpenAPI.SpecVersion, s.config.OpenAPI.SpecVersion, openapi.Version)

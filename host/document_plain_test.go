@@ -199,6 +199,25 @@ func TestAppConfigOpenAPIErrors(t *testing.T) {
 	}
 }
 
+func TestOpenAPIOptionsAreChecked(t *testing.T) {
+	a := newApp(t).wat("server/api/hello.get.wasm", helloModule)
+	for _, tt := range []struct {
+		name string
+		opts host.OpenAPIOptions
+		want string
+	}{
+		{"an unknown OpenAPI version", host.OpenAPIOptions{SpecVersion: "3.0.3"}, `Options.OpenAPI.SpecVersion "3.0.3"`},
+		{"an unknown policy", host.OpenAPIOptions{PlainRoutes: "fail"}, `Options.OpenAPI.PlainRoutes: "fail"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), OpenAPI: tt.opts})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("New error:\ngot  %v\nwant one containing %s", err, tt.want)
+			}
+		})
+	}
+}
+
 // operationOf is the operation of a method of a path, or nil.
 func operationOf(doc *openapi.Document, path, method string) *openapi.OperationObject {
 	item := doc.Paths[path]
