@@ -195,12 +195,13 @@ func Build(ops []Operation, opts Options) (*Document, error) {
 			Info:    Info{Title: cmp.Or(opts.Title, "Endpoints API"), Version: cmp.Or(opts.Version, "0.1.0")},
 			Paths:   map[string]*PathItem{},
 		},
-		schemas:   map[string]*namedSchema{},
-		opIDs:     map[string]string{},
-		opFiles:   map[string]string{},
-		tags:      map[string]bool{},
-		framework: map[string]bool{},
-		used:      map[string]bool{},
+		schemas:     map[string]*namedSchema{},
+		opIDs:       map[string]string{},
+		opFiles:     map[string]string{},
+		tags:        map[string]bool{},
+		framework:   map[string]bool{},
+		used:        map[string]bool{},
+		plainServes: map[string][]string{},
 	}
 	var cfg *RoutesConfig
 	var cfgSrc *source
@@ -284,9 +285,14 @@ type builder struct {
 	tags      map[string]bool
 	framework map[string]bool
 	// used holds the routes configuration patterns ("pattern") and pattern
-	// methods ("pattern method") that applied to an operation.
+	// methods ("pattern method") that applied to an operation, and the
+	// plainRoutes entries ("plain route") and their methods ("plain route
+	// method") that did.
 	used map[string]bool
-	errs []error
+	// plainServes lists, by plainRoutes entry with methods, the plain
+	// modules of the route and the methods each serves, for errors.
+	plainServes map[string][]string
+	errs        []error
 }
 
 func (b *builder) errorf(format string, args ...any) {

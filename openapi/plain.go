@@ -33,8 +33,8 @@ import (
 //     request and answers as it likes. The responses document; the
 //     document keeps "default" beside them.
 //   - Methods chooses the methods a module without a method suffix is
-//     documented with; each must be one the module serves. For a module
-//     with a suffix it may name only that method.
+//     documented with. Each must be served by a plain module of the
+//     route: a module with a suffix serves only that method.
 type PlainRoute struct {
 	// Summary replaces the default summary ("Plain route FILE").
 	Summary     string   `json:"summary,omitempty"`
@@ -133,7 +133,7 @@ func (p *configParser) meta(ptr string, m map[string]jsontext.Value, summary, de
 // plainMethods lists the lower-case methods a plain operation is
 // documented with: those its meta names, else its own method, else GET
 // when it serves GET, else every method it serves but HEAD and OPTIONS.
-func (b *builder) plainMethods(op *Operation, meta *PlainRoute, cfg *RoutesConfig) []string {
+func (b *builder) plainMethods(op *Operation, meta *PlainRoute) []string {
 	serves := []string{strings.ToLower(op.Method)}
 	if op.Method == "" {
 		serves = serves[:0]
@@ -144,15 +144,18 @@ func (b *builder) plainMethods(op *Operation, meta *PlainRoute, cfg *RoutesConfi
 		}
 	}
 	if meta != nil && len(meta.Methods) > 0 {
+		// A method this module does not serve may be another plain
+		// module's at the same route; checkPlainRoutes reports one that no
+		// module serves.
+		client := ClientPath(op.Path)
 		var out []string
 		for _, m := range slices.Sorted(maps.Keys(meta.Methods)) {
-			if !slices.Contains(serves, m) {
-				b.errorf("%s: %s: %s does not serve %s (it serves %s): %w", cfg.File, pointer("plainRoutes", ClientPath(op.Path), "methods", m),
-					op.File, strings.ToUpper(m), strings.ToUpper(strings.Join(serves, ", ")), ErrUnmatchedPattern)
-				continue
+			if slices.Contains(serves, m) {
+				out = append(out, m)
+				b.used["plain "+client+" "+m] = true
 			}
-			out = append(out, m)
 		}
+		b.plainServes[client] = append(b.plainServes[client], op.File+" ("+strings.ToUpper(strings.Join(serves, ", "))+")")
 		return out
 	}
 	if op.Method != "" || slices.Contains(serves, "get") {
@@ -177,7 +180,7 @@ func (b *builder) plainOperation(op *Operation, cfg *RoutesConfig, cfgSrc *sourc
 			b.used["plain "+client] = true
 		}
 	}
-	for _, m := range b.plainMethods(op, meta, cfg) {
+	for _, m := range b.plainMethods(op, meta) {
 		b.plainMethod(op, strings.ToUpper(m), meta, cfgSrc)
 	}
 }
@@ -265,6 +268,22 @@ func (b *builder) checkPlainRoutes(cfg *RoutesConfig) {
 		if !b.used["plain "+pat] {
 			b.errorf("%s: %s: %q is not a plain route in the document (a route with a contract declares its meta there; a catch-all route is not documented): %w",
 				cfg.File, pointer("plainRoutes", pat), pat, ErrUnmatchedPattern)
+			continue
+		}
+		for _, m := range slices.Sorted(maps.Keys(cfg.PlainRoutes[pat].Methods)) {
+			if !b.used["plain "+pat+" "+m] {
+				servers := slices.Sorted(slices.Values(b.plainServes[pat]))
+				b.errorf("%s: %s: no plain module of %s serves %s; %s: %s: %w", cfg.File, pointer("plainRoutes", pat, "methods", m),
+					pat, strings.ToUpper(m), plural(len(servers)), strings.Join(servers, ", "), ErrUnmatchedPattern)
+			}
 		}
 	}
+}
+
+// plural names the modules of a route in an error.
+func plural(n int) string {
+	if n == 1 {
+		return "its module is"
+	}
+	return "its modules are"
 }

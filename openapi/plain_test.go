@@ -90,6 +90,19 @@ func TestPlainRoutes(t *testing.T) {
 			},
 		},
 		{
+			name: "meta methods span two plain modules of one route",
+			ops: []openapi.Operation{
+				plain("GET", "/feed", "server/routes/feed.get.wasm"),
+				plain("", "/feed", "server/routes/feed.wasm", "POST", "PUT", "PATCH", "DELETE"),
+			},
+			config: `{"plainRoutes": {"/feed": {"methods": {"get": {"summary": "Read"}, "post": {"summary": "Write"}}}}}`,
+			want: map[string]string{
+				"/~1feed/get/summary":  `"Read"`,
+				"/~1feed/post/summary": `"Write"`,
+				"/~1feed/put":          "",
+			},
+		},
+		{
 			name:   "meta responses may use the configuration's $defs",
 			ops:    []openapi.Operation{plain("GET", "/status", "server/routes/status.get.wasm")},
 			config: `{"plainRoutes": {"/status": {"responses": {"200": {"schema": {"$ref": "#/$defs/Status"}}}}}, "$defs": {"Status": {"type": "object"}}}`,
@@ -151,7 +164,17 @@ func TestPlainRoutesErrors(t *testing.T) {
 			name:   "a method the route does not serve",
 			ops:    []openapi.Operation{plain("GET", "/feed.xml", "server/routes/feed.xml.get.wasm")},
 			config: `{"plainRoutes": {"/feed.xml": {"methods": {"post": {}}}}}`,
-			want:   `server/routes.config.json: /plainRoutes/~1feed.xml/methods/post: server/routes/feed.xml.get.wasm does not serve POST (it serves GET)`,
+			want:   `server/routes.config.json: /plainRoutes/~1feed.xml/methods/post: no plain module of /feed.xml serves POST; its module is: server/routes/feed.xml.get.wasm (GET)`,
+			is:     openapi.ErrUnmatchedPattern,
+		},
+		{
+			name: "a method no module of the route serves",
+			ops: []openapi.Operation{
+				plain("GET", "/feed", "server/routes/feed.get.wasm"),
+				plain("", "/feed", "server/routes/feed.wasm", "POST", "PUT", "PATCH", "DELETE"),
+			},
+			config: `{"plainRoutes": {"/feed": {"methods": {"get": {}, "post": {}, "options": {}}}}}`,
+			want:   `/plainRoutes/~1feed/methods/options: no plain module of /feed serves OPTIONS; its modules are: server/routes/feed.get.wasm (GET), server/routes/feed.wasm (PUT, POST, DELETE, PATCH)`,
 			is:     openapi.ErrUnmatchedPattern,
 		},
 		{
