@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -240,6 +241,14 @@ type OpenAPIConfig struct {
 	Title   string `json:"title"`
 	Version string `json:"version"`
 	Path    string `json:"path"`
+	// SpecVersion is the OpenAPI version of the document, "3.1.0" (the
+	// default, openapi.Version) or "3.2.0" (openapi.Version32): it
+	// decides where the schema of one event of a stream goes
+	// (docs/spec.md §7).
+	SpecVersion string `json:"specVersion"`
+	// PlainRoutes says what the document does with plain routes; see
+	// [PlainRoutesPolicy]. Defaults to [PlainRoutesInclude].
+	PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
 	// Docs configures the interactive reference page served beside the
 	// document: false turns it off; {"path", "assets"} moves it or loads
 	// its assets from elsewhere (a URL, or a directory of the app served
@@ -305,11 +314,13 @@ func (o *OpenAPIConfig) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		return nil
 	case '{':
 		var v struct {
-			Enabled *bool      `json:"enabled"`
-			Title   string     `json:"title"`
-			Version string     `json:"version"`
-			Path    string     `json:"path"`
-			Docs    DocsConfig `json:"docs"`
+			Enabled     *bool             `json:"enabled"`
+			Title       string            `json:"title"`
+			Version     string            `json:"version"`
+			Path        string            `json:"path"`
+			SpecVersion string            `json:"specVersion"`
+			PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
+			Docs        DocsConfig        `json:"docs"`
 		}
 		if err := json.UnmarshalDecode(dec, &v, json.RejectUnknownMembers(true)); err != nil {
 			return err
@@ -317,20 +328,62 @@ func (o *OpenAPIConfig) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
 			return fmt.Errorf("openApi.path %q must start with /", v.Path)
 		}
+		if v.SpecVersion != "" && v.SpecVersion != openapi.Version && v.SpecVersion != openapi.Version32 {
+			return fmt.Errorf("openApi.specVersion %q: want %q (the default) or %q", v.SpecVersion, openapi.Version, openapi.Version32)
+		}
+		if err := v.PlainRoutes.check(); err != nil {
+			return fmt.Errorf("openApi.plainRoutes: %w", err)
+		}
 		o.Enabled, o.Title, o.Version, o.Path, o.Docs = v.Enabled, v.Title, v.Version, v.Path, v.Docs
+		o.SpecVersion, o.PlainRoutes = v.SpecVersion, v.PlainRoutes
 		return nil
 	}
-	return errors.New("openApi must be true, false or an object {enabled, title, version, path}")
+	return errors.New("openApi must be true, false or an object {enabled, title, version, path, specVersion, plainRoutes, docs}")
 }
 
 // MarshalJSONTo writes the option back in its object form.
 func (o OpenAPIConfig) MarshalJSONTo(enc *jsontext.Encoder) error {
 	return json.MarshalEncode(enc, struct {
-		Enabled *bool  `json:"enabled,omitempty"`
-		Title   string `json:"title,omitempty"`
-		Version string `json:"version,omitempty"`
-		Path    string `json:"path,omitempty"`
-	}{o.Enabled, o.Title, o.Version, o.Path})
+		Enabled     *bool             `json:"enabled,omitempty"`
+		Title       string            `json:"title,omitempty"`
+		Version     string            `json:"version,omitempty"`
+		Path        string            `json:"path,omitempty"`
+		SpecVersion string            `json:"specVersion,omitempty"`
+		PlainRoutes PlainRoutesPolicy `json:"plainRoutes,omitempty"`
+	}{o.Enabled, o.Title, o.Version, o.Path, o.SpecVersion, o.PlainRoutes})
+}
+
+// PlainRoutesPolicy is what the document does with plain routes, the
+// route modules that export no contract (docs/spec.md §9): the "openApi.plainRoutes" member of endpoints.json.
+//
+//	{"openApi": {"plainRoutes": "warn"}}
+//
+// A plain route's meta is its entry under "plainRoutes" in
+// server/routes.config.json.
+type PlainRoutesPolicy string
+
+// Policies for plain routes. The zero value is [PlainRoutesInclude].
+const (
+	// PlainRoutesInclude lists every plain route, with its meta when it has
+	// some. The default.
+	PlainRoutesInclude PlainRoutesPolicy = "include"
+	// PlainRoutesWarn lists every plain route and logs, at each load, a
+	// warning for each one without meta.
+	PlainRoutesWarn PlainRoutesPolicy = "warn"
+	// PlainRoutesRequire lists every plain route and makes one without
+	// meta a problem of the load, naming its file: endpoints serve then
+	// refuses to start.
+	PlainRoutesRequire PlainRoutesPolicy = "require"
+	// PlainRoutesExclude leaves plain routes out of the document.
+	PlainRoutesExclude PlainRoutesPolicy = "exclude"
+)
+
+func (p PlainRoutesPolicy) check() error {
+	switch p {
+	case "", PlainRoutesInclude, PlainRoutesWarn, PlainRoutesRequire, PlainRoutesExclude:
+		return nil
+	}
+	return fmt.Errorf("%q: want %q (the default), %q, %q or %q", string(p), PlainRoutesInclude, PlainRoutesWarn, PlainRoutesRequire, PlainRoutesExclude)
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -378,7 +431,7 @@ var allowedKeys = map[string]string{
 	"/storage":      "driver, url, namespace, maxBytes",
 	"/idempotency":  "lease, replay, scopeHeader",
 	"/limits":       "bodyBytes, memoryBytes, timeout, instances, instanceIdleTimeout, responseBytes, loadTimeout, jsonDepth, jsonValues",
-	"/openApi":      "enabled, title, version, path, docs",
+	"/openApi":      "enabled, title, version, path, specVersion, plainRoutes, docs",
 	"/openApi/docs": "path, assets",
 }
 

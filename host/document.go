@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -38,6 +39,110 @@ type OpenAPIOptions struct {
 	// Extend runs last and edits the document in place: for what a fragment
 	// cannot say, such as security on chosen operations.
 	Extend func(*openapi.Document) error
+	// SpecVersion is the OpenAPI version of the document, openapi.Version
+	// ("3.1.0") or openapi.Version32 ("3.2.0"); it wins over
+	// endpoints.json's openApi.specVersion. Defaults to openapi.Version.
+	SpecVersion string
+	// PlainRoutes says what the document does with plain routes; it wins
+	// over endpoints.json's openApi.plainRoutes. Defaults to
+	// PlainRoutesInclude.
+	PlainRoutes PlainRoutesPolicy
+}
+
+// check checks the options an embedder sets as endpoints.json's
+// openApi.specVersion and openApi.plainRoutes are checked.
+func (o *OpenAPIOptions) check() error {
+	if v := o.SpecVersion; v != "" && v != openapi.Version && v != openapi.Version32 {
+		return fmt.Errorf("Options.OpenAPI.SpecVersion %q: want %q (the default) or %q", v, openapi.Version, openapi.Version32)
+	}
+	if err := o.PlainRoutes.check(); err != nil {
+		return fmt.Errorf("Options.OpenAPI.PlainRoutes: %w", err)
+	}
+	return nil
+}
+
+// specVersion is the OpenAPI version the document declares.
+func (s *settings) specVersion() string {
+	return cmp.Or(s.opts.OpenAPI.SpecVersion, s.config.OpenAPI.SpecVersion, openapi.Version)
+}
+
+// plainRoutes is the policy for plain routes in the document.
+func (s *settings) plainRoutes() PlainRoutesPolicy {
+	return cmp.Or(s.opts.OpenAPI.PlainRoutes, s.config.OpenAPI.PlainRoutes, PlainRoutesInclude)
+}
+
+// plainOperations are the plain routes of a table as the document lists
+// them (docs/spec.md §9), sorted by file. A route on a
+// catch-all or optional segment has no OpenAPI path template and is left
+// out, as is one under the framework's own /_endpoints/. A module without
+// a method suffix serves the methods no other module of its path claims.
+func plainOperations(t *table) []openapi.Operation {
+	claimed := map[string][]string{}
+	for _, r := range t.routes {
+		switch {
+		case r.rf.Method != "":
+			claimed[r.rf.Pattern()] = append(claimed[r.rf.Pattern()], r.rf.Method)
+		case !r.plain:
+			for m := range r.ops {
+				claimed[r.rf.Pattern()] = append(claimed[r.rf.Pattern()], m)
+			}
+		}
+	}
+	var out []openapi.Operation
+	for _, r := range t.routes {
+		if !r.plain || r.rf.Dynamic() || strings.HasPrefix(r.rf.Pattern()+"/", "/_endpoints/") {
+			continue
+		}
+		op := openapi.Operation{Method: r.rf.Method, Path: r.rf.OpenAPIPath(), File: r.file, Plain: true}
+		if op.Method == "" {
+			taken := claimed[r.rf.Pattern()]
+			for _, m := range plainMethods {
+				if !slices.Contains(taken, m) && (m != http.MethodHead || !slices.Contains(taken, http.MethodGet)) {
+					op.Serves = append(op.Serves, m)
+				}
+			}
+		}
+		out = append(out, op)
+	}
+	slices.SortFunc(out, func(a, b openapi.Operation) int { return strings.Compare(a.File, b.File) })
+	return out
+}
+
+// plainMethods are the methods a route module may serve (docs/spec.md §2).
+var plainMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+
+// withoutMeta returns the plain operations that the routes configuration
+// gives no "plainRoutes" entry.
+func withoutMeta(ops []openapi.Operation, cfg *openapi.RoutesConfig) []openapi.Operation {
+	var out []openapi.Operation
+	for _, op := range ops {
+		if cfg == nil || cfg.PlainRoutes[openapi.ClientPath(op.Path)] == nil {
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// plainProblems applies the plain routes policy: under "warn" it logs
+// each plain route without meta, under "require" it returns a problem for
+// each, naming its file.
+func (h *Host) plainProblems(t *table) []error {
+	policy := t.set.plainRoutes()
+	if policy != PlainRoutesWarn && policy != PlainRoutesRequire {
+		return nil
+	}
+	var problems []error
+	for _, op := range withoutMeta(plainOperations(t), t.routesConfig) {
+		route := openapi.ClientPath(op.Path)
+		if policy == PlainRoutesWarn {
+			h.logger.Warn("plain route without meta: the document lists it with defaults only",
+				"app", h.app, "file", op.File, "route", route, "hint", fmt.Sprintf("add %q to \"plainRoutes\" in %s", route, RoutesConfigFile))
+			continue
+		}
+		problems = append(problems, fmt.Errorf("%s: plain route %s has no meta, and %s says openApi.plainRoutes %q: add {\"plainRoutes\": {%q: {\"summary\": \"...\"}}} to %s, or make the route an endpoint",
+			op.File, route, AppConfigFile, policy, route, RoutesConfigFile))
+	}
+	return problems
 }
 
 // document is one built OpenAPI document, ready to serve.
@@ -72,8 +177,18 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 			})
 		}
 	}
+	if t.set.plainRoutes() != PlainRoutesExclude {
+		ops = append(ops, plainOperations(t)...)
+	}
 	cfg := t.set.config.OpenAPI
-	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: t.routesConfig}
+	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: t.routesConfig, SpecVersion: t.set.specVersion()}
+	if rc := t.routesConfig; rc != nil && rc.PlainRoutes != nil && t.set.plainRoutes() == PlainRoutesExclude {
+		// Excluded plain routes keep their meta for when they are included
+		// again: it names no operation of this document.
+		c := *rc
+		c.PlainRoutes = nil
+		opts.Routes = &c
+	}
 	if opts.Title == "" {
 		opts.Title = DefaultOpenAPITitle
 	}

@@ -134,6 +134,9 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := opts.OpenAPI.check(); err != nil {
+		return nil, err
+	}
 	base := opts
 	opts = opts.merge(cfg)
 	logger := opts.logger()

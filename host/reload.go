@@ -512,6 +512,9 @@ func (l *loading) noteRemoved() {
 // rate limits, which add the 401, 403 and 429 the host answers to it.
 func (l *loading) document() {
 	t := l.t
+	for _, p := range l.h.plainProblems(t) {
+		l.problem(p, true)
+	}
 	var err error
 	if t.doc, err = l.h.buildDocument(l.ctx, t); err != nil {
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)

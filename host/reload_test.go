@@ -150,7 +150,7 @@ func TestReloadUnderLoad(t *testing.T) {
 		var err error
 		switch i % 4 {
 		case 1:
-			err = os.WriteFile(pathW, wPlain, 0o644)
+			err, wDoc = os.WriteFile(pathW, wPlain, 0o644), "Plain route "+relW
 		case 2:
 			err, wDoc = os.WriteFile(pathW, wEndpoint, 0o644), "version 3"
 		case 3:
@@ -239,7 +239,7 @@ func TestReloadAddsRemovesAndTurnsRoutes(t *testing.T) {
 		wantDoc    string
 	}{
 		{"a contract export turns the plain route into an endpoint", endpoint, "changed " + rel, "endpoint", 200, "version 1"},
-		{"removing it rolls the route back", plain, "changed " + rel, "plain", 200, ""},
+		{"removing it rolls the route back", plain, "changed " + rel, "plain", 200, "Plain route " + rel},
 		{"a deleted module stops serving", nil, "removed " + rel, "absent", 404, ""},
 		{"re-added, it serves again", endpoint, "added " + rel, "endpoint", 200, "version 1"},
 	}

@@ -233,6 +233,10 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 	plan := &securityPlan{guards: map[*operation]*guard{}, schemes: map[string]*scheme{}}
 	doc := t.doc.doc
 	ops := map[string]*operation{}
+	plain := map[string]bool{}
+	for _, op := range plainOperations(t) {
+		plain[op.Path] = true
+	}
 	for _, rt := range t.routes {
 		if rt.plain {
 			continue
@@ -297,7 +301,13 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		if !ok {
 			g.alts = nil // fail closed: nobody gets in
 		}
-		if op := ops[method+" "+path]; op != nil {
+		op := ops[method+" "+path]
+		if op == nil && plain[path] {
+			// A document never declares a check the host does not make.
+			problems = append(problems, fmt.Errorf("%s is a plain route, on which the host checks no credentials, but the document gives it security %v; leave its \"security\": [] as built, or make it an endpoint", where, reqs))
+			return
+		}
+		if op != nil {
 			plan.guards[op] = g
 		}
 		if err := documentGuard(doc, oo, g); err != nil {

@@ -42,6 +42,13 @@ type Operation struct {
 	// its 2xx responses, so 406 Not Acceptable is reachable (docs/spec.md §4
 	// step 2).
 	Negotiates bool
+	// Plain says the module is a plain route: it exports no contract
+	// (Contract is nil) and is documented from the routes configuration's
+	// "plainRoutes" (docs/spec.md §9). Its Method is "" when its file name
+	// carries none; Serves then lists the upper-case methods it serves,
+	// those no other module of its path claims.
+	Plain  bool
+	Serves []string
 }
 
 // Options configure [Build].
@@ -53,6 +60,11 @@ type Options struct {
 	// Routes is the parsed server/routes.config.json; nil when the app has
 	// none.
 	Routes *RoutesConfig
+	// SpecVersion is the OpenAPI version of the document: [Version]
+	// ("3.1.0", the default) or [Version32] ("3.2.0"). It decides where
+	// the schema of one item of a sequential media type goes: see
+	// [Build].
+	SpecVersion string
 }
 
 // Errors of [Build] that callers may branch on; the errors returned wrap
@@ -137,6 +149,18 @@ var (
 //     configuration, then the framework: the first description given wins,
 //     and a status nobody describes gets its reason phrase.
 //
+// A plain route (an Operation with Plain set) is documented without a
+// contract (docs/spec.md §9): its path parameters as
+// strings, "security": [] (the host checks no credentials on it), the
+// extension [PlainExtension], a summary naming its file, and responses
+// "default" (nothing is checked) plus those of its entry in the routes
+// configuration's "plainRoutes" ([PlainRoute]), whose summary,
+// description, tags and deprecated replace the defaults. A module
+// without a method suffix is documented with the methods its entry
+// lists, else GET when it serves GET, else each method it serves but
+// HEAD and OPTIONS. An entry that names no plain route, or a method the
+// route does not serve, fails the build.
+//
 // Every $defs entry of the contracts and of the routes configuration is
 // lifted into components/schemas, and every "$ref": "#/$defs/X..." in any
 // schema becomes "#/components/schemas/X...". One name with two different
@@ -160,18 +184,24 @@ var (
 //     constants) must be that very schema.
 //   - Build returns every error it finds, joined.
 func Build(ops []Operation, opts Options) (*Document, error) {
+	spec := cmp.Or(opts.SpecVersion, Version)
+	if spec != Version && spec != Version32 {
+		return nil, fmt.Errorf("OpenAPI version %q: want %q or %q", opts.SpecVersion, Version, Version32)
+	}
 	b := &builder{
+		spec: spec,
 		doc: &Document{
-			OpenAPI: Version,
+			OpenAPI: spec,
 			Info:    Info{Title: cmp.Or(opts.Title, "Endpoints API"), Version: cmp.Or(opts.Version, "0.1.0")},
 			Paths:   map[string]*PathItem{},
 		},
-		schemas:   map[string]*namedSchema{},
-		opIDs:     map[string]string{},
-		opFiles:   map[string]string{},
-		tags:      map[string]bool{},
-		framework: map[string]bool{},
-		used:      map[string]bool{},
+		schemas:     map[string]*namedSchema{},
+		opIDs:       map[string]string{},
+		opFiles:     map[string]string{},
+		tags:        map[string]bool{},
+		framework:   map[string]bool{},
+		used:        map[string]bool{},
+		plainServes: map[string][]string{},
 	}
 	var cfg *RoutesConfig
 	var cfgSrc *source
@@ -193,10 +223,15 @@ func Build(ops []Operation, opts Options) (*Document, error) {
 			strings.Compare(a.Method, b.Method), strings.Compare(a.File, b.File))
 	})
 	for _, op := range sorted {
+		if op.Plain {
+			b.plainOperation(op, cfg, cfgSrc)
+			continue
+		}
 		b.operation(op, cfg, cfgSrc)
 	}
 
 	if cfg != nil {
+		b.checkPlainRoutes(cfg)
 		for _, pat := range slices.SortedFunc(maps.Keys(cfg.Routes), patternOrder) {
 			if !b.used[pat] {
 				b.errorf("%s: %s: pattern %q: %w", cfg.File, pointer("routes", pat), pat, ErrUnmatchedPattern)
@@ -239,6 +274,8 @@ var methodOrder = []string{"get", "put", "post", "delete", "options", "head", "p
 
 // builder is the state of one Build call.
 type builder struct {
+	// spec is the OpenAPI version written: Version or Version32.
+	spec    string
 	doc     *Document
 	schemas map[string]*namedSchema
 	// opIDs maps an operationId to the file of its operation.
@@ -248,9 +285,14 @@ type builder struct {
 	tags      map[string]bool
 	framework map[string]bool
 	// used holds the routes configuration patterns ("pattern") and pattern
-	// methods ("pattern method") that applied to an operation.
+	// methods ("pattern method") that applied to an operation, and the
+	// plainRoutes entries ("plain route") and their methods ("plain route
+	// method") that did.
 	used map[string]bool
-	errs []error
+	// plainServes lists, by plainRoutes entry with methods, the plain
+	// modules of the route and the methods each serves, for errors.
+	plainServes map[string][]string
+	errs        []error
 }
 
 func (b *builder) errorf(format string, args ...any) {
@@ -446,7 +488,7 @@ func (b *builder) operation(op *Operation, cfg *RoutesConfig, cfgSrc *source) {
 			rs.add(status, "", varyAccept, "", nil)
 		}
 	}
-	out.Responses = rs.responses()
+	out.Responses = rs.responses(b.spec)
 	switch {
 	case c.Security != nil:
 		out.Security = make([]SecurityRequirement, len(c.Security))
@@ -663,6 +705,13 @@ func (b *builder) requestBody(body *abi.Body, src *source) *RequestBody {
 			s = defaultBodySchema(mt)
 		}
 		out := &MediaType{Schema: s}
+		if sequential(mt) {
+			var declared jsontext.Value
+			if m := body.Content[mt]; m != nil && m.Schema != nil {
+				declared = s
+			}
+			out = b.sequentialMedia(mt, declared)
+		}
 		if m := body.Content[mt]; m != nil {
 			for _, field := range slices.Sorted(maps.Keys(m.Encoding)) {
 				if e := m.Encoding[field]; e != nil {
@@ -719,6 +768,10 @@ func (b *builder) addDeclared(rs *responseSet, src *source, ptr, status string, 
 			s = b.schema(src, ptr+"/schema", r.Schema)
 		}
 		for _, mt := range r.Media {
+			if sequential(mt) {
+				rs.add(status, desc, headers, mt, itemSchema(mt, s))
+				continue
+			}
 			rs.add(status, desc, headers, mt, orBinary(s))
 		}
 	case r.Schema != nil:
@@ -814,8 +867,9 @@ func canonicalOrRaw(s jsontext.Value) string {
 	return c
 }
 
-// responses returns the Responses of the set.
-func (rs *responseSet) responses() map[string]*Response {
+// responses returns the Responses of the set, for a document of OpenAPI
+// version spec.
+func (rs *responseSet) responses(spec string) map[string]*Response {
 	out := make(map[string]*Response, len(rs.byStatus)+1)
 	for status, p := range rs.byStatus {
 		r := &Response{Description: p.description, Headers: p.headers}
@@ -829,6 +883,10 @@ func (rs *responseSet) responses() map[string]*Response {
 			s := c.schemas[0]
 			if len(c.schemas) > 1 {
 				s = anyOf(c.schemas)
+			}
+			if sequential(c.mediaType) {
+				r.Content[c.mediaType] = itemMedia(spec, s)
+				continue
 			}
 			r.Content[c.mediaType] = &MediaType{Schema: s}
 		}

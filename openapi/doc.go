@@ -1,6 +1,7 @@
-// Package openapi builds the OpenAPI 3.1 document of an Endpoints app from
-// the contracts of its route modules (docs/spec.md §7), and models OpenAPI
-// documents so that an application can add to the result.
+// Package openapi builds the OpenAPI 3.1 (or 3.2) document of an
+// Endpoints app from the contracts of its route modules (docs/spec.md §7),
+// and models OpenAPI documents so that an application can add to the
+// result.
 //
 // The host hands [Build] one [Operation] per endpoint method, with the
 // parsed routes configuration ([ParseRoutesConfig]); the result is a
@@ -23,7 +24,13 @@
 // routes configuration adds to it, and the responses the host itself makes
 // for it (400, 406, 415), each described by a component schema that
 // matches the host's error bodies exactly. The $defs of every contract are
-// lifted into components/schemas. See [Build] for every rule.
+// lifted into components/schemas. The schema of a stream
+// (text/event-stream, JSON Lines) describes one item: "itemSchema" in an
+// OpenAPI 3.2 document ([Version32]), the [ItemSchemaExtension] beside a
+// string "schema" in a 3.1 one ([Version], the default). Plain routes,
+// modules without a contract, are operations that validate nothing,
+// described by the routes configuration's "plainRoutes" ([PlainRoute]).
+// See [Build] for every rule.
 //
 // # Determinism
 //

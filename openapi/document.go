@@ -4,9 +4,25 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Version is the OpenAPI version every built [Document] declares in its
-// "openapi" member (docs/spec.md §7).
-const Version = "3.1.0"
+// OpenAPI versions [Build] writes in a document's "openapi" member
+// (docs/spec.md §7). Options.SpecVersion chooses one.
+const (
+	// Version is OpenAPI 3.1, the default: every OpenAPI 3.1 tool reads
+	// the document. A sequential media type (text/event-stream, JSON
+	// Lines) gets the schema of its whole body, a string, and the schema
+	// of one item in the extension [ItemSchemaExtension].
+	Version = "3.1.0"
+	// Version32 is OpenAPI 3.2: a sequential media type gets the schema
+	// of one item in "itemSchema"
+	// (https://spec.openapis.org/oas/v3.2.0#media-type-object).
+	Version32 = "3.2.0"
+)
+
+// ItemSchemaExtension is the member of a Media Type Object that carries
+// the schema of one item of a sequential media type in an OpenAPI 3.1
+// document, where "itemSchema" does not exist: the very schema OpenAPI
+// 3.2 puts in "itemSchema". See [MediaType.Item].
+const ItemSchemaExtension = "x-endpoints-item-schema"
 
 // Document is an OpenAPI 3.1 document: the OpenAPI Object of
 // https://spec.openapis.org/oas/v3.1.0#openapi-object.
@@ -249,15 +265,39 @@ type RequestBody struct {
 	Extra map[string]jsontext.Value `json:",embed"`
 }
 
-// MediaType is https://spec.openapis.org/oas/v3.1.0#media-type-object.
+// MediaType is https://spec.openapis.org/oas/v3.1.0#media-type-object,
+// with "itemSchema" of OpenAPI 3.2
+// (https://spec.openapis.org/oas/v3.2.0#media-type-object).
 type MediaType struct {
-	// Schema is a JSON Schema 2020-12.
-	Schema   jsontext.Value            `json:"schema,omitzero"`
-	Example  jsontext.Value            `json:"example,omitzero"`
-	Examples map[string]jsontext.Value `json:"examples,omitzero"`
-	Encoding map[string]jsontext.Value `json:"encoding,omitzero"`
-	// Extra holds the members this type does not model.
+	// Schema is a JSON Schema 2020-12 of the whole content.
+	Schema jsontext.Value `json:"schema,omitzero"`
+	// ItemSchema (OpenAPI 3.2 only) is the schema of each item of a
+	// sequential media type: one event of text/event-stream, one line of
+	// application/jsonl. [Build] sets it only in a 3.2 document; see
+	// [MediaType.Item].
+	ItemSchema jsontext.Value            `json:"itemSchema,omitzero"`
+	Example    jsontext.Value            `json:"example,omitzero"`
+	Examples   map[string]jsontext.Value `json:"examples,omitzero"`
+	Encoding   map[string]jsontext.Value `json:"encoding,omitzero"`
+	// Extra holds the members this type does not model, such as
+	// [ItemSchemaExtension].
 	Extra map[string]jsontext.Value `json:",embed"`
+}
+
+// Item returns the schema of one item of a sequential media type as
+// [Build] writes it: ItemSchema in an OpenAPI 3.2 document, else the
+// [ItemSchemaExtension] member of an OpenAPI 3.1 one; nil when the media
+// type has neither.
+//
+//	events := doc.Paths["/api/clock"].Get.Responses["200"].Content["text/event-stream"].Item()
+func (m *MediaType) Item() jsontext.Value {
+	if m == nil {
+		return nil
+	}
+	if m.ItemSchema != nil {
+		return m.ItemSchema
+	}
+	return m.Extra[ItemSchemaExtension]
 }
 
 // Response is https://spec.openapis.org/oas/v3.1.0#response-object, or a

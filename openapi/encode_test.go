@@ -110,7 +110,7 @@ func TestMergeErrors(t *testing.T) {
 		{name: "a string", fragment: `"x"`, want: "got a string", wantErr: openapi.ErrNotObject},
 		{name: "not JSON", fragment: `{"info": `, want: "fragment is not valid JSON"},
 		{name: "a member of the wrong type", fragment: `{"paths": []}`, want: "the merged document is not an OpenAPI document"},
-		{name: "a wrong OpenAPI version", fragment: `{"openapi": "3.0.3"}`, want: `/openapi: got "3.0.3", want an OpenAPI 3.1 version`},
+		{name: "a wrong OpenAPI version", fragment: `{"openapi": "3.0.3"}`, want: `/openapi: got "3.0.3", want an OpenAPI 3.1 or 3.2 version`},
 		{name: "a dangling reference", fragment: `{"components": {"schemas": {"A": {"$ref": "#/components/schemas/B"}}}}`,
 			want: `/components/schemas/A/$ref: "#/components/schemas/B" does not resolve`},
 		{name: "an operation without responses", fragment: `{"paths": {"/x": {"get": {"summary": "x"}}}}`,

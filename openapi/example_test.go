@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"maps"
+	"slices"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -165,4 +167,45 @@ func ExampleRoutesConfig_ResponsesFor() {
 	// Output:
 	// /api/admin/users/:id 2 true
 	// /api/public 1 false
+}
+
+// A stream's schema describes one event: read it with Item, whichever
+// OpenAPI version the document is in.
+func ExampleMediaType_Item() {
+	var c abi.Contract
+	if err := json.Unmarshal([]byte(`{"responses": {"200": {"media": ["application/jsonl"], "schema": {"type":"integer"}}}}`), &c); err != nil {
+		log.Fatal(err)
+	}
+	for _, spec := range []string{openapi.Version, openapi.Version32} {
+		doc, err := openapi.Build([]openapi.Operation{{Method: "GET", Path: "/api/numbers", File: "server/api/numbers.get.wasm", Contract: &c}},
+			openapi.Options{SpecVersion: spec})
+		if err != nil {
+			log.Fatal(err)
+		}
+		m := doc.Paths["/api/numbers"].Get.Responses["200"].Content["application/jsonl"]
+		fmt.Printf("%s: schema %q, item %s\n", spec, string(m.Schema), string(m.Item()))
+	}
+	// Output:
+	// 3.1.0: schema "{\"type\":\"string\"}", item {"type":"integer"}
+	// 3.2.0: schema "", item {"type":"integer"}
+}
+
+// A plain route, a module without a contract, is documented from the
+// routes configuration's "plainRoutes".
+func ExampleBuild_plainRoute() {
+	cfg, err := openapi.ParseRoutesConfig("server/routes.config.json", []byte(`{
+		"plainRoutes": {"/feed.xml": {"summary": "The RSS feed", "responses": {"200": {"media": ["application/rss+xml"]}}}}
+	}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	doc, err := openapi.Build([]openapi.Operation{{Method: "GET", Path: "/feed.xml", File: "server/routes/feed.xml.get.wasm", Plain: true}},
+		openapi.Options{Routes: cfg})
+	if err != nil {
+		log.Fatal(err)
+	}
+	op := doc.Paths["/feed.xml"].Get
+	fmt.Println(op.Summary, slices.Sorted(maps.Keys(op.Responses)), string(op.Extra[openapi.PlainExtension]))
+	// Output:
+	// The RSS feed [200 default] true
 }

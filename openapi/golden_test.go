@@ -150,3 +150,80 @@ func TestGoldenUsers(t *testing.T) {
 		t.Errorf("document differs from %s (run go test -update and review the diff):\n%s", path, got)
 	}
 }
+
+// streamsOperations are streams of each sequential media type and plain
+// routes, with and without meta: what TestGoldenStreams documents.
+func streamsOperations(t testing.TB) []openapi.Operation {
+	return []openapi.Operation{
+		op(t, "GET", "/api/ticks", "server/api/ticks.get.wasm", `{
+			"summary": "Ticks as Server-Sent Events", "tags": ["streams"],
+			"responses": {"200": {"description": "A tick a second", "media": ["text/event-stream"], "schema": {"$ref": "#/$defs/Tick"}}},
+			"$defs": {"Tick": {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer", "minimum": 0}}}}}`),
+		op(t, "GET", "/api/log", "server/api/log.get.wasm", `{
+			"summary": "Log lines as text events", "tags": ["streams"],
+			"responses": {"200": {"description": "One line an event", "media": ["text/event-stream"], "schema": {"type": "string"}}}}`),
+		op(t, "GET", "/api/export", "server/api/export.get.wasm", `{
+			"summary": "Every tick as JSON Lines", "tags": ["streams"],
+			"responses": {"200": {"description": "One tick a line", "media": ["application/jsonl", "application/x-ndjson"], "schema": {"$ref": "#/$defs/Tick"}}},
+			"$defs": {"Tick": {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer", "minimum": 0}}}}}`),
+		op(t, "POST", "/api/import", "server/api/import.post.wasm", `{
+			"summary": "Import ticks from NDJSON", "tags": ["streams"],
+			"request": {"body": {"content": {"application/x-ndjson": {"schema": {"$ref": "#/$defs/Tick"}}}}},
+			"responses": {"204": {"description": "Imported"}},
+			"$defs": {"Tick": {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer", "minimum": 0}}}}}`),
+		{Method: "GET", Path: "/feed.xml", File: "server/routes/feed.xml.get.wasm", Plain: true},
+		{Method: "", Path: "/hooks/{source}", File: "server/routes/hooks/[source].wasm", Plain: true,
+			Serves: []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}},
+		{Method: "GET", Path: "/robots.txt", File: "server/routes/robots.txt.get.wasm", Plain: true},
+	}
+}
+
+// streamsRoutesConfig gives two of the plain routes their meta.
+const streamsRoutesConfig = `{
+  "plainRoutes": {
+    "/feed.xml": {
+      "summary": "The RSS feed", "tags": ["blog"],
+      "responses": {"200": {"description": "The feed", "media": ["application/rss+xml"]}}
+    },
+    "/hooks/:source": {
+      "tags": ["hooks"],
+      "methods": {"post": {"summary": "Receive a webhook", "responses": {"204": {"description": "Received"}}}}
+    }
+  }
+}`
+
+// TestGoldenStreams documents streams and plain routes in both OpenAPI
+// versions: testdata/streams.golden.json (3.1) and
+// testdata/streams-oas32.golden.json (3.2); CI lints both
+// (tests/openapi/lint).
+func TestGoldenStreams(t *testing.T) {
+	cfg, err := openapi.ParseRoutesConfig("server/routes.config.json", []byte(streamsRoutesConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ spec, file string }{
+		{openapi.Version, "streams.golden.json"},
+		{openapi.Version32, "streams-oas32.golden.json"},
+	} {
+		t.Run(tt.spec, func(t *testing.T) {
+			doc := build(t, streamsOperations(t), openapi.Options{Title: "Streams", Version: "1.0.0", Routes: cfg, SpecVersion: tt.spec})
+			got, err := doc.MarshalIndent()
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", tt.file)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("document differs from %s (run go test -update and review the diff):\n%s", path, got)
+			}
+		})
+	}
+}

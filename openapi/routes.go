@@ -60,6 +60,10 @@ type RoutesConfig struct {
 	// contract declares none, unless a pattern says otherwise; nil says
 	// nothing, an empty non-nil list opts out.
 	Security []SecurityRequirement `json:"security,omitzero"`
+	// PlainRoutes maps the exact route template of plain routes (client
+	// form: "/feed.xml", "/hooks/:source") to what the document says of
+	// them; see [PlainRoute].
+	PlainRoutes map[string]*PlainRoute `json:"plainRoutes,omitempty"`
 	// Defs are named schemas, referenced as {"$ref": "#/$defs/Name"}.
 	Defs map[string]json.RawMessage `json:"$defs,omitempty"`
 }
@@ -125,10 +129,14 @@ func (e *RoutesConfigError) Error() string {
 // it in errors (server/routes.config.json). Decoding is strict; every
 // problem is reported in one [*RoutesConfigError]:
 //
-//   - a member other than "responses", "routes", "$defs" (and "$schema", for
-//     editors) at the top, "responses" and "methods" in a route, "responses"
-//     in a method, and description, schema, contentType, media and headers
+//   - a member other than "responses", "routes", "security",
+//     "plainRoutes", "$defs" (and "$schema", for editors) at the top,
+//     "responses", "methods" and "security" in a route, "responses" and
+//     "security" in a method, and description, schema, contentType, media and headers
 //     in a response (the contract's response shape, docs/spec.md §3);
+//   - in "plainRoutes", a key that is not one exact route template, a
+//     member other than summary, description, tags, deprecated, responses
+//     and methods ([PlainRoute]), or one of the wrong type;
 //   - a status key that is not three digits from 100 to 599;
 //   - a method key that is not a lower-case method of docs/spec.md §2;
 //   - a pattern that does not start with "/", has an empty segment, a
@@ -194,7 +202,7 @@ func (p *configParser) parse(data []byte) *RoutesConfig {
 		p.add("", "not valid JSON: %v", err)
 		return nil
 	}
-	top := p.object("", v, "$schema", "responses", "routes", "security", "$defs")
+	top := p.object("", v, "$schema", "responses", "routes", "security", "plainRoutes", "$defs")
 	if top == nil {
 		return nil
 	}
@@ -218,6 +226,9 @@ func (p *configParser) parse(data []byte) *RoutesConfig {
 	}
 	if r, ok := top["security"]; ok {
 		cfg.Security = p.security("/security", r)
+	}
+	if r, ok := top["plainRoutes"]; ok {
+		cfg.PlainRoutes = p.plainRoutes(r)
 	}
 	if r, ok := top["routes"]; ok {
 		if m := p.object("/routes", r); m != nil {

@@ -17,7 +17,7 @@ func TestParseRoutesConfigErrors(t *testing.T) {
 	}{
 		{"not JSON", `{"responses": `, `server/routes.config.json: not valid JSON`},
 		{"not an object", `[]`, `server/routes.config.json: got an array, want an object`},
-		{"unknown top-level key", `{"respones": {}}`, `server/routes.config.json: /respones: unknown member "respones"; allowed: $schema, responses, routes, security, $defs`},
+		{"unknown top-level key", `{"respones": {}}`, `server/routes.config.json: /respones: unknown member "respones"; allowed: $schema, responses, routes, security, plainRoutes, $defs`},
 		{"status out of range", `{"responses": {"600": {}}}`, `/responses/600: status "600": want three digits from 100 to 599`},
 		{"status not a number", `{"responses": {"2xx": {}}}`, `/responses/2xx: status "2xx"`},
 		{"status too short", `{"responses": {"50": {}}}`, `/responses/50: status "50"`},

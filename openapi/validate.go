@@ -41,8 +41,9 @@ func (e *DocumentError) Error() string {
 // document can break, and returns a [*DocumentError] listing every problem,
 // or nil:
 //
-//   - "openapi" is a 3.1 version, info has a title and a version
-//     (https://spec.openapis.org/oas/v3.1.0#openapi-object);
+//   - "openapi" is a 3.1 or 3.2 version, info has a title and a version
+//     (https://spec.openapis.org/oas/v3.1.0#openapi-object), and
+//     "itemSchema" appears only in a 3.2 document;
 //   - every path starts with "/" (#paths-object);
 //   - every "{name}" of a path template has a required path parameter of
 //     that name, on the operation or its path item, and every path
@@ -97,8 +98,8 @@ func (v *validator) add(ptr, format string, args ...any) {
 
 func (v *validator) document(d *Document) {
 	v.doc, v.opIDs = d, map[string]string{}
-	if !strings.HasPrefix(d.OpenAPI, "3.1.") {
-		v.add("/openapi", "got %q, want an OpenAPI 3.1 version such as %q", d.OpenAPI, Version)
+	if !strings.HasPrefix(d.OpenAPI, "3.1.") && !strings.HasPrefix(d.OpenAPI, "3.2.") {
+		v.add("/openapi", "got %q, want an OpenAPI 3.1 or 3.2 version such as %q or %q", d.OpenAPI, Version, Version32)
 	}
 	if d.Info.Title == "" {
 		v.add("/info/title", "is required")
@@ -276,8 +277,21 @@ func (v *validator) response(ptr string, r *Response) {
 
 func (v *validator) content(ptr string, c map[string]*MediaType) {
 	for _, mt := range slices.Sorted(maps.Keys(c)) {
-		if m := c[mt]; m != nil && m.Schema != nil {
+		m := c[mt]
+		if m == nil {
+			continue
+		}
+		if m.Schema != nil {
 			v.schemas = append(v.schemas, ptr+"/"+EscapeToken(mt)+"/schema")
+		}
+		if m.ItemSchema != nil {
+			if !strings.HasPrefix(v.doc.OpenAPI, "3.2.") {
+				v.add(ptr+"/"+EscapeToken(mt)+"/itemSchema", "is OpenAPI 3.2; a %s document carries the item schema in %q", v.doc.OpenAPI, ItemSchemaExtension)
+			}
+			v.schemas = append(v.schemas, ptr+"/"+EscapeToken(mt)+"/itemSchema")
+		}
+		if _, ok := m.Extra[ItemSchemaExtension]; ok {
+			v.schemas = append(v.schemas, ptr+"/"+EscapeToken(mt)+"/"+EscapeToken(ItemSchemaExtension))
 		}
 	}
 }

@@ -51,7 +51,8 @@ Commands:
                --cache-dir DIR, also compile the modules into that cache so
                that serve --cache-dir DIR starts warm
   routes APP   list the app's routes: method, path, kind, summary
-  openapi APP  print the app's OpenAPI 3.1 document (-o FILE writes it)
+  openapi APP  print the app's OpenAPI document, 3.1 or 3.2 as
+               openApi.specVersion says (-o FILE writes it)
   check APP    build the route sources, load every module, build the
                document, report every problem; serves nothing (exit 1 when
                anything is wrong; --no-build checks the modules as they are

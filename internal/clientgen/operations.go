@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -90,6 +91,45 @@ func (c Content) Kind() string {
 	return KindBytes
 }
 
+// eventData is the schema of the data of one event of a text/event-stream
+// media type, nil when the data is any text. The document describes one
+// event as OpenAPI 3.2 does (openapi.MediaType.Item): an object whose
+// "data" is a string, its JSON content described by "contentSchema". A
+// document without an item schema, written by hand for OpenAPI 3.0 or
+// 3.1, has the schema of the data in "schema".
+func eventData(m *openapi.MediaType) jsontext.Value {
+	item := m.Item()
+	if item == nil {
+		return m.Schema
+	}
+	var event struct {
+		Properties struct {
+			Data jsontext.Value `json:"data"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(item, &event) != nil || event.Properties.Data == nil {
+		return item
+	}
+	data := event.Properties.Data
+	var content struct {
+		ContentSchema jsontext.Value `json:"contentSchema"`
+	}
+	if json.Unmarshal(data, &content) == nil && content.ContentSchema != nil {
+		return content.ContentSchema
+	}
+	if canonicalString(data) {
+		return nil
+	}
+	return data
+}
+
+// canonicalString reports whether a schema is exactly {"type": "string"}:
+// any text, as an event without a declared schema carries.
+func canonicalString(s jsontext.Value) bool {
+	var m map[string]any
+	return json.Unmarshal(s, &m) == nil && len(m) == 1 && m["type"] == "string"
+}
+
 // Response is one status an operation answers with.
 type Response struct {
 	Status      int
@@ -124,7 +164,9 @@ func NewModel(doc *openapi.Document) (*Model, error) {
 			op     *openapi.OperationObject
 		}{{"GET", item.Get}, {"PUT", item.Put}, {"POST", item.Post}, {"DELETE", item.Delete},
 			{"OPTIONS", item.Options}, {"HEAD", item.Head}, {"PATCH", item.Patch}, {"TRACE", item.Trace}} {
-			if mo.op == nil {
+			if mo.op == nil || string(mo.op.Extra[openapi.PlainExtension]) == "true" {
+				// A plain route declares no request: a typed call cannot
+				// be made for it (docs/spec.md §10).
 				continue
 			}
 			op, err := newOperation(mo.method, path, mo.op)
@@ -176,7 +218,11 @@ func newOperation(method, path string, o *openapi.OperationObject) (Operation, e
 		r := o.Responses[key]
 		resp := Response{Status: status, Description: r.Description}
 		for _, mt := range slices.Sorted(maps.Keys(r.Content)) {
-			resp.Content = append(resp.Content, Content{MediaType: mt, Schema: r.Content[mt].Schema})
+			c := Content{MediaType: mt, Schema: r.Content[mt].Schema}
+			if c.Kind() == KindEvents {
+				c.Schema = eventData(r.Content[mt])
+			}
+			resp.Content = append(resp.Content, c)
 		}
 		op.Responses = append(op.Responses, resp)
 	}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -65,5 +67,49 @@ func TestNewModel(t *testing.T) {
 	clock := find("GET", "/api/clock")
 	if k := clock.Responses[0].Content[0].Kind(); k != KindEvents {
 		t.Errorf("the clock's 200 is %s, want %s", k, KindEvents)
+	}
+}
+
+func TestEventData(t *testing.T) {
+	const tick = `{"$ref":"#/components/schemas/Tick"}`
+	event := func(data string) string {
+		return `{"type":"object","properties":{"data":` + data + `,"event":{"type":"string"},"id":{"type":"string"},"retry":{"type":"integer","minimum":0}}}`
+	}
+	jsonData := event(`{"type":"string","contentMediaType":"application/json","contentSchema":` + tick + `}`)
+	for _, tt := range []struct {
+		name string
+		m    *openapi.MediaType
+		want string
+	}{
+		{"OpenAPI 3.2 itemSchema, JSON data", &openapi.MediaType{ItemSchema: jsontext.Value(jsonData)}, tick},
+		{"OpenAPI 3.1 extension, JSON data", &openapi.MediaType{Schema: jsontext.Value(`{"type":"string"}`),
+			Extra: map[string]jsontext.Value{openapi.ItemSchemaExtension: jsontext.Value(jsonData)}}, tick},
+		{"text data with a constraint", &openapi.MediaType{ItemSchema: jsontext.Value(event(`{"type":"string","maxLength":5}`))}, `{"type":"string","maxLength":5}`},
+		{"any text", &openapi.MediaType{ItemSchema: jsontext.Value(event(`{"type":"string"}`))}, ``},
+		{"an item schema without data", &openapi.MediaType{ItemSchema: jsontext.Value(`{"type":"object"}`)}, `{"type":"object"}`},
+		{"a hand-written document: the data in schema", &openapi.MediaType{Schema: jsontext.Value(tick)}, tick},
+		{"no schema at all", &openapi.MediaType{}, ``},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(eventData(tt.m)); got != tt.want {
+				t.Errorf("eventData = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNewModelLeavesOutPlainRoutes(t *testing.T) {
+	doc, err := openapi.Build([]openapi.Operation{
+		{Method: "GET", Path: "/feed.xml", File: "server/routes/feed.xml.get.wasm", Plain: true},
+	}, openapi.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Operations) != 0 {
+		t.Errorf("operations: got %+v, want none: a plain route has no typed call", m.Operations)
 	}
 }

@@ -28,6 +28,7 @@ func init() {
 					map[string]any{"name": "users", "description": "People who use the service."},
 					map[string]any{"name": "orders", "description": "What users order; placing one needs an Idempotency-Key."},
 					map[string]any{"name": "clock", "description": "A stream of Server-Sent Events."},
+					map[string]any{"name": "health", "description": "Whether the service is up: a plain route, documented from server/routes.config.json."},
 				},
 				"components": map[string]any{
 					"securitySchemes": map[string]any{

@@ -1,7 +1,8 @@
 //go:build wasip1
 
-// GET /health — a plain route: no contract, no validation, not in the
-// OpenAPI document.
+// GET /health — a plain route: no contract, no validation. The OpenAPI
+// document lists it with the meta of "plainRoutes" in
+// server/routes.config.json.
 //
 //endpoints:route GET /health
 package main
