@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/wasmendpoints/endpoints/host"
-	"github.com/wasmendpoints/endpoints/internal/clientgen"
+	"github.com/wasmendpoints/endpoints/cmd/endpoints/internal/clientgen"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 

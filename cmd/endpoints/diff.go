@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/wasmendpoints/endpoints/internal/apidiff"
+	"github.com/wasmendpoints/endpoints/cmd/endpoints/internal/apidiff"
 )
 
 // The exit codes of endpoints diff are those of diff(1) and cmp(1), so

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/wasmendpoints/endpoints/host"
-	"github.com/wasmendpoints/endpoints/internal/apidiff"
+	"github.com/wasmendpoints/endpoints/cmd/endpoints/internal/apidiff"
 )
 
 // The two sides endpoints diff compares: an app directory, a document file,

@@ -40,8 +40,8 @@ mkdir "$dir/generated"
 "$tmp/endpoints" client --lang ts --vue examples/users -o "$dir/generated/users.client.vue.ts"
 # What the example app lacks comes from a synthetic document; go test
 # checks that file is the generator's output.
-go test -count=1 ./internal/clientgen -run 'TestTypeScript.*Golden'
-cp internal/clientgen/testdata/features.client.ts "$dir/generated/"
+go test -count=1 ./cmd/endpoints/internal/clientgen -run 'TestTypeScript.*Golden'
+cp cmd/endpoints/internal/clientgen/testdata/features.client.ts "$dir/generated/"
 
 echo "== serving examples/users"
 mkdir "$tmp/app"

@@ -12,7 +12,7 @@ import (
 // exampleModel reads the example app's document, as the host builds it.
 func exampleModel(t *testing.T) *Model {
 	t.Helper()
-	return modelOf(t, "../../host/testdata/users.openapi.json")
+	return modelOf(t, "../../../../host/testdata/users.openapi.json")
 }
 
 // modelOf reads the model of a document file.

@@ -6,13 +6,12 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/wasmendpoints/endpoints/internal/clientgen"
+	"github.com/wasmendpoints/endpoints/cmd/endpoints/internal/clientgen"
 )
 
-// A TypeScript client for an app with one operation: the type of its
-// schema, and its result, a union with one member per status, which a
-// status check narrows.
-func ExampleTypeScript() {
+// A Go client for an app with one operation: its method, and the fields of
+// its response, one per status.
+func ExampleGo() {
 	m := &clientgen.Model{
 		Title: "Users API",
 		Schemas: map[string]jsontext.Value{
@@ -27,23 +26,19 @@ func ExampleTypeScript() {
 			},
 		}},
 	}
-	src, err := clientgen.TypeScript(m, clientgen.TSOptions{})
+	src, err := clientgen.Go(m, clientgen.GoOptions{Package: "users"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	module := string(src)
-	start := strings.Index(module, "export type User =")
-	end := strings.Index(module[start:], "\n\n")
-	fmt.Println(module[start : start+end])
-	start = strings.Index(module, "export type GetApiUsersByIdResult =")
-	end = strings.Index(module[start:], "\n\n")
-	fmt.Println(module[start : start+end])
+	for _, line := range strings.Split(string(src), "\n") {
+		exported := strings.HasPrefix(line, "func (c *Client) G") // the method, not the unexported do
+		if exported || strings.HasPrefix(line, "\tOK ") || strings.HasPrefix(line, "\tNotFound ") {
+			fmt.Println(strings.TrimSpace(line))
+		}
+	}
 	// Output:
-	// export type User = {
-	//   name: string;
-	// };
-	// export type GetApiUsersByIdResult =
-	//   | EndpointResponse<200, true, "application/json", User>
-	//   | EndpointResponse<404, false, "application/problem+json", unknown>;
+	// func (c *Client) GetAPIUsersByID(ctx context.Context, req *GetAPIUsersByIDRequest) (*GetAPIUsersByIDResponse, error) {
+	// OK *User
+	// NotFound *any
 }

@@ -6,12 +6,13 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/wasmendpoints/endpoints/internal/clientgen"
+	"github.com/wasmendpoints/endpoints/cmd/endpoints/internal/clientgen"
 )
 
-// A Go client for an app with one operation: its method, and the fields of
-// its response, one per status.
-func ExampleGo() {
+// A TypeScript client for an app with one operation: the type of its
+// schema, and its result, a union with one member per status, which a
+// status check narrows.
+func ExampleTypeScript() {
 	m := &clientgen.Model{
 		Title: "Users API",
 		Schemas: map[string]jsontext.Value{
@@ -26,19 +27,23 @@ func ExampleGo() {
 			},
 		}},
 	}
-	src, err := clientgen.Go(m, clientgen.GoOptions{Package: "users"})
+	src, err := clientgen.TypeScript(m, clientgen.TSOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, line := range strings.Split(string(src), "\n") {
-		exported := strings.HasPrefix(line, "func (c *Client) G") // the method, not the unexported do
-		if exported || strings.HasPrefix(line, "\tOK ") || strings.HasPrefix(line, "\tNotFound ") {
-			fmt.Println(strings.TrimSpace(line))
-		}
-	}
+	module := string(src)
+	start := strings.Index(module, "export type User =")
+	end := strings.Index(module[start:], "\n\n")
+	fmt.Println(module[start : start+end])
+	start = strings.Index(module, "export type GetApiUsersByIdResult =")
+	end = strings.Index(module[start:], "\n\n")
+	fmt.Println(module[start : start+end])
 	// Output:
-	// func (c *Client) GetAPIUsersByID(ctx context.Context, req *GetAPIUsersByIDRequest) (*GetAPIUsersByIDResponse, error) {
-	// OK *User
-	// NotFound *any
+	// export type User = {
+	//   name: string;
+	// };
+	// export type GetApiUsersByIdResult =
+	//   | EndpointResponse<200, true, "application/json", User>
+	//   | EndpointResponse<404, false, "application/problem+json", unknown>;
 }
