@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/cmd/endpoints/internal/clientgen"
+	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 

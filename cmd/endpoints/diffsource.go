@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/cmd/endpoints/internal/apidiff"
+	"github.com/wasmendpoints/endpoints/host"
 )
 
 // The two sides endpoints diff compares: an app directory, a document file,
