@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -231,16 +232,23 @@ type IdempotencyConfig struct {
 	ScopeHeader string `json:"scopeHeader,omitzero"`
 }
 
-// OpenAPIConfig is the "openApi" member: a boolean or an object.
+// OpenAPIConfig configures the generated document and its reference page:
+// the "openApi" member of endpoints.json (a boolean or an object), and
+// [Options.OpenAPI] for a Go embedder, whose fields that are set win over
+// the file's, field by field. Document and Extend are Go-only.
 type OpenAPIConfig struct {
-	// Set reports whether the member was present.
+	// Set reports whether the member was present in endpoints.json.
 	Set bool `json:"-"`
 	// Enabled is true to serve the document in production too, false to
 	// never serve it; nil keeps the default (development only).
-	Enabled *bool  `json:"enabled"`
-	Title   string `json:"title"`
+	Enabled *bool `json:"enabled"`
+	// Title is the document's info.title. Defaults to the app directory's
+	// name.
+	Title string `json:"title"`
+	// Version is the API's version, info.version. Defaults to "0.1.0".
 	Version string `json:"version"`
-	Path    string `json:"path"`
+	// Path serves the document. Defaults to [DefaultOpenAPIPath].
+	Path string `json:"path"`
 	// SpecVersion is the OpenAPI version of the document, "3.1.0" (the
 	// default, openapi.Version) or "3.2.0" (openapi.Version32): it
 	// decides where the schema of one event of a stream goes
@@ -254,6 +262,49 @@ type OpenAPIConfig struct {
 	// its assets from elsewhere (a URL, or a directory of the app served
 	// locally). Defaults to /_endpoints/docs with DefaultDocsAssets.
 	Docs DocsConfig `json:"docs"`
+	// Document (Go embedders only) is an OpenAPI fragment (a JSON object)
+	// deep-merged into the generated document after the runtime
+	// declaration's additions: objects merge, arrays and scalars replace.
+	Document []byte `json:"-"`
+	// Extend (Go embedders only) runs last and edits the document in
+	// place: for what a fragment cannot say, such as security on chosen
+	// operations.
+	Extend func(*openapi.Document) error `json:"-"`
+}
+
+// over returns o with the fields set in it, and the others from base:
+// Options.OpenAPI over endpoints.json's.
+func (o OpenAPIConfig) over(base OpenAPIConfig) OpenAPIConfig {
+	out := base
+	out.Set = o.Set || base.Set
+	if o.Enabled != nil {
+		out.Enabled = o.Enabled
+	}
+	out.Title = cmp.Or(o.Title, base.Title)
+	out.Version = cmp.Or(o.Version, base.Version)
+	out.Path = cmp.Or(o.Path, base.Path)
+	out.SpecVersion = cmp.Or(o.SpecVersion, base.SpecVersion)
+	out.PlainRoutes = cmp.Or(o.PlainRoutes, base.PlainRoutes)
+	if o.Docs != (DocsConfig{}) {
+		out.Docs = o.Docs
+	}
+	out.Document, out.Extend = o.Document, o.Extend
+	return out
+}
+
+// check checks the fields an embedder sets in Options.OpenAPI as
+// endpoints.json's are checked.
+func (o *OpenAPIConfig) check() error {
+	if o.Path != "" && !strings.HasPrefix(o.Path, "/") {
+		return fmt.Errorf("Options.OpenAPI.Path %q must start with /", o.Path)
+	}
+	if v := o.SpecVersion; v != "" && v != openapi.Version && v != openapi.Version32 {
+		return fmt.Errorf("Options.OpenAPI.SpecVersion %q: want %q (the default) or %q", v, openapi.Version, openapi.Version32)
+	}
+	if err := o.PlainRoutes.check(); err != nil {
+		return fmt.Errorf("Options.OpenAPI.PlainRoutes: %w", err)
+	}
+	return nil
 }
 
 // DocsConfig is the "docs" member of "openApi".

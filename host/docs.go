@@ -44,7 +44,7 @@ type docs struct {
 
 // newDocs prepares the docs page, or nil when it is off.
 func (h *Host) newDocs(s *settings) (*docs, error) {
-	o := s.config.OpenAPI.Docs
+	o := s.openAPI().Docs
 	if o.Off {
 		return nil, nil
 	}
@@ -71,7 +71,7 @@ func (h *Host) newDocs(s *settings) (*docs, error) {
 		d.assets = http.StripPrefix(d.path+docsAssetsPath, http.FileServer(http.Dir(dir)))
 		assets, origin = d.path+strings.TrimSuffix(docsAssetsPath, "/"), "'self'"
 	}
-	title := s.config.OpenAPI.Title
+	title := s.openAPI().Title
 	if title == "" {
 		title = DefaultOpenAPITitle
 	}

@@ -29,46 +29,18 @@ const (
 // RoutesConfigFile is the routes configuration of an app (docs/spec.md §7).
 const RoutesConfigFile = "server/routes.config.json"
 
-// OpenAPIOptions let a Go embedder add to the generated document, as the
-// runtime declaration does for apps (docs/spec.md §7). Both run after the
-// runtime declaration's own additions.
-type OpenAPIOptions struct {
-	// Document is an OpenAPI fragment (a JSON object) deep-merged into the
-	// generated document: objects merge, arrays and scalars replace.
-	Document []byte
-	// Extend runs last and edits the document in place: for what a fragment
-	// cannot say, such as security on chosen operations.
-	Extend func(*openapi.Document) error
-	// SpecVersion is the OpenAPI version of the document, openapi.Version
-	// ("3.1.0") or openapi.Version32 ("3.2.0"); it wins over
-	// endpoints.json's openApi.specVersion. Defaults to openapi.Version.
-	SpecVersion string
-	// PlainRoutes says what the document does with plain routes; it wins
-	// over endpoints.json's openApi.plainRoutes. Defaults to
-	// PlainRoutesInclude.
-	PlainRoutes PlainRoutesPolicy
-}
-
-// check checks the options an embedder sets as endpoints.json's
-// openApi.specVersion and openApi.plainRoutes are checked.
-func (o *OpenAPIOptions) check() error {
-	if v := o.SpecVersion; v != "" && v != openapi.Version && v != openapi.Version32 {
-		return fmt.Errorf("Options.OpenAPI.SpecVersion %q: want %q (the default) or %q", v, openapi.Version, openapi.Version32)
-	}
-	if err := o.PlainRoutes.check(); err != nil {
-		return fmt.Errorf("Options.OpenAPI.PlainRoutes: %w", err)
-	}
-	return nil
-}
+// openAPI is the document's configuration: Options.OpenAPI over
+// endpoints.json's.
+func (s *settings) openAPI() OpenAPIConfig { return s.opts.OpenAPI.over(s.config.OpenAPI) }
 
 // specVersion is the OpenAPI version the document declares.
 func (s *settings) specVersion() string {
-	return cmp.Or(s.opts.OpenAPI.SpecVersion, s.config.OpenAPI.SpecVersion, openapi.Version)
+	return cmp.Or(s.openAPI().SpecVersion, openapi.Version)
 }
 
 // plainRoutes is the policy for plain routes in the document.
 func (s *settings) plainRoutes() PlainRoutesPolicy {
-	return cmp.Or(s.opts.OpenAPI.PlainRoutes, s.config.OpenAPI.PlainRoutes, PlainRoutesInclude)
+	return cmp.Or(s.openAPI().PlainRoutes, PlainRoutesInclude)
 }
 
 // plainOperations are the plain routes of a table as the document lists
@@ -180,7 +152,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 	if t.set.plainRoutes() != PlainRoutesExclude {
 		ops = append(ops, plainOperations(t)...)
 	}
-	cfg := t.set.config.OpenAPI
+	cfg := t.set.openAPI()
 	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: t.routesConfig, SpecVersion: t.set.specVersion()}
 	if rc := t.routesConfig; rc != nil && rc.PlainRoutes != nil && t.set.plainRoutes() == PlainRoutesExclude {
 		// Excluded plain routes keep their meta for when they are included
@@ -266,7 +238,7 @@ func (h *Host) Document() []byte {
 // openAPIServed reports whether the schema route is served in this mode:
 // in development unless disabled, in production only when enabled.
 func (s *settings) openAPIServed() bool {
-	o := s.config.OpenAPI
+	o := s.openAPI()
 	if o.Enabled != nil {
 		return *o.Enabled
 	}
@@ -274,7 +246,7 @@ func (s *settings) openAPIServed() bool {
 }
 
 func (s *settings) openAPIPath() string {
-	if p := s.config.OpenAPI.Path; p != "" {
+	if p := s.openAPI().Path; p != "" {
 		return p
 	}
 	return DefaultOpenAPIPath

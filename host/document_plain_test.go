@@ -94,7 +94,7 @@ func TestDocumentPlainRoutesPolicy(t *testing.T) {
 		{"include by default", `{}`, host.Options{}, true, ""},
 		{"exclude", `{"openApi": {"plainRoutes": "exclude"}}`, host.Options{}, false, ""},
 		{"warn logs the route without meta", `{"openApi": {"plainRoutes": "warn"}}`, host.Options{}, true, "file=server/routes/page.get.wasm"},
-		{"Options win over endpoints.json", `{"openApi": {"plainRoutes": "exclude"}}`, host.Options{OpenAPI: host.OpenAPIOptions{PlainRoutes: host.PlainRoutesInclude}}, true, ""},
+		{"Options win over endpoints.json", `{"openApi": {"plainRoutes": "exclude"}}`, host.Options{OpenAPI: host.OpenAPIConfig{PlainRoutes: host.PlainRoutesInclude}}, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,7 +133,7 @@ func TestDocumentPlainRoutesRequire(t *testing.T) {
 
 func TestDocumentRefusesSecurityOnAPlainRoute(t *testing.T) {
 	a := newApp(t).wat("server/routes/page.get.wasm", plainModule)
-	_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), OpenAPI: host.OpenAPIOptions{
+	_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), OpenAPI: host.OpenAPIConfig{
 		Extend: func(d *openapi.Document) error {
 			d.Paths["/page"].Get.Security = []openapi.SecurityRequirement{{"bearer": nil}}
 			return nil
@@ -153,7 +153,7 @@ func TestDocumentSpecVersion(t *testing.T) {
 	}{
 		{"3.1 by default", `{}`, host.Options{}, openapi.Version},
 		{"3.2 from endpoints.json", `{"openApi": {"specVersion": "3.2.0"}}`, host.Options{}, openapi.Version32},
-		{"Options win", `{"openApi": {"specVersion": "3.2.0"}}`, host.Options{OpenAPI: host.OpenAPIOptions{SpecVersion: openapi.Version}}, openapi.Version},
+		{"Options win", `{"openApi": {"specVersion": "3.2.0"}}`, host.Options{OpenAPI: host.OpenAPIConfig{SpecVersion: openapi.Version}}, openapi.Version},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,15 +199,16 @@ func TestAppConfigOpenAPIErrors(t *testing.T) {
 	}
 }
 
-func TestOpenAPIOptionsAreChecked(t *testing.T) {
+func TestOpenAPIConfigIsChecked(t *testing.T) {
 	a := newApp(t).wat("server/api/hello.get.wasm", helloModule)
 	for _, tt := range []struct {
 		name string
-		opts host.OpenAPIOptions
+		opts host.OpenAPIConfig
 		want string
 	}{
-		{"an unknown OpenAPI version", host.OpenAPIOptions{SpecVersion: "3.0.3"}, `Options.OpenAPI.SpecVersion "3.0.3"`},
-		{"an unknown policy", host.OpenAPIOptions{PlainRoutes: "fail"}, `Options.OpenAPI.PlainRoutes: "fail"`},
+		{"an unknown OpenAPI version", host.OpenAPIConfig{SpecVersion: "3.0.3"}, `Options.OpenAPI.SpecVersion "3.0.3"`},
+		{"an unknown policy", host.OpenAPIConfig{PlainRoutes: "fail"}, `Options.OpenAPI.PlainRoutes: "fail"`},
+		{"a relative path", host.OpenAPIConfig{Path: "openapi.json"}, `Options.OpenAPI.Path "openapi.json" must start with /`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), OpenAPI: tt.opts})
@@ -226,4 +227,19 @@ func operationOf(doc *openapi.Document, path, method string) *openapi.OperationO
 	}
 	return map[string]*openapi.OperationObject{"get": item.Get, "put": item.Put, "post": item.Post, "delete": item.Delete,
 		"options": item.Options, "head": item.Head, "patch": item.Patch}[method]
+}
+
+// TestOpenAPIOptionsOverFile: the fields an embedder sets in
+// Options.OpenAPI win over endpoints.json's, field by field.
+func TestOpenAPIOptionsOverFile(t *testing.T) {
+	a := newApp(t).wat("server/api/hello.get.wasm", helloModule).
+		file("endpoints.json", []byte(`{"openApi": {"title": "From the file", "version": "2.0.0", "path": "/openapi.json"}}`))
+	h, _ := a.host(host.Options{Mode: host.Development, OpenAPI: host.OpenAPIConfig{Title: "From Go", Path: "/spec.json"}})
+	if rec := get(h, "/openapi.json"); rec.Code != 404 {
+		t.Errorf("GET /openapi.json = %d, want 404: Options.OpenAPI.Path moved the document", rec.Code)
+	}
+	rec := get(h, "/spec.json")
+	if body := rec.Body.String(); rec.Code != 200 || !strings.Contains(body, `"title": "From Go"`) || !strings.Contains(body, `"version": "2.0.0"`) {
+		t.Errorf("GET /spec.json = %d %.300s; want Options' title and the file's version", rec.Code, body)
+	}
 }

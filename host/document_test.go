@@ -148,7 +148,7 @@ func TestRuntimeDeclaration(t *testing.T) {
 		h, _ := newApp(t).
 			wat("server/api/hello.get.wasm", helloModule).
 			watSource("server/endpoints/runtime.wasm", runtimeWAT(`{"openApi":{"document":{"servers":[{"url":"https://api.example.com"}],"info":{"description":"From the runtime"}},"extend":true}}`, echo)).
-			host(host.Options{Mode: host.Development, OpenAPI: host.OpenAPIOptions{
+			host(host.Options{Mode: host.Development, OpenAPI: host.OpenAPIConfig{
 				Document: []byte(`{"info":{"contact":{"name":"Embedder"}}}`),
 				Extend: func(d *openapi.Document) error {
 					d.Info.Title = "Edited by Extend"

@@ -235,8 +235,10 @@ type Options struct {
 	// overrides the runtime declaration's. Defaults to
 	// ValidateInDevelopment.
 	ResponseValidation ResponseValidation
-	// OpenAPI adds to the generated document.
-	OpenAPI OpenAPIOptions
+	// OpenAPI configures the generated document as endpoints.json's
+	// "openApi" does, its set fields winning field by field, and adds to
+	// it (Document, Extend).
+	OpenAPI OpenAPIConfig
 	// Store replaces the store endpoints.json configures: an embedder's
 	// own implementation, or one shared by several hosts in a process.
 	// The host does not close it.
