@@ -2,6 +2,7 @@ package host
 
 import (
 	"cmp"
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -55,13 +56,13 @@ type AppConfig struct {
 	//
 	//	"security": {"bearer": {"jwt": {"jwks": "auth/jwks.json", "issuer": "https://users.example"}}}
 	// Each entry is checked when the app loads; see README "Security".
-	Security map[string]jsontext.Value `json:"security,omitzero"`
+	Security map[string]stdjson.RawMessage `json:"security,omitzero"`
 	// CORS lets browsers on other origins call the app: allowOrigins,
 	// allowMethods, allowHeaders, exposeHeaders, allowCredentials and
 	// maxAge. The host answers preflights before routing. Off when absent.
 	//
 	//	"cors": {"allowOrigins": ["http://localhost:5173"], "allowCredentials": true}
-	CORS jsontext.Value `json:"cors,omitzero"`
+	CORS stdjson.RawMessage `json:"cors,omitzero"`
 	// RateLimits are token buckets per client, by policy name; see
 	// [RateLimitConfig].
 	RateLimits map[string]RateLimitConfig `json:"rateLimits,omitzero"`
@@ -314,12 +315,12 @@ type DocsConfig struct {
 	Assets string `json:"assets"`
 }
 
-// UnmarshalJSONFrom accepts false or {path, assets}.
-func (o *DocsConfig) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	switch dec.PeekKind() {
+// UnmarshalJSON accepts false or {path, assets}.
+func (o *DocsConfig) UnmarshalJSON(data []byte) error {
+	switch firstByte(data) {
 	case 't', 'f':
 		var b bool
-		if err := json.UnmarshalDecode(dec, &b); err != nil {
+		if err := json.Unmarshal(data, &b); err != nil {
 			return err
 		}
 		o.Off = !b
@@ -329,7 +330,7 @@ func (o *DocsConfig) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			Path   string `json:"path"`
 			Assets string `json:"assets"`
 		}
-		if err := json.UnmarshalDecode(dec, &v, json.RejectUnknownMembers(true)); err != nil {
+		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
 			return err
 		}
 		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
@@ -341,24 +342,24 @@ func (o *DocsConfig) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return errors.New("openApi.docs must be true, false or an object {path, assets}")
 }
 
-// MarshalJSONTo writes the option back.
-func (o DocsConfig) MarshalJSONTo(enc *jsontext.Encoder) error {
+// MarshalJSON writes the option back.
+func (o DocsConfig) MarshalJSON() ([]byte, error) {
 	if o.Off {
-		return enc.WriteToken(jsontext.False)
+		return []byte("false"), nil
 	}
-	return json.MarshalEncode(enc, struct {
+	return json.Marshal(struct {
 		Path   string `json:"path,omitempty"`
 		Assets string `json:"assets,omitempty"`
 	}{o.Path, o.Assets})
 }
 
-// UnmarshalJSONFrom accepts true, false or {enabled, title, version, path}.
-func (o *OpenAPIConfig) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+// UnmarshalJSON accepts true, false or {enabled, title, version, path}.
+func (o *OpenAPIConfig) UnmarshalJSON(data []byte) error {
 	o.Set = true
-	switch dec.PeekKind() {
+	switch firstByte(data) {
 	case 't', 'f':
 		var b bool
-		if err := json.UnmarshalDecode(dec, &b); err != nil {
+		if err := json.Unmarshal(data, &b); err != nil {
 			return err
 		}
 		o.Enabled = &b
@@ -373,7 +374,7 @@ func (o *OpenAPIConfig) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 			PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
 			Docs        DocsConfig        `json:"docs"`
 		}
-		if err := json.UnmarshalDecode(dec, &v, json.RejectUnknownMembers(true)); err != nil {
+		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
 			return err
 		}
 		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
@@ -392,9 +393,9 @@ func (o *OpenAPIConfig) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return errors.New("openApi must be true, false or an object {enabled, title, version, path, specVersion, plainRoutes, docs}")
 }
 
-// MarshalJSONTo writes the option back in its object form.
-func (o OpenAPIConfig) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return json.MarshalEncode(enc, struct {
+// MarshalJSON writes the option back in its object form.
+func (o OpenAPIConfig) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
 		Enabled     *bool             `json:"enabled,omitempty"`
 		Title       string            `json:"title,omitempty"`
 		Version     string            `json:"version,omitempty"`
@@ -441,10 +442,10 @@ func (p PlainRoutesPolicy) check() error {
 // ("1.5s", "250ms").
 type Duration time.Duration
 
-// UnmarshalJSONFrom parses a duration string.
-func (d *Duration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+// UnmarshalJSON parses a duration string.
+func (d *Duration) UnmarshalJSON(data []byte) error {
 	var s string
-	if err := json.UnmarshalDecode(dec, &s); err != nil {
+	if err := json.Unmarshal(data, &s); err != nil {
 		return fmt.Errorf("want a duration string such as \"2s\": %w", err)
 	}
 	v, err := time.ParseDuration(s)
@@ -455,9 +456,9 @@ func (d *Duration) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return nil
 }
 
-// MarshalJSONTo writes the duration string.
-func (d Duration) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return enc.WriteToken(jsontext.String(time.Duration(d).String()))
+// MarshalJSON writes the duration string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
 }
 
 // LoadAppConfig reads endpoints.json from appDir. A missing file gives the
@@ -586,4 +587,17 @@ func checkBuild(file string, data []byte, b BuildConfig) error {
 		}
 	}
 	return nil
+}
+
+// firstByte is the first byte of a JSON value after any white space: its
+// kind ('{', '"', 't', ...), or 0 for nothing.
+func firstByte(data []byte) byte {
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return c
+		}
+	}
+	return 0
 }

@@ -54,8 +54,10 @@ func (e *moduleFailedError) Unwrap() error { return e.err }
 // passed a full load once.
 //
 // The code loads in the background (startCompiles) or at the first
-// request, which waits for it; either way it is then checked as an eager
-// load checks it, and must declare the very contract of the section. A
+// request, which waits for it, from the compilation cache or else in the
+// interpreter, the compiler following in the background; either way it is
+// then checked as an eager load checks it, and must declare the very
+// contract of the section. A
 // module that fails then is logged, its route answers 500, and
 // Host.WaitCompiled reports it.
 func (e *engine) deferModule(wasm []byte, rf routefile.Route, poolSize int) (*module, bool, error) {

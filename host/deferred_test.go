@@ -105,7 +105,8 @@ func TestDeferredCode(t *testing.T) {
 }
 
 // TestDeferredCodeBackground: with nobody asking, the background loader
-// loads deferred code with the compiler straight away.
+// loads deferred code (interpreted first, the cache being empty) and moves
+// it to compiled code.
 func TestDeferredCodeBackground(t *testing.T) {
 	const file = "server/api/items/[id].get.wasm"
 	a := newApp(t).wat(file, watModule{contract: itemContract, handle: plainOK, extra: okData}).embedSections(file)

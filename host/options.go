@@ -208,8 +208,8 @@ type Options struct {
 	// At New, a route module that carries its contract and ABI version in
 	// custom sections (endpoints build writes them after loading the
 	// module as the host does) is routed from them at once: its code loads
-	// in the background, compiler first, or at its first request, which
-	// waits for it (with the interpreter when the cache lacks it). Its
+	// in the background or at its first request, which waits for it (from
+	// the cache, or with the interpreter when the cache lacks it). Its
 	// code is then checked as at any load and must declare the same
 	// contract; one that fails is logged, its route answers 500, and
 	// [Host.WaitCompiled] reports it. Reloads load changed modules before

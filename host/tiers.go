@@ -123,8 +123,8 @@ func (e *engine) startCompiles() {
 
 // compileInBackground compiles p's code and moves p to it, then calls
 // finished, unless the engine stopped first. A pool whose code was
-// deferred (deferModule) loads it with the compiler, or, when a request
-// loaded it with the interpreter first, waits for that and then compiles.
+// deferred (deferModule) loads it first (from the cache, or in the
+// interpreter), or waits for the request that started loading it.
 func (e *engine) compileInBackground(p *pool, finished func(stage string, took time.Duration, err error)) {
 	go func() {
 		defer e.background.done()
@@ -144,8 +144,12 @@ func (e *engine) compileInBackground(p *pool, finished func(stage string, took t
 		start := time.Now()
 		stage := StageCompile
 		if d := p.deferred; d != nil {
+			// In the interpreter when the cache lacks the module, as a
+			// request would: a request arriving meanwhile waits for this
+			// load, which must take a fraction of a second, not the
+			// compiler's seconds. The compiler follows below.
 			stage = StageCode
-			e.loadDeferred(p, false)
+			e.loadDeferred(p, true)
 			<-d.done
 			if d.err != nil {
 				if errors.Is(d.err, errRetired) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
@@ -60,7 +61,8 @@ func TestDeployTopology(t *testing.T) {
 		t.Errorf("the same key through the other host = %d %s (replayed %q), want the first answer replayed", again, body2, h2.Get("Idempotent-Replayed"))
 	}
 	for i, p := range hosts {
-		if !strings.Contains(p.logs.String(), "POST /api/orders") {
+		// Access log lines are written up to ~20 ms after their request.
+		if !waitUntil(t, 10*time.Second, func() bool { return strings.Contains(p.logs.String(), `msg="POST /api/orders"`) }) {
 			t.Errorf("host %d served no request; the proxy should spread them:\n%s", i, p.logs)
 		}
 		if out := p.stdout.String(); regexp.MustCompile(`compiled \d+/`).MatchString(out) {

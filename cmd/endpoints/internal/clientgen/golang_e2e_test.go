@@ -52,7 +52,7 @@ func TestGoClientEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err := os.ReadFile(filepath.Join("..", "..", "examples", "users", "auth", "dev-signing-key.jwk"))
+	key, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "examples", "users", "auth", "dev-signing-key.jwk"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func goTestModule(t *testing.T, pkg string, src []byte, testFile string, env ...
 // endpoints build does, with its configuration files beside the modules.
 func buildUsersExample(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "examples", "users")
+	src := filepath.Join("..", "..", "..", "..", "examples", "users")
 	dir := t.TempDir()
 	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile, "auth/jwks.json"} {
 		data, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
