@@ -77,7 +77,8 @@ func serveOnce(h *host.Host, method, path string) string {
 // modules (3-4 MB, compiled by wazero with a warm cache after the first
 // round). go-new writes a Go module never seen before at every round (a
 // saved change to a Go route, once built) to a host serving while
-// compiling, as endpoints dev does: the interpreter runs it. It reports
+// compiling, as endpoints dev does, once the previous version's
+// background compilation is over: the interpreter runs it. It reports
 // milliseconds per reload.
 //
 //	go test ./host -run '^$' -bench WatchReload -benchtime 20x
@@ -130,6 +131,13 @@ func BenchmarkWatchReload(b *testing.B) {
 					// A custom section (id 0) of 9 bytes: a name of 1
 					// byte, "n", then 7 digits.
 					wasm = fmt.Appendf(bytes.Clone(wasm), "\x00\x09\x01n%07d", i)
+				}
+				if bc.fresh {
+					// The previous version's background compilation is
+					// over, as after a pause between two saves.
+					if err := h.WaitCompiled(ctx); err != nil {
+						b.Fatal(err)
+					}
 				}
 				start := time.Now()
 				if err := os.WriteFile(path, wasm, 0o644); err != nil {
