@@ -2,15 +2,11 @@ package host
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
-
+	"github.com/wasmendpoints/endpoints/internal/dirwatch"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
@@ -32,17 +28,13 @@ const (
 // reload that changed something or found a problem. Watch also returns when
 // the host shuts down.
 func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
-	w, err := fsnotify.NewWatcher()
+	// Every module, routes.config.json and the runtime declaration live
+	// under server/; endpoints.json at the root.
+	w, err := dirwatch.New(h.app, dirwatch.Options{Roots: []string{"server"}})
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	if err := w.Add(h.app); err != nil {
-		return err
-	}
-	// Every module, routes.config.json and the runtime declaration live
-	// under server/.
-	addTree(w, filepath.Join(h.app, "server"))
 	// Tests wait for this instead of sleeping before they write files.
 	testhook.Watching(ctx, "app")
 	timer := time.NewTimer(time.Hour)
@@ -68,14 +60,7 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 		case err := <-w.Errors:
 			h.logger.Warn("watching the app failed; reload by saving again", "error", err)
 		case ev := <-w.Events:
-			if ev.Has(fsnotify.Create) {
-				if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-					addTree(w, ev.Name)
-					touch()
-					continue
-				}
-			}
-			if h.watched(ev.Name) {
+			if slices.ContainsFunc(w.Changed(ev), watched) {
 				touch()
 			}
 		case <-timer.C:
@@ -88,33 +73,9 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 	}
 }
 
-// watched reports whether a change of path may change what the app serves.
-func (h *Host) watched(path string) bool {
-	rel, err := filepath.Rel(h.app, path)
-	if err != nil {
-		return false
-	}
-	rel = filepath.ToSlash(rel)
+// watched reports whether a change of the file at rel (relative to the
+// app, forward slashes) may change what the app serves.
+func watched(rel string) bool {
 	return rel == AppConfigFile || rel == RoutesConfigFile ||
 		strings.HasPrefix(rel, "server/") && strings.HasSuffix(rel, routefile.Extension)
-}
-
-// addTree watches dir and every directory under it; a missing dir is
-// watched when it appears, through its parent.
-func addTree(w *fsnotify.Watcher, dir string) {
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") && path != dir {
-				return filepath.SkipDir
-			}
-			_ = w.Add(path)
-		}
-		return nil
-	})
 }

@@ -181,7 +181,7 @@ func watchBuildCommand(ctx context.Context, app string, cfg host.BuildConfig, c 
 		case err := <-w.Errors:
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the build command's sources: "+err.Error())
 		case ev := <-w.Events:
-			for _, rel := range w.changed(ev) {
+			for _, rel := range w.Changed(ev) {
 				if rel == host.AppConfigFile {
 					if next, err := host.LoadAppConfig(app); err == nil {
 						cfg = next.Build // a bad file is reported by Host.Watch

@@ -15,9 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
-
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/dirwatch"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
@@ -182,7 +181,7 @@ func watchSources(ctx context.Context, app string, c *console, since time.Time) 
 		case err := <-w.Errors:
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources: "+err.Error())
 		case ev := <-w.Events:
-			for _, rel := range w.changed(ev) {
+			for _, rel := range w.Changed(ev) {
 				if isSource(rel) {
 					changed[rel] = true
 					timer.Reset(sourceQuiet)
@@ -238,71 +237,13 @@ func isSource(rel string) bool {
 	return base == "go.mod" || base == "go.sum"
 }
 
-// appWatcher watches an app's files for the dev loops: every directory
-// that may hold sources (not hidden ones, node_modules, testdata, vendor),
-// new ones as they appear.
-type appWatcher struct {
-	*fsnotify.Watcher
-	app string
-}
-
-// watchApp starts watching app.
-func watchApp(app string) (*appWatcher, error) {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, err
-	}
-	aw := &appWatcher{Watcher: w, app: app}
-	aw.addDirs(app)
-	return aw, nil
-}
-
-// changed turns an event into the files it changed, relative to the app
-// with forward slashes: the file itself, or for a new directory every file
-// in it (written before it was watched, they sent no event of their own).
-// Hidden files are left out.
-func (aw *appWatcher) changed(ev fsnotify.Event) []string {
-	paths := []string{ev.Name}
-	if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
-		if !ev.Has(fsnotify.Create) {
-			return nil
-		}
-		paths = aw.addDirs(ev.Name)
-	}
-	var out []string
-	for _, p := range paths {
-		rel, err := filepath.Rel(aw.app, p)
-		if err != nil || strings.HasPrefix(filepath.Base(rel), ".") {
-			continue
-		}
-		out = append(out, filepath.ToSlash(rel))
-	}
-	return out
-}
-
-// addDirs watches dir and the directories under it that may hold sources,
-// and returns the files it saw.
-func (aw *appWatcher) addDirs(dir string) []string {
-	var files []string
-	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() {
-			files = append(files, path)
-			return nil
-		}
-		name := d.Name()
-		if path != dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "node_modules" || name == "testdata" || name == "vendor") {
-			return filepath.SkipDir
-		}
-		_ = aw.Add(path)
-		return nil
-	})
-	return files
+// watchApp watches the app's tree for saved sources: every directory but
+// hidden ones and those no source lives in (node_modules, testdata,
+// vendor, and _-prefixed ones, which Go ignores too).
+func watchApp(app string) (*dirwatch.Watcher, error) {
+	return dirwatch.New(app, dirwatch.Options{Skip: func(name string) bool {
+		return strings.HasPrefix(name, "_") || name == "node_modules" || name == "testdata" || name == "vendor"
+	}})
 }
 
 // progress shows modules loading and compiling (host.Options.Progress): on
