@@ -51,11 +51,11 @@ const (
 // Limits bound what one request may cost. Zero values take the defaults.
 type Limits struct {
 	// BodyBytes is the largest request body accepted; larger ones get 413.
-	// Defaults to 1 MiB.
+	// Defaults to [DefaultBodyBytes].
 	BodyBytes int64 `json:"bodyBytes,omitzero"`
 	// MemoryBytes caps the linear memory of each instance, rounded down to
 	// 64 KiB pages. A guest that needs more fails its call with 500.
-	// Defaults to 64 MiB.
+	// Defaults to [DefaultMemoryBytes].
 	//
 	// The cap is address space, not resident memory. An instance's memory
 	// is mapped outside the Go heap, costs only the pages its guest
@@ -77,7 +77,7 @@ type Limits struct {
 	// Timeout is the deadline of one guest call, counted from the start of
 	// the request, so waiting for a free instance uses it up too: a guest
 	// still running then is stopped (500), a request still waiting gets 503.
-	// Defaults to 10 s.
+	// Defaults to [DefaultTimeout].
 	Timeout Duration `json:"timeout,omitzero"`
 	// Instances is the most instances of one module alive at once, which
 	// bounds the concurrent requests one route serves; more wait for a free
@@ -124,6 +124,16 @@ type Limits struct {
 // DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
 const DefaultLoadTimeout = 30 * time.Second
 
+// Defaults of [Limits].
+const (
+	// DefaultBodyBytes is the default of [Limits.BodyBytes]: 1 MiB.
+	DefaultBodyBytes = 1 << 20
+	// DefaultMemoryBytes is the default of [Limits.MemoryBytes]: 64 MiB.
+	DefaultMemoryBytes = 64 << 20
+	// DefaultTimeout is the default of [Limits.Timeout]: 10 s.
+	DefaultTimeout = 10 * time.Second
+)
+
 func (l Limits) loadTimeout() time.Duration {
 	if l.LoadTimeout > 0 {
 		return time.Duration(l.LoadTimeout)
@@ -150,21 +160,21 @@ func (l Limits) bodyBytes() int64 {
 	if l.BodyBytes > 0 {
 		return l.BodyBytes
 	}
-	return 1 << 20
+	return DefaultBodyBytes
 }
 
 func (l Limits) memoryBytes() int64 {
 	if l.MemoryBytes >= 65536 {
 		return l.MemoryBytes
 	}
-	return 64 << 20
+	return DefaultMemoryBytes
 }
 
 func (l Limits) timeout() time.Duration {
 	if l.Timeout > 0 {
 		return time.Duration(l.Timeout)
 	}
-	return 10 * time.Second
+	return DefaultTimeout
 }
 
 func (l Limits) instanceIdleTimeout() time.Duration {
