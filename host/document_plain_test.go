@@ -243,3 +243,27 @@ func TestOpenAPIOptionsOverFile(t *testing.T) {
 		t.Errorf("GET /spec.json = %d %.300s; want Options' title and the file's version", rec.Code, body)
 	}
 }
+
+// TestRoutesShowPlainMeta: Host.Routes (and so `endpoints routes`) gives a
+// plain route the summary routes.config.json's plainRoutes declares, a
+// method's own winning.
+func TestRoutesShowPlainMeta(t *testing.T) {
+	a := newApp(t).
+		wat("server/routes/feed.get.wasm", watModule{handle: plainOK, extra: okData}).
+		wat("server/routes/other.get.wasm", watModule{handle: plainOK, extra: okData}).
+		wat("server/routes/hooks/[source].post.wasm", watModule{handle: plainOK, extra: okData}).
+		file("server/routes.config.json", []byte(`{"plainRoutes": {
+			"/feed": {"summary": "The feed", "methods": {"get": {"summary": "Read the feed"}}},
+			"/hooks/:source": {"summary": "A webhook"}}}`))
+	h, _ := a.host(host.Options{Mode: host.Development})
+	got := map[string]string{}
+	for _, r := range h.Routes() {
+		got[r.Method+" "+r.Path] = r.Summary
+	}
+	want := map[string]string{"GET /feed": "Read the feed", "POST /hooks/:source": "A webhook", "GET /other": ""}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: summary %q, want %q (all: %q)", k, got[k], v, got)
+		}
+	}
+}

@@ -351,8 +351,15 @@ type RouteInfo struct {
 // Routes lists the served routes sorted by path, then method.
 func (h *Host) Routes() []RouteInfo {
 	var out []RouteInfo
-	for _, r := range h.table.Load().routes {
-		out = append(out, r.infos()...)
+	t := h.table.Load()
+	for _, r := range t.routes {
+		infos := r.infos()
+		if r.plain && t.routesConfig != nil {
+			for i := range infos {
+				infos[i].Summary = plainSummary(t.routesConfig, infos[i].Path, infos[i].Method)
+			}
+		}
+		out = append(out, infos...)
 	}
 	slices.SortFunc(out, func(a, b RouteInfo) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {
@@ -361,6 +368,19 @@ func (h *Host) Routes() []RouteInfo {
 		return strings.Compare(a.Method, b.Method)
 	})
 	return out
+}
+
+// plainSummary is the summary routes.config.json's "plainRoutes" gives a
+// plain route's method, or "".
+func plainSummary(cfg *openapi.RoutesConfig, path, method string) string {
+	meta := cfg.PlainRoutes[path]
+	if meta == nil {
+		return ""
+	}
+	if m := meta.Methods[strings.ToLower(method)]; m != nil && m.Summary != "" {
+		return m.Summary
+	}
+	return meta.Summary
 }
 
 func (r *route) infos() []RouteInfo {
