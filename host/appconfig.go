@@ -496,50 +496,50 @@ func ParseAppConfig(file string, data []byte) (*AppConfig, error) {
 			ptr := string(se.JSONPointer)
 			if se.Err != nil && strings.Contains(se.Err.Error(), "unknown object member") {
 				parent, name := ptr[:strings.LastIndex(ptr, "/")], ptr[strings.LastIndex(ptr, "/")+1:]
-				return nil, fmt.Errorf("%s: %s: unknown key %q; allowed here: %s", file, ptr, name, allowedKeys[parent])
+				return nil, badSetting(file, ptr, "unknown key %q; allowed here: %s", name, allowedKeys[parent])
 			}
-			return nil, fmt.Errorf("%s: %s: %v", file, ptr, se.Err)
+			return nil, badSetting(file, ptr, "%v", se.Err)
 		}
 		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	switch cfg.ResponseValidation {
 	case "", ValidateAlways, ValidateInDevelopment, ValidateNever:
 	default:
-		return nil, fmt.Errorf("%s: /responseValidation: %q is not one of \"always\", \"development\", \"never\"", file, cfg.ResponseValidation)
+		return nil, badSetting(file, "/responseValidation", "%q is not one of \"always\", \"development\", \"never\"", cfg.ResponseValidation)
 	}
 	l := cfg.Limits
 	switch {
 	case l.BodyBytes < 0:
-		return nil, fmt.Errorf("%s: /limits/bodyBytes: must be positive, got %d", file, l.BodyBytes)
+		return nil, badSetting(file, "/limits/bodyBytes", "must be positive, got %d", l.BodyBytes)
 	case l.MemoryBytes != 0 && l.MemoryBytes < 65536*2:
-		return nil, fmt.Errorf("%s: /limits/memoryBytes: must be at least 131072 (two 64 KiB pages), got %d", file, l.MemoryBytes)
+		return nil, badSetting(file, "/limits/memoryBytes", "must be at least 131072 (two 64 KiB pages), got %d", l.MemoryBytes)
 	case l.MemoryBytes > 4<<30:
-		return nil, fmt.Errorf("%s: /limits/memoryBytes: must be at most 4 GiB, got %d", file, l.MemoryBytes)
+		return nil, badSetting(file, "/limits/memoryBytes", "must be at most 4 GiB, got %d", l.MemoryBytes)
 	case l.Instances < 0:
-		return nil, fmt.Errorf("%s: /limits/instances: must be positive, got %d", file, l.Instances)
+		return nil, badSetting(file, "/limits/instances", "must be positive, got %d", l.Instances)
 	case cfg.Server.MaxHeaderBytes < 0:
-		return nil, fmt.Errorf("%s: /server/maxHeaderBytes: must be positive, got %d", file, cfg.Server.MaxHeaderBytes)
+		return nil, badSetting(file, "/server/maxHeaderBytes", "must be positive, got %d", cfg.Server.MaxHeaderBytes)
 	case l.JSONDepth < 0 || l.JSONDepth > 10000:
-		return nil, fmt.Errorf("%s: /limits/jsonDepth: must be between 1 and 10000, got %d", file, l.JSONDepth)
+		return nil, badSetting(file, "/limits/jsonDepth", "must be between 1 and 10000, got %d", l.JSONDepth)
 	case l.JSONValues < 0:
-		return nil, fmt.Errorf("%s: /limits/jsonValues: must be positive, got %d", file, l.JSONValues)
+		return nil, badSetting(file, "/limits/jsonValues", "must be positive, got %d", l.JSONValues)
 	case l.ResponseBytes < 0:
-		return nil, fmt.Errorf("%s: /limits/responseBytes: must be positive, got %d", file, l.ResponseBytes)
+		return nil, badSetting(file, "/limits/responseBytes", "must be positive, got %d", l.ResponseBytes)
 	}
 	st := cfg.Storage
 	switch {
 	case st.Driver != "" && st.Driver != DriverMemory && !slices.Contains(storage.Drivers(), st.Driver):
-		return nil, fmt.Errorf("%s: /storage/driver: %q is not \"memory\" nor a driver this program links (registered: %s); a program embedding the host imports the driver's package, e.g. _ \"github.com/wasmendpoints/endpoints/storage/redis\"", file, st.Driver, strings.Join(storage.Drivers(), ", "))
+		return nil, badSetting(file, "/storage/driver", "%q is not \"memory\" nor a driver this program links (registered: %s); a program embedding the host imports the driver's package, e.g. _ \"github.com/wasmendpoints/endpoints/storage/redis\"", st.Driver, strings.Join(storage.Drivers(), ", "))
 	case st.Driver == DriverRedis && st.URL == "":
-		return nil, fmt.Errorf("%s: /storage/url: the redis driver needs a url, such as \"redis://127.0.0.1:6379/0\"", file)
+		return nil, badSetting(file, "/storage/url", "the redis driver needs a url, such as \"redis://127.0.0.1:6379/0\"")
 	case (st.Driver == "" || st.Driver == DriverMemory) && st.URL != "":
-		return nil, fmt.Errorf("%s: /storage/url: the memory store takes no url; add \"driver\": \"redis\"", file)
+		return nil, badSetting(file, "/storage/url", "the memory store takes no url; add \"driver\": \"redis\"")
 	case st.MaxBytes < 0:
-		return nil, fmt.Errorf("%s: /storage/maxBytes: must be positive, got %d", file, st.MaxBytes)
+		return nil, badSetting(file, "/storage/maxBytes", "must be positive, got %d", st.MaxBytes)
 	case cfg.Idempotency.Lease < 0:
-		return nil, fmt.Errorf("%s: /idempotency/lease: must be positive", file)
+		return nil, badSetting(file, "/idempotency/lease", "must be positive")
 	case cfg.Idempotency.Replay < 0:
-		return nil, fmt.Errorf("%s: /idempotency/replay: must be positive", file)
+		return nil, badSetting(file, "/idempotency/replay", "must be positive")
 	}
 	if err := checkBuild(file, data, cfg.Build); err != nil {
 		return nil, err
@@ -556,7 +556,7 @@ func checkBuild(file string, data []byte, b BuildConfig) error {
 			Build jsontext.Value `json:"build"`
 		}
 		if err := json.Unmarshal(data, &probe); err == nil && len(probe.Build) > 0 && probe.Build.Kind() != 'n' {
-			return fmt.Errorf("%s: /build/command: required when \"build\" is present: the shell command that builds the modules, such as \"npm run asbuild\"", file)
+			return badSetting(file, "/build/command", "required when \"build\" is present: the shell command that builds the modules, such as \"npm run asbuild\"")
 		}
 	}
 	for i, p := range b.Watch {
@@ -583,7 +583,7 @@ func checkBuild(file string, data []byte, b BuildConfig) error {
 			}
 		}
 		if problem != "" {
-			return fmt.Errorf("%s: /build/watch/%d: %q %s", file, i, p, problem)
+			return badSetting(file, fmt.Sprintf("/build/watch/%d", i), "%q %s", p, problem)
 		}
 	}
 	return nil
@@ -600,4 +600,18 @@ func firstByte(data []byte) byte {
 		}
 	}
 	return 0
+}
+
+// settingError is a bad setting of endpoints.json: the file, the setting's
+// JSON pointer and what is wrong with it. parseConfig reads the pointer to
+// name the override that set it.
+type settingError struct {
+	file, pointer, msg string
+}
+
+func (e *settingError) Error() string { return e.file + ": " + e.pointer + ": " + e.msg }
+
+// badSetting returns a *settingError.
+func badSetting(file, pointer, format string, args ...any) error {
+	return &settingError{file: file, pointer: pointer, msg: fmt.Sprintf(format, args...)}
 }

@@ -99,10 +99,7 @@ func (p *pool) awaitCode(ctx context.Context) error {
 	d := p.deferred
 	select {
 	case <-d.done:
-		if d.err != nil {
-			return &moduleFailedError{d.err}
-		}
-		return nil
+		return d.result()
 	default:
 	}
 	p.engine.loadDeferred(p, true)
@@ -112,15 +109,21 @@ func (p *pool) awaitCode(ctx context.Context) error {
 	}
 	select {
 	case <-d.done:
-		if d.err != nil {
-			return &moduleFailedError{d.err}
-		}
-		return nil
+		return d.result()
 	case <-halt:
 		return fmt.Errorf("waiting for the code of %s: the host is shutting down", p.file)
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for the code of %s to load: %w", p.file, ctx.Err())
 	}
+}
+
+// result is what a request gets once the load is done: nil, or the
+// failure its route answers 500 for.
+func (d *deferredCode) result() error {
+	if d.err != nil {
+		return &moduleFailedError{d.err}
+	}
+	return nil
 }
 
 // loadDeferred starts loading p's deferred code unless it started; it

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -195,9 +196,12 @@ func parseConfig(data []byte, overrides []ConfigOverride) (*AppConfig, error) {
 		return nil, err
 	}
 	cfg, err := ParseAppConfig(AppConfigFile, merged)
-	if err != nil {
-		for _, o := range overrides {
-			if msg := err.Error(); strings.Contains(msg, ": "+o.Pointer+":") || strings.Contains(msg, ": "+o.Pointer+"/") {
+	var bad *settingError
+	if errors.As(err, &bad) {
+		// The last override of the setting (or of an object holding it)
+		// is the one in effect.
+		for _, o := range slices.Backward(overrides) {
+			if bad.pointer == o.Pointer || strings.HasPrefix(bad.pointer, o.Pointer+"/") {
 				return nil, fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
 			}
 		}
