@@ -8,12 +8,14 @@ package openapi_test
 import (
 	"bytes"
 	"context"
+	stdjson "encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,10 +24,14 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 func buildUsers(t *testing.T) string {
@@ -93,11 +99,25 @@ func photoBody(contentType, content string) string {
 		content + "\r\n--b0undary--\r\n"
 }
 
+// TestServedDocumentAgreesWithTheRuntime runs one session of requests
+// against the example app and has the validator judge each request and
+// answer by the document the host serves: an OpenAPI 3.1 document (the
+// default) and a 3.2 one, whose streams are described with itemSchema.
 func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
+	for _, version := range []string{openapi.Version, openapi.Version32} {
+		t.Run("OpenAPI "+version, func(t *testing.T) {
+			t.Parallel()
+			documentAgreesWithTheRuntime(t, version)
+		})
+	}
+}
+
+func documentAgreesWithTheRuntime(t *testing.T, specVersion string) {
 	h, err := host.New(context.Background(), buildUsers(t), host.Options{
 		Mode:     host.Development,
 		CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"),
 		Logger:   slog.New(slog.DiscardHandler),
+		OpenAPI:  host.OpenAPIConfig{SpecVersion: specVersion},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +146,18 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 		t.Fatalf("the validator cannot read the served document: %v", errs)
 	}
 	if ok, verrs := v.ValidateDocument(); !ok {
-		t.Fatalf("the served document is not valid OpenAPI 3.1:%s", describe(verrs))
+		t.Fatalf("the served document is not valid OpenAPI %s:%s", specVersion, describe(verrs))
+	}
+	var served struct {
+		OpenAPI string `json:"openapi"`
+	}
+	if err := stdjson.Unmarshal(spec, &served); err != nil || served.OpenAPI != specVersion {
+		t.Fatalf("the served document says openapi %q (%v), want %q", served.OpenAPI, err, specVersion)
+	}
+
+	model, err := doc.BuildV3Model()
+	if err != nil {
+		t.Fatalf("libopenapi cannot model the served document: %v", err)
 	}
 
 	const json = "application/json"
@@ -237,6 +268,65 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 			if ok, errs := v.ValidateHttpResponse(newReq(servers), res); !ok {
 				t.Errorf("the answer %d %s does not match the document:%s", res.StatusCode, resBody, describe(errs))
 			}
+			// The validator judges a stream's body as a whole; in a 3.2
+			// document each event must match the itemSchema too.
+			if specVersion == openapi.Version32 && strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+				checkEvents(t, model, tt.path, strings.ToLower(tt.method), res.StatusCode, resBody)
+			}
 		})
+	}
+}
+
+// checkEvents checks each Server-Sent Event of body against the itemSchema
+// the document gives the answer, and its data against the data member's
+// contentSchema (an annotation JSON Schema does not assert by itself).
+func checkEvents(t *testing.T, model *libopenapi.DocumentModel[v3.Document], path, method string, status int, body []byte) {
+	t.Helper()
+	template, _, _ := strings.Cut(path, "?")
+	item := model.Model.Paths.PathItems.GetOrZero(template).GetOperations().GetOrZero(method).
+		Responses.Codes.GetOrZero(strconv.Itoa(status)).Content.GetOrZero("text/event-stream").ItemSchema
+	if item == nil {
+		t.Fatalf("the document gives %s %s's %d event stream no itemSchema", method, template, status)
+	}
+	schema := item.Schema()
+	var data *base.Schema
+	if p := schema.Properties.GetOrZero("data"); p != nil && p.Schema().ContentSchema != nil {
+		data = p.Schema().ContentSchema.Schema()
+	}
+	sv := schema_validation.NewSchemaValidator()
+	events := 0
+	for block := range strings.SplitSeq(strings.TrimSpace(string(body)), "\n\n") {
+		event := map[string]any{}
+		for line := range strings.SplitSeq(block, "\n") {
+			name, value, _ := strings.Cut(line, ":")
+			value = strings.TrimPrefix(value, " ")
+			switch name {
+			case "data":
+				if prev, ok := event["data"].(string); ok {
+					value = prev + "\n" + value
+				}
+				event["data"] = value
+			case "event", "id":
+				event[name] = value
+			case "retry":
+				n, err := strconv.Atoi(value)
+				if err != nil {
+					t.Fatalf("event %d: retry %q is not a number", events, value)
+				}
+				event["retry"] = n
+			}
+		}
+		events++
+		if ok, errs := sv.ValidateSchemaObject(schema, event); !ok {
+			t.Errorf("event %d %v does not match the itemSchema:%s", events, event, describe(errs))
+		}
+		if data != nil {
+			if ok, errs := sv.ValidateSchemaString(data, event["data"].(string)); !ok {
+				t.Errorf("event %d's data %s does not match the contentSchema:%s", events, event["data"], describe(errs))
+			}
+		}
+	}
+	if events == 0 {
+		t.Errorf("the event stream %s has no event", body)
 	}
 }
