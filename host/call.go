@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
 
 // call is the state of one guest call: the request as validated, the answer
 // being built, and the deadline the interrupt check consults. It is the
-// context.Context handed to wazero, so host functions find it with one type
-// assertion and no allocation.
+// context.Context handed to wazero, so host functions (package abihost,
+// through abihost.Call, implemented in abicall.go) find it under
+// abihost.CallKey with one type assertion and no allocation.
 //
 // A call is owned by the goroutine serving the request; host functions run
 // on that goroutine, inside the guest call. The only field another
@@ -116,13 +118,11 @@ type call struct {
 	memory context.Context
 }
 
-type callKey struct{}
-
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
 func (c *call) Done() <-chan struct{}       { return c.parent.Done() }
 func (c *call) Err() error                  { return c.parent.Err() }
 func (c *call) Value(key any) any {
-	if key == (callKey{}) {
+	if key == (abihost.CallKey{}) {
 		return c
 	}
 	if c.memory != nil {
@@ -134,7 +134,7 @@ func (c *call) Value(key any) any {
 }
 
 func callFrom(ctx context.Context) *call {
-	c, _ := ctx.Value(callKey{}).(*call)
+	c, _ := ctx.Value(abihost.CallKey{}).(*call)
 	return c
 }
 

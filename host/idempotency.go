@@ -17,7 +17,6 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -355,20 +354,4 @@ func hasHeader[V any](declared map[string]V, name string) bool {
 		}
 	}
 	return false
-}
-
-// kvError maps a store error to the ABI's errno.
-func kvError(c *call, op string, err error) abi.Errno {
-	switch {
-	case errors.Is(err, storage.ErrNotInteger):
-		return abi.ErrInvalid
-	case errors.Is(err, storage.ErrFull):
-		c.host.observeStoreError(op, err)
-		c.logger.Warn("the key-value store is full", "route", c.route.file, "op", op)
-		return abi.ErrUnavailable
-	default:
-		c.host.observeStoreError(op, err)
-		c.logger.Error("the key-value store failed", "route", c.route.file, "op", op, "error", err)
-		return abi.ErrUnavailable
-	}
 }
