@@ -60,8 +60,8 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 		serveDocument(w, r, t.doc)
 		return
 	}
-	if t.set.docs != nil && t.set.docs.serve(w, r) {
-		noteRoute(w, t.set.docs.path)
+	if t.set.docs != nil && t.set.docs.Serve(w, r) {
+		noteRoute(w, t.set.docs.Path())
 		return
 	}
 	res := t.router.Match(r.Method, r.URL.EscapedPath())
