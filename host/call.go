@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
 
@@ -55,14 +56,12 @@ type call struct {
 	contentType string                 // the body's media type, lower case, for the envelope
 	multipart   *formdata.Multipart    // a multipart body's files, for file_read
 	failure     *abi.ValidationFailure // set while an onValidationError hook runs
-	// idempotency: the key claimed for this call and its lease, until the
-	// answer is stored or the key released; a streamed answer is copied to
-	// idemTee for the store, unless longer than maxReplayBody.
-	idemKey, idemLease string
-	idemTee            bytes.Buffer
-	idemOverflow       bool
-	envelope           []byte
-	scratch            []byte
+	// idem: the Idempotency-Key claimed for this call, until the answer
+	// is stored or the key released, and the streamed answer kept for the
+	// store (package idempotency).
+	idem     idempotency.Key
+	envelope []byte
+	scratch  []byte
 
 	// response side
 	status      int
@@ -177,9 +176,9 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 		params:    reuse(c.params),
 		query:     reuse(c.query),
 		headers:   reuse(c.headers),
-		idemTee:   c.idemTee,
+		idem:      c.idem,
 	}
-	c.idemTee.Reset()
+	c.idem.Reset()
 	if c.header == nil {
 		c.header = http.Header{}
 	} else {
