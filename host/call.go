@@ -10,13 +10,16 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
 
 // call is the state of one guest call: the request as validated, the answer
 // being built, and the deadline the interrupt check consults. It is the
-// context.Context handed to wazero, so host functions find it with one type
-// assertion and no allocation.
+// context.Context handed to wazero, so host functions (package abihost,
+// through abihost.Call, implemented in abicall.go) find it under
+// abihost.CallKey with one type assertion and no allocation.
 //
 // A call is owned by the goroutine serving the request; host functions run
 // on that goroutine, inside the guest call. The only field another
@@ -53,14 +56,12 @@ type call struct {
 	contentType string                 // the body's media type, lower case, for the envelope
 	multipart   *formdata.Multipart    // a multipart body's files, for file_read
 	failure     *abi.ValidationFailure // set while an onValidationError hook runs
-	// idempotency: the key claimed for this call and its lease, until the
-	// answer is stored or the key released; a streamed answer is copied to
-	// idemTee for the store, unless longer than maxReplayBody.
-	idemKey, idemLease string
-	idemTee            bytes.Buffer
-	idemOverflow       bool
-	envelope           []byte
-	scratch            []byte
+	// idem: the Idempotency-Key claimed for this call, until the answer
+	// is stored or the key released, and the streamed answer kept for the
+	// store (package idempotency).
+	idem     idempotency.Key
+	envelope []byte
+	scratch  []byte
 
 	// response side
 	status      int
@@ -116,13 +117,11 @@ type call struct {
 	memory context.Context
 }
 
-type callKey struct{}
-
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
 func (c *call) Done() <-chan struct{}       { return c.parent.Done() }
 func (c *call) Err() error                  { return c.parent.Err() }
 func (c *call) Value(key any) any {
-	if key == (callKey{}) {
+	if key == (abihost.CallKey{}) {
 		return c
 	}
 	if c.memory != nil {
@@ -134,7 +133,7 @@ func (c *call) Value(key any) any {
 }
 
 func callFrom(ctx context.Context) *call {
-	c, _ := ctx.Value(callKey{}).(*call)
+	c, _ := ctx.Value(abihost.CallKey{}).(*call)
 	return c
 }
 
@@ -177,9 +176,9 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 		params:    reuse(c.params),
 		query:     reuse(c.query),
 		headers:   reuse(c.headers),
-		idemTee:   c.idemTee,
+		idem:      c.idem,
 	}
-	c.idemTee.Reset()
+	c.idem.Reset()
 	if c.header == nil {
 		c.header = http.Header{}
 	} else {

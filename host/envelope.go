@@ -303,14 +303,7 @@ func (c *call) write(data []byte) abi.Errno {
 		c.clientGone(err)
 		return abi.ErrIO
 	}
-	if c.idemLease != "" && !c.idemOverflow {
-		if c.idemTee.Len()+len(data) > maxReplayBody {
-			c.idemOverflow = true
-			c.idemTee.Reset()
-		} else {
-			c.idemTee.Write(data)
-		}
-	}
+	c.idem.Tee(data)
 	if c.flush {
 		if err := http.NewResponseController(c.w).Flush(); err != nil {
 			c.clientGone(err)

@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -55,8 +56,11 @@ type Host struct {
 	store     storage.Store
 	ownStore  bool
 	namespace string
-	reloadMu  sync.Mutex // one Reload at a time; Shutdown holds it too
-	janitor   *janitor   // closes idle instances beyond one per module
+	// idem is the Idempotency-Key step, over store (package
+	// idempotency); set with the store, before the host serves.
+	idem     idempotency.Step
+	reloadMu sync.Mutex // one Reload at a time; Shutdown holds it too
+	janitor  *janitor   // closes idle instances beyond one per module
 	// halt is closed, and halted set, when Close stops the calls still
 	// running: guests stop at their next interrupt check or host call.
 	halt   chan struct{}
@@ -151,6 +155,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		_ = e.close(ctx)
 		return nil, err
 	}
+	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError}
 	t, _, err := h.load(ctx, nil)
 	if err != nil {
 		h.closeStore()

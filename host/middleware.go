@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -413,7 +414,7 @@ func (c *call) setContext(name, value []byte) abi.Errno {
 // header for what follows a before middleware.
 func (c *call) setRequestHeader(name, value []byte) abi.Errno {
 	key := http.CanonicalHeaderKey(string(name))
-	if !validHeader(string(name), string(value)) || slices.Contains(abi.ForbiddenRequestHeaders, key) || !utf8.Valid(value) {
+	if !abihost.ValidHeader(string(name), string(value)) || slices.Contains(abi.ForbiddenRequestHeaders, key) || !utf8.Valid(value) {
 		return abi.ErrInvalid
 	}
 	if len(value) == 0 {

@@ -60,8 +60,8 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 		serveDocument(w, r, t.doc)
 		return
 	}
-	if t.set.docs != nil && t.set.docs.serve(w, r) {
-		noteRoute(w, t.set.docs.path)
+	if t.set.docs != nil && t.set.docs.Serve(w, r) {
+		noteRoute(w, t.set.docs.Path())
 		return
 	}
 	res := t.router.Match(r.Method, r.URL.EscapedPath())
@@ -378,11 +378,11 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 
 	// Step 6: Idempotency-Key.
 	if op.contract.Idempotency != nil {
-		if !h.claimIdempotency(w, r, c) {
+		if !h.idem.Claim(w, r, c) {
 			return
 		}
 		// Whatever ends the call without a stored answer frees the key.
-		defer h.releaseIdempotency(r, c)
+		defer h.idem.Release(r, c)
 	}
 
 	// Step 7: the guest.
@@ -393,7 +393,7 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 	// Step 8: check and send the answer (a streamed one is already out).
 	if c.wroteHeader {
 		h.runAfter(r, c, c.chain, c.status, true, nil)
-		h.completeIdempotency(w, r, c, c.status, c.header, c.idemTee.Bytes(), true)
+		h.idem.Complete(w, r, c, c.status, c.header, c.idem.Streamed(), true)
 		return
 	}
 	h.finishEndpoint(w, r, c, op)
@@ -629,7 +629,7 @@ func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, o
 	if !bodyless {
 		hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	}
-	if !h.completeIdempotency(w, r, c, status, hdr, body, false) {
+	if !h.idem.Complete(w, r, c, status, hdr, body, false) {
 		return
 	}
 	w.WriteHeader(status)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/wasmendpoints/endpoints/host/internal/docspage"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/cors"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -20,11 +21,11 @@ import (
 type settings struct {
 	opts    Options
 	config  *AppConfig
-	checked bool         // answers are checked against the contract
-	served  bool         // the schema route is served
-	docPath string       // the schema route
-	docs    *docs        // the docs page, nil when off or not served
-	server  ServerConfig // with the defaults filled in
+	checked bool           // answers are checked against the contract
+	served  bool           // the schema route is served
+	docPath string         // the schema route
+	docs    *docspage.Page // the docs page, nil when off or not served
+	server  ServerConfig   // with the defaults filled in
 	// security is endpoints.json's "security", decoded.
 	security map[string]auth.Config
 	// cors answers cross-origin requests; nil when off.

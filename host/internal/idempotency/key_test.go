@@ -1,4 +1,4 @@
-package host
+package idempotency
 
 import (
 	"regexp"
@@ -34,7 +34,7 @@ var keyCases = []struct {
 func TestParseIdempotencyKey(t *testing.T) {
 	for _, tt := range keyCases {
 		t.Run(tt.raw, func(t *testing.T) {
-			got, reason := parseIdempotencyKey([]string{tt.raw})
+			got, reason := parseKey([]string{tt.raw})
 			if got != tt.want || (tt.want == "") != (reason != "") {
 				t.Errorf("parse(%q) = %q, %q; want %q", tt.raw, got, reason, tt.want)
 			}
@@ -53,7 +53,7 @@ func FuzzIdempotencyKeyPattern(f *testing.F) {
 		if strings.TrimSpace(raw) != raw {
 			return // the host trims header whitespace, as HTTP does
 		}
-		_, reason := parseIdempotencyKey([]string{raw})
+		_, reason := parseKey([]string{raw})
 		if ok := reason == ""; ok != re.MatchString(raw) {
 			t.Errorf("%q: host accepts=%v, document pattern matches=%v (%s)", raw, ok, !ok, reason)
 		}

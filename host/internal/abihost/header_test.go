@@ -1,4 +1,4 @@
-package host
+package abihost
 
 import (
 	"net/http"
@@ -35,8 +35,8 @@ var headerCases = []struct {
 func TestValidHeader(t *testing.T) {
 	for _, tt := range headerCases {
 		t.Run(tt.name+"="+tt.value, func(t *testing.T) {
-			if got := validHeader(tt.name, tt.value); got != tt.valid {
-				t.Errorf("validHeader(%q, %q) = %v, want %v", tt.name, tt.value, got, tt.valid)
+			if got := ValidHeader(tt.name, tt.value); got != tt.valid {
+				t.Errorf("ValidHeader(%q, %q) = %v, want %v", tt.name, tt.value, got, tt.valid)
 			}
 		})
 	}
@@ -49,7 +49,7 @@ func FuzzValidHeader(f *testing.F) {
 		f.Add(tt.name, tt.value)
 	}
 	f.Fuzz(func(t *testing.T, name, value string) {
-		if !validHeader(name, value) {
+		if !ValidHeader(name, value) {
 			return
 		}
 		if !httpguts.ValidHeaderFieldName(name) {

@@ -1,0 +1,67 @@
+package host
+
+import (
+	"errors"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/storage"
+)
+
+// What the host functions of package abihost see of a call (abihost.Call):
+// each method serves one of them, on the goroutine of the call.
+
+var _ abihost.Call = (*call)(nil)
+
+func (c *call) Loading() bool     { return c.loading }
+func (c *call) Phase() string     { return c.phase }
+func (c *call) Middleware() bool  { return c.mw != nil }
+func (c *call) HeadersSent() bool { return c.wroteHeader }
+func (c *call) Envelope() []byte  { return c.envelopeJSON() }
+func (c *call) Scratch() *[]byte  { return &c.scratch }
+func (c *call) SetStatus(s int)   { c.status = s }
+
+func (c *call) RequestValue(part abi.Part, name []byte) ([]byte, abi.Errno) {
+	return c.value(part, string(name))
+}
+
+func (c *call) RequestHeader(name []byte) []string {
+	return requestHeaderValues(c.req, string(name))
+}
+
+func (c *call) ReadBody(dst []byte) (int, abi.Errno)              { return c.readBody(dst) }
+func (c *call) ReadFile(index int32, dst []byte) (int, abi.Errno) { return c.readFile(index, dst) }
+func (c *call) Write(data []byte) abi.Errno                       { return c.write(data) }
+
+func (c *call) SetResponseHeader(name, value string, add bool) abi.Errno {
+	return c.setHeader(name, value, add)
+}
+
+func (c *call) SetRequestHeader(name, value []byte) abi.Errno { return c.setRequestHeader(name, value) }
+func (c *call) SetContext(name, value []byte) abi.Errno       { return c.setContext(name, value) }
+func (c *call) SetPrincipal(b []byte) abi.Errno               { return c.setPrincipal(b) }
+func (c *call) Log(level abi.LogLevel, line []byte)           { c.log(level, line) }
+
+// Store is the app's store, for a call that serves a request.
+func (c *call) Store() (storage.Store, string, bool) {
+	if c.host == nil {
+		return nil, "", false
+	}
+	return c.host.store, c.host.namespace, true
+}
+
+// StoreError maps a store error to the ABI's errno.
+func (c *call) StoreError(op string, err error) abi.Errno {
+	switch {
+	case errors.Is(err, storage.ErrNotInteger):
+		return abi.ErrInvalid
+	case errors.Is(err, storage.ErrFull):
+		c.host.observeStoreError(op, err)
+		c.logger.Warn("the key-value store is full", "route", c.route.file, "op", op)
+		return abi.ErrUnavailable
+	default:
+		c.host.observeStoreError(op, err)
+		c.logger.Error("the key-value store failed", "route", c.route.file, "op", op, "error", err)
+		return abi.ErrUnavailable
+	}
+}

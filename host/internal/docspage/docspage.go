@@ -1,0 +1,128 @@
+// Package docspage serves an app's docs page: an HTML page that loads an
+// interactive reference (Scalar) for the app's OpenAPI document, under a
+// strict Content-Security-Policy, and, when the reference's files are the
+// app's own, those files below the page's path.
+//
+// The page is rendered once, by [New], when the host loads its settings;
+// [Page.Serve] answers requests from those bytes.
+package docspage
+
+import (
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+)
+
+// AssetsPath is where local assets are served, below the page's path.
+const AssetsPath = "/assets/"
+
+var pageTemplate = template.Must(template.New("docs").Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+</head>
+<body>
+<script id="api-reference" data-url="{{.Schema}}"></script>
+<script src="{{.Script}}"></script>
+</body>
+</html>
+`))
+
+// Config is what the page is made of; the host fills in its defaults.
+type Config struct {
+	// Path is the page's path, such as /_endpoints/docs.
+	Path string
+	// Assets is where the reference's files (standalone.js) come from: an
+	// http or https URL, or a directory, relative to AppDir unless
+	// absolute, served below Path+AssetsPath.
+	Assets string
+	// AppDir is the app's directory.
+	AppDir string
+	// Title is the page's title.
+	Title string
+	// Schema is the path of the OpenAPI document the reference shows.
+	Schema string
+	// ConfigFile names the file Assets comes from, in errors.
+	ConfigFile string
+	// WriteError answers a request the page refuses (a method other than
+	// GET or HEAD) with status and the data of the error body.
+	WriteError func(w http.ResponseWriter, r *http.Request, status int, data any)
+}
+
+// Page is the docs page of a host, rendered once. It is immutable, and so
+// safe for concurrent use.
+type Page struct {
+	path       string
+	page       []byte
+	csp        string
+	assets     http.Handler // local assets, nil when they come from a URL
+	writeError func(w http.ResponseWriter, r *http.Request, status int, data any)
+}
+
+// New renders the page of cfg. An Assets URL that does not parse is an
+// error naming cfg.ConfigFile.
+func New(cfg Config) (*Page, error) {
+	d := &Page{path: cfg.Path, writeError: cfg.WriteError}
+	assets, origin := cfg.Assets, ""
+	switch {
+	case strings.HasPrefix(assets, "https://") || strings.HasPrefix(assets, "http://"):
+		u, err := url.Parse(assets)
+		if err != nil {
+			return nil, fmt.Errorf("%s: /openApi/docs/assets: %v", cfg.ConfigFile, err)
+		}
+		origin = u.Scheme + "://" + u.Host
+	default:
+		dir := assets
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cfg.AppDir, dir)
+		}
+		d.assets = http.StripPrefix(d.path+AssetsPath, http.FileServer(http.Dir(dir)))
+		assets, origin = d.path+strings.TrimSuffix(AssetsPath, "/"), "'self'"
+	}
+	var b strings.Builder
+	err := pageTemplate.Execute(&b, struct{ Title, Schema, Script string }{cfg.Title, cfg.Schema, strings.TrimSuffix(assets, "/") + "/standalone.js"})
+	if err != nil {
+		return nil, err
+	}
+	d.page = []byte(b.String())
+	// Scripts only from the assets' origin; the reference styles itself
+	// inline and fetches the schema from this host.
+	d.csp = fmt.Sprintf("default-src 'none'; script-src %[1]s; style-src %[1]s 'unsafe-inline'; font-src %[1]s data:; img-src 'self' data: %[1]s; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'", origin)
+	return d, nil
+}
+
+// Path is the page's path.
+func (d *Page) Path() string { return d.path }
+
+// Serve answers the docs page and its local assets; false when the path is
+// not theirs.
+func (d *Page) Serve(w http.ResponseWriter, r *http.Request) bool {
+	switch {
+	case r.URL.Path == d.path:
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			d.writeError(w, r, http.StatusMethodNotAllowed, map[string]any{"method": r.Method, "allow": []string{"GET", "HEAD"}})
+			return true
+		}
+		hdr := w.Header()
+		hdr.Set("Content-Type", "text/html; charset=utf-8")
+		hdr.Set("Content-Security-Policy", d.csp)
+		hdr.Set("X-Content-Type-Options", "nosniff")
+		hdr.Set("Referrer-Policy", "no-referrer")
+		w.WriteHeader(http.StatusOK)
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(d.page)
+		}
+		return true
+	case d.assets != nil && strings.HasPrefix(r.URL.Path, d.path+AssetsPath):
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		d.assets.ServeHTTP(w, r)
+		return true
+	}
+	return false
+}

@@ -1,0 +1,86 @@
+package docspage
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestServe(t *testing.T) {
+	app := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(app, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(app, "docs", "standalone.js"), []byte("// reference"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	base := Config{Path: "/docs", AppDir: app, Title: "T", Schema: "/schema", ConfigFile: "endpoints.json",
+		WriteError: func(w http.ResponseWriter, r *http.Request, status int, data any) { refused++; w.WriteHeader(status) }}
+	remote, local := base, base
+	remote.Assets = "https://cdn.example/ref"
+	local.Assets = "docs"
+	tests := []struct {
+		name                   string
+		cfg                    Config
+		method, path           string
+		served                 bool
+		status                 int
+		bodyHas, cspHas, allow string
+	}{
+		{name: "the page loads the reference from its URL", cfg: remote, method: "GET", path: "/docs", served: true, status: 200,
+			bodyHas: `src="https://cdn.example/ref/standalone.js"`, cspHas: "script-src https://cdn.example;"},
+		{name: "the page names the schema", cfg: remote, method: "GET", path: "/docs", served: true, status: 200, bodyHas: `data-url="/schema"`},
+		{name: "HEAD has no body", cfg: remote, method: "HEAD", path: "/docs", served: true, status: 200},
+		{name: "POST is refused with Allow", cfg: remote, method: "POST", path: "/docs", served: true, status: 405, allow: "GET, HEAD"},
+		{name: "local assets: the page loads them from its own path", cfg: local, method: "GET", path: "/docs", served: true, status: 200,
+			bodyHas: `src="/docs/assets/standalone.js"`, cspHas: "script-src 'self';"},
+		{name: "local assets are served", cfg: local, method: "GET", path: "/docs/assets/standalone.js", served: true, status: 200, bodyHas: "// reference"},
+		{name: "remote assets are not served locally", cfg: remote, method: "GET", path: "/docs/assets/standalone.js"},
+		{name: "another path is not the page's", cfg: remote, method: "GET", path: "/api"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := New(tt.cfg)
+			if err != nil {
+				t.Fatalf("New: %v", err)
+			}
+			w := httptest.NewRecorder()
+			served := p.Serve(w, httptest.NewRequest(tt.method, tt.path, nil))
+			if served != tt.served {
+				t.Fatalf("Serve: %v, want %v", served, tt.served)
+			}
+			if !served {
+				return
+			}
+			if w.Code != tt.status {
+				t.Errorf("status %d, want %d", w.Code, tt.status)
+			}
+			if !strings.Contains(w.Body.String(), tt.bodyHas) {
+				t.Errorf("body %q, want it to hold %q", w.Body, tt.bodyHas)
+			}
+			if csp := w.Header().Get("Content-Security-Policy"); !strings.Contains(csp, tt.cspHas) {
+				t.Errorf("Content-Security-Policy %q, want it to hold %q", csp, tt.cspHas)
+			}
+			if got := w.Header().Get("Allow"); got != tt.allow {
+				t.Errorf("Allow %q, want %q", got, tt.allow)
+			}
+			if tt.method == "HEAD" && w.Body.Len() != 0 {
+				t.Errorf("HEAD body %q, want none", w.Body)
+			}
+		})
+	}
+	if refused != 1 {
+		t.Errorf("WriteError called %d times, want 1", refused)
+	}
+}
+
+func TestNewRefusesAnAssetsURLThatDoesNotParse(t *testing.T) {
+	_, err := New(Config{Path: "/docs", Assets: "https://bad host/", ConfigFile: "endpoints.json"})
+	if err == nil || !strings.HasPrefix(err.Error(), "endpoints.json: /openApi/docs/assets: ") {
+		t.Errorf("New: error %v, want one naming endpoints.json and /openApi/docs/assets", err)
+	}
+}

@@ -1,0 +1,61 @@
+package idempotency
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// Problem is the Problem Details body (RFC 9457) of an Idempotency-Key
+// failure, sent as application/problem+json (docs/spec.md §6). host.Problem
+// declares the same fields for those who decode it; a test of package host
+// keeps the two alike.
+//
+//	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"Idempotency-Key reused",
+//	 "status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}
+type Problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Code   string `json:"code"`
+}
+
+// problemTitles are the titles of the failures by code.
+var problemTitles = map[string]string{
+	openapi.CodeKeyInvalid:       "Invalid Idempotency-Key",
+	openapi.CodeKeyRequired:      "Idempotency-Key required",
+	openapi.CodeKeyReused:        "Idempotency-Key reused",
+	openapi.CodeInFlight:         "Request in flight",
+	openapi.CodeLeaseLost:        "Idempotency lease lost",
+	openapi.CodeStoreUnavailable: "Idempotency store unavailable",
+}
+
+// writeProblem answers an Idempotency-Key failure.
+func (s *Step) writeProblem(w http.ResponseWriter, r *http.Request, status int, code, detail string) {
+	p := Problem{
+		Type:   "urn:endpoints:problem:" + strings.ReplaceAll(strings.ToLower(code), "_", "-"),
+		Title:  problemTitles[code],
+		Status: status,
+		Detail: detail,
+		Code:   code,
+	}
+	body, err := json.Marshal(p, jsontext.AllowInvalidUTF8(true))
+	if err != nil {
+		s.WriteError(w, r, http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
