@@ -260,3 +260,65 @@ func TestMarshalIndentIsCanonical(t *testing.T) {
 		t.Errorf("MarshalIndent =\n%s\nwant\n%s", ea, want)
 	}
 }
+
+// TestRawMembersKeepTheirText checks, byte for byte, what a decode and
+// encode does to the members the model keeps as raw JSON (schemas,
+// examples, Extra): numbers keep their text, objects nested in them are
+// sorted at every depth, arrays keep their order, and null survives.
+func TestRawMembersKeepTheirText(t *testing.T) {
+	doc, err := openapi.ParseDocument([]byte(`{"openapi": "3.1.0", "x-z": {"b": [3, {"d": 1.50e3, "c": -0.0}], "a": 12345678901234567890},
+		"info": {"title": "T", "version": "1", "x-null": null},
+		"components": {"schemas": {"S": {"type": "object", "properties": {"z": {}, "a": {"minimum": 0.10}}}},
+			"examples": {"E": {"value": [2, 1]}}}, "x-a": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := doc.MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{
+  "openapi": "3.1.0",
+  "info": {
+    "title": "T",
+    "version": "1",
+    "x-null": null
+  },
+  "components": {
+    "schemas": {
+      "S": {
+        "properties": {
+          "a": {
+            "minimum": 0.10
+          },
+          "z": {}
+        },
+        "type": "object"
+      }
+    },
+    "examples": {
+      "E": {
+        "value": [
+          2,
+          1
+        ]
+      }
+    }
+  },
+  "x-a": true,
+  "x-z": {
+    "a": 12345678901234567890,
+    "b": [
+      3,
+      {
+        "c": -0.0,
+        "d": 1.50e3
+      }
+    ]
+  }
+}
+`
+	if string(got) != want {
+		t.Errorf("MarshalIndent =\n%s\nwant\n%s", got, want)
+	}
+}
