@@ -2,6 +2,7 @@ package openapi_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -320,5 +321,14 @@ func TestRawMembersKeepTheirText(t *testing.T) {
 `
 	if string(got) != want {
 		t.Errorf("MarshalIndent =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestMarshalIndentRefusesInvalidRawJSON(t *testing.T) {
+	doc := &openapi.Document{OpenAPI: openapi.Version, Info: openapi.Info{Title: "T", Version: "1",
+		Extra: map[string]json.RawMessage{"x-broken": json.RawMessage(`{"a": `)}}}
+	_, err := doc.MarshalIndent()
+	if err == nil || !strings.Contains(err.Error(), "/info/x-broken") {
+		t.Errorf("MarshalIndent error = %v, want one naming /info/x-broken", err)
 	}
 }
