@@ -264,11 +264,12 @@ func TestMarshalIndentIsCanonical(t *testing.T) {
 
 // TestRawMembersKeepTheirText checks, byte for byte, what a decode and
 // encode does to the members the model keeps as raw JSON (schemas,
-// examples, Extra): numbers keep their text, objects nested in them are
-// sorted at every depth, arrays keep their order, and null survives.
+// examples, Extra): numbers keep their text, strings their value (not
+// their escapes), objects nested in them are sorted at every depth, arrays
+// keep their order, and null survives.
 func TestRawMembersKeepTheirText(t *testing.T) {
 	doc, err := openapi.ParseDocument([]byte(`{"openapi": "3.1.0", "x-z": {"b": [3, {"d": 1.50e3, "c": -0.0}], "a": 12345678901234567890},
-		"info": {"title": "T", "version": "1", "x-null": null},
+		"info": {"title": "T", "version": "1", "x-null": null, "x-text": "caf\u00e9\/\n"},
 		"components": {"schemas": {"S": {"type": "object", "properties": {"z": {}, "a": {"minimum": 0.10}}}},
 			"examples": {"E": {"value": [2, 1]}}}, "x-a": true}`))
 	if err != nil {
@@ -283,7 +284,8 @@ func TestRawMembersKeepTheirText(t *testing.T) {
   "info": {
     "title": "T",
     "version": "1",
-    "x-null": null
+    "x-null": null,
+    "x-text": "café/\n"
   },
   "components": {
     "schemas": {
