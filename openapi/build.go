@@ -91,13 +91,13 @@ var (
 	// binarySchema is an opaque payload: OpenAPI 3.1 describes binary
 	// content with contentEncoding
 	// (https://spec.openapis.org/oas/v3.1.0#considerations-for-file-uploads).
-	binarySchema = jsontext.Value(`{"contentEncoding":"binary","type":"string"}`)
+	binarySchema = json.RawMessage(`{"contentEncoding":"binary","type":"string"}`)
 	// anySchema admits every JSON value.
-	anySchema = jsontext.Value(`{}`)
+	anySchema = json.RawMessage(`{}`)
 	// objectSchema is a form body: fields by name.
-	objectSchema = jsontext.Value(`{"type":"object"}`)
+	objectSchema = json.RawMessage(`{"type":"object"}`)
 	// stringSchema is an undeclared path parameter.
-	stringSchema = jsontext.Value(`{"type":"string"}`)
+	stringSchema = json.RawMessage(`{"type":"string"}`)
 )
 
 // Build builds the OpenAPI 3.1 document of an app from its endpoint
@@ -302,7 +302,7 @@ func (b *builder) errorf(format string, args ...any) {
 // namedSchema is a schema of components/schemas and the file that first
 // defined it.
 type namedSchema struct {
-	value jsontext.Value
+	value json.RawMessage
 	file  string
 	// raw is the text of the definition, to recognise a repeat without
 	// comparing canonical forms.
@@ -340,8 +340,8 @@ func (s *source) def(name string) (json.RawMessage, bool) {
 // schema returns raw with its references rewritten for the document,
 // reporting references to defs the source lacks; ptr locates raw in the
 // source for errors.
-func (b *builder) schema(src *source, ptr string, raw json.RawMessage) jsontext.Value {
-	out, err := rewriteRefs(jsontext.Value(raw), ptr, func(name, rp string) {
+func (b *builder) schema(src *source, ptr string, raw json.RawMessage) json.RawMessage {
+	out, err := rewriteRefs(json.RawMessage(raw), ptr, func(name, rp string) {
 		if _, ok := src.def(name); !ok {
 			b.errorf("%s: %s: %q names no entry of \"$defs\"", src.file, rp, defsPrefix+EscapeToken(name))
 		}
@@ -351,7 +351,7 @@ func (b *builder) schema(src *source, ptr string, raw json.RawMessage) jsontext.
 		return nil
 	}
 	if len(out) > 0 && len(raw) > 0 && &out[0] == &raw[0] {
-		out = out.Clone() // the document never shares memory with a contract
+		out = slices.Clone(out) // the document never shares memory with a contract
 	}
 	return out
 }
@@ -477,7 +477,7 @@ func (b *builder) operation(op *Operation, cfg *RoutesConfig, cfgSrc *source) {
 	}
 	for _, fr := range frameworkResponses {
 		if fr.reaches(op) {
-			rs.add(fmt.Sprint(fr.status), fr.description, fr.headers, fr.mediaType, jsontext.Value(`{"$ref":"`+componentPrefix+fr.schema+`"}`))
+			rs.add(fmt.Sprint(fr.status), fr.description, fr.headers, fr.mediaType, json.RawMessage(`{"$ref":"`+componentPrefix+fr.schema+`"}`))
 			for _, u := range fr.uses {
 				b.framework[u] = true
 			}
@@ -562,15 +562,15 @@ var ignoredHeaders = []string{"accept", "content-type", "authorization"}
 // part is the schema of params, query or headers: its properties and the
 // required ones.
 type part struct {
-	props    map[string]jsontext.Value
+	props    map[string]json.RawMessage
 	required map[string]bool
 }
 
 // partSchema is what Build reads of a part schema.
 type partSchema struct {
-	Ref        string                    `json:"$ref"`
-	Properties map[string]jsontext.Value `json:"properties"`
-	Required   []string                  `json:"required"`
+	Ref        string                     `json:"$ref"`
+	Properties map[string]json.RawMessage `json:"properties"`
+	Required   []string                   `json:"required"`
 }
 
 // readPart decodes a part schema, following a "$ref" to a def.
@@ -617,7 +617,7 @@ func (b *builder) parameters(op *Operation, src *source) []*Parameter {
 		}
 	}
 	for _, name := range names {
-		p := &Parameter{Name: name, In: "path", Required: true, Schema: stringSchema.Clone()}
+		p := &Parameter{Name: name, In: "path", Required: true, Schema: slices.Clone(stringSchema)}
 		if s, ok := params.props[name]; ok {
 			p.Schema = b.schema(src, pointer("request", "params", "properties", name), json.RawMessage(s))
 			lift(p, s)
@@ -646,7 +646,7 @@ func (b *builder) parameters(op *Operation, src *source) []*Parameter {
 		out = append(out, &Parameter{
 			Name: IdempotencyHeader, In: "header", Required: idem.Required,
 			Description: "A key the client makes unique per operation it means once (draft-ietf-httpapi-idempotency-key-header): a retry with the same key and request replays the first answer instead of running again.",
-			Schema:      idempotencyKeySchema.Clone(),
+			Schema:      slices.Clone(idempotencyKeySchema),
 		})
 	}
 	return out
@@ -661,9 +661,9 @@ type annotations struct {
 
 // annotationsOf reads the annotations of a schema; a member of another type
 // is ignored.
-func annotationsOf(schema jsontext.Value) annotations {
+func annotationsOf(schema json.RawMessage) annotations {
 	var a annotations
-	if schema.Kind() == '{' && (bytes.Contains(schema, []byte("description")) || bytes.Contains(schema, []byte("deprecated")) || bytes.Contains(schema, []byte(`\u`))) {
+	if jsontext.Value(schema).Kind() == '{' && (bytes.Contains(schema, []byte("description")) || bytes.Contains(schema, []byte("deprecated")) || bytes.Contains(schema, []byte(`\u`))) {
 		m := objectMembers(schema)
 		_ = jsonv2.Unmarshal(m["description"], &a.Description)
 		_ = jsonv2.Unmarshal(m["deprecated"], &a.Deprecated)
@@ -673,7 +673,7 @@ func annotationsOf(schema jsontext.Value) annotations {
 
 // lift copies "description" and "deprecated" of a property schema to its
 // parameter.
-func lift(p *Parameter, schema jsontext.Value) {
+func lift(p *Parameter, schema json.RawMessage) {
 	a := annotationsOf(schema)
 	p.Description, p.Deprecated = a.Description, a.Deprecated
 }
@@ -686,9 +686,9 @@ func listOrNone(names []string) string {
 }
 
 // idempotencyKeySchema is the schema of the Idempotency-Key header.
-var idempotencyKeySchema = func() jsontext.Value {
+var idempotencyKeySchema = func() json.RawMessage {
 	p, _ := jsontext.AppendQuote(nil, IdempotencyKeyPattern)
-	return jsontext.Value(`{"type":"string","minLength":1,"maxLength":512,"pattern":` + string(p) + `}`)
+	return json.RawMessage(`{"type":"string","minLength":1,"maxLength":512,"pattern":` + string(p) + `}`)
 }()
 
 // requestBody builds the request body of an operation.
@@ -698,7 +698,7 @@ func (b *builder) requestBody(body *abi.Body, src *source) *RequestBody {
 		rb.Content[mediaJSON] = &MediaType{Schema: b.schema(src, "/request/body/schema", body.Schema)}
 	}
 	for _, mt := range slices.Sorted(maps.Keys(body.Content)) {
-		var s jsontext.Value
+		var s json.RawMessage
 		if m := body.Content[mt]; m != nil && m.Schema != nil {
 			s = b.schema(src, pointer("request", "body", "content", mt, "schema"), m.Schema)
 		} else {
@@ -706,7 +706,7 @@ func (b *builder) requestBody(body *abi.Body, src *source) *RequestBody {
 		}
 		out := &MediaType{Schema: s}
 		if sequential(mt) {
-			var declared jsontext.Value
+			var declared json.RawMessage
 			if m := body.Content[mt]; m != nil && m.Schema != nil {
 				declared = s
 			}
@@ -716,10 +716,10 @@ func (b *builder) requestBody(body *abi.Body, src *source) *RequestBody {
 			for _, field := range slices.Sorted(maps.Keys(m.Encoding)) {
 				if e := m.Encoding[field]; e != nil {
 					if out.Encoding == nil {
-						out.Encoding = map[string]jsontext.Value{}
+						out.Encoding = map[string]json.RawMessage{}
 					}
 					enc, _ := jsontext.AppendQuote(nil, e.ContentType)
-					out.Encoding[field] = jsontext.Value(`{"contentType":` + string(enc) + `}`)
+					out.Encoding[field] = json.RawMessage(`{"contentType":` + string(enc) + `}`)
 				}
 			}
 		}
@@ -730,20 +730,20 @@ func (b *builder) requestBody(body *abi.Body, src *source) *RequestBody {
 
 // defaultBodySchema is the schema of a request media type declared without
 // one.
-func defaultBodySchema(mt string) jsontext.Value {
+func defaultBodySchema(mt string) json.RawMessage {
 	base, _, err := mime.ParseMediaType(mt)
 	if err != nil {
 		base = strings.ToLower(mt)
 	}
 	switch {
 	case mediatype.IsJSON(base):
-		return anySchema.Clone()
+		return slices.Clone(anySchema)
 	case base == "application/x-www-form-urlencoded" || base == "multipart/form-data":
-		return objectSchema.Clone()
+		return slices.Clone(objectSchema)
 	case strings.HasPrefix(base, "text/"):
-		return stringSchema.Clone()
+		return slices.Clone(stringSchema)
 	}
-	return binarySchema.Clone()
+	return slices.Clone(binarySchema)
 }
 
 // addDeclared adds a declared response (contract or routes configuration).
@@ -763,7 +763,7 @@ func (b *builder) addDeclared(rs *responseSet, src *source, ptr, status string, 
 	desc := r.Description
 	switch {
 	case r.IsMedia():
-		var s jsontext.Value
+		var s json.RawMessage
 		if r.Schema != nil {
 			s = b.schema(src, ptr+"/schema", r.Schema)
 		}
@@ -777,16 +777,16 @@ func (b *builder) addDeclared(rs *responseSet, src *source, ptr, status string, 
 	case r.Schema != nil:
 		rs.add(status, desc, headers, cmp.Or(r.ContentType, mediaJSON), b.schema(src, ptr+"/schema", r.Schema))
 	case r.ContentType != "":
-		rs.add(status, desc, headers, r.ContentType, anySchema.Clone())
+		rs.add(status, desc, headers, r.ContentType, slices.Clone(anySchema))
 	default:
 		rs.add(status, desc, headers, "", nil)
 	}
 }
 
 // orBinary is s, or the opaque binary schema when s is nil.
-func orBinary(s jsontext.Value) jsontext.Value {
+func orBinary(s json.RawMessage) json.RawMessage {
 	if s == nil {
-		return binarySchema.Clone()
+		return slices.Clone(binarySchema)
 	}
 	return s
 }
@@ -805,7 +805,7 @@ type responseParts struct {
 
 type contentParts struct {
 	mediaType string
-	schemas   []jsontext.Value
+	schemas   []json.RawMessage
 	// canons are the canonical forms of schemas, computed once a second
 	// schema arrives.
 	canons []string
@@ -815,7 +815,7 @@ func newResponseSet() *responseSet { return &responseSet{byStatus: map[string]*r
 
 // add adds one declaration: mediaType "" declares the status without a
 // body. The first description and the first header of a name win.
-func (rs *responseSet) add(status, description string, headers map[string]*Header, mediaType string, schema jsontext.Value) {
+func (rs *responseSet) add(status, description string, headers map[string]*Header, mediaType string, schema json.RawMessage) {
 	p := rs.byStatus[status]
 	if p == nil {
 		p = &responseParts{content: map[string]*contentParts{}}
@@ -859,7 +859,7 @@ func (rs *responseSet) add(status, description string, headers map[string]*Heade
 	}
 }
 
-func canonicalOrRaw(s jsontext.Value) string {
+func canonicalOrRaw(s json.RawMessage) string {
 	c, err := canonical(s)
 	if err != nil {
 		return string(s)
@@ -907,8 +907,8 @@ func reasonPhrase(status string) string {
 }
 
 // anyOf combines schemas.
-func anyOf(schemas []jsontext.Value) jsontext.Value {
-	v, _ := jsonv2.Marshal(map[string][]jsontext.Value{"anyOf": schemas})
+func anyOf(schemas []json.RawMessage) json.RawMessage {
+	v, _ := jsonv2.Marshal(map[string][]json.RawMessage{"anyOf": schemas})
 	return v
 }
 
@@ -916,11 +916,11 @@ func anyOf(schemas []jsontext.Value) jsontext.Value {
 func (b *builder) finish() {
 	for name := range b.framework {
 		if _, ok := b.schemas[name]; !ok {
-			b.schemas[name] = &namedSchema{value: jsontext.Value(frameworkCanonical[name]), canon: frameworkCanonical[name]}
+			b.schemas[name] = &namedSchema{value: json.RawMessage(frameworkCanonical[name]), canon: frameworkCanonical[name]}
 		}
 	}
 	if len(b.schemas) > 0 {
-		b.doc.Components = &Components{Schemas: map[string]jsontext.Value{}}
+		b.doc.Components = &Components{Schemas: map[string]json.RawMessage{}}
 		for name, s := range b.schemas {
 			b.doc.Components.Schemas[name] = s.value
 		}

@@ -45,7 +45,12 @@
 // field ("x-" extensions included), so a document decoded with
 // [ParseDocument], changed by an openApi.extend hook or merged with any
 // fragment is encoded without losing anything. Schemas are raw JSON
-// (JSON Schema 2020-12, which OpenAPI 3.1 uses as it is).
+// (JSON Schema 2020-12, which OpenAPI 3.1 uses as it is): like examples,
+// links, callbacks and the members of Extra, they are
+// [encoding/json.RawMessage] values, the JSON text as it was given.
+// Encode and decode a document with [Document.MarshalIndent] and
+// [ParseDocument], not with encoding/json, which does not know that the
+// members of Extra belong to the object that holds it.
 //
 // # Checking
 //

@@ -1,7 +1,7 @@
 package openapi
 
 import (
-	"github.com/go-json-experiment/json/jsontext"
+	"encoding/json"
 )
 
 // OpenAPI versions [Build] writes in a document's "openapi" member
@@ -35,8 +35,21 @@ const ItemSchemaExtension = "x-endpoints-item-schema"
 // encoded with [Document.MarshalIndent] loses nothing. Schemas are kept as
 // raw JSON (JSON Schema 2020-12, which OpenAPI 3.1 uses unchanged).
 //
+// Schemas, examples, the objects the model does not break down (links,
+// callbacks, encodings, OAuth flows) and the members of every Extra are
+// [json.RawMessage] values: the JSON text as it was given, which any JSON
+// library reads.
+//
+//	doc.Info.Extra = map[string]json.RawMessage{"x-logo": json.RawMessage(`{"url": "/logo.png"}`)}
+//
 // # Notes
 //
+//   - Encode and decode a Document with [Document.MarshalIndent] and
+//     [ParseDocument]. encoding/json's Marshal does not know the ",embed"
+//     option of the Extra fields: it writes each as a member named "Extra"
+//     instead of writing its members in the object that holds it.
+//   - A [json.RawMessage] that is not valid JSON makes
+//     [Document.MarshalIndent] fail, naming its JSON pointer.
 //   - Members with a zero value (an empty string, false, a nil slice or
 //     map) are omitted when encoding. A member written as false or "" in a
 //     merged fragment therefore disappears; neither changes the meaning of
@@ -70,7 +83,7 @@ type Document struct {
 	ExternalDocs *ExternalDocs `json:"externalDocs,omitzero"`
 	// Extra holds the members this type does not model, "x-" extensions
 	// included.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // Info is the metadata of the API
@@ -93,7 +106,7 @@ type Info struct {
 	// it to "0.1.0".
 	Version string `json:"version,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // Contact is https://spec.openapis.org/oas/v3.1.0#contact-object.
@@ -102,7 +115,7 @@ type Contact struct {
 	URL   string `json:"url,omitzero"`
 	Email string `json:"email,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // License is https://spec.openapis.org/oas/v3.1.0#license-object: Name and
@@ -112,7 +125,7 @@ type License struct {
 	Identifier string `json:"identifier,omitzero"`
 	URL        string `json:"url,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // Server is a base URL of the API
@@ -122,7 +135,7 @@ type Server struct {
 	Description string                     `json:"description,omitzero"`
 	Variables   map[string]*ServerVariable `json:"variables,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // ServerVariable is https://spec.openapis.org/oas/v3.1.0#server-variable-object.
@@ -131,25 +144,25 @@ type ServerVariable struct {
 	Default     string   `json:"default,omitzero"`
 	Description string   `json:"description,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // Components holds reusable objects
 // (https://spec.openapis.org/oas/v3.1.0#components-object). [Build] fills
 // Schemas with the lifted $defs and the framework error shapes it uses.
 type Components struct {
-	Schemas         map[string]jsontext.Value  `json:"schemas,omitzero"`
+	Schemas         map[string]json.RawMessage `json:"schemas,omitzero"`
 	Responses       map[string]*Response       `json:"responses,omitzero"`
 	Parameters      map[string]*Parameter      `json:"parameters,omitzero"`
-	Examples        map[string]jsontext.Value  `json:"examples,omitzero"`
+	Examples        map[string]json.RawMessage `json:"examples,omitzero"`
 	RequestBodies   map[string]*RequestBody    `json:"requestBodies,omitzero"`
 	Headers         map[string]*Header         `json:"headers,omitzero"`
 	SecuritySchemes map[string]*SecurityScheme `json:"securitySchemes,omitzero"`
-	Links           map[string]jsontext.Value  `json:"links,omitzero"`
-	Callbacks       map[string]jsontext.Value  `json:"callbacks,omitzero"`
+	Links           map[string]json.RawMessage `json:"links,omitzero"`
+	Callbacks       map[string]json.RawMessage `json:"callbacks,omitzero"`
 	PathItems       map[string]*PathItem       `json:"pathItems,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // PathItem holds the operations of one path
@@ -173,7 +186,7 @@ type PathItem struct {
 	// Parameters apply to every operation of the path.
 	Parameters []*Parameter `json:"parameters,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // methods lists the operation fields of p with their lower-case method
@@ -206,14 +219,14 @@ type OperationObject struct {
 	RequestBody *RequestBody `json:"requestBody,omitzero"`
 	// Responses maps a status ("200"), a range ("4XX") or "default" to a
 	// response.
-	Responses  map[string]*Response      `json:"responses,omitzero"`
-	Callbacks  map[string]jsontext.Value `json:"callbacks,omitzero"`
-	Deprecated bool                      `json:"deprecated,omitzero"`
+	Responses  map[string]*Response       `json:"responses,omitzero"`
+	Callbacks  map[string]json.RawMessage `json:"callbacks,omitzero"`
+	Deprecated bool                       `json:"deprecated,omitzero"`
 	// Security overrides the document's; an empty, non-nil slice removes it.
 	Security []SecurityRequirement `json:"security,omitzero"`
 	Servers  []*Server             `json:"servers,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // ExternalDocs is https://spec.openapis.org/oas/v3.1.0#external-documentation-object.
@@ -221,7 +234,7 @@ type ExternalDocs struct {
 	Description string `json:"description,omitzero"`
 	URL         string `json:"url,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // Parameter is one path, query, header or cookie parameter
@@ -243,12 +256,12 @@ type Parameter struct {
 	Explode         *bool  `json:"explode,omitzero"`
 	AllowReserved   bool   `json:"allowReserved,omitzero"`
 	// Schema is a JSON Schema 2020-12.
-	Schema   jsontext.Value            `json:"schema,omitzero"`
-	Example  jsontext.Value            `json:"example,omitzero"`
-	Examples map[string]jsontext.Value `json:"examples,omitzero"`
-	Content  map[string]*MediaType     `json:"content,omitzero"`
+	Schema   json.RawMessage            `json:"schema,omitzero"`
+	Example  json.RawMessage            `json:"example,omitzero"`
+	Examples map[string]json.RawMessage `json:"examples,omitzero"`
+	Content  map[string]*MediaType      `json:"content,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // RequestBody is https://spec.openapis.org/oas/v3.1.0#request-body-object,
@@ -262,7 +275,7 @@ type RequestBody struct {
 	// contract's body.required, which defaults to true.
 	Required bool `json:"required,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // MediaType is https://spec.openapis.org/oas/v3.1.0#media-type-object,
@@ -270,18 +283,18 @@ type RequestBody struct {
 // (https://spec.openapis.org/oas/v3.2.0#media-type-object).
 type MediaType struct {
 	// Schema is a JSON Schema 2020-12 of the whole content.
-	Schema jsontext.Value `json:"schema,omitzero"`
+	Schema json.RawMessage `json:"schema,omitzero"`
 	// ItemSchema (OpenAPI 3.2 only) is the schema of each item of a
 	// sequential media type: one event of text/event-stream, one line of
 	// application/jsonl. [Build] sets it only in a 3.2 document; see
 	// [MediaType.Item].
-	ItemSchema jsontext.Value            `json:"itemSchema,omitzero"`
-	Example    jsontext.Value            `json:"example,omitzero"`
-	Examples   map[string]jsontext.Value `json:"examples,omitzero"`
-	Encoding   map[string]jsontext.Value `json:"encoding,omitzero"`
+	ItemSchema json.RawMessage            `json:"itemSchema,omitzero"`
+	Example    json.RawMessage            `json:"example,omitzero"`
+	Examples   map[string]json.RawMessage `json:"examples,omitzero"`
+	Encoding   map[string]json.RawMessage `json:"encoding,omitzero"`
 	// Extra holds the members this type does not model, such as
 	// [ItemSchemaExtension].
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // Item returns the schema of one item of a sequential media type as
@@ -290,7 +303,7 @@ type MediaType struct {
 // type has neither.
 //
 //	events := doc.Paths["/api/clock"].Get.Responses["200"].Content["text/event-stream"].Item()
-func (m *MediaType) Item() jsontext.Value {
+func (m *MediaType) Item() json.RawMessage {
 	if m == nil {
 		return nil
 	}
@@ -303,13 +316,13 @@ func (m *MediaType) Item() jsontext.Value {
 // Response is https://spec.openapis.org/oas/v3.1.0#response-object, or a
 // reference to one (Ref). Description is required.
 type Response struct {
-	Ref         string                    `json:"$ref,omitzero"`
-	Description string                    `json:"description,omitzero"`
-	Headers     map[string]*Header        `json:"headers,omitzero"`
-	Content     map[string]*MediaType     `json:"content,omitzero"`
-	Links       map[string]jsontext.Value `json:"links,omitzero"`
+	Ref         string                     `json:"$ref,omitzero"`
+	Description string                     `json:"description,omitzero"`
+	Headers     map[string]*Header         `json:"headers,omitzero"`
+	Content     map[string]*MediaType      `json:"content,omitzero"`
+	Links       map[string]json.RawMessage `json:"links,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // Header is a response header
@@ -323,12 +336,12 @@ type Header struct {
 	Style       string `json:"style,omitzero"`
 	Explode     *bool  `json:"explode,omitzero"`
 	// Schema is a JSON Schema 2020-12.
-	Schema   jsontext.Value            `json:"schema,omitzero"`
-	Example  jsontext.Value            `json:"example,omitzero"`
-	Examples map[string]jsontext.Value `json:"examples,omitzero"`
-	Content  map[string]*MediaType     `json:"content,omitzero"`
+	Schema   json.RawMessage            `json:"schema,omitzero"`
+	Example  json.RawMessage            `json:"example,omitzero"`
+	Examples map[string]json.RawMessage `json:"examples,omitzero"`
+	Content  map[string]*MediaType      `json:"content,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // Tag describes a tag used by operations
@@ -338,7 +351,7 @@ type Tag struct {
 	Description  string        `json:"description,omitzero"`
 	ExternalDocs *ExternalDocs `json:"externalDocs,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // SecurityScheme is https://spec.openapis.org/oas/v3.1.0#security-scheme-object,
@@ -355,10 +368,10 @@ type SecurityScheme struct {
 	Scheme       string `json:"scheme,omitzero"`
 	BearerFormat string `json:"bearerFormat,omitzero"`
 	// Flows is the OAuth Flows Object, kept as JSON.
-	Flows            jsontext.Value `json:"flows,omitzero"`
-	OpenIDConnectURL string         `json:"openIdConnectUrl,omitzero"`
+	Flows            json.RawMessage `json:"flows,omitzero"`
+	OpenIDConnectURL string          `json:"openIdConnectUrl,omitzero"`
 	// Extra holds the members this type does not model.
-	Extra map[string]jsontext.Value `json:",embed"`
+	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // SecurityRequirement maps the name of a security scheme to the scopes it

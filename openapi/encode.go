@@ -4,14 +4,14 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-json-experiment/json"
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
 // encodeOptions make the output deterministic: map keys and the members of
 // raw JSON objects (schemas, extensions) sorted, two-space indentation.
-var encodeOptions = json.JoinOptions(
-	json.Deterministic(true),
+var encodeOptions = jsonv2.JoinOptions(
+	jsonv2.Deterministic(true),
 	jsontext.ReorderRawObjects(true),
 )
 
@@ -26,10 +26,11 @@ var encodeOptions = json.JoinOptions(
 // # Notes
 //
 //   - Schemas and other raw members are re-indented and their members
-//     sorted (RFC 8785 §3.2.3 order); numbers and strings are written as
-//     they were given.
+//     sorted (RFC 8785 §3.2.3 order); numbers are written as they were
+//     given, strings with the same value but escaped only where JSON
+//     needs it ("\u00e9" becomes "é").
 func (d *Document) MarshalIndent() ([]byte, error) {
-	data, err := json.Marshal(d, encodeOptions, jsontext.WithIndent("  "))
+	data, err := jsonv2.Marshal(d, encodeOptions, jsontext.WithIndent("  "))
 	if err != nil {
 		return nil, fmt.Errorf("openapi: encode document: %w", err)
 	}
@@ -42,7 +43,7 @@ func (d *Document) MarshalIndent() ([]byte, error) {
 // [Document.Validate] for the rules of the specification.
 func ParseDocument(data []byte) (*Document, error) {
 	var d Document
-	if err := json.Unmarshal(data, &d); err != nil {
+	if err := jsonv2.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("openapi: decode document: %w", err)
 	}
 	return &d, nil
@@ -71,13 +72,13 @@ func (d *Document) Merge(fragment []byte) error {
 	frag := jsontext.Value(fragment)
 	if !frag.IsValid() {
 		var v any
-		err := json.Unmarshal(fragment, &v)
+		err := jsonv2.Unmarshal(fragment, &v)
 		return fmt.Errorf("openapi: merge: fragment is not valid JSON: %w", err)
 	}
 	if frag.Kind() != '{' {
 		return fmt.Errorf("%w, got %s", ErrNotObject, kindName(frag.Kind()))
 	}
-	cur, err := json.Marshal(d)
+	cur, err := jsonv2.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("openapi: merge: encode document: %w", err)
 	}
@@ -86,7 +87,7 @@ func (d *Document) Merge(fragment []byte) error {
 		return fmt.Errorf("openapi: merge: %w", err)
 	}
 	var out Document
-	if err := json.Unmarshal(merged, &out); err != nil {
+	if err := jsonv2.Unmarshal(merged, &out); err != nil {
 		return fmt.Errorf("openapi: merge: the merged document is not an OpenAPI document: %w", err)
 	}
 	if err := out.Validate(); err != nil {
@@ -103,10 +104,10 @@ func mergeJSON(dst, src jsontext.Value) (jsontext.Value, error) {
 		return src, nil
 	}
 	var dm, sm map[string]jsontext.Value
-	if err := json.Unmarshal(dst, &dm); err != nil {
+	if err := jsonv2.Unmarshal(dst, &dm); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(src, &sm); err != nil {
+	if err := jsonv2.Unmarshal(src, &sm); err != nil {
 		return nil, err
 	}
 	for k, sv := range sm {
@@ -120,7 +121,7 @@ func mergeJSON(dst, src jsontext.Value) (jsontext.Value, error) {
 		}
 		dm[k] = sv
 	}
-	return json.Marshal(dm, json.Deterministic(true))
+	return jsonv2.Marshal(dm, jsonv2.Deterministic(true))
 }
 
 // kindName names a JSON kind for error messages.

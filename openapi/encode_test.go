@@ -2,6 +2,7 @@ package openapi_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -258,5 +259,78 @@ func TestMarshalIndentIsCanonical(t *testing.T) {
 `
 	if string(ea) != want {
 		t.Errorf("MarshalIndent =\n%s\nwant\n%s", ea, want)
+	}
+}
+
+// TestRawMembersKeepTheirText checks, byte for byte, what a decode and
+// encode does to the members the model keeps as raw JSON (schemas,
+// examples, Extra): numbers keep their text, strings their value (not
+// their escapes), objects nested in them are sorted at every depth, arrays
+// keep their order, and null survives.
+func TestRawMembersKeepTheirText(t *testing.T) {
+	doc, err := openapi.ParseDocument([]byte(`{"openapi": "3.1.0", "x-z": {"b": [3, {"d": 1.50e3, "c": -0.0}], "a": 12345678901234567890},
+		"info": {"title": "T", "version": "1", "x-null": null, "x-text": "caf\u00e9\/\n"},
+		"components": {"schemas": {"S": {"type": "object", "properties": {"z": {}, "a": {"minimum": 0.10}}}},
+			"examples": {"E": {"value": [2, 1]}}}, "x-a": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := doc.MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{
+  "openapi": "3.1.0",
+  "info": {
+    "title": "T",
+    "version": "1",
+    "x-null": null,
+    "x-text": "café/\n"
+  },
+  "components": {
+    "schemas": {
+      "S": {
+        "properties": {
+          "a": {
+            "minimum": 0.10
+          },
+          "z": {}
+        },
+        "type": "object"
+      }
+    },
+    "examples": {
+      "E": {
+        "value": [
+          2,
+          1
+        ]
+      }
+    }
+  },
+  "x-a": true,
+  "x-z": {
+    "a": 12345678901234567890,
+    "b": [
+      3,
+      {
+        "c": -0.0,
+        "d": 1.50e3
+      }
+    ]
+  }
+}
+`
+	if string(got) != want {
+		t.Errorf("MarshalIndent =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestMarshalIndentRefusesInvalidRawJSON(t *testing.T) {
+	doc := &openapi.Document{OpenAPI: openapi.Version, Info: openapi.Info{Title: "T", Version: "1",
+		Extra: map[string]json.RawMessage{"x-broken": json.RawMessage(`{"a": `)}}}
+	_, err := doc.MarshalIndent()
+	if err == nil || !strings.Contains(err.Error(), "/info/x-broken") {
+		t.Errorf("MarshalIndent error = %v, want one naming /info/x-broken", err)
 	}
 }

@@ -209,3 +209,51 @@ func ExampleBuild_plainRoute() {
 	// Output:
 	// The RSS feed [200 default] true
 }
+
+// Schemas, examples and the members the model does not name are
+// json.RawMessage: read them with encoding/json, and set them to any JSON
+// text.
+func ExampleDocument_extra() {
+	doc, err := openapi.ParseDocument([]byte(`{"openapi": "3.1.0", "info": {"title": "Users", "version": "1"},
+		"components": {"schemas": {"User": {"type": "object", "required": ["name"]}}}}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var user struct {
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(doc.Components.Schemas["User"], &user); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("required:", user.Required)
+
+	doc.Info.Extra = map[string]json.RawMessage{"x-logo": json.RawMessage(`{"url": "/logo.png", "altText": "Users"}`)}
+	out, err := doc.MarshalIndent()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(string(out))
+	// Output:
+	// required: [name]
+	// {
+	//   "openapi": "3.1.0",
+	//   "info": {
+	//     "title": "Users",
+	//     "version": "1",
+	//     "x-logo": {
+	//       "altText": "Users",
+	//       "url": "/logo.png"
+	//     }
+	//   },
+	//   "components": {
+	//     "schemas": {
+	//       "User": {
+	//         "required": [
+	//           "name"
+	//         ],
+	//         "type": "object"
+	//       }
+	//     }
+	//   }
+	// }
+}

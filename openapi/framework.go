@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"encoding/json"
 )
 
 // Names of the component schemas of the framework's own responses (docs/spec.md
@@ -84,20 +84,20 @@ type frameworkResponse struct {
 // status without it.
 func retryAfter(description string) map[string]*Header {
 	return map[string]*Header{"Retry-After": {Description: description,
-		Schema: jsontext.Value(`{"type": "integer", "minimum": 1}`)}}
+		Schema: json.RawMessage(`{"type": "integer", "minimum": 1}`)}}
 }
 
 // replayedHeader is sent with an answer replayed for a repeated
 // Idempotency-Key (docs/spec.md §6).
 var replayedHeader = map[string]*Header{"Idempotent-Replayed": {
 	Description: "Present, with the value true, when this is the stored answer of an earlier request with the same Idempotency-Key",
-	Schema:      jsontext.Value(`{"type": "string", "enum": ["true"]}`)}}
+	Schema:      json.RawMessage(`{"type": "string", "enum": ["true"]}`)}}
 
 // varyAccept is sent with every answer of an operation that negotiates
 // its media type.
 var varyAccept = map[string]*Header{"Vary": {
 	Description: "Accept: the answer depends on the request's Accept header",
-	Schema:      jsontext.Value(`{"type": "string"}`)}}
+	Schema:      json.RawMessage(`{"type": "string"}`)}}
 
 // frameworkResponses are the framework responses, in the order they are
 // added to an operation (after the contract's and the routes
@@ -157,8 +157,8 @@ func declaresRequestPart(op *Operation) bool {
 // frameworkSchemas are the component schemas of the framework responses,
 // matching host.FrameworkError with host.ValidationData (whose issues are
 // validation.Issue) or host.MediaTypeData.
-var frameworkSchemas = map[string]jsontext.Value{
-	SchemaValidationError: jsontext.Value(fmt.Sprintf(`{
+var frameworkSchemas = map[string]json.RawMessage{
+	SchemaValidationError: json.RawMessage(fmt.Sprintf(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],
 		"additionalProperties": false,
@@ -177,7 +177,7 @@ var frameworkSchemas = map[string]jsontext.Value{
 			}
 		}
 	}`, http.StatusBadRequest, componentPrefix+SchemaValidationIssue)),
-	SchemaValidationIssue: jsontext.Value(`{
+	SchemaValidationIssue: json.RawMessage(`{
 		"type": "object",
 		"required": ["path", "message"],
 		"additionalProperties": false,
@@ -194,7 +194,7 @@ var frameworkSchemas = map[string]jsontext.Value{
 		"additionalProperties": false,
 		"properties": {"limit": {"type": "integer", "minimum": 0}}
 	}`),
-	SchemaIdempotencyProblem: jsontext.Value(fmt.Sprintf(`{
+	SchemaIdempotencyProblem: json.RawMessage(fmt.Sprintf(`{
 		"type": "object",
 		"required": ["type", "title", "status", "detail", "code"],
 		"additionalProperties": false,
@@ -206,7 +206,7 @@ var frameworkSchemas = map[string]jsontext.Value{
 			"code": {"type": "string", "enum": [%q, %q, %q, %q, %q, %q]}
 		}
 	}`, CodeKeyInvalid, CodeKeyRequired, CodeKeyReused, CodeInFlight, CodeLeaseLost, CodeStoreUnavailable)),
-	SchemaUnauthorized: jsontext.Value(`{
+	SchemaUnauthorized: json.RawMessage(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],
 		"additionalProperties": false,
@@ -224,7 +224,7 @@ var frameworkSchemas = map[string]jsontext.Value{
 			}
 		}
 	}`),
-	SchemaForbidden: jsontext.Value(`{
+	SchemaForbidden: json.RawMessage(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],
 		"additionalProperties": false,
@@ -242,7 +242,7 @@ var frameworkSchemas = map[string]jsontext.Value{
 			}
 		}
 	}`),
-	SchemaTooManyRequests: jsontext.Value(`{
+	SchemaTooManyRequests: json.RawMessage(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],
 		"additionalProperties": false,
@@ -292,7 +292,7 @@ func FrameworkSchema(name string) ([]byte, bool) {
 }
 
 // mediaTypeErrorSchema is the body of a 406 or 415.
-func mediaTypeErrorSchema(status int) jsontext.Value {
+func mediaTypeErrorSchema(status int) json.RawMessage {
 	return errorSchema(status, `{
 		"type": "object",
 		"required": ["received", "supportedMediaTypes"],
@@ -306,8 +306,8 @@ func mediaTypeErrorSchema(status int) jsontext.Value {
 
 // errorSchema is the body of a framework error of status whose data the
 // schema data describes: host.FrameworkError.
-func errorSchema(status int, data string) jsontext.Value {
-	return jsontext.Value(fmt.Sprintf(`{
+func errorSchema(status int, data string) json.RawMessage {
+	return json.RawMessage(fmt.Sprintf(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],
 		"additionalProperties": false,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-json-experiment/json"
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -57,14 +57,14 @@ func at(t testing.TB, doc *openapi.Document, ptr string) string {
 			var m map[string]jsontext.Value
 			if v.Kind() == '[' {
 				var a []jsontext.Value
-				if err := json.Unmarshal(v, &a); err != nil {
+				if err := jsonv2.Unmarshal(v, &a); err != nil {
 					t.Fatal(err)
 				}
 				m = map[string]jsontext.Value{}
 				for i, e := range a {
 					m[itoa(i)] = e
 				}
-			} else if err := json.Unmarshal(v, &m); err != nil {
+			} else if err := jsonv2.Unmarshal(v, &m); err != nil {
 				return ""
 			}
 			next, ok := m[tok]
@@ -78,7 +78,7 @@ func at(t testing.TB, doc *openapi.Document, ptr string) string {
 }
 
 func itoa(i int) string {
-	b, _ := json.Marshal(i)
+	b, _ := jsonv2.Marshal(i)
 	return string(b)
 }
 

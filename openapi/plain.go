@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"cmp"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -211,7 +212,7 @@ func (b *builder) plainMethod(op *Operation, method string, meta *PlainRoute, cf
 		OperationID: OperationID(method, op.Path),
 		Summary:     "Plain route " + op.File,
 		Security:    []SecurityRequirement{},
-		Extra:       map[string]jsontext.Value{PlainExtension: jsontext.Value("true")},
+		Extra:       map[string]json.RawMessage{PlainExtension: json.RawMessage("true")},
 	}
 	if prev, ok := b.opIDs[out.OperationID]; ok {
 		b.errorf("operationId %q of %s %s (%s) is also the operationId of %s; rename a route: %w",
@@ -220,7 +221,7 @@ func (b *builder) plainMethod(op *Operation, method string, meta *PlainRoute, cf
 	}
 	b.opIDs[out.OperationID] = op.File
 	for _, name := range templateParams(op.Path) {
-		out.Parameters = append(out.Parameters, &Parameter{Name: name, In: "path", Required: true, Schema: stringSchema.Clone()})
+		out.Parameters = append(out.Parameters, &Parameter{Name: name, In: "path", Required: true, Schema: slices.Clone(stringSchema)})
 	}
 	rs := newResponseSet()
 	if meta != nil {

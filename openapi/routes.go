@@ -420,7 +420,7 @@ func (p *configParser) schema(ptr string, v jsontext.Value) bool {
 func (p *configParser) compile(data []byte, cfg *RoutesConfig) {
 	for _, ptr := range p.schemas {
 		raw, _ := lookupPointer(data, ptr)
-		_, _ = rewriteRefs(raw, ptr, func(name, rp string) {
+		_, _ = rewriteRefs(json.RawMessage(raw), ptr, func(name, rp string) {
 			if _, ok := cfg.Defs[name]; !ok {
 				p.add(rp, "names %q, which is not an entry of \"$defs\"%s", defsPrefix+EscapeToken(name), defined(cfg.Defs))
 			}
@@ -625,7 +625,7 @@ func mergeDeclared(a, b *abi.Response) *abi.Response {
 		if a.Schema == nil || b.Schema == nil {
 			out.Schema = nil
 		} else {
-			out.Schema = json.RawMessage(anyOf([]jsontext.Value{jsontext.Value(a.Schema), jsontext.Value(b.Schema)}))
+			out.Schema = anyOf([]json.RawMessage{a.Schema, b.Schema})
 		}
 	default:
 		var media []string

@@ -2,11 +2,12 @@ package openapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/go-json-experiment/json"
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
@@ -39,8 +40,8 @@ type refVisitor func(name, ptr string)
 // means that resource, so its references are left alone. The input is not
 // changed; everything but the rewritten strings is kept byte for byte, and
 // a schema without such references is returned as it is.
-func rewriteRefs(s jsontext.Value, ptr string, visit refVisitor) (jsontext.Value, error) {
-	if k := s.Kind(); k != '{' || !mayHaveRefs(s) {
+func rewriteRefs(s json.RawMessage, ptr string, visit refVisitor) (json.RawMessage, error) {
+	if k := jsontext.Value(s).Kind(); k != '{' || !mayHaveRefs(s) {
 		return s, nil
 	}
 	w := refWalker{dec: jsontext.NewDecoder(bytes.NewReader(s))}
@@ -142,7 +143,7 @@ func (w *refWalker) ref() error {
 		return err
 	}
 	var ref string
-	if err := json.Unmarshal(v, &ref); err != nil {
+	if err := jsonv2.Unmarshal(v, &ref); err != nil {
 		return err
 	}
 	rest, ok := strings.CutPrefix(ref, defsPrefix)
@@ -160,13 +161,13 @@ func (w *refWalker) ref() error {
 
 // mayHaveRefs reports whether s may contain a "$ref" member: false only
 // when the text cannot hold one, escaped or not.
-func mayHaveRefs(s jsontext.Value) bool {
+func mayHaveRefs(s []byte) bool {
 	return bytes.Contains(s, []byte("$ref")) || bytes.Contains(s, []byte(`\u`))
 }
 
 // canonical is the RFC 8785 form of v, for comparing schemas.
-func canonical(v jsontext.Value) (string, error) {
-	c := v.Clone()
+func canonical(v json.RawMessage) (string, error) {
+	c := jsontext.Value(slices.Clone(v))
 	if err := c.Canonicalize(); err != nil {
 		return "", err
 	}
@@ -174,8 +175,8 @@ func canonical(v jsontext.Value) (string, error) {
 }
 
 // quote encodes s as a JSON string.
-func quote(s string) jsontext.Value {
-	v, _ := json.Marshal(s)
+func quote(s string) json.RawMessage {
+	v, _ := jsonv2.Marshal(s)
 	return v
 }
 
@@ -202,12 +203,12 @@ func pointer(tokens ...string) string {
 
 // objectMembers decodes a JSON object into its members; anything else
 // gives nil.
-func objectMembers(v jsontext.Value) map[string]jsontext.Value {
-	if v.Kind() != '{' {
+func objectMembers(v json.RawMessage) map[string]json.RawMessage {
+	if jsontext.Value(v).Kind() != '{' {
 		return nil
 	}
-	var m map[string]jsontext.Value
-	if json.Unmarshal(v, &m) != nil {
+	var m map[string]json.RawMessage
+	if jsonv2.Unmarshal(v, &m) != nil {
 		return nil
 	}
 	return m

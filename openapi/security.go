@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
+	"encoding/json"
 )
 
 // Names of the component schemas of the answers the host gives for an
@@ -84,14 +84,14 @@ func (d *Document) AddHostResponse(op *OperationObject, r HostResponse) error {
 		d.Components = &Components{}
 	}
 	if d.Components.Schemas == nil {
-		d.Components.Schemas = map[string]jsontext.Value{}
+		d.Components.Schemas = map[string]json.RawMessage{}
 	}
 	if have, ok := d.Components.Schemas[r.Schema]; !ok {
-		d.Components.Schemas[r.Schema] = jsontext.Value(frameworkCanonical[r.Schema])
+		d.Components.Schemas[r.Schema] = json.RawMessage(frameworkCanonical[r.Schema])
 	} else if c, err := canonical(have); err != nil || c != frameworkCanonical[r.Schema] {
 		return fmt.Errorf("components/schemas/%s is the host's own %d body and must keep the framework's schema; rename your schema", r.Schema, r.Status)
 	}
-	ref := jsontext.Value(`{"$ref":"` + componentPrefix + r.Schema + `"}`)
+	ref := json.RawMessage(`{"$ref":"` + componentPrefix + r.Schema + `"}`)
 	status := fmt.Sprint(r.Status)
 	if op.Responses == nil {
 		op.Responses = map[string]*Response{}
@@ -129,7 +129,7 @@ func (d *Document) AddHostResponse(op *OperationObject, r HostResponse) error {
 		// Any JSON body is declared: the host's is one.
 	case canonicalOrRaw(mt.Schema) == canonicalOrRaw(ref):
 	default:
-		mt.Schema = anyOf([]jsontext.Value{mt.Schema, ref})
+		mt.Schema = anyOf([]json.RawMessage{mt.Schema, ref})
 	}
 	return nil
 }

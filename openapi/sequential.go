@@ -1,11 +1,12 @@
 package openapi
 
 import (
+	"encoding/json"
 	"mime"
+	"slices"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Sequential media types: a body that is a sequence of items, each of
@@ -51,8 +52,8 @@ func IsSequential(mediaType string) bool { return sequential(mediaType) }
 // non-negative integer
 // (https://spec.openapis.org/oas/v3.2.0#special-considerations-for-server-sent-events).
 var (
-	sseField = jsontext.Value(`{"type":"string"}`)
-	sseRetry = jsontext.Value(`{"type":"integer","minimum":0}`)
+	sseField = json.RawMessage(`{"type":"string"}`)
+	sseRetry = json.RawMessage(`{"type":"integer","minimum":0}`)
 )
 
 // itemSchema is the schema of one item of the sequential media type mt
@@ -66,33 +67,33 @@ var (
 // non-negative integer. No field is required: an event may carry only an
 // id or a retry. For JSON Lines and JSON text sequences each item is a
 // JSON value: the declared schema, or {}.
-func itemSchema(mt string, declared jsontext.Value) jsontext.Value {
+func itemSchema(mt string, declared json.RawMessage) json.RawMessage {
 	base, _, err := mime.ParseMediaType(mt)
 	if err != nil {
 		base = strings.ToLower(strings.TrimSpace(mt))
 	}
 	if base != MediaEventStream {
 		if declared == nil {
-			return anySchema.Clone()
+			return slices.Clone(anySchema)
 		}
 		return declared
 	}
-	data := sseField.Clone()
+	data := slices.Clone(sseField)
 	switch {
 	case declared == nil:
 	case isStringSchema(declared):
 		data = declared
 	default:
-		data, _ = jsonv2.Marshal(map[string]jsontext.Value{
-			"type":             jsontext.Value(`"string"`),
-			"contentMediaType": jsontext.Value(`"application/json"`),
+		data, _ = jsonv2.Marshal(map[string]json.RawMessage{
+			"type":             json.RawMessage(`"string"`),
+			"contentMediaType": json.RawMessage(`"application/json"`),
 			"contentSchema":    declared,
 		}, jsonv2.Deterministic(true))
 	}
 	v, _ := jsonv2.Marshal(map[string]any{
 		"type": "object",
-		"properties": map[string]jsontext.Value{
-			"data": data, "event": sseField.Clone(), "id": sseField.Clone(), "retry": sseRetry.Clone(),
+		"properties": map[string]json.RawMessage{
+			"data": data, "event": slices.Clone(sseField), "id": slices.Clone(sseField), "retry": slices.Clone(sseRetry),
 		},
 	}, jsonv2.Deterministic(true))
 	return v
@@ -100,7 +101,7 @@ func itemSchema(mt string, declared jsontext.Value) jsontext.Value {
 
 // isStringSchema reports whether a schema says "type": "string": the
 // data of such events is text, not JSON.
-func isStringSchema(s jsontext.Value) bool {
+func isStringSchema(s json.RawMessage) bool {
 	var v struct {
 		Type any `json:"type"`
 	}
@@ -112,15 +113,15 @@ func isStringSchema(s jsontext.Value) bool {
 // 3.2 has "itemSchema"; OpenAPI 3.1 has none, so "schema" describes the
 // whole body as what it is, text, and [ItemSchemaExtension] carries the
 // item schema.
-func itemMedia(spec string, item jsontext.Value) *MediaType {
+func itemMedia(spec string, item json.RawMessage) *MediaType {
 	if spec == Version32 {
 		return &MediaType{ItemSchema: item}
 	}
-	return &MediaType{Schema: stringSchema.Clone(), Extra: map[string]jsontext.Value{ItemSchemaExtension: item}}
+	return &MediaType{Schema: slices.Clone(stringSchema), Extra: map[string]json.RawMessage{ItemSchemaExtension: item}}
 }
 
 // sequentialMedia is the Media Type Object of a request body of a
 // sequential media type.
-func (b *builder) sequentialMedia(mt string, declared jsontext.Value) *MediaType {
+func (b *builder) sequentialMedia(mt string, declared json.RawMessage) *MediaType {
 	return itemMedia(b.spec, itemSchema(mt, declared))
 }

@@ -1,10 +1,9 @@
 package openapi_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -102,7 +101,7 @@ func TestMediaTypeItem(t *testing.T) {
 		want string
 	}{
 		{"OpenAPI 3.2", &openapi.MediaType{ItemSchema: []byte(`{"type":"integer"}`)}, `{"type":"integer"}`},
-		{"OpenAPI 3.1", &openapi.MediaType{Schema: []byte(`{"type":"string"}`), Extra: map[string]jsontext.Value{openapi.ItemSchemaExtension: []byte(`{"type":"integer"}`)}}, `{"type":"integer"}`},
+		{"OpenAPI 3.1", &openapi.MediaType{Schema: []byte(`{"type":"string"}`), Extra: map[string]json.RawMessage{openapi.ItemSchemaExtension: []byte(`{"type":"integer"}`)}}, `{"type":"integer"}`},
 		{"not sequential", &openapi.MediaType{Schema: []byte(`{"type":"integer"}`)}, ``},
 		{"nil", nil, ``},
 	} {

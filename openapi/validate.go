@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json"
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -71,7 +71,7 @@ func (e *DocumentError) Error() string {
 func (d *Document) Validate() error {
 	v := &validator{}
 	v.document(d)
-	raw, err := json.Marshal(d, json.Deterministic(true))
+	raw, err := jsonv2.Marshal(d, jsonv2.Deterministic(true))
 	if err != nil {
 		v.add("", "does not encode: %v", err)
 	} else {

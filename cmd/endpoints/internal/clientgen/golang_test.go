@@ -2,6 +2,7 @@ package clientgen
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"maps"
 	"os"
@@ -9,8 +10,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 func init() {
@@ -138,9 +137,9 @@ func TestGoStatusAndMediaNames(t *testing.T) {
 
 // newTestGoGen returns a generator over named schemas, ready for typeOf.
 func newTestGoGen(schemas map[string]string) *goGen {
-	m := &Model{Schemas: map[string]jsontext.Value{}}
+	m := &Model{Schemas: map[string]json.RawMessage{}}
 	for name, s := range schemas {
-		m.Schemas[name] = jsontext.Value(s)
+		m.Schemas[name] = json.RawMessage(s)
 	}
 	g := &goGen{
 		m: m, pkg: "client", names: newGoNamer(),
@@ -274,7 +273,7 @@ func TestGoErrors(t *testing.T) {
 	op := func(schema string) *Model {
 		return &Model{Operations: []Operation{{
 			Method: "GET", Path: "/x", OpenAPIPath: "/x", OperationID: "getX",
-			Responses: []Response{{Status: 200, Content: []Content{{MediaType: "application/json", Schema: jsontext.Value(schema)}}}},
+			Responses: []Response{{Status: 200, Content: []Content{{MediaType: "application/json", Schema: json.RawMessage(schema)}}}},
 		}}}
 	}
 	tests := []struct {

@@ -7,14 +7,14 @@
 package clientgen
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
+	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -48,7 +48,7 @@ type Operation struct {
 type Param struct {
 	Name     string
 	Required bool
-	Schema   jsontext.Value
+	Schema   json.RawMessage
 	Doc      string
 }
 
@@ -63,7 +63,7 @@ type Body struct {
 // when none is given).
 type Content struct {
 	MediaType string
-	Schema    jsontext.Value
+	Schema    json.RawMessage
 }
 
 // Kinds of content, by media type.
@@ -97,24 +97,24 @@ func (c Content) Kind() string {
 // "data" is a string, its JSON content described by "contentSchema". A
 // document without an item schema, written by hand for OpenAPI 3.0 or
 // 3.1, has the schema of the data in "schema".
-func eventData(m *openapi.MediaType) jsontext.Value {
+func eventData(m *openapi.MediaType) json.RawMessage {
 	item := m.Item()
 	if item == nil {
 		return m.Schema
 	}
 	var event struct {
 		Properties struct {
-			Data jsontext.Value `json:"data"`
+			Data json.RawMessage `json:"data"`
 		} `json:"properties"`
 	}
-	if json.Unmarshal(item, &event) != nil || event.Properties.Data == nil {
+	if jsonv2.Unmarshal(item, &event) != nil || event.Properties.Data == nil {
 		return item
 	}
 	data := event.Properties.Data
 	var content struct {
-		ContentSchema jsontext.Value `json:"contentSchema"`
+		ContentSchema json.RawMessage `json:"contentSchema"`
 	}
-	if json.Unmarshal(data, &content) == nil && content.ContentSchema != nil {
+	if jsonv2.Unmarshal(data, &content) == nil && content.ContentSchema != nil {
 		return content.ContentSchema
 	}
 	if canonicalString(data) {
@@ -125,9 +125,9 @@ func eventData(m *openapi.MediaType) jsontext.Value {
 
 // canonicalString reports whether a schema is exactly {"type": "string"}:
 // any text, as an event without a declared schema carries.
-func canonicalString(s jsontext.Value) bool {
+func canonicalString(s json.RawMessage) bool {
 	var m map[string]any
-	return json.Unmarshal(s, &m) == nil && len(m) == 1 && m["type"] == "string"
+	return jsonv2.Unmarshal(s, &m) == nil && len(m) == 1 && m["type"] == "string"
 }
 
 // Response is one status an operation answers with.
@@ -143,7 +143,7 @@ type Model struct {
 	Title, Version string
 	// Schemas are the named schemas (components/schemas), referenced as
 	// "#/components/schemas/Name".
-	Schemas map[string]jsontext.Value
+	Schemas map[string]json.RawMessage
 	// Operations sorted by path, then method.
 	Operations []Operation
 }

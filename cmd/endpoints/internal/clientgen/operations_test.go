@@ -1,10 +1,9 @@
 package clientgen
 
 import (
+	"encoding/json"
 	"os"
 	"testing"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -81,13 +80,13 @@ func TestEventData(t *testing.T) {
 		m    *openapi.MediaType
 		want string
 	}{
-		{"OpenAPI 3.2 itemSchema, JSON data", &openapi.MediaType{ItemSchema: jsontext.Value(jsonData)}, tick},
-		{"OpenAPI 3.1 extension, JSON data", &openapi.MediaType{Schema: jsontext.Value(`{"type":"string"}`),
-			Extra: map[string]jsontext.Value{openapi.ItemSchemaExtension: jsontext.Value(jsonData)}}, tick},
-		{"text data with a constraint", &openapi.MediaType{ItemSchema: jsontext.Value(event(`{"type":"string","maxLength":5}`))}, `{"type":"string","maxLength":5}`},
-		{"any text", &openapi.MediaType{ItemSchema: jsontext.Value(event(`{"type":"string"}`))}, ``},
-		{"an item schema without data", &openapi.MediaType{ItemSchema: jsontext.Value(`{"type":"object"}`)}, `{"type":"object"}`},
-		{"a hand-written document: the data in schema", &openapi.MediaType{Schema: jsontext.Value(tick)}, tick},
+		{"OpenAPI 3.2 itemSchema, JSON data", &openapi.MediaType{ItemSchema: json.RawMessage(jsonData)}, tick},
+		{"OpenAPI 3.1 extension, JSON data", &openapi.MediaType{Schema: json.RawMessage(`{"type":"string"}`),
+			Extra: map[string]json.RawMessage{openapi.ItemSchemaExtension: json.RawMessage(jsonData)}}, tick},
+		{"text data with a constraint", &openapi.MediaType{ItemSchema: json.RawMessage(event(`{"type":"string","maxLength":5}`))}, `{"type":"string","maxLength":5}`},
+		{"any text", &openapi.MediaType{ItemSchema: json.RawMessage(event(`{"type":"string"}`))}, ``},
+		{"an item schema without data", &openapi.MediaType{ItemSchema: json.RawMessage(`{"type":"object"}`)}, `{"type":"object"}`},
+		{"a hand-written document: the data in schema", &openapi.MediaType{Schema: json.RawMessage(tick)}, tick},
 		{"no schema at all", &openapi.MediaType{}, ``},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,10 +1,9 @@
 package clientgen_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/cmd/endpoints/internal/clientgen"
 )
@@ -15,14 +14,14 @@ import (
 func ExampleTypeScript() {
 	m := &clientgen.Model{
 		Title: "Users API",
-		Schemas: map[string]jsontext.Value{
-			"User": jsontext.Value(`{"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}`),
+		Schemas: map[string]json.RawMessage{
+			"User": json.RawMessage(`{"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}`),
 		},
 		Operations: []clientgen.Operation{{
 			Method: "GET", Path: "/api/users/:id", OpenAPIPath: "/api/users/{id}", OperationID: "getApiUsersById",
-			Params: []clientgen.Param{{Name: "id", Required: true, Schema: jsontext.Value(`{"type": "integer"}`)}},
+			Params: []clientgen.Param{{Name: "id", Required: true, Schema: json.RawMessage(`{"type": "integer"}`)}},
 			Responses: []clientgen.Response{
-				{Status: 200, Content: []clientgen.Content{{MediaType: "application/json", Schema: jsontext.Value(`{"$ref": "#/components/schemas/User"}`)}}},
+				{Status: 200, Content: []clientgen.Content{{MediaType: "application/json", Schema: json.RawMessage(`{"$ref": "#/components/schemas/User"}`)}}},
 				{Status: 404, Content: []clientgen.Content{{MediaType: "application/problem+json"}}},
 			},
 		}},

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -81,7 +80,7 @@ type tsSchemas struct {
 }
 
 // tsDecodeSchema decodes a schema, keeping numbers as written.
-func tsDecodeSchema(v jsontext.Value) (any, error) {
+func tsDecodeSchema(v json.RawMessage) (any, error) {
 	if len(v) == 0 {
 		return nil, nil
 	}

@@ -2,6 +2,7 @@ package clientgen
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -10,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 func init() {
@@ -175,7 +174,7 @@ func TestTypeScriptSchemaTypes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tsSchemas{names: names}
-			s, err := tsDecodeSchema(jsontext.Value(tc.schema))
+			s, err := tsDecodeSchema(json.RawMessage(tc.schema))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -204,7 +203,7 @@ func TestTypeScriptSchemaErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tsSchemas{names: map[string]string{"User": "User"}}
-			s, err := tsDecodeSchema(jsontext.Value(tc.schema))
+			s, err := tsDecodeSchema(json.RawMessage(tc.schema))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,18 +219,18 @@ func TestTypeScriptSchemaErrors(t *testing.T) {
 // identifiers, and that no schema takes a name the module uses.
 func TestTypeScriptNames(t *testing.T) {
 	m := &Model{
-		Schemas: map[string]jsontext.Value{
-			"Response":             jsontext.Value(`{"type": "string"}`),
-			"ResponseSchema":       jsontext.Value(`{"type": "integer"}`),
-			"1st.thing-x":          jsontext.Value(`{"type": "boolean"}`),
-			"string":               jsontext.Value(`{"type": "boolean"}`),
-			"GetThingsOptions":     jsontext.Value(`{"type": "boolean"}`),
-			"EndpointRequest":      jsontext.Value(`{"type": "boolean"}`),
-			"UseEndpointReturn":    jsontext.Value(`{"type": "boolean"}`),
-			"Uses.Response.Schema": jsontext.Value(`{"$ref": "#/components/schemas/Response"}`),
+		Schemas: map[string]json.RawMessage{
+			"Response":             json.RawMessage(`{"type": "string"}`),
+			"ResponseSchema":       json.RawMessage(`{"type": "integer"}`),
+			"1st.thing-x":          json.RawMessage(`{"type": "boolean"}`),
+			"string":               json.RawMessage(`{"type": "boolean"}`),
+			"GetThingsOptions":     json.RawMessage(`{"type": "boolean"}`),
+			"EndpointRequest":      json.RawMessage(`{"type": "boolean"}`),
+			"UseEndpointReturn":    json.RawMessage(`{"type": "boolean"}`),
+			"Uses.Response.Schema": json.RawMessage(`{"$ref": "#/components/schemas/Response"}`),
 		},
 		Operations: []Operation{{Method: "GET", Path: "/things", OperationID: "getThings",
-			Responses: []Response{{Status: 200, Content: []Content{{MediaType: "application/json", Schema: jsontext.Value(`{"$ref": "#/components/schemas/ResponseSchema"}`)}}}}}},
+			Responses: []Response{{Status: 200, Content: []Content{{MediaType: "application/json", Schema: json.RawMessage(`{"$ref": "#/components/schemas/ResponseSchema"}`)}}}}}},
 	}
 	out, err := TypeScript(m, TSOptions{})
 	if err != nil {
