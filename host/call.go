@@ -114,6 +114,10 @@ type call struct {
 	// memory carries the memory allocator while the call instantiates a
 	// module (engine.instantiate); nil otherwise.
 	memory context.Context
+	// spanCtx is, while the handler runs, the context Observer.Span
+	// returned for its StepGuest, in which the guest's store operations
+	// begin theirs; nil otherwise.
+	spanCtx context.Context
 }
 
 type callKey struct{}

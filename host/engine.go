@@ -290,7 +290,9 @@ func hostKVGet(ctx context.Context, mod api.Module, stack []uint64) {
 		stack[0] = errno(abi.ErrState)
 		return
 	}
+	stored := c.startSpan(StepStore, "get")
 	v, ok, err := c.host.store.Get(c, c.host.namespace, key)
+	endSpan(stored, err)
 	switch {
 	case err != nil:
 		stack[0] = errno(kvError(c, "get", err))
@@ -314,7 +316,9 @@ func hostKVSet(ctx context.Context, mod api.Module, stack []uint64) {
 	case len(key) == 0 || len(key) > abi.KVMaxKey || len(value) > abi.KVMaxValue || ttl < 0:
 		stack[0] = errno(abi.ErrInvalid)
 	default:
+		stored := c.startSpan(StepStore, "set")
 		err := c.host.store.Set(c, c.host.namespace, string(key), value, time.Duration(ttl)*time.Second)
+		endSpan(stored, err)
 		if err != nil {
 			stack[0] = errno(kvError(c, "set", err))
 			return
@@ -331,7 +335,9 @@ func hostKVDelete(ctx context.Context, mod api.Module, stack []uint64) {
 		stack[0] = errno(abi.ErrState)
 		return
 	}
+	stored := c.startSpan(StepStore, "delete")
 	existed, err := c.host.store.Delete(c, c.host.namespace, key)
+	endSpan(stored, err)
 	switch {
 	case err != nil:
 		stack[0] = errno(kvError(c, "delete", err))
@@ -354,7 +360,9 @@ func hostKVIncr(ctx context.Context, mod api.Module, stack []uint64) {
 	case len(key) == 0 || len(key) > abi.KVMaxKey:
 		stack[0] = errno(abi.ErrInvalid)
 	default:
+		stored := c.startSpan(StepStore, "incr")
 		n, err := c.host.store.Incr(c, c.host.namespace, string(key), delta)
+		endSpan(stored, err)
 		if err != nil {
 			stack[0] = errno(kvError(c, "incr", err))
 			return
@@ -374,7 +382,9 @@ func hostKVList(ctx context.Context, mod api.Module, stack []uint64) {
 		stack[0] = errno(abi.ErrState)
 		return
 	}
+	stored := c.startSpan(StepStore, "list")
 	keys, err := c.host.store.List(c, c.host.namespace, prefix, after, abi.KVListLimit)
+	endSpan(stored, err)
 	if err != nil {
 		stack[0] = errno(kvError(c, "list", err))
 		return

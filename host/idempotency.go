@@ -200,7 +200,9 @@ func (h *Host) claimIdempotency(w http.ResponseWriter, r *http.Request, c *call)
 		scope = strings.Join(r.Header.Values(hdr), ",")
 	}
 	skey := storageKey(h.namespace, c.op.method, c.route.rf.Pattern(), scope, key)
+	stored := c.startSpan(StepStore, "claim")
 	claim, err := h.store.Claim(c, skey, fp, c.set.opts.Idempotency.lease())
+	endSpan(stored, err)
 	if err != nil {
 		h.observeStoreError("claim", err)
 		h.observeIdempotency(r, c, IdempotencyUnavailable)
@@ -294,7 +296,9 @@ func (h *Host) completeIdempotency(w http.ResponseWriter, r *http.Request, c *ca
 			kept[name] = vs
 		}
 	}
+	stored := c.startSpan(StepStore, "complete")
 	err := h.store.Complete(ctx, key, lease, storage.Answer{Status: status, Header: kept, Body: body}, c.set.opts.Idempotency.replay())
+	endSpan(stored, err)
 	switch {
 	case err == nil:
 		h.observeIdempotency(r, c, IdempotencyStored)
@@ -333,7 +337,9 @@ func (h *Host) releaseIdempotency(r *http.Request, c *call) {
 }
 
 func (h *Host) release(ctx context.Context, r *http.Request, c *call, key, lease string) {
+	stored := c.startSpan(StepStore, "release")
 	err := h.store.Release(ctx, key, lease)
+	endSpan(stored, err)
 	switch {
 	case err == nil:
 		h.observeIdempotency(r, c, IdempotencyReleased)
