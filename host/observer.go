@@ -429,16 +429,15 @@ func (h *Host) observeStoreError(op string, err error) {
 // context of the guest's step when a guest makes the call (a store
 // operation); nil when no Span hook is set, which endSpan accepts.
 func (c *call) startSpan(step, op string) func(error) {
-	o := c.host.observer()
-	if o == nil || o.Span == nil {
+	if o := c.host.opts.Observer; o == nil || o.Span == nil {
 		return nil
 	}
-	return c.beginSpan(o.Span, step, op)
+	return c.beginSpan(step, op)
 }
 
-// beginSpan is startSpan's slow half, kept apart so that startSpan stays
-// small enough to inline.
-func (c *call) beginSpan(hook func(context.Context, SpanEvent) (context.Context, func(error)), step, op string) func(error) {
+// beginSpan is startSpan's work when a Span hook is set: building the
+// event is paid for only then.
+func (c *call) beginSpan(step, op string) func(error) {
 	e := SpanEvent{Step: step, Op: op}
 	if c.req != nil {
 		e.Method = c.req.Method
@@ -453,7 +452,7 @@ func (c *call) beginSpan(hook func(context.Context, SpanEvent) (context.Context,
 	if ctx == nil {
 		ctx = c.parent
 	}
-	ctx, end := hook(ctx, e)
+	ctx, end := c.host.opts.Observer.Span(ctx, e)
 	if step == StepGuest {
 		c.spanCtx = ctx
 	}
