@@ -199,7 +199,7 @@ func (tr tree) span(name, parent string) sdktrace.ReadOnlySpan {
 func attr(s sdktrace.ReadOnlySpan, key attribute.Key) string {
 	for _, kv := range s.Attributes() {
 		if kv.Key == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
