@@ -82,7 +82,8 @@ type Observer struct {
 	// store operation (StepStore). ctx is the request's context, or for a
 	// store operation a guest makes, the context Span returned for its
 	// StepGuest; the context Span returns is the step's. The host calls
-	// end once when the step is over, with nil or why it failed. It is
+	// end once when the step is over, with nil or why it failed (a nil end
+	// is allowed: nothing is called). It is
 	// the hook of a tracer (package observe/otel starts a span per step);
 	// it follows net/http/httptrace's pairs of hooks, as one call so that
 	// the two halves cannot disagree.
@@ -224,7 +225,7 @@ type StoreErrorEvent struct {
 const (
 	// StepValidate: content negotiation, the body's media type, size and
 	// parsing, and the validation of params, query, headers and body
-	// (docs/spec.md §4, steps 2-5).
+	// (docs/spec.md §4, steps 4-7).
 	StepValidate = "validate"
 	// StepGuest: the call of the route's handler (endpoints_handle) on an
 	// instance, host functions included; the wait for the instance is not.
@@ -302,8 +303,8 @@ func joinSpans(a, b func(context.Context, SpanEvent) (context.Context, func(erro
 		ctx, endA := a(ctx, e)
 		ctx, endB := b(ctx, e)
 		return ctx, func(err error) {
-			endB(err)
-			endA(err)
+			endSpan(endB, err)
+			endSpan(endA, err)
 		}
 	}
 }

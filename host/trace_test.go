@@ -126,6 +126,8 @@ func TestSpanHook(t *testing.T) {
 			handle:   kvCode + " " + plainOK, extra: okData + kvData}).
 		wat("server/api/orders.post.wasm", watModule{contract: `{"idempotency":{"required":true}}`, handle: plainOK, extra: okData}).
 		wat("server/api/trap.get.wasm", watModule{contract: `{}`, handle: `(unreachable)`}).
+		wat("server/api/limited.get.wasm", watModule{contract: `{}`, handle: plainOK, extra: okData}).
+		file("endpoints.json", []byte(`{"rateLimits": {"few": {"routes": ["/api/limited"], "limit": 3, "window": "1m"}}}`)).
 		host(host.Options{Observer: observer})
 	for _, tt := range []struct {
 		method, path string
@@ -142,6 +144,11 @@ func TestSpanHook(t *testing.T) {
 		{"GET", "/api/trap", nil, 500, []step{
 			{"validate GET /api/trap", "", false},
 			{"guest GET /api/trap server/api/trap.get.wasm", "", true},
+		}},
+		{"GET", "/api/limited", nil, 200, []step{
+			{"store GET /api/limited take", "", false},
+			{"validate GET /api/limited", "", false},
+			{"guest GET /api/limited server/api/limited.get.wasm", "", false},
 		}},
 		{"POST", "/api/orders", []string{"Idempotency-Key", "k1"}, 200, []step{
 			{"validate POST /api/orders", "", false},
