@@ -77,7 +77,7 @@ type Envelope struct {
 	// lowercase hexadecimal digits of its traceparent header, when that is
 	// a valid version 00 one; absent otherwise. The header comes from the
 	// client, a proxy in front, or the host's own server span when
-	// tracing is on (docs/spec.md, "Tracing"). Log it to tie a guest's
+	// tracing is on (docs/spec.md §12). Log it to tie a guest's
 	// lines to the trace.
 	TraceID string `json:"traceId,omitempty"`
 	// Auth is the client the host authenticated for the operation's
