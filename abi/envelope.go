@@ -72,6 +72,14 @@ type Envelope struct {
 	// sent a usable one, otherwise one the host made. The host logs it and
 	// answers it in X-Request-Id.
 	RequestID string `json:"requestId,omitempty"`
+	// TraceID is the trace id of the request's W3C Trace Context
+	// (https://www.w3.org/TR/trace-context/#traceparent-header): the 32
+	// lowercase hexadecimal digits of its traceparent header, when that is
+	// a valid version 00 one; absent otherwise. The header comes from the
+	// client, a proxy in front, or the host's own server span when
+	// tracing is on (docs/spec.md §12). Log it to tie a guest's
+	// lines to the trace.
+	TraceID string `json:"traceId,omitempty"`
 	// Auth is the client the host authenticated for the operation's
 	// security requirement; absent when the operation requires none or an
 	// optional requirement ({}) was met without credentials.

@@ -50,6 +50,10 @@ func (c *call) Store() (storage.Store, string, bool) {
 	return c.host.store, c.host.namespace, true
 }
 
+// StoreSpan begins the span of a guest's store operation op, under its
+// guest call's span.
+func (c *call) StoreSpan(op string) func(error) { return c.startSpan(StepStore, op) }
+
 // StoreError maps a store error to the ABI's errno.
 func (c *call) StoreError(op string, err error) abi.Errno {
 	switch {

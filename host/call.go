@@ -115,6 +115,10 @@ type call struct {
 	// memory carries the memory allocator while the call instantiates a
 	// module (engine.instantiate); nil otherwise.
 	memory context.Context
+	// spanCtx is, while the handler runs, the context Observer.Span
+	// returned for its StepGuest, in which the guest's store operations
+	// begin theirs; nil otherwise.
+	spanCtx context.Context
 }
 
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }

@@ -135,6 +135,12 @@ func (c *call) appendRequestContext(b []byte) []byte {
 		b = append(b, `,"requestId":`...)
 		b, _ = jsontext.AppendQuote(b, rc.requestID)
 	}
+	if id := traceID(c.req.Header); id != "" {
+		b = append(b, `,"traceId":`...)
+		b = append(b, '"')
+		b = append(b, id...)
+		b = append(b, '"')
+	}
 	if p := rc.principal; p != nil && c.phase != abi.PhaseVerify {
 		if pj, err := json.Marshal(p); err == nil {
 			b = append(b, `,"auth":`...)

@@ -1,6 +1,8 @@
 package host
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -75,6 +77,22 @@ type Observer struct {
 	// own (Idempotency-Key records, rate limits, API keys, readiness
 	// pings) and the guests' key-value calls.
 	StoreError func(StoreErrorEvent)
+	// Span is called when a step of a request begins: the validation of
+	// its parts (StepValidate), the call of its handler (StepGuest), a
+	// store operation (StepStore). ctx is the request's context, or for a
+	// store operation a guest makes, the context Span returned for its
+	// StepGuest; the context Span returns is the step's. The host calls
+	// end once when the step is over, with nil or why it failed (a nil end
+	// is allowed: nothing is called). It is
+	// the hook of a tracer (package observe/otel starts a span per step);
+	// it follows net/http/httptrace's pairs of hooks, as one call so that
+	// the two halves cannot disagree.
+	//
+	//	Span: func(ctx context.Context, e host.SpanEvent) (context.Context, func(error)) {
+	//		began := time.Now()
+	//		return ctx, func(err error) { log.Printf("%s %s took %s: %v", e.Step, e.Route, time.Since(began), err) }
+	//	},
+	Span func(ctx context.Context, e SpanEvent) (context.Context, func(err error))
 }
 
 // RequestEvent is one answered request.
@@ -91,6 +109,11 @@ type RequestEvent struct {
 	// RequestID is the request's X-Request-Id (the client's, or one the
 	// host made); "" for a request no route matched.
 	RequestID string
+	// TraceID is the trace id of the request's W3C traceparent header
+	// (32 lowercase hexadecimal digits), as the guest gets it in the
+	// envelope's traceId; "" when the request carried no valid one
+	// (version 00, a trace id not all zeros).
+	TraceID string
 	// Status is the status sent; 200 when the handler wrote nothing.
 	Status int
 	// Bytes counts the body bytes written (none for HEAD).
@@ -198,6 +221,38 @@ type StoreErrorEvent struct {
 	Err error
 }
 
+// Steps of a [SpanEvent].
+const (
+	// StepValidate: content negotiation, the body's media type, size and
+	// parsing, and the validation of params, query, headers and body
+	// (docs/spec.md §4, steps 4-7).
+	StepValidate = "validate"
+	// StepGuest: the call of the route's handler (endpoints_handle) on an
+	// instance, host functions included; the wait for the instance is not.
+	StepGuest = "guest"
+	// StepStore: one store operation, named by [SpanEvent.Op].
+	StepStore = "store"
+)
+
+// SpanEvent is a step of a request that begins, for [Observer.Span].
+type SpanEvent struct {
+	// Step is StepValidate, StepGuest or StepStore.
+	Step string
+	// Method and Route say which operation the request is for (Route is a
+	// template, see [RequestEvent.Route]).
+	Method, Route string
+	// Module is the route module, relative to the app, for StepGuest.
+	Module string
+	// Op is the store operation for StepStore, as in [StoreErrorEvent.Op]:
+	// "claim", "complete", "release", "get", "set", "delete", "incr",
+	// "list" or "take".
+	Op string
+}
+
+// ErrRefused is the error the end of a StepValidate span gets when the
+// host refused the request (400, 406, 413, 415...): the answer says why.
+var ErrRefused = errors.New("the request was refused before its handler ran (the answer's status and body say why)")
+
 // JoinObservers returns an observer that calls each of observers' hooks in
 // turn, skipping nil observers and nil hooks. A hook no observer sets stays
 // nil, and costs nothing.
@@ -217,6 +272,7 @@ func JoinObservers(observers ...*Observer) *Observer {
 		out.Reload = joinHooks(out.Reload, o.Reload)
 		out.Idempotency = joinHooks(out.Idempotency, o.Idempotency)
 		out.StoreError = joinHooks(out.StoreError, o.StoreError)
+		out.Span = joinSpans(out.Span, o.Span)
 	}
 	return &out
 }
@@ -231,6 +287,25 @@ func joinHooks[E any](a, b func(E)) func(E) {
 	return func(e E) {
 		a(e)
 		b(e)
+	}
+}
+
+// joinSpans chains two Span hooks: b's step is started in the context a
+// returned, and ended before a's.
+func joinSpans(a, b func(context.Context, SpanEvent) (context.Context, func(error))) func(context.Context, SpanEvent) (context.Context, func(error)) {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return func(ctx context.Context, e SpanEvent) (context.Context, func(error)) {
+		ctx, endA := a(ctx, e)
+		ctx, endB := b(ctx, e)
+		return ctx, func(err error) {
+			endSpan(endB, err)
+			endSpan(endA, err)
+		}
 	}
 }
 
@@ -250,7 +325,7 @@ func (h *Host) serveObserved(w http.ResponseWriter, r *http.Request, hook func(R
 			status = http.StatusOK
 		}
 		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
-			Status: status, Bytes: x.bytes, Duration: time.Since(x.start)})
+			TraceID: traceID(r.Header), Status: status, Bytes: x.bytes, Duration: time.Since(x.start)})
 		*x = exchange{}
 		exchanges.Put(x)
 	}()
@@ -348,5 +423,46 @@ func (h *Host) observeIdempotency(r *http.Request, c *call, outcome IdempotencyO
 func (h *Host) observeStoreError(op string, err error) {
 	if o := h.observer(); o != nil && o.StoreError != nil {
 		o.StoreError(StoreErrorEvent{Op: op, Err: err})
+	}
+}
+
+// startSpan begins a step of the call's request for the Span hook, in the
+// context of the guest's step when a guest makes the call (a store
+// operation); nil when no Span hook is set, which endSpan accepts.
+func (c *call) startSpan(step, op string) func(error) {
+	if o := c.host.opts.Observer; o == nil || o.Span == nil {
+		return nil
+	}
+	return c.beginSpan(step, op)
+}
+
+// beginSpan is startSpan's work when a Span hook is set: building the
+// event is paid for only then.
+func (c *call) beginSpan(step, op string) func(error) {
+	e := SpanEvent{Step: step, Op: op}
+	if c.req != nil {
+		e.Method = c.req.Method
+	}
+	if c.route != nil {
+		e.Route, e.Module = c.route.pattern, c.route.file
+	}
+	if step != StepGuest {
+		e.Module = ""
+	}
+	ctx := c.spanCtx
+	if ctx == nil {
+		ctx = c.parent
+	}
+	ctx, end := c.host.opts.Observer.Span(ctx, e)
+	if step == StepGuest {
+		c.spanCtx = ctx
+	}
+	return end
+}
+
+// endSpan ends a step startSpan began, if it did.
+func endSpan(end func(error), err error) {
+	if end != nil {
+		end(err)
 	}
 }

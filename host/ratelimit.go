@@ -174,7 +174,9 @@ func (h *Host) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
 			return false
 		}
 		key := rateLimitKeyPrefix + h.namespace + ":" + rl.name + ":" + rl.clientKey(c, r, set.trustedProxies)
+		stored := c.startSpan(StepStore, "take")
 		d, err := limiter.Take(c, key, rl.rate)
+		endSpan(stored, err)
 		if err != nil {
 			h.observeStoreError("take", err)
 			h.logger.Warn("rate limit not checked: the store failed", "policy", rl.name, "error", err, "requestId", c.requestID)

@@ -121,7 +121,7 @@ func (h *Host) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt
 }
 
 func (h *Host) putCall(c *call) {
-	c.parent, c.req, c.w, c.bodySrc, c.route, c.op = nil, nil, nil, nil, nil, nil
+	c.parent, c.req, c.w, c.bodySrc, c.route, c.op, c.spanCtx = nil, nil, nil, nil, nil, nil, nil
 	c.body, c.bodyRaw, c.out = nil, nil, nil
 	if c.multipart != nil {
 		if err := c.multipart.Close(); err != nil {
@@ -276,6 +276,13 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		return
 	}
 
+	// Steps 2-5 are one span for a tracer: refused (an early return), it
+	// ends with ErrRefused.
+	validated := c.startSpan(StepValidate, "")
+	if validated != nil {
+		defer func() { endSpan(validated, ErrRefused) }()
+	}
+
 	// Step 2: content negotiation, for operations that offer several types.
 	if op.negotiates() {
 		w.Header().Add("Vary", "Accept")
@@ -375,6 +382,8 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		h.refuse(w, r, c, t, issues.failure())
 		return
 	}
+	endSpan(validated, nil)
+	validated = nil
 
 	// Step 6: Idempotency-Key.
 	if op.contract.Idempotency != nil {
@@ -513,6 +522,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	if o := h.observer(); o != nil && o.GuestCall != nil {
 		began = time.Now()
 	}
+	guestSpan := c.startSpan(StepGuest, "")
 	res, err := in.handle.Call(c)
 	var took time.Duration
 	if !began.IsZero() {
@@ -535,6 +545,10 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 		code = int32(res[0])
 	}
 	ok := err == nil && code == 0 && c.fault == ""
+	if guestSpan != nil {
+		c.spanCtx = nil
+		guestSpan(guestError(err, code, c.fault))
+	}
 	pool.put(r.Context(), in, ok)
 	if !began.IsZero() {
 		h.observeGuestCall(r, c, took, !ok)
@@ -565,6 +579,21 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	writeError(w, r, status, "", data)
 	return false
+}
+
+// guestError is why a handler's call failed, for the end of its span:
+// nil when it succeeded. It describes the failure, not its cause in
+// detail: the log line has that.
+func guestError(err error, code int32, fault string) error {
+	switch {
+	case fault != "":
+		return errors.New(fault)
+	case err != nil:
+		return err
+	case code != 0:
+		return fmt.Errorf("the handler returned error code %d", code)
+	}
+	return nil
 }
 
 // failureData is the data of a development 500 for a failed guest: why

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -22,6 +23,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/logwriter"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
+	"github.com/wasmendpoints/endpoints/observe/otel"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
 )
 
@@ -119,7 +121,15 @@ Flags of dev and serve:
                      routes, store); off by default
 
 Each request is logged as one line: method and path, route, status, bytes,
-duration and request id (text, or JSON with --json).
+duration, request id and trace id (text, or JSON with --json).
+
+Tracing (OpenTelemetry) is off unless the standard variables ask for it:
+  OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318   OTLP to a collector
+  OTEL_TRACES_EXPORTER=otlp|console|none              the exporter
+  OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf|grpc      OTLP's transport
+  OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, OTEL_SDK_DISABLED=true ...
+Each request gets a server span (continuing the client's W3C traceparent)
+with spans for its validation, its guest call and its store calls.
 
 Examples:
   endpoints dev examples/users
@@ -581,6 +591,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		metrics = prometheus.New()
 		observer = host.JoinObservers(observer, metrics.Observer())
 	}
+	// Traces when the OTEL_* variables ask for them; flushed after the
+	// host closed (deferred before it), so its last spans are exported.
+	tp, err := otel.NewTracerProvider(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
+		return exitError
+	}
+	var tracer *otel.Tracer
+	if tp != nil {
+		defer flushTraces(tp, logger)
+		tracer = otel.New(tp)
+		observer = host.JoinObservers(observer, tracer.Observer())
+	}
 	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, Observer: observer, ConfigOverrides: sets})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
@@ -597,6 +620,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 
 	srv := h.HTTPServer()
+	if tracer != nil {
+		srv.Handler = tracer.Handler(srv.Handler)
+		fmt.Fprintf(stdout, "\ntracing: a span per request, exported as %s\n", tracingTarget(os.Getenv))
+	}
 	errc := make(chan error, 2)
 	var admin *http.Server
 	if adminLn != nil {
@@ -633,4 +660,32 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		}
 	}
 	return exitOK
+}
+
+// traceFlushTimeout bounds the export of the spans still queued when the
+// command stops: a collector that does not answer must not hold the exit.
+const traceFlushTimeout = 5 * time.Second
+
+// flushTraces exports the spans still queued and stops the tracer
+// provider.
+func flushTraces(tp interface{ Shutdown(context.Context) error }, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), traceFlushTimeout)
+	defer cancel()
+	if err := tp.Shutdown(ctx); err != nil {
+		logger.Warn("exporting the last traces failed", "error", err)
+	}
+}
+
+// tracingTarget says where the spans go, from the OTEL_* variables.
+func tracingTarget(getenv func(string) string) string {
+	exporter := getenv("OTEL_TRACES_EXPORTER")
+	if exporter == "" {
+		exporter = "otlp"
+	}
+	if exporter != "otlp" {
+		return "OTEL_TRACES_EXPORTER=" + exporter
+	}
+	protocol := cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL"), "http/protobuf")
+	endpoint := cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), "the default endpoint")
+	return "OTLP (" + protocol + ") to " + endpoint
 }

@@ -147,6 +147,12 @@ export class Request {
     return this.member("requestId");
   }
 
+  /** The trace id of the request's W3C traceparent (32 lowercase hex
+   * digits), or "" when it carried no valid one. */
+  get traceId(): string {
+    return this.member("traceId");
+  }
+
   /** The client the host authenticated ({"scheme", "subject", "scopes",
    * "claims"}), or null for an operation without security. */
   auth(): Value | null {

@@ -78,6 +78,25 @@ func RequestID() string {
 	return s
 }
 
+// TraceID returns the trace id of the current request's W3C Trace
+// Context: 32 lowercase hexadecimal digits, from a valid traceparent header
+// the client, a proxy or the host's tracing set. "" when the request
+// carried none, and outside a request. Log it to tie a guest's lines to
+// the request's trace.
+//
+//	endpoints.Logger().Info("charging the card", "traceId", endpoints.TraceID())
+func TraceID() string {
+	scanEnvelope()
+	if request.traceID == nil {
+		return ""
+	}
+	s, err := decodeString(request.traceID)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
 // Value returns a context value a middleware set for the current request
 // (abi context_set), and whether it was set.
 //
@@ -95,10 +114,12 @@ func Value(name string) (string, bool) {
 	return v, ok
 }
 
-// Member names of the envelope that Auth, RequestID and Value read.
+// Member names of the envelope that Auth, RequestID, TraceID and Value
+// read.
 var (
 	keyAuth      = jsonKey[abi.Envelope]("Auth")
 	keyRequestID = jsonKey[abi.Envelope]("RequestID")
+	keyTraceID   = jsonKey[abi.Envelope]("TraceID")
 	keyContext   = jsonKey[abi.Envelope]("Context")
 )
 
@@ -114,6 +135,8 @@ func (r *requestState) note(key string, value []byte) bool {
 		r.auth = value
 	case keyRequestID:
 		r.requestID = value
+	case keyTraceID:
+		r.traceID = value
 	case keyContext:
 		r.context = value
 	default:

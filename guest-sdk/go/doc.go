@@ -373,8 +373,9 @@
 // runtime declaration) names the schemes and scopes; endpoints.json
 // configures their verifiers. The handler gets the verified client with
 // [Auth] (Subject, Scopes, [Principal.HasScope], [Principal.DecodeClaims])
-// to decide per resource, [RequestID] to tie its logs to the host's, and
-// [Value] for what middleware passed on.
+// to decide per resource, [RequestID] and [TraceID] to tie its logs to the
+// host's and to the request's trace, and [Value] for what middleware
+// passed on.
 //
 // # Middleware
 //

@@ -113,7 +113,7 @@ func TestMiddlewareVerify(t *testing.T) {
 }
 
 func TestAuthRequestIDAndValue(t *testing.T) {
-	beginRequest([]byte(`{"kind":"endpoint","requestId":"r-9","context":{"tenant":"acme"},"auth":{"scheme":"bearer","subject":"bob","claims":{"tenant":"acme","n":12345678901234567890}}}`))
+	beginRequest([]byte(`{"kind":"endpoint","requestId":"r-9","traceId":"4bf92f3577b34da6a3ce929d0e0e4736","context":{"tenant":"acme"},"auth":{"scheme":"bearer","subject":"bob","claims":{"tenant":"acme","n":12345678901234567890}}}`))
 	defer endRequest()
 	p := Auth()
 	var claims struct {
@@ -125,6 +125,9 @@ func TestAuthRequestIDAndValue(t *testing.T) {
 	if RequestID() != "r-9" {
 		t.Errorf("RequestID() = %q", RequestID())
 	}
+	if got := TraceID(); got != "4bf92f3577b34da6a3ce929d0e0e4736" {
+		t.Errorf("TraceID() = %q, want 4bf92f3577b34da6a3ce929d0e0e4736", got)
+	}
 	if v, ok := Value("tenant"); !ok || v != "acme" {
 		t.Errorf("Value(tenant) = %q, %v", v, ok)
 	}
@@ -132,7 +135,7 @@ func TestAuthRequestIDAndValue(t *testing.T) {
 		t.Error("Value(nope) found")
 	}
 	endRequest()
-	if Auth() != nil || RequestID() != "" {
-		t.Error("outside a request: want no principal and no id")
+	if Auth() != nil || RequestID() != "" || TraceID() != "" {
+		t.Error("outside a request: want no principal, no request id and no trace id")
 	}
 }

@@ -72,9 +72,10 @@ type requestState struct {
 	envelope    []byte // the request envelope, in envelopeBuf
 	mediaType   []byte // the raw "mediaType" member; nil when absent
 	contentType []byte // the raw "contentType" member; nil when absent
-	// auth, requestID and context are the raw members of the same names.
-	auth, requestID, context []byte
-	scanned                  bool // the envelope was scanned: all are final
+	// auth, requestID, traceID and context are the raw members of the
+	// same names.
+	auth, requestID, traceID, context []byte
+	scanned                           bool // the envelope was scanned: all are final
 }
 
 // beginRequest and endRequest set and clear what the SDK keeps of the

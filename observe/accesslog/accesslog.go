@@ -18,9 +18,11 @@
 //   - The message is the method and the path with its query, as the
 //     client sent them; route is the route's template (absent when no
 //     route matched, as for a 404), requestId the X-Request-Id the host
-//     answered with (absent likewise), duration the time from receipt to
-//     answer, rounded to the microsecond, bytes the body bytes written.
-//     The record's time is when the answer was done.
+//     answered with (absent likewise), trace_id the trace id of the
+//     request's W3C traceparent header (absent when it had no valid one;
+//     observe/otel's server span gives every request one), duration the
+//     time from receipt to answer, rounded to the microsecond, bytes the
+//     body bytes written. The record's time is when the answer was done.
 //   - Answers of 500 and above are logged at slog.LevelError, the others at
 //     slog.LevelInfo; a logger whose level is above Info logs only the
 //     former.
@@ -75,6 +77,7 @@ type line struct {
 	at                                    time.Time
 	level                                 slog.Level
 	method, path, query, route, requestID string
+	traceID                               string
 	status                                int
 	bytes                                 int64
 	duration                              time.Duration
@@ -102,7 +105,7 @@ func (l *Log) request(e host.RequestEvent) {
 		return
 	}
 	ln := line{at: time.Now(), level: level, method: e.Method, path: e.Request.URL.Path, query: e.Request.URL.RawQuery,
-		route: e.Route, requestID: e.RequestID, status: e.Status, bytes: e.Bytes, duration: e.Duration}
+		route: e.Route, requestID: e.RequestID, traceID: e.TraceID, status: e.Status, bytes: e.Bytes, duration: e.Duration}
 	l.mu.Lock()
 	for len(l.queue) >= MaxQueued && !l.closed {
 		l.room.Wait()
@@ -189,7 +192,7 @@ func (l *Log) log(ln line) {
 	if ln.query != "" {
 		msg += "?" + ln.query
 	}
-	var buf [6]slog.Attr
+	var buf [7]slog.Attr
 	attrs := append(buf[:0], slog.String("method", ln.method))
 	if ln.route != "" {
 		attrs = append(attrs, slog.String("route", ln.route))
@@ -200,6 +203,9 @@ func (l *Log) log(ln line) {
 		slog.Duration("duration", ln.duration.Round(time.Microsecond)))
 	if ln.requestID != "" {
 		attrs = append(attrs, slog.String("requestId", ln.requestID))
+	}
+	if ln.traceID != "" {
+		attrs = append(attrs, slog.String("trace_id", ln.traceID))
 	}
 	// A record without a caller's pc: Logger.LogAttrs would spend a fifth
 	// of the line's cost on runtime.Callers for a source location that is

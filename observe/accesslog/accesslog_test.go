@@ -136,6 +136,29 @@ func TestTextLine(t *testing.T) {
 	}
 }
 
+// TestTraceID checks that a request's valid W3C traceparent gives its
+// line a trace_id, and that an invalid one gives none.
+func TestTraceID(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, traceparent, want string }{
+		{"valid", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", " trace_id=4bf92f3577b34da6a3ce929d0e0e4736\n"},
+		{"upper case", "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", ""},
+		{"all zeros", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out lockedBuffer
+			srv, access := serveHello(t, slog.NewTextHandler(&out, nil))
+			get(t, srv, "/api/hello", "Traceparent", tt.traceparent)
+			access.Close()
+			got := out.String()
+			if tt.want == "" && strings.Contains(got, "trace_id") || tt.want != "" && !strings.HasSuffix(got, tt.want) {
+				t.Errorf("line %q, want it to end with %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestLevels checks that a server error is logged as an error, and that a
 // logger above Info keeps only those.
 func TestLevels(t *testing.T) {

@@ -152,6 +152,12 @@ impl Request {
         self.member("requestId")
     }
 
+    /// The trace id of the request's W3C traceparent (32 lowercase hex
+    /// digits), or "" when it carried no valid one.
+    pub fn trace_id(&self) -> String {
+        self.member("traceId")
+    }
+
     /// The client the host authenticated (`{"scheme", "subject", "scopes",
     /// "claims"}`), or `None` for an operation without security.
     pub fn auth(&self) -> Option<Json> {

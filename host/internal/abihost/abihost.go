@@ -78,6 +78,10 @@ type Call interface {
 	// StoreError maps a failed store operation op ("get", "set"...) to
 	// the errno the guest sees, reporting it as the host does.
 	StoreError(op string, err error) abi.Errno
+	// StoreSpan begins the trace span of store operation op, as the host
+	// does for its own; the function it returns ends it with the
+	// operation's error. It returns nil when nothing traces the request.
+	StoreSpan(op string) func(error)
 	// Scratch is the call's reusable buffer, for answers the functions
 	// build (kv_list's JSON array).
 	Scratch() *[]byte

@@ -34,7 +34,9 @@ func hostKVGet(ctx context.Context, mod api.Module, stack []uint64) {
 		stack[0] = errno(abi.ErrState)
 		return
 	}
+	done := c.StoreSpan("get")
 	v, ok, err := store.Get(c, namespace, key)
+	endSpan(done, err)
 	switch {
 	case err != nil:
 		stack[0] = errno(c.StoreError("get", err))
@@ -58,7 +60,9 @@ func hostKVSet(ctx context.Context, mod api.Module, stack []uint64) {
 	case len(key) == 0 || len(key) > abi.KVMaxKey || len(value) > abi.KVMaxValue || ttl < 0:
 		stack[0] = errno(abi.ErrInvalid)
 	default:
+		done := c.StoreSpan("set")
 		err := store.Set(c, namespace, string(key), value, time.Duration(ttl)*time.Second)
+		endSpan(done, err)
 		if err != nil {
 			stack[0] = errno(c.StoreError("set", err))
 			return
@@ -75,7 +79,9 @@ func hostKVDelete(ctx context.Context, mod api.Module, stack []uint64) {
 		stack[0] = errno(abi.ErrState)
 		return
 	}
+	done := c.StoreSpan("delete")
 	existed, err := store.Delete(c, namespace, key)
+	endSpan(done, err)
 	switch {
 	case err != nil:
 		stack[0] = errno(c.StoreError("delete", err))
@@ -98,7 +104,9 @@ func hostKVIncr(ctx context.Context, mod api.Module, stack []uint64) {
 	case len(key) == 0 || len(key) > abi.KVMaxKey:
 		stack[0] = errno(abi.ErrInvalid)
 	default:
+		done := c.StoreSpan("incr")
 		n, err := store.Incr(c, namespace, string(key), delta)
+		endSpan(done, err)
 		if err != nil {
 			stack[0] = errno(c.StoreError("incr", err))
 			return
@@ -118,7 +126,9 @@ func hostKVList(ctx context.Context, mod api.Module, stack []uint64) {
 		stack[0] = errno(abi.ErrState)
 		return
 	}
+	done := c.StoreSpan("list")
 	keys, err := store.List(c, namespace, prefix, after, abi.KVListLimit)
+	endSpan(done, err)
 	if err != nil {
 		stack[0] = errno(c.StoreError("list", err))
 		return
@@ -135,4 +145,11 @@ func hostKVList(ctx context.Context, mod api.Module, stack []uint64) {
 	b = append(b, ']')
 	*scratch = b
 	stack[0] = deliver(mod, abi.ImportKVList, b, buf, bufLen)
+}
+
+// endSpan ends a span StoreSpan began, if it did.
+func endSpan(end func(error), err error) {
+	if end != nil {
+		end(err)
+	}
 }

@@ -84,6 +84,10 @@ type Call interface {
 	ObserveIdempotency(r *http.Request, o Outcome)
 	// ObserveStoreError reports a failed store operation op.
 	ObserveStoreError(op string, err error)
+	// StoreSpan begins the trace span of store operation op ("claim",
+	// "complete", "release"); the function it returns ends it with the
+	// operation's error. It returns nil when nothing traces the request.
+	StoreSpan(op string) func(error)
 }
 
 // Key is the idempotency state of one call: the key it claimed and its
@@ -172,7 +176,9 @@ func (s *Step) Claim(w http.ResponseWriter, r *http.Request, c Call) bool {
 	}
 	method, pattern := c.Operation()
 	skey := storageKey(s.Namespace, method, pattern, scope, key)
+	done := c.StoreSpan("claim")
 	claim, err := s.Store.Claim(c, skey, fp, cfg.Lease)
+	endSpan(done, err)
 	if err != nil {
 		c.ObserveStoreError("claim", err)
 		c.ObserveIdempotency(r, Unavailable)
@@ -268,7 +274,9 @@ func (s *Step) Complete(w http.ResponseWriter, r *http.Request, c Call, status i
 		}
 	}
 	cfg := c.Config()
+	done := c.StoreSpan("complete")
 	err := s.Store.Complete(ctx, key, lease, storage.Answer{Status: status, Header: kept, Body: body}, cfg.Replay)
+	endSpan(done, err)
 	switch {
 	case err == nil:
 		c.ObserveIdempotency(r, Stored)
@@ -308,7 +316,9 @@ func (s *Step) Release(r *http.Request, c Call) {
 }
 
 func (s *Step) release(ctx context.Context, r *http.Request, c Call, key, lease string) {
+	done := c.StoreSpan("release")
 	err := s.Store.Release(ctx, key, lease)
+	endSpan(done, err)
 	switch {
 	case err == nil:
 		c.ObserveIdempotency(r, Released)
@@ -330,4 +340,11 @@ func hasHeader[V any](declared map[string]V, name string) bool {
 		}
 	}
 	return false
+}
+
+// endSpan ends a span StoreSpan began, if it did.
+func endSpan(end func(error), err error) {
+	if end != nil {
+		end(err)
+	}
 }
