@@ -31,9 +31,11 @@ elif ! command -v clang >/dev/null || ! command -v wat2wasm >/dev/null || ! comm
   exit 1
 fi
 
-if [ ! -d tests/openapi/lint/node_modules ]; then
+# npm ci again when package-lock.json changed since node_modules was made
+# (a tool was added or pinned to another version).
+if ! cmp -s tests/openapi/lint/package-lock.json tests/openapi/lint/node_modules/.package-lock.json.source 2>/dev/null; then
   echo "installing the pinned npm tools of tests/openapi/lint"
-  (cd tests/openapi/lint && npm ci --no-audit --no-fund --loglevel=error)
+  (cd tests/openapi/lint && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.package-lock.json.source)
 fi
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))

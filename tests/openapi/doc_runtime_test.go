@@ -87,6 +87,125 @@ func describe(errs []*verrors.ValidationError) string {
 	return b.String()
 }
 
+// exchange is one request of the session and the status the host must
+// answer it with.
+type exchange struct {
+	name, method, path, body string
+	headers                  []string // name, value, name, value...
+	wantStatus               int
+}
+
+// request makes the exchange's request to the server at base.
+func (x exchange) request(t *testing.T, base string) *http.Request {
+	t.Helper()
+	var body io.Reader
+	if x.body != "" {
+		body = strings.NewReader(x.body)
+	}
+	req, err := http.NewRequest(x.method, base+x.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(x.headers); i += 2 {
+		req.Header.Set(x.headers[i], x.headers[i+1])
+	}
+	return req
+}
+
+// refused reports whether an answer with status says the host found the
+// request invalid, as a document judges requests: a 400 or 415, and a 401
+// to a request with no credential at all (it lacks the security the
+// document requires). A 406 is about the answer: its request is valid.
+func (x exchange) refused(status int) bool {
+	noCredential := !x.has("Authorization") && !x.has("X-API-Key")
+	return status == 400 || status == 415 || status == 401 && noCredential
+}
+
+// multipart reports whether the request has a multipart body.
+func (x exchange) multipart() bool {
+	for i := 0; i+1 < len(x.headers); i += 2 {
+		if strings.EqualFold(x.headers[i], "Content-Type") && strings.HasPrefix(x.headers[i+1], "multipart/") {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether the request sends header name.
+func (x exchange) has(name string) bool {
+	for i := 0; i+1 < len(x.headers); i += 2 {
+		if strings.EqualFold(x.headers[i], name) {
+			return true
+		}
+	}
+	return false
+}
+
+// session is the requests both the validator and the validating proxy
+// judge: every operation of the example app, with valid and invalid
+// requests, framework errors (400, 401, 403, 406, 413, 415, 422, 429),
+// Idempotency-Key replays and conflicts, a stream and a plain route. It
+// runs in order against a fresh host: the rate limit is met by the eighth
+// order.
+func session(t *testing.T) []exchange {
+	const json = "application/json"
+	auth := []string{"Authorization", "Bearer " + token(t, "alice", time.Hour, "users:write orders:write")}
+	expired := []string{"Authorization", "Bearer " + token(t, "alice", -time.Hour, "users:write")}
+	readOnly := []string{"Authorization", "Bearer " + token(t, "bob", time.Hour, "users:read")}
+	const (
+		order      = `{"userId":1,"items":[{"sku":"BOOK-42","quantity":2}]}`
+		otherOrder = `{"userId":2,"items":[{"sku":"BOOK-42","quantity":2}]}`
+	)
+	return []exchange{
+		{"get a user", "GET", "/api/users/1", "", nil, 200},
+		{"a declared 404", "GET", "/api/users/99", "", nil, 404},
+		{"an id that is not an integer", "GET", "/api/users/abc", "", nil, 400},
+		{"an id below its minimum", "GET", "/api/users/0", "", nil, 400},
+		{"search", "GET", "/api/users/search?q=ada", "", nil, 200},
+		{"search with a limit", "GET", "/api/users/search?q=a&limit=2", "", nil, 200},
+		{"search without q", "GET", "/api/users/search", "", nil, 400},
+		{"search with a limit too large", "GET", "/api/users/search?q=a&limit=101", "", nil, 400},
+		{"create a user", "POST", "/api/users", `{"name":"Ada","email":"ada2@example.com"}`, append([]string{"Content-Type", json}, auth...), 201},
+		{"create with a bad email", "POST", "/api/users", `{"name":"Ada","email":"nope"}`, append([]string{"Content-Type", json}, auth...), 400},
+		{"create with an unknown field", "POST", "/api/users", `{"name":"Ada","email":"a@example.com","admin":true}`, append([]string{"Content-Type", json}, auth...), 400},
+		{"create with malformed JSON", "POST", "/api/users", `{"name":`, append([]string{"Content-Type", json}, auth...), 400},
+		{"create with a body over limits.bodyBytes", "POST", "/api/users", `{"name":"Ada","email":"a@example.com"}` + strings.Repeat(" ", 2<<20), append([]string{"Content-Type", json}, auth...), 413},
+		{"create with text/plain", "POST", "/api/users", `{"name":"Ada","email":"a@example.com"}`, append([]string{"Content-Type", "text/plain"}, auth...), 415},
+		{"change a user", "PATCH", "/api/users/2", `{"email":"grace@navy.example"}`, append([]string{"Content-Type", json}, auth...), 200},
+		{"change nothing", "PATCH", "/api/users/2", `{}`, append([]string{"Content-Type", json}, auth...), 400},
+		{"change a missing user", "PATCH", "/api/users/42", `{"name":"X"}`, append([]string{"Content-Type", json}, auth...), 404},
+		{"an avatar as PNG", "GET", "/api/users/1/avatar", "", []string{"Accept", "image/png"}, 200},
+		{"an avatar as SVG", "GET", "/api/users/1/avatar", "", []string{"Accept", "image/svg+xml"}, 200},
+		{"an avatar nobody can accept", "GET", "/api/users/1/avatar", "", []string{"Accept", "text/html"}, 406},
+		{"a missing user's avatar as Problem Details", "GET", "/api/users/9/avatar", "", nil, 404},
+		{"the CSV export", "GET", "/api/users/export", "", nil, 200},
+		{"the clock's event stream", "GET", "/api/clock?count=2", "", nil, 200},
+		{"the clock with too many events", "GET", "/api/clock?count=50", "", nil, 400},
+		{"the plain health route", "GET", "/health", "", nil, 200},
+		{"upload a photo", "POST", "/api/users/2/photo", photoBody("image/png", pngBytes), append([]string{"Content-Type", multipartType}, auth...), 201},
+		{"upload bytes that are not a PNG", "POST", "/api/users/2/photo", photoBody("image/png", "not a png"), append([]string{"Content-Type", multipartType}, auth...), 422},
+		{"upload a photo for a missing user", "POST", "/api/users/9/photo", photoBody("image/png", pngBytes), append([]string{"Content-Type", multipartType}, auth...), 404},
+		{"upload without a photo", "POST", "/api/users/2/photo", "--b0undary\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhi\r\n--b0undary--\r\n", append([]string{"Content-Type", multipartType}, auth...), 400},
+		{"upload as JSON", "POST", "/api/users/2/photo", `{"photo":"me.png"}`, append([]string{"Content-Type", json}, auth...), 415},
+		{"create a user with an Idempotency-Key", "POST", "/api/users", `{"name":"Edsger","email":"edsger@example.com"}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-user-1"}, auth...), 201},
+		{"place an order", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 201},
+		{"a retry replays the order", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 201},
+		{"the order's key with another body", "POST", "/api/orders", otherOrder, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 422},
+		{"an order without its required key", "POST", "/api/orders", order, append([]string{"Content-Type", json}, auth...), 400},
+		{"an order with a malformed key", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "a,b"}, auth...), 400},
+		{"an order with a bad body", "POST", "/api/orders", `{"userId":1,"items":[]}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-2"}, auth...), 400},
+		{"an order for a missing user", "POST", "/api/orders", `{"userId":99,"items":[{"sku":"MUG-1","quantity":1}]}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-3"}, auth...), 422},
+		{"an order over the rate limit", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-4"}, auth...), 429},
+		{"an order with a partner's API key", "POST", "/api/orders", order, []string{"Content-Type", json, "Idempotency-Key", "doc-order-5", "X-API-Key", "demo-partner-key"}, 201},
+		{"an order with an unknown API key", "POST", "/api/orders", order, []string{"Content-Type", json, "Idempotency-Key", "doc-order-6", "X-API-Key", "guess"}, 401},
+		{"create without a token", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, []string{"Content-Type", json}, 401},
+		{"create with a token that is no JWT", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, []string{"Content-Type", json, "Authorization", "Bearer nope"}, 401},
+		{"create with an expired token", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, append([]string{"Content-Type", json}, expired...), 401},
+		{"create with a token lacking the scope", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, append([]string{"Content-Type", json}, readOnly...), 403},
+		{"change a user without a token", "PATCH", "/api/users/2", `{"name":"X"}`, []string{"Content-Type", json}, 401},
+	}
+}
+
 // multipartType and photoBody make the multipart bodies of the upload
 // cases: a caption and a photo part.
 const multipartType = "multipart/form-data; boundary=b0undary"
@@ -160,82 +279,9 @@ func documentAgreesWithTheRuntime(t *testing.T, specVersion string) {
 		t.Fatalf("libopenapi cannot model the served document: %v", err)
 	}
 
-	const json = "application/json"
-	auth := []string{"Authorization", "Bearer " + token(t, "alice", time.Hour, "users:write orders:write")}
-	expired := []string{"Authorization", "Bearer " + token(t, "alice", -time.Hour, "users:write")}
-	readOnly := []string{"Authorization", "Bearer " + token(t, "bob", time.Hour, "users:read")}
-	const (
-		order      = `{"userId":1,"items":[{"sku":"BOOK-42","quantity":2}]}`
-		otherOrder = `{"userId":2,"items":[{"sku":"BOOK-42","quantity":2}]}`
-	)
-	tests := []struct {
-		name, method, path, body string
-		headers                  []string
-		wantStatus               int
-	}{
-		{"get a user", "GET", "/api/users/1", "", nil, 200},
-		{"a declared 404", "GET", "/api/users/99", "", nil, 404},
-		{"an id that is not an integer", "GET", "/api/users/abc", "", nil, 400},
-		{"an id below its minimum", "GET", "/api/users/0", "", nil, 400},
-		{"search", "GET", "/api/users/search?q=ada", "", nil, 200},
-		{"search with a limit", "GET", "/api/users/search?q=a&limit=2", "", nil, 200},
-		{"search without q", "GET", "/api/users/search", "", nil, 400},
-		{"search with a limit too large", "GET", "/api/users/search?q=a&limit=101", "", nil, 400},
-		{"create a user", "POST", "/api/users", `{"name":"Ada","email":"ada2@example.com"}`, append([]string{"Content-Type", json}, auth...), 201},
-		{"create with a bad email", "POST", "/api/users", `{"name":"Ada","email":"nope"}`, append([]string{"Content-Type", json}, auth...), 400},
-		{"create with an unknown field", "POST", "/api/users", `{"name":"Ada","email":"a@example.com","admin":true}`, append([]string{"Content-Type", json}, auth...), 400},
-		{"create with malformed JSON", "POST", "/api/users", `{"name":`, append([]string{"Content-Type", json}, auth...), 400},
-		{"create with a body over limits.bodyBytes", "POST", "/api/users", `{"name":"Ada","email":"a@example.com"}` + strings.Repeat(" ", 2<<20), append([]string{"Content-Type", json}, auth...), 413},
-		{"create with text/plain", "POST", "/api/users", `{"name":"Ada","email":"a@example.com"}`, append([]string{"Content-Type", "text/plain"}, auth...), 415},
-		{"change a user", "PATCH", "/api/users/2", `{"email":"grace@navy.example"}`, append([]string{"Content-Type", json}, auth...), 200},
-		{"change nothing", "PATCH", "/api/users/2", `{}`, append([]string{"Content-Type", json}, auth...), 400},
-		{"change a missing user", "PATCH", "/api/users/42", `{"name":"X"}`, append([]string{"Content-Type", json}, auth...), 404},
-		{"an avatar as PNG", "GET", "/api/users/1/avatar", "", []string{"Accept", "image/png"}, 200},
-		{"an avatar as SVG", "GET", "/api/users/1/avatar", "", []string{"Accept", "image/svg+xml"}, 200},
-		{"an avatar nobody can accept", "GET", "/api/users/1/avatar", "", []string{"Accept", "text/html"}, 406},
-		{"a missing user's avatar as Problem Details", "GET", "/api/users/9/avatar", "", nil, 404},
-		{"the CSV export", "GET", "/api/users/export", "", nil, 200},
-		{"the clock's event stream", "GET", "/api/clock?count=2", "", nil, 200},
-		{"the clock with too many events", "GET", "/api/clock?count=50", "", nil, 400},
-		{"the plain health route", "GET", "/health", "", nil, 200},
-		{"upload a photo", "POST", "/api/users/2/photo", photoBody("image/png", pngBytes), append([]string{"Content-Type", multipartType}, auth...), 201},
-		{"upload bytes that are not a PNG", "POST", "/api/users/2/photo", photoBody("image/png", "not a png"), append([]string{"Content-Type", multipartType}, auth...), 422},
-		{"upload a photo for a missing user", "POST", "/api/users/9/photo", photoBody("image/png", pngBytes), append([]string{"Content-Type", multipartType}, auth...), 404},
-		{"upload without a photo", "POST", "/api/users/2/photo", "--b0undary\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhi\r\n--b0undary--\r\n", append([]string{"Content-Type", multipartType}, auth...), 400},
-		{"upload as JSON", "POST", "/api/users/2/photo", `{"photo":"me.png"}`, append([]string{"Content-Type", json}, auth...), 415},
-		{"create a user with an Idempotency-Key", "POST", "/api/users", `{"name":"Edsger","email":"edsger@example.com"}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-user-1"}, auth...), 201},
-		{"place an order", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 201},
-		{"a retry replays the order", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 201},
-		{"the order's key with another body", "POST", "/api/orders", otherOrder, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-1"}, auth...), 422},
-		{"an order without its required key", "POST", "/api/orders", order, append([]string{"Content-Type", json}, auth...), 400},
-		{"an order with a malformed key", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "a,b"}, auth...), 400},
-		{"an order with a bad body", "POST", "/api/orders", `{"userId":1,"items":[]}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-2"}, auth...), 400},
-		{"an order for a missing user", "POST", "/api/orders", `{"userId":99,"items":[{"sku":"MUG-1","quantity":1}]}`, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-3"}, auth...), 422},
-		{"an order over the rate limit", "POST", "/api/orders", order, append([]string{"Content-Type", json, "Idempotency-Key", "doc-order-4"}, auth...), 429},
-		{"an order with a partner's API key", "POST", "/api/orders", order, []string{"Content-Type", json, "Idempotency-Key", "doc-order-5", "X-API-Key", "demo-partner-key"}, 201},
-		{"an order with an unknown API key", "POST", "/api/orders", order, []string{"Content-Type", json, "Idempotency-Key", "doc-order-6", "X-API-Key", "guess"}, 401},
-		{"create without a token", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, []string{"Content-Type", json}, 401},
-		{"create with a token that is no JWT", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, []string{"Content-Type", json, "Authorization", "Bearer nope"}, 401},
-		{"create with an expired token", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, append([]string{"Content-Type", json}, expired...), 401},
-		{"create with a token lacking the scope", "POST", "/api/users", `{"name":"Eve","email":"eve@example.com"}`, append([]string{"Content-Type", json}, readOnly...), 403},
-		{"change a user without a token", "PATCH", "/api/users/2", `{"name":"X"}`, []string{"Content-Type", json}, 401},
-	}
-	for _, tt := range tests {
+	for _, tt := range session(t) {
 		t.Run(tt.name, func(t *testing.T) {
-			newReq := func(base string) *http.Request {
-				var body io.Reader
-				if tt.body != "" {
-					body = strings.NewReader(tt.body)
-				}
-				req, err := http.NewRequest(tt.method, base+tt.path, body)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := 0; i+1 < len(tt.headers); i += 2 {
-					req.Header.Set(tt.headers[i], tt.headers[i+1])
-				}
-				return req
-			}
+			newReq := func(base string) *http.Request { return tt.request(t, base) }
 			res, err := srv.Client().Do(newReq(srv.URL))
 			if err != nil {
 				t.Fatal(err)
@@ -249,16 +295,11 @@ func documentAgreesWithTheRuntime(t *testing.T, specVersion string) {
 			// exactly when the host refused it with 400 or 415.
 			servers := srv.URL // the document's server is "/": wherever the host listens
 			reqOK, reqErrs := v.ValidateHttpRequest(newReq(servers))
-			// 406 is about the answer, not the request: the request itself
-			// is valid.
-			// A 401 without any credential is a request the document
-			// calls invalid too: it lacks the security it requires.
-			noCredential := newReq(servers).Header.Get("Authorization") == "" && newReq(servers).Header.Get("X-API-Key") == ""
-			refused := res.StatusCode == 400 || res.StatusCode == 415 || res.StatusCode == 401 && noCredential
+			refused := tt.refused(res.StatusCode)
 			// libopenapi-validator does not decode multipart bodies: it
 			// judges their parameters and headers only, so a request the
 			// host refused for its multipart body looks valid to it.
-			unread := strings.HasPrefix(newReq(servers).Header.Get("Content-Type"), "multipart/") && res.StatusCode == 400
+			unread := tt.multipart() && res.StatusCode == 400
 			if reqOK == refused && !unread {
 				t.Errorf("the document says the request is valid=%v, the host answered %d %s%s", reqOK, res.StatusCode, resBody, describe(reqErrs))
 			}
