@@ -115,9 +115,11 @@ type call struct {
 	// memory carries the memory allocator while the call instantiates a
 	// module (engine.instantiate); nil otherwise.
 	memory context.Context
-	// spanCtx is, while the handler runs, the context Observer.Span
-	// returned for its StepGuest, in which the guest's store operations
-	// begin theirs; nil otherwise.
+	// spanCtx is, while a guest or a store operation runs, the context
+	// Observer.Span returned for its step: the guest's store operations
+	// begin theirs in it, and the call's Value reads it, so a store that
+	// traces its own work (an instrumented Redis client) nests it there.
+	// nil otherwise.
 	spanCtx context.Context
 }
 
@@ -132,6 +134,9 @@ func (c *call) Value(key any) any {
 		if v := c.memory.Value(key); v != nil {
 			return v
 		}
+	}
+	if c.spanCtx != nil {
+		return c.spanCtx.Value(key) // derived from c.parent
 	}
 	return c.parent.Value(key)
 }

@@ -260,8 +260,17 @@ func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result 
 	case abi.ExportVerify:
 		fn = in.verify
 	}
+	span := mc.startSpan(StepGuest, export)
 	res, err := fn.Call(mc)
 	healthy := err == nil && mc.fault == ""
+	if span != nil {
+		mc.spanCtx = nil
+		var failed error
+		if !healthy {
+			failed = guestError(err, 0, mc.fault)
+		}
+		span(failed)
+	}
 	m.pool.put(r.Context(), in, healthy && (int32(res[0]) >= 0 && int32(res[0]) <= 2))
 	if healthy {
 		return int32(res[0]), true

@@ -227,7 +227,8 @@ const (
 	// parsing, and the validation of params, query, headers and body
 	// (docs/spec.md §4, steps 4-7).
 	StepValidate = "validate"
-	// StepGuest: the call of the route's handler (endpoints_handle) on an
+	// StepGuest: the call of the route's handler (endpoints_handle), or
+	// of a middleware's export ([SpanEvent.Op] names it), on an
 	// instance, host functions included; the wait for the instance is not.
 	StepGuest = "guest"
 	// StepStore: one store operation, named by [SpanEvent.Op].
@@ -241,11 +242,15 @@ type SpanEvent struct {
 	// Method and Route say which operation the request is for (Route is a
 	// template, see [RequestEvent.Route]).
 	Method, Route string
-	// Module is the route module, relative to the app, for StepGuest.
+	// Module is the module a StepGuest calls, relative to the app: the
+	// route's, or a middleware's.
 	Module string
 	// Op is the store operation for StepStore, as in [StoreErrorEvent.Op]:
 	// "claim", "complete", "release", "get", "set", "delete", "incr",
-	// "list" or "take".
+	// "list" or "take" ("get" also for an API key the app's store
+	// keeps). For a StepGuest of a middleware it is the export called
+	// (abi.ExportBefore, abi.ExportAfter, abi.ExportVerify); "" for a
+	// route's handler.
 	Op string
 }
 
@@ -446,16 +451,29 @@ func (c *call) beginSpan(step, op string) func(error) {
 	if c.route != nil {
 		e.Route, e.Module = c.route.pattern, c.route.file
 	}
+	if c.mw != nil {
+		e.Module = c.mw.file
+	}
 	if step != StepGuest {
 		e.Module = ""
 	}
-	ctx := c.spanCtx
+	outer := c.spanCtx
+	ctx := outer
 	if ctx == nil {
 		ctx = c.parent
 	}
 	ctx, end := c.host.opts.Observer.Span(ctx, e)
-	if step == StepGuest {
+	switch step {
+	case StepGuest:
+		c.spanCtx = ctx // until the guest returns
+	case StepStore:
+		// The store sees the call as its context: during the
+		// operation, the call's values are the store span's.
 		c.spanCtx = ctx
+		return func(err error) {
+			c.spanCtx = outer
+			end(err)
+		}
 	}
 	return end
 }

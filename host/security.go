@@ -410,7 +410,12 @@ const apiKeyPrefix = "apikeys/"
 
 // lookupAPIKey reads an API key's entry from the app's store.
 func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool, error) {
+	var span func(error)
+	if c, ok := ctx.(*call); ok { // the verifier is given the call
+		span = c.startSpan(StepStore, "get")
+	}
 	v, ok, err := h.store.Get(ctx, h.namespace, apiKeyPrefix+sha256hex)
+	endSpan(span, err)
 	if err != nil {
 		h.observeStoreError("get", err)
 	}

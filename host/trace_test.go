@@ -7,8 +7,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // A valid W3C traceparent and its trace id.
@@ -96,8 +98,9 @@ func TestSpanHook(t *testing.T) {
 		err          bool
 	}
 	var (
-		mu    sync.Mutex
-		steps []step
+		mu       sync.Mutex
+		steps    []step
+		storeCtx []string // the span each store operation's context carried
 	)
 	observer := &host.Observer{Span: func(ctx context.Context, e host.SpanEvent) (context.Context, func(error)) {
 		name := e.Step + " " + e.Method + " " + e.Route
@@ -127,8 +130,14 @@ func TestSpanHook(t *testing.T) {
 		wat("server/api/orders.post.wasm", watModule{contract: `{"idempotency":{"required":true}}`, handle: plainOK, extra: okData}).
 		wat("server/api/trap.get.wasm", watModule{contract: `{}`, handle: `(unreachable)`}).
 		wat("server/api/limited.get.wasm", watModule{contract: `{}`, handle: plainOK, extra: okData}).
+		wat("server/api/mw.get.wasm", watModule{contract: `{}`, handle: plainOK, extra: okData}).
+		middleware("10-mw", mwModule{
+			decl:   `{"routes":["/api/mw"]}`,
+			data:   []string{"mw-hits"},
+			before: `(drop (call $kv_incr $0 (i64.const 1) (i32.const 8000))) (i32.const 0)`,
+		}).
 		file("endpoints.json", []byte(`{"rateLimits": {"few": {"routes": ["/api/limited"], "limit": 3, "window": "1m"}}}`)).
-		host(host.Options{Observer: observer})
+		host(host.Options{Observer: observer, Store: spanStore{Memory: storage.NewMemory(storage.MemoryOptions{}), mu: &mu, seen: &storeCtx}})
 	for _, tt := range []struct {
 		method, path string
 		headers      []string
@@ -150,6 +159,12 @@ func TestSpanHook(t *testing.T) {
 			{"validate GET /api/limited", "", false},
 			{"guest GET /api/limited server/api/limited.get.wasm", "", false},
 		}},
+		{"GET", "/api/mw", nil, 200, []step{
+			{"store GET /api/mw incr", "guest GET /api/mw endpoints_before server/middleware/10-mw.wasm", false},
+			{"guest GET /api/mw endpoints_before server/middleware/10-mw.wasm", "", false},
+			{"validate GET /api/mw", "", false},
+			{"guest GET /api/mw server/api/mw.get.wasm", "", false},
+		}},
 		{"POST", "/api/orders", []string{"Idempotency-Key", "k1"}, 200, []step{
 			{"validate POST /api/orders", "", false},
 			{"store POST /api/orders claim", "", false},
@@ -159,7 +174,7 @@ func TestSpanHook(t *testing.T) {
 	} {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
 			mu.Lock()
-			steps = nil
+			steps, storeCtx = nil, nil
 			mu.Unlock()
 			r := mustRequest(t, tt.method, tt.path)
 			for i := 0; i+1 < len(tt.headers); i += 2 {
@@ -174,6 +189,17 @@ func TestSpanHook(t *testing.T) {
 			defer mu.Unlock()
 			if !slices.Equal(steps, tt.want) {
 				t.Errorf("steps\n got %+v\nwant %+v", steps, tt.want)
+			}
+			// The store is given its operation's span context, so that
+			// a store that traces its own work nests it there.
+			var stores []string
+			for _, s := range tt.want {
+				if strings.HasPrefix(s.name, host.StepStore+" ") {
+					stores = append(stores, s.name)
+				}
+			}
+			if !slices.Equal(storeCtx, stores) {
+				t.Errorf("the store's contexts carried the spans %q, want %q", storeCtx, stores)
 			}
 		})
 	}
@@ -201,4 +227,39 @@ func TestJoinObserversSpan(t *testing.T) {
 	if !slices.Equal(log, want) {
 		t.Errorf("got %q, want %q", log, want)
 	}
+}
+
+// spanStore records the span (spanKey) the context of each of its
+// operations carries.
+type spanStore struct {
+	*storage.Memory
+	mu   *sync.Mutex
+	seen *[]string
+}
+
+func (s spanStore) record(ctx context.Context) {
+	name, _ := ctx.Value(spanKey{}).(string)
+	s.mu.Lock()
+	*s.seen = append(*s.seen, name)
+	s.mu.Unlock()
+}
+
+func (s spanStore) Incr(ctx context.Context, ns, key string, delta int64) (int64, error) {
+	s.record(ctx)
+	return s.Memory.Incr(ctx, ns, key, delta)
+}
+
+func (s spanStore) Claim(ctx context.Context, key, fingerprint string, lease time.Duration) (storage.Claim, error) {
+	s.record(ctx)
+	return s.Memory.Claim(ctx, key, fingerprint, lease)
+}
+
+func (s spanStore) Complete(ctx context.Context, key, lease string, a storage.Answer, replay time.Duration) error {
+	s.record(ctx)
+	return s.Memory.Complete(ctx, key, lease, a, replay)
+}
+
+func (s spanStore) Take(ctx context.Context, key string, rate storage.Rate) (storage.Decision, error) {
+	s.record(ctx)
+	return s.Memory.Take(ctx, key, rate)
 }

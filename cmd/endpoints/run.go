@@ -601,7 +601,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	var tracer *otel.Tracer
 	if tp != nil {
 		defer flushTraces(tp, logger)
-		tracer = otel.New(tp)
+		propagator, err := otel.PropagatorFromEnv(os.Getenv)
+		if err != nil {
+			fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
+			return exitError
+		}
+		tracer = otel.New(tp, otel.WithPropagator(propagator))
 		observer = host.JoinObservers(observer, tracer.Observer())
 	}
 	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, Observer: observer, ConfigOverrides: sets})

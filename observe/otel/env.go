@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/contrib/exporters/autoexport"
+	"go.opentelemetry.io/contrib/propagators/autoprop"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -69,4 +71,25 @@ func NewTracerProvider(ctx context.Context) (*sdktrace.TracerProvider, error) {
 		return nil, fmt.Errorf("tracing: OTEL_RESOURCE_ATTRIBUTES or OTEL_SERVICE_NAME: %w (OTEL_RESOURCE_ATTRIBUTES is key=value,key=value with percent-encoded values)", err)
 	}
 	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)), nil
+}
+
+// PropagatorFromEnv returns the propagator the OTEL_PROPAGATORS environment
+// variable names (getenv is os.Getenv in a program): "tracecontext",
+// "baggage", "b3", "b3multi", "jaeger", "xray", "ottrace" or "none",
+// comma-separated; the W3C Trace Context and Baggage when it is unset. It
+// is for [WithPropagator]. An unknown name is an error naming it.
+func PropagatorFromEnv(getenv func(string) string) (propagation.TextMapPropagator, error) {
+	names := getenv("OTEL_PROPAGATORS")
+	if strings.TrimSpace(names) == "" {
+		return autoprop.NewTextMapPropagator(), nil
+	}
+	var list []string
+	for n := range strings.SplitSeq(names, ",") {
+		list = append(list, strings.TrimSpace(n))
+	}
+	p, err := autoprop.TextMapPropagator(list...)
+	if err != nil {
+		return nil, fmt.Errorf("OTEL_PROPAGATORS=%q: %w (known: tracecontext, baggage, b3, b3multi, jaeger, xray, ottrace, none)", names, err)
+	}
+	return p, nil
 }

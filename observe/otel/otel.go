@@ -49,6 +49,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -74,9 +75,14 @@ const (
 // Attributes of the spans below the server span, beside the HTTP semantic
 // conventions' http.route and http.request.method.
 const (
-	// AttrModule is the route module a guest span ran, relative to the
-	// app: server/api/users/[id].get.wasm.
+	// AttrModule is the module a guest span ran, relative to the app:
+	// server/api/users/[id].get.wasm, or a middleware's
+	// server/middleware/10-audit.wasm.
 	AttrModule = attribute.Key("endpoints.module")
+	// AttrExport is the export a middleware's guest span called:
+	// endpoints_before, endpoints_after or endpoints_verify (absent for
+	// a route's handler).
+	AttrExport = attribute.Key("endpoints.export")
 	// AttrStoreOperation is a store span's operation: claim, complete,
 	// release, take, get, set, delete, incr or list.
 	AttrStoreOperation = attribute.Key("endpoints.store.operation")
@@ -87,16 +93,41 @@ const (
 // its Handler. It is safe for concurrent use.
 type Tracer struct {
 	tracer     trace.Tracer
-	propagator propagation.TextMapPropagator
+	propagator propagation.TextMapPropagator // reads a request's context
+	inject     propagation.TextMapPropagator // the propagator, and traceparent
+}
+
+// An Option configures a Tracer made by [New].
+type Option func(*Tracer)
+
+// WithPropagator sets the propagator that reads the trace context of a
+// request and writes the server span's into the request the host serves
+// (the W3C Trace Context, propagation.TraceContext, by default). Whatever
+// the propagator, the host and its guests also get the W3C traceparent
+// header of the server span: the host reads the trace id from it.
+// [PropagatorFromEnv] is the one OTEL_PROPAGATORS chooses.
+func WithPropagator(p propagation.TextMapPropagator) Option {
+	return func(t *Tracer) { t.propagator = p }
 }
 
 // New returns a Tracer whose spans tp makes, propagated by the W3C Trace
-// Context (propagation.TraceContext).
+// Context unless [WithPropagator] says otherwise.
 //
 //	tracer := otel.New(sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter)))
-func New(tp trace.TracerProvider) *Tracer {
-	return &Tracer{tracer: tp.Tracer(ScopeName), propagator: propagation.TraceContext{}}
+func New(tp trace.TracerProvider, opts ...Option) *Tracer {
+	t := &Tracer{tracer: tp.Tracer(ScopeName), propagator: propagation.TraceContext{}}
+	for _, o := range opts {
+		o(t)
+	}
+	t.inject = t.propagator
+	if !slices.Contains(t.propagator.Fields(), traceparentHeader) {
+		t.inject = propagation.NewCompositeTextMapPropagator(t.propagator, propagation.TraceContext{})
+	}
+	return t
 }
+
+// traceparentHeader is the W3C Trace Context header the host reads.
+const traceparentHeader = "traceparent"
 
 // serverKey marks the context of a request Handler started a span for.
 type serverKey struct{}
@@ -130,7 +161,7 @@ func (t *Tracer) Handler(next http.Handler) http.Handler {
 		ctx = context.WithValue(ctx, serverKey{}, span)
 		r = r.WithContext(ctx)
 		r.Header = r.Header.Clone()
-		t.propagator.Inject(ctx, propagation.HeaderCarrier(r.Header))
+		t.inject.Inject(ctx, propagation.HeaderCarrier(r.Header))
 		next.ServeHTTP(w, r)
 	})
 }
@@ -165,7 +196,7 @@ func (t *Tracer) request(e host.RequestEvent) {
 // span starts the span of a step of a request.
 func (t *Tracer) span(ctx context.Context, e host.SpanEvent) (context.Context, func(error)) {
 	name := SpanValidate
-	attrs := make([]attribute.KeyValue, 0, 3)
+	attrs := make([]attribute.KeyValue, 0, 4)
 	if e.Route != "" {
 		attrs = append(attrs, semconv.HTTPRoute(e.Route))
 	}
@@ -173,6 +204,9 @@ func (t *Tracer) span(ctx context.Context, e host.SpanEvent) (context.Context, f
 	case host.StepGuest:
 		name = SpanGuest
 		attrs = append(attrs, AttrModule.String(e.Module))
+		if e.Op != "" {
+			attrs = append(attrs, AttrExport.String(e.Op))
+		}
 	case host.StepStore:
 		name = SpanStore + " " + e.Op
 		attrs = append(attrs, AttrStoreOperation.String(e.Op))

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,7 +100,12 @@ func newApp(t testing.TB) string {
 // returned recorder: the handler is the host wrapped in Tracer.Handler.
 func newTraced(t testing.TB, tp trace.TracerProvider, extra ...*host.Observer) http.Handler {
 	t.Helper()
-	tracer := otel.New(tp)
+	return newTracedBy(t, otel.New(tp), extra...)
+}
+
+// newTracedBy is newTraced with a tracer of the test's.
+func newTracedBy(t testing.TB, tracer *otel.Tracer, extra ...*host.Observer) http.Handler {
+	t.Helper()
 	cache := filepath.Join(os.TempDir(), "endpoints-test-cache")
 	h, err := host.New(context.Background(), newApp(t), host.Options{
 		Observer: host.JoinObservers(append([]*host.Observer{tracer.Observer()}, extra...)...),
@@ -356,6 +362,73 @@ func TestTraceparentReachesGuestAndLog(t *testing.T) {
 				t.Errorf("trace %s, want the client's %s", sc.TraceID(), clientTraceID)
 			}
 		})
+	}
+}
+
+// TestPropagatorFromEnv: OTEL_PROPAGATORS chooses how a request's trace
+// context is read (B3 here); the host and its guests still get the server
+// span's W3C traceparent, and the trace id in the envelope.
+func TestPropagatorFromEnv(t *testing.T) {
+	t.Parallel()
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "OTEL_PROPAGATORS" {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, tt := range []struct {
+		value string
+		want  []string // fields the propagator reads
+	}{
+		{"", []string{"baggage", "traceparent", "tracestate"}},
+		{"b3multi", []string{"x-b3-flags", "x-b3-sampled", "x-b3-spanid", "x-b3-traceid"}},
+		{" tracecontext , b3 ", []string{"b3", "traceparent", "tracestate"}},
+	} {
+		p, err := otel.PropagatorFromEnv(env(tt.value))
+		if err != nil {
+			t.Fatalf("OTEL_PROPAGATORS=%q: %v", tt.value, err)
+		}
+		got := p.Fields()
+		for i := range got {
+			got[i] = strings.ToLower(got[i])
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("OTEL_PROPAGATORS=%q reads %q, want %q", tt.value, got, tt.want)
+		}
+	}
+	if _, err := otel.PropagatorFromEnv(env("tracecontext,nope")); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("an unknown propagator: error %v, want one naming it", err)
+	}
+
+	b3, err := otel.PropagatorFromEnv(env("b3multi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := tracetest.NewSpanRecorder()
+	handler := newTracedBy(t, otel.New(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec)), otel.WithPropagator(b3)))
+	res := serve(t, handler, "GET", "/echo", "", "X-B3-TraceId", clientTraceID, "X-B3-SpanId", clientSpanID, "X-B3-Sampled", "1")
+	var envelope struct {
+		TraceID string              `json:"traceId"`
+		Headers map[string][]string `json:"headers"`
+	}
+	if err := json.Unmarshal(res.Body.Bytes(), &envelope); err != nil {
+		t.Fatalf("%d %s: %v", res.Code, res.Body, err)
+	}
+	sc := spansOf(t, rec.Ended()).server.SpanContext()
+	if sc.TraceID().String() != clientTraceID {
+		t.Errorf("the server span's trace %s, want the B3 headers' %s", sc.TraceID(), clientTraceID)
+	}
+	if envelope.TraceID != clientTraceID {
+		t.Errorf("envelope traceId %q, want %s", envelope.TraceID, clientTraceID)
+	}
+	if got, want := envelope.Headers["x-b3-spanid"], sc.SpanID().String(); len(got) != 1 || got[0] != want {
+		t.Errorf("the guest saw X-B3-SpanId %q, want the server span's %s", got, want)
+	}
+	if got, want := envelope.Headers["traceparent"], fmt.Sprintf("00-%s-%s-01", sc.TraceID(), sc.SpanID()); len(got) != 1 || got[0] != want {
+		t.Errorf("the guest saw traceparent %q, want the server span's %q", got, want)
 	}
 }
 

@@ -242,9 +242,10 @@ func replayable(decl *abi.Idempotency, status int) bool {
 }
 
 // settleContext bounds the store calls made after the guest ran: they
-// must happen even when the client has gone.
-func settleContext(r *http.Request) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(r.Context()), 5*time.Second)
+// must happen even when the client has gone. Its values are the call's,
+// so a store operation sees its own trace span (Call.StoreSpan).
+func settleContext(c Call) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(c), 5*time.Second)
 }
 
 // Complete stores a finished answer for replay, or releases the key when
@@ -257,7 +258,7 @@ func (s *Step) Complete(w http.ResponseWriter, r *http.Request, c Call, status i
 	if k.lease == "" {
 		return true
 	}
-	ctx, cancel := settleContext(r)
+	ctx, cancel := settleContext(c)
 	defer cancel()
 	key, lease := k.key, k.lease
 	k.key, k.lease = "", ""
@@ -308,7 +309,7 @@ func (s *Step) Release(r *http.Request, c Call) {
 	if k.lease == "" {
 		return
 	}
-	ctx, cancel := settleContext(r)
+	ctx, cancel := settleContext(c)
 	defer cancel()
 	key, lease := k.key, k.lease
 	k.key, k.lease = "", ""
