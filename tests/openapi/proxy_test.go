@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,7 +103,20 @@ func TestValidatingProxyAgreesWithTheRuntime(t *testing.T) {
 	proxy := startPrism(t, prism, docFile, srv.URL)
 
 	client := &http.Client{Timeout: time.Minute}
-	for _, x := range session(t) {
+	exchanges := session(t)
+	// Prism forwards a body too large for the host when its size is in
+	// a value, not in padding (see prismAlters): its request is valid,
+	// its answer a 413.
+	for i, x := range exchanges {
+		if x.name == "create with a body over limits.bodyBytes" {
+			long := x
+			long.name = "create with a body over limits.bodyBytes, a long value"
+			long.body = `{"name":"Ada","email":"` + strings.Repeat("a", 2<<20) + `@example.com"}`
+			exchanges = slices.Insert(exchanges, i+1, long)
+			break
+		}
+	}
+	for _, x := range exchanges {
 		t.Run(x.name, func(t *testing.T) {
 			if why, ok := prismAlters[x.name]; ok {
 				t.Skip(why)
