@@ -1,13 +1,16 @@
 package otel
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"strings"
 
-	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/contrib/propagators/autoprop"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -40,8 +43,8 @@ func Enabled(getenv func(string) string) bool {
 
 // NewTracerProvider returns the tracer provider the environment asks for,
 // or nil when it asks for none ([Enabled]). The exporter is chosen by
-// OTEL_TRACES_EXPORTER (otlp, the default, console or none; see
-// go.opentelemetry.io/contrib/exporters/autoexport), OTLP's protocol by
+// OTEL_TRACES_EXPORTER (otlp, the default, console or none), OTLP's
+// protocol by OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or
 // OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, the default, or grpc), its
 // endpoint, headers and timeouts by the other OTEL_EXPORTER_OTLP_*
 // variables; the sampler by OTEL_TRACES_SAMPLER (parentbased_always_on by
@@ -56,7 +59,7 @@ func NewTracerProvider(ctx context.Context) (*sdktrace.TracerProvider, error) {
 	if !Enabled(os.Getenv) {
 		return nil, nil
 	}
-	exporter, err := autoexport.NewSpanExporter(ctx)
+	exporter, err := newSpanExporter(ctx, os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("tracing: OTEL_TRACES_EXPORTER=%q, OTEL_EXPORTER_OTLP_PROTOCOL=%q: %w (exporters: otlp, console, none; OTLP protocols: http/protobuf, grpc; or unset OTEL_TRACES_EXPORTER and the OTLP endpoint to trace nothing)",
 			os.Getenv("OTEL_TRACES_EXPORTER"), os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL"), err)
@@ -71,6 +74,29 @@ func NewTracerProvider(ctx context.Context) (*sdktrace.TracerProvider, error) {
 		return nil, fmt.Errorf("tracing: OTEL_RESOURCE_ATTRIBUTES or OTEL_SERVICE_NAME: %w (OTEL_RESOURCE_ATTRIBUTES is key=value,key=value with percent-encoded values)", err)
 	}
 	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res)), nil
+}
+
+// newSpanExporter makes the exporter OTEL_TRACES_EXPORTER and the OTLP
+// protocol variables name; the exporters read their other OTEL_EXPORTER_*
+// variables themselves. (contrib's autoexport does the same for traces,
+// and links the metric and log exporters too: some 85 packages more to
+// compile for every build of the command.)
+func newSpanExporter(ctx context.Context, getenv func(string) string) (sdktrace.SpanExporter, error) {
+	switch name := strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER")); name {
+	case "", "otlp":
+		protocol := strings.TrimSpace(cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL")))
+		switch protocol {
+		case "", "http/protobuf":
+			return otlptracehttp.New(ctx)
+		case "grpc":
+			return otlptracegrpc.New(ctx)
+		}
+		return nil, fmt.Errorf("OTLP protocol %q is not supported", protocol)
+	case "console":
+		return stdouttrace.New()
+	default:
+		return nil, fmt.Errorf("exporter %q is not supported", name)
+	}
 }
 
 // PropagatorFromEnv returns the propagator the OTEL_PROPAGATORS environment

@@ -150,6 +150,45 @@ func TestUnknownExporter(t *testing.T) {
 	}
 }
 
+// TestExporterChoice: the exporters and OTLP protocols the variables may
+// name make a provider; others are an error naming the variable.
+// Not parallel: it sets environment variables.
+func TestExporterChoice(t *testing.T) {
+	for _, tt := range []struct {
+		exporter, protocol, tracesProtocol string
+		err                                string // "" when a provider is made
+	}{
+		{"otlp", "", "", ""},
+		{"otlp", "http/protobuf", "", ""},
+		{"otlp", "grpc", "", ""},
+		{"otlp", "http/json", "grpc", ""}, // the traces variable wins
+		{"", "grpc", "", ""},
+		{"console", "", "", ""},
+		{"otlp", "http/json", "", `OTEL_EXPORTER_OTLP_PROTOCOL="http/json"`},
+		{"zipkin", "", "", `OTEL_TRACES_EXPORTER="zipkin"`},
+	} {
+		t.Run(tt.exporter+" "+tt.protocol+" "+tt.tracesProtocol, func(t *testing.T) {
+			t.Setenv("OTEL_SDK_DISABLED", "")
+			t.Setenv("OTEL_TRACES_EXPORTER", tt.exporter)
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1") // enables tracing when no exporter is named
+			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", tt.protocol)
+			t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", tt.tracesProtocol)
+			tp, err := otel.NewTracerProvider(context.Background())
+			if tp != nil {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel() // nothing to export: do not wait for the endpoint
+				tp.Shutdown(ctx)
+			}
+			switch {
+			case tt.err == "" && (err != nil || tp == nil):
+				t.Errorf("provider %v, error %v; want a provider", tp, err)
+			case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+				t.Errorf("error %v, want one saying %s", err, tt.err)
+			}
+		})
+	}
+}
+
 // TestOffByDefault: with no OTEL_* variable, there is no provider.
 // Not parallel: it sets environment variables.
 func TestOffByDefault(t *testing.T) {
