@@ -61,6 +61,35 @@ func buildUsers(t *testing.T) string {
 	return dir
 }
 
+// serveUsers serves the example app in development, its document in
+// OpenAPI specVersion ("" for the default), and returns the server and
+// the document it serves. Both end with the test.
+func serveUsers(t *testing.T, specVersion string) (*httptest.Server, []byte) {
+	t.Helper()
+	h, err := host.New(context.Background(), buildUsers(t), host.Options{
+		Mode:     host.Development,
+		CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"),
+		Logger:   slog.New(slog.DiscardHandler),
+		OpenAPI:  host.OpenAPIConfig{SpecVersion: specVersion},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	res, err := http.Get(srv.URL + host.DefaultOpenAPIPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("GET %s = %d %s", host.DefaultOpenAPIPath, res.StatusCode, doc)
+	}
+	return srv, doc
+}
+
 // token mints a bearer token for examples/users with its development key.
 func token(t *testing.T, sub string, ttl time.Duration, scopes string) string {
 	t.Helper()
@@ -232,28 +261,7 @@ func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
 }
 
 func documentAgreesWithTheRuntime(t *testing.T, specVersion string) {
-	h, err := host.New(context.Background(), buildUsers(t), host.Options{
-		Mode:     host.Development,
-		CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"),
-		Logger:   slog.New(slog.DiscardHandler),
-		OpenAPI:  host.OpenAPIConfig{SpecVersion: specVersion},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-
-	res, err := http.Get(srv.URL + host.DefaultOpenAPIPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 {
-		t.Fatalf("GET %s = %d %s", host.DefaultOpenAPIPath, res.StatusCode, spec)
-	}
+	srv, spec := serveUsers(t, specVersion)
 	doc, err := libopenapi.NewDocument(spec)
 	if err != nil {
 		t.Fatal(err)

@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +15,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/wasmendpoints/endpoints/host"
 )
 
 // violation is one entry of the sl-violations header Prism adds to an
@@ -75,27 +71,7 @@ func TestValidatingProxyAgreesWithTheRuntime(t *testing.T) {
 		}
 		t.Skipf("needs `npm ci` in tests/openapi/lint: %v", err)
 	}
-	h, err := host.New(context.Background(), buildUsers(t), host.Options{
-		Mode:     host.Development,
-		CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"),
-		Logger:   slog.New(slog.DiscardHandler),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-
-	res, err := http.Get(srv.URL + host.DefaultOpenAPIPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	if res.StatusCode != 200 {
-		t.Fatalf("GET %s = %d %s", host.DefaultOpenAPIPath, res.StatusCode, doc)
-	}
+	srv, doc := serveUsers(t, "")
 	docFile := filepath.Join(t.TempDir(), "openapi.json")
 	if err := os.WriteFile(docFile, doc, 0o644); err != nil {
 		t.Fatal(err)
