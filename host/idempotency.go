@@ -13,11 +13,17 @@ import (
 //	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"Idempotency-Key reused",
 //	 "status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}
 type Problem struct {
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
+	// Type is a URN naming the problem: urn:endpoints:problem:...
+	Type string `json:"type"`
+	// Title is its short, human summary, the same for every occurrence.
+	Title string `json:"title"`
+	// Status is the answer's status: 400, 409, 422 or 503.
+	Status int `json:"status"`
+	// Detail explains this occurrence.
 	Detail string `json:"detail"`
-	Code   string `json:"code"`
+	// Code is the machine-readable code clients branch on
+	// ([openapi.CodeKeyReused]...).
+	Code string `json:"code"`
 }
 
 // The Problem the idempotency step sends has the fields of this one
