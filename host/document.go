@@ -23,11 +23,11 @@ const (
 	// document is served.
 	DefaultOpenAPIPath = "/_endpoints/schema"
 	// DefaultOpenAPITitle is the default of [OpenAPIConfig.Title],
-	// the document's info.title.
-	DefaultOpenAPITitle = "Endpoints API"
+	// the document's info.title: "Endpoints API".
+	DefaultOpenAPITitle = openapi.DefaultTitle
 	// DefaultOpenAPIVersion is the default of [OpenAPIConfig.Version],
-	// the document's info.version.
-	DefaultOpenAPIVersion = "0.1.0"
+	// the document's info.version: "0.1.0".
+	DefaultOpenAPIVersion = openapi.DefaultVersion
 	// DefaultDocsPath is the default of [DocsConfig.Path]: where the
 	// interactive reference of the document is served.
 	DefaultDocsPath = "/_endpoints/docs"
