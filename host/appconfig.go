@@ -60,7 +60,8 @@ type AppConfig struct {
 	//
 	//	"security": {"bearer": {"jwt": {"jwks": "auth/jwks.json", "issuer": "https://users.example"}}}
 	//
-	// Each entry is checked when the app loads; see the README, "Security",
+	// Each entry is checked when the app loads; see the README,
+	// "Authentication, middleware and edge policies",
 	// and docs/spec.md §12. A scheme that neither an entry nor a
 	// verifier module ("x-endpoints-verifier") verifies fails the load in
 	// production.
