@@ -53,7 +53,7 @@ type Store interface {
 }
 
 // Pinger is a store that can say whether it answers: the host's readiness
-// check ([host.Host.Ready], an admin listener's /readyz) asks it. It is
+// check (host.Host.Ready, an admin listener's /readyz) asks it. It is
 // optional: a store that does not implement it counts as answering.
 // [Memory] and the Redis store implement it.
 type Pinger interface {
