@@ -35,7 +35,7 @@ func (m Mode) String() string {
 }
 
 // ResponseValidation is the policy for checking a guest's answer against the
-// declared responses (docs/spec.md §4 step 8). Defaults to [ValidateInDevelopment].
+// declared responses (docs/spec.md §4 step 10). Defaults to [ValidateInDevelopment].
 //
 // The declared responses are the contract's, those of the routes
 // configuration, and, for an operation with a request part, the

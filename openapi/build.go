@@ -40,7 +40,7 @@ type Operation struct {
 	Defs map[string]json.RawMessage
 	// Negotiates says the operation offers more than one media type across
 	// its 2xx responses, so 406 Not Acceptable is reachable (docs/spec.md §4
-	// step 2).
+	// step 4).
 	Negotiates bool
 	// Plain says the module is a plain route: it exports no contract
 	// (Contract is nil) and is documented from the routes configuration's
