@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -146,9 +145,9 @@ const (
 	// DefaultTimeout is the default of [Limits.Timeout]: 10 s.
 	DefaultTimeout = 10 * time.Second
 	// DefaultJSONDepth is the default of [Limits.JSONDepth]: 32 levels.
-	DefaultJSONDepth = jsonvalue.DefaultMaxDepth
+	DefaultJSONDepth = 32
 	// DefaultJSONValues is the default of [Limits.JSONValues]: 4096 values.
-	DefaultJSONValues = jsonvalue.DefaultMaxValues
+	DefaultJSONValues = 4096
 )
 
 func (l Limits) loadTimeout() time.Duration {
