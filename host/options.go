@@ -133,9 +133,6 @@ type Limits struct {
 	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
 }
 
-// DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
-const DefaultLoadTimeout = 30 * time.Second
-
 // Defaults of [Limits].
 const (
 	// DefaultBodyBytes is the default of [Limits.BodyBytes]: 1 MiB.
@@ -144,6 +141,16 @@ const (
 	DefaultMemoryBytes = 64 << 20
 	// DefaultTimeout is the default of [Limits.Timeout]: 10 s.
 	DefaultTimeout = 10 * time.Second
+	// DefaultResponseBytes is the default of [Limits.ResponseBytes]:
+	// 8 MiB.
+	DefaultResponseBytes = 8 << 20
+	// DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
+	DefaultLoadTimeout = 30 * time.Second
+	// DefaultInstanceIdleTimeout is the default of
+	// [Limits.InstanceIdleTimeout]: 30 s, long enough that steady traffic
+	// never pays for instantiation (about 5 ms for a Go SDK guest), short
+	// enough that a burst's memory goes back soon after.
+	DefaultInstanceIdleTimeout = 30 * time.Second
 	// DefaultJSONDepth is the default of [Limits.JSONDepth]: 32 levels.
 	DefaultJSONDepth = 32
 	// DefaultJSONValues is the default of [Limits.JSONValues]: 4096 values.
@@ -157,20 +164,12 @@ func (l Limits) loadTimeout() time.Duration {
 	return DefaultLoadTimeout
 }
 
-// DefaultResponseBytes is the default of [Limits.ResponseBytes]: 8 MiB.
-const DefaultResponseBytes = 8 << 20
-
 func (l Limits) responseBytes() int64 {
 	if l.ResponseBytes > 0 {
 		return l.ResponseBytes
 	}
 	return DefaultResponseBytes
 }
-
-// DefaultInstanceIdleTimeout is the default of [Limits.InstanceIdleTimeout]: long enough
-// that steady traffic never pays for instantiation (about 5 ms for a Go
-// SDK guest), short enough that a burst's memory goes back soon after.
-const DefaultInstanceIdleTimeout = 30 * time.Second
 
 func (l Limits) bodyBytes() int64 {
 	if l.BodyBytes > 0 {
