@@ -10,7 +10,7 @@
 //		log.Fatal(err) // every bad module, one per line
 //	}
 //	defer h.Close(ctx)
-//	log.Fatal(http.ListenAndServe("127.0.0.1:3000", h))
+//	http.ListenAndServe("127.0.0.1:3000", h) // or h.HTTPServer(), with the app's timeouts
 //
 // [Options] configure the host from Go; the app's endpoints.json
 // ([AppConfig]) holds the same settings as JSON: [Limits], [ServerConfig],
