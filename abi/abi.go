@@ -366,10 +366,14 @@ type Part int32
 
 // Request parts, as numbered on the wire.
 const (
-	PartParams  Part = 0
-	PartQuery   Part = 1
+	// PartParams: the path parameters ("params").
+	PartParams Part = 0
+	// PartQuery: the query string's parameters ("query").
+	PartQuery Part = 1
+	// PartHeaders: the declared request headers ("headers").
 	PartHeaders Part = 2
-	PartBody    Part = 3
+	// PartBody: the decoded request body ("body").
+	PartBody Part = 3
 )
 
 // String returns the part's name as used in the envelope and in 400 bodies.
@@ -480,11 +484,15 @@ func (e Errno) Error() string {
 // LogLevel is the level argument of [ImportLog]; it maps to log/slog levels.
 type LogLevel int32
 
-// Log levels of ABI v1.
+// Log levels of ABI v1, and the [log/slog] levels the host logs them at.
 const (
+	// LogDebug is [log/slog.LevelDebug].
 	LogDebug LogLevel = 0
-	LogInfo  LogLevel = 1
-	LogWarn  LogLevel = 2
+	// LogInfo is [log/slog.LevelInfo].
+	LogInfo LogLevel = 1
+	// LogWarn is [log/slog.LevelWarn].
+	LogWarn LogLevel = 2
+	// LogError is [log/slog.LevelError].
 	LogError LogLevel = 3
 )
 

@@ -7,17 +7,27 @@ import "encoding/json"
 // what the OpenAPI document and the generated clients are built from. See
 // docs/spec.md §3; package abi/contract holds the JSON Schema of this format and
 // its validator, contract.Parse.
+//
+// Every member is optional: the zero Contract is an endpoint that validates
+// nothing and whose answers are not checked.
 type Contract struct {
-	Summary     string   `json:"summary,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Tags        []string `json:"tags,omitempty"`
-	Deprecated  bool     `json:"deprecated,omitempty"`
+	// Summary is the operation's one-line summary in the document.
+	Summary string `json:"summary,omitempty"`
+	// Description is its CommonMark description in the document.
+	Description string `json:"description,omitempty"`
+	// Tags group the operation in the document and its docs page.
+	Tags []string `json:"tags,omitempty"`
+	// Deprecated marks the operation deprecated in the document; the host
+	// serves it as any other.
+	Deprecated bool `json:"deprecated,omitempty"`
 
 	// Methods is for modules whose file name has no method suffix: one
 	// contract per lower-case method ("get", "put", ...), each without
 	// Methods of its own. When set, the other operation fields must be empty.
 	Methods map[string]*Contract `json:"methods,omitempty"`
 
+	// Request holds the schemas the request is validated against. Nil:
+	// nothing of the request is validated.
 	Request *Request `json:"request,omitempty"`
 
 	// Responses maps a status ("200", "404") to what the endpoint answers
@@ -30,6 +40,8 @@ type Contract struct {
 	// them.
 	ResponsesInferred bool `json:"responsesInferred,omitempty"`
 
+	// Idempotency declares Idempotency-Key handling (docs/spec.md §6),
+	// for unsafe methods only. Nil: the header is not looked at.
 	Idempotency *Idempotency `json:"idempotency,omitempty"`
 
 	// Security lists the operation's security requirements, as in
@@ -53,27 +65,37 @@ type Contract struct {
 
 // Request holds the request schemas. Params, Query and Headers are JSON
 // Schemas (draft 2020-12) of objects whose properties are the parameters;
-// header names are lower case.
+// header names are lower case. A nil member validates nothing of its part.
 type Request struct {
-	Params  json.RawMessage `json:"params,omitempty"`
-	Query   json.RawMessage `json:"query,omitempty"`
+	// Params is the schema of the path parameters: a property per bracket
+	// segment of the file name ([id] is "id").
+	Params json.RawMessage `json:"params,omitempty"`
+	// Query is the schema of the query string's parameters.
+	Query json.RawMessage `json:"query,omitempty"`
+	// Headers is the schema of the declared request headers, by lower-case
+	// name; the others stay readable raw.
 	Headers json.RawMessage `json:"headers,omitempty"`
-	Body    *Body           `json:"body,omitempty"`
+	// Body declares the request body; see [Body].
+	Body *Body `json:"body,omitempty"`
 }
 
 // Body declares the request body: either Schema (a JSON body) or Content
 // (one entry per accepted media type).
 type Body struct {
-	Schema  json.RawMessage       `json:"schema,omitempty"`
+	// Schema is the JSON Schema of an application/json body; nil with
+	// Content set.
+	Schema json.RawMessage `json:"schema,omitempty"`
+	// Content maps each accepted media type to its schema; see
+	// [MediaType]. Nil with Schema set.
 	Content map[string]*MediaType `json:"content,omitempty"`
-	// Required says a request without a body fails validation. Defaults to
-	// true.
+	// Required says a request without a body fails validation. Nil means
+	// true ([Body.IsRequired]).
 	Required *bool `json:"required,omitempty"`
 	// Description documents the body.
 	Description string `json:"description,omitempty"`
 	// MaxBytes is the largest body this operation accepts, replacing the
 	// app's limits.bodyBytes for it (an upload may need more, a small
-	// form less). Larger bodies get 413.
+	// form less). Larger bodies get 413. Zero keeps the app's limit.
 	MaxBytes int64 `json:"maxBytes,omitempty"`
 }
 
@@ -93,6 +115,9 @@ func (b *Body) IsRequired() bool { return b.Required == nil || *b.Required }
 //   - any other type, ranges such as text/* included: delivered raw and
 //     streamed through body_read; Schema only documents it.
 type MediaType struct {
+	// Schema is the JSON Schema of the decoded body (JSON, forms,
+	// multipart fields), or documentation only (any other type). Nil:
+	// any body of the type.
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// Encoding declares, per field of a multipart body, the media types its
 	// part may have (OpenAPI's Encoding Object): a part of another type
@@ -111,23 +136,47 @@ type Encoding struct {
 
 // Response is one declared status: validated JSON (Schema, with an optional
 // +json ContentType) or media (Media, where Schema only documents).
+//
+// The zero Response declares the status with any body, or none.
 type Response struct {
-	Description string                     `json:"description,omitempty"`
-	Schema      json.RawMessage            `json:"schema,omitempty"`
-	ContentType string                     `json:"contentType,omitempty"`
-	Media       []string                   `json:"media,omitempty"`
-	Headers     map[string]json.RawMessage `json:"headers,omitempty"`
+	// Description says when the status is sent; the document uses the
+	// status's reason phrase when empty.
+	Description string `json:"description,omitempty"`
+	// Schema is the JSON Schema the answer's body is checked against
+	// (JSON), or documentation only (Media). Nil: any body.
+	Schema json.RawMessage `json:"schema,omitempty"`
+	// ContentType is the answer's JSON media type: application/json (the
+	// default, when empty) or a +json type.
+	ContentType string `json:"contentType,omitempty"`
+	// Media lists the media types of a media answer (files, CSV, event
+	// streams), which goes to the client as written, unchecked. Nil for a
+	// JSON answer.
+	Media []string `json:"media,omitempty"`
+	// Headers are the schemas of the answer's headers, by name, for the
+	// document; the host does not check them.
+	Headers map[string]json.RawMessage `json:"headers,omitempty"`
 }
 
 // IsMedia reports whether the response is a media response (never
 // validated).
 func (r *Response) IsMedia() bool { return len(r.Media) > 0 }
 
-// Idempotency declares Idempotency-Key handling (docs/spec.md §6).
+// Idempotency declares Idempotency-Key handling (docs/spec.md §6). The
+// zero value makes the key optional, replays 2xx answers and fingerprints
+// params, query and body.
+//
+//	"idempotency": {"required": true, "replayStatuses": [409]}
 type Idempotency struct {
-	Required       bool     `json:"required,omitempty"`
-	ReplayStatuses []int    `json:"replayStatuses,omitempty"`
-	Fingerprint    []string `json:"fingerprint,omitempty"`
+	// Required makes a request without the header a 400
+	// IDEMPOTENCY_KEY_REQUIRED. False: a request without it runs as usual.
+	Required bool `json:"required,omitempty"`
+	// ReplayStatuses are statuses beyond 2xx whose answers are kept and
+	// replayed; any other status frees the key for a retry.
+	ReplayStatuses []int `json:"replayStatuses,omitempty"`
+	// Fingerprint lists the parts ("params", "query", "body") whose
+	// values identify a request: the same key with another fingerprint is
+	// a 422. Empty: all three.
+	Fingerprint []string `json:"fingerprint,omitempty"`
 }
 
 // Runtime is the JSON the runtime declaration module returns from
@@ -135,6 +184,7 @@ type Idempotency struct {
 //
 //	{"openApi": {"document": {"servers": [{"url": "https://api.example.com"}]}, "extend": true}}
 type Runtime struct {
+	// OpenAPI adds to the generated document; nil adds nothing.
 	OpenAPI *RuntimeOpenAPI `json:"openApi,omitempty"`
 	// OnValidationError says the module exports
 	// [ExportOnValidationError]: the app-wide hook that may replace the

@@ -2,10 +2,14 @@ package abi
 
 import "encoding/json"
 
-// Envelope kinds.
+// Envelope kinds, the envelope's "kind" member.
 const (
+	// KindEndpoint is the envelope of an endpoint: a module with a
+	// contract, its request validated.
 	KindEndpoint = "endpoint"
-	KindPlain    = "plain"
+	// KindPlain is the envelope of a plain route: a module without a
+	// contract, its request raw.
+	KindPlain = "plain"
 	// KindMiddleware is the envelope of a middleware call; its Phase says
 	// which export runs.
 	KindMiddleware = "middleware"
@@ -13,8 +17,11 @@ const (
 
 // Phases of a middleware call, the envelope's "phase" member.
 const (
+	// PhaseBefore is a call of [ExportBefore].
 	PhaseBefore = "before"
-	PhaseAfter  = "after"
+	// PhaseAfter is a call of [ExportAfter].
+	PhaseAfter = "after"
+	// PhaseVerify is a call of [ExportVerify].
 	PhaseVerify = "verify"
 )
 
@@ -34,7 +41,7 @@ const (
 // declared (the raw bytes are read with [ImportBodyRead]), Query and Params
 // when empty for a plain route.
 type Envelope struct {
-	// Kind is [KindEndpoint] or [KindPlain].
+	// Kind is [KindEndpoint], [KindPlain] or [KindMiddleware].
 	Kind string `json:"kind"`
 	// Method is the request method in upper case. HEAD requests reach a GET
 	// handler with Method "HEAD"; the host drops the body it writes.
@@ -156,7 +163,10 @@ type ValidationFailure struct {
 // Issue is one validation problem: where (a JSON path of property names
 // and array indexes) and what.
 type Issue struct {
-	Path    []any  `json:"path"`
+	// Path locates the value: property names (strings) and array indexes
+	// (numbers), from the part's root; empty for the part itself.
+	Path []any `json:"path"`
+	// Message says what is wrong, in English: "must be at least 1".
 	Message string `json:"message"`
 }
 

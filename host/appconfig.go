@@ -23,28 +23,32 @@ import (
 // (docs/spec.md §8).
 const AppConfigFile = "endpoints.json"
 
-// AppConfig is the content of endpoints.json: plain JSON, decoded strictly
-// (an unknown key is an error naming it).
+// AppConfig is the content of endpoints.json ([AppConfigFile]): plain
+// JSON, decoded strictly (an unknown key is an error naming it) by
+// [ParseAppConfig]. Every member is optional: the zero AppConfig, which a
+// missing file gives, is every default. A Go embedder sets the same
+// settings in [Options], which win over the file's.
 //
 //	{"openApi": {"title": "Users API", "version": "1.2.0"},
 //	 "limits": {"bodyBytes": 65536, "timeout": "2s"},
 //	 "responseValidation": "always"}
 type AppConfig struct {
-	// OpenAPI configures the generated document route: false, true or an
-	// object (docs/spec.md §8).
+	// OpenAPI configures the generated document and its docs page: false,
+	// true or an object (docs/spec.md §8); see [OpenAPIConfig].
 	OpenAPI OpenAPIConfig `json:"openApi,omitzero"`
-	// Limits bound each request; see [Limits].
+	// Limits bound each request; see [Limits] for the defaults.
 	Limits Limits `json:"limits,omitzero"`
-	// ResponseValidation is "always", "development" (the default) or
-	// "never".
+	// ResponseValidation is "always", "development" or "never"; see
+	// [ResponseValidation]. Empty keeps the runtime declaration's policy,
+	// else [ValidateInDevelopment].
 	ResponseValidation ResponseValidation `json:"responseValidation,omitzero"`
 	// Storage says where Idempotency-Key records and the guests'
-	// key-value data live; see [StorageConfig].
+	// key-value data live; see [StorageConfig]. Absent: the memory store.
 	Storage StorageConfig `json:"storage,omitzero"`
 	// Idempotency tunes Idempotency-Key handling; see [IdempotencyConfig].
 	Idempotency IdempotencyConfig `json:"idempotency,omitzero"`
 	// Build is the app's own build step, for sources the built-in builds
-	// do not know; see [BuildConfig].
+	// do not know; see [BuildConfig]. Absent: none.
 	Build BuildConfig `json:"build,omitzero"`
 	// Server bounds how long the HTTP server waits on slow and idle
 	// clients; see [ServerConfig].
@@ -55,7 +59,12 @@ type AppConfig struct {
 	// "apiKey" for apiKey ones, "basic" for http basic.
 	//
 	//	"security": {"bearer": {"jwt": {"jwks": "auth/jwks.json", "issuer": "https://users.example"}}}
-	// Each entry is checked when the app loads; see README "Security".
+	//
+	// Each entry is checked when the app loads; see the README,
+	// "Authentication, middleware and edge policies",
+	// and docs/spec.md §12. A scheme that neither an entry nor a
+	// verifier module ("x-endpoints-verifier") verifies fails the load in
+	// production.
 	Security map[string]stdjson.RawMessage `json:"security,omitzero"`
 	// CORS lets browsers on other origins call the app: allowOrigins,
 	// allowMethods, allowHeaders, exposeHeaders, allowCredentials and
@@ -64,7 +73,7 @@ type AppConfig struct {
 	//	"cors": {"allowOrigins": ["http://localhost:5173"], "allowCredentials": true}
 	CORS stdjson.RawMessage `json:"cors,omitzero"`
 	// RateLimits are token buckets per client, by policy name; see
-	// [RateLimitConfig].
+	// [RateLimitConfig]. Absent: no rate limit.
 	RateLimits map[string]RateLimitConfig `json:"rateLimits,omitzero"`
 	// TrustedProxies are the addresses or CIDR prefixes of the proxies in
 	// front of the host: only a request from one of them has its client
@@ -118,12 +127,22 @@ type ServerConfig struct {
 
 // Defaults of [ServerConfig].
 const (
+	// DefaultReadHeaderTimeout is the default of
+	// [ServerConfig.ReadHeaderTimeout]: 10 s.
 	DefaultReadHeaderTimeout = 10 * time.Second
-	DefaultReadTimeout       = 30 * time.Second
-	DefaultWriteTimeout      = 30 * time.Second
-	DefaultIdleTimeout       = 60 * time.Second
-	DefaultMaxHeaderBytes    = 64 << 10
-	DefaultShutdownTimeout   = 10 * time.Second
+	// DefaultReadTimeout is the default of [ServerConfig.ReadTimeout]: 30 s.
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout is the default of [ServerConfig.WriteTimeout]:
+	// 30 s.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultIdleTimeout is the default of [ServerConfig.IdleTimeout]: 60 s.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxHeaderBytes is the default of
+	// [ServerConfig.MaxHeaderBytes]: 64 KiB.
+	DefaultMaxHeaderBytes = 64 << 10
+	// DefaultShutdownTimeout is the default of
+	// [ServerConfig.ShutdownTimeout]: 10 s.
+	DefaultShutdownTimeout = 10 * time.Second
 )
 
 // withDefaults fills the zero fields of c with the defaults.
@@ -195,81 +214,113 @@ type BuildConfig struct {
 	Watch []string `json:"watch,omitzero"`
 }
 
-// Storage drivers of [StorageConfig].
+// Storage drivers of [StorageConfig.Driver].
 const (
+	// DriverMemory is the store in the host's memory ([storage.Memory]):
+	// one process, lost on restart. The default.
 	DriverMemory = "memory"
-	DriverRedis  = "redis"
+	// DriverRedis is a Redis server (package storage/redis), shared by
+	// every host of the app behind a load balancer. A program that uses it
+	// imports storage/redis, which registers the driver.
+	DriverRedis = "redis"
 )
 
-// StorageConfig is the "storage" member of endpoints.json:
+// StorageConfig is the "storage" member of endpoints.json, and
+// [Options.Storage] for a Go embedder: where Idempotency-Key records, rate
+// limits and the guests' key-value data live. The zero value is the memory
+// store, namespaced by the app directory's name.
 //
 //	{"driver": "redis", "url": "redis://127.0.0.1:6379/0", "namespace": "shop"}
 type StorageConfig struct {
-	// Driver is "memory" (the default: one process, lost on restart) or
-	// "redis" (shared by every host of the app behind a load balancer).
+	// Driver is [DriverMemory] (the default, when empty) or [DriverRedis].
 	Driver string `json:"driver,omitzero"`
 	// URL locates the Redis server: redis://[user:password@]host:port/db.
+	// Required with [DriverRedis]; unused by the memory store.
 	URL string `json:"url,omitzero"`
-	// Namespace separates apps sharing one store. Defaults to the name of
-	// the app directory, so hosts of one app agree on it.
+	// Namespace separates apps sharing one store. If empty, it is the name
+	// of the app directory, so hosts of one app agree on it.
 	Namespace string `json:"namespace,omitzero"`
-	// MaxBytes bounds the memory store (default 64 MiB).
+	// MaxBytes bounds the memory store. If zero, [storage.DefaultMaxBytes]
+	// (64 MiB).
 	MaxBytes int64 `json:"maxBytes,omitzero"`
 }
 
-// IdempotencyConfig is the "idempotency" member of endpoints.json:
+// IdempotencyConfig is the "idempotency" member of endpoints.json, and
+// [Options.Idempotency] for a Go embedder: how the Idempotency-Key step
+// (docs/spec.md §6) keeps its records. The zero value is every default.
 //
 //	{"lease": "30s", "replay": "24h", "scopeHeader": "X-Client-Id"}
 type IdempotencyConfig struct {
-	// Lease is how long a request holds its key while it runs (default
-	// 60 s). Keep it above limits.timeout: a request running past its
-	// lease answers 409 IDEMPOTENCY_LEASE_LOST.
+	// Lease is how long a request holds its key while it runs. If zero,
+	// [DefaultIdempotencyLease]. Keep it above limits.timeout: a request
+	// running past its lease answers 409 IDEMPOTENCY_LEASE_LOST.
 	Lease Duration `json:"lease,omitzero"`
-	// Replay is how long a completed answer is replayed (default 24 h).
+	// Replay is how long a completed answer is replayed. If zero,
+	// [DefaultIdempotencyReplay].
 	Replay Duration `json:"replay,omitzero"`
 	// ScopeHeader names a request header whose value scopes keys, such as
 	// the client id a trusted proxy sets after authentication: two
-	// clients sending the same key never share a record.
+	// clients sending the same key never share a record. If empty, keys
+	// are scoped by operation only.
 	ScopeHeader string `json:"scopeHeader,omitzero"`
 }
+
+// Defaults of [IdempotencyConfig].
+const (
+	// DefaultIdempotencyLease is the default of [IdempotencyConfig.Lease]:
+	// 60 s.
+	DefaultIdempotencyLease = 60 * time.Second
+	// DefaultIdempotencyReplay is the default of
+	// [IdempotencyConfig.Replay]: 24 h.
+	DefaultIdempotencyReplay = 24 * time.Hour
+)
 
 // OpenAPIConfig configures the generated document and its reference page:
 // the "openApi" member of endpoints.json (a boolean or an object), and
 // [Options.OpenAPI] for a Go embedder, whose fields that are set win over
-// the file's, field by field. Document and Extend are Go-only.
+// the file's, field by field. Document and Extend are Go-only. The zero
+// value is every default: the document at [DefaultOpenAPIPath] and the docs
+// page at [DefaultDocsPath], served in [Development] only.
+//
+//	{"openApi": {"title": "Users API", "version": "1.2.0", "enabled": true}}
 type OpenAPIConfig struct {
 	// Set reports whether the member was present in endpoints.json.
 	Set bool `json:"-"`
-	// Enabled is true to serve the document in production too, false to
-	// never serve it; nil keeps the default (development only).
+	// Enabled is true to serve the document (and the docs page) in
+	// production too, false to never serve them; nil keeps the default:
+	// served in [Development] only.
 	Enabled *bool `json:"enabled"`
-	// Title is the document's info.title. Defaults to the app directory's
-	// name.
+	// Title is the document's info.title. If empty,
+	// [DefaultOpenAPITitle].
 	Title string `json:"title"`
-	// Version is the API's version, info.version. Defaults to "0.1.0".
+	// Version is the API's version, info.version. If empty,
+	// [DefaultOpenAPIVersion].
 	Version string `json:"version"`
-	// Path serves the document. Defaults to [DefaultOpenAPIPath].
+	// Path serves the document. If empty, [DefaultOpenAPIPath].
 	Path string `json:"path"`
-	// SpecVersion is the OpenAPI version of the document, "3.1.0" (the
-	// default, openapi.Version) or "3.2.0" (openapi.Version32): it
+	// SpecVersion is the OpenAPI version of the document,
+	// [openapi.Version] ("3.1.0", the default when empty) or
+	// [openapi.Version32] ("3.2.0"): it
 	// decides where the schema of one event of a stream goes
 	// (docs/spec.md §7).
 	SpecVersion string `json:"specVersion"`
 	// PlainRoutes says what the document does with plain routes; see
-	// [PlainRoutesPolicy]. Defaults to [PlainRoutesInclude].
+	// [PlainRoutesPolicy]. If empty, [PlainRoutesInclude].
 	PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
 	// Docs configures the interactive reference page served beside the
 	// document: false turns it off; {"path", "assets"} moves it or loads
 	// its assets from elsewhere (a URL, or a directory of the app served
-	// locally). Defaults to /_endpoints/docs with DefaultDocsAssets.
+	// locally). The zero value serves it at [DefaultDocsPath] with
+	// [DefaultDocsAssets].
 	Docs DocsConfig `json:"docs"`
 	// Document (Go embedders only) is an OpenAPI fragment (a JSON object)
 	// deep-merged into the generated document after the runtime
-	// declaration's additions: objects merge, arrays and scalars replace.
+	// declaration's additions: objects merge, arrays and scalars replace
+	// ([openapi.Document.Merge]). Nil: none.
 	Document []byte `json:"-"`
 	// Extend (Go embedders only) runs last and edits the document in
 	// place: for what a fragment cannot say, such as security on chosen
-	// operations.
+	// operations. An error fails the load. Nil: none.
 	Extend func(*openapi.Document) error `json:"-"`
 }
 
@@ -308,14 +359,23 @@ func (o *OpenAPIConfig) check() error {
 	return nil
 }
 
-// DocsConfig is the "docs" member of "openApi".
+// DocsConfig is the "docs" member of "openApi": the interactive reference
+// page served beside the document, whenever the document is served. The
+// zero value serves it at [DefaultDocsPath] with [DefaultDocsAssets].
+//
+//	{"openApi": {"docs": {"path": "/docs", "assets": "public/scalar"}}}
 type DocsConfig struct {
-	Off    bool   `json:"-"`
-	Path   string `json:"path"`
+	// Off turns the page off ("docs": false).
+	Off bool `json:"-"`
+	// Path serves the page. If empty, [DefaultDocsPath].
+	Path string `json:"path"`
+	// Assets is where the page loads its scripts from: a URL, or a
+	// directory of the app that the host serves below Path. If empty,
+	// [DefaultDocsAssets].
 	Assets string `json:"assets"`
 }
 
-// UnmarshalJSON accepts false or {path, assets}.
+// UnmarshalJSON accepts true, false or {path, assets}.
 func (o *DocsConfig) UnmarshalJSON(data []byte) error {
 	switch firstByte(data) {
 	case 't', 'f':
@@ -353,7 +413,8 @@ func (o DocsConfig) MarshalJSON() ([]byte, error) {
 	}{o.Path, o.Assets})
 }
 
-// UnmarshalJSON accepts true, false or {enabled, title, version, path}.
+// UnmarshalJSON accepts true, false or {enabled, title, version, path,
+// specVersion, plainRoutes, docs}.
 func (o *OpenAPIConfig) UnmarshalJSON(data []byte) error {
 	o.Set = true
 	switch firstByte(data) {

@@ -17,12 +17,19 @@ import (
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
-// Defaults of the generated document (docs/spec.md §8).
+// Defaults of the generated document, of [OpenAPIConfig] (docs/spec.md §8).
 const (
-	DefaultOpenAPIPath    = "/_endpoints/schema"
-	DefaultOpenAPITitle   = "Endpoints API"
-	DefaultOpenAPIVersion = "0.1.0"
-	// DefaultDocsPath serves the interactive reference of the document.
+	// DefaultOpenAPIPath is the default of [OpenAPIConfig.Path]: where the
+	// document is served.
+	DefaultOpenAPIPath = "/_endpoints/schema"
+	// DefaultOpenAPITitle is the default of [OpenAPIConfig.Title],
+	// the document's info.title: "Endpoints API".
+	DefaultOpenAPITitle = openapi.DefaultTitle
+	// DefaultOpenAPIVersion is the default of [OpenAPIConfig.Version],
+	// the document's info.version: "0.1.0".
+	DefaultOpenAPIVersion = openapi.DefaultVersion
+	// DefaultDocsPath is the default of [DocsConfig.Path]: where the
+	// interactive reference of the document is served.
 	DefaultDocsPath = "/_endpoints/docs"
 )
 

@@ -2,17 +2,28 @@
 // with wazero, requests validated against each endpoint's contract before the
 // guest runs, answers checked against the declared responses.
 //
-// A Host is an http.Handler:
+// [New] loads the app in a directory; the [Host] it returns is an
+// [http.Handler]:
 //
 //	h, err := host.New(ctx, "examples/users", host.Options{Mode: host.Development})
 //	if err != nil {
 //		log.Fatal(err) // every bad module, one per line
 //	}
 //	defer h.Close(ctx)
-//	http.ListenAndServe("127.0.0.1:3000", h)
+//	http.ListenAndServe("127.0.0.1:3000", h) // or h.HTTPServer(), with the app's timeouts
 //
-// See docs/spec.md §2 for how file names become routes and §4 for the order of
-// the request pipeline, which is part of the contract.
+// [Options] configure the host from Go; the app's endpoints.json
+// ([AppConfig]) holds the same settings as JSON: [Limits], [ServerConfig],
+// [StorageConfig], [IdempotencyConfig], [OpenAPIConfig], [RateLimitConfig].
+// Each field names its default. A Host keeps serving while it changes:
+// [Host.Reload] and [Host.Watch] swap in a new version of the app,
+// [Host.Shutdown] stops it gracefully, [Host.Ready] says whether it should
+// get traffic, and an [Observer] receives its events (packages
+// observe/prometheus and observe/accesslog are two).
+//
+// The rules the host enforces are in docs/spec.md: §2 for how file names
+// become routes, §4 for the order of the request pipeline, which is part of
+// the contract, and §8 for endpoints.json.
 package host
 
 import (
@@ -108,11 +119,15 @@ type table struct {
 	security   *securityPlan
 }
 
-// LoadError lists every module that failed to load, one per line.
+// LoadError lists every module that failed to load, one per line: what [New]
+// returns in [Production], and [Host.WaitCompiled] for code that failed to
+// load after New returned.
 type LoadError struct {
+	// Problems are the failures, one per file, each naming its file.
 	Problems []error
 }
 
+// Error returns the count of failures and each one, indented, one per line.
 func (e *LoadError) Error() string {
 	lines := make([]string, len(e.Problems))
 	for i, p := range e.Problems {

@@ -7,22 +7,29 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 )
 
-// Problem is the Problem Details body (RFC 9457) of an Idempotency-Key
-// failure, sent as application/problem+json (docs/spec.md §6).
+// IdempotencyProblem is the Problem Details body (RFC 9457) of an
+// Idempotency-Key failure, sent as application/problem+json (docs/spec.md
+// §6), for clients to decode.
 //
 //	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"Idempotency-Key reused",
 //	 "status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}
-type Problem struct {
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
+type IdempotencyProblem struct {
+	// Type is a URN naming the problem: urn:endpoints:problem:...
+	Type string `json:"type"`
+	// Title is its short, human summary, the same for every occurrence.
+	Title string `json:"title"`
+	// Status is the answer's status: 400, 409, 422 or 503.
+	Status int `json:"status"`
+	// Detail explains this occurrence.
 	Detail string `json:"detail"`
-	Code   string `json:"code"`
+	// Code is the machine-readable code clients branch on
+	// ([openapi.CodeKeyReused]...).
+	Code string `json:"code"`
 }
 
-// The Problem the idempotency step sends has the fields of this one
+// The Problem the idempotency step sends has the fields of IdempotencyProblem
 // (TestProblemIsTheOneSent checks their names too).
-var _ = Problem(idempotency.Problem{})
+var _ = IdempotencyProblem(idempotency.Problem{})
 
 // writeIdempotencyError answers a request the Idempotency-Key step failed
 // itself with the host's error body.

@@ -57,7 +57,7 @@ func problemCode(t *testing.T, res response) string {
 	if ct := res.header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Errorf("Content-Type %q, want application/problem+json (body %s)", ct, res.body)
 	}
-	var p host.Problem
+	var p host.IdempotencyProblem
 	if err := json.Unmarshal([]byte(res.body), &p); err != nil {
 		t.Fatalf("problem %q: %v", res.body, err)
 	}

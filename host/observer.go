@@ -138,13 +138,18 @@ type GuestCallEvent struct {
 	Failed bool
 }
 
-// Parts of a [ValidationEvent]: those of a request (abi.PartParams...), and
-// the answer.
+// Parts of a [ValidationEvent.Part]: those of a request, and the answer.
+// Those of a request are the names [abi.Part.String] returns.
 const (
-	PartParams   = "params"
-	PartQuery    = "query"
-	PartHeaders  = "headers"
-	PartBody     = "body"
+	// PartParams: the path parameters.
+	PartParams = "params"
+	// PartQuery: the query string.
+	PartQuery = "query"
+	// PartHeaders: the request headers (the Accept header too, for a 406).
+	PartHeaders = "headers"
+	// PartBody: the request body (its media type too, for a 415).
+	PartBody = "body"
+	// PartResponse: the guest's answer, which broke its contract.
 	PartResponse = "response"
 )
 
@@ -207,7 +212,8 @@ const (
 type IdempotencyEvent struct {
 	// Method and Route say which operation the request was for.
 	Method, Route string
-	Outcome       IdempotencyOutcome
+	// Outcome is what the step did.
+	Outcome IdempotencyOutcome
 }
 
 // StoreErrorEvent is one failed store operation.

@@ -11,7 +11,8 @@ import (
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
-// Mode says how the host runs an app.
+// Mode says how the host runs an app: [Options.Mode]. The zero value is
+// [Production].
 type Mode int
 
 const (
@@ -33,7 +34,7 @@ func (m Mode) String() string {
 }
 
 // ResponseValidation is the policy for checking a guest's answer against the
-// declared responses (docs/spec.md §4 step 8). Defaults to [ValidateInDevelopment].
+// declared responses (docs/spec.md §4 step 10). Defaults to [ValidateInDevelopment].
 //
 // The declared responses are the contract's, those of the routes
 // configuration, and, for an operation with a request part, the
@@ -41,14 +42,25 @@ func (m Mode) String() string {
 // for it.
 type ResponseValidation string
 
-// Response validation policies.
+// Response validation policies. The zero value, "", means
+// [ValidateInDevelopment].
 const (
-	ValidateAlways        ResponseValidation = "always"
+	// ValidateAlways checks every answer, in production too: one that
+	// breaks the contract is replaced by a 500 Response Contract Error.
+	ValidateAlways ResponseValidation = "always"
+	// ValidateInDevelopment checks answers in [Development] mode only. The
+	// default.
 	ValidateInDevelopment ResponseValidation = "development"
-	ValidateNever         ResponseValidation = "never"
+	// ValidateNever sends answers unchecked.
+	ValidateNever ResponseValidation = "never"
 )
 
-// Limits bound what one request may cost. Zero values take the defaults.
+// Limits bound what one request may cost: the "limits" member of
+// endpoints.json, and [Options.Limits] for a Go embedder, whose non-zero
+// fields win over the file's, field by field. A zero field takes its default,
+// named on the field ([DefaultBodyBytes]...).
+//
+//	{"limits": {"bodyBytes": 65536, "timeout": "2s", "instances": 8}}
 type Limits struct {
 	// BodyBytes is the largest request body accepted; larger ones get 413.
 	// Defaults to [DefaultBodyBytes].
@@ -106,23 +118,20 @@ type Limits struct {
 	// JSONDepth is the deepest nesting of arrays and objects a JSON request
 	// body may have; a deeper one is a 400 that says so. Validating deeply
 	// nested values costs more than linear time, so the bound keeps a small
-	// body from costing the host much. Defaults to 32
-	// (jsonvalue.DefaultMaxDepth); at most 10000.
+	// body from costing the host much. Defaults to [DefaultJSONDepth];
+	// at most 10000.
 	JSONDepth int `json:"jsonDepth,omitzero"`
 	// JSONValues is the most values (objects, arrays, strings, numbers,
 	// booleans, nulls) a JSON request body may hold; more is a 400 that
 	// says so. Validation costs up to about a microsecond per value, so
 	// this, not bodyBytes, bounds what a body costs the host before the
-	// guest runs. Defaults to 4096 (jsonvalue.DefaultMaxValues).
+	// guest runs. Defaults to [DefaultJSONValues].
 	JSONValues int `json:"jsonValues,omitzero"`
 	// InstanceIdleTimeout is how long an idle instance is kept beyond the
 	// first one of its module, which stays warm. Defaults to
 	// [DefaultInstanceIdleTimeout].
 	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
 }
-
-// DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
-const DefaultLoadTimeout = 30 * time.Second
 
 // Defaults of [Limits].
 const (
@@ -132,6 +141,20 @@ const (
 	DefaultMemoryBytes = 64 << 20
 	// DefaultTimeout is the default of [Limits.Timeout]: 10 s.
 	DefaultTimeout = 10 * time.Second
+	// DefaultResponseBytes is the default of [Limits.ResponseBytes]:
+	// 8 MiB.
+	DefaultResponseBytes = 8 << 20
+	// DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
+	DefaultLoadTimeout = 30 * time.Second
+	// DefaultInstanceIdleTimeout is the default of
+	// [Limits.InstanceIdleTimeout]: 30 s, long enough that steady traffic
+	// never pays for instantiation (about 5 ms for a Go SDK guest), short
+	// enough that a burst's memory goes back soon after.
+	DefaultInstanceIdleTimeout = 30 * time.Second
+	// DefaultJSONDepth is the default of [Limits.JSONDepth]: 32 levels.
+	DefaultJSONDepth = 32
+	// DefaultJSONValues is the default of [Limits.JSONValues]: 4096 values.
+	DefaultJSONValues = 4096
 )
 
 func (l Limits) loadTimeout() time.Duration {
@@ -141,20 +164,12 @@ func (l Limits) loadTimeout() time.Duration {
 	return DefaultLoadTimeout
 }
 
-// DefaultResponseBytes is the default of [Limits.ResponseBytes]: 8 MiB.
-const DefaultResponseBytes = 8 << 20
-
 func (l Limits) responseBytes() int64 {
 	if l.ResponseBytes > 0 {
 		return l.ResponseBytes
 	}
 	return DefaultResponseBytes
 }
-
-// DefaultInstanceIdleTimeout is the default of [Limits.InstanceIdleTimeout]: long enough
-// that steady traffic never pays for instantiation (about 5 ms for a Go
-// SDK guest), short enough that a burst's memory goes back soon after.
-const DefaultInstanceIdleTimeout = 30 * time.Second
 
 func (l Limits) bodyBytes() int64 {
 	if l.BodyBytes > 0 {
@@ -191,21 +206,27 @@ func (l Limits) instances() int {
 	return 2 * runtime.GOMAXPROCS(0)
 }
 
-// Options configure a Host. The zero value is a production host with the
-// default limits, logging to slog.Default and caching compiled modules in
-// the user cache directory.
+// Options configure a [Host]; [New] takes them. The zero value is a
+// production host with the settings of the app's endpoints.json (or their
+// defaults), logging to [slog.Default] and caching compiled modules in the
+// user cache directory.
+//
+// The fields that mirror endpoints.json (Limits, ResponseValidation,
+// OpenAPI, Storage, Idempotency, Server) override the file field by field: a
+// zero field keeps the file's value, or its default.
 type Options struct {
-	// Mode is Production or Development.
+	// Mode is [Production] (the zero value) or [Development].
 	Mode Mode
-	// Logger receives load reports, guest log lines and failures. Defaults
-	// to slog.Default().
+	// Logger receives load reports, guest log lines and failures. If nil,
+	// [slog.Default] is used.
 	Logger *slog.Logger
-	// Fallback serves requests no route matches. Defaults to a 404 in the
-	// {statusCode, statusMessage, data} shape.
+	// Fallback serves requests no route matches. If nil, they get a 404
+	// in the {statusCode, statusMessage, data} shape ([FrameworkError]).
 	Fallback http.Handler
 	// CacheDir holds compiled modules between runs, so a warm start skips
-	// compilation. Defaults to $XDG_CACHE_HOME/endpoints/wazero (see
-	// os.UserCacheDir); "off" disables the cache.
+	// compilation. If empty, it is endpoints/wazero in the user cache
+	// directory ([os.UserCacheDir]: $XDG_CACHE_HOME on Linux); "off"
+	// disables the cache.
 	CacheDir string
 	// ServeWhileCompiling serves a module the compilation cache does not
 	// hold yet at once, with wazero's interpreter, while the compiler
@@ -228,7 +249,8 @@ type Options struct {
 	// Off by default: New and Reload return with every module compiled
 	// and checked. [Host.WaitCompiled] waits for the background work.
 	ServeWhileCompiling bool
-	// Progress, when not nil, is called as route modules load (each one
+	// Progress, when not nil (the default is nil: no reports), is called
+	// as route modules load (each one
 	// read, instrumented, compiled or interpreted, instantiated, its
 	// contract read) and as the background compiler finishes each module
 	// (with ServeWhileCompiling), for a progress display. Calls of one
@@ -237,35 +259,38 @@ type Options struct {
 	// ConfigOverrides replace settings of endpoints.json each time it is
 	// read (at start and at each reload), after the file and before
 	// Limits and the other fields here; see [ConfigOverride],
-	// [OverridesFromEnv] and [ParseOverride].
+	// [OverridesFromEnv] and [ParseOverride]. Nil: none.
 	ConfigOverrides []ConfigOverride
-	// Limits override those of endpoints.json, field by field.
+	// Limits override those of endpoints.json, field by field; a zero
+	// field keeps the file's (see [Limits] for the defaults).
 	Limits Limits
 	// ResponseValidation overrides the policy of endpoints.json, which
-	// overrides the runtime declaration's. Defaults to
-	// ValidateInDevelopment.
+	// overrides the runtime declaration's. Empty keeps theirs; if none
+	// sets it, [ValidateInDevelopment].
 	ResponseValidation ResponseValidation
 	// OpenAPI configures the generated document as endpoints.json's
 	// "openApi" does, its set fields winning field by field, and adds to
-	// it (Document, Extend).
+	// it (Document, Extend). The zero value changes nothing.
 	OpenAPI OpenAPIConfig
 	// Store replaces the store endpoints.json configures: an embedder's
 	// own implementation, or one shared by several hosts in a process.
-	// The host does not close it.
+	// The host does not close it. If nil, the host opens the store that
+	// Storage and endpoints.json describe, and closes it.
 	Store storage.Store
 	// Storage overrides the "storage" member of endpoints.json, field by
-	// field.
+	// field; see [StorageConfig] for the defaults. Ignored when Store is
+	// set.
 	Storage StorageConfig
 	// Idempotency overrides the "idempotency" member of endpoints.json,
-	// field by field.
+	// field by field; see [IdempotencyConfig] for the defaults.
 	Idempotency IdempotencyConfig
 	// Server overrides the "server" member of endpoints.json, field by
-	// field.
+	// field; see [ServerConfig] for the defaults.
 	Server ServerConfig
 	// Observer receives the host's events (requests, guest calls,
 	// validation failures, pools, reloads, Idempotency-Key outcomes, store
-	// errors), for metrics and access logs; see [Observer]. Defaults to
-	// none, which costs nothing.
+	// errors), for metrics and access logs; see [Observer]. If nil, no
+	// event is built, which costs nothing.
 	Observer *Observer
 }
 
@@ -359,14 +384,14 @@ func (c IdempotencyConfig) lease() time.Duration {
 	if c.Lease > 0 {
 		return time.Duration(c.Lease)
 	}
-	return 60 * time.Second
+	return DefaultIdempotencyLease
 }
 
 func (c IdempotencyConfig) replay() time.Duration {
 	if c.Replay > 0 {
 		return time.Duration(c.Replay)
 	}
-	return 24 * time.Hour
+	return DefaultIdempotencyReplay
 }
 
 // checksResponses reports whether answers are checked in this mode.

@@ -7,12 +7,12 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 )
 
-// TestProblemIsTheOneSent: Problem, which clients decode, has the fields
+// TestProblemIsTheOneSent: IdempotencyProblem, which clients decode, has the fields
 // and JSON names of the body the Idempotency-Key step sends.
 func TestProblemIsTheOneSent(t *testing.T) {
-	ours, sent := reflect.TypeFor[Problem](), reflect.TypeFor[idempotency.Problem]()
+	ours, sent := reflect.TypeFor[IdempotencyProblem](), reflect.TypeFor[idempotency.Problem]()
 	if ours.NumField() != sent.NumField() {
-		t.Fatalf("Problem has %d fields, the sent one %d", ours.NumField(), sent.NumField())
+		t.Fatalf("IdempotencyProblem has %d fields, the sent one %d", ours.NumField(), sent.NumField())
 	}
 	for i := range ours.NumField() {
 		a, b := ours.Field(i), sent.Field(i)

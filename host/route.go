@@ -59,7 +59,7 @@ type operation struct {
 	media map[int]string
 	// offers are the media types of the 2xx responses in declaration
 	// order (status, then the order of "media"); more than one means the
-	// operation negotiates (docs/spec.md §4 step 2).
+	// operation negotiates (docs/spec.md §4 step 4).
 	offers []string
 }
 

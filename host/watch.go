@@ -16,7 +16,9 @@ import (
 // WatchQuiet, and at the latest WatchDebounce after the burst's first
 // change.
 const (
-	WatchQuiet    = 10 * time.Millisecond
+	// WatchQuiet is how long a burst must stay quiet before the reload.
+	WatchQuiet = 10 * time.Millisecond
+	// WatchDebounce is the longest a change waits for its reload.
 	WatchDebounce = 100 * time.Millisecond
 )
 

@@ -40,22 +40,35 @@ type Operation struct {
 	Defs map[string]json.RawMessage
 	// Negotiates says the operation offers more than one media type across
 	// its 2xx responses, so 406 Not Acceptable is reachable (docs/spec.md §4
-	// step 2).
+	// step 4).
 	Negotiates bool
 	// Plain says the module is a plain route: it exports no contract
 	// (Contract is nil) and is documented from the routes configuration's
 	// "plainRoutes" (docs/spec.md §9). Its Method is "" when its file name
 	// carries none; Serves then lists the upper-case methods it serves,
 	// those no other module of its path claims.
-	Plain  bool
+	Plain bool
+	// Serves lists the upper-case methods a plain route without a method
+	// in its file name serves; nil for any other operation.
 	Serves []string
 }
 
-// Options configure [Build].
+// Defaults of [Options].
+const (
+	// DefaultTitle is the default of [Options.Title], info.title.
+	DefaultTitle = "Endpoints API"
+	// DefaultVersion is the default of [Options.Version], info.version.
+	DefaultVersion = "0.1.0"
+)
+
+// Options configure [Build]. The zero value builds an OpenAPI 3.1 document
+// titled [DefaultTitle], version [DefaultVersion], without a routes
+// configuration.
 type Options struct {
-	// Title is info.title. Defaults to "Endpoints API".
+	// Title is info.title. If empty, [DefaultTitle].
 	Title string
-	// Version is info.version, the version of the API. Defaults to "0.1.0".
+	// Version is info.version, the version of the API. If empty,
+	// [DefaultVersion].
 	Version string
 	// Routes is the parsed server/routes.config.json; nil when the app has
 	// none.
@@ -192,7 +205,7 @@ func Build(ops []Operation, opts Options) (*Document, error) {
 		spec: spec,
 		doc: &Document{
 			OpenAPI: spec,
-			Info:    Info{Title: cmp.Or(opts.Title, "Endpoints API"), Version: cmp.Or(opts.Version, "0.1.0")},
+			Info:    Info{Title: cmp.Or(opts.Title, DefaultTitle), Version: cmp.Or(opts.Version, DefaultVersion)},
 			Paths:   map[string]*PathItem{},
 		},
 		schemas:     map[string]*namedSchema{},

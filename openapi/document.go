@@ -90,7 +90,7 @@ type Document struct {
 // (https://spec.openapis.org/oas/v3.1.0#info-object). Title and Version
 // are required.
 type Info struct {
-	// Title is the name of the API. [Build] defaults it to "Endpoints API".
+	// Title is the name of the API. [Build] defaults it to [DefaultTitle].
 	Title string `json:"title,omitzero"`
 	// Summary is a short summary of the API.
 	Summary string `json:"summary,omitzero"`
@@ -103,13 +103,16 @@ type Info struct {
 	// License is the API's license.
 	License *License `json:"license,omitzero"`
 	// Version is the version of the API (not of OpenAPI). [Build] defaults
-	// it to "0.1.0".
+	// it to [DefaultVersion].
 	Version string `json:"version,omitzero"`
 	// Extra holds the members this type does not model.
 	Extra map[string]json.RawMessage `json:",embed"`
 }
 
 // Contact is https://spec.openapis.org/oas/v3.1.0#contact-object.
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type Contact struct {
 	Name  string `json:"name,omitzero"`
 	URL   string `json:"url,omitzero"`
@@ -120,6 +123,9 @@ type Contact struct {
 
 // License is https://spec.openapis.org/oas/v3.1.0#license-object: Name and
 // one of Identifier (SPDX) or URL.
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type License struct {
 	Name       string `json:"name,omitzero"`
 	Identifier string `json:"identifier,omitzero"`
@@ -130,6 +136,9 @@ type License struct {
 
 // Server is a base URL of the API
 // (https://spec.openapis.org/oas/v3.1.0#server-object).
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type Server struct {
 	URL         string                     `json:"url,omitzero"`
 	Description string                     `json:"description,omitzero"`
@@ -139,6 +148,9 @@ type Server struct {
 }
 
 // ServerVariable is https://spec.openapis.org/oas/v3.1.0#server-variable-object.
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type ServerVariable struct {
 	Enum        []string `json:"enum,omitzero"`
 	Default     string   `json:"default,omitzero"`
@@ -150,6 +162,9 @@ type ServerVariable struct {
 // Components holds reusable objects
 // (https://spec.openapis.org/oas/v3.1.0#components-object). [Build] fills
 // Schemas with the lifted $defs and the framework error shapes it uses.
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type Components struct {
 	Schemas         map[string]json.RawMessage `json:"schemas,omitzero"`
 	Responses       map[string]*Response       `json:"responses,omitzero"`
@@ -167,6 +182,9 @@ type Components struct {
 
 // PathItem holds the operations of one path
 // (https://spec.openapis.org/oas/v3.1.0#path-item-object).
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type PathItem struct {
 	// Ref points to a path item defined elsewhere.
 	Ref         string `json:"$ref,omitzero"`
@@ -208,6 +226,9 @@ func (p *PathItem) methods() []struct {
 // (https://spec.openapis.org/oas/v3.1.0#operation-object). It is named
 // after the specification's "Operation Object" because [Operation] is what
 // [Build] takes.
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type OperationObject struct {
 	Tags         []string      `json:"tags,omitzero"`
 	Summary      string        `json:"summary,omitzero"`
@@ -230,6 +251,9 @@ type OperationObject struct {
 }
 
 // ExternalDocs is https://spec.openapis.org/oas/v3.1.0#external-documentation-object.
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type ExternalDocs struct {
 	Description string `json:"description,omitzero"`
 	URL         string `json:"url,omitzero"`
@@ -240,6 +264,9 @@ type ExternalDocs struct {
 // Parameter is one path, query, header or cookie parameter
 // (https://spec.openapis.org/oas/v3.1.0#parameter-object), or a reference
 // to one (Ref).
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type Parameter struct {
 	// Ref points to a parameter in components.
 	Ref string `json:"$ref,omitzero"`
@@ -266,6 +293,9 @@ type Parameter struct {
 
 // RequestBody is https://spec.openapis.org/oas/v3.1.0#request-body-object,
 // or a reference to one (Ref).
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type RequestBody struct {
 	Ref         string `json:"$ref,omitzero"`
 	Description string `json:"description,omitzero"`
@@ -281,6 +311,9 @@ type RequestBody struct {
 // MediaType is https://spec.openapis.org/oas/v3.1.0#media-type-object,
 // with "itemSchema" of OpenAPI 3.2
 // (https://spec.openapis.org/oas/v3.2.0#media-type-object).
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type MediaType struct {
 	// Schema is a JSON Schema 2020-12 of the whole content.
 	Schema json.RawMessage `json:"schema,omitzero"`
@@ -315,6 +348,9 @@ func (m *MediaType) Item() json.RawMessage {
 
 // Response is https://spec.openapis.org/oas/v3.1.0#response-object, or a
 // reference to one (Ref). Description is required.
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type Response struct {
 	Ref         string                     `json:"$ref,omitzero"`
 	Description string                     `json:"description,omitzero"`
@@ -328,6 +364,9 @@ type Response struct {
 // Header is a response header
 // (https://spec.openapis.org/oas/v3.1.0#header-object), or a reference to
 // one (Ref).
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type Header struct {
 	Ref         string `json:"$ref,omitzero"`
 	Description string `json:"description,omitzero"`
@@ -346,6 +385,9 @@ type Header struct {
 
 // Tag describes a tag used by operations
 // (https://spec.openapis.org/oas/v3.1.0#tag-object).
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type Tag struct {
 	Name         string        `json:"name,omitzero"`
 	Description  string        `json:"description,omitzero"`
@@ -358,6 +400,9 @@ type Tag struct {
 // or a reference to one (Ref): for example {"type": "http", "scheme":
 // "bearer"}. [Build] adds none; an application adds them with
 // [Document.Merge].
+//
+// A field without a comment of its own is the member its JSON name says,
+// as the linked section defines it; a zero field is omitted.
 type SecurityScheme struct {
 	Ref string `json:"$ref,omitzero"`
 	// Type is "apiKey", "http", "mutualTLS", "oauth2" or "openIdConnect".

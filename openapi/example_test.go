@@ -257,3 +257,68 @@ func ExampleDocument_extra() {
 	//   }
 	// }
 }
+
+// Reading a document that came from elsewhere (an openApi.extend hook, a
+// file), changing it, and writing it back: members the model does not name,
+// such as "x-" extensions, survive.
+func ExampleParseDocument() {
+	doc, err := openapi.ParseDocument([]byte(`{
+		"openapi": "3.1.0",
+		"info": {"title": "Users API", "version": "1.0.0", "x-logo": {"url": "/logo.png"}},
+		"paths": {"/api/health": {"get": {"responses": {"204": {"description": "Healthy"}}}}}
+	}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := doc.Validate(); err != nil {
+		log.Fatal(err)
+	}
+	doc.Info.Version = "1.1.0"
+	doc.Operations(func(path, method string, op *openapi.OperationObject) {
+		fmt.Println(method, path, slices.Collect(maps.Keys(op.Responses)))
+	})
+	out, err := doc.MarshalIndent()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Print(string(out))
+	// Output:
+	// GET /api/health [204]
+	// {
+	//   "openapi": "3.1.0",
+	//   "info": {
+	//     "title": "Users API",
+	//     "version": "1.1.0",
+	//     "x-logo": {
+	//       "url": "/logo.png"
+	//     }
+	//   },
+	//   "paths": {
+	//     "/api/health": {
+	//       "get": {
+	//         "responses": {
+	//           "204": {
+	//             "description": "Healthy"
+	//           }
+	//         }
+	//       }
+	//     }
+	//   }
+	// }
+}
+
+// Validate names every problem of a document, each at its JSON pointer.
+func ExampleDocument_Validate() {
+	doc, err := openapi.ParseDocument([]byte(`{
+		"openapi": "3.1.0",
+		"info": {"title": "Users API", "version": "1.0.0"},
+		"paths": {"/api/users/{id}": {"get": {"responses": {"200": {"$ref": "#/components/responses/User"}}}}}
+	}`))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(doc.Validate())
+	// Output:
+	// openapi: /paths/~1api~1users~1{id}/get/parameters: the path parameter "id" of /api/users/{id} is not declared; want {"name": "id", "in": "path", "required": true}
+	// openapi: /paths/~1api~1users~1{id}/get/responses/200/$ref: "#/components/responses/User" does not resolve in the document
+}

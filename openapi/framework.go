@@ -40,11 +40,20 @@ const (
 // Codes of the Idempotency-Key failures (docs/spec.md §6), the "code" member of
 // their Problem Details.
 const (
-	CodeKeyInvalid       = "IDEMPOTENCY_KEY_INVALID"
-	CodeKeyRequired      = "IDEMPOTENCY_KEY_REQUIRED"
-	CodeKeyReused        = "IDEMPOTENCY_KEY_REUSED"
-	CodeInFlight         = "IDEMPOTENCY_REQUEST_IN_FLIGHT"
-	CodeLeaseLost        = "IDEMPOTENCY_LEASE_LOST"
+	// CodeKeyInvalid: 400, the Idempotency-Key header is malformed.
+	CodeKeyInvalid = "IDEMPOTENCY_KEY_INVALID"
+	// CodeKeyRequired: 400, the operation requires a key and the request
+	// has none.
+	CodeKeyRequired = "IDEMPOTENCY_KEY_REQUIRED"
+	// CodeKeyReused: 422, the key was used for a different request.
+	CodeKeyReused = "IDEMPOTENCY_KEY_REUSED"
+	// CodeInFlight: 409, a request with the key is still running.
+	CodeInFlight = "IDEMPOTENCY_REQUEST_IN_FLIGHT"
+	// CodeLeaseLost: 409, the request ran past its lease; its answer was
+	// not kept.
+	CodeLeaseLost = "IDEMPOTENCY_LEASE_LOST"
+	// CodeStoreUnavailable: 503, the store could not be reached; nothing
+	// ran.
 	CodeStoreUnavailable = "IDEMPOTENCY_STORE_UNAVAILABLE"
 )
 

@@ -38,10 +38,14 @@ import (
 //     route: a module with a suffix serves only that method.
 type PlainRoute struct {
 	// Summary replaces the default summary ("Plain route FILE").
-	Summary     string   `json:"summary,omitempty"`
-	Description string   `json:"description,omitempty"`
-	Tags        []string `json:"tags,omitempty"`
-	Deprecated  bool     `json:"deprecated,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	// Description is the operations' CommonMark description; none when
+	// empty.
+	Description string `json:"description,omitempty"`
+	// Tags are the operations' tags; none when empty.
+	Tags []string `json:"tags,omitempty"`
+	// Deprecated marks the operations deprecated.
+	Deprecated bool `json:"deprecated,omitempty"`
 	// Responses are documented by status, in the contract's response
 	// shape (docs/spec.md §3).
 	Responses map[string]*abi.Response `json:"responses,omitempty"`
@@ -50,13 +54,21 @@ type PlainRoute struct {
 	Methods map[string]*PlainMethod `json:"methods,omitempty"`
 }
 
-// PlainMethod is the meta of one method of a plain route.
+// PlainMethod is the meta of one method of a plain route, in
+// [PlainRoute.Methods]. Its members are those of PlainRoute; a set one
+// wins over the route's, and Responses merge with the route's, this
+// method's winning by status.
 type PlainMethod struct {
-	Summary     string                   `json:"summary,omitempty"`
-	Description string                   `json:"description,omitempty"`
-	Tags        []string                 `json:"tags,omitempty"`
-	Deprecated  bool                     `json:"deprecated,omitempty"`
-	Responses   map[string]*abi.Response `json:"responses,omitempty"`
+	// Summary replaces the route's summary.
+	Summary string `json:"summary,omitempty"`
+	// Description replaces the route's description.
+	Description string `json:"description,omitempty"`
+	// Tags replace the route's tags.
+	Tags []string `json:"tags,omitempty"`
+	// Deprecated marks this method's operation deprecated.
+	Deprecated bool `json:"deprecated,omitempty"`
+	// Responses are documented by status, as [PlainRoute.Responses].
+	Responses map[string]*abi.Response `json:"responses,omitempty"`
 }
 
 // PlainExtension marks an operation of a plain route: "x-endpoints-plain":

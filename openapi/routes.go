@@ -96,7 +96,9 @@ type MethodScope struct {
 //
 //	server/routes.config.json: /routes/~1api~1admin~1*: pattern "/api/admin/*": "*" may only end a pattern as "/**"
 type RoutesConfigError struct {
-	File   string
+	// File names the configuration, as given to [ParseRoutesConfig].
+	File string
+	// Issues are the problems, sorted by pointer.
 	Issues []Issue
 }
 

@@ -18,6 +18,7 @@ import (
 //
 //	openapi: /paths/~1api~1users~1{id}/get/parameters: the path parameter "id" is not declared; ...
 type DocumentError struct {
+	// Issues are the problems, sorted by pointer.
 	Issues []Issue
 }
 

@@ -22,9 +22,13 @@ type RateLimiter interface {
 // Rate is the shape of a token bucket: it holds Burst tokens (Limit when
 // zero) and refills continuously at Limit tokens per Window.
 type Rate struct {
-	Limit  int64
+	// Limit is how many tokens are added per Window. Positive.
+	Limit int64
+	// Window is the period Limit counts over. Positive.
 	Window time.Duration
-	Burst  int64
+	// Burst is the bucket's size: how many requests may come at once. If
+	// zero, Limit.
+	Burst int64
 }
 
 // Decision is the outcome of [RateLimiter.Take].

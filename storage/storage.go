@@ -1,8 +1,17 @@
 // Package storage is what the host keeps between requests: Idempotency-Key
 // records (docs/spec.md §6) and the key-value data guests read and write through
-// the ABI's kv_* functions. A Store is embedded in one process by default
-// ([NewMemory]) or shared by several hosts (package storage/redis); an
-// embedder may bring its own through host.Options.Store.
+// the ABI's kv_* functions, and the token buckets of rate limits. A [Store]
+// is embedded in one process by default ([NewMemory]) or shared by several
+// hosts (package storage/redis, opened by name through [Open] once
+// imported); an embedder may bring its own through host.Options.Store.
+//
+//	store := storage.NewMemory(storage.MemoryOptions{})
+//	defer store.Close()
+//	c, err := store.Claim(ctx, key, fingerprint, time.Minute) // c.Acquired: run the handler
+//
+// A Store is an [Idempotency] and a [KV]; it may also be a [RateLimiter]
+// and a [Pinger]. Package storage/storagetest is the suite every Store
+// passes, the built-in ones included.
 //
 // Every method is safe for concurrent use, and a store copies what it
 // keeps: callers may reuse the slices and headers they pass once a method
@@ -20,7 +29,7 @@ import (
 	"time"
 )
 
-// Errors a Store returns; test them with errors.Is.
+// Errors a [Store] returns; test them with [errors.Is].
 var (
 	// ErrUnavailable: the store cannot be reached or failed; nothing was
 	// changed, as far as the store knows.
@@ -44,7 +53,7 @@ type Store interface {
 }
 
 // Pinger is a store that can say whether it answers: the host's readiness
-// check ([host.Host.Ready], an admin listener's /readyz) asks it. It is
+// check (host.Host.Ready, an admin listener's /readyz) asks it. It is
 // optional: a store that does not implement it counts as answering.
 // [Memory] and the Redis store implement it.
 type Pinger interface {
@@ -103,9 +112,12 @@ type Record struct {
 
 // Answer is a stored answer: replayed as it was sent.
 type Answer struct {
-	Status int         `json:"status"`
+	// Status is the answer's status code.
+	Status int `json:"status"`
+	// Header holds the headers to replay; nil for none.
 	Header http.Header `json:"header,omitempty"`
-	Body   []byte      `json:"body,omitempty"`
+	// Body is the whole body; nil for none.
+	Body []byte `json:"body,omitempty"`
 }
 
 // KV is the guests' key-value data, in namespaces (one per app). Keys and

@@ -2,9 +2,11 @@
 // (docs/spec.md §3): the JSON Schema of the format, [SchemaJSON], and [Parse],
 // which enforces it together with the rules a schema cannot express.
 //
-// A contract that fails is reported whole: every issue, each with a JSON
-// pointer, the rule broken and what was expected, so a module author fixes
-// everything in one pass:
+//	c, err := contract.Parse("server/api/users/[id].get.wasm", data, contract.Options{Method: "GET"})
+//
+// The result is an [abi.Contract]. A contract that fails is reported whole,
+// as an [*Error]: every [Issue], each with a JSON pointer, the rule broken
+// and what was expected, so a module author fixes everything in one pass:
 //
 //	server/api/users/[id].get.wasm: contract: /request/query/properties/limit/minimum: type: got string, want number
 //	server/api/users/[id].get.wasm: contract: /respones: additionalProperties: unknown key "respones" at the top level (did you mean "responses"?); allowed: ...

@@ -69,7 +69,7 @@ func inPart(part string, err error) error {
 	return ie
 }
 
-// validationError is the body of the host's 400 (docs/spec.md §4 step 5),
+// validationError is the body of the host's 400 (docs/spec.md §4 step 7),
 // which refuseInput answers with:
 //
 //	{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["limit"],"message":"..."}]}}

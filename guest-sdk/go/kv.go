@@ -50,7 +50,7 @@ var KV KVStore
 //     than Get followed by Set.
 //   - In a native build (go test), KV is an in-memory map shared by the
 //     process, usable in and outside requests so that tests can call
-//     handlers directly; [Reset] empties it.
+//     handlers directly; Reset of package endpointstest empties it.
 type KVStore struct{}
 
 // ErrStorageUnavailable is the error, wrapped, of a [KV] call that the

@@ -58,8 +58,11 @@ type VerifyResult int32
 
 // Results of [Middleware.Verify].
 const (
-	VerifyOK       VerifyResult = abi.VerifyOK
-	VerifyMissing  VerifyResult = abi.VerifyMissing
+	// VerifyOK: the credential is good; return the principal with it.
+	VerifyOK VerifyResult = abi.VerifyOK
+	// VerifyMissing: the request carries no credential for the scheme.
+	VerifyMissing VerifyResult = abi.VerifyMissing
+	// VerifyRejected: the credential is bad (expired, revoked, unknown).
 	VerifyRejected VerifyResult = abi.VerifyRejected
 )
 

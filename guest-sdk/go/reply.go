@@ -48,7 +48,7 @@ type headerField struct{ name, value string }
 //     another one with [Reply.WithHeader].
 //   - The status must be declared in the operation's Responses (unless they
 //     are omitted) and the body must match its schema; the host checks this
-//     in development (docs/spec.md §4, step 8).
+//     in development (docs/spec.md §4, step 10).
 //   - A nil slice encodes as null, which does not match an "array" schema:
 //     return empty slices, or tag the field omitempty.
 func Respond(status int, body any) Reply {

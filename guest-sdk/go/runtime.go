@@ -18,11 +18,13 @@ import (
 //
 // instead of //endpoints:route, which calls [DeclareRuntime] from init.
 type Runtime struct {
-	// OpenAPI adds to the generated OpenAPI document.
+	// OpenAPI adds to the generated OpenAPI document. The zero value adds
+	// nothing.
 	OpenAPI OpenAPI
 	// ResponseValidation is the app's policy for checking answers against
 	// their contracts: "always", "development" or "never". endpoints.json
-	// and host options take precedence.
+	// and host options take precedence. Empty leaves the host's default:
+	// "development".
 	ResponseValidation string
 	// OnValidationError is the app-wide validation-error hook: it may
 	// answer a request that failed validation (400), its media type (415)

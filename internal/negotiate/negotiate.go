@@ -1,6 +1,6 @@
 // Package negotiate picks the media type of a response from the request's Accept header: proactive content
 // negotiation as RFC 9110 §12.5.1 defines it, for endpoints that offer more than one media type
-// (docs/spec.md §4 step 2).
+// (docs/spec.md §4 step 4).
 //
 // An endpoint offers its media types in declaration order; [Choose] gives each offer the weight of the most
 // specific media range that matches it and answers with the heaviest offer, the earliest one on ties:

@@ -1,7 +1,7 @@
 // Package validation compiles the schemas of a contract and validates request
 // parts and answers against them: string coercion for path, query and header
 // values, schema defaults, and the issue lists of 400 and Response Contract
-// Error bodies (docs/spec.md §4 steps 4, 5 and 8).
+// Error bodies (docs/spec.md §4 steps 7 and 10).
 //
 // Everything that depends only on the contract (compiled schemas, coercion
 // plans, defaults) is computed once at load; validating a request walks

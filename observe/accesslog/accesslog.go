@@ -23,8 +23,8 @@
 //     observe/otel's server span gives every request one), duration the
 //     time from receipt to answer, rounded to the microsecond, bytes the
 //     body bytes written. The record's time is when the answer was done.
-//   - Answers of 500 and above are logged at slog.LevelError, the others at
-//     slog.LevelInfo; a logger whose level is above Info logs only the
+//   - Answers of 500 and above are logged at [slog.LevelError], the others at
+//     [slog.LevelInfo]; a logger whose level is above Info logs only the
 //     former.
 //   - A request only queues its line; a goroutine of the Log formats the
 //     lines queued every [Delay], so a line appears up to Delay after its
@@ -36,7 +36,7 @@
 //   - At most [MaxQueued] lines wait; past that a request waits for the
 //     goroutine, so a handler whose output blocks slows the requests
 //     rather than filling memory.
-//   - Combine it with other observers with host.JoinObservers.
+//   - Combine it with other observers with [host.JoinObservers].
 package accesslog
 
 import (
@@ -56,7 +56,7 @@ const Delay = 10 * time.Millisecond
 // MaxQueued is the most lines a Log holds before a request waits.
 const MaxQueued = 8192
 
-// Log is an access log: pass its Observer to host.Options, and Close it
+// Log is an access log: pass its Observer to [host.Options], and Close it
 // after the host. It is safe for concurrent use.
 type Log struct {
 	logger *slog.Logger
@@ -93,7 +93,7 @@ func New(logger *slog.Logger) *Log {
 }
 
 // Observer returns the hook that queues a line per request, for
-// host.Options.Observer (or host.JoinObservers).
+// [host.Options.Observer] (or [host.JoinObservers]).
 func (l *Log) Observer() *host.Observer { return &host.Observer{Request: l.request} }
 
 func (l *Log) request(e host.RequestEvent) {

@@ -40,7 +40,8 @@
 //   - Network failures, timeouts, a closed Store and unexpected server
 //     errors return an error wrapping [storage.ErrUnavailable] that names the
 //     command, the server's address and the cause.
-//   - Timeouts default to 1 s to dial, read and write, with one dial attempt
+//   - Timeouts default to 1 s to dial, read and write ([DefaultDialTimeout],
+//     [DefaultReadTimeout]), with one dial attempt
 //     and no command retries, so a dead server costs a request at most about
 //     a second. Retries are off because a command whose answer was lost may
 //     have run: running INCRBY or Complete again would not be safe. URL query
@@ -70,12 +71,14 @@ import (
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
-// Defaults applied when the URL does not set them.
+// Defaults applied when the URL does not set them ("dial_timeout",
+// "read_timeout", "write_timeout").
 const (
-	// DialTimeout bounds connecting to the server.
-	DialTimeout = time.Second
-	// ReadTimeout bounds waiting for an answer; writes get as long.
-	ReadTimeout = time.Second
+	// DefaultDialTimeout bounds connecting to the server: 1 s.
+	DefaultDialTimeout = time.Second
+	// DefaultReadTimeout bounds waiting for an answer: 1 s. Writes get as
+	// long unless write_timeout says otherwise.
+	DefaultReadTimeout = time.Second
 )
 
 // Store is a [storage.Store] on one Redis server. Every method is safe for
@@ -120,10 +123,10 @@ func New(rawURL, namespace string) (*Store, error) {
 		return nil, errors.New("storage/redis: empty namespace (it prefixes every key: endpoints:{namespace}:...)")
 	}
 	if opts.DialTimeout == 0 {
-		opts.DialTimeout = DialTimeout
+		opts.DialTimeout = DefaultDialTimeout
 	}
 	if opts.ReadTimeout == 0 {
-		opts.ReadTimeout = ReadTimeout
+		opts.ReadTimeout = DefaultReadTimeout
 	}
 	if opts.MaxRetries == 0 {
 		opts.MaxRetries = -1

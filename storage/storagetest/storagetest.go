@@ -1,5 +1,5 @@
 // Package storagetest checks that a [storage.Store] does what package storage
-// documents, the way testing/slogtest checks a slog.Handler: any backend (the
+// documents, the way [testing/slogtest] checks a [log/slog.Handler]: any backend (the
 // built-in ones, or an embedder's own passed through host.Options.Store)
 // runs the same suite.
 //
@@ -9,7 +9,10 @@
 //		})
 //	}
 //
-// It also starts a throwaway redis-server for tests ([StartRedis]).
+// [Run] is the suite; [Hammer] releases many goroutines at once, as its
+// concurrency cases do; [BenchClaimComplete] measures a store's part of an
+// idempotent request; [StartRedis] starts a throwaway redis-server for
+// tests.
 package storagetest
 
 import (

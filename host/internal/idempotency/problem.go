@@ -12,9 +12,9 @@ import (
 )
 
 // Problem is the Problem Details body (RFC 9457) of an Idempotency-Key
-// failure, sent as application/problem+json (docs/spec.md §6). host.Problem
-// declares the same fields for those who decode it; a test of package host
-// keeps the two alike.
+// failure, sent as application/problem+json (docs/spec.md §6).
+// host.IdempotencyProblem declares the same fields for those who decode it;
+// a test of package host keeps the two alike.
 //
 //	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"Idempotency-Key reused",
 //	 "status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}

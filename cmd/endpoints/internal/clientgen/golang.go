@@ -279,7 +279,7 @@ func (g *goGen) packageDoc(ops []*goOperation) string {
 
 // goSuccessTypes lists the media types of an operation's 2xx answers, in
 // declaration order: the host negotiates when there are several (docs/spec.md
-// §4, step 2).
+// §4, step 4).
 func goSuccessTypes(op *Operation) []string {
 	var media []string
 	for _, r := range op.Responses {
