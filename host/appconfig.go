@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -536,16 +537,50 @@ func loadAppConfig(appDir string, overrides []ConfigOverride) (*AppConfig, error
 	return parseConfig(data, overrides)
 }
 
-// allowedKeys names the keys of each object of endpoints.json, for errors.
-var allowedKeys = map[string]string{
-	"":              "openApi, limits, responseValidation, storage, idempotency, build, server",
-	"/server":       "readHeaderTimeout, readTimeout, writeTimeout, idleTimeout, maxHeaderBytes, shutdownTimeout",
-	"/build":        "command, watch",
-	"/storage":      "driver, url, namespace, maxBytes",
-	"/idempotency":  "lease, replay, scopeHeader",
-	"/limits":       "bodyBytes, memoryBytes, timeout, instances, instanceIdleTimeout, responseBytes, loadTimeout, jsonDepth, jsonValues",
-	"/openApi":      "enabled, title, version, path, specVersion, plainRoutes, docs",
-	"/openApi/docs": "path, assets",
+// allowedKeys names the keys an object of endpoints.json may hold, by its
+// JSON pointer, for the error about an unknown one: the JSON names of the
+// fields of the struct it decodes into, so the list cannot drift from the
+// settings.
+func allowedKeys(object string) string {
+	t := reflect.TypeFor[AppConfig]()
+	for tok := range strings.SplitSeq(strings.TrimPrefix(object, "/"), "/") {
+		if tok == "" {
+			break
+		}
+		switch t.Kind() {
+		case reflect.Map: // rateLimits: any name
+			t = t.Elem()
+			continue
+		case reflect.Struct:
+		default:
+			return ""
+		}
+		f, ok := jsonField(t, tok)
+		if !ok {
+			return ""
+		}
+		t = f.Type
+	}
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	var names []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// jsonField is the field of struct type t whose JSON name is name.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); n == name {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 // ParseAppConfig decodes and checks the content of endpoints.json.
@@ -557,7 +592,7 @@ func ParseAppConfig(file string, data []byte) (*AppConfig, error) {
 			ptr := string(se.JSONPointer)
 			if se.Err != nil && strings.Contains(se.Err.Error(), "unknown object member") {
 				parent, name := ptr[:strings.LastIndex(ptr, "/")], ptr[strings.LastIndex(ptr, "/")+1:]
-				return nil, badSetting(file, ptr, "unknown key %q; allowed here: %s", name, allowedKeys[parent])
+				return nil, badSetting(file, ptr, "unknown key %q; allowed here: %s", name, allowedKeys(parent))
 			}
 			return nil, badSetting(file, ptr, "%v", se.Err)
 		}

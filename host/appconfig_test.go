@@ -60,7 +60,9 @@ func TestParseAppConfigBuild(t *testing.T) {
 
 func TestParseAppConfigErrors(t *testing.T) {
 	tests := []struct{ name, json, want string }{
-		{"unknown top-level key", `{"limts": {}}`, `"limts"`},
+		{"unknown top-level key", `{"limts": {}}`, `unknown key "limts"; allowed here: openApi, limits, responseValidation, storage, idempotency, build, server, security, cors, rateLimits, trustedProxies`},
+		{"unknown key of a rate limit", `{"rateLimits": {"few": {"limit": 1, "window": "1m", "per": "ip"}}}`, `/rateLimits/few/per: unknown key "per"; allowed here: routes, methods, limit, window, burst, key`},
+		{"unknown docs key", `{"openApi": {"docs": {"theme": "dark"}}}`, `unknown key "theme"; allowed here: path, assets`},
 		{"unknown nested key", `{"limits": {"body": 1}}`, `/limits`},
 		{"bad duration", `{"limits": {"timeout": "soon"}}`, `"soon" is not a positive duration`},
 		{"duration as a number", `{"limits": {"timeout": 5}}`, `want a duration string`},
