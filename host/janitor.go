@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// janitor closes idle instances a burst left behind (see pool.trim): one
+// janitor closes idle instances a burst left behind (see engine.Pool.Trim): one
 // goroutine per host, sweeping every pool of the current table every half
 // idle timeout, so an instance idle for longer than the timeout is closed
 // within one and a half timeouts.

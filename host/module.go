@@ -65,7 +65,7 @@ func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile
 // after loading the module as the host does, so a module with them has
 // passed a full load once.
 //
-// The code loads in the background (startCompiles) or at the first
+// The code loads in the background (Engine.StartCompiles) or at the first
 // request, which waits for it, from the compilation cache or else in the
 // interpreter, the compiler following in the background; either way it is
 // then checked as an eager load checks it, and must declare the very
