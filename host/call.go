@@ -142,11 +142,6 @@ func (c *call) Value(key any) any {
 	return c.parent.Value(key)
 }
 
-func callFrom(ctx context.Context) *call {
-	c, _ := ctx.Value(abihost.CallKey{}).(*call)
-	return c
-}
-
 // Expired reports whether the guest must stop: past its deadline, told to
 // stop, its client went away, or the host is closing. It makes the call an
 // interrupt.Expirer, which the interrupt check asks directly.

@@ -58,6 +58,7 @@ var _ engine.Call = (*call)(nil)
 func (c *call) LoadTimeout() time.Duration    { return c.loadTimeout }
 func (c *call) Stopped() <-chan struct{}      { return c.stopped() }
 func (c *call) SetMemory(ctx context.Context) { c.memory = ctx }
+func (c *call) ClearMemory()                  { c.memory = nil }
 
 // GuestOutput logs a line the guest wrote to stdout or stderr, and keeps
 // it for a development 500.

@@ -31,9 +31,10 @@ type Call interface {
 	// empty, without its newline).
 	GuestOutput(line []byte)
 	// SetMemory carries the memory allocator's context while the call
-	// instantiates a module (nil after): the call's Value must answer
-	// from it. See [Engine.instantiate].
+	// instantiates a module, until ClearMemory: the call's Value must
+	// answer from it. See [Engine.instantiate].
 	SetMemory(ctx context.Context)
+	ClearMemory()
 }
 
 // callFrom is the call ctx carries; nil when none.

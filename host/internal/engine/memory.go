@@ -31,7 +31,7 @@ func (e *Engine) instantiate(ctx context.Context, c *Code, config wazero.ModuleC
 	withAlloc := experimental.WithMemoryAllocator(context.Background(), rec)
 	if c, ok := ctx.(Call); ok {
 		c.SetMemory(withAlloc)
-		defer c.SetMemory(nil)
+		defer c.ClearMemory()
 	} else {
 		ctx = experimental.WithMemoryAllocator(ctx, rec)
 	}
