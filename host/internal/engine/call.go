@@ -34,6 +34,7 @@ type Call interface {
 	// instantiates a module, until ClearMemory: the call's Value must
 	// answer from it. See [Engine.instantiate].
 	SetMemory(ctx context.Context)
+	// ClearMemory ends what SetMemory began.
 	ClearMemory()
 }
 
