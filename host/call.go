@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
@@ -113,7 +114,7 @@ type call struct {
 	afterStatus int
 
 	// memory carries the memory allocator while the call instantiates a
-	// module (engine.instantiate); nil otherwise.
+	// module (engine.Engine.instantiate, through SetMemory); nil otherwise.
 	memory context.Context
 	// spanCtx is, while a guest or a store operation runs, the context
 	// Observer.Span returned for its step: the guest's store operations
@@ -139,11 +140,6 @@ func (c *call) Value(key any) any {
 		return c.spanCtx.Value(key) // derived from c.parent
 	}
 	return c.parent.Value(key)
-}
-
-func callFrom(ctx context.Context) *call {
-	c, _ := ctx.Value(abihost.CallKey{}).(*call)
-	return c
 }
 
 // Expired reports whether the guest must stop: past its deadline, told to
@@ -243,7 +239,7 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 		return
 	}
 	c.logBytes += len(line)
-	msg := logLine(line)
+	msg := engine.LogLine(line)
 	if c.logBytes > abi.LogMaxPerCall {
 		msg = fmt.Sprintf("%s [this call logged more than %d bytes; its further log lines are dropped]", msg, abi.LogMaxPerCall)
 	}

@@ -40,12 +40,12 @@ func embedContract(ctx context.Context, file string, wasm []byte, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	defer e.shutdown(ctx)
-	m, err := e.loadModule(ctx, wasm, rf, 1, false)
+	defer e.Shutdown(ctx)
+	m, err := loadModule(ctx, e, wasm, rf, 1, false)
 	if err != nil {
 		return nil, err
 	}
-	defer m.pool.retire(ctx)
+	defer m.pool.Retire(ctx)
 	out, err := wasmbin.WithCustom(wasm, abi.SectionABIVersion, []byte(strconv.Itoa(abi.Version)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)

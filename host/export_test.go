@@ -14,7 +14,7 @@ func (h *Host) IdleInstances(file string) int {
 	if f == nil || f.route == nil {
 		return -1
 	}
-	return f.route.mod.pool.idleCount()
+	return f.route.mod.pool.IdleCount()
 }
 
 // RunJanitor replaces the host's janitor with one that sweeps at every
@@ -29,7 +29,7 @@ func (h *Host) RunJanitor(tick <-chan time.Time) (stop func()) {
 
 // Drained is closed once the host is closing and every instance is back
 // in its pool.
-func (h *Host) Drained() <-chan struct{} { return h.engine.life.drained() }
+func (h *Host) Drained() <-chan struct{} { return h.engine.Drained() }
 
 // UseGoHeapMemory makes hosts created afterwards keep guest memory in Go
 // slices, wazero's default, as before internal/linearmem.
@@ -38,16 +38,7 @@ func UseGoHeapMemory() { mappedMemory = false }
 // HoldCompiler keeps the host's background compilations from starting
 // until release is called: a test sees modules served by the interpreter
 // for as long as it needs.
-func (h *Host) HoldCompiler() (release func()) {
-	for range cap(h.engine.compileSlots) {
-		h.engine.compileSlots <- struct{}{}
-	}
-	return func() {
-		for range cap(h.engine.compileSlots) {
-			<-h.engine.compileSlots
-		}
-	}
-}
+func (h *Host) HoldCompiler() (release func()) { return h.engine.HoldCompiler() }
 
 // Interpreted reports whether the interpreter runs a route module.
 func (h *Host) Interpreted(file string) bool {
@@ -55,13 +46,12 @@ func (h *Host) Interpreted(file string) bool {
 	if f == nil || f.route == nil {
 		return false
 	}
-	c := f.route.mod.pool.code.Load()
-	return c != nil && c.interpreted()
+	return f.route.mod.pool.Interpreted()
 }
 
 // HasCode reports whether a route module's code has loaded (see
 // Options.ServeWhileCompiling: code loaded after New).
 func (h *Host) HasCode(file string) bool {
 	f := h.table.Load().files[file]
-	return f != nil && f.route != nil && f.route.mod.pool.code.Load() != nil
+	return f != nil && f.route != nil && f.route.mod.pool.HasCode()
 }

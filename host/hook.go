@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 )
 
 // failure describes a 400 as an onValidationError hook receives it.
@@ -85,23 +86,23 @@ func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table,
 // runHook calls one onValidationError hook and reports whether it answered.
 // A hook that declines, fails or finds no free instance leaves the failure
 // to the next in order; a failure is logged and discards the instance.
-func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *pool) bool {
+func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engine.Pool) bool {
 	c.status = c.failure.Status
 	clear(c.header)
 	c.headerCount, c.headerBytes, c.fault = 0, 0, ""
 	c.buf.Reset()
-	in, err := p.get(c)
+	in, err := p.Get(c)
 	if err != nil {
-		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.file, "route", c.route.file, "error", err)
+		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.File(), "route", c.route.file, "error", err)
 		return false
 	}
 	var code int32 = -1
-	res, err := in.onValidation.Call(c)
+	res, err := in.OnValidation.Call(c)
 	if err == nil {
 		code = int32(res[0])
 	}
 	ok := err == nil && (code == abi.HookAnswered || code == abi.HookDeclined) && c.fault == ""
-	p.put(r.Context(), in, ok)
+	p.Put(r.Context(), in, ok)
 	switch {
 	case ok && code == abi.HookAnswered:
 		if !c.wroteHeader {
@@ -114,10 +115,10 @@ func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *pool)
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
-		h.logger.Info("client went away; onValidationError stopped", "module", p.file, "route", c.route.file)
+		h.logger.Info("client went away; onValidationError stopped", "module", p.File(), "route", c.route.file)
 		return true
 	}
-	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.file, "route", c.route.file, "method", r.Method, "path", r.URL.Path, "reason", reason)
+	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.file, "method", r.Method, "path", r.URL.Path, "reason", reason)
 	if c.wroteHeader {
 		panic(http.ErrAbortHandler)
 	}

@@ -41,6 +41,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
@@ -54,7 +55,7 @@ type Host struct {
 	opts   Options
 	config *AppConfig
 	logger *slog.Logger
-	engine *engine
+	engine *engine.Engine
 	table  atomic.Pointer[table]
 	calls  sync.Pool // *call
 	// base are the options New was given; opts the same merged with the
@@ -167,21 +168,21 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		halt: make(chan struct{}), done: make(chan struct{}), idle: make(chan struct{}, 1), closed: make(chan struct{})}
 	h.calls.New = func() any { return new(call) }
 	if err := h.openStore(ctx); err != nil {
-		_ = e.close(ctx)
+		_ = e.Close(ctx)
 		return nil, err
 	}
 	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError}
 	t, _, err := h.load(ctx, nil)
 	if err != nil {
 		h.closeStore()
-		_ = e.close(ctx)
+		_ = e.Close(ctx)
 		return nil, err
 	}
 	if len(t.problems) > 0 {
 		if opts.Mode != Development {
 			t.close(ctx)
 			h.closeStore()
-			_ = e.close(ctx)
+			_ = e.Close(ctx)
 			return nil, &LoadError{Problems: t.problems}
 		}
 		for _, p := range t.problems {
@@ -189,7 +190,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		}
 	}
 	h.table.Store(t)
-	h.engine.startCompiles()
+	h.engine.StartCompiles()
 	h.startJanitor()
 	return h, nil
 }
@@ -232,7 +233,15 @@ func (h *Host) Problems() []error { return slices.Clone(h.table.Load().problems)
 // they return and WaitCompiled returns at once. It returns a *LoadError
 // listing the route modules whose code failed to load after New returned
 // (their routes answer 500).
-func (h *Host) WaitCompiled(ctx context.Context) error { return h.engine.waitCompiled(ctx) }
+func (h *Host) WaitCompiled(ctx context.Context) error {
+	if err := h.engine.WaitCompiled(ctx); err != nil {
+		return err
+	}
+	if failed := h.engine.DeferredFailed(); len(failed) > 0 {
+		return &LoadError{Problems: failed}
+	}
+	return nil
+}
 
 // ErrClosed is what Reload reports once the host is shutting down.
 var ErrClosed = errors.New("the host is closed")
@@ -266,8 +275,8 @@ func (h *Host) Shutdown(ctx context.Context) error {
 // calls were still running when the host closed, until the last of them
 // returned and the runtime closed.
 func (h *Host) closingError() error {
-	if h.closeErr != nil && h.engine.drainedNow() {
-		return h.engine.shutdown(context.Background())
+	if h.closeErr != nil && h.engine.DrainedNow() {
+		return h.engine.Shutdown(context.Background())
 	}
 	return h.closeErr
 }
@@ -305,7 +314,7 @@ func (h *Host) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	if t := h.table.Swap(closed); t != nil {
 		t.close(context.Background())
 	}
-	closeErr = h.engine.close(context.Background())
+	closeErr = h.engine.Close(context.Background())
 	h.closeStore()
 	return stopErr, closeErr
 }
@@ -344,12 +353,12 @@ func (h *Host) waitIdle(ctx context.Context) bool {
 func (t *table) close(ctx context.Context) {
 	for _, f := range t.files {
 		if f.route != nil {
-			f.route.mod.pool.close(ctx)
+			f.route.mod.pool.Close(ctx)
 		}
 	}
 	t.runtime.close(ctx)
 	for _, m := range t.middleware {
-		m.pool.close(ctx)
+		m.pool.Close(ctx)
 	}
 	t.security.closeExcept(nil)
 }
@@ -449,19 +458,19 @@ func findModules(appDir string) ([]string, error) {
 }
 
 // loadRoute loads one module and, for an endpoint, compiles its contract.
-// deferCode: see engine.loadModule.
+// deferCode: see loadModule.
 func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) (*route, error) {
 	rf, err := routefile.Parse(file)
 	if err != nil {
 		return nil, err
 	}
-	mod, err := h.engine.loadModule(ctx, wasm, rf, h.opts.Limits.instances(), deferCode)
+	mod, err := loadModule(ctx, h.engine, wasm, rf, h.opts.Limits.instances(), deferCode)
 	if err != nil {
 		return nil, err
 	}
 	r, err := newRoute(rf, mod)
 	if err != nil {
-		mod.pool.retire(ctx)
+		mod.pool.Retire(ctx)
 		return nil, err
 	}
 	return r, nil

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// janitor closes idle instances a burst left behind (see pool.trim): one
+// janitor closes idle instances a burst left behind (see engine.Pool.Trim): one
 // goroutine per host, sweeping every pool of the current table every half
 // idle timeout, so an instance idle for longer than the timeout is closed
 // within one and a half timeouts.
@@ -58,11 +58,11 @@ func (h *Host) sweep(now time.Time) int {
 	n := 0
 	for _, f := range t.files {
 		if f.route != nil {
-			n += f.route.mod.pool.trim(ctx, cutoff)
+			n += f.route.mod.pool.Trim(ctx, cutoff)
 		}
 	}
 	if t.runtime != nil {
-		n += t.runtime.pool.trim(ctx, cutoff)
+		n += t.runtime.pool.Trim(ctx, cutoff)
 	}
 	if n > 0 {
 		h.logger.Debug("closed idle instances", "instances", n)

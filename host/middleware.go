@@ -19,6 +19,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -31,7 +32,7 @@ import (
 type middleware struct {
 	file string // server/middleware/10-audit.wasm
 	name string // 10-audit
-	pool *pool
+	pool *engine.Pool
 	decl abi.Middleware
 	// before, after and verifies say which exports it has.
 	before, after, verifies bool
@@ -77,35 +78,34 @@ func findMiddleware(appDir string) ([]string, error) {
 
 // loadMiddleware compiles a middleware module, checks its exports and
 // reads its declaration.
-func (e *engine) loadMiddleware(ctx context.Context, wasm []byte, file string, poolSize int) (*middleware, error) {
-	c, err := e.prepare(ctx, wasm, file, true)
+func loadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file string, poolSize int) (*middleware, error) {
+	c, err := e.Prepare(ctx, wasm, file, true)
 	if err != nil {
 		return nil, err
 	}
-	compiled := c.compiled
+	compiled := c.Compiled()
 	m := &middleware{file: file, name: strings.TrimSuffix(path.Base(file), routefile.Extension)}
 	if err := m.checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	m.pool = newPool(e, c, file, poolSize)
-	m.pool.noHandle = true
-	lc := e.loadCall(ctx, file)
-	in, err := m.pool.warm(lc)
+	m.pool = e.NewPool(c, file, poolSize, true)
+	lc := e.LoadCall(ctx, file)
+	in, err := m.pool.Warm(lc)
 	if err != nil {
 		_ = compiled.Close(ctx)
 		return nil, err
 	}
 	fail := func(err error) (*middleware, error) {
-		in.close(ctx)
+		in.Close(ctx)
 		_ = compiled.Close(ctx)
 		return nil, err
 	}
-	if err := checkVersion(in, lc, file); err != nil {
+	if err := engine.CheckVersion(in, lc, file); err != nil {
 		return fail(err)
 	}
-	if in.mod.ExportedFunction(abi.ExportMiddleware) != nil {
-		b, err := exportedBytes(in, lc, file, abi.ExportMiddleware, abi.ContractMaxBytes)
+	if in.Mod.ExportedFunction(abi.ExportMiddleware) != nil {
+		b, err := engine.ExportedBytes(in, lc, file, abi.ExportMiddleware, abi.ContractMaxBytes)
 		if err != nil {
 			return fail(err)
 		}
@@ -144,8 +144,8 @@ func (e *engine) loadMiddleware(ctx context.Context, wasm []byte, file string, p
 			}
 		}
 	}
-	m.pool.park(in)
-	e.compileLater(m.pool)
+	m.pool.Park(in)
+	e.CompileLater(m.pool)
 	return m, nil
 }
 
@@ -158,8 +158,8 @@ func (m *middleware) checkExports(fns map[string]api.FunctionDefinition, mems ma
 		if !ok {
 			return false, nil
 		}
-		if len(fn.ParamTypes()) != 0 || !sameTypes(fn.ResultTypes(), results) {
-			return false, fmt.Errorf("export %q has signature %s, ABI v%d wants %s", name, signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, signature(nil, results))
+		if len(fn.ParamTypes()) != 0 || !engine.SameTypes(fn.ResultTypes(), results) {
+			return false, fmt.Errorf("export %q has signature %s, ABI v%d wants %s", name, engine.Signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, engine.Signature(nil, results))
 		}
 		return true, nil
 	}
@@ -248,17 +248,17 @@ func (h *Host) putMWCall(mc *call) {
 // logged.
 func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result int32, ok bool) {
 	m := mc.mw
-	in, err := m.pool.get(mc)
+	in, err := m.pool.Get(mc)
 	if err != nil {
 		h.logger.Warn("no instance for the request", "middleware", m.file, "error", err)
 		return 0, false
 	}
-	fn := in.before
+	fn := in.Before
 	switch export {
 	case abi.ExportAfter:
-		fn = in.after
+		fn = in.After
 	case abi.ExportVerify:
-		fn = in.verify
+		fn = in.Verify
 	}
 	span := mc.startSpan(StepGuest, export)
 	res, err := fn.Call(mc)
@@ -271,7 +271,7 @@ func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result 
 		}
 		span(failed)
 	}
-	m.pool.put(r.Context(), in, healthy && (int32(res[0]) >= 0 && int32(res[0]) <= 2))
+	m.pool.Put(r.Context(), in, healthy && (int32(res[0]) >= 0 && int32(res[0]) <= 2))
 	if healthy {
 		return int32(res[0]), true
 	}
@@ -495,7 +495,7 @@ func (l *loading) middlewareFiles() {
 		}
 		lm := &loadedMiddleware{hash: hash}
 		if err == nil {
-			lm.mw, err = h.engine.loadMiddleware(l.ctx, data, f, h.opts.Limits.instances())
+			lm.mw, err = loadMiddleware(l.ctx, h.engine, data, f, h.opts.Limits.instances())
 		}
 		if err != nil {
 			lm.err = err

@@ -1,24 +1,12 @@
 package host
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"errors"
-	"fmt"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
-
-	"github.com/go-json-experiment/json/jsontext"
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/abi/contract"
-	"github.com/wasmendpoints/endpoints/internal/interrupt"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 )
@@ -27,7 +15,7 @@ import (
 // contract it declares.
 type module struct {
 	file         string
-	pool         *pool
+	pool         *engine.Pool
 	contractJSON []byte // nil for a plain route
 	contract     *abi.Contract
 	// hookExported: the module exports abi.ExportOnValidationError.
@@ -40,361 +28,71 @@ type module struct {
 // carries its contract and ABI version in custom sections (endpoints build
 // writes them after loading it) is routed from the sections at once, and
 // its code loads later (see deferModule).
-func (e *engine) loadModule(ctx context.Context, wasm []byte, rf routefile.Route, poolSize int, deferCode bool) (*module, error) {
-	if deferCode && e.interp != nil {
-		if m, ok, err := e.deferModule(wasm, rf, poolSize); ok {
+func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode bool) (*module, error) {
+	if deferCode && e.ServesWhileCompiling() {
+		if m, ok, err := deferModule(e, wasm, rf, poolSize); ok {
 			return m, err
 		}
 	}
-	m := &module{file: rf.File, pool: newPool(e, nil, rf.File, poolSize)}
-	in, b, err := e.openCode(ctx, m.pool, wasm, rf, true)
+	m := &module{file: rf.File, pool: e.NewPool(nil, rf.File, poolSize, false)}
+	in, b, err := e.OpenCode(ctx, m.pool, wasm, rf, true)
 	if err != nil {
 		return nil, err
 	}
 	if len(b) > 0 {
 		c, err := contract.Parse(rf.File, b, contract.Options{Method: rf.Method})
 		if err != nil {
-			in.close(ctx)
-			m.pool.retire(ctx)
+			in.Close(ctx)
+			m.pool.Retire(ctx)
 			return nil, err
 		}
 		m.contractJSON, m.contract = b, c
 	}
-	m.hookExported = in.onValidation != nil
-	m.pool.park(in)
-	e.compileLater(m.pool)
+	m.hookExported = in.OnValidation != nil
+	m.pool.Park(in)
+	e.CompileLater(m.pool)
 	return m, nil
 }
 
-// openCode makes p's code from wasm, checks its exports, instantiates the
-// warm instance, asks it its ABI version and reads its contract: from the
-// abi.SectionContract section when it has one (the export, if any, must
-// say the same) or from the export. It returns the warm instance, not yet
-// parked, and the contract (nil for a plain route). On an error, p has no
-// code again and nothing is left open. mayInterpret lets an engine that
-// serves while compiling run a module the cache does not hold in the
-// interpreter.
-func (e *engine) openCode(ctx context.Context, p *pool, wasm []byte, rf routefile.Route, mayInterpret bool) (_ *instance, _ []byte, err error) {
-	c, err := e.prepare(ctx, wasm, rf.File, mayInterpret)
+// deferModule makes the module of a route module whose code has not
+// loaded yet, from what its custom sections declare: a start then costs
+// reading the files and compiling the contracts, not compiling every
+// module's code (wazero decodes and validates a whole module even when the
+// compilation cache holds it, about 50 ms for a 4 MB Go module). It
+// reports false, for the eager load to say what is wrong, when the module
+// lacks an abi.SectionABIVersion section naming this host's version or
+// its sections do not parse: endpoints build writes both sections only
+// after loading the module as the host does, so a module with them has
+// passed a full load once.
+//
+// The code loads in the background (Engine.StartCompiles) or at the first
+// request, which waits for it, from the compilation cache or else in the
+// interpreter, the compiler following in the background; either way it is
+// then checked as an eager load checks it, and must declare the very
+// contract of the section (engine.DeferPool). A
+// module that fails then is logged, its route answers 500, and
+// Host.WaitCompiled reports it.
+func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int) (*module, bool, error) {
+	if v, ok, err := wasmbin.Custom(wasm, abi.SectionABIVersion); err != nil || !ok || string(v) != strconv.Itoa(abi.Version) {
+		return nil, false, nil
+	}
+	section, err := engine.ReadSections(wasm, rf.File)
 	if err != nil {
-		return nil, nil, err
+		return nil, false, nil
 	}
-	if err := checkExports(c.compiled.ExportedFunctions(), c.compiled.ExportedMemories()); err != nil {
-		_ = c.compiled.Close(ctx)
-		return nil, nil, fmt.Errorf("%s: %w", rf.File, err)
-	}
-	if !p.setCode(c) {
-		_ = c.compiled.Close(ctx)
-		return nil, nil, errRetired
-	}
-	var in *instance
-	defer func() {
-		if err != nil {
-			if in != nil {
-				in.close(ctx)
-			}
-			p.dropCode(ctx)
-		}
-	}()
-	lc := e.loadCall(ctx, rf.File)
-	if in, err = p.warm(lc); err != nil {
-		return nil, nil, err
-	}
-	if err := checkVersion(in, lc, rf.File); err != nil {
-		return nil, nil, err
-	}
-	section, err := readSections(wasm, rf.File)
+	hook, err := wasmbin.ExportsFunction(wasm, abi.ExportOnValidationError)
 	if err != nil {
-		return nil, nil, err
+		return nil, false, nil
 	}
-	var b []byte
-	if in.mod.ExportedFunction(abi.ExportContract) != nil {
-		if b, err = exportedBytes(in, lc, rf.File, abi.ExportContract, abi.ContractMaxBytes); err != nil {
-			return nil, nil, err
-		}
-	}
+	m := &module{file: rf.File, contractJSON: section, hookExported: hook}
 	if section != nil {
-		if b != nil && !sameJSON(b, section) {
-			return nil, nil, fmt.Errorf("%s: its %s section and its %s export disagree: rebuild the module (endpoints build writes the section from the export)", rf.File, abi.SectionContract, abi.ExportContract)
+		if err := engine.CheckContractSize(section, rf.File); err != nil {
+			return nil, true, err
 		}
-		b = section
-	}
-	if err := checkContractSize(b, rf.File); err != nil {
-		return nil, nil, err
-	}
-	return in, b, nil
-}
-
-// checkContractSize refuses a contract of more JSON objects than the host
-// accepts.
-func checkContractSize(b []byte, file string) error {
-	if n := countObjects(b); n > abi.ContractMaxObjects {
-		return fmt.Errorf("%s: its contract holds %d JSON objects (schemas); the host accepts at most %d: share schemas through $defs, or split the route", file, n, abi.ContractMaxObjects)
-	}
-	return nil
-}
-
-// prepare instruments and compiles the module of file, and says what is
-// wrong with it when it cannot. mayInterpret: see openCode.
-func (e *engine) prepare(ctx context.Context, wasm []byte, file string, mayInterpret bool) (*code, error) {
-	// The sections endpoints build adds say what the code says: without
-	// them, a module compiles to the same code, and the compilation cache
-	// filled while building serves the first start.
-	wasm, err := wasmbin.WithoutCustom(wasm, abi.SectionContract, abi.SectionABIVersion)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
-	}
-	wasm, err = e.instrument(wasm)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
-	}
-	if pages, ok, err := wasmbin.MemoryPages(wasm); err == nil && ok && uint64(pages)*65536 > uint64(e.memoryBytes) {
-		return nil, fmt.Errorf("%s: its memory does not fit limits.memoryBytes (%d bytes): it starts at %d pages of 64 KiB (%d bytes); raise limits.memoryBytes in %s", file, e.memoryBytes, pages, uint64(pages)*65536, AppConfigFile)
-	}
-	c, err := e.codeFor(ctx, wasm, mayInterpret)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
-	}
-	if err := e.checkImports(c.compiled); err != nil {
-		_ = c.compiled.Close(ctx)
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return c, nil
-}
-
-// checkImports refuses a module that imports what the host does not
-// provide, naming the module and the function: wazero's own error
-// ("module[env] not instantiated") names neither the function nor what to
-// do. AssemblyScript's env.abort is the usual one.
-func (e *engine) checkImports(compiled wazero.CompiledModule) error {
-	for _, f := range compiled.ImportedFunctions() {
-		module, name, _ := f.Import()
-		provided, known := e.hostModules[module]
-		if !known {
-			hint := ""
-			if module == "env" && name == "abort" {
-				hint = " (AssemblyScript: pass --use abort= to asc, or an abort function of your own)"
-			}
-			return fmt.Errorf("imports function %s.%s, but the host provides only the modules %s%s", module, name, e.hostModuleList(), hint)
-		}
-		def, ok := provided[name]
-		if !ok {
-			return fmt.Errorf("imports function %s.%s, which the %s module does not have in ABI v%d (abi/README.md §3 lists them)", module, name, module, abi.Version)
-		}
-		if !sameTypes(f.ParamTypes(), def.ParamTypes()) || !sameTypes(f.ResultTypes(), def.ResultTypes()) {
-			return fmt.Errorf("imports function %s.%s with signature %s; the host's is %s", module, name, signature(f.ParamTypes(), f.ResultTypes()), signature(def.ParamTypes(), def.ResultTypes()))
+		if m.contract, err = contract.Parse(rf.File, section, contract.Options{Method: rf.Method}); err != nil {
+			return nil, true, err
 		}
 	}
-	for _, m := range compiled.ImportedMemories() {
-		module, name, _ := m.Import()
-		return fmt.Errorf("imports memory %s.%s; a module exports its own memory as %q (AssemblyScript: build without --importMemory)", module, name, abi.ExportMemory)
-	}
-	return nil
-}
-
-// hostModuleList names the modules a guest may import from, for errors
-// (the interrupt check's module is the instrumentation's, not theirs).
-func (e *engine) hostModuleList() string {
-	names := make([]string, 0, len(e.hostModules))
-	for n := range e.hostModules {
-		if n != interrupt.ImportModule {
-			names = append(names, strconv.Quote(n))
-		}
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
-}
-
-// readSections returns the contract a module carries in its
-// abi.SectionContract section (nil when it has none), after checking that
-// its abi.SectionABIVersion section, if any, names this host's version.
-func readSections(wasm []byte, file string) ([]byte, error) {
-	if v, ok, err := wasmbin.Custom(wasm, abi.SectionABIVersion); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	} else if ok && string(v) != strconv.Itoa(abi.Version) {
-		return nil, fmt.Errorf("%s: its %s section says ABI %q, this host speaks ABI v%d: rebuild it with a current SDK", file, abi.SectionABIVersion, v, abi.Version)
-	}
-	c, ok, err := wasmbin.Custom(wasm, abi.SectionContract)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("%s: %w", file, err)
-	case !ok:
-		return nil, nil
-	case len(c) > abi.ContractMaxBytes:
-		return nil, fmt.Errorf("%s: its %s section holds %d bytes; the host accepts at most %d", file, abi.SectionContract, len(c), abi.ContractMaxBytes)
-	}
-	return bytes.Clone(c), nil
-}
-
-// sameJSON reports whether a and b are the same JSON value, whatever their
-// spacing and member order.
-func sameJSON(a, b []byte) bool {
-	ca, cb := jsontext.Value(bytes.Clone(a)), jsontext.Value(bytes.Clone(b))
-	return ca.Canonicalize() == nil && cb.Canonicalize() == nil && bytes.Equal(ca, cb)
-}
-
-// callAtLoad calls an export of a module being loaded, with the load's
-// deadline, and says in words why it failed.
-func callAtLoad(in *instance, lc *call, file, export string) (uint64, error) {
-	res, err := in.mod.ExportedFunction(export).Call(lc)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %s: %w", file, export, guestFailure(err, lc))
-	}
-	return res[0], nil
-}
-
-// checkVersion asks a module being loaded which ABI it was built for.
-func checkVersion(in *instance, lc *call, file string) error {
-	v, err := callAtLoad(in, lc, file, abi.ExportABIVersion)
-	if err != nil {
-		return err
-	}
-	if v := int32(v); v != abi.Version {
-		return fmt.Errorf("%s: built for ABI v%d, this host speaks ABI v%d: rebuild it with a current SDK", file, v, abi.Version)
-	}
-	return nil
-}
-
-// exportedBytes calls an export returning offset << 32 | length (the
-// contract, the runtime declaration) and copies those bytes, at most limit
-// of them.
-func exportedBytes(in *instance, lc *call, file, export string, limit int) ([]byte, error) {
-	res, err := callAtLoad(in, lc, file, export)
-	if err != nil {
-		return nil, err
-	}
-	off, n := uint32(res>>32), uint32(res)
-	if n == 0 {
-		return nil, nil
-	}
-	if int64(n) > int64(limit) {
-		return nil, fmt.Errorf("%s: %s returned %d bytes; the host accepts at most %d (%d KiB): split the module, or move shared schemas into fewer, smaller $defs", file, export, n, limit, limit>>10)
-	}
-	b, ok := in.mod.Memory().Read(off, n)
-	if !ok {
-		return nil, fmt.Errorf("%s: %s returned memory [%d, %d) outside the module's memory", file, export, off, uint64(off)+uint64(n))
-	}
-	return bytes.Clone(b), nil
-}
-
-// countObjects counts the JSON objects in a JSON text, without decoding it:
-// the '{' outside strings.
-func countObjects(b []byte) int {
-	n, inString, escaped := 0, false, false
-	for _, c := range b {
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case !inString && c == '{':
-			n++
-		}
-	}
-	return n
-}
-
-// guestFailure phrases a failed guest call for a load error or a log
-// line: a stop at the deadline, an exit and a trap read differently.
-func guestFailure(err error, c *call) error {
-	var exit *sys.ExitError
-	switch {
-	case interrupted(err) && c != nil && c.loading:
-		return fmt.Errorf("ran past the %s load deadline (limits.loadTimeout) and was stopped: does it loop forever?", c.loadTimeout)
-	case interrupted(err):
-		return errors.New("ran past its deadline and was stopped")
-	case errors.As(err, &exit):
-		return fmt.Errorf("the guest exited with code %d (a Go panic or fatal error exits with 2; see the guest output in the log)", exit.ExitCode())
-	}
-	return fmt.Errorf("the guest trapped: %w", err)
-}
-
-// startFailure phrases why instantiating a module failed: a WebAssembly
-// start section that ran past the load deadline or exited reads like any
-// other guest failure; other errors (a data segment that does not fit)
-// are wazero's own.
-func startFailure(err error, ctx context.Context) error {
-	var exit *sys.ExitError
-	if errors.As(err, &exit) {
-		return fmt.Errorf("its start section: %w", guestFailure(err, callFrom(ctx)))
-	}
-	return err
-}
-
-// compile compiles a module. wazero v1.12 can panic on some malformed
-// modules instead of returning an error; a bad file must fail its own load,
-// never the host.
-func (e *engine) compile(ctx context.Context, r wazero.Runtime, wasm []byte) (compiled wazero.CompiledModule, err error) {
-	mu, _ := e.compiling.LoadOrStore(sha256.Sum256(wasm), &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
-	defer func() {
-		if v := recover(); v != nil {
-			compiled, err = nil, fmt.Errorf("the compiler failed on it: %v", v)
-		}
-	}()
-	return r.CompileModule(ctx, wasm)
-}
-
-// checkExports verifies the exports ABI v1 requires, with their signatures.
-func checkExports(fns map[string]api.FunctionDefinition, mems map[string]api.MemoryDefinition) error {
-	want := []struct {
-		name     string
-		required bool
-		params   []api.ValueType
-		results  []api.ValueType
-	}{
-		{abi.ExportABIVersion, true, nil, []api.ValueType{api.ValueTypeI32}},
-		{abi.ExportHandle, true, nil, []api.ValueType{api.ValueTypeI32}},
-		{abi.ExportContract, false, nil, []api.ValueType{api.ValueTypeI64}},
-		{abi.ExportOnValidationError, false, nil, []api.ValueType{api.ValueTypeI32}},
-	}
-	for _, w := range want {
-		fn, ok := fns[w.name]
-		if !ok {
-			if w.required {
-				return fmt.Errorf("not an Endpoints route module: missing export %q (ABI v%d); build it with an Endpoints SDK", w.name, abi.Version)
-			}
-			continue
-		}
-		if !sameTypes(fn.ParamTypes(), w.params) || !sameTypes(fn.ResultTypes(), w.results) {
-			return fmt.Errorf("export %q has signature %s, ABI v%d wants %s", w.name, signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, signature(w.params, w.results))
-		}
-	}
-	if _, ok := mems[abi.ExportMemory]; !ok {
-		return fmt.Errorf("not an Endpoints route module: missing exported memory %q", abi.ExportMemory)
-	}
-	return nil
-}
-
-func sameTypes(a, b []api.ValueType) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func signature(params, results []api.ValueType) string {
-	s := "("
-	for i, p := range params {
-		if i > 0 {
-			s += ", "
-		}
-		s += api.ValueTypeName(p)
-	}
-	s += ") -> ("
-	for i, r := range results {
-		if i > 0 {
-			s += ", "
-		}
-		s += api.ValueTypeName(r)
-	}
-	return s + ")"
+	m.pool = e.DeferPool(wasm, rf, section, poolSize)
+	return m, true, nil
 }

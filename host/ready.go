@@ -59,11 +59,9 @@ func (h *Host) Ready(ctx context.Context) []ReadyCheck {
 	case len(h.table.Load().routes) == 0:
 		routes.Err = errNoRoutes
 	default:
-		h.engine.queueMu.Lock()
-		if failed := h.engine.deferredFailed; len(failed) > 0 {
+		if failed := h.engine.DeferredFailed(); len(failed) > 0 {
 			routes.Err = fmt.Errorf("%d route module(s) failed to load and answer 500: %w", len(failed), errors.Join(failed...))
 		}
-		h.engine.queueMu.Unlock()
 	}
 	store := ReadyCheck{Name: CheckStore}
 	if p, ok := h.store.(storage.Pinger); ok && !h.closing.Load() {

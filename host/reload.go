@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -34,7 +35,7 @@ type tableState struct {
 	retired atomic.Bool
 	closed  atomic.Bool
 	// leaving are the modules only this table has, closed when it drains.
-	leaving []*pool
+	leaving []*engine.Pool
 	// next is the security plan of the table that follows; verifiers it
 	// shares stay open when this table drains.
 	next *securityPlan
@@ -66,7 +67,7 @@ func (t *table) drained() {
 	}
 	ctx := context.Background()
 	for _, p := range t.state.leaving {
-		p.retire(ctx)
+		p.Retire(ctx)
 	}
 	t.security.closeExcept(t.state.next)
 }
@@ -140,7 +141,7 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 	t, report, err := h.load(ctx, prev)
 	// What the load left to the compiler starts once it is done, swapped
 	// in or not (a pool that is not served turns the compiled code down).
-	defer h.engine.startCompiles()
+	defer h.engine.StartCompiles()
 	if err != nil {
 		report.Problems = append(report.Problems, err)
 		report.Took = time.Since(start)
@@ -179,8 +180,8 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 }
 
 // exclusive lists the pools of t that other does not share.
-func (t *table) exclusive(other *table) []*pool {
-	shared := map[*pool]bool{}
+func (t *table) exclusive(other *table) []*engine.Pool {
+	shared := map[*engine.Pool]bool{}
 	for _, f := range other.files {
 		if f.route != nil {
 			shared[f.route.mod.pool] = true
@@ -189,7 +190,7 @@ func (t *table) exclusive(other *table) []*pool {
 	if other.runtime != nil {
 		shared[other.runtime.pool] = true
 	}
-	var out []*pool
+	var out []*engine.Pool
 	for _, f := range t.files {
 		if f.route != nil && !shared[f.route.mod.pool] {
 			out = append(out, f.route.mod.pool)
@@ -365,7 +366,7 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 func (l *loading) discard(results []routeResult) {
 	for _, res := range results {
 		if res.news && res.file.route != nil {
-			res.file.route.mod.pool.retire(l.ctx)
+			res.file.route.mod.pool.Retire(l.ctx)
 		}
 	}
 }
@@ -382,7 +383,7 @@ func (l *loading) runtimeDeclaration() {
 	case prev == nil || hash != prev.runtimeHash:
 		var rm *runtimeModule
 		if data != nil {
-			rm, err = l.h.engine.loadRuntime(l.ctx, data, l.h.opts.Limits.instances())
+			rm, err = loadRuntime(l.ctx, l.h.engine, data, l.h.opts.Limits.instances())
 		}
 		if err != nil {
 			l.problem(err, true)
@@ -451,7 +452,7 @@ func (l *loading) assemble(files []string, results []routeResult) {
 		refuse := func(err error) {
 			l.problem(err, res.news)
 			if built {
-				r.mod.pool.retire(l.ctx)
+				r.mod.pool.Retire(l.ctx)
 			}
 			t.files[f] = &loadedFile{hash: lf.hash, err: err}
 		}

@@ -3,11 +3,13 @@ package host
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/go-json-experiment/json"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 )
 
 // runtimeModule is the app's runtime declaration (abi.RuntimeModule): its
@@ -15,19 +17,19 @@ import (
 // app-wide onValidationError hook.
 type runtimeModule struct {
 	decl   abi.Runtime
-	engine *engine
-	pool   *pool
+	logger *slog.Logger
+	pool   *engine.Pool
 }
 
 // loadRuntime loads server/endpoints/runtime.wasm; an app without one gets
 // nil. Errors name the file and what is wrong.
-func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*runtimeModule, error) {
+func loadRuntime(ctx context.Context, e *engine.Engine, wasm []byte, poolSize int) (*runtimeModule, error) {
 	file := abi.RuntimeModule
-	c, err := e.prepare(ctx, wasm, file, true)
+	c, err := e.Prepare(ctx, wasm, file, true)
 	if err != nil {
 		return nil, err
 	}
-	compiled := c.compiled
+	compiled := c.Compiled()
 	fns := compiled.ExportedFunctions()
 	for _, name := range []string{abi.ExportABIVersion, abi.ExportRuntime} {
 		if _, ok := fns[name]; !ok {
@@ -35,28 +37,27 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 			return nil, fmt.Errorf("%s: not a runtime declaration module: missing export %q (build it from a package with //endpoints:runtime)", file, name)
 		}
 	}
-	if fn, ok := fns[abi.ExportOnValidationError]; ok && (len(fn.ParamTypes()) != 0 || !sameTypes(fn.ResultTypes(), []api.ValueType{api.ValueTypeI32})) {
+	if fn, ok := fns[abi.ExportOnValidationError]; ok && (len(fn.ParamTypes()) != 0 || !engine.SameTypes(fn.ResultTypes(), []api.ValueType{api.ValueTypeI32})) {
 		_ = compiled.Close(ctx)
-		return nil, fmt.Errorf("%s: export %q has signature %s, ABI v%d wants %s", file, abi.ExportOnValidationError, signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, signature(nil, []api.ValueType{api.ValueTypeI32}))
+		return nil, fmt.Errorf("%s: export %q has signature %s, ABI v%d wants %s", file, abi.ExportOnValidationError, engine.Signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, engine.Signature(nil, []api.ValueType{api.ValueTypeI32}))
 	}
-	lc := e.loadCall(ctx, file)
-	rm := &runtimeModule{engine: e, pool: newPool(e, c, file, poolSize)}
-	rm.pool.noHandle = true
-	in, err := rm.pool.warm(lc)
+	lc := e.LoadCall(ctx, file)
+	rm := &runtimeModule{logger: e.Logger(), pool: e.NewPool(c, file, poolSize, true)}
+	in, err := rm.pool.Warm(lc)
 	if err != nil {
 		_ = compiled.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	mod := in.mod
+	mod := in.Mod
 	fail := func(err error) (*runtimeModule, error) {
-		in.close(ctx)
+		in.Close(ctx)
 		_ = compiled.Close(ctx)
 		return nil, err
 	}
-	if err := checkVersion(in, lc, file); err != nil {
+	if err := engine.CheckVersion(in, lc, file); err != nil {
 		return fail(err)
 	}
-	raw, err := exportedBytes(in, lc, file, abi.ExportRuntime, abi.ContractMaxBytes)
+	raw, err := engine.ExportedBytes(in, lc, file, abi.ExportRuntime, abi.ContractMaxBytes)
 	if err != nil {
 		return fail(err)
 	}
@@ -79,11 +80,11 @@ func (e *engine) loadRuntime(ctx context.Context, wasm []byte, poolSize int) (*r
 			return fail(fmt.Errorf("%s: the declaration says openApi.extend, but the module does not export %q", file, abi.ExportOpenAPIExtend))
 		}
 	}
-	if rm.decl.OnValidationError && in.onValidation == nil {
+	if rm.decl.OnValidationError && in.OnValidation == nil {
 		return fail(fmt.Errorf("%s: the declaration says onValidationError, but the module does not export %q", file, abi.ExportOnValidationError))
 	}
-	rm.pool.park(in)
-	e.compileLater(rm.pool)
+	rm.pool.Park(in)
+	e.CompileLater(rm.pool)
 	return rm, nil
 }
 
@@ -96,14 +97,14 @@ const documentMaxBytes = 64 << 20
 // runExtend hands doc to the module's openApi.extend and returns the
 // document it wrote.
 func (rm *runtimeModule) runExtend(ctx context.Context, doc []byte, timeout int64) ([]byte, error) {
-	c := &call{parent: ctx, logger: rm.engine.logger, route: &route{file: abi.RuntimeModule}, deadline: timeout, status: 200, maxBuffer: documentMaxBytes}
+	c := &call{parent: ctx, logger: rm.logger, route: &route{file: abi.RuntimeModule}, deadline: timeout, status: 200, maxBuffer: documentMaxBytes}
 	c.envelope = doc
-	in, err := rm.pool.get(c)
+	in, err := rm.pool.Get(c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: openApi.extend: %w", abi.RuntimeModule, err)
 	}
-	res, err := in.mod.ExportedFunction(abi.ExportOpenAPIExtend).Call(c)
-	rm.pool.put(ctx, in, err == nil && int32(res[0]) == 0)
+	res, err := in.Mod.ExportedFunction(abi.ExportOpenAPIExtend).Call(c)
+	rm.pool.Put(ctx, in, err == nil && int32(res[0]) == 0)
 	switch {
 	case interrupted(err):
 		return nil, fmt.Errorf("%s: openApi.extend ran past its deadline and was stopped", abi.RuntimeModule)
@@ -119,6 +120,6 @@ func (rm *runtimeModule) runExtend(ctx context.Context, doc []byte, timeout int6
 
 func (rm *runtimeModule) close(ctx context.Context) {
 	if rm != nil {
-		rm.pool.close(ctx)
+		rm.pool.Close(ctx)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
 	"github.com/wasmendpoints/endpoints/internal/router"
@@ -497,10 +498,10 @@ func splitHeaderValues(vs []string) []string {
 // guest answered; when it did not, the failure was answered and logged.
 func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	pool := c.route.mod.pool
-	in, err := pool.get(c)
+	in, err := pool.Get(c)
 	if err != nil {
 		h.discardBody(w, r, c)
-		if failed := (*moduleFailedError)(nil); errors.As(err, &failed) {
+		if failed := (*engine.ModuleFailedError)(nil); errors.As(err, &failed) {
 			// Logged once, when the load failed.
 			var data any
 			if h.opts.Mode == Development {
@@ -523,7 +524,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 		began = time.Now()
 	}
 	guestSpan := c.startSpan(StepGuest, "")
-	res, err := in.handle.Call(c)
+	res, err := in.Handle.Call(c)
 	var took time.Duration
 	if !began.IsZero() {
 		took = time.Since(began)
@@ -549,7 +550,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 		c.spanCtx = nil
 		guestSpan(guestError(err, code, c.fault))
 	}
-	pool.put(r.Context(), in, ok)
+	pool.Put(r.Context(), in, ok)
 	if !began.IsZero() {
 		h.observeGuestCall(r, c, took, !ok)
 	}
@@ -627,7 +628,7 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 	case errors.As(err, &limit):
 		return limit.msg, false
 	}
-	return guestFailure(err, c).Error(), false
+	return engine.GuestFailure(err, c).Error(), false
 }
 
 // finishEndpoint checks the buffered answer against the contract and sends
@@ -752,7 +753,7 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 }
 
 // stopping reports whether the host stopped its guests to shut down.
-func (h *Host) stopping() bool { return h.halted.Load() || h.engine.stopping() }
+func (h *Host) stopping() bool { return h.halted.Load() || h.engine.Stopping() }
 
 // writeDeadline gives the answer about to be written its own
 // server.writeTimeout: the request's may be spent reading a slow body or

@@ -33,22 +33,9 @@ func (h *Host) Pools() []PoolStats {
 	out := make([]PoolStats, 0, len(t.files))
 	for _, f := range t.files {
 		if f.route != nil {
-			out = append(out, f.route.mod.pool.stats())
+			out = append(out, PoolStats(f.route.mod.pool.Stats()))
 		}
 	}
 	slices.SortFunc(out, func(a, b PoolStats) int { return strings.Compare(a.Module, b.Module) })
 	return out
-}
-
-// stats reads the pool's state.
-func (p *pool) stats() PoolStats {
-	s := PoolStats{Module: p.file, Route: p.route, Max: cap(p.slots), InUse: len(p.slots)}
-	p.mu.Lock()
-	s.Idle = len(p.idle)
-	for _, in := range p.idle {
-		s.MemoryBytes += in.memBytes
-	}
-	p.mu.Unlock()
-	s.MemoryBytes += p.busyMemory.Load()
-	return s
 }

@@ -1,4 +1,4 @@
-package host
+package engine
 
 import (
 	"context"
@@ -12,12 +12,12 @@ import (
 // a slow client can), a waiter gives up at its deadline instead of waiting
 // forever.
 func TestPoolWaitEndsAtTheDeadline(t *testing.T) {
-	p := newPool(&engine{}, nil, "server/api/busy.get.wasm", 1)
+	p := newPool(&Engine{}, nil, "server/api/busy.get.wasm", 1)
 	p.slots <- struct{}{} // the only slot is held
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := p.get(ctx)
+	_, err := p.Get(ctx)
 	if err == nil || !strings.Contains(err.Error(), "server/api/busy.get.wasm") {
 		t.Fatalf("get with every slot taken = %v, want an error naming the module", err)
 	}
@@ -29,9 +29,9 @@ func TestPoolWaitEndsAtTheDeadline(t *testing.T) {
 // TestPoolNeverExceedsItsSize hammers get and put from many goroutines and
 // checks that no more instances than the pool's size are out at once.
 func TestPoolNeverExceedsItsSize(t *testing.T) {
-	p := newPool(&engine{}, nil, "m.wasm", 3)
+	p := newPool(&Engine{}, nil, "m.wasm", 3)
 	for i := 0; i < 3; i++ {
-		p.park(&instance{sys: &guestSys{}})
+		p.Park(&Instance{sys: &guestSys{}})
 	}
 	var out, peak int64
 	done := make(chan struct{})
@@ -41,7 +41,7 @@ func TestPoolNeverExceedsItsSize(t *testing.T) {
 		go func() {
 			<-start
 			for i := 0; i < 200; i++ {
-				in, err := p.get(context.Background())
+				in, err := p.Get(context.Background())
 				if err != nil {
 					t.Error(err)
 					break
@@ -53,7 +53,7 @@ func TestPoolNeverExceedsItsSize(t *testing.T) {
 				mu <- struct{}{}
 				out--
 				<-mu
-				p.put(context.Background(), in, true)
+				p.Put(context.Background(), in, true)
 			}
 			done <- struct{}{}
 		}()
@@ -65,7 +65,7 @@ func TestPoolNeverExceedsItsSize(t *testing.T) {
 	if peak > 3 {
 		t.Errorf("%d instances out at once, pool size 3", peak)
 	}
-	if p.idleCount() != 3 || len(p.slots) != 0 || p.engine.life.out.Load() != 0 {
-		t.Errorf("after the hammer: %d idle, %d slots taken, %d counted out; want 3, 0 and 0", p.idleCount(), len(p.slots), p.engine.life.out.Load())
+	if p.IdleCount() != 3 || len(p.slots) != 0 || p.engine.life.out.Load() != 0 {
+		t.Errorf("after the hammer: %d idle, %d slots taken, %d counted out; want 3, 0 and 0", p.IdleCount(), len(p.slots), p.engine.life.out.Load())
 	}
 }

@@ -1,4 +1,33 @@
-package host
+// Package engine turns route modules' bytes into running instances: the
+// wazero runtime and its sandbox (no filesystem, network or environment;
+// crypto/rand, real clocks, stdout and stderr to the log), the
+// compilation cache, the rewriting of modules for deadlines
+// (internal/interrupt), the compile tiers (the interpreter first, the
+// compiler in the background, then a swap), the deferred loading of code,
+// and the bounded pool of instances of each module.
+//
+// What the host asks of it:
+//
+//	e, err := engine.New(ctx, cfg)             // runtimes, cache, host functions
+//	c, err := e.Prepare(ctx, wasm, file, true) // instrument, compile, check imports
+//	p := e.NewPool(c, file, size, false)       // or OpenCode, DeferPool
+//	in, err := p.Get(call)                     // an idle instance, or a new one
+//	res, err := in.Handle.Call(call)
+//	p.Put(ctx, in, healthy)                    // a failed instance is closed
+//	e.StartCompiles()                          // the compiler's tier, in the background
+//	err = e.WaitCompiled(ctx)
+//	err = e.Close(ctx)
+//
+// What it needs of the pipeline is the [Call] that runs the guest: the
+// host's call implements it and is the context handed to wazero.
+//
+// # Notes
+//
+//   - This package never imports package host: the host depends on it, not
+//     the reverse.
+//   - An instance has one owner at a time (see [Instance]); its memory is
+//     unmapped when it closes.
+package engine
 
 import (
 	"bytes"
@@ -23,25 +52,71 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
-// engine is the wazero runtime every module of a host shares, with the
+// Config is what the host decides of its engine, read once by [New].
+type Config struct {
+	// MemoryBytes caps the linear memory of each instance, in bytes; it
+	// is rounded down to whole 64 KiB pages.
+	MemoryBytes int64
+	// CacheDir is where compiled and instrumented modules are kept; ""
+	// for none.
+	CacheDir string
+	// ConfigFile names the file where MemoryBytes is set, for errors.
+	ConfigFile string
+	// ServeWhileCompiling adds the interpreter: modules the cache does
+	// not hold run in it while the compiler works in the background.
+	ServeWhileCompiling bool
+	// MapMemory maps instances' memories outside the Go heap
+	// (internal/linearmem); off keeps them in Go slices, wazero's
+	// default.
+	MapMemory bool
+	// Logger receives the engine's warnings and what guests write outside
+	// a call.
+	Logger *slog.Logger
+	// LoadCall makes the call that runs a module's code at load: its
+	// start function, endpoints_abi_version and the contract or
+	// declaration export, together bounded by limits.loadTimeout.
+	LoadCall func(ctx context.Context, file string) Call
+	// Progress, when set, is told of each background compilation or
+	// deferred load that ends (stage StageCompile or StageCode), with the
+	// number done and the total of the batch.
+	Progress func(stage, file string, done, total int, took time.Duration, err error)
+	// PoolWait, when set, is told of each get that waited for a free
+	// instance: how long, and whether it got one.
+	PoolWait func(module, route string, waited time.Duration, acquired bool)
+	// InstanceDiscarded, when set, is told of each instance closed after
+	// a failed call.
+	InstanceDiscarded func(module, route string)
+}
+
+// Stages a [Config.Progress] reports: the values of host.StageCompile and
+// host.StageCode.
+const (
+	// StageCompile: the compiler's code of a module that ran interpreted
+	// is ready.
+	StageCompile = "compile"
+	// StageCode: a deferred module's code loaded, or failed to.
+	StageCode = "code"
+)
+
+// Engine is the wazero runtime every module of a host shares, with the
 // host functions instantiated once.
-type engine struct {
+type Engine struct {
 	runtime wazero.Runtime
 	// interp runs modules the compiler has not compiled yet, when the
-	// host serves while compiling (Options.ServeWhileCompiling); nil
+	// host serves while compiling (Config.ServeWhileCompiling); nil
 	// otherwise.
 	interp wazero.Runtime
-	// background counts the compilations compileLater runs;
+	// background counts the compilations CompileLater queues;
 	// compileSlots bounds them, and stopBackground, closed at shutdown,
 	// stops those not started.
 	background pending
 	queueMu    sync.Mutex
-	queue      []*pool // waiting for startCompiles
-	// deferredFailed: the deferred loads that failed (deferModule),
+	queue      []*Pool // waiting for StartCompiles
+	// deferredFailed: the deferred loads that failed (DeferPool),
 	// guarded by queueMu.
 	deferredFailed []error
 	compileSlots   chan struct{}
-	progress       func(Progress) // Options.Progress
+	progress       func(stage, file string, done, total int, took time.Duration, err error) // Config.Progress
 	stopBackground chan struct{}
 	// hold, from a test's context (testhook.WithHold), keeps background
 	// work from starting until closed; nil otherwise.
@@ -49,9 +124,11 @@ type engine struct {
 	stopOnce    sync.Once
 	cache       wazero.CompilationCache
 	cacheDir    string // where compiled and instrumented modules are kept; "" for none
+	configFile  string // Config.ConfigFile
 	logger      *slog.Logger
 	memoryBytes int64 // the cap of each instance's memory
-	loadTimeout time.Duration
+	// loadCall makes the calls that run code at load (Config.LoadCall).
+	loadCall func(ctx context.Context, file string) Call
 	// mapped: instances' memories are mapped outside the Go heap and
 	// unmapped when they close (internal/linearmem); see memory.go.
 	mapped bool
@@ -65,34 +142,40 @@ type engine struct {
 	// hostModules are the functions of the modules the host provides,
 	// by module name: what a module may import.
 	hostModules map[string]map[string]api.FunctionDefinition
-	// observer is the host's (Options.Observer), for the pools' events;
-	// nil when none.
-	observer *Observer
+	// poolWait and instanceDiscarded are the host's observer's, for the
+	// pools' events (Config); nil when none.
+	poolWait          func(module, route string, waited time.Duration, acquired bool)
+	instanceDiscarded func(module, route string)
 }
 
-func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine, error) {
-	cfg := wazero.NewRuntimeConfigCompiler().
-		WithMemoryLimitPages(uint32(opts.Limits.memoryBytes() / 65536)).
+// New makes the engine: the compiler's runtime (and the interpreter's,
+// with cfg.ServeWhileCompiling), each with WASI, the ABI's host functions
+// and the interrupt check instantiated, over the compilation cache in
+// cfg.CacheDir when it opens (a warning otherwise).
+func New(ctx context.Context, cfg Config) (*Engine, error) {
+	logger := cfg.Logger
+	rcfg := wazero.NewRuntimeConfigCompiler().
+		WithMemoryLimitPages(uint32(cfg.MemoryBytes / 65536)).
 		WithCloseOnContextDone(false)
-	e := &engine{logger: logger, memoryBytes: opts.Limits.memoryBytes() / 65536 * 65536, loadTimeout: opts.Limits.loadTimeout(), mapped: mappedMemory, observer: opts.Observer}
-	if dir := opts.cacheDir(); dir != "" {
+	e := &Engine{logger: logger, memoryBytes: cfg.MemoryBytes / 65536 * 65536, loadCall: cfg.LoadCall, mapped: cfg.MapMemory, configFile: cfg.ConfigFile, poolWait: cfg.PoolWait, instanceDiscarded: cfg.InstanceDiscarded}
+	if dir := cfg.CacheDir; dir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
 			logger.Warn("compilation cache unavailable; modules compile from scratch at every start", "dir", dir, "error", err)
 		} else {
 			e.cache, e.cacheDir = cache, dir
-			cfg = cfg.WithCompilationCache(cache)
+			rcfg = rcfg.WithCompilationCache(cache)
 		}
 	}
-	e.runtime = wazero.NewRuntimeWithConfig(ctx, cfg)
+	e.runtime = wazero.NewRuntimeWithConfig(ctx, rcfg)
 	e.compileSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
-	e.progress = opts.Progress
+	e.progress = cfg.Progress
 	e.stopBackground = make(chan struct{})
 	e.hold = testhook.Hold(ctx)
 	runtimes := []wazero.Runtime{e.runtime}
-	if opts.ServeWhileCompiling {
+	if cfg.ServeWhileCompiling {
 		e.interp = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().
-			WithMemoryLimitPages(uint32(opts.Limits.memoryBytes()/65536)).
+			WithMemoryLimitPages(uint32(cfg.MemoryBytes/65536)).
 			WithCloseOnContextDone(false))
 		runtimes = append(runtimes, e.interp)
 	}
@@ -116,13 +199,17 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 	return e, nil
 }
 
+// LoadCall makes the call that runs a module's code at load
+// (Config.LoadCall).
+func (e *Engine) LoadCall(ctx context.Context, file string) Call { return e.loadCall(ctx, file) }
+
 // moduleConfig is the sandbox of every instance: no filesystem, network,
 // arguments or environment; real clocks; crypto/rand; output to the log;
 // sleeps that end at the call's deadline (see [guestSys]).
-func (e *engine) moduleConfig(g *guestSys) wazero.ModuleConfig {
+func (e *Engine) moduleConfig(g *guestSys) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithName("").
-		WithStartFunctions(). // _initialize is called by pool.instantiate
+		WithStartFunctions(). // _initialize is called by Pool.instantiate
 		WithSysWalltime().WithSysNanotime().
 		WithNanosleep(g.sleep).
 		WithRandSource(guestRand{g}).
@@ -141,7 +228,7 @@ func (e *engine) moduleConfig(g *guestSys) wazero.ModuleConfig {
 // sets the call before each call (and during instantiation, for the start
 // function) and clears it after.
 type guestSys struct {
-	c      *call
+	c      Call
 	logger *slog.Logger
 	file   string
 }
@@ -152,7 +239,8 @@ func (g *guestSys) sleep(ns int64) {
 		return
 	}
 	d := time.Duration(ns)
-	if left := time.Until(time.Unix(0, c.deadline)); d > left {
+	deadline, _ := c.Deadline()
+	if left := time.Until(deadline); d > left {
 		d = max(left, 0)
 	}
 	t := time.NewTimer(d)
@@ -160,7 +248,7 @@ func (g *guestSys) sleep(ns int64) {
 	case <-t.C:
 	case <-c.Done():
 		t.Stop()
-	case <-c.stopped():
+	case <-c.Stopped():
 		t.Stop()
 	}
 	if c.Expired() {
@@ -196,10 +284,9 @@ func (g *guestSys) Write(p []byte) (int, error) {
 			continue
 		}
 		if g.c != nil {
-			g.c.log(abi.LogInfo, line, "stream", "guest output")
-			g.c.keepOutput(logLine(line))
+			g.c.GuestOutput(line)
 		} else {
-			g.logger.Info(logLine(line), "route", g.file, "stream", "guest output")
+			g.logger.Info(LogLine(line), "route", g.file, "stream", "guest output")
 		}
 	}
 	if g.c != nil && g.c.Expired() {
@@ -208,9 +295,9 @@ func (g *guestSys) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// logLine turns a guest's log line into valid UTF-8 of at most
+// LogLine turns a guest's log line into valid UTF-8 of at most
 // abi.LogMaxLine bytes, saying so when it cut it.
-func logLine(msg []byte) string {
+func LogLine(msg []byte) string {
 	if len(msg) <= abi.LogMaxLine {
 		if utf8.Valid(msg) {
 			return string(msg)
@@ -222,3 +309,6 @@ func logLine(msg []byte) string {
 }
 
 var _ io.Writer = (*guestSys)(nil)
+
+// Logger is the engine's logger (Config.Logger).
+func (e *Engine) Logger() *slog.Logger { return e.logger }

@@ -1,4 +1,4 @@
-package host
+package engine
 
 import (
 	"context"
@@ -10,32 +10,28 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/linearmem"
 )
 
-// mappedMemory says whether new engines map their instances' memories
-// (internal/linearmem). Tests turn it off to measure wazero's default.
-var mappedMemory = linearmem.Supported
-
 // instantiate instantiates a module with its memory mapped outside the Go
 // heap, when the engine maps memories.
 //
 // wazero takes the allocator from the context of the instantiation, and
-// the context here is usually a *call, which the interrupt check
+// the context here is usually a Call, which the interrupt check
 // type-asserts to stop a start function (_initialize) that runs past its
 // deadline: wrapping it in context.WithValue would hide it. So the call
 // carries the allocator's context in a field while it instantiates, and
-// its Value method answers from it (see call.Value).
+// its Value method answers from it (see Call.SetMemory).
 //
 // A failed instantiation may leave a memory that no module owns (wazero
 // closes the module when a start function fails, not when a data segment
 // does not fit); the recorder frees it.
-func (e *engine) instantiate(ctx context.Context, c *code, config wazero.ModuleConfig) (api.Module, error) {
+func (e *Engine) instantiate(ctx context.Context, c *Code, config wazero.ModuleConfig) (api.Module, error) {
 	if !e.mapped {
 		return c.runtime.InstantiateModule(ctx, c.compiled, config)
 	}
 	rec := &linearmem.Recorder{}
 	withAlloc := experimental.WithMemoryAllocator(context.Background(), rec)
-	if c, ok := ctx.(*call); ok {
-		c.memory = withAlloc
-		defer func() { c.memory = nil }()
+	if c, ok := ctx.(Call); ok {
+		c.SetMemory(withAlloc)
+		defer c.ClearMemory()
 	} else {
 		ctx = experimental.WithMemoryAllocator(ctx, rec)
 	}

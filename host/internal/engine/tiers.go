@@ -1,4 +1,4 @@
-package host
+package engine
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/tetratelabs/wazero"
 )
 
-// code is a module's code in one of the engine's runtimes: the compiler's,
-// or the interpreter's while the compiler works (see compileLater).
-type code struct {
+// Code is a module's code in one of the engine's runtimes: the compiler's,
+// or the interpreter's while the compiler works (see CompileLater).
+type Code struct {
 	runtime  wazero.Runtime
 	compiled wazero.CompiledModule
 	// wasm is the instrumented module, kept for the compiler while the
@@ -25,7 +25,10 @@ type code struct {
 }
 
 // interpreted reports whether the interpreter runs the code.
-func (c *code) interpreted() bool { return c.wasm != nil }
+func (c *Code) interpreted() bool { return c.wasm != nil }
+
+// Compiled is the compiled module, for reading its exports.
+func (c *Code) Compiled() wazero.CompiledModule { return c.compiled }
 
 // compiledMarks names the directory, under the cache directory, holding an
 // empty file per module the compiler has compiled into the cache: a module
@@ -35,7 +38,7 @@ const compiledMarks = "compiled-v1"
 
 // markPath is the mark of the instrumented module wasm, or "" without a
 // cache directory.
-func (e *engine) markPath(wasm []byte) string {
+func (e *Engine) markPath(wasm []byte) string {
 	if e.cacheDir == "" {
 		return ""
 	}
@@ -45,7 +48,7 @@ func (e *engine) markPath(wasm []byte) string {
 
 // inCache reports whether the compiler compiled wasm into the cache
 // directory before.
-func (e *engine) inCache(wasm []byte) bool {
+func (e *Engine) inCache(wasm []byte) bool {
 	p := e.markPath(wasm)
 	if p == "" {
 		return false
@@ -55,7 +58,7 @@ func (e *engine) inCache(wasm []byte) bool {
 }
 
 // markCompiled records that wasm is in the compilation cache.
-func (e *engine) markCompiled(wasm []byte) {
+func (e *Engine) markCompiled(wasm []byte) {
 	p := e.markPath(wasm)
 	if p == "" {
 		return
@@ -67,28 +70,28 @@ func (e *engine) markCompiled(wasm []byte) {
 
 // codeFor compiles the instrumented module wasm: with the interpreter,
 // which takes a fraction of the compiler's time, when mayInterpret, the
-// engine tiers and the cache does not hold it (compileLater then replaces
+// engine tiers and the cache does not hold it (CompileLater then replaces
 // that code); with the compiler otherwise.
-func (e *engine) codeFor(ctx context.Context, wasm []byte, mayInterpret bool) (*code, error) {
+func (e *Engine) codeFor(ctx context.Context, wasm []byte, mayInterpret bool) (*Code, error) {
 	if !mayInterpret || e.interp == nil || e.inCache(wasm) {
 		compiled, err := e.compile(ctx, e.runtime, wasm)
 		if err != nil {
 			return nil, err
 		}
 		e.markCompiled(wasm)
-		return &code{runtime: e.runtime, compiled: compiled}, nil
+		return &Code{runtime: e.runtime, compiled: compiled}, nil
 	}
 	compiled, err := e.compile(ctx, e.interp, wasm)
 	if err != nil {
 		return nil, err
 	}
-	return &code{runtime: e.interp, compiled: compiled, wasm: wasm}, nil
+	return &Code{runtime: e.interp, compiled: compiled, wasm: wasm}, nil
 }
 
-// compileLater queues the pool of a module the interpreter runs for the
-// compiler; startCompiles starts the queue once the load that made the
+// CompileLater queues the pool of a module the interpreter runs for the
+// compiler; StartCompiles starts the queue once the load that made the
 // pool is done, so that loading does not compete with compiling.
-func (e *engine) compileLater(p *pool) {
+func (e *Engine) CompileLater(p *Pool) {
 	if !p.code.Load().interpreted() {
 		return
 	}
@@ -98,10 +101,10 @@ func (e *engine) compileLater(p *pool) {
 	e.queueMu.Unlock()
 }
 
-// startCompiles compiles the queued pools' code in the background, at most
+// StartCompiles compiles the queued pools' code in the background, at most
 // GOMAXPROCS at once, and moves each pool to its compiled code. A module
 // that the compiler fails on keeps running interpreted, with a warning.
-func (e *engine) startCompiles() {
+func (e *Engine) StartCompiles() {
 	e.queueMu.Lock()
 	queue := e.queue
 	e.queue = nil
@@ -116,16 +119,16 @@ func (e *engine) startCompiles() {
 			mu.Lock()
 			defer mu.Unlock()
 			done++
-			e.progress(Progress{Stage: stage, File: p.file, Done: done, Total: len(queue), Took: took, Err: err})
+			e.progress(stage, p.file, done, len(queue), took, err)
 		})
 	}
 }
 
 // compileInBackground compiles p's code and moves p to it, then calls
 // finished, unless the engine stopped first. A pool whose code was
-// deferred (deferModule) loads it first (from the cache, or in the
+// deferred (DeferPool) loads it first (from the cache, or in the
 // interpreter), or waits for the request that started loading it.
-func (e *engine) compileInBackground(p *pool, finished func(stage string, took time.Duration, err error)) {
+func (e *Engine) compileInBackground(p *Pool, finished func(stage string, took time.Duration, err error)) {
 	go func() {
 		defer e.background.done()
 		if e.hold != nil {
@@ -175,32 +178,55 @@ func (e *engine) compileInBackground(p *pool, finished func(stage string, took t
 			return
 		}
 		e.markCompiled(c.wasm)
-		if !p.upgrade(context.Background(), &code{runtime: e.runtime, compiled: compiled}) {
+		if !p.upgrade(context.Background(), &Code{runtime: e.runtime, compiled: compiled}) {
 			_ = compiled.Close(context.Background()) // the module left the app meanwhile
 		} else if in, err := p.instantiate(e.loadCall(context.Background(), p.file)); err == nil {
 			// The upgrade closed the idle instances of the old code: one
 			// warm instance of the new, so the next request does not
 			// pay for instantiating it.
-			p.park(in)
+			p.Park(in)
 		}
 		finished(stage, time.Since(start), nil)
 	}()
 }
 
-// waitCompiled waits until no module runs in the interpreter any more, or
-// ctx ends. It reports the deferred loads that failed (deferModule) as a
-// *LoadError.
-func (e *engine) waitCompiled(ctx context.Context) error {
+// WaitCompiled waits until no module runs in the interpreter any more, or
+// ctx ends, and then returns ctx's error. DeferredFailed then says which
+// deferred loads failed.
+func (e *Engine) WaitCompiled(ctx context.Context) error {
 	select {
 	case <-e.background.idle():
-		e.queueMu.Lock()
-		defer e.queueMu.Unlock()
-		if len(e.deferredFailed) > 0 {
-			return &LoadError{Problems: slices.Clone(e.deferredFailed)}
-		}
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// DeferredFailed returns the deferred loads that failed so far (DeferPool),
+// nil when none did.
+func (e *Engine) DeferredFailed() []error {
+	e.queueMu.Lock()
+	defer e.queueMu.Unlock()
+	if len(e.deferredFailed) > 0 {
+		return slices.Clone(e.deferredFailed)
+	}
+	return nil
+}
+
+// ServesWhileCompiling reports whether the engine has the interpreter's
+// tier (Config.ServeWhileCompiling).
+func (e *Engine) ServesWhileCompiling() bool { return e.interp != nil }
+
+// HoldCompiler keeps background compilations from starting until release
+// is called: for tests that need modules served by the interpreter.
+func (e *Engine) HoldCompiler() (release func()) {
+	for range cap(e.compileSlots) {
+		e.compileSlots <- struct{}{}
+	}
+	return func() {
+		for range cap(e.compileSlots) {
+			<-e.compileSlots
+		}
 	}
 }
 

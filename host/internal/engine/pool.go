@@ -1,4 +1,4 @@
-package host
+package engine
 
 import (
 	"context"
@@ -14,38 +14,42 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 )
 
-// instance is one instantiated module. It serves one call at a time.
+// Instance is one instantiated module. It serves one call at a time.
 //
 // An instance has one owner at a time, and only its owner closes it: its
-// pool while it is idle, the goroutine that took it with pool.get until it
-// gives it back with pool.put, and the loader while it reads the contract.
+// pool while it is idle, the goroutine that took it with Pool.Get until it
+// gives it back with Pool.Put, and the loader while it reads the contract.
 // Its linear memory is unmapped the moment it is closed (see
 // internal/linearmem), so closing an instance a call is running on, or
 // using a slice of its memory after the host function call that read it,
 // crashes the process: host functions copy what they keep.
-type instance struct {
-	mod          api.Module
-	handle       api.Function
-	onValidation api.Function // nil when not exported
-	// before, after and verify are a middleware's exports (nil when not
+type Instance struct {
+	// Mod is the module instance; Handle its endpoints_handle (nil for a
+	// middleware and the runtime declaration) and OnValidation its
+	// onValidationError hook (nil when not exported).
+	Mod          api.Module
+	Handle       api.Function
+	OnValidation api.Function
+	// Before, After and Verify are a middleware's exports (nil when not
 	// exported): cached, as wazero makes a new api.Function, with its
 	// stack, at each ExportedFunction.
-	before, after, verify api.Function
+	Before, After, Verify api.Function
 	idleSince             time.Time // when put back; guarded by the pool's mu
 	// memBytes is the size of its linear memory when it was made or last
 	// given back, measured by its owner then.
 	memBytes int64
 	// sys is what its WASI functions see of the call it serves now, set
-	// by take and cleared by put.
+	// by take and cleared by Put.
 	sys *guestSys
 	// code is what it was instantiated from: an instance of code the pool
 	// has since replaced is closed when it is given back.
-	code *code
+	code *Code
 }
 
-func (in *instance) close(ctx context.Context) { _ = in.mod.Close(ctx) }
+// Close closes the instance and unmaps its memory; only its owner may.
+func (in *Instance) Close(ctx context.Context) { _ = in.Mod.Close(ctx) }
 
-// pool bounds the instances of one module. slots holds a token per
+// Pool bounds the instances of one module. slots holds a token per
 // instance taken by a call, so at most cap(slots) exist; idle holds the
 // ones waiting for a request, most recently used last. An instance that
 // failed in any way is closed and its slot freed, never put back: its
@@ -54,38 +58,47 @@ func (in *instance) close(ctx context.Context) { _ = in.mod.Close(ctx) }
 // A bounded channel rather than sync.Pool: sync.Pool drops items at GC
 // without closing them, which leaks wazero instances. The most recently
 // used instance serves the next request, so after a burst the others stay
-// idle and the host's janitor closes them (see trim).
-type pool struct {
-	engine *engine
+// idle and the host's janitor closes them (see Trim).
+type Pool struct {
+	engine *Engine
 	// code is what new instances are made from: the interpreter's code
-	// until the compiler's replaces it (see engine.compileLater).
-	code atomic.Pointer[code]
+	// until the compiler's replaces it (see Engine.CompileLater).
+	code atomic.Pointer[Code]
 	file string
 	// route is the template of the route the module serves, for
 	// observers; "" for middleware and the runtime declaration.
 	route string
 	slots chan struct{}
 	mu    sync.Mutex
-	idle  []*instance
+	idle  []*Instance
 	// retired: the module left the app; guarded by mu.
 	retired bool
 	// noHandle: the module has no endpoints_handle (the runtime
 	// declaration, a middleware).
 	noHandle bool
 	// deferred: the module's code loads on first use or in the
-	// background (see engine.deferModule); nil when it loaded with the
+	// background (see Engine.DeferPool); nil when it loaded with the
 	// pool.
 	deferred *deferredCode
 	// busyMemory sums the memBytes of the instances taken, for Stats.
 	busyMemory atomic.Int64
 }
 
-func newPool(e *engine, c *code, file string, size int) *pool {
-	p := &pool{
+// NewPool makes the pool of size instances of the module file, from c
+// (nil for a pool whose code OpenCode makes). noHandle: the module has no
+// endpoints_handle (the runtime declaration, a middleware).
+func (e *Engine) NewPool(c *Code, file string, size int, noHandle bool) *Pool {
+	p := newPool(e, c, file, size)
+	p.noHandle = noHandle
+	return p
+}
+
+func newPool(e *Engine, c *Code, file string, size int) *Pool {
+	p := &Pool{
 		engine: e,
 		file:   file,
 		slots:  make(chan struct{}, size),
-		idle:   make([]*instance, 0, size),
+		idle:   make([]*Instance, 0, size),
 	}
 	if rf, err := routefile.Parse(file); err == nil {
 		p.route = rf.Pattern()
@@ -96,7 +109,7 @@ func newPool(e *engine, c *code, file string, size int) *pool {
 
 // setCode gives a pool made without code its code; it reports false, and
 // changes nothing, when the pool was retired.
-func (p *pool) setCode(c *code) bool {
+func (p *Pool) setCode(c *Code) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.retired {
@@ -106,9 +119,9 @@ func (p *pool) setCode(c *code) bool {
 	return true
 }
 
-// dropCode closes the code openCode gave the pool when its load failed
+// dropCode closes the code OpenCode gave the pool when its load failed
 // after all.
-func (p *pool) dropCode(ctx context.Context) {
+func (p *Pool) dropCode(ctx context.Context) {
 	p.mu.Lock()
 	c := p.code.Swap(nil)
 	p.mu.Unlock()
@@ -120,7 +133,7 @@ func (p *pool) dropCode(ctx context.Context) {
 // upgrade makes new instances from next, closing the idle instances of the
 // code it replaces; the instances in use are closed when given back. It
 // reports false, and changes nothing, when the pool was retired.
-func (p *pool) upgrade(ctx context.Context, next *code) bool {
+func (p *Pool) upgrade(ctx context.Context, next *Code) bool {
 	p.mu.Lock()
 	if p.retired {
 		p.mu.Unlock()
@@ -128,10 +141,10 @@ func (p *pool) upgrade(ctx context.Context, next *code) bool {
 	}
 	prev := p.code.Swap(next)
 	idle := p.idle
-	p.idle = make([]*instance, 0, cap(p.slots))
+	p.idle = make([]*Instance, 0, cap(p.slots))
 	p.mu.Unlock()
 	for _, in := range idle {
-		in.close(ctx)
+		in.Close(ctx)
 	}
 	// wazero allows closing a compiled module while calls run on its
 	// instances.
@@ -139,13 +152,14 @@ func (p *pool) upgrade(ctx context.Context, next *code) bool {
 	return true
 }
 
-// errClosing is the error of a get once the host is closing.
+// errClosing is the error of a Get once the host is closing.
 var errClosing = errors.New("the host is shutting down")
 
-// get returns an idle instance or instantiates one, waiting for a free slot
+// Get returns an idle instance or instantiates one, waiting for a free slot
 // until ctx is done or its deadline passes. Only a wait creates a timer.
-// The caller owns the instance until it gives it back with put.
-func (p *pool) get(ctx context.Context) (*instance, error) {
+// The caller owns the instance until it gives it back with Put. ctx is
+// usually the Call that will run the instance.
+func (p *Pool) Get(ctx context.Context) (*Instance, error) {
 	if !p.engine.enter() {
 		return nil, fmt.Errorf("%s: %w", p.file, errClosing)
 	}
@@ -156,7 +170,7 @@ func (p *pool) get(ctx context.Context) (*instance, error) {
 	return in, err
 }
 
-func (p *pool) take(ctx context.Context) (*instance, error) {
+func (p *Pool) take(ctx context.Context) (*Instance, error) {
 	if p.deferred != nil {
 		if err := p.awaitCode(ctx); err != nil {
 			return nil, err
@@ -167,15 +181,15 @@ func (p *pool) take(ctx context.Context) (*instance, error) {
 	default:
 		began := time.Now()
 		err := p.wait(ctx)
-		if o := p.engine.observer; o != nil && o.PoolWait != nil {
-			o.PoolWait(PoolEvent{Module: p.file, Route: p.route, Waited: time.Since(began), Acquired: err == nil})
+		if f := p.engine.poolWait; f != nil {
+			f(p.file, p.route, time.Since(began), err == nil)
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	p.mu.Lock()
-	var in *instance
+	var in *Instance
 	if n := len(p.idle); n > 0 {
 		in, p.idle[n-1] = p.idle[n-1], nil
 		p.idle = p.idle[:n-1]
@@ -197,7 +211,7 @@ func (p *pool) take(ctx context.Context) (*instance, error) {
 
 // wait waits for a free slot until ctx is done or its deadline passes.
 // Only a wait creates a timer.
-func (p *pool) wait(ctx context.Context) error {
+func (p *Pool) wait(ctx context.Context) error {
 	var expire <-chan time.Time
 	if d, ok := ctx.Deadline(); ok {
 		t := time.NewTimer(time.Until(d))
@@ -206,7 +220,7 @@ func (p *pool) wait(ctx context.Context) error {
 	}
 	var halt <-chan struct{}
 	if c := callFrom(ctx); c != nil {
-		halt = c.stopped()
+		halt = c.Stopped()
 	}
 	select {
 	case p.slots <- struct{}{}:
@@ -220,45 +234,45 @@ func (p *pool) wait(ctx context.Context) error {
 	}
 }
 
-// put gives back an instance taken with get; a broken one is closed, and
+// Put gives back an instance taken with Get; a broken one is closed, and
 // its memory freed, now.
-func (p *pool) put(ctx context.Context, in *instance, healthy bool) {
+func (p *Pool) Put(ctx context.Context, in *Instance, healthy bool) {
 	in.sys.c = nil
 	p.busyMemory.Add(-in.memBytes)
 	if healthy {
-		p.park(in)
+		p.Park(in)
 	} else {
-		in.close(ctx)
-		if o := p.engine.observer; o != nil && o.InstanceDiscarded != nil {
-			o.InstanceDiscarded(PoolEvent{Module: p.file, Route: p.route})
+		in.Close(ctx)
+		if f := p.engine.instanceDiscarded; f != nil {
+			f(p.file, p.route)
 		}
 	}
 	<-p.slots
 	p.engine.leave()
 }
 
-// park makes an instance idle: the warm one after loading, or one a call
+// Park makes an instance idle: the warm one after loading, or one a call
 // gave back.
-func (p *pool) park(in *instance) {
+func (p *Pool) Park(in *Instance) {
 	in.sys.c = nil
 	in.idleSince = time.Now()
-	in.memBytes = memorySize(in.mod)
+	in.memBytes = memorySize(in.Mod)
 	p.mu.Lock()
 	if in.code != p.code.Load() || p.retired {
 		p.mu.Unlock()
-		in.close(context.Background()) // made from code the pool replaced
+		in.Close(context.Background()) // made from code the pool replaced
 		return
 	}
 	p.idle = append(p.idle, in)
 	p.mu.Unlock()
 }
 
-// warm instantiates the first instance, which the loader uses to read the
+// Warm instantiates the first instance, which the loader uses to read the
 // contract and then parks, so the first request does not pay for
 // instantiation.
-func (p *pool) warm(ctx context.Context) (*instance, error) { return p.instantiate(ctx) }
+func (p *Pool) Warm(ctx context.Context) (*Instance, error) { return p.instantiate(ctx) }
 
-func (p *pool) instantiate(ctx context.Context) (*instance, error) {
+func (p *Pool) instantiate(ctx context.Context) (*Instance, error) {
 	g := &guestSys{c: callFrom(ctx), logger: p.engine.logger, file: p.file}
 	c := p.code.Load()
 	mod, err := p.engine.instantiate(ctx, c, p.engine.moduleConfig(g))
@@ -276,37 +290,37 @@ func (p *pool) instantiate(ctx context.Context) (*instance, error) {
 	if start := mod.ExportedFunction(abi.StartFunction); start != nil {
 		if _, err := start.Call(ctx); err != nil {
 			_ = mod.Close(ctx)
-			return nil, fmt.Errorf("instantiating %s: %s: %w", p.file, abi.StartFunction, guestFailure(err, callFrom(ctx)))
+			return nil, fmt.Errorf("instantiating %s: %s: %w", p.file, abi.StartFunction, GuestFailure(err, callFrom(ctx)))
 		}
 	}
-	in := &instance{mod: mod, handle: mod.ExportedFunction(abi.ExportHandle), onValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g, code: c, memBytes: memorySize(mod)}
+	in := &Instance{Mod: mod, Handle: mod.ExportedFunction(abi.ExportHandle), OnValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g, code: c, memBytes: memorySize(mod)}
 	if p.noHandle {
-		in.before, in.after, in.verify = mod.ExportedFunction(abi.ExportBefore), mod.ExportedFunction(abi.ExportAfter), mod.ExportedFunction(abi.ExportVerify)
+		in.Before, in.After, in.Verify = mod.ExportedFunction(abi.ExportBefore), mod.ExportedFunction(abi.ExportAfter), mod.ExportedFunction(abi.ExportVerify)
 	}
-	if in.handle == nil && !p.noHandle {
+	if in.Handle == nil && !p.noHandle {
 		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("%s: missing export %q", p.file, abi.ExportHandle)
 	}
 	return in, nil
 }
 
-// trim closes the instances idle since before cutoff, except the most
+// Trim closes the instances idle since before cutoff, except the most
 // recently used one: a route keeps one warm instance, and gives back the
 // memory of those a burst left behind. It reports how many it closed.
-func (p *pool) trim(ctx context.Context, cutoff time.Time) int {
+func (p *Pool) Trim(ctx context.Context, cutoff time.Time) int {
 	p.mu.Lock()
 	n := 0
 	for n < len(p.idle)-1 && p.idle[n].idleSince.Before(cutoff) {
 		n++
 	}
-	stale := make([]*instance, n)
+	stale := make([]*Instance, n)
 	copy(stale, p.idle[:n])
 	rest := copy(p.idle, p.idle[n:])
 	clear(p.idle[rest:])
 	p.idle = p.idle[:rest]
 	p.mu.Unlock()
 	for _, in := range stale {
-		in.close(ctx)
+		in.Close(ctx)
 	}
 	return n
 }
@@ -322,34 +336,76 @@ func memorySize(mod api.Module) int64 {
 	return 0
 }
 
-// idleCount is the number of idle instances.
-func (p *pool) idleCount() int {
+// IdleCount is the number of idle instances.
+func (p *Pool) IdleCount() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.idle)
 }
 
-// retire closes every idle instance and the compiled module: the pool's
+// Retire closes every idle instance and the compiled module: the pool's
 // module left the app and no request uses it any more.
-func (p *pool) retire(ctx context.Context) {
+func (p *Pool) Retire(ctx context.Context) {
 	p.mu.Lock()
 	p.retired = true
 	p.mu.Unlock()
-	p.close(ctx)
+	p.Close(ctx)
 	if c := p.code.Load(); c != nil {
 		_ = c.compiled.Close(ctx)
 	}
 }
 
-// close closes every idle instance. Instances in use belong to their
+// Close closes every idle instance. Instances in use belong to their
 // calls; the runtime's Close closes them once the calls gave them back
-// (see engine.close).
-func (p *pool) close(ctx context.Context) {
+// (see Engine.Close).
+func (p *Pool) Close(ctx context.Context) {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle = nil
 	p.mu.Unlock()
 	for _, in := range idle {
-		in.close(ctx)
+		in.Close(ctx)
 	}
+}
+
+// File is the module the pool runs, relative to the app.
+func (p *Pool) File() string { return p.file }
+
+// Interpreted reports whether the interpreter runs the pool's code now.
+func (p *Pool) Interpreted() bool {
+	c := p.code.Load()
+	return c != nil && c.interpreted()
+}
+
+// HasCode reports whether the pool's code has loaded (see DeferPool).
+func (p *Pool) HasCode() bool { return p.code.Load() != nil }
+
+// Stats is the state of a pool, read by Pool.Stats: the fields of
+// host.PoolStats, which converts from it.
+type Stats struct {
+	// Module is the module file, Route its template ("" for middleware
+	// and the runtime declaration).
+	Module, Route string
+	// Max is the pool's size.
+	Max int
+	// InUse counts the instances taken, or being made for a call.
+	InUse int
+	// Idle counts the instances waiting for a call.
+	Idle int
+	// MemoryBytes is the linear memory of the idle instances now and of
+	// those in use as it was when they were taken.
+	MemoryBytes int64
+}
+
+// Stats reads the pool's state, taking its lock briefly.
+func (p *Pool) Stats() Stats {
+	s := Stats{Module: p.file, Route: p.route, Max: cap(p.slots), InUse: len(p.slots)}
+	p.mu.Lock()
+	s.Idle = len(p.idle)
+	for _, in := range p.idle {
+		s.MemoryBytes += in.memBytes
+	}
+	p.mu.Unlock()
+	s.MemoryBytes += p.busyMemory.Load()
+	return s
 }

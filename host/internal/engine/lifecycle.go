@@ -1,4 +1,4 @@
-package host
+package engine
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// closeWait bounds how long engine.close waits for calls in flight when
+// closeWait bounds how long Engine.Close waits for calls in flight when
 // its context has no earlier deadline. A guest running its own code stops
 // within about a millisecond of being told to (the interrupt check); only
 // a call blocked in a host function (reading the body of a slow upload,
@@ -26,11 +26,11 @@ const stoppingBit = 1 << 62
 // unmaps its memory (internal/linearmem): a guest still running on another
 // goroutine, or a host function writing to its memory, would crash the
 // process instead of failing its call. So the engine counts the instances
-// out of their pools (pool.get to pool.put) and closes the runtime only
+// out of their pools (Pool.Get to Pool.Put) and closes the runtime only
 // when none is:
 //
-//   - close sets the stopping bit: pool.get refuses new calls, and the
-//     interrupt check stops running guests (call.Expired);
+//   - close sets the stopping bit: Pool.Get refuses new calls, and the
+//     interrupt check stops running guests (Call.Expired);
 //   - it waits until every instance is back, the context is done, or
 //     closeWait passed;
 //   - it closes the runtime if they are all back; otherwise the last call
@@ -54,7 +54,7 @@ func (l *lifecycle) drained() chan struct{} {
 
 // enter counts an instance about to be taken from a pool; false once the
 // engine is closing.
-func (e *engine) enter() bool {
+func (e *Engine) enter() bool {
 	if e.life.out.Add(1)&stoppingBit != 0 {
 		e.leave()
 		return false
@@ -63,25 +63,25 @@ func (e *engine) enter() bool {
 }
 
 // leave counts an instance given back (or not taken after all).
-func (e *engine) leave() {
+func (e *Engine) leave() {
 	if e.life.out.Add(-1) == stoppingBit {
 		e.life.drainOnce.Do(func() { close(e.life.drained()) })
 	}
 }
 
-// drainedNow reports whether the engine began to close and every instance
+// DrainedNow reports whether the engine began to close and every instance
 // came back, so the runtime is closed or about to be.
-func (e *engine) drainedNow() bool { return e.life.out.Load() == stoppingBit }
+func (e *Engine) DrainedNow() bool { return e.life.out.Load() == stoppingBit }
 
-// stopping reports whether the engine began to close: running guests must
+// Stopping reports whether the engine began to close: running guests must
 // stop at their next interrupt check.
-func (e *engine) stopping() bool { return e.life.out.Load()&stoppingBit != 0 }
+func (e *Engine) Stopping() bool { return e.life.out.Load()&stoppingBit != 0 }
 
-// close stops the calls in flight, waits for them (see lifecycle), and
+// Close stops the calls in flight, waits for them (see lifecycle), and
 // closes the runtime and the compilation cache. It returns an error when
 // calls were still out when it stopped waiting; the runtime is closed when
 // the last of them returns. Calling it again does nothing.
-func (e *engine) close(ctx context.Context) error {
+func (e *Engine) Close(ctx context.Context) error {
 	if e.life.out.Or(stoppingBit)&stoppingBit != 0 {
 		return nil
 	}
@@ -92,27 +92,27 @@ func (e *engine) close(ctx context.Context) error {
 	defer wait.Stop()
 	select {
 	case <-e.life.drained():
-		return e.shutdown(ctx)
+		return e.Shutdown(ctx)
 	case <-ctx.Done():
 	case <-wait.C:
 	}
 	n := e.life.out.Load() &^ stoppingBit
 	go func() {
 		<-e.life.drained()
-		if err := e.shutdown(context.Background()); err != nil {
+		if err := e.Shutdown(context.Background()); err != nil {
 			e.logger.Warn("closing the runtime after the last call failed", "error", err)
 		}
 	}()
 	return fmt.Errorf("closing the runtime: %d call(s) still in host functions (a slow client?); it closes when they return", n)
 }
 
-// shutdown closes the runtime and the cache, once.
-func (e *engine) shutdown(ctx context.Context) error {
+// Shutdown closes the runtime and the cache, once.
+func (e *Engine) Shutdown(ctx context.Context) error {
 	e.life.shutOnce.Do(func() {
 		// Compilations not started stop; those running finish first: a
 		// runtime must not close under its compiler.
 		e.stopOnce.Do(func() { close(e.stopBackground) })
-		e.startCompiles() // the queued ones see the stop and end
+		e.StartCompiles() // the queued ones see the stop and end
 		<-e.background.idle()
 		err := e.runtime.Close(ctx)
 		if e.interp != nil {
@@ -125,3 +125,7 @@ func (e *engine) shutdown(ctx context.Context) error {
 	})
 	return e.life.shutErr
 }
+
+// Drained is closed once the engine is closing and every instance is back
+// in its pool: for tests.
+func (e *Engine) Drained() <-chan struct{} { return e.life.drained() }

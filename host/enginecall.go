@@ -1,0 +1,68 @@
+package host
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/internal/linearmem"
+)
+
+// mappedMemory says whether new engines map their instances' memories
+// (internal/linearmem). Tests turn it off to measure wazero's default.
+var mappedMemory = linearmem.Supported
+
+// newEngine makes the engine of a host (package engine) from its options:
+// the limits, the cache directory, the tiers, and the observer's and
+// Options.Progress's hooks for what the engine's pools and background
+// compilations report.
+func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine.Engine, error) {
+	loadTimeout := opts.Limits.loadTimeout()
+	cfg := engine.Config{
+		MemoryBytes:         opts.Limits.memoryBytes(),
+		CacheDir:            opts.cacheDir(),
+		ConfigFile:          AppConfigFile,
+		ServeWhileCompiling: opts.ServeWhileCompiling,
+		MapMemory:           mappedMemory,
+		Logger:              logger,
+		LoadCall: func(ctx context.Context, file string) engine.Call {
+			return loadCall(ctx, logger, loadTimeout, file)
+		},
+	}
+	if progress := opts.Progress; progress != nil {
+		cfg.Progress = func(stage, file string, done, total int, took time.Duration, err error) {
+			progress(Progress{Stage: stage, File: file, Done: done, Total: total, Took: took, Err: err})
+		}
+	}
+	if o := opts.Observer; o != nil && o.PoolWait != nil {
+		cfg.PoolWait = func(module, route string, waited time.Duration, acquired bool) {
+			o.PoolWait(PoolEvent{Module: module, Route: route, Waited: waited, Acquired: acquired})
+		}
+	}
+	if o := opts.Observer; o != nil && o.InstanceDiscarded != nil {
+		cfg.InstanceDiscarded = func(module, route string) {
+			o.InstanceDiscarded(PoolEvent{Module: module, Route: route})
+		}
+	}
+	return engine.New(ctx, cfg)
+}
+
+// What the engine sees of a call (engine.Call), beside Expired and
+// Loading: each method serves the pool or the WASI sandbox, on the
+// goroutine of the call.
+
+var _ engine.Call = (*call)(nil)
+
+func (c *call) LoadTimeout() time.Duration    { return c.loadTimeout }
+func (c *call) Stopped() <-chan struct{}      { return c.stopped() }
+func (c *call) SetMemory(ctx context.Context) { c.memory = ctx }
+func (c *call) ClearMemory()                  { c.memory = nil }
+
+// GuestOutput logs a line the guest wrote to stdout or stderr, and keeps
+// it for a development 500.
+func (c *call) GuestOutput(line []byte) {
+	c.log(abi.LogInfo, line, "stream", "guest output")
+	c.keepOutput(engine.LogLine(line))
+}
