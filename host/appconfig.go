@@ -300,7 +300,7 @@ type OpenAPIConfig struct {
 	// Path serves the document. If empty, [DefaultOpenAPIPath].
 	Path string `json:"path"`
 	// SpecVersion is the OpenAPI version of the document,
-	// [openapi.Version] ("3.1.0", the default when empty) or
+	// [openapi.Version31] ("3.1.0", the default when empty) or
 	// [openapi.Version32] ("3.2.0"): it
 	// decides where the schema of one event of a stream goes
 	// (docs/spec.md §7).
@@ -351,8 +351,8 @@ func (o *OpenAPIConfig) check() error {
 	if o.Path != "" && !strings.HasPrefix(o.Path, "/") {
 		return fmt.Errorf("Options.OpenAPI.Path %q must start with /", o.Path)
 	}
-	if v := o.SpecVersion; v != "" && v != openapi.Version && v != openapi.Version32 {
-		return fmt.Errorf("Options.OpenAPI.SpecVersion %q: want %q (the default) or %q", v, openapi.Version, openapi.Version32)
+	if v := o.SpecVersion; v != "" && v != openapi.Version31 && v != openapi.Version32 {
+		return fmt.Errorf("Options.OpenAPI.SpecVersion %q: want %q (the default) or %q", v, openapi.Version31, openapi.Version32)
 	}
 	if err := o.PlainRoutes.check(); err != nil {
 		return fmt.Errorf("Options.OpenAPI.PlainRoutes: %w", err)
@@ -442,8 +442,8 @@ func (o *OpenAPIConfig) UnmarshalJSON(data []byte) error {
 		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
 			return fmt.Errorf("openApi.path %q must start with /", v.Path)
 		}
-		if v.SpecVersion != "" && v.SpecVersion != openapi.Version && v.SpecVersion != openapi.Version32 {
-			return fmt.Errorf("openApi.specVersion %q: want %q (the default) or %q", v.SpecVersion, openapi.Version, openapi.Version32)
+		if v.SpecVersion != "" && v.SpecVersion != openapi.Version31 && v.SpecVersion != openapi.Version32 {
+			return fmt.Errorf("openApi.specVersion %q: want %q (the default) or %q", v.SpecVersion, openapi.Version31, openapi.Version32)
 		}
 		if err := v.PlainRoutes.check(); err != nil {
 			return fmt.Errorf("openApi.plainRoutes: %w", err)

@@ -42,7 +42,7 @@ func (s *settings) openAPI() OpenAPIConfig { return s.opts.OpenAPI.over(s.config
 
 // specVersion is the OpenAPI version the document declares.
 func (s *settings) specVersion() string {
-	return cmp.Or(s.openAPI().SpecVersion, openapi.Version)
+	return cmp.Or(s.openAPI().SpecVersion, openapi.Version31)
 }
 
 // plainRoutes is the policy for plain routes in the document.

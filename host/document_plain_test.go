@@ -151,9 +151,9 @@ func TestDocumentSpecVersion(t *testing.T) {
 		opts         host.Options
 		version      string
 	}{
-		{"3.1 by default", `{}`, host.Options{}, openapi.Version},
+		{"3.1 by default", `{}`, host.Options{}, openapi.Version31},
 		{"3.2 from endpoints.json", `{"openApi": {"specVersion": "3.2.0"}}`, host.Options{}, openapi.Version32},
-		{"Options win", `{"openApi": {"specVersion": "3.2.0"}}`, host.Options{OpenAPI: host.OpenAPIConfig{SpecVersion: openapi.Version}}, openapi.Version},
+		{"Options win", `{"openApi": {"specVersion": "3.2.0"}}`, host.Options{OpenAPI: host.OpenAPIConfig{SpecVersion: openapi.Version31}}, openapi.Version31},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,20 +13,22 @@ import (
 
 // Watch coalesces a burst of changes (an editor's save, a build writing
 // several modules) into one reload: it reloads once no change came for
-// WatchQuiet, and at the latest WatchDebounce after the burst's first
+// watchQuiet, and at the latest watchDebounce after the burst's first
 // change.
 const (
-	// WatchQuiet is how long a burst must stay quiet before the reload.
-	WatchQuiet = 10 * time.Millisecond
-	// WatchDebounce is the longest a change waits for its reload.
-	WatchDebounce = 100 * time.Millisecond
+	// watchQuiet is how long a burst must stay quiet before the reload.
+	watchQuiet = 10 * time.Millisecond
+	// watchDebounce is the longest a change waits for its reload.
+	watchDebounce = 100 * time.Millisecond
 )
 
 // Watch reloads the app (see [Host.Reload]) whenever one of its modules,
 // its routes configuration, its runtime declaration or endpoints.json
 // changes on disk,
-// until ctx ends; `endpoints dev` runs it. Bursts of changes are
-// coalesced (see [WatchQuiet]). onReload, when not nil, receives the report of each
+// until ctx ends; `endpoints dev` runs it. A burst of changes (an editor's
+// save, a build writing several modules) is one reload, made once no
+// change came for 10 ms, and at the latest 100 ms after the burst's
+// first change. onReload, when not nil, receives the report of each
 // reload that changed something or found a problem. Watch also returns when
 // the host shuts down.
 func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
@@ -47,7 +49,7 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 		if burst.IsZero() {
 			burst = now
 		}
-		timer.Reset(min(WatchQuiet, WatchDebounce-now.Sub(burst)))
+		timer.Reset(min(watchQuiet, watchDebounce-now.Sub(burst)))
 	}
 	// What changed between the last load and the watches being set up
 	// sent no event: one reload now finds it (and reports nothing when

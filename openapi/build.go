@@ -73,7 +73,7 @@ type Options struct {
 	// Routes is the parsed server/routes.config.json; nil when the app has
 	// none.
 	Routes *RoutesConfig
-	// SpecVersion is the OpenAPI version of the document: [Version]
+	// SpecVersion is the OpenAPI version of the document: [Version31]
 	// ("3.1.0", the default) or [Version32] ("3.2.0"). It decides where
 	// the schema of one item of a sequential media type goes: see
 	// [Build].
@@ -197,9 +197,9 @@ var (
 //     constants) must be that very schema.
 //   - Build returns every error it finds, joined.
 func Build(ops []Operation, opts Options) (*Document, error) {
-	spec := cmp.Or(opts.SpecVersion, Version)
-	if spec != Version && spec != Version32 {
-		return nil, fmt.Errorf("OpenAPI version %q: want %q or %q", opts.SpecVersion, Version, Version32)
+	spec := cmp.Or(opts.SpecVersion, Version31)
+	if spec != Version31 && spec != Version32 {
+		return nil, fmt.Errorf("OpenAPI version %q: want %q or %q", opts.SpecVersion, Version31, Version32)
 	}
 	b := &builder{
 		spec: spec,

@@ -64,7 +64,7 @@ func openAPIProblems(data []byte) []string {
 		return []string{err.Error()}
 	}
 	doc, _ := root.(map[string]any)
-	if doc["openapi"] != openapi.Version && doc["openapi"] != openapi.Version32 {
+	if doc["openapi"] != openapi.Version31 && doc["openapi"] != openapi.Version32 {
 		fail("openapi = %v", doc["openapi"])
 	}
 	info, _ := doc["info"].(map[string]any)

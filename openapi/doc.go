@@ -27,7 +27,7 @@
 // lifted into components/schemas. The schema of a stream
 // (text/event-stream, JSON Lines) describes one item: "itemSchema" in an
 // OpenAPI 3.2 document ([Version32]), the [ItemSchemaExtension] beside a
-// string "schema" in a 3.1 one ([Version], the default). Plain routes,
+// string "schema" in a 3.1 one ([Version31], the default). Plain routes,
 // modules without a contract, are operations that validate nothing,
 // described by the routes configuration's "plainRoutes" ([PlainRoute]).
 // See [Build] for every rule.

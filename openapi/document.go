@@ -2,16 +2,18 @@ package openapi
 
 import (
 	"encoding/json"
+
+	"github.com/wasmendpoints/endpoints/abi"
 )
 
 // OpenAPI versions [Build] writes in a document's "openapi" member
 // (docs/spec.md §7). Options.SpecVersion chooses one.
 const (
-	// Version is OpenAPI 3.1, the default: every OpenAPI 3.1 tool reads
+	// Version31 is OpenAPI 3.1, the default: every OpenAPI 3.1 tool reads
 	// the document. A sequential media type (text/event-stream, JSON
 	// Lines) gets the schema of its whole body, a string, and the schema
 	// of one item in the extension [ItemSchemaExtension].
-	Version = "3.1.0"
+	Version31 = "3.1.0"
 	// Version32 is OpenAPI 3.2: a sequential media type gets the schema
 	// of one item in "itemSchema"
 	// (https://spec.openapis.org/oas/v3.2.0#media-type-object).
@@ -58,7 +60,7 @@ const ItemSchemaExtension = "x-endpoints-item-schema"
 //   - A member written as null in a fragment clears a modelled member.
 type Document struct {
 	// OpenAPI is the version of the OpenAPI Specification the document uses.
-	// [Build] sets [Version].
+	// [Build] sets [Version31] or [Version32].
 	OpenAPI string `json:"openapi,omitzero"`
 	// Info is the metadata of the API.
 	Info Info `json:"info"`
@@ -420,5 +422,6 @@ type SecurityScheme struct {
 }
 
 // SecurityRequirement maps the name of a security scheme to the scopes it
-// needs (https://spec.openapis.org/oas/v3.1.0#security-requirement-object).
-type SecurityRequirement map[string][]string
+// needs (https://spec.openapis.org/oas/v3.1.0#security-requirement-object):
+// the contract's own type, so a contract's requirements are the document's.
+type SecurityRequirement = abi.SecurityRequirement

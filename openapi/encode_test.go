@@ -327,7 +327,7 @@ func TestRawMembersKeepTheirText(t *testing.T) {
 }
 
 func TestMarshalIndentRefusesInvalidRawJSON(t *testing.T) {
-	doc := &openapi.Document{OpenAPI: openapi.Version, Info: openapi.Info{Title: "T", Version: "1",
+	doc := &openapi.Document{OpenAPI: openapi.Version31, Info: openapi.Info{Title: "T", Version: "1",
 		Extra: map[string]json.RawMessage{"x-broken": json.RawMessage(`{"a": `)}}}
 	_, err := doc.MarshalIndent()
 	if err == nil || !strings.Contains(err.Error(), "/info/x-broken") {

@@ -176,7 +176,7 @@ func ExampleMediaType_Item() {
 	if err := json.Unmarshal([]byte(`{"responses": {"200": {"media": ["application/jsonl"], "schema": {"type":"integer"}}}}`), &c); err != nil {
 		log.Fatal(err)
 	}
-	for _, spec := range []string{openapi.Version, openapi.Version32} {
+	for _, spec := range []string{openapi.Version31, openapi.Version32} {
 		doc, err := openapi.Build([]openapi.Operation{{Method: "GET", Path: "/api/numbers", File: "server/api/numbers.get.wasm", Contract: &c}},
 			openapi.Options{SpecVersion: spec})
 		if err != nil {

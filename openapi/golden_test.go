@@ -202,7 +202,7 @@ func TestGoldenStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ spec, file string }{
-		{openapi.Version, "streams.golden.json"},
+		{openapi.Version31, "streams.golden.json"},
 		{openapi.Version32, "streams-oas32.golden.json"},
 	} {
 		t.Run(tt.spec, func(t *testing.T) {

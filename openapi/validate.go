@@ -100,7 +100,7 @@ func (v *validator) add(ptr, format string, args ...any) {
 func (v *validator) document(d *Document) {
 	v.doc, v.opIDs = d, map[string]string{}
 	if !strings.HasPrefix(d.OpenAPI, "3.1.") && !strings.HasPrefix(d.OpenAPI, "3.2.") {
-		v.add("/openapi", "got %q, want an OpenAPI 3.1 or 3.2 version such as %q or %q", d.OpenAPI, Version, Version32)
+		v.add("/openapi", "got %q, want an OpenAPI 3.1 or 3.2 version such as %q or %q", d.OpenAPI, Version31, Version32)
 	}
 	if d.Info.Title == "" {
 		v.add("/info/title", "is required")

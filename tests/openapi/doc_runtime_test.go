@@ -252,7 +252,7 @@ func photoBody(contentType, content string) string {
 // answer by the document the host serves: an OpenAPI 3.1 document (the
 // default) and a 3.2 one, whose streams are described with itemSchema.
 func TestServedDocumentAgreesWithTheRuntime(t *testing.T) {
-	for _, version := range []string{openapi.Version, openapi.Version32} {
+	for _, version := range []string{openapi.Version31, openapi.Version32} {
 		t.Run("OpenAPI "+version, func(t *testing.T) {
 			t.Parallel()
 			documentAgreesWithTheRuntime(t, version)
