@@ -95,13 +95,6 @@ func Value(name string) (string, bool) {
 	return v, ok
 }
 
-// Member names of the envelope that Auth, RequestID and Value read.
-var (
-	keyAuth      = jsonKey[abi.Envelope]("Auth")
-	keyRequestID = jsonKey[abi.Envelope]("RequestID")
-	keyContext   = jsonKey[abi.Envelope]("Context")
-)
-
 // note keeps the envelope members the accessors read; it reports whether
 // key was one of them.
 func (r *requestState) note(key string, value []byte) bool {

@@ -158,17 +158,28 @@ func (r *registry) operationFor(envelope []byte) (*operation, error) {
 	return nil, fmt.Errorf("no handler for method %q: the module declares %s", method, strings.Join(declared, ", "))
 }
 
-// Member names of the request envelope, from the json tags of
-// abi.Envelope.
-var (
-	keyMethod      = jsonKey[abi.Envelope]("Method")
-	keyRoute       = jsonKey[abi.Envelope]("Route")
-	keyPath        = jsonKey[abi.Envelope]("Path")
-	keyRawQuery    = jsonKey[abi.Envelope]("RawQuery")
-	keyMediaType   = jsonKey[abi.Envelope]("MediaType")
-	keyContentType = jsonKey[abi.Envelope]("ContentType")
-	keyFiles       = jsonKey[abi.Envelope]("Files")
-	keyError       = jsonKey[abi.Envelope]("Error")
+// Member names of the request envelope: the json tags of abi.Envelope
+// (TestEnvelopeKeys checks them) and the names of abi.Part. They are
+// constants so that comparisons and switch statements on them compile to
+// inline loads and compares: in a Go WebAssembly module a call to
+// runtime.memequal costs tens of nanoseconds, and the envelope is read on
+// every request.
+const (
+	keyMethod      = "method"
+	keyRoute       = "route"
+	keyPath        = "path"
+	keyRawQuery    = "rawQuery"
+	keyParams      = "params"
+	keyQuery       = "query"
+	keyHeaders     = "headers"
+	keyBody        = "body"
+	keyMediaType   = "mediaType"
+	keyContentType = "contentType"
+	keyFiles       = "files"
+	keyRequestID   = "requestId"
+	keyAuth        = "auth"
+	keyContext     = "context"
+	keyError       = "error"
 )
 
 // jsonKey returns the JSON member name of field of struct type T.

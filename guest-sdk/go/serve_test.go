@@ -612,3 +612,25 @@ func TestSchemaPropertiesMatchEncodingJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvelopeKeys checks the constant member names of the envelope
+// against the json tags of abi.Envelope and the names of abi.Part.
+func TestEnvelopeKeys(t *testing.T) {
+	for _, k := range []struct{ key, field string }{
+		{keyMethod, "Method"}, {keyRoute, "Route"}, {keyPath, "Path"}, {keyRawQuery, "RawQuery"},
+		{keyParams, "Params"}, {keyQuery, "Query"}, {keyHeaders, "Headers"}, {keyBody, "Body"},
+		{keyMediaType, "MediaType"}, {keyContentType, "ContentType"}, {keyFiles, "Files"},
+		{keyRequestID, "RequestID"}, {keyAuth, "Auth"}, {keyContext, "Context"}, {keyError, "Error"},
+	} {
+		t.Run(k.field, func(t *testing.T) {
+			if want := jsonKey[abi.Envelope](k.field); k.key != want {
+				t.Errorf("the member name of abi.Envelope.%s is %q, want %q", k.field, k.key, want)
+			}
+		})
+	}
+	for part, key := range map[abi.Part]string{abi.PartParams: keyParams, abi.PartQuery: keyQuery, abi.PartHeaders: keyHeaders, abi.PartBody: keyBody} {
+		if want := part.String(); key != want {
+			t.Errorf("the member name of part %d is %q, want %q", part, key, want)
+		}
+	}
+}
