@@ -47,7 +47,11 @@ func skipSpace(d []byte, i int) int {
 // '"') and whether it holds escapes.
 func scanString(d []byte, i int) (end int, escaped bool, err error) {
 	for j := i + 1; j < len(d); j++ {
-		switch c := d[j]; {
+		c := d[j]
+		if !stringStop[c] {
+			continue // one load per byte for the usual bytes
+		}
+		switch {
 		case c == '"':
 			return j + 1, escaped, nil
 		case c == '\\':

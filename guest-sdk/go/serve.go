@@ -275,22 +275,28 @@ func writeReply(reply Reply, envelope []byte, status int) error {
 	return nil
 }
 
-// encodeJSON encodes a Respond body into replyBuf, without the trailing
-// newline; the bytes are valid until the next call.
+// encodeJSON encodes a Respond body, without the trailing newline; the
+// bytes are valid until the next call, and as long as the body.
 func encodeJSON(v any) ([]byte, error) {
 	replyBuf.Reset()
-	if raw, ok := v.(json.RawMessage); ok && !bytes.ContainsAny(raw, "<>&") {
+	if raw, ok := v.(json.RawMessage); ok {
 		// Bytes that already are JSON (a value read from the key-value
 		// store) are only checked and compacted, as encoding/json would,
-		// with appendCompact's tight loops: no decode and encode inside
-		// wasm. (With <, > or &, which encoding/json escapes, the encoder
-		// below does it.)
-		out, err := appendCompact(replyBuf.AvailableBuffer(), raw)
-		if err != nil {
+		// with the compactor's tight loops: no decode and encode inside
+		// wasm, and no copy at all when they are compact already. Those
+		// with characters encoding/json escapes (<, >, &, U+2028,
+		// U+2029), and broken ones, for its error, go to the encoder.
+		c := compactor{src: raw, out: replyBuf.AvailableBuffer()}
+		out, err := c.compact()
+		switch {
+		case err == nil && !c.escapes && !c.copied:
+			return out, nil
+		case err == nil && !c.escapes:
+			replyBuf.Write(out) // keep the buffer for the next reply
+			return replyBuf.Bytes(), nil
+		case err != nil && !bytes.ContainsAny(raw, "<>&\u2028\u2029"):
 			return nil, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
 		}
-		replyBuf.Write(out)
-		return replyBuf.Bytes(), nil
 	}
 	if err := replyEnc.Encode(v); err != nil {
 		return nil, err

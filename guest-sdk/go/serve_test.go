@@ -170,6 +170,12 @@ func TestReplyEncoding(t *testing.T) {
 		{"other status", Respond(404, map[string]string{"message": "gone"}), 404, Headers{}, `{"message":"gone"}`},
 		{"nil body sends nothing", Respond(204, nil), 204, Headers{}, ``},
 		{"raw JSON body", Respond(200, json.RawMessage(`[1, 2]`)), 200, Headers{}, `[1,2]`},
+		{"compact raw JSON body", Respond(200, json.RawMessage(`{"id":2,"tags":["a"]}`)), 200, Headers{}, `{"id":2,"tags":["a"]}`},
+		{"HTML characters in raw JSON are escaped", Respond(200, json.RawMessage(`{"a": "<b>&"}`)), 200, Headers{}, `{"a":"\u003cb\u003e\u0026"}`},
+		// Regression: the compactor sent these as they were, where
+		// encoding/json escapes them.
+		{"U+2028 and U+2029 in raw JSON are escaped", Respond(200, json.RawMessage("\"a\u2028b\u2029\"")), 200, Headers{}, `"a\u2028b\u2029"`},
+		{"other characters in raw JSON are kept", Respond(200, json.RawMessage(`"€ é"`)), 200, Headers{}, `"€ é"`},
 		{"HTML characters are escaped", Respond(200, item{Name: "b", HTML: "<b>"}), 200, Headers{}, `{"name":"b","html":"\u003cb\u003e"}`},
 		{
 			"headers pass through, repeated names add",
