@@ -262,16 +262,15 @@ func (f *fieldPlan) decodeMap(raw []byte, t reflect.Type, p unsafe.Pointer) erro
 // fields by exact name, else case-insensitively, as in encoding/json;
 // unknown members are skipped.
 func (o *objectPlan) decode(raw []byte, base unsafe.Pointer) error {
-	return eachMember(raw, func(key string, value []byte) error {
-		f := o.field(key)
-		if f == nil {
-			return nil
+	m := scanMembers(raw)
+	for m.next() {
+		if f := o.field(m.key); f != nil {
+			if err := f.decode(m.value, base); err != nil {
+				return within(err, m.key)
+			}
 		}
-		if err := f.decode(value, base); err != nil {
-			return within(err, key)
-		}
-		return nil
-	})
+	}
+	return m.err
 }
 
 func (o *objectPlan) field(key string) *fieldPlan {
