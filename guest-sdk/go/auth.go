@@ -114,15 +114,6 @@ func Value(name string) (string, bool) {
 	return v, ok
 }
 
-// Member names of the envelope that Auth, RequestID, TraceID and Value
-// read.
-var (
-	keyAuth      = jsonKey[abi.Envelope]("Auth")
-	keyRequestID = jsonKey[abi.Envelope]("RequestID")
-	keyTraceID   = jsonKey[abi.Envelope]("TraceID")
-	keyContext   = jsonKey[abi.Envelope]("Context")
-)
-
 // note keeps the envelope members the accessors read; it reports whether
 // key was one of them.
 func (r *requestState) note(key string, value []byte) bool {

@@ -52,3 +52,26 @@ func checkCompact(t *testing.T, in []byte) {
 		t.Errorf("appendCompact(%q) = %q, json.Compact %q", short, got[len(prefix):], want.Bytes())
 	}
 }
+
+// FuzzEncodeRawJSON holds the reply of a json.RawMessage body, which the
+// compactor checks and compacts, to what json.Marshal makes of it.
+func FuzzEncodeRawJSON(f *testing.F) {
+	for _, in := range compactCases {
+		f.Add([]byte(in))
+	}
+	f.Add([]byte(`{"a": "<b>&", "b": "a\u2028b\u2029 €"}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		want, wantErr := json.Marshal(json.RawMessage(in))
+		got, err := encodeJSON(json.RawMessage(in))
+		short := string(in)
+		if len(short) > 60 {
+			short = short[:60] + "…"
+		}
+		switch {
+		case (err == nil) != (wantErr == nil):
+			t.Errorf("encodeJSON(%q): error %v, json.Marshal: %v", short, err, wantErr)
+		case err == nil && !bytes.Equal(got, want):
+			t.Errorf("encodeJSON(%q) = %q, json.Marshal %q", short, got, want)
+		}
+	})
+}

@@ -262,16 +262,15 @@ func (f *fieldPlan) decodeMap(raw []byte, t reflect.Type, p unsafe.Pointer) erro
 // fields by exact name, else case-insensitively, as in encoding/json;
 // unknown members are skipped.
 func (o *objectPlan) decode(raw []byte, base unsafe.Pointer) error {
-	return eachMember(raw, func(key string, value []byte) error {
-		f := o.field(key)
-		if f == nil {
-			return nil
+	m := scanMembers(raw)
+	for m.next() {
+		if f := o.field(m.key); f != nil {
+			if err := f.decode(m.value, base); err != nil {
+				return within(err, m.key)
+			}
 		}
-		if err := f.decode(value, base); err != nil {
-			return within(err, key)
-		}
-		return nil
-	})
+	}
+	return m.err
 }
 
 func (o *objectPlan) field(key string) *fieldPlan {
@@ -330,13 +329,18 @@ func setScalar(p unsafe.Pointer, kind reflect.Kind, raw []byte) error {
 		}
 		return nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		v, err := strconv.ParseInt(unsafeString(raw), 10, kindBits(kind))
-		if err != nil || !isNumberStart(raw[0]) {
-			text, ierr := integerText(raw, kind)
-			if ierr != nil {
-				return ierr
+		bits := kindBits(kind)
+		v, ok := shortInt(raw)
+		if !ok || v < -1<<(bits-1) || v > 1<<(bits-1)-1 {
+			var err error
+			v, err = strconv.ParseInt(unsafeString(raw), 10, bits)
+			if err != nil || !isNumberStart(raw[0]) {
+				text, ierr := integerText(raw, kind)
+				if ierr != nil {
+					return ierr
+				}
+				v, _ = strconv.ParseInt(text, 10, bits)
 			}
-			v, _ = strconv.ParseInt(text, 10, kindBits(kind))
 		}
 		switch kind {
 		case reflect.Int:
@@ -376,6 +380,33 @@ func setScalar(p unsafe.Pointer, kind reflect.Kind, raw []byte) error {
 		}
 		return nil
 	}
+}
+
+// shortInt parses raw when it is a JSON integer of at most 18 digits,
+// which always fits an int64: the form hosts hand guests integer
+// parameters in. It reports false for anything else (leading zeros,
+// fractions, exponents), which strconv and integerText then read. A
+// request's integers take this loop rather than strconv.ParseInt's
+// chain of calls, which are dear in WebAssembly.
+func shortInt(raw []byte) (int64, bool) {
+	digits := raw
+	if len(raw) > 0 && raw[0] == '-' {
+		digits = raw[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 || digits[0] == '0' && len(digits) > 1 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if len(digits) < len(raw) {
+		v = -v
+	}
+	return v, true
 }
 
 // integerText reads the JSON number raw for an integer of the given kind,

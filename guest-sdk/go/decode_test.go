@@ -125,6 +125,13 @@ var decodeCases = []struct {
 	{"duplicate map keys, last wins", `{"ms":{"a":{"n":1},"a":{"n":2}}}`},
 	{"spaces in containers", "{\"is\" : [ 1 , 2 ] , \"ms\" : { \"a\" : { } } }"},
 	{"integral float into int", `{"i":2.0,"i8":2e0,"u16":20e-1}`},
+	// shortInt's bounds: up to 18 digits it reads integers itself.
+	{"18 digits", `{"i":-999999999999999999,"i8":-128}`},
+	{"19 digits", `{"i":-9223372036854775808}`},
+	{"negative zero into int", `{"i":-0,"i8":0}`},
+	{"int too small for int8", `{"i8":-129}`},
+	{"leading zero", `{"i":07}`},
+	{"lone minus", `{"i":-}`},
 	{"integral float into container", `{"is":[1.0,2e1],"ar":[1E0,-0.0]}`},
 }
 
@@ -166,6 +173,7 @@ func TestDecodePlanErrors(t *testing.T) {
 	}{
 		{"wrong type", `{"i":"1"}`, `i: expected integer, received string`},
 		{"too large", `{"i8":300}`, `i8: must be less than or equal to 127`},
+		{"too small", `{"i8":-129}`, `i8: must be greater than or equal to -128`},
 		{"nested", `{"in":{"n":true}}`, `in.n: expected integer, received boolean`},
 		{"bad boolean", `{"b":1}`, `b: expected boolean, received number`},
 		{"fraction", `{"i":2.5}`, `i: expected integer, received number`},

@@ -45,39 +45,35 @@ func (p *inputPlan) fill(envelope []byte, base unsafe.Pointer) error {
 }
 
 // decode fills the parameters and the decoded body from the envelope.
+// It runs on every request, so it reads the members in a loop rather than
+// through callbacks (see members).
 func (p *inputPlan) decode(envelope []byte, base unsafe.Pointer) error {
 	var files []byte
-	err := eachMember(envelope, func(key string, value []byte) error {
-		if key == keyFiles {
-			files = value
-			return nil
-		}
-		if request.note(key, value) {
-			return nil // kept for MediaType, Auth and the like
-		}
-		for part, fields := range p.parts {
-			if key != abi.Part(part).String() || len(fields) == 0 || isNull(value) {
-				continue
-			}
-			return eachMember(value, func(name string, value []byte) error {
-				for i := range fields {
-					if fields[i].name == name {
-						if err := fields[i].decode(value, base); err != nil {
-							return inPart(key, within(err, name))
-						}
-						return nil
-					}
+	var err error
+	m := scanMembers(envelope)
+	for err == nil && m.next() {
+		switch key, value := m.key, m.value; key {
+		case keyParams:
+			err = p.decodeParams(abi.PartParams, value, base)
+		case keyQuery:
+			err = p.decodeParams(abi.PartQuery, value, base)
+		case keyHeaders:
+			err = p.decodeParams(abi.PartHeaders, value, base)
+		case keyBody:
+			if p.body != nil {
+				if err = p.body.decode(value, base); err != nil {
+					err = inPart(key, err)
 				}
-				return nil
-			})
-		}
-		if key == abi.PartBody.String() && p.body != nil {
-			if err := p.body.decode(value, base); err != nil {
-				return inPart(key, err)
 			}
+		case keyFiles:
+			files = value
+		default:
+			request.note(key, value) // kept for MediaType, Auth and the like
 		}
-		return nil
-	})
+	}
+	if err == nil {
+		err = m.err
+	}
 	// Scanned to the end: an absent mediaType is known absent too. (Only
 	// during a request: tests may fill outside one.)
 	request.scanned = err == nil && request.envelope != nil
@@ -92,6 +88,27 @@ func (p *inputPlan) decode(envelope []byte, base unsafe.Pointer) error {
 		}
 	}
 	return fillFiles(p.files, files, body)
+}
+
+// decodeParams fills the fields of one part from its envelope member raw,
+// an object of parameters; parameters without a field are skipped.
+func (p *inputPlan) decodeParams(part abi.Part, raw []byte, base unsafe.Pointer) error {
+	fields := p.parts[part]
+	if len(fields) == 0 || isNull(raw) {
+		return nil
+	}
+	m := scanMembers(raw)
+	for m.next() {
+		for i := range fields {
+			if fields[i].name == m.key {
+				if err := fields[i].decode(m.value, base); err != nil {
+					return inPart(part.String(), within(err, m.key))
+				}
+				break
+			}
+		}
+	}
+	return m.err
 }
 
 // inputField is a parameter field of an input struct.

@@ -47,7 +47,11 @@ func skipSpace(d []byte, i int) int {
 // '"') and whether it holds escapes.
 func scanString(d []byte, i int) (end int, escaped bool, err error) {
 	for j := i + 1; j < len(d); j++ {
-		switch c := d[j]; {
+		c := d[j]
+		if !stringStop[c] {
+			continue // one load per byte for the usual bytes
+		}
+		switch {
 		case c == '"':
 			return j + 1, escaped, nil
 		case c == '\\':
@@ -107,53 +111,112 @@ func skipValue(d []byte, i int) (int, error) {
 	return j, nil
 }
 
-// eachMember calls fn with the key and the raw value of every member of
-// the object d, in order. Keys with escapes are decoded.
-func eachMember(d []byte, fn func(key string, value []byte) error) error {
+// members reads the members of a JSON object one at a time:
+//
+//	m := scanMembers(d)
+//	for m.next() {
+//		use(m.key, m.value)
+//	}
+//	if m.err != nil {
+//		return m.err
+//	}
+//
+// The loop's body runs inline, with no closure and no call per member:
+// the hot loops over the request envelope use it rather than
+// [eachMember]'s callback, since every call counts in a Go WebAssembly
+// module. A member's separator is checked
+// when the next one is asked for, so the body sees each member before
+// any syntax error after it, as eachMember's callback does.
+type members struct {
+	d       []byte
+	i       int    // after the current member's value
+	key     string // of the current member; a key with escapes is decoded
+	value   []byte // of the current member, raw
+	err     error  // why the scan stopped early; nil at the end of the object
+	started bool   // a member was read: the next one follows a separator
+	done    bool
+}
+
+// scanMembers starts reading the members of the object d.
+func scanMembers(d []byte) members {
 	i := skipSpace(d, 0)
 	if i >= len(d) || d[i] != '{' {
-		return syntaxError(d, i, "an object")
+		return members{err: syntaxError(d, i, "an object"), done: true}
 	}
 	i = skipSpace(d, i+1)
 	if i < len(d) && d[i] == '}' {
-		return checkEnd(d, i+1)
+		return members{err: checkEnd(d, i+1), done: true}
 	}
-	for {
-		if i >= len(d) || d[i] != '"' {
-			return syntaxError(d, i, "a member name")
-		}
-		end, escaped, err := scanString(d, i)
-		if err != nil {
-			return err
-		}
-		key := unsafeString(d[i+1 : end-1])
-		if escaped {
-			if key, err = decodeString(d[i:end]); err != nil {
-				return err
-			}
-		}
-		i = skipSpace(d, end)
-		if i >= len(d) || d[i] != ':' {
-			return syntaxError(d, i, "':' after a member name")
-		}
-		start := skipSpace(d, i+1)
-		end, err = skipValue(d, start)
-		if err != nil {
-			return err
-		}
-		if err := fn(key, d[start:end]); err != nil {
-			return err
-		}
-		i = skipSpace(d, end)
-		if i < len(d) && d[i] == ',' {
+	return members{d: d, i: i}
+}
+
+// next reads the next member into key and value and reports whether there
+// was one; at the end of the object, or on bad JSON (err), it returns
+// false.
+func (m *members) next() bool {
+	if m.done {
+		return false
+	}
+	d, i := m.d, m.i
+	if m.started {
+		i = skipSpace(d, i)
+		switch {
+		case i < len(d) && d[i] == ',':
 			i = skipSpace(d, i+1)
-			continue
+		case i < len(d) && d[i] == '}':
+			return m.stop(checkEnd(d, i+1))
+		default:
+			return m.stop(syntaxError(d, i, "',' or '}'"))
 		}
-		if i < len(d) && d[i] == '}' {
-			return checkEnd(d, i+1)
-		}
-		return syntaxError(d, i, "',' or '}'")
 	}
+	m.started = true
+	if i >= len(d) || d[i] != '"' {
+		return m.stop(syntaxError(d, i, "a member name"))
+	}
+	end, escaped, err := scanString(d, i)
+	if err != nil {
+		return m.stop(err)
+	}
+	key := unsafeString(d[i+1 : end-1])
+	if escaped {
+		if key, err = decodeString(d[i:end]); err != nil {
+			return m.stop(err)
+		}
+	}
+	i = skipSpace(d, end)
+	if i >= len(d) || d[i] != ':' {
+		return m.stop(syntaxError(d, i, "':' after a member name"))
+	}
+	start := skipSpace(d, i+1)
+	if start < len(d) && d[start] == '"' {
+		end, _, err = scanString(d, start) // skipValue's first case, inlined
+	} else {
+		end, err = skipValue(d, start)
+	}
+	if err != nil {
+		return m.stop(err)
+	}
+	m.key, m.value, m.i = key, d[start:end], end
+	return true
+}
+
+// stop ends the scan with err (nil at the end of the object).
+func (m *members) stop(err error) bool {
+	m.err, m.done = err, true
+	return false
+}
+
+// eachMember calls fn with the key and the raw value of every member of
+// the object d, in order, and returns the first error of fn or of the
+// scan. Keys with escapes are decoded.
+func eachMember(d []byte, fn func(key string, value []byte) error) error {
+	m := scanMembers(d)
+	for m.next() {
+		if err := fn(m.key, m.value); err != nil {
+			return err
+		}
+	}
+	return m.err
 }
 
 // eachElement calls fn with every element of the array d.

@@ -159,17 +159,29 @@ func (r *registry) operationFor(envelope []byte) (*operation, error) {
 	return nil, fmt.Errorf("no handler for method %q: the module declares %s", method, strings.Join(declared, ", "))
 }
 
-// Member names of the request envelope, from the json tags of
-// abi.Envelope.
-var (
-	keyMethod      = jsonKey[abi.Envelope]("Method")
-	keyRoute       = jsonKey[abi.Envelope]("Route")
-	keyPath        = jsonKey[abi.Envelope]("Path")
-	keyRawQuery    = jsonKey[abi.Envelope]("RawQuery")
-	keyMediaType   = jsonKey[abi.Envelope]("MediaType")
-	keyContentType = jsonKey[abi.Envelope]("ContentType")
-	keyFiles       = jsonKey[abi.Envelope]("Files")
-	keyError       = jsonKey[abi.Envelope]("Error")
+// Member names of the request envelope: the json tags of abi.Envelope
+// (TestEnvelopeKeys checks them) and the names of abi.Part. They are
+// constants so that comparisons and switch statements on them compile to
+// inline loads and compares rather than calls to runtime.memequal (11 of
+// them per GET when they were variables): the envelope is read on every
+// request, and calls are dear in a Go WebAssembly module.
+const (
+	keyMethod      = "method"
+	keyRoute       = "route"
+	keyPath        = "path"
+	keyRawQuery    = "rawQuery"
+	keyParams      = "params"
+	keyQuery       = "query"
+	keyHeaders     = "headers"
+	keyBody        = "body"
+	keyMediaType   = "mediaType"
+	keyContentType = "contentType"
+	keyFiles       = "files"
+	keyRequestID   = "requestId"
+	keyTraceID     = "traceId"
+	keyAuth        = "auth"
+	keyContext     = "context"
+	keyError       = "error"
 )
 
 // jsonKey returns the JSON member name of field of struct type T.
@@ -265,22 +277,29 @@ func writeReply(reply Reply, envelope []byte, status int) error {
 	return nil
 }
 
-// encodeJSON encodes a Respond body into replyBuf, without the trailing
-// newline; the bytes are valid until the next call.
+// encodeJSON encodes a Respond body, without the trailing newline; the
+// bytes are valid until the next call, and as long as the body.
 func encodeJSON(v any) ([]byte, error) {
 	replyBuf.Reset()
-	if raw, ok := v.(json.RawMessage); ok && !bytes.ContainsAny(raw, "<>&") {
+	if raw, ok := v.(json.RawMessage); ok {
 		// Bytes that already are JSON (a value read from the key-value
 		// store) are only checked and compacted, as encoding/json would,
-		// with appendCompact's tight loops: no decode and encode inside
-		// wasm. (With <, > or &, which encoding/json escapes, the encoder
-		// below does it.)
-		out, err := appendCompact(replyBuf.AvailableBuffer(), raw)
-		if err != nil {
+		// with the compactor's tight loops: no decode and encode inside
+		// wasm, and no copy at all when they are compact already. Those
+		// with characters encoding/json escapes (<, >, &, U+2028,
+		// U+2029) go to the encoder, broken ones too when they hold such
+		// a character, as they always did.
+		c := compactor{src: raw, out: replyBuf.AvailableBuffer()}
+		out, err := c.compact()
+		switch {
+		case err == nil && !c.escapes && !c.copied:
+			return out, nil
+		case err == nil && !c.escapes:
+			replyBuf.Write(out) // keep the buffer for the next reply
+			return replyBuf.Bytes(), nil
+		case err != nil && !bytes.ContainsAny(raw, "<>&\u2028\u2029"):
 			return nil, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
 		}
-		replyBuf.Write(out)
-		return replyBuf.Bytes(), nil
 	}
 	if err := replyEnc.Encode(v); err != nil {
 		return nil, err

@@ -170,6 +170,12 @@ func TestReplyEncoding(t *testing.T) {
 		{"other status", Respond(404, map[string]string{"message": "gone"}), 404, Headers{}, `{"message":"gone"}`},
 		{"nil body sends nothing", Respond(204, nil), 204, Headers{}, ``},
 		{"raw JSON body", Respond(200, json.RawMessage(`[1, 2]`)), 200, Headers{}, `[1,2]`},
+		{"compact raw JSON body", Respond(200, json.RawMessage(`{"id":2,"tags":["a"]}`)), 200, Headers{}, `{"id":2,"tags":["a"]}`},
+		{"HTML characters in raw JSON are escaped", Respond(200, json.RawMessage(`{"a": "<b>&"}`)), 200, Headers{}, `{"a":"\u003cb\u003e\u0026"}`},
+		// Regression: the compactor sent these as they were, where
+		// encoding/json escapes them.
+		{"U+2028 and U+2029 in raw JSON are escaped", Respond(200, json.RawMessage("\"a\u2028b\u2029\"")), 200, Headers{}, `"a\u2028b\u2029"`},
+		{"other characters in raw JSON are kept", Respond(200, json.RawMessage(`"€ é"`)), 200, Headers{}, `"€ é"`},
 		{"HTML characters are escaped", Respond(200, item{Name: "b", HTML: "<b>"}), 200, Headers{}, `{"name":"b","html":"\u003cb\u003e"}`},
 		{
 			"headers pass through, repeated names add",
@@ -610,5 +616,27 @@ func TestSchemaPropertiesMatchEncodingJSON(t *testing.T) {
 				t.Errorf("schema properties = %q, encoding/json members = %q", got, want)
 			}
 		})
+	}
+}
+
+// TestEnvelopeKeys checks the constant member names of the envelope
+// against the json tags of abi.Envelope and the names of abi.Part.
+func TestEnvelopeKeys(t *testing.T) {
+	for _, k := range []struct{ key, field string }{
+		{keyMethod, "Method"}, {keyRoute, "Route"}, {keyPath, "Path"}, {keyRawQuery, "RawQuery"},
+		{keyParams, "Params"}, {keyQuery, "Query"}, {keyHeaders, "Headers"}, {keyBody, "Body"},
+		{keyMediaType, "MediaType"}, {keyContentType, "ContentType"}, {keyFiles, "Files"},
+		{keyRequestID, "RequestID"}, {keyTraceID, "TraceID"}, {keyAuth, "Auth"}, {keyContext, "Context"}, {keyError, "Error"},
+	} {
+		t.Run(k.field, func(t *testing.T) {
+			if want := jsonKey[abi.Envelope](k.field); k.key != want {
+				t.Errorf("the member name of abi.Envelope.%s is %q, want %q", k.field, k.key, want)
+			}
+		})
+	}
+	for part, key := range map[abi.Part]string{abi.PartParams: keyParams, abi.PartQuery: keyQuery, abi.PartHeaders: keyHeaders, abi.PartBody: keyBody} {
+		if want := part.String(); key != want {
+			t.Errorf("the member name of part %d is %q, want %q", part, key, want)
+		}
 	}
 }
