@@ -1,7 +1,9 @@
 package guestbuild
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -96,5 +98,48 @@ func TestFindErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPrimeGoCompilesSharedPackages: before the Go routes of an app are
+// built, one go build compiles what they share, so the builds that follow
+// find it in the cache (go list calls it not stale) rather than each
+// compiling it again side by side.
+func TestPrimeGoCompilesSharedPackages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the wasip1 runtime into an empty build cache")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("needs the go command")
+	}
+	t.Setenv("GOCACHE", t.TempDir())
+	route := "package main\n\nimport \"primetest/shared\"\n\nfunc main() { println(shared.Name()) }\n"
+	dir := writeTree(t, map[string]string{
+		"go.mod":           "module primetest\n\ngo 1.24\n",
+		"shared/shared.go": "package shared\n\n// Name is shared by the routes.\nfunc Name() string { return \"shared\" }\n",
+		"a/main.go":        "//endpoints:route GET /a\n" + route,
+		"b/main.go":        "//endpoints:route GET /b\n" + route,
+	})
+	stale := func() string {
+		cmd := exec.Command(goTool, "list", "-trimpath", "-f", "{{.Stale}}", "./shared")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := stale(); got != "true" {
+		t.Fatalf("before priming, the shared package is stale=%s in an empty cache, want true", got)
+	}
+	sources, err := Find(dir)
+	if err != nil || len(sources) != 2 {
+		t.Fatalf("Find = %v, %v; want the two routes", sources, err)
+	}
+	primeGo(context.Background(), dir, sources)
+	if got := stale(); got != "false" {
+		t.Errorf("after priming, the shared package is stale=%s, want false: the route builds would compile it again", got)
 	}
 }
