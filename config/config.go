@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,9 +12,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -82,394 +79,6 @@ type App struct {
 	TrustedProxies []string `json:"trustedProxies,omitzero"`
 }
 
-// Server is the "server" member of endpoints.json: the deadlines that
-// keep slow, idle and stalled clients from holding connections, goroutines
-// and guest instances. Zero fields take the defaults, which suit a server
-// facing the internet:
-//
-//	{"readHeaderTimeout": "10s", "readTimeout": "30s", "writeTimeout": "30s",
-//	 "idleTimeout": "60s", "maxHeaderBytes": 65536, "shutdownTimeout": "10s"}
-//
-// # Notes
-//
-//   - The host applies readTimeout and writeTimeout to every request itself
-//     (through http.ResponseController), so an embedder's own http.Server
-//     gets them too. readHeaderTimeout, idleTimeout and maxHeaderBytes are
-//     settings of the http.Server: `endpoints serve` and `dev` apply them
-//     (host.Host.HTTPServer builds such a server).
-//   - writeTimeout bounds each write, not the whole answer, so a long
-//     stream (Server-Sent Events) lives as long as its client keeps
-//     reading; a client that stops reading is dropped after writeTimeout.
-//   - They apply at the next start, except readTimeout and writeTimeout.
-type Server struct {
-	// ReadHeaderTimeout bounds reading a request's line and headers.
-	// Defaults to [DefaultReadHeaderTimeout].
-	ReadHeaderTimeout Duration `json:"readHeaderTimeout,omitzero"`
-	// ReadTimeout bounds reading a request's body, counted from the start
-	// of the request: a client that declares a body and sends it too
-	// slowly gets 408 (or, once a guest reads the body, the guest sees a
-	// read error). Defaults to [DefaultReadTimeout].
-	ReadTimeout Duration `json:"readTimeout,omitzero"`
-	// WriteTimeout bounds each write of an answer to the client. Defaults
-	// to [DefaultWriteTimeout].
-	WriteTimeout Duration `json:"writeTimeout,omitzero"`
-	// IdleTimeout is how long a keep-alive connection may wait for its next
-	// request. Defaults to [DefaultIdleTimeout].
-	IdleTimeout Duration `json:"idleTimeout,omitzero"`
-	// MaxHeaderBytes bounds the request line and headers. Defaults to
-	// [DefaultMaxHeaderBytes].
-	MaxHeaderBytes int `json:"maxHeaderBytes,omitzero"`
-	// ShutdownTimeout is how long `endpoints serve` waits for requests in
-	// flight when it is asked to stop (SIGINT, SIGTERM) before it stops
-	// their guests. Defaults to [DefaultShutdownTimeout].
-	ShutdownTimeout Duration `json:"shutdownTimeout,omitzero"`
-}
-
-// Defaults of [Server].
-const (
-	// DefaultReadHeaderTimeout is the default of
-	// [Server.ReadHeaderTimeout]: 10 s.
-	DefaultReadHeaderTimeout = 10 * time.Second
-	// DefaultReadTimeout is the default of [Server.ReadTimeout]: 30 s.
-	DefaultReadTimeout = 30 * time.Second
-	// DefaultWriteTimeout is the default of [Server.WriteTimeout]:
-	// 30 s.
-	DefaultWriteTimeout = 30 * time.Second
-	// DefaultIdleTimeout is the default of [Server.IdleTimeout]: 60 s.
-	DefaultIdleTimeout = 60 * time.Second
-	// DefaultMaxHeaderBytes is the default of
-	// [Server.MaxHeaderBytes]: 64 KiB.
-	DefaultMaxHeaderBytes = 64 << 10
-	// DefaultShutdownTimeout is the default of
-	// [Server.ShutdownTimeout]: 10 s.
-	DefaultShutdownTimeout = 10 * time.Second
-)
-
-// WithDefaults returns c with its zero fields set to their defaults: the
-// deadlines in effect.
-func (c Server) WithDefaults() Server {
-	def := func(d *Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = Duration(v)
-		}
-	}
-	def(&c.ReadHeaderTimeout, DefaultReadHeaderTimeout)
-	def(&c.ReadTimeout, DefaultReadTimeout)
-	def(&c.WriteTimeout, DefaultWriteTimeout)
-	def(&c.IdleTimeout, DefaultIdleTimeout)
-	def(&c.ShutdownTimeout, DefaultShutdownTimeout)
-	if c.MaxHeaderBytes <= 0 {
-		c.MaxHeaderBytes = DefaultMaxHeaderBytes
-	}
-	return c
-}
-
-// Build is the "build" member of endpoints.json: a command that
-// turns sources the built-in builds (Go, C, WAT) do not know, such as
-// AssemblyScript, into route modules, and the files whose saves rerun it:
-//
-//	{"command": "npm run asbuild", "watch": ["assembly/**/*.ts", "package.json"]}
-//
-// `endpoints build` runs the command after the built-in builds, and so does
-// `endpoints dev` before it serves; under `endpoints dev` a saved file
-// matching a watch pattern runs it again, and the modules it writes are
-// reloaded like any other.
-//
-// # Notes
-//
-//   - The command runs through `sh -c` in the app directory, with the
-//     environment of the endpoints process. A non-zero exit fails the build.
-//   - A watch pattern is a path relative to the app, with forward slashes,
-//     in the syntax of [path.Match] ("*" and "?" stay within one directory,
-//     "[a-z]" is a class) plus "**" as a whole segment for any number of
-//     directories: "assembly/**/*.ts" matches assembly/index.ts and
-//     assembly/lib/util.ts. It may not be absolute or use "..".
-//   - Hidden files and directories and those named node_modules, vendor,
-//     testdata or starting with "_" are not watched.
-//   - Watch the sources, not what the command writes: a command that
-//     writes a file matching a pattern would run again and again.
-type Build struct {
-	// Command is the shell command line to run. Required when "build" is
-	// present.
-	Command string `json:"command,omitzero"`
-	// Watch lists the glob patterns of the files whose saves rerun Command
-	// under `endpoints dev`. Without it, dev runs Command once, at start.
-	Watch []string `json:"watch,omitzero"`
-}
-
-// Storage drivers of [Storage.Driver].
-const (
-	// DriverMemory is the store in the host's memory ([storage.Memory]):
-	// one process, lost on restart. The default.
-	DriverMemory = "memory"
-	// DriverRedis is a Redis server (package storage/redis), shared by
-	// every host of the app behind a load balancer. A program that uses it
-	// imports storage/redis, which registers the driver.
-	DriverRedis = "redis"
-)
-
-// Storage is the "storage" member of endpoints.json, and
-// host.Options.Storage for a Go embedder: where Idempotency-Key records, rate
-// limits and the guests' key-value data live. The zero value is the memory
-// store, namespaced by the app directory's name.
-//
-//	{"driver": "redis", "url": "redis://127.0.0.1:6379/0", "namespace": "shop"}
-type Storage struct {
-	// Driver is [DriverMemory] (the default, when empty) or [DriverRedis].
-	Driver string `json:"driver,omitzero"`
-	// URL locates the Redis server: redis://[user:password@]host:port/db.
-	// Required with [DriverRedis]; unused by the memory store.
-	URL string `json:"url,omitzero"`
-	// Namespace separates apps sharing one store. If empty, it is the name
-	// of the app directory, so hosts of one app agree on it.
-	Namespace string `json:"namespace,omitzero"`
-	// MaxBytes bounds the memory store. If zero, [storage.DefaultMaxBytes]
-	// (64 MiB).
-	MaxBytes int64 `json:"maxBytes,omitzero"`
-}
-
-// Idempotency is the "idempotency" member of endpoints.json, and
-// host.Options.Idempotency for a Go embedder: how the Idempotency-Key step
-// (docs/spec.md §6) keeps its records. The zero value is every default.
-//
-//	{"lease": "30s", "replay": "24h", "scopeHeader": "X-Client-Id"}
-type Idempotency struct {
-	// Lease is how long a request holds its key while it runs. If zero,
-	// [DefaultIdempotencyLease]. Keep it above limits.timeout: a request
-	// running past its lease answers 409 IDEMPOTENCY_LEASE_LOST.
-	Lease Duration `json:"lease,omitzero"`
-	// Replay is how long a completed answer is replayed. If zero,
-	// [DefaultIdempotencyReplay].
-	Replay Duration `json:"replay,omitzero"`
-	// ScopeHeader names a request header whose value scopes keys, such as
-	// the client id a trusted proxy sets after authentication: two
-	// clients sending the same key never share a record. If empty, keys
-	// are scoped by operation only.
-	ScopeHeader string `json:"scopeHeader,omitzero"`
-}
-
-// Defaults of [Idempotency].
-const (
-	// DefaultIdempotencyLease is the default of [Idempotency.Lease]:
-	// 60 s.
-	DefaultIdempotencyLease = 60 * time.Second
-	// DefaultIdempotencyReplay is the default of
-	// [Idempotency.Replay]: 24 h.
-	DefaultIdempotencyReplay = 24 * time.Hour
-)
-
-// Defaults of the generated document, of [OpenAPI] and [Docs]
-// (docs/spec.md §8).
-const (
-	// DefaultOpenAPIPath is the default of [OpenAPI.Path]: where the
-	// document is served.
-	DefaultOpenAPIPath = "/_endpoints/schema"
-	// DefaultOpenAPITitle is the default of [OpenAPI.Title],
-	// the document's info.title: "Endpoints API".
-	DefaultOpenAPITitle = openapi.DefaultTitle
-	// DefaultOpenAPIVersion is the default of [OpenAPI.Version],
-	// the document's info.version: "0.1.0".
-	DefaultOpenAPIVersion = openapi.DefaultVersion
-	// DefaultDocsPath is the default of [Docs.Path]: where the
-	// interactive reference of the document is served.
-	DefaultDocsPath = "/_endpoints/docs"
-	// DefaultDocsAssets is the default of [Docs.Assets]: where the docs
-	// page loads its interactive reference (Scalar) from, a pinned version
-	// on a public CDN. Set openApi.docs.assets to a directory of the app
-	// holding the same files (the dist/browser folder of the npm package
-	// @scalar/api-reference) to serve them locally, offline.
-	DefaultDocsAssets = "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser"
-)
-
-// OpenAPI configures the generated document and its reference page:
-// the "openApi" member of endpoints.json (a boolean or an object), and
-// host.Options.OpenAPI for a Go embedder, whose fields that are set win over
-// the file's, field by field. Document and Extend are Go-only. The zero
-// value is every default: the document at [DefaultOpenAPIPath] and the docs
-// page at [DefaultDocsPath], served in development mode (host.Development) only.
-//
-//	{"openApi": {"title": "Users API", "version": "1.2.0", "enabled": true}}
-type OpenAPI struct {
-	// Set reports whether the member was present in endpoints.json.
-	Set bool `json:"-"`
-	// Enabled is true to serve the document (and the docs page) in
-	// production too, false to never serve them; nil keeps the default:
-	// served in development mode (host.Development) only.
-	Enabled *bool `json:"enabled"`
-	// Title is the document's info.title. If empty,
-	// [DefaultOpenAPITitle].
-	Title string `json:"title"`
-	// Version is the API's version, info.version. If empty,
-	// [DefaultOpenAPIVersion].
-	Version string `json:"version"`
-	// Path serves the document. If empty, [DefaultOpenAPIPath].
-	Path string `json:"path"`
-	// SpecVersion is the OpenAPI version of the document,
-	// [openapi.Version31] ("3.1.0", the default when empty) or
-	// [openapi.Version32] ("3.2.0"): it
-	// decides where the schema of one event of a stream goes
-	// (docs/spec.md §7).
-	SpecVersion string `json:"specVersion"`
-	// PlainRoutes says what the document does with plain routes; see
-	// [PlainRoutesPolicy]. If empty, [PlainRoutesInclude].
-	PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
-	// Docs configures the interactive reference page served beside the
-	// document: false turns it off; {"path", "assets"} moves it or loads
-	// its assets from elsewhere (a URL, or a directory of the app served
-	// locally). The zero value serves it at [DefaultDocsPath] with
-	// [DefaultDocsAssets].
-	Docs Docs `json:"docs"`
-	// Document (Go embedders only) is an OpenAPI fragment (a JSON object)
-	// deep-merged into the generated document after the runtime
-	// declaration's additions: objects merge, arrays and scalars replace
-	// ([openapi.Document.Merge]). Nil: none.
-	Document []byte `json:"-"`
-	// Extend (Go embedders only) runs last and edits the document in
-	// place: for what a fragment cannot say, such as security on chosen
-	// operations. An error fails the load. Nil: none.
-	Extend func(*openapi.Document) error `json:"-"`
-}
-
-// Docs is the "docs" member of "openApi": the interactive reference
-// page served beside the document, whenever the document is served. The
-// zero value serves it at [DefaultDocsPath] with [DefaultDocsAssets].
-//
-//	{"openApi": {"docs": {"path": "/docs", "assets": "public/scalar"}}}
-type Docs struct {
-	// Off turns the page off ("docs": false).
-	Off bool `json:"-"`
-	// Path serves the page. If empty, [DefaultDocsPath].
-	Path string `json:"path"`
-	// Assets is where the page loads its scripts from: a URL, or a
-	// directory of the app that the host serves below Path. If empty,
-	// [DefaultDocsAssets].
-	Assets string `json:"assets"`
-}
-
-// UnmarshalJSON accepts true, false or {path, assets}.
-func (o *Docs) UnmarshalJSON(data []byte) error {
-	switch firstByte(data) {
-	case 't', 'f':
-		var b bool
-		if err := json.Unmarshal(data, &b); err != nil {
-			return err
-		}
-		o.Off = !b
-		return nil
-	case '{':
-		var v struct {
-			Path   string `json:"path"`
-			Assets string `json:"assets"`
-		}
-		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
-			return err
-		}
-		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
-			return fmt.Errorf("openApi.docs.path %q must start with /", v.Path)
-		}
-		o.Path, o.Assets = v.Path, v.Assets
-		return nil
-	}
-	return errors.New("openApi.docs must be true, false or an object {path, assets}")
-}
-
-// MarshalJSON writes the option back.
-func (o Docs) MarshalJSON() ([]byte, error) {
-	if o.Off {
-		return []byte("false"), nil
-	}
-	return json.Marshal(struct {
-		Path   string `json:"path,omitempty"`
-		Assets string `json:"assets,omitempty"`
-	}{o.Path, o.Assets})
-}
-
-// UnmarshalJSON accepts true, false or {enabled, title, version, path,
-// specVersion, plainRoutes, docs}.
-func (o *OpenAPI) UnmarshalJSON(data []byte) error {
-	o.Set = true
-	switch firstByte(data) {
-	case 't', 'f':
-		var b bool
-		if err := json.Unmarshal(data, &b); err != nil {
-			return err
-		}
-		o.Enabled = &b
-		return nil
-	case '{':
-		var v struct {
-			Enabled     *bool             `json:"enabled"`
-			Title       string            `json:"title"`
-			Version     string            `json:"version"`
-			Path        string            `json:"path"`
-			SpecVersion string            `json:"specVersion"`
-			PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
-			Docs        Docs              `json:"docs"`
-		}
-		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
-			return err
-		}
-		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
-			return fmt.Errorf("openApi.path %q must start with /", v.Path)
-		}
-		if v.SpecVersion != "" && v.SpecVersion != openapi.Version31 && v.SpecVersion != openapi.Version32 {
-			return fmt.Errorf("openApi.specVersion %q: want %q (the default) or %q", v.SpecVersion, openapi.Version31, openapi.Version32)
-		}
-		if err := v.PlainRoutes.check(); err != nil {
-			return fmt.Errorf("openApi.plainRoutes: %w", err)
-		}
-		o.Enabled, o.Title, o.Version, o.Path, o.Docs = v.Enabled, v.Title, v.Version, v.Path, v.Docs
-		o.SpecVersion, o.PlainRoutes = v.SpecVersion, v.PlainRoutes
-		return nil
-	}
-	return errors.New("openApi must be true, false or an object {enabled, title, version, path, specVersion, plainRoutes, docs}")
-}
-
-// MarshalJSON writes the option back in its object form.
-func (o OpenAPI) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Enabled     *bool             `json:"enabled,omitempty"`
-		Title       string            `json:"title,omitempty"`
-		Version     string            `json:"version,omitempty"`
-		Path        string            `json:"path,omitempty"`
-		SpecVersion string            `json:"specVersion,omitempty"`
-		PlainRoutes PlainRoutesPolicy `json:"plainRoutes,omitempty"`
-	}{o.Enabled, o.Title, o.Version, o.Path, o.SpecVersion, o.PlainRoutes})
-}
-
-// PlainRoutesPolicy is what the document does with plain routes, the
-// route modules that export no contract (docs/spec.md §9): the "openApi.plainRoutes" member of endpoints.json.
-//
-//	{"openApi": {"plainRoutes": "warn"}}
-//
-// A plain route's meta is its entry under "plainRoutes" in
-// server/routes.config.json.
-type PlainRoutesPolicy string
-
-// Policies for plain routes. The zero value is [PlainRoutesInclude].
-const (
-	// PlainRoutesInclude lists every plain route, with its meta when it has
-	// some. The default.
-	PlainRoutesInclude PlainRoutesPolicy = "include"
-	// PlainRoutesWarn lists every plain route and logs, at each load, a
-	// warning for each one without meta.
-	PlainRoutesWarn PlainRoutesPolicy = "warn"
-	// PlainRoutesRequire lists every plain route and makes one without
-	// meta a problem of the load, naming its file: endpoints serve then
-	// refuses to start.
-	PlainRoutesRequire PlainRoutesPolicy = "require"
-	// PlainRoutesExclude leaves plain routes out of the document.
-	PlainRoutesExclude PlainRoutesPolicy = "exclude"
-)
-
-func (p PlainRoutesPolicy) check() error {
-	switch p {
-	case "", PlainRoutesInclude, PlainRoutesWarn, PlainRoutesRequire, PlainRoutesExclude:
-		return nil
-	}
-	return fmt.Errorf("%q: want %q (the default), %q, %q or %q", string(p), PlainRoutesInclude, PlainRoutesWarn, PlainRoutesRequire, PlainRoutesExclude)
-}
-
 // Duration is a time.Duration written in JSON as a Go duration string
 // ("1.5s", "250ms").
 type Duration time.Duration
@@ -491,6 +100,37 @@ func (d *Duration) UnmarshalJSON(data []byte) error {
 // MarshalJSON writes the duration string.
 func (d Duration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Duration(d).String())
+}
+
+// Parse decodes and checks the content of the file endpoints.json
+// ([File]), nil when the file is absent, with the overrides set: the
+// last override of a setting wins, over the file. Decoding is strict: an
+// unknown key is an error that names it and the keys allowed there. An
+// error names the file, the setting's JSON pointer and what was expected
+// ("endpoints.json: /limits/bodyBytes: must be positive, got -1"), and,
+// when an override set the setting, the override ("(/limits/bodyBytes
+// set by ENDPOINTS_LIMITS_BODY_BYTES)"). No file and no override give
+// the zero App: every default.
+func Parse(file string, data []byte, overrides ...Override) (*App, error) {
+	if data == nil && len(overrides) == 0 {
+		return &App{}, nil
+	}
+	merged, err := applyOverrides(file, data, overrides)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := parse(file, merged)
+	var bad *settingError
+	if errors.As(err, &bad) {
+		// The last override of the setting (or of an object holding it)
+		// is the one in effect.
+		for _, o := range slices.Backward(overrides) {
+			if bad.pointer == o.Pointer || strings.HasPrefix(bad.pointer, o.Pointer+"/") {
+				return nil, fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
+			}
+		}
+	}
+	return cfg, err
 }
 
 // Load reads endpoints.json ([File]) from appDir and applies the
@@ -609,48 +249,6 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, err
 	}
 	return &cfg, nil
-}
-
-// checkBuild checks the "build" member: a command whenever the member is
-// present, and watch patterns that are clean globs relative to the app.
-func checkBuild(file string, data []byte, b Build) error {
-	if strings.TrimSpace(b.Command) == "" {
-		// The member may be present yet empty ({} or only "watch").
-		var probe struct {
-			Build jsontext.Value `json:"build"`
-		}
-		if err := json.Unmarshal(data, &probe); err == nil && len(probe.Build) > 0 && probe.Build.Kind() != 'n' {
-			return badSetting(file, "/build/command", "required when \"build\" is present: the shell command that builds the modules, such as \"npm run asbuild\"")
-		}
-	}
-	for i, p := range b.Watch {
-		var problem string
-		switch {
-		case p == "":
-			problem = "is empty"
-		case strings.HasPrefix(p, "/"):
-			problem = "must be relative to the app, not absolute"
-		case slices.Contains(strings.Split(p, "/"), ".."):
-			problem = "must not leave the app with \"..\""
-		case path.Clean(p) != p:
-			problem = fmt.Sprintf("is not a clean path; write %q", path.Clean(p))
-		default:
-			for _, seg := range strings.Split(p, "/") {
-				if strings.Contains(seg, "**") && seg != "**" {
-					problem = fmt.Sprintf("uses \"**\" inside the segment %q; \"**\" must be a whole segment, as in \"src/**/*.ts\"", seg)
-					break
-				}
-				if _, err := path.Match(seg, ""); err != nil {
-					problem = fmt.Sprintf("is not a valid glob (%v) in the segment %q", err, seg)
-					break
-				}
-			}
-		}
-		if problem != "" {
-			return badSetting(file, fmt.Sprintf("/build/watch/%d", i), "%q %s", p, problem)
-		}
-	}
-	return nil
 }
 
 // firstByte is the first byte of a JSON value after any white space: its

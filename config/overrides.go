@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -183,35 +182,4 @@ func applyOverrides(file string, data []byte, overrides []Override) ([]byte, err
 		return nil, err
 	}
 	return out, nil
-}
-
-// Parse decodes and checks the content of the file endpoints.json
-// ([File]), nil when the file is absent, with the overrides set: the
-// last override of a setting wins, over the file. Decoding is strict: an
-// unknown key is an error that names it and the keys allowed there. An
-// error names the file, the setting's JSON pointer and what was expected
-// ("endpoints.json: /limits/bodyBytes: must be positive, got -1"), and,
-// when an override set the setting, the override ("(/limits/bodyBytes
-// set by ENDPOINTS_LIMITS_BODY_BYTES)"). No file and no override give
-// the zero App: every default.
-func Parse(file string, data []byte, overrides ...Override) (*App, error) {
-	if data == nil && len(overrides) == 0 {
-		return &App{}, nil
-	}
-	merged, err := applyOverrides(file, data, overrides)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := parse(file, merged)
-	var bad *settingError
-	if errors.As(err, &bad) {
-		// The last override of the setting (or of an object holding it)
-		// is the one in effect.
-		for _, o := range slices.Backward(overrides) {
-			if bad.pointer == o.Pointer || strings.HasPrefix(bad.pointer, o.Pointer+"/") {
-				return nil, fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
-			}
-		}
-	}
-	return cfg, err
 }
