@@ -161,7 +161,7 @@ func (c *call) stopped() <-chan struct{} {
 
 // reset prepares a pooled call for a request.
 func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op *operation, r *http.Request) {
-	timeout, now := set.opts.Limits.timeout(), time.Now()
+	timeout, now := limitTimeout(set.opts.Limits), time.Now()
 	*c = call{
 		parent:    ctx,
 		host:      h,
@@ -177,7 +177,7 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 		start:     now,
 		deadline:  now.Add(timeout).UnixNano(),
 		logger:    h.logger,
-		maxBuffer: set.opts.Limits.responseBytes(),
+		maxBuffer: limitResponseBytes(set.opts.Limits),
 		params:    reuse(c.params),
 		query:     reuse(c.query),
 		headers:   reuse(c.headers),

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -47,7 +48,7 @@ func TestCloseStopsRunningGuests(t *testing.T) {
 	h, err := host.New(context.Background(), a.dir, host.Options{
 		CacheDir: testCacheDir(t),
 		Logger:   slog.New(slog.NewTextHandler(seen, nil)),
-		Limits:   host.Limits{Instances: guests, Timeout: host.Duration(time.Hour)},
+		Limits:   config.Limits{Instances: guests, Timeout: config.Duration(time.Hour)},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,15 +3,9 @@ package host
 import (
 	"net/http"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
 )
-
-// DefaultDocsAssets is where the docs page loads its interactive reference
-// (Scalar) from by default: a pinned version on a public CDN. Set
-// openApi.docs.assets to a directory of the app holding the same files
-// (the dist/browser folder of the npm package @scalar/api-reference) to
-// serve them locally, offline.
-const DefaultDocsAssets = "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser"
 
 // newDocs prepares the docs page (package docspage), or nil when it is
 // off.
@@ -26,17 +20,17 @@ func (h *Host) newDocs(s *settings) (*docspage.Page, error) {
 		AppDir:     h.app,
 		Title:      s.openAPI().Title,
 		Schema:     s.docPath,
-		ConfigFile: AppConfigFile,
+		ConfigFile: config.File,
 		WriteError: writeDocsError,
 	}
 	if cfg.Path == "" {
-		cfg.Path = DefaultDocsPath
+		cfg.Path = config.DefaultDocsPath
 	}
 	if cfg.Assets == "" {
-		cfg.Assets = DefaultDocsAssets
+		cfg.Assets = config.DefaultDocsAssets
 	}
 	if cfg.Title == "" {
-		cfg.Title = DefaultOpenAPITitle
+		cfg.Title = config.DefaultOpenAPITitle
 	}
 	return docspage.New(cfg)
 }

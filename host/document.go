@@ -14,23 +14,8 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/openapi"
-)
-
-// Defaults of the generated document, of [OpenAPIConfig] (docs/spec.md §8).
-const (
-	// DefaultOpenAPIPath is the default of [OpenAPIConfig.Path]: where the
-	// document is served.
-	DefaultOpenAPIPath = "/_endpoints/schema"
-	// DefaultOpenAPITitle is the default of [OpenAPIConfig.Title],
-	// the document's info.title: "Endpoints API".
-	DefaultOpenAPITitle = openapi.DefaultTitle
-	// DefaultOpenAPIVersion is the default of [OpenAPIConfig.Version],
-	// the document's info.version: "0.1.0".
-	DefaultOpenAPIVersion = openapi.DefaultVersion
-	// DefaultDocsPath is the default of [DocsConfig.Path]: where the
-	// interactive reference of the document is served.
-	DefaultDocsPath = "/_endpoints/docs"
 )
 
 // RoutesConfigFile is the routes configuration of an app (docs/spec.md §7).
@@ -38,7 +23,7 @@ const RoutesConfigFile = "server/routes.config.json"
 
 // openAPI is the document's configuration: Options.OpenAPI over
 // endpoints.json's.
-func (s *settings) openAPI() OpenAPIConfig { return s.opts.OpenAPI.over(s.config.OpenAPI) }
+func (s *settings) openAPI() config.OpenAPI { return openAPIOver(s.opts.OpenAPI, s.config.OpenAPI) }
 
 // specVersion is the OpenAPI version the document declares.
 func (s *settings) specVersion() string {
@@ -46,8 +31,8 @@ func (s *settings) specVersion() string {
 }
 
 // plainRoutes is the policy for plain routes in the document.
-func (s *settings) plainRoutes() PlainRoutesPolicy {
-	return cmp.Or(s.openAPI().PlainRoutes, PlainRoutesInclude)
+func (s *settings) plainRoutes() config.PlainRoutesPolicy {
+	return cmp.Or(s.openAPI().PlainRoutes, config.PlainRoutesInclude)
 }
 
 // plainOperations are the plain routes of a table as the document lists
@@ -107,19 +92,19 @@ func withoutMeta(ops []openapi.Operation, cfg *openapi.RoutesConfig) []openapi.O
 // each, naming its file.
 func (h *Host) plainProblems(t *table) []error {
 	policy := t.set.plainRoutes()
-	if policy != PlainRoutesWarn && policy != PlainRoutesRequire {
+	if policy != config.PlainRoutesWarn && policy != config.PlainRoutesRequire {
 		return nil
 	}
 	var problems []error
 	for _, op := range withoutMeta(plainOperations(t), t.routesConfig) {
 		route := openapi.ClientPath(op.Path)
-		if policy == PlainRoutesWarn {
+		if policy == config.PlainRoutesWarn {
 			h.logger.Warn("plain route without meta: the document lists it with defaults only",
 				"app", h.app, "file", op.File, "route", route, "hint", fmt.Sprintf("add %q to \"plainRoutes\" in %s", route, RoutesConfigFile))
 			continue
 		}
 		problems = append(problems, fmt.Errorf("%s: plain route %s has no meta, and %s says openApi.plainRoutes %q: add {\"plainRoutes\": {%q: {\"summary\": \"...\"}}} to %s, or make the route an endpoint",
-			op.File, route, AppConfigFile, policy, route, RoutesConfigFile))
+			op.File, route, config.File, policy, route, RoutesConfigFile))
 	}
 	return problems
 }
@@ -156,12 +141,12 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 			})
 		}
 	}
-	if t.set.plainRoutes() != PlainRoutesExclude {
+	if t.set.plainRoutes() != config.PlainRoutesExclude {
 		ops = append(ops, plainOperations(t)...)
 	}
 	cfg := t.set.openAPI()
 	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: t.routesConfig, SpecVersion: t.set.specVersion()}
-	if rc := t.routesConfig; rc != nil && rc.PlainRoutes != nil && t.set.plainRoutes() == PlainRoutesExclude {
+	if rc := t.routesConfig; rc != nil && rc.PlainRoutes != nil && t.set.plainRoutes() == config.PlainRoutesExclude {
 		// Excluded plain routes keep their meta for when they are included
 		// again: it names no operation of this document.
 		c := *rc
@@ -169,10 +154,10 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 		opts.Routes = &c
 	}
 	if opts.Title == "" {
-		opts.Title = DefaultOpenAPITitle
+		opts.Title = config.DefaultOpenAPITitle
 	}
 	if opts.Version == "" {
-		opts.Version = DefaultOpenAPIVersion
+		opts.Version = config.DefaultOpenAPIVersion
 	}
 	doc, err := openapi.Build(ops, opts)
 	if err != nil {
@@ -189,7 +174,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 			if err != nil {
 				return nil, err
 			}
-			out, err := rm.runExtend(ctx, b, time.Now().Add(t.set.opts.Limits.timeout()).UnixNano())
+			out, err := rm.runExtend(ctx, b, time.Now().Add(limitTimeout(t.set.opts.Limits)).UnixNano())
 			if err != nil {
 				return nil, err
 			}
@@ -256,7 +241,7 @@ func (s *settings) openAPIPath() string {
 	if p := s.openAPI().Path; p != "" {
 		return p
 	}
-	return DefaultOpenAPIPath
+	return config.DefaultOpenAPIPath
 }
 
 // serveDocument answers the schema route: the document with an ETag, 304

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -94,7 +95,7 @@ func TestDocumentPlainRoutesPolicy(t *testing.T) {
 		{"include by default", `{}`, host.Options{}, true, ""},
 		{"exclude", `{"openApi": {"plainRoutes": "exclude"}}`, host.Options{}, false, ""},
 		{"warn logs the route without meta", `{"openApi": {"plainRoutes": "warn"}}`, host.Options{}, true, "file=server/routes/page.get.wasm"},
-		{"Options win over endpoints.json", `{"openApi": {"plainRoutes": "exclude"}}`, host.Options{OpenAPI: host.OpenAPIConfig{PlainRoutes: host.PlainRoutesInclude}}, true, ""},
+		{"Options win over endpoints.json", `{"openApi": {"plainRoutes": "exclude"}}`, host.Options{OpenAPI: config.OpenAPI{PlainRoutes: config.PlainRoutesInclude}}, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,7 +134,7 @@ func TestDocumentPlainRoutesRequire(t *testing.T) {
 
 func TestDocumentRefusesSecurityOnAPlainRoute(t *testing.T) {
 	a := newApp(t).wat("server/routes/page.get.wasm", plainModule)
-	_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), OpenAPI: host.OpenAPIConfig{
+	_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), OpenAPI: config.OpenAPI{
 		Extend: func(d *openapi.Document) error {
 			d.Paths["/page"].Get.Security = []openapi.SecurityRequirement{{"bearer": nil}}
 			return nil
@@ -153,7 +154,7 @@ func TestDocumentSpecVersion(t *testing.T) {
 	}{
 		{"3.1 by default", `{}`, host.Options{}, openapi.Version31},
 		{"3.2 from endpoints.json", `{"openApi": {"specVersion": "3.2.0"}}`, host.Options{}, openapi.Version32},
-		{"Options win", `{"openApi": {"specVersion": "3.2.0"}}`, host.Options{OpenAPI: host.OpenAPIConfig{SpecVersion: openapi.Version31}}, openapi.Version31},
+		{"Options win", `{"openApi": {"specVersion": "3.2.0"}}`, host.Options{OpenAPI: config.OpenAPI{SpecVersion: openapi.Version31}}, openapi.Version31},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,30 +186,16 @@ func TestDocumentSpecVersion(t *testing.T) {
 	}
 }
 
-func TestAppConfigOpenAPIErrors(t *testing.T) {
-	for _, tt := range []struct{ name, config, want string }{
-		{"an unknown OpenAPI version", `{"openApi": {"specVersion": "3.0.3"}}`, `openApi.specVersion "3.0.3": want "3.1.0" (the default) or "3.2.0"`},
-		{"an unknown policy", `{"openApi": {"plainRoutes": "fail"}}`, `openApi.plainRoutes: "fail": want "include" (the default), "warn", "require" or "exclude"`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := host.ParseAppConfig("endpoints.json", []byte(tt.config))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("ParseAppConfig error:\ngot  %v\nwant one containing %s", err, tt.want)
-			}
-		})
-	}
-}
-
 func TestOpenAPIConfigIsChecked(t *testing.T) {
 	a := newApp(t).wat("server/api/hello.get.wasm", helloModule)
 	for _, tt := range []struct {
 		name string
-		opts host.OpenAPIConfig
+		opts config.OpenAPI
 		want string
 	}{
-		{"an unknown OpenAPI version", host.OpenAPIConfig{SpecVersion: "3.0.3"}, `Options.OpenAPI.SpecVersion "3.0.3"`},
-		{"an unknown policy", host.OpenAPIConfig{PlainRoutes: "fail"}, `Options.OpenAPI.PlainRoutes: "fail"`},
-		{"a relative path", host.OpenAPIConfig{Path: "openapi.json"}, `Options.OpenAPI.Path "openapi.json" must start with /`},
+		{"an unknown OpenAPI version", config.OpenAPI{SpecVersion: "3.0.3"}, `Options.OpenAPI.SpecVersion "3.0.3"`},
+		{"an unknown policy", config.OpenAPI{PlainRoutes: "fail"}, `Options.OpenAPI.PlainRoutes: "fail"`},
+		{"a relative path", config.OpenAPI{Path: "openapi.json"}, `Options.OpenAPI.Path "openapi.json" must start with /`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), OpenAPI: tt.opts})
@@ -234,7 +221,7 @@ func operationOf(doc *openapi.Document, path, method string) *openapi.OperationO
 func TestOpenAPIOptionsOverFile(t *testing.T) {
 	a := newApp(t).wat("server/api/hello.get.wasm", helloModule).
 		file("endpoints.json", []byte(`{"openApi": {"title": "From the file", "version": "2.0.0", "path": "/openapi.json"}}`))
-	h, _ := a.host(host.Options{Mode: host.Development, OpenAPI: host.OpenAPIConfig{Title: "From Go", Path: "/spec.json"}})
+	h, _ := a.host(host.Options{Mode: host.Development, OpenAPI: config.OpenAPI{Title: "From Go", Path: "/spec.json"}})
 	if rec := get(h, "/openapi.json"); rec.Code != 404 {
 		t.Errorf("GET /openapi.json = %d, want 404: Options.OpenAPI.Path moved the document", rec.Code)
 	}

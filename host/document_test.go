@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -84,7 +85,7 @@ func TestDocsPage(t *testing.T) {
 	t.Run("default assets from the pinned CDN", func(t *testing.T) {
 		srv, _ := newApp(t).wat("server/api/hello.get.wasm", helloModule).serve(host.Options{Mode: host.Development})
 		res := do(t, srv, "GET", "/_endpoints/docs", "")
-		if res.status != 200 || !strings.Contains(res.body, `data-url="/_endpoints/schema"`) || !strings.Contains(res.body, host.DefaultDocsAssets+"/standalone.js") {
+		if res.status != 200 || !strings.Contains(res.body, `data-url="/_endpoints/schema"`) || !strings.Contains(res.body, config.DefaultDocsAssets+"/standalone.js") {
 			t.Fatalf("got %d %s", res.status, res.body)
 		}
 		if csp := res.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src https://cdn.jsdelivr.net;") || !strings.Contains(csp, "default-src 'none'") {
@@ -148,7 +149,7 @@ func TestRuntimeDeclaration(t *testing.T) {
 		h, _ := newApp(t).
 			wat("server/api/hello.get.wasm", helloModule).
 			watSource("server/endpoints/runtime.wasm", runtimeWAT(`{"openApi":{"document":{"servers":[{"url":"https://api.example.com"}],"info":{"description":"From the runtime"}},"extend":true}}`, echo)).
-			host(host.Options{Mode: host.Development, OpenAPI: host.OpenAPIConfig{
+			host(host.Options{Mode: host.Development, OpenAPI: config.OpenAPI{
 				Document: []byte(`{"info":{"contact":{"name":"Embedder"}}}`),
 				Extend: func(d *openapi.Document) error {
 					d.Info.Title = "Edited by Extend"

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/sections"
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
@@ -16,7 +17,7 @@ func init() { sections.Embed = embedSections }
 // embedSections is sections.Embed: the app's limits, the interpreter for
 // modules the cache lacks.
 func embedSections(ctx context.Context, appDir, file string, wasm []byte) ([]byte, error) {
-	cfg, err := LoadAppConfig(appDir)
+	cfg, err := config.Load(appDir)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/linearmem"
 )
@@ -19,11 +20,11 @@ var mappedMemory = linearmem.Supported
 // Options.Progress's hooks for what the engine's pools and background
 // compilations report.
 func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine.Engine, error) {
-	loadTimeout := opts.Limits.loadTimeout()
+	loadTimeout := limitLoadTimeout(opts.Limits)
 	cfg := engine.Config{
-		MemoryBytes:         opts.Limits.memoryBytes(),
+		MemoryBytes:         limitMemoryBytes(opts.Limits),
 		CacheDir:            opts.cacheDir(),
-		ConfigFile:          AppConfigFile,
+		ConfigFile:          config.File,
 		ServeWhileCompiling: opts.ServeWhileCompiling,
 		MapMemory:           mappedMemory,
 		Logger:              logger,

@@ -7,32 +7,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
-
-// Reading endpoints.json as the host does: strictly, so that a misspelt key
-// is an error naming it, and with every absent setting left zero, which
-// means its default.
-func ExampleParseAppConfig() {
-	cfg, err := host.ParseAppConfig("endpoints.json", []byte(`{
-		"limits": {"bodyBytes": 65536, "timeout": "2s"},
-		"storage": {"driver": "memory"}
-	}`))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(cfg.Limits.BodyBytes, time.Duration(cfg.Limits.Timeout), cfg.Limits.MemoryBytes == 0)
-
-	_, err = host.ParseAppConfig("endpoints.json", []byte(`{"limit": {"bodyBytes": 65536}}`))
-	fmt.Println(strings.Split(err.Error(), ";")[0]) // then the keys allowed there
-	// Output:
-	// 65536 2s true
-	// endpoints.json: /limit: unknown key "limit"
-}
 
 // Changing an app while it serves: Reload loads what changed on disk and
 // swaps it in at once; Watch does the same on every change.
@@ -48,7 +26,7 @@ func ExampleHost_Reload() {
 	defer h.Close(ctx)
 
 	// A request body limit of 16 bytes, from now on.
-	os.WriteFile(filepath.Join(app, host.AppConfigFile), []byte(`{"limits": {"bodyBytes": 16}}`), 0o644)
+	os.WriteFile(filepath.Join(app, config.File), []byte(`{"limits": {"bodyBytes": 16}}`), 0o644)
 	r := h.Reload(ctx)
 	fmt.Println("changed:", r.Changed, "problems:", len(r.Problems))
 	fmt.Println("bodyBytes:", h.AppConfig().Limits.BodyBytes)

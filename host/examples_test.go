@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
@@ -74,7 +75,7 @@ func builtExample(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile, "auth/jwks.json", "auth/dev-signing-key.jwk"} {
+	for _, f := range []string{config.File, host.RoutesConfigFile, "auth/jwks.json", "auth/dev-signing-key.jwk"} {
 		cfg, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
 		if err != nil {
 			continue

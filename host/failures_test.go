@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
@@ -24,7 +25,7 @@ func TestGuestFailures(t *testing.T) {
 		name    string
 		handle  string
 		extra   string
-		limits  host.Limits
+		limits  config.Limits
 		wantLog string // a "|" separates outcomes that are all correct
 	}{
 		{
@@ -35,14 +36,14 @@ func TestGuestFailures(t *testing.T) {
 		{
 			name:    "infinite loop past the deadline",
 			handle:  `(loop $forever (br $forever)) (i32.const 0)`,
-			limits:  host.Limits{Timeout: host.Duration(100 * time.Millisecond)},
+			limits:  config.Limits{Timeout: config.Duration(100 * time.Millisecond)},
 			wantLog: "ran past its 100ms deadline",
 		},
 		{
 			name:   "infinite recursion without loops",
 			handle: `(call $again) (i32.const 0)`,
 			extra:  `  (func $again (call $again2)) (func $again2 (call $again))` + "\n",
-			limits: host.Limits{Timeout: host.Duration(100 * time.Millisecond)},
+			limits: config.Limits{Timeout: config.Duration(100 * time.Millisecond)},
 			// Whichever comes first stops it: the call stack's limit or the deadline.
 			wantLog: "the guest trapped|ran past its 100ms deadline",
 		},
@@ -50,7 +51,7 @@ func TestGuestFailures(t *testing.T) {
 			name: "memory bomb past the cap",
 			// 4 pages to start; growing by 64 pages (4 MiB) passes a 2 MiB cap.
 			handle:  `(if (i32.eq (memory.grow (i32.const 64)) (i32.const -1)) (then (unreachable))) (i32.const 0)`,
-			limits:  host.Limits{MemoryBytes: 2 << 20},
+			limits:  config.Limits{MemoryBytes: 2 << 20},
 			wantLog: "the guest trapped",
 		},
 		{
@@ -102,7 +103,7 @@ func TestMemoryWithinTheCapIsServed(t *testing.T) {
 	srv, _ := newApp(t).
 		wat("server/api/grow.get.wasm", watModule{contract: `{"summary":"grows"}`,
 			handle: `(if (i32.eq (memory.grow (i32.const 16)) (i32.const -1)) (then (unreachable))) (i32.const 0)`}).
-		serve(host.Options{Limits: host.Limits{MemoryBytes: 4 << 20}})
+		serve(host.Options{Limits: config.Limits{MemoryBytes: 4 << 20}})
 	if res := do(t, srv, "GET", "/api/grow", ""); res.status != 200 {
 		t.Fatalf("growing to 1.25 MiB under a 4 MiB cap: got %d %s, want 200", res.status, res.body)
 	}
@@ -112,7 +113,7 @@ func TestModuleNeedingMoreMemoryThanTheCapSaysSo(t *testing.T) {
 	a := newApp(t).watSource("server/api/big.get.wasm", `(module (memory (export "memory") 64)
 		(func (export "endpoints_abi_version") (result i32) (i32.const 1))
 		(func (export "endpoints_handle") (result i32) (i32.const 0)))`)
-	_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), Limits: host.Limits{MemoryBytes: 2 << 20}})
+	_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), Limits: config.Limits{MemoryBytes: 2 << 20}})
 	want := "server/api/big.get.wasm: its memory does not fit limits.memoryBytes (2097152 bytes)"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "raise limits.memoryBytes in endpoints.json") {
 		t.Errorf("New error = %v, want one containing %q and the fix", err, want)
@@ -150,7 +151,7 @@ func TestGoPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, logs := newApp(t).copyModule("server/api/panic.get.wasm", out).
-		serve(host.Options{Mode: host.Development, Limits: host.Limits{Instances: 1}})
+		serve(host.Options{Mode: host.Development, Limits: config.Limits{Instances: 1}})
 	for i := 0; i < 3; i++ {
 		if res := do(t, srv, "GET", "/api/panic?boom=true", ""); res.status != 500 {
 			t.Fatalf("panicking request %d: got %d %s, want 500", i, res.status, res.body)
@@ -185,7 +186,7 @@ func TestGoGuestRefusesWhatItsTypeCannotHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, logs := newApp(t).copyModule("server/api/narrow.get.wasm", out).
-		serve(host.Options{Mode: host.Development, Limits: host.Limits{Instances: 1}})
+		serve(host.Options{Mode: host.Development, Limits: config.Limits{Instances: 1}})
 	const refused = `{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"path":["n"],"message":"must be less than or equal to 127"}]}}`
 	for i := range 3 {
 		if res := do(t, srv, "GET", "/api/narrow?n=1e3", ""); res.status != 400 || res.body != refused {
@@ -212,7 +213,7 @@ func TestHostSurvivesConcurrentFailures(t *testing.T) {
 		wat("server/api/fail.get.wasm", watModule{contract: `{"summary":"fails"}`, handle: `(unreachable)`}).
 		wat("server/api/loop.get.wasm", watModule{contract: `{"summary":"loops"}`, handle: `(loop $l (br $l)) (i32.const 0)`}).
 		wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData}).
-		serve(host.Options{Limits: host.Limits{Timeout: host.Duration(50 * time.Millisecond), Instances: 3}})
+		serve(host.Options{Limits: config.Limits{Timeout: config.Duration(50 * time.Millisecond), Instances: 3}})
 	var wg sync.WaitGroup
 	errs := make(chan error, 300)
 	start := make(chan struct{})

@@ -12,10 +12,12 @@
 //	defer h.Close(ctx)
 //	http.ListenAndServe("127.0.0.1:3000", h) // or h.HTTPServer(), with the app's timeouts
 //
-// [Options] configure the host from Go; the app's endpoints.json
-// ([AppConfig]) holds the same settings as JSON: [Limits], [ServerConfig],
-// [StorageConfig], [IdempotencyConfig], [OpenAPIConfig], [RateLimitConfig].
-// Each field names its default. A Host keeps serving while it changes:
+// [Options] configure the host from Go. The app's endpoints.json holds
+// the same settings as JSON; package config decodes and checks it
+// ([config.App]) and names each setting's default ([config.Limits],
+// [config.Server], [config.Storage], [config.Idempotency],
+// [config.OpenAPI]), and Options' fields of the same types win over the
+// file's, field by field. A Host keeps serving while it changes:
 // [Host.Reload] and [Host.Watch] swap in a new version of the app,
 // [Host.Shutdown] stops it gracefully, [Host.Ready] says whether it should
 // get traffic, and an [Observer] receives its events (packages
@@ -41,6 +43,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -53,7 +56,7 @@ import (
 type Host struct {
 	app    string
 	opts   Options
-	config *AppConfig
+	config *config.App
 	logger *slog.Logger
 	engine *engine.Engine
 	table  atomic.Pointer[table]
@@ -150,11 +153,11 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("app directory %s: not a directory", appDir)
 	}
-	cfg, err := loadAppConfig(appDir, opts.ConfigOverrides)
+	cfg, err := config.Load(appDir, opts.ConfigOverrides...)
 	if err != nil {
 		return nil, err
 	}
-	if err := opts.OpenAPI.check(); err != nil {
+	if err := checkOpenAPI(&opts.OpenAPI); err != nil {
 		return nil, err
 	}
 	base := opts
@@ -196,7 +199,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 }
 
 // HTTPServer returns an http.Server that serves h with the app's "server"
-// settings ([ServerConfig], endpoints.json merged with Options.Server):
+// settings ([config.Server], endpoints.json merged with Options.Server):
 // ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes. The host applies
 // readTimeout and writeTimeout itself, per request. Set Addr, or pass a
 // listener to Serve:
@@ -205,7 +208,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 //	srv.Addr = "127.0.0.1:3000"
 //	log.Fatal(srv.ListenAndServe())
 func (h *Host) HTTPServer() *http.Server {
-	sc := h.opts.Server.withDefaults()
+	sc := h.opts.Server.WithDefaults()
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: time.Duration(sc.ReadHeaderTimeout),
@@ -218,7 +221,7 @@ func (h *Host) HTTPServer() *http.Server {
 // ShutdownTimeout is how long a server of h should wait for requests in
 // flight when it stops (server.shutdownTimeout).
 func (h *Host) ShutdownTimeout() time.Duration {
-	return time.Duration(h.opts.Server.withDefaults().ShutdownTimeout)
+	return time.Duration(h.opts.Server.WithDefaults().ShutdownTimeout)
 }
 
 // Problems lists the modules left out of the current version because they
@@ -464,7 +467,7 @@ func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCod
 	if err != nil {
 		return nil, err
 	}
-	mod, err := loadModule(ctx, h.engine, wasm, rf, h.opts.Limits.instances(), deferCode)
+	mod, err := loadModule(ctx, h.engine, wasm, rf, limitInstances(h.opts.Limits), deferCode)
 	if err != nil {
 		return nil, err
 	}
@@ -479,4 +482,4 @@ func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCod
 // AppConfig returns the configuration in effect: endpoints.json as last
 // loaded, with Options.ConfigOverrides applied (not the other fields of
 // Options, which apply on top of it).
-func (h *Host) AppConfig() AppConfig { return *h.table.Load().set.config }
+func (h *Host) AppConfig() config.App { return *h.table.Load().set.config }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -58,7 +59,7 @@ func TestHostileGuests(t *testing.T) {
 	rows := []struct {
 		name     string
 		m        watModule
-		limits   host.Limits
+		limits   config.Limits
 		status   int           // what the client gets
 		cut      bool          // the answer started (200) and is cut off
 		log      string        // the host's log says this
@@ -71,13 +72,13 @@ func TestHostileGuests(t *testing.T) {
 		{name: "endless recursion", m: watModule{handle: `(call $a) (i32.const 0)`, extra: "  (func $a (call $b)) (func $b (call $a))\n"},
 			status: 500, log: "the guest trapped|ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
 		{name: "memory past the cap", m: watModule{handle: `(if (i32.eq (memory.grow (i32.const 64)) (i32.const -1)) (then (unreachable))) (i32.const 0)`},
-			limits: host.Limits{MemoryBytes: 2 << 20}, status: 500, log: "the guest trapped"},
+			limits: config.Limits{MemoryBytes: 2 << 20}, status: 500, log: "the guest trapped"},
 		{name: "memory up to the cap, touched, then a trap", m: watModule{handle: `(drop (memory.grow (i32.const 252))) (memory.fill (i32.const 0) (i32.const 1) (i32.const 16777216)) (unreachable)`},
-			limits: host.Limits{MemoryBytes: 16 << 20}, status: 500, log: "the guest trapped"},
+			limits: config.Limits{MemoryBytes: 16 << 20}, status: 500, log: "the guest trapped"},
 		{name: "pointer outside its memory", m: watModule{handle: `(drop (call $write (i32.const 0xFFFFFFF0) (i32.const 100))) (i32.const 0)`}, status: 500, log: "outside its linear memory"},
 		{name: "error code", m: watModule{handle: `(i32.const 7)`}, status: 500, log: "returned error code 7"},
 		{name: "buffered answer without end", m: watModule{contract: `{"summary":"big"}`, handle: `(loop $l (drop (call $write (i32.const 65536) (i32.const 65536))) (br $l)) (i32.const 0)`},
-			limits: host.Limits{ResponseBytes: 1 << 20}, status: 500, log: "wrote an answer of more than 1048576 bytes (limits.responseBytes)"},
+			limits: config.Limits{ResponseBytes: 1 << 20}, status: 500, log: "wrote an answer of more than 1048576 bytes (limits.responseBytes)"},
 		{name: "streamed answer without end", m: watModule{contract: streamContract, handle: `(loop $l (drop (call $write (i32.const 65536) (i32.const 65536))) (br $l)) (i32.const 0)`},
 			status: 200, cut: true, log: "ran past its 100ms deadline|client went away", reps: 20, parallel: true, timeout: short},
 		{name: "a million headers", m: watModule{handle: `(local.set $n (i32.const 1000000))
@@ -96,7 +97,7 @@ func TestHostileGuests(t *testing.T) {
 			status: 200, log: "further log lines are dropped", reps: 20},
 		{name: "random bytes without end", m: watModule{imports: `  (import "wasi_snapshot_preview1" "random_get" (func $random (param i32 i32) (result i32)))` + "\n",
 			handle: `(drop (memory.grow (i32.const 512))) (loop $l (drop (call $random (i32.const 65536) (i32.const 33554432))) (br $l)) (i32.const 0)`},
-			limits: host.Limits{MemoryBytes: 64 << 20}, status: 500, log: "ran past its 100ms deadline", reps: 8, parallel: true, timeout: short},
+			limits: config.Limits{MemoryBytes: 64 << 20}, status: 500, log: "ran past its 100ms deadline", reps: 8, parallel: true, timeout: short},
 		{name: "a 30 s sleep", m: watModule{imports: wasiPoll, handle: `(call $sleep (i64.const 30000000000)) (i32.const 0)`, extra: sleepFn},
 			status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
 		{name: "sleeps in a loop", m: watModule{imports: wasiPoll, handle: `(loop $l (call $sleep (i64.const 1000000)) (br $l)) (i32.const 0)`, extra: sleepFn},
@@ -110,7 +111,7 @@ func TestHostileGuests(t *testing.T) {
 			if timeout == 0 {
 				timeout = long
 			}
-			limits.Timeout = host.Duration(timeout)
+			limits.Timeout = config.Duration(timeout)
 			srv, logs := newApp(t).
 				wat("server/api/hostile.get.wasm", row.m).
 				wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData}).
@@ -246,7 +247,7 @@ func TestClientThatLeavesStopsItsGuest(t *testing.T) {
 			srv, logs := newApp(t).
 				wat("server/api/slow.get.wasm", watModule{imports: wasiPoll, extra: sleepFn + `  (data (i32.const 8192) "running")` + "\n",
 					handle: `(call $log (i32.const 1) (i32.const 8192) (i32.const 7)) ` + tt.handle}).
-				serve(host.Options{Mode: host.Development, Limits: host.Limits{Instances: 1, Timeout: host.Duration(time.Minute)}})
+				serve(host.Options{Mode: host.Development, Limits: config.Limits{Instances: 1, Timeout: config.Duration(time.Minute)}})
 			ctx, cancel := context.WithCancel(context.Background())
 			req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/slow", nil)
 			done := make(chan error, 1)
@@ -307,7 +308,7 @@ func TestHostileModulesAtLoad(t *testing.T) {
 				wat("server/api/evil.get.wasm", row.m).
 				wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData})
 			start := time.Now()
-			h, _ := a.host(host.Options{Mode: host.Development, Limits: host.Limits{LoadTimeout: host.Duration(loadTimeout)}})
+			h, _ := a.host(host.Options{Mode: host.Development, Limits: config.Limits{LoadTimeout: config.Duration(loadTimeout)}})
 			if took := time.Since(start); took > 20*time.Second {
 				t.Errorf("loading took %s with a %s load deadline", took, loadTimeout)
 			}

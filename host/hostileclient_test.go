@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -88,9 +89,9 @@ func TestHostileClients(t *testing.T) {
 	const short = 300 * time.Millisecond
 	a := clientTestApp(t)
 	h, logs := a.host(host.Options{Mode: host.Development,
-		Limits: host.Limits{Instances: 1, Timeout: host.Duration(time.Minute)},
-		Server: host.ServerConfig{ReadHeaderTimeout: host.Duration(short), ReadTimeout: host.Duration(short),
-			WriteTimeout: host.Duration(short), IdleTimeout: host.Duration(short)}})
+		Limits: config.Limits{Instances: 1, Timeout: config.Duration(time.Minute)},
+		Server: config.Server{ReadHeaderTimeout: config.Duration(short), ReadTimeout: config.Duration(short),
+			WriteTimeout: config.Duration(short), IdleTimeout: config.Duration(short)}})
 	addr := serveTCP(t, h)
 	healthy := func(t *testing.T) {
 		t.Helper()

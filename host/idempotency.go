@@ -50,7 +50,7 @@ func (c *call) Negotiates() bool                    { return c.op.negotiates() }
 
 func (c *call) Config() idempotency.Config {
 	o := c.set.opts.Idempotency
-	return idempotency.Config{ScopeHeader: o.ScopeHeader, Lease: o.lease(), Replay: o.replay()}
+	return idempotency.Config{ScopeHeader: o.ScopeHeader, Lease: idempotencyLease(o), Replay: idempotencyReplay(o)}
 }
 
 func (c *call) Parts() idempotency.Parts {

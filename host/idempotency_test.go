@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/storage"
 	"github.com/wasmendpoints/endpoints/storage/redis"
@@ -204,7 +205,7 @@ func testIdempotencyKey(t *testing.T, open func(*testing.T) storage.Store) {
 		}
 	})
 	t.Run("concurrent requests with one key run the handler once", func(t *testing.T) {
-		srv, store, _ := idempotentApp(t, open, countingHandler(30_000_000, 201, false), host.Options{Limits: host.Limits{Instances: 8}})
+		srv, store, _ := idempotentApp(t, open, countingHandler(30_000_000, 201, false), host.Options{Limits: config.Limits{Instances: 8}})
 		var wg sync.WaitGroup
 		statuses := make(chan string, 20)
 		for range 20 {
@@ -261,7 +262,7 @@ func testIdempotencyKey(t *testing.T, open func(*testing.T) storage.Store) {
 	})
 	t.Run("a request past its lease answers lease lost", func(t *testing.T) {
 		srv, _, logs := idempotentApp(t, open, countingHandler(300_000_000, 201, false), host.Options{
-			Idempotency: host.IdempotencyConfig{Lease: host.Duration(50 * time.Millisecond)}})
+			Idempotency: config.Idempotency{Lease: config.Duration(50 * time.Millisecond)}})
 		res := post(t, srv, `{}`, "Idempotency-Key", "slow")
 		if res.status != 409 {
 			t.Fatalf("status %d %s, want 409", res.status, res.body)
@@ -275,7 +276,7 @@ func testIdempotencyKey(t *testing.T, open func(*testing.T) storage.Store) {
 	})
 	t.Run("after the replay time the key runs again", func(t *testing.T) {
 		srv, store, _ := idempotentApp(t, open, countingHandler(0, 201, false), host.Options{
-			Idempotency: host.IdempotencyConfig{Replay: host.Duration(100 * time.Millisecond)}})
+			Idempotency: config.Idempotency{Replay: config.Duration(100 * time.Millisecond)}})
 		post(t, srv, `{}`, "Idempotency-Key", "ttl")
 		// A retry before the replay time replays run 1 and changes nothing,
 		// so on Redis the retries can poll.
@@ -289,7 +290,7 @@ func testIdempotencyKey(t *testing.T, open func(*testing.T) storage.Store) {
 	})
 	t.Run("keys are scoped by the configured header", func(t *testing.T) {
 		srv, _, _ := idempotentApp(t, open, countingHandler(0, 201, false), host.Options{
-			Idempotency: host.IdempotencyConfig{ScopeHeader: "X-Client"}})
+			Idempotency: config.Idempotency{ScopeHeader: "X-Client"}})
 		a := post(t, srv, `{}`, "Idempotency-Key", "k", "X-Client", "alice")
 		b := post(t, srv, `{}`, "Idempotency-Key", "k", "X-Client", "bob")
 		a2 := post(t, srv, `{}`, "Idempotency-Key", "k", "X-Client", "alice")

@@ -18,7 +18,7 @@ type janitor struct {
 
 // startJanitor starts the host's janitor with a ticker of its own.
 func (h *Host) startJanitor() {
-	every := h.opts.Limits.instanceIdleTimeout() / 2
+	every := limitInstanceIdleTimeout(h.opts.Limits) / 2
 	ticker := time.NewTicker(every)
 	h.janitor = &janitor{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
@@ -52,7 +52,7 @@ func (h *Host) stopJanitor() {
 // since before now minus the idle timeout, but one per pool. It reports
 // how many it closed.
 func (h *Host) sweep(now time.Time) int {
-	cutoff := now.Add(-h.opts.Limits.instanceIdleTimeout())
+	cutoff := now.Add(-limitInstanceIdleTimeout(h.opts.Limits))
 	ctx := context.Background()
 	t := h.table.Load()
 	n := 0

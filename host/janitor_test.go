@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -48,7 +49,7 @@ func TestIdleInstancesBeyondOneAreClosed(t *testing.T) {
 	const file = "server/routes/hold.post.wasm"
 	h, _ := newApp(t).
 		wat(file, watModule{handle: readOneByte}).
-		host(host.Options{Limits: host.Limits{Instances: 4, InstanceIdleTimeout: host.Duration(time.Minute)}})
+		host(host.Options{Limits: config.Limits{Instances: 4, InstanceIdleTimeout: config.Duration(time.Minute)}})
 
 	holdInstances(t, h, "/hold", 4)()
 	if got := h.IdleInstances(file); got != 4 {
@@ -74,11 +75,11 @@ func TestJanitorSweepsAtEachTick(t *testing.T) {
 	const file = "server/routes/hold.post.wasm"
 	h, _ := newApp(t).
 		wat(file, watModule{handle: readOneByte}).
-		host(host.Options{Limits: host.Limits{Instances: 3}})
+		host(host.Options{Limits: config.Limits{Instances: 3}})
 	holdInstances(t, h, "/hold", 3)()
 	tick := make(chan time.Time)
 	stop := h.RunJanitor(tick)
-	tick <- time.Now().Add(host.DefaultInstanceIdleTimeout + time.Second)
+	tick <- time.Now().Add(config.DefaultInstanceIdleTimeout + time.Second)
 	stop() // returns once the sweep of that tick ended
 	if got := h.IdleInstances(file); got != 1 {
 		t.Errorf("after a tick past the default idle timeout: %d idle instances, want 1", got)

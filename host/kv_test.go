@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -28,7 +29,7 @@ func TestKeyValueStore(t *testing.T) {
 			store := st.open(t)
 			t.Cleanup(func() { store.Close() })
 			srv, _ := newApp(t).copyModule("server/api/kv.get.wasm", wasm).
-				serve(host.Options{Mode: host.Development, Store: store, Storage: host.StorageConfig{Namespace: "kv-test"}})
+				serve(host.Options{Mode: host.Development, Store: store, Storage: config.Storage{Namespace: "kv-test"}})
 			get := func(query string) string {
 				t.Helper()
 				res := do(t, srv, "GET", "/api/kv?"+query, "")

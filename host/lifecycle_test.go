@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -65,7 +66,7 @@ func TestShutdownFinishesRequestsInFlight(t *testing.T) {
 // a minute is stopped when Shutdown's context ends.
 func TestShutdownStopsGuestsWhenItsContextEnds(t *testing.T) {
 	a := newApp(t).wat("server/routes/slow.get.wasm", slowModule(60_000))
-	h, logs := a.host(host.Options{Mode: host.Development, Limits: host.Limits{Timeout: host.Duration(2 * time.Minute)}})
+	h, logs := a.host(host.Options{Mode: host.Development, Limits: config.Limits{Timeout: config.Duration(2 * time.Minute)}})
 	srv := serveHost(t, h)
 	slow := make(chan fetched, 1)
 	go func() { slow <- fetch(srv, "/slow") }()

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -103,7 +104,7 @@ func serveMemoryRounds(t *testing.T, app string) {
 	h, err := host.New(context.Background(), app, host.Options{
 		CacheDir: "off",
 		Logger:   discardLogger(),
-		Limits:   host.Limits{MemoryBytes: memoryCap, Instances: memoryInstances},
+		Limits:   config.Limits{MemoryBytes: memoryCap, Instances: memoryInstances},
 	})
 	if err != nil {
 		t.Fatal(err)

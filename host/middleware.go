@@ -495,7 +495,7 @@ func (l *loading) middlewareFiles() {
 		}
 		lm := &loadedMiddleware{hash: hash}
 		if err == nil {
-			lm.mw, err = loadMiddleware(l.ctx, h.engine, data, f, h.opts.Limits.instances())
+			lm.mw, err = loadMiddleware(l.ctx, h.engine, data, f, limitInstances(h.opts.Limits))
 		}
 		if err != nil {
 			lm.err = err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
@@ -250,7 +251,7 @@ func verifierApp(t *testing.T) *app {
 var tokenScheme = []byte(`{"components":{"securitySchemes":{"token":{"type":"apiKey","in":"header","name":"X-Token","x-endpoints-verifier":"auth"}}}}`)
 
 func TestMiddlewareVerifier(t *testing.T) {
-	srv, _ := verifierApp(t).serve(host.Options{Mode: host.Production, OpenAPI: host.OpenAPIConfig{Document: tokenScheme}})
+	srv, _ := verifierApp(t).serve(host.Options{Mode: host.Production, OpenAPI: config.OpenAPI{Document: tokenScheme}})
 	tests := []struct {
 		name, path, token string
 		wantStatus        int
@@ -295,7 +296,7 @@ func TestMiddlewareVerifier(t *testing.T) {
 }
 
 func TestSecurityIsDocumentedWhereEnforced(t *testing.T) {
-	h, _ := verifierApp(t).host(host.Options{Mode: host.Production, OpenAPI: host.OpenAPIConfig{Document: tokenScheme}})
+	h, _ := verifierApp(t).host(host.Options{Mode: host.Production, OpenAPI: config.OpenAPI{Document: tokenScheme}})
 	var doc struct {
 		Paths map[string]map[string]struct {
 			Responses map[string]json.RawMessage `json:"responses"`
@@ -348,7 +349,7 @@ func TestSecurityWithoutVerifierFailsTheLoad(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newApp(t).wat("server/api/x.get.wasm", watModule{contract: tt.contract, handle: echoEnvelope})
-			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: testCacheDir(t), OpenAPI: host.OpenAPIConfig{Document: []byte(tt.fragment)}})
+			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: testCacheDir(t), OpenAPI: config.OpenAPI{Document: []byte(tt.fragment)}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("host.New error = %v\nwant it to contain %s", err, tt.want)
 			}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/storage"
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
@@ -142,7 +143,7 @@ func TestObserverEvents(t *testing.T) {
 	rec := &recorder{}
 	store := &outageStore{kvDownStore{Memory: storage.NewMemory(storage.MemoryOptions{})}}
 	defer store.Close()
-	h, _ := observedApp(t).host(host.Options{Observer: rec.observer(), ResponseValidation: host.ValidateAlways, Store: store})
+	h, _ := observedApp(t).host(host.Options{Observer: rec.observer(), ResponseValidation: config.ValidateAlways, Store: store})
 	const (
 		users  = "server/api/users/[id].get.wasm"
 		trap   = "server/api/trap.get.wasm"
@@ -260,7 +261,7 @@ func TestObserverEvents(t *testing.T) {
 func TestObserverPools(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
-	h, _ := observedApp(t).host(host.Options{Observer: rec.observer(), Limits: host.Limits{Instances: 1}})
+	h, _ := observedApp(t).host(host.Options{Observer: rec.observer(), Limits: config.Limits{Instances: 1}})
 	pr, pw := io.Pipe()
 	done := make(chan int)
 	go func() {

@@ -1,13 +1,18 @@
 package host
 
 import (
+	"cmp"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -33,173 +38,51 @@ func (m Mode) String() string {
 	return "production"
 }
 
-// ResponseValidation is the policy for checking a guest's answer against the
-// declared responses (docs/spec.md §4 step 10). Defaults to [ValidateInDevelopment].
-//
-// The declared responses are the contract's, those of the routes
-// configuration, and, for an operation with a request part, the
-// framework's 400 Validation Error body, which the OpenAPI document lists
-// for it.
-type ResponseValidation string
+// The limits in effect: a zero field of Limits takes its default.
 
-// Response validation policies. The zero value, "", means
-// [ValidateInDevelopment].
-const (
-	// ValidateAlways checks every answer, in production too: one that
-	// breaks the contract is replaced by a 500 Response Contract Error.
-	ValidateAlways ResponseValidation = "always"
-	// ValidateInDevelopment checks answers in [Development] mode only. The
-	// default.
-	ValidateInDevelopment ResponseValidation = "development"
-	// ValidateNever sends answers unchecked.
-	ValidateNever ResponseValidation = "never"
-)
-
-// Limits bound what one request may cost: the "limits" member of
-// endpoints.json, and [Options.Limits] for a Go embedder, whose non-zero
-// fields win over the file's, field by field. A zero field takes its default,
-// named on the field ([DefaultBodyBytes]...).
-//
-//	{"limits": {"bodyBytes": 65536, "timeout": "2s", "instances": 8}}
-type Limits struct {
-	// BodyBytes is the largest request body accepted; larger ones get 413.
-	// Defaults to [DefaultBodyBytes].
-	BodyBytes int64 `json:"bodyBytes,omitzero"`
-	// MemoryBytes caps the linear memory of each instance, rounded down to
-	// 64 KiB pages. A guest that needs more fails its call with 500.
-	// Defaults to [DefaultMemoryBytes].
-	//
-	// The cap is address space, not resident memory. An instance's memory
-	// is mapped outside the Go heap, costs only the pages its guest
-	// touched, and returns to the system the moment the instance is
-	// closed (on unix; elsewhere it is a Go slice the GC frees). So the
-	// guest memory of a process is at most routes × Instances ×
-	// MemoryBytes, of which only touched pages count: a Go SDK guest
-	// (examples/users) touches about 3 MiB once loaded, and its own heap
-	// grows to about 8 MiB under sustained load.
-	//
-	// # Notes
-	//
-	//   - Each module also costs, whatever its instances, its compiled code
-	//     (about 17 MiB for a 3-4 MB Go SDK module) and wazero's decoded
-	//     copy of it in the Go heap (about 8 MiB, which the GC's default
-	//     pacing lets grow to twice that); see RATIONALE.md, "What a
-	//     process holds".
-	MemoryBytes int64 `json:"memoryBytes,omitzero"`
-	// Timeout is the deadline of one guest call, counted from the start of
-	// the request, so waiting for a free instance uses it up too: a guest
-	// still running then is stopped (500), a request still waiting gets 503.
-	// Defaults to [DefaultTimeout].
-	Timeout Duration `json:"timeout,omitzero"`
-	// Instances is the most instances of one module alive at once, which
-	// bounds the concurrent requests one route serves; more wait for a free
-	// one. Defaults to 2 × GOMAXPROCS.
-	//
-	// A route starts with one instance and makes more only while requests
-	// overlap; an instance that fails is closed, and its memory freed, at
-	// once; idle ones beyond the first are closed after InstanceIdleTimeout. So a
-	// route that served a burst holds Instances × its guest's touched
-	// memory (see MemoryBytes) until InstanceIdleTimeout passes, then one
-	// instance's.
-	Instances int `json:"instances,omitzero"`
-	// ResponseBytes is the largest answer the host buffers: an endpoint's
-	// JSON answer, which is checked against the contract before it is sent.
-	// A guest writing more is stopped, its instance discarded, and the
-	// client gets a 500. Streamed answers (media responses, plain routes)
-	// go out as written and are bounded only by the call's deadline.
-	// Defaults to [DefaultResponseBytes].
-	ResponseBytes int64 `json:"responseBytes,omitzero"`
-	// LoadTimeout bounds the guest code a module runs when it is loaded:
-	// its start function (_initialize), endpoints_abi_version and the
-	// export of its contract or runtime declaration. A module still running
-	// then is stopped and fails its load. It applies at the next start.
-	// Defaults to [DefaultLoadTimeout].
-	LoadTimeout Duration `json:"loadTimeout,omitzero"`
-	// JSONDepth is the deepest nesting of arrays and objects a JSON request
-	// body may have; a deeper one is a 400 that says so. Validating deeply
-	// nested values costs more than linear time, so the bound keeps a small
-	// body from costing the host much. Defaults to [DefaultJSONDepth];
-	// at most 10000.
-	JSONDepth int `json:"jsonDepth,omitzero"`
-	// JSONValues is the most values (objects, arrays, strings, numbers,
-	// booleans, nulls) a JSON request body may hold; more is a 400 that
-	// says so. Validation costs up to about a microsecond per value, so
-	// this, not bodyBytes, bounds what a body costs the host before the
-	// guest runs. Defaults to [DefaultJSONValues].
-	JSONValues int `json:"jsonValues,omitzero"`
-	// InstanceIdleTimeout is how long an idle instance is kept beyond the
-	// first one of its module, which stays warm. Defaults to
-	// [DefaultInstanceIdleTimeout].
-	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
-}
-
-// Defaults of [Limits].
-const (
-	// DefaultBodyBytes is the default of [Limits.BodyBytes]: 1 MiB.
-	DefaultBodyBytes = 1 << 20
-	// DefaultMemoryBytes is the default of [Limits.MemoryBytes]: 64 MiB.
-	DefaultMemoryBytes = 64 << 20
-	// DefaultTimeout is the default of [Limits.Timeout]: 10 s.
-	DefaultTimeout = 10 * time.Second
-	// DefaultResponseBytes is the default of [Limits.ResponseBytes]:
-	// 8 MiB.
-	DefaultResponseBytes = 8 << 20
-	// DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
-	DefaultLoadTimeout = 30 * time.Second
-	// DefaultInstanceIdleTimeout is the default of
-	// [Limits.InstanceIdleTimeout]: 30 s, long enough that steady traffic
-	// never pays for instantiation (about 5 ms for a Go SDK guest), short
-	// enough that a burst's memory goes back soon after.
-	DefaultInstanceIdleTimeout = 30 * time.Second
-	// DefaultJSONDepth is the default of [Limits.JSONDepth]: 32 levels.
-	DefaultJSONDepth = 32
-	// DefaultJSONValues is the default of [Limits.JSONValues]: 4096 values.
-	DefaultJSONValues = 4096
-)
-
-func (l Limits) loadTimeout() time.Duration {
+func limitLoadTimeout(l config.Limits) time.Duration {
 	if l.LoadTimeout > 0 {
 		return time.Duration(l.LoadTimeout)
 	}
-	return DefaultLoadTimeout
+	return config.DefaultLoadTimeout
 }
 
-func (l Limits) responseBytes() int64 {
+func limitResponseBytes(l config.Limits) int64 {
 	if l.ResponseBytes > 0 {
 		return l.ResponseBytes
 	}
-	return DefaultResponseBytes
+	return config.DefaultResponseBytes
 }
 
-func (l Limits) bodyBytes() int64 {
+func limitBodyBytes(l config.Limits) int64 {
 	if l.BodyBytes > 0 {
 		return l.BodyBytes
 	}
-	return DefaultBodyBytes
+	return config.DefaultBodyBytes
 }
 
-func (l Limits) memoryBytes() int64 {
+func limitMemoryBytes(l config.Limits) int64 {
 	if l.MemoryBytes >= 65536 {
 		return l.MemoryBytes
 	}
-	return DefaultMemoryBytes
+	return config.DefaultMemoryBytes
 }
 
-func (l Limits) timeout() time.Duration {
+func limitTimeout(l config.Limits) time.Duration {
 	if l.Timeout > 0 {
 		return time.Duration(l.Timeout)
 	}
-	return DefaultTimeout
+	return config.DefaultTimeout
 }
 
-func (l Limits) instanceIdleTimeout() time.Duration {
+func limitInstanceIdleTimeout(l config.Limits) time.Duration {
 	if l.InstanceIdleTimeout > 0 {
 		return time.Duration(l.InstanceIdleTimeout)
 	}
-	return DefaultInstanceIdleTimeout
+	return config.DefaultInstanceIdleTimeout
 }
 
-func (l Limits) instances() int {
+func limitInstances(l config.Limits) int {
 	if l.Instances > 0 {
 		return l.Instances
 	}
@@ -258,35 +141,35 @@ type Options struct {
 	Progress func(Progress)
 	// ConfigOverrides replace settings of endpoints.json each time it is
 	// read (at start and at each reload), after the file and before
-	// Limits and the other fields here; see [ConfigOverride],
-	// [OverridesFromEnv] and [ParseOverride]. Nil: none.
-	ConfigOverrides []ConfigOverride
+	// Limits and the other fields here; see [config.Override],
+	// [config.OverridesFromEnv] and [config.ParseOverride]. Nil: none.
+	ConfigOverrides []config.Override
 	// Limits override those of endpoints.json, field by field; a zero
-	// field keeps the file's (see [Limits] for the defaults).
-	Limits Limits
+	// field keeps the file's (see [config.Limits] for the defaults).
+	Limits config.Limits
 	// ResponseValidation overrides the policy of endpoints.json, which
 	// overrides the runtime declaration's. Empty keeps theirs; if none
-	// sets it, [ValidateInDevelopment].
-	ResponseValidation ResponseValidation
+	// sets it, [config.ValidateInDevelopment].
+	ResponseValidation config.ResponseValidation
 	// OpenAPI configures the generated document as endpoints.json's
 	// "openApi" does, its set fields winning field by field, and adds to
 	// it (Document, Extend). The zero value changes nothing.
-	OpenAPI OpenAPIConfig
+	OpenAPI config.OpenAPI
 	// Store replaces the store endpoints.json configures: an embedder's
 	// own implementation, or one shared by several hosts in a process.
 	// The host does not close it. If nil, the host opens the store that
 	// Storage and endpoints.json describe, and closes it.
 	Store storage.Store
 	// Storage overrides the "storage" member of endpoints.json, field by
-	// field; see [StorageConfig] for the defaults. Ignored when Store is
+	// field; see [config.Storage] for the defaults. Ignored when Store is
 	// set.
-	Storage StorageConfig
+	Storage config.Storage
 	// Idempotency overrides the "idempotency" member of endpoints.json,
-	// field by field; see [IdempotencyConfig] for the defaults.
-	Idempotency IdempotencyConfig
+	// field by field; see [config.Idempotency] for the defaults.
+	Idempotency config.Idempotency
 	// Server overrides the "server" member of endpoints.json, field by
-	// field; see [ServerConfig] for the defaults.
-	Server ServerConfig
+	// field; see [config.Server] for the defaults.
+	Server config.Server
 	// Observer receives the host's events (requests, guest calls,
 	// validation failures, pools, reloads, Idempotency-Key outcomes, store
 	// errors), for metrics and access logs; see [Observer]. If nil, no
@@ -316,7 +199,7 @@ func (o *Options) logger() *slog.Logger {
 }
 
 // merge fills the options' zero fields from the app's endpoints.json.
-func (o Options) merge(cfg *AppConfig) Options {
+func (o Options) merge(cfg *config.App) Options {
 	if cfg == nil {
 		return o
 	}
@@ -361,7 +244,7 @@ func (o Options) merge(cfg *AppConfig) Options {
 	if st.MaxBytes == 0 {
 		st.MaxBytes = cfg.Storage.MaxBytes
 	}
-	o.Server = o.Server.merge(cfg.Server)
+	o.Server = mergeServer(o.Server, cfg.Server)
 	if o.Observer != nil {
 		// The host's own copy: the caller may reuse theirs.
 		obs := *o.Observer
@@ -380,26 +263,81 @@ func (o Options) merge(cfg *AppConfig) Options {
 	return o
 }
 
-func (c IdempotencyConfig) lease() time.Duration {
+func idempotencyLease(c config.Idempotency) time.Duration {
 	if c.Lease > 0 {
 		return time.Duration(c.Lease)
 	}
-	return DefaultIdempotencyLease
+	return config.DefaultIdempotencyLease
 }
 
-func (c IdempotencyConfig) replay() time.Duration {
+func idempotencyReplay(c config.Idempotency) time.Duration {
 	if c.Replay > 0 {
 		return time.Duration(c.Replay)
 	}
-	return DefaultIdempotencyReplay
+	return config.DefaultIdempotencyReplay
+}
+
+// openAPIOver returns o with the fields set in it, and the others from
+// base: Options.OpenAPI over endpoints.json's.
+func openAPIOver(o, base config.OpenAPI) config.OpenAPI {
+	out := base
+	out.Set = o.Set || base.Set
+	if o.Enabled != nil {
+		out.Enabled = o.Enabled
+	}
+	out.Title = cmp.Or(o.Title, base.Title)
+	out.Version = cmp.Or(o.Version, base.Version)
+	out.Path = cmp.Or(o.Path, base.Path)
+	out.SpecVersion = cmp.Or(o.SpecVersion, base.SpecVersion)
+	out.PlainRoutes = cmp.Or(o.PlainRoutes, base.PlainRoutes)
+	if o.Docs != (config.Docs{}) {
+		out.Docs = o.Docs
+	}
+	out.Document, out.Extend = o.Document, o.Extend
+	return out
+}
+
+// checkOpenAPI checks the fields an embedder sets in Options.OpenAPI as
+// endpoints.json's are checked.
+func checkOpenAPI(o *config.OpenAPI) error {
+	if o.Path != "" && !strings.HasPrefix(o.Path, "/") {
+		return fmt.Errorf("Options.OpenAPI.Path %q must start with /", o.Path)
+	}
+	if v := o.SpecVersion; v != "" && v != openapi.Version31 && v != openapi.Version32 {
+		return fmt.Errorf("Options.OpenAPI.SpecVersion %q: want %q (the default) or %q", v, openapi.Version31, openapi.Version32)
+	}
+	switch p := o.PlainRoutes; p {
+	case "", config.PlainRoutesInclude, config.PlainRoutesWarn, config.PlainRoutesRequire, config.PlainRoutesExclude:
+	default:
+		return fmt.Errorf("Options.OpenAPI.PlainRoutes: %q: want %q (the default), %q, %q or %q", string(p), config.PlainRoutesInclude, config.PlainRoutesWarn, config.PlainRoutesRequire, config.PlainRoutesExclude)
+	}
+	return nil
+}
+
+// mergeServer fills the zero fields of c from other.
+func mergeServer(c, other config.Server) config.Server {
+	fill := func(d *config.Duration, v config.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	fill(&c.ReadHeaderTimeout, other.ReadHeaderTimeout)
+	fill(&c.ReadTimeout, other.ReadTimeout)
+	fill(&c.WriteTimeout, other.WriteTimeout)
+	fill(&c.IdleTimeout, other.IdleTimeout)
+	fill(&c.ShutdownTimeout, other.ShutdownTimeout)
+	if c.MaxHeaderBytes == 0 {
+		c.MaxHeaderBytes = other.MaxHeaderBytes
+	}
+	return c
 }
 
 // checksResponses reports whether answers are checked in this mode.
 func (o *Options) checksResponses() bool {
 	switch o.ResponseValidation {
-	case ValidateAlways:
+	case config.ValidateAlways:
 		return true
-	case ValidateNever:
+	case config.ValidateNever:
 		return false
 	}
 	return o.Mode == Development

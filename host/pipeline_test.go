@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -44,7 +45,7 @@ func jsonEqual(t *testing.T, got, want string) bool {
 func TestRequestPipeline(t *testing.T) {
 	srv, _ := newApp(t).
 		wat("server/api/items/[id].post.wasm", watModule{contract: echoContract, handle: echoEnvelope}).
-		serve(host.Options{Limits: host.Limits{BodyBytes: 256}})
+		serve(host.Options{Limits: config.Limits{BodyBytes: 256}})
 	const ct = "application/json"
 	tests := []struct {
 		name       string
@@ -252,9 +253,9 @@ func TestResponseContract(t *testing.T) {
 		{"development: no framework 400 without a request part", host.Options{Mode: host.Development}, "/api/refuse-no-input", 500,
 			contractError(400, `[{"path":[],"message":"status 400 is not declared in the contract (declared: 200, 404)"}]`)},
 		{"production: not checked by default", host.Options{Mode: host.Production}, "/api/bad", 200, `{"id":"seven"}`},
-		{"production with policy always", host.Options{Mode: host.Production, ResponseValidation: host.ValidateAlways}, "/api/bad", 500,
+		{"production with policy always", host.Options{Mode: host.Production, ResponseValidation: config.ValidateAlways}, "/api/bad", 500,
 			contractError(200, `[{"path":["id"],"message":"expected integer, received string"}]`)},
-		{"development with policy never", host.Options{Mode: host.Development, ResponseValidation: host.ValidateNever}, "/api/teapot", 418, ""},
+		{"development with policy never", host.Options{Mode: host.Development, ResponseValidation: config.ValidateNever}, "/api/teapot", 418, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

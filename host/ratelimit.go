@@ -10,60 +10,31 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
-// RateLimitConfig is one entry of endpoints.json's "rateLimits": a token
-// bucket per client, kept in the app's store, so that hosts sharing a Redis
-// store share the buckets. The entry's name names the policy in the
-// RateLimit headers.
-//
-//	"rateLimits": {"orders": {"routes": ["/api/orders"], "methods": ["POST"],
-//	                          "limit": 10, "window": "1m", "key": "subject"}}
-//
-// A request over the limit gets 429 with Retry-After, and every answer of
-// a limited operation carries RateLimit-Policy and RateLimit
-// (draft-ietf-httpapi-ratelimit-headers).
-type RateLimitConfig struct {
-	// Routes are route patterns as in server/routes.config.json
-	// ("/api/orders", "/api/**"). Empty: every route.
-	Routes []string `json:"routes,omitzero"`
-	// Methods are upper-case methods. Empty: every method.
-	Methods []string `json:"methods,omitzero"`
-	// Limit is how many requests a client may make per Window. Required.
-	Limit int64 `json:"limit"`
-	// Window is the period Limit counts over ("1m"). Required.
-	Window Duration `json:"window"`
-	// Burst is how many requests a client may make at once, after a
-	// quiet spell. Defaults to Limit.
-	Burst int64 `json:"burst,omitzero"`
-	// Key says who a client is: "ip" (the default: the client's address,
-	// see trustedProxies), "subject" (the authenticated principal, else
-	// the address) or "header:NAME" (a request header, else the address).
-	Key string `json:"key,omitzero"`
-}
-
 // rateLimit is one policy of the settings, ready to apply.
 type rateLimit struct {
 	name    string
-	cfg     RateLimitConfig
+	cfg     config.RateLimit
 	rate    storage.Rate
 	methods []string
 	header  string // for key "header:NAME"
 }
 
 // newRateLimits checks endpoints.json's rateLimits and trustedProxies.
-func newRateLimits(cfg *AppConfig) ([]*rateLimit, []netip.Prefix, error) {
+func newRateLimits(cfg *config.App) ([]*rateLimit, []netip.Prefix, error) {
 	var trusted []netip.Prefix
 	for i, p := range cfg.TrustedProxies {
 		pfx, err := netip.ParsePrefix(p)
 		if err != nil {
 			addr, err2 := netip.ParseAddr(p)
 			if err2 != nil {
-				return nil, nil, fmt.Errorf("%s: trustedProxies[%d]: %q is not an address or a CIDR prefix such as \"10.0.0.0/8\"", AppConfigFile, i, p)
+				return nil, nil, fmt.Errorf("%s: trustedProxies[%d]: %q is not an address or a CIDR prefix such as \"10.0.0.0/8\"", config.File, i, p)
 			}
 			pfx = netip.PrefixFrom(addr, addr.BitLen())
 		}
@@ -72,7 +43,7 @@ func newRateLimits(cfg *AppConfig) ([]*rateLimit, []netip.Prefix, error) {
 	var out []*rateLimit
 	for _, name := range slices.Sorted(maps.Keys(cfg.RateLimits)) {
 		c := cfg.RateLimits[name]
-		where := fmt.Sprintf("%s: rateLimits.%s", AppConfigFile, name)
+		where := fmt.Sprintf("%s: rateLimits.%s", config.File, name)
 		if !validPolicyName(name) {
 			return nil, nil, fmt.Errorf("%s: a policy name is a token of letters, digits, '-' and '_' (it is sent in the RateLimit headers)", where)
 		}

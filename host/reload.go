@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -383,7 +384,7 @@ func (l *loading) runtimeDeclaration() {
 	case prev == nil || hash != prev.runtimeHash:
 		var rm *runtimeModule
 		if data != nil {
-			rm, err = loadRuntime(l.ctx, l.h.engine, data, l.h.opts.Limits.instances())
+			rm, err = loadRuntime(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits))
 		}
 		if err != nil {
 			l.problem(err, true)
@@ -408,7 +409,7 @@ func (l *loading) settings() error {
 	if prev != nil {
 		cfg = l.appConfig()
 	} else {
-		_, t.appConfigHash, _ = h.readHashed(AppConfigFile)
+		_, t.appConfigHash, _ = h.readHashed(config.File)
 	}
 	var err error
 	if t.set, err = h.newSettings(cfg, t.runtime); err != nil {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -284,7 +285,7 @@ func TestReloadLetsRequestsInFlightFinish(t *testing.T) {
 	a := newApp(t).file(rel, assemble(t, held))
 	path := filepath.Join(a.dir, filepath.FromSlash(rel))
 	gate := newGateStore(t)
-	h, _ := a.host(host.Options{Mode: host.Development, Store: gate, Limits: host.Limits{Timeout: host.Duration(time.Minute)}})
+	h, _ := a.host(host.Options{Mode: host.Development, Store: gate, Limits: config.Limits{Timeout: config.Duration(time.Minute)}})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	done := make(chan response, 1)

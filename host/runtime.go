@@ -9,6 +9,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 )
 
@@ -67,8 +68,8 @@ func loadRuntime(ctx context.Context, e *engine.Engine, wasm []byte, poolSize in
 	if err := json.Unmarshal(raw, &rm.decl, json.RejectUnknownMembers(true)); err != nil {
 		return fail(fmt.Errorf("%s: runtime declaration: %v (allowed keys: openApi{document, extend}, onValidationError, responseValidation)", file, err))
 	}
-	switch ResponseValidation(rm.decl.ResponseValidation) {
-	case "", ValidateAlways, ValidateInDevelopment, ValidateNever:
+	switch config.ResponseValidation(rm.decl.ResponseValidation) {
+	case "", config.ValidateAlways, config.ValidateInDevelopment, config.ValidateNever:
 	default:
 		return fail(fmt.Errorf("%s: runtime declaration: /responseValidation: %q is not one of \"always\", \"development\", \"never\"", file, rm.decl.ResponseValidation))
 	}

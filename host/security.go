@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -382,7 +383,7 @@ func (h *Host) newScheme(t *table, doc *openapi.Document, name string, prev *sec
 	}
 	cfg, ok := t.set.security[name]
 	if !ok {
-		return nil, fmt.Errorf("%s configures no verifier for it: add \"security\": {%q: {...}} (jwt, apiKey or basic), or name a middleware in the scheme's %s", AppConfigFile, name, verifierExtension)
+		return nil, fmt.Errorf("%s configures no verifier for it: add \"security\": {%q: {...}} (jwt, apiKey or basic), or name a middleware in the scheme's %s", config.File, name, verifierExtension)
 	}
 	defJSON, _ := json.Marshal(def, json.Deterministic(true))
 	cfgJSON, _ := json.Marshal(cfg, json.Deterministic(true))

@@ -261,7 +261,7 @@ func (h *Host) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
 }
 
 func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
-	limit := t.set.opts.Limits.bodyBytes()
+	limit := limitBodyBytes(t.set.opts.Limits)
 	if op.bodyLimit > 0 {
 		limit = op.bodyLimit
 	}
@@ -612,7 +612,7 @@ type failureData struct {
 // development 500; gone reports a call stopped because its client left.
 // code is the guest's result when err is nil.
 func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
-	timeout := c.set.opts.Limits.timeout()
+	timeout := limitTimeout(c.set.opts.Limits)
 	var limit *limitError
 	switch {
 	case c.fault != "":
@@ -709,7 +709,7 @@ func (op *operation) checkDeclared(status int, body []byte) []validation.Issue {
 }
 
 func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
-	limit := t.set.opts.Limits.bodyBytes()
+	limit := limitBodyBytes(t.set.opts.Limits)
 	c := h.getCall(w, r, t.set, rt, nil)
 	defer h.putCall(c)
 	if r.ContentLength > limit {

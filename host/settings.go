@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/cors"
@@ -20,12 +21,12 @@ import (
 // changes endpoints.json swaps them together with the routes.
 type settings struct {
 	opts    Options
-	config  *AppConfig
+	config  *config.App
 	checked bool           // answers are checked against the contract
 	served  bool           // the schema route is served
 	docPath string         // the schema route
 	docs    *docspage.Page // the docs page, nil when off or not served
-	server  ServerConfig   // with the defaults filled in
+	server  config.Server  // with the defaults filled in
 	// security is endpoints.json's "security", decoded.
 	security map[string]auth.Config
 	// cors answers cross-origin requests; nil when off.
@@ -39,18 +40,18 @@ type settings struct {
 // newSettings derives the settings of cfg; the runtime declaration's
 // response-validation policy applies when neither the options nor cfg set
 // one.
-func (h *Host) newSettings(cfg *AppConfig, rm *runtimeModule) (*settings, error) {
+func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error) {
 	s := &settings{opts: h.base.merge(cfg), config: cfg}
 	if s.opts.ResponseValidation == "" && rm != nil {
-		s.opts.ResponseValidation = ResponseValidation(rm.decl.ResponseValidation)
+		s.opts.ResponseValidation = config.ResponseValidation(rm.decl.ResponseValidation)
 	}
 	s.checked = s.opts.checksResponses()
-	s.server = s.opts.Server.withDefaults()
+	s.server = s.opts.Server.WithDefaults()
 	s.served, s.docPath = s.openAPIServed(), s.openAPIPath()
 	for _, name := range slices.Sorted(maps.Keys(cfg.Security)) {
 		var c auth.Config
 		if err := json.Unmarshal(cfg.Security[name], &c, json.RejectUnknownMembers(true)); err != nil {
-			return nil, fmt.Errorf("%s: security.%s: %v", AppConfigFile, name, err)
+			return nil, fmt.Errorf("%s: security.%s: %v", config.File, name, err)
 		}
 		if s.security == nil {
 			s.security = map[string]auth.Config{}
@@ -60,11 +61,11 @@ func (h *Host) newSettings(cfg *AppConfig, rm *runtimeModule) (*settings, error)
 	if len(cfg.CORS) > 0 {
 		var c cors.Config
 		if err := json.Unmarshal(cfg.CORS, &c, json.RejectUnknownMembers(true)); err != nil {
-			return nil, fmt.Errorf("%s: cors: %v", AppConfigFile, err)
+			return nil, fmt.Errorf("%s: cors: %v", config.File, err)
 		}
 		p, err := cors.New(c)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", AppConfigFile, err)
+			return nil, fmt.Errorf("%s: %v", config.File, err)
 		}
 		s.cors = p
 	}
@@ -73,7 +74,7 @@ func (h *Host) newSettings(cfg *AppConfig, rm *runtimeModule) (*settings, error)
 		return nil, err
 	}
 	if _, ok := h.store.(storage.RateLimiter); len(s.rateLimits) > 0 && !ok {
-		return nil, fmt.Errorf("%s: rateLimits: the app's store (%T) keeps no rate limits; use the memory or redis store", AppConfigFile, h.store)
+		return nil, fmt.Errorf("%s: rateLimits: the app's store (%T) keeps no rate limits; use the memory or redis store", config.File, h.store)
 	}
 	if s.served {
 		var err error
@@ -86,7 +87,7 @@ func (h *Host) newSettings(cfg *AppConfig, rm *runtimeModule) (*settings, error)
 
 // restartOnly names what changed between two configurations that only a
 // restart applies: the engine's memory cap, pool sizes and the store.
-func restartOnly(old, cur *AppConfig) []string {
+func restartOnly(old, cur *config.App) []string {
 	var out []string
 	if old.Limits.MemoryBytes != cur.Limits.MemoryBytes {
 		out = append(out, "limits.memoryBytes")
@@ -108,9 +109,9 @@ func restartOnly(old, cur *AppConfig) []string {
 
 // appConfig reads endpoints.json for a reload: the new configuration when
 // it changed and is valid, the previous one otherwise.
-func (l *loading) appConfig() *AppConfig {
+func (l *loading) appConfig() *config.App {
 	t, prev := l.t, l.prev
-	data, hash, err := l.h.readHashed(AppConfigFile)
+	data, hash, err := l.h.readHashed(config.File)
 	if err != nil {
 		l.problem(err, true)
 		t.appConfigHash = prev.appConfigHash
@@ -120,15 +121,15 @@ func (l *loading) appConfig() *AppConfig {
 	if hash == prev.appConfigHash {
 		return prev.set.config
 	}
-	cfg, err := parseConfig(data, l.h.opts.ConfigOverrides)
+	cfg, err := config.Parse(config.File, data, l.h.opts.ConfigOverrides...)
 	if err != nil {
 		l.problem(err, true)
 		t.appConfigHash = prev.appConfigHash
 		return prev.set.config
 	}
-	l.report.note(AppConfigFile, data != nil, prev.set.config != nil)
+	l.report.note(config.File, data != nil, prev.set.config != nil)
 	if keys := restartOnly(prev.set.config, cfg); len(keys) > 0 {
-		l.h.logger.Warn(fmt.Sprintf("%s changed %v: restart to apply those; the rest applies now", AppConfigFile, keys))
+		l.h.logger.Warn(fmt.Sprintf("%s changed %v: restart to apply those; the rest applies now", config.File, keys))
 	}
 	return cfg
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -24,12 +25,12 @@ func (h *Host) openStore(ctx context.Context) error {
 		return nil
 	}
 	h.ownStore = true
-	if driver := h.opts.Storage.Driver; driver != "" && driver != DriverMemory {
+	if driver := h.opts.Storage.Driver; driver != "" && driver != config.DriverMemory {
 		// A registered driver (storage.Register): the program links only
 		// those it imports, such as storage/redis.
 		s, err := storage.Open(ctx, driver, h.opts.Storage.URL, h.namespace)
 		if err != nil {
-			return fmt.Errorf("%s: /storage: %w", AppConfigFile, err)
+			return fmt.Errorf("%s: /storage: %w", config.File, err)
 		}
 		h.store = s
 		if p, ok := s.(storage.Pinger); ok {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -31,7 +32,7 @@ func TestMediaAnswersStream(t *testing.T) {
 		wat("server/api/trap.get.wasm", watModule{contract: mediaContract, extra: first,
 			handle: writeFirst + `(unreachable)`}).
 		// A deadline far past the spin's time even on a loaded machine.
-		serve(host.Options{Mode: host.Development, Limits: host.Limits{Timeout: host.Duration(time.Minute)}})
+		serve(host.Options{Mode: host.Development, Limits: config.Limits{Timeout: config.Duration(time.Minute)}})
 
 	t.Run("chunks reach the client before the handler ends", func(t *testing.T) {
 		start := time.Now()

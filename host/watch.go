@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/dirwatch"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
@@ -80,6 +81,6 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 // watched reports whether a change of the file at rel (relative to the
 // app, forward slashes) may change what the app serves.
 func watched(rel string) bool {
-	return rel == AppConfigFile || rel == RoutesConfigFile ||
+	return rel == config.File || rel == RoutesConfigFile ||
 		strings.HasPrefix(rel, "server/") && strings.HasSuffix(rel, routefile.Extension)
 }

@@ -12,12 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
 // The app's own build step: the "build" member of endpoints.json (see
-// host.BuildConfig), run by `endpoints build` after the built-in builds and
+// config.Build), run by `endpoints build` after the built-in builds and
 // again under `endpoints dev` whenever a file matching one of its watch
 // patterns is saved.
 
@@ -52,13 +52,13 @@ func runBuildCommand(ctx context.Context, app, command string, stdout, stderr io
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
-		return fmt.Errorf("build command `%s` (%s /build/command) was stopped: %w", command, host.AppConfigFile, ctx.Err())
+		return fmt.Errorf("build command `%s` (%s /build/command) was stopped: %w", command, config.File, ctx.Err())
 	case errors.As(err, &exit) && exit.ExitCode() >= 0:
-		return fmt.Errorf("build command `%s` (%s /build/command) exited with code %d", command, host.AppConfigFile, exit.ExitCode())
+		return fmt.Errorf("build command `%s` (%s /build/command) exited with code %d", command, config.File, exit.ExitCode())
 	case errors.As(err, &exit):
-		return fmt.Errorf("build command `%s` (%s /build/command) ended by %s", command, host.AppConfigFile, exit.ProcessState)
+		return fmt.Errorf("build command `%s` (%s /build/command) ended by %s", command, config.File, exit.ProcessState)
 	}
-	return fmt.Errorf("build command `%s` (%s /build/command): %w", command, host.AppConfigFile, err)
+	return fmt.Errorf("build command `%s` (%s /build/command): %w", command, config.File, err)
 }
 
 // buildStep runs the app's build command for `endpoints build`, its output
@@ -120,7 +120,7 @@ func (p *prefixWriter) end() {
 // matchGlob reports whether name, a slash-separated path relative to the
 // app, matches pattern: path.Match syntax within each segment, and "**" as
 // a whole segment for any number of directories, none included. The
-// patterns were checked by host.ParseAppConfig; a malformed segment
+// patterns were checked by config.Parse; a malformed segment
 // matches nothing.
 //
 //	matchGlob("assembly/**/*.ts", "assembly/lib/util.ts") == true
@@ -162,7 +162,7 @@ func watched(patterns []string, rel string) bool {
 // writes are reloaded by Host.Watch. A valid edit of the command or the
 // patterns in endpoints.json takes effect at once; devLoop starts this
 // only when the app has both at start.
-func watchBuildCommand(ctx context.Context, app string, cfg host.BuildConfig, c *console) error {
+func watchBuildCommand(ctx context.Context, app string, cfg config.Build, c *console) error {
 	w, err := watchApp(app)
 	if err != nil {
 		return err
@@ -182,8 +182,8 @@ func watchBuildCommand(ctx context.Context, app string, cfg host.BuildConfig, c 
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the build command's sources: "+err.Error())
 		case ev := <-w.Events:
 			for _, rel := range w.Changed(ev) {
-				if rel == host.AppConfigFile {
-					if next, err := host.LoadAppConfig(app); err == nil {
+				if rel == config.File {
+					if next, err := config.Load(app); err == nil {
 						cfg = next.Build // a bad file is reported by Host.Watch
 					}
 					continue

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
-	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
@@ -111,7 +111,7 @@ func writeApp(t *testing.T, files map[string]string) string {
 // patterns.
 func buildConfig(t *testing.T, command string, watch ...string) string {
 	t.Helper()
-	b, err := json.Marshal(map[string]any{"build": host.BuildConfig{Command: command, Watch: watch}})
+	b, err := json.Marshal(map[string]any{"build": config.Build{Command: command, Watch: watch}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestWatchBuildCommandRunsOneAtATime(t *testing.T) {
 	var ready watchers
 	stopped := make(chan error, 1)
 	go func() {
-		stopped <- watchBuildCommand(testhook.WithWatching(ctx, ready.watching), app, host.BuildConfig{Command: command, Watch: []string{"src/*.txt"}}, newConsole(&out, false, false))
+		stopped <- watchBuildCommand(testhook.WithWatching(ctx, ready.watching), app, config.Build{Command: command, Watch: []string{"src/*.txt"}}, newConsole(&out, false, false))
 	}()
 	if !waitUntil(t, 10*time.Second, func() bool { return ready.all("build command") }) {
 		t.Fatal("the watcher was not set up within 10 s")

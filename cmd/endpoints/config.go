@@ -12,17 +12,17 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
-	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/config"
 )
 
 // overrideFlags is the --set flag: settings of endpoints.json replaced on
 // the command line, in order.
-type overrideFlags []host.ConfigOverride
+type overrideFlags []config.Override
 
 func (o *overrideFlags) String() string { return "" }
 
 func (o *overrideFlags) Set(v string) error {
-	ov, err := host.ParseOverride(v)
+	ov, err := config.ParseOverride(v)
 	if err != nil {
 		return err
 	}
@@ -33,11 +33,11 @@ func (o *overrideFlags) Set(v string) error {
 // addConfigFlags adds --set to fs; the function it returns gives the
 // overrides in effect, twelve-factor style: the ENDPOINTS_* environment
 // variables, then the --set flags, which win.
-func addConfigFlags(fs *flag.FlagSet) func() ([]host.ConfigOverride, error) {
+func addConfigFlags(fs *flag.FlagSet) func() ([]config.Override, error) {
 	var sets overrideFlags
 	fs.Var(&sets, "set", "replace a setting of endpoints.json, SETTING=VALUE (repeatable), e.g. --set storage.url=redis://cache:6379/0;\nENDPOINTS_STORAGE_URL and the like do the same from the environment (README, Configuration)")
-	return func() ([]host.ConfigOverride, error) {
-		env, err := host.OverridesFromEnv(os.Environ())
+	return func() ([]config.Override, error) {
+		env, err := config.OverridesFromEnv(os.Environ())
 		if err != nil {
 			return nil, err
 		}
@@ -57,7 +57,7 @@ func parseLogLevel(s string) (slog.Level, error) {
 // printConfig writes the configuration in effect, with secrets (URL
 // passwords, members named like a secret, password, token or key value)
 // replaced by "REDACTED".
-func printConfig(w io.Writer, cfg host.AppConfig, overrides []host.ConfigOverride) {
+func printConfig(w io.Writer, cfg config.App, overrides []config.Override) {
 	// encoding/json/v2's rules, which endpoints.json follows (durations
 	// as "2s").
 	b, err := jsonv2.Marshal(cfg)
@@ -71,7 +71,7 @@ func printConfig(w io.Writer, cfg host.AppConfig, overrides []host.ConfigOverrid
 		fmt.Fprintf(w, "effective configuration: %v\n", err)
 		return
 	}
-	fmt.Fprintf(w, "effective configuration (%s", host.AppConfigFile)
+	fmt.Fprintf(w, "effective configuration (%s", config.File)
 	for _, o := range overrides {
 		fmt.Fprintf(w, ", %s from %s", o.Pointer, o.Source)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
 )
 
@@ -88,7 +88,7 @@ func composeEnv(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	known := map[string]bool{}
-	for _, s := range host.ConfigSettings() {
+	for _, s := range config.Settings() {
 		known[s.Env] = true
 	}
 	var env []string

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/dirwatch"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
@@ -124,7 +125,7 @@ func devLoop(ctx context.Context, app string, h *host.Host, c *console, since ti
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources failed: "+err.Error())
 		}
 	}()
-	cfg, err := host.LoadAppConfig(app)
+	cfg, err := config.Load(app)
 	if err != nil || cfg.Build.Command == "" || len(cfg.Build.Watch) == 0 {
 		return // Host.New read the same file; a bad one stopped the start
 	}

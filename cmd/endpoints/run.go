@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/logwriter"
@@ -249,12 +250,12 @@ func checkAppDir(dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is a file; APP is an app's directory", dir)
 	}
-	for _, marker := range []string{host.AppConfigFile, "server"} {
+	for _, marker := range []string{config.File, "server"} {
 		if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
 			return nil
 		}
 	}
-	return fmt.Errorf("%s is not an Endpoints app: it has neither %s nor a server directory (create an app with `endpoints new %s`)", dir, host.AppConfigFile, dir)
+	return fmt.Errorf("%s is not an Endpoints app: it has neither %s nor a server directory (create an app with `endpoints new %s`)", dir, config.File, dir)
 }
 
 // requireBuilt fails when a route source of app has no module yet, and
@@ -348,7 +349,7 @@ func precompile(ctx context.Context, app, dir string, stdout, stderr io.Writer) 
 // build compiles the app's sources, printing a line per module, then runs
 // the app's build command (endpoints.json "build") when it has one.
 func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
-	cfg, err := host.LoadAppConfig(app)
+	cfg, err := config.Load(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
@@ -360,7 +361,7 @@ func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
 	}
 	command := cfg.Build.Command
 	if len(sources) == 0 && command == "" {
-		fmt.Fprintf(stdout, "no route sources under %s/server and no build command in %s; nothing to build\n", app, host.AppConfigFile)
+		fmt.Fprintf(stdout, "no route sources under %s/server and no build command in %s; nothing to build\n", app, config.File)
 		return true
 	}
 	if len(sources) > 0 && !buildSources(ctx, app, sources, stdout, stderr) {
@@ -534,7 +535,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	if err == nil && *quiet {
 		level = max(level, slog.LevelWarn)
 	}
-	var sets []host.ConfigOverride
+	var sets []config.Override
 	if err == nil {
 		sets, err = overrides()
 	}

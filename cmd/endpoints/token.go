@@ -14,7 +14,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 )
 
@@ -41,7 +41,7 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "endpoints token: --sub is required: whom the token is for, e.g. --sub alice")
 		return exitUsage
 	}
-	cfg, err := host.LoadAppConfig(app)
+	cfg, err := config.Load(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints token: %v\n", err)
 		return exitError
@@ -65,12 +65,12 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	case *scheme == "" && len(names) == 1:
 		*scheme = names[0]
 	case *scheme == "":
-		fmt.Fprintf(stderr, "endpoints token: %s: want one security scheme with \"jwt\": {\"devKey\": FILE}, found %d (%s); name one with --scheme\n", filepath.Join(app, host.AppConfigFile), len(names), strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "endpoints token: %s: want one security scheme with \"jwt\": {\"devKey\": FILE}, found %d (%s); name one with --scheme\n", filepath.Join(app, config.File), len(names), strings.Join(names, ", "))
 		return exitError
 	}
 	dev, ok := devs[*scheme]
 	if !ok {
-		fmt.Fprintf(stderr, "endpoints token: %s: security.%s has no jwt.devKey: add the path of a private JWK to sign development tokens with\n", filepath.Join(app, host.AppConfigFile), *scheme)
+		fmt.Fprintf(stderr, "endpoints token: %s: security.%s has no jwt.devKey: add the path of a private JWK to sign development tokens with\n", filepath.Join(app, config.File), *scheme)
 		return exitError
 	}
 	key, err := os.ReadFile(filepath.Join(app, filepath.FromSlash(dev.DevKey)))

@@ -11,6 +11,7 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/observe/otel"
 )
@@ -32,7 +33,7 @@ func BenchmarkTracing(b *testing.B) {
 	cache := filepath.Join(os.TempDir(), "endpoints-test-cache")
 	newHost := func(o *host.Observer) *host.Host {
 		h, err := host.New(context.Background(), app, host.Options{Observer: o, CacheDir: cache,
-			Logger: slog.New(slog.DiscardHandler), Limits: host.Limits{Instances: 2}})
+			Logger: slog.New(slog.DiscardHandler), Limits: config.Limits{Instances: 2}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/observe/otel"
@@ -109,7 +110,7 @@ func newTracedBy(t testing.TB, tracer *otel.Tracer, extra ...*host.Observer) htt
 	cache := filepath.Join(os.TempDir(), "endpoints-test-cache")
 	h, err := host.New(context.Background(), newApp(t), host.Options{
 		Observer: host.JoinObservers(append([]*host.Observer{tracer.Observer()}, extra...)...),
-		CacheDir: cache, Logger: slog.New(slog.DiscardHandler), Limits: host.Limits{Instances: 2}})
+		CacheDir: cache, Logger: slog.New(slog.DiscardHandler), Limits: config.Limits{Instances: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

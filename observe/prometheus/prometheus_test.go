@@ -16,6 +16,7 @@ import (
 	prom "github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
@@ -87,7 +88,7 @@ func newHost(t testing.TB, app string, observer *host.Observer) *host.Host {
 	t.Helper()
 	cache := filepath.Join(os.TempDir(), "endpoints-test-cache")
 	h, err := host.New(context.Background(), app, host.Options{Observer: observer, CacheDir: cache, Logger: slog.New(slog.DiscardHandler),
-		Limits: host.Limits{Instances: 4}})
+		Limits: config.Limits{Instances: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,12 +22,13 @@ import (
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
-	"github.com/pb33f/libopenapi-validator/config"
+	vconfig "github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
@@ -38,12 +39,12 @@ func buildUsers(t *testing.T) string {
 	t.Helper()
 	src := filepath.Join("..", "..", "examples", "users")
 	dir := t.TempDir()
-	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile, "auth/jwks.json"} {
+	for _, f := range []string{config.File, host.RoutesConfigFile, "auth/jwks.json"} {
 		data, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f == host.AppConfigFile {
+		if f == config.File {
 			// Orders are limited to 7 a minute here, so the session's
 			// eighth order meets the rate limit.
 			data = bytes.Replace(data, []byte(`"limit": 20`), []byte(`"limit": 7`), 1)
@@ -70,7 +71,7 @@ func serveUsers(t *testing.T, specVersion string) (*httptest.Server, []byte) {
 		Mode:     host.Development,
 		CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"),
 		Logger:   slog.New(slog.DiscardHandler),
-		OpenAPI:  host.OpenAPIConfig{SpecVersion: specVersion},
+		OpenAPI:  config.OpenAPI{SpecVersion: specVersion},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -78,14 +79,14 @@ func serveUsers(t *testing.T, specVersion string) (*httptest.Server, []byte) {
 	t.Cleanup(func() { h.Close(context.Background()) })
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	res, err := http.Get(srv.URL + host.DefaultOpenAPIPath)
+	res, err := http.Get(srv.URL + config.DefaultOpenAPIPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	if res.StatusCode != 200 {
-		t.Fatalf("GET %s = %d %s", host.DefaultOpenAPIPath, res.StatusCode, doc)
+		t.Fatalf("GET %s = %d %s", config.DefaultOpenAPIPath, res.StatusCode, doc)
 	}
 	return srv, doc
 }
@@ -268,7 +269,7 @@ func documentAgreesWithTheRuntime(t *testing.T, specVersion string) {
 	}
 	// The host asserts "format" (an invalid email is a 400), which JSON
 	// Schema 2020-12 leaves to the tool: the validator is told to do the same.
-	v, errs := validator.NewValidator(doc, config.WithFormatAssertions())
+	v, errs := validator.NewValidator(doc, vconfig.WithFormatAssertions())
 	if len(errs) > 0 {
 		t.Fatalf("the validator cannot read the served document: %v", errs)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -29,7 +30,7 @@ func TestDocsPageRendersInABrowser(t *testing.T) {
 	}
 	app := buildUsers(t)
 	cfg := `{"openApi": {"title": "Users API", "version": "1.0.0", "docs": {"assets": "` + assets + `"}}}`
-	if err := os.WriteFile(filepath.Join(app, host.AppConfigFile), []byte(cfg), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(app, config.File), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h, err := host.New(context.Background(), app, host.Options{Mode: host.Development, Logger: slog.New(slog.DiscardHandler),
@@ -45,7 +46,7 @@ func TestDocsPageRendersInABrowser(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=20000", "--dump-dom", srv.URL+host.DefaultDocsPath)
+		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=20000", "--dump-dom", srv.URL+config.DefaultDocsPath)
 	dom, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("chromium: %v", err)

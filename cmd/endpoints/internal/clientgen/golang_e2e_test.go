@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
@@ -126,7 +127,7 @@ func buildUsersExample(t *testing.T) string {
 	t.Helper()
 	src := filepath.Join("..", "..", "..", "..", "examples", "users")
 	dir := t.TempDir()
-	for _, f := range []string{host.AppConfigFile, host.RoutesConfigFile, "auth/jwks.json"} {
+	for _, f := range []string{config.File, host.RoutesConfigFile, "auth/jwks.json"} {
 		data, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f)))
 		if err != nil {
 			continue // not every app has both

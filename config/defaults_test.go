@@ -1,4 +1,4 @@
-package host
+package config
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 )
 
-// TestJSONDefaultsAreTheDecoders: the defaults host documents for
+// TestJSONDefaultsAreTheDecoders: the defaults config documents for
 // limits.jsonDepth and limits.jsonValues are those the decoder applies
 // when the limits are zero.
 func TestJSONDefaultsAreTheDecoders(t *testing.T) {

@@ -1,7 +1,6 @@
-package host
+package config
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -12,13 +11,13 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// ConfigOverride replaces one setting of endpoints.json, twelve-factor
+// Override replaces one setting of endpoints.json, twelve-factor
 // style: `endpoints serve` makes one of each ENDPOINTS_* environment
 // variable (ENDPOINTS_STORAGE_URL sets /storage/url) and of each --set
 // flag (--set storage.url=redis://cache:6379/0). The override applies
 // whenever endpoints.json is read, at start and at each reload, so the
 // file may lack the setting or the whole file may be absent.
-type ConfigOverride struct {
+type Override struct {
 	// Pointer is the JSON pointer of the setting: "/limits/timeout". An
 	// object setting (a security scheme, "cors") takes its whole value.
 	Pointer string
@@ -31,8 +30,8 @@ type ConfigOverride struct {
 	Source string
 }
 
-// ConfigSetting is one setting of endpoints.json an override can replace.
-type ConfigSetting struct {
+// Setting is one setting of endpoints.json an override can replace.
+type Setting struct {
 	// Pointer is its JSON pointer: "/storage/url".
 	Pointer string
 	// Env is its environment variable: "ENDPOINTS_STORAGE_URL".
@@ -42,12 +41,12 @@ type ConfigSetting struct {
 	Text bool
 }
 
-// ConfigSettings lists every setting of endpoints.json with its
-// environment variable, read from [AppConfig]'s fields: a member that is
+// Settings lists every setting of endpoints.json with its
+// environment variable, read from [App]'s fields: a member that is
 // an object of known keys is listed by its keys, a free-form one (a map of
 // security schemes, "cors") as a whole.
-func ConfigSettings() []ConfigSetting {
-	var out []ConfigSetting
+func Settings() []Setting {
+	var out []Setting
 	var walk func(t reflect.Type, ptr, env string)
 	walk = func(t reflect.Type, ptr, env string) {
 		for i := range t.NumField() {
@@ -62,11 +61,11 @@ func ConfigSettings() []ConfigSetting {
 				walk(f.Type, p, e)
 			default:
 				text := f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[Duration]()
-				out = append(out, ConfigSetting{Pointer: p, Env: e, Text: text})
+				out = append(out, Setting{Pointer: p, Env: e, Text: text})
 			}
 		}
 	}
-	walk(reflect.TypeFor[AppConfig](), "", "ENDPOINTS")
+	walk(reflect.TypeFor[App](), "", "ENDPOINTS")
 	return out
 }
 
@@ -87,47 +86,47 @@ func upperSnake(s string) string {
 // environ (as os.Environ gives them) make; a variable with that prefix
 // that names no setting is an error listing them. Variables in ignore are
 // left alone: a program's own ENDPOINTS_* variables.
-func OverridesFromEnv(environ []string, ignore ...string) ([]ConfigOverride, error) {
-	settings := ConfigSettings()
-	var out []ConfigOverride
+func OverridesFromEnv(environ []string, ignore ...string) ([]Override, error) {
+	settings := Settings()
+	var out []Override
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(name, "ENDPOINTS_") || slices.Contains(ignore, name) {
 			continue
 		}
-		i := slices.IndexFunc(settings, func(s ConfigSetting) bool { return s.Env == name })
+		i := slices.IndexFunc(settings, func(s Setting) bool { return s.Env == name })
 		if i < 0 {
-			return nil, fmt.Errorf("environment variable %s names no setting of %s; the settings are: %s", name, AppConfigFile, envNames(settings))
+			return nil, fmt.Errorf("environment variable %s names no setting of %s; the settings are: %s", name, File, envNames(settings))
 		}
-		out = append(out, ConfigOverride{Pointer: settings[i].Pointer, Value: value, Source: name})
+		out = append(out, Override{Pointer: settings[i].Pointer, Value: value, Source: name})
 	}
-	slices.SortFunc(out, func(a, b ConfigOverride) int { return strings.Compare(a.Pointer, b.Pointer) })
+	slices.SortFunc(out, func(a, b Override) int { return strings.Compare(a.Pointer, b.Pointer) })
 	return out, nil
 }
 
 // ParseOverride reads a --set flag's argument, "limits.timeout=2s": the
 // setting's path (dots or a JSON pointer), "=", its value.
-func ParseOverride(arg string) (ConfigOverride, error) {
+func ParseOverride(arg string) (Override, error) {
 	key, value, ok := strings.Cut(arg, "=")
 	if !ok || key == "" {
-		return ConfigOverride{}, fmt.Errorf("--set %s: want SETTING=VALUE, such as storage.url=redis://127.0.0.1:6379/0", arg)
+		return Override{}, fmt.Errorf("--set %s: want SETTING=VALUE, such as storage.url=redis://127.0.0.1:6379/0", arg)
 	}
 	ptr := key
 	if !strings.HasPrefix(ptr, "/") {
 		ptr = "/" + strings.ReplaceAll(key, ".", "/")
 	}
-	settings := ConfigSettings()
-	if !slices.ContainsFunc(settings, func(s ConfigSetting) bool { return s.Pointer == ptr }) {
+	settings := Settings()
+	if !slices.ContainsFunc(settings, func(s Setting) bool { return s.Pointer == ptr }) {
 		var names []string
 		for _, s := range settings {
 			names = append(names, strings.ReplaceAll(strings.TrimPrefix(s.Pointer, "/"), "/", "."))
 		}
-		return ConfigOverride{}, fmt.Errorf("--set %s: %s names no setting of %s; the settings are: %s", arg, key, AppConfigFile, strings.Join(names, ", "))
+		return Override{}, fmt.Errorf("--set %s: %s names no setting of %s; the settings are: %s", arg, key, File, strings.Join(names, ", "))
 	}
-	return ConfigOverride{Pointer: ptr, Value: value, Source: "--set " + key}, nil
+	return Override{Pointer: ptr, Value: value, Source: "--set " + key}, nil
 }
 
-func envNames(settings []ConfigSetting) string {
+func envNames(settings []Setting) string {
 	names := make([]string, len(settings))
 	for i, s := range settings {
 		names[i] = s.Env
@@ -137,21 +136,21 @@ func envNames(settings []ConfigSetting) string {
 
 // applyOverrides returns the content of endpoints.json (data, nil when the
 // file is absent) with the overrides set.
-func applyOverrides(data []byte, overrides []ConfigOverride) ([]byte, error) {
+func applyOverrides(file string, data []byte, overrides []Override) ([]byte, error) {
 	if len(overrides) == 0 {
 		return data, nil
 	}
 	doc := map[string]any{}
 	if len(data) > 0 {
 		if err := json.Unmarshal(data, &doc); err != nil {
-			return nil, fmt.Errorf("%s: %v", AppConfigFile, strings.TrimPrefix(err.Error(), "json: "))
+			return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "json: "))
 		}
 	}
-	settings := ConfigSettings()
+	settings := Settings()
 	for _, o := range overrides {
-		i := slices.IndexFunc(settings, func(s ConfigSetting) bool { return s.Pointer == o.Pointer })
+		i := slices.IndexFunc(settings, func(s Setting) bool { return s.Pointer == o.Pointer })
 		if i < 0 {
-			return nil, fmt.Errorf("%s: %s names no setting of %s", o.Source, o.Pointer, AppConfigFile)
+			return nil, fmt.Errorf("%s: %s names no setting of %s", o.Source, o.Pointer, File)
 		}
 		var value any = o.Value
 		if !settings[i].Text {
@@ -183,28 +182,4 @@ func applyOverrides(data []byte, overrides []ConfigOverride) ([]byte, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// parseConfig parses endpoints.json's content (nil when absent) with the
-// overrides; an error in an overridden setting names the override.
-func parseConfig(data []byte, overrides []ConfigOverride) (*AppConfig, error) {
-	if data == nil && len(overrides) == 0 {
-		return &AppConfig{}, nil
-	}
-	merged, err := applyOverrides(data, overrides)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := ParseAppConfig(AppConfigFile, merged)
-	var bad *settingError
-	if errors.As(err, &bad) {
-		// The last override of the setting (or of an object holding it)
-		// is the one in effect.
-		for _, o := range slices.Backward(overrides) {
-			if bad.pointer == o.Pointer || strings.HasPrefix(bad.pointer, o.Pointer+"/") {
-				return nil, fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
-			}
-		}
-	}
-	return cfg, err
 }

@@ -1,0 +1,86 @@
+package config
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Build is the "build" member of endpoints.json: a command that
+// turns sources the built-in builds (Go, C, WAT) do not know, such as
+// AssemblyScript, into route modules, and the files whose saves rerun it:
+//
+//	{"command": "npm run asbuild", "watch": ["assembly/**/*.ts", "package.json"]}
+//
+// `endpoints build` runs the command after the built-in builds, and so does
+// `endpoints dev` before it serves; under `endpoints dev` a saved file
+// matching a watch pattern runs it again, and the modules it writes are
+// reloaded like any other.
+//
+// # Notes
+//
+//   - The command runs through `sh -c` in the app directory, with the
+//     environment of the endpoints process. A non-zero exit fails the build.
+//   - A watch pattern is a path relative to the app, with forward slashes,
+//     in the syntax of [path.Match] ("*" and "?" stay within one directory,
+//     "[a-z]" is a class) plus "**" as a whole segment for any number of
+//     directories: "assembly/**/*.ts" matches assembly/index.ts and
+//     assembly/lib/util.ts. It may not be absolute or use "..".
+//   - Hidden files and directories and those named node_modules, vendor,
+//     testdata or starting with "_" are not watched.
+//   - Watch the sources, not what the command writes: a command that
+//     writes a file matching a pattern would run again and again.
+type Build struct {
+	// Command is the shell command line to run. Required when "build" is
+	// present.
+	Command string `json:"command,omitzero"`
+	// Watch lists the glob patterns of the files whose saves rerun Command
+	// under `endpoints dev`. Without it, dev runs Command once, at start.
+	Watch []string `json:"watch,omitzero"`
+}
+
+// checkBuild checks the "build" member: a command whenever the member is
+// present, and watch patterns that are clean globs relative to the app.
+func checkBuild(file string, data []byte, b Build) error {
+	if strings.TrimSpace(b.Command) == "" {
+		// The member may be present yet empty ({} or only "watch").
+		var probe struct {
+			Build jsontext.Value `json:"build"`
+		}
+		if err := json.Unmarshal(data, &probe); err == nil && len(probe.Build) > 0 && probe.Build.Kind() != 'n' {
+			return badSetting(file, "/build/command", "required when \"build\" is present: the shell command that builds the modules, such as \"npm run asbuild\"")
+		}
+	}
+	for i, p := range b.Watch {
+		var problem string
+		switch {
+		case p == "":
+			problem = "is empty"
+		case strings.HasPrefix(p, "/"):
+			problem = "must be relative to the app, not absolute"
+		case slices.Contains(strings.Split(p, "/"), ".."):
+			problem = "must not leave the app with \"..\""
+		case path.Clean(p) != p:
+			problem = fmt.Sprintf("is not a clean path; write %q", path.Clean(p))
+		default:
+			for _, seg := range strings.Split(p, "/") {
+				if strings.Contains(seg, "**") && seg != "**" {
+					problem = fmt.Sprintf("uses \"**\" inside the segment %q; \"**\" must be a whole segment, as in \"src/**/*.ts\"", seg)
+					break
+				}
+				if _, err := path.Match(seg, ""); err != nil {
+					problem = fmt.Sprintf("is not a valid glob (%v) in the segment %q", err, seg)
+					break
+				}
+			}
+		}
+		if problem != "" {
+			return badSetting(file, fmt.Sprintf("/build/watch/%d", i), "%q %s", p, problem)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,279 @@
+package config
+
+import (
+	stdjson "encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/storage"
+)
+
+// File is the module options file at the root of an app
+// (docs/spec.md §8).
+const File = "endpoints.json"
+
+// App is the content of endpoints.json ([File]): plain
+// JSON, decoded strictly (an unknown key is an error naming it) by
+// [Parse]. Every member is optional: the zero App, which a
+// missing file gives, is every default. A Go embedder sets the same
+// settings in host.Options, which win over the file's.
+//
+//	{"openApi": {"title": "Users API", "version": "1.2.0"},
+//	 "limits": {"bodyBytes": 65536, "timeout": "2s"},
+//	 "responseValidation": "always"}
+type App struct {
+	// OpenAPI configures the generated document and its docs page: false,
+	// true or an object (docs/spec.md §8); see [OpenAPI].
+	OpenAPI OpenAPI `json:"openApi,omitzero"`
+	// Limits bound each request; see [Limits] for the defaults.
+	Limits Limits `json:"limits,omitzero"`
+	// ResponseValidation is "always", "development" or "never"; see
+	// [ResponseValidation]. Empty keeps the runtime declaration's policy,
+	// else [ValidateInDevelopment].
+	ResponseValidation ResponseValidation `json:"responseValidation,omitzero"`
+	// Storage says where Idempotency-Key records and the guests'
+	// key-value data live; see [Storage]. Absent: the memory store.
+	Storage Storage `json:"storage,omitzero"`
+	// Idempotency tunes Idempotency-Key handling; see [Idempotency].
+	Idempotency Idempotency `json:"idempotency,omitzero"`
+	// Build is the app's own build step, for sources the built-in builds
+	// do not know; see [Build]. Absent: none.
+	Build Build `json:"build,omitzero"`
+	// Server bounds how long the HTTP server waits on slow and idle
+	// clients; see [Server].
+	Server Server `json:"server,omitzero"`
+	// Security configures, per security scheme of the document
+	// (components.securitySchemes), the verifier the host enforces it
+	// with: "jwt" for http bearer, oauth2 and openIdConnect schemes,
+	// "apiKey" for apiKey ones, "basic" for http basic.
+	//
+	//	"security": {"bearer": {"jwt": {"jwks": "auth/jwks.json", "issuer": "https://users.example"}}}
+	//
+	// Each entry is checked when the app loads; see the README,
+	// "Authentication, middleware and edge policies",
+	// and docs/spec.md §12. A scheme that neither an entry nor a
+	// verifier module ("x-endpoints-verifier") verifies fails the load in
+	// production.
+	Security map[string]stdjson.RawMessage `json:"security,omitzero"`
+	// CORS lets browsers on other origins call the app: allowOrigins,
+	// allowMethods, allowHeaders, exposeHeaders, allowCredentials and
+	// maxAge. The host answers preflights before routing. Off when absent.
+	//
+	//	"cors": {"allowOrigins": ["http://localhost:5173"], "allowCredentials": true}
+	CORS stdjson.RawMessage `json:"cors,omitzero"`
+	// RateLimits are token buckets per client, by policy name; see
+	// [RateLimit]. Absent: no rate limit.
+	RateLimits map[string]RateLimit `json:"rateLimits,omitzero"`
+	// TrustedProxies are the addresses or CIDR prefixes of the proxies in
+	// front of the host: only a request from one of them has its client
+	// address read from X-Forwarded-For (for rate limits). Defaults to
+	// none.
+	TrustedProxies []string `json:"trustedProxies,omitzero"`
+}
+
+// Duration is a time.Duration written in JSON as a Go duration string
+// ("1.5s", "250ms").
+type Duration time.Duration
+
+// UnmarshalJSON parses a duration string.
+func (d *Duration) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("want a duration string such as \"2s\": %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v <= 0 {
+		return fmt.Errorf("%q is not a positive duration such as \"2s\" or \"500ms\"", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes the duration string.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// Parse decodes and checks the content of the file endpoints.json
+// ([File]), nil when the file is absent, with the overrides set: the
+// last override of a setting wins, over the file. Decoding is strict: an
+// unknown key is an error that names it and the keys allowed there. An
+// error names the file, the setting's JSON pointer and what was expected
+// ("endpoints.json: /limits/bodyBytes: must be positive, got -1"), and,
+// when an override set the setting, the override ("(/limits/bodyBytes
+// set by ENDPOINTS_LIMITS_BODY_BYTES)"). No file and no override give
+// the zero App: every default.
+func Parse(file string, data []byte, overrides ...Override) (*App, error) {
+	if data == nil && len(overrides) == 0 {
+		return &App{}, nil
+	}
+	merged, err := applyOverrides(file, data, overrides)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := parse(file, merged)
+	var bad *settingError
+	if errors.As(err, &bad) {
+		// The last override of the setting (or of an object holding it)
+		// is the one in effect.
+		for _, o := range slices.Backward(overrides) {
+			if bad.pointer == o.Pointer || strings.HasPrefix(bad.pointer, o.Pointer+"/") {
+				return nil, fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
+			}
+		}
+	}
+	return cfg, err
+}
+
+// Load reads endpoints.json ([File]) from appDir and applies the
+// overrides, as [Parse] does. A missing file gives the defaults (with the
+// overrides set); a bad one an error naming the file, the key and what is
+// wrong.
+func Load(appDir string, overrides ...Override) (*App, error) {
+	data, err := os.ReadFile(filepath.Join(appDir, File))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return Parse(File, data, overrides...)
+}
+
+// allowedKeys names the keys an object of endpoints.json may hold, by its
+// JSON pointer, for the error about an unknown one: the JSON names of the
+// fields of the struct it decodes into, so the list cannot drift from the
+// settings.
+func allowedKeys(object string) string {
+	t := reflect.TypeFor[App]()
+	for tok := range strings.SplitSeq(strings.TrimPrefix(object, "/"), "/") {
+		if tok == "" {
+			break
+		}
+		switch t.Kind() {
+		case reflect.Map: // rateLimits: any name
+			t = t.Elem()
+			continue
+		case reflect.Struct:
+		default:
+			return ""
+		}
+		f, ok := jsonField(t, tok)
+		if !ok {
+			return ""
+		}
+		t = f.Type
+	}
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	var names []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// jsonField is the field of struct type t whose JSON name is name.
+func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if n, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); n == name {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// parse decodes and checks the content of endpoints.json.
+func parse(file string, data []byte) (*App, error) {
+	var cfg App
+	if err := json.Unmarshal(data, &cfg, json.RejectUnknownMembers(true)); err != nil {
+		var se *json.SemanticError
+		if errors.As(err, &se) && se.JSONPointer != "" {
+			ptr := string(se.JSONPointer)
+			if se.Err != nil && strings.Contains(se.Err.Error(), "unknown object member") {
+				parent, name := ptr[:strings.LastIndex(ptr, "/")], ptr[strings.LastIndex(ptr, "/")+1:]
+				return nil, badSetting(file, ptr, "unknown key %q; allowed here: %s", name, allowedKeys(parent))
+			}
+			return nil, badSetting(file, ptr, "%v", se.Err)
+		}
+		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	switch cfg.ResponseValidation {
+	case "", ValidateAlways, ValidateInDevelopment, ValidateNever:
+	default:
+		return nil, badSetting(file, "/responseValidation", "%q is not one of \"always\", \"development\", \"never\"", cfg.ResponseValidation)
+	}
+	l := cfg.Limits
+	switch {
+	case l.BodyBytes < 0:
+		return nil, badSetting(file, "/limits/bodyBytes", "must be positive, got %d", l.BodyBytes)
+	case l.MemoryBytes != 0 && l.MemoryBytes < 65536*2:
+		return nil, badSetting(file, "/limits/memoryBytes", "must be at least 131072 (two 64 KiB pages), got %d", l.MemoryBytes)
+	case l.MemoryBytes > 4<<30:
+		return nil, badSetting(file, "/limits/memoryBytes", "must be at most 4 GiB, got %d", l.MemoryBytes)
+	case l.Instances < 0:
+		return nil, badSetting(file, "/limits/instances", "must be positive, got %d", l.Instances)
+	case cfg.Server.MaxHeaderBytes < 0:
+		return nil, badSetting(file, "/server/maxHeaderBytes", "must be positive, got %d", cfg.Server.MaxHeaderBytes)
+	case l.JSONDepth < 0 || l.JSONDepth > 10000:
+		return nil, badSetting(file, "/limits/jsonDepth", "must be between 1 and 10000, got %d", l.JSONDepth)
+	case l.JSONValues < 0:
+		return nil, badSetting(file, "/limits/jsonValues", "must be positive, got %d", l.JSONValues)
+	case l.ResponseBytes < 0:
+		return nil, badSetting(file, "/limits/responseBytes", "must be positive, got %d", l.ResponseBytes)
+	}
+	st := cfg.Storage
+	switch {
+	case st.Driver != "" && st.Driver != DriverMemory && !slices.Contains(storage.Drivers(), st.Driver):
+		return nil, badSetting(file, "/storage/driver", "%q is not \"memory\" nor a driver this program links (registered: %s); a program embedding the host imports the driver's package, e.g. _ \"github.com/wasmendpoints/endpoints/storage/redis\"", st.Driver, strings.Join(storage.Drivers(), ", "))
+	case st.Driver == DriverRedis && st.URL == "":
+		return nil, badSetting(file, "/storage/url", "the redis driver needs a url, such as \"redis://127.0.0.1:6379/0\"")
+	case (st.Driver == "" || st.Driver == DriverMemory) && st.URL != "":
+		return nil, badSetting(file, "/storage/url", "the memory store takes no url; add \"driver\": \"redis\"")
+	case st.MaxBytes < 0:
+		return nil, badSetting(file, "/storage/maxBytes", "must be positive, got %d", st.MaxBytes)
+	case cfg.Idempotency.Lease < 0:
+		return nil, badSetting(file, "/idempotency/lease", "must be positive")
+	case cfg.Idempotency.Replay < 0:
+		return nil, badSetting(file, "/idempotency/replay", "must be positive")
+	}
+	if err := checkBuild(file, data, cfg.Build); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// firstByte is the first byte of a JSON value after any white space: its
+// kind ('{', '"', 't', ...), or 0 for nothing.
+func firstByte(data []byte) byte {
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// settingError is a bad setting of endpoints.json: the file, the setting's
+// JSON pointer and what is wrong with it. Parse reads the pointer to
+// name the override that set it.
+type settingError struct {
+	file, pointer, msg string
+}
+
+func (e *settingError) Error() string { return e.file + ": " + e.pointer + ": " + e.msg }
+
+// badSetting returns a *settingError.
+func badSetting(file, pointer, format string, args ...any) error {
+	return &settingError{file: file, pointer: pointer, msg: fmt.Sprintf(format, args...)}
+}

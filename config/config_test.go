@@ -1,0 +1,116 @@
+package config_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/config"
+	_ "github.com/wasmendpoints/endpoints/storage/redis" // the driver the errors list
+)
+
+func TestParse(t *testing.T) {
+	cfg, err := config.Parse("endpoints.json", []byte(`{
+		"openApi": {"title": "Users API", "version": "1.2.0", "path": "/openapi.json"},
+		"limits": {"bodyBytes": 65536, "memoryBytes": 33554432, "timeout": "2s", "instances": 4, "instanceIdleTimeout": "1m"},
+		"responseValidation": "always"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.OpenAPI.Title != "Users API" || cfg.OpenAPI.Path != "/openapi.json" || cfg.OpenAPI.Enabled != nil {
+		t.Errorf("openApi = %+v", cfg.OpenAPI)
+	}
+	if l := cfg.Limits; l.BodyBytes != 65536 || l.MemoryBytes != 32<<20 || time.Duration(l.Timeout) != 2*time.Second || l.Instances != 4 || time.Duration(l.InstanceIdleTimeout) != time.Minute {
+		t.Errorf("limits = %+v", l)
+	}
+	if cfg.ResponseValidation != config.ValidateAlways {
+		t.Errorf("responseValidation = %q", cfg.ResponseValidation)
+	}
+	for _, b := range []string{"true", "false"} {
+		cfg, err := config.Parse("endpoints.json", []byte(`{"openApi": `+b+`}`))
+		if err != nil || cfg.OpenAPI.Enabled == nil || *cfg.OpenAPI.Enabled != (b == "true") {
+			t.Errorf("openApi %s: %+v, %v", b, cfg, err)
+		}
+	}
+}
+
+func TestParseBuild(t *testing.T) {
+	tests := []struct {
+		name, json string
+		want       config.Build
+	}{
+		{"absent", `{}`, config.Build{}},
+		{"null", `{"build": null}`, config.Build{}},
+		{"command alone", `{"build": {"command": "make wasm"}}`, config.Build{Command: "make wasm"}},
+		{"command and globs", `{"build": {"command": "npm run asbuild", "watch": ["assembly/**/*.ts", "package.json", "**", "src/[a-z]?.ts"]}}`,
+			config.Build{Command: "npm run asbuild", Watch: []string{"assembly/**/*.ts", "package.json", "**", "src/[a-z]?.ts"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := config.Parse("endpoints.json", []byte(tt.json))
+			if err != nil {
+				t.Fatalf("Parse(%s): %v", tt.json, err)
+			}
+			if got := cfg.Build; got.Command != tt.want.Command || !slices.Equal(got.Watch, tt.want.Watch) {
+				t.Errorf("build = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ name, json, want string }{
+		{"unknown top-level key", `{"limts": {}}`, `unknown key "limts"; allowed here: openApi, limits, responseValidation, storage, idempotency, build, server, security, cors, rateLimits, trustedProxies`},
+		{"unknown key of a rate limit", `{"rateLimits": {"few": {"limit": 1, "window": "1m", "per": "ip"}}}`, `/rateLimits/few/per: unknown key "per"; allowed here: routes, methods, limit, window, burst, key`},
+		{"unknown docs key", `{"openApi": {"docs": {"theme": "dark"}}}`, `unknown key "theme"; allowed here: path, assets`},
+		{"unknown nested key", `{"limits": {"body": 1}}`, `/limits`},
+		{"bad duration", `{"limits": {"timeout": "soon"}}`, `"soon" is not a positive duration`},
+		{"duration as a number", `{"limits": {"timeout": 5}}`, `want a duration string`},
+		{"negative body limit", `{"limits": {"bodyBytes": -1}}`, `/limits/bodyBytes: must be positive`},
+		{"memory below two pages", `{"limits": {"memoryBytes": 1000}}`, `/limits/memoryBytes: must be at least 131072`},
+		{"unknown policy", `{"responseValidation": "sometimes"}`, `/responseValidation: "sometimes" is not one of`},
+		{"a store driver the program does not link", `{"storage": {"driver": "etcd", "url": "etcd://x"}}`, `/storage/driver: "etcd" is not "memory" nor a driver this program links (registered: redis)`},
+		{"a url for the memory store", `{"storage": {"url": "redis://127.0.0.1:6379/0"}}`, `/storage/url: the memory store takes no url`},
+		{"redis without a url", `{"storage": {"driver": "redis"}}`, `/storage/url: the redis driver needs a url`},
+		{"openApi of the wrong type", `{"openApi": "yes"}`, `openApi must be true, false or an object`},
+		{"openApi path without slash", `{"openApi": {"path": "schema"}}`, `must start with /`},
+		{"unknown openApi key", `{"openApi": {"titel": "x"}}`, `titel`},
+		{"not JSON", `{"limits": `, `endpoints.json`},
+		{"build without a command", `{"build": {"watch": ["src/*.ts"]}}`, `/build/command: required when "build" is present`},
+		{"empty build", `{"build": {}}`, `/build/command: required`},
+		{"blank build command", `{"build": {"command": "  "}}`, `/build/command: required`},
+		{"unknown build key", `{"build": {"command": "make", "watched": []}}`, `unknown key "watched"; allowed here: command, watch`},
+		{"watch of the wrong type", `{"build": {"command": "make", "watch": "src/*.ts"}}`, `/build/watch`},
+		{"empty watch pattern", `{"build": {"command": "make", "watch": ["src/*.ts", ""]}}`, `/build/watch/1: "" is empty`},
+		{"absolute watch pattern", `{"build": {"command": "make", "watch": ["/src/*.ts"]}}`, `/build/watch/0: "/src/*.ts" must be relative to the app`},
+		{"watch pattern leaving the app", `{"build": {"command": "make", "watch": ["../lib/*.ts"]}}`, `/build/watch/0: "../lib/*.ts" must not leave the app`},
+		{"unclean watch pattern", `{"build": {"command": "make", "watch": ["./src//*.ts"]}}`, `/build/watch/0: "./src//*.ts" is not a clean path; write "src/*.ts"`},
+		{"trailing slash", `{"build": {"command": "make", "watch": ["src/"]}}`, `/build/watch/0: "src/" is not a clean path`},
+		{"** inside a segment", `{"build": {"command": "make", "watch": ["src/a**/*.ts"]}}`, `/build/watch/0: "src/a**/*.ts" uses "**" inside the segment "a**"`},
+		{"bad class", `{"build": {"command": "make", "watch": ["ok/*.ts", "src/[a-/*.ts"]}}`, `/build/watch/1: "src/[a-/*.ts" is not a valid glob (syntax error in pattern)`},
+		{"trailing backslash", `{"build": {"command": "make", "watch": ["src/x\\"]}}`, `/build/watch/0: "src/x\\" is not a valid glob`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := config.Parse("endpoints.json", []byte(tt.json))
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "endpoints.json") {
+				t.Errorf("error = %v, want one starting with the file and containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseOpenAPIErrors(t *testing.T) {
+	for _, tt := range []struct{ name, config, want string }{
+		{"an unknown OpenAPI version", `{"openApi": {"specVersion": "3.0.3"}}`, `openApi.specVersion "3.0.3": want "3.1.0" (the default) or "3.2.0"`},
+		{"an unknown policy", `{"openApi": {"plainRoutes": "fail"}}`, `openApi.plainRoutes: "fail": want "include" (the default), "warn", "require" or "exclude"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := config.Parse("endpoints.json", []byte(tt.config))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Parse error:\ngot  %v\nwant one containing %s", err, tt.want)
+			}
+		})
+	}
+}

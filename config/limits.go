@@ -1,0 +1,127 @@
+package config
+
+import "time"
+
+// ResponseValidation is the policy for checking a guest's answer against the
+// declared responses (docs/spec.md §4 step 10). Defaults to [ValidateInDevelopment].
+//
+// The declared responses are the contract's, those of the routes
+// configuration, and, for an operation with a request part, the
+// framework's 400 Validation Error body, which the OpenAPI document lists
+// for it.
+type ResponseValidation string
+
+// Response validation policies. The zero value, "", means
+// [ValidateInDevelopment].
+const (
+	// ValidateAlways checks every answer, in production too: one that
+	// breaks the contract is replaced by a 500 Response Contract Error.
+	ValidateAlways ResponseValidation = "always"
+	// ValidateInDevelopment checks answers in development mode (host.Development) only. The
+	// default.
+	ValidateInDevelopment ResponseValidation = "development"
+	// ValidateNever sends answers unchecked.
+	ValidateNever ResponseValidation = "never"
+)
+
+// Limits bound what one request may cost: the "limits" member of
+// endpoints.json, and host.Options.Limits for a Go embedder, whose non-zero
+// fields win over the file's, field by field. A zero field takes its default,
+// named on the field ([DefaultBodyBytes]...).
+//
+//	{"limits": {"bodyBytes": 65536, "timeout": "2s", "instances": 8}}
+type Limits struct {
+	// BodyBytes is the largest request body accepted; larger ones get 413.
+	// Defaults to [DefaultBodyBytes].
+	BodyBytes int64 `json:"bodyBytes,omitzero"`
+	// MemoryBytes caps the linear memory of each instance, rounded down to
+	// 64 KiB pages. A guest that needs more fails its call with 500.
+	// Defaults to [DefaultMemoryBytes].
+	//
+	// The cap is address space, not resident memory. An instance's memory
+	// is mapped outside the Go heap, costs only the pages its guest
+	// touched, and returns to the system the moment the instance is
+	// closed (on unix; elsewhere it is a Go slice the GC frees). So the
+	// guest memory of a process is at most routes × Instances ×
+	// MemoryBytes, of which only touched pages count: a Go SDK guest
+	// (examples/users) touches about 3 MiB once loaded, and its own heap
+	// grows to about 8 MiB under sustained load.
+	//
+	// # Notes
+	//
+	//   - Each module also costs, whatever its instances, its compiled code
+	//     (about 17 MiB for a 3-4 MB Go SDK module) and wazero's decoded
+	//     copy of it in the Go heap (about 8 MiB, which the GC's default
+	//     pacing lets grow to twice that); see RATIONALE.md, "What a
+	//     process holds".
+	MemoryBytes int64 `json:"memoryBytes,omitzero"`
+	// Timeout is the deadline of one guest call, counted from the start of
+	// the request, so waiting for a free instance uses it up too: a guest
+	// still running then is stopped (500), a request still waiting gets 503.
+	// Defaults to [DefaultTimeout].
+	Timeout Duration `json:"timeout,omitzero"`
+	// Instances is the most instances of one module alive at once, which
+	// bounds the concurrent requests one route serves; more wait for a free
+	// one. Defaults to 2 × GOMAXPROCS.
+	//
+	// A route starts with one instance and makes more only while requests
+	// overlap; an instance that fails is closed, and its memory freed, at
+	// once; idle ones beyond the first are closed after InstanceIdleTimeout. So a
+	// route that served a burst holds Instances × its guest's touched
+	// memory (see MemoryBytes) until InstanceIdleTimeout passes, then one
+	// instance's.
+	Instances int `json:"instances,omitzero"`
+	// ResponseBytes is the largest answer the host buffers: an endpoint's
+	// JSON answer, which is checked against the contract before it is sent.
+	// A guest writing more is stopped, its instance discarded, and the
+	// client gets a 500. Streamed answers (media responses, plain routes)
+	// go out as written and are bounded only by the call's deadline.
+	// Defaults to [DefaultResponseBytes].
+	ResponseBytes int64 `json:"responseBytes,omitzero"`
+	// LoadTimeout bounds the guest code a module runs when it is loaded:
+	// its start function (_initialize), endpoints_abi_version and the
+	// export of its contract or runtime declaration. A module still running
+	// then is stopped and fails its load. It applies at the next start.
+	// Defaults to [DefaultLoadTimeout].
+	LoadTimeout Duration `json:"loadTimeout,omitzero"`
+	// JSONDepth is the deepest nesting of arrays and objects a JSON request
+	// body may have; a deeper one is a 400 that says so. Validating deeply
+	// nested values costs more than linear time, so the bound keeps a small
+	// body from costing the host much. Defaults to [DefaultJSONDepth];
+	// at most 10000.
+	JSONDepth int `json:"jsonDepth,omitzero"`
+	// JSONValues is the most values (objects, arrays, strings, numbers,
+	// booleans, nulls) a JSON request body may hold; more is a 400 that
+	// says so. Validation costs up to about a microsecond per value, so
+	// this, not bodyBytes, bounds what a body costs the host before the
+	// guest runs. Defaults to [DefaultJSONValues].
+	JSONValues int `json:"jsonValues,omitzero"`
+	// InstanceIdleTimeout is how long an idle instance is kept beyond the
+	// first one of its module, which stays warm. Defaults to
+	// [DefaultInstanceIdleTimeout].
+	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
+}
+
+// Defaults of [Limits].
+const (
+	// DefaultBodyBytes is the default of [Limits.BodyBytes]: 1 MiB.
+	DefaultBodyBytes = 1 << 20
+	// DefaultMemoryBytes is the default of [Limits.MemoryBytes]: 64 MiB.
+	DefaultMemoryBytes = 64 << 20
+	// DefaultTimeout is the default of [Limits.Timeout]: 10 s.
+	DefaultTimeout = 10 * time.Second
+	// DefaultResponseBytes is the default of [Limits.ResponseBytes]:
+	// 8 MiB.
+	DefaultResponseBytes = 8 << 20
+	// DefaultLoadTimeout is the default of [Limits.LoadTimeout]: 30 s.
+	DefaultLoadTimeout = 30 * time.Second
+	// DefaultInstanceIdleTimeout is the default of
+	// [Limits.InstanceIdleTimeout]: 30 s, long enough that steady traffic
+	// never pays for instantiation (about 5 ms for a Go SDK guest), short
+	// enough that a burst's memory goes back soon after.
+	DefaultInstanceIdleTimeout = 30 * time.Second
+	// DefaultJSONDepth is the default of [Limits.JSONDepth]: 32 levels.
+	DefaultJSONDepth = 32
+	// DefaultJSONValues is the default of [Limits.JSONValues]: 4096 values.
+	DefaultJSONValues = 4096
+)

@@ -1,0 +1,223 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// Defaults of the generated document, of [OpenAPI] and [Docs]
+// (docs/spec.md §8).
+const (
+	// DefaultOpenAPIPath is the default of [OpenAPI.Path]: where the
+	// document is served.
+	DefaultOpenAPIPath = "/_endpoints/schema"
+	// DefaultOpenAPITitle is the default of [OpenAPI.Title],
+	// the document's info.title: "Endpoints API".
+	DefaultOpenAPITitle = openapi.DefaultTitle
+	// DefaultOpenAPIVersion is the default of [OpenAPI.Version],
+	// the document's info.version: "0.1.0".
+	DefaultOpenAPIVersion = openapi.DefaultVersion
+	// DefaultDocsPath is the default of [Docs.Path]: where the
+	// interactive reference of the document is served.
+	DefaultDocsPath = "/_endpoints/docs"
+	// DefaultDocsAssets is the default of [Docs.Assets]: where the docs
+	// page loads its interactive reference (Scalar) from, a pinned version
+	// on a public CDN. Set openApi.docs.assets to a directory of the app
+	// holding the same files (the dist/browser folder of the npm package
+	// @scalar/api-reference) to serve them locally, offline.
+	DefaultDocsAssets = "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser"
+)
+
+// OpenAPI configures the generated document and its reference page:
+// the "openApi" member of endpoints.json (a boolean or an object), and
+// host.Options.OpenAPI for a Go embedder, whose fields that are set win over
+// the file's, field by field. Document and Extend are Go-only. The zero
+// value is every default: the document at [DefaultOpenAPIPath] and the docs
+// page at [DefaultDocsPath], served in development mode (host.Development) only.
+//
+//	{"openApi": {"title": "Users API", "version": "1.2.0", "enabled": true}}
+type OpenAPI struct {
+	// Set reports whether the member was present in endpoints.json.
+	Set bool `json:"-"`
+	// Enabled is true to serve the document (and the docs page) in
+	// production too, false to never serve them; nil keeps the default:
+	// served in development mode (host.Development) only.
+	Enabled *bool `json:"enabled"`
+	// Title is the document's info.title. If empty,
+	// [DefaultOpenAPITitle].
+	Title string `json:"title"`
+	// Version is the API's version, info.version. If empty,
+	// [DefaultOpenAPIVersion].
+	Version string `json:"version"`
+	// Path serves the document. If empty, [DefaultOpenAPIPath].
+	Path string `json:"path"`
+	// SpecVersion is the OpenAPI version of the document,
+	// [openapi.Version31] ("3.1.0", the default when empty) or
+	// [openapi.Version32] ("3.2.0"): it
+	// decides where the schema of one event of a stream goes
+	// (docs/spec.md §7).
+	SpecVersion string `json:"specVersion"`
+	// PlainRoutes says what the document does with plain routes; see
+	// [PlainRoutesPolicy]. If empty, [PlainRoutesInclude].
+	PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
+	// Docs configures the interactive reference page served beside the
+	// document: false turns it off; {"path", "assets"} moves it or loads
+	// its assets from elsewhere (a URL, or a directory of the app served
+	// locally). The zero value serves it at [DefaultDocsPath] with
+	// [DefaultDocsAssets].
+	Docs Docs `json:"docs"`
+	// Document (Go embedders only) is an OpenAPI fragment (a JSON object)
+	// deep-merged into the generated document after the runtime
+	// declaration's additions: objects merge, arrays and scalars replace
+	// ([openapi.Document.Merge]). Nil: none.
+	Document []byte `json:"-"`
+	// Extend (Go embedders only) runs last and edits the document in
+	// place: for what a fragment cannot say, such as security on chosen
+	// operations. An error fails the load. Nil: none.
+	Extend func(*openapi.Document) error `json:"-"`
+}
+
+// Docs is the "docs" member of "openApi": the interactive reference
+// page served beside the document, whenever the document is served. The
+// zero value serves it at [DefaultDocsPath] with [DefaultDocsAssets].
+//
+//	{"openApi": {"docs": {"path": "/docs", "assets": "public/scalar"}}}
+type Docs struct {
+	// Off turns the page off ("docs": false).
+	Off bool `json:"-"`
+	// Path serves the page. If empty, [DefaultDocsPath].
+	Path string `json:"path"`
+	// Assets is where the page loads its scripts from: a URL, or a
+	// directory of the app that the host serves below Path. If empty,
+	// [DefaultDocsAssets].
+	Assets string `json:"assets"`
+}
+
+// UnmarshalJSON accepts true, false or {path, assets}.
+func (o *Docs) UnmarshalJSON(data []byte) error {
+	switch firstByte(data) {
+	case 't', 'f':
+		var b bool
+		if err := json.Unmarshal(data, &b); err != nil {
+			return err
+		}
+		o.Off = !b
+		return nil
+	case '{':
+		var v struct {
+			Path   string `json:"path"`
+			Assets string `json:"assets"`
+		}
+		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
+			return err
+		}
+		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
+			return fmt.Errorf("openApi.docs.path %q must start with /", v.Path)
+		}
+		o.Path, o.Assets = v.Path, v.Assets
+		return nil
+	}
+	return errors.New("openApi.docs must be true, false or an object {path, assets}")
+}
+
+// MarshalJSON writes the option back.
+func (o Docs) MarshalJSON() ([]byte, error) {
+	if o.Off {
+		return []byte("false"), nil
+	}
+	return json.Marshal(struct {
+		Path   string `json:"path,omitempty"`
+		Assets string `json:"assets,omitempty"`
+	}{o.Path, o.Assets})
+}
+
+// UnmarshalJSON accepts true, false or {enabled, title, version, path,
+// specVersion, plainRoutes, docs}.
+func (o *OpenAPI) UnmarshalJSON(data []byte) error {
+	o.Set = true
+	switch firstByte(data) {
+	case 't', 'f':
+		var b bool
+		if err := json.Unmarshal(data, &b); err != nil {
+			return err
+		}
+		o.Enabled = &b
+		return nil
+	case '{':
+		var v struct {
+			Enabled     *bool             `json:"enabled"`
+			Title       string            `json:"title"`
+			Version     string            `json:"version"`
+			Path        string            `json:"path"`
+			SpecVersion string            `json:"specVersion"`
+			PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
+			Docs        Docs              `json:"docs"`
+		}
+		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
+			return err
+		}
+		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
+			return fmt.Errorf("openApi.path %q must start with /", v.Path)
+		}
+		if v.SpecVersion != "" && v.SpecVersion != openapi.Version31 && v.SpecVersion != openapi.Version32 {
+			return fmt.Errorf("openApi.specVersion %q: want %q (the default) or %q", v.SpecVersion, openapi.Version31, openapi.Version32)
+		}
+		if err := v.PlainRoutes.check(); err != nil {
+			return fmt.Errorf("openApi.plainRoutes: %w", err)
+		}
+		o.Enabled, o.Title, o.Version, o.Path, o.Docs = v.Enabled, v.Title, v.Version, v.Path, v.Docs
+		o.SpecVersion, o.PlainRoutes = v.SpecVersion, v.PlainRoutes
+		return nil
+	}
+	return errors.New("openApi must be true, false or an object {enabled, title, version, path, specVersion, plainRoutes, docs}")
+}
+
+// MarshalJSON writes the option back in its object form.
+func (o OpenAPI) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Enabled     *bool             `json:"enabled,omitempty"`
+		Title       string            `json:"title,omitempty"`
+		Version     string            `json:"version,omitempty"`
+		Path        string            `json:"path,omitempty"`
+		SpecVersion string            `json:"specVersion,omitempty"`
+		PlainRoutes PlainRoutesPolicy `json:"plainRoutes,omitempty"`
+	}{o.Enabled, o.Title, o.Version, o.Path, o.SpecVersion, o.PlainRoutes})
+}
+
+// PlainRoutesPolicy is what the document does with plain routes, the
+// route modules that export no contract (docs/spec.md §9): the "openApi.plainRoutes" member of endpoints.json.
+//
+//	{"openApi": {"plainRoutes": "warn"}}
+//
+// A plain route's meta is its entry under "plainRoutes" in
+// server/routes.config.json.
+type PlainRoutesPolicy string
+
+// Policies for plain routes. The zero value is [PlainRoutesInclude].
+const (
+	// PlainRoutesInclude lists every plain route, with its meta when it has
+	// some. The default.
+	PlainRoutesInclude PlainRoutesPolicy = "include"
+	// PlainRoutesWarn lists every plain route and logs, at each load, a
+	// warning for each one without meta.
+	PlainRoutesWarn PlainRoutesPolicy = "warn"
+	// PlainRoutesRequire lists every plain route and makes one without
+	// meta a problem of the load, naming its file: endpoints serve then
+	// refuses to start.
+	PlainRoutesRequire PlainRoutesPolicy = "require"
+	// PlainRoutesExclude leaves plain routes out of the document.
+	PlainRoutesExclude PlainRoutesPolicy = "exclude"
+)
+
+func (p PlainRoutesPolicy) check() error {
+	switch p {
+	case "", PlainRoutesInclude, PlainRoutesWarn, PlainRoutesRequire, PlainRoutesExclude:
+		return nil
+	}
+	return fmt.Errorf("%q: want %q (the default), %q, %q or %q", string(p), PlainRoutesInclude, PlainRoutesWarn, PlainRoutesRequire, PlainRoutesExclude)
+}

@@ -1,0 +1,102 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/config"
+)
+
+func TestSettings(t *testing.T) {
+	got := map[string]config.Setting{}
+	for _, s := range config.Settings() {
+		got[s.Env] = s
+	}
+	for env, want := range map[string]config.Setting{
+		"ENDPOINTS_STORAGE_URL":             {Pointer: "/storage/url", Text: true},
+		"ENDPOINTS_LIMITS_MEMORY_BYTES":     {Pointer: "/limits/memoryBytes"},
+		"ENDPOINTS_LIMITS_TIMEOUT":          {Pointer: "/limits/timeout", Text: true},
+		"ENDPOINTS_OPEN_API_TITLE":          {Pointer: "/openApi/title", Text: true},
+		"ENDPOINTS_OPEN_API_DOCS_PATH":      {Pointer: "/openApi/docs/path", Text: true},
+		"ENDPOINTS_SERVER_IDLE_TIMEOUT":     {Pointer: "/server/idleTimeout", Text: true},
+		"ENDPOINTS_RESPONSE_VALIDATION":     {Pointer: "/responseValidation", Text: true},
+		"ENDPOINTS_SECURITY":                {Pointer: "/security"},
+		"ENDPOINTS_CORS":                    {Pointer: "/cors"},
+		"ENDPOINTS_IDEMPOTENCY_REPLAY":      {Pointer: "/idempotency/replay", Text: true},
+		"ENDPOINTS_STORAGE_MAX_BYTES":       {Pointer: "/storage/maxBytes"},
+		"ENDPOINTS_LIMITS_JSON_DEPTH":       {Pointer: "/limits/jsonDepth"},
+		"ENDPOINTS_SERVER_MAX_HEADER_BYTES": {Pointer: "/server/maxHeaderBytes"},
+	} {
+		want.Env = env
+		if got[env] != want {
+			t.Errorf("%s: %+v, want %+v", env, got[env], want)
+		}
+	}
+}
+
+func TestOverridesFromEnv(t *testing.T) {
+	o, err := config.OverridesFromEnv([]string{"HOME=/root", "ENDPOINTS_STORAGE_URL=redis://cache:6379/0", "ENDPOINTS_LIMITS_TIMEOUT=2s", "ENDPOINTS_OWN=x"}, "ENDPOINTS_OWN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []config.Override{
+		{Pointer: "/limits/timeout", Value: "2s", Source: "ENDPOINTS_LIMITS_TIMEOUT"},
+		{Pointer: "/storage/url", Value: "redis://cache:6379/0", Source: "ENDPOINTS_STORAGE_URL"},
+	}
+	if len(o) != 2 || o[0] != want[0] || o[1] != want[1] {
+		t.Errorf("OverridesFromEnv = %+v, want %+v", o, want)
+	}
+	if _, err := config.OverridesFromEnv([]string{"ENDPOINTS_STORAGE_ULR=x"}); err == nil || !strings.Contains(err.Error(), "ENDPOINTS_STORAGE_ULR names no setting") || !strings.Contains(err.Error(), "ENDPOINTS_STORAGE_URL") {
+		t.Errorf("a misspelt variable: %v", err)
+	}
+	if o, err := config.ParseOverride("limits.bodyBytes=1024"); err != nil || o.Pointer != "/limits/bodyBytes" || o.Value != "1024" || o.Source != "--set limits.bodyBytes" {
+		t.Errorf("ParseOverride = %+v, %v", o, err)
+	}
+	for _, bad := range []string{"limits.bodyBytes", "=1", "limits.bodyByte=1"} {
+		if _, err := config.ParseOverride(bad); err == nil {
+			t.Errorf("ParseOverride(%q) passed", bad)
+		}
+	}
+}
+
+// TestParseOverrides: overrides apply over the file (or without one), the
+// last one of a setting wins, and an error in an overridden setting names
+// the override.
+func TestParseOverrides(t *testing.T) {
+	set := func(args ...string) []config.Override {
+		var out []config.Override
+		for _, arg := range args {
+			o, err := config.ParseOverride(arg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, o)
+		}
+		return out
+	}
+	t.Run("no file, no override: every default", func(t *testing.T) {
+		cfg, err := config.Parse(config.File, nil)
+		if err != nil || cfg.Limits != (config.Limits{}) {
+			t.Errorf("Parse(nil) = %+v, %v; want the zero App", cfg, err)
+		}
+	})
+	t.Run("no file", func(t *testing.T) {
+		cfg, err := config.Parse(config.File, nil, set("limits.bodyBytes=1024", "openApi.title=T")...)
+		if err != nil || cfg.Limits.BodyBytes != 1024 || cfg.OpenAPI.Title != "T" {
+			t.Errorf("got %+v, %v; want bodyBytes 1024 and title T", cfg, err)
+		}
+	})
+	t.Run("the last override wins over the file", func(t *testing.T) {
+		cfg, err := config.Parse(config.File, []byte(`{"limits": {"bodyBytes": 10}}`), set("limits.bodyBytes=20", "limits.bodyBytes=30")...)
+		if err != nil || cfg.Limits.BodyBytes != 30 {
+			t.Errorf("got %+v, %v; want bodyBytes 30", cfg, err)
+		}
+	})
+	t.Run("an error names the override", func(t *testing.T) {
+		_, err := config.Parse(config.File, []byte(`{}`), set("limits.bodyBytes=-1")...)
+		want := "endpoints.json: /limits/bodyBytes: must be positive, got -1 (/limits/bodyBytes set by --set limits.bodyBytes)"
+		if err == nil || err.Error() != want {
+			t.Errorf("error = %v, want %s", err, want)
+		}
+	})
+}

@@ -1,0 +1,87 @@
+package config
+
+import (
+	"time"
+)
+
+// Server is the "server" member of endpoints.json: the deadlines that
+// keep slow, idle and stalled clients from holding connections, goroutines
+// and guest instances. Zero fields take the defaults, which suit a server
+// facing the internet:
+//
+//	{"readHeaderTimeout": "10s", "readTimeout": "30s", "writeTimeout": "30s",
+//	 "idleTimeout": "60s", "maxHeaderBytes": 65536, "shutdownTimeout": "10s"}
+//
+// # Notes
+//
+//   - The host applies readTimeout and writeTimeout to every request itself
+//     (through http.ResponseController), so an embedder's own http.Server
+//     gets them too. readHeaderTimeout, idleTimeout and maxHeaderBytes are
+//     settings of the http.Server: `endpoints serve` and `dev` apply them
+//     (host.Host.HTTPServer builds such a server).
+//   - writeTimeout bounds each write, not the whole answer, so a long
+//     stream (Server-Sent Events) lives as long as its client keeps
+//     reading; a client that stops reading is dropped after writeTimeout.
+//   - They apply at the next start, except readTimeout and writeTimeout.
+type Server struct {
+	// ReadHeaderTimeout bounds reading a request's line and headers.
+	// Defaults to [DefaultReadHeaderTimeout].
+	ReadHeaderTimeout Duration `json:"readHeaderTimeout,omitzero"`
+	// ReadTimeout bounds reading a request's body, counted from the start
+	// of the request: a client that declares a body and sends it too
+	// slowly gets 408 (or, once a guest reads the body, the guest sees a
+	// read error). Defaults to [DefaultReadTimeout].
+	ReadTimeout Duration `json:"readTimeout,omitzero"`
+	// WriteTimeout bounds each write of an answer to the client. Defaults
+	// to [DefaultWriteTimeout].
+	WriteTimeout Duration `json:"writeTimeout,omitzero"`
+	// IdleTimeout is how long a keep-alive connection may wait for its next
+	// request. Defaults to [DefaultIdleTimeout].
+	IdleTimeout Duration `json:"idleTimeout,omitzero"`
+	// MaxHeaderBytes bounds the request line and headers. Defaults to
+	// [DefaultMaxHeaderBytes].
+	MaxHeaderBytes int `json:"maxHeaderBytes,omitzero"`
+	// ShutdownTimeout is how long `endpoints serve` waits for requests in
+	// flight when it is asked to stop (SIGINT, SIGTERM) before it stops
+	// their guests. Defaults to [DefaultShutdownTimeout].
+	ShutdownTimeout Duration `json:"shutdownTimeout,omitzero"`
+}
+
+// Defaults of [Server].
+const (
+	// DefaultReadHeaderTimeout is the default of
+	// [Server.ReadHeaderTimeout]: 10 s.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout is the default of [Server.ReadTimeout]: 30 s.
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout is the default of [Server.WriteTimeout]:
+	// 30 s.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultIdleTimeout is the default of [Server.IdleTimeout]: 60 s.
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxHeaderBytes is the default of
+	// [Server.MaxHeaderBytes]: 64 KiB.
+	DefaultMaxHeaderBytes = 64 << 10
+	// DefaultShutdownTimeout is the default of
+	// [Server.ShutdownTimeout]: 10 s.
+	DefaultShutdownTimeout = 10 * time.Second
+)
+
+// WithDefaults returns c with its zero fields set to their defaults: the
+// deadlines in effect.
+func (c Server) WithDefaults() Server {
+	def := func(d *Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = Duration(v)
+		}
+	}
+	def(&c.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	def(&c.ReadTimeout, DefaultReadTimeout)
+	def(&c.WriteTimeout, DefaultWriteTimeout)
+	def(&c.IdleTimeout, DefaultIdleTimeout)
+	def(&c.ShutdownTimeout, DefaultShutdownTimeout)
+	if c.MaxHeaderBytes <= 0 {
+		c.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	return c
+}

@@ -1,0 +1,66 @@
+package config
+
+import (
+	"time"
+)
+
+// Storage drivers of [Storage.Driver].
+const (
+	// DriverMemory is the store in the host's memory ([storage.Memory]):
+	// one process, lost on restart. The default.
+	DriverMemory = "memory"
+	// DriverRedis is a Redis server (package storage/redis), shared by
+	// every host of the app behind a load balancer. A program that uses it
+	// imports storage/redis, which registers the driver.
+	DriverRedis = "redis"
+)
+
+// Storage is the "storage" member of endpoints.json, and
+// host.Options.Storage for a Go embedder: where Idempotency-Key records, rate
+// limits and the guests' key-value data live. The zero value is the memory
+// store, namespaced by the app directory's name.
+//
+//	{"driver": "redis", "url": "redis://127.0.0.1:6379/0", "namespace": "shop"}
+type Storage struct {
+	// Driver is [DriverMemory] (the default, when empty) or [DriverRedis].
+	Driver string `json:"driver,omitzero"`
+	// URL locates the Redis server: redis://[user:password@]host:port/db.
+	// Required with [DriverRedis]; unused by the memory store.
+	URL string `json:"url,omitzero"`
+	// Namespace separates apps sharing one store. If empty, it is the name
+	// of the app directory, so hosts of one app agree on it.
+	Namespace string `json:"namespace,omitzero"`
+	// MaxBytes bounds the memory store. If zero, [storage.DefaultMaxBytes]
+	// (64 MiB).
+	MaxBytes int64 `json:"maxBytes,omitzero"`
+}
+
+// Idempotency is the "idempotency" member of endpoints.json, and
+// host.Options.Idempotency for a Go embedder: how the Idempotency-Key step
+// (docs/spec.md §6) keeps its records. The zero value is every default.
+//
+//	{"lease": "30s", "replay": "24h", "scopeHeader": "X-Client-Id"}
+type Idempotency struct {
+	// Lease is how long a request holds its key while it runs. If zero,
+	// [DefaultIdempotencyLease]. Keep it above limits.timeout: a request
+	// running past its lease answers 409 IDEMPOTENCY_LEASE_LOST.
+	Lease Duration `json:"lease,omitzero"`
+	// Replay is how long a completed answer is replayed. If zero,
+	// [DefaultIdempotencyReplay].
+	Replay Duration `json:"replay,omitzero"`
+	// ScopeHeader names a request header whose value scopes keys, such as
+	// the client id a trusted proxy sets after authentication: two
+	// clients sending the same key never share a record. If empty, keys
+	// are scoped by operation only.
+	ScopeHeader string `json:"scopeHeader,omitzero"`
+}
+
+// Defaults of [Idempotency].
+const (
+	// DefaultIdempotencyLease is the default of [Idempotency.Lease]:
+	// 60 s.
+	DefaultIdempotencyLease = 60 * time.Second
+	// DefaultIdempotencyReplay is the default of
+	// [Idempotency.Replay]: 24 h.
+	DefaultIdempotencyReplay = 24 * time.Hour
+)
