@@ -149,15 +149,10 @@ func (o *OpenAPI) UnmarshalJSON(data []byte) error {
 		o.Enabled = &b
 		return nil
 	case '{':
-		var v struct {
-			Enabled     *bool             `json:"enabled"`
-			Title       string            `json:"title"`
-			Version     string            `json:"version"`
-			Path        string            `json:"path"`
-			SpecVersion string            `json:"specVersion"`
-			PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
-			Docs        Docs              `json:"docs"`
-		}
+		// OpenAPI's own members, without this method (the fields tagged
+		// "-" are Go's only).
+		type members OpenAPI
+		var v members
 		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,7 +21,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
-	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/wattest"
 	"github.com/wasmendpoints/endpoints/observe/otel"
 )
 
@@ -66,34 +65,16 @@ var (
 	echoModule = module("", echo)
 )
 
-// writeModule assembles a WAT module into the app at rel.
-func writeModule(t testing.TB, app, rel, src string) {
-	t.Helper()
-	if _, err := exec.LookPath("wat2wasm"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("wat2wasm is required (CI installs wabt): %v", err)
-		}
-		t.Skipf("wat2wasm not installed: %v", err)
-	}
-	srcFile := filepath.Join(t.TempDir(), "m.wat")
-	if err := os.WriteFile(srcFile, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := guestbuild.WAT(context.Background(), srcFile, filepath.Join(app, filepath.FromSlash(rel))); err != nil {
-		t.Fatalf("%v\n%s", err, src)
-	}
-}
-
 // newApp writes the test app: a validated GET that reads the store, a
 // route that traps, an idempotent POST and a plain route echoing its
 // envelope.
 func newApp(t testing.TB) string {
 	t.Helper()
 	app := t.TempDir()
-	writeModule(t, app, "server/api/users/[id].get.wasm", userModule)
-	writeModule(t, app, "server/api/trap.get.wasm", trapModule)
-	writeModule(t, app, "server/api/orders.post.wasm", orderModule)
-	writeModule(t, app, "server/routes/echo.get.wasm", echoModule)
+	wattest.Write(t, app, "server/api/users/[id].get.wasm", userModule)
+	wattest.Write(t, app, "server/api/trap.get.wasm", trapModule)
+	wattest.Write(t, app, "server/api/orders.post.wasm", orderModule)
+	wattest.Write(t, app, "server/routes/echo.get.wasm", echoModule)
 	return app
 }
 

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +17,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
-	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/wattest"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
 )
 
@@ -53,32 +52,14 @@ var (
 		"(drop (call $set_status (i32.const 201)))", `{"ok":true}`)
 )
 
-// writeModule assembles a WAT module into the app at rel.
-func writeModule(t testing.TB, app, rel, src string) {
-	t.Helper()
-	if _, err := exec.LookPath("wat2wasm"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("wat2wasm is required (CI installs wabt): %v", err)
-		}
-		t.Skipf("wat2wasm not installed: %v", err)
-	}
-	srcFile := filepath.Join(t.TempDir(), "m.wat")
-	if err := os.WriteFile(srcFile, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := guestbuild.WAT(context.Background(), srcFile, filepath.Join(app, filepath.FromSlash(rel))); err != nil {
-		t.Fatalf("%v\n%s", err, src)
-	}
-}
-
 // newApp writes the test app: a validated GET, a route that traps and an
 // idempotent POST.
 func newApp(t testing.TB) string {
 	t.Helper()
 	app := t.TempDir()
-	writeModule(t, app, "server/api/users/[id].get.wasm", userModule)
-	writeModule(t, app, "server/api/trap.get.wasm", trapModule)
-	writeModule(t, app, "server/api/orders.post.wasm", orderModule)
+	wattest.Write(t, app, "server/api/users/[id].get.wasm", userModule)
+	wattest.Write(t, app, "server/api/trap.get.wasm", trapModule)
+	wattest.Write(t, app, "server/api/orders.post.wasm", orderModule)
 	return app
 }
 
@@ -168,7 +149,7 @@ func TestMetricsAfterRealRequests(t *testing.T) {
 	send(t, srv, "POST", "/api/orders", `{"n":1}`, 400)
 
 	// A reload that adds a module, one that finds nothing, one that fails.
-	writeModule(t, app, "server/api/more.get.wasm", trapModule)
+	wattest.Write(t, app, "server/api/more.get.wasm", trapModule)
 	h.Reload(context.Background())
 	h.Reload(context.Background())
 	if err := os.WriteFile(filepath.Join(app, "server", "api", "broken.get.wasm"), []byte("junk"), 0o644); err != nil {
