@@ -2,12 +2,12 @@ package host
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/answer"
 )
 
 // FrameworkError is the body of every response the host makes itself for a
@@ -86,12 +86,5 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, message stri
 		body = []byte(`{"statusCode":500,"statusMessage":"Internal Server Error"}`)
 		status = http.StatusInternalServerError
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
+	answer.Write(w, r, status, "application/json", body)
 }

@@ -2,12 +2,12 @@ package idempotency
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -50,12 +50,5 @@ func (s *Step) writeProblem(w http.ResponseWriter, r *http.Request, status int, 
 		s.WriteError(w, r, http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/problem+json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
+	answer.Write(w, r, status, "application/problem+json", body)
 }
