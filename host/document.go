@@ -40,7 +40,7 @@ func (s *settings) plainRoutes() config.PlainRoutesPolicy {
 // catch-all or optional segment has no OpenAPI path template and is left
 // out, as is one under the framework's own /_endpoints/. A module without
 // a method suffix serves the methods no other module of its path claims.
-func plainOperations(t *table) []openapi.Operation {
+func plainOperations(t *table) []openapi.Route {
 	claimed := map[string][]string{}
 	for _, r := range t.routes {
 		switch {
@@ -52,12 +52,12 @@ func plainOperations(t *table) []openapi.Operation {
 			}
 		}
 	}
-	var out []openapi.Operation
+	var out []openapi.Route
 	for _, r := range t.routes {
 		if !r.plain || r.rf.Dynamic() || strings.HasPrefix(r.rf.Pattern()+"/", "/_endpoints/") {
 			continue
 		}
-		op := openapi.Operation{Method: r.rf.Method, Path: r.rf.OpenAPIPath(), File: r.file, Plain: true}
+		op := openapi.Route{Method: r.rf.Method, Path: r.rf.OpenAPIPath(), File: r.file, Plain: true}
 		if op.Method == "" {
 			taken := claimed[r.rf.Pattern()]
 			for _, m := range plainMethods {
@@ -68,7 +68,7 @@ func plainOperations(t *table) []openapi.Operation {
 		}
 		out = append(out, op)
 	}
-	slices.SortFunc(out, func(a, b openapi.Operation) int { return strings.Compare(a.File, b.File) })
+	slices.SortFunc(out, func(a, b openapi.Route) int { return strings.Compare(a.File, b.File) })
 	return out
 }
 
@@ -77,8 +77,8 @@ var plainMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, ht
 
 // withoutMeta returns the plain operations that the routes configuration
 // gives no "plainRoutes" entry.
-func withoutMeta(ops []openapi.Operation, cfg *openapi.RoutesConfig) []openapi.Operation {
-	var out []openapi.Operation
+func withoutMeta(ops []openapi.Route, cfg *openapi.RoutesConfig) []openapi.Route {
+	var out []openapi.Route
 	for _, op := range ops {
 		if cfg == nil || cfg.PlainRoutes[openapi.ClientPath(op.Path)] == nil {
 			out = append(out, op)
@@ -120,7 +120,7 @@ type document struct {
 // configuration, then the runtime declaration's fragment and extend step,
 // then the embedder's.
 func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
-	var ops []openapi.Operation
+	var ops []openapi.Route
 	for _, r := range t.routes {
 		if r.plain {
 			continue
@@ -131,7 +131,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 		}
 		slices.Sort(methods)
 		for _, m := range methods {
-			ops = append(ops, openapi.Operation{
+			ops = append(ops, openapi.Route{
 				Method:     m,
 				Path:       r.rf.OpenAPIPath(),
 				File:       r.file,

@@ -207,12 +207,12 @@ func TestOpenAPIConfigIsChecked(t *testing.T) {
 }
 
 // operationOf is the operation of a method of a path, or nil.
-func operationOf(doc *openapi.Document, path, method string) *openapi.OperationObject {
+func operationOf(doc *openapi.Document, path, method string) *openapi.Operation {
 	item := doc.Paths[path]
 	if item == nil {
 		return nil
 	}
-	return map[string]*openapi.OperationObject{"get": item.Get, "put": item.Put, "post": item.Post, "delete": item.Delete,
+	return map[string]*openapi.Operation{"get": item.Get, "put": item.Put, "post": item.Post, "delete": item.Delete,
 		"options": item.Options, "head": item.Head, "patch": item.Patch}[method]
 }
 

@@ -183,7 +183,7 @@ func documentRateLimits(doc *openapi.Document, limits []*rateLimit) error {
 		return nil
 	}
 	var err error
-	doc.Operations(func(path, method string, op *openapi.OperationObject) {
+	doc.Operations(func(path, method string, op *openapi.Operation) {
 		route := openapi.ClientPath(path)
 		var names []string
 		for _, rl := range limits {

@@ -261,7 +261,7 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		plan.schemes[s.key] = s
 		return s, nil
 	}
-	doc.Operations(func(path, method string, oo *openapi.OperationObject) {
+	doc.Operations(func(path, method string, oo *openapi.Operation) {
 		reqs := doc.EffectiveSecurity(oo)
 		if len(reqs) == 0 {
 			return
@@ -330,7 +330,7 @@ func sortedKeys(req openapi.SecurityRequirement) []string {
 
 // documentGuard lists on op the answers its guard gives: 401 with
 // WWW-Authenticate, and 403 when scopes are required.
-func documentGuard(doc *openapi.Document, op *openapi.OperationObject, g *guard) error {
+func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard) error {
 	names := make([]string, len(g.schemes))
 	for i, s := range g.schemes {
 		names[i] = s.name

@@ -41,8 +41,8 @@ func BenchmarkValidate500(b *testing.B) {
 }
 
 // benchOperations generates n operations.
-func benchOperations(n int) []openapi.Operation {
-	ops := make([]openapi.Operation, n)
+func benchOperations(n int) []openapi.Route {
+	ops := make([]openapi.Route, n)
 	for i := range ops {
 		c := &abi.Contract{
 			Summary: fmt.Sprintf("Operation %d", i),
@@ -67,7 +67,7 @@ func benchOperations(n int) []openapi.Operation {
 				"tags": {"type": "array", "items": {"type": "string"}}, "problem": {"$ref": "#/$defs/Problem"}}}`),
 			"Problem": []byte(`{"type": "object", "properties": {"message": {"type": "string"}}}`),
 		}
-		op := openapi.Operation{
+		op := openapi.Route{
 			Method:   "POST",
 			Path:     fmt.Sprintf("/api/group%d/items%d/{id}", i%10, i),
 			File:     fmt.Sprintf("server/api/group%d/items%d/[id].post.wasm", i%10, i),

@@ -21,9 +21,10 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/mediatype"
 )
 
-// Operation is one endpoint operation handed to [Build] by the host: one
-// method of one route module that exports a contract.
-type Operation struct {
+// Route is what [Build] is handed for one method of one route module: an
+// endpoint with its contract, or a plain route ([Route.Plain]). Build
+// turns each into an [Operation] of the document.
+type Route struct {
 	// Method is the upper-case HTTP method: "GET".
 	Method string
 	// Path is the route template in OpenAPI form: "/api/users/{id}".
@@ -196,7 +197,7 @@ var (
 //   - A $defs entry named like one of the framework schemas (Schema...
 //     constants) must be that very schema.
 //   - Build returns every error it finds, joined.
-func Build(ops []Operation, opts Options) (*Document, error) {
+func Build(ops []Route, opts Options) (*Document, error) {
 	spec := cmp.Or(opts.SpecVersion, Version31)
 	if spec != Version31 && spec != Version32 {
 		return nil, fmt.Errorf("OpenAPI version %q: want %q or %q", opts.SpecVersion, Version31, Version32)
@@ -227,11 +228,11 @@ func Build(ops []Operation, opts Options) (*Document, error) {
 		b.liftDefs(cfgSrc, "/$defs", cfg.Defs)
 	}
 
-	sorted := make([]*Operation, len(ops))
+	sorted := make([]*Route, len(ops))
 	for i := range ops {
 		sorted[i] = &ops[i]
 	}
-	slices.SortStableFunc(sorted, func(a, b *Operation) int {
+	slices.SortStableFunc(sorted, func(a, b *Route) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), methodRank(a.Method)-methodRank(b.Method),
 			strings.Compare(a.Method, b.Method), strings.Compare(a.File, b.File))
 	})
@@ -400,14 +401,14 @@ func (b *builder) liftDefs(src *source, ptr string, defs map[string]json.RawMess
 }
 
 // operation adds one operation to the document.
-func (b *builder) operation(op *Operation, cfg *RoutesConfig, cfgSrc *source) {
+func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 	nerr := len(b.errs)
 	if op.Contract == nil {
 		b.errorf("%s: %s %s: no contract", op.File, op.Method, op.Path)
 		return
 	}
 	if len(op.Contract.Methods) > 0 {
-		b.errorf("%s: %s %s: the contract declares \"methods\"; pass one Operation per method, with that method's contract", op.File, op.Method, op.Path)
+		b.errorf("%s: %s %s: the contract declares \"methods\"; pass one Route per method, with that method's contract", op.File, op.Method, op.Path)
 		return
 	}
 	if !strings.HasPrefix(op.Path, "/") {
@@ -418,7 +419,7 @@ func (b *builder) operation(op *Operation, cfg *RoutesConfig, cfgSrc *source) {
 	if item == nil {
 		item = &PathItem{}
 	}
-	var slot **OperationObject
+	var slot **Operation
 	for _, m := range item.methods() {
 		if m.name == strings.ToLower(op.Method) {
 			slot = m.op
@@ -442,7 +443,7 @@ func (b *builder) operation(op *Operation, cfg *RoutesConfig, cfgSrc *source) {
 		b.liftDefs(src, "/$defs", c.Defs)
 	}
 
-	out := &OperationObject{
+	out := &Operation{
 		OperationID: OperationID(op.Method, op.Path),
 		Summary:     c.Summary,
 		Description: c.Description,
@@ -615,7 +616,7 @@ func (b *builder) readPart(src *source, ptr string, raw json.RawMessage) part {
 }
 
 // parameters builds the parameters of an operation.
-func (b *builder) parameters(op *Operation, src *source) []*Parameter {
+func (b *builder) parameters(op *Route, src *source) []*Parameter {
 	req := op.Contract.Request
 	if req == nil {
 		req = &abi.Request{}

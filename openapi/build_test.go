@@ -37,13 +37,13 @@ func TestBuildRejectsDuplicates(t *testing.T) {
 	const empty = `{"responses": {"204": {}}}`
 	tests := []struct {
 		name    string
-		ops     []openapi.Operation
+		ops     []openapi.Route
 		wantErr error
 		want    []string
 	}{
 		{
 			name: "two paths give one operationId",
-			ops: []openapi.Operation{
+			ops: []openapi.Route{
 				op(t, "POST", "/api/user-groups", "server/api/user-groups.post.wasm", empty),
 				op(t, "POST", "/api/user_groups", "server/api/user_groups.post.wasm", empty),
 			},
@@ -52,7 +52,7 @@ func TestBuildRejectsDuplicates(t *testing.T) {
 		},
 		{
 			name: "two modules declare one operation",
-			ops: []openapi.Operation{
+			ops: []openapi.Route{
 				op(t, "GET", "/api/a", "server/api/a.get.wasm", empty),
 				op(t, "GET", "/api/a", "server/api/a/index.get.wasm", empty),
 			},
@@ -131,7 +131,7 @@ func TestParameters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := build(t, []openapi.Operation{op(t, tt.method, tt.path, "server/api/x.wasm", tt.contract)}, openapi.Options{})
+			doc := build(t, []openapi.Route{op(t, tt.method, tt.path, "server/api/x.wasm", tt.contract)}, openapi.Options{})
 			got := at(t, doc, "/paths/"+esc(tt.path)+"/"+strings.ToLower(tt.method)+"/parameters")
 			if tt.want == "" {
 				if got != "" {
@@ -149,21 +149,21 @@ func TestBuildRejectsBadOperations(t *testing.T) {
 	root := parseContract(t, "server/api/b.wasm", "", `{"methods": {"get": {"responses": {"200": {}}}}}`)
 	tests := []struct {
 		name string
-		op   openapi.Operation
+		op   openapi.Route
 		want string
 	}{
-		{"no contract", openapi.Operation{Method: "GET", Path: "/api/a", File: "server/api/a.get.wasm"},
+		{"no contract", openapi.Route{Method: "GET", Path: "/api/a", File: "server/api/a.get.wasm"},
 			`server/api/a.get.wasm: GET /api/a: no contract`},
-		{"a path in another form", openapi.Operation{Method: "GET", Path: "api/a", File: "server/api/a.get.wasm", Contract: c},
+		{"a path in another form", openapi.Route{Method: "GET", Path: "api/a", File: "server/api/a.get.wasm", Contract: c},
 			`server/api/a.get.wasm: path "api/a": want an OpenAPI path template starting with "/"`},
-		{"an unknown method", openapi.Operation{Method: "FETCH", Path: "/api/a", File: "server/api/a.get.wasm", Contract: c},
+		{"an unknown method", openapi.Route{Method: "FETCH", Path: "/api/a", File: "server/api/a.get.wasm", Contract: c},
 			`server/api/a.get.wasm: method "FETCH": want one of GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE`},
-		{"a root contract with methods", openapi.Operation{Method: "GET", Path: "/api/b", File: "server/api/b.wasm", Contract: root},
+		{"a root contract with methods", openapi.Route{Method: "GET", Path: "/api/b", File: "server/api/b.wasm", Contract: root},
 			`server/api/b.wasm: GET /api/b: the contract declares "methods"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := openapi.Build([]openapi.Operation{tt.op}, openapi.Options{})
+			_, err := openapi.Build([]openapi.Route{tt.op}, openapi.Options{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Build error = %v, want it to contain %q", err, tt.want)
 			}
@@ -175,7 +175,7 @@ func TestParametersNotInPath(t *testing.T) {
 	o := op(t, "GET", "/api/users/{id}", "server/api/users/[id].get.wasm", `{
 		"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}, "slug": {"type": "string"}}}},
 		"responses": {"200": {}}}`)
-	_, err := openapi.Build([]openapi.Operation{o}, openapi.Options{})
+	_, err := openapi.Build([]openapi.Route{o}, openapi.Options{})
 	want := `server/api/users/[id].get.wasm: /request/params/properties/slug: "slug" is not a parameter of /api/users/{id}`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Build error = %v, want it to contain %q", err, want)
@@ -232,7 +232,7 @@ func TestRequestBody(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := build(t, []openapi.Operation{op(t, "POST", "/api/things", "server/api/things.post.wasm", tt.contract)}, openapi.Options{})
+			doc := build(t, []openapi.Route{op(t, "POST", "/api/things", "server/api/things.post.wasm", tt.contract)}, openapi.Options{})
 			got := at(t, doc, "/paths/~1api~1things/post/requestBody")
 			if tt.want == "" {
 				if got != "" {
@@ -303,14 +303,14 @@ func TestResponses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := build(t, []openapi.Operation{op(t, "GET", "/api/x", "server/api/x.get.wasm", tt.contract)}, openapi.Options{})
+			doc := build(t, []openapi.Route{op(t, "GET", "/api/x", "server/api/x.get.wasm", tt.contract)}, openapi.Options{})
 			wantJSON(t, "responses", at(t, doc, "/paths/~1api~1x/get/responses"), tt.want)
 		})
 	}
 }
 
 func TestOperationMetadata(t *testing.T) {
-	doc := build(t, []openapi.Operation{
+	doc := build(t, []openapi.Route{
 		op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"summary": "A", "description": "All about A.", "tags": ["b", "a"], "deprecated": true, "responses": {"200": {}}}`),
 		op(t, "GET", "/api/c", "server/api/c.get.wasm", `{"tags": ["c", "a"], "responses": {"200": {}}}`),
 	}, openapi.Options{})
@@ -421,7 +421,7 @@ func TestFrameworkResponses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := op(t, "POST", "/api/x/{id}", "server/api/x/[id].post.wasm", tt.contract)
 			o.Negotiates = tt.negotiates
-			doc := build(t, []openapi.Operation{o}, openapi.Options{})
+			doc := build(t, []openapi.Route{o}, openapi.Options{})
 			for status, want := range tt.want {
 				got := at(t, doc, "/paths/~1api~1x~1{id}/post/responses/"+status+"/content")
 				if want == "" {
@@ -453,7 +453,7 @@ func TestFrameworkResponses(t *testing.T) {
 func TestFrameworkSchemas(t *testing.T) {
 	o := op(t, "POST", "/api/x", "server/api/x.post.wasm", `{"request": {"body": {"schema": {}}}, "responses": {"200": {}}}`)
 	o.Negotiates = true
-	doc := build(t, []openapi.Operation{o}, openapi.Options{})
+	doc := build(t, []openapi.Route{o}, openapi.Options{})
 	media := func(status int) string {
 		return `{"type": "object", "required": ["statusCode", "statusMessage", "data"], "additionalProperties": false,
 			"properties": {
@@ -490,7 +490,7 @@ func TestFrameworkSchemas(t *testing.T) {
 
 func TestDefs(t *testing.T) {
 	t.Run("lifted, references rewritten everywhere", func(t *testing.T) {
-		doc := build(t, []openapi.Operation{op(t, "POST", "/api/orders", "server/api/orders.post.wasm", `{
+		doc := build(t, []openapi.Route{op(t, "POST", "/api/orders", "server/api/orders.post.wasm", `{
 			"request": {
 				"query": {"type": "object", "properties": {"status": {"$ref": "#/$defs/Order/properties/status"}}},
 				"body": {"schema": {"$ref": "#/$defs/Order"}}},
@@ -522,7 +522,7 @@ func TestDefs(t *testing.T) {
 	})
 
 	t.Run("identical defs are shared", func(t *testing.T) {
-		doc := build(t, []openapi.Operation{
+		doc := build(t, []openapi.Route{
 			op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {"schema": {"$ref": "#/$defs/U"}}}, "$defs": {"U": {"type": "string", "minLength": 1}}}`),
 			op(t, "GET", "/api/b", "server/api/b.get.wasm", `{"responses": {"200": {"schema": {"$ref": "#/$defs/U"}}}, "$defs": {"U": {"minLength": 1, "type": "string"}}}`),
 		}, openapi.Options{})
@@ -536,7 +536,7 @@ func TestDefs(t *testing.T) {
 				"put": {"request": {"body": {"schema": {"$ref": "#/$defs/Item"}}}, "responses": {"200": {"schema": {"$ref": "#/$defs/Own"}}},
 					"$defs": {"Own": {"type": "boolean"}}}},
 			"$defs": {"Item": {"type": "object"}}}`)
-		doc := build(t, []openapi.Operation{
+		doc := build(t, []openapi.Route{
 			{Method: "GET", Path: "/api/items", File: "server/api/items.wasm", Contract: root.Methods["get"], Defs: root.Defs},
 			{Method: "PUT", Path: "/api/items", File: "server/api/items.wasm", Contract: root.Methods["put"], Defs: root.Defs},
 		}, openapi.Options{})
@@ -549,13 +549,13 @@ func TestDefs(t *testing.T) {
 
 	errs := []struct {
 		name    string
-		ops     []openapi.Operation
+		ops     []openapi.Route
 		wantErr error
 		want    []string
 	}{
 		{
 			name: "one name, two schemas",
-			ops: []openapi.Operation{
+			ops: []openapi.Route{
 				op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}, "$defs": {"U": {"type": "string"}}}`),
 				op(t, "GET", "/api/b", "server/api/b.get.wasm", `{"responses": {"200": {}}, "$defs": {"U": {"type": "integer"}}}`),
 			},
@@ -564,7 +564,7 @@ func TestDefs(t *testing.T) {
 		},
 		{
 			name: "a def named like a framework schema",
-			ops: []openapi.Operation{
+			ops: []openapi.Route{
 				op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}, "$defs": {"EndpointsValidationError": {"type": "string"}}}`),
 			},
 			wantErr: openapi.ErrSchemaConflict,
@@ -589,7 +589,7 @@ func TestDefs(t *testing.T) {
 		// contract.Parse rejects this contract; a Go embedder might not.
 		o := op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}}`)
 		o.Contract.Responses["200"].Schema = []byte(`{"$ref": "#/$defs/Gone"}`)
-		_, err := openapi.Build([]openapi.Operation{o}, openapi.Options{})
+		_, err := openapi.Build([]openapi.Route{o}, openapi.Options{})
 		want := `server/api/a.get.wasm: /responses/200/schema/$ref: "#/$defs/Gone" names no entry of "$defs"`
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Build error = %v, want it to contain %q", err, want)
@@ -597,7 +597,7 @@ func TestDefs(t *testing.T) {
 	})
 
 	t.Run("a def equal to a framework schema is accepted", func(t *testing.T) {
-		doc := build(t, []openapi.Operation{op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}, "$defs": {
+		doc := build(t, []openapi.Route{op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}, "$defs": {
 			"EndpointsValidationIssue": {"type": "object", "required": ["path", "message"], "additionalProperties": false,
 				"properties": {"path": {"type": "array", "items": {"type": ["string", "integer"]}}, "message": {"type": "string"}}}}}`)}, openapi.Options{})
 		if at(t, doc, "/components/schemas/EndpointsValidationIssue") == "" {
@@ -614,7 +614,7 @@ func TestBuildIsOrderIndependent(t *testing.T) {
 	}
 	for i := range ops {
 		t.Run("rotated by "+itoa(i), func(t *testing.T) {
-			rot := append(append([]openapi.Operation{}, ops[i:]...), ops[:i]...)
+			rot := append(append([]openapi.Route{}, ops[i:]...), ops[:i]...)
 			got, err := build(t, rot, openapi.Options{}).MarshalIndent()
 			if err != nil {
 				t.Fatal(err)
@@ -630,7 +630,7 @@ func TestBuildCopiesSchemas(t *testing.T) {
 	o := op(t, "GET", "/api/a/{id}", "server/api/a/[id].get.wasm", `{
 		"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}}}},
 		"responses": {"200": {"schema": {"type": "string"}}}}`)
-	doc := build(t, []openapi.Operation{o}, openapi.Options{})
+	doc := build(t, []openapi.Route{o}, openapi.Options{})
 	for _, s := range [][]byte{
 		doc.Paths["/api/a/{id}"].Get.Responses["200"].Content["application/json"].Schema,
 		doc.Paths["/api/a/{id}"].Get.Parameters[0].Schema,
@@ -655,7 +655,7 @@ func TestHostHeadersAreDeclared(t *testing.T) {
 	idem := op(t, "POST", "/api/orders", "server/api/orders.post.wasm", `{"idempotency": {}, "responses": {"201": {}, "404": {}}}`)
 	neg := op(t, "GET", "/api/pics", "server/api/pics.get.wasm", `{"responses": {"200": {"media": ["image/png", "image/webp"]}}}`)
 	neg.Negotiates = true
-	doc := build(t, []openapi.Operation{idem, neg}, openapi.Options{})
+	doc := build(t, []openapi.Route{idem, neg}, openapi.Options{})
 	for _, ptr := range []string{
 		"/paths/~1api~1orders/post/responses/201/headers/Idempotent-Replayed",
 		"/paths/~1api~1orders/post/responses/409/headers/Retry-After",

@@ -3,7 +3,7 @@
 // and models OpenAPI documents so that an application can add to the
 // result.
 //
-// The host hands [Build] one [Operation] per endpoint method, with the
+// The host hands [Build] one [Route] per method of each route module, with the
 // parsed routes configuration ([ParseRoutesConfig]); the result is a
 // [Document] that a runtime declaration deep-merges a fragment into
 // ([Document.Merge]) and that is served as [Document.MarshalIndent]

@@ -193,14 +193,14 @@ type PathItem struct {
 	Summary     string `json:"summary,omitzero"`
 	Description string `json:"description,omitzero"`
 
-	Get     *OperationObject `json:"get,omitzero"`
-	Put     *OperationObject `json:"put,omitzero"`
-	Post    *OperationObject `json:"post,omitzero"`
-	Delete  *OperationObject `json:"delete,omitzero"`
-	Options *OperationObject `json:"options,omitzero"`
-	Head    *OperationObject `json:"head,omitzero"`
-	Patch   *OperationObject `json:"patch,omitzero"`
-	Trace   *OperationObject `json:"trace,omitzero"`
+	Get     *Operation `json:"get,omitzero"`
+	Put     *Operation `json:"put,omitzero"`
+	Post    *Operation `json:"post,omitzero"`
+	Delete  *Operation `json:"delete,omitzero"`
+	Options *Operation `json:"options,omitzero"`
+	Head    *Operation `json:"head,omitzero"`
+	Patch   *Operation `json:"patch,omitzero"`
+	Trace   *Operation `json:"trace,omitzero"`
 
 	Servers []*Server `json:"servers,omitzero"`
 	// Parameters apply to every operation of the path.
@@ -213,25 +213,23 @@ type PathItem struct {
 // names, in the order of the OpenAPI specification.
 func (p *PathItem) methods() []struct {
 	name string
-	op   **OperationObject
+	op   **Operation
 } {
 	return []struct {
 		name string
-		op   **OperationObject
+		op   **Operation
 	}{
 		{"get", &p.Get}, {"put", &p.Put}, {"post", &p.Post}, {"delete", &p.Delete},
 		{"options", &p.Options}, {"head", &p.Head}, {"patch", &p.Patch}, {"trace", &p.Trace},
 	}
 }
 
-// OperationObject is one method of a path
-// (https://spec.openapis.org/oas/v3.1.0#operation-object). It is named
-// after the specification's "Operation Object" because [Operation] is what
-// [Build] takes.
+// Operation is one method of a path
+// (https://spec.openapis.org/oas/v3.1.0#operation-object).
 //
 // A field without a comment of its own is the member its JSON name says,
 // as the linked section defines it; a zero field is omitted.
-type OperationObject struct {
+type Operation struct {
 	Tags         []string      `json:"tags,omitzero"`
 	Summary      string        `json:"summary,omitzero"`
 	Description  string        `json:"description,omitzero"`

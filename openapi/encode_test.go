@@ -13,7 +13,7 @@ import (
 // smallDoc is a built document to merge into.
 func smallDoc(t *testing.T) *openapi.Document {
 	t.Helper()
-	return build(t, []openapi.Operation{
+	return build(t, []openapi.Route{
 		op(t, "GET", "/api/users/{id}", "server/api/users/[id].get.wasm", `{
 			"summary": "Get a user", "tags": ["users"],
 			"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}}}},

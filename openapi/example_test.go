@@ -24,7 +24,7 @@ func ExampleBuild() {
 	}`), &c); err != nil {
 		log.Fatal(err)
 	}
-	doc, err := openapi.Build([]openapi.Operation{{
+	doc, err := openapi.Build([]openapi.Route{{
 		Method:   "GET",
 		Path:     "/api/users/{id}",
 		File:     "server/api/users/[id].get.wasm",
@@ -177,7 +177,7 @@ func ExampleMediaType_Item() {
 		log.Fatal(err)
 	}
 	for _, spec := range []string{openapi.Version31, openapi.Version32} {
-		doc, err := openapi.Build([]openapi.Operation{{Method: "GET", Path: "/api/numbers", File: "server/api/numbers.get.wasm", Contract: &c}},
+		doc, err := openapi.Build([]openapi.Route{{Method: "GET", Path: "/api/numbers", File: "server/api/numbers.get.wasm", Contract: &c}},
 			openapi.Options{SpecVersion: spec})
 		if err != nil {
 			log.Fatal(err)
@@ -199,7 +199,7 @@ func ExampleBuild_plainRoute() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	doc, err := openapi.Build([]openapi.Operation{{Method: "GET", Path: "/feed.xml", File: "server/routes/feed.xml.get.wasm", Plain: true}},
+	doc, err := openapi.Build([]openapi.Route{{Method: "GET", Path: "/feed.xml", File: "server/routes/feed.xml.get.wasm", Plain: true}},
 		openapi.Options{Routes: cfg})
 	if err != nil {
 		log.Fatal(err)
@@ -274,7 +274,7 @@ func ExampleParseDocument() {
 		log.Fatal(err)
 	}
 	doc.Info.Version = "1.1.0"
-	doc.Operations(func(path, method string, op *openapi.OperationObject) {
+	doc.Operations(func(path, method string, op *openapi.Operation) {
 		fmt.Println(method, path, slices.Collect(maps.Keys(op.Responses)))
 	})
 	out, err := doc.MarshalIndent()

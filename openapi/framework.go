@@ -83,7 +83,7 @@ type frameworkResponse struct {
 	schema string
 	uses   []string
 	// reaches reports whether op can answer with this response.
-	reaches func(op *Operation) bool
+	reaches func(op *Route) bool
 	// headers are the headers the host sends with it.
 	headers map[string]*Header
 }
@@ -121,17 +121,17 @@ var frameworkResponses = []frameworkResponse{
 	{
 		status: http.StatusNotAcceptable, description: http.StatusText(http.StatusNotAcceptable), mediaType: mediaJSON,
 		schema: SchemaNotAcceptable, uses: []string{SchemaNotAcceptable},
-		reaches: func(op *Operation) bool { return op.Negotiates },
+		reaches: func(op *Route) bool { return op.Negotiates },
 	},
 	{
 		status: http.StatusUnsupportedMediaType, description: http.StatusText(http.StatusUnsupportedMediaType), mediaType: mediaJSON,
 		schema: SchemaUnsupportedMediaType, uses: []string{SchemaUnsupportedMediaType},
-		reaches: func(op *Operation) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
+		reaches: func(op *Route) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
 	},
 	{
 		status: http.StatusRequestEntityTooLarge, description: "The request body is larger than the host accepts", mediaType: mediaJSON,
 		schema: SchemaContentTooLarge, uses: []string{SchemaContentTooLarge},
-		reaches: func(op *Operation) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
+		reaches: func(op *Route) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
 	},
 	{
 		status: http.StatusBadRequest, description: "The Idempotency-Key is malformed, or required and missing", mediaType: mediaProblem,
@@ -154,11 +154,11 @@ var frameworkResponses = []frameworkResponse{
 }
 
 // idempotent reports whether op takes an Idempotency-Key.
-func idempotent(op *Operation) bool { return op.Contract.Idempotency != nil }
+func idempotent(op *Route) bool { return op.Contract.Idempotency != nil }
 
 // declaresRequestPart reports whether op validates any request part, so a
 // 400 is reachable.
-func declaresRequestPart(op *Operation) bool {
+func declaresRequestPart(op *Route) bool {
 	r := op.Contract.Request
 	return r != nil && (len(r.Params) > 0 || len(r.Query) > 0 || len(r.Headers) > 0 || r.Body != nil)
 }

@@ -34,8 +34,8 @@ const usersIDParams = `{"type": "object", "required": ["id"], "properties": {"id
 
 // usersOperations are the endpoints of examples/users, as their contracts
 // would declare them.
-func usersOperations(t testing.TB) []openapi.Operation {
-	return []openapi.Operation{
+func usersOperations(t testing.TB) []openapi.Route {
+	return []openapi.Route{
 		op(t, "GET", "/api/users/{id}", "server/api/users/[id].get.wasm", `{
 			"summary": "Get a user", "tags": ["users"],
 			"request": {"params": `+usersIDParams+`},
@@ -124,7 +124,7 @@ func TestGoldenUsers(t *testing.T) {
 	}
 
 	// The same operations in another order give the same bytes.
-	reversed := make([]openapi.Operation, len(ops))
+	reversed := make([]openapi.Route, len(ops))
 	for i, o := range ops {
 		reversed[len(ops)-1-i] = o
 	}
@@ -153,8 +153,8 @@ func TestGoldenUsers(t *testing.T) {
 
 // streamsOperations are streams of each sequential media type and plain
 // routes, with and without meta: what TestGoldenStreams documents.
-func streamsOperations(t testing.TB) []openapi.Operation {
-	return []openapi.Operation{
+func streamsOperations(t testing.TB) []openapi.Route {
+	return []openapi.Route{
 		op(t, "GET", "/api/ticks", "server/api/ticks.get.wasm", `{
 			"summary": "Ticks as Server-Sent Events", "tags": ["streams"],
 			"responses": {"200": {"description": "A tick a second", "media": ["text/event-stream"], "schema": {"$ref": "#/$defs/Tick"}}},

@@ -24,15 +24,15 @@ func parseContract(t testing.TB, file, method, data string) *abi.Contract {
 }
 
 // op builds an Operation from a contract written as JSON.
-func op(t testing.TB, method, path, file, contractJSON string) openapi.Operation {
+func op(t testing.TB, method, path, file, contractJSON string) openapi.Route {
 	t.Helper()
 	c := parseContract(t, file, method, contractJSON)
-	return openapi.Operation{Method: method, Path: path, File: file, Contract: c, Defs: c.Defs}
+	return openapi.Route{Method: method, Path: path, File: file, Contract: c, Defs: c.Defs}
 }
 
 // build builds a document and checks it as every test does: it validates,
 // and encodes the same way twice.
-func build(t testing.TB, ops []openapi.Operation, opts openapi.Options) *openapi.Document {
+func build(t testing.TB, ops []openapi.Route, opts openapi.Options) *openapi.Document {
 	t.Helper()
 	doc, err := openapi.Build(ops, opts)
 	if err != nil {

@@ -146,7 +146,7 @@ func (p *configParser) meta(ptr string, m map[string]jsontext.Value, summary, de
 // plainMethods lists the lower-case methods a plain operation is
 // documented with: those its meta names, else its own method, else GET
 // when it serves GET, else every method it serves but HEAD and OPTIONS.
-func (b *builder) plainMethods(op *Operation, meta *PlainRoute) []string {
+func (b *builder) plainMethods(op *Route, meta *PlainRoute) []string {
 	serves := []string{strings.ToLower(op.Method)}
 	if op.Method == "" {
 		serves = serves[:0]
@@ -178,7 +178,7 @@ func (b *builder) plainMethods(op *Operation, meta *PlainRoute) []string {
 }
 
 // plainOperation adds the operations of one plain route.
-func (b *builder) plainOperation(op *Operation, cfg *RoutesConfig, cfgSrc *source) {
+func (b *builder) plainOperation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 	if !strings.HasPrefix(op.Path, "/") {
 		b.errorf("%s: path %q: want an OpenAPI path template starting with \"/\"", op.File, op.Path)
 		return
@@ -199,12 +199,12 @@ func (b *builder) plainOperation(op *Operation, cfg *RoutesConfig, cfgSrc *sourc
 }
 
 // plainMethod adds one method of a plain route.
-func (b *builder) plainMethod(op *Operation, method string, meta *PlainRoute, cfgSrc *source) {
+func (b *builder) plainMethod(op *Route, method string, meta *PlainRoute, cfgSrc *source) {
 	item := b.doc.Paths[op.Path]
 	if item == nil {
 		item = &PathItem{}
 	}
-	var slot **OperationObject
+	var slot **Operation
 	for _, m := range item.methods() {
 		if m.name == strings.ToLower(method) {
 			slot = m.op
@@ -220,7 +220,7 @@ func (b *builder) plainMethod(op *Operation, method string, meta *PlainRoute, cf
 		return
 	}
 	b.opFiles[key] = op.File
-	out := &OperationObject{
+	out := &Operation{
 		OperationID: OperationID(method, op.Path),
 		Summary:     "Plain route " + op.File,
 		Security:    []SecurityRequirement{},

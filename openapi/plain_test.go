@@ -10,8 +10,8 @@ import (
 
 // plain is a plain route: method "" for a module without a method suffix,
 // which serves the methods in serves.
-func plain(method, path, file string, serves ...string) openapi.Operation {
-	return openapi.Operation{Method: method, Path: path, File: file, Plain: true, Serves: serves}
+func plain(method, path, file string, serves ...string) openapi.Route {
+	return openapi.Route{Method: method, Path: path, File: file, Plain: true, Serves: serves}
 }
 
 var allMethods = []string{"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"}
@@ -20,7 +20,7 @@ func TestPlainRoutes(t *testing.T) {
 	const notChecked = `{"description": "Not checked: the module answers the raw request as it likes"}`
 	tests := []struct {
 		name   string
-		ops    []openapi.Operation
+		ops    []openapi.Route
 		config string
 		// want maps a JSON pointer below /paths to its content; "" says
 		// there is none.
@@ -28,19 +28,19 @@ func TestPlainRoutes(t *testing.T) {
 	}{
 		{
 			name: "a method suffix, no meta: defaults",
-			ops:  []openapi.Operation{plain("GET", "/feed.xml", "server/routes/feed.xml.get.wasm")},
+			ops:  []openapi.Route{plain("GET", "/feed.xml", "server/routes/feed.xml.get.wasm")},
 			want: map[string]string{"/~1feed.xml": `{"get": {
 				"operationId": "getFeedXml", "summary": "Plain route server/routes/feed.xml.get.wasm",
 				"security": [], "x-endpoints-plain": true, "responses": {"default": ` + notChecked + `}}}`},
 		},
 		{
 			name: "no method suffix, every method served: GET only",
-			ops:  []openapi.Operation{plain("", "/page", "server/routes/page.wasm", allMethods...)},
+			ops:  []openapi.Route{plain("", "/page", "server/routes/page.wasm", allMethods...)},
 			want: map[string]string{"/~1page/get/operationId": `"getPage"`, "/~1page/post": "", "/~1page/head": ""},
 		},
 		{
 			name: "no method suffix, GET claimed by another module: every other method but HEAD and OPTIONS",
-			ops: []openapi.Operation{
+			ops: []openapi.Route{
 				op(t, "GET", "/hook", "server/routes/hook.get.wasm", `{"summary": "Status"}`),
 				plain("", "/hook", "server/routes/hook.wasm", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"),
 			},
@@ -55,12 +55,12 @@ func TestPlainRoutes(t *testing.T) {
 		},
 		{
 			name: "path parameters are strings",
-			ops:  []openapi.Operation{plain("GET", "/blog/{slug}", "server/routes/blog/[slug].get.wasm")},
+			ops:  []openapi.Route{plain("GET", "/blog/{slug}", "server/routes/blog/[slug].get.wasm")},
 			want: map[string]string{"/~1blog~1{slug}/get/parameters": `[{"name": "slug", "in": "path", "required": true, "schema": {"type": "string"}}]`},
 		},
 		{
 			name: "meta replaces the defaults and adds responses",
-			ops:  []openapi.Operation{plain("GET", "/feed.xml", "server/routes/feed.xml.get.wasm")},
+			ops:  []openapi.Route{plain("GET", "/feed.xml", "server/routes/feed.xml.get.wasm")},
 			config: `{"plainRoutes": {"/feed.xml": {"summary": "The RSS feed", "description": "Every post.", "tags": ["blog"], "deprecated": true,
 				"responses": {"200": {"description": "The feed", "media": ["application/rss+xml"]}, "304": {}}}}}`,
 			want: map[string]string{
@@ -76,7 +76,7 @@ func TestPlainRoutes(t *testing.T) {
 		},
 		{
 			name: "meta methods choose the methods; a method's meta wins",
-			ops:  []openapi.Operation{plain("", "/hooks/{source}", "server/routes/hooks/[source].wasm", allMethods...)},
+			ops:  []openapi.Route{plain("", "/hooks/{source}", "server/routes/hooks/[source].wasm", allMethods...)},
 			config: `{"plainRoutes": {"/hooks/:source": {"tags": ["hooks"], "responses": {"204": {"description": "Taken"}},
 				"methods": {"post": {"summary": "Receive a webhook", "responses": {"204": {"description": "Received"}}}, "put": {"tags": ["admin"]}}}}}`,
 			want: map[string]string{
@@ -91,7 +91,7 @@ func TestPlainRoutes(t *testing.T) {
 		},
 		{
 			name: "meta methods span two plain modules of one route",
-			ops: []openapi.Operation{
+			ops: []openapi.Route{
 				plain("GET", "/feed", "server/routes/feed.get.wasm"),
 				plain("", "/feed", "server/routes/feed.wasm", "POST", "PUT", "PATCH", "DELETE"),
 			},
@@ -104,7 +104,7 @@ func TestPlainRoutes(t *testing.T) {
 		},
 		{
 			name:   "meta responses may use the configuration's $defs",
-			ops:    []openapi.Operation{plain("GET", "/status", "server/routes/status.get.wasm")},
+			ops:    []openapi.Route{plain("GET", "/status", "server/routes/status.get.wasm")},
 			config: `{"plainRoutes": {"/status": {"responses": {"200": {"schema": {"$ref": "#/$defs/Status"}}}}}, "$defs": {"Status": {"type": "object"}}}`,
 			want: map[string]string{
 				"/~1status/get/responses/200/content/application~1json/schema": `{"$ref": "#/components/schemas/Status"}`,
@@ -112,7 +112,7 @@ func TestPlainRoutes(t *testing.T) {
 		},
 		{
 			name:   "the routes configuration's responses are for endpoints only",
-			ops:    []openapi.Operation{plain("GET", "/status", "server/routes/status.get.wasm"), op(t, "GET", "/api/x", "server/api/x.get.wasm", `{}`)},
+			ops:    []openapi.Route{plain("GET", "/status", "server/routes/status.get.wasm"), op(t, "GET", "/api/x", "server/api/x.get.wasm", `{}`)},
 			config: `{"responses": {"500": {"description": "Failed"}}}`,
 			want: map[string]string{
 				"/~1status/get/responses/500": "",
@@ -148,28 +148,28 @@ func TestPlainRoutes(t *testing.T) {
 func TestPlainRoutesErrors(t *testing.T) {
 	tests := []struct {
 		name   string
-		ops    []openapi.Operation
+		ops    []openapi.Route
 		config string
 		want   string
 		is     error
 	}{
 		{
 			name:   "meta for a route that is no plain route",
-			ops:    []openapi.Operation{op(t, "GET", "/api/x", "server/api/x.get.wasm", `{}`)},
+			ops:    []openapi.Route{op(t, "GET", "/api/x", "server/api/x.get.wasm", `{}`)},
 			config: `{"plainRoutes": {"/api/x": {"summary": "X"}}}`,
 			want:   `server/routes.config.json: /plainRoutes/~1api~1x: "/api/x" is not a plain route in the document`,
 			is:     openapi.ErrUnmatchedPattern,
 		},
 		{
 			name:   "a method the route does not serve",
-			ops:    []openapi.Operation{plain("GET", "/feed.xml", "server/routes/feed.xml.get.wasm")},
+			ops:    []openapi.Route{plain("GET", "/feed.xml", "server/routes/feed.xml.get.wasm")},
 			config: `{"plainRoutes": {"/feed.xml": {"methods": {"post": {}}}}}`,
 			want:   `server/routes.config.json: /plainRoutes/~1feed.xml/methods/post: no plain module of /feed.xml serves POST; its module is: server/routes/feed.xml.get.wasm (GET)`,
 			is:     openapi.ErrUnmatchedPattern,
 		},
 		{
 			name: "a method no module of the route serves",
-			ops: []openapi.Operation{
+			ops: []openapi.Route{
 				plain("GET", "/feed", "server/routes/feed.get.wasm"),
 				plain("", "/feed", "server/routes/feed.wasm", "POST", "PUT", "PATCH", "DELETE"),
 			},
@@ -179,7 +179,7 @@ func TestPlainRoutesErrors(t *testing.T) {
 		},
 		{
 			name: "an operationId shared with an endpoint",
-			ops: []openapi.Operation{
+			ops: []openapi.Route{
 				op(t, "GET", "/user-groups", "server/routes/user-groups.get.wasm", `{}`),
 				plain("GET", "/user_groups", "server/routes/user_groups.get.wasm"),
 			},

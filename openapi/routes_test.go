@@ -96,8 +96,8 @@ func TestParseRoutesConfig(t *testing.T) {
 }
 
 func TestRoutesConfigInBuild(t *testing.T) {
-	ops := func(t *testing.T) []openapi.Operation {
-		return []openapi.Operation{
+	ops := func(t *testing.T) []openapi.Route {
+		return []openapi.Route{
 			op(t, "GET", "/api/admin", "server/api/admin/index.get.wasm", `{"responses": {"200": {"description": "Dashboard"}}}`),
 			op(t, "POST", "/api/admin/users/{id}", "server/api/admin/users/[id].post.wasm", `{
 				"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}}}},

@@ -30,7 +30,7 @@ const (
 // Operations calls f for each operation of the document, by path, then in
 // the order GET, PUT, POST, DELETE, OPTIONS, HEAD, PATCH, TRACE; method is
 // in upper case.
-func (d *Document) Operations(f func(path, method string, op *OperationObject)) {
+func (d *Document) Operations(f func(path, method string, op *Operation)) {
 	for _, path := range slices.Sorted(maps.Keys(d.Paths)) {
 		item := d.Paths[path]
 		if item == nil {
@@ -48,7 +48,7 @@ func (d *Document) Operations(f func(path, method string, op *OperationObject)) 
 // its own when it has any list (an empty one means none), else the
 // document's. Each requirement is an alternative; an empty requirement
 // ({}) is met without credentials.
-func (d *Document) EffectiveSecurity(op *OperationObject) []SecurityRequirement {
+func (d *Document) EffectiveSecurity(op *Operation) []SecurityRequirement {
 	if op.Security != nil {
 		return op.Security
 	}
@@ -76,7 +76,7 @@ type HostResponse struct {
 // description stays, and headers are united; a status declared by
 // reference ($ref to components/responses) is left alone. It fails when the document
 // holds another schema under the framework schema's name.
-func (d *Document) AddHostResponse(op *OperationObject, r HostResponse) error {
+func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 	if _, ok := frameworkSchemas[r.Schema]; !ok {
 		return fmt.Errorf("openapi: %q is not a framework schema", r.Schema)
 	}

@@ -16,7 +16,7 @@ func TestSecurityInBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := build(t, []openapi.Operation{
+	doc := build(t, []openapi.Route{
 		op(t, "GET", "/api/admin/users", "server/api/admin/users.get.wasm", `{"responses": {"200": {}}}`),
 		op(t, "POST", "/api/admin/users", "server/api/admin/users.post.wasm", `{"responses": {"200": {}}}`),
 		op(t, "POST", "/api/admin/reset", "server/api/admin/reset.post.wasm", `{"security": [{"bearer": ["root"]}], "responses": {"200": {}}}`),
@@ -42,13 +42,13 @@ func TestSecurityInBuild(t *testing.T) {
 }
 
 func TestAddHostResponse(t *testing.T) {
-	doc := build(t, []openapi.Operation{
+	doc := build(t, []openapi.Route{
 		op(t, "POST", "/api/a", "server/api/a.post.wasm", `{"responses": {"200": {}, "401": {"description": "Ours", "schema": {"type": "object"}}}}`),
 		op(t, "POST", "/api/b", "server/api/b.post.wasm", `{"responses": {"200": {}}}`),
 	}, openapi.Options{})
 	hr := openapi.HostResponse{Status: 401, Description: "No credential", Schema: openapi.SchemaUnauthorized,
 		Headers: map[string]*openapi.Header{"WWW-Authenticate": {Required: true, Schema: []byte(`{"type":"string"}`)}}}
-	doc.Operations(func(path, method string, o *openapi.OperationObject) {
+	doc.Operations(func(path, method string, o *openapi.Operation) {
 		if err := doc.AddHostResponse(o, hr); err != nil {
 			t.Fatal(err)
 		}

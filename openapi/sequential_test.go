@@ -61,7 +61,7 @@ func TestSequentialMediaTypes(t *testing.T) {
 	for _, tt := range tests {
 		ptr := "/paths/~1api~1x/get/responses/200/content/" + strings.ReplaceAll(tt.mediaType, "/", "~1")
 		t.Run(tt.name+", OpenAPI 3.1", func(t *testing.T) {
-			doc := build(t, []openapi.Operation{op(t, "GET", "/api/x", "server/api/x.get.wasm", tt.contract)}, openapi.Options{})
+			doc := build(t, []openapi.Route{op(t, "GET", "/api/x", "server/api/x.get.wasm", tt.contract)}, openapi.Options{})
 			wantJSON(t, "openapi", at(t, doc, "/openapi"), `"3.1.0"`)
 			wantJSON(t, "the whole body", at(t, doc, ptr+"/schema"), `{"type": "string"}`)
 			wantJSON(t, "the item", at(t, doc, ptr+"/x-endpoints-item-schema"), tt.item)
@@ -70,7 +70,7 @@ func TestSequentialMediaTypes(t *testing.T) {
 			}
 		})
 		t.Run(tt.name+", OpenAPI 3.2", func(t *testing.T) {
-			doc := build(t, []openapi.Operation{op(t, "GET", "/api/x", "server/api/x.get.wasm", tt.contract)}, openapi.Options{SpecVersion: openapi.Version32})
+			doc := build(t, []openapi.Route{op(t, "GET", "/api/x", "server/api/x.get.wasm", tt.contract)}, openapi.Options{SpecVersion: openapi.Version32})
 			wantJSON(t, "openapi", at(t, doc, "/openapi"), `"3.2.0"`)
 			wantJSON(t, "the media type", at(t, doc, ptr), `{"itemSchema": `+tt.item+`}`)
 		})
@@ -87,7 +87,7 @@ func TestSequentialRequestBody(t *testing.T) {
 		{"OpenAPI 3.2", openapi.Version32, `{"itemSchema": ` + line + `}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := build(t, []openapi.Operation{op(t, "POST", "/api/x", "server/api/x.post.wasm", contract)}, openapi.Options{SpecVersion: tt.spec})
+			doc := build(t, []openapi.Route{op(t, "POST", "/api/x", "server/api/x.post.wasm", contract)}, openapi.Options{SpecVersion: tt.spec})
 			wantJSON(t, "NDJSON", at(t, doc, "/paths/~1api~1x/post/requestBody/content/application~1x-ndjson"), tt.want)
 			wantJSON(t, "CSV stays one body", at(t, doc, "/paths/~1api~1x/post/requestBody/content/text~1csv"), `{"schema": {"type": "string"}}`)
 		})

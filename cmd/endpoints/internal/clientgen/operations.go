@@ -161,7 +161,7 @@ func NewModel(doc *openapi.Document) (*Model, error) {
 		item := doc.Paths[path]
 		for _, mo := range []struct {
 			method string
-			op     *openapi.OperationObject
+			op     *openapi.Operation
 		}{{"GET", item.Get}, {"PUT", item.Put}, {"POST", item.Post}, {"DELETE", item.Delete},
 			{"OPTIONS", item.Options}, {"HEAD", item.Head}, {"PATCH", item.Patch}, {"TRACE", item.Trace}} {
 			if mo.op == nil || string(mo.op.Extra[openapi.PlainExtension]) == "true" {
@@ -179,7 +179,7 @@ func NewModel(doc *openapi.Document) (*Model, error) {
 	return m, nil
 }
 
-func newOperation(method, path string, o *openapi.OperationObject) (Operation, error) {
+func newOperation(method, path string, o *openapi.Operation) (Operation, error) {
 	op := Operation{
 		Method: method, OpenAPIPath: path, Path: openapi.ClientPath(path), OperationID: o.OperationID,
 		Summary: o.Summary, Description: o.Description, Deprecated: o.Deprecated,

@@ -98,7 +98,7 @@ func TestEventData(t *testing.T) {
 }
 
 func TestNewModelLeavesOutPlainRoutes(t *testing.T) {
-	doc, err := openapi.Build([]openapi.Operation{
+	doc, err := openapi.Build([]openapi.Route{
 		{Method: "GET", Path: "/feed.xml", File: "server/routes/feed.xml.get.wasm", Plain: true},
 	}, openapi.Options{})
 	if err != nil {
