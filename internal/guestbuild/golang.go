@@ -387,26 +387,27 @@ func sharedBy(f string) (Language, bool) {
 	return "", false
 }
 
-// Build builds the given sources of the app, as App does. Several Go
-// routes are built after one `go build` compiled every package they import
-// (primeGo): built side by side from a cold cache, each would compile the
-// same standard library and SDK for wasip1 at the same time.
+// Build builds the given sources of the app, as App does. The first Go
+// route is built alone, before the others start: built side by side from a
+// cold cache, each would compile the same standard library, SDK and shared
+// packages for wasip1 at the same time; after it, the others find them in
+// the build cache and compile and link their own package only.
 func Build(ctx context.Context, appDir, outDir string, sources []Source, progress func(Built)) ([]Built, error) {
 	results := make([]Built, len(sources))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	primed := make(chan struct{})
-	go func() {
-		defer close(primed)
-		primeGo(ctx, appDir, sources)
-	}()
+	firstGo := slices.IndexFunc(sources, func(s Source) bool { return s.Lang == LangGo })
+	firstGoDone := make(chan struct{})
+	if firstGo < 0 {
+		close(firstGoDone)
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for i, s := range sources {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if s.Lang == LangGo {
-				<-primed
+			if s.Lang == LangGo && i != firstGo {
+				<-firstGoDone
 			}
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -427,6 +428,9 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 				err = Rust(ctx, src, out)
 			}
 			results[i] = Built{Source: s, Took: time.Since(start), Err: err}
+			if i == firstGo {
+				close(firstGoDone)
+			}
 			if progress != nil {
 				mu.Lock()
 				progress(results[i])
@@ -442,65 +446,4 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 		}
 	}
 	return results, errors.Join(errs...)
-}
-
-// primeGo compiles, in one `go build` per Go module, every package the Go
-// routes among sources import, with the flags and environment of Go (the
-// cache entries of a package compiled for wasip1 do not depend on the
-// build mode), so that the builds of the routes that follow find them in
-// the build cache and only compile and link their own package. It does
-// nothing for fewer than two Go routes. A failure is not reported here:
-// the route builds report it, each for its own package.
-func primeGo(ctx context.Context, appDir string, sources []Source) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		return
-	}
-	byModule := map[string][]string{}
-	n := 0
-	for _, s := range sources {
-		if s.Lang != LangGo {
-			continue
-		}
-		dir, err := filepath.Abs(filepath.Join(appDir, filepath.FromSlash(s.Path)))
-		if err != nil {
-			return
-		}
-		root := moduleRoot(dir)
-		if root == "" {
-			continue
-		}
-		rel, err := filepath.Rel(root, dir)
-		if err != nil {
-			continue
-		}
-		byModule[root] = append(byModule[root], "./"+filepath.ToSlash(rel))
-		n++
-	}
-	if n < 2 {
-		return
-	}
-	for root, pkgs := range byModule {
-		// Several main packages: go build compiles them and discards the
-		// results, linking nothing.
-		args := append([]string{"build", "-trimpath"}, pkgs...)
-		cmd := exec.CommandContext(ctx, goTool, args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-		_ = cmd.Run()
-	}
-}
-
-// moduleRoot is the directory of the go.mod that holds dir, "" for none.
-func moduleRoot(dir string) string {
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }

@@ -101,45 +101,38 @@ func TestFindErrors(t *testing.T) {
 	}
 }
 
-// TestPrimeGoCompilesSharedPackages: before the Go routes of an app are
-// built, one go build compiles what they share, so the builds that follow
-// find it in the cache (go list calls it not stale) rather than each
-// compiling it again side by side.
-func TestPrimeGoCompilesSharedPackages(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles the wasip1 runtime into an empty build cache")
-	}
+// TestBuildsTheFirstGoRouteAlone: the other Go routes start building
+// once the first is built, so they find what they share in the build cache
+// rather than each compiling it side by side. A go command on PATH that
+// logs each build's start and end around the real one sees the order.
+func TestBuildsTheFirstGoRouteAlone(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("needs the go command")
 	}
-	t.Setenv("GOCACHE", t.TempDir())
-	route := "package main\n\nimport \"primetest/shared\"\n\nfunc main() { println(shared.Name()) }\n"
+	route := "package main\n\nimport \"buildtest/shared\"\n\nfunc main() { println(shared.Name()) }\n"
 	dir := writeTree(t, map[string]string{
-		"go.mod":           "module primetest\n\ngo 1.24\n",
+		"go.mod":           "module buildtest\n\ngo 1.24\n",
 		"shared/shared.go": "package shared\n\n// Name is shared by the routes.\nfunc Name() string { return \"shared\" }\n",
 		"a/main.go":        "//endpoints:route GET /a\n" + route,
 		"b/main.go":        "//endpoints:route GET /b\n" + route,
+		"c/main.go":        "//endpoints:route GET /c\n" + route,
 	})
-	stale := func() string {
-		cmd := exec.Command(goTool, "list", "-trimpath", "-f", "{{.Stale}}", "./shared")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list: %v\n%s", err, out)
-		}
-		return strings.TrimSpace(string(out))
+	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "builds.log")
+	wrapper := "#!/bin/sh\necho \"start $(basename \"$PWD\")\" >> " + log + "\n" + goTool + " \"$@\"\nrc=$?\necho \"end $(basename \"$PWD\")\" >> " + log + "\nexit $rc\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if got := stale(); got != "true" {
-		t.Fatalf("before priming, the shared package is stale=%s in an empty cache, want true", got)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if _, err := App(context.Background(), dir, dir, nil); err != nil {
+		t.Fatal(err)
 	}
-	sources, err := Find(dir)
-	if err != nil || len(sources) != 2 {
-		t.Fatalf("Find = %v, %v; want the two routes", sources, err)
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
 	}
-	primeGo(context.Background(), dir, sources)
-	if got := stale(); got != "false" {
-		t.Errorf("after priming, the shared package is stale=%s, want false: the route builds would compile it again", got)
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 6 || !strings.HasPrefix(lines[0], "start ") || lines[1] != "end "+strings.TrimPrefix(lines[0], "start ") {
+		t.Errorf("the go builds ran in the order\n%s\nwant the first route built alone, then the other two", data)
 	}
 }
