@@ -147,15 +147,17 @@ const sourceQuiet = 50 * time.Millisecond
 // serving. Modules that no source builds (copied in, built by the app's
 // own command) are never removed.
 func watchSources(ctx context.Context, app string, c *console, since time.Time) error {
-	known, err := guestbuild.Find(app)
-	if err != nil {
-		return err
-	}
+	// Watch first, then list: a source added between the two would
+	// otherwise be in neither (no event, not known) and never be built.
 	w, err := watchApp(app)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
+	known, err := guestbuild.Find(app)
+	if err != nil {
+		return err
+	}
 	testhook.Watching(ctx, "sources") // tests wait for this, not for a time
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()

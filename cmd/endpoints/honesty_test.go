@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
@@ -138,6 +139,39 @@ func TestDevFollowsAddedAndRemovedSources(t *testing.T) {
 	waitFor(t, stdout, regexp.MustCompile(`reloaded in \S+: (removed server/routes/nested/deeper/ping\.get\.wasm)`), done)
 	if status, _ := httpGet(t, addr+"/nested/deeper/ping"); status != 404 {
 		t.Errorf("GET the removed route = %d, want 404", status)
+	}
+}
+
+// TestWatchSourcesBuildsWhatWasSavedBeforeItWatched: a source saved after
+// the start's build began but before the watches were set up sends no
+// event; watchSources still builds it, in a new directory too.
+func TestWatchSourcesBuildsWhatWasSavedBeforeItWatched(t *testing.T) {
+	app := cApp(t)
+	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now().Add(-time.Second)
+	health, err := os.ReadFile(filepath.Join(app, "server", "routes", "health.get.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(app, "server", "routes", "late")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ping.get.c"), health, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out, stopped := &syncBuffer{}, make(chan int, 1)
+	go func() {
+		_ = watchSources(ctx, app, newConsole(out, false, false), since)
+		stopped <- 0
+	}()
+	defer func() { cancel(); <-stopped }()
+	waitFor(t, out, regexp.MustCompile(`(built server/routes/late/ping\.get\.wasm) from`), stopped)
+	if _, err := os.Stat(filepath.Join(dir, "ping.get.wasm")); err != nil {
+		t.Errorf("the module was not written: %v", err)
 	}
 }
 
