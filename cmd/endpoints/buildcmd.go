@@ -161,8 +161,10 @@ func watched(patterns []string, rel string) bool {
 // nothing, so the last good modules keep serving; the modules a good run
 // writes are reloaded by Host.Watch. A valid edit of the command or the
 // patterns in endpoints.json takes effect at once; devLoop starts this
-// only when the app has both at start.
-func watchBuildCommand(ctx context.Context, app string, cfg config.Build, c *console) error {
+// only when the app has both at start. Files it watches saved after since
+// (when the start's run began) but before the watches were set up sent no
+// event: they start a run at once.
+func watchBuildCommand(ctx context.Context, app string, cfg config.Build, c *console, since time.Time) error {
 	w, err := watchApp(app)
 	if err != nil {
 		return err
@@ -172,6 +174,12 @@ func watchBuildCommand(ctx context.Context, app string, cfg config.Build, c *con
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	changed := map[string]bool{} // saved since the last run began
+	for _, rel := range w.SavedSince(since) {
+		if watched(cfg.Watch, rel) {
+			changed[rel] = true
+			timer.Reset(sourceQuiet)
+		}
+	}
 	running := false
 	done := make(chan commandRun, 1)
 	for {

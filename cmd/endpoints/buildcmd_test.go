@@ -266,13 +266,14 @@ func TestWatchBuildCommandRunsOneAtATime(t *testing.T) {
 	})
 	command := fmt.Sprintf(`mkdir running || exit 9; read line < '%s'; [ "$line" = slow ] && sleep 0.3; rmdir running; echo run >> runs.txt`, gate)
 	app := writeApp(t, map[string]string{"src/a.txt": "0", "src/b.txt": "0"})
+	since := time.Now() // the files above were written before the start's run
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out syncBuffer
 	var ready watchers
 	stopped := make(chan error, 1)
 	go func() {
-		stopped <- watchBuildCommand(testhook.WithWatching(ctx, ready.watching), app, config.Build{Command: command, Watch: []string{"src/*.txt"}}, newConsole(&out, false, false))
+		stopped <- watchBuildCommand(testhook.WithWatching(ctx, ready.watching), app, config.Build{Command: command, Watch: []string{"src/*.txt"}}, newConsole(&out, false, false), since)
 	}()
 	if !waitUntil(t, 10*time.Second, func() bool { return ready.all("build command") }) {
 		t.Fatal("the watcher was not set up within 10 s")
@@ -401,5 +402,27 @@ func TestDevRerunsBuildCommandOnSave(t *testing.T) {
 	edit(plainRoute("v3"))
 	if !served("v3") {
 		t.Errorf("the fix was not served:\n%s", stdout.String())
+	}
+}
+
+// TestWatchBuildCommandRunsForSavesBeforeItWatched: a watched file saved
+// after the start's run began but before the watches were set up sent no
+// event; it still starts a run, and files the pattern does not match do
+// not.
+func TestWatchBuildCommandRunsForSavesBeforeItWatched(t *testing.T) {
+	app := writeApp(t, map[string]string{"src/a.txt": "0", "src/notes.md": "0"})
+	since := time.Now().Add(-time.Minute) // the start's run began before the saves
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	stopped := make(chan error, 1)
+	go func() {
+		stopped <- watchBuildCommand(ctx, app, config.Build{Command: "echo run >> runs.txt", Watch: []string{"src/*.txt"}}, newConsole(&out, false, false), since)
+	}()
+	defer func() { cancel(); <-stopped }()
+	if !waitUntil(t, 10*time.Second, func() bool { return strings.Contains(out.String(), "ran `echo run") }) {
+		t.Fatalf("no run within 10 s for a file saved before the watch:\n%s", out.String())
+	}
+	if got := out.String(); !strings.Contains(got, "(src/a.txt changed)") || strings.Contains(got, "notes.md") {
+		t.Errorf("the run names %q, want src/a.txt alone", got)
 	}
 }

@@ -132,7 +132,7 @@ func devLoop(ctx context.Context, app string, h *host.Host, c *console, since ti
 	c.event(false, map[string]any{"event": "watch", "command": cfg.Build.Command, "watch": cfg.Build.Watch},
 		fmt.Sprintf("saves of %s rerun `%s`", strings.Join(cfg.Build.Watch, ", "), cfg.Build.Command))
 	go func() {
-		if err := watchBuildCommand(ctx, app, cfg.Build, c); err != nil {
+		if err := watchBuildCommand(ctx, app, cfg.Build, c, since); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the build command's sources failed: "+err.Error())
 		}
 	}()

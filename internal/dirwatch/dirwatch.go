@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -83,6 +84,49 @@ func (w *Watcher) Changed(ev fsnotify.Event) []string {
 			continue
 		}
 		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+// SavedSince returns the files of the watched tree modified after t,
+// relative to the root with forward slashes, hidden and skipped ones left
+// out. Files saved before the watches were set up sent no event: a caller
+// that must not miss them calls SavedSince(start) once New returned.
+func (w *Watcher) SavedSince(t time.Time) []string {
+	dirs := w.roots
+	if dirs == nil {
+		dirs = []string{w.root}
+	}
+	var out []string
+	saved := func(path string, d fs.DirEntry) {
+		if fi, err := d.Info(); err == nil && fi.ModTime().After(t) && !strings.HasPrefix(d.Name(), ".") {
+			if rel, err := filepath.Rel(w.root, path); err == nil {
+				out = append(out, filepath.ToSlash(rel))
+			}
+		}
+	}
+	if w.roots != nil { // the root's own files are watched too
+		entries, _ := os.ReadDir(w.root)
+		for _, e := range entries {
+			if !e.IsDir() {
+				saved(filepath.Join(w.root, e.Name()), e)
+			}
+		}
+	}
+	for _, dir := range dirs {
+		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return filepath.SkipDir
+			case d.IsDir():
+				if path != dir && w.skipped(d.Name()) {
+					return filepath.SkipDir
+				}
+			default:
+				saved(path, d)
+			}
+			return nil
+		})
 	}
 	return out
 }

@@ -87,3 +87,48 @@ func TestWatcherRoots(t *testing.T) {
 		t.Errorf("a directory outside the roots was reported: %q", seen)
 	}
 }
+
+func TestSavedSince(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel string, mod time.Time) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	before, after := start.Add(-time.Minute), start.Add(time.Second)
+	write("old.txt", before)
+	write("src/new.txt", after)
+	write("src/deep/new.txt", after)
+	write("src/.new.swp", after)
+	write("node_modules/x/new.js", after)
+	write("outside/new.txt", after)
+	write("top.txt", after)
+	w, err := New(root, Options{Skip: func(name string) bool { return name == "node_modules" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	got := w.SavedSince(start)
+	slices.Sort(got)
+	if want := []string{"outside/new.txt", "src/deep/new.txt", "src/new.txt", "top.txt"}; !slices.Equal(got, want) {
+		t.Errorf("SavedSince = %q, want %q", got, want)
+	}
+	r, err := New(root, Options{Roots: []string{"src"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got = r.SavedSince(start)
+	slices.Sort(got)
+	if want := []string{"src/deep/new.txt", "src/new.txt", "top.txt"}; !slices.Equal(got, want) {
+		t.Errorf("SavedSince under the root src = %q, want %q", got, want)
+	}
+}
