@@ -21,7 +21,7 @@ func cmdClient(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	out := fs.String("o", "", "write the client to this file instead of standard output")
 	vue := fs.Bool("vue", false, "TypeScript: also emit the Vue 3 composable useEndpoint")
 	pkg := fs.String("package", "client", "Go: the package name")
-	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"text/tabwriter"
 
 	jsonv2 "github.com/go-json-experiment/json"
 
@@ -35,7 +36,7 @@ func (o *overrideFlags) Set(v string) error {
 // variables, then the --set flags, which win.
 func addConfigFlags(fs *flag.FlagSet) func() ([]config.Override, error) {
 	var sets overrideFlags
-	fs.Var(&sets, "set", "replace a setting of endpoints.json, SETTING=VALUE (repeatable), e.g. --set storage.url=redis://cache:6379/0;\nENDPOINTS_STORAGE_URL and the like do the same from the environment (README, Configuration)")
+	fs.Var(&sets, "set", "replace a setting of endpoints.json: `SETTING=VALUE` (repeatable), e.g. --set storage.url=redis://cache:6379/0;\nENDPOINTS_STORAGE_URL and the like do the same from the environment ('endpoints help settings' lists them)")
 	return func() ([]config.Override, error) {
 		env, err := config.OverridesFromEnv(os.Environ())
 		if err != nil {
@@ -103,4 +104,22 @@ func redact(key string, v any) any {
 		}
 	}
 	return v
+}
+
+// printSettings lists every setting of endpoints.json an override can
+// replace: its --set name, its environment variable, and how its value is
+// read.
+func printSettings(w io.Writer) {
+	fmt.Fprintf(w, "Settings of %s, each replaceable by --set SETTING=VALUE or its environment\nvariable (--set wins over the environment, which wins over the file):\n\n", config.File)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SETTING\tENVIRONMENT\tVALUE")
+	for _, s := range config.Settings() {
+		value := "JSON"
+		if s.Text {
+			value = "text"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", strings.ReplaceAll(strings.TrimPrefix(s.Pointer, "/"), "/", "."), s.Env, value)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}).\n")
 }

@@ -21,7 +21,7 @@ import (
 func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	noBuild := fs.Bool("no-build", false, "test the modules as they are, without building the sources first")
-	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code

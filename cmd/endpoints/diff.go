@@ -85,7 +85,7 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	base := fs.String("base", "", "compare NEW with the same app or document at this git ref")
 	failOn := fs.String("fail-on", "error", `the level from which a change is breaking: "error" or "warn"`)
 	format := fs.String("format", "text", `"text" or "json"`)
-	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
 	positional, ok := parseArgs(fs, args)
 	if !ok {
 		return exitTrouble

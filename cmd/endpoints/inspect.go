@@ -72,7 +72,7 @@ func embedContract(ctx context.Context, app, module string) error {
 func cmdInspect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	file, ok := parse(fs, args, stderr)
+	file, ok := parse(fs, "FILE.wasm", "module file", args, stderr)
 	if !ok {
 		return exitUsage
 	}

@@ -115,11 +115,21 @@ Flags of dev and serve:
   --quiet            log only warnings and errors (a request only when it
                      answers 5xx)
   --json             log JSON lines (dev prints its reloads as JSON too)
+  --log-level LEVEL  debug, info (default), warn or error; debug also prints
+                     the configuration in effect, secrets redacted
+  --set SETTING=VALUE
+                     replace a setting of endpoints.json (repeatable):
+                     --set limits.timeout=5s --set storage.url=redis://cache
   --admin-addr HOST:PORT
                      also listen there, apart from --addr, for operators:
                      Prometheus metrics on /metrics, liveness on /livez,
                      readiness on /readyz (503 naming the failed check:
                      routes, store); off by default
+
+Every setting of endpoints.json can also come from the environment:
+ENDPOINTS_ and its path in upper snake case (ENDPOINTS_LIMITS_TIMEOUT=5s);
+--set wins over the environment, which wins over the file. 'endpoints help
+settings' lists every setting with its variable.
 
 Each request is logged as one line: method and path, route, status, bytes,
 duration, request id and trace id (text, or JSON with --json).
@@ -147,6 +157,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "help", "-h", "--help", "-help":
+		if len(rest) == 1 && rest[0] == "settings" {
+			printSettings(stdout)
+			return exitOK
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	case "version", "--version":
@@ -188,22 +202,39 @@ func version() string {
 	return "devel"
 }
 
-// parse parses flags and the one APP argument. Flags may come after APP.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
+// parse parses flags and the one operand ("APP", "FILE.wasm"), which
+// what describes for errors ("APP directory"). Flags may come after it.
+func parse(fs *flag.FlagSet, operand, what string, args []string, stderr io.Writer) (string, bool) {
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: endpoints %s [flags] APP\n\nRun 'endpoints help' for more.\n", fs.Name())
-	}
+	fs.Usage = func() { commandUsage(fs, operand) }
 	positional, ok := parseArgs(fs, args)
 	if !ok {
 		return "", false
 	}
 	if len(positional) != 1 {
-		fmt.Fprintf(stderr, "endpoints %s: want exactly one APP directory, got %d arguments\n", fs.Name(), len(positional))
+		fmt.Fprintf(stderr, "endpoints %s: want exactly one %s, got %d arguments\n", fs.Name(), what, len(positional))
 		fs.Usage()
 		return "", false
 	}
 	return positional[0], true
+}
+
+// cacheDirUsage is the usage of --cache-dir where it only reads and fills
+// the cache.
+const cacheDirUsage = "`DIR` where compiled modules are cached between runs (default: the user cache directory; \"off\" disables it)"
+
+// commandUsage prints a command's usage line and its flags (what -h asks
+// for) to the flag set's output.
+func commandUsage(fs *flag.FlagSet, operands string) {
+	w := fs.Output()
+	fmt.Fprintf(w, "usage: endpoints %s [flags] %s\n", fs.Name(), operands)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintf(w, "\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	fmt.Fprintf(w, "\nRun 'endpoints help' for more.\n")
 }
 
 // parseArgs parses flags that may come before, between or after the
@@ -226,7 +257,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, bool) {
 // parseApp parses flags and the APP argument, which must be an app
 // directory. The code is exitOK, exitUsage or exitError.
 func parseApp(fs *flag.FlagSet, args []string, stderr io.Writer) (string, int) {
-	app, ok := parse(fs, args, stderr)
+	app, ok := parse(fs, "APP", "APP directory", args, stderr)
 	if !ok {
 		return "", exitUsage
 	}
@@ -311,7 +342,7 @@ func newestSource(app string, s guestbuild.Source) time.Time {
 
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
-	cacheDir := fs.String("cache-dir", "", "also compile every module into this compilation cache, so that serve --cache-dir starts warm")
+	cacheDir := fs.String("cache-dir", "", "also compile every module into the compilation cache in `DIR`, so that serve --cache-dir DIR starts warm")
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -403,7 +434,7 @@ func buildSources(ctx context.Context, app string, sources []guestbuild.Source, 
 
 func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("routes", flag.ContinueOnError)
-	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -426,7 +457,7 @@ func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int
 func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("openapi", flag.ContinueOnError)
 	out := fs.String("o", "", "write the document to this file instead of standard output")
-	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -453,7 +484,7 @@ func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) in
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
 	noBuild := fs.Bool("no-build", false, "check the modules as they are, without building the sources first")
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
@@ -520,12 +551,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		name = "dev"
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:3000", "address to listen on")
-	cacheDir := fs.String("cache-dir", "", "compiled module cache")
+	addr := fs.String("addr", "127.0.0.1:3000", "`HOST:PORT` to listen on")
+	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
 	quiet := fs.Bool("quiet", false, "log only warnings and errors: no line per request (but those answering 5xx) or reload (--log-level warn)")
 	asJSON := fs.Bool("json", false, "log JSON lines instead of text")
-	logLevel := fs.String("log-level", "info", "debug, info, warn or error; debug also prints the configuration in effect")
-	adminAddr := fs.String("admin-addr", "", "serve /metrics, /livez and /readyz on this address, apart from --addr (off when empty)")
+	logLevel := fs.String("log-level", "info", "`LEVEL` of the log: debug, info, warn or error; debug also prints the configuration in effect")
+	adminAddr := fs.String("admin-addr", "", "serve /metrics, /livez and /readyz on `HOST:PORT`, apart from --addr (off when empty)")
 	overrides := addConfigFlags(fs)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {

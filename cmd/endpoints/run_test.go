@@ -13,10 +13,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/poll"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
+
+// TestHelpSettingsListsEverySetting: every setting an override can
+// replace is listed with its variable, so none is only in the source.
+func TestHelpSettingsListsEverySetting(t *testing.T) {
+	_, out, _ := runCLI("help", "settings")
+	for _, s := range config.Settings() {
+		name := strings.ReplaceAll(strings.TrimPrefix(s.Pointer, "/"), "/", ".")
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` +` + s.Env + ` `).MatchString(out) {
+			t.Errorf("endpoints help settings does not list %s as %s:\n%s", name, s.Env, out)
+		}
+	}
+}
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errb strings.Builder
@@ -43,6 +56,11 @@ func TestUsageAndVersion(t *testing.T) {
 		{"two APPs", []string{"build", "a", "b"}, exitUsage, "", "got 2 arguments"},
 		{"unknown flag", []string{"serve", "--port", "1", "x"}, exitUsage, "", "flag provided but not defined: -port"},
 		{"app that does not exist", []string{"routes", "no/such/app"}, exitError, "", "no/such/app"},
+		{"a command's -h lists its flags", []string{"serve", "-h"}, exitUsage, "", "-set SETTING=VALUE"},
+		{"a command's -h lists its flags with placeholders", []string{"dev", "-h"}, exitUsage, "", "-log-level LEVEL"},
+		{"inspect wants a module file", []string{"inspect"}, exitUsage, "", "want exactly one module file, got 0 arguments\nusage: endpoints inspect [flags] FILE.wasm"},
+		{"help names the settings' variables", []string{"help"}, exitOK, "ENDPOINTS_LIMITS_TIMEOUT=5s", ""},
+		{"help settings lists them", []string{"help", "settings"}, exitOK, "storage.url                 ENDPOINTS_STORAGE_URL                   text", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
