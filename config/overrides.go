@@ -34,6 +34,8 @@ type Override struct {
 type Setting struct {
 	// Pointer is its JSON pointer: "/storage/url".
 	Pointer string
+	// Name is its path with dots, as --set takes it: "storage.url".
+	Name string
 	// Env is its environment variable: "ENDPOINTS_STORAGE_URL".
 	Env string
 	// Text reports whether the value is taken as it is (a string or a
@@ -61,7 +63,7 @@ func Settings() []Setting {
 				walk(f.Type, p, e)
 			default:
 				text := f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[Duration]()
-				out = append(out, Setting{Pointer: p, Env: e, Text: text})
+				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e, Text: text})
 			}
 		}
 	}
@@ -119,7 +121,7 @@ func ParseOverride(arg string) (Override, error) {
 	if !slices.ContainsFunc(settings, func(s Setting) bool { return s.Pointer == ptr }) {
 		var names []string
 		for _, s := range settings {
-			names = append(names, strings.ReplaceAll(strings.TrimPrefix(s.Pointer, "/"), "/", "."))
+			names = append(names, s.Name)
 		}
 		return Override{}, fmt.Errorf("--set %s: %s names no setting of %s; the settings are: %s", arg, key, File, strings.Join(names, ", "))
 	}

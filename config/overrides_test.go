@@ -13,19 +13,19 @@ func TestSettings(t *testing.T) {
 		got[s.Env] = s
 	}
 	for env, want := range map[string]config.Setting{
-		"ENDPOINTS_STORAGE_URL":             {Pointer: "/storage/url", Text: true},
-		"ENDPOINTS_LIMITS_MEMORY_BYTES":     {Pointer: "/limits/memoryBytes"},
-		"ENDPOINTS_LIMITS_TIMEOUT":          {Pointer: "/limits/timeout", Text: true},
-		"ENDPOINTS_OPEN_API_TITLE":          {Pointer: "/openApi/title", Text: true},
-		"ENDPOINTS_OPEN_API_DOCS_PATH":      {Pointer: "/openApi/docs/path", Text: true},
-		"ENDPOINTS_SERVER_IDLE_TIMEOUT":     {Pointer: "/server/idleTimeout", Text: true},
-		"ENDPOINTS_RESPONSE_VALIDATION":     {Pointer: "/responseValidation", Text: true},
-		"ENDPOINTS_SECURITY":                {Pointer: "/security"},
-		"ENDPOINTS_CORS":                    {Pointer: "/cors"},
-		"ENDPOINTS_IDEMPOTENCY_REPLAY":      {Pointer: "/idempotency/replay", Text: true},
-		"ENDPOINTS_STORAGE_MAX_BYTES":       {Pointer: "/storage/maxBytes"},
-		"ENDPOINTS_LIMITS_JSON_DEPTH":       {Pointer: "/limits/jsonDepth"},
-		"ENDPOINTS_SERVER_MAX_HEADER_BYTES": {Pointer: "/server/maxHeaderBytes"},
+		"ENDPOINTS_STORAGE_URL":             {Pointer: "/storage/url", Name: "storage.url", Text: true},
+		"ENDPOINTS_LIMITS_MEMORY_BYTES":     {Pointer: "/limits/memoryBytes", Name: "limits.memoryBytes"},
+		"ENDPOINTS_LIMITS_TIMEOUT":          {Pointer: "/limits/timeout", Name: "limits.timeout", Text: true},
+		"ENDPOINTS_OPEN_API_TITLE":          {Pointer: "/openApi/title", Name: "openApi.title", Text: true},
+		"ENDPOINTS_OPEN_API_DOCS_PATH":      {Pointer: "/openApi/docs/path", Name: "openApi.docs.path", Text: true},
+		"ENDPOINTS_SERVER_IDLE_TIMEOUT":     {Pointer: "/server/idleTimeout", Name: "server.idleTimeout", Text: true},
+		"ENDPOINTS_RESPONSE_VALIDATION":     {Pointer: "/responseValidation", Name: "responseValidation", Text: true},
+		"ENDPOINTS_SECURITY":                {Pointer: "/security", Name: "security"},
+		"ENDPOINTS_CORS":                    {Pointer: "/cors", Name: "cors"},
+		"ENDPOINTS_IDEMPOTENCY_REPLAY":      {Pointer: "/idempotency/replay", Name: "idempotency.replay", Text: true},
+		"ENDPOINTS_STORAGE_MAX_BYTES":       {Pointer: "/storage/maxBytes", Name: "storage.maxBytes"},
+		"ENDPOINTS_LIMITS_JSON_DEPTH":       {Pointer: "/limits/jsonDepth", Name: "limits.jsonDepth"},
+		"ENDPOINTS_SERVER_MAX_HEADER_BYTES": {Pointer: "/server/maxHeaderBytes", Name: "server.maxHeaderBytes"},
 	} {
 		want.Env = env
 		if got[env] != want {

@@ -118,7 +118,7 @@ func printSettings(w io.Writer) {
 		if s.Text {
 			value = "text"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", strings.ReplaceAll(strings.TrimPrefix(s.Pointer, "/"), "/", "."), s.Env, value)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Env, value)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}).\n")

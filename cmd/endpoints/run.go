@@ -227,13 +227,8 @@ const cacheDirUsage = "`DIR` where compiled modules are cached between runs (def
 // for) to the flag set's output.
 func commandUsage(fs *flag.FlagSet, operands string) {
 	w := fs.Output()
-	fmt.Fprintf(w, "usage: endpoints %s [flags] %s\n", fs.Name(), operands)
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n > 0 {
-		fmt.Fprintf(w, "\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fmt.Fprintf(w, "usage: endpoints %s [flags] %s\n\nFlags:\n", fs.Name(), operands)
+	fs.PrintDefaults()
 	fmt.Fprintf(w, "\nRun 'endpoints help' for more.\n")
 }
 

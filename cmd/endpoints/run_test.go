@@ -24,9 +24,8 @@ import (
 func TestHelpSettingsListsEverySetting(t *testing.T) {
 	_, out, _ := runCLI("help", "settings")
 	for _, s := range config.Settings() {
-		name := strings.ReplaceAll(strings.TrimPrefix(s.Pointer, "/"), "/", ".")
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` +` + s.Env + ` `).MatchString(out) {
-			t.Errorf("endpoints help settings does not list %s as %s:\n%s", name, s.Env, out)
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(s.Name) + ` +` + s.Env + ` `).MatchString(out) {
+			t.Errorf("endpoints help settings does not list %s as %s:\n%s", s.Name, s.Env, out)
 		}
 	}
 }
