@@ -51,7 +51,9 @@ type Idempotency struct {
 	// ScopeHeader names a request header whose value scopes keys, such as
 	// the client id a trusted proxy sets after authentication: two
 	// clients sending the same key never share a record. If empty, keys
-	// are scoped by operation only.
+	// are scoped by operation and by the client the host verified (its
+	// security scheme and subject); an anonymous request's key by
+	// operation only.
 	ScopeHeader string `json:"scopeHeader,omitzero"`
 }
 

@@ -65,7 +65,8 @@ type Pinger interface {
 
 // Idempotency keeps one record per Idempotency-Key: claimed while its
 // request runs, then completed with the answer to replay. Keys are opaque
-// (the host passes a hash of method, route, scope and the client's key).
+// (the host passes a hash of method, route, scope, the verified client
+// and the client's key).
 //
 // The three operations are atomic with respect to each other across every
 // host sharing the store: of concurrent Claims of one key, exactly one
