@@ -54,14 +54,7 @@ func clientsApp(t *testing.T) (*app, host.Options, func(sub string) []string) {
 	a := newApp(t).wat("server/api/orders.post.wasm", m).
 		file("auth/jwks.json", jwks).
 		file("endpoints.json", []byte(endpointsJSON)).
-		middleware("auth", mwModule{
-			data: []string{"x-token", `{"subject":"alice"}`},
-			verify: `(local.set $n (call $request_header $0 (i32.const 8192) (i32.const 64)))
-    (if (i32.lt_s (local.get $n) (i32.const 0)) (then (return (i32.const 1))))
-    (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (i32.const 8192)) (i32.const 0x646f6f67)))
-      (then (drop (call $principal_set $1)) (return (i32.const 0))))
-    (i32.const 2)`,
-		})
+		middleware("auth", tokenVerifier)
 	opts := host.Options{Mode: host.Development, OpenAPI: config.OpenAPI{Document: []byte(`{"components":{"securitySchemes":{
 		"bearer":{"type":"http","scheme":"bearer"},
 		"partners":{"type":"apiKey","in":"header","name":"X-API-Key"},
