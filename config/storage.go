@@ -1,7 +1,11 @@
 package config
 
 import (
+	"fmt"
+	"path/filepath"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // Storage drivers of [Storage.Driver].
@@ -33,6 +37,26 @@ type Storage struct {
 	// MaxBytes bounds the memory store. If zero, [storage.DefaultMaxBytes]
 	// (64 MiB).
 	MaxBytes int64 `json:"maxBytes,omitzero"`
+}
+
+// AppNamespace is the namespace of the app in appDir: [Storage.Namespace],
+// or the name of the app directory when it is empty, so that every host of
+// the app and the endpoints command agree on it. A namespace
+// [storage.ValidNamespace] refuses (one holding a NUL byte, which the host
+// reserves for its own records) is an error naming the member.
+func (s Storage) AppNamespace(appDir string) (string, error) {
+	ns := s.Namespace
+	if ns == "" {
+		abs, err := filepath.Abs(appDir)
+		if err != nil {
+			return "", err
+		}
+		ns = filepath.Base(abs)
+	}
+	if err := storage.ValidNamespace(ns); err != nil {
+		return "", fmt.Errorf("%s: /storage/namespace: %w; choose another", File, err)
+	}
+	return ns, nil
 }
 
 // Idempotency is the "idempotency" member of endpoints.json, and
