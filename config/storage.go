@@ -1,7 +1,11 @@
 package config
 
 import (
+	"fmt"
+	"path/filepath"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // Storage drivers of [Storage.Driver].
@@ -35,6 +39,26 @@ type Storage struct {
 	MaxBytes int64 `json:"maxBytes,omitzero"`
 }
 
+// AppNamespace is the namespace of the app in appDir: [Storage.Namespace],
+// or the name of the app directory when it is empty, so that every host of
+// the app and the endpoints command agree on it. A namespace
+// [storage.ValidNamespace] refuses (one holding a NUL byte, which the host
+// reserves for its own records) is an error naming the member.
+func (s Storage) AppNamespace(appDir string) (string, error) {
+	ns := s.Namespace
+	if ns == "" {
+		abs, err := filepath.Abs(appDir)
+		if err != nil {
+			return "", err
+		}
+		ns = filepath.Base(abs)
+	}
+	if err := storage.ValidNamespace(ns); err != nil {
+		return "", fmt.Errorf("%s: /storage/namespace: %w; choose another", File, err)
+	}
+	return ns, nil
+}
+
 // Idempotency is the "idempotency" member of endpoints.json, and
 // host.Options.Idempotency for a Go embedder: how the Idempotency-Key step
 // (docs/spec.md §6) keeps its records. The zero value is every default.
@@ -51,7 +75,9 @@ type Idempotency struct {
 	// ScopeHeader names a request header whose value scopes keys, such as
 	// the client id a trusted proxy sets after authentication: two
 	// clients sending the same key never share a record. If empty, keys
-	// are scoped by operation only.
+	// are scoped by operation and by the client the host verified (its
+	// security scheme and subject); an anonymous request's key by
+	// operation only.
 	ScopeHeader string `json:"scopeHeader,omitzero"`
 }
 

@@ -47,6 +47,7 @@ func (c *call) Contract() *abi.Contract             { return c.op.contract }
 func (c *call) Operation() (method, pattern string) { return c.op.method, c.route.rf.Pattern() }
 func (c *call) File() string                        { return c.route.file }
 func (c *call) Negotiates() bool                    { return c.op.negotiates() }
+func (c *call) Principal() *abi.Principal           { return c.principal }
 
 func (c *call) Config() idempotency.Config {
 	o := c.set.opts.Idempotency

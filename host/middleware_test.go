@@ -237,14 +237,19 @@ func verifierApp(t *testing.T) *app {
 		wat("server/api/private.get.wasm", watModule{contract: `{"security":[{"token":["read"]}]}`, handle: echoEnvelope}).
 		wat("server/api/admin.get.wasm", watModule{contract: `{"security":[{"token":["admin"]}]}`, handle: echoEnvelope}).
 		wat("server/api/open.get.wasm", watModule{contract: `{"security":[]}`, handle: echoEnvelope}).
-		middleware("auth", mwModule{
-			data: []string{"x-token", `{"subject":"alice","scopes":["read"]}`},
-			verify: `(local.set $n (call $request_header $0 (i32.const 8192) (i32.const 64)))
+		middleware("auth", tokenVerifier)
+}
+
+// tokenVerifier verifies the "token" scheme (tokenScheme): no X-Token
+// header is missing, "good" is alice with the scope "read", anything else
+// is rejected.
+var tokenVerifier = mwModule{
+	data: []string{"x-token", `{"subject":"alice","scopes":["read"]}`},
+	verify: `(local.set $n (call $request_header $0 (i32.const 8192) (i32.const 64)))
     (if (i32.lt_s (local.get $n) (i32.const 0)) (then (return (i32.const 1))))
     (if (i32.and (i32.eq (local.get $n) (i32.const 4)) (i32.eq (i32.load (i32.const 8192)) (i32.const 0x646f6f67)))
       (then (drop (call $principal_set $1)) (return (i32.const 0))))
     (i32.const 2)`,
-		})
 }
 
 // tokenScheme declares the scheme verifierApp's middleware verifies.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/apikeys"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -404,18 +405,14 @@ func (h *Host) newScheme(t *table, doc *openapi.Document, name string, prev *sec
 	return &scheme{name: name, builtIn: v, spec: spec, key: key}, nil
 }
 
-// apiKeyPrefix is where the app's store keeps API keys a verifier with
-// "store": true looks up: apikeys/<hex SHA-256 of the key>, in the app's
-// namespace, holding {"subject": "...", "scopes": [...]}.
-const apiKeyPrefix = "apikeys/"
-
-// lookupAPIKey reads an API key's entry from the app's store.
+// lookupAPIKey reads an API key's entry from the app's store, in the host
+// namespace no guest reaches (package apikeys).
 func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool, error) {
 	var span func(error)
 	if c, ok := ctx.(*call); ok { // the verifier is given the call
 		span = c.startSpan(StepStore, "get")
 	}
-	v, ok, err := h.store.Get(ctx, h.namespace, apiKeyPrefix+sha256hex)
+	v, ok, err := apikeys.Lookup(ctx, h.store, h.namespace, sha256hex)
 	endSpan(span, err)
 	if err != nil {
 		h.observeStoreError("get", err)

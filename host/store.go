@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -12,14 +11,11 @@ import (
 // openStore opens the store the options name: the embedder's, one of a
 // registered driver (Redis), or the in-memory default.
 func (h *Host) openStore(ctx context.Context) error {
-	h.namespace = h.opts.Storage.Namespace
-	if h.namespace == "" {
-		abs, err := filepath.Abs(h.app)
-		if err != nil {
-			return err
-		}
-		h.namespace = filepath.Base(abs)
+	ns, err := h.opts.Storage.AppNamespace(h.app)
+	if err != nil {
+		return err
 	}
+	h.namespace = ns
 	if h.opts.Store != nil {
 		h.store = h.opts.Store
 		return nil

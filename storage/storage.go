@@ -25,7 +25,9 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -65,7 +67,8 @@ type Pinger interface {
 
 // Idempotency keeps one record per Idempotency-Key: claimed while its
 // request runs, then completed with the answer to replay. Keys are opaque
-// (the host passes a hash of method, route, scope and the client's key).
+// (the host passes a hash of method, route, scope, the verified client
+// and the client's key).
 //
 // The three operations are atomic with respect to each other across every
 // host sharing the store: of concurrent Claims of one key, exactly one
@@ -121,7 +124,9 @@ type Answer struct {
 }
 
 // KV is the guests' key-value data, in namespaces (one per app). Keys and
-// values are bytes; a TTL of zero means no expiry.
+// values are bytes; a TTL of zero means no expiry. The host also keeps
+// records of its own (API keys) in the app's [HostNamespace], which no
+// guest can name.
 type KV interface {
 	// Get returns the value of key, and whether it exists.
 	Get(ctx context.Context, ns, key string) ([]byte, bool, error)
@@ -141,4 +146,32 @@ type KV interface {
 	// limit keys whenever that many remain, so a shorter page is the last;
 	// a limit of zero or less returns none.
 	List(ctx context.Context, ns, prefix, after string, limit int) ([]string, error)
+}
+
+// HostNamespace is the KV namespace where the host keeps its own records
+// for the app whose namespace is app, such as the API keys a verifier
+// with "store": true looks up: app followed by a NUL byte and "host".
+//
+//	storage.HostNamespace("shop") // "shop\x00host"
+//
+// Guests reach only their app's namespace (the host passes it to every
+// kv_* call), and an app's namespace never holds a NUL byte (the host
+// refuses one: [ValidNamespace]), so no guest of any app sharing the store
+// can read or write the host's records. A store needs to do nothing for
+// this beyond keeping namespaces apart, which storagetest checks.
+func HostNamespace(app string) string { return app + hostSuffix }
+
+const hostSuffix = "\x00host"
+
+// ValidNamespace reports why app cannot be an app's namespace, or nil: it
+// must not be empty, and must not hold a NUL byte, which [HostNamespace]
+// reserves for the host.
+func ValidNamespace(app string) error {
+	switch {
+	case app == "":
+		return errors.New("the namespace is empty")
+	case strings.IndexByte(app, 0) >= 0:
+		return fmt.Errorf("the namespace %q holds a NUL byte, which the host reserves for its own records", app)
+	}
+	return nil
 }

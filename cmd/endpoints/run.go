@@ -69,6 +69,10 @@ Commands:
   token APP --sub NAME [--scope S]... [--scheme NAME] [--ttl 1h]
                mint a JWT for development, signed with the private key in
                endpoints.json's security.<scheme>.jwt.devKey
+  apikey APP --subject NAME [--scope S]... [--ttl 720h] [--sha256 HEX]
+               store an API key in the app's Redis store for the apiKey
+               schemes with "store": true (out of the guests' reach) and
+               print it once; --delete HEX removes one
   inspect FILE.wasm
                print a module's ABI version, contract, imports, exports and
                size, read from the file without running it
@@ -180,6 +184,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdClient(ctx, rest, stdout, stderr)
 	case "token":
 		return cmdToken(ctx, rest, stdout, stderr)
+	case "apikey":
+		return cmdAPIKey(ctx, rest, stdout, stderr)
 	case "inspect":
 		return cmdInspect(ctx, rest, stdout, stderr)
 	case "conformance":

@@ -92,8 +92,9 @@ type Secret struct {
 type APIKeyConfig struct {
 	// Keys are the accepted keys.
 	Keys []APIKey `json:"keys,omitzero"`
-	// Store also looks keys up in the app's key-value store, under
-	// apikeys/<hex SHA-256 of the key>, holding {"subject": …, "scopes": […]}.
+	// Store also looks keys up in the app's store, in the host namespace no
+	// guest reaches (package apikeys: `endpoints apikey` or
+	// host.Host.PutAPIKey writes them), holding {"subject": …, "scopes": […]}.
 	Store bool `json:"store,omitzero"`
 }
 

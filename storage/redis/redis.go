@@ -20,7 +20,9 @@
 //	endpoints:{namespace}:ratelimit:{key}   hash: tokens, ts (a rate limit's token bucket)
 //
 // In the namespace and ns, "%" and ":" are written %25 and %3A, so that no
-// two (ns, key) pairs share a Redis key.
+// two (ns, key) pairs share a Redis key. The host's own records (API keys)
+// are KV entries of ns = storage.HostNamespace(app), "app\x00host", which
+// no guest key of the app's ns can reach.
 //
 // # Notes
 //

@@ -1,8 +1,11 @@
 package redis
 
 import (
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 func TestPrefixEnd(t *testing.T) {
@@ -56,5 +59,46 @@ func TestEscape(t *testing.T) {
 				t.Errorf("escape(%q) = %q, want %q", c.in, got, c.want)
 			}
 		})
+	}
+}
+
+// TestKeysNeverMeet: the Redis keys of distinct records are distinct,
+// whatever separators the app's namespace, a KV namespace or a key holds.
+// In particular a guest, which writes keys of its app's namespace only,
+// never reaches the host's records (storage.HostNamespace): in
+// "endpoints:{app}:kv:{ns}:{key}" the escaped ns holds no ':', so the first
+// ':' after "kv:" ends it, and "app" with the key "host:x" or "\x00host:x"
+// is not "app\x00host" (or "app:host") with the key "x".
+func TestKeysNeverMeet(t *testing.T) {
+	apps := []string{"app", "app:kv", "app:kv:app", "app%3Akv", "app:idem"}
+	spaces := []string{"app", "app:host", storage.HostNamespace("app"), "app%3Ahost", "index", "", "kv"}
+	keys := []string{"x", "host:x", "\x00host:x", ":x", "app:x", "", "kv:app:x", "index:app"}
+	seen := map[string]string{}
+	add := func(redisKey, record string) {
+		t.Helper()
+		if other, ok := seen[redisKey]; ok && other != record {
+			t.Errorf("%s and %s are both stored at %q", other, record, redisKey)
+		}
+		seen[redisKey] = record
+	}
+	for _, app := range apps {
+		s, err := New("redis://127.0.0.1:6379/0", app)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ns := range spaces {
+			add(s.indexKey(ns), fmt.Sprintf("the index of (%q, %q)", app, ns))
+			for _, k := range keys {
+				add(s.kvKey(ns, k), fmt.Sprintf("the value (%q, %q, %q)", app, ns, k))
+			}
+		}
+		for _, k := range keys {
+			add(s.idem+k, fmt.Sprintf("the idempotency record (%q, %q)", app, k))
+			add(s.rateLimit+k, fmt.Sprintf("the bucket (%q, %q)", app, k))
+		}
+		s.Close()
+	}
+	if want := len(apps) * (len(spaces)*(1+len(keys)) + 2*len(keys)); len(seen) != want {
+		t.Errorf("%d distinct Redis keys, want %d", len(seen), want)
 	}
 }

@@ -464,6 +464,21 @@ var kvCases = []testCase{
 		wantList(t, s, "x", "", "", 10, []string{"y:z"})
 		wantList(t, s, "x:y", "", "", 10, []string{"z"})
 	}},
+	{"the host's namespace is apart from the app's", func(t *testing.T, s storage.Store) {
+		// A guest writes only its app's namespace: no key it can write
+		// there (or another app can write in its own) is the host's record.
+		host := storage.HostNamespace("app")
+		set(t, s, host, "apikeys/1", "host", 0)
+		for _, k := range []string{"apikeys/1", "host:apikeys/1", "\x00host:apikeys/1", "\x00host/apikeys/1"} {
+			wantValue(t, s, "app", k, "", false)
+		}
+		wantValue(t, s, "app:host", "apikeys/1", "", false)
+		wantList(t, s, "app", "", "", 10, nil)
+		set(t, s, "app", "apikeys/1", "guest", 0)
+		set(t, s, "app", "\x00host:apikeys/1", "guest", 0)
+		wantValue(t, s, host, "apikeys/1", "host", true)
+		wantList(t, s, host, "", "", 10, []string{"apikeys/1"})
+	}},
 	{"list skips expired keys", func(t *testing.T, s storage.Store) {
 		set(t, s, "app", "a", "v", short)
 		set(t, s, "app", "b", "v", 0)

@@ -32,7 +32,7 @@ func init() {
 				},
 				"components": map[string]any{
 					"securitySchemes": map[string]any{
-						"partners": map[string]any{"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "A partner's API key, for placing orders. The demo key is demo-partner-key; endpoints.json lists keys by their SHA-256, and the app's store may hold more under apikeys/<sha256>."},
+						"partners": map[string]any{"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "A partner's API key, for placing orders. The demo key is demo-partner-key; endpoints.json lists keys by their SHA-256, and operators may store more with `endpoints apikey` (out of the routes' reach)."},
 						"bearer":   map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "A JWT in Authorization: Bearer <token>, signed by a key of auth/jwks.json; `endpoints token examples/users --sub alice --scope users:write` mints one for development."},
 					},
 				},

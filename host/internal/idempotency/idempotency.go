@@ -75,6 +75,10 @@ type Call interface {
 	Config() Config
 	// Parts are the validated request parts a fingerprint hashes.
 	Parts() Parts
+	// Principal is the client the host verified for the operation's
+	// security (a built-in scheme or a verifier middleware), which scopes
+	// the key: nil for an anonymous request.
+	Principal() *abi.Principal
 	// Scratch is the call's reusable buffer.
 	Scratch() *[]byte
 	// Negotiates reports whether the operation's answer depends on
@@ -175,7 +179,7 @@ func (s *Step) Claim(w http.ResponseWriter, r *http.Request, c Call) bool {
 		scope = strings.Join(r.Header.Values(hdr), ",")
 	}
 	method, pattern := c.Operation()
-	skey := storageKey(s.Namespace, method, pattern, scope, key)
+	skey := storageKey(s.Namespace, method, pattern, scope, c.Principal(), key)
 	done := c.StoreSpan("claim")
 	claim, err := s.Store.Claim(c, skey, fp, cfg.Lease)
 	endSpan(done, err)

@@ -2,11 +2,13 @@ package idempotency
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 )
@@ -57,14 +59,31 @@ func parseKey(values []string) (key, reason string) {
 }
 
 // storageKey is where a key's record lives: a hash of the app, the
-// operation, the scope and the client's key, so the raw key is never
-// stored and keys of different routes or clients never meet.
-func storageKey(namespace, method, route, scope, key string) string {
+// operation, the scope header's value, the client and the client's key, so
+// the raw key is never stored and keys of different routes or clients
+// never meet. The client is the principal the host verified (its scheme
+// and subject), or nobody for an anonymous request, whose record is
+// reached by the key alone (docs/spec.md §6). Each part is hashed with its
+// length before it, so no two lists of parts hash alike, whatever bytes a
+// subject holds.
+func storageKey(namespace, method, route, scope string, client *abi.Principal, key string) string {
 	h := sha256.New()
-	for _, s := range []string{namespace, method, route, scope, key} {
+	var n [binary.MaxVarintLen64]byte
+	write := func(s string) {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
 		io.WriteString(h, s)
-		h.Write([]byte{0})
 	}
+	for _, s := range []string{namespace, method, route, scope} {
+		write(s)
+	}
+	if client == nil {
+		h.Write([]byte{0}) // anonymous
+	} else {
+		h.Write([]byte{1})
+		write(client.Scheme)
+		write(client.Subject)
+	}
+	write(key)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

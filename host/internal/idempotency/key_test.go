@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -58,4 +59,41 @@ func FuzzIdempotencyKeyPattern(f *testing.F) {
 			t.Errorf("%q: host accepts=%v, document pattern matches=%v (%s)", raw, ok, !ok, reason)
 		}
 	})
+}
+
+// TestStorageKeyIsTheClients: requests that differ in their client (its
+// scheme or subject, or having none) or in any other part never share a
+// record, even when a subject holds the bytes that separate parts.
+func TestStorageKeyIsTheClients(t *testing.T) {
+	type parts struct {
+		scope  string
+		client *abi.Principal
+		key    string
+	}
+	alice := &abi.Principal{Scheme: "bearer", Subject: "alice"}
+	base := parts{client: alice, key: "k"}
+	tests := []struct {
+		name  string
+		other parts
+	}{
+		{"another subject", parts{client: &abi.Principal{Scheme: "bearer", Subject: "bob"}, key: "k"}},
+		{"another scheme, same subject", parts{client: &abi.Principal{Scheme: "partners", Subject: "alice"}, key: "k"}},
+		{"no client", parts{key: "k"}},
+		{"an empty principal is not anonymous", parts{client: &abi.Principal{}, key: "k"}},
+		{"a subject that holds the scheme's end", parts{client: &abi.Principal{Scheme: "bearer\x00alice", Subject: ""}, key: "k"}},
+		{"a subject that runs into the key", parts{client: &abi.Principal{Scheme: "bearer", Subject: "alice\x01k"}, key: ""}},
+		{"a scope", parts{scope: "tenant-1", client: alice, key: "k"}},
+		{"another key", parts{client: alice, key: "k2"}},
+	}
+	key := func(p parts) string { return storageKey("shop", "POST", "/api/orders", p.scope, p.client, p.key) }
+	if a, b := key(base), key(parts{client: &abi.Principal{Scheme: "bearer", Subject: "alice", Scopes: []string{"x"}}, key: "k"}); a != b {
+		t.Errorf("the same client with other scopes has another record: %s != %s", a, b)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if a, b := key(base), key(tt.other); a == b {
+				t.Errorf("%+v and %+v share the record %s", base, tt.other, a)
+			}
+		})
+	}
 }
