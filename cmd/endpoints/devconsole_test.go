@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -47,4 +49,68 @@ func TestConsoleReportsReloads(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDevSurvivesADocumentBreakingSave runs `endpoints dev` on an app of
+// WAT routes: deleting the source of a route that routes.config.json
+// describes removes the route and prints a warning, and a new route whose
+// operationId another one already has is refused with the previous
+// version serving; through both, the other route and the schema answer
+// 200. Fixing the name serves what is on disk.
+func TestDevSurvivesADocumentBreakingSave(t *testing.T) {
+	requireWat2wasm(t)
+	hello, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := writeApp(t, map[string]string{
+		"server/api/hello.get.wat":  string(hello),
+		"server/api/bye.get.wat":    string(hello),
+		"server/routes.config.json": `{"routes": {"/api/bye": {"responses": {"503": {"description": "Busy"}}}}}`,
+	})
+	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
+	answers := func(path string, want int) {
+		t.Helper()
+		if status, body := httpGet(t, addr+path); status != want {
+			t.Errorf("GET %s = %d %s, want %d\nstdout:\n%s\nstderr:\n%s", path, status, body, want, stdout, stderr)
+		}
+	}
+	answers("/api/bye", 200)
+	remove := func(rel string) {
+		if err := os.Remove(filepath.Join(app, filepath.FromSlash(rel))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(rel, data string) {
+		p := filepath.Join(app, filepath.FromSlash(rel))
+		if err := os.WriteFile(p+".part", []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(p+".part", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	remove("server/api/bye.get.wat")
+	waitFor(t, stdout, regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d reloaded in \S+: (removed server/api/bye\.get\.wasm; 1 warning\(s\))`), done)
+	waitFor(t, stdout, regexp.MustCompile(`  warning: server/routes\.config\.json: /routes/~1api~1bye: (pattern "/api/bye")`), done)
+	answers("/api/hello", 200)
+	answers("/_endpoints/schema", 200)
+	answers("/api/bye", 404)
+
+	// /api/hel-lo and /api/hel_lo both derive the operationId getApiHelLo.
+	write("server/api/hel-lo.get.wat", string(hello))
+	waitFor(t, stdout, regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d reloaded in \S+: (added server/api/hel-lo\.get\.wasm)`), done)
+	write("server/api/hel_lo.get.wat", string(hello))
+	waitFor(t, stdout, regexp.MustCompile(`(not reloaded) in \S+: added server/api/hel_lo\.get\.wasm; 1 problem\(s\), the previous version keeps serving`), done)
+	waitFor(t, stdout, regexp.MustCompile(`(operationId "getApiHelLo")`), done)
+	answers("/api/hello", 200)
+	answers("/api/hel-lo", 200)
+	answers("/api/hel_lo", 404)
+	answers("/_endpoints/schema", 200)
+
+	remove("server/api/hel_lo.get.wat")
+	write("server/api/hel_lo2.get.wat", string(hello))
+	waitFor(t, stdout, regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d reloaded in \S+: (added server/api/hel_lo2\.get\.wasm)`), done)
+	answers("/api/hel_lo2", 200)
 }
