@@ -141,7 +141,9 @@ func (r ReloadReport) String() string {
 // whose bytes changed are loaded again: a new, changed or removed module,
 // the routes configuration, the runtime declaration or endpoints.json. A file that fails to
 // load keeps its previous version serving, and is listed in the report's
-// Problems (and in Problems()). Requests in flight finish on the version
+// Problems (and in Problems()). A version whose OpenAPI document cannot be
+// built is not swapped in at all: the previous one keeps serving whole and
+// the report says Refused. Requests in flight finish on the version
 // they started with; modules that left are closed when they end.
 //
 // Of endpoints.json, limits.memoryBytes, limits.instances,
