@@ -213,6 +213,21 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 	return report
 }
 
+// notFoundData is the data of a 404's body: the path and, in
+// development while a reload is refused, why, since the route asked for
+// may be one that reload would have added.
+func (h *Host) notFoundData(path string) map[string]string {
+	data := map[string]string{"path": path}
+	if refused := h.refused.Load(); refused != nil && h.opts.Mode == Development {
+		lines := make([]string, len(*refused))
+		for i, p := range *refused {
+			lines[i] = p.Error()
+		}
+		data["reload"] = "the last reload was refused and the previous version keeps serving: " + strings.Join(lines, "; ")
+	}
+	return data
+}
+
 // discard closes what a table that is never served opened and prev, which
 // keeps serving, does not share.
 func (t *table) discard(prev *table) {

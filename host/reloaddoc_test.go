@@ -95,8 +95,9 @@ func TestReloadNeverTakesTheAppDown(t *testing.T) {
 		// serves.
 		problem, warning string
 		is               error
-		// gone must answer 404 once the change is served.
-		gone string
+		// gone must answer 404 once the change is served; added is a
+		// route the refused change adds, which answers 404 saying why.
+		gone, added string
 	}{
 		{
 			name: "a $defs collision between two routes",
@@ -108,6 +109,7 @@ func TestReloadNeverTakesTheAppDown(t *testing.T) {
 			},
 			problem: "server/api/other.get.wasm",
 			is:      openapi.ErrSchemaConflict,
+			added:   "/api/other",
 		},
 		{
 			name: "a duplicate operationId",
@@ -120,6 +122,7 @@ func TestReloadNeverTakesTheAppDown(t *testing.T) {
 			fix:     func(a *app) { a.remove("server/api/user_groups.get.wasm") },
 			problem: `operationId "getApiUserGroups"`,
 			is:      openapi.ErrDuplicateOperationID,
+			added:   "/api/user_groups",
 		},
 		{
 			name: "a failing openApi.extend",
@@ -211,6 +214,13 @@ func TestReloadNeverTakesTheAppDown(t *testing.T) {
 				if got := serveOnce(h, "GET", "/_endpoints/schema"); got != before {
 					t.Errorf("the schema after the change:\n%s\nwant the previous document:\n%s", got, before)
 				}
+				if tt.added != "" {
+					// The development 404 says why the route is not there.
+					got := serveOnce(h, "GET", tt.added)
+					if !strings.HasPrefix(got, "404 ") || !strings.Contains(got, "the last reload was refused") || !strings.Contains(got, logged(tt.problem)) {
+						t.Errorf("GET %s while the reload that adds it is refused = %s, want 404 naming %q", tt.added, got, tt.problem)
+					}
+				}
 				if got := errorsText(h.Problems()); !strings.Contains(got, tt.problem) {
 					t.Errorf("Problems() = %q, want the refused reload's %q", got, tt.problem)
 				}
@@ -226,6 +236,9 @@ func TestReloadNeverTakesTheAppDown(t *testing.T) {
 				fineServes("after the fix")
 				if p := h.Problems(); len(p) != 0 {
 					t.Errorf("Problems() after the fix = %v, want none", p)
+				}
+				if got := serveOnce(h, "GET", "/api/nothing"); strings.Contains(got, "refused") {
+					t.Errorf("a 404 after the fix still speaks of the refused reload: %s", got)
 				}
 				if got := serveOnce(h, "GET", "/_endpoints/schema"); !strings.HasPrefix(got, "200 ") {
 					t.Errorf("the schema after the fix: %s", got)
