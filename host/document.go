@@ -153,6 +153,13 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 		c.PlainRoutes = nil
 		opts.Routes = &c
 	}
+	if h.opts.Mode == Development {
+		// A pattern left behind by a deleted route must not take the app
+		// down while it is being edited; a production load refuses it.
+		opts.Unmatched = func(err error) {
+			t.warnings = append(t.warnings, fmt.Errorf("%w: ignored in development; a production start (endpoints serve) refuses it: remove or fix the entry", err))
+		}
+	}
 	if opts.Title == "" {
 		opts.Title = config.DefaultOpenAPITitle
 	}

@@ -91,6 +91,11 @@ type Host struct {
 	closeOnce         sync.Once
 	stopErr, closeErr error
 	closed            chan struct{} // closed when the host has finished closing
+
+	// refused are the problems of the last reload when its version was
+	// not swapped in (its document could not be built: see reload); nil
+	// once a reload serves what is on disk. Written under reloadMu.
+	refused atomic.Pointer[[]error]
 }
 
 // table is one loaded version of the app's routes. It is built whole and
@@ -121,6 +126,11 @@ type table struct {
 	middleware []*middleware
 	mwFiles    map[string]*loadedMiddleware
 	security   *securityPlan
+
+	// warnings are what the version serves despite, in Development: the
+	// entries of the routes configuration that apply to no route (left
+	// behind by a deleted route), which fail a Production load.
+	warnings []error
 }
 
 // LoadError lists every module that failed to load, one per line: what [New]
@@ -192,6 +202,9 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 			logger.Error("route module not served", "error", p)
 		}
 	}
+	for _, w := range t.warnings {
+		logger.Warn("routes configuration entry ignored", "warning", w)
+	}
 	h.table.Store(t)
 	h.engine.StartCompiles()
 	h.startJanitor()
@@ -225,8 +238,25 @@ func (h *Host) ShutdownTimeout() time.Duration {
 }
 
 // Problems lists the modules left out of the current version because they
-// failed to load (Development only; in Production New fails instead).
-func (h *Host) Problems() []error { return slices.Clone(h.table.Load().problems) }
+// failed to load (Development only; in Production New fails instead), and,
+// after a [Host.Reload] that kept the previous version serving whole
+// because the new version's OpenAPI document could not be built, that
+// reload's problems, until a reload serves what is on disk.
+func (h *Host) Problems() []error {
+	problems := slices.Clone(h.table.Load().problems)
+	if refused := h.refused.Load(); refused != nil {
+		problems = append(problems, *refused...)
+	}
+	return problems
+}
+
+// Warnings lists what the current version serves despite, in
+// [Development]: each entry of server/routes.config.json that applies to
+// no route (a pattern, a method under one, a "plainRoutes" entry), as an
+// error wrapping [openapi.ErrUnmatchedPattern]. Such an entry, typically
+// left behind by a deleted route, is ignored in development and fails New
+// in [Production] (docs/spec.md §7).
+func (h *Host) Warnings() []error { return slices.Clone(h.table.Load().warnings) }
 
 // WaitCompiled waits until every module runs compiled code, or ctx ends.
 // With [Options.ServeWhileCompiling], a module the compilation cache did

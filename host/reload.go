@@ -79,15 +79,31 @@ type ReloadReport struct {
 	// their path in the app.
 	Added, Changed, Removed []string
 	// Problems are the files that failed to load: a file that served
-	// before keeps serving its previous version.
+	// before keeps serving its previous version. When the new version's
+	// OpenAPI document cannot be built (two routes' $defs collide, two
+	// operations share an operationId, openApi.extend fails...), no file
+	// can be trusted to serve with it: Refused is set and the previous
+	// version keeps serving whole.
 	Problems []error
+	// Refused says the new version was not swapped in: its document could
+	// not be built (a problem says why), so the previous version, routes,
+	// settings and document, keeps serving until a reload fixes it.
+	Refused bool
+	// Recovered says the reload before this one was refused, and this one
+	// serves what is on disk again.
+	Recovered bool
+	// Warnings are what the new version serves despite, in development:
+	// new entries of server/routes.config.json that apply to no route,
+	// such as a pattern left behind by a deleted route (see
+	// [Host.Warnings]).
+	Warnings []error
 	// Took is how long the reload took.
 	Took time.Duration
 }
 
 // Unchanged reports whether the reload found nothing new.
 func (r ReloadReport) Unchanged() bool {
-	return len(r.Added)+len(r.Changed)+len(r.Removed) == 0 && len(r.Problems) == 0
+	return len(r.Added)+len(r.Changed)+len(r.Removed) == 0 && len(r.Problems) == 0 && len(r.Warnings) == 0 && !r.Recovered
 }
 
 // String is the one line `endpoints dev` prints per reload.
@@ -104,9 +120,18 @@ func (r ReloadReport) String() string {
 	if len(parts) == 0 {
 		parts = append(parts, "nothing changed")
 	}
-	s := fmt.Sprintf("reloaded in %s: %s", r.Took.Round(time.Millisecond), strings.Join(parts, "; "))
+	verb := "reloaded"
+	if r.Refused {
+		verb = "not reloaded"
+	}
+	s := fmt.Sprintf("%s in %s: %s", verb, r.Took.Round(time.Millisecond), strings.Join(parts, "; "))
 	if n := len(r.Problems); n > 0 {
 		s += fmt.Sprintf("; %d problem(s), the previous version keeps serving", n)
+	} else if r.Recovered {
+		s += "; fixed, the app on disk serves"
+	}
+	if n := len(r.Warnings); n > 0 {
+		s += fmt.Sprintf("; %d warning(s)", n)
 	}
 	return s
 }
@@ -116,7 +141,9 @@ func (r ReloadReport) String() string {
 // whose bytes changed are loaded again: a new, changed or removed module,
 // the routes configuration, the runtime declaration or endpoints.json. A file that fails to
 // load keeps its previous version serving, and is listed in the report's
-// Problems (and in Problems()). Requests in flight finish on the version
+// Problems (and in Problems()). A version whose OpenAPI document cannot be
+// built is not swapped in at all: the previous one keeps serving whole and
+// the report says Refused. Requests in flight finish on the version
 // they started with; modules that left are closed when they end.
 //
 // Of endpoints.json, limits.memoryBytes, limits.instances,
@@ -150,19 +177,27 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 	}
 	if h.closing.Load() {
 		// Close began while this version loaded: it is never served.
-		t.state.leaving = t.exclusive(prev)
-		t.state.next = prev.security
-		t.state.retired.Store(true)
-		t.drained()
+		t.discard(prev)
 		return ReloadReport{Problems: []error{ErrClosed}, Took: time.Since(start)}
 	}
+	if t.docErr != nil && prev.doc != nil {
+		// Without its document the new version's security, and so every
+		// endpoint of it, is unknown: rather than answer 500 everywhere,
+		// the previous version keeps serving whole, as the log says, until
+		// a reload builds a document again.
+		t.discard(prev)
+		report.Refused = true
+		refused := slices.Clone(report.Problems)
+		h.refused.Store(&refused)
+		report.Took = time.Since(start)
+		h.logProblems(report)
+		return report
+	}
+	report.Recovered = h.refused.Swap(nil) != nil
 	if report.Unchanged() && len(t.problems) == len(prev.problems) {
 		// Nothing to swap: close what the attempt opened (nothing, when
 		// every file was reused).
-		t.state.leaving = t.exclusive(prev)
-		t.state.next = prev.security
-		t.state.retired.Store(true)
-		t.drained()
+		t.discard(prev)
 		report.Took = time.Since(start)
 		return report
 	}
@@ -174,10 +209,42 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		prev.drained()
 	}
 	report.Took = time.Since(start)
+	h.logProblems(report)
+	return report
+}
+
+// notFoundData is the data of a 404's body: the path and, in
+// development while a reload is refused, why, since the route asked for
+// may be one that reload would have added.
+func (h *Host) notFoundData(path string) map[string]string {
+	data := map[string]string{"path": path}
+	if refused := h.refused.Load(); refused != nil && h.opts.Mode == Development {
+		lines := make([]string, len(*refused))
+		for i, p := range *refused {
+			lines[i] = p.Error()
+		}
+		data["reload"] = "the last reload was refused and the previous version keeps serving: " + strings.Join(lines, "; ")
+	}
+	return data
+}
+
+// discard closes what a table that is never served opened and prev, which
+// keeps serving, does not share.
+func (t *table) discard(prev *table) {
+	t.state.leaving = t.exclusive(prev)
+	t.state.next = prev.security
+	t.state.retired.Store(true)
+	t.drained()
+}
+
+// logProblems logs the problems and warnings a reload found.
+func (h *Host) logProblems(report ReloadReport) {
 	for _, p := range report.Problems {
 		h.logger.Error("not reloaded; the previous version keeps serving", "error", p)
 	}
-	return report
+	for _, w := range report.Warnings {
+		h.logger.Warn("routes configuration entry ignored", "warning", w)
+	}
 }
 
 // exclusive lists the pools of t that other does not share.
@@ -518,7 +585,9 @@ func (l *loading) document() {
 		l.problem(p, true)
 	}
 	var err error
-	if t.doc, err = l.h.buildDocument(l.ctx, t); err != nil {
+	t.doc, err = l.h.buildDocument(l.ctx, t)
+	l.noteWarnings()
+	if err != nil {
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
 		l.problem(t.docErr, true)
 		return
@@ -538,6 +607,18 @@ func (l *loading) document() {
 	// The document now lists the 401 and 403 the host answers.
 	if b, err := marshalDocument(t.doc.doc); err == nil {
 		t.doc = newDocument(b, t.doc.doc)
+	}
+}
+
+// noteWarnings reports the table's warnings that prev did not have.
+func (l *loading) noteWarnings() {
+	if l.prev == nil {
+		return // New logs them all
+	}
+	for _, w := range l.t.warnings {
+		if !slices.ContainsFunc(l.prev.warnings, func(old error) bool { return old.Error() == w.Error() }) {
+			l.report.Warnings = append(l.report.Warnings, w)
+		}
 	}
 }
 

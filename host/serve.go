@@ -71,7 +71,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 			h.opts.Fallback.ServeHTTP(w, r)
 			return
 		}
-		writeError(w, r, http.StatusNotFound, "", map[string]string{"path": r.URL.Path})
+		writeError(w, r, http.StatusNotFound, "", h.notFoundData(r.URL.Path))
 		return
 	}
 	if !res.Allowed {

@@ -79,6 +79,14 @@ type Options struct {
 	// the schema of one item of a sequential media type goes: see
 	// [Build].
 	SpecVersion string
+	// Unmatched, when not nil, receives each entry of the routes
+	// configuration that applies to no operation (a pattern, a method under
+	// a pattern, or a "plainRoutes" entry, as an error that wraps
+	// [ErrUnmatchedPattern] and names the file and the JSON pointer) instead of
+	// the build failing on it. `endpoints dev` warns about such an entry,
+	// typically left behind by a deleted route, and serves on. If nil, an
+	// unmatched entry fails the build.
+	Unmatched func(error)
 }
 
 // Errors of [Build] that callers may branch on; the errors returned wrap
@@ -193,7 +201,7 @@ var (
 //   - Routes configuration patterns are matched against the client form of
 //     Path ({id} becomes :id). A pattern, or a method under a pattern, that
 //     applies to no operation fails the build, naming the file and the
-//     pattern.
+//     pattern, unless [Options.Unmatched] takes it.
 //   - A $defs entry named like one of the framework schemas (Schema...
 //     constants) must be that very schema.
 //   - Build returns every error it finds, joined.
@@ -226,6 +234,7 @@ func Build(ops []Route, opts Options) (*Document, error) {
 		}
 		cfgSrc = &source{file: cfg.File, defs: cfg.Defs}
 		b.liftDefs(cfgSrc, "/$defs", cfg.Defs)
+		b.unmatchedTo = opts.Unmatched
 	}
 
 	sorted := make([]*Route, len(ops))
@@ -248,12 +257,12 @@ func Build(ops []Route, opts Options) (*Document, error) {
 		b.checkPlainRoutes(cfg)
 		for _, pat := range slices.SortedFunc(maps.Keys(cfg.Routes), patternOrder) {
 			if !b.used[pat] {
-				b.errorf("%s: %s: pattern %q: %w", cfg.File, pointer("routes", pat), pat, ErrUnmatchedPattern)
+				b.unmatched("%s: %s: pattern %q: %w", cfg.File, pointer("routes", pat), pat, ErrUnmatchedPattern)
 				continue
 			}
 			for _, m := range slices.Sorted(maps.Keys(cfg.Routes[pat].Methods)) {
 				if !b.used[pat+" "+m] {
-					b.errorf("%s: %s: pattern %q has no %s operation: %w", cfg.File, pointer("routes", pat, "methods", m), pat, strings.ToUpper(m), ErrUnmatchedPattern)
+					b.unmatched("%s: %s: pattern %q has no %s operation: %w", cfg.File, pointer("routes", pat, "methods", m), pat, strings.ToUpper(m), ErrUnmatchedPattern)
 				}
 			}
 		}
@@ -306,11 +315,24 @@ type builder struct {
 	// plainServes lists, by plainRoutes entry with methods, the plain
 	// modules of the route and the methods each serves, for errors.
 	plainServes map[string][]string
+	// unmatchedTo is Options.Unmatched: nil makes an unmatched entry of
+	// the routes configuration an error.
+	unmatchedTo func(error)
 	errs        []error
 }
 
 func (b *builder) errorf(format string, args ...any) {
 	b.errs = append(b.errs, fmt.Errorf(format, args...))
+}
+
+// unmatched reports an entry of the routes configuration that applies to
+// no operation: to Options.Unmatched when set, else as an error.
+func (b *builder) unmatched(format string, args ...any) {
+	if b.unmatchedTo != nil {
+		b.unmatchedTo(fmt.Errorf(format, args...))
+		return
+	}
+	b.errorf(format, args...)
 }
 
 // namedSchema is a schema of components/schemas and the file that first

@@ -279,14 +279,14 @@ func (b *builder) plainMethod(op *Route, method string, meta *PlainRoute, cfgSrc
 func (b *builder) checkPlainRoutes(cfg *RoutesConfig) {
 	for _, pat := range slices.Sorted(maps.Keys(cfg.PlainRoutes)) {
 		if !b.used["plain "+pat] {
-			b.errorf("%s: %s: %q is not a plain route in the document (a route with a contract declares its meta there; a catch-all route is not documented): %w",
+			b.unmatched("%s: %s: %q is not a plain route in the document (a route with a contract declares its meta there; a catch-all route is not documented): %w",
 				cfg.File, pointer("plainRoutes", pat), pat, ErrUnmatchedPattern)
 			continue
 		}
 		for _, m := range slices.Sorted(maps.Keys(cfg.PlainRoutes[pat].Methods)) {
 			if !b.used["plain "+pat+" "+m] {
 				servers := slices.Sorted(slices.Values(b.plainServes[pat]))
-				b.errorf("%s: %s: no plain module of %s serves %s; %s: %s: %w", cfg.File, pointer("plainRoutes", pat, "methods", m),
+				b.unmatched("%s: %s: no plain module of %s serves %s; %s: %s: %w", cfg.File, pointer("plainRoutes", pat, "methods", m),
 					pat, strings.ToUpper(m), plural(len(servers)), strings.Join(servers, ", "), ErrUnmatchedPattern)
 			}
 		}

@@ -192,6 +192,21 @@ func TestRoutesConfigInBuild(t *testing.T) {
 					t.Errorf("Build error = %q, want it to contain %s", err, w)
 				}
 			}
+			// With Options.Unmatched, the same entry is handed over and
+			// the document builds without it.
+			var handed []error
+			doc, err := openapi.Build(o, openapi.Options{Routes: cfg, Unmatched: func(err error) { handed = append(handed, err) }})
+			if err != nil || doc == nil {
+				t.Fatalf("Build with Unmatched: %v", err)
+			}
+			if len(handed) != 1 || !errors.Is(handed[0], openapi.ErrUnmatchedPattern) {
+				t.Fatalf("Unmatched received %v, want one ErrUnmatchedPattern", handed)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(handed[0].Error(), w) {
+					t.Errorf("Unmatched received %q, want it to contain %s", handed[0], w)
+				}
+			}
 		})
 	}
 }

@@ -45,34 +45,61 @@ func newConsole(out io.Writer, quiet, asJSON bool) *console {
 
 // event prints one event; problem says it reports a failure.
 func (c *console) event(problem bool, fields map[string]any, line string) {
+	c.print(problem, problem, fields, line, "\x1b[31m")
+}
+
+// warning prints a line that --quiet keeps, in yellow on a terminal: what
+// serves despite a mistake the developer should fix.
+func (c *console) warning(line string) {
+	c.print(true, true, nil, line, "\x1b[33m")
+}
+
+// print prints one event: kept under --quiet when loud, colored when
+// highlight and on a terminal.
+func (c *console) print(loud, highlight bool, fields map[string]any, line, color string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
 	case c.json:
+		if fields == nil {
+			return
+		}
 		fields["time"] = time.Now().Format(time.RFC3339Nano)
 		b, _ := json.Marshal(fields)
 		fmt.Fprintf(c.out, "%s\n", b)
-	case c.quiet && !problem:
-	case problem && c.color:
-		fmt.Fprintf(c.out, "%s \x1b[31m%s\x1b[0m\n", time.Now().Format("15:04:05"), line)
+	case c.quiet && !loud:
+	case highlight && c.color:
+		fmt.Fprintf(c.out, "%s %s%s\x1b[0m\n", time.Now().Format("15:04:05"), color, line)
 	default:
 		fmt.Fprintf(c.out, "%s %s\n", time.Now().Format("15:04:05"), line)
 	}
 }
 
-// reloaded prints a reload's report.
+// reloaded prints a reload's report: its line, then each problem and
+// warning on a line of its own.
 func (c *console) reloaded(r host.ReloadReport) {
-	var problems []string
-	for _, p := range r.Problems {
-		problems = append(problems, p.Error())
+	problems, warnings := errorLines(r.Problems), errorLines(r.Warnings)
+	fields := map[string]any{"event": "reload", "added": r.Added, "changed": r.Changed, "removed": r.Removed,
+		"problems": problems, "warnings": warnings, "refused": r.Refused, "recovered": r.Recovered, "tookMs": r.Took.Milliseconds()}
+	c.print(len(problems)+len(warnings) > 0, len(problems) > 0, fields, r.String(), "\x1b[31m")
+	if c.json {
+		return
 	}
-	fields := map[string]any{"event": "reload", "added": r.Added, "changed": r.Changed, "removed": r.Removed, "problems": problems, "tookMs": r.Took.Milliseconds()}
-	c.event(len(problems) > 0, fields, r.String())
 	for _, p := range problems {
-		if !c.json {
-			c.event(true, nil, "  "+p)
-		}
+		c.event(true, nil, "  "+p)
 	}
+	for _, w := range warnings {
+		c.warning("  warning: " + w)
+	}
+}
+
+// errorLines is the text of each error.
+func errorLines(errs []error) []string {
+	var lines []string
+	for _, err := range errs {
+		lines = append(lines, err.Error())
+	}
+	return lines
 }
 
 // built prints one rebuilt module.

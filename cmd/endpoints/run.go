@@ -503,7 +503,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitError
 	}
 	defer h.Close(context.Background())
-	if !reportProblems(h, stderr) {
+	// A routes configuration entry that matches no route is a warning
+	// under dev, but serve refuses to start with it: so does check.
+	if problemsOK, warningsOK := reportProblems(h, stderr), reportWarnings(h, stderr); !problemsOK || !warningsOK {
 		return exitError
 	}
 	routes, endpoints := h.Routes(), 0
@@ -535,6 +537,20 @@ func reportProblems(h *host.Host, stderr io.Writer) bool {
 		fmt.Fprintf(stderr, "%v\n", &host.LoadError{Problems: problems})
 	}
 	return len(problems) == 0
+}
+
+// reportWarnings prints the routes configuration entries a development
+// load ignored (they match no route); false when there are any.
+func reportWarnings(h *host.Host, stderr io.Writer) bool {
+	warnings := h.Warnings()
+	if len(warnings) > 0 {
+		lines := make([]string, len(warnings))
+		for i, w := range warnings {
+			lines[i] = w.Error()
+		}
+		fmt.Fprintf(stderr, "%d entry(ies) of %s match no route:\n  %s\n", len(lines), host.RoutesConfigFile, strings.Join(lines, "\n  "))
+	}
+	return len(warnings) == 0
 }
 
 func printRoutes(w io.Writer, routes []host.RouteInfo) {

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckRefusesAPatternThatMatchesNoRoute: an entry of
+// routes.config.json that matches no route (left behind by a deleted
+// route) is only a warning under dev, but serve refuses to start with it:
+// check fails on it, naming the entry, and passes once it is gone.
+func TestCheckRefusesAPatternThatMatchesNoRoute(t *testing.T) {
+	requireWat2wasm(t)
+	app := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(rel, data string) {
+		p := filepath.Join(app, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("server/api/hello.get.wat", string(src))
+	write("server/routes.config.json", `{"routes": {"/api/gone": {"responses": {"503": {"description": "Busy"}}}}}`)
+	cache := t.TempDir()
+	code, _, errOut := runCLI("check", app, "--cache-dir", cache)
+	for _, want := range []string{"server/routes.config.json match no route", `pattern "/api/gone"`} {
+		if code != exitError || !strings.Contains(errOut, want) {
+			t.Errorf("check with a pattern that matches no route = %d, want exit 1 and %q in:\n%s", code, want, errOut)
+		}
+	}
+	write("server/routes.config.json", `{"routes": {"/api/hello": {"responses": {"503": {"description": "Busy"}}}}}`)
+	if code, out, errOut := runCLI("check", app, "--cache-dir", cache); code != exitOK {
+		t.Errorf("check once the pattern matches = %d\n%s\n%s", code, out, errOut)
+	}
+}
