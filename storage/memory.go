@@ -171,10 +171,14 @@ type budget struct {
 
 // take counts n more bytes, and reports false (counting nothing) when they
 // do not fit.
-func (b *budget) take(n int64) bool {
+func (b *budget) take(n int64) bool { return b.takeWithin(n, b.max) }
+
+// takeWithin is take, with the bytes in use kept within limit (at most
+// max) rather than max.
+func (b *budget) takeWithin(n, limit int64) bool {
 	for {
 		used := b.used.Load()
-		if used+n > b.max && n > 0 {
+		if used+n > limit && n > 0 {
 			return false
 		}
 		if b.used.CompareAndSwap(used, used+n) {

@@ -243,7 +243,9 @@ func TestMemoryRateLimitFullDropsTheBucketClosestToFull(t *testing.T) {
 }
 
 func TestMemoryNeverEvictsInFlightRecords(t *testing.T) {
-	m, _ := newMemory(t, storage.MemoryOptions{IdempotencyBytes: 2*inFlightSize + 10})
+	// Two claims fit within the seven eighths of the budget Claim may use;
+	// a third does not.
+	m, _ := newMemory(t, storage.MemoryOptions{IdempotencyBytes: 2*inFlightSize + 128})
 	for _, key := range []string{"k1", "k2"} {
 		if c, err := m.Claim(t.Context(), key, "fp", time.Minute); err != nil || !c.Acquired {
 			t.Fatalf("Claim(%q) = %+v, %v; want acquired", key, c, err)
@@ -280,6 +282,37 @@ func TestMemoryCompletedRecordsRefuseUntilTheyExpire(t *testing.T) {
 		t.Errorf("Claim(k3) once k1's window ended = %+v, %v; want acquired", c, err)
 	}
 	wantReplay(t, m, "k2")
+}
+
+func TestMemoryClaimLeavesRoomForAnswers(t *testing.T) {
+	const budget = 64 << 10
+	m, _ := newMemory(t, storage.MemoryOptions{IdempotencyBytes: budget})
+	ctx := t.Context()
+	inFlight, err := m.Claim(ctx, "in-flight", "fp", time.Minute)
+	if err != nil || !inFlight.Acquired {
+		t.Fatalf("Claim = %+v, %v", inFlight, err)
+	}
+	for i := 0; ; i++ {
+		if i == 1000 {
+			t.Fatal("1000 records fit in 64 KiB; want ErrFull before")
+		}
+		c, err := m.Claim(ctx, fmt.Sprintf("k%d", i), "fp", time.Minute)
+		if errors.Is(err, storage.ErrFull) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Complete(ctx, fmt.Sprintf("k%d", i), c.Lease, body10, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Claims stopped with an eighth of the budget free: the request in
+	// flight stores its answer.
+	answer := storage.Answer{Status: http.StatusCreated, Body: bytes.Repeat([]byte("a"), budget/8-1024)}
+	if err := m.Complete(ctx, "in-flight", inFlight.Lease, answer, time.Hour); err != nil {
+		t.Errorf("Complete of an answer of nearly an eighth of the budget: %v, want stored", err)
+	}
 }
 
 func TestMemoryAnswerTooBig(t *testing.T) {

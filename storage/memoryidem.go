@@ -37,7 +37,8 @@ func (s *idemStore) close() {
 
 // Claim implements [Idempotency.Claim]. When the records' budget is full of
 // records still in their lease or replay window, it returns [ErrFull] and
-// evicts none of them.
+// evicts none of them. It leaves an eighth of the budget free for the
+// answers of the requests in flight (see [claimReserve]).
 func (m *Memory) Claim(_ context.Context, key, fp string, lease time.Duration) (Claim, error) {
 	if lease <= 0 {
 		return Claim{}, fmt.Errorf("storage: claim %q: lease %v must be positive", key, lease)
@@ -58,7 +59,7 @@ func (m *Memory) Claim(_ context.Context, key, fp string, lease time.Duration) (
 	}
 	r := &idemRecord{key: key, fp: fp, lease: newLease(), expires: now.Add(lease), index: -1}
 	r.size = r.measure()
-	if !s.budget.take(r.size) {
+	if !s.budget.takeWithin(r.size, s.budget.max-s.budget.max/claimReserve) {
 		return Claim{}, s.budget.full(fmt.Sprintf("claim %.64q", key), r.size)
 	}
 	// Copies, so that a record never keeps a larger string it was cut
@@ -68,6 +69,14 @@ func (m *Memory) Claim(_ context.Context, key, fp string, lease time.Duration) (
 	heap.Push(&s.leases, r)
 	return Claim{Acquired: true, Lease: r.lease}, nil
 }
+
+// claimReserve says what part of the records' budget Claim leaves free
+// (1/claimReserve, an eighth): room for the answers of the requests in
+// flight, which Complete may use. A Complete that does not fit drops its
+// claim, and a retry runs the handler again; with the reserve, that takes
+// answers in flight adding up to an eighth of the budget (3 MiB by
+// default) at once, not one answer when the budget is nearly full.
+const claimReserve = 8
 
 // Complete implements [Idempotency.Complete]. The stored answer is a copy:
 // the caller may reuse answer's header and body. An answer that does not
