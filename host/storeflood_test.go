@@ -51,6 +51,33 @@ func TestHostileClientsCannotFillTheStore(t *testing.T) {
 		}
 	})
 
+	t.Run("a guest filling its key-value data leaves idempotent POSTs working", func(t *testing.T) {
+		store := storage.NewMemory(storage.MemoryOptions{MaxBytes: 1 << 20})
+		t.Cleanup(func() { store.Close() })
+		srv, _ := newApp(t).
+			wat("server/api/orders.post.wasm", countingModulo()).
+			wat("server/api/fill.post.wasm", kvFiller).
+			serve(host.Options{Mode: host.Production, Store: store, Storage: config.Storage{Namespace: "shop"}})
+		first := do(t, srv, "POST", "/api/orders", `{"item":"pen"}`, "Content-Type", ct, "Idempotency-Key", "before")
+		if first.status != 201 {
+			t.Fatalf("first POST: got %d %s", first.status, first.body)
+		}
+		if res := do(t, srv, "POST", "/api/fill", ""); res.status != 200 || res.header.Get("X-Refused") != "yes" {
+			t.Fatalf("filling the key-value store: got %d %v %s, want 200 once a kv_set was refused", res.status, res.header, res.body)
+		}
+		before := runs(t, store, "shop")
+		again := do(t, srv, "POST", "/api/orders", `{"item":"pen"}`, "Content-Type", ct, "Idempotency-Key", "before")
+		if again.status != 201 || again.body != first.body || again.header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("the retry after the fill: got %d %s replayed=%q, want %s replayed", again.status, again.body, again.header.Get("Idempotent-Replayed"), first.body)
+		}
+		if after := runs(t, store, "shop"); after != before {
+			t.Errorf("the handler ran %s times before the retry, %s after; want no run", before, after)
+		}
+		if res := do(t, srv, "POST", "/api/orders", `{"item":"ink"}`, "Content-Type", ct, "Idempotency-Key", "after"); res.status != 201 {
+			t.Errorf("a new idempotent POST after the fill: got %d %s, want 201", res.status, res.body)
+		}
+	})
+
 	t.Run("a completed record is kept for its replay window", func(t *testing.T) {
 		store := storage.NewMemory(storage.MemoryOptions{MaxBytes: 256 << 10})
 		t.Cleanup(func() { store.Close() })
@@ -98,4 +125,22 @@ func countingModulo() watModule {
 	m.handle = strings.Replace(m.handle, `(i32.wrap_i64 (i64.load (i32.const 3100)))`,
 		`(i32.wrap_i64 (i64.rem_u (i64.load (i32.const 3100)) (i64.const 10)))`, 1)
 	return m
+}
+
+// kvFiller sets 8 KiB values under new keys until kv_set fails (at most
+// 10,000), then answers 200 with X-Refused: yes when one did.
+var kvFiller = watModule{
+	handle: `(block $full
+      (loop $next
+        (i32.store (i32.const 4000) (local.get $n))
+        (br_if $full (call $kv_set (i32.const 4000) (i32.const 4) (i32.const 8192) (i32.const 8192) (i32.const 0)))
+        (local.set $n (i32.add (local.get $n) (i32.const 1)))
+        (br_if $next (i32.lt_u (local.get $n) (i32.const 10000)))))
+    (if (i32.lt_u (local.get $n) (i32.const 10000))
+      (then (drop (call $set_header (i32.const 4100) (i32.const 9) (i32.const 4110) (i32.const 3)))))
+    (drop (call $set_status (i32.const 200)))
+    (i32.const 0)`,
+	extra: `  (data (i32.const 4100) "X-Refused")
+  (data (i32.const 4110) "yes")
+`,
 }
