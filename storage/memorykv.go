@@ -134,10 +134,10 @@ func (sp *kvSpace) sweep(now int64) {
 		if !ok || t.expires > now {
 			return
 		}
-		if it, ok := sp.items.Get(kvItem{key: t.key}); ok {
+		if it, ok := sp.items.Get(kvItem{key: t.key}); ok && it.expires == t.expires {
 			sp.remove(it)
 		} else {
-			sp.ttls.Delete(t)
+			sp.ttls.Delete(t) // put keeps the trees in step: not reached
 		}
 	}
 }

@@ -38,7 +38,9 @@ var (
 	// longer the record's (it expired, and maybe another request claimed
 	// the key since).
 	ErrLeaseLost = errors.New("idempotency lease lost")
-	// ErrFull: an in-memory store has no room for the value.
+	// ErrFull: the store has no room for the value: a budget of the
+	// memory store ([MemoryOptions]) or the Redis store's quota of the
+	// app's key-value data is full. Nothing was changed.
 	ErrFull = errors.New("storage full")
 	// ErrNotInteger: Incr on a value that is not a decimal integer.
 	ErrNotInteger = errors.New("value is not an integer")
