@@ -1,6 +1,8 @@
 package host_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"testing"
@@ -116,6 +118,31 @@ func TestHostileClientsCannotFillTheStore(t *testing.T) {
 			t.Errorf("the handler ran %s times before the victim's retry, %s after; want no run", before, after)
 		}
 	})
+}
+
+func TestRateLimitKeysAreBounded(t *testing.T) {
+	long := strings.Repeat("x", 60<<10)
+	sum := sha256.Sum256([]byte(long))
+	for _, c := range []struct {
+		name, value, want string
+	}{
+		{"short values are kept", "alice", "hdr:alice"},
+		{"64 bytes are kept", strings.Repeat("a", 64), "hdr:" + strings.Repeat("a", 64)},
+		{"65 bytes are hashed", strings.Repeat("a", 65), "hdr#" + hexSHA256(strings.Repeat("a", 65))},
+		{"a 60 KB value is hashed", long, "hdr#" + hex.EncodeToString(sum[:])},
+		{"a value that looks like a hash stays apart from it", "#" + hexSHA256(strings.Repeat("a", 65))[:63], "hdr:#" + hexSHA256(strings.Repeat("a", 65))[:63]},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := host.BoundKey("hdr", c.value); got != c.want {
+				t.Errorf("boundKey(hdr, %.20q...) = %.80q, want %.80q", c.value, got, c.want)
+			}
+		})
+	}
+}
+
+func hexSHA256(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 // countingModulo is countingHandler that answers {"run":N} with N its runs
