@@ -98,9 +98,10 @@ func (o MemoryOptions) budgets() (kv, idem, rate int64) {
 //     O(log n)), each namespace under its own lock, one budget for all.
 //     KV data is never evicted: Set and Incr return [ErrFull] instead.
 //
-// Expired entries are dropped when they are next read, and writes sweep the
-// ones whose time has come (in order of expiry), so the store needs no
-// background goroutine.
+// Expired entries are dropped when they are next read, writes sweep the
+// ones whose time has come (in order of expiry), and [Memory.Sweep] drops
+// them all (the host's janitor calls it every few seconds), so the store
+// needs no goroutine of its own.
 //
 // # Notes
 //
@@ -112,7 +113,8 @@ func (o MemoryOptions) budgets() (kv, idem, rate int64) {
 //     runtime.ReadMemStats and keeps within 2x of what the heap grows by.
 //   - Expired KV entries of a namespace are dropped when that namespace is
 //     next written or read; expired records and buckets when the next
-//     Idempotency-Key or rate-limit operation runs.
+//     Idempotency-Key or rate-limit operation runs; all of them at the
+//     next Sweep.
 //   - After Close every method returns an error wrapping [ErrUnavailable].
 type Memory struct {
 	now func() time.Time // MemoryOptions.Now
@@ -159,6 +161,37 @@ func (m *Memory) Ping(context.Context) error {
 }
 
 var _ Pinger = (*Memory)(nil)
+
+// Sweep implements [Sweeper]: it drops every record, bucket and KV entry
+// whose time has come, taking each lock in turn (one namespace at a time).
+func (m *Memory) Sweep() {
+	now := m.now()
+	m.idem.mu.Lock()
+	if !m.idem.closed {
+		m.idem.sweep(now)
+	}
+	m.idem.mu.Unlock()
+	m.buckets.mu.Lock()
+	if !m.buckets.closed {
+		m.buckets.sweep(now)
+	}
+	m.buckets.mu.Unlock()
+	m.kv.mu.RLock()
+	spaces := make([]*kvSpace, 0, len(m.kv.spaces))
+	for _, sp := range m.kv.spaces {
+		spaces = append(spaces, sp)
+	}
+	m.kv.mu.RUnlock()
+	for _, sp := range spaces {
+		sp.mu.Lock()
+		if !sp.closed {
+			sp.sweep(now.UnixNano())
+		}
+		sp.mu.Unlock()
+	}
+}
+
+var _ Sweeper = (*Memory)(nil)
 
 // budget is a bound on the bytes one kind of data takes, shared by
 // whoever writes that kind: taking and giving back are atomic, so users

@@ -489,6 +489,28 @@ func TestMemoryEvictsExpiredEntries(t *testing.T) {
 	})
 }
 
+func TestMemorySweep(t *testing.T) {
+	m, clock := newMemory(t, storage.MemoryOptions{})
+	ctx := t.Context()
+	if err := m.Set(ctx, "n", "k", []byte("v"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	complete(t, m, "done", time.Minute)
+	if _, err := m.Claim(ctx, "flight", "fp", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Take(ctx, "client", storage.Rate{Limit: 1, Window: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	m.Sweep()
+	wantUsed(t, m, spaceSize+kvSize(1, 1, true), completedSize+inFlightSize, storage.BucketEntryBytes+8)
+	clock.Advance(time.Minute)
+	m.Sweep()
+	wantUsed(t, m, spaceSize, 0, 0)
+	m.Close()
+	m.Sweep() // a closed store has nothing to sweep
+}
+
 // heapBytes returns the live heap after a full collection.
 func heapBytes() int64 {
 	runtime.GC()

@@ -171,9 +171,7 @@ func (m *Memory) Take(_ context.Context, key string, rate Rate) (Decision, error
 		return Decision{}, errClosed
 	}
 	now := m.now()
-	for len(s.heap) > 0 && !now.Before(s.heap[0].expiry()) {
-		s.remove(s.heap[0].(*bucket))
-	}
+	s.sweep(now)
 	b := s.buckets[key]
 	if b == nil {
 		size := bucketEntryBytes + allocBytes(len(key))
@@ -192,6 +190,13 @@ func (m *Memory) Take(_ context.Context, key string, rate Rate) (Decision, error
 	d := b.take(rate, now)
 	heap.Fix(&s.heap, b.index)
 	return d, nil
+}
+
+// sweep drops every bucket full again by now.
+func (s *bucketStore) sweep(now time.Time) {
+	for len(s.heap) > 0 && !now.Before(s.heap[0].expiry()) {
+		s.remove(s.heap[0].(*bucket))
+	}
 }
 
 func (s *bucketStore) remove(b *bucket) {

@@ -65,6 +65,16 @@ type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
+// Sweeper is a store that drops what expired when asked, not only when its
+// entries are next touched: the host's janitor calls Sweep every few
+// seconds (half of limits.instanceIdleTimeout), so that an idle store gives
+// its expired entries back. It is optional; [Memory] implements it (a
+// Redis server expires keys itself).
+type Sweeper interface {
+	// Sweep drops every entry whose time has come.
+	Sweep()
+}
+
 // Idempotency keeps one record per Idempotency-Key: claimed while its
 // request runs, then completed with the answer to replay. Keys are opaque
 // (the host passes a hash of method, route, scope and the client's key).
