@@ -682,6 +682,9 @@ func TestMemoryHammer(t *testing.T) {
 					}
 				}
 				_, _ = m.Take(ctx, key, storage.Rate{Limit: 5, Window: time.Millisecond})
+				if i%20 == 0 {
+					m.Sweep()
+				}
 			}
 		})
 	}
