@@ -240,6 +240,12 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/storage/url", "the memory store takes no url; add \"driver\": \"redis\"")
 	case st.MaxBytes < 0:
 		return nil, badSetting(file, "/storage/maxBytes", "must be positive, got %d", st.MaxBytes)
+	case st.KVBytes < 0:
+		return nil, badSetting(file, "/storage/kvBytes", "must be positive, got %d", st.KVBytes)
+	case st.IdempotencyBytes < 0:
+		return nil, badSetting(file, "/storage/idempotencyBytes", "must be positive, got %d", st.IdempotencyBytes)
+	case st.RateLimitBytes < 0:
+		return nil, badSetting(file, "/storage/rateLimitBytes", "must be positive, got %d", st.RateLimitBytes)
 	case cfg.Idempotency.Lease < 0:
 		return nil, badSetting(file, "/idempotency/lease", "must be positive")
 	case cfg.Idempotency.Replay < 0:
