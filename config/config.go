@@ -77,6 +77,12 @@ type App struct {
 	// address read from X-Forwarded-For (for rate limits). Defaults to
 	// none.
 	TrustedProxies []string `json:"trustedProxies,omitzero"`
+	// Variables are the values the app's guests read (variable_get), by
+	// name, each from the environment, a file or a default, and possibly
+	// secret; see [Variable]. Absent: none.
+	//
+	//	"variables": {"webhookSecret": {"env": "ORDERS_WEBHOOK_SECRET", "secret": true}}
+	Variables map[string]Variable `json:"variables,omitzero"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -156,7 +162,7 @@ func allowedKeys(object string) string {
 			break
 		}
 		switch t.Kind() {
-		case reflect.Map: // rateLimits: any name
+		case reflect.Map: // rateLimits, variables: any name
 			t = t.Elem()
 			continue
 		case reflect.Struct:
@@ -229,6 +235,10 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/limits/jsonValues", "must be positive, got %d", l.JSONValues)
 	case l.ResponseBytes < 0:
 		return nil, badSetting(file, "/limits/responseBytes", "must be positive, got %d", l.ResponseBytes)
+	case l.Timeout > 0 && time.Duration(l.Timeout) > maxTimeout(l):
+		return nil, badSetting(file, "/limits/timeout", "%s is over limits.maxTimeout (%s); raise maxTimeout or lower the timeout", time.Duration(l.Timeout), maxTimeout(l))
+	case l.Timeout == 0 && l.MaxTimeout > 0 && DefaultTimeout > time.Duration(l.MaxTimeout):
+		return nil, badSetting(file, "/limits/maxTimeout", "%s is below the default limits.timeout (%s); set a timeout within it too", time.Duration(l.MaxTimeout), DefaultTimeout)
 	}
 	st := cfg.Storage
 	switch {
@@ -248,7 +258,18 @@ func parse(file string, data []byte) (*App, error) {
 	if err := checkBuild(file, data, cfg.Build); err != nil {
 		return nil, err
 	}
+	if err := checkVariables(file, cfg.Variables); err != nil {
+		return nil, err
+	}
 	return &cfg, nil
+}
+
+// maxTimeout is l.MaxTimeout, or its default when zero.
+func maxTimeout(l Limits) time.Duration {
+	if l.MaxTimeout > 0 {
+		return time.Duration(l.MaxTimeout)
+	}
+	return DefaultMaxTimeout
 }
 
 // firstByte is the first byte of a JSON value after any white space: its

@@ -296,7 +296,7 @@ func ContractJSON() []byte {
 	return bytes.Clone(reg.contractJSON())
 }
 
-func init() { hooks.Reset = reset }
+func init() { hooks.Reset, hooks.SetVariable = reset, setVariable }
 
 // reset forgets every handler registered with [Handle], [HandleFunc] and
 // [HandleRaw], the hook of [OnValidationError], the contract built from
