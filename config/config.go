@@ -235,10 +235,6 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/limits/jsonValues", "must be positive, got %d", l.JSONValues)
 	case l.ResponseBytes < 0:
 		return nil, badSetting(file, "/limits/responseBytes", "must be positive, got %d", l.ResponseBytes)
-	case l.Timeout > 0 && time.Duration(l.Timeout) > maxTimeout(l):
-		return nil, badSetting(file, "/limits/timeout", "%s is over limits.maxTimeout (%s); raise maxTimeout or lower the timeout", time.Duration(l.Timeout), maxTimeout(l))
-	case l.Timeout == 0 && l.MaxTimeout > 0 && DefaultTimeout > time.Duration(l.MaxTimeout):
-		return nil, badSetting(file, "/limits/maxTimeout", "%s is below the default limits.timeout (%s); set a timeout within it too", time.Duration(l.MaxTimeout), DefaultTimeout)
 	}
 	st := cfg.Storage
 	switch {
@@ -262,14 +258,6 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, err
 	}
 	return &cfg, nil
-}
-
-// maxTimeout is l.MaxTimeout, or its default when zero.
-func maxTimeout(l Limits) time.Duration {
-	if l.MaxTimeout > 0 {
-		return time.Duration(l.MaxTimeout)
-	}
-	return DefaultMaxTimeout
 }
 
 // firstByte is the first byte of a JSON value after any white space: its

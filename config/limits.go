@@ -102,8 +102,9 @@ type Limits struct {
 	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
 	// MaxTimeout is the longest deadline a route's contract may set for
 	// itself ("timeout", and a stream's "idleTimeout", docs/spec.md §3):
-	// a contract asking for more fails the load of its module. Timeout
-	// must not pass it either. Defaults to [DefaultMaxTimeout].
+	// a contract asking for more fails the load of its module. It bounds
+	// what modules ask for, not Timeout, which the operator sets. Defaults
+	// to [DefaultMaxTimeout].
 	MaxTimeout Duration `json:"maxTimeout,omitzero"`
 }
 

@@ -496,6 +496,10 @@ func (l *loading) assemble(files []string, results []routeResult) {
 			r = next
 		}
 		if r != nil {
+			if err := r.checkTimeouts(limitMaxTimeout(t.set.opts.Limits)); err != nil {
+				refuse(err)
+				continue
+			}
 			if err := r.register(&t.router); err != nil {
 				refuse(err)
 				continue

@@ -49,9 +49,6 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 	if s.opts.ResponseValidation == "" && rm != nil {
 		s.opts.ResponseValidation = config.ResponseValidation(rm.decl.ResponseValidation)
 	}
-	if t := limitTimeout(s.opts.Limits); t > limitMaxTimeout(s.opts.Limits) {
-		return nil, fmt.Errorf("limits.timeout (%s) is over limits.maxTimeout (%s); raise maxTimeout or lower the timeout", t, limitMaxTimeout(s.opts.Limits))
-	}
 	vars, err := variables.Resolve(cfg.Variables, variables.Source{LookupEnv: h.opts.LookupEnv, Dir: h.app})
 	if err != nil {
 		return nil, err
