@@ -231,3 +231,41 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 	}
 }
+
+// TestCVariable: the C SDK's endpoints_variable_get reads a variable by
+// the buffer convention (the size first when the buffer is too small), and
+// answers ENDPOINTS_ERR_NOT_FOUND for a name the app does not declare.
+func TestCVariable(t *testing.T) {
+	t.Parallel()
+	requireTool(t, "clang")
+	src := filepath.Join(t.TempDir(), "vars.get.c")
+	if err := os.WriteFile(src, []byte(`#include <stdio.h>
+#include <string.h>
+#include "endpoints.h"
+
+ENDPOINTS_ROUTE();
+
+/* Answers "<size with a 4-byte buffer> <size> <value>" for region, then
+ * the result for an undeclared name. */
+int32_t endpoints_handle(void) {
+    uint8_t small[4], buf[64];
+    char out[160];
+    int32_t first = endpoints_variable_get("region", 6, small, sizeof small);
+    int32_t n = endpoints_variable_get("region", 6, buf, sizeof buf);
+    int32_t missing = endpoints_variable_get("regoin", 6, buf, sizeof buf);
+    int len = snprintf(out, sizeof out, "%d %d %.*s %d", first, n, n > 0 ? n : 0, (const char *)buf, missing);
+    endpoints_write(out, len);
+    return 0;
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := newApp(t).file("endpoints.json", []byte(`{"variables": {"region": {"default": "eu-west-1"}}}`))
+	if err := guestbuild.C(context.Background(), src, filepath.Join(a.dir, "server", "api", "vars.get.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := a.serve(host.Options{Mode: host.Development})
+	if got := do(t, srv, "GET", "/api/vars", ""); got.status != 200 || got.body != "9 9 eu-west-1 -1" {
+		t.Errorf("got %d %q, want 200 \"9 9 eu-west-1 -1\"", got.status, got.body)
+	}
+}
