@@ -187,6 +187,12 @@ type Options struct {
 	// reload. If nil, [os.LookupEnv] is used: an embedder or a test sets
 	// it to give variables without changing the process's environment.
 	LookupEnv func(key string) (string, bool)
+	// SkipVariables leaves endpoints.json's "variables" unresolved: none is
+	// required, and guests read none (variable_get answers -1). It is for
+	// tools that load an app to read it, never to serve it (`endpoints
+	// openapi`, `routes`, `check`, a `build` that precompiles), which run
+	// where the app's secrets are not, such as a CI job or an image build.
+	SkipVariables bool
 }
 
 func (o *Options) cacheDir() string {

@@ -49,11 +49,13 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 	if s.opts.ResponseValidation == "" && rm != nil {
 		s.opts.ResponseValidation = config.ResponseValidation(rm.decl.ResponseValidation)
 	}
-	vars, err := variables.Resolve(cfg.Variables, variables.Source{LookupEnv: h.opts.LookupEnv, Dir: h.app})
-	if err != nil {
-		return nil, err
+	if !h.opts.SkipVariables {
+		vars, err := variables.Resolve(cfg.Variables, variables.Source{LookupEnv: h.opts.LookupEnv, Dir: h.app})
+		if err != nil {
+			return nil, err
+		}
+		s.variables = vars
 	}
-	s.variables = vars
 	s.checked = s.opts.checksResponses()
 	s.server = s.opts.Server.WithDefaults()
 	s.served, s.docPath = s.openAPIServed(), s.openAPIPath()
@@ -78,6 +80,7 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 		}
 		s.cors = p
 	}
+	var err error
 	if s.rateLimits, s.trustedProxies, err = newRateLimits(cfg); err != nil {
 		return nil, err
 	}

@@ -138,6 +138,14 @@ func TestVariablesRequiredFailsTheLoad(t *testing.T) {
 			t.Errorf("mode %v: host.New error = %v\nwant one containing %s", mode, err, want)
 		}
 	}
+	t.Run("a tool that skips variables loads the app", func(t *testing.T) {
+		h, _ := a.host(host.Options{Mode: host.Production, SkipVariables: true, LookupEnv: func(string) (string, bool) { return "", false }})
+		srv := newServer(t, h)
+		want := `200 {"value":"","error":"endpoints: Variable \"webhookSecret\": the app declares no such variable in endpoints.json \"variables\": host function variable_get: not found (-1)"}`
+		if res := do(t, srv, "GET", "/api/vars?name=webhookSecret", ""); fmt.Sprintf("%d %s", res.status, res.body) != want {
+			t.Errorf("got %d %s\nwant %s", res.status, res.body, want)
+		}
+	})
 }
 
 // TestSecretsNeverLeak runs every output of the host with known secret
