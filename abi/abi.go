@@ -325,6 +325,17 @@ const (
 	//	kv_list(prefix i32, prefix_len i32, after i32, after_len i32, buf i32, buf_len i32) -> size i32
 	ImportKVList = "kv_list"
 
+	// ImportVariableGet writes the value of the app's variable name
+	// (endpoints.json "variables"), UTF-8 text of at most
+	// [VariableMaxValue] bytes, when it fits, and returns its size;
+	// [ErrNotFound] for a name the app does not declare, [ErrState]
+	// outside a request (at load). An optional variable without a value
+	// is empty (size 0). Secret variables read the same: keeping them
+	// secret is the host's part, not the guest's.
+	//
+	//	variable_get(name i32, name_len i32, buf i32, buf_len i32) -> size i32
+	ImportVariableGet = "variable_get"
+
 	// ImportRequestSetHeader replaces a request header, for the
 	// middleware that follows, the validation of the contract's headers and
 	// the handler. Only in [ExportBefore]; [ErrState] elsewhere.
@@ -418,6 +429,10 @@ const (
 	// room; nothing was changed.
 	ErrUnavailable Errno = -7
 )
+
+// VariableMaxValue is the longest value of a variable
+// ([ImportVariableGet]), in bytes: 64 KiB.
+const VariableMaxValue = 64 << 10
 
 // Limits of the key-value functions.
 const (

@@ -77,6 +77,12 @@ type App struct {
 	// address read from X-Forwarded-For (for rate limits). Defaults to
 	// none.
 	TrustedProxies []string `json:"trustedProxies,omitzero"`
+	// Variables are the values the app's guests read (variable_get), by
+	// name, each from the environment, a file or a default, and possibly
+	// secret; see [Variable]. Absent: none.
+	//
+	//	"variables": {"webhookSecret": {"env": "ORDERS_WEBHOOK_SECRET", "secret": true}}
+	Variables map[string]Variable `json:"variables,omitzero"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -156,7 +162,7 @@ func allowedKeys(object string) string {
 			break
 		}
 		switch t.Kind() {
-		case reflect.Map: // rateLimits: any name
+		case reflect.Map: // rateLimits, variables: any name
 			t = t.Elem()
 			continue
 		case reflect.Struct:
@@ -252,6 +258,9 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/idempotency/replay", "must be positive")
 	}
 	if err := checkBuild(file, data, cfg.Build); err != nil {
+		return nil, err
+	}
+	if err := checkVariables(file, cfg.Variables); err != nil {
 		return nil, err
 	}
 	return &cfg, nil

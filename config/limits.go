@@ -100,6 +100,12 @@ type Limits struct {
 	// first one of its module, which stays warm. Defaults to
 	// [DefaultInstanceIdleTimeout].
 	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
+	// MaxTimeout is the longest deadline a route's contract may set for
+	// itself ("timeout", and a stream's "idleTimeout", docs/spec.md §3):
+	// a contract asking for more fails the load of its module. It bounds
+	// what modules ask for, not Timeout, which the operator sets. Defaults
+	// to [DefaultMaxTimeout].
+	MaxTimeout Duration `json:"maxTimeout,omitzero"`
 }
 
 // Defaults of [Limits].
@@ -124,4 +130,8 @@ const (
 	DefaultJSONDepth = 32
 	// DefaultJSONValues is the default of [Limits.JSONValues]: 4096 values.
 	DefaultJSONValues = 4096
+	// DefaultMaxTimeout is the default of [Limits.MaxTimeout]: 5 min,
+	// room for a long Server-Sent Events stream, not for a call that
+	// never ends.
+	DefaultMaxTimeout = 5 * time.Minute
 )

@@ -16,25 +16,7 @@ import (
 // that the next request gets a fresh instance.
 func TestAssemblyScriptAbort(t *testing.T) {
 	t.Parallel()
-	example := builtExample(t, "users-as") // installs the compiler in examples/users-as
-	_ = example
-	modules, err := filepath.Abs(filepath.Join("..", "examples", "users-as", "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for _, link := range []struct{ name, target string }{
-		{"node_modules/assemblyscript", filepath.Join(modules, "assemblyscript")},
-		{"node_modules/.bin/asc", "../assemblyscript/bin/asc.js"},
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(link.name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(link.target, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := compilerOnlyApp(t)
 	src := filepath.Join(dir, "server", "api", "boom.get.ts")
 	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
 		t.Fatal(err)
@@ -65,5 +47,73 @@ endpoint(
 	}
 	if got := do(t, srv, "GET", "/api/boom", ""); got.status != 200 || got.body != "{}" {
 		t.Errorf("the next request = %d %s, want 200 {}", got.status, got.body)
+	}
+}
+
+// compilerOnlyApp is an app directory that installed only the
+// AssemblyScript compiler (the one examples/users-as installs), so that
+// endpoints build supplies the SDK it ships.
+func compilerOnlyApp(t *testing.T) string {
+	t.Helper()
+	builtExample(t, "users-as") // installs the compiler in examples/users-as
+	modules, err := filepath.Abs(filepath.Join("..", "examples", "users-as", "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, link := range []struct{ name, target string }{
+		{"node_modules/assemblyscript", filepath.Join(modules, "assemblyscript")},
+		{"node_modules/.bin/asc", "../assemblyscript/bin/asc.js"},
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(link.name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(link.target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestAssemblyScriptVariablesAndTimeout: the SDK's variable() reads the
+// app's variables (null for an undeclared one), and Contract.timeout
+// reaches the document.
+func TestAssemblyScriptVariablesAndTimeout(t *testing.T) {
+	t.Parallel()
+	dir := compilerOnlyApp(t)
+	src := filepath.Join(dir, "server", "api", "vars.get.ts")
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(`import { Contract, Request, Schema, endpoint, respond, variable, JSONValue } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+endpoint(
+  new Contract().summary("A variable").query("name", Schema.string()).timeout(90000).response(200, "its value", Schema.object()),
+  (req: Request): void => {
+    const v = variable(req.query("name")!.asString());
+    respond(200, JSONValue.object().set("value", v == null ? JSONValue.null() : JSONValue.str(v)));
+  },
+);
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "endpoints.json"), []byte(`{"variables": {"region": {"env": "REGION"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := guestbuild.App(t.Context(), dir, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := (&app{t: t, dir: dir}).host(host.Options{Mode: host.Development,
+		LookupEnv: func(k string) (string, bool) { return map[string]string{"REGION": "eu-west-1"}[k], k == "REGION" }})
+	srv := newServer(t, h)
+	for _, tt := range []struct{ name, want string }{{"region", `{"value":"eu-west-1"}`}, {"regoin", `{"value":null}`}} {
+		if got := do(t, srv, "GET", "/api/vars?name="+tt.name, ""); got.status != 200 || got.body != tt.want {
+			t.Errorf("variable(%q) = %d %s, want 200 %s", tt.name, got.status, got.body, tt.want)
+		}
+	}
+	if doc := string(h.Document()); !strings.Contains(doc, `"x-endpoints-timeout": "90s"`) {
+		t.Errorf("the document lacks the operation's timeout:\n%s", doc)
 	}
 }

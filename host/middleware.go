@@ -228,7 +228,7 @@ func (h *Host) mwCall(c *call, m *middleware, phase string, header http.Header) 
 	if header != nil {
 		mc.header = header
 	}
-	mc.deadline, mc.start = c.deadline, c.start
+	mc.deadline, mc.until, mc.timeout, mc.start = c.deadline, c.until, c.timeout, c.start
 	mc.owner, mc.mw, mc.phase = c, m, phase
 	for k, v := range c.rawParams {
 		mc.params[k] = v

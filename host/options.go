@@ -75,6 +75,13 @@ func limitTimeout(l config.Limits) time.Duration {
 	return config.DefaultTimeout
 }
 
+func limitMaxTimeout(l config.Limits) time.Duration {
+	if l.MaxTimeout > 0 {
+		return time.Duration(l.MaxTimeout)
+	}
+	return config.DefaultMaxTimeout
+}
+
 func limitInstanceIdleTimeout(l config.Limits) time.Duration {
 	if l.InstanceIdleTimeout > 0 {
 		return time.Duration(l.InstanceIdleTimeout)
@@ -175,6 +182,17 @@ type Options struct {
 	// errors), for metrics and access logs; see [Observer]. If nil, no
 	// event is built, which costs nothing.
 	Observer *Observer
+	// LookupEnv reads the environment variables that endpoints.json's
+	// "variables" name (config.Variable), when the app loads and at each
+	// reload. If nil, [os.LookupEnv] is used: an embedder or a test sets
+	// it to give variables without changing the process's environment.
+	LookupEnv func(key string) (string, bool)
+	// SkipVariables leaves endpoints.json's "variables" unresolved: none is
+	// required, and guests read none (variable_get answers -1). It is for
+	// tools that load an app to read it, never to serve it (`endpoints
+	// openapi`, `routes`, `check`, a `build` that precompiles), which run
+	// where the app's secrets are not, such as a CI job or an image build.
+	SkipVariables bool
 }
 
 func (o *Options) cacheDir() string {
@@ -227,6 +245,9 @@ func (o Options) merge(cfg *config.App) Options {
 	}
 	if l.JSONValues == 0 {
 		l.JSONValues = cfg.Limits.JSONValues
+	}
+	if l.MaxTimeout == 0 {
+		l.MaxTimeout = cfg.Limits.MaxTimeout
 	}
 	if l.InstanceIdleTimeout == 0 {
 		l.InstanceIdleTimeout = cfg.Limits.InstanceIdleTimeout

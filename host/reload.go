@@ -486,9 +486,21 @@ func (l *loading) settings() error {
 		}
 		l.problem(err, true)
 		t.set, t.appConfigHash = prev.set, prev.appConfigHash
+		return nil
+	}
+	if prev != nil && t.appConfigHash == prev.appConfigHash && !t.set.variables.Equal(prev.set.variables) {
+		// The variables' sources changed (an environment variable of an
+		// embedder's LookupEnv, a secret's file): the new values are
+		// served, and the report says so, as for a changed file.
+		l.report.Changed = append(l.report.Changed, variablesChanged)
 	}
 	return nil
 }
+
+// variablesChanged is what a ReloadReport lists in Changed when only the
+// values of endpoints.json's "variables" changed (their environment
+// variables or files), never the values themselves.
+const variablesChanged = config.File + " variables"
 
 // assemble makes the route table from the loaded modules: a failed module
 // keeps its previous version, the routes configuration applies to the
@@ -551,6 +563,10 @@ func (l *loading) assemble(files []string, results []routeResult) {
 			r = next
 		}
 		if r != nil {
+			if err := r.checkTimeouts(limitMaxTimeout(t.set.opts.Limits)); err != nil {
+				refuse(err)
+				continue
+			}
 			if err := r.register(&t.router); err != nil {
 				refuse(err)
 				continue

@@ -612,7 +612,6 @@ type failureData struct {
 // development 500; gone reports a call stopped because its client left.
 // code is the guest's result when err is nil.
 func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
-	timeout := limitTimeout(c.set.opts.Limits)
 	var limit *limitError
 	switch {
 	case c.fault != "":
@@ -623,8 +622,10 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 		return "", true
 	case interrupted(err) && h.stopping():
 		return "the host is shutting down and stopped the handler", false
+	case interrupted(err) && c.idled():
+		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.idle), false
 	case interrupted(err):
-		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", timeout), false
+		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", c.timeout), false
 	case errors.As(err, &limit):
 		return limit.msg, false
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
+	"github.com/wasmendpoints/endpoints/host/internal/variables"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/cors"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -35,6 +36,9 @@ type settings struct {
 	// proxies whose X-Forwarded-For is believed.
 	rateLimits     []*rateLimit
 	trustedProxies []netip.Prefix
+	// variables are the values of endpoints.json's "variables", resolved
+	// when the settings were made; guests read them (variable_get).
+	variables *variables.Values
 }
 
 // newSettings derives the settings of cfg; the runtime declaration's
@@ -44,6 +48,13 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 	s := &settings{opts: h.base.merge(cfg), config: cfg}
 	if s.opts.ResponseValidation == "" && rm != nil {
 		s.opts.ResponseValidation = config.ResponseValidation(rm.decl.ResponseValidation)
+	}
+	if !h.opts.SkipVariables {
+		vars, err := variables.Resolve(cfg.Variables, variables.Source{LookupEnv: h.opts.LookupEnv, Dir: h.app})
+		if err != nil {
+			return nil, err
+		}
+		s.variables = vars
 	}
 	s.checked = s.opts.checksResponses()
 	s.server = s.opts.Server.WithDefaults()

@@ -44,6 +44,9 @@ export declare function kv_incr(key: usize, keyLen: i32, delta: i64, out: usize)
 @external("endpoints", "kv_list")
 export declare function kv_list(prefix: usize, prefixLen: i32, after: usize, afterLen: i32, buf: usize, bufLen: i32): i32;
 
+@external("endpoints", "variable_get")
+export declare function variable_get(name: usize, nameLen: i32, buf: usize, bufLen: i32): i32;
+
 @external("endpoints", "log")
 export declare function log(level: i32, msg: usize, msgLen: i32): void;
 

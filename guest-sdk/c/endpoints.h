@@ -228,6 +228,26 @@ int32_t endpoints_kv_list(const char *prefix, int32_t prefix_len,
                           const char *after, int32_t after_len, uint8_t *buf,
                           int32_t buf_len);
 
+/* ENDPOINTS_VARIABLE_MAX_VALUE is the longest value of a variable in bytes
+ * (abi.VariableMaxValue). */
+#define ENDPOINTS_VARIABLE_MAX_VALUE 65536
+
+/* endpoints_variable_get writes the value of the app's variable name
+ * (endpoints.json "variables", resolved by the host from its environment,
+ * a file or a default) into buf when it fits in buf_len bytes and returns
+ * its size either way; an optional variable without a value is empty (0).
+ * ENDPOINTS_ERR_NOT_FOUND when the app does not declare name,
+ * ENDPOINTS_ERR_STATE outside a request (while the module loads). A secret
+ * reads the same way: the host never writes it anywhere, so neither
+ * should the handler.
+ *
+ *     char url[512];
+ *     int32_t n = endpoints_variable_get("webhookUrl", 10, (uint8_t *)url, sizeof url);
+ *     if (n > (int32_t)sizeof url) ... grow the buffer to n, call again */
+ENDPOINTS_IMPORT_("variable_get")
+int32_t endpoints_variable_get(const char *name, int32_t name_len, uint8_t *buf,
+                               int32_t buf_len);
+
 /* Middleware (server/middleware/*.wasm; abi/README.md section 6.1). */
 
 /* endpoints_request_set_header replaces a request header for the

@@ -25,6 +25,7 @@ extern "C" {
     pub fn request_set_header(name: *const u8, name_len: i32, value: *const u8, value_len: i32) -> i32;
     pub fn context_set(name: *const u8, name_len: i32, value: *const u8, value_len: i32) -> i32;
     pub fn principal_set(json: *const u8, json_len: i32) -> i32;
+    pub fn variable_get(name: *const u8, name_len: i32, buf: *mut u8, buf_len: i32) -> i32;
 }
 
 /// Outside a wasm module (the crate's own unit tests) there is no host:
@@ -52,6 +53,7 @@ mod native {
     pub unsafe fn request_set_header(_: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn context_set(_: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn principal_set(_: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn variable_get(_: *const u8, _: i32, _: *mut u8, _: i32) -> i32 { no_host() }
 }
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::*;

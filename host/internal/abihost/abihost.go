@@ -82,6 +82,11 @@ type Call interface {
 	// does for its own; the function it returns ends it with the
 	// operation's error. It returns nil when nothing traces the request.
 	StoreSpan(op string) func(error)
+	// Variable is the value of the app's variable name (endpoints.json
+	// "variables"), which the caller must not change, and whether the
+	// app declares it.
+	Variable(name []byte) ([]byte, bool)
+
 	// Scratch is the call's reusable buffer, for answers the functions
 	// build (kv_list's JSON array).
 	Scratch() *[]byte
@@ -176,6 +181,7 @@ var hostFunctions = []hostFunction{
 	{abi.ImportKVDelete, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"key", "key_len"}, hostKVDelete},
 	{abi.ImportKVIncr, []api.ValueType{i32, i32, api.ValueTypeI64, i32}, []api.ValueType{i32}, []string{"key", "key_len", "delta", "out"}, hostKVIncr},
 	{abi.ImportKVList, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, []string{"prefix", "prefix_len", "after", "after_len", "buf", "buf_len"}, hostKVList},
+	{abi.ImportVariableGet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "buf", "buf_len"}, hostVariableGet},
 	{abi.ImportResponseSetStatus, []api.ValueType{i32}, []api.ValueType{i32}, []string{"status"}, hostResponseSetStatus},
 	{abi.ImportResponseSetHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, responseHeader(abi.ImportResponseSetHeader, false)},
 	{abi.ImportResponseAddHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, responseHeader(abi.ImportResponseAddHeader, true)},

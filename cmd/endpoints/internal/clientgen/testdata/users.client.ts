@@ -318,7 +318,9 @@ export type ValidationProblem = {
 /**
  * Options of GET /api/clock: Clock ticks.
  *
- * Sends count events, one every 100 ms, each a ClockEvent as JSON, then ends the stream.
+ * Sends count events, one every interval milliseconds, each a ClockEvent as JSON, then ends the
+ * stream. The stream may last up to 5 minutes (its own timeout, beyond the app's limits.timeout):
+ * one that would last longer ends, cleanly, before then.
  */
 export type GetApiClockOptions = {
   method?: "GET";
@@ -326,6 +328,8 @@ export type GetApiClockOptions = {
   query?: {
     /** How many events to send. */
     count?: number | undefined;
+    /** Milliseconds between two events. */
+    interval?: number | undefined;
   } | undefined;
   headers?: EndpointHeaders | undefined;
   body?: never;
@@ -666,7 +670,9 @@ export interface EndpointOperations {
     /**
      * GET /api/clock: Clock ticks.
      *
-     * Sends count events, one every 100 ms, each a ClockEvent as JSON, then ends the stream.
+     * Sends count events, one every interval milliseconds, each a ClockEvent as JSON, then ends the
+     * stream. The stream may last up to 5 minutes (its own timeout, beyond the app's
+     * limits.timeout): one that would last longer ends, cleanly, before then.
      */
     GET: { options: GetApiClockOptions; result: GetApiClockResult };
   };
