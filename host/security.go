@@ -7,13 +7,16 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -32,6 +35,11 @@ type guard struct {
 	schemes []*scheme
 	// scoped: some alternative requires scopes, so 403 is reachable.
 	scoped bool
+	// failures counts the failed credentials of the guard's clients
+	// (shared by the whole app); basic: some scheme is a built-in basic
+	// one, whose user name is counted too.
+	failures *auth.FailureBudget
+	basic    bool
 }
 
 // alternative is one Security Requirement Object: every need must be met.
@@ -63,11 +71,20 @@ const verifierExtension = "x-endpoints-verifier"
 // verdict is what a guard decided for one request.
 type verdict struct {
 	principal *abi.Principal
-	// status is 0 when the request may go on, else 401, 403 or 503.
+	// status is 0 when the request may go on, else 401, 403, 429 or 503.
 	status    int
 	data      any
 	challenge []string
+	// failed: the 401 is for a credential that was sent and refused
+	// (not for none at all); it stays counted in the failure budget.
+	failed bool
+	// retryAfter is when a 429 (the failure budget spent) may try again.
+	retryAfter time.Duration
 }
+
+// failurePolicy names the failure budget in the body of its 429, where a
+// rate limit's answer names its policy.
+const failurePolicy = "authFailures"
 
 // outcome is what verifying one scheme gave: a principal, a failure
 // (missing or bad credential), or an error (the verifier could not tell).
@@ -77,9 +94,37 @@ type outcome struct {
 	err  error
 }
 
-// check verifies the request against the guard. Each scheme is verified
-// at most once, whichever alternatives name it.
+// check verifies the request against the guard, within the failure
+// budget: an attempt is spent from the client address's budget (and the
+// user name's, for basic credentials) before anything is verified, and
+// given back unless a credential sent was refused. A client past its
+// budget is answered 429 without a verification: guessing costs no
+// bcrypt, and is not told whether a guess was right.
 func (g *guard) check(c *call, r *http.Request) verdict {
+	if g.failures == nil {
+		return g.verify(c, r)
+	}
+	var buf [2]string
+	keys := append(buf[:0], auth.AddressKey(ratelimit.ClientIP(r, c.set.trustedProxies)))
+	if g.basic {
+		if user, ok := auth.BasicUserName(r); ok {
+			keys = append(keys, auth.UserKey(user))
+		}
+	}
+	if wait := g.failures.Spend(keys...); wait > 0 {
+		return verdict{status: http.StatusTooManyRequests, retryAfter: wait,
+			data: map[string]any{"policy": failurePolicy, "retryAfter": retrySeconds(wait)}}
+	}
+	v := g.verify(c, r)
+	if !v.failed {
+		g.failures.Refund(keys...)
+	}
+	return v
+}
+
+// verify verifies the request against the guard. Each scheme is verified
+// at most once, whichever alternatives name it.
+func (g *guard) verify(c *call, r *http.Request) verdict {
 	var done [4]*scheme
 	var outs [4]outcome
 	seen, results := done[:0], outs[:0]
@@ -164,7 +209,7 @@ func (g *guard) check(c *call, r *http.Request) verdict {
 	if firstReason != "" {
 		data["error"] = firstReason
 	}
-	v.data = data
+	v.data, v.failed = data, !missingAll
 	return v
 }
 
@@ -206,13 +251,22 @@ func challengeScheme(s auth.Scheme) string {
 	return "ApiKey"
 }
 
-// answerGuard answers a request the guard refused.
-func answerGuard(w http.ResponseWriter, r *http.Request, v verdict) {
+// refuseGuarded answers a request the guard refused. A 401 counts against
+// the route's rate limits too, as a request of the client's address, so a
+// limited route limits guessing: past the limit it answers 429 instead.
+func (h *Host) refuseGuarded(w http.ResponseWriter, r *http.Request, c *call, v verdict) {
+	if v.status == http.StatusUnauthorized && !h.limitRate(w, r, c) {
+		return
+	}
+	h.discardBody(w, r, c)
 	for _, ch := range v.challenge {
 		w.Header().Add("WWW-Authenticate", ch)
 	}
-	if v.status == http.StatusServiceUnavailable {
+	switch v.status {
+	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "5")
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", strconv.FormatInt(retrySeconds(v.retryAfter), 10))
 	}
 	writeError(w, r, v.status, "", v.data)
 }
@@ -222,6 +276,8 @@ func answerGuard(w http.ResponseWriter, r *http.Request, v verdict) {
 type securityPlan struct {
 	guards  map[*operation]*guard
 	schemes map[string]*scheme // by key
+	// failures is the app's failure budget, kept across reloads.
+	failures *auth.FailureBudget
 }
 
 // planSecurity reads the effective security of every operation of the
@@ -232,6 +288,11 @@ type securityPlan struct {
 // served as if it required nothing.
 func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []error) {
 	plan := &securityPlan{guards: map[*operation]*guard{}, schemes: map[string]*scheme{}}
+	if prev != nil && prev.failures != nil {
+		plan.failures = prev.failures
+	} else {
+		plan.failures = auth.NewFailureBudget(auth.DefaultFailureLimit, auth.DefaultFailureWindow, nil)
+	}
 	doc := t.doc.doc
 	ops := map[string]*operation{}
 	plain := map[string]bool{}
@@ -267,7 +328,7 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 			return
 		}
 		where := method + " " + openapi.ClientPath(path)
-		g := &guard{}
+		g := &guard{failures: plan.failures}
 		ok := true
 		for _, req := range reqs {
 			if len(req) == 0 {
@@ -287,6 +348,9 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 					continue
 				}
 				alt = append(alt, need{scheme: s, scopes: req[name]})
+				if s.builtIn != nil && s.spec.Type == "http" && strings.EqualFold(s.spec.HTTPScheme, "basic") {
+					g.basic = true
+				}
 				if len(req[name]) > 0 {
 					g.scoped = true
 				}
@@ -311,7 +375,13 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		if op != nil {
 			plan.guards[op] = g
 		}
-		if err := documentGuard(doc, oo, g); err != nil {
+		var limits []string
+		for _, rl := range t.set.rateLimits {
+			if rl.applies(openapi.ClientPath(path), method) {
+				limits = append(limits, rl.name)
+			}
+		}
+		if err := documentGuard(doc, oo, g, limits); err != nil {
 			problems = append(problems, err)
 		}
 	})
@@ -329,8 +399,10 @@ func sortedKeys(req openapi.SecurityRequirement) []string {
 }
 
 // documentGuard lists on op the answers its guard gives: 401 with
-// WWW-Authenticate, and 403 when scopes are required.
-func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard) error {
+// WWW-Authenticate, 429 past the failure budget (its description also
+// names the rate limits of the operation, limits, which share the
+// status), and 403 when scopes are required.
+func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard, limits []string) error {
 	names := make([]string, len(g.schemes))
 	for i, s := range g.schemes {
 		names[i] = s.name
@@ -345,6 +417,20 @@ func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard) error
 			Schema:      []byte(`{"type":"string"}`),
 		}},
 	})
+	if err == nil && g.failures != nil {
+		desc := "Too many requests: too many failed credentials (" + failurePolicy + ")"
+		if len(limits) > 0 {
+			desc = "Too many requests: rate limit " + strings.Join(limits, ", ") + ", or too many failed credentials (" + failurePolicy + ")"
+		}
+		err = doc.AddHostResponse(op, openapi.HostResponse{
+			Status:      http.StatusTooManyRequests,
+			Description: desc,
+			Schema:      openapi.SchemaTooManyRequests,
+			Headers: map[string]*openapi.Header{
+				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
+			},
+		})
+	}
 	if err != nil || !g.scoped {
 		return err
 	}

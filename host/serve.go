@@ -428,8 +428,7 @@ func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call, 
 		if g := t.security.guards[c.op]; g != nil {
 			v := g.check(c, r)
 			if v.status != 0 {
-				h.discardBody(w, r, c)
-				answerGuard(w, r, v)
+				h.refuseGuarded(w, r, c, v)
 				return false
 			}
 			c.principal = v.principal
