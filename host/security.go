@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,6 +279,9 @@ type securityPlan struct {
 	schemes map[string]*scheme // by key
 	// failures is the app's failure budget, kept across reloads.
 	failures *auth.FailureBudget
+	// secretQuery names the query parameters of the apiKey schemes sent
+	// "in": "query", whose values the access log must not show.
+	secretQuery []string
 }
 
 // planSecurity reads the effective security of every operation of the
@@ -320,6 +324,9 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		}
 		byName[name] = s
 		plan.schemes[s.key] = s
+		if s.spec.Type == "apiKey" && s.spec.In == "query" && !slices.Contains(plan.secretQuery, s.spec.ParamName) {
+			plan.secretQuery = append(plan.secretQuery, s.spec.ParamName)
+		}
 		return s, nil
 	}
 	doc.Operations(func(path, method string, oo *openapi.Operation) {
@@ -507,6 +514,56 @@ func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool
 		h.observeStoreError("get", err)
 	}
 	return v, ok, err
+}
+
+// noteSecretQuery tells an observed request which query parameters carry
+// credentials, for RequestEvent.Query.
+func noteSecretQuery(w http.ResponseWriter, p *securityPlan) {
+	if x, ok := w.(*exchange); ok && p != nil {
+		x.secretQuery = p.secretQuery
+	}
+}
+
+// redactedValue replaces a credential in what the host reports of a
+// query.
+const redactedValue = "REDACTED"
+
+// redactQuery returns raw with the value of each parameter named in
+// secret replaced by REDACTED, the rest as sent. A name is compared as
+// the query parser reads it (percent-decoded, '+' a space), so an
+// escaped name is redacted too; pairs are split at ';' as well as '&', so
+// a key the parser refused to read is not logged either.
+func redactQuery(raw string, secret []string) string {
+	if raw == "" || len(secret) == 0 {
+		return raw
+	}
+	var b strings.Builder
+	for len(raw) > 0 {
+		end := strings.IndexAny(raw, "&;")
+		if end < 0 {
+			end = len(raw)
+		}
+		pair := raw[:end]
+		nameEnd := strings.IndexByte(pair, '=')
+		if nameEnd < 0 {
+			nameEnd = len(pair)
+		}
+		name := pair[:nameEnd]
+		if decoded, err := url.QueryUnescape(name); err == nil {
+			name = decoded
+		}
+		if slices.Contains(secret, name) {
+			b.WriteString(pair[:nameEnd] + "=" + redactedValue)
+		} else {
+			b.WriteString(pair)
+		}
+		if end < len(raw) {
+			b.WriteByte(raw[end])
+			end++
+		}
+		raw = raw[end:]
+	}
+	return b.String()
 }
 
 // close stops the verifiers of the plan that next does not share.

@@ -40,6 +40,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	defer h.leave()
 	t := h.acquire()
 	defer h.releaseTable(t)
+	noteSecretQuery(w, t.security)
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
 	setWriteDeadline(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
