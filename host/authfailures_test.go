@@ -69,8 +69,8 @@ func TestFailedCredentialsAreLimited(t *testing.T) {
 			last = do(t, srv, "GET", "/api/open", "", "Authorization", basicHeader("bob", "guess"), "X-Forwarded-For", "203.0.113.2")
 			count[last.status]++
 		}
-		if count[http.StatusUnauthorized] != auth.DefaultFailureLimit || count[http.StatusTooManyRequests] != 50-auth.DefaultFailureLimit {
-			t.Errorf("statuses %v, want %d × 401 (the failure budget) then 429", count, auth.DefaultFailureLimit)
+		if count[http.StatusUnauthorized] != auth.DefaultAddressFailures || count[http.StatusTooManyRequests] != 50-auth.DefaultAddressFailures {
+			t.Errorf("statuses %v, want %d × 401 (the failure budget) then 429", count, auth.DefaultAddressFailures)
 		}
 		if !strings.Contains(last.body, `"policy":"authFailures"`) {
 			t.Errorf("the 429's body %s does not name the authFailures policy", last.body)
@@ -82,13 +82,13 @@ func TestFailedCredentialsAreLimited(t *testing.T) {
 		}
 		// Another address is not concerned, and a good credential spends
 		// nothing.
-		for i := range auth.DefaultFailureLimit + 5 {
+		for i := range auth.DefaultAddressFailures + 5 {
 			if res := do(t, srv, "GET", "/api/open", "", "Authorization", basicHeader("alice", "correct horse"), "X-Forwarded-For", "198.51.100.9"); res.status != 200 {
 				t.Fatalf("alice from another address, request %d: %d %s, want 200", i+1, res.status, res.body)
 			}
 		}
 		// Requests without a credential spend nothing either.
-		for range auth.DefaultFailureLimit + 1 {
+		for range auth.DefaultAddressFailures + 1 {
 			if res := do(t, srv, "GET", "/api/open", "", "X-Forwarded-For", "198.51.100.10"); res.status != http.StatusUnauthorized {
 				t.Fatalf("no credential: %d, want 401", res.status)
 			}
@@ -97,11 +97,11 @@ func TestFailedCredentialsAreLimited(t *testing.T) {
 	t.Run("guesses for one user name spread over many addresses", func(t *testing.T) {
 		srv, _ := basicAuthApp(t).serve(opts)
 		var got []int
-		for i := range auth.DefaultFailureLimit + 2 {
+		for i := range auth.DefaultUserFailures + 2 {
 			res := do(t, srv, "GET", "/api/open", "", "Authorization", basicHeader("alice", "guess"), "X-Forwarded-For", fmt.Sprintf("192.0.2.%d", i+1))
 			got = append(got, res.status)
 		}
-		if got[auth.DefaultFailureLimit-1] != http.StatusUnauthorized || got[auth.DefaultFailureLimit] != http.StatusTooManyRequests {
+		if got[auth.DefaultUserFailures-1] != http.StatusUnauthorized || got[auth.DefaultUserFailures] != http.StatusTooManyRequests {
 			t.Errorf("statuses %v: want 401 until the user name's budget is spent, then 429", got)
 		}
 	})

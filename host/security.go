@@ -39,7 +39,7 @@ type guard struct {
 	// failures counts the failed credentials of the guard's clients
 	// (shared by the whole app); basic: some scheme is a built-in basic
 	// one, whose user name is counted too.
-	failures *auth.FailureBudget
+	failures *auth.Failures
 	basic    bool
 }
 
@@ -105,20 +105,17 @@ func (g *guard) check(c *call, r *http.Request) verdict {
 	if g.failures == nil {
 		return g.verify(c, r)
 	}
-	var buf [2]string
-	keys := append(buf[:0], auth.AddressKey(ratelimit.ClientIP(r, c.set.trustedProxies)))
+	ip, user := ratelimit.ClientIP(r, c.set.trustedProxies), ""
 	if g.basic {
-		if user, ok := auth.BasicUserName(r); ok {
-			keys = append(keys, auth.UserKey(user))
-		}
+		user, _ = auth.BasicUserName(r)
 	}
-	if wait := g.failures.Spend(keys...); wait > 0 {
+	if wait := g.failures.Spend(ip, user); wait > 0 {
 		return verdict{status: http.StatusTooManyRequests, retryAfter: wait,
 			data: map[string]any{"policy": failurePolicy, "retryAfter": retrySeconds(wait)}}
 	}
 	v := g.verify(c, r)
 	if !v.failed {
-		g.failures.Refund(keys...)
+		g.failures.Refund(ip, user)
 	}
 	return v
 }
@@ -277,8 +274,8 @@ func (h *Host) refuseGuarded(w http.ResponseWriter, r *http.Request, c *call, v 
 type securityPlan struct {
 	guards  map[*operation]*guard
 	schemes map[string]*scheme // by key
-	// failures is the app's failure budget, kept across reloads.
-	failures *auth.FailureBudget
+	// failures is the app's failure budgets, kept across reloads.
+	failures *auth.Failures
 	// secretQuery names the query parameters of the apiKey schemes sent
 	// "in": "query", whose values the access log must not show.
 	secretQuery []string
@@ -295,7 +292,7 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 	if prev != nil && prev.failures != nil {
 		plan.failures = prev.failures
 	} else {
-		plan.failures = auth.NewFailureBudget(auth.DefaultFailureLimit, auth.DefaultFailureWindow, nil)
+		plan.failures = auth.NewFailures(nil)
 	}
 	doc := t.doc.doc
 	ops := map[string]*operation{}

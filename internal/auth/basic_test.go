@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -134,45 +135,81 @@ func (c deadlineOnly) Deadline() (time.Time, bool) { return c.deadline, true }
 func TestFailureBudget(t *testing.T) {
 	now := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	b := auth.NewFailureBudget(3, time.Minute, func() time.Time { return now })
-	addr, user := auth.AddressKey("203.0.113.7"), auth.UserKey("alice")
 	steps := []struct {
 		name    string
 		advance time.Duration
-		spend   []string
+		key     string
 		refund  bool
 		want    time.Duration
 	}{
-		{"first failure", 0, []string{addr, user}, false, 0},
-		{"second", 0, []string{addr, user}, false, 0},
-		{"third", 0, []string{addr, user}, false, 0},
-		{"fourth is refused until one is earned back (60s/3)", 0, []string{addr, user}, false, 20*time.Second + time.Millisecond},
-		{"another user from the same address is refused too", 0, []string{addr, auth.UserKey("bob")}, false, 20*time.Second + time.Millisecond},
-		{"the same user from another address is refused too", 0, []string{auth.AddressKey("198.51.100.1"), user}, false, 20*time.Second + time.Millisecond},
-		{"another client and user are not", 0, []string{auth.AddressKey("198.51.100.1"), auth.UserKey("bob")}, true, 0},
-		{"a third of the window later one more", 20 * time.Second, []string{addr, user}, false, 0},
-		{"and no more", 0, []string{addr}, false, 20*time.Second + time.Millisecond},
-		{"a verified credential gives its attempt back", 40 * time.Second, []string{addr}, true, 0},
-		{"so the next one passes", 0, []string{addr}, false, 0},
+		{"first failure", 0, "a", false, 0},
+		{"second", 0, "a", false, 0},
+		{"third", 0, "a", false, 0},
+		{"fourth is refused until one is earned back (60s/3)", 0, "a", false, 20*time.Second + time.Millisecond},
+		{"another key is not", 0, "b", true, 0},
+		{"a third of the window later one more", 20 * time.Second, "a", false, 0},
+		{"and no more", 0, "a", false, 20*time.Second + time.Millisecond},
+		{"a verified credential gives its attempt back", 40 * time.Second, "a", true, 0},
+		{"so the next one passes", 0, "a", false, 0},
 	}
 	for _, s := range steps {
 		now = now.Add(s.advance)
-		got := b.Spend(s.spend...)
+		got := b.Spend(s.key)
 		if got != s.want {
 			t.Errorf("%s: Spend = %s, want %s", s.name, got, s.want)
 		}
 		if s.refund && got == 0 {
-			b.Refund(s.spend...)
+			b.Refund(s.key)
 		}
+	}
+}
+
+// An address's budget and a user name's are spent together; a request
+// refused by one takes nothing from the other.
+func TestFailures(t *testing.T) {
+	now := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	f := auth.NewFailures(func() time.Time { return now })
+	addrWait := time.Minute/auth.DefaultAddressFailures + time.Millisecond
+	userWait := time.Minute/auth.DefaultUserFailures + time.Millisecond
+	for i := range auth.DefaultAddressFailures {
+		if w := f.Spend("203.0.113.1", "alice"); w != 0 {
+			t.Fatalf("failure %d: Spend = %s, want 0", i+1, w)
+		}
+	}
+	if w := f.Spend("203.0.113.1", "bob"); w != addrWait {
+		t.Errorf("the address's budget spent, another user: Spend = %s, want %s", w, addrWait)
+	}
+	if w := f.Spend("203.0.113.1", ""); w != addrWait {
+		t.Errorf("the address's budget spent, no user: Spend = %s, want %s", w, addrWait)
+	}
+	// alice from many addresses: her budget is larger, but ends.
+	for i := auth.DefaultAddressFailures; i < auth.DefaultUserFailures; i++ {
+		if w := f.Spend(fmt.Sprintf("198.51.100.%d", i), "alice"); w != 0 {
+			t.Fatalf("alice's failure %d: Spend = %s, want 0", i+1, w)
+		}
+	}
+	if w := f.Spend("192.0.2.1", "alice"); w != userWait {
+		t.Errorf("alice's budget spent: Spend = %s, want %s", w, userWait)
+	}
+	// That refusal took nothing from 192.0.2.1's budget.
+	for i := range auth.DefaultAddressFailures {
+		if w := f.Spend("192.0.2.1", "carol"); w != 0 {
+			t.Fatalf("192.0.2.1's failure %d after alice's refusal: Spend = %s, want 0", i+1, w)
+		}
+	}
+	f.Refund("203.0.113.1", "")
+	if w := f.Spend("203.0.113.1", "dave"); w != 0 {
+		t.Errorf("after a refund: Spend = %s, want 0", w)
 	}
 }
 
 func TestAddressKey(t *testing.T) {
 	tests := []struct{ ip, want string }{
-		{"203.0.113.7", "addr:203.0.113.7"},
-		{"::ffff:203.0.113.7", "addr:203.0.113.7"},
-		{"2001:db8:1:2:aaaa::1", "addr:2001:db8:1:2::/64"},
-		{"2001:db8:1:2:bbbb::9", "addr:2001:db8:1:2::/64"},
-		{"not an address", "addr:not an address"},
+		{"203.0.113.7", "203.0.113.7"},
+		{"::ffff:203.0.113.7", "203.0.113.7"},
+		{"2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:bbbb::9", "2001:db8:1:2::/64"},
+		{"not an address", "not an address"},
 	}
 	for _, tt := range tests {
 		if got := auth.AddressKey(tt.ip); got != tt.want {

@@ -6,18 +6,62 @@ import (
 	"time"
 )
 
-// Defaults of a [FailureBudget]: each client address, and each user name
-// a basic credential names, may fail DefaultFailureLimit times in a row,
-// and earns one more attempt every DefaultFailureWindow /
-// DefaultFailureLimit (a token bucket).
+// Defaults of the failure budgets of an app ([Failures]): each client
+// address may fail DefaultAddressFailures times in a row, and each user
+// name a basic credential names DefaultUserFailures times, whatever the
+// address; an attempt is earned back every DefaultFailureWindow divided
+// by the limit (token buckets).
 const (
-	DefaultFailureLimit  = 10
-	DefaultFailureWindow = time.Minute
+	DefaultAddressFailures = 10
+	DefaultUserFailures    = 50
+	DefaultFailureWindow   = time.Minute
 	// DefaultFailureKeys bounds the clients and user names a budget
 	// tracks at once; past it, those whose budget is whole are
 	// forgotten first.
 	DefaultFailureKeys = 100_000
 )
+
+// Failures is the failure budgets of an app: one per client address,
+// one per user name. A user name's is larger, since every client shares
+// it: a guessing attack spread over many addresses is bounded by it, and
+// locks the name out (429) only past it.
+type Failures struct {
+	addresses, users *FailureBudget
+}
+
+// NewFailures returns budgets with the defaults. now is the clock
+// (time.Now when nil).
+func NewFailures(now func() time.Time) *Failures {
+	return &Failures{
+		addresses: NewFailureBudget(DefaultAddressFailures, DefaultFailureWindow, now),
+		users:     NewFailureBudget(DefaultUserFailures, DefaultFailureWindow, now),
+	}
+}
+
+// Spend takes an attempt from the budget of the client address ip and,
+// unless user is "", of the user name, before a credential is verified.
+// It returns 0, or, when either budget is spent, how long until it is
+// not, having taken nothing.
+func (f *Failures) Spend(ip, user string) time.Duration {
+	addr := AddressKey(ip)
+	if wait := f.addresses.Spend(addr); wait > 0 || user == "" {
+		return wait
+	}
+	if wait := f.users.Spend(user); wait > 0 {
+		f.addresses.Refund(addr)
+		return wait
+	}
+	return 0
+}
+
+// Refund gives back what Spend took: the credential verified, or none
+// was sent.
+func (f *Failures) Refund(ip, user string) {
+	f.addresses.Refund(AddressKey(ip))
+	if user != "" {
+		f.users.Refund(user)
+	}
+}
 
 // FailureBudget counts failed authentications per key (a client address,
 // a user name), so that guessing credentials is refused (429) before it
@@ -25,12 +69,11 @@ const (
 // before its credential is verified, and gets it back when the credential
 // verifies or none was sent. It is safe for concurrent use.
 //
-//	b := auth.NewFailureBudget(auth.DefaultFailureLimit, auth.DefaultFailureWindow, time.Now)
-//	keys := []string{auth.AddressKey(ip), auth.UserKey(user)}
-//	if wait := b.Spend(keys...); wait > 0 {
+//	b := auth.NewFailureBudget(auth.DefaultAddressFailures, auth.DefaultFailureWindow, time.Now)
+//	if wait := b.Spend(auth.AddressKey(ip)); wait > 0 {
 //		// 429, Retry-After: wait
 //	}
-//	... verify; on success: b.Refund(keys...)
+//	... verify; on success: b.Refund(auth.AddressKey(ip))
 //
 // # Notes
 //
@@ -40,9 +83,9 @@ const (
 //   - The counts live in the host's memory: each host of a fleet keeps
 //     its own.
 //   - A user name's budget is shared by every client: a guessing attack
-//     on one user name locks that name out for the window, whoever sends
-//     it, which is the price of stopping guesses spread over many
-//     addresses.
+//     on one user name past it locks that name out for the window,
+//     whoever sends it, which is the price of stopping guesses spread
+//     over many addresses ([Failures] gives names a larger budget).
 type FailureBudget struct {
 	limit   float64
 	perSec  float64 // attempts earned back per second
@@ -74,18 +117,15 @@ func NewFailureBudget(limit int, window time.Duration, now func() time.Time) *Fa
 func AddressKey(ip string) string {
 	a, err := netip.ParseAddr(ip)
 	if err != nil {
-		return "addr:" + ip
+		return ip
 	}
 	a = a.Unmap()
 	if a.Is6() {
 		p, _ := a.Prefix(64)
-		return "addr:" + p.String()
+		return p.String()
 	}
-	return "addr:" + a.String()
+	return a.String()
 }
-
-// UserKey is the budget key of a user name.
-func UserKey(name string) string { return "user:" + name }
 
 // Spend takes an attempt from each key's budget and returns 0, or, when
 // one of them has none left, takes nothing and returns how long until it
