@@ -77,6 +77,10 @@ type App struct {
 	// address read from X-Forwarded-For (for rate limits). Defaults to
 	// none.
 	TrustedProxies []string `json:"trustedProxies,omitzero"`
+	// AuthFailures bounds the failed credentials a client address and a
+	// user name may send before the host answers 429; see
+	// [AuthFailures] for the defaults.
+	AuthFailures AuthFailures `json:"authFailures,omitzero"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -246,6 +250,9 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/idempotency/replay", "must be positive")
 	}
 	if err := checkBuild(file, data, cfg.Build); err != nil {
+		return nil, err
+	}
+	if err := cfg.AuthFailures.check(file); err != nil {
 		return nil, err
 	}
 	return &cfg, nil

@@ -274,8 +274,10 @@ func (h *Host) refuseGuarded(w http.ResponseWriter, r *http.Request, c *call, v 
 type securityPlan struct {
 	guards  map[*operation]*guard
 	schemes map[string]*scheme // by key
-	// failures is the app's failure budgets, kept across reloads.
-	failures *auth.Failures
+	// failures is the app's failure budgets, kept across reloads that
+	// do not change their settings, failureCfg.
+	failures   *auth.Failures
+	failureCfg config.AuthFailures
 	// secretQuery names the query parameters of the apiKey schemes sent
 	// "in": "query", whose values the access log must not show.
 	secretQuery []string
@@ -289,10 +291,12 @@ type securityPlan struct {
 // served as if it required nothing.
 func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []error) {
 	plan := &securityPlan{guards: map[*operation]*guard{}, schemes: map[string]*scheme{}}
-	if prev != nil && prev.failures != nil {
+	plan.failureCfg = t.set.config.AuthFailures.WithDefaults()
+	if prev != nil && prev.failures != nil && prev.failureCfg == plan.failureCfg {
 		plan.failures = prev.failures
 	} else {
-		plan.failures = auth.NewFailures(nil)
+		f := plan.failureCfg
+		plan.failures = auth.NewFailures(f.PerAddress, f.PerUser, time.Duration(f.Window), nil)
 	}
 	doc := t.doc.doc
 	ops := map[string]*operation{}

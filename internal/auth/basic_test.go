@@ -168,10 +168,11 @@ func TestFailureBudget(t *testing.T) {
 // refused by one takes nothing from the other.
 func TestFailures(t *testing.T) {
 	now := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
-	f := auth.NewFailures(func() time.Time { return now })
-	addrWait := time.Minute/auth.DefaultAddressFailures + time.Millisecond
-	userWait := time.Minute/auth.DefaultUserFailures + time.Millisecond
-	for i := range auth.DefaultAddressFailures {
+	const perAddress, perUser = 10, 50
+	f := auth.NewFailures(perAddress, perUser, time.Minute, func() time.Time { return now })
+	addrWait := time.Minute/perAddress + time.Millisecond
+	userWait := time.Minute/perUser + time.Millisecond
+	for i := range perAddress {
 		if w := f.Spend("203.0.113.1", "alice"); w != 0 {
 			t.Fatalf("failure %d: Spend = %s, want 0", i+1, w)
 		}
@@ -183,7 +184,7 @@ func TestFailures(t *testing.T) {
 		t.Errorf("the address's budget spent, no user: Spend = %s, want %s", w, addrWait)
 	}
 	// alice from many addresses: her budget is larger, but ends.
-	for i := auth.DefaultAddressFailures; i < auth.DefaultUserFailures; i++ {
+	for i := perAddress; i < perUser; i++ {
 		if w := f.Spend(fmt.Sprintf("198.51.100.%d", i), "alice"); w != 0 {
 			t.Fatalf("alice's failure %d: Spend = %s, want 0", i+1, w)
 		}
@@ -192,7 +193,7 @@ func TestFailures(t *testing.T) {
 		t.Errorf("alice's budget spent: Spend = %s, want %s", w, userWait)
 	}
 	// That refusal took nothing from 192.0.2.1's budget.
-	for i := range auth.DefaultAddressFailures {
+	for i := range perAddress {
 		if w := f.Spend("192.0.2.1", "carol"); w != 0 {
 			t.Fatalf("192.0.2.1's failure %d after alice's refusal: Spend = %s, want 0", i+1, w)
 		}

@@ -6,20 +6,10 @@ import (
 	"time"
 )
 
-// Defaults of the failure budgets of an app ([Failures]): each client
-// address may fail DefaultAddressFailures times in a row, and each user
-// name a basic credential names DefaultUserFailures times, whatever the
-// address; an attempt is earned back every DefaultFailureWindow divided
-// by the limit (token buckets).
-const (
-	DefaultAddressFailures = 10
-	DefaultUserFailures    = 50
-	DefaultFailureWindow   = time.Minute
-	// DefaultFailureKeys bounds the clients and user names a budget
-	// tracks at once; past it, those whose budget is whole are
-	// forgotten first.
-	DefaultFailureKeys = 100_000
-)
+// DefaultFailureKeys bounds the clients and user names a [FailureBudget]
+// tracks at once; past it, those whose budget is whole are forgotten
+// first.
+const DefaultFailureKeys = 100_000
 
 // Failures is the failure budgets of an app: one per client address,
 // one per user name. A user name's is larger, since every client shares
@@ -29,12 +19,15 @@ type Failures struct {
 	addresses, users *FailureBudget
 }
 
-// NewFailures returns budgets with the defaults. now is the clock
-// (time.Now when nil).
-func NewFailures(now func() time.Time) *Failures {
+// NewFailures returns the budgets of perAddress failures per client
+// address and perUser per user name, each earned back over window
+// (endpoints.json's authFailures, whose defaults are
+// config.DefaultAuthFailuresPerAddress...). now is the clock (time.Now
+// when nil).
+func NewFailures(perAddress, perUser int, window time.Duration, now func() time.Time) *Failures {
 	return &Failures{
-		addresses: NewFailureBudget(DefaultAddressFailures, DefaultFailureWindow, now),
-		users:     NewFailureBudget(DefaultUserFailures, DefaultFailureWindow, now),
+		addresses: NewFailureBudget(perAddress, window, now),
+		users:     NewFailureBudget(perUser, window, now),
 	}
 }
 
@@ -69,7 +62,7 @@ func (f *Failures) Refund(ip, user string) {
 // before its credential is verified, and gets it back when the credential
 // verifies or none was sent. It is safe for concurrent use.
 //
-//	b := auth.NewFailureBudget(auth.DefaultAddressFailures, auth.DefaultFailureWindow, time.Now)
+//	b := auth.NewFailureBudget(10, time.Minute, time.Now)
 //	if wait := b.Spend(auth.AddressKey(ip)); wait > 0 {
 //		// 429, Retry-After: wait
 //	}
