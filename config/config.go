@@ -83,6 +83,10 @@ type App struct {
 	//
 	//	"variables": {"webhookSecret": {"env": "ORDERS_WEBHOOK_SECRET", "secret": true}}
 	Variables map[string]Variable `json:"variables,omitzero"`
+	// AuthFailures bounds the failed credentials a client address and a
+	// user name may send before the host answers 429; see
+	// [AuthFailures] for the defaults.
+	AuthFailures AuthFailures `json:"authFailures,omitzero"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -261,6 +265,9 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, err
 	}
 	if err := checkVariables(file, cfg.Variables); err != nil {
+		return nil, err
+	}
+	if err := cfg.AuthFailures.check(file); err != nil {
 		return nil, err
 	}
 	return &cfg, nil

@@ -114,6 +114,11 @@ type RequestEvent struct {
 	// envelope's traceId; "" when the request carried no valid one
 	// (version 00, a trace id not all zeros).
 	TraceID string
+	// Query is the request's raw query as the client sent it, except
+	// that the value of each parameter that carries a credential (an
+	// apiKey security scheme sent "in": "query") reads REDACTED: what a
+	// log may show. Request.URL.RawQuery still holds the credential.
+	Query string
 	// Status is the status sent; 200 when the handler wrote nothing.
 	Status int
 	// Bytes counts the body bytes written (none for HEAD).
@@ -336,7 +341,8 @@ func (h *Host) serveObserved(w http.ResponseWriter, r *http.Request, hook func(R
 			status = http.StatusOK
 		}
 		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
-			TraceID: traceID(r.Header), Status: status, Bytes: x.bytes, Duration: time.Since(x.start)})
+			TraceID: traceID(r.Header), Query: redactQuery(r.URL.RawQuery, x.secretQuery),
+			Status: status, Bytes: x.bytes, Duration: time.Since(x.start)})
 		*x = exchange{}
 		exchanges.Put(x)
 	}()
@@ -353,6 +359,9 @@ type exchange struct {
 	status           int
 	bytes            int64
 	route, requestID string
+	// secretQuery names the query parameters that carry credentials in
+	// the table that served the request (securityPlan.secretQuery).
+	secretQuery []string
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}

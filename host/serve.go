@@ -40,6 +40,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	defer h.leave()
 	t := h.acquire()
 	defer h.releaseTable(t)
+	noteSecretQuery(w, t.security)
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
 	setWriteDeadline(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
@@ -428,8 +429,7 @@ func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call, 
 		if g := t.security.guards[c.op]; g != nil {
 			v := g.check(c, r)
 			if v.status != 0 {
-				h.discardBody(w, r, c)
-				answerGuard(w, r, v)
+				h.refuseGuarded(w, r, c, v)
 				return false
 			}
 			c.principal = v.principal

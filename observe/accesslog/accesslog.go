@@ -16,7 +16,8 @@
 // # Notes
 //
 //   - The message is the method and the path with its query, as the
-//     client sent them; route is the route's template (absent when no
+//     client sent them, except that API keys sent in the query read
+//     REDACTED (host.RequestEvent.Query); route is the route's template (absent when no
 //     route matched, as for a 404), requestId the X-Request-Id the host
 //     answered with (absent likewise), trace_id the trace id of the
 //     request's W3C traceparent header (absent when it had no valid one;
@@ -104,7 +105,7 @@ func (l *Log) request(e host.RequestEvent) {
 	if !l.logger.Enabled(e.Request.Context(), level) {
 		return
 	}
-	ln := line{at: time.Now(), level: level, method: e.Method, path: e.Request.URL.Path, query: e.Request.URL.RawQuery,
+	ln := line{at: time.Now(), level: level, method: e.Method, path: e.Request.URL.Path, query: e.Query,
 		route: e.Route, requestID: e.RequestID, traceID: e.TraceID, status: e.Status, bytes: e.Bytes, duration: e.Duration}
 	l.mu.Lock()
 	for len(l.queue) >= MaxQueued && !l.closed {
