@@ -77,6 +77,9 @@ type App struct {
 	// address read from X-Forwarded-For (for rate limits). Defaults to
 	// none.
 	TrustedProxies []string `json:"trustedProxies,omitzero"`
+	// Outbound lists the services guests may call over HTTP; see
+	// [Outbound]. Absent: none.
+	Outbound Outbound `json:"outbound,omitzero"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -244,6 +247,13 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/idempotency/lease", "must be positive")
 	case cfg.Idempotency.Replay < 0:
 		return nil, badSetting(file, "/idempotency/replay", "must be positive")
+	case l.OutboundBytes < 0:
+		return nil, badSetting(file, "/limits/outboundBytes", "must be positive, got %d", l.OutboundBytes)
+	case l.OutboundRequests < 0:
+		return nil, badSetting(file, "/limits/outboundRequests", "must be positive, got %d", l.OutboundRequests)
+	}
+	if err := checkOutbound(file, cfg.Outbound); err != nil {
+		return nil, err
 	}
 	if err := checkBuild(file, data, cfg.Build); err != nil {
 		return nil, err

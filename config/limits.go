@@ -100,6 +100,15 @@ type Limits struct {
 	// first one of its module, which stays warm. Defaults to
 	// [DefaultInstanceIdleTimeout].
 	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
+	// OutboundBytes is the most bytes of one outbound response's body a
+	// guest may read, unless it asked to stream it (abi.HTTPRequest.Stream:
+	// then the call's deadline bounds it): past it http_body_read returns
+	// abi.ErrLimit. Defaults to [DefaultOutboundBytes].
+	OutboundBytes int64 `json:"outboundBytes,omitzero"`
+	// OutboundRequests is the most outbound HTTP requests one call may
+	// send (redirects not counted); one more gets abi.ErrLimit. Defaults
+	// to [DefaultOutboundRequests].
+	OutboundRequests int `json:"outboundRequests,omitzero"`
 }
 
 // Defaults of [Limits].
@@ -124,4 +133,10 @@ const (
 	DefaultJSONDepth = 32
 	// DefaultJSONValues is the default of [Limits.JSONValues]: 4096 values.
 	DefaultJSONValues = 4096
+	// DefaultOutboundBytes is the default of [Limits.OutboundBytes]:
+	// 16 MiB.
+	DefaultOutboundBytes = 16 << 20
+	// DefaultOutboundRequests is the default of [Limits.OutboundRequests]:
+	// 50 requests per call.
+	DefaultOutboundRequests = 50
 )
