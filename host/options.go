@@ -231,6 +231,12 @@ func (o Options) merge(cfg *config.App) Options {
 	if l.InstanceIdleTimeout == 0 {
 		l.InstanceIdleTimeout = cfg.Limits.InstanceIdleTimeout
 	}
+	if l.OutboundBytes == 0 {
+		l.OutboundBytes = cfg.Limits.OutboundBytes
+	}
+	if l.OutboundRequests == 0 {
+		l.OutboundRequests = cfg.Limits.OutboundRequests
+	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
 	}

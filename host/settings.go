@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
+	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/cors"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -35,6 +36,9 @@ type settings struct {
 	// proxies whose X-Forwarded-For is believed.
 	rateLimits     []*rateLimit
 	trustedProxies []netip.Prefix
+	// outbound sends the guests' outbound HTTP requests
+	// (endpoints.json "outbound"); it allows none when nothing is listed.
+	outbound *outbound.Client
 }
 
 // newSettings derives the settings of cfg; the runtime declaration's
@@ -70,6 +74,9 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 		s.cors = p
 	}
 	var err error
+	if s.outbound, err = newOutbound(h.app, cfg); err != nil {
+		return nil, err
+	}
 	if s.rateLimits, s.trustedProxies, err = newRateLimits(cfg); err != nil {
 		return nil, err
 	}

@@ -54,19 +54,17 @@ func newClient(t *testing.T, n names, cfg Config, entries ...string) *Client {
 	return c
 }
 
-// session is a started session of c with limits.
+// session is a started session of c with limits, whose call has 10 s.
 func session(t *testing.T, c *Client, l Limits) *Session {
-	s := &Session{}
-	s.Start(c, l, nil)
-	t.Cleanup(s.Close)
-	return s
+	return sessionFor(t, 10*time.Second, c, l)
 }
 
-// callCtx is a call's context: the test's, with a deadline.
-func callCtx(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), d)
-	t.Cleanup(cancel)
-	return ctx
+// sessionFor is a started session of c with limits, whose call has d.
+func sessionFor(t *testing.T, d time.Duration, c *Client, l Limits) *Session {
+	s := &Session{}
+	s.Start(t.Context(), time.Now().Add(d), c, l, nil)
+	t.Cleanup(s.Close)
+	return s
 }
 
 // req is http_send's JSON for a request.
@@ -85,9 +83,9 @@ func req(method, url string, headers ...[2]string) []byte {
 
 // get sends a GET and reads the whole answer: the status and body, or the
 // error's code.
-func get(t *testing.T, s *Session, ctx context.Context, url string, headers ...[2]string) (int, string, *Error) {
+func get(t *testing.T, s *Session, url string, headers ...[2]string) (int, string, *Error) {
 	t.Helper()
-	h, err := s.Send(ctx, req("GET", url, headers...), nil)
+	h, err := s.Send(req("GET", url, headers...), nil)
 	if err != nil {
 		return 0, "", err
 	}

@@ -34,7 +34,7 @@ func TestOnlyListedOriginsAreCalled(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := hits.Load()
 			s := session(t, c, Limits{})
-			status, body, err := get(t, s, callCtx(t, 10*time.Second), tc.url)
+			status, body, err := get(t, s, tc.url)
 			switch {
 			case tc.code == "" && (err != nil || status != 200 || body != "hello"):
 				t.Errorf("GET %s = %d %q %v, want 200 hello", tc.url, status, body, err)
@@ -48,8 +48,8 @@ func TestOnlyListedOriginsAreCalled(t *testing.T) {
 		})
 	}
 	var zero Session
-	zero.Start(newClient(t, nil, Config{}), Limits{}, nil)
-	if _, _, err := get(t, &zero, callCtx(t, time.Second), "http://127.0.0.1:"+p); err == nil || err.Code != abi.HTTPErrorNotAllowed {
+	zero.Start(t.Context(), time.Now().Add(time.Second), newClient(t, nil, Config{}), Limits{}, nil)
+	if _, _, err := get(t, &zero, "http://127.0.0.1:"+p); err == nil || err.Code != abi.HTTPErrorNotAllowed {
 		t.Errorf("with no allowlist: %v, want not_allowed", err)
 	}
 }
@@ -78,7 +78,7 @@ func TestEveryAddressFormIsCheckedWhereItIsDialled(t *testing.T) {
 	} {
 		t.Run(url, func(t *testing.T) {
 			s := session(t, c, Limits{})
-			_, _, err := get(t, s, callCtx(t, 10*time.Second), url)
+			_, _, err := get(t, s, url)
 			if err == nil || err.Code != abi.HTTPErrorNotAllowed || err.Errno() != abi.ErrNotAllowed {
 				t.Errorf("GET %s = %v, want not_allowed", url, err)
 			}
@@ -92,14 +92,14 @@ func TestEveryAddressFormIsCheckedWhereItIsDialled(t *testing.T) {
 		c := newClient(t, n, Config{}, "http://loop.test:"+p, "http://mapped.test:"+p, "http://127.0.0.1:"+p)
 		for _, url := range []string{"http://loop.test:" + p, "http://mapped.test:" + p} {
 			s := session(t, c, Limits{})
-			if status, _, err := get(t, s, callCtx(t, 10*time.Second), url); err != nil || status != 200 {
+			if status, _, err := get(t, s, url); err != nil || status != 200 {
 				t.Errorf("GET %s = %d %v, want 200", url, status, err)
 			}
 		}
 		// The name listed, the address listed for another port only.
 		c = newClient(t, n, Config{}, "http://loop.test:"+p, "http://127.0.0.1:1")
 		s := session(t, c, Limits{})
-		if _, _, err := get(t, s, callCtx(t, 10*time.Second), "http://loop.test:"+p); err == nil || err.Code != abi.HTTPErrorNotAllowed || !strings.Contains(err.Message, "127.0.0.1") {
+		if _, _, err := get(t, s, "http://loop.test:"+p); err == nil || err.Code != abi.HTTPErrorNotAllowed || !strings.Contains(err.Message, "127.0.0.1") {
 			t.Errorf("the address listed for another port: %v, want not_allowed naming 127.0.0.1", err)
 		}
 	})
@@ -143,7 +143,7 @@ func TestRedirects(t *testing.T) {
 	t.Run("to a private address not listed", func(t *testing.T) {
 		for _, path := range []string{"/to-private", "/to-metadata"} {
 			s := session(t, c, Limits{})
-			if _, _, err := get(t, s, callCtx(t, 10*time.Second), base+path); err == nil || err.Code != abi.HTTPErrorNotAllowed || !strings.Contains(err.Message, "169.254.169.254") && !strings.Contains(err.Message, "redirected to") {
+			if _, _, err := get(t, s, base+path); err == nil || err.Code != abi.HTTPErrorNotAllowed || !strings.Contains(err.Message, "169.254.169.254") && !strings.Contains(err.Message, "redirected to") {
 				t.Errorf("%s: %v, want not_allowed for the redirect", path, err)
 			}
 		}
@@ -153,7 +153,7 @@ func TestRedirects(t *testing.T) {
 	})
 	t.Run("credentials stay within the origin", func(t *testing.T) {
 		s := session(t, c, Limits{})
-		h, err := s.Send(callCtx(t, 10*time.Second), req("GET", base+"/to-other", auth...), nil)
+		h, err := s.Send(req("GET", base+"/to-other", auth...), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestRedirects(t *testing.T) {
 		if !strings.Contains(string(head), `["x-authorization",""]`) || !strings.Contains(string(head), `["x-cookie",""]`) {
 			t.Errorf("another origin got the credentials: %s", head)
 		}
-		h, err = s.Send(callCtx(t, 10*time.Second), req("GET", base+"/to-same", auth...), nil)
+		h, err = s.Send(req("GET", base+"/to-same", auth...), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,11 +173,11 @@ func TestRedirects(t *testing.T) {
 	t.Run("at most five", func(t *testing.T) {
 		loops.Store(0)
 		s := session(t, c, Limits{})
-		if status, body, err := get(t, s, callCtx(t, 10*time.Second), base+"/five"); err != nil || status != 200 || body != "hello" {
+		if status, body, err := get(t, s, base+"/five"); err != nil || status != 200 || body != "hello" {
 			t.Errorf("five redirects: %d %q %v, want 200 hello", status, body, err)
 		}
 		loops.Store(0)
-		if _, _, err := get(t, s, callCtx(t, 10*time.Second), base+"/loop"); err == nil || err.Code != abi.HTTPErrorRedirect || err.Errno() != abi.ErrIO {
+		if _, _, err := get(t, s, base+"/loop"); err == nil || err.Code != abi.HTTPErrorRedirect || err.Errno() != abi.ErrIO {
 			t.Errorf("a loop: %v, want redirect", err)
 		}
 		if n := loops.Load(); n != 6 {
@@ -196,14 +196,14 @@ func TestTLSIsVerifiedAgainstTheCAFile(t *testing.T) {
 	entries := []string{"https://api.test:" + p, "https://wrong.test:" + p, "https://127.0.0.1:" + p}
 
 	s := session(t, newClient(t, n, Config{CAs: ca.pem}, entries...), Limits{})
-	if status, body, err := get(t, s, callCtx(t, 10*time.Second), "https://api.test:"+p+"/"); err != nil || status != 200 || body != "hello" {
+	if status, body, err := get(t, s, "https://api.test:"+p+"/"); err != nil || status != 200 || body != "hello" {
 		t.Errorf("with the CA: %d %q %v, want 200 hello", status, body, err)
 	}
-	if _, _, err := get(t, s, callCtx(t, 10*time.Second), "https://wrong.test:"+p+"/"); err == nil || err.Code != abi.HTTPErrorTLS {
+	if _, _, err := get(t, s, "https://wrong.test:"+p+"/"); err == nil || err.Code != abi.HTTPErrorTLS {
 		t.Errorf("a name the certificate does not hold: %v, want tls", err)
 	}
 	s = session(t, newClient(t, n, Config{}, entries...), Limits{})
-	if _, _, err := get(t, s, callCtx(t, 10*time.Second), "https://api.test:"+p+"/"); err == nil || err.Code != abi.HTTPErrorTLS {
+	if _, _, err := get(t, s, "https://api.test:"+p+"/"); err == nil || err.Code != abi.HTTPErrorTLS {
 		t.Errorf("without the CA: %v, want tls", err)
 	}
 	if _, err := New(Config{CAs: []byte("not PEM")}); err == nil {
@@ -229,11 +229,12 @@ func TestTheDeadlineStopsSlowServers(t *testing.T) {
 	c := newClient(t, nil, Config{}, "http://127.0.0.1:"+port(srv))
 	base := "http://127.0.0.1:" + port(srv)
 
-	s := session(t, c, Limits{})
-	if _, err := s.Send(callCtx(t, 100*time.Millisecond), req("GET", base+"/slow-headers"), nil); err == nil || err.Code != abi.HTTPErrorTimeout {
+	s := sessionFor(t, 100*time.Millisecond, c, Limits{})
+	if _, err := s.Send(req("GET", base+"/slow-headers"), nil); err == nil || err.Code != abi.HTTPErrorTimeout {
 		t.Errorf("slow headers: %v, want timeout", err)
 	}
-	h, err := s.Send(callCtx(t, 300*time.Millisecond), req("GET", base+"/slow-body"), nil)
+	s = sessionFor(t, 300*time.Millisecond, c, Limits{})
+	h, err := s.Send(req("GET", base+"/slow-body"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestALargeAnswerIsCappedWithoutBuffering(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	h, err := s.Send(callCtx(t, time.Minute), req("GET", "http://127.0.0.1:"+port(srv)+"/big"), nil)
+	h, err := s.Send(req("GET", "http://127.0.0.1:"+port(srv)+"/big"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +323,7 @@ func TestALargeAnswerIsCappedWithoutBuffering(t *testing.T) {
 		s := session(t, c, Limits{Bytes: limit})
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		h, err := s.Send(callCtx(t, time.Minute), []byte(`{"url":"http://127.0.0.1:`+port(srv)+`/","stream":true}`), nil)
+		h, err := s.Send([]byte(`{"url":"http://127.0.0.1:`+port(srv)+`/","stream":true}`), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -354,10 +355,9 @@ func TestRequestsPerCallAreCapped(t *testing.T) {
 	srv := server(t, func(w http.ResponseWriter, r *http.Request) { hits.Add(1) })
 	c := newClient(t, nil, Config{}, "http://127.0.0.1:"+port(srv))
 	s := session(t, c, Limits{Requests: 100})
-	ctx := callCtx(t, time.Minute)
 	var limited int
 	for range 1000 {
-		h, err := s.Send(ctx, req("GET", "http://127.0.0.1:"+port(srv)+"/"), nil)
+		h, err := s.Send(req("GET", "http://127.0.0.1:"+port(srv)+"/"), nil)
 		if err != nil {
 			if err.Code != abi.HTTPErrorLimit {
 				t.Fatalf("a request failed: %v", err)
@@ -382,17 +382,16 @@ func TestConcurrentRequestsPerHostAreBounded(t *testing.T) {
 	url := "http://127.0.0.1:" + port(srv) + "/"
 	c := newClient(t, nil, Config{MaxPerHost: 2}, "http://127.0.0.1:"+port(srv))
 	a, b := session(t, c, Limits{}), session(t, c, Limits{})
-	ctx := callCtx(t, 10*time.Second)
-	h1, err1 := a.Send(ctx, req("GET", url), nil)
-	_, err2 := b.Send(ctx, req("GET", url), nil)
+	h1, err1 := a.Send(req("GET", url), nil)
+	_, err2 := b.Send(req("GET", url), nil)
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	if _, err := b.Send(ctx, req("GET", url), nil); err == nil || err.Code != abi.HTTPErrorLimit {
+	if _, err := b.Send(req("GET", url), nil); err == nil || err.Code != abi.HTTPErrorLimit {
 		t.Errorf("a third request in flight: %v, want limit", err)
 	}
 	a.CloseHandle(h1)
-	if _, err := b.Send(ctx, req("GET", url), nil); err != nil {
+	if _, err := b.Send(req("GET", url), nil); err != nil {
 		t.Errorf("after a release: %v", err)
 	}
 	b.Close()
@@ -415,7 +414,7 @@ func TestMalformedRequestsAreInvalid(t *testing.T) {
 		{"a header with three members", `{"url":"http://127.0.0.1:8089","headers":[["x","1","2"]]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := s.Send(callCtx(t, time.Second), []byte(tc.json), nil); err == nil || err.Errno() != abi.ErrInvalid {
+			if _, err := s.Send([]byte(tc.json), nil); err == nil || err.Errno() != abi.ErrInvalid {
 				t.Errorf("Send(%s) = %v, want invalid", tc.json, err)
 			}
 		})
@@ -438,7 +437,7 @@ func TestRequestBodyAndHeadersGoOut(t *testing.T) {
 	c := newClient(t, nil, Config{}, "http://127.0.0.1:"+port(srv))
 	s := session(t, c, Limits{})
 	body := []byte(`{"a":1}`)
-	h, err := s.Send(callCtx(t, 10*time.Second), req("POST", "http://127.0.0.1:"+port(srv)+"/", [2]string{"content-type", "application/json"}), body)
+	h, err := s.Send(req("POST", "http://127.0.0.1:"+port(srv)+"/", [2]string{"content-type", "application/json"}), body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,8 @@ type Observe func(req *http.Request) (done func(status int, err *Error))
 // zero Session is not usable: [Session.Start] it. A session is owned by
 // the goroutine of its call.
 type Session struct {
+	ctx     context.Context // the call's: its deadline bounds every request
+	cancel  context.CancelFunc
 	client  *Client
 	limits  Limits
 	observe Observe
@@ -61,11 +63,13 @@ type response struct {
 	done   func(int, *Error)
 }
 
-// Start prepares s for a call: its client, limits and observer. A
-// session that is started again is closed first.
-func (s *Session) Start(c *Client, l Limits, o Observe) {
+// Start prepares s for a call: requests run under parent (the request's
+// context) until deadline (the call's), with the client, limits and
+// observer given. A session that is started again is closed first.
+func (s *Session) Start(parent context.Context, deadline time.Time, c *Client, l Limits, o Observe) {
 	s.Close()
-	*s = Session{client: c, limits: l, observe: o, open: s.open[:0]}
+	ctx, cancel := context.WithDeadline(parent, deadline)
+	*s = Session{ctx: ctx, cancel: cancel, client: c, limits: l, observe: o, open: s.open[:0]}
 }
 
 // Started reports whether s serves a call.
@@ -86,10 +90,10 @@ func (s *Session) fail(err *Error) *Error {
 }
 
 // Send sends the request described by reqJSON ([abi.HTTPRequest]) with
-// body, under ctx (whose deadline bounds the whole exchange), and waits
-// for the response's status and headers: it returns the response's handle.
-// body is copied: the caller may reuse it.
-func (s *Session) Send(ctx context.Context, reqJSON, body []byte) (int32, *Error) {
+// body, under the session's context (whose deadline bounds the whole
+// exchange), and waits for the response's status and headers: it returns
+// the response's handle. body is copied: the caller may reuse it.
+func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 	began := time.Now()
 	defer func() { s.elapsed += time.Since(began) }()
 	var r abi.HTTPRequest
@@ -110,10 +114,7 @@ func (s *Session) Send(ctx context.Context, reqJSON, body []byte) (int32, *Error
 		return -1, s.fail(errorf(abi.HTTPErrorLimit, "%d requests to %s are in flight already (outbound.maxConcurrentPerHost)", s.client.maxPerHost, hostport))
 	}
 	s.sent++
-	rctx, cancel := context.WithCancel(ctx)
-	if dl, ok := ctx.Deadline(); ok {
-		rctx, cancel = context.WithDeadline(ctx, dl)
-	}
+	rctx, cancel := context.WithCancel(s.ctx)
 	req = req.WithContext(rctx)
 	var done func(int, *Error)
 	if s.observe != nil {
@@ -208,6 +209,11 @@ func (s *Session) get(handle int32) (*response, *Error) {
 	return s.open[handle], nil
 }
 
+// Open reports whether handle is an open response of s.
+func (s *Session) Open(handle int32) bool {
+	return handle >= 0 && int(handle) < len(s.open) && s.open[handle] != nil
+}
+
 // Response is the status and headers of handle's response
 // ([abi.HTTPResponse] JSON), false for a handle that is not open.
 func (s *Session) Response(handle int32) ([]byte, bool) {
@@ -296,4 +302,7 @@ func (s *Session) Close() {
 		}
 	}
 	s.open = s.open[:0]
+	if s.cancel != nil {
+		s.cancel()
+	}
 }

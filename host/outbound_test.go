@@ -1,0 +1,190 @@
+package host_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/host"
+)
+
+const httpImports = `
+  (import "endpoints" "http_send" (func $http_send (param i32 i32 i32 i32) (result i32)))
+  (import "endpoints" "http_response" (func $http_response (param i32 i32 i32) (result i32)))
+  (import "endpoints" "http_body_read" (func $http_body_read (param i32 i32 i32) (result i32)))
+  (import "endpoints" "http_close" (func $http_close (param i32) (result i32)))
+  (import "endpoints" "http_error" (func $http_error (param i32 i32) (result i32)))
+`
+
+// proxyGuest sends the request whose http_send JSON is the incoming
+// body, then answers the response's head JSON followed by its body; when
+// http_send fails it answers 400 minus the errno (409 for -9, 410 for
+// -10, 405 for -5, 402 for -2) with http_error's JSON.
+var proxyGuest = watModule{
+	imports: httpImports,
+	extra:   "  (global $h (mut i32) (i32.const 0))\n",
+	handle: `(local.set $n (call $body_read (i32.const 65536) (i32.const 65536)))
+    (global.set $h (call $http_send (i32.const 65536) (local.get $n) (i32.const 0) (i32.const 0)))
+    (if (i32.lt_s (global.get $h) (i32.const 0))
+      (then
+        (drop (call $set_status (i32.sub (i32.const 400) (global.get $h))))
+        (local.set $n (call $http_error (i32.const 131072) (i32.const 4096)))
+        (drop (call $write (i32.const 131072) (local.get $n)))
+        (return (i32.const 0))))
+    (local.set $n (call $http_response (global.get $h) (i32.const 131072) (i32.const 4096)))
+    (drop (call $write (i32.const 131072) (local.get $n)))
+    (block $done (loop $more
+      (local.set $n (call $http_body_read (global.get $h) (i32.const 131072) (i32.const 4096)))
+      (br_if $done (i32.le_s (local.get $n) (i32.const 0)))
+      (drop (call $write (i32.const 131072) (local.get $n)))
+      (br $more)))
+    (if (i32.lt_s (local.get $n) (i32.const 0))
+      (then (return (i32.const 1))))
+    (drop (call $http_close (global.get $h)))
+    (if (i32.ne (call $http_close (global.get $h)) (i32.const -1))
+      (then (return (i32.const 2))))
+    (i32.const 0)`,
+}
+
+// repeatGuest sends the incoming body's request until http_send fails,
+// closing each response, and answers 400 minus the errno that stopped it.
+var repeatGuest = watModule{
+	imports: httpImports,
+	extra:   "  (global $h (mut i32) (i32.const 0))\n",
+	handle: `(local.set $n (call $body_read (i32.const 65536) (i32.const 65536)))
+    (block $done (loop $more
+      (global.set $h (call $http_send (i32.const 65536) (local.get $n) (i32.const 0) (i32.const 0)))
+      (br_if $done (i32.lt_s (global.get $h) (i32.const 0)))
+      (drop (call $http_close (global.get $h)))
+      (br $more)))
+    (drop (call $set_status (i32.sub (i32.const 400) (global.get $h))))
+    (i32.const 0)`,
+}
+
+func TestGuestsCallListedServices(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	var traceparents sync.Map
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		traceparents.Store(r.URL.Path, r.Header.Get("Traceparent"))
+		w.Header().Set("X-Backend", "yes")
+		io.WriteString(w, "hello from "+r.URL.Path)
+	}))
+	t.Cleanup(backend.Close)
+	base := backend.URL // http://127.0.0.1:port
+
+	var events []host.OutboundEvent
+	var requests []host.RequestEvent
+	var mu sync.Mutex
+	observer := &host.Observer{
+		Outbound: func(e host.OutboundEvent) { mu.Lock(); events = append(events, e); mu.Unlock() },
+		Request:  func(e host.RequestEvent) { mu.Lock(); requests = append(requests, e); mu.Unlock() },
+	}
+	srv, _ := newApp(t).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+base+`"]}, "limits": {"outboundRequests": 3}}`)).
+		wat("server/api/proxy.post.wasm", proxyGuest).
+		wat("server/api/repeat.post.wasm", repeatGuest).
+		serve(host.Options{Observer: observer})
+
+	t.Run("a listed service", func(t *testing.T) {
+		res := do(t, srv, "POST", "/api/proxy", `{"url":"`+base+`/a"}`,
+			"Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+		if res.status != 200 || !strings.HasPrefix(res.body, `{"status":200,"headers":[`) ||
+			!strings.Contains(res.body, `["x-backend","yes"]`) || !strings.HasSuffix(res.body, "hello from /a") {
+			t.Errorf("got %d %s", res.status, res.body)
+		}
+		if tp, _ := traceparents.Load("/a"); tp != "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" {
+			t.Errorf("the service got traceparent %q, want the request's", tp)
+		}
+	})
+	for _, tc := range []struct{ name, req, want string }{
+		{"an unlisted host", `{"url":"http://example.com/"}`, `409 {"code":"not_allowed"`},
+		{"a metadata address", `{"url":"http://169.254.169.254/latest/meta-data/"}`, `409 {"code":"not_allowed"`},
+		{"a listed address on another port", `{"url":"http://127.0.0.1:1/"}`, `409 {"code":"not_allowed"`},
+		{"a relative URL", `{"url":"/api/proxy"}`, `402 {"code":"invalid"`},
+		{"not JSON", `{"url":`, `402 {"code":"invalid"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := hits.Load()
+			res := do(t, srv, "POST", "/api/proxy", tc.req)
+			if got := fmt.Sprintf("%d %s", res.status, res.body); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("got %s, want %s...", got, tc.want)
+			}
+			if hits.Load() != before {
+				t.Error("the request reached the service")
+			}
+		})
+	}
+	t.Run("limits.outboundRequests per call", func(t *testing.T) {
+		before := hits.Load()
+		res := do(t, srv, "POST", "/api/repeat", `{"url":"`+base+`/r"}`)
+		if res.status != 410 || hits.Load()-before != 3 {
+			t.Errorf("got %d after %d requests, want 410 (ErrLimit) after 3", res.status, hits.Load()-before)
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	var last host.RequestEvent
+	for _, e := range requests {
+		if e.Route == "/api/repeat" {
+			last = e
+		}
+	}
+	if last.OutboundRequests != 3 || last.OutboundDuration <= 0 {
+		t.Errorf("the request event counts %d outbound requests taking %s, want 3", last.OutboundRequests, last.OutboundDuration)
+	}
+	wantHost := strings.TrimPrefix(base, "http://")
+	var ok int
+	for _, e := range events {
+		if e.Host == wantHost && e.Status == 200 && e.Error == "" && e.RequestMethod == "GET" && e.Method == "POST" {
+			ok++
+		}
+	}
+	if ok != 4 {
+		t.Errorf("%d outbound events of 200 from %s, want 4: %+v", ok, wantHost, events)
+	}
+}
+
+// TestOutboundSpansCarryTheTracersContext: a tracer's Span hook sees each
+// outbound request as a StepOutbound and its propagation header reaches
+// the service called.
+func TestOutboundSpansCarryTheTracersContext(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 1)
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Get("Traceparent")
+	}))
+	t.Cleanup(backend.Close)
+	var ended atomic.Int32
+	var target atomic.Value
+	observer := &host.Observer{Span: func(ctx context.Context, e host.SpanEvent) (context.Context, func(error)) {
+		if e.Step != host.StepOutbound {
+			return ctx, nil
+		}
+		target.Store(e.Op + " " + e.Target)
+		e.Header.Set("Traceparent", "00-11111111111111111111111111111111-2222222222222222-01")
+		return ctx, func(error) { ended.Add(1) }
+	}}
+	srv, _ := newApp(t).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}}`)).
+		wat("server/api/proxy.post.wasm", proxyGuest).
+		serve(host.Options{Observer: observer})
+	res := do(t, srv, "POST", "/api/proxy", `{"url":"`+backend.URL+`/x"}`,
+		"Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+	if res.status != 200 {
+		t.Fatalf("got %d %s", res.status, res.body)
+	}
+	if tp := <-got; tp != "00-11111111111111111111111111111111-2222222222222222-01" {
+		t.Errorf("the service got traceparent %q, want the client span's", tp)
+	}
+	if want := "GET " + backend.URL; target.Load() != want || ended.Load() != 1 {
+		t.Errorf("span %v ended %d times, want %q once", target.Load(), ended.Load(), want)
+	}
+}
