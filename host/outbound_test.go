@@ -6,12 +6,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
 
 const httpImports = `
@@ -186,5 +189,38 @@ func TestOutboundSpansCarryTheTracersContext(t *testing.T) {
 	}
 	if want := "GET " + backend.URL; target.Load() != want || ended.Load() != 1 {
 		t.Errorf("span %v ended %d times, want %q once", target.Load(), ended.Load(), want)
+	}
+}
+
+// TestGoGuestUsesNetHTTP: a Go guest's ordinary http.Get goes through the
+// host once it imports the SDK's outbound package, with the host's checks.
+func TestGoGuestUsesNetHTTP(t *testing.T) {
+	t.Parallel()
+	wasm := filepath.Join(t.TempDir(), "fetch.get.wasm")
+	if err := guestbuild.Go(context.Background(), "../guest-sdk/go/testdata/outbound", wasm); err != nil {
+		t.Fatal(err)
+	}
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			http.Redirect(w, r, "/there", http.StatusFound)
+			return
+		}
+		w.Header().Set("X-Backend", "yes")
+		io.WriteString(w, "hello from "+r.URL.Path)
+	}))
+	t.Cleanup(backend.Close)
+	srv, _ := newApp(t).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}}`)).
+		copyModule("server/api/fetch.get.wasm", wasm).
+		serve(host.Options{})
+	for _, tc := range []struct{ url, want string }{
+		{backend.URL + "/a", "200 200 yes hello from /a"},
+		{backend.URL + "/moved", "200 200 yes hello from /there"},
+		{"http://169.254.169.254/latest/meta-data/", "502 true Get \"http://169.254.169.254/latest/meta-data/\": outbound request: not_allowed:"},
+	} {
+		res := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(tc.url), "")
+		if got := fmt.Sprintf("%d %s", res.status, res.body); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("GET %s: got %s, want %s...", tc.url, got, tc.want)
+		}
 	}
 }
