@@ -9,4 +9,5 @@ export { endpoint, plainRoute, Handler } from "./route";
 export { endpointsAbort } from "./abort";
 import * as kv from "./kv";
 import * as log from "./log";
-export { kv, log };
+import * as http from "./http";
+export { kv, log, http };

@@ -391,6 +391,8 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		{"ENDPOINTS_ERR_IO", int32(abi.ErrIO)},
 		{"ENDPOINTS_ERR_STATE", int32(abi.ErrState)},
 		{"ENDPOINTS_ERR_UNAVAILABLE", int32(abi.ErrUnavailable)},
+		{"ENDPOINTS_ERR_NOT_ALLOWED", int32(abi.ErrNotAllowed)},
+		{"ENDPOINTS_ERR_LIMIT", int32(abi.ErrLimit)},
 		{"ENDPOINTS_KV_MAX_KEY", abi.KVMaxKey},
 		{"ENDPOINTS_KV_MAX_VALUE", abi.KVMaxValue},
 		{"ENDPOINTS_KV_LIST_LIMIT", abi.KVListLimit},
@@ -411,6 +413,7 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		abi.ImportResponseAddHeader, abi.ImportResponseWrite, abi.ImportLog,
 		abi.ImportFileRead, abi.ImportKVGet, abi.ImportKVSet, abi.ImportKVDelete,
 		abi.ImportKVIncr, abi.ImportKVList,
+		abi.ImportHTTPSend, abi.ImportHTTPResponse, abi.ImportHTTPBodyRead, abi.ImportHTTPClose, abi.ImportHTTPError,
 	}
 
 	// A module that asserts every constant, takes the address of every
