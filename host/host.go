@@ -46,6 +46,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -91,6 +92,13 @@ type Host struct {
 	closeOnce         sync.Once
 	stopErr, closeErr error
 	closed            chan struct{} // closed when the host has finished closing
+	// outbound sends the guests' outbound HTTP requests; a reload that
+	// leaves endpoints.json's outbound settings alone keeps it, with its
+	// connections and per-host counts (outboundKey says which settings
+	// made it). Guarded by outboundMu.
+	outboundMu  sync.Mutex
+	outbound    *outbound.Client
+	outboundKey string
 }
 
 // table is one loaded version of the app's routes. It is built whole and
@@ -318,6 +326,7 @@ func (h *Host) shutdown(ctx context.Context) (stopErr, closeErr error) {
 		t.close(context.Background())
 	}
 	closeErr = h.engine.Close(context.Background())
+	h.closeOutbound()
 	h.closeStore()
 	return stopErr, closeErr
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"net"
 	"net/http"
@@ -35,14 +36,17 @@ type OutboundEvent struct {
 	Duration time.Duration
 }
 
-// newOutbound makes the outbound client of cfg for the app in dir.
-func newOutbound(dir string, cfg *config.App) (*outbound.Client, error) {
+// outboundClient is the outbound client of cfg for the app: the one the
+// host has when cfg's outbound settings (and the CA file's content) are
+// those that made it, else a new one, which replaces it (the old one's
+// requests in flight finish; its idle connections close).
+func (h *Host) outboundClient(cfg *config.App) (*outbound.Client, error) {
 	o := cfg.Outbound
 	allow, err := allowlist.Parse(o.AllowedHosts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: outbound.allowedHosts: %v", config.File, err)
 	}
-	cas, err := o.ReadCAFile(dir)
+	cas, err := o.ReadCAFile(h.app)
 	if err != nil {
 		return nil, err
 	}
@@ -50,11 +54,31 @@ func newOutbound(dir string, cfg *config.App) (*outbound.Client, error) {
 	if perHost == 0 {
 		perHost = config.DefaultOutboundMaxConcurrentPerHost
 	}
+	key := fmt.Sprintf("%q %d %x", o.AllowedHosts, perHost, sha256.Sum256(cas))
+	h.outboundMu.Lock()
+	defer h.outboundMu.Unlock()
+	if h.outbound != nil && h.outboundKey == key {
+		return h.outbound, nil
+	}
 	c, err := outbound.New(outbound.Config{Allow: allow, CAs: cas, MaxPerHost: perHost})
 	if err != nil {
-		return nil, fmt.Errorf("%s: /outbound/caFile: %s: %v", config.File, o.CAFilePath(dir), err)
+		return nil, fmt.Errorf("%s: /outbound/caFile: %s: %v", config.File, o.CAFilePath(h.app), err)
 	}
+	if h.outbound != nil {
+		h.outbound.Close()
+	}
+	h.outbound, h.outboundKey = c, key
 	return c, nil
+}
+
+// closeOutbound closes the outbound client's idle connections, when the
+// host closes.
+func (h *Host) closeOutbound() {
+	h.outboundMu.Lock()
+	defer h.outboundMu.Unlock()
+	if h.outbound != nil {
+		h.outbound.Close()
+	}
 }
 
 func limitOutboundBytes(l config.Limits) int64 {

@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
@@ -222,5 +223,36 @@ func TestGoGuestUsesNetHTTP(t *testing.T) {
 		if got := fmt.Sprintf("%d %s", res.status, res.body); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("GET %s: got %s, want %s...", tc.url, got, tc.want)
 		}
+	}
+}
+
+// TestOutboundCAFile: endpoints.json's outbound.caFile, relative to the
+// app, makes an internal service's certificate trusted; without it the
+// TLS check fails, and a missing file fails the load naming the setting.
+func TestOutboundCAFile(t *testing.T) {
+	t.Parallel()
+	backend := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "internal") }))
+	t.Cleanup(backend.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: backend.Certificate().Raw})
+	req := `{"url":"` + backend.URL + `/"}`
+	for _, tc := range []struct{ name, settings, want string }{
+		{"with the CA", `"caFile": "certs/ca.pem"`, "200 "},
+		{"without", `"maxConcurrentPerHost": 4`, `405 {"code":"tls"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := newApp(t).
+				file("certs/ca.pem", ca).
+				file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"], `+tc.settings+`}}`)).
+				wat("server/api/proxy.post.wasm", proxyGuest).
+				serve(host.Options{})
+			res := do(t, srv, "POST", "/api/proxy", req)
+			if got := fmt.Sprintf("%d %s", res.status, res.body); !strings.HasPrefix(got, tc.want) {
+				t.Errorf("got %s, want %s...", got, tc.want)
+			}
+		})
+	}
+	a := newApp(t).file("endpoints.json", []byte(`{"outbound": {"caFile": "missing.pem"}}`)).wat("server/api/proxy.post.wasm", proxyGuest)
+	if _, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t)}); err == nil || !strings.Contains(err.Error(), "/outbound/caFile") {
+		t.Errorf("a missing CA file: %v, want an error naming /outbound/caFile", err)
 	}
 }
