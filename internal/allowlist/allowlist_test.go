@@ -43,18 +43,10 @@ func TestParseNamesTheBadEntry(t *testing.T) {
 }
 
 func TestAllows(t *testing.T) {
-	l, err := Parse([]string{
-		"https://api.example.com",
-		"https://*.svc.example:8443",
-		"http://127.0.0.1:8089",
-		"https://[fd00::7]",
-		"http://any.example:*",
-		"HTTPS://Upper.Example./",
-	})
-	if err == nil {
+	if _, err := Parse([]string{"HTTPS://Upper.Example./"}); err == nil {
 		t.Fatal("an upper-case scheme was accepted")
 	}
-	l, err = Parse([]string{
+	l, err := Parse([]string{
 		"https://api.example.com",
 		"https://*.svc.example:8443",
 		"http://127.0.0.1:8089",

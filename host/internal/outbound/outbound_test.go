@@ -229,11 +229,11 @@ func TestTheDeadlineStopsSlowServers(t *testing.T) {
 	c := newClient(t, nil, Config{}, "http://127.0.0.1:"+port(srv))
 	base := "http://127.0.0.1:" + port(srv)
 
-	s := sessionFor(t, 100*time.Millisecond, c, Limits{})
+	s := sessionFor(t, time.Second, c, Limits{})
 	if _, err := s.Send(req("GET", base+"/slow-headers"), nil); err == nil || err.Code != abi.HTTPErrorTimeout {
 		t.Errorf("slow headers: %v, want timeout", err)
 	}
-	s = sessionFor(t, 300*time.Millisecond, c, Limits{})
+	s = sessionFor(t, time.Second, c, Limits{})
 	h, err := s.Send(req("GET", base+"/slow-body"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -301,6 +301,9 @@ func TestALargeAnswerIsCappedWithoutBuffering(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if read != limit || last == nil || last.Code != abi.HTTPErrorLimit || last.Errno() != abi.ErrLimit {
 		t.Errorf("read %d bytes then %v, want %d then limit", read, last, limit)
+	}
+	if n, err := s.Read(h, buf); n != 0 || err != last {
+		t.Errorf("a read after the limit: %d, %v; want the limit again", n, err)
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2<<20 {
 		t.Errorf("the host allocated %d bytes to pass %d on, want under 2 MiB", alloc, read)

@@ -58,6 +58,7 @@ type response struct {
 	limit  int64  // bytes the guest may read; 0: no bound
 	read   int64
 	eof    bool
+	err    *Error // why the body failed; every later read fails with it
 	cancel context.CancelFunc
 	slot   func()
 	done   func(int, *Error)
@@ -232,6 +233,9 @@ func (s *Session) Read(handle int32, dst []byte) (int, *Error) {
 	if e != nil {
 		return 0, e
 	}
+	if rs.err != nil {
+		return 0, s.fail(rs.err)
+	}
 	if rs.eof || len(dst) == 0 {
 		return 0, nil
 	}
@@ -247,9 +251,9 @@ func (s *Session) Read(handle int32, dst []byte) (int, *Error) {
 				s.finish(rs, nil)
 				return 0, nil
 			}
-			e := errorf(abi.HTTPErrorLimit, "the response body is larger than %d bytes (limits.outboundBytes); ask to stream it to read it all", rs.limit)
-			s.finish(rs, e)
-			return 0, s.fail(e)
+			rs.err = errorf(abi.HTTPErrorLimit, "the response body is larger than %d bytes (limits.outboundBytes); ask to stream it to read it all", rs.limit)
+			s.finish(rs, rs.err)
+			return 0, s.fail(rs.err)
 		}
 		dst = dst[:min(int64(len(dst)), left)]
 	}
@@ -259,9 +263,9 @@ func (s *Session) Read(handle int32, dst []byte) (int, *Error) {
 	case err == io.EOF:
 		s.finish(rs, nil)
 	case err != nil && n == 0:
-		e := classify(rs.resp.Request.Context(), err)
-		s.finish(rs, e)
-		return 0, s.fail(e)
+		rs.err = classify(rs.resp.Request.Context(), err)
+		s.finish(rs, rs.err)
+		return 0, s.fail(rs.err)
 	}
 	return n, nil
 }
