@@ -198,16 +198,28 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	} else if addrs, err = c.resolver.LookupNetIP(ctx, "ip", host); err != nil {
 		return nil, errorf(abi.HTTPErrorConnect, "resolving %s: %v", host, err)
 	}
-	d := net.Dialer{Control: c.control}
+	var allowed []netip.Addr
 	var refused []string
-	var last error
 	for _, a := range addrs {
-		a = a.Unmap()
-		if !c.allow.AllowsAddress(a, port) {
+		if a = a.Unmap(); c.allow.AllowsAddress(a, port) {
+			allowed = append(allowed, a)
+		} else {
 			refused = append(refused, a.String())
-			continue
 		}
-		conn, err := d.DialContext(ctx, network, netip.AddrPortFrom(a, port).String())
+	}
+	d := net.Dialer{Control: c.control}
+	var last error
+	for i, a := range allowed {
+		// Each address gets its share of the time left (at least
+		// minDialShare), as net.Dialer does for a name: one that does not
+		// answer must not use up the deadline of those after it.
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok && i < len(allowed)-1 {
+			share := max(time.Until(dl)/time.Duration(len(allowed)-i), minDialShare)
+			actx, cancel = context.WithTimeout(ctx, share)
+		}
+		conn, err := d.DialContext(actx, network, netip.AddrPortFrom(a, port).String())
+		cancel()
 		if err == nil {
 			return conn, nil
 		}
@@ -221,6 +233,10 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	}
 	return nil, errorf(abi.HTTPErrorConnect, "%s has no address", host)
 }
+
+// minDialShare is the least time one of a name's addresses gets to
+// answer before the next is tried.
+const minDialShare = 2 * time.Second
 
 // control checks the address a socket is about to connect to, the last
 // line of defence should an address reach the dialer unchecked.

@@ -451,3 +451,17 @@ func TestRequestBodyAndHeadersGoOut(t *testing.T) {
 		t.Errorf("response = %s", head)
 	}
 }
+
+// TestANameIsDialledAddressByAddress: an address that refuses the
+// connection gives way to the next of the name's addresses, and an
+// unlisted private one among them is skipped, never dialled.
+func TestANameIsDialledAddressByAddress(t *testing.T) {
+	srv := server(t, hello) // listens on 127.0.0.1 only
+	p := port(srv)
+	n := names{"multi.test": {"10.0.0.1", "127.0.0.2", "127.0.0.1"}}
+	c := newClient(t, n, Config{}, "http://multi.test:"+p, "http://127.0.0.2:"+p, "http://127.0.0.1:"+p)
+	s := session(t, c, Limits{})
+	if status, body, err := get(t, s, "http://multi.test:"+p+"/"); err != nil || status != 200 || body != "hello" {
+		t.Errorf("got %d %q %v, want 200 hello from 127.0.0.1", status, body, err)
+	}
+}
