@@ -256,3 +256,44 @@ func TestOutboundCAFile(t *testing.T) {
 		t.Errorf("a missing CA file: %v, want an error naming /outbound/caFile", err)
 	}
 }
+
+// TestASlowServiceStopsAtTheCallsDeadline: a service that never answers
+// holds the guest until limits.timeout, then the call is stopped as any
+// other past its deadline.
+func TestASlowServiceStopsAtTheCallsDeadline(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow-body" {
+			io.WriteString(w, "first")
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(backend.Close)
+	t.Cleanup(func() { close(release) })
+	srv, logs := newApp(t).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}, "limits": {"timeout": "500ms"}}`)).
+		wat("server/api/proxy.post.wasm", proxyGuest).
+		serve(host.Options{})
+	res := do(t, srv, "POST", "/api/proxy", `{"url":"`+backend.URL+`/slow-headers"}`)
+	if res.status != 500 {
+		t.Errorf("slow headers: got %d %s, want 500", res.status, res.body)
+	}
+	// A plain route's answer goes out as written: the stopped call cuts
+	// it off, which the client sees as an aborted response.
+	resp, err := http.Post(srv.URL+"/api/proxy", "application/json", strings.NewReader(`{"url":"`+backend.URL+`/slow-body"}`))
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if err == nil {
+		t.Errorf("slow body: the answer ended normally, want it cut off at the deadline")
+	}
+	if !strings.Contains(logs.String(), "deadline") {
+		t.Errorf("the log does not say the deadline stopped the calls:\n%s", logs)
+	}
+}
