@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -465,3 +466,74 @@ func TestANameIsDialledAddressByAddress(t *testing.T) {
 		t.Errorf("got %d %q %v, want 200 hello from 127.0.0.1", status, body, err)
 	}
 }
+
+// TestPerHostBoundUnderAHammer: many sessions sending at once never have
+// more than MaxPerHost requests in flight to one host, and every slot is
+// given back.
+func TestPerHostBoundUnderAHammer(t *testing.T) {
+	var now, most atomic.Int32
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		n := now.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		io.WriteString(w, "x")
+		now.Add(-1)
+	})
+	url := "http://127.0.0.1:" + port(srv) + "/"
+	c := newClient(t, nil, Config{MaxPerHost: 4}, "http://127.0.0.1:"+port(srv))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	var sent, limited atomic.Int32
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &Session{}
+			s.Start(t.Context(), time.Now().Add(30*time.Second), c, Limits{}, nil)
+			defer s.Close()
+			<-start
+			for range 20 {
+				h, err := s.Send(req("GET", url), nil)
+				if err != nil {
+					if err.Code != abi.HTTPErrorLimit {
+						t.Errorf("a request failed: %v", err)
+						return
+					}
+					limited.Add(1)
+					continue
+				}
+				sent.Add(1)
+				io.ReadAll(readerOf(s, h))
+				s.CloseHandle(h)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if most.Load() > 4 || sent.Load() == 0 || sent.Load()+limited.Load() != 640 {
+		t.Errorf("at most %d in flight (want ≤ 4), %d sent, %d refused", most.Load(), sent.Load(), limited.Load())
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.inFlight) != 0 {
+		t.Errorf("slots held after every session closed: %v", c.inFlight)
+	}
+}
+
+// readerOf reads handle h's body.
+func readerOf(s *Session, h int32) io.Reader {
+	return readerFunc(func(p []byte) (int, error) {
+		n, err := s.Read(h, p)
+		switch {
+		case err != nil:
+			return n, err
+		case n == 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	})
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
