@@ -36,15 +36,14 @@ type OutboundEvent struct {
 	Duration time.Duration
 }
 
-// outboundClient is the outbound client of cfg for the app: the one the
-// host has when cfg's outbound settings (and the CA file's content) are
-// those that made it, else a new one, which replaces it (the old one's
-// requests in flight finish; its idle connections close).
-func (h *Host) outboundClient(cfg *config.App) (*outbound.Client, error) {
-	o := cfg.Outbound
+// outboundClient is the outbound client of the settings o (endpoints.json's
+// merged with Options.Outbound) for the app: the one the host has when o
+// (and the CA file's content) made it, else a new one, which replaces it
+// (the old one's requests in flight finish; its idle connections close).
+func (h *Host) outboundClient(o config.Outbound) (*outbound.Client, error) {
 	allow, err := allowlist.Parse(o.AllowedHosts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: outbound.allowedHosts: %v", config.File, err)
+		return nil, fmt.Errorf("outbound.allowedHosts (of %s or Options.Outbound): %v", config.File, err)
 	}
 	cas, err := o.ReadCAFile(h.app)
 	if err != nil {

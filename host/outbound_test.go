@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
@@ -176,10 +177,10 @@ func TestOutboundSpansCarryTheTracersContext(t *testing.T) {
 		e.Header.Set("Traceparent", "00-11111111111111111111111111111111-2222222222222222-01")
 		return ctx, func(error) { ended.Add(1) }
 	}}
+	// The embedder lists the service (Options.Outbound), not endpoints.json.
 	srv, _ := newApp(t).
-		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}}`)).
 		wat("server/api/proxy.post.wasm", proxyGuest).
-		serve(host.Options{Observer: observer})
+		serve(host.Options{Observer: observer, Outbound: config.Outbound{AllowedHosts: []string{backend.URL}}})
 	res := do(t, srv, "POST", "/api/proxy", `{"url":"`+backend.URL+`/x"}`,
 		"Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 	if res.status != 200 {
@@ -254,6 +255,10 @@ func TestOutboundCAFile(t *testing.T) {
 	a := newApp(t).file("endpoints.json", []byte(`{"outbound": {"caFile": "missing.pem"}}`)).wat("server/api/proxy.post.wasm", proxyGuest)
 	if _, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t)}); err == nil || !strings.Contains(err.Error(), "/outbound/caFile") {
 		t.Errorf("a missing CA file: %v, want an error naming /outbound/caFile", err)
+	}
+	bad := host.Options{CacheDir: testCacheDir(t), Outbound: config.Outbound{AllowedHosts: []string{"api.example.com"}}}
+	if _, err := host.New(context.Background(), newApp(t).dir, bad); err == nil || !strings.Contains(err.Error(), `entry 0 "api.example.com": want scheme://host[:port]`) {
+		t.Errorf("a bad entry of Options.Outbound: %v", err)
 	}
 }
 

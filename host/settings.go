@@ -74,7 +74,7 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 		s.cors = p
 	}
 	var err error
-	if s.outbound, err = h.outboundClient(cfg); err != nil {
+	if s.outbound, err = h.outboundClient(s.opts.Outbound); err != nil {
 		return nil, err
 	}
 	if s.rateLimits, s.trustedProxies, err = newRateLimits(cfg); err != nil {
