@@ -71,15 +71,15 @@ export class Response {
   bytes(): Uint8Array | null {
     let out = new Uint8Array(0);
     const buf = new Uint8Array(16384);
-    for (;;) {
-      const n = this.read(buf);
-      if (n < 0) return null;
-      if (n == 0) return out;
+    let n = this.read(buf);
+    while (n > 0) {
       const grown = new Uint8Array(out.length + n);
       grown.set(out);
       grown.set(buf.subarray(0, n), out.length);
       out = grown;
+      n = this.read(buf);
     }
+    return n < 0 ? null : out;
   }
 
   /** The whole body as UTF-8 text; null when reading failed. */
@@ -144,19 +144,21 @@ export function fetch(url: string, init: Init = new Init()): Response {
     host.grow(n);
     n = host.http_response(h, host.scratchPtr(), host.scratchLen());
   }
-  const head = n < 0 ? null : parse(host.scratchText(n));
+  let head: Value | null = null;
+  if (n >= 0) head = parse(host.scratchText(n));
   if (head == null) {
     res.fail(n < 0 ? n : -2);
     res.close();
     return res;
   }
-  const status = head.get("status");
-  res.status = status == null ? 0 : <i32>status.asInt();
-  const hs = head.get("headers");
+  const status = head!.get("status");
+  if (status != null) res.status = <i32>status!.asInt();
+  const hs = head!.get("headers");
   if (hs != null) {
-    for (let i = 0; i < hs.items.length; i++) {
-      const pair = hs.items[i];
-      if (pair.items.length == 2) res.headers.push([pair.items[0].asString(), pair.items[1].asString()]);
+    const items = hs!.items;
+    for (let i = 0; i < items.length; i++) {
+      const pair = items[i].items;
+      if (pair.length == 2) res.headers.push([pair[0].asString(), pair[1].asString()]);
     }
   }
   return res;
