@@ -122,6 +122,11 @@ func newABIHost(t testing.TB) *abiHost {
 	def(abi.ImportKVDelete, unavailable, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportKVIncr, unavailable, []api.ValueType{i32, i32, api.ValueTypeI64, i32}, i32)
 	def(abi.ImportKVList, unavailable, []api.ValueType{i32, i32, i32, i32, i32, i32}, i32)
+	def(abi.ImportHTTPSend, unavailable, []api.ValueType{i32, i32, i32, i32}, i32)
+	def(abi.ImportHTTPResponse, unavailable, []api.ValueType{i32, i32, i32}, i32)
+	def(abi.ImportHTTPBodyRead, unavailable, []api.ValueType{i32, i32, i32}, i32)
+	def(abi.ImportHTTPClose, unavailable, []api.ValueType{i32}, i32)
+	def(abi.ImportHTTPError, unavailable, []api.ValueType{i32, i32}, i32)
 	if _, err := b.Instantiate(ctx); err != nil {
 		t.Fatalf("instantiate test host: %v", err)
 	}
