@@ -141,6 +141,11 @@ const (
 	HTTPErrorInvalid = "invalid"
 )
 
+// HTTPRequestMaxBytes is the largest request JSON [ImportHTTPSend] takes
+// (the method, URL and headers; not the body): 1 MiB. A larger one is
+// [ErrInvalid].
+const HTTPRequestMaxBytes = 1 << 20
+
 // HTTPMaxRedirects is the most redirects one outbound request follows;
 // each target is checked against the allowlist again, and Authorization,
 // Proxy-Authorization and Cookie are dropped when it changes origin.

@@ -416,6 +416,7 @@ func TestMalformedRequestsAreInvalid(t *testing.T) {
 		{"Host", `{"url":"http://127.0.0.1:8089","headers":[["host","evil.example"]]}`},
 		{"Transfer-Encoding", `{"url":"http://127.0.0.1:8089","headers":[["transfer-encoding","chunked"]]}`},
 		{"a header with three members", `{"url":"http://127.0.0.1:8089","headers":[["x","1","2"]]}`},
+		{"a request JSON past 1 MiB", `{"url":"http://127.0.0.1:8089","headers":[["x","` + strings.Repeat("a", 1<<20) + `"]]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := s.Send([]byte(tc.json), nil); err == nil || err.Errno() != abi.ErrInvalid {

@@ -57,6 +57,7 @@ type response struct {
 	head   []byte // the abi.HTTPResponse JSON
 	limit  int64  // bytes the guest may read; 0: no bound
 	read   int64
+	ctx    context.Context // the request's, for the errors of body reads
 	eof    bool
 	err    *Error // why the body failed; every later read fails with it
 	cancel context.CancelFunc
@@ -97,6 +98,9 @@ func (s *Session) fail(err *Error) *Error {
 func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 	began := time.Now()
 	defer func() { s.elapsed += time.Since(began) }()
+	if len(reqJSON) > abi.HTTPRequestMaxBytes {
+		return -1, s.fail(errorf(abi.HTTPErrorInvalid, "the request JSON has %d bytes, more than %d", len(reqJSON), abi.HTTPRequestMaxBytes))
+	}
 	var r abi.HTTPRequest
 	if err := json.Unmarshal(reqJSON, &r, json.RejectUnknownMembers(true)); err != nil {
 		return -1, s.fail(errorf(abi.HTTPErrorInvalid, "the request is not the JSON http_send takes (method, url, headers, stream): %v", err))
@@ -131,7 +135,10 @@ func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 		}
 		return -1, s.fail(e)
 	}
-	rs := &response{resp: resp, head: head(resp), cancel: cancel, slot: slot, done: done}
+	// The response does not keep its request: the body copied for it is
+	// the transport's until written, then garbage.
+	resp.Request = nil
+	rs := &response{resp: resp, ctx: rctx, head: head(resp), cancel: cancel, slot: slot, done: done}
 	if !r.Stream {
 		rs.limit = s.limits.Bytes
 	}
@@ -263,7 +270,7 @@ func (s *Session) Read(handle int32, dst []byte) (int, *Error) {
 	case err == io.EOF:
 		s.finish(rs, nil)
 	case err != nil && n == 0:
-		rs.err = classify(rs.resp.Request.Context(), err)
+		rs.err = classify(rs.ctx, err)
 		s.finish(rs, rs.err)
 		return 0, s.fail(rs.err)
 	}
