@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -194,13 +195,7 @@ func (c *Client) newRequest(r abi.HTTPRequest, body []byte) (*http.Request, *Err
 // names in lower case and sorted.
 func head(resp *http.Response) []byte {
 	out := abi.HTTPResponse{Status: resp.StatusCode, Headers: [][2]string{}}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range resp.Header {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(resp.Header)) {
 		for _, v := range resp.Header[name] {
 			out.Headers = append(out.Headers, [2]string{strings.ToLower(name), v})
 		}
