@@ -66,7 +66,11 @@ func (Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		body = b
 	}
-	spec := abi.HTTPRequest{Method: req.Method, URL: req.URL.String()}
+	// http.Client turned a URL's user and password into an Authorization
+	// header already; the host refuses credentials in a URL.
+	u := *req.URL
+	u.User = nil
+	spec := abi.HTTPRequest{Method: req.Method, URL: u.String()}
 	if s, _ := req.Context().Value(streamKey{}).(bool); s {
 		spec.Stream = true
 	}

@@ -96,6 +96,12 @@ func TestTransportSendsThroughTheHost(t *testing.T) {
 		t.Errorf("closed %d times, read %d times past the end; want 1 and 1", f.closed, f.readsAfterEnd)
 	}
 
+	f.head, f.body = `{"status":200,"headers":[]}`, ""
+	if _, err := client.Get("https://ada:pw@api.example.com/me"); err != nil || !strings.Contains(f.sent, `"url":"https://api.example.com/me"`) ||
+		!strings.Contains(f.sent, `["Authorization","Basic YWRhOnB3"]`) {
+		t.Errorf("a URL with credentials: sent %s, %v", f.sent, err)
+	}
+
 	f.head, f.body = `{"status":200,"headers":[]}`, "x"
 	req, _ = http.NewRequest("GET", "https://api.example.com/big", nil)
 	if _, err := client.Do(Stream(req)); err != nil || !strings.Contains(f.sent, `"stream":true`) {
