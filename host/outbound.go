@@ -103,7 +103,7 @@ func (c *call) Outbound() *outbound.Session {
 	}
 	if !rc.outbound.Started() {
 		l := rc.set.opts.Limits
-		rc.outbound.Start(rc.parent, time.Unix(0, rc.deadline), rc.set.outbound, outbound.Limits{Requests: limitOutboundRequests(l), Bytes: limitOutboundBytes(l)}, rc.observeOutbound)
+		rc.outbound.Start(rc.parent, time.Unix(0, rc.deadline), rc.stopped(), rc.set.outbound, outbound.Limits{Requests: limitOutboundRequests(l), Bytes: limitOutboundBytes(l)}, rc.observeOutbound)
 	}
 	return &rc.outbound
 }

@@ -302,3 +302,43 @@ func TestASlowServiceStopsAtTheCallsDeadline(t *testing.T) {
 		t.Errorf("the log does not say the deadline stopped the calls:\n%s", logs)
 	}
 }
+
+// TestCloseStopsAGuestWaitingOnAService: closing the host ends an
+// outbound request still waiting for its service, instead of waiting for
+// the call's deadline (an hour here).
+func TestCloseStopsAGuestWaitingOnAService(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}), make(chan struct{})
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(backend.Close)
+	t.Cleanup(func() { close(release) })
+	h, _ := newApp(t).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}, "limits": {"timeout": "1h"}}`)).
+		wat("server/api/proxy.post.wasm", proxyGuest).
+		host(host.Options{})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(srv.URL+"/api/proxy", "application/json", strings.NewReader(`{"url":"`+backend.URL+`/slow"}`))
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	<-arrived
+	stopNow, cancel := context.WithCancel(context.Background())
+	cancel()
+	h.Shutdown(stopNow)
+	if status := <-answered; status != 0 && status != 500 && status != 503 {
+		t.Errorf("the stopped call answered %d, want 500, 503 or a closed connection", status)
+	}
+}

@@ -62,7 +62,7 @@ func session(t *testing.T, c *Client, l Limits) *Session {
 // sessionFor is a started session of c with limits, whose call has d.
 func sessionFor(t *testing.T, d time.Duration, c *Client, l Limits) *Session {
 	s := &Session{}
-	s.Start(t.Context(), time.Now().Add(d), c, l, nil)
+	s.Start(t.Context(), time.Now().Add(d), nil, c, l, nil)
 	t.Cleanup(s.Close)
 	return s
 }

@@ -49,7 +49,7 @@ func TestOnlyListedOriginsAreCalled(t *testing.T) {
 		})
 	}
 	var zero Session
-	zero.Start(t.Context(), time.Now().Add(time.Second), newClient(t, nil, Config{}), Limits{}, nil)
+	zero.Start(t.Context(), time.Now().Add(time.Second), nil, newClient(t, nil, Config{}), Limits{}, nil)
 	if _, _, err := get(t, &zero, "http://127.0.0.1:"+p); err == nil || err.Code != abi.HTTPErrorNotAllowed {
 		t.Errorf("with no allowlist: %v, want not_allowed", err)
 	}
@@ -490,7 +490,7 @@ func TestPerHostBoundUnderAHammer(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			s := &Session{}
-			s.Start(t.Context(), time.Now().Add(30*time.Second), c, Limits{}, nil)
+			s.Start(t.Context(), time.Now().Add(30*time.Second), nil, c, Limits{}, nil)
 			defer s.Close()
 			<-start
 			for range 20 {

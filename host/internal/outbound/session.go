@@ -67,11 +67,23 @@ type response struct {
 }
 
 // Start prepares s for a call: requests run under parent (the request's
-// context) until deadline (the call's), with the client, limits and
+// context) until deadline (the call's), or until stop is closed (the host
+// stopping its calls; nil for never), with the client, limits and
 // observer given. A session that is started again is closed first.
-func (s *Session) Start(parent context.Context, deadline time.Time, c *Client, l Limits, o Observe) {
+func (s *Session) Start(parent context.Context, deadline time.Time, stop <-chan struct{}, c *Client, l Limits, o Observe) {
 	s.Close()
 	ctx, cancel := context.WithDeadline(parent, deadline)
+	if stop != nil {
+		// A request waiting on a slow service ends when the host stops,
+		// not at its deadline.
+		go func() {
+			select {
+			case <-stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	*s = Session{ctx: ctx, cancel: cancel, client: c, limits: l, observe: o, open: s.open[:0]}
 }
 
