@@ -342,3 +342,32 @@ func TestCloseStopsAGuestWaitingOnAService(t *testing.T) {
 		t.Errorf("the stopped call answered %d, want 500, 503 or a closed connection", status)
 	}
 }
+
+// TestOutboundOutsideARequest: http_send from a module's start function,
+// which runs at load with no request, is ErrState (-6), and so are the
+// other http_* functions there.
+func TestOutboundOutsideARequest(t *testing.T) {
+	t.Parallel()
+	req := `{"url":"http://127.0.0.1:8089/"}`
+	m := watModule{
+		imports: httpImports,
+		extra: fmt.Sprintf(`  (global $sent (mut i32) (i32.const 0))
+  (global $read (mut i32) (i32.const 0))
+  (data (i32.const 4096) %q)
+  (func $init
+    (global.set $sent (call $http_send (i32.const 4096) (i32.const %d) (i32.const 0) (i32.const 0)))
+    (global.set $read (call $http_body_read (i32.const 0) (i32.const 8192) (i32.const 16))))
+  (start $init)
+`, req, len(req)),
+		handle: `(drop (call $set_status (i32.sub (i32.const 400) (i32.add (global.get $sent) (global.get $read)))))
+    (i32.const 0)`,
+	}
+	srv, _ := newApp(t).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["http://127.0.0.1:8089"]}}`)).
+		wat("server/api/early.get.wasm", m).
+		serve(host.Options{})
+	// -6 + -6: 412.
+	if res := do(t, srv, "GET", "/api/early", ""); res.status != 412 {
+		t.Errorf("got %d, want 412 (both calls answered -6 at load)", res.status)
+	}
+}
