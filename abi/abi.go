@@ -492,6 +492,10 @@ func (e Errno) Error() string {
 		return "not available outside a request"
 	case ErrUnavailable:
 		return "storage unavailable"
+	case ErrNotAllowed:
+		return "not allowed by outbound.allowedHosts"
+	case ErrLimit:
+		return "outbound limit reached"
 	}
 	return "unknown error"
 }

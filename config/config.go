@@ -87,6 +87,9 @@ type App struct {
 	// user name may send before the host answers 429; see
 	// [AuthFailures] for the defaults.
 	AuthFailures AuthFailures `json:"authFailures,omitzero"`
+	// Outbound lists the services guests may call over HTTP; see
+	// [Outbound]. Absent: none.
+	Outbound Outbound `json:"outbound,omitzero"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -260,6 +263,13 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/idempotency/lease", "must be positive")
 	case cfg.Idempotency.Replay < 0:
 		return nil, badSetting(file, "/idempotency/replay", "must be positive")
+	case l.OutboundBytes < 0:
+		return nil, badSetting(file, "/limits/outboundBytes", "must be positive, got %d", l.OutboundBytes)
+	case l.OutboundRequests < 0:
+		return nil, badSetting(file, "/limits/outboundRequests", "must be positive, got %d", l.OutboundRequests)
+	}
+	if err := checkOutbound(file, cfg.Outbound); err != nil {
+		return nil, err
 	}
 	if err := checkBuild(file, data, cfg.Build); err != nil {
 		return nil, err

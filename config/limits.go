@@ -106,6 +106,15 @@ type Limits struct {
 	// what modules ask for, not Timeout, which the operator sets. Defaults
 	// to [DefaultMaxTimeout].
 	MaxTimeout Duration `json:"maxTimeout,omitzero"`
+	// OutboundBytes is the most bytes of one outbound response's body a
+	// guest may read, unless it asked to stream it (abi.HTTPRequest.Stream:
+	// then the call's deadline bounds it): past it http_body_read returns
+	// abi.ErrLimit. Defaults to [DefaultOutboundBytes].
+	OutboundBytes int64 `json:"outboundBytes,omitzero"`
+	// OutboundRequests is the most outbound HTTP requests one call may
+	// send (redirects not counted); one more gets abi.ErrLimit. Defaults
+	// to [DefaultOutboundRequests].
+	OutboundRequests int `json:"outboundRequests,omitzero"`
 }
 
 // Defaults of [Limits].
@@ -134,4 +143,10 @@ const (
 	// room for a long Server-Sent Events stream, not for a call that
 	// never ends.
 	DefaultMaxTimeout = 5 * time.Minute
+	// DefaultOutboundBytes is the default of [Limits.OutboundBytes]:
+	// 16 MiB.
+	DefaultOutboundBytes = 16 << 20
+	// DefaultOutboundRequests is the default of [Limits.OutboundRequests]:
+	// 50 requests per call.
+	DefaultOutboundRequests = 50
 )

@@ -1,6 +1,10 @@
 package host_test
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,5 +119,50 @@ endpoint(
 	}
 	if doc := string(h.Document()); !strings.Contains(doc, `"x-endpoints-timeout": "90s"`) {
 		t.Errorf("the document lacks the operation's timeout:\n%s", doc)
+	}
+}
+
+// TestAssemblyScriptFetch: the SDK's http.fetch calls a listed service
+// through the host, and reports a refused one with the host's reason.
+func TestAssemblyScriptFetch(t *testing.T) {
+	t.Parallel()
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Backend", "yes")
+		io.WriteString(w, "hello from "+r.URL.Path)
+	}))
+	t.Cleanup(backend.Close)
+	a := &app{t: t, dir: compilerOnlyApp(t)}
+	a.file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}}`))
+	a.file("server/api/fetch.get.ts", []byte(`import { Contract, Request, Schema, endpoint, respond, JSONValue, http } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+endpoint(
+  new Contract().summary("Fetch a URL").query("url", Schema.string()).response(200, "what came back", Schema.object()),
+  (req: Request): void => {
+    const url = req.query("url");
+    const res = http.fetch(url == null ? "" : url.asString());
+    const out = JSONValue.object().set("status", JSONValue.int(res.status)).set("errno", JSONValue.int(res.errno));
+    if (res.errno == 0) {
+      const body = res.text();
+      const backend = res.header("X-Backend");
+      out.set("body", JSONValue.str(body == null ? "" : body)).set("backend", JSONValue.str(backend == null ? "" : backend));
+    } else {
+      out.set("error", JSONValue.str(res.error));
+    }
+    respond(200, out);
+  },
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := a.serve(host.Options{})
+	for _, tc := range []struct{ url, want string }{
+		{backend.URL + "/a", `{"status":200,"errno":0,"body":"hello from /a","backend":"yes"}`},
+		{"http://169.254.169.254/", `{"status":0,"errno":-9,"error":"not_allowed: http://169.254.169.254:80 is not in outbound.allowedHosts"}`},
+	} {
+		if got := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(tc.url), ""); got.status != 200 || got.body != tc.want {
+			t.Errorf("fetch %s: got %d %s\nwant 200 %s", tc.url, got.status, got.body, tc.want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
 
@@ -129,6 +130,9 @@ type call struct {
 	// traces its own work (an instrumented Redis client) nests it there.
 	// nil otherwise.
 	spanCtx context.Context
+	// outbound is the request's outbound HTTP session (http_*), started
+	// at its first use (Outbound), closed by putCall.
+	outbound outbound.Session
 }
 
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }

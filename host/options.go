@@ -177,6 +177,10 @@ type Options struct {
 	// Server overrides the "server" member of endpoints.json, field by
 	// field; see [config.Server] for the defaults.
 	Server config.Server
+	// Outbound overrides the "outbound" member of endpoints.json, field
+	// by field (a non-nil AllowedHosts replaces the file's list); see
+	// [config.Outbound]. The zero value keeps the file's.
+	Outbound config.Outbound
 	// Observer receives the host's events (requests, guest calls,
 	// validation failures, pools, reloads, Idempotency-Key outcomes, store
 	// errors), for metrics and access logs; see [Observer]. If nil, no
@@ -252,6 +256,12 @@ func (o Options) merge(cfg *config.App) Options {
 	if l.InstanceIdleTimeout == 0 {
 		l.InstanceIdleTimeout = cfg.Limits.InstanceIdleTimeout
 	}
+	if l.OutboundBytes == 0 {
+		l.OutboundBytes = cfg.Limits.OutboundBytes
+	}
+	if l.OutboundRequests == 0 {
+		l.OutboundRequests = cfg.Limits.OutboundRequests
+	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
 	}
@@ -270,6 +280,16 @@ func (o Options) merge(cfg *config.App) Options {
 		// The host's own copy: the caller may reuse theirs.
 		obs := *o.Observer
 		o.Observer = &obs
+	}
+	ob := &o.Outbound
+	if ob.AllowedHosts == nil {
+		ob.AllowedHosts = cfg.Outbound.AllowedHosts
+	}
+	if ob.CAFile == "" {
+		ob.CAFile = cfg.Outbound.CAFile
+	}
+	if ob.MaxConcurrentPerHost == 0 {
+		ob.MaxConcurrentPerHost = cfg.Outbound.MaxConcurrentPerHost
 	}
 	id := &o.Idempotency
 	if id.Lease == 0 {

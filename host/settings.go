@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
+	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/host/internal/variables"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/cors"
@@ -39,6 +40,9 @@ type settings struct {
 	// variables are the values of endpoints.json's "variables", resolved
 	// when the settings were made; guests read them (variable_get).
 	variables *variables.Values
+	// outbound sends the guests' outbound HTTP requests
+	// (endpoints.json "outbound"); it allows none when nothing is listed.
+	outbound *outbound.Client
 }
 
 // newSettings derives the settings of cfg; the runtime declaration's
@@ -81,6 +85,9 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 		s.cors = p
 	}
 	var err error
+	if s.outbound, err = h.outboundClient(s.opts.Outbound); err != nil {
+		return nil, err
+	}
 	if s.rateLimits, s.trustedProxies, err = newRateLimits(cfg); err != nil {
 		return nil, err
 	}

@@ -90,3 +90,18 @@ export function utf8(s: string): ArrayBuffer {
 export function ptr(b: ArrayBuffer): usize {
   return changetype<usize>(b);
 }
+
+@external("endpoints", "http_send")
+export declare function http_send(req: usize, reqLen: i32, body: usize, bodyLen: i32): i32;
+
+@external("endpoints", "http_response")
+export declare function http_response(handle: i32, buf: usize, bufLen: i32): i32;
+
+@external("endpoints", "http_body_read")
+export declare function http_body_read(handle: i32, buf: usize, bufLen: i32): i32;
+
+@external("endpoints", "http_close")
+export declare function http_close(handle: i32): i32;
+
+@external("endpoints", "http_error")
+export declare function http_error(buf: usize, bufLen: i32): i32;

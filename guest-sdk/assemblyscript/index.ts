@@ -10,4 +10,5 @@ export { endpointsAbort } from "./abort";
 export { variable } from "./variable";
 import * as kv from "./kv";
 import * as log from "./log";
-export { kv, log };
+import * as http from "./http";
+export { kv, log, http };

@@ -82,6 +82,8 @@ type line struct {
 	status                                int
 	bytes                                 int64
 	duration                              time.Duration
+	outbound                              int
+	outboundTime                          time.Duration
 }
 
 // New returns a Log writing to logger and starts its goroutine, which
@@ -106,7 +108,8 @@ func (l *Log) request(e host.RequestEvent) {
 		return
 	}
 	ln := line{at: time.Now(), level: level, method: e.Method, path: e.Request.URL.Path, query: e.Query,
-		route: e.Route, requestID: e.RequestID, traceID: e.TraceID, status: e.Status, bytes: e.Bytes, duration: e.Duration}
+		route: e.Route, requestID: e.RequestID, traceID: e.TraceID, status: e.Status, bytes: e.Bytes, duration: e.Duration,
+		outbound: e.OutboundRequests, outboundTime: e.OutboundDuration}
 	l.mu.Lock()
 	for len(l.queue) >= MaxQueued && !l.closed {
 		l.room.Wait()
@@ -193,7 +196,7 @@ func (l *Log) log(ln line) {
 	if ln.query != "" {
 		msg += "?" + ln.query
 	}
-	var buf [7]slog.Attr
+	var buf [9]slog.Attr
 	attrs := append(buf[:0], slog.String("method", ln.method))
 	if ln.route != "" {
 		attrs = append(attrs, slog.String("route", ln.route))
@@ -207,6 +210,10 @@ func (l *Log) log(ln line) {
 	}
 	if ln.traceID != "" {
 		attrs = append(attrs, slog.String("trace_id", ln.traceID))
+	}
+	if ln.outbound > 0 {
+		attrs = append(attrs, slog.Int("outbound", ln.outbound),
+			slog.Duration("outboundDuration", ln.outboundTime.Round(time.Microsecond)))
 	}
 	// A record without a caller's pc: Logger.LogAttrs would spend a fifth
 	// of the line's cost on runtime.Callers for a source location that is

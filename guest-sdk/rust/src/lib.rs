@@ -36,6 +36,7 @@
 
 mod contract;
 mod host;
+pub mod http;
 mod json;
 pub mod kv;
 pub mod log;

@@ -30,6 +30,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 	"github.com/wasmendpoints/endpoints/storage"
 )
@@ -110,6 +111,11 @@ type Call interface {
 
 	// Log writes one of the guest's log lines at level.
 	Log(level abi.LogLevel, line []byte)
+
+	// Outbound is the session of the request's outbound HTTP calls
+	// (http_*), started with the app's client and limits; nil when the
+	// call serves no request.
+	Outbound() *outbound.Session
 }
 
 // CallKey is the context key under which the host supplies the [Call]: a
@@ -190,6 +196,11 @@ var hostFunctions = []hostFunction{
 	{abi.ImportContextSet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, hostContextSet},
 	{abi.ImportPrincipalSet, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"json", "json_len"}, hostPrincipalSet},
 	{abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, []string{"level", "msg", "msg_len"}, hostLog},
+	{abi.ImportHTTPSend, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"req", "req_len", "body", "body_len"}, hostHTTPSend},
+	{abi.ImportHTTPResponse, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, []string{"handle", "buf", "buf_len"}, hostHTTPResponse},
+	{abi.ImportHTTPBodyRead, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, []string{"handle", "buf", "buf_len"}, hostHTTPBodyRead},
+	{abi.ImportHTTPClose, []api.ValueType{i32}, []api.ValueType{i32}, []string{"handle"}, hostHTTPClose},
+	{abi.ImportHTTPError, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"buf", "buf_len"}, hostHTTPError},
 }
 
 // Instantiate registers the functions of the "endpoints" module
