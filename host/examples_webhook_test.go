@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,16 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/tetratelabs/wazero"
-
-	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
@@ -27,25 +20,9 @@ import (
 // to the webhook of ORDERS_WEBHOOK_URL, signed with ORDERS_WEBHOOK_SECRET,
 // which a loopback receiver verifies; a receiver that fails does not fail
 // the order, and the host logs the failure without the secret.
-//
-// It needs outbound HTTP: the Go SDK's transport (the module imports
-// endpoints.http_send) and the host's outbound.allowedHosts setting. It
-// skips, saying so, on a build that has neither.
 func TestUsersExampleWebhook(t *testing.T) {
 	t.Parallel()
 	dir := builtExample(t, "users")
-	sends, err := importsHTTPSend(filepath.Join(dir, "server", "api", "orders.post.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hasSetting := slices.ContainsFunc(config.Settings(), func(s config.Setting) bool { return s.Pointer == "/outbound/allowedHosts" })
-	switch {
-	case !sends && !hasSetting:
-		t.Skip("this build has no outbound HTTP (the create-order module imports no endpoints.http_send, and endpoints.json has no outbound.allowedHosts): the webhook cannot leave the guest until outbound HTTP is merged")
-	case !sends || !hasSetting:
-		t.Fatalf("outbound HTTP is half there: the module imports http_send: %v; outbound.allowedHosts is a setting: %v", sends, hasSetting)
-	}
-
 	const secret = "whsec-example-2b7f"
 	got := make(chan string, 4)
 	var down atomic.Bool // the receiver answers 503
@@ -101,28 +78,4 @@ func TestUsersExampleWebhook(t *testing.T) {
 	if strings.Contains(logs.String(), secret) {
 		t.Errorf("the log shows the webhook secret:\n%s", logs)
 	}
-}
-
-// importsHTTPSend reports whether the module imports endpoints.http_send,
-// the outbound HTTP function of the ABI.
-func importsHTTPSend(file string) (bool, error) {
-	wasm, err := os.ReadFile(file)
-	if err != nil {
-		return false, err
-	}
-	ctx := context.Background()
-	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
-	defer r.Close(ctx)
-	m, err := r.CompileModule(ctx, wasm)
-	if err != nil {
-		return false, err
-	}
-	for _, f := range m.ImportedFunctions() {
-		// "http_send" is the outbound ABI's name, which this build's abi
-		// package may not have yet.
-		if mod, name, _ := f.Import(); mod == abi.ImportModule && name == "http_send" {
-			return true, nil
-		}
-	}
-	return false, nil
 }

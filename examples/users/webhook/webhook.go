@@ -27,6 +27,7 @@ import (
 	"net/http"
 
 	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+	_ "github.com/wasmendpoints/endpoints/guest-sdk/go/outbound" // net/http through the host
 )
 
 // SignatureHeader is the header that carries the body's signature.
