@@ -66,6 +66,10 @@ func TestHostileGuests(t *testing.T) {
 		reps     int           // repetitions; 200 unless set
 		parallel bool          // send the repetitions on instances-many clients at once
 		timeout  time.Duration // long unless set
+		// mw, when set, is the before export of a middleware wrapping
+		// the hostile route, which is then m, or a healthy one when m is
+		// empty: the hostility is the middleware's.
+		mw string
 	}{
 		{name: "trap", m: watModule{handle: `(unreachable)`}, status: 500, log: "the guest trapped"},
 		{name: "endless loop", m: watModule{handle: `(loop $l (br $l)) (i32.const 0)`}, status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
@@ -102,6 +106,10 @@ func TestHostileGuests(t *testing.T) {
 			status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
 		{name: "sleeps in a loop", m: watModule{imports: wasiPoll, handle: `(loop $l (call $sleep (i64.const 1000000)) (br $l)) (i32.const 0)`, extra: sleepFn},
 			status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
+		{name: "middleware: request headers without end", mw: mwHeaderFlood, status: 500, log: "more request headers than the host allows", reps: 20, parallel: true},
+		{name: "middleware: a 16 MiB request header", mw: growTo16MiB + ` (i32.store (i32.const 8192) (i32.const 0x69622d78)) (i32.store8 (i32.const 8196) (i32.const 0x67)) ;; "x-big"
+    (if (call $request_set_header (i32.const 8192) (i32.const 5) (i32.const 65536) (i32.const 16777216)) (then (return (i32.const 7))))
+    (i32.const 0)`, status: 500, log: "it returned 7", reps: 20},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
@@ -112,7 +120,14 @@ func TestHostileGuests(t *testing.T) {
 				timeout = long
 			}
 			limits.Timeout = config.Duration(timeout)
-			srv, logs := newApp(t).
+			a := newApp(t)
+			if row.mw != "" {
+				a.middleware("10-hostile", mwModule{decl: `{"routes":["/api/hostile"]}`, before: row.mw})
+				if row.m.handle == "" {
+					row.m = watModule{handle: plainOK, extra: okData}
+				}
+			}
+			srv, logs := a.
 				wat("server/api/hostile.get.wasm", row.m).
 				wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData}).
 				serve(host.Options{Mode: host.Development, Limits: limits, Logger: nil})
@@ -176,6 +191,81 @@ func TestHostileGuests(t *testing.T) {
 				t.Errorf("the process grew by %d MiB over %d repetitions", grew>>20, reps)
 			}
 		})
+	}
+}
+
+// mwHeaderFlood is a middleware's before export that sets 2000 request
+// headers of 1 KiB each, x-h-aaa, x-h-baa..., ignoring what the host
+// answers.
+const mwHeaderFlood = `(i32.store (i32.const 8192) (i32.const 0x2d682d78)) ;; "x-h-"
+    (memory.fill (i32.const 16384) (i32.const 97) (i32.const 1024))
+    (local.set $n (i32.const 2000))
+    (loop $l
+      (i32.store8 (i32.const 8196) (i32.add (i32.const 97) (i32.and (local.get $n) (i32.const 15))))
+      (i32.store8 (i32.const 8197) (i32.add (i32.const 97) (i32.and (i32.shr_u (local.get $n) (i32.const 4)) (i32.const 15))))
+      (i32.store8 (i32.const 8198) (i32.add (i32.const 97) (i32.and (i32.shr_u (local.get $n) (i32.const 8)) (i32.const 15))))
+      (drop (call $request_set_header (i32.const 8192) (i32.const 7) (i32.const 16384) (i32.const 1024)))
+      (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+    (i32.const 0)`
+
+// TestSlowMiddlewareStallsNoOtherRoute: an app-wide middleware whose
+// calls for one route hang (held in a kv_get) goes on serving the other
+// routes: its instances are shared out per route, each route getting as
+// many as its own pool, not one pool for all.
+func TestSlowMiddlewareStallsNoOtherRoute(t *testing.T) {
+	const instances = 2
+	gate := newGateStore(t)
+	srv, _ := newApp(t).
+		wat("server/api/slow.get.wasm", watModule{handle: plainOK, extra: okData}).
+		wat("server/api/other.get.wasm", watModule{handle: plainOK, extra: okData}).
+		middleware("10-hold", mwModule{
+			data: []string{"x-hold"},
+			// A request with X-Hold reads the key it names, which the
+			// gate store holds until the test opens it.
+			before: `(local.set $n (call $request_header $0 (i32.const 8192) (i32.const 64)))
+    (if (i32.gt_s (local.get $n) (i32.const 0))
+      (then (drop (call $kv_get (i32.const 8192) (local.get $n) (i32.const 9000) (i32.const 64)))))
+    (i32.const 0)`,
+		}).
+		serve(host.Options{Mode: host.Production, Store: gate, Limits: config.Limits{Instances: instances, Timeout: config.Duration(time.Minute)}})
+	get := func(ctx context.Context, path string, header ...string) fetched {
+		req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+path, nil)
+		if err != nil {
+			return fetched{err: err}
+		}
+		if len(header) == 2 {
+			req.Header.Set(header[0], header[1])
+		}
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			return fetched{err: err}
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		return fetched{status: res.StatusCode, body: string(b), readErr: err}
+	}
+	held := make(chan fetched, instances)
+	for range instances {
+		go func() { held <- get(context.Background(), "/api/slow", "X-Hold", "gate") }()
+	}
+	for range instances {
+		select {
+		case <-gate.entered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the slow requests did not reach the middleware's kv_get within 10 s")
+		}
+	}
+	// Every instance the middleware may run for /api/slow is held now.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if got := get(ctx, "/api/other"); got.status != 200 || got.body != "ok" {
+		t.Errorf("GET /api/other while the middleware is held for /api/slow: %d %q (%v), want 200 ok", got.status, got.body, got.err)
+	}
+	close(gate.open)
+	for range instances {
+		if got := <-held; got.status != 200 || got.body != "ok" {
+			t.Errorf("a held request, once let through: %d %q (%v), want 200 ok", got.status, got.body, got.err)
+		}
 	}
 }
 

@@ -69,3 +69,40 @@ func TestPoolNeverExceedsItsSize(t *testing.T) {
 		t.Errorf("after the hammer: %d idle, %d slots taken, %d counted out; want 3, 0 and 0", p.IdleCount(), len(p.slots), p.engine.life.out.Load())
 	}
 }
+
+// TestLanesWaitOnlyForThemselves: a lane whose slots are all taken makes
+// its own callers wait, and no one else: another lane and the pool itself
+// still hand out instances, and the lanes count in the pool's stats.
+func TestLanesWaitOnlyForThemselves(t *testing.T) {
+	p := newPool(&Engine{}, nil, "server/middleware/10-mw.wasm", 1)
+	for i := 0; i < 3; i++ {
+		p.Park(&Instance{sys: &guestSys{}})
+	}
+	busy := p.Lane("server/api/slow.get.wasm")
+	held, err := busy.Get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	if _, err := busy.Get(ctx); err == nil {
+		t.Fatal("a second get from a lane of one slot succeeded; want it to wait until its deadline")
+	}
+	other, err := p.Lane("server/api/other.get.wasm").Get(context.Background())
+	if err != nil {
+		t.Fatalf("get from another lane while the first is full: %v", err)
+	}
+	own, err := p.Get(context.Background())
+	if err != nil {
+		t.Fatalf("get from the pool while a lane is full: %v", err)
+	}
+	if s := p.Stats(); s.Max != 3 || s.InUse != 3 {
+		t.Errorf("stats with two lanes: max %d, in use %d; want 3 and 3", s.Max, s.InUse)
+	}
+	busy.Put(context.Background(), held, true)
+	p.Lane("server/api/other.get.wasm").Put(context.Background(), other, true)
+	p.Put(context.Background(), own, true)
+	if s := p.Stats(); s.InUse != 0 || s.Idle != 3 {
+		t.Errorf("stats once given back: in use %d, idle %d; want 0 and 3", s.InUse, s.Idle)
+	}
+}
