@@ -225,6 +225,8 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/server/maxHeaderBytes", "must be positive, got %d", cfg.Server.MaxHeaderBytes)
 	case l.JSONDepth < 0 || l.JSONDepth > 10000:
 		return nil, badSetting(file, "/limits/jsonDepth", "must be between 1 and 10000, got %d", l.JSONDepth)
+	case l.QueryParams < 0 || l.QueryParams > 10000:
+		return nil, badSetting(file, "/limits/queryParams", "must be between 1 and 10000, got %d", l.QueryParams)
 	case l.JSONValues < 0:
 		return nil, badSetting(file, "/limits/jsonValues", "must be positive, got %d", l.JSONValues)
 	case l.ResponseBytes < 0:

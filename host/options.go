@@ -82,6 +82,13 @@ func limitInstanceIdleTimeout(l config.Limits) time.Duration {
 	return config.DefaultInstanceIdleTimeout
 }
 
+func limitQueryParams(l config.Limits) int {
+	if l.QueryParams > 0 {
+		return l.QueryParams
+	}
+	return config.DefaultQueryParams
+}
+
 func limitInstances(l config.Limits) int {
 	if l.Instances > 0 {
 		return l.Instances
@@ -227,6 +234,9 @@ func (o Options) merge(cfg *config.App) Options {
 	}
 	if l.JSONValues == 0 {
 		l.JSONValues = cfg.Limits.JSONValues
+	}
+	if l.QueryParams == 0 {
+		l.QueryParams = cfg.Limits.QueryParams
 	}
 	if l.InstanceIdleTimeout == 0 {
 		l.InstanceIdleTimeout = cfg.Limits.InstanceIdleTimeout

@@ -17,6 +17,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
+	"github.com/wasmendpoints/endpoints/internal/querystring"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
 )
@@ -348,7 +349,13 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		issues.Params = op.params.Validate(c.params)
 	}
 	if op.query != nil {
-		for k, vs := range r.URL.Query() {
+		// A query that does not parse whole is refused whole: the guest
+		// reads the raw query, so validating what parsed would not do.
+		values, err := querystring.Parse(r.URL.RawQuery, limitQueryParams(c.set.opts.Limits), "limits.queryParams")
+		if err != nil {
+			bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
+		}
+		for k, vs := range values {
 			if b := notUTF8Values(k, vs); b != nil {
 				bad = append(bad, *b)
 				continue
