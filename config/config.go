@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/wasmendpoints/endpoints/internal/appfile"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -138,7 +139,7 @@ func Parse(file string, data []byte, overrides ...Override) (*App, error) {
 // overrides set); a bad one an error naming the file, the key and what is
 // wrong.
 func Load(appDir string, overrides ...Override) (*App, error) {
-	data, err := os.ReadFile(filepath.Join(appDir, File))
+	data, err := appfile.Read(filepath.Join(appDir, File), File)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}

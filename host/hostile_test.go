@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -408,6 +410,73 @@ func TestHostileModulesAtLoad(t *testing.T) {
 			}
 			if routes := h.Routes(); len(routes) != 1 || routes[0].Path != "/ok" {
 				t.Errorf("routes = %v, want only /ok", routes)
+			}
+		})
+	}
+}
+
+// TestAppFilesThatAreNotFiles: an app file that is a FIFO, a device or
+// far too large fails the start promptly, with an error naming the file
+// and what it is, instead of hanging on the FIFO (and ignoring SIGTERM)
+// or reading /dev/zero until memory runs out.
+func TestAppFilesThatAreNotFiles(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("FIFOs and /dev/zero are unix")
+	}
+	fifo := func(t *testing.T, p string) {
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := []struct {
+		name, file string
+		make       func(t *testing.T, p string)
+		want       string
+	}{
+		{"endpoints.json is a FIFO", config.File, fifo, "endpoints.json: not a regular file (a FIFO)"},
+		{"routes.config.json is a FIFO", host.RoutesConfigFile, fifo, "server/routes.config.json: not a regular file (a FIFO)"},
+		{"the runtime declaration is a FIFO", abi.RuntimeModule, fifo, "server/endpoints/runtime.wasm: not a regular file (a FIFO)"},
+		{"the runtime declaration is /dev/zero", abi.RuntimeModule, func(t *testing.T, p string) {
+			if err := os.Symlink("/dev/zero", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "server/endpoints/runtime.wasm: not a regular file (a character device)"},
+		{"a middleware module of 300 MiB", "server/middleware/10-big.wasm", func(t *testing.T, p string) {
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(p, 300<<20); err != nil { // sparse: no disk
+				t.Fatal(err)
+			}
+		}, "server/middleware/10-big.wasm: file too large: more than the 268435456 bytes (256 MiB) the host reads of it"},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			a := newApp(t).wat("server/api/ok.get.wasm", watModule{handle: plainOK, extra: okData})
+			p := filepath.Join(a.dir, filepath.FromSlash(row.file))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			row.make(t, p)
+			done := make(chan error, 1)
+			go func() {
+				h, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: "off", Logger: discardLogger()})
+				if err == nil {
+					h.Close(context.Background())
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), row.want) {
+					t.Errorf("host.New = %v\nwant an error containing %q", err, row.want)
+				}
+			case <-time.After(20 * time.Second):
+				// Let the hung start go: open the FIFO for writing.
+				if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					f.Close()
+				}
+				t.Fatalf("host.New still reading %s after 20 s", row.file)
 			}
 		})
 	}

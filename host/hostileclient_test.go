@@ -266,3 +266,29 @@ func TestHostileValues(t *testing.T) {
 		})
 	}
 }
+
+// TestLongPathsAreCutInTheLog: the host's own log lines carry a few
+// hundred bytes of what a client sent, however long: a 30 KB path to a
+// failing guest is logged cut, saying how much was left out.
+func TestLongPathsAreCutInTheLog(t *testing.T) {
+	a := newApp(t).wat("server/api/items/[id].get.wasm", watModule{handle: `(unreachable)`})
+	h, logs := a.host(host.Options{Mode: host.Production})
+	base := "http://" + serveTCP(t, h)
+	res, err := http.Get(base + "/api/items/" + strings.Repeat("a", 30000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 500 {
+		t.Fatalf("got %d, want 500 from the trapping guest", res.StatusCode)
+	}
+	var line string
+	for l := range strings.SplitSeq(logs.String(), "\n") {
+		if strings.Contains(l, "guest failed") {
+			line = l
+		}
+	}
+	if line == "" || len(line) > 2000 || !strings.Contains(line, "…[+29755 bytes]") {
+		t.Errorf("the log line of the failure has %d bytes, want at most 2000, cut saying …[+29755 bytes]:\n%.3000s", len(line), line)
+	}
+}

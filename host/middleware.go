@@ -21,6 +21,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -289,7 +290,7 @@ func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result 
 	}
 	reason, gone := h.failureReason(mc, r, err, 0)
 	if !gone {
-		h.logger.Error("middleware failed", "middleware", m.file, "export", export, "method", r.Method, "path", r.URL.Path, "reason", reason)
+		h.logger.Error("middleware failed", "middleware", m.file, "export", export, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
 	}
 	return 0, false
 }

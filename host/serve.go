@@ -16,6 +16,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
+	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
 	"github.com/wasmendpoints/endpoints/internal/querystring"
 	"github.com/wasmendpoints/endpoints/internal/router"
@@ -566,10 +567,10 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
-		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", r.URL.Path)
+		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path))
 		return false
 	}
-	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", r.URL.Path, "requestId", c.requestID, "reason", reason)
+	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.requestID, "reason", reason)
 	if c.wroteHeader {
 		// Bytes already reached the client: the only honest end is to
 		// abort the response so the client sees it truncated.
