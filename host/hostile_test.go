@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -501,4 +502,135 @@ func TestContractsTooLargeToLoadQuickly(t *testing.T) {
 	if problems := fmt.Sprint(h.Problems()); !strings.Contains(problems, want) {
 		t.Errorf("problems = %.300s\nwant %q", problems, want)
 	}
+}
+
+// TestTamperedCacheEntriesAreNotRun: what the compilation cache holds is
+// code the host runs, so an entry changed while no host ran (a module
+// put in place of the instrumented one, another module's native code with
+// its checksum intact, as a cache restored from elsewhere would hold) is
+// compiled again, never run; and a cache directory others may write is
+// not used at all. Each row fills the cache with two modules that differ
+// only in the status they answer, puts B's entry in place of A's, and
+// serves A.
+func TestTamperedCacheEntriesAreNotRun(t *testing.T) {
+	moduleA := watModule{handle: `(drop (call $set_status (i32.const 201))) ` + plainOK, extra: okData}
+	moduleB := watModule{handle: `(drop (call $set_status (i32.const 202))) ` + plainOK, extra: okData}
+	const route = "server/api/m.get.wasm"
+	appA, appB := newApp(t).wat(route, moduleA), newApp(t).wat(route, moduleB)
+	status := func(t *testing.T, a *app, cache string) (int, string) {
+		t.Helper()
+		logs := &logBuffer{}
+		h, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: cache,
+			Logger: slog.New(slog.NewTextHandler(logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close(context.Background())
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/m", nil))
+		return rec.Code, logs.String()
+	}
+	// entries lists the files under the cache's subdirectories whose
+	// names start with prefix.
+	entries := func(t *testing.T, cache, prefix string) map[string]bool {
+		t.Helper()
+		out := map[string]bool{}
+		subs, _ := os.ReadDir(cache)
+		for _, s := range subs {
+			if !s.IsDir() || !strings.HasPrefix(s.Name(), prefix) {
+				continue
+			}
+			files, _ := os.ReadDir(filepath.Join(cache, s.Name()))
+			for _, f := range files {
+				if !strings.HasPrefix(f.Name(), ".") && !strings.HasSuffix(f.Name(), ".tmp") {
+					out[filepath.Join(cache, s.Name(), f.Name())] = true
+				}
+			}
+		}
+		return out
+	}
+	// fill compiles A, then B, into cache and returns, for the entries of
+	// the subdirectories named prefix..., A's and B's.
+	fill := func(t *testing.T, cache, prefix string) (a, b string) {
+		t.Helper()
+		if got, _ := status(t, appA, cache); got != 201 {
+			t.Fatalf("module A answers %d, want 201", got)
+		}
+		before := entries(t, cache, prefix)
+		if got, _ := status(t, appB, cache); got != 202 {
+			t.Fatalf("module B answers %d, want 202", got)
+		}
+		after := entries(t, cache, prefix)
+		if len(before) != 1 || len(after) != 2 {
+			t.Fatalf("cache entries %s*: %d after A, %d after B; want 1 and 2", prefix, len(before), len(after))
+		}
+		for p := range before {
+			a = p
+		}
+		for p := range after {
+			if !before[p] {
+				b = p
+			}
+		}
+		return a, b
+	}
+	replace := func(t *testing.T, dst, src string) {
+		t.Helper()
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("an instrumented module replaced by another", func(t *testing.T) {
+		cache := t.TempDir()
+		a, b := fill(t, cache, "instrumented-")
+		replace(t, a, b)
+		if got, _ := status(t, appA, cache); got != 201 {
+			t.Errorf("module A answers %d with B's instrumented module in its cache entry; want 201, A's own code", got)
+		}
+	})
+	t.Run("a native entry replaced by another module's, checksum intact", func(t *testing.T) {
+		cache := t.TempDir()
+		a, b := fill(t, cache, "wazero-")
+		replace(t, a, b)
+		if got, _ := status(t, appA, cache); got != 201 {
+			t.Errorf("module A answers %d with B's native code in its cache entry; want 201, A's own code", got)
+		}
+	})
+	t.Run("a cache directory anyone may write", func(t *testing.T) {
+		cache := t.TempDir()
+		a, b := fill(t, cache, "instrumented-")
+		replace(t, a, b)
+		if err := os.Chmod(cache, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		got, logs := status(t, appA, cache)
+		if got != 201 {
+			t.Errorf("module A answers %d from a world-writable cache; want 201, the cache not used", got)
+		}
+		if !strings.Contains(logs, "compilation cache unavailable") || !strings.Contains(logs, "writable by its group or by anyone") {
+			t.Errorf("the log does not say why the cache is not used:\n%s", logs)
+		}
+	})
+	t.Run("a cache directory another user owns", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("only root can give a directory to another user")
+		}
+		cache := t.TempDir()
+		a, b := fill(t, cache, "instrumented-")
+		replace(t, a, b)
+		if err := os.Chown(cache, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		got, logs := status(t, appA, cache)
+		if got != 201 {
+			t.Errorf("module A answers %d from a cache owned by another user; want 201, the cache not used", got)
+		}
+		if !strings.Contains(logs, "owned by user 65534") {
+			t.Errorf("the log does not say why the cache is not used:\n%s", logs)
+		}
+	})
 }
