@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -27,7 +26,7 @@ func TestRead(t *testing.T) {
 	}
 	fifo := filepath.Join(dir, "fifo.wasm")
 	if runtime.GOOS != "windows" {
-		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		if err := mkfifo(fifo); err != nil {
 			t.Fatal(err)
 		}
 	}
