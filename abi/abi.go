@@ -342,6 +342,10 @@ const (
 	// [ErrInvalid] for a name that is not an HTTP token, a value holding
 	// CR, LF or NUL, or a header that frames the request
 	// ([ForbiddenRequestHeaders]). An empty value removes the header.
+	// The request's headers may grow by at most [ResponseHeaderMaxCount]
+	// values and [ResponseHeaderMaxBytes] bytes over what the client sent,
+	// whatever the middleware: past that, [ErrInvalid], and the call fails
+	// (500) whatever the middleware does next.
 	//
 	//	request_set_header(name i32, name_len i32, value i32, value_len i32) -> errno i32
 	ImportRequestSetHeader = "request_set_header"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/wasmendpoints/endpoints/internal/appfile"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -151,7 +152,7 @@ func Parse(file string, data []byte, overrides ...Override) (*App, error) {
 // overrides set); a bad one an error naming the file, the key and what is
 // wrong.
 func Load(appDir string, overrides ...Override) (*App, error) {
-	data, err := os.ReadFile(filepath.Join(appDir, File))
+	data, err := appfile.Read(filepath.Join(appDir, File), File)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -238,6 +239,8 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/server/maxHeaderBytes", "must be positive, got %d", cfg.Server.MaxHeaderBytes)
 	case l.JSONDepth < 0 || l.JSONDepth > 10000:
 		return nil, badSetting(file, "/limits/jsonDepth", "must be between 1 and 10000, got %d", l.JSONDepth)
+	case l.QueryParams < 0 || l.QueryParams > 10000:
+		return nil, badSetting(file, "/limits/queryParams", "must be between 1 and 10000, got %d", l.QueryParams)
 	case l.JSONValues < 0:
 		return nil, badSetting(file, "/limits/jsonValues", "must be positive, got %d", l.JSONValues)
 	case l.ResponseBytes < 0:

@@ -74,6 +74,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative idempotency budget", `{"storage": {"idempotencyBytes": -1}}`, `/storage/idempotencyBytes: must be positive`},
 		{"negative rate-limit budget", `{"storage": {"rateLimitBytes": -1}}`, `/storage/rateLimitBytes: must be positive`},
 		{"memory below two pages", `{"limits": {"memoryBytes": 1000}}`, `/limits/memoryBytes: must be at least 131072`},
+		{"more query parameters than net/url parses", `{"limits": {"queryParams": 20000}}`, `/limits/queryParams: must be between 1 and 10000, got 20000`},
 		{"unknown policy", `{"responseValidation": "sometimes"}`, `/responseValidation: "sometimes" is not one of`},
 		{"a store driver the program does not link", `{"storage": {"driver": "etcd", "url": "etcd://x"}}`, `/storage/driver: "etcd" is not "memory" nor a driver this program links (registered: redis)`},
 		{"a url for the memory store", `{"storage": {"url": "redis://127.0.0.1:6379/0"}}`, `/storage/url: the memory store takes no url`},

@@ -96,6 +96,17 @@ type Limits struct {
 	// this, not bodyBytes, bounds what a body costs the host before the
 	// guest runs. Defaults to [DefaultJSONValues].
 	JSONValues int `json:"jsonValues,omitzero"`
+	// QueryParams is the most parameters a query string may hold, counted
+	// as one more than its '&' separators, for an operation that declares
+	// its query; more is a 400 that says so, before anything is parsed.
+	// Defaults to [DefaultQueryParams]; at most 10000.
+	//
+	// # Notes
+	//
+	//   - A query string that does not parse whole (a ';' separator, a '%'
+	//     not followed by two hexadecimal digits) is a 400 too: the guest
+	//     reads the raw query, so the host validates all of it or none.
+	QueryParams int `json:"queryParams,omitzero"`
 	// InstanceIdleTimeout is how long an idle instance is kept beyond the
 	// first one of its module, which stays warm. Defaults to
 	// [DefaultInstanceIdleTimeout].
@@ -149,4 +160,7 @@ const (
 	// DefaultOutboundRequests is the default of [Limits.OutboundRequests]:
 	// 50 requests per call.
 	DefaultOutboundRequests = 50
+	// DefaultQueryParams is the default of [Limits.QueryParams]: 1000
+	// parameters.
+	DefaultQueryParams = 1000
 )

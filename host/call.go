@@ -109,6 +109,10 @@ type call struct {
 	principal    *abi.Principal
 	values       map[string]string
 	contextBytes int
+	// reqHeaderCount and reqHeaderBytes count how much the middleware of
+	// the request grew its headers (request_set_header), against the
+	// response headers' limits.
+	reqHeaderCount, reqHeaderBytes int
 
 	// A middleware call: the request's call it serves (owner), the
 	// middleware, the phase (abi.PhaseBefore...), the scheme to verify

@@ -67,6 +67,9 @@ func (h *Host) sweep(now time.Time) int {
 	if t.runtime != nil {
 		n += t.runtime.pool.Trim(ctx, cutoff)
 	}
+	for _, m := range t.middleware {
+		n += m.pool.Trim(ctx, cutoff)
+	}
 	if n > 0 {
 		h.logger.Debug("closed idle instances", "instances", n)
 	}

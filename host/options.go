@@ -89,6 +89,13 @@ func limitInstanceIdleTimeout(l config.Limits) time.Duration {
 	return config.DefaultInstanceIdleTimeout
 }
 
+func limitQueryParams(l config.Limits) int {
+	if l.QueryParams > 0 {
+		return l.QueryParams
+	}
+	return config.DefaultQueryParams
+}
+
 func limitInstances(l config.Limits) int {
 	if l.Instances > 0 {
 		return l.Instances
@@ -117,7 +124,23 @@ type Options struct {
 	// compilation. If empty, it is endpoints/wazero in the user cache
 	// directory ([os.UserCacheDir]: $XDG_CACHE_HOME on Linux); "off"
 	// disables the cache.
+	//
+	// # Notes
+	//
+	//   - What the cache holds is code the host runs, so each entry is
+	//     bound by a MAC to the module it came from, under the key in
+	//     CacheKeyFile; an entry that does not verify is compiled again,
+	//     never run. The directory must belong to the host's user and be
+	//     writable by no one else (its subdirectories too): otherwise it
+	//     is not used, and a warning says why.
 	CacheDir string
+	// CacheKeyFile holds the key that authenticates the cache's entries:
+	// 32 random bytes, made on first use, readable by its owner only, and
+	// kept outside CacheDir, so that whoever can write the cache cannot
+	// forge an entry. If empty, it is endpoints/cache.key in the user
+	// configuration directory ([os.UserConfigDir]: $XDG_CONFIG_HOME or
+	// ~/.config on Linux).
+	CacheKeyFile string
 	// ServeWhileCompiling serves a module the compilation cache does not
 	// hold yet at once, with wazero's interpreter, while the compiler
 	// builds its code in the background (at most GOMAXPROCS modules at
@@ -213,6 +236,17 @@ func (o *Options) cacheDir() string {
 	return o.CacheDir
 }
 
+func (o *Options) cacheKeyFile() string {
+	if o.CacheKeyFile != "" {
+		return o.CacheKeyFile
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "endpoints", "cache.key")
+}
+
 func (o *Options) logger() *slog.Logger {
 	if o.Logger != nil {
 		return o.Logger
@@ -252,6 +286,9 @@ func (o Options) merge(cfg *config.App) Options {
 	}
 	if l.MaxTimeout == 0 {
 		l.MaxTimeout = cfg.Limits.MaxTimeout
+	}
+	if l.QueryParams == 0 {
+		l.QueryParams = cfg.Limits.QueryParams
 	}
 	if l.InstanceIdleTimeout == 0 {
 		l.InstanceIdleTimeout = cfg.Limits.InstanceIdleTimeout

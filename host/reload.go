@@ -17,6 +17,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/internal/appfile"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -279,9 +280,10 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 }
 
 // readHashed reads a file of the app and hashes it; a missing file gives
-// nil data and no error.
+// nil data and no error. It reads regular files only, within
+// appfile.Limit (package appfile).
 func (h *Host) readHashed(rel string) ([]byte, [sha256.Size]byte, error) {
-	data, err := os.ReadFile(filepath.Join(h.app, filepath.FromSlash(rel)))
+	data, err := appfile.Read(filepath.Join(h.app, filepath.FromSlash(rel)), rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, [sha256.Size]byte{}, nil
 	}

@@ -16,7 +16,9 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
+	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
+	"github.com/wasmendpoints/endpoints/internal/querystring"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
 )
@@ -350,7 +352,13 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		issues.Params = op.params.Validate(c.params)
 	}
 	if op.query != nil {
-		for k, vs := range r.URL.Query() {
+		// A query that does not parse whole is refused whole: the guest
+		// reads the raw query, so validating what parsed would not do.
+		values, err := querystring.Parse(r.URL.RawQuery, limitQueryParams(c.set.opts.Limits), "limits.queryParams")
+		if err != nil {
+			bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
+		}
+		for k, vs := range values {
 			if b := notUTF8Values(k, vs); b != nil {
 				bad = append(bad, *b)
 				continue
@@ -560,10 +568,10 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
-		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", r.URL.Path)
+		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path))
 		return false
 	}
-	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", r.URL.Path, "requestId", c.requestID, "reason", reason)
+	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.requestID, "reason", reason)
 	if c.wroteHeader {
 		// Bytes already reached the client: the only honest end is to
 		// abort the response so the client sees it truncated.

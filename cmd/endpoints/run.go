@@ -227,7 +227,7 @@ func parse(fs *flag.FlagSet, operand, what string, args []string, stderr io.Writ
 
 // cacheDirUsage is the usage of --cache-dir where it only reads and fills
 // the cache.
-const cacheDirUsage = "`DIR` where compiled modules are cached between runs (default: the user cache directory; \"off\" disables it)"
+const cacheDirUsage = "`DIR` where compiled modules are cached between runs, yours alone and writable by no one else (default: the user cache directory; \"off\" disables it)"
 
 // commandUsage prints a command's usage line and its flags (what -h asks
 // for) to the flag set's output.

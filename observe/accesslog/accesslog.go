@@ -48,6 +48,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
 
 // Delay is how long the Log lets lines queue after the first one before
@@ -190,14 +191,16 @@ func (l *Log) drain() {
 	}
 }
 
-// log formats and hands one line to the logger's handler.
+// log formats and hands one line to the logger's handler. What the
+// client chose (method, path, query) is cut to logtext.MaxBytes each.
 func (l *Log) log(ln line) {
-	msg := ln.method + " " + ln.path
+	method := logtext.Cut(ln.method)
+	msg := method + " " + logtext.Cut(ln.path)
 	if ln.query != "" {
-		msg += "?" + ln.query
+		msg += "?" + logtext.Cut(ln.query)
 	}
 	var buf [9]slog.Attr
-	attrs := append(buf[:0], slog.String("method", ln.method))
+	attrs := append(buf[:0], slog.String("method", method))
 	if ln.route != "" {
 		attrs = append(attrs, slog.String("route", ln.route))
 	}

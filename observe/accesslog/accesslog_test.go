@@ -262,3 +262,31 @@ func TestAPIKeyInTheQueryIsRedacted(t *testing.T) {
 		t.Errorf("the log shows the API key:\n%s", out.String())
 	}
 }
+
+// TestClientTextIsCut: the method, path and query a client chose reach
+// the line cut to a few hundred bytes each, saying how much was left out,
+// however long the client made them.
+func TestClientTextIsCut(t *testing.T) {
+	t.Parallel()
+	var out lockedBuffer
+	srv, access := serveHello(t, slog.NewJSONHandler(&out, nil))
+	req, _ := http.NewRequest(strings.Repeat("M", 5000), srv.URL+"/"+strings.Repeat("p", 20000)+"?q="+strings.Repeat("q", 20000), nil)
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	access.Close()
+	var got struct{ Msg, Method string }
+	if err := json.Unmarshal(out.b.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if len(got.Msg) > 1000 || len(got.Method) > 300 {
+		t.Errorf("the line carries %d bytes of method, path and query and a method of %d; want at most 1000 and 300", len(got.Msg), len(got.Method))
+	}
+	for _, want := range []string{"…[+4744 bytes]", "…[+19745 bytes]", "…[+19746 bytes]"} {
+		if !strings.Contains(got.Msg, want) {
+			t.Errorf("msg %q does not say %q", got.Msg, want)
+		}
+	}
+}
