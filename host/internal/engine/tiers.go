@@ -50,7 +50,7 @@ func (c *Code) Close(ctx context.Context) error {
 
 // interpreterUse counts what the interpreter's tier holds. The
 // interpreter's code of a module is large, about twenty times its bytes
-// (wazero lowers each instruction to a 64-byte operation: some 90 MB for
+// (wazero lowers each instruction to a 56-byte operation: some 90 MB for
 // a 4 MB Go module), so the engine keeps few of them open at once: see
 // InterpreterUse.
 type interpreterUse struct {
