@@ -1,6 +1,10 @@
 package host
 
-import "time"
+import (
+	"time"
+
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
+)
 
 // Hooks for the tests of package host_test.
 
@@ -58,3 +62,7 @@ func (h *Host) HasCode(file string) bool {
 
 // BoundKey is boundKey, the client part of a rate-limit key.
 var BoundKey = boundKey
+
+// InterpreterUse says what the engine's interpreter tier holds now and
+// held at most.
+func (h *Host) InterpreterUse() engine.InterpreterUse { return h.engine.InterpreterUse() }

@@ -139,7 +139,7 @@ func serveMemoryRounds(t *testing.T, app string) {
 }
 
 // procStatus reads a size in kB from /proc/self/status, in bytes.
-func procStatus(t *testing.T, field string) int64 {
+func procStatus(t testing.TB, field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Fatal(err)

@@ -87,19 +87,19 @@ func loadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 	compiled := c.Compiled()
 	m := &middleware{file: file, name: strings.TrimSuffix(path.Base(file), routefile.Extension)}
 	if err := m.checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
-		_ = compiled.Close(ctx)
+		_ = c.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	m.pool = e.NewPool(c, file, poolSize, true)
 	lc := e.LoadCall(ctx, file)
 	in, err := m.pool.Warm(lc)
 	if err != nil {
-		_ = compiled.Close(ctx)
+		_ = c.Close(ctx)
 		return nil, err
 	}
 	fail := func(err error) (*middleware, error) {
 		in.Close(ctx)
-		_ = compiled.Close(ctx)
+		_ = c.Close(ctx)
 		return nil, err
 	}
 	if err := engine.CheckVersion(in, lc, file); err != nil {

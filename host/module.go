@@ -27,7 +27,9 @@ type module struct {
 // deferCode, on an engine that serves while compiling, a module that
 // carries its contract and ABI version in custom sections (endpoints build
 // writes them after loading it) is routed from the sections at once, and
-// its code loads later (see deferModule).
+// its code loads later (see deferModule); one without them that the
+// interpreter ran to read its contract (the cache lacks it) then drops
+// that code, and its code loads later the same way.
 func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode bool) (*module, error) {
 	if deferCode && e.ServesWhileCompiling() {
 		if m, ok, err := deferModule(e, wasm, rf, poolSize); ok {
@@ -49,6 +51,18 @@ func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile
 		m.contractJSON, m.contract = b, c
 	}
 	m.hookExported = in.OnValidation != nil
+	if deferCode && m.pool.Interpreted() {
+		// Its contract read, the module needs its code no more than one
+		// routed from its sections does: release the interpreter's
+		// code, about twenty times the module's bytes, and defer the
+		// code like theirs. Kept until the compiler replaced it, the
+		// interpreter's code of every module of a cold start was open at
+		// once (10 GB for 50 Go routes; see RATIONALE.md).
+		in.Close(ctx)
+		m.pool.Retire(ctx)
+		m.pool = e.DeferPool(wasm, rf, b, poolSize)
+		return m, nil
+	}
 	m.pool.Park(in)
 	e.CompileLater(m.pool)
 	return m, nil

@@ -34,25 +34,25 @@ func loadRuntime(ctx context.Context, e *engine.Engine, wasm []byte, poolSize in
 	fns := compiled.ExportedFunctions()
 	for _, name := range []string{abi.ExportABIVersion, abi.ExportRuntime} {
 		if _, ok := fns[name]; !ok {
-			_ = compiled.Close(ctx)
+			_ = c.Close(ctx)
 			return nil, fmt.Errorf("%s: not a runtime declaration module: missing export %q (build it from a package with //endpoints:runtime)", file, name)
 		}
 	}
 	if fn, ok := fns[abi.ExportOnValidationError]; ok && (len(fn.ParamTypes()) != 0 || !engine.SameTypes(fn.ResultTypes(), []api.ValueType{api.ValueTypeI32})) {
-		_ = compiled.Close(ctx)
+		_ = c.Close(ctx)
 		return nil, fmt.Errorf("%s: export %q has signature %s, ABI v%d wants %s", file, abi.ExportOnValidationError, engine.Signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, engine.Signature(nil, []api.ValueType{api.ValueTypeI32}))
 	}
 	lc := e.LoadCall(ctx, file)
 	rm := &runtimeModule{logger: e.Logger(), pool: e.NewPool(c, file, poolSize, true)}
 	in, err := rm.pool.Warm(lc)
 	if err != nil {
-		_ = compiled.Close(ctx)
+		_ = c.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	mod := in.Mod
 	fail := func(err error) (*runtimeModule, error) {
 		in.Close(ctx)
-		_ = compiled.Close(ctx)
+		_ = c.Close(ctx)
 		return nil, err
 	}
 	if err := engine.CheckVersion(in, lc, file); err != nil {

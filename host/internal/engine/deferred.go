@@ -44,11 +44,13 @@ func (e *ModuleFailedError) Unwrap() error { return e.err }
 
 // DeferPool makes the pool of a route module that was routed from its
 // custom sections before its code loaded (the host checked the sections
-// and their contract): the code loads in the background (StartCompiles)
+// and their contract), or from the contract its export returned when the
+// interpreter ran it, that code since closed: the code loads in the background (StartCompiles)
 // or at the first request, which waits for it, from the compilation cache
 // or else in the interpreter, the compiler following in the background;
 // either way it is then checked as OpenCode checks it, and must declare
-// the very contract of the section, contractJSON (nil for a plain route).
+// the very contract of the section or export, contractJSON (nil for a
+// plain route).
 // A module that fails then is logged, its route answers 500 (a
 // *ModuleFailedError from Get), and WaitCompiled and DeferredFailed report
 // it.
@@ -109,10 +111,15 @@ func (e *Engine) loadDeferred(p *Pool, mayInterpret bool) {
 			in, b, err := e.OpenCode(ctx, p, d.wasm, d.rf, mayInterpret)
 			if err == nil && !bytes.Equal(b, d.contractJSON) {
 				// OpenCode returns the section's bytes when there is
-				// one: only a plain route's code can differ here.
+				// one: only a plain route's code, or the export of a
+				// module without sections that ran before, can differ.
 				in.Close(ctx)
 				p.dropCode(ctx)
-				err = fmt.Errorf("%s: its %s export declares a contract but the module has no %s section: rebuild it with endpoints build", d.rf.File, abi.ExportContract, abi.SectionContract)
+				if d.contractJSON == nil {
+					err = fmt.Errorf("%s: its %s export declares a contract but the module has no %s section: rebuild it with endpoints build", d.rf.File, abi.ExportContract, abi.SectionContract)
+				} else {
+					err = fmt.Errorf("%s: its %s export returned another contract than when the host first ran it: it must return the same bytes every time", d.rf.File, abi.ExportContract)
+				}
 			}
 			d.wasm = nil
 			if err != nil {

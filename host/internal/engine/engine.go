@@ -114,6 +114,8 @@ type Engine struct {
 	// host serves while compiling (Config.ServeWhileCompiling); nil
 	// otherwise.
 	interp wazero.Runtime
+	// interpreted counts the interpreter's open code and instances.
+	interpreted interpreterUse
 	// background counts the compilations CompileLater queues;
 	// compileSlots bounds them, and stopBackground, closed at shutdown,
 	// stops those not started.

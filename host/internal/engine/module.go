@@ -36,11 +36,11 @@ func (e *Engine) OpenCode(ctx context.Context, p *Pool, wasm []byte, rf routefil
 		return nil, nil, err
 	}
 	if err := checkExports(c.compiled.ExportedFunctions(), c.compiled.ExportedMemories()); err != nil {
-		_ = c.compiled.Close(ctx)
+		_ = c.Close(ctx)
 		return nil, nil, fmt.Errorf("%s: %w", rf.File, err)
 	}
 	if !p.setCode(c) {
-		_ = c.compiled.Close(ctx)
+		_ = c.Close(ctx)
 		return nil, nil, errRetired
 	}
 	var in *Instance
@@ -112,7 +112,7 @@ func (e *Engine) Prepare(ctx context.Context, wasm []byte, file string, mayInter
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}
 	if err := e.checkImports(c.compiled); err != nil {
-		_ = c.compiled.Close(ctx)
+		_ = c.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return c, nil

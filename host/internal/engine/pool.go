@@ -44,10 +44,20 @@ type Instance struct {
 	// code is what it was instantiated from: an instance of code the pool
 	// has since replaced is closed when it is given back.
 	code *Code
+	// closed makes Close count the instance once (interpreterUse).
+	closed atomic.Bool
 }
 
 // Close closes the instance and unmaps its memory; only its owner may.
-func (in *Instance) Close(ctx context.Context) { _ = in.Mod.Close(ctx) }
+func (in *Instance) Close(ctx context.Context) {
+	if in.closed.Swap(true) {
+		return
+	}
+	if c := in.code; c != nil && c.use != nil {
+		c.use.instances.Add(-1)
+	}
+	_ = in.Mod.Close(ctx)
+}
 
 // Pool bounds the instances of one module. slots holds a token per
 // instance taken by a call, so at most cap(slots) exist; idle holds the
@@ -160,7 +170,7 @@ func (p *Pool) dropCode(ctx context.Context) {
 	c := p.code.Swap(nil)
 	p.mu.Unlock()
 	if c != nil {
-		_ = c.compiled.Close(ctx)
+		_ = c.Close(ctx)
 	}
 }
 
@@ -182,7 +192,7 @@ func (p *Pool) upgrade(ctx context.Context, next *Code) bool {
 	}
 	// wazero allows closing a compiled module while calls run on its
 	// instances.
-	_ = prev.compiled.Close(ctx)
+	_ = prev.Close(ctx)
 	return true
 }
 
@@ -341,6 +351,9 @@ func (p *Pool) instantiate(ctx context.Context) (*Instance, error) {
 		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("%s: missing export %q", p.file, abi.ExportHandle)
 	}
+	if c.use != nil {
+		c.use.instances.Add(1)
+	}
 	return in, nil
 }
 
@@ -391,7 +404,7 @@ func (p *Pool) Retire(ctx context.Context) {
 	p.mu.Unlock()
 	p.Close(ctx)
 	if c := p.code.Load(); c != nil {
-		_ = c.compiled.Close(ctx)
+		_ = c.Close(ctx)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -22,13 +23,70 @@ type Code struct {
 	// wasm is the instrumented module, kept for the compiler while the
 	// interpreter runs it; nil once compiled.
 	wasm []byte
+	// use counts the interpreter's code while it is open (nil for the
+	// compiler's code); closed makes Close count it once.
+	use    *interpreterUse
+	closed atomic.Bool
 }
 
 // interpreted reports whether the interpreter runs the code.
 func (c *Code) interpreted() bool { return c.wasm != nil }
 
-// Compiled is the compiled module, for reading its exports.
+// Compiled is the compiled module, for reading its exports. Close the
+// code with [Code.Close], not the compiled module.
 func (c *Code) Compiled() wazero.CompiledModule { return c.compiled }
+
+// Close closes the compiled module; instances made from it keep running
+// until they close (wazero allows that). Closing twice is a no-op.
+func (c *Code) Close(ctx context.Context) error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	if c.use != nil {
+		c.use.codes.Add(-1)
+	}
+	return c.compiled.Close(ctx)
+}
+
+// interpreterUse counts what the interpreter's tier holds. The
+// interpreter's code of a module is large, about twenty times its bytes
+// (wazero lowers each instruction to a 56-byte operation: some 90 MB for
+// a 4 MB Go module), so the engine keeps few of them open at once: see
+// InterpreterUse.
+type interpreterUse struct {
+	codes, peakCodes, instances atomic.Int64
+}
+
+// openCode counts a module the interpreter compiled.
+func (u *interpreterUse) openCode() {
+	n := u.codes.Add(1)
+	for {
+		peak := u.peakCodes.Load()
+		if n <= peak || u.peakCodes.CompareAndSwap(peak, n) {
+			return
+		}
+	}
+}
+
+// InterpreterUse is what the interpreter's tier holds (Engine.InterpreterUse).
+type InterpreterUse struct {
+	// Codes counts the modules the interpreter compiled whose code is
+	// still open, PeakCodes the most open at once since the engine
+	// started.
+	Codes, PeakCodes int
+	// Instances counts the open instances of the interpreter's code.
+	Instances int
+}
+
+// InterpreterUse says what the interpreter's tier holds now and held at
+// most: once WaitCompiled returns, no code or instance of it is left.
+func (e *Engine) InterpreterUse() InterpreterUse {
+	return InterpreterUse{
+		Codes:     int(e.interpreted.codes.Load()),
+		PeakCodes: int(e.interpreted.peakCodes.Load()),
+		Instances: int(e.interpreted.instances.Load()),
+	}
+}
 
 // compiledMarks names the directory, under the cache directory, holding an
 // empty file per module the compiler has compiled into the cache: a module
@@ -85,7 +143,8 @@ func (e *Engine) codeFor(ctx context.Context, wasm []byte, mayInterpret bool) (*
 	if err != nil {
 		return nil, err
 	}
-	return &Code{runtime: e.interp, compiled: compiled, wasm: wasm}, nil
+	e.interpreted.openCode()
+	return &Code{runtime: e.interp, compiled: compiled, wasm: wasm, use: &e.interpreted}, nil
 }
 
 // CompileLater queues the pool of a module the interpreter runs for the
@@ -178,8 +237,9 @@ func (e *Engine) compileInBackground(p *Pool, finished func(stage string, took t
 			return
 		}
 		e.markCompiled(c.wasm)
-		if !p.upgrade(context.Background(), &Code{runtime: e.runtime, compiled: compiled}) {
-			_ = compiled.Close(context.Background()) // the module left the app meanwhile
+		next := &Code{runtime: e.runtime, compiled: compiled}
+		if !p.upgrade(context.Background(), next) {
+			_ = next.Close(context.Background()) // the module left the app meanwhile
 		} else if in, err := p.instantiate(e.loadCall(context.Background(), p.file)); err == nil {
 			// The upgrade closed the idle instances of the old code: one
 			// warm instance of the new, so the next request does not
