@@ -41,6 +41,11 @@ var prismAlters = map[string]string{
 	// first byte (0x89) does not survive, and the host rightly answers
 	// 422.
 	"upload a photo": "Prism re-encodes multipart bodies as text, changing binary parts",
+	// Prism parses the query string and forwards the parameters it kept,
+	// re-encoded: the bad escape and the ';' never reach the host, which
+	// answers the cleaned query 200.
+	"search with a query that does not parse": "Prism forwards a query it parsed, re-encoded, not the bytes the client sent",
+	"search with a ';' separator":             "Prism forwards a query it parsed, re-encoded, not the bytes the client sent",
 }
 
 // prismPicksFirstJSON reports whether Prism judged an answer of media type
