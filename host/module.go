@@ -18,8 +18,21 @@ type module struct {
 	pool         *engine.Pool
 	contractJSON []byte // nil for a plain route
 	contract     *abi.Contract
-	// hookExported: the module exports abi.ExportOnValidationError.
+	// hookExported: the module exports abi.ExportOnValidationError (a
+	// bundle: abi.ExportOnValidationErrorRoute).
 	hookExported bool
+	// index is the route's place in a bundle's declaration, which
+	// abi.ExportHandleRoute receives; -1 for a module of one route. The
+	// modules of a bundle's routes share its pool.
+	index int
+}
+
+// handle calls the handler of an instance of the module for one request.
+func (m *module) handle(in *engine.Instance, c *call) ([]uint64, error) {
+	if m.index >= 0 {
+		return in.HandleRoute.Call(c, uint64(m.index))
+	}
+	return in.Handle.Call(c)
 }
 
 // loadModule reads, instruments and compiles one route module, checks its
@@ -28,16 +41,31 @@ type module struct {
 // carries its contract and ABI version in custom sections (endpoints build
 // writes them after loading it) is routed from the sections at once, and
 // its code loads later (see deferModule).
-func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode bool) (*module, error) {
+//
+// A bundle (abi.BundleDir) must export abi.ExportHandleRoute; its
+// contractJSON is then its whole declaration, which loadBundle splits into
+// its routes, and contract stays nil.
+func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode, bundle bool) (*module, error) {
 	if deferCode && e.ServesWhileCompiling() {
-		if m, ok, err := deferModule(e, wasm, rf, poolSize); ok {
+		if m, ok, err := deferModule(e, wasm, rf, poolSize, bundle); ok {
 			return m, err
 		}
 	}
-	m := &module{file: rf.File, pool: e.NewPool(nil, rf.File, poolSize, false)}
+	m := &module{file: rf.File, pool: e.NewPool(nil, rf.File, poolSize, false), index: -1}
 	in, b, err := e.OpenCode(ctx, m.pool, wasm, rf, true)
 	if err != nil {
 		return nil, err
+	}
+	if bundle {
+		if in.HandleRoute == nil {
+			in.Close(ctx)
+			m.pool.Retire(ctx)
+			return nil, errNoHandleRoute(rf.File)
+		}
+		m.contractJSON, m.hookExported = b, in.OnValidationRoute != nil
+		m.pool.Park(in)
+		e.CompileLater(m.pool)
+		return m, nil
 	}
 	if len(b) > 0 {
 		c, err := contract.Parse(rf.File, b, contract.Options{Method: rf.Method})
@@ -72,7 +100,7 @@ func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile
 // contract of the section (engine.DeferPool). A
 // module that fails then is logged, its route answers 500, and
 // Host.WaitCompiled reports it.
-func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int) (*module, bool, error) {
+func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, bundle bool) (*module, bool, error) {
 	if v, ok, err := wasmbin.Custom(wasm, abi.SectionABIVersion); err != nil || !ok || string(v) != strconv.Itoa(abi.Version) {
 		return nil, false, nil
 	}
@@ -80,12 +108,19 @@ func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int
 	if err != nil {
 		return nil, false, nil
 	}
-	hook, err := wasmbin.ExportsFunction(wasm, abi.ExportOnValidationError)
+	hookExport := abi.ExportOnValidationError
+	if bundle {
+		hookExport = abi.ExportOnValidationErrorRoute
+		if ok, err := wasmbin.ExportsFunction(wasm, abi.ExportHandleRoute); err != nil || !ok {
+			return nil, false, nil
+		}
+	}
+	hook, err := wasmbin.ExportsFunction(wasm, hookExport)
 	if err != nil {
 		return nil, false, nil
 	}
-	m := &module{file: rf.File, contractJSON: section, hookExported: hook}
-	if section != nil {
+	m := &module{file: rf.File, contractJSON: section, hookExported: hook, index: -1}
+	if section != nil && !bundle {
 		if err := engine.CheckContractSize(section, rf.File); err != nil {
 			return nil, true, err
 		}

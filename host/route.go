@@ -73,7 +73,7 @@ type declaredResponse struct {
 }
 
 func newRoute(rf routefile.Route, mod *module) (*route, error) {
-	r := &route{file: rf.File, pattern: rf.Pattern(), rf: rf, mod: mod, plain: mod.contract == nil}
+	r := &route{file: mod.file, pattern: rf.Pattern(), rf: rf, mod: mod, plain: mod.contract == nil}
 	if r.plain {
 		return r, nil
 	}

@@ -35,7 +35,7 @@ func embedContracts(ctx context.Context, app string, sources []guestbuild.Source
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i, s := range sources {
-		if !strings.HasPrefix(s.Module, "server/api/") && !strings.HasPrefix(s.Module, "server/routes/") {
+		if !strings.HasPrefix(s.Module, "server/api/") && !strings.HasPrefix(s.Module, "server/routes/") && !strings.HasPrefix(s.Module, abi.BundleDir+"/") {
 			continue // the runtime declaration and middleware have no contract
 		}
 		wg.Add(1)

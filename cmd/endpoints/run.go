@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -295,7 +297,7 @@ func checkAppDir(dir string) error {
 // modules as they are would otherwise serve or describe something else
 // than the sources say.
 func requireBuilt(name, app string, stderr io.Writer) bool {
-	sources, err := guestbuild.Find(app)
+	sources, err := appSources(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return false
@@ -330,6 +332,11 @@ func newestSource(app string, s guestbuild.Source) time.Time {
 		return time.Time{}
 	}
 	var newest time.Time
+	for _, r := range s.Routes {
+		if t := newestSource(app, r); t.After(newest) {
+			newest = t
+		}
+	}
 	entries, _ := os.ReadDir(path)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
@@ -388,6 +395,10 @@ func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
 	}
 	sources, err := guestbuild.Find(app)
 	if err != nil {
+		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		return false
+	}
+	if sources, err = bundled(app, cfg.Build, sources, stdout); err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
 	}
@@ -742,4 +753,42 @@ func tracingTarget(getenv func(string) string) string {
 	protocol := cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL"), "http/protobuf")
 	endpoint := cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), "the default endpoint")
 	return "OTLP (" + protocol + ") to " + endpoint
+}
+
+// appSources lists the app's sources as `endpoints build` builds them:
+// its Go routes as one bundle unless endpoints.json says otherwise.
+func appSources(app string) ([]guestbuild.Source, error) {
+	sources, err := guestbuild.Find(app)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(app)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Build.BundlesGo() {
+		sources = guestbuild.BundleGo(sources)
+	}
+	return sources, nil
+}
+
+// bundled applies the "goBundle" setting to the sources build builds:
+// bundled, the Go routes become one source; not, a bundle left by an
+// earlier build is removed (saying so on stdout), since it would claim
+// the routes the per-route modules serve.
+func bundled(app string, b config.Build, sources []guestbuild.Source, stdout io.Writer) ([]guestbuild.Source, error) {
+	if b.BundlesGo() {
+		return guestbuild.BundleGo(sources), nil
+	}
+	if !slices.ContainsFunc(sources, func(s guestbuild.Source) bool { return s.Lang == guestbuild.LangGo }) {
+		return sources, nil
+	}
+	err := os.Remove(filepath.Join(app, filepath.FromSlash(guestbuild.BundleModule)))
+	switch {
+	case err == nil:
+		fmt.Fprintf(stdout, "removed %s: %s says \"goBundle\": false, so each Go route builds its own module\n", guestbuild.BundleModule, config.File)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	return sources, nil
 }

@@ -304,9 +304,12 @@ func checkExports(fns map[string]api.FunctionDefinition, mems map[string]api.Mem
 		results  []api.ValueType
 	}{
 		{abi.ExportABIVersion, true, nil, []api.ValueType{api.ValueTypeI32}},
-		{abi.ExportHandle, true, nil, []api.ValueType{api.ValueTypeI32}},
+		// A bundle (abi.BundleDir) may have endpoints_handle_route alone.
+		{abi.ExportHandle, fns[abi.ExportHandleRoute] == nil, nil, []api.ValueType{api.ValueTypeI32}},
 		{abi.ExportContract, false, nil, []api.ValueType{api.ValueTypeI64}},
 		{abi.ExportOnValidationError, false, nil, []api.ValueType{api.ValueTypeI32}},
+		{abi.ExportHandleRoute, false, []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}},
+		{abi.ExportOnValidationErrorRoute, false, []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}},
 	}
 	for _, w := range want {
 		fn, ok := fns[w.name]
