@@ -1,12 +1,19 @@
 package host_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
@@ -261,4 +268,126 @@ func main() {}
 		}
 	}
 	return dir
+}
+
+// TestGoBundleReloadUnderLoad: while clients call two routes of a Go
+// bundle, one route's source changes and the bundle is rebuilt and
+// reloaded: the new answer is served and no request fails. A source that
+// no longer compiles fails the build, naming the file, and leaves the
+// bundle on disk, and so what is served, as it was.
+func TestGoBundleReloadUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles Go routes")
+	}
+	requireTool(t, "go")
+	t.Parallel()
+	dir := goRoutesApp(t, 3)
+	rebuild := func() error {
+		sources, err := guestbuild.Find(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = guestbuild.Build(t.Context(), dir, dir, guestbuild.BundleGo(sources), nil)
+		return err
+	}
+	if err := rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := (&app{t: t, dir: dir}).host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	const clients = 4
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answers := map[string]int{}
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path := fmt.Sprintf("/api/r%02d/7", c%2)
+			for !stop.Load() {
+				res, err := srv.Client().Get(srv.URL + path)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				body, err := io.ReadAll(res.Body)
+				res.Body.Close()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				answers[fmt.Sprintf("%s %d %s", path, res.StatusCode, body)]++
+				mu.Unlock()
+			}
+		}()
+	}
+	seen := func(answer string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return answers[answer] > 0
+	}
+	if !waitFor(t, 10*time.Second, func() bool { return seen(`/api/r01/7 200 {"id":7,"route":1}`) }) {
+		t.Fatal("the clients got no answer within 10 s")
+	}
+
+	src := filepath.Join(dir, "handlers", "r01", "main.go")
+	orig, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(orig), "Route: 1}", "Route: 101}", 1)
+	if err := os.WriteFile(src, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := time.Now()
+	if err := rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	report := h.Reload(t.Context())
+	if len(report.Problems) > 0 || !slices.Equal(report.Changed, []string{guestbuild.BundleModule}) {
+		t.Fatalf("reload = %v, want %s changed and no problem", report, guestbuild.BundleModule)
+	}
+	if !waitFor(t, 10*time.Second, func() bool { return seen(`/api/r01/7 200 {"id":7,"route":101}`) }) {
+		t.Fatal("the changed route was not served within 10 s of its reload")
+	}
+	t.Logf("saved to served: %s (rebuild and reload of the bundle, on this machine)", time.Since(saved).Round(time.Millisecond))
+
+	bundle := filepath.Join(dir, filepath.FromSlash(guestbuild.BundleModule))
+	before, err := os.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(changed+"\nthis is not Go\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := rebuild(); err == nil || !strings.Contains(err.Error(), "handlers/r01/main.go") {
+		t.Errorf("building a broken route = %v, want the compiler's error naming handlers/r01/main.go", err)
+	}
+	if after, err := os.ReadFile(bundle); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("a failed build changed the bundle (%v)", err)
+	}
+	if report := h.Reload(t.Context()); !report.Unchanged() {
+		t.Errorf("reload after a failed build = %v, want nothing changed", report)
+	}
+	mu.Lock()
+	n := answers[`/api/r01/7 200 {"id":7,"route":101}`]
+	mu.Unlock()
+	if !waitFor(t, 10*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return answers[`/api/r01/7 200 {"id":7,"route":101}`] > n+clients
+	}) {
+		t.Error("the bundle stopped serving after a failed build")
+	}
+	stop.Store(true)
+	wg.Wait()
+	for answer, count := range answers {
+		if !strings.Contains(answer, " 200 ") {
+			t.Errorf("%d answers %q during the reloads, want none failed", count, answer)
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -303,9 +304,15 @@ func requireBuilt(name, app string, stderr io.Writer) bool {
 		return false
 	}
 	var missing []string
-	for _, s := range sources {
+	for i := 0; i < len(sources); i++ {
+		s := sources[i]
 		module := filepath.Join(app, filepath.FromSlash(s.Module))
 		mi, err := os.Stat(module)
+		if err != nil && len(s.Routes) > 0 {
+			// Built with --go-bundle=false: each route's own module.
+			sources = append(sources, s.Routes...)
+			continue
+		}
 		if err != nil {
 			missing = append(missing, fmt.Sprintf("%s (from %s)", s.Module, s.Path))
 			continue
@@ -351,11 +358,17 @@ func newestSource(app string, s guestbuild.Source) time.Time {
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	cacheDir := fs.String("cache-dir", "", "also compile every module into the compilation cache in `DIR`, so that serve --cache-dir DIR starts warm")
+	var goBundle *bool
+	fs.Func("go-bundle", "`true` links the app's Go routes into one module, server/bundles/go.wasm; false builds one module per route (replaces endpoints.json's build.goBundle, default true)", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		goBundle = &b
+		return err
+	})
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
 	}
-	if !build(ctx, app, stdout, stderr) {
+	if !buildWith(ctx, app, goBundle, stdout, stderr) {
 		return exitError
 	}
 	if *cacheDir != "" && !precompile(ctx, app, *cacheDir, stdout, stderr) {
@@ -388,10 +401,19 @@ func precompile(ctx context.Context, app, dir string, stdout, stderr io.Writer) 
 // build compiles the app's sources, printing a line per module, then runs
 // the app's build command (endpoints.json "build") when it has one.
 func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
+	return buildWith(ctx, app, nil, stdout, stderr)
+}
+
+// buildWith is build with goBundle, when not nil, in place of
+// endpoints.json's build.goBundle.
+func buildWith(ctx context.Context, app string, goBundle *bool, stdout, stderr io.Writer) bool {
 	cfg, err := config.Load(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
+	}
+	if goBundle != nil {
+		cfg.Build.GoBundle = goBundle
 	}
 	sources, err := guestbuild.Find(app)
 	if err != nil {

@@ -110,12 +110,20 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 	}
 	defer os.RemoveAll(tmp)
 	replace := map[string]string{}
+	// The compiler names the overlay's copies: its errors are rewritten to
+	// name the sources, relative to the app.
+	var names []string
 	add := func(file string, data []byte) error {
 		copyPath := filepath.Join(tmp, strconv.Itoa(len(replace))+".go")
 		if err := os.WriteFile(copyPath, data, 0o644); err != nil {
 			return err
 		}
 		replace[file] = copyPath
+		rel, err := filepath.Rel(app, file)
+		if err != nil {
+			rel = file
+		}
+		names = append(names, copyPath, filepath.ToSlash(rel))
 		return nil
 	}
 	var main strings.Builder
@@ -161,7 +169,7 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
 		return err
 	}
-	return runToolchain(ctx, "build Go bundle", appDir, out, func(tmpOut string) *exec.Cmd {
+	err = runToolchain(ctx, "build Go bundle "+BundleModule+" of", appDir, out, func(tmpOut string) *exec.Cmd {
 		args := append([]string{"build", "-overlay", overlayFile}, GoFlags...)
 		args = append(args, "-o", tmpOut, "./"+bundleMainDir)
 		cmd := exec.CommandContext(ctx, goTool, args...)
@@ -169,6 +177,10 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 		return cmd
 	}, nil)
+	if err != nil {
+		return &sourceNamedError{msg: strings.NewReplacer(names...).Replace(err.Error()), err: err}
+	}
+	return nil
 }
 
 // sdkImport is the import path of the Go SDK.
@@ -248,3 +260,13 @@ func importPathOf(modDir, modPath, dir string) (string, error) {
 	}
 	return modPath + "/" + filepath.ToSlash(rel), nil
 }
+
+// sourceNamedError is a build error whose text names the sources where the
+// compiler named the overlay's copies; it unwraps to the original.
+type sourceNamedError struct {
+	msg string
+	err error
+}
+
+func (e *sourceNamedError) Error() string { return e.msg }
+func (e *sourceNamedError) Unwrap() error { return e.err }
