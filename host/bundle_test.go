@@ -195,8 +195,8 @@ func TestGoBundleServesEveryRoute(t *testing.T) {
 }
 
 // goRoutesApp writes an app of n Go routes, GET /api/rNN/:id, each
-// answering its number and the id, and a plain route GET /health, in a
-// Go module of its own that uses this checkout's SDK.
+// answering its number and the id, and a plain route GET /health with a
+// test file, in a Go module of its own that uses this checkout's SDK.
 func goRoutesApp(t *testing.T, n int) string {
 	t.Helper()
 	root, err := filepath.Abs("..")
@@ -230,6 +230,8 @@ func init() {
 
 func main() {}
 `,
+		// A route's tests are package main too: the bundle must rename them.
+		"handlers/health/main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestNothing(t *testing.T) {}\n",
 	}
 	for i := range n {
 		files[fmt.Sprintf("handlers/r%02d/main.go", i)] = fmt.Sprintf(`//endpoints:route GET /api/r%02d/:id

@@ -138,7 +138,13 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 		if err != nil || len(files) == 0 {
 			return fmt.Errorf("build Go bundle %s: route %s: no .go files (%v)", BundleModule, r.Path, err)
 		}
-		for _, f := range files {
+		// Test files too: go build reads their package clauses, and one
+		// still saying main would be a second package in the directory.
+		tests, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		if err != nil {
+			return err
+		}
+		for _, f := range append(files, tests...) {
 			src, err := renamedPackage(f)
 			if err != nil {
 				return fmt.Errorf("build Go bundle %s: route %s: %w", BundleModule, r.Path, err)
@@ -197,8 +203,9 @@ func routeOf(s Source) (string, error) {
 }
 
 // renamedPackage returns the source of file with its package clause
-// renamed from main to bundlePackage, so that the generated main package
-// can import it. Everything else, line numbers included, stays.
+// renamed from main to bundlePackage (main_test, in a test file, to
+// bundlePackage_test), so that the generated main package can import it.
+// Everything else, line numbers included, stays.
 func renamedPackage(file string) ([]byte, error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -209,14 +216,21 @@ func renamedPackage(file string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.Name.Name != "main" {
+	name, suffix := f.Name.Name, ""
+	if strings.HasSuffix(file, "_test.go") {
+		name, suffix, _ = strings.Cut(name, "_")
+		if suffix != "" {
+			suffix = "_" + suffix // package main_test: an external test
+		}
+	}
+	if name != "main" {
 		return nil, fmt.Errorf("%s: package %s: a Go route is a main package (package main)", filepath.Base(file), f.Name.Name)
 	}
 	off := fset.Position(f.Name.Pos()).Offset
 	out := make([]byte, 0, len(src)+len(bundlePackage))
 	out = append(out, src[:off]...)
-	out = append(out, bundlePackage...)
-	return append(out, src[off+len("main"):]...), nil
+	out = append(out, bundlePackage+suffix...)
+	return append(out, src[off+len(f.Name.Name):]...), nil
 }
 
 // goModule finds the Go module holding dir: its directory and path.
