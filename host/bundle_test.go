@@ -393,3 +393,37 @@ func TestGoBundleReloadUnderLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestBundleDeferredCode: a bundle carrying its declaration in its
+// sections, as endpoints build writes it, is routed from them before its
+// code loads: each route validates and is documented without code, and
+// the first request that reaches a guest loads the bundle's code once for
+// all its routes.
+func TestBundleDeferredCode(t *testing.T) {
+	t.Parallel()
+	const file = "server/bundles/w.wasm"
+	a := newApp(t).watSource(file, bundleWAT(threeRoutes, true)).embedSections(file)
+	release := make(chan struct{})
+	h, _ := a.heldHost(release)
+	if h.HasCode(file) {
+		t.Fatal("the code of a bundle with its sections loaded before New returned")
+	}
+	if rec := get(h, "/api/items/0"); rec.Code != 422 || rec.Body.String() != "h2" {
+		t.Errorf("GET /api/items/0 = %d %s, want route 2's hook", rec.Code, rec.Body)
+	}
+	if rec := get(h, "/_endpoints/schema"); !strings.Contains(rec.Body.String(), `"/api/items/{id}"`) || !strings.Contains(rec.Body.String(), `"Route A"`) {
+		t.Errorf("the document lacks the bundle's routes: %s", rec.Body)
+	}
+	for path, want := range map[string]string{"/api/a": "0", "/b": "1", "/api/items/3": "2"} {
+		if rec := get(h, path); rec.Code != 200 || rec.Body.String() != want {
+			t.Errorf("GET %s = %d %s, want 200 %s", path, rec.Code, rec.Body, want)
+		}
+	}
+	close(release)
+	if err := h.WaitCompiled(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if rec := get(h, "/api/items/4"); rec.Code != 200 || rec.Body.String() != "2" {
+		t.Errorf("GET /api/items/4 once compiled = %d %s", rec.Code, rec.Body)
+	}
+}
