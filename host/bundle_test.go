@@ -115,21 +115,27 @@ func TestBundleRefused(t *testing.T) {
 		source string
 		extra  bool // also serve server/api/a.get.wasm
 		want   string
+		file   string // where the module is; the bundle's place when ""
 	}{
 		{"two claims of one route in the bundle", bundleWAT(`{"routes": [{"route": "GET /api/a"}, {"route": "GET /api/a"}]}`, false), false,
-			"server/bundles/w.wasm (GET /api/a) and server/bundles/w.wasm (GET /api/a) both claim GET /api/a"},
+			"server/bundles/w.wasm (GET /api/a) and server/bundles/w.wasm (GET /api/a) both claim GET /api/a", ""},
 		{"a route the bundle and a module claim", bundleWAT(threeRoutes, true), true,
-			"server/api/a.get.wasm and server/bundles/w.wasm (GET /api/a) both claim GET /api/a"},
-		{"no routes", bundleWAT(`{"routes": []}`, false), false, "server/bundles/w.wasm: /routes: a bundle declares at least one route"},
-		{"a contract instead of a declaration", bundleWAT(`{"summary": "one route"}`, false), false, "its declaration is not a bundle's"},
-		{"a route that is no route", bundleWAT(`{"routes": [{"route": "/api/a"}]}`, false), false, "server/bundles/w.wasm: /routes/0/route: route \"/api/a\": want METHOD /path"},
+			"server/api/a.get.wasm and server/bundles/w.wasm (GET /api/a) both claim GET /api/a", ""},
+		{"no routes", bundleWAT(`{"routes": []}`, false), false, "server/bundles/w.wasm: /routes: a bundle declares at least one route", ""},
+		{"a contract instead of a declaration", bundleWAT(`{"summary": "one route"}`, false), false, "its declaration is not a bundle's", ""},
+		{"a route that is no route", bundleWAT(`{"routes": [{"route": "/api/a"}]}`, false), false, "server/bundles/w.wasm: /routes/0/route: route \"/api/a\": want METHOD /path", ""},
 		{"a contract that breaks the schema", bundleWAT(`{"routes": [{"route": "GET /api/a", "contract": {"summary": 7}}]}`, false), false,
-			"server/bundles/w.wasm (GET /api/a): contract: /summary"},
-		{"no endpoints_handle_route", noHandler, false, `must export "endpoints_handle_route"`},
+			"server/bundles/w.wasm (GET /api/a): contract: /summary", ""},
+		{"no endpoints_handle_route", noHandler, false, `must export "endpoints_handle_route"`, ""},
+		{"a bundle's handler alone in a module of one route", bundleWAT(threeRoutes, false), false,
+			`server/api/a.get.wasm: not an Endpoints route module: missing export "endpoints_handle"`, "server/api/a.get.wasm"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			a := newApp(t).watSource("server/bundles/w.wasm", tc.source)
+			if tc.file == "" {
+				tc.file = "server/bundles/w.wasm"
+			}
+			a := newApp(t).watSource(tc.file, tc.source)
 			if tc.extra {
 				a.wat("server/api/a.get.wasm", watModule{handle: plainOK, extra: `  (data (i32.const 2048) "ok")` + "\n"})
 			}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -67,6 +68,11 @@ func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile
 		e.CompileLater(m.pool)
 		return m, nil
 	}
+	if in.Handle == nil {
+		in.Close(ctx)
+		m.pool.Retire(ctx)
+		return nil, fmt.Errorf("%s: not an Endpoints route module: missing export %q; a module that exports %q alone serves several routes and lives in %s (abi/README.md §9)", rf.File, abi.ExportHandle, abi.ExportHandleRoute, abi.BundleDir)
+	}
 	if len(b) > 0 {
 		c, err := contract.Parse(rf.File, b, contract.Options{Method: rf.Method})
 		if err != nil {
@@ -108,12 +114,12 @@ func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int
 	if err != nil {
 		return nil, false, nil
 	}
-	hookExport := abi.ExportOnValidationError
+	hookExport, handler := abi.ExportOnValidationError, abi.ExportHandle
 	if bundle {
-		hookExport = abi.ExportOnValidationErrorRoute
-		if ok, err := wasmbin.ExportsFunction(wasm, abi.ExportHandleRoute); err != nil || !ok {
-			return nil, false, nil
-		}
+		hookExport, handler = abi.ExportOnValidationErrorRoute, abi.ExportHandleRoute
+	}
+	if ok, err := wasmbin.ExportsFunction(wasm, handler); err != nil || !ok {
+		return nil, false, nil // the eager load says what is missing
 	}
 	hook, err := wasmbin.ExportsFunction(wasm, hookExport)
 	if err != nil {
