@@ -325,12 +325,27 @@ const (
 	//	kv_list(prefix i32, prefix_len i32, after i32, after_len i32, buf i32, buf_len i32) -> size i32
 	ImportKVList = "kv_list"
 
+	// ImportVariableGet writes the value of the app's variable name
+	// (endpoints.json "variables"), UTF-8 text of at most
+	// [VariableMaxValue] bytes, when it fits, and returns its size;
+	// [ErrNotFound] for a name the app does not declare, [ErrState]
+	// outside a request (at load). An optional variable without a value
+	// is empty (size 0). Secret variables read the same: keeping them
+	// secret is the host's part, not the guest's.
+	//
+	//	variable_get(name i32, name_len i32, buf i32, buf_len i32) -> size i32
+	ImportVariableGet = "variable_get"
+
 	// ImportRequestSetHeader replaces a request header, for the
 	// middleware that follows, the validation of the contract's headers and
 	// the handler. Only in [ExportBefore]; [ErrState] elsewhere.
 	// [ErrInvalid] for a name that is not an HTTP token, a value holding
 	// CR, LF or NUL, or a header that frames the request
 	// ([ForbiddenRequestHeaders]). An empty value removes the header.
+	// The request's headers may grow by at most [ResponseHeaderMaxCount]
+	// values and [ResponseHeaderMaxBytes] bytes over what the client sent,
+	// whatever the middleware: past that, [ErrInvalid], and the call fails
+	// (500) whatever the middleware does next.
 	//
 	//	request_set_header(name i32, name_len i32, value i32, value_len i32) -> errno i32
 	ImportRequestSetHeader = "request_set_header"
@@ -419,6 +434,10 @@ const (
 	ErrUnavailable Errno = -7
 )
 
+// VariableMaxValue is the longest value of a variable
+// ([ImportVariableGet]), in bytes: 64 KiB.
+const VariableMaxValue = 64 << 10
+
 // Limits of the key-value functions.
 const (
 	// KVMaxKey is the longest key, in bytes.
@@ -477,6 +496,10 @@ func (e Errno) Error() string {
 		return "not available outside a request"
 	case ErrUnavailable:
 		return "storage unavailable"
+	case ErrNotAllowed:
+		return "not allowed by outbound.allowedHosts"
+	case ErrLimit:
+		return "outbound limit reached"
 	}
 	return "unknown error"
 }

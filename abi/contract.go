@@ -58,6 +58,23 @@ type Contract struct {
 	// OnValidationError says the module exports [ExportOnValidationError].
 	OnValidationError bool `json:"onValidationError,omitempty"`
 
+	// Timeout is the deadline of one call of the operation, as a Go
+	// duration ("30s", "2m"), replacing the app's limits.timeout. At most
+	// the app's limits.maxTimeout (5 min by default), or the module fails
+	// its load. Empty: limits.timeout.
+	//
+	//	"timeout": "2m"
+	Timeout string `json:"timeout,omitempty"`
+
+	// IdleTimeout is, for an operation whose answer streams (a media
+	// response, such as text/event-stream), the longest the handler may go
+	// without writing, as a Go duration; each response_write restarts it.
+	// A handler silent longer is stopped, ending the stream. At most the
+	// app's limits.maxTimeout. Empty: none beyond Timeout.
+	//
+	//	"timeout": "5m", "idleTimeout": "30s"
+	IdleTimeout string `json:"idleTimeout,omitempty"`
+
 	// Defs are named schemas, referenced as {"$ref": "#/$defs/Name"} from
 	// any schema of the contract.
 	Defs map[string]json.RawMessage `json:"$defs,omitempty"`

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/wasmendpoints/endpoints/internal/appfile"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -77,6 +78,19 @@ type App struct {
 	// address read from X-Forwarded-For (for rate limits). Defaults to
 	// none.
 	TrustedProxies []string `json:"trustedProxies,omitzero"`
+	// Variables are the values the app's guests read (variable_get), by
+	// name, each from the environment, a file or a default, and possibly
+	// secret; see [Variable]. Absent: none.
+	//
+	//	"variables": {"webhookSecret": {"env": "ORDERS_WEBHOOK_SECRET", "secret": true}}
+	Variables map[string]Variable `json:"variables,omitzero"`
+	// AuthFailures bounds the failed credentials a client address and a
+	// user name may send before the host answers 429; see
+	// [AuthFailures] for the defaults.
+	AuthFailures AuthFailures `json:"authFailures,omitzero"`
+	// Outbound lists the services guests may call over HTTP; see
+	// [Outbound]. Absent: none.
+	Outbound Outbound `json:"outbound,omitzero"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -138,7 +152,7 @@ func Parse(file string, data []byte, overrides ...Override) (*App, error) {
 // overrides set); a bad one an error naming the file, the key and what is
 // wrong.
 func Load(appDir string, overrides ...Override) (*App, error) {
-	data, err := os.ReadFile(filepath.Join(appDir, File))
+	data, err := appfile.Read(filepath.Join(appDir, File), File)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
@@ -156,7 +170,7 @@ func allowedKeys(object string) string {
 			break
 		}
 		switch t.Kind() {
-		case reflect.Map: // rateLimits: any name
+		case reflect.Map: // rateLimits, variables: any name
 			t = t.Elem()
 			continue
 		case reflect.Struct:
@@ -225,6 +239,8 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/server/maxHeaderBytes", "must be positive, got %d", cfg.Server.MaxHeaderBytes)
 	case l.JSONDepth < 0 || l.JSONDepth > 10000:
 		return nil, badSetting(file, "/limits/jsonDepth", "must be between 1 and 10000, got %d", l.JSONDepth)
+	case l.QueryParams < 0 || l.QueryParams > 10000:
+		return nil, badSetting(file, "/limits/queryParams", "must be between 1 and 10000, got %d", l.QueryParams)
 	case l.JSONValues < 0:
 		return nil, badSetting(file, "/limits/jsonValues", "must be positive, got %d", l.JSONValues)
 	case l.ResponseBytes < 0:
@@ -240,12 +256,31 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/storage/url", "the memory store takes no url; add \"driver\": \"redis\"")
 	case st.MaxBytes < 0:
 		return nil, badSetting(file, "/storage/maxBytes", "must be positive, got %d", st.MaxBytes)
+	case st.KVBytes < 0:
+		return nil, badSetting(file, "/storage/kvBytes", "must be positive, got %d", st.KVBytes)
+	case st.IdempotencyBytes < 0:
+		return nil, badSetting(file, "/storage/idempotencyBytes", "must be positive, got %d", st.IdempotencyBytes)
+	case st.RateLimitBytes < 0:
+		return nil, badSetting(file, "/storage/rateLimitBytes", "must be positive, got %d", st.RateLimitBytes)
 	case cfg.Idempotency.Lease < 0:
 		return nil, badSetting(file, "/idempotency/lease", "must be positive")
 	case cfg.Idempotency.Replay < 0:
 		return nil, badSetting(file, "/idempotency/replay", "must be positive")
+	case l.OutboundBytes < 0:
+		return nil, badSetting(file, "/limits/outboundBytes", "must be positive, got %d", l.OutboundBytes)
+	case l.OutboundRequests < 0:
+		return nil, badSetting(file, "/limits/outboundRequests", "must be positive, got %d", l.OutboundRequests)
+	}
+	if err := checkOutbound(file, cfg.Outbound); err != nil {
+		return nil, err
 	}
 	if err := checkBuild(file, data, cfg.Build); err != nil {
+		return nil, err
+	}
+	if err := checkVariables(file, cfg.Variables); err != nil {
+		return nil, err
+	}
+	if err := cfg.AuthFailures.check(file); err != nil {
 		return nil, err
 	}
 	return &cfg, nil

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	_ "github.com/wasmendpoints/endpoints/storage/redis" // the driver the errors list
 )
@@ -61,14 +62,19 @@ func TestParseBuild(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ name, json, want string }{
-		{"unknown top-level key", `{"limts": {}}`, `unknown key "limts"; allowed here: openApi, limits, responseValidation, storage, idempotency, build, server, security, cors, rateLimits, trustedProxies`},
+		{"unknown top-level key", `{"limts": {}}`, `unknown key "limts"; allowed here: openApi, limits, responseValidation, storage, idempotency, build, server, security, cors, rateLimits, trustedProxies, variables`},
 		{"unknown key of a rate limit", `{"rateLimits": {"few": {"limit": 1, "window": "1m", "per": "ip"}}}`, `/rateLimits/few/per: unknown key "per"; allowed here: routes, methods, limit, window, burst, key`},
 		{"unknown docs key", `{"openApi": {"docs": {"theme": "dark"}}}`, `unknown key "theme"; allowed here: path, assets`},
 		{"unknown nested key", `{"limits": {"body": 1}}`, `/limits`},
 		{"bad duration", `{"limits": {"timeout": "soon"}}`, `"soon" is not a positive duration`},
+		{"bad maxTimeout", `{"limits": {"maxTimeout": "0s"}}`, `/limits/maxTimeout: "0s" is not a positive duration`},
 		{"duration as a number", `{"limits": {"timeout": 5}}`, `want a duration string`},
 		{"negative body limit", `{"limits": {"bodyBytes": -1}}`, `/limits/bodyBytes: must be positive`},
+		{"negative key-value budget", `{"storage": {"kvBytes": -1}}`, `/storage/kvBytes: must be positive`},
+		{"negative idempotency budget", `{"storage": {"idempotencyBytes": -1}}`, `/storage/idempotencyBytes: must be positive`},
+		{"negative rate-limit budget", `{"storage": {"rateLimitBytes": -1}}`, `/storage/rateLimitBytes: must be positive`},
 		{"memory below two pages", `{"limits": {"memoryBytes": 1000}}`, `/limits/memoryBytes: must be at least 131072`},
+		{"more query parameters than net/url parses", `{"limits": {"queryParams": 20000}}`, `/limits/queryParams: must be between 1 and 10000, got 20000`},
 		{"unknown policy", `{"responseValidation": "sometimes"}`, `/responseValidation: "sometimes" is not one of`},
 		{"a store driver the program does not link", `{"storage": {"driver": "etcd", "url": "etcd://x"}}`, `/storage/driver: "etcd" is not "memory" nor a driver this program links (registered: redis)`},
 		{"a url for the memory store", `{"storage": {"url": "redis://127.0.0.1:6379/0"}}`, `/storage/url: the memory store takes no url`},
@@ -89,6 +95,13 @@ func TestParseErrors(t *testing.T) {
 		{"trailing slash", `{"build": {"command": "make", "watch": ["src/"]}}`, `/build/watch/0: "src/" is not a clean path`},
 		{"** inside a segment", `{"build": {"command": "make", "watch": ["src/a**/*.ts"]}}`, `/build/watch/0: "src/a**/*.ts" uses "**" inside the segment "a**"`},
 		{"bad class", `{"build": {"command": "make", "watch": ["ok/*.ts", "src/[a-/*.ts"]}}`, `/build/watch/1: "src/[a-/*.ts" is not a valid glob (syntax error in pattern)`},
+		{"variable without a source", `{"variables": {"region": {}}}`, `/variables/region: says where its value comes from with none of "env", "file" or "default"`},
+		{"variable with a bad name", `{"variables": {"1st": {"default": "x"}}}`, `/variables/1st: a variable's name must start with a letter`},
+		{"variable with a bad env name", `{"variables": {"url": {"env": "ORDERS-URL"}}}`, `/variables/url/env: "ORDERS-URL" is not an environment variable name`},
+		{"secret with a default", `{"variables": {"key": {"env": "KEY", "secret": true, "default": "hunter2"}}}`, `/variables/key/default: a secret cannot have a default`},
+		{"optional with a default", `{"variables": {"region": {"default": "eu", "optional": true}}}`, `/variables/region/optional: a variable with a default always has a value`},
+		{"unknown variable key", `{"variables": {"region": {"value": "eu"}}}`, `/variables/region/value: unknown key "value"; allowed here: env, file, default, secret, optional`},
+		{"default over the size limit", `{"variables": {"big": {"default": "` + strings.Repeat("x", abi.VariableMaxValue+1) + `"}}}`, `/variables/big/default: is 65537 bytes, over the limit of 65536`},
 		{"trailing backslash", `{"build": {"command": "make", "watch": ["src/x\\"]}}`, `/build/watch/0: "src/x\\" is not a valid glob`},
 	}
 	for _, tt := range tests {
@@ -112,5 +125,25 @@ func TestParseOpenAPIErrors(t *testing.T) {
 				t.Errorf("Parse error:\ngot  %v\nwant one containing %s", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseVariables(t *testing.T) {
+	cfg, err := config.Parse("endpoints.json", []byte(`{"variables": {
+		"webhookUrl": {"env": "ORDERS_WEBHOOK_URL", "optional": true},
+		"webhookSecret": {"env": "ORDERS_WEBHOOK_SECRET", "file": "secrets/webhook", "secret": true},
+		"region": {"default": ""}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := cfg.Variables
+	if got := v["webhookUrl"]; got.Env != "ORDERS_WEBHOOK_URL" || !got.Optional || got.Secret || got.Default != nil {
+		t.Errorf("webhookUrl = %+v", got)
+	}
+	if got := v["webhookSecret"]; got.Env != "ORDERS_WEBHOOK_SECRET" || got.File != "secrets/webhook" || !got.Secret || got.Optional {
+		t.Errorf("webhookSecret = %+v", got)
+	}
+	if got := v["region"]; got.Default == nil || *got.Default != "" {
+		t.Errorf("region = %+v, want an empty default", got)
 	}
 }

@@ -96,10 +96,36 @@ type Limits struct {
 	// this, not bodyBytes, bounds what a body costs the host before the
 	// guest runs. Defaults to [DefaultJSONValues].
 	JSONValues int `json:"jsonValues,omitzero"`
+	// QueryParams is the most parameters a query string may hold, counted
+	// as one more than its '&' separators, for an operation that declares
+	// its query; more is a 400 that says so, before anything is parsed.
+	// Defaults to [DefaultQueryParams]; at most 10000.
+	//
+	// # Notes
+	//
+	//   - A query string that does not parse whole (a ';' separator, a '%'
+	//     not followed by two hexadecimal digits) is a 400 too: the guest
+	//     reads the raw query, so the host validates all of it or none.
+	QueryParams int `json:"queryParams,omitzero"`
 	// InstanceIdleTimeout is how long an idle instance is kept beyond the
 	// first one of its module, which stays warm. Defaults to
 	// [DefaultInstanceIdleTimeout].
 	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
+	// MaxTimeout is the longest deadline a route's contract may set for
+	// itself ("timeout", and a stream's "idleTimeout", docs/spec.md §3):
+	// a contract asking for more fails the load of its module. It bounds
+	// what modules ask for, not Timeout, which the operator sets. Defaults
+	// to [DefaultMaxTimeout].
+	MaxTimeout Duration `json:"maxTimeout,omitzero"`
+	// OutboundBytes is the most bytes of one outbound response's body a
+	// guest may read, unless it asked to stream it (abi.HTTPRequest.Stream:
+	// then the call's deadline bounds it): past it http_body_read returns
+	// abi.ErrLimit. Defaults to [DefaultOutboundBytes].
+	OutboundBytes int64 `json:"outboundBytes,omitzero"`
+	// OutboundRequests is the most outbound HTTP requests one call may
+	// send (redirects not counted); one more gets abi.ErrLimit. Defaults
+	// to [DefaultOutboundRequests].
+	OutboundRequests int `json:"outboundRequests,omitzero"`
 }
 
 // Defaults of [Limits].
@@ -124,4 +150,17 @@ const (
 	DefaultJSONDepth = 32
 	// DefaultJSONValues is the default of [Limits.JSONValues]: 4096 values.
 	DefaultJSONValues = 4096
+	// DefaultMaxTimeout is the default of [Limits.MaxTimeout]: 5 min,
+	// room for a long Server-Sent Events stream, not for a call that
+	// never ends.
+	DefaultMaxTimeout = 5 * time.Minute
+	// DefaultOutboundBytes is the default of [Limits.OutboundBytes]:
+	// 16 MiB.
+	DefaultOutboundBytes = 16 << 20
+	// DefaultOutboundRequests is the default of [Limits.OutboundRequests]:
+	// 50 requests per call.
+	DefaultOutboundRequests = 50
+	// DefaultQueryParams is the default of [Limits.QueryParams]: 1000
+	// parameters.
+	DefaultQueryParams = 1000
 )

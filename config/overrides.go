@@ -41,6 +41,10 @@ type Setting struct {
 	// Text reports whether the value is taken as it is (a string or a
 	// duration) rather than as JSON text.
 	Text bool
+	// List reports whether the setting is a list of strings, which an
+	// override may give comma-separated ("https://a.example,
+	// https://b.example") as well as a JSON array.
+	List bool
 }
 
 // Settings lists every setting of endpoints.json with its
@@ -63,7 +67,8 @@ func Settings() []Setting {
 				walk(f.Type, p, e)
 			default:
 				text := f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[Duration]()
-				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e, Text: text})
+				list := f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String
+				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e, Text: text, List: list})
 			}
 		}
 	}
@@ -155,7 +160,10 @@ func applyOverrides(file string, data []byte, overrides []Override) ([]byte, err
 			return nil, fmt.Errorf("%s: %s names no setting of %s", o.Source, o.Pointer, File)
 		}
 		var value any = o.Value
-		if !settings[i].Text {
+		switch {
+		case settings[i].List && firstByte([]byte(o.Value)) != '[':
+			value = splitList(o.Value)
+		case !settings[i].Text:
 			var v any
 			if err := json.Unmarshal([]byte(o.Value), &v); err != nil {
 				return nil, fmt.Errorf("%s: %s takes JSON (a number, true or false, an object), got %q", o.Source, o.Pointer, o.Value)
@@ -184,4 +192,16 @@ func applyOverrides(file string, data []byte, overrides []Override) ([]byte, err
 		return nil, err
 	}
 	return out, nil
+}
+
+// splitList reads a list setting written comma-separated, as an
+// environment variable gives it: "a, b,,c" is ["a", "b", "c"].
+func splitList(v string) []any {
+	out := []any{}
+	for item := range strings.SplitSeq(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

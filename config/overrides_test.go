@@ -24,6 +24,7 @@ func TestSettings(t *testing.T) {
 		"ENDPOINTS_CORS":                    {Pointer: "/cors", Name: "cors"},
 		"ENDPOINTS_IDEMPOTENCY_REPLAY":      {Pointer: "/idempotency/replay", Name: "idempotency.replay", Text: true},
 		"ENDPOINTS_STORAGE_MAX_BYTES":       {Pointer: "/storage/maxBytes", Name: "storage.maxBytes"},
+		"ENDPOINTS_STORAGE_KV_BYTES":        {Pointer: "/storage/kvBytes", Name: "storage.kvBytes"},
 		"ENDPOINTS_LIMITS_JSON_DEPTH":       {Pointer: "/limits/jsonDepth", Name: "limits.jsonDepth"},
 		"ENDPOINTS_SERVER_MAX_HEADER_BYTES": {Pointer: "/server/maxHeaderBytes", Name: "server.maxHeaderBytes"},
 	} {

@@ -35,8 +35,22 @@ type Storage struct {
 	// of the app directory, so hosts of one app agree on it.
 	Namespace string `json:"namespace,omitzero"`
 	// MaxBytes bounds the memory store. If zero, [storage.DefaultMaxBytes]
-	// (64 MiB).
+	// (64 MiB), split into three budgets that cannot take from each other
+	// (see [storage.MemoryOptions]): half for the guests' key-value data,
+	// three eighths for Idempotency-Key records, an eighth for rate-limit
+	// buckets, unless the fields below set one.
 	MaxBytes int64 `json:"maxBytes,omitzero"`
+	// KVBytes bounds the memory store's key-value data. If zero, half of
+	// MaxBytes ([storage.DefaultKVBytes], 32 MiB).
+	KVBytes int64 `json:"kvBytes,omitzero"`
+	// IdempotencyBytes bounds the memory store's Idempotency-Key records.
+	// If zero, three eighths of MaxBytes ([storage.DefaultIdempotencyBytes],
+	// 24 MiB). When full, new keys are refused with 503, never by evicting
+	// an answer still within its replay window.
+	IdempotencyBytes int64 `json:"idempotencyBytes,omitzero"`
+	// RateLimitBytes bounds the memory store's rate-limit buckets. If
+	// zero, an eighth of MaxBytes ([storage.DefaultRateLimitBytes], 8 MiB).
+	RateLimitBytes int64 `json:"rateLimitBytes,omitzero"`
 }
 
 // AppNamespace is the namespace of the app in appDir: [Storage.Namespace],

@@ -50,6 +50,15 @@ func (c *call) Store() (storage.Store, string, bool) {
 	return c.host.store, c.host.namespace, true
 }
 
+// Variable is the value of the app's variable name, from the settings
+// the request started on.
+func (c *call) Variable(name []byte) ([]byte, bool) {
+	if c.set == nil {
+		return nil, false
+	}
+	return c.set.variables.Lookup(string(name))
+}
+
 // StoreSpan begins the span of a guest's store operation op, under its
 // guest call's span.
 func (c *call) StoreSpan(op string) func(error) { return c.startSpan(StepStore, op) }

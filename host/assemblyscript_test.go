@@ -1,6 +1,10 @@
 package host_test
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,25 +20,7 @@ import (
 // that the next request gets a fresh instance.
 func TestAssemblyScriptAbort(t *testing.T) {
 	t.Parallel()
-	example := builtExample(t, "users-as") // installs the compiler in examples/users-as
-	_ = example
-	modules, err := filepath.Abs(filepath.Join("..", "examples", "users-as", "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	for _, link := range []struct{ name, target string }{
-		{"node_modules/assemblyscript", filepath.Join(modules, "assemblyscript")},
-		{"node_modules/.bin/asc", "../assemblyscript/bin/asc.js"},
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(link.name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(link.target, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := compilerOnlyApp(t)
 	src := filepath.Join(dir, "server", "api", "boom.get.ts")
 	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
 		t.Fatal(err)
@@ -65,5 +51,118 @@ endpoint(
 	}
 	if got := do(t, srv, "GET", "/api/boom", ""); got.status != 200 || got.body != "{}" {
 		t.Errorf("the next request = %d %s, want 200 {}", got.status, got.body)
+	}
+}
+
+// compilerOnlyApp is an app directory that installed only the
+// AssemblyScript compiler (the one examples/users-as installs), so that
+// endpoints build supplies the SDK it ships.
+func compilerOnlyApp(t *testing.T) string {
+	t.Helper()
+	builtExample(t, "users-as") // installs the compiler in examples/users-as
+	modules, err := filepath.Abs(filepath.Join("..", "examples", "users-as", "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, link := range []struct{ name, target string }{
+		{"node_modules/assemblyscript", filepath.Join(modules, "assemblyscript")},
+		{"node_modules/.bin/asc", "../assemblyscript/bin/asc.js"},
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(link.name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(link.target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestAssemblyScriptVariablesAndTimeout: the SDK's variable() reads the
+// app's variables (null for an undeclared one), and Contract.timeout
+// reaches the document.
+func TestAssemblyScriptVariablesAndTimeout(t *testing.T) {
+	t.Parallel()
+	dir := compilerOnlyApp(t)
+	src := filepath.Join(dir, "server", "api", "vars.get.ts")
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(`import { Contract, Request, Schema, endpoint, respond, variable, JSONValue } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+endpoint(
+  new Contract().summary("A variable").query("name", Schema.string()).timeout(90000).response(200, "its value", Schema.object()),
+  (req: Request): void => {
+    const v = variable(req.query("name")!.asString());
+    respond(200, JSONValue.object().set("value", v == null ? JSONValue.null() : JSONValue.str(v)));
+  },
+);
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "endpoints.json"), []byte(`{"variables": {"region": {"env": "REGION"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := guestbuild.App(t.Context(), dir, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := (&app{t: t, dir: dir}).host(host.Options{Mode: host.Development,
+		LookupEnv: func(k string) (string, bool) { return map[string]string{"REGION": "eu-west-1"}[k], k == "REGION" }})
+	srv := newServer(t, h)
+	for _, tt := range []struct{ name, want string }{{"region", `{"value":"eu-west-1"}`}, {"regoin", `{"value":null}`}} {
+		if got := do(t, srv, "GET", "/api/vars?name="+tt.name, ""); got.status != 200 || got.body != tt.want {
+			t.Errorf("variable(%q) = %d %s, want 200 %s", tt.name, got.status, got.body, tt.want)
+		}
+	}
+	if doc := string(h.Document()); !strings.Contains(doc, `"x-endpoints-timeout": "90s"`) {
+		t.Errorf("the document lacks the operation's timeout:\n%s", doc)
+	}
+}
+
+// TestAssemblyScriptFetch: the SDK's http.fetch calls a listed service
+// through the host, and reports a refused one with the host's reason.
+func TestAssemblyScriptFetch(t *testing.T) {
+	t.Parallel()
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Backend", "yes")
+		io.WriteString(w, "hello from "+r.URL.Path)
+	}))
+	t.Cleanup(backend.Close)
+	a := &app{t: t, dir: compilerOnlyApp(t)}
+	a.file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}}`))
+	a.file("server/api/fetch.get.ts", []byte(`import { Contract, Request, Schema, endpoint, respond, JSONValue, http } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+endpoint(
+  new Contract().summary("Fetch a URL").query("url", Schema.string()).response(200, "what came back", Schema.object()),
+  (req: Request): void => {
+    const url = req.query("url");
+    const res = http.fetch(url == null ? "" : url.asString());
+    const out = JSONValue.object().set("status", JSONValue.int(res.status)).set("errno", JSONValue.int(res.errno));
+    if (res.errno == 0) {
+      const body = res.text();
+      const backend = res.header("X-Backend");
+      out.set("body", JSONValue.str(body == null ? "" : body)).set("backend", JSONValue.str(backend == null ? "" : backend));
+    } else {
+      out.set("error", JSONValue.str(res.error));
+    }
+    respond(200, out);
+  },
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := a.serve(host.Options{})
+	for _, tc := range []struct{ url, want string }{
+		{backend.URL + "/a", `{"status":200,"errno":0,"body":"hello from /a","backend":"yes"}`},
+		{"http://169.254.169.254/", `{"status":0,"errno":-9,"error":"not_allowed: http://169.254.169.254:80 is not in outbound.allowedHosts"}`},
+	} {
+		if got := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(tc.url), ""); got.status != 200 || got.body != tc.want {
+			t.Errorf("fetch %s: got %d %s\nwant 200 %s", tc.url, got.status, got.body, tc.want)
+		}
 	}
 }

@@ -6,12 +6,18 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/auth"
@@ -91,5 +97,99 @@ func BenchmarkAuthAndMiddleware(b *testing.B) {
 			b.ReportMetric(rates[i]/rates[0], v.name+"/plain")
 		}
 	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkPasswordGuessing measures a real user's first login (a basic
+// credential checked with bcrypt, cost 8) alone, then while 64 clients,
+// each from its own address, guess passwords as fast as the server
+// answers them: it reports both median and slowest latencies, their
+// ratios, how many guesses were checked (401) or refused unchecked (429),
+// and how many real logins failed (anything but 200: the request's
+// deadline is 10 s). The failure budget and the bound on concurrent
+// password checks are what keep the ratio small.
+//
+//	go test ./host -run '^$' -bench PasswordGuessing -benchtime 1x
+func BenchmarkPasswordGuessing(b *testing.B) {
+	const (
+		users    = 40 // real logins: 20 quiet, 20 under attack, each a first login
+		guessers = 64
+		cost     = 8
+	)
+	hashes := map[string]map[string]string{}
+	for i := range users {
+		h, err := bcrypt.GenerateFromPassword(fmt.Appendf(nil, "password %d", i), cost)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hashes[fmt.Sprintf("user%d", i)] = map[string]string{"bcrypt": string(h)}
+	}
+	usersJSON, _ := json.Marshal(hashes)
+	secured := echoWithMarker
+	secured.contract = `{"summary":"echo","security":[{"admin":[]}]}`
+	opts := host.Options{Mode: host.Production, Logger: discardLogger()}
+	opts.OpenAPI.Document = []byte(`{"components":{"securitySchemes":{"admin":{"type":"http","scheme":"basic"}}}}`)
+	srv, _ := newApp(b).wat("server/api/me.get.wasm", secured).
+		file("endpoints.json", fmt.Appendf(nil, `{"security": {"admin": {"basic": {"users": %s}}}, "trustedProxies": ["127.0.0.1"]}`, usersJSON)).
+		serve(opts)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: guessers + 4}}
+	get := func(user, pass, addr string) (int, time.Duration) {
+		req, _ := http.NewRequest("GET", srv.URL+"/api/me", nil)
+		req.SetBasicAuth(user, pass)
+		req.Header.Set("X-Forwarded-For", addr)
+		start := time.Now()
+		res, err := client.Do(req)
+		if err != nil {
+			return 0, time.Since(start)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode, time.Since(start)
+	}
+	logins := func(from, to int) (median, slowest time.Duration, failed int) {
+		var took []time.Duration
+		for i := from; i < to; i++ {
+			status, d := get(fmt.Sprintf("user%d", i), fmt.Sprintf("password %d", i), "198.51.100.1")
+			if status != http.StatusOK {
+				failed++
+			}
+			took = append(took, d)
+		}
+		slices.Sort(took)
+		return took[len(took)/2], took[len(took)-1], failed
+	}
+	quietMedian, quietMax, _ := logins(0, users/2)
+
+	stop := make(chan struct{})
+	var checked, refused atomic.Int64
+	var wg sync.WaitGroup
+	for g := range guessers {
+		wg.Go(func() {
+			addr := fmt.Sprintf("10.%d.%d.1", g/250, g%250)
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				switch status, _ := get(fmt.Sprintf("user%d", n%users), fmt.Sprintf("guess %d", n), addr); status {
+				case http.StatusUnauthorized:
+					checked.Add(1)
+				case http.StatusTooManyRequests:
+					refused.Add(1)
+				}
+			}
+		})
+	}
+	attackMedian, attackMax, failed := logins(users/2, users)
+	close(stop)
+	wg.Wait()
+	b.ReportMetric(float64(quietMedian.Microseconds())/1000, "quiet-median-ms")
+	b.ReportMetric(float64(attackMedian.Microseconds())/1000, "attack-median-ms")
+	b.ReportMetric(float64(attackMedian)/float64(quietMedian), "median-ratio")
+	b.ReportMetric(float64(attackMax)/float64(quietMax), "slowest-ratio")
+	b.ReportMetric(float64(checked.Load()), "guesses-checked")
+	b.ReportMetric(float64(refused.Load()), "guesses-refused")
+	b.ReportMetric(float64(failed), "logins-failed")
 	b.ReportMetric(0, "ns/op")
 }

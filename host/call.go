@@ -13,6 +13,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
 
@@ -88,8 +89,15 @@ type call struct {
 	// panic, its stack, the abort message that a development 500 shows.
 	output []string
 
-	// interrupt
-	deadline int64 // unix nanoseconds
+	// interrupt: deadline is when the guest is stopped, in unix
+	// nanoseconds. timeout is the call's length (the operation's own
+	// "timeout", else limits.timeout) and until when it ends; idle is the
+	// operation's "idleTimeout", 0 for none: while it is set, deadline is
+	// the last streamed write (or the start) plus idle, never past until.
+	deadline int64
+	until    int64
+	timeout  time.Duration
+	idle     time.Duration
 	stop     atomic.Bool
 	logger   *slog.Logger
 
@@ -101,6 +109,10 @@ type call struct {
 	principal    *abi.Principal
 	values       map[string]string
 	contextBytes int
+	// reqHeaderCount and reqHeaderBytes count how much the middleware of
+	// the request grew its headers (request_set_header), against the
+	// response headers' limits.
+	reqHeaderCount, reqHeaderBytes int
 
 	// A middleware call: the request's call it serves (owner), the
 	// middleware, the phase (abi.PhaseBefore...), the scheme to verify
@@ -122,6 +134,9 @@ type call struct {
 	// traces its own work (an instrumented Redis client) nests it there.
 	// nil otherwise.
 	spanCtx context.Context
+	// outbound is the request's outbound HTTP session (http_*), started
+	// at its first use (Outbound), closed by putCall.
+	outbound outbound.Session
 }
 
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
@@ -161,7 +176,14 @@ func (c *call) stopped() <-chan struct{} {
 
 // reset prepares a pooled call for a request.
 func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op *operation, r *http.Request) {
-	timeout, now := limitTimeout(set.opts.Limits), time.Now()
+	timeout, idle, now := limitTimeout(set.opts.Limits), time.Duration(0), time.Now()
+	if op != nil {
+		if op.timeout > 0 {
+			timeout = op.timeout
+		}
+		idle = op.idleTimeout
+	}
+	until := now.Add(timeout).UnixNano()
 	*c = call{
 		parent:    ctx,
 		host:      h,
@@ -175,7 +197,10 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 		envelope:  c.envelope[:0],
 		scratch:   c.scratch[:0],
 		start:     now,
-		deadline:  now.Add(timeout).UnixNano(),
+		deadline:  until,
+		until:     until,
+		timeout:   timeout,
+		idle:      idle,
 		logger:    h.logger,
 		maxBuffer: limitResponseBytes(set.opts.Limits),
 		params:    reuse(c.params),
@@ -184,12 +209,28 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 		idem:      c.idem,
 	}
 	c.idem.Reset()
+	c.extendIdle(now)
 	if c.header == nil {
 		c.header = http.Header{}
 	} else {
 		clear(c.header)
 	}
 	c.buf.Reset()
+}
+
+// extendIdle moves the deadline of a call with an idle timeout to now
+// plus the timeout, never past until: at the start, and after each
+// streamed write.
+func (c *call) extendIdle(now time.Time) {
+	if c.idle > 0 {
+		c.deadline = min(c.until, now.Add(c.idle).UnixNano())
+	}
+}
+
+// idled reports whether a stopped call was stopped by its idle timeout
+// rather than its deadline.
+func (c *call) idled() bool {
+	return c.idle > 0 && c.deadline < c.until && time.Now().UnixNano() > c.deadline
 }
 
 // reuse empties a map of a pooled call for the next request.

@@ -24,6 +24,7 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 	cfg := engine.Config{
 		MemoryBytes:         limitMemoryBytes(opts.Limits),
 		CacheDir:            opts.cacheDir(),
+		CacheKeyFile:        opts.cacheKeyFile(),
 		ConfigFile:          config.File,
 		ServeWhileCompiling: opts.ServeWhileCompiling,
 		MapMemory:           mappedMemory,

@@ -304,7 +304,7 @@ func (c *call) write(data []byte) abi.Errno {
 	}
 	// Each write must be taken within server.writeTimeout, and by the
 	// call's deadline: a client that stops reading a stream ends it.
-	setWriteDeadline(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.server.WriteTimeout)).UnixNano(), c.deadline)))
+	setWriteDeadline(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.server.WriteTimeout)).UnixNano(), c.until)))
 	if _, err := c.w.Write(data); err != nil {
 		c.clientGone(err)
 		return abi.ErrIO
@@ -316,6 +316,7 @@ func (c *call) write(data []byte) abi.Errno {
 			return abi.ErrIO
 		}
 	}
+	c.extendIdle(time.Now())
 	return 0
 }
 

@@ -55,3 +55,6 @@ func (h *Host) HasCode(file string) bool {
 	f := h.table.Load().files[file]
 	return f != nil && f.pool() != nil && f.pool().HasCode()
 }
+
+// BoundKey is boundKey, the client part of a rate-limit key.
+var BoundKey = boundKey

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
 
 // failure describes a 400 as an onValidationError hook receives it.
@@ -119,7 +120,7 @@ func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engin
 		h.logger.Info("client went away; onValidationError stopped", "module", p.File(), "route", c.route.file)
 		return true
 	}
-	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.file, "method", r.Method, "path", r.URL.Path, "reason", reason)
+	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
 	if c.wroteHeader {
 		panic(http.ErrAbortHandler)
 	}

@@ -47,6 +47,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -97,6 +98,13 @@ type Host struct {
 	// not swapped in (its document could not be built: see reload); nil
 	// once a reload serves what is on disk. Written under reloadMu.
 	refused atomic.Pointer[[]error]
+	// outbound sends the guests' outbound HTTP requests; a reload that
+	// leaves endpoints.json's outbound settings alone keeps it, with its
+	// connections and per-host counts (outboundKey says which settings
+	// made it). Guarded by outboundMu.
+	outboundMu  sync.Mutex
+	outbound    *outbound.Client
+	outboundKey string
 }
 
 // table is one loaded version of the app's routes. It is built whole and
@@ -349,6 +357,7 @@ func (h *Host) shutdown(ctx context.Context) (stopErr, closeErr error) {
 		t.close(context.Background())
 	}
 	closeErr = h.engine.Close(context.Background())
+	h.closeOutbound()
 	h.closeStore()
 	return stopErr, closeErr
 }

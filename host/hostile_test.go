@@ -6,14 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,6 +69,10 @@ func TestHostileGuests(t *testing.T) {
 		reps     int           // repetitions; 200 unless set
 		parallel bool          // send the repetitions on instances-many clients at once
 		timeout  time.Duration // long unless set
+		// mw, when set, is the before export of a middleware wrapping
+		// the hostile route, which is then m, or a healthy one when m is
+		// empty: the hostility is the middleware's.
+		mw string
 	}{
 		{name: "trap", m: watModule{handle: `(unreachable)`}, status: 500, log: "the guest trapped"},
 		{name: "endless loop", m: watModule{handle: `(loop $l (br $l)) (i32.const 0)`}, status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
@@ -102,6 +109,10 @@ func TestHostileGuests(t *testing.T) {
 			status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
 		{name: "sleeps in a loop", m: watModule{imports: wasiPoll, handle: `(loop $l (call $sleep (i64.const 1000000)) (br $l)) (i32.const 0)`, extra: sleepFn},
 			status: 500, log: "ran past its 100ms deadline", reps: 40, parallel: true, timeout: short},
+		{name: "middleware: request headers without end", mw: mwHeaderFlood, status: 500, log: "more request headers than the host allows", reps: 20, parallel: true},
+		{name: "middleware: a 16 MiB request header", mw: growTo16MiB + ` (i32.store (i32.const 8192) (i32.const 0x69622d78)) (i32.store8 (i32.const 8196) (i32.const 0x67)) ;; "x-big"
+    (if (call $request_set_header (i32.const 8192) (i32.const 5) (i32.const 65536) (i32.const 16777216)) (then (return (i32.const 7))))
+    (i32.const 0)`, status: 500, log: "it returned 7", reps: 20},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
@@ -112,7 +123,14 @@ func TestHostileGuests(t *testing.T) {
 				timeout = long
 			}
 			limits.Timeout = config.Duration(timeout)
-			srv, logs := newApp(t).
+			a := newApp(t)
+			if row.mw != "" {
+				a.middleware("10-hostile", mwModule{decl: `{"routes":["/api/hostile"]}`, before: row.mw})
+				if row.m.handle == "" {
+					row.m = watModule{handle: plainOK, extra: okData}
+				}
+			}
+			srv, logs := a.
 				wat("server/api/hostile.get.wasm", row.m).
 				wat("server/routes/ok.get.wasm", watModule{handle: plainOK, extra: okData}).
 				serve(host.Options{Mode: host.Development, Limits: limits, Logger: nil})
@@ -176,6 +194,81 @@ func TestHostileGuests(t *testing.T) {
 				t.Errorf("the process grew by %d MiB over %d repetitions", grew>>20, reps)
 			}
 		})
+	}
+}
+
+// mwHeaderFlood is a middleware's before export that sets 2000 request
+// headers of 1 KiB each, x-h-aaa, x-h-baa..., ignoring what the host
+// answers.
+const mwHeaderFlood = `(i32.store (i32.const 8192) (i32.const 0x2d682d78)) ;; "x-h-"
+    (memory.fill (i32.const 16384) (i32.const 97) (i32.const 1024))
+    (local.set $n (i32.const 2000))
+    (loop $l
+      (i32.store8 (i32.const 8196) (i32.add (i32.const 97) (i32.and (local.get $n) (i32.const 15))))
+      (i32.store8 (i32.const 8197) (i32.add (i32.const 97) (i32.and (i32.shr_u (local.get $n) (i32.const 4)) (i32.const 15))))
+      (i32.store8 (i32.const 8198) (i32.add (i32.const 97) (i32.and (i32.shr_u (local.get $n) (i32.const 8)) (i32.const 15))))
+      (drop (call $request_set_header (i32.const 8192) (i32.const 7) (i32.const 16384) (i32.const 1024)))
+      (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+    (i32.const 0)`
+
+// TestSlowMiddlewareStallsNoOtherRoute: an app-wide middleware whose
+// calls for one route hang (held in a kv_get) goes on serving the other
+// routes: its instances are shared out per route, each route getting as
+// many as its own pool, not one pool for all.
+func TestSlowMiddlewareStallsNoOtherRoute(t *testing.T) {
+	const instances = 2
+	gate := newGateStore(t)
+	srv, _ := newApp(t).
+		wat("server/api/slow.get.wasm", watModule{handle: plainOK, extra: okData}).
+		wat("server/api/other.get.wasm", watModule{handle: plainOK, extra: okData}).
+		middleware("10-hold", mwModule{
+			data: []string{"x-hold"},
+			// A request with X-Hold reads the key it names, which the
+			// gate store holds until the test opens it.
+			before: `(local.set $n (call $request_header $0 (i32.const 8192) (i32.const 64)))
+    (if (i32.gt_s (local.get $n) (i32.const 0))
+      (then (drop (call $kv_get (i32.const 8192) (local.get $n) (i32.const 9000) (i32.const 64)))))
+    (i32.const 0)`,
+		}).
+		serve(host.Options{Mode: host.Production, Store: gate, Limits: config.Limits{Instances: instances, Timeout: config.Duration(time.Minute)}})
+	get := func(ctx context.Context, path string, header ...string) fetched {
+		req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+path, nil)
+		if err != nil {
+			return fetched{err: err}
+		}
+		if len(header) == 2 {
+			req.Header.Set(header[0], header[1])
+		}
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			return fetched{err: err}
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		return fetched{status: res.StatusCode, body: string(b), readErr: err}
+	}
+	held := make(chan fetched, instances)
+	for range instances {
+		go func() { held <- get(context.Background(), "/api/slow", "X-Hold", "gate") }()
+	}
+	for range instances {
+		select {
+		case <-gate.entered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the slow requests did not reach the middleware's kv_get within 10 s")
+		}
+	}
+	// Every instance the middleware may run for /api/slow is held now.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if got := get(ctx, "/api/other"); got.status != 200 || got.body != "ok" {
+		t.Errorf("GET /api/other while the middleware is held for /api/slow: %d %q (%v), want 200 ok", got.status, got.body, got.err)
+	}
+	close(gate.open)
+	for range instances {
+		if got := <-held; got.status != 200 || got.body != "ok" {
+			t.Errorf("a held request, once let through: %d %q (%v), want 200 ok", got.status, got.body, got.err)
+		}
 	}
 }
 
@@ -323,6 +416,73 @@ func TestHostileModulesAtLoad(t *testing.T) {
 	}
 }
 
+// TestAppFilesThatAreNotFiles: an app file that is a FIFO, a device or
+// far too large fails the start promptly, with an error naming the file
+// and what it is, instead of hanging on the FIFO (and ignoring SIGTERM)
+// or reading /dev/zero until memory runs out.
+func TestAppFilesThatAreNotFiles(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("FIFOs and /dev/zero are unix")
+	}
+	fifo := func(t *testing.T, p string) {
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := []struct {
+		name, file string
+		make       func(t *testing.T, p string)
+		want       string
+	}{
+		{"endpoints.json is a FIFO", config.File, fifo, "endpoints.json: not a regular file (a FIFO)"},
+		{"routes.config.json is a FIFO", host.RoutesConfigFile, fifo, "server/routes.config.json: not a regular file (a FIFO)"},
+		{"the runtime declaration is a FIFO", abi.RuntimeModule, fifo, "server/endpoints/runtime.wasm: not a regular file (a FIFO)"},
+		{"the runtime declaration is /dev/zero", abi.RuntimeModule, func(t *testing.T, p string) {
+			if err := os.Symlink("/dev/zero", p); err != nil {
+				t.Fatal(err)
+			}
+		}, "server/endpoints/runtime.wasm: not a regular file (a character device)"},
+		{"a middleware module of 300 MiB", "server/middleware/10-big.wasm", func(t *testing.T, p string) {
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(p, 300<<20); err != nil { // sparse: no disk
+				t.Fatal(err)
+			}
+		}, "server/middleware/10-big.wasm: file too large: more than the 268435456 bytes (256 MiB) the host reads of it"},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			a := newApp(t).wat("server/api/ok.get.wasm", watModule{handle: plainOK, extra: okData})
+			p := filepath.Join(a.dir, filepath.FromSlash(row.file))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			row.make(t, p)
+			done := make(chan error, 1)
+			go func() {
+				h, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: "off", Logger: discardLogger()})
+				if err == nil {
+					h.Close(context.Background())
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), row.want) {
+					t.Errorf("host.New = %v\nwant an error containing %q", err, row.want)
+				}
+			case <-time.After(20 * time.Second):
+				// Let the hung start go: open the FIFO for writing.
+				if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					f.Close()
+				}
+				t.Fatalf("host.New still reading %s after 20 s", row.file)
+			}
+		})
+	}
+}
+
 // TestContractsTooLargeToLoadQuickly: a contract of more objects than
 // abi.ContractMaxObjects fails its load, naming the bound, instead of
 // keeping the host from listening while its schemas compile.
@@ -342,4 +502,135 @@ func TestContractsTooLargeToLoadQuickly(t *testing.T) {
 	if problems := fmt.Sprint(h.Problems()); !strings.Contains(problems, want) {
 		t.Errorf("problems = %.300s\nwant %q", problems, want)
 	}
+}
+
+// TestTamperedCacheEntriesAreNotRun: what the compilation cache holds is
+// code the host runs, so an entry changed while no host ran (a module
+// put in place of the instrumented one, another module's native code with
+// its checksum intact, as a cache restored from elsewhere would hold) is
+// compiled again, never run; and a cache directory others may write is
+// not used at all. Each row fills the cache with two modules that differ
+// only in the status they answer, puts B's entry in place of A's, and
+// serves A.
+func TestTamperedCacheEntriesAreNotRun(t *testing.T) {
+	moduleA := watModule{handle: `(drop (call $set_status (i32.const 201))) ` + plainOK, extra: okData}
+	moduleB := watModule{handle: `(drop (call $set_status (i32.const 202))) ` + plainOK, extra: okData}
+	const route = "server/api/m.get.wasm"
+	appA, appB := newApp(t).wat(route, moduleA), newApp(t).wat(route, moduleB)
+	status := func(t *testing.T, a *app, cache string) (int, string) {
+		t.Helper()
+		logs := &logBuffer{}
+		h, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: cache,
+			Logger: slog.New(slog.NewTextHandler(logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close(context.Background())
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/m", nil))
+		return rec.Code, logs.String()
+	}
+	// entries lists the files under the cache's subdirectories whose
+	// names start with prefix.
+	entries := func(t *testing.T, cache, prefix string) map[string]bool {
+		t.Helper()
+		out := map[string]bool{}
+		subs, _ := os.ReadDir(cache)
+		for _, s := range subs {
+			if !s.IsDir() || !strings.HasPrefix(s.Name(), prefix) {
+				continue
+			}
+			files, _ := os.ReadDir(filepath.Join(cache, s.Name()))
+			for _, f := range files {
+				if !strings.HasPrefix(f.Name(), ".") && !strings.HasSuffix(f.Name(), ".tmp") {
+					out[filepath.Join(cache, s.Name(), f.Name())] = true
+				}
+			}
+		}
+		return out
+	}
+	// fill compiles A, then B, into cache and returns, for the entries of
+	// the subdirectories named prefix..., A's and B's.
+	fill := func(t *testing.T, cache, prefix string) (a, b string) {
+		t.Helper()
+		if got, _ := status(t, appA, cache); got != 201 {
+			t.Fatalf("module A answers %d, want 201", got)
+		}
+		before := entries(t, cache, prefix)
+		if got, _ := status(t, appB, cache); got != 202 {
+			t.Fatalf("module B answers %d, want 202", got)
+		}
+		after := entries(t, cache, prefix)
+		if len(before) != 1 || len(after) != 2 {
+			t.Fatalf("cache entries %s*: %d after A, %d after B; want 1 and 2", prefix, len(before), len(after))
+		}
+		for p := range before {
+			a = p
+		}
+		for p := range after {
+			if !before[p] {
+				b = p
+			}
+		}
+		return a, b
+	}
+	replace := func(t *testing.T, dst, src string) {
+		t.Helper()
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("an instrumented module replaced by another", func(t *testing.T) {
+		cache := t.TempDir()
+		a, b := fill(t, cache, "instrumented-")
+		replace(t, a, b)
+		if got, _ := status(t, appA, cache); got != 201 {
+			t.Errorf("module A answers %d with B's instrumented module in its cache entry; want 201, A's own code", got)
+		}
+	})
+	t.Run("a native entry replaced by another module's, checksum intact", func(t *testing.T) {
+		cache := t.TempDir()
+		a, b := fill(t, cache, "wazero-")
+		replace(t, a, b)
+		if got, _ := status(t, appA, cache); got != 201 {
+			t.Errorf("module A answers %d with B's native code in its cache entry; want 201, A's own code", got)
+		}
+	})
+	t.Run("a cache directory anyone may write", func(t *testing.T) {
+		cache := t.TempDir()
+		a, b := fill(t, cache, "instrumented-")
+		replace(t, a, b)
+		if err := os.Chmod(cache, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		got, logs := status(t, appA, cache)
+		if got != 201 {
+			t.Errorf("module A answers %d from a world-writable cache; want 201, the cache not used", got)
+		}
+		if !strings.Contains(logs, "compilation cache unavailable") || !strings.Contains(logs, "writable by its group or by anyone") {
+			t.Errorf("the log does not say why the cache is not used:\n%s", logs)
+		}
+	})
+	t.Run("a cache directory another user owns", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("only root can give a directory to another user")
+		}
+		cache := t.TempDir()
+		a, b := fill(t, cache, "instrumented-")
+		replace(t, a, b)
+		if err := os.Chown(cache, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		got, logs := status(t, appA, cache)
+		if got != 201 {
+			t.Errorf("module A answers %d from a cache owned by another user; want 201, the cache not used", got)
+		}
+		if !strings.Contains(logs, "owned by user 65534") {
+			t.Errorf("the log does not say why the cache is not used:\n%s", logs)
+		}
+	})
 }

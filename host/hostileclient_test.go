@@ -227,6 +227,11 @@ func TestHostileValues(t *testing.T) {
 		{"invalid UTF-8 in a string is refused", "/api/items/1", "{\"name\":\"caf\xe9\"}", 400, []string{`invalid UTF-8 in a string: byte \\xe9`}},
 		{"invalid UTF-8 in a name is refused", "/api/items/1", "{\"na\xe2me\":1}", 400, []string{`invalid UTF-8 in a string: byte \\xe2`}},
 		{"invalid UTF-8 in the query is refused", "/api/items/1?q=caf%E9", "", 400, []string{`"query":[{"path":["q"],"message":"is not valid UTF-8: byte \\xe9 at offset 3`}},
+		{"a ';' in the query is refused whole, not validated in part", "/api/items/1?n=x;q=1", "", 400, []string{`"query":[{"path":[],"message":"the query string has a ';' at byte 3`}},
+		{"a bad escape in the query is refused whole", "/api/items/1?n=x%zz&q=1", "", 400, []string{`"query":[{"path":[],"message":"the query string has an invalid escape \"%zz\"`}},
+		{"more query parameters than limits.queryParams are refused", "/api/items/1?n=1" + strings.Repeat("&q=1", 1000), "", 400,
+			[]string{`"message":"the query string has 1001 parameters, more than the 1000 the host accepts (limits.queryParams)"`}},
+		{"more query parameters than Go parses are refused", "/api/items/1?n=x" + strings.Repeat("&q=1", 10000), "", 400, []string{`has 10001 parameters`}},
 		{"invalid UTF-8 in the path is refused", "/api/items/%FF", "", 400, []string{`"params":[{"path":["id"],"message":"is not valid UTF-8: byte \\xff at offset 0`}},
 		{"a byte order mark says so", "/api/items/1", "\xef\xbb\xbf{}", 400, []string{`U+FEFF`}},
 		{"a non-ASCII character where a value belongs is quoted as itself", "/api/items/1", `{"name":…}`, 400, []string{`'…' (U+2026)`}},
@@ -259,5 +264,31 @@ func TestHostileValues(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLongPathsAreCutInTheLog: the host's own log lines carry a few
+// hundred bytes of what a client sent, however long: a 30 KB path to a
+// failing guest is logged cut, saying how much was left out.
+func TestLongPathsAreCutInTheLog(t *testing.T) {
+	a := newApp(t).wat("server/api/items/[id].get.wasm", watModule{handle: `(unreachable)`})
+	h, logs := a.host(host.Options{Mode: host.Production})
+	base := "http://" + serveTCP(t, h)
+	res, err := http.Get(base + "/api/items/" + strings.Repeat("a", 30000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 500 {
+		t.Fatalf("got %d, want 500 from the trapping guest", res.StatusCode)
+	}
+	var line string
+	for l := range strings.SplitSeq(logs.String(), "\n") {
+		if strings.Contains(l, "guest failed") {
+			line = l
+		}
+	}
+	if line == "" || len(line) > 2000 || !strings.Contains(line, "…[+29755 bytes]") {
+		t.Errorf("the log line of the failure has %d bytes, want at most 2000, cut saying …[+29755 bytes]:\n%.3000s", len(line), line)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // janitor closes idle instances a burst left behind (see engine.Pool.Trim): one
@@ -49,8 +51,9 @@ func (h *Host) stopJanitor() {
 }
 
 // sweep closes, in every pool of the current table, the instances idle
-// since before now minus the idle timeout, but one per pool. It reports
-// how many it closed.
+// since before now minus the idle timeout, but one per pool, and sweeps
+// the store when it is a storage.Sweeper. It reports how many instances
+// it closed.
 func (h *Host) sweep(now time.Time) int {
 	cutoff := now.Add(-limitInstanceIdleTimeout(h.opts.Limits))
 	ctx := context.Background()
@@ -64,8 +67,15 @@ func (h *Host) sweep(now time.Time) int {
 	if t.runtime != nil {
 		n += t.runtime.pool.Trim(ctx, cutoff)
 	}
+	for _, m := range t.middleware {
+		n += m.pool.Trim(ctx, cutoff)
+	}
 	if n > 0 {
 		h.logger.Debug("closed idle instances", "instances", n)
+	}
+	if s, ok := h.store.(storage.Sweeper); ok {
+		// The store's expired entries go too, traffic or not.
+		s.Sweep()
 	}
 	return n
 }

@@ -5,11 +5,13 @@ import (
 	"io"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // holdInstances serves n requests to a readOneByte route at once and
@@ -90,4 +92,25 @@ func serveBody(h *host.Host, path, body string) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("POST", path, bytes.NewReader([]byte(body))))
 	return rec
+}
+
+// sweptStore counts the janitor's sweeps of a memory store.
+type sweptStore struct {
+	*storage.Memory
+	sweeps atomic.Int64
+}
+
+func (s *sweptStore) Sweep() { s.sweeps.Add(1); s.Memory.Sweep() }
+
+// TestJanitorSweepsTheStore: the janitor's sweep drops the store's expired
+// entries too, so an idle memory store gives them back without traffic.
+func TestJanitorSweepsTheStore(t *testing.T) {
+	store := &sweptStore{Memory: storage.NewMemory(storage.MemoryOptions{})}
+	t.Cleanup(func() { store.Close() })
+	h, _ := newApp(t).wat("server/api/ok.get.wasm", watModule{handle: plainOK, extra: okData}).host(host.Options{Store: store})
+	h.Sweep(time.Now())
+	h.Sweep(time.Now())
+	if got := store.sweeps.Load(); got != 2 {
+		t.Errorf("two janitor sweeps swept the store %d times, want 2", got)
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -191,6 +192,17 @@ func (m *middleware) checkExports(fns map[string]api.FunctionDefinition, mems ma
 	return nil
 }
 
+// lane is the share of m's instances the requests to rt use: a lane per
+// route, each as large as the route's own pool, so that slow calls for one
+// route never stall the middleware for another (engine.Lane).
+func (m *middleware) lane(rt *route) *engine.Lane {
+	key := ""
+	if rt != nil {
+		key = rt.file
+	}
+	return m.pool.Lane(key)
+}
+
 // middlewareNamed returns the loaded middleware of that name (its file
 // name without .wasm), or nil.
 func (t *table) middlewareNamed(name string) *middleware {
@@ -228,7 +240,7 @@ func (h *Host) mwCall(c *call, m *middleware, phase string, header http.Header) 
 	if header != nil {
 		mc.header = header
 	}
-	mc.deadline, mc.start = c.deadline, c.start
+	mc.deadline, mc.until, mc.timeout, mc.start = c.deadline, c.until, c.timeout, c.start
 	mc.owner, mc.mw, mc.phase = c, m, phase
 	for k, v := range c.rawParams {
 		mc.params[k] = v
@@ -248,7 +260,8 @@ func (h *Host) putMWCall(mc *call) {
 // logged.
 func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result int32, ok bool) {
 	m := mc.mw
-	in, err := m.pool.Get(mc)
+	lane := m.lane(mc.route)
+	in, err := lane.Get(mc)
 	if err != nil {
 		h.logger.Warn("no instance for the request", "middleware", m.file, "error", err)
 		return 0, false
@@ -271,13 +284,13 @@ func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result 
 		}
 		span(failed)
 	}
-	m.pool.Put(r.Context(), in, healthy && (int32(res[0]) >= 0 && int32(res[0]) <= 2))
+	lane.Put(r.Context(), in, healthy && (int32(res[0]) >= 0 && int32(res[0]) <= 2))
 	if healthy {
 		return int32(res[0]), true
 	}
 	reason, gone := h.failureReason(mc, r, err, 0)
 	if !gone {
-		h.logger.Error("middleware failed", "middleware", m.file, "export", export, "method", r.Method, "path", r.URL.Path, "reason", reason)
+		h.logger.Error("middleware failed", "middleware", m.file, "export", export, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
 	}
 	return 0, false
 }
@@ -420,12 +433,35 @@ func (c *call) setContext(name, value []byte) abi.Errno {
 }
 
 // setRequestHeader replaces (or, with an empty value, removes) a request
-// header for what follows a before middleware.
+// header for what follows a before middleware. The middleware of a
+// request may grow its headers by at most abi.ResponseHeaderMaxCount
+// values and abi.ResponseHeaderMaxBytes bytes in all; past that the call
+// fails (fault) and the guest gets ErrInvalid.
 func (c *call) setRequestHeader(name, value []byte) abi.Errno {
+	if c.fault != "" {
+		// Told once; a guest that goes on is stopped.
+		c.stop.Store(true)
+		return abi.ErrInvalid
+	}
 	key := http.CanonicalHeaderKey(string(name))
 	if !abihost.ValidHeader(string(name), string(value)) || slices.Contains(abi.ForbiddenRequestHeaders, key) || !utf8.Valid(value) {
 		return abi.ErrInvalid
 	}
+	rc := c.requestCall()
+	count, size := rc.reqHeaderCount, rc.reqHeaderBytes
+	for _, v := range c.req.Header[key] {
+		count--
+		size -= len(key) + len(v)
+	}
+	if len(value) > 0 {
+		count++
+		size += len(key) + len(value)
+	}
+	if count > abi.ResponseHeaderMaxCount || size > abi.ResponseHeaderMaxBytes {
+		c.fault = fmt.Sprintf("the middleware set more request headers than the host allows (%d values, %d bytes more than the client sent)", abi.ResponseHeaderMaxCount, abi.ResponseHeaderMaxBytes)
+		return abi.ErrInvalid
+	}
+	rc.reqHeaderCount, rc.reqHeaderBytes = count, size
 	if len(value) == 0 {
 		c.req.Header.Del(key)
 	} else {

@@ -93,6 +93,10 @@ type Observer struct {
 	//		return ctx, func(err error) { log.Printf("%s %s took %s: %v", e.Step, e.Route, time.Since(began), err) }
 	//	},
 	Span func(ctx context.Context, e SpanEvent) (context.Context, func(err error))
+	// Outbound is called once per outbound HTTP request a guest made
+	// (http_send), when it is over: the host called, the status, the
+	// error code, the duration.
+	Outbound func(OutboundEvent)
 }
 
 // RequestEvent is one answered request.
@@ -114,6 +118,11 @@ type RequestEvent struct {
 	// envelope's traceId; "" when the request carried no valid one
 	// (version 00, a trace id not all zeros).
 	TraceID string
+	// Query is the request's raw query as the client sent it, except
+	// that the value of each parameter that carries a credential (an
+	// apiKey security scheme sent "in": "query") reads REDACTED: what a
+	// log may show. Request.URL.RawQuery still holds the credential.
+	Query string
 	// Status is the status sent; 200 when the handler wrote nothing.
 	Status int
 	// Bytes counts the body bytes written (none for HEAD).
@@ -121,6 +130,12 @@ type RequestEvent struct {
 	// Duration is the time from the host receiving the request to its
 	// answer being handed to the server.
 	Duration time.Duration
+	// OutboundRequests counts the outbound HTTP requests its guests sent
+	// (http_send calls that went out, redirects not counted).
+	OutboundRequests int
+	// OutboundDuration is the time its guests spent in those requests:
+	// sending them, waiting for their headers, reading their bodies.
+	OutboundDuration time.Duration
 }
 
 // GuestCallEvent is one call of a route's handler.
@@ -239,6 +254,10 @@ const (
 	StepGuest = "guest"
 	// StepStore: one store operation, named by [SpanEvent.Op].
 	StepStore = "store"
+	// StepOutbound: one outbound HTTP request of a guest, a client span
+	// from sending it to the end of its body; [SpanEvent.Op] is its method,
+	// [SpanEvent.Target] its origin.
+	StepOutbound = "outbound"
 )
 
 // SpanEvent is a step of a request that begins, for [Observer.Span].
@@ -256,8 +275,16 @@ type SpanEvent struct {
 	// "list" or "take" ("get" also for an API key the app's store
 	// keeps). For a StepGuest of a middleware it is the export called
 	// (abi.ExportBefore, abi.ExportAfter, abi.ExportVerify); "" for a
-	// route's handler.
+	// route's handler. For StepOutbound it is the request's method.
 	Op string
+	// Target is, for StepOutbound, the origin called
+	// (https://api.example.com:443); never a path.
+	Target string
+	// Header is, for StepOutbound, the outbound request's header: a
+	// tracer sets its propagation headers there (traceparent), so the
+	// service called continues the trace under the client span. Nil for
+	// other steps.
+	Header http.Header
 }
 
 // ErrRefused is the error the end of a StepValidate span gets when the
@@ -284,6 +311,7 @@ func JoinObservers(observers ...*Observer) *Observer {
 		out.Idempotency = joinHooks(out.Idempotency, o.Idempotency)
 		out.StoreError = joinHooks(out.StoreError, o.StoreError)
 		out.Span = joinSpans(out.Span, o.Span)
+		out.Outbound = joinHooks(out.Outbound, o.Outbound)
 	}
 	return &out
 }
@@ -336,7 +364,9 @@ func (h *Host) serveObserved(w http.ResponseWriter, r *http.Request, hook func(R
 			status = http.StatusOK
 		}
 		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
-			TraceID: traceID(r.Header), Status: status, Bytes: x.bytes, Duration: time.Since(x.start)})
+			TraceID: traceID(r.Header), Query: redactQuery(r.URL.RawQuery, x.secretQuery),
+			Status: status, Bytes: x.bytes, Duration: time.Since(x.start),
+			OutboundRequests: x.outbound, OutboundDuration: x.outboundTime})
 		*x = exchange{}
 		exchanges.Put(x)
 	}()
@@ -353,6 +383,13 @@ type exchange struct {
 	status           int
 	bytes            int64
 	route, requestID string
+	// secretQuery names the query parameters that carry credentials in
+	// the table that served the request (securityPlan.secretQuery).
+	secretQuery []string
+	// outbound and outboundTime are the request's outbound HTTP requests
+	// and the time they took (noteOutbound).
+	outbound     int
+	outboundTime time.Duration
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}

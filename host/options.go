@@ -75,11 +75,25 @@ func limitTimeout(l config.Limits) time.Duration {
 	return config.DefaultTimeout
 }
 
+func limitMaxTimeout(l config.Limits) time.Duration {
+	if l.MaxTimeout > 0 {
+		return time.Duration(l.MaxTimeout)
+	}
+	return config.DefaultMaxTimeout
+}
+
 func limitInstanceIdleTimeout(l config.Limits) time.Duration {
 	if l.InstanceIdleTimeout > 0 {
 		return time.Duration(l.InstanceIdleTimeout)
 	}
 	return config.DefaultInstanceIdleTimeout
+}
+
+func limitQueryParams(l config.Limits) int {
+	if l.QueryParams > 0 {
+		return l.QueryParams
+	}
+	return config.DefaultQueryParams
 }
 
 func limitInstances(l config.Limits) int {
@@ -110,7 +124,23 @@ type Options struct {
 	// compilation. If empty, it is endpoints/wazero in the user cache
 	// directory ([os.UserCacheDir]: $XDG_CACHE_HOME on Linux); "off"
 	// disables the cache.
+	//
+	// # Notes
+	//
+	//   - What the cache holds is code the host runs, so each entry is
+	//     bound by a MAC to the module it came from, under the key in
+	//     CacheKeyFile; an entry that does not verify is compiled again,
+	//     never run. The directory must belong to the host's user and be
+	//     writable by no one else (its subdirectories too): otherwise it
+	//     is not used, and a warning says why.
 	CacheDir string
+	// CacheKeyFile holds the key that authenticates the cache's entries:
+	// 32 random bytes, made on first use, readable by its owner only, and
+	// kept outside CacheDir, so that whoever can write the cache cannot
+	// forge an entry. If empty, it is endpoints/cache.key in the user
+	// configuration directory ([os.UserConfigDir]: $XDG_CONFIG_HOME or
+	// ~/.config on Linux).
+	CacheKeyFile string
 	// ServeWhileCompiling serves a module the compilation cache does not
 	// hold yet at once, with wazero's interpreter, while the compiler
 	// builds its code in the background (at most GOMAXPROCS modules at
@@ -170,11 +200,26 @@ type Options struct {
 	// Server overrides the "server" member of endpoints.json, field by
 	// field; see [config.Server] for the defaults.
 	Server config.Server
+	// Outbound overrides the "outbound" member of endpoints.json, field
+	// by field (a non-nil AllowedHosts replaces the file's list); see
+	// [config.Outbound]. The zero value keeps the file's.
+	Outbound config.Outbound
 	// Observer receives the host's events (requests, guest calls,
 	// validation failures, pools, reloads, Idempotency-Key outcomes, store
 	// errors), for metrics and access logs; see [Observer]. If nil, no
 	// event is built, which costs nothing.
 	Observer *Observer
+	// LookupEnv reads the environment variables that endpoints.json's
+	// "variables" name (config.Variable), when the app loads and at each
+	// reload. If nil, [os.LookupEnv] is used: an embedder or a test sets
+	// it to give variables without changing the process's environment.
+	LookupEnv func(key string) (string, bool)
+	// SkipVariables leaves endpoints.json's "variables" unresolved: none is
+	// required, and guests read none (variable_get answers -1). It is for
+	// tools that load an app to read it, never to serve it (`endpoints
+	// openapi`, `routes`, `check`, a `build` that precompiles), which run
+	// where the app's secrets are not, such as a CI job or an image build.
+	SkipVariables bool
 }
 
 func (o *Options) cacheDir() string {
@@ -189,6 +234,17 @@ func (o *Options) cacheDir() string {
 		return filepath.Join(dir, "endpoints", "wazero")
 	}
 	return o.CacheDir
+}
+
+func (o *Options) cacheKeyFile() string {
+	if o.CacheKeyFile != "" {
+		return o.CacheKeyFile
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "endpoints", "cache.key")
 }
 
 func (o *Options) logger() *slog.Logger {
@@ -228,8 +284,20 @@ func (o Options) merge(cfg *config.App) Options {
 	if l.JSONValues == 0 {
 		l.JSONValues = cfg.Limits.JSONValues
 	}
+	if l.MaxTimeout == 0 {
+		l.MaxTimeout = cfg.Limits.MaxTimeout
+	}
+	if l.QueryParams == 0 {
+		l.QueryParams = cfg.Limits.QueryParams
+	}
 	if l.InstanceIdleTimeout == 0 {
 		l.InstanceIdleTimeout = cfg.Limits.InstanceIdleTimeout
+	}
+	if l.OutboundBytes == 0 {
+		l.OutboundBytes = cfg.Limits.OutboundBytes
+	}
+	if l.OutboundRequests == 0 {
+		l.OutboundRequests = cfg.Limits.OutboundRequests
 	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
@@ -249,6 +317,16 @@ func (o Options) merge(cfg *config.App) Options {
 		// The host's own copy: the caller may reuse theirs.
 		obs := *o.Observer
 		o.Observer = &obs
+	}
+	ob := &o.Outbound
+	if ob.AllowedHosts == nil {
+		ob.AllowedHosts = cfg.Outbound.AllowedHosts
+	}
+	if ob.CAFile == "" {
+		ob.CAFile = cfg.Outbound.CAFile
+	}
+	if ob.MaxConcurrentPerHost == 0 {
+		ob.MaxConcurrentPerHost = cfg.Outbound.MaxConcurrentPerHost
 	}
 	id := &o.Idempotency
 	if id.Lease == 0 {

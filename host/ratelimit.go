@@ -1,6 +1,8 @@
 package host
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
@@ -109,17 +111,34 @@ func (rl *rateLimit) applies(route, method string) bool {
 	return false
 }
 
-// clientKey says who the client of c is, for the policy.
+// clientKey says who the client of c is, for the policy: at most
+// [maxClientKey] bytes and a prefix, whatever the client sends.
 func (rl *rateLimit) clientKey(c *call, r *http.Request, trusted []netip.Prefix) string {
 	switch {
 	case rl.cfg.Key == "subject" && c.principal != nil:
-		return "sub:" + c.principal.Scheme + ":" + c.principal.Subject
+		return boundKey("sub", c.principal.Scheme+":"+c.principal.Subject)
 	case rl.header != "":
 		if v := r.Header.Get(rl.header); v != "" {
-			return "hdr:" + v
+			return boundKey("hdr", v)
 		}
 	}
 	return "ip:" + ratelimit.ClientIP(r, trusted)
+}
+
+// maxClientKey is the longest client value a rate-limit key holds as it
+// is; a longer one (a 60 KB header, a long subject) is replaced by its
+// SHA-256, so a bucket costs the store the same whatever the client sends.
+const maxClientKey = 64
+
+// boundKey returns kind:value, or kind#sha256-of-value in hex when value is
+// longer than maxClientKey. The separators differ, so a value cannot pass
+// for another's hash.
+func boundKey(kind, value string) string {
+	if len(value) <= maxClientKey {
+		return kind + ":" + value
+	}
+	sum := sha256.Sum256([]byte(value))
+	return kind + "#" + hex.EncodeToString(sum[:])
 }
 
 // rateLimitKeyPrefix keeps the buckets apart from other data of the store.
@@ -127,7 +146,7 @@ const rateLimitKeyPrefix = "endpoints:ratelimit:"
 
 // limitRate takes a token from each policy that applies to the request.
 // It reports whether the request may go on; when it may not, it answered
-// 429 (or 503 when the store cannot be reached).
+// 429 (or 503 when the store cannot be reached or has no room).
 func (h *Host) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
 	set := c.set
 	if len(set.rateLimits) == 0 {
@@ -151,7 +170,7 @@ func (h *Host) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
 		if err != nil {
 			h.observeStoreError("take", err)
 			h.logger.Warn("rate limit not checked: the store failed", "policy", rl.name, "error", err, "requestId", c.requestID)
-			if errors.Is(err, storage.ErrUnavailable) {
+			if errors.Is(err, storage.ErrUnavailable) || errors.Is(err, storage.ErrFull) {
 				h.discardBody(w, r, c)
 				w.Header().Set("Retry-After", "5")
 				writeError(w, r, http.StatusServiceUnavailable, "", nil)

@@ -17,6 +17,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/internal/appfile"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -288,9 +289,10 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 }
 
 // readHashed reads a file of the app and hashes it; a missing file gives
-// nil data and no error.
+// nil data and no error. It reads regular files only, within
+// appfile.Limit (package appfile).
 func (h *Host) readHashed(rel string) ([]byte, [sha256.Size]byte, error) {
-	data, err := os.ReadFile(filepath.Join(h.app, filepath.FromSlash(rel)))
+	data, err := appfile.Read(filepath.Join(h.app, filepath.FromSlash(rel)), rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, [sha256.Size]byte{}, nil
 	}
@@ -495,9 +497,21 @@ func (l *loading) settings() error {
 		}
 		l.problem(err, true)
 		t.set, t.appConfigHash = prev.set, prev.appConfigHash
+		return nil
+	}
+	if prev != nil && t.appConfigHash == prev.appConfigHash && !t.set.variables.Equal(prev.set.variables) {
+		// The variables' sources changed (an environment variable of an
+		// embedder's LookupEnv, a secret's file): the new values are
+		// served, and the report says so, as for a changed file.
+		l.report.Changed = append(l.report.Changed, variablesChanged)
 	}
 	return nil
 }
+
+// variablesChanged is what a ReloadReport lists in Changed when only the
+// values of endpoints.json's "variables" changed (their environment
+// variables or files), never the values themselves.
+const variablesChanged = config.File + " variables"
 
 // assemble makes the route table from the loaded modules: a failed module
 // keeps its previous version, the routes configuration applies to the
@@ -558,6 +572,11 @@ func (l *loading) assemble(files []string, results []routeResult) {
 				r = next
 			}
 			if r == nil {
+				continue
+			}
+			if err := r.checkTimeouts(limitMaxTimeout(t.set.opts.Limits)); err != nil {
+				l.problem(err, res.news)
+				refused = err
 				continue
 			}
 			if err := r.register(&t.router); err != nil {

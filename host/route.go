@@ -3,12 +3,15 @@ package host
 import (
 	stdjson "encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/mediatype"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
@@ -57,6 +60,9 @@ type operation struct {
 	// media maps each status declared as a media response to its first
 	// type: answers with these statuses stream.
 	media map[int]string
+	// timeout and idleTimeout are the contract's "timeout" and
+	// "idleTimeout"; zero for none (limits.timeout applies).
+	timeout, idleTimeout time.Duration
 	// offers are the media types of the 2xx responses in declaration
 	// order (status, then the order of "media"); more than one means the
 	// operation negotiates (docs/spec.md §4 step 4).
@@ -124,6 +130,27 @@ func newRoute(rf routefile.Route, mod *module) (*route, error) {
 	return r, nil
 }
 
+// checkTimeouts refuses a route whose operations ask for a timeout or an
+// idle timeout over max (limits.maxTimeout).
+func (r *route) checkTimeouts(limit time.Duration) error {
+	for _, m := range slices.Sorted(maps.Keys(r.ops)) {
+		op := r.ops[m]
+		base := ""
+		if r.rf.Method == "" {
+			base = "/methods/" + strings.ToLower(m)
+		}
+		for _, d := range []struct {
+			name  string
+			value time.Duration
+		}{{"timeout", op.timeout}, {"idleTimeout", op.idleTimeout}} {
+			if d.value > limit {
+				return fmt.Errorf("%s: contract: %s/%s: %s is over limits.maxTimeout (%s); shorten it, or raise limits.maxTimeout in %s", r.file, base, d.name, d.value, limit, config.File)
+			}
+		}
+	}
+	return nil
+}
+
 // register adds the route to rt. A module without a method suffix that
 // declares its methods (an endpoint) claims each of them, so a module with
 // a suffix claiming one of them at the same path fails the load, naming
@@ -166,6 +193,17 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 			if !slices.Contains(names, p) {
 				return nil, fmt.Errorf("%s: contract: %s/request/params/properties/%s: the route %s has no parameter %q (it has %s)", rf.File, base, p, rf.Pattern(), p, quoteList(names))
 			}
+		}
+	}
+	for _, d := range []struct {
+		value, name string
+		to          *time.Duration
+	}{{c.Timeout, "timeout", &op.timeout}, {c.IdleTimeout, "idleTimeout", &op.idleTimeout}} {
+		if d.value == "" {
+			continue
+		}
+		if *d.to, err = time.ParseDuration(d.value); err != nil || *d.to <= 0 {
+			return nil, fmt.Errorf("%s: contract: %s/%s: %q is not a positive duration such as \"30s\"", rf.File, base, d.name, d.value)
 		}
 	}
 	op.media, op.offers = mediaOf(c.Responses)

@@ -1,6 +1,10 @@
 package host_test
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,5 +126,59 @@ func TestRustFailuresAndMiddleware(t *testing.T) {
 	}
 	if got := do(t, srv, "GET", "/api/boom", ""); got.header.Get("X-Stamped") != "" {
 		t.Errorf("the middleware ran on a route its declaration does not select")
+	}
+}
+
+// TestRustFetch: the crate's http::fetch calls a listed service through
+// the host, and reports a refused one with the host's reason.
+func TestRustFetch(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: compiling Rust routes takes seconds each")
+	}
+	requireTool(t, "rustc")
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("X-Backend", "yes")
+		io.WriteString(w, r.Method+" "+r.URL.Path+" "+r.Header.Get("Content-Type")+" "+string(b))
+	}))
+	t.Cleanup(backend.Close)
+	a := newApp(t).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}}`)).
+		file("server/api/fetch.get.rs", []byte(`use endpoints::{endpoint, http, respond, Contract, Json, Request, Schema};
+
+endpoint!(
+    Contract::new()
+        .summary("Fetch a URL")
+        .query("url", Schema::string(), true)
+        .response(200, "what came back", Some(Schema::object())),
+    |req: &Request| -> Result<(), endpoints::Errno> {
+        let url = req.query("url").and_then(|u| u.as_str().map(str::to_string)).unwrap_or_default();
+        let out = match http::fetch("POST", &url, &[("content-type", "text/plain")], b"ping") {
+            Ok(res) => {
+                let backend = res.header("x-backend").unwrap_or("").to_string();
+                let status = res.status;
+                match res.text() {
+                    Ok(body) => Json::object().set("status", status as i64).set("backend", backend).set("body", body),
+                    Err(e) => Json::object().set("error", e.to_string()),
+                }
+            }
+            Err(e) => Json::object().set("errno", e.errno.0 as i64).set("code", e.code),
+        };
+        respond(200, &out)
+    }
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := a.serve(host.Options{})
+	for _, tc := range []struct{ url, want string }{
+		{backend.URL + "/a", `{"status":200,"backend":"yes","body":"POST /a text/plain ping"}`},
+		{"http://169.254.169.254/", `{"errno":-9,"code":"not_allowed"}`},
+	} {
+		if got := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(tc.url), ""); got.status != 200 || got.body != tc.want {
+			t.Errorf("fetch %s: got %d %s\nwant 200 %s", tc.url, got.status, got.body, tc.want)
+		}
 	}
 }

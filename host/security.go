@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/apikeys"
 	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -33,6 +37,11 @@ type guard struct {
 	schemes []*scheme
 	// scoped: some alternative requires scopes, so 403 is reachable.
 	scoped bool
+	// failures counts the failed credentials of the guard's clients
+	// (shared by the whole app); basic: some scheme is a built-in basic
+	// one, whose user name is counted too.
+	failures *auth.Failures
+	basic    bool
 }
 
 // alternative is one Security Requirement Object: every need must be met.
@@ -64,11 +73,20 @@ const verifierExtension = "x-endpoints-verifier"
 // verdict is what a guard decided for one request.
 type verdict struct {
 	principal *abi.Principal
-	// status is 0 when the request may go on, else 401, 403 or 503.
+	// status is 0 when the request may go on, else 401, 403, 429 or 503.
 	status    int
 	data      any
 	challenge []string
+	// failed: the 401 is for a credential that was sent and refused
+	// (not for none at all); it stays counted in the failure budget.
+	failed bool
+	// retryAfter is when a 429 (the failure budget spent) may try again.
+	retryAfter time.Duration
 }
+
+// failurePolicy names the failure budget in the body of its 429, where a
+// rate limit's answer names its policy.
+const failurePolicy = "authFailures"
 
 // outcome is what verifying one scheme gave: a principal, a failure
 // (missing or bad credential), or an error (the verifier could not tell).
@@ -78,9 +96,34 @@ type outcome struct {
 	err  error
 }
 
-// check verifies the request against the guard. Each scheme is verified
-// at most once, whichever alternatives name it.
+// check verifies the request against the guard, within the failure
+// budget: an attempt is spent from the client address's budget (and the
+// user name's, for basic credentials) before anything is verified, and
+// given back unless a credential sent was refused. A client past its
+// budget is answered 429 without a verification: guessing costs no
+// bcrypt, and is not told whether a guess was right.
 func (g *guard) check(c *call, r *http.Request) verdict {
+	if g.failures == nil {
+		return g.verify(c, r)
+	}
+	ip, user := ratelimit.ClientIP(r, c.set.trustedProxies), ""
+	if g.basic {
+		user, _ = auth.BasicUserName(r)
+	}
+	if wait := g.failures.Spend(ip, user); wait > 0 {
+		return verdict{status: http.StatusTooManyRequests, retryAfter: wait,
+			data: map[string]any{"policy": failurePolicy, "retryAfter": retrySeconds(wait)}}
+	}
+	v := g.verify(c, r)
+	if !v.failed {
+		g.failures.Refund(ip, user)
+	}
+	return v
+}
+
+// verify verifies the request against the guard. Each scheme is verified
+// at most once, whichever alternatives name it.
+func (g *guard) verify(c *call, r *http.Request) verdict {
 	var done [4]*scheme
 	var outs [4]outcome
 	seen, results := done[:0], outs[:0]
@@ -165,7 +208,7 @@ func (g *guard) check(c *call, r *http.Request) verdict {
 	if firstReason != "" {
 		data["error"] = firstReason
 	}
-	v.data = data
+	v.data, v.failed = data, !missingAll
 	return v
 }
 
@@ -207,13 +250,22 @@ func challengeScheme(s auth.Scheme) string {
 	return "ApiKey"
 }
 
-// answerGuard answers a request the guard refused.
-func answerGuard(w http.ResponseWriter, r *http.Request, v verdict) {
+// refuseGuarded answers a request the guard refused. A 401 counts against
+// the route's rate limits too, as a request of the client's address, so a
+// limited route limits guessing: past the limit it answers 429 instead.
+func (h *Host) refuseGuarded(w http.ResponseWriter, r *http.Request, c *call, v verdict) {
+	if v.status == http.StatusUnauthorized && !h.limitRate(w, r, c) {
+		return
+	}
+	h.discardBody(w, r, c)
 	for _, ch := range v.challenge {
 		w.Header().Add("WWW-Authenticate", ch)
 	}
-	if v.status == http.StatusServiceUnavailable {
+	switch v.status {
+	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "5")
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", strconv.FormatInt(retrySeconds(v.retryAfter), 10))
 	}
 	writeError(w, r, v.status, "", v.data)
 }
@@ -223,6 +275,13 @@ func answerGuard(w http.ResponseWriter, r *http.Request, v verdict) {
 type securityPlan struct {
 	guards  map[*operation]*guard
 	schemes map[string]*scheme // by key
+	// failures is the app's failure budgets, kept across reloads that
+	// do not change their settings, failureCfg.
+	failures   *auth.Failures
+	failureCfg config.AuthFailures
+	// secretQuery names the query parameters of the apiKey schemes sent
+	// "in": "query", whose values the access log must not show.
+	secretQuery []string
 }
 
 // planSecurity reads the effective security of every operation of the
@@ -233,6 +292,13 @@ type securityPlan struct {
 // served as if it required nothing.
 func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []error) {
 	plan := &securityPlan{guards: map[*operation]*guard{}, schemes: map[string]*scheme{}}
+	plan.failureCfg = t.set.config.AuthFailures.WithDefaults()
+	if prev != nil && prev.failures != nil && prev.failureCfg == plan.failureCfg {
+		plan.failures = prev.failures
+	} else {
+		f := plan.failureCfg
+		plan.failures = auth.NewFailures(f.PerAddress, f.PerUser, time.Duration(f.Window), nil)
+	}
 	doc := t.doc.doc
 	ops := map[string]*operation{}
 	plain := map[string]bool{}
@@ -260,6 +326,9 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		}
 		byName[name] = s
 		plan.schemes[s.key] = s
+		if s.spec.Type == "apiKey" && s.spec.In == "query" && !slices.Contains(plan.secretQuery, s.spec.ParamName) {
+			plan.secretQuery = append(plan.secretQuery, s.spec.ParamName)
+		}
 		return s, nil
 	}
 	doc.Operations(func(path, method string, oo *openapi.Operation) {
@@ -268,7 +337,7 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 			return
 		}
 		where := method + " " + openapi.ClientPath(path)
-		g := &guard{}
+		g := &guard{failures: plan.failures}
 		ok := true
 		for _, req := range reqs {
 			if len(req) == 0 {
@@ -288,6 +357,9 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 					continue
 				}
 				alt = append(alt, need{scheme: s, scopes: req[name]})
+				if s.builtIn != nil && s.spec.Type == "http" && strings.EqualFold(s.spec.HTTPScheme, "basic") {
+					g.basic = true
+				}
 				if len(req[name]) > 0 {
 					g.scoped = true
 				}
@@ -312,7 +384,13 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		if op != nil {
 			plan.guards[op] = g
 		}
-		if err := documentGuard(doc, oo, g); err != nil {
+		var limits []string
+		for _, rl := range t.set.rateLimits {
+			if rl.applies(openapi.ClientPath(path), method) {
+				limits = append(limits, rl.name)
+			}
+		}
+		if err := documentGuard(doc, oo, g, limits); err != nil {
 			problems = append(problems, err)
 		}
 	})
@@ -330,8 +408,10 @@ func sortedKeys(req openapi.SecurityRequirement) []string {
 }
 
 // documentGuard lists on op the answers its guard gives: 401 with
-// WWW-Authenticate, and 403 when scopes are required.
-func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard) error {
+// WWW-Authenticate, 429 past the failure budget (its description also
+// names the rate limits of the operation, limits, which share the
+// status), and 403 when scopes are required.
+func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard, limits []string) error {
 	names := make([]string, len(g.schemes))
 	for i, s := range g.schemes {
 		names[i] = s.name
@@ -346,6 +426,20 @@ func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard) error
 			Schema:      []byte(`{"type":"string"}`),
 		}},
 	})
+	if err == nil && g.failures != nil {
+		desc := "Too many requests: too many failed credentials (" + failurePolicy + ")"
+		if len(limits) > 0 {
+			desc = "Too many requests: rate limit " + strings.Join(limits, ", ") + ", or too many failed credentials (" + failurePolicy + ")"
+		}
+		err = doc.AddHostResponse(op, openapi.HostResponse{
+			Status:      http.StatusTooManyRequests,
+			Description: desc,
+			Schema:      openapi.SchemaTooManyRequests,
+			Headers: map[string]*openapi.Header{
+				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
+			},
+		})
+	}
 	if err != nil || !g.scoped {
 		return err
 	}
@@ -418,6 +512,56 @@ func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool
 		h.observeStoreError("get", err)
 	}
 	return v, ok, err
+}
+
+// noteSecretQuery tells an observed request which query parameters carry
+// credentials, for RequestEvent.Query.
+func noteSecretQuery(w http.ResponseWriter, p *securityPlan) {
+	if x, ok := w.(*exchange); ok && p != nil {
+		x.secretQuery = p.secretQuery
+	}
+}
+
+// redactedValue replaces a credential in what the host reports of a
+// query.
+const redactedValue = "REDACTED"
+
+// redactQuery returns raw with the value of each parameter named in
+// secret replaced by REDACTED, the rest as sent. A name is compared as
+// the query parser reads it (percent-decoded, '+' a space), so an
+// escaped name is redacted too; pairs are split at ';' as well as '&', so
+// a key the parser refused to read is not logged either.
+func redactQuery(raw string, secret []string) string {
+	if raw == "" || len(secret) == 0 {
+		return raw
+	}
+	var b strings.Builder
+	for len(raw) > 0 {
+		end := strings.IndexAny(raw, "&;")
+		if end < 0 {
+			end = len(raw)
+		}
+		pair := raw[:end]
+		nameEnd := strings.IndexByte(pair, '=')
+		if nameEnd < 0 {
+			nameEnd = len(pair)
+		}
+		name := pair[:nameEnd]
+		if decoded, err := url.QueryUnescape(name); err == nil {
+			name = decoded
+		}
+		if slices.Contains(secret, name) {
+			b.WriteString(pair[:nameEnd] + "=" + redactedValue)
+		} else {
+			b.WriteString(pair)
+		}
+		if end < len(raw) {
+			b.WriteByte(raw[end])
+			end++
+		}
+		raw = raw[end:]
+	}
+	return b.String()
 }
 
 // close stops the verifiers of the plan that next does not share.

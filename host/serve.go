@@ -16,7 +16,9 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
+	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
+	"github.com/wasmendpoints/endpoints/internal/querystring"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
 )
@@ -40,6 +42,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	defer h.leave()
 	t := h.acquire()
 	defer h.releaseTable(t)
+	noteSecretQuery(w, t.security)
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
 	setWriteDeadline(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
@@ -122,6 +125,7 @@ func (h *Host) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt
 }
 
 func (h *Host) putCall(c *call) {
+	c.closeOutbound()
 	c.parent, c.req, c.w, c.bodySrc, c.route, c.op, c.spanCtx = nil, nil, nil, nil, nil, nil, nil
 	c.body, c.bodyRaw, c.out = nil, nil, nil
 	if c.multipart != nil {
@@ -348,7 +352,13 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		issues.Params = op.params.Validate(c.params)
 	}
 	if op.query != nil {
-		for k, vs := range r.URL.Query() {
+		// A query that does not parse whole is refused whole: the guest
+		// reads the raw query, so validating what parsed would not do.
+		values, err := querystring.Parse(r.URL.RawQuery, limitQueryParams(c.set.opts.Limits), "limits.queryParams")
+		if err != nil {
+			bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
+		}
+		for k, vs := range values {
 			if b := notUTF8Values(k, vs); b != nil {
 				bad = append(bad, *b)
 				continue
@@ -428,8 +438,7 @@ func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call, 
 		if g := t.security.guards[c.op]; g != nil {
 			v := g.check(c, r)
 			if v.status != 0 {
-				h.discardBody(w, r, c)
-				answerGuard(w, r, v)
+				h.refuseGuarded(w, r, c, v)
 				return false
 			}
 			c.principal = v.principal
@@ -559,10 +568,10 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
-		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", r.URL.Path)
+		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path))
 		return false
 	}
-	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", r.URL.Path, "requestId", c.requestID, "reason", reason)
+	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.requestID, "reason", reason)
 	if c.wroteHeader {
 		// Bytes already reached the client: the only honest end is to
 		// abort the response so the client sees it truncated.
@@ -612,7 +621,6 @@ type failureData struct {
 // development 500; gone reports a call stopped because its client left.
 // code is the guest's result when err is nil.
 func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
-	timeout := limitTimeout(c.set.opts.Limits)
 	var limit *limitError
 	switch {
 	case c.fault != "":
@@ -623,8 +631,10 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 		return "", true
 	case interrupted(err) && h.stopping():
 		return "the host is shutting down and stopped the handler", false
+	case interrupted(err) && c.idled():
+		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.idle), false
 	case interrupted(err):
-		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", timeout), false
+		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", c.timeout), false
 	case errors.As(err, &limit):
 		return limit.msg, false
 	}

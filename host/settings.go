@@ -10,6 +10,8 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
+	"github.com/wasmendpoints/endpoints/host/internal/outbound"
+	"github.com/wasmendpoints/endpoints/host/internal/variables"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/cors"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -35,6 +37,12 @@ type settings struct {
 	// proxies whose X-Forwarded-For is believed.
 	rateLimits     []*rateLimit
 	trustedProxies []netip.Prefix
+	// variables are the values of endpoints.json's "variables", resolved
+	// when the settings were made; guests read them (variable_get).
+	variables *variables.Values
+	// outbound sends the guests' outbound HTTP requests
+	// (endpoints.json "outbound"); it allows none when nothing is listed.
+	outbound *outbound.Client
 }
 
 // newSettings derives the settings of cfg; the runtime declaration's
@@ -44,6 +52,13 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 	s := &settings{opts: h.base.merge(cfg), config: cfg}
 	if s.opts.ResponseValidation == "" && rm != nil {
 		s.opts.ResponseValidation = config.ResponseValidation(rm.decl.ResponseValidation)
+	}
+	if !h.opts.SkipVariables {
+		vars, err := variables.Resolve(cfg.Variables, variables.Source{LookupEnv: h.opts.LookupEnv, Dir: h.app})
+		if err != nil {
+			return nil, err
+		}
+		s.variables = vars
 	}
 	s.checked = s.opts.checksResponses()
 	s.server = s.opts.Server.WithDefaults()
@@ -70,6 +85,9 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 		s.cors = p
 	}
 	var err error
+	if s.outbound, err = h.outboundClient(s.opts.Outbound); err != nil {
+		return nil, err
+	}
 	if s.rateLimits, s.trustedProxies, err = newRateLimits(cfg); err != nil {
 		return nil, err
 	}

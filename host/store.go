@@ -36,7 +36,9 @@ func (h *Host) openStore(ctx context.Context) error {
 		}
 		return nil
 	}
-	h.store = storage.NewMemory(storage.MemoryOptions{MaxBytes: h.opts.Storage.MaxBytes})
+	st := h.opts.Storage
+	h.store = storage.NewMemory(storage.MemoryOptions{MaxBytes: st.MaxBytes, KVBytes: st.KVBytes,
+		IdempotencyBytes: st.IdempotencyBytes, RateLimitBytes: st.RateLimitBytes})
 	return nil
 }
 

@@ -481,6 +481,14 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 	for _, t := range c.Tags {
 		b.tags[t] = true
 	}
+	for ext, d := range map[string]string{TimeoutExtension: c.Timeout, IdleTimeoutExtension: c.IdleTimeout} {
+		if d != "" {
+			if out.Extra == nil {
+				out.Extra = map[string]json.RawMessage{}
+			}
+			out.Extra[ext], _ = json.Marshal(d)
+		}
+	}
 	out.Parameters = b.parameters(op, src)
 	if c.Request != nil && c.Request.Body != nil {
 		out.RequestBody = b.requestBody(c.Request.Body, src)

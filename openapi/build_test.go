@@ -313,6 +313,7 @@ func TestOperationMetadata(t *testing.T) {
 	doc := build(t, []openapi.Route{
 		op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"summary": "A", "description": "All about A.", "tags": ["b", "a"], "deprecated": true, "responses": {"200": {}}}`),
 		op(t, "GET", "/api/c", "server/api/c.get.wasm", `{"tags": ["c", "a"], "responses": {"200": {}}}`),
+		op(t, "GET", "/api/clock", "server/api/clock.get.wasm", `{"timeout": "5m", "idleTimeout": "30s", "responses": {"200": {"media": ["text/event-stream"]}}}`),
 	}, openapi.Options{})
 	tests := []struct{ ptr, want string }{
 		{"/paths/~1api~1a/get/summary", `"A"`},
@@ -320,6 +321,9 @@ func TestOperationMetadata(t *testing.T) {
 		{"/paths/~1api~1a/get/tags", `["b", "a"]`},
 		{"/paths/~1api~1a/get/deprecated", `true`},
 		{"/paths/~1api~1a/get/operationId", `"getApiA"`},
+		{"/paths/~1api~1a/get/x-endpoints-timeout", ``},
+		{"/paths/~1api~1clock/get/x-endpoints-timeout", `"5m"`},
+		{"/paths/~1api~1clock/get/x-endpoints-idle-timeout", `"30s"`},
 		{"/tags", `[{"name": "a"}, {"name": "b"}, {"name": "c"}]`},
 		{"/info", `{"title": "Endpoints API", "version": "0.1.0"}`},
 		{"/openapi", `"3.1.0"`},

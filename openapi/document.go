@@ -26,6 +26,17 @@ const (
 // 3.2 puts in "itemSchema". See [MediaType.Item].
 const ItemSchemaExtension = "x-endpoints-item-schema"
 
+// TimeoutExtension is the deadline an operation's contract sets for its
+// calls ("timeout", abi.Contract.Timeout), in place of the app's
+// limits.timeout, as the contract writes it: "x-endpoints-timeout": "5m".
+// Absent: the app's limits.timeout applies.
+const TimeoutExtension = "x-endpoints-timeout"
+
+// IdleTimeoutExtension is the idle timeout of an operation that streams
+// its answer ("idleTimeout", abi.Contract.IdleTimeout): the longest the
+// handler may go without writing, "x-endpoints-idle-timeout": "30s".
+const IdleTimeoutExtension = "x-endpoints-idle-timeout"
+
 // Document is an OpenAPI 3.1 document: the OpenAPI Object of
 // https://spec.openapis.org/oas/v3.1.0#openapi-object.
 //

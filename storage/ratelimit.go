@@ -1,9 +1,12 @@
 package storage
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"math/bits"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -94,10 +97,16 @@ func (r Rate) wait(need int64) time.Duration {
 
 // bucket is a token bucket of the memory store.
 type bucket struct {
-	tokens int64 // microtokens
-	at     time.Time
+	key    string
+	tokens int64     // microtokens
+	at     time.Time // of the last take
 	until  time.Time // full again: the entry may go
+	size   int64
+	index  int // in bucketStore.heap
 }
+
+func (b *bucket) expiry() time.Time { return b.until }
+func (b *bucket) setIndex(i int)    { b.index = i }
 
 // take refills b to now and takes a token.
 func (b *bucket) take(rate Rate, now time.Time) Decision {
@@ -116,53 +125,84 @@ func (b *bucket) take(rate Rate, now time.Time) Decision {
 	return d
 }
 
-// bucketBytes is what a bucket counts against MaxBytes besides its key.
-const bucketBytes = 48
+// bucketStore is the rate limits' buckets of a [Memory] store, under their
+// own lock and budget.
+type bucketStore struct {
+	mu      sync.Mutex
+	closed  bool
+	budget  budget
+	buckets map[string]*bucket
+	// heap orders the buckets by the time each is full again.
+	heap expiryHeap
+}
 
-// Take implements [RateLimiter]. Buckets count against MaxBytes (their key
-// and 48 bytes) and are dropped once full again, which is when they would
-// say nothing a new bucket does not. When no room is left, Take returns an
-// error wrapping [ErrFull].
+func (s *bucketStore) init(limit int64) {
+	s.budget.name, s.budget.max = "rate-limit buckets (RateLimitBytes)", limit
+	s.buckets = make(map[string]*bucket)
+}
+
+func (s *bucketStore) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	s.buckets, s.heap = nil, nil
+	s.budget.used.Store(0)
+}
+
+// Take implements [RateLimiter]. A bucket counts against the rate limits'
+// budget (its key and a measured overhead) and is dropped once it is full
+// again, when it would say nothing a new bucket does not: each Take drops
+// every bucket whose time has come, soonest first.
+//
+// When a new bucket does not fit, the buckets closest to full go first, so
+// a flood of clients never stops the limits from answering. What that
+// costs is bounded: a bucket goes only when every other one needs longer
+// to be full, so its client gains back early at most what the newest
+// bucket lacks, about one token's refill time of the busiest policy. Take
+// returns [ErrFull] only for a key larger than the whole budget.
 func (m *Memory) Take(_ context.Context, key string, rate Rate) (Decision, error) {
 	if err := rate.check(); err != nil {
 		return Decision{}, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
+	s := &m.buckets
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
 		return Decision{}, errClosed
 	}
 	now := m.now()
-	b := m.buckets[key]
+	s.sweep(now)
+	b := s.buckets[key]
 	if b == nil {
-		m.sweepBuckets(now)
-		size := int64(len(key) + bucketBytes)
-		if !m.makeRoom(size) {
-			return Decision{}, m.full(fmt.Sprintf("rate limit %q", key), size)
+		size := bucketEntryBytes + allocBytes(len(key))
+		for !s.budget.take(size) {
+			if len(s.heap) == 0 {
+				return Decision{}, s.budget.full(fmt.Sprintf("rate limit %.64q", key), size)
+			}
+			s.remove(s.heap[0].(*bucket))
 		}
-		if m.buckets == nil {
-			m.buckets = map[string]*bucket{}
-		}
-		b = &bucket{tokens: rate.capacity(), at: now}
-		m.buckets[key] = b
-		m.used += size
+		b = &bucket{key: strings.Clone(key), tokens: rate.capacity(), at: now, size: size, index: -1}
+		s.buckets[b.key] = b
+		d := b.take(rate, now)
+		heap.Push(&s.heap, b)
+		return d, nil
 	}
-	return b.take(rate, now), nil
+	d := b.take(rate, now)
+	heap.Fix(&s.heap, b.index)
+	return d, nil
 }
 
-// sweepBuckets drops the buckets that are full again, once their number
-// doubled since the last sweep: amortised constant time per Take.
-func (m *Memory) sweepBuckets(now time.Time) {
-	if len(m.buckets) < max(64, 2*m.bucketsSwept) {
-		return
+// sweep drops every bucket full again by now.
+func (s *bucketStore) sweep(now time.Time) {
+	for len(s.heap) > 0 && !now.Before(s.heap[0].expiry()) {
+		s.remove(s.heap[0].(*bucket))
 	}
-	for k, b := range m.buckets {
-		if !now.Before(b.until) {
-			delete(m.buckets, k)
-			m.used -= int64(len(k) + bucketBytes)
-		}
-	}
-	m.bucketsSwept = len(m.buckets)
+}
+
+func (s *bucketStore) remove(b *bucket) {
+	delete(s.buckets, b.key)
+	s.budget.give(b.size)
+	heap.Remove(&s.heap, b.index)
 }
 
 var _ RateLimiter = (*Memory)(nil)

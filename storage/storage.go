@@ -40,7 +40,9 @@ var (
 	// longer the record's (it expired, and maybe another request claimed
 	// the key since).
 	ErrLeaseLost = errors.New("idempotency lease lost")
-	// ErrFull: an in-memory store has no room for the value.
+	// ErrFull: the store has no room for the value: a budget of the
+	// memory store ([MemoryOptions]) or the Redis store's quota of the
+	// app's key-value data is full. Nothing was changed.
 	ErrFull = errors.New("storage full")
 	// ErrNotInteger: Incr on a value that is not a decimal integer.
 	ErrNotInteger = errors.New("value is not an integer")
@@ -63,6 +65,16 @@ type Pinger interface {
 	// wrapping [ErrUnavailable] that says why (the server's address and
 	// the cause, for a remote store). It must return by ctx's deadline.
 	Ping(ctx context.Context) error
+}
+
+// Sweeper is a store that drops what expired when asked, not only when its
+// entries are next touched: the host's janitor calls Sweep every few
+// seconds (half of limits.instanceIdleTimeout), so that an idle store gives
+// its expired entries back. It is optional; [Memory] implements it (a
+// Redis server expires keys itself).
+type Sweeper interface {
+	// Sweep drops every entry whose time has come.
+	Sweep()
 }
 
 // Idempotency keeps one record per Idempotency-Key: claimed while its

@@ -170,6 +170,25 @@ func TestParseValid(t *testing.T) {
 			json:   `{"responses": {"200": {"schema": {"$id": "https://example.com/s", "$ref": "#/$defs/Elsewhere"}}}}`,
 		},
 		{
+			name:   "a stream's timeout and idle timeout",
+			method: "GET",
+			json:   `{"timeout": "5m", "idleTimeout": "1.5s", "responses": {"200": {"media": ["text/event-stream"]}}}`,
+			check: func(t *testing.T, c *abi.Contract) {
+				if c.Timeout != "5m" || c.IdleTimeout != "1.5s" {
+					t.Errorf("timeout, idleTimeout: got %q, %q; want \"5m\", \"1.5s\"", c.Timeout, c.IdleTimeout)
+				}
+			},
+		},
+		{
+			name: "a timeout per method",
+			json: `{"methods": {"get": {"timeout": "30s"}, "post": {"timeout": "500ms"}}}`,
+			check: func(t *testing.T, c *abi.Contract) {
+				if c.Methods["get"].Timeout != "30s" || c.Methods["post"].Timeout != "500ms" {
+					t.Errorf("timeouts: got %q, %q", c.Methods["get"].Timeout, c.Methods["post"].Timeout)
+				}
+			},
+		},
+		{
 			name:   "params type given as [\"object\"]",
 			method: "GET",
 			json:   `{"request": {"params": {"type": ["object"]}, "query": true}}`,
@@ -325,6 +344,35 @@ var issueCases = []struct {
 		name: "methods nested inside a method",
 		json: `{"methods": {"get": {"methods": {"get": {}}}}}`,
 		want: []want{{"/methods/get/methods", "additionalProperties", `unknown key "methods" in /methods/get (a contract inside methods describes one operation and cannot have methods of its own)`}},
+	},
+	{
+		name:   "timeouts that are no durations",
+		method: "GET",
+		json:   `{"timeout": "30", "idleTimeout": 5, "responses": {"200": {"media": ["text/event-stream"]}}}`,
+		want: []want{
+			{"/idleTimeout", "type", "got number, want string"},
+			{"/timeout", "pattern", `"30"`},
+		},
+	},
+	{
+		name:   "a zero timeout and one too long for a duration",
+		method: "GET",
+		json:   `{"timeout": "0s", "idleTimeout": "9999999999h", "responses": {"200": {"media": ["text/event-stream"]}}}`,
+		want: []want{
+			{"/idleTimeout", RuleDuration, `"9999999999h" is not a positive duration`},
+			{"/timeout", RuleDuration, `"0s" is not a positive duration`},
+		},
+	},
+	{
+		name:   "an idle timeout on a buffered answer",
+		method: "GET",
+		json:   `{"idleTimeout": "10s", "responses": {"200": {"schema": {"type": "object"}}}}`,
+		want:   []want{{"/idleTimeout", RuleIdleTimeoutStream, "the operation declares no media response"}},
+	},
+	{
+		name: "a timeout beside methods",
+		json: `{"methods": {"get": {}}, "timeout": "1m"}`,
+		want: []want{{"/timeout", RuleMethodsExclusive, `"timeout" cannot stand beside "methods"`}},
 	},
 	{
 		name: "unknown and empty methods",

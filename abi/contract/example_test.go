@@ -51,6 +51,6 @@ func ExampleParse_issues() {
 	// Output:
 	// server/api/users/[id].get.wasm: contract: /idempotency: endpoints/idempotency-method: GET is a safe method and takes no Idempotency-Key; idempotency applies to POST, PATCH, PUT and DELETE (docs/spec.md §6)
 	// server/api/users/[id].get.wasm: contract: /request/query/properties/limit/minimum: type: got string, want number
-	// server/api/users/[id].get.wasm: contract: /respones: additionalProperties: unknown key "respones" at the top level (did you mean "responses"?); allowed: summary, description, tags, deprecated, methods, request, responses, responsesInferred, idempotency, security, onValidationError, $defs
+	// server/api/users/[id].get.wasm: contract: /respones: additionalProperties: unknown key "respones" at the top level (did you mean "responses"?); allowed: summary, description, tags, deprecated, methods, request, responses, responsesInferred, idempotency, security, onValidationError, timeout, idleTimeout, $defs
 	// 3 issues; the first breaks endpoints/idempotency-method
 }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/mediatype"
@@ -68,6 +70,15 @@ const (
 	// "content".
 	RuleBody = "endpoints/body"
 
+	// RuleDuration: a "timeout" or "idleTimeout" that is not a positive Go
+	// duration ("0s", "99999999h").
+	RuleDuration = "endpoints/duration"
+
+	// RuleIdleTimeoutStream: "idleTimeout" on an operation that declares
+	// no media response: only a streamed answer goes out as it is
+	// written, so only a stream can be idle.
+	RuleIdleTimeoutStream = "endpoints/idle-timeout-stream"
+
 	// RuleEncoding: "encoding" on a request media type other than
 	// multipart/form-data, or an encoding contentType that is not a list
 	// of media types.
@@ -85,7 +96,7 @@ var methodNames = []string{
 var safeMethods = []string{http.MethodGet, http.MethodHead, http.MethodOptions}
 
 // operationFields may not stand beside "methods": each method has its own.
-var operationFields = []string{"request", "responses", "responsesInferred", "idempotency", "security", "onValidationError"}
+var operationFields = []string{"request", "responses", "responsesInferred", "idempotency", "security", "onValidationError", "timeout", "idleTimeout"}
 
 // checker applies the rules of this package to a decoded contract. It
 // tolerates any shape: what the schema already reports (a string where an
@@ -153,6 +164,18 @@ func (c *checker) operation(ptr, method string, op map[string]any, defs []map[st
 			}
 		}
 	}
+	for _, name := range []string{"timeout", "idleTimeout"} {
+		// What the schema's pattern refuses is reported there.
+		if s, ok := op[name].(string); ok && durationPattern.MatchString(s) {
+			if d, err := time.ParseDuration(s); err != nil || d <= 0 {
+				c.add(child(ptr, name), RuleDuration, "%q is not a positive duration such as \"30s\" or \"2m\"", s)
+			}
+		}
+	}
+	if _, ok := op["idleTimeout"]; ok && !streams(op) {
+		c.add(child(ptr, "idleTimeout"), RuleIdleTimeoutStream,
+			"the operation declares no media response, so its answer is buffered and never idle; declare the streamed response (\"media\": [\"text/event-stream\"]) or drop idleTimeout")
+	}
 	if req, ok := op["request"].(map[string]any); ok {
 		c.request(child(ptr, "request"), req)
 	}
@@ -164,6 +187,21 @@ func (c *checker) operation(ptr, method string, op map[string]any, defs []map[st
 		}
 	}
 	c.schemas(ptr, op, defs)
+}
+
+// durationPattern is the pattern of contract.schema.json's "duration".
+var durationPattern = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?(ns|us|µs|ms|s|m|h))+$`)
+
+// streams reports whether the operation op declares a media response,
+// whose answer streams.
+func streams(op map[string]any) bool {
+	resps, _ := op["responses"].(map[string]any)
+	for _, r := range resps {
+		if r, ok := r.(map[string]any); ok && r["media"] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *checker) request(ptr string, req map[string]any) {

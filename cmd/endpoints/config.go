@@ -115,11 +115,14 @@ func printSettings(w io.Writer) {
 	fmt.Fprintln(tw, "SETTING\tENVIRONMENT\tVALUE")
 	for _, s := range config.Settings() {
 		value := "JSON"
-		if s.Text {
+		switch {
+		case s.Text:
 			value = "text"
+		case s.List:
+			value = "list"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Env, value)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}).\n")
+	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}); a list\ntakes a JSON array or comma-separated text (https://a.example,https://b.example).\n")
 }

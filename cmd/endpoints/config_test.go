@@ -20,11 +20,15 @@ func TestServeConfigOverrides(t *testing.T) {
 	t.Setenv("ENDPOINTS_OPEN_API_TITLE", "From the environment")
 	t.Setenv("ENDPOINTS_LIMITS_BODY_BYTES", "16")
 	t.Setenv("ENDPOINTS_STORAGE_URL", "redis://user:hunter2@127.0.0.1:1/0")
+	// A secret variable: its value never reaches the command's output.
+	const secret = "cli-s3cret-51ab"
+	t.Setenv("SVC_TOKEN", secret)
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr, done := &syncBuffer{}, &syncBuffer{}, make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", app, "--addr", "127.0.0.1:0", "--log-level", "debug",
-			"--set", "openApi.enabled=true", "--set", "limits.bodyBytes=32", "--set", "storage.url=", "--set", "storage.driver=memory"}, stdout, stderr)
+			"--set", "openApi.enabled=true", "--set", "limits.bodyBytes=32", "--set", "storage.url=", "--set", "storage.driver=memory",
+			"--set", `variables={"token": {"env": "SVC_TOKEN", "secret": true}}`}, stdout, stderr)
 	}()
 	addr := waitFor(t, stdout, regexp.MustCompile(`listening on (http://\S+)`), done)
 	defer func() { cancel(); <-done }()
@@ -34,10 +38,15 @@ func TestServeConfigOverrides(t *testing.T) {
 		"/limits/bodyBytes from --set limits.bodyBytes",
 		`"bodyBytes": 32`,
 		`"title": "From the environment"`,
+		`"env": "SVC_TOKEN"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
+	}
+	_, routesOut, routesErr := runCLI("routes", app)
+	if all := out + stderr.String() + routesOut + routesErr; strings.Contains(all, secret) {
+		t.Errorf("the secret variable's value appears in the output of serve or routes:\n%s", all)
 	}
 	if status, body := httpGet(t, addr+"/_endpoints/schema"); status != 200 || !strings.Contains(body, `"title": "From the environment"`) {
 		t.Errorf("GET /_endpoints/schema = %d %.200s", status, body)

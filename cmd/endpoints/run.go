@@ -230,7 +230,7 @@ func parse(fs *flag.FlagSet, operand, what string, args []string, stderr io.Writ
 
 // cacheDirUsage is the usage of --cache-dir where it only reads and fills
 // the cache.
-const cacheDirUsage = "`DIR` where compiled modules are cached between runs (default: the user cache directory; \"off\" disables it)"
+const cacheDirUsage = "`DIR` where compiled modules are cached between runs, yours alone and writable by no one else (default: the user cache directory; \"off\" disables it)"
 
 // commandUsage prints a command's usage line and its flags (what -h asks
 // for) to the flag set's output.
@@ -384,7 +384,7 @@ func precompile(ctx context.Context, app, dir string, stdout, stderr io.Writer) 
 	fmt.Fprintf(stdout, "compiling the modules into %s\n", dir)
 	start := time.Now()
 	con := newConsole(stdout, false, false)
-	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: slog.New(slog.DiscardHandler), Progress: con.progress})
+	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: slog.New(slog.DiscardHandler), Progress: con.progress, SkipVariables: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
@@ -554,7 +554,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // load loads an app for a command that serves nothing: quietly, with the
 // command's name on its error.
 func load(ctx context.Context, name, app, cacheDir string, mode host.Mode, stderr io.Writer) (*host.Host, bool) {
-	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: cacheDir, Logger: slog.New(slog.DiscardHandler)})
+	// Variables are for serving: these commands run where the app's
+	// secrets are not (CI), and its guests read none.
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: cacheDir, Logger: slog.New(slog.DiscardHandler), SkipVariables: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return nil, false

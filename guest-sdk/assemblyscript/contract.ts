@@ -320,4 +320,26 @@ export class Contract {
     this.json.set("idempotency", Value.object().set("required", Value.boolean(required)));
     return this;
   }
+
+  /** The deadline of one call of the operation, in milliseconds, in place
+   * of the app's limits.timeout; at most its limits.maxTimeout (5 minutes
+   * by default), or the module fails its load. */
+  timeout(ms: i64): Contract {
+    this.json.set("timeout", Value.str(millis(ms)));
+    return this;
+  }
+
+  /** For an operation that streams its answer (a media response): the
+   * longest the handler may go without writing, in milliseconds; each
+   * write restarts it. */
+  idleTimeout(ms: i64): Contract {
+    this.json.set("idleTimeout", Value.str(millis(ms)));
+    return this;
+  }
+}
+
+/** A duration in milliseconds as the contract writes it: "30s" for whole
+ * seconds, else "1500ms". */
+function millis(ms: i64): string {
+  return ms % 1000 == 0 ? (ms / 1000).toString() + "s" : ms.toString() + "ms";
 }

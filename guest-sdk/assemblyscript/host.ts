@@ -44,6 +44,9 @@ export declare function kv_incr(key: usize, keyLen: i32, delta: i64, out: usize)
 @external("endpoints", "kv_list")
 export declare function kv_list(prefix: usize, prefixLen: i32, after: usize, afterLen: i32, buf: usize, bufLen: i32): i32;
 
+@external("endpoints", "variable_get")
+export declare function variable_get(name: usize, nameLen: i32, buf: usize, bufLen: i32): i32;
+
 @external("endpoints", "log")
 export declare function log(level: i32, msg: usize, msgLen: i32): void;
 
@@ -87,3 +90,18 @@ export function utf8(s: string): ArrayBuffer {
 export function ptr(b: ArrayBuffer): usize {
   return changetype<usize>(b);
 }
+
+@external("endpoints", "http_send")
+export declare function http_send(req: usize, reqLen: i32, body: usize, bodyLen: i32): i32;
+
+@external("endpoints", "http_response")
+export declare function http_response(handle: i32, buf: usize, bufLen: i32): i32;
+
+@external("endpoints", "http_body_read")
+export declare function http_body_read(handle: i32, buf: usize, bufLen: i32): i32;
+
+@external("endpoints", "http_close")
+export declare function http_close(handle: i32): i32;
+
+@external("endpoints", "http_error")
+export declare function http_error(buf: usize, bufLen: i32): i32;

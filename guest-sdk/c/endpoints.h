@@ -73,7 +73,13 @@ typedef enum endpoints_errno {
     ENDPOINTS_ERR_STATE = -6,
     /* The key-value store cannot be reached, or has no room; nothing was
      * changed. Answer 503. */
-    ENDPOINTS_ERR_UNAVAILABLE = -7
+    ENDPOINTS_ERR_UNAVAILABLE = -7,
+    /* An outbound request's origin is not in outbound.allowedHosts, or the
+     * address it resolved to is private and not itself listed. */
+    ENDPOINTS_ERR_NOT_ALLOWED = -9,
+    /* An outbound bound: limits.outboundRequests, limits.outboundBytes of a
+     * response read whole, or the concurrent requests to one host. */
+    ENDPOINTS_ERR_LIMIT = -10
 } endpoints_errno;
 
 /* Limits of the key-value functions (abi.KVMaxKey, abi.KVMaxValue,
@@ -227,6 +233,91 @@ ENDPOINTS_IMPORT_("kv_list")
 int32_t endpoints_kv_list(const char *prefix, int32_t prefix_len,
                           const char *after, int32_t after_len, uint8_t *buf,
                           int32_t buf_len);
+
+/* ENDPOINTS_VARIABLE_MAX_VALUE is the longest value of a variable in bytes
+ * (abi.VariableMaxValue). */
+#define ENDPOINTS_VARIABLE_MAX_VALUE 65536
+
+/* endpoints_variable_get writes the value of the app's variable name
+ * (endpoints.json "variables", resolved by the host from its environment,
+ * a file or a default) into buf when it fits in buf_len bytes and returns
+ * its size either way; an optional variable without a value is empty (0).
+ * ENDPOINTS_ERR_NOT_FOUND when the app does not declare name,
+ * ENDPOINTS_ERR_STATE outside a request (while the module loads). A secret
+ * reads the same way: the host never writes it anywhere, so neither
+ * should the handler.
+ *
+ *     char url[512];
+ *     int32_t n = endpoints_variable_get("webhookUrl", 10, (uint8_t *)url, sizeof url);
+ *     if (n > (int32_t)sizeof url) ... grow the buffer to n, call again */
+ENDPOINTS_IMPORT_("variable_get")
+int32_t endpoints_variable_get(const char *name, int32_t name_len, uint8_t *buf,
+                               int32_t buf_len);
+/* Outbound HTTP (abi/README.md section 3.1): requests to the services
+ * endpoints.json's outbound.allowedHosts lists, sent by the host within the
+ * call's deadline. A failed call returns a negative endpoints_errno
+ * (ENDPOINTS_ERR_NOT_ALLOWED, ENDPOINTS_ERR_LIMIT, ENDPOINTS_ERR_IO,
+ * ENDPOINTS_ERR_INVALID) and endpoints_http_error says why.
+ *
+ *     static const char req[] =
+ *         "{\"method\":\"POST\",\"url\":\"https://api.example.com/v1/events\","
+ *         "\"headers\":[[\"content-type\",\"application/json\"]]}";
+ *     int32_t h = endpoints_http_send(req, sizeof req - 1, body, body_len);
+ *     if (h < 0) { ... endpoints_http_error(buf, sizeof buf) ... }
+ *     int32_t n = endpoints_http_response(h, buf, sizeof buf); // {"status":201,...}
+ *     while ((n = endpoints_http_body_read(h, buf, sizeof buf)) > 0) { ... }
+ *     endpoints_http_close(h); */
+
+/* endpoints_http_send sends the request req describes, JSON
+ * {"method","url","headers":[[name,value],...],"stream"}, with body, and
+ * waits for the response's status and headers. It returns a handle (0 or
+ * more) or a negative endpoints_errno. */
+ENDPOINTS_IMPORT_("http_send")
+int32_t endpoints_http_send(const char *req, int32_t req_len,
+                            const uint8_t *body, int32_t body_len);
+
+/* endpoints_http_response writes the response's status and headers, JSON
+ * {"status":200,"headers":[["content-type","..."],...]}, into buf when it
+ * fits and returns its size either way, or ENDPOINTS_ERR_NOT_FOUND. */
+ENDPOINTS_IMPORT_("http_response")
+int32_t endpoints_http_response(int32_t handle, uint8_t *buf, int32_t buf_len);
+
+/* endpoints_http_body_read reads the next bytes of the response body into
+ * buf and returns how many, 0 at the end; ENDPOINTS_ERR_LIMIT past
+ * limits.outboundBytes unless the request said "stream":true. */
+ENDPOINTS_IMPORT_("http_body_read")
+int32_t endpoints_http_body_read(int32_t handle, uint8_t *buf,
+                                 int32_t buf_len);
+
+/* endpoints_http_close releases a response before the call ends: 0, or
+ * ENDPOINTS_ERR_NOT_FOUND. */
+ENDPOINTS_IMPORT_("http_close")
+int32_t endpoints_http_close(int32_t handle);
+
+/* endpoints_http_error writes why the last failed endpoints_http_* call
+ * failed, JSON {"code":"not_allowed","message":"..."}, into buf when it
+ * fits and returns its size, or ENDPOINTS_ERR_NOT_FOUND. */
+ENDPOINTS_IMPORT_("http_error")
+int32_t endpoints_http_error(uint8_t *buf, int32_t buf_len);
+
+/* endpoints_http_get sends a GET of url (a NUL-terminated absolute URL
+ * without quotes or backslashes) and returns the response's handle, or a
+ * negative endpoints_errno (ENDPOINTS_ERR_INVALID for a URL too long for
+ * its 2 KiB request). */
+static inline int32_t endpoints_http_get(const char *url) {
+    static char req[2048];
+    static const char head[] = "{\"url\":\"";
+    size_t n = sizeof head - 1, i = 0;
+    for (size_t k = 0; k < n; k++) req[k] = head[k];
+    for (; url[i] != 0; i++) {
+        if (n + i + 3 > sizeof req || url[i] == '"' || url[i] == '\\')
+            return ENDPOINTS_ERR_INVALID;
+        req[n + i] = url[i];
+    }
+    req[n + i] = '"';
+    req[n + i + 1] = '}';
+    return endpoints_http_send(req, (int32_t)(n + i + 2), (const uint8_t *)0, 0);
+}
 
 /* Middleware (server/middleware/*.wasm; abi/README.md section 6.1). */
 

@@ -210,8 +210,37 @@ var fakeKV = map[string]fakeKVEntry{}
 // fakeNow is the clock of fakeKV's expiry; tests may replace it.
 var fakeNow = time.Now
 
-// resetKV empties fakeKV.
-func resetKV() { fakeKV = map[string]fakeKVEntry{} }
+// resetKV empties fakeKV and fakeVariables.
+func resetKV() {
+	fakeKV = map[string]fakeKVEntry{}
+	fakeVariables = map[string]string{}
+}
+
+// fakeVariables are the app's variables in the native stand-in, which
+// endpointstest.SetVariable declares. Like the kv functions, variable_get
+// answers outside a request too, for tests that call handlers directly.
+var fakeVariables = map[string]string{}
+
+// setVariable declares the variable name with value in the stand-in, or
+// with declared false removes it.
+func setVariable(name, value string, declared bool) {
+	if declared {
+		fakeVariables[name] = value
+	} else {
+		delete(fakeVariables, name)
+	}
+}
+
+func variableGet(name string, buf []byte) int32 {
+	if e, ok := fake.failing(abi.ImportVariableGet); ok {
+		return int32(e)
+	}
+	v, ok := fakeVariables[name]
+	if !ok {
+		return int32(abi.ErrNotFound)
+	}
+	return fill(buf, []byte(v))
+}
 
 // kvLookup returns the live entry of key, dropping it once expired.
 func kvLookup(key string) (fakeKVEntry, bool) {

@@ -142,6 +142,13 @@ func wasmKVIncr(key string, delta int64, out *int64) int32
 //go:wasmimport endpoints kv_list
 func wasmKVList(prefix, after string, buf *byte, bufLen uint32) int32
 
+//go:wasmimport endpoints variable_get
+func wasmVariableGet(name string, buf *byte, bufLen uint32) int32
+
+func variableGet(name string, buf []byte) int32 {
+	return wasmVariableGet(name, unsafe.SliceData(buf), uint32(len(buf)))
+}
+
 func requestRead(buf []byte) int32 {
 	return wasmRequestRead(unsafe.SliceData(buf), uint32(len(buf)))
 }
@@ -188,3 +195,6 @@ func kvList(prefix, after string, buf []byte) int32 {
 
 // resetKV does nothing in a module: the host owns the store.
 func resetKV() {}
+
+// setVariable does nothing in a module: the host owns the variables.
+func setVariable(string, string, bool) {}

@@ -164,7 +164,9 @@ var contractCases = []struct {
 	}},
 	{"media", "GET", func() {
 		endpoints.Handle(endpoints.Operation{
-			Summary: "A user's avatar or presence",
+			Summary:     "A user's avatar or presence",
+			Timeout:     time.Hour + 30*time.Second,
+			IdleTimeout: 1500 * time.Millisecond,
 			Responses: endpoints.Responses{
 				200: endpoints.MediaOf[Presence]("Presence changes, one event each", "text/event-stream"),
 				203: endpoints.Media("The avatar", "image/png", "image/webp"),
@@ -425,6 +427,9 @@ func TestRegistrationPanics(t *testing.T) {
 		register func()
 		want     string
 	}{
+		{"a negative timeout", func() {
+			endpoints.Handle(endpoints.Operation{Timeout: -time.Second}, noop)
+		}, `endpoints: Operation.Timeout -1s is negative; use 0 for the app's default`},
 		{"File in a JSON body", func() {
 			endpoints.Handle(endpoints.Operation{}, func(*fileInJSON) endpoints.Reply { return endpoints.Reply{} })
 		}, `endpoints: endpoints_test.fileInJSON field Body: struct { Avatar endpoints.File "json:\"avatar\"" } field Avatar is an endpoints.File: list multipart/form-data in the content tag of Body (it has no content tag: it is JSON)`},

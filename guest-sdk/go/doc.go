@@ -361,6 +361,18 @@
 // native build it is an in-memory map, so tests can call handlers that
 // use it.
 //
+// # Calling other services
+//
+// A module has no sockets: net/http's own transport fails in it. Import
+// package github.com/wasmendpoints/endpoints/guest-sdk/go/outbound and
+// ordinary net/http code (http.Get, http.Client.Do) sends its requests
+// through the host, to the origins endpoints.json's outbound.allowedHosts
+// lists, within the call's deadline:
+//
+//	import _ "github.com/wasmendpoints/endpoints/guest-sdk/go/outbound"
+//
+//	resp, err := http.Get("https://api.example.com/v1/rates")
+//
 // # Headers and logs
 //
 // [Header] reads any raw request header. [Logger] returns a log/slog

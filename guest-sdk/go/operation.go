@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -77,6 +78,21 @@ type Operation struct {
 	//
 	//	Security: []abi.SecurityRequirement{{"bearer": {"users:write"}}},
 	Security []abi.SecurityRequirement
+
+	// Timeout is the deadline of one call of the operation, in place of
+	// the app's limits.timeout (10 s by default); at most the app's
+	// limits.maxTimeout (5 min by default), or the module fails its load.
+	// Zero keeps limits.timeout.
+	//
+	//	Timeout: 2 * time.Minute,
+	Timeout time.Duration
+
+	// IdleTimeout is, for an operation that streams its answer (a
+	// [Media] or [MediaOf] response, an [EventStream]), the longest the
+	// handler may go without writing: each write restarts it, and a
+	// handler silent longer is stopped, ending the stream. Zero: none
+	// beyond Timeout.
+	IdleTimeout time.Duration
 }
 
 // RequestSchemas are hand-written JSON Schemas (draft 2020-12) for the
@@ -296,7 +312,7 @@ func ContractJSON() []byte {
 	return bytes.Clone(reg.contractJSON())
 }
 
-func init() { hooks.Reset = reset }
+func init() { hooks.Reset, hooks.SetVariable = reset, setVariable }
 
 // reset forgets every handler registered with [Handle], [HandleFunc] and
 // [HandleRaw], the hook of [OnValidationError], the contract built from
@@ -360,6 +376,19 @@ func (r *registry) fail(op Operation, err error) {
 	panic(where + ": " + err.Error())
 }
 
+// shortDuration writes d as time.Duration.String does, without its zero
+// minutes and seconds: "5m" rather than "5m0s", "1h" rather than "1h0m0s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
 // register records an operation. inferred says HandleFunc derived its
 // Responses from the handler's result type.
 func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve func(*inputPlan) serveFunc) {
@@ -386,6 +415,18 @@ func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve 
 		Deprecated:  op.Deprecated,
 		Idempotency: op.Idempotency,
 		Security:    op.Security,
+	}
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+		to    *string
+	}{{"Timeout", op.Timeout, &c.Timeout}, {"IdleTimeout", op.IdleTimeout, &c.IdleTimeout}} {
+		switch {
+		case d.value < 0:
+			r.fail(op, fmt.Errorf("Operation.%s %s is negative; use 0 for the app's default", d.name, d.value))
+		case d.value > 0:
+			*d.to = shortDuration(d.value)
+		}
 	}
 	o := &operation{method: method, contract: c, rawDefs: map[string]json.RawMessage{}}
 	for _, name := range slices.Sorted(maps.Keys(op.Defs)) {

@@ -91,8 +91,10 @@ type Env struct {
 	// AppDir is the app's directory: files of the configuration are
 	// relative to it, and must stay inside it.
 	AppDir string
-	// HTTPClient fetches JWKS URLs. Defaults to a client without
-	// redirects to other hosts, with the configured timeout.
+	// HTTPClient fetches JWKS URLs. Defaults to a client with the
+	// configured timeout. Whichever client, a fetch follows redirects
+	// only within the URL's own origin (scheme, host and port), at most
+	// 3: the verifier sets CheckRedirect on a copy.
 	HTTPClient *http.Client
 	// LookupKey reads an API key's entry from the app's store by the hex
 	// SHA-256 of the key; nil when the app has none.

@@ -75,6 +75,25 @@ func mint(t testing.TB, k jose.JSONWebKey, claims map[string]any) string {
 	return tok
 }
 
+// signRaw signs payload as it is, which MintDevToken (a map) cannot: a
+// claim named twice.
+func signRaw(t testing.TB, k jose.JSONWebKey, payload string) string {
+	t.Helper()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: k}, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := signer.Sign([]byte(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jws.CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 func withBearer(token string) *http.Request {
 	r := httptest.NewRequest("GET", "/api/x", nil)
 	if token != "" {
@@ -138,8 +157,8 @@ func TestJWT(t *testing.T) {
 		{"expired beyond the leeway", mint(t, keys["ec"].private, good(map[string]any{"exp": now.Add(-time.Minute).Unix()})), "", "the token expired at 2026-11-23T11:59:00Z"},
 		{"expired within the leeway", mint(t, keys["ec"].private, good(map[string]any{"exp": now.Add(-10 * time.Second).Unix()})), "alice", ""},
 		{"not valid yet", mint(t, keys["ec"].private, good(map[string]any{"nbf": now.Add(time.Hour).Unix()})), "", "the token is not valid before 2026-11-23T13:00:00Z"},
-		{"another issuer", mint(t, keys["ec"].private, good(map[string]any{"iss": "https://evil.example"})), "", "the token's issuer is not https://users.example"},
-		{"another audience", mint(t, keys["ec"].private, good(map[string]any{"aud": "billing"})), "", "the token is not for this API (aud is not users-api)"},
+		{"another issuer", mint(t, keys["ec"].private, good(map[string]any{"iss": "https://evil.example"})), "", "the token's issuer (iss) is not accepted"},
+		{"another audience", mint(t, keys["ec"].private, good(map[string]any{"aud": "billing"})), "", "the token is not for this API (its audience, aud, is not accepted)"},
 		{"no expiry", mint(t, keys["ec"].private, good(map[string]any{"exp": nil})), "", "the token has no expiry (exp)"},
 		{"alg none", none, "", "the token is not a JWT signed with RS256, ES256, EdDSA"},
 		{"HS256 with the RSA public key as secret", confused, "", "the token is not a JWT signed with RS256, ES256, EdDSA"},
@@ -147,6 +166,8 @@ func TestJWT(t *testing.T) {
 		{"a known kid with a forged signature", mint(t, jose.JSONWebKey{Key: other.private.Key, KeyID: "ec"}, good(nil)), "", "the token's signature does not verify"},
 		{"not a JWT", "hello", "", "the token is not a JWT signed with RS256, ES256, EdDSA"},
 		{"too long", strings.Repeat("a", 9000), "", "the token is longer than 8192 bytes"},
+		{"a claim named twice", signRaw(t, keys["ec"].private, `{"sub":"alice","exp":`+fmt.Sprint(now.Add(time.Hour).Unix())+`,"sub":"admin"}`), "", "the token's claims name a member twice"},
+		{"a claim named twice in another case", signRaw(t, keys["ec"].private, `{"sub":"alice","SUB":"admin","exp":`+fmt.Sprint(now.Add(time.Hour).Unix())+`,"scope":"users:read users:write","iss":"https://users.example","aud":"users-api"}`), "alice", ""},
 		{"a registered claim of the wrong type", mint(t, keys["ec"].private, good(map[string]any{"jti": 7})), "", "the token's registered claims (iss, sub, aud, exp, nbf, iat, jti) have the wrong types"},
 	}
 	for _, tt := range tests {
@@ -242,6 +263,7 @@ func TestJWKSURL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
+	<-auth.Loaded(v)
 	claims := map[string]any{"sub": "alice", "exp": time.Now().Add(time.Hour).Unix()}
 	if p, err := v.Verify(context.Background(), withBearer(mint(t, keys["ec"].private, claims))); err != nil || p.Subject != "alice" {
 		t.Fatalf("Verify = %v, %v", p, err)
@@ -297,6 +319,8 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"a bearer scheme configured as basic", bearer, auth.Config{Basic: &auth.BasicConfig{}}, `security.bearer: the scheme is http bearer, which takes {"jwt": {...}}; got basic`},
 		{"no key source", bearer, auth.Config{JWT: &auth.JWTConfig{}}, `security.bearer.jwt: give exactly one of "jwks"`},
+		{"a JWKS URL over plain http", bearer, auth.Config{JWT: &auth.JWTConfig{JWKSURL: "http://idp.example/jwks.json"}}, `security.bearer.jwt.jwksUrl: "http://idp.example/jwks.json": want an https URL`},
+		{"a JWKS URL that is no URL", bearer, auth.Config{JWT: &auth.JWTConfig{JWKSURL: "idp.example/jwks.json"}}, `want an https URL`},
 		{"a key file outside the app", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "../jwks.json"}}, `security.bearer.jwt.jwks: "../jwks.json": want a path inside the app`},
 		{"a missing key file", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/nope.json"}}, `security.bearer.jwt.jwks: open`},
 		{"private keys in the set", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/private.json"}}, `keys[0] is a private key: publish the public half only`},

@@ -44,7 +44,20 @@ type JWTConfig struct {
 	JWKS string `json:"jwks,omitzero"`
 	// JWKSURL is an identity provider's key set, fetched at start, cached,
 	// refreshed every Refresh, and fetched again (at most every 30 s) when
-	// a token names a key it lacks.
+	// a token names a key it lacks. It is an https URL (http only for a
+	// loopback address, as in tests); redirects are followed within its
+	// origin only.
+	//
+	// # Notes
+	//
+	//   - Fetches run in the background, one at a time: a token whose
+	//     key is cached never waits for one; a token naming a kid the
+	//     set lacks waits for the fetch it caused (or the one in flight).
+	//   - After a failed fetch the next comes after 1 s, doubling up to
+	//     5 min (or Refresh when shorter); the last good keys keep
+	//     serving meanwhile.
+	//   - Until a key set was loaded once, Verify fails at once with
+	//     ErrUnavailable (503) rather than fetching per request.
 	JWKSURL string `json:"jwksUrl,omitzero"`
 	// Secret is an HS256 key of at least 32 bytes, read from an
 	// environment variable: {"env": "USERS_JWT_SECRET"}.

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -22,6 +21,8 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // maxTokenBytes bounds the bearer tokens the verifier parses.
@@ -160,15 +161,17 @@ func (v *jwtVerifier) Verify(ctx context.Context, r *http.Request) (*Principal, 
 	}
 	raw, err := payload(token)
 	if err != nil {
-		return nil, rejected("the token's claims do not decode")
+		return nil, rejected("the token's claims %v", err)
 	}
+	// Decoded with names matched exactly, as a guest reads them:
+	// encoding/json would take "SUB" for "sub".
 	var std jwt.Claims
-	if err := json.Unmarshal(raw, &std); err != nil {
+	if err := jsonv2.Unmarshal(raw, &std); err != nil {
 		return nil, rejected("the token's registered claims (iss, sub, aud, exp, nbf, iat, jti) have the wrong types")
 	}
 	exp := jwt.Expected{Issuer: v.cfg.Issuer, AnyAudience: jwt.Audience(v.cfg.Audience), Time: now}
 	if err := std.ValidateWithLeeway(exp, v.leeway); err != nil {
-		return nil, claimFailure(err, &std, v.cfg)
+		return nil, claimFailure(err, &std)
 	}
 	if v.requireExp && std.Expiry == nil {
 		return nil, rejected("the token has no expiry (exp)")
@@ -213,7 +216,7 @@ func (v *jwtVerifier) remember(sum [sha256.Size]byte, p *Principal, until time.T
 }
 
 // claimFailure says which claim refused the token.
-func claimFailure(err error, c *jwt.Claims, cfg *JWTConfig) error {
+func claimFailure(err error, c *jwt.Claims) error {
 	switch {
 	case errors.Is(err, jwt.ErrExpired):
 		return rejected("the token expired at %s", c.Expiry.Time().UTC().Format(time.RFC3339))
@@ -222,22 +225,35 @@ func claimFailure(err error, c *jwt.Claims, cfg *JWTConfig) error {
 	case errors.Is(err, jwt.ErrIssuedInTheFuture):
 		return rejected("the token is issued in the future")
 	case errors.Is(err, jwt.ErrInvalidIssuer):
-		return rejected("the token's issuer is not %s", cfg.Issuer)
+		// Which issuer and audience are expected is not said: a client
+		// with a token of another issuer learns nothing of the
+		// configuration (the log of the host may).
+		return rejected("the token's issuer (iss) is not accepted")
 	case errors.Is(err, jwt.ErrInvalidAudience):
-		return rejected("the token is not for this API (aud is not %s)", strings.Join(cfg.Audience, " or "))
+		return rejected("the token is not for this API (its audience, aud, is not accepted)")
 	}
 	return rejected("the token's claims are not valid")
 }
 
-// payload returns the claims of a compact JWS as they were signed.
+// payload returns the claims of a compact JWS as they were signed. They
+// must be I-JSON (RFC 7493; RFC 7519 §7.2 lets a verifier refuse
+// duplicate names): a claim named twice would be read one way by the host
+// (encoding/json keeps the last "sub") and another by a guest that sees
+// both.
 func payload(token string) (json.RawMessage, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return nil, errors.New("not a compact JWS")
+		return nil, errors.New("are not a compact JWS")
 	}
 	b, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil || !json.Valid(b) {
-		return nil, errors.New("bad payload")
+	switch {
+	case err != nil || !json.Valid(b):
+		return nil, errors.New("do not decode")
+	case !jsontext.Value(b).IsValid():
+		if jsontext.Value(b).IsValid(jsontext.AllowDuplicateNames(true)) {
+			return nil, errors.New("name a member twice")
+		}
+		return nil, errors.New("are not UTF-8")
 	}
 	return b, nil
 }
@@ -315,159 +331,6 @@ func sameKey(a, b jose.JSONWebKey) bool {
 	return errA == nil && errB == nil && string(ta) == string(tb)
 }
 
-// keySource holds the keys of a verifier: fixed, or fetched from a URL.
-type keySource struct {
-	fixed []jose.JSONWebKey
-
-	// For a URL:
-	url      string
-	member   string
-	client   *http.Client
-	refresh  time.Duration
-	timeout  time.Duration
-	env      Env
-	mu       sync.Mutex
-	set      []jose.JSONWebKey
-	loaded   bool
-	gen      uint64 // counts the changes of set
-	lastTry  time.Time
-	lastErr  error
-	stop     chan struct{}
-	stopOnce sync.Once
-}
-
-func (s *keySource) algorithms() []jose.SignatureAlgorithm {
-	if s.url != "" {
-		return []jose.SignatureAlgorithm{jose.RS256, jose.ES256, jose.EdDSA}
-	}
-	var out []jose.SignatureAlgorithm
-	for _, k := range s.fixed {
-		if a := keyAlg(k); a != "" && slices.Contains(supported, a) && !slices.Contains(out, a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// lookup returns the keys that may have signed a token with kid (all,
-// without one). For a URL, a kid it lacks fetches the set again, at most
-// every unknownKidRefetch.
-func (s *keySource) lookup(ctx context.Context, kid string) ([]jose.JSONWebKey, uint64, error) {
-	if s.url == "" {
-		return matching(s.fixed, kid), 0, nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.loaded {
-		if err := s.fetchLocked(ctx); err != nil {
-			return nil, 0, fmt.Errorf("%w: %s: %v", ErrUnavailable, s.url, err)
-		}
-	}
-	keys := matching(s.set, kid)
-	if len(keys) == 0 && kid != "" && s.env.Now().Sub(s.lastTry) >= unknownKidRefetch {
-		if err := s.fetchLocked(ctx); err == nil {
-			keys = matching(s.set, kid)
-		}
-	}
-	return keys, s.gen, nil
-}
-
-// generation counts the key sets fetched: a token verified with an older
-// one is verified again.
-func (s *keySource) generation() uint64 {
-	if s.url == "" {
-		return 0
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.gen
-}
-
-func matching(keys []jose.JSONWebKey, kid string) []jose.JSONWebKey {
-	if kid == "" {
-		return keys
-	}
-	var out []jose.JSONWebKey
-	for _, k := range keys {
-		if k.KeyID == kid {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// fetchLocked fetches the key set; s.mu is held. A failure keeps the last
-// good set.
-func (s *keySource) fetchLocked(ctx context.Context) error {
-	s.lastTry = s.env.Now()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/jwk-set+json, application/json")
-	res, err := s.client.Do(req)
-	if err != nil {
-		s.lastErr = err
-		return err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		s.lastErr = fmt.Errorf("GET answered %s", res.Status)
-		return s.lastErr
-	}
-	b, err := io.ReadAll(io.LimitReader(res.Body, maxJWKSBytes+1))
-	if err != nil {
-		s.lastErr = err
-		return err
-	}
-	if len(b) > maxJWKSBytes {
-		s.lastErr = fmt.Errorf("the key set is larger than %d bytes", maxJWKSBytes)
-		return s.lastErr
-	}
-	keys, err := parseKeySet(b, false)
-	if err != nil {
-		s.lastErr = err
-		return err
-	}
-	if !slices.EqualFunc(s.set, keys, sameKey) {
-		s.gen++
-	}
-	s.set, s.loaded, s.lastErr = keys, true, nil
-	return nil
-}
-
-// run refreshes a URL's key set until close.
-func (s *keySource) run() {
-	s.mu.Lock()
-	if !s.loaded {
-		_ = s.fetchLocked(context.Background())
-	}
-	s.mu.Unlock()
-	t := time.NewTicker(s.refresh)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-			s.mu.Lock()
-			if err := s.fetchLocked(context.Background()); err != nil {
-				s.env.Logger.Warn("refreshing the JWKS failed; the last keys keep serving", "member", s.member, "url", s.url, "error", err)
-			}
-			s.mu.Unlock()
-		}
-	}
-}
-
-func (s *keySource) close() error {
-	if s.stop != nil {
-		s.stopOnce.Do(func() { close(s.stop) })
-	}
-	return nil
-}
-
 func fileKeys(appDir, member, rel string) (*keySource, error) {
 	path, err := appFile(appDir, member, rel)
 	if err != nil {
@@ -519,17 +382,4 @@ func secretKey(env Env, member string, s *Secret) (*keySource, error) {
 		return nil, fmt.Errorf("%s: the environment variable %s holds %d bytes; an HS256 key needs at least 32", member, s.Env, len(v))
 	}
 	return &keySource{fixed: []jose.JSONWebKey{{Key: []byte(v), Algorithm: string(jose.HS256), Use: "sig"}}}, nil
-}
-
-func urlKeys(env Env, member string, c *JWTConfig) (*keySource, error) {
-	if !strings.HasPrefix(c.JWKSURL, "https://") && !strings.HasPrefix(c.JWKSURL, "http://") {
-		return nil, fmt.Errorf("%s: %q: want an http(s) URL", member, c.JWKSURL)
-	}
-	s := &keySource{url: c.JWKSURL, member: member, refresh: c.Refresh.or(DefaultRefresh), timeout: c.Timeout.or(DefaultTimeout), env: env, stop: make(chan struct{})}
-	s.client = env.HTTPClient
-	if s.client == nil {
-		s.client = &http.Client{Timeout: s.timeout}
-	}
-	go s.run()
-	return s, nil
 }

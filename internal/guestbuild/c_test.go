@@ -122,6 +122,11 @@ func newABIHost(t testing.TB) *abiHost {
 	def(abi.ImportKVDelete, unavailable, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportKVIncr, unavailable, []api.ValueType{i32, i32, api.ValueTypeI64, i32}, i32)
 	def(abi.ImportKVList, unavailable, []api.ValueType{i32, i32, i32, i32, i32, i32}, i32)
+	def(abi.ImportHTTPSend, unavailable, []api.ValueType{i32, i32, i32, i32}, i32)
+	def(abi.ImportHTTPResponse, unavailable, []api.ValueType{i32, i32, i32}, i32)
+	def(abi.ImportHTTPBodyRead, unavailable, []api.ValueType{i32, i32, i32}, i32)
+	def(abi.ImportHTTPClose, unavailable, []api.ValueType{i32}, i32)
+	def(abi.ImportHTTPError, unavailable, []api.ValueType{i32, i32}, i32)
 	if _, err := b.Instantiate(ctx); err != nil {
 		t.Fatalf("instantiate test host: %v", err)
 	}
@@ -391,6 +396,8 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		{"ENDPOINTS_ERR_IO", int32(abi.ErrIO)},
 		{"ENDPOINTS_ERR_STATE", int32(abi.ErrState)},
 		{"ENDPOINTS_ERR_UNAVAILABLE", int32(abi.ErrUnavailable)},
+		{"ENDPOINTS_ERR_NOT_ALLOWED", int32(abi.ErrNotAllowed)},
+		{"ENDPOINTS_ERR_LIMIT", int32(abi.ErrLimit)},
 		{"ENDPOINTS_KV_MAX_KEY", abi.KVMaxKey},
 		{"ENDPOINTS_KV_MAX_VALUE", abi.KVMaxValue},
 		{"ENDPOINTS_KV_LIST_LIMIT", abi.KVListLimit},
@@ -411,6 +418,7 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		abi.ImportResponseAddHeader, abi.ImportResponseWrite, abi.ImportLog,
 		abi.ImportFileRead, abi.ImportKVGet, abi.ImportKVSet, abi.ImportKVDelete,
 		abi.ImportKVIncr, abi.ImportKVList,
+		abi.ImportHTTPSend, abi.ImportHTTPResponse, abi.ImportHTTPBodyRead, abi.ImportHTTPClose, abi.ImportHTTPError,
 	}
 
 	// A module that asserts every constant, takes the address of every

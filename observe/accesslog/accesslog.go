@@ -16,7 +16,8 @@
 // # Notes
 //
 //   - The message is the method and the path with its query, as the
-//     client sent them; route is the route's template (absent when no
+//     client sent them, except that API keys sent in the query read
+//     REDACTED (host.RequestEvent.Query); route is the route's template (absent when no
 //     route matched, as for a 404), requestId the X-Request-Id the host
 //     answered with (absent likewise), trace_id the trace id of the
 //     request's W3C traceparent header (absent when it had no valid one;
@@ -47,6 +48,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
 
 // Delay is how long the Log lets lines queue after the first one before
@@ -81,6 +83,8 @@ type line struct {
 	status                                int
 	bytes                                 int64
 	duration                              time.Duration
+	outbound                              int
+	outboundTime                          time.Duration
 }
 
 // New returns a Log writing to logger and starts its goroutine, which
@@ -104,8 +108,9 @@ func (l *Log) request(e host.RequestEvent) {
 	if !l.logger.Enabled(e.Request.Context(), level) {
 		return
 	}
-	ln := line{at: time.Now(), level: level, method: e.Method, path: e.Request.URL.Path, query: e.Request.URL.RawQuery,
-		route: e.Route, requestID: e.RequestID, traceID: e.TraceID, status: e.Status, bytes: e.Bytes, duration: e.Duration}
+	ln := line{at: time.Now(), level: level, method: e.Method, path: e.Request.URL.Path, query: e.Query,
+		route: e.Route, requestID: e.RequestID, traceID: e.TraceID, status: e.Status, bytes: e.Bytes, duration: e.Duration,
+		outbound: e.OutboundRequests, outboundTime: e.OutboundDuration}
 	l.mu.Lock()
 	for len(l.queue) >= MaxQueued && !l.closed {
 		l.room.Wait()
@@ -186,14 +191,16 @@ func (l *Log) drain() {
 	}
 }
 
-// log formats and hands one line to the logger's handler.
+// log formats and hands one line to the logger's handler. What the
+// client chose (method, path, query) is cut to logtext.MaxBytes each.
 func (l *Log) log(ln line) {
-	msg := ln.method + " " + ln.path
+	method := logtext.Cut(ln.method)
+	msg := method + " " + logtext.Cut(ln.path)
 	if ln.query != "" {
-		msg += "?" + ln.query
+		msg += "?" + logtext.Cut(ln.query)
 	}
-	var buf [7]slog.Attr
-	attrs := append(buf[:0], slog.String("method", ln.method))
+	var buf [9]slog.Attr
+	attrs := append(buf[:0], slog.String("method", method))
 	if ln.route != "" {
 		attrs = append(attrs, slog.String("route", ln.route))
 	}
@@ -206,6 +213,10 @@ func (l *Log) log(ln line) {
 	}
 	if ln.traceID != "" {
 		attrs = append(attrs, slog.String("trace_id", ln.traceID))
+	}
+	if ln.outbound > 0 {
+		attrs = append(attrs, slog.Int("outbound", ln.outbound),
+			slog.Duration("outboundDuration", ln.outboundTime.Round(time.Microsecond)))
 	}
 	// A record without a caller's pc: Logger.LogAttrs would spend a fifth
 	// of the line's cost on runtime.Callers for a source location that is

@@ -3,6 +3,7 @@ package accesslog_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -209,5 +210,83 @@ func TestEveryLineOnce(t *testing.T) {
 	}
 	if len(seen) != goroutines*requests {
 		t.Errorf("%d lines, want %d", len(seen), goroutines*requests)
+	}
+}
+
+// TestAPIKeyInTheQueryIsRedacted serves the hello app behind an apiKey
+// scheme sent in the query: the key never reaches the log, whether it
+// was accepted, refused or sent to a path no route serves.
+func TestAPIKeyInTheQueryIsRedacted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(hello)); err != nil {
+		t.Fatal(err)
+	}
+	sha := fmt.Sprintf("%x", sha256.Sum256([]byte("s3cret")))
+	if err := os.WriteFile(filepath.Join(dir, "endpoints.json"), []byte(`{"security": {"key": {"apiKey": {"keys": [{"sha256": "`+sha+`", "subject": "ci"}]}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out lockedBuffer
+	access := accesslog.New(slog.New(slog.NewTextHandler(&out, nil)))
+	opts := host.Options{Observer: access.Observer(), CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"), Logger: slog.New(slog.DiscardHandler)}
+	opts.OpenAPI.Document = []byte(`{"components": {"securitySchemes": {"key": {"type": "apiKey", "in": "query", "name": "api_key"}}}, "security": [{"key": []}]}`)
+	h, err := host.New(context.Background(), dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	tests := []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"/api/hello?name=Ada&api_key=s3cret", 200, `msg="GET /api/hello?name=Ada&api_key=REDACTED"`},
+		{"/api/hello?api%5Fkey=s3cret&name=Ada", 200, `msg="GET /api/hello?api%5Fkey=REDACTED&name=Ada"`},
+		{"/api/hello?name=Ada&api_key=s3cretX", 401, `msg="GET /api/hello?name=Ada&api_key=REDACTED"`},
+		{"/no/such/thing?api_key=s3cret;x=1", 404, `msg="GET /no/such/thing?api_key=REDACTED;x=1"`},
+	}
+	for _, tt := range tests {
+		if res := get(t, srv, tt.path); res.StatusCode != tt.status {
+			t.Errorf("GET %s: %d, want %d", tt.path, res.StatusCode, tt.status)
+		}
+	}
+	access.Close()
+	for _, tt := range tests {
+		if !strings.Contains(out.String(), tt.want) {
+			t.Errorf("the log has no line with %s:\n%s", tt.want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "s3cret") {
+		t.Errorf("the log shows the API key:\n%s", out.String())
+	}
+}
+
+// TestClientTextIsCut: the method, path and query a client chose reach
+// the line cut to a few hundred bytes each, saying how much was left out,
+// however long the client made them.
+func TestClientTextIsCut(t *testing.T) {
+	t.Parallel()
+	var out lockedBuffer
+	srv, access := serveHello(t, slog.NewJSONHandler(&out, nil))
+	req, _ := http.NewRequest(strings.Repeat("M", 5000), srv.URL+"/"+strings.Repeat("p", 20000)+"?q="+strings.Repeat("q", 20000), nil)
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	access.Close()
+	var got struct{ Msg, Method string }
+	if err := json.Unmarshal(out.b.Bytes(), &got); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if len(got.Msg) > 1000 || len(got.Method) > 300 {
+		t.Errorf("the line carries %d bytes of method, path and query and a method of %d; want at most 1000 and 300", len(got.Msg), len(got.Method))
+	}
+	for _, want := range []string{"…[+4744 bytes]", "…[+19745 bytes]", "…[+19746 bytes]"} {
+		if !strings.Contains(got.Msg, want) {
+			t.Errorf("msg %q does not say %q", got.Msg, want)
+		}
 	}
 }

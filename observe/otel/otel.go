@@ -86,6 +86,9 @@ const (
 	// AttrStoreOperation is a store span's operation: claim, complete,
 	// release, take, get, set, delete, incr or list.
 	AttrStoreOperation = attribute.Key("endpoints.store.operation")
+	// AttrOutboundTarget is the origin an outbound span called:
+	// https://api.example.com:443 (never a path).
+	AttrOutboundTarget = attribute.Key("endpoints.outbound.target")
 )
 
 // Tracer makes the spans of the requests a host serves: pass its
@@ -210,8 +213,30 @@ func (t *Tracer) span(ctx context.Context, e host.SpanEvent) (context.Context, f
 	case host.StepStore:
 		name = SpanStore + " " + e.Op
 		attrs = append(attrs, AttrStoreOperation.String(e.Op))
+	case host.StepOutbound:
+		return t.outboundSpan(ctx, e, attrs)
 	}
 	ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	return ctx, func(err error) {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}
+}
+
+// outboundSpan starts the client span of a guest's outbound request,
+// named by its method as OpenTelemetry's HTTP conventions say, and sets
+// the trace context on the request's header so the service called
+// continues the trace.
+func (t *Tracer) outboundSpan(ctx context.Context, e host.SpanEvent, attrs []attribute.KeyValue) (context.Context, func(error)) {
+	method, _ := methodAttr(e.Op)
+	attrs = append(attrs, method, AttrOutboundTarget.String(e.Target))
+	ctx, span := t.tracer.Start(ctx, e.Op, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	if e.Header != nil {
+		t.inject.Inject(ctx, propagation.HeaderCarrier(e.Header))
+	}
 	return ctx, func(err error) {
 		if err != nil {
 			span.RecordError(err)

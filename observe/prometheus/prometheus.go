@@ -32,6 +32,8 @@
 //	endpoints_reload_failures_total                         reloads that found a problem
 //	endpoints_pool_waits_total{route,module}                calls that found every instance busy
 //	endpoints_pool_discards_total{route,module}             instances closed after a failed call
+//	endpoints_outbound_requests_total{host,status,error}    guests' outbound HTTP requests, by host:port called
+//	endpoints_outbound_duration_seconds{host}               their time, from sending to the end of the body
 //
 // and, from [Pools], per route module:
 //
@@ -54,6 +56,7 @@ package prometheus
 
 import (
 	"net/http"
+	"strconv"
 	"sync"
 
 	prom "github.com/prometheus/client_golang/prometheus"
@@ -81,6 +84,11 @@ type Metrics struct {
 	reloadFailures prom.Counter
 	poolWaits      *prom.CounterVec
 	poolDiscards   *prom.CounterVec
+	// outbound and outboundDuration count the guests' outbound requests
+	// by host called: the hosts are those outbound.allowedHosts lists,
+	// so their number is the operator's to bound (a "*" entry does not).
+	outbound         *prom.CounterVec
+	outboundDuration *prom.HistogramVec
 
 	// ops and guests keep each operation's series, resolved at its first
 	// event: a request then costs no label lookup.
@@ -129,12 +137,17 @@ func New() *Metrics {
 			Help: "Calls that found every instance of their module busy and waited."}, pool),
 		poolDiscards: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_pool_discards_total",
 			Help: "Instances closed because their call failed."}, pool),
+		outbound: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_outbound_requests_total",
+			Help: "Outbound HTTP requests guests made, by host called (host:port), status (0 when none came) and error code (\"\" when none)."}, []string{"host", "status", "error"}),
+		outboundDuration: prom.NewHistogramVec(prom.HistogramOpts{Name: "endpoints_outbound_duration_seconds",
+			Help: "Time from sending an outbound HTTP request to the end of its body, by host called.", Buckets: buckets}, []string{"host"}),
 	}
 }
 
 func (m *Metrics) collectors() []prom.Collector {
 	return []prom.Collector{m.requests, m.duration, m.guest, m.guestFailures, m.validation,
-		m.idempotency, m.storeErrors, m.reloads, m.reloadFailures, m.poolWaits, m.poolDiscards}
+		m.idempotency, m.storeErrors, m.reloads, m.reloadFailures, m.poolWaits, m.poolDiscards,
+		m.outbound, m.outboundDuration}
 }
 
 // Describe implements prom.Collector.
@@ -178,6 +191,10 @@ func (m *Metrics) Observer() *host.Observer {
 		},
 		StoreError: func(e host.StoreErrorEvent) {
 			m.storeErrors.WithLabelValues(e.Op).Inc()
+		},
+		Outbound: func(e host.OutboundEvent) {
+			m.outbound.WithLabelValues(e.Host, strconv.Itoa(e.Status), e.Error).Inc()
+			m.outboundDuration.WithLabelValues(e.Host).Observe(e.Duration.Seconds())
 		},
 	}
 }

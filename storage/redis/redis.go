@@ -17,6 +17,9 @@
 //	endpoints:{namespace}:idem:{key}        hash: fp, state ("flight" or "done"), lease, answer
 //	endpoints:{namespace}:kv:{ns}:{key}     string: the value
 //	endpoints:{namespace}:kvindex:{ns}      sorted set: the keys of ns, all with score 0
+//	endpoints:{namespace}:kvttl:{ns}        sorted set: the keys of ns that expire, scored by expiry (ms)
+//	endpoints:{namespace}:kvttlsize:{ns}    hash: the size of each key of ns that expires
+//	endpoints:{namespace}:kvusage           hash: keys, bytes (what the app's KV data counts against its quota)
 //	endpoints:{namespace}:ratelimit:{key}   hash: tokens, ts (a rate limit's token bucket)
 //
 // In the namespace and ns, "%" and ":" are written %25 and %3A, so that no
@@ -35,10 +38,23 @@
 //   - List reads the namespace's sorted set with ZRANGE BYLEX, which pages
 //     in byte order in O(log n + page). SCAN would walk the whole database
 //     (every Idempotency-Key record included) on every call, unordered. Set,
-//     Delete and Incr change the value and the index in one MULTI/EXEC; keys
-//     that expire stay in the index until a List meets them, checks that they
-//     are gone and removes them (atomically, so a key set again meanwhile
-//     stays listed).
+//     Delete and Incr are Lua scripts that change the value, the index and
+//     the quota's counts at once. A key with a TTL is also in the
+//     namespace's expiry index: every Set, Incr and Delete first drops from
+//     the indexes (and the quota) up to 64 keys whose values expired, so
+//     expired keys do not stay behind in the index; a List that meets one
+//     before that drops it too (checking again that it is gone, so a key
+//     set again meanwhile stays listed).
+//   - The guests' key-value data of one app (the store's namespace) has a
+//     quota: at most [DefaultMaxKVKeys] keys and [DefaultMaxKVBytes] bytes
+//     (the lengths of keys and values: Redis's own overhead comes on top),
+//     set with the URL's kv_max_keys and kv_max_bytes. The scripts count
+//     both in endpoints:{namespace}:kvusage and refuse, with an error
+//     wrapping [storage.ErrFull], a write that would pass either; a value
+//     that expires gives its bytes back when it is swept. Idempotency-Key
+//     records and rate-limit buckets have no quota: each expires (its lease,
+//     its replay window, or once full again), and Redis's maxmemory bounds
+//     the whole server.
 //   - Network failures, timeouts, a closed Store and unexpected server
 //     errors return an error wrapping [storage.ErrUnavailable] that names the
 //     command, the server's address and the cause.
@@ -65,6 +81,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,14 +100,27 @@ const (
 	DefaultReadTimeout = time.Second
 )
 
+// Quotas of an app's key-value data, when the URL does not set them
+// ("kv_max_keys", "kv_max_bytes").
+const (
+	// DefaultMaxKVKeys is how many keys an app's KV data may hold:
+	// 1,000,000.
+	DefaultMaxKVKeys = 1_000_000
+	// DefaultMaxKVBytes is how many bytes its keys and values may take:
+	// 256 MiB.
+	DefaultMaxKVBytes = 256 << 20
+)
+
 // Store is a [storage.Store] on one Redis server. Every method is safe for
 // concurrent use; the connections are go-redis's pool.
 type Store struct {
-	client    *goredis.Client
-	addr      string // for error messages; the URL may hold a password
-	idem, kv  string // key prefixes
-	index     string
-	rateLimit string
+	client            *goredis.Client
+	addr              string // for error messages; the URL may hold a password
+	idem, kv          string // key prefixes
+	index, ttl, sizes string
+	usage             string
+	rateLimit         string
+	maxKeys, maxBytes int64 // the KV quota
 }
 
 var (
@@ -114,10 +144,20 @@ func init() {
 //	rediss://...        (TLS)
 //	unix:///run/redis.sock?db=0
 //
+// Two query parameters of the URL are this package's, not go-redis's: the
+// app's key-value quota, kv_max_keys (default [DefaultMaxKVKeys]) and
+// kv_max_bytes (default [DefaultMaxKVBytes]):
+//
+//	redis://127.0.0.1:6379/0?kv_max_keys=10000&kv_max_bytes=16777216
+//
 // New does not connect, so a host starts while Redis is down and answers 503
 // until it returns; call [Store.Ping] to check the server at startup.
 func New(rawURL, namespace string) (*Store, error) {
-	opts, err := goredis.ParseURL(rawURL)
+	rest, maxKeys, maxBytes, err := quota(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := goredis.ParseURL(rest)
 	if err != nil {
 		return nil, fmt.Errorf("storage/redis: URL %q: %w (want e.g. redis://127.0.0.1:6379/0)", redactURL(rawURL), err)
 	}
@@ -144,8 +184,40 @@ func New(rawURL, namespace string) (*Store, error) {
 		idem:      prefix + "idem:",
 		kv:        prefix + "kv:",
 		index:     prefix + "kvindex:",
+		ttl:       prefix + "kvttl:",
+		sizes:     prefix + "kvttlsize:",
+		usage:     prefix + "kvusage",
 		rateLimit: prefix + "ratelimit:",
+		maxKeys:   maxKeys,
+		maxBytes:  maxBytes,
 	}, nil
+}
+
+// quota takes kv_max_keys and kv_max_bytes out of rawURL, and returns the
+// rest of the URL and their values, defaults applied.
+func quota(rawURL string) (rest string, maxKeys, maxBytes int64, err error) {
+	maxKeys, maxBytes = DefaultMaxKVKeys, DefaultMaxKVBytes
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("storage/redis: URL %q: %w (want e.g. redis://127.0.0.1:6379/0)", redactURL(rawURL), err)
+	}
+	q := u.Query()
+	for _, p := range []struct {
+		name string
+		to   *int64
+	}{{"kv_max_keys", &maxKeys}, {"kv_max_bytes", &maxBytes}} {
+		if !q.Has(p.name) {
+			continue
+		}
+		n, err := strconv.ParseInt(q.Get(p.name), 10, 64)
+		if err != nil || n <= 0 {
+			return "", 0, 0, fmt.Errorf("storage/redis: URL %q: %s=%q: want a positive integer", redactURL(rawURL), p.name, q.Get(p.name))
+		}
+		*p.to = n
+		q.Del(p.name)
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), maxKeys, maxBytes, nil
 }
 
 // Ping implements [storage.Pinger]: it checks that the server answers; the
@@ -172,11 +244,23 @@ var (
 	releaseSource string
 	//go:embed unindex.lua
 	unindexSource string
+	//go:embed kvsweep.lua
+	kvSweepSource string
+	//go:embed kvset.lua
+	kvSetSource string
+	//go:embed kvincr.lua
+	kvIncrSource string
+	//go:embed kvdel.lua
+	kvDelSource string
 
 	claimScript    = goredis.NewScript(claimSource)
 	completeScript = goredis.NewScript(completeSource)
 	releaseScript  = goredis.NewScript(releaseSource)
-	unindexScript  = goredis.NewScript(unindexSource)
+	// The key-value scripts begin with the sweep of expired keys.
+	unindexScript = goredis.NewScript(kvSweepSource + unindexSource)
+	kvSetScript   = goredis.NewScript(kvSweepSource + kvSetSource)
+	kvIncrScript  = goredis.NewScript(kvSweepSource + kvIncrSource)
+	kvDelScript   = goredis.NewScript(kvSweepSource + kvDelSource)
 )
 
 // Claim implements [storage.Idempotency.Claim].
@@ -258,51 +342,71 @@ func (s *Store) Get(ctx context.Context, ns, key string) ([]byte, bool, error) {
 	return v, true, nil
 }
 
-// Set implements [storage.KV.Set]: SET (with PX when ttl > 0) and ZADD to
-// the namespace's index, in one transaction.
+// kvKeys are the Redis keys the key-value scripts of ns take (kvsweep.lua),
+// and the prefix of its values.
+func (s *Store) kvKeys(ns string) ([]string, string) {
+	e := escape(ns)
+	return []string{s.index + e, s.ttl + e, s.sizes + e, s.usage}, s.kv + e + ":"
+}
+
+// full returns the error of a write the quota refused.
+func (s *Store) full(op, ns, key string) error {
+	return fmt.Errorf("storage/redis: %s %.64q in %q: %w: the app's key-value data would pass its quota of %d keys and %d bytes (kv_max_keys, kv_max_bytes in the storage URL)",
+		op, key, ns, storage.ErrFull, s.maxKeys, s.maxBytes)
+}
+
+// Set implements [storage.KV.Set]: one script (kvset.lua) sets the value
+// (with PX when ttl > 0), indexes it and counts it against the quota, or
+// returns an error wrapping [storage.ErrFull] and changes nothing.
 func (s *Store) Set(ctx context.Context, ns, key string, value []byte, ttl time.Duration) error {
-	_, err := s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
-		p.Set(ctx, s.kvKey(ns, key), value, max(ttl, 0))
-		p.ZAdd(ctx, s.indexKey(ns), goredis.Z{Member: key})
-		return nil
-	})
+	keys, prefix := s.kvKeys(ns)
+	var ms int64
+	if ttl > 0 {
+		ms = milliseconds(ttl)
+	}
+	ok, err := kvSetScript.Run(ctx, s.client, keys, prefix, key, value, ms, s.maxKeys, s.maxBytes).Int()
 	if err != nil {
-		return s.fail("SET", err)
+		return s.fail("set script", err)
+	}
+	if ok != 1 {
+		return s.full("set", ns, key)
 	}
 	return nil
 }
 
-// Delete implements [storage.KV.Delete]: DEL and ZREM in one transaction.
+// Delete implements [storage.KV.Delete]: one script (kvdel.lua) deletes
+// the value and its index entries and gives its bytes back to the quota.
 func (s *Store) Delete(ctx context.Context, ns, key string) (bool, error) {
-	var del *goredis.IntCmd
-	_, err := s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
-		del = p.Del(ctx, s.kvKey(ns, key))
-		p.ZRem(ctx, s.indexKey(ns), key)
-		return nil
-	})
+	keys, prefix := s.kvKeys(ns)
+	n, err := kvDelScript.Run(ctx, s.client, keys, prefix, key).Int()
 	if err != nil {
-		return false, s.fail("DEL", err)
+		return false, s.fail("delete script", err)
 	}
-	return del.Val() > 0, nil
+	return n == 1, nil
 }
 
 // Incr implements [storage.KV.Incr]: INCRBY, which keeps the key's expiry,
-// and ZADD in one transaction. Redis's "not an integer or out of range" and
-// "would overflow" errors are [storage.ErrNotInteger].
+// in one script (kvincr.lua) with the index and the quota. Redis's "not an
+// integer or out of range" and "would overflow" errors are
+// [storage.ErrNotInteger].
 func (s *Store) Incr(ctx context.Context, ns, key string, delta int64) (int64, error) {
-	var incr *goredis.IntCmd
-	_, err := s.client.TxPipelined(ctx, func(p goredis.Pipeliner) error {
-		incr = p.IncrBy(ctx, s.kvKey(ns, key), delta)
-		p.ZAdd(ctx, s.indexKey(ns), goredis.Z{Member: key})
-		return nil
-	})
+	keys, prefix := s.kvKeys(ns)
+	reply, err := kvIncrScript.Run(ctx, s.client, keys, prefix, key, delta, s.maxKeys, s.maxBytes).Slice()
 	if err != nil {
 		if notInteger(err) {
 			return 0, fmt.Errorf("storage/redis: incr %q in %q: %w: %v", key, ns, storage.ErrNotInteger, err)
 		}
-		return 0, s.fail("INCRBY", err)
+		return 0, s.fail("incr script", err)
 	}
-	return incr.Val(), nil
+	if ok, _ := reply[0].(int64); ok != 1 || len(reply) != 2 {
+		return 0, s.full("incr", ns, key)
+	}
+	value, _ := reply[1].(string)
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil {
+		return 0, s.fail("incr script", fmt.Errorf("the value of %q in %q is %q after INCRBY, not an integer", key, ns, value))
+	}
+	return n, nil
 }
 
 // List implements [storage.KV.List]. It reads the index with ZRANGE BYLEX
@@ -362,19 +466,16 @@ func (s *Store) List(ctx context.Context, ns, prefix, after string, limit int) (
 	return keys, nil
 }
 
-// unindex removes from ns's index the keys whose values have expired, each
-// in a script that checks again that the value is gone. The scripts are
-// pipelined with EVAL (a pipeline cannot fall back from EVALSHA); this runs
-// only for keys that expired.
+// unindex removes from ns's index (and the quota) the keys whose values
+// have expired, in one script that checks again that each value is gone.
 func (s *Store) unindex(ctx context.Context, ns string, gone []string) error {
-	index := s.indexKey(ns)
-	_, err := s.client.Pipelined(ctx, func(p goredis.Pipeliner) error {
-		for _, k := range gone {
-			unindexScript.Eval(ctx, p, []string{index, s.kvKey(ns, k)}, k)
-		}
-		return nil
-	})
-	if err != nil {
+	keys, prefix := s.kvKeys(ns)
+	args := make([]any, 0, 1+len(gone))
+	args = append(args, prefix)
+	for _, k := range gone {
+		args = append(args, k)
+	}
+	if err := unindexScript.Run(ctx, s.client, keys, args...).Err(); err != nil {
 		return s.fail("unindex script", err)
 	}
 	return nil

@@ -288,10 +288,125 @@ func TestListDropsExpiredKeysFromTheIndex(t *testing.T) {
 		t.Fatalf("List = %q, %v; want [k1 k3 k5]", keys, err)
 	}
 	// The List read k0-k5 of the index and dropped the three expired among
-	// them; k6 and k8 stay in the index until a List meets them.
-	if got := raw.ZCard(ctx, "endpoints:ns:kvindex:app").Val(); got != 7 {
-		t.Errorf("index holds %d keys, want 7", got)
+	// them; the script that did so swept k6 and k8 too.
+	if got := raw.ZCard(ctx, "endpoints:ns:kvindex:app").Val(); got != 5 {
+		t.Errorf("index holds %d keys, want 5", got)
 	}
+}
+
+// TestExpiredKeysLeaveTheIndex checks that keys with a TTL leave the index
+// and give their bytes back to the quota without a List (issue 23, item
+// 8): once they expire, the next write drops them. It fails on the store
+// whose index kept them until a List met them.
+func TestExpiredKeysLeaveTheIndex(t *testing.T) {
+	url, _, _ := storagetest.StartRedis(t)
+	s, err := redis.New(url, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	raw := rawClient(t, url)
+	ctx := t.Context()
+	var values []string
+	for i := range 50 {
+		key := "session/" + strconv.Itoa(i)
+		if err := s.Set(ctx, "app", key, []byte("v"), 20*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		values = append(values, "endpoints:ns:kv:app:"+key)
+	}
+	if err := waitFor(5*time.Second, func() error {
+		if n, err := raw.Exists(ctx, values...).Result(); err != nil || n != 0 {
+			return fmt.Errorf("%d of the values with a 20 ms TTL remain (%v)", n, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set(ctx, "app", "kept", []byte("value"), 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key  string
+		want int64
+	}{
+		{"endpoints:ns:kvindex:app", 1},
+		{"endpoints:ns:kvttl:app", 0},
+		{"endpoints:ns:kvttlsize:app", 0},
+	} {
+		var got int64
+		switch raw.Type(ctx, c.key).Val() {
+		case "zset":
+			got = raw.ZCard(ctx, c.key).Val()
+		case "hash":
+			got = raw.HLen(ctx, c.key).Val()
+		}
+		if got != c.want {
+			t.Errorf("%s holds %d members, want %d", c.key, got, c.want)
+		}
+	}
+	usage := raw.HGetAll(ctx, "endpoints:ns:kvusage").Val()
+	if usage["keys"] != "1" || usage["bytes"] != strconv.Itoa(len("kept")+len("value")) {
+		t.Errorf("kvusage = %v, want keys 1, bytes %d", usage, len("kept")+len("value"))
+	}
+}
+
+func TestQuota(t *testing.T) {
+	url, _, _ := storagetest.StartRedis(t)
+	ctx := t.Context()
+	open := func(t *testing.T, query string) *redis.Store {
+		t.Helper()
+		s, err := redis.New(url+"?"+query, "quota-"+strings.NewReplacer("=", "", "&", "").Replace(query))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	t.Run("keys", func(t *testing.T) {
+		s := open(t, "kv_max_keys=3")
+		for _, k := range []string{"a", "b", "c"} {
+			if err := s.Set(ctx, "app", k, []byte("v"), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := s.Set(ctx, "other", "d", []byte("v"), 0)
+		if !errors.Is(err, storage.ErrFull) || !strings.Contains(err.Error(), "quota of 3 keys") {
+			t.Errorf("a fourth key, in another namespace of the app: %v, want ErrFull naming the quota", err)
+		}
+		if _, err := s.Incr(ctx, "app", "n", 1); !errors.Is(err, storage.ErrFull) {
+			t.Errorf("Incr of a fourth key: %v, want ErrFull", err)
+		}
+		if err := s.Set(ctx, "app", "a", []byte("again"), 0); err != nil {
+			t.Errorf("overwriting a key: %v", err)
+		}
+		if ok, err := s.Delete(ctx, "app", "b"); !ok || err != nil {
+			t.Fatalf("Delete = %v, %v", ok, err)
+		}
+		if err := s.Set(ctx, "app", "d", []byte("v"), 0); err != nil {
+			t.Errorf("a key after a delete: %v", err)
+		}
+	})
+	t.Run("bytes", func(t *testing.T) {
+		s := open(t, "kv_max_bytes=100")
+		if err := s.Set(ctx, "app", "k", make([]byte, 90), 0); err != nil { // 91
+			t.Fatal(err)
+		}
+		if err := s.Set(ctx, "app", "j", make([]byte, 9), 0); !errors.Is(err, storage.ErrFull) {
+			t.Errorf("10 more bytes: %v, want ErrFull", err)
+		}
+		if err := s.Set(ctx, "app", "k", make([]byte, 99), 0); err != nil {
+			t.Errorf("a value that fits exactly: %v", err)
+		}
+		if v, ok, err := s.Get(ctx, "app", "k"); err != nil || !ok || len(v) != 99 {
+			t.Errorf("Get = %d bytes, %v, %v; want 99", len(v), ok, err)
+		}
+	})
+	t.Run("bad parameter", func(t *testing.T) {
+		if _, err := redis.New(url+"?kv_max_keys=many", "x"); err == nil || !strings.Contains(err.Error(), `kv_max_keys="many": want a positive integer`) {
+			t.Errorf("New: %v, want an error naming kv_max_keys", err)
+		}
+	})
 }
 
 func rawClient(t *testing.T, url string) *goredis.Client {

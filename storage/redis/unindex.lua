@@ -1,8 +1,12 @@
--- Drop an expired key from its namespace's index: Store.unindex in redis.go.
--- KEYS[1]: the index (sorted set), KEYS[2]: the value's key. ARGV: the member.
--- Checks again that the value is gone, so that a key set again since the
--- caller looked stays listed. Returns 1 when the member was removed.
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  return redis.call('ZREM', KEYS[1], ARGV[1])
+
+-- Drop expired keys a List met: Store.unindex in redis.go. ARGV[2...] the
+-- members. Checks again that each value is gone, so that a key set again
+-- since the caller looked stays listed. Returns how many were removed.
+local removed = 0
+for i = 2, #ARGV do
+  if redis.call('EXISTS', ARGV[1] .. ARGV[i]) == 0 and redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+    forget(ARGV[i])
+    removed = removed + 1
+  end
 end
-return 0
+return removed

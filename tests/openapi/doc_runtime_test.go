@@ -195,6 +195,8 @@ func session(t *testing.T) []exchange {
 		{"search with a limit", "GET", "/api/users/search?q=a&limit=2", "", nil, 200},
 		{"search without q", "GET", "/api/users/search", "", nil, 400},
 		{"search with a limit too large", "GET", "/api/users/search?q=a&limit=101", "", nil, 400},
+		{"search with a query that does not parse", "GET", "/api/users/search?q=a%zz&limit=2", "", nil, 400},
+		{"search with a ';' separator", "GET", "/api/users/search?q=a;limit=500", "", nil, 400},
 		{"create a user", "POST", "/api/users", `{"name":"Ada","email":"ada2@example.com"}`, append([]string{"Content-Type", json}, auth...), 201},
 		{"create with a bad email", "POST", "/api/users", `{"name":"Ada","email":"nope"}`, append([]string{"Content-Type", json}, auth...), 400},
 		{"create with an unknown field", "POST", "/api/users", `{"name":"Ada","email":"a@example.com","admin":true}`, append([]string{"Content-Type", json}, auth...), 400},

@@ -19,3 +19,14 @@ func Reset(t testing.TB) {
 	hooks.Reset()
 	t.Cleanup(hooks.Reset)
 }
+
+// SetVariable gives the variable name the value that endpoints.Variable
+// returns in native tests, as endpoints.json's "variables" and the host do
+// in a module, until t ends.
+//
+//	endpointstest.SetVariable(t, "webhookUrl", srv.URL)
+func SetVariable(t testing.TB, name, value string) {
+	t.Helper()
+	hooks.SetVariable(name, value, true)
+	t.Cleanup(func() { hooks.SetVariable(name, "", false) })
+}

@@ -21,3 +21,17 @@ func TestResetEmptiesTheStore(t *testing.T) {
 		}
 	})
 }
+
+func TestSetVariableLastsUntilTheTestEnds(t *testing.T) {
+	t.Run("a test sets a variable", func(t *testing.T) {
+		endpointstest.SetVariable(t, "webhookUrl", "http://127.0.0.1:8089/hooks")
+		if v, err := endpoints.Variable("webhookUrl"); err != nil || v != "http://127.0.0.1:8089/hooks" {
+			t.Errorf("Variable = %q, %v; want the value set", v, err)
+		}
+	})
+	t.Run("the next has none", func(t *testing.T) {
+		if v, err := endpoints.Variable("webhookUrl"); err == nil {
+			t.Errorf("Variable after the test = %q; want an error: the variable is no longer declared", v)
+		}
+	})
+}

@@ -3,6 +3,8 @@
 //! §5. The host validates the result at load and reports any problem with
 //! the module's file, the JSON pointer and the rule.
 
+use std::time::Duration;
+
 use crate::json::Json;
 
 /// A JSON Schema, built by chaining:
@@ -303,6 +305,19 @@ impl Contract {
         Contract(self.0.set("idempotency", Json::object().set("required", required)))
     }
 
+    /// The deadline of one call of the operation, in place of the app's
+    /// `limits.timeout`; at most its `limits.maxTimeout` (5 minutes by
+    /// default), or the module fails its load.
+    pub fn timeout(self, d: Duration) -> Contract {
+        Contract(self.0.set("timeout", duration(d)))
+    }
+
+    /// For an operation that streams its answer (a media response): the
+    /// longest the handler may go without writing; each write restarts it.
+    pub fn idle_timeout(self, d: Duration) -> Contract {
+        Contract(self.0.set("idleTimeout", duration(d)))
+    }
+
     /// Sets any member of the contract, for what the builder lacks.
     pub fn with(self, member: &str, value: impl Into<Json>) -> Contract {
         Contract(self.0.set(member, value))
@@ -321,9 +336,34 @@ impl Contract {
     }
 }
 
+/// A duration as the contract writes it, a Go duration string: whole
+/// seconds as "30s", whole milliseconds as "1500ms", else nanoseconds.
+fn duration(d: Duration) -> String {
+    if d.subsec_nanos() == 0 {
+        format!("{}s", d.as_secs())
+    } else if d.subsec_nanos() % 1_000_000 == 0 {
+        format!("{}ms", d.as_millis())
+    } else {
+        format!("{}ns", d.as_nanos())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timeouts() {
+        let c = Contract::new()
+            .timeout(Duration::from_secs(300))
+            .idle_timeout(Duration::from_millis(1500))
+            .media(200, "Ticks", &["text/event-stream"]);
+        assert_eq!(
+            c.json().to_string(),
+            r#"{"timeout":"300s","idleTimeout":"1500ms","responses":{"200":{"description":"Ticks","media":["text/event-stream"]}}}"#
+        );
+        assert_eq!(duration(Duration::from_nanos(1_000_001)), "1000001ns");
+    }
 
     #[test]
     fn contract_json() {

@@ -25,6 +25,12 @@ extern "C" {
     pub fn request_set_header(name: *const u8, name_len: i32, value: *const u8, value_len: i32) -> i32;
     pub fn context_set(name: *const u8, name_len: i32, value: *const u8, value_len: i32) -> i32;
     pub fn principal_set(json: *const u8, json_len: i32) -> i32;
+    pub fn variable_get(name: *const u8, name_len: i32, buf: *mut u8, buf_len: i32) -> i32;
+    pub fn http_send(req: *const u8, req_len: i32, body: *const u8, body_len: i32) -> i32;
+    pub fn http_response(handle: i32, buf: *mut u8, buf_len: i32) -> i32;
+    pub fn http_body_read(handle: i32, buf: *mut u8, buf_len: i32) -> i32;
+    pub fn http_close(handle: i32) -> i32;
+    pub fn http_error(buf: *mut u8, buf_len: i32) -> i32;
 }
 
 /// Outside a wasm module (the crate's own unit tests) there is no host:
@@ -52,6 +58,12 @@ mod native {
     pub unsafe fn request_set_header(_: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn context_set(_: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn principal_set(_: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn variable_get(_: *const u8, _: i32, _: *mut u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn http_send(_: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn http_response(_: i32, _: *mut u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn http_body_read(_: i32, _: *mut u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn http_close(_: i32) -> i32 { no_host() }
+    pub unsafe fn http_error(_: *mut u8, _: i32) -> i32 { no_host() }
 }
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::*;
@@ -79,6 +91,12 @@ impl Errno {
     /// `-7`: the key-value store cannot be reached or is full; nothing
     /// changed.
     pub const UNAVAILABLE: Errno = Errno(-7);
+    /// `-9`: an outbound request's origin is not in
+    /// `outbound.allowedHosts`, or its address is private and not listed.
+    pub const NOT_ALLOWED: Errno = Errno(-9);
+    /// `-10`: an outbound bound (`limits.outboundRequests`,
+    /// `limits.outboundBytes`, the concurrent requests to one host).
+    pub const LIMIT: Errno = Errno(-10);
 
     /// Ok for 0 and positive results, the errno for negative ones.
     pub fn check(rc: i32) -> Result<(), Errno> {
@@ -100,6 +118,8 @@ impl fmt::Display for Errno {
             Errno::IO => "I/O: the client went away or reading failed",
             Errno::STATE => "called outside a request",
             Errno::UNAVAILABLE => "the key-value store is unavailable",
+            Errno::NOT_ALLOWED => "not allowed by outbound.allowedHosts",
+            Errno::LIMIT => "an outbound limit was reached",
             _ => "unknown",
         };
         write!(f, "errno {} ({})", self.0, why)

@@ -36,18 +36,21 @@
 
 mod contract;
 mod host;
+pub mod http;
 mod json;
 pub mod kv;
 pub mod log;
 pub mod middleware;
 mod request;
 mod response;
+mod variable;
 
 pub use contract::{Contract, Schema};
 pub use host::Errno;
 pub use json::{Json, ParseError};
 pub use request::{Part, Request};
 pub use response::{add_header, respond, respond_text, set_header, set_status, write};
+pub use variable::variable;
 
 /// The ABI version this crate speaks (`endpoints_abi_version`).
 pub const ABI_VERSION: i32 = 1;

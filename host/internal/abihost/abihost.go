@@ -30,6 +30,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 	"github.com/wasmendpoints/endpoints/storage"
 )
@@ -82,6 +83,11 @@ type Call interface {
 	// does for its own; the function it returns ends it with the
 	// operation's error. It returns nil when nothing traces the request.
 	StoreSpan(op string) func(error)
+	// Variable is the value of the app's variable name (endpoints.json
+	// "variables"), which the caller must not change, and whether the
+	// app declares it.
+	Variable(name []byte) ([]byte, bool)
+
 	// Scratch is the call's reusable buffer, for answers the functions
 	// build (kv_list's JSON array).
 	Scratch() *[]byte
@@ -105,6 +111,11 @@ type Call interface {
 
 	// Log writes one of the guest's log lines at level.
 	Log(level abi.LogLevel, line []byte)
+
+	// Outbound is the session of the request's outbound HTTP calls
+	// (http_*), started with the app's client and limits; nil when the
+	// call serves no request.
+	Outbound() *outbound.Session
 }
 
 // CallKey is the context key under which the host supplies the [Call]: a
@@ -176,6 +187,7 @@ var hostFunctions = []hostFunction{
 	{abi.ImportKVDelete, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"key", "key_len"}, hostKVDelete},
 	{abi.ImportKVIncr, []api.ValueType{i32, i32, api.ValueTypeI64, i32}, []api.ValueType{i32}, []string{"key", "key_len", "delta", "out"}, hostKVIncr},
 	{abi.ImportKVList, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, []string{"prefix", "prefix_len", "after", "after_len", "buf", "buf_len"}, hostKVList},
+	{abi.ImportVariableGet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "buf", "buf_len"}, hostVariableGet},
 	{abi.ImportResponseSetStatus, []api.ValueType{i32}, []api.ValueType{i32}, []string{"status"}, hostResponseSetStatus},
 	{abi.ImportResponseSetHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, responseHeader(abi.ImportResponseSetHeader, false)},
 	{abi.ImportResponseAddHeader, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, responseHeader(abi.ImportResponseAddHeader, true)},
@@ -184,6 +196,11 @@ var hostFunctions = []hostFunction{
 	{abi.ImportContextSet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, hostContextSet},
 	{abi.ImportPrincipalSet, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"json", "json_len"}, hostPrincipalSet},
 	{abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, []string{"level", "msg", "msg_len"}, hostLog},
+	{abi.ImportHTTPSend, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"req", "req_len", "body", "body_len"}, hostHTTPSend},
+	{abi.ImportHTTPResponse, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, []string{"handle", "buf", "buf_len"}, hostHTTPResponse},
+	{abi.ImportHTTPBodyRead, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, []string{"handle", "buf", "buf_len"}, hostHTTPBodyRead},
+	{abi.ImportHTTPClose, []api.ValueType{i32}, []api.ValueType{i32}, []string{"handle"}, hostHTTPClose},
+	{abi.ImportHTTPError, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"buf", "buf_len"}, hostHTTPError},
 }
 
 // Instantiate registers the functions of the "endpoints" module

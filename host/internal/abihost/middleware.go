@@ -15,11 +15,14 @@ func hostRequestSetHeader(ctx context.Context, mod api.Module, stack []uint64) {
 	name := read(mod, abi.ImportRequestSetHeader, uint32(stack[0]), uint32(stack[1]))
 	value := read(mod, abi.ImportRequestSetHeader, uint32(stack[2]), uint32(stack[3]))
 	c := From(ctx)
-	if c == nil || c.Phase() != abi.PhaseBefore {
+	switch {
+	case c == nil || c.Phase() != abi.PhaseBefore:
 		stack[0] = errno(abi.ErrState)
-		return
+	case len(name)+len(value) > abi.ResponseHeaderMaxBytes:
+		stack[0] = errno(abi.ErrInvalid)
+	default:
+		stack[0] = errno(c.SetRequestHeader(name, value))
 	}
-	stack[0] = errno(c.SetRequestHeader(name, value))
 }
 
 // hostContextSet implements context_set (abi/README.md §3).

@@ -33,6 +33,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -48,6 +49,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/codecache"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
@@ -58,8 +60,14 @@ type Config struct {
 	// is rounded down to whole 64 KiB pages.
 	MemoryBytes int64
 	// CacheDir is where compiled and instrumented modules are kept; ""
-	// for none.
+	// for none. Its entries are authenticated (package codecache): it
+	// must belong to this user and be writable by no one else, or it is
+	// not used (a warning says why).
 	CacheDir string
+	// CacheKeyFile holds the key that authenticates CacheDir's entries,
+	// made when missing; it must be outside CacheDir. Without it the
+	// cache is not used.
+	CacheKeyFile string
 	// ConfigFile names the file where MemoryBytes is set, for errors.
 	ConfigFile string
 	// ServeWhileCompiling adds the interpreter: modules the cache does
@@ -120,10 +128,12 @@ type Engine struct {
 	stopBackground chan struct{}
 	// hold, from a test's context (testhook.WithHold), keeps background
 	// work from starting until closed; nil otherwise.
-	hold        <-chan struct{}
-	stopOnce    sync.Once
-	cache       wazero.CompilationCache
-	cacheDir    string // where compiled and instrumented modules are kept; "" for none
+	hold     <-chan struct{}
+	stopOnce sync.Once
+	cache    wazero.CompilationCache
+	cacheDir string // where compiled and instrumented modules are kept; "" for none
+	// codeCache authenticates cacheDir's entries; nil without a cache.
+	codeCache   *codecache.Dir
 	configFile  string // Config.ConfigFile
 	logger      *slog.Logger
 	memoryBytes int64 // the cap of each instance's memory
@@ -159,11 +169,15 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		WithCloseOnContextDone(false)
 	e := &Engine{logger: logger, memoryBytes: cfg.MemoryBytes / 65536 * 65536, loadCall: cfg.LoadCall, mapped: cfg.MapMemory, configFile: cfg.ConfigFile, poolWait: cfg.PoolWait, instanceDiscarded: cfg.InstanceDiscarded}
 	if dir := cfg.CacheDir; dir != "" {
-		cache, err := wazero.NewCompilationCacheWithDir(dir)
+		d, err := openCache(dir, cfg.CacheKeyFile)
+		var cache wazero.CompilationCache
+		if err == nil {
+			cache, err = wazero.NewCompilationCacheWithDir(d.Path())
+		}
 		if err != nil {
 			logger.Warn("compilation cache unavailable; modules compile from scratch at every start", "dir", dir, "error", err)
 		} else {
-			e.cache, e.cacheDir = cache, dir
+			e.cache, e.cacheDir, e.codeCache = cache, d.Path(), d
 			rcfg = rcfg.WithCompilationCache(cache)
 		}
 	}
@@ -197,6 +211,20 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// openCache opens the cache directory with the key in keyFile (see
+// package codecache): before wazero reads anything of it, the native
+// entries that do not verify are deleted.
+func openCache(dir, keyFile string) (*codecache.Dir, error) {
+	if keyFile == "" {
+		return nil, errors.New("no file for its key (the user configuration directory is unknown: set $HOME or $XDG_CONFIG_HOME)")
+	}
+	key, err := codecache.LoadKey(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	return codecache.Open(dir, key)
 }
 
 // LoadCall makes the call that runs a module's code at load

@@ -2,10 +2,7 @@ package engine
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"os"
-	"path/filepath"
 
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 )
@@ -20,35 +17,27 @@ func instrument(wasm []byte) ([]byte, error) {
 	return interrupt.Instrument(wasm, interrupt.DefaultPeriod)
 }
 
-// instrumentVersion names the instrumented-module cache; bump it when the
-// rewriting changes.
-const instrumentVersion = "instrumented-v1"
-
 // instrument rewrites a module for interruption, through the cache
 // directory when there is one: rewriting a 3-4 MB Go guest costs tens of
 // milliseconds, a warm start should not pay it again. Entries are named by
-// the SHA-256 of the input, so a changed module never meets a stale one.
+// the SHA-256 of the input, so a changed module never meets a stale one,
+// and carry a MAC over that and their bytes (package codecache), so a
+// replaced one is rewritten again, never run. Bump codecache's directory
+// name when the rewriting changes.
 func (e *Engine) instrument(wasm []byte) ([]byte, error) {
-	if e.cacheDir == "" {
+	if e.codeCache == nil {
 		return instrument(wasm)
 	}
 	sum := sha256.Sum256(wasm)
-	path := filepath.Join(e.cacheDir, instrumentVersion, hex.EncodeToString(sum[:])+".wasm")
-	if out, err := os.ReadFile(path); err == nil {
+	if out, ok := e.codeCache.Instrumented(sum); ok {
 		return out, nil
 	}
 	out, err := instrument(wasm)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-		if f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*"); err == nil {
-			_, werr := f.Write(out)
-			cerr := f.Close()
-			if werr != nil || cerr != nil || os.Rename(f.Name(), path) != nil {
-				_ = os.Remove(f.Name())
-			}
-		}
+	if err := e.codeCache.StoreInstrumented(sum, out); err != nil {
+		e.logger.Debug("keeping an instrumented module in the cache failed", "error", err)
 	}
 	return out, nil
 }

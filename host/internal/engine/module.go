@@ -292,7 +292,14 @@ func (e *Engine) compile(ctx context.Context, r wazero.Runtime, wasm []byte) (co
 			compiled, err = nil, fmt.Errorf("the compiler failed on it: %v", v)
 		}
 	}()
-	return r.CompileModule(ctx, wasm)
+	compiled, err = r.CompileModule(ctx, wasm)
+	if err == nil && r == e.runtime && e.codeCache != nil {
+		// Seal what wazero wrote, so the next start trusts it.
+		if serr := e.codeCache.Seal(); serr != nil {
+			e.logger.Warn("sealing the compilation cache's new entries failed; the next start recompiles them", "error", serr)
+		}
+	}
+	return compiled, err
 }
 
 // checkExports verifies the exports ABI v1 requires, with their signatures.

@@ -87,6 +87,40 @@ type Pool struct {
 	deferred *deferredCode
 	// busyMemory sums the memBytes of the instances taken, for Stats.
 	busyMemory atomic.Int64
+	// lanes are the pool's lanes by key (see Lane): string → *Lane.
+	lanes sync.Map
+}
+
+// Lane is a share of a pool with slots of its own, as many as the pool's:
+// calls through one lane wait for each other only, never for the pool's
+// other lanes nor for calls through the pool itself. Idle instances are
+// shared. A middleware's pool has a lane per route it wraps, so that slow
+// calls for one route never stall the others': each route then gets the
+// same bound from the middleware as from its own pool, and the
+// middleware's instances number at most its size times the routes it
+// wraps (those beyond one idle are closed by Trim).
+type Lane struct {
+	p     *Pool
+	slots chan struct{}
+}
+
+// Lane returns the lane named key, made on first use. Lanes live as long
+// as the pool; a key that no longer comes (a route removed by a reload)
+// costs an empty channel.
+func (p *Pool) Lane(key string) *Lane {
+	if l, ok := p.lanes.Load(key); ok {
+		return l.(*Lane)
+	}
+	l, _ := p.lanes.LoadOrStore(key, &Lane{p: p, slots: make(chan struct{}, cap(p.slots))})
+	return l.(*Lane)
+}
+
+// Get is Pool.Get within the lane's slots.
+func (l *Lane) Get(ctx context.Context) (*Instance, error) { return l.p.get(ctx, l.slots) }
+
+// Put is Pool.Put for an instance taken with the lane's Get.
+func (l *Lane) Put(ctx context.Context, in *Instance, healthy bool) {
+	l.p.put(ctx, in, healthy, l.slots)
 }
 
 // NewPool makes the pool of size instances of the module file, from c
@@ -164,28 +198,31 @@ var errClosing = errors.New("the host is shutting down")
 // until ctx is done or its deadline passes. Only a wait creates a timer.
 // The caller owns the instance until it gives it back with Put. ctx is
 // usually the Call that will run the instance.
-func (p *Pool) Get(ctx context.Context) (*Instance, error) {
+func (p *Pool) Get(ctx context.Context) (*Instance, error) { return p.get(ctx, p.slots) }
+
+// get is Get within slots: the pool's or a lane's.
+func (p *Pool) get(ctx context.Context, slots chan struct{}) (*Instance, error) {
 	if !p.engine.enter() {
 		return nil, fmt.Errorf("%s: %w", p.file, errClosing)
 	}
-	in, err := p.take(ctx)
+	in, err := p.take(ctx, slots)
 	if err != nil {
 		p.engine.leave()
 	}
 	return in, err
 }
 
-func (p *Pool) take(ctx context.Context) (*Instance, error) {
+func (p *Pool) take(ctx context.Context, slots chan struct{}) (*Instance, error) {
 	if p.deferred != nil {
 		if err := p.awaitCode(ctx); err != nil {
 			return nil, err
 		}
 	}
 	select {
-	case p.slots <- struct{}{}:
+	case slots <- struct{}{}:
 	default:
 		began := time.Now()
-		err := p.wait(ctx)
+		err := p.wait(ctx, slots)
 		if f := p.engine.poolWait; f != nil {
 			f(p.file, p.route, time.Since(began), err == nil)
 		}
@@ -207,7 +244,7 @@ func (p *Pool) take(ctx context.Context) (*Instance, error) {
 	}
 	in, err := p.instantiate(ctx)
 	if err != nil {
-		<-p.slots
+		<-slots
 		return nil, err
 	}
 	p.busyMemory.Add(in.memBytes)
@@ -216,7 +253,7 @@ func (p *Pool) take(ctx context.Context) (*Instance, error) {
 
 // wait waits for a free slot until ctx is done or its deadline passes.
 // Only a wait creates a timer.
-func (p *Pool) wait(ctx context.Context) error {
+func (p *Pool) wait(ctx context.Context, slots chan struct{}) error {
 	var expire <-chan time.Time
 	if d, ok := ctx.Deadline(); ok {
 		t := time.NewTimer(time.Until(d))
@@ -228,20 +265,23 @@ func (p *Pool) wait(ctx context.Context) error {
 		halt = c.Stopped()
 	}
 	select {
-	case p.slots <- struct{}{}:
+	case slots <- struct{}{}:
 		return nil
 	case <-halt:
 		return fmt.Errorf("waiting for a free instance of %s: the host is shutting down", p.file)
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for a free instance of %s: %w", p.file, ctx.Err())
 	case <-expire:
-		return fmt.Errorf("waiting for a free instance of %s: all %d busy until the deadline", p.file, cap(p.slots))
+		return fmt.Errorf("waiting for a free instance of %s: all %d busy until the deadline", p.file, cap(slots))
 	}
 }
 
 // Put gives back an instance taken with Get; a broken one is closed, and
 // its memory freed, now.
-func (p *Pool) Put(ctx context.Context, in *Instance, healthy bool) {
+func (p *Pool) Put(ctx context.Context, in *Instance, healthy bool) { p.put(ctx, in, healthy, p.slots) }
+
+// put is Put of an instance taken within slots.
+func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan struct{}) {
 	in.sys.c = nil
 	p.busyMemory.Add(-in.memBytes)
 	if healthy {
@@ -252,7 +292,7 @@ func (p *Pool) Put(ctx context.Context, in *Instance, healthy bool) {
 			f(p.file, p.route)
 		}
 	}
-	<-p.slots
+	<-slots
 	p.engine.leave()
 }
 
@@ -392,7 +432,7 @@ type Stats struct {
 	// Module is the module file, Route its template ("" for middleware
 	// and the runtime declaration).
 	Module, Route string
-	// Max is the pool's size.
+	// Max is the pool's size: its slots and its lanes' (see Pool.Lane).
 	Max int
 	// InUse counts the instances taken, or being made for a call.
 	InUse int
@@ -406,6 +446,12 @@ type Stats struct {
 // Stats reads the pool's state, taking its lock briefly.
 func (p *Pool) Stats() Stats {
 	s := Stats{Module: p.file, Route: p.route, Max: cap(p.slots), InUse: len(p.slots)}
+	p.lanes.Range(func(_, v any) bool {
+		l := v.(*Lane)
+		s.Max += cap(l.slots)
+		s.InUse += len(l.slots)
+		return true
+	})
 	p.mu.Lock()
 	s.Idle = len(p.idle)
 	for _, in := range p.idle {

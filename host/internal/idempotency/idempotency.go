@@ -188,7 +188,14 @@ func (s *Step) Claim(w http.ResponseWriter, r *http.Request, c Call) bool {
 		c.ObserveIdempotency(r, Unavailable)
 		s.Logger.Error("the idempotency store failed; refusing the request so it cannot run twice", "route", c.File(), "error", err)
 		w.Header().Set("Retry-After", "1")
-		s.writeProblem(w, r, http.StatusServiceUnavailable, openapi.CodeStoreUnavailable, "the store that makes this operation idempotent cannot be reached; nothing ran, retry later with the same key")
+		detail := "the store that makes this operation idempotent cannot be reached; nothing ran, retry later with the same key"
+		if errors.Is(err, storage.ErrFull) {
+			// The store refuses new keys rather than evict an answer
+			// still within its replay window (a retry of it would run
+			// the handler twice): 503, not 507, since waiting helps.
+			detail = "the store that makes this operation idempotent is full of answers kept for replay; nothing ran, retry later with the same key"
+		}
+		s.writeProblem(w, r, http.StatusServiceUnavailable, openapi.CodeStoreUnavailable, detail)
 		return false
 	}
 	if claim.Acquired {

@@ -3,7 +3,9 @@
 // POST /api/orders — place an order for a user. The Idempotency-Key header
 // is required: the host runs the handler once per key, and a retry with
 // the same key and body gets the first answer again, so an order is never
-// placed twice.
+// placed twice. A new order is posted to the webhook of the variable
+// webhookUrl, when it is set (package webhook); a webhook that fails is
+// logged, and the order stands.
 //
 //endpoints:route POST /api/orders
 package main
@@ -14,6 +16,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/examples/users/model"
+	"github.com/wasmendpoints/endpoints/examples/users/webhook"
 	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
 )
 
@@ -45,6 +48,9 @@ func init() {
 		o, err := model.CreateOrder(in.Body)
 		if err != nil {
 			return model.StoreFailure(err)
+		}
+		if _, err := webhook.Send("order.created", o); err != nil {
+			endpoints.Logger().Warn("the order.created webhook failed; the order stands", "order", o.ID, "error", err.Error())
 		}
 		return endpoints.Respond(201, o).WithHeader("Location", "/api/orders/"+strconv.Itoa(o.ID))
 	})

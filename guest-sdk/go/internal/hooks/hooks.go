@@ -5,3 +5,7 @@ package hooks
 // Reset forgets every registration of package endpoints and empties its
 // native key-value stand-in.
 var Reset func()
+
+// SetVariable declares the variable name with value in the native
+// stand-in of variable_get, or with declared false removes it.
+var SetVariable func(name, value string, declared bool)

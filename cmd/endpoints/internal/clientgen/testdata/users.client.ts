@@ -318,7 +318,9 @@ export type ValidationProblem = {
 /**
  * Options of GET /api/clock: Clock ticks.
  *
- * Sends count events, one every 100 ms, each a ClockEvent as JSON, then ends the stream.
+ * Sends count events, one every interval milliseconds, each a ClockEvent as JSON, then ends the
+ * stream. The stream may last up to 5 minutes (its own timeout, beyond the app's limits.timeout):
+ * one that would last longer ends, cleanly, before then.
  */
 export type GetApiClockOptions = {
   method?: "GET";
@@ -326,6 +328,8 @@ export type GetApiClockOptions = {
   query?: {
     /** How many events to send. */
     count?: number | undefined;
+    /** Milliseconds between two events. */
+    interval?: number | undefined;
   } | undefined;
   headers?: EndpointHeaders | undefined;
   body?: never;
@@ -372,7 +376,7 @@ export type PostApiOrdersOptions = {
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type
  * - 422: No such user, or the Idempotency-Key was used for a different request
- * - 429: Too many requests: rate limit orders
+ * - 429: Too many requests: rate limit orders, or too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later
  */
@@ -418,6 +422,7 @@ export type PostApiUsersOptions = {
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type
  * - 422: The Idempotency-Key was used for a different request
+ * - 429: Too many requests: too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later
  */
@@ -431,6 +436,7 @@ export type PostApiUsersResult =
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", EndpointsIdempotencyProblem>
+  | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
   | EndpointResponse<500, false, "application/json", ServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable>
   | EndpointResponse<503, false, "application/problem+json", EndpointsIdempotencyProblem>;
@@ -556,6 +562,7 @@ export type PatchApiUsersByIdOptions = {
  * - 404: No such user
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type
+ * - 429: Too many requests: too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later
  */
@@ -567,6 +574,7 @@ export type PatchApiUsersByIdResult =
   | EndpointResponse<404, false, "application/json", NotFound>
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
+  | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
   | EndpointResponse<500, false, "application/json", ServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable>;
 
@@ -642,6 +650,7 @@ export type PostApiUsersByIdPhotoOptions = {
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type
  * - 422: The file is not the image its type says
+ * - 429: Too many requests: too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later
  */
@@ -654,6 +663,7 @@ export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", Problem>
+  | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
   | EndpointResponse<500, false, "application/json", ServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable>;
 
@@ -666,7 +676,9 @@ export interface EndpointOperations {
     /**
      * GET /api/clock: Clock ticks.
      *
-     * Sends count events, one every 100 ms, each a ClockEvent as JSON, then ends the stream.
+     * Sends count events, one every interval milliseconds, each a ClockEvent as JSON, then ends the
+     * stream. The stream may last up to 5 minutes (its own timeout, beyond the app's
+     * limits.timeout): one that would last longer ends, cleanly, before then.
      */
     GET: { options: GetApiClockOptions; result: GetApiClockResult };
   };
@@ -829,6 +841,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       413: { "application/json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
+      429: { "application/json": "json" },
       500: { "application/json": "json" },
       503: { "application/json": "json", "application/problem+json": "json" },
     },
@@ -867,6 +880,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       404: { "application/json": "json" },
       413: { "application/json": "json" },
       415: { "application/json": "json" },
+      429: { "application/json": "json" },
       500: { "application/json": "json" },
       503: { "application/json": "json" },
     },
@@ -892,6 +906,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       413: { "application/json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
+      429: { "application/json": "json" },
       500: { "application/json": "json" },
       503: { "application/json": "json" },
     },

@@ -1,0 +1,37 @@
+// Package outbound lets a Go route module call other services with
+// ordinary net/http code: importing it installs [Transport], an
+// http.RoundTripper backed by the host's http_* functions
+// (abi/README.md §3.1), as http.DefaultTransport.
+//
+//	import (
+//		"net/http"
+//
+//		_ "github.com/wasmendpoints/endpoints/guest-sdk/go/outbound"
+//	)
+//
+//	resp, err := http.Get("https://api.example.com/v1/rates")
+//	if err != nil {
+//		return err // an *outbound.Error inside says why: not_allowed, timeout...
+//	}
+//	defer resp.Body.Close()
+//
+// WebAssembly modules have no sockets (net/http's own transport fails on
+// wasip1); the host sends the request instead, after checking it against
+// endpoints.json's outbound.allowedHosts, and within the call's deadline.
+// The package is separate from the SDK because net/http about doubles a
+// module's size: only modules that call out pay for it.
+//
+// # Notes
+//
+//   - The host follows redirects (at most five, each checked against the
+//     allowlist), so a response is never a redirect the client follows
+//     again.
+//   - A response body read whole is bounded by limits.outboundBytes
+//     (16 MiB by default): past it Read fails with an *Error of code
+//     "limit". A body passed on as it is read (a proxy, a download) may be
+//     larger: send the request with [Stream].
+//   - Host, Content-Length, Transfer-Encoding and the other framing
+//     headers are the host's; req.Host is not sent.
+//   - Outside WebAssembly (go test), importing the package changes
+//     nothing: http.DefaultTransport stays Go's.
+package outbound

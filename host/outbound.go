@@ -1,0 +1,194 @@
+package host
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/outbound"
+	"github.com/wasmendpoints/endpoints/internal/allowlist"
+)
+
+// OutboundEvent is one outbound HTTP request a guest made (http_send),
+// once it is over: its body read, closed, or failed.
+type OutboundEvent struct {
+	// Method and Route say which operation made the request (Route is a
+	// template, see [RequestEvent.Route]).
+	Method, Route string
+	// Host is the host and port called, as listed in
+	// outbound.allowedHosts: api.example.com:443. A URL's path is never
+	// reported (it may hold identifiers).
+	Host string
+	// RequestMethod is the outbound request's method.
+	RequestMethod string
+	// Status is the response's status, 0 when none came.
+	Status int
+	// Error is the abi.HTTPError code of a failed request ("not_allowed",
+	// "limit", "timeout", "connect", "tls", "protocol", "redirect"), ""
+	// when it succeeded (whatever its status).
+	Error string
+	// Duration is the time from sending the request to the end of its
+	// body (or its failure).
+	Duration time.Duration
+}
+
+// outboundClient is the outbound client of the settings o (endpoints.json's
+// merged with Options.Outbound) for the app: the one the host has when o
+// (and the CA file's content) made it, else a new one, which replaces it
+// (the old one's requests in flight finish; its idle connections close).
+func (h *Host) outboundClient(o config.Outbound) (*outbound.Client, error) {
+	allow, err := allowlist.Parse(o.AllowedHosts)
+	if err != nil {
+		return nil, fmt.Errorf("outbound.allowedHosts (of %s or Options.Outbound): %v", config.File, err)
+	}
+	cas, err := o.ReadCAFile(h.app)
+	if err != nil {
+		return nil, err
+	}
+	perHost := o.MaxConcurrentPerHost
+	if perHost == 0 {
+		perHost = config.DefaultOutboundMaxConcurrentPerHost
+	}
+	key := fmt.Sprintf("%q %d %x", o.AllowedHosts, perHost, sha256.Sum256(cas))
+	h.outboundMu.Lock()
+	defer h.outboundMu.Unlock()
+	if h.outbound != nil && h.outboundKey == key {
+		return h.outbound, nil
+	}
+	c, err := outbound.New(outbound.Config{Allow: allow, CAs: cas, MaxPerHost: perHost})
+	if err != nil {
+		return nil, fmt.Errorf("%s: /outbound/caFile: %s: %v", config.File, o.CAFilePath(h.app), err)
+	}
+	if h.outbound != nil {
+		h.outbound.Close()
+	}
+	h.outbound, h.outboundKey = c, key
+	return c, nil
+}
+
+// closeOutbound closes the outbound client's idle connections, when the
+// host closes.
+func (h *Host) closeOutbound() {
+	h.outboundMu.Lock()
+	defer h.outboundMu.Unlock()
+	if h.outbound != nil {
+		h.outbound.Close()
+	}
+}
+
+func limitOutboundBytes(l config.Limits) int64 {
+	if l.OutboundBytes > 0 {
+		return l.OutboundBytes
+	}
+	return config.DefaultOutboundBytes
+}
+
+func limitOutboundRequests(l config.Limits) int {
+	if l.OutboundRequests > 0 {
+		return l.OutboundRequests
+	}
+	return config.DefaultOutboundRequests
+}
+
+// Outbound is the request's outbound session, started at its first use:
+// a middleware's calls count against its request's.
+func (c *call) Outbound() *outbound.Session {
+	rc := c.requestCall()
+	if rc.loading || rc.host == nil || rc.set == nil || rc.set.outbound == nil {
+		return nil
+	}
+	if !rc.outbound.Started() {
+		l := rc.set.opts.Limits
+		rc.outbound.Start(rc.parent, time.Unix(0, rc.deadline), rc.stopped(), rc.set.outbound, outbound.Limits{Requests: limitOutboundRequests(l), Bytes: limitOutboundBytes(l)}, rc.observeOutbound)
+	}
+	return &rc.outbound
+}
+
+// observeOutbound prepares an outbound request: the request's trace
+// context goes with it (a tracer's client span replaces it), and a Span
+// and an Outbound hook see it.
+func (c *call) observeOutbound(req *http.Request) func(int, *outbound.Error) {
+	if req.Header.Get(traceparentHeader) == "" && c.req != nil && traceID(c.req.Header) != "" {
+		req.Header.Set(traceparentHeader, c.req.Header.Get(traceparentHeader))
+	}
+	o := c.host.opts.Observer
+	if o == nil || o.Span == nil && o.Outbound == nil {
+		return nil
+	}
+	began := time.Now()
+	host := req.URL.Host
+	if req.URL.Port() == "" {
+		host = net.JoinHostPort(req.URL.Hostname(), strconv.Itoa(int(allowlist.DefaultPort(req.URL.Scheme))))
+	}
+	var end func(error)
+	if o.Span != nil {
+		end = c.beginOutboundSpan(req, host)
+	}
+	method, route := "", ""
+	if c.req != nil {
+		method = c.req.Method
+	}
+	if c.route != nil {
+		route = c.route.pattern
+	}
+	return func(status int, err *outbound.Error) {
+		code := ""
+		if err != nil {
+			code = err.Code
+			endSpan(end, err)
+		} else {
+			endSpan(end, nil)
+		}
+		if o.Outbound != nil {
+			o.Outbound(OutboundEvent{Method: method, Route: route, Host: host, RequestMethod: req.Method,
+				Status: status, Error: code, Duration: time.Since(began)})
+		}
+	}
+}
+
+// beginOutboundSpan begins the client span of an outbound request, under
+// the guest's span; the tracer may set its propagation headers on the
+// request.
+func (c *call) beginOutboundSpan(req *http.Request, host string) func(error) {
+	e := SpanEvent{Step: StepOutbound, Op: req.Method, Target: req.URL.Scheme + "://" + host, Header: req.Header}
+	if c.req != nil {
+		e.Method = c.req.Method
+	}
+	if c.route != nil {
+		e.Route = c.route.pattern
+	}
+	ctx := c.spanCtx
+	if ctx == nil {
+		ctx = c.parent
+	}
+	_, end := c.host.opts.Observer.Span(ctx, e)
+	return end
+}
+
+// noteOutbound tells an observed request how many outbound requests its
+// guests made and how long they took.
+func noteOutbound(w http.ResponseWriter, n int, d time.Duration) {
+	if x, ok := w.(*exchange); ok {
+		x.outbound, x.outboundTime = n, d
+	}
+}
+
+// closeOutbound ends a call's outbound session: its responses released,
+// its count and time told to the observed request.
+func (c *call) closeOutbound() {
+	if !c.outbound.Started() {
+		return
+	}
+	if n, d := c.outbound.Stats(); n > 0 {
+		w := c.out
+		if w == nil {
+			w = c.w
+		}
+		noteOutbound(w, n, d)
+	}
+	c.outbound.Close()
+}

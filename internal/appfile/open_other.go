@@ -1,0 +1,6 @@
+//go:build !unix
+
+package appfile
+
+// openFlags: no FIFOs to open without blocking here.
+const openFlags = 0

@@ -1,0 +1,320 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+)
+
+// Bounds of fetching a JWKS URL.
+const (
+	// maxJWKSRedirects is how many redirects within the key set's own
+	// origin a fetch follows; a redirect to another origin is never
+	// followed.
+	maxJWKSRedirects = 3
+	// jwksRetryFirst is the wait after a failed fetch; it doubles with
+	// each failure in a row, up to jwksRetryMax (or the refresh interval
+	// when that is shorter).
+	jwksRetryFirst = time.Second
+	jwksRetryMax   = 5 * time.Minute
+)
+
+// keySource holds the keys of a verifier: fixed (a file of the app, an
+// environment secret), or fetched from a URL (remote).
+type keySource struct {
+	fixed  []jose.JSONWebKey
+	remote *remoteKeys
+}
+
+func (s *keySource) algorithms() []jose.SignatureAlgorithm {
+	if s.remote != nil {
+		return []jose.SignatureAlgorithm{jose.RS256, jose.ES256, jose.EdDSA}
+	}
+	var out []jose.SignatureAlgorithm
+	for _, k := range s.fixed {
+		if a := keyAlg(k); a != "" && slices.Contains(supported, a) && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// lookup returns the keys that may have signed a token with kid (all,
+// without one) and the generation of the key set they belong to.
+func (s *keySource) lookup(ctx context.Context, kid string) ([]jose.JSONWebKey, uint64, error) {
+	if s.remote == nil {
+		return matching(s.fixed, kid), 0, nil
+	}
+	return s.remote.lookup(ctx, kid)
+}
+
+// generation counts the key sets fetched: a token verified with an older
+// one is verified again.
+func (s *keySource) generation() uint64 {
+	if s.remote == nil {
+		return 0
+	}
+	s.remote.mu.Lock()
+	defer s.remote.mu.Unlock()
+	return s.remote.gen
+}
+
+func (s *keySource) close() error {
+	if s.remote != nil {
+		s.remote.close()
+	}
+	return nil
+}
+
+func matching(keys []jose.JSONWebKey, kid string) []jose.JSONWebKey {
+	if kid == "" {
+		return keys
+	}
+	var out []jose.JSONWebKey
+	for _, k := range keys {
+		if k.KeyID == kid {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// remoteKeys is the key set of a JWKS URL. A goroutine fetches it at
+// start and every refresh, sooner again after a failure (backing off from
+// jwksRetryFirst to jwksRetryMax); a token naming a kid the set lacks
+// asks for a fetch too, at most every unknownKidRefetch. At most one
+// fetch is in flight, and none runs under mu: requests whose keys are
+// cached never wait for the network, and while no set was ever loaded
+// they are refused at once (ErrUnavailable) rather than each fetching.
+type remoteKeys struct {
+	url, member      string
+	client           *http.Client
+	refresh, timeout time.Duration
+	env              Env
+	ctx              context.Context // cancelled by close: ends a fetch in flight
+	cancel           context.CancelFunc
+	loaded           chan struct{} // closed by the first fetch that succeeds
+
+	mu       sync.Mutex
+	set      []jose.JSONWebKey
+	gen      uint64        // counts the changes of set
+	inflight chan struct{} // closed when the fetch in flight ends; nil when none is
+	lastTry  time.Time     // when the last fetch started, by env.Now
+	failures int           // fetches failed in a row
+	lastErr  error         // why the last fetch failed; nil after a success
+}
+
+func urlKeys(env Env, member string, c *JWTConfig) (*keySource, error) {
+	u, err := url.Parse(c.JWKSURL)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && loopback(u.Hostname()))) {
+		return nil, fmt.Errorf("%s: %q: want an https URL (plain http only for a loopback address, as in tests: http://127.0.0.1:8080/jwks.json)", member, c.JWKSURL)
+	}
+	r := &remoteKeys{url: c.JWKSURL, member: member, refresh: c.Refresh.or(DefaultRefresh), timeout: c.Timeout.or(DefaultTimeout),
+		env: env, loaded: make(chan struct{})}
+	r.client = jwksClient(env.HTTPClient, r.timeout)
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	go r.run()
+	return &keySource{remote: r}, nil
+}
+
+// jwksClient is base (a default client when nil) with the timeout and a
+// redirect policy that stays within the first request's origin: a key
+// set redirected to another host is an attacker's as far as the host can
+// tell.
+func jwksClient(base *http.Client, timeout time.Duration) *http.Client {
+	c := &http.Client{Timeout: timeout}
+	if base != nil {
+		cp := *base
+		c = &cp
+	}
+	next := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > maxJWKSRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxJWKSRedirects)
+		}
+		if from, to := origin(via[0].URL), origin(req.URL); from != to {
+			return fmt.Errorf("refused a redirect from %s to %s: a key set is fetched from its own origin only; configure the URL it moved to", from, to)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+	return c
+}
+
+// origin is the scheme, host and port of u, with the scheme's default
+// port written out (RFC 6454).
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// loopback reports whether host names this machine: "localhost" or a
+// loopback address.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (r *remoteKeys) lookup(ctx context.Context, kid string) ([]jose.JSONWebKey, uint64, error) {
+	r.mu.Lock()
+	select {
+	case <-r.loaded:
+	default:
+		err := r.lastErr
+		r.mu.Unlock()
+		if err == nil {
+			err = errors.New("the first fetch has not answered yet")
+		}
+		return nil, 0, fmt.Errorf("%w: the key set of %s was never loaded (%v); it is fetched again in the background", ErrUnavailable, r.url, err)
+	}
+	keys, gen := matching(r.set, kid), r.gen
+	if len(keys) > 0 || kid == "" {
+		r.mu.Unlock()
+		return keys, gen, nil
+	}
+	// A kid the set lacks: the provider may have rotated its keys. Wait
+	// for the fetch in flight, or one started now unless one started
+	// less than unknownKidRefetch ago.
+	done := r.inflight
+	if done == nil && r.env.Now().Sub(r.lastTry) >= unknownKidRefetch {
+		done = r.startLocked()
+	}
+	r.mu.Unlock()
+	if done == nil {
+		return nil, gen, nil
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, gen, nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return matching(r.set, kid), r.gen, nil
+}
+
+// startLocked starts a fetch, unless one is in flight, and returns the
+// channel closed when it ends. r.mu is held.
+func (r *remoteKeys) startLocked() chan struct{} {
+	if r.inflight != nil {
+		return r.inflight
+	}
+	done := make(chan struct{})
+	r.inflight, r.lastTry = done, r.env.Now()
+	go r.fetch(done)
+	return done
+}
+
+// fetch gets the key set, outside r.mu, and keeps it; a failure keeps
+// the last good set.
+func (r *remoteKeys) fetch(done chan struct{}) {
+	keys, err := r.get()
+	r.mu.Lock()
+	if err != nil {
+		r.failures++
+		r.lastErr = err
+	} else {
+		if !slices.EqualFunc(r.set, keys, sameKey) {
+			r.gen++
+		}
+		r.set, r.failures, r.lastErr = keys, 0, nil
+		select {
+		case <-r.loaded:
+		default:
+			close(r.loaded)
+		}
+	}
+	r.inflight = nil
+	r.mu.Unlock()
+	close(done)
+}
+
+// get makes one GET of the key set, within the timeout.
+func (r *remoteKeys) get() ([]jose.JSONWebKey, error) {
+	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/jwk-set+json, application/json")
+	res, err := r.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET answered %s", res.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(res.Body, maxJWKSBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxJWKSBytes {
+		return nil, fmt.Errorf("the key set is larger than %d bytes", maxJWKSBytes)
+	}
+	return parseKeySet(b, false)
+}
+
+// run fetches the key set at start and every refresh until close; after
+// a failure, again after retryAfter.
+func (r *remoteKeys) run() {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-timer.C:
+		}
+		r.mu.Lock()
+		done := r.startLocked()
+		r.mu.Unlock()
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-done:
+		}
+		r.mu.Lock()
+		failures, err := r.failures, r.lastErr
+		r.mu.Unlock()
+		wait := r.refresh
+		if failures > 0 {
+			wait = retryAfter(failures, r.refresh)
+			r.env.Logger.Warn("fetching the JWKS failed; the last keys keep serving, if any", "member", r.member, "url", r.url,
+				"error", err, "failures", failures, "retryIn", wait)
+		}
+		timer.Reset(wait)
+	}
+}
+
+// retryAfter is the wait after the nth failed fetch in a row: from
+// jwksRetryFirst, doubling, to jwksRetryMax or refresh, the shorter.
+func retryAfter(n int, refresh time.Duration) time.Duration {
+	limit := min(jwksRetryMax, refresh)
+	d := jwksRetryFirst
+	for i := 1; i < n && d < limit; i++ {
+		d *= 2
+	}
+	return min(d, limit)
+}
+
+func (r *remoteKeys) close() { r.cancel() }
