@@ -30,6 +30,14 @@ const (
 	// for a route of the bundle whose contract says
 	// "onValidationError": true, with the route's index.
 	ExportOnValidationErrorRoute = "endpoints_on_validation_error_route"
+
+	// BundleMaxBytes bounds a bundle's declaration (16 MiB), in place of
+	// [ContractMaxBytes], which bounds each of its routes' contracts, as
+	// [ContractMaxObjects] does: a bundle of many routes is not one large
+	// contract.
+	BundleMaxBytes = 16 << 20
+	// BundleMaxRoutes bounds the routes of one bundle.
+	BundleMaxRoutes = 1000
 )
 
 // Bundle is the declaration of a bundle module: what its

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/abi/contract"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
 )
@@ -63,6 +64,13 @@ func bundleRoutes(file string, mod *module) ([]*route, error) {
 		m := &module{file: file, pool: mod.pool, hookExported: mod.hookExported, index: i}
 		if c := bytes.TrimSpace(br.Contract); len(c) > 0 && !bytes.Equal(c, []byte("null")) {
 			m.contractJSON = bytes.Clone(c)
+			// Each route's contract is bounded as a module's is.
+			if len(c) > abi.ContractMaxBytes {
+				return nil, fmt.Errorf("%s: contract: %d bytes; the host accepts at most %d (%d KiB) per route: move shared schemas into fewer, smaller $defs", rf.File, len(c), abi.ContractMaxBytes, abi.ContractMaxBytes>>10)
+			}
+			if err := engine.CheckContractSize(c, rf.File); err != nil {
+				return nil, err
+			}
 			if m.contract, err = contract.Parse(rf.File, m.contractJSON, contract.Options{Method: rf.Method}); err != nil {
 				return nil, err
 			}
@@ -90,6 +98,9 @@ func parseBundle(file string, data []byte) (*abi.Bundle, error) {
 	}
 	if len(decl.Routes) == 0 {
 		return nil, fmt.Errorf("%s: /routes: a bundle declares at least one route", file)
+	}
+	if len(decl.Routes) > abi.BundleMaxRoutes {
+		return nil, fmt.Errorf("%s: /routes: %d routes; a bundle has at most %d: split it in two", file, len(decl.Routes), abi.BundleMaxRoutes)
 	}
 	return &decl, nil
 }

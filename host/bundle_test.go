@@ -25,7 +25,7 @@ import (
 // "h" and the index.
 func bundleWAT(declaration string, hook bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "(module\n%s  (memory (export \"memory\") 2)\n", watImports)
+	fmt.Fprintf(&b, "(module\n%s  (memory (export \"memory\") %d)\n", watImports, 2+(1024+len(declaration))>>16)
 	b.WriteString("  (func (export \"endpoints_abi_version\") (result i32) (i32.const 1))\n")
 	fmt.Fprintf(&b, "  (data (i32.const 1024) \"%s\")\n", watString(declaration))
 	fmt.Fprintf(&b, "  (func (export \"endpoints_contract\") (result i64) (i64.const %d))\n", int64(1024)<<32|int64(len(declaration)))
@@ -127,6 +127,8 @@ func TestBundleRefused(t *testing.T) {
 		{"a contract that breaks the schema", bundleWAT(`{"routes": [{"route": "GET /api/a", "contract": {"summary": 7}}]}`, false), false,
 			"server/bundles/w.wasm (GET /api/a): contract: /summary", ""},
 		{"no endpoints_handle_route", noHandler, false, `must export "endpoints_handle_route"`, ""},
+		{"a route's contract past the objects a contract may hold", bundleWAT(`{"routes": [{"route": "GET /api/a", "contract": {"$defs": {`+manyDefs(5000)+`}}}]}`, false), false,
+			"server/bundles/w.wasm (GET /api/a): its contract holds 5002 JSON objects", ""},
 		{"a bundle's handler alone in a module of one route", bundleWAT(threeRoutes, false), false,
 			`server/api/a.get.wasm: not an Endpoints route module: missing export "endpoints_handle"`, "server/api/a.get.wasm"},
 	} {
@@ -432,4 +434,32 @@ func TestBundleDeferredCode(t *testing.T) {
 	if rec := get(h, "/api/items/4"); rec.Code != 200 || rec.Body.String() != "2" {
 		t.Errorf("GET /api/items/4 once compiled = %d %s", rec.Code, rec.Body)
 	}
+}
+
+// TestBundleLargerThanOneContract: the limits of a contract bound each
+// route of a bundle, not its whole declaration: three routes of 400 KiB
+// each load, where one contract of 1.2 MiB would not.
+func TestBundleLargerThanOneContract(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 400<<10)
+	decl := fmt.Sprintf(`{"routes": [{"route": "GET /api/a", "contract": {"description": %q}}, {"route": "GET /api/b", "contract": {"description": %q}}, {"route": "GET /api/c", "contract": {"description": %q}}]}`, long, long, long)
+	a := newApp(t).watSource("server/bundles/w.wasm", bundleWAT(decl, false))
+	h, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, Logger: discardLogger(), CacheDir: testCacheDir(t)})
+	if err != nil {
+		t.Fatalf("host.New: %v", err)
+	}
+	defer h.Close(context.Background())
+	if n := len(h.Routes()); n != 3 {
+		t.Errorf("%d routes, want 3", n)
+	}
+}
+
+// manyDefs writes n empty schemas, "d0": {} to "d<n-1>": {}, for a
+// $defs object.
+func manyDefs(n int) string {
+	defs := make([]string, n)
+	for i := range defs {
+		defs[i] = fmt.Sprintf(`"d%d":{}`, i)
+	}
+	return strings.Join(defs, ",")
 }
