@@ -222,7 +222,15 @@ func goRoutesApp(t *testing.T, n int) string {
 			goLine = l
 		}
 	}
-	dir := t.TempDir()
+	// Right under the temporary directory, as an app often is under its
+	// parent: the compiler then names the build's overlay files by a path
+	// relative to the app (../endpoints-bundle-*/1.go), which the build
+	// must rewrite too.
+	dir, err := os.MkdirTemp("", "goapp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	files := map[string]string{
 		"go.mod": fmt.Sprintf("module example.com/many\n\n%s\n\nrequire github.com/wasmendpoints/endpoints v0.0.0\n\nreplace github.com/wasmendpoints/endpoints => %s\n", goLine, root),
 		"handlers/health/main.go": `//endpoints:route GET /health

@@ -124,6 +124,10 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 			rel = file
 		}
 		names = append(names, copyPath, filepath.ToSlash(rel))
+		// go prints a path relative to its directory when that is shorter.
+		if relCopy, err := filepath.Rel(app, copyPath); err == nil {
+			names = append(names, relCopy, filepath.ToSlash(rel))
+		}
 		return nil
 	}
 	var main strings.Builder
