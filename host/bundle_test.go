@@ -129,6 +129,10 @@ func TestBundleRefused(t *testing.T) {
 		{"no endpoints_handle_route", noHandler, false, `must export "endpoints_handle_route"`, ""},
 		{"a route's contract past the objects a contract may hold", bundleWAT(`{"routes": [{"route": "GET /api/a", "contract": {"$defs": {`+manyDefs(5000)+`}}}]}`, false), false,
 			"server/bundles/w.wasm (GET /api/a): its contract holds 5002 JSON objects", ""},
+		{"an endpoint of every method without methods", bundleWAT(`{"routes": [{"route": "* /api/a", "contract": {"summary": "A"}}]}`, false), false,
+			`server/bundles/w.wasm (* /api/a): contract: /: a route of every method (*) must declare its operations in "methods"`, ""},
+		{"a hook declared but not exported", bundleWAT(threeRoutes, false), false,
+			`server/bundles/w.wasm (GET /api/items/:id): contract: /onValidationError: true, but the module does not export "endpoints_on_validation_error_route"`, ""},
 		{"a bundle's handler alone in a module of one route", bundleWAT(threeRoutes, false), false,
 			`server/api/a.get.wasm: not an Endpoints route module: missing export "endpoints_handle"`, "server/api/a.get.wasm"},
 	} {
