@@ -41,6 +41,28 @@ type Build struct {
 	// Watch lists the glob patterns of the files whose saves rerun Command
 	// under `endpoints dev`. Without it, dev runs Command once, at start.
 	Watch []string `json:"watch,omitzero"`
+	// GoBundle says whether `endpoints build` and `endpoints dev` link the
+	// app's Go routes into one module, server/bundles/go.wasm, that serves
+	// them all (false: one module per route, as each directive names).
+	// Defaults to [DefaultGoBundle]. A bundle shares one Go runtime, SDK
+	// and common code among the routes: far less memory and build time,
+	// less isolation (see RATIONALE.md).
+	//
+	//	{"build": {"goBundle": false}}
+	GoBundle *bool `json:"goBundle,omitempty"`
+}
+
+// DefaultGoBundle is the default of [Build.GoBundle]: Go routes are
+// bundled.
+const DefaultGoBundle = true
+
+// BundlesGo reports whether the app's Go routes build into one module:
+// [Build.GoBundle], or [DefaultGoBundle] when it is not set.
+func (b Build) BundlesGo() bool {
+	if b.GoBundle == nil {
+		return DefaultGoBundle
+	}
+	return *b.GoBundle
 }
 
 // checkBuild checks the "build" member: a command whenever the member is
@@ -51,7 +73,8 @@ func checkBuild(file string, data []byte, b Build) error {
 		var probe struct {
 			Build jsontext.Value `json:"build"`
 		}
-		if err := json.Unmarshal(data, &probe); err == nil && len(probe.Build) > 0 && probe.Build.Kind() != 'n' {
+		// "goBundle" alone is a whole member: it sets the built-in Go build.
+		if err := json.Unmarshal(data, &probe); err == nil && len(probe.Build) > 0 && probe.Build.Kind() != 'n' && (b.GoBundle == nil || len(b.Watch) > 0) {
 			return badSetting(file, "/build/command", "required when \"build\" is present: the shell command that builds the modules, such as \"npm run asbuild\"")
 		}
 	}

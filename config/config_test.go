@@ -46,6 +46,8 @@ func TestParseBuild(t *testing.T) {
 		{"command alone", `{"build": {"command": "make wasm"}}`, config.Build{Command: "make wasm"}},
 		{"command and globs", `{"build": {"command": "npm run asbuild", "watch": ["assembly/**/*.ts", "package.json", "**", "src/[a-z]?.ts"]}}`,
 			config.Build{Command: "npm run asbuild", Watch: []string{"assembly/**/*.ts", "package.json", "**", "src/[a-z]?.ts"}}},
+		{"goBundle alone: no command needed", `{"build": {"goBundle": false}}`, config.Build{GoBundle: new(false)}},
+		{"goBundle with a command", `{"build": {"command": "make", "goBundle": true}}`, config.Build{Command: "make", GoBundle: new(true)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +55,7 @@ func TestParseBuild(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse(%s): %v", tt.json, err)
 			}
-			if got := cfg.Build; got.Command != tt.want.Command || !slices.Equal(got.Watch, tt.want.Watch) {
+			if got := cfg.Build; got.Command != tt.want.Command || !slices.Equal(got.Watch, tt.want.Watch) || got.BundlesGo() != tt.want.BundlesGo() {
 				t.Errorf("build = %+v, want %+v", got, tt.want)
 			}
 		})
@@ -85,6 +87,7 @@ func TestParseErrors(t *testing.T) {
 		{"not JSON", `{"limits": `, `endpoints.json`},
 		{"build without a command", `{"build": {"watch": ["src/*.ts"]}}`, `/build/command: required when "build" is present`},
 		{"empty build", `{"build": {}}`, `/build/command: required`},
+		{"watch without a command beside goBundle", `{"build": {"goBundle": false, "watch": ["src/*.ts"]}}`, `/build/command: required`},
 		{"blank build command", `{"build": {"command": "  "}}`, `/build/command: required`},
 		{"unknown build key", `{"build": {"command": "make", "watched": []}}`, `unknown key "watched"; allowed here: command, watch`},
 		{"watch of the wrong type", `{"build": {"command": "make", "watch": "src/*.ts"}}`, `/build/watch`},

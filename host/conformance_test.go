@@ -9,12 +9,14 @@ import (
 )
 
 // TestUsersConformance runs the conformance suite (internal/conformance)
-// against every port of the users example: Go, C, AssemblyScript and Rust.
+// against every port of the users example: Go (per-route modules, and
+// bundled into one module as endpoints build makes it), C, AssemblyScript
+// and Rust.
 // It serves in development, so every answer is also checked against the
 // contract the guest exported.
 func TestUsersConformance(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"users", "users-c", "users-as", "users-rs"} {
+	for _, name := range []string{"users", "users+bundle", "users-c", "users-as", "users-rs"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv, logs := (&app{t: t, dir: builtExample(t, name)}).serve(host.Options{Mode: host.Development})

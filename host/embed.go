@@ -33,20 +33,30 @@ func embedSections(ctx context.Context, appDir, file string, wasm []byte) ([]byt
 // wazero's interpreter, which reads the exports in a fraction of the
 // compiler's time.
 func embedContract(ctx context.Context, file string, wasm []byte, opts Options) ([]byte, error) {
-	rf, err := routefile.Parse(file)
-	if err != nil {
-		return nil, err
+	bundle := isBundle(file)
+	rf := routefile.Route{File: file}
+	if !bundle {
+		var err error
+		if rf, err = routefile.Parse(file); err != nil {
+			return nil, err
+		}
 	}
 	e, err := newEngine(ctx, &opts, opts.logger())
 	if err != nil {
 		return nil, err
 	}
 	defer e.Shutdown(ctx)
-	m, err := loadModule(ctx, e, wasm, rf, 1, false)
+	m, err := loadModule(ctx, e, wasm, rf, 1, false, bundle)
 	if err != nil {
 		return nil, err
 	}
 	defer m.pool.Retire(ctx)
+	if bundle {
+		// Each route's contract is checked as the host will check it.
+		if _, err := bundleRoutes(file, m); err != nil {
+			return nil, err
+		}
+	}
 	out, err := wasmbin.WithCustom(wasm, abi.SectionABIVersion, []byte(strconv.Itoa(abi.Version)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)

@@ -48,10 +48,16 @@ func builtExample(t testing.TB, name string) string {
 	if built.dir != "" {
 		return built.dir
 	}
-	src := filepath.Join("..", "examples", name)
+	// "users+bundle" is examples/users with its Go routes in one bundle,
+	// as endpoints build makes it by default.
+	example, bundle := strings.CutSuffix(name, "+bundle")
+	src := filepath.Join("..", "examples", example)
 	sources, err := guestbuild.Find(src)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if bundle {
+		sources = guestbuild.BundleGo(sources)
 	}
 	for _, s := range sources {
 		switch s.Lang {
@@ -71,7 +77,7 @@ func builtExample(t testing.TB, name string) string {
 			requireTool(t, "rustc")
 		}
 	}
-	dir, err := os.MkdirTemp("", "endpoints-example-"+name+"-")
+	dir, err := os.MkdirTemp("", "endpoints-example-"+strings.ReplaceAll(name, "+", "-")+"-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +94,7 @@ func builtExample(t testing.TB, name string) string {
 			t.Fatal(err)
 		}
 	}
-	if _, err := guestbuild.App(context.Background(), src, dir, nil); err != nil {
+	if _, err := guestbuild.Build(context.Background(), src, dir, sources, nil); err != nil {
 		t.Fatalf("building examples/%s: %v", name, err)
 	}
 	built.dir = dir

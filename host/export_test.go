@@ -15,10 +15,10 @@ func (h *Host) Sweep(now time.Time) int { return h.sweep(now) }
 // IdleInstances counts the idle instances of a route module.
 func (h *Host) IdleInstances(file string) int {
 	f := h.table.Load().files[file]
-	if f == nil || f.route == nil {
+	if f == nil || f.pool() == nil {
 		return -1
 	}
-	return f.route.mod.pool.IdleCount()
+	return f.pool().IdleCount()
 }
 
 // RunJanitor replaces the host's janitor with one that sweeps at every
@@ -47,17 +47,17 @@ func (h *Host) HoldCompiler() (release func()) { return h.engine.HoldCompiler() 
 // Interpreted reports whether the interpreter runs a route module.
 func (h *Host) Interpreted(file string) bool {
 	f := h.table.Load().files[file]
-	if f == nil || f.route == nil {
+	if f == nil || f.pool() == nil {
 		return false
 	}
-	return f.route.mod.pool.Interpreted()
+	return f.pool().Interpreted()
 }
 
 // HasCode reports whether a route module's code has loaded (see
 // Options.ServeWhileCompiling: code loaded after New).
 func (h *Host) HasCode(file string) bool {
 	f := h.table.Load().files[file]
-	return f != nil && f.route != nil && f.route.mod.pool.HasCode()
+	return f != nil && f.pool() != nil && f.pool().HasCode()
 }
 
 // BoundKey is boundKey, the client part of a rate-limit key.

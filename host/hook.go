@@ -74,20 +74,21 @@ func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table,
 			f.Default = body
 		}
 		c.failure = f
-		if endpointHook && h.runHook(w, r, c, c.route.mod.pool) {
+		if endpointHook && h.runHook(w, r, c, c.route.mod.pool, c.route.mod.index) {
 			return
 		}
-		if appHook && h.runHook(w, r, c, t.runtime.pool) {
+		if appHook && h.runHook(w, r, c, t.runtime.pool, -1) {
 			return
 		}
 	}
 	writeError(w, r, f.Status, message, data)
 }
 
-// runHook calls one onValidationError hook and reports whether it answered.
+// runHook calls one onValidationError hook and reports whether it answered;
+// index is the route's in a bundle, -1 elsewhere.
 // A hook that declines, fails or finds no free instance leaves the failure
 // to the next in order; a failure is logged and discards the instance.
-func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engine.Pool) bool {
+func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engine.Pool, index int) bool {
 	c.status = c.failure.Status
 	clear(c.header)
 	c.headerCount, c.headerBytes, c.fault = 0, 0, ""
@@ -98,7 +99,7 @@ func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engin
 		return false
 	}
 	var code int32 = -1
-	res, err := in.OnValidation.Call(c)
+	res, err := onValidation(in, c, index)
 	if err == nil {
 		code = int32(res[0])
 	}
@@ -124,4 +125,14 @@ func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engin
 		panic(http.ErrAbortHandler)
 	}
 	return false
+}
+
+// onValidation calls the hook of an instance: a bundle's
+// endpoints_on_validation_error_route with the route's index (index >= 0),
+// any other module's endpoints_on_validation_error.
+func onValidation(in *engine.Instance, c *call, index int) ([]uint64, error) {
+	if index >= 0 {
+		return in.OnValidationRoute.Call(c, uint64(index))
+	}
+	return in.OnValidation.Call(c)
 }

@@ -43,6 +43,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
@@ -394,8 +395,8 @@ func (h *Host) waitIdle(ctx context.Context) bool {
 
 func (t *table) close(ctx context.Context) {
 	for _, f := range t.files {
-		if f.route != nil {
-			f.route.mod.pool.Close(ctx)
+		if p := f.pool(); p != nil {
+			p.Close(ctx)
 		}
 	}
 	t.runtime.close(ctx)
@@ -473,8 +474,12 @@ func (r *route) infos() []RouteInfo {
 // to the app with forward slashes, sorted.
 func findModules(appDir string) ([]string, error) {
 	var files []string
+	dirs := []string{abi.BundleDir}
 	for _, root := range routefile.Roots {
-		dir := filepath.Join(appDir, filepath.FromSlash(root.Dir))
+		dirs = append(dirs, root.Dir)
+	}
+	for _, root := range dirs {
+		dir := filepath.Join(appDir, filepath.FromSlash(root))
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) && path == dir {
@@ -499,14 +504,18 @@ func findModules(appDir string) ([]string, error) {
 	return files, nil
 }
 
-// loadRoute loads one module and, for an endpoint, compiles its contract.
-// deferCode: see loadModule.
-func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) (*route, error) {
+// loadRoute loads one module and, for an endpoint, compiles its contract:
+// one route, or those of a bundle (abi.BundleDir). deferCode: see
+// loadModule.
+func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
+	if isBundle(file) {
+		return h.loadBundle(ctx, file, wasm, deferCode)
+	}
 	rf, err := routefile.Parse(file)
 	if err != nil {
 		return nil, err
 	}
-	mod, err := loadModule(ctx, h.engine, wasm, rf, limitInstances(h.opts.Limits), deferCode)
+	mod, err := loadModule(ctx, h.engine, wasm, rf, limitInstances(h.opts.Limits), deferCode, false)
 	if err != nil {
 		return nil, err
 	}
@@ -515,7 +524,7 @@ func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCod
 		mod.pool.Retire(ctx)
 		return nil, err
 	}
-	return r, nil
+	return []*route{r}, nil
 }
 
 // AppConfig returns the configuration in effect: endpoints.json as last

@@ -60,8 +60,8 @@ func (h *Host) sweep(now time.Time) int {
 	t := h.table.Load()
 	n := 0
 	for _, f := range t.files {
-		if f.route != nil {
-			n += f.route.mod.pool.Trim(ctx, cutoff)
+		if p := f.pool(); p != nil {
+			n += p.Trim(ctx, cutoff)
 		}
 	}
 	if t.runtime != nil {

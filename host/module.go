@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -18,8 +19,21 @@ type module struct {
 	pool         *engine.Pool
 	contractJSON []byte // nil for a plain route
 	contract     *abi.Contract
-	// hookExported: the module exports abi.ExportOnValidationError.
+	// hookExported: the module exports abi.ExportOnValidationError (a
+	// bundle: abi.ExportOnValidationErrorRoute).
 	hookExported bool
+	// index is the route's place in a bundle's declaration, which
+	// abi.ExportHandleRoute receives; -1 for a module of one route. The
+	// modules of a bundle's routes share its pool.
+	index int
+}
+
+// handle calls the handler of an instance of the module for one request.
+func (m *module) handle(in *engine.Instance, c *call) ([]uint64, error) {
+	if m.index >= 0 {
+		return in.HandleRoute.Call(c, uint64(m.index))
+	}
+	return in.Handle.Call(c)
 }
 
 // loadModule reads, instruments and compiles one route module, checks its
@@ -30,27 +44,44 @@ type module struct {
 // its code loads later (see deferModule); one without them that the
 // interpreter ran to read its contract (the cache lacks it) then drops
 // that code, and its code loads later the same way.
-func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode bool) (*module, error) {
+//
+// A bundle (abi.BundleDir) must export abi.ExportHandleRoute; its
+// contractJSON is then its whole declaration, which loadBundle splits into
+// its routes, and contract stays nil.
+func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode, bundle bool) (*module, error) {
 	if deferCode && e.ServesWhileCompiling() {
-		if m, ok, err := deferModule(e, wasm, rf, poolSize); ok {
+		if m, ok, err := deferModule(e, wasm, rf, poolSize, bundle); ok {
 			return m, err
 		}
 	}
-	m := &module{file: rf.File, pool: e.NewPool(nil, rf.File, poolSize, false)}
+	m := &module{file: rf.File, pool: e.NewPool(nil, rf.File, poolSize, false), index: -1}
 	in, b, err := e.OpenCode(ctx, m.pool, wasm, rf, true)
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > 0 {
-		c, err := contract.Parse(rf.File, b, contract.Options{Method: rf.Method})
-		if err != nil {
+	if bundle {
+		if in.HandleRoute == nil {
 			in.Close(ctx)
 			m.pool.Retire(ctx)
-			return nil, err
+			return nil, errNoHandleRoute(rf.File)
 		}
-		m.contractJSON, m.contract = b, c
+		m.contractJSON, m.hookExported = b, in.OnValidationRoute != nil
+	} else if in.Handle == nil {
+		in.Close(ctx)
+		m.pool.Retire(ctx)
+		return nil, fmt.Errorf("%s: not an Endpoints route module: missing export %q; a module that exports %q alone serves several routes and lives in %s (abi/README.md §9)", rf.File, abi.ExportHandle, abi.ExportHandleRoute, abi.BundleDir)
+	} else {
+		if len(b) > 0 {
+			c, err := contract.Parse(rf.File, b, contract.Options{Method: rf.Method})
+			if err != nil {
+				in.Close(ctx)
+				m.pool.Retire(ctx)
+				return nil, err
+			}
+			m.contractJSON, m.contract = b, c
+		}
+		m.hookExported = in.OnValidation != nil
 	}
-	m.hookExported = in.OnValidation != nil
 	if deferCode && m.pool.Interpreted() {
 		// Its contract read, the module needs its code no more than one
 		// routed from its sections does: release the interpreter's
@@ -86,7 +117,7 @@ func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile
 // contract of the section (engine.DeferPool). A
 // module that fails then is logged, its route answers 500, and
 // Host.WaitCompiled reports it.
-func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int) (*module, bool, error) {
+func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, bundle bool) (*module, bool, error) {
 	if v, ok, err := wasmbin.Custom(wasm, abi.SectionABIVersion); err != nil || !ok || string(v) != strconv.Itoa(abi.Version) {
 		return nil, false, nil
 	}
@@ -94,12 +125,19 @@ func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int
 	if err != nil {
 		return nil, false, nil
 	}
-	hook, err := wasmbin.ExportsFunction(wasm, abi.ExportOnValidationError)
+	hookExport, handler := abi.ExportOnValidationError, abi.ExportHandle
+	if bundle {
+		hookExport, handler = abi.ExportOnValidationErrorRoute, abi.ExportHandleRoute
+	}
+	if ok, err := wasmbin.ExportsFunction(wasm, handler); err != nil || !ok {
+		return nil, false, nil // the eager load says what is missing
+	}
+	hook, err := wasmbin.ExportsFunction(wasm, hookExport)
 	if err != nil {
 		return nil, false, nil
 	}
-	m := &module{file: rf.File, contractJSON: section, hookExported: hook}
-	if section != nil {
+	m := &module{file: rf.File, contractJSON: section, hookExported: hook, index: -1}
+	if section != nil && !bundle {
 		if err := engine.CheckContractSize(section, rf.File); err != nil {
 			return nil, true, err
 		}

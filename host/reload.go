@@ -22,11 +22,20 @@ import (
 )
 
 // loadedFile is one route module of a table: the hash of its bytes and
-// the route it serves, nil when it failed to load.
+// the routes it serves (one, or a bundle's), none when it failed to load.
 type loadedFile struct {
-	hash  [sha256.Size]byte
-	route *route
-	err   error // why route is nil, or why a newer version was refused
+	hash   [sha256.Size]byte
+	routes []*route
+	err    error // why routes is empty, or why a newer version (or some of a bundle's routes) was refused
+}
+
+// pool is the pool of the file's module, which all its routes share; nil
+// when it serves none.
+func (f *loadedFile) pool() *engine.Pool {
+	if len(f.routes) == 0 {
+		return nil
+	}
+	return f.routes[0].mod.pool
 }
 
 // tableState is what lets a table be retired while requests still use it.
@@ -252,8 +261,8 @@ func (h *Host) logProblems(report ReloadReport) {
 func (t *table) exclusive(other *table) []*engine.Pool {
 	shared := map[*engine.Pool]bool{}
 	for _, f := range other.files {
-		if f.route != nil {
-			shared[f.route.mod.pool] = true
+		if p := f.pool(); p != nil {
+			shared[p] = true
 		}
 	}
 	if other.runtime != nil {
@@ -261,8 +270,8 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 	}
 	var out []*engine.Pool
 	for _, f := range t.files {
-		if f.route != nil && !shared[f.route.mod.pool] {
-			out = append(out, f.route.mod.pool)
+		if p := f.pool(); p != nil && !shared[p] {
+			out = append(out, p)
 		}
 	}
 	if t.runtime != nil && !shared[t.runtime.pool] {
@@ -404,7 +413,7 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 			if prev != nil {
 				old = prev.files[f]
 			}
-			if err == nil && old != nil && old.hash == hash && (old.route != nil || old.err != nil) {
+			if err == nil && old != nil && old.hash == hash && (len(old.routes) > 0 || old.err != nil) {
 				results[i] = routeResult{file: old}
 				progress("", 0, nil)
 				return
@@ -419,7 +428,7 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 			lf := &loadedFile{hash: hash}
 			began := time.Now()
 			if err == nil {
-				lf.route, err = h.loadRoute(l.ctx, f, data, prev == nil)
+				lf.routes, err = h.loadRoute(l.ctx, f, data, prev == nil)
 			}
 			lf.err = err
 			results[i] = routeResult{file: lf, news: true}
@@ -435,8 +444,8 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 // discard retires the modules a failed first load made.
 func (l *loading) discard(results []routeResult) {
 	for _, res := range results {
-		if res.news && res.file.route != nil {
-			res.file.route.mod.pool.Retire(l.ctx)
+		if p := res.file.pool(); res.news && p != nil {
+			p.Retire(l.ctx)
 		}
 	}
 }
@@ -506,7 +515,9 @@ const variablesChanged = config.File + " variables"
 
 // assemble makes the route table from the loaded modules: a failed module
 // keeps its previous version, the routes configuration applies to the
-// routes new or changed, and each route claims its methods and path.
+// routes new or changed, and each route claims its methods and path. A
+// bundle's route that another module claims already is refused alone; the
+// bundle's other routes serve.
 func (l *loading) assemble(files []string, results []routeResult) {
 	t, prev := l.t, l.prev
 	configFailed := false
@@ -518,64 +529,71 @@ func (l *loading) assemble(files []string, results []routeResult) {
 		}
 		if lf.err != nil {
 			l.problem(lf.err, res.news)
-			if old != nil && old.route != nil {
+			if old != nil && len(old.routes) > 0 {
 				// The previous version keeps serving; the broken bytes
 				// are remembered so they are not loaded again.
-				lf = &loadedFile{hash: lf.hash, route: old.route, err: lf.err}
+				lf = &loadedFile{hash: lf.hash, routes: old.routes, err: lf.err}
 			}
 		} else if res.news && prev != nil {
 			l.report.note(f, true, old != nil)
 		}
-		// built: the route was made now from new bytes, and its module
-		// belongs to no other table. A route reused from prev is shared
-		// with it, and requests read it: it is never changed, only
-		// rebuilt when the routes configuration changed.
-		r, built := lf.route, res.news && lf.err == nil
-		refuse := func(err error) {
-			l.problem(err, res.news)
-			if built {
-				r.mod.pool.Retire(l.ctx)
-			}
-			t.files[f] = &loadedFile{hash: lf.hash, err: err}
-		}
-		if r != nil && (built || l.configChanged) {
-			// Routes shared with prev are never changed: a new
-			// configuration applies to a fresh route of the same module.
-			next, err := r, error(nil)
-			if !built {
-				next, err = newRoute(r.rf, r.mod)
-			}
-			if err == nil {
-				err = next.addConfigResponses(t.routesConfig)
-			}
-			if err != nil {
-				// A problem of the configuration, not of the module: the
-				// route keeps serving (as before, or without the
-				// configuration's responses), and the configuration is
-				// applied again at the next reload.
-				l.problem(fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err), true)
-				configFailed = true
-				if built {
-					if next, err = newRoute(r.rf, r.mod); err != nil {
-						refuse(err)
-						continue
+		// built: the routes were made now from new bytes, and their
+		// module belongs to no other table. Routes reused from prev are
+		// shared with it, and requests read them: they are never changed,
+		// only rebuilt when the routes configuration changed.
+		built := res.news && lf.err == nil
+		served, refused := make([]*route, 0, len(lf.routes)), lf.err
+		for _, r := range lf.routes {
+			if built || l.configChanged {
+				// Routes shared with prev are never changed: a new
+				// configuration applies to a fresh route of the same module.
+				next, err := r, error(nil)
+				if !built {
+					next, err = newRoute(r.rf, r.mod)
+				}
+				if err == nil {
+					err = next.addConfigResponses(t.routesConfig)
+				}
+				if err != nil {
+					// A problem of the configuration, not of the module: the
+					// route keeps serving (as before, or without the
+					// configuration's responses), and the configuration is
+					// applied again at the next reload.
+					l.problem(fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err), true)
+					configFailed = true
+					if built {
+						if next, err = newRoute(r.rf, r.mod); err != nil {
+							l.problem(err, res.news)
+							refused = err
+							continue
+						}
 					}
 				}
+				r = next
 			}
-			r = next
-		}
-		if r != nil {
+			if r == nil {
+				continue
+			}
 			if err := r.checkTimeouts(limitMaxTimeout(t.set.opts.Limits)); err != nil {
-				refuse(err)
+				l.problem(err, res.news)
+				refused = err
 				continue
 			}
 			if err := r.register(&t.router); err != nil {
-				refuse(err)
+				l.problem(err, res.news)
+				refused = err
 				continue
 			}
+			served = append(served, r)
 			t.routes = append(t.routes, r)
 		}
-		t.files[f] = &loadedFile{hash: lf.hash, route: r, err: lf.err}
+		if len(served) == 0 && len(lf.routes) > 0 && built {
+			lf.routes[0].mod.pool.Retire(l.ctx)
+		}
+		if len(served) == 0 {
+			served = nil
+		}
+		t.files[f] = &loadedFile{hash: lf.hash, routes: served, err: refused}
 	}
 	if configFailed && prev != nil {
 		t.configHash = prev.configHash // try the configuration again at the next reload

@@ -79,7 +79,7 @@ type declaredResponse struct {
 }
 
 func newRoute(rf routefile.Route, mod *module) (*route, error) {
-	r := &route{file: rf.File, pattern: rf.Pattern(), rf: rf, mod: mod, plain: mod.contract == nil}
+	r := &route{file: mod.file, pattern: rf.Pattern(), rf: rf, mod: mod, plain: mod.contract == nil}
 	if r.plain {
 		return r, nil
 	}
@@ -108,12 +108,18 @@ func newRoute(rf routefile.Route, mod *module) (*route, error) {
 			}
 			r.ops[method] = op
 		}
+	case mod.index >= 0:
+		return nil, fmt.Errorf("%s: contract: /: a route of every method (*) must declare its operations in \"methods\" ({\"get\": {...}, \"post\": {...}}), or the route must name its method (e.g. GET %s)", rf.File, rf.Pattern())
 	default:
 		return nil, fmt.Errorf("%s: contract: /: a module without a method suffix must declare its operations in \"methods\" ({\"get\": {...}, \"post\": {...}}), or the file name must carry a method (e.g. %s)", rf.File, strings.TrimSuffix(rf.File, ".wasm")+".get.wasm")
 	}
 	for _, op := range r.ops {
 		if op.contract.OnValidationError && !mod.hookExported {
-			return nil, fmt.Errorf("%s: contract: /onValidationError: true, but the module does not export %q; export the hook (Go SDK: endpoints.OnValidationError) or drop the flag", rf.File, abi.ExportOnValidationError)
+			hook := abi.ExportOnValidationError
+			if mod.index >= 0 {
+				hook = abi.ExportOnValidationErrorRoute // a bundle's
+			}
+			return nil, fmt.Errorf("%s: contract: /onValidationError: true, but the module does not export %q; export the hook (Go SDK: endpoints.OnValidationError) or drop the flag", rf.File, hook)
 		}
 	}
 	set := map[string]bool{"OPTIONS": true}

@@ -533,7 +533,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 		began = time.Now()
 	}
 	guestSpan := c.startSpan(StepGuest, "")
-	res, err := in.Handle.Call(c)
+	res, err := c.route.mod.handle(in, c)
 	var took time.Duration
 	if !began.IsZero() {
 		took = time.Since(began)

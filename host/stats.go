@@ -32,8 +32,8 @@ func (h *Host) Pools() []PoolStats {
 	t := h.table.Load()
 	out := make([]PoolStats, 0, len(t.files))
 	for _, f := range t.files {
-		if f.route != nil {
-			out = append(out, PoolStats(f.route.mod.pool.Stats()))
+		if p := f.pool(); p != nil {
+			out = append(out, PoolStats(p.Stats()))
 		}
 	}
 	slices.SortFunc(out, func(a, b PoolStats) int { return strings.Compare(a.Module, b.Module) })

@@ -181,7 +181,7 @@ func watchSources(ctx context.Context, app string, c *console, since time.Time) 
 		return err
 	}
 	defer w.Close()
-	known, err := guestbuild.Find(app)
+	known, err := appSources(app)
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,7 @@ func watchSources(ctx context.Context, app string, c *console, since time.Time) 
 		case <-timer.C:
 			files := slices.Sorted(maps.Keys(changed))
 			clear(changed)
-			sources, err := guestbuild.Find(app)
+			sources, err := appSources(app)
 			if err != nil {
 				c.event(true, map[string]any{"event": "error", "error": err.Error()}, err.Error())
 				continue

@@ -35,7 +35,7 @@ func embedContracts(ctx context.Context, app string, sources []guestbuild.Source
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i, s := range sources {
-		if !strings.HasPrefix(s.Module, "server/api/") && !strings.HasPrefix(s.Module, "server/routes/") {
+		if !strings.HasPrefix(s.Module, "server/api/") && !strings.HasPrefix(s.Module, "server/routes/") && !strings.HasPrefix(s.Module, abi.BundleDir+"/") {
 			continue // the runtime declaration and middleware have no contract
 		}
 		wg.Add(1)
@@ -154,6 +154,12 @@ func inspect(ctx context.Context, file string, wasm []byte) (*moduleInfo, error)
 		info.Kind = "middleware"
 	case strings.HasSuffix(file, abi.RuntimeModule):
 		info.Kind = "runtime declaration"
+	case strings.Contains(file, abi.BundleDir+"/") && hasSection:
+		var decl abi.Bundle
+		_ = json.Unmarshal(c, &decl)
+		info.Kind, info.Contract = fmt.Sprintf("bundle of %d routes", len(decl.Routes)), c
+	case strings.Contains(file, abi.BundleDir+"/"):
+		info.Kind = "bundle (its routes are in code: run endpoints build to record them)"
 	case hasSection:
 		info.Kind, info.Contract = "endpoint", c
 	case hasExport:

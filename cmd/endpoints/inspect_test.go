@@ -104,6 +104,7 @@ func TestInspectEveryLanguage(t *testing.T) {
 		{guestbuild.LangRust, "rustc", "examples/users-rs", "server/api/users/[id].get.rs", "server/api/users/[id].get.wasm", "endpoint", "Get a user"},
 		{guestbuild.LangWAT, "wat2wasm", "guest-sdk/wat", "hello.wat", "server/api/hello.get.wasm", "endpoint", ""},
 		{guestbuild.LangC, "clang", "examples/users-c", "server/routes/health.get.c", "server/routes/health.get.wasm", "plain route", ""},
+		{guestbuild.LangGo, "go", "examples/users", "handlers", guestbuild.BundleModule, "bundle of 2 routes", ""},
 	} {
 		t.Run(string(tt.lang)+" "+tt.source, func(t *testing.T) {
 			if testing.Short() && (tt.lang == guestbuild.LangGo || tt.lang == guestbuild.LangAS || tt.lang == guestbuild.LangRust) {
@@ -112,6 +113,12 @@ func TestInspectEveryLanguage(t *testing.T) {
 			needTool(t, tt.tool)
 			out := t.TempDir()
 			src := guestbuild.Source{Lang: tt.lang, Path: tt.source, Module: tt.module}
+			if tt.module == guestbuild.BundleModule {
+				src = guestbuild.BundleGo([]guestbuild.Source{
+					{Lang: guestbuild.LangGo, Path: "handlers/get-user", Module: "server/api/users/[id].get.wasm"},
+					{Lang: guestbuild.LangGo, Path: "handlers/health", Module: "server/routes/health.get.wasm"},
+				})[0]
+			}
 			if _, err := guestbuild.Build(t.Context(), filepath.Join(root, filepath.FromSlash(tt.app)), out, []guestbuild.Source{src}, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +138,7 @@ func TestInspectEveryLanguage(t *testing.T) {
 			if info.Kind != tt.kind || !strings.HasPrefix(info.ABI, "v1 (endpoints.abi_version section)") || info.Size == 0 || (tt.summary != "" && c.Summary != tt.summary) {
 				t.Errorf("inspect = kind %q, abi %q, summary %q, size %d; want %q, v1 from its section, summary %q", info.Kind, info.ABI, c.Summary, info.Size, tt.kind, tt.summary)
 			}
-			if tt.kind == "endpoint" && len(info.Contract) == 0 {
+			if tt.kind != "plain route" && len(info.Contract) == 0 {
 				t.Errorf("inspect printed no contract for an endpoint")
 			}
 		})

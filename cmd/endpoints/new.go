@@ -23,6 +23,7 @@ import (
 	"text/template"
 	"unicode"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 )
@@ -173,7 +174,11 @@ func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "endpoints new route: %s already exists: remove it, or write %s there by hand\n", filepath.Join(app, filepath.FromSlash(dir)), rf)
 		return exitError
 	}
-	fmt.Fprintf(stdout, "created %s, which builds %s:\n", rf, rf.File)
+	if cfg, err := config.Load(app); err == nil && !cfg.Build.BundlesGo() {
+		fmt.Fprintf(stdout, "created %s, which builds %s:\n", rf, rf.File)
+	} else {
+		fmt.Fprintf(stdout, "created %s, served by the app's Go bundle %s (%s with \"build\": {\"goBundle\": false}):\n", rf, guestbuild.BundleModule, rf.File)
+	}
 	for _, f := range []string{"main.go", "main_test.go"} {
 		out := path.Join(dir, f)
 		if err := create(app, out, "route/"+f, data); err != nil {

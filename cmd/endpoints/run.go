@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -295,15 +298,21 @@ func checkAppDir(dir string) error {
 // modules as they are would otherwise serve or describe something else
 // than the sources say.
 func requireBuilt(name, app string, stderr io.Writer) bool {
-	sources, err := guestbuild.Find(app)
+	sources, err := appSources(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return false
 	}
 	var missing []string
-	for _, s := range sources {
+	for i := 0; i < len(sources); i++ {
+		s := sources[i]
 		module := filepath.Join(app, filepath.FromSlash(s.Module))
 		mi, err := os.Stat(module)
+		if err != nil && len(s.Routes) > 0 {
+			// Built with --go-bundle=false: each route's own module.
+			sources = append(sources, s.Routes...)
+			continue
+		}
 		if err != nil {
 			missing = append(missing, fmt.Sprintf("%s (from %s)", s.Module, s.Path))
 			continue
@@ -330,6 +339,11 @@ func newestSource(app string, s guestbuild.Source) time.Time {
 		return time.Time{}
 	}
 	var newest time.Time
+	for _, r := range s.Routes {
+		if t := newestSource(app, r); t.After(newest) {
+			newest = t
+		}
+	}
 	entries, _ := os.ReadDir(path)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
@@ -344,11 +358,17 @@ func newestSource(app string, s guestbuild.Source) time.Time {
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	cacheDir := fs.String("cache-dir", "", "also compile every module into the compilation cache in `DIR`, so that serve --cache-dir DIR starts warm")
+	var goBundle *bool
+	fs.Func("go-bundle", "`true` links the app's Go routes into one module, server/bundles/go.wasm; false builds one module per route (replaces endpoints.json's build.goBundle, default true)", func(v string) error {
+		b, err := strconv.ParseBool(v)
+		goBundle = &b
+		return err
+	})
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
 	}
-	if !build(ctx, app, stdout, stderr) {
+	if !buildWith(ctx, app, goBundle, stdout, stderr) {
 		return exitError
 	}
 	if *cacheDir != "" && !precompile(ctx, app, *cacheDir, stdout, stderr) {
@@ -381,13 +401,26 @@ func precompile(ctx context.Context, app, dir string, stdout, stderr io.Writer) 
 // build compiles the app's sources, printing a line per module, then runs
 // the app's build command (endpoints.json "build") when it has one.
 func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
+	return buildWith(ctx, app, nil, stdout, stderr)
+}
+
+// buildWith is build with goBundle, when not nil, in place of
+// endpoints.json's build.goBundle.
+func buildWith(ctx context.Context, app string, goBundle *bool, stdout, stderr io.Writer) bool {
 	cfg, err := config.Load(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
 	}
+	if goBundle != nil {
+		cfg.Build.GoBundle = goBundle
+	}
 	sources, err := guestbuild.Find(app)
 	if err != nil {
+		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		return false
+	}
+	if sources, err = bundled(app, cfg.Build, sources, stdout); err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
 	}
@@ -744,4 +777,42 @@ func tracingTarget(getenv func(string) string) string {
 	protocol := cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"), getenv("OTEL_EXPORTER_OTLP_PROTOCOL"), "http/protobuf")
 	endpoint := cmp.Or(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), getenv("OTEL_EXPORTER_OTLP_ENDPOINT"), "the default endpoint")
 	return "OTLP (" + protocol + ") to " + endpoint
+}
+
+// appSources lists the app's sources as `endpoints build` builds them:
+// its Go routes as one bundle unless endpoints.json says otherwise.
+func appSources(app string) ([]guestbuild.Source, error) {
+	sources, err := guestbuild.Find(app)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(app)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Build.BundlesGo() {
+		sources = guestbuild.BundleGo(sources)
+	}
+	return sources, nil
+}
+
+// bundled applies the "goBundle" setting to the sources build builds:
+// bundled, the Go routes become one source; not, a bundle left by an
+// earlier build is removed (saying so on stdout), since it would claim
+// the routes the per-route modules serve.
+func bundled(app string, b config.Build, sources []guestbuild.Source, stdout io.Writer) ([]guestbuild.Source, error) {
+	if b.BundlesGo() {
+		return guestbuild.BundleGo(sources), nil
+	}
+	if !slices.ContainsFunc(sources, func(s guestbuild.Source) bool { return s.Lang == guestbuild.LangGo }) {
+		return sources, nil
+	}
+	err := os.Remove(filepath.Join(app, filepath.FromSlash(guestbuild.BundleModule)))
+	switch {
+	case err == nil:
+		fmt.Fprintf(stdout, "removed %s: %s says \"goBundle\": false, so each Go route builds its own module\n", guestbuild.BundleModule, config.File)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	return sources, nil
 }

@@ -22,7 +22,7 @@ func exportABIVersion() int32 { return abi.Version }
 //
 //go:wasmexport endpoints_contract
 func exportContract() uint64 {
-	b := reg.contractJSON()
+	b := declaration()
 	if len(b) == 0 {
 		return 0
 	}
@@ -31,6 +31,16 @@ func exportContract() uint64 {
 
 //go:wasmexport endpoints_handle
 func exportHandle() int32 { return handle() }
+
+// exportHandleRoute and exportOnValidationErrorRoute serve a bundle's
+// routes (bundle.go); every Go module has them, and the host calls them
+// only in a bundle.
+//
+//go:wasmexport endpoints_handle_route
+func exportHandleRoute(route int32) int32 { return handleRoute(route) }
+
+//go:wasmexport endpoints_on_validation_error_route
+func exportOnValidationErrorRoute(route int32) int32 { return onValidationErrorRoute(route) }
 
 // exportRuntime returns the runtime declaration like exportContract, 0 in
 // any module that declares none.

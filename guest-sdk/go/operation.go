@@ -323,6 +323,7 @@ func init() { hooks.Reset, hooks.SetVariable = reset, setVariable }
 // between them, and endpointstest.Reset calls it through hooks.Reset.
 func reset() {
 	reg = newRegistry()
+	bundle, bundleJSON = nil, nil
 	middleware.m, middleware.json = nil, nil
 	resetKV()
 }

@@ -77,6 +77,22 @@ type Source struct {
 	Path string
 	// Module is the .wasm it builds, relative to the app.
 	Module string
+	// Routes are the Go routes a bundle (BundleGo) builds into Module,
+	// each with the module it builds alone; nil for any other source.
+	// Path is then the directory that holds them all.
+	Routes []Source
+}
+
+// owns reports whether the Go source s (or a route of its bundle) is the
+// package in dir.
+func (s Source) owns(dir string) bool {
+	if s.Lang != LangGo {
+		return false
+	}
+	if len(s.Routes) == 0 {
+		return s.Path == dir
+	}
+	return slices.ContainsFunc(s.Routes, func(r Source) bool { return r.Path == dir })
 }
 
 // RouteDirs are the directories searched for C, AssemblyScript, Rust and
@@ -343,7 +359,7 @@ func Affected(sources []Source, changed []string) []Source {
 		}
 		owned := false
 		for i, s := range sources {
-			if s.Path == f || s.Lang == LangGo && s.Path == path.Dir(f) {
+			if s.Path == f || s.owns(path.Dir(f)) {
 				pick[i], owned = true, true
 			}
 		}
@@ -417,7 +433,11 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 			var err error
 			switch s.Lang {
 			case LangGo:
-				err = Go(ctx, src, out)
+				if len(s.Routes) > 0 {
+					err = buildBundle(ctx, appDir, outDir, s, out)
+				} else {
+					err = Go(ctx, src, out)
+				}
 			case LangC:
 				err = C(ctx, src, out)
 			case LangWAT:
@@ -446,4 +466,19 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 		}
 	}
 	return results, errors.Join(errs...)
+}
+
+// buildBundle builds a bundle source, then removes the modules its routes
+// built alone before (under outDir): they would claim the bundle's routes
+// a second time.
+func buildBundle(ctx context.Context, appDir, outDir string, s Source, out string) error {
+	if err := GoBundle(ctx, appDir, s.Routes, out); err != nil {
+		return err
+	}
+	for _, r := range s.Routes {
+		if err := os.Remove(filepath.Join(outDir, filepath.FromSlash(r.Module))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("build Go bundle %s: removing %s, which %s built alone before: %w", s.Module, r.Module, r.Path, err)
+		}
+	}
+	return nil
 }

@@ -52,16 +52,16 @@ func TestFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Source{
-		{LangRust, "server/api/items.get.rs", "server/api/items.get.wasm"},
-		{LangAS, "server/api/items.post.ts", "server/api/items.post.wasm"},
-		{LangGo, "handlers/create", "server/api/users.post.wasm"},
-		{LangGo, "handlers/get-user", "server/api/users/[id].get.wasm"},
-		{LangC, "server/api/users/[id].patch.c", "server/api/users/[id].patch.wasm"},
-		{LangGo, "runtime", "server/endpoints/runtime.wasm"},
-		{LangGo, "middleware/audit", "server/middleware/10-audit.wasm"},
-		{LangC, "server/middleware/20-limit.c", "server/middleware/20-limit.wasm"},
-		{LangGo, "files", "server/routes/files/[...path].wasm"},
-		{LangWAT, "server/routes/hello.get.wat", "server/routes/hello.get.wasm"},
+		{Lang: LangRust, Path: "server/api/items.get.rs", Module: "server/api/items.get.wasm"},
+		{Lang: LangAS, Path: "server/api/items.post.ts", Module: "server/api/items.post.wasm"},
+		{Lang: LangGo, Path: "handlers/create", Module: "server/api/users.post.wasm"},
+		{Lang: LangGo, Path: "handlers/get-user", Module: "server/api/users/[id].get.wasm"},
+		{Lang: LangC, Path: "server/api/users/[id].patch.c", Module: "server/api/users/[id].patch.wasm"},
+		{Lang: LangGo, Path: "runtime", Module: "server/endpoints/runtime.wasm"},
+		{Lang: LangGo, Path: "middleware/audit", Module: "server/middleware/10-audit.wasm"},
+		{Lang: LangC, Path: "server/middleware/20-limit.c", Module: "server/middleware/20-limit.wasm"},
+		{Lang: LangGo, Path: "files", Module: "server/routes/files/[...path].wasm"},
+		{Lang: LangWAT, Path: "server/routes/hello.get.wat", Module: "server/routes/hello.get.wasm"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Find:\n got %v\nwant %v", got, want)

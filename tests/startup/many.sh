@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: tests/startup/many.sh DIR [N]}
 n=${2:-50}
-go run ./cmd/endpoints build examples/users >/dev/null
+go run ./cmd/endpoints build --go-bundle=false examples/users >/dev/null
 base="examples/users/server/api/users/[id].get.wasm"
 for ((i = 0; i < n; i++)); do
   mkdir -p "$dir/server/api/r$(printf %02d "$i")"

@@ -65,7 +65,7 @@ func (e *Engine) OpenCode(ctx context.Context, p *Pool, wasm []byte, rf routefil
 	}
 	var b []byte
 	if in.Mod.ExportedFunction(abi.ExportContract) != nil {
-		if b, err = ExportedBytes(in, lc, rf.File, abi.ExportContract, abi.ContractMaxBytes); err != nil {
+		if b, err = ExportedBytes(in, lc, rf.File, abi.ExportContract, contractLimit(rf.File)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -75,10 +75,26 @@ func (e *Engine) OpenCode(ctx context.Context, p *Pool, wasm []byte, rf routefil
 		}
 		b = section
 	}
-	if err := CheckContractSize(b, rf.File); err != nil {
-		return nil, nil, err
+	if !isBundle(rf.File) {
+		// A bundle's routes are checked one by one, by the host.
+		if err := CheckContractSize(b, rf.File); err != nil {
+			return nil, nil, err
+		}
 	}
 	return in, b, nil
+}
+
+// isBundle reports whether file is a bundle's (abi.BundleDir), whose
+// contract is a declaration of routes.
+func isBundle(file string) bool { return strings.HasPrefix(file, abi.BundleDir+"/") }
+
+// contractLimit is the most bytes file's contract may have: a bundle's
+// declaration holds many routes' contracts.
+func contractLimit(file string) int {
+	if isBundle(file) {
+		return abi.BundleMaxBytes
+	}
+	return abi.ContractMaxBytes
 }
 
 // CheckContractSize refuses a contract of more JSON objects than the host
@@ -176,8 +192,8 @@ func ReadSections(wasm []byte, file string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	case !ok:
 		return nil, nil
-	case len(c) > abi.ContractMaxBytes:
-		return nil, fmt.Errorf("%s: its %s section holds %d bytes; the host accepts at most %d", file, abi.SectionContract, len(c), abi.ContractMaxBytes)
+	case len(c) > contractLimit(file):
+		return nil, fmt.Errorf("%s: its %s section holds %d bytes; the host accepts at most %d", file, abi.SectionContract, len(c), contractLimit(file))
 	}
 	return bytes.Clone(c), nil
 }
@@ -311,9 +327,12 @@ func checkExports(fns map[string]api.FunctionDefinition, mems map[string]api.Mem
 		results  []api.ValueType
 	}{
 		{abi.ExportABIVersion, true, nil, []api.ValueType{api.ValueTypeI32}},
-		{abi.ExportHandle, true, nil, []api.ValueType{api.ValueTypeI32}},
+		// A bundle (abi.BundleDir) may have endpoints_handle_route alone.
+		{abi.ExportHandle, fns[abi.ExportHandleRoute] == nil, nil, []api.ValueType{api.ValueTypeI32}},
 		{abi.ExportContract, false, nil, []api.ValueType{api.ValueTypeI64}},
 		{abi.ExportOnValidationError, false, nil, []api.ValueType{api.ValueTypeI32}},
+		{abi.ExportHandleRoute, false, []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}},
+		{abi.ExportOnValidationErrorRoute, false, []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}},
 	}
 	for _, w := range want {
 		fn, ok := fns[w.name]

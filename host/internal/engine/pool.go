@@ -30,6 +30,11 @@ type Instance struct {
 	Mod          api.Module
 	Handle       api.Function
 	OnValidation api.Function
+	// HandleRoute and OnValidationRoute are a bundle's
+	// endpoints_handle_route and endpoints_on_validation_error_route (nil
+	// when not exported): they take the index of the route the request
+	// matched.
+	HandleRoute, OnValidationRoute api.Function
 	// Before, After and Verify are a middleware's exports (nil when not
 	// exported): cached, as wazero makes a new api.Function, with its
 	// stack, at each ExportedFunction.
@@ -344,10 +349,11 @@ func (p *Pool) instantiate(ctx context.Context) (*Instance, error) {
 		}
 	}
 	in := &Instance{Mod: mod, Handle: mod.ExportedFunction(abi.ExportHandle), OnValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g, code: c, memBytes: memorySize(mod)}
+	in.HandleRoute, in.OnValidationRoute = mod.ExportedFunction(abi.ExportHandleRoute), mod.ExportedFunction(abi.ExportOnValidationErrorRoute)
 	if p.noHandle {
 		in.Before, in.After, in.Verify = mod.ExportedFunction(abi.ExportBefore), mod.ExportedFunction(abi.ExportAfter), mod.ExportedFunction(abi.ExportVerify)
 	}
-	if in.Handle == nil && !p.noHandle {
+	if in.Handle == nil && in.HandleRoute == nil && !p.noHandle {
 		_ = mod.Close(ctx)
 		return nil, fmt.Errorf("%s: missing export %q", p.file, abi.ExportHandle)
 	}

@@ -1,0 +1,107 @@
+package endpoints
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// A bundle is one module that serves several routes (abi/README.md §9):
+// endpoints build links an app's Go routes into one by default, each
+// route's package imported by a generated main package. Each route package
+// gets one more file from the build, which calls [BundleRoute] in a
+// package variable's initialiser: Go initialises a package's variables
+// before it runs its init functions, and each package whole before the
+// next, so the handlers a route's init functions register land in that
+// route's own registry. The bundle's declaration lists the routes in the
+// order BundleRoute was called, which is the index the host passes to
+// endpoints_handle_route.
+
+// bundleRoute is one route of a bundle and what its package registered.
+type bundleRoute struct {
+	route string
+	reg   *registry
+}
+
+// bundle holds the routes of a bundle module, by index; empty in a module
+// of one route. bundleJSON is its declaration, built on first use (the
+// bytes stay valid for the host).
+var (
+	bundle     []bundleRoute
+	bundleJSON []byte
+)
+
+// BundleRoute begins the registrations of one route of a bundle: the
+// handlers, hook and operations registered after it, until the next call,
+// serve route, in the form of a //endpoints:route directive ("GET
+// /api/users/:id"). It returns nothing useful; its result lets it be
+// called from a variable's initialiser, before the package's init
+// functions:
+//
+//	var _ = endpoints.BundleRoute("GET /api/users/:id")
+//
+// # Notes
+//
+// Route code never calls it: endpoints build writes that line into each
+// route package of a bundle. A module that calls it is a bundle, which the
+// host loads only from server/bundles.
+func BundleRoute(route string) struct{} {
+	reg = newRegistry()
+	bundle = append(bundle, bundleRoute{route: route, reg: reg})
+	bundleJSON = nil
+	return struct{}{}
+}
+
+// declaration returns what the endpoints_contract export returns: a
+// bundle's declaration ([abi.Bundle]), or the contract of a module of one
+// route.
+func declaration() []byte {
+	if len(bundle) == 0 {
+		return reg.contractJSON()
+	}
+	if bundleJSON == nil {
+		d := abi.Bundle{Routes: make([]abi.BundleRoute, len(bundle))}
+		for i, b := range bundle {
+			d.Routes[i] = abi.BundleRoute{Route: b.route, Contract: b.reg.contractJSON()}
+		}
+		var err error
+		if bundleJSON, err = json.Marshal(d); err != nil {
+			panic("endpoints: encoding the bundle's declaration: " + err.Error())
+		}
+	}
+	return bundleJSON
+}
+
+// selectRoute makes the registry of a bundle's route the one requests use,
+// for the body of endpoints_handle_route and
+// endpoints_on_validation_error_route.
+func selectRoute(export string, index int32) error {
+	if len(bundle) == 0 {
+		return fmt.Errorf("%s called in a module of one route: the host calls it only in a bundle", export)
+	}
+	if index < 0 || int(index) >= len(bundle) {
+		return fmt.Errorf("%s called for route %d; the bundle has %d routes", export, index, len(bundle))
+	}
+	reg = bundle[index].reg
+	return nil
+}
+
+// handleRoute serves one request for route index of a bundle.
+func handleRoute(index int32) int32 {
+	if err := selectRoute(abi.ExportHandleRoute, index); err != nil {
+		hostLog(abi.LogError, "endpoints: "+err.Error())
+		return 1
+	}
+	return handle()
+}
+
+// onValidationErrorRoute runs the validation-error hook of route index of
+// a bundle.
+func onValidationErrorRoute(index int32) int32 {
+	if err := selectRoute(abi.ExportOnValidationErrorRoute, index); err != nil {
+		hostLog(abi.LogError, "endpoints: "+err.Error())
+		return hookFailed
+	}
+	return onValidationError()
+}

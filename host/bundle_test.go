@@ -1,0 +1,477 @@
+package host_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+)
+
+// bundleWAT is a bundle module: its declaration, and a handler that
+// answers with the index of the route it was called for, as one digit.
+// With hook, it also has the validation-error hook, answering 422 with
+// "h" and the index.
+func bundleWAT(declaration string, hook bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "(module\n%s  (memory (export \"memory\") %d)\n", watImports, 2+(1024+len(declaration))>>16)
+	b.WriteString("  (func (export \"endpoints_abi_version\") (result i32) (i32.const 1))\n")
+	fmt.Fprintf(&b, "  (data (i32.const 1024) \"%s\")\n", watString(declaration))
+	fmt.Fprintf(&b, "  (func (export \"endpoints_contract\") (result i64) (i64.const %d))\n", int64(1024)<<32|int64(len(declaration)))
+	b.WriteString(`  (func (export "endpoints_handle_route") (param $r i32) (result i32)
+    (i32.store8 (i32.const 0) (i32.add (i32.const 48) (local.get $r)))
+    (drop (call $write (i32.const 0) (i32.const 1)))
+    (i32.const 0))
+`)
+	if hook {
+		b.WriteString(`  (func (export "endpoints_on_validation_error_route") (param $r i32) (result i32)
+    (drop (call $set_status (i32.const 422)))
+    (i32.store8 (i32.const 0) (i32.const 104))
+    (i32.store8 (i32.const 1) (i32.add (i32.const 48) (local.get $r)))
+    (drop (call $write (i32.const 0) (i32.const 2)))
+    (i32.const 0))
+`)
+	}
+	b.WriteString(")\n")
+	return b.String()
+}
+
+// threeRoutes declares an endpoint, a plain route and an endpoint with a
+// validated parameter and the validation-error hook.
+const threeRoutes = `{"routes": [
+  {"route": "GET /api/a", "contract": {"summary": "Route A"}},
+  {"route": "* /b"},
+  {"route": "GET /api/items/:id", "contract": {"summary": "One item", "onValidationError": true,
+    "request": {"params": {"type": "object", "properties": {"id": {"type": "integer", "minimum": 1}}}}}}
+]}`
+
+// TestBundleServesEachRoute: one module serves the routes it declares,
+// each called with its own index and validated against its own contract;
+// each is listed and documented as a module of one route would be.
+func TestBundleServesEachRoute(t *testing.T) {
+	t.Parallel()
+	a := newApp(t).watSource("server/bundles/w.wasm", bundleWAT(threeRoutes, true))
+	srv, _ := a.serve(host.Options{Mode: host.Development})
+	for _, tc := range []struct {
+		name, method, path string
+		status             int
+		body               string
+	}{
+		{"endpoint", "GET", "/api/a", 200, "0"},
+		{"plain route, any method", "DELETE", "/b", 200, "1"},
+		{"endpoint with a parameter", "GET", "/api/items/3", 200, "2"},
+		{"its own validation, its own hook", "GET", "/api/items/0", 422, "h2"},
+		{"a method the route does not serve", "POST", "/api/a", 405, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := do(t, srv, tc.method, tc.path, "")
+			if got.status != tc.status || tc.body != "" && got.body != tc.body {
+				t.Errorf("%s %s = %d %q, want %d %q", tc.method, tc.path, got.status, got.body, tc.status, tc.body)
+			}
+		})
+	}
+	doc := do(t, srv, "GET", "/_endpoints/schema", "")
+	for _, want := range []string{`"/api/a"`, `"Route A"`, `"/api/items/{id}"`, `"One item"`} {
+		if !strings.Contains(doc.body, want) {
+			t.Errorf("the document lacks %s", want)
+		}
+	}
+	h, _ := a.host(host.Options{Mode: host.Development})
+	routes := h.Routes()
+	if len(routes) != 3 {
+		t.Fatalf("Routes() = %+v, want 3", routes)
+	}
+	for _, r := range routes {
+		if r.File != "server/bundles/w.wasm" {
+			t.Errorf("route %s %s: File = %q, want the bundle", r.Method, r.Path, r.File)
+		}
+	}
+	if pools := h.Pools(); len(pools) != 1 {
+		t.Errorf("Pools() = %d pools, want the bundle's one", len(pools))
+	}
+}
+
+// TestBundleRefused: a bundle that breaks a rule fails its load, naming
+// the bundle, the route and the rule; a route claimed by a bundle and by
+// another module is refused, naming both.
+func TestBundleRefused(t *testing.T) {
+	t.Parallel()
+	noHandler := strings.Replace(bundleWAT(threeRoutes, false), `"endpoints_handle_route"`, `"endpoints_handle"`, 1)
+	noHandler = strings.Replace(noHandler, `(param $r i32) (result i32)
+    (i32.store8 (i32.const 0) (i32.add (i32.const 48) (local.get $r)))`, `(result i32)`, 1)
+	for _, tc := range []struct {
+		name   string
+		source string
+		extra  bool // also serve server/api/a.get.wasm
+		want   string
+		file   string // where the module is; the bundle's place when ""
+	}{
+		{"two claims of one route in the bundle", bundleWAT(`{"routes": [{"route": "GET /api/a"}, {"route": "GET /api/a"}]}`, false), false,
+			"server/bundles/w.wasm (GET /api/a) and server/bundles/w.wasm (GET /api/a) both claim GET /api/a", ""},
+		{"a route the bundle and a module claim", bundleWAT(threeRoutes, true), true,
+			"server/api/a.get.wasm and server/bundles/w.wasm (GET /api/a) both claim GET /api/a", ""},
+		{"no routes", bundleWAT(`{"routes": []}`, false), false, "server/bundles/w.wasm: /routes: a bundle declares at least one route", ""},
+		{"a contract instead of a declaration", bundleWAT(`{"summary": "one route"}`, false), false, "its declaration is not a bundle's", ""},
+		{"a route that is no route", bundleWAT(`{"routes": [{"route": "/api/a"}]}`, false), false, "server/bundles/w.wasm: /routes/0/route: route \"/api/a\": want METHOD /path", ""},
+		{"a contract that breaks the schema", bundleWAT(`{"routes": [{"route": "GET /api/a", "contract": {"summary": 7}}]}`, false), false,
+			"server/bundles/w.wasm (GET /api/a): contract: /summary", ""},
+		{"no endpoints_handle_route", noHandler, false, `must export "endpoints_handle_route"`, ""},
+		{"a route's contract past the objects a contract may hold", bundleWAT(`{"routes": [{"route": "GET /api/a", "contract": {"$defs": {`+manyDefs(5000)+`}}}]}`, false), false,
+			"server/bundles/w.wasm (GET /api/a): its contract holds 5002 JSON objects", ""},
+		{"an endpoint of every method without methods", bundleWAT(`{"routes": [{"route": "* /api/a", "contract": {"summary": "A"}}]}`, false), false,
+			`server/bundles/w.wasm (* /api/a): contract: /: a route of every method (*) must declare its operations in "methods"`, ""},
+		{"a hook declared but not exported", bundleWAT(threeRoutes, false), false,
+			`server/bundles/w.wasm (GET /api/items/:id): contract: /onValidationError: true, but the module does not export "endpoints_on_validation_error_route"`, ""},
+		{"a bundle's handler alone in a module of one route", bundleWAT(threeRoutes, false), false,
+			`server/api/a.get.wasm: not an Endpoints route module: missing export "endpoints_handle"`, "server/api/a.get.wasm"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.file == "" {
+				tc.file = "server/bundles/w.wasm"
+			}
+			a := newApp(t).watSource(tc.file, tc.source)
+			if tc.extra {
+				a.wat("server/api/a.get.wasm", watModule{handle: plainOK, extra: `  (data (i32.const 2048) "ok")` + "\n"})
+			}
+			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, Logger: discardLogger(), CacheDir: testCacheDir(t)})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("host.New = %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestGoBundleServesEveryRoute builds an app of many generated Go routes
+// into one bundle, as endpoints build does by default, serves it, and
+// checks that every route answers with its own handler, validates with
+// its own contract, and is in the document.
+func TestGoBundleServesEveryRoute(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles Go routes")
+	}
+	requireTool(t, "go")
+	t.Parallel()
+	const n = 30
+	dir := goRoutesApp(t, n)
+	sources, err := guestbuild.Find(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sources) != n+1 {
+		t.Fatalf("Find = %d sources, want %d", len(sources), n+1)
+	}
+	sources = guestbuild.BundleGo(sources)
+	if len(sources) != 1 || sources[0].Module != guestbuild.BundleModule {
+		t.Fatalf("BundleGo = %+v, want one bundle", sources)
+	}
+	if _, err := guestbuild.Build(t.Context(), dir, dir, sources, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "server", "api")); err == nil {
+		t.Errorf("the build wrote modules of single routes beside the bundle")
+	}
+	srv, logs := (&app{t: t, dir: dir}).serve(host.Options{Mode: host.Development})
+	doc := do(t, srv, "GET", "/_endpoints/schema", "")
+	for i := range n {
+		path := fmt.Sprintf("/api/r%02d", i)
+		if got, want := do(t, srv, "GET", path+"/7", ""), fmt.Sprintf(`{"id":7,"route":%d}`, i); got.status != 200 || got.body != want {
+			t.Errorf("GET %s/7 = %d %s, want 200 %s", path, got.status, got.body, want)
+		}
+		if got := do(t, srv, "GET", path+"/0", ""); got.status != 400 {
+			t.Errorf("GET %s/0 = %d %s, want 400 from its contract's minimum", path, got.status, got.body)
+		}
+		for _, want := range []string{`"` + path + `/{id}"`, fmt.Sprintf(`"Route %02d"`, i)} {
+			if !strings.Contains(doc.body, want) {
+				t.Errorf("the document lacks %s", want)
+			}
+		}
+	}
+	if got := do(t, srv, "GET", "/health", ""); got.status != 200 || got.body != "ok" {
+		t.Errorf("GET /health (a plain route of the bundle) = %d %q", got.status, got.body)
+	}
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("an answer broke its contract:\n%s", logs)
+	}
+}
+
+// goRoutesApp writes an app of n Go routes, GET /api/rNN/:id, each
+// answering its number and the id, and a plain route GET /health with a
+// test file, in a Go module of its own that uses this checkout's SDK.
+func goRoutesApp(t *testing.T, n int) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The app's go line must be at least the SDK module's.
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := "go 1.24"
+	for _, l := range strings.Split(string(mod), "\n") {
+		if strings.HasPrefix(l, "go ") {
+			goLine = l
+		}
+	}
+	// Right under the temporary directory, as an app often is under its
+	// parent: the compiler then names the build's overlay files by a path
+	// relative to the app (../endpoints-bundle-*/1.go), which the build
+	// must rewrite too.
+	dir, err := os.MkdirTemp("", "goapp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	files := map[string]string{
+		"go.mod": fmt.Sprintf("module example.com/many\n\n%s\n\nrequire github.com/wasmendpoints/endpoints v0.0.0\n\nreplace github.com/wasmendpoints/endpoints => %s\n", goLine, root),
+		"handlers/health/main.go": `//endpoints:route GET /health
+package main
+
+import endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+
+func init() {
+	endpoints.HandleRaw(func(w endpoints.ResponseWriter, r *endpoints.RawRequest) {
+		w.Write([]byte("ok"))
+	})
+}
+
+func main() {}
+`,
+		// A route's tests are package main too: the bundle must rename them.
+		"handlers/health/main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestNothing(t *testing.T) {}\n",
+	}
+	for i := range n {
+		files[fmt.Sprintf("handlers/r%02d/main.go", i)] = fmt.Sprintf(`//endpoints:route GET /api/r%02d/:id
+package main
+
+import endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+
+type input struct {
+	ID int `+"`path:\"id\" minimum:\"1\"`"+`
+}
+
+type answer struct {
+	ID    int `+"`json:\"id\"`"+`
+	Route int `+"`json:\"route\"`"+`
+}
+
+func init() {
+	endpoints.Handle(endpoints.Operation{
+		Summary:   "Route %02d",
+		Responses: endpoints.Responses{200: endpoints.JSON[answer]("The route's answer")},
+	}, func(in *input) endpoints.Reply {
+		return endpoints.Respond(200, answer{ID: in.ID, Route: %d})
+	})
+}
+
+func main() {}
+`, i, i, i)
+	}
+	for rel, src := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestGoBundleReloadUnderLoad: while clients call two routes of a Go
+// bundle, one route's source changes and the bundle is rebuilt and
+// reloaded: the new answer is served and no request fails. A source that
+// no longer compiles fails the build, naming the file, and leaves the
+// bundle on disk, and so what is served, as it was.
+func TestGoBundleReloadUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles Go routes")
+	}
+	requireTool(t, "go")
+	t.Parallel()
+	dir := goRoutesApp(t, 3)
+	rebuild := func() error {
+		sources, err := guestbuild.Find(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = guestbuild.Build(t.Context(), dir, dir, guestbuild.BundleGo(sources), nil)
+		return err
+	}
+	if err := rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := (&app{t: t, dir: dir}).host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	const clients = 4
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answers := map[string]int{}
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			path := fmt.Sprintf("/api/r%02d/7", c%2)
+			for !stop.Load() {
+				res, err := srv.Client().Get(srv.URL + path)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				body, err := io.ReadAll(res.Body)
+				res.Body.Close()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				answers[fmt.Sprintf("%s %d %s", path, res.StatusCode, body)]++
+				mu.Unlock()
+			}
+		}()
+	}
+	seen := func(answer string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return answers[answer] > 0
+	}
+	if !waitFor(t, 10*time.Second, func() bool { return seen(`/api/r01/7 200 {"id":7,"route":1}`) }) {
+		t.Fatal("the clients got no answer within 10 s")
+	}
+
+	src := filepath.Join(dir, "handlers", "r01", "main.go")
+	orig, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(orig), "Route: 1}", "Route: 101}", 1)
+	if err := os.WriteFile(src, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved := time.Now()
+	if err := rebuild(); err != nil {
+		t.Fatal(err)
+	}
+	report := h.Reload(t.Context())
+	if len(report.Problems) > 0 || !slices.Equal(report.Changed, []string{guestbuild.BundleModule}) {
+		t.Fatalf("reload = %v, want %s changed and no problem", report, guestbuild.BundleModule)
+	}
+	if !waitFor(t, 10*time.Second, func() bool { return seen(`/api/r01/7 200 {"id":7,"route":101}`) }) {
+		t.Fatal("the changed route was not served within 10 s of its reload")
+	}
+	t.Logf("saved to served: %s (rebuild and reload of the bundle, on this machine)", time.Since(saved).Round(time.Millisecond))
+
+	bundle := filepath.Join(dir, filepath.FromSlash(guestbuild.BundleModule))
+	before, err := os.ReadFile(bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(changed+"\nthis is not Go\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := rebuild(); err == nil || !strings.Contains(err.Error(), "handlers/r01/main.go") {
+		t.Errorf("building a broken route = %v, want the compiler's error naming handlers/r01/main.go", err)
+	}
+	if after, err := os.ReadFile(bundle); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("a failed build changed the bundle (%v)", err)
+	}
+	if report := h.Reload(t.Context()); !report.Unchanged() {
+		t.Errorf("reload after a failed build = %v, want nothing changed", report)
+	}
+	mu.Lock()
+	n := answers[`/api/r01/7 200 {"id":7,"route":101}`]
+	mu.Unlock()
+	if !waitFor(t, 10*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return answers[`/api/r01/7 200 {"id":7,"route":101}`] > n+clients
+	}) {
+		t.Error("the bundle stopped serving after a failed build")
+	}
+	stop.Store(true)
+	wg.Wait()
+	for answer, count := range answers {
+		if !strings.Contains(answer, " 200 ") {
+			t.Errorf("%d answers %q during the reloads, want none failed", count, answer)
+		}
+	}
+}
+
+// TestBundleDeferredCode: a bundle carrying its declaration in its
+// sections, as endpoints build writes it, is routed from them before its
+// code loads: each route validates and is documented without code, and
+// the first request that reaches a guest loads the bundle's code once for
+// all its routes.
+func TestBundleDeferredCode(t *testing.T) {
+	t.Parallel()
+	const file = "server/bundles/w.wasm"
+	a := newApp(t).watSource(file, bundleWAT(threeRoutes, true)).embedSections(file)
+	release := make(chan struct{})
+	h, _ := a.heldHost(release)
+	if h.HasCode(file) {
+		t.Fatal("the code of a bundle with its sections loaded before New returned")
+	}
+	if rec := get(h, "/api/items/0"); rec.Code != 422 || rec.Body.String() != "h2" {
+		t.Errorf("GET /api/items/0 = %d %s, want route 2's hook", rec.Code, rec.Body)
+	}
+	if rec := get(h, "/_endpoints/schema"); !strings.Contains(rec.Body.String(), `"/api/items/{id}"`) || !strings.Contains(rec.Body.String(), `"Route A"`) {
+		t.Errorf("the document lacks the bundle's routes: %s", rec.Body)
+	}
+	for path, want := range map[string]string{"/api/a": "0", "/b": "1", "/api/items/3": "2"} {
+		if rec := get(h, path); rec.Code != 200 || rec.Body.String() != want {
+			t.Errorf("GET %s = %d %s, want 200 %s", path, rec.Code, rec.Body, want)
+		}
+	}
+	close(release)
+	if err := h.WaitCompiled(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if rec := get(h, "/api/items/4"); rec.Code != 200 || rec.Body.String() != "2" {
+		t.Errorf("GET /api/items/4 once compiled = %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestBundleLargerThanOneContract: the limits of a contract bound each
+// route of a bundle, not its whole declaration: three routes of 400 KiB
+// each load, where one contract of 1.2 MiB would not.
+func TestBundleLargerThanOneContract(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 400<<10)
+	decl := fmt.Sprintf(`{"routes": [{"route": "GET /api/a", "contract": {"description": %q}}, {"route": "GET /api/b", "contract": {"description": %q}}, {"route": "GET /api/c", "contract": {"description": %q}}]}`, long, long, long)
+	a := newApp(t).watSource("server/bundles/w.wasm", bundleWAT(decl, false))
+	h, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, Logger: discardLogger(), CacheDir: testCacheDir(t)})
+	if err != nil {
+		t.Fatalf("host.New: %v", err)
+	}
+	defer h.Close(context.Background())
+	if n := len(h.Routes()); n != 3 {
+		t.Errorf("%d routes, want 3", n)
+	}
+}
+
+// manyDefs writes n empty schemas, "d0": {} to "d<n-1>": {}, for a
+// $defs object.
+func manyDefs(n int) string {
+	defs := make([]string, n)
+	for i := range defs {
+		defs[i] = fmt.Sprintf(`"d%d":{}`, i)
+	}
+	return strings.Join(defs, ",")
+}

@@ -1,0 +1,73 @@
+package guestbuild
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRenamedPackage: a route's files, its tests included, are renamed
+// from package main, with every other byte (and so every line number)
+// kept; a file of another package is refused, naming it.
+func TestRenamedPackage(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file, src, want, wantErr string
+	}{
+		{"main.go", "//go:build wasip1\n\n// Doc.\npackage main\n\nfunc main() {}\n", "//go:build wasip1\n\n// Doc.\npackage route\n\nfunc main() {}\n", ""},
+		{"main_test.go", "package main\n\nimport \"testing\"\n", "package route\n\nimport \"testing\"\n", ""},
+		{"ext_test.go", "package main_test // external\n", "package route_test // external\n", ""},
+		{"lib.go", "package lib\n", "", "lib.go: package lib: a Go route is a main package"},
+		{"mainly.go", "package mainly\n", "", "mainly.go: package mainly"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f := filepath.Join(dir, tc.file)
+			if err := os.WriteFile(f, []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := renamedPackage(f)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("renamedPackage = %q, %v; want an error with %q", got, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || string(got) != tc.want {
+				t.Errorf("renamedPackage = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestBundleGo: the Go routes become one source listing them, where the
+// first was; the runtime declaration, middleware and other languages
+// stay as they are.
+func TestBundleGo(t *testing.T) {
+	in := []Source{
+		{Lang: LangC, Path: "server/api/a.get.c", Module: "server/api/a.get.wasm"},
+		{Lang: LangGo, Path: "handlers/b", Module: "server/api/b.get.wasm"},
+		{Lang: LangGo, Path: "runtime", Module: "server/endpoints/runtime.wasm"},
+		{Lang: LangGo, Path: "handlers/x/c", Module: "server/routes/c.get.wasm"},
+		{Lang: LangGo, Path: "mw", Module: "server/middleware/10-a.wasm"},
+	}
+	got := BundleGo(in)
+	if len(got) != 4 || got[1].Module != BundleModule || got[1].Path != "handlers" || len(got[1].Routes) != 2 ||
+		got[1].Routes[0].Path != "handlers/b" || got[1].Routes[1].Path != "handlers/x/c" {
+		t.Fatalf("BundleGo = %+v", got)
+	}
+	for i, want := range []string{"server/api/a.get.wasm", BundleModule, "server/endpoints/runtime.wasm", "server/middleware/10-a.wasm"} {
+		if got[i].Module != want {
+			t.Errorf("source %d builds %s, want %s", i, got[i].Module, want)
+		}
+	}
+	if again := BundleGo(got); len(again) != 4 || len(again[1].Routes) != 2 {
+		t.Errorf("BundleGo of a bundle = %+v, want it unchanged", again)
+	}
+	if none := BundleGo(in[:1]); len(none) != 1 || none[0].Module != "server/api/a.get.wasm" {
+		t.Errorf("BundleGo without Go routes = %+v", none)
+	}
+	if !got[1].owns("handlers/x/c") || got[1].owns("handlers") || got[1].owns("runtime") {
+		t.Errorf("the bundle owns the wrong directories")
+	}
+}
