@@ -77,6 +77,10 @@ type App struct {
 	// address read from X-Forwarded-For (for rate limits). Defaults to
 	// none.
 	TrustedProxies []string `json:"trustedProxies,omitzero"`
+	// Databases are the SQL databases the app's guests reach by name; see
+	// [Database]. Absent: "main", an SQLite file under the app
+	// ([DefaultDatabasePath]), created when a guest first uses it.
+	Databases map[string]Database `json:"databases,omitzero"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -244,6 +248,12 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/idempotency/lease", "must be positive")
 	case cfg.Idempotency.Replay < 0:
 		return nil, badSetting(file, "/idempotency/replay", "must be positive")
+	}
+	if l.SQLResultBytes < 0 {
+		return nil, badSetting(file, "/limits/sqlResultBytes", "must be positive, got %d", l.SQLResultBytes)
+	}
+	if err := checkDatabases(file, cfg.Databases); err != nil {
+		return nil, err
 	}
 	if err := checkBuild(file, data, cfg.Build); err != nil {
 		return nil, err

@@ -100,7 +100,15 @@ type Limits struct {
 	// first one of its module, which stays warm. Defaults to
 	// [DefaultInstanceIdleTimeout].
 	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
+	// SQLResultBytes is the largest result one database statement may
+	// give a guest, as JSON (abi/README.md §3, "Databases"); a larger one
+	// fails with the code "too_large". Defaults to
+	// [DefaultSQLResultBytes].
+	SQLResultBytes int64 `json:"sqlResultBytes,omitzero"`
 }
+
+// DefaultSQLResultBytes is the default of [Limits.SQLResultBytes]: 1 MiB.
+const DefaultSQLResultBytes = 1 << 20
 
 // Defaults of [Limits].
 const (

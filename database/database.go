@@ -82,10 +82,12 @@ type DB interface {
 	// Begin opens a transaction; its connection stays taken until Commit
 	// or Rollback.
 	Begin(ctx context.Context) (Tx, error)
-	// Migrate runs a migration script (several statements, no
-	// parameters) and records it in the same transaction with record,
-	// which receives the transaction: nothing is applied unless all is.
-	Migrate(ctx context.Context, script string, record func(Querier) error) error
+	// Migrate runs fn in a transaction that holds the database's
+	// migration lock (PostgreSQL: an advisory lock; SQLite: the write
+	// lock), so that hosts starting together apply each migration once;
+	// it commits when fn returns nil, and nothing fn did remains
+	// otherwise.
+	Migrate(ctx context.Context, fn func(m Migration) error) error
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
 	// System is the database's name for traces (OpenTelemetry's
@@ -101,6 +103,15 @@ type Tx interface {
 	Querier
 	Commit(ctx context.Context) error
 	Rollback(ctx context.Context) error
+}
+
+// Migration is the transaction [DB.Migrate] runs: the host's own, trusted
+// statements.
+type Migration interface {
+	Querier
+	// Script runs the statements of a migration file, without
+	// parameters, in turn.
+	Script(ctx context.Context, sql string) error
 }
 
 // Rows iterates a statement's result.

@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	"github.com/wasmendpoints/endpoints/abi"
 )
@@ -32,12 +33,18 @@ type Error struct {
 	// Constraint names the constraint that refused a change, when the
 	// database says ([CodeConstraint] only).
 	Constraint string
+	// Statement is the statement of a migration script that failed,
+	// when the driver can tell.
+	Statement string
 	// Err is the driver's error, if any.
 	Err error
 }
 
 func (e *Error) Error() string {
 	s := string(e.Code) + ": " + e.Message
+	if e.Statement != "" {
+		s += " in the statement " + strconv.Quote(e.Statement)
+	}
 	if e.Constraint != "" {
 		s += " (constraint " + e.Constraint + ")"
 	}

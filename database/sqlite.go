@@ -202,7 +202,7 @@ func (db *sqliteDB) Begin(ctx context.Context) (Tx, error) {
 	return &sqliteTx{db: db, c: c}, nil
 }
 
-func (db *sqliteDB) Migrate(ctx context.Context, script string, record func(Querier) error) error {
+func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) error {
 	c, err := db.acquire(ctx)
 	if err != nil {
 		return err
@@ -211,15 +211,7 @@ func (db *sqliteDB) Migrate(ctx context.Context, script string, record func(Quer
 	if err := c.control(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
-	c.trusted = true
-	c.conn.SetInterrupt(ctx)
-	err = c.conn.Exec(script)
-	c.trusted = false
-	if err != nil {
-		err = sqliteError(ctx, err)
-	} else {
-		err = record(&sqliteTx{db: db, c: c})
-	}
+	err = fn(&sqliteMigration{sqliteTx{db: db, c: c}})
 	if err == nil {
 		return c.control(ctx, "COMMIT")
 	}
@@ -227,6 +219,48 @@ func (db *sqliteDB) Migrate(ctx context.Context, script string, record func(Quer
 		return errors.Join(err, rerr)
 	}
 	return err
+}
+
+// sqliteMigration is the transaction of Migrate.
+type sqliteMigration struct{ sqliteTx }
+
+// Script runs the statements one by one, so that an error names its
+// statement.
+func (m *sqliteMigration) Script(ctx context.Context, sql string) error {
+	c := m.c
+	c.trusted = true
+	defer func() { c.trusted = false }()
+	c.conn.SetInterrupt(ctx)
+	for tail := sql; strings.TrimSpace(tail) != ""; {
+		stmt, rest, err := c.conn.Prepare(tail)
+		if err != nil {
+			e := sqliteError(ctx, err).(*Error)
+			e.Statement = strings.TrimSpace(firstStatement(tail))
+			return e
+		}
+		tail = rest
+		if stmt == nil {
+			continue
+		}
+		err = stmt.Exec()
+		text := stmt.SQL()
+		stmt.Close()
+		if err != nil {
+			e := sqliteError(ctx, err).(*Error)
+			e.Statement = strings.TrimSpace(text)
+			return e
+		}
+	}
+	return nil
+}
+
+// firstStatement is the text up to the first semicolon: the statement
+// SQLite could not prepare, near enough for an error.
+func firstStatement(sql string) string {
+	if i := strings.IndexByte(sql, ';'); i >= 0 {
+		return sql[:i]
+	}
+	return sql
 }
 
 func (db *sqliteDB) Ping(ctx context.Context) error {
@@ -252,7 +286,8 @@ func (db *sqliteDB) Close() error {
 	}
 }
 
-// control runs one of the host's own statements (BEGIN, COMMIT, ROLLBACK).
+// control runs the host's own statements (BEGIN, COMMIT, ROLLBACK, a
+// migration's script), which the authorizer allows.
 func (c *sqliteConn) control(ctx context.Context, sql string) error {
 	c.trusted = true
 	defer func() { c.trusted = false }()
@@ -468,6 +503,7 @@ func sqliteError(ctx context.Context, err error) error {
 		e.Code = CodeSyntax
 	case sqlite3.AUTH:
 		e.Code = CodeDenied
+		e.Message = "not authorized: a guest may not ATTACH, load extensions, run PRAGMAs other than schema information, or control transactions in SQL (db_begin does)"
 	case sqlite3.BUSY, sqlite3.LOCKED:
 		e.Code = CodeBusy
 	case sqlite3.TOOBIG:

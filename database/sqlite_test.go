@@ -174,7 +174,9 @@ func TestSQLiteTransactions(t *testing.T) {
 
 func TestSQLiteMigrateIsAtomic(t *testing.T) {
 	db := openTestSQLite(t)
-	err := db.Migrate(t.Context(), "CREATE TABLE a (x); INSERT INTO nothing VALUES (1);", func(database.Querier) error { return nil })
+	err := db.Migrate(t.Context(), func(m database.Migration) error {
+		return m.Script(t.Context(), "CREATE TABLE a (x); INSERT INTO nothing VALUES (1);")
+	})
 	if err == nil {
 		t.Fatal("a failing script was applied")
 	}

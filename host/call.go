@@ -13,6 +13,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
 
@@ -122,6 +123,9 @@ type call struct {
 	// traces its own work (an instrumented Redis client) nests it there.
 	// nil otherwise.
 	spanCtx context.Context
+	// db is the call's session with its app's databases, from its first
+	// db_* call until the call ends (endDatabases); nil otherwise.
+	db *appdb.Session
 }
 
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }

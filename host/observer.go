@@ -93,6 +93,24 @@ type Observer struct {
 	//		return ctx, func(err error) { log.Printf("%s %s took %s: %v", e.Step, e.Route, time.Since(began), err) }
 	//	},
 	Span func(ctx context.Context, e SpanEvent) (context.Context, func(err error))
+	// Database is called after each statement a guest ran on one of its
+	// app's databases (db_query, db_exec, db_begin, db_commit,
+	// db_rollback), with its duration and error.
+	Database func(DatabaseEvent)
+}
+
+// DatabaseEvent is one statement a guest ran.
+type DatabaseEvent struct {
+	// Route is the template of the route whose call ran it.
+	Route string
+	// Database is the database's name in endpoints.json ("main").
+	Database string
+	// Duration is how long the statement took, its result's encoding
+	// included.
+	Duration time.Duration
+	// Err is why it failed, nil when it did not: a *database.Error,
+	// whose Code says what kind of failure.
+	Err error
 }
 
 // RequestEvent is one answered request.
@@ -121,6 +139,10 @@ type RequestEvent struct {
 	// Duration is the time from the host receiving the request to its
 	// answer being handed to the server.
 	Duration time.Duration
+	// DatabaseError is the code (abi.DBCodeConstraint...) of a statement
+	// the request's guests ran that failed, the last one; "" when none
+	// did.
+	DatabaseError string
 }
 
 // GuestCallEvent is one call of a route's handler.
@@ -239,6 +261,11 @@ const (
 	StepGuest = "guest"
 	// StepStore: one store operation, named by [SpanEvent.Op].
 	StepStore = "store"
+	// StepDatabase: one statement a guest ran on a database:
+	// [SpanEvent.Op] is its text (never its values, which are bound
+	// parameters), [SpanEvent.Database] and [SpanEvent.DBSystem] say
+	// where.
+	StepDatabase = "database"
 )
 
 // SpanEvent is a step of a request that begins, for [Observer.Span].
@@ -256,8 +283,12 @@ type SpanEvent struct {
 	// "list" or "take" ("get" also for an API key the app's store
 	// keeps). For a StepGuest of a middleware it is the export called
 	// (abi.ExportBefore, abi.ExportAfter, abi.ExportVerify); "" for a
-	// route's handler.
+	// route's handler. For a StepDatabase it is the statement's text.
 	Op string
+	// Database is the database's name for a StepDatabase, DBSystem its
+	// kind as OpenTelemetry's db.system names it ("sqlite",
+	// "postgresql").
+	Database, DBSystem string
 }
 
 // ErrRefused is the error the end of a StepValidate span gets when the
@@ -284,6 +315,7 @@ func JoinObservers(observers ...*Observer) *Observer {
 		out.Idempotency = joinHooks(out.Idempotency, o.Idempotency)
 		out.StoreError = joinHooks(out.StoreError, o.StoreError)
 		out.Span = joinSpans(out.Span, o.Span)
+		out.Database = joinHooks(out.Database, o.Database)
 	}
 	return &out
 }
@@ -336,7 +368,7 @@ func (h *Host) serveObserved(w http.ResponseWriter, r *http.Request, hook func(R
 			status = http.StatusOK
 		}
 		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
-			TraceID: traceID(r.Header), Status: status, Bytes: x.bytes, Duration: time.Since(x.start)})
+			TraceID: traceID(r.Header), Status: status, Bytes: x.bytes, Duration: time.Since(x.start), DatabaseError: x.dbError})
 		*x = exchange{}
 		exchanges.Put(x)
 	}()
@@ -353,6 +385,7 @@ type exchange struct {
 	status           int
 	bytes            int64
 	route, requestID string
+	dbError          string // the code of a statement of the request that failed
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
@@ -394,6 +427,14 @@ func (x *exchange) SetWriteDeadline(t time.Time) error {
 func noteRoute(w http.ResponseWriter, route string) {
 	if x, ok := w.(*exchange); ok {
 		x.route = route
+	}
+}
+
+// noteDatabaseError tells an observed request that a statement of its
+// guest failed, with code.
+func noteDatabaseError(w http.ResponseWriter, code string) {
+	if x, ok := w.(*exchange); ok {
+		x.dbError = code
 	}
 }
 
@@ -444,13 +485,13 @@ func (c *call) startSpan(step, op string) func(error) {
 	if o := c.host.opts.Observer; o == nil || o.Span == nil {
 		return nil
 	}
-	return c.beginSpan(step, op)
+	return c.beginSpan(SpanEvent{Step: step, Op: op})
 }
 
 // beginSpan is startSpan's work when a Span hook is set: building the
 // event is paid for only then.
-func (c *call) beginSpan(step, op string) func(error) {
-	e := SpanEvent{Step: step, Op: op}
+func (c *call) beginSpan(e SpanEvent) func(error) {
+	step := e.Step
 	if c.req != nil {
 		e.Method = c.req.Method
 	}
@@ -472,7 +513,7 @@ func (c *call) beginSpan(step, op string) func(error) {
 	switch step {
 	case StepGuest:
 		c.spanCtx = ctx // until the guest returns
-	case StepStore:
+	case StepStore, StepDatabase:
 		// The store sees the call as its context: during the
 		// operation, the call's values are the store span's.
 		c.spanCtx = ctx

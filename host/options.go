@@ -231,6 +231,9 @@ func (o Options) merge(cfg *config.App) Options {
 	if l.InstanceIdleTimeout == 0 {
 		l.InstanceIdleTimeout = cfg.Limits.InstanceIdleTimeout
 	}
+	if l.SQLResultBytes == 0 {
+		l.SQLResultBytes = cfg.Limits.SQLResultBytes
+	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
 	}

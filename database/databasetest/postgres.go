@@ -220,7 +220,11 @@ func (s *pgServer) kill() {
 		c.Close()
 		return false
 	})
+	// What a killed server leaves would stop the next one.
 	os.Remove(filepath.Join(s.data, "postmaster.pid"))
+	sock := filepath.Join(s.sockets(), ".s.PGSQL."+strconv.Itoa(s.port))
+	os.Remove(sock)
+	os.Remove(sock + ".lock")
 	s.cmd = nil
 }
 

@@ -118,24 +118,61 @@ func (d *db) Begin(ctx context.Context) (database.Tx, error) {
 	return &tx{t: t}, nil
 }
 
-func (d *db) Migrate(ctx context.Context, script string, record func(database.Querier) error) error {
+// migrationLock is the key of the advisory lock Migrate holds.
+const migrationLock = 0x656e64706f696e74 // "endpoint"
+
+func (d *db) Migrate(ctx context.Context, fn func(database.Migration) error) error {
 	t, err := d.pool.Begin(ctx)
 	if err != nil {
 		return mapError(ctx, err)
 	}
 	defer t.Rollback(context.WithoutCancel(ctx))
-	// The simple protocol runs the script's statements in turn, inside
-	// the transaction.
-	if _, err := t.Exec(ctx, script, pgx.QueryExecModeSimpleProtocol); err != nil {
+	if _, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {
 		return mapError(ctx, err)
 	}
-	if err := record(&tx{t: t}); err != nil {
+	if err := fn(&migration{tx{t: t}}); err != nil {
 		return err
 	}
 	if err := t.Commit(ctx); err != nil {
 		return mapError(ctx, err)
 	}
 	return nil
+}
+
+// migration is the transaction of Migrate.
+type migration struct{ tx }
+
+// Script runs the statements in turn with the simple protocol, inside the
+// transaction.
+func (m *migration) Script(ctx context.Context, sql string) error {
+	if _, err := m.t.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+		err = mapError(ctx, err)
+		var e *database.Error
+		var pe *pgconn.PgError
+		if errors.As(err, &e) && errors.As(err, &pe) && pe.Position > 0 {
+			e.Statement = statementAt(sql, int(pe.Position)-1)
+		}
+		return err
+	}
+	return nil
+}
+
+// statementAt is the statement of script around the character at pos
+// (PostgreSQL's error position, counted in characters), between the
+// semicolons around it.
+func statementAt(script string, pos int) string {
+	runes := []rune(script)
+	if pos >= len(runes) {
+		return ""
+	}
+	start, end := pos, pos
+	for start > 0 && runes[start-1] != ';' {
+		start--
+	}
+	for end < len(runes) && runes[end] != ';' {
+		end++
+	}
+	return strings.TrimSpace(string(runes[start:end]))
 }
 
 func (d *db) Ping(ctx context.Context) error {

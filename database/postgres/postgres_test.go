@@ -20,11 +20,13 @@ func openPG(t *testing.T) (database.DB, func()) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(t.Context(), `
+	if err := db.Migrate(t.Context(), func(m database.Migration) error {
+		return m.Script(t.Context(), `
 		CREATE TABLE users (id bigserial PRIMARY KEY, name text NOT NULL, email text UNIQUE, photo bytea, balance numeric(10,2), born date, seen timestamptz, meta jsonb, ref uuid, ok boolean);
 		INSERT INTO users (name, email, photo, balance, born, seen, meta, ref, ok)
 		VALUES ('Ada', 'ada@example.com', '\x0001', 12.50, '1815-12-10', '2026-01-02T03:04:05Z', '{"a": 1}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', true);`,
-		func(database.Querier) error { return nil }); err != nil {
+		)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	return db, stop

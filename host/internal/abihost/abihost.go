@@ -82,6 +82,9 @@ type Call interface {
 	// does for its own; the function it returns ends it with the
 	// operation's error. It returns nil when nothing traces the request.
 	StoreSpan(op string) func(error)
+	// Databases is the call's session with its app's databases, for the
+	// db_* functions; nil when the host has none.
+	Databases() Databases
 	// Scratch is the call's reusable buffer, for answers the functions
 	// build (kv_list's JSON array).
 	Scratch() *[]byte
@@ -184,6 +187,12 @@ var hostFunctions = []hostFunction{
 	{abi.ImportContextSet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"name", "name_len", "value", "value_len"}, hostContextSet},
 	{abi.ImportPrincipalSet, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"json", "json_len"}, hostPrincipalSet},
 	{abi.ImportLog, []api.ValueType{i32, i32, i32}, nil, []string{"level", "msg", "msg_len"}, hostLog},
+	{abi.ImportDBQuery, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, []string{"db", "db_len", "sql", "sql_len", "params", "params_len"}, hostDBQuery},
+	{abi.ImportDBExec, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, []string{"db", "db_len", "sql", "sql_len", "params", "params_len"}, hostDBExec},
+	{abi.ImportDBResult, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"buf", "buf_len"}, hostDBResult},
+	{abi.ImportDBBegin, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBBegin},
+	{abi.ImportDBCommit, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBCommit},
+	{abi.ImportDBRollback, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBRollback},
 }
 
 // Instantiate registers the functions of the "endpoints" module
