@@ -69,6 +69,10 @@ Commands:
   token APP --sub NAME [--scope S]... [--scheme NAME] [--ttl 1h]
                mint a JWT for development, signed with the private key in
                endpoints.json's security.<scheme>.jwt.devKey
+  migrate APP  apply the app's migrations (server/migrations/NNN-name.sql, and
+               server/migrations/<database>/ for another database) to its
+               databases, as serve and dev do at start; --dry-run lists
+               them, --database NAME migrates one
   inspect FILE.wasm
                print a module's ABI version, contract, imports, exports and
                size, read from the file without running it
@@ -182,6 +186,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdToken(ctx, rest, stdout, stderr)
 	case "inspect":
 		return cmdInspect(ctx, rest, stdout, stderr)
+	case "migrate":
+		return cmdMigrate(ctx, rest, stdout, stderr)
 	case "conformance":
 		return cmdConformance(ctx, rest, stdout, stderr)
 	case "diff":

@@ -59,7 +59,7 @@ func TestUsageAndVersion(t *testing.T) {
 		{"a command's -h lists its flags with placeholders", []string{"dev", "-h"}, exitUsage, "", "-log-level LEVEL"},
 		{"inspect wants a module file", []string{"inspect"}, exitUsage, "", "want exactly one module file, got 0 arguments\nusage: endpoints inspect [flags] FILE.wasm"},
 		{"help names the settings' variables", []string{"help"}, exitOK, "ENDPOINTS_LIMITS_TIMEOUT=5s", ""},
-		{"help settings lists them", []string{"help", "settings"}, exitOK, "storage.url                 ENDPOINTS_STORAGE_URL                   text", ""},
+		{"help settings lists them", []string{"help", "settings"}, exitOK, "storage.url                        ENDPOINTS_STORAGE_URL                         text", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
