@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -320,17 +321,47 @@ func (c *sqliteConn) prepare(ctx context.Context, sql string, args []any) (*sqli
 		}
 		tail = rest
 	}
-	if n := stmt.BindCount(); n != len(args) {
+	if err := bindAll(ctx, stmt, args); err != nil {
 		stmt.Close()
-		return nil, Errorf(CodeSyntax, fmt.Sprintf("the statement takes %d parameters, got %d", n, len(args)))
-	}
-	for i, a := range args {
-		if err := bindSQLite(stmt, i+1, a); err != nil {
-			stmt.Close()
-			return nil, sqliteError(ctx, err)
-		}
+		return nil, err
 	}
 	return stmt, nil
+}
+
+// bindAll binds args to the statement's parameters: ? in order, and $N
+// (or ?N) to argument N wherever it appears, as PostgreSQL numbers them.
+// SQLite numbers parameters in their order of first appearance, so
+// "SET name = $2 WHERE id = $1" binds by name, not by index. Each argument
+// must be used.
+func bindAll(ctx context.Context, stmt *sqlite3.Stmt, args []any) error {
+	n := stmt.BindCount()
+	used := make([]bool, len(args))
+	next := 0 // the argument a plain ? takes
+	for i := 1; i <= n; i++ {
+		arg := next
+		if name := stmt.BindName(i); name != "" {
+			k, err := strconv.Atoi(name[1:])
+			if err != nil || k < 1 || (name[0] != '$' && name[0] != '?') {
+				return Errorf(CodeSyntax, fmt.Sprintf("the parameter %s is not $1, $2... nor ?: parameters are numbered, not named", name))
+			}
+			arg = k - 1
+		} else {
+			next++
+		}
+		if arg >= len(args) {
+			return Errorf(CodeSyntax, fmt.Sprintf("the statement takes parameter %d, but %d were given", arg+1, len(args)))
+		}
+		used[arg] = true
+		if err := bindSQLite(stmt, i, args[arg]); err != nil {
+			return sqliteError(ctx, err)
+		}
+	}
+	for i, u := range used {
+		if !u {
+			return Errorf(CodeSyntax, fmt.Sprintf("%d parameters were given, but the statement does not use parameter %d", len(args), i+1))
+		}
+	}
+	return nil
 }
 
 func bindSQLite(stmt *sqlite3.Stmt, i int, a any) error {

@@ -68,6 +68,10 @@ func TestSQLiteStatements(t *testing.T) {
 		{name: "schema pragma allowed", sql: "SELECT name FROM pragma_table_info('users') WHERE pk = 1", want: `{"columns":["name"],"rows":[["id"]]}`},
 		{name: "transaction control refused", sql: "BEGIN", code: database.CodeDenied},
 		{name: "parameter count checked", sql: "SELECT ?", params: "[]", code: database.CodeSyntax},
+		{name: "an unused parameter refused", sql: "SELECT $1", params: "[1, 2]", code: database.CodeSyntax},
+		{name: "named parameters refused", sql: "SELECT :name", params: `["x"]`, code: database.CodeSyntax},
+		{name: "numbered parameters bind by number, not by first appearance", sql: "SELECT $2 AS b, $1 AS a, $2 AS b2", params: `["a", "b"]`, want: `{"columns":["b","a","b2"],"rows":[["b","a","b"]]}`},
+		{name: "plain ? bind in order", sql: "SELECT ?, ?", params: `["a", "b"]`, want: `{"columns":["?","?"],"rows":[["a","b"]]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

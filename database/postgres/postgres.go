@@ -79,13 +79,29 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	}
 	r, err := d.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, mapError(ctx, err)
+		return nil, d.fail(ctx, err)
 	}
 	return newRows(ctx, r), nil
 }
 
 func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecResult, error) {
-	return execOn(ctx, d.pool, sql, args)
+	r, err := execOn(ctx, d.pool, sql, args)
+	if err != nil {
+		return r, d.fail(ctx, err)
+	}
+	return r, nil
+}
+
+// fail maps err; when the server cannot be reached it also drops the
+// pool's connections, which a restarted server no longer knows, so that
+// the statements after an outage connect anew instead of failing once per
+// stale connection.
+func (d *db) fail(ctx context.Context, err error) error {
+	err = mapError(ctx, err)
+	if database.CodeOf(err) == database.CodeUnavailable {
+		d.pool.Reset()
+	}
+	return err
 }
 
 // querier is what a pool and a transaction share.
@@ -113,7 +129,7 @@ func execOn(ctx context.Context, q querier, sql string, args []any) (database.Ex
 func (d *db) Begin(ctx context.Context) (database.Tx, error) {
 	t, err := d.pool.Begin(ctx)
 	if err != nil {
-		return nil, mapError(ctx, err)
+		return nil, d.fail(ctx, err)
 	}
 	return &tx{t: t}, nil
 }
@@ -177,7 +193,7 @@ func statementAt(script string, pos int) string {
 
 func (d *db) Ping(ctx context.Context) error {
 	if err := d.pool.Ping(ctx); err != nil {
-		return mapError(ctx, err)
+		return d.fail(ctx, err)
 	}
 	return nil
 }
