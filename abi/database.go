@@ -10,7 +10,7 @@ package abi
 // JSON array ([DBParamBlob] for a blob), always bound, never interpolated:
 //
 //	db_query("main", "SELECT id, name FROM users WHERE id = $1", "[7]")
-//	-> 41, then db_result(buf, 41) writes
+//	-> 44, then db_result(buf, 44) writes
 //	{"columns":["id","name"],"rows":[[7,"Ada"]]}
 //
 // The result of db_query and db_exec (or their error, [ErrDatabase]) is
