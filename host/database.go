@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
@@ -87,6 +88,9 @@ func (c *call) dbDone(db string, d time.Duration, err error) {
 		return
 	}
 	e := DatabaseEvent{Database: db, Duration: d, Err: err}
+	if err != nil {
+		e.Code = string(database.CodeOf(err))
+	}
 	if c.route != nil {
 		e.Route = c.route.pattern
 	}

@@ -2,10 +2,13 @@ package host_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/wasmendpoints/endpoints/database/databasetest"
 	_ "github.com/wasmendpoints/endpoints/database/postgres"
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/poll"
 )
 
 // dbGuest is a plain route that runs the database operations its x-ops
@@ -264,5 +268,46 @@ func TestDatabasePostgres(t *testing.T) {
 	restart()
 	if got := readyErrors(h, context.Background()); got != nil {
 		t.Errorf("ready with the database back: %q", got)
+	}
+}
+
+// TestDatabaseObserved: each statement is a span (its text, never its
+// values) and a Database event with its duration and code, and a request
+// whose statement failed says so in its Request event (the access log's
+// db_error).
+func TestDatabaseObserved(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	note := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, s)
+	}
+	obs := &host.Observer{
+		Span: func(ctx context.Context, e host.SpanEvent) (context.Context, func(error)) {
+			if e.Step != host.StepDatabase {
+				return ctx, nil
+			}
+			note(fmt.Sprintf("span %s %s %s %q", e.Database, e.DBSystem, e.Route, e.Op))
+			return ctx, func(err error) { note(fmt.Sprintf("end %v", err != nil)) }
+		},
+		Database: func(e host.DatabaseEvent) { note(fmt.Sprintf("statement %s code=%q", e.Database, e.Code)) },
+		Request: func(e host.RequestEvent) {
+			if e.Route == "/db" {
+				note(fmt.Sprintf("request %d db_error=%q", e.Status, e.DatabaseError))
+			}
+		},
+	}
+	srv, _ := dbApp(t, "").serve(host.Options{Observer: obs})
+	dbDo(t, srv, "main", "e", "CREATE TABLE t (x TEXT UNIQUE)", "")
+	dbDo(t, srv, "main", "ee", "INSERT INTO t VALUES ($1)", `["secret"]`)
+	want := []string{
+		`span main sqlite /db "CREATE TABLE t (x TEXT UNIQUE)"`, "end false", `statement main code=""`, `request 200 db_error=""`,
+		`span main sqlite /db "INSERT INTO t VALUES ($1)"`, "end false", `statement main code=""`,
+		`span main sqlite /db "INSERT INTO t VALUES ($1)"`, "end true", `statement main code="constraint"`, `request 200 db_error="constraint"`,
+	}
+	if !poll.Until(5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) >= len(want) }) || !slices.Equal(got, want) {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

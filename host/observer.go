@@ -111,6 +111,9 @@ type DatabaseEvent struct {
 	// Err is why it failed, nil when it did not: a *database.Error,
 	// whose Code says what kind of failure.
 	Err error
+	// Code is Err's code (abi.DBCodeConstraint...), "" when it did not
+	// fail: a bounded label for metrics.
+	Code string
 }
 
 // RequestEvent is one answered request.
