@@ -139,14 +139,40 @@ func (d *Database) Query(sql string, args ...any) (*Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	var r struct {
-		Columns []string            `json:"columns"`
-		Rows    [][]json.RawMessage `json:"rows"`
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
+	rows, err := parseRows(bytes.Clone(data))
+	if err != nil {
 		return nil, fmt.Errorf("endpoints: database %q: reading the result: %w", d.name, err)
 	}
-	return &Rows{columns: r.Columns, rows: r.Rows, pos: -1}, nil
+	return rows, nil
+}
+
+// parseRows reads a query's result (abi.DBQueryResult) with the SDK's
+// scanner, no reflection: the values stay JSON, slices of data, until Scan
+// converts them.
+func parseRows(data []byte) (*Rows, error) {
+	r := &Rows{pos: -1}
+	err := eachMember(data, func(key string, value []byte) error {
+		switch key {
+		case "columns":
+			return eachElement(value, func(v []byte) error {
+				s, err := decodeString(v)
+				r.columns = append(r.columns, s)
+				return err
+			})
+		case "rows":
+			return eachElement(value, func(row []byte) error {
+				vals := make([]json.RawMessage, 0, len(r.columns))
+				err := eachElement(row, func(v []byte) error {
+					vals = append(vals, v)
+					return nil
+				})
+				r.rows = append(r.rows, vals)
+				return err
+			})
+		}
+		return nil
+	})
+	return r, err
 }
 
 // QueryRow runs a statement that returns at most one row that matters;
@@ -165,16 +191,20 @@ func (d *Database) Exec(sql string, args ...any) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var r struct {
-		RowsAffected int64  `json:"rowsAffected"`
-		LastInsertID *int64 `json:"lastInsertId"`
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
+	var res Result
+	err = eachMember(data, func(key string, value []byte) error {
+		var err error
+		switch key {
+		case "rowsAffected":
+			res.RowsAffected, err = strconv.ParseInt(string(value), 10, 64)
+		case "lastInsertId":
+			res.LastInsertID, err = strconv.ParseInt(string(value), 10, 64)
+			res.HasLastInsertID = true
+		}
+		return err
+	})
+	if err != nil {
 		return Result{}, fmt.Errorf("endpoints: database %q: reading the result: %w", d.name, err)
-	}
-	res := Result{RowsAffected: r.RowsAffected}
-	if r.LastInsertID != nil {
-		res.LastInsertID, res.HasLastInsertID = *r.LastInsertID, true
 	}
 	return res, nil
 }
@@ -465,14 +495,46 @@ func scanValue(raw json.RawMessage, dest any) error {
 			*d = string(raw) // a number or boolean, as text
 			return nil
 		}
-		return json.Unmarshal(raw, d)
+		s, err := decodeString(raw)
+		*d = s
+		return err
+	case *int:
+		if isNull {
+			return errNull(dest)
+		}
+		n, err := strconv.ParseInt(string(unquote(raw)), 10, 0)
+		if err != nil {
+			return fmt.Errorf("%s is not an integer that fits int", raw)
+		}
+		*d = int(n)
+		return nil
+	case *int64:
+		if isNull {
+			return errNull(dest)
+		}
+		n, err := strconv.ParseInt(string(unquote(raw)), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s is not an integer that fits int64", raw)
+		}
+		*d = n
+		return nil
+	case *float64:
+		if isNull {
+			return errNull(dest)
+		}
+		f, err := strconv.ParseFloat(string(unquote(raw)), 64)
+		if err != nil {
+			return fmt.Errorf("%s is not a number", raw)
+		}
+		*d = f
+		return nil
 	case *[]byte:
 		if isNull {
 			*d = nil
 			return nil
 		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
+		s, err := decodeString(raw)
+		if err != nil {
 			return err
 		}
 		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
