@@ -311,3 +311,45 @@ func TestDatabaseObserved(t *testing.T) {
 		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestDatabaseMigrationOnSave: with Watch running (endpoints dev), a
+// migration saved into server/migrations is applied at once, and one
+// that fails is reported while the previous version keeps serving.
+func TestDatabaseMigrationOnSave(t *testing.T) {
+	a := dbApp(t, "")
+	h, _ := a.host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var mu sync.Mutex
+	var problems []string
+	done := startWatch(t, ctx, h, func(r host.ReloadReport) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range r.Problems {
+			problems = append(problems, p.Error())
+		}
+	})
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Watch: %v", err)
+		}
+	}()
+	a.file("server/migrations/001-notes.sql", []byte("CREATE TABLE notes (body TEXT);\nINSERT INTO notes VALUES ('saved');\n"))
+	want := `{"columns":["body"],"rows":[["saved"]]}` + "\n"
+	if !waitFor(t, 5*time.Second, func() bool { return dbDo(t, srv, "main", "q", "SELECT body FROM notes", "").body == want }) {
+		t.Fatalf("the saved migration was not applied: %s", dbDo(t, srv, "main", "q", "SELECT body FROM notes", "").body)
+	}
+	a.file("server/migrations/002-bad.sql", []byte("CREATE TABLE nope (x;\n"))
+	if !waitFor(t, 5*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(problems) > 0 && strings.Contains(problems[0], "server/migrations/002-bad.sql")
+	}) {
+		t.Fatalf("the failing migration was not reported: %q", problems)
+	}
+	if got := dbDo(t, srv, "main", "q", "SELECT body FROM notes", "").body; got != want {
+		t.Errorf("after a failing migration: %s", got)
+	}
+}
