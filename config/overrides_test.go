@@ -115,11 +115,11 @@ func TestMapEntryOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := config.Parse(config.File, []byte(`{"databases": {"main": {"path": "data/app.db"}}}`), append(o, set)...)
+	_, err = config.Parse(config.File, []byte(`{"databases": {"main": {"path": "data/app.db"}}}`), append(o, set)...)
 	if err == nil || !strings.Contains(err.Error(), "/databases/main/path: a postgres database takes a url") {
 		t.Fatalf("the file's path kept beside an overridden driver: %v", err)
 	}
-	app, err = config.Parse(config.File, nil, append(o, set)...)
+	app, err := config.Parse(config.File, nil, append(o, set)...)
 	if err != nil {
 		t.Fatal(err)
 	}
