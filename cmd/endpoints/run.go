@@ -80,7 +80,9 @@ Commands:
                build APP, serve it in development and run the conformance
                suite of the users example against it: what every port of
                examples/users (in any language) must answer (--no-build:
-               test the modules as they are)
+               test the modules as they are; --set and ENDPOINTS_* apply, so
+               ENDPOINTS_DATABASES_MAIN_DRIVER=postgres and _URL run it on
+               PostgreSQL)
   diff OLD NEW report what changed in the API between two versions, breaking
                changes first (oasdiff's checks); OLD and NEW are app
                directories, OpenAPI documents or REF:PATH at a git ref, and
