@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/wasmendpoints/endpoints/abi"
 )
@@ -709,15 +710,15 @@ func ScanAll[T any](rows *Rows) ([]T, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("endpoints: ScanAll: %s is not a struct", t)
 	}
-	idx, err := columnFields(t, rows.columns)
+	plan, err := scanPlanFor(t, rows.columns)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]T, len(rows.rows))
 	for r, row := range rows.rows {
-		v := reflect.ValueOf(&out[r]).Elem()
+		base := unsafe.Pointer(&out[r])
 		for c, raw := range row {
-			if err := scanValue(raw, v.FieldByIndex(idx[c]).Addr().Interface()); err != nil {
+			if err := plan[c].set(unsafe.Add(base, plan[c].offset), raw); err != nil {
 				return nil, fmt.Errorf("endpoints: ScanAll: row %d, column %q into %s: %w", r+1, rows.columns[c], t, err)
 			}
 		}
@@ -725,41 +726,88 @@ func ScanAll[T any](rows *Rows) ([]T, error) {
 	return out, nil
 }
 
-var columnCache sync.Map // reflect.Type -> map[string][]int
+// columnScan is how one column goes into its field: the field's offset in
+// the struct and the function that decodes a value into it. Computed once
+// per struct type and column list, so that a row costs no reflection:
+// reflection is what Go code pays most for inside WebAssembly.
+type columnScan struct {
+	offset uintptr
+	set    func(field unsafe.Pointer, raw json.RawMessage) error
+}
 
-// columnFields maps each column to the index of the field of t that
-// takes it.
-func columnFields(t reflect.Type, columns []string) ([][]int, error) {
-	var byName map[string][]int
-	if m, ok := columnCache.Load(t); ok {
-		byName = m.(map[string][]int)
-	} else {
-		byName = map[string][]int{}
-		for _, f := range reflect.VisibleFields(t) {
-			if !f.IsExported() || f.Anonymous {
-				continue
-			}
-			name := f.Tag.Get("db")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = strings.ToLower(f.Name)
-			}
-			byName[name] = f.Index
-		}
-		columnCache.Store(t, byName)
+// planKey identifies a scan plan: a struct type and a query's columns.
+type planKey struct {
+	t       reflect.Type
+	columns string
+}
+
+var scanPlans sync.Map // planKey -> []columnScan
+
+// scanPlanFor maps each column to the field of t that takes it.
+func scanPlanFor(t reflect.Type, columns []string) ([]columnScan, error) {
+	key := planKey{t, strings.Join(columns, "\x00")}
+	if p, ok := scanPlans.Load(key); ok {
+		return p.([]columnScan), nil
 	}
-	idx := make([][]int, len(columns))
+	fields := map[string]reflect.StructField{}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		name := f.Tag.Get("db")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		fields[name] = f
+	}
+	plan := make([]columnScan, len(columns))
 	for i, c := range columns {
-		fi, ok := byName[c]
+		f, ok := fields[c]
 		if !ok {
-			fi, ok = byName[strings.ToLower(c)]
+			f, ok = fields[strings.ToLower(c)]
 		}
 		if !ok {
 			return nil, fmt.Errorf("endpoints: the column %q goes into no field of %s: tag one `db:%q`, or leave the column out of the query", c, t, c)
 		}
-		idx[i] = fi
+		var offset uintptr
+		ft := t
+		for _, idx := range f.Index {
+			if ft.Kind() != reflect.Struct {
+				return nil, fmt.Errorf("endpoints: the column %q goes into %s.%s, promoted through an embedded pointer: embed the struct by value", c, t, f.Name)
+			}
+			sf := ft.Field(idx)
+			offset += sf.Offset
+			ft = sf.Type
+		}
+		plan[i] = columnScan{offset: offset, set: fieldSetter(f.Type)}
 	}
-	return idx, nil
+	scanPlans.Store(key, plan)
+	return plan, nil
+}
+
+// fieldSetter is the function that scans a value into a field of type
+// ft: the common types without reflection, any other through scanValue.
+func fieldSetter(ft reflect.Type) func(unsafe.Pointer, json.RawMessage) error {
+	switch ft {
+	case reflect.TypeFor[string]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*string)(p)) }
+	case reflect.TypeFor[int]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*int)(p)) }
+	case reflect.TypeFor[int64]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*int64)(p)) }
+	case reflect.TypeFor[float64]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*float64)(p)) }
+	case reflect.TypeFor[bool]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*bool)(p)) }
+	case reflect.TypeFor[[]byte]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*[]byte)(p)) }
+	case reflect.TypeFor[time.Time]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*time.Time)(p)) }
+	}
+	return func(p unsafe.Pointer, raw json.RawMessage) error {
+		return scanValue(raw, reflect.NewAt(ft, p).Interface())
+	}
 }

@@ -145,3 +145,28 @@ func TestDatabase(t *testing.T) {
 		}
 	})
 }
+
+type dbBase struct {
+	ID int64 `db:"id"`
+}
+
+type dbEmbedded struct {
+	dbBase
+	Name  string  `db:"name"`
+	Score float32 `db:"score"`
+	Tags  []string
+}
+
+// TestQueryAsEmbeddedAndOtherTypes: fields promoted from an embedded
+// struct, and types without a fast path (float32, a JSON column into a
+// slice), scan as the others.
+func TestQueryAsEmbeddedAndOtherTypes(t *testing.T) {
+	db := setupDB(t)
+	if _, err := db.Exec("INSERT INTO users (name, score) VALUES ($1, $2)", "Ada", 2.5); err != nil {
+		t.Fatal(err)
+	}
+	got, err := endpoints.QueryAs[dbEmbedded](db, `SELECT id, name, score, '["a","b"]' AS tags FROM users`)
+	if err != nil || len(got) != 1 || got[0].ID != 1 || got[0].Name != "Ada" || got[0].Score != 2.5 || strings.Join(got[0].Tags, ",") != "a,b" {
+		t.Errorf("got %+v, %v", got, err)
+	}
+}
