@@ -353,3 +353,27 @@ func TestDatabaseMigrationOnSave(t *testing.T) {
 		t.Errorf("after a failing migration: %s", got)
 	}
 }
+
+// TestDatabaseOutsideARequest: a db_* call while the module starts
+// (_initialize), outside any request, gets ErrState and touches no
+// database.
+func TestDatabaseOutsideARequest(t *testing.T) {
+	t.Parallel()
+	m := dbGuest
+	m.extra += `
+  (data (i32.const 3100) "main")
+  (data (i32.const 3110) "CREATE TABLE started (x)")
+  ;; A result other than -6 (ErrState) traps, and the load fails.
+  (func (export "_initialize")
+    (if (i32.ne (call $db_exec (i32.const 3100) (i32.const 4) (i32.const 3110) (i32.const 24) (i32.const 0) (i32.const 0)) (i32.const -6)) (then unreachable))
+    (if (i32.ne (call $db_begin (i32.const 3100) (i32.const 4)) (i32.const -6)) (then unreachable))
+    (if (i32.ne (call $db_result (i32.const 131072) (i32.const 64)) (i32.const -6)) (then unreachable)))
+`
+	a := newApp(t).wat("server/routes/db.get.wasm", m)
+	srv, _ := a.serve(host.Options{})
+	// The table the start function tried to create does not exist.
+	want := `{"error":{"code":"syntax","message":"SQL logic error: no such table: started"}}` + "\n"
+	if got := dbDo(t, srv, "main", "q", "SELECT * FROM started", ""); got.status != 200 || got.body != want {
+		t.Errorf("after a db_exec at start: %d %s, want %s", got.status, got.body, want)
+	}
+}
