@@ -143,7 +143,10 @@ func TestDatabaseSQLite(t *testing.T) {
 		{"trap in a transaction", "main", "bet", "INSERT INTO users (name) VALUES ('Trapped')", "", 500, ""},
 		{"deadline in a transaction", "main", "bel", "INSERT INTO users (name) VALUES ('Late')", "", 500, ""},
 		{"deadline stops a long query", "main", "q", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n", "", 500, ""},
-		{"only committed rows remain", "main", "q", "SELECT name FROM users ORDER BY id", "", 200, `{"columns":["name"],"rows":[["Ada"],["Grace"]]}` + "\n"},
+		// Had a transaction above been left open, its write lock would
+		// stop this one.
+		{"writes go on after those", "main", "bec", "INSERT INTO users (name) VALUES ('After')", "", 200, "ok\n" + `{"rowsAffected":1,"lastInsertId":3}` + "\nok\n"},
+		{"only committed rows remain", "main", "q", "SELECT name FROM users ORDER BY id", "", 200, `{"columns":["name"],"rows":[["Ada"],["Grace"],["After"]]}` + "\n"},
 	}
 	for _, tt := range tests {
 		began := time.Now()
