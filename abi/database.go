@@ -1,6 +1,6 @@
 package abi
 
-// Database functions (abi/README.md §3, "Databases"), added within ABI v1
+// Database functions (abi/README.md §4.5), added within ABI v1
 // (§8): optional host functions a module imports only when it uses a
 // database. Each names one database the app declares in endpoints.json's
 // "databases" member (or "main", the embedded SQLite file an app that
@@ -80,7 +80,7 @@ const DBParamBlob = "$blob"
 // DBQueryResult is the result of [ImportDBQuery]: the column names once,
 // then each row as an array of JSON values. Integers are exact (int64),
 // reals are numbers, text is a string, a blob a base64 string, NULL null.
-// PostgreSQL types map as abi/README.md §3 ("Databases") lists.
+// PostgreSQL types map as abi/README.md §4.5 lists.
 //
 //	{"columns":["id","name"],"rows":[[1,"Ada"],[2,null]]}
 type DBQueryResult struct {

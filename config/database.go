@@ -27,8 +27,8 @@ const DefaultDatabase = "main"
 const DefaultDatabasePath = ".endpoints/data/main.db"
 
 // Database is one member of endpoints.json's "databases": a database the
-// app's guests reach by its name with the db_* functions (abi/README.md §3,
-// "Databases"). Each app has its own; a guest reaches no other app's.
+// app's guests reach by its name with the db_* functions (abi/README.md
+// §4.5). Each app has its own; a guest reaches no other app's.
 //
 //	"databases": {
 //	  "main": {"driver": "sqlite", "path": "data/app.db"},

@@ -101,7 +101,7 @@ type Limits struct {
 	// [DefaultInstanceIdleTimeout].
 	InstanceIdleTimeout Duration `json:"instanceIdleTimeout,omitzero"`
 	// SQLResultBytes is the largest result one database statement may
-	// give a guest, as JSON (abi/README.md §3, "Databases"); a larger one
+	// give a guest, as JSON (abi/README.md §4.5); a larger one
 	// fails with the code "too_large". Defaults to
 	// [DefaultSQLResultBytes].
 	SQLResultBytes int64 `json:"sqlResultBytes,omitzero"`

@@ -1,5 +1,5 @@
 // Package database is what the host asks of a SQL database that guests
-// reach through the db_* host functions (abi/README.md §3, "Databases"):
+// reach through the db_* host functions (abi/README.md §4.5):
 // the [DB] interface, its drivers' registry, the errors guests see and the
 // JSON results they read.
 //

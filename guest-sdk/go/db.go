@@ -30,7 +30,7 @@ import (
 //
 // Statements are one SQL statement each; arguments are bound, never
 // interpolated ($1, $2... work on SQLite and PostgreSQL alike; ? on
-// SQLite). See abi/README.md §3, "Databases", for the rules the host
+// SQLite). See abi/README.md §4.5, for the rules the host
 // enforces.
 //
 // # Errors

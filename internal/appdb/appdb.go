@@ -1,7 +1,7 @@
 // Package appdb holds the databases of one app: the [Set] its
 // endpoints.json declares (opened on first use), their migrations
 // ([Set.Migrate]) and the [Session] through which one guest call reaches
-// them with the db_* host functions (abi/README.md §3, "Databases").
+// them with the db_* host functions (abi/README.md §4.5).
 //
 // A Set belongs to one app: a guest reaches the databases of its own
 // app's Set and no other, whatever name it passes.

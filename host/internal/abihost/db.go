@@ -8,7 +8,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 )
 
-// Databases is what the db_* functions (abi/README.md §3, "Databases") ask
+// Databases is what the db_* functions (abi/README.md §4.5) ask
 // of a call: its session with the app's databases (package appdb's
 // Session). Names, statements and parameters point into guest memory: the
 // session copies what it keeps.
