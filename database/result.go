@@ -18,7 +18,7 @@ import (
 // JSON array of values.
 var ErrParams = errors.New("parameters must be a JSON array of null, true, false, numbers, strings and {\"$blob\": \"<base64>\"} objects")
 
-// DecodeParams decodes a statement's parameters (abi/README.md §3): a JSON
+// DecodeParams decodes a statement's parameters (abi/README.md §4.5): a JSON
 // array of null, booleans, numbers (int64 when integral and in range, else
 // float64), strings and {"$blob": "<base64>"} objects ([]byte). Empty
 // data is no parameters.

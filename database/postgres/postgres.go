@@ -342,7 +342,7 @@ func (r *rows) Close() error {
 }
 
 // convert maps a value pgx decoded to nil, bool, int64, float64, string or
-// []byte (abi/README.md §3 lists the mapping):
+// []byte (abi/README.md §4.5 lists the mapping):
 // integers exact, numeric as its exact decimal text, timestamps and dates
 // RFC 3339 (a date at midnight UTC), uuid in its canonical form, json and jsonb as their
 // JSON text, arrays and other types as text.
