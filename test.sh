@@ -6,14 +6,16 @@
 # library, AssemblyScript ones with the compiler npm installs, WAT ones with
 # wabt; the docs page is tested in headless Chromium with a Scalar build
 # from npm; the Redis store and two hosts sharing it are tested against a
-# real redis-server the tests start; the generated TypeScript client is
+# real redis-server the tests start, the PostgreSQL driver and the users
+# example on PostgreSQL against a server the tests start (initdb, from the
+# package postgresql); the generated TypeScript client is
 # compiled with tsc and run with Node. On Debian and Ubuntu this script
 # installs the missing packages with apt-get (as root, or with sudo), and
 # the npm tools with npm ci; Node.js and npm must be installed.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt rustc libstd-rust-dev-wasm32 chromium redis-server)
+packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt rustc libstd-rust-dev-wasm32 chromium redis-server postgresql)
 if command -v dpkg >/dev/null 2>&1; then
   missing=()
   for p in "${packages[@]}"; do

@@ -91,6 +91,10 @@ type App struct {
 	// Outbound lists the services guests may call over HTTP; see
 	// [Outbound]. Absent: none.
 	Outbound Outbound `json:"outbound,omitzero"`
+	// Databases are the SQL databases the app's guests reach by name; see
+	// [Database]. Absent: "main", an SQLite file under the app
+	// ([DefaultDatabasePath]), created when a guest first uses it.
+	Databases map[string]Database `json:"databases,omitzero"`
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string
@@ -272,6 +276,12 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/limits/outboundRequests", "must be positive, got %d", l.OutboundRequests)
 	}
 	if err := checkOutbound(file, cfg.Outbound); err != nil {
+		return nil, err
+	}
+	if l.SQLResultBytes < 0 {
+		return nil, badSetting(file, "/limits/sqlResultBytes", "must be positive, got %d", l.SQLResultBytes)
+	}
+	if err := checkDatabases(file, cfg.Databases); err != nil {
 		return nil, err
 	}
 	if err := checkBuild(file, data, cfg.Build); err != nil {

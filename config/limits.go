@@ -126,7 +126,15 @@ type Limits struct {
 	// send (redirects not counted); one more gets abi.ErrLimit. Defaults
 	// to [DefaultOutboundRequests].
 	OutboundRequests int `json:"outboundRequests,omitzero"`
+	// SQLResultBytes is the largest result one database statement may
+	// give a guest, as JSON (abi/README.md §4.5); a larger one
+	// fails with the code "too_large". Defaults to
+	// [DefaultSQLResultBytes].
+	SQLResultBytes int64 `json:"sqlResultBytes,omitzero"`
 }
+
+// DefaultSQLResultBytes is the default of [Limits.SQLResultBytes]: 1 MiB.
+const DefaultSQLResultBytes = 1 << 20
 
 // Defaults of [Limits].
 const (

@@ -50,7 +50,11 @@ type Setting struct {
 // Settings lists every setting of endpoints.json with its
 // environment variable, read from [App]'s fields: a member that is
 // an object of known keys is listed by its keys, a free-form one (a map of
-// security schemes, "cors") as a whole.
+// security schemes, "cors") as a whole. A map of objects of known keys
+// ("databases") is listed as a whole and by its entries' keys, with
+// [NamePlaceholder] for the entry: "/databases/{name}/url",
+// ENDPOINTS_DATABASES_{NAME}_URL, which ENDPOINTS_DATABASES_MAIN_URL
+// matches.
 func Settings() []Setting {
 	var out []Setting
 	var walk func(t reflect.Type, ptr, env string)
@@ -65,6 +69,9 @@ func Settings() []Setting {
 			switch {
 			case f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[Duration]():
 				walk(f.Type, p, e)
+			case f.Type.Kind() == reflect.Map && f.Type.Elem().Kind() == reflect.Struct:
+				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e})
+				walk(f.Type.Elem(), p+"/"+NamePlaceholder, e+"_"+strings.ToUpper(NamePlaceholder))
 			default:
 				text := f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[Duration]()
 				list := f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String
@@ -74,6 +81,51 @@ func Settings() []Setting {
 	}
 	walk(reflect.TypeFor[App](), "", "ENDPOINTS")
 	return out
+}
+
+// NamePlaceholder stands for an entry's name in the [Setting] of a map's
+// entries: "/databases/{name}/url".
+const NamePlaceholder = "{name}"
+
+// match reports whether the setting's pointer is pointer, the placeholder
+// standing for any one non-empty key.
+func (s Setting) match(pointer string) bool {
+	before, after, ok := strings.Cut(s.Pointer, NamePlaceholder)
+	if !ok {
+		return s.Pointer == pointer
+	}
+	if !strings.HasPrefix(pointer, before) || !strings.HasSuffix(pointer, after) || len(pointer) <= len(before)+len(after) {
+		return false
+	}
+	return !strings.Contains(pointer[len(before):len(pointer)-len(after)], "/")
+}
+
+// matchEnv returns the pointer the variable name sets, when it is the
+// setting's (the placeholder standing for a name of lower-case letters,
+// digits and underscores).
+func (s Setting) matchEnv(name string) (string, bool) {
+	before, after, ok := strings.Cut(s.Env, strings.ToUpper(NamePlaceholder))
+	if !ok {
+		return s.Pointer, s.Env == name
+	}
+	if !strings.HasPrefix(name, before) || !strings.HasSuffix(name, after) || len(name) <= len(before)+len(after) {
+		return "", false
+	}
+	entry := strings.ToLower(name[len(before) : len(name)-len(after)])
+	if !databaseName.MatchString(entry) {
+		return "", false
+	}
+	return strings.Replace(s.Pointer, NamePlaceholder, entry, 1), true
+}
+
+// findSetting is the setting whose pointer pointer is.
+func findSetting(settings []Setting, pointer string) (Setting, bool) {
+	for _, s := range settings {
+		if s.match(pointer) {
+			return s, true
+		}
+	}
+	return Setting{}, false
 }
 
 // upperSnake turns a camelCase key into UPPER_SNAKE: "memoryBytes" is
@@ -101,11 +153,16 @@ func OverridesFromEnv(environ []string, ignore ...string) ([]Override, error) {
 		if !strings.HasPrefix(name, "ENDPOINTS_") || slices.Contains(ignore, name) {
 			continue
 		}
-		i := slices.IndexFunc(settings, func(s Setting) bool { return s.Env == name })
-		if i < 0 {
+		pointer, found := "", false
+		for _, s := range settings {
+			if pointer, found = s.matchEnv(name); found {
+				break
+			}
+		}
+		if !found {
 			return nil, fmt.Errorf("environment variable %s names no setting of %s; the settings are: %s", name, File, envNames(settings))
 		}
-		out = append(out, Override{Pointer: settings[i].Pointer, Value: value, Source: name})
+		out = append(out, Override{Pointer: pointer, Value: value, Source: name})
 	}
 	slices.SortFunc(out, func(a, b Override) int { return strings.Compare(a.Pointer, b.Pointer) })
 	return out, nil
@@ -123,7 +180,7 @@ func ParseOverride(arg string) (Override, error) {
 		ptr = "/" + strings.ReplaceAll(key, ".", "/")
 	}
 	settings := Settings()
-	if !slices.ContainsFunc(settings, func(s Setting) bool { return s.Pointer == ptr }) {
+	if _, ok := findSetting(settings, ptr); !ok {
 		var names []string
 		for _, s := range settings {
 			names = append(names, s.Name)
@@ -155,15 +212,15 @@ func applyOverrides(file string, data []byte, overrides []Override) ([]byte, err
 	}
 	settings := Settings()
 	for _, o := range overrides {
-		i := slices.IndexFunc(settings, func(s Setting) bool { return s.Pointer == o.Pointer })
-		if i < 0 {
+		setting, ok := findSetting(settings, o.Pointer)
+		if !ok {
 			return nil, fmt.Errorf("%s: %s names no setting of %s", o.Source, o.Pointer, File)
 		}
 		var value any = o.Value
 		switch {
-		case settings[i].List && firstByte([]byte(o.Value)) != '[':
+		case setting.List && firstByte([]byte(o.Value)) != '[':
 			value = splitList(o.Value)
-		case !settings[i].Text:
+		case !setting.Text:
 			var v any
 			if err := json.Unmarshal([]byte(o.Value), &v); err != nil {
 				return nil, fmt.Errorf("%s: %s takes JSON (a number, true or false, an object), got %q", o.Source, o.Pointer, o.Value)

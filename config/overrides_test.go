@@ -101,3 +101,64 @@ func TestParseOverrides(t *testing.T) {
 		}
 	})
 }
+
+func TestMapEntryOverrides(t *testing.T) {
+	env := []string{
+		"ENDPOINTS_DATABASES_MAIN_URL=postgres://app@db:5432/app",
+		"ENDPOINTS_DATABASES_MAIN_DRIVER=postgres",
+		"ENDPOINTS_DATABASES_USER_DATA_MAX_CONNS=3",
+	}
+	o, err := config.OverridesFromEnv(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := config.ParseOverride("databases.reports.statementTimeout=5s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = config.Parse(config.File, []byte(`{"databases": {"main": {"path": "data/app.db"}}}`), append(o, set)...)
+	if err == nil || !strings.Contains(err.Error(), "/databases/main/path: a postgres database takes a url") {
+		t.Fatalf("the file's path kept beside an overridden driver: %v", err)
+	}
+	app, err := config.Parse(config.File, nil, append(o, set)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]config.Database{
+		"main":      {Driver: "postgres", URL: "postgres://app@db:5432/app"},
+		"user_data": {MaxConns: 3},
+		"reports":   {StatementTimeout: config.Duration(5e9)},
+	} {
+		if got := app.Databases[name]; got != want {
+			t.Errorf("databases.%s = %+v, want %+v", name, got, want)
+		}
+	}
+	for _, bad := range []string{"ENDPOINTS_DATABASES__URL=x", "ENDPOINTS_DATABASES_MAIN_PORT=1"} {
+		if _, err := config.OverridesFromEnv([]string{bad}); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+func TestDatabasesChecked(t *testing.T) {
+	tests := []struct{ json, want string }{
+		{`{"databases": {"Main": {}}}`, "/databases/Main: a database name is lower-case"},
+		{`{"databases": {"main": {"driver": "mysql"}}}`, `/databases/main/driver: "mysql" is not`},
+		{`{"databases": {"main": {"driver": "postgres"}}}`, "/databases/main/url: the postgres driver needs a url"},
+		{`{"databases": {"main": {"driver": "sqlite", "url": "postgres://x"}}}`, "/databases/main/url: an sqlite database takes a path"},
+		{`{"databases": {"main": {"maxConns": -1}}}`, "/databases/main/maxConns: must be positive"},
+		{`{"limits": {"sqlResultBytes": -1}}`, "/limits/sqlResultBytes: must be positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			_, err := config.Parse(config.File, []byte(tt.json))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want %q", err, tt.want)
+			}
+		})
+	}
+	app, err := config.Parse(config.File, []byte(`{"databases": {"main": {"url": "postgres://app@db/app"}}}`))
+	if err != nil || app.Databases["main"].DriverName() != config.DatabasePostgres {
+		t.Errorf("a url without a driver: %+v, %v; want postgres", app, err)
+	}
+}

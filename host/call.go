@@ -14,6 +14,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
+	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
 
@@ -137,6 +138,9 @@ type call struct {
 	// outbound is the request's outbound HTTP session (http_*), started
 	// at its first use (Outbound), closed by putCall.
 	outbound outbound.Session
+	// db is the call's session with its app's databases, from its first
+	// db_* call until the call ends (endDatabases); nil otherwise.
+	db *appdb.Session
 }
 
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }

@@ -9,7 +9,7 @@ import (
 // TestHostLinksNoMetricsOrRedisLibrary: a program embedding package host
 // links neither client_golang (observe/prometheus brings it, for those who
 // import it), nor OpenTelemetry (observe/otel does), nor go-redis
-// (storage/redis does).
+// (storage/redis does), nor pgx (database/postgres does).
 func TestHostLinksNoMetricsOrRedisLibrary(t *testing.T) {
 	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "github.com/wasmendpoints/endpoints/host").CombinedOutput()
@@ -17,7 +17,7 @@ func TestHostLinksNoMetricsOrRedisLibrary(t *testing.T) {
 		t.Fatalf("go list -deps: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		for _, banned := range []string{"github.com/prometheus/", "go.opentelemetry.io/", "github.com/redis/"} {
+		for _, banned := range []string{"github.com/prometheus/", "go.opentelemetry.io/", "github.com/redis/", "github.com/jackc/"} {
 			if strings.HasPrefix(dep, banned) {
 				t.Errorf("package host depends on %s", dep)
 			}

@@ -141,8 +141,10 @@ func ExampleHost_Ready() {
 	// Output:
 	// routes <nil>
 	// store <nil>
+	// databases <nil>
 	// routes the host is shutting down
 	// store <nil>
+	// databases <nil>
 }
 
 func TestCommittedHelloModuleMatchesItsSource(t *testing.T) {

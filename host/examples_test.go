@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -93,6 +94,11 @@ func builtExample(t testing.TB, name string) string {
 		if err := os.WriteFile(out, cfg, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// The migrations (server/migrations) are the app's, as its
+	// configuration is: copied too.
+	if err := os.CopyFS(filepath.Join(dir, "server", "migrations"), os.DirFS(filepath.Join(src, "server", "migrations"))); err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
 	}
 	if _, err := guestbuild.Build(context.Background(), src, dir, sources, nil); err != nil {
 		t.Fatalf("building examples/%s: %v", name, err)
@@ -401,18 +407,19 @@ func TestUsersExampleOrders(t *testing.T) {
 }
 
 // TestUsersExampleSharedStore starts two hosts of examples/users on one
-// empty store, as two processes behind a load balancer share one Redis,
-// and releases their first requests at once: the seed users are written
-// once and every request sees them, and concurrent creates get distinct
-// ids after the seed.
+// store and one database, as two processes behind a load balancer share
+// one Redis and one database, and releases their first requests at once:
+// every request sees the seed users the migration wrote once, and
+// concurrent creates get distinct ids after the seed.
 func TestUsersExampleSharedStore(t *testing.T) {
 	t.Parallel()
 	store := storage.NewMemory(storage.MemoryOptions{})
 	defer store.Close()
+	db := ownDatabase(t)
 	var srvs []*httptest.Server
 	var logs []*logBuffer
 	for range 2 {
-		h, l := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development, Store: store})
+		h, l := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development, Store: store, ConfigOverrides: []config.Override{db}})
 		srv := httptest.NewServer(h)
 		defer srv.Close()
 		srvs, logs = append(srvs, srv), append(logs, l)
@@ -520,59 +527,6 @@ func (s *kvDownStore) List(ctx context.Context, ns, prefix, after string, limit 
 		return nil, err
 	}
 	return s.Memory.List(ctx, ns, prefix, after, limit)
-}
-
-// TestUsersExampleStoreDown checks that every route of examples/users
-// that uses the store answers its declared 503 while the store cannot be
-// reached, in development (so the answers are checked against the
-// contracts), and serves again once it is back.
-func TestUsersExampleStoreDown(t *testing.T) {
-	t.Parallel()
-	store := &kvDownStore{Memory: storage.NewMemory(storage.MemoryOptions{})}
-	defer store.Close()
-	h, logs := (&app{t: t, dir: builtExample(t, "users")}).host(host.Options{Mode: host.Development, Store: store})
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	const (
-		js        = "application/json"
-		mp        = "multipart/form-data; boundary=b0undary"
-		order     = `{"userId":1,"items":[{"sku":"BOOK-42","quantity":1}]}`
-		wantError = `{"statusCode":503,"statusMessage":"Service Unavailable"}`
-	)
-	photo := multipartBody(t, part{name: "photo", filename: "me.png", contentType: "image/png", content: "\x89PNG\r\n\x1a\npixels"})
-	tests := []struct {
-		name, method, path, body string
-		header                   []string
-	}{
-		{"get a user", "GET", "/api/users/1", "", nil},
-		{"search", "GET", "/api/users/search?q=a", "", nil},
-		{"create a user", "POST", "/api/users", `{"name":"Ada","email":"ada2@example.com"}`, []string{"Content-Type", js}},
-		{"change a user", "PATCH", "/api/users/1", `{"name":"Ada"}`, []string{"Content-Type", js}},
-		{"export", "GET", "/api/users/export", "", nil},
-		{"an avatar", "GET", "/api/users/1/avatar", "", nil},
-		{"upload a photo", "POST", "/api/users/1/photo", photo, []string{"Content-Type", mp}},
-		{"place an order", "POST", "/api/orders", order, []string{"Content-Type", js, "Idempotency-Key", "order-down"}},
-	}
-	w := writer(t)
-	store.down.Store(true)
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res := do(t, srv, tt.method, tt.path, tt.body, append(tt.header, w...)...)
-			if res.status != 503 || !jsonEqual(t, res.body, wantError) {
-				t.Errorf("got %d %s, want 503 %s", res.status, res.body, wantError)
-			}
-		})
-	}
-	store.down.Store(false)
-	t.Run("back up: the order's key was released and the order is placed", func(t *testing.T) {
-		res := do(t, srv, "POST", "/api/orders", order, append([]string{"Content-Type", js, "Idempotency-Key", "order-down"}, w...)...)
-		if res.status != 201 || !strings.Contains(res.body, `"id":1,`) || res.header.Get("Idempotent-Replayed") != "" {
-			t.Errorf("got %d %s (Idempotent-Replayed %q), want 201, order 1, not a replay", res.status, res.body, res.header.Get("Idempotent-Replayed"))
-		}
-	})
-	if strings.Contains(logs.String(), "answer breaks the contract") {
-		t.Errorf("a guest answer broke its contract:\n%s", logs)
-	}
 }
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata")

@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
@@ -167,6 +169,14 @@ func (a *app) host(opts host.Options) (*host.Host, *logBuffer) {
 	if opts.CacheDir == "" {
 		opts.CacheDir = testCacheDir(a.t)
 	}
+	// Each host of an app with migrations (the users example, which
+	// tests share one built copy of) gets a database of its own, as it
+	// gets a memory store of its own, unless the test names one.
+	if _, err := os.Stat(filepath.Join(a.dir, "server", "migrations")); err == nil && !slices.ContainsFunc(opts.ConfigOverrides, func(o config.Override) bool {
+		return strings.HasPrefix(o.Pointer, "/databases")
+	}) {
+		opts.ConfigOverrides = append(opts.ConfigOverrides, ownDatabase(a.t))
+	}
 	h, err := host.New(context.Background(), a.dir, opts)
 	if err != nil {
 		a.t.Fatalf("host.New: %v", err)
@@ -182,6 +192,12 @@ func (a *app) serve(opts host.Options) (*httptest.Server, *logBuffer) {
 	srv := httptest.NewServer(h)
 	a.t.Cleanup(srv.Close)
 	return srv, logs
+}
+
+// ownDatabase is the override that gives a host of the users example a
+// fresh SQLite file of its own; hosts given the same one share it.
+func ownDatabase(t testing.TB) config.Override {
+	return config.Override{Pointer: "/databases/main/path", Value: filepath.Join(t.TempDir(), "main.db"), Source: "test"}
 }
 
 type logBuffer struct {

@@ -48,6 +48,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
+	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -73,6 +74,9 @@ type Host struct {
 	store     storage.Store
 	ownStore  bool
 	namespace string
+	// dbs are the app's databases (package appdb), opened on first use
+	// and closed with the host.
+	dbs *appdb.Set
 	// idem is the Idempotency-Key step, over store (package
 	// idempotency); set with the store, before the host serves.
 	idem     idempotency.Step
@@ -194,8 +198,10 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError}
+	h.openDatabases(cfg)
 	t, _, err := h.load(ctx, nil)
 	if err != nil {
+		h.closeDatabases()
 		h.closeStore()
 		_ = e.Close(ctx)
 		return nil, err
@@ -203,6 +209,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	if len(t.problems) > 0 {
 		if opts.Mode != Development {
 			t.close(ctx)
+			h.closeDatabases()
 			h.closeStore()
 			_ = e.Close(ctx)
 			return nil, &LoadError{Problems: t.problems}
@@ -358,6 +365,7 @@ func (h *Host) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	}
 	closeErr = h.engine.Close(context.Background())
 	h.closeOutbound()
+	h.closeDatabases()
 	h.closeStore()
 	return stopErr, closeErr
 }

@@ -97,6 +97,27 @@ type Observer struct {
 	// (http_send), when it is over: the host called, the status, the
 	// error code, the duration.
 	Outbound func(OutboundEvent)
+	// Database is called after each statement a guest ran on one of its
+	// app's databases (db_query, db_exec, db_begin, db_commit,
+	// db_rollback), with its duration and error.
+	Database func(DatabaseEvent)
+}
+
+// DatabaseEvent is one statement a guest ran.
+type DatabaseEvent struct {
+	// Route is the template of the route whose call ran it.
+	Route string
+	// Database is the database's name in endpoints.json ("main").
+	Database string
+	// Duration is how long the statement took, its result's encoding
+	// included.
+	Duration time.Duration
+	// Err is why it failed, nil when it did not: a *database.Error,
+	// whose Code says what kind of failure.
+	Err error
+	// Code is Err's code (abi.DBCodeConstraint...), "" when it did not
+	// fail: a bounded label for metrics.
+	Code string
 }
 
 // RequestEvent is one answered request.
@@ -136,6 +157,10 @@ type RequestEvent struct {
 	// OutboundDuration is the time its guests spent in those requests:
 	// sending them, waiting for their headers, reading their bodies.
 	OutboundDuration time.Duration
+	// DatabaseError is the code (abi.DBCodeConstraint...) of a statement
+	// the request's guests ran that failed, the last one; "" when none
+	// did.
+	DatabaseError string
 }
 
 // GuestCallEvent is one call of a route's handler.
@@ -258,6 +283,11 @@ const (
 	// from sending it to the end of its body; [SpanEvent.Op] is its method,
 	// [SpanEvent.Target] its origin.
 	StepOutbound = "outbound"
+	// StepDatabase: one statement a guest ran on a database:
+	// [SpanEvent.Op] is its text (never its values, which are bound
+	// parameters), [SpanEvent.Database] and [SpanEvent.DBSystem] say
+	// where.
+	StepDatabase = "database"
 )
 
 // SpanEvent is a step of a request that begins, for [Observer.Span].
@@ -275,7 +305,8 @@ type SpanEvent struct {
 	// "list" or "take" ("get" also for an API key the app's store
 	// keeps). For a StepGuest of a middleware it is the export called
 	// (abi.ExportBefore, abi.ExportAfter, abi.ExportVerify); "" for a
-	// route's handler. For StepOutbound it is the request's method.
+	// route's handler. For StepOutbound it is the request's method, for
+	// a StepDatabase the statement's text.
 	Op string
 	// Target is, for StepOutbound, the origin called
 	// (https://api.example.com:443); never a path.
@@ -285,6 +316,10 @@ type SpanEvent struct {
 	// service called continues the trace under the client span. Nil for
 	// other steps.
 	Header http.Header
+	// Database is the database's name for a StepDatabase, DBSystem its
+	// kind as OpenTelemetry's db.system names it ("sqlite",
+	// "postgresql").
+	Database, DBSystem string
 }
 
 // ErrRefused is the error the end of a StepValidate span gets when the
@@ -312,6 +347,7 @@ func JoinObservers(observers ...*Observer) *Observer {
 		out.StoreError = joinHooks(out.StoreError, o.StoreError)
 		out.Span = joinSpans(out.Span, o.Span)
 		out.Outbound = joinHooks(out.Outbound, o.Outbound)
+		out.Database = joinHooks(out.Database, o.Database)
 	}
 	return &out
 }
@@ -366,7 +402,7 @@ func (h *Host) serveObserved(w http.ResponseWriter, r *http.Request, hook func(R
 		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
 			TraceID: traceID(r.Header), Query: redactQuery(r.URL.RawQuery, x.secretQuery),
 			Status: status, Bytes: x.bytes, Duration: time.Since(x.start),
-			OutboundRequests: x.outbound, OutboundDuration: x.outboundTime})
+			OutboundRequests: x.outbound, OutboundDuration: x.outboundTime, DatabaseError: x.dbError})
 		*x = exchange{}
 		exchanges.Put(x)
 	}()
@@ -390,6 +426,7 @@ type exchange struct {
 	// and the time they took (noteOutbound).
 	outbound     int
 	outboundTime time.Duration
+	dbError      string // the code of a statement of the request that failed
 }
 
 var exchanges = sync.Pool{New: func() any { return new(exchange) }}
@@ -431,6 +468,14 @@ func (x *exchange) SetWriteDeadline(t time.Time) error {
 func noteRoute(w http.ResponseWriter, route string) {
 	if x, ok := w.(*exchange); ok {
 		x.route = route
+	}
+}
+
+// noteDatabaseError tells an observed request that a statement of its
+// guest failed, with code.
+func noteDatabaseError(w http.ResponseWriter, code string) {
+	if x, ok := w.(*exchange); ok {
+		x.dbError = code
 	}
 }
 
@@ -481,13 +526,13 @@ func (c *call) startSpan(step, op string) func(error) {
 	if o := c.host.opts.Observer; o == nil || o.Span == nil {
 		return nil
 	}
-	return c.beginSpan(step, op)
+	return c.beginSpan(SpanEvent{Step: step, Op: op})
 }
 
 // beginSpan is startSpan's work when a Span hook is set: building the
 // event is paid for only then.
-func (c *call) beginSpan(step, op string) func(error) {
-	e := SpanEvent{Step: step, Op: op}
+func (c *call) beginSpan(e SpanEvent) func(error) {
+	step := e.Step
 	if c.req != nil {
 		e.Method = c.req.Method
 	}
@@ -509,7 +554,7 @@ func (c *call) beginSpan(step, op string) func(error) {
 	switch step {
 	case StepGuest:
 		c.spanCtx = ctx // until the guest returns
-	case StepStore:
+	case StepStore, StepDatabase:
 		// The store sees the call as its context: during the
 		// operation, the call's values are the store span's.
 		c.spanCtx = ctx

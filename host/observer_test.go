@@ -397,8 +397,8 @@ func TestReady(t *testing.T) {
 	h, _ := newApp(t).wat("server/routes/plain.get.wasm", watModule{handle: plainOK, extra: okData}).
 		host(host.Options{Store: store, Observer: rec.observer()})
 	checks := h.Ready(ctx)
-	if len(checks) != 2 || checks[0].Name != host.CheckRoutes || checks[1].Name != host.CheckStore || checks[0].Err != nil || checks[1].Err != nil {
-		t.Errorf("Ready = %+v, want routes and store, both passing", checks)
+	if len(checks) != 3 || checks[0].Name != host.CheckRoutes || checks[1].Name != host.CheckStore || checks[2].Name != host.CheckDatabases || checks[0].Err != nil || checks[1].Err != nil || checks[2].Err != nil {
+		t.Errorf("Ready = %+v, want routes, store and databases, all passing", checks)
 	}
 	store.down.Store(true)
 	if got := readyErrors(h, ctx); len(got) != 1 || !strings.HasPrefix(got[0], "store: ") || !strings.Contains(got[0], "connection refused") {

@@ -299,6 +299,9 @@ func (o Options) merge(cfg *config.App) Options {
 	if l.OutboundRequests == 0 {
 		l.OutboundRequests = cfg.Limits.OutboundRequests
 	}
+	if l.SQLResultBytes == 0 {
+		l.SQLResultBytes = cfg.Limits.SQLResultBytes
+	}
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
 	}

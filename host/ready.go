@@ -21,7 +21,7 @@ const (
 
 // ReadyCheck is the result of one check of [Host.Ready].
 type ReadyCheck struct {
-	// Name is CheckRoutes or CheckStore.
+	// Name is CheckRoutes, CheckStore or CheckDatabases.
 	Name string
 	// Err says why the check failed; nil when it passed.
 	Err error
@@ -69,5 +69,9 @@ func (h *Host) Ready(ctx context.Context) []ReadyCheck {
 			h.observeStoreError("ping", store.Err)
 		}
 	}
-	return []ReadyCheck{routes, store}
+	dbs := ReadyCheck{Name: CheckDatabases}
+	if h.dbs != nil && !h.closing.Load() {
+		dbs.Err = h.dbs.Ping(ctx)
+	}
+	return []ReadyCheck{routes, store, dbs}
 }

@@ -311,6 +311,11 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 		return nil, ReloadReport{}, fmt.Errorf("reading app %s: %w", h.app, err)
 	}
 	start := time.Now()
+	// Migrations first: a version of the app whose migration fails is
+	// never served (at a reload, the previous one keeps serving).
+	if err := h.migrate(ctx); err != nil {
+		return nil, ReloadReport{}, err
+	}
 	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{files: map[string]*loadedFile{}, state: &tableState{}}}
 	l.routesConfig()
 	// The route modules load in the background while the runtime

@@ -126,6 +126,7 @@ func (h *Host) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt
 
 func (h *Host) putCall(c *call) {
 	c.closeOutbound()
+	c.endDatabases()
 	c.parent, c.req, c.w, c.bodySrc, c.route, c.op, c.spanCtx = nil, nil, nil, nil, nil, nil, nil
 	c.body, c.bodyRaw, c.out = nil, nil, nil
 	if c.multipart != nil {

@@ -122,6 +122,9 @@ func restartOnly(old, cur *config.App) []string {
 	if old.Storage != cur.Storage {
 		out = append(out, "storage")
 	}
+	if databasesChanged(old, cur) {
+		out = append(out, "databases")
+	}
 	return out
 }
 

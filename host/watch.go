@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/dirwatch"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
@@ -82,5 +83,6 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 // app, forward slashes) may change what the app serves.
 func watched(rel string) bool {
 	return rel == config.File || rel == RoutesConfigFile ||
-		strings.HasPrefix(rel, "server/") && strings.HasSuffix(rel, routefile.Extension)
+		strings.HasPrefix(rel, "server/") && strings.HasSuffix(rel, routefile.Extension) ||
+		strings.HasPrefix(rel, appdb.MigrationsDir+"/") && strings.HasSuffix(rel, ".sql")
 }

@@ -124,5 +124,5 @@ func printSettings(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Env, value)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}); a list\ntakes a JSON array or comma-separated text (https://a.example,https://b.example).\n")
+	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}); a list\ntakes a JSON array or comma-separated text (https://a.example,https://b.example).\n{name} stands for an entry's name: ENDPOINTS_DATABASES_MAIN_URL (or --set\ndatabases.main.url=...) sets the url of the database \"main\".\n")
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/database/databasetest"
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
 )
 
@@ -32,9 +33,13 @@ func TestDeployTopology(t *testing.T) {
 	}
 	env := composeEnv(t)
 	redisURL, _, _ := storagetest.StartRedis(t)
+	pgURL, _, _ := databasetest.StartPostgres(t)
 	for i, kv := range env {
-		if strings.HasPrefix(kv, "ENDPOINTS_STORAGE_URL=") {
+		switch {
+		case strings.HasPrefix(kv, "ENDPOINTS_STORAGE_URL="):
 			env[i] = "ENDPOINTS_STORAGE_URL=" + redisURL // redis:6379 in compose
+		case strings.HasPrefix(kv, "ENDPOINTS_DATABASES_MAIN_URL="):
+			env[i] = "ENDPOINTS_DATABASES_MAIN_URL=" + pgURL // postgres:5432 in compose
 		}
 	}
 	app, bin := ordersApp(t)
@@ -87,14 +92,10 @@ func composeEnv(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known := map[string]bool{}
-	for _, s := range config.Settings() {
-		known[s.Env] = true
-	}
 	var env []string
 	for _, m := range regexp.MustCompile(`(?m)^\s+(ENDPOINTS_[A-Z_]+):\s*(\S+)\s*$`).FindAllStringSubmatch(string(data), -1) {
-		if !known[m[1]] {
-			t.Errorf("deploy/compose.yaml sets %s, which names no setting of endpoints.json", m[1])
+		if _, err := config.OverridesFromEnv([]string{m[1] + "=" + m[2]}); err != nil {
+			t.Errorf("deploy/compose.yaml sets %s, which names no setting of endpoints.json: %v", m[1], err)
 		}
 		env = append(env, m[1]+"="+m[2])
 	}

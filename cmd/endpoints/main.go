@@ -17,6 +17,7 @@ import (
 
 	// The store drivers endpoints.json may name ("storage": {"driver":
 	// "redis"}); embedders of package host import the ones they use.
+	_ "github.com/wasmendpoints/endpoints/database/postgres"
 	_ "github.com/wasmendpoints/endpoints/storage/redis"
 )
 

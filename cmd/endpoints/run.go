@@ -76,6 +76,10 @@ Commands:
                store an API key in the app's Redis store for the apiKey
                schemes with "store": true (out of the guests' reach) and
                print it once; --delete HEX removes one
+  migrate APP  apply the app's migrations (server/migrations/NNN-name.sql, and
+               server/migrations/<database>/ for another database) to its
+               databases, as serve and dev do at start; --dry-run lists
+               them, --database NAME migrates one
   inspect FILE.wasm
                print a module's ABI version, contract, imports, exports and
                size, read from the file without running it
@@ -83,7 +87,9 @@ Commands:
                build APP, serve it in development and run the conformance
                suite of the users example against it: what every port of
                examples/users (in any language) must answer (--no-build:
-               test the modules as they are)
+               test the modules as they are; --set and ENDPOINTS_* apply, so
+               ENDPOINTS_DATABASES_MAIN_DRIVER=postgres and _URL run it on
+               PostgreSQL)
   diff OLD NEW report what changed in the API between two versions, breaking
                changes first (oasdiff's checks); OLD and NEW are app
                directories, OpenAPI documents or REF:PATH at a git ref, and
@@ -191,6 +197,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdAPIKey(ctx, rest, stdout, stderr)
 	case "inspect":
 		return cmdInspect(ctx, rest, stdout, stderr)
+	case "migrate":
+		return cmdMigrate(ctx, rest, stdout, stderr)
 	case "conformance":
 		return cmdConformance(ctx, rest, stdout, stderr)
 	case "diff":

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/hooks"
 )
 
 // fakeHost is the state of the native stand-in host. It is not safe for
@@ -380,4 +381,60 @@ func principalSet(b []byte) int32 {
 	}
 	fake.principal = string(b)
 	return 0
+}
+
+// The database functions of the native stand-in go to the database
+// endpointstest.Database provides (hooks.DB); without one, every database
+// is unknown (ErrNotFound), and the SDK's error says how to get one.
+func dbRun(db, sql string, params []byte, exec bool) int32 {
+	fn := abi.ImportDBQuery
+	if exec {
+		fn = abi.ImportDBExec
+	}
+	if e, ok := fake.failing(fn); ok {
+		return int32(e)
+	}
+	if hooks.DB == nil {
+		return int32(abi.ErrNotFound)
+	}
+	n, e := hooks.DB.Run([]byte(db), []byte(sql), params, exec)
+	if e != 0 {
+		return e
+	}
+	return int32(n)
+}
+
+func dbResult(buf []byte) int32 {
+	if hooks.DB == nil {
+		return int32(abi.ErrNotFound)
+	}
+	data, ok := hooks.DB.Result()
+	if !ok {
+		return int32(abi.ErrNotFound)
+	}
+	return fill(buf, data)
+}
+
+func dbBegin(db string) int32 {
+	if e, ok := fake.failing(abi.ImportDBBegin); ok {
+		return int32(e)
+	}
+	if hooks.DB == nil {
+		return int32(abi.ErrNotFound)
+	}
+	return hooks.DB.Begin([]byte(db))
+}
+
+func dbEnd(db string, commit bool) int32 {
+	fn := abi.ImportDBRollback
+	if commit {
+		fn = abi.ImportDBCommit
+	}
+	if e, ok := fake.failing(fn); ok {
+		return int32(e)
+	}
+	if hooks.DB == nil {
+		return int32(abi.ErrNotFound)
+	}
+	return hooks.DB.End([]byte(db), commit)
 }

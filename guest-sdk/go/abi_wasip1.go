@@ -198,3 +198,39 @@ func resetKV() {}
 
 // setVariable does nothing in a module: the host owns the variables.
 func setVariable(string, string, bool) {}
+
+//go:wasmimport endpoints db_query
+func wasmDBQuery(db, sql string, params *byte, paramsLen uint32) int32
+
+//go:wasmimport endpoints db_exec
+func wasmDBExec(db, sql string, params *byte, paramsLen uint32) int32
+
+//go:wasmimport endpoints db_result
+func wasmDBResult(buf *byte, bufLen uint32) int32
+
+//go:wasmimport endpoints db_begin
+func wasmDBBegin(db string) int32
+
+//go:wasmimport endpoints db_commit
+func wasmDBCommit(db string) int32
+
+//go:wasmimport endpoints db_rollback
+func wasmDBRollback(db string) int32
+
+func dbRun(db, sql string, params []byte, exec bool) int32 {
+	if exec {
+		return wasmDBExec(db, sql, unsafe.SliceData(params), uint32(len(params)))
+	}
+	return wasmDBQuery(db, sql, unsafe.SliceData(params), uint32(len(params)))
+}
+
+func dbResult(buf []byte) int32 { return wasmDBResult(unsafe.SliceData(buf), uint32(len(buf))) }
+
+func dbBegin(db string) int32 { return wasmDBBegin(db) }
+
+func dbEnd(db string, commit bool) int32 {
+	if commit {
+		return wasmDBCommit(db)
+	}
+	return wasmDBRollback(db)
+}

@@ -341,6 +341,22 @@
 //		io.Copy(w, r.Body) // echo
 //	})
 //
+// # Databases
+//
+// [DB] is one of the app's SQL databases (abi/README.md §4.5): SQLite under
+// the app by default, PostgreSQL when endpoints.json or the environment
+// say so, with the same code. It reads like database/sql:
+//
+//	db := endpoints.DB("main")
+//	u, err := endpoints.QueryRowAs[User](db, "SELECT id, name FROM users WHERE id = $1", in.ID)
+//	res, err := db.Exec("UPDATE users SET name = $1 WHERE id = $2", in.Name, in.ID)
+//	err = db.Tx(func(tx *endpoints.Tx) error { ... })
+//
+// Errors are typed: errors.Is(err, [ErrConstraint]) for a unique
+// violation (answer 409), [ErrNoRows] from [Row.Scan] and [QueryRowAs];
+// a [HandleFunc] handler that returns [ErrDatabaseUnavailable] answers
+// 503. Native tests get migrated SQLite files from endpointstest.Database.
+//
 // # Storage
 //
 // [KV] is the app's key-value store: kept by the host between requests,

@@ -23,7 +23,9 @@
 //     request's W3C traceparent header (absent when it had no valid one;
 //     observe/otel's server span gives every request one), duration the
 //     time from receipt to answer, rounded to the microsecond, bytes the
-//     body bytes written. The record's time is when the answer was done.
+//     body bytes written, db_error the code of a database statement of
+//     the request that failed (constraint, unavailable...; absent when
+//     none did). The record's time is when the answer was done.
 //   - Answers of 500 and above are logged at [slog.LevelError], the others at
 //     [slog.LevelInfo]; a logger whose level is above Info logs only the
 //     former.
@@ -79,7 +81,7 @@ type line struct {
 	at                                    time.Time
 	level                                 slog.Level
 	method, path, query, route, requestID string
-	traceID                               string
+	traceID, dbError                      string
 	status                                int
 	bytes                                 int64
 	duration                              time.Duration
@@ -110,7 +112,7 @@ func (l *Log) request(e host.RequestEvent) {
 	}
 	ln := line{at: time.Now(), level: level, method: e.Method, path: e.Request.URL.Path, query: e.Query,
 		route: e.Route, requestID: e.RequestID, traceID: e.TraceID, status: e.Status, bytes: e.Bytes, duration: e.Duration,
-		outbound: e.OutboundRequests, outboundTime: e.OutboundDuration}
+		outbound: e.OutboundRequests, outboundTime: e.OutboundDuration, dbError: e.DatabaseError}
 	l.mu.Lock()
 	for len(l.queue) >= MaxQueued && !l.closed {
 		l.room.Wait()
@@ -199,7 +201,7 @@ func (l *Log) log(ln line) {
 	if ln.query != "" {
 		msg += "?" + logtext.Cut(ln.query)
 	}
-	var buf [9]slog.Attr
+	var buf [10]slog.Attr
 	attrs := append(buf[:0], slog.String("method", method))
 	if ln.route != "" {
 		attrs = append(attrs, slog.String("route", ln.route))
@@ -217,6 +219,9 @@ func (l *Log) log(ln line) {
 	if ln.outbound > 0 {
 		attrs = append(attrs, slog.Int("outbound", ln.outbound),
 			slog.Duration("outboundDuration", ln.outboundTime.Round(time.Microsecond)))
+	}
+	if ln.dbError != "" {
+		attrs = append(attrs, slog.String("db_error", ln.dbError))
 	}
 	// A record without a caller's pc: Logger.LogAttrs would spend a fifth
 	// of the line's cost on runtime.Callers for a source location that is

@@ -70,6 +70,19 @@ const (
 	SpanValidate = "endpoints.validate"
 	SpanGuest    = "endpoints.guest"
 	SpanStore    = "endpoints.store"
+	// SpanDatabase is a statement a guest ran: "endpoints.db main", a
+	// client span with the attributes AttrDBSystem, AttrDBName and
+	// AttrDBStatement.
+	SpanDatabase = "endpoints.db"
+)
+
+// Attributes of a database span, as OpenTelemetry's database semantic
+// conventions name them. The statement's text never holds values: guests'
+// parameters are bound, and not recorded.
+const (
+	AttrDBSystem    = attribute.Key("db.system")
+	AttrDBName      = attribute.Key("db.namespace")
+	AttrDBStatement = attribute.Key("db.query.text")
 )
 
 // Attributes of the spans below the server span, beside the HTTP semantic
@@ -215,8 +228,15 @@ func (t *Tracer) span(ctx context.Context, e host.SpanEvent) (context.Context, f
 		attrs = append(attrs, AttrStoreOperation.String(e.Op))
 	case host.StepOutbound:
 		return t.outboundSpan(ctx, e, attrs)
+	case host.StepDatabase:
+		name = SpanDatabase + " " + e.Database
+		attrs = append(attrs, AttrDBSystem.String(e.DBSystem), AttrDBName.String(e.Database), AttrDBStatement.String(e.Op))
 	}
-	ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	kind := trace.SpanKindInternal
+	if e.Step == host.StepDatabase {
+		kind = trace.SpanKindClient
+	}
+	ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
 	return ctx, func(err error) {
 		if err != nil {
 			span.RecordError(err)

@@ -28,6 +28,8 @@
 //	endpoints_validation_failures_total{method,route,part}  parts refused (params, query, headers, body) and answers that broke the contract (response)
 //	endpoints_idempotency_total{method,route,outcome}       Idempotency-Key outcomes (claimed, replayed, conflict, mismatch, stored...)
 //	endpoints_store_errors_total{op}                        failed store operations (claim, get, take, ping...)
+//	endpoints_db_statement_duration_seconds{database}      histogram: one statement a guest ran, per database
+//	endpoints_db_errors_total{database,code}                statements that failed, by code (constraint, unavailable...)
 //	endpoints_reloads_total                                 reloads that changed something or found a problem
 //	endpoints_reload_failures_total                         reloads that found a problem
 //	endpoints_pool_waits_total{route,module}                calls that found every instance busy
@@ -80,6 +82,8 @@ type Metrics struct {
 	validation     *prom.CounterVec
 	idempotency    *prom.CounterVec
 	storeErrors    *prom.CounterVec
+	dbDuration     *prom.HistogramVec
+	dbErrors       *prom.CounterVec
 	reloads        prom.Counter
 	reloadFailures prom.Counter
 	poolWaits      *prom.CounterVec
@@ -129,6 +133,10 @@ func New() *Metrics {
 			Help: "Outcomes of the Idempotency-Key step."}, append(op, "outcome")),
 		storeErrors: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_store_errors_total",
 			Help: "Store operations that failed, by operation."}, []string{"op"}),
+		dbDuration: prom.NewHistogramVec(prom.HistogramOpts{Name: "endpoints_db_statement_duration_seconds",
+			Help: "Time one statement a guest ran took, by database.", Buckets: buckets}, []string{"database"}),
+		dbErrors: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_db_errors_total",
+			Help: "Statements guests ran that failed, by database and code."}, []string{"database", "code"}),
 		reloads: prom.NewCounter(prom.CounterOpts{Name: "endpoints_reloads_total",
 			Help: "Reloads of the app that changed something or found a problem."}),
 		reloadFailures: prom.NewCounter(prom.CounterOpts{Name: "endpoints_reload_failures_total",
@@ -146,7 +154,7 @@ func New() *Metrics {
 
 func (m *Metrics) collectors() []prom.Collector {
 	return []prom.Collector{m.requests, m.duration, m.guest, m.guestFailures, m.validation,
-		m.idempotency, m.storeErrors, m.reloads, m.reloadFailures, m.poolWaits, m.poolDiscards,
+		m.idempotency, m.storeErrors, m.dbDuration, m.dbErrors, m.reloads, m.reloadFailures, m.poolWaits, m.poolDiscards,
 		m.outbound, m.outboundDuration}
 }
 
@@ -195,6 +203,12 @@ func (m *Metrics) Observer() *host.Observer {
 		Outbound: func(e host.OutboundEvent) {
 			m.outbound.WithLabelValues(e.Host, strconv.Itoa(e.Status), e.Error).Inc()
 			m.outboundDuration.WithLabelValues(e.Host).Observe(e.Duration.Seconds())
+		},
+		Database: func(e host.DatabaseEvent) {
+			m.dbDuration.WithLabelValues(e.Database).Observe(e.Duration.Seconds())
+			if e.Code != "" {
+				m.dbErrors.WithLabelValues(e.Database, e.Code).Inc()
+			}
 		},
 	}
 }

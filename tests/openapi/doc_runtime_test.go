@@ -56,6 +56,10 @@ func buildUsers(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	// The migrations make the users' tables in the app's database.
+	if err := os.CopyFS(filepath.Join(dir, "server", "migrations"), os.DirFS(filepath.Join(src, "server", "migrations"))); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := guestbuild.App(context.Background(), src, dir, nil); err != nil {
 		t.Fatal(err)
 	}

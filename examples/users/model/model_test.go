@@ -2,7 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"testing"
@@ -13,12 +12,14 @@ import (
 	"github.com/wasmendpoints/endpoints/guest-sdk/go/endpointstest"
 )
 
-// Natively (go test), endpoints.KV is an in-memory map of the process;
-// each test starts from an empty one with endpointstest.Reset.
+// Natively (go test), endpoints.DB("main") is an SQLite file that
+// endpointstest.Database makes for each test, with the app's migrations
+// (server/migrations) applied: each test starts from the seed users.
 
 func fresh(t *testing.T) {
 	t.Helper()
 	endpointstest.Reset(t)
+	endpointstest.Database(t, "..")
 }
 
 // check fails the test on an error.
@@ -31,53 +32,16 @@ func check(t *testing.T, err error) {
 
 func ptr(s string) *string { return &s }
 
-func TestSeedWritesOnce(t *testing.T) {
+// TestSeedIsAMigration: the seed users come from the first migration, and
+// a changed seed user stays changed.
+func TestSeedIsAMigration(t *testing.T) {
 	fresh(t)
-	check(t, Seed())
-	var keys []string
-	for key, err := range endpoints.KV.Keys("") {
-		check(t, err)
-		keys = append(keys, key)
-	}
-	wantKeys := []string{"users/0000000001", "users/0000000002", "users/0000000003", "users:next-id", "users:ready", "users:seeded"}
-	if !reflect.DeepEqual(keys, wantKeys) {
-		t.Errorf("keys after the seed = %q, want %q", keys, wantKeys)
-	}
-	// A changed seed user stays changed: a second Seed writes nothing.
 	_, _, err := Update(1, UserPatch{Name: ptr("Augusta Ada King")})
 	check(t, err)
-	check(t, Seed())
 	u, _, err := Find(1)
 	check(t, err)
-	if u.Name != "Augusta Ada King" {
-		t.Errorf("user 1 after a second Seed = %+v, want the changed name kept", u)
-	}
-}
-
-func TestSeedWaitsForAnotherSeeder(t *testing.T) {
-	fresh(t)
-	defer func(d time.Duration) { seedWait = d }(seedWait)
-	seedWait = 20 * time.Millisecond
-	// Another request claimed the seed and has not finished it.
-	_, err := endpoints.KV.Incr(seedingKey, 1)
-	check(t, err)
-
-	start := time.Now()
-	_, _, err = Find(1)
-	if !errors.Is(err, endpoints.ErrStorageUnavailable) {
-		t.Fatalf("Find while another request seeds: error %v, want one wrapping ErrStorageUnavailable", err)
-	}
-	if waited := time.Since(start); waited < seedWait {
-		t.Errorf("gave up after %s, want a wait of %s", waited, seedWait)
-	}
-	if _, ok, _ := endpoints.KV.Get(idKey(userPrefix, 1)); ok {
-		t.Error("the waiting request wrote the seed, which another request claimed")
-	}
-
-	// The other request finishes: the marker is all a waiter looks for.
-	check(t, endpoints.KV.Set(readyKey, []byte("1"), 0))
-	if err := Seed(); err != nil {
-		t.Errorf("Seed once the marker is there: %v, want nil", err)
+	if u.Name != "Augusta Ada King" || u.Email != "ada@example.com" {
+		t.Errorf("user 1 after an update of its name = %+v, want the changed name and the seed email", u)
 	}
 }
 
@@ -142,8 +106,8 @@ func TestUsers(t *testing.T) {
 	}
 }
 
-// TestAllOrdersByIDPastNine checks that zero-padded keys list users in id
-// order, not text order (10 after 9, not after 1).
+// TestAllOrdersByIDPastNine checks that users list in id order (10 after
+// 9), across pages of All.
 func TestAllOrdersByIDPastNine(t *testing.T) {
 	fresh(t)
 	for i := range 8 {
@@ -172,9 +136,11 @@ func TestCreateOrder(t *testing.T) {
 		if at, err := time.Parse(time.RFC3339Nano, o.CreatedAt); err != nil || time.Since(at) > time.Minute {
 			t.Errorf("createdAt = %q (%v), want about now in RFC 3339", o.CreatedAt, err)
 		}
-		var stored Order
-		if ok, err := endpoints.KV.GetJSON(fmt.Sprintf("orders/%010d", want), &stored); err != nil || !ok || !reflect.DeepEqual(stored, o) {
-			t.Errorf("stored order %d = %+v (found %v, %v), want %+v", want, stored, ok, err, o)
+		var userID int
+		var stored, createdAt string
+		check(t, endpoints.DB("main").QueryRow("SELECT user_id, items, created_at FROM orders WHERE id = $1", want).Scan(&userID, &stored, &createdAt))
+		if userID != 1 || stored != `[{"sku":"BOOK-42","quantity":2}]` || createdAt != o.CreatedAt {
+			t.Errorf("stored order %d = %d %s %s, want %+v", want, userID, stored, createdAt, o)
 		}
 	}
 }
@@ -187,6 +153,8 @@ func TestStoreFailure(t *testing.T) {
 		wantBody   string
 	}{
 		{"store down", fmt.Errorf("model: reading user 1: %w", endpoints.ErrStorageUnavailable), 503, `{"statusCode":503,"statusMessage":"Service Unavailable"}`},
+		{"database down", fmt.Errorf("model: reading user 1: %w", &endpoints.DBError{Code: "unavailable", Message: "connection refused"}), 503, `{"statusCode":503,"statusMessage":"Service Unavailable"}`},
+		{"a constraint", fmt.Errorf("model: writing user 1: %w", &endpoints.DBError{Code: "constraint", Message: "duplicate"}), 500, `{"statusCode":500,"statusMessage":"Internal Server Error"}`},
 		{"anything else", fmt.Errorf("model: reading user 1: %w", abi.ErrInvalid), 500, `{"statusCode":500,"statusMessage":"Internal Server Error"}`},
 	}
 	for _, tt := range tests {
@@ -212,10 +180,15 @@ func jsonEqual(t *testing.T, got []byte, want string) bool {
 	return reflect.DeepEqual(g, w)
 }
 
-func TestIDKey(t *testing.T) {
-	for _, id := range []int{0, 1, 7, 42, 999999999, 1000000000, 12345678901, -5} {
-		if got, want := idKey(userPrefix, id), fmt.Sprintf("%s%010d", userPrefix, id); got != want {
-			t.Errorf("idKey(%d) = %q, want %q", id, got, want)
+func TestSearchEscapesLikePatterns(t *testing.T) {
+	fresh(t)
+	_, err := Create(NewUser{Name: "100% Sure_Thing", Email: "sure@example.com"})
+	check(t, err)
+	for q, want := range map[string]int{"%": 1, "_": 1, "0% s": 1, "a_e": 0} {
+		res, err := Search(q, 10)
+		check(t, err)
+		if res.Total != want {
+			t.Errorf("Search(%q) found %d, want %d: %+v", q, res.Total, want, res.Items)
 		}
 	}
 }

@@ -1,25 +1,25 @@
 // Package model holds the users and orders of the example app: the types
 // its endpoints exchange and the functions that keep them in the app's
-// key-value store ([endpoints.KV]), which the host keeps between requests
-// and, with a Redis store, shares between hosts. It is shared by the route
-// sources under handlers/ and built into each module that imports it.
+// database ([endpoints.DB] "main"): an SQLite file the host keeps under the
+// app, or PostgreSQL when ENDPOINTS_DATABASES_MAIN_DRIVER and _URL say so,
+// shared then by every host. It is shared by the route sources under
+// handlers/ and built into each module that imports it.
 //
-// A user is stored as JSON under users/<id> and an order under
-// orders/<id>, the id zero-padded to ten digits (users/0000000007) so that
-// the keys list in id order; ids come from the counters users:next-id and
-// orders:next-id. Every store starts with the seed users 1, 2 and 3,
-// written once by the first request (see [Seed]).
+// The tables are the migrations' in server/migrations: users, orders, and
+// counters, which give out ids. The first migration writes the seed users
+// 1, 2 and 3.
 //
 // # Errors
 //
-// Every function that reads or writes the store returns its error. One
-// wrapping [endpoints.ErrStorageUnavailable] means the store cannot be
-// reached: a HandleFunc handler returns it and answers 503; a Handle
-// handler answers [StoreFailure].
+// Every function returns the database's error. One wrapping
+// [endpoints.ErrDatabaseUnavailable] means the database cannot be reached:
+// a HandleFunc handler returns it and answers 503; a Handle handler
+// answers [StoreFailure].
 package model
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -57,42 +57,38 @@ type NotFound struct {
 	Message string `json:"message"`
 }
 
+// userColumns are the columns of a User, in a query's select list.
+const userColumns = "id, name, email"
+
 // Find returns the user with id, and whether there is one.
 //
 //	u, ok, err := model.Find(7)
 func Find(id int) (User, bool, error) {
-	if err := Seed(); err != nil {
-		return User{}, false, err
-	}
-	var u User
-	ok, err := endpoints.KV.GetJSON(idKey(userPrefix, id), &u)
-	if err != nil {
+	u, err := endpoints.QueryRowAs[User](db, "SELECT "+userColumns+" FROM users WHERE id = $1", id)
+	switch {
+	case errors.Is(err, endpoints.ErrNoRows):
+		return User{}, false, nil
+	case err != nil:
 		return User{}, false, fmt.Errorf("model: reading user %d: %w", id, err)
 	}
-	return u, ok, nil
+	return u, true, nil
 }
 
-// FindJSON returns the user with id as the JSON the store holds, to be
-// answered as it is: a handler that only passes a user on need not decode
-// and encode it. The seed is only looked at when the user is missing, so
-// a found user costs one read of the store.
+// FindJSON returns the user with id as JSON, to be answered as it is.
 func FindJSON(id int) (json.RawMessage, bool, error) {
-	key := idKey(userPrefix, id)
-	v, ok, err := endpoints.KV.Get(key)
-	if err == nil && !ok {
-		if err := Seed(); err != nil {
-			return nil, false, err
-		}
-		v, ok, err = endpoints.KV.Get(key)
+	u, ok, err := Find(id)
+	if err != nil || !ok {
+		return nil, ok, err
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("model: reading user %d: %w", id, err)
-	}
-	return v, ok, nil
+	b, err := json.Marshal(u)
+	return b, true, err
 }
 
-// All returns every user, in id order, reading them from the store as the
-// loop goes on. An error ends the sequence, as its last pair:
+// allPage is how many users All reads per query.
+const allPage = 500
+
+// All returns every user, in id order, reading them a page at a time as
+// the loop goes on. An error ends the sequence, as its last pair:
 //
 //	for u, err := range model.All() {
 //		if err != nil {
@@ -104,45 +100,54 @@ func FindJSON(id int) (json.RawMessage, bool, error) {
 // A user created during the loop may or may not be seen.
 func All() iter.Seq2[User, error] {
 	return func(yield func(User, error) bool) {
-		if err := Seed(); err != nil {
-			yield(User{}, err)
-			return
-		}
-		for key, err := range endpoints.KV.Keys(userPrefix) {
+		after := 0
+		for {
+			page, err := endpoints.QueryAs[User](db, "SELECT "+userColumns+" FROM users WHERE id > $1 ORDER BY id LIMIT $2", after, allPage)
 			if err != nil {
 				yield(User{}, fmt.Errorf("model: listing the users: %w", err))
 				return
 			}
-			var u User
-			ok, err := endpoints.KV.GetJSON(key, &u)
-			if err != nil {
-				yield(User{}, fmt.Errorf("model: reading %s: %w", key, err))
-				return
+			for _, u := range page {
+				if !yield(u, nil) {
+					return
+				}
+				after = u.ID
 			}
-			if ok && !yield(u, nil) {
+			if len(page) < allPage {
 				return
 			}
 		}
 	}
 }
 
+// likeEscaper escapes the characters LIKE treats specially, with the
+// escape character the queries name (ESCAPE '\').
+var likeEscaper = strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`)
+
 // Search returns up to limit users whose name or email contains q,
 // ignoring case, in id order, and how many match in all.
 //
 //	res, err := model.Search("ada", 10)
+//
+// # Notes
+//
+//   - SQLite's lower() folds ASCII letters only: on SQLite, a search for
+//     "élodie" does not find "Élodie"; PostgreSQL's folds every letter.
 func Search(q string, limit int) (SearchResult, error) {
-	q = strings.ToLower(q)
+	pattern := "%" + likeEscaper.Replace(strings.ToLower(q)) + "%"
+	rows, err := db.Query(`SELECT `+userColumns+`, count(*) OVER () AS total FROM users
+		WHERE lower(name) LIKE $1 ESCAPE '\' OR lower(email) LIKE $1 ESCAPE '\'
+		ORDER BY id LIMIT $2`, pattern, limit)
+	if err != nil {
+		return SearchResult{}, fmt.Errorf("model: searching the users: %w", err)
+	}
 	res := SearchResult{Items: []User{}}
-	for u, err := range All() {
-		if err != nil {
-			return SearchResult{}, err
+	for rows.Next() {
+		var u User
+		if err := rows.Scan(&u.ID, &u.Name, &u.Email, &res.Total); err != nil {
+			return SearchResult{}, fmt.Errorf("model: searching the users: %w", err)
 		}
-		if strings.Contains(strings.ToLower(u.Name), q) || strings.Contains(strings.ToLower(u.Email), q) {
-			res.Total++
-			if len(res.Items) < limit {
-				res.Items = append(res.Items, u)
-			}
-		}
+		res.Items = append(res.Items, u)
 	}
 	return res, nil
 }
@@ -151,19 +156,16 @@ func Search(q string, limit int) (SearchResult, error) {
 //
 //	u, err := model.Create(model.NewUser{Name: "Barbara Liskov", Email: "barbara@example.com"})
 //
-// The id is taken with KV.Incr, so concurrent creates on any number of
-// hosts get distinct ids; an id whose user could not be written is not
-// given out again.
+// The id comes from the users counter (nextID), so concurrent creates on
+// any number of hosts get distinct ids; an id whose user could not be
+// written is not given out again.
 func Create(nu NewUser) (User, error) {
-	if err := Seed(); err != nil {
+	id, err := nextID("users")
+	if err != nil {
 		return User{}, err
 	}
-	id, err := endpoints.KV.Incr(nextUserKey, 1)
-	if err != nil {
-		return User{}, fmt.Errorf("model: taking a user id: %w", err)
-	}
-	u := User{ID: int(id), Name: nu.Name, Email: nu.Email}
-	if err := endpoints.KV.SetJSON(idKey(userPrefix, u.ID), u, 0); err != nil {
+	u := User{ID: id, Name: nu.Name, Email: nu.Email}
+	if _, err := db.Exec("INSERT INTO users (id, name, email) VALUES ($1, $2, $3)", u.ID, u.Name, u.Email); err != nil {
 		return User{}, fmt.Errorf("model: writing user %d: %w", u.ID, err)
 	}
 	return u, nil
@@ -174,17 +176,15 @@ func Create(nu NewUser) (User, error) {
 //
 //	u, ok, err := model.Update(3, model.UserPatch{Name: &name})
 //
-// # Notes
-//
-//   - The user is read, changed and written back: of two concurrent
-//     updates of one user, the last write wins whole.
+// One statement changes the fields set and returns the user, so two
+// concurrent updates of different fields both take effect.
 func Update(id int, p UserPatch) (User, bool, error) {
-	u, ok, err := Find(id)
-	if err != nil || !ok {
-		return User{}, false, err
-	}
-	u = p.Apply(u)
-	if err := endpoints.KV.SetJSON(idKey(userPrefix, id), u, 0); err != nil {
+	u, err := endpoints.QueryRowAs[User](db, `UPDATE users SET name = coalesce($2, name), email = coalesce($3, email)
+		WHERE id = $1 RETURNING `+userColumns, id, p.Name, p.Email)
+	switch {
+	case errors.Is(err, endpoints.ErrNoRows):
+		return User{}, false, nil
+	case err != nil:
 		return User{}, false, fmt.Errorf("model: writing user %d: %w", id, err)
 	}
 	return u, true, nil

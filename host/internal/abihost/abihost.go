@@ -88,6 +88,9 @@ type Call interface {
 	// app declares it.
 	Variable(name []byte) ([]byte, bool)
 
+	// Databases is the call's session with its app's databases, for the
+	// db_* functions; nil when the host has none.
+	Databases() Databases
 	// Scratch is the call's reusable buffer, for answers the functions
 	// build (kv_list's JSON array).
 	Scratch() *[]byte
@@ -201,6 +204,12 @@ var hostFunctions = []hostFunction{
 	{abi.ImportHTTPBodyRead, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, []string{"handle", "buf", "buf_len"}, hostHTTPBodyRead},
 	{abi.ImportHTTPClose, []api.ValueType{i32}, []api.ValueType{i32}, []string{"handle"}, hostHTTPClose},
 	{abi.ImportHTTPError, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"buf", "buf_len"}, hostHTTPError},
+	{abi.ImportDBQuery, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, []string{"db", "db_len", "sql", "sql_len", "params", "params_len"}, hostDBQuery},
+	{abi.ImportDBExec, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, []string{"db", "db_len", "sql", "sql_len", "params", "params_len"}, hostDBExec},
+	{abi.ImportDBResult, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"buf", "buf_len"}, hostDBResult},
+	{abi.ImportDBBegin, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBBegin},
+	{abi.ImportDBCommit, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBCommit},
+	{abi.ImportDBRollback, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBRollback},
 }
 
 // Instantiate registers the functions of the "endpoints" module

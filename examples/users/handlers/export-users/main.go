@@ -26,9 +26,9 @@ func init() {
 			200: endpoints.Media("The users as CSV", "text/csv"),
 		},
 	}, func(*input) endpoints.Reply {
-		// A store that is down is a 503 before the first byte; once rows
-		// are sent, a failure can only cut the response short.
-		if err := model.Seed(); err != nil {
+		// A database that is down is a 503 before the first byte; once
+		// rows are sent, a failure can only cut the response short.
+		if err := model.Ping(); err != nil {
 			return model.StoreFailure(err)
 		}
 		return endpoints.Stream(200, "text/csv; charset=utf-8", func(w io.Writer) error {

@@ -1,0 +1,141 @@
+package abi
+
+// Database functions (abi/README.md §4.5), added within ABI v1
+// (§8): optional host functions a module imports only when it uses a
+// database. Each names one database the app declares in endpoints.json's
+// "databases" member (or "main", the embedded SQLite file an app that
+// declares none gets), by its UTF-8 name.
+//
+// A statement is one SQL statement, never several; its parameters are a
+// JSON array ([DBParamBlob] for a blob), always bound, never interpolated:
+//
+//	db_query("main", "SELECT id, name FROM users WHERE id = $1", "[7]")
+//	-> 44, then db_result(buf, 44) writes
+//	{"columns":["id","name"],"rows":[[7,"Ada"]]}
+//
+// The result of db_query and db_exec (or their error, [ErrDatabase]) is
+// kept by the host until the next database call of the same guest call;
+// [ImportDBResult] writes it with the buffer convention.
+const (
+	// ImportDBQuery runs one statement that returns rows. The result is
+	// [DBQueryResult] as JSON; its size is returned, or a negative errno:
+	// [ErrNotFound] for a database the app does not declare, [ErrInvalid]
+	// for params that are not a JSON array of values, [ErrState] outside a
+	// request, [ErrDatabase] when the statement failed (the result is then
+	// a [DBErrorResult]). params_len 0 means no parameters.
+	//
+	//	db_query(db i32, db_len i32, sql i32, sql_len i32, params i32, params_len i32) -> size i32
+	ImportDBQuery = "db_query"
+
+	// ImportDBExec runs one statement for its effect. The result is
+	// [DBExecResult] as JSON: {"rowsAffected":1,"lastInsertId":7}
+	// (lastInsertId absent where the driver has none, as PostgreSQL, where
+	// a statement says RETURNING id and runs with db_query). Errnos as
+	// [ImportDBQuery].
+	//
+	//	db_exec(db i32, db_len i32, sql i32, sql_len i32, params i32, params_len i32) -> size i32
+	ImportDBExec = "db_exec"
+
+	// ImportDBResult writes the pending result of the last db_query or
+	// db_exec (or its error) when it fits, and returns its size either
+	// way; [ErrNotFound] when no result is pending.
+	//
+	//	db_result(buf i32, buf_len i32) -> size i32
+	ImportDBResult = "db_result"
+
+	// ImportDBBegin opens a transaction on the database for the rest of
+	// the guest call: its statements run in it until db_commit or
+	// db_rollback. One per database per call ([ErrDatabase], code
+	// "transaction", for a second); a transaction still open when the
+	// call ends, traps or passes its deadline is rolled back.
+	//
+	//	db_begin(db i32, db_len i32) -> errno i32
+	ImportDBBegin = "db_begin"
+
+	// ImportDBCommit commits the database's open transaction;
+	// [ErrDatabase] (code "transaction") when none is open, or the code
+	// of the commit's failure.
+	//
+	//	db_commit(db i32, db_len i32) -> errno i32
+	ImportDBCommit = "db_commit"
+
+	// ImportDBRollback rolls the database's open transaction back;
+	// [ErrDatabase] (code "transaction") when none is open.
+	//
+	//	db_rollback(db i32, db_len i32) -> errno i32
+	ImportDBRollback = "db_rollback"
+)
+
+// ErrDatabase: the database refused or failed the statement (or the
+// transaction call); the pending result ([ImportDBResult]) is a
+// [DBErrorResult] saying why.
+const ErrDatabase Errno = -8
+
+// DBParamBlob is the key of the one-member object that passes a blob
+// parameter, base64 (RFC 4648 §4, padded):
+//
+//	[1, "Ada", {"$blob": "AAEC"}]
+const DBParamBlob = "$blob"
+
+// DBQueryResult is the result of [ImportDBQuery]: the column names once,
+// then each row as an array of JSON values. Integers are exact (int64),
+// reals are numbers, text is a string, a blob a base64 string, NULL null.
+// PostgreSQL types map as abi/README.md §4.5 lists.
+//
+//	{"columns":["id","name"],"rows":[[1,"Ada"],[2,null]]}
+type DBQueryResult struct {
+	Columns []string `json:"columns"`
+	Rows    [][]any  `json:"rows"`
+}
+
+// DBExecResult is the result of [ImportDBExec].
+type DBExecResult struct {
+	RowsAffected int64  `json:"rowsAffected"`
+	LastInsertID *int64 `json:"lastInsertId,omitempty"`
+}
+
+// DBErrorResult is the pending result after [ErrDatabase].
+//
+//	{"error":{"code":"constraint","constraint":"users_email_key","message":"duplicate key value violates unique constraint \"users_email_key\""}}
+type DBErrorResult struct {
+	Error DBError `json:"error"`
+}
+
+// DBError says why a statement failed: a [DBCode...] code, the database's
+// message, and the constraint's name when the code is [DBCodeConstraint]
+// and the database names it.
+type DBError struct {
+	Code       string `json:"code"`
+	Message    string `json:"message"`
+	Constraint string `json:"constraint,omitempty"`
+}
+
+// Codes of a [DBError].
+const (
+	// DBCodeConstraint: a unique, primary key, foreign key, check or
+	// not-null constraint refused the change. A handler answers 409.
+	DBCodeConstraint = "constraint"
+	// DBCodeSyntax: the statement is not valid SQL, or names a table or
+	// column that does not exist.
+	DBCodeSyntax = "syntax"
+	// DBCodeBusy: the database is locked by another writer past its busy
+	// timeout, or a transaction could not be serialized; retrying may
+	// work.
+	DBCodeBusy = "busy"
+	// DBCodeUnavailable: the database cannot be reached, or no connection
+	// of its bounded pool came free before the deadline. The SDKs answer
+	// 503.
+	DBCodeUnavailable = "unavailable"
+	// DBCodeTooLarge: the result is larger than limits.sqlResultBytes.
+	DBCodeTooLarge = "too_large"
+	// DBCodeDenied: the statement does what a guest may not: ATTACH,
+	// load_extension, a PRAGMA that is not on the allowed list,
+	// transaction control in SQL (use db_begin), or more than one
+	// statement.
+	DBCodeDenied = "denied"
+	// DBCodeTransaction: db_commit or db_rollback without db_begin, or a
+	// second db_begin.
+	DBCodeTransaction = "transaction"
+	// DBCodeOther: any other failure; the message says what.
+	DBCodeOther = "other"
+)

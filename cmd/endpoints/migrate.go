@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/appdb"
+)
+
+// cmdMigrate applies the app's migrations (server/migrations) to its
+// databases, as a host does at each load, without serving: for a deploy
+// step that migrates before the new hosts start.
+func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	dryRun := fs.Bool("dry-run", false, "list the migrations that would be applied, applying none")
+	only := fs.String("database", "", "migrate only the database of this name (default: every one)")
+	overrides := addConfigFlags(fs)
+	app, code := parseApp(fs, args, stderr)
+	if code != exitOK {
+		return code
+	}
+	ovs, err := overrides()
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints migrate: %v\n", err)
+		return exitUsage
+	}
+	cfg, err := config.Load(app, ovs...)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints migrate: %v\n", err)
+		return exitError
+	}
+	set := appdb.New(app, cfg.Databases)
+	defer set.Close()
+	done, err := set.Migrate(ctx, appdb.MigrateOptions{DryRun: *dryRun, Database: *only})
+	verb := "applied"
+	if *dryRun {
+		verb = "would apply"
+	}
+	for _, m := range done {
+		fmt.Fprintf(stdout, "%s %s to database %s\n", verb, m.File, m.Database)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints migrate: %v\n", err)
+		return exitError
+	}
+	if len(done) == 0 {
+		fmt.Fprintln(stdout, "every migration is applied")
+	}
+	return exitOK
+}

@@ -1,0 +1,117 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Database drivers of [Database.Driver].
+const (
+	// DatabaseSQLite is an SQLite file under the app (package database),
+	// the default.
+	DatabaseSQLite = "sqlite"
+	// DatabasePostgres is a PostgreSQL server (package database/postgres,
+	// which a program embedding the host imports).
+	DatabasePostgres = "postgres"
+)
+
+// DefaultDatabase is the database an app that declares none gets: the name
+// "main", an SQLite file at [DefaultDatabasePath] under the app.
+const DefaultDatabase = "main"
+
+// DefaultDatabasePath is where the default database's file lives,
+// relative to the app: a directory `endpoints build` and git leave alone
+// (.endpoints is the app's own state).
+const DefaultDatabasePath = ".endpoints/data/main.db"
+
+// Database is one member of endpoints.json's "databases": a database the
+// app's guests reach by its name with the db_* functions (abi/README.md
+// §4.5). Each app has its own; a guest reaches no other app's.
+//
+//	"databases": {
+//	  "main": {"driver": "sqlite", "path": "data/app.db"},
+//	  "reports": {"driver": "postgres", "url": "postgres://app@db:5432/reports", "maxConns": 20}
+//	}
+//
+// # Notes
+//
+//   - The ENDPOINTS_DATABASES_<NAME>_<FIELD> variables and --set
+//     databases.<name>.<field> override one field, so the same app runs on
+//     SQLite on a laptop and on PostgreSQL in production:
+//     ENDPOINTS_DATABASES_MAIN_DRIVER=postgres
+//     ENDPOINTS_DATABASES_MAIN_URL=postgres://app@db:5432/app.
+//   - A name is lower-case letters, digits and underscores, starting with
+//     a letter, so that its variables can name it.
+type Database struct {
+	// Driver is [DatabaseSQLite] or [DatabasePostgres]. If empty,
+	// postgres when URL is set, else sqlite.
+	Driver string `json:"driver,omitzero"`
+	// Path is the SQLite file, relative to the app (or absolute); created
+	// on first use with its directory. If empty, .endpoints/data/NAME.db.
+	Path string `json:"path,omitzero"`
+	// URL locates the PostgreSQL server:
+	// postgres://user:password@host:5432/dbname. Required with postgres.
+	URL string `json:"url,omitzero"`
+	// MaxConns bounds the connections open at once: more statements wait
+	// for one until their request's deadline, then fail with the code
+	// "unavailable". If zero, database.DefaultMaxConns (10).
+	MaxConns int `json:"maxConns,omitzero"`
+	// StatementTimeout bounds each statement inside the database
+	// (PostgreSQL's statement_timeout), besides the request's deadline,
+	// which always applies. If zero, database.DefaultStatementTimeout
+	// (30 s).
+	StatementTimeout Duration `json:"statementTimeout,omitzero"`
+}
+
+// DriverName is d's driver, with the default of [Database.Driver].
+func (d Database) DriverName() string {
+	switch {
+	case d.Driver != "":
+		return d.Driver
+	case d.URL != "":
+		return DatabasePostgres
+	}
+	return DatabaseSQLite
+}
+
+var databaseName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// checkDatabases checks the "databases" member.
+func checkDatabases(file string, dbs map[string]Database) error {
+	names := make([]string, 0, len(dbs))
+	for name := range dbs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		d, ptr := dbs[name], "/databases/"+name
+		switch {
+		case !databaseName.MatchString(name):
+			return badSetting(file, ptr, "a database name is lower-case letters, digits and underscores, starting with a letter (its ENDPOINTS_DATABASES_%s_* variables name it), got %q", strings.ToUpper(name), name)
+		case d.Driver != "" && d.Driver != DatabaseSQLite && d.Driver != DatabasePostgres:
+			return badSetting(file, ptr+"/driver", "%q is not \"sqlite\" nor \"postgres\"", d.Driver)
+		case d.DriverName() == DatabasePostgres && d.URL == "":
+			return badSetting(file, ptr+"/url", "the postgres driver needs a url, such as \"postgres://app@127.0.0.1:5432/app\"")
+		case d.DriverName() == DatabasePostgres && d.Path != "":
+			return badSetting(file, ptr+"/path", "a postgres database takes a url, not a path")
+		case d.DriverName() == DatabaseSQLite && d.URL != "":
+			return badSetting(file, ptr+"/url", "an sqlite database takes a path, not a url; for PostgreSQL set \"driver\": \"postgres\" too (ENDPOINTS_DATABASES_%s_DRIVER=postgres)", strings.ToUpper(name))
+		case d.MaxConns < 0:
+			return badSetting(file, ptr+"/maxConns", "must be positive, got %d", d.MaxConns)
+		case d.StatementTimeout < 0:
+			return badSetting(file, ptr+"/statementTimeout", "must be positive")
+		}
+	}
+	return nil
+}
+
+// DatabaseFile is the SQLite file of database name d, relative to the
+// app unless absolute.
+func DatabaseFile(name string, d Database) string {
+	if d.Path != "" {
+		return d.Path
+	}
+	return fmt.Sprintf(".endpoints/data/%s.db", name)
+}

@@ -1,0 +1,447 @@
+// Package postgres registers the PostgreSQL driver of package database
+// ("postgres"), on pgx's connection pool. A program links it, and pgx,
+// only when it imports it:
+//
+//	import _ "github.com/wasmendpoints/endpoints/database/postgres"
+//
+// The endpoints command imports it.
+//
+// # Notes
+//
+//   - Every statement uses the extended protocol (prepared, parameters
+//     bound), which refuses several statements in one: a guest's SQL is
+//     one statement.
+//   - A statement whose context ends is cancelled in the server (a cancel
+//     request), not only abandoned by the client.
+//   - The pool is bounded (database.Options.MaxConns); a call that finds
+//     every connection taken until its deadline fails with
+//     database.CodeUnavailable. statement_timeout bounds each statement
+//     in the server too (database.Options.StatementTimeout).
+//   - Session state is the pool's: a guest may not run SET, RESET,
+//     DISCARD, LISTEN, COPY, LOAD or transaction control in SQL
+//     (database.CodeDenied); db_begin opens transactions.
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/wasmendpoints/endpoints/database"
+)
+
+func init() { database.Register(database.DriverPostgres, open) }
+
+// open makes the pool; it connects lazily, so a host starts while the
+// server is down.
+func open(ctx context.Context, opts database.Options) (database.DB, error) {
+	if opts.URL == "" {
+		return nil, errors.New("the postgres driver needs a url, such as postgres://user:password@127.0.0.1:5432/app")
+	}
+	cfg, err := pgxpool.ParseConfig(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("url: %w", err)
+	}
+	cfg.MaxConns = int32(opts.MaxConns)
+	cfg.MinConns = 0
+	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		// Cancel the statement in the server at once; drop the
+		// connection if the server does not stop within a second.
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &db{pool: pool}, nil
+}
+
+type db struct{ pool *pgxpool.Pool }
+
+func (d *db) System() string { return "postgresql" }
+
+func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, error) {
+	if err := checkStatement(sql); err != nil {
+		return nil, err
+	}
+	r, err := d.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, d.fail(ctx, err)
+	}
+	return newRows(ctx, r), nil
+}
+
+func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecResult, error) {
+	r, err := execOn(ctx, d.pool, sql, args)
+	if err != nil {
+		return r, d.fail(ctx, err)
+	}
+	return r, nil
+}
+
+// fail maps err; when the server cannot be reached it also drops the
+// pool's connections, which a restarted server no longer knows, so that
+// the statements after an outage connect anew instead of failing once per
+// stale connection.
+func (d *db) fail(ctx context.Context, err error) error {
+	err = mapError(ctx, err)
+	if database.CodeOf(err) == database.CodeUnavailable {
+		d.pool.Reset()
+	}
+	return err
+}
+
+// querier is what a pool and a transaction share.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// execOn runs an exec through Query: pgx's Exec takes the simple protocol
+// for a statement without parameters, which would run several.
+func execOn(ctx context.Context, q querier, sql string, args []any) (database.ExecResult, error) {
+	if err := checkStatement(sql); err != nil {
+		return database.ExecResult{}, err
+	}
+	r, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return database.ExecResult{}, mapError(ctx, err)
+	}
+	r.Close()
+	if err := r.Err(); err != nil {
+		return database.ExecResult{}, mapError(ctx, err)
+	}
+	return database.ExecResult{RowsAffected: r.CommandTag().RowsAffected()}, nil
+}
+
+func (d *db) Begin(ctx context.Context) (database.Tx, error) {
+	t, err := d.pool.Begin(ctx)
+	if err != nil {
+		return nil, d.fail(ctx, err)
+	}
+	return &tx{t: t}, nil
+}
+
+// migrationLock is the key of the advisory lock Migrate holds.
+const migrationLock = 0x656e64706f696e74 // "endpoint"
+
+func (d *db) Migrate(ctx context.Context, fn func(database.Migration) error) error {
+	t, err := d.pool.Begin(ctx)
+	if err != nil {
+		return mapError(ctx, err)
+	}
+	defer t.Rollback(context.WithoutCancel(ctx))
+	if _, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {
+		return mapError(ctx, err)
+	}
+	if err := fn(&migration{tx{t: t}}); err != nil {
+		return err
+	}
+	if err := t.Commit(ctx); err != nil {
+		return mapError(ctx, err)
+	}
+	return nil
+}
+
+// migration is the transaction of Migrate.
+type migration struct{ tx }
+
+// Script runs the statements in turn with the simple protocol, inside the
+// transaction.
+func (m *migration) Script(ctx context.Context, sql string) error {
+	if _, err := m.t.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+		err = mapError(ctx, err)
+		var e *database.Error
+		var pe *pgconn.PgError
+		if errors.As(err, &e) && errors.As(err, &pe) && pe.Position > 0 {
+			e.Statement = statementAt(sql, int(pe.Position)-1)
+		}
+		return err
+	}
+	return nil
+}
+
+// statementAt is the statement of script around the character at pos
+// (PostgreSQL's error position, counted in characters), between the
+// semicolons around it.
+func statementAt(script string, pos int) string {
+	runes := []rune(script)
+	if pos >= len(runes) {
+		return ""
+	}
+	start, end := pos, pos
+	for start > 0 && runes[start-1] != ';' {
+		start--
+	}
+	for end < len(runes) && runes[end] != ';' {
+		end++
+	}
+	return strings.TrimSpace(string(runes[start:end]))
+}
+
+func (d *db) Ping(ctx context.Context) error {
+	if err := d.pool.Ping(ctx); err != nil {
+		return d.fail(ctx, err)
+	}
+	return nil
+}
+
+func (d *db) Close() error {
+	d.pool.Close()
+	return nil
+}
+
+type tx struct {
+	t    pgx.Tx
+	done bool
+}
+
+func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, error) {
+	if t.done {
+		return nil, database.Errorf(database.CodeTransaction, "the transaction has ended")
+	}
+	if err := checkStatement(sql); err != nil {
+		return nil, err
+	}
+	r, err := t.t.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, mapError(ctx, err)
+	}
+	return newRows(ctx, r), nil
+}
+
+func (t *tx) Exec(ctx context.Context, sql string, args []any) (database.ExecResult, error) {
+	if t.done {
+		return database.ExecResult{}, database.Errorf(database.CodeTransaction, "the transaction has ended")
+	}
+	return execOn(ctx, t.t, sql, args)
+}
+
+func (t *tx) Commit(ctx context.Context) error {
+	if t.done {
+		return database.Errorf(database.CodeTransaction, "the transaction has ended")
+	}
+	t.done = true
+	if err := t.t.Commit(ctx); err != nil {
+		return mapError(ctx, err)
+	}
+	return nil
+}
+
+func (t *tx) Rollback(ctx context.Context) error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	if err := t.t.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return mapError(ctx, err)
+	}
+	return nil
+}
+
+// deniedKeywords start statements that change the pooled session or the
+// transaction behind the host's back, or load code into the server.
+var deniedKeywords = map[string]bool{
+	"BEGIN": true, "START": true, "COMMIT": true, "END": true, "ROLLBACK": true, "ABORT": true,
+	"SAVEPOINT": true, "RELEASE": true, "PREPARE": true, "SET": true, "RESET": true,
+	"DISCARD": true, "LISTEN": true, "UNLISTEN": true, "COPY": true, "LOAD": true,
+}
+
+// checkStatement refuses a statement a guest may not run.
+func checkStatement(sql string) error {
+	if kw := firstKeyword(sql); deniedKeywords[kw] {
+		return database.Errorf(database.CodeDenied, kw+" is not allowed in a guest's statement: use db_begin, db_commit and db_rollback for transactions; session settings belong to the host")
+	}
+	return nil
+}
+
+// firstKeyword is the first word of sql, upper case, past white space and
+// comments.
+func firstKeyword(sql string) string {
+	s := sql
+	for {
+		s = strings.TrimLeft(s, " \t\r\n\f(")
+		switch {
+		case strings.HasPrefix(s, "--"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return ""
+			}
+			s = s[i+1:]
+		case strings.HasPrefix(s, "/*"):
+			i := strings.Index(s, "*/")
+			if i < 0 {
+				return ""
+			}
+			s = s[i+2:]
+		default:
+			end := strings.IndexFunc(s, func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_')
+			})
+			if end < 0 {
+				end = len(s)
+			}
+			return strings.ToUpper(s[:end])
+		}
+	}
+}
+
+// rows converts pgx's values to the types package database promises.
+type rows struct {
+	ctx  context.Context
+	r    pgx.Rows
+	cols []string
+	vals []any
+}
+
+func newRows(ctx context.Context, r pgx.Rows) *rows {
+	fds := r.FieldDescriptions()
+	cols := make([]string, len(fds))
+	for i, fd := range fds {
+		cols[i] = fd.Name
+	}
+	return &rows{ctx: ctx, r: r, cols: cols, vals: make([]any, len(cols))}
+}
+
+func (r *rows) Columns() []string { return r.cols }
+func (r *rows) Next() bool        { return r.r.Next() }
+
+func (r *rows) Values() ([]any, error) {
+	vs, err := r.r.Values()
+	if err != nil {
+		return nil, mapError(r.ctx, err)
+	}
+	for i, v := range vs {
+		r.vals[i] = convert(v)
+	}
+	return r.vals, nil
+}
+
+func (r *rows) Err() error {
+	if err := r.r.Err(); err != nil {
+		return mapError(r.ctx, err)
+	}
+	return nil
+}
+
+func (r *rows) Close() error {
+	r.r.Close()
+	return r.Err()
+}
+
+// convert maps a value pgx decoded to nil, bool, int64, float64, string or
+// []byte (abi/README.md §4.5 lists the mapping):
+// integers exact, numeric as its exact decimal text, timestamps and dates
+// RFC 3339 (a date at midnight UTC), uuid in its canonical form, json and jsonb as their
+// JSON text, arrays and other types as text.
+func convert(v any) any {
+	switch v := v.(type) {
+	case nil, bool, int64, float64, string, []byte:
+		return v
+	case int16:
+		return int64(v)
+	case int32:
+		return int64(v)
+	case int:
+		return int64(v)
+	case uint32:
+		return int64(v)
+	case float32:
+		return float64(v)
+	case time.Time:
+		// timestamptz, timestamp and date alike (a date is its midnight
+		// UTC): RFC 3339, which every language parses.
+		return v.Format(time.RFC3339Nano)
+	case pgtype.Numeric:
+		return numericText(v)
+	case [16]byte:
+		return fmt.Sprintf("%x-%x-%x-%x-%x", v[0:4], v[4:6], v[6:8], v[8:10], v[10:16])
+	case map[string]any, []any:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Sprint(v)
+		}
+		return string(b)
+	case fmt.Stringer:
+		return v.String()
+	}
+	return fmt.Sprint(v)
+}
+
+// numericText is a numeric's exact decimal text ("12.50"), "NaN" or
+// "Infinity"; NULL is nil.
+func numericText(n pgtype.Numeric) any {
+	if !n.Valid {
+		return nil
+	}
+	switch {
+	case n.NaN:
+		return "NaN"
+	case n.InfinityModifier == pgtype.Infinity:
+		return "Infinity"
+	case n.InfinityModifier == pgtype.NegativeInfinity:
+		return "-Infinity"
+	}
+	digits := new(big.Int).Abs(n.Int).String()
+	neg := n.Int.Sign() < 0
+	if n.Exp >= 0 {
+		digits += strings.Repeat("0", int(n.Exp))
+	} else {
+		frac := int(-n.Exp)
+		if len(digits) <= frac {
+			digits = strings.Repeat("0", frac-len(digits)+1) + digits
+		}
+		digits = digits[:len(digits)-frac] + "." + digits[len(digits)-frac:]
+	}
+	if neg {
+		digits = "-" + digits
+	}
+	return digits
+}
+
+// mapError maps a pgx error to a *database.Error.
+func mapError(ctx context.Context, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		e := &database.Error{Message: pe.Message, Err: err}
+		switch {
+		case strings.HasPrefix(pe.Code, "23"):
+			e.Code, e.Constraint = database.CodeConstraint, pe.ConstraintName
+		case pe.Code == "42601" && strings.Contains(pe.Message, "multiple commands"):
+			e.Code = database.CodeDenied
+			e.Message = "the SQL text holds more than one statement; run one per call"
+		case strings.HasPrefix(pe.Code, "42"):
+			e.Code = database.CodeSyntax
+		case pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03":
+			e.Code = database.CodeBusy
+		case strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57P"):
+			e.Code = database.CodeUnavailable
+		case pe.Code == "54000":
+			e.Code = database.CodeTooLarge
+		default:
+			e.Code = database.CodeOther
+		}
+		return e
+	}
+	if ctx.Err() != nil {
+		return &database.Error{Code: database.CodeOther, Message: "the statement was stopped: " + context.Cause(ctx).Error(), Err: err}
+	}
+	var ae *database.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	// Dial and I/O failures: the server is down or unreachable.
+	return &database.Error{Code: database.CodeUnavailable, Message: err.Error(), Err: err}
+}

@@ -1,0 +1,134 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/database/databasetest"
+	_ "github.com/wasmendpoints/endpoints/database/postgres"
+)
+
+func openPG(t *testing.T) (database.DB, func()) {
+	t.Helper()
+	url, stop, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(t.Context(), func(m database.Migration) error {
+		return m.Script(t.Context(), `
+		CREATE TABLE users (id bigserial PRIMARY KEY, name text NOT NULL, email text UNIQUE, photo bytea, balance numeric(10,2), born date, seen timestamptz, meta jsonb, ref uuid, ok boolean);
+		INSERT INTO users (name, email, photo, balance, born, seen, meta, ref, ok)
+		VALUES ('Ada', 'ada@example.com', '\x0001', 12.50, '1815-12-10', '2026-01-02T03:04:05Z', '{"a": 1}', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', true);`,
+		)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return db, stop
+}
+
+func TestPostgres(t *testing.T) {
+	db, stop := openPG(t)
+	ctx := t.Context()
+	run := func(sql string, args ...any) (string, error) {
+		rows, err := db.Query(ctx, sql, args)
+		if err != nil {
+			return "", err
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		return string(b), err
+	}
+	tests := []struct {
+		name, sql string
+		args      []any
+		want      string
+		code      database.Code
+	}{
+		{name: "types", sql: "SELECT id, name, photo, balance, born, seen, meta, ref, ok, 2.5::float8 AS f, 9007199254740993::bigint AS big FROM users WHERE id = $1", args: []any{int64(1)},
+			want: `{"columns":["id","name","photo","balance","born","seen","meta","ref","ok","f","big"],"rows":[[1,"Ada","AAE=","12.50","1815-12-10T00:00:00Z","2026-01-02T03:04:05Z","{\"a\":1}","a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",true,2.5,9007199254740993]]}`},
+		{name: "injection stays a value", sql: "SELECT count(*) FROM users WHERE name = $1", args: []any{"x' OR '1'='1"}, want: `{"columns":["count"],"rows":[[0]]}`},
+		{name: "two statements refused", sql: "SELECT 1; DELETE FROM users", code: database.CodeDenied},
+		{name: "two statements with a parameter refused", sql: "SELECT $1::int; DELETE FROM users", args: []any{int64(1)}, code: database.CodeDenied},
+		{name: "session settings refused", sql: "SET statement_timeout = 0", code: database.CodeDenied},
+		{name: "transaction control refused", sql: "/* c */ COMMIT", code: database.CodeDenied},
+		{name: "syntax", sql: "SELEC 1", code: database.CodeSyntax},
+		{name: "no such table", sql: "SELECT * FROM nothing", code: database.CodeSyntax},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := run(tt.sql, tt.args...)
+			if tt.code != "" {
+				if database.CodeOf(err) != tt.code {
+					t.Fatalf("got %s, %v; want code %s", got, err, tt.code)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got  %s, %v\nwant %s", got, err, tt.want)
+			}
+		})
+	}
+
+	t.Run("constraint", func(t *testing.T) {
+		_, err := db.Exec(ctx, "INSERT INTO users (name, email) VALUES ($1, $2)", []any{"Again", "ada@example.com"})
+		var e *database.Error
+		if !errors.As(err, &e) || e.Code != database.CodeConstraint || e.Constraint != "users_email_key" {
+			t.Fatalf("got %v, want constraint users_email_key", err)
+		}
+	})
+	t.Run("exec", func(t *testing.T) {
+		r, err := db.Exec(ctx, "UPDATE users SET ok = $1", []any{false})
+		if err != nil || r.RowsAffected != 1 || r.HasLastInsertID {
+			t.Fatalf("got %+v, %v", r, err)
+		}
+	})
+	t.Run("deadline cancels pg_sleep in the server", func(t *testing.T) {
+		c, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		began := time.Now()
+		_, err := db.Exec(c, "SELECT pg_sleep(30)", nil)
+		if err == nil {
+			t.Fatal("pg_sleep(30) returned no error")
+		}
+		if d := time.Since(began); d > 10*time.Second {
+			t.Fatalf("the statement ran %s past a 200 ms deadline", d)
+		}
+		// The server no longer runs it.
+		got, err := run("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(30)%'")
+		if err != nil || got != `{"columns":["count"],"rows":[[0]]}` {
+			t.Fatalf("pg_sleep still runs: %s, %v", got, err)
+		}
+	})
+	t.Run("transaction rolls back", func(t *testing.T) {
+		tx, err := db.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM users", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := run("SELECT count(*) FROM users"); got != `{"columns":["count"],"rows":[[1]]}` {
+			t.Fatalf("after rollback: %s", got)
+		}
+	})
+	t.Run("down is unavailable", func(t *testing.T) {
+		stop()
+		c, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		err := db.Ping(c)
+		if database.CodeOf(err) != database.CodeUnavailable {
+			t.Fatalf("ping of a stopped server: %v, want unavailable", err)
+		}
+		if _, err := run("SELECT 1"); database.CodeOf(err) != database.CodeUnavailable && !strings.Contains(err.Error(), "stopped") {
+			t.Fatalf("query on a stopped server: %v, want unavailable", err)
+		}
+	})
+}

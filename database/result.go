@@ -1,0 +1,175 @@
+package database
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// ErrParams is the error of [DecodeParams] for parameters that are not a
+// JSON array of values.
+var ErrParams = errors.New("parameters must be a JSON array of null, true, false, numbers, strings and {\"$blob\": \"<base64>\"} objects")
+
+// DecodeParams decodes a statement's parameters (abi/README.md §4.5): a JSON
+// array of null, booleans, numbers (int64 when integral and in range, else
+// float64), strings and {"$blob": "<base64>"} objects ([]byte). Empty
+// data is no parameters.
+//
+//	DecodeParams([]byte(`[7, "Ada", null, {"$blob": "AAE="}]`))
+//	// []any{int64(7), "Ada", nil, []byte{0, 1}}
+func DecodeParams(data []byte) ([]any, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var raw []any
+	if err := d.Decode(&raw); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrParams, err)
+	}
+	if d.More() {
+		return nil, fmt.Errorf("%w: text after the array", ErrParams)
+	}
+	if raw == nil {
+		return nil, fmt.Errorf("%w: got null", ErrParams)
+	}
+	for i, v := range raw {
+		switch v := v.(type) {
+		case nil, bool, string:
+		case json.Number:
+			if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+				raw[i] = n
+			} else if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+				raw[i] = f
+			} else {
+				return nil, fmt.Errorf("%w: parameter %d: %v", ErrParams, i+1, err)
+			}
+		case map[string]any:
+			s, ok := v[abi.DBParamBlob].(string)
+			if !ok || len(v) != 1 {
+				return nil, fmt.Errorf("%w: parameter %d is an object other than {%q: \"<base64>\"}", ErrParams, i+1, abi.DBParamBlob)
+			}
+			b, err := base64.StdEncoding.DecodeString(s)
+			if err != nil {
+				return nil, fmt.Errorf("%w: parameter %d: %q is not base64: %v", ErrParams, i+1, abi.DBParamBlob, err)
+			}
+			raw[i] = b
+		default:
+			return nil, fmt.Errorf("%w: parameter %d is an array", ErrParams, i+1)
+		}
+	}
+	return raw, nil
+}
+
+// AppendQueryResult appends rows as an abi.DBQueryResult JSON object to
+// dst and closes them; past max bytes it stops with a [CodeTooLarge]
+// error, so a result is never built larger than the limit.
+//
+//	{"columns":["id","name"],"rows":[[1,"Ada"],[2,null]]}
+func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
+	defer func() {
+		if cerr := rows.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	start := len(dst)
+	dst = append(dst, `{"columns":[`...)
+	for i, c := range rows.Columns() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst, _ = jsontext.AppendQuote(dst, c)
+	}
+	dst = append(dst, `],"rows":[`...)
+	first := true
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return dst, err
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, '[')
+		for i, v := range vals {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendValue(dst, v)
+		}
+		dst = append(dst, ']')
+		if len(dst)-start > max {
+			return dst, &Error{Code: CodeTooLarge, Message: fmt.Sprintf("the result is larger than limits.sqlResultBytes (%d bytes): select fewer rows (LIMIT) or columns", max)}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return dst, err
+	}
+	return append(dst, "]}"...), nil
+}
+
+// AppendValue appends a value a driver gives (nil, bool, int64, float64,
+// string, []byte) as JSON: integers exact, blobs base64, NaN and
+// infinities (which JSON lacks) null. Any other type is its fmt text.
+func AppendValue(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		return strconv.AppendBool(dst, v)
+	case int64:
+		return strconv.AppendInt(dst, v, 10)
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return append(dst, "null"...)
+		}
+		return strconv.AppendFloat(dst, v, 'g', -1, 64)
+	case string:
+		dst, _ = jsontext.AppendQuote(dst, v)
+		return dst
+	case []byte:
+		dst = append(dst, '"')
+		dst = base64.StdEncoding.AppendEncode(dst, v)
+		return append(dst, '"')
+	default:
+		dst, _ = jsontext.AppendQuote(dst, fmt.Sprint(v))
+		return dst
+	}
+}
+
+// AppendExecResult appends r as an abi.DBExecResult JSON object.
+//
+//	{"rowsAffected":1,"lastInsertId":7}
+func AppendExecResult(dst []byte, r ExecResult) []byte {
+	dst = append(dst, `{"rowsAffected":`...)
+	dst = strconv.AppendInt(dst, r.RowsAffected, 10)
+	if r.HasLastInsertID {
+		dst = append(dst, `,"lastInsertId":`...)
+		dst = strconv.AppendInt(dst, r.LastInsertID, 10)
+	}
+	return append(dst, '}')
+}
+
+// AppendError appends e as an abi.DBErrorResult JSON object.
+//
+//	{"error":{"code":"syntax","message":"near \"SELEC\": syntax error"}}
+func AppendError(dst []byte, e *Error) []byte {
+	dst = append(dst, `{"error":{"code":`...)
+	dst, _ = jsontext.AppendQuote(dst, string(e.Code))
+	if e.Constraint != "" {
+		dst = append(dst, `,"constraint":`...)
+		dst, _ = jsontext.AppendQuote(dst, e.Constraint)
+	}
+	dst = append(dst, `,"message":`...)
+	dst, _ = jsontext.AppendQuote(dst, e.Message)
+	return append(dst, "}}"...)
+}

@@ -1,0 +1,249 @@
+package database_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/database"
+)
+
+func openTestSQLite(t *testing.T) database.DB {
+	t.Helper()
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: filepath.Join(t.TempDir(), "data", "test.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, s := range []string{
+		"CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT UNIQUE, photo BLOB, score REAL)",
+		"INSERT INTO users (name, email, score) VALUES ('Ada', 'ada@example.com', 1.5)",
+	} {
+		if _, err := db.Exec(t.Context(), s, nil); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	return db
+}
+
+func query(t *testing.T, q database.Querier, sql string, params string) (string, error) {
+	t.Helper()
+	args, err := database.DecodeParams([]byte(params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := q.Query(t.Context(), sql, args)
+	if err != nil {
+		return "", err
+	}
+	b, err := database.AppendQueryResult(nil, rows, 1<<20)
+	return string(b), err
+}
+
+func TestSQLiteStatements(t *testing.T) {
+	db := openTestSQLite(t)
+	tests := []struct {
+		name, sql, params string
+		want              string
+		code              database.Code
+	}{
+		{name: "select by parameter", sql: "SELECT id, name, email, photo, score FROM users WHERE id = $1", params: "[1]", want: `{"columns":["id","name","email","photo","score"],"rows":[[1,"Ada","ada@example.com",null,1.5]]}`},
+		{name: "no rows", sql: "SELECT id FROM users WHERE name = ?", params: `["nobody"]`, want: `{"columns":["id"],"rows":[]}`},
+		{name: "types", sql: "SELECT $1, $2, $3, $4, $5", params: `[9007199254740993, 0.25, "x", null, {"$blob": "AAEC"}]`, want: `{"columns":["$1","$2","$3","$4","$5"],"rows":[[9007199254740993,0.25,"x",null,"AAEC"]]}`},
+		{name: "injection stays a value", sql: "SELECT count(*) FROM users WHERE name = ?", params: `["x' OR '1'='1"]`, want: `{"columns":["count(*)"],"rows":[[0]]}`},
+		{name: "two statements refused", sql: "SELECT 1; DELETE FROM users", code: database.CodeDenied},
+		{name: "trailing semicolon and comment allowed", sql: "SELECT 1; -- done", want: `{"columns":["1"],"rows":[[1]]}`},
+		{name: "syntax", sql: "SELEC 1", code: database.CodeSyntax},
+		{name: "no such table", sql: "SELECT * FROM nothing", code: database.CodeSyntax},
+		{name: "attach refused", sql: "ATTACH DATABASE '/tmp/other.db' AS other", code: database.CodeDenied},
+		// The SQLite build omits extension loading (no such function);
+		// the authorizer denies it should a build include it.
+		{name: "load_extension refused", sql: "SELECT load_extension('/tmp/x.so')", code: database.CodeSyntax},
+		{name: "file pragma refused", sql: "PRAGMA journal_mode=DELETE", code: database.CodeDenied},
+		{name: "setting pragma refused", sql: "PRAGMA foreign_keys=OFF", code: database.CodeDenied},
+		{name: "user_version write refused", sql: "PRAGMA user_version=7", code: database.CodeDenied},
+		{name: "schema pragma allowed", sql: "SELECT name FROM pragma_table_info('users') WHERE pk = 1", want: `{"columns":["name"],"rows":[["id"]]}`},
+		{name: "transaction control refused", sql: "BEGIN", code: database.CodeDenied},
+		{name: "parameter count checked", sql: "SELECT ?", params: "[]", code: database.CodeSyntax},
+		{name: "an unused parameter refused", sql: "SELECT $1", params: "[1, 2]", code: database.CodeSyntax},
+		{name: "named parameters refused", sql: "SELECT :name", params: `["x"]`, code: database.CodeSyntax},
+		{name: "numbered parameters bind by number, not by first appearance", sql: "SELECT $2 AS b, $1 AS a, $2 AS b2", params: `["a", "b"]`, want: `{"columns":["b","a","b2"],"rows":[["b","a","b"]]}`},
+		{name: "plain ? bind in order", sql: "SELECT ?, ?", params: `["a", "b"]`, want: `{"columns":["?","?"],"rows":[["a","b"]]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := query(t, db, tt.sql, tt.params)
+			if tt.code != "" {
+				if database.CodeOf(err) != tt.code {
+					t.Fatalf("got %q, %v; want code %s", got, err, tt.code)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got %s, %v\nwant %s", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestSQLiteExecAndConstraint(t *testing.T) {
+	db := openTestSQLite(t)
+	r, err := db.Exec(t.Context(), "INSERT INTO users (name, email) VALUES (?, ?)", []any{"Grace", "grace@example.com"})
+	if err != nil || r.RowsAffected != 1 || r.LastInsertID != 2 || !r.HasLastInsertID {
+		t.Fatalf("insert: %+v, %v", r, err)
+	}
+	_, err = db.Exec(t.Context(), "INSERT INTO users (name, email) VALUES (?, ?)", []any{"Again", "grace@example.com"})
+	var e *database.Error
+	if !errors.As(err, &e) || e.Code != database.CodeConstraint || e.Constraint != "users.email" {
+		t.Fatalf("duplicate email: %#v, want constraint users.email", err)
+	}
+	if _, err := db.Exec(t.Context(), "INSERT INTO users (email) VALUES ('x@example.com')", nil); database.CodeOf(err) != database.CodeConstraint {
+		t.Fatalf("not null: %v", err)
+	}
+}
+
+func TestSQLiteResultCap(t *testing.T) {
+	db := openTestSQLite(t)
+	rows, err := db.Query(t.Context(), "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT i, 'padding padding' FROM n", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := database.AppendQueryResult(nil, rows, 4096)
+	if database.CodeOf(err) != database.CodeTooLarge {
+		t.Fatalf("got %v, want too_large", err)
+	}
+	if len(b) > 4096+64 {
+		t.Errorf("built %d bytes past a 4096-byte cap", len(b))
+	}
+	// The connection went back to the pool: the next statement runs.
+	if _, err := query(t, db, "SELECT 1", ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSQLiteDeadlineStopsQuery(t *testing.T) {
+	db := openTestSQLite(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	rows, err := db.Query(ctx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n", nil)
+	if err == nil {
+		_, err = database.AppendQueryResult(nil, rows, 1<<20)
+	}
+	if err == nil || !strings.Contains(err.Error(), "stopped") {
+		t.Fatalf("got %v, want the statement stopped at the deadline", err)
+	}
+	if _, err := query(t, db, "SELECT 1", ""); err != nil {
+		t.Fatalf("the connection is unusable after an interrupt: %v", err)
+	}
+}
+
+func TestSQLiteTransactions(t *testing.T) {
+	db := openTestSQLite(t)
+	ctx := t.Context()
+	count := func() string {
+		got, err := query(t, db, "SELECT count(*) FROM users", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO users (name) VALUES ('Tmp')", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := count(); got != `{"columns":["count(*)"],"rows":[[1]]}` {
+		t.Fatalf("after rollback: %s", got)
+	}
+	tx, _ = db.Begin(ctx)
+	tx.Exec(ctx, "INSERT INTO users (name) VALUES ('Kept')", nil)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); database.CodeOf(err) != database.CodeTransaction {
+		t.Errorf("second commit: %v, want code transaction", err)
+	}
+	if got := count(); got != `{"columns":["count(*)"],"rows":[[2]]}` {
+		t.Fatalf("after commit: %s", got)
+	}
+}
+
+func TestSQLiteMigrateIsAtomic(t *testing.T) {
+	db := openTestSQLite(t)
+	err := db.Migrate(t.Context(), func(m database.Migration) error {
+		return m.Script(t.Context(), "CREATE TABLE a (x); INSERT INTO nothing VALUES (1);")
+	})
+	if err == nil {
+		t.Fatal("a failing script was applied")
+	}
+	if _, err := query(t, db, "SELECT * FROM a", ""); database.CodeOf(err) != database.CodeSyntax {
+		t.Fatalf("table a exists after a failed migration: %v", err)
+	}
+}
+
+// TestSQLitePoolHammer releases many goroutines at once on a pool of
+// three connections: every statement runs, none is lost, and
+// transactions serialize their writes.
+func TestSQLitePoolHammer(t *testing.T) {
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: filepath.Join(t.TempDir(), "h.db"), MaxConns: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	if _, err := db.Exec(ctx, "CREATE TABLE n (v INTEGER)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO n VALUES (0)", nil); err != nil {
+		t.Fatal(err)
+	}
+	const workers = 24
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make(chan error, workers)
+	for i := range workers {
+		wg.Go(func() {
+			<-start
+			if i%2 == 0 {
+				// Read, then write, in one transaction: no update lost.
+				tx, err := db.Begin(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer tx.Rollback(ctx)
+				if _, err := tx.Exec(ctx, "UPDATE n SET v = v + 1", nil); err != nil {
+					errs <- err
+					return
+				}
+				errs <- tx.Commit(ctx)
+				return
+			}
+			rows, err := db.Query(ctx, "SELECT v FROM n", nil)
+			if err == nil {
+				_, err = database.AppendQueryResult(nil, rows, 1<<20)
+			}
+			errs <- err
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if got, err := query(t, db, "SELECT v FROM n", ""); err != nil || got != `{"columns":["v"],"rows":[[12]]}` {
+		t.Errorf("after %d increments: %s, %v", workers/2, got, err)
+	}
+}

@@ -1,0 +1,813 @@
+package endpoints
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// DB returns the database the app declares under name in endpoints.json's
+// "databases" ("main" when it declares none: an SQLite file the host
+// keeps under the app). It feels like database/sql:
+//
+//	db := endpoints.DB("main")
+//	var name string
+//	err := db.QueryRow("SELECT name FROM users WHERE id = $1", id).Scan(&name)
+//	if errors.Is(err, endpoints.ErrNoRows) {
+//		return endpoints.Respond(404, NotFound{})
+//	}
+//
+// Statements are one SQL statement each; arguments are bound, never
+// interpolated ($1, $2... work on SQLite and PostgreSQL alike; ? on
+// SQLite). See abi/README.md §4.5, for the rules the host
+// enforces.
+//
+// # Errors
+//
+// A statement the database refused returns a [*DBError]; test its kind with
+// errors.Is: [ErrConstraint] (answer 409 for a unique violation),
+// [ErrSyntax], [ErrBusy], [ErrDatabaseUnavailable] (a [HandleFunc] handler
+// that returns it answers 503, like a key-value store that is down),
+// [ErrTooLarge], [ErrDenied], [ErrTransaction].
+//
+// # Notes
+//
+//   - The host runs every statement under the request's deadline and rolls
+//     back a transaction the handler leaves open.
+//   - In a native build (go test), the databases are those
+//     endpointstest.Database provides: real SQLite files, migrated.
+func DB(name string) *Database { return &Database{name: name} }
+
+// Database is one of the app's databases, by name; see [DB].
+type Database struct{ name string }
+
+// Name is the database's name in endpoints.json.
+func (d *Database) Name() string { return d.name }
+
+// DBError is a statement the database refused or failed: its code (one of
+// abi.DBCodeConstraint...), the database's message, and the constraint's
+// name when the database gives it (PostgreSQL: users_email_key; SQLite:
+// the columns, users.email).
+type DBError struct {
+	Database   string
+	Code       string
+	Message    string
+	Constraint string
+}
+
+func (e *DBError) Error() string {
+	s := fmt.Sprintf("endpoints: database %q: %s: %s", e.Database, e.Code, e.Message)
+	if e.Constraint != "" {
+		s += " (" + e.Constraint + ")"
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrConstraint) hold for a DBError of that code,
+// and errors.Is(err, ErrStorageUnavailable) for one that is unavailable:
+// a [HandleFunc] handler answers 503 then.
+func (e *DBError) Is(target error) bool {
+	if t, ok := target.(*DBError); ok {
+		return t.Message == "" && t.Database == "" && t.Code == e.Code
+	}
+	return e.Code == abi.DBCodeUnavailable && target == ErrStorageUnavailable
+}
+
+// The kinds of [DBError], for errors.Is.
+var (
+	// ErrConstraint: a unique, primary key, foreign key, check or
+	// not-null constraint refused the change.
+	ErrConstraint error = &DBError{Code: abi.DBCodeConstraint}
+	// ErrSyntax: the statement is not valid SQL, or names a table or
+	// column that does not exist.
+	ErrSyntax error = &DBError{Code: abi.DBCodeSyntax}
+	// ErrBusy: the database is locked or the transaction could not be
+	// serialized; retrying may work.
+	ErrBusy error = &DBError{Code: abi.DBCodeBusy}
+	// ErrDatabaseUnavailable: the database cannot be reached, or no
+	// connection came free before the deadline.
+	ErrDatabaseUnavailable error = &DBError{Code: abi.DBCodeUnavailable}
+	// ErrTooLarge: the result is larger than limits.sqlResultBytes.
+	ErrTooLarge error = &DBError{Code: abi.DBCodeTooLarge}
+	// ErrDenied: the statement does what a guest may not (ATTACH,
+	// PRAGMAs that touch files, transaction control in SQL, several
+	// statements).
+	ErrDenied error = &DBError{Code: abi.DBCodeDenied}
+	// ErrTransaction: a commit or rollback without a transaction, or a
+	// second one at once.
+	ErrTransaction error = &DBError{Code: abi.DBCodeTransaction}
+)
+
+// ErrNoRows is the error of [Row.Scan] when the query returned no row.
+var ErrNoRows = errors.New("endpoints: no rows in the result")
+
+// dbBuf receives results; it grows to the largest one. An instance serves
+// one request at a time, so it needs no lock.
+var dbBuf = make([]byte, 4096)
+
+// Result is what [Database.Exec] changed.
+type Result struct {
+	// RowsAffected counts the rows inserted, updated or deleted.
+	RowsAffected int64 `json:"rowsAffected"`
+	// LastInsertID is the rowid of the last insert on SQLite; PostgreSQL
+	// has none (HasLastInsertID is false): use INSERT ... RETURNING id
+	// with [Database.QueryRow].
+	LastInsertID    int64 `json:"lastInsertId"`
+	HasLastInsertID bool  `json:"-"`
+}
+
+// Query runs a statement that returns rows.
+//
+//	rows, err := db.Query("SELECT id, name FROM users ORDER BY id LIMIT $1", 50)
+//	for rows.Next() {
+//		var id int64
+//		var name string
+//		if err := rows.Scan(&id, &name); err != nil { ... }
+//	}
+func (d *Database) Query(sql string, args ...any) (*Rows, error) {
+	data, err := d.run("Query", sql, args, false)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := parseRows(bytes.Clone(data))
+	if err != nil {
+		return nil, fmt.Errorf("endpoints: database %q: reading the result: %w", d.name, err)
+	}
+	return rows, nil
+}
+
+// parseRows reads a query's result (abi.DBQueryResult) with the SDK's
+// scanner, no reflection: the values stay JSON, slices of data, until Scan
+// converts them.
+func parseRows(data []byte) (*Rows, error) {
+	r := &Rows{pos: -1}
+	err := eachMember(data, func(key string, value []byte) error {
+		switch key {
+		case "columns":
+			return eachElement(value, func(v []byte) error {
+				s, err := decodeString(v)
+				r.columns = append(r.columns, s)
+				return err
+			})
+		case "rows":
+			return eachElement(value, func(row []byte) error {
+				vals := make([]json.RawMessage, 0, len(r.columns))
+				err := eachElement(row, func(v []byte) error {
+					vals = append(vals, v)
+					return nil
+				})
+				r.rows = append(r.rows, vals)
+				return err
+			})
+		}
+		return nil
+	})
+	return r, err
+}
+
+// QueryRow runs a statement that returns at most one row that matters;
+// its errors wait for [Row.Scan].
+func (d *Database) QueryRow(sql string, args ...any) *Row {
+	rows, err := d.Query(sql, args...)
+	return &Row{rows: rows, err: err}
+}
+
+// Exec runs a statement for its effect.
+//
+//	res, err := db.Exec("UPDATE users SET name = $1 WHERE id = $2", name, id)
+//	if err == nil && res.RowsAffected == 0 { ... not found ... }
+func (d *Database) Exec(sql string, args ...any) (Result, error) {
+	data, err := d.run("Exec", sql, args, true)
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	err = eachMember(data, func(key string, value []byte) error {
+		var err error
+		switch key {
+		case "rowsAffected":
+			res.RowsAffected, err = strconv.ParseInt(string(value), 10, 64)
+		case "lastInsertId":
+			res.LastInsertID, err = strconv.ParseInt(string(value), 10, 64)
+			res.HasLastInsertID = true
+		}
+		return err
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("endpoints: database %q: reading the result: %w", d.name, err)
+	}
+	return res, nil
+}
+
+// Tx runs fn in a transaction: its statements on d run in it; it commits
+// when fn returns nil and rolls back when fn returns an error (returned)
+// or panics (re-panicked). A handler that returns without either has its
+// transaction rolled back by the host.
+//
+//	err := db.Tx(func(tx *endpoints.Tx) error {
+//		if _, err := tx.Exec("UPDATE accounts SET balance = balance - $1 WHERE id = $2", n, from); err != nil {
+//			return err
+//		}
+//		_, err := tx.Exec("UPDATE accounts SET balance = balance + $1 WHERE id = $2", n, to)
+//		return err
+//	})
+func (d *Database) Tx(fn func(tx *Tx) error) (err error) {
+	if rc := dbBegin(d.name); rc < 0 {
+		return d.fail("Tx", abi.ImportDBBegin, rc)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			dbEnd(d.name, false)
+		}
+	}()
+	if err := fn(&Tx{d}); err != nil {
+		return err
+	}
+	committed = true
+	if rc := dbEnd(d.name, true); rc < 0 {
+		return d.fail("Tx", abi.ImportDBCommit, rc)
+	}
+	return nil
+}
+
+// Tx is an open transaction on a database, for the function [Database.Tx]
+// runs: its statements run in the transaction.
+type Tx struct{ db *Database }
+
+// Query is [Database.Query] in the transaction.
+func (tx *Tx) Query(sql string, args ...any) (*Rows, error) { return tx.db.Query(sql, args...) }
+
+// QueryRow is [Database.QueryRow] in the transaction.
+func (tx *Tx) QueryRow(sql string, args ...any) *Row { return tx.db.QueryRow(sql, args...) }
+
+// Exec is [Database.Exec] in the transaction.
+func (tx *Tx) Exec(sql string, args ...any) (Result, error) { return tx.db.Exec(sql, args...) }
+
+// run runs one statement and returns its result's JSON, read into dbBuf.
+func (d *Database) run(method, sql string, args []any, exec bool) ([]byte, error) {
+	params, err := encodeArgs(args)
+	if err != nil {
+		return nil, fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, err)
+	}
+	fn := abi.ImportDBQuery
+	if exec {
+		fn = abi.ImportDBExec
+	}
+	rc := dbRun(d.name, sql, params, exec)
+	if rc < 0 {
+		return nil, d.fail(method, fn, rc)
+	}
+	return readResult(int(rc))
+}
+
+// readResult reads the pending result of size n.
+func readResult(n int) ([]byte, error) {
+	if n > len(dbBuf) {
+		dbBuf = make([]byte, n)
+	}
+	m := dbResult(dbBuf[:n])
+	if err := check(abi.ImportDBResult, m); err != nil {
+		return nil, err
+	}
+	return dbBuf[:m], nil
+}
+
+// fail is the error of host function fn's errno rc: a *DBError for
+// ErrDatabase, read from the pending result.
+func (d *Database) fail(method, fn string, rc int32) error {
+	switch abi.Errno(rc) {
+	case abi.ErrDatabase:
+		size := dbResult(dbBuf)
+		if size > int32(len(dbBuf)) {
+			dbBuf = make([]byte, size)
+			size = dbResult(dbBuf)
+		}
+		var r abi.DBErrorResult
+		if size < 0 || json.Unmarshal(dbBuf[:size], &r) != nil {
+			return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(fn, rc))
+		}
+		return &DBError{Database: d.name, Code: r.Error.Code, Message: r.Error.Message, Constraint: r.Error.Constraint}
+	case abi.ErrNotFound:
+		return fmt.Errorf("endpoints: database %q: %s: the app declares no such database in endpoints.json's \"databases\" (in a native test, endpointstest.Database provides them): %w", d.name, method, check(fn, rc))
+	}
+	return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(fn, rc))
+}
+
+// encodeArgs encodes statement arguments as the JSON array the host takes:
+// nil, booleans, integers, floats, strings, []byte (a blob), time.Time
+// (RFC 3339 text), pointers to those (nil is NULL), and json.RawMessage
+// (its text, as a string).
+func encodeArgs(args []any) ([]byte, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	b := []byte{'['}
+	for i, a := range args {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendArg(b, a); err != nil {
+			return nil, fmt.Errorf("argument %d: %w", i+1, err)
+		}
+	}
+	return append(b, ']'), nil
+}
+
+func appendArg(b []byte, a any) ([]byte, error) {
+	switch v := a.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int8:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int16:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int32:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case uint:
+		return appendUint(b, uint64(v))
+	case uint8:
+		return strconv.AppendUint(b, uint64(v), 10), nil
+	case uint16:
+		return strconv.AppendUint(b, uint64(v), 10), nil
+	case uint32:
+		return strconv.AppendUint(b, uint64(v), 10), nil
+	case uint64:
+		return appendUint(b, v)
+	case float32:
+		return appendFloat(b, float64(v))
+	case float64:
+		return appendFloat(b, v)
+	case string:
+		return appendJSONString(b, v), nil
+	case []byte:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, `{"`+abi.DBParamBlob+`":"`...)
+		b = base64.StdEncoding.AppendEncode(b, v)
+		return append(b, `"}`...), nil
+	case json.RawMessage:
+		return appendJSONString(b, string(v)), nil
+	case time.Time:
+		return appendJSONString(b, v.Format(time.RFC3339Nano)), nil
+	}
+	rv := reflect.ValueOf(a)
+	switch rv.Kind() {
+	case reflect.Pointer:
+		if rv.IsNil() {
+			return append(b, "null"...), nil
+		}
+		return appendArg(b, rv.Elem().Interface())
+	case reflect.String:
+		return appendJSONString(b, rv.String()), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.AppendInt(b, rv.Int(), 10), nil
+	case reflect.Bool:
+		return strconv.AppendBool(b, rv.Bool()), nil
+	}
+	return nil, fmt.Errorf("a %T cannot be a statement argument: pass a bool, number, string, []byte, time.Time or nil", a)
+}
+
+func appendUint(b []byte, v uint64) ([]byte, error) {
+	if v > math.MaxInt64 {
+		return nil, fmt.Errorf("%d is larger than an int64, which databases store", v)
+	}
+	return strconv.AppendUint(b, v, 10), nil
+}
+
+func appendFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, fmt.Errorf("%v is not a number JSON can carry", f)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64), nil
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
+// Rows are the result of [Database.Query], read whole: iterate with Next
+// and Scan, as database/sql's.
+type Rows struct {
+	columns []string
+	rows    [][]json.RawMessage
+	pos     int
+	err     error
+}
+
+// Columns are the result's column names.
+func (r *Rows) Columns() []string { return r.columns }
+
+// Len is the number of rows.
+func (r *Rows) Len() int { return len(r.rows) }
+
+// Next advances to the next row; false after the last.
+func (r *Rows) Next() bool {
+	if r.pos+1 >= len(r.rows) {
+		r.pos = len(r.rows)
+		return false
+	}
+	r.pos++
+	return true
+}
+
+// Err is nil: the rows were read whole before Query returned. It is here
+// so that code written for database/sql reads the same.
+func (r *Rows) Err() error { return r.err }
+
+// Close does nothing (the rows are read whole); it is here so that code
+// written for database/sql reads the same.
+func (r *Rows) Close() error { return nil }
+
+// Scan copies the current row's columns into dest, in order: pointers to
+// string, []byte (a blob, base64 on the wire; text as its bytes), bool,
+// any integer or float type, time.Time (RFC 3339 text, or SQLite's
+// "2006-01-02 15:04:05"), json.RawMessage, any (the JSON value decoded),
+// a pointer to any of those (nil for NULL), or a type JSON decodes. NULL
+// into a non-pointer is an error naming the column.
+func (r *Rows) Scan(dest ...any) error {
+	if r.pos < 0 || r.pos >= len(r.rows) {
+		return errors.New("endpoints: Rows.Scan called without a row: call Next first")
+	}
+	row := r.rows[r.pos]
+	if len(dest) != len(row) {
+		return fmt.Errorf("endpoints: Rows.Scan: %d destinations for %d columns", len(dest), len(row))
+	}
+	for i, d := range dest {
+		if err := scanValue(row[i], d); err != nil {
+			return fmt.Errorf("endpoints: Rows.Scan: column %q: %w", r.columns[i], err)
+		}
+	}
+	return nil
+}
+
+// Row is the result of [Database.QueryRow].
+type Row struct {
+	rows *Rows
+	err  error
+}
+
+// Scan copies the first row's columns into dest, as [Rows.Scan];
+// [ErrNoRows] when there is none, or the query's error.
+func (r *Row) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	if !r.rows.Next() {
+		return ErrNoRows
+	}
+	return r.rows.Scan(dest...)
+}
+
+// Err is the query's error, if any, before Scan.
+func (r *Row) Err() error { return r.err }
+
+var null = []byte("null")
+
+// scanValue decodes one JSON value of a result into dest.
+func scanValue(raw json.RawMessage, dest any) error {
+	isNull := bytes.Equal(raw, null)
+	switch d := dest.(type) {
+	case *string:
+		if isNull {
+			return errNull(dest)
+		}
+		if len(raw) > 0 && raw[0] != '"' {
+			*d = string(raw) // a number or boolean, as text
+			return nil
+		}
+		s, err := decodeString(raw)
+		*d = s
+		return err
+	case *int:
+		if isNull {
+			return errNull(dest)
+		}
+		n, err := strconv.ParseInt(string(unquote(raw)), 10, 0)
+		if err != nil {
+			return fmt.Errorf("%s is not an integer that fits int", raw)
+		}
+		*d = int(n)
+		return nil
+	case *int64:
+		if isNull {
+			return errNull(dest)
+		}
+		n, err := strconv.ParseInt(string(unquote(raw)), 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s is not an integer that fits int64", raw)
+		}
+		*d = n
+		return nil
+	case *float64:
+		if isNull {
+			return errNull(dest)
+		}
+		f, err := strconv.ParseFloat(string(unquote(raw)), 64)
+		if err != nil {
+			return fmt.Errorf("%s is not a number", raw)
+		}
+		*d = f
+		return nil
+	case *[]byte:
+		if isNull {
+			*d = nil
+			return nil
+		}
+		s, err := decodeString(raw)
+		if err != nil {
+			return err
+		}
+		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+			*d = b
+		} else {
+			*d = []byte(s)
+		}
+		return nil
+	case *json.RawMessage:
+		*d = append((*d)[:0], raw...)
+		return nil
+	case *any:
+		if isNull {
+			*d = nil
+			return nil
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		return dec.Decode(d)
+	case *bool:
+		if isNull {
+			return errNull(dest)
+		}
+		switch string(raw) {
+		case "true", "1":
+			*d = true
+		case "false", "0":
+			*d = false
+		default:
+			return fmt.Errorf("%s is not a boolean", raw)
+		}
+		return nil
+	case *time.Time:
+		if isNull {
+			return errNull(dest)
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("%s is not a time: want RFC 3339 text", raw)
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				*d = t
+				return nil
+			}
+		}
+		return fmt.Errorf("%q is not a time: want RFC 3339 text", s)
+	}
+	rv := reflect.ValueOf(dest)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return fmt.Errorf("destination %T is not a non-nil pointer", dest)
+	}
+	ev := rv.Elem()
+	switch ev.Kind() {
+	case reflect.Pointer:
+		if isNull {
+			ev.SetZero()
+			return nil
+		}
+		p := reflect.New(ev.Type().Elem())
+		if err := scanValue(raw, p.Interface()); err != nil {
+			return err
+		}
+		ev.Set(p)
+		return nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if isNull {
+			return errNull(dest)
+		}
+		n, err := strconv.ParseInt(string(unquote(raw)), 10, 64)
+		if err != nil || ev.OverflowInt(n) {
+			return fmt.Errorf("%s is not an integer that fits %s", raw, ev.Type())
+		}
+		ev.SetInt(n)
+		return nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if isNull {
+			return errNull(dest)
+		}
+		n, err := strconv.ParseUint(string(unquote(raw)), 10, 64)
+		if err != nil || ev.OverflowUint(n) {
+			return fmt.Errorf("%s is not an integer that fits %s", raw, ev.Type())
+		}
+		ev.SetUint(n)
+		return nil
+	case reflect.Float32, reflect.Float64:
+		if isNull {
+			return errNull(dest)
+		}
+		f, err := strconv.ParseFloat(string(unquote(raw)), 64)
+		if err != nil {
+			return fmt.Errorf("%s is not a number", raw)
+		}
+		ev.SetFloat(f)
+		return nil
+	case reflect.String:
+		var s string
+		if err := scanValue(raw, &s); err != nil {
+			return err
+		}
+		ev.SetString(s)
+		return nil
+	}
+	if isNull {
+		ev.SetZero()
+		return nil
+	}
+	// A JSON column (text on the wire) into a struct, map or slice.
+	if len(raw) > 0 && raw[0] == '"' && ev.Kind() != reflect.String {
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			return json.Unmarshal([]byte(s), dest)
+		}
+	}
+	return json.Unmarshal(raw, dest)
+}
+
+// unquote is a number's text, also when the database gave it as a string
+// (PostgreSQL's numeric).
+func unquote(raw []byte) []byte {
+	if len(raw) >= 2 && raw[0] == '"' {
+		return raw[1 : len(raw)-1]
+	}
+	return raw
+}
+
+func errNull(dest any) error {
+	return fmt.Errorf("NULL cannot go into %T: scan into a pointer (%T) to accept NULL", dest, reflect.New(reflect.TypeOf(dest)).Interface())
+}
+
+// QueryAs runs a query and scans each row into a T, a struct whose fields
+// name their columns with `db:"column"` tags (untagged fields match a
+// column of their name, case-insensitively; `db:"-"` skips one). A
+// column no field names is an error, so that a typo does not go unseen.
+//
+//	type User struct {
+//		ID    int64  `db:"id"`
+//		Name  string `db:"name"`
+//		Email *string `db:"email"` // NULL is nil
+//	}
+//	users, err := endpoints.QueryAs[User](db, "SELECT id, name, email FROM users LIMIT $1", 50)
+func QueryAs[T any](q Querier, sql string, args ...any) ([]T, error) {
+	rows, err := q.Query(sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return ScanAll[T](rows)
+}
+
+// QueryRowAs is [QueryAs] for one row: [ErrNoRows] when there is none.
+func QueryRowAs[T any](q Querier, sql string, args ...any) (T, error) {
+	var zero T
+	all, err := QueryAs[T](q, sql, args...)
+	if err != nil {
+		return zero, err
+	}
+	if len(all) == 0 {
+		return zero, ErrNoRows
+	}
+	return all[0], nil
+}
+
+// Querier is what runs queries: a [*Database] or a [*Tx].
+type Querier interface {
+	Query(sql string, args ...any) (*Rows, error)
+	Exec(sql string, args ...any) (Result, error)
+}
+
+// ScanAll scans every row of rows into a T, as [QueryAs] does.
+func ScanAll[T any](rows *Rows) ([]T, error) {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("endpoints: ScanAll: %s is not a struct", t)
+	}
+	plan, err := scanPlanFor(t, rows.columns)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(rows.rows))
+	for r, row := range rows.rows {
+		base := unsafe.Pointer(&out[r])
+		for c, raw := range row {
+			if err := plan[c].set(unsafe.Add(base, plan[c].offset), raw); err != nil {
+				return nil, fmt.Errorf("endpoints: ScanAll: row %d, column %q into %s: %w", r+1, rows.columns[c], t, err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// columnScan is how one column goes into its field: the field's offset in
+// the struct and the function that decodes a value into it. Computed once
+// per struct type and column list, so that a row costs no reflection:
+// reflection is what Go code pays most for inside WebAssembly.
+type columnScan struct {
+	offset uintptr
+	set    func(field unsafe.Pointer, raw json.RawMessage) error
+}
+
+// planKey identifies a scan plan: a struct type and a query's columns.
+type planKey struct {
+	t       reflect.Type
+	columns string
+}
+
+var scanPlans sync.Map // planKey -> []columnScan
+
+// scanPlanFor maps each column to the field of t that takes it.
+func scanPlanFor(t reflect.Type, columns []string) ([]columnScan, error) {
+	key := planKey{t, strings.Join(columns, "\x00")}
+	if p, ok := scanPlans.Load(key); ok {
+		return p.([]columnScan), nil
+	}
+	fields := map[string]reflect.StructField{}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		name := f.Tag.Get("db")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		fields[name] = f
+	}
+	plan := make([]columnScan, len(columns))
+	for i, c := range columns {
+		f, ok := fields[c]
+		if !ok {
+			f, ok = fields[strings.ToLower(c)]
+		}
+		if !ok {
+			return nil, fmt.Errorf("endpoints: the column %q goes into no field of %s: tag one `db:%q`, or leave the column out of the query", c, t, c)
+		}
+		var offset uintptr
+		ft := t
+		for _, idx := range f.Index {
+			if ft.Kind() != reflect.Struct {
+				return nil, fmt.Errorf("endpoints: the column %q goes into %s.%s, promoted through an embedded pointer: embed the struct by value", c, t, f.Name)
+			}
+			sf := ft.Field(idx)
+			offset += sf.Offset
+			ft = sf.Type
+		}
+		plan[i] = columnScan{offset: offset, set: fieldSetter(f.Type)}
+	}
+	scanPlans.Store(key, plan)
+	return plan, nil
+}
+
+// fieldSetter is the function that scans a value into a field of type
+// ft: the common types without reflection, any other through scanValue.
+func fieldSetter(ft reflect.Type) func(unsafe.Pointer, json.RawMessage) error {
+	switch ft {
+	case reflect.TypeFor[string]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*string)(p)) }
+	case reflect.TypeFor[int]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*int)(p)) }
+	case reflect.TypeFor[int64]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*int64)(p)) }
+	case reflect.TypeFor[float64]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*float64)(p)) }
+	case reflect.TypeFor[bool]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*bool)(p)) }
+	case reflect.TypeFor[[]byte]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*[]byte)(p)) }
+	case reflect.TypeFor[time.Time]():
+		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*time.Time)(p)) }
+	}
+	return func(p unsafe.Pointer, raw json.RawMessage) error {
+		return scanValue(raw, reflect.NewAt(ft, p).Interface())
+	}
+}

@@ -1,0 +1,172 @@
+package endpoints_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/endpointstest"
+)
+
+type dbUser struct {
+	ID      int64     `db:"id"`
+	Name    string    `db:"name"`
+	Email   *string   `db:"email"`
+	Photo   []byte    `db:"photo"`
+	Score   float64   `db:"score"`
+	Created time.Time `db:"created_at"`
+}
+
+func setupDB(t *testing.T) *endpoints.Database {
+	endpointstest.Database(t, "")
+	db := endpoints.DB("main")
+	for _, s := range []string{
+		"CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT UNIQUE, photo BLOB, score REAL NOT NULL DEFAULT 0, created_at TEXT NOT NULL DEFAULT '2026-01-02T03:04:05Z')",
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+func TestDatabase(t *testing.T) {
+	db := setupDB(t)
+	res, err := db.Exec("INSERT INTO users (name, email, photo, score) VALUES ($1, $2, $3, $4)", "Ada", "ada@example.com", []byte{0, 1, 2}, 1.5)
+	if err != nil || res.RowsAffected != 1 || res.LastInsertID != 1 || !res.HasLastInsertID {
+		t.Fatalf("Exec = %+v, %v", res, err)
+	}
+	if _, err := db.Exec("INSERT INTO users (name) VALUES ($1)", "Grace"); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("QueryRow and Scan", func(t *testing.T) {
+		var name string
+		var email *string
+		var photo []byte
+		var score float64
+		var created time.Time
+		err := db.QueryRow("SELECT name, email, photo, score, created_at FROM users WHERE id = $1", 1).Scan(&name, &email, &photo, &score, &created)
+		if err != nil || name != "Ada" || email == nil || *email != "ada@example.com" || string(photo) != "\x00\x01\x02" || score != 1.5 || !created.Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) {
+			t.Errorf("got %q %v %q %v %v, %v", name, email, photo, score, created, err)
+		}
+	})
+	t.Run("NULL into a pointer and into a value", func(t *testing.T) {
+		var email *string
+		if err := db.QueryRow("SELECT email FROM users WHERE id = 2").Scan(&email); err != nil || email != nil {
+			t.Errorf("got %v, %v; want nil", email, err)
+		}
+		var s string
+		err := db.QueryRow("SELECT email FROM users WHERE id = 2").Scan(&s)
+		if err == nil || !strings.Contains(err.Error(), `column "email": NULL cannot go into *string`) {
+			t.Errorf("NULL into a string: %v", err)
+		}
+	})
+	t.Run("no rows", func(t *testing.T) {
+		var id int
+		if err := db.QueryRow("SELECT id FROM users WHERE name = $1", "nobody").Scan(&id); !errors.Is(err, endpoints.ErrNoRows) {
+			t.Errorf("got %v, want ErrNoRows", err)
+		}
+	})
+	t.Run("QueryAs", func(t *testing.T) {
+		users, err := endpoints.QueryAs[dbUser](db, "SELECT id, name, email, photo, score, created_at FROM users ORDER BY id")
+		if err != nil || len(users) != 2 || users[0].Name != "Ada" || *users[0].Email != "ada@example.com" || users[1].Email != nil || users[1].ID != 2 {
+			t.Fatalf("got %+v, %v", users, err)
+		}
+		if _, err := endpoints.QueryAs[dbUser](db, "SELECT id, name AS nom FROM users"); err == nil || !strings.Contains(err.Error(), `the column "nom" goes into no field`) {
+			t.Errorf("an unknown column: %v", err)
+		}
+		u, err := endpoints.QueryRowAs[dbUser](db, "SELECT id, name FROM users WHERE id = $1", 2)
+		if err != nil || u.Name != "Grace" {
+			t.Errorf("QueryRowAs = %+v, %v", u, err)
+		}
+	})
+	t.Run("Rows", func(t *testing.T) {
+		rows, err := db.Query("SELECT id, name FROM users ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for rows.Next() {
+			var id int
+			var name string
+			if err := rows.Scan(&id, &name); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, name)
+		}
+		if strings.Join(names, ",") != "Ada,Grace" || strings.Join(rows.Columns(), ",") != "id,name" {
+			t.Errorf("got %v of %v", names, rows.Columns())
+		}
+	})
+	t.Run("errors", func(t *testing.T) {
+		_, err := db.Exec("INSERT INTO users (name, email) VALUES ($1, $2)", "Again", "ada@example.com")
+		var de *endpoints.DBError
+		if !errors.Is(err, endpoints.ErrConstraint) || !errors.As(err, &de) || de.Constraint != "users.email" {
+			t.Errorf("a unique violation: %v", err)
+		}
+		if _, err := db.Query("SELEC 1"); !errors.Is(err, endpoints.ErrSyntax) {
+			t.Errorf("a syntax error: %v", err)
+		}
+		if _, err := db.Exec("DELETE FROM users; DROP TABLE users"); !errors.Is(err, endpoints.ErrDenied) {
+			t.Errorf("two statements: %v", err)
+		}
+		if _, err := endpoints.DB("other").Query("SELECT 1"); err == nil || !strings.Contains(err.Error(), "declares no such database") {
+			t.Errorf("an unknown database: %v", err)
+		}
+		if _, err := db.Exec("SELECT $1", struct{}{}); err == nil || !strings.Contains(err.Error(), "cannot be a statement argument") {
+			t.Errorf("a struct argument: %v", err)
+		}
+		if !errors.Is(&endpoints.DBError{Code: "unavailable"}, endpoints.ErrStorageUnavailable) {
+			t.Error("an unavailable database is not ErrStorageUnavailable: HandleFunc would not answer 503")
+		}
+	})
+	t.Run("Tx", func(t *testing.T) {
+		boom := errors.New("boom")
+		err := db.Tx(func(tx *endpoints.Tx) error {
+			if _, err := tx.Exec("DELETE FROM users"); err != nil {
+				return err
+			}
+			return boom
+		})
+		var n int
+		if db.QueryRow("SELECT count(*) FROM users").Scan(&n); !errors.Is(err, boom) || n != 2 {
+			t.Fatalf("a failed transaction: %v, %d users left, want 2", err, n)
+		}
+		err = db.Tx(func(tx *endpoints.Tx) error {
+			_, err := tx.Exec("UPDATE users SET score = score + 1")
+			return err
+		})
+		var total float64
+		if db.QueryRow("SELECT sum(score) FROM users").Scan(&total); err != nil || total != 3.5 {
+			t.Errorf("a committed transaction: %v, total %v, want 3.5", err, total)
+		}
+	})
+}
+
+type dbBase struct {
+	ID int64 `db:"id"`
+}
+
+type dbEmbedded struct {
+	dbBase
+	Name  string  `db:"name"`
+	Score float32 `db:"score"`
+	Tags  []string
+}
+
+// TestQueryAsEmbeddedAndOtherTypes: fields promoted from an embedded
+// struct, and types without a fast path (float32, a JSON column into a
+// slice), scan as the others.
+func TestQueryAsEmbeddedAndOtherTypes(t *testing.T) {
+	db := setupDB(t)
+	if _, err := db.Exec("INSERT INTO users (name, score) VALUES ($1, $2)", "Ada", 2.5); err != nil {
+		t.Fatal(err)
+	}
+	got, err := endpoints.QueryAs[dbEmbedded](db, `SELECT id, name, score, '["a","b"]' AS tags FROM users`)
+	if err != nil || len(got) != 1 || got[0].ID != 1 || got[0].Name != "Ada" || got[0].Score != 2.5 || strings.Join(got[0].Tags, ",") != "a,b" {
+		t.Errorf("got %+v, %v", got, err)
+	}
+}

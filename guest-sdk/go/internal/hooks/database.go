@@ -1,0 +1,14 @@
+package hooks
+
+// Database is what the native stand-in of the db_* host functions asks of
+// the database endpointstest.Database provides: the same calls as the
+// host's, errnos as int32.
+type Database interface {
+	Run(db, sql, params []byte, exec bool) (size int, errno int32)
+	Result() (data []byte, ok bool)
+	Begin(db []byte) int32
+	End(db []byte, commit bool) int32
+}
+
+// DB serves the native db_* functions; nil when no test provided one.
+var DB Database

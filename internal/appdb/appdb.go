@@ -1,0 +1,124 @@
+// Package appdb holds the databases of one app: the [Set] its
+// endpoints.json declares (opened on first use), their migrations
+// ([Set.Migrate]) and the [Session] through which one guest call reaches
+// them with the db_* host functions (abi/README.md §4.5).
+//
+// A Set belongs to one app: a guest reaches the databases of its own
+// app's Set and no other, whatever name it passes.
+package appdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/database"
+)
+
+// Set is the databases of one app, by name. It is safe for concurrent
+// use.
+type Set struct {
+	app   string
+	specs map[string]config.Database
+
+	mu   sync.Mutex
+	open map[string]database.DB
+}
+
+// New returns the databases an app in appDir declares; none declared is
+// "main", an SQLite file at config.DefaultDatabasePath. Nothing is opened
+// until used.
+func New(appDir string, dbs map[string]config.Database) *Set {
+	if len(dbs) == 0 {
+		dbs = map[string]config.Database{config.DefaultDatabase: {}}
+	}
+	return &Set{app: appDir, specs: dbs, open: map[string]database.DB{}}
+}
+
+// Names are the database names, sorted.
+func (s *Set) Names() []string {
+	names := make([]string, 0, len(s.specs))
+	for n := range s.specs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Spec is the declaration of database name.
+func (s *Set) Spec(name string) (config.Database, bool) {
+	d, ok := s.specs[name]
+	return d, ok
+}
+
+// ErrNotDeclared is the error of [Set.DB] for a name the app does not
+// declare.
+var ErrNotDeclared = errors.New("the app declares no such database")
+
+// DB returns database name, opening it on first use.
+func (s *Set) DB(ctx context.Context, name string) (database.DB, error) {
+	spec, ok := s.specs[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (declared: %v)", ErrNotDeclared, name, s.Names())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if db := s.open[name]; db != nil {
+		return db, nil
+	}
+	if s.open == nil {
+		return nil, database.Errorf(database.CodeUnavailable, "the app's databases are closed")
+	}
+	opts := database.Options{URL: spec.URL, MaxConns: spec.MaxConns, StatementTimeout: time.Duration(spec.StatementTimeout)}
+	if spec.DriverName() == config.DatabaseSQLite {
+		opts.Path = config.DatabaseFile(name, spec)
+		if !filepath.IsAbs(opts.Path) {
+			opts.Path = filepath.Join(s.app, opts.Path)
+		}
+	}
+	db, err := database.Open(ctx, spec.DriverName(), opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: /databases/%s: %w", config.File, name, err)
+	}
+	s.open[name] = db
+	return db, nil
+}
+
+// Ping pings each database opened so far, and each PostgreSQL one: the
+// first error names the database. A file nobody used yet is not opened
+// for a ping.
+func (s *Set) Ping(ctx context.Context) error {
+	for _, name := range s.Names() {
+		s.mu.Lock()
+		db := s.open[name]
+		s.mu.Unlock()
+		if db == nil && s.specs[name].DriverName() == config.DatabaseSQLite {
+			continue
+		}
+		db, err := s.DB(ctx, name)
+		if err == nil {
+			err = db.Ping(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("database %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Close closes every database opened; later uses fail.
+func (s *Set) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for _, db := range s.open {
+		errs = append(errs, db.Close())
+	}
+	s.open = nil
+	return errors.Join(errs...)
+}

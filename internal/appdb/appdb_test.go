@@ -1,0 +1,123 @@
+package appdb_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/appdb"
+)
+
+// writeApp writes files into a new app directory.
+func writeApp(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for rel, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestMigrationsRead(t *testing.T) {
+	two := map[string]config.Database{"main": {}, "reports": {}}
+	tests := []struct {
+		name  string
+		dbs   map[string]config.Database
+		files map[string]string
+		want  string // files in order, or the error
+	}{
+		{"in version order, per database", two, map[string]string{
+			"server/migrations/010-later.sql":         "SELECT 1;",
+			"server/migrations/002-first.sql":         "SELECT 1;",
+			"server/migrations/reports/001-daily.sql": "SELECT 1;",
+			"server/migrations/README.md":             "notes",
+		}, "main:2:first main:10:later reports:1:daily"},
+		{"the one database an app declares takes the top files", map[string]config.Database{"app": {}}, map[string]string{
+			"server/migrations/001-init.sql": "SELECT 1;",
+		}, "app:1:init"},
+		{"a bad name", nil, map[string]string{"server/migrations/init.sql": ""}, "server/migrations/init.sql: a migration is named NNN-name.sql"},
+		{"two of one version", nil, map[string]string{"server/migrations/001-a.sql": "", "server/migrations/1-b.sql": ""}, "version 1 is also"},
+		{"a directory of no database", nil, map[string]string{"server/migrations/other/001-a.sql": ""}, `server/migrations/other: names no database`},
+		{"top files with no main", map[string]config.Database{"a": {}, "b": {}}, map[string]string{"server/migrations/001-a.sql": ""}, `the app declares no database "main"`},
+		{"none", nil, map[string]string{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := appdb.New(writeApp(t, tt.files), tt.dbs)
+			ms, err := set.Migrations()
+			var got []string
+			for _, m := range ms {
+				got = append(got, m.Database+":"+strconv.FormatInt(m.Version, 10)+":"+m.Name)
+			}
+			s := strings.Join(got, " ")
+			if err != nil {
+				s = err.Error()
+			}
+			if !strings.Contains(s, tt.want) || (tt.want == "" && s != "") {
+				t.Errorf("got %q, want %q", s, tt.want)
+			}
+		})
+	}
+}
+
+func TestMigrateChangedFile(t *testing.T) {
+	dir := writeApp(t, map[string]string{"server/migrations/001-a.sql": "CREATE TABLE a (x);"})
+	set := appdb.New(dir, nil)
+	defer set.Close()
+	ctx := context.Background()
+	if done, err := set.Migrate(ctx, appdb.MigrateOptions{}); err != nil || len(done) != 1 {
+		t.Fatalf("first run: %v, %v", done, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "server/migrations/001-a.sql"), []byte("CREATE TABLE a (x, y);"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := set.Migrate(ctx, appdb.MigrateOptions{})
+	if err == nil || !strings.Contains(err.Error(), "server/migrations/001-a.sql: changed since it was applied") {
+		t.Errorf("a changed migration: %v", err)
+	}
+}
+
+func TestSessionCloseRollsBack(t *testing.T) {
+	dir := writeApp(t, map[string]string{"server/migrations/001-a.sql": "CREATE TABLE a (x);"})
+	set := appdb.New(dir, nil)
+	defer set.Close()
+	if _, err := set.Migrate(context.Background(), appdb.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := appdb.NewSession(set, context.Background(), time.Now().Add(time.Minute), 1<<20, appdb.Hooks{})
+	main := []byte("main")
+	if e := s.Begin(main); e != 0 {
+		t.Fatal(e)
+	}
+	if _, e := s.Run(main, []byte("INSERT INTO a VALUES (1)"), nil, true); e != 0 {
+		t.Fatal(e)
+	}
+	if n := s.Close(); n != 1 {
+		t.Errorf("Close rolled back %d transactions, want 1", n)
+	}
+	s2 := appdb.NewSession(set, context.Background(), time.Now().Add(time.Minute), 1<<20, appdb.Hooks{})
+	if _, e := s2.Run(main, []byte("SELECT count(*) FROM a"), nil, false); e != 0 {
+		t.Fatal(e)
+	}
+	if r, _ := s2.Result(); string(r) != `{"columns":["count(*)"],"rows":[[0]]}` {
+		t.Errorf("after Close: %s, want the insert rolled back", r)
+	}
+	if _, e := s2.Run([]byte("nope"), []byte("SELECT 1"), nil, false); e != abi.ErrNotFound {
+		t.Errorf("an undeclared database: errno %d, want ErrNotFound", e)
+	}
+	if _, ok := s2.Result(); ok {
+		t.Error("a result is pending after ErrNotFound")
+	}
+}

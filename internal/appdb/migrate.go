@@ -1,0 +1,243 @@
+package appdb
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/database"
+)
+
+// MigrationsDir is where an app keeps its migrations, relative to the
+// app: NNN-name.sql files for the "main" database (or the one database
+// the app declares), and a subdirectory per other database, named after
+// it: server/migrations/reports/001-init.sql.
+const MigrationsDir = "server/migrations"
+
+// Table is the table in each database that records the migrations
+// applied to it.
+const Table = "endpoints_migrations"
+
+// Migration is one migration file.
+type Migration struct {
+	// Database is the database it applies to.
+	Database string
+	// Version is its number, Name the rest of its file name.
+	Version int64
+	Name    string
+	// File is its path relative to the app (slashes).
+	File string
+	// SQL is its content; Checksum the hex SHA-256 of it.
+	SQL, Checksum string
+}
+
+var migrationFile = regexp.MustCompile(`^([0-9]+)[-_]([A-Za-z0-9._-]+)\.sql$`)
+
+// Migrations reads the app's migration files, each database's in version
+// order. A file whose name is not NNN-name.sql, two files of one version,
+// or a directory naming no database the app declares is an error naming
+// it.
+func (s *Set) Migrations() ([]Migration, error) {
+	root := filepath.Join(s.app, MigrationsDir)
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	top := config.DefaultDatabase
+	if names := s.Names(); len(names) == 1 {
+		top = names[0]
+	}
+	var out []Migration
+	var read func(dir, db string, entries []os.DirEntry) error
+	read = func(dir, db string, entries []os.DirEntry) error {
+		seen := map[int64]string{}
+		for _, e := range entries {
+			rel := filepath.ToSlash(filepath.Join(MigrationsDir, dir, e.Name()))
+			if e.IsDir() {
+				if dir != "" {
+					return fmt.Errorf("%s: a migration directory holds .sql files only", rel)
+				}
+				if _, ok := s.specs[e.Name()]; !ok {
+					return fmt.Errorf("%s: names no database of %s (declared: %v); a directory under %s holds the migrations of the database it names", rel, config.File, s.Names(), MigrationsDir)
+				}
+				sub, err := os.ReadDir(filepath.Join(root, e.Name()))
+				if err != nil {
+					return err
+				}
+				if err := read(e.Name(), e.Name(), sub); err != nil {
+					return err
+				}
+				continue
+			}
+			m := migrationFile.FindStringSubmatch(e.Name())
+			if m == nil {
+				if filepath.Ext(e.Name()) == ".sql" {
+					return fmt.Errorf("%s: a migration is named NNN-name.sql (001-users.sql), applied in the order of NNN", rel)
+				}
+				continue
+			}
+			if _, ok := s.specs[db]; !ok {
+				return fmt.Errorf("%s: the app declares no database %q, which the files at the top of %s migrate; move them to %s/<database>/", rel, db, MigrationsDir, MigrationsDir)
+			}
+			v, err := strconv.ParseInt(m[1], 10, 64)
+			if err != nil {
+				return fmt.Errorf("%s: version %s: %v", rel, m[1], err)
+			}
+			if other, dup := seen[v]; dup {
+				return fmt.Errorf("%s: version %d is also %s; each migration has its own number", rel, v, other)
+			}
+			seen[v] = rel
+			b, err := os.ReadFile(filepath.Join(root, dir, e.Name()))
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(b)
+			out = append(out, Migration{Database: db, Version: v, Name: m[2], File: rel, SQL: string(b), Checksum: hex.EncodeToString(sum[:])})
+		}
+		return nil
+	}
+	if err := read("", top, entries); err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b Migration) int {
+		if a.Database != b.Database {
+			return compare(a.Database, b.Database)
+		}
+		return compare(a.Version, b.Version)
+	})
+	return out, nil
+}
+
+func compare[T int64 | string](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// MigrateOptions selects what [Set.Migrate] does.
+type MigrateOptions struct {
+	// DryRun lists the migrations that would be applied, applying none.
+	DryRun bool
+	// Database limits the run to one database; "" is every one.
+	Database string
+}
+
+// Migrate applies the migrations not yet applied, in order, each file in
+// one transaction with its record in [Table], and returns those it applied
+// (or, with DryRun, would apply). It stops at the first failure, whose
+// error names the file, the database, the statement when known and the
+// database's message; what the failing file did is rolled back, what
+// the files before it did stays. A file changed after it was applied is
+// an error: add a new migration instead.
+func (s *Set) Migrate(ctx context.Context, opts MigrateOptions) ([]Migration, error) {
+	all, err := s.Migrations()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Database != "" {
+		if _, ok := s.specs[opts.Database]; !ok {
+			return nil, fmt.Errorf("the app declares no database %q (declared: %v)", opts.Database, s.Names())
+		}
+	}
+	var done []Migration
+	applied := map[string]map[int64]string{}
+	for _, m := range all {
+		if opts.Database != "" && m.Database != opts.Database {
+			continue
+		}
+		db, err := s.DB(ctx, m.Database)
+		if err != nil {
+			return done, err
+		}
+		if applied[m.Database] == nil {
+			if applied[m.Database], err = readApplied(ctx, db); err != nil {
+				return done, fmt.Errorf("database %q: reading %s: %w", m.Database, Table, err)
+			}
+		}
+		if sum, ok := applied[m.Database][m.Version]; ok {
+			if sum != m.Checksum {
+				return done, fmt.Errorf("%s: changed since it was applied to database %q; an applied migration stays as it is: undo or redo its change in a new migration", m.File, m.Database)
+			}
+			continue
+		}
+		if opts.DryRun {
+			done = append(done, m)
+			continue
+		}
+		if err := apply(ctx, db, m); err != nil {
+			return done, fmt.Errorf("%s: database %q: %w", m.File, m.Database, err)
+		}
+		done = append(done, m)
+	}
+	return done, nil
+}
+
+// readApplied reads the versions applied and their checksums; none when
+// the table does not exist yet.
+func readApplied(ctx context.Context, db database.DB) (map[int64]string, error) {
+	out := map[int64]string{}
+	rows, err := db.Query(ctx, "SELECT version, checksum FROM "+Table, nil)
+	if database.CodeOf(err) == database.CodeSyntax {
+		return out, nil // no table: nothing applied
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			return nil, err
+		}
+		v, ok1 := vals[0].(int64)
+		sum, ok2 := vals[1].(string)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("%s holds a row that is not (version, checksum): %v", Table, vals)
+		}
+		out[v] = sum
+	}
+	return out, rows.Close()
+}
+
+// apply runs one migration and records it, in one transaction that holds
+// the migration lock; a host that applied it meanwhile is seen there.
+func apply(ctx context.Context, db database.DB, m Migration) error {
+	return db.Migrate(ctx, func(tx database.Migration) error {
+		if err := tx.Script(ctx, "CREATE TABLE IF NOT EXISTS "+Table+" (version BIGINT PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)"); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, "SELECT checksum FROM "+Table+" WHERE version = $1", []any{m.Version})
+		if err != nil {
+			return err
+		}
+		already := rows.Next()
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if already {
+			return nil
+		}
+		if err := tx.Script(ctx, m.SQL); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "INSERT INTO "+Table+" (version, name, checksum, applied_at) VALUES ($1, $2, $3, $4)",
+			[]any{m.Version, m.Name, m.Checksum, time.Now().UTC().Format(time.RFC3339)})
+		return err
+	})
+}

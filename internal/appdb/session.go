@@ -1,0 +1,214 @@
+package appdb
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/database"
+)
+
+// Hooks are how a [Session] reports its statements; nil hooks are
+// skipped.
+type Hooks struct {
+	// Span begins the trace span of a statement (or "BEGIN", "COMMIT",
+	// "ROLLBACK") on database db of system ("sqlite", "postgresql"); the
+	// function it returns ends it with the statement's error.
+	Span func(db, system, statement string) func(error)
+	// Done reports a statement's database, duration and error.
+	Done func(db string, d time.Duration, err error)
+}
+
+// Session is what one guest call does with its app's databases: the
+// pending result of its last statement, and its open transactions. A
+// session belongs to the goroutine of its call; [Session.End] rolls back
+// what the call left open.
+type Session struct {
+	set         *Set
+	ctx         context.Context
+	deadline    time.Time
+	maxResult   int
+	hooks       Hooks
+	txs         map[string]database.Tx
+	result      []byte
+	pending     bool
+	lastErrCode database.Code
+}
+
+// NewSession starts the session of a call whose context is ctx and whose
+// statements must end by deadline; maxResult bounds a result's JSON
+// (limits.sqlResultBytes).
+func NewSession(set *Set, ctx context.Context, deadline time.Time, maxResult int, hooks Hooks) *Session {
+	return &Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: hooks}
+}
+
+// LastError is the code of the last statement of the session that
+// failed, "" when none did: what the access log reports.
+func (s *Session) LastError() database.Code { return s.lastErrCode }
+
+// Result is the pending result (or error) JSON; ok is false when none is
+// pending.
+func (s *Session) Result() (data []byte, ok bool) { return s.result, s.pending }
+
+// Run runs one statement on database db for db_query (exec false) or
+// db_exec and keeps its result; it returns the result's size or an errno.
+func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
+	s.pending, s.result = false, s.result[:0]
+	name := string(db)
+	q, system, errno := s.querier(name)
+	if errno != 0 {
+		return 0, errno
+	}
+	args, err := database.DecodeParams(params)
+	if err != nil {
+		return 0, abi.ErrInvalid
+	}
+	text := string(sql)
+	ctx, cancel := context.WithDeadline(s.ctx, s.deadline)
+	defer cancel()
+	began := time.Now()
+	end := s.span(name, system, text)
+	if exec {
+		var r database.ExecResult
+		if r, err = q.Exec(ctx, text, args); err == nil {
+			s.result = database.AppendExecResult(s.result, r)
+		}
+	} else {
+		var rows database.Rows
+		if rows, err = q.Query(ctx, text, args); err == nil {
+			s.result, err = database.AppendQueryResult(s.result, rows, s.maxResult)
+		}
+	}
+	return s.finish(name, began, end, err)
+}
+
+// finish ends a statement: its span, its report, its pending result.
+func (s *Session) finish(name string, began time.Time, end func(error), err error) (int, abi.Errno) {
+	if end != nil {
+		end(err)
+	}
+	if s.hooks.Done != nil {
+		s.hooks.Done(name, time.Since(began), err)
+	}
+	s.pending = true
+	if err != nil {
+		e := database.AsError(err)
+		s.lastErrCode = e.Code
+		s.result = database.AppendError(s.result[:0], e)
+		return len(s.result), abi.ErrDatabase
+	}
+	return len(s.result), 0
+}
+
+func (s *Session) span(db, system, statement string) func(error) {
+	if s.hooks.Span == nil {
+		return nil
+	}
+	return s.hooks.Span(db, system, statement)
+}
+
+// querier is the open transaction on database name, else the database;
+// ErrNotFound for a name the app does not declare, ErrDatabase (pending
+// "unavailable") when it cannot be opened.
+func (s *Session) querier(name string) (database.Querier, string, abi.Errno) {
+	db, err := s.set.DB(s.ctx, name)
+	if err != nil {
+		if errors.Is(err, ErrNotDeclared) {
+			return nil, "", abi.ErrNotFound
+		}
+		_, errno := s.finish(name, time.Now(), nil, database.Errorf(database.CodeUnavailable, err.Error()))
+		return nil, "", errno
+	}
+	if tx := s.txs[name]; tx != nil {
+		return tx, db.System(), 0
+	}
+	return db, db.System(), 0
+}
+
+// Begin opens a transaction on database db for db_begin.
+func (s *Session) Begin(db []byte) abi.Errno {
+	name := string(db)
+	s.pending, s.result = false, s.result[:0]
+	d, err := s.set.DB(s.ctx, name)
+	if errors.Is(err, ErrNotDeclared) {
+		return abi.ErrNotFound
+	}
+	began := time.Now()
+	if err == nil && s.txs[name] != nil {
+		err = database.Errorf(database.CodeTransaction, "a transaction is already open on database "+name+" in this call: commit or roll it back first")
+	}
+	var end func(error)
+	if err == nil {
+		end = s.span(name, d.System(), "BEGIN")
+		ctx, cancel := context.WithDeadline(s.ctx, s.deadline)
+		var tx database.Tx
+		tx, err = d.Begin(ctx)
+		cancel()
+		if err == nil {
+			if s.txs == nil {
+				s.txs = map[string]database.Tx{}
+			}
+			s.txs[name] = tx
+		}
+	}
+	_, errno := s.finish(name, began, end, err)
+	if errno == 0 {
+		s.pending = false
+	}
+	return errno
+}
+
+// End ends the transaction on database db for db_commit (commit true) or
+// db_rollback.
+func (s *Session) End(db []byte, commit bool) abi.Errno {
+	name := string(db)
+	s.pending, s.result = false, s.result[:0]
+	if _, ok := s.set.Spec(name); !ok {
+		return abi.ErrNotFound
+	}
+	tx := s.txs[name]
+	began := time.Now()
+	var err error
+	var end func(error)
+	system := ""
+	if d, derr := s.set.DB(s.ctx, name); derr == nil {
+		system = d.System()
+	}
+	switch {
+	case tx == nil:
+		err = database.Errorf(database.CodeTransaction, "no transaction is open on database "+name+": call db_begin first")
+	case commit:
+		end = s.span(name, system, "COMMIT")
+		ctx, cancel := context.WithDeadline(s.ctx, s.deadline)
+		err = tx.Commit(ctx)
+		cancel()
+		delete(s.txs, name)
+	default:
+		end = s.span(name, system, "ROLLBACK")
+		err = tx.Rollback(context.WithoutCancel(s.ctx))
+		delete(s.txs, name)
+	}
+	_, errno := s.finish(name, began, end, err)
+	if errno == 0 {
+		s.pending = false
+	}
+	return errno
+}
+
+// Close rolls back every transaction the call left open: it returned
+// without a commit, trapped or passed its deadline. It reports how many.
+func (s *Session) Close() int {
+	n := 0
+	for name, tx := range s.txs {
+		// The call may be past its deadline or its client gone: the
+		// rollback must run all the same.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
+		tx.Rollback(ctx)
+		cancel()
+		delete(s.txs, name)
+		n++
+	}
+	s.pending, s.result = false, s.result[:0]
+	return n
+}
