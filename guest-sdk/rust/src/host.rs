@@ -27,6 +27,19 @@ extern "C" {
     pub fn principal_set(json: *const u8, json_len: i32) -> i32;
 }
 
+/// The database functions (§3 "Databases"), imported only by a module that
+/// calls them.
+#[cfg(target_arch = "wasm32")]
+#[link(wasm_import_module = "endpoints")]
+extern "C" {
+    pub fn db_query(db: *const u8, db_len: i32, sql: *const u8, sql_len: i32, params: *const u8, params_len: i32) -> i32;
+    pub fn db_exec(db: *const u8, db_len: i32, sql: *const u8, sql_len: i32, params: *const u8, params_len: i32) -> i32;
+    pub fn db_result(buf: *mut u8, buf_len: i32) -> i32;
+    pub fn db_begin(db: *const u8, db_len: i32) -> i32;
+    pub fn db_commit(db: *const u8, db_len: i32) -> i32;
+    pub fn db_rollback(db: *const u8, db_len: i32) -> i32;
+}
+
 /// Outside a wasm module (the crate's own unit tests) there is no host:
 /// the functions exist so that the crate builds, and fail when called.
 #[cfg(not(target_arch = "wasm32"))]
@@ -52,6 +65,12 @@ mod native {
     pub unsafe fn request_set_header(_: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn context_set(_: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn principal_set(_: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_query(_: *const u8, _: i32, _: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_exec(_: *const u8, _: i32, _: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_result(_: *mut u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_begin(_: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_commit(_: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_rollback(_: *const u8, _: i32) -> i32 { no_host() }
 }
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::*;
@@ -79,6 +98,9 @@ impl Errno {
     /// `-7`: the key-value store cannot be reached or is full; nothing
     /// changed.
     pub const UNAVAILABLE: Errno = Errno(-7);
+    /// `-8`: the database refused or failed a statement; the [`db`](crate::db)
+    /// functions turn it into a [`DbError`](crate::db::DbError) saying why.
+    pub const DATABASE: Errno = Errno(-8);
 
     /// Ok for 0 and positive results, the errno for negative ones.
     pub fn check(rc: i32) -> Result<(), Errno> {
@@ -100,6 +122,7 @@ impl fmt::Display for Errno {
             Errno::IO => "I/O: the client went away or reading failed",
             Errno::STATE => "called outside a request",
             Errno::UNAVAILABLE => "the key-value store is unavailable",
+            Errno::DATABASE => "the database refused or failed the statement",
             _ => "unknown",
         };
         write!(f, "errno {} ({})", self.0, why)
