@@ -14,9 +14,10 @@ import (
 // database migrated by testdata/sdkdb/migration.sql: a query with typed
 // columns (an exact integer, text, a nullable real, a blob), an exec with
 // text, real and blob parameters, a unique violation the route answers 409
-// with the constraint's code, a transaction that commits and one that rolls
-// back when the function returns an error, a syntax error, and a database
-// the app does not declare.
+// with the constraint's code, text holding quotes, a backslash, UTF-8 and
+// what JSON encoders escape (<&>), a transaction that commits and one that
+// rolls back when the function returns an error, a syntax error, and a
+// database the app does not declare.
 func TestSDKDatabases(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -24,6 +25,7 @@ func TestSDKDatabases(t *testing.T) {
 	}
 	languages := []struct{ name, ext, tool string }{
 		{"rust", "rs", "rustc"},
+		{"c", "c", "clang"},
 	}
 	for _, lang := range languages {
 		t.Run(lang.name, func(t *testing.T) {
@@ -51,12 +53,13 @@ func TestSDKDatabases(t *testing.T) {
 				{"insert with parameters", "add", "Linus", "", 200, `{"rowsAffected":1,"lastInsertId":3}`},
 				{"unique violation", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users.name"}`},
 				{"parameters are never SQL", "add", "x'); DROP TABLE users; --", "", 200, `{"rowsAffected":1,"lastInsertId":4}`},
-				{"committed transaction", "tx", "Ken", "", 200, `{"committed":true,"score":5}`},
+				{"text with escapes", "add", `Zoë "Q" \ / <&>`, "", 200, `{"rowsAffected":1,"lastInsertId":5}`},
+				{"committed transaction", "tx", "Ken", "", 200, `{"committed":true,"score":6}`},
 				{"rolled back transaction", "tx", "Dennis", "yes", 200, `{"committed":false,"why":"host"}`},
 				{"syntax error", "bad", "", "", 200, `{"code":"syntax","constraint":null}`},
 				{"undeclared database", "nodb", "", "", 200, `{"code":"host","constraint":null}`},
 				{"what remains", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null},` +
-					`{"id":3,"name":"Linus","score":2.25,"avatar":"0908"},{"id":4,"name":"x'); DROP TABLE users; --","score":2.25,"avatar":"0908"},{"id":5,"name":"Ken","score":5,"avatar":null}]`},
+					`{"id":3,"name":"Linus","score":2.25,"avatar":"0908"},{"id":4,"name":"x'); DROP TABLE users; --","score":2.25,"avatar":"0908"},{"id":5,"name":"Zoë \"Q\" \\ / <&>","score":2.25,"avatar":"0908"},{"id":6,"name":"Ken","score":6,"avatar":null}]`},
 			}
 			for _, s := range steps {
 				headers := []string{"x-op", s.op}

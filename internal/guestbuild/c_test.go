@@ -391,6 +391,7 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		{"ENDPOINTS_ERR_IO", int32(abi.ErrIO)},
 		{"ENDPOINTS_ERR_STATE", int32(abi.ErrState)},
 		{"ENDPOINTS_ERR_UNAVAILABLE", int32(abi.ErrUnavailable)},
+		{"ENDPOINTS_ERR_DATABASE", int32(abi.ErrDatabase)},
 		{"ENDPOINTS_KV_MAX_KEY", abi.KVMaxKey},
 		{"ENDPOINTS_KV_MAX_VALUE", abi.KVMaxValue},
 		{"ENDPOINTS_KV_LIST_LIMIT", abi.KVListLimit},
