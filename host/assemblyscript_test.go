@@ -16,25 +16,8 @@ import (
 // that the next request gets a fresh instance.
 func TestAssemblyScriptAbort(t *testing.T) {
 	t.Parallel()
-	example := builtExample(t, "users-as") // installs the compiler in examples/users-as
-	_ = example
-	modules, err := filepath.Abs(filepath.Join("..", "examples", "users-as", "node_modules"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	for _, link := range []struct{ name, target string }{
-		{"node_modules/assemblyscript", filepath.Join(modules, "assemblyscript")},
-		{"node_modules/.bin/asc", "../assemblyscript/bin/asc.js"},
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(link.name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(link.target, p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	linkAssemblyScript(t, dir)
 	src := filepath.Join(dir, "server", "api", "boom.get.ts")
 	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
 		t.Fatal(err)
@@ -65,5 +48,29 @@ endpoint(
 	}
 	if got := do(t, srv, "GET", "/api/boom", ""); got.status != 200 || got.body != "{}" {
 		t.Errorf("the next request = %d %s, want 200 {}", got.status, got.body)
+	}
+}
+
+// linkAssemblyScript links the compiler examples/users-as installs (the
+// first call installs it) into the app at dir, so that endpoints build
+// finds it and supplies the SDK it ships.
+func linkAssemblyScript(t *testing.T, dir string) {
+	t.Helper()
+	builtExample(t, "users-as") // installs the compiler in examples/users-as
+	modules, err := filepath.Abs(filepath.Join("..", "examples", "users-as", "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range []struct{ name, target string }{
+		{"node_modules/assemblyscript", filepath.Join(modules, "assemblyscript")},
+		{"node_modules/.bin/asc", "../assemblyscript/bin/asc.js"},
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(link.name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(link.target, p); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -26,6 +26,7 @@ func TestSDKDatabases(t *testing.T) {
 	languages := []struct{ name, ext, tool string }{
 		{"rust", "rs", "rustc"},
 		{"c", "c", "clang"},
+		{"assemblyscript", "ts", "npm"},
 	}
 	for _, lang := range languages {
 		t.Run(lang.name, func(t *testing.T) {
@@ -40,6 +41,9 @@ func TestSDKDatabases(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := newApp(t).file("server/routes/db.post."+lang.ext, src).file("server/migrations/001-users.sql", migration)
+			if lang.ext == "ts" {
+				linkAssemblyScript(t, a.dir)
+			}
 			if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ export { Request, Part } from "./request";
 export { setStatus, setHeader, addHeader, write, writeBytes, respond, respondText } from "./response";
 export { endpoint, plainRoute, Handler } from "./route";
 export { endpointsAbort } from "./abort";
+export { DB, DBError, Row, Rows, ExecResult, blob } from "./db";
 import * as kv from "./kv";
 import * as log from "./log";
 export { kv, log };
