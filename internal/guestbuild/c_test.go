@@ -76,6 +76,11 @@ type abiExchange struct {
 	// envelope is what request_read returns.
 	envelope string
 
+	// db is the database db_query and db_exec reach: it returns the
+	// function's result (a size, or a negative errno) and the pending
+	// result db_result then writes. nil answers ErrNotFound.
+	db func(fn, database, sql, params string) (abi.Errno, string)
+
 	status int32
 	header http.Header
 	body   bytes.Buffer
@@ -88,6 +93,8 @@ type abiExchange struct {
 type abiHost struct {
 	rt  wazero.Runtime
 	cur *abiExchange
+	// pending is the result of the last db_query or db_exec, for db_result.
+	pending *string
 }
 
 // newABIHost starts a wazero runtime with WASI and the test host module.
@@ -122,6 +129,35 @@ func newABIHost(t testing.TB) *abiHost {
 	def(abi.ImportKVDelete, unavailable, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportKVIncr, unavailable, []api.ValueType{i32, i32, api.ValueTypeI64, i32}, i32)
 	def(abi.ImportKVList, unavailable, []api.ValueType{i32, i32, i32, i32, i32, i32}, i32)
+	dbRun := func(fn string) api.GoModuleFunc {
+		return func(_ context.Context, mod api.Module, s []uint64) {
+			h.pending = nil
+			if h.cur == nil || h.cur.db == nil {
+				s[0] = errnoResult(abi.ErrNotFound)
+				return
+			}
+			rc, result := h.cur.db(fn, guestRead(mod, s[0], s[1]), guestRead(mod, s[2], s[3]), guestRead(mod, s[4], s[5]))
+			if rc >= 0 || rc == abi.ErrDatabase {
+				h.pending = &result
+			}
+			if rc >= 0 {
+				rc = abi.Errno(len(result))
+			}
+			s[0] = errnoResult(rc)
+		}
+	}
+	def(abi.ImportDBQuery, dbRun(abi.ImportDBQuery), []api.ValueType{i32, i32, i32, i32, i32, i32}, i32)
+	def(abi.ImportDBExec, dbRun(abi.ImportDBExec), []api.ValueType{i32, i32, i32, i32, i32, i32}, i32)
+	def(abi.ImportDBResult, func(_ context.Context, mod api.Module, s []uint64) {
+		if h.pending == nil {
+			s[0] = errnoResult(abi.ErrNotFound)
+			return
+		}
+		s[0] = api.EncodeI32(guestPut(mod, s[0], s[1], *h.pending))
+	}, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportDBBegin, unavailable, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportDBCommit, unavailable, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportDBRollback, unavailable, []api.ValueType{i32, i32}, i32)
 	if _, err := b.Instantiate(ctx); err != nil {
 		t.Fatalf("instantiate test host: %v", err)
 	}
@@ -474,7 +510,9 @@ func TestCHeaderMatchesABI(t *testing.T) {
 func TestCUsers(t *testing.T) {
 	path := buildC(t, usersSrc)
 	g := newABIHost(t).load(t, path)
-	checkRouteModule(t, path, g, 4096)
+	// The database helpers of endpoints.h keep results in memory they
+	// malloc: wasi-libc's allocator is most of the module.
+	checkRouteModule(t, path, g, 24<<10)
 
 	t.Run("contract", func(t *testing.T) {
 		c := decodeContractStrict(t, g.contract(t))
@@ -517,26 +555,49 @@ func TestCUsers(t *testing.T) {
 		}
 	})
 
+	// users is the database the example reads: the seed users of its
+	// migration, by the parameters of its one query.
+	users := func(fn, database, sql, params string) (abi.Errno, string) {
+		const query = "SELECT id, name, email FROM users WHERE id = $1"
+		if fn != abi.ImportDBQuery || database != "main" || sql != query {
+			t.Errorf("%s(%q, %q), want %s(\"main\", %q)", fn, database, sql, abi.ImportDBQuery, query)
+		}
+		rows := map[string]string{
+			"[1]": `[1,"Ada Lovelace","ada@example.com"]`,
+			"[2]": `[2,"Grace Hopper","grace@example.com"]`,
+			"[3]": `[3,"Alan \"The\" Turing","alan@example.com"]`,
+		}[params]
+		return 0, `{"columns":["id","name","email"],"rows":[` + rows + `]}`
+	}
+	failing := func(code string) func(fn, database, sql, params string) (abi.Errno, string) {
+		return func(string, string, string, string) (abi.Errno, string) {
+			return abi.ErrDatabase, `{"error":{"code":"` + code + `","message":"connection refused"}}`
+		}
+	}
 	tests := []struct {
 		name       string
 		id         string // the JSON encoding the host hands out
+		db         func(fn, database, sql, params string) (abi.Errno, string)
 		wantRC     int32
 		wantStatus int32
 		wantBody   string
 		wantLog    string
 	}{
-		{"unknown user", "9", 0, 404, `{"message":"user 9 not found"}`, ""},
-		{"first user", "1", 0, 200, `{"id":1,"name":"Ada Lovelace","email":"ada@example.com"}`, ""},
-		{"second user", "2", 0, 200, `{"id":2,"name":"Grace Hopper","email":"grace@example.com"}`, ""},
-		{"third user", "3", 0, 200, `{"id":3,"name":"Alan Turing","email":"alan@example.com"}`, ""},
-		{"unknown user with a longer id", "123456", 0, 404, `{"message":"user 123456 not found"}`, ""},
-		{"unknown user after a longer id", "7", 0, 404, `{"message":"user 7 not found"}`, ""},
-		{"id beyond int64", "99999999999999999999", 0, 404, `{"message":"user 99999999999999999999 not found"}`, ""},
-		{"id too long to echo", strings.Repeat("9", 65), 1, 200, "", "3 users: cannot read the id parameter"},
+		{"unknown user", "9", users, 0, 404, `{"message":"user 9 not found"}`, ""},
+		{"first user", "1", users, 0, 200, `{"id":1,"name":"Ada Lovelace","email":"ada@example.com"}`, ""},
+		{"second user", "2", users, 0, 200, `{"id":2,"name":"Grace Hopper","email":"grace@example.com"}`, ""},
+		{"a name holding escapes, copied as the JSON it is", "3", users, 0, 200, `{"id":3,"name":"Alan \"The\" Turing","email":"alan@example.com"}`, ""},
+		{"unknown user with a longer id", "123456", users, 0, 404, `{"message":"user 123456 not found"}`, ""},
+		{"unknown user after a longer id", "7", users, 0, 404, `{"message":"user 7 not found"}`, ""},
+		{"id beyond int64", "99999999999999999999", users, 0, 404, `{"message":"user 99999999999999999999 not found"}`, ""},
+		{"id too long to echo", strings.Repeat("9", 65), users, 1, 200, "", "3 users: cannot read the id parameter"},
+		{"database down", "1", failing("unavailable"), 0, 503, `{"statusCode":503,"statusMessage":"Service Unavailable"}`, "3 users: the users store failed: connection refused"},
+		{"database failing", "1", failing("other"), 0, 500, `{"statusCode":500,"statusMessage":"Internal Server Error"}`, "3 users: the users store failed: connection refused"},
+		{"no database", "1", nil, 0, 500, `{"statusCode":500,"statusMessage":"Internal Server Error"}`, "3 users: the users store failed: the host refused the query"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ex := &abiExchange{values: map[abi.Part]map[string]string{abi.PartParams: {"id": tt.id}}}
+			ex := &abiExchange{values: map[abi.Part]map[string]string{abi.PartParams: {"id": tt.id}}, db: tt.db}
 			if got := g.handle(t, ex); got != tt.wantRC {
 				t.Errorf("%s() = %d, want %d", abi.ExportHandle, got, tt.wantRC)
 			}
