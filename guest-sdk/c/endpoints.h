@@ -751,6 +751,9 @@ typedef struct endpoints_db_ {
     endpoints_cell_ *cells;
     int32_t cells_cap;
     const char *error_code, *error_message, *error_constraint;
+    /* generation counts the results read: rows of an older one are
+     * stale. */
+    uint32_t generation;
 } endpoints_db_;
 
 static inline endpoints_db_ *endpoints_db_state_(void) {
@@ -1004,6 +1007,7 @@ static inline int32_t endpoints_db_fail_(endpoints_db_ *st, const char *msg) {
 static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
     st->error_code = st->error_message = st->error_constraint = NULL;
     st->result_len = 0;
+    st->generation++;
     if (rc < 0 && rc != ENDPOINTS_ERR_DATABASE) {
         return rc;
     }
@@ -1055,12 +1059,15 @@ static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
  *         const char *name = endpoints_rows_text(&rows, 1, NULL);
  *     }
  *
- * columns and names are public; the rest is the SDK's. */
+ * columns and names are public; the rest is the SDK's. The rows are read
+ * from the module's last result: after the next database call, a stale
+ * endpoints_rows has no more rows and no columns to read. */
 typedef struct endpoints_rows {
     /* The number of columns, and their names in order. */
     int32_t columns;
     const char *const *names;
     int32_t next_, row_;
+    uint32_t generation_;
 } endpoints_rows;
 
 /* endpoints_db_name_ is strlen for the database name arguments. */
@@ -1083,6 +1090,7 @@ static inline int32_t endpoints_query(const char *db, const char *sql,
     rows->columns = 0;
     rows->names = NULL;
     rows->next_ = rows->row_ = -1;
+    rows->generation_ = st->generation;
     if (rc != 0) {
         return rc;
     }
@@ -1138,7 +1146,7 @@ static inline int32_t endpoints_rows_next(endpoints_rows *rows) {
     const char *r = st->result;
     int32_t n = st->result_len, i = rows->next_;
     rows->row_ = -1;
-    if (i < 0 || i >= n || r[i] != '[') {
+    if (rows->generation_ != st->generation || i < 0 || i >= n || r[i] != '[') {
         rows->next_ = -1;
         return 0;
     }
@@ -1192,7 +1200,8 @@ static inline int32_t endpoints_rows_column(const endpoints_rows *rows,
 /* endpoints_rows_cell_ is column col of the current row, or NULL. */
 static inline const endpoints_cell_ *endpoints_rows_cell_(const endpoints_rows *rows,
                                                           int32_t col) {
-    if (rows->row_ < 0 || col < 0 || col >= rows->columns) {
+    if (rows->row_ < 0 || col < 0 || col >= rows->columns ||
+        rows->generation_ != endpoints_db_state_()->generation) {
         return NULL;
     }
     return &endpoints_db_state_()->cells[col];

@@ -30,6 +30,7 @@ var (
 	usersSrc   = filepath.Join("examples", "users-c", "server", "api", "users", "[id].get.c")
 	healthSrc  = filepath.Join("examples", "users-c", "server", "routes", "health.get.c")
 	helpersSrc = filepath.Join("guest-sdk", "c", "testdata", "helpers.c")
+	dbSrc      = filepath.Join("guest-sdk", "c", "testdata", "db.c")
 	helloSrc   = filepath.Join("guest-sdk", "wat", "hello.wat")
 )
 
@@ -448,6 +449,8 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		abi.ImportResponseAddHeader, abi.ImportResponseWrite, abi.ImportLog,
 		abi.ImportFileRead, abi.ImportKVGet, abi.ImportKVSet, abi.ImportKVDelete,
 		abi.ImportKVIncr, abi.ImportKVList,
+		abi.ImportDBQuery, abi.ImportDBExec, abi.ImportDBResult,
+		abi.ImportDBBegin, abi.ImportDBCommit, abi.ImportDBRollback,
 	}
 
 	// A module that asserts every constant, takes the address of every
@@ -719,6 +722,74 @@ func TestCHelpers(t *testing.T) {
 			t.Errorf("log = %q, want %q", got, want)
 		}
 	})
+}
+
+// TestCDatabaseHelpers runs the database helpers of endpoints.h
+// (testdata/db.c) against a test host whose database answers what each
+// case needs: the parameters builder's encoding and overflow, the row
+// cursor's readers on every kind of value (escapes, surrogate pairs, space
+// the host does not send but JSON allows, blobs), a stale cursor, exec's
+// result and the error accessors.
+func TestCDatabaseHelpers(t *testing.T) {
+	path := buildC(t, dbSrc)
+	g := newABIHost(t).load(t, path)
+
+	const rows = `{"columns":["id","name","score","data","raw"],"rows":[` +
+		`[9223372036854775807,"Ada \"A\" \\ \/ \u00e9\ud83d\ude00\n",1.5,"AAEC",{"a":[1,"]"]}],` +
+		` [ -1 , "" , null , "AA==" , true ] ,` +
+		`[0,"\u0041",-2e-3,"not base64!",[]],` +
+		`[1,"x",1e400,"AAECAwQFBgcI",false]]}`
+	tests := []struct {
+		name       string
+		op         string
+		rc         abi.Errno // what the database answers
+		result     string
+		wantParams string // what the database received ("-" for no call)
+		wantBody   string
+	}{
+		{"parameters of every kind", "params", 0, `{"rowsAffected":0}`,
+			`[-9223372036854775808,9223372036854775807,0,0.10000000000000001,null,"q\"b\\s\u000a\u0001 é",null,null,{"$blob":""},{"$blob":"/w=="},{"$blob":"AAE="},{"$blob":"++++"}]`,
+			"rc 0 [||]"},
+		{"parameters past their buffer", "overflow", abi.ErrInvalid, "", "[", "rc -2 [||]"},
+		{"rows of every kind", "rows", 0, rows, "",
+			"5 id name score data raw | name at 1, nope -1 |\n" +
+				` i:9223372036854775807 t:19:Ada "A" \ / é` + "\U0001F600\n" + ` d:1.5 t:4:AAEC b:000102 json:{"a":[1,"]"]} past:-1` + "\n" +
+				` i:-1 t:0: b: null t:4:AA== b:00 json:true past:-1` + "\n" +
+				` i:0 t:1:A d:-0.002 t:11:not base64! json:[] past:-1` + "\n" +
+				` i:1 t:1:x d:inf t:12:AAECAwQFBgcI b:9-unwritten json:false past:-1` + "\n" +
+				"end 0\nrc 0 [||]"},
+		{"rows of a replaced result", "stale", 0, rows, "", "first 0 second 1\nrc 0 [||]"},
+		{"a malformed result", "rows", 0, `{"columns":["a"],"rows":[[1,2]]}`, "", "1 a | name at -1, nope -1 |\nend 0\nrc 0 [other|a row of the host's result does not have one value per column|]"},
+		{"a result without rows", "rows", 0, `{"columns":["a"]}`, "", "rc -8 [other|the host's result has no columns or rows|]"},
+		{"a database error", "rows", abi.ErrDatabase, `{"error":{"code":"constraint","constraint":"users_email_key","message":"duplicate key \"x\""}}`, "",
+			`rc -8 [constraint|duplicate key "x"|users_email_key]`},
+		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", "rc -1 [||]"},
+		{"exec with a last insert id", "exec", 0, `{"rowsAffected":2,"lastInsertId":7}`, "", "2 7 1\nrc 0 [||]"},
+		{"exec without one (PostgreSQL)", "exec", 0, `{"rowsAffected":3}`, "", "3 0 0\nrc 0 [||]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gotParams := "-"
+			ex := &abiExchange{
+				values: map[abi.Part]map[string]string{abi.PartQuery: {"op": fmt.Sprintf("%q", tt.op)}},
+				db: func(fn, database, sql, params string) (abi.Errno, string) {
+					if sql == "params" || sql == "overflow" {
+						gotParams = params
+					}
+					return tt.rc, tt.result
+				},
+			}
+			if got := g.handle(t, ex); got != 0 {
+				t.Fatalf("%s() = %d, want 0", abi.ExportHandle, got)
+			}
+			if got := ex.body.String(); got != tt.wantBody {
+				t.Errorf("body =\n%s\nwant\n%s", got, tt.wantBody)
+			}
+			if tt.wantParams != "" && gotParams != tt.wantParams {
+				t.Errorf("params = %s\nwant %s", gotParams, tt.wantParams)
+			}
+		})
+	}
 }
 
 func TestWATHello(t *testing.T) {
