@@ -140,7 +140,10 @@ impl DbError {
 
 impl fmt::Display for DbError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "database {:?}: {}: {}", self.database, self.code, self.message)?;
+        if !self.database.is_empty() {
+            write!(f, "database {:?}: ", self.database)?;
+        }
+        write!(f, "{}: {}", self.code, self.message)?;
         if let Some(c) = &self.constraint {
             write!(f, " ({})", c)?;
         }
@@ -759,6 +762,9 @@ mod tests {
         }
         assert_eq!(r.get::<Option<i64>, _>("id"), Ok(None));
         assert_eq!(r.is_null("id"), Ok(true));
+        let from_errno = DbError::from(Errno::IO);
+        assert_eq!(from_errno.code, Code::Host(Errno::IO));
+        assert_eq!(from_errno.to_string(), "host: errno -5 (I/O: the client went away or reading failed)");
         let e = r.get_i64("email").unwrap_err();
         assert_eq!(e.to_string(), r#"database "main": column: the result has no column "email"; its columns are ["id", "name", "data", "ok"]"#);
     }
