@@ -59,9 +59,10 @@ export class DBError {
     public errno: i32 = ERR_DATABASE,
   ) {}
 
-  /** database "main": constraint: UNIQUE constraint failed: users.name */
+  /** database "main": constraint: UNIQUE constraint failed: users.name (users.name) */
   toString(): string {
-    return "database \"" + this.database + "\": " + this.code + ": " + this.message;
+    const s = "database \"" + this.database + "\": " + this.code + ": " + this.message;
+    return this.constraint == "" ? s : s + " (" + this.constraint + ")";
   }
 }
 
