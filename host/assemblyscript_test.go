@@ -59,12 +59,21 @@ endpoint(
 // endpoints build supplies the SDK it ships.
 func compilerOnlyApp(t *testing.T) string {
 	t.Helper()
+	dir := t.TempDir()
+	linkAssemblyScript(t, dir)
+	return dir
+}
+
+// linkAssemblyScript links the compiler examples/users-as installs (the
+// first call installs it) into the app at dir, so that endpoints build
+// finds it and supplies the SDK it ships.
+func linkAssemblyScript(t *testing.T, dir string) {
+	t.Helper()
 	builtExample(t, "users-as") // installs the compiler in examples/users-as
 	modules, err := filepath.Abs(filepath.Join("..", "examples", "users-as", "node_modules"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	for _, link := range []struct{ name, target string }{
 		{"node_modules/assemblyscript", filepath.Join(modules, "assemblyscript")},
 		{"node_modules/.bin/asc", "../assemblyscript/bin/asc.js"},
@@ -77,7 +86,6 @@ func compilerOnlyApp(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // TestAssemblyScriptVariablesAndTimeout: the SDK's variable() reads the

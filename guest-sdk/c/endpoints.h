@@ -74,6 +74,10 @@ typedef enum endpoints_errno {
     /* The key-value store cannot be reached, or has no room; nothing was
      * changed. Answer 503. */
     ENDPOINTS_ERR_UNAVAILABLE = -7,
+    /* The database refused or failed the statement (or the transaction
+     * call); endpoints_db_error_code and endpoints_db_error_message say
+     * why. */
+    ENDPOINTS_ERR_DATABASE = -8,
     /* An outbound request's origin is not in outbound.allowedHosts, or the
      * address it resolved to is private and not itself listed. */
     ENDPOINTS_ERR_NOT_ALLOWED = -9,
@@ -338,6 +342,49 @@ int32_t endpoints_context_set(const char *name, int32_t name_len,
  * {"subject":"alice","scopes":["read"]}. Only in endpoints_verify. */
 ENDPOINTS_IMPORT_("principal_set")
 int32_t endpoints_principal_set(const char *json, int32_t json_len);
+
+/* Databases (abi/README.md section 3, "Databases"): the app's databases,
+ * by the name endpoints.json's "databases" gives them ("main" is an SQLite
+ * file the host keeps under the app when it declares none). A module
+ * imports these only when it calls them; endpoints_query, endpoints_exec
+ * and the functions after them are easier to use. */
+
+/* endpoints_db_query runs one statement that returns rows, with params a
+ * JSON array of values bound to it (params_len 0: none), and returns the
+ * size of its result ({"columns":[...],"rows":[[...]]}), which
+ * endpoints_db_result then writes; or ENDPOINTS_ERR_NOT_FOUND for a
+ * database the app does not declare, ENDPOINTS_ERR_INVALID for params that
+ * are not a JSON array, ENDPOINTS_ERR_DATABASE when the statement failed
+ * (the result is then {"error":{"code":...,"message":...}}). */
+ENDPOINTS_IMPORT_("db_query")
+int32_t endpoints_db_query(const char *db, int32_t db_len, const char *sql,
+                           int32_t sql_len, const char *params,
+                           int32_t params_len);
+
+/* endpoints_db_exec runs one statement for its effect, as
+ * endpoints_db_query; its result is {"rowsAffected":1,"lastInsertId":7}. */
+ENDPOINTS_IMPORT_("db_exec")
+int32_t endpoints_db_exec(const char *db, int32_t db_len, const char *sql,
+                          int32_t sql_len, const char *params,
+                          int32_t params_len);
+
+/* endpoints_db_result writes the pending result of the last
+ * endpoints_db_query or endpoints_db_exec (or its error) into buf when it
+ * fits and returns its size either way. */
+ENDPOINTS_IMPORT_("db_result")
+int32_t endpoints_db_result(uint8_t *buf, int32_t buf_len);
+
+/* endpoints_db_begin, endpoints_db_commit and endpoints_db_rollback open,
+ * commit and roll back a transaction on db for the rest of the call; a
+ * transaction still open when the call ends is rolled back. They return 0
+ * or a negative errno (ENDPOINTS_ERR_DATABASE, code "transaction", for a
+ * commit without a begin or a second begin). */
+ENDPOINTS_IMPORT_("db_begin")
+int32_t endpoints_db_begin(const char *db, int32_t db_len);
+ENDPOINTS_IMPORT_("db_commit")
+int32_t endpoints_db_commit(const char *db, int32_t db_len);
+ENDPOINTS_IMPORT_("db_rollback")
+int32_t endpoints_db_rollback(const char *db, int32_t db_len);
 
 /* ------------------------------------------------------------------------ */
 /* Exports. Define endpoints_handle (and, when the contract says             */
@@ -615,6 +662,9 @@ static inline int32_t endpoints_context_set_str(const char *name,
 static inline int32_t endpoints_principal_set_str(const char *json) {
     return endpoints_principal_set(json, endpoints_strlen_(json));
 }
+
+/* The database helpers (endpoints_query, endpoints_exec, ...). */
+#include "endpoints_db.h"
 
 #ifdef __cplusplus
 }

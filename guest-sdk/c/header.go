@@ -1,16 +1,24 @@
-// Package csdk ships the C SDK header, endpoints.h, inside Go programs, so
-// that tools such as `endpoints build` compile C route modules without a
-// checkout of this repository. C authors use endpoints.h itself; README.md
-// beside it shows how.
+// Package csdk ships the C SDK headers, endpoints.h and the
+// endpoints_db.h it includes, inside Go programs, so that tools such as
+// `endpoints build` compile C route modules without a checkout of this
+// repository. C authors use endpoints.h itself; README.md beside it shows
+// how.
 package csdk
 
-import _ "embed"
+import "embed"
 
 // Header is the content of endpoints.h, the header-only C API over ABI v1.
-// Write it to a directory and pass that directory to clang with -I.
+// It includes the other headers of [Files]: write them all to a directory
+// and pass that directory to clang with -I.
 //
 //go:embed endpoints.h
 var Header []byte
+
+// Files holds every header of the SDK: endpoints.h and the
+// endpoints_db.h it includes.
+//
+//go:embed *.h
+var Files embed.FS
 
 // HeaderName is the file name C sources include: #include "endpoints.h".
 const HeaderName = "endpoints.h"

@@ -49,11 +49,12 @@ var clangFlags = []string{
 
 // C compiles one C route source into a route module with clang and
 // wasi-libc, writing it to out. The source includes the SDK as
-// #include "endpoints.h"; C supplies the header this program was built with
-// (package csdk), so no checkout of the repository is needed. A copy of
-// endpoints.h beside the source wins over it.
+// #include "endpoints.h"; C supplies the headers this program was built
+// with (package csdk: endpoints.h and the endpoints_db.h it includes), so no
+// checkout of the repository is needed. A copy of endpoints.h beside the
+// source wins over it.
 //
-// The command is, with <sdk> a temporary directory holding endpoints.h:
+// The command is, with <sdk> a temporary directory holding the headers:
 //
 //	clang --target=wasm32-wasi -mexec-model=reactor -O2 \
 //	      -Werror=implicit-function-declaration -Wl,--strip-debug \
@@ -77,8 +78,8 @@ func C(ctx context.Context, src, out string) error {
 		return fmt.Errorf("compile C route %s: %w", src, err)
 	}
 	defer os.RemoveAll(sdk)
-	if err := os.WriteFile(filepath.Join(sdk, csdk.HeaderName), csdk.Header, 0o644); err != nil {
-		return fmt.Errorf("compile C route %s: %w", src, err)
+	if err := os.CopyFS(sdk, csdk.Files); err != nil {
+		return fmt.Errorf("compile C route %s: writing the SDK's headers: %w", src, err)
 	}
 	return runToolchain(ctx, "compile C route", src, out, func(tmp string) *exec.Cmd {
 		args := append(append([]string{}, clangFlags...), "-I", sdk, "-o", tmp, src)

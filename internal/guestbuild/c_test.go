@@ -30,6 +30,7 @@ var (
 	usersSrc   = filepath.Join("examples", "users-c", "server", "api", "users", "[id].get.c")
 	healthSrc  = filepath.Join("examples", "users-c", "server", "routes", "health.get.c")
 	helpersSrc = filepath.Join("guest-sdk", "c", "testdata", "helpers.c")
+	dbSrc      = filepath.Join("guest-sdk", "c", "testdata", "db.c")
 	helloSrc   = filepath.Join("guest-sdk", "wat", "hello.wat")
 )
 
@@ -76,6 +77,11 @@ type abiExchange struct {
 	// envelope is what request_read returns.
 	envelope string
 
+	// db is the database db_query and db_exec reach: it returns the
+	// function's result (a size, or a negative errno) and the pending
+	// result db_result then writes. nil answers ErrNotFound.
+	db func(fn, database, sql, params string) (abi.Errno, string)
+
 	status int32
 	header http.Header
 	body   bytes.Buffer
@@ -88,6 +94,8 @@ type abiExchange struct {
 type abiHost struct {
 	rt  wazero.Runtime
 	cur *abiExchange
+	// pending is the result of the last db_query or db_exec, for db_result.
+	pending *string
 }
 
 // newABIHost starts a wazero runtime with WASI and the test host module.
@@ -127,6 +135,35 @@ func newABIHost(t testing.TB) *abiHost {
 	def(abi.ImportHTTPBodyRead, unavailable, []api.ValueType{i32, i32, i32}, i32)
 	def(abi.ImportHTTPClose, unavailable, []api.ValueType{i32}, i32)
 	def(abi.ImportHTTPError, unavailable, []api.ValueType{i32, i32}, i32)
+	dbRun := func(fn string) api.GoModuleFunc {
+		return func(_ context.Context, mod api.Module, s []uint64) {
+			h.pending = nil
+			if h.cur == nil || h.cur.db == nil {
+				s[0] = errnoResult(abi.ErrNotFound)
+				return
+			}
+			rc, result := h.cur.db(fn, guestRead(mod, s[0], s[1]), guestRead(mod, s[2], s[3]), guestRead(mod, s[4], s[5]))
+			if rc >= 0 || rc == abi.ErrDatabase {
+				h.pending = &result
+			}
+			if rc >= 0 {
+				rc = abi.Errno(len(result))
+			}
+			s[0] = errnoResult(rc)
+		}
+	}
+	def(abi.ImportDBQuery, dbRun(abi.ImportDBQuery), []api.ValueType{i32, i32, i32, i32, i32, i32}, i32)
+	def(abi.ImportDBExec, dbRun(abi.ImportDBExec), []api.ValueType{i32, i32, i32, i32, i32, i32}, i32)
+	def(abi.ImportDBResult, func(_ context.Context, mod api.Module, s []uint64) {
+		if h.pending == nil {
+			s[0] = errnoResult(abi.ErrNotFound)
+			return
+		}
+		s[0] = api.EncodeI32(guestPut(mod, s[0], s[1], *h.pending))
+	}, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportDBBegin, unavailable, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportDBCommit, unavailable, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportDBRollback, unavailable, []api.ValueType{i32, i32}, i32)
 	if _, err := b.Instantiate(ctx); err != nil {
 		t.Fatalf("instantiate test host: %v", err)
 	}
@@ -398,6 +435,7 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		{"ENDPOINTS_ERR_UNAVAILABLE", int32(abi.ErrUnavailable)},
 		{"ENDPOINTS_ERR_NOT_ALLOWED", int32(abi.ErrNotAllowed)},
 		{"ENDPOINTS_ERR_LIMIT", int32(abi.ErrLimit)},
+		{"ENDPOINTS_ERR_DATABASE", int32(abi.ErrDatabase)},
 		{"ENDPOINTS_KV_MAX_KEY", abi.KVMaxKey},
 		{"ENDPOINTS_KV_MAX_VALUE", abi.KVMaxValue},
 		{"ENDPOINTS_KV_LIST_LIMIT", abi.KVListLimit},
@@ -419,6 +457,8 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		abi.ImportFileRead, abi.ImportKVGet, abi.ImportKVSet, abi.ImportKVDelete,
 		abi.ImportKVIncr, abi.ImportKVList,
 		abi.ImportHTTPSend, abi.ImportHTTPResponse, abi.ImportHTTPBodyRead, abi.ImportHTTPClose, abi.ImportHTTPError,
+		abi.ImportDBQuery, abi.ImportDBExec, abi.ImportDBResult,
+		abi.ImportDBBegin, abi.ImportDBCommit, abi.ImportDBRollback,
 	}
 
 	// A module that asserts every constant, takes the address of every
@@ -481,7 +521,9 @@ func TestCHeaderMatchesABI(t *testing.T) {
 func TestCUsers(t *testing.T) {
 	path := buildC(t, usersSrc)
 	g := newABIHost(t).load(t, path)
-	checkRouteModule(t, path, g, 4096)
+	// The database helpers of endpoints.h keep results in memory they
+	// malloc: wasi-libc's allocator is most of the module.
+	checkRouteModule(t, path, g, 24<<10)
 
 	t.Run("contract", func(t *testing.T) {
 		c := decodeContractStrict(t, g.contract(t))
@@ -524,26 +566,49 @@ func TestCUsers(t *testing.T) {
 		}
 	})
 
+	// users is the database the example reads: the seed users of its
+	// migration, by the parameters of its one query.
+	users := func(fn, database, sql, params string) (abi.Errno, string) {
+		const query = "SELECT id, name, email FROM users WHERE id = $1"
+		if fn != abi.ImportDBQuery || database != "main" || sql != query {
+			t.Errorf("%s(%q, %q), want %s(\"main\", %q)", fn, database, sql, abi.ImportDBQuery, query)
+		}
+		rows := map[string]string{
+			"[1]": `[1,"Ada Lovelace","ada@example.com"]`,
+			"[2]": `[2,"Grace Hopper","grace@example.com"]`,
+			"[3]": `[3,"Alan \"The\" Turing","alan@example.com"]`,
+		}[params]
+		return 0, `{"columns":["id","name","email"],"rows":[` + rows + `]}`
+	}
+	failing := func(code string) func(fn, database, sql, params string) (abi.Errno, string) {
+		return func(string, string, string, string) (abi.Errno, string) {
+			return abi.ErrDatabase, `{"error":{"code":"` + code + `","message":"connection refused"}}`
+		}
+	}
 	tests := []struct {
 		name       string
 		id         string // the JSON encoding the host hands out
+		db         func(fn, database, sql, params string) (abi.Errno, string)
 		wantRC     int32
 		wantStatus int32
 		wantBody   string
 		wantLog    string
 	}{
-		{"unknown user", "9", 0, 404, `{"message":"user 9 not found"}`, ""},
-		{"first user", "1", 0, 200, `{"id":1,"name":"Ada Lovelace","email":"ada@example.com"}`, ""},
-		{"second user", "2", 0, 200, `{"id":2,"name":"Grace Hopper","email":"grace@example.com"}`, ""},
-		{"third user", "3", 0, 200, `{"id":3,"name":"Alan Turing","email":"alan@example.com"}`, ""},
-		{"unknown user with a longer id", "123456", 0, 404, `{"message":"user 123456 not found"}`, ""},
-		{"unknown user after a longer id", "7", 0, 404, `{"message":"user 7 not found"}`, ""},
-		{"id beyond int64", "99999999999999999999", 0, 404, `{"message":"user 99999999999999999999 not found"}`, ""},
-		{"id too long to echo", strings.Repeat("9", 65), 1, 200, "", "3 users: cannot read the id parameter"},
+		{"unknown user", "9", users, 0, 404, `{"message":"user 9 not found"}`, ""},
+		{"first user", "1", users, 0, 200, `{"id":1,"name":"Ada Lovelace","email":"ada@example.com"}`, ""},
+		{"second user", "2", users, 0, 200, `{"id":2,"name":"Grace Hopper","email":"grace@example.com"}`, ""},
+		{"a name holding escapes, copied as the JSON it is", "3", users, 0, 200, `{"id":3,"name":"Alan \"The\" Turing","email":"alan@example.com"}`, ""},
+		{"unknown user with a longer id", "123456", users, 0, 404, `{"message":"user 123456 not found"}`, ""},
+		{"unknown user after a longer id", "7", users, 0, 404, `{"message":"user 7 not found"}`, ""},
+		{"id beyond int64", "99999999999999999999", users, 0, 404, `{"message":"user 99999999999999999999 not found"}`, ""},
+		{"id too long to echo", strings.Repeat("9", 65), users, 1, 200, "", "3 users: cannot read the id parameter"},
+		{"database down", "1", failing("unavailable"), 0, 503, `{"statusCode":503,"statusMessage":"Service Unavailable"}`, "3 users: the users store failed: connection refused"},
+		{"database failing", "1", failing("other"), 0, 500, `{"statusCode":500,"statusMessage":"Internal Server Error"}`, "3 users: the users store failed: connection refused"},
+		{"no database", "1", nil, 0, 500, `{"statusCode":500,"statusMessage":"Internal Server Error"}`, "3 users: the users store failed: the host refused the query"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ex := &abiExchange{values: map[abi.Part]map[string]string{abi.PartParams: {"id": tt.id}}}
+			ex := &abiExchange{values: map[abi.Part]map[string]string{abi.PartParams: {"id": tt.id}}, db: tt.db}
 			if got := g.handle(t, ex); got != tt.wantRC {
 				t.Errorf("%s() = %d, want %d", abi.ExportHandle, got, tt.wantRC)
 			}
@@ -665,6 +730,74 @@ func TestCHelpers(t *testing.T) {
 			t.Errorf("log = %q, want %q", got, want)
 		}
 	})
+}
+
+// TestCDatabaseHelpers runs the database helpers of endpoints.h
+// (testdata/db.c) against a test host whose database answers what each
+// case needs: the parameters builder's encoding and overflow, the row
+// cursor's readers on every kind of value (escapes, surrogate pairs, space
+// the host does not send but JSON allows, blobs), a stale cursor, exec's
+// result and the error accessors.
+func TestCDatabaseHelpers(t *testing.T) {
+	path := buildC(t, dbSrc)
+	g := newABIHost(t).load(t, path)
+
+	const rows = `{"columns":["id","name","score","data","raw"],"rows":[` +
+		`[9223372036854775807,"Ada \"A\" \\ \/ \u00e9\ud83d\ude00\n",1.5,"AAEC",{"a":[1,"]"]}],` +
+		` [ -1 , "" , null , "AA==" , true ] ,` +
+		`[0,"\u0041",-2e-3,"not base64!",[]],` +
+		`[1,"x",1e400,"AAECAwQFBgcI",false]]}`
+	tests := []struct {
+		name       string
+		op         string
+		rc         abi.Errno // what the database answers
+		result     string
+		wantParams string // what the database received ("-" for no call)
+		wantBody   string
+	}{
+		{"parameters of every kind", "params", 0, `{"rowsAffected":0}`,
+			`[-9223372036854775808,9223372036854775807,0,0.10000000000000001,null,"q\"b\\s\u000a\u0001 é",null,null,{"$blob":""},{"$blob":"/w=="},{"$blob":"AAE="},{"$blob":"++++"}]`,
+			"rc 0 [||]"},
+		{"parameters past their buffer", "overflow", abi.ErrInvalid, "", "[", "rc -2 [||]"},
+		{"rows of every kind", "rows", 0, rows, "",
+			"5 id name score data raw | name at 1, nope -1 |\n" +
+				` i:9223372036854775807 t:19:Ada "A" \ / é` + "\U0001F600\n" + ` d:1.5 t:4:AAEC b:000102 json:{"a":[1,"]"]} past:-1` + "\n" +
+				` i:-1 t:0: b: null t:4:AA== b:00 json:true past:-1` + "\n" +
+				` i:0 t:1:A d:-0.002 t:11:not base64! json:[] past:-1` + "\n" +
+				` i:1 t:1:x d:inf t:12:AAECAwQFBgcI b:9-unwritten json:false past:-1` + "\n" +
+				"end 0\nrc 0 [||]"},
+		{"rows of a replaced result", "stale", 0, rows, "", "first 0 second 1\nrc 0 [||]"},
+		{"a malformed result", "rows", 0, `{"columns":["a"],"rows":[[1,2]]}`, "", "1 a | name at -1, nope -1 |\nend 0\nrc 0 [other|a row of the host's result does not have one value per column|]"},
+		{"a result without rows", "rows", 0, `{"columns":["a"]}`, "", "rc -8 [other|the host's result has no columns or rows|]"},
+		{"a database error", "rows", abi.ErrDatabase, `{"error":{"code":"constraint","constraint":"users_email_key","message":"duplicate key \"x\""}}`, "",
+			`rc -8 [constraint|duplicate key "x"|users_email_key]`},
+		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", "rc -1 [||]"},
+		{"exec with a last insert id", "exec", 0, `{"rowsAffected":2,"lastInsertId":7}`, "", "2 7 1\nrc 0 [||]"},
+		{"exec without one (PostgreSQL)", "exec", 0, `{"rowsAffected":3}`, "", "3 0 0\nrc 0 [||]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gotParams := "-"
+			ex := &abiExchange{
+				values: map[abi.Part]map[string]string{abi.PartQuery: {"op": fmt.Sprintf("%q", tt.op)}},
+				db: func(fn, database, sql, params string) (abi.Errno, string) {
+					if sql == "params" || sql == "overflow" {
+						gotParams = params
+					}
+					return tt.rc, tt.result
+				},
+			}
+			if got := g.handle(t, ex); got != 0 {
+				t.Fatalf("%s() = %d, want 0", abi.ExportHandle, got)
+			}
+			if got := ex.body.String(); got != tt.wantBody {
+				t.Errorf("body =\n%s\nwant\n%s", got, tt.wantBody)
+			}
+			if tt.wantParams != "" && gotParams != tt.wantParams {
+				t.Errorf("params = %s\nwant %s", gotParams, tt.wantParams)
+			}
+		})
+	}
 }
 
 func TestWATHello(t *testing.T) {

@@ -1,6 +1,15 @@
-// What the users routes share: the schemas of their answers and the seed
-// users. Route sources live under server/; shared code lives outside it.
-import { JSONValue, Schema } from "@wasmendpoints/assemblyscript";
+// What the users routes share: the schemas of their answers and reading
+// users from the app's database. Route sources live under server/; shared
+// code lives outside it.
+import { DB, DBError, JSONValue, Row, Schema, log, respond } from "@wasmendpoints/assemblyscript";
+
+/** The app's database: "main", which endpoints.json does not declare, so
+ * the host keeps it as an SQLite file under the app, or wherever
+ * ENDPOINTS_DATABASES_MAIN_* point it. server/migrations/001-users.sql
+ * creates the users table and the seed users 1, 2 and 3. */
+export function db(): DB {
+  return new DB("main");
+}
 
 /** A user, as every users route answers it. */
 export const User = Schema.object()
@@ -17,13 +26,18 @@ export function user(id: i64, name: string, email: string): JSONValue {
   return JSONValue.object().set("id", JSONValue.int(id)).set("name", JSONValue.str(name)).set("email", JSONValue.str(email));
 }
 
-/** The seed user id, or null: the same three as the Go and C twins. */
-export function seedUser(id: i64): JSONValue | null {
-  if (id == 1) return user(1, "Ada Lovelace", "ada@example.com");
-  if (id == 2) return user(2, "Grace Hopper", "grace@example.com");
-  if (id == 3) return user(3, "Alan Turing", "alan@example.com");
-  return null;
+/** The JSON of a row of SELECT id, name, email FROM users. */
+export function userOf(row: Row): JSONValue {
+  return user(row.getInt("id"), row.getString("name"), row.getString("email"));
 }
 
-/** How many seed users there are: created users get the ids after them. */
-export const SEED_USERS: i64 = 3;
+/** Answers a failed database call as the Go twin does: 503 when the
+ * database cannot be reached, 500 otherwise, and logs why. */
+export function storeFailure(e: DBError): void {
+  log.error("the users store failed: " + e.toString());
+  if (e.code == "unavailable") {
+    respond(503, JSONValue.object().set("statusCode", JSONValue.int(503)).set("statusMessage", JSONValue.str("Service Unavailable")));
+  } else {
+    respond(500, JSONValue.object().set("statusCode", JSONValue.int(500)).set("statusMessage", JSONValue.str("Internal Server Error")));
+  }
+}

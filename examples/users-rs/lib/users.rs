@@ -1,14 +1,21 @@
-//! What the users routes share: the schemas of their answers and the seed
-//! users. Route sources live under server/; shared code lives outside it and
-//! each route includes it with `#[path = "../../../lib/users.rs"] mod users;`.
+//! What the users routes share: the schemas of their answers and reading
+//! users from the app's database. Route sources live under server/; shared
+//! code lives outside it and each route includes it with
+//! `#[path = "../../../lib/users.rs"] mod users;`.
 
 // Each route uses part of this file.
 #![allow(dead_code)]
 
-use endpoints::{Json, Schema};
+use endpoints::db::{Code, Db, DbError, Row};
+use endpoints::{respond, Json, Schema};
 
-/// How many seed users there are: created users get the ids after them.
-pub const SEED_USERS: i64 = 3;
+/// The app's database: "main", which endpoints.json does not declare, so
+/// the host keeps it as an SQLite file under the app, or wherever
+/// ENDPOINTS_DATABASES_MAIN_* point it. server/migrations/001-users.sql
+/// creates the users table and the seed users 1, 2 and 3.
+pub fn db() -> Db {
+    Db::new("main")
+}
 
 /// A user, as every users route answers it.
 pub fn user_schema() -> Schema {
@@ -29,13 +36,19 @@ pub fn user(id: i64, name: &str, email: &str) -> Json {
     Json::object().set("id", id).set("name", name).set("email", email)
 }
 
-/// The seed user id, if there is one: the same three as the Go, C and
-/// AssemblyScript twins.
-pub fn seed_user(id: i64) -> Option<Json> {
-    match id {
-        1 => Some(user(1, "Ada Lovelace", "ada@example.com")),
-        2 => Some(user(2, "Grace Hopper", "grace@example.com")),
-        3 => Some(user(3, "Alan Turing", "alan@example.com")),
-        _ => None,
+/// The JSON of a row of `SELECT id, name, email FROM users`.
+pub fn user_of(row: &Row) -> Result<Json, DbError> {
+    Ok(user(row.get_i64("id")?, row.get_str("name")?, row.get_str("email")?))
+}
+
+/// Answers a failed database call as the Go twin does: 503 when the
+/// database cannot be reached, 500 otherwise, each logged.
+pub fn store_failure(e: &DbError) -> Result<(), DbError> {
+    endpoints::log::error(&format!("the users store failed: {}", e));
+    if e.code == Code::Unavailable {
+        respond(503, &Json::object().set("statusCode", 503).set("statusMessage", "Service Unavailable"))?;
+    } else {
+        respond(500, &Json::object().set("statusCode", 500).set("statusMessage", "Internal Server Error"))?;
     }
+    Ok(())
 }

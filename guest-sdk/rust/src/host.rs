@@ -33,6 +33,19 @@ extern "C" {
     pub fn http_error(buf: *mut u8, buf_len: i32) -> i32;
 }
 
+/// The database functions (§3 "Databases"), imported only by a module that
+/// calls them.
+#[cfg(target_arch = "wasm32")]
+#[link(wasm_import_module = "endpoints")]
+extern "C" {
+    pub fn db_query(db: *const u8, db_len: i32, sql: *const u8, sql_len: i32, params: *const u8, params_len: i32) -> i32;
+    pub fn db_exec(db: *const u8, db_len: i32, sql: *const u8, sql_len: i32, params: *const u8, params_len: i32) -> i32;
+    pub fn db_result(buf: *mut u8, buf_len: i32) -> i32;
+    pub fn db_begin(db: *const u8, db_len: i32) -> i32;
+    pub fn db_commit(db: *const u8, db_len: i32) -> i32;
+    pub fn db_rollback(db: *const u8, db_len: i32) -> i32;
+}
+
 /// Outside a wasm module (the crate's own unit tests) there is no host:
 /// the functions exist so that the crate builds, and fail when called.
 #[cfg(not(target_arch = "wasm32"))]
@@ -64,6 +77,12 @@ mod native {
     pub unsafe fn http_body_read(_: i32, _: *mut u8, _: i32) -> i32 { no_host() }
     pub unsafe fn http_close(_: i32) -> i32 { no_host() }
     pub unsafe fn http_error(_: *mut u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_query(_: *const u8, _: i32, _: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_exec(_: *const u8, _: i32, _: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_result(_: *mut u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_begin(_: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_commit(_: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_rollback(_: *const u8, _: i32) -> i32 { no_host() }
 }
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::*;
@@ -97,6 +116,9 @@ impl Errno {
     /// `-10`: an outbound bound (`limits.outboundRequests`,
     /// `limits.outboundBytes`, the concurrent requests to one host).
     pub const LIMIT: Errno = Errno(-10);
+    /// `-8`: the database refused or failed a statement; the [`db`](crate::db)
+    /// functions turn it into a [`DbError`](crate::db::DbError) saying why.
+    pub const DATABASE: Errno = Errno(-8);
 
     /// Ok for 0 and positive results, the errno for negative ones.
     pub fn check(rc: i32) -> Result<(), Errno> {
@@ -120,6 +142,7 @@ impl fmt::Display for Errno {
             Errno::UNAVAILABLE => "the key-value store is unavailable",
             Errno::NOT_ALLOWED => "not allowed by outbound.allowedHosts",
             Errno::LIMIT => "an outbound limit was reached",
+            Errno::DATABASE => "the database refused or failed the statement",
             _ => "unknown",
         };
         write!(f, "errno {} ({})", self.0, why)

@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod contract;
+pub mod db;
 mod host;
 pub mod http;
 mod json;

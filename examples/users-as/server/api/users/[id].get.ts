@@ -1,9 +1,10 @@
 // GET /api/users/:id - the AssemblyScript twin of the Go example's endpoint
-// (examples/users): the same contract, seed users and answers.
-import { Contract, JSONValue, Request, Schema, endpoint, kv, respond, write } from "@wasmendpoints/assemblyscript";
+// (examples/users): the same contract, users and answers, read from the
+// app's database.
+import { Contract, JSONValue, Request, Schema, endpoint, respond } from "@wasmendpoints/assemblyscript";
 export * from "@wasmendpoints/assemblyscript/exports";
 
-import { NotFound, seedUser, User } from "../../../lib/users";
+import { NotFound, User, db, storeFailure, userOf } from "../../../lib/users";
 
 endpoint(
   new Contract()
@@ -17,17 +18,16 @@ endpoint(
   (req: Request): void => {
     // The host validated and coerced the id: an integer ≥ 1.
     const id = req.paramInt("id");
-    const seed = seedUser(id);
-    if (seed != null) {
-      respond(200, seed);
+    const users = db();
+    const rows = users.query("SELECT id, name, email FROM users WHERE id = $1", [JSONValue.int(id)]);
+    if (rows == null) {
+      storeFailure(users.error!);
       return;
     }
-    // Users created with POST /api/users live in the app's store.
-    const stored = kv.get("users/" + id.toString());
-    if (stored != null) {
-      write(stored); // stored as the JSON of a User; 200 is the default status
+    if (rows.length == 0) {
+      respond(404, JSONValue.object().set("message", JSONValue.str("user " + id.toString() + " not found")));
       return;
     }
-    respond(404, JSONValue.object().set("message", JSONValue.str("user " + id.toString() + " not found")));
+    respond(200, userOf(rows.at(0)));
   },
 );

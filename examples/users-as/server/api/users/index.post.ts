@@ -1,9 +1,9 @@
 // POST /api/users - creates a user. The host validated the body against the
 // contract, so the handler reads name and email without checking them.
-import { Contract, Request, Schema, endpoint, kv, respond } from "@wasmendpoints/assemblyscript";
+import { Contract, JSONValue, Request, Schema, endpoint, respond } from "@wasmendpoints/assemblyscript";
 export * from "@wasmendpoints/assemblyscript/exports";
 
-import { SEED_USERS, User, user } from "../../../lib/users";
+import { User, db, storeFailure, user } from "../../../lib/users";
 
 endpoint(
   new Contract()
@@ -19,10 +19,23 @@ endpoint(
     .def("User", User),
   (req: Request): void => {
     const body = req.body()!;
-    // Atomic across hosts when the store is Redis.
-    const id = SEED_USERS + kv.incr("users/next-id");
-    const created = user(id, body.get("name")!.asString(), body.get("email")!.asString());
-    kv.set("users/" + id.toString(), created.toString());
-    respond(201, created);
+    const name = body.get("name")!.asString();
+    const email = body.get("email")!.asString();
+    const users = db();
+    // The next id from the users counter: one statement, atomic on SQLite
+    // and PostgreSQL alike, so concurrent creates on any number of hosts
+    // get distinct ids.
+    const next = users.query("UPDATE counters SET value = value + 1 WHERE name = $1 RETURNING value", [JSONValue.str("users")]);
+    if (next == null) {
+      storeFailure(users.error!);
+      return;
+    }
+    assert(next.length == 1, "001-users.sql creates the users counter");
+    const id = next.at(0).getInt("value");
+    if (users.exec("INSERT INTO users (id, name, email) VALUES ($1, $2, $3)", [JSONValue.int(id), JSONValue.str(name), JSONValue.str(email)]) == null) {
+      storeFailure(users.error!);
+      return;
+    }
+    respond(201, user(id, name, email));
   },
 );

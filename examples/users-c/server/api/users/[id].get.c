@@ -9,8 +9,10 @@
  *           'examples/users-c/server/api/users/[id].get.c'
  *
  * The host validates the path parameter against the contract before
- * endpoints_handle runs, so the handler only looks the id up: no allocation,
- * no JSON parsing, each answer a precomputed string.
+ * endpoints_handle runs, so the handler only looks the id up in the app's
+ * database (server/migrations/001-users.sql creates the users table and
+ * the seed users) and copies the columns' JSON into its answer: no JSON
+ * encoding of its own.
  */
 #include "endpoints.h"
 
@@ -41,25 +43,6 @@ ENDPOINTS_CONTRACT(
     "}"
     "}");
 
-/* user is one seed user with its 200 body, encoded once at compile time. */
-struct user {
-    int64_t id;
-    const char *json;
-    int32_t len;
-};
-
-#define USER_JSON(id, name, email) \
-    "{\"id\":" #id ",\"name\":\"" name "\",\"email\":\"" email "\"}"
-#define USER(id, name, email) \
-    {id, USER_JSON(id, name, email), (int32_t)sizeof USER_JSON(id, name, email) - 1}
-
-/* users are the seed users, the same as the Go twin's. */
-static const struct user users[] = {
-    USER(1, "Ada Lovelace", "ada@example.com"),
-    USER(2, "Grace Hopper", "grace@example.com"),
-    USER(3, "Alan Turing", "alan@example.com"),
-};
-
 /* The 404 body is built in place: the host writes the id's digits right
  * after the prefix, and the suffix follows them. One instance serves one
  * request at a time, so a static buffer is safe. */
@@ -70,22 +53,58 @@ static const struct user users[] = {
 static char not_found[sizeof NOT_FOUND_PREFIX - 1 + ID_MAX + sizeof NOT_FOUND_SUFFIX] =
     NOT_FOUND_PREFIX;
 
+/* failed answers a database call that failed as the Go twin does: 503 when
+ * the database cannot be reached, 500 otherwise, and logs why. */
+static int32_t failed(int32_t rc) {
+    static char line[256] = "users: the users store failed: ";
+    const char *why = rc == ENDPOINTS_ERR_DATABASE ? endpoints_db_error_message() : "the host refused the query";
+    size_t at = strlen("users: the users store failed: "), n = strlen(why);
+    if (n > sizeof line - 1 - at) {
+        n = sizeof line - 1 - at;
+    }
+    memcpy(line + at, why, n);
+    line[at + n] = '\0';
+    endpoints_log_str(ENDPOINTS_LOG_ERROR, line);
+    if (rc == ENDPOINTS_ERR_DATABASE && strcmp(endpoints_db_error_code(), "unavailable") == 0) {
+        endpoints_set_status(503);
+        return endpoints_write_str("{\"statusCode\":503,\"statusMessage\":\"Service Unavailable\"}");
+    }
+    endpoints_set_status(500);
+    return endpoints_write_str("{\"statusCode\":500,\"statusMessage\":\"Internal Server Error\"}");
+}
+
+/* write_column writes ,"name": and the JSON of the row's column col. */
+static void write_column(const endpoints_rows *rows, int32_t col, const char *member) {
+    int32_t len;
+    const char *json = endpoints_rows_json(rows, col, &len);
+    endpoints_write_str(member);
+    endpoints_write(json, len);
+}
+
 int32_t endpoints_handle(void) {
     char *id_text = not_found + sizeof NOT_FOUND_PREFIX - 1;
-    /* The id arrives validated and coerced: its JSON encoding, e.g. "7". */
+    /* The id arrives validated and coerced: its JSON encoding, e.g. "7",
+     * which is also the JSON array of the query's one parameter once
+     * bracketed. */
+    char params[ID_MAX + 3] = "[";
     int32_t n = endpoints_value(ENDPOINTS_PART_PARAMS, "id", id_text, ID_MAX + 1);
     if (n < 0 || n > ID_MAX) {
         endpoints_log_str(ENDPOINTS_LOG_ERROR, "users: cannot read the id parameter");
         return 1;
     }
-    int64_t id;
-    if (endpoints_parse_int(id_text, n, &id) == 0) {
-        for (size_t i = 0; i < sizeof users / sizeof users[0]; i++) {
-            if (users[i].id == id) {
-                /* 200 is the default status. */
-                return endpoints_write(users[i].json, users[i].len);
-            }
-        }
+    memcpy(params + 1, id_text, (size_t)n);
+    memcpy(params + 1 + n, "]", 2);
+    endpoints_rows rows;
+    int32_t rc = endpoints_query("main", "SELECT id, name, email FROM users WHERE id = $1", params, &rows);
+    if (rc != 0) {
+        return failed(rc);
+    }
+    if (endpoints_rows_next(&rows)) {
+        /* 200 is the default status; the columns are JSON already. */
+        write_column(&rows, 0, "{\"id\":");
+        write_column(&rows, 1, ",\"name\":");
+        write_column(&rows, 2, ",\"email\":");
+        return endpoints_write_str("}");
     }
     memcpy(id_text + n, NOT_FOUND_SUFFIX, sizeof NOT_FOUND_SUFFIX - 1);
     endpoints_set_status(404);

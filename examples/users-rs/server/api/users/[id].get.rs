@@ -1,7 +1,9 @@
 //! GET /api/users/:id - the Rust twin of the Go example's endpoint
-//! (examples/users): the same contract, seed users and answers.
+//! (examples/users): the same contract, users and answers, read from the
+//! app's database.
 
-use endpoints::{endpoint, kv, respond, write, Contract, Errno, Json, Request, Schema};
+use endpoints::db::DbError;
+use endpoints::{endpoint, respond, Contract, Json, Request, Schema};
 
 #[path = "../../../lib/users.rs"]
 mod users;
@@ -17,17 +19,18 @@ fn contract() -> Contract {
         .def("NotFound", users::not_found_schema())
 }
 
-fn handle(req: &Request) -> Result<(), Errno> {
+fn handle(req: &Request) -> Result<(), DbError> {
     // The host validated and coerced the id: an integer ≥ 1.
     let id = req.param_i64("id");
-    if let Some(seed) = users::seed_user(id) {
-        return respond(200, &seed);
+    let found = users::db()
+        .query_row("SELECT id, name, email FROM users WHERE id = $1", &[id.into()])
+        .and_then(|row| row.as_ref().map(users::user_of).transpose());
+    match found {
+        Ok(Some(user)) => respond(200, &user)?,
+        Ok(None) => respond(404, &Json::object().set("message", format!("user {} not found", id)))?,
+        Err(e) => users::store_failure(&e)?,
     }
-    // Users created with POST /api/users live in the app's store.
-    if let Some(stored) = kv::get(&format!("users/{}", id))? {
-        return write(stored); // stored as the JSON of a User; 200 is the default status
-    }
-    respond(404, &Json::object().set("message", format!("user {} not found", id)))
+    Ok(())
 }
 
 endpoint!(contract(), handle);

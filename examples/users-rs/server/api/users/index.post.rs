@@ -1,7 +1,8 @@
 //! POST /api/users - creates a user. The host validated the body against
 //! the contract, so the handler reads name and email without checking them.
 
-use endpoints::{endpoint, kv, respond, Contract, Errno, Request, Schema};
+use endpoints::db::DbError;
+use endpoints::{endpoint, respond, Contract, Json, Request, Schema};
 
 #[path = "../../../lib/users.rs"]
 mod users;
@@ -20,13 +21,27 @@ fn contract() -> Contract {
         .def("User", users::user_schema())
 }
 
-fn handle(req: &Request) -> Result<(), Errno> {
+/// Takes the next id from the users counter (atomic on SQLite and
+/// PostgreSQL alike, so concurrent creates on any number of hosts get
+/// distinct ids) and stores the user under it.
+fn create(name: &str, email: &str) -> Result<Json, DbError> {
+    let db = users::db();
+    let id = db
+        .query_row("UPDATE counters SET value = value + 1 WHERE name = $1 RETURNING value", &["users".into()])?
+        .map(|row| row.get_i64(0))
+        .transpose()?
+        .expect("001-users.sql creates the users counter");
+    db.exec("INSERT INTO users (id, name, email) VALUES ($1, $2, $3)", &[id.into(), name.into(), email.into()])?;
+    Ok(users::user(id, name, email))
+}
+
+fn handle(req: &Request) -> Result<(), DbError> {
     let body = req.body().expect("the contract requires a body");
-    // Atomic across hosts when the store is Redis.
-    let id = users::SEED_USERS + kv::incr("users/next-id", 1)?;
-    let created = users::user(id, body["name"].as_str().unwrap_or(""), body["email"].as_str().unwrap_or(""));
-    kv::set(&format!("users/{}", id), created.to_string(), 0)?;
-    respond(201, &created)
+    match create(body["name"].as_str().unwrap_or(""), body["email"].as_str().unwrap_or("")) {
+        Ok(created) => respond(201, &created)?,
+        Err(e) => users::store_failure(&e)?,
+    }
+    Ok(())
 }
 
 endpoint!(contract(), handle);

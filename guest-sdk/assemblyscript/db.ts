@@ -1,0 +1,373 @@
+// The app's databases (ABI §3 "Databases"): SQLite embedded by default,
+// PostgreSQL when endpoints.json says so. Statements take bound parameters
+// (JSONValues; blob() for bytes) and return typed rows:
+//
+//     const db = new DB("main");
+//     const rows = db.query("SELECT id, name FROM users WHERE id = $1", [JSONValue.int(id)]);
+//     if (rows == null) { ... db.error!.code ... }
+//     else if (rows.length == 0) { ... 404 ... }
+//     else respond(200, JSONValue.object().set("name", JSONValue.str(rows.at(0).getString("name"))));
+//
+// AssemblyScript has no exceptions a handler can catch, so a failed
+// statement returns null and leaves its DBError in db.error; a handler
+// answers 409 for a "constraint" code, 503 for "unavailable".
+
+import * as host from "./host";
+import { Value, Kind, parse, parseError } from "./json";
+
+@external("endpoints", "db_query")
+declare function db_query(db: usize, dbLen: i32, sql: usize, sqlLen: i32, params: usize, paramsLen: i32): i32;
+
+@external("endpoints", "db_exec")
+declare function db_exec(db: usize, dbLen: i32, sql: usize, sqlLen: i32, params: usize, paramsLen: i32): i32;
+
+@external("endpoints", "db_result")
+declare function db_result(buf: usize, bufLen: i32): i32;
+
+@external("endpoints", "db_begin")
+declare function db_begin(db: usize, dbLen: i32): i32;
+
+@external("endpoints", "db_commit")
+declare function db_commit(db: usize, dbLen: i32): i32;
+
+@external("endpoints", "db_rollback")
+declare function db_rollback(db: usize, dbLen: i32): i32;
+
+/** ErrDatabase (-8): the database refused or failed the statement. */
+const ERR_DATABASE: i32 = -8;
+
+/**
+ * Why a database call failed. code is the ABI's: "constraint" (a unique,
+ * foreign key, check or not-null constraint; answer 409), "syntax", "busy",
+ * "unavailable" (answer 503), "too_large", "denied", "transaction",
+ * "other"; or "host" when the host refused the call before any database saw
+ * it (errno says why: -1 the app declares no such database, -2 parameters
+ * that are not a JSON array, -6 outside a request).
+ */
+export class DBError {
+  constructor(
+    /** The database the call named. */
+    public database: string,
+    /** What kind of failure it is (see the class). */
+    public code: string,
+    /** What the database (or the host) said. */
+    public message: string,
+    /** The constraint that refused the change, when the database names
+     * it (PostgreSQL: users_email_key; SQLite: users.email); "" when not. */
+    public constraint: string = "",
+    /** The host function's errno: -8 for a database failure. */
+    public errno: i32 = ERR_DATABASE,
+  ) {}
+
+  /** database "main": constraint: UNIQUE constraint failed: users.name (users.name) */
+  toString(): string {
+    const s = "database \"" + this.database + "\": " + this.code + ": " + this.message;
+    return this.constraint == "" ? s : s + " (" + this.constraint + ")";
+  }
+}
+
+/** What DB.exec changed. */
+export class ExecResult {
+  /** The rows inserted, updated or deleted. */
+  rowsAffected: i64 = 0;
+  /** The rowid of the last insert on SQLite (hasLastInsertId); PostgreSQL
+   * has none: say INSERT ... RETURNING id and use DB.query. */
+  lastInsertId: i64 = 0;
+  hasLastInsertId: bool = false;
+}
+
+/**
+ * One row of a result. Its getters name a column and abort (the host
+ * answers 500 and logs why) when the result has no such column or it holds
+ * a value of another type, NULL included: test isNull first for a column
+ * that may be NULL.
+ */
+export class Row {
+  constructor(
+    /** The result's column names, in order. */
+    public columns: Array<string>,
+    /** The values as the host sent them: integers exact, reals numbers,
+     * text and blobs (base64) strings, NULL null. */
+    public values: Array<Value>,
+  ) {}
+
+  /** Column name's value as JSON. */
+  value(name: string): Value {
+    const i = this.columns.indexOf(name);
+    assert(i >= 0, "database: the result has no column \"" + name + "\"; its columns are " + this.columns.join(", "));
+    return this.values[i];
+  }
+
+  /** Whether column name is NULL. */
+  isNull(name: string): bool {
+    return this.value(name).isNull;
+  }
+
+  /** Column name as an integer. */
+  getInt(name: string): i64 {
+    const v = this.value(name);
+    assert(v.kind == Kind.Number, "database: column \"" + name + "\" holds " + v.toString() + ", not an integer");
+    return v.asInt();
+  }
+
+  /** Column name as a number (an integer or a real). */
+  getFloat(name: string): f64 {
+    const v = this.value(name);
+    assert(v.kind == Kind.Number, "database: column \"" + name + "\" holds " + v.toString() + ", not a number");
+    return v.asFloat();
+  }
+
+  /** Column name as a boolean: PostgreSQL's true/false, SQLite's 1/0. */
+  getBool(name: string): bool {
+    const v = this.value(name);
+    if (v.kind == Kind.Bool) return v.bool;
+    assert(v.kind == Kind.Number && (v.number == "0" || v.number == "1"), "database: column \"" + name + "\" holds " + v.toString() + ", not a boolean");
+    return v.number == "1";
+  }
+
+  /** Column name as text. */
+  getString(name: string): string {
+    const v = this.value(name);
+    assert(v.kind == Kind.String, "database: column \"" + name + "\" holds " + v.toString() + ", not text");
+    return v.str;
+  }
+
+  /** Column name as a blob's bytes (base64 on the wire). */
+  getBlob(name: string): Uint8Array {
+    const b = base64Decode(this.getString(name));
+    assert(b != null, "database: column \"" + name + "\" is not a blob (base64 text)");
+    return b!;
+  }
+}
+
+/** The rows of DB.query, read whole. */
+export class Rows {
+  constructor(
+    /** The column names, in order. */
+    public columns: Array<string>,
+    /** The rows, in order. */
+    public rows: Array<Row>,
+  ) {}
+
+  /** The number of rows. */
+  get length(): i32 {
+    return this.rows.length;
+  }
+
+  /** Row i. */
+  at(i: i32): Row {
+    return this.rows[i];
+  }
+}
+
+/** A blob parameter ({"$blob": base64}), for DB.query and DB.exec. */
+export function blob(b: Uint8Array): Value {
+  return Value.object().set("$blob", Value.str(base64Encode(b)));
+}
+
+/**
+ * One of the app's databases, by the name endpoints.json's "databases"
+ * gives it ("main" when the app declares none: an SQLite file the host
+ * keeps under the app). Statements are one SQL statement each; parameters
+ * are bound, never interpolated ($1, $2... on SQLite and PostgreSQL; ? on
+ * SQLite).
+ */
+export class DB {
+  /** The failure of the last call that returned null or false; null after
+   * one that worked. */
+  error: DBError | null = null;
+
+  constructor(public name: string) {}
+
+  /** Runs a statement that returns rows; null when it failed (see error). */
+  query(sql: string, params: Array<Value> = []): Rows | null {
+    const r = this.run(sql, params, false);
+    if (r == null) return null;
+    const columns = r.get("columns");
+    const rows = r.get("rows");
+    if (columns == null || columns.kind != Kind.Array || rows == null || rows.kind != Kind.Array) {
+      return this.fail<Rows>("the host's result has no columns or rows");
+    }
+    const names = new Array<string>();
+    for (let i = 0; i < columns.items.length; i++) {
+      if (columns.items[i].kind != Kind.String) return this.fail<Rows>("a column name is not a string");
+      names.push(columns.items[i].str);
+    }
+    const out = new Array<Row>();
+    for (let i = 0; i < rows.items.length; i++) {
+      const row = rows.items[i];
+      if (row.kind != Kind.Array || row.items.length != names.length) return this.fail<Rows>("a row does not have one value per column");
+      out.push(new Row(names, row.items));
+    }
+    return new Rows(names, out);
+  }
+
+  /** Runs a statement for its effect; null when it failed (see error). */
+  exec(sql: string, params: Array<Value> = []): ExecResult | null {
+    const r = this.run(sql, params, true);
+    if (r == null) return null;
+    const affected = r.get("rowsAffected");
+    if (affected == null || affected.kind != Kind.Number) return this.fail<ExecResult>("the host's result has no rowsAffected");
+    const res = new ExecResult();
+    res.rowsAffected = affected.asInt();
+    const id = r.get("lastInsertId");
+    if (id != null && id.kind == Kind.Number) {
+      res.lastInsertId = id.asInt();
+      res.hasLastInsertId = true;
+    }
+    return res;
+  }
+
+  /**
+   * Runs fn in a transaction: the statements fn runs on this database run
+   * in it. It commits when fn returns true and rolls back when fn returns
+   * false; it returns whether it committed (error says why not, when a
+   * database call failed). A throw or a handler that returns without a
+   * commit rolls back too: the host does it.
+   *
+   *     const ok = db.transaction((tx: DB): bool => {
+   *       if (tx.exec("UPDATE accounts SET balance = balance - 10 WHERE id = 1") == null) return false;
+   *       return tx.exec("UPDATE accounts SET balance = balance + 10 WHERE id = 2") != null;
+   *     });
+   */
+  transaction(fn: (tx: DB) => bool): bool {
+    if (!this.begin()) return false;
+    if (!fn(this)) {
+      const why = this.error;
+      this.rollback();
+      this.error = why; // fn's failure is the one that matters
+      return false;
+    }
+    return this.commit();
+  }
+
+  /** Opens a transaction for the rest of the call (prefer transaction);
+   * false when it failed (see error). */
+  begin(): bool {
+    const d = host.utf8(this.name);
+    return this.check(db_begin(host.ptr(d), d.byteLength));
+  }
+
+  /** Commits the open transaction; false when it failed (see error). */
+  commit(): bool {
+    const d = host.utf8(this.name);
+    return this.check(db_commit(host.ptr(d), d.byteLength));
+  }
+
+  /** Rolls the open transaction back; false when it failed (see error). */
+  rollback(): bool {
+    const d = host.utf8(this.name);
+    return this.check(db_rollback(host.ptr(d), d.byteLength));
+  }
+
+  private check(rc: i32): bool {
+    this.error = rc < 0 ? this.failure(rc) : null;
+    return rc >= 0;
+  }
+
+  private run(sql: string, params: Array<Value>, exec: bool): Value | null {
+    this.error = null;
+    const d = host.utf8(this.name);
+    const s = host.utf8(sql);
+    let p = new ArrayBuffer(0);
+    if (params.length > 0) {
+      const a = Value.array();
+      for (let i = 0; i < params.length; i++) a.push(params[i]);
+      p = host.utf8(a.toString());
+    }
+    const rc = exec
+      ? db_exec(host.ptr(d), d.byteLength, host.ptr(s), s.byteLength, host.ptr(p), p.byteLength)
+      : db_query(host.ptr(d), d.byteLength, host.ptr(s), s.byteLength, host.ptr(p), p.byteLength);
+    if (rc < 0) {
+      this.error = this.failure(rc);
+      return null;
+    }
+    const text = pending(rc);
+    if (text == null) return this.fail<Value>("the pending result is gone");
+    const v = parse(text);
+    if (v == null) return this.fail<Value>("the host's result is not JSON: " + parseError);
+    return v;
+  }
+
+  /** The error of errno rc: for ErrDatabase, the one the pending result
+   * describes. */
+  private failure(rc: i32): DBError {
+    if (rc == ERR_DATABASE) {
+      const size = db_result(0, 0);
+      let e: Value | null = null;
+      if (size >= 0) {
+        const text = pending(size);
+        if (text != null) {
+          const v = parse(text);
+          if (v != null) e = v.get("error");
+        }
+      }
+      if (e != null) {
+        return new DBError(this.name, member(e, "code", "other"), member(e, "message", ""), member(e, "constraint", ""));
+      }
+      return new DBError(this.name, "other", "the host gave no error result");
+    }
+    let why = "errno " + rc.toString();
+    if (rc == -1) why += ": the app declares no such database in endpoints.json's \"databases\"";
+    if (rc == -2) why += ": the parameters are not a JSON array of values";
+    if (rc == -6) why += ": called outside a request";
+    return new DBError(this.name, "host", why, "", rc);
+  }
+
+  private fail<T>(why: string): T | null {
+    this.error = new DBError(this.name, "other", "reading the host's result: " + why);
+    return null;
+  }
+}
+
+/** The string member name of object o, or otherwise. */
+function member(o: Value, name: string, otherwise: string): string {
+  const v = o.get(name);
+  return v != null && v.kind == Kind.String ? v.str : otherwise;
+}
+
+/** The pending result, of size n, as text; null when there is none. */
+function pending(n: i32): string | null {
+  host.grow(n);
+  const m = db_result(host.scratchPtr(), n);
+  if (m < 0 || m > n) return null;
+  return host.scratchText(m);
+}
+
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** Standard, padded base64 (RFC 4648 §4), as the host takes blobs. */
+export function base64Encode(b: Uint8Array): string {
+  const out = new Array<string>();
+  for (let i = 0; i < b.length; i += 3) {
+    const left = b.length - i;
+    const n = (<u32>b[i] << 16) | (left > 1 ? <u32>b[i + 1] << 8 : 0) | (left > 2 ? <u32>b[i + 2] : 0);
+    for (let k = 0; k < 4; k++) {
+      out.push(k <= left ? ALPHABET.charAt(<i32>((n >> (18 - 6 * k)) & 63)) : "=");
+    }
+  }
+  return out.join("");
+}
+
+/** The bytes of standard, padded base64, or null for anything else. */
+export function base64Decode(s: string): Uint8Array | null {
+  if (s.length % 4 != 0) return null;
+  let pad = 0;
+  if (s.length > 0 && s.charCodeAt(s.length - 1) == 61) pad = s.length > 1 && s.charCodeAt(s.length - 2) == 61 ? 2 : 1;
+  const out = new Uint8Array(s.length / 4 * 3 - pad);
+  for (let i = 0; i < s.length; i += 4) {
+    let n: u32 = 0;
+    for (let k = 0; k < 4; k++) {
+      const c = s.charCodeAt(i + k);
+      let d: i32 = ALPHABET.indexOf(String.fromCharCode(c));
+      if (c == 61 && i + 4 == s.length && k >= 4 - pad) d = 0;
+      if (d < 0) return null;
+      n = (n << 6) | <u32>d;
+    }
+    for (let k = 0; k < 3; k++) {
+      const o = i / 4 * 3 + k;
+      if (o < out.length) out[o] = <u8>(n >> (16 - 8 * k));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,873 @@
+/*
+ * endpoints_db.h - the database helpers of the C SDK for Endpoints route
+ * modules: statements with bound parameters, rows read by column,
+ * transactions, over the db_* host functions endpoints.h declares (ABI v1,
+ * abi/README.md section 3, "Databases"). endpoints.h includes it: a route
+ * includes endpoints.h only.
+ *
+ *     endpoints_rows rows;
+ *     if (endpoints_query("main", "SELECT name FROM users WHERE id = $1", "[7]", &rows) == 0 &&
+ *         endpoints_rows_next(&rows)) {
+ *         const char *name = endpoints_rows_text(&rows, 0, NULL);
+ *         ...
+ *     }
+ *
+ * Notes
+ *   - The helpers keep each result in memory they malloc and reuse (one
+ *     instance serves one request at a time): rows, texts and error messages
+ *     stay valid until the next database call of the module.
+ *   - A module that calls none of them links none of it, and imports no
+ *     db_* function.
+ */
+#ifndef ENDPOINTS_DB_H
+#define ENDPOINTS_DB_H
+
+#ifndef ENDPOINTS_H
+#error "include endpoints.h, which includes endpoints_db.h"
+#endif
+
+#include <stdio.h>  /* snprintf, for real parameters */
+#include <stdlib.h> /* realloc and strtod, for results */
+
+/* endpoints_params builds the JSON array of a statement's parameters in a
+ * buffer the caller owns, escaping text so that it stays a value:
+ *
+ *     char pbuf[256];
+ *     endpoints_params p = endpoints_params_init(pbuf, sizeof pbuf);
+ *     endpoints_params_text(&p, name);
+ *     endpoints_params_int(&p, 42);
+ *     endpoints_exec("main", "INSERT INTO users (name, age) VALUES ($1, $2)",
+ *                    endpoints_params_json(&p), NULL);
+ *
+ * Notes
+ *   - A buffer too small is not an error until endpoints_params_json, which
+ *     then returns text the host refuses (ENDPOINTS_ERR_INVALID): a
+ *     statement never runs with parameters cut short.
+ *   - A literal array works as well: endpoints_query(db, sql, "[7]", &rows). */
+typedef struct endpoints_params {
+    char *buf;
+    int32_t cap;
+    int32_t len;
+    int32_t overflow;
+} endpoints_params;
+
+static inline endpoints_params endpoints_params_init(char *buf, int32_t cap) {
+    endpoints_params p = {buf, cap, 0, cap < 3};
+    if (!p.overflow) {
+        buf[p.len++] = '[';
+    }
+    return p;
+}
+
+/* endpoints_params_raw_ appends n bytes, or marks p overflowed; one byte is
+ * kept for "]" and one for the NUL. */
+static inline void endpoints_params_raw_(endpoints_params *p, const char *s,
+                                         int32_t n) {
+    if (p->overflow || p->len + n + 2 > p->cap) {
+        p->overflow = 1;
+        return;
+    }
+    __builtin_memcpy(p->buf + p->len, s, (size_t)n);
+    p->len += n;
+}
+
+static inline void endpoints_params_sep_(endpoints_params *p) {
+    if (p->len > 1) {
+        endpoints_params_raw_(p, ",", 1);
+    }
+}
+
+/* endpoints_params_int appends an integer. */
+static inline void endpoints_params_int(endpoints_params *p, int64_t v) {
+    char d[21];
+    int32_t i = (int32_t)sizeof d;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        d[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) {
+        d[--i] = '-';
+    }
+    endpoints_params_sep_(p);
+    endpoints_params_raw_(p, d + i, (int32_t)sizeof d - i);
+}
+
+/* endpoints_params_double appends a real; NaN and the infinities, which
+ * JSON cannot carry, go as NULL. */
+static inline void endpoints_params_double(endpoints_params *p, double v) {
+    char d[32];
+    int n = v == v && v - v == 0 ? snprintf(d, sizeof d, "%.17g", v) : 0;
+    endpoints_params_sep_(p);
+    if (n <= 0) {
+        endpoints_params_raw_(p, "null", 4);
+        return;
+    }
+    endpoints_params_raw_(p, d, (int32_t)n);
+}
+
+/* endpoints_params_null appends SQL NULL. */
+static inline void endpoints_params_null(endpoints_params *p) {
+    endpoints_params_sep_(p);
+    endpoints_params_raw_(p, "null", 4);
+}
+
+/* endpoints_params_text_n appends n bytes of UTF-8 text; endpoints_params_text
+ * a NUL-terminated string (NULL appends SQL NULL). */
+static inline void endpoints_params_text_n(endpoints_params *p, const char *s,
+                                           int32_t n) {
+    static const char hex[] = "0123456789abcdef";
+    endpoints_params_sep_(p);
+    endpoints_params_raw_(p, "\"", 1);
+    for (int32_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            char e[2] = {'\\', (char)c};
+            endpoints_params_raw_(p, e, 2);
+        } else if (c < 0x20) {
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            endpoints_params_raw_(p, e, 6);
+        } else {
+            endpoints_params_raw_(p, (const char *)&c, 1);
+        }
+    }
+    endpoints_params_raw_(p, "\"", 1);
+}
+
+static inline void endpoints_params_text(endpoints_params *p, const char *s) {
+    if (!s) {
+        endpoints_params_null(p);
+        return;
+    }
+    endpoints_params_text_n(p, s, endpoints_strlen_(s));
+}
+
+static const char endpoints_base64_[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* endpoints_params_blob appends n bytes as a blob ({"$blob":"base64"}). */
+static inline void endpoints_params_blob(endpoints_params *p,
+                                         const uint8_t *b, int32_t n) {
+    endpoints_params_sep_(p);
+    endpoints_params_raw_(p, "{\"$blob\":\"", 10);
+    for (int32_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)b[i] << 16;
+        if (i + 1 < n) v |= (uint32_t)b[i + 1] << 8;
+        if (i + 2 < n) v |= b[i + 2];
+        char q[4];
+        for (int k = 0; k < 4; k++) {
+            q[k] = k <= n - i ? endpoints_base64_[(v >> (18 - 6 * k)) & 63] : '=';
+        }
+        endpoints_params_raw_(p, q, 4);
+    }
+    endpoints_params_raw_(p, "\"}", 2);
+}
+
+/* endpoints_params_json ends the array and returns it, NUL-terminated; or,
+ * when the buffer was too small, "[" (which the host refuses with
+ * ENDPOINTS_ERR_INVALID). */
+static inline const char *endpoints_params_json(endpoints_params *p) {
+    if (p->overflow) {
+        return "[";
+    }
+    /* endpoints_params_raw_ kept these two bytes; a later append replaces
+     * them. */
+    p->buf[p->len] = ']';
+    p->buf[p->len + 1] = '\0';
+    return p->buf;
+}
+
+/* endpoints_cell_ is one value of the current row: its JSON at [start,
+ * start+len) of the result, and its text once decoded (NULL when it is not
+ * a string). */
+typedef struct endpoints_cell_ {
+    int32_t start, len;
+    const char *text;
+    int32_t text_len;
+} endpoints_cell_;
+
+/* endpoints_db_ is the module's database state: the last result, the
+ * column names, the current row, the last error. */
+typedef struct endpoints_db_ {
+    char *result;
+    int32_t result_cap, result_len;
+    char *texts; /* decoded names, then the current row's texts */
+    int32_t texts_cap, row_texts;
+    const char **names;
+    int32_t names_cap;
+    endpoints_cell_ *cells;
+    int32_t cells_cap;
+    const char *error_code, *error_message, *error_constraint;
+    /* generation counts the results read: rows of an older one are
+     * stale. */
+    uint32_t generation;
+} endpoints_db_;
+
+static inline endpoints_db_ *endpoints_db_state_(void) {
+    static endpoints_db_ s;
+    return &s;
+}
+
+/* endpoints_grow_ returns p grown to hold at least n bytes (p itself when
+ * it does), or NULL when memory is out (p is unchanged then). */
+static inline void *endpoints_grow_(void *p, int32_t *cap, int32_t n) {
+    if (n <= *cap) {
+        return p;
+    }
+    void *b = realloc(p, (size_t)n);
+    if (b) {
+        *cap = n;
+    }
+    return b;
+}
+
+/* endpoints_json_space_ skips JSON white space from i. */
+static inline int32_t endpoints_json_space_(const char *s, int32_t n,
+                                            int32_t i) {
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) {
+        i++;
+    }
+    return i;
+}
+
+/* endpoints_json_skip_ returns the index just past the JSON value at i
+ * (after white space), or -1 when there is none. */
+static inline int32_t endpoints_json_skip_(const char *s, int32_t n,
+                                           int32_t i) {
+    int32_t depth = 0;
+    i = endpoints_json_space_(s, n, i);
+    if (i >= n) {
+        return -1;
+    }
+    do {
+        if (i >= n) {
+            return -1;
+        }
+        char c = s[i];
+        if (c == '"') {
+            for (i++; i < n && s[i] != '"'; i++) {
+                if (s[i] == '\\') {
+                    i++;
+                }
+            }
+            if (i >= n) {
+                return -1;
+            }
+            i++;
+        } else if (c == '[' || c == '{') {
+            depth++;
+            i++;
+        } else if (c == ']' || c == '}') {
+            if (--depth < 0) {
+                return -1;
+            }
+            i++;
+        } else if (c == ',' || c == ':' || c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+            if (depth == 0) {
+                return -1;
+            }
+            i++;
+        } else {
+            int32_t start = i;
+            while (i < n && (s[i] == '-' || s[i] == '+' || s[i] == '.' ||
+                             (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+                             s[i] == 'E')) {
+                i++;
+            }
+            if (i == start) {
+                return -1;
+            }
+        }
+    } while (depth > 0);
+    return i;
+}
+
+/* endpoints_json_member_ returns the index of the value of member key of
+ * the object at i, or -1. */
+static inline int32_t endpoints_json_member_(const char *s, int32_t n,
+                                             int32_t i, const char *key) {
+    int32_t klen = endpoints_strlen_(key);
+    i = endpoints_json_space_(s, n, i);
+    if (i >= n || s[i] != '{') {
+        return -1;
+    }
+    i++;
+    for (;;) {
+        i = endpoints_json_space_(s, n, i);
+        if (i >= n || s[i] != '"') {
+            return -1;
+        }
+        int32_t k = i, end = endpoints_json_skip_(s, n, i);
+        if (end < 0) {
+            return -1;
+        }
+        i = endpoints_json_space_(s, n, end);
+        if (i >= n || s[i] != ':') {
+            return -1;
+        }
+        i = endpoints_json_space_(s, n, i + 1);
+        if (end - k - 2 == klen && __builtin_memcmp(s + k + 1, key, (size_t)klen) == 0) {
+            return i;
+        }
+        i = endpoints_json_skip_(s, n, i);
+        if (i < 0) {
+            return -1;
+        }
+        i = endpoints_json_space_(s, n, i);
+        if (i >= n || s[i] != ',') {
+            return -1;
+        }
+        i++;
+    }
+}
+
+/* endpoints_json_hex4_ reads four hex digits, or returns -1. */
+static inline int32_t endpoints_json_hex4_(const char *s) {
+    int32_t v = 0;
+    for (int k = 0; k < 4; k++) {
+        char c = s[k];
+        int32_t d = c >= '0' && c <= '9' ? c - '0'
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) {
+            return -1;
+        }
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* endpoints_json_unquote_ decodes the JSON string s[0..len) (quotes
+ * included) into out, which has room for len bytes, and NUL-terminates it.
+ * It returns the decoded length, or -1 for a malformed escape. */
+static inline int32_t endpoints_json_unquote_(const char *s, int32_t len,
+                                              char *out) {
+    int32_t o = 0;
+    for (int32_t i = 1; i < len - 1; i++) {
+        char c = s[i];
+        if (c != '\\') {
+            out[o++] = c;
+            continue;
+        }
+        c = s[++i];
+        switch (c) {
+        case 'b': out[o++] = '\b'; break;
+        case 'f': out[o++] = '\f'; break;
+        case 'n': out[o++] = '\n'; break;
+        case 'r': out[o++] = '\r'; break;
+        case 't': out[o++] = '\t'; break;
+        case 'u': {
+            if (i + 4 >= len) {
+                return -1;
+            }
+            int32_t cp = endpoints_json_hex4_(s + i + 1);
+            i += 4;
+            if (cp >= 0xd800 && cp < 0xdc00 && i + 6 < len && s[i + 1] == '\\' && s[i + 2] == 'u') {
+                int32_t lo = endpoints_json_hex4_(s + i + 3);
+                if (lo >= 0xdc00 && lo < 0xe000) {
+                    cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                    i += 6;
+                }
+            }
+            if (cp < 0) {
+                return -1;
+            }
+            if (cp < 0x80) {
+                out[o++] = (char)cp;
+            } else if (cp < 0x800) {
+                out[o++] = (char)(0xc0 | cp >> 6);
+                out[o++] = (char)(0x80 | (cp & 63));
+            } else if (cp < 0x10000) {
+                out[o++] = (char)(0xe0 | cp >> 12);
+                out[o++] = (char)(0x80 | (cp >> 6 & 63));
+                out[o++] = (char)(0x80 | (cp & 63));
+            } else {
+                out[o++] = (char)(0xf0 | cp >> 18);
+                out[o++] = (char)(0x80 | (cp >> 12 & 63));
+                out[o++] = (char)(0x80 | (cp >> 6 & 63));
+                out[o++] = (char)(0x80 | (cp & 63));
+            }
+            break;
+        }
+        default: out[o++] = c; /* " \ / */
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* endpoints_db_text_ decodes the string at [i, end) of the result into the
+ * texts buffer at *at; NULL when it is not a string. */
+static inline const char *endpoints_db_text_(endpoints_db_ *st, int32_t i,
+                                             int32_t end, int32_t *at,
+                                             int32_t *len) {
+    if (st->result[i] != '"') {
+        return NULL;
+    }
+    char *out = st->texts + *at;
+    int32_t n = endpoints_json_unquote_(st->result + i, end - i, out);
+    if (n < 0) {
+        return NULL;
+    }
+    *at += n + 1;
+    if (len) {
+        *len = n;
+    }
+    return out;
+}
+
+/* endpoints_db_error_code is the code of the last ENDPOINTS_ERR_DATABASE:
+ * "constraint" (answer 409 for a unique violation), "syntax", "busy",
+ * "unavailable" (answer 503), "too_large", "denied", "transaction" or
+ * "other"; "" when the last database call did not fail so. */
+static inline const char *endpoints_db_error_code(void) {
+    const char *c = endpoints_db_state_()->error_code;
+    return c ? c : "";
+}
+
+/* endpoints_db_error_message is the database's message of the last
+ * ENDPOINTS_ERR_DATABASE; "" when there is none. */
+static inline const char *endpoints_db_error_message(void) {
+    const char *m = endpoints_db_state_()->error_message;
+    return m ? m : "";
+}
+
+/* endpoints_db_error_constraint is the constraint the last
+ * ENDPOINTS_ERR_DATABASE names when its code is "constraint" (PostgreSQL:
+ * users_email_key; SQLite: the columns, users.email); "" when none. */
+static inline const char *endpoints_db_error_constraint(void) {
+    const char *c = endpoints_db_state_()->error_constraint;
+    return c ? c : "";
+}
+
+/* endpoints_db_fail_ records a failure the SDK found itself. */
+static inline int32_t endpoints_db_fail_(endpoints_db_ *st, const char *msg) {
+    st->error_code = "other";
+    st->error_message = msg;
+    st->error_constraint = NULL;
+    return ENDPOINTS_ERR_DATABASE;
+}
+
+/* endpoints_db_read_ reads the pending result of size n into st->result
+ * and, for ENDPOINTS_ERR_DATABASE, its error. It returns rc, 0 for a
+ * result, or a negative errno. */
+static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
+    st->error_code = st->error_message = st->error_constraint = NULL;
+    st->result_len = 0;
+    st->generation++;
+    if (rc < 0 && rc != ENDPOINTS_ERR_DATABASE) {
+        return rc;
+    }
+    int32_t n = rc >= 0 ? rc : endpoints_db_result(NULL, 0);
+    if (n < 0) {
+        return n;
+    }
+    char *result = endpoints_grow_(st->result, &st->result_cap, n + 1);
+    if (result) {
+        st->result = result;
+    }
+    char *texts = result ? endpoints_grow_(st->texts, &st->texts_cap, 2 * (n + 1)) : NULL;
+    if (!texts) {
+        return endpoints_db_fail_(st, "out of memory reading the result");
+    }
+    st->texts = texts;
+    int32_t m = endpoints_db_result((uint8_t *)st->result, n);
+    if (m < 0 || m > n) {
+        return endpoints_db_fail_(st, "the result changed while it was read");
+    }
+    st->result[m] = '\0';
+    st->result_len = m;
+    if (rc >= 0) {
+        return 0;
+    }
+    int32_t e = endpoints_json_member_(st->result, m, 0, "error"), at = 0;
+    const char **dst[3] = {&st->error_code, &st->error_message, &st->error_constraint};
+    const char *keys[3] = {"code", "message", "constraint"};
+    for (int k = 0; k < 3 && e >= 0; k++) {
+        int32_t v = endpoints_json_member_(st->result, m, e, keys[k]);
+        int32_t end = v < 0 ? -1 : endpoints_json_skip_(st->result, m, v);
+        if (end > v) {
+            *dst[k] = endpoints_db_text_(st, v, end, &at, NULL);
+        }
+    }
+    if (!st->error_code) {
+        endpoints_db_fail_(st, "the host's error result is malformed");
+    }
+    return ENDPOINTS_ERR_DATABASE;
+}
+
+/* endpoints_rows is a query's result, read row by row:
+ *
+ *     endpoints_rows rows;
+ *     if (endpoints_query("main", "SELECT id, name FROM users", NULL, &rows) != 0) ...
+ *     while (endpoints_rows_next(&rows)) {
+ *         int64_t id;
+ *         endpoints_rows_int(&rows, 0, &id);
+ *         const char *name = endpoints_rows_text(&rows, 1, NULL);
+ *     }
+ *
+ * columns and names are public; the rest is the SDK's. The rows are read
+ * from the module's last result: after the next database call, a stale
+ * endpoints_rows has no more rows and no columns to read. */
+typedef struct endpoints_rows {
+    /* The number of columns, and their names in order. */
+    int32_t columns;
+    const char *const *names;
+    int32_t next_, row_;
+    uint32_t generation_;
+} endpoints_rows;
+
+/* endpoints_db_name_ is strlen for the database name arguments. */
+#define endpoints_db_name_(db) (db), endpoints_strlen_(db)
+
+/* endpoints_query runs one statement that returns rows on database db,
+ * with params a JSON array (NULL or "" for none; see endpoints_params),
+ * and points rows at its result. It returns 0, ENDPOINTS_ERR_DATABASE when
+ * the database refused it (endpoints_db_error_code says why),
+ * ENDPOINTS_ERR_NOT_FOUND for a database the app does not declare, or
+ * ENDPOINTS_ERR_INVALID for params that are not a JSON array.
+ *
+ *     endpoints_query("main", "SELECT name FROM users WHERE id = $1", "[7]", &rows); */
+static inline int32_t endpoints_query(const char *db, const char *sql,
+                                      const char *params,
+                                      endpoints_rows *rows) {
+    endpoints_db_ *st = endpoints_db_state_();
+    int32_t plen = params ? endpoints_strlen_(params) : 0;
+    int32_t rc = endpoints_db_read_(st, endpoints_db_query(endpoints_db_name_(db), sql, endpoints_strlen_(sql), params, plen));
+    rows->columns = 0;
+    rows->names = NULL;
+    rows->next_ = rows->row_ = -1;
+    rows->generation_ = st->generation;
+    if (rc != 0) {
+        return rc;
+    }
+    const char *r = st->result;
+    int32_t n = st->result_len;
+    int32_t c = endpoints_json_member_(r, n, 0, "columns");
+    int32_t w = endpoints_json_member_(r, n, 0, "rows");
+    if (c < 0 || r[c] != '[' || w < 0 || r[w] != '[') {
+        return endpoints_db_fail_(st, "the host's result has no columns or rows");
+    }
+    /* Count the columns, then decode their names. */
+    int32_t count = 0;
+    for (int32_t i = endpoints_json_space_(r, n, c + 1); i < n && r[i] != ']';) {
+        i = endpoints_json_skip_(r, n, i);
+        if (i < 0) {
+            return endpoints_db_fail_(st, "the host's column list is malformed");
+        }
+        count++;
+        i = endpoints_json_space_(r, n, i);
+        if (i < n && r[i] == ',') {
+            i++;
+        }
+    }
+    const char **names = endpoints_grow_(st->names, &st->names_cap, (int32_t)sizeof(const char *) * (count + 1));
+    if (names) {
+        st->names = names;
+    }
+    endpoints_cell_ *cells = names ? endpoints_grow_(st->cells, &st->cells_cap, (int32_t)sizeof(endpoints_cell_) * (count + 1)) : NULL;
+    if (!cells) {
+        return endpoints_db_fail_(st, "out of memory reading the columns");
+    }
+    st->cells = cells;
+    int32_t at = 0, i = c + 1;
+    for (int32_t k = 0; k < count; k++) {
+        i = endpoints_json_space_(r, n, i);
+        int32_t end = endpoints_json_skip_(r, n, i);
+        st->names[k] = endpoints_db_text_(st, i, end, &at, NULL);
+        if (!st->names[k]) {
+            return endpoints_db_fail_(st, "a column name is not a string");
+        }
+        i = endpoints_json_space_(r, n, end) + 1;
+    }
+    st->row_texts = at;
+    rows->columns = count;
+    rows->names = (const char *const *)st->names;
+    rows->next_ = endpoints_json_space_(r, n, w + 1);
+    return 0;
+}
+
+/* endpoints_rows_next moves to the next row: 1, or 0 after the last. */
+static inline int32_t endpoints_rows_next(endpoints_rows *rows) {
+    endpoints_db_ *st = endpoints_db_state_();
+    const char *r = st->result;
+    int32_t n = st->result_len, i = rows->next_;
+    rows->row_ = -1;
+    if (rows->generation_ != st->generation || i < 0 || i >= n || r[i] != '[') {
+        rows->next_ = -1;
+        return 0;
+    }
+    int32_t at = st->row_texts;
+    i++;
+    for (int32_t k = 0; k < rows->columns; k++) {
+        i = endpoints_json_space_(r, n, i);
+        int32_t end = endpoints_json_skip_(r, n, i);
+        if (end < 0) {
+            rows->next_ = -1;
+            endpoints_db_fail_(st, "a row of the host's result is malformed");
+            return 0;
+        }
+        endpoints_cell_ *cell = &st->cells[k];
+        cell->start = i;
+        cell->len = end - i;
+        cell->text_len = 0;
+        cell->text = endpoints_db_text_(st, i, end, &at, &cell->text_len);
+        i = endpoints_json_space_(r, n, end);
+        if (i < n && r[i] == ',') {
+            i++;
+        }
+    }
+    i = endpoints_json_space_(r, n, i);
+    if (i >= n || r[i] != ']') {
+        rows->next_ = -1;
+        endpoints_db_fail_(st, "a row of the host's result does not have one value per column");
+        return 0;
+    }
+    i = endpoints_json_space_(r, n, i + 1);
+    if (i < n && r[i] == ',') {
+        i = endpoints_json_space_(r, n, i + 1);
+    }
+    rows->row_ = rows->next_;
+    rows->next_ = i;
+    return 1;
+}
+
+/* endpoints_rows_column is the position of the column named name, or
+ * ENDPOINTS_ERR_NOT_FOUND. */
+static inline int32_t endpoints_rows_column(const endpoints_rows *rows,
+                                            const char *name) {
+    for (int32_t k = 0; k < rows->columns; k++) {
+        if (__builtin_strcmp(rows->names[k], name) == 0) {
+            return k;
+        }
+    }
+    return ENDPOINTS_ERR_NOT_FOUND;
+}
+
+/* endpoints_rows_cell_ is column col of the current row, or NULL. */
+static inline const endpoints_cell_ *endpoints_rows_cell_(const endpoints_rows *rows,
+                                                          int32_t col) {
+    if (rows->row_ < 0 || col < 0 || col >= rows->columns ||
+        rows->generation_ != endpoints_db_state_()->generation) {
+        return NULL;
+    }
+    return &endpoints_db_state_()->cells[col];
+}
+
+/* endpoints_rows_json is column col of the current row as the JSON the host
+ * sent (integers exact, reals numbers, text and blobs strings, NULL null),
+ * len bytes NOT terminated by a NUL: write it into a JSON answer as it is.
+ * NULL when there is no such column or no current row. */
+static inline const char *endpoints_rows_json(const endpoints_rows *rows,
+                                              int32_t col, int32_t *len) {
+    const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
+    if (!c) {
+        return NULL;
+    }
+    *len = c->len;
+    return endpoints_db_state_()->result + c->start;
+}
+
+/* endpoints_rows_is_null is 1 when column col of the current row is NULL,
+ * 0 when it is not, ENDPOINTS_ERR_NOT_FOUND when there is no such column. */
+static inline int32_t endpoints_rows_is_null(const endpoints_rows *rows,
+                                             int32_t col) {
+    const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
+    if (!c) {
+        return ENDPOINTS_ERR_NOT_FOUND;
+    }
+    return c->len == 4 && __builtin_memcmp(endpoints_db_state_()->result + c->start, "null", 4) == 0;
+}
+
+/* endpoints_rows_int reads column col of the current row as an integer into
+ * *out: 0, ENDPOINTS_ERR_NOT_FOUND for no such column, or
+ * ENDPOINTS_ERR_INVALID when it is NULL or not an integer. */
+static inline int32_t endpoints_rows_int(const endpoints_rows *rows,
+                                         int32_t col, int64_t *out) {
+    const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
+    if (!c) {
+        return ENDPOINTS_ERR_NOT_FOUND;
+    }
+    return endpoints_parse_int(endpoints_db_state_()->result + c->start, c->len, out);
+}
+
+/* endpoints_rows_double reads column col of the current row as a number
+ * (an integer or a real) into *out: 0, ENDPOINTS_ERR_NOT_FOUND, or
+ * ENDPOINTS_ERR_INVALID when it is NULL or not a number. */
+static inline int32_t endpoints_rows_double(const endpoints_rows *rows,
+                                            int32_t col, double *out) {
+    const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
+    if (!c) {
+        return ENDPOINTS_ERR_NOT_FOUND;
+    }
+    const char *s = endpoints_db_state_()->result + c->start;
+    char *end;
+    if (!(s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))) {
+        return ENDPOINTS_ERR_INVALID;
+    }
+    double v = strtod(s, &end);
+    if (end != s + c->len) {
+        return ENDPOINTS_ERR_INVALID;
+    }
+    *out = v;
+    return 0;
+}
+
+/* endpoints_rows_text is column col of the current row as NUL-terminated
+ * text (its length in *len when len is not NULL), valid until the next row
+ * or database call; NULL when it is NULL, not text, or no such column. */
+static inline const char *endpoints_rows_text(const endpoints_rows *rows,
+                                              int32_t col, int32_t *len) {
+    const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
+    if (!c || !c->text) {
+        return NULL;
+    }
+    if (len) {
+        *len = c->text_len;
+    }
+    return c->text;
+}
+
+/* endpoints_rows_blob decodes column col of the current row, a blob
+ * (base64 text on the wire), into buf when it fits in cap bytes and returns
+ * its size either way, like endpoints_kv_get; ENDPOINTS_ERR_NOT_FOUND for
+ * no such column, ENDPOINTS_ERR_INVALID when it is NULL or not base64. */
+static inline int32_t endpoints_rows_blob(const endpoints_rows *rows,
+                                          int32_t col, uint8_t *buf,
+                                          int32_t cap) {
+    const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
+    if (!c) {
+        return ENDPOINTS_ERR_NOT_FOUND;
+    }
+    const char *s = c->text;
+    int32_t n = c->text_len;
+    if (!s || n % 4 != 0) {
+        return ENDPOINTS_ERR_INVALID;
+    }
+    int32_t pad = n > 0 && s[n - 1] == '=' ? (n > 1 && s[n - 2] == '=' ? 2 : 1) : 0;
+    int32_t size = n / 4 * 3 - pad;
+    for (int32_t i = 0; i < n; i += 4) {
+        uint32_t v = 0;
+        for (int k = 0; k < 4; k++) {
+            char ch = s[i + k];
+            int32_t d = ch >= 'A' && ch <= 'Z' ? ch - 'A'
+                      : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26
+                      : ch >= '0' && ch <= '9' ? ch - '0' + 52
+                      : ch == '+' ? 62 : ch == '/' ? 63
+                      : ch == '=' && i + 4 == n && k >= 4 - pad ? 0 : -1;
+            if (d < 0) {
+                return ENDPOINTS_ERR_INVALID;
+            }
+            v = v << 6 | (uint32_t)d;
+        }
+        for (int k = 0; k < 3; k++) {
+            int32_t o = i / 4 * 3 + k;
+            if (o < size && size <= cap) {
+                buf[o] = (uint8_t)(v >> (16 - 8 * k));
+            }
+        }
+    }
+    return size;
+}
+
+/* endpoints_exec_result is what endpoints_exec changed. */
+typedef struct endpoints_exec_result {
+    /* The rows inserted, updated or deleted. */
+    int64_t rows_affected;
+    /* The rowid of the last insert on SQLite, when has_last_insert_id;
+     * PostgreSQL has none: say INSERT ... RETURNING id and use
+     * endpoints_query. */
+    int64_t last_insert_id;
+    int32_t has_last_insert_id;
+} endpoints_exec_result;
+
+/* endpoints_exec runs one statement for its effect on database db, with
+ * params as endpoints_query takes them, and fills *res (when not NULL).
+ * It returns 0 or a negative errno as endpoints_query does.
+ *
+ *     endpoints_exec_result res;
+ *     if (endpoints_exec("main", "DELETE FROM users WHERE id = $1", "[7]", &res) == 0 &&
+ *         res.rows_affected == 0) ... not found */
+static inline int32_t endpoints_exec(const char *db, const char *sql,
+                                     const char *params,
+                                     endpoints_exec_result *res) {
+    endpoints_db_ *st = endpoints_db_state_();
+    int32_t plen = params ? endpoints_strlen_(params) : 0;
+    int32_t rc = endpoints_db_read_(st, endpoints_db_exec(endpoints_db_name_(db), sql, endpoints_strlen_(sql), params, plen));
+    if (rc != 0 || !res) {
+        return rc;
+    }
+    const char *r = st->result;
+    int32_t n = st->result_len;
+    int32_t a = endpoints_json_member_(r, n, 0, "rowsAffected");
+    int32_t l = endpoints_json_member_(r, n, 0, "lastInsertId");
+    int32_t aend = a < 0 ? -1 : endpoints_json_skip_(r, n, a);
+    if (aend < 0 || endpoints_parse_int(r + a, aend - a, &res->rows_affected) != 0) {
+        return endpoints_db_fail_(st, "the host's result has no rowsAffected");
+    }
+    int32_t lend = l < 0 ? -1 : endpoints_json_skip_(r, n, l);
+    res->has_last_insert_id = lend > 0 && endpoints_parse_int(r + l, lend - l, &res->last_insert_id) == 0;
+    if (!res->has_last_insert_id) {
+        res->last_insert_id = 0;
+    }
+    return 0;
+}
+
+/* endpoints_db_call_ records the error of a transaction call. */
+static inline int32_t endpoints_db_call_(int32_t rc) {
+    endpoints_db_ *st = endpoints_db_state_();
+    if (rc >= 0) {
+        st->error_code = st->error_message = st->error_constraint = NULL;
+        return 0;
+    }
+    return endpoints_db_read_(st, rc);
+}
+
+/* endpoints_begin, endpoints_commit and endpoints_rollback open, commit and
+ * roll back a transaction on database db (prefer endpoints_transaction).
+ * They return 0 or a negative errno; ENDPOINTS_ERR_DATABASE with code
+ * "transaction" for a commit without a begin, or a second begin. */
+static inline int32_t endpoints_begin(const char *db) {
+    return endpoints_db_call_(endpoints_db_begin(endpoints_db_name_(db)));
+}
+
+static inline int32_t endpoints_commit(const char *db) {
+    return endpoints_db_call_(endpoints_db_commit(endpoints_db_name_(db)));
+}
+
+static inline int32_t endpoints_rollback(const char *db) {
+    return endpoints_db_call_(endpoints_db_rollback(endpoints_db_name_(db)));
+}
+
+/* endpoints_transaction runs fn(arg) in a transaction on database db: the
+ * statements fn runs on db run in it. It commits when fn returns 0 and
+ * returns the commit's result; it rolls back when fn returns anything else,
+ * and returns that. A trap or a return from endpoints_handle without a
+ * commit rolls back too (the host does it).
+ *
+ *     static int32_t transfer(void *arg) {
+ *         const char *params = arg;
+ *         int32_t rc = endpoints_exec("main", "UPDATE accounts SET balance = balance - $1 WHERE id = $2", params, NULL);
+ *         if (rc != 0) return rc;
+ *         return endpoints_exec("main", "UPDATE accounts SET balance = balance + $1 WHERE id = $3", params, NULL);
+ *     }
+ *     ...
+ *     int32_t rc = endpoints_transaction("main", transfer, (void *)"[10,1,2]"); */
+static inline int32_t endpoints_transaction(const char *db,
+                                            int32_t (*fn)(void *arg),
+                                            void *arg) {
+    int32_t rc = endpoints_begin(db);
+    if (rc != 0) {
+        return rc;
+    }
+    rc = fn(arg);
+    if (rc != 0) {
+        /* fn's failure is the one that matters: the raw call keeps its
+         * error for endpoints_db_error_code. */
+        endpoints_db_rollback(endpoints_db_name_(db));
+        return rc;
+    }
+    return endpoints_commit(db);
+}
+
+#endif /* ENDPOINTS_DB_H */

@@ -1,0 +1,771 @@
+//! The app's databases (ABI §3 "Databases"): SQLite embedded by default,
+//! PostgreSQL when endpoints.json says so. A handler queries with bound
+//! parameters and reads typed rows:
+//!
+//! ```no_run
+//! use endpoints::db::{Db, DbError};
+//! use endpoints::{respond, Json, Request};
+//!
+//! fn handle(req: &Request) -> Result<(), DbError> {
+//!     let db = Db::new("main");
+//!     let id = req.param_i64("id");
+//!     match db.query_row("SELECT id, name FROM users WHERE id = $1", &[id.into()])? {
+//!         Some(row) => respond(200, &Json::object().set("id", row.get_i64("id")?).set("name", row.get_str("name")?))?,
+//!         None => respond(404, &Json::object().set("message", format!("user {} not found", id)))?,
+//!     }
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Statements are one SQL statement each; parameters are bound, never
+//! interpolated (`$1`, `$2`... on SQLite and PostgreSQL alike; `?` on
+//! SQLite). The host runs every statement under the request's deadline and
+//! rolls back a transaction the handler leaves open.
+
+use std::fmt;
+use std::rc::Rc;
+
+use crate::host::{self, len, text, Errno};
+use crate::json::Json;
+
+/// One of the app's databases, by the name endpoints.json's `"databases"`
+/// gives it (`"main"` when the app declares none: an SQLite file the host
+/// keeps under the app).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Db {
+    name: String,
+}
+
+/// What a statement's failure is: the database's codes (abi.DBCode...),
+/// and two the SDK adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Code {
+    /// A unique, primary key, foreign key, check or not-null constraint
+    /// refused the change: answer 409 for a unique violation.
+    Constraint,
+    /// The statement is not valid SQL, or names a table or column that does
+    /// not exist.
+    Syntax,
+    /// The database is locked or the transaction could not be serialized;
+    /// retrying may work.
+    Busy,
+    /// The database cannot be reached, or no connection came free before
+    /// the deadline: answer 503.
+    Unavailable,
+    /// The result is larger than the host's limits.sqlResultBytes.
+    TooLarge,
+    /// The statement does what a guest may not: ATTACH, load_extension, a
+    /// PRAGMA that touches files, transaction control in SQL, several
+    /// statements.
+    Denied,
+    /// A commit or rollback without a transaction, or a second begin.
+    Transaction,
+    /// Any other failure of the database; the message says what.
+    Other,
+    /// The host refused the call before any database saw it: the app
+    /// declares no such database ([`Errno::NOT_FOUND`]), the parameters
+    /// are not a JSON array ([`Errno::INVALID`]), or the call came outside
+    /// a request ([`Errno::STATE`]).
+    Host(Errno),
+    /// A [`Row`] accessor asked for a column the result does not have, or
+    /// for a value of another type (a NULL as an integer): a bug in the
+    /// handler, not in the database.
+    Column,
+}
+
+impl Code {
+    /// The code as the ABI spells it ("constraint", "syntax"...); "host"
+    /// and "column" for the two the SDK adds.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Code::Constraint => "constraint",
+            Code::Syntax => "syntax",
+            Code::Busy => "busy",
+            Code::Unavailable => "unavailable",
+            Code::TooLarge => "too_large",
+            Code::Denied => "denied",
+            Code::Transaction => "transaction",
+            Code::Other => "other",
+            Code::Host(_) => "host",
+            Code::Column => "column",
+        }
+    }
+
+    fn parse(s: &str) -> Code {
+        match s {
+            "constraint" => Code::Constraint,
+            "syntax" => Code::Syntax,
+            "busy" => Code::Busy,
+            "unavailable" => Code::Unavailable,
+            "too_large" => Code::TooLarge,
+            "denied" => Code::Denied,
+            "transaction" => Code::Transaction,
+            _ => Code::Other,
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a database call failed: its [`Code`], the database's (or the SDK's)
+/// message, and the constraint's name when the database gives it
+/// (PostgreSQL: `users_email_key`; SQLite: the columns, `users.email`).
+///
+/// A handler returning `Result<(), DbError>` may use `?` on the answering
+/// functions too: an [`Errno`] converts into a `DbError` of code
+/// [`Code::Host`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DbError {
+    /// The database the call named.
+    pub database: String,
+    /// What kind of failure it is.
+    pub code: Code,
+    /// What the database said, or what the SDK found wrong.
+    pub message: String,
+    /// The constraint that refused the change, when the code is
+    /// [`Code::Constraint`] and the database names it.
+    pub constraint: Option<String>,
+}
+
+impl DbError {
+    fn column(database: &str, message: String) -> DbError {
+        DbError { database: database.to_string(), code: Code::Column, message, constraint: None }
+    }
+}
+
+impl fmt::Display for DbError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.database.is_empty() {
+            write!(f, "database {:?}: ", self.database)?;
+        }
+        write!(f, "{}: {}", self.code, self.message)?;
+        if let Some(c) = &self.constraint {
+            write!(f, " ({})", c)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for DbError {}
+
+impl From<Errno> for DbError {
+    /// An answering function's errno (the client went away...), so that `?`
+    /// works on both in a handler returning `Result<(), DbError>`.
+    fn from(e: Errno) -> DbError {
+        DbError { database: String::new(), code: Code::Host(e), message: e.to_string(), constraint: None }
+    }
+}
+
+/// A statement parameter, bound by the database, never interpolated. The
+/// `From` conversions make them: `&[7.into(), "Ada".into(), None::<i64>.into()]`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// SQL NULL.
+    Null,
+    /// An integer, exact.
+    Int(i64),
+    /// A real; NaN and the infinities, which JSON cannot carry, go as NULL.
+    Float(f64),
+    /// A boolean (SQLite stores 1 or 0).
+    Bool(bool),
+    /// Text.
+    Text(String),
+    /// Bytes, sent base64 as `{"$blob": "..."}`.
+    Blob(Vec<u8>),
+}
+
+macro_rules! value_from_integer {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            fn from(n: $t) -> Value {
+                Value::Int(n as i64)
+            }
+        }
+    )*};
+}
+value_from_integer!(i8, i16, i32, i64, u8, u16, u32);
+
+impl From<f64> for Value {
+    fn from(f: f64) -> Value {
+        Value::Float(f)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::Text(s.to_string())
+    }
+}
+
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::Text(s)
+    }
+}
+
+impl From<&String> for Value {
+    fn from(s: &String) -> Value {
+        Value::Text(s.clone())
+    }
+}
+
+impl From<Vec<u8>> for Value {
+    fn from(b: Vec<u8>) -> Value {
+        Value::Blob(b)
+    }
+}
+
+impl From<&[u8]> for Value {
+    fn from(b: &[u8]) -> Value {
+        Value::Blob(b.to_vec())
+    }
+}
+
+impl<T: Into<Value>> From<Option<T>> for Value {
+    /// `None` is NULL.
+    fn from(v: Option<T>) -> Value {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+
+impl From<&Value> for Json {
+    fn from(v: &Value) -> Json {
+        match v {
+            Value::Null => Json::Null,
+            Value::Int(n) => Json::int(*n),
+            Value::Float(f) => Json::float(*f),
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Text(s) => Json::String(s.clone()),
+            Value::Blob(b) => Json::object().set("$blob", base64_encode(b)),
+        }
+    }
+}
+
+/// What [`Db::exec`] changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExecResult {
+    /// The rows inserted, updated or deleted.
+    pub rows_affected: i64,
+    /// The rowid of the last insert on SQLite; `None` on PostgreSQL, which
+    /// has none: say `INSERT ... RETURNING id` and use [`Db::query_row`].
+    pub last_insert_id: Option<i64>,
+}
+
+/// The rows of a [`Db::query`], read whole: iterate them, or index them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rows {
+    columns: Rc<[String]>,
+    rows: Vec<Row>,
+}
+
+impl Rows {
+    /// The result's column names, in order.
+    pub fn columns(&self) -> &[String] {
+        &self.columns
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rows, in order.
+    pub fn iter(&self) -> std::slice::Iter<'_, Row> {
+        self.rows.iter()
+    }
+}
+
+impl IntoIterator for Rows {
+    type Item = Row;
+    type IntoIter = std::vec::IntoIter<Row>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.rows.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Rows {
+    type Item = &'a Row;
+    type IntoIter = std::slice::Iter<'a, Row>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.rows.iter()
+    }
+}
+
+/// Names a column of a [`Row`]: its name (`"id"`) or its position (`0`).
+pub trait Column: Copy + fmt::Debug {
+    /// The column's position among columns, if it has one.
+    fn position(self, columns: &[String]) -> Option<usize>;
+}
+
+impl Column for &str {
+    fn position(self, columns: &[String]) -> Option<usize> {
+        columns.iter().position(|c| c == self)
+    }
+}
+
+impl Column for usize {
+    fn position(self, columns: &[String]) -> Option<usize> {
+        if self < columns.len() {
+            Some(self)
+        } else {
+            None
+        }
+    }
+}
+
+/// One row of a result. Its accessors take a [`Column`] and fail with
+/// [`Code::Column`] when the column does not exist or holds a value of
+/// another type (NULL included: read a column that may be NULL with
+/// [`Row::get`] into an `Option`, or test [`Row::is_null`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    database: Rc<str>,
+    columns: Rc<[String]>,
+    values: Vec<Json>,
+}
+
+impl Row {
+    /// The column names, in order.
+    pub fn columns(&self) -> &[String] {
+        &self.columns
+    }
+
+    /// The value of column c as the JSON the host sent: integers exact,
+    /// reals numbers, text and blobs (base64) strings, NULL `null`.
+    pub fn json<C: Column>(&self, c: C) -> Result<&Json, DbError> {
+        match c.position(&self.columns) {
+            Some(i) => Ok(&self.values[i]),
+            None => Err(DbError::column(&self.database, format!("the result has no column {:?}; its columns are {:?}", c, self.columns))),
+        }
+    }
+
+    /// Whether column c is NULL.
+    pub fn is_null<C: Column>(&self, c: C) -> Result<bool, DbError> {
+        self.json(c).map(Json::is_null)
+    }
+
+    /// Column c as a T: `i64`, `f64`, `bool`, `String`, `Vec<u8>` (a
+    /// blob), [`Json`], or an `Option` of one (`None` for NULL).
+    ///
+    /// ```ignore
+    /// let email: Option<String> = row.get("email")?;
+    /// ```
+    pub fn get<T: FromColumn, C: Column>(&self, c: C) -> Result<T, DbError> {
+        let v = self.json(c)?;
+        T::from_column(v).map_err(|want| {
+            DbError::column(&self.database, format!("column {:?} holds {}, not {}", c, v, want))
+        })
+    }
+
+    /// Column c as an integer.
+    pub fn get_i64<C: Column>(&self, c: C) -> Result<i64, DbError> {
+        self.get(c)
+    }
+
+    /// Column c as a number (an integer or a real).
+    pub fn get_f64<C: Column>(&self, c: C) -> Result<f64, DbError> {
+        self.get(c)
+    }
+
+    /// Column c as a boolean: PostgreSQL's `true`/`false`, SQLite's 1/0.
+    pub fn get_bool<C: Column>(&self, c: C) -> Result<bool, DbError> {
+        self.get(c)
+    }
+
+    /// Column c as text, borrowed from the row.
+    pub fn get_str<C: Column>(&self, c: C) -> Result<&str, DbError> {
+        let v = self.json(c)?;
+        v.as_str().ok_or_else(|| DbError::column(&self.database, format!("column {:?} holds {}, not text", c, v)))
+    }
+
+    /// Column c as a blob's bytes (base64 on the wire).
+    pub fn get_blob<C: Column>(&self, c: C) -> Result<Vec<u8>, DbError> {
+        self.get(c)
+    }
+}
+
+/// A type a column converts into with [`Row::get`]; the error is what was
+/// wanted, for the message.
+pub trait FromColumn: Sized {
+    /// The value, or what it should have been.
+    fn from_column(v: &Json) -> Result<Self, &'static str>;
+}
+
+impl FromColumn for i64 {
+    fn from_column(v: &Json) -> Result<i64, &'static str> {
+        v.as_i64().ok_or("an integer")
+    }
+}
+
+impl FromColumn for f64 {
+    fn from_column(v: &Json) -> Result<f64, &'static str> {
+        v.as_f64().ok_or("a number")
+    }
+}
+
+impl FromColumn for bool {
+    fn from_column(v: &Json) -> Result<bool, &'static str> {
+        match (v.as_bool(), v.as_i64()) {
+            (Some(b), _) => Ok(b),
+            (None, Some(0)) => Ok(false),
+            (None, Some(1)) => Ok(true),
+            _ => Err("a boolean"),
+        }
+    }
+}
+
+impl FromColumn for String {
+    fn from_column(v: &Json) -> Result<String, &'static str> {
+        v.as_str().map(str::to_string).ok_or("text")
+    }
+}
+
+impl FromColumn for Vec<u8> {
+    fn from_column(v: &Json) -> Result<Vec<u8>, &'static str> {
+        v.as_str().and_then(base64_decode).ok_or("a blob (base64 text)")
+    }
+}
+
+impl FromColumn for Json {
+    fn from_column(v: &Json) -> Result<Json, &'static str> {
+        Ok(v.clone())
+    }
+}
+
+impl<T: FromColumn> FromColumn for Option<T> {
+    fn from_column(v: &Json) -> Result<Option<T>, &'static str> {
+        if v.is_null() {
+            Ok(None)
+        } else {
+            T::from_column(v).map(Some)
+        }
+    }
+}
+
+impl Db {
+    /// The database endpoints.json declares under name. Nothing is checked
+    /// until the first call: one naming a database the app does not
+    /// declare fails with `Code::Host(Errno::NOT_FOUND)`.
+    pub fn new(name: &str) -> Db {
+        Db { name: name.to_string() }
+    }
+
+    /// The database's name in endpoints.json.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Runs a statement that returns rows.
+    ///
+    /// ```no_run
+    /// # use endpoints::db::Db;
+    /// # fn f() -> Result<(), endpoints::db::DbError> {
+    /// for row in Db::new("main").query("SELECT id, name FROM users ORDER BY id LIMIT $1", &[50.into()])? {
+    ///     let (id, name) = (row.get_i64(0)?, row.get_str(1)?);
+    /// #   let _ = (id, name);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn query(&self, sql: &str, params: &[Value]) -> Result<Rows, DbError> {
+        let result = self.run(sql, params, false)?;
+        let columns: Rc<[String]> = result["columns"]
+            .as_array()
+            .ok_or_else(|| self.bad_result("no \"columns\" array"))?
+            .iter()
+            .map(|c| c.as_str().map(str::to_string).ok_or_else(|| self.bad_result("a column name is not a string")))
+            .collect::<Result<Vec<_>, _>>()?
+            .into();
+        let database: Rc<str> = self.name.as_str().into();
+        let rows = match result {
+            Json::Object(members) => members.into_iter().find(|(k, _)| k == "rows").map(|(_, v)| v),
+            _ => None,
+        };
+        let rows = match rows {
+            Some(Json::Array(rows)) => rows,
+            _ => return Err(self.bad_result("no \"rows\" array")),
+        };
+        let rows = rows
+            .into_iter()
+            .map(|r| match r {
+                Json::Array(values) if values.len() == columns.len() => {
+                    Ok(Row { database: database.clone(), columns: columns.clone(), values })
+                }
+                _ => Err(self.bad_result("a row is not an array of one value per column")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Rows { columns, rows })
+    }
+
+    /// Runs a statement that returns at most one row that matters: the
+    /// first, or `None` when there is none.
+    pub fn query_row(&self, sql: &str, params: &[Value]) -> Result<Option<Row>, DbError> {
+        Ok(self.query(sql, params)?.into_iter().next())
+    }
+
+    /// Runs a statement for its effect.
+    ///
+    /// ```no_run
+    /// # use endpoints::db::Db;
+    /// # fn f() -> Result<(), endpoints::db::DbError> {
+    /// let res = Db::new("main").exec("UPDATE users SET name = $1 WHERE id = $2", &["Ada".into(), 7.into()])?;
+    /// if res.rows_affected == 0 { /* no such user */ }
+    /// # Ok(()) }
+    /// ```
+    pub fn exec(&self, sql: &str, params: &[Value]) -> Result<ExecResult, DbError> {
+        let result = self.run(sql, params, true)?;
+        let rows_affected = result["rowsAffected"].as_i64().ok_or_else(|| self.bad_result("no \"rowsAffected\" integer"))?;
+        Ok(ExecResult { rows_affected, last_insert_id: result["lastInsertId"].as_i64() })
+    }
+
+    /// Runs f in a transaction: the statements f runs on this database run
+    /// in it; it commits when f returns `Ok` and rolls back when f returns
+    /// `Err` (returned as it is). A panic traps the module, and the host
+    /// rolls the transaction back.
+    ///
+    /// ```no_run
+    /// # use endpoints::db::{Db, DbError};
+    /// # fn f(n: i64, from: i64, to: i64) -> Result<(), DbError> {
+    /// Db::new("main").transaction(|tx| {
+    ///     tx.exec("UPDATE accounts SET balance = balance - $1 WHERE id = $2", &[n.into(), from.into()])?;
+    ///     tx.exec("UPDATE accounts SET balance = balance + $1 WHERE id = $2", &[n.into(), to.into()])?;
+    ///     Ok(())
+    /// })
+    /// # }
+    /// ```
+    pub fn transaction<T, E: From<DbError>>(&self, f: impl FnOnce(&Db) -> Result<T, E>) -> Result<T, E> {
+        self.begin()?;
+        match f(self) {
+            Ok(v) => {
+                self.commit()?;
+                Ok(v)
+            }
+            Err(e) => {
+                // The failure that matters is f's; a rollback that fails
+                // leaves the transaction to the host, which rolls it back
+                // when the call ends.
+                let _ = self.rollback();
+                Err(e)
+            }
+        }
+    }
+
+    /// Opens a transaction for the rest of the call (prefer
+    /// [`Db::transaction`]); one per database at a time.
+    pub fn begin(&self) -> Result<(), DbError> {
+        self.check(unsafe { host::db_begin(self.name.as_ptr(), len(self.name.as_bytes())) })
+    }
+
+    /// Commits the open transaction.
+    pub fn commit(&self) -> Result<(), DbError> {
+        self.check(unsafe { host::db_commit(self.name.as_ptr(), len(self.name.as_bytes())) })
+    }
+
+    /// Rolls the open transaction back.
+    pub fn rollback(&self) -> Result<(), DbError> {
+        self.check(unsafe { host::db_rollback(self.name.as_ptr(), len(self.name.as_bytes())) })
+    }
+
+    /// Runs one statement and parses its pending result.
+    fn run(&self, sql: &str, params: &[Value], exec: bool) -> Result<Json, DbError> {
+        let params = if params.is_empty() {
+            String::new()
+        } else {
+            Json::Array(params.iter().map(Json::from).collect()).to_string()
+        };
+        let (d, s, p) = (self.name.as_bytes(), sql.as_bytes(), params.as_bytes());
+        let call = if exec { host::db_exec } else { host::db_query };
+        let rc = unsafe { call(d.as_ptr(), len(d), s.as_ptr(), len(s), p.as_ptr(), len(p)) };
+        if rc < 0 {
+            return Err(self.error(rc));
+        }
+        let b = pending(rc as usize).map_err(|e| self.error(e.0))?;
+        Json::parse(&text(b)).map_err(|e| self.bad_result(&e.to_string()))
+    }
+
+    /// Ok for 0, the failure of a negative errno.
+    fn check(&self, rc: i32) -> Result<(), DbError> {
+        if rc < 0 {
+            Err(self.error(rc))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The error of errno rc: for [`Errno::DATABASE`], the one the pending
+    /// result describes.
+    fn error(&self, rc: i32) -> DbError {
+        let host_error = |e: Errno, why: &str| DbError {
+            database: self.name.clone(),
+            code: Code::Host(e),
+            message: format!("{}{}", e, why),
+            constraint: None,
+        };
+        match Errno(rc) {
+            Errno::DATABASE => {
+                let size = unsafe { host::db_result(std::ptr::null_mut(), 0) };
+                let parsed = if size < 0 { None } else { pending(size as usize).ok().and_then(|b| Json::parse(&text(b)).ok()) };
+                match parsed {
+                    Some(r) => DbError {
+                        database: self.name.clone(),
+                        code: Code::parse(r["error"]["code"].as_str().unwrap_or("")),
+                        message: r["error"]["message"].as_str().unwrap_or("").to_string(),
+                        constraint: r["error"]["constraint"].as_str().map(str::to_string),
+                    },
+                    None => host_error(Errno::DATABASE, ": the host gave no error result"),
+                }
+            }
+            Errno::NOT_FOUND => host_error(Errno::NOT_FOUND, ": the app declares no such database in endpoints.json's \"databases\""),
+            Errno::INVALID => host_error(Errno::INVALID, ": the parameters are not a JSON array of values"),
+            e => host_error(e, ""),
+        }
+    }
+
+    fn bad_result(&self, why: &str) -> DbError {
+        DbError { database: self.name.clone(), code: Code::Other, message: format!("reading the host's result: {}", why), constraint: None }
+    }
+}
+
+/// Reads the pending result, of size n.
+fn pending(n: usize) -> Result<Vec<u8>, Errno> {
+    let mut buf = vec![0u8; n];
+    let m = unsafe { host::db_result(buf.as_mut_ptr(), len(&buf)) };
+    if m < 0 {
+        return Err(Errno(m));
+    }
+    buf.truncate(m as usize);
+    Ok(buf)
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard, padded base64 (RFC 4648 §4), as the host takes and gives
+/// blobs.
+fn base64_encode(b: &[u8]) -> String {
+    let mut out = String::with_capacity((b.len() + 2) / 3 * 4);
+    for chunk in b.chunks(3) {
+        let n = (u32::from(chunk[0]) << 16) | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8) | u32::from(*chunk.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(BASE64[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The bytes of standard, padded base64, or None for anything else.
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    if b.len() % 4 != 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(b.len() / 4 * 3);
+    for (q, quad) in b.chunks(4).enumerate() {
+        let last = q == b.len() / 4 - 1;
+        let mut n = 0u32;
+        let mut pad = 0;
+        for (i, &c) in quad.iter().enumerate() {
+            let v = match c {
+                b'=' if last && i >= 2 => {
+                    pad += 1;
+                    0
+                }
+                _ if pad > 0 => return None,
+                _ => BASE64.iter().position(|&a| a == c)? as u32,
+            };
+            n = n << 6 | v;
+        }
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips() {
+        for (raw, enc) in [(&b""[..], ""), (b"f", "Zg=="), (b"fo", "Zm8="), (b"foo", "Zm9v"), (b"\x00\x01\xff\xfe", "AAH//g==")] {
+            assert_eq!(base64_encode(raw), enc);
+            assert_eq!(base64_decode(enc).as_deref(), Some(raw));
+        }
+        for bad in ["Zg=", "Z===", "Zg=a", "Zm9v!A==", "=Zg="] {
+            assert_eq!(base64_decode(bad), None, "{:?} decoded", bad);
+        }
+    }
+
+    #[test]
+    fn params_encode_as_the_host_takes_them() {
+        let params: Vec<Value> = vec![7.into(), "Ada \"A\"".into(), None::<i64>.into(), 2.5.into(), true.into(), vec![0u8, 1, 2].into(), i64::MAX.into()];
+        let json = Json::Array(params.iter().map(Json::from).collect()).to_string();
+        assert_eq!(json, r#"[7,"Ada \"A\"",null,2.5,true,{"$blob":"AAEC"},9223372036854775807]"#);
+    }
+
+    fn row(values: &str) -> Row {
+        let columns: Rc<[String]> = vec!["id".to_string(), "name".to_string(), "data".to_string(), "ok".to_string()].into();
+        let values = match Json::parse(values).unwrap() {
+            Json::Array(v) => v,
+            _ => unreachable!(),
+        };
+        Row { database: "main".into(), columns, values }
+    }
+
+    #[test]
+    fn rows_read_typed_values() {
+        let r = row(r#"[9007199254740993,"Ada","AAEC",1]"#);
+        assert_eq!(r.get_i64("id"), Ok(9007199254740993));
+        assert_eq!(r.get_i64(0), Ok(9007199254740993));
+        assert_eq!(r.get_str("name"), Ok("Ada"));
+        assert_eq!(r.get_blob("data"), Ok(vec![0, 1, 2]));
+        assert_eq!(r.get_bool("ok"), Ok(true));
+        assert_eq!(r.get::<Option<String>, _>("name"), Ok(Some("Ada".to_string())));
+        assert_eq!(r.get_f64("id"), Ok(9007199254740993.0));
+    }
+
+    #[test]
+    fn rows_refuse_what_is_not_there() {
+        let r = row(r#"[null,7,"not base64!",2]"#);
+        for (what, got) in [
+            ("NULL as an integer", r.get_i64("id").err()),
+            ("an integer as text", r.get_str("name").err()),
+            ("a missing column", r.get_i64("email").err()),
+            ("a column past the end", r.get_i64(4).err()),
+            ("bad base64", r.get_blob("data").err()),
+            ("2 as a boolean", r.get_bool("ok").err()),
+        ] {
+            match got {
+                Some(e) => assert_eq!(e.code, Code::Column, "{}: {}", what, e),
+                None => panic!("{} was accepted", what),
+            }
+        }
+        assert_eq!(r.get::<Option<i64>, _>("id"), Ok(None));
+        assert_eq!(r.is_null("id"), Ok(true));
+        let from_errno = DbError::from(Errno::IO);
+        assert_eq!(from_errno.code, Code::Host(Errno::IO));
+        assert_eq!(from_errno.to_string(), "host: errno -5 (I/O: the client went away or reading failed)");
+        let e = r.get_i64("email").unwrap_err();
+        assert_eq!(e.to_string(), r#"database "main": column: the result has no column "email"; its columns are ["id", "name", "data", "ok"]"#);
+    }
+}

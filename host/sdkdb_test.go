@@ -1,0 +1,83 @@
+package host_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+)
+
+// TestSDKDatabases builds the route testdata/sdkdb/db.post.<ext> in each
+// guest language and runs the same requests against each, on a real SQLite
+// database migrated by testdata/sdkdb/migration.sql: a query with typed
+// columns (an exact integer, text, a nullable real, a blob), an exec with
+// text, real and blob parameters, a unique violation the route answers 409
+// with the constraint's code, text holding quotes, a backslash, UTF-8 and
+// what JSON encoders escape (<&>), a transaction that commits and one that
+// rolls back when the function returns an error, a syntax error, and a
+// database the app does not declare.
+func TestSDKDatabases(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: compiling the routes takes seconds each")
+	}
+	languages := []struct{ name, ext, tool string }{
+		{"rust", "rs", "rustc"},
+		{"c", "c", "clang"},
+		{"assemblyscript", "ts", "npm"},
+	}
+	for _, lang := range languages {
+		t.Run(lang.name, func(t *testing.T) {
+			t.Parallel()
+			requireTool(t, lang.tool)
+			src, err := os.ReadFile(filepath.Join("testdata", "sdkdb", "db.post."+lang.ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			migration, err := os.ReadFile(filepath.Join("testdata", "sdkdb", "migration.sql"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := newApp(t).file("server/routes/db.post."+lang.ext, src).file("server/migrations/001-users.sql", migration)
+			if lang.ext == "ts" {
+				linkAssemblyScript(t, a.dir)
+			}
+			if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+				t.Fatal(err)
+			}
+			srv, logs := a.serve(host.Options{})
+			steps := []struct {
+				name, op, user, fail string
+				status               int
+				want                 string
+			}{
+				{"typed rows", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null}]`},
+				{"insert with parameters", "add", "Linus", "", 200, `{"rowsAffected":1,"lastInsertId":3}`},
+				{"unique violation", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users.name"}`},
+				{"parameters are never SQL", "add", "x'); DROP TABLE users; --", "", 200, `{"rowsAffected":1,"lastInsertId":4}`},
+				{"text with escapes", "add", `Zoë "Q" \ / <&>`, "", 200, `{"rowsAffected":1,"lastInsertId":5}`},
+				{"committed transaction", "tx", "Ken", "", 200, `{"committed":true,"score":6}`},
+				{"rolled back transaction", "tx", "Dennis", "yes", 200, `{"committed":false,"why":"host"}`},
+				{"syntax error", "bad", "", "", 200, `{"code":"syntax","constraint":null}`},
+				{"undeclared database", "nodb", "", "", 200, `{"code":"host","constraint":null}`},
+				{"what remains", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null},` +
+					`{"id":3,"name":"Linus","score":2.25,"avatar":"0908"},{"id":4,"name":"x'); DROP TABLE users; --","score":2.25,"avatar":"0908"},{"id":5,"name":"Zoë \"Q\" \\ / <&>","score":2.25,"avatar":"0908"},{"id":6,"name":"Ken","score":6,"avatar":null}]`},
+			}
+			for _, s := range steps {
+				headers := []string{"x-op", s.op}
+				if s.user != "" {
+					headers = append(headers, "x-name", s.user)
+				}
+				if s.fail != "" {
+					headers = append(headers, "x-fail", s.fail)
+				}
+				got := do(t, srv, "POST", "/db", "", headers...)
+				if got.status != s.status || !jsonEqual(t, got.body, s.want) {
+					t.Errorf("%s: got %d %s\nwant %d %s\nlog:\n%s", s.name, got.status, got.body, s.status, s.want, logs)
+				}
+			}
+		})
+	}
+}

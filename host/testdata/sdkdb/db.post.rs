@@ -1,0 +1,63 @@
+// The Rust half of TestSDKDatabases: a plain route that runs the database
+// operation its x-op header names with the SDK's endpoints::db.
+use endpoints::db::{Code, Db, DbError};
+use endpoints::{plain_route, respond, Json, Request};
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{:02x}", x)).collect()
+}
+
+fn failure(e: &DbError) -> Json {
+    Json::object().set("code", e.code.as_str()).set("constraint", e.constraint.clone())
+}
+
+fn handle(req: &Request) -> Result<(), DbError> {
+    let db = Db::new("main");
+    let name = req.header("x-name").unwrap_or_default();
+    let answer = match req.header("x-op").unwrap_or_default().as_str() {
+        "list" => {
+            let mut users = Json::array();
+            for row in db.query("SELECT id, name, score, avatar FROM users WHERE id >= $1 ORDER BY id", &[1.into()])? {
+                users.push(Json::object()
+                    .set("id", row.get_i64("id")?)
+                    .set("name", row.get_str(1)?)
+                    .set("score", row.get::<Option<f64>, _>("score")?)
+                    .set("avatar", row.get::<Option<Vec<u8>>, _>("avatar")?.map(|b| hex(&b))));
+            }
+            users
+        }
+        "add" => match db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", &[name.as_str().into(), 2.25.into(), vec![9u8, 8].into()]) {
+            Ok(r) => Json::object().set("rowsAffected", r.rows_affected).set("lastInsertId", r.last_insert_id),
+            Err(e) if e.code == Code::Constraint => return Ok(respond(409, &failure(&e))?),
+            Err(e) => return Err(e),
+        },
+        "tx" => {
+            let fail = req.header("x-fail").is_some();
+            let outcome = db.transaction(|tx| {
+                tx.exec("INSERT INTO users (name) VALUES ($1)", &[name.as_str().into()])?;
+                tx.exec("UPDATE users SET score = (SELECT count(*) FROM users) WHERE name = $1", &[name.as_str().into()])?;
+                if fail {
+                    return Err(DbError::from(endpoints::Errno::INVALID));
+                }
+                Ok(tx.query_row("SELECT score FROM users WHERE name = $1", &[name.as_str().into()])?.map(|r| r.get_f64(0)))
+            });
+            match outcome {
+                Ok(score) => Json::object().set("committed", true).set("score", score.transpose()?),
+                Err(e) => Json::object().set("committed", false).set("why", e.code.as_str()),
+            }
+        }
+        "bad" => match db.query("SELEC name FROM users", &[]) {
+            Ok(_) => Json::object(),
+            Err(e) => failure(&e),
+        },
+        "nodb" => match Db::new("other").query("SELECT 1", &[]) {
+            Ok(_) => Json::object(),
+            Err(e) => failure(&e),
+        },
+        op => Json::object().set("unknown op", op),
+    };
+    respond(200, &answer)?;
+    Ok(())
+}
+
+plain_route!(handle);

@@ -1,0 +1,77 @@
+// The AssemblyScript half of TestSDKDatabases: a plain route that runs the
+// database operation its x-op header names with the SDK's DB class.
+import { DB, DBError, JSONValue, Request, blob, plainRoute, respond } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+function hex(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += (b[i] < 16 ? "0" : "") + b[i].toString(16);
+  return s;
+}
+
+function failure(e: DBError): JSONValue {
+  return JSONValue.object().set("code", JSONValue.str(e.code)).set("constraint", e.constraint == "" ? JSONValue.null() : JSONValue.str(e.constraint));
+}
+
+// What the transaction's function reads: AssemblyScript functions capture
+// no locals.
+let txName = "";
+let txFail = false;
+let txScore: f64 = 0;
+
+function inTx(tx: DB): bool {
+  const p = [JSONValue.str(txName)];
+  if (tx.exec("INSERT INTO users (name) VALUES ($1)", p) == null) return false;
+  if (tx.exec("UPDATE users SET score = (SELECT count(*) FROM users) WHERE name = $1", p) == null) return false;
+  if (txFail) return false;
+  const rows = tx.query("SELECT score FROM users WHERE name = $1", p);
+  if (rows == null || rows.length != 1) return false;
+  txScore = rows.at(0).getFloat("score");
+  return true;
+}
+
+plainRoute((req: Request): void => {
+  const db = new DB("main");
+  const op = req.header("x-op");
+  const nameHeader = req.header("x-name");
+  const name = nameHeader == null ? "" : nameHeader!;
+  let answer = JSONValue.object();
+  if (op == "list") {
+    const rows = db.query("SELECT id, name, score, avatar FROM users WHERE id >= $1 ORDER BY id", [JSONValue.int(1)]);
+    assert(rows != null, db.error != null ? db.error!.toString() : "");
+    answer = JSONValue.array();
+    for (let i = 0; i < rows!.length; i++) {
+      const r = rows!.at(i);
+      answer.push(JSONValue.object()
+        .set("id", JSONValue.int(r.getInt("id")))
+        .set("name", JSONValue.str(r.getString("name")))
+        .set("score", r.isNull("score") ? JSONValue.null() : JSONValue.float(r.getFloat("score")))
+        .set("avatar", r.isNull("avatar") ? JSONValue.null() : JSONValue.str(hex(r.getBlob("avatar")))));
+    }
+  } else if (op == "add") {
+    const avatar = new Uint8Array(2);
+    avatar[0] = 9;
+    avatar[1] = 8;
+    const res = db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", [JSONValue.str(name), JSONValue.float(2.25), blob(avatar)]);
+    if (res == null) {
+      assert(db.error!.code == "constraint", db.error!.toString());
+      respond(409, failure(db.error!));
+      return;
+    }
+    answer.set("rowsAffected", JSONValue.int(res.rowsAffected)).set("lastInsertId", JSONValue.int(res.lastInsertId));
+  } else if (op == "tx") {
+    txName = name;
+    txFail = req.header("x-fail") != null;
+    if (db.transaction(inTx)) {
+      answer.set("committed", JSONValue.boolean(true)).set("score", JSONValue.float(txScore));
+    } else {
+      answer.set("committed", JSONValue.boolean(false)).set("why", JSONValue.str(db.error == null ? "host" : db.error!.code));
+    }
+  } else if (op == "bad") {
+    if (db.query("SELEC name FROM users") == null) answer = failure(db.error!);
+  } else if (op == "nodb") {
+    const other = new DB("other");
+    if (other.query("SELECT 1") == null) answer = failure(other.error!);
+  }
+  respond(200, answer);
+});
