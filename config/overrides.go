@@ -90,25 +90,54 @@ func upperSnake(s string) string {
 }
 
 // OverridesFromEnv returns the overrides the ENDPOINTS_* variables of
-// environ (as os.Environ gives them) make; a variable with that prefix
-// that names no setting is an error listing them. Variables in ignore are
-// left alone: a program's own ENDPOINTS_* variables.
-func OverridesFromEnv(environ []string, ignore ...string) ([]Override, error) {
+// environ (as os.Environ gives them) make, and a warning for each variable
+// with that prefix that names no setting (a misspelling, or a variable of
+// another program), which is then ignored: the caller logs the warnings.
+// Variables in ignore are left alone (a program's own ENDPOINTS_*
+// variables), and so are the service links Kubernetes injects for a
+// Service named "endpoints" ([KubernetesServiceLink]).
+func OverridesFromEnv(environ []string, ignore ...string) (overrides []Override, warnings []string) {
 	settings := Settings()
-	var out []Override
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "ENDPOINTS_") || slices.Contains(ignore, name) {
+		if !strings.HasPrefix(name, "ENDPOINTS_") || slices.Contains(ignore, name) || KubernetesServiceLink(name) {
 			continue
 		}
 		i := slices.IndexFunc(settings, func(s Setting) bool { return s.Env == name })
 		if i < 0 {
-			return nil, fmt.Errorf("environment variable %s names no setting of %s; the settings are: %s", name, File, envNames(settings))
+			warnings = append(warnings, fmt.Sprintf("environment variable %s names no setting of %s and is ignored; the settings are: %s", name, File, envNames(settings)))
+			continue
 		}
-		out = append(out, Override{Pointer: settings[i].Pointer, Value: value, Source: name})
+		overrides = append(overrides, Override{Pointer: settings[i].Pointer, Value: value, Source: name})
 	}
-	slices.SortFunc(out, func(a, b Override) int { return strings.Compare(a.Pointer, b.Pointer) })
-	return out, nil
+	slices.SortFunc(overrides, func(a, b Override) int { return strings.Compare(a.Pointer, b.Pointer) })
+	return overrides, warnings
+}
+
+// KubernetesServiceLink reports whether name is one of the variables
+// Kubernetes sets in every pod of a namespace holding a Service named
+// "endpoints" (its "service links", Docker-links style):
+// ENDPOINTS_SERVICE_HOST, ENDPOINTS_SERVICE_PORT,
+// ENDPOINTS_SERVICE_PORT_<PORTNAME>, ENDPOINTS_PORT and
+// ENDPOINTS_PORT_<NUMBER>_<PROTOCOL>[_PROTO|_PORT|_ADDR]. No setting has
+// those names (endpoints.json has no "service" nor "port" member), so they
+// are never overrides.
+func KubernetesServiceLink(name string) bool {
+	switch {
+	case name == "ENDPOINTS_SERVICE_HOST", name == "ENDPOINTS_SERVICE_PORT", name == "ENDPOINTS_PORT":
+		return true
+	case strings.HasPrefix(name, "ENDPOINTS_SERVICE_PORT_"):
+		return len(name) > len("ENDPOINTS_SERVICE_PORT_")
+	case strings.HasPrefix(name, "ENDPOINTS_PORT_"):
+		rest := name[len("ENDPOINTS_PORT_"):]
+		port, proto, _ := strings.Cut(rest, "_")
+		if port == "" || strings.Trim(port, "0123456789") != "" {
+			return false
+		}
+		proto, _, _ = strings.Cut(proto, "_")
+		return proto == "TCP" || proto == "UDP" || proto == "SCTP"
+	}
+	return false
 }
 
 // ParseOverride reads a --set flag's argument, "limits.timeout=2s": the

@@ -33,16 +33,21 @@ func (o *overrideFlags) Set(v string) error {
 
 // addConfigFlags adds --set to fs; the function it returns gives the
 // overrides in effect, twelve-factor style: the ENDPOINTS_* environment
-// variables, then the --set flags, which win.
-func addConfigFlags(fs *flag.FlagSet) func() ([]config.Override, error) {
+// variables, then the --set flags, which win. Every command that reads
+// endpoints.json takes them, so what it prints or builds is what serve
+// serves. An ENDPOINTS_* variable that names no setting is a warning on
+// stderr, not an error: the environment is shared with other programs
+// (Kubernetes' service links for a Service named "endpoints" are not even
+// warned about).
+func addConfigFlags(fs *flag.FlagSet, stderr io.Writer) func() []config.Override {
 	var sets overrideFlags
 	fs.Var(&sets, "set", "replace a setting of endpoints.json: `SETTING=VALUE` (repeatable), e.g. --set storage.url=redis://cache:6379/0;\nENDPOINTS_STORAGE_URL and the like do the same from the environment ('endpoints help settings' lists them)")
-	return func() ([]config.Override, error) {
-		env, err := config.OverridesFromEnv(os.Environ())
-		if err != nil {
-			return nil, err
+	return func() []config.Override {
+		env, warnings := config.OverridesFromEnv(os.Environ())
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "endpoints %s: warning: %s\n", fs.Name(), w)
 		}
-		return append(env, sets...), nil
+		return append(env, sets...)
 	}
 }
 

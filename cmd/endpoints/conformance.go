@@ -22,15 +22,17 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	noBuild := fs.Bool("no-build", false, "test the modules as they are, without building the sources first")
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
 	}
-	if !*noBuild && !build(ctx, app, stdout, stderr) {
+	ovs := overrides()
+	if !*noBuild && !build(ctx, app, ovs, stdout, stderr) {
 		return exitError
 	}
 	var logs syncBuffer
-	h, err := host.New(ctx, app, host.Options{Mode: host.Development, CacheDir: *cacheDir, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	h, err := host.New(ctx, app, host.Options{Mode: host.Development, CacheDir: *cacheDir, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})), ConfigOverrides: ovs})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints conformance: %v\n", err)
 		return exitError

@@ -344,14 +344,16 @@ func newestSource(app string, s guestbuild.Source) time.Time {
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("build", flag.ContinueOnError)
 	cacheDir := fs.String("cache-dir", "", "also compile every module into the compilation cache in `DIR`, so that serve --cache-dir DIR starts warm")
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
 	}
-	if !build(ctx, app, stdout, stderr) {
+	ovs := overrides()
+	if !build(ctx, app, ovs, stdout, stderr) {
 		return exitError
 	}
-	if *cacheDir != "" && !precompile(ctx, app, *cacheDir, stdout, stderr) {
+	if *cacheDir != "" && !precompile(ctx, app, *cacheDir, ovs, stdout, stderr) {
 		return exitError
 	}
 	return exitOK
@@ -360,11 +362,11 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // precompile loads the app once with wazero's compiler and the cache in
 // dir, which keeps the compiled code: a container image or a deploy step
 // pays the compilation once, and `serve --cache-dir dir` starts warm.
-func precompile(ctx context.Context, app, dir string, stdout, stderr io.Writer) bool {
+func precompile(ctx context.Context, app, dir string, ovs []config.Override, stdout, stderr io.Writer) bool {
 	fmt.Fprintf(stdout, "compiling the modules into %s\n", dir)
 	start := time.Now()
 	con := newConsole(stdout, false, false)
-	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: slog.New(slog.DiscardHandler), Progress: con.progress, SkipVariables: true})
+	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: slog.New(slog.DiscardHandler), Progress: con.progress, SkipVariables: true, ConfigOverrides: ovs})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
@@ -379,9 +381,10 @@ func precompile(ctx context.Context, app, dir string, stdout, stderr io.Writer) 
 }
 
 // build compiles the app's sources, printing a line per module, then runs
-// the app's build command (endpoints.json "build") when it has one.
-func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
-	cfg, err := config.Load(app)
+// the app's build command (endpoints.json "build", with the overrides)
+// when it has one.
+func build(ctx context.Context, app string, ovs []config.Override, stdout, stderr io.Writer) bool {
+	cfg, err := config.Load(app, ovs...)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
@@ -436,6 +439,7 @@ func buildSources(ctx context.Context, app string, sources []guestbuild.Source, 
 func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("routes", flag.ContinueOnError)
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -443,7 +447,7 @@ func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !requireBuilt("routes", app, stderr) {
 		return exitError
 	}
-	h, ok := load(ctx, "routes", app, *cacheDir, host.Development, stderr)
+	h, ok := load(ctx, "routes", app, *cacheDir, host.Development, overrides(), stderr)
 	if !ok {
 		return exitError
 	}
@@ -459,6 +463,7 @@ func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("openapi", flag.ContinueOnError)
 	out := fs.String("o", "", "write the document to this file instead of standard output")
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -466,7 +471,7 @@ func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if !requireBuilt("openapi", app, stderr) {
 		return exitError
 	}
-	h, ok := load(ctx, "openapi", app, *cacheDir, host.Production, stderr)
+	h, ok := load(ctx, "openapi", app, *cacheDir, host.Production, overrides(), stderr)
 	if !ok {
 		return exitError
 	}
@@ -487,18 +492,20 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
 	noBuild := fs.Bool("no-build", false, "check the modules as they are, without building the sources first")
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
 	}
+	ovs := overrides()
 	if *noBuild {
 		if !requireBuilt("check", app, stderr) {
 			return exitError
 		}
-	} else if !build(ctx, app, stdout, stderr) {
+	} else if !build(ctx, app, ovs, stdout, stderr) {
 		return exitError
 	}
-	h, ok := load(ctx, "check", app, *cacheDir, host.Development, stderr)
+	h, ok := load(ctx, "check", app, *cacheDir, host.Development, ovs, stderr)
 	if !ok {
 		return exitError
 	}
@@ -519,11 +526,12 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // load loads an app for a command that serves nothing: quietly, with the
-// command's name on its error.
-func load(ctx context.Context, name, app, cacheDir string, mode host.Mode, stderr io.Writer) (*host.Host, bool) {
+// command's name on its error, and the overrides (--set, ENDPOINTS_*) that
+// serve would apply.
+func load(ctx context.Context, name, app, cacheDir string, mode host.Mode, ovs []config.Override, stderr io.Writer) (*host.Host, bool) {
 	// Variables are for serving: these commands run where the app's
 	// secrets are not (CI), and its guests read none.
-	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: cacheDir, Logger: slog.New(slog.DiscardHandler), SkipVariables: true})
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: cacheDir, Logger: slog.New(slog.DiscardHandler), SkipVariables: true, ConfigOverrides: ovs})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return nil, false
@@ -576,7 +584,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	asJSON := fs.Bool("json", false, "log JSON lines instead of text")
 	logLevel := fs.String("log-level", "info", "`LEVEL` of the log: debug, info, warn or error; debug also prints the configuration in effect")
 	adminAddr := fs.String("admin-addr", "", "serve /metrics, /livez and /readyz on `HOST:PORT`, apart from --addr (off when empty)")
-	overrides := addConfigFlags(fs)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -585,10 +593,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	if err == nil && *quiet {
 		level = max(level, slog.LevelWarn)
 	}
-	var sets []config.Override
-	if err == nil {
-		sets, err = overrides()
-	}
+	sets := overrides()
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return exitUsage
@@ -621,7 +626,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 	buildStart := time.Now()
 	if mode == host.Development {
-		if !build(ctx, app, stdout, stderr) {
+		if !build(ctx, app, sets, stdout, stderr) {
 			// What built serves; what failed is reported again by the
 			// load below and rebuilt when its source is saved.
 			fmt.Fprintf(stdout, "some route sources did not build (above): the other routes serve; save a fix to rebuild\n")
@@ -691,7 +696,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	fmt.Fprintf(stdout, "\nlistening on http://%s\n", ln.Addr())
 	if mode == host.Development {
 		fmt.Fprintf(stdout, "watching %s: saved sources are rebuilt, changed modules reloaded\n", app)
-		devLoop(ctx, app, h, con, buildStart)
+		devLoop(ctx, app, h, con, buildStart, sets)
 	}
 	go func() { errc <- srv.Serve(ln) }()
 	select {
