@@ -194,7 +194,9 @@ func applyOverrides(file string, data []byte, overrides []Override) ([]byte, err
 			value = splitList(o.Value)
 		case !settings[i].Text:
 			var v any
-			if err := json.Unmarshal([]byte(o.Value), &v); err != nil {
+			if err := json.Unmarshal([]byte(o.Value), &v); err != nil && isSize(o.Pointer) {
+				v = o.Value // "1MiB": read by the decoding's sizes
+			} else if err != nil {
 				return nil, fmt.Errorf("%s: %s takes JSON (a number, true or false, an object), got %q", o.Source, o.Pointer, o.Value)
 			}
 			value = v
