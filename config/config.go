@@ -295,6 +295,9 @@ func parse(file string, data []byte) (*App, error) {
 	if err := cfg.AuthFailures.check(file); err != nil {
 		return nil, err
 	}
+	if err := checkEdges(file, &cfg); err != nil {
+		return nil, err
+	}
 	return &cfg, nil
 }
 
