@@ -105,7 +105,7 @@ func OverridesFromEnv(environ []string, ignore ...string) (overrides []Override,
 		}
 		i := slices.IndexFunc(settings, func(s Setting) bool { return s.Env == name })
 		if i < 0 {
-			warnings = append(warnings, fmt.Sprintf("environment variable %s names no setting of %s and is ignored; the settings are: %s", name, File, envNames(settings)))
+			warnings = append(warnings, fmt.Sprintf("environment variable %s names no setting of %s and is ignored%s", name, File, nearestEnv(settings, name)))
 			continue
 		}
 		overrides = append(overrides, Override{Pointer: settings[i].Pointer, Value: value, Source: name})
@@ -140,6 +140,26 @@ func KubernetesServiceLink(name string) bool {
 	return false
 }
 
+// nearestEnv suggests the variable of settings that shares the longest
+// prefix with name, past "ENDPOINTS_": "; did you mean
+// ENDPOINTS_STORAGE_URL?", or nothing when none shares a word.
+func nearestEnv(settings []Setting, name string) string {
+	best, bestLen := "", len("ENDPOINTS_")+1
+	for _, s := range settings {
+		n := 0
+		for n < len(name) && n < len(s.Env) && name[n] == s.Env[n] {
+			n++
+		}
+		if n > bestLen {
+			best, bestLen = s.Env, n
+		}
+	}
+	if best == "" {
+		return " (`endpoints help settings` lists the settings)"
+	}
+	return "; did you mean " + best + "? (`endpoints help settings` lists the settings)"
+}
+
 // ParseOverride reads a --set flag's argument, "limits.timeout=2s": the
 // setting's path (dots or a JSON pointer), "=", its value.
 func ParseOverride(arg string) (Override, error) {
@@ -160,14 +180,6 @@ func ParseOverride(arg string) (Override, error) {
 		return Override{}, fmt.Errorf("--set %s: %s names no setting of %s; the settings are: %s", arg, key, File, strings.Join(names, ", "))
 	}
 	return Override{Pointer: ptr, Value: value, Source: "--set " + key}, nil
-}
-
-func envNames(settings []Setting) string {
-	names := make([]string, len(settings))
-	for i, s := range settings {
-		names[i] = s.Env
-	}
-	return strings.Join(names, ", ")
 }
 
 // applyOverrides returns the content of endpoints.json (data, nil when the

@@ -49,7 +49,7 @@ func TestOverridesFromEnv(t *testing.T) {
 	}
 	// A misspelt variable is ignored with a warning that lists the right
 	// names, rather than refusing to start.
-	if o, w := config.OverridesFromEnv([]string{"ENDPOINTS_STORAGE_ULR=x", "ENDPOINTS_LIMITS_TIMEOUT=2s"}); len(o) != 1 || len(w) != 1 || !strings.Contains(w[0], "ENDPOINTS_STORAGE_ULR names no setting") || !strings.Contains(w[0], "ENDPOINTS_STORAGE_URL") {
+	if o, w := config.OverridesFromEnv([]string{"ENDPOINTS_STORAGE_ULR=x", "ENDPOINTS_LIMITS_TIMEOUT=2s"}); len(o) != 1 || len(w) != 1 || !strings.Contains(w[0], "ENDPOINTS_STORAGE_ULR names no setting") || !strings.Contains(w[0], "did you mean ENDPOINTS_STORAGE_URL?") {
 		t.Errorf("a misspelt variable: overrides %+v, warnings %q", o, w)
 	}
 	if o, err := config.ParseOverride("limits.bodyBytes=1024"); err != nil || o.Pointer != "/limits/bodyBytes" || o.Value != "1024" || o.Source != "--set limits.bodyBytes" {

@@ -141,9 +141,9 @@ func plainRoute(body string) string {
 }
 
 func TestBuildRunsTheAppCommand(t *testing.T) {
-	t.Setenv("ENDPOINTS_BUILD_TEST", "from the environment")
+	t.Setenv("APP_BUILD_TEST", "from the environment")
 	app := writeApp(t, map[string]string{
-		"endpoints.json": buildConfig(t, `echo "$ENDPOINTS_BUILD_TEST" > built.txt; echo building; printf 'no newline' >&2`),
+		"endpoints.json": buildConfig(t, `echo "$APP_BUILD_TEST" > built.txt; echo building; printf 'no newline' >&2`),
 	})
 	code, out, errOut := runCLI("build", app)
 	if code != exitOK {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -362,11 +363,20 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // precompile loads the app once with wazero's compiler and the cache in
 // dir, which keeps the compiled code: a container image or a deploy step
 // pays the compilation once, and `serve --cache-dir dir` starts warm.
+// A directory it cannot write, or one the host refuses to run code from
+// (see host.Options.CacheDir), fails the build: a deploy step that
+// believed it warmed the cache would start cold.
 func precompile(ctx context.Context, app, dir string, ovs []config.Override, stdout, stderr io.Writer) bool {
+	if err := checkWritableDir(dir); err != nil {
+		fmt.Fprintf(stderr, "endpoints build: --cache-dir %s: %v; give a directory this user can write\n", dir, err)
+		return false
+	}
 	fmt.Fprintf(stdout, "compiling the modules into %s\n", dir)
 	start := time.Now()
 	con := newConsole(stdout, false, false)
-	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: slog.New(slog.DiscardHandler), Progress: con.progress, SkipVariables: true, ConfigOverrides: ovs})
+	// Warnings (such as a cache the host refuses) go to stderr.
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: logger, Progress: con.progress, SkipVariables: true, ConfigOverrides: ovs})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
@@ -376,8 +386,39 @@ func precompile(ctx context.Context, app, dir string, ovs []config.Override, std
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
 	}
+	if n > 0 && !holdsFiles(dir) {
+		fmt.Fprintf(stderr, "endpoints build: --cache-dir %s: nothing was compiled into it (see the warnings above); serve would start cold\n", dir)
+		return false
+	}
 	fmt.Fprintf(stdout, "compiled %s (%d routes) into %s in %s: `endpoints serve --cache-dir %s %s` starts warm\n", app, n, dir, time.Since(start).Round(time.Millisecond), dir, app)
 	return true
+}
+
+// checkWritableDir makes dir (0700) when missing and checks that this
+// process can create a file in it.
+func checkWritableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".endpoints-write-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	err = f.Close()
+	return errors.Join(err, os.Remove(name))
+}
+
+// holdsFiles reports whether a regular file is anywhere under dir.
+func holdsFiles(dir string) bool {
+	found := errors.New("found")
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			return found
+		}
+		return err
+	})
+	return errors.Is(err, found)
 }
 
 // build compiles the app's sources, printing a line per module, then runs
@@ -399,7 +440,7 @@ func build(ctx context.Context, app string, ovs []config.Override, stdout, stder
 		fmt.Fprintf(stdout, "no route sources under %s/server and no build command in %s; nothing to build\n", app, config.File)
 		return true
 	}
-	if len(sources) > 0 && !buildSources(ctx, app, sources, stdout, stderr) {
+	if len(sources) > 0 && !buildSources(ctx, app, ovs, sources, stdout, stderr) {
 		return false
 	}
 	if command != "" {
@@ -409,7 +450,7 @@ func build(ctx context.Context, app string, ovs []config.Override, stdout, stder
 }
 
 // buildSources compiles the route sources, printing a line per module.
-func buildSources(ctx context.Context, app string, sources []guestbuild.Source, stdout, stderr io.Writer) bool {
+func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, stdout, stderr io.Writer) bool {
 	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
 	start := time.Now()
 	results, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
@@ -425,7 +466,7 @@ func buildSources(ctx context.Context, app string, sources []guestbuild.Source, 
 			built = append(built, r.Source)
 		}
 	}
-	if embedErr := embedContracts(ctx, app, built); embedErr != nil {
+	if embedErr := embedContracts(ctx, app, ovs, built); embedErr != nil {
 		err = errors.Join(err, embedErr)
 	}
 	if err != nil {
