@@ -45,6 +45,9 @@ type Setting struct {
 	// override may give comma-separated ("https://a.example,
 	// https://b.example") as well as a JSON array.
 	List bool
+	// Size reports whether the setting is a number of bytes, which also
+	// takes a binary unit: "64KiB", "1MiB" (see [ParseSize]).
+	Size bool
 }
 
 // Settings lists every setting of endpoints.json with its
@@ -68,7 +71,7 @@ func Settings() []Setting {
 			default:
 				text := f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[Duration]()
 				list := f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String
-				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e, Text: text, List: list})
+				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e, Text: text, List: list, Size: isSize(p)})
 			}
 		}
 	}

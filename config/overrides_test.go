@@ -14,7 +14,7 @@ func TestSettings(t *testing.T) {
 	}
 	for env, want := range map[string]config.Setting{
 		"ENDPOINTS_STORAGE_URL":             {Pointer: "/storage/url", Name: "storage.url", Text: true},
-		"ENDPOINTS_LIMITS_MEMORY_BYTES":     {Pointer: "/limits/memoryBytes", Name: "limits.memoryBytes"},
+		"ENDPOINTS_LIMITS_MEMORY_BYTES":     {Pointer: "/limits/memoryBytes", Name: "limits.memoryBytes", Size: true},
 		"ENDPOINTS_LIMITS_TIMEOUT":          {Pointer: "/limits/timeout", Name: "limits.timeout", Text: true},
 		"ENDPOINTS_OPEN_API_TITLE":          {Pointer: "/openApi/title", Name: "openApi.title", Text: true},
 		"ENDPOINTS_OPEN_API_DOCS_PATH":      {Pointer: "/openApi/docs/path", Name: "openApi.docs.path", Text: true},
@@ -23,10 +23,10 @@ func TestSettings(t *testing.T) {
 		"ENDPOINTS_SECURITY":                {Pointer: "/security", Name: "security"},
 		"ENDPOINTS_CORS":                    {Pointer: "/cors", Name: "cors"},
 		"ENDPOINTS_IDEMPOTENCY_REPLAY":      {Pointer: "/idempotency/replay", Name: "idempotency.replay", Text: true},
-		"ENDPOINTS_STORAGE_MAX_BYTES":       {Pointer: "/storage/maxBytes", Name: "storage.maxBytes"},
-		"ENDPOINTS_STORAGE_KV_BYTES":        {Pointer: "/storage/kvBytes", Name: "storage.kvBytes"},
+		"ENDPOINTS_STORAGE_MAX_BYTES":       {Pointer: "/storage/maxBytes", Name: "storage.maxBytes", Size: true},
+		"ENDPOINTS_STORAGE_KV_BYTES":        {Pointer: "/storage/kvBytes", Name: "storage.kvBytes", Size: true},
 		"ENDPOINTS_LIMITS_JSON_DEPTH":       {Pointer: "/limits/jsonDepth", Name: "limits.jsonDepth"},
-		"ENDPOINTS_SERVER_MAX_HEADER_BYTES": {Pointer: "/server/maxHeaderBytes", Name: "server.maxHeaderBytes"},
+		"ENDPOINTS_SERVER_MAX_HEADER_BYTES": {Pointer: "/server/maxHeaderBytes", Name: "server.maxHeaderBytes", Size: true},
 	} {
 		want.Env = env
 		if got[env] != want {

@@ -125,9 +125,11 @@ func printSettings(w io.Writer) {
 			value = "text"
 		case s.List:
 			value = "list"
+		case s.Size:
+			value = "size"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Env, value)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}); a list\ntakes a JSON array or comma-separated text (https://a.example,https://b.example).\n")
+	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}); a list\ntakes a JSON array or comma-separated text (https://a.example,https://b.example); a\nsize a number of bytes or one with a binary unit (65536, 64KiB, 1MiB, 2GiB).\n")
 }

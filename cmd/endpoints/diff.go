@@ -44,6 +44,8 @@ Flags:
                     default) or warn
   --format FORMAT   text (the default) or json
   --cache-dir DIR   compiled module cache
+  --set SETTING=V   replace a setting of endpoints.json on both sides, as the
+                    ENDPOINTS_* variables do (endpoints help settings)
 
 Exit codes, as diff(1): 0 no breaking change, 1 breaking changes, 2 no
 comparison made (wrong arguments, an app that does not build or load, an
