@@ -713,7 +713,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 	defer h.Close(context.Background())
 	if level <= slog.LevelDebug {
-		printConfig(stdout, h.AppConfig(), sets)
+		printConfig(stdout, h.AppConfig().WithDefaults(), sets)
 	}
 	fmt.Fprintf(stdout, "loaded %s in %s (%s)\n\n", app, time.Since(start).Round(time.Millisecond), mode)
 	printRoutes(stdout, h.Routes())
