@@ -143,9 +143,10 @@ func KubernetesServiceLink(name string) bool {
 	return false
 }
 
-// nearestEnv suggests the variable of settings that shares the longest
-// prefix with name, past "ENDPOINTS_": "; did you mean
-// ENDPOINTS_STORAGE_URL?", or nothing when none shares a word.
+// nearestEnv ends the warning about name: it suggests the variable of
+// settings sharing the longest prefix with it, past "ENDPOINTS_" ("; did
+// you mean ENDPOINTS_STORAGE_URL?"), when one does, and says where the
+// settings are listed.
 func nearestEnv(settings []Setting, name string) string {
 	best, bestLen := "", len("ENDPOINTS_")+1
 	for _, s := range settings {
