@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -105,7 +106,11 @@ type Duration time.Duration
 func (d *Duration) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("want a duration string such as \"2s\": %w", err)
+		got := string(data)
+		if len(got) > 40 {
+			got = got[:40] + "..."
+		}
+		return fmt.Errorf("want a duration string such as \"2s\" or \"500ms\", got %s", got)
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil || v <= 0 {
@@ -211,6 +216,10 @@ func jsonField(t reflect.Type, name string) (reflect.StructField, bool) {
 
 // parse decodes and checks the content of endpoints.json.
 func parse(file string, data []byte) (*App, error) {
+	data, err := normalizeSizes(file, data)
+	if err != nil {
+		return nil, err
+	}
 	var cfg App
 	if err := json.Unmarshal(data, &cfg, json.RejectUnknownMembers(true)); err != nil {
 		var se *json.SemanticError
@@ -219,6 +228,9 @@ func parse(file string, data []byte) (*App, error) {
 			if se.Err != nil && strings.Contains(se.Err.Error(), "unknown object member") {
 				parent, name := ptr[:strings.LastIndex(ptr, "/")], ptr[strings.LastIndex(ptr, "/")+1:]
 				return nil, badSetting(file, ptr, "unknown key %q; allowed here: %s", name, allowedKeys(parent))
+			}
+			if se.Err == nil || errors.Is(se.Err, strconv.ErrSyntax) || errors.Is(se.Err, strconv.ErrRange) {
+				return nil, badSetting(file, ptr, "%s", wrongType(ptr, se))
 			}
 			return nil, badSetting(file, ptr, "%v", se.Err)
 		}
@@ -293,7 +305,57 @@ func parse(file string, data []byte) (*App, error) {
 	if err := cfg.AuthFailures.check(file); err != nil {
 		return nil, err
 	}
+	if err := checkEdges(file, &cfg); err != nil {
+		return nil, err
+	}
 	return &cfg, nil
+}
+
+// wrongType says what the setting at ptr expected and what it got, for a
+// value of the wrong JSON type ("bodyBytes": true).
+func wrongType(ptr string, se *json.SemanticError) string {
+	var want string
+	switch t := se.GoType; {
+	case t == nil:
+		want = "another type"
+	case isSize(ptr):
+		want = "a number of bytes or a size such as \"1MiB\""
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
+		want = "a whole number"
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		want = "a number"
+	case t.Kind() == reflect.String:
+		want = "a string"
+	case t.Kind() == reflect.Bool:
+		want = "true or false"
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String:
+		want = "an array of strings"
+	case t.Kind() == reflect.Slice:
+		want = "an array"
+	case t.Kind() == reflect.Map || t.Kind() == reflect.Struct:
+		want = "an object"
+	default:
+		want = t.String()
+	}
+	got := "something else"
+	switch se.JSONKind {
+	case '"':
+		got = "a string"
+	case '0':
+		got = "a number"
+	case 't', 'f':
+		got = "a boolean"
+	case 'n':
+		got = "null"
+	case '{':
+		got = "an object"
+	case '[':
+		got = "an array"
+	}
+	if len(se.JSONValue) > 0 && len(se.JSONValue) <= 64 {
+		got += " (" + string(se.JSONValue) + ")"
+	}
+	return "want " + want + ", got " + got
 }
 
 // firstByte is the first byte of a JSON value after any white space: its

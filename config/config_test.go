@@ -70,7 +70,31 @@ func TestParseErrors(t *testing.T) {
 		{"unknown nested key", `{"limits": {"body": 1}}`, `/limits`},
 		{"bad duration", `{"limits": {"timeout": "soon"}}`, `"soon" is not a positive duration`},
 		{"bad maxTimeout", `{"limits": {"maxTimeout": "0s"}}`, `/limits/maxTimeout: "0s" is not a positive duration`},
-		{"duration as a number", `{"limits": {"timeout": 5}}`, `want a duration string`},
+		{"duration as a number", `{"limits": {"timeout": 5}}`, `/limits/timeout: want a duration string such as "2s" or "500ms", got 5`},
+		{"a size with a decimal unit", `{"limits": {"bodyBytes": "1MB"}}`, `/limits/bodyBytes: "1MB": write "1MiB" for a binary size (1 MiB is 1048576 bytes) or a plain number of bytes`},
+		{"a size of the wrong type", `{"limits": {"bodyBytes": true}}`, `/limits/bodyBytes: want a number of bytes or a size such as "1MiB", got a boolean`},
+		{"a size that is no size", `{"storage": {"maxBytes": "lots"}}`, `/storage/maxBytes: "lots" is not a size`},
+		{"a fraction of a byte", `{"limits": {"responseBytes": "0.5B"}}`, `/limits/responseBytes: "0.5B" is not a whole number of bytes`},
+		{"a fractional count", `{"limits": {"instances": 1.5}}`, `/limits/instances: want a whole number, got a number (1.5)`},
+		{"a string for a count", `{"limits": {"instances": "8"}}`, `/limits/instances: want a whole number, got a string`},
+		{"a string for a list", `{"trustedProxies": "10.0.0.1"}`, `/trustedProxies: want an array of strings, got a string`},
+		{"a number for a boolean", `{"variables": {"x": {"env": "X", "secret": 1}}}`, `/variables/x/secret: want true or false, got a number`},
+		{"a rate limit without a limit", `{"rateLimits": {"orders": {"window": "1m"}}}`, `/rateLimits/orders/limit: required: a positive number of requests per window, got 0`},
+		{"a rate limit without a window", `{"rateLimits": {"orders": {"limit": 10}}}`, `/rateLimits/orders/window: required`},
+		{"a rate limit with a bad name", `{"rateLimits": {"or ders": {"limit": 1, "window": "1m"}}}`, `/rateLimits/or ders: a policy name is a token`},
+		{"a rate limit with a negative burst", `{"rateLimits": {"o": {"limit": 1, "window": "1m", "burst": -1}}}`, `/rateLimits/o/burst: must be positive, got -1`},
+		{"a rate limit with a bad route", `{"rateLimits": {"o": {"limit": 1, "window": "1m", "routes": ["/ok", "api"]}}}`, `/rateLimits/o/routes/1: pattern "api"`},
+		{"a rate limit with a lower-case method", `{"rateLimits": {"o": {"limit": 1, "window": "1m", "methods": ["post"]}}}`, `/rateLimits/o/methods/0: "post": want an upper-case method`},
+		{"a rate limit with a bad key", `{"rateLimits": {"o": {"limit": 1, "window": "1m", "key": "header:"}}}`, `/rateLimits/o/key: "header:": want "ip", "subject" or "header:NAME"`},
+		{"a trusted proxy that is no address", `{"trustedProxies": ["10.0.0.1", "proxy.internal"]}`, `/trustedProxies/1: "proxy.internal" is not an address or a CIDR prefix`},
+		{"cors without origins", `{"cors": {"allowCredentials": true}}`, `/cors/allowOrigins: list the origins`},
+		{"cors with any origin and credentials", `{"cors": {"allowOrigins": ["https://a.example", "*"], "allowCredentials": true}}`, `/cors/allowOrigins/1: "*" with allowCredentials`},
+		{"cors with an unknown key", `{"cors": {"allowOrigin": ["*"]}}`, `/cors/allowOrigin: unknown key "allowOrigin"`},
+		{"cors of the wrong type", `{"cors": {"allowOrigins": "*"}}`, `/cors/allowOrigins: want an array of strings, got a string`},
+		{"a security scheme with an unknown verifier", `{"security": {"bearer": {"jwtt": {}}}}`, `/security/bearer/jwtt: unknown key "jwtt"`},
+		{"a security scheme with two verifiers", `{"security": {"bearer": {"jwt": {"jwks": "k.json"}, "basic": {}}}}`, `/security/bearer: give exactly one verifier`},
+		{"a jwt verifier without keys", `{"security": {"bearer": {"jwt": {"issuer": "https://x.example"}}}}`, `/security/bearer/jwt: give exactly one of "jwks"`},
+		{"a security entry of the wrong type", `{"security": {"bearer": {"jwt": {"jwks": 1}}}}`, `/security/bearer/jwt/jwks: want a string, got a number`},
 		{"negative body limit", `{"limits": {"bodyBytes": -1}}`, `/limits/bodyBytes: must be positive`},
 		{"negative key-value budget", `{"storage": {"kvBytes": -1}}`, `/storage/kvBytes: must be positive`},
 		{"negative idempotency budget", `{"storage": {"idempotencyBytes": -1}}`, `/storage/idempotencyBytes: must be positive`},
@@ -148,5 +172,38 @@ func TestParseVariables(t *testing.T) {
 	}
 	if got := v["region"]; got.Default == nil || *got.Default != "" {
 		t.Errorf("region = %+v, want an empty default", got)
+	}
+}
+
+// TestParseSizes: sizes take binary units, in the file and in overrides.
+func TestParseSizes(t *testing.T) {
+	for _, tt := range []struct {
+		name, json string
+		overrides  []config.Override
+		get        func(*config.App) int64
+		want       int64
+	}{
+		{"a number", `{"limits": {"bodyBytes": 65536}}`, nil, func(a *config.App) int64 { return a.Limits.BodyBytes }, 65536},
+		{"MiB", `{"limits": {"bodyBytes": "1MiB"}}`, nil, func(a *config.App) int64 { return a.Limits.BodyBytes }, 1 << 20},
+		{"KiB with a space", `{"limits": {"responseBytes": "64 KiB"}}`, nil, func(a *config.App) int64 { return a.Limits.ResponseBytes }, 64 << 10},
+		{"a fraction of a GiB", `{"storage": {"maxBytes": "1.5GiB"}}`, nil, func(a *config.App) int64 { return a.Storage.MaxBytes }, 3 << 29},
+		{"bytes", `{"server": {"maxHeaderBytes": "512B"}}`, nil, func(a *config.App) int64 { return int64(a.Server.MaxHeaderBytes) }, 512},
+		{"a digit string", `{"limits": {"memoryBytes": "268435456"}}`, nil, func(a *config.App) int64 { return a.Limits.MemoryBytes }, 256 << 20},
+		{"an override from the environment", `{}`, []config.Override{{Pointer: "/limits/bodyBytes", Value: "2MiB", Source: "ENDPOINTS_LIMITS_BODY_BYTES"}}, func(a *config.App) int64 { return a.Limits.BodyBytes }, 2 << 20},
+		{"an override as JSON", `{}`, []config.Override{{Pointer: "/limits/bodyBytes", Value: "1024", Source: "ENDPOINTS_LIMITS_BODY_BYTES"}}, func(a *config.App) int64 { return a.Limits.BodyBytes }, 1024},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			app, err := config.Parse("endpoints.json", []byte(tt.json), tt.overrides...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tt.get(app); got != tt.want {
+				t.Errorf("got %d, want %d", got, tt.want)
+			}
+		})
+	}
+	_, err := config.Parse("endpoints.json", nil, config.Override{Pointer: "/limits/bodyBytes", Value: "1MB", Source: "ENDPOINTS_LIMITS_BODY_BYTES"})
+	if err == nil || !strings.Contains(err.Error(), `write "1MiB"`) || !strings.Contains(err.Error(), "set by ENDPOINTS_LIMITS_BODY_BYTES") {
+		t.Errorf("a decimal size from the environment: %v, want the hint and the variable", err)
 	}
 }

@@ -48,10 +48,9 @@ func ExampleParse() {
 
 // An override set from the environment wins over the file.
 func ExampleOverridesFromEnv() {
-	overrides, err := config.OverridesFromEnv([]string{"ENDPOINTS_LIMITS_TIMEOUT=5s"})
-	if err != nil {
-		fmt.Println(err)
-		return
+	overrides, warnings := config.OverridesFromEnv([]string{"ENDPOINTS_LIMITS_TIMEOUT=5s"})
+	for _, w := range warnings {
+		fmt.Println(w)
 	}
 	app, err := config.Parse(config.File, []byte(`{"limits": {"timeout": "2s"}}`), overrides...)
 	if err != nil {

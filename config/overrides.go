@@ -45,6 +45,9 @@ type Setting struct {
 	// override may give comma-separated ("https://a.example,
 	// https://b.example") as well as a JSON array.
 	List bool
+	// Size reports whether the setting is a number of bytes, which also
+	// takes a binary unit: "64KiB", "1MiB" (see [ParseSize]).
+	Size bool
 }
 
 // Settings lists every setting of endpoints.json with its
@@ -75,7 +78,7 @@ func Settings() []Setting {
 			default:
 				text := f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[Duration]()
 				list := f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String
-				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e, Text: text, List: list})
+				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e, Text: text, List: list, Size: isSize(p)})
 			}
 		}
 	}
@@ -142,15 +145,17 @@ func upperSnake(s string) string {
 }
 
 // OverridesFromEnv returns the overrides the ENDPOINTS_* variables of
-// environ (as os.Environ gives them) make; a variable with that prefix
-// that names no setting is an error listing them. Variables in ignore are
-// left alone: a program's own ENDPOINTS_* variables.
-func OverridesFromEnv(environ []string, ignore ...string) ([]Override, error) {
+// environ (as os.Environ gives them) make, and a warning for each variable
+// with that prefix that names no setting (a misspelling, or a variable of
+// another program), which is then ignored: the caller logs the warnings.
+// Variables in ignore are left alone (a program's own ENDPOINTS_*
+// variables), and so are the service links Kubernetes injects for a
+// Service named "endpoints" ([KubernetesServiceLink]).
+func OverridesFromEnv(environ []string, ignore ...string) (overrides []Override, warnings []string) {
 	settings := Settings()
-	var out []Override
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "ENDPOINTS_") || slices.Contains(ignore, name) {
+		if !strings.HasPrefix(name, "ENDPOINTS_") || slices.Contains(ignore, name) || KubernetesServiceLink(name) {
 			continue
 		}
 		pointer, found := "", false
@@ -160,12 +165,60 @@ func OverridesFromEnv(environ []string, ignore ...string) ([]Override, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("environment variable %s names no setting of %s; the settings are: %s", name, File, envNames(settings))
+			warnings = append(warnings, fmt.Sprintf("environment variable %s names no setting of %s and is ignored%s", name, File, nearestEnv(settings, name)))
+			continue
 		}
-		out = append(out, Override{Pointer: pointer, Value: value, Source: name})
+		overrides = append(overrides, Override{Pointer: pointer, Value: value, Source: name})
 	}
-	slices.SortFunc(out, func(a, b Override) int { return strings.Compare(a.Pointer, b.Pointer) })
-	return out, nil
+	slices.SortFunc(overrides, func(a, b Override) int { return strings.Compare(a.Pointer, b.Pointer) })
+	return overrides, warnings
+}
+
+// KubernetesServiceLink reports whether name is one of the variables
+// Kubernetes sets in every pod of a namespace holding a Service named
+// "endpoints" (its "service links", Docker-links style):
+// ENDPOINTS_SERVICE_HOST, ENDPOINTS_SERVICE_PORT,
+// ENDPOINTS_SERVICE_PORT_<PORTNAME>, ENDPOINTS_PORT and
+// ENDPOINTS_PORT_<NUMBER>_<PROTOCOL>[_PROTO|_PORT|_ADDR]. No setting has
+// those names (endpoints.json has no "service" nor "port" member), so they
+// are never overrides.
+func KubernetesServiceLink(name string) bool {
+	switch {
+	case name == "ENDPOINTS_SERVICE_HOST", name == "ENDPOINTS_SERVICE_PORT", name == "ENDPOINTS_PORT":
+		return true
+	case strings.HasPrefix(name, "ENDPOINTS_SERVICE_PORT_"):
+		return len(name) > len("ENDPOINTS_SERVICE_PORT_")
+	case strings.HasPrefix(name, "ENDPOINTS_PORT_"):
+		rest := name[len("ENDPOINTS_PORT_"):]
+		port, proto, _ := strings.Cut(rest, "_")
+		if port == "" || strings.Trim(port, "0123456789") != "" {
+			return false
+		}
+		proto, _, _ = strings.Cut(proto, "_")
+		return proto == "TCP" || proto == "UDP" || proto == "SCTP"
+	}
+	return false
+}
+
+// nearestEnv ends the warning about name: it suggests the variable of
+// settings sharing the longest prefix with it, past "ENDPOINTS_" ("; did
+// you mean ENDPOINTS_STORAGE_URL?"), when one does, and says where the
+// settings are listed.
+func nearestEnv(settings []Setting, name string) string {
+	best, bestLen := "", len("ENDPOINTS_")+1
+	for _, s := range settings {
+		n := 0
+		for n < len(name) && n < len(s.Env) && name[n] == s.Env[n] {
+			n++
+		}
+		if n > bestLen {
+			best, bestLen = s.Env, n
+		}
+	}
+	if best == "" {
+		return " (`endpoints help settings` lists the settings)"
+	}
+	return "; did you mean " + best + "? (`endpoints help settings` lists the settings)"
 }
 
 // ParseOverride reads a --set flag's argument, "limits.timeout=2s": the
@@ -188,14 +241,6 @@ func ParseOverride(arg string) (Override, error) {
 		return Override{}, fmt.Errorf("--set %s: %s names no setting of %s; the settings are: %s", arg, key, File, strings.Join(names, ", "))
 	}
 	return Override{Pointer: ptr, Value: value, Source: "--set " + key}, nil
-}
-
-func envNames(settings []Setting) string {
-	names := make([]string, len(settings))
-	for i, s := range settings {
-		names[i] = s.Env
-	}
-	return strings.Join(names, ", ")
 }
 
 // applyOverrides returns the content of endpoints.json (data, nil when the
@@ -222,7 +267,9 @@ func applyOverrides(file string, data []byte, overrides []Override) ([]byte, err
 			value = splitList(o.Value)
 		case !setting.Text:
 			var v any
-			if err := json.Unmarshal([]byte(o.Value), &v); err != nil {
+			if err := json.Unmarshal([]byte(o.Value), &v); err != nil && isSize(o.Pointer) {
+				v = o.Value // "1MiB": read by the decoding's sizes
+			} else if err != nil {
 				return nil, fmt.Errorf("%s: %s takes JSON (a number, true or false, an object), got %q", o.Source, o.Pointer, o.Value)
 			}
 			value = v

@@ -14,7 +14,7 @@ func TestSettings(t *testing.T) {
 	}
 	for env, want := range map[string]config.Setting{
 		"ENDPOINTS_STORAGE_URL":             {Pointer: "/storage/url", Name: "storage.url", Text: true},
-		"ENDPOINTS_LIMITS_MEMORY_BYTES":     {Pointer: "/limits/memoryBytes", Name: "limits.memoryBytes"},
+		"ENDPOINTS_LIMITS_MEMORY_BYTES":     {Pointer: "/limits/memoryBytes", Name: "limits.memoryBytes", Size: true},
 		"ENDPOINTS_LIMITS_TIMEOUT":          {Pointer: "/limits/timeout", Name: "limits.timeout", Text: true},
 		"ENDPOINTS_OPEN_API_TITLE":          {Pointer: "/openApi/title", Name: "openApi.title", Text: true},
 		"ENDPOINTS_OPEN_API_DOCS_PATH":      {Pointer: "/openApi/docs/path", Name: "openApi.docs.path", Text: true},
@@ -23,10 +23,10 @@ func TestSettings(t *testing.T) {
 		"ENDPOINTS_SECURITY":                {Pointer: "/security", Name: "security"},
 		"ENDPOINTS_CORS":                    {Pointer: "/cors", Name: "cors"},
 		"ENDPOINTS_IDEMPOTENCY_REPLAY":      {Pointer: "/idempotency/replay", Name: "idempotency.replay", Text: true},
-		"ENDPOINTS_STORAGE_MAX_BYTES":       {Pointer: "/storage/maxBytes", Name: "storage.maxBytes"},
-		"ENDPOINTS_STORAGE_KV_BYTES":        {Pointer: "/storage/kvBytes", Name: "storage.kvBytes"},
+		"ENDPOINTS_STORAGE_MAX_BYTES":       {Pointer: "/storage/maxBytes", Name: "storage.maxBytes", Size: true},
+		"ENDPOINTS_STORAGE_KV_BYTES":        {Pointer: "/storage/kvBytes", Name: "storage.kvBytes", Size: true},
 		"ENDPOINTS_LIMITS_JSON_DEPTH":       {Pointer: "/limits/jsonDepth", Name: "limits.jsonDepth"},
-		"ENDPOINTS_SERVER_MAX_HEADER_BYTES": {Pointer: "/server/maxHeaderBytes", Name: "server.maxHeaderBytes"},
+		"ENDPOINTS_SERVER_MAX_HEADER_BYTES": {Pointer: "/server/maxHeaderBytes", Name: "server.maxHeaderBytes", Size: true},
 	} {
 		want.Env = env
 		if got[env] != want {
@@ -36,9 +36,9 @@ func TestSettings(t *testing.T) {
 }
 
 func TestOverridesFromEnv(t *testing.T) {
-	o, err := config.OverridesFromEnv([]string{"HOME=/root", "ENDPOINTS_STORAGE_URL=redis://cache:6379/0", "ENDPOINTS_LIMITS_TIMEOUT=2s", "ENDPOINTS_OWN=x"}, "ENDPOINTS_OWN")
-	if err != nil {
-		t.Fatal(err)
+	o, warnings := config.OverridesFromEnv([]string{"HOME=/root", "ENDPOINTS_STORAGE_URL=redis://cache:6379/0", "ENDPOINTS_LIMITS_TIMEOUT=2s", "ENDPOINTS_OWN=x"}, "ENDPOINTS_OWN")
+	if len(warnings) > 0 {
+		t.Fatal(warnings)
 	}
 	want := []config.Override{
 		{Pointer: "/limits/timeout", Value: "2s", Source: "ENDPOINTS_LIMITS_TIMEOUT"},
@@ -47,8 +47,10 @@ func TestOverridesFromEnv(t *testing.T) {
 	if len(o) != 2 || o[0] != want[0] || o[1] != want[1] {
 		t.Errorf("OverridesFromEnv = %+v, want %+v", o, want)
 	}
-	if _, err := config.OverridesFromEnv([]string{"ENDPOINTS_STORAGE_ULR=x"}); err == nil || !strings.Contains(err.Error(), "ENDPOINTS_STORAGE_ULR names no setting") || !strings.Contains(err.Error(), "ENDPOINTS_STORAGE_URL") {
-		t.Errorf("a misspelt variable: %v", err)
+	// A misspelt variable is ignored with a warning that lists the right
+	// names, rather than refusing to start.
+	if o, w := config.OverridesFromEnv([]string{"ENDPOINTS_STORAGE_ULR=x", "ENDPOINTS_LIMITS_TIMEOUT=2s"}); len(o) != 1 || len(w) != 1 || !strings.Contains(w[0], "ENDPOINTS_STORAGE_ULR names no setting") || !strings.Contains(w[0], "did you mean ENDPOINTS_STORAGE_URL?") {
+		t.Errorf("a misspelt variable: overrides %+v, warnings %q", o, w)
 	}
 	if o, err := config.ParseOverride("limits.bodyBytes=1024"); err != nil || o.Pointer != "/limits/bodyBytes" || o.Value != "1024" || o.Source != "--set limits.bodyBytes" {
 		t.Errorf("ParseOverride = %+v, %v", o, err)
@@ -108,9 +110,9 @@ func TestMapEntryOverrides(t *testing.T) {
 		"ENDPOINTS_DATABASES_MAIN_DRIVER=postgres",
 		"ENDPOINTS_DATABASES_USER_DATA_MAX_CONNS=3",
 	}
-	o, err := config.OverridesFromEnv(env)
-	if err != nil {
-		t.Fatal(err)
+	o, warnings := config.OverridesFromEnv(env)
+	if len(warnings) > 0 {
+		t.Fatal(warnings)
 	}
 	set, err := config.ParseOverride("databases.reports.statementTimeout=5s")
 	if err != nil {
@@ -134,8 +136,8 @@ func TestMapEntryOverrides(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"ENDPOINTS_DATABASES__URL=x", "ENDPOINTS_DATABASES_MAIN_PORT=1"} {
-		if _, err := config.OverridesFromEnv([]string{bad}); err == nil {
-			t.Errorf("%s: no error", bad)
+		if o, warnings := config.OverridesFromEnv([]string{bad}); len(o) > 0 || len(warnings) != 1 {
+			t.Errorf("%s: overrides %+v, warnings %q; want one warning and no override", bad, o, warnings)
 		}
 	}
 }
@@ -160,5 +162,37 @@ func TestDatabasesChecked(t *testing.T) {
 	app, err := config.Parse(config.File, []byte(`{"databases": {"main": {"url": "postgres://app@db/app"}}}`))
 	if err != nil || app.Databases["main"].DriverName() != config.DatabasePostgres {
 		t.Errorf("a url without a driver: %+v, %v; want postgres", app, err)
+	}
+}
+
+// TestOverridesFromEnvIgnoresKubernetesServiceLinks: a Service named
+// "endpoints" makes Kubernetes inject these variables into every pod of its
+// namespace; they are neither overrides nor warnings. Names that merely
+// look alike are still reported.
+func TestOverridesFromEnvIgnoresKubernetesServiceLinks(t *testing.T) {
+	links := []string{
+		"ENDPOINTS_SERVICE_HOST=10.96.0.12",
+		"ENDPOINTS_SERVICE_PORT=80",
+		"ENDPOINTS_SERVICE_PORT_HTTP=80",
+		"ENDPOINTS_PORT=tcp://10.96.0.12:80",
+		"ENDPOINTS_PORT_80_TCP=tcp://10.96.0.12:80",
+		"ENDPOINTS_PORT_80_TCP_PROTO=tcp",
+		"ENDPOINTS_PORT_80_TCP_PORT=80",
+		"ENDPOINTS_PORT_80_TCP_ADDR=10.96.0.12",
+		"ENDPOINTS_PORT_5353_UDP_ADDR=10.96.0.12",
+	}
+	o, w := config.OverridesFromEnv(links)
+	if len(o) != 0 || len(w) != 0 {
+		t.Errorf("service links gave overrides %+v and warnings %q, want none", o, w)
+	}
+	for _, name := range []string{"ENDPOINTS_PORT_HTTP", "ENDPOINTS_PORT_80", "ENDPOINTS_PORT_80_QUIC", "ENDPOINTS_SERVICE_PORT_", "ENDPOINTS_SERVICE_HOSTNAME"} {
+		if config.KubernetesServiceLink(name) {
+			t.Errorf("KubernetesServiceLink(%q) = true, want false", name)
+		}
+	}
+	for _, s := range config.Settings() {
+		if config.KubernetesServiceLink(s.Env) {
+			t.Errorf("the setting %s has a variable Kubernetes may inject: %s", s.Name, s.Env)
+		}
 	}
 }

@@ -22,7 +22,10 @@ import (
 //   - writeTimeout bounds each write, not the whole answer, so a long
 //     stream (Server-Sent Events) lives as long as its client keeps
 //     reading; a client that stops reading is dropped after writeTimeout.
-//   - They apply at the next start, except readTimeout and writeTimeout.
+//   - They apply at the next start, except readTimeout and writeTimeout,
+//     which apply at each reload. A reload that changes the others says
+//     so ("restart to apply those") and keeps their previous values in
+//     effect.
 type Server struct {
 	// ReadHeaderTimeout bounds reading a request's line and headers.
 	// Defaults to [DefaultReadHeaderTimeout].

@@ -16,8 +16,8 @@ func init() { sections.Embed = embedSections }
 
 // embedSections is sections.Embed: the app's limits, the interpreter for
 // modules the cache lacks.
-func embedSections(ctx context.Context, appDir, file string, wasm []byte) ([]byte, error) {
-	cfg, err := config.Load(appDir)
+func embedSections(ctx context.Context, appDir, file string, wasm []byte, overrides ...config.Override) ([]byte, error) {
+	cfg, err := config.Load(appDir, overrides...)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +28,8 @@ func embedSections(ctx context.Context, appDir, file string, wasm []byte) ([]byt
 // sections: its contract into abi.SectionContract (endpoints only) and its
 // ABI version into abi.SectionABIVersion. It loads the module as the host
 // does, in the same sandbox and with opts' limits, and reads its exports;
-// a module that would fail its load fails here with the same error. With
+// a module that would fail its load fails here with the same error, and so
+// does an endpoint whose contract the host would refuse. With
 // opts.ServeWhileCompiling a module the compilation cache lacks runs in
 // wazero's interpreter, which reads the exports in a fraction of the
 // compiler's time.
@@ -51,9 +52,21 @@ func embedContract(ctx context.Context, file string, wasm []byte, opts Options) 
 		return nil, err
 	}
 	defer m.pool.Retire(ctx)
+	routes := []*route{}
 	if bundle {
 		// Each route's contract is checked as the host will check it.
-		if _, err := bundleRoutes(file, m); err != nil {
+		if routes, err = bundleRoutes(file, m); err != nil {
+			return nil, err
+		}
+	} else {
+		r, err := newRoute(rf, m)
+		if err != nil {
+			return nil, err
+		}
+		routes = append(routes, r)
+	}
+	for _, r := range routes {
+		if err := r.checkTimeouts(limitMaxTimeout(opts.Limits)); err != nil {
 			return nil, err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -38,70 +37,32 @@ func (m Mode) String() string {
 	return "production"
 }
 
-// The limits in effect: a zero field of Limits takes its default.
+// The limits in effect: a zero field of Limits takes its default
+// (config.Limits.WithDefaults, the one place defaults are filled).
 
 func limitLoadTimeout(l config.Limits) time.Duration {
-	if l.LoadTimeout > 0 {
-		return time.Duration(l.LoadTimeout)
-	}
-	return config.DefaultLoadTimeout
+	return time.Duration(l.WithDefaults().LoadTimeout)
 }
 
-func limitResponseBytes(l config.Limits) int64 {
-	if l.ResponseBytes > 0 {
-		return l.ResponseBytes
-	}
-	return config.DefaultResponseBytes
-}
+func limitResponseBytes(l config.Limits) int64 { return l.WithDefaults().ResponseBytes }
 
-func limitBodyBytes(l config.Limits) int64 {
-	if l.BodyBytes > 0 {
-		return l.BodyBytes
-	}
-	return config.DefaultBodyBytes
-}
+func limitBodyBytes(l config.Limits) int64 { return l.WithDefaults().BodyBytes }
 
-func limitMemoryBytes(l config.Limits) int64 {
-	if l.MemoryBytes >= 65536 {
-		return l.MemoryBytes
-	}
-	return config.DefaultMemoryBytes
-}
+func limitMemoryBytes(l config.Limits) int64 { return l.WithDefaults().MemoryBytes }
 
-func limitTimeout(l config.Limits) time.Duration {
-	if l.Timeout > 0 {
-		return time.Duration(l.Timeout)
-	}
-	return config.DefaultTimeout
-}
+func limitTimeout(l config.Limits) time.Duration { return time.Duration(l.WithDefaults().Timeout) }
 
 func limitMaxTimeout(l config.Limits) time.Duration {
-	if l.MaxTimeout > 0 {
-		return time.Duration(l.MaxTimeout)
-	}
-	return config.DefaultMaxTimeout
+	return time.Duration(l.WithDefaults().MaxTimeout)
 }
 
 func limitInstanceIdleTimeout(l config.Limits) time.Duration {
-	if l.InstanceIdleTimeout > 0 {
-		return time.Duration(l.InstanceIdleTimeout)
-	}
-	return config.DefaultInstanceIdleTimeout
+	return time.Duration(l.WithDefaults().InstanceIdleTimeout)
 }
 
-func limitQueryParams(l config.Limits) int {
-	if l.QueryParams > 0 {
-		return l.QueryParams
-	}
-	return config.DefaultQueryParams
-}
+func limitQueryParams(l config.Limits) int { return l.WithDefaults().QueryParams }
 
-func limitInstances(l config.Limits) int {
-	if l.Instances > 0 {
-		return l.Instances
-	}
-	return 2 * runtime.GOMAXPROCS(0)
-}
+func limitInstances(l config.Limits) int { return l.WithDefaults().Instances }
 
 // Options configure a [Host]; [New] takes them. The zero value is a
 // production host with the settings of the app's endpoints.json (or their
@@ -345,17 +306,11 @@ func (o Options) merge(cfg *config.App) Options {
 }
 
 func idempotencyLease(c config.Idempotency) time.Duration {
-	if c.Lease > 0 {
-		return time.Duration(c.Lease)
-	}
-	return config.DefaultIdempotencyLease
+	return time.Duration(c.WithDefaults().Lease)
 }
 
 func idempotencyReplay(c config.Idempotency) time.Duration {
-	if c.Replay > 0 {
-		return time.Duration(c.Replay)
-	}
-	return config.DefaultIdempotencyReplay
+	return time.Duration(c.WithDefaults().Replay)
 }
 
 // openAPIOver returns o with the fields set in it, and the others from

@@ -80,19 +80,9 @@ func (h *Host) closeOutbound() {
 	}
 }
 
-func limitOutboundBytes(l config.Limits) int64 {
-	if l.OutboundBytes > 0 {
-		return l.OutboundBytes
-	}
-	return config.DefaultOutboundBytes
-}
+func limitOutboundBytes(l config.Limits) int64 { return l.WithDefaults().OutboundBytes }
 
-func limitOutboundRequests(l config.Limits) int {
-	if l.OutboundRequests > 0 {
-		return l.OutboundRequests
-	}
-	return config.DefaultOutboundRequests
-}
+func limitOutboundRequests(l config.Limits) int { return l.WithDefaults().OutboundRequests }
 
 // Outbound is the request's outbound session, started at its first use:
 // a middleware's calls count against its request's.

@@ -50,7 +50,9 @@ func TestConfigOverrides(t *testing.T) {
 	}
 	for _, tt := range []struct{ arg, want string }{
 		{"limits.memoryBytes=12", "/limits/memoryBytes: must be at least 131072 (two 64 KiB pages), got 12 (/limits/memoryBytes set by --set limits.memoryBytes)"},
-		{"limits.bodyBytes=lots", `--set limits.bodyBytes: /limits/bodyBytes takes JSON (a number, true or false, an object), got "lots"`},
+		{"limits.bodyBytes=lots", `/limits/bodyBytes: "lots" is not a size`},
+		{"limits.bodyBytes=lots", `(/limits/bodyBytes set by --set limits.bodyBytes)`},
+		{"limits.instances=lots", `--set limits.instances: /limits/instances takes JSON (a number, true or false, an object), got "lots"`},
 		{"limits.timeout=soon", "/limits/timeout"},
 	} {
 		_, err := host.New(t.Context(), a.dir, host.Options{ConfigOverrides: set(tt.arg), CacheDir: "off"})

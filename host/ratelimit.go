@@ -14,7 +14,6 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/ratelimit"
-	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
@@ -28,69 +27,28 @@ type rateLimit struct {
 	header  string // for key "header:NAME"
 }
 
-// newRateLimits checks endpoints.json's rateLimits and trustedProxies.
+// newRateLimits builds endpoints.json's rateLimits and trustedProxies,
+// which config.Parse checked.
 func newRateLimits(cfg *config.App) ([]*rateLimit, []netip.Prefix, error) {
 	var trusted []netip.Prefix
 	for i, p := range cfg.TrustedProxies {
-		pfx, err := netip.ParsePrefix(p)
+		pfx, err := config.TrustedProxy(p)
 		if err != nil {
-			addr, err2 := netip.ParseAddr(p)
-			if err2 != nil {
-				return nil, nil, fmt.Errorf("%s: trustedProxies[%d]: %q is not an address or a CIDR prefix such as \"10.0.0.0/8\"", config.File, i, p)
-			}
-			pfx = netip.PrefixFrom(addr, addr.BitLen())
+			return nil, nil, fmt.Errorf("%s: /trustedProxies/%d: %v", config.File, i, err)
 		}
-		trusted = append(trusted, pfx.Masked())
+		trusted = append(trusted, pfx)
 	}
 	var out []*rateLimit
 	for _, name := range slices.Sorted(maps.Keys(cfg.RateLimits)) {
 		c := cfg.RateLimits[name]
-		where := fmt.Sprintf("%s: rateLimits.%s", config.File, name)
-		if !validPolicyName(name) {
-			return nil, nil, fmt.Errorf("%s: a policy name is a token of letters, digits, '-' and '_' (it is sent in the RateLimit headers)", where)
-		}
-		if c.Limit <= 0 || c.Window <= 0 {
-			return nil, nil, fmt.Errorf("%s: \"limit\" (a positive number of requests) and \"window\" (a duration such as \"1m\") are required", where)
-		}
-		if c.Burst < 0 {
-			return nil, nil, fmt.Errorf("%s: \"burst\" must be positive", where)
-		}
-		for i, p := range c.Routes {
-			if err := openapi.CheckRoutePattern(p); err != nil {
-				return nil, nil, fmt.Errorf("%s: routes[%d]: pattern %q: %v", where, i, p, err)
-			}
-		}
-		for i, m := range c.Methods {
-			if m != strings.ToUpper(m) || !slices.Contains(routefile.Methods, strings.ToLower(m)) {
-				return nil, nil, fmt.Errorf("%s: methods[%d]: %q: want an upper-case method such as \"POST\"", where, i, m)
-			}
-		}
 		rl := &rateLimit{name: name, cfg: c, methods: c.Methods,
 			rate: storage.Rate{Limit: c.Limit, Window: time.Duration(c.Window), Burst: c.Burst}}
-		switch key := c.Key; {
-		case key == "" || key == "ip" || key == "subject":
-		case strings.HasPrefix(key, "header:") && len(key) > len("header:"):
-			rl.header = http.CanonicalHeaderKey(key[len("header:"):])
-		default:
-			return nil, nil, fmt.Errorf("%s: key %q: want \"ip\", \"subject\" or \"header:NAME\"", where, key)
+		if key, ok := strings.CutPrefix(c.Key, "header:"); ok {
+			rl.header = http.CanonicalHeaderKey(key)
 		}
 		out = append(out, rl)
 	}
 	return out, trusted, nil
-}
-
-func validPolicyName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // applies reports whether the policy limits requests to route (client

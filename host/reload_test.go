@@ -357,13 +357,25 @@ func TestReloadAppliesEndpointsJSON(t *testing.T) {
 	if title() != "Before" || post(100) != 413 {
 		t.Fatalf("at start: title %q, 100-byte body %d", title(), post(100))
 	}
-	a.file("endpoints.json", []byte(`{"openApi": {"title": "After"}, "limits": {"bodyBytes": 4096, "instances": 3}}`))
+	a.file("endpoints.json", []byte(`{"openApi": {"title": "After"}, "limits": {"bodyBytes": 4096, "instances": 3}, "server": {"idleTimeout": "5s", "readTimeout": "7s"}}`))
 	report := h.Reload(context.Background())
 	if !strings.Contains(report.String(), "changed endpoints.json") || title() != "After" || post(100) != 200 {
 		t.Errorf("after the change: %s; title %q, 100-byte body %d", report, title(), post(100))
 	}
-	if !strings.Contains(logs.String(), "restart to apply those") || !strings.Contains(logs.String(), "limits.instances") {
-		t.Errorf("a restart-only key was not reported:\n%s", logs)
+	// The settings only a restart applies are named, and keep their
+	// previous values in the configuration in effect, rather than being
+	// shown as applied (server.idleTimeout is the http.Server's, set at
+	// start); server.readTimeout applies per request, now.
+	for _, key := range []string{"restart to apply those", "limits.instances", "server.idleTimeout"} {
+		if !strings.Contains(logs.String(), key) {
+			t.Errorf("a restart-only setting was not reported (%q):\n%s", key, logs)
+		}
+	}
+	if strings.Contains(logs.String(), "server.readTimeout") {
+		t.Errorf("server.readTimeout applies at once but was reported as restart-only:\n%s", logs)
+	}
+	if cfg := h.AppConfig(); cfg.Limits.Instances != 0 || cfg.Server.IdleTimeout != 0 || time.Duration(cfg.Server.ReadTimeout) != 7*time.Second || cfg.Limits.BodyBytes != 4096 {
+		t.Errorf("the configuration in effect after the reload: limits %+v, server %+v; want instances and idleTimeout as at start, readTimeout and bodyBytes changed", cfg.Limits, cfg.Server)
 	}
 	a.file("endpoints.json", []byte(`{"openApi": {"titel": "Typo"}}`))
 	report = h.Reload(context.Background())

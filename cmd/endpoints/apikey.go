@@ -29,7 +29,7 @@ func cmdAPIKey(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	del := fs.String("delete", "", "delete the stored key whose SHA-256 is `HEX`")
 	var scopes stringList
 	fs.Var(&scopes, "scope", "a scope to grant (repeat the flag, or separate with spaces)")
-	overrides := addConfigFlags(fs)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -38,12 +38,7 @@ func cmdAPIKey(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, "endpoints apikey: --subject is required: whom the key is for, e.g. --subject ci (or --delete HEX to delete a key)")
 		return exitUsage
 	}
-	ovs, err := overrides()
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints apikey: %v\n", err)
-		return exitUsage
-	}
-	cfg, err := config.Load(app, ovs...)
+	cfg, err := config.Load(app, overrides()...)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints apikey: %v\n", err)
 		return exitError

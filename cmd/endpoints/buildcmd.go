@@ -164,7 +164,7 @@ func watched(patterns []string, rel string) bool {
 // only when the app has both at start. Files it watches saved after since
 // (when the start's run began) but before the watches were set up sent no
 // event: they start a run at once.
-func watchBuildCommand(ctx context.Context, app string, cfg config.Build, c *console, since time.Time) error {
+func watchBuildCommand(ctx context.Context, app string, cfg config.Build, ovs []config.Override, c *console, since time.Time) error {
 	w, err := watchApp(app)
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func watchBuildCommand(ctx context.Context, app string, cfg config.Build, c *con
 		case ev := <-w.Events:
 			for _, rel := range w.Changed(ev) {
 				if rel == config.File {
-					if next, err := config.Load(app); err == nil {
+					if next, err := config.Load(app, ovs...); err == nil {
 						cfg = next.Build // a bad file is reported by Host.Watch
 					}
 					continue

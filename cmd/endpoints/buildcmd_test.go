@@ -141,9 +141,9 @@ func plainRoute(body string) string {
 }
 
 func TestBuildRunsTheAppCommand(t *testing.T) {
-	t.Setenv("ENDPOINTS_BUILD_TEST", "from the environment")
+	t.Setenv("APP_BUILD_TEST", "from the environment")
 	app := writeApp(t, map[string]string{
-		"endpoints.json": buildConfig(t, `echo "$ENDPOINTS_BUILD_TEST" > built.txt; echo building; printf 'no newline' >&2`),
+		"endpoints.json": buildConfig(t, `echo "$APP_BUILD_TEST" > built.txt; echo building; printf 'no newline' >&2`),
 	})
 	code, out, errOut := runCLI("build", app)
 	if code != exitOK {
@@ -273,7 +273,7 @@ func TestWatchBuildCommandRunsOneAtATime(t *testing.T) {
 	var ready watchers
 	stopped := make(chan error, 1)
 	go func() {
-		stopped <- watchBuildCommand(testhook.WithWatching(ctx, ready.watching), app, config.Build{Command: command, Watch: []string{"src/*.txt"}}, newConsole(&out, false, false), since)
+		stopped <- watchBuildCommand(testhook.WithWatching(ctx, ready.watching), app, config.Build{Command: command, Watch: []string{"src/*.txt"}}, nil, newConsole(&out, false, false), since)
 	}()
 	if !waitUntil(t, 10*time.Second, func() bool { return ready.all("build command") }) {
 		t.Fatal("the watcher was not set up within 10 s")
@@ -416,7 +416,7 @@ func TestWatchBuildCommandRunsForSavesBeforeItWatched(t *testing.T) {
 	var out syncBuffer
 	stopped := make(chan error, 1)
 	go func() {
-		stopped <- watchBuildCommand(ctx, app, config.Build{Command: "echo run >> runs.txt", Watch: []string{"src/*.txt"}}, newConsole(&out, false, false), since)
+		stopped <- watchBuildCommand(ctx, app, config.Build{Command: "echo run >> runs.txt", Watch: []string{"src/*.txt"}}, nil, newConsole(&out, false, false), since)
 	}()
 	defer func() { cancel(); <-stopped }()
 	if !waitUntil(t, 10*time.Second, func() bool { return strings.Contains(out.String(), "ran `echo run") }) {

@@ -22,6 +22,7 @@ func cmdClient(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	vue := fs.Bool("vue", false, "TypeScript: also emit the Vue 3 composable useEndpoint")
 	pkg := fs.String("package", "client", "Go: the package name")
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -30,7 +31,7 @@ func cmdClient(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "endpoints client: --lang %q: want \"ts\" or \"go\"\n", *lang)
 		return exitUsage
 	}
-	h, ok := load(ctx, "client", app, *cacheDir, host.Production, stderr)
+	h, ok := load(ctx, "client", app, *cacheDir, host.Production, overrides(), stderr)
 	if !ok {
 		return exitError
 	}

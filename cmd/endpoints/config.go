@@ -33,16 +33,21 @@ func (o *overrideFlags) Set(v string) error {
 
 // addConfigFlags adds --set to fs; the function it returns gives the
 // overrides in effect, twelve-factor style: the ENDPOINTS_* environment
-// variables, then the --set flags, which win.
-func addConfigFlags(fs *flag.FlagSet) func() ([]config.Override, error) {
+// variables, then the --set flags, which win. Every command that reads
+// endpoints.json takes them, so what it prints or builds is what serve
+// serves. An ENDPOINTS_* variable that names no setting is a warning on
+// stderr, not an error: the environment is shared with other programs
+// (Kubernetes' service links for a Service named "endpoints" are not even
+// warned about).
+func addConfigFlags(fs *flag.FlagSet, stderr io.Writer) func() []config.Override {
 	var sets overrideFlags
 	fs.Var(&sets, "set", "replace a setting of endpoints.json: `SETTING=VALUE` (repeatable), e.g. --set storage.url=redis://cache:6379/0;\nENDPOINTS_STORAGE_URL and the like do the same from the environment ('endpoints help settings' lists them)")
-	return func() ([]config.Override, error) {
-		env, err := config.OverridesFromEnv(os.Environ())
-		if err != nil {
-			return nil, err
+	return func() []config.Override {
+		env, warnings := config.OverridesFromEnv(os.Environ())
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "endpoints %s: warning: %s\n", fs.Name(), w)
 		}
-		return append(env, sets...), nil
+		return append(env, sets...)
 	}
 }
 
@@ -120,9 +125,11 @@ func printSettings(w io.Writer) {
 			value = "text"
 		case s.List:
 			value = "list"
+		case s.Size:
+			value = "size"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Env, value)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}); a list\ntakes a JSON array or comma-separated text (https://a.example,https://b.example).\n{name} stands for an entry's name: ENDPOINTS_DATABASES_MAIN_URL (or --set\ndatabases.main.url=...) sets the url of the database \"main\".\n")
+	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}); a list\ntakes a JSON array or comma-separated text (https://a.example,https://b.example); a\nsize a number of bytes or one with a binary unit (65536, 64KiB, 1MiB, 2GiB).\n{name} stands for an entry's name: ENDPOINTS_DATABASES_MAIN_URL (or --set\ndatabases.main.url=...) sets the url of the database \"main\".\n")
 }

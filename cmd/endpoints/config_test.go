@@ -10,8 +10,9 @@ import (
 
 // TestServeConfigOverrides: ENDPOINTS_* variables and --set flags replace
 // settings of endpoints.json, --set winning; --log-level debug prints the
-// configuration in effect with its secrets redacted; a misspelt variable
-// or setting is a usage error naming the settings.
+// configuration in effect (defaults filled in) with its secrets redacted;
+// a misspelt variable is a warning that names the setting meant, a
+// misspelt --set a usage error naming the settings.
 func TestServeConfigOverrides(t *testing.T) {
 	app := cApp(t)
 	if code, out, errOut := runCLI("build", app); code != exitOK {
@@ -20,6 +21,7 @@ func TestServeConfigOverrides(t *testing.T) {
 	t.Setenv("ENDPOINTS_OPEN_API_TITLE", "From the environment")
 	t.Setenv("ENDPOINTS_LIMITS_BODY_BYTES", "16")
 	t.Setenv("ENDPOINTS_STORAGE_URL", "redis://user:hunter2@127.0.0.1:1/0")
+	t.Setenv("ENDPOINTS_LIMITS_BODYBYTES", "1")
 	// A secret variable: its value never reaches the command's output.
 	const secret = "cli-s3cret-51ab"
 	t.Setenv("SVC_TOKEN", secret)
@@ -39,10 +41,14 @@ func TestServeConfigOverrides(t *testing.T) {
 		`"bodyBytes": 32`,
 		`"title": "From the environment"`,
 		`"env": "SVC_TOKEN"`,
+		`"timeout": "10s"`, // the default of limits.timeout, in effect
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
+	}
+	if want := "warning: environment variable ENDPOINTS_LIMITS_BODYBYTES names no setting of endpoints.json and is ignored; did you mean ENDPOINTS_LIMITS_BODY_BYTES?"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 	_, routesOut, routesErr := runCLI("routes", app)
 	if all := out + stderr.String() + routesOut + routesErr; strings.Contains(all, secret) {
@@ -52,13 +58,12 @@ func TestServeConfigOverrides(t *testing.T) {
 		t.Errorf("GET /_endpoints/schema = %d %.200s", status, body)
 	}
 
-	for _, v := range []string{"ENDPOINTS_STORAGE_URL", "ENDPOINTS_LIMITS_BODY_BYTES", "ENDPOINTS_OPEN_API_TITLE"} {
+	for _, v := range []string{"ENDPOINTS_STORAGE_URL", "ENDPOINTS_LIMITS_BODY_BYTES", "ENDPOINTS_OPEN_API_TITLE", "ENDPOINTS_LIMITS_BODYBYTES"} {
 		os.Unsetenv(v)
 	}
 	for _, tt := range []struct {
 		env, arg, want string
 	}{
-		{"ENDPOINTS_LIMITS_BODYBYTES", "", "environment variable ENDPOINTS_LIMITS_BODYBYTES names no setting of endpoints.json; the settings are: ENDPOINTS_OPEN_API_ENABLED"},
 		{"", "limits.body=1", "--set limits.body=1: limits.body names no setting of endpoints.json"},
 		{"", "limits.timeout=soon", "/limits/timeout"},
 	} {

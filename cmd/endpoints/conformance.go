@@ -22,7 +22,7 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	noBuild := fs.Bool("no-build", false, "test the modules as they are, without building the sources first")
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
-	overrides := addConfigFlags(fs)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -30,16 +30,12 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	// The settings of the environment and --set apply, as to serve: the
 	// suite runs on PostgreSQL with ENDPOINTS_DATABASES_MAIN_DRIVER and
 	// ENDPOINTS_DATABASES_MAIN_URL.
-	sets, err := overrides()
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints conformance: %v\n", err)
-		return exitUsage
-	}
-	if !*noBuild && !build(ctx, app, stdout, stderr) {
+	ovs := overrides()
+	if !*noBuild && !build(ctx, app, ovs, stdout, stderr) {
 		return exitError
 	}
 	var logs syncBuffer
-	h, err := host.New(ctx, app, host.Options{Mode: host.Development, CacheDir: *cacheDir, ConfigOverrides: sets, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	h, err := host.New(ctx, app, host.Options{Mode: host.Development, CacheDir: *cacheDir, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})), ConfigOverrides: ovs})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints conformance: %v\n", err)
 		return exitError

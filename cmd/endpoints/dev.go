@@ -141,7 +141,7 @@ func (c *console) ran(r commandRun) {
 //
 // since is when the start's build began: a source saved after it is built
 // even when it changed before the watches were set up.
-func devLoop(ctx context.Context, app string, h *host.Host, c *console, since time.Time) {
+func devLoop(ctx context.Context, app string, h *host.Host, c *console, since time.Time, ovs []config.Override) {
 	go func() {
 		if err := h.Watch(ctx, c.reloaded); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the app failed: "+err.Error())
@@ -152,14 +152,14 @@ func devLoop(ctx context.Context, app string, h *host.Host, c *console, since ti
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources failed: "+err.Error())
 		}
 	}()
-	cfg, err := config.Load(app)
-	if err != nil || cfg.Build.Command == "" || len(cfg.Build.Watch) == 0 {
-		return // Host.New read the same file; a bad one stopped the start
+	cfg := h.AppConfig() // with the overrides
+	if cfg.Build.Command == "" || len(cfg.Build.Watch) == 0 {
+		return
 	}
 	c.event(false, map[string]any{"event": "watch", "command": cfg.Build.Command, "watch": cfg.Build.Watch},
 		fmt.Sprintf("saves of %s rerun `%s`", strings.Join(cfg.Build.Watch, ", "), cfg.Build.Command))
 	go func() {
-		if err := watchBuildCommand(ctx, app, cfg.Build, c, since); err != nil {
+		if err := watchBuildCommand(ctx, app, cfg.Build, ovs, c, since); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the build command's sources failed: "+err.Error())
 		}
 	}()

@@ -44,6 +44,8 @@ Flags:
                     default) or warn
   --format FORMAT   text (the default) or json
   --cache-dir DIR   compiled module cache
+  --set SETTING=V   replace a setting of endpoints.json on both sides, as the
+                    ENDPOINTS_* variables do (endpoints help settings)
 
 Exit codes, as diff(1): 0 no breaking change, 1 breaking changes, 2 no
 comparison made (wrong arguments, an app that does not build or load, an
@@ -86,6 +88,7 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	failOn := fs.String("fail-on", "error", `the level from which a change is breaking: "error" or "warn"`)
 	format := fs.String("format", "text", `"text" or "json"`)
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
+	overrides := addConfigFlags(fs, stderr)
 	positional, ok := parseArgs(fs, args)
 	if !ok {
 		return exitTrouble
@@ -123,12 +126,15 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageError("want two arguments, OLD and NEW, got %d", len(positional))
 	}
 
-	oldDoc, err := sideDocument(ctx, oldArg, *cacheDir, stderr)
+	// The same overrides apply to both sides: they stand for the
+	// environment the app is deployed in.
+	ovs := overrides()
+	oldDoc, err := sideDocument(ctx, oldArg, *cacheDir, ovs, stderr)
 	if err != nil {
 		reportSideError(stderr, "OLD", err)
 		return exitTrouble
 	}
-	newDoc, err := sideDocument(ctx, newArg, *cacheDir, stderr)
+	newDoc, err := sideDocument(ctx, newArg, *cacheDir, ovs, stderr)
 	if err != nil {
 		reportSideError(stderr, "NEW", err)
 		return exitTrouble

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/wasmendpoints/endpoints/cmd/endpoints/internal/apidiff"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -22,11 +23,11 @@ import (
 
 // sideDocument returns the OpenAPI document arg names: an app directory's,
 // a document file, or REF:PATH.
-func sideDocument(ctx context.Context, arg, cacheDir string, stderr io.Writer) (apidiff.Document, error) {
+func sideDocument(ctx context.Context, arg, cacheDir string, ovs []config.Override, stderr io.Writer) (apidiff.Document, error) {
 	fi, err := os.Stat(arg)
 	switch {
 	case err == nil && fi.IsDir():
-		data, err := appDocument(ctx, arg, cacheDir, false, stderr)
+		data, err := appDocument(ctx, arg, cacheDir, false, ovs, stderr)
 		return apidiff.Document{Name: arg, Data: data}, err
 	case err == nil:
 		return fileDocument(arg)
@@ -34,7 +35,7 @@ func sideDocument(ctx context.Context, arg, cacheDir string, stderr io.Writer) (
 		return apidiff.Document{}, err
 	}
 	if ref, rel, ok := strings.Cut(arg, ":"); ok && ref != "" {
-		return refDocument(ctx, ref, rel, cacheDir, stderr)
+		return refDocument(ctx, ref, rel, cacheDir, ovs, stderr)
 	}
 	return apidiff.Document{}, fmt.Errorf("%s does not exist: want an app directory, a document (.json, .yaml, .yml) or REF:PATH", arg)
 }
@@ -60,19 +61,19 @@ func documentExt(file string) error {
 // document. Modules must be built already, unless build is true: then the
 // app's sources are built first, as endpoints build does, its output kept
 // for when it fails.
-func appDocument(ctx context.Context, app, cacheDir string, buildFirst bool, stderr io.Writer) ([]byte, error) {
+func appDocument(ctx context.Context, app, cacheDir string, buildFirst bool, ovs []config.Override, stderr io.Writer) ([]byte, error) {
 	if err := checkAppDir(app); err != nil {
 		return nil, err
 	}
 	if buildFirst {
 		var out bytes.Buffer
-		if !build(ctx, app, &out, &out) {
+		if !build(ctx, app, ovs, &out, &out) {
 			return nil, fmt.Errorf("it does not build:\n%s", out.Bytes())
 		}
 	} else if !requireBuilt("diff", app, stderr) {
 		return nil, errReported
 	}
-	h, ok := load(ctx, "diff", app, cacheDir, host.Production, stderr)
+	h, ok := load(ctx, "diff", app, cacheDir, host.Production, ovs, stderr)
 	if !ok {
 		return nil, errReported
 	}
@@ -83,7 +84,7 @@ func appDocument(ctx context.Context, app, cacheDir string, buildFirst bool, std
 // refDocument returns the document of rel (an app directory or a document
 // file) as it is at ref in the repository around the current directory.
 // An app is extracted from the ref into a temporary directory and built.
-func refDocument(ctx context.Context, ref, rel, cacheDir string, stderr io.Writer) (apidiff.Document, error) {
+func refDocument(ctx context.Context, ref, rel, cacheDir string, ovs []config.Override, stderr io.Writer) (apidiff.Document, error) {
 	top, err := git(ctx, "", "rev-parse", "--show-toplevel")
 	if err != nil {
 		return apidiff.Document{}, fmt.Errorf("%s:%s: %w", ref, rel, err)
@@ -122,7 +123,7 @@ func refDocument(ctx context.Context, ref, rel, cacheDir string, stderr io.Write
 		return apidiff.Document{}, fmt.Errorf("%s: %w", name, err)
 	}
 	fmt.Fprintf(stderr, "endpoints diff: building %s in a temporary copy of %s\n", name, ref)
-	data, err := appDocument(ctx, filepath.Join(dir, filepath.FromSlash(rel)), cacheDir, true, stderr)
+	data, err := appDocument(ctx, filepath.Join(dir, filepath.FromSlash(rel)), cacheDir, true, ovs, stderr)
 	if err != nil && !errors.Is(err, errReported) {
 		err = fmt.Errorf("%s: %w", name, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/sections"
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
@@ -30,7 +31,7 @@ import (
 // module is loaded as the app's host loads it (its limits), in wazero's
 // interpreter when the compilation cache lacks it: reading the exports
 // needs no compiled code. Modules load GOMAXPROCS at a time.
-func embedContracts(ctx context.Context, app string, sources []guestbuild.Source) error {
+func embedContracts(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source) error {
 	errs := make([]error, len(sources))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -42,7 +43,7 @@ func embedContracts(ctx context.Context, app string, sources []guestbuild.Source
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[i] = embedContract(ctx, app, s.Module)
+			errs[i] = embedContract(ctx, app, s.Module, ovs)
 		}()
 	}
 	wg.Wait()
@@ -51,13 +52,13 @@ func embedContracts(ctx context.Context, app string, sources []guestbuild.Source
 
 // embedContract rewrites the module file module (its path in the app)
 // with its sections, unless it carries them already.
-func embedContract(ctx context.Context, app, module string) error {
+func embedContract(ctx context.Context, app, module string, ovs []config.Override) error {
 	path := filepath.Join(app, filepath.FromSlash(module))
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	out, err := sections.Embed(ctx, app, module, wasm)
+	out, err := sections.Embed(ctx, app, module, wasm, ovs...)
 	if err != nil || bytes.Equal(out, wasm) {
 		return err
 	}

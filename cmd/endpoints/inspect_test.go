@@ -122,7 +122,7 @@ func TestInspectEveryLanguage(t *testing.T) {
 			if _, err := guestbuild.Build(t.Context(), filepath.Join(root, filepath.FromSlash(tt.app)), out, []guestbuild.Source{src}, nil); err != nil {
 				t.Fatal(err)
 			}
-			if err := embedContracts(t.Context(), out, []guestbuild.Source{src}); err != nil {
+			if err := embedContracts(t.Context(), out, nil, []guestbuild.Source{src}); err != nil {
 				t.Fatal(err)
 			}
 			code, stdout, errOut := runCLI("inspect", "--json", filepath.Join(out, filepath.FromSlash(tt.module)))

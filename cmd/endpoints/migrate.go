@@ -17,17 +17,12 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	dryRun := fs.Bool("dry-run", false, "list the migrations that would be applied, applying none")
 	only := fs.String("database", "", "migrate only the database of this name (default: every one)")
-	overrides := addConfigFlags(fs)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
 	}
-	ovs, err := overrides()
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints migrate: %v\n", err)
-		return exitUsage
-	}
-	cfg, err := config.Load(app, ovs...)
+	cfg, err := config.Load(app, overrides()...)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints migrate: %v\n", err)
 		return exitError

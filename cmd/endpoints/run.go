@@ -372,14 +372,19 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		goBundle = &b
 		return err
 	})
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
 	}
-	if !buildWith(ctx, app, goBundle, stdout, stderr) {
+	ovs := overrides()
+	if goBundle != nil {
+		ovs = append(ovs, config.Override{Pointer: "/build/goBundle", Value: strconv.FormatBool(*goBundle), Source: "--go-bundle"})
+	}
+	if !build(ctx, app, ovs, stdout, stderr) {
 		return exitError
 	}
-	if *cacheDir != "" && !precompile(ctx, app, *cacheDir, stdout, stderr) {
+	if *cacheDir != "" && !precompile(ctx, app, *cacheDir, ovs, stdout, stderr) {
 		return exitError
 	}
 	return exitOK
@@ -388,11 +393,20 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // precompile loads the app once with wazero's compiler and the cache in
 // dir, which keeps the compiled code: a container image or a deploy step
 // pays the compilation once, and `serve --cache-dir dir` starts warm.
-func precompile(ctx context.Context, app, dir string, stdout, stderr io.Writer) bool {
+// A directory it cannot write, or one the host refuses to run code from
+// (see host.Options.CacheDir), fails the build: a deploy step that
+// believed it warmed the cache would start cold.
+func precompile(ctx context.Context, app, dir string, ovs []config.Override, stdout, stderr io.Writer) bool {
+	if err := checkWritableDir(dir); err != nil {
+		fmt.Fprintf(stderr, "endpoints build: --cache-dir %s: %v; give a directory this user can write\n", dir, err)
+		return false
+	}
 	fmt.Fprintf(stdout, "compiling the modules into %s\n", dir)
 	start := time.Now()
 	con := newConsole(stdout, false, false)
-	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: slog.New(slog.DiscardHandler), Progress: con.progress, SkipVariables: true})
+	// Warnings (such as a cache the host refuses) go to stderr.
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: logger, Progress: con.progress, SkipVariables: true, ConfigOverrides: ovs})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
@@ -402,26 +416,49 @@ func precompile(ctx context.Context, app, dir string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
 	}
+	if n > 0 && !holdsFiles(dir) {
+		fmt.Fprintf(stderr, "endpoints build: --cache-dir %s: nothing was compiled into it (see the warnings above); serve would start cold\n", dir)
+		return false
+	}
 	fmt.Fprintf(stdout, "compiled %s (%d routes) into %s in %s: `endpoints serve --cache-dir %s %s` starts warm\n", app, n, dir, time.Since(start).Round(time.Millisecond), dir, app)
 	return true
 }
 
-// build compiles the app's sources, printing a line per module, then runs
-// the app's build command (endpoints.json "build") when it has one.
-func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
-	return buildWith(ctx, app, nil, stdout, stderr)
+// checkWritableDir makes dir (0700) when missing and checks that this
+// process can create a file in it.
+func checkWritableDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".endpoints-write-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	err = f.Close()
+	return errors.Join(err, os.Remove(name))
 }
 
-// buildWith is build with goBundle, when not nil, in place of
-// endpoints.json's build.goBundle.
-func buildWith(ctx context.Context, app string, goBundle *bool, stdout, stderr io.Writer) bool {
-	cfg, err := config.Load(app)
+// holdsFiles reports whether a regular file is anywhere under dir.
+func holdsFiles(dir string) bool {
+	found := errors.New("found")
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			return found
+		}
+		return err
+	})
+	return errors.Is(err, found)
+}
+
+// build compiles the app's sources, printing a line per module, then runs
+// the app's build command (endpoints.json "build", with the overrides)
+// when it has one.
+func build(ctx context.Context, app string, ovs []config.Override, stdout, stderr io.Writer) bool {
+	cfg, err := config.Load(app, ovs...)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
-	}
-	if goBundle != nil {
-		cfg.Build.GoBundle = goBundle
 	}
 	sources, err := guestbuild.Find(app)
 	if err != nil {
@@ -437,7 +474,7 @@ func buildWith(ctx context.Context, app string, goBundle *bool, stdout, stderr i
 		fmt.Fprintf(stdout, "no route sources under %s/server and no build command in %s; nothing to build\n", app, config.File)
 		return true
 	}
-	if len(sources) > 0 && !buildSources(ctx, app, sources, stdout, stderr) {
+	if len(sources) > 0 && !buildSources(ctx, app, ovs, sources, stdout, stderr) {
 		return false
 	}
 	if command != "" {
@@ -447,7 +484,7 @@ func buildWith(ctx context.Context, app string, goBundle *bool, stdout, stderr i
 }
 
 // buildSources compiles the route sources, printing a line per module.
-func buildSources(ctx context.Context, app string, sources []guestbuild.Source, stdout, stderr io.Writer) bool {
+func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, stdout, stderr io.Writer) bool {
 	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
 	start := time.Now()
 	results, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
@@ -463,7 +500,7 @@ func buildSources(ctx context.Context, app string, sources []guestbuild.Source, 
 			built = append(built, r.Source)
 		}
 	}
-	if embedErr := embedContracts(ctx, app, built); embedErr != nil {
+	if embedErr := embedContracts(ctx, app, ovs, built); embedErr != nil {
 		err = errors.Join(err, embedErr)
 	}
 	if err != nil {
@@ -477,6 +514,7 @@ func buildSources(ctx context.Context, app string, sources []guestbuild.Source, 
 func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("routes", flag.ContinueOnError)
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -484,7 +522,7 @@ func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !requireBuilt("routes", app, stderr) {
 		return exitError
 	}
-	h, ok := load(ctx, "routes", app, *cacheDir, host.Development, stderr)
+	h, ok := load(ctx, "routes", app, *cacheDir, host.Development, overrides(), stderr)
 	if !ok {
 		return exitError
 	}
@@ -500,6 +538,7 @@ func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs := flag.NewFlagSet("openapi", flag.ContinueOnError)
 	out := fs.String("o", "", "write the document to this file instead of standard output")
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -507,7 +546,7 @@ func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if !requireBuilt("openapi", app, stderr) {
 		return exitError
 	}
-	h, ok := load(ctx, "openapi", app, *cacheDir, host.Production, stderr)
+	h, ok := load(ctx, "openapi", app, *cacheDir, host.Production, overrides(), stderr)
 	if !ok {
 		return exitError
 	}
@@ -528,18 +567,20 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
 	noBuild := fs.Bool("no-build", false, "check the modules as they are, without building the sources first")
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
 	}
+	ovs := overrides()
 	if *noBuild {
 		if !requireBuilt("check", app, stderr) {
 			return exitError
 		}
-	} else if !build(ctx, app, stdout, stderr) {
+	} else if !build(ctx, app, ovs, stdout, stderr) {
 		return exitError
 	}
-	h, ok := load(ctx, "check", app, *cacheDir, host.Development, stderr)
+	h, ok := load(ctx, "check", app, *cacheDir, host.Development, ovs, stderr)
 	if !ok {
 		return exitError
 	}
@@ -560,11 +601,12 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // load loads an app for a command that serves nothing: quietly, with the
-// command's name on its error.
-func load(ctx context.Context, name, app, cacheDir string, mode host.Mode, stderr io.Writer) (*host.Host, bool) {
+// command's name on its error, and the overrides (--set, ENDPOINTS_*) that
+// serve would apply.
+func load(ctx context.Context, name, app, cacheDir string, mode host.Mode, ovs []config.Override, stderr io.Writer) (*host.Host, bool) {
 	// Variables are for serving: these commands run where the app's
 	// secrets are not (CI), and its guests read none.
-	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: cacheDir, Logger: slog.New(slog.DiscardHandler), SkipVariables: true})
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: cacheDir, Logger: slog.New(slog.DiscardHandler), SkipVariables: true, ConfigOverrides: ovs})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return nil, false
@@ -617,7 +659,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	asJSON := fs.Bool("json", false, "log JSON lines instead of text")
 	logLevel := fs.String("log-level", "info", "`LEVEL` of the log: debug, info, warn or error; debug also prints the configuration in effect")
 	adminAddr := fs.String("admin-addr", "", "serve /metrics, /livez and /readyz on `HOST:PORT`, apart from --addr (off when empty)")
-	overrides := addConfigFlags(fs)
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -626,10 +668,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	if err == nil && *quiet {
 		level = max(level, slog.LevelWarn)
 	}
-	var sets []config.Override
-	if err == nil {
-		sets, err = overrides()
-	}
+	sets := overrides()
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return exitUsage
@@ -662,7 +701,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 	buildStart := time.Now()
 	if mode == host.Development {
-		if !build(ctx, app, stdout, stderr) {
+		if !build(ctx, app, sets, stdout, stderr) {
 			// What built serves; what failed is reported again by the
 			// load below and rebuilt when its source is saved.
 			fmt.Fprintf(stdout, "some route sources did not build (above): the other routes serve; save a fix to rebuild\n")
@@ -708,7 +747,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 	defer h.Close(context.Background())
 	if level <= slog.LevelDebug {
-		printConfig(stdout, h.AppConfig(), sets)
+		printConfig(stdout, h.AppConfig().WithDefaults(), sets)
 	}
 	fmt.Fprintf(stdout, "loaded %s in %s (%s)\n\n", app, time.Since(start).Round(time.Millisecond), mode)
 	printRoutes(stdout, h.Routes())
@@ -732,7 +771,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	fmt.Fprintf(stdout, "\nlistening on http://%s\n", ln.Addr())
 	if mode == host.Development {
 		fmt.Fprintf(stdout, "watching %s: saved sources are rebuilt, changed modules reloaded\n", app)
-		devLoop(ctx, app, h, con, buildStart)
+		devLoop(ctx, app, h, con, buildStart, sets)
 	}
 	go func() { errc <- srv.Serve(ln) }()
 	select {

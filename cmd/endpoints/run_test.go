@@ -30,6 +30,8 @@ func TestHelpSettingsListsEverySetting(t *testing.T) {
 			value = "text"
 		case s.List:
 			value = "list"
+		case s.Size:
+			value = "size"
 		}
 		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(s.Name) + ` +` + s.Env + ` +` + value + `$`).MatchString(out) {
 			t.Errorf("endpoints help settings does not list %s as %s, %s:\n%s", s.Name, s.Env, value, out)

@@ -33,6 +33,7 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
 	var scopes stringList
 	fs.Var(&scopes, "scope", "a scope to grant (repeat the flag, or separate with spaces)")
+	overrides := addConfigFlags(fs, stderr)
 	app, code := parseApp(fs, args, stderr)
 	if code != exitOK {
 		return code
@@ -41,7 +42,7 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "endpoints token: --sub is required: whom the token is for, e.g. --sub alice")
 		return exitUsage
 	}
-	cfg, err := config.Load(app)
+	cfg, err := config.Load(app, overrides()...)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints token: %v\n", err)
 		return exitError

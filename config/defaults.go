@@ -1,0 +1,70 @@
+package config
+
+import (
+	"runtime"
+	"time"
+)
+
+// WithDefaults returns l with its zero fields set to their defaults: the
+// limits in effect. Instances defaults to 2 × GOMAXPROCS, and a
+// MemoryBytes below one 64 KiB page (which only a Go embedder's Options
+// can give) counts as zero.
+func (l Limits) WithDefaults() Limits {
+	dur := func(d *Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = Duration(v)
+		}
+	}
+	num := func(n *int64, v int64) {
+		if *n <= 0 {
+			*n = v
+		}
+	}
+	count := func(n *int, v int) {
+		if *n <= 0 {
+			*n = v
+		}
+	}
+	num(&l.BodyBytes, DefaultBodyBytes)
+	if l.MemoryBytes < 65536 {
+		l.MemoryBytes = DefaultMemoryBytes
+	}
+	dur(&l.Timeout, DefaultTimeout)
+	count(&l.Instances, 2*runtime.GOMAXPROCS(0))
+	num(&l.ResponseBytes, DefaultResponseBytes)
+	dur(&l.LoadTimeout, DefaultLoadTimeout)
+	count(&l.JSONDepth, DefaultJSONDepth)
+	count(&l.JSONValues, DefaultJSONValues)
+	count(&l.QueryParams, DefaultQueryParams)
+	dur(&l.InstanceIdleTimeout, DefaultInstanceIdleTimeout)
+	dur(&l.MaxTimeout, DefaultMaxTimeout)
+	num(&l.OutboundBytes, DefaultOutboundBytes)
+	count(&l.OutboundRequests, DefaultOutboundRequests)
+	return l
+}
+
+// WithDefaults returns i with its zero fields set to their defaults.
+func (i Idempotency) WithDefaults() Idempotency {
+	if i.Lease <= 0 {
+		i.Lease = Duration(DefaultIdempotencyLease)
+	}
+	if i.Replay <= 0 {
+		i.Replay = Duration(DefaultIdempotencyReplay)
+	}
+	return i
+}
+
+// WithDefaults returns a with the defaults of its members filled in:
+// limits, server, idempotency and authFailures, whose zero fields mean
+// "the default". What it returns is what the host applies (unless a Go
+// embedder's Options set a field), so `endpoints config`-style dumps and
+// tools read the values in effect rather than zeros. Members whose
+// absence means "off" (cors, rateLimits, security, build, variables,
+// outbound) stay as they are.
+func (a App) WithDefaults() App {
+	a.Limits = a.Limits.WithDefaults()
+	a.Server = a.Server.WithDefaults()
+	a.Idempotency = a.Idempotency.WithDefaults()
+	a.AuthFailures = a.AuthFailures.WithDefaults()
+	return a
+}

@@ -1,0 +1,166 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	stdjson "encoding/json"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/cors"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// The edge policies of endpoints.json ("security", "cors", "rateLimits",
+// "trustedProxies") are checked here, when the file is read, by every
+// command; package host builds what enforces them from the checked
+// values.
+
+// TrustedProxy reads one entry of "trustedProxies": an address
+// ("10.0.0.7", a prefix of its full length) or a CIDR prefix
+// ("10.0.0.0/8"), masked.
+func TrustedProxy(s string) (netip.Prefix, error) {
+	pfx, err := netip.ParsePrefix(s)
+	if err != nil {
+		addr, err2 := netip.ParseAddr(s)
+		if err2 != nil {
+			return netip.Prefix{}, fmt.Errorf("%q is not an address or a CIDR prefix such as \"10.0.0.0/8\"", s)
+		}
+		pfx = netip.PrefixFrom(addr, addr.BitLen())
+	}
+	return pfx.Masked(), nil
+}
+
+// policyName is what a rate limit's name may be: it is sent in the
+// RateLimit headers as a token.
+var policyName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// checkEdges checks "security", "cors", "rateLimits" and
+// "trustedProxies".
+func checkEdges(file string, cfg *App) error {
+	for i, p := range cfg.TrustedProxies {
+		if _, err := TrustedProxy(p); err != nil {
+			return badSetting(file, fmt.Sprintf("/trustedProxies/%d", i), "%v", err)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.RateLimits)) {
+		if err := checkRateLimit(file, "/rateLimits/"+name, name, cfg.RateLimits[name]); err != nil {
+			return err
+		}
+	}
+	if len(cfg.CORS) > 0 {
+		var c cors.Config
+		if err := strictMember(file, "/cors", cfg.CORS, &c); err != nil {
+			return err
+		}
+		if _, err := cors.New(c); err != nil {
+			return memberError(file, err)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Security)) {
+		ptr := "/security/" + name
+		var c auth.Config
+		if err := strictMember(file, ptr, cfg.Security[name], &c); err != nil {
+			return err
+		}
+		var kinds []string
+		if c.JWT != nil {
+			kinds = append(kinds, "jwt")
+		}
+		if c.APIKey != nil {
+			kinds = append(kinds, "apiKey")
+		}
+		if c.Basic != nil {
+			kinds = append(kinds, "basic")
+		}
+		if len(kinds) != 1 {
+			return badSetting(file, ptr, "give exactly one verifier, {\"jwt\": {...}}, {\"apiKey\": {...}} or {\"basic\": {...}}; got %d (%s)", len(kinds), strings.Join(kinds, ", "))
+		}
+		if j := c.JWT; j != nil {
+			sources := 0
+			for _, set := range []bool{j.JWKS != "", j.JWKSURL != "", j.Secret != nil} {
+				if set {
+					sources++
+				}
+			}
+			if sources != 1 {
+				return badSetting(file, ptr+"/jwt", "give exactly one of \"jwks\" (a key set file of the app), \"jwksUrl\" and \"secret\"")
+			}
+		}
+	}
+	return nil
+}
+
+// checkRateLimit checks one entry of "rateLimits".
+func checkRateLimit(file, ptr, name string, c RateLimit) error {
+	switch {
+	case !policyName.MatchString(name):
+		return badSetting(file, ptr, "a policy name is a token of letters, digits, '-' and '_' (it is sent in the RateLimit headers), got %q", name)
+	case c.Limit <= 0:
+		return badSetting(file, ptr+"/limit", "required: a positive number of requests per window, got %d", c.Limit)
+	case c.Window <= 0:
+		return badSetting(file, ptr+"/window", "required: the period the limit counts over, a duration such as \"1m\"")
+	case c.Burst < 0:
+		return badSetting(file, ptr+"/burst", "must be positive, got %d", c.Burst)
+	}
+	for i, p := range c.Routes {
+		if err := openapi.CheckRoutePattern(p); err != nil {
+			return badSetting(file, fmt.Sprintf("%s/routes/%d", ptr, i), "pattern %q: %v", p, err)
+		}
+	}
+	for i, m := range c.Methods {
+		if m != strings.ToUpper(m) || !slices.Contains(routefile.Methods, strings.ToLower(m)) {
+			return badSetting(file, fmt.Sprintf("%s/methods/%d", ptr, i), "%q: want an upper-case method such as \"POST\"", m)
+		}
+	}
+	if key := c.Key; key != "" && key != "ip" && key != "subject" && (!strings.HasPrefix(key, "header:") || len(key) == len("header:")) {
+		return badSetting(file, ptr+"/key", "%q: want \"ip\", \"subject\" or \"header:NAME\"", key)
+	}
+	return nil
+}
+
+// strictMember decodes the free-form member at ptr into v, an unknown key
+// or a value of the wrong type being an error that names it.
+func strictMember(file, ptr string, raw stdjson.RawMessage, v any) error {
+	err := json.Unmarshal(raw, v, json.RejectUnknownMembers(true))
+	if err == nil {
+		return nil
+	}
+	var se *json.SemanticError
+	if !errors.As(err, &se) {
+		return badSetting(file, ptr, "%v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	at := ptr + string(se.JSONPointer)
+	switch {
+	case se.Err != nil && strings.Contains(se.Err.Error(), "unknown object member"):
+		return badSetting(file, at, "unknown key %q", at[strings.LastIndex(at, "/")+1:])
+	case se.Err == nil || errors.Is(se.Err, strconv.ErrSyntax) || errors.Is(se.Err, strconv.ErrRange):
+		return badSetting(file, at, "%s", wrongType(at, se))
+	}
+	return badSetting(file, at, "%v", se.Err)
+}
+
+// memberIndex matches the "[3]" of a member path such as
+// cors.allowOrigins[3].
+var memberIndex = regexp.MustCompile(`\[(\d+)\]`)
+
+// memberError turns an error of the form "cors.allowOrigins[1]: what is
+// wrong", as the packages building the policies write them, into a
+// *settingError at the member's JSON pointer.
+func memberError(file string, err error) error {
+	path, msg, ok := strings.Cut(err.Error(), ": ")
+	if !ok || strings.ContainsAny(path, " \"") {
+		return fmt.Errorf("%s: %v", file, err)
+	}
+	ptr := "/" + strings.ReplaceAll(memberIndex.ReplaceAllString(path, ".$1"), ".", "/")
+	return badSetting(file, ptr, "%s", msg)
+}
