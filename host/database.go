@@ -98,10 +98,7 @@ func (c *call) dbDone(db string, d time.Duration, err error) {
 }
 
 func limitSQLResultBytes(l config.Limits) int64 {
-	if l.SQLResultBytes > 0 {
-		return l.SQLResultBytes
-	}
-	return config.DefaultSQLResultBytes
+	return l.WithDefaults().SQLResultBytes
 }
 
 // databasesChanged reports whether endpoints.json's databases changed, which
