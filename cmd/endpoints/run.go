@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -681,9 +682,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		fmt.Fprintf(stdout, "\ntracing: a span per request, exported as %s\n", tracingTarget(os.Getenv))
 	}
 	errc := make(chan error, 2)
+	var stopping atomic.Bool // set when the server begins to stop: /readyz 503
 	var admin *http.Server
 	if adminLn != nil {
-		admin = &http.Server{Handler: adminHandler(h, metrics, logger), ReadHeaderTimeout: srv.ReadHeaderTimeout,
+		admin = &http.Server{Handler: adminHandler(h, metrics, logger, &stopping), ReadHeaderTimeout: srv.ReadHeaderTimeout,
 			IdleTimeout: srv.IdleTimeout, ErrorLog: srv.ErrorLog}
 		go func() { errc <- admin.Serve(adminLn) }()
 		fmt.Fprintf(stdout, "\nadmin on http://%s: /metrics, /livez, /readyz", adminLn.Addr())
@@ -700,21 +702,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		return exitError
 	case <-ctx.Done():
 	}
-	logger.Info(fmt.Sprintf("shutting down: finishing requests in flight (%s at most)", h.ShutdownTimeout()))
-	sctx, cancel := context.WithTimeout(context.Background(), h.ShutdownTimeout())
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		logger.Warn("shutdown", "error", err)
-	}
-	if err := h.Shutdown(sctx); err != nil {
-		logger.Warn("requests still running at the shutdown timeout were stopped", "error", err)
-	}
-	if admin != nil {
-		// Last: /readyz answered 503 while the host drained.
-		if err := admin.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Warn("admin shutdown", "error", err)
-		}
-	}
+	stopServing(&stopping, srv, h, admin, logger)
 	return exitOK
 }
 
