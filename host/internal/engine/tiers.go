@@ -288,14 +288,7 @@ func (e *Engine) WaitCompiled(ctx context.Context) error {
 
 // stopped reports whether the engine stopped its background work
 // (Shutdown).
-func (e *Engine) stopped() bool {
-	select {
-	case <-e.stopBackground:
-		return true
-	default:
-		return false
-	}
-}
+func (e *Engine) stopped() bool { return isClosed(e.stopBackground) }
 
 // DeferredFailed returns the deferred loads that failed so far (DeferPool),
 // nil when none did.
