@@ -23,6 +23,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/liblog"
 	"github.com/wasmendpoints/endpoints/internal/logwriter"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 	"github.com/wasmendpoints/endpoints/observe/otel"
@@ -620,14 +621,36 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	} else {
 		logger = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	}
+	// go-redis, the OpenTelemetry SDK and the log package log through
+	// this logger too: with --json, stderr has nothing but JSON lines.
+	defer liblog.Redirect(logger)()
+	// fail reports an error that stops the command: a line of text, or
+	// of JSON with --json.
+	fail := func(err error) int {
+		if *asJSON {
+			logger.Error(fmt.Sprintf("endpoints %s: %v", name, err))
+		} else {
+			fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
+		}
+		return exitError
+	}
+	// Reports written as text (the build's, a stale module's) become log
+	// records under --json.
+	textOut, textErr := stdout, stderr
+	if *asJSON {
+		outLines, errLines := liblog.LineWriter(logger, slog.LevelInfo), liblog.LineWriter(logger, slog.LevelError)
+		defer outLines.Flush()
+		defer errLines.Flush()
+		textOut, textErr = outLines, errLines
+	}
 	buildStart := time.Now()
 	if mode == host.Development {
-		if !build(ctx, app, stdout, stderr) {
+		if !build(ctx, app, textOut, textErr) {
 			// What built serves; what failed is reported again by the
 			// load below and rebuilt when its source is saved.
-			fmt.Fprintf(stdout, "some route sources did not build (above): the other routes serve; save a fix to rebuild\n")
+			fmt.Fprintf(textOut, "some route sources did not build (above): the other routes serve; save a fix to rebuild\n")
 		}
-	} else if !requireBuilt(name, app, stderr) {
+	} else if !requireBuilt(name, app, textErr) {
 		return exitError
 	}
 	start := time.Now()
@@ -647,39 +670,45 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	// host closed (deferred before it), so its last spans are exported.
 	tp, err := otel.NewTracerProvider(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
-		return exitError
+		return fail(err)
 	}
 	var tracer *otel.Tracer
 	if tp != nil {
 		defer flushTraces(tp, logger)
 		propagator, err := otel.PropagatorFromEnv(os.Getenv)
 		if err != nil {
-			fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
-			return exitError
+			return fail(err)
 		}
 		tracer = otel.New(tp, otel.WithPropagator(propagator))
 		observer = host.JoinObservers(observer, tracer.Observer())
 	}
 	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, Observer: observer, ConfigOverrides: sets})
 	if err != nil {
-		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
-		return exitError
+		return fail(err)
 	}
 	defer h.Close(context.Background())
 	if level <= slog.LevelDebug {
-		printConfig(stdout, h.AppConfig(), sets)
+		con.config(h.AppConfig(), sets)
 	}
-	fmt.Fprintf(stdout, "loaded %s in %s (%s)\n\n", app, time.Since(start).Round(time.Millisecond), mode)
-	printRoutes(stdout, h.Routes())
+	took := time.Since(start).Round(time.Millisecond)
+	con.startup(map[string]any{"event": "loaded", "app": app, "mode": mode.String(), "tookMs": took.Milliseconds()},
+		fmt.Sprintf("loaded %s in %s (%s)\n\n", app, took, mode))
+	con.routes(h.Routes())
 	if mode == host.Development {
-		reportProblems(h, stderr)
+		if problems := h.Problems(); len(problems) > 0 {
+			if *asJSON {
+				logger.Error("some route modules failed to load; the other routes serve", "problems", errorLines(problems))
+			} else {
+				reportProblems(h, stderr)
+			}
+		}
 	}
 
 	srv := h.HTTPServer()
 	if tracer != nil {
 		srv.Handler = tracer.Handler(srv.Handler)
-		fmt.Fprintf(stdout, "\ntracing: a span per request, exported as %s\n", tracingTarget(os.Getenv))
+		con.startup(map[string]any{"event": "tracing", "target": tracingTarget(os.Getenv)},
+			fmt.Sprintf("\ntracing: a span per request, exported as %s\n", tracingTarget(os.Getenv)))
 	}
 	errc := make(chan error, 2)
 	var stopping atomic.Bool // set when the server begins to stop: /readyz 503
@@ -688,18 +717,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		admin = &http.Server{Handler: adminHandler(h, metrics, logger, &stopping), ReadHeaderTimeout: srv.ReadHeaderTimeout,
 			IdleTimeout: srv.IdleTimeout, ErrorLog: srv.ErrorLog}
 		go func() { errc <- admin.Serve(adminLn) }()
-		fmt.Fprintf(stdout, "\nadmin on http://%s: /metrics, /livez, /readyz", adminLn.Addr())
+		con.startup(map[string]any{"event": "admin", "url": "http://" + adminLn.Addr().String(), "paths": []string{"/metrics", "/livez", "/readyz"}},
+			fmt.Sprintf("\nadmin on http://%s: /metrics, /livez, /readyz", adminLn.Addr()))
 	}
-	fmt.Fprintf(stdout, "\nlistening on http://%s\n", ln.Addr())
+	con.startup(map[string]any{"event": "listening", "url": "http://" + ln.Addr().String()},
+		fmt.Sprintf("\nlistening on http://%s\n", ln.Addr()))
 	if mode == host.Development {
-		fmt.Fprintf(stdout, "watching %s: saved sources are rebuilt, changed modules reloaded\n", app)
+		con.startup(map[string]any{"event": "watching", "app": app},
+			fmt.Sprintf("watching %s: saved sources are rebuilt, changed modules reloaded\n", app))
 		devLoop(ctx, app, h, con, buildStart)
 	}
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
-		return exitError
+		return fail(err)
 	case <-ctx.Done():
 	}
 	stopServing(&stopping, srv, h, admin, logger)
