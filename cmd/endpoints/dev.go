@@ -19,6 +19,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/dirwatch"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/stale"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
@@ -253,8 +254,9 @@ func watchSources(ctx context.Context, app string, c *console, since time.Time) 
 	// event (the watches were not set up yet): build those whose module is
 	// missing or older.
 	changed := map[string]bool{}
+	newest, _ := stale.Newest(ctx, app, known) // on error, the Go routes' own files
 	for _, s := range known {
-		saved := newestSource(app, s)
+		saved := newest[s.Path].ModTime
 		if !saved.After(since) {
 			continue
 		}

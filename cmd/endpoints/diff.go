@@ -29,7 +29,9 @@ operation and what changed.
 
 OLD and NEW are each one of:
   APP             an app directory: its document, as endpoints openapi
-                  builds it from the built modules (build them first)
+                  builds it from the built modules (build them first, or
+                  pass --build; a module older than any file it is built
+                  from, a shared Go package included, is refused)
   FILE            an OpenAPI document: .json, .yaml or .yml
   REF:PATH        an app directory or a document file as it is at a git ref
                   of the repository around the current directory (PATH as
@@ -44,6 +46,8 @@ Flags:
                     default) or warn
   --format FORMAT   text (the default) or json
   --cache-dir DIR   compiled module cache
+  --build           build the modules of an APP argument first, as
+                    endpoints build does
 
 Exit codes, as diff(1): 0 no breaking change, 1 breaking changes, 2 no
 comparison made (wrong arguments, an app that does not build or load, an
@@ -86,6 +90,7 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	failOn := fs.String("fail-on", "error", `the level from which a change is breaking: "error" or "warn"`)
 	format := fs.String("format", "text", `"text" or "json"`)
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
+	buildApps := fs.Bool("build", false, "build the modules of an APP argument first, as endpoints build does")
 	positional, ok := parseArgs(fs, args)
 	if !ok {
 		return exitTrouble
@@ -123,12 +128,12 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return usageError("want two arguments, OLD and NEW, got %d", len(positional))
 	}
 
-	oldDoc, err := sideDocument(ctx, oldArg, *cacheDir, stderr)
+	oldDoc, err := sideDocument(ctx, oldArg, *cacheDir, *buildApps, stderr)
 	if err != nil {
 		reportSideError(stderr, "OLD", err)
 		return exitTrouble
 	}
-	newDoc, err := sideDocument(ctx, newArg, *cacheDir, stderr)
+	newDoc, err := sideDocument(ctx, newArg, *cacheDir, *buildApps, stderr)
 	if err != nil {
 		reportSideError(stderr, "NEW", err)
 		return exitTrouble

@@ -25,6 +25,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/liblog"
 	"github.com/wasmendpoints/endpoints/internal/logwriter"
+	"github.com/wasmendpoints/endpoints/internal/stale"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 	"github.com/wasmendpoints/endpoints/observe/otel"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
@@ -292,17 +293,27 @@ func checkAppDir(dir string) error {
 	return fmt.Errorf("%s is not an Endpoints app: it has neither %s nor a server directory (create an app with `endpoints new %s`)", dir, config.File, dir)
 }
 
-// requireBuilt fails when a route source of app has no module yet, and
-// warns when a module is older than its source: a command that loads the
-// modules as they are would otherwise serve or describe something else
-// than the sources say.
+// requireBuilt checks that every route source of the app has its module
+// built (false, with the list, when some are missing) and warns of modules
+// older than what they were built from (see stale).
 func requireBuilt(name, app string, stderr io.Writer) bool {
+	return checkBuilt(context.Background(), name, app, stderr, false)
+}
+
+// checkBuilt is requireBuilt; refuseStale makes a module older than any
+// file it was built from fail the check too, as `diff` must: a document
+// read from stale modules is not the app's.
+func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseStale bool) bool {
 	sources, err := guestbuild.Find(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return false
 	}
-	var missing []string
+	newest, err := stale.Newest(ctx, app, sources)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: warning: only the Go routes' own directories are checked for changes: %v\n", name, err)
+	}
+	var missing, old []string
 	for _, s := range sources {
 		module := filepath.Join(app, filepath.FromSlash(s.Module))
 		mi, err := os.Stat(module)
@@ -310,37 +321,29 @@ func requireBuilt(name, app string, stderr io.Writer) bool {
 			missing = append(missing, fmt.Sprintf("%s (from %s)", s.Module, s.Path))
 			continue
 		}
-		if newer := newestSource(app, s); newer.After(mi.ModTime()) {
-			fmt.Fprintf(stderr, "endpoints %s: warning: %s is older than its source %s: run `endpoints build %s` to use the source\n", name, s.Module, s.Path, app)
+		in, ok := newest[s.Path]
+		if !ok || !in.ModTime.After(mi.ModTime()) {
+			continue
 		}
+		from := ""
+		if in.Path != s.Path {
+			from = fmt.Sprintf(" (%s changed)", in.Path)
+		}
+		if refuseStale {
+			old = append(old, fmt.Sprintf("%s (from %s%s)", s.Module, s.Path, from))
+			continue
+		}
+		fmt.Fprintf(stderr, "endpoints %s: warning: %s is older than its source %s%s: run `endpoints build %s` to use the source\n", name, s.Module, s.Path, from, app)
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(stderr, "endpoints %s: %d route module(s) of %s are not built yet: %s\nrun `endpoints build %s` first\n", name, len(missing), app, strings.Join(missing, ", "), app)
 		return false
 	}
+	if len(old) > 0 {
+		fmt.Fprintf(stderr, "endpoints %s: %d route module(s) of %s are older than what they are built from: %s\nrun `endpoints build %s` first, or pass --build\n", name, len(old), app, strings.Join(old, ", "), app)
+		return false
+	}
 	return true
-}
-
-// newestSource is when the source of s last changed: the file itself, or
-// for a Go route the newest .go file of its package.
-func newestSource(app string, s guestbuild.Source) time.Time {
-	path := filepath.Join(app, filepath.FromSlash(s.Path))
-	if s.Lang != guestbuild.LangGo {
-		if fi, err := os.Stat(path); err == nil {
-			return fi.ModTime()
-		}
-		return time.Time{}
-	}
-	var newest time.Time
-	entries, _ := os.ReadDir(path)
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
-			if fi, err := e.Info(); err == nil && fi.ModTime().After(newest) {
-				newest = fi.ModTime()
-			}
-		}
-	}
-	return newest
 }
 
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
