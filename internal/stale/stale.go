@@ -41,9 +41,10 @@ type Input struct {
 // Newest returns the newest input of each source, by Source.Path. A
 // source whose files cannot be read has no entry. The Go routes' packages
 // are listed by one `go list -deps` for the wasip1/wasm target the build
-// uses; when that fails (no Go toolchain, a broken go.mod), the error is
-// returned with the entries of the other sources, and each Go route falls
-// back to the .go files of its own directory.
+// uses; when that fails (a broken go.mod), the error is returned with the
+// entries of the other sources, and each Go route falls back to the .go
+// files of its own directory, as it does without error when there is no
+// Go toolchain.
 func Newest(ctx context.Context, app string, sources []guestbuild.Source) (map[string]Input, error) {
 	out := map[string]Input{}
 	var goDirs []string
@@ -60,7 +61,13 @@ func Newest(ctx context.Context, app string, sources []guestbuild.Source) (map[s
 		return out, nil
 	}
 	files, err := goInputs(ctx, app, goDirs)
-	if err != nil {
+	if errors.Is(err, exec.ErrNotFound) {
+		// No Go toolchain (a deployment image): nothing could rebuild the
+		// modules here anyway; the routes' own files are what is known.
+		err = nil
+		files = nil
+	}
+	if err != nil || files == nil {
 		for _, dir := range goDirs {
 			if in, ok := newest(app, dirGoFiles(filepath.Join(app, filepath.FromSlash(dir)))); ok {
 				out[dir] = in

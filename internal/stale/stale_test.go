@@ -92,3 +92,22 @@ func TestNewest(t *testing.T) {
 		})
 	}
 }
+
+// TestNewestWithoutGo: without a Go toolchain (a deployment image) a Go
+// route's own files are what counts, and that is no error.
+func TestNewestWithoutGo(t *testing.T) {
+	app := t.TempDir()
+	writeFiles(t, app, map[string]string{
+		"go.mod":                 "module example.com/app\n\ngo 1.24\n",
+		"handlers/hello/main.go": "package main\n\n//endpoints:route GET /api/hello\n\nfunc main() {}\n",
+	})
+	sources, err := guestbuild.Find(app)
+	if err != nil || len(sources) != 1 {
+		t.Fatalf("Find = %+v, %v", sources, err)
+	}
+	t.Setenv("PATH", t.TempDir())
+	newest, err := stale.Newest(context.Background(), app, sources)
+	if err != nil || newest["handlers/hello"].Path != "handlers/hello/main.go" {
+		t.Errorf("Newest without go = %+v, %v; want handlers/hello/main.go and no error", newest, err)
+	}
+}
