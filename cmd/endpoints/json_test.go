@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -79,5 +81,22 @@ func TestServeJSONOnly(t *testing.T) {
 		if events[ev] == nil {
 			t.Errorf("no %q event on stdout:\n%s", ev, stdout)
 		}
+	}
+}
+
+// TestServeJSONBusyAddr: with --json, a start that fails (a busy --addr)
+// reports it as a JSON line too.
+func TestServeJSONBusyAddr(t *testing.T) {
+	t.Parallel()
+	app := helloApp(t, `{}`)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	code, out, errOut := runCLI("serve", app, "--json", "--addr", ln.Addr().String())
+	var m map[string]any
+	if code != exitError || out != "" || json.Unmarshal([]byte(errOut), &m) != nil || !strings.Contains(fmt.Sprint(m["msg"]), "--addr "+ln.Addr().String()) {
+		t.Errorf("serve --json on a busy address = %d\nstdout: %s\nstderr: %s\nwant exit 1 and one JSON line naming --addr", code, out, errOut)
 	}
 }

@@ -598,21 +598,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return exitUsage
 	}
-	// The addresses first: a wrong or busy one fails before any build.
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints %s: --addr %s: %v\n", name, *addr, err)
-		return exitError
-	}
-	defer ln.Close()
-	var adminLn net.Listener
-	if *adminAddr != "" {
-		if adminLn, err = net.Listen("tcp", *adminAddr); err != nil {
-			fmt.Fprintf(stderr, "endpoints %s: --admin-addr %s: %v\n", name, *adminAddr, err)
-			return exitError
-		}
-		defer adminLn.Close()
-	}
 	// Log lines are written by a goroutine of their own, several to a
 	// system call: requests do not take turns writing their access log
 	// lines to stderr.
@@ -636,6 +621,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 			fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		}
 		return exitError
+	}
+	// The addresses first: a wrong or busy one fails before any build.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fail(fmt.Errorf("--addr %s: %w", *addr, err))
+	}
+	defer ln.Close()
+	var adminLn net.Listener
+	if *adminAddr != "" {
+		if adminLn, err = net.Listen("tcp", *adminAddr); err != nil {
+			return fail(fmt.Errorf("--admin-addr %s: %w", *adminAddr, err))
+		}
+		defer adminLn.Close()
 	}
 	// Reports written as text (the build's, a stale module's) become log
 	// records under --json.
