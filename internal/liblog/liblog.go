@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log"
 	"log/slog"
 	"os"
 	"sync"
@@ -58,13 +59,17 @@ func Redirect(l *slog.Logger) (restore func()) {
 	defer mu.Unlock()
 	h := l.Handler()
 	prev := target.Swap(&h)
-	prevDefault := slog.Default()
+	prevDefault, prevOut, prevFlags := slog.Default(), log.Writer(), log.Flags()
 	slog.SetDefault(l)
 	return func() {
 		mu.Lock()
 		defer mu.Unlock()
 		target.Store(prev)
+		// SetDefault of slog's own default handler leaves the log
+		// package writing to l: its output is restored too.
 		slog.SetDefault(prevDefault)
+		log.SetOutput(prevOut)
+		log.SetFlags(prevFlags)
 	}
 }
 

@@ -34,14 +34,21 @@ func lines(t *testing.T, b *bytes.Buffer) []map[string]any {
 // puts the previous logger back. (go-redis's logger is the same forwarder
 // behind its Printf; see TestRedisLogger.)
 func TestRedirect(t *testing.T) {
+	var plain bytes.Buffer
+	defer log.SetOutput(log.Writer())
+	log.SetOutput(&plain)
 	var outer, inner bytes.Buffer
 	restoreOuter := liblog.Redirect(slog.New(slog.NewJSONHandler(&outer, nil)))
-	defer restoreOuter()
 	restore := liblog.Redirect(slog.New(slog.NewJSONHandler(&inner, nil)))
 	otel.Handle(errors.New("traces export: 400 Bad Request"))
 	log.Print("from the log package")
 	restore()
 	otel.Handle(errors.New("after restore"))
+	restoreOuter()
+	log.Print("after both")
+	if !strings.HasSuffix(plain.String(), "after both\n") {
+		t.Errorf("the log package writes %q after both restores, want its output back", plain.String())
+	}
 
 	tests := []struct {
 		buf      *bytes.Buffer
