@@ -81,3 +81,28 @@ func benchOperations(n int) []openapi.Route {
 	}
 	return ops
 }
+
+// BenchmarkMarshal500 encodes the document of BenchmarkBuild500, with
+// MarshalIndent (as the host serves it) and with encoding/json.
+func BenchmarkMarshal500(b *testing.B) {
+	doc, err := openapi.Build(benchOperations(500), openapi.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("MarshalIndent", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := doc.MarshalIndent(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(doc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

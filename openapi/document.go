@@ -58,9 +58,11 @@ const IdleTimeoutExtension = "x-endpoints-idle-timeout"
 // # Notes
 //
 //   - Encode and decode a Document with [Document.MarshalIndent] and
-//     [ParseDocument]. encoding/json's Marshal does not know the ",embed"
-//     option of the Extra fields: it writes each as a member named "Extra"
-//     instead of writing its members in the object that holds it.
+//     [ParseDocument], or with encoding/json (json.Marshal, json.Unmarshal):
+//     every type of the model has MarshalJSON and UnmarshalJSON methods
+//     that write and read the members of Extra in the object that holds
+//     them. Only MarshalIndent sorts the members of raw JSON values and
+//     indents.
 //   - A [json.RawMessage] that is not valid JSON makes
 //     [Document.MarshalIndent] fail, naming its JSON pointer.
 //   - Members with a zero value (an empty string, false, a nil slice or

@@ -138,8 +138,9 @@ func TestMergeErrors(t *testing.T) {
 // TestParseDocumentRoundTrip decodes a document that uses every modelled
 // object and many unmodelled members, and checks that encoding gives the
 // same JSON back.
-func TestParseDocumentRoundTrip(t *testing.T) {
-	const src = `{
+// everyMember is a document with every modelled member of every type of
+// the model, and an "x-" member in each object that may carry one.
+const everyMember = `{
   "openapi": "3.1.0",
   "info": {"title": "T", "summary": "S", "description": "D", "termsOfService": "https://t.example",
     "contact": {"name": "N", "url": "https://c.example", "email": "c@example.com", "x-c": 1},
@@ -200,6 +201,9 @@ func TestParseDocumentRoundTrip(t *testing.T) {
   "externalDocs": {"url": "https://docs.example", "x-d": 17},
   "x-top": [18]
 }`
+
+func TestParseDocumentRoundTrip(t *testing.T) {
+	src := everyMember
 	doc, err := openapi.ParseDocument([]byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -214,6 +218,51 @@ func TestParseDocumentRoundTrip(t *testing.T) {
 	}
 	if doc.Paths["/p/{id}"].Get.Parameters[0].Explode == nil || *doc.Paths["/p/{id}"].Get.Parameters[0].Explode {
 		t.Errorf("explode: false was not decoded")
+	}
+}
+
+// TestEncodingJSON checks that encoding/json writes and reads the model
+// as MarshalIndent and ParseDocument do: every "x-" member in the object
+// that holds it, never a member named "Extra".
+func TestEncodingJSON(t *testing.T) {
+	parsed, err := openapi.ParseDocument([]byte(everyMember))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded openapi.Document
+	if err := json.Unmarshal([]byte(everyMember), &decoded); err != nil {
+		t.Fatalf("encoding/json Unmarshal: %v", err)
+	}
+	checkDocument(t, &decoded)
+	tests := []struct {
+		name string
+		in   any
+	}{
+		{"pointer from ParseDocument", parsed},
+		{"value from ParseDocument", *parsed},
+		{"pointer from encoding/json", &decoded},
+		{"inside another value", map[string]any{"doc": parsed}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data, err := json.Marshal(tt.in)
+			if err != nil {
+				t.Fatalf("encoding/json Marshal: %v", err)
+			}
+			if bytes.Contains(data, []byte(`"Extra"`)) {
+				t.Errorf("output has a member named Extra: %s", data)
+			}
+			if _, ok := tt.in.(map[string]any); ok {
+				var outer map[string]json.RawMessage
+				if err := json.Unmarshal(data, &outer); err != nil {
+					t.Fatal(err)
+				}
+				data = outer["doc"]
+			}
+			if g, w := canon(t, string(data)), canon(t, everyMember); g != w {
+				t.Errorf("encoding/json lost or changed members:\ngot  %s\nwant %s", g, w)
+			}
+		})
 	}
 }
 

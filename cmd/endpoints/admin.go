@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	prom "github.com/prometheus/client_golang/prometheus"
@@ -21,8 +24,9 @@ const readyTimeout = 2 * time.Second
 
 // adminHandler serves the admin listener of `serve --admin-addr`, which is
 // kept off the public one: the metrics of the host, the Go runtime and the
-// process on /metrics, liveness on /livez, readiness on /readyz.
-func adminHandler(h *host.Host, m *prometheus.Metrics, logger *slog.Logger) http.Handler {
+// process on /metrics, liveness on /livez, readiness on /readyz. Once
+// stopping is set (stopServing sets it first), /readyz answers 503.
+func adminHandler(h *host.Host, m *prometheus.Metrics, logger *slog.Logger, stopping *atomic.Bool) http.Handler {
 	reg := prom.NewRegistry()
 	reg.MustRegister(m, prometheus.Pools(h),
 		collectors.NewGoCollector(),
@@ -32,7 +36,7 @@ func adminHandler(h *host.Host, m *prometheus.Metrics, logger *slog.Logger) http
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}))
 	mux.HandleFunc("GET /livez", livez)
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { readyz(w, r, h) })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) { readyz(w, r, h, stopping) })
 	return mux
 }
 
@@ -51,14 +55,22 @@ type readiness struct {
 	Checks map[string]string `json:"checks"`
 }
 
+// errStopping is the routes check of /readyz once the server stops.
+const errStopping = "the server is shutting down"
+
 // readyz answers 200 when every check of Host.Ready passes, otherwise 503,
-// with a readiness body either way.
-func readyz(w http.ResponseWriter, r *http.Request, h *host.Host) {
+// with a readiness body either way. Once stopping is set it answers 503
+// without running the checks: the public listener is about to close.
+func readyz(w http.ResponseWriter, r *http.Request, h *host.Host, stopping *atomic.Bool) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	body := readiness{Status: "ready", Checks: map[string]string{}}
 	status := http.StatusOK
-	for _, c := range h.Ready(ctx) {
+	checks := []host.ReadyCheck{{Name: host.CheckRoutes, Err: errors.New(errStopping)}}
+	if !stopping.Load() {
+		checks = h.Ready(ctx)
+	}
+	for _, c := range checks {
 		body.Checks[c.Name] = "ok"
 		if c.Err != nil {
 			body.Checks[c.Name] = c.Err.Error()
@@ -70,4 +82,27 @@ func readyz(w http.ResponseWriter, r *http.Request, h *host.Host) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
+}
+
+// stopServing stops `serve`: /readyz turns 503 first (stopping), before the
+// public listener closes, so a load balancer polling it stops sending
+// traffic no later than the port refuses it; then the server and the host
+// finish the requests in flight, within the host's shutdown timeout; the
+// admin listener closes last.
+func stopServing(stopping *atomic.Bool, srv *http.Server, h *host.Host, admin *http.Server, logger *slog.Logger) {
+	stopping.Store(true)
+	logger.Info(fmt.Sprintf("shutting down: finishing requests in flight (%s at most)", h.ShutdownTimeout()))
+	sctx, cancel := context.WithTimeout(context.Background(), h.ShutdownTimeout())
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Warn("shutdown", "error", err)
+	}
+	if err := h.Shutdown(sctx); err != nil {
+		logger.Warn("requests still running at the shutdown timeout were stopped", "error", err)
+	}
+	if admin != nil {
+		if err := admin.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Warn("admin shutdown", "error", err)
+		}
+	}
 }

@@ -1,14 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
+	"net"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/observe/prometheus"
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
 )
 
@@ -132,5 +139,63 @@ func TestServeAdminAddressInUse(t *testing.T) {
 	code, _, errOut := runCLI("serve", app, "--addr", "127.0.0.1:0", "--admin-addr", busy, "--cache-dir", t.TempDir())
 	if code != exitError || !strings.Contains(errOut, "--admin-addr "+busy) {
 		t.Errorf("serve with a busy --admin-addr = %d\n%s\nwant exit 1 naming the flag", code, errOut)
+	}
+}
+
+// closeHookListener calls onClose before it closes its listener.
+type closeHookListener struct {
+	net.Listener
+	onClose func()
+}
+
+func (l *closeHookListener) Close() error {
+	l.onClose()
+	return l.Listener.Close()
+}
+
+// TestStopServingUnreadyFirst: when serve stops, /readyz answers 503 before
+// the public listener closes, so a load balancer stops sending traffic no
+// later than the port starts refusing it.
+func TestStopServingUnreadyFirst(t *testing.T) {
+	t.Parallel()
+	app := helloApp(t, `{}`)
+	logger := slog.New(slog.DiscardHandler)
+	h, err := host.New(context.Background(), app, host.Options{Mode: host.Production, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	var stopping atomic.Bool
+	admin := adminHandler(h, prometheus.New(), logger, &stopping)
+	readyzNow := func() *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		admin.ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+		return rec
+	}
+	if rec := readyzNow(); rec.Code != 200 {
+		t.Fatalf("GET /readyz while serving = %d %s", rec.Code, rec.Body)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	atClose := make(chan *httptest.ResponseRecorder, 1)
+	ln = &closeHookListener{Listener: ln, onClose: func() {
+		select {
+		case atClose <- readyzNow():
+		default: // closed again
+		}
+	}}
+	srv := h.HTTPServer()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	if status, _ := httpGet(t, "http://"+ln.Addr().String()+"/api/hello?name=Ada"); status != 200 {
+		t.Fatalf("GET /api/hello = %d", status)
+	}
+	stopServing(&stopping, srv, h, nil, logger)
+	<-served
+	rec := <-atClose
+	if rec.Code != 503 || !strings.Contains(rec.Body.String(), errStopping) {
+		t.Errorf("GET /readyz as the public listener closed = %d %s, want 503 saying %q", rec.Code, rec.Body, errStopping)
 	}
 }

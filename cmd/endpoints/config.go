@@ -64,14 +64,10 @@ func parseLogLevel(s string) (slog.Level, error) {
 // passwords, members named like a secret, password, token or key value)
 // replaced by "REDACTED".
 func printConfig(w io.Writer, cfg config.App, overrides []config.Override) {
-	// encoding/json/v2's rules, which endpoints.json follows (durations
-	// as "2s").
-	b, err := jsonv2.Marshal(cfg)
+	v, err := effectiveConfig(cfg)
+	var b []byte
 	if err == nil {
-		var v any
-		if err = json.Unmarshal(b, &v); err == nil {
-			b, err = json.MarshalIndent(redact("", v), "", "  ")
-		}
+		b, err = json.MarshalIndent(v, "", "  ")
 	}
 	if err != nil {
 		fmt.Fprintf(w, "effective configuration: %v\n", err)
@@ -82,6 +78,22 @@ func printConfig(w io.Writer, cfg config.App, overrides []config.Override) {
 		fmt.Fprintf(w, ", %s from %s", o.Pointer, o.Source)
 	}
 	fmt.Fprintf(w, "):\n%s\n", b)
+}
+
+// effectiveConfig is cfg as endpoints.json would write it, secrets
+// redacted (see printConfig).
+func effectiveConfig(cfg config.App) (any, error) {
+	// encoding/json/v2's rules, which endpoints.json follows (durations
+	// as "2s").
+	b, err := jsonv2.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return redact("", v), nil
 }
 
 func redact(key string, v any) any {

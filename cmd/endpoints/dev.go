@@ -19,6 +19,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/dirwatch"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/stale"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
@@ -43,6 +44,69 @@ func newConsole(out io.Writer, quiet, asJSON bool) *console {
 	return c
 }
 
+// startup prints a line of the start of serve or dev: text as it is, or
+// fields as one JSON object with --json, even with --quiet (the lines
+// saying where the server listens).
+func (c *console) startup(fields map[string]any, text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.json {
+		c.printJSON(fields)
+		return
+	}
+	fmt.Fprint(c.out, text)
+}
+
+// routes prints the route table: a table of text, or one "routes" event
+// listing each route with --json.
+func (c *console) routes(routes []host.RouteInfo) {
+	if !c.json {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		printRoutes(c.out, routes)
+		return
+	}
+	list := make([]map[string]string, len(routes))
+	for i, r := range routes {
+		list[i] = map[string]string{"method": r.Method, "path": r.Path, "kind": r.Kind, "summary": r.Summary}
+	}
+	c.startup(map[string]any{"event": "routes", "routes": list}, "")
+}
+
+// config prints the configuration in effect (--log-level debug), secrets
+// redacted: indented text, or one "config" event with --json.
+func (c *console) config(cfg config.App, overrides []config.Override) {
+	if !c.json {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		printConfig(c.out, cfg, overrides)
+		return
+	}
+	fields := map[string]any{"event": "config", "file": config.File}
+	v, err := effectiveConfig(cfg)
+	if err != nil {
+		fields["error"] = err.Error()
+	} else {
+		fields["config"] = v
+	}
+	var from []map[string]string
+	for _, o := range overrides {
+		from = append(from, map[string]string{"pointer": o.Pointer, "source": o.Source})
+	}
+	fields["overrides"] = from
+	c.startup(fields, "")
+}
+
+// printJSON writes fields, stamped with the time, as one line; c.mu held.
+func (c *console) printJSON(fields map[string]any) {
+	fields["time"] = time.Now().Format(time.RFC3339Nano)
+	b, err := json.Marshal(fields)
+	if err != nil {
+		b, _ = json.Marshal(map[string]any{"event": fields["event"], "error": err.Error(), "time": fields["time"]})
+	}
+	fmt.Fprintf(c.out, "%s\n", b)
+}
+
 // event prints one event; problem says it reports a failure.
 func (c *console) event(problem bool, fields map[string]any, line string) {
 	c.print(problem, problem, fields, line, "\x1b[31m")
@@ -64,9 +128,7 @@ func (c *console) print(loud, highlight bool, fields map[string]any, line, color
 		if fields == nil {
 			return
 		}
-		fields["time"] = time.Now().Format(time.RFC3339Nano)
-		b, _ := json.Marshal(fields)
-		fmt.Fprintf(c.out, "%s\n", b)
+		c.printJSON(fields)
 	case c.quiet && !loud:
 	case highlight && c.color:
 		fmt.Fprintf(c.out, "%s %s%s\x1b[0m\n", time.Now().Format("15:04:05"), color, line)
@@ -192,8 +254,9 @@ func watchSources(ctx context.Context, app string, c *console, since time.Time) 
 	// event (the watches were not set up yet): build those whose module is
 	// missing or older.
 	changed := map[string]bool{}
+	newest, _ := stale.Newest(ctx, app, known) // on error, the Go routes' own files
 	for _, s := range known {
-		saved := newestSource(app, s)
+		saved := newest[s.Path].ModTime
 		if !saved.After(since) {
 			continue
 		}

@@ -29,7 +29,9 @@ operation and what changed.
 
 OLD and NEW are each one of:
   APP             an app directory: its document, as endpoints openapi
-                  builds it from the built modules (build them first)
+                  builds it from the built modules (build them first, or
+                  pass --build; a module older than any file it is built
+                  from, a shared Go package included, is refused)
   FILE            an OpenAPI document: .json, .yaml or .yml
   REF:PATH        an app directory or a document file as it is at a git ref
                   of the repository around the current directory (PATH as
@@ -46,6 +48,8 @@ Flags:
   --cache-dir DIR   compiled module cache
   --set SETTING=V   replace a setting of endpoints.json on both sides, as the
                     ENDPOINTS_* variables do (endpoints help settings)
+  --build           build the modules of an APP argument first, as
+                    endpoints build does
 
 Exit codes, as diff(1): 0 no breaking change, 1 breaking changes, 2 no
 comparison made (wrong arguments, an app that does not build or load, an
@@ -89,6 +93,7 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", `"text" or "json"`)
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
 	overrides := addConfigFlags(fs, stderr)
+	buildApps := fs.Bool("build", false, "build the modules of an APP argument first, as endpoints build does")
 	positional, ok := parseArgs(fs, args)
 	if !ok {
 		return exitTrouble
@@ -129,12 +134,12 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// The same overrides apply to both sides: they stand for the
 	// environment the app is deployed in.
 	ovs := overrides()
-	oldDoc, err := sideDocument(ctx, oldArg, *cacheDir, ovs, stderr)
+	oldDoc, err := sideDocument(ctx, oldArg, *cacheDir, *buildApps, ovs, stderr)
 	if err != nil {
 		reportSideError(stderr, "OLD", err)
 		return exitTrouble
 	}
-	newDoc, err := sideDocument(ctx, newArg, *cacheDir, ovs, stderr)
+	newDoc, err := sideDocument(ctx, newArg, *cacheDir, *buildApps, ovs, stderr)
 	if err != nil {
 		reportSideError(stderr, "NEW", err)
 		return exitTrouble

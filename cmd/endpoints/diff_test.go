@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/diff")
@@ -219,4 +220,39 @@ func TestDiffApps(t *testing.T) {
 			t.Errorf("diff of a path HEAD lacks = %d\n%s\nwant exit 2 naming it", code, errOut)
 		}
 	})
+}
+
+// TestDiffStaleApp: an app whose module is older than its source is not
+// compared as if it were the source (that exited 0 on a breaking change):
+// diff refuses it, exit 2, naming the module and what to run; with
+// --build it builds the app first and finds the change.
+func TestDiffStaleApp(t *testing.T) {
+	needTool(t, "wat2wasm")
+	cache := t.TempDir()
+	oldApp, newApp := t.TempDir(), t.TempDir()
+	writeHelloApp(t, oldApp, "64")
+	writeHelloApp(t, newApp, "64")
+	for _, app := range []string{oldApp, newApp} {
+		if code, out, errOut := runCLI("build", app); code != exitOK {
+			t.Fatalf("build %s = %d\n%s\n%s", app, code, out, errOut)
+		}
+	}
+	// The source changes after the build: the module is stale, whatever
+	// the clock's resolution.
+	writeHelloApp(t, newApp, "32")
+	module := filepath.Join(newApp, "server", "api", "hello.get.wasm")
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(module, past, past); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("diff", "--cache-dir", cache, oldApp, newApp)
+	if code != exitTrouble || out != "" || !strings.Contains(errOut, "server/api/hello.get.wasm (from server/api/hello.get.wat)") ||
+		!strings.Contains(errOut, "older than what they are built from") || !strings.Contains(errOut, "--build") {
+		t.Errorf("diff with a stale NEW = %d\n%s\n%s\nwant exit 2 naming the stale module and --build", code, out, errOut)
+	}
+	const want = "error    GET /api/hello: for the `query` request parameter `name`, the maxLength was decreased from `64` to `32`"
+	code, out, errOut = runCLI("diff", "--build", "--cache-dir", cache, oldApp, newApp)
+	if code != exitBreaking || !strings.HasPrefix(out, want) {
+		t.Errorf("diff --build = %d\n%s\n%s\nwant exit 1 and first\n%s", code, out, errOut, want)
+	}
 }

@@ -21,13 +21,14 @@ import (
 // The two sides endpoints diff compares: an app directory, a document file,
 // or either of them at a git ref (REF:PATH).
 
-// sideDocument returns the OpenAPI document arg names: an app directory's,
+// sideDocument returns the OpenAPI document arg names: an app directory's
+// (its modules built first with buildApp, otherwise refused when stale),
 // a document file, or REF:PATH.
-func sideDocument(ctx context.Context, arg, cacheDir string, ovs []config.Override, stderr io.Writer) (apidiff.Document, error) {
+func sideDocument(ctx context.Context, arg, cacheDir string, buildApp bool, ovs []config.Override, stderr io.Writer) (apidiff.Document, error) {
 	fi, err := os.Stat(arg)
 	switch {
 	case err == nil && fi.IsDir():
-		data, err := appDocument(ctx, arg, cacheDir, false, ovs, stderr)
+		data, err := appDocument(ctx, arg, cacheDir, buildApp, ovs, stderr)
 		return apidiff.Document{Name: arg, Data: data}, err
 	case err == nil:
 		return fileDocument(arg)
@@ -58,9 +59,9 @@ func documentExt(file string) error {
 }
 
 // appDocument loads an app as endpoints openapi does and returns its
-// document. Modules must be built already, unless build is true: then the
-// app's sources are built first, as endpoints build does, its output kept
-// for when it fails.
+// document. Modules must be built already, and no older than what they are
+// built from, unless build is true: then the app's sources are built
+// first, as endpoints build does, its output kept for when it fails.
 func appDocument(ctx context.Context, app, cacheDir string, buildFirst bool, ovs []config.Override, stderr io.Writer) ([]byte, error) {
 	if err := checkAppDir(app); err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func appDocument(ctx context.Context, app, cacheDir string, buildFirst bool, ovs
 		if !build(ctx, app, ovs, &out, &out) {
 			return nil, fmt.Errorf("it does not build:\n%s", out.Bytes())
 		}
-	} else if !requireBuilt("diff", app, stderr) {
+	} else if !checkBuilt(ctx, "diff", app, stderr, true) {
 		return nil, errReported
 	}
 	h, ok := load(ctx, "diff", app, cacheDir, host.Production, ovs, stderr)

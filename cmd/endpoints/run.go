@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -25,7 +26,9 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/liblog"
 	"github.com/wasmendpoints/endpoints/internal/logwriter"
+	"github.com/wasmendpoints/endpoints/internal/stale"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 	"github.com/wasmendpoints/endpoints/observe/otel"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
@@ -301,17 +304,27 @@ func checkAppDir(dir string) error {
 	return fmt.Errorf("%s is not an Endpoints app: it has neither %s nor a server directory (create an app with `endpoints new %s`)", dir, config.File, dir)
 }
 
-// requireBuilt fails when a route source of app has no module yet, and
-// warns when a module is older than its source: a command that loads the
-// modules as they are would otherwise serve or describe something else
-// than the sources say.
+// requireBuilt checks that every route source of the app has its module
+// built (false, with the list, when some are missing) and warns of modules
+// older than what they were built from (see stale).
 func requireBuilt(name, app string, stderr io.Writer) bool {
+	return checkBuilt(context.Background(), name, app, stderr, false)
+}
+
+// checkBuilt is requireBuilt; refuseStale makes a module older than any
+// file it was built from fail the check too, as `diff` must: a document
+// read from stale modules is not the app's.
+func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseStale bool) bool {
 	sources, err := appSources(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return false
 	}
-	var missing []string
+	newest, err := stale.Newest(ctx, app, routeSources(sources))
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: warning: only the Go routes' own directories are checked for changes: %v\n", name, err)
+	}
+	var missing, old []string
 	for i := 0; i < len(sources); i++ {
 		s := sources[i]
 		module := filepath.Join(app, filepath.FromSlash(s.Module))
@@ -325,42 +338,60 @@ func requireBuilt(name, app string, stderr io.Writer) bool {
 			missing = append(missing, fmt.Sprintf("%s (from %s)", s.Module, s.Path))
 			continue
 		}
-		if newer := newestSource(app, s); newer.After(mi.ModTime()) {
-			fmt.Fprintf(stderr, "endpoints %s: warning: %s is older than its source %s: run `endpoints build %s` to use the source\n", name, s.Module, s.Path, app)
+		in, ok := newestInput(newest, s)
+		if !ok || !in.ModTime.After(mi.ModTime()) {
+			continue
 		}
+		from := ""
+		if in.Path != s.Path {
+			from = fmt.Sprintf(" (%s changed)", in.Path)
+		}
+		if refuseStale {
+			old = append(old, fmt.Sprintf("%s (from %s%s)", s.Module, s.Path, from))
+			continue
+		}
+		fmt.Fprintf(stderr, "endpoints %s: warning: %s is older than its source %s%s: run `endpoints build %s` to use the source\n", name, s.Module, s.Path, from, app)
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(stderr, "endpoints %s: %d route module(s) of %s are not built yet: %s\nrun `endpoints build %s` first\n", name, len(missing), app, strings.Join(missing, ", "), app)
 		return false
 	}
+	if len(old) > 0 {
+		fmt.Fprintf(stderr, "endpoints %s: %d route module(s) of %s are older than what they are built from: %s\nrun `endpoints build %s` first, or pass --build\n", name, len(old), app, strings.Join(old, ", "), app)
+		return false
+	}
 	return true
 }
 
-// newestSource is when the source of s last changed: the file itself, or
-// for a Go route the newest .go file of its package.
-func newestSource(app string, s guestbuild.Source) time.Time {
-	path := filepath.Join(app, filepath.FromSlash(s.Path))
-	if s.Lang != guestbuild.LangGo {
-		if fi, err := os.Stat(path); err == nil {
-			return fi.ModTime()
+// routeSources is sources with each bundle replaced by its routes: what
+// the modules are built from.
+func routeSources(sources []guestbuild.Source) []guestbuild.Source {
+	var out []guestbuild.Source
+	for _, s := range sources {
+		if len(s.Routes) > 0 {
+			out = append(out, s.Routes...)
+			continue
 		}
-		return time.Time{}
+		out = append(out, s)
 	}
-	var newest time.Time
+	return out
+}
+
+// newestInput is the newest input of source s in newest: for a bundle,
+// the newest of its routes'.
+func newestInput(newest map[string]stale.Input, s guestbuild.Source) (stale.Input, bool) {
+	if len(s.Routes) == 0 {
+		in, ok := newest[s.Path]
+		return in, ok
+	}
+	var out stale.Input
+	found := false
 	for _, r := range s.Routes {
-		if t := newestSource(app, r); t.After(newest) {
-			newest = t
+		if in, ok := newest[r.Path]; ok && (!found || in.ModTime.After(out.ModTime)) {
+			out, found = in, true
 		}
 	}
-	entries, _ := os.ReadDir(path)
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), "_test.go") {
-			if fi, err := e.Info(); err == nil && fi.ModTime().After(newest) {
-				newest = fi.ModTime()
-			}
-		}
-	}
-	return newest
+	return out, found
 }
 
 func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -673,21 +704,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return exitUsage
 	}
-	// The addresses first: a wrong or busy one fails before any build.
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints %s: --addr %s: %v\n", name, *addr, err)
-		return exitError
-	}
-	defer ln.Close()
-	var adminLn net.Listener
-	if *adminAddr != "" {
-		if adminLn, err = net.Listen("tcp", *adminAddr); err != nil {
-			fmt.Fprintf(stderr, "endpoints %s: --admin-addr %s: %v\n", name, *adminAddr, err)
-			return exitError
-		}
-		defer adminLn.Close()
-	}
 	// Log lines are written by a goroutine of their own, several to a
 	// system call: requests do not take turns writing their access log
 	// lines to stderr.
@@ -699,14 +715,49 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	} else {
 		logger = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	}
+	// go-redis, the OpenTelemetry SDK and the log package log through
+	// this logger too: with --json, stderr has nothing but JSON lines.
+	defer liblog.Redirect(logger)()
+	// fail reports an error that stops the command: a line of text, or
+	// of JSON with --json.
+	fail := func(err error) int {
+		if *asJSON {
+			logger.Error(fmt.Sprintf("endpoints %s: %v", name, err))
+		} else {
+			fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
+		}
+		return exitError
+	}
+	// The addresses first: a wrong or busy one fails before any build.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fail(fmt.Errorf("--addr %s: %w", *addr, err))
+	}
+	defer ln.Close()
+	var adminLn net.Listener
+	if *adminAddr != "" {
+		if adminLn, err = net.Listen("tcp", *adminAddr); err != nil {
+			return fail(fmt.Errorf("--admin-addr %s: %w", *adminAddr, err))
+		}
+		defer adminLn.Close()
+	}
+	// Reports written as text (the build's, a stale module's) become log
+	// records under --json.
+	textOut, textErr := stdout, stderr
+	if *asJSON {
+		outLines, errLines := liblog.LineWriter(logger, slog.LevelInfo), liblog.LineWriter(logger, slog.LevelError)
+		defer outLines.Flush()
+		defer errLines.Flush()
+		textOut, textErr = outLines, errLines
+	}
 	buildStart := time.Now()
 	if mode == host.Development {
-		if !build(ctx, app, sets, stdout, stderr) {
+		if !build(ctx, app, sets, textOut, textErr) {
 			// What built serves; what failed is reported again by the
 			// load below and rebuilt when its source is saved.
-			fmt.Fprintf(stdout, "some route sources did not build (above): the other routes serve; save a fix to rebuild\n")
+			fmt.Fprintf(textOut, "some route sources did not build (above): the other routes serve; save a fix to rebuild\n")
 		}
-	} else if !requireBuilt(name, app, stderr) {
+	} else if !requireBuilt(name, app, textErr) {
 		return exitError
 	}
 	start := time.Now()
@@ -726,75 +777,70 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	// host closed (deferred before it), so its last spans are exported.
 	tp, err := otel.NewTracerProvider(ctx)
 	if err != nil {
-		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
-		return exitError
+		return fail(err)
 	}
 	var tracer *otel.Tracer
 	if tp != nil {
 		defer flushTraces(tp, logger)
 		propagator, err := otel.PropagatorFromEnv(os.Getenv)
 		if err != nil {
-			fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
-			return exitError
+			return fail(err)
 		}
 		tracer = otel.New(tp, otel.WithPropagator(propagator))
 		observer = host.JoinObservers(observer, tracer.Observer())
 	}
 	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, Observer: observer, ConfigOverrides: sets})
 	if err != nil {
-		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
-		return exitError
+		return fail(err)
 	}
 	defer h.Close(context.Background())
 	if level <= slog.LevelDebug {
-		printConfig(stdout, h.AppConfig().WithDefaults(), sets)
+		con.config(h.AppConfig().WithDefaults(), sets)
 	}
-	fmt.Fprintf(stdout, "loaded %s in %s (%s)\n\n", app, time.Since(start).Round(time.Millisecond), mode)
-	printRoutes(stdout, h.Routes())
+	took := time.Since(start).Round(time.Millisecond)
+	con.startup(map[string]any{"event": "loaded", "app": app, "mode": mode.String(), "tookMs": took.Milliseconds()},
+		fmt.Sprintf("loaded %s in %s (%s)\n\n", app, took, mode))
+	con.routes(h.Routes())
 	if mode == host.Development {
-		reportProblems(h, stderr)
+		if problems := h.Problems(); len(problems) > 0 {
+			if *asJSON {
+				logger.Error("some route modules failed to load; the other routes serve", "problems", errorLines(problems))
+			} else {
+				reportProblems(h, stderr)
+			}
+		}
 	}
 
 	srv := h.HTTPServer()
 	if tracer != nil {
 		srv.Handler = tracer.Handler(srv.Handler)
-		fmt.Fprintf(stdout, "\ntracing: a span per request, exported as %s\n", tracingTarget(os.Getenv))
+		con.startup(map[string]any{"event": "tracing", "target": tracingTarget(os.Getenv)},
+			fmt.Sprintf("\ntracing: a span per request, exported as %s\n", tracingTarget(os.Getenv)))
 	}
 	errc := make(chan error, 2)
+	var stopping atomic.Bool // set when the server begins to stop: /readyz 503
 	var admin *http.Server
 	if adminLn != nil {
-		admin = &http.Server{Handler: adminHandler(h, metrics, logger), ReadHeaderTimeout: srv.ReadHeaderTimeout,
+		admin = &http.Server{Handler: adminHandler(h, metrics, logger, &stopping), ReadHeaderTimeout: srv.ReadHeaderTimeout,
 			IdleTimeout: srv.IdleTimeout, ErrorLog: srv.ErrorLog}
 		go func() { errc <- admin.Serve(adminLn) }()
-		fmt.Fprintf(stdout, "\nadmin on http://%s: /metrics, /livez, /readyz", adminLn.Addr())
+		con.startup(map[string]any{"event": "admin", "url": "http://" + adminLn.Addr().String(), "paths": []string{"/metrics", "/livez", "/readyz"}},
+			fmt.Sprintf("\nadmin on http://%s: /metrics, /livez, /readyz", adminLn.Addr()))
 	}
-	fmt.Fprintf(stdout, "\nlistening on http://%s\n", ln.Addr())
+	con.startup(map[string]any{"event": "listening", "url": "http://" + ln.Addr().String()},
+		fmt.Sprintf("\nlistening on http://%s\n", ln.Addr()))
 	if mode == host.Development {
-		fmt.Fprintf(stdout, "watching %s: saved sources are rebuilt, changed modules reloaded\n", app)
+		con.startup(map[string]any{"event": "watching", "app": app},
+			fmt.Sprintf("watching %s: saved sources are rebuilt, changed modules reloaded\n", app))
 		devLoop(ctx, app, h, con, buildStart, sets)
 	}
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
-		return exitError
+		return fail(err)
 	case <-ctx.Done():
 	}
-	logger.Info(fmt.Sprintf("shutting down: finishing requests in flight (%s at most)", h.ShutdownTimeout()))
-	sctx, cancel := context.WithTimeout(context.Background(), h.ShutdownTimeout())
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		logger.Warn("shutdown", "error", err)
-	}
-	if err := h.Shutdown(sctx); err != nil {
-		logger.Warn("requests still running at the shutdown timeout were stopped", "error", err)
-	}
-	if admin != nil {
-		// Last: /readyz answered 503 while the host drained.
-		if err := admin.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Warn("admin shutdown", "error", err)
-		}
-	}
+	stopServing(&stopping, srv, h, admin, logger)
 	return exitOK
 }
 

@@ -47,3 +47,20 @@ func Hold(ctx context.Context) <-chan struct{} {
 	c, _ := ctx.Value(holdKey{}).(<-chan struct{})
 	return c
 }
+
+type compilingKey struct{}
+
+// WithCompiling returns a copy of ctx whose hosts (host.New called with it)
+// call f in their background compiler right before it compiles a module's
+// code: f learns that a compilation is under way, and may block to make it
+// last as long as the test needs (a cold start's compilation takes
+// seconds).
+func WithCompiling(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, compilingKey{}, f)
+}
+
+// Compiling returns the hook of ctx set by WithCompiling, or nil.
+func Compiling(ctx context.Context) func() {
+	f, _ := ctx.Value(compilingKey{}).(func())
+	return f
+}

@@ -120,8 +120,12 @@ type Engine struct {
 	// compileSlots bounds them, and stopBackground, closed at shutdown,
 	// stops those not started.
 	background pending
-	queueMu    sync.Mutex
-	queue      []*Pool // waiting for StartCompiles
+	// compilers counts the background compilations past the point of no
+	// return (the compiler running, then the swap to its code): Shutdown
+	// does not wait for them, it leaves the runtime's close to the last.
+	compilers pending
+	queueMu   sync.Mutex
+	queue     []*Pool // waiting for StartCompiles
 	// deferredFailed: the deferred loads that failed (DeferPool),
 	// guarded by queueMu.
 	deferredFailed []error
@@ -130,10 +134,13 @@ type Engine struct {
 	stopBackground chan struct{}
 	// hold, from a test's context (testhook.WithHold), keeps background
 	// work from starting until closed; nil otherwise.
-	hold     <-chan struct{}
-	stopOnce sync.Once
-	cache    wazero.CompilationCache
-	cacheDir string // where compiled and instrumented modules are kept; "" for none
+	hold <-chan struct{}
+	// compilingHook, from a test's context (testhook.WithCompiling), runs
+	// right before a background compilation; nil otherwise.
+	compilingHook func()
+	stopOnce      sync.Once
+	cache         wazero.CompilationCache
+	cacheDir      string // where compiled and instrumented modules are kept; "" for none
 	// codeCache authenticates cacheDir's entries; nil without a cache.
 	codeCache   *codecache.Dir
 	configFile  string // Config.ConfigFile
@@ -188,6 +195,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	e.progress = cfg.Progress
 	e.stopBackground = make(chan struct{})
 	e.hold = testhook.Hold(ctx)
+	e.compilingHook = testhook.Compiling(ctx)
 	runtimes := []wazero.Runtime{e.runtime}
 	if cfg.ServeWhileCompiling {
 		e.interp = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().

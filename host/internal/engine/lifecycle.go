@@ -109,21 +109,42 @@ func (e *Engine) Close(ctx context.Context) error {
 // Shutdown closes the runtime and the cache, once.
 func (e *Engine) Shutdown(ctx context.Context) error {
 	e.life.shutOnce.Do(func() {
-		// Compilations not started stop; those running finish first: a
-		// runtime must not close under its compiler.
+		// Background work not started stops, and loads in the interpreter
+		// finish (a fraction of a second). A compilation already running
+		// is abandoned: it cannot be interrupted, takes seconds (past a
+		// container's stop grace period on a cold start), and its result
+		// would be thrown away. A runtime must not close under its
+		// compiler, so the last compilation to end closes the runtimes;
+		// a process that exits meanwhile loses nothing but that
+		// compilation, which the cache had not sealed.
 		e.stopOnce.Do(func() { close(e.stopBackground) })
 		e.StartCompiles() // the queued ones see the stop and end
 		<-e.background.idle()
-		err := e.runtime.Close(ctx)
-		if e.interp != nil {
-			err = errors.Join(err, e.interp.Close(ctx))
+		select {
+		case <-e.compilers.idle():
+			e.life.shutErr = e.closeRuntimes(ctx)
+		default:
+			go func() {
+				<-e.compilers.idle()
+				if err := e.closeRuntimes(context.Background()); err != nil {
+					e.logger.Warn("closing the runtime after an abandoned compilation failed", "error", err)
+				}
+			}()
 		}
-		if e.cache != nil {
-			err = errors.Join(err, e.cache.Close(ctx))
-		}
-		e.life.shutErr = err
 	})
 	return e.life.shutErr
+}
+
+// closeRuntimes closes the runtimes and the compilation cache.
+func (e *Engine) closeRuntimes(ctx context.Context) error {
+	err := e.runtime.Close(ctx)
+	if e.interp != nil {
+		err = errors.Join(err, e.interp.Close(ctx))
+	}
+	if e.cache != nil {
+		err = errors.Join(err, e.cache.Close(ctx))
+	}
+	return err
 }
 
 // Drained is closed once the engine is closing and every instance is back

@@ -274,6 +274,13 @@ func countObjects(b []byte) int {
 func GuestFailure(err error, c Call) error {
 	var exit *sys.ExitError
 	switch {
+	case interrupted(err) && c != nil && c.Err() != nil && c.Loading():
+		// Not the guest's fault: whoever waited for the load gave up.
+		return fmt.Errorf("was stopped because its load was canceled (%v): an interrupt (Ctrl-C, SIGTERM) or the caller that waited for it gave up", c.Err())
+	case interrupted(err) && c != nil && c.Err() != nil:
+		return fmt.Errorf("was stopped because its caller gave up (%v)", c.Err())
+	case interrupted(err) && c != nil && isClosed(c.Stopped()):
+		return errors.New("was stopped because the host is shutting down")
 	case interrupted(err) && c != nil && c.Loading():
 		return fmt.Errorf("ran past the %s load deadline (limits.loadTimeout) and was stopped: does it loop forever?", c.LoadTimeout())
 	case interrupted(err):
@@ -382,4 +389,14 @@ func Signature(params, results []api.ValueType) string {
 		s += api.ValueTypeName(r)
 	}
 	return s + ")"
+}
+
+// isClosed reports whether c is closed; a nil channel never is.
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }

@@ -189,7 +189,12 @@ func (e *Engine) StartCompiles() {
 // interpreter), or waits for the request that started loading it.
 func (e *Engine) compileInBackground(p *Pool, finished func(stage string, took time.Duration, err error)) {
 	go func() {
-		defer e.background.done()
+		compiling := false // the work moved to e.compilers
+		defer func() {
+			if !compiling {
+				e.background.done()
+			}
+		}()
 		if e.hold != nil {
 			select {
 			case <-e.hold:
@@ -228,9 +233,25 @@ func (e *Engine) compileInBackground(p *Pool, finished func(stage string, took t
 			return
 		}
 		// Interpreted: a request loaded the deferred code first, or the
-		// load did.
+		// load did. The compiler takes seconds and cannot be interrupted:
+		// from here the work counts among the compilers, which Shutdown
+		// abandons instead of waiting for (a SIGTERM during a cold start
+		// must not wait for them).
 		stage = StageCompile
+		e.compilers.add()
+		defer e.compilers.done()
+		compiling = true
+		e.background.done()
+		if e.compilingHook != nil {
+			e.compilingHook()
+		}
 		compiled, err := e.compile(context.Background(), e.runtime, c.wasm)
+		if e.stopped() {
+			if err == nil {
+				_ = compiled.Close(context.Background())
+			}
+			return
+		}
 		if err != nil {
 			e.logger.Warn("the compiler failed on a module; it keeps running in the interpreter", "module", p.file, "error", err)
 			finished(stage, time.Since(start), err)
@@ -254,13 +275,20 @@ func (e *Engine) compileInBackground(p *Pool, finished func(stage string, took t
 // ctx ends, and then returns ctx's error. DeferredFailed then says which
 // deferred loads failed.
 func (e *Engine) WaitCompiled(ctx context.Context) error {
-	select {
-	case <-e.background.idle():
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	// In this order: work leaves background for compilers, never back.
+	for _, w := range []*pending{&e.background, &e.compilers} {
+		select {
+		case <-w.idle():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
+	return nil
 }
+
+// stopped reports whether the engine stopped its background work
+// (Shutdown).
+func (e *Engine) stopped() bool { return isClosed(e.stopBackground) }
 
 // DeferredFailed returns the deferred loads that failed so far (DeferPool),
 // nil when none did.
