@@ -69,6 +69,9 @@ Commands:
   token APP --sub NAME [--scope S]... [--scheme NAME] [--ttl 1h]
                mint a JWT for development, signed with the private key in
                endpoints.json's security.<scheme>.jwt.devKey
+  keygen APP [--key FILE] [--jwks FILE] [--kid ID] [--force]
+               write a development signing key (auth/dev-signing-key.jwk)
+               and its public key set (auth/jwks.json) for a jwt scheme
   apikey APP --subject NAME [--scope S]... [--ttl 720h] [--sha256 HEX]
                store an API key in the app's Redis store for the apiKey
                schemes with "store": true (out of the guests' reach) and
@@ -184,6 +187,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdClient(ctx, rest, stdout, stderr)
 	case "token":
 		return cmdToken(ctx, rest, stdout, stderr)
+	case "keygen":
+		return cmdKeygen(ctx, rest, stdout, stderr)
 	case "apikey":
 		return cmdAPIKey(ctx, rest, stdout, stderr)
 	case "inspect":

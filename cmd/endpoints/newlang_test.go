@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/auth"
+)
+
+// TestNewEveryLanguage scaffolds an app in C, AssemblyScript and Rust with
+// `endpoints new --lang`, builds it, serves it and calls its route; the
+// token `endpoints token` mints for it verifies against the key set its
+// endpoints.json configures, and the document declares that scheme.
+func TestNewEveryLanguage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		lang, tool string
+		files      []string // besides endpoints.json, README.md and the keys
+		slow       bool
+	}{
+		{"c", "clang", []string{"server/api/hello.get.c", "compile_flags.txt", "vendor/endpoints-c/endpoints.h"}, false},
+		{"as", "npm", []string{"server/api/hello.get.ts", "package.json", "tsconfig.json", "vendor/endpoints-assemblyscript/index.ts"}, true},
+		{"rs", "rustc", []string{"server/api/hello.get.rs", "Cargo.toml", "vendor/endpoints-rust/src/lib.rs", "vendor/endpoints-rust/Cargo.toml"}, true},
+	} {
+		t.Run(tt.lang, func(t *testing.T) {
+			t.Parallel()
+			if tt.slow && testing.Short() {
+				t.Skip("-short: this compiler takes seconds")
+			}
+			needTool(t, tt.tool)
+			app := filepath.Join(t.TempDir(), "notes-"+tt.lang)
+			code, out, errOut := runCLI("new", "--lang", tt.lang, app)
+			if code != exitOK {
+				t.Fatalf("endpoints new --lang %s = %d\n%s\n%s", tt.lang, code, out, errOut)
+			}
+			for _, f := range append([]string{"endpoints.json", "README.md", devKeyFile, devJWKSFile}, tt.files...) {
+				if _, err := os.Stat(filepath.Join(app, filepath.FromSlash(f))); err != nil {
+					t.Errorf("endpoints new --lang %s wrote no %s: %v", tt.lang, f, err)
+				}
+			}
+			if code, out, errOut := runCLI("build", app); code != exitOK {
+				t.Fatalf("endpoints build = %d\n%s\n%s", code, out, errOut)
+			}
+			addr, _, cancel, _, stderr, done := startCLI(t, "serve", app)
+			for _, r := range []struct {
+				path   string
+				status int
+				body   string
+			}{
+				{"/api/hello?name=Ada", 200, `{"message":"Hello, Ada!"}`},
+				{"/api/hello?name=%22Ada%22", 200, `{"message":"Hello, \"Ada\"!"}`},
+				{"/api/hello", 200, `{"message":"Hello, world!"}`},
+				{"/api/hello?name=", 400, `"path":["name"]`},
+			} {
+				res, err := http.Get(addr + r.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				body, _ := io.ReadAll(res.Body)
+				res.Body.Close()
+				if res.StatusCode != r.status || !strings.Contains(string(body), r.body) {
+					t.Errorf("GET %s = %d %s, want %d %s", r.path, res.StatusCode, body, r.status, r.body)
+				}
+			}
+			cancel()
+			select {
+			case code := <-done:
+				if code != exitOK {
+					t.Errorf("serve exited %d\n%s", code, stderr.String())
+				}
+			case <-time.After(stopWithin):
+				t.Fatalf("serve did not stop within %s", stopWithin)
+			}
+			code, out, errOut = runCLI("openapi", app)
+			var doc struct {
+				Components struct {
+					SecuritySchemes map[string]struct{ Type, Scheme string }
+				}
+			}
+			err := json.Unmarshal([]byte(out), &doc)
+			if s := doc.Components.SecuritySchemes["bearer"]; code != exitOK || err != nil || s.Type != "http" || s.Scheme != "bearer" {
+				t.Errorf("the document's securitySchemes = %+v (%d, %v, %s); want the bearer scheme endpoints.json configures", doc.Components.SecuritySchemes, code, err, errOut)
+			}
+			checkDevToken(t, app)
+		})
+	}
+}
+
+// checkDevToken mints a token for app with `endpoints token` and verifies
+// it as the host does, with the bearer scheme of the app's endpoints.json.
+func checkDevToken(t *testing.T, app string) {
+	t.Helper()
+	code, token, errOut := runCLI("token", app, "--sub", "alice", "--scope", "notes:write")
+	if code != exitOK {
+		t.Fatalf("endpoints token = %d\n%s", code, errOut)
+	}
+	cfg, err := config.Load(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c auth.Config
+	if err := jsonv2.Unmarshal(cfg.Security["bearer"], &c); err != nil {
+		t.Fatal(err)
+	}
+	v, err := auth.New(auth.Scheme{Name: "bearer", Type: "http", HTTPScheme: "bearer"}, c, auth.Env{AppDir: app})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	req := httptest.NewRequest("GET", "/", nil)
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+	p, err := v.Verify(t.Context(), req)
+	if err != nil || p.Subject != "alice" || len(p.Scopes) != 1 || p.Scopes[0] != "notes:write" {
+		t.Errorf("the minted token verifies as %+v, %v; want alice with notes:write", p, err)
+	}
+}
+
+func TestKeygen(t *testing.T) {
+	t.Parallel()
+	app := t.TempDir()
+	if err := os.WriteFile(filepath.Join(app, config.File), []byte(`{"security":{"bearer":{"jwt":{"jwks":"auth/jwks.json","devKey":"auth/dev-signing-key.jwk"}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("keygen", app)
+	if code != exitOK || !strings.Contains(out, "endpoints token") {
+		t.Fatalf("keygen = %d\n%s\n%s", code, out, errOut)
+	}
+	info, err := os.Stat(filepath.Join(app, "auth", "dev-signing-key.jwk"))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the private key: %v, mode %v; want 0600", err, info.Mode().Perm())
+	}
+	checkDevToken(t, app)
+
+	first, _ := os.ReadFile(filepath.Join(app, "auth", "jwks.json"))
+	code, _, errOut = runCLI("keygen", app)
+	if code != exitError || !strings.Contains(errOut, "exists") || !strings.Contains(errOut, "--force") {
+		t.Errorf("keygen over an existing key = %d %s, want a refusal naming --force", code, errOut)
+	}
+	if again, _ := os.ReadFile(filepath.Join(app, "auth", "jwks.json")); string(again) != string(first) {
+		t.Error("a refused keygen changed the key set")
+	}
+	if code, _, errOut = runCLI("keygen", "--force", app); code != exitOK {
+		t.Fatalf("keygen --force = %d %s", code, errOut)
+	}
+	if again, _ := os.ReadFile(filepath.Join(app, "auth", "jwks.json")); string(again) == string(first) {
+		t.Error("keygen --force kept the old key set")
+	}
+	checkDevToken(t, app)
+	if code, _, errOut = runCLI("keygen", "--key", "../outside.jwk", app); code != exitError || !strings.Contains(errOut, "inside the app") {
+		t.Errorf("keygen --key ../outside.jwk = %d %s, want a refusal", code, errOut)
+	}
+}
