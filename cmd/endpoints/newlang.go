@@ -39,14 +39,14 @@ var langApps = map[string]langApp{
 	},
 	"as": {
 		name:   "AssemblyScript",
-		files:  map[string]string{"as/hello.get.ts": "server/api/hello.get.ts", "as/package.json": "package.json", "as/tsconfig.json": "tsconfig.json"},
+		files:  map[string]string{"as/hello.get.ts": "server/api/hello.get.ts", "as/package.json": "package.json", "as/tsconfig.json": "tsconfig.json", "as/gitignore": ".gitignore"},
 		sdk:    assdk.Files,
 		sdkDir: "vendor/endpoints-assemblyscript",
 		next:   "The first build runs npm install there, which fetches the compiler (" + assdk.Compiler + ").",
 	},
 	"rs": {
 		name:   "Rust",
-		files:  map[string]string{"rs/hello.get.rs": "server/api/hello.get.rs", "rs/Cargo.toml": "Cargo.toml"},
+		files:  map[string]string{"rs/hello.get.rs": "server/api/hello.get.rs", "rs/Cargo.toml": "Cargo.toml", "rs/gitignore": ".gitignore"},
 		sdk:    rustsdk.Files,
 		sdkDir: "vendor/endpoints-rust",
 		next:   "endpoints build compiles it with rustc and its wasm32 standard library, offline (Debian: apt-get install rustc libstd-rust-dev-wasm32).",

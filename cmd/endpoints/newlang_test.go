@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,7 +93,31 @@ func TestNewEveryLanguage(t *testing.T) {
 				t.Errorf("the document's securitySchemes = %+v (%d, %v, %s); want the bearer scheme endpoints.json configures", doc.Components.SecuritySchemes, code, err, errOut)
 			}
 			checkDevToken(t, app)
+			if tt.lang == "rs" {
+				checkCargo(t, app)
+			}
 		})
+	}
+}
+
+// checkCargo runs cargo check on the examples of a Rust app's Cargo.toml,
+// offline, as rust-analyzer does: the routes and the vendored SDK must
+// resolve. Skipped without cargo (builds never need it).
+func checkCargo(t *testing.T, app string) {
+	t.Helper()
+	cargo, err := exec.LookPath("cargo")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("cargo is required in CI")
+		}
+		t.Log("cargo not installed: Cargo.toml not checked")
+		return
+	}
+	cmd := exec.CommandContext(t.Context(), cargo, "check", "--offline", "--quiet", "--examples")
+	cmd.Dir = app
+	cmd.Env = append(os.Environ(), "CARGO_TARGET_DIR="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("cargo check --offline --examples in the new app: %v\n%s", err, out)
 	}
 }
 
