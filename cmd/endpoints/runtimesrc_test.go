@@ -19,21 +19,45 @@ func runtimeWAT(decl string) string {
 `, abi.ExportMemory, decl, abi.ExportABIVersion, abi.Version, abi.ExportRuntime, int64(1024)<<32|int64(len(decl)))
 }
 
-// TestBuildBuildsARuntimeDeclarationInWAT: `endpoints build` builds
-// server/endpoints/runtime.wat like a Go //endpoints:runtime package, and
-// the document shows what it declares.
-func TestBuildBuildsARuntimeDeclarationInWAT(t *testing.T) {
-	requireWat2wasm(t)
-	app := writeApp(t, map[string]string{
-		"server/routes/hello.get.wat":  plainRoute("hello"),
-		"server/endpoints/runtime.wat": runtimeWAT(`{"openApi":{"document":{"info":{"description":"Declared in WAT"}}}}`),
-	})
-	code, out, errOut := runCLI("build", app)
-	if code != exitOK || !strings.Contains(out, abi.RuntimeModule) {
-		t.Fatalf("build = %d, want %s built\n%s\n%s", code, abi.RuntimeModule, out, errOut)
-	}
-	code, out, errOut = runCLI("openapi", app)
-	if code != exitOK || !strings.Contains(out, `"Declared in WAT"`) {
-		t.Errorf("openapi = %d, want the runtime declaration's description\n%s\n%s", code, out, errOut)
+// runtimeC is the C source of a runtime declaration module declaring
+// decl, a C string literal.
+func runtimeC(decl string) string {
+	return `#include "endpoints.h"
+
+ENDPOINTS_ROUTE(); /* the endpoints_abi_version export */
+
+static const char declaration[] = ` + decl + `;
+
+__attribute__((export_name("endpoints_runtime"))) int64_t endpoints_runtime(void) {
+    return (int64_t)(((uint64_t)(uintptr_t)declaration << 32) | (uint64_t)(sizeof declaration - 1));
+}
+`
+}
+
+// TestBuildBuildsRuntimeDeclarations: `endpoints build` builds
+// server/endpoints/runtime.{wat,c} like a Go //endpoints:runtime package,
+// and the document shows what it declares.
+func TestBuildBuildsRuntimeDeclarations(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		tool, file, source, want string
+	}{
+		{"wat2wasm", "server/endpoints/runtime.wat", runtimeWAT(`{"openApi":{"document":{"info":{"description":"Declared in WAT"}}}}`), "Declared in WAT"},
+		{"clang", "server/endpoints/runtime.c", runtimeC(`"{\"openApi\":{\"document\":{\"info\":{\"description\":\"Declared in C\"}}}}"`), "Declared in C"},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			requireWat2wasm(t)
+			needTool(t, tt.tool)
+			app := writeApp(t, map[string]string{"server/routes/hello.get.wat": plainRoute("hello"), tt.file: tt.source})
+			code, out, errOut := runCLI("build", app)
+			if code != exitOK || !strings.Contains(out, abi.RuntimeModule) {
+				t.Fatalf("build = %d, want %s built\n%s\n%s", code, abi.RuntimeModule, out, errOut)
+			}
+			code, out, errOut = runCLI("openapi", app)
+			if code != exitOK || !strings.Contains(out, `"`+tt.want+`"`) {
+				t.Errorf("openapi = %d, want the runtime declaration's description %q\n%s\n%s", code, tt.want, out, errOut)
+			}
+		})
 	}
 }
