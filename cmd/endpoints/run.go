@@ -397,6 +397,17 @@ func build(ctx context.Context, app string, stdout, stderr io.Writer) bool {
 		return false
 	}
 	command := cfg.Build.Command
+	if command == "" {
+		foreign, err := guestbuild.Unbuilt(app)
+		if err != nil {
+			fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+			return false
+		}
+		for _, f := range foreign {
+			fmt.Fprintf(stderr, "note: %s is not built: endpoints build compiles Go, C, WAT, AssemblyScript and Rust, not %s; "+
+				"give %s a build command that writes %s ({\"build\": {\"command\": \"...\"}})\n", filepath.Join(app, filepath.FromSlash(f.Path)), f.Lang, config.File, f.Module)
+		}
+	}
 	if len(sources) == 0 && command == "" {
 		fmt.Fprintf(stdout, "no route sources under %s/server and no build command in %s; nothing to build\n", app, config.File)
 		return true

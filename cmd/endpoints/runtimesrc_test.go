@@ -61,3 +61,27 @@ func TestBuildBuildsRuntimeDeclarations(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildSaysWhatItDoesNotBuild: a source of a language endpoints build
+// does not compile is named, with what to do, instead of skipped silently;
+// with a build command (which may build it) nothing is said.
+func TestBuildSaysWhatItDoesNotBuild(t *testing.T) {
+	t.Parallel()
+	requireWat2wasm(t)
+	app := writeApp(t, map[string]string{
+		"server/routes/hello.get.wat":  plainRoute("hello"),
+		"server/endpoints/runtime.zig": "pub fn main() void {}\n",
+	})
+	code, out, errOut := runCLI("build", app)
+	if code != exitOK || !strings.Contains(errOut, "server/endpoints/runtime.zig is not built: endpoints build compiles Go, C, WAT, AssemblyScript and Rust, not Zig") ||
+		!strings.Contains(errOut, "writes server/endpoints/runtime.wasm") {
+		t.Errorf("build = %d, want a note on runtime.zig\n%s\n%s", code, out, errOut)
+	}
+	app = writeApp(t, map[string]string{
+		"server/endpoints/runtime.zig": "pub fn main() void {}\n",
+		"endpoints.json":               buildConfig(t, "true"),
+	})
+	if code, out, errOut := runCLI("build", app); code != exitOK || strings.Contains(errOut, "not built") {
+		t.Errorf("build with a command = %d, want no note\n%s\n%s", code, out, errOut)
+	}
+}

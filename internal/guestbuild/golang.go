@@ -168,13 +168,17 @@ func Find(appDir string) ([]Source, error) {
 	return out, nil
 }
 
+// RuntimeSourceBase is the runtime declaration's source path without its
+// extension, relative to the app: server/endpoints/runtime.
+const RuntimeSourceBase = "server/endpoints/runtime"
+
 // runtimeSources finds the runtime declaration's sources in C, WAT,
 // AssemblyScript and Rust: server/endpoints/runtime.{c,wat,ts,rs}, each
 // building abi.RuntimeModule (with a Go one, Find reports two sources of
 // the module). Whatever the language, the module exports what ABI §6 asks
 // of a runtime declaration; the host says at load what one lacks.
 func runtimeSources(appDir string) ([]Source, error) {
-	base := strings.TrimSuffix(abi.RuntimeModule, ".wasm")
+	base := RuntimeSourceBase
 	var out []Source
 	for _, l := range []struct {
 		ext  string
