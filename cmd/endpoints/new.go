@@ -57,11 +57,14 @@ build (go run or go install from a checkout) builds against that checkout,
 with a replace line in go.mod; --sdk names another checkout.
 
 new route APP 'GET /api/things/:id' adds the package handlers/get-things-id
-to the app: a Go route for that method and path with its path parameters, a
-declared 200 answer and a test. Methods: GET, POST, PUT, PATCH, DELETE, HEAD,
+to a Go app: a Go route for that method and path with its path parameters, a
+declared 200 answer and a test. To a C, AssemblyScript or Rust app it adds
+server/api/things/[id].get.{c,ts,rs} (and, in Rust, its entry in
+Cargo.toml); the app's language is told by its Cargo.toml, package.json or
+compile_flags.txt, else its go.mod (--lang overrides). Methods: GET, POST, PUT, PATCH, DELETE, HEAD,
 OPTIONS; :name is a path parameter. (An app named "route": endpoints new ./route)
 
-Flags of new:
+Flags of new (and new route):
   --lang L    the language of the app's routes: go, c, as or rs
   --sdk DIR   (go) build against the Endpoints checkout in DIR, with a
               replace line in go.mod, instead of a published version
@@ -165,6 +168,7 @@ func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // cmdNewRoute runs `endpoints new route APP ROUTE`.
 func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("new route", flag.ContinueOnError)
+	lang := fs.String("lang", "", "the route's language: go, c, as or rs (default: the app's)")
 	pos, ok := positionals(fs, args, stderr)
 	if !ok {
 		return exitUsage
@@ -181,6 +185,14 @@ func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints new route: %v\n", err)
 		return exitUsage
+	}
+	appLanguage, err := appLang(app, *lang)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints new route: %v\n", err)
+		return exitError
+	}
+	if appLanguage != "go" {
+		return newLangRoute(app, appLanguage, rf, stdout, stderr)
 	}
 	if err := checkApp(app); err != nil {
 		fmt.Fprintf(stderr, "endpoints new route: %v\n", err)
@@ -400,6 +412,11 @@ var templateFuncs = template.FuncMap{
 	},
 	// raw is s as a Go raw string literal; s holds no backquote.
 	"raw": func(s string) string { return "`" + s + "`" },
+	// jsonString is s as a JSON string, which is also a valid string
+	// literal in TypeScript and Rust (no \u escapes: HTML is not escaped).
+	"jsonString": jsonString,
+	// cstring is s as a C string literal.
+	"cstring": cString,
 	// modPath is a directory path as a go.mod token, quoted when needed.
 	"modPath": func(p string) string {
 		if strings.ContainsFunc(p, func(r rune) bool {
@@ -499,6 +516,10 @@ type routeData struct {
 	TestName string       // the name of the generated test case
 	WantBody string       // the answer to URL, as JSON
 	Params   []routeParam // in path order
+	// Contract is the contract as JSON and Separators what precedes each
+	// parameter's member in the answer ("{" then ","): for C.
+	Contract   string
+	Separators []string
 }
 
 // routeParam is one path parameter of a scaffolded route.

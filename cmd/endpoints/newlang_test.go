@@ -49,6 +49,12 @@ func TestNewEveryLanguage(t *testing.T) {
 					t.Errorf("endpoints new --lang %s wrote no %s: %v", tt.lang, f, err)
 				}
 			}
+			// new route finds the app's language by itself.
+			for _, route := range []string{"GET /api/things/:id", "POST /api/things"} {
+				if code, out, errOut := runCLI("new", "route", app, route); code != exitOK {
+					t.Fatalf("endpoints new route %s = %d\n%s\n%s", route, code, out, errOut)
+				}
+			}
 			if code, out, errOut := runCLI("build", app); code != exitOK {
 				t.Fatalf("endpoints build = %d\n%s\n%s", code, out, errOut)
 			}
@@ -62,8 +68,19 @@ func TestNewEveryLanguage(t *testing.T) {
 				{"/api/hello?name=%22Ada%22", 200, `{"message":"Hello, \"Ada\"!"}`},
 				{"/api/hello", 200, `{"message":"Hello, world!"}`},
 				{"/api/hello?name=", 400, `"path":["name"]`},
+				{"/api/things/42", 200, `{"id":"42"}`},
+				{"/api/things/%22x%22", 200, `{"id":"\"x\""}`},
+				{"POST /api/things", 200, `{"message":"POST /api/things"}`},
 			} {
-				res, err := http.Get(addr + r.path)
+				method, path, ok := strings.Cut(r.path, " ")
+				if !ok {
+					method, path = "GET", r.path
+				}
+				req, err := http.NewRequest(method, addr+path, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := http.DefaultClient.Do(req)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -183,5 +200,53 @@ func TestKeygen(t *testing.T) {
 	checkDevToken(t, app)
 	if code, _, errOut = runCLI("keygen", "--key", "../outside.jwk", app); code != exitError || !strings.Contains(errOut, "inside the app") {
 		t.Errorf("keygen --key ../outside.jwk = %d %s, want a refusal", code, errOut)
+	}
+}
+
+func TestCString(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"plain", `"plain"`},
+		{`{"a":"b\c"}`, `"{\"a\":\"b\\c\"}"`},
+		{"what??=", `"what\?\?="`},
+		{"tab\there", `"tab\011here"`},
+		{"é1", `"\303\2511"`},
+	} {
+		if got := cString(tt.in); got != tt.want {
+			t.Errorf("cString(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAppLang(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		flag  string
+		want  string
+		err   string
+	}{
+		{"Rust", map[string]string{"Cargo.toml": "", "endpoints.json": "{}"}, "", "rs", ""},
+		{"AssemblyScript", map[string]string{"package.json": "{}", "endpoints.json": "{}"}, "", "as", ""},
+		{"C", map[string]string{"compile_flags.txt": "", "endpoints.json": "{}"}, "", "c", ""},
+		{"Go", map[string]string{"go.mod": "module x\n", "endpoints.json": "{}"}, "", "go", ""},
+		{"the flag wins", map[string]string{"Cargo.toml": ""}, "c", "c", ""},
+		{"an unknown flag", nil, "zig", "", "--lang zig: want go, c, as (AssemblyScript) or rs (Rust)"},
+		{"nothing to tell by", map[string]string{"endpoints.json": "{}"}, "", "", "say --lang c, as or rs"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, tt.files)
+			got, err := appLang(dir, tt.flag)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("appLang error = %v, want %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("appLang = %q, %v; want %q", got, err, tt.want)
+			}
+		})
 	}
 }
