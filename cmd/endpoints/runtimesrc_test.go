@@ -35,21 +35,60 @@ __attribute__((export_name("endpoints_runtime"))) int64_t endpoints_runtime(void
 }
 
 // TestBuildBuildsRuntimeDeclarations: `endpoints build` builds
-// server/endpoints/runtime.{wat,c} like a Go //endpoints:runtime package,
+// server/endpoints/runtime.{wat,c,rs,ts} like a Go //endpoints:runtime package,
 // and the document shows what it declares.
 func TestBuildBuildsRuntimeDeclarations(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		tool, file, source, want string
+		slow                     bool
+		more                     map[string]string // other files of the app
 	}{
-		{"wat2wasm", "server/endpoints/runtime.wat", runtimeWAT(`{"openApi":{"document":{"info":{"description":"Declared in WAT"}}}}`), "Declared in WAT"},
-		{"clang", "server/endpoints/runtime.c", runtimeC(`"{\"openApi\":{\"document\":{\"info\":{\"description\":\"Declared in C\"}}}}"`), "Declared in C"},
+		{tool: "wat2wasm", file: "server/endpoints/runtime.wat", source: runtimeWAT(`{"openApi":{"document":{"info":{"description":"Declared in WAT"}}}}`), want: "Declared in WAT"},
+		{tool: "clang", file: "server/endpoints/runtime.c", source: runtimeC(`"{\"openApi\":{\"document\":{\"info\":{\"description\":\"Declared in C\"}}}}"`), want: "Declared in C"},
+		{tool: "rustc", file: "server/endpoints/runtime.rs", slow: true, want: "Declared in Rust", source: `//! The runtime declaration, by hand (ABI §6).
+
+static DECLARATION: &str = r#"{"openApi":{"document":{"info":{"description":"Declared in Rust"}}}}"#;
+
+#[no_mangle]
+pub extern "C" fn endpoints_abi_version() -> i32 {
+    1
+}
+
+#[no_mangle]
+pub extern "C" fn endpoints_runtime() -> i64 {
+    ((DECLARATION.as_ptr() as i64) << 32) | DECLARATION.len() as i64
+}
+`},
+		{tool: "npm", file: "server/endpoints/runtime.ts", slow: true, want: "Declared in AssemblyScript",
+			more: map[string]string{"package.json": `{"private": true, "devDependencies": {"assemblyscript": "0.28.20"}}`},
+			source: `// The runtime declaration, by hand (ABI §6). The SDK's abort handler,
+// which endpoints build compiles every module with, must be in the program.
+import "@wasmendpoints/assemblyscript/abort";
+
+const declaration = String.UTF8.encode('{"openApi":{"document":{"info":{"description":"Declared in AssemblyScript"}}}}');
+
+export function endpoints_abi_version(): i32 {
+  return 1;
+}
+
+export function endpoints_runtime(): i64 {
+  return (<i64>changetype<usize>(declaration) << 32) | <i64>declaration.byteLength;
+}
+`},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
 			t.Parallel()
+			if tt.slow && testing.Short() {
+				t.Skip("-short: this compiler takes seconds")
+			}
 			requireWat2wasm(t)
 			needTool(t, tt.tool)
-			app := writeApp(t, map[string]string{"server/routes/hello.get.wat": plainRoute("hello"), tt.file: tt.source})
+			files := map[string]string{"server/routes/hello.get.wat": plainRoute("hello"), tt.file: tt.source}
+			for k, v := range tt.more {
+				files[k] = v
+			}
+			app := writeApp(t, files)
 			code, out, errOut := runCLI("build", app)
 			if code != exitOK || !strings.Contains(out, abi.RuntimeModule) {
 				t.Fatalf("build = %d, want %s built\n%s\n%s", code, abi.RuntimeModule, out, errOut)
