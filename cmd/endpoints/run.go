@@ -62,10 +62,12 @@ Commands:
                and warns about those older than their sources)
   client APP   generate a typed client: --lang ts (with --vue: useEndpoint)
                or --lang go (--package NAME); -o FILE writes it
-  new APP      create an app: a Go module, endpoints.json and the route
-               GET /api/hello with its test (--sdk DIR: use a checkout)
+  new [--lang go|c|as|rs] APP
+               create an app: endpoints.json, the route GET /api/hello (in
+               Go: a module, with its test; --sdk DIR: use a checkout) and a
+               development signing key for endpoints token
   new route APP 'GET /api/things/:id'
-               add a Go route with its contract and a test to APP
+               add a route with its contract to APP, in its language
   token APP --sub NAME [--scope S]... [--scheme NAME] [--ttl 1h]
                mint a JWT for development, signed with the private key in
                endpoints.json's security.<scheme>.jwt.devKey
