@@ -59,6 +59,11 @@ type App struct {
 	//
 	//	"security": {"bearer": {"jwt": {"jwks": "auth/jwks.json", "issuer": "https://users.example"}}}
 	//
+	// An entry also declares its scheme in the document when nothing
+	// else does (jwt: http bearer; basic: http basic; apiKey: an apiKey
+	// scheme in apiKey's "in" and "name", by default the X-API-Key
+	// header), so apps in any language need no runtime declaration for it.
+	//
 	// Each entry is checked when the app loads; see the README,
 	// "Authentication, middleware and edge policies",
 	// and docs/spec.md §12. A scheme that neither an entry nor a

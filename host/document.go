@@ -15,6 +15,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/schemedoc"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -118,6 +119,7 @@ type document struct {
 
 // buildDocument builds the document of a table: the contracts, the routes
 // configuration, then the runtime declaration's fragment and extend step,
+// then the security schemes endpoints.json configures (package schemedoc),
 // then the embedder's.
 func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 	var ops []openapi.Route
@@ -191,6 +193,11 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 			}
 			doc = &edited
 		}
+	}
+	// The schemes endpoints.json configures declare themselves, after the
+	// runtime declaration, whose declaration of one wins if it agrees.
+	if err := schemedoc.Apply(doc, t.set.security, config.File); err != nil {
+		return nil, err
 	}
 	if frag := t.set.opts.OpenAPI.Document; len(frag) > 0 {
 		if err := doc.Merge(frag); err != nil {

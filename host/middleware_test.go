@@ -343,7 +343,7 @@ func TestSecurityWithoutVerifierFailsTheLoad(t *testing.T) {
 		want     string
 	}{
 		{"a scheme the document does not define", `{"security":[{"bearer":[]}]}`, `{}`,
-			`security: GET /api/x requires security scheme "bearer": components.securitySchemes does not define it`},
+			`security: GET /api/x requires security scheme "bearer": neither endpoints.json nor the document declares it: configure its verifier in endpoints.json`},
 		{"a scheme without a verifier", `{"security":[{"bearer":[]}]}`,
 			`{"components":{"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}}}`,
 			`security: GET /api/x requires security scheme "bearer": endpoints.json configures no verifier for it`},

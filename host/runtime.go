@@ -35,7 +35,7 @@ func loadRuntime(ctx context.Context, e *engine.Engine, wasm []byte, poolSize in
 	for _, name := range []string{abi.ExportABIVersion, abi.ExportRuntime} {
 		if _, ok := fns[name]; !ok {
 			_ = c.Close(ctx)
-			return nil, fmt.Errorf("%s: not a runtime declaration module: missing export %q (build it from a package with //endpoints:runtime)", file, name)
+			return nil, fmt.Errorf("%s: not a runtime declaration module: missing export %q (build it from a Go package with //endpoints:runtime, or from server/endpoints/runtime.{c,wat,ts,rs} exporting what ABI §6 lists)", file, name)
 		}
 	}
 	if fn, ok := fns[abi.ExportOnValidationError]; ok && (len(fn.ParamTypes()) != 0 || !engine.SameTypes(fn.ResultTypes(), []api.ValueType{api.ValueTypeI32})) {

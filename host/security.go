@@ -459,7 +459,7 @@ func (h *Host) newScheme(t *table, doc *openapi.Document, name string, prev *sec
 		def = doc.Components.SecuritySchemes[name]
 	}
 	if def == nil {
-		return nil, fmt.Errorf("components.securitySchemes does not define it; add it to the document (the runtime declaration's openApi.document)")
+		return nil, fmt.Errorf("neither %s nor the document declares it: configure its verifier in %s, \"security\": {%q: {...}} (jwt, apiKey or basic), which declares it too", config.File, config.File, name)
 	}
 	spec := auth.Scheme{Name: name, Type: def.Type, HTTPScheme: def.Scheme, In: def.In, ParamName: def.Name}
 	if raw, ok := def.Extra[verifierExtension]; ok {

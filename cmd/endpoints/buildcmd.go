@@ -6,13 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
@@ -63,11 +67,19 @@ func runBuildCommand(ctx context.Context, app, command string, stdout, stderr io
 
 // buildStep runs the app's build command for `endpoints build`, its output
 // streamed with a "  | " prefix, then prints one line saying how long it
-// took. false when it failed, with the reason on stderr.
+// took; then it writes the contract sections into the route modules the
+// command wrote, as the built-in builds do (a module that does not load
+// fails the build, as it would fail the app's start). false when it
+// failed, with the reason on stderr.
 func buildStep(ctx context.Context, app, command string, stdout, stderr io.Writer) bool {
+	before, err := routeModules(app)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		return false
+	}
 	out, errOut := &prefixWriter{w: stdout, prefix: "  | "}, &prefixWriter{w: stderr, prefix: "  | "}
 	start := time.Now()
-	err := runBuildCommand(ctx, app, command, out, errOut)
+	err = runBuildCommand(ctx, app, command, out, errOut)
 	out.end()
 	errOut.end()
 	if err != nil {
@@ -75,7 +87,74 @@ func buildStep(ctx context.Context, app, command string, stdout, stderr io.Write
 		return false
 	}
 	fmt.Fprintf(stdout, "ran `%s` in %s\n", command, time.Since(start).Round(time.Millisecond))
+	var modules []guestbuild.Source
+	after, err := routeModules(app)
+	if err == nil {
+		modules = writtenModules(before, after)
+		err = embedContracts(ctx, app, modules)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "\nendpoints build: after `%s`: writing the contract sections of the modules it built: %v\n", command, err)
+		return false
+	}
+	if len(modules) > 0 {
+		fmt.Fprintf(stdout, "wrote the contract sections of %d module(s) the command built\n", len(modules))
+	}
 	return true
+}
+
+// routeModules maps each route module of the app (a .wasm file under
+// server/api or server/routes, relative to the app) to its modification
+// time and size, so that what a build command wrote can be told from what
+// it left alone.
+func routeModules(app string) (map[string]fileStamp, error) {
+	out := map[string]fileStamp{}
+	for _, root := range []string{"server/api", "server/routes"} {
+		dir := filepath.Join(app, filepath.FromSlash(root))
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && p == dir {
+					return filepath.SkipDir
+				}
+				return err
+			}
+			if !d.Type().IsRegular() || filepath.Ext(p) != ".wasm" {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(app, p)
+			if err != nil {
+				return err
+			}
+			out[filepath.ToSlash(rel)] = fileStamp{info.ModTime(), info.Size()}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// fileStamp is what tells that a file was rewritten.
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
+// writtenModules lists, sorted, the route modules of after that are not
+// in before or changed since.
+func writtenModules(before, after map[string]fileStamp) []guestbuild.Source {
+	var out []guestbuild.Source
+	for _, m := range slices.Sorted(maps.Keys(after)) {
+		if old, ok := before[m]; !ok || !old.mod.Equal(after[m].mod) || old.size != after[m].size {
+			out = append(out, guestbuild.Source{Path: m, Module: m})
+		}
+	}
+	return out
 }
 
 // prefixWriter writes prefix at the start of every line it passes on to w.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
+	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 )
 
 func TestMatchGlob(t *testing.T) {
@@ -424,5 +426,39 @@ func TestWatchBuildCommandRunsForSavesBeforeItWatched(t *testing.T) {
 	}
 	if got := out.String(); !strings.Contains(got, "(src/a.txt changed)") || strings.Contains(got, "notes.md") {
 		t.Errorf("the run names %q, want src/a.txt alone", got)
+	}
+}
+
+func TestBuildWritesSectionsIntoModulesTheCommandBuilt(t *testing.T) {
+	requireWat2wasm(t)
+	app := writeApp(t, map[string]string{
+		"src/hello.wat":  plainRoute("hello"),
+		"src/other.wat":  plainRoute("left alone"),
+		"endpoints.json": buildConfig(t, "mkdir -p server/routes && wat2wasm src/hello.wat -o server/routes/hello.get.wasm"),
+	})
+	// A module the command does not write keeps its bytes.
+	untouched := filepath.Join(app, "server", "routes", "other.get.wasm")
+	if err := os.MkdirAll(filepath.Dir(untouched), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("wat2wasm", filepath.Join(app, "src", "other.wat"), "-o", untouched).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm: %v\n%s", err, out)
+	}
+	code, out, errOut := runCLI("build", app)
+	if code != exitOK {
+		t.Fatalf("build = %d\n%s\n%s", code, out, errOut)
+	}
+	for file, want := range map[string]bool{"server/routes/hello.get.wasm": true, "server/routes/other.get.wasm": false} {
+		wasm, err := os.ReadFile(filepath.Join(app, filepath.FromSlash(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok, err := wasmbin.Custom(wasm, abi.SectionABIVersion)
+		if err != nil || ok != want || ok && string(v) != strconv.Itoa(abi.Version) {
+			t.Errorf("%s: section %s = %q, %v, %v; want present %v", file, abi.SectionABIVersion, v, ok, err, want)
+		}
+	}
+	if !strings.Contains(out, "wrote the contract sections of 1 module(s) the command built") {
+		t.Errorf("stdout does not say the sections were written:\n%s", out)
 	}
 }

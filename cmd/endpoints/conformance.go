@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/wasmendpoints/endpoints/host"
@@ -42,6 +43,16 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	defer h.Close(context.Background())
 	if !reportProblems(h, stderr) {
+		return exitError
+	}
+	var served []conformance.Route
+	for _, r := range h.Routes() {
+		served = append(served, conformance.Route{Method: r.Method, Path: r.Path, Endpoint: r.Kind == "endpoint"})
+	}
+	if missing := conformance.MissingUsersRoutes(served); len(missing) > 0 {
+		fmt.Fprintf(stderr, "endpoints conformance: %s is not a port of the users example (examples/users): it does not serve %s.\n"+
+			"The suite checks ports of that API only (their GET /api/users/:id, its errors and GET /health); "+
+			"test your own API with its own requests, and see its routes with endpoints routes %s\n", app, strings.Join(missing, " nor "), app)
 		return exitError
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -82,6 +82,21 @@ func TestConformanceCommand(t *testing.T) {
 	}
 }
 
+// TestConformanceSaysWhenNotAPort runs `endpoints conformance` on an app
+// that is not a port of the users example: it says so, naming what is
+// missing, instead of failing every case.
+func TestConformanceSaysWhenNotAPort(t *testing.T) {
+	t.Parallel()
+	needTool(t, "wat2wasm")
+	app := writeApp(t, map[string]string{"server/routes/hello.get.wat": plainRoute("hello")})
+	code, out, errOut := runCLI("conformance", app)
+	if code != exitError || strings.Contains(out, "cases failed") ||
+		!strings.Contains(errOut, "is not a port of the users example") ||
+		!strings.Contains(errOut, "does not serve the endpoint GET /api/users/:id nor the plain route GET /health") {
+		t.Errorf("conformance on an app of its own: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
 // TestInspectEveryLanguage builds one route of each guest language the
 // build step knows, records its contract in custom sections as
 // `endpoints build` does, and reads it back with `endpoints inspect`

@@ -37,27 +37,42 @@ const sdkModule = "github.com/wasmendpoints/endpoints"
 const handlersDir = "handlers"
 
 // newUsage is the help of endpoints new and endpoints new route.
-const newUsage = `usage: endpoints new [--sdk DIR] APP
+const newUsage = `usage: endpoints new [--lang go|c|as|rs] [--sdk DIR] APP
        endpoints new route APP 'METHOD /path'
 
-new APP creates the directory APP (which must not exist, or be empty): a Go
-module named after it, endpoints.json, the route GET /api/hello?name= with
-its test, and a README; then it runs go mod tidy there. A released endpoints
+new APP creates the directory APP (which must not exist, or be empty) with
+endpoints.json, the route GET /api/hello?name=, a development signing key
+for the bearer scheme endpoints.json configures (auth/dev-signing-key.jwk,
+which endpoints token signs with, and auth/jwks.json) and a README.
+
+--lang go (the default) writes a Go module named after APP with the route's
+package and its test, then runs go mod tidy there. --lang c, as
+(AssemblyScript) and rs (Rust) write server/api/hello.get.{c,ts,rs} and the
+SDK's sources under vendor/ for editors: compile_flags.txt (clangd),
+package.json and tsconfig.json (npm install fetches the compiler), or
+Cargo.toml (rust-analyzer; endpoints build compiles with rustc, offline).
+
+For Go: A released endpoints
 requires the release of ` + sdkModule + ` it belongs to; a development
 build (go run or go install from a checkout) builds against that checkout,
 with a replace line in go.mod; --sdk names another checkout.
 
 new route APP 'GET /api/things/:id' adds the package handlers/get-things-id
-to the app: a Go route for that method and path with its path parameters, a
-declared 200 answer and a test. Methods: GET, POST, PUT, PATCH, DELETE, HEAD,
+to a Go app: a Go route for that method and path with its path parameters, a
+declared 200 answer and a test. To a C, AssemblyScript or Rust app it adds
+server/api/things/[id].get.{c,ts,rs} (and, in Rust, its entry in
+Cargo.toml); the app's language is told by its Cargo.toml, package.json or
+compile_flags.txt, else its go.mod (--lang overrides). Methods: GET, POST, PUT, PATCH, DELETE, HEAD,
 OPTIONS; :name is a path parameter. (An app named "route": endpoints new ./route)
 
-Flags of new:
-  --sdk DIR   build against the Endpoints checkout in DIR, with a replace
-              line in go.mod, instead of a published version
+Flags of new (and new route):
+  --lang L    the language of the app's routes: go, c, as or rs
+  --sdk DIR   (go) build against the Endpoints checkout in DIR, with a
+              replace line in go.mod, instead of a published version
 
 Examples:
   endpoints new shop
+  endpoints new --lang rs shop-rs
   endpoints new route shop 'GET /api/products/:id'
   endpoints dev shop
 `
@@ -72,6 +87,7 @@ func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("new", flag.ContinueOnError)
 	sdk := fs.String("sdk", "", "directory of an Endpoints checkout to build against")
+	lang := fs.String("lang", "go", "the language of the routes: go, c, as or rs")
 	pos, ok := positionals(fs, args, stderr)
 	if !ok {
 		return exitUsage
@@ -86,7 +102,18 @@ func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "endpoints new: %v\n", err)
 		return exitError
 	}
-	data := appData{SDKModule: sdkModule, Module: moduleName(filepath.Base(abs)), Title: appTitle(filepath.Base(abs))}
+	data := appData{SDKModule: sdkModule, Module: moduleName(filepath.Base(abs)), Title: appTitle(filepath.Base(abs)), Lang: *lang}
+	if *lang != "go" {
+		if _, ok := langApps[*lang]; !ok {
+			fmt.Fprintf(stderr, "endpoints new: --lang %s: want go, c, as (AssemblyScript) or rs (Rust)\n\n%s", *lang, newUsage)
+			return exitUsage
+		}
+		if *sdk != "" {
+			fmt.Fprintf(stderr, "endpoints new: --sdk is for Go apps; a %s app builds with the SDK this endpoints ships\n", *lang)
+			return exitUsage
+		}
+		return newLangApp(app, data, stdout, stderr)
+	}
 	if *sdk != "" {
 		if data.SDK, err = sdkDir(*sdk); err != nil {
 			fmt.Fprintf(stderr, "endpoints new: --sdk %s: %v\n", *sdk, err)
@@ -120,6 +147,9 @@ func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "  %s\n", filepath.Join(app, filepath.FromSlash(f.out)))
 	}
+	if !newDevKey(app, stdout, stderr) {
+		return exitError
+	}
 	if err := goModTidy(ctx, app); err != nil {
 		fmt.Fprintf(stderr, "\nendpoints new: %v\n", err)
 		fmt.Fprintf(stderr, "The files above are written; fix the cause and run go mod tidy in %s.\n", app)
@@ -131,6 +161,7 @@ func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "  %s (go mod tidy)\n", filepath.Join(app, "go.sum"))
 	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  curl 'http://127.0.0.1:3000/api/hello?name=Ada'\n", app)
+	fmt.Fprintf(stdout, "A development token for the bearer scheme: endpoints token %s --sub alice\n", app)
 	fmt.Fprintf(stdout, "Test the route natively with go test ./... in %s; add one with\n  endpoints new route %s 'GET /api/things/:id'\n", app, app)
 	return exitOK
 }
@@ -138,6 +169,7 @@ func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // cmdNewRoute runs `endpoints new route APP ROUTE`.
 func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("new route", flag.ContinueOnError)
+	lang := fs.String("lang", "", "the route's language: go, c, as or rs (default: the app's)")
 	pos, ok := positionals(fs, args, stderr)
 	if !ok {
 		return exitUsage
@@ -154,6 +186,14 @@ func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints new route: %v\n", err)
 		return exitUsage
+	}
+	appLanguage, err := appLang(app, *lang)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints new route: %v\n", err)
+		return exitError
+	}
+	if appLanguage != "go" {
+		return newLangRoute(app, appLanguage, rf, stdout, stderr)
 	}
 	if err := checkApp(app); err != nil {
 		fmt.Fprintf(stderr, "endpoints new route: %v\n", err)
@@ -377,6 +417,11 @@ var templateFuncs = template.FuncMap{
 	},
 	// raw is s as a Go raw string literal; s holds no backquote.
 	"raw": func(s string) string { return "`" + s + "`" },
+	// jsonString is s as a JSON string, which is also a valid string
+	// literal in TypeScript and Rust (no \u escapes: HTML is not escaped).
+	"jsonString": jsonString,
+	// cstring is s as a C string literal.
+	"cstring": cString,
 	// modPath is a directory path as a go.mod token, quoted when needed.
 	"modPath": func(p string) string {
 		if strings.ContainsFunc(p, func(r rune) bool {
@@ -415,11 +460,14 @@ func render(name string, data any) ([]byte, error) {
 
 // appData fills the templates of `endpoints new APP`.
 type appData struct {
-	Module    string // the app's module path
-	Title     string // the OpenAPI title and the README's heading
-	SDKModule string // sdkModule
-	SDK       string // absolute directory of the --sdk checkout, or ""
-	Version   string // the SDK version to require without --sdk, or "" to let go mod tidy pick the latest
+	Lang              string // go, c, as or rs
+	ASCompilerVersion string // the AssemblyScript compiler's version (as)
+	Ext               string // the route sources' extension: c, ts or rs
+	Module            string // the app's module path
+	Title             string // the OpenAPI title and the README's heading
+	SDKModule         string // sdkModule
+	SDK               string // absolute directory of the --sdk checkout, or ""
+	Version           string // the SDK version to require without --sdk, or "" to let go mod tidy pick the latest
 }
 
 // moduleName turns a directory name into a module path: lower case, runs
@@ -473,6 +521,10 @@ type routeData struct {
 	TestName string       // the name of the generated test case
 	WantBody string       // the answer to URL, as JSON
 	Params   []routeParam // in path order
+	// Contract is the contract as JSON and Separators what precedes each
+	// parameter's member in the answer ("{" then ","): for C.
+	Contract   string
+	Separators []string
 }
 
 // routeParam is one path parameter of a scaffolded route.

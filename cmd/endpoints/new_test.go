@@ -295,4 +295,5 @@ func TestNewBuildsAndServes(t *testing.T) {
 	case <-time.After(stopWithin):
 		t.Fatalf("serve did not stop within %s of its context's end", stopWithin)
 	}
+	checkDevToken(t, app)
 }

@@ -68,13 +68,18 @@ Commands:
                and warns about those older than their sources)
   client APP   generate a typed client: --lang ts (with --vue: useEndpoint)
                or --lang go (--package NAME); -o FILE writes it
-  new APP      create an app: a Go module, endpoints.json and the route
-               GET /api/hello with its test (--sdk DIR: use a checkout)
+  new [--lang go|c|as|rs] APP
+               create an app: endpoints.json, the route GET /api/hello (in
+               Go: a module, with its test; --sdk DIR: use a checkout) and a
+               development signing key for endpoints token
   new route APP 'GET /api/things/:id'
-               add a Go route with its contract and a test to APP
+               add a route with its contract to APP, in its language
   token APP --sub NAME [--scope S]... [--scheme NAME] [--ttl 1h]
                mint a JWT for development, signed with the private key in
                endpoints.json's security.<scheme>.jwt.devKey
+  keygen APP [--key FILE] [--jwks FILE] [--kid ID] [--force]
+               write a development signing key (auth/dev-signing-key.jwk)
+               and its public key set (auth/jwks.json) for a jwt scheme
   apikey APP --subject NAME [--scope S]... [--ttl 720h] [--sha256 HEX]
                store an API key in the app's Redis store for the apiKey
                schemes with "store": true (out of the guests' reach) and
@@ -196,6 +201,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdClient(ctx, rest, stdout, stderr)
 	case "token":
 		return cmdToken(ctx, rest, stdout, stderr)
+	case "keygen":
+		return cmdKeygen(ctx, rest, stdout, stderr)
 	case "apikey":
 		return cmdAPIKey(ctx, rest, stdout, stderr)
 	case "inspect":
@@ -501,6 +508,17 @@ func build(ctx context.Context, app string, ovs []config.Override, stdout, stder
 		return false
 	}
 	command := cfg.Build.Command
+	if command == "" {
+		foreign, err := guestbuild.Unbuilt(app)
+		if err != nil {
+			fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+			return false
+		}
+		for _, f := range foreign {
+			fmt.Fprintf(stderr, "note: %s is not built: endpoints build compiles Go, C, WAT, AssemblyScript and Rust, not %s; "+
+				"give %s a build command that writes %s ({\"build\": {\"command\": \"...\"}})\n", filepath.Join(app, filepath.FromSlash(f.Path)), f.Lang, config.File, f.Module)
+		}
+	}
 	if len(sources) == 0 && command == "" {
 		fmt.Fprintf(stdout, "no route sources under %s/server and no build command in %s; nothing to build\n", app, config.File)
 		return true

@@ -109,7 +109,19 @@ type APIKeyConfig struct {
 	// guest reaches (package apikeys: `endpoints apikey` or
 	// host.Host.PutAPIKey writes them), holding {"subject": …, "scopes": […]}.
 	Store bool `json:"store,omitzero"`
+	// In and Name say where clients send the key ("header", "query" or
+	// "cookie", and its name) when the scheme is declared by this
+	// configuration alone; they default to DefaultAPIKeyIn and
+	// DefaultAPIKeyName. A scheme the document also declares must agree.
+	In   string `json:"in,omitzero"`
+	Name string `json:"name,omitzero"`
 }
+
+// Where an apiKey scheme declared by endpoints.json alone takes its key.
+const (
+	DefaultAPIKeyIn   = "header"
+	DefaultAPIKeyName = "X-API-Key"
+)
 
 // APIKey is one accepted API key.
 type APIKey struct {

@@ -1,6 +1,9 @@
 package auth
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 
@@ -33,4 +36,22 @@ func MintDevToken(jwk []byte, claims map[string]any) (string, error) {
 		return "", err
 	}
 	return jwt.Signed(signer).Claims(claims).Serialize()
+}
+
+// NewDevKey makes a development signing key: a fresh EC P-256 (ES256)
+// private JWK named kid, for a jwt scheme's devKey, and the JSON Web Key
+// Set of its public half, for its jwks. Both are indented JSON.
+func NewDevKey(kid string) (private, jwks []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	priv := jose.JSONWebKey{Key: key, KeyID: kid, Algorithm: string(jose.ES256), Use: "sig"}
+	if private, err = json.MarshalIndent(priv, "", "  "); err != nil {
+		return nil, nil, err
+	}
+	if jwks, err = json.MarshalIndent(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{priv.Public()}}, "", "  "); err != nil {
+		return nil, nil, err
+	}
+	return append(private, '\n'), append(jwks, '\n'), nil
 }

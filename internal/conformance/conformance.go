@@ -32,6 +32,65 @@ type Case struct {
 	Check func(body []byte) error
 }
 
+// Route is one route an app serves, as `endpoints routes` prints it.
+type Route struct {
+	// Method is the upper-case method, "*" for a plain route serving all.
+	Method string
+	// Path is in client form: /api/users/:id.
+	Path string
+	// Endpoint is false for a plain route.
+	Endpoint bool
+}
+
+// UsersRoutes are the routes a port of the users example serves, which
+// the suite Users calls: an endpoint GET /api/users/:id and a plain route
+// at /health (which may serve any method).
+var UsersRoutes = []Route{
+	{Method: "GET", Path: "/api/users/:id", Endpoint: true},
+	{Method: "GET", Path: "/health"},
+}
+
+// MissingUsersRoutes returns the routes of UsersRoutes that served does
+// not hold, described for a reader ("the endpoint GET /api/users/:id");
+// none when the app can be a port of the users example. A path parameter
+// may have any name (/api/users/:userId serves /api/users/:id).
+func MissingUsersRoutes(served []Route) []string {
+	var missing []string
+	for _, want := range UsersRoutes {
+		found := false
+		for _, r := range served {
+			if (r.Method == want.Method || r.Method == "*" && !want.Endpoint) && samePattern(r.Path, want.Path) && (r.Endpoint || !want.Endpoint) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			kind := "the plain route"
+			if want.Endpoint {
+				kind = "the endpoint"
+			}
+			missing = append(missing, kind+" "+want.Method+" "+want.Path)
+		}
+	}
+	return missing
+}
+
+// samePattern reports whether two client-form paths match the same
+// requests: equal static segments, a :parameter against any :parameter.
+func samePattern(a, b string) bool {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	if len(as) != len(bs) {
+		return false
+	}
+	for i := range as {
+		ap, bp := strings.HasPrefix(as[i], ":"), strings.HasPrefix(bs[i], ":")
+		if ap != bp || !ap && as[i] != bs[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // Users is the suite of the users example. It expects the app to serve
 // in development mode, where every answer is checked against its contract:
 // an answer that breaks it becomes a 500 and fails its case.

@@ -20,6 +20,9 @@
 //	server/api/users/index.get.rs  → server/api/users/index.get.wasm
 //	server/routes/hello.get.wat    → server/routes/hello.get.wasm
 //
+// The runtime declaration's source in those languages is
+// server/endpoints/runtime.{c,wat,ts,rs}, building abi.RuntimeModule.
+//
 // Every .ts and .rs file under the route directories is a route source;
 // code that AssemblyScript or Rust routes share lives outside them (e.g.
 // lib/users.ts, lib/users.rs).
@@ -167,11 +170,47 @@ func Find(appDir string) ([]Source, error) {
 			return nil, err
 		}
 	}
+	rt, err := runtimeSources(appDir)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, rt...)
 	slices.SortFunc(out, func(a, b Source) int { return strings.Compare(a.Module, b.Module) })
 	for i := 1; i < len(out); i++ {
 		if out[i].Module == out[i-1].Module {
 			return nil, fmt.Errorf("%s and %s both build %s: keep one of them", out[i-1].Path, out[i].Path, out[i].Module)
 		}
+	}
+	return out, nil
+}
+
+// RuntimeSourceBase is the runtime declaration's source path without its
+// extension, relative to the app: server/endpoints/runtime.
+const RuntimeSourceBase = "server/endpoints/runtime"
+
+// runtimeSources finds the runtime declaration's sources in C, WAT,
+// AssemblyScript and Rust: server/endpoints/runtime.{c,wat,ts,rs}, each
+// building abi.RuntimeModule (with a Go one, Find reports two sources of
+// the module). Whatever the language, the module exports what ABI §6 asks
+// of a runtime declaration; the host says at load what one lacks.
+func runtimeSources(appDir string) ([]Source, error) {
+	base := RuntimeSourceBase
+	var out []Source
+	for _, l := range []struct {
+		ext  string
+		lang Language
+	}{{".c", LangC}, {".wat", LangWAT}, {".ts", LangAS}, {".rs", LangRust}} {
+		rel := base + l.ext
+		info, err := os.Stat(filepath.Join(appDir, filepath.FromSlash(rel)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return nil, err
+		case !info.Mode().IsRegular():
+			return nil, fmt.Errorf("%s is not a regular file: the runtime declaration's source must be one", rel)
+		}
+		out = append(out, Source{Lang: l.lang, Path: rel, Module: abi.RuntimeModule})
 	}
 	return out, nil
 }

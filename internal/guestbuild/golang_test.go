@@ -46,6 +46,7 @@ func TestFind(t *testing.T) {
 		"server/api/types.d.ts":          "declare const x: i32;\n",
 		"lib/items.rs":                   "pub fn shared() {}\n",
 		"server/routes/notes.txt":        "not a source\n",
+		"server/endpoints/helpers.c":     "int z;\n",
 	})
 	got, err := Find(dir)
 	if err != nil {
@@ -68,6 +69,31 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// TestFindRuntimeSources: the runtime declaration builds from
+// server/endpoints/runtime.{c,wat,ts,rs} as from a Go package.
+func TestFindRuntimeSources(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		lang Language
+	}{
+		{"server/endpoints/runtime.c", LangC},
+		{"server/endpoints/runtime.wat", LangWAT},
+		{"server/endpoints/runtime.ts", LangAS},
+		{"server/endpoints/runtime.rs", LangRust},
+	} {
+		t.Run(string(tt.lang), func(t *testing.T) {
+			got, err := Find(writeTree(t, map[string]string{tt.file: "x\n", "server/routes/hello.get.wat": "(module)\n"}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []Source{{tt.lang, tt.file, "server/endpoints/runtime.wasm"}, {LangWAT, "server/routes/hello.get.wat", "server/routes/hello.get.wasm"}}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Find:\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
 func TestFindErrors(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -86,6 +112,9 @@ func TestFindErrors(t *testing.T) {
 		{"two sources build one module", map[string]string{
 			"a/main.go": "//endpoints:route GET /api/x\npackage main\n", "b/main.go": "//endpoints:route GET /api/x\npackage main\n"},
 			[]string{"a and b both build server/api/x.get.wasm"}},
+		{"a Go and a C runtime declaration", map[string]string{
+			"runtime/main.go": "//endpoints:runtime\npackage main\n", "server/endpoints/runtime.c": "int x;\n"},
+			[]string{"runtime and server/endpoints/runtime.c both build server/endpoints/runtime.wasm"}},
 		{"a Go source in a bracket directory", map[string]string{"server/api/users/[id].get/main.go": "package main\n"},
 			[]string{"server/api/users/[id].get", "not a valid Go import path", "//endpoints:route GET /api/users/:id"}},
 	}
