@@ -71,7 +71,7 @@ func runBuildCommand(ctx context.Context, app, command string, stdout, stderr io
 // command wrote, as the built-in builds do (a module that does not load
 // fails the build, as it would fail the app's start). false when it
 // failed, with the reason on stderr.
-func buildStep(ctx context.Context, app, command string, stdout, stderr io.Writer) bool {
+func buildStep(ctx context.Context, app, command string, ovs []config.Override, stdout, stderr io.Writer) bool {
 	before, err := routeModules(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
@@ -91,7 +91,7 @@ func buildStep(ctx context.Context, app, command string, stdout, stderr io.Write
 	after, err := routeModules(app)
 	if err == nil {
 		modules = writtenModules(before, after)
-		err = embedContracts(ctx, app, modules)
+		err = embedContracts(ctx, app, ovs, modules)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "\nendpoints build: after `%s`: writing the contract sections of the modules it built: %v\n", command, err)

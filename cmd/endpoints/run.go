@@ -527,7 +527,7 @@ func build(ctx context.Context, app string, ovs []config.Override, stdout, stder
 		return false
 	}
 	if command != "" {
-		return buildStep(ctx, app, command, stdout, stderr)
+		return buildStep(ctx, app, command, ovs, stdout, stderr)
 	}
 	return true
 }
