@@ -86,7 +86,7 @@ func TestFindRuntimeSources(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []Source{{tt.lang, tt.file, "server/endpoints/runtime.wasm"}, {LangWAT, "server/routes/hello.get.wat", "server/routes/hello.get.wasm"}}
+			want := []Source{{Lang: tt.lang, Path: tt.file, Module: "server/endpoints/runtime.wasm"}, {Lang: LangWAT, Path: "server/routes/hello.get.wat", Module: "server/routes/hello.get.wasm"}}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("Find:\n got %v\nwant %v", got, want)
 			}
