@@ -26,9 +26,12 @@ export class Schema {
     return s;
   }
 
-  /** {"type": "integer"} */
+  /** {"type": "integer"} with the range of the i64 that Request.int and
+   * paramInt return as its minimum and maximum, so the host refuses a
+   * value beyond it (400) instead of the handler aborting on it (500).
+   * minimum and maximum narrow it. */
   static integer(): Schema {
-    return Schema.ofType("integer");
+    return Schema.ofType("integer").minimum(I64.MIN_VALUE).maximum(I64.MAX_VALUE);
   }
 
   /** {"type": "number"} */

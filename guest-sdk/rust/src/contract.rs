@@ -31,9 +31,22 @@ impl Schema {
         Schema(Json::object().set("type", t))
     }
 
-    /// `{"type": "integer"}`
+    /// `{"type": "integer"}` with the range of the `i64` that
+    /// [`Request::int`](crate::Request::int) and
+    /// [`Request::param_i64`](crate::Request::param_i64) return as its
+    /// `minimum` and `maximum`, so the host refuses a value beyond it (400)
+    /// instead of the handler panicking on it (500).
+    /// [`Schema::minimum`] and [`Schema::maximum`] narrow it:
+    ///
+    /// ```
+    /// use endpoints::Schema;
+    /// assert_eq!(
+    ///     Schema::integer().minimum(1).json().to_string(),
+    ///     r#"{"type":"integer","minimum":1,"maximum":9223372036854775807}"#,
+    /// );
+    /// ```
     pub fn integer() -> Schema {
-        Schema::of_type("integer")
+        Schema::of_type("integer").minimum(i64::MIN).maximum(i64::MAX)
     }
 
     /// `{"type": "number"}`
