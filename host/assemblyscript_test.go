@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
@@ -164,5 +166,48 @@ endpoint(
 		if got := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(tc.url), ""); got.status != 200 || got.body != tc.want {
 			t.Errorf("fetch %s: got %d %s\nwant 200 %s", tc.url, got.status, got.body, tc.want)
 		}
+	}
+}
+
+// TestAssemblyScriptClock: Date.now() in a route reads the real time (it
+// would otherwise import env.Date.now, which the host refuses), Date
+// otherwise behaves as AssemblyScript's, and a route that imports the
+// SDK's files one by one, not its index, builds (the names endpoints
+// build passes to --use exist: no AS111).
+func TestAssemblyScriptClock(t *testing.T) {
+	t.Parallel()
+	a := &app{t: t, dir: compilerOnlyApp(t)}
+	a.file("server/api/clock.get.ts", []byte(`import { Contract, Schema } from "@wasmendpoints/assemblyscript/contract";
+import { Value } from "@wasmendpoints/assemblyscript/json";
+import { Request } from "@wasmendpoints/assemblyscript/request";
+import { respond } from "@wasmendpoints/assemblyscript/response";
+import { endpoint } from "@wasmendpoints/assemblyscript/route";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+endpoint(
+  new Contract().summary("The time").response(200, "now", Schema.object()),
+  (req: Request): void => {
+    const now = Date.now();
+    const d: Date = Date.fromString(new Date(now).toISOString());
+    respond(200, Value.object().set("now", Value.int(now)).set("roundTrip", Value.boolean(d.getTime() == now)));
+  },
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := a.serve(host.Options{Mode: host.Development})
+	before := time.Now().UnixMilli()
+	got := do(t, srv, "GET", "/api/clock", "")
+	after := time.Now().UnixMilli()
+	var answer struct {
+		Now       int64
+		RoundTrip bool
+	}
+	if err := json.Unmarshal([]byte(got.body), &answer); got.status != 200 || err != nil {
+		t.Fatalf("GET /api/clock = %d %s (%v)", got.status, got.body, err)
+	}
+	if answer.Now < before || answer.Now > after || !answer.RoundTrip {
+		t.Errorf("Date.now() = %d, want within [%d, %d] and a Date that round-trips (%v)", answer.Now, before, after, answer.RoundTrip)
 	}
 }
