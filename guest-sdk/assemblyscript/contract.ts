@@ -278,6 +278,25 @@ export class Contract {
     return this;
   }
 
+  /** Declares a header of the answer with status, e.g. Location on a 201,
+   * for the document (the host does not check it); declares the status
+   * too when response or media has not. */
+  responseHeader(status: i32, name: string, s: Schema): Contract {
+    const responses = this.responses();
+    let r = responses.get(status.toString());
+    if (r == null) {
+      r = Value.object();
+      responses.set(status.toString(), r);
+    }
+    let headers = r.get("headers");
+    if (headers == null) {
+      headers = Value.object();
+      r.set("headers", headers);
+    }
+    headers.set(name, s.json);
+    return this;
+  }
+
   private responses(): Value {
     let responses = this.json.get("responses");
     if (responses == null) {

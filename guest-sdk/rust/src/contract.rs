@@ -292,6 +292,27 @@ impl Contract {
         self
     }
 
+    /// Declares a header of the answer with status, e.g. `Location` on a
+    /// 201, for the document (the host does not check it); declares the
+    /// status too when [`Contract::response`] or [`Contract::media`] has
+    /// not:
+    ///
+    /// ```
+    /// use endpoints::{Contract, Schema};
+    /// let c = Contract::new()
+    ///     .response(201, "Created", None)
+    ///     .response_header(201, "Location", Schema::string().format("uri-reference"));
+    /// assert_eq!(
+    ///     c.json()["responses"].to_string(),
+    ///     r#"{"201":{"description":"Created","headers":{"Location":{"type":"string","format":"uri-reference"}}}}"#,
+    /// );
+    /// ```
+    pub fn response_header(mut self, status: u16, name: &str, s: Schema) -> Contract {
+        let r = self.0.entry("responses", Json::object()).entry(&status.to_string(), Json::object());
+        r.entry("headers", Json::object()).insert(name, s.0);
+        self
+    }
+
     /// A named schema, referenced as [`Schema::reference`]`(name)`.
     pub fn def(mut self, name: &str, s: Schema) -> Contract {
         self.0.entry("$defs", Json::object()).insert(name, s.0);
