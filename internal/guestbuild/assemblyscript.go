@@ -142,14 +142,19 @@ func lookASC(dir string) string {
 
 // hasSDK reports whether the SDK is installed where asc resolves packages
 // from appDir: its node_modules or one above.
-func hasSDK(dir string) bool {
+func hasSDK(dir string) bool { return sdkDir(dir) != "" }
+
+// sdkDir is the directory of the SDK installed where asc resolves packages
+// from dir, or "" when there is none.
+func sdkDir(dir string) string {
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(assdk.Package), "index.ts")); err == nil {
-			return true
+		sdk := filepath.Join(dir, "node_modules", filepath.FromSlash(assdk.Package))
+		if _, err := os.Stat(filepath.Join(sdk, "index.ts")); err == nil {
+			return sdk
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return false
+			return ""
 		}
 		dir = parent
 	}

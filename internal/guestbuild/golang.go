@@ -314,6 +314,9 @@ type Built struct {
 	Source
 	Took time.Duration
 	Err  error
+	// Cached says that the module was copied from the module cache: its
+	// sources, SDK and compiler are those of a module built before.
+	Cached bool
 }
 
 // App builds every route source of the app, at most GOMAXPROCS at once,
@@ -402,6 +405,8 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
+	hashes := appHashes{}
+	var hashMu sync.Mutex
 	for i, s := range sources {
 		wg.Add(1)
 		go func() {
@@ -415,19 +420,38 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 			src := filepath.Join(appDir, filepath.FromSlash(s.Path))
 			out := filepath.Join(outDir, filepath.FromSlash(s.Module))
 			var err error
-			switch s.Lang {
-			case LangGo:
+			var key string
+			if cached(s.Lang) {
+				// A module whose key cannot be computed is built (and
+				// the build says why it cannot be).
+				hashMu.Lock()
+				key, err = cacheKey(ctx, appDir, s, hashes)
+				hashMu.Unlock()
+				if err != nil {
+					key, err = "", nil
+				}
+			}
+			hit := false
+			if key != "" {
+				hit, _ = moduleCache.Get(key, out) // a cache that fails is a miss
+			}
+			switch {
+			case hit:
+			case s.Lang == LangGo:
 				err = Go(ctx, src, out)
-			case LangC:
+			case s.Lang == LangC:
 				err = C(ctx, src, out)
-			case LangWAT:
+			case s.Lang == LangWAT:
 				err = WAT(ctx, src, out)
-			case LangAS:
+			case s.Lang == LangAS:
 				err = AssemblyScript(ctx, appDir, src, out)
-			case LangRust:
+			case s.Lang == LangRust:
 				err = Rust(ctx, src, out)
 			}
-			results[i] = Built{Source: s, Took: time.Since(start), Err: err}
+			if key != "" && !hit && err == nil {
+				_ = moduleCache.Put(key, out) // the next build compiles again
+			}
+			results[i] = Built{Source: s, Took: time.Since(start), Err: err, Cached: hit}
 			if i == firstGo {
 				close(firstGoDone)
 			}
