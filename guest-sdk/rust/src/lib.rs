@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod contract;
+mod decode;
 mod host;
 pub mod http;
 mod json;
@@ -46,6 +47,7 @@ mod response;
 mod variable;
 
 pub use contract::{Contract, Schema};
+pub use decode::{DecodeError, FromJson};
 pub use host::Errno;
 pub use json::{Json, ParseError};
 pub use request::{Part, Request};
