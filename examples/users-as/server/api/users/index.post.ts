@@ -1,9 +1,19 @@
 // POST /api/users - creates a user. The host validated the body against the
-// contract, so the handler reads name and email without checking them.
-import { Contract, Request, Schema, endpoint, kv, respond } from "@wasmendpoints/assemblyscript";
+// contract, so the handler decodes it into a NewUser without checking it.
+import { Contract, JSONFields, Request, Schema, decode, endpoint, kv, respond } from "@wasmendpoints/assemblyscript";
 export * from "@wasmendpoints/assemblyscript/exports";
 
 import { SEED_USERS, User, user } from "../../../lib/users";
+
+/** The body the contract declares. */
+class NewUser {
+  name: string = "";
+  email: string = "";
+  readJSON(r: JSONFields): void {
+    this.name = r.field<string>("name");
+    this.email = r.field<string>("email");
+  }
+}
 
 endpoint(
   new Contract()
@@ -18,10 +28,10 @@ endpoint(
     .response(201, "The new user", Schema.ref("User"))
     .def("User", User),
   (req: Request): void => {
-    const body = req.body()!;
+    const body = decode<NewUser>(req.body()!);
     // Atomic across hosts when the store is Redis.
     const id = SEED_USERS + kv.incr("users/next-id");
-    const created = user(id, body.get("name")!.asString(), body.get("email")!.asString());
+    const created = user(id, body.name, body.email);
     kv.set("users/" + id.toString(), created.toString());
     respond(201, created);
   },
