@@ -6,8 +6,9 @@
 //
 // Entries are files named by their key; they are written to a temporary
 // file and renamed into place, so concurrent builders (several processes
-// included) never see half a module. Nothing is ever evicted: an entry is
-// one module, and the directory is a cache the user may empty at any time.
+// included) never see half a module. An entry not used for MaxAge is
+// removed by the next Put; the directory is a cache the user may empty at
+// any time.
 package modcache
 
 import (
@@ -18,7 +19,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"time"
 )
+
+// MaxAge is how long an entry that no Get or Put used stays in the cache.
+const MaxAge = 30 * 24 * time.Hour
 
 // Cache is a directory of built modules.
 type Cache struct {
@@ -70,6 +76,8 @@ func (c *Cache) Get(key, out string) (bool, error) {
 	if err := copyAtomic(f, out); err != nil {
 		return false, fmt.Errorf("module cache: copy %s to %s: %w", p, out, err)
 	}
+	now := time.Now()
+	_ = os.Chtimes(p, now, now) // used: kept for another MaxAge
 	return true, nil
 }
 
@@ -90,7 +98,25 @@ func (c *Cache) Put(key, built string) error {
 	if err := copyAtomic(f, p); err != nil {
 		return fmt.Errorf("module cache: keep %s: %w", built, err)
 	}
+	c.prune(time.Now().Add(-MaxAge))
 	return nil
+}
+
+// prune removes the entries last used before cutoff. Failures are left
+// for the next Put: another process may be pruning too.
+func (c *Cache) prune(cutoff time.Time) {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".wasm") || !validKey.MatchString(strings.TrimSuffix(e.Name(), ".wasm")) {
+			continue // not an entry: leave it
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
+			_ = os.Remove(filepath.Join(c.dir, e.Name()))
+		}
+	}
 }
 
 // copyAtomic writes r to a temporary file beside dst and renames it to

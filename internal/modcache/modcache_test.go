@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestGetPut(t *testing.T) {
@@ -50,5 +51,46 @@ func TestKeys(t *testing.T) {
 		if err := c.Put(key, "x"); err == nil {
 			t.Errorf("Put(%q) took a key that is not hex", key)
 		}
+	}
+}
+
+// TestPrune: a Put removes the entries no Get or Put used for MaxAge, and
+// leaves the others and files that are not entries.
+func TestPrune(t *testing.T) {
+	dir := t.TempDir()
+	c := Open(filepath.Join(dir, "cache"))
+	built := filepath.Join(dir, "built.wasm")
+	if err := os.WriteFile(built, []byte("\x00asm"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const stale, used, fresh = "aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "cccccccccccccccc"
+	for _, key := range []string{stale, used} {
+		if err := c.Put(key, built); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notEntry := filepath.Join(c.Dir(), "README")
+	if err := os.WriteFile(notEntry, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-MaxAge - time.Hour)
+	for _, p := range []string{filepath.Join(c.Dir(), stale+".wasm"), filepath.Join(c.Dir(), used+".wasm"), notEntry} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if hit, err := c.Get(used, filepath.Join(dir, "out.wasm")); !hit || err != nil {
+		t.Fatalf("Get(used) = %v, %v", hit, err)
+	}
+	if err := c.Put(fresh, built); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]bool{stale: false, used: true, fresh: true} {
+		if _, err := os.Stat(filepath.Join(c.Dir(), key+".wasm")); (err == nil) != want {
+			t.Errorf("entry %s present = %v, want %v", key, err == nil, want)
+		}
+	}
+	if _, err := os.Stat(notEntry); err != nil {
+		t.Errorf("prune removed a file that is not an entry: %v", err)
 	}
 }
