@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
@@ -171,6 +173,125 @@ endpoint(
 	} {
 		if got := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(tc.url), ""); got.status != 200 || got.body != tc.want {
 			t.Errorf("fetch %s: got %d %s\nwant 200 %s", tc.url, got.status, got.body, tc.want)
+		}
+	}
+}
+
+// TestAssemblyScriptClock: Date.now() in a route reads the real time (it
+// would otherwise import env.Date.now, which the host refuses), Date
+// otherwise behaves as AssemblyScript's, and a route that imports the
+// SDK's files one by one, not its index, builds (the names endpoints
+// build passes to --use exist: no AS111).
+func TestAssemblyScriptClock(t *testing.T) {
+	t.Parallel()
+	a := &app{t: t, dir: compilerOnlyApp(t)}
+	a.file("server/api/clock.get.ts", []byte(`import { Contract, Schema } from "@wasmendpoints/assemblyscript/contract";
+import { Value } from "@wasmendpoints/assemblyscript/json";
+import { Request } from "@wasmendpoints/assemblyscript/request";
+import { respond } from "@wasmendpoints/assemblyscript/response";
+import { endpoint } from "@wasmendpoints/assemblyscript/route";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+endpoint(
+  new Contract().summary("The time").response(200, "now", Schema.object()),
+  (req: Request): void => {
+    const now = Date.now();
+    const d: Date = Date.fromString(new Date(now).toISOString());
+    respond(200, Value.object().set("now", Value.int(now)).set("roundTrip", Value.boolean(d.getTime() == now)));
+  },
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := a.serve(host.Options{Mode: host.Development})
+	before := time.Now().UnixMilli()
+	got := do(t, srv, "GET", "/api/clock", "")
+	after := time.Now().UnixMilli()
+	var answer struct {
+		Now       int64
+		RoundTrip bool
+	}
+	if err := json.Unmarshal([]byte(got.body), &answer); got.status != 200 || err != nil {
+		t.Fatalf("GET /api/clock = %d %s (%v)", got.status, got.body, err)
+	}
+	if answer.Now < before || answer.Now > after || !answer.RoundTrip {
+		t.Errorf("Date.now() = %d, want within [%d, %d] and a Date that round-trips (%v)", answer.Now, before, after, answer.RoundTrip)
+	}
+}
+
+// TestAssemblyScriptDecode: decode<T> reads a body into a class of the
+// app's, with nested classes, arrays, optional members and integer ranges,
+// and a body that is not what the class reads aborts the call with the
+// JSON pointer and what was expected. The contract's body schema is a bare
+// object, so the host lets every shape through to the guest.
+func TestAssemblyScriptDecode(t *testing.T) {
+	t.Parallel()
+	a := &app{t: t, dir: compilerOnlyApp(t)}
+	a.file("server/api/notes.post.ts", []byte(`import { Contract, JSONFields, JSONValue, Request, Schema, decode, endpoint, respond } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+class Author {
+  name: string = "";
+  readJSON(r: JSONFields): void {
+    this.name = r.field<string>("name");
+  }
+}
+
+class NewNote {
+  title: string = "";
+  stars: u8 = 0;
+  tags: Array<string> = [];
+  pinned: bool = false;
+  authors: Array<Author> = [];
+  readJSON(r: JSONFields): void {
+    this.title = r.field<string>("title");
+    this.stars = r.field<u8>("stars");
+    this.tags = r.field<Array<string>>("tags");
+    this.pinned = r.optional<bool>("pinned", false);
+    this.authors = r.optional<Array<Author>>("authors", []);
+  }
+}
+
+endpoint(
+  new Contract().summary("Create a note").body(Schema.object()).response(200, "what was read", Schema.object()),
+  (req: Request): void => {
+    const n = decode<NewNote>(req.body()!);
+    const names = new Array<string>();
+    for (let i = 0; i < n.authors.length; i++) names.push(n.authors[i].name);
+    respond(200, JSONValue.object().set("title", JSONValue.str(n.title)).set("stars", JSONValue.int(n.stars))
+      .set("tags", JSONValue.strings(n.tags)).set("pinned", JSONValue.boolean(n.pinned)).set("authors", JSONValue.strings(names)));
+  },
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, logs := a.serve(host.Options{Mode: host.Development})
+	for _, tc := range []struct {
+		body   string
+		status int
+		want   string // the answer, or what the log says
+	}{
+		{`{"title":"Milk","stars":255,"tags":["shop"],"authors":[{"name":"Ada"},{"name":"Linus"}]}`, 200,
+			`{"title":"Milk","stars":255,"tags":["shop"],"pinned":false,"authors":["Ada","Linus"]}`},
+		{`{"title":"Milk","stars":0,"tags":[],"pinned":true,"authors":null}`, 200, `{"title":"Milk","stars":0,"tags":[],"pinned":true,"authors":[]}`},
+		{`{"title":"Milk","stars":256,"tags":[]}`, 500, "abort: JSON /stars: expected an integer within the u8 range, got 256"},
+		{`{"title":"Milk","stars":-1,"tags":[]}`, 500, "abort: JSON /stars: expected an integer within the u8 range, got -1"},
+		{`{"title":"Milk","stars":1,"tags":["a",7]}`, 500, "abort: JSON /tags/1: expected a string, got 7"},
+		{`{"title":"Milk","stars":1,"tags":[],"authors":[{"nom":"Ada"}]}`, 500, "abort: JSON /authors/0/name: expected a member name (it is required)"},
+		{`{"stars":1,"tags":[]}`, 500, "abort: JSON /title: expected a member title (it is required)"},
+	} {
+		got := do(t, srv, "POST", "/api/notes", tc.body, "Content-Type", "application/json")
+		if got.status != tc.status {
+			t.Errorf("POST %s = %d %s, want %d", tc.body, got.status, got.body, tc.status)
+			continue
+		}
+		if tc.status == 200 && got.body != tc.want {
+			t.Errorf("POST %s = %s, want %s", tc.body, got.body, tc.want)
+		}
+		if tc.status != 200 && !strings.Contains(logs.String(), tc.want) {
+			t.Errorf("POST %s: the log does not say %q:\n%s", tc.body, tc.want, logs)
 		}
 	}
 }

@@ -206,7 +206,9 @@ func (c *call) value(part abi.Part, name string) ([]byte, abi.Errno) {
 	case abi.PartQuery:
 		m = c.query
 	case abi.PartHeaders:
-		m = c.headers
+		// Header names are case-insensitive, as in request_header: the
+		// contract declares them in lower case.
+		m, name = c.headers, strings.ToLower(name)
 	case abi.PartBody:
 		if c.body == nil {
 			return nil, abi.ErrNotFound
@@ -299,7 +301,9 @@ func (c *call) write(data []byte) abi.Errno {
 	if c.writeErr != nil {
 		return abi.ErrIO
 	}
-	if c.req.Method == http.MethodHead {
+	if c.req.Method == http.MethodHead || noBody(c.status) {
+		// Dropped, as an endpoint's buffered answer drops it: net/http
+		// refuses the bytes, which is no fault of the client's.
 		return 0
 	}
 	// Each write must be taken within server.writeTimeout, and by the
@@ -335,6 +339,12 @@ type limitError struct{ msg string }
 func (e *limitError) Error() string { return e.msg }
 
 // commit sends a plain route's status and headers.
+// noBody reports whether an answer of status carries no body (RFC 9110
+// §15.3.5, §15.4.5; 1xx): what a guest writes with it is dropped.
+func noBody(status int) bool {
+	return status == http.StatusNoContent || status == http.StatusNotModified || status < 200
+}
+
 func (c *call) commit() {
 	c.wroteHeader = true
 	hdr := c.w.Header()

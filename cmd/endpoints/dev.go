@@ -172,6 +172,11 @@ func (c *console) built(b guestbuild.Built) {
 		c.event(true, fields, fmt.Sprintf("build of %s failed; the previous version keeps serving:\n%v", b.Module, b.Err))
 		return
 	}
+	if b.Cached {
+		fields["cached"] = true
+		c.event(false, fields, fmt.Sprintf("%s is unchanged: copied from the module cache", b.Module))
+		return
+	}
 	c.event(false, fields, fmt.Sprintf("built %s from %s in %s", b.Module, b.Path, b.Took.Round(time.Millisecond)))
 }
 

@@ -541,7 +541,11 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 			fmt.Fprintf(stderr, "  FAIL %s (%s)\n", b.Module, b.Lang)
 			return
 		}
-		fmt.Fprintf(stdout, "  ok   %-44s %-3s %s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond))
+		cached := ""
+		if b.Cached {
+			cached = " (unchanged: from the module cache)"
+		}
+		fmt.Fprintf(stdout, "  ok   %-44s %-3s %s%s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond), cached)
 	})
 	var built []guestbuild.Source
 	for _, r := range results {

@@ -26,9 +26,12 @@ export class Schema {
     return s;
   }
 
-  /** {"type": "integer"} */
+  /** {"type": "integer"} with the range of the i64 that Request.int and
+   * paramInt return as its minimum and maximum, so the host refuses a
+   * value beyond it (400) instead of the handler aborting on it (500).
+   * minimum and maximum narrow it. */
   static integer(): Schema {
-    return Schema.ofType("integer");
+    return Schema.ofType("integer").minimum(I64.MIN_VALUE).maximum(I64.MAX_VALUE);
   }
 
   /** {"type": "number"} */
@@ -272,6 +275,25 @@ export class Contract {
   media(status: i32, description: string, types: Array<string>): Contract {
     const r = Value.object().set("description", Value.str(description)).set("media", Value.strings(types));
     this.responses().set(status.toString(), r);
+    return this;
+  }
+
+  /** Declares a header of the answer with status, e.g. Location on a 201,
+   * for the document (the host does not check it); declares the status
+   * too when response or media has not. */
+  responseHeader(status: i32, name: string, s: Schema): Contract {
+    const responses = this.responses();
+    let r = responses.get(status.toString());
+    if (r == null) {
+      r = Value.object();
+      responses.set(status.toString(), r);
+    }
+    let headers = r.get("headers");
+    if (headers == null) {
+      headers = Value.object();
+      r.set("headers", headers);
+    }
+    headers.set(name, s.json);
     return this;
   }
 

@@ -22,3 +22,8 @@ const Compiler = "assemblyscript@0.28.20"
 // assertion or a throw is logged through the host and traps, instead of
 // importing env.abort, which no host provides.
 const AbortFunction = "~lib/" + Package + "/abort/endpointsAbort"
+
+// DateClass is what asc's --use Date= names: AssemblyScript's Date with
+// a clock read through WASI, since Date.now() would otherwise import
+// env.Date.now, which no host provides.
+const DateClass = "~lib/" + Package + "/clock/EndpointsDate"

@@ -4,6 +4,11 @@
 //     export * from "@wasmendpoints/assemblyscript/exports";
 
 import { abiVersion, contractLocation, handle } from "./route";
+// What endpoints build's --use abort= and --use Date= name: imported here,
+// which every route imports, so they exist however the route imports the
+// rest of the SDK (else asc fails with AS111, "Element ... not found").
+import "./abort";
+import "./clock";
 
 /** ABI §1: the version this module was built for. */
 export function endpoints_abi_version(): i32 {

@@ -2,6 +2,7 @@
 // README.md for a complete route.
 
 export { Value as JSONValue, Kind as JSONKind, parse as parseJSON } from "./json";
+export { decode, JSONFields } from "./decode";
 export { Schema, Contract } from "./contract";
 export { Request, Part } from "./request";
 export { setStatus, setHeader, addHeader, write, writeBytes, respond, respondText } from "./response";

@@ -22,11 +22,14 @@ import (
 //     per instance (abi.StartFunction), not in a start section.
 //   - --use abort=...: failed assertions and throws are logged through the
 //     host's log function and trap, so the module imports no env.abort.
+//   - --use Date=...: Date.now() reads WASI's clock, so the module imports
+//     no env.Date.now.
 var ascFlags = []string{
 	"--optimizeLevel", "3",
 	"--shrinkLevel", "1",
 	"--exportStart", "_initialize",
 	"--use", "abort=" + assdk.AbortFunction,
+	"--use", "Date=" + assdk.DateClass,
 }
 
 // npmInstalls serialises `npm install` per app directory: the sources of
@@ -49,7 +52,8 @@ var npmInstalls sync.Map // app directory → *sync.Mutex
 //
 //	asc <src> -o <out> --optimizeLevel 3 --shrinkLevel 1 \
 //	    --exportStart _initialize \
-//	    --use abort=~lib/@wasmendpoints/assemblyscript/abort/endpointsAbort
+//	    --use abort=~lib/@wasmendpoints/assemblyscript/abort/endpointsAbort \
+//	    --use Date=~lib/@wasmendpoints/assemblyscript/clock/EndpointsDate
 //
 // out is replaced atomically, as for [C]. The error names src and holds the
 // compiler's diagnostics.
@@ -138,14 +142,19 @@ func lookASC(dir string) string {
 
 // hasSDK reports whether the SDK is installed where asc resolves packages
 // from appDir: its node_modules or one above.
-func hasSDK(dir string) bool {
+func hasSDK(dir string) bool { return sdkDir(dir) != "" }
+
+// sdkDir is the directory of the SDK installed where asc resolves packages
+// from dir, or "" when there is none.
+func sdkDir(dir string) string {
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", filepath.FromSlash(assdk.Package), "index.ts")); err == nil {
-			return true
+		sdk := filepath.Join(dir, "node_modules", filepath.FromSlash(assdk.Package))
+		if _, err := os.Stat(filepath.Join(sdk, "index.ts")); err == nil {
+			return sdk
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return false
+			return ""
 		}
 		dir = parent
 	}

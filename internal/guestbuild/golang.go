@@ -369,6 +369,9 @@ type Built struct {
 	Source
 	Took time.Duration
 	Err  error
+	// Cached says that the module was copied from the module cache: its
+	// sources, SDK and compiler are those of a module built before.
+	Cached bool
 }
 
 // App builds every route source of the app, at most GOMAXPROCS at once,
@@ -447,6 +450,11 @@ func sharedBy(f string) (Language, bool) {
 // cold cache, each would compile the same standard library, SDK and shared
 // packages for wasip1 at the same time; after it, the others find them in
 // the build cache and compile and link their own package only.
+// AssemblyScript and Rust modules come from the module cache when their
+// inputs did not change (cacheKey); AssemblyScript routes that must be
+// compiled are compiled in batches, one Node.js process per batch and at
+// most GOMAXPROCS batches, since asc's start costs about as much as a
+// route (assemblyScriptBatch).
 func Build(ctx context.Context, appDir, outDir string, sources []Source, progress func(Built)) ([]Built, error) {
 	results := make([]Built, len(sources))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -455,9 +463,77 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 	if firstGo < 0 {
 		close(firstGoDone)
 	}
-	var wg sync.WaitGroup
 	var mu sync.Mutex
+	report := func(i int, b Built) {
+		results[i] = b
+		if progress != nil {
+			mu.Lock()
+			progress(b)
+			mu.Unlock()
+		}
+	}
+	// The module cache first: keys (a module whose key cannot be computed
+	// is built, and the build says why it cannot be) and hits.
+	keys := make([]string, len(sources))
+	hashes := appHashes{}
+	var batch []int // AssemblyScript routes to compile
 	for i, s := range sources {
+		if !cached(s.Lang) {
+			continue
+		}
+		start := time.Now()
+		key, err := cacheKey(ctx, appDir, s, hashes)
+		if err != nil {
+			continue
+		}
+		keys[i] = key
+		out := filepath.Join(outDir, filepath.FromSlash(s.Module))
+		if hit, _ := moduleCache.Get(key, out); hit { // a cache that fails is a miss
+			report(i, Built{Source: s, Took: time.Since(start), Cached: true})
+			keys[i] = "" // done
+			continue
+		}
+		if s.Lang == LangAS {
+			batch = append(batch, i)
+		}
+	}
+	if len(batch) < 2 {
+		batch = nil // one route: asc on its own
+	}
+	var wg sync.WaitGroup
+	batches := min(len(batch), cap(sem))
+	for b := range batches {
+		var mine []int
+		for k := b; k < len(batch); k += batches {
+			mine = append(mine, batch[k])
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			jobs := make([]ascJob, len(mine))
+			for k, i := range mine {
+				jobs[k] = ascJob{src: filepath.Join(appDir, filepath.FromSlash(sources[i].Path)), out: filepath.Join(outDir, filepath.FromSlash(sources[i].Module))}
+			}
+			err := assemblyScriptBatch(ctx, appDir, jobs, func(k int, took time.Duration, err error) {
+				i := mine[k]
+				if err == nil {
+					_ = moduleCache.Put(keys[i], jobs[k].out) // the next build compiles again
+				}
+				report(i, Built{Source: sources[i], Took: took, Err: err})
+			})
+			if err != nil {
+				for _, i := range mine {
+					report(i, Built{Source: sources[i], Err: fmt.Errorf("%s: %w", sources[i].Path, err)})
+				}
+			}
+		}()
+	}
+	for i, s := range sources {
+		if results[i].Cached || slices.Contains(batch, i) {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -486,15 +562,13 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 			case LangRust:
 				err = Rust(ctx, src, out)
 			}
-			results[i] = Built{Source: s, Took: time.Since(start), Err: err}
+			if keys[i] != "" && err == nil {
+				_ = moduleCache.Put(keys[i], out) // the next build compiles again
+			}
 			if i == firstGo {
 				close(firstGoDone)
 			}
-			if progress != nil {
-				mu.Lock()
-				progress(results[i])
-				mu.Unlock()
-			}
+			report(i, Built{Source: s, Took: time.Since(start), Err: err})
 		}()
 	}
 	wg.Wait()

@@ -31,9 +31,22 @@ impl Schema {
         Schema(Json::object().set("type", t))
     }
 
-    /// `{"type": "integer"}`
+    /// `{"type": "integer"}` with the range of the `i64` that
+    /// [`Request::int`](crate::Request::int) and
+    /// [`Request::param_i64`](crate::Request::param_i64) return as its
+    /// `minimum` and `maximum`, so the host refuses a value beyond it (400)
+    /// instead of the handler panicking on it (500).
+    /// [`Schema::minimum`] and [`Schema::maximum`] narrow it:
+    ///
+    /// ```
+    /// use endpoints::Schema;
+    /// assert_eq!(
+    ///     Schema::integer().minimum(1).json().to_string(),
+    ///     r#"{"type":"integer","minimum":1,"maximum":9223372036854775807}"#,
+    /// );
+    /// ```
     pub fn integer() -> Schema {
-        Schema::of_type("integer")
+        Schema::of_type("integer").minimum(i64::MIN).maximum(i64::MAX)
     }
 
     /// `{"type": "number"}`
@@ -276,6 +289,27 @@ impl Contract {
     pub fn media(mut self, status: u16, description: &str, types: &[&str]) -> Contract {
         let r = Json::object().set("description", description).set("media", types.to_vec());
         self.0.entry("responses", Json::object()).insert(&status.to_string(), r);
+        self
+    }
+
+    /// Declares a header of the answer with status, e.g. `Location` on a
+    /// 201, for the document (the host does not check it); declares the
+    /// status too when [`Contract::response`] or [`Contract::media`] has
+    /// not:
+    ///
+    /// ```
+    /// use endpoints::{Contract, Schema};
+    /// let c = Contract::new()
+    ///     .response(201, "Created", None)
+    ///     .response_header(201, "Location", Schema::string().format("uri-reference"));
+    /// assert_eq!(
+    ///     c.json()["responses"].to_string(),
+    ///     r#"{"201":{"description":"Created","headers":{"Location":{"type":"string","format":"uri-reference"}}}}"#,
+    /// );
+    /// ```
+    pub fn response_header(mut self, status: u16, name: &str, s: Schema) -> Contract {
+        let r = self.0.entry("responses", Json::object()).entry(&status.to_string(), Json::object());
+        r.entry("headers", Json::object()).insert(name, s.0);
         self
     }
 

@@ -36,6 +36,7 @@
 
 mod contract;
 pub mod db;
+mod decode;
 mod host;
 pub mod http;
 mod json;
@@ -47,6 +48,7 @@ mod response;
 mod variable;
 
 pub use contract::{Contract, Schema};
+pub use decode::{DecodeError, FromJson};
 pub use host::Errno;
 pub use json::{Json, ParseError};
 pub use request::{Part, Request};

@@ -3,6 +3,7 @@
 
 use std::cell::{Ref, RefCell};
 
+use crate::decode::{DecodeError, FromJson};
 use crate::host::{self, len, read_sized, text, Errno};
 use crate::json::Json;
 
@@ -101,6 +102,13 @@ impl Request {
     /// the request has none.
     pub fn body(&self) -> Option<Json> {
         self.value(Part::Body, "")
+    }
+
+    /// The validated body read as `T` (see [`FromJson`]): `None` when the
+    /// request has none, an error when `T` and the contract's body schema
+    /// disagree.
+    pub fn body_as<T: FromJson>(&self) -> Option<Result<T, DecodeError>> {
+        self.body().map(|b| T::from_json(&b))
     }
 
     /// Any request header, raw: its values joined with ", ", or `None`.

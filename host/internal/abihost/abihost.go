@@ -143,7 +143,24 @@ func (e errGuestMemory) Error() string {
 	return fmt.Sprintf("%s: guest passed memory [%d, %d) outside its linear memory", e.fn, e.off, uint64(e.off)+uint64(e.count))
 }
 
+// errNegativeLength is the trap raised when a guest passes a negative
+// length: lengths are i32, and one below zero is a guest bug (abi/README.md
+// §2), not a buffer of 2 GiB or more.
+type errNegativeLength struct {
+	fn string
+	n  int32
+}
+
+func (e errNegativeLength) Error() string {
+	return fmt.Sprintf("%s: guest passed a negative length (%d)", e.fn, e.n)
+}
+
+// read returns the n bytes of guest memory at off; it traps on a negative
+// n and on memory the guest does not own.
 func read(mod api.Module, fn string, off, n uint32) []byte {
+	if int32(n) < 0 {
+		panic(errNegativeLength{fn, int32(n)})
+	}
 	b, ok := mod.Memory().Read(off, n)
 	if !ok {
 		panic(errGuestMemory{fn, off, n})
@@ -154,6 +171,9 @@ func read(mod api.Module, fn string, off, n uint32) []byte {
 // deliver implements the buffer convention: write data when it fits and
 // return its size either way.
 func deliver(mod api.Module, fn string, data []byte, buf, bufLen uint32) uint64 {
+	if int32(bufLen) < 0 {
+		panic(errNegativeLength{fn, int32(bufLen)})
+	}
 	if uint32(len(data)) <= bufLen {
 		if !mod.Memory().Write(buf, data) {
 			panic(errGuestMemory{fn, buf, uint32(len(data))})

@@ -10,7 +10,7 @@ endpoint(
   new Contract()
     .summary("Get a user")
     .tag("users")
-    .param("id", Schema.integer().minimum(1).maximum(I64.MAX_VALUE).description("The user's id."))
+    .param("id", Schema.integer().minimum(1).description("The user's id."))
     .response(200, "The user", Schema.ref("User"))
     .response(404, "No such user", Schema.ref("NotFound"))
     .def("User", User)

@@ -1,9 +1,19 @@
 // POST /api/users - creates a user. The host validated the body against the
-// contract, so the handler reads name and email without checking them.
-import { Contract, JSONValue, Request, Schema, endpoint, respond } from "@wasmendpoints/assemblyscript";
+// contract, so the handler decodes it into a NewUser without checking it.
+import { Contract, JSONFields, JSONValue, Request, Schema, decode, endpoint, respond } from "@wasmendpoints/assemblyscript";
 export * from "@wasmendpoints/assemblyscript/exports";
 
 import { User, db, storeFailure, user } from "../../../lib/users";
+
+/** The body the contract declares. */
+class NewUser {
+  name: string = "";
+  email: string = "";
+  readJSON(r: JSONFields): void {
+    this.name = r.field<string>("name");
+    this.email = r.field<string>("email");
+  }
+}
 
 endpoint(
   new Contract()
@@ -18,9 +28,9 @@ endpoint(
     .response(201, "The new user", Schema.ref("User"))
     .def("User", User),
   (req: Request): void => {
-    const body = req.body()!;
-    const name = body.get("name")!.asString();
-    const email = body.get("email")!.asString();
+    const body = decode<NewUser>(req.body()!);
+    const name = body.name;
+    const email = body.email;
     const users = db();
     // The next id from the users counter: one statement, atomic on SQLite
     // and PostgreSQL alike, so concurrent creates on any number of hosts

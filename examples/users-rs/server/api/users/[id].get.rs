@@ -12,7 +12,7 @@ fn contract() -> Contract {
     Contract::new()
         .summary("Get a user")
         .tag("users")
-        .param("id", Schema::integer().minimum(1).maximum(i64::MAX).description("The user's id."))
+        .param("id", Schema::integer().minimum(1).description("The user's id."))
         .response(200, "The user", Some(Schema::reference("User")))
         .response(404, "No such user", Some(Schema::reference("NotFound")))
         .def("User", users::user_schema())

@@ -1,8 +1,9 @@
 //! POST /api/users - creates a user. The host validated the body against
-//! the contract, so the handler reads name and email without checking them.
+//! the contract, so the handler decodes it into a NewUser without checking
+//! it.
 
 use endpoints::db::DbError;
-use endpoints::{endpoint, respond, Contract, Json, Request, Schema};
+use endpoints::{endpoint, respond, Contract, DecodeError, FromJson, Json, Request, Schema};
 
 #[path = "../../../lib/users.rs"]
 mod users;
@@ -21,6 +22,18 @@ fn contract() -> Contract {
         .def("User", users::user_schema())
 }
 
+/// The body the contract declares.
+struct NewUser {
+    name: String,
+    email: String,
+}
+
+impl FromJson for NewUser {
+    fn from_json(v: &Json) -> Result<NewUser, DecodeError> {
+        Ok(NewUser { name: v.field("name")?, email: v.field("email")? })
+    }
+}
+
 /// Takes the next id from the users counter (atomic on SQLite and
 /// PostgreSQL alike, so concurrent creates on any number of hosts get
 /// distinct ids) and stores the user under it.
@@ -36,8 +49,12 @@ fn create(name: &str, email: &str) -> Result<Json, DbError> {
 }
 
 fn handle(req: &Request) -> Result<(), DbError> {
-    let body = req.body().expect("the contract requires a body");
-    match create(body["name"].as_str().unwrap_or(""), body["email"].as_str().unwrap_or("")) {
+    let new: NewUser = match req.body_as() {
+        Some(Ok(new)) => new,
+        // The contract requires a body of NewUser's schema.
+        other => panic!("the body is not a NewUser: {:?}", other.map(|r| r.err())),
+    };
+    match create(&new.name, &new.email) {
         Ok(created) => respond(201, &created)?,
         Err(e) => users::store_failure(&e)?,
     }
