@@ -13,6 +13,7 @@ import (
 var encodeOptions = jsonv2.JoinOptions(
 	jsonv2.Deterministic(true),
 	jsontext.ReorderRawObjects(true),
+	bareMarshalers,
 )
 
 // MarshalIndent encodes the document as JSON indented by two spaces, with
@@ -78,7 +79,7 @@ func (d *Document) Merge(fragment []byte) error {
 	if frag.Kind() != '{' {
 		return fmt.Errorf("%w, got %s", ErrNotObject, kindName(frag.Kind()))
 	}
-	cur, err := jsonv2.Marshal(d)
+	cur, err := jsonv2.Marshal(d, bareMarshalers)
 	if err != nil {
 		return fmt.Errorf("openapi: merge: encode document: %w", err)
 	}

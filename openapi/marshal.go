@@ -6,14 +6,47 @@ import (
 )
 
 // Every type of the model that keeps unmodelled members in an Extra field
-// has four methods, so that encoding/json and github.com/go-json-experiment/json
-// both write and read the "x-" members in the object that holds them (as
-// Huma's model does): MarshalJSON and UnmarshalJSON for encoding/json,
-// MarshalJSONTo and UnmarshalJSONFrom for the v2 library, which then keeps
-// the options of the encoder or decoder (MarshalIndent's sorting and
-// indentation). Each method encodes or decodes the type's bare twin: the
-// same fields, the same tags, no methods, so the ",embed" option of Extra
-// takes effect and nothing recurses.
+// has MarshalJSON and UnmarshalJSON, so that encoding/json writes and reads
+// the "x-" members in the object that holds them (as Huma's model does).
+// Each method encodes or decodes the type's bare twin: the same fields, the
+// same tags, no methods, so the ",embed" option of Extra takes effect and
+// nothing recurses. They have no MarshalJSONTo or UnmarshalJSONFrom for
+// the v2 library (github.com/go-json-experiment/json, which the package
+// uses inside): those would show its pre-release types in this package's
+// API; v2 calls MarshalJSON and formats its output as the encoder's
+// options say, except where the package encodes with [bareMarshalers].
+
+// bareMarshalers has the v2 library encode each model type as its bare
+// twin, straight into the encoder (its field order, the encoder's
+// options), rather than through MarshalJSON's bytes; the package's own
+// encoding (MarshalIndent) passes it. As an option, not as MarshalJSONTo
+// methods, it keeps the v2 library's pre-release types out of this
+// package's API.
+var bareMarshalers = jsonv2.WithMarshalers(jsonv2.JoinMarshalers(
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v Document) error { return jsonv2.MarshalEncode(enc, bareDocument(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v Info) error { return jsonv2.MarshalEncode(enc, bareInfo(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v Contact) error { return jsonv2.MarshalEncode(enc, bareContact(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v License) error { return jsonv2.MarshalEncode(enc, bareLicense(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v Server) error { return jsonv2.MarshalEncode(enc, bareServer(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v ServerVariable) error {
+		return jsonv2.MarshalEncode(enc, bareServerVariable(v))
+	}),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v Components) error { return jsonv2.MarshalEncode(enc, bareComponents(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v PathItem) error { return jsonv2.MarshalEncode(enc, barePathItem(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v Operation) error { return jsonv2.MarshalEncode(enc, bareOperation(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v ExternalDocs) error {
+		return jsonv2.MarshalEncode(enc, bareExternalDocs(v))
+	}),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v Parameter) error { return jsonv2.MarshalEncode(enc, bareParameter(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v RequestBody) error { return jsonv2.MarshalEncode(enc, bareRequestBody(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v MediaType) error { return jsonv2.MarshalEncode(enc, bareMediaType(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v Response) error { return jsonv2.MarshalEncode(enc, bareResponse(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v Header) error { return jsonv2.MarshalEncode(enc, bareHeader(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v Tag) error { return jsonv2.MarshalEncode(enc, bareTag(v)) }),
+	jsonv2.MarshalToFunc(func(enc *jsontext.Encoder, v SecurityScheme) error {
+		return jsonv2.MarshalEncode(enc, bareSecurityScheme(v))
+	}),
+))
 
 // v1Options make MarshalJSON's output deterministic, as encoding/json's
 // is: map keys sorted.
@@ -33,18 +66,6 @@ func (d *Document) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareDocument)(d))
 }
 
-// MarshalJSONTo encodes the Document for github.com/go-json-experiment/json
-// with the encoder's options.
-func (d *Document) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareDocument)(d))
-}
-
-// UnmarshalJSONFrom decodes a Document for github.com/go-json-experiment/json
-// with the decoder's options.
-func (d *Document) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareDocument)(d))
-}
-
 type bareInfo Info
 
 // MarshalJSON encodes the Info for encoding/json, the members of Extra
@@ -57,18 +78,6 @@ func (i Info) MarshalJSON() ([]byte, error) {
 // model into Extra.
 func (i *Info) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareInfo)(i))
-}
-
-// MarshalJSONTo encodes the Info for github.com/go-json-experiment/json
-// with the encoder's options.
-func (i *Info) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareInfo)(i))
-}
-
-// UnmarshalJSONFrom decodes a Info for github.com/go-json-experiment/json
-// with the decoder's options.
-func (i *Info) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareInfo)(i))
 }
 
 type bareContact Contact
@@ -85,18 +94,6 @@ func (c *Contact) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareContact)(c))
 }
 
-// MarshalJSONTo encodes the Contact for github.com/go-json-experiment/json
-// with the encoder's options.
-func (c *Contact) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareContact)(c))
-}
-
-// UnmarshalJSONFrom decodes a Contact for github.com/go-json-experiment/json
-// with the decoder's options.
-func (c *Contact) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareContact)(c))
-}
-
 type bareLicense License
 
 // MarshalJSON encodes the License for encoding/json, the members of Extra
@@ -109,18 +106,6 @@ func (l License) MarshalJSON() ([]byte, error) {
 // model into Extra.
 func (l *License) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareLicense)(l))
-}
-
-// MarshalJSONTo encodes the License for github.com/go-json-experiment/json
-// with the encoder's options.
-func (l *License) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareLicense)(l))
-}
-
-// UnmarshalJSONFrom decodes a License for github.com/go-json-experiment/json
-// with the decoder's options.
-func (l *License) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareLicense)(l))
 }
 
 type bareServer Server
@@ -137,18 +122,6 @@ func (s *Server) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareServer)(s))
 }
 
-// MarshalJSONTo encodes the Server for github.com/go-json-experiment/json
-// with the encoder's options.
-func (s *Server) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareServer)(s))
-}
-
-// UnmarshalJSONFrom decodes a Server for github.com/go-json-experiment/json
-// with the decoder's options.
-func (s *Server) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareServer)(s))
-}
-
 type bareServerVariable ServerVariable
 
 // MarshalJSON encodes the ServerVariable for encoding/json, the members of Extra
@@ -161,18 +134,6 @@ func (s ServerVariable) MarshalJSON() ([]byte, error) {
 // model into Extra.
 func (s *ServerVariable) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareServerVariable)(s))
-}
-
-// MarshalJSONTo encodes the ServerVariable for github.com/go-json-experiment/json
-// with the encoder's options.
-func (s *ServerVariable) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareServerVariable)(s))
-}
-
-// UnmarshalJSONFrom decodes a ServerVariable for github.com/go-json-experiment/json
-// with the decoder's options.
-func (s *ServerVariable) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareServerVariable)(s))
 }
 
 type bareComponents Components
@@ -189,18 +150,6 @@ func (c *Components) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareComponents)(c))
 }
 
-// MarshalJSONTo encodes the Components for github.com/go-json-experiment/json
-// with the encoder's options.
-func (c *Components) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareComponents)(c))
-}
-
-// UnmarshalJSONFrom decodes a Components for github.com/go-json-experiment/json
-// with the decoder's options.
-func (c *Components) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareComponents)(c))
-}
-
 type barePathItem PathItem
 
 // MarshalJSON encodes the PathItem for encoding/json, the members of Extra
@@ -213,18 +162,6 @@ func (p PathItem) MarshalJSON() ([]byte, error) {
 // model into Extra.
 func (p *PathItem) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*barePathItem)(p))
-}
-
-// MarshalJSONTo encodes the PathItem for github.com/go-json-experiment/json
-// with the encoder's options.
-func (p *PathItem) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*barePathItem)(p))
-}
-
-// UnmarshalJSONFrom decodes a PathItem for github.com/go-json-experiment/json
-// with the decoder's options.
-func (p *PathItem) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*barePathItem)(p))
 }
 
 type bareOperation Operation
@@ -241,18 +178,6 @@ func (o *Operation) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareOperation)(o))
 }
 
-// MarshalJSONTo encodes the Operation for github.com/go-json-experiment/json
-// with the encoder's options.
-func (o *Operation) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareOperation)(o))
-}
-
-// UnmarshalJSONFrom decodes a Operation for github.com/go-json-experiment/json
-// with the decoder's options.
-func (o *Operation) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareOperation)(o))
-}
-
 type bareExternalDocs ExternalDocs
 
 // MarshalJSON encodes the ExternalDocs for encoding/json, the members of Extra
@@ -265,18 +190,6 @@ func (e ExternalDocs) MarshalJSON() ([]byte, error) {
 // model into Extra.
 func (e *ExternalDocs) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareExternalDocs)(e))
-}
-
-// MarshalJSONTo encodes the ExternalDocs for github.com/go-json-experiment/json
-// with the encoder's options.
-func (e *ExternalDocs) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareExternalDocs)(e))
-}
-
-// UnmarshalJSONFrom decodes a ExternalDocs for github.com/go-json-experiment/json
-// with the decoder's options.
-func (e *ExternalDocs) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareExternalDocs)(e))
 }
 
 type bareParameter Parameter
@@ -293,18 +206,6 @@ func (p *Parameter) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareParameter)(p))
 }
 
-// MarshalJSONTo encodes the Parameter for github.com/go-json-experiment/json
-// with the encoder's options.
-func (p *Parameter) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareParameter)(p))
-}
-
-// UnmarshalJSONFrom decodes a Parameter for github.com/go-json-experiment/json
-// with the decoder's options.
-func (p *Parameter) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareParameter)(p))
-}
-
 type bareRequestBody RequestBody
 
 // MarshalJSON encodes the RequestBody for encoding/json, the members of Extra
@@ -317,18 +218,6 @@ func (r RequestBody) MarshalJSON() ([]byte, error) {
 // model into Extra.
 func (r *RequestBody) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareRequestBody)(r))
-}
-
-// MarshalJSONTo encodes the RequestBody for github.com/go-json-experiment/json
-// with the encoder's options.
-func (r *RequestBody) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareRequestBody)(r))
-}
-
-// UnmarshalJSONFrom decodes a RequestBody for github.com/go-json-experiment/json
-// with the decoder's options.
-func (r *RequestBody) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareRequestBody)(r))
 }
 
 type bareMediaType MediaType
@@ -345,18 +234,6 @@ func (m *MediaType) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareMediaType)(m))
 }
 
-// MarshalJSONTo encodes the MediaType for github.com/go-json-experiment/json
-// with the encoder's options.
-func (m *MediaType) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareMediaType)(m))
-}
-
-// UnmarshalJSONFrom decodes a MediaType for github.com/go-json-experiment/json
-// with the decoder's options.
-func (m *MediaType) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareMediaType)(m))
-}
-
 type bareResponse Response
 
 // MarshalJSON encodes the Response for encoding/json, the members of Extra
@@ -369,18 +246,6 @@ func (r Response) MarshalJSON() ([]byte, error) {
 // model into Extra.
 func (r *Response) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareResponse)(r))
-}
-
-// MarshalJSONTo encodes the Response for github.com/go-json-experiment/json
-// with the encoder's options.
-func (r *Response) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareResponse)(r))
-}
-
-// UnmarshalJSONFrom decodes a Response for github.com/go-json-experiment/json
-// with the decoder's options.
-func (r *Response) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareResponse)(r))
 }
 
 type bareHeader Header
@@ -397,18 +262,6 @@ func (h *Header) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareHeader)(h))
 }
 
-// MarshalJSONTo encodes the Header for github.com/go-json-experiment/json
-// with the encoder's options.
-func (h *Header) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareHeader)(h))
-}
-
-// UnmarshalJSONFrom decodes a Header for github.com/go-json-experiment/json
-// with the decoder's options.
-func (h *Header) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareHeader)(h))
-}
-
 type bareTag Tag
 
 // MarshalJSON encodes the Tag for encoding/json, the members of Extra
@@ -423,18 +276,6 @@ func (t *Tag) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareTag)(t))
 }
 
-// MarshalJSONTo encodes the Tag for github.com/go-json-experiment/json
-// with the encoder's options.
-func (t *Tag) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareTag)(t))
-}
-
-// UnmarshalJSONFrom decodes a Tag for github.com/go-json-experiment/json
-// with the decoder's options.
-func (t *Tag) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareTag)(t))
-}
-
 type bareSecurityScheme SecurityScheme
 
 // MarshalJSON encodes the SecurityScheme for encoding/json, the members of Extra
@@ -447,16 +288,4 @@ func (s SecurityScheme) MarshalJSON() ([]byte, error) {
 // model into Extra.
 func (s *SecurityScheme) UnmarshalJSON(data []byte) error {
 	return jsonv2.Unmarshal(data, (*bareSecurityScheme)(s))
-}
-
-// MarshalJSONTo encodes the SecurityScheme for github.com/go-json-experiment/json
-// with the encoder's options.
-func (s *SecurityScheme) MarshalJSONTo(enc *jsontext.Encoder) error {
-	return jsonv2.MarshalEncode(enc, (*bareSecurityScheme)(s))
-}
-
-// UnmarshalJSONFrom decodes a SecurityScheme for github.com/go-json-experiment/json
-// with the decoder's options.
-func (s *SecurityScheme) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
-	return jsonv2.UnmarshalDecode(dec, (*bareSecurityScheme)(s))
 }

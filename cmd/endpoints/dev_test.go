@@ -18,11 +18,13 @@ func TestDevRebuildsAndReloadsOnSave(t *testing.T) {
 	// Once Host.Watch and the source watcher are set up, one save is seen.
 	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
 	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
+	// The users live in the app's database; the 404's message is the C
+	// source's own text, so that is what the edits change.
 	get := func() string {
-		_, body := httpGet(t, addr+"/api/users/2")
+		_, body := httpGet(t, addr+"/api/users/99")
 		return body
 	}
-	if !strings.Contains(get(), "Grace Hopper") {
+	if !strings.Contains(get(), "user 99 not found") {
 		t.Fatalf("before the edit: %s", get())
 	}
 	src := filepath.Join(app, "server/api/users/[id].get.c")
@@ -35,11 +37,11 @@ func TestDevRebuildsAndReloadsOnSave(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	edit(strings.Replace(string(orig), "Grace Hopper", "Grace B. Hopper", 1))
+	edit(strings.Replace(string(orig), `" not found\"}"`, `" is not here\"}"`, 1))
 	served := func(want string) bool {
 		return waitUntil(t, 30*time.Second, func() bool { return strings.Contains(get(), want) })
 	}
-	if !served("Grace B. Hopper") {
+	if !served("user 99 is not here") {
 		t.Fatalf("the edit was not served:\n%s\n%s", stdout.String(), stderr.String())
 	}
 	// The lines come after the module is written and after the new table
@@ -50,11 +52,11 @@ func TestDevRebuildsAndReloadsOnSave(t *testing.T) {
 	// A broken edit: reported, and the last good version keeps serving.
 	edit(string(orig) + "\nthis is not C\n")
 	waitFor(t, stdout, regexp.MustCompile(`(build of server/api/users/\[id\]\.get\.wasm failed)`), done)
-	if !strings.Contains(get(), "Grace B. Hopper") {
+	if !strings.Contains(get(), "user 99 is not here") {
 		t.Errorf("after a broken edit: %s, want the last good version", get())
 	}
 	edit(string(orig))
-	if !served(`"Grace Hopper"`) {
+	if !served("user 99 not found") {
 		t.Errorf("the fix was not served:\n%s", stdout.String())
 	}
 }

@@ -140,6 +140,10 @@ func buildUsersExample(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	// Its users live in its database, which its migrations make.
+	if err := os.CopyFS(filepath.Join(dir, "server", "migrations"), os.DirFS(filepath.Join(src, "server", "migrations"))); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := guestbuild.App(context.Background(), src, dir, nil); err != nil {
 		t.Fatalf("building examples/users: %v", err)
 	}
