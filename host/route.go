@@ -3,6 +3,7 @@ package host
 import (
 	stdjson "encoding/json"
 	"fmt"
+	"github.com/wasmendpoints/endpoints/internal/queryobject"
 	"maps"
 	"slices"
 	"strconv"
@@ -39,8 +40,11 @@ type operation struct {
 	contract *abi.Contract
 	params   *validation.Schema
 	query    *validation.Schema
-	headers  *validation.Schema
-	body     *abi.Body
+	// queryObjects are the object query parameters, read by their
+	// OpenAPI style before the query is coerced.
+	queryObjects queryobject.Set
+	headers      *validation.Schema
+	body         *abi.Body
 	// bodyTypes are the declared request media types; bodySupported their
 	// names as declared, for 415.
 	bodyTypes     []*bodyType
@@ -176,6 +180,9 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 			return nil, err
 		}
 		if op.query, err = comp.Compile(base + "/request/query"); err != nil {
+			return nil, err
+		}
+		if op.queryObjects, err = queryObjects(rf.File, base, op.query, c.Request.QueryStyles); err != nil {
 			return nil, err
 		}
 		if op.headers, err = comp.Compile(base + "/request/headers"); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/wasmendpoints/endpoints/internal/queryobject"
 	"io"
 	"math"
 	"net/http"
@@ -358,6 +359,18 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		if err != nil {
 			bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
 		}
+		objects, err := op.queryObjects.Gather(values)
+		var oerr *queryobject.Error
+		if errors.As(err, &oerr) {
+			bad = append(bad, validation.Issue{Path: []any{oerr.Param}, Message: oerr.Error()})
+		}
+		for k, members := range objects {
+			if b := notUTF8Members(k, members); b != nil {
+				bad = append(bad, *b)
+				continue
+			}
+			c.query[k] = op.query.CoerceMembers(k, members)
+		}
 		for k, vs := range values {
 			if b := notUTF8Values(k, vs); b != nil {
 				bad = append(bad, *b)
@@ -484,6 +497,18 @@ func notUTF8Values(name string, values []string) *validation.Issue {
 		if !utf8.ValidString(v) {
 			i := notUTF8(name, v)
 			return &i
+		}
+	}
+	return nil
+}
+
+// notUTF8Members is notUTF8Values for the members of an object query
+// parameter: the issue's path names the parameter and the member.
+func notUTF8Members(param string, members map[string][]string) *validation.Issue {
+	for m, vs := range members {
+		if b := notUTF8Values(m, vs); b != nil {
+			b.Path = append([]any{param}, b.Path...)
+			return b
 		}
 	}
 	return nil

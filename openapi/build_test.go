@@ -124,6 +124,17 @@ func TestParameters(t *testing.T) {
 				{"name": "size", "in": "query", "schema": {"type": "integer"}}]`,
 		},
 		{
+			name: "object query parameters state their style", method: "GET", path: "/api/items",
+			contract: `{"request": {"query": {"type": "object", "properties": {
+					"deep": {"type": "object"}, "pick": {"type": "object"}, "plain": {"type": "object"}}},
+					"queryStyles": {"deep": {"style": "deepObject"}, "pick": {"style": "form", "explode": false}, "plain": {"style": "form"}}},
+				"responses": {"200": {}}}`,
+			want: `[
+				{"name": "deep", "in": "query", "style": "deepObject", "explode": true, "schema": {"type": "object"}},
+				{"name": "pick", "in": "query", "style": "form", "explode": false, "schema": {"type": "object"}},
+				{"name": "plain", "in": "query", "schema": {"type": "object"}}]`,
+		},
+		{
 			name: "no request, no parameters", method: "GET", path: "/api/ping",
 			contract: `{"responses": {"204": {}}}`,
 			want:     ``,

@@ -53,6 +53,12 @@ func (s *Schema) CoerceStrings(property string, values []string) any {
 	if s != nil {
 		p = s.plan.props[property]
 	}
+	return coerceValues(p, values)
+}
+
+// coerceValues is CoerceStrings for the plan p of one property; a nil plan
+// coerces nothing.
+func coerceValues(p *plan, values []string) any {
 	if p == nil {
 		if len(values) == 1 {
 			return values[0]
@@ -76,6 +82,37 @@ func (s *Schema) CoerceStrings(property string, values []string) any {
 		return out
 	}
 	return coerceScalar(p, values[0])
+}
+
+// ObjectMembers reports whether the property's schema admits only objects
+// (a query parameter OpenAPI serializes by its style), and if so the member
+// names it declares, sorted.
+func (s *Schema) ObjectMembers(property string) (members []string, ok bool) {
+	p := s.plan.props[property]
+	if p == nil || p.types != tObject {
+		return nil, false
+	}
+	return p.propOrder, true
+}
+
+// CoerceMembers builds the value of an object property from its members'
+// strings (an object query parameter as style form or deepObject spells
+// it), each coerced by its member's schema as CoerceStrings coerces a
+// property.
+func (s *Schema) CoerceMembers(property string, members map[string][]string) map[string]any {
+	var p *plan
+	if s != nil {
+		p = s.plan.props[property]
+	}
+	out := make(map[string]any, len(members))
+	for name, vs := range members {
+		var sub *plan
+		if p != nil {
+			sub = p.props[name]
+		}
+		out[name] = coerceValues(sub, vs)
+	}
+	return out
 }
 
 func coerceScalar(p *plan, v string) any {
