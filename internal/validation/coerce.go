@@ -84,6 +84,21 @@ func coerceValues(p *plan, values []string) any {
 	return coerceScalar(p, values[0])
 }
 
+// JSONPart reports whether a multipart part for the property is read as
+// JSON: its schema admits an object or an array but no string, and the
+// part is JSON (json true) or is an object property sent as text, the
+// part type OpenAPI defaults to application/json for objects.
+func (s *Schema) JSONPart(property string, json bool) bool {
+	if s == nil {
+		return false
+	}
+	p := s.plan.props[property]
+	if p == nil || p.types&tString != 0 || p.types&(tObject|tArray) == 0 {
+		return false
+	}
+	return json || p.types&tObject != 0
+}
+
 // ObjectMembers reports whether the property's schema admits only objects
 // (a query parameter OpenAPI serializes by its style), and if so the member
 // names it declares, sorted.
