@@ -619,6 +619,10 @@ func (l *loading) document() {
 		l.problem(fmt.Errorf("security: %w", p), true)
 	}
 	t.security = plan
+	if plan != nil {
+		slices.Sort(plan.keyHeaders)
+		t.cors = t.set.cors.WithHeaders(plan.keyHeaders)
+	}
 	if err := documentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
 		l.problem(err, true)
 	}

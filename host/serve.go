@@ -47,7 +47,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
 	setWriteDeadline(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
-	if p := t.set.cors; p != nil {
+	if p := t.corsPolicy(); p != nil {
 		// CORS comes before routing: a preflight is answered here, so a
 		// route's own OPTIONS handler still sees the other OPTIONS
 		// requests.

@@ -1,0 +1,43 @@
+package host_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host"
+)
+
+// TestCORSAllowsTheAPIKeyHeader: with allowHeaders left to its default,
+// a page may send the header the app's API-key scheme reads, so a browser
+// can call an operation that scheme guards.
+func TestCORSAllowsTheAPIKeyHeader(t *testing.T) {
+	guarded := watModule{contract: `{"security":[{"partners":[]}],"responses":{"200":{"schema":{"type":"object"}}}}`,
+		handle: `(drop (call $write (i32.const 3000) (i32.const 2))) (i32.const 0)`,
+		extra:  "  (data (i32.const 3000) \"{}\")\n"}
+	// The SHA-256 of "k3y".
+	const sum = "a49b1287870c10a76f1f46552aca4431842ced5dedf0ee3f28ffa12855a4e86a"
+	for _, tt := range []struct {
+		name, cors  string
+		wantAllowed bool
+	}{
+		{"default allowHeaders", `{"allowOrigins": ["http://localhost:5173"]}`, true},
+		{"listed allowHeaders", `{"allowOrigins": ["http://localhost:5173"], "allowHeaders": ["Content-Type"]}`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _ := newApp(t).wat("server/api/admin.get.wasm", guarded).
+				file("endpoints.json", []byte(`{"cors": `+tt.cors+`, "security": {"partners": {"apiKey": {"keys": [{"sha256": "`+sum+`"}]}}}}`)).
+				serve(host.Options{OpenAPI: config.OpenAPI{Document: []byte(`{"components":{"securitySchemes":{"partners":{"type":"apiKey","in":"header","name":"X-API-Key"}}}}`)}})
+			res := do(t, srv, "OPTIONS", "/api/admin", "", "Origin", "http://localhost:5173",
+				"Access-Control-Request-Method", "GET", "Access-Control-Request-Headers", "x-api-key")
+			if res.status != http.StatusNoContent {
+				t.Fatalf("preflight status %d, want 204", res.status)
+			}
+			allowed := strings.Contains(strings.ToLower(res.header.Get("Access-Control-Allow-Headers")), "x-api-key")
+			if allowed != tt.wantAllowed {
+				t.Errorf("Access-Control-Allow-Headers = %q: X-API-Key allowed %v, want %v", res.header.Get("Access-Control-Allow-Headers"), allowed, tt.wantAllowed)
+			}
+		})
+	}
+}
