@@ -84,9 +84,9 @@ type Policy struct {
 	// defaultHeaders: the config listed no allowHeaders, so WithHeaders
 	// may add the app's own.
 	defaultHeaders bool
-	expose      string
-	credentials bool
-	maxAge      string
+	expose         string
+	credentials    bool
+	maxAge         string
 }
 
 type wildcard struct{ scheme, suffix, port string }
