@@ -41,3 +41,17 @@ func TestCORSAllowsTheAPIKeyHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestRouteNamesThatNeedEscaping: a route file whose name is not a plain
+// URL segment answers at its percent-encoded path, as the document lists
+// it.
+func TestRouteNamesThatNeedEscaping(t *testing.T) {
+	srv, _ := newApp(t).
+		wat("server/api/café/menu du jour.get.wasm", watModule{handle: plainOK, extra: okData}).
+		serve(host.Options{})
+	for _, path := range []string{"/api/caf%C3%A9/menu%20du%20jour", "/api/caf%c3%a9/menu%20du%20jour"} {
+		if res := do(t, srv, "GET", path, ""); res.status != 200 || res.body != "ok" {
+			t.Errorf("GET %s = %d %q, want 200 ok", path, res.status, res.body)
+		}
+	}
+}
