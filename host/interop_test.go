@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -53,5 +54,35 @@ func TestRouteNamesThatNeedEscaping(t *testing.T) {
 		if res := do(t, srv, "GET", path, ""); res.status != 200 || res.body != "ok" {
 			t.Errorf("GET %s = %d %q, want 200 ok", path, res.status, res.body)
 		}
+	}
+}
+
+// TestFrameworkRouteShadowingIsRefused: an app route at a path the host
+// answers before routing fails the load, naming the file, instead of
+// never being called.
+func TestFrameworkRouteShadowingIsRefused(t *testing.T) {
+	tests := []struct {
+		name, file, want string
+	}{
+		{"the document's path", "server/routes/_endpoints/schema.get.wasm",
+			"server/routes/_endpoints/schema.get.wasm: the route /_endpoints/schema is where the host serves the OpenAPI document"},
+		{"the docs page's path", "server/routes/_endpoints/docs.wasm",
+			"server/routes/_endpoints/docs.wasm: the route /_endpoints/docs is where the host serves the docs page"},
+	}
+	served := true
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newApp(t).wat(tt.file, watModule{handle: plainOK, extra: okData})
+			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production,
+				OpenAPI: config.OpenAPI{Enabled: &served}, Logger: discardLogger()})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("load error = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+	// A parameter route still answers its other paths and loads.
+	a := newApp(t).wat("server/routes/_endpoints/[name].get.wasm", watModule{handle: plainOK, extra: okData})
+	if _, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, OpenAPI: config.OpenAPI{Enabled: &served}, Logger: discardLogger()}); err != nil {
+		t.Errorf("a [param] route under /_endpoints/ failed the load: %v", err)
 	}
 }

@@ -569,6 +569,10 @@ func (l *loading) assemble(files []string, results []routeResult) {
 				refuse(err)
 				continue
 			}
+			if err := t.set.shadowedBy(r.rf); err != nil {
+				refuse(err)
+				continue
+			}
 			if err := r.register(&t.router); err != nil {
 				refuse(err)
 				continue
