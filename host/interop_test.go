@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -84,5 +85,44 @@ func TestFrameworkRouteShadowingIsRefused(t *testing.T) {
 	a := newApp(t).wat("server/routes/_endpoints/[name].get.wasm", watModule{handle: plainOK, extra: okData})
 	if _, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, OpenAPI: config.OpenAPI{Enabled: &served}, Logger: discardLogger()}); err != nil {
 		t.Errorf("a [param] route under /_endpoints/ failed the load: %v", err)
+	}
+}
+
+// TestMiddlewareResponsesAreDocumented: the responses a middleware
+// declares reach the document on the operations it wraps, and only there.
+func TestMiddlewareResponsesAreDocumented(t *testing.T) {
+	decl := `{"routes": ["/api/limited/**"], "methods": ["POST"], "phases": ["before"],
+		"responses": {"429": {"description": "Too many notes this hour", "schema": {"type": "object", "properties": {"retryIn": {"type": "integer"}}},
+			"headers": {"Retry-After": {"type": "integer"}}}}}`
+	h, _ := newApp(t).
+		wat("server/api/limited/notes.post.wasm", watModule{contract: `{"responses": {"201": {}}}`, handle: plainOK, extra: okData}).
+		wat("server/api/limited/notes.get.wasm", watModule{contract: `{"responses": {"200": {}}}`, handle: plainOK, extra: okData}).
+		wat("server/api/open.post.wasm", watModule{contract: `{"responses": {"201": {}}}`, handle: plainOK, extra: okData}).
+		middleware("throttle", mwModule{decl: decl, before: `(i32.const 0)`}).
+		host(host.Options{})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(h.Document(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path, method string
+		want         bool
+	}{
+		{"/api/limited/notes", "post", true},
+		{"/api/limited/notes", "get", false},
+		{"/api/open", "post", false},
+	} {
+		r, ok := doc.Paths[tt.path][tt.method].Responses["429"]
+		if ok != tt.want {
+			t.Errorf("%s %s: 429 documented %v, want %v", tt.method, tt.path, ok, tt.want)
+			continue
+		}
+		if ok && !(strings.Contains(string(r), "Too many notes this hour") && strings.Contains(string(r), "retryIn") && strings.Contains(string(r), "Retry-After")) {
+			t.Errorf("%s %s: 429 = %s, want the middleware's description, schema and header", tt.method, tt.path, r)
+		}
 	}
 }
