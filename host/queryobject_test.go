@@ -37,6 +37,8 @@ func TestObjectQueryParameters(t *testing.T) {
 			`[{"path":["filter","size"],"message":"must be an integer from -2147483648 to 2147483647 (int32)"}]`},
 		{"an undeclared deepObject member is refused by the schema", "?deep[shape]=round", 400,
 			`[{"path":["deep","shape"],"message":"is not an allowed property"}]`},
+		{"the exploded object's schema judges the query's undeclared pairs", "?color=red&shape=round", 400,
+			`[{"path":["filter","shape"],"message":"is not an allowed property"}]`},
 		{"form without explode needs pairs", "?pick=color", 400,
 			`[{"path":["pick"],"message":"pick=color is not a list of name,value pairs (it has 1 items); as style form without explode write pick=name,value,name,value"}]`},
 		{"deepObject needs one level of brackets", "?deep[a][b]=1", 400,

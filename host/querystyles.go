@@ -49,5 +49,20 @@ func queryObjects(file, base string, query *validation.Schema, styles map[string
 		}
 		set = append(set, p)
 	}
+	// The sole exploded object also takes the query's undeclared pairs,
+	// as OpenAPI spells it; with two, no pair could be told apart.
+	exploded := -1
+	for i, p := range set {
+		if p.Style == queryobject.Form && p.Explode {
+			if exploded >= 0 {
+				exploded = -1
+				break
+			}
+			exploded = i
+		}
+	}
+	if exploded >= 0 {
+		set[exploded].Rest, set[exploded].Declared = true, props
+	}
 	return set, nil
 }

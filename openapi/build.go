@@ -389,7 +389,7 @@ func (b *builder) schema(src *source, ptr string, raw json.RawMessage) json.RawM
 	if len(out) > 0 && len(raw) > 0 && &out[0] == &raw[0] {
 		out = slices.Clone(out) // the document never shares memory with a contract
 	}
-	return out
+	return boundIntegerFormats(out)
 }
 
 // liftDefs adds defs to components/schemas.

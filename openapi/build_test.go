@@ -135,6 +135,18 @@ func TestParameters(t *testing.T) {
 				{"name": "plain", "in": "query", "schema": {"type": "object"}}]`,
 		},
 		{
+			name: "integer formats state their range", method: "GET", path: "/api/items",
+			contract: `{"request": {"query": {"type": "object", "properties": {
+					"a": {"type": "integer", "format": "int32"},
+					"b": {"type": "integer", "format": "int64", "minimum": 1},
+					"c": {"type": "string", "format": "email"}}}},
+				"responses": {"200": {}}}`,
+			want: `[
+				{"name": "a", "in": "query", "schema": {"type": "integer", "format": "int32", "minimum": -2147483648, "maximum": 2147483647}},
+				{"name": "b", "in": "query", "schema": {"type": "integer", "format": "int64", "minimum": 1, "maximum": 9223372036854775807}},
+				{"name": "c", "in": "query", "schema": {"type": "string", "format": "email"}}]`,
+		},
+		{
 			name: "no request, no parameters", method: "GET", path: "/api/ping",
 			contract: `{"responses": {"204": {}}}`,
 			want:     ``,

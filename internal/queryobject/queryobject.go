@@ -12,6 +12,7 @@ package queryobject
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,13 @@ type Param struct {
 	// Members are the member names the schema declares: with Form and
 	// Explode, the query parameters that belong to this object.
 	Members []string
+	// Rest, with Form and Explode, also claims every query parameter
+	// that is not in Declared (the query's own parameters): OpenAPI
+	// spells an exploded object as all the query's other pairs, so its
+	// schema judges them (additionalProperties false refuses them).
+	// Only the sole exploded object of an operation has it.
+	Rest     bool
+	Declared []string
 }
 
 // Set is the object query parameters of one operation.
@@ -95,6 +103,7 @@ func (s Set) Gather(values map[string][]string) (map[string]map[string][]string,
 					delete(values, m)
 				}
 			}
+
 		default:
 			vs, ok := values[p.Name]
 			if !ok {
@@ -114,6 +123,18 @@ func (s Set) Gather(values map[string][]string) (map[string]map[string][]string,
 			}
 			for i := 0; i < len(parts); i += 2 {
 				add(p.Name, parts[i], parts[i+1])
+			}
+		}
+	}
+	// An exploded object with Rest takes what no other parameter took.
+	for _, p := range s {
+		if p.Style != Form || !p.Explode || !p.Rest {
+			continue
+		}
+		for k, vs := range values {
+			if !slices.Contains(p.Declared, k) {
+				add(p.Name, k, vs...)
+				delete(values, k)
 			}
 		}
 	}

@@ -70,3 +70,21 @@ func TestGather(t *testing.T) {
 		})
 	}
 }
+
+// TestGatherRest: the sole exploded object takes the pairs no declared
+// parameter and no other style took.
+func TestGatherRest(t *testing.T) {
+	set := Set{
+		{Name: "filter", Style: Form, Explode: true, Members: []string{"color"}, Rest: true, Declared: []string{"filter", "limit", "deep"}},
+		{Name: "deep", Style: DeepObject, Explode: true},
+	}
+	in := map[string][]string{"color": {"red"}, "shape": {"round"}, "limit": {"5"}, "deep[a]": {"1"}}
+	got, err := set.Gather(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string][]string{"filter": {"color": {"red"}, "shape": {"round"}}, "deep": {"a": {"1"}}}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(in, map[string][]string{"limit": {"5"}}) {
+		t.Errorf("gathered %v leaving %v, want %v leaving limit", got, in, want)
+	}
+}
