@@ -614,6 +614,12 @@ func (l *loading) document() {
 		l.problem(t.docErr, true)
 		return
 	}
+	// Rate limits first: the limiter runs after the security check, so
+	// its headers go on the answers the contracts declare, not on the
+	// 401 and 403 the security plan adds next.
+	if err := documentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
+		l.problem(err, true)
+	}
 	var prevPlan *securityPlan
 	if l.prev != nil {
 		prevPlan = l.prev.security
@@ -626,9 +632,6 @@ func (l *loading) document() {
 	if plan != nil {
 		slices.Sort(plan.keyHeaders)
 		t.cors = t.set.cors.WithHeaders(plan.keyHeaders)
-	}
-	if err := documentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
-		l.problem(err, true)
 	}
 	// The document now lists the 401 and 403 the host answers.
 	if b, err := marshalDocument(t.doc.doc); err == nil {

@@ -445,6 +445,11 @@ func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard, limit
 				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
 			},
 		})
+		// The rate limits documented their 429 first (documentRateLimits):
+		// its description now names both reasons.
+		if r := op.Responses["429"]; err == nil && len(limits) > 0 && r != nil && r.Ref == "" && strings.HasPrefix(r.Description, "Too many requests: rate limit ") {
+			r.Description = desc
+		}
 	}
 	if err != nil || !g.scoped {
 		return err
