@@ -391,7 +391,7 @@ func TestFrameworkResponses(t *testing.T) {
 				"413": `{"application/json": {"schema": ` + ref("EndpointsContentTooLarge") + `}}`,
 				"415": `{"application/json": {"schema": ` + ref("EndpointsUnsupportedMediaType") + `}}`,
 				"406": ""},
-			wantDesc:   map[string]string{"400": "Validation Error", "413": "The request body is larger than the host accepts", "415": "Unsupported Media Type: the body's Content-Type is none of the request body's media types, or a JSON type with a charset other than utf-8 (JSON is read as UTF-8 only)"},
+			wantDesc:   map[string]string{"400": "Validation Error", "413": "The request body is larger than the host accepts", "415": "Unsupported Media Type: not a declared request media type, or JSON in a charset other than utf-8"},
 			components: []string{"EndpointsContentTooLarge", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{

@@ -127,7 +127,7 @@ var frameworkResponses = []frameworkResponse{
 		// JSON is read as UTF-8 only (RFC 8259 §8.1): the host refuses a
 		// JSON body whose Content-Type names another charset rather than
 		// read it as other text than the client meant.
-		status: http.StatusUnsupportedMediaType, description: "Unsupported Media Type: the body's Content-Type is none of the request body's media types, or a JSON type with a charset other than utf-8 (JSON is read as UTF-8 only)", mediaType: mediaJSON,
+		status: http.StatusUnsupportedMediaType, description: "Unsupported Media Type: not a declared request media type, or JSON in a charset other than utf-8", mediaType: mediaJSON,
 		schema: SchemaUnsupportedMediaType, uses: []string{SchemaUnsupportedMediaType},
 		reaches: func(op *Route) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
 	},
