@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/wasmendpoints/endpoints/internal/queryobject"
 	"io"
 	"math"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
+	"github.com/wasmendpoints/endpoints/internal/queryobject"
 	"github.com/wasmendpoints/endpoints/internal/querystring"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
@@ -671,7 +671,7 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, op *operation) {
 	status, body := c.status, c.buf.Bytes()
 	if c.set.checked && op.responses != nil {
-		if issues := op.checkAnswer(status, body); issues != nil {
+		if issues := op.checkAnswer(status, c.header, body); issues != nil {
 			h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
 			h.observeRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 			writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
@@ -711,8 +711,8 @@ func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, o
 // agree on what the operation may answer. Guests send it when they
 // refuse a value the host passed but their types cannot hold (the Go
 // SDK's inputs), and hooks that keep the default body.
-func (op *operation) checkAnswer(status int, body []byte) []validation.Issue {
-	issues := op.checkDeclared(status, body)
+func (op *operation) checkAnswer(status int, header http.Header, body []byte) []validation.Issue {
+	issues := op.checkDeclared(status, header, body)
 	if issues != nil && status == http.StatusBadRequest && op.validationError != nil && len(body) > 0 {
 		if v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt}); err == nil && op.validationError.Validate(v) == nil {
 			return nil
@@ -723,10 +723,13 @@ func (op *operation) checkAnswer(status int, body []byte) []validation.Issue {
 
 // checkDeclared returns what is wrong with an answer for the statuses the
 // contract and the routes configuration declare, or nil.
-func (op *operation) checkDeclared(status int, body []byte) []validation.Issue {
+func (op *operation) checkDeclared(status int, header http.Header, body []byte) []validation.Issue {
 	d, ok := op.responses[status]
 	if !ok {
 		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("status %d is not declared in the contract (declared: %s)", status, op.statuses)}}
+	}
+	if issues := d.checkHeaders(status, header); issues != nil {
+		return issues
 	}
 	if d.schema == nil {
 		return nil

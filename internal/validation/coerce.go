@@ -41,6 +41,10 @@ func (s *Schema) CoerceString(property, value string) any {
 	return coerceScalar(p, value)
 }
 
+// CoerceValue is CoerceString for a schema that is itself the value's,
+// such as a response header's.
+func (s *Schema) CoerceValue(value string) any { return coerceScalar(s.plan, value) }
+
 // CoerceStrings is CoerceString for a property given several times (a
 // repeated query key or header): when the schema admits an array, every
 // value becomes an item coerced by the items schema; otherwise the first
