@@ -34,11 +34,13 @@ func boundIntegerFormats(schema json.RawMessage) json.RawMessage {
 	if !bound(v, 0) {
 		return schema
 	}
-	out, err := json.Marshal(v)
-	if err != nil {
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // a pattern's "&" stays as written
+	if err := enc.Encode(v); err != nil {
 		return schema
 	}
-	return out
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n"))
 }
 
 // bound adds the bounds to v and the schemas inside it, and reports
