@@ -126,3 +126,23 @@ func TestMiddlewareResponsesAreDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestMiddlewareResponsesLoadErrors: a middleware's responses are checked
+// at its load, and a mistake names the middleware's file.
+func TestMiddlewareResponsesLoadErrors(t *testing.T) {
+	tests := []struct {
+		name, responses, want string
+	}{
+		{"a status that is none", `{"4xx": {}}`, `server/middleware/throttle.wasm: middleware declaration: /responses/4xx: want an HTTP status`},
+		{"a schema that does not compile", `{"429": {"schema": {"type": 5}}}`, `server/middleware/throttle.wasm: contract: /responses/429/schema`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newApp(t).middleware("throttle", mwModule{decl: `{"phases": ["before"], "responses": ` + tt.responses + `}`, before: `(i32.const 0)`})
+			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, Logger: discardLogger()})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("load error = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -144,6 +144,9 @@ func loadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 				return fail(fmt.Errorf("%s: middleware declaration: /methods/%d: %q: want an upper-case method such as \"POST\"", file, i, meth))
 			}
 		}
+		if err := checkMiddlewareResponses(file, m.decl.Responses); err != nil {
+			return fail(err)
+		}
 	}
 	m.pool.Park(in)
 	e.CompileLater(m.pool)

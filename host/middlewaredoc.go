@@ -1,10 +1,15 @@
 package host
 
 import (
+	stdjson "encoding/json"
+	"fmt"
 	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/validation"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -96,4 +101,40 @@ func addResponses(to *map[string]*abi.Response, add map[string]*abi.Response) {
 			(*to)[st] = r
 		}
 	}
+}
+
+// checkMiddlewareResponses checks the responses of a middleware
+// declaration as a contract's are checked (statuses, schemas that
+// compile), so a mistake names the middleware's file, not the routes
+// configuration the document later builds them through.
+func checkMiddlewareResponses(file string, responses map[string]*abi.Response) error {
+	if len(responses) == 0 {
+		return nil
+	}
+	doc, err := stdjson.Marshal(map[string]any{"responses": responses})
+	if err != nil {
+		return fmt.Errorf("%s: middleware declaration: /responses: %v", file, err)
+	}
+	comp, err := validation.NewContract(file, doc)
+	if err != nil {
+		return err
+	}
+	for _, key := range slices.Sorted(maps.Keys(responses)) {
+		if st, err := strconv.Atoi(key); err != nil || st < 100 || st > 599 || len(key) != 3 {
+			return fmt.Errorf("%s: middleware declaration: /responses/%s: want an HTTP status (100-599) such as \"429\"", file, openapi.EscapeToken(key))
+		}
+		r := responses[key]
+		if r == nil {
+			continue
+		}
+		if _, err := comp.Compile("/responses/" + key + "/schema"); err != nil {
+			return err
+		}
+		for name := range r.Headers {
+			if _, err := comp.Compile("/responses/" + key + "/headers/" + openapi.EscapeToken(name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
