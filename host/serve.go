@@ -359,7 +359,11 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		if err != nil {
 			bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
 		}
-		objects, err := op.queryObjects.Gather(values)
+		var keep []string
+		if t.security != nil {
+			keep = t.security.secretQuery // API keys sent in the query
+		}
+		objects, err := op.queryObjects.Gather(values, keep)
 		var oerr *queryobject.Error
 		if errors.As(err, &oerr) {
 			bad = append(bad, validation.Issue{Path: []any{oerr.Param}, Message: oerr.Error()})

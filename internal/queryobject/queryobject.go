@@ -64,9 +64,11 @@ func (e *Error) Error() string { return e.msg }
 // Form with explode claims the query parameters named as the object's
 // declared members; form without explode reads "name,value" pairs from
 // the one value of the parameter; deepObject claims every
-// "param[member]" key. A member given twice keeps both values, coerced
-// later as a repeated query parameter is.
-func (s Set) Gather(values map[string][]string) (map[string]map[string][]string, error) {
+// "param[member]" key; then an exploded object with Rest takes every pair
+// left that is neither declared nor named in keep (the query parameters
+// that carry credentials, which no schema declares). A member given twice
+// keeps both values, coerced later as a repeated query parameter is.
+func (s Set) Gather(values map[string][]string, keep []string) (map[string]map[string][]string, error) {
 	var out map[string]map[string][]string
 	object := func(param string) map[string][]string {
 		if out == nil {
@@ -103,7 +105,6 @@ func (s Set) Gather(values map[string][]string) (map[string]map[string][]string,
 					delete(values, m)
 				}
 			}
-
 		default:
 			vs, ok := values[p.Name]
 			if !ok {
@@ -132,7 +133,7 @@ func (s Set) Gather(values map[string][]string) (map[string]map[string][]string,
 			continue
 		}
 		for k, vs := range values {
-			if !slices.Contains(p.Declared, k) {
+			if !slices.Contains(p.Declared, k) && !slices.Contains(keep, k) {
 				add(p.Name, k, vs...)
 				delete(values, k)
 			}

@@ -51,7 +51,7 @@ func TestGather(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := set.Gather(tt.in)
+			got, err := set.Gather(tt.in, nil)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("error = %v, want %q", err, tt.wantErr)
@@ -78,13 +78,13 @@ func TestGatherRest(t *testing.T) {
 		{Name: "filter", Style: Form, Explode: true, Members: []string{"color"}, Rest: true, Declared: []string{"filter", "limit", "deep"}},
 		{Name: "deep", Style: DeepObject, Explode: true},
 	}
-	in := map[string][]string{"color": {"red"}, "shape": {"round"}, "limit": {"5"}, "deep[a]": {"1"}}
-	got, err := set.Gather(in)
+	in := map[string][]string{"color": {"red"}, "shape": {"round"}, "limit": {"5"}, "deep[a]": {"1"}, "api_key": {"s3cret"}}
+	got, err := set.Gather(in, []string{"api_key"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]map[string][]string{"filter": {"color": {"red"}, "shape": {"round"}}, "deep": {"a": {"1"}}}
-	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(in, map[string][]string{"limit": {"5"}}) {
-		t.Errorf("gathered %v leaving %v, want %v leaving limit", got, in, want)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(in, map[string][]string{"limit": {"5"}, "api_key": {"s3cret"}}) {
+		t.Errorf("gathered %v leaving %v, want %v leaving limit and the kept api_key", got, in, want)
 	}
 }
