@@ -2,10 +2,13 @@ package host_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -91,5 +94,24 @@ func TestQueryStylesLoadErrors(t *testing.T) {
 				t.Errorf("load error = %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestExplodedObjectLeavesTheQueryAPIKey: an API key sent in the query is
+// no member of the exploded object, whose schema would refuse it.
+func TestExplodedObjectLeavesTheQueryAPIKey(t *testing.T) {
+	sum := sha256.Sum256([]byte("k3y"))
+	contract := `{"security": [{"partners": []}], "request": {"query": {"type": "object", "properties": {
+		"filter": {"type": "object", "properties": {"color": {"type": "string"}}, "additionalProperties": false}}}}}`
+	srv, _ := newApp(t).
+		wat("server/api/items.get.wasm", watModule{contract: contract, handle: echoEnvelope}).
+		file("endpoints.json", []byte(`{"security": {"partners": {"apiKey": {"keys": [{"sha256": "`+hex.EncodeToString(sum[:])+`"}]}}}}`)).
+		serve(host.Options{OpenAPI: config.OpenAPI{Document: []byte(`{"components":{"securitySchemes":{"partners":{"type":"apiKey","in":"query","name":"api_key"}}}}`)}})
+	res := do(t, srv, "GET", "/api/items?color=red&api_key=k3y", "")
+	if res.status != 200 || !strings.Contains(res.body, `"filter":{"color":"red"}`) {
+		t.Errorf("got %d %s, want 200 with the filter and no api_key member", res.status, res.body)
+	}
+	if res := do(t, srv, "GET", "/api/items?color=red&shape=round&api_key=k3y", ""); res.status != 400 {
+		t.Errorf("an undeclared pair got %d %s, want 400", res.status, res.body)
 	}
 }
