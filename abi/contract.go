@@ -94,6 +94,21 @@ type Request struct {
 	Headers json.RawMessage `json:"headers,omitempty"`
 	// Body declares the request body; see [Body].
 	Body *Body `json:"body,omitempty"`
+	// QueryStyles says, by query parameter name, how an object query
+	// parameter is spelled in the query string (OpenAPI's style and
+	// explode). A query property whose schema is an object and that is
+	// not listed has OpenAPI's default, style form with explode: each
+	// member is its own query parameter (?color=red&size=2).
+	QueryStyles map[string]*QueryStyle `json:"queryStyles,omitempty"`
+}
+
+// QueryStyle is the OpenAPI serialization of one object query parameter.
+type QueryStyle struct {
+	// Style is "form" (?color=red&size=2, or ?filter=color,red,size,2
+	// without explode) or "deepObject" (?filter[color]=red).
+	Style string `json:"style"`
+	// Explode is OpenAPI's explode, for style form; nil means true.
+	Explode *bool `json:"explode,omitempty"`
 }
 
 // Body declares the request body: either Schema (a JSON body) or Content

@@ -225,4 +225,9 @@ type Middleware struct {
 	// conditional), so a middleware without After costs no call. Empty:
 	// every one the module exports.
 	Phases []string `json:"phases,omitempty"`
+	// Responses are the answers the middleware gives itself instead of
+	// calling the handler (its 429, its 401), by status, as in a
+	// contract: the document lists them on every operation the middleware
+	// wraps, beside the operation's own. The host does not check them.
+	Responses map[string]*Response `json:"responses,omitempty"`
 }

@@ -147,8 +147,8 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 		ops = append(ops, plainOperations(t)...)
 	}
 	cfg := t.set.openAPI()
-	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: t.routesConfig, SpecVersion: t.set.specVersion()}
-	if rc := t.routesConfig; rc != nil && rc.PlainRoutes != nil && t.set.plainRoutes() == config.PlainRoutesExclude {
+	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: routesWithMiddleware(t.routesConfig, t.middleware, ops), SpecVersion: t.set.specVersion()}
+	if rc := opts.Routes; rc != nil && rc.PlainRoutes != nil && t.set.plainRoutes() == config.PlainRoutesExclude {
 		// Excluded plain routes keep their meta for when they are included
 		// again: it names no operation of this document.
 		c := *rc

@@ -49,6 +49,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
+	"github.com/wasmendpoints/endpoints/internal/cors"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -139,6 +140,10 @@ type table struct {
 	middleware []*middleware
 	mwFiles    map[string]*loadedMiddleware
 	security   *securityPlan
+	// cors is the CORS policy the table answers with: the settings' one,
+	// allowing also the headers of the app's API-key schemes when
+	// endpoints.json lists no allowHeaders. Nil without a "cors" member.
+	cors *cors.Policy
 
 	// warnings are what the version serves despite, in Development: the
 	// entries of the routes configuration that apply to no route (left

@@ -112,7 +112,7 @@ func loadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 		}
 		if len(b) > 0 {
 			if err := json.Unmarshal(b, &m.decl, json.RejectUnknownMembers(true)); err != nil {
-				return fail(fmt.Errorf("%s: middleware declaration: %v (allowed keys: routes, methods, phases)", file, err))
+				return fail(fmt.Errorf("%s: middleware declaration: %v (allowed keys: routes, methods, phases, responses)", file, err))
 			}
 		} else {
 			return fail(fmt.Errorf("%s: %s returned no declaration: a Go middleware calls endpoints.DeclareMiddleware from init; a module meant for every route may leave the export out", file, abi.ExportMiddleware))
@@ -143,6 +143,9 @@ func loadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 			if !slices.Contains(routefile.Methods, strings.ToLower(meth)) || meth != strings.ToUpper(meth) {
 				return fail(fmt.Errorf("%s: middleware declaration: /methods/%d: %q: want an upper-case method such as \"POST\"", file, i, meth))
 			}
+		}
+		if err := checkMiddlewareResponses(file, m.decl.Responses); err != nil {
+			return fail(err)
 		}
 	}
 	m.pool.Park(in)

@@ -584,6 +584,11 @@ func (l *loading) assemble(files []string, results []routeResult) {
 				refused = err
 				continue
 			}
+			if err := t.set.shadowedBy(r.rf); err != nil {
+				l.problem(err, res.news)
+				refused = err
+				continue
+			}
 			if err := r.register(&t.router); err != nil {
 				l.problem(err, res.news)
 				refused = err
@@ -633,6 +638,12 @@ func (l *loading) document() {
 		l.problem(t.docErr, true)
 		return
 	}
+	// Rate limits first: the limiter runs after the security check, so
+	// its headers go on the answers the contracts declare, not on the
+	// 401 and 403 the security plan adds next.
+	if err := documentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
+		l.problem(err, true)
+	}
 	var prevPlan *securityPlan
 	if l.prev != nil {
 		prevPlan = l.prev.security
@@ -642,8 +653,9 @@ func (l *loading) document() {
 		l.problem(fmt.Errorf("security: %w", p), true)
 	}
 	t.security = plan
-	if err := documentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
-		l.problem(err, true)
+	if plan != nil {
+		slices.Sort(plan.keyHeaders)
+		t.cors = t.set.cors.WithHeaders(plan.keyHeaders)
 	}
 	// The document now lists the 401 and 403 the host answers.
 	if b, err := marshalDocument(t.doc.doc); err == nil {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -270,10 +271,12 @@ func (h *Host) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt
 		typeIssues = append(typeIssues, validation.Issue{Path: []any{name}, Message: fmt.Sprintf("part %d of field %q is %s; want %s", index+1, name, ct, strings.Join(allowed, " or "))})
 	}
 	counts := map[string]int{}
+	fieldTypes := map[string]string{}
 	for _, f := range m.Fields {
 		check(f.Name, f.ContentType, counts[f.Name])
 		counts[f.Name]++
 		values[f.Name] = append(values[f.Name], f.Value)
+		fieldTypes[f.Name] = f.ContentType
 	}
 	for _, f := range m.Files {
 		check(f.Name, f.ContentType, counts[f.Name])
@@ -285,6 +288,20 @@ func (h *Host) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt
 	for k, vs := range values {
 		if b := notUTF8Values(k, vs); b != nil {
 			bad = append(bad, *b)
+			continue
+		}
+		if ct, field := fieldTypes[k]; field && counts[k] == 1 && bt.schema.JSONPart(k, mediatype.IsJSON(ct) || ct == "text/plain") {
+			// An object or array field sent as one JSON part (OpenAPI's
+			// default encoding for an object property).
+			v, _, err := jsonvalue.Decode([]byte(vs[0]), jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth, MaxValues: c.set.opts.Limits.JSONValues})
+			if err != nil {
+				is := jsonIssue(err)
+				is.Path = append([]any{k}, is.Path...)
+				is.Message = "part " + strconv.Quote(k) + " is not JSON: " + is.Message
+				bad = append(bad, is)
+				continue
+			}
+			obj[k] = v
 			continue
 		}
 		obj[k] = bt.schema.CoerceStrings(k, vs)

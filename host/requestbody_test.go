@@ -178,6 +178,17 @@ func TestRequestMediaTypes(t *testing.T) {
 				"supportedMediaTypes":["application/json","application/octet-stream","application/x-www-form-urlencoded","multipart/form-data","text/*"]}}`,
 		},
 		{
+			name: "JSON with charset=UTF-8 is read", contentType: "application/json; charset=UTF-8", body: `{"name":"pen"}`,
+			wantStatus: 200, wantEnvelope: `{"params":{},"query":{},"headers":{},"contentType":"application/json","body":{"name":"pen","qty":1}}`,
+			wantRaw: `{"name":"pen"}`,
+		},
+		{
+			name: "JSON in UTF-16 is 415", contentType: "application/json; charset=utf-16", body: "{\x00}\x00",
+			wantStatus: 415,
+			wantEnvelope: `{"statusCode":415,"statusMessage":"Unsupported Media Type","data":{"received":"application/json; charset=utf-16",
+				"supportedMediaTypes":["application/json","application/octet-stream","application/x-www-form-urlencoded","multipart/form-data","text/*"]}}`,
+		},
+		{
 			name: "JSON in another charset is 415", contentType: "application/json; charset=latin1", body: `{"name":"pen"}`,
 			wantStatus: 415,
 			wantEnvelope: `{"statusCode":415,"statusMessage":"Unsupported Media Type","data":{"received":"application/json; charset=latin1",

@@ -4,6 +4,8 @@ import (
 	stdjson "encoding/json"
 	"fmt"
 	"maps"
+	"mime"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/mediatype"
+	"github.com/wasmendpoints/endpoints/internal/queryobject"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
@@ -39,8 +42,11 @@ type operation struct {
 	contract *abi.Contract
 	params   *validation.Schema
 	query    *validation.Schema
-	headers  *validation.Schema
-	body     *abi.Body
+	// queryObjects are the object query parameters, read by their
+	// OpenAPI style before the query is coerced.
+	queryObjects queryobject.Set
+	headers      *validation.Schema
+	body         *abi.Body
 	// bodyTypes are the declared request media types; bodySupported their
 	// names as declared, for 415.
 	bodyTypes     []*bodyType
@@ -76,6 +82,9 @@ func (op *operation) negotiates() bool { return len(op.offers) > 1 }
 type declaredResponse struct {
 	schema      *validation.Schema // nil for media or bodiless responses
 	contentType string             // sent when the guest sets none
+	// headers are the schemas of the declared response headers, by
+	// canonical name: a value the answer sends is checked against its.
+	headers map[string]*validation.Schema
 }
 
 func newRoute(rf routefile.Route, mod *module) (*route, error) {
@@ -184,6 +193,9 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 		if op.query, err = comp.Compile(base + "/request/query"); err != nil {
 			return nil, err
 		}
+		if op.queryObjects, err = queryObjects(rf.File, base, op.query, c.Request.QueryStyles); err != nil {
+			return nil, err
+		}
 		if op.headers, err = comp.Compile(base + "/request/headers"); err != nil {
 			return nil, err
 		}
@@ -213,7 +225,9 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 		}
 	}
 	op.media, op.offers = mediaOf(c.Responses)
-	if c.Responses != nil && !c.ResponsesInferred {
+	// "responses": {} declares nothing, as leaving it out does: the
+	// document says "default" for it, and nothing is checked.
+	if len(c.Responses) > 0 && !c.ResponsesInferred {
 		op.responses = map[int]*declaredResponse{}
 		for key, resp := range c.Responses {
 			if err := op.declare(comp, key, resp, base+"/responses/"+key+"/schema"); err != nil {
@@ -322,6 +336,20 @@ func (op *operation) declare(comp *validation.Contract, key string, resp *abi.Re
 			d.contentType = resp.ContentType
 		}
 	}
+	base := strings.TrimSuffix(pointer, "/schema")
+	for name := range resp.Headers {
+		s, err := comp.Compile(base + "/headers/" + openapi.EscapeToken(name))
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			continue
+		}
+		if d.headers == nil {
+			d.headers = map[string]*validation.Schema{}
+		}
+		d.headers[http.CanonicalHeaderKey(name)] = s
+	}
 	op.responses[status] = d
 	return nil
 }
@@ -375,4 +403,38 @@ func mediaOf(responses map[string]*abi.Response) (map[int]string, []string) {
 		}
 	}
 	return media, offers
+}
+
+// checkHeaders returns what is wrong with the headers of an answer with
+// the declared status: a Content-Type other than the declared JSON type
+// (the document gives the body under that type only), and a declared
+// header whose value its schema refuses. The path of an issue is
+// ["headers", name].
+func (d *declaredResponse) checkHeaders(status int, header http.Header) []validation.Issue {
+	var issues []validation.Issue
+	if ct := header.Get("Content-Type"); ct != "" && d.contentType != "" && !sameEssence(ct, d.contentType) {
+		issues = append(issues, validation.Issue{Path: []any{"headers", "Content-Type"},
+			Message: fmt.Sprintf("is %q, but the contract declares %s for status %d", ct, d.contentType, status)})
+	}
+	for _, name := range slices.Sorted(maps.Keys(d.headers)) {
+		vs := header.Values(name)
+		if len(vs) == 0 {
+			continue
+		}
+		s := d.headers[name]
+		for _, is := range s.Validate(s.CoerceValue(vs[0])) {
+			is.Path = append([]any{"headers", name}, is.Path...)
+			issues = append(issues, is)
+		}
+	}
+	return issues
+}
+
+// sameEssence reports whether two media types are the same type and
+// subtype, whatever their parameters ("application/json; charset=utf-8"
+// is application/json).
+func sameEssence(a, b string) bool {
+	ma, _, errA := mime.ParseMediaType(a)
+	mb, _, errB := mime.ParseMediaType(b)
+	return errA == nil && errB == nil && ma == mb
 }

@@ -282,6 +282,9 @@ type securityPlan struct {
 	// secretQuery names the query parameters of the apiKey schemes sent
 	// "in": "query", whose values the access log must not show.
 	secretQuery []string
+	// keyHeaders names the request headers of the apiKey schemes sent
+	// "in": "header", which CORS lets pages send (cors.Policy.WithHeaders).
+	keyHeaders []string
 }
 
 // planSecurity reads the effective security of every operation of the
@@ -328,6 +331,9 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		plan.schemes[s.key] = s
 		if s.spec.Type == "apiKey" && s.spec.In == "query" && !slices.Contains(plan.secretQuery, s.spec.ParamName) {
 			plan.secretQuery = append(plan.secretQuery, s.spec.ParamName)
+		}
+		if s.spec.Type == "apiKey" && s.spec.In == "header" && !slices.Contains(plan.keyHeaders, s.spec.ParamName) {
+			plan.keyHeaders = append(plan.keyHeaders, s.spec.ParamName)
 		}
 		return s, nil
 	}
@@ -439,6 +445,11 @@ func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard, limit
 				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
 			},
 		})
+		// The rate limits documented their 429 first (documentRateLimits):
+		// its description now names both reasons.
+		if r := op.Responses["429"]; err == nil && len(limits) > 0 && r != nil && r.Ref == "" && strings.HasPrefix(r.Description, "Too many requests: rate limit ") {
+			r.Description = desc
+		}
 	}
 	if err != nil || !g.scoped {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
+	"github.com/wasmendpoints/endpoints/internal/queryobject"
 	"github.com/wasmendpoints/endpoints/internal/querystring"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
@@ -46,7 +47,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
 	setWriteDeadline(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
-	if p := t.set.cors; p != nil {
+	if p := t.corsPolicy(); p != nil {
 		// CORS comes before routing: a preflight is answered here, so a
 		// route's own OPTIONS handler still sees the other OPTIONS
 		// requests.
@@ -359,6 +360,22 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 		if err != nil {
 			bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
 		}
+		var keep []string
+		if t.security != nil {
+			keep = t.security.secretQuery // API keys sent in the query
+		}
+		objects, err := op.queryObjects.Gather(values, keep)
+		var oerr *queryobject.Error
+		if errors.As(err, &oerr) {
+			bad = append(bad, validation.Issue{Path: []any{oerr.Param}, Message: oerr.Error()})
+		}
+		for k, members := range objects {
+			if b := notUTF8Members(k, members); b != nil {
+				bad = append(bad, *b)
+				continue
+			}
+			c.query[k] = op.query.CoerceMembers(k, members)
+		}
 		for k, vs := range values {
 			if b := notUTF8Values(k, vs); b != nil {
 				bad = append(bad, *b)
@@ -485,6 +502,18 @@ func notUTF8Values(name string, values []string) *validation.Issue {
 		if !utf8.ValidString(v) {
 			i := notUTF8(name, v)
 			return &i
+		}
+	}
+	return nil
+}
+
+// notUTF8Members is notUTF8Values for the members of an object query
+// parameter: the issue's path names the parameter and the member.
+func notUTF8Members(param string, members map[string][]string) *validation.Issue {
+	for m, vs := range members {
+		if b := notUTF8Values(m, vs); b != nil {
+			b.Path = append([]any{param}, b.Path...)
+			return b
 		}
 	}
 	return nil
@@ -647,7 +676,7 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, op *operation) {
 	status, body := c.status, c.buf.Bytes()
 	if c.set.checked && op.responses != nil {
-		if issues := op.checkAnswer(status, body); issues != nil {
+		if issues := op.checkAnswer(status, c.header, body); issues != nil {
 			h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
 			h.observeRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 			writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
@@ -687,8 +716,8 @@ func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, o
 // agree on what the operation may answer. Guests send it when they
 // refuse a value the host passed but their types cannot hold (the Go
 // SDK's inputs), and hooks that keep the default body.
-func (op *operation) checkAnswer(status int, body []byte) []validation.Issue {
-	issues := op.checkDeclared(status, body)
+func (op *operation) checkAnswer(status int, header http.Header, body []byte) []validation.Issue {
+	issues := op.checkDeclared(status, header, body)
 	if issues != nil && status == http.StatusBadRequest && op.validationError != nil && len(body) > 0 {
 		if v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt}); err == nil && op.validationError.Validate(v) == nil {
 			return nil
@@ -699,10 +728,13 @@ func (op *operation) checkAnswer(status int, body []byte) []validation.Issue {
 
 // checkDeclared returns what is wrong with an answer for the statuses the
 // contract and the routes configuration declare, or nil.
-func (op *operation) checkDeclared(status int, body []byte) []validation.Issue {
+func (op *operation) checkDeclared(status int, header http.Header, body []byte) []validation.Issue {
 	d, ok := op.responses[status]
 	if !ok {
 		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("status %d is not declared in the contract (declared: %s)", status, op.statuses)}}
+	}
+	if issues := d.checkHeaders(status, header); issues != nil {
+		return issues
 	}
 	if d.schema == nil {
 		return nil

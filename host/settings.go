@@ -168,3 +168,12 @@ func (l *loading) appConfig() *config.App {
 	}
 	return cfg
 }
+
+// corsPolicy is the CORS policy t answers with: the one its security plan
+// completed, else the settings' (a table whose document failed).
+func (t *table) corsPolicy() *cors.Policy {
+	if t.cors != nil {
+		return t.cors
+	}
+	return t.set.cors
+}

@@ -389,7 +389,7 @@ func (b *builder) schema(src *source, ptr string, raw json.RawMessage) json.RawM
 	if len(out) > 0 && len(raw) > 0 && &out[0] == &raw[0] {
 		out = slices.Clone(out) // the document never shares memory with a contract
 	}
-	return out
+	return boundIntegerFormats(out)
 }
 
 // liftDefs adds defs to components/schemas.
@@ -681,6 +681,9 @@ func (b *builder) parameters(op *Route, src *source) []*Parameter {
 			p := &Parameter{Name: name, In: pp.in, Required: part.required[name],
 				Schema: b.schema(src, pointer("request", pp.name, "properties", name), json.RawMessage(s))}
 			lift(p, s)
+			if st := req.QueryStyles[name]; pp.in == "query" && st != nil {
+				styleParameter(p, st)
+			}
 			out = append(out, p)
 		}
 	}
@@ -694,6 +697,21 @@ func (b *builder) parameters(op *Route, src *source) []*Parameter {
 		})
 	}
 	return out
+}
+
+// styleParameter writes a contract's queryStyles entry as the parameter's
+// style and explode. Form with explode is OpenAPI's default for a query
+// parameter and stays implicit; deepObject states explode true, the only
+// value OpenAPI defines for it.
+func styleParameter(p *Parameter, st *abi.QueryStyle) {
+	explode := st.Explode == nil || *st.Explode
+	if st.Style == "deepObject" {
+		explode = true
+	}
+	if st.Style == "form" && explode {
+		return
+	}
+	p.Style, p.Explode = st.Style, &explode
 }
 
 // annotations are the members of a schema lifted to its parameter or

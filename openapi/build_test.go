@@ -124,6 +124,29 @@ func TestParameters(t *testing.T) {
 				{"name": "size", "in": "query", "schema": {"type": "integer"}}]`,
 		},
 		{
+			name: "object query parameters state their style", method: "GET", path: "/api/items",
+			contract: `{"request": {"query": {"type": "object", "properties": {
+					"deep": {"type": "object"}, "pick": {"type": "object"}, "plain": {"type": "object"}}},
+					"queryStyles": {"deep": {"style": "deepObject"}, "pick": {"style": "form", "explode": false}, "plain": {"style": "form"}}},
+				"responses": {"200": {}}}`,
+			want: `[
+				{"name": "deep", "in": "query", "style": "deepObject", "explode": true, "schema": {"type": "object"}},
+				{"name": "pick", "in": "query", "style": "form", "explode": false, "schema": {"type": "object"}},
+				{"name": "plain", "in": "query", "schema": {"type": "object"}}]`,
+		},
+		{
+			name: "integer formats state their range", method: "GET", path: "/api/items",
+			contract: `{"request": {"query": {"type": "object", "properties": {
+					"a": {"type": "integer", "format": "int32"},
+					"b": {"type": "integer", "format": "int64", "minimum": 1},
+					"c": {"type": "string", "format": "email"}}}},
+				"responses": {"200": {}}}`,
+			want: `[
+				{"name": "a", "in": "query", "schema": {"type": "integer", "format": "int32", "minimum": -2147483648, "maximum": 2147483647}},
+				{"name": "b", "in": "query", "schema": {"type": "integer", "format": "int64", "minimum": 1, "maximum": 9223372036854775807}},
+				{"name": "c", "in": "query", "schema": {"type": "string", "format": "email"}}]`,
+		},
+		{
 			name: "no request, no parameters", method: "GET", path: "/api/ping",
 			contract: `{"responses": {"204": {}}}`,
 			want:     ``,
@@ -368,7 +391,7 @@ func TestFrameworkResponses(t *testing.T) {
 				"413": `{"application/json": {"schema": ` + ref("EndpointsContentTooLarge") + `}}`,
 				"415": `{"application/json": {"schema": ` + ref("EndpointsUnsupportedMediaType") + `}}`,
 				"406": ""},
-			wantDesc:   map[string]string{"400": "Validation Error", "413": "The request body is larger than the host accepts", "415": "Unsupported Media Type"},
+			wantDesc:   map[string]string{"400": "Validation Error", "413": "The request body is larger than the host accepts", "415": "Unsupported Media Type: not a declared request media type, or JSON in a charset other than utf-8"},
 			components: []string{"EndpointsContentTooLarge", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{

@@ -124,7 +124,10 @@ var frameworkResponses = []frameworkResponse{
 		reaches: func(op *Route) bool { return op.Negotiates },
 	},
 	{
-		status: http.StatusUnsupportedMediaType, description: http.StatusText(http.StatusUnsupportedMediaType), mediaType: mediaJSON,
+		// JSON is read as UTF-8 only (RFC 8259 §8.1): the host refuses a
+		// JSON body whose Content-Type names another charset rather than
+		// read it as other text than the client meant.
+		status: http.StatusUnsupportedMediaType, description: "Unsupported Media Type: not a declared request media type, or JSON in a charset other than utf-8", mediaType: mediaJSON,
 		schema: SchemaUnsupportedMediaType, uses: []string{SchemaUnsupportedMediaType},
 		reaches: func(op *Route) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
 	},

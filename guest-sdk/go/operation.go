@@ -124,11 +124,26 @@ type Responses map[int]Response
 // [JSONAs], [RawJSON], [NoContent], [Media] or [MediaOf].
 type Response struct {
 	description string
-	typ         reflect.Type    // JSON, JSONAs, MediaOf: the Go type of the body or of one chunk
-	schema      json.RawMessage // RawJSON: the schema as written
-	contentType string          // JSONAs: the +json profile
-	media       []string        // Media, MediaOf: the types it sends
-	isMedia     bool            // Media, MediaOf: even when media is empty (an error)
+	typ         reflect.Type               // JSON, JSONAs, MediaOf: the Go type of the body or of one chunk
+	schema      json.RawMessage            // RawJSON: the schema as written
+	contentType string                     // JSONAs: the +json profile
+	media       []string                   // Media, MediaOf: the types it sends
+	isMedia     bool                       // Media, MediaOf: even when media is empty (an error)
+	headers     map[string]json.RawMessage // DeclareHeader: schemas by name
+}
+
+// DeclareHeader declares a header the response carries, for the document
+// (the host does not check it): a string described by description.
+//
+//	201: endpoints.JSON[User]("The new user").DeclareHeader("Location", "Where the new user is"),
+func (r Response) DeclareHeader(name, description string) Response {
+	d, _ := json.Marshal(description)
+	r.headers = maps.Clone(r.headers)
+	if r.headers == nil {
+		r.headers = map[string]json.RawMessage{}
+	}
+	r.headers[name] = json.RawMessage(`{"type":"string","description":` + string(d) + `}`)
+	return r
 }
 
 // JSON declares a JSON response whose schema is derived from T, the type
@@ -458,7 +473,7 @@ func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve 
 			stop()
 			r.fail(op, fmt.Errorf("Responses[%d]: not an HTTP status (100-599)", status))
 		}
-		ar := &abi.Response{Description: resp.description}
+		ar := &abi.Response{Description: resp.description, Headers: maps.Clone(resp.headers)}
 		if err := resp.check(); err != nil {
 			stop()
 			r.fail(op, fmt.Errorf("Responses[%d]: %w", status, err))

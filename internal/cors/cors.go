@@ -81,9 +81,12 @@ type Policy struct {
 	headers     map[string]bool // lower case
 	anyHeader   bool
 	headersLine string
-	expose      string
-	credentials bool
-	maxAge      string
+	// defaultHeaders: the config listed no allowHeaders, so WithHeaders
+	// may add the app's own.
+	defaultHeaders bool
+	expose         string
+	credentials    bool
+	maxAge         string
 }
 
 type wildcard struct{ scheme, suffix, port string }
@@ -125,7 +128,7 @@ func New(c Config) (*Policy, error) {
 	p.methodsLine = strings.Join(p.methods, ", ")
 	headers := c.AllowHeaders
 	if len(headers) == 0 {
-		headers = DefaultAllowHeaders
+		headers, p.defaultHeaders = DefaultAllowHeaders, true
 	}
 	for i, h := range headers {
 		switch {
@@ -151,6 +154,36 @@ func New(c Config) (*Policy, error) {
 	}
 	p.maxAge = strconv.Itoa(int(maxAge / time.Second))
 	return p, nil
+}
+
+// WithHeaders returns the policy with names added to the allowed request
+// headers when the configuration left allowHeaders to its default: the
+// host passes the headers its API-key security schemes read (X-API-Key),
+// which a page must be allowed to send. A configuration that lists its
+// allowHeaders keeps exactly those; p itself is never changed.
+func (p *Policy) WithHeaders(names []string) *Policy {
+	if p == nil || !p.defaultHeaders || p.anyHeader {
+		return p
+	}
+	var add []string
+	for _, n := range names {
+		if l := strings.ToLower(n); !p.headers[l] && !slices.ContainsFunc(add, func(a string) bool { return strings.EqualFold(a, n) }) {
+			add = append(add, n)
+		}
+	}
+	if len(add) == 0 {
+		return p
+	}
+	q := *p
+	q.headers = make(map[string]bool, len(p.headers)+len(add))
+	for h := range p.headers {
+		q.headers[h] = true
+	}
+	for _, n := range add {
+		q.headers[strings.ToLower(n)] = true
+	}
+	q.headersLine = p.headersLine + ", " + strings.Join(add, ", ")
+	return &q
 }
 
 // parseOrigin reads an allowed origin: scheme://host[:port], the host

@@ -182,3 +182,49 @@ fetch(%q, {credentials: "include", headers: {"Authorization": "Bearer t0k"}})
 		})
 	}
 }
+
+// TestWithHeaders: the headers of the app's API-key schemes are allowed
+// when allowHeaders is left to its default, and only then.
+func TestWithHeaders(t *testing.T) {
+	preflight := func(p *cors.Policy, headers string) http.Header {
+		r := httptest.NewRequest("OPTIONS", "/api/x", nil)
+		r.Header.Set("Origin", "http://localhost:5173")
+		r.Header.Set("Access-Control-Request-Method", "GET")
+		r.Header.Set("Access-Control-Request-Headers", headers)
+		w := httptest.NewRecorder()
+		p.Preflight(w, r)
+		return w.Header()
+	}
+	tests := []struct {
+		name         string
+		allowHeaders []string
+		add          []string
+		wantAllowed  bool
+		wantLine     string
+	}{
+		{"the default gains the key header", nil, []string{"X-API-Key"}, true,
+			"Content-Type, Authorization, Idempotency-Key, X-Request-Id, X-API-Key"},
+		{"a header already allowed is not repeated", nil, []string{"authorization", "X-API-Key", "x-api-key"}, true,
+			"Content-Type, Authorization, Idempotency-Key, X-Request-Id, X-API-Key"},
+		{"a listed allowHeaders is kept as listed", []string{"Content-Type"}, []string{"X-API-Key"}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base, err := cors.New(cors.Config{AllowOrigins: []string{"http://localhost:5173"}, AllowHeaders: tt.allowHeaders})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := base.WithHeaders(tt.add)
+			h := preflight(p, "x-api-key")
+			if got := h.Get("Access-Control-Allow-Origin") != ""; got != tt.wantAllowed {
+				t.Fatalf("preflight with X-API-Key allowed = %v, want %v (%v)", got, tt.wantAllowed, h)
+			}
+			if tt.wantAllowed && h.Get("Access-Control-Allow-Headers") != tt.wantLine {
+				t.Errorf("Access-Control-Allow-Headers = %q, want %q", h.Get("Access-Control-Allow-Headers"), tt.wantLine)
+			}
+			if preflight(base, "x-api-key").Get("Access-Control-Allow-Origin") != "" {
+				t.Error("WithHeaders changed the policy it was called on")
+			}
+		})
+	}
+}

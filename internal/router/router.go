@@ -274,7 +274,15 @@ func (n *node[T]) match(p string, done bool, params *[]string) *leaf[T] {
 		return n.leaf
 	}
 	head, rest, more := strings.Cut(p, "/")
-	if child := n.static[head]; child != nil {
+	child := n.static[head]
+	if child == nil && strings.IndexByte(head, '%') >= 0 {
+		// A file name that needs escaping in a URL ("menu du jour",
+		// "café") arrives percent-encoded: compare it decoded.
+		if u, err := url.PathUnescape(head); err == nil {
+			child = n.static[u]
+		}
+	}
+	if child != nil {
 		if l := child.match(rest, !more, params); l != nil {
 			return l
 		}

@@ -33,6 +33,7 @@ func TestMatch(t *testing.T) {
 		"server/routes/docs/[[page]].get.wasm",
 		"server/api/things.wasm",
 		"server/api/things.get.wasm",
+		"server/api/café/menu du jour.get.wasm",
 	)
 	tests := []struct {
 		name, method, path string
@@ -52,6 +53,9 @@ func TestMatch(t *testing.T) {
 		{"empty param does not match", "GET", "/api/users//", "", 405, nil, nil},
 		{"trailing slash ignored", "GET", "/api/users/7/", "server/api/users/[id].get.wasm", 200, []string{"7"}, nil},
 		{"escaped segment unescaped alone", "GET", "/api/users/a%2Fb", "server/api/users/[id].get.wasm", 200, []string{"a/b"}, nil},
+		{"a static segment is matched percent-decoded", "GET", "/api/caf%C3%A9/menu%20du%20jour", "server/api/café/menu du jour.get.wasm", 200, nil, nil},
+		{"in either case of hex digits", "GET", "/api/caf%c3%a9/menu%20du%20jour", "server/api/café/menu du jour.get.wasm", 200, nil, nil},
+		{"an escaped slash is no separator", "GET", "/api/caf%C3%A9%2Fmenu%20du%20jour", "", 404, nil, nil},
 		{"catch-all keeps slashes", "PUT", "/files/a/b/c.txt", "server/routes/files/[...path].wasm", 200, []string{"a/b/c.txt"}, nil},
 		{"catch-all needs a segment", "GET", "/files", "", 404, nil, nil},
 		{"optional param absent", "GET", "/docs", "server/routes/docs/[[page]].get.wasm", 200, nil, nil},

@@ -41,6 +41,10 @@ func (s *Schema) CoerceString(property, value string) any {
 	return coerceScalar(p, value)
 }
 
+// CoerceValue is CoerceString for a schema that is itself the value's,
+// such as a response header's.
+func (s *Schema) CoerceValue(value string) any { return coerceScalar(s.plan, value) }
+
 // CoerceStrings is CoerceString for a property given several times (a
 // repeated query key or header): when the schema admits an array, every
 // value becomes an item coerced by the items schema; otherwise the first
@@ -53,6 +57,12 @@ func (s *Schema) CoerceStrings(property string, values []string) any {
 	if s != nil {
 		p = s.plan.props[property]
 	}
+	return coerceValues(p, values)
+}
+
+// coerceValues is CoerceStrings for the plan p of one property; a nil plan
+// coerces nothing.
+func coerceValues(p *plan, values []string) any {
 	if p == nil {
 		if len(values) == 1 {
 			return values[0]
@@ -76,6 +86,52 @@ func (s *Schema) CoerceStrings(property string, values []string) any {
 		return out
 	}
 	return coerceScalar(p, values[0])
+}
+
+// JSONPart reports whether a multipart part for the property is read as
+// JSON: its schema admits an object or an array but no string, and the
+// part is JSON (json true) or is an object property sent as text, the
+// part type OpenAPI defaults to application/json for objects.
+func (s *Schema) JSONPart(property string, json bool) bool {
+	if s == nil {
+		return false
+	}
+	p := s.plan.props[property]
+	if p == nil || p.types&tString != 0 || p.types&(tObject|tArray) == 0 {
+		return false
+	}
+	return json || p.types&tObject != 0
+}
+
+// ObjectMembers reports whether the property's schema admits only objects
+// (a query parameter OpenAPI serializes by its style), and if so the member
+// names it declares, sorted.
+func (s *Schema) ObjectMembers(property string) (members []string, ok bool) {
+	p := s.plan.props[property]
+	if p == nil || p.types != tObject {
+		return nil, false
+	}
+	return p.propOrder, true
+}
+
+// CoerceMembers builds the value of an object property from its members'
+// strings (an object query parameter as style form or deepObject spells
+// it), each coerced by its member's schema as CoerceStrings coerces a
+// property.
+func (s *Schema) CoerceMembers(property string, members map[string][]string) map[string]any {
+	var p *plan
+	if s != nil {
+		p = s.plan.props[property]
+	}
+	out := make(map[string]any, len(members))
+	for name, vs := range members {
+		var sub *plan
+		if p != nil {
+			sub = p.props[name]
+		}
+		out[name] = coerceValues(sub, vs)
+	}
+	return out
 }
 
 func coerceScalar(p *plan, v string) any {

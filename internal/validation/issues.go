@@ -264,7 +264,12 @@ func msgMaxLength(want int) string {
 func msgPattern(want string) string { return "must match the pattern " + strconv.Quote(want) }
 
 // msgFormat is the message of "format", want being the format's name.
-func msgFormat(want string) string { return "must be a valid " + formatName(want) }
+func msgFormat(want string) string {
+	if f := rangeFormats[want]; f != nil {
+		return "must be " + f.words + " (" + f.name + ")"
+	}
+	return "must be a valid " + formatName(want)
+}
 
 // msgMinItems is the message of "minItems".
 func msgMinItems(want int) string { return "must contain at least " + plural(want, "item", "items") }

@@ -34,7 +34,8 @@ type Contract struct {
 var resourceSeq atomic.Int64
 
 // NewContract prepares the contract of file for compiling its schemas.
-// Formats are asserted (an invalid "email" fails validation), and schemas
+// Formats are asserted (an invalid "email" fails validation, and so does
+// 2147483648 for "int32": formats.go), and schemas
 // are draft 2020-12 unless they say otherwise.
 func NewContract(file string, contractJSON []byte) (*Contract, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(contractJSON))
@@ -44,6 +45,7 @@ func NewContract(file string, contractJSON []byte) (*Contract, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
+	registerRangeFormats(c)
 	c.UseLoader(refuseLoader{})
 	url := fmt.Sprintf("file:///endpoints/contract-%d.json", resourceSeq.Add(1))
 	if err := c.AddResource(url, doc); err != nil {

@@ -30,7 +30,7 @@ func init() {
 		Description: "Stores an order of 1 to 50 items for an existing user and answers it with its id and a Location header. Needs an Idempotency-Key: a retry with the same key and body answers the first order again.",
 		Tags:        []string{"orders"},
 		Responses: endpoints.Responses{
-			201: endpoints.JSON[model.Order]("The new order"),
+			201: endpoints.JSON[model.Order]("The new order").DeclareHeader("Location", "The new order's URL"),
 			422: endpoints.JSONAs[model.Problem]("No such user, or the Idempotency-Key was used for a different request", "application/problem+json"),
 		},
 		Idempotency: &abi.Idempotency{Required: true},

@@ -25,7 +25,7 @@ func init() {
 		Description: "Stores a user and answers it with its new id and a Location header. Send an Idempotency-Key to make retries safe: a retry with the same key and body answers the first user again.",
 		Tags:        []string{"users"},
 		Responses: endpoints.Responses{
-			201: endpoints.JSON[model.User]("The new user"),
+			201: endpoints.JSON[model.User]("The new user").DeclareHeader("Location", "The new user's URL"),
 		},
 		Idempotency: &abi.Idempotency{},
 	}, func(in *input) endpoints.Reply {

@@ -374,7 +374,8 @@ export type PostApiOrdersOptions = {
  * - 403: The credential lacks a required scope
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
  * - 413: The request body is larger than the host accepts
- * - 415: Unsupported Media Type
+ * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
+ *   utf-8
  * - 422: No such user, or the Idempotency-Key was used for a different request
  * - 429: Too many requests: rate limit orders, or too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
@@ -420,7 +421,8 @@ export type PostApiUsersOptions = {
  * - 403: The credential lacks a required scope
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
  * - 413: The request body is larger than the host accepts
- * - 415: Unsupported Media Type
+ * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
+ *   utf-8
  * - 422: The Idempotency-Key was used for a different request
  * - 429: Too many requests: too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
@@ -561,7 +563,8 @@ export type PatchApiUsersByIdOptions = {
  * - 403: The credential lacks a required scope
  * - 404: No such user
  * - 413: The request body is larger than the host accepts
- * - 415: Unsupported Media Type
+ * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
+ *   utf-8
  * - 429: Too many requests: too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later
@@ -648,7 +651,8 @@ export type PostApiUsersByIdPhotoOptions = {
  * - 403: The credential lacks a required scope
  * - 404: No such user
  * - 413: The request body is larger than the host accepts
- * - 415: Unsupported Media Type
+ * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
+ *   utf-8
  * - 422: The file is not the image its type says
  * - 429: Too many requests: too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
