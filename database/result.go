@@ -29,6 +29,15 @@ func DecodeParams(data []byte) ([]any, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
+	if args, ok := decodeSimpleParams(data); ok {
+		return args, nil
+	}
+	return decodeParamsJSON(data)
+}
+
+// decodeParamsJSON is DecodeParams through encoding/json: every case, and
+// the errors.
+func decodeParamsJSON(data []byte) ([]any, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	var raw []any

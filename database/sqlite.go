@@ -46,9 +46,18 @@ type sqliteDB struct {
 
 // sqliteConn is one connection; trusted is set while the host runs its
 // own statements (BEGIN, migrations), which the guest authorizer allows.
+// stmts are the guests' statements it prepared, none of them prepared
+// while trusted.
 type sqliteConn struct {
 	conn    *sqlite3.Conn
 	trusted bool
+	stmts   stmtCache
+}
+
+// close finalizes the cached statements and closes the connection.
+func (c *sqliteConn) close() error {
+	c.stmts.close()
+	return c.conn.Close()
 }
 
 func openSQLite(ctx context.Context, opts Options) (DB, error) {
@@ -161,7 +170,7 @@ func (db *sqliteDB) release(c *sqliteConn) {
 	closed := db.closed
 	db.mu.Unlock()
 	if closed || !c.conn.GetAutocommit() {
-		c.conn.Close()
+		c.close()
 	} else {
 		db.idle <- c
 	}
@@ -280,7 +289,7 @@ func (db *sqliteDB) Close() error {
 	for {
 		select {
 		case c := <-db.idle:
-			errs = append(errs, c.conn.Close())
+			errs = append(errs, c.close())
 		default:
 			return errors.Join(errs...)
 		}
@@ -299,11 +308,24 @@ func (c *sqliteConn) control(ctx context.Context, sql string) error {
 	return nil
 }
 
-// prepare prepares one statement and binds args. A second statement
-// after the first (SQL injection's favourite) is refused.
+// prepare takes the statement of sql from the connection's cache, or
+// prepares it, and binds args; the caller gives it back with done. A
+// second statement after the first (SQL injection's favourite) is
+// refused, and never cached.
 func (c *sqliteConn) prepare(ctx context.Context, sql string, args []any) (*sqlite3.Stmt, error) {
 	c.conn.SetInterrupt(ctx)
-	stmt, tail, err := c.conn.Prepare(sql)
+	if stmt := c.stmts.take(sql); stmt != nil {
+		if err := bindAll(ctx, stmt, args); err != nil {
+			c.done(sql, stmt)
+			return nil, err
+		}
+		return stmt, nil
+	}
+	var flags sqlite3.PrepareFlag
+	if cacheable(sql) {
+		flags = sqlite3.PREPARE_PERSISTENT
+	}
+	stmt, tail, err := c.conn.PrepareFlags(sql, flags)
 	if err != nil {
 		return nil, sqliteError(ctx, err)
 	}
@@ -322,10 +344,21 @@ func (c *sqliteConn) prepare(ctx context.Context, sql string, args []any) (*sqli
 		tail = rest
 	}
 	if err := bindAll(ctx, stmt, args); err != nil {
-		stmt.Close()
+		c.done(sql, stmt)
 		return nil, err
 	}
 	return stmt, nil
+}
+
+// done gives back a statement prepare returned: to the cache while the
+// connection is a guest's, finalized when the host's own statements
+// (trusted) prepared it.
+func (c *sqliteConn) done(sql string, stmt *sqlite3.Stmt) {
+	if c.trusted {
+		stmt.Close()
+		return
+	}
+	c.stmts.put(sql, stmt)
 }
 
 // bindAll binds args to the statement's parameters: ? in order, and $N
@@ -387,11 +420,24 @@ func (c *sqliteConn) query(ctx context.Context, sql string, args []any, done fun
 	if err != nil {
 		return nil, err
 	}
-	cols := make([]string, stmt.ColumnCount())
-	for i := range cols {
-		cols[i] = stmt.ColumnName(i)
+	// The first step runs before the columns are read: a cached
+	// statement whose schema changed since (ALTER TABLE, a table made
+	// anew) is prepared again by SQLite at that step, and its columns are
+	// then those of the statement that runs.
+	r := &sqliteRows{ctx: ctx, c: c, sql: sql, stmt: stmt, done: done, stepped: true}
+	r.row = stmt.Step()
+	if !r.row {
+		if err := stmt.Err(); err != nil {
+			c.done(sql, stmt)
+			return nil, sqliteError(ctx, err)
+		}
 	}
-	return &sqliteRows{ctx: ctx, stmt: stmt, cols: cols, vals: make([]any, len(cols)), done: done}, nil
+	r.cols = make([]string, stmt.ColumnCount())
+	for i := range r.cols {
+		r.cols[i] = stmt.ColumnName(i)
+	}
+	r.vals = make([]any, len(r.cols))
+	return r, nil
 }
 
 func (c *sqliteConn) exec(ctx context.Context, sql string, args []any) (ExecResult, error) {
@@ -400,33 +446,46 @@ func (c *sqliteConn) exec(ctx context.Context, sql string, args []any) (ExecResu
 		return ExecResult{}, err
 	}
 	err = stmt.Exec()
-	stmt.Close()
+	c.done(sql, stmt)
 	if err != nil {
 		return ExecResult{}, sqliteError(ctx, err)
 	}
 	return ExecResult{RowsAffected: c.conn.Changes(), LastInsertID: c.conn.LastInsertRowID(), HasLastInsertID: true}, nil
 }
 
-// sqliteRows are the rows of one statement; done gives its connection
-// back (nothing in a transaction).
+// sqliteRows are the rows of one statement of c, whose text is sql;
+// done gives the connection back (nothing in a transaction). The
+// statement's first step ran before the rows were made (stepped, its
+// outcome row); end is set once a step found no more rows.
 type sqliteRows struct {
-	ctx  context.Context
-	stmt *sqlite3.Stmt
-	cols []string
-	vals []any
-	done func()
-	err  error
+	ctx     context.Context
+	c       *sqliteConn
+	sql     string
+	stmt    *sqlite3.Stmt
+	cols    []string
+	vals    []any
+	done    func()
+	err     error
+	stepped bool
+	row     bool
+	end     bool
 }
 
 func (r *sqliteRows) Columns() []string { return r.cols }
 
 func (r *sqliteRows) Next() bool {
-	if r.stmt == nil {
+	if r.stmt == nil || r.end {
 		return false
+	}
+	if r.stepped {
+		r.stepped = false
+		r.end = !r.row
+		return r.row
 	}
 	if r.stmt.Step() {
 		return true
 	}
+	r.end = true
 	if err := r.stmt.Err(); err != nil {
 		r.err = sqliteError(r.ctx, err)
 	}
@@ -457,7 +516,7 @@ func (r *sqliteRows) Close() error {
 	if r.stmt == nil {
 		return r.err
 	}
-	r.stmt.Close()
+	r.c.done(r.sql, r.stmt)
 	r.stmt = nil
 	if r.done != nil {
 		r.done()

@@ -313,7 +313,8 @@ func encodeArgs(args []any) ([]byte, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
-	b := []byte{'['}
+	b := make([]byte, 1, 64)
+	b[0] = '['
 	for i, a := range args {
 		if i > 0 {
 			b = append(b, ',')
@@ -678,6 +679,12 @@ func errNull(dest any) error {
 //	}
 //	users, err := endpoints.QueryAs[User](db, "SELECT id, name, email FROM users LIMIT $1", 50)
 func QueryAs[T any](q Querier, sql string, args ...any) ([]T, error) {
+	switch q := q.(type) {
+	case *Database:
+		return queryAs[T](q, sql, args)
+	case *Tx:
+		return queryAs[T](q.db, sql, args)
+	}
 	rows, err := q.Query(sql, args...)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package endpoints_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -168,5 +169,79 @@ func TestQueryAsEmbeddedAndOtherTypes(t *testing.T) {
 	got, err := endpoints.QueryAs[dbEmbedded](db, `SELECT id, name, score, '["a","b"]' AS tags FROM users`)
 	if err != nil || len(got) != 1 || got[0].ID != 1 || got[0].Name != "Ada" || got[0].Score != 2.5 || strings.Join(got[0].Tags, ",") != "a,b" {
 		t.Errorf("got %+v, %v", got, err)
+	}
+}
+
+type dbRaw struct {
+	ID   int64           `db:"id"`
+	Name string          `db:"name"`
+	Doc  json.RawMessage `db:"doc"`
+	Blob []byte          `db:"photo"`
+}
+
+// rowsQuerier is a Querier of the application's own: QueryAs reads it
+// through Query and Rows, not the SDK's direct path.
+type rowsQuerier struct{ db *endpoints.Database }
+
+func (q rowsQuerier) Query(sql string, args ...any) (*endpoints.Rows, error) {
+	return q.db.Query(sql, args...)
+}
+
+func (q rowsQuerier) Exec(sql string, args ...any) (endpoints.Result, error) {
+	return q.db.Exec(sql, args...)
+}
+
+// TestQueryAsKeepsValues: what QueryAs scanned stays intact after the
+// next statements, which reuse the buffer the result was read into, and
+// the SDK's queriers and an application's own give the same rows and the
+// same errors.
+func TestQueryAsKeepsValues(t *testing.T) {
+	db := setupDB(t)
+	for _, s := range []string{
+		`INSERT INTO users (name, photo) VALUES ('Ada', x'000102')`,
+		`INSERT INTO users (name, photo) VALUES ('Grace Hopper, a longer name', x'0a0b0c0d0e0f')`,
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const sql = `SELECT id, name, '{"k":' || id || '}' AS doc, photo FROM users WHERE id = $1`
+	queriers := []struct {
+		name string
+		q    endpoints.Querier
+	}{{"Database", db}, {"own Querier", rowsQuerier{db}}}
+	for _, q := range queriers {
+		t.Run(q.name, func(t *testing.T) {
+			first, err := endpoints.QueryRowAs[dbRaw](q.q, sql, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := endpoints.QueryRowAs[dbRaw](q.q, sql, 2); err != nil {
+				t.Fatal(err)
+			}
+			if first.ID != 1 || first.Name != "Ada" || string(first.Doc) != `"{\"k\":1}"` || string(first.Blob) != "\x00\x01\x02" {
+				t.Errorf("the first row changed after the next query: %+v", first)
+			}
+			var inTx []dbRaw
+			err = db.Tx(func(tx *endpoints.Tx) error {
+				var err error
+				inTx, err = endpoints.QueryAs[dbRaw](tx, `SELECT id, name, '{}' AS doc, photo FROM users ORDER BY id`)
+				return err
+			})
+			if err != nil || len(inTx) != 2 || inTx[1].Name != "Grace Hopper, a longer name" {
+				t.Errorf("QueryAs in a transaction = %+v, %v", inTx, err)
+			}
+			none, err := endpoints.QueryAs[dbRaw](q.q, sql, 99)
+			if err != nil || none == nil || len(none) != 0 {
+				t.Errorf("no rows = %#v, %v; want an empty slice", none, err)
+			}
+			_, err = endpoints.QueryAs[dbUser](q.q, "SELECT id, photo AS score FROM users WHERE id = 1")
+			if err == nil || !strings.Contains(err.Error(), `endpoints: ScanAll: row 1, column "score" into endpoints_test.dbUser: `) {
+				t.Errorf("a value that does not scan: %v", err)
+			}
+			if _, err := endpoints.QueryAs[int](q.q, "SELECT 1"); err == nil || !strings.Contains(err.Error(), "int is not a struct") {
+				t.Errorf("a non-struct: %v", err)
+			}
+		})
 	}
 }

@@ -1,0 +1,67 @@
+package database
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestDecodeSimpleParams: the fast path decodes what it accepts exactly as
+// encoding/json does, and leaves the rest to it.
+func TestDecodeSimpleParams(t *testing.T) {
+	tests := []struct {
+		params string
+		simple bool // whether the fast path takes it
+	}{
+		{`[]`, true},
+		{` [ ] `, true},
+		{`[2]`, true},
+		{`[2, "Grace Hopper", null, true, false]`, true},
+		{"[\n\t-7 ,\r\"\"]", true},
+		{`[0, -0, 9223372036854775807, -9223372036854775808]`, true},
+		{`["héllo ✓"]`, true},
+		{`[9223372036854775808]`, false}, // past int64: a float
+		{`[1.5]`, false},
+		{`[1e3]`, false},
+		{`["a\"b"]`, false},
+		{`["a\u00e9"]`, false},
+		{`[{"$blob": "AAE="}]`, false},
+		{"[\"\xff\"]", false},
+		{`[01]`, false},
+		{`[-]`, false},
+		{`[1,]`, false},
+		{`[1 2]`, false},
+		{`[nul]`, false},
+		{`[nullx]`, false},
+		{`[1] x`, false},
+		{`[[1]]`, false},
+		{`null`, false},
+		{`{}`, false},
+		{`[`, false},
+		{`["open`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.params, func(t *testing.T) {
+			got, ok := decodeSimpleParams([]byte(tt.params))
+			if ok != tt.simple {
+				t.Fatalf("fast path took it: %v, want %v (%#v)", ok, tt.simple, got)
+			}
+			want, wantErr := decodeParamsJSON([]byte(tt.params))
+			if ok && (wantErr != nil || !reflect.DeepEqual(got, want)) {
+				t.Errorf("fast path %#v, encoding/json %#v, %v", got, want, wantErr)
+			}
+			all, err := DecodeParams([]byte(tt.params))
+			if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(all, want) {
+				t.Errorf("DecodeParams = %#v, %v; want %#v, %v", all, err, want, wantErr)
+			}
+		})
+	}
+}
+
+func BenchmarkDecodeParams(b *testing.B) {
+	params := []byte(`[2, "Grace Hopper"]`)
+	for b.Loop() {
+		if _, err := DecodeParams(params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

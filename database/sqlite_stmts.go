@@ -1,0 +1,89 @@
+package database
+
+import "github.com/ncruces/go-sqlite3"
+
+// Bounds of a connection's cache of prepared statements ([stmtCache]).
+const (
+	// sqliteStmtCacheSize is how many prepared statements a connection
+	// keeps: more than the distinct statements of most apps, few enough
+	// that a guest that builds its SQL text per request cannot grow the
+	// connection's memory without bound.
+	sqliteStmtCacheSize = 64
+	// sqliteStmtCacheMaxSQL is the longest SQL text a connection caches;
+	// a longer one is prepared for each call and finalized after it.
+	sqliteStmtCacheMaxSQL = 4096
+)
+
+// stmtCache holds a connection's prepared statements by SQL text, so that a
+// statement a guest runs again is bound and stepped, not parsed and
+// planned again: preparing costs more than a point lookup.
+//
+// A statement is in the cache only while it is idle: [stmtCache.take]
+// removes it, [stmtCache.put] resets it and gives it back. Every cached
+// statement was prepared for a guest, under the authorizer, and is one
+// statement of its SQL text. SQLite prepares a statement again itself when
+// the schema changes, and calls the authorizer then too.
+type stmtCache struct {
+	stmts map[string]*cachedStmt
+	clock uint64 // counts puts; a statement's last put is its age
+}
+
+// cachedStmt is a cache entry: the statement and when it was last put
+// back.
+type cachedStmt struct {
+	stmt *sqlite3.Stmt
+	used uint64
+}
+
+// take removes the statement of sql from the cache, nil when it holds
+// none.
+func (c *stmtCache) take(sql string) *sqlite3.Stmt {
+	e := c.stmts[sql]
+	if e == nil {
+		return nil
+	}
+	delete(c.stmts, sql)
+	return e.stmt
+}
+
+// cacheable reports whether a statement of sql would be kept by put.
+func cacheable(sql string) bool { return len(sql) <= sqliteStmtCacheMaxSQL }
+
+// put resets stmt, clears its parameters and keeps it for the next call of
+// sql; when the cache is full it finalizes the statement used longest
+// ago. A statement that cannot be reset, or whose text is too long, is
+// finalized instead.
+func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
+	// Reset returns the error of the last step, which the caller has
+	// had: only ClearBindings says whether the statement is still sound.
+	stmt.Reset()
+	if stmt.ClearBindings() != nil || !cacheable(sql) || c.stmts[sql] != nil {
+		stmt.Close()
+		return
+	}
+	if c.stmts == nil {
+		c.stmts = make(map[string]*cachedStmt, sqliteStmtCacheSize)
+	}
+	if len(c.stmts) >= sqliteStmtCacheSize {
+		oldest := ""
+		var age uint64
+		for k, e := range c.stmts {
+			if oldest == "" || e.used < age {
+				oldest, age = k, e.used
+			}
+		}
+		c.stmts[oldest].stmt.Close()
+		delete(c.stmts, oldest)
+	}
+	c.clock++
+	c.stmts[sql] = &cachedStmt{stmt: stmt, used: c.clock}
+}
+
+// close finalizes every cached statement: SQLite closes no connection
+// that still has statements.
+func (c *stmtCache) close() {
+	for k, e := range c.stmts {
+		e.stmt.Close()
+		delete(c.stmts, k)
+	}
+}

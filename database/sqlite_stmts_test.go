@@ -1,0 +1,205 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// openCacheTestDB opens an SQLite database of one connection, so that
+// every statement of a test runs on the connection whose cache it reads.
+func openCacheTestDB(t *testing.T) *sqliteDB {
+	t.Helper()
+	db, err := Open(t.Context(), DriverSQLite, Options{Path: filepath.Join(t.TempDir(), "cache.db"), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(t.Context(), "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(t.Context(), "INSERT INTO users (id, name) VALUES (1, 'Ada'), (2, 'Grace')", nil); err != nil {
+		t.Fatal(err)
+	}
+	return db.(*sqliteDB)
+}
+
+// cached is the number of statements the pool's idle connection keeps.
+func cached(t *testing.T, db *sqliteDB) int {
+	t.Helper()
+	c, err := db.acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.release(c)
+	return len(c.stmts.stmts)
+}
+
+func runQuery(t *testing.T, db DB, sql string, args ...any) (string, error) {
+	t.Helper()
+	rows, err := db.Query(t.Context(), sql, args)
+	if err != nil {
+		return "", err
+	}
+	b, err := AppendQueryResult(nil, rows, 1<<20)
+	return string(b), err
+}
+
+// TestSQLiteStatementCache runs each statement twice on one connection:
+// the second run takes the statement the first prepared, and must answer
+// as the first did: the same rows for new arguments, the authorizer's
+// refusals again, errors that leave the statement usable.
+func TestSQLiteStatementCache(t *testing.T) {
+	tests := []struct {
+		name  string
+		sql   string
+		args  [2][]any  // of the first and second run
+		want  [2]string // the results, when no error
+		code  [2]Code   // the errors' codes
+		cache bool      // whether the statement stays in the cache
+	}{
+		{name: "new arguments are bound", sql: "SELECT name FROM users WHERE id = $1", args: [2][]any{{int64(1)}, {int64(2)}},
+			want: [2]string{`{"columns":["name"],"rows":[["Ada"]]}`, `{"columns":["name"],"rows":[["Grace"]]}`}, cache: true},
+		{name: "arguments are cleared between runs", sql: "SELECT ? AS v", args: [2][]any{{"x"}, nil},
+			want: [2]string{`{"columns":["v"],"rows":[["x"]]}`}, code: [2]Code{"", CodeSyntax}, cache: true},
+		{name: "attach stays refused", sql: "ATTACH DATABASE 'other.db' AS other", code: [2]Code{CodeDenied, CodeDenied}},
+		{name: "file pragma stays refused", sql: "PRAGMA journal_mode=DELETE", code: [2]Code{CodeDenied, CodeDenied}},
+		{name: "transaction control stays refused", sql: "BEGIN", code: [2]Code{CodeDenied, CodeDenied}},
+		{name: "a second statement stays refused", sql: "SELECT 1; DELETE FROM users", code: [2]Code{CodeDenied, CodeDenied}},
+		{name: "a long text is not kept", sql: "SELECT 1 AS x" + strings.Repeat(" ", sqliteStmtCacheMaxSQL),
+			want: [2]string{`{"columns":["x"],"rows":[[1]]}`, `{"columns":["x"],"rows":[[1]]}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openCacheTestDB(t)
+			before := cached(t, db)
+			for run := range 2 {
+				got, err := runQuery(t, db, tt.sql, tt.args[run]...)
+				if tt.code[run] != "" {
+					if CodeOf(err) != tt.code[run] {
+						t.Fatalf("run %d: got %s, %v; want code %s", run+1, got, err, tt.code[run])
+					}
+					continue
+				}
+				if err != nil || got != tt.want[run] {
+					t.Fatalf("run %d: got %s, %v; want %s", run+1, got, err, tt.want[run])
+				}
+			}
+			want := before
+			if tt.cache {
+				want++
+			}
+			if n := cached(t, db); n != want {
+				t.Errorf("%d statements cached after the runs, want %d", n, want)
+			}
+		})
+	}
+}
+
+// TestSQLiteStatementCacheReuses checks that a statement run again is the
+// one the first run prepared, not a new one.
+func TestSQLiteStatementCacheReuses(t *testing.T) {
+	db := openCacheTestDB(t)
+	c, err := db.acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.release(c)
+	const sql = "SELECT name FROM users WHERE id = $1"
+	first, err := c.prepare(t.Context(), sql, []any{int64(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.done(sql, first)
+	second, err := c.prepare(t.Context(), sql, []any{int64(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.done(sql, second)
+	if first != second {
+		t.Error("the second run prepared the statement again")
+	}
+	// A trusted (host) statement is never kept for guests.
+	c.trusted = true
+	third, err := c.prepare(t.Context(), "SELECT 3", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.done("SELECT 3", third)
+	c.trusted = false
+	if c.stmts.take("SELECT 3") != nil {
+		t.Error("a statement prepared while trusted was cached")
+	}
+}
+
+// TestSQLiteStatementCacheBound runs more distinct statements than the
+// cache keeps: it keeps the most recent ones and closes the others.
+func TestSQLiteStatementCacheBound(t *testing.T) {
+	db := openCacheTestDB(t)
+	base := cached(t, db)
+	for i := range sqliteStmtCacheSize + 10 {
+		if _, err := runQuery(t, db, fmt.Sprintf("SELECT %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := cached(t, db); n != sqliteStmtCacheSize {
+		t.Errorf("%d statements cached, want the bound %d", n, sqliteStmtCacheSize)
+	}
+	c, err := db.acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.release(c)
+	last := fmt.Sprintf("SELECT %d", sqliteStmtCacheSize+9)
+	if c.stmts.stmts[last] == nil {
+		t.Errorf("the most recent statement %q was evicted", last)
+	}
+	if c.stmts.stmts["SELECT 0"] != nil && base == 0 {
+		t.Error("the oldest statement was kept past the bound")
+	}
+}
+
+// TestSQLiteCachedStatementSeesSchemaChange runs a cached SELECT * after
+// the table changed: its columns and values are the new table's.
+func TestSQLiteCachedStatementSeesSchemaChange(t *testing.T) {
+	db := openCacheTestDB(t)
+	const sql = "SELECT * FROM users WHERE id = 1"
+	if got, err := runQuery(t, db, sql); err != nil || got != `{"columns":["id","name"],"rows":[[1,"Ada"]]}` {
+		t.Fatalf("before: %s, %v", got, err)
+	}
+	if _, err := db.Exec(t.Context(), "ALTER TABLE users ADD COLUMN email TEXT DEFAULT 'a@example.com'", nil); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"columns":["id","name","email"],"rows":[[1,"Ada","a@example.com"]]}`
+	if got, err := runQuery(t, db, sql); err != nil || got != want {
+		t.Fatalf("after ALTER TABLE: %s, %v; want %s", got, err, want)
+	}
+}
+
+// TestSQLiteCachedStatementStopsAtDeadline runs a query that never ends
+// twice under a short deadline: the cached second run stops too, and the
+// connection serves the next statement.
+func TestSQLiteCachedStatementStopsAtDeadline(t *testing.T) {
+	db := openCacheTestDB(t)
+	const sql = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n"
+	for run := range 2 {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)
+		rows, err := db.Query(ctx, sql, nil)
+		if err == nil {
+			_, err = AppendQueryResult(nil, rows, 1<<20)
+		}
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "stopped") {
+			t.Fatalf("run %d: got %v, want the statement stopped at the deadline", run+1, err)
+		}
+	}
+	if n := cached(t, db); n == 0 {
+		t.Error("the interrupted statement was not kept")
+	}
+	if got, err := runQuery(t, db, "SELECT 1 AS one"); err != nil || got != `{"columns":["one"],"rows":[[1]]}` {
+		t.Fatalf("after the interrupts: %s, %v", got, err)
+	}
+}
