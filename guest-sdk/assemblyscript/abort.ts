@@ -4,6 +4,9 @@
 // file and line reach the host's log and the call traps (500).
 
 import * as host from "./host";
+// endpoints build also names the SDK's Date (--use Date=), so a module that
+// imports only this file (a runtime declaration written by hand) has it too.
+import "./clock";
 
 /** Logs why the module aborted, then traps. */
 export function endpointsAbort(message: string | null, fileName: string | null, line: u32, column: u32): void {
