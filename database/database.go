@@ -23,11 +23,9 @@ package database
 
 import (
 	"context"
-	"fmt"
-	"slices"
-	"strings"
-	"sync"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/internal/registry"
 )
 
 // Driver names of [Options.Driver].
@@ -145,47 +143,23 @@ type ExecResult struct {
 // returns.
 type Driver func(ctx context.Context, opts Options) (DB, error)
 
-var (
-	driversMu sync.RWMutex
-	drivers   = map[string]Driver{}
-)
+var drivers = registry.New[Driver]("database")
 
 // Register makes a driver available by name, as database/sql does: a
 // driver's package registers itself in its init function, so a program
 // links only the drivers it imports. Registering a name twice, or a nil
 // driver, panics.
-func Register(name string, open Driver) {
-	driversMu.Lock()
-	defer driversMu.Unlock()
-	if open == nil {
-		panic("database: Register driver " + name + " is nil")
-	}
-	if _, dup := drivers[name]; dup {
-		panic("database: Register called twice for driver " + name)
-	}
-	drivers[name] = open
-}
+func Register(name string, open Driver) { drivers.Register(name, open, open == nil) }
 
 // Drivers returns the names of the registered drivers, sorted.
-func Drivers() []string {
-	driversMu.RLock()
-	defer driversMu.RUnlock()
-	names := make([]string, 0, len(drivers))
-	for name := range drivers {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
+func Drivers() []string { return drivers.Names() }
 
 // Open opens a database with the driver registered by name. The error of a
 // name no import registered says which package to import.
 func Open(ctx context.Context, name string, opts Options) (DB, error) {
-	driversMu.RLock()
-	open := drivers[name]
-	driversMu.RUnlock()
-	if open == nil {
-		return nil, fmt.Errorf("database driver %q is not registered in this program (registered: %s): import _ \"github.com/wasmendpoints/endpoints/database/%s\", or use the endpoints command, which links every driver", name, strings.Join(Drivers(), ", "), name)
+	open, err := drivers.Lookup(name, "github.com/wasmendpoints/endpoints/database")
+	if err != nil {
+		return nil, err
 	}
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = DefaultMaxConns
