@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -10,10 +9,10 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/conformance"
+	"github.com/wasmendpoints/endpoints/internal/syncbuf"
 )
 
 // cmdConformance builds an app, serves it in development on a loopback
@@ -86,27 +85,6 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	return exitOK
 }
 
-// syncBuffer is a bytes.Buffer the host's logger may write from any
-// goroutine.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Len()
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// syncBuffer is the log destination the command and its tests read while
+// a host or a process writes it.
+type syncBuffer = syncbuf.Buffer

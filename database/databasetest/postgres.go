@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/wasmendpoints/endpoints/internal/poll"
+	"github.com/wasmendpoints/endpoints/internal/syncbuf"
 )
 
 // StartPostgres initializes a PostgreSQL cluster in a temporary directory,
@@ -128,7 +129,7 @@ type pgServer struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
-	log  *syncBuffer
+	log  *syncbuf.Buffer
 }
 
 // sockets is the directory of the server's Unix socket.
@@ -151,7 +152,7 @@ func (s *pgServer) command(name string, args ...string) *exec.Cmd {
 func (s *pgServer) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.log = &syncBuffer{}
+	s.log = &syncbuf.Buffer{}
 	s.cmd = s.command("postgres", "-D", s.data, "-p", strconv.Itoa(s.port), "-k", s.sockets(),
 		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=50")
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
@@ -236,22 +237,4 @@ func readPid(data string) (int, error) {
 	}
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	return strconv.Atoi(string(bytes.TrimSpace(line)))
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writes and our reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

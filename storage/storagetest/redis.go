@@ -2,7 +2,6 @@ package storagetest
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/internal/syncbuf"
 )
 
 // StartRedis starts a redis-server on a free loopback port, without
@@ -68,7 +69,7 @@ type redisServer struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{} // closed when cmd has exited
-	log  *syncBuffer
+	log  *syncbuf.Buffer
 }
 
 // start runs the server and waits until it answers PING.
@@ -76,7 +77,7 @@ func (s *redisServer) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, port, _ := net.SplitHostPort(s.addr)
-	s.log = &syncBuffer{}
+	s.log = &syncbuf.Buffer{}
 	s.cmd = exec.Command(s.path,
 		"--save", "", "--appendonly", "no",
 		"--port", port, "--bind", "127.0.0.1",
@@ -142,22 +143,4 @@ func ping(addr string) error {
 		return fmt.Errorf("PING answered %q, want +PONG", line)
 	}
 	return nil
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writes and our reads.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/syncbuf"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -28,7 +28,7 @@ func TestGoClientEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds examples/users and compiles a module")
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	h, err := host.New(context.Background(), buildUsersExample(t), host.Options{
 		Mode:     host.Development,
 		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
@@ -148,24 +148,6 @@ func buildUsersExample(t *testing.T) string {
 		t.Fatalf("building examples/users: %v", err)
 	}
 	return dir
-}
-
-// syncBuffer is a log destination safe for the host's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // goFeaturesModel reads testdata/goclient/features.openapi.json.
