@@ -557,6 +557,10 @@ static inline int32_t endpoints_parse_int(const char *s, int32_t len,
 /* endpoints_value_int reads the validated integer value name of part into
  * *out. It returns 0, ENDPOINTS_ERR_NOT_FOUND when the value is absent, or
  * ENDPOINTS_ERR_INVALID when it is not an integer that fits in int64_t.
+ * Declare the value's "minimum" and "maximum" within int64_t in the
+ * contract (9223372036854775807 at most): a JSON Schema integer has no
+ * range of its own, and without them the host passes a client's
+ * 9223372036854775808 to the handler instead of answering 400.
  *
  *     int64_t id;
  *     if (endpoints_value_int(ENDPOINTS_PART_PARAMS, "id", &id) != 0) return 1; */
