@@ -138,9 +138,10 @@ type notesAnswer struct {
 // routes of a notes API with `endpoints new route`, puts the handlers of
 // testdata/notes over the scaffolded ones (notes in the app's SQLite
 // database), builds with `endpoints build`, serves the app and runs the
-// one request script notesScript against it. Every language must answer
-// each step as the script says, and all four the same statuses, headers
-// and bytes.
+// one request script notesScript against it, every answer checked
+// against the route's contract by the host (responseValidation: always).
+// Every language must answer each step as the script says, and all four
+// the same statuses, headers and bytes.
 func TestNotesEveryLanguage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds a notes app in Go, C, AssemblyScript and Rust (about a minute)")
@@ -244,7 +245,8 @@ func notesApp(t *testing.T, lang, ext string) []notesAnswer {
 	}
 	token = strings.TrimSpace(token)
 
-	addr, _, cancel, _, stderr, done := startCLI(t, "serve", app)
+	// Every answer is checked against the contract of its language too.
+	addr, _, cancel, _, stderr, done := startCLIFlags(t, "serve", app, []string{"--set", "responseValidation=always"})
 	answers := make([]notesAnswer, 0, len(notesScript))
 	for _, s := range notesScript {
 		a := notesCall(t, addr, token, s)

@@ -32,9 +32,6 @@ func init() {
 		if err != nil {
 			panic(err) // 500, logged
 		}
-		if notes == nil {
-			notes = []Note{}
-		}
 		return endpoints.Respond(200, List{Notes: notes})
 	})
 }
