@@ -218,6 +218,9 @@ func notesApp(t *testing.T, lang, ext string) []notesAnswer {
 		}
 		copyOver(t, src, scaffolded)
 	}
+	if lang == "rs" {
+		checkCargo(t, app) // the handlers resolve in rust-analyzer, with Cargo.toml's [[example]]s
+	}
 	// The notes app has no use for the scaffold's GET /api/hello, which
 	// TestNewEveryLanguage serves: without it, AssemblyScript and Rust
 	// compile one route less.
