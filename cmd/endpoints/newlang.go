@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing/fstest"
 
 	assdk "github.com/wasmendpoints/endpoints/guest-sdk/assemblyscript"
 	csdk "github.com/wasmendpoints/endpoints/guest-sdk/c"
@@ -36,7 +35,7 @@ var langApps = map[string]langApp{
 	"c": {
 		name:   "C",
 		files:  map[string]string{"c/hello.get.c": "server/api/hello.get.c", "c/compile_flags.txt": "compile_flags.txt"},
-		sdk:    fstest.MapFS{csdk.HeaderName: &fstest.MapFile{Data: csdk.Header, Mode: 0o644}},
+		sdk:    csdk.Files, // endpoints.h and the endpoints_db.h it includes
 		sdkDir: "vendor/endpoints-c",
 		next:   "endpoints build compiles it with clang (Debian: apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32).",
 	},

@@ -218,8 +218,11 @@ func notesApp(t *testing.T, lang, ext string) []notesAnswer {
 		}
 		copyOver(t, src, scaffolded)
 	}
-	if lang == "rs" {
+	switch lang {
+	case "rs":
 		checkCargo(t, app) // the handlers resolve in rust-analyzer, with Cargo.toml's [[example]]s
+	case "c":
+		checkCompileFlags(t, app) // and in clangd, with compile_flags.txt
 	}
 	// The notes app has no use for the scaffold's GET /api/hello, which
 	// TestNewEveryLanguage serves: without it, AssemblyScript and Rust

@@ -323,7 +323,7 @@ static inline int32_t endpoints_http_get(const char *url) {
     return endpoints_http_send(req, (int32_t)(n + i + 2), (const uint8_t *)0, 0);
 }
 
-/* Middleware (server/middleware/*.wasm; abi/README.md section 6.1). */
+/* Middleware (the modules of server/middleware; abi/README.md section 6.1). */
 
 /* endpoints_request_set_header replaces a request header for the
  * middleware that follows, the contract's validation and the handler; an
@@ -466,7 +466,7 @@ int32_t endpoints_verify(void) __attribute__((export_name("endpoints_verify")));
  * (abi.Middleware: routes, methods), and endpoints_abi_version. Use it once,
  * at file scope:
  *
- *     ENDPOINTS_MIDDLEWARE("{\"routes\":[\"/api/**\"],\"methods\":[\"POST\"]}");
+ *     ENDPOINTS_MIDDLEWARE("{\"routes\":[\"/api/orders\"],\"methods\":[\"POST\"]}");
  *
  *     int32_t endpoints_before(void) {
  *         endpoints_request_set_header_str("x-checked", "yes");
