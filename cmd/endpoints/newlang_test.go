@@ -236,6 +236,51 @@ func TestKeygen(t *testing.T) {
 	}
 }
 
+// TestNewREADME renders the README `endpoints new` writes in each
+// language: its Layout block's descriptions line up, and it says how to
+// add a route (endpoints new route) and how to store data (the main
+// database, migrations, the SDK's query call).
+func TestNewREADME(t *testing.T) {
+	for _, tt := range []struct{ lang, query string }{
+		{"go", `endpoints.DB("main")`},
+		{"c", `endpoints_query("main"`},
+		{"as", `new DB("main")`},
+		{"rs", `Db::new("main")`},
+	} {
+		t.Run(tt.lang, func(t *testing.T) {
+			data := appData{Lang: tt.lang, Title: "Notes API", Module: "notes", SDKModule: sdkModule, SDKDir: "guest-sdk/go"}
+			if tt.lang != "go" {
+				data = withLang(data)
+			}
+			b, err := render("README.md", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			readme := string(b)
+			for _, want := range []string{"endpoints new route . 'GET /api/things/:id'", "server/migrations/001-notes.sql", tt.query, data.SDKDir + "/README.md"} {
+				if !strings.Contains(readme, want) {
+					t.Errorf("the README does not say %s:\n%s", want, readme)
+				}
+			}
+			_, layout, _ := strings.Cut(readme, "## Layout\n\n")
+			layout, _, _ = strings.Cut(layout, "\n\n")
+			column := -1
+			for _, line := range strings.Split(layout, "\n") {
+				// The description starts after the path and its padding.
+				path := strings.Fields(line)[0]
+				at := strings.Index(line, path) + len(path)
+				at += len(line[at:]) - len(strings.TrimLeft(line[at:], " "))
+				if column < 0 {
+					column = at
+				}
+				if at != column {
+					t.Errorf("the Layout line %q starts its description at column %d, the first at %d:\n%s", line, at, column, layout)
+				}
+			}
+		})
+	}
+}
+
 func TestCString(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"plain", `"plain"`},
