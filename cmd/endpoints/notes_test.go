@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -43,7 +44,8 @@ type notesStep struct {
 	method, path  string
 	token         string // "dev": the token `endpoints token` mints; else sent as it is
 	key           string // the Idempotency-Key, if any
-	body          string // a JSON body, if any
+	body          string // a body, if any: JSON unless contentType says otherwise
+	contentType   string // the body's Content-Type when not application/json
 	status        int
 	want          string            // the body, byte for byte
 	wantHeaders   map[string]string // headers the answer must carry, exactly
@@ -87,6 +89,16 @@ var notesScript = []notesStep{
 		want: `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["text"],"message":"must contain at least 1 character"}]}}`},
 	{name: "create with an unknown member", method: "POST", path: "/api/notes", token: "dev", key: "k0", body: `{"text":"x","pinned":true}`, status: 400,
 		want: `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["pinned"],"message":"is not an allowed property"}]}}`},
+	{name: "create with an Idempotency-Key too long", method: "POST", path: "/api/notes", token: "dev", key: strings.Repeat("k", 256), body: `{"text":"x"}`, status: 400,
+		want:        `{"type":"urn:endpoints:problem:idempotency-key-invalid","title":"Invalid Idempotency-Key","status":400,"detail":"the key has 256 characters; at most 255 are allowed","code":"IDEMPOTENCY_KEY_INVALID"}`,
+		wantHeaders: map[string]string{"Content-Type": "application/problem+json"}},
+	{name: "create with a body that is not JSON", method: "POST", path: "/api/notes", token: "dev", key: "k0", body: `{"text":`, status: 400,
+		want: `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["text"],"message":"invalid JSON at byte 8: expected a value, found end of input"}]}}`},
+	{name: "create with a body of another type", method: "POST", path: "/api/notes", token: "dev", key: "k0", body: "text=x", contentType: "text/plain", status: 415,
+		want: `{"statusCode":415,"statusMessage":"Unsupported Media Type","data":{"received":"text/plain","supportedMediaTypes":["application/json"]}}`},
+	{name: "a method no route serves", method: "PUT", path: "/api/notes", status: 405,
+		want:        `{"statusCode":405,"statusMessage":"Method Not Allowed","data":{"allow":["GET","HEAD","OPTIONS","POST"],"method":"PUT"}}`,
+		wantHeaders: map[string]string{"Allow": "GET, HEAD, OPTIONS, POST"}},
 	{name: "create", method: "POST", path: "/api/notes", token: "dev", key: "k1", body: mustJSON(map[string]string{"text": notesText}), status: 201,
 		want:        mustJSON(map[string]any{"id": 1, "text": notesText}),
 		wantHeaders: map[string]string{"Location": "/api/notes/1", "Content-Type": "application/json", "Idempotent-Replayed": ""}},
@@ -244,7 +256,7 @@ func notesApp(t *testing.T, lang, ext string) []notesAnswer {
 	if code, out, errOut := runCLI("build", app); code != exitOK {
 		t.Fatalf("endpoints build = %d\n%s\n%s", code, out, errOut)
 	}
-	t.Logf("endpoints build took %s", time.Since(start).Round(time.Millisecond))
+	t.Logf("endpoints build of the %s app took %s", lang, time.Since(start).Round(time.Millisecond))
 	code, token, errOut := runCLI("token", app, "--sub", "alice")
 	if code != exitOK {
 		t.Fatalf("endpoints token = %d\n%s", code, errOut)
@@ -298,7 +310,7 @@ func notesCall(t *testing.T, addr, token string, s notesStep) notesAnswer {
 		t.Fatal(err)
 	}
 	if s.body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Content-Type", cmp.Or(s.contentType, "application/json"))
 	}
 	switch s.token {
 	case "":
