@@ -156,7 +156,7 @@ type notesAnswer struct {
 // the same statuses, headers and bytes.
 func TestNotesEveryLanguage(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: builds a notes app in Go, C, AssemblyScript and Rust (about a minute)")
+		t.Skip("-short: builds a notes app in Go, C, AssemblyScript and Rust (a minute or two: AssemblyScript and Rust compile slowly)")
 	}
 	t.Parallel()
 	var mu sync.Mutex
