@@ -145,6 +145,15 @@ type table struct {
 	// endpoints.json lists no allowHeaders. Nil without a "cors" member.
 	cors *cors.Policy
 
+	// leftOut are, in Development, what a document that failed to build
+	// whole was built without (see salvageDocument): each route module
+	// and the runtime declaration's OpenAPI part left out, and why; the
+	// dev 404, the docs page and the served document show them.
+	// runtimeDocOut is why the runtime declaration's openApi document and
+	// extend were left out, nil when they were not.
+	leftOut       []error
+	runtimeDocOut error
+
 	// warnings are what the version serves despite, in Development: the
 	// entries of the routes configuration that apply to no route (left
 	// behind by a deleted route), which fail a Production load.
