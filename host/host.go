@@ -78,6 +78,9 @@ type Host struct {
 	// dbs are the app's databases (package appdb), opened on first use
 	// and closed with the host.
 	dbs *appdb.Set
+	// dbRetry applies in the background the migrations of a database
+	// that could not be reached at a load.
+	dbRetry dbRetry
 	// idem is the Idempotency-Key step, over store (package
 	// idempotency); set with the store, before the host serves.
 	idem     idempotency.Step

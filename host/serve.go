@@ -596,6 +596,10 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	if ok {
 		return true
 	}
+	if waits := (*databaseWaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
+		h.answerDatabaseWaits(w, r, c, waits)
+		return false
+	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
 		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path))
