@@ -215,7 +215,11 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError}
-	h.openDatabases(cfg)
+	if err := h.openDatabases(); err != nil {
+		h.closeStore()
+		_ = e.Close(ctx)
+		return nil, err
+	}
 	t, _, err := h.load(ctx, nil)
 	if err != nil {
 		h.closeDatabases()
