@@ -41,14 +41,13 @@ func TestDevStartWithDocumentError(t *testing.T) {
 			setup: func(a *app) {
 				a.file("server/api/v.get.wasm", assemble(t, thingModule(`{"type":"object"}`)))
 				a.file("server/api/w.get.wasm", assemble(t, thingModule(`{"type":"object","title":"W"}`)))
-				a.file("server/api/z.get.wasm", assemble(t, versionModule(7, false)))
 			},
 			// The other side of the collision changes: the route left out
 			// is served again although its own bytes did not change.
 			fix: func(a *app) {
 				a.put("server/api/v.get.wasm", assemble(t, thingModule(`{"type":"object","title":"W"}`)))
 			},
-			serves:  []string{"/api/v", "/api/z"},
+			serves:  []string{"/api/v"},
 			leftOut: "/api/w",
 			file:    "server/api/w.get.wasm", field: "$defs", problem: `schema "Thing" is defined differently`,
 			is: openapi.ErrSchemaConflict,
@@ -79,8 +78,9 @@ func TestDevStartWithDocumentError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newApp(t)
+			a := newApp(t).file("server/api/zz.get.wasm", assemble(t, versionModule(7, false)))
 			tt.setup(a)
+			serves := append([]string{"/api/zz"}, tt.serves...)
 
 			// Production: a document error fails the start, naming it.
 			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: testCacheDir(t), Logger: discardLogger()})
@@ -91,7 +91,7 @@ func TestDevStartWithDocumentError(t *testing.T) {
 			h, logs := a.host(host.Options{Mode: host.Development})
 			srv := httptest.NewServer(h)
 			defer srv.Close()
-			for _, p := range tt.serves {
+			for _, p := range serves {
 				if res := do(t, srv, "GET", p, ""); res.status != 200 {
 					t.Errorf("GET %s at a development start with a document error = %d %s, want 200: a route that is fine serves", p, res.status, res.body)
 				}
@@ -125,7 +125,7 @@ func TestDevStartWithDocumentError(t *testing.T) {
 			if len(doc.Problems) != 1 || doc.Problems[0].File != tt.file || doc.Problems[0].Field != tt.field || !strings.Contains(doc.Problems[0].Error, tt.problem) {
 				t.Errorf("the schema's x-endpoints-problems = %+v, want one naming %s, field %s, %q", doc.Problems, tt.file, tt.field, tt.problem)
 			}
-			for _, p := range tt.serves {
+			for _, p := range serves {
 				if doc.Paths[p] == nil {
 					t.Errorf("the schema lacks %s, which serves", p)
 				}
@@ -137,11 +137,30 @@ func TestDevStartWithDocumentError(t *testing.T) {
 				t.Errorf("the docs page does not show the problem %q:\n%s", tt.problem, page.body)
 			}
 
+			// An edit of a route that is fine serves at once, the error
+			// still there: it is not refused for it.
+			a.put("server/api/zz.get.wasm", assemble(t, versionModule(8, false)))
+			r := h.Reload(context.Background())
+			if r.Refused || len(r.Problems) != 0 || !slices.Equal(r.Changed, []string{"server/api/zz.get.wasm"}) {
+				t.Errorf("a reload that edits a route that is fine: %s %v, want it served, the problems left out already reported", r, r.Problems)
+			}
+			if res := do(t, srv, "GET", "/api/zz", ""); res.body != `{"version":8}` {
+				t.Errorf("GET /api/zz after its edit = %d %s, want version 8", res.status, res.body)
+			}
+			if tt.leftOut != "" {
+				if res := do(t, srv, "GET", tt.leftOut, ""); res.status != 404 {
+					t.Errorf("GET %s after an edit of another route = %d %s, want 404, still left out", tt.leftOut, res.status, res.body)
+				}
+			}
+			if got := errorsText(h.Problems()); !strings.Contains(got, tt.problem) {
+				t.Errorf("Problems() after an edit of another route = %q, want %q", got, tt.problem)
+			}
+
 			tt.fix(a)
 			if r := h.Reload(context.Background()); len(r.Problems) != 0 || r.Refused {
 				t.Fatalf("the reload after the fix: %s %v", r, r.Problems)
 			}
-			fixed := slices.Clone(tt.serves)
+			fixed := slices.Clone(serves)
 			if tt.leftOut != "" && !tt.removed {
 				fixed = append(fixed, tt.leftOut)
 			}

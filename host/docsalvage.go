@@ -50,8 +50,8 @@ func contractField(err error) string {
 }
 
 // salvageDocument is what a development load does whose document failed
-// to build (cause) while no version serves yet (the first start, or every
-// version since): instead of a table that answers 500 everywhere, it
+// to build (cause) while no whole version serves yet (the first start, or
+// every version since): instead of a table that answers 500 everywhere, it
 // serves a table without what the document cannot be built with, and
 // reports that. The route modules are taken in file order, each kept when
 // the document still builds with it: of two that collide, the later one is
@@ -120,7 +120,10 @@ func (l *loading) salvageDocument(cause error) bool {
 	t.router, t.routes, t.warnings, t.doc, t.runtimeDocOut = rt, kept, trial.warnings, doc, trial.runtimeDocOut
 	t.leftOut = leftOut
 	for _, p := range leftOut {
-		l.problem(p, true)
+		// Reported once: a reload that leaves the same out again does
+		// not report it anew.
+		fresh := l.prev == nil || !slices.ContainsFunc(l.prev.leftOut, func(old error) bool { return old.Error() == p.Error() })
+		l.problem(p, fresh)
 	}
 	return true
 }

@@ -143,9 +143,18 @@ func (r ReloadReport) String() string {
 		verb = "not reloaded"
 	}
 	s := fmt.Sprintf("%s in %s: %s", verb, r.Took.Round(time.Millisecond), strings.Join(parts, "; "))
-	if n := len(r.Problems); n > 0 {
+	left := 0
+	for _, p := range r.Problems {
+		if lo := (*leftOutError)(nil); errors.As(p, &lo) {
+			left++
+		}
+	}
+	if n := len(r.Problems) - left; n > 0 {
 		s += fmt.Sprintf("; %d problem(s), the previous version keeps serving", n)
-	} else if r.Recovered {
+	}
+	if left > 0 {
+		s += fmt.Sprintf("; %d left out, the OpenAPI document cannot be built with them; the rest serves", left)
+	} else if len(r.Problems) == 0 && r.Recovered {
 		s += "; fixed, the app on disk serves"
 	}
 	if n := len(r.Warnings); n > 0 {
@@ -266,6 +275,10 @@ func (t *table) discard(prev *table) {
 // logProblems logs the problems and warnings a reload found.
 func (h *Host) logProblems(report ReloadReport) {
 	for _, p := range report.Problems {
+		if lo := (*leftOutError)(nil); errors.As(p, &lo) {
+			h.logger.Error("left out: the OpenAPI document cannot be built with it; the rest serves", "error", p)
+			continue
+		}
 		h.logger.Error("not reloaded; the previous version keeps serving", "error", p)
 	}
 	for _, w := range report.Warnings {
@@ -656,9 +669,10 @@ func (l *loading) document() {
 	}
 	var err error
 	t.doc, err = l.h.buildDocument(l.ctx, t)
-	if err != nil && l.h.opts.Mode == Development && (l.prev == nil || l.prev.doc == nil) {
-		// No version serves yet: rather than answer 500 everywhere, serve
-		// what a document can be built for, and say what is left out.
+	if err != nil && l.h.opts.Mode == Development && (l.prev == nil || l.prev.doc == nil || len(l.prev.leftOut) > 0) {
+		// No whole version serves yet: rather than answer 500 everywhere
+		// (or refuse every edit until the document builds), serve what a
+		// document can be built for, and say what is left out.
 		if l.salvageDocument(err) {
 			err = nil
 		}
