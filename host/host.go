@@ -278,7 +278,10 @@ func (h *Host) ShutdownTimeout() time.Duration {
 // failed to load (Development only; in Production New fails instead), and,
 // after a [Host.Reload] that kept the previous version serving whole
 // because the new version's OpenAPI document could not be built, that
-// reload's problems, until a reload serves what is on disk.
+// reload's problems, until a reload serves what is on disk. In
+// Development, what a version whose document could not be built whole is
+// served without (a route module, the runtime declaration's openApi part)
+// is listed too, each naming its file and field (docs/spec.md §11).
 func (h *Host) Problems() []error {
 	problems := slices.Clone(h.table.Load().problems)
 	if refused := h.refused.Load(); refused != nil {

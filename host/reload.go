@@ -101,7 +101,9 @@ type ReloadReport struct {
 	// OpenAPI document cannot be built (two routes' $defs collide, two
 	// operations share an operationId, openApi.extend fails...), no file
 	// can be trusted to serve with it: Refused is set and the previous
-	// version keeps serving whole.
+	// version keeps serving whole; unless no whole version served before
+	// (in Development), when what the document cannot be built with is
+	// left out and listed here, and the rest serves.
 	Problems []error
 	// Refused says the new version was not swapped in: its document could
 	// not be built (a problem says why), so the previous version, routes,
