@@ -140,6 +140,9 @@ type call struct {
 	// db is the call's session with its app's databases, from its first
 	// db_* call until the call ends (endDatabases); nil otherwise.
 	db *dbGate
+	// dbWaits is why a middleware call was stopped at a db_* call: its
+	// database waits for its migrations (answered 503); nil otherwise.
+	dbWaits *databaseWaitsError
 }
 
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }

@@ -299,14 +299,15 @@ func databasesChanged(old, cur *config.App) bool {
 
 // answerDatabaseWaits answers a call stopped because a database it used
 // waits for its migrations: 503 with Retry-After, as a database that is
-// down makes the app's code answer, and, in development, which database
-// and why.
-func (h *Host) answerDatabaseWaits(w http.ResponseWriter, r *http.Request, c *call, waits *databaseWaitsError) {
-	h.logger.Debug("call stopped: its database waits for its migrations", "route", c.route.file, "database", waits.db, "error", waits.err)
+// down makes the app's code answer, and, in development, which database,
+// why, and the route or middleware (where) that used it.
+func (h *Host) answerDatabaseWaits(w http.ResponseWriter, r *http.Request, waits *databaseWaitsError, where failureData) {
+	h.logger.Debug("call stopped: its database waits for its migrations", "route", where.Route, "middleware", where.Middleware, "database", waits.db, "error", waits.err)
 	w.Header().Set("Retry-After", h.dbRetry.retryAfter())
 	var data any
 	if h.opts.Mode == Development {
-		data = failureData{Error: waits.Error(), Route: c.route.file}
+		where.Error = waits.Error()
+		data = where
 	}
 	writeError(w, r, http.StatusServiceUnavailable, "", data)
 }

@@ -28,6 +28,8 @@ func TestDatabaseDownAtStart(t *testing.T) {
 	start := func(t *testing.T, url, migration string) (*host.Host, *httptest.Server, *logBuffer) {
 		a := dbApp(t, "").
 			wat("server/api/v.get.wasm", versionModule(1, false)).
+			wat("server/api/mw.get.wasm", versionModule(2, false)).
+			middleware("10-db", dbMiddleware).
 			file("server/migrations/001-notes.sql", []byte(migration))
 		h, logs := a.host(host.Options{ConfigOverrides: onPostgres(url)})
 		srv := httptest.NewServer(h)
@@ -46,6 +48,9 @@ func TestDatabaseDownAtStart(t *testing.T) {
 		if s, err := strconv.Atoi(res.header.Get("Retry-After")); err != nil || s < 1 {
 			t.Errorf("Retry-After = %q, want seconds", res.header.Get("Retry-After"))
 		}
+		if res := do(t, srv, "GET", "/api/mw", ""); res.status != 503 || res.header.Get("Retry-After") == "" {
+			t.Errorf("a route whose middleware uses the waiting database = %d %s (Retry-After %q), want 503 with Retry-After", res.status, res.body, res.header.Get("Retry-After"))
+		}
 		if got := readyErrors(h, context.Background()); len(got) != 1 || !strings.HasPrefix(got[0], `databases: database "main": its migrations are not applied yet: `) || !strings.Contains(got[0], reason) {
 			t.Errorf("ready while the database waits: %q, want the databases check naming main and %q", got, reason)
 		}
@@ -60,6 +65,9 @@ func TestDatabaseDownAtStart(t *testing.T) {
 		restart()
 		if !poll.Until(30*time.Second, func() bool { return readyErrors(h, context.Background()) == nil }) {
 			t.Fatalf("not ready 30 s after the database came up: %q\n%s", readyErrors(h, context.Background()), logs)
+		}
+		if res := do(t, srv, "GET", "/api/mw", ""); res.status != 200 || res.body != `{"version":2}` {
+			t.Errorf("a route whose middleware uses the database, once ready = %d %s, want 200", res.status, res.body)
 		}
 		want := `{"columns":["body"],"rows":[["migrated"]]}` + "\n"
 		if res := dbDo(t, srv, "main", "q", "SELECT body FROM notes", ""); res.status != 200 || res.body != want {
@@ -93,4 +101,13 @@ func TestDatabaseDownAtStart(t *testing.T) {
 		}
 		waitingFor(t, h, srv, `relation "nowhere" does not exist`)
 	})
+}
+
+// dbMiddleware is a middleware of /api/mw whose before export runs a
+// statement on the database "main", and goes on whatever its result.
+var dbMiddleware = mwModule{
+	decl:    `{"routes":["/api/mw"]}`,
+	imports: `  (import "endpoints" "db_query" (func $db_query (param i32 i32 i32 i32 i32 i32) (result i32)))` + "\n",
+	data:    []string{"main", "SELECT 1"},
+	before:  `(drop (call $db_query $0 $1 (i32.const 0) (i32.const 0))) (i32.const 0)`,
 }

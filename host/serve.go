@@ -597,7 +597,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 		return true
 	}
 	if waits := (*databaseWaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
-		h.answerDatabaseWaits(w, r, c, waits)
+		h.answerDatabaseWaits(w, r, waits, failureData{Route: c.route.file})
 		return false
 	}
 	reason, gone := h.failureReason(c, r, err, code)
