@@ -84,6 +84,22 @@ func TestDatabaseDownAtStart(t *testing.T) {
 		}
 	})
 
+	t.Run("closed while it waits", func(t *testing.T) {
+		t.Parallel()
+		// Nothing listens on port 1: every attempt is refused.
+		h, srv, _ := start(t, "postgres://postgres@127.0.0.1:1/postgres?sslmode=disable", notes)
+		waitingFor(t, h, srv, "unavailable")
+		if !h.DatabaseRetrying() {
+			t.Error("the host does not try the database again")
+		}
+		if err := h.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if h.DatabaseRetrying() {
+			t.Error("the host still tries the database after Close")
+		}
+	})
+
 	t.Run("a migration that fails once the database is reached", func(t *testing.T) {
 		t.Parallel()
 		url, stop, restart := databasetest.StartPostgres(t)

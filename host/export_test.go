@@ -71,3 +71,11 @@ var BoundKey = boundKey
 // InterpreterUse says what the engine's interpreter tier holds now and
 // held at most.
 func (h *Host) InterpreterUse() engine.InterpreterUse { return h.engine.InterpreterUse() }
+
+// DatabaseRetrying reports whether the host tries, in the background, to
+// apply the migrations of a database it could not reach.
+func (h *Host) DatabaseRetrying() bool {
+	h.dbRetry.mu.Lock()
+	defer h.dbRetry.mu.Unlock()
+	return h.dbRetry.running
+}
