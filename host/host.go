@@ -202,7 +202,8 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		_ = e.Close(ctx)
 		return nil, err
 	}
-	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError}
+	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError,
+		ClientBytes: h.opts.Storage.ClientShare()}
 	h.openDatabases(cfg)
 	t, _, err := h.load(ctx, nil)
 	if err != nil {
