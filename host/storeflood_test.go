@@ -156,6 +156,28 @@ func TestRateLimitKeysAreBounded(t *testing.T) {
 	}
 }
 
+// BenchmarkBoundKey measures the host's own work per request that grows
+// with a 60 KB rate-limit key: its SHA-256 (boundKey), beside the same hash
+// of the string converted to []byte, which allocated and copied 60 KB per
+// request (issue 23: the flood's p99 came from its bytes, not its keys).
+func BenchmarkBoundKey(b *testing.B) {
+	value := strings.Repeat("x", 60<<10)
+	b.Run("host", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(value)))
+		for b.Loop() {
+			host.BoundKey("hdr", value)
+		}
+	})
+	b.Run("converted", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(value)))
+		for b.Loop() {
+			hexSHA256(value)
+		}
+	})
+}
+
 func hexSHA256(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
