@@ -554,6 +554,16 @@ func TestMemoryAccountsRealBytes(t *testing.T) {
 				}
 				return m.Complete(ctx, key, c.Lease, answer, time.Hour)
 			}},
+		{"completed records, a client each", func(m *storage.Memory) int64 { _, idem, _ := storage.MemoryBudgets(m); return idem },
+			func(m *storage.Memory, i int) error {
+				key := fmt.Sprintf("%064x", i)
+				client := storage.Client{ID: fmt.Sprintf("addr:10.%d.%d.%d", i>>16&255, i>>8&255, i&255), MaxBytes: 1 << 20}
+				c, err := m.Claim(ctx, key, "a3f1c2d4e5b6a7980123456789abcdef0123456789abcdef0123456789abcdef", time.Minute, client)
+				if err != nil {
+					return err
+				}
+				return m.Complete(ctx, key, c.Lease, answer, time.Hour)
+			}},
 		{"in-flight records", func(m *storage.Memory) int64 { _, idem, _ := storage.MemoryBudgets(m); return idem },
 			func(m *storage.Memory, i int) error {
 				_, err := m.Claim(ctx, fmt.Sprintf("%064x", i), "a3f1c2d4e5b6a7980123456789abcdef0123456789abcdef0123456789abcdef", time.Minute, storage.Client{})
@@ -768,4 +778,58 @@ func ExampleNewMemory() {
 	// acquired: true
 	// acquired: false replay: 201 {"id":42}
 	// orders: 1
+}
+
+// TestMemoryClientSharesFollowTheRecords checks, with a clock the test
+// moves, that a client's share counts its records' real bytes, and that
+// the records give it back when they expire, are released or are swept,
+// leaving no entry for a client that holds none.
+func TestMemoryClientSharesFollowTheRecords(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	m := storage.NewMemory(storage.MemoryOptions{Now: func() time.Time { return now }})
+	defer m.Close()
+	ctx := t.Context()
+	alice := storage.Client{ID: "addr:192.0.2.1", MaxBytes: 1 << 20}
+	wantShare := func(clients int, used int64) {
+		t.Helper()
+		gotClients, gotUsed := storage.IdemClients(m, alice.ID)
+		_, idem, _ := storage.MemoryUsed(m)
+		if gotClients != clients || gotUsed != used || used > 0 && gotUsed != idem {
+			t.Errorf("clients, alice's bytes = %d, %d (records' budget in use: %d); want %d, %d", gotClients, gotUsed, idem, clients, used)
+		}
+	}
+	claim := func(key string, lease time.Duration) storage.Claim {
+		t.Helper()
+		c, err := m.Claim(ctx, key, "fp", lease, alice)
+		if err != nil || !c.Acquired {
+			t.Fatalf("Claim(%q) = %+v, %v; want acquired", key, c, err)
+		}
+		return c
+	}
+
+	released := claim("released", time.Minute)
+	_, inFlight, _ := storage.MemoryUsed(m)
+	wantShare(1, inFlight)
+	if err := m.Release(ctx, "released", released.Lease); err != nil {
+		t.Fatal(err)
+	}
+	wantShare(0, 0)
+
+	claim("lease runs out", time.Minute)
+	now = now.Add(2 * time.Minute)
+	m.Sweep()
+	wantShare(0, 0)
+
+	done := claim("replayed", time.Minute)
+	_, claimed, _ := storage.MemoryUsed(m)
+	if err := m.Complete(ctx, "replayed", done.Lease, body10, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	_, completed, _ := storage.MemoryUsed(m)
+	wantShare(1, completed)
+	now = now.Add(time.Hour)
+	// The next claim drops what expired first: the completed record's
+	// bytes are given back, and the new claim of its key counts alone.
+	claim("replayed", time.Minute)
+	wantShare(1, claimed)
 }
