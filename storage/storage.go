@@ -7,7 +7,7 @@
 //
 //	store := storage.NewMemory(storage.MemoryOptions{})
 //	defer store.Close()
-//	c, err := store.Claim(ctx, key, fingerprint, time.Minute) // c.Acquired: run the handler
+//	c, err := store.Claim(ctx, key, fingerprint, time.Minute, storage.Client{ID: "addr:192.0.2.7", MaxBytes: 1 << 20}) // c.Acquired: run the handler
 //
 // A Store is an [Idempotency] and a [KV]; it may also be a [RateLimiter]
 // and a [Pinger]. Package storage/storagetest is the suite every Store
