@@ -5,6 +5,8 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 )
 
 // IdempotencyProblem is the Problem Details body (RFC 9457) of an
@@ -18,7 +20,7 @@ type IdempotencyProblem struct {
 	Type string `json:"type"`
 	// Title is its short, human summary, the same for every occurrence.
 	Title string `json:"title"`
-	// Status is the answer's status: 400, 409, 422 or 503.
+	// Status is the answer's status: 400, 409, 422, 429 or 503.
 	Status int `json:"status"`
 	// Detail explains this occurrence.
 	Detail string `json:"detail"`
@@ -48,6 +50,10 @@ func (c *call) Operation() (method, pattern string) { return c.op.method, c.rout
 func (c *call) File() string                        { return c.route.file }
 func (c *call) Negotiates() bool                    { return c.op.negotiates() }
 func (c *call) Principal() *abi.Principal           { return c.principal }
+
+func (c *call) ClientAddress() string {
+	return auth.AddressKey(ratelimit.ClientIP(c.req, c.set.trustedProxies))
+}
 
 func (c *call) Config() idempotency.Config {
 	o := c.set.opts.Idempotency

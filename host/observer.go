@@ -230,6 +230,9 @@ const (
 	IdempotencyKeyInvalid IdempotencyOutcome = "key_invalid"
 	// IdempotencyUnavailable: a 503, the store could not claim the key.
 	IdempotencyUnavailable IdempotencyOutcome = "unavailable"
+	// IdempotencyClientQuota: a 429, the client's records take its whole
+	// share of the store (storage.idempotencyClientBytes).
+	IdempotencyClientQuota IdempotencyOutcome = "client_quota"
 	// IdempotencyClaimed: the key was free; the handler runs.
 	IdempotencyClaimed IdempotencyOutcome = "claimed"
 	// IdempotencyReplayed: the stored answer of the key was sent again.

@@ -34,6 +34,7 @@ var problemTitles = map[string]string{
 	openapi.CodeInFlight:         "Request in flight",
 	openapi.CodeLeaseLost:        "Idempotency lease lost",
 	openapi.CodeStoreUnavailable: "Idempotency store unavailable",
+	openapi.CodeClientQuota:      "Idempotency-Key records over the client's share",
 }
 
 // writeProblem answers an Idempotency-Key failure.
