@@ -382,6 +382,13 @@ func mergeServer(c, other config.Server) config.Server {
 	if c.MaxHeaderBytes == 0 {
 		c.MaxHeaderBytes = other.MaxHeaderBytes
 	}
+	c.Compression.Off = c.Compression.Off || other.Compression.Off
+	if c.Compression.MinBytes == 0 {
+		c.Compression.MinBytes = other.Compression.MinBytes
+	}
+	if c.Compression.Level == "" {
+		c.Compression.Level = other.Compression.Level
+	}
 	return c
 }
 
