@@ -14,11 +14,11 @@ func TestCompression(t *testing.T) {
 		want       config.Compression // with defaults
 		wantErr    string
 	}{
-		{"absent: on, the defaults", `{}`, nil, config.Compression{MinBytes: 1024, Level: "default"}, ""},
-		{"off", `{"server": {"compression": {"off": true}}}`, nil, config.Compression{Off: true, MinBytes: 1024, Level: "default"}, ""},
-		{"a size with a unit and a level", `{"server": {"compression": {"minBytes": "4KiB", "level": "fastest"}}}`, nil, config.Compression{MinBytes: 4096, Level: "fastest"}, ""},
+		{"absent: on, the defaults", `{}`, nil, config.Compression{MinBytes: 1024, Level: "fastest"}, ""},
+		{"off", `{"server": {"compression": {"off": true}}}`, nil, config.Compression{Off: true, MinBytes: 1024, Level: "fastest"}, ""},
+		{"a size with a unit and a level", `{"server": {"compression": {"minBytes": "4KiB", "level": "default"}}}`, nil, config.Compression{MinBytes: 4096, Level: "default"}, ""},
 		{"best", `{"server": {"compression": {"level": "best"}}}`, nil, config.Compression{MinBytes: 1024, Level: "best"}, ""},
-		{"off from the environment", `{}`, []config.Override{{Pointer: "/server/compression/off", Value: "true", Source: "ENDPOINTS_SERVER_COMPRESSION_OFF"}}, config.Compression{Off: true, MinBytes: 1024, Level: "default"}, ""},
+		{"off from the environment", `{}`, []config.Override{{Pointer: "/server/compression/off", Value: "true", Source: "ENDPOINTS_SERVER_COMPRESSION_OFF"}}, config.Compression{Off: true, MinBytes: 1024, Level: "fastest"}, ""},
 		{"an unknown level", `{"server": {"compression": {"level": "max"}}}`, nil, config.Compression{}, `endpoints.json: /server/compression/level: "max" is not one of "fastest", "default", "best"`},
 		{"a negative size", `{"server": {"compression": {"minBytes": -1}}}`, nil, config.Compression{}, "endpoints.json: /server/compression/minBytes: must be positive, got -1"},
 		{"a decimal unit", `{"server": {"compression": {"minBytes": "1KB"}}}`, nil, config.Compression{}, `write "1KiB"`},

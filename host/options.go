@@ -80,6 +80,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Fallback serves requests no route matches. If nil, they get a 404
 	// in the {statusCode, statusMessage, data} shape ([FrameworkError]).
+	// Its answers are compressed like the host's (server.compression)
+	// when they set Content-Length and no Content-Encoding.
 	Fallback http.Handler
 	// CacheDir holds compiled modules between runs, so a warm start skips
 	// compilation. If empty, it is endpoints/wazero in the user cache

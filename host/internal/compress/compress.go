@@ -17,8 +17,8 @@ type Level int
 const (
 	// Fastest is gzip level 1 and zstd's fastest level (about zstd 1).
 	Fastest Level = iota
-	// Default is gzip's default level (6) and zstd's default (about
-	// zstd 3).
+	// Default is gzip's default level (about 5 in this library) and
+	// zstd's default (about zstd 3).
 	Default
 	// Best is gzip level 9 and zstd's "better compression" level (about
 	// zstd 7): zstd's best level costs several times more for a few
