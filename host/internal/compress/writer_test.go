@@ -144,7 +144,8 @@ func TestWriter(t *testing.T) {
 		etag     string // the ETag received, when the answer sets one
 	}{
 		{"gzip", defaults, answer{status: 200, header: jsonCT, body: body}, "GET", []string{"gzip"}, compress.Gzip, true, ""},
-		{"zstd", defaults, answer{status: 200, header: jsonCT, body: body}, "GET", []string{"gzip, deflate, br, zstd"}, compress.Zstd, true, ""},
+		{"zstd", defaults, answer{status: 200, header: jsonCT, body: body}, "GET", []string{"zstd, gzip;q=0.5"}, compress.Zstd, true, ""},
+		{"a browser's: gzip", defaults, answer{status: 200, header: jsonCT, body: body}, "GET", []string{"gzip, deflate, br, zstd"}, compress.Gzip, true, ""},
 		{"zstd at the fastest level", compress.Options{MinBytes: 1024, Level: compress.Fastest}, answer{status: 200, header: jsonCT, body: body}, "GET", []string{"zstd"}, compress.Zstd, true, ""},
 		{"gzip at the best level", compress.Options{MinBytes: 1024, Level: compress.Best}, answer{status: 200, header: jsonCT, body: body}, "GET", []string{"gzip"}, compress.Gzip, true, ""},
 		{"no Accept-Encoding: identity, with Vary", defaults, answer{status: 200, header: jsonCT, body: body}, "GET", nil, "", true, ""},
