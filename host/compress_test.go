@@ -273,3 +273,18 @@ func BenchmarkCompressRequest(b *testing.B) {
 		})
 	}
 }
+
+// TestCompressOptions: an embedder's Options.Server.Compression wins over
+// the file field by field, and a level the file could not have is refused
+// naming the option.
+func TestCompressOptions(t *testing.T) {
+	t.Parallel()
+	srv, list := compressApp(t, host.Options{Mode: host.Development, Server: config.Server{Compression: config.Compression{Off: true}}})
+	if got := fetchWire(t, srv, "GET", "/api/users", "", "Accept-Encoding", "gzip"); got.header.Get("Content-Encoding") != "" || got.decoded != list {
+		t.Errorf("Options.Server.Compression.Off: Content-Encoding %q, want the identity answer", got.header.Get("Content-Encoding"))
+	}
+	_, err := host.New(t.Context(), newApp(t).dir, host.Options{CacheDir: testCacheDir(t), Server: config.Server{Compression: config.Compression{Level: "max"}}})
+	if err == nil || !strings.Contains(err.Error(), "Options.Server.Compression.Level") || !strings.Contains(err.Error(), `"fastest"`) {
+		t.Errorf("host.New with level \"max\" = %v, want an error naming Options.Server.Compression.Level and the levels", err)
+	}
+}

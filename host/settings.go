@@ -193,7 +193,9 @@ func newCompression(c config.Compression, maxBytes int64) (*compress.Policy, err
 	}
 	level, err := compress.ParseLevel(c.Level)
 	if err != nil {
-		return nil, fmt.Errorf("%s: /server/compression/level: %v", config.File, err)
+		// config.Parse refused it in the file: it came from
+		// Options.Server.Compression.
+		return nil, fmt.Errorf("Options.Server.Compression.Level: %v", err)
 	}
 	return compress.New(compress.Options{MinBytes: c.MinBytes, MaxBytes: maxBytes, Level: level})
 }
