@@ -2,6 +2,7 @@ package compress
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,7 +90,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	if w.body == nil {
 		w.body = bodies.Get().(*[]byte)
-		*w.body = (*w.body)[:0]
+		*w.body = slices.Grow((*w.body)[:0], w.want)
 	}
 	if len(*w.body)+len(p) > w.want {
 		// More than the handler declared: net/http will refuse the
