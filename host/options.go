@@ -80,6 +80,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Fallback serves requests no route matches. If nil, they get a 404
 	// in the {statusCode, statusMessage, data} shape ([FrameworkError]).
+	// Its answers are compressed like the host's (server.compression)
+	// when they set Content-Length and no Content-Encoding.
 	Fallback http.Handler
 	// CacheDir holds compiled modules between runs, so a warm start skips
 	// compilation. If empty, it is endpoints/wazero in the user cache
@@ -388,6 +390,13 @@ func mergeServer(c, other config.Server) config.Server {
 	fill(&c.ShutdownTimeout, other.ShutdownTimeout)
 	if c.MaxHeaderBytes == 0 {
 		c.MaxHeaderBytes = other.MaxHeaderBytes
+	}
+	c.Compression.Off = c.Compression.Off || other.Compression.Off
+	if c.Compression.MinBytes == 0 {
+		c.Compression.MinBytes = other.Compression.MinBytes
+	}
+	if c.Compression.Level == "" {
+		c.Compression.Level = other.Compression.Level
 	}
 	return c
 }
