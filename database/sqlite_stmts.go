@@ -24,12 +24,13 @@ const (
 // statement of its SQL text. SQLite prepares a statement again itself when
 // the schema changes, and calls the authorizer then too.
 type stmtCache struct {
-	stmts map[string]*cachedStmt
+	stmts map[string]cachedStmt
 	clock uint64 // counts puts; a statement's last put is its age
 }
 
 // cachedStmt is a cache entry: the statement and when it was last put
-// back.
+// back. Entries are values, so that putting a statement back allocates
+// nothing once the map has grown.
 type cachedStmt struct {
 	stmt *sqlite3.Stmt
 	used uint64
@@ -38,8 +39,8 @@ type cachedStmt struct {
 // take removes the statement of sql from the cache, nil when it holds
 // none.
 func (c *stmtCache) take(sql string) *sqlite3.Stmt {
-	e := c.stmts[sql]
-	if e == nil {
+	e, ok := c.stmts[sql]
+	if !ok {
 		return nil
 	}
 	delete(c.stmts, sql)
@@ -57,12 +58,12 @@ func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
 	// Reset returns the error of the last step, which the caller has
 	// had: only ClearBindings says whether the statement is still sound.
 	stmt.Reset()
-	if stmt.ClearBindings() != nil || !cacheable(sql) || c.stmts[sql] != nil {
+	if stmt.ClearBindings() != nil || !cacheable(sql) || c.stmts[sql].stmt != nil {
 		stmt.Close()
 		return
 	}
 	if c.stmts == nil {
-		c.stmts = make(map[string]*cachedStmt, sqliteStmtCacheSize)
+		c.stmts = make(map[string]cachedStmt, sqliteStmtCacheSize)
 	}
 	if len(c.stmts) >= sqliteStmtCacheSize {
 		oldest := ""
@@ -76,7 +77,7 @@ func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
 		delete(c.stmts, oldest)
 	}
 	c.clock++
-	c.stmts[sql] = &cachedStmt{stmt: stmt, used: c.clock}
+	c.stmts[sql] = cachedStmt{stmt: stmt, used: c.clock}
 }
 
 // close finalizes every cached statement: SQLite closes no connection

@@ -154,10 +154,10 @@ func TestSQLiteStatementCacheBound(t *testing.T) {
 	}
 	defer db.release(c)
 	last := fmt.Sprintf("SELECT %d", sqliteStmtCacheSize+9)
-	if c.stmts.stmts[last] == nil {
+	if c.stmts.stmts[last].stmt == nil {
 		t.Errorf("the most recent statement %q was evicted", last)
 	}
-	if c.stmts.stmts["SELECT 0"] != nil && base == 0 {
+	if c.stmts.stmts["SELECT 0"].stmt != nil && base == 0 {
 		t.Error("the oldest statement was kept past the bound")
 	}
 }
