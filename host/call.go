@@ -141,6 +141,10 @@ type call struct {
 	// db is the call's session with its app's databases, from its first
 	// db_* call until the call ends (endDatabases); nil otherwise.
 	db *appdb.Session
+	// dbKept is the session db was, kept with the pooled call for its
+	// next request (Databases restarts it): its hooks and result buffer
+	// are made once, not per request.
+	dbKept *appdb.Session
 }
 
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
@@ -211,6 +215,7 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 		query:     reuse(c.query),
 		headers:   reuse(c.headers),
 		idem:      c.idem,
+		dbKept:    c.dbKept,
 	}
 	c.idem.Reset()
 	c.extendIdle(now)

@@ -48,7 +48,15 @@ func (c *call) Databases() abihost.Databases {
 		return nil
 	}
 	if c.db == nil {
-		c.db = appdb.NewSession(c.host.dbs, c, time.Unix(0, c.deadline), int(limitSQLResultBytes(c.set.opts.Limits)), appdb.Hooks{Span: c.dbSpan, Done: c.dbDone})
+		deadline, maxResult := time.Unix(0, c.deadline), int(limitSQLResultBytes(c.set.opts.Limits))
+		if c.dbKept == nil {
+			// The hooks are bound to c, which the pool hands to every
+			// request it serves.
+			c.dbKept = appdb.NewSession(c.host.dbs, c, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone})
+		} else {
+			c.dbKept.Restart(c.host.dbs, c, deadline, maxResult)
+		}
+		c.db = c.dbKept
 	}
 	return c.db
 }
