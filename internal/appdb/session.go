@@ -43,9 +43,10 @@ func NewSession(set *Set, ctx context.Context, deadline time.Time, maxResult int
 	return &Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: hooks}
 }
 
-// keptResultBytes is the largest result buffer [Session.Restart] keeps for
-// the next call: most results are a few rows, and a pooled call must not
-// hold on to the memory of the largest result it ever read.
+// keptResultBytes is the largest result buffer [Session.Close] keeps for
+// the next call ([Session.Restart]): most results are a few rows, and a
+// pooled call must not hold on to the memory of the largest result it ever
+// read.
 const keptResultBytes = 64 << 10
 
 // Restart makes s the session of another call, as NewSession would, with
@@ -54,11 +55,7 @@ const keptResultBytes = 64 << 10
 // first rolls back what the last call left open, as [Session.Close] does.
 func (s *Session) Restart(set *Set, ctx context.Context, deadline time.Time, maxResult int) {
 	s.Close()
-	result := s.result[:0]
-	if cap(result) > keptResultBytes {
-		result = nil
-	}
-	*s = Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: result}
+	*s = Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result}
 }
 
 // LastError is the code of the last statement of the session that
@@ -216,6 +213,7 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 
 // Close rolls back every transaction the call left open: it returned
 // without a commit, trapped or passed its deadline. It reports how many.
+// A result buffer of up to keptResultBytes stays for a restart.
 func (s *Session) Close() int {
 	n := 0
 	for name, tx := range s.txs {
@@ -228,5 +226,8 @@ func (s *Session) Close() int {
 		n++
 	}
 	s.pending, s.result = false, s.result[:0]
+	if cap(s.result) > keptResultBytes {
+		s.result = nil
+	}
 	return n
 }
