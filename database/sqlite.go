@@ -362,7 +362,7 @@ func (c *sqliteConn) prepare(ctx context.Context, sql string, args []any) (*sqli
 // (trusted) prepared it.
 func (c *sqliteConn) done(sql string, stmt *sqlite3.Stmt) {
 	if c.trusted {
-		stmt.Close()
+		c.stmts.finalize(stmt)
 		return
 	}
 	c.stmts.put(sql, stmt)
@@ -441,10 +441,7 @@ func (c *sqliteConn) query(ctx context.Context, sql string, args []any, pool *sq
 			return nil, sqliteError(ctx, err)
 		}
 	}
-	r.cols = make([]string, stmt.ColumnCount())
-	for i := range r.cols {
-		r.cols[i] = stmt.ColumnName(i)
-	}
+	r.cols = c.stmts.columns(stmt)
 	return r, nil
 }
 

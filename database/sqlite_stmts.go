@@ -25,7 +25,46 @@ const (
 // the schema changes, and calls the authorizer then too.
 type stmtCache struct {
 	stmts map[string]cachedStmt
+	// cols are the result columns of the statements alive, cached or in
+	// use ([stmtCache.columns]), until finalize.
+	cols  map[*sqlite3.Stmt]stmtColumns
 	clock uint64 // counts puts; a statement's last put is its age
+}
+
+// stmtColumns are the names of a statement's result columns and the
+// statement's SQLITE_STMTSTATUS_REPREPARE count when they were read.
+// SQLite prepares a statement again when the schema changed, and the
+// columns may differ then (a column added, renamed): they are read again
+// when the count moved.
+type stmtColumns struct {
+	names    []string // never changed in place: rows may still hold them
+	prepares int
+}
+
+// columns returns the names of stmt's result columns, those read at an
+// earlier run while SQLite has not prepared the statement again since.
+// Call it after the statement's first step, which prepares it again if
+// the schema changed.
+func (c *stmtCache) columns(stmt *sqlite3.Stmt) []string {
+	prepares := stmt.Status(sqlite3.STMTSTATUS_REPREPARE, false)
+	if e, ok := c.cols[stmt]; ok && e.prepares == prepares {
+		return e.names
+	}
+	names := make([]string, stmt.ColumnCount())
+	for i := range names {
+		names[i] = stmt.ColumnName(i)
+	}
+	if c.cols == nil {
+		c.cols = make(map[*sqlite3.Stmt]stmtColumns)
+	}
+	c.cols[stmt] = stmtColumns{names: names, prepares: prepares}
+	return names
+}
+
+// finalize finalizes stmt and forgets its columns.
+func (c *stmtCache) finalize(stmt *sqlite3.Stmt) {
+	delete(c.cols, stmt)
+	stmt.Close()
 }
 
 // cachedStmt is a cache entry: the statement and when it was last put
@@ -59,7 +98,7 @@ func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
 	// had: only ClearBindings says whether the statement is still sound.
 	stmt.Reset()
 	if stmt.ClearBindings() != nil || !cacheable(sql) || c.stmts[sql].stmt != nil {
-		stmt.Close()
+		c.finalize(stmt)
 		return
 	}
 	if c.stmts == nil {
@@ -73,7 +112,7 @@ func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
 				oldest, age = k, e.used
 			}
 		}
-		c.stmts[oldest].stmt.Close()
+		c.finalize(c.stmts[oldest].stmt)
 		delete(c.stmts, oldest)
 	}
 	c.clock++
@@ -84,7 +123,7 @@ func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
 // that still has statements.
 func (c *stmtCache) close() {
 	for k, e := range c.stmts {
-		e.stmt.Close()
+		c.finalize(e.stmt)
 		delete(c.stmts, k)
 	}
 }

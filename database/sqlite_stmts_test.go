@@ -203,3 +203,33 @@ func TestSQLiteCachedStatementStopsAtDeadline(t *testing.T) {
 		t.Fatalf("after the interrupts: %s, %v", got, err)
 	}
 }
+
+// TestSQLiteCachedColumns runs a cached statement again: it reuses the
+// column names it read, until the schema changes and SQLite prepares it
+// again, when a renamed column shows under its new name.
+func TestSQLiteCachedColumns(t *testing.T) {
+	db := openCacheTestDB(t)
+	const sql = "SELECT * FROM users WHERE id = 1"
+	columns := func() []string {
+		t.Helper()
+		rows, err := db.Query(t.Context(), sql, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		return rows.Columns()
+	}
+	first, second := columns(), columns()
+	if strings.Join(second, ",") != "id,name" || &first[0] != &second[0] {
+		t.Errorf("the second run read its columns %q again, want the first run's %q kept", second, first)
+	}
+	if _, err := db.Exec(t.Context(), "ALTER TABLE users RENAME COLUMN name TO full_name", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := columns(); strings.Join(got, ",") != "id,full_name" {
+		t.Errorf("after the rename: columns %q, want id,full_name", got)
+	}
+	if strings.Join(first, ",") != "id,name" {
+		t.Errorf("the first rows' columns changed under them: %q", first)
+	}
+}
