@@ -143,6 +143,10 @@ type call struct {
 	// dbWaits is why a middleware call was stopped at a db_* call: its
 	// database waits for its migrations (answered 503); nil otherwise.
 	dbWaits *databaseWaitsError
+	// dbKept is the session db was, kept with the pooled call for its
+	// next request (Databases restarts it): its hooks and result buffer
+	// are made once, not per request.
+	dbKept *dbGate
 }
 
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
@@ -213,6 +217,7 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 		query:     reuse(c.query),
 		headers:   reuse(c.headers),
 		idem:      c.idem,
+		dbKept:    c.dbKept,
 	}
 	c.idem.Reset()
 	c.extendIdle(now)
