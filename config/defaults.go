@@ -56,13 +56,20 @@ func (i Idempotency) WithDefaults() Idempotency {
 }
 
 // WithDefaults returns a with the defaults of its members filled in:
-// limits, server, idempotency and authFailures, whose zero fields mean
-// "the default". What it returns is what the host applies (unless a Go
-// embedder's Options set a field), so `endpoints config`-style dumps and
-// tools read the values in effect rather than zeros. Members whose
-// absence means "off" (cors, rateLimits, security, build, variables,
-// outbound) stay as they are.
+// openApi, limits, storage, idempotency, server, authFailures and
+// outbound, whose zero fields mean "the default", each by its own
+// WithDefaults, the one place its defaults are filled. What it returns is
+// what the host applies (unless a Go embedder's Options set a field), so
+// `endpoints config`-style dumps, `endpoints help settings` and tools
+// read the values in effect rather than zeros. Members whose absence
+// means "off" (cors, rateLimits, security, build, variables, the outbound
+// allow list) stay as they are, and so do responseValidation (its
+// default is the runtime declaration's, then [ValidateInDevelopment]) and
+// databases (absent, "main" is made when a guest first uses it).
 func (a App) WithDefaults() App {
+	a.OpenAPI = a.OpenAPI.WithDefaults()
+	a.Storage = a.Storage.WithDefaults()
+	a.Outbound = a.Outbound.WithDefaults()
 	a.Limits = a.Limits.WithDefaults()
 	a.Server = a.Server.WithDefaults()
 	a.Idempotency = a.Idempotency.WithDefaults()

@@ -22,6 +22,12 @@ const (
 	// DefaultOpenAPIVersion is the default of [OpenAPI.Version],
 	// the document's info.version: "0.1.0".
 	DefaultOpenAPIVersion = openapi.DefaultVersion
+	// DefaultOpenAPISpecVersion is the default of [OpenAPI.SpecVersion]:
+	// OpenAPI 3.1.0.
+	DefaultOpenAPISpecVersion = openapi.Version31
+	// DefaultPlainRoutes is the default of [OpenAPI.PlainRoutes]:
+	// [PlainRoutesInclude].
+	DefaultPlainRoutes = PlainRoutesInclude
 	// DefaultDocsPath is the default of [Docs.Path]: where the
 	// interactive reference of the document is served.
 	DefaultDocsPath = "/_endpoints/docs"
@@ -57,13 +63,13 @@ type OpenAPI struct {
 	// Path serves the document. If empty, [DefaultOpenAPIPath].
 	Path string `json:"path"`
 	// SpecVersion is the OpenAPI version of the document,
-	// [openapi.Version31] ("3.1.0", the default when empty) or
+	// [openapi.Version31] ("3.1.0", [DefaultOpenAPISpecVersion] when empty) or
 	// [openapi.Version32] ("3.2.0"): it
 	// decides where the schema of one event of a stream goes
 	// (docs/spec.md §7).
 	SpecVersion string `json:"specVersion"`
 	// PlainRoutes says what the document does with plain routes; see
-	// [PlainRoutesPolicy]. If empty, [PlainRoutesInclude].
+	// [PlainRoutesPolicy]. If empty, [DefaultPlainRoutes].
 	PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
 	// Docs configures the interactive reference page served beside the
 	// document: false turns it off; {"path", "assets"} moves it or loads
@@ -96,6 +102,45 @@ type Docs struct {
 	// directory of the app that the host serves below Path. If empty,
 	// [DefaultDocsAssets].
 	Assets string `json:"assets"`
+}
+
+// WithDefaults returns o with its defaults filled in: when the page is
+// on, Path [DefaultDocsPath] and Assets [DefaultDocsAssets] when empty.
+func (o Docs) WithDefaults() Docs {
+	if o.Off {
+		return o
+	}
+	if o.Path == "" {
+		o.Path = DefaultDocsPath
+	}
+	if o.Assets == "" {
+		o.Assets = DefaultDocsAssets
+	}
+	return o
+}
+
+// WithDefaults returns o with its defaults filled in: Title, Version,
+// Path, SpecVersion, PlainRoutes and the docs page's (see
+// [Docs.WithDefaults]). Enabled stays as it is: nil means "in development
+// only", which depends on how the host runs.
+func (o OpenAPI) WithDefaults() OpenAPI {
+	if o.Title == "" {
+		o.Title = DefaultOpenAPITitle
+	}
+	if o.Version == "" {
+		o.Version = DefaultOpenAPIVersion
+	}
+	if o.Path == "" {
+		o.Path = DefaultOpenAPIPath
+	}
+	if o.SpecVersion == "" {
+		o.SpecVersion = DefaultOpenAPISpecVersion
+	}
+	if o.PlainRoutes == "" {
+		o.PlainRoutes = DefaultPlainRoutes
+	}
+	o.Docs = o.Docs.WithDefaults()
+	return o
 }
 
 // UnmarshalJSON accepts true, false or {path, assets}.
@@ -181,7 +226,8 @@ func (o OpenAPI) MarshalJSON() ([]byte, error) {
 		Path        string            `json:"path,omitempty"`
 		SpecVersion string            `json:"specVersion,omitempty"`
 		PlainRoutes PlainRoutesPolicy `json:"plainRoutes,omitempty"`
-	}{o.Enabled, o.Title, o.Version, o.Path, o.SpecVersion, o.PlainRoutes})
+		Docs        Docs              `json:"docs,omitzero"`
+	}{o.Enabled, o.Title, o.Version, o.Path, o.SpecVersion, o.PlainRoutes, o.Docs})
 }
 
 // PlainRoutesPolicy is what the document does with plain routes, the

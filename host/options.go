@@ -232,10 +232,12 @@ func (o *Options) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// merge fills the options' zero fields from the app's endpoints.json.
+// merge fills the options' zero fields from the app's endpoints.json,
+// then the defaults of storage and outbound (config's WithDefaults: the
+// memory store's budgets derive from the merged maxBytes).
 func (o Options) merge(cfg *config.App) Options {
 	if cfg == nil {
-		return o
+		cfg = &config.App{}
 	}
 	l := &o.Limits
 	if l.BodyBytes == 0 {
@@ -326,6 +328,8 @@ func (o Options) merge(cfg *config.App) Options {
 	if id.ScopeHeader == "" {
 		id.ScopeHeader = cfg.Idempotency.ScopeHeader
 	}
+	o.Storage = o.Storage.WithDefaults()
+	o.Outbound = o.Outbound.WithDefaults()
 	return o
 }
 
