@@ -64,7 +64,10 @@ type App struct {
 	// scheme in apiKey's "in" and "name", by default the X-API-Key
 	// header), so apps in any language need no runtime declaration for it.
 	//
-	// Each entry is checked when the app loads; see the README,
+	// Each entry is checked when the file is read, by every command
+	// (auth.Config.Check: key sources, URL forms, algorithms, key hashes,
+	// users), and what needs I/O (the key set file, the JWKS URL, the
+	// secret's variable) when the app loads; see the README,
 	// "Authentication, middleware and edge policies",
 	// and docs/spec.md §12. A scheme that neither an entry nor a
 	// verifier module ("x-endpoints-verifier") verifies fails the load in
