@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -161,9 +162,6 @@ func (o *Docs) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
 			return err
 		}
-		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
-			return fmt.Errorf("openApi.docs.path %q must start with /", v.Path)
-		}
 		o.Path, o.Assets = v.Path, v.Assets
 		return nil
 	}
@@ -200,15 +198,6 @@ func (o *OpenAPI) UnmarshalJSON(data []byte) error {
 		var v members
 		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
 			return err
-		}
-		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
-			return fmt.Errorf("openApi.path %q must start with /", v.Path)
-		}
-		if v.SpecVersion != "" && v.SpecVersion != openapi.Version31 && v.SpecVersion != openapi.Version32 {
-			return fmt.Errorf("openApi.specVersion %q: want %q (the default) or %q", v.SpecVersion, openapi.Version31, openapi.Version32)
-		}
-		if err := v.PlainRoutes.check(); err != nil {
-			return fmt.Errorf("openApi.plainRoutes: %w", err)
 		}
 		o.Enabled, o.Title, o.Version, o.Path, o.Docs = v.Enabled, v.Title, v.Version, v.Path, v.Docs
 		o.SpecVersion, o.PlainRoutes = v.SpecVersion, v.PlainRoutes
@@ -254,6 +243,30 @@ const (
 	// PlainRoutesExclude leaves plain routes out of the document.
 	PlainRoutesExclude PlainRoutesPolicy = "exclude"
 )
+
+// checkOpenAPI checks the "openApi" member: the paths, the OpenAPI
+// version, the plain routes' policy and where the docs page's assets come
+// from.
+func checkOpenAPI(file string, o OpenAPI) error {
+	switch {
+	case o.Path != "" && !strings.HasPrefix(o.Path, "/"):
+		return badSetting(file, "/openApi/path", "%q: want a path starting with /, such as %q", o.Path, DefaultOpenAPIPath)
+	case o.SpecVersion != "" && o.SpecVersion != openapi.Version31 && o.SpecVersion != openapi.Version32:
+		return badSetting(file, "/openApi/specVersion", "%q: want %q (the default) or %q", o.SpecVersion, openapi.Version31, openapi.Version32)
+	case o.Docs.Path != "" && !strings.HasPrefix(o.Docs.Path, "/"):
+		return badSetting(file, "/openApi/docs/path", "%q: want a path starting with /, such as %q", o.Docs.Path, DefaultDocsPath)
+	}
+	if err := o.PlainRoutes.check(); err != nil {
+		return badSetting(file, "/openApi/plainRoutes", "%v", err)
+	}
+	if a := o.Docs.Assets; strings.Contains(a, "://") {
+		u, err := url.Parse(a)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return badSetting(file, "/openApi/docs/assets", "%q: want an http(s) URL such as %q, or a directory of the app", a, DefaultDocsAssets)
+		}
+	}
+	return nil
+}
 
 func (p PlainRoutesPolicy) check() error {
 	switch p {

@@ -11,6 +11,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/net/http/httpguts"
 )
 
 // ConfigError is a member of one scheme's verifier configuration that is
@@ -153,7 +154,7 @@ func (c *APIKeyConfig) check(path []string) error {
 	default:
 		return configError(at(path, "in"), "%q: want \"header\" (the default), \"query\" or \"cookie\"", c.In)
 	}
-	if c.Name != "" && c.In != "query" && !isToken(c.Name) {
+	if c.Name != "" && c.In != "query" && !httpguts.ValidHeaderFieldName(c.Name) {
 		return configError(at(path, "name"), "%q: a header or cookie name is a token (letters, digits and !#$%%&'*+-.^_`|~), such as %q", c.Name, DefaultAPIKeyName)
 	}
 	for i, k := range c.Keys {
@@ -165,20 +166,6 @@ func (c *APIKeyConfig) check(path []string) error {
 		return configError(path, "list \"keys\" or set \"store\": true; no key would ever be accepted")
 	}
 	return nil
-}
-
-// isToken reports whether s is an RFC 9110 token, as header and cookie
-// names are.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
-			return false
-		}
-	}
-	return true
 }
 
 func (c *BasicConfig) check(path []string) error {
