@@ -154,7 +154,7 @@ type Options struct {
 	// Storage overrides the "storage" member of endpoints.json, field by
 	// field; see [config.Storage] for the defaults. Ignored when Store is
 	// set, but for IdempotencyClientBytes (the clients' shares of the
-	// Idempotency-Key records, [config.Storage.ClientShare]).
+	// Idempotency-Key records, defaulted by [config.Storage.WithDefaults]).
 	Storage config.Storage
 	// Databases are SQL databases the app's guests reach by name, as
 	// endpoints.json's "databases" declares them ([config.Database]), for
