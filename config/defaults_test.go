@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/storage"
 )
@@ -56,25 +57,28 @@ func TestWithDefaultsFillsEveryField(t *testing.T) {
 // used to fill itself (openApi, storage, outbound) and a few others.
 func TestSettingsDefaultsAreTheConstants(t *testing.T) {
 	want := map[string]string{
-		"/openApi/title":                  DefaultOpenAPITitle,
-		"/openApi/version":                DefaultOpenAPIVersion,
-		"/openApi/path":                   DefaultOpenAPIPath,
-		"/openApi/specVersion":            DefaultOpenAPISpecVersion,
-		"/openApi/plainRoutes":            string(DefaultPlainRoutes),
-		"/openApi/docs/path":              DefaultDocsPath,
-		"/openApi/docs/assets":            DefaultDocsAssets,
-		"/storage/driver":                 DriverMemory,
-		"/storage/maxBytes":               FormatSize(storage.DefaultMaxBytes),
-		"/storage/kvBytes":                FormatSize(storage.DefaultKVBytes),
-		"/storage/idempotencyBytes":       FormatSize(storage.DefaultIdempotencyBytes),
-		"/storage/rateLimitBytes":         FormatSize(storage.DefaultRateLimitBytes),
-		"/storage/idempotencyClientBytes": FormatSize(storage.DefaultIdempotencyClientBytes),
-		"/outbound/maxConcurrentPerHost":  strconv.Itoa(DefaultOutboundMaxConcurrentPerHost),
-		"/limits/bodyBytes":               FormatSize(DefaultBodyBytes),
-		"/limits/timeout":                 DefaultTimeout.String(),
-		"/storage/namespace":              "", // the app directory's name
-		"/openApi/enabled":                "", // development only
-		"/cors":                           "", // off
+		"/openApi/title":                     DefaultOpenAPITitle,
+		"/openApi/version":                   DefaultOpenAPIVersion,
+		"/openApi/path":                      DefaultOpenAPIPath,
+		"/openApi/specVersion":               DefaultOpenAPISpecVersion,
+		"/openApi/plainRoutes":               string(DefaultPlainRoutes),
+		"/openApi/docs/path":                 DefaultDocsPath,
+		"/openApi/docs/assets":               DefaultDocsAssets,
+		"/storage/driver":                    DriverMemory,
+		"/storage/maxBytes":                  FormatSize(storage.DefaultMaxBytes),
+		"/storage/kvBytes":                   FormatSize(storage.DefaultKVBytes),
+		"/storage/idempotencyBytes":          FormatSize(storage.DefaultIdempotencyBytes),
+		"/storage/rateLimitBytes":            FormatSize(storage.DefaultRateLimitBytes),
+		"/storage/idempotencyClientBytes":    FormatSize(storage.DefaultIdempotencyClientBytes),
+		"/outbound/maxConcurrentPerHost":     strconv.Itoa(DefaultOutboundMaxConcurrentPerHost),
+		"/limits/bodyBytes":                  FormatSize(DefaultBodyBytes),
+		"/limits/timeout":                    DefaultTimeout.String(),
+		"/storage/namespace":                 "", // the app directory's name
+		"/openApi/enabled":                   "", // development only
+		"/cors":                              "", // off
+		"/databases/{name}/maxConns":         "10",
+		"/databases/{name}/statementTimeout": "30s",
+		"/databases/{name}/path":             "", // .endpoints/data/NAME.db
 	}
 	got := map[string]string{}
 	for _, s := range Settings() {
@@ -117,5 +121,17 @@ func TestStorageDefaultsFollowMaxBytes(t *testing.T) {
 				t.Errorf("WithDefaults twice = %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestDatabaseDefaultsAreTheDrivers: the defaults config documents and
+// fills for a database are those package database applies itself.
+func TestDatabaseDefaultsAreTheDrivers(t *testing.T) {
+	d := Database{}.WithDefaults()
+	if d.MaxConns != database.DefaultMaxConns || time.Duration(d.StatementTimeout) != database.DefaultStatementTimeout || d.Driver != DatabaseSQLite {
+		t.Errorf("Database{}.WithDefaults() = %+v, want maxConns %d, statementTimeout %s (package database's), driver sqlite", d, database.DefaultMaxConns, database.DefaultStatementTimeout)
+	}
+	if got := (Database{URL: "postgres://db/app"}).WithDefaults().Driver; got != DatabasePostgres {
+		t.Errorf("a database with a url defaults to driver %q, want postgres", got)
 	}
 }

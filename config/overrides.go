@@ -83,7 +83,7 @@ func Settings() []Setting {
 				walk(f.Type, v.Field(i), p, e)
 			case f.Type.Kind() == reflect.Map && f.Type.Elem().Kind() == reflect.Struct:
 				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e})
-				walk(f.Type.Elem(), reflect.Zero(f.Type.Elem()), p+"/"+NamePlaceholder, e+"_"+strings.ToUpper(NamePlaceholder))
+				walk(f.Type.Elem(), entryDefaults(f.Type.Elem()), p+"/"+NamePlaceholder, e+"_"+strings.ToUpper(NamePlaceholder))
 			default:
 				text := f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[Duration]()
 				list := f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String
@@ -94,6 +94,17 @@ func Settings() []Setting {
 	}
 	walk(reflect.TypeFor[App](), reflect.ValueOf(App{}.WithDefaults()), "", "ENDPOINTS")
 	return out
+}
+
+// entryDefaults is the value of an entry of type t of a map member with
+// its defaults: the zero value's WithDefaults when t has that method
+// ([Database.WithDefaults]), else the zero value.
+func entryDefaults(t reflect.Type) reflect.Value {
+	zero := reflect.Zero(t)
+	if m := zero.MethodByName("WithDefaults"); m.IsValid() && m.Type().NumIn() == 0 && m.Type().NumOut() == 1 && m.Type().Out(0) == t {
+		return m.Call(nil)[0]
+	}
+	return zero
 }
 
 // defaultText writes a setting's default as an override takes it: a
