@@ -65,7 +65,8 @@ func (i Idempotency) WithDefaults() Idempotency {
 // means "off" (cors, rateLimits, security, build, variables, the outbound
 // allow list) stay as they are, and so do responseValidation (its
 // default is the runtime declaration's, then [ValidateInDevelopment]) and
-// databases (absent, "main" is made when a guest first uses it).
+// the list of databases (absent, "main" is made when a guest first uses
+// it); each database listed gets its own defaults ([Database.WithDefaults]).
 func (a App) WithDefaults() App {
 	a.OpenAPI = a.OpenAPI.WithDefaults()
 	a.Storage = a.Storage.WithDefaults()
@@ -74,5 +75,12 @@ func (a App) WithDefaults() App {
 	a.Server = a.Server.WithDefaults()
 	a.Idempotency = a.Idempotency.WithDefaults()
 	a.AuthFailures = a.AuthFailures.WithDefaults()
+	if a.Databases != nil {
+		dbs := make(map[string]Database, len(a.Databases))
+		for name, d := range a.Databases {
+			dbs[name] = d.WithDefaults()
+		}
+		a.Databases = dbs // a's map is the caller's: a new one
+	}
 	return a
 }

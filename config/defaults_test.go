@@ -135,3 +135,16 @@ func TestDatabaseDefaultsAreTheDrivers(t *testing.T) {
 		t.Errorf("a database with a url defaults to driver %q, want postgres", got)
 	}
 }
+
+// TestAppWithDefaultsLeavesTheCallersDatabases: App.WithDefaults fills
+// each listed database's defaults in a new map, the caller's unchanged.
+func TestAppWithDefaultsLeavesTheCallersDatabases(t *testing.T) {
+	a := App{Databases: map[string]Database{"main": {}}}
+	filled := a.WithDefaults()
+	if got := filled.Databases["main"]; got != (Database{}).WithDefaults() {
+		t.Errorf("filled main = %+v, want %+v", got, Database{}.WithDefaults())
+	}
+	if got := a.Databases["main"]; got != (Database{}) {
+		t.Errorf("the caller's main = %+v after WithDefaults, want it unchanged", got)
+	}
+}
