@@ -1,11 +1,14 @@
 package config_test
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/cors"
 )
 
 // invalid gives, for every setting of endpoints.json by its JSON pointer
@@ -136,6 +139,110 @@ func TestEveryMemberRefusesAnInvalidValue(t *testing.T) {
 	for ptr := range invalid {
 		if !slices.Contains(listed, ptr) {
 			t.Errorf("%s is in the table but is no setting", ptr)
+		}
+	}
+}
+
+// invalidInside gives, for every member inside the free-form members
+// "cors" and "security" (the fields of the types they decode into, by
+// reflection: {name} stands for a scheme's or user's name, {i} for an
+// index), one invalid value, as [invalid] does for the settings.
+var invalidInside = map[string]struct{ json, at string }{
+	"/cors/allowOrigins":     {json: `{"cors": {"allowOrigins": ["https://app.example/"]}}`, at: "/cors/allowOrigins/0"},
+	"/cors/allowMethods":     {json: `{"cors": {"allowOrigins": ["https://app.example"], "allowMethods": ["get"]}}`, at: "/cors/allowMethods/0"},
+	"/cors/allowHeaders":     {json: `{"cors": {"allowOrigins": ["https://app.example"], "allowHeaders": ["X Token"]}}`, at: "/cors/allowHeaders/0"},
+	"/cors/exposeHeaders":    {json: `{"cors": {"allowOrigins": ["https://app.example"], "exposeHeaders": ["ETag", "X Total"]}}`, at: "/cors/exposeHeaders/1"},
+	"/cors/allowCredentials": {json: `{"cors": {"allowOrigins": ["https://app.example"], "allowCredentials": "yes"}}`},
+	"/cors/maxAge":           {json: `{"cors": {"allowOrigins": ["https://app.example"], "maxAge": 600}}`},
+
+	"/security/{name}/jwt/jwks":        {json: `{"jwt": {"jwks": "/etc/jwks.json"}}`},
+	"/security/{name}/jwt/jwksUrl":     {json: `{"jwt": {"jwksUrl": "http://idp.example/jwks.json"}}`},
+	"/security/{name}/jwt/secret/env":  {json: `{"jwt": {"secret": {"env": "JWT-SECRET"}}}`},
+	"/security/{name}/jwt/issuer":      {json: `{"jwt": {"jwks": "auth/jwks.json", "issuer": 1}}`},
+	"/security/{name}/jwt/audience":    {json: `{"jwt": {"jwks": "auth/jwks.json", "audience": [""]}}`, at: "/security/bearer/jwt/audience/0"},
+	"/security/{name}/jwt/algorithms":  {json: `{"jwt": {"jwks": "auth/jwks.json", "algorithms": ["none"]}}`, at: "/security/bearer/jwt/algorithms/0"},
+	"/security/{name}/jwt/leeway":      {json: `{"jwt": {"jwks": "auth/jwks.json", "leeway": "-1s"}}`},
+	"/security/{name}/jwt/requireExp":  {json: `{"jwt": {"jwks": "auth/jwks.json", "requireExp": "no"}}`},
+	"/security/{name}/jwt/refresh":     {json: `{"jwt": {"jwks": "auth/jwks.json", "refresh": "5m"}}`},
+	"/security/{name}/jwt/timeout":     {json: `{"jwt": {"jwks": "auth/jwks.json", "timeout": "5s"}}`},
+	"/security/{name}/jwt/scopesClaim": {json: `{"jwt": {"jwks": "auth/jwks.json", "scopesClaim": ["scope"]}}`},
+	"/security/{name}/jwt/devKey":      {json: `{"jwt": {"jwks": "auth/jwks.json", "devKey": "../dev.jwk"}}`},
+
+	"/security/{name}/apiKey/keys/{i}/sha256":  {json: `{"apiKey": {"keys": [{"sha256": "9f86d08"}]}}`},
+	"/security/{name}/apiKey/keys/{i}/subject": {json: `{"apiKey": {"keys": [{"sha256": "` + sha256Hex + `", "subject": 7}]}}`},
+	"/security/{name}/apiKey/keys/{i}/scopes":  {json: `{"apiKey": {"keys": [{"sha256": "` + sha256Hex + `", "scopes": "admin"}]}}`},
+	"/security/{name}/apiKey/store":            {json: `{"apiKey": {"store": "yes"}}`},
+	"/security/{name}/apiKey/in":               {json: `{"apiKey": {"store": true, "in": "body"}}`},
+	"/security/{name}/apiKey/name":             {json: `{"apiKey": {"store": true, "name": "X:Key"}}`},
+
+	"/security/{name}/basic/users/{name}/bcrypt": {json: `{"basic": {"users": {"alice": {"bcrypt": "hunter2"}}}}`},
+	"/security/{name}/basic/users/{name}/scopes": {json: `{"basic": {"users": {"alice": {"bcrypt": "` + bcryptHash + `", "scopes": "admin"}}}}`},
+	"/security/{name}/basic/realm":               {json: `{"basic": {"users": {"alice": {"bcrypt": "` + bcryptHash + `"}}, "realm": 1}}`},
+}
+
+// sha256Hex is a well-formed key hash.
+const sha256Hex = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+
+// insideMembers lists the members of the JSON object type t decodes, as
+// pointers below ptr: a struct's fields by their JSON names, a pointer's
+// or slice's element ({i}) and a map's values ({name}) walked into when
+// they are structs.
+func insideMembers(t reflect.Type, ptr string) []string {
+	switch {
+	case t.Kind() == reflect.Pointer:
+		return insideMembers(t.Elem(), ptr)
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		return insideMembers(t.Elem(), ptr+"/{i}")
+	case t.Kind() == reflect.Map && t.Elem().Kind() == reflect.Struct:
+		return insideMembers(t.Elem(), ptr+"/"+config.NamePlaceholder)
+	case t.Kind() != reflect.Struct:
+		return []string{ptr}
+	}
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		out = append(out, insideMembers(f.Type, ptr+"/"+name)...)
+	}
+	return out
+}
+
+// TestEveryMemberInsideCORSAndSecurityRefusesAnInvalidValue does for the
+// members of "cors" and of each verifier of "security" what
+// TestEveryMemberRefusesAnInvalidValue does for the settings: a member
+// added to cors.Config or auth.Config without a check, or without an
+// entry here, fails.
+func TestEveryMemberInsideCORSAndSecurityRefusesAnInvalidValue(t *testing.T) {
+	var listed []string
+	for _, ptr := range append(insideMembers(reflect.TypeFor[cors.Config](), "/cors"), insideMembers(reflect.TypeFor[auth.Config](), "/security/{name}")...) {
+		listed = append(listed, ptr)
+		tt, ok := invalidInside[ptr]
+		if !ok {
+			t.Errorf("%s: no invalid value in the table: add one, and the check it needs", ptr)
+			continue
+		}
+		t.Run(ptr, func(t *testing.T) {
+			doc, at := tt.json, tt.at
+			if strings.HasPrefix(ptr, "/security/") {
+				doc = `{"security": {"bearer": ` + doc + `}}`
+			}
+			if at == "" {
+				at = strings.Replace(ptr, config.NamePlaceholder, "bearer", 1)
+				at = strings.Replace(at, config.NamePlaceholder, "alice", 1)
+				at = strings.Replace(at, "{i}", "0", 1)
+			}
+			_, err := config.Parse(config.File, []byte(doc))
+			if want := config.File + ": " + at + ": "; err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("Parse(%s) = %v\nwant an error starting %q", doc, err, want)
+			}
+		})
+	}
+	for ptr := range invalidInside {
+		if !slices.Contains(listed, ptr) {
+			t.Errorf("%s is in the table but is no member", ptr)
 		}
 	}
 }

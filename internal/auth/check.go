@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,6 +99,8 @@ func (c *JWTConfig) check(path []string) error {
 		}
 	case c.Secret.Env == "":
 		return configError(at(path, "secret"), "want {\"env\": \"NAME\"}, the environment variable holding the HS256 key")
+	case !envName.MatchString(c.Secret.Env):
+		return configError(at(path, "secret", "env"), "%q is not an environment variable name (letters, digits and \"_\", not starting with a digit)", c.Secret.Env)
 	}
 	if c.JWKSURL == "" {
 		for _, d := range []struct {
@@ -129,6 +132,9 @@ func (c *JWTConfig) check(path []string) error {
 	}
 	return nil
 }
+
+// envName is what an environment variable's name may be.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // checkJWKSURL checks the form of a jwksUrl: https, or plain http to a
 // loopback address (as in tests).
