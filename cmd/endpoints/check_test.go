@@ -43,7 +43,8 @@ func TestCheckRefusesAPatternThatMatchesNoRoute(t *testing.T) {
 }
 
 // TestCommandsRefuseABrokenVerifier: a verifier serve would refuse (a
-// JWKS URL over plain http to another host) fails check and openapi too,
+// JWKS URL over plain http to another host) fails check, build, openapi
+// and routes too,
 // naming the member's JSON pointer, not only serve when it builds it.
 func TestCommandsRefuseABrokenVerifier(t *testing.T) {
 	requireWat2wasm(t)
@@ -62,7 +63,7 @@ func TestCommandsRefuseABrokenVerifier(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := t.TempDir()
-	for _, cmd := range []string{"check", "openapi"} {
+	for _, cmd := range []string{"check", "build", "openapi", "routes"} {
 		code, _, errOut := runCLI(cmd, app, "--cache-dir", cache)
 		if want := `endpoints.json: /security/bearer/jwt/jwksUrl: "http://idp.example/jwks.json": want an https URL`; code != exitError || !strings.Contains(errOut, want) {
 			t.Errorf("%s = %d, want exit 1 and %q in:\n%s", cmd, code, want, errOut)
