@@ -44,8 +44,8 @@ func TestCheckRefusesAPatternThatMatchesNoRoute(t *testing.T) {
 
 // TestCommandsRefuseABrokenVerifier: a verifier serve would refuse (a
 // JWKS URL over plain http to another host) fails check, build, openapi
-// and routes too,
-// naming the member's JSON pointer, not only serve when it builds it.
+// and routes too, naming the member's JSON pointer, not only serve when
+// it builds the verifier.
 func TestCommandsRefuseABrokenVerifier(t *testing.T) {
 	requireWat2wasm(t)
 	app := t.TempDir()
