@@ -26,9 +26,6 @@ func (h *Host) newDocs(s *settings) (*docspage.Page, error) {
 	if cfg.Path == "" {
 		cfg.Path = config.DefaultDocsPath
 	}
-	if cfg.Assets == "" {
-		cfg.Assets = config.DefaultDocsAssets
-	}
 	if cfg.Title == "" {
 		cfg.Title = config.DefaultOpenAPITitle
 	}
