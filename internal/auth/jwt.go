@@ -79,6 +79,9 @@ func newJWT(s Scheme, c *JWTConfig, env Env) (*jwtVerifier, error) {
 	if sources != 1 {
 		return nil, fmt.Errorf("%s: give exactly one of \"jwks\" (a key set file of the app), \"jwksUrl\" and \"secret\"", member)
 	}
+	if err := refuseDeployedDevKeys(member, c, env); err != nil {
+		return nil, err
+	}
 	v := &jwtVerifier{scheme: s, cfg: c, env: env, leeway: c.Leeway.or(DefaultLeeway), requireExp: c.RequireExp == nil || *c.RequireExp}
 	var err error
 	switch {
