@@ -328,6 +328,15 @@ func TestDeployComposeFacts(t *testing.T) {
 		if strings.Contains(security, "devKey") {
 			t.Errorf("service %s: ENDPOINTS_SECURITY names a devKey: the deployment must not verify with the development key set", name)
 		}
+		// The example's schemes but for the development key, so that the
+		// deployment serves the app as written.
+		example, err := config.Load(filepath.Join("..", "..", "examples", "users"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := withoutDevKeys(t, app.Security), withoutDevKeys(t, example.Security); got != want {
+			t.Errorf("service %s: ENDPOINTS_SECURITY is\n%s\nwant examples/users's security without devKey:\n%s", name, got, want)
+		}
 		jwks := ""
 		for _, sec := range s.Secrets {
 			if c.Secrets[sec.Source].File == "" {
@@ -355,4 +364,30 @@ func TestDeployComposeFacts(t *testing.T) {
 	if err != nil || !regexp.MustCompile(`(?m)^\*\*/\*\.jwk$`).Match(ignore) {
 		t.Errorf(".dockerignore must leave out **/*.jwk, the private keys (%v)", err)
 	}
+}
+
+// withoutDevKeys returns security schemes as compact JSON, members in
+// order, without the jwt schemes' devKey.
+func withoutDevKeys(t *testing.T, security map[string]json.RawMessage) string {
+	t.Helper()
+	out := map[string]json.RawMessage{}
+	for name, raw := range security {
+		var scheme map[string]map[string]any
+		if err := json.Unmarshal(raw, &scheme); err != nil {
+			t.Fatal(err)
+		}
+		if jwt := scheme["jwt"]; jwt != nil {
+			delete(jwt, "devKey")
+		}
+		b, err := json.Marshal(scheme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = b
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
