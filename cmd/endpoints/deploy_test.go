@@ -328,26 +328,29 @@ func TestDeployComposeFacts(t *testing.T) {
 		if strings.Contains(security, "devKey") {
 			t.Errorf("service %s: ENDPOINTS_SECURITY names a devKey: the deployment must not verify with the development key set", name)
 		}
-		// The example's schemes but for the development key, so that the
-		// deployment serves the app as written.
-		example, err := config.Load(filepath.Join("..", "..", "examples", "users"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := withoutDevKeys(t, app.Security), withoutDevKeys(t, example.Security); got != want {
-			t.Errorf("service %s: ENDPOINTS_SECURITY is\n%s\nwant examples/users's security without devKey:\n%s", name, got, want)
-		}
 		jwks := ""
 		for _, sec := range s.Secrets {
 			if c.Secrets[sec.Source].File == "" {
 				t.Errorf("service %s mounts the secret %s, which compose.yaml does not define", name, sec.Source)
 			}
 			if strings.Contains(security, `"jwks":"`+strings.TrimPrefix(sec.Target, "/app/")+`"`) {
-				jwks = sec.Target
+				jwks = strings.TrimPrefix(sec.Target, "/app/")
 			}
 		}
 		if jwks == "" {
-			t.Errorf("service %s: the key set of ENDPOINTS_SECURITY's jwt scheme is not mounted from a secret over the image's development one", name)
+			t.Errorf("service %s: the key set of ENDPOINTS_SECURITY's jwt scheme is not mounted from a secret", name)
+		}
+		// The example's schemes but for the development key set, so that
+		// the deployment serves the app as written.
+		example, err := config.Load(filepath.Join("..", "..", "examples", "users"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := deployedSecurity(t, app.Security, ""), deployedSecurity(t, example.Security, jwks); got != want {
+			t.Errorf("service %s: ENDPOINTS_SECURITY is\n%s\nwant examples/users's security without devKey, its key set the secret's:\n%s", name, got, want)
+		}
+		if strings.Contains(string(example.Security["bearer"]), `"`+jwks+`"`) {
+			t.Errorf("service %s: the secret is mounted at %s, the example's development key set: mount it beside, so that a missing secret fails rather than falling back on the development keys", name, jwks)
 		}
 	}
 	if hosts != 2 {
@@ -366,9 +369,10 @@ func TestDeployComposeFacts(t *testing.T) {
 	}
 }
 
-// withoutDevKeys returns security schemes as compact JSON, members in
-// order, without the jwt schemes' devKey.
-func withoutDevKeys(t *testing.T, security map[string]json.RawMessage) string {
+// deployedSecurity returns security schemes as compact JSON, members in
+// order, without the jwt schemes' devKey, and their jwks set to jwks when
+// it is not empty.
+func deployedSecurity(t *testing.T, security map[string]json.RawMessage, jwks string) string {
 	t.Helper()
 	out := map[string]json.RawMessage{}
 	for name, raw := range security {
@@ -378,6 +382,9 @@ func withoutDevKeys(t *testing.T, security map[string]json.RawMessage) string {
 		}
 		if jwt := scheme["jwt"]; jwt != nil {
 			delete(jwt, "devKey")
+			if _, ok := jwt["jwks"]; ok && jwks != "" {
+				jwt["jwks"] = jwks
+			}
 		}
 		b, err := json.Marshal(scheme)
 		if err != nil {

@@ -120,17 +120,17 @@ func TestDeployImage(t *testing.T) {
 		t.Fatalf("the image started with the development key set (%v):\n%s", err, b)
 	}
 
-	// The deployment's keys: a key set mounted over the image's (compose's
-	// secret), the scheme without its devKey.
+	// The deployment's keys: a key set mounted beside the image's
+	// development one (compose's secret), the scheme without its devKey.
 	private, jwks, err := auth.NewDevKey("production-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	mounted := filepath.Join(root, "app", "auth", "jwks.json")
+	mounted := filepath.Join(root, "app", "auth", "deployment-jwks.json")
 	if err := os.WriteFile(mounted, jwks, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := append(imageEnv, `ENDPOINTS_SECURITY={"bearer": {"jwt": {"jwks": "auth/jwks.json"}}}`)
+	env := append(imageEnv, `ENDPOINTS_SECURITY={"bearer": {"jwt": {"jwks": "auth/deployment-jwks.json"}}}`)
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	serve := exec.Command("unshare", append([]string{"--net", "--", "sh", "-c", `ip link set lo up && exec chroot --userspec="$0" "$@"`,
 		fmt.Sprintf("%d:%d", nonroot, nonroot), root}, argv...)...)

@@ -196,6 +196,13 @@ func TestManifestsFacts(t *testing.T) {
 	if err := json.Unmarshal(app.Security["bearer"], &bearer); err != nil || bearer.JWT.JWKS == "" {
 		t.Fatalf("configmap.yaml: security.bearer.jwt.jwks: %v", err)
 	}
+	example, err := config.Load(filepath.Join("..", "..", "examples", "users"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(example.Security["bearer"]), `"`+bearer.JWT.JWKS+`"`) {
+		t.Errorf("configmap.yaml: security.bearer.jwt.jwks %s is the example's development key set in the image: name the Secret's file beside it, so that a missing mount fails rather than falling back on the development keys", bearer.JWT.JWKS)
+	}
 	drain := time.Duration(app.Server.ShutdownTimeout)
 	if drain == 0 {
 		drain = config.DefaultShutdownTimeout
