@@ -32,12 +32,13 @@ const (
 	// DefaultDocsPath is the default of [Docs.Path]: where the
 	// interactive reference of the document is served.
 	DefaultDocsPath = "/_endpoints/docs"
-	// DefaultDocsAssets is the default of [Docs.Assets]: where the docs
-	// page loads its interactive reference (Scalar) from, a pinned version
-	// on a public CDN. Set openApi.docs.assets to a directory of the app
-	// holding the same files (the dist/browser folder of the npm package
-	// @scalar/api-reference) to serve them locally, offline.
-	DefaultDocsAssets = "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser"
+	// DefaultDocsAssets is the default of [Docs.Assets], empty: the docs
+	// page loads its interactive reference (Scalar, a pinned version built
+	// into the binary) from the host itself, below the page's path, so
+	// that it works offline. Set openApi.docs.assets to a URL or to a
+	// directory of the app (the dist/browser folder of the npm package
+	// @scalar/api-reference) to load another version.
+	DefaultDocsAssets = ""
 )
 
 // OpenAPI configures the generated document and its reference page:
