@@ -263,7 +263,7 @@ func checkOpenAPI(file string, o OpenAPI) error {
 	if a := o.Docs.Assets; strings.Contains(a, "://") {
 		u, err := url.Parse(a)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return badSetting(file, "/openApi/docs/assets", "%q: want an http(s) URL such as %q, or a directory of the app", a, DefaultDocsAssets)
+			return badSetting(file, "/openApi/docs/assets", "%q: want an http(s) URL such as %q, a directory of the app, or nothing for the reference built into endpoints", a, "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser")
 		}
 	}
 	return nil
