@@ -172,6 +172,12 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 	if err != nil {
 		return nil, err
 	}
+	// endpoints.json's description and servers, which a runtime
+	// declaration's fragment may still replace.
+	doc.Info.Description = cfg.Description
+	for _, sv := range cfg.Servers {
+		doc.Servers = append(doc.Servers, &openapi.Server{URL: sv.URL, Description: sv.Description})
+	}
 	if rm := t.runtime; rm != nil && rm.decl.OpenAPI != nil {
 		if frag := rm.decl.OpenAPI.Document; len(frag) > 0 {
 			if err := doc.Merge(frag); err != nil {
