@@ -27,6 +27,8 @@ type exampleSchema struct {
 	Items      json.RawMessage   `json:"items"`
 	MinItems   *int              `json:"minItems"`
 	MaxItems   *int              `json:"maxItems"`
+	AnyOf      []json.RawMessage `json:"anyOf"`
+	OneOf      []json.RawMessage `json:"oneOf"`
 }
 
 // fillExamples gives each media type of the document's operations that
@@ -64,13 +66,14 @@ func fillContent(content map[string]*MediaType, schemas map[string]json.RawMessa
 
 // exampleOf returns an example value of schema, taken from what the
 // schema itself states, or nil when it states none. In order: its first
-// "examples" entry, its "example", its "const", its "default", its first
-// "enum" value (of several "examples", the first whose "status" or
-// "statusCode" member is status, when one is); then, for a "$ref" to components/schemas, the example of
-// the schema named; for an object, an object of its properties' examples
-// (nil when a required property has none); for an array, an array of one
-// example of its items. Nothing is invented: a string schema with no
-// example has none.
+// "examples" entry (of several, the first whose "status" or "statusCode"
+// member is status, when one is), its "example", its "const", its
+// "default", its first "enum" value; then, for "anyOf" or "oneOf", an
+// example of an alternative (of status, when one is); for a "$ref" to
+// components/schemas, the example of the schema named; for an object, an
+// object of its properties' examples (nil when a required property has
+// none); for an array, an array of one example of its items. Nothing is
+// invented: a string schema with no example has none.
 func exampleOf(schema json.RawMessage, schemas map[string]json.RawMessage, depth int, status string) json.RawMessage {
 	if depth > maxExampleDepth || len(schema) == 0 || schema[0] != '{' {
 		return nil
@@ -96,6 +99,24 @@ func exampleOf(schema json.RawMessage, schemas map[string]json.RawMessage, depth
 			return nil
 		}
 		return exampleOf(schemas[unescapeToken(name)], schemas, depth+1, status)
+	case len(s.AnyOf) > 0 || len(s.OneOf) > 0:
+		// An example of one alternative is an example of the whole: the
+		// first that states one (for a response, of its status when one
+		// does).
+		var first json.RawMessage
+		for _, alt := range append(s.AnyOf, s.OneOf...) {
+			ex := exampleOf(alt, schemas, depth+1, status)
+			if ex == nil {
+				continue
+			}
+			if status == "" || hasStatus(ex, status) {
+				return ex
+			}
+			if first == nil {
+				first = ex
+			}
+		}
+		return first
 	case s.Properties.Kind() == '{':
 		return objectExample(s, schemas, depth)
 	case s.Items != nil:
@@ -117,16 +138,22 @@ func exampleOf(schema json.RawMessage, schemas map[string]json.RawMessage, depth
 func exampleForStatus(examples []json.RawMessage, status string) json.RawMessage {
 	if len(examples) > 1 && status != "" {
 		for _, ex := range examples {
-			var v struct {
-				Status     json.Number `json:"status"`
-				StatusCode json.Number `json:"statusCode"`
-			}
-			if json.Unmarshal(ex, &v) == nil && (string(v.Status) == status || string(v.StatusCode) == status) {
+			if hasStatus(ex, status) {
 				return ex
 			}
 		}
 	}
 	return examples[0]
+}
+
+// hasStatus reports whether example is an object whose "status" or
+// "statusCode" member is status.
+func hasStatus(example json.RawMessage, status string) bool {
+	var v struct {
+		Status     json.Number `json:"status"`
+		StatusCode json.Number `json:"statusCode"`
+	}
+	return json.Unmarshal(example, &v) == nil && (string(v.Status) == status || string(v.StatusCode) == status)
 }
 
 // objectExample is the example of an object schema made of its

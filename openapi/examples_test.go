@@ -35,6 +35,7 @@ func TestMediaTypeExamples(t *testing.T) {
 			"properties": {"a": {"type": "string"}, "b": {"type": "integer", "examples": [1]}}}`, "", ``},
 		{"an array of one example item", `{"type": "array", "items": {"$ref": "#/$defs/User"}}`, user, `[{"id": 7, "name": "Ada"}]`},
 		{"an array that needs two items states none", `{"type": "array", "minItems": 2, "items": {"type": "integer", "examples": [1]}}`, "", ``},
+		{"anyOf: an example of the first alternative that states one", `{"anyOf": [{"type": "string"}, {"type": "integer", "examples": [4]}]}`, "", `4`},
 		{"a recursive schema ends", `{"$ref": "#/$defs/Node"}`,
 			`"Node": {"type": "object", "required": ["next"], "properties": {"next": {"$ref": "#/$defs/Node"}}}`, ``},
 	}

@@ -10,7 +10,7 @@ import (
 type NewOrder struct {
 	_      struct{}    `doc:"An order to place: who orders and what."`
 	UserID int         `json:"userId" minimum:"1" doc:"The user who orders." example:"1"`
-	Items  []OrderItem `json:"items" minItems:"1" maxItems:"50" doc:"What is ordered: 1 to 50 lines."`
+	Items  []OrderItem `json:"items" minItems:"1" maxItems:"50" doc:"What is ordered: 1 to 50 lines." example:"[{\"sku\":\"BOOK-42\",\"quantity\":2}]"`
 }
 
 // OrderItem is one line of an order.
@@ -25,7 +25,7 @@ type Order struct {
 	_         struct{}    `doc:"A placed order."`
 	ID        int         `json:"id" minimum:"1" doc:"The order's id." example:"1"`
 	UserID    int         `json:"userId" minimum:"1" doc:"The user who ordered." example:"1"`
-	Items     []OrderItem `json:"items" doc:"What was ordered."`
+	Items     []OrderItem `json:"items" doc:"What was ordered." example:"[{\"sku\":\"BOOK-42\",\"quantity\":2}]"`
 	CreatedAt string      `json:"createdAt" format:"date-time" doc:"When the order was taken." example:"2026-01-15T09:30:00Z"`
 }
 

@@ -52,7 +52,7 @@ type UserPatch struct {
 // SearchResult is the answer of GET /api/users/search.
 type SearchResult struct {
 	_     struct{} `doc:"One page of the users a search matches."`
-	Items []User   `json:"items" doc:"The matching users, at most limit of them."`
+	Items []User   `json:"items" doc:"The matching users, at most limit of them." example:"[{\"id\":1,\"name\":\"Ada Lovelace\",\"email\":\"ada@example.com\"}]"`
 	Total int      `json:"total" doc:"How many users match in all." example:"1"`
 }
 
@@ -237,7 +237,7 @@ type Photo struct {
 	UserID      int      `json:"userId" minimum:"1" doc:"The user the photo belongs to." example:"1"`
 	Caption     string   `json:"caption,omitempty" maxLength:"200" doc:"The caption sent with the photo." example:"At the lake"`
 	Filename    string   `json:"filename" doc:"The file name the client gave." example:"lake.png"`
-	ContentType string   `json:"contentType" enum:"image/png,image/jpeg" doc:"The photo's type, checked against its first bytes."`
+	ContentType string   `json:"contentType" enum:"image/png,image/jpeg" doc:"The photo's type, checked against its first bytes." example:"image/png"`
 	Bytes       int64    `json:"bytes" minimum:"1" doc:"The photo's size." example:"48213"`
 	SHA256      string   `json:"sha256" pattern:"^[0-9a-f]{64}$" doc:"The SHA-256 of the photo, hex-encoded." example:"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`
 }
