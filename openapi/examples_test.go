@@ -88,7 +88,9 @@ func TestFrameworkExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			own := whole.Defs[name]
-			if own.Description == "" || len(own.Examples) == 0 {
+			// The validation issue is shown by the validation error's
+			// examples (see annotated).
+			if own.Description == "" || len(own.Examples) == 0 && name != openapi.SchemaValidationIssue {
 				t.Fatalf("description %q, %d examples: want both", own.Description, len(own.Examples))
 			}
 			comp, err := validation.NewContract("framework "+name, raw)

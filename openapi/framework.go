@@ -198,7 +198,7 @@ var frameworkSchemas = map[string]json.RawMessage{
 			"path": {"type": "array", "items": {"type": ["string", "integer"]}},
 			"message": {"type": "string"}
 		}
-	}`), "One problem of a request part: where (the JSON path of the value, as property names and item indexes) and what is wrong.", `{"path":["name"],"message":"must contain at least 1 character"}`),
+	}`), "One problem of a request part: where (the JSON path of the value, as property names and item indexes) and what is wrong."),
 	SchemaUnsupportedMediaType: annotated(mediaTypeErrorSchema(http.StatusUnsupportedMediaType), "The 415 answer: the request body's media type is not one the operation accepts.", `{"statusCode":415,"statusMessage":"Unsupported Media Type","data":{"received":"text/plain","supportedMediaTypes":["application/json"]}}`),
 	SchemaNotAcceptable:        annotated(mediaTypeErrorSchema(http.StatusNotAcceptable), "The 406 answer: none of the media types the request's Accept header names is one the operation answers with.", `{"statusCode":406,"statusMessage":"Not Acceptable","data":{"received":"text/html","supportedMediaTypes":["application/json"]}}`),
 	SchemaContentTooLarge: annotated(errorSchema(http.StatusRequestEntityTooLarge, `{
@@ -304,15 +304,24 @@ func FrameworkSchema(name string) ([]byte, bool) {
 	return append(out, "}}"...), true
 }
 
-// annotated returns schema, a JSON object, with a description and examples
-// (each JSON, a body the host writes) as its first members: what a reader
-// of the document, a mock server and a linter look for.
+// annotated returns schema, a JSON object, with a description and
+// examples (each JSON, a body the host writes) as its first members: what
+// a reader of the document, a mock server and a linter look for.
+//
+// SchemaValidationIssue has no examples of its own: it is the schema of
+// the items of a property named "headers", and Spectral
+// (oas3-examples-value-or-externalValue) takes the examples it finds
+// under any "headers" member for a header's Example Objects. The examples
+// of SchemaValidationError show issues.
 func annotated(schema json.RawMessage, description string, examples ...string) json.RawMessage {
 	d, _ := json.Marshal(description)
 	out := append([]byte(`{"description":`), d...)
-	out = append(out, `,"examples":[`...)
-	out = append(out, strings.Join(examples, ",")...)
-	out = append(out, "],"...)
+	if len(examples) > 0 {
+		out = append(out, `,"examples":[`...)
+		out = append(out, strings.Join(examples, ",")...)
+		out = append(out, "]"...)
+	}
+	out = append(out, ',')
 	return append(out, bytes.TrimPrefix(bytes.TrimSpace(schema), []byte("{"))...)
 }
 
