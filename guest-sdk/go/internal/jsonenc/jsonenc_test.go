@@ -17,11 +17,13 @@ type user struct {
 }
 
 type tagged struct {
-	Renamed   string   `json:"renamed_field"`
-	Untagged  int      // named after the field
-	Skipped   string   `json:"-"`
-	Dash      string   `json:"-,"`   // named "-"
-	Invalid   string   `json:"a\"b"` // not a valid name: the field's name
+	Renamed  string `json:"renamed_field"`
+	Untagged int    // named after the field
+	Skipped  string `json:"-"`
+	//lint:ignore SA5008 a field named "-" is one of the cases under test
+	Dash string `json:"-,"`
+	//lint:ignore SA5008 a name encoding/json refuses (it uses the field's) is one of the cases under test
+	Invalid   string   `json:"a\"b"`
 	HTMLName  bool     `json:"<&>"`
 	OmitStr   string   `json:"omitStr,omitempty"`
 	OmitInt   int64    `json:"omitInt,omitempty"`
