@@ -18,7 +18,6 @@
 package model
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -77,16 +76,6 @@ func Find(id int) (User, bool, error) {
 		return User{}, false, fmt.Errorf("model: reading user %d: %w", id, err)
 	}
 	return u, true, nil
-}
-
-// FindJSON returns the user with id as JSON, to be answered as it is.
-func FindJSON(id int) (json.RawMessage, bool, error) {
-	u, ok, err := Find(id)
-	if err != nil || !ok {
-		return nil, ok, err
-	}
-	b, err := json.Marshal(u)
-	return b, true, err
 }
 
 // allPage is how many users All reads per query.
