@@ -3,13 +3,14 @@
 // §5. The host validates the result at load and reports any problem with
 // the module's file, the JSON pointer and the rule.
 
-import { Value } from "./json";
+import { Kind, Value } from "./json";
 
 /**
  * A JSON Schema, built by chaining:
  *
  *     Schema.object()
- *       .property("name", Schema.string().minLength(1))
+ *       .description("A user to create.")
+ *       .property("name", Schema.string().minLength(1).description("Full name.").example(Value.str("Ada Lovelace")))
  *       .property("email", Schema.string().format("email"))
  *       .optional("nickname", Schema.string())
  *       .additionalProperties(false)
@@ -125,6 +126,19 @@ export class Schema {
   /** "description" */
   description(d: string): Schema {
     return this.with("description", Value.str(d));
+  }
+
+  /** Adds a value to "examples": the document shows the first as the
+   * example of every media type the schema describes (a JSON body, a
+   * parameter). Call it again for more; the host checks none of them. */
+  example(v: Value): Schema {
+    let examples = this.json.get("examples");
+    if (examples == null || examples.kind != Kind.Array) {
+      examples = Value.array();
+      this.json.set("examples", examples);
+    }
+    examples.push(v);
+    return this;
   }
 
   /** "enum" of strings. */

@@ -147,6 +147,31 @@ impl Schema {
         self.with("description", d)
     }
 
+    /// Adds a value to `"examples"`: the document shows the first as the
+    /// example of every media type the schema describes (a JSON body, a
+    /// parameter). Call it again for more; the host checks none of them.
+    ///
+    /// ```
+    /// use endpoints::{Json, Schema};
+    /// let name = Schema::string().description("Full name.").example("Ada Lovelace");
+    /// let user = Schema::object()
+    ///     .description("A user of the service.")
+    ///     .property("name", name)
+    ///     .example(Json::object().set("name", "Ada Lovelace"));
+    /// assert_eq!(
+    ///     user.json().to_string(),
+    ///     r#"{"type":"object","description":"A user of the service.","properties":{"name":{"type":"string","description":"Full name.","examples":["Ada Lovelace"]}},"required":["name"],"examples":[{"name":"Ada Lovelace"}]}"#,
+    /// );
+    /// ```
+    pub fn example(mut self, v: impl Into<Json>) -> Schema {
+        let list = self.0.entry("examples", Json::array());
+        if !matches!(list, Json::Array(_)) {
+            *list = Json::array();
+        }
+        list.push(v);
+        self
+    }
+
     /// `"enum"` of strings.
     pub fn one_of_strings(self, values: &[&str]) -> Schema {
         self.with("enum", values.to_vec())
@@ -397,6 +422,21 @@ mod tests {
             r#"{"timeout":"300s","idleTimeout":"1500ms","responses":{"200":{"description":"Ticks","media":["text/event-stream"]}}}"#
         );
         assert_eq!(duration(Duration::from_nanos(1_000_001)), "1000001ns");
+    }
+
+    #[test]
+    fn description_and_examples() {
+        let s = Schema::integer()
+            .minimum(1)
+            .description("The user's id.")
+            .example(1i64)
+            .example(Json::int(2));
+        assert_eq!(
+            s.json().to_string(),
+            r#"{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The user's id.","examples":[1,2]}"#
+        );
+        let r = Schema::raw(Json::parse(r#"{"examples":"not an array"}"#).unwrap()).example(true);
+        assert_eq!(r.json()["examples"].to_string(), "[true]", "a non-array examples is replaced");
     }
 
     #[test]
