@@ -271,7 +271,29 @@ export class Contract {
     }
     const body = Value.object().set("schema", s.json);
     if (!required) body.set("required", Value.boolean(false));
+    const before = request.get("body");
+    if (before != null) {
+      const described = before.get("description");
+      if (described != null) body.set("description", described);
+    }
     request.set("body", body);
+    return this;
+  }
+
+  /** The request body's description in the document (CommonMark), before
+   * or after body. */
+  bodyDescription(d: string): Contract {
+    let request = this.json.get("request");
+    if (request == null) {
+      request = Value.object();
+      this.json.set("request", request);
+    }
+    let body = request.get("body");
+    if (body == null) {
+      body = Value.object();
+      request.set("body", body);
+    }
+    body.set("description", Value.str(d));
     return this;
   }
 

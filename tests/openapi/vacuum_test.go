@@ -24,7 +24,7 @@ const minVacuumScore = 90
 // users example's twins in C, AssemblyScript and Rust, whose contracts
 // state descriptions and examples with their SDKs (the C one in JSON
 // text): what they reach, so a builder that stops writing them fails.
-const minTwinVacuumScore = 95
+const minTwinVacuumScore = 99
 
 // vacuumReport is what TestVacuum reads of `vacuum report`.
 type vacuumReport struct {

@@ -287,14 +287,40 @@ impl Contract {
 
     /// A JSON request body; a request without one is refused (400).
     pub fn body(mut self, s: Schema) -> Contract {
-        self.request().insert("body", Json::object().set("schema", s.0));
+        self.set_body(Json::object().set("schema", s.0));
         self
     }
 
     /// A JSON request body that a request may leave out.
     pub fn optional_body(mut self, s: Schema) -> Contract {
-        self.request().insert("body", Json::object().set("schema", s.0).set("required", false));
+        self.set_body(Json::object().set("schema", s.0).set("required", false));
         self
+    }
+
+    /// The request body's description in the document (CommonMark),
+    /// before or after [`Contract::body`]:
+    ///
+    /// ```
+    /// use endpoints::{Contract, Schema};
+    /// let c = Contract::new().body_description("The user to create.").body(Schema::object());
+    /// assert_eq!(
+    ///     c.json()["request"]["body"].to_string(),
+    ///     r#"{"schema":{"type":"object"},"description":"The user to create."}"#,
+    /// );
+    /// ```
+    pub fn body_description(mut self, d: &str) -> Contract {
+        self.request().entry("body", Json::object()).insert("description", d);
+        self
+    }
+
+    /// Declares the body, keeping a description given before.
+    fn set_body(&mut self, body: Json) {
+        let request = self.request();
+        let described = request.get("body").and_then(|b| b.get("description")).cloned();
+        request.insert("body", match described {
+            Some(d) => body.set("description", d),
+            None => body,
+        });
     }
 
     /// A declared JSON answer: the host checks the guest's answer against
@@ -435,6 +461,8 @@ mod tests {
             s.json().to_string(),
             r#"{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The user's id.","examples":[1,2]}"#
         );
+        let c = Contract::new().optional_body(Schema::string()).body_description("Text.");
+        assert_eq!(c.json()["request"]["body"].to_string(), r#"{"schema":{"type":"string"},"required":false,"description":"Text."}"#);
         let r = Schema::raw(Json::parse(r#"{"examples":"not an array"}"#).unwrap()).example(true);
         assert_eq!(r.json()["examples"].to_string(), "[true]", "a non-array examples is replaced");
     }

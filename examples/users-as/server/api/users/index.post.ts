@@ -19,6 +19,7 @@ endpoint(
   new Contract()
     .summary("Create a user")
     .tag("users")
+    .bodyDescription("The user to create.")
     .body(
       Schema.object()
         .description("A user to create: the service gives the id.")

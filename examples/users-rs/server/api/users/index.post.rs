@@ -12,6 +12,7 @@ fn contract() -> Contract {
     Contract::new()
         .summary("Create a user")
         .tag("users")
+        .body_description("The user to create.")
         .body(
             Schema::object()
                 .description("A user to create: the service gives the id.")
