@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -260,6 +261,7 @@ func (e *Engine) compileContext(p *Pool, workers int) (context.Context, context.
 // how many goroutines compile its functions (compileWorkers).
 func (e *Engine) compileInBackground(p *Pool, workers int, finished func(stage string, took time.Duration, err error)) {
 	go func() {
+		defer e.settle()   // last: once the counts below are done
 		compiling := false // the work moved to e.compilers
 		defer func() {
 			if !compiling {
@@ -356,6 +358,19 @@ func (e *Engine) compileInBackground(p *Pool, workers int, finished func(stage s
 		}
 		finished(stage, time.Since(start), nil)
 	}()
+}
+
+// settle gives the memory the background work freed back to the system
+// once none is left: the compiler's and the interpreter's garbage (some
+// 900 MB for the users example's 12 MB bundle) would otherwise stay in
+// the process as free heap, for the Go runtime's scavenger to return over
+// minutes: a cold start of the example rested at 1 GB RSS, 51 MB of it
+// heap in use. One forced collection per batch costs milliseconds.
+func (e *Engine) settle() {
+	if e.stopped() || !isClosed(e.background.idle()) || !isClosed(e.compilers.idle()) {
+		return
+	}
+	debug.FreeOSMemory()
 }
 
 // WaitCompiled waits until no module runs in the interpreter any more, or
