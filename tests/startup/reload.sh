@@ -15,8 +15,12 @@
 # is restored at the end. For 50 Go routes:
 #
 #   tests/startup/manygo.sh /tmp/go50
+#   endpoints build /tmp/go50
 #   tests/startup/reload.sh /tmp/go50 /tmp/go50/handlers/r00/main.go \
-#     /api/r00/999999 '"user %d not found"'
+#     /_endpoints/schema '"Get a user (00)"'
+#
+# (the route's summary, which the OpenAPI document shows: that app has no
+# database for the route to answer from).
 # ENDPOINTS=/path/to/endpoints uses that binary instead of building this
 # checkout's.
 set -euo pipefail

@@ -184,7 +184,9 @@ func (e *Engine) ResumeCompiling(p *Pool) {
 
 // StartCompiles compiles the queued pools' code in the background, at most
 // GOMAXPROCS at once, and moves each pool to its compiled code. A module
-// that the compiler fails on keeps running interpreted, with a warning.
+// that the compiler fails on keeps running interpreted, with a warning. A
+// compilation stopped before it ended (see compileContext) is not
+// reported to Config.Progress: no compiled code serves.
 func (e *Engine) StartCompiles() {
 	e.queueMu.Lock()
 	queue := e.queue
@@ -322,10 +324,7 @@ func (e *Engine) compileInBackground(p *Pool, workers int, finished func(stage s
 		defer cancel()
 		if ctx.Err() != nil {
 			// Retired, or stopped for a reload, before the compiler
-			// began.
-			if !e.stopped() {
-				finished(stage, time.Since(start), nil)
-			}
+			// began: no compiled code to report (Config.Progress).
 			return
 		}
 		compiled, err := e.compile(ctx, e.runtime, c.wasm)
@@ -337,8 +336,7 @@ func (e *Engine) compileInBackground(p *Pool, workers int, finished func(stage s
 		}
 		if err != nil && ctx.Err() != nil {
 			// Abandoned: the pool retired, or a reload stopped it, while
-			// the compiler ran.
-			finished(stage, time.Since(start), nil)
+			// the compiler ran. Nothing is reported.
 			return
 		}
 		if err != nil {
