@@ -61,7 +61,7 @@ routes=$("$bin" routes "$app" 2>/dev/null | awk 'NR > 1 {print $1, $2}')
 serve() {
   "$bin" serve "$app" --addr "$addr" --cache-dir "$2" >"$tmp/out" 2>&1 &
   pid=$!
-  until curl -sf -o /dev/null "http://$addr/health"; do sleep 0.05; done
+  until curl -s -o /dev/null "http://$addr$path"; do sleep 0.05; done
   while read -r method route; do
     curl -s -o /dev/null -X "$method" "http://$addr$(sed 's/:[A-Za-z]*/1/g' <<<"$route")" || true
   done <<<"$routes"
