@@ -359,13 +359,15 @@ func (e *Engine) compileInBackground(p *Pool, workers int, finished func(stage s
 }
 
 // settle gives the memory the background work freed back to the system
-// once none is left: the compiler's and the interpreter's garbage (some
-// 900 MB for the users example's 12 MB bundle) would otherwise stay in
-// the process as free heap, for the Go runtime's scavenger to return over
-// minutes: a cold start of the example rested at 1 GB RSS, 51 MB of it
-// heap in use. One forced collection per batch costs milliseconds.
+// the first time none is left, at the end of the start's compilations:
+// the compiler's and the interpreter's garbage (some 900 MB for the
+// users example's 12 MB bundle) would otherwise stay in the process as
+// free heap the Go runtime had not returned: a cold start of the example
+// rested at 1 GB RSS, 51 MB of it heap in use. Only once: a reload's
+// load takes that memory from the system again, which cost each save
+// under endpoints dev about 180 ms when every batch released it.
 func (e *Engine) settle() {
-	if e.stopped() || !isClosed(e.background.idle()) || !isClosed(e.compilers.idle()) {
+	if e.stopped() || !isClosed(e.background.idle()) || !isClosed(e.compilers.idle()) || e.settled.Swap(true) {
 		return
 	}
 	debug.FreeOSMemory()
