@@ -40,6 +40,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -139,8 +140,11 @@ type Engine struct {
 	// right before a background compilation; nil otherwise.
 	compilingHook func()
 	stopOnce      sync.Once
-	cache         wazero.CompilationCache
-	cacheDir      string // where compiled and instrumented modules are kept; "" for none
+	// settled: the first batch of background work ended and gave its
+	// memory back (see settle).
+	settled  atomic.Bool
+	cache    wazero.CompilationCache
+	cacheDir string // where compiled and instrumented modules are kept; "" for none
 	// codeCache authenticates cacheDir's entries; nil without a cache.
 	codeCache   *codecache.Dir
 	configFile  string // Config.ConfigFile
