@@ -1,6 +1,7 @@
 package host
 
 import (
+	"reflect"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
@@ -66,3 +67,7 @@ var BoundKey = boundKey
 // InterpreterUse says what the engine's interpreter tier holds now and
 // held at most.
 func (h *Host) InterpreterUse() engine.InterpreterUse { return h.engine.InterpreterUse() }
+
+// JoinsTyped reports whether JoinObservers joins hooks of type t without
+// reflection at call time.
+func JoinsTyped(t reflect.Type) bool { return typedJoins[t] != nil }
