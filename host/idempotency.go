@@ -9,27 +9,11 @@ import (
 
 // IdempotencyProblem is the Problem Details body (RFC 9457) of an
 // Idempotency-Key failure, sent as application/problem+json (docs/spec.md
-// §6), for clients to decode.
+// §6), for clients to decode: the type the step sends, by another name.
 //
 //	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"Idempotency-Key reused",
 //	 "status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}
-type IdempotencyProblem struct {
-	// Type is a URN naming the problem: urn:endpoints:problem:...
-	Type string `json:"type"`
-	// Title is its short, human summary, the same for every occurrence.
-	Title string `json:"title"`
-	// Status is the answer's status: 400, 409, 422 or 503.
-	Status int `json:"status"`
-	// Detail explains this occurrence.
-	Detail string `json:"detail"`
-	// Code is the machine-readable code clients branch on
-	// ([openapi.CodeKeyReused]...).
-	Code string `json:"code"`
-}
-
-// The Problem the idempotency step sends has the fields of IdempotencyProblem
-// (TestProblemIsTheOneSent checks their names too).
-var _ = IdempotencyProblem(idempotency.Problem{})
+type IdempotencyProblem = idempotency.Problem
 
 // writeIdempotencyError answers a request the Idempotency-Key step failed
 // itself with the host's error body.
@@ -59,7 +43,7 @@ func (c *call) Parts() idempotency.Parts {
 }
 
 func (c *call) ObserveIdempotency(r *http.Request, o idempotency.Outcome) {
-	c.host.observeIdempotency(r, c, IdempotencyOutcome(o))
+	c.host.observeIdempotency(r, c, o)
 }
 
 func (c *call) ObserveStoreError(op string, err error) { c.host.observeStoreError(op, err) }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"sync"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 )
 
 // Observer receives what the host does, for metrics, access logs or
@@ -221,32 +223,33 @@ type PoolEvent struct {
 }
 
 // IdempotencyOutcome is what the Idempotency-Key step did with a request.
-type IdempotencyOutcome string
+// The step defines the values; the host reports them as they are.
+type IdempotencyOutcome = idempotency.Outcome
 
 // Outcomes of [IdempotencyEvent], in the order a request meets them.
 const (
 	// IdempotencyKeyMissing: a 400, the operation requires a key.
-	IdempotencyKeyMissing IdempotencyOutcome = "key_missing"
+	IdempotencyKeyMissing = idempotency.KeyMissing
 	// IdempotencyKeyInvalid: a 400, the key is malformed.
-	IdempotencyKeyInvalid IdempotencyOutcome = "key_invalid"
+	IdempotencyKeyInvalid = idempotency.KeyInvalid
 	// IdempotencyUnavailable: a 503, the store could not claim the key.
-	IdempotencyUnavailable IdempotencyOutcome = "unavailable"
+	IdempotencyUnavailable = idempotency.Unavailable
 	// IdempotencyClaimed: the key was free; the handler runs.
-	IdempotencyClaimed IdempotencyOutcome = "claimed"
+	IdempotencyClaimed = idempotency.Claimed
 	// IdempotencyReplayed: the stored answer of the key was sent again.
-	IdempotencyReplayed IdempotencyOutcome = "replayed"
+	IdempotencyReplayed = idempotency.Replayed
 	// IdempotencyConflict: a 409, a request with the key still runs.
-	IdempotencyConflict IdempotencyOutcome = "conflict"
+	IdempotencyConflict = idempotency.Conflict
 	// IdempotencyMismatch: a 422, the key was used for another request.
-	IdempotencyMismatch IdempotencyOutcome = "mismatch"
+	IdempotencyMismatch = idempotency.Mismatch
 	// IdempotencyStored: the handler's answer was stored for replay.
-	IdempotencyStored IdempotencyOutcome = "stored"
+	IdempotencyStored = idempotency.Stored
 	// IdempotencyReleased: the answer is not replayed (not 2xx, a failed
 	// guest, too long a stream); the key was freed for a retry.
-	IdempotencyReleased IdempotencyOutcome = "released"
+	IdempotencyReleased = idempotency.Released
 	// IdempotencyLeaseLost: the request ran past its lease; its answer
 	// was not stored.
-	IdempotencyLeaseLost IdempotencyOutcome = "lease_lost"
+	IdempotencyLeaseLost = idempotency.LeaseLost
 )
 
 // IdempotencyEvent is one outcome of the Idempotency-Key step.

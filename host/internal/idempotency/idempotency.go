@@ -29,7 +29,7 @@ import (
 )
 
 // Outcome is what the step did with a request, as the host's observer
-// reports it (its values are those of host.IdempotencyOutcome).
+// reports it (host.IdempotencyOutcome is its public name).
 type Outcome string
 
 // The outcomes of the step.
