@@ -66,6 +66,18 @@ type call struct {
 	envelope []byte
 	scratch  []byte
 
+	// The pipeline's state (pipeline.go): the table the request was
+	// routed on; the path parameters as routed; what steps 6 and 7 found
+	// wrong with the request's parts; the declared body type step 5
+	// chose; the end of the span of steps 4-7 (nil once ended, or without
+	// a tracer); claimed: step 8 claimed the Idempotency-Key.
+	table                 *table
+	pathNames, pathValues []string
+	issues                ValidationData
+	bodyType              *bodyType
+	validated             func(error)
+	claimed               bool
+
 	// response side
 	status      int
 	header      http.Header

@@ -8,18 +8,13 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
-	"github.com/wasmendpoints/endpoints/internal/negotiate"
-	"github.com/wasmendpoints/endpoints/internal/queryobject"
-	"github.com/wasmendpoints/endpoints/internal/querystring"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
 )
@@ -139,6 +134,7 @@ func (h *Host) putCall(c *call) {
 	c.failure = nil
 	c.owner, c.mw, c.verify, c.principal, c.values = nil, nil, nil, nil, nil
 	c.chain, c.rawParams = nil, nil
+	c.table, c.pathNames, c.pathValues, c.issues, c.bodyType, c.validated = nil, nil, nil, ValidationData{}, nil, nil
 	if c.buf.Cap() > 64<<10 {
 		c.buf = bytes.Buffer{}
 	}
@@ -266,182 +262,20 @@ func (h *Host) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
 	}
 }
 
+// serveEndpoint runs the pipeline (pipeline.go) on a request routed to an
+// endpoint.
 func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
-	limit := limitBodyBytes(t.set.opts.Limits)
-	if op.bodyLimit > 0 {
-		limit = op.bodyLimit
-	}
-	var issues ValidationData
-
 	c := h.getCall(w, r, t.set, rt, op)
 	defer h.putCall(c)
-	c.out = w
-
-	// Step 1b: the request id, the operation's security, rate limits and
-	// the middleware before the handler.
-	if !h.admit(w, r, t, c, res) {
-		return
-	}
-
-	// Steps 2-5 are one span for a tracer: refused (an early return), it
-	// ends with ErrRefused.
-	validated := c.startSpan(StepValidate, "")
-	if validated != nil {
-		defer func() { endSpan(validated, ErrRefused) }()
-	}
-
-	// Step 2: content negotiation, for operations that offer several types.
-	if op.negotiates() {
-		w.Header().Add("Vary", "Accept")
-		accept := strings.Join(r.Header.Values("Accept"), ", ")
-		chosen, ok := negotiate.Choose(accept, op.offers)
-		if !ok {
-			h.refuse(w, r, c, t, &abi.ValidationFailure{Kind: abi.FailureAccept, Status: http.StatusNotAcceptable, Part: abi.PartHeaders.String(), Received: accept, SupportedMediaTypes: op.offers})
-			return
-		}
-		c.mediaType = chosen
-	}
-
-	// Steps 3 and 4: media type, size, parse.
-	switch {
-	case op.body != nil && hasBody(r):
-		ct := r.Header.Get("Content-Type")
-		bt, mt := op.bodyTypeFor(ct)
-		if bt == nil {
-			h.refuse(w, r, c, t, &abi.ValidationFailure{Kind: abi.FailureMediaType, Status: http.StatusUnsupportedMediaType, Part: abi.PartBody.String(), Received: ct, SupportedMediaTypes: op.bodySupported})
-			return
-		}
-		c.contentType = mt
-		if h.answerBody(w, r, c, h.readDeclaredBody(w, r, c, bt, limit, &issues), limit) {
-			return
-		}
-	case op.body == nil && hasBody(r) && op.contract.Idempotency != nil:
-		// No body schema: an idempotent request counts by its raw bytes.
-		raw, outcome := c.readWhole(r, limit)
-		if h.answerBody(w, r, c, outcome, limit) {
-			return
-		}
-		c.bodyRaw = raw
-	case op.body == nil && hasBody(r):
-		if r.ContentLength > limit {
-			h.answerBody(w, r, c, bodyTooLarge, limit)
-			return
-		}
-		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
-	}
-	if op.body != nil && !c.bodyPresent && issues.Body == nil && op.bodyRequired {
-		issues.Body = []validation.Issue{{Path: []any{}, Message: "a request body is required (" + strings.Join(op.bodySupported, ", ") + ")"}}
-	}
-
-	// Step 5: coerce, default and validate every part. Text that is not
-	// UTF-8 is refused, not repaired: the guest would read other text than
-	// the host validated.
-	var bad []validation.Issue
-	for i, name := range res.Names {
-		switch {
-		case !utf8.ValidString(res.Params[i]):
-			bad = append(bad, notUTF8(name, res.Params[i]))
-		case op.params != nil:
-			c.params[name] = op.params.CoerceString(name, res.Params[i])
-		default:
-			c.params[name] = res.Params[i]
-		}
-	}
-	if bad != nil {
-		issues.Params, bad = bad, nil
-	} else if op.params != nil {
-		op.params.ApplyDefaults(c.params)
-		issues.Params = op.params.Validate(c.params)
-	}
-	if op.query != nil {
-		// A query that does not parse whole is refused whole: the guest
-		// reads the raw query, so validating what parsed would not do.
-		values, err := querystring.Parse(r.URL.RawQuery, limitQueryParams(c.set.opts.Limits), "limits.queryParams")
-		if err != nil {
-			bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
-		}
-		var keep []string
-		if t.security != nil {
-			keep = t.security.secretQuery // API keys sent in the query
-		}
-		objects, err := op.queryObjects.Gather(values, keep)
-		var oerr *queryobject.Error
-		if errors.As(err, &oerr) {
-			bad = append(bad, validation.Issue{Path: []any{oerr.Param}, Message: oerr.Error()})
-		}
-		for k, members := range objects {
-			if b := notUTF8Members(k, members); b != nil {
-				bad = append(bad, *b)
-				continue
-			}
-			c.query[k] = op.query.CoerceMembers(k, members)
-		}
-		for k, vs := range values {
-			if b := notUTF8Values(k, vs); b != nil {
-				bad = append(bad, *b)
-				continue
-			}
-			c.query[k] = op.query.CoerceStrings(k, vs)
-		}
-		if bad != nil {
-			issues.Query, bad = bad, nil
-		} else {
-			op.query.ApplyDefaults(c.query)
-			issues.Query = op.query.Validate(c.query)
-		}
-	}
-	if op.headers != nil {
-		for _, name := range op.headers.Properties() {
-			if vs := requestHeaderValues(r, name); len(vs) > 0 {
-				if b := notUTF8Values(name, vs); b != nil {
-					bad = append(bad, *b)
-					continue
-				}
-				c.headers[name] = op.headers.CoerceStrings(name, splitHeaderValues(vs))
-			}
-		}
-		if bad != nil {
-			issues.Headers = bad
-		} else {
-			op.headers.ApplyDefaults(c.headers)
-			issues.Headers = op.headers.Validate(c.headers)
-		}
-	}
-	if !issues.empty() {
-		h.refuse(w, r, c, t, issues.failure())
-		return
-	}
-	endSpan(validated, nil)
-	validated = nil
-
-	// Step 6: Idempotency-Key.
-	if op.contract.Idempotency != nil {
-		if !h.idem.Claim(w, r, c) {
-			return
-		}
-		// Whatever ends the call without a stored answer frees the key.
-		defer h.idem.Release(r, c)
-	}
-
-	// Step 7: the guest.
-	if !h.callGuest(w, r, c) {
-		return
-	}
-
-	// Step 8: check and send the answer (a streamed one is already out).
-	if c.wroteHeader {
-		h.runAfter(r, c, c.chain, c.status, true, nil)
-		h.idem.Complete(w, r, c, c.status, c.header, c.idem.Streamed(), true)
-		return
-	}
-	h.finishEndpoint(w, r, c, op)
+	c.out, c.table, c.pathNames, c.pathValues = w, t, res.Names, res.Params
+	h.runPipeline(w, r, c)
 }
 
 // admit runs what comes between routing and the request's validation: it
 // gives the request its id, enforces the operation's security (401, 403),
 // and runs the before middleware of the route. It reports whether the
 // request goes on; when it does not, the answer was written.
-func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call, res *router.Result[*route]) bool {
+func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) bool {
 	c.requestID = requestID(r)
 	w.Header().Set(requestIDHeader, c.requestID)
 	noteRequestID(w, c.requestID)
@@ -469,9 +303,9 @@ func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call, 
 	if len(c.chain) == 0 {
 		return true
 	}
-	c.rawParams = make(map[string]any, len(res.Names))
-	for i, name := range res.Names {
-		c.rawParams[name] = res.Params[i]
+	c.rawParams = make(map[string]any, len(c.pathNames))
+	for i, name := range c.pathNames {
+		c.rawParams[name] = c.pathValues[i]
 	}
 	return h.runBefore(w, r, c, c.chain)
 }
@@ -671,43 +505,6 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 	return engine.GuestFailure(err, c).Error(), false
 }
 
-// finishEndpoint checks the buffered answer against the contract and sends
-// it.
-func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, op *operation) {
-	status, body := c.status, c.buf.Bytes()
-	if c.set.checked && op.responses != nil {
-		if issues := op.checkAnswer(status, c.header, body); issues != nil {
-			h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
-			h.observeRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
-			writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
-			return
-		}
-	}
-	hdr := w.Header()
-	for k, vs := range c.header {
-		hdr[k] = vs
-	}
-	h.runAfter(r, c, c.chain, status, false, hdr)
-	bodyless := status == http.StatusNoContent || status == http.StatusNotModified || status < 200
-	if len(body) > 0 && !bodyless && hdr.Get("Content-Type") == "" {
-		ct := "application/json"
-		if d := op.responses[status]; d != nil && d.contentType != "" {
-			ct = d.contentType
-		}
-		hdr.Set("Content-Type", ct)
-	}
-	if !bodyless {
-		hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	}
-	if !h.idem.Complete(w, r, c, status, hdr, body, false) {
-		return
-	}
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead && !bodyless {
-		_, _ = w.Write(body)
-	}
-}
-
 // checkAnswer returns what is wrong with an answer, or nil.
 //
 // A 400 in the shape of the framework's own Validation Error body passes
@@ -759,7 +556,8 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 		h.answerBody(w, r, c, bodyTooLarge, limit)
 		return
 	}
-	if !h.admit(w, r, t, c, res) {
+	c.pathNames, c.pathValues = res.Names, res.Params
+	if !h.admit(w, r, t, c) {
 		return
 	}
 	c.w = w

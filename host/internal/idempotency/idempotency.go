@@ -147,7 +147,7 @@ type Step struct {
 	WriteError func(w http.ResponseWriter, r *http.Request, status int)
 }
 
-// Claim runs step 6 of the pipeline for an operation that declares
+// Claim runs step 8 of the pipeline for an operation that declares
 // idempotency. It reports whether the guest may run; when not, the
 // request was answered: a problem, or the replay of the first answer.
 func (s *Step) Claim(w http.ResponseWriter, r *http.Request, c Call) bool {
