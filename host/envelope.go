@@ -2,9 +2,7 @@ package host
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -238,29 +236,6 @@ func (c *call) value(part abi.Part, name string) ([]byte, abi.Errno) {
 	}
 	c.scratch = jsonvalue.AppendValue(c.scratch[:0], v)
 	return c.scratch, 0
-}
-
-// readBody serves body_read: from the bytes already read for validation,
-// or from the request as the guest asks.
-func (c *call) readBody(dst []byte) (int, abi.Errno) {
-	if c.bodyRaw != nil {
-		n := copy(dst, c.bodyRaw[c.bodyPos:])
-		c.bodyPos += n
-		return n, 0
-	}
-	if c.bodySrc == nil || len(dst) == 0 {
-		return 0, 0
-	}
-	c.bodyTouched = true
-	n, err := io.ReadFull(c.bodySrc, dst)
-	switch {
-	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return n, 0
-	case errors.Is(err, errBodyTooLarge):
-		return 0, abi.ErrBodyTooLarge
-	default:
-		return 0, abi.ErrIO
-	}
 }
 
 // write serves response_write: buffered for an endpoint, straight to the

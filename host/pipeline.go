@@ -94,56 +94,6 @@ func stepNegotiate(h *Host, w http.ResponseWriter, r *http.Request, c *call) boo
 	return true
 }
 
-// stepContentType is step 5: the media type of a body against those the
-// operation declares (415).
-func stepContentType(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
-	op := c.op
-	if op.body == nil || !hasBody(r) {
-		return true
-	}
-	ct := r.Header.Get("Content-Type")
-	bt, mt := op.bodyTypeFor(ct)
-	if bt == nil {
-		h.refuse(w, r, c, c.table, &abi.ValidationFailure{Kind: abi.FailureMediaType, Status: http.StatusUnsupportedMediaType, Part: abi.PartBody.String(), Received: ct, SupportedMediaTypes: op.bodySupported})
-		return false
-	}
-	c.bodyType, c.contentType = bt, mt
-	return true
-}
-
-// stepBody is step 6: the body's size (413), then its parsing, whose
-// issues step 7 reports with the other parts'.
-func stepBody(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
-	op := c.op
-	limit := limitBodyBytes(c.set.opts.Limits)
-	if op.bodyLimit > 0 {
-		limit = op.bodyLimit
-	}
-	switch {
-	case c.bodyType != nil:
-		if h.answerBody(w, r, c, h.readDeclaredBody(w, r, c, c.bodyType, limit, &c.issues), limit) {
-			return false
-		}
-	case op.body == nil && hasBody(r) && op.contract.Idempotency != nil:
-		// No body schema: an idempotent request counts by its raw bytes.
-		raw, outcome := c.readWhole(r, limit)
-		if h.answerBody(w, r, c, outcome, limit) {
-			return false
-		}
-		c.bodyRaw = raw
-	case op.body == nil && hasBody(r):
-		if r.ContentLength > limit {
-			h.answerBody(w, r, c, bodyTooLarge, limit)
-			return false
-		}
-		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
-	}
-	if op.body != nil && !c.bodyPresent && c.issues.Body == nil && op.bodyRequired {
-		c.issues.Body = []validation.Issue{{Path: []any{}, Message: "a request body is required (" + strings.Join(op.bodySupported, ", ") + ")"}}
-	}
-	return true
-}
-
 // stepValidate is step 7: coerce, default and validate every part, and
 // refuse the request with every failing part's issues (400). Text that is
 // not UTF-8 is refused, not repaired: the guest would read other text than

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -139,127 +138,6 @@ func (h *Host) putCall(c *call) {
 		c.buf = bytes.Buffer{}
 	}
 	h.calls.Put(c)
-}
-
-// hasBody reports whether the request carries a body.
-func hasBody(r *http.Request) bool {
-	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
-}
-
-// readWhole reads the whole request body up to limit. It records that
-// reading began (bodyTouched) and, unless the limit stopped it, that the
-// body is done with (bodyRead).
-func (c *call) readWhole(r *http.Request, limit int64) ([]byte, bodyOutcome) {
-	if r.ContentLength > limit {
-		return nil, bodyTooLarge
-	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
-	}
-	c.bodyTouched = true
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
-	switch {
-	case err != nil:
-		c.bodyRead = true
-		return nil, readFailure(err)
-	case n > limit:
-		return nil, bodyTooLarge
-	}
-	c.bodyRead = true
-	return buf.Bytes(), bodyRead
-}
-
-// readFailure tells a client too slow to send its body (the read deadline
-// of server.readTimeout passed) from one whose body broke off.
-func readFailure(err error) bodyOutcome {
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return bodyTimedOut
-	}
-	return bodyFailed
-}
-
-// answerBody answers a request whose body the host could not take and
-// reports whether it did: 413 over the limit, 408 too slow, 400 broken off,
-// 500 when an upload could not be stored.
-func (h *Host) answerBody(w http.ResponseWriter, r *http.Request, c *call, outcome bodyOutcome, limit int64) bool {
-	if outcome != bodyRead {
-		c.writeDeadline(w)
-	}
-	switch outcome {
-	case bodyTooLarge:
-		h.discardBody(w, r, c)
-		writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
-	case bodyTimedOut:
-		w.Header().Set("Connection", "close")
-		writeError(w, r, http.StatusRequestTimeout, "", map[string]string{"error": fmt.Sprintf("the request body did not arrive within %s (server.readTimeout)", time.Duration(c.set.server.ReadTimeout))})
-	case bodyFailed:
-		writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
-	case bodyUnstored:
-		writeError(w, r, http.StatusInternalServerError, "", nil)
-	default:
-		return false
-	}
-	return true
-}
-
-// errBodyTooLarge is the error of a bodyLimit read past its limit.
-var errBodyTooLarge = errors.New("the request body is larger than the limit")
-
-// bodyLimit reads a request body up to left bytes, then fails with
-// errBodyTooLarge. Unlike http.MaxBytesReader it does not make the server
-// close the connection at once, so the host can discard the rest and the
-// client can read the 413.
-type bodyLimit struct {
-	r    io.Reader
-	left int64
-	hit  bool
-}
-
-func (b *bodyLimit) Read(p []byte) (int, error) {
-	if b.hit {
-		return 0, errBodyTooLarge
-	}
-	if int64(len(p)) > b.left+1 {
-		p = p[:b.left+1] // one byte more tells a body at the limit from a longer one
-	}
-	n, err := b.r.Read(p)
-	if int64(n) > b.left {
-		n, b.left, b.hit = int(b.left), 0, true
-		return n, errBodyTooLarge
-	}
-	b.left -= int64(n)
-	return n, err
-}
-
-// maxDiscardBytes bounds how much of a refused request body the host reads
-// and throws away before answering.
-const maxDiscardBytes = 16 << 20
-
-// discardBody reads what is left of a request body the host refuses, so a
-// client that sends its whole body before it reads the answer (most do,
-// without Expect: 100-continue) gets the answer instead of a connection
-// reset: closing a connection with unread bytes resets it. It reads at most
-// maxDiscardBytes, within server.readTimeout; past that the connection is
-// closed after the answer. A client that asked for 100-continue and was
-// not told to send has sent nothing, and nothing is read.
-func (h *Host) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
-	if !hasBody(r) || c.bodyRead {
-		return
-	}
-	c.bodyRead = true
-	if r.ContentLength > maxDiscardBytes {
-		w.Header().Set("Connection", "close")
-		return
-	}
-	if !c.bodyTouched && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
-		return
-	}
-	setReadDeadline(w, time.Now().Add(min(time.Duration(c.set.server.ReadTimeout), 5*time.Second)))
-	n, err := io.Copy(io.Discard, io.LimitReader(r.Body, maxDiscardBytes))
-	if err != nil || n == maxDiscardBytes {
-		w.Header().Set("Connection", "close")
-	}
 }
 
 // serveEndpoint runs the pipeline (pipeline.go) on a request routed to an
