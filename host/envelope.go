@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 )
@@ -276,7 +277,7 @@ func (c *call) write(data []byte) abi.Errno {
 	if c.writeErr != nil {
 		return abi.ErrIO
 	}
-	if c.req.Method == http.MethodHead || noBody(c.status) {
+	if c.req.Method == http.MethodHead || answer.NoBody(c.status) {
 		// Dropped, as an endpoint's buffered answer drops it: net/http
 		// refuses the bytes, which is no fault of the client's.
 		return 0
@@ -314,12 +315,6 @@ type limitError struct{ msg string }
 func (e *limitError) Error() string { return e.msg }
 
 // commit sends a plain route's status and headers.
-// noBody reports whether an answer of status carries no body (RFC 9110
-// §15.3.5, §15.4.5; 1xx): what a guest writes with it is dropped.
-func noBody(status int) bool {
-	return status == http.StatusNoContent || status == http.StatusNotModified || status < 200
-}
-
 func (c *call) commit() {
 	c.wroteHeader = true
 	hdr := c.w.Header()

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
 	"github.com/wasmendpoints/endpoints/internal/queryobject"
 	"github.com/wasmendpoints/endpoints/internal/querystring"
@@ -259,23 +259,13 @@ func stepAfter(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
 		hdr[k] = vs
 	}
 	h.runAfter(r, c, c.chain, status, false, hdr)
-	bodyless := status == http.StatusNoContent || status == http.StatusNotModified || status < 200
-	if len(body) > 0 && !bodyless && hdr.Get("Content-Type") == "" {
-		ct := "application/json"
-		if d := op.responses[status]; d != nil && d.contentType != "" {
-			ct = d.contentType
-		}
-		hdr.Set("Content-Type", ct)
+	ct := "application/json"
+	if d := op.responses[status]; d != nil && d.contentType != "" {
+		ct = d.contentType
 	}
-	if !bodyless {
-		hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	}
-	if !h.idem.Complete(w, r, c, status, hdr, body, false) {
-		return true
-	}
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead && !bodyless {
-		_, _ = w.Write(body)
+	answer.Describe(hdr, status, ct, body)
+	if h.idem.Complete(w, r, c, status, hdr, body, false) {
+		answer.Send(w, r, status, body)
 	}
 	return true
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
@@ -228,14 +229,7 @@ func replay(w http.ResponseWriter, r *http.Request, a storage.Answer) {
 		h[k] = slices.Clone(vs)
 	}
 	h.Set("Idempotent-Replayed", "true")
-	bodyless := a.Status == http.StatusNoContent || a.Status == http.StatusNotModified || a.Status < 200
-	if !bodyless {
-		h.Set("Content-Length", strconv.Itoa(len(a.Body)))
-	}
-	w.WriteHeader(a.Status)
-	if !bodyless && r.Method != http.MethodHead {
-		_, _ = w.Write(a.Body)
-	}
+	answer.Buffered(w, r, a.Status, "", a.Body)
 }
 
 // replayedHeaders are the response headers a replay repeats, besides those
