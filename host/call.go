@@ -160,7 +160,7 @@ func (c *call) Done() <-chan struct{}       { return c.parent.Done() }
 func (c *call) Err() error                  { return c.parent.Err() }
 func (c *call) Value(key any) any {
 	if key == (abihost.CallKey{}) {
-		return c
+		return guestCall{c}
 	}
 	if c.memory != nil {
 		if v := c.memory.Value(key); v != nil {

@@ -43,12 +43,12 @@ func (h *Host) closeDatabases() {
 
 // Databases is the call's session with its app's databases, made at its
 // first db_* call.
-func (c *call) Databases() abihost.Databases {
+func (c guestCall) Databases() abihost.Databases {
 	if c.host == nil || c.host.dbs == nil {
 		return nil
 	}
 	if c.db == nil {
-		c.db = appdb.NewSession(c.host.dbs, c, time.Unix(0, c.deadline), int(limitSQLResultBytes(c.set.opts.Limits)), appdb.Hooks{Span: c.dbSpan, Done: c.dbDone})
+		c.db = appdb.NewSession(c.host.dbs, c.call, time.Unix(0, c.deadline), int(limitSQLResultBytes(c.set.opts.Limits)), appdb.Hooks{Span: c.dbSpan, Done: c.dbDone})
 	}
 	return c.db
 }

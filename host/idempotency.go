@@ -21,29 +21,32 @@ func writeIdempotencyError(w http.ResponseWriter, r *http.Request, status int) {
 	writeError(w, r, status, "", nil)
 }
 
-// What the Idempotency-Key step (package idempotency) sees of a call
-// (idempotency.Call): each method serves it, on the goroutine of the call.
+// idemCall is what the Idempotency-Key step (package idempotency) sees of
+// a call (idempotency.Call): each method serves it, on the goroutine of
+// the call. It holds the call alone, so it is passed as an interface
+// without an allocation.
+type idemCall struct{ *call }
 
-var _ idempotency.Call = (*call)(nil)
+var _ idempotency.Call = idemCall{}
 
-func (c *call) Key() *idempotency.Key               { return &c.idem }
-func (c *call) Contract() *abi.Contract             { return c.op.contract }
-func (c *call) Operation() (method, pattern string) { return c.op.method, c.route.rf.Pattern() }
-func (c *call) File() string                        { return c.route.file }
-func (c *call) Negotiates() bool                    { return c.op.negotiates() }
-func (c *call) Principal() *abi.Principal           { return c.principal }
+func (c idemCall) Key() *idempotency.Key               { return &c.idem }
+func (c idemCall) Contract() *abi.Contract             { return c.op.contract }
+func (c idemCall) Operation() (method, pattern string) { return c.op.method, c.route.rf.Pattern() }
+func (c idemCall) File() string                        { return c.route.file }
+func (c idemCall) Negotiates() bool                    { return c.op.negotiates() }
+func (c idemCall) Principal() *abi.Principal           { return c.principal }
 
-func (c *call) Config() idempotency.Config {
+func (c idemCall) Config() idempotency.Config {
 	o := c.set.opts.Idempotency
 	return idempotency.Config{ScopeHeader: o.ScopeHeader, Lease: idempotencyLease(o), Replay: idempotencyReplay(o)}
 }
 
-func (c *call) Parts() idempotency.Parts {
+func (c idemCall) Parts() idempotency.Parts {
 	return idempotency.Parts{Params: c.params, Query: c.query, Body: c.body, BodyRaw: c.bodyRaw, Multipart: c.multipart}
 }
 
-func (c *call) ObserveIdempotency(r *http.Request, o idempotency.Outcome) {
-	c.host.observeIdempotency(r, c, o)
+func (c idemCall) ObserveIdempotency(r *http.Request, o idempotency.Outcome) {
+	c.host.observeIdempotency(r, c.call, o)
 }
 
-func (c *call) ObserveStoreError(op string, err error) { c.host.observeStoreError(op, err) }
+func (c idemCall) ObserveStoreError(op string, err error) { c.host.observeStoreError(op, err) }

@@ -64,7 +64,7 @@ func endPipeline(h *Host, r *http.Request, c *call) {
 		c.validated = nil
 	}
 	if c.claimed {
-		h.idem.Release(r, c)
+		h.idem.Release(r, idemCall{c})
 	}
 }
 
@@ -206,7 +206,7 @@ func stepIdempotency(h *Host, w http.ResponseWriter, r *http.Request, c *call) b
 	if c.op.contract.Idempotency == nil {
 		return true
 	}
-	if !h.idem.Claim(w, r, c) {
+	if !h.idem.Claim(w, r, idemCall{c}) {
 		return false
 	}
 	c.claimed = true
@@ -250,7 +250,7 @@ func finishAnswer(h *Host, w http.ResponseWriter, r *http.Request, c *call) {
 func stepAfter(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
 	if c.wroteHeader {
 		h.runAfter(r, c, c.chain, c.status, true, nil)
-		h.idem.Complete(w, r, c, c.status, c.header, c.idem.Streamed(), true)
+		h.idem.Complete(w, r, idemCall{c}, c.status, c.header, c.idem.Streamed(), true)
 		return true
 	}
 	op, status, body := c.op, c.status, c.buf.Bytes()
@@ -264,7 +264,7 @@ func stepAfter(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
 		ct = d.contentType
 	}
 	answer.Describe(hdr, status, ct, body)
-	if h.idem.Complete(w, r, c, status, hdr, body, false) {
+	if h.idem.Complete(w, r, idemCall{c}, status, hdr, body, false) {
 		answer.Send(w, r, status, body)
 	}
 	return true

@@ -380,7 +380,7 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 	case errors.As(err, &limit):
 		return limit.msg, false
 	}
-	return engine.GuestFailure(err, c).Error(), false
+	return engine.GuestFailure(err, guestCall{c}).Error(), false
 }
 
 // checkAnswer returns what is wrong with an answer, or nil.

@@ -29,7 +29,7 @@ func (e *Engine) instantiate(ctx context.Context, c *Code, config wazero.ModuleC
 	}
 	rec := &linearmem.Recorder{}
 	withAlloc := experimental.WithMemoryAllocator(context.Background(), rec)
-	if c, ok := ctx.(Call); ok {
+	if c := callFrom(ctx); c != nil {
 		c.SetMemory(withAlloc)
 		defer c.ClearMemory()
 	} else {
