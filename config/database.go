@@ -78,6 +78,15 @@ func (d Database) DriverName() string {
 
 var databaseName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
+// CheckDatabases checks databases as the "databases" member of
+// endpoints.json is checked (names, drivers and what each needs), for
+// declarations that come from elsewhere, such as an embedder's
+// (host.Options.Databases); errors name source and the JSON pointer of
+// the database.
+func CheckDatabases(source string, dbs map[string]Database) error {
+	return checkDatabases(source, dbs)
+}
+
 // checkDatabases checks the "databases" member.
 func checkDatabases(file string, dbs map[string]Database) error {
 	names := make([]string, 0, len(dbs))

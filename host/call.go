@@ -14,7 +14,6 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
-	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
 
@@ -152,7 +151,10 @@ type call struct {
 	outbound outbound.Session
 	// db is the call's session with its app's databases, from its first
 	// db_* call until the call ends (endDatabases); nil otherwise.
-	db *appdb.Session
+	db *dbGate
+	// dbWaits is why a middleware call was stopped at a db_* call: its
+	// database waits for its migrations (answered 503); nil otherwise.
+	dbWaits *databaseWaitsError
 }
 
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }

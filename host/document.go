@@ -118,10 +118,20 @@ type document struct {
 }
 
 // buildDocument builds the document of a table: the contracts, the routes
-// configuration, then the runtime declaration's fragment and extend step,
-// then the security schemes endpoints.json configures (package schemedoc),
-// then the embedder's.
+// configuration, then the runtime declaration's fragment and extend step
+// (unless t.runtimeDocOut leaves them out), then the security schemes
+// endpoints.json configures (package schemedoc), then the embedder's.
 func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
+	doc, err := h.buildRoutesDocument(t)
+	if err != nil {
+		return nil, err
+	}
+	return h.finishDocument(ctx, t, doc)
+}
+
+// buildRoutesDocument is the first step of buildDocument: the document of
+// the table's routes and routes configuration alone.
+func (h *Host) buildRoutesDocument(t *table) (*openapi.Document, error) {
 	var ops []openapi.Route
 	for _, r := range t.routes {
 		if r.plain {
@@ -168,11 +178,13 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
 	if opts.Version == "" {
 		opts.Version = config.DefaultOpenAPIVersion
 	}
-	doc, err := openapi.Build(ops, opts)
-	if err != nil {
-		return nil, err
-	}
-	if rm := t.runtime; rm != nil && rm.decl.OpenAPI != nil {
+	return openapi.Build(ops, opts)
+}
+
+// finishDocument adds to the routes' document what buildDocument adds
+// after them.
+func (h *Host) finishDocument(ctx context.Context, t *table, doc *openapi.Document) (*document, error) {
+	if rm := t.runtime; rm != nil && rm.decl.OpenAPI != nil && t.runtimeDocOut == nil {
 		if frag := rm.decl.OpenAPI.Document; len(frag) > 0 {
 			if err := doc.Merge(frag); err != nil {
 				return nil, fmt.Errorf("%s: openApi.document: %w", abi.RuntimeModule, err)

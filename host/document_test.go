@@ -214,8 +214,9 @@ func TestRoutesConfigResponsesCountAsDeclared(t *testing.T) {
 }
 
 // TestDocumentThatCannotBeBuilt: two contracts define $defs/User
-// differently. Production refuses to start; development serves the routes
-// and answers the schema route with a 500 that says why.
+// differently. Production refuses to start; development serves the first
+// route and the document without the second, which it names in the
+// document's x-endpoints-problems (see TestDevStartWithDocumentError).
 func TestDocumentThatCannotBeBuilt(t *testing.T) {
 	a := newApp(t).
 		wat("server/api/a.get.wasm", watModule{contract: `{"responses":{"200":{"description":"a","schema":{"$ref":"#/$defs/User"}}},"$defs":{"User":{"type":"string"}}}`, handle: `(i32.const 0)`}).
@@ -226,7 +227,10 @@ func TestDocumentThatCannotBeBuilt(t *testing.T) {
 	}
 	srv, _ := a.serve(host.Options{Mode: host.Development})
 	res := do(t, srv, "GET", "/_endpoints/schema", "")
-	if res.status != 500 || !strings.Contains(res.body, `"error":"OpenAPI document:`) || !strings.Contains(res.body, "b.get.wasm") {
-		t.Errorf("development schema route: got %d %s, want 500 explaining the conflict", res.status, res.body)
+	if res.status != 200 || !strings.Contains(res.body, `"x-endpoints-problems"`) || !strings.Contains(res.body, `"file": "server/api/b.get.wasm"`) {
+		t.Errorf("development schema route: got %d %s, want 200 naming the route left out", res.status, res.body)
+	}
+	if res := do(t, srv, "GET", "/api/b", ""); res.status != 404 || !strings.Contains(res.body, "server/api/a.get.wasm and server/api/b.get.wasm") {
+		t.Errorf("development GET /api/b: got %d %s, want 404 explaining the conflict", res.status, res.body)
 	}
 }

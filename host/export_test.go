@@ -5,9 +5,14 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
 
 // Hooks for the tests of package host_test.
+
+// A database down at a load is tried again within milliseconds in tests
+// (TestDatabaseDownAtStart), not seconds.
+func init() { dbBackoff = appdb.Backoff{Min: 10 * time.Millisecond, Max: 200 * time.Millisecond} }
 
 // Sweep runs one janitor sweep as if the clock read now, and reports how
 // many idle instances it closed.
@@ -71,3 +76,11 @@ func (h *Host) InterpreterUse() engine.InterpreterUse { return h.engine.Interpre
 // JoinsTyped reports whether JoinObservers joins hooks of type t without
 // reflection at call time.
 func JoinsTyped(t reflect.Type) bool { return typedJoins[t] != nil }
+
+// DatabaseRetrying reports whether the host tries, in the background, to
+// apply the migrations of a database it could not reach.
+func (h *Host) DatabaseRetrying() bool {
+	h.dbRetry.mu.Lock()
+	defer h.dbRetry.mu.Unlock()
+	return h.dbRetry.running
+}

@@ -78,6 +78,9 @@ type Host struct {
 	// dbs are the app's databases (package appdb), opened on first use
 	// and closed with the host.
 	dbs *appdb.Set
+	// dbRetry applies in the background the migrations of a database
+	// that could not be reached at a load.
+	dbRetry dbRetry
 	// idem is the Idempotency-Key step, over store (package
 	// idempotency); set with the store, before the host serves.
 	idem     idempotency.Step
@@ -145,6 +148,15 @@ type table struct {
 	// endpoints.json lists no allowHeaders. Nil without a "cors" member.
 	cors *cors.Policy
 
+	// leftOut are, in Development, what a document that failed to build
+	// whole was built without (see salvageDocument): each route module
+	// and the runtime declaration's OpenAPI part left out, and why; the
+	// dev 404, the docs page and the served document show them.
+	// runtimeDocOut is why the runtime declaration's openApi document and
+	// extend were left out, nil when they were not.
+	leftOut       []error
+	runtimeDocOut error
+
 	// warnings are what the version serves despite, in Development: the
 	// entries of the routes configuration that apply to no route (left
 	// behind by a deleted route), which fail a Production load.
@@ -203,7 +215,11 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError}
-	h.openDatabases(cfg)
+	if err := h.openDatabases(); err != nil {
+		h.closeStore()
+		_ = e.Close(ctx)
+		return nil, err
+	}
 	t, _, err := h.load(ctx, nil)
 	if err != nil {
 		h.closeDatabases()
@@ -262,7 +278,10 @@ func (h *Host) ShutdownTimeout() time.Duration {
 // failed to load (Development only; in Production New fails instead), and,
 // after a [Host.Reload] that kept the previous version serving whole
 // because the new version's OpenAPI document could not be built, that
-// reload's problems, until a reload serves what is on disk.
+// reload's problems, until a reload serves what is on disk. In
+// Development, what a version whose document could not be built whole is
+// served without (a route module, the runtime declaration's openApi part)
+// is listed too, each naming its file and field (docs/spec.md §11).
 func (h *Host) Problems() []error {
 	problems := slices.Clone(h.table.Load().problems)
 	if refused := h.refused.Load(); refused != nil {

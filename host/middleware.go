@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -278,6 +279,9 @@ func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result 
 	}
 	span := mc.startSpan(StepGuest, export)
 	res, err := fn.Call(mc)
+	if waits := (*databaseWaitsError)(nil); errors.As(err, &waits) {
+		mc.dbWaits = waits
+	}
 	healthy := err == nil && mc.fault == ""
 	if span != nil {
 		mc.spanCtx = nil
@@ -384,6 +388,10 @@ func (m *middleware) verify(c *call, r *http.Request, scheme string) (*abi.Princ
 // answerMiddlewareFailure answers 500 for a failed middleware.
 func (h *Host) answerMiddlewareFailure(w http.ResponseWriter, r *http.Request, mc *call, reason string) {
 	h.discardBody(w, r, mc.owner)
+	if mc.dbWaits != nil {
+		h.answerDatabaseWaits(w, r, mc.dbWaits, failureData{Middleware: mc.mw.file})
+		return
+	}
 	var data any
 	if h.opts.Mode == Development {
 		if reason == "" {

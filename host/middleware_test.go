@@ -21,6 +21,7 @@ import (
 // and its data segments. A body left empty is not exported.
 type mwModule struct {
 	decl                  string
+	imports               string // more imports than mwImports
 	before, after, verify string
 	data                  []string // strings laid out from offset 4096, see mwStrings
 }
@@ -55,7 +56,7 @@ func (m mwModule) source() string {
 		return body
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "(module\n%s%s  (memory (export \"memory\") 4)\n", watImports, mwImports)
+	fmt.Fprintf(&b, "(module\n%s%s%s  (memory (export \"memory\") 4)\n", watImports, mwImports, m.imports)
 	b.WriteString("  (func (export \"endpoints_abi_version\") (result i32) (i32.const 1))\n")
 	b.WriteString(segments)
 	if m.decl != "" {

@@ -70,8 +70,8 @@ func limitInstances(l config.Limits) int { return l.WithDefaults().Instances }
 // user cache directory.
 //
 // The fields that mirror endpoints.json (Limits, ResponseValidation,
-// OpenAPI, Storage, Idempotency, Server) override the file field by field: a
-// zero field keeps the file's value, or its default.
+// OpenAPI, Storage, Databases, Idempotency, Server) override the file field
+// by field: a zero field keeps the file's value, or its default.
 type Options struct {
 	// Mode is [Production] (the zero value) or [Development].
 	Mode Mode
@@ -155,6 +155,22 @@ type Options struct {
 	// field; see [config.Storage] for the defaults. Ignored when Store is
 	// set.
 	Storage config.Storage
+	// Databases are SQL databases the app's guests reach by name, as
+	// endpoints.json's "databases" declares them ([config.Database]), for
+	// an embedder that gives them in code. They are merged with the
+	// file's, and win as the other fields here do: a name only one of the
+	// two declares is taken as it is; for a name both declare, a
+	// database here that sets its location (Driver, Path or URL) replaces
+	// the file's location whole (driver, path and url, which go together),
+	// and MaxConns and StatementTimeout win field by field when set. The
+	// merged declarations are checked as the file's are (a postgres
+	// database needs a url...), and New fails naming the database. Nil
+	// keeps the file's; with neither, an app that uses a database gets
+	// the SQLite file "main" of [config.DatabaseFile].
+	//
+	// Like endpoints.json's "databases", they take effect at New: a reload
+	// does not reopen the databases.
+	Databases map[string]config.Database
 	// Idempotency overrides the "idempotency" member of endpoints.json,
 	// field by field; see [config.Idempotency] for the defaults.
 	Idempotency config.Idempotency
@@ -266,6 +282,7 @@ func (o Options) merge(cfg *config.App) Options {
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
 	}
+	o.Databases = mergeDatabases(o.Databases, cfg.Databases)
 	st := &o.Storage
 	if st.Driver == "" {
 		st.Driver, st.URL = cfg.Storage.Driver, cfg.Storage.URL

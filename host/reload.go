@@ -27,15 +27,23 @@ type loadedFile struct {
 	hash   [sha256.Size]byte
 	routes []*route
 	err    error // why routes is empty, or why a newer version (or some of a bundle's routes) was refused
+	// held are routes that loaded but are not served, in Development:
+	// the OpenAPI document could not be built with them (err says why;
+	// see salvageDocument). The next load serves them again when their
+	// bytes did not change, without loading them anew.
+	held []*route
 }
 
 // pool is the pool of the file's module, which all its routes share; nil
-// when it serves none.
+// when it has none.
 func (f *loadedFile) pool() *engine.Pool {
-	if len(f.routes) == 0 {
-		return nil
+	switch {
+	case len(f.routes) > 0:
+		return f.routes[0].mod.pool
+	case len(f.held) > 0:
+		return f.held[0].mod.pool
 	}
-	return f.routes[0].mod.pool
+	return nil
 }
 
 // tableState is what lets a table be retired while requests still use it.
@@ -93,7 +101,9 @@ type ReloadReport struct {
 	// OpenAPI document cannot be built (two routes' $defs collide, two
 	// operations share an operationId, openApi.extend fails...), no file
 	// can be trusted to serve with it: Refused is set and the previous
-	// version keeps serving whole.
+	// version keeps serving whole; unless no whole version served before
+	// (in Development), when what the document cannot be built with is
+	// left out and listed here, and the rest serves.
 	Problems []error
 	// Refused says the new version was not swapped in: its document could
 	// not be built (a problem says why), so the previous version, routes,
@@ -135,9 +145,18 @@ func (r ReloadReport) String() string {
 		verb = "not reloaded"
 	}
 	s := fmt.Sprintf("%s in %s: %s", verb, r.Took.Round(time.Millisecond), strings.Join(parts, "; "))
-	if n := len(r.Problems); n > 0 {
+	left := 0
+	for _, p := range r.Problems {
+		if lo := (*leftOutError)(nil); errors.As(p, &lo) {
+			left++
+		}
+	}
+	if n := len(r.Problems) - left; n > 0 {
 		s += fmt.Sprintf("; %d problem(s), the previous version keeps serving", n)
-	} else if r.Recovered {
+	}
+	if left > 0 {
+		s += fmt.Sprintf("; %d left out, the OpenAPI document cannot be built with them; the rest serves", left)
+	} else if len(r.Problems) == 0 && r.Recovered {
 		s += "; fixed, the app on disk serves"
 	}
 	if n := len(r.Warnings); n > 0 {
@@ -224,18 +243,26 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 }
 
 // notFoundData is the data of a 404's body: the path and, in
-// development while a reload is refused, why, since the route asked for
-// may be one that reload would have added.
-func (h *Host) notFoundData(path string) map[string]string {
+// development, what t left out of its document (see salvageDocument) and
+// why a reload is refused, since the route asked for may be one of those.
+func (h *Host) notFoundData(t *table, path string) map[string]string {
 	data := map[string]string{"path": path}
+	if len(t.leftOut) > 0 {
+		data["leftOut"] = "the OpenAPI document could not be built whole, and this is left out until it is fixed: " + errorsLine(t.leftOut)
+	}
 	if refused := h.refused.Load(); refused != nil && h.opts.Mode == Development {
-		lines := make([]string, len(*refused))
-		for i, p := range *refused {
-			lines[i] = p.Error()
-		}
-		data["reload"] = "the last reload was refused and the previous version keeps serving: " + strings.Join(lines, "; ")
+		data["reload"] = "the last reload was refused and the previous version keeps serving: " + errorsLine(*refused)
 	}
 	return data
+}
+
+// errorsLine joins errors' texts with "; ".
+func errorsLine(errs []error) string {
+	lines := make([]string, len(errs))
+	for i, p := range errs {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "; ")
 }
 
 // discard closes what a table that is never served opened and prev, which
@@ -250,6 +277,10 @@ func (t *table) discard(prev *table) {
 // logProblems logs the problems and warnings a reload found.
 func (h *Host) logProblems(report ReloadReport) {
 	for _, p := range report.Problems {
+		if lo := (*leftOutError)(nil); errors.As(p, &lo) {
+			h.logger.Error("left out: the OpenAPI document cannot be built with it; the rest serves", "error", p)
+			continue
+		}
 		h.logger.Error("not reloaded; the previous version keeps serving", "error", p)
 	}
 	for _, w := range report.Warnings {
@@ -417,6 +448,14 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 			var old *loadedFile
 			if prev != nil {
 				old = prev.files[f]
+			}
+			if err == nil && old != nil && old.hash == hash && len(old.held) > 0 {
+				// Left out of the previous document: served again now,
+				// as if loaded fresh, so that the document is tried with
+				// them (the file that collided with them may be fixed).
+				results[i] = routeResult{file: &loadedFile{hash: hash, routes: old.held}}
+				progress("", 0, nil)
+				return
 			}
 			if err == nil && old != nil && old.hash == hash && (len(old.routes) > 0 || old.err != nil) {
 				results[i] = routeResult{file: old}
@@ -632,6 +671,14 @@ func (l *loading) document() {
 	}
 	var err error
 	t.doc, err = l.h.buildDocument(l.ctx, t)
+	if err != nil && l.h.opts.Mode == Development && (l.prev == nil || l.prev.doc == nil || len(l.prev.leftOut) > 0) {
+		// No whole version serves yet: rather than answer 500 everywhere
+		// (or refuse every edit until the document builds), serve what a
+		// document can be built for, and say what is left out.
+		if l.salvageDocument(err) {
+			err = nil
+		}
+	}
 	l.noteWarnings()
 	if err != nil {
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
@@ -657,6 +704,7 @@ func (l *loading) document() {
 		slices.Sort(plan.keyHeaders)
 		t.cors = t.set.cors.WithHeaders(plan.keyHeaders)
 	}
+	noteLeftOut(t)
 	// The document now lists the 401 and 403 the host answers.
 	if b, err := marshalDocument(t.doc.doc); err == nil {
 		t.doc = newDocument(b, t.doc.doc)

@@ -59,7 +59,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 		serveDocument(w, r, t.doc)
 		return
 	}
-	if t.set.docs != nil && t.set.docs.Serve(w, r) {
+	if t.set.docs != nil && t.set.docs.ServeProblems(w, r, t.leftOutLines()) {
 		noteRoute(w, t.set.docs.Path())
 		return
 	}
@@ -69,7 +69,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 			h.opts.Fallback.ServeHTTP(w, r)
 			return
 		}
-		writeError(w, r, http.StatusNotFound, "", h.notFoundData(r.URL.Path))
+		writeError(w, r, http.StatusNotFound, "", h.notFoundData(t, r.URL.Path))
 		return
 	}
 	if !res.Allowed {
@@ -307,6 +307,10 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	if ok {
 		return true
+	}
+	if waits := (*databaseWaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
+		h.answerDatabaseWaits(w, r, waits, failureData{Route: c.route.file})
+		return false
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {

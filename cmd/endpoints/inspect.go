@@ -94,6 +94,17 @@ func cmdInspect(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	fmt.Fprintf(stdout, "file      %s\nsize      %d bytes\nabi       %s\nkind      %s\n", file, info.Size, info.ABI, info.Kind)
 	fmt.Fprintf(stdout, "imports   %s\nexports   %s\n", strings.Join(info.Imports, ", "), strings.Join(info.Exports, ", "))
+	for i, r := range info.Routes {
+		label := "routes   "
+		if i > 0 {
+			label = "         "
+		}
+		fmt.Fprintf(stdout, "%s %s (%s", label, r.Route, r.Kind)
+		if r.Summary != "" {
+			fmt.Fprintf(stdout, ": %s", r.Summary)
+		}
+		fmt.Fprintln(stdout, ")")
+	}
 	if info.Contract != nil {
 		var pretty bytes.Buffer
 		_ = json.Indent(&pretty, info.Contract, "", "  ")
@@ -110,6 +121,36 @@ type moduleInfo struct {
 	Imports  []string        `json:"imports"`
 	Exports  []string        `json:"exports"`
 	Contract json.RawMessage `json:"contract,omitempty"`
+	// Routes are a bundle's routes, in the order of its declaration.
+	Routes []bundleRoute `json:"routes,omitempty"`
+}
+
+// bundleRoute is one route of a bundle, as inspect reports it.
+type bundleRoute struct {
+	Route   string `json:"route"`             // GET /api/users/:id
+	Kind    string `json:"kind"`              // endpoint or plain route
+	Summary string `json:"summary,omitempty"` // the contract's summary
+}
+
+// bundleRoutes reads the routes of a bundle's declaration, its
+// endpoints.contract section.
+func bundleRoutes(decl []byte) ([]bundleRoute, error) {
+	var b abi.Bundle
+	if err := json.Unmarshal(decl, &b); err != nil {
+		return nil, fmt.Errorf("the %s section is not a bundle declaration: %w", abi.SectionContract, err)
+	}
+	routes := make([]bundleRoute, len(b.Routes))
+	for i, r := range b.Routes {
+		routes[i] = bundleRoute{Route: r.Route, Kind: "plain route"}
+		if len(r.Contract) > 0 && string(r.Contract) != "null" {
+			var c struct{ Summary string }
+			if err := json.Unmarshal(r.Contract, &c); err != nil {
+				return nil, fmt.Errorf("the %s section: the contract of %s: %w", abi.SectionContract, r.Route, err)
+			}
+			routes[i].Kind, routes[i].Summary = "endpoint", c.Summary
+		}
+	}
+	return routes, nil
 }
 
 // inspect reads a module's declarations: its custom sections, and its
@@ -156,9 +197,11 @@ func inspect(ctx context.Context, file string, wasm []byte) (*moduleInfo, error)
 	case strings.HasSuffix(file, abi.RuntimeModule):
 		info.Kind = "runtime declaration"
 	case strings.Contains(file, abi.BundleDir+"/") && hasSection:
-		var decl abi.Bundle
-		_ = json.Unmarshal(c, &decl)
-		info.Kind, info.Contract = fmt.Sprintf("bundle of %d routes", len(decl.Routes)), c
+		routes, err := bundleRoutes(c)
+		if err != nil {
+			return nil, err
+		}
+		info.Kind, info.Contract, info.Routes = fmt.Sprintf("bundle of %d routes", len(routes)), c, routes
 	case strings.Contains(file, abi.BundleDir+"/"):
 		info.Kind = "bundle (its routes are in code: run endpoints build to record them)"
 	case hasSection:

@@ -98,9 +98,10 @@ func TestConformanceSaysWhenNotAPort(t *testing.T) {
 }
 
 // TestInspectEveryLanguage builds one route of each guest language the
-// build step knows, records its contract in custom sections as
-// `endpoints build` does, and reads it back with `endpoints inspect`
-// without running the module.
+// build step knows, and a Go bundle of several routes, records its
+// contract in custom sections as `endpoints build` does, and reads it back
+// with `endpoints inspect` without running the module: for the bundle,
+// every route it serves.
 func TestInspectEveryLanguage(t *testing.T) {
 	t.Parallel()
 	root := filepath.Join("..", "..")
@@ -119,7 +120,7 @@ func TestInspectEveryLanguage(t *testing.T) {
 		{guestbuild.LangRust, "rustc", "examples/users-rs", "server/api/users/[id].get.rs", "server/api/users/[id].get.wasm", "endpoint", "Get a user"},
 		{guestbuild.LangWAT, "wat2wasm", "guest-sdk/wat", "hello.wat", "server/api/hello.get.wasm", "endpoint", ""},
 		{guestbuild.LangC, "clang", "examples/users-c", "server/routes/health.get.c", "server/routes/health.get.wasm", "plain route", ""},
-		{guestbuild.LangGo, "go", "examples/users", "handlers", guestbuild.BundleModule, "bundle of 2 routes", ""},
+		{guestbuild.LangGo, "go", "examples/users", "handlers", guestbuild.BundleModule, "bundle of 4 routes", ""},
 	} {
 		t.Run(string(tt.lang)+" "+tt.source, func(t *testing.T) {
 			if testing.Short() && (tt.lang == guestbuild.LangGo || tt.lang == guestbuild.LangAS || tt.lang == guestbuild.LangRust) {
@@ -129,10 +130,11 @@ func TestInspectEveryLanguage(t *testing.T) {
 			out := t.TempDir()
 			src := guestbuild.Source{Lang: tt.lang, Path: tt.source, Module: tt.module}
 			if tt.module == guestbuild.BundleModule {
-				src = guestbuild.BundleGo([]guestbuild.Source{
-					{Lang: guestbuild.LangGo, Path: "handlers/get-user", Module: "server/api/users/[id].get.wasm"},
-					{Lang: guestbuild.LangGo, Path: "handlers/health", Module: "server/routes/health.get.wasm"},
-				})[0]
+				var routes []guestbuild.Source
+				for _, r := range inspectBundleRoutes {
+					routes = append(routes, guestbuild.Source{Lang: guestbuild.LangGo, Path: r.path, Module: r.module})
+				}
+				src = guestbuild.BundleGo(routes)[0]
 			}
 			if _, err := guestbuild.Build(t.Context(), filepath.Join(root, filepath.FromSlash(tt.app)), out, []guestbuild.Source{src}, nil); err != nil {
 				t.Fatal(err)
@@ -156,6 +158,50 @@ func TestInspectEveryLanguage(t *testing.T) {
 			if tt.kind != "plain route" && len(info.Contract) == 0 {
 				t.Errorf("inspect printed no contract for an endpoint")
 			}
+			if tt.module == guestbuild.BundleModule {
+				checkInspectBundle(t, filepath.Join(out, filepath.FromSlash(tt.module)), info)
+			}
 		})
+	}
+}
+
+// inspectBundleRoutes are the routes of the Go bundle TestInspectEveryLanguage
+// builds from examples/users: endpoints of several methods and a plain route.
+var inspectBundleRoutes = []struct {
+	path, module string
+	want         bundleRoute
+}{
+	{"handlers/get-user", "server/api/users/[id].get.wasm", bundleRoute{"GET /api/users/:id", "endpoint", "Get a user"}},
+	{"handlers/create-user", "server/api/users/index.post.wasm", bundleRoute{"POST /api/users", "endpoint", "Create a user"}},
+	{"handlers/patch-user", "server/api/users/[id].patch.wasm", bundleRoute{"PATCH /api/users/:id", "endpoint", "Change a user"}},
+	{"handlers/health", "server/routes/health.get.wasm", bundleRoute{"GET /health", "plain route", ""}},
+}
+
+// checkInspectBundle checks that inspect lists every route of the bundle
+// module, in its JSON (info) and in its text.
+func checkInspectBundle(t *testing.T, module string, info moduleInfo) {
+	t.Helper()
+	got := map[string]bundleRoute{}
+	for _, r := range info.Routes {
+		got[r.Route] = r
+	}
+	if len(info.Routes) != len(inspectBundleRoutes) {
+		t.Errorf("inspect --json lists %d routes of the bundle, want %d: %+v", len(info.Routes), len(inspectBundleRoutes), info.Routes)
+	}
+	code, text, errOut := runCLI("inspect", module)
+	if code != exitOK {
+		t.Fatalf("inspect = %d: %s", code, errOut)
+	}
+	for _, r := range inspectBundleRoutes {
+		if got[r.want.Route] != r.want {
+			t.Errorf("inspect --json lists %+v for %s, want %+v", got[r.want.Route], r.want.Route, r.want)
+		}
+		line := r.want.Route + " (" + r.want.Kind
+		if r.want.Summary != "" {
+			line += ": " + r.want.Summary
+		}
+		if !strings.Contains(text, line+")\n") {
+			t.Errorf("inspect's text does not list %s)\n%s", line, text)
+		}
 	}
 }

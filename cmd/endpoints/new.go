@@ -102,7 +102,7 @@ func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "endpoints new: %v\n", err)
 		return exitError
 	}
-	data := appData{SDKModule: sdkModule, Module: moduleName(filepath.Base(abs)), Title: appTitle(filepath.Base(abs)), Lang: *lang}
+	data := appData{SDKModule: sdkModule, Module: moduleName(filepath.Base(abs)), Title: appTitle(filepath.Base(abs)), Lang: *lang, SDKDir: "guest-sdk/go"}
 	if *lang != "go" {
 		if _, ok := langApps[*lang]; !ok {
 			fmt.Fprintf(stderr, "endpoints new: --lang %s: want go, c, as (AssemblyScript) or rs (Rust)\n\n%s", *lang, newUsage)
@@ -463,6 +463,7 @@ type appData struct {
 	Lang              string // go, c, as or rs
 	ASCompilerVersion string // the AssemblyScript compiler's version (as)
 	Ext               string // the route sources' extension: c, ts or rs
+	SDKDir            string // the SDK's directory in the repository: guest-sdk/go, guest-sdk/c...
 	Module            string // the app's module path
 	Title             string // the OpenAPI title and the README's heading
 	SDKModule         string // sdkModule

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"testing/fstest"
 
 	assdk "github.com/wasmendpoints/endpoints/guest-sdk/assemblyscript"
 	csdk "github.com/wasmendpoints/endpoints/guest-sdk/c"
@@ -36,7 +35,7 @@ var langApps = map[string]langApp{
 	"c": {
 		name:   "C",
 		files:  map[string]string{"c/hello.get.c": "server/api/hello.get.c", "c/compile_flags.txt": "compile_flags.txt"},
-		sdk:    fstest.MapFS{csdk.HeaderName: &fstest.MapFile{Data: csdk.Header, Mode: 0o644}},
+		sdk:    csdk.Files, // endpoints.h and the endpoints_db.h it includes
 		sdkDir: "vendor/endpoints-c",
 		next:   "endpoints build compiles it with clang (Debian: apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32).",
 	},
@@ -60,8 +59,7 @@ var langApps = map[string]langApp{
 // app, which must not exist or be empty.
 func newLangApp(app string, data appData, stdout, stderr io.Writer) int {
 	l := langApps[data.Lang]
-	_, data.ASCompilerVersion, _ = strings.Cut(assdk.Compiler, "@")
-	data.Ext = map[string]string{"c": "c", "as": "ts", "rs": "rs"}[data.Lang]
+	data = withLang(data)
 	if err := emptyDir(app); err != nil {
 		fmt.Fprintf(stderr, "endpoints new: %v\n", err)
 		return exitError
@@ -89,6 +87,15 @@ func newLangApp(app string, data appData, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  curl 'http://127.0.0.1:3000/api/hello?name=Ada'\n%s\n", app, l.next)
 	fmt.Fprintf(stdout, "A development token for the bearer scheme: endpoints token %s --sub alice\n", app)
 	return exitOK
+}
+
+// withLang fills what the templates of a data.Lang app need besides the
+// names: the extension of its sources, the SDK's directory, the compiler.
+func withLang(data appData) appData {
+	_, data.ASCompilerVersion, _ = strings.Cut(assdk.Compiler, "@")
+	data.Ext = map[string]string{"c": "c", "as": "ts", "rs": "rs"}[data.Lang]
+	data.SDKDir = map[string]string{"c": "guest-sdk/c", "as": "guest-sdk/assemblyscript", "rs": "guest-sdk/rust"}[data.Lang]
+	return data
 }
 
 // newDevKey writes the new app's development signing key and its key set,

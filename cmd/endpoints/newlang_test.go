@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -29,7 +30,7 @@ func TestNewEveryLanguage(t *testing.T) {
 		files      []string // besides endpoints.json, README.md and the keys
 		slow       bool
 	}{
-		{"c", "clang", []string{"server/api/hello.get.c", "compile_flags.txt", "vendor/endpoints-c/endpoints.h"}, false},
+		{"c", "clang", []string{"server/api/hello.get.c", "compile_flags.txt", "vendor/endpoints-c/endpoints.h", "vendor/endpoints-c/endpoints_db.h"}, false},
 		{"as", "npm", []string{"server/api/hello.get.ts", "package.json", "tsconfig.json", "vendor/endpoints-assemblyscript/index.ts"}, true},
 		{"rs", "rustc", []string{"server/api/hello.get.rs", "Cargo.toml", "vendor/endpoints-rust/src/lib.rs", "vendor/endpoints-rust/Cargo.toml"}, true},
 	} {
@@ -110,8 +111,11 @@ func TestNewEveryLanguage(t *testing.T) {
 				t.Errorf("the document's securitySchemes = %+v (%d, %v, %s); want the bearer scheme endpoints.json configures", doc.Components.SecuritySchemes, code, err, errOut)
 			}
 			checkDevToken(t, app)
-			if tt.lang == "rs" {
+			switch tt.lang {
+			case "rs":
 				checkCargo(t, app)
+			case "c":
+				checkCompileFlags(t, app)
 			}
 		})
 	}
@@ -135,6 +139,35 @@ func checkCargo(t *testing.T, app string) {
 	cmd.Env = append(os.Environ(), "CARGO_TARGET_DIR="+t.TempDir())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("cargo check --offline --examples in the new app: %v\n%s", err, out)
+	}
+}
+
+// checkCompileFlags compiles every C source of app's server directory as
+// clangd does for an editor: with the flags of its compile_flags.txt,
+// whose -I names the vendored SDK, syntax only, any warning an error. The
+// vendored headers must all be there, and compile without a warning.
+func checkCompileFlags(t *testing.T, app string) {
+	t.Helper()
+	flags, err := os.ReadFile(filepath.Join(app, "compile_flags.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sources []string
+	err = filepath.WalkDir(filepath.Join(app, "server"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".c") {
+			rel, _ := filepath.Rel(app, path)
+			sources = append(sources, rel)
+		}
+		return err
+	})
+	if err != nil || len(sources) == 0 {
+		t.Fatalf("the C sources of %s: %v (%d found)", app, err, len(sources))
+	}
+	args := append(append([]string{"-fsyntax-only", "-Werror"}, strings.Fields(string(flags))...), sources...)
+	cmd := exec.CommandContext(t.Context(), "clang", args...)
+	cmd.Dir = app
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("clang %s, as clangd compiles the app's sources with its compile_flags.txt: %v\n%s", strings.Join(args, " "), err, out)
 	}
 }
 
@@ -200,6 +233,51 @@ func TestKeygen(t *testing.T) {
 	checkDevToken(t, app)
 	if code, _, errOut = runCLI("keygen", "--key", "../outside.jwk", app); code != exitError || !strings.Contains(errOut, "inside the app") {
 		t.Errorf("keygen --key ../outside.jwk = %d %s, want a refusal", code, errOut)
+	}
+}
+
+// TestNewREADME renders the README `endpoints new` writes in each
+// language: its Layout block's descriptions line up, and it says how to
+// add a route (endpoints new route) and how to store data (the main
+// database, migrations, the SDK's query call).
+func TestNewREADME(t *testing.T) {
+	for _, tt := range []struct{ lang, query string }{
+		{"go", `endpoints.DB("main")`},
+		{"c", `endpoints_query("main"`},
+		{"as", `new DB("main")`},
+		{"rs", `Db::new("main")`},
+	} {
+		t.Run(tt.lang, func(t *testing.T) {
+			data := appData{Lang: tt.lang, Title: "Notes API", Module: "notes", SDKModule: sdkModule, SDKDir: "guest-sdk/go"}
+			if tt.lang != "go" {
+				data = withLang(data)
+			}
+			b, err := render("README.md", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			readme := string(b)
+			for _, want := range []string{"endpoints new route . 'GET /api/things/:id'", "server/migrations/001-notes.sql", tt.query, data.SDKDir + "/README.md"} {
+				if !strings.Contains(readme, want) {
+					t.Errorf("the README does not say %s:\n%s", want, readme)
+				}
+			}
+			_, layout, _ := strings.Cut(readme, "## Layout\n\n")
+			layout, _, _ = strings.Cut(layout, "\n\n")
+			column := -1
+			for _, line := range strings.Split(layout, "\n") {
+				// The description starts after the path and its padding.
+				path := strings.Fields(line)[0]
+				at := strings.Index(line, path) + len(path)
+				at += len(line[at:]) - len(strings.TrimLeft(line[at:], " "))
+				if column < 0 {
+					column = at
+				}
+				if at != column {
+					t.Errorf("the Layout line %q starts its description at column %d, the first at %d:\n%s", line, at, column, layout)
+				}
+			}
+		})
 	}
 }
 

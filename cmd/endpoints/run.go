@@ -89,8 +89,9 @@ Commands:
                databases, as serve and dev do at start; --dry-run lists
                them, --database NAME migrates one
   inspect FILE.wasm
-               print a module's ABI version, contract, imports, exports and
-               size, read from the file without running it
+               print a module's ABI version, contract (each route of a
+               bundle), imports, exports and size, read from the file
+               without running it
   conformance APP
                build APP, serve it in development and run the conformance
                suite of the users example against it: what every port of

@@ -323,7 +323,7 @@ static inline int32_t endpoints_http_get(const char *url) {
     return endpoints_http_send(req, (int32_t)(n + i + 2), (const uint8_t *)0, 0);
 }
 
-/* Middleware (server/middleware/*.wasm; abi/README.md section 6.1). */
+/* Middleware (the modules of server/middleware; abi/README.md section 6.1). */
 
 /* endpoints_request_set_header replaces a request header for the
  * middleware that follows, the contract's validation and the handler; an
@@ -466,7 +466,7 @@ int32_t endpoints_verify(void) __attribute__((export_name("endpoints_verify")));
  * (abi.Middleware: routes, methods), and endpoints_abi_version. Use it once,
  * at file scope:
  *
- *     ENDPOINTS_MIDDLEWARE("{\"routes\":[\"/api/**\"],\"methods\":[\"POST\"]}");
+ *     ENDPOINTS_MIDDLEWARE("{\"routes\":[\"/api/orders\"],\"methods\":[\"POST\"]}");
  *
  *     int32_t endpoints_before(void) {
  *         endpoints_request_set_header_str("x-checked", "yes");
@@ -557,6 +557,10 @@ static inline int32_t endpoints_parse_int(const char *s, int32_t len,
 /* endpoints_value_int reads the validated integer value name of part into
  * *out. It returns 0, ENDPOINTS_ERR_NOT_FOUND when the value is absent, or
  * ENDPOINTS_ERR_INVALID when it is not an integer that fits in int64_t.
+ * Declare the value's "minimum" and "maximum" within int64_t in the
+ * contract (9223372036854775807 at most): a JSON Schema integer has no
+ * range of its own, and without them the host passes a client's
+ * 9223372036854775808 to the handler instead of answering 400.
  *
  *     int64_t id;
  *     if (endpoints_value_int(ENDPOINTS_PART_PARAMS, "id", &id) != 0) return 1; */

@@ -28,6 +28,11 @@ type Set struct {
 
 	mu   sync.Mutex
 	open map[string]database.DB
+	// pending are the databases whose migrations wait, and why (see
+	// [Set.Pending]); guarded by mu.
+	pending map[string]error
+	// migrating is held by Migrate: one run at a time.
+	migrating sync.Mutex
 }
 
 // New returns the databases an app in appDir declares; none declared is
@@ -91,12 +96,16 @@ func (s *Set) DB(ctx context.Context, name string) (database.DB, error) {
 
 // Ping pings each database opened so far, and each PostgreSQL one: the
 // first error names the database. A file nobody used yet is not opened
-// for a ping.
+// for a ping. A database whose migrations wait ([Set.Pending]) fails
+// the ping, saying why, even when it answers.
 func (s *Set) Ping(ctx context.Context) error {
 	for _, name := range s.Names() {
 		s.mu.Lock()
 		db := s.open[name]
 		s.mu.Unlock()
+		if err := s.Pending(name); err != nil {
+			return fmt.Errorf("database %q: %w", name, err)
+		}
 		if db == nil && s.specs[name].DriverName() == config.DatabaseSQLite {
 			continue
 		}

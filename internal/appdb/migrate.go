@@ -136,6 +136,12 @@ type MigrateOptions struct {
 	DryRun bool
 	// Database limits the run to one database; "" is every one.
 	Database string
+	// Defer makes a database that cannot be reached (an error of code
+	// database.CodeUnavailable) no error of the run: its migrations wait,
+	// [Set.Pending] says so until a later run applies them, and the
+	// other databases are migrated. What a host does at load; `endpoints
+	// migrate` fails instead.
+	Defer bool
 }
 
 // Migrate applies the migrations not yet applied, in order, each file in
@@ -145,6 +151,10 @@ type MigrateOptions struct {
 // database's message; what the failing file did is rolled back, what
 // the files before it did stays. A file changed after it was applied is
 // an error: add a new migration instead.
+//
+// With opts.Defer, a database that cannot be reached waits instead (see
+// MigrateOptions.Defer); a database all of whose migrations are applied
+// no longer waits.
 func (s *Set) Migrate(ctx context.Context, opts MigrateOptions) ([]Migration, error) {
 	all, err := s.Migrations()
 	if err != nil {
@@ -155,28 +165,63 @@ func (s *Set) Migrate(ctx context.Context, opts MigrateOptions) ([]Migration, er
 			return nil, fmt.Errorf("the app declares no database %q (declared: %v)", opts.Database, s.Names())
 		}
 	}
+	s.migrating.Lock()
+	defer s.migrating.Unlock()
 	var done []Migration
-	applied := map[string]map[int64]string{}
-	for _, m := range all {
-		if opts.Database != "" && m.Database != opts.Database {
+	for _, name := range s.Names() {
+		if opts.Database != "" && name != opts.Database {
 			continue
 		}
-		db, err := s.DB(ctx, m.Database)
+		var ms []Migration
+		for _, m := range all {
+			if m.Database == name {
+				ms = append(ms, m)
+			}
+		}
+		if len(ms) == 0 {
+			s.setPending(name, nil)
+			continue
+		}
+		applied, err := s.migrate(ctx, name, ms, opts.DryRun)
+		done = append(done, applied...)
+		switch {
+		case opts.DryRun:
+		case err == nil:
+			s.setPending(name, nil)
+		case opts.Defer && Unreachable(err):
+			s.setPending(name, err)
+			continue
+		case s.Pending(name) != nil:
+			// It waited, and now its migration failed: it waits on, for
+			// a fix, with that failure as the reason.
+			s.setPending(name, err)
+		}
 		if err != nil {
 			return done, err
 		}
-		if applied[m.Database] == nil {
-			if applied[m.Database], err = readApplied(ctx, db); err != nil {
-				return done, fmt.Errorf("database %q: reading %s: %w", m.Database, Table, err)
-			}
-		}
-		if sum, ok := applied[m.Database][m.Version]; ok {
+	}
+	return done, nil
+}
+
+// migrate applies the migrations ms of database name not yet applied.
+func (s *Set) migrate(ctx context.Context, name string, ms []Migration, dryRun bool) ([]Migration, error) {
+	db, err := s.DB(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	applied, err := readApplied(ctx, db)
+	if err != nil {
+		return nil, fmt.Errorf("database %q: reading %s: %w", name, Table, err)
+	}
+	var done []Migration
+	for _, m := range ms {
+		if sum, ok := applied[m.Version]; ok {
 			if sum != m.Checksum {
 				return done, fmt.Errorf("%s: changed since it was applied to database %q; an applied migration stays as it is: undo or redo its change in a new migration", m.File, m.Database)
 			}
 			continue
 		}
-		if opts.DryRun {
+		if dryRun {
 			done = append(done, m)
 			continue
 		}

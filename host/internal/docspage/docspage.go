@@ -27,7 +27,11 @@ var pageTemplate = template.Must(template.New("docs").Parse(`<!doctype html>
 <title>{{.Title}}</title>
 </head>
 <body>
-<script id="api-reference" data-url="{{.Schema}}"></script>
+{{if .Problems}}<section role="alert" style="font:14px/1.5 system-ui,sans-serif;background:#fff4e5;color:#5f2b00;border-bottom:2px solid #e07b00;padding:12px 20px;margin:0">
+<strong>The app serves without what its OpenAPI document could not be built with:</strong>
+<ul style="margin:6px 0 0;padding-left:20px">{{range .Problems}}<li><code style="white-space:pre-wrap">{{.}}</code></li>{{end}}</ul>
+</section>
+{{end}}<script id="api-reference" data-url="{{.Schema}}"></script>
 <script src="{{.Script}}"></script>
 </body>
 </html>
@@ -59,6 +63,7 @@ type Config struct {
 type Page struct {
 	path       string
 	page       []byte
+	data       pageData // what page was rendered from, for a page with problems
 	csp        string
 	assets     http.Handler // local assets, nil when they come from a URL
 	writeError func(w http.ResponseWriter, r *http.Request, status int, data any)
@@ -84,16 +89,33 @@ func New(cfg Config) (*Page, error) {
 		d.assets = http.StripPrefix(d.path+AssetsPath, http.FileServer(http.Dir(dir)))
 		assets, origin = d.path+strings.TrimSuffix(AssetsPath, "/"), "'self'"
 	}
-	var b strings.Builder
-	err := pageTemplate.Execute(&b, struct{ Title, Schema, Script string }{cfg.Title, cfg.Schema, strings.TrimSuffix(assets, "/") + "/standalone.js"})
+	d.data = pageData{Title: cfg.Title, Schema: cfg.Schema, Script: strings.TrimSuffix(assets, "/") + "/standalone.js"}
+	page, err := d.render(nil)
 	if err != nil {
 		return nil, err
 	}
-	d.page = []byte(b.String())
+	d.page = page
 	// Scripts only from the assets' origin; the reference styles itself
 	// inline and fetches the schema from this host.
 	d.csp = fmt.Sprintf("default-src 'none'; script-src %[1]s; style-src %[1]s 'unsafe-inline'; font-src %[1]s data:; img-src 'self' data: %[1]s; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'", origin)
 	return d, nil
+}
+
+// pageData is what the page template shows.
+type pageData struct {
+	Title, Schema, Script string
+	Problems              []string
+}
+
+// render renders the page, with problems above the reference.
+func (d *Page) render(problems []string) ([]byte, error) {
+	data := d.data
+	data.Problems = problems
+	var b strings.Builder
+	if err := pageTemplate.Execute(&b, data); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
 }
 
 // Path is the page's path.
@@ -102,6 +124,12 @@ func (d *Page) Path() string { return d.path }
 // Serve answers the docs page and its local assets; false when the path is
 // not theirs.
 func (d *Page) Serve(w http.ResponseWriter, r *http.Request) bool {
+	return d.ServeProblems(w, r, nil)
+}
+
+// ServeProblems is Serve, with the page showing problems (HTML-escaped)
+// above the reference: what the app serves without, in development.
+func (d *Page) ServeProblems(w http.ResponseWriter, r *http.Request, problems []string) bool {
 	switch {
 	case r.URL.Path == d.path:
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -114,9 +142,16 @@ func (d *Page) Serve(w http.ResponseWriter, r *http.Request) bool {
 		hdr.Set("Content-Security-Policy", d.csp)
 		hdr.Set("X-Content-Type-Options", "nosniff")
 		hdr.Set("Referrer-Policy", "no-referrer")
+		page := d.page
+		if len(problems) > 0 {
+			var err error
+			if page, err = d.render(problems); err != nil {
+				page = d.page
+			}
+		}
 		w.WriteHeader(http.StatusOK)
 		if r.Method == http.MethodGet {
-			_, _ = w.Write(d.page)
+			_, _ = w.Write(page)
 		}
 		return true
 	case d.assets != nil && strings.HasPrefix(r.URL.Path, d.path+AssetsPath):

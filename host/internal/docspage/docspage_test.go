@@ -84,3 +84,35 @@ func TestNewRefusesAnAssetsURLThatDoesNotParse(t *testing.T) {
 		t.Errorf("New: error %v, want one naming endpoints.json and /openApi/docs/assets", err)
 	}
 }
+
+// TestServeProblems: the page shows the problems it is given above the
+// reference, escaped, and nothing of the kind without them.
+func TestServeProblems(t *testing.T) {
+	p, err := New(Config{Path: "/docs", Assets: "https://cdn.example/ref", Title: "T", Schema: "/schema"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name        string
+		problems    []string
+		has, hasNot string
+	}{
+		{"without problems", nil, `data-url="/schema"`, `role="alert"`},
+		{"a problem, escaped", []string{`server/api/w.get.wasm: $defs: schema "Thing" <b>`}, `<code style="white-space:pre-wrap">server/api/w.get.wasm: $defs: schema &#34;Thing&#34; &lt;b&gt;</code>`, "<b>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			if !p.ServeProblems(w, httptest.NewRequest("GET", "/docs", nil), tt.problems) {
+				t.Fatal("the page was not served")
+			}
+			body := w.Body.String()
+			if !strings.Contains(body, tt.has) || strings.Contains(body, tt.hasNot) {
+				t.Errorf("page:\n%s\nwant %q and not %q", body, tt.has, tt.hasNot)
+			}
+			if !strings.Contains(body, `src="https://cdn.example/ref/standalone.js"`) {
+				t.Errorf("the page lost its reference:\n%s", body)
+			}
+		})
+	}
+}

@@ -1,0 +1,179 @@
+package host
+
+import (
+	stdjson "encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/router"
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// problemsExtension is the member of the served OpenAPI document that
+// lists, in Development, what the document was built without because it
+// could not be built whole (docs/spec.md §9): one object per problem,
+// with the file, the field of it the problem is about, and the error.
+const problemsExtension = "x-endpoints-problems"
+
+// leftOutError is a part of the app left out of a development version
+// because the OpenAPI document could not be built with it.
+type leftOutError struct {
+	file  string // the route module, or the runtime declaration
+	field string // what of it the problem is about: "$defs", "operationId", "openApi"...
+	err   error
+}
+
+func (e *leftOutError) Error() string {
+	if e.file == abi.RuntimeModule {
+		return fmt.Sprintf("%s: /%s: left out (its document fragment and extend step; the security they declare is not enforced) until the document builds with it: %v", e.file, e.field, e.err)
+	}
+	return fmt.Sprintf("%s: %s: not served until the OpenAPI document builds with it: %v", e.file, e.field, e.err)
+}
+
+func (e *leftOutError) Unwrap() error { return e.err }
+
+// contractField is the member of a route's contract a document error is
+// about.
+func contractField(err error) string {
+	switch {
+	case errors.Is(err, openapi.ErrSchemaConflict):
+		return "$defs"
+	case errors.Is(err, openapi.ErrDuplicateOperationID), errors.Is(err, openapi.ErrDuplicateOperation):
+		return "operationId"
+	}
+	return "contract"
+}
+
+// salvageDocument is what a development load does whose document failed
+// to build (cause) while no whole version serves yet (the first start, or
+// every version since): instead of a table that answers 500 everywhere, it
+// serves a table without what the document cannot be built with, and
+// reports that. The route modules are taken in file order, each kept when
+// the document still builds with it: of two that collide, the later one is
+// left out. Then, if the document with the runtime declaration's fragment
+// and extend step still fails, those are left out. It reports false, and
+// changes nothing, when even that does not build (the embedder's
+// Options.OpenAPI fails, or the routes configuration alone): the table then
+// fails closed, as before.
+//
+// What is left out is held (loadedFile.held) and tried again at the next
+// reload, so that fixing either side of a collision serves the whole app.
+func (l *loading) salvageDocument(cause error) bool {
+	t := l.t
+	trial := *t
+	build := func(routes []*route) error {
+		trial.routes, trial.warnings = routes, nil
+		_, err := l.h.buildRoutesDocument(&trial)
+		return err
+	}
+	if build(nil) != nil {
+		return false
+	}
+	var kept []*route
+	var leftOut []error
+	files := slices.Sorted(maps.Keys(t.files))
+	out := map[string]bool{}
+	for _, f := range files {
+		lf := t.files[f]
+		if len(lf.routes) == 0 {
+			continue
+		}
+		with := append(slices.Clone(kept), lf.routes...)
+		if err := build(with); err != nil {
+			leftOut = append(leftOut, &leftOutError{file: f, field: contractField(err), err: err})
+			out[f] = true
+			continue
+		}
+		kept = with
+	}
+	trial.routes, trial.warnings = kept, nil
+	doc, err := l.h.buildDocument(l.ctx, &trial)
+	if err != nil && t.runtime != nil && t.runtime.decl.OpenAPI != nil {
+		trial.runtimeDocOut = &leftOutError{file: abi.RuntimeModule, field: "openApi", err: err}
+		trial.warnings = nil
+		if doc, err = l.h.buildDocument(l.ctx, &trial); err == nil {
+			leftOut = append(leftOut, trial.runtimeDocOut)
+		}
+	}
+	if err != nil {
+		return false
+	}
+	l.h.logger.Debug("the document was built without what it failed on", "cause", cause)
+	var rt router.Router[*route]
+	for _, r := range kept {
+		if err := r.register(&rt); err != nil {
+			// Each registered in the full table already: a subset cannot
+			// conflict.
+			return false
+		}
+	}
+	for _, f := range files {
+		if lf := t.files[f]; out[f] {
+			t.files[f] = &loadedFile{hash: lf.hash, err: leftOutOf(leftOut, f), held: lf.routes}
+		}
+	}
+	t.router, t.routes, t.warnings, t.doc, t.runtimeDocOut = rt, kept, trial.warnings, doc, trial.runtimeDocOut
+	t.leftOut = leftOut
+	for _, p := range leftOut {
+		// Reported once: a reload that leaves the same out again does
+		// not report it anew.
+		fresh := l.prev == nil || !slices.ContainsFunc(l.prev.leftOut, func(old error) bool { return old.Error() == p.Error() })
+		l.problem(p, fresh)
+	}
+	return true
+}
+
+// leftOutOf is the problem of file f among problems.
+func leftOutOf(problems []error, f string) error {
+	for _, p := range problems {
+		if lo := (*leftOutError)(nil); errors.As(p, &lo) && lo.file == f {
+			return p
+		}
+	}
+	return nil
+}
+
+// noteLeftOut lists what t's document was built without in the document
+// itself (problemsExtension), for the docs page and every reader of the
+// development document.
+func noteLeftOut(t *table) {
+	if len(t.leftOut) == 0 || t.doc == nil {
+		return
+	}
+	type problem struct {
+		File  string `json:"file"`
+		Field string `json:"field"`
+		Error string `json:"error"`
+	}
+	var list []problem
+	for _, p := range t.leftOut {
+		if lo := (*leftOutError)(nil); errors.As(p, &lo) {
+			list = append(list, problem{File: lo.file, Field: lo.field, Error: p.Error()})
+		}
+	}
+	b, err := json.Marshal(list, json.Deterministic(true))
+	if err != nil {
+		return
+	}
+	if t.doc.doc.Extra == nil {
+		t.doc.doc.Extra = map[string]stdjson.RawMessage{}
+	}
+	t.doc.doc.Extra[problemsExtension] = b
+}
+
+// leftOutLines are the texts of what t left out, for the docs page.
+func (t *table) leftOutLines() []string {
+	if len(t.leftOut) == 0 {
+		return nil
+	}
+	lines := make([]string, len(t.leftOut))
+	for i, p := range t.leftOut {
+		lines[i] = p.Error()
+	}
+	return lines
+}
