@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
@@ -66,8 +67,8 @@ func (h *Host) HasCode(file string) bool {
 	return f != nil && f.pool() != nil && f.pool().HasCode()
 }
 
-// BoundKey is boundKey, the client part of a rate-limit key.
-var BoundKey = boundKey
+// BoundKey is edge.BoundKey, the client part of a rate-limit key.
+var BoundKey = edge.BoundKey
 
 // InterpreterUse says what the engine's interpreter tier holds now and
 // held at most.
