@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
@@ -154,8 +155,8 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 // and runs the before middleware of the route. It reports whether the
 // request goes on; when it does not, the answer was written.
 func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) bool {
-	c.requestID = requestID(r)
-	w.Header().Set(requestIDHeader, c.requestID)
+	c.requestID = edge.RequestID(r)
+	w.Header().Set(edge.RequestIDHeader, c.requestID)
 	noteRequestID(w, c.requestID)
 	if c.op != nil {
 		if t.security == nil {
