@@ -283,6 +283,8 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/storage/idempotencyBytes", "must be positive, got %d", st.IdempotencyBytes)
 	case st.RateLimitBytes < 0:
 		return nil, badSetting(file, "/storage/rateLimitBytes", "must be positive, got %d", st.RateLimitBytes)
+	case st.IdempotencyClientBytes < 0:
+		return nil, badSetting(file, "/storage/idempotencyClientBytes", "must be positive, got %d (each client's share of the Idempotency-Key records; leave it out for the default)", st.IdempotencyClientBytes)
 	case cfg.Idempotency.Lease < 0:
 		return nil, badSetting(file, "/idempotency/lease", "must be positive")
 	case cfg.Idempotency.Replay < 0:

@@ -99,6 +99,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative key-value budget", `{"storage": {"kvBytes": -1}}`, `/storage/kvBytes: must be positive`},
 		{"negative idempotency budget", `{"storage": {"idempotencyBytes": -1}}`, `/storage/idempotencyBytes: must be positive`},
 		{"negative rate-limit budget", `{"storage": {"rateLimitBytes": -1}}`, `/storage/rateLimitBytes: must be positive`},
+		{"negative client share", `{"storage": {"idempotencyClientBytes": -1}}`, `/storage/idempotencyClientBytes: must be positive`},
 		{"memory below two pages", `{"limits": {"memoryBytes": 1000}}`, `/limits/memoryBytes: must be at least 131072`},
 		{"more query parameters than net/url parses", `{"limits": {"queryParams": 20000}}`, `/limits/queryParams: must be between 1 and 10000, got 20000`},
 		{"unknown policy", `{"responseValidation": "sometimes"}`, `/responseValidation: "sometimes" is not one of`},

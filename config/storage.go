@@ -51,6 +51,33 @@ type Storage struct {
 	// RateLimitBytes bounds the memory store's rate-limit buckets. If
 	// zero, an eighth of MaxBytes ([storage.DefaultRateLimitBytes], 8 MiB).
 	RateLimitBytes int64 `json:"rateLimitBytes,omitzero"`
+	// IdempotencyClientBytes is each client's share of the Idempotency-Key
+	// records, in flight and kept for replay, on any store: the verified
+	// principal's (scheme and subject), else the client address's (as the
+	// rate limits see it, an IPv6 address by its /64). A request that
+	// would take a client past it answers 429 IDEMPOTENCY_CLIENT_QUOTA
+	// with Retry-After, and nothing runs. If zero, a sixteenth of the
+	// memory store's IdempotencyBytes
+	// ([storage.DefaultIdempotencyClientBytes], 1.5 MiB, with the default
+	// budgets), and that 1.5 MiB on a Redis store.
+	IdempotencyClientBytes int64 `json:"idempotencyClientBytes,omitzero"`
+}
+
+// ClientShare is [Storage.IdempotencyClientBytes], default applied.
+func (s Storage) ClientShare() int64 {
+	switch {
+	case s.IdempotencyClientBytes > 0:
+		return s.IdempotencyClientBytes
+	case s.Driver == "" || s.Driver == DriverMemory:
+		return s.MemoryOptions().IdempotencyClientBytes()
+	}
+	return storage.DefaultIdempotencyClientBytes
+}
+
+// MemoryOptions are the options of the memory store s configures.
+func (s Storage) MemoryOptions() storage.MemoryOptions {
+	return storage.MemoryOptions{MaxBytes: s.MaxBytes, KVBytes: s.KVBytes,
+		IdempotencyBytes: s.IdempotencyBytes, RateLimitBytes: s.RateLimitBytes}
 }
 
 // AppNamespace is the namespace of the app in appDir: [Storage.Namespace],

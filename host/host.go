@@ -214,7 +214,8 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		_ = e.Close(ctx)
 		return nil, err
 	}
-	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError}
+	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError,
+		ClientBytes: h.opts.Storage.ClientShare()}
 	if err := h.openDatabases(); err != nil {
 		h.closeStore()
 		_ = e.Close(ctx)

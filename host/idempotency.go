@@ -5,6 +5,8 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 )
 
 // IdempotencyProblem is the Problem Details body (RFC 9457) of an
@@ -35,6 +37,10 @@ func (c idemCall) Operation() (method, pattern string) { return c.op.method, c.r
 func (c idemCall) File() string                        { return c.route.file }
 func (c idemCall) Negotiates() bool                    { return c.op.negotiates() }
 func (c idemCall) Principal() *abi.Principal           { return c.principal }
+
+func (c idemCall) ClientAddress() string {
+	return auth.AddressKey(ratelimit.ClientIP(c.req, c.set.trustedProxies))
+}
 
 func (c idemCall) Config() idempotency.Config {
 	o := c.set.opts.Idempotency

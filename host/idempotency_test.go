@@ -320,7 +320,7 @@ type downStore struct{ storage.Store }
 
 var errDown = fmt.Errorf("%w: dial tcp 127.0.0.1:6379: connection refused", storage.ErrUnavailable)
 
-func (downStore) Claim(context.Context, string, string, time.Duration) (storage.Claim, error) {
+func (downStore) Claim(context.Context, string, string, time.Duration, storage.Client) (storage.Claim, error) {
 	return storage.Claim{}, errDown
 }
 

@@ -234,6 +234,9 @@ const (
 	IdempotencyKeyInvalid = idempotency.KeyInvalid
 	// IdempotencyUnavailable: a 503, the store could not claim the key.
 	IdempotencyUnavailable = idempotency.Unavailable
+	// IdempotencyClientQuota: a 429, the client's records take its whole
+	// share of the store (storage.idempotencyClientBytes).
+	IdempotencyClientQuota = idempotency.ClientQuota
 	// IdempotencyClaimed: the key was free; the handler runs.
 	IdempotencyClaimed = idempotency.Claimed
 	// IdempotencyReplayed: the stored answer of the key was sent again.

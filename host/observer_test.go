@@ -92,11 +92,11 @@ func (r *recorder) lastRequest(t *testing.T) host.RequestEvent {
 // storage.ErrUnavailable while down is set.
 type outageStore struct{ kvDownStore }
 
-func (s *outageStore) Claim(ctx context.Context, key, fp string, lease time.Duration) (storage.Claim, error) {
+func (s *outageStore) Claim(ctx context.Context, key, fp string, lease time.Duration, client storage.Client) (storage.Claim, error) {
 	if err := s.err(); err != nil {
 		return storage.Claim{}, err
 	}
-	return s.Memory.Claim(ctx, key, fp, lease)
+	return s.Memory.Claim(ctx, key, fp, lease, client)
 }
 
 func (s *outageStore) Ping(ctx context.Context) error {

@@ -153,7 +153,8 @@ type Options struct {
 	Store storage.Store
 	// Storage overrides the "storage" member of endpoints.json, field by
 	// field; see [config.Storage] for the defaults. Ignored when Store is
-	// set.
+	// set, but for IdempotencyClientBytes (the clients' shares of the
+	// Idempotency-Key records, [config.Storage.ClientShare]).
 	Storage config.Storage
 	// Databases are SQL databases the app's guests reach by name, as
 	// endpoints.json's "databases" declares them ([config.Database]), for
@@ -290,8 +291,14 @@ func (o Options) merge(cfg *config.App) Options {
 	if st.Namespace == "" {
 		st.Namespace = cfg.Storage.Namespace
 	}
-	if st.MaxBytes == 0 {
-		st.MaxBytes = cfg.Storage.MaxBytes
+	for _, f := range []struct{ to, from *int64 }{
+		{&st.MaxBytes, &cfg.Storage.MaxBytes}, {&st.KVBytes, &cfg.Storage.KVBytes},
+		{&st.IdempotencyBytes, &cfg.Storage.IdempotencyBytes}, {&st.RateLimitBytes, &cfg.Storage.RateLimitBytes},
+		{&st.IdempotencyClientBytes, &cfg.Storage.IdempotencyClientBytes},
+	} {
+		if *f.to == 0 {
+			*f.to = *f.from
+		}
 	}
 	o.Server = mergeServer(o.Server, cfg.Server)
 	if o.Observer != nil {

@@ -36,9 +36,7 @@ func (h *Host) openStore(ctx context.Context) error {
 		}
 		return nil
 	}
-	st := h.opts.Storage
-	h.store = storage.NewMemory(storage.MemoryOptions{MaxBytes: st.MaxBytes, KVBytes: st.KVBytes,
-		IdempotencyBytes: st.IdempotencyBytes, RateLimitBytes: st.RateLimitBytes})
+	h.store = storage.NewMemory(h.opts.Storage.MemoryOptions())
 	return nil
 }
 

@@ -249,9 +249,9 @@ func (s spanStore) Incr(ctx context.Context, ns, key string, delta int64) (int64
 	return s.Memory.Incr(ctx, ns, key, delta)
 }
 
-func (s spanStore) Claim(ctx context.Context, key, fingerprint string, lease time.Duration) (storage.Claim, error) {
+func (s spanStore) Claim(ctx context.Context, key, fingerprint string, lease time.Duration, client storage.Client) (storage.Claim, error) {
 	s.record(ctx)
-	return s.Memory.Claim(ctx, key, fingerprint, lease)
+	return s.Memory.Claim(ctx, key, fingerprint, lease, client)
 }
 
 func (s spanStore) Complete(ctx context.Context, key, lease string, a storage.Answer, replay time.Duration) error {

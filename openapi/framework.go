@@ -55,6 +55,10 @@ const (
 	// CodeStoreUnavailable: 503, the store could not be reached; nothing
 	// ran.
 	CodeStoreUnavailable = "IDEMPOTENCY_STORE_UNAVAILABLE"
+	// CodeClientQuota: 429, the client's records kept for replay take its
+	// whole share of the store; nothing ran. Retry-After says when its
+	// first record expires.
+	CodeClientQuota = "IDEMPOTENCY_CLIENT_QUOTA"
 )
 
 // IdempotencyHeader is the request header carrying the key.
@@ -150,6 +154,11 @@ var frameworkResponses = []frameworkResponse{
 		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
 	},
 	{
+		status: http.StatusTooManyRequests, description: "The client's Idempotency-Key records take its whole share of the store; nothing ran", mediaType: mediaProblem,
+		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
+		headers: retryAfter("Seconds until the client's oldest record expires"),
+	},
+	{
 		status: http.StatusServiceUnavailable, description: "The idempotency store cannot be reached; nothing ran", mediaType: mediaProblem,
 		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
 		headers: retryAfter("Seconds to wait before retrying with the same key"),
@@ -213,11 +222,11 @@ var frameworkSchemas = map[string]json.RawMessage{
 		"properties": {
 			"type": {"type": "string", "description": "A URI naming the kind of problem."},
 			"title": {"type": "string"},
-			"status": {"type": "integer", "enum": [400, 409, 422, 503]},
+			"status": {"type": "integer", "enum": [400, 409, 422, 429, 503]},
 			"detail": {"type": "string"},
-			"code": {"type": "string", "enum": [%q, %q, %q, %q, %q, %q]}
+			"code": {"type": "string", "enum": [%q, %q, %q, %q, %q, %q, %q]}
 		}
-	}`, CodeKeyInvalid, CodeKeyRequired, CodeKeyReused, CodeInFlight, CodeLeaseLost, CodeStoreUnavailable)),
+	}`, CodeKeyInvalid, CodeKeyRequired, CodeKeyReused, CodeInFlight, CodeLeaseLost, CodeStoreUnavailable, CodeClientQuota)),
 	SchemaUnauthorized: json.RawMessage(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],

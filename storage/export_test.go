@@ -22,3 +22,14 @@ var AllocBytes = allocBytes
 func MemoryBudgets(m *Memory) (kv, idem, rate int64) {
 	return m.kv.budget.max, m.idem.budget.max, m.buckets.budget.max
 }
+
+// IdemClients returns how many clients m's records count against, and
+// the bytes of client's.
+func IdemClients(m *Memory, client string) (clients int, used int64) {
+	m.idem.mu.Lock()
+	defer m.idem.mu.Unlock()
+	if c := m.idem.clients[client]; c != nil {
+		used = c.used
+	}
+	return len(m.idem.clients), used
+}

@@ -25,7 +25,19 @@ const (
 	// MaxBytes is the default: an eighth of it, 8 MiB (about 60,000
 	// buckets of host keys).
 	DefaultRateLimitBytes = DefaultMaxBytes / 8
+	// DefaultIdempotencyClientBytes is each client's share of the
+	// Idempotency-Key records ([Client.MaxBytes]) when the host's
+	// configuration names none: a sixteenth of [DefaultIdempotencyBytes],
+	// 1.5 MiB, so that sixteen clients at their share fit in the records'
+	// budget (of which Claim leaves an eighth for answers in flight). With
+	// other budgets, [MemoryOptions.IdempotencyClientBytes] keeps the
+	// ratio.
+	DefaultIdempotencyClientBytes = DefaultIdempotencyBytes / idemClientShares
 )
+
+// idemClientShares is how many clients' default shares the records'
+// budget holds.
+const idemClientShares = 16
 
 // MemoryOptions configures [NewMemory]. The zero value is every default.
 type MemoryOptions struct {
@@ -51,6 +63,14 @@ type MemoryOptions struct {
 	// records, KV entries and buckets expire. Defaults to time.Now; tests
 	// set it to a clock they move, to see expiry without waiting for it.
 	Now func() time.Time
+}
+
+// IdempotencyClientBytes is the default share of each client in a store
+// opened with o: a sixteenth of its Idempotency-Key records' budget
+// ([DefaultIdempotencyClientBytes] with the default budgets).
+func (o MemoryOptions) IdempotencyClientBytes() int64 {
+	_, idem, _ := o.budgets()
+	return idem / idemClientShares
 }
 
 // budgets returns the three budgets o gives, defaults applied.

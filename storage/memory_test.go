@@ -73,7 +73,7 @@ var body10 = storage.Answer{Status: http.StatusCreated, Body: []byte("0123456789
 // complete claims and completes key with body10, kept for ttl.
 func complete(t testing.TB, m *storage.Memory, key string, ttl time.Duration) {
 	t.Helper()
-	c, err := m.Claim(context.Background(), key, "fp", time.Minute)
+	c, err := m.Claim(context.Background(), key, "fp", time.Minute, storage.Client{})
 	if err != nil || !c.Acquired {
 		t.Fatalf("Claim(%q) = %+v, %v; want acquired", key, c, err)
 	}
@@ -94,7 +94,7 @@ func wantUsed(t *testing.T, m *storage.Memory, kv, idem, rate int64) {
 // wantReplay checks that key holds a completed record.
 func wantReplay(t *testing.T, m *storage.Memory, key string) {
 	t.Helper()
-	c, err := m.Claim(t.Context(), key, "fp", time.Minute)
+	c, err := m.Claim(t.Context(), key, "fp", time.Minute, storage.Client{})
 	if err != nil || c.Acquired || !c.Record.Completed {
 		t.Errorf("Claim(%q) = %+v, %v; want the completed record", key, c, err)
 	}
@@ -139,7 +139,7 @@ func TestMemoryNeverEvictsCompletedRecords(t *testing.T) {
 	refused := false
 	for i := range 1000 {
 		key := fmt.Sprintf("flood-%d", i)
-		c, err := m.Claim(ctx, key, "fp", time.Minute)
+		c, err := m.Claim(ctx, key, "fp", time.Minute, storage.Client{})
 		if errors.Is(err, storage.ErrFull) {
 			refused = true
 			break
@@ -247,16 +247,16 @@ func TestMemoryNeverEvictsInFlightRecords(t *testing.T) {
 	// a third does not.
 	m, _ := newMemory(t, storage.MemoryOptions{IdempotencyBytes: 2*inFlightSize + 128})
 	for _, key := range []string{"k1", "k2"} {
-		if c, err := m.Claim(t.Context(), key, "fp", time.Minute); err != nil || !c.Acquired {
+		if c, err := m.Claim(t.Context(), key, "fp", time.Minute, storage.Client{}); err != nil || !c.Acquired {
 			t.Fatalf("Claim(%q) = %+v, %v; want acquired", key, c, err)
 		}
 	}
-	c, err := m.Claim(t.Context(), "k3", "fp", time.Minute)
+	c, err := m.Claim(t.Context(), "k3", "fp", time.Minute, storage.Client{})
 	if !errors.Is(err, storage.ErrFull) || c.Acquired {
 		t.Errorf("third Claim = %+v, %v; want ErrFull", c, err)
 	}
 	for _, key := range []string{"k1", "k2"} {
-		if c, err := m.Claim(t.Context(), key, "fp", time.Minute); err != nil || c.Acquired || c.Record.Completed {
+		if c, err := m.Claim(t.Context(), key, "fp", time.Minute, storage.Client{}); err != nil || c.Acquired || c.Record.Completed {
 			t.Errorf("Claim(%q) = %+v, %v; want still in flight", key, c, err)
 		}
 	}
@@ -266,7 +266,7 @@ func TestMemoryCompletedRecordsRefuseUntilTheyExpire(t *testing.T) {
 	m, clock := newMemory(t, storage.MemoryOptions{IdempotencyBytes: 2*completedSize + inFlightSize - 1})
 	complete(t, m, "k1", time.Hour)
 	complete(t, m, "k2", 2*time.Hour)
-	c, err := m.Claim(t.Context(), "k3", "fp", time.Minute)
+	c, err := m.Claim(t.Context(), "k3", "fp", time.Minute, storage.Client{})
 	if !errors.Is(err, storage.ErrFull) || c.Acquired {
 		t.Fatalf("Claim(k3) = %+v, %v; want ErrFull (no record evicted)", c, err)
 	}
@@ -278,7 +278,7 @@ func TestMemoryCompletedRecordsRefuseUntilTheyExpire(t *testing.T) {
 	wantReplay(t, m, "k1")
 	wantReplay(t, m, "k2")
 	clock.Advance(time.Hour)
-	if c, err := m.Claim(t.Context(), "k3", "fp", time.Minute); err != nil || !c.Acquired {
+	if c, err := m.Claim(t.Context(), "k3", "fp", time.Minute, storage.Client{}); err != nil || !c.Acquired {
 		t.Errorf("Claim(k3) once k1's window ended = %+v, %v; want acquired", c, err)
 	}
 	wantReplay(t, m, "k2")
@@ -288,7 +288,7 @@ func TestMemoryClaimLeavesRoomForAnswers(t *testing.T) {
 	const budget = 64 << 10
 	m, _ := newMemory(t, storage.MemoryOptions{IdempotencyBytes: budget})
 	ctx := t.Context()
-	inFlight, err := m.Claim(ctx, "in-flight", "fp", time.Minute)
+	inFlight, err := m.Claim(ctx, "in-flight", "fp", time.Minute, storage.Client{})
 	if err != nil || !inFlight.Acquired {
 		t.Fatalf("Claim = %+v, %v", inFlight, err)
 	}
@@ -296,7 +296,7 @@ func TestMemoryClaimLeavesRoomForAnswers(t *testing.T) {
 		if i == 1000 {
 			t.Fatal("1000 records fit in 64 KiB; want ErrFull before")
 		}
-		c, err := m.Claim(ctx, fmt.Sprintf("k%d", i), "fp", time.Minute)
+		c, err := m.Claim(ctx, fmt.Sprintf("k%d", i), "fp", time.Minute, storage.Client{})
 		if errors.Is(err, storage.ErrFull) {
 			break
 		}
@@ -317,7 +317,7 @@ func TestMemoryClaimLeavesRoomForAnswers(t *testing.T) {
 
 func TestMemoryAnswerTooBig(t *testing.T) {
 	m, _ := newMemory(t, storage.MemoryOptions{IdempotencyBytes: 2 * inFlightSize})
-	c, err := m.Claim(t.Context(), "k1", "fp", time.Minute)
+	c, err := m.Claim(t.Context(), "k1", "fp", time.Minute, storage.Client{})
 	if err != nil || !c.Acquired {
 		t.Fatalf("Claim = %+v, %v; want acquired", c, err)
 	}
@@ -326,7 +326,7 @@ func TestMemoryAnswerTooBig(t *testing.T) {
 		t.Errorf("Complete of a body larger than the budget: got error %v, want ErrFull", err)
 	}
 	wantUsed(t, m, 0, 0, 0)
-	if c, err := m.Claim(t.Context(), "k1", "fp", time.Minute); err != nil || !c.Acquired {
+	if c, err := m.Claim(t.Context(), "k1", "fp", time.Minute, storage.Client{}); err != nil || !c.Acquired {
 		t.Errorf("Claim after the failed Complete = %+v, %v; want acquired (claim dropped)", c, err)
 	}
 }
@@ -413,7 +413,7 @@ func TestMemoryEvictsExpiredEntries(t *testing.T) {
 			return err
 		}, spaceSize, 0},
 		{"in-flight record after its lease", func(t *testing.T, m *storage.Memory) {
-			if _, err := m.Claim(t.Context(), "k1", "fp", time.Minute); err != nil {
+			if _, err := m.Claim(t.Context(), "k1", "fp", time.Minute, storage.Client{}); err != nil {
 				t.Fatal(err)
 			}
 		}, 0, inFlightSize, time.Minute, func(t *testing.T, m *storage.Memory) error {
@@ -496,7 +496,7 @@ func TestMemorySweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	complete(t, m, "done", time.Minute)
-	if _, err := m.Claim(ctx, "flight", "fp", time.Minute); err != nil {
+	if _, err := m.Claim(ctx, "flight", "fp", time.Minute, storage.Client{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := m.Take(ctx, "client", storage.Rate{Limit: 1, Window: time.Minute}); err != nil {
@@ -548,7 +548,17 @@ func TestMemoryAccountsRealBytes(t *testing.T) {
 		{"completed records", func(m *storage.Memory) int64 { _, idem, _ := storage.MemoryBudgets(m); return idem },
 			func(m *storage.Memory, i int) error {
 				key := fmt.Sprintf("%064x", i)
-				c, err := m.Claim(ctx, key, "a3f1c2d4e5b6a7980123456789abcdef0123456789abcdef0123456789abcdef", time.Minute)
+				c, err := m.Claim(ctx, key, "a3f1c2d4e5b6a7980123456789abcdef0123456789abcdef0123456789abcdef", time.Minute, storage.Client{})
+				if err != nil {
+					return err
+				}
+				return m.Complete(ctx, key, c.Lease, answer, time.Hour)
+			}},
+		{"completed records, a client each", func(m *storage.Memory) int64 { _, idem, _ := storage.MemoryBudgets(m); return idem },
+			func(m *storage.Memory, i int) error {
+				key := fmt.Sprintf("%064x", i)
+				client := storage.Client{ID: fmt.Sprintf("addr:10.%d.%d.%d", i>>16&255, i>>8&255, i&255), MaxBytes: 1 << 20}
+				c, err := m.Claim(ctx, key, "a3f1c2d4e5b6a7980123456789abcdef0123456789abcdef0123456789abcdef", time.Minute, client)
 				if err != nil {
 					return err
 				}
@@ -556,7 +566,7 @@ func TestMemoryAccountsRealBytes(t *testing.T) {
 			}},
 		{"in-flight records", func(m *storage.Memory) int64 { _, idem, _ := storage.MemoryBudgets(m); return idem },
 			func(m *storage.Memory, i int) error {
-				_, err := m.Claim(ctx, fmt.Sprintf("%064x", i), "a3f1c2d4e5b6a7980123456789abcdef0123456789abcdef0123456789abcdef", time.Minute)
+				_, err := m.Claim(ctx, fmt.Sprintf("%064x", i), "a3f1c2d4e5b6a7980123456789abcdef0123456789abcdef0123456789abcdef", time.Minute, storage.Client{})
 				return err
 			}},
 		{"rate-limit buckets", func(m *storage.Memory) int64 { _, _, rate := storage.MemoryBudgets(m); return rate },
@@ -607,17 +617,17 @@ func TestMemoryCopies(t *testing.T) {
 		t.Errorf("Get after changing the caller's slices = %q, want %q", again, "abc")
 	}
 
-	c, _ := m.Claim(ctx, "k1", "fp", time.Minute)
+	c, _ := m.Claim(ctx, "k1", "fp", time.Minute, storage.Client{})
 	ans := storage.Answer{Status: 200, Header: http.Header{"A": {"1"}}, Body: []byte("body")}
 	if err := m.Complete(ctx, "k1", c.Lease, ans, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	ans.Body[0] = 'X'
 	ans.Header.Set("A", "2")
-	replay, _ := m.Claim(ctx, "k1", "fp", time.Minute)
+	replay, _ := m.Claim(ctx, "k1", "fp", time.Minute, storage.Client{})
 	replay.Record.Answer.Body[1] = 'Y'
 	replay.Record.Answer.Header.Set("A", "3")
-	replay, _ = m.Claim(ctx, "k1", "fp", time.Minute)
+	replay, _ = m.Claim(ctx, "k1", "fp", time.Minute, storage.Client{})
 	if got := replay.Record.Answer; string(got.Body) != "body" || got.Header.Get("A") != "1" {
 		t.Errorf("replay after changing the caller's answers = %q %v, want %q map[A:[1]]", got.Body, got.Header, "body")
 	}
@@ -636,7 +646,7 @@ func TestMemoryClosed(t *testing.T) {
 		method string
 		call   func() error
 	}{
-		{"Claim", func() error { _, err := m.Claim(ctx, "k", "fp", time.Minute); return err }},
+		{"Claim", func() error { _, err := m.Claim(ctx, "k", "fp", time.Minute, storage.Client{}); return err }},
 		{"Complete", func() error { return m.Complete(ctx, "k", "lease", body10, time.Hour) }},
 		{"Release", func() error { return m.Release(ctx, "k", "lease") }},
 		{"Get", func() error { _, _, err := m.Get(ctx, "n", "k"); return err }},
@@ -674,7 +684,7 @@ func TestMemoryHammer(t *testing.T) {
 				_, _, _ = m.Get(ctx, ns, key)
 				_, _ = m.List(ctx, ns, "k", "", 5)
 				_, _ = m.Delete(ctx, ns, key)
-				if c, err := m.Claim(ctx, key, "fp", time.Second); err == nil && c.Acquired {
+				if c, err := m.Claim(ctx, key, "fp", time.Second, storage.Client{}); err == nil && c.Acquired {
 					if i%2 == 0 {
 						_ = m.Complete(ctx, key, c.Lease, body10, time.Millisecond)
 					} else {
@@ -741,7 +751,7 @@ func ExampleNewMemory() {
 	ctx := context.Background()
 
 	// The first request with an Idempotency-Key acquires it and runs.
-	c, err := store.Claim(ctx, "key-hash", "fingerprint", time.Minute)
+	c, err := store.Claim(ctx, "key-hash", "fingerprint", time.Minute, storage.Client{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -752,7 +762,7 @@ func ExampleNewMemory() {
 	}
 
 	// A retry finds the answer to replay.
-	retry, err := store.Claim(ctx, "key-hash", "fingerprint", time.Minute)
+	retry, err := store.Claim(ctx, "key-hash", "fingerprint", time.Minute, storage.Client{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -768,4 +778,58 @@ func ExampleNewMemory() {
 	// acquired: true
 	// acquired: false replay: 201 {"id":42}
 	// orders: 1
+}
+
+// TestMemoryClientSharesFollowTheRecords checks, with a clock the test
+// moves, that a client's share counts its records' real bytes, and that
+// the records give it back when they expire, are released or are swept,
+// leaving no entry for a client that holds none.
+func TestMemoryClientSharesFollowTheRecords(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	m := storage.NewMemory(storage.MemoryOptions{Now: func() time.Time { return now }})
+	defer m.Close()
+	ctx := t.Context()
+	alice := storage.Client{ID: "addr:192.0.2.1", MaxBytes: 1 << 20}
+	wantShare := func(clients int, used int64) {
+		t.Helper()
+		gotClients, gotUsed := storage.IdemClients(m, alice.ID)
+		_, idem, _ := storage.MemoryUsed(m)
+		if gotClients != clients || gotUsed != used || used > 0 && gotUsed != idem {
+			t.Errorf("clients, alice's bytes = %d, %d (records' budget in use: %d); want %d, %d", gotClients, gotUsed, idem, clients, used)
+		}
+	}
+	claim := func(key string, lease time.Duration) storage.Claim {
+		t.Helper()
+		c, err := m.Claim(ctx, key, "fp", lease, alice)
+		if err != nil || !c.Acquired {
+			t.Fatalf("Claim(%q) = %+v, %v; want acquired", key, c, err)
+		}
+		return c
+	}
+
+	released := claim("released", time.Minute)
+	_, inFlight, _ := storage.MemoryUsed(m)
+	wantShare(1, inFlight)
+	if err := m.Release(ctx, "released", released.Lease); err != nil {
+		t.Fatal(err)
+	}
+	wantShare(0, 0)
+
+	claim("lease runs out", time.Minute)
+	now = now.Add(2 * time.Minute)
+	m.Sweep()
+	wantShare(0, 0)
+
+	done := claim("replayed", time.Minute)
+	_, claimed, _ := storage.MemoryUsed(m)
+	if err := m.Complete(ctx, "replayed", done.Lease, body10, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	_, completed, _ := storage.MemoryUsed(m)
+	wantShare(1, completed)
+	now = now.Add(time.Hour)
+	// The next claim drops what expired first: the completed record's
+	// bytes are given back, and the new claim of its key counts alone.
+	claim("replayed", time.Minute)
+	wantShare(1, claimed)
 }

@@ -7,7 +7,7 @@
 //
 //	store := storage.NewMemory(storage.MemoryOptions{})
 //	defer store.Close()
-//	c, err := store.Claim(ctx, key, fingerprint, time.Minute) // c.Acquired: run the handler
+//	c, err := store.Claim(ctx, key, fingerprint, time.Minute, storage.Client{ID: "addr:192.0.2.7", MaxBytes: 1 << 20}) // c.Acquired: run the handler
 //
 // A Store is an [Idempotency] and a [KV]; it may also be a [RateLimiter]
 // and a [Pinger]. Package storage/storagetest is the suite every Store
@@ -46,7 +46,36 @@ var (
 	ErrFull = errors.New("storage full")
 	// ErrNotInteger: Incr on a value that is not a decimal integer.
 	ErrNotInteger = errors.New("value is not an integer")
+	// ErrClientQuota: the client's Idempotency-Key records already take
+	// its share of the store ([Client.MaxBytes]); Claim changed nothing.
+	// The error is a [*QuotaError], which says when a share comes back.
+	ErrClientQuota = errors.New("idempotency client quota reached")
 )
+
+// QuotaError is the error of a Claim past the client's share of the
+// Idempotency-Key records ([Client.MaxBytes]); it matches
+// [ErrClientQuota] with [errors.Is].
+//
+//	var q *storage.QuotaError
+//	if errors.As(err, &q) { w.Header().Set("Retry-After", ...q.RetryAfter...) }
+type QuotaError struct {
+	// Client is the client's [Client.ID]; Used and MaxBytes are the bytes
+	// its records take and may take, and Need those the refused record
+	// would have added.
+	Client               string
+	Used, Need, MaxBytes int64
+	// RetryAfter is how long until the client's first record expires and
+	// gives its share back; zero when it holds none.
+	RetryAfter time.Duration
+}
+
+func (e *QuotaError) Error() string {
+	return fmt.Sprintf("storage: claim for client %.64q: %v: its records take %d of its %d bytes, %d more do not fit",
+		e.Client, ErrClientQuota, e.Used, e.MaxBytes, e.Need)
+}
+
+// Is reports whether target is [ErrClientQuota].
+func (e *QuotaError) Is(target error) bool { return target == ErrClientQuota }
 
 // Store is both halves of the host's storage.
 type Store interface {
@@ -85,20 +114,54 @@ type Sweeper interface {
 // The three operations are atomic with respect to each other across every
 // host sharing the store: of concurrent Claims of one key, exactly one
 // acquires it.
+//
+// Each record counts against the share of the client that claimed it
+// ([Client]) until it expires or is released, so that no client can fill
+// the store with records that are never evicted early (docs/spec.md §6).
 type Idempotency interface {
-	// Claim acquires key for a request whose fingerprint is fp, for lease
-	// (which must be positive), when the key has no record or only an
-	// expired lease. Otherwise it returns the record found, unchanged.
-	Claim(ctx context.Context, key, fp string, lease time.Duration) (Claim, error)
+	// Claim acquires key for a request of client whose fingerprint is fp,
+	// for lease (which must be positive), when the key has no record or
+	// only an expired lease. Otherwise it returns the record found,
+	// unchanged. A claim that would take client's records past
+	// client.MaxBytes returns a [*QuotaError] and changes nothing.
+	Claim(ctx context.Context, key, fp string, lease time.Duration, client Client) (Claim, error)
 	// Complete replaces the claimed record by the answer, kept for ttl
 	// (which must be positive), when lease is still the record's lease
 	// and has not expired; otherwise it changes nothing and returns
 	// ErrLeaseLost. A completed record has no lease: completing or
-	// releasing it again is ErrLeaseLost too.
+	// releasing it again is ErrLeaseLost too. The answer counts against
+	// the share of the client that claimed the key, even past it: the
+	// request ran, so its answer is kept, and the client's next Claim is
+	// refused until enough of its records expire. (A client overshoots
+	// its share by at most the answers of its requests in flight; the
+	// store's own bounds, such as the memory store's budget, still hold.)
 	Complete(ctx context.Context, key, lease string, answer Answer, ttl time.Duration) error
 	// Release deletes the claimed record when lease is still its lease,
 	// so that a retry runs the handler again; otherwise ErrLeaseLost.
 	Release(ctx context.Context, key, lease string) error
+}
+
+// Client is the client a record is claimed for, and the share of the
+// store its records may take together, in flight and completed.
+//
+//	store.Claim(ctx, key, fp, lease, storage.Client{ID: "addr:192.0.2.7", MaxBytes: 1 << 20})
+//
+// # Notes
+//
+//   - A record counts against the client that claimed it until it expires
+//     or is released, then gives its share back, whichever client replays
+//     it meanwhile.
+//   - Bytes are counted as the store counts them: the memory store its
+//     records' real cost (as against its IdempotencyBytes budget), the
+//     Redis store the bytes of their keys, fields and values plus a fixed
+//     overhead per record.
+type Client struct {
+	// ID names the client; records of one ID count together. Empty: the
+	// record counts against no client, and MaxBytes is not checked.
+	ID string
+	// MaxBytes bounds the bytes of the records of ID. Zero or less: no
+	// bound.
+	MaxBytes int64
 }
 
 // Claim is the outcome of [Idempotency.Claim].

@@ -14,7 +14,9 @@
 // Every key starts with "endpoints:" and the store's namespace, so several
 // deployments can share one database:
 //
-//	endpoints:{namespace}:idem:{key}        hash: fp, state ("flight" or "done"), lease, answer
+//	endpoints:{namespace}:idem:{key}        hash: fp, state ("flight" or "done"), lease, answer, client, set, sum, size
+//	endpoints:{namespace}:idemclient:{client}       sorted set: "size:record key" of the client's records, scored by expiry (ms)
+//	endpoints:{namespace}:idemclientbytes:{client}  string: the sum of those sizes
 //	endpoints:{namespace}:kv:{ns}:{key}     string: the value
 //	endpoints:{namespace}:kvindex:{ns}      sorted set: the keys of ns, all with score 0
 //	endpoints:{namespace}:kvttl:{ns}        sorted set: the keys of ns that expire, scored by expiry (ms)
@@ -35,6 +37,13 @@
 //     vanishes when the lease runs out; a completed one with PX = ttl.
 //     Record.LeaseExpires is this host's clock plus the record's PTTL, so
 //     hosts need not agree on the time.
+//   - Each record counts against its client's share (storage.Client): the
+//     claim script drops from the client's set the records that expired by
+//     the server's clock, giving their bytes back, and refuses a record
+//     that does not fit; Complete moves the record's entry (its answer
+//     counts, even past the share) and Release drops it. The set and its sum expire with the client's last record, so
+//     nothing is left behind. A record counts the bytes of its key,
+//     fingerprint, lease, answer and client id, plus 160 for the rest.
 //   - List reads the namespace's sorted set with ZRANGE BYLEX, which pages
 //     in byte order in O(log n + page). SCAN would walk the whole database
 //     (every Idempotency-Key record included) on every call, unordered. Set,
@@ -52,9 +61,9 @@
 //     both in endpoints:{namespace}:kvusage and refuse, with an error
 //     wrapping [storage.ErrFull], a write that would pass either; a value
 //     that expires gives its bytes back when it is swept. Idempotency-Key
-//     records and rate-limit buckets have no quota: each expires (its lease,
-//     its replay window, or once full again), and Redis's maxmemory bounds
-//     the whole server.
+//     records have the per-client share above and no quota of the app's:
+//     each expires (its lease, its replay window), as do rate-limit buckets
+//     (once full again), and Redis's maxmemory bounds the whole server.
 //   - Network failures, timeouts, a closed Store and unexpected server
 //     errors return an error wrapping [storage.ErrUnavailable] that names the
 //     command, the server's address and the cause.
@@ -117,6 +126,8 @@ type Store struct {
 	client            *goredis.Client
 	addr              string // for error messages; the URL may hold a password
 	idem, kv          string // key prefixes
+	idemClient        string
+	idemClientBytes   string
 	index, ttl, sizes string
 	usage             string
 	rateLimit         string
@@ -179,17 +190,19 @@ func New(rawURL, namespace string) (*Store, error) {
 	opts.ContextTimeoutEnabled = true
 	prefix := "endpoints:" + escape(namespace) + ":"
 	return &Store{
-		client:    goredis.NewClient(opts),
-		addr:      opts.Addr,
-		idem:      prefix + "idem:",
-		kv:        prefix + "kv:",
-		index:     prefix + "kvindex:",
-		ttl:       prefix + "kvttl:",
-		sizes:     prefix + "kvttlsize:",
-		usage:     prefix + "kvusage",
-		rateLimit: prefix + "ratelimit:",
-		maxKeys:   maxKeys,
-		maxBytes:  maxBytes,
+		client:          goredis.NewClient(opts),
+		addr:            opts.Addr,
+		idem:            prefix + "idem:",
+		idemClient:      prefix + "idemclient:",
+		idemClientBytes: prefix + "idemclientbytes:",
+		kv:              prefix + "kv:",
+		index:           prefix + "kvindex:",
+		ttl:             prefix + "kvttl:",
+		sizes:           prefix + "kvttlsize:",
+		usage:           prefix + "kvusage",
+		rateLimit:       prefix + "ratelimit:",
+		maxKeys:         maxKeys,
+		maxBytes:        maxBytes,
 	}, nil
 }
 
@@ -236,6 +249,8 @@ func (s *Store) Close() error {
 }
 
 var (
+	//go:embed idemclient.lua
+	idemClientSource string
 	//go:embed claim.lua
 	claimSource string
 	//go:embed complete.lua
@@ -253,9 +268,10 @@ var (
 	//go:embed kvdel.lua
 	kvDelSource string
 
-	claimScript    = goredis.NewScript(claimSource)
-	completeScript = goredis.NewScript(completeSource)
-	releaseScript  = goredis.NewScript(releaseSource)
+	// The Idempotency-Key scripts begin with the clients' shares.
+	claimScript    = goredis.NewScript(idemClientSource + claimSource)
+	completeScript = goredis.NewScript(idemClientSource + completeSource)
+	releaseScript  = goredis.NewScript(idemClientSource + releaseSource)
 	// The key-value scripts begin with the sweep of expired keys.
 	unindexScript = goredis.NewScript(kvSweepSource + unindexSource)
 	kvSetScript   = goredis.NewScript(kvSweepSource + kvSetSource)
@@ -263,19 +279,31 @@ var (
 	kvDelScript   = goredis.NewScript(kvSweepSource + kvDelSource)
 )
 
-// Claim implements [storage.Idempotency.Claim].
-func (s *Store) Claim(ctx context.Context, key, fp string, lease time.Duration) (storage.Claim, error) {
+// recordOverhead is what a record counts against its client's share
+// beside the bytes of its key, fields and values: the hash's field names
+// and Redis's bookkeeping of the hash and of the client's set member,
+// roughly.
+const recordOverhead = 160
+
+// Claim implements [storage.Idempotency.Claim]: one script (claim.lua)
+// reads the record, checks and counts the client's share, and writes the
+// record.
+func (s *Store) Claim(ctx context.Context, key, fp string, lease time.Duration, client storage.Client) (storage.Claim, error) {
 	if lease <= 0 {
 		return storage.Claim{}, fmt.Errorf("storage/redis: claim %q: lease %v must be positive", key, lease)
 	}
 	token := newLease()
-	reply, err := claimScript.Run(ctx, s.client, []string{s.idem + key}, fp, token, milliseconds(lease)).Slice()
+	e := escape(client.ID)
+	keys := []string{s.idem + key, s.idemClient + e, s.idemClientBytes + e}
+	reply, err := claimScript.Run(ctx, s.client, keys, fp, token, milliseconds(lease), client.ID, max(client.MaxBytes, 0), recordOverhead).Slice()
 	if err != nil {
 		return storage.Claim{}, s.fail("claim script", err)
 	}
-	acquired, _ := reply[0].(int64)
-	if acquired == 1 {
+	switch code, _ := reply[0].(int64); code {
+	case 1:
 		return storage.Claim{Acquired: true, Lease: token}, nil
+	case 2:
+		return storage.Claim{}, quotaError(reply)
 	}
 	if len(reply) != 5 {
 		return storage.Claim{}, s.fail("claim script", fmt.Errorf("unexpected reply %v", reply))
@@ -316,6 +344,21 @@ func (s *Store) Complete(ctx context.Context, key, lease string, answer storage.
 		return fmt.Errorf("storage/redis: key %q: %w", key, storage.ErrLeaseLost)
 	}
 	return nil
+}
+
+// quotaError is the error of the claim script's refusal (idemclient.lua):
+// {2, used, need, retry in ms, the share, the client's id}.
+func quotaError(reply []any) error {
+	q := &storage.QuotaError{}
+	if len(reply) == 6 {
+		q.Used, _ = reply[1].(int64)
+		q.Need, _ = reply[2].(int64)
+		ms, _ := reply[3].(int64)
+		q.RetryAfter = time.Duration(ms) * time.Millisecond
+		q.MaxBytes, _ = reply[4].(int64)
+		q.Client, _ = reply[5].(string)
+	}
+	return q
 }
 
 // Release implements [storage.Idempotency.Release].

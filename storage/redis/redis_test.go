@@ -60,7 +60,7 @@ func TestRedisOutage(t *testing.T) {
 	if err := s.Set(ctx, "app", "k", []byte("v"), 0); err != nil {
 		t.Fatalf("Set before the outage: %v", err)
 	}
-	held, err := s.Claim(ctx, "held", "fp", time.Minute)
+	held, err := s.Claim(ctx, "held", "fp", time.Minute, storage.Client{})
 	if err != nil || !held.Acquired {
 		t.Fatalf("Claim before the outage = %+v, %v; want acquired", held, err)
 	}
@@ -69,7 +69,7 @@ func TestRedisOutage(t *testing.T) {
 		call   func() error
 	}{
 		{"Ping", func() error { return s.Ping(ctx) }},
-		{"Claim", func() error { _, err := s.Claim(ctx, "k", "fp", time.Minute); return err }},
+		{"Claim", func() error { _, err := s.Claim(ctx, "k", "fp", time.Minute, storage.Client{}); return err }},
 		{"Complete", func() error {
 			return s.Complete(ctx, "held", held.Lease, storage.Answer{Status: 201}, time.Hour)
 		}},
@@ -138,7 +138,7 @@ func TestRedisTwoHostsClaimOnce(t *testing.T) {
 		hosts[i] = s
 	}
 	claims := storagetest.Hammer(t, 200, func(i int) (storage.Claim, error) {
-		return hosts[i%2].Claim(t.Context(), "order-42", "fp", time.Minute)
+		return hosts[i%2].Claim(t.Context(), "order-42", "fp", time.Minute, storage.Client{})
 	})
 	acquired := 0
 	for _, c := range claims {
@@ -219,7 +219,7 @@ func TestKeyLayout(t *testing.T) {
 	raw := rawClient(t, url)
 	ctx := t.Context()
 
-	if _, err := s.Claim(ctx, "abc", "fp", 10*time.Second); err != nil {
+	if _, err := s.Claim(ctx, "abc", "fp", 10*time.Second, storage.Client{ID: "addr:192.0.2.1", MaxBytes: 1 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Set(ctx, "shop:1", "user:7", []byte("v"), 0); err != nil {
@@ -230,6 +230,8 @@ func TestKeyLayout(t *testing.T) {
 		ttlAtMost time.Duration // 0: no expiry
 	}{
 		{"endpoints:prod%3Aeu:idem:abc", "hash", 10 * time.Second},
+		{"endpoints:prod%3Aeu:idemclient:addr%3A192.0.2.1", "zset", 10 * time.Second},
+		{"endpoints:prod%3Aeu:idemclientbytes:addr%3A192.0.2.1", "string", 10 * time.Second},
 		{"endpoints:prod%3Aeu:kv:shop%3A1:user:7", "string", 0},
 		{"endpoints:prod%3Aeu:kvindex:shop%3A1", "zset", 0},
 	} {
@@ -245,6 +247,54 @@ func TestKeyLayout(t *testing.T) {
 				t.Errorf("PTTL = %v, want in (0, %v]", ttl, c.ttlAtMost)
 			}
 		})
+	}
+}
+
+// TestClientSharesLeaveNothingBehind checks that a client's share of the
+// Idempotency-Key records (its set and sum) goes with its last record:
+// deleted when it is released, expired when it expires, and moved with
+// its expiry when it is completed.
+func TestClientSharesLeaveNothingBehind(t *testing.T) {
+	url, _, _ := storagetest.StartRedis(t)
+	s, err := redis.New(url, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	raw := rawClient(t, url)
+	ctx := t.Context()
+	client := storage.Client{ID: "sub:alice", MaxBytes: 1 << 20}
+	set, sum := "endpoints:ns:idemclient:sub%3Aalice", "endpoints:ns:idemclientbytes:sub%3Aalice"
+	left := func() int64 { return raw.Exists(ctx, set, sum).Val() }
+
+	released, err := s.Claim(ctx, "released", "fp", time.Minute, client)
+	if err != nil || !released.Acquired {
+		t.Fatalf("Claim: %+v, %v", released, err)
+	}
+	if n := left(); n != 2 {
+		t.Fatalf("%d of the client's set and sum exist while it holds a record, want 2", n)
+	}
+	if err := s.Release(ctx, "released", released.Lease); err != nil {
+		t.Fatal(err)
+	}
+	if n := left(); n != 0 {
+		t.Errorf("%d of the client's set and sum left after its only record was released, want 0", n)
+	}
+
+	done, err := s.Claim(ctx, "done", "fp", time.Minute, client)
+	if err != nil || !done.Acquired {
+		t.Fatalf("Claim: %+v, %v", done, err)
+	}
+	if err := s.Complete(ctx, "done", done.Lease, storage.Answer{Status: 201}, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{set, sum} {
+		if ttl := raw.PTTL(ctx, k).Val(); ttl <= 0 || ttl > 100*time.Millisecond {
+			t.Errorf("PTTL %s = %v once its only record was completed for 100ms, want in (0, 100ms]", k, ttl)
+		}
+	}
+	if !poll.Until(5*time.Second, func() bool { return left() == 0 }) {
+		t.Fatal("the client's set and sum outlived its last record by 5s")
 	}
 }
 

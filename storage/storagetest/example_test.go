@@ -28,7 +28,7 @@ func ExampleHammer() {
 		store := storage.NewMemory(storage.MemoryOptions{})
 		defer store.Close()
 		claims := storagetest.Hammer(t, 100, func(int) (storage.Claim, error) {
-			return store.Claim(t.Context(), "key", "fingerprint", time.Minute)
+			return store.Claim(t.Context(), "key", "fingerprint", time.Minute, storage.Client{})
 		})
 		acquired := 0
 		for _, c := range claims {

@@ -67,6 +67,11 @@ func Run(t *testing.T, newStore func(t *testing.T) storage.Store) {
 			t.Run(c.name, func(t *testing.T) { c.run(t, open(t)) })
 		}
 	})
+	t.Run("IdempotencyClientQuota", func(t *testing.T) {
+		for _, c := range quotaCases {
+			t.Run(c.name, func(t *testing.T) { c.run(t, open(t)) })
+		}
+	})
 	t.Run("KV", func(t *testing.T) {
 		for _, c := range kvCases {
 			t.Run(c.name, func(t *testing.T) { c.run(t, open(t)) })
@@ -301,7 +306,7 @@ var idempotencyCases = []testCase{
 		wantAcquired(t, claim(t, s, "k", "fp2", long))
 	}},
 	{"invalid lease and ttl", func(t *testing.T, s storage.Store) {
-		if c, err := s.Claim(t.Context(), "k", "fp", 0); err == nil || c.Acquired {
+		if c, err := s.Claim(t.Context(), "k", "fp", 0, storage.Client{}); err == nil || c.Acquired {
 			t.Errorf("Claim with lease 0 = %+v, %v; want an error", c, err)
 		}
 		c := claim(t, s, "k", "fp", long)
@@ -313,7 +318,7 @@ var idempotencyCases = []testCase{
 	}},
 	{"concurrent claims acquire once", func(t *testing.T, s storage.Store) {
 		claims := Hammer(t, 100, func(i int) (storage.Claim, error) {
-			return s.Claim(t.Context(), "k", "fp", long)
+			return s.Claim(t.Context(), "k", "fp", long, storage.Client{})
 		})
 		acquired := 0
 		for i, c := range claims {
@@ -580,7 +585,7 @@ func Hammer[T any](t testing.TB, n int, f func(i int) (T, error)) []T {
 
 func claim(t *testing.T, s storage.Store, key, fp string, lease time.Duration) storage.Claim {
 	t.Helper()
-	c, err := s.Claim(t.Context(), key, fp, lease)
+	c, err := s.Claim(t.Context(), key, fp, lease, storage.Client{})
 	if err != nil {
 		t.Fatalf("Claim(%q, %q, %v): %v", key, fp, lease, err)
 	}
@@ -702,11 +707,13 @@ func wantList(t *testing.T, s storage.Store, ns, prefix, after string, limit int
 //		storagetest.BenchClaimComplete(b, storage.NewMemory(storage.MemoryOptions{}))
 //	}
 func BenchClaimComplete(b *testing.B, s storage.Store) {
+	// A client with no bound: its share is counted as the host's are.
+	benchClient := storage.Client{ID: "addr:192.0.2.1"}
 	ans := storage.Answer{Status: http.StatusCreated, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"id":1}`)}
 	var next atomic.Int64
 	op := func() error {
 		key := "bench-" + strconv.FormatInt(next.Add(1), 10)
-		c, err := s.Claim(b.Context(), key, "fp", long)
+		c, err := s.Claim(b.Context(), key, "fp", long, benchClient)
 		if err != nil {
 			return err
 		}

@@ -35,16 +35,17 @@ type Outcome string
 
 // The outcomes of the step.
 const (
-	KeyMissing  Outcome = "key_missing" // a required key was not sent: 400
-	KeyInvalid  Outcome = "key_invalid" // the key is malformed: 400
-	Unavailable Outcome = "unavailable" // the store failed: 503, nothing ran
-	Claimed     Outcome = "claimed"     // the key is the request's: the guest runs
-	Replayed    Outcome = "replayed"    // the stored answer was sent again
-	Conflict    Outcome = "conflict"    // a request with the key still runs: 409
-	Mismatch    Outcome = "mismatch"    // the key was used for another request: 422
-	Stored      Outcome = "stored"      // the answer was stored for replay
-	Released    Outcome = "released"    // the key was freed, nothing stored
-	LeaseLost   Outcome = "lease_lost"  // the request ran past its lease
+	KeyMissing  Outcome = "key_missing"  // a required key was not sent: 400
+	KeyInvalid  Outcome = "key_invalid"  // the key is malformed: 400
+	Unavailable Outcome = "unavailable"  // the store failed: 503, nothing ran
+	ClientQuota Outcome = "client_quota" // the client's share is full: 429, nothing ran
+	Claimed     Outcome = "claimed"      // the key is the request's: the guest runs
+	Replayed    Outcome = "replayed"     // the stored answer was sent again
+	Conflict    Outcome = "conflict"     // a request with the key still runs: 409
+	Mismatch    Outcome = "mismatch"     // the key was used for another request: 422
+	Stored      Outcome = "stored"       // the answer was stored for replay
+	Released    Outcome = "released"     // the key was freed, nothing stored
+	LeaseLost   Outcome = "lease_lost"   // the request ran past its lease
 )
 
 // Config is the app's idempotency settings, defaults applied.
@@ -80,6 +81,11 @@ type Call interface {
 	// security (a built-in scheme or a verifier middleware), which scopes
 	// the key: nil for an anonymous request.
 	Principal() *abi.Principal
+	// ClientAddress is the client's address as the rate limits and the
+	// failed-credential budget count it (behind trusted proxies, an IPv6
+	// address by its /64): whose share an anonymous request's record
+	// counts against.
+	ClientAddress() string
 	// Scratch is the call's reusable buffer.
 	Scratch() *[]byte
 	// Negotiates reports whether the operation's answer depends on
@@ -146,6 +152,10 @@ type Step struct {
 	// WriteError answers with the host's error body of status, when the
 	// step fails itself (500).
 	WriteError func(w http.ResponseWriter, r *http.Request, status int)
+	// ClientBytes is each client's share of the records
+	// (storage.Client.MaxBytes): the bytes its records may take, in flight
+	// and completed. Zero or less: no share.
+	ClientBytes int64
 }
 
 // Claim runs step 8 of the pipeline for an operation that declares
@@ -182,8 +192,17 @@ func (s *Step) Claim(w http.ResponseWriter, r *http.Request, c Call) bool {
 	method, pattern := c.Operation()
 	skey := storageKey(s.Namespace, method, pattern, scope, c.Principal(), key)
 	done := c.StoreSpan("claim")
-	claim, err := s.Store.Claim(c, skey, fp, cfg.Lease)
+	client := storage.Client{ID: clientID(c.Principal(), c.ClientAddress()), MaxBytes: s.ClientBytes}
+	claim, err := s.Store.Claim(c, skey, fp, cfg.Lease, client)
 	endSpan(done, err)
+	if q := (*storage.QuotaError)(nil); errors.As(err, &q) {
+		c.ObserveIdempotency(r, ClientQuota)
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(q.RetryAfter)))
+		s.writeProblem(w, r, http.StatusTooManyRequests, openapi.CodeClientQuota, fmt.Sprintf(
+			"this client's Idempotency-Key records, kept for replay, take its whole share of the store (%d bytes); nothing ran. "+
+				"Retry after Retry-After seconds, when its oldest record expires, and send a new key only for a new operation", q.MaxBytes))
+		return false
+	}
 	if err != nil {
 		c.ObserveStoreError("claim", err)
 		c.ObserveIdempotency(r, Unavailable)
@@ -211,8 +230,7 @@ func (s *Step) Claim(w http.ResponseWriter, r *http.Request, c Call) bool {
 		c.ObserveIdempotency(r, Mismatch)
 		s.writeProblem(w, r, http.StatusUnprocessableEntity, openapi.CodeKeyReused, "this Idempotency-Key was used for a different request; use a new key for a new request")
 	case !rec.Completed:
-		wait := max(1, int(math.Ceil(time.Until(rec.LeaseExpires).Seconds())))
-		w.Header().Set("Retry-After", strconv.Itoa(wait))
+		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(time.Until(rec.LeaseExpires))))
 		c.ObserveIdempotency(r, Conflict)
 		s.writeProblem(w, r, http.StatusConflict, openapi.CodeInFlight, "a request with this Idempotency-Key is still running; retry after it finishes")
 	default:
@@ -220,6 +238,12 @@ func (s *Step) Claim(w http.ResponseWriter, r *http.Request, c Call) bool {
 		replay(w, r, rec.Answer)
 	}
 	return false
+}
+
+// retrySeconds is d as a Retry-After value: whole seconds, rounded up, at
+// least 1.
+func retrySeconds(d time.Duration) int {
+	return max(1, int(math.Ceil(d.Seconds())))
 }
 
 // replay sends a stored answer again.

@@ -87,6 +87,26 @@ func storageKey(namespace, method, route, scope string, client *abi.Principal, k
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// clientID is whose share of the store a record counts against
+// (storage.Client.ID): the verified principal, by a hash of its scheme and
+// subject (so the ID is short whatever the subject holds), else the
+// client's address.
+//
+//	clientID(nil, "192.0.2.7")                                   // "addr:192.0.2.7"
+//	clientID(&abi.Principal{Scheme: "bearer", Subject: "alice"}, ...) // "sub:" + 64 hex digits
+func clientID(p *abi.Principal, address string) string {
+	if p == nil {
+		return "addr:" + address
+	}
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, s := range []string{p.Scheme, p.Subject} {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		io.WriteString(h, s)
+	}
+	return "sub:" + hex.EncodeToString(h.Sum(nil))
+}
+
 // Parts are the validated request parts a fingerprint hashes.
 type Parts struct {
 	Params, Query map[string]any

@@ -97,3 +97,37 @@ func TestStorageKeyIsTheClients(t *testing.T) {
 		})
 	}
 }
+
+// TestClientID checks whose share a record counts against: a principal by
+// a hash of its scheme and subject (short whatever the subject), else the
+// address, and no two clients alike.
+func TestClientID(t *testing.T) {
+	long := &abi.Principal{Scheme: "bearer", Subject: strings.Repeat("s", 10000)}
+	ids := map[string]string{}
+	for _, c := range []struct {
+		name    string
+		p       *abi.Principal
+		address string
+	}{
+		{"an address", nil, "192.0.2.7"},
+		{"an IPv6 /64", nil, "2001:db8::/64"},
+		{"a principal", &abi.Principal{Scheme: "bearer", Subject: "alice"}, "192.0.2.7"},
+		{"the subject under another scheme", &abi.Principal{Scheme: "apiKey", Subject: "alice"}, "192.0.2.7"},
+		{"a subject that moves the scheme's bytes", &abi.Principal{Scheme: "beare", Subject: "ralice"}, "192.0.2.7"},
+		{"a long subject", long, "192.0.2.7"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			id := clientID(c.p, c.address)
+			switch {
+			case c.p == nil && id != "addr:"+c.address:
+				t.Errorf("clientID(nil, %q) = %q, want addr:%s", c.address, id, c.address)
+			case c.p != nil && !regexp.MustCompile(`^sub:[0-9a-f]{64}$`).MatchString(id):
+				t.Errorf("clientID(%+.40v) = %q, want sub: and a SHA-256 in hex", c.p, id)
+			}
+			if other, ok := ids[id]; ok {
+				t.Errorf("clientID is %q for %s and for %s", id, c.name, other)
+			}
+			ids[id] = c.name
+		})
+	}
+}

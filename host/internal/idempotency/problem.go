@@ -22,7 +22,7 @@ type Problem struct {
 	Type string `json:"type"`
 	// Title is its short, human summary, the same for every occurrence.
 	Title string `json:"title"`
-	// Status is the answer's status: 400, 409, 422 or 503.
+	// Status is the answer's status: 400, 409, 422, 429 or 503.
 	Status int `json:"status"`
 	// Detail explains this occurrence.
 	Detail string `json:"detail"`
@@ -39,6 +39,7 @@ var problemTitles = map[string]string{
 	openapi.CodeInFlight:         "Request in flight",
 	openapi.CodeLeaseLost:        "Idempotency lease lost",
 	openapi.CodeStoreUnavailable: "Idempotency store unavailable",
+	openapi.CodeClientQuota:      "Idempotency-Key records over the client's share",
 }
 
 // writeProblem answers an Idempotency-Key failure.

@@ -133,9 +133,9 @@ export type EndpointsForbidden = {
 };
 
 export type EndpointsIdempotencyProblem = {
-  code: "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_FLIGHT" | "IDEMPOTENCY_LEASE_LOST" | "IDEMPOTENCY_STORE_UNAVAILABLE";
+  code: "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_FLIGHT" | "IDEMPOTENCY_LEASE_LOST" | "IDEMPOTENCY_STORE_UNAVAILABLE" | "IDEMPOTENCY_CLIENT_QUOTA";
   detail: string;
-  status: 400 | 409 | 422 | 503;
+  status: 400 | 409 | 422 | 429 | 503;
   title: string;
   /** A URI naming the kind of problem. */
   type: string;
@@ -377,7 +377,7 @@ export type PostApiOrdersOptions = {
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 422: No such user, or the Idempotency-Key was used for a different request
- * - 429: Too many requests: rate limit orders, or too many failed credentials (authFailures)
+ * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later
  */
@@ -392,6 +392,7 @@ export type PostApiOrdersResult =
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", Problem | EndpointsIdempotencyProblem>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
+  | EndpointResponse<429, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<500, false, "application/json", ServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable>
   | EndpointResponse<503, false, "application/problem+json", EndpointsIdempotencyProblem>;
@@ -424,7 +425,7 @@ export type PostApiUsersOptions = {
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 422: The Idempotency-Key was used for a different request
- * - 429: Too many requests: too many failed credentials (authFailures)
+ * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later
  */
@@ -439,6 +440,7 @@ export type PostApiUsersResult =
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
+  | EndpointResponse<429, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<500, false, "application/json", ServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable>
   | EndpointResponse<503, false, "application/problem+json", EndpointsIdempotencyProblem>;
@@ -828,7 +830,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       413: { "application/json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
-      429: { "application/json": "json" },
+      429: { "application/json": "json", "application/problem+json": "json" },
       500: { "application/json": "json" },
       503: { "application/json": "json", "application/problem+json": "json" },
     },
@@ -845,7 +847,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       413: { "application/json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
-      429: { "application/json": "json" },
+      429: { "application/json": "json", "application/problem+json": "json" },
       500: { "application/json": "json" },
       503: { "application/json": "json", "application/problem+json": "json" },
     },
