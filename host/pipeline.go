@@ -30,7 +30,8 @@ type step struct {
 
 // pipeline is the steps of an endpoint's request, in order. Steps 1
 // (CORS) and 2 (route match) come first, in Host.serve, for every request
-// (plain routes' too) before a call exists.
+// (plain routes' too) before a call exists. Steps 5 and 6 are in
+// requestbody.go, with the rest of the request body's handling.
 var pipeline = [...]step{
 	{3, "Request id", stepAdmit},
 	{4, "Accept negotiation", stepNegotiate},
@@ -45,7 +46,7 @@ var pipeline = [...]step{
 
 // runPipeline runs the steps of an endpoint's request until one answers
 // it, then ends what the steps left open.
-func (h *Host) runPipeline(w http.ResponseWriter, r *http.Request, c *call) {
+func runPipeline(h *Host, w http.ResponseWriter, r *http.Request, c *call) {
 	defer endPipeline(h, r, c)
 	for i := range pipeline {
 		if !pipeline[i].run(h, w, r, c) {

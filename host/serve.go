@@ -147,7 +147,7 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 	c := h.getCall(w, r, t.set, rt, op)
 	defer h.putCall(c)
 	c.out, c.table, c.pathNames, c.pathValues = w, t, res.Names, res.Params
-	h.runPipeline(w, r, c)
+	runPipeline(h, w, r, c)
 }
 
 // admit runs what comes between routing and the request's validation: it
