@@ -23,8 +23,11 @@ func (c guestCall) Phase() string     { return c.phase }
 func (c guestCall) Middleware() bool  { return c.mw != nil }
 func (c guestCall) HeadersSent() bool { return c.wroteHeader }
 func (c guestCall) Envelope() []byte  { return c.envelopeJSON() }
-func (c *call) Scratch() *[]byte      { return &c.scratch }
 func (c guestCall) SetStatus(s int)   { c.status = s }
+
+// Scratch is the call's reusable buffer, for the host functions and the
+// Idempotency-Key step alike.
+func (c *requestPart) Scratch() *[]byte { return &c.scratch }
 
 func (c guestCall) RequestValue(part abi.Part, name []byte) ([]byte, abi.Errno) {
 	return c.value(part, string(name))

@@ -19,7 +19,7 @@ import (
 
 // call is the state of one guest call in parts: the request as validated
 // (requestPart), the answer being built (answerPart), and the deadline the
-// interrupt check consults. It is the context.Context handed to wazero;
+// interrupt check consults (guestPart). It is the context.Context handed to wazero;
 // what the guest sees of it is its guestCall (abicall.go), which host
 // functions (package abihost) find under abihost.CallKey with one type
 // assertion and no allocation.
@@ -54,17 +54,9 @@ type call struct {
 	// The answer being built (answerPart).
 	answerPart
 
-	// interrupt: deadline is when the guest is stopped, in unix
-	// nanoseconds. timeout is the call's length (the operation's own
-	// "timeout", else limits.timeout) and until when it ends; idle is the
-	// operation's "idleTimeout", 0 for none: while it is set, deadline is
-	// the last streamed write (or the start) plus idle, never past until.
-	deadline int64
-	until    int64
-	timeout  time.Duration
-	idle     time.Duration
-	stop     atomic.Bool
-	logger   *slog.Logger
+	// When the guest must stop (guestPart).
+	guestPart
+	logger *slog.Logger
 
 	// What the request carries past its middleware and security: the
 	// request id, the principal the host verified (or, in a verify call,
@@ -171,6 +163,21 @@ type answerPart struct {
 	output []string
 }
 
+// guestPart is what a call's guest is held to, which the interrupt check
+// consults: deadline is when the guest is stopped, in unix nanoseconds.
+// timeout is the call's length (the operation's own "timeout", else
+// limits.timeout) and until when it ends; idle is the operation's
+// "idleTimeout", 0 for none: while it is set, deadline is the last
+// streamed write (or the start) plus idle, never past until. stop is set
+// to stop the guest now, the one field another goroutine touches.
+type guestPart struct {
+	deadline int64
+	until    int64
+	timeout  time.Duration
+	idle     time.Duration
+	stop     atomic.Bool
+}
+
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
 func (c *call) Done() <-chan struct{}       { return c.parent.Done() }
 func (c *call) Err() error                  { return c.parent.Err() }
@@ -238,11 +245,13 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 			buf:       c.buf,
 			maxBuffer: limitResponseBytes(set.opts.Limits),
 		},
-		deadline: until,
-		until:    until,
-		timeout:  timeout,
-		idle:     idle,
-		logger:   h.logger,
+		guestPart: guestPart{
+			deadline: until,
+			until:    until,
+			timeout:  timeout,
+			idle:     idle,
+		},
+		logger: h.logger,
 	}
 	c.idem.Reset()
 	c.extendIdle(now)
@@ -257,7 +266,7 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 // extendIdle moves the deadline of a call with an idle timeout to now
 // plus the timeout, never past until: at the start, and after each
 // streamed write.
-func (c *call) extendIdle(now time.Time) {
+func (c *guestPart) extendIdle(now time.Time) {
 	if c.idle > 0 {
 		c.deadline = min(c.until, now.Add(c.idle).UnixNano())
 	}
@@ -265,7 +274,7 @@ func (c *call) extendIdle(now time.Time) {
 
 // idled reports whether a stopped call was stopped by its idle timeout
 // rather than its deadline.
-func (c *call) idled() bool {
+func (c *guestPart) idled() bool {
 	return c.idle > 0 && c.deadline < c.until && time.Now().UnixNano() > c.deadline
 }
 

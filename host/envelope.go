@@ -185,7 +185,7 @@ func (c *call) appendRequestContext(b []byte) []byte {
 	return b
 }
 
-func (c *call) appendBody(b []byte) []byte {
+func (c *requestPart) appendBody(b []byte) []byte {
 	if c.bodyJSON {
 		return append(b, c.bodyRaw...)
 	}
@@ -315,7 +315,7 @@ type limitError struct{ msg string }
 func (e *limitError) Error() string { return e.msg }
 
 // commit sends a plain route's status and headers.
-func (c *call) commit() {
+func (c *answerPart) commit() {
 	c.wroteHeader = true
 	hdr := c.w.Header()
 	for k, vs := range c.header {

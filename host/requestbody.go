@@ -223,7 +223,7 @@ func jsonIssue(err error) validation.Issue {
 
 // takeObject keeps a decoded form as the request body, with defaults, and
 // returns its issues.
-func (c *call) takeObject(bt *bodyType, obj map[string]any) []validation.Issue {
+func (c *requestPart) takeObject(bt *bodyType, obj map[string]any) []validation.Issue {
 	c.body = obj
 	if bt.schema == nil {
 		return nil
@@ -403,7 +403,7 @@ func hasBody(r *http.Request) bool {
 // readWhole reads the whole request body up to limit. It records that
 // reading began (bodyTouched) and, unless the limit stopped it, that the
 // body is done with (bodyRead).
-func (c *call) readWhole(r *http.Request, limit int64) ([]byte, bodyOutcome) {
+func (c *requestPart) readWhole(r *http.Request, limit int64) ([]byte, bodyOutcome) {
 	if r.ContentLength > limit {
 		return nil, bodyTooLarge
 	}
@@ -518,7 +518,7 @@ func (h *Host) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
 
 // readBody serves body_read: from the bytes already read for validation,
 // or from the request as the guest asks.
-func (c *call) readBody(dst []byte) (int, abi.Errno) {
+func (c *requestPart) readBody(dst []byte) (int, abi.Errno) {
 	if c.bodyRaw != nil {
 		n := copy(dst, c.bodyRaw[c.bodyPos:])
 		c.bodyPos += n
