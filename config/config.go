@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/wasmendpoints/endpoints/internal/appfile"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -64,7 +65,10 @@ type App struct {
 	// scheme in apiKey's "in" and "name", by default the X-API-Key
 	// header), so apps in any language need no runtime declaration for it.
 	//
-	// Each entry is checked when the app loads; see the README,
+	// Each entry is checked when the file is read, by every command
+	// (auth.Config.Check: key sources, URL forms, algorithms, key hashes,
+	// users), and what needs I/O (the key set file, the JWKS URL, the
+	// secret's variable) when the app loads; see the README,
 	// "Authentication, middleware and edge policies",
 	// and docs/spec.md §12. A scheme that neither an entry nor a
 	// verifier module ("x-endpoints-verifier") verifies fails the load in
@@ -246,6 +250,9 @@ func parse(file string, data []byte) (*App, error) {
 	default:
 		return nil, badSetting(file, "/responseValidation", "%q is not one of \"always\", \"development\", \"never\"", cfg.ResponseValidation)
 	}
+	if err := checkOpenAPI(file, cfg.OpenAPI); err != nil {
+		return nil, err
+	}
 	l := cfg.Limits
 	switch {
 	case l.BodyBytes < 0:
@@ -275,6 +282,8 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/storage/url", "the redis driver needs a url, such as \"redis://127.0.0.1:6379/0\"")
 	case (st.Driver == "" || st.Driver == DriverMemory) && st.URL != "":
 		return nil, badSetting(file, "/storage/url", "the memory store takes no url; add \"driver\": \"redis\"")
+	case st.Namespace != "" && storage.ValidNamespace(st.Namespace) != nil:
+		return nil, badSetting(file, "/storage/namespace", "%v; choose another", storage.ValidNamespace(st.Namespace))
 	case st.MaxBytes < 0:
 		return nil, badSetting(file, "/storage/maxBytes", "must be positive, got %d", st.MaxBytes)
 	case st.KVBytes < 0:
@@ -289,6 +298,8 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/idempotency/lease", "must be positive")
 	case cfg.Idempotency.Replay < 0:
 		return nil, badSetting(file, "/idempotency/replay", "must be positive")
+	case cfg.Idempotency.ScopeHeader != "" && !httpguts.ValidHeaderFieldName(cfg.Idempotency.ScopeHeader):
+		return nil, badSetting(file, "/idempotency/scopeHeader", "%q is not a header name (a token: letters, digits and !#$%%&'*+-.^_`|~), such as \"X-Client-Id\"", cfg.Idempotency.ScopeHeader)
 	case l.OutboundBytes < 0:
 		return nil, badSetting(file, "/limits/outboundBytes", "must be positive, got %d", l.OutboundBytes)
 	case l.OutboundRequests < 0:
@@ -310,6 +321,9 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, err
 	}
 	if err := cfg.AuthFailures.check(file); err != nil {
+		return nil, err
+	}
+	if err := cfg.Server.Compression.check(file); err != nil {
 		return nil, err
 	}
 	if err := checkEdges(file, &cfg); err != nil {

@@ -107,7 +107,7 @@ func TestParseErrors(t *testing.T) {
 		{"a url for the memory store", `{"storage": {"url": "redis://127.0.0.1:6379/0"}}`, `/storage/url: the memory store takes no url`},
 		{"redis without a url", `{"storage": {"driver": "redis"}}`, `/storage/url: the redis driver needs a url`},
 		{"openApi of the wrong type", `{"openApi": "yes"}`, `openApi must be true, false or an object`},
-		{"openApi path without slash", `{"openApi": {"path": "schema"}}`, `must start with /`},
+		{"openApi path without slash", `{"openApi": {"path": "schema"}}`, `/openApi/path: "schema": want a path starting with /`},
 		{"unknown openApi key", `{"openApi": {"titel": "x"}}`, `titel`},
 		{"not JSON", `{"limits": `, `endpoints.json`},
 		{"build without a command", `{"build": {"watch": ["src/*.ts"]}}`, `/build/command: required when "build" is present`},
@@ -144,8 +144,8 @@ func TestParseErrors(t *testing.T) {
 
 func TestParseOpenAPIErrors(t *testing.T) {
 	for _, tt := range []struct{ name, config, want string }{
-		{"an unknown OpenAPI version", `{"openApi": {"specVersion": "3.0.3"}}`, `openApi.specVersion "3.0.3": want "3.1.0" (the default) or "3.2.0"`},
-		{"an unknown policy", `{"openApi": {"plainRoutes": "fail"}}`, `openApi.plainRoutes: "fail": want "include" (the default), "warn", "require" or "exclude"`},
+		{"an unknown OpenAPI version", `{"openApi": {"specVersion": "3.0.3"}}`, `/openApi/specVersion: "3.0.3": want "3.1.0" (the default) or "3.2.0"`},
+		{"an unknown policy", `{"openApi": {"plainRoutes": "fail"}}`, `/openApi/plainRoutes: "fail": want "include" (the default), "warn", "require" or "exclude"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := config.Parse("endpoints.json", []byte(tt.config))

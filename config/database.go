@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Database drivers of [Database.Driver].
@@ -56,13 +57,38 @@ type Database struct {
 	URL string `json:"url,omitzero"`
 	// MaxConns bounds the connections open at once: more statements wait
 	// for one until their request's deadline, then fail with the code
-	// "unavailable". If zero, database.DefaultMaxConns (10).
+	// "unavailable". If zero, [DefaultDatabaseMaxConns].
 	MaxConns int `json:"maxConns,omitzero"`
 	// StatementTimeout bounds each statement inside the database
 	// (PostgreSQL's statement_timeout), besides the request's deadline,
-	// which always applies. If zero, database.DefaultStatementTimeout
-	// (30 s).
+	// which always applies. If zero, [DefaultDatabaseStatementTimeout].
 	StatementTimeout Duration `json:"statementTimeout,omitzero"`
+}
+
+// Defaults of [Database], the same as package database's own
+// (database.DefaultMaxConns, database.DefaultStatementTimeout), which
+// config cannot import (its SQLite driver links the WebAssembly runtime);
+// a test keeps them equal.
+const (
+	// DefaultDatabaseMaxConns is the default of [Database.MaxConns]: 10.
+	DefaultDatabaseMaxConns = 10
+	// DefaultDatabaseStatementTimeout is the default of
+	// [Database.StatementTimeout]: 30 s.
+	DefaultDatabaseStatementTimeout = 30 * time.Second
+)
+
+// WithDefaults returns d with its defaults filled in: Driver
+// ([Database.DriverName]), MaxConns and StatementTimeout. Path stays
+// empty: its default depends on the database's name ([DatabaseFile]).
+func (d Database) WithDefaults() Database {
+	d.Driver = d.DriverName()
+	if d.MaxConns <= 0 {
+		d.MaxConns = DefaultDatabaseMaxConns
+	}
+	if d.StatementTimeout <= 0 {
+		d.StatementTimeout = Duration(DefaultDatabaseStatementTimeout)
+	}
+	return d
 }
 
 // DriverName is d's driver, with the default of [Database.Driver].

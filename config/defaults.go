@@ -56,16 +56,31 @@ func (i Idempotency) WithDefaults() Idempotency {
 }
 
 // WithDefaults returns a with the defaults of its members filled in:
-// limits, server, idempotency and authFailures, whose zero fields mean
-// "the default". What it returns is what the host applies (unless a Go
-// embedder's Options set a field), so `endpoints config`-style dumps and
-// tools read the values in effect rather than zeros. Members whose
-// absence means "off" (cors, rateLimits, security, build, variables,
-// outbound) stay as they are.
+// openApi, limits, storage, idempotency, server, authFailures and
+// outbound, whose zero fields mean "the default", each by its own
+// WithDefaults, the one place its defaults are filled. What it returns is
+// what the host applies (unless a Go embedder's Options set a field), so
+// `endpoints config`-style dumps, `endpoints help settings` and tools
+// read the values in effect rather than zeros. Members whose absence
+// means "off" (cors, rateLimits, security, build, variables, the outbound
+// allow list) stay as they are, and so do responseValidation (its
+// default is the runtime declaration's, then [ValidateInDevelopment]) and
+// the list of databases (absent, "main" is made when a guest first uses
+// it); each database listed gets its own defaults ([Database.WithDefaults]).
 func (a App) WithDefaults() App {
+	a.OpenAPI = a.OpenAPI.WithDefaults()
+	a.Storage = a.Storage.WithDefaults()
+	a.Outbound = a.Outbound.WithDefaults()
 	a.Limits = a.Limits.WithDefaults()
 	a.Server = a.Server.WithDefaults()
 	a.Idempotency = a.Idempotency.WithDefaults()
 	a.AuthFailures = a.AuthFailures.WithDefaults()
+	if a.Databases != nil {
+		dbs := make(map[string]Database, len(a.Databases))
+		for name, d := range a.Databases {
+			dbs[name] = d.WithDefaults()
+		}
+		a.Databases = dbs // a's map is the caller's: a new one
+	}
 	return a
 }

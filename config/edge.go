@@ -13,6 +13,7 @@ import (
 	stdjson "encoding/json"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/cors"
@@ -72,29 +73,17 @@ func checkEdges(file string, cfg *App) error {
 		if err := strictMember(file, ptr, cfg.Security[name], &c); err != nil {
 			return err
 		}
-		var kinds []string
-		if c.JWT != nil {
-			kinds = append(kinds, "jwt")
-		}
-		if c.APIKey != nil {
-			kinds = append(kinds, "apiKey")
-		}
-		if c.Basic != nil {
-			kinds = append(kinds, "basic")
-		}
-		if len(kinds) != 1 {
-			return badSetting(file, ptr, "give exactly one verifier, {\"jwt\": {...}}, {\"apiKey\": {...}} or {\"basic\": {...}}; got %d (%s)", len(kinds), strings.Join(kinds, ", "))
-		}
-		if j := c.JWT; j != nil {
-			sources := 0
-			for _, set := range []bool{j.JWKS != "", j.JWKSURL != "", j.Secret != nil} {
-				if set {
-					sources++
-				}
+		// What the verifier's own check finds without I/O; the host reads
+		// the key set file, fetches the URL and reads the secret.
+		var bad *auth.ConfigError
+		if err := c.Check(); errors.As(err, &bad) {
+			at := jsontext.Pointer("/security").AppendToken(name)
+			for _, step := range bad.Path {
+				at = at.AppendToken(step)
 			}
-			if sources != 1 {
-				return badSetting(file, ptr+"/jwt", "give exactly one of \"jwks\" (a key set file of the app), \"jwksUrl\" and \"secret\"")
-			}
+			return badSetting(file, string(at), "%s", bad.Msg)
+		} else if err != nil {
+			return badSetting(file, ptr, "%v", err)
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -22,6 +23,12 @@ const (
 	// DefaultOpenAPIVersion is the default of [OpenAPI.Version],
 	// the document's info.version: "0.1.0".
 	DefaultOpenAPIVersion = openapi.DefaultVersion
+	// DefaultOpenAPISpecVersion is the default of [OpenAPI.SpecVersion]:
+	// OpenAPI 3.1.0.
+	DefaultOpenAPISpecVersion = openapi.Version31
+	// DefaultPlainRoutes is the default of [OpenAPI.PlainRoutes]:
+	// [PlainRoutesInclude].
+	DefaultPlainRoutes = PlainRoutesInclude
 	// DefaultDocsPath is the default of [Docs.Path]: where the
 	// interactive reference of the document is served.
 	DefaultDocsPath = "/_endpoints/docs"
@@ -57,13 +64,13 @@ type OpenAPI struct {
 	// Path serves the document. If empty, [DefaultOpenAPIPath].
 	Path string `json:"path"`
 	// SpecVersion is the OpenAPI version of the document,
-	// [openapi.Version31] ("3.1.0", the default when empty) or
+	// [openapi.Version31] ("3.1.0", [DefaultOpenAPISpecVersion] when empty) or
 	// [openapi.Version32] ("3.2.0"): it
 	// decides where the schema of one event of a stream goes
 	// (docs/spec.md §7).
 	SpecVersion string `json:"specVersion"`
 	// PlainRoutes says what the document does with plain routes; see
-	// [PlainRoutesPolicy]. If empty, [PlainRoutesInclude].
+	// [PlainRoutesPolicy]. If empty, [DefaultPlainRoutes].
 	PlainRoutes PlainRoutesPolicy `json:"plainRoutes"`
 	// Docs configures the interactive reference page served beside the
 	// document: false turns it off; {"path", "assets"} moves it or loads
@@ -98,6 +105,45 @@ type Docs struct {
 	Assets string `json:"assets"`
 }
 
+// WithDefaults returns o with its defaults filled in: when the page is
+// on, Path [DefaultDocsPath] and Assets [DefaultDocsAssets] when empty.
+func (o Docs) WithDefaults() Docs {
+	if o.Off {
+		return o
+	}
+	if o.Path == "" {
+		o.Path = DefaultDocsPath
+	}
+	if o.Assets == "" {
+		o.Assets = DefaultDocsAssets
+	}
+	return o
+}
+
+// WithDefaults returns o with its defaults filled in: Title, Version,
+// Path, SpecVersion, PlainRoutes and the docs page's (see
+// [Docs.WithDefaults]). Enabled stays as it is: nil means "in development
+// only", which depends on how the host runs.
+func (o OpenAPI) WithDefaults() OpenAPI {
+	if o.Title == "" {
+		o.Title = DefaultOpenAPITitle
+	}
+	if o.Version == "" {
+		o.Version = DefaultOpenAPIVersion
+	}
+	if o.Path == "" {
+		o.Path = DefaultOpenAPIPath
+	}
+	if o.SpecVersion == "" {
+		o.SpecVersion = DefaultOpenAPISpecVersion
+	}
+	if o.PlainRoutes == "" {
+		o.PlainRoutes = DefaultPlainRoutes
+	}
+	o.Docs = o.Docs.WithDefaults()
+	return o
+}
+
 // UnmarshalJSON accepts true, false or {path, assets}.
 func (o *Docs) UnmarshalJSON(data []byte) error {
 	switch firstByte(data) {
@@ -115,9 +161,6 @@ func (o *Docs) UnmarshalJSON(data []byte) error {
 		}
 		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
 			return err
-		}
-		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
-			return fmt.Errorf("openApi.docs.path %q must start with /", v.Path)
 		}
 		o.Path, o.Assets = v.Path, v.Assets
 		return nil
@@ -156,15 +199,6 @@ func (o *OpenAPI) UnmarshalJSON(data []byte) error {
 		if err := json.Unmarshal(data, &v, json.RejectUnknownMembers(true)); err != nil {
 			return err
 		}
-		if v.Path != "" && !strings.HasPrefix(v.Path, "/") {
-			return fmt.Errorf("openApi.path %q must start with /", v.Path)
-		}
-		if v.SpecVersion != "" && v.SpecVersion != openapi.Version31 && v.SpecVersion != openapi.Version32 {
-			return fmt.Errorf("openApi.specVersion %q: want %q (the default) or %q", v.SpecVersion, openapi.Version31, openapi.Version32)
-		}
-		if err := v.PlainRoutes.check(); err != nil {
-			return fmt.Errorf("openApi.plainRoutes: %w", err)
-		}
 		o.Enabled, o.Title, o.Version, o.Path, o.Docs = v.Enabled, v.Title, v.Version, v.Path, v.Docs
 		o.SpecVersion, o.PlainRoutes = v.SpecVersion, v.PlainRoutes
 		return nil
@@ -181,7 +215,8 @@ func (o OpenAPI) MarshalJSON() ([]byte, error) {
 		Path        string            `json:"path,omitempty"`
 		SpecVersion string            `json:"specVersion,omitempty"`
 		PlainRoutes PlainRoutesPolicy `json:"plainRoutes,omitempty"`
-	}{o.Enabled, o.Title, o.Version, o.Path, o.SpecVersion, o.PlainRoutes})
+		Docs        Docs              `json:"docs,omitzero"`
+	}{o.Enabled, o.Title, o.Version, o.Path, o.SpecVersion, o.PlainRoutes, o.Docs})
 }
 
 // PlainRoutesPolicy is what the document does with plain routes, the
@@ -208,6 +243,30 @@ const (
 	// PlainRoutesExclude leaves plain routes out of the document.
 	PlainRoutesExclude PlainRoutesPolicy = "exclude"
 )
+
+// checkOpenAPI checks the "openApi" member: the paths, the OpenAPI
+// version, the plain routes' policy and where the docs page's assets come
+// from.
+func checkOpenAPI(file string, o OpenAPI) error {
+	switch {
+	case o.Path != "" && !strings.HasPrefix(o.Path, "/"):
+		return badSetting(file, "/openApi/path", "%q: want a path starting with /, such as %q", o.Path, DefaultOpenAPIPath)
+	case o.SpecVersion != "" && o.SpecVersion != openapi.Version31 && o.SpecVersion != openapi.Version32:
+		return badSetting(file, "/openApi/specVersion", "%q: want %q (the default) or %q", o.SpecVersion, openapi.Version31, openapi.Version32)
+	case o.Docs.Path != "" && !strings.HasPrefix(o.Docs.Path, "/"):
+		return badSetting(file, "/openApi/docs/path", "%q: want a path starting with /, such as %q", o.Docs.Path, DefaultDocsPath)
+	}
+	if err := o.PlainRoutes.check(); err != nil {
+		return badSetting(file, "/openApi/plainRoutes", "%v", err)
+	}
+	if a := o.Docs.Assets; strings.Contains(a, "://") {
+		u, err := url.Parse(a)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return badSetting(file, "/openApi/docs/assets", "%q: want an http(s) URL such as %q, or a directory of the app", a, DefaultDocsAssets)
+		}
+	}
+	return nil
+}
 
 func (p PlainRoutesPolicy) check() error {
 	switch p {

@@ -45,6 +45,15 @@ type Outbound struct {
 // [Outbound.MaxConcurrentPerHost]: 64 requests in flight to one host.
 const DefaultOutboundMaxConcurrentPerHost = 64
 
+// WithDefaults returns o with MaxConcurrentPerHost set to
+// [DefaultOutboundMaxConcurrentPerHost] when zero.
+func (o Outbound) WithDefaults() Outbound {
+	if o.MaxConcurrentPerHost <= 0 {
+		o.MaxConcurrentPerHost = DefaultOutboundMaxConcurrentPerHost
+	}
+	return o
+}
+
 // checkOutbound checks the "outbound" member: every entry of allowedHosts,
 // the CA file's presence (relative to appDir when appDir is not "").
 func checkOutbound(file string, o Outbound) error {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/go-json-experiment/json"
@@ -48,6 +49,12 @@ type Setting struct {
 	// Size reports whether the setting is a number of bytes, which also
 	// takes a binary unit: "64KiB", "1MiB" (see [ParseSize]).
 	Size bool
+	// Default is the value in effect when the setting is absent, as an
+	// override would write it ("30s", "1MiB", "/_endpoints/schema"):
+	// read from [App.WithDefaults], so it is the default the host
+	// applies. Empty when absence means "off" or "none", or the default
+	// depends on the app (storage.namespace) or the mode (openApi.enabled).
+	Default string
 }
 
 // Settings lists every setting of endpoints.json with its
@@ -60,8 +67,10 @@ type Setting struct {
 // matches.
 func Settings() []Setting {
 	var out []Setting
-	var walk func(t reflect.Type, ptr, env string)
-	walk = func(t reflect.Type, ptr, env string) {
+	// v holds the defaults of the struct t walked: a field of
+	// App{}.WithDefaults(), or a zero value inside a map's entries.
+	var walk func(t reflect.Type, v reflect.Value, ptr, env string)
+	walk = func(t reflect.Type, v reflect.Value, ptr, env string) {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -71,19 +80,53 @@ func Settings() []Setting {
 			p, e := ptr+"/"+name, env+"_"+upperSnake(name)
 			switch {
 			case f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[Duration]():
-				walk(f.Type, p, e)
+				walk(f.Type, v.Field(i), p, e)
 			case f.Type.Kind() == reflect.Map && f.Type.Elem().Kind() == reflect.Struct:
 				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e})
-				walk(f.Type.Elem(), p+"/"+NamePlaceholder, e+"_"+strings.ToUpper(NamePlaceholder))
+				walk(f.Type.Elem(), entryDefaults(f.Type.Elem()), p+"/"+NamePlaceholder, e+"_"+strings.ToUpper(NamePlaceholder))
 			default:
 				text := f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[Duration]()
 				list := f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String
-				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e, Text: text, List: list, Size: isSize(p)})
+				out = append(out, Setting{Pointer: p, Name: strings.ReplaceAll(p[1:], "/", "."), Env: e, Text: text, List: list, Size: isSize(p),
+					Default: defaultText(v.Field(i), isSize(p))})
 			}
 		}
 	}
-	walk(reflect.TypeFor[App](), "", "ENDPOINTS")
+	walk(reflect.TypeFor[App](), reflect.ValueOf(App{}.WithDefaults()), "", "ENDPOINTS")
 	return out
+}
+
+// entryDefaults is the value of an entry of type t of a map member with
+// its defaults: the zero value's WithDefaults when t has that method
+// ([Database.WithDefaults]), else the zero value.
+func entryDefaults(t reflect.Type) reflect.Value {
+	zero := reflect.Zero(t)
+	if m := zero.MethodByName("WithDefaults"); m.IsValid() && m.Type().NumIn() == 0 && m.Type().NumOut() == 1 && m.Type().Out(0) == t {
+		return m.Call(nil)[0]
+	}
+	return zero
+}
+
+// defaultText writes a setting's default as an override takes it: a
+// duration as "30s", a size with the largest binary unit that divides it
+// ("1MiB"), a number, a string as it is; "" for a zero value (no default).
+func defaultText(v reflect.Value, size bool) string {
+	if v.IsZero() {
+		return ""
+	}
+	switch {
+	case v.Type() == reflect.TypeFor[Duration]():
+		return time.Duration(v.Int()).String()
+	case size:
+		return FormatSize(v.Int())
+	case v.Kind() == reflect.String:
+		return v.String()
+	}
+	b, err := json.Marshal(v.Interface())
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // NamePlaceholder stands for an entry's name in the [Setting] of a map's

@@ -29,6 +29,7 @@ func TestSettings(t *testing.T) {
 		"ENDPOINTS_SERVER_MAX_HEADER_BYTES": {Pointer: "/server/maxHeaderBytes", Name: "server.maxHeaderBytes", Size: true},
 	} {
 		want.Env = env
+		want.Default = got[env].Default // TestSettingsDefaultsAreTheConstants checks those
 		if got[env] != want {
 			t.Errorf("%s: %+v, want %+v", env, got[env], want)
 		}

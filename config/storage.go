@@ -63,15 +63,29 @@ type Storage struct {
 	IdempotencyClientBytes int64 `json:"idempotencyClientBytes,omitzero"`
 }
 
-// ClientShare is [Storage.IdempotencyClientBytes], default applied.
-func (s Storage) ClientShare() int64 {
-	switch {
-	case s.IdempotencyClientBytes > 0:
-		return s.IdempotencyClientBytes
-	case s.Driver == "" || s.Driver == DriverMemory:
-		return s.MemoryOptions().IdempotencyClientBytes()
+// WithDefaults returns s with its defaults filled in: the driver
+// [DriverMemory], and for the memory store its budgets
+// ([storage.MemoryOptions.WithDefaults] splits MaxBytes) and each
+// client's share of the Idempotency-Key records, a sixteenth of
+// IdempotencyBytes; on another driver that share is
+// [storage.DefaultIdempotencyClientBytes] and the memory budgets stay
+// zero (they bound nothing there). Namespace stays empty: its default is
+// the app directory's name ([Storage.AppNamespace]).
+func (s Storage) WithDefaults() Storage {
+	if s.Driver != "" && s.Driver != DriverMemory {
+		if s.IdempotencyClientBytes <= 0 {
+			s.IdempotencyClientBytes = storage.DefaultIdempotencyClientBytes
+		}
+		return s
 	}
-	return storage.DefaultIdempotencyClientBytes
+	s.Driver = DriverMemory
+	m := s.MemoryOptions()
+	if s.IdempotencyClientBytes <= 0 {
+		s.IdempotencyClientBytes = m.IdempotencyClientBytes()
+	}
+	m = m.WithDefaults()
+	s.MaxBytes, s.KVBytes, s.IdempotencyBytes, s.RateLimitBytes = m.MaxBytes, m.KVBytes, m.IdempotencyBytes, m.RateLimitBytes
+	return s
 }
 
 // MemoryOptions are the options of the memory store s configures.

@@ -27,6 +27,18 @@ var sizeUnits = []struct {
 	{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1},
 }
 
+// FormatSize writes n bytes as [ParseSize] reads it back: with the
+// largest binary unit that divides it ("64KiB", "1MiB"), else as a whole
+// number ("1000").
+func FormatSize(n int64) string {
+	for _, u := range sizeUnits[:len(sizeUnits)-1] {
+		if b := int64(u.bytes); n != 0 && n%b == 0 {
+			return strconv.FormatInt(n/b, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 // ParseSize reads a size: a whole number of bytes ("65536") or a number
 // with a binary unit ("64KiB", "1.5MiB", "2GiB"), a whole number of bytes
 // in the end.

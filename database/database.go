@@ -3,6 +3,9 @@
 // the [DB] interface, its drivers' registry, the errors guests see and the
 // JSON results they read.
 //
+// Experimental: the databases guests reach, and this package, may change
+// before 1.0 (README.md, "Stability before 1.0").
+//
 // The SQLite driver ([DriverSQLite]) is built in and registered by this
 // package; the PostgreSQL one is package database/postgres, which a
 // program imports to link it:

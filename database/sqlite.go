@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/ncruces/go-sqlite3"
 )
 
@@ -138,8 +139,14 @@ func isSetting(pragma string) bool {
 func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 	select {
 	case db.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("no connection of the pool (%d) came free before the deadline", cap(db.slots)), Err: ctx.Err()}
+	default:
+		// Only a wait asks for ctx.Done, which may cost the context a
+		// timer.
+		select {
+		case db.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("no connection of the pool (%d) came free before the deadline", cap(db.slots)), Err: ctx.Err()}
+		}
 	}
 	db.mu.Lock()
 	closed := db.closed
@@ -182,7 +189,7 @@ func (db *sqliteDB) Query(ctx context.Context, sql string, args []any) (Rows, er
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.query(ctx, sql, args, func() { db.release(c) })
+	rows, err := c.query(ctx, sql, args, db)
 	if err != nil {
 		db.release(c)
 	}
@@ -355,7 +362,7 @@ func (c *sqliteConn) prepare(ctx context.Context, sql string, args []any) (*sqli
 // (trusted) prepared it.
 func (c *sqliteConn) done(sql string, stmt *sqlite3.Stmt) {
 	if c.trusted {
-		stmt.Close()
+		c.stmts.finalize(stmt)
 		return
 	}
 	c.stmts.put(sql, stmt)
@@ -415,7 +422,9 @@ func bindSQLite(stmt *sqlite3.Stmt, i int, a any) error {
 	return fmt.Errorf("parameter %d: unsupported type %T", i, a)
 }
 
-func (c *sqliteConn) query(ctx context.Context, sql string, args []any, done func()) (Rows, error) {
+// query runs a statement that returns rows; closing them gives the
+// connection back to pool, nil in a transaction.
+func (c *sqliteConn) query(ctx context.Context, sql string, args []any, pool *sqliteDB) (Rows, error) {
 	stmt, err := c.prepare(ctx, sql, args)
 	if err != nil {
 		return nil, err
@@ -424,7 +433,7 @@ func (c *sqliteConn) query(ctx context.Context, sql string, args []any, done fun
 	// statement whose schema changed since (ALTER TABLE, a table made
 	// anew) is prepared again by SQLite at that step, and its columns are
 	// then those of the statement that runs.
-	r := &sqliteRows{ctx: ctx, c: c, sql: sql, stmt: stmt, done: done, stepped: true}
+	r := &sqliteRows{ctx: ctx, c: c, sql: sql, stmt: stmt, pool: pool, stepped: true}
 	r.row = stmt.Step()
 	if !r.row {
 		if err := stmt.Err(); err != nil {
@@ -432,11 +441,7 @@ func (c *sqliteConn) query(ctx context.Context, sql string, args []any, done fun
 			return nil, sqliteError(ctx, err)
 		}
 	}
-	r.cols = make([]string, stmt.ColumnCount())
-	for i := range r.cols {
-		r.cols[i] = stmt.ColumnName(i)
-	}
-	r.vals = make([]any, len(r.cols))
+	r.cols = c.stmts.columns(stmt)
 	return r, nil
 }
 
@@ -454,17 +459,18 @@ func (c *sqliteConn) exec(ctx context.Context, sql string, args []any) (ExecResu
 }
 
 // sqliteRows are the rows of one statement of c, whose text is sql;
-// done gives the connection back (nothing in a transaction). The
+// closing them gives c back to pool (nil in a transaction). The
 // statement's first step ran before the rows were made (stepped, its
-// outcome row); end is set once a step found no more rows.
+// outcome row); end is set once a step found no more rows. vals are made
+// at the first call of Values.
 type sqliteRows struct {
 	ctx     context.Context
 	c       *sqliteConn
+	pool    *sqliteDB
 	sql     string
 	stmt    *sqlite3.Stmt
 	cols    []string
 	vals    []any
-	done    func()
 	err     error
 	stepped bool
 	row     bool
@@ -493,6 +499,9 @@ func (r *sqliteRows) Next() bool {
 }
 
 func (r *sqliteRows) Values() ([]any, error) {
+	if r.vals == nil {
+		r.vals = make([]any, len(r.cols))
+	}
 	for i := range r.vals {
 		switch r.stmt.ColumnType(i) {
 		case sqlite3.INTEGER:
@@ -510,6 +519,29 @@ func (r *sqliteRows) Values() ([]any, error) {
 	return r.vals, nil
 }
 
+// appendRow appends the current row's values as Values and AppendValue
+// would, reading texts and blobs where SQLite keeps them (rowAppender).
+func (r *sqliteRows) appendRow(dst []byte) []byte {
+	for i := range r.cols {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		switch r.stmt.ColumnType(i) {
+		case sqlite3.INTEGER:
+			dst = strconv.AppendInt(dst, r.stmt.ColumnInt64(i), 10)
+		case sqlite3.FLOAT:
+			dst = appendFloat(dst, r.stmt.ColumnFloat(i))
+		case sqlite3.TEXT:
+			dst, _ = jsontext.AppendQuote(dst, r.stmt.ColumnRawText(i))
+		case sqlite3.BLOB:
+			dst = appendBlob(dst, r.stmt.ColumnRawBlob(i))
+		default:
+			dst = append(dst, "null"...)
+		}
+	}
+	return dst
+}
+
 func (r *sqliteRows) Err() error { return r.err }
 
 func (r *sqliteRows) Close() error {
@@ -518,8 +550,8 @@ func (r *sqliteRows) Close() error {
 	}
 	r.c.done(r.sql, r.stmt)
 	r.stmt = nil
-	if r.done != nil {
-		r.done()
+	if r.pool != nil {
+		r.pool.release(r.c)
 	}
 	return r.err
 }

@@ -24,12 +24,52 @@ const (
 // statement of its SQL text. SQLite prepares a statement again itself when
 // the schema changes, and calls the authorizer then too.
 type stmtCache struct {
-	stmts map[string]*cachedStmt
+	stmts map[string]cachedStmt
+	// cols are the result columns of the statements alive, cached or in
+	// use ([stmtCache.columns]), until finalize.
+	cols  map[*sqlite3.Stmt]stmtColumns
 	clock uint64 // counts puts; a statement's last put is its age
 }
 
+// stmtColumns are the names of a statement's result columns and the
+// statement's SQLITE_STMTSTATUS_REPREPARE count when they were read.
+// SQLite prepares a statement again when the schema changed, and the
+// columns may differ then (a column added, renamed): they are read again
+// when the count moved.
+type stmtColumns struct {
+	names    []string // never changed in place: rows may still hold them
+	prepares int
+}
+
+// columns returns the names of stmt's result columns, those read at an
+// earlier run while SQLite has not prepared the statement again since.
+// Call it after the statement's first step, which prepares it again if
+// the schema changed.
+func (c *stmtCache) columns(stmt *sqlite3.Stmt) []string {
+	prepares := stmt.Status(sqlite3.STMTSTATUS_REPREPARE, false)
+	if e, ok := c.cols[stmt]; ok && e.prepares == prepares {
+		return e.names
+	}
+	names := make([]string, stmt.ColumnCount())
+	for i := range names {
+		names[i] = stmt.ColumnName(i)
+	}
+	if c.cols == nil {
+		c.cols = make(map[*sqlite3.Stmt]stmtColumns)
+	}
+	c.cols[stmt] = stmtColumns{names: names, prepares: prepares}
+	return names
+}
+
+// finalize finalizes stmt and forgets its columns.
+func (c *stmtCache) finalize(stmt *sqlite3.Stmt) {
+	delete(c.cols, stmt)
+	stmt.Close()
+}
+
 // cachedStmt is a cache entry: the statement and when it was last put
-// back.
+// back. Entries are values, so that putting a statement back allocates
+// nothing once the map has grown.
 type cachedStmt struct {
 	stmt *sqlite3.Stmt
 	used uint64
@@ -38,8 +78,8 @@ type cachedStmt struct {
 // take removes the statement of sql from the cache, nil when it holds
 // none.
 func (c *stmtCache) take(sql string) *sqlite3.Stmt {
-	e := c.stmts[sql]
-	if e == nil {
+	e, ok := c.stmts[sql]
+	if !ok {
 		return nil
 	}
 	delete(c.stmts, sql)
@@ -57,12 +97,12 @@ func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
 	// Reset returns the error of the last step, which the caller has
 	// had: only ClearBindings says whether the statement is still sound.
 	stmt.Reset()
-	if stmt.ClearBindings() != nil || !cacheable(sql) || c.stmts[sql] != nil {
-		stmt.Close()
+	if stmt.ClearBindings() != nil || !cacheable(sql) || c.stmts[sql].stmt != nil {
+		c.finalize(stmt)
 		return
 	}
 	if c.stmts == nil {
-		c.stmts = make(map[string]*cachedStmt, sqliteStmtCacheSize)
+		c.stmts = make(map[string]cachedStmt, sqliteStmtCacheSize)
 	}
 	if len(c.stmts) >= sqliteStmtCacheSize {
 		oldest := ""
@@ -72,18 +112,18 @@ func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
 				oldest, age = k, e.used
 			}
 		}
-		c.stmts[oldest].stmt.Close()
+		c.finalize(c.stmts[oldest].stmt)
 		delete(c.stmts, oldest)
 	}
 	c.clock++
-	c.stmts[sql] = &cachedStmt{stmt: stmt, used: c.clock}
+	c.stmts[sql] = cachedStmt{stmt: stmt, used: c.clock}
 }
 
 // close finalizes every cached statement: SQLite closes no connection
 // that still has statements.
 func (c *stmtCache) close() {
 	for k, e := range c.stmts {
-		e.stmt.Close()
+		c.finalize(e.stmt)
 		delete(c.stmts, k)
 	}
 }

@@ -154,10 +154,10 @@ func TestSQLiteStatementCacheBound(t *testing.T) {
 	}
 	defer db.release(c)
 	last := fmt.Sprintf("SELECT %d", sqliteStmtCacheSize+9)
-	if c.stmts.stmts[last] == nil {
+	if c.stmts.stmts[last].stmt == nil {
 		t.Errorf("the most recent statement %q was evicted", last)
 	}
-	if c.stmts.stmts["SELECT 0"] != nil && base == 0 {
+	if c.stmts.stmts["SELECT 0"].stmt != nil && base == 0 {
 		t.Error("the oldest statement was kept past the bound")
 	}
 }
@@ -201,5 +201,35 @@ func TestSQLiteCachedStatementStopsAtDeadline(t *testing.T) {
 	}
 	if got, err := runQuery(t, db, "SELECT 1 AS one"); err != nil || got != `{"columns":["one"],"rows":[[1]]}` {
 		t.Fatalf("after the interrupts: %s, %v", got, err)
+	}
+}
+
+// TestSQLiteCachedColumns runs a cached statement again: it reuses the
+// column names it read, until the schema changes and SQLite prepares it
+// again, when a renamed column shows under its new name.
+func TestSQLiteCachedColumns(t *testing.T) {
+	db := openCacheTestDB(t)
+	const sql = "SELECT * FROM users WHERE id = 1"
+	columns := func() []string {
+		t.Helper()
+		rows, err := db.Query(t.Context(), sql, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		return rows.Columns()
+	}
+	first, second := columns(), columns()
+	if strings.Join(second, ",") != "id,name" || &first[0] != &second[0] {
+		t.Errorf("the second run read its columns %q again, want the first run's %q kept", second, first)
+	}
+	if _, err := db.Exec(t.Context(), "ALTER TABLE users RENAME COLUMN name TO full_name", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := columns(); strings.Join(got, ",") != "id,full_name" {
+		t.Errorf("after the rename: columns %q, want id,full_name", got)
+	}
+	if strings.Join(first, ",") != "id,name" {
+		t.Errorf("the first rows' columns changed under them: %q", first)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -100,15 +101,25 @@ func benchVariants(b *testing.B) []variant {
 // goroutines, variants in turn for ten rounds, so that machine noise hits
 // them alike. It returns each variant's calls per second.
 func interleave(b *testing.B, n, workers int, call func(variant int) error) []float64 {
+	rates, _ := interleaveCPU(b, n, workers, call)
+	return rates
+}
+
+// interleaveCPU is interleave that also returns the process's CPU time
+// per call of each variant, counted over its turns: what a call costs,
+// which a machine busy with other work does not inflate as it does the
+// rates (work done in another process, such as a database server's, is
+// not counted).
+func interleaveCPU(b *testing.B, n, workers int, call func(variant int) error) (rates []float64, cpu []time.Duration) {
 	const rounds = 10
 	perRound := max(b.N/rounds, workers)
-	took := make([]time.Duration, n)
+	took, used := make([]time.Duration, n), make([]time.Duration, n)
 	b.ResetTimer()
 	for r := 0; r < rounds; r++ {
 		for v := 0; v < n; v++ {
 			var next atomic.Int64
 			var wg sync.WaitGroup
-			start := time.Now()
+			cpu0, start := processCPU(b), time.Now()
 			for w := 0; w < workers; w++ {
 				wg.Add(1)
 				go func() {
@@ -123,14 +134,25 @@ func interleave(b *testing.B, n, workers int, call func(variant int) error) []fl
 			}
 			wg.Wait()
 			took[v] += time.Since(start)
+			used[v] += processCPU(b) - cpu0
 		}
 	}
 	b.StopTimer()
-	rates := make([]float64, n)
+	rates, cpu = make([]float64, n), make([]time.Duration, n)
 	for v := range rates {
 		rates[v] = float64(rounds*perRound) / took[v].Seconds()
+		cpu[v] = used[v] / time.Duration(rounds*perRound)
 	}
-	return rates
+	return rates, cpu
+}
+
+// processCPU is the CPU time the process has used, user and system.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkUsersGetHTTP measures GET /api/users/2 over loopback HTTP with

@@ -100,6 +100,10 @@ type call struct {
 	// dbWaits is why a middleware call was stopped at a db_* call: its
 	// database waits for its migrations (answered 503); nil otherwise.
 	dbWaits *databaseWaitsError
+	// dbKept is the session db was, kept with the pooled call for its
+	// next request (Databases restarts it): its hooks and result buffer
+	// are made once, not per request.
+	dbKept *dbGate
 }
 
 // requestPart is the request side of a call: the request, its parts as
@@ -252,6 +256,7 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 			idle:     idle,
 		},
 		logger: h.logger,
+		dbKept: c.dbKept,
 	}
 	c.idem.Reset()
 	c.extendIdle(now)

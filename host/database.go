@@ -238,7 +238,16 @@ func (c guestCall) Databases() abihost.Databases {
 		return nil
 	}
 	if c.db == nil {
-		c.db = &dbGate{Session: appdb.NewSession(c.host.dbs, c.call, time.Unix(0, c.deadline), int(limitSQLResultBytes(c.set.opts.Limits)), appdb.Hooks{Span: c.dbSpan, Done: c.dbDone}), set: c.host.dbs}
+		deadline, maxResult := time.Unix(0, c.deadline), int(limitSQLResultBytes(c.set.opts.Limits))
+		if c.dbKept == nil {
+			// The hooks are bound to c, which the pool hands to every
+			// request it serves.
+			c.dbKept = &dbGate{Session: appdb.NewSession(c.host.dbs, c.call, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone})}
+		} else {
+			c.dbKept.Restart(c.host.dbs, c.call, deadline, maxResult)
+		}
+		c.dbKept.set = c.host.dbs
+		c.db = c.dbKept
 	}
 	return c.db
 }

@@ -14,6 +14,7 @@ func (h *Host) newDocs(s *settings) (*docspage.Page, error) {
 	if o.Off {
 		return nil, nil
 	}
+	// o, of the resolved openApi settings, has its defaults filled in.
 	cfg := docspage.Config{
 		Path:       o.Path,
 		Assets:     o.Assets,
@@ -22,15 +23,6 @@ func (h *Host) newDocs(s *settings) (*docspage.Page, error) {
 		Schema:     s.docPath,
 		ConfigFile: config.File,
 		WriteError: writeDocsError,
-	}
-	if cfg.Path == "" {
-		cfg.Path = config.DefaultDocsPath
-	}
-	if cfg.Assets == "" {
-		cfg.Assets = config.DefaultDocsAssets
-	}
-	if cfg.Title == "" {
-		cfg.Title = config.DefaultOpenAPITitle
 	}
 	return docspage.New(cfg)
 }

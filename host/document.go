@@ -1,7 +1,6 @@
 package host
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -24,16 +23,20 @@ const RoutesConfigFile = "server/routes.config.json"
 
 // openAPI is the document's configuration: Options.OpenAPI over
 // endpoints.json's.
-func (s *settings) openAPI() config.OpenAPI { return openAPIOver(s.opts.OpenAPI, s.config.OpenAPI) }
+// openAPI is the openApi settings in effect: Options.OpenAPI over
+// endpoints.json's, defaults filled in by config.
+func (s *settings) openAPI() config.OpenAPI {
+	return openAPIOver(s.opts.OpenAPI, s.config.OpenAPI).WithDefaults()
+}
 
 // specVersion is the OpenAPI version the document declares.
 func (s *settings) specVersion() string {
-	return cmp.Or(s.openAPI().SpecVersion, openapi.Version31)
+	return s.openAPI().SpecVersion
 }
 
 // plainRoutes is the policy for plain routes in the document.
 func (s *settings) plainRoutes() config.PlainRoutesPolicy {
-	return cmp.Or(s.openAPI().PlainRoutes, config.PlainRoutesInclude)
+	return s.openAPI().PlainRoutes
 }
 
 // plainOperations are the plain routes of a table as the document lists
@@ -172,12 +175,6 @@ func (h *Host) buildRoutesDocument(t *table) (*openapi.Document, error) {
 			t.warnings = append(t.warnings, fmt.Errorf("%w: ignored in development; a production start (endpoints serve) refuses it: remove or fix the entry", err))
 		}
 	}
-	if opts.Title == "" {
-		opts.Title = config.DefaultOpenAPITitle
-	}
-	if opts.Version == "" {
-		opts.Version = config.DefaultOpenAPIVersion
-	}
 	return openapi.Build(ops, opts)
 }
 
@@ -263,12 +260,7 @@ func (s *settings) openAPIServed() bool {
 	return s.opts.Mode == Development
 }
 
-func (s *settings) openAPIPath() string {
-	if p := s.openAPI().Path; p != "" {
-		return p
-	}
-	return config.DefaultOpenAPIPath
-}
+func (s *settings) openAPIPath() string { return s.openAPI().Path }
 
 // serveDocument answers the schema route: the document with an ETag, 304
 // when the client has it (RFC 9110 §13.1.2).

@@ -48,7 +48,8 @@ func TestDocumentRouteByMode(t *testing.T) {
 
 func TestDocumentCachingAndMethods(t *testing.T) {
 	srv, _ := newApp(t).wat("server/api/hello.get.wasm", helloModule).serve(host.Options{Mode: host.Development})
-	first := do(t, srv, "GET", "/_endpoints/schema", "")
+	// Identity: a compressed document's ETag is weak (TestCompressETag).
+	first := do(t, srv, "GET", "/_endpoints/schema", "", "Accept-Encoding", "identity")
 	etag := first.header.Get("ETag")
 	if first.status != 200 || !strings.HasPrefix(etag, `"`) {
 		t.Fatalf("GET = %d, ETag %q", first.status, etag)
@@ -76,7 +77,7 @@ func TestDocumentCachingAndMethods(t *testing.T) {
 			}
 		})
 	}
-	if again := do(t, srv, "GET", "/_endpoints/schema", ""); again.body != first.body || again.header.Get("ETag") != etag {
+	if again := do(t, srv, "GET", "/_endpoints/schema", "", "Accept-Encoding", "identity"); again.body != first.body || again.header.Get("ETag") != etag {
 		t.Error("the document changed between two requests to the same app")
 	}
 }

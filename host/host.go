@@ -215,7 +215,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError,
-		ClientBytes: h.opts.Storage.ClientShare()}
+		ClientBytes: h.opts.Storage.IdempotencyClientBytes}
 	if err := h.openDatabases(); err != nil {
 		h.closeStore()
 		_ = e.Close(ctx)

@@ -149,7 +149,8 @@ type RequestEvent struct {
 	Query string
 	// Status is the status sent; 200 when the handler wrote nothing.
 	Status int
-	// Bytes counts the body bytes written (none for HEAD).
+	// Bytes counts the body bytes written (none for HEAD), before any
+	// compression (server.compression).
 	Bytes int64
 	// Duration is the time from the host receiving the request to its
 	// answer being handed to the server.

@@ -80,6 +80,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Fallback serves requests no route matches. If nil, they get a 404
 	// in the {statusCode, statusMessage, data} shape ([FrameworkError]).
+	// Its answers are compressed like the host's (server.compression)
+	// when they set Content-Length and no Content-Encoding.
 	Fallback http.Handler
 	// CacheDir holds compiled modules between runs, so a warm start skips
 	// compilation. If empty, it is endpoints/wazero in the user cache
@@ -154,7 +156,7 @@ type Options struct {
 	// Storage overrides the "storage" member of endpoints.json, field by
 	// field; see [config.Storage] for the defaults. Ignored when Store is
 	// set, but for IdempotencyClientBytes (the clients' shares of the
-	// Idempotency-Key records, [config.Storage.ClientShare]).
+	// Idempotency-Key records, defaulted by [config.Storage.WithDefaults]).
 	Storage config.Storage
 	// Databases are SQL databases the app's guests reach by name, as
 	// endpoints.json's "databases" declares them ([config.Database]), for
@@ -232,10 +234,12 @@ func (o *Options) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// merge fills the options' zero fields from the app's endpoints.json.
+// merge fills the options' zero fields from the app's endpoints.json,
+// then the defaults of storage and outbound (config's WithDefaults: the
+// memory store's budgets derive from the merged maxBytes).
 func (o Options) merge(cfg *config.App) Options {
 	if cfg == nil {
-		return o
+		cfg = &config.App{}
 	}
 	l := &o.Limits
 	if l.BodyBytes == 0 {
@@ -326,6 +330,8 @@ func (o Options) merge(cfg *config.App) Options {
 	if id.ScopeHeader == "" {
 		id.ScopeHeader = cfg.Idempotency.ScopeHeader
 	}
+	o.Storage = o.Storage.WithDefaults()
+	o.Outbound = o.Outbound.WithDefaults()
 	return o
 }
 
@@ -388,6 +394,13 @@ func mergeServer(c, other config.Server) config.Server {
 	fill(&c.ShutdownTimeout, other.ShutdownTimeout)
 	if c.MaxHeaderBytes == 0 {
 		c.MaxHeaderBytes = other.MaxHeaderBytes
+	}
+	c.Compression.Off = c.Compression.Off || other.Compression.Off
+	if c.Compression.MinBytes == 0 {
+		c.Compression.MinBytes = other.Compression.MinBytes
+	}
+	if c.Compression.Level == "" {
+		c.Compression.Level = other.Compression.Level
 	}
 	return c
 }

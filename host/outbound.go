@@ -49,10 +49,7 @@ func (h *Host) outboundClient(o config.Outbound) (*outbound.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	perHost := o.MaxConcurrentPerHost
-	if perHost == 0 {
-		perHost = config.DefaultOutboundMaxConcurrentPerHost
-	}
+	perHost := o.MaxConcurrentPerHost // resolved by Options.merge
 	key := fmt.Sprintf("%q %d %x", o.AllowedHosts, perHost, sha256.Sum256(cas))
 	h.outboundMu.Lock()
 	defer h.outboundMu.Unlock()

@@ -20,7 +20,16 @@ import (
 )
 
 // ServeHTTP routes the request and runs the pipeline of docs/spec.md §4.
+// Buffered answers go out compressed for the clients that accept zstd or
+// gzip, unless endpoints.json turns that off (config.Compression).
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := h.table.Load().set.compress; p != nil {
+		// Outermost, so what the host writes and keeps (an idempotent
+		// answer) is the identity answer, compressed at send.
+		cw := p.Wrap(w, r)
+		defer cw.Close()
+		w = cw
+	}
 	if o := h.observer(); o != nil && o.Request != nil {
 		h.serveObserved(w, r, o.Request)
 		return

@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/compress"
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
@@ -44,6 +45,9 @@ type settings struct {
 	// outbound sends the guests' outbound HTTP requests
 	// (endpoints.json "outbound"); it allows none when nothing is listed.
 	outbound *outbound.Client
+	// compress compresses the answers (server.compression); nil when
+	// off.
+	compress *compress.Policy
 }
 
 // newSettings derives the settings of cfg; the runtime declaration's
@@ -51,6 +55,7 @@ type settings struct {
 // one.
 func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error) {
 	s := &settings{opts: h.base.merge(cfg), config: cfg}
+	var err error
 	if s.opts.ResponseValidation == "" && rm != nil {
 		s.opts.ResponseValidation = config.ResponseValidation(rm.decl.ResponseValidation)
 	}
@@ -63,6 +68,9 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 	}
 	s.checked = s.opts.checksResponses()
 	s.server = s.opts.Server.WithDefaults()
+	if s.compress, err = newCompression(s.server.Compression, limitResponseBytes(s.opts.Limits)); err != nil {
+		return nil, err
+	}
 	s.served, s.docPath = s.openAPIServed(), s.openAPIPath()
 	for _, name := range slices.Sorted(maps.Keys(cfg.Security)) {
 		var c auth.Config
@@ -85,7 +93,6 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 		}
 		s.cors = p
 	}
-	var err error
 	if s.outbound, err = h.outboundClient(s.opts.Outbound); err != nil {
 		return nil, err
 	}
@@ -177,4 +184,19 @@ func (t *table) corsPolicy() *cors.Policy {
 		return t.cors
 	}
 	return t.set.cors
+}
+
+// newCompression returns the compression policy of c (with its defaults),
+// for buffered answers of at most maxBytes; nil when c is off.
+func newCompression(c config.Compression, maxBytes int64) (*compress.Policy, error) {
+	if c.Off {
+		return nil, nil
+	}
+	level, err := compress.ParseLevel(c.Level)
+	if err != nil {
+		// config.Parse refused it in the file: it came from
+		// Options.Server.Compression.
+		return nil, fmt.Errorf("Options.Server.Compression.Level: %v", err)
+	}
+	return compress.New(compress.Options{MinBytes: c.MinBytes, MaxBytes: maxBytes, Level: level})
 }

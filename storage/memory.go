@@ -69,27 +69,28 @@ type MemoryOptions struct {
 // opened with o: a sixteenth of its Idempotency-Key records' budget
 // ([DefaultIdempotencyClientBytes] with the default budgets).
 func (o MemoryOptions) IdempotencyClientBytes() int64 {
-	_, idem, _ := o.budgets()
-	return idem / idemClientShares
+	return o.WithDefaults().IdempotencyBytes / idemClientShares
 }
 
-// budgets returns the three budgets o gives, defaults applied.
-func (o MemoryOptions) budgets() (kv, idem, rate int64) {
-	total := o.MaxBytes
-	if total <= 0 {
-		total = DefaultMaxBytes
+// WithDefaults returns o with its budgets in effect: MaxBytes
+// ([DefaultMaxBytes] when zero or negative) and each of the three budgets
+// it is split into when zero (half, three eighths and an eighth of
+// MaxBytes). The one place the split is made: [NewMemory] and package
+// config (for the "storage" member of endpoints.json) both read it.
+func (o MemoryOptions) WithDefaults() MemoryOptions {
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
 	}
-	kv, idem, rate = o.KVBytes, o.IdempotencyBytes, o.RateLimitBytes
-	if kv <= 0 {
-		kv = total / 2
+	if o.KVBytes <= 0 {
+		o.KVBytes = o.MaxBytes / 2
 	}
-	if idem <= 0 {
-		idem = total * 3 / 8
+	if o.IdempotencyBytes <= 0 {
+		o.IdempotencyBytes = o.MaxBytes * 3 / 8
 	}
-	if rate <= 0 {
-		rate = total / 8
+	if o.RateLimitBytes <= 0 {
+		o.RateLimitBytes = o.MaxBytes / 8
 	}
-	return kv, idem, rate
+	return o
 }
 
 // Memory is a [Store] for one process: the host's default when no shared
@@ -150,11 +151,11 @@ func NewMemory(opts MemoryOptions) *Memory {
 	if now == nil {
 		now = time.Now
 	}
-	kv, idem, rate := opts.budgets()
+	b := opts.WithDefaults()
 	m := &Memory{now: now}
-	m.idem.init(idem)
-	m.buckets.init(rate)
-	m.kv.init(kv)
+	m.idem.init(b.IdempotencyBytes)
+	m.buckets.init(b.RateLimitBytes)
+	m.kv.init(b.KVBytes)
 	return m
 }
 

@@ -41,3 +41,32 @@ func TestCheckRefusesAPatternThatMatchesNoRoute(t *testing.T) {
 		t.Errorf("check once the pattern matches = %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestCommandsRefuseABrokenVerifier: a verifier serve would refuse (a
+// JWKS URL over plain http to another host) fails check, build, openapi
+// and routes too, naming the member's JSON pointer, not only serve when
+// it builds the verifier.
+func TestCommandsRefuseABrokenVerifier(t *testing.T) {
+	requireWat2wasm(t)
+	app := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(app, "server", "api"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(app, "server", "api", "hello.get.wat"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(app, "endpoints.json"), []byte(`{"security": {"bearer": {"jwt": {"jwksUrl": "http://idp.example/jwks.json"}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	for _, cmd := range []string{"check", "build", "openapi", "routes"} {
+		code, _, errOut := runCLI(cmd, app, "--cache-dir", cache)
+		if want := `endpoints.json: /security/bearer/jwt/jwksUrl: "http://idp.example/jwks.json": want an https URL`; code != exitError || !strings.Contains(errOut, want) {
+			t.Errorf("%s = %d, want exit 1 and %q in:\n%s", cmd, code, want, errOut)
+		}
+	}
+}

@@ -129,7 +129,7 @@ func redact(key string, v any) any {
 func printSettings(w io.Writer) {
 	fmt.Fprintf(w, "Settings of %s, each replaceable by --set SETTING=VALUE or its environment\nvariable (--set wins over the environment, which wins over the file):\n\n", config.File)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SETTING\tENVIRONMENT\tVALUE")
+	fmt.Fprintln(tw, "SETTING\tENVIRONMENT\tVALUE\tDEFAULT")
 	for _, s := range config.Settings() {
 		value := "JSON"
 		switch {
@@ -140,8 +140,8 @@ func printSettings(w io.Writer) {
 		case s.Size:
 			value = "size"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Env, value)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Env, value, s.Default)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}); a list\ntakes a JSON array or comma-separated text (https://a.example,https://b.example); a\nsize a number of bytes or one with a binary unit (65536, 64KiB, 1MiB, 2GiB).\n{name} stands for an entry's name: ENDPOINTS_DATABASES_MAIN_URL (or --set\ndatabases.main.url=...) sets the url of the database \"main\".\n")
+	fmt.Fprintf(w, "\nA text value is taken as it is (\"5s\", \"redis://cache:6379/0\"); a JSON one is JSON\ntext (65536, true, [\"a\", \"b\"], {\"allowOrigins\": [\"https://app.example\"]}); a list\ntakes a JSON array or comma-separated text (https://a.example,https://b.example); a\nsize a number of bytes or one with a binary unit (65536, 64KiB, 1MiB, 2GiB).\nDEFAULT is what applies when the setting is absent (none: off, or it depends\non the app); limits.instances is 2 x GOMAXPROCS, as counted on this machine.\n{name} stands for an entry's name: ENDPOINTS_DATABASES_MAIN_URL (or --set\ndatabases.main.url=...) sets the url of the database \"main\".\n")
 }

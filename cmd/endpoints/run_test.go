@@ -20,7 +20,8 @@ import (
 )
 
 // TestHelpSettingsListsEverySetting: every setting an override can
-// replace is listed with its variable, so none is only in the source.
+// replace is listed with its variable and its default (config's, the one
+// the host applies), so none is only in the source.
 func TestHelpSettingsListsEverySetting(t *testing.T) {
 	_, out, _ := runCLI("help", "settings")
 	for _, s := range config.Settings() {
@@ -33,8 +34,8 @@ func TestHelpSettingsListsEverySetting(t *testing.T) {
 		case s.Size:
 			value = "size"
 		}
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(s.Name) + ` +` + s.Env + ` +` + value + `$`).MatchString(out) {
-			t.Errorf("endpoints help settings does not list %s as %s, %s:\n%s", s.Name, s.Env, value, out)
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(s.Name) + ` +` + s.Env + ` +` + value + ` *` + regexp.QuoteMeta(s.Default) + ` *$`).MatchString(out) {
+			t.Errorf("endpoints help settings does not list %s as %s, %s, default %q:\n%s", s.Name, s.Env, value, s.Default, out)
 		}
 	}
 }

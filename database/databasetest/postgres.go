@@ -1,5 +1,8 @@
 // Package databasetest starts real databases for tests: a PostgreSQL
 // server of its own per test, as storagetest.StartRedis does for Redis.
+//
+// Experimental: this package may change before 1.0 (README.md, "Stability
+// before 1.0").
 package databasetest
 
 import (

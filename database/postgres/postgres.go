@@ -2,6 +2,9 @@
 // ("postgres"), on pgx's connection pool. A program links it, and pgx,
 // only when it imports it:
 //
+// Experimental: this driver and its settings may change before 1.0
+// (README.md, "Stability before 1.0").
+//
 //	import _ "github.com/wasmendpoints/endpoints/database/postgres"
 //
 // The endpoints command imports it.

@@ -311,7 +311,9 @@ func encodeJSON(v any) ([]byte, error) {
 // ", " when it was sent several times, and whether it was sent. The name is
 // case-insensitive. Outside a request it returns "", false.
 //
-//	if etag, ok := endpoints.Header("If-None-Match"); ok && etag == current {
+//	// If-None-Match compares weakly: the host sends a compressed
+//	// answer's ETag as W/"...", and the client sends that back.
+//	if etag, ok := endpoints.Header("If-None-Match"); ok && strings.TrimPrefix(etag, "W/") == current {
 //		return endpoints.Respond(304, nil)
 //	}
 //

@@ -79,14 +79,15 @@ func (s *Set) DB(ctx context.Context, name string) (database.DB, error) {
 	if s.open == nil {
 		return nil, database.Errorf(database.CodeUnavailable, "the app's databases are closed")
 	}
+	spec = spec.WithDefaults() // config's defaults, the ones help settings prints
 	opts := database.Options{URL: spec.URL, MaxConns: spec.MaxConns, StatementTimeout: time.Duration(spec.StatementTimeout)}
-	if spec.DriverName() == config.DatabaseSQLite {
+	if spec.Driver == config.DatabaseSQLite {
 		opts.Path = config.DatabaseFile(name, spec)
 		if !filepath.IsAbs(opts.Path) {
 			opts.Path = filepath.Join(s.app, opts.Path)
 		}
 	}
-	db, err := database.Open(ctx, spec.DriverName(), opts)
+	db, err := database.Open(ctx, spec.Driver, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: /databases/%s: %w", config.File, name, err)
 	}

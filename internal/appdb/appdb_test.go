@@ -121,3 +121,72 @@ func TestSessionCloseRollsBack(t *testing.T) {
 		t.Error("a result is pending after ErrNotFound")
 	}
 }
+
+// TestSessionRestart reuses one session for calls in turn, as the host's
+// pooled calls do: a restart rolls back what the last call left open,
+// forgets its pending result and last error, keeps the hooks, and answers
+// the next call's statements under the next call's bounds.
+func TestSessionRestart(t *testing.T) {
+	dir := writeApp(t, map[string]string{"server/migrations/001-a.sql": "CREATE TABLE a (x);"})
+	set := appdb.New(dir, nil)
+	defer set.Close()
+	if _, err := set.Migrate(context.Background(), appdb.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var done []string
+	hooks := appdb.Hooks{Done: func(db string, _ time.Duration, err error) { done = append(done, db) }}
+	main := []byte("main")
+	s := appdb.NewSession(set, context.Background(), time.Now().Add(time.Minute), 1<<20, hooks)
+	if e := s.Begin(main); e != 0 {
+		t.Fatal(e)
+	}
+	if _, e := s.Run(main, []byte("INSERT INTO a VALUES (1)"), nil, true); e != 0 {
+		t.Fatal(e)
+	}
+	if _, e := s.Run(main, []byte("SELEC 1"), nil, false); e != abi.ErrDatabase {
+		t.Fatalf("a syntax error: errno %d, want ErrDatabase", e)
+	}
+
+	// The call returned without a commit, and the pool hands the session
+	// to the next call, whose result cap is smaller.
+	s.Restart(set, context.Background(), time.Now().Add(time.Minute), 64)
+	if _, ok := s.Result(); ok {
+		t.Error("the last call's result is pending after a restart")
+	}
+	if code := s.LastError(); code != "" {
+		t.Errorf("the last call's error %q outlived the restart", code)
+	}
+	if _, e := s.Run(main, []byte("SELECT count(*) FROM a"), nil, false); e != 0 {
+		t.Fatal(e)
+	}
+	if r, _ := s.Result(); string(r) != `{"columns":["count(*)"],"rows":[[0]]}` {
+		t.Errorf("after a restart: %s, want the open insert rolled back", r)
+	}
+	if _, e := s.Run(main, []byte("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n LIMIT 100) SELECT i FROM n"), nil, false); e != abi.ErrDatabase {
+		t.Errorf("a result past the restarted cap of 64 bytes: errno %d, want ErrDatabase", e)
+	}
+	if e := s.Begin(main); e != 0 {
+		t.Errorf("a transaction after a restart: errno %d", e)
+	}
+	if e := s.End(main, true); e != 0 {
+		t.Errorf("its commit: errno %d", e)
+	}
+	// BEGIN, INSERT, SELEC; then SELECT, WITH, BEGIN, COMMIT.
+	if len(done) != 7 {
+		t.Errorf("the hooks saw %d statements, want 7 (the hooks are kept)", len(done))
+	}
+}
+
+// TestSessionStatementStopsAtDeadline runs a query that never ends: the
+// session's deadline stops it in SQLite, and its error says why. The
+// session's context can be canceled, as a request's is, but is not.
+func TestSessionStatementStopsAtDeadline(t *testing.T) {
+	set := appdb.New(t.TempDir(), nil)
+	defer set.Close()
+	s := appdb.NewSession(set, t.Context(), time.Now().Add(100*time.Millisecond), 1<<20, appdb.Hooks{})
+	_, e := s.Run([]byte("main"), []byte("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT count(*) FROM n"), nil, false)
+	r, _ := s.Result()
+	if e != abi.ErrDatabase || !strings.Contains(string(r), `"message":"the statement was stopped: context deadline exceeded"`) {
+		t.Errorf("got errno %d, %s; want the statement stopped at the deadline", e, r)
+	}
+}

@@ -43,6 +43,21 @@ func NewSession(set *Set, ctx context.Context, deadline time.Time, maxResult int
 	return &Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: hooks}
 }
 
+// keptResultBytes is the largest result buffer [Session.Close] keeps for
+// the next call ([Session.Restart]): most results are a few rows, and a
+// pooled call must not hold on to the memory of the largest result it ever
+// read.
+const keptResultBytes = 64 << 10
+
+// Restart makes s the session of another call, as NewSession would, with
+// the same hooks: a host that pools its calls keeps a session with each,
+// and its result buffer, instead of allocating them for every request. It
+// first rolls back what the last call left open, as [Session.Close] does.
+func (s *Session) Restart(set *Set, ctx context.Context, deadline time.Time, maxResult int) {
+	s.Close()
+	*s = Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result}
+}
+
 // LastError is the code of the last statement of the session that
 // failed, "" when none did: what the access log reports.
 func (s *Session) LastError() database.Code { return s.lastErrCode }
@@ -65,8 +80,8 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 		return 0, abi.ErrInvalid
 	}
 	text := string(sql)
-	ctx, cancel := context.WithDeadline(s.ctx, s.deadline)
-	defer cancel()
+	ctx := newStmtContext(s.ctx, s.deadline)
+	defer ctx.release()
 	began := time.Now()
 	end := s.span(name, system, text)
 	if exec {
@@ -141,10 +156,10 @@ func (s *Session) Begin(db []byte) abi.Errno {
 	var end func(error)
 	if err == nil {
 		end = s.span(name, d.System(), "BEGIN")
-		ctx, cancel := context.WithDeadline(s.ctx, s.deadline)
+		ctx := newStmtContext(s.ctx, s.deadline)
 		var tx database.Tx
 		tx, err = d.Begin(ctx)
-		cancel()
+		ctx.release()
 		if err == nil {
 			if s.txs == nil {
 				s.txs = map[string]database.Tx{}
@@ -180,9 +195,9 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 		err = database.Errorf(database.CodeTransaction, "no transaction is open on database "+name+": call db_begin first")
 	case commit:
 		end = s.span(name, system, "COMMIT")
-		ctx, cancel := context.WithDeadline(s.ctx, s.deadline)
+		ctx := newStmtContext(s.ctx, s.deadline)
 		err = tx.Commit(ctx)
-		cancel()
+		ctx.release()
 		delete(s.txs, name)
 	default:
 		end = s.span(name, system, "ROLLBACK")
@@ -198,6 +213,7 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 
 // Close rolls back every transaction the call left open: it returned
 // without a commit, trapped or passed its deadline. It reports how many.
+// A result buffer of up to keptResultBytes stays for a restart.
 func (s *Session) Close() int {
 	n := 0
 	for name, tx := range s.txs {
@@ -210,5 +226,8 @@ func (s *Session) Close() int {
 		n++
 	}
 	s.pending, s.result = false, s.result[:0]
+	if cap(s.result) > keptResultBytes {
+		s.result = nil
+	}
 	return n
 }

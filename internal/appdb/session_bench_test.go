@@ -24,6 +24,7 @@ func BenchmarkSessionQuery(b *testing.B) {
 		}
 	}
 	db, sql, params := []byte("main"), []byte("SELECT id, name, email FROM users WHERE id = $1"), []byte("[2]")
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, e := s.Run(db, sql, params, false); e != 0 {
 			b.Fatal(e)
@@ -45,6 +46,7 @@ func BenchmarkSessionQueryParallel(b *testing.B) {
 		}
 	}
 	db, sql, params := []byte("main"), []byte("SELECT id, name, email FROM users WHERE id = $1"), []byte("[2]")
+	defer reportCPU(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		s := appdb.NewSession(set, context.Background(), time.Now().Add(time.Hour), 1<<20, appdb.Hooks{})
 		for pb.Next() {

@@ -137,6 +137,9 @@ func New(s Scheme, cfg Config, env Env) (Verifier, error) {
 		}
 		return nil, fmt.Errorf("security.%s: the scheme is %s%s, which takes {%q: {...}}; got %s", s.Name, s.Type, httpScheme(s), want, got)
 	}
+	if err := cfg.Check(); err != nil {
+		return nil, fmt.Errorf("security.%s.%w", s.Name, err)
+	}
 	switch want {
 	case "jwt":
 		return newJWT(s, cfg.JWT, env)

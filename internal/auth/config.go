@@ -3,7 +3,6 @@ package auth
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -201,8 +200,8 @@ func (d Duration) or(def time.Duration) time.Duration {
 
 // appFile resolves a file of the configuration inside the app directory.
 func appFile(appDir, member, rel string) (string, error) {
-	if rel == "" || filepath.IsAbs(rel) || strings.HasPrefix(filepath.ToSlash(filepath.Clean(rel)), "../") || filepath.Clean(rel) == ".." {
-		return "", fmt.Errorf("%s: %q: want a path inside the app, such as \"auth/jwks.json\"", member, rel)
+	if err := insideApp(rel); err != nil {
+		return "", fmt.Errorf("%s: %v", member, err)
 	}
 	return filepath.Join(appDir, filepath.FromSlash(rel)), nil
 }

@@ -115,9 +115,8 @@ type remoteKeys struct {
 }
 
 func urlKeys(env Env, member string, c *JWTConfig) (*keySource, error) {
-	u, err := url.Parse(c.JWKSURL)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && loopback(u.Hostname()))) {
-		return nil, fmt.Errorf("%s: %q: want an https URL (plain http only for a loopback address, as in tests: http://127.0.0.1:8080/jwks.json)", member, c.JWKSURL)
+	if err := checkJWKSURL(c.JWKSURL); err != nil {
+		return nil, fmt.Errorf("%s: %v", member, err)
 	}
 	r := &remoteKeys{url: c.JWKSURL, member: member, refresh: c.Refresh.or(DefaultRefresh), timeout: c.Timeout.or(DefaultTimeout),
 		env: env, loaded: make(chan struct{})}

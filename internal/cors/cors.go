@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"golang.org/x/net/http/httpguts"
 )
 
 // Config is the "cors" member of endpoints.json.
@@ -136,7 +137,7 @@ func New(c Config) (*Policy, error) {
 			return nil, fmt.Errorf("cors.allowHeaders[%d]: \"*\" does not work with allowCredentials (browsers take it literally); list the headers", i)
 		case h == "*":
 			p.anyHeader = true
-		case h == "" || strings.ContainsAny(h, " ,:"):
+		case !httpguts.ValidHeaderFieldName(h):
 			return nil, fmt.Errorf("cors.allowHeaders[%d]: %q is not a header name", i, h)
 		default:
 			p.headers[strings.ToLower(h)] = true
@@ -146,6 +147,11 @@ func New(c Config) (*Policy, error) {
 	expose := c.ExposeHeaders
 	if expose == nil {
 		expose = DefaultExposeHeaders
+	}
+	for i, h := range expose {
+		if !httpguts.ValidHeaderFieldName(h) {
+			return nil, fmt.Errorf("cors.exposeHeaders[%d]: %q is not a header name", i, h)
+		}
 	}
 	p.expose = strings.Join(expose, ", ")
 	maxAge := time.Duration(c.MaxAge)

@@ -2,6 +2,9 @@
 // through log/slog, so the handler the program chose (text, JSON, its
 // own) decides the format:
 //
+// Experimental: the line's attributes and this package may change before 1.0
+// (README.md, "Stability before 1.0").
+//
 //	access := accesslog.New(slog.New(slog.NewJSONHandler(os.Stderr, nil)))
 //	defer access.Close() // logs the lines still queued
 //	h, err := host.New(ctx, "examples/users", host.Options{Observer: access.Observer()})

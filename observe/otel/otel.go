@@ -4,6 +4,9 @@
 // the request, one for the call of its handler and one for each store
 // operation (an Idempotency-Key claim, a rate limit, a guest's kv_get...).
 //
+// Experimental: the spans, their attributes and this package may change
+// before 1.0 (README.md, "Stability before 1.0").
+//
 //	tp, err := otel.NewTracerProvider(ctx) // nil when OTEL_* asks for no traces
 //	if err != nil {
 //		return err

@@ -4,6 +4,9 @@
 // never imports it, so a program that does not import it does not link
 // client_golang.
 //
+// Experimental: the metric names, their labels and this package may change
+// before 1.0 (README.md, "Stability before 1.0").
+//
 //	m := prometheus.New()
 //	h, err := host.New(ctx, "examples/users", host.Options{Observer: m.Observer()})
 //	if err != nil { ... }

@@ -3,6 +3,9 @@
 // http.RoundTripper backed by the host's http_* functions
 // (abi/README.md §3.1), as http.DefaultTransport.
 //
+// Experimental: outbound HTTP, the http_* host functions and this package
+// may change before 1.0 (README.md, "Stability before 1.0").
+//
 //	import (
 //		"net/http"
 //

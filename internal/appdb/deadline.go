@@ -1,0 +1,85 @@
+package appdb
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// stmtContext is the context of one statement: its parent's, ended at the
+// call's deadline too. Unlike context.WithDeadline it starts no timer
+// until something asks for Done: the SQLite driver only polls Err, which
+// compares the clock with the deadline, so a statement on SQLite costs no
+// timer at all. Done (the PostgreSQL driver watches it), and Err once the
+// deadline has passed, make the standard deadline context and answer from
+// it from then on, so that Done, Err, Value and context.Cause agree as
+// for any context.
+type stmtContext struct {
+	parent   context.Context
+	deadline time.Time
+	mu       sync.Mutex // guards making timed
+	timed    atomic.Pointer[timedContext]
+}
+
+// timedContext is the standard deadline context a stmtContext made.
+type timedContext struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// newStmtContext returns the context of a statement that must end by
+// deadline, or earlier if parent ends; release frees it when the
+// statement is over.
+func newStmtContext(parent context.Context, deadline time.Time) *stmtContext {
+	if d, ok := parent.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	return &stmtContext{parent: parent, deadline: deadline}
+}
+
+// standard makes (once) and returns the standard deadline context.
+func (c *stmtContext) standard() context.Context {
+	if t := c.timed.Load(); t != nil {
+		return t.ctx
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t := c.timed.Load(); t != nil {
+		return t.ctx
+	}
+	ctx, cancel := context.WithDeadline(c.parent, c.deadline)
+	c.timed.Store(&timedContext{ctx, cancel})
+	return ctx
+}
+
+// release stops the timer of the standard context, if one was made.
+func (c *stmtContext) release() {
+	if t := c.timed.Load(); t != nil {
+		t.cancel()
+	}
+}
+
+func (c *stmtContext) Deadline() (time.Time, bool) { return c.deadline, true }
+
+func (c *stmtContext) Done() <-chan struct{} { return c.standard().Done() }
+
+func (c *stmtContext) Err() error {
+	if t := c.timed.Load(); t != nil {
+		return t.ctx.Err()
+	}
+	if err := c.parent.Err(); err != nil {
+		return err
+	}
+	if time.Now().Before(c.deadline) {
+		return nil
+	}
+	return c.standard().Err()
+}
+
+func (c *stmtContext) Value(key any) any {
+	if t := c.timed.Load(); t != nil {
+		return t.ctx.Value(key)
+	}
+	return c.parent.Value(key)
+}
