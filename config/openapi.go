@@ -32,12 +32,13 @@ const (
 	// DefaultDocsPath is the default of [Docs.Path]: where the
 	// interactive reference of the document is served.
 	DefaultDocsPath = "/_endpoints/docs"
-	// DefaultDocsAssets is the default of [Docs.Assets]: where the docs
-	// page loads its interactive reference (Scalar) from, a pinned version
-	// on a public CDN. Set openApi.docs.assets to a directory of the app
-	// holding the same files (the dist/browser folder of the npm package
-	// @scalar/api-reference) to serve them locally, offline.
-	DefaultDocsAssets = "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser"
+	// DefaultDocsAssets is the default of [Docs.Assets], empty: the docs
+	// page loads its interactive reference (Scalar, a pinned version built
+	// into the binary) from the host itself, below the page's path, so
+	// that it works offline. Set openApi.docs.assets to a URL or to a
+	// directory of the app (the dist/browser folder of the npm package
+	// @scalar/api-reference) to load another version.
+	DefaultDocsAssets = ""
 )
 
 // OpenAPI configures the generated document and its reference page:
@@ -262,7 +263,7 @@ func checkOpenAPI(file string, o OpenAPI) error {
 	if a := o.Docs.Assets; strings.Contains(a, "://") {
 		u, err := url.Parse(a)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return badSetting(file, "/openApi/docs/assets", "%q: want an http(s) URL such as %q, or a directory of the app", a, DefaultDocsAssets)
+			return badSetting(file, "/openApi/docs/assets", "%q: want an http(s) URL such as %q, a directory of the app, or nothing for the reference built into endpoints", a, "https://cdn.jsdelivr.net/npm/@scalar/api-reference@1.72.1/dist/browser")
 		}
 	}
 	return nil

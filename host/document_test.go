@@ -9,6 +9,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/host/internal/docspage"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -83,14 +84,19 @@ func TestDocumentCachingAndMethods(t *testing.T) {
 }
 
 func TestDocsPage(t *testing.T) {
-	t.Run("default assets from the pinned CDN", func(t *testing.T) {
+	t.Run("default: the reference built in, served by the host", func(t *testing.T) {
 		srv, _ := newApp(t).wat("server/api/hello.get.wasm", helloModule).serve(host.Options{Mode: host.Development})
 		res := do(t, srv, "GET", "/_endpoints/docs", "")
-		if res.status != 200 || !strings.Contains(res.body, `data-url="/_endpoints/schema"`) || !strings.Contains(res.body, config.DefaultDocsAssets+"/standalone.js") {
+		script := "/_endpoints/docs/assets/scalar-" + docspage.ScalarVersion + "/standalone.js"
+		if res.status != 200 || !strings.Contains(res.body, `data-url="/_endpoints/schema"`) || !strings.Contains(res.body, `src="`+script+`"`) {
 			t.Fatalf("got %d %s", res.status, res.body)
 		}
-		if csp := res.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src https://cdn.jsdelivr.net;") || !strings.Contains(csp, "default-src 'none'") {
+		if csp := res.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self';") || !strings.Contains(csp, "default-src 'none'") {
 			t.Errorf("CSP = %q", csp)
+		}
+		js := do(t, srv, "GET", script, "")
+		if js.status != 200 || len(js.body) < 1<<20 || !strings.HasPrefix(js.header.Get("Content-Type"), "text/javascript") || js.header.Get("ETag") == "" {
+			t.Errorf("the built-in reference: %d, %d bytes, %v", js.status, len(js.body), js.header)
 		}
 	})
 	t.Run("local assets served by the host", func(t *testing.T) {

@@ -504,6 +504,8 @@ func (h *Host) newScheme(t *table, doc *openapi.Document, name string, prev *sec
 		AppDir:    h.app,
 		LookupKey: h.lookupAPIKey,
 		Logger:    h.logger.With(slog.String("security", name)),
+		// A build (SkipVariables) checks modules; it serves nothing.
+		Production: h.opts.Mode == Production && !h.opts.SkipVariables,
 	})
 	if err != nil {
 		return nil, err

@@ -105,6 +105,8 @@ Commands:
                --base REF NEW compares NEW with itself at REF; exit 1 when a
                change is breaking, 2 when no comparison could be made (see
                endpoints diff --help)
+  health URL   GET URL and exit 0 when it answers 2xx, 1 otherwise: the
+               probe of images without a shell or curl (--timeout 5s)
   version      print the version and the ABI it speaks
   help         print this help
 
@@ -214,6 +216,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdConformance(ctx, rest, stdout, stderr)
 	case "diff":
 		return cmdDiff(ctx, rest, stdout, stderr)
+	case "health":
+		return cmdHealth(ctx, rest, stdout, stderr)
 	case "dev":
 		return cmdServe(ctx, rest, stdout, stderr, host.Development)
 	case "serve":

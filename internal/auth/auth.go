@@ -106,6 +106,11 @@ type Env struct {
 	// Logger tells of JWKS refreshes that failed. Defaults to
 	// slog.Default().
 	Logger *slog.Logger
+	// Production is set by a host that serves for production (`endpoints
+	// serve`): a jwt scheme whose "devKey" file is missing from the app
+	// while its keys come from a file (the development key set, deployed
+	// without its private half) is then refused, saying what to set.
+	Production bool
 }
 
 // New checks cfg against the scheme and returns its verifier: "jwt" for

@@ -70,6 +70,9 @@ type jwtVerifier struct {
 func newJWT(s Scheme, c *JWTConfig, env Env) (*jwtVerifier, error) {
 	// c passed Config.Check: one key source, supported algorithms.
 	member := "security." + s.Name + ".jwt"
+	if err := refuseDeployedDevKeys(member, c, env); err != nil {
+		return nil, err
+	}
 	v := &jwtVerifier{scheme: s, cfg: c, env: env, leeway: c.Leeway.or(DefaultLeeway), requireExp: c.RequireExp == nil || *c.RequireExp}
 	var err error
 	switch {

@@ -1,7 +1,8 @@
 // Package docspage serves an app's docs page: an HTML page that loads an
 // interactive reference (Scalar) for the app's OpenAPI document, under a
-// strict Content-Security-Policy, and, when the reference's files are the
-// app's own, those files below the page's path.
+// strict Content-Security-Policy, and the reference's script below the
+// page's path: by default the copy built into the binary (scalar/, see
+// [ScalarVersion]), so that the page works offline; or the app's own files.
 //
 // The page is rendered once, by [New], when the host loads its settings;
 // [Page.Serve] answers requests from those bytes.
@@ -41,9 +42,10 @@ var pageTemplate = template.Must(template.New("docs").Parse(`<!doctype html>
 type Config struct {
 	// Path is the page's path, such as /_endpoints/docs.
 	Path string
-	// Assets is where the reference's files (standalone.js) come from: an
-	// http or https URL, or a directory, relative to AppDir unless
-	// absolute, served below Path+AssetsPath.
+	// Assets is where the reference's files (standalone.js) come from:
+	// empty for the copy built into the binary, served at
+	// Path+[EmbeddedPath]; an http or https URL; or a directory, relative
+	// to AppDir unless absolute, served below Path+AssetsPath.
 	Assets string
 	// AppDir is the app's directory.
 	AppDir string
@@ -65,7 +67,8 @@ type Page struct {
 	page       []byte
 	data       pageData // what page was rendered from, for a page with problems
 	csp        string
-	assets     http.Handler // local assets, nil when they come from a URL
+	assets     http.Handler // local assets, nil when they come from a URL or are built in
+	embedded   bool         // the built-in reference is served
 	writeError func(w http.ResponseWriter, r *http.Request, status int, data any)
 }
 
@@ -73,23 +76,27 @@ type Page struct {
 // error naming cfg.ConfigFile.
 func New(cfg Config) (*Page, error) {
 	d := &Page{path: cfg.Path, writeError: cfg.WriteError}
-	assets, origin := cfg.Assets, ""
+	assets, origin, script := cfg.Assets, "", ""
 	switch {
+	case assets == "":
+		d.embedded = true
+		script, origin = d.path+EmbeddedPath, "'self'"
 	case strings.HasPrefix(assets, "https://") || strings.HasPrefix(assets, "http://"):
 		u, err := url.Parse(assets)
 		if err != nil {
 			return nil, fmt.Errorf("%s: /openApi/docs/assets: %v", cfg.ConfigFile, err)
 		}
 		origin = u.Scheme + "://" + u.Host
+		script = strings.TrimSuffix(assets, "/") + "/standalone.js"
 	default:
 		dir := assets
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(cfg.AppDir, dir)
 		}
 		d.assets = http.StripPrefix(d.path+AssetsPath, http.FileServer(http.Dir(dir)))
-		assets, origin = d.path+strings.TrimSuffix(AssetsPath, "/"), "'self'"
+		script, origin = d.path+AssetsPath+"standalone.js", "'self'"
 	}
-	d.data = pageData{Title: cfg.Title, Schema: cfg.Schema, Script: strings.TrimSuffix(assets, "/") + "/standalone.js"}
+	d.data = pageData{Title: cfg.Title, Schema: cfg.Schema, Script: script}
 	page, err := d.render(nil)
 	if err != nil {
 		return nil, err
@@ -121,8 +128,8 @@ func (d *Page) render(problems []string) ([]byte, error) {
 // Path is the page's path.
 func (d *Page) Path() string { return d.path }
 
-// Serve answers the docs page and its local assets; false when the path is
-// not theirs.
+// Serve answers the docs page and its script (built in or local assets);
+// false when the path is not theirs.
 func (d *Page) Serve(w http.ResponseWriter, r *http.Request) bool {
 	return d.ServeProblems(w, r, nil)
 }
@@ -132,9 +139,7 @@ func (d *Page) Serve(w http.ResponseWriter, r *http.Request) bool {
 func (d *Page) ServeProblems(w http.ResponseWriter, r *http.Request, problems []string) bool {
 	switch {
 	case r.URL.Path == d.path:
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			d.writeError(w, r, http.StatusMethodNotAllowed, map[string]any{"method": r.Method, "allow": []string{"GET", "HEAD"}})
+		if !d.readOnly(w, r) {
 			return true
 		}
 		hdr := w.Header()
@@ -154,10 +159,27 @@ func (d *Page) ServeProblems(w http.ResponseWriter, r *http.Request, problems []
 			_, _ = w.Write(page)
 		}
 		return true
+	case d.embedded && r.URL.Path == d.path+EmbeddedPath:
+		if !d.readOnly(w, r) {
+			return true
+		}
+		serveEmbedded(w, r)
+		return true
 	case d.assets != nil && strings.HasPrefix(r.URL.Path, d.path+AssetsPath):
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		d.assets.ServeHTTP(w, r)
 		return true
 	}
+	return false
+}
+
+// readOnly answers 405 to a method other than GET or HEAD, and reports
+// whether the request may go on.
+func (d *Page) readOnly(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return true
+	}
+	w.Header().Set("Allow", "GET, HEAD")
+	d.writeError(w, r, http.StatusMethodNotAllowed, map[string]any{"method": r.Method, "allow": []string{"GET", "HEAD"}})
 	return false
 }
