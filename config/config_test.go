@@ -13,7 +13,8 @@ import (
 
 func TestParse(t *testing.T) {
 	cfg, err := config.Parse("endpoints.json", []byte(`{
-		"openApi": {"title": "Users API", "version": "1.2.0", "path": "/openapi.json"},
+		"openApi": {"title": "Users API", "version": "1.2.0", "path": "/openapi.json",
+			"description": "Users and their orders.", "servers": [{"url": "/", "description": "This server"}]},
 		"limits": {"bodyBytes": 65536, "memoryBytes": 33554432, "timeout": "2s", "instances": 4, "instanceIdleTimeout": "1m"},
 		"responseValidation": "always"}`))
 	if err != nil {
@@ -21,6 +22,9 @@ func TestParse(t *testing.T) {
 	}
 	if cfg.OpenAPI.Title != "Users API" || cfg.OpenAPI.Path != "/openapi.json" || cfg.OpenAPI.Enabled != nil {
 		t.Errorf("openApi = %+v", cfg.OpenAPI)
+	}
+	if o := cfg.OpenAPI; o.Description != "Users and their orders." || len(o.Servers) != 1 || o.Servers[0] != (config.OpenAPIServer{URL: "/", Description: "This server"}) {
+		t.Errorf("openApi description and servers = %q %+v", o.Description, o.Servers)
 	}
 	if l := cfg.Limits; l.BodyBytes != 65536 || l.MemoryBytes != 32<<20 || time.Duration(l.Timeout) != 2*time.Second || l.Instances != 4 || time.Duration(l.InstanceIdleTimeout) != time.Minute {
 		t.Errorf("limits = %+v", l)
@@ -146,6 +150,8 @@ func TestParseOpenAPIErrors(t *testing.T) {
 	for _, tt := range []struct{ name, config, want string }{
 		{"an unknown OpenAPI version", `{"openApi": {"specVersion": "3.0.3"}}`, `/openApi/specVersion: "3.0.3": want "3.1.0" (the default) or "3.2.0"`},
 		{"an unknown policy", `{"openApi": {"plainRoutes": "fail"}}`, `/openApi/plainRoutes: "fail": want "include" (the default), "warn", "require" or "exclude"`},
+		{"a server without url", `{"openApi": {"servers": [{"url": "/"}, {"description": "Production"}]}}`, `/openApi/servers/1/url: missing`},
+		{"an unknown server member", `{"openApi": {"servers": [{"url": "/", "variables": {}}]}}`, `variables`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := config.Parse("endpoints.json", []byte(tt.config))

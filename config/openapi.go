@@ -62,6 +62,16 @@ type OpenAPI struct {
 	// Version is the API's version, info.version. If empty,
 	// [DefaultOpenAPIVersion].
 	Version string `json:"version"`
+	// Description is the document's info.description (CommonMark): what
+	// the API is for. Empty: none, unless the runtime declaration adds one.
+	Description string `json:"description"`
+	// Servers are the document's servers, the base URLs of the API
+	// (https://spec.openapis.org/oas/v3.1.0#server-object). Nil: none,
+	// unless the runtime declaration adds some; OpenAPI tools then take
+	// the document's own address as the base.
+	//
+	//	"servers": [{"url": "/", "description": "This server"}]
+	Servers []OpenAPIServer `json:"servers"`
 	// Path serves the document. If empty, [DefaultOpenAPIPath].
 	Path string `json:"path"`
 	// SpecVersion is the OpenAPI version of the document,
@@ -180,8 +190,8 @@ func (o Docs) MarshalJSON() ([]byte, error) {
 	}{o.Path, o.Assets})
 }
 
-// UnmarshalJSON accepts true, false or {enabled, title, version, path,
-// specVersion, plainRoutes, docs}.
+// UnmarshalJSON accepts true, false or {enabled, title, version,
+// description, servers, path, specVersion, plainRoutes, docs}.
 func (o *OpenAPI) UnmarshalJSON(data []byte) error {
 	o.Set = true
 	switch firstByte(data) {
@@ -201,10 +211,11 @@ func (o *OpenAPI) UnmarshalJSON(data []byte) error {
 			return err
 		}
 		o.Enabled, o.Title, o.Version, o.Path, o.Docs = v.Enabled, v.Title, v.Version, v.Path, v.Docs
+		o.Description, o.Servers = v.Description, v.Servers
 		o.SpecVersion, o.PlainRoutes = v.SpecVersion, v.PlainRoutes
 		return nil
 	}
-	return errors.New("openApi must be true, false or an object {enabled, title, version, path, specVersion, plainRoutes, docs}")
+	return errors.New("openApi must be true, false or an object {enabled, title, version, description, servers, path, specVersion, plainRoutes, docs}")
 }
 
 // MarshalJSON writes the option back in its object form.
@@ -213,11 +224,24 @@ func (o OpenAPI) MarshalJSON() ([]byte, error) {
 		Enabled     *bool             `json:"enabled,omitempty"`
 		Title       string            `json:"title,omitempty"`
 		Version     string            `json:"version,omitempty"`
+		Description string            `json:"description,omitempty"`
+		Servers     []OpenAPIServer   `json:"servers,omitempty"`
 		Path        string            `json:"path,omitempty"`
 		SpecVersion string            `json:"specVersion,omitempty"`
 		PlainRoutes PlainRoutesPolicy `json:"plainRoutes,omitempty"`
 		Docs        Docs              `json:"docs,omitzero"`
-	}{o.Enabled, o.Title, o.Version, o.Path, o.SpecVersion, o.PlainRoutes, o.Docs})
+	}{o.Enabled, o.Title, o.Version, o.Description, o.Servers, o.Path, o.SpecVersion, o.PlainRoutes, o.Docs})
+}
+
+// OpenAPIServer is one entry of openApi.servers: a base URL of the API and what
+// it is, the document's Server Object
+// (https://spec.openapis.org/oas/v3.1.0#server-object).
+type OpenAPIServer struct {
+	// URL is the base URL: absolute, or relative to where the document is
+	// served ("/"). Required.
+	URL string `json:"url"`
+	// Description says which server it is ("Production").
+	Description string `json:"description,omitempty"`
 }
 
 // PlainRoutesPolicy is what the document does with plain routes, the
@@ -259,6 +283,11 @@ func checkOpenAPI(file string, o OpenAPI) error {
 	}
 	if err := o.PlainRoutes.check(); err != nil {
 		return badSetting(file, "/openApi/plainRoutes", "%v", err)
+	}
+	for i, sv := range o.Servers {
+		if sv.URL == "" {
+			return badSetting(file, fmt.Sprintf("/openApi/servers/%d/url", i), "missing: want a base URL such as \"/\" or \"https://api.example.com/v1\"")
+		}
 	}
 	if a := o.Docs.Assets; strings.Contains(a, "://") {
 		u, err := url.Parse(a)

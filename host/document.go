@@ -175,7 +175,17 @@ func (h *Host) buildRoutesDocument(t *table) (*openapi.Document, error) {
 			t.warnings = append(t.warnings, fmt.Errorf("%w: ignored in development; a production start (endpoints serve) refuses it: remove or fix the entry", err))
 		}
 	}
-	return openapi.Build(ops, opts)
+	doc, err := openapi.Build(ops, opts)
+	if err != nil {
+		return nil, err
+	}
+	// endpoints.json's description and servers, which a runtime
+	// declaration's fragment may still replace.
+	doc.Info.Description = cfg.Description
+	for _, sv := range cfg.Servers {
+		doc.Servers = append(doc.Servers, &openapi.Server{URL: sv.URL, Description: sv.Description})
+	}
+	return doc, nil
 }
 
 // finishDocument adds to the routes' document what buildDocument adds

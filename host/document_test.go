@@ -198,6 +198,56 @@ func TestRuntimeDeclaration(t *testing.T) {
 	}
 }
 
+// TestDocumentDescriptionAndServers: endpoints.json's openApi.description
+// and openApi.servers reach the document, an embedder's Options replace
+// them, and a runtime declaration's fragment still has the last word.
+func TestDocumentDescriptionAndServers(t *testing.T) {
+	const file = `{"openApi": {"description": "From the file", "servers": [{"url": "/", "description": "Here"}, {"url": "https://api.example.com"}]}}`
+	tests := []struct {
+		name        string
+		runtime     string // a runtime declaration, "" for none
+		opts        config.OpenAPI
+		wantInfo    string
+		wantServers string
+	}{
+		{"from endpoints.json", "", config.OpenAPI{}, "From the file", `[{"url":"/","description":"Here"},{"url":"https://api.example.com"}]`},
+		{"an embedder's replace them", "", config.OpenAPI{Description: "From Go", Servers: []config.OpenAPIServer{{URL: "https://go.example"}}},
+			"From Go", `[{"url":"https://go.example"}]`},
+		{"the runtime declaration's fragment wins", `{"openApi":{"document":{"info":{"description":"From the runtime"},"servers":[{"url":"https://rt.example"}]}}}`,
+			config.OpenAPI{}, "From the runtime", `[{"url":"https://rt.example"}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newApp(t).file("endpoints.json", []byte(file)).wat("server/api/hello.get.wasm", helloModule)
+			if tt.runtime != "" {
+				a = a.watSource("server/endpoints/runtime.wasm", runtimeWAT(tt.runtime, ""))
+			}
+			h, _ := a.host(host.Options{Mode: host.Development, OpenAPI: tt.opts})
+			var doc struct {
+				Info    struct{ Description string }
+				Servers json.RawMessage
+			}
+			if err := json.Unmarshal(h.Document(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Info.Description != tt.wantInfo {
+				t.Errorf("info.description = %q, want %q", doc.Info.Description, tt.wantInfo)
+			}
+			if !jsonEqual(t, string(doc.Servers), tt.wantServers) {
+				t.Errorf("servers = %s, want %s", doc.Servers, tt.wantServers)
+			}
+		})
+	}
+	t.Run("an embedder's server needs a URL", func(t *testing.T) {
+		a := newApp(t).wat("server/api/hello.get.wasm", helloModule)
+		_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t),
+			OpenAPI: config.OpenAPI{Servers: []config.OpenAPIServer{{Description: "No URL"}}}})
+		if want := "Options.OpenAPI.Servers[0]: URL is empty"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("New error = %v, want it to contain %q", err, want)
+		}
+	})
+}
+
 // TestRoutesConfigResponsesCountAsDeclared: a status documented by
 // server/routes.config.json is an answer the operation may give; its body
 // is checked against the configured schema.

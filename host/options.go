@@ -353,6 +353,10 @@ func openAPIOver(o, base config.OpenAPI) config.OpenAPI {
 	}
 	out.Title = cmp.Or(o.Title, base.Title)
 	out.Version = cmp.Or(o.Version, base.Version)
+	out.Description = cmp.Or(o.Description, base.Description)
+	if o.Servers != nil {
+		out.Servers = o.Servers
+	}
 	out.Path = cmp.Or(o.Path, base.Path)
 	out.SpecVersion = cmp.Or(o.SpecVersion, base.SpecVersion)
 	out.PlainRoutes = cmp.Or(o.PlainRoutes, base.PlainRoutes)
@@ -371,6 +375,11 @@ func checkOpenAPI(o *config.OpenAPI) error {
 	}
 	if v := o.SpecVersion; v != "" && v != openapi.Version31 && v != openapi.Version32 {
 		return fmt.Errorf("Options.OpenAPI.SpecVersion %q: want %q (the default) or %q", v, openapi.Version31, openapi.Version32)
+	}
+	for i, sv := range o.Servers {
+		if sv.URL == "" {
+			return fmt.Errorf("Options.OpenAPI.Servers[%d]: URL is empty: want a base URL such as \"/\" or \"https://api.example.com/v1\"", i)
+		}
 	}
 	switch p := o.PlainRoutes; p {
 	case "", config.PlainRoutesInclude, config.PlainRoutesWarn, config.PlainRoutesRequire, config.PlainRoutesExclude:

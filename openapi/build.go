@@ -188,6 +188,16 @@ var (
 // schema becomes "#/components/schemas/X...". One name with two different
 // definitions fails, naming both files; equal definitions are shared.
 //
+// A request or response media type gets an "example" when its schema's
+// contract states one, where OpenAPI tools (mock servers, reference pages,
+// linters) look: the schema's first "examples" entry (of several, the one
+// whose "status" or "statusCode" is the response's), its "example",
+// "const", "default" or first "enum" value, or, for an object, its
+// properties' examples put together (for an array, one example item).
+// None is invented: a media type whose schema states none has none. The
+// framework schemas carry a description and an example of the body the
+// host writes.
+//
 // # Notes
 //
 //   - An operation whose contract declares no responses gets {"default":
@@ -990,6 +1000,7 @@ func (b *builder) finish() {
 	for _, t := range slices.Sorted(maps.Keys(b.tags)) {
 		b.doc.Tags = append(b.doc.Tags, &Tag{Name: t})
 	}
+	b.doc.fillExamples()
 }
 
 // OperationID derives the operationId of an operation from its method and

@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"net/http"
@@ -179,7 +180,7 @@ func declaresRequestPart(op *Route) bool {
 // matching host.FrameworkError with host.ValidationData (whose issues are
 // validation.Issue) or host.MediaTypeData.
 var frameworkSchemas = map[string]json.RawMessage{
-	SchemaValidationError: json.RawMessage(fmt.Sprintf(`{
+	SchemaValidationError: annotated(json.RawMessage(fmt.Sprintf(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],
 		"additionalProperties": false,
@@ -197,8 +198,8 @@ var frameworkSchemas = map[string]json.RawMessage{
 				}
 			}
 		}
-	}`, http.StatusBadRequest, componentPrefix+SchemaValidationIssue)),
-	SchemaValidationIssue: json.RawMessage(`{
+	}`, http.StatusBadRequest, componentPrefix+SchemaValidationIssue)), "The 400 answer of a request its contract refuses: a list of issues for each request part that failed (params, query, headers, body).", `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"path":["name"],"message":"must contain at least 1 character"}]}}`),
+	SchemaValidationIssue: annotated(json.RawMessage(`{
 		"type": "object",
 		"required": ["path", "message"],
 		"additionalProperties": false,
@@ -206,16 +207,16 @@ var frameworkSchemas = map[string]json.RawMessage{
 			"path": {"type": "array", "items": {"type": ["string", "integer"]}},
 			"message": {"type": "string"}
 		}
-	}`),
-	SchemaUnsupportedMediaType: mediaTypeErrorSchema(http.StatusUnsupportedMediaType),
-	SchemaNotAcceptable:        mediaTypeErrorSchema(http.StatusNotAcceptable),
-	SchemaContentTooLarge: errorSchema(http.StatusRequestEntityTooLarge, `{
+	}`), "One problem of a request part: where (the JSON path of the value, as property names and item indexes) and what is wrong."),
+	SchemaUnsupportedMediaType: annotated(mediaTypeErrorSchema(http.StatusUnsupportedMediaType), "The 415 answer: the request body's media type is not one the operation accepts.", `{"statusCode":415,"statusMessage":"Unsupported Media Type","data":{"received":"text/plain","supportedMediaTypes":["application/json"]}}`),
+	SchemaNotAcceptable:        annotated(mediaTypeErrorSchema(http.StatusNotAcceptable), "The 406 answer: none of the media types the request's Accept header names is one the operation answers with.", `{"statusCode":406,"statusMessage":"Not Acceptable","data":{"received":"text/html","supportedMediaTypes":["application/json"]}}`),
+	SchemaContentTooLarge: annotated(errorSchema(http.StatusRequestEntityTooLarge, `{
 		"type": "object",
 		"required": ["limit"],
 		"additionalProperties": false,
 		"properties": {"limit": {"type": "integer", "minimum": 0}}
-	}`),
-	SchemaIdempotencyProblem: json.RawMessage(fmt.Sprintf(`{
+	}`), "The 413 answer: the request body is larger than the limit, in bytes.", `{"statusCode":413,"statusMessage":"Request Entity Too Large","data":{"limit":1048576}}`),
+	SchemaIdempotencyProblem: annotated(json.RawMessage(fmt.Sprintf(`{
 		"type": "object",
 		"required": ["type", "title", "status", "detail", "code"],
 		"additionalProperties": false,
@@ -226,8 +227,8 @@ var frameworkSchemas = map[string]json.RawMessage{
 			"detail": {"type": "string"},
 			"code": {"type": "string", "enum": [%q, %q, %q, %q, %q, %q, %q]}
 		}
-	}`, CodeKeyInvalid, CodeKeyRequired, CodeKeyReused, CodeInFlight, CodeLeaseLost, CodeStoreUnavailable, CodeClientQuota)),
-	SchemaUnauthorized: json.RawMessage(`{
+	}`, CodeKeyInvalid, CodeKeyRequired, CodeKeyReused, CodeInFlight, CodeLeaseLost, CodeStoreUnavailable, CodeClientQuota)), "The Problem Details (RFC 9457) of an Idempotency-Key failure; code says which.", `{"type":"urn:endpoints:problem:idempotency-key-required","title":"Idempotency-Key required","status":400,"detail":"this operation requires an Idempotency-Key header","code":"IDEMPOTENCY_KEY_REQUIRED"}`, `{"type":"urn:endpoints:problem:idempotency-request-in-flight","title":"Request in flight","status":409,"detail":"a request with this Idempotency-Key is still running; retry after it ends","code":"IDEMPOTENCY_REQUEST_IN_FLIGHT"}`, `{"type":"urn:endpoints:problem:idempotency-key-reused","title":"Idempotency-Key reused","status":422,"detail":"this Idempotency-Key was used for a different request","code":"IDEMPOTENCY_KEY_REUSED"}`, `{"type":"urn:endpoints:problem:idempotency-client-quota","title":"Idempotency-Key records over the client's share","status":429,"detail":"this client's Idempotency-Key records, kept for replay, take its whole share of the store (1572864 bytes); nothing ran. Retry after Retry-After seconds, when its oldest record expires, and send a new key only for a new operation","code":"IDEMPOTENCY_CLIENT_QUOTA"}`, `{"type":"urn:endpoints:problem:idempotency-store-unavailable","title":"Idempotency store unavailable","status":503,"detail":"the store that makes this operation idempotent cannot be reached; nothing ran, retry later with the same key","code":"IDEMPOTENCY_STORE_UNAVAILABLE"}`),
+	SchemaUnauthorized: annotated(json.RawMessage(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],
 		"additionalProperties": false,
@@ -244,8 +245,8 @@ var frameworkSchemas = map[string]json.RawMessage{
 				}
 			}
 		}
-	}`),
-	SchemaForbidden: json.RawMessage(`{
+	}`), "The 401 answer: the request carries no credential any of the operation's security schemes accepts.", `{"statusCode":401,"statusMessage":"Unauthorized","data":{"schemes":["bearer"]}}`),
+	SchemaForbidden: annotated(json.RawMessage(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],
 		"additionalProperties": false,
@@ -262,8 +263,8 @@ var frameworkSchemas = map[string]json.RawMessage{
 				}
 			}
 		}
-	}`),
-	SchemaTooManyRequests: json.RawMessage(`{
+	}`), "The 403 answer: the credential is good but lacks scopes the operation requires.", `{"statusCode":403,"statusMessage":"Forbidden","data":{"scheme":"bearer","missingScopes":["users:write"]}}`),
+	SchemaTooManyRequests: annotated(json.RawMessage(`{
 		"type": "object",
 		"required": ["statusCode", "statusMessage", "data"],
 		"additionalProperties": false,
@@ -280,7 +281,7 @@ var frameworkSchemas = map[string]json.RawMessage{
 				}
 			}
 		}
-	}`),
+	}`), "The 429 answer of a rate limit: which limit, and the seconds until a request may pass.", `{"statusCode":429,"statusMessage":"Too Many Requests","data":{"policy":"orders","retryAfter":12}}`),
 }
 
 // FrameworkSchema returns the JSON Schema of the body of a framework
@@ -310,6 +311,27 @@ func FrameworkSchema(name string) ([]byte, bool) {
 		out = append(out, strings.ReplaceAll(string(frameworkSchemas[n]), componentPrefix, defsPrefix)...)
 	}
 	return append(out, "}}"...), true
+}
+
+// annotated returns schema, a JSON object, with a description and
+// examples (each JSON, a body the host writes) as its first members: what
+// a reader of the document, a mock server and a linter look for.
+//
+// SchemaValidationIssue has no examples of its own: it is the schema of
+// the items of a property named "headers", and Spectral
+// (oas3-examples-value-or-externalValue) takes the examples it finds
+// under any "headers" member for a header's Example Objects. The examples
+// of SchemaValidationError show issues.
+func annotated(schema json.RawMessage, description string, examples ...string) json.RawMessage {
+	d, _ := json.Marshal(description)
+	out := append([]byte(`{"description":`), d...)
+	if len(examples) > 0 {
+		out = append(out, `,"examples":[`...)
+		out = append(out, strings.Join(examples, ",")...)
+		out = append(out, "]"...)
+	}
+	out = append(out, ',')
+	return append(out, bytes.TrimPrefix(bytes.TrimSpace(schema), []byte("{"))...)
 }
 
 // mediaTypeErrorSchema is the body of a 406 or 415.

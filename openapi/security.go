@@ -104,6 +104,7 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 			desc = http.StatusText(r.Status)
 		}
 		op.Responses[status] = &Response{Description: desc, Headers: maps.Clone(r.Headers), Content: map[string]*MediaType{mediaJSON: {Schema: ref}}}
+		fillContent(op.Responses[status].Content, d.Components.Schemas, status)
 		return nil
 	case resp.Ref != "":
 		// A shared response (components/responses) is the author's to

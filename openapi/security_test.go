@@ -63,7 +63,8 @@ func TestAddHostResponse(t *testing.T) {
 	}
 	if got, want := at(t, doc, "/paths/~1api~1b/post/responses/401"),
 		`{"description": "No credential", "headers": {"WWW-Authenticate": {"required": true, "schema": {"type": "string"}}},
-		  "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EndpointsUnauthorized"}}}}`; !jsonSame(t, got, want) {
+		  "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EndpointsUnauthorized"},
+		    "example": {"statusCode": 401, "statusMessage": "Unauthorized", "data": {"schemes": ["bearer"]}}}}}`; !jsonSame(t, got, want) {
 		t.Errorf("the host's 401 = %s, want %s", got, want)
 	}
 	if at(t, doc, "/components/schemas/EndpointsUnauthorized") == "" {

@@ -345,7 +345,7 @@ func TestRegistrationPanics(t *testing.T) {
 		ID int `path:"id" required:"false"`
 	}
 	type structQuery struct {
-		Filter User `query:"filter"`
+		Filter putUser `query:"filter"`
 	}
 	type duplicate struct {
 		A string `query:"q"`
@@ -502,7 +502,7 @@ func TestRegistrationPanics(t *testing.T) {
 		}, `field ID: tag required: path parameters are always required`},
 		{"struct query parameter", func() {
 			endpoints.Handle(endpoints.Operation{}, func(*structQuery) endpoints.Reply { return endpoints.Reply{} })
-		}, `field Filter: a query parameter must be a string, integer, number or boolean, or a slice of them, not endpoints_test.User`},
+		}, `field Filter: an object query parameter's members must be strings, integers, numbers or booleans, or slices of them; member "Body" is object`},
 		{"duplicate parameter", func() {
 			endpoints.Handle(endpoints.Operation{}, func(*duplicate) endpoints.Reply { return endpoints.Reply{} })
 		}, `field B: tag query:"q": another field already has this name`},

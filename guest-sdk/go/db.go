@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/jsonenc"
 )
 
 // DB returns the database the app declares under name in endpoints.json's
@@ -115,6 +117,10 @@ var ErrNoRows = errors.New("endpoints: no rows in the result")
 // dbBuf receives results; it grows to the largest one. An instance serves
 // one request at a time, so it needs no lock.
 var dbBuf = make([]byte, 4096)
+
+// argsBuf holds the arguments of the statement being sent, encoded; it
+// grows to the largest seen, like dbBuf.
+var argsBuf = make([]byte, 0, 256)
 
 // Result is what [Database.Exec] changed.
 type Result struct {
@@ -309,12 +315,14 @@ func (d *Database) fail(method, fn string, rc int32) error {
 // nil, booleans, integers, floats, strings, []byte (a blob), time.Time
 // (RFC 3339 text), pointers to those (nil is NULL), and json.RawMessage
 // (its text, as a string).
+//
+// The bytes are in argsBuf, valid until the next statement: the host
+// copies them.
 func encodeArgs(args []any) ([]byte, error) {
 	if len(args) == 0 {
 		return nil, nil
 	}
-	b := make([]byte, 1, 64)
-	b[0] = '['
+	b := append(argsBuf[:0], '[')
 	for i, a := range args {
 		if i > 0 {
 			b = append(b, ',')
@@ -324,7 +332,9 @@ func encodeArgs(args []any) ([]byte, error) {
 			return nil, fmt.Errorf("argument %d: %w", i+1, err)
 		}
 	}
-	return append(b, ']'), nil
+	b = append(b, ']')
+	argsBuf = b[:0]
+	return b, nil
 }
 
 func appendArg(b []byte, a any) ([]byte, error) {
@@ -402,10 +412,7 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 	return strconv.AppendFloat(b, f, 'g', -1, 64), nil
 }
 
-func appendJSONString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
-}
+func appendJSONString(b []byte, s string) []byte { return jsonenc.AppendString(b, s) }
 
 // Rows are the result of [Database.Query], read whole: iterate with Next
 // and Scan, as database/sql's.
@@ -685,7 +692,10 @@ func QueryAs[T any](q Querier, sql string, args ...any) ([]T, error) {
 	case *Tx:
 		return queryAs[T](q.db, sql, args)
 	}
-	rows, err := q.Query(sql, args...)
+	// A copy for the interface call, after which the compiler cannot
+	// tell what becomes of args: passed as they are, every caller's
+	// arguments would be allocated on the heap, on the SDK's paths too.
+	rows, err := q.Query(sql, slices.Clone(args)...)
 	if err != nil {
 		return nil, err
 	}

@@ -76,6 +76,12 @@
 // so shared parameters can live in one struct. Any other exported field is
 // an error: the registration panics, naming it.
 //
+// A struct field tagged query is one object parameter, spelled as OpenAPI
+// says (its contract's queryStyles): by default each member is a query
+// parameter of its own (?color=red&size=2); `style:"deepObject"` reads
+// ?filter[color]=red, `explode:"false"` reads ?filter=color,red,size,2.
+// Its members are strings, numbers, booleans or slices of them.
+//
 // The host coerces path, query and header strings to the field's schema
 // type (integer, number, boolean, arrays) and applies defaults, so the
 // handler receives typed, valid values. The schema of a number states the
@@ -110,6 +116,16 @@
 // object. A tag that does not fit (minimum:"abc", minLength on an int)
 // panics at registration with a message naming type, field and tag; the
 // host then reports the failed load.
+//
+// A blank field _ struct{} describes the struct type itself: its doc tag is
+// the type's description and each example tag (one per blank field) a
+// whole example as JSON. The host copies a schema's example into the
+// document's media types, where mock servers and reference pages look:
+//
+//	type User struct {
+//		_  struct{} `doc:"A user." example:"{\"id\":1}"`
+//		ID int      `json:"id" example:"1"`
+//	}
 //
 // Numbers have the range of their Go type as minimum and maximum (below).
 // A minimum or maximum tag replaces the type's bound, so it may only be

@@ -2,9 +2,11 @@ package endpoints
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -200,6 +202,16 @@ func (b *builder) planInput(t reflect.Type, raw RequestSchemas) (*inputPlan, *ab
 			if err != nil {
 				return nil, nil, fmt.Errorf("%s field %s: %w", t, f.field.Name, err)
 			}
+			style, err := queryStyle(f, s)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s field %s: %w", t, f.field.Name, err)
+			}
+			if style != nil && raw.Query == nil {
+				if req.QueryStyles == nil {
+					req.QueryStyles = map[string]*abi.QueryStyle{}
+				}
+				req.QueryStyles[f.name] = style
+			}
 			props = append(props, property{name: f.name, schema: s})
 			if isRequired {
 				required = append(required, f.name)
@@ -254,6 +266,11 @@ func (b *builder) planInput(t reflect.Type, raw RequestSchemas) (*inputPlan, *ab
 // header parameters only with `required:"true"`.
 func (b *builder) paramSchema(f inputField) (*schema, bool, error) {
 	s, err := b.schemaOf(f.field.Type)
+	if t := derefType(f.field.Type); err == nil && f.part == abi.PartQuery && s.Ref != "" && t.Kind() == reflect.Struct {
+		// A named struct is written whole, not as a $defs entry: the
+		// host reads an object parameter's members from its schema.
+		s, err = b.structSchema(t)
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -278,10 +295,71 @@ func (b *builder) paramSchema(f inputField) (*schema, bool, error) {
 			return nil, false, fmt.Errorf("a path parameter must be a string, integer, number or boolean, not %s", f.field.Type)
 		}
 		return s, true, nil
-	case !scalar(s) && !(s.Type == "array" && scalar(s.Items)):
-		return nil, false, fmt.Errorf("a %s parameter must be a string, integer, number or boolean, or a slice of them, not %s", tag, f.field.Type)
+	case f.part == abi.PartQuery && s.Type == "object" && len(s.Properties) > 0:
+		// An object query parameter (OpenAPI's style form or
+		// deepObject): each member a value a query string can spell.
+		for _, p := range s.Properties {
+			if !scalar(p.schema) && !(p.schema.Type == "array" && scalar(p.schema.Items)) {
+				return nil, false, fmt.Errorf("an object query parameter's members must be strings, integers, numbers or booleans, or slices of them; member %q is %s", p.name, describeType(p.schema))
+			}
+		}
+		return s, required, nil
+	}
+	if !scalar(s) && !(s.Type == "array" && scalar(s.Items)) {
+		objects := ""
+		if f.part == abi.PartQuery {
+			objects = ", or a struct of them (an object parameter)"
+		}
+		return nil, false, fmt.Errorf("a %s parameter must be a string, integer, number or boolean, or a slice of them%s, not %s", tag, objects, f.field.Type)
 	}
 	return s, required, nil
+}
+
+// derefType is t, or its element when t is a pointer.
+func derefType(t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Pointer {
+		return t.Elem()
+	}
+	return t
+}
+
+// queryStyle reads the style and explode tags of an object query
+// parameter's field f, whose schema is s: how the query string spells it
+// (OpenAPI's style form, the default, with explode true unless
+// explode:"false", or style deepObject). Nil when the field has neither
+// tag: form with explode, OpenAPI's default.
+//
+//	Filter Filter `query:"filter" style:"deepObject"` // ?filter[color]=red&filter[size]=2
+//	Pick   Pick   `query:"pick" explode:"false"`     // ?pick=color,red,size,2
+//	Shape  Shape  `query:"shape"`                     // ?color=red&size=2
+func queryStyle(f inputField, s *schema) (*abi.QueryStyle, error) {
+	style, hasStyle := f.field.Tag.Lookup("style")
+	explode, hasExplode := f.field.Tag.Lookup("explode")
+	if !hasStyle && !hasExplode {
+		return nil, nil
+	}
+	if f.part != abi.PartQuery || s.Type != "object" {
+		return nil, fmt.Errorf("tags style and explode apply to object query parameters (a struct field tagged query), not to %s", f.field.Type)
+	}
+	st := &abi.QueryStyle{Style: cmp.Or(style, "form")}
+	switch st.Style {
+	case "form", "deepObject":
+	default:
+		return nil, tagError("style", style, `want "form" (the default) or "deepObject"`)
+	}
+	if hasExplode {
+		b, err := strconv.ParseBool(explode)
+		if err != nil {
+			return nil, tagError("explode", explode, "not a valid boolean")
+		}
+		if st.Style == "deepObject" && !b {
+			return nil, tagError("explode", explode, "deepObject is always exploded (?filter[color]=red)")
+		}
+		if !b {
+			st.Explode = &b
+		}
+	}
+	return st, nil
 }
 
 // pick returns the raw schema when one is given, compacted, else the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/jsonenc"
 )
 
 // KV is the app's key-value store, kept by the host between requests and
@@ -313,7 +314,11 @@ func (k KVStore) GetJSON(key string, v any) (bool, error) {
 //
 //	err := endpoints.KV.SetJSON("session:"+token, s, time.Hour)
 func (k KVStore) SetJSON(key string, v any, ttl time.Duration) error {
-	b, err := json.Marshal(v)
+	b, ok := jsonenc.Append(nil, v)
+	var err error
+	if !ok {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		return fmt.Errorf("endpoints: KV.SetJSON %s: encoding the value: %w", shortKey(key), err)
 	}

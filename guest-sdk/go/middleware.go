@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
+	"strconv"
 
 	"github.com/wasmendpoints/endpoints/abi"
 )
@@ -46,6 +49,18 @@ type Middleware struct {
 	// After runs once the handler answered with status. Response headers
 	// it sets are added while the answer is buffered (r.Sent() is false).
 	After func(r *MiddlewareRequest, status int)
+	// Responses declares the answers Before gives itself instead of
+	// calling the handler (its 429, its 401), built like an operation's
+	// with [JSON], [RawJSON] or [NoContent]: the document lists them on
+	// every operation the middleware wraps, beside the operation's own.
+	// A [JSON] response's schema is written whole, so its type cannot
+	// contain itself; a [RawJSON] one cannot reference Operation.Defs.
+	// The host does not check these answers. Nil: none.
+	//
+	//	Responses: endpoints.Responses{
+	//		429: endpoints.JSON[Throttled]("Too many requests from this tenant"),
+	//	},
+	Responses Responses
 	// Verify verifies the credentials of a security scheme whose
 	// x-endpoints-verifier names this module: it returns the principal and
 	// VerifyOK, or VerifyMissing, or VerifyRejected. The host checks the
@@ -89,6 +104,16 @@ func DeclareMiddleware(m Middleware) {
 	}
 	if len(decl.Phases) == 0 {
 		panic("endpoints: DeclareMiddleware: set at least one of Before, After and Verify")
+	}
+	for _, status := range slices.Sorted(maps.Keys(m.Responses)) {
+		r, err := newBuilder().response(status, m.Responses[status], true)
+		if err != nil {
+			panic("endpoints: DeclareMiddleware: " + err.Error())
+		}
+		if decl.Responses == nil {
+			decl.Responses = map[string]*abi.Response{}
+		}
+		decl.Responses[strconv.Itoa(status)] = r
 	}
 	b, err := json.Marshal(decl)
 	if err != nil {

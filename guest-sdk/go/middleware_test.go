@@ -29,6 +29,61 @@ func TestDeclareMiddleware(t *testing.T) {
 	}
 }
 
+// Types of the middleware responses test.
+type (
+	Throttled struct {
+		Tenant string `json:"tenant" doc:"Whose requests are too many."`
+		Retry  Retry  `json:"retry"`
+	}
+	Retry struct {
+		After int `json:"after" minimum:"1"`
+	}
+	selfLoop struct {
+		Next *selfLoop `json:"next,omitempty"`
+	}
+)
+
+// TestMiddlewareResponses: the answers a middleware declares reach its
+// declaration, a JSON type's schema written whole (a middleware
+// declaration has no $defs), and a bad one says which and why.
+func TestMiddlewareResponses(t *testing.T) {
+	before := func(*MiddlewareRequest) (Reply, bool) { return Reply{}, false }
+	declare(t, Middleware{Before: before, Responses: Responses{
+		429: JSON[Throttled]("Too many requests from this tenant").DeclareHeader("Retry-After", "Seconds to wait"),
+		401: RawJSON("No tenant", `{"type": "object"}`),
+		307: NoContent("Go elsewhere"),
+	}})
+	want := `{"phases":["before"],"responses":{` +
+		`"307":{"description":"Go elsewhere"},` +
+		`"401":{"description":"No tenant","schema":{"type":"object"}},` +
+		`"429":{"description":"Too many requests from this tenant","schema":{"type":"object","properties":{"tenant":{"type":"string","description":"Whose requests are too many."},` +
+		`"retry":{"type":"object","properties":{"after":{"type":"integer","minimum":1,` + intMaximum + `}},"required":["after"],"additionalProperties":false}},` +
+		`"required":["tenant","retry"],"additionalProperties":false},"headers":{"Retry-After":{"type":"string","description":"Seconds to wait"}}}}}`
+	if got := string(middlewareJSON()); got != want {
+		t.Errorf("declaration:\n got %s\nwant %s", got, want)
+	}
+
+	for _, tt := range []struct {
+		name      string
+		responses Responses
+		want      string
+	}{
+		{"not a status", Responses{42: NoContent("?")}, "Responses[42]: not an HTTP status (100-599)"},
+		{"a type that contains itself", Responses{429: JSON[selfLoop]("Loop")}, "Responses[429]: selfLoop contains itself"},
+		{"raw schema not JSON", Responses{429: RawJSON("Bad", `{`)}, "Responses[429]: RawJSON schema is not valid JSON"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fresh(t)
+			defer func() {
+				if msg, _ := recover().(string); !strings.Contains(msg, tt.want) {
+					t.Errorf("panic = %q, want it to contain %q", msg, tt.want)
+				}
+			}()
+			DeclareMiddleware(Middleware{Before: before, Responses: tt.responses})
+		})
+	}
+}
+
 func TestMiddlewareBefore(t *testing.T) {
 	var seen *MiddlewareRequest
 	var who *Principal

@@ -468,33 +468,10 @@ func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve 
 		c.ResponsesInferred = inferred
 	}
 	for _, status := range slices.Sorted(maps.Keys(op.Responses)) {
-		resp := op.Responses[status]
-		if status < 100 || status > 599 {
+		ar, err := r.b.response(status, op.Responses[status], false)
+		if err != nil {
 			stop()
-			r.fail(op, fmt.Errorf("Responses[%d]: not an HTTP status (100-599)", status))
-		}
-		ar := &abi.Response{Description: resp.description, Headers: maps.Clone(resp.headers)}
-		if err := resp.check(); err != nil {
-			stop()
-			r.fail(op, fmt.Errorf("Responses[%d]: %w", status, err))
-		}
-		ar.ContentType, ar.Media = resp.contentType, slices.Clone(resp.media)
-		switch {
-		case resp.typ != nil:
-			s, err := r.b.schemaOf(resp.typ)
-			if err != nil {
-				stop()
-				r.fail(op, fmt.Errorf("Responses[%d]: %w", status, err))
-			}
-			if ar.Schema, err = marshalJSON(s); err != nil {
-				stop()
-				r.fail(op, err)
-			}
-		case resp.schema != nil:
-			if ar.Schema, err = pick(nil, resp.schema, "body"); err != nil {
-				stop()
-				r.fail(op, fmt.Errorf("Responses[%d]: RawJSON schema is not valid JSON", status))
-			}
+			r.fail(op, err)
 		}
 		c.Responses[strconv.Itoa(status)] = ar
 	}
@@ -502,6 +479,40 @@ func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve 
 	o.serve = serve(plan)
 	r.ops = append(r.ops, o)
 	r.contract = nil
+}
+
+// response converts the declaration of one status to the contract's form,
+// its errors naming Responses[status]. inline writes the schema of a [JSON]
+// response whole, without "$ref" to the $defs, for a declaration that has
+// none (a middleware's).
+func (b *builder) response(status int, resp Response, inline bool) (*abi.Response, error) {
+	if status < 100 || status > 599 {
+		return nil, fmt.Errorf("Responses[%d]: not an HTTP status (100-599)", status)
+	}
+	if err := resp.check(); err != nil {
+		return nil, fmt.Errorf("Responses[%d]: %w", status, err)
+	}
+	ar := &abi.Response{Description: resp.description, Headers: maps.Clone(resp.headers),
+		ContentType: resp.contentType, Media: slices.Clone(resp.media)}
+	var err error
+	switch {
+	case resp.typ != nil:
+		s, err := b.schemaOf(resp.typ)
+		if err == nil && inline {
+			s, err = b.inline(s, nil)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("Responses[%d]: %w", status, err)
+		}
+		if ar.Schema, err = marshalJSON(s); err != nil {
+			return nil, err
+		}
+	case resp.schema != nil:
+		if ar.Schema, err = pick(nil, resp.schema, "body"); err != nil {
+			return nil, fmt.Errorf("Responses[%d]: RawJSON schema is not valid JSON", status)
+		}
+	}
+	return ar, nil
 }
 
 // contractJSON builds the contract on first use and keeps it.

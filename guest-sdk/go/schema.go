@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -348,6 +349,44 @@ func (b *builder) ref(t reflect.Type) (*schema, error) {
 	return &schema{Ref: "#/$defs/" + name}, nil
 }
 
+// inline returns s with every reference to a $defs entry replaced by a
+// copy of the entry, for a schema that must stand alone. within names the
+// entries being inlined: a type that contains itself cannot be written
+// whole, and fails.
+func (b *builder) inline(s *schema, within []string) (*schema, error) {
+	if s == nil {
+		return nil, nil
+	}
+	if name, ok := strings.CutPrefix(s.Ref, "#/$defs/"); ok {
+		if slices.Contains(within, name) {
+			return nil, fmt.Errorf("%s contains itself, which a schema without $defs cannot describe: declare the response with RawJSON", name)
+		}
+		return b.inline(b.defs[name], append(within, name))
+	}
+	out := *s
+	var err error
+	if out.Items, err = b.inline(s.Items, within); err != nil {
+		return nil, err
+	}
+	if values, ok := s.AdditionalProperties.(*schema); ok {
+		if out.AdditionalProperties, err = b.inline(values, within); err != nil {
+			return nil, err
+		}
+	}
+	out.Properties = make(properties, len(s.Properties))
+	for i, p := range s.Properties {
+		ps, err := b.inline(p.schema, within)
+		if err != nil {
+			return nil, err
+		}
+		out.Properties[i] = property{name: p.name, schema: ps}
+	}
+	if len(out.Properties) == 0 {
+		out.Properties = nil
+	}
+	return &out, nil
+}
+
 // structSchema derives the object schema of a struct type from its JSON
 // fields.
 //
@@ -358,8 +397,15 @@ func (b *builder) ref(t reflect.Type) (*schema, error) {
 // ignored. Responses are encoded from the same struct and never carry extra
 // members, so closing them costs nothing. Maps, any and json.RawMessage stay
 // open.
+//
+// A blank field `_ struct{}` describes the type itself: its doc tag is the
+// schema's description and each example tag (JSON) one of its examples,
+// which the host copies into the document's media types.
 func (b *builder) structSchema(t reflect.Type) (*schema, error) {
 	s := &schema{Type: "object", AdditionalProperties: false}
+	if err := typeTags(s, t); err != nil {
+		return nil, err
+	}
 	for _, f := range jsonFields(t) {
 		var fs *schema
 		var err error
@@ -384,6 +430,40 @@ func (b *builder) structSchema(t reflect.Type) (*schema, error) {
 		}
 	}
 	return s, nil
+}
+
+// typeTags applies the doc and example tags of the blank fields (named _)
+// of struct type t to its schema s. encoding/json skips blank fields, and
+// a zero-size one written first takes no room in values:
+//
+//	type User struct {
+//		_    struct{} `doc:"A user." example:"{\"id\":1,\"name\":\"Ada\"}"`
+//		ID   int      `json:"id"`
+//		Name string   `json:"name"`
+//	}
+func typeTags(s *schema, t reflect.Type) error {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Name != "_" {
+			continue
+		}
+		for _, key := range []string{"doc", "example"} {
+			value, ok := sf.Tag.Lookup(key)
+			if !ok {
+				continue
+			}
+			if key == "doc" {
+				s.Description = value
+				continue
+			}
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, []byte(value)); err != nil {
+				return fmt.Errorf("%s field _: %w", t, tagError(key, value, "not valid JSON: write the whole example value, such as {\"id\":1}"))
+			}
+			s.Examples = append(s.Examples, buf.Bytes())
+		}
+	}
+	return nil
 }
 
 // quotedSchema is the schema of a field with the ",string" json option:

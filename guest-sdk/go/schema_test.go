@@ -171,6 +171,15 @@ func TestSchemaOfType(t *testing.T) {
 			`{"Ambiguous":{"type":"object","properties":{"A":{"type":"integer",` + intBounds + `},"B":{"type":"integer",` + intBounds + `},"name":{"type":"string"}},"required":["A","B","name"],"additionalProperties":false}}`,
 		},
 		{
+			"a blank field describes the type and gives its examples",
+			reflect.TypeFor[struct {
+				_ struct{} `doc:"A point." example:"{\"x\": 1}" json:"-"`
+				_ struct{} `example:"{\"x\":2}"`
+				X int      `json:"x"`
+			}](),
+			`{"type":"object","description":"A point.","properties":{"x":{"type":"integer",` + intBounds + `}},"required":["x"],"additionalProperties":false,"examples":[{"x":1},{"x":2}]}`, `{}`,
+		},
+		{
 			"string option quotes numbers",
 			reflect.TypeFor[struct {
 				N int64 `json:"n,string"`
@@ -366,6 +375,9 @@ func TestSchemaBadTags(t *testing.T) {
 		{"channel", reflect.TypeFor[struct {
 			C chan int
 		}](), `field C: chan int: a chan cannot be encoded as JSON`},
+		{"a type example that is not JSON", reflect.TypeFor[struct {
+			_ struct{} `example:"{x: 1}"`
+		}](), `field _: tag example:"{x: 1}": not valid JSON`},
 		{"map with struct keys", reflect.TypeFor[struct {
 			M map[Address]int
 		}](), `field M: map[endpoints.Address]int: map keys must be strings or integers for JSON, not endpoints.Address`},

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/jsonenc"
 )
 
 // Buffers reused across requests. An instance serves one request at a
@@ -20,9 +21,11 @@ var (
 	envelopeBuf = make([]byte, 4096)
 	// headerBuf receives raw header values for Header.
 	headerBuf = make([]byte, 256)
-	// replyBuf and replyEnc encode reply bodies.
+	// replyBuf and replyEnc encode reply bodies; planBuf holds those
+	// jsonenc encodes.
 	replyBuf bytes.Buffer
 	replyEnc = json.NewEncoder(&replyBuf)
+	planBuf  []byte
 )
 
 // importError is a host function that returned an [abi.Errno].
@@ -300,6 +303,13 @@ func encodeJSON(v any) ([]byte, error) {
 		case err != nil && !bytes.ContainsAny(raw, "<>&\u2028\u2029"):
 			return nil, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
 		}
+	}
+	// The usual bodies (structs of strings, numbers, booleans, pointers
+	// and slices) take jsonenc's plans: the same bytes, without
+	// encoding/json's reflection and allocations.
+	if out, ok := jsonenc.Append(planBuf[:0], v); ok {
+		planBuf = out
+		return out, nil
 	}
 	if err := replyEnc.Encode(v); err != nil {
 		return nil, err

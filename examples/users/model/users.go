@@ -18,7 +18,6 @@
 package model
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -29,32 +28,37 @@ import (
 
 // User is a user as the API answers it.
 type User struct {
-	ID    int    `json:"id" minimum:"1" doc:"The user's id."`
-	Name  string `json:"name" minLength:"1" maxLength:"100" doc:"Full name."`
-	Email string `json:"email" format:"email" doc:"Contact address."`
+	_     struct{} `doc:"A user of the service."`
+	ID    int      `json:"id" minimum:"1" doc:"The user's id." example:"1"`
+	Name  string   `json:"name" minLength:"1" maxLength:"100" doc:"Full name." example:"Ada Lovelace"`
+	Email string   `json:"email" format:"email" doc:"Contact address." example:"ada@example.com"`
 }
 
 // NewUser is the body of POST /api/users.
 type NewUser struct {
-	Name  string `json:"name" minLength:"1" maxLength:"100" doc:"Full name."`
-	Email string `json:"email" format:"email" doc:"Contact address."`
+	_     struct{} `doc:"A user to create: the service gives the id."`
+	Name  string   `json:"name" minLength:"1" maxLength:"100" doc:"Full name." example:"Ada Lovelace"`
+	Email string   `json:"email" format:"email" doc:"Contact address." example:"ada@example.com"`
 }
 
 // UserPatch is the body of PATCH /api/users/:id: the fields to change.
 type UserPatch struct {
-	Name  *string `json:"name,omitempty" minLength:"1" maxLength:"100" doc:"New full name."`
-	Email *string `json:"email,omitempty" format:"email" doc:"New contact address."`
+	_     struct{} `doc:"The fields of a user to change; those left out keep their value."`
+	Name  *string  `json:"name,omitempty" minLength:"1" maxLength:"100" doc:"New full name." example:"Augusta Ada King"`
+	Email *string  `json:"email,omitempty" format:"email" doc:"New contact address." example:"ada.king@example.com"`
 }
 
 // SearchResult is the answer of GET /api/users/search.
 type SearchResult struct {
-	Items []User `json:"items" doc:"The matching users, at most limit of them."`
-	Total int    `json:"total" doc:"How many users match in all."`
+	_     struct{} `doc:"One page of the users a search matches."`
+	Items []User   `json:"items" doc:"The matching users, at most limit of them." example:"[{\"id\":1,\"name\":\"Ada Lovelace\",\"email\":\"ada@example.com\"}]"`
+	Total int      `json:"total" doc:"How many users match in all." example:"1"`
 }
 
 // NotFound is the body of a 404.
 type NotFound struct {
-	Message string `json:"message"`
+	_       struct{} `doc:"No user has the id asked for."`
+	Message string   `json:"message" doc:"Which id was asked for." example:"user 9 not found"`
 }
 
 // userColumns are the columns of a User, in a query's select list.
@@ -72,16 +76,6 @@ func Find(id int) (User, bool, error) {
 		return User{}, false, fmt.Errorf("model: reading user %d: %w", id, err)
 	}
 	return u, true, nil
-}
-
-// FindJSON returns the user with id as JSON, to be answered as it is.
-func FindJSON(id int) (json.RawMessage, bool, error) {
-	u, ok, err := Find(id)
-	if err != nil || !ok {
-		return nil, ok, err
-	}
-	b, err := json.Marshal(u)
-	return b, true, err
 }
 
 // allPage is how many users All reads per query.
@@ -204,16 +198,19 @@ func (p UserPatch) Apply(u User) User {
 // Problem is an RFC 9457 Problem Details body, sent as
 // application/problem+json.
 type Problem struct {
-	Type   string `json:"type" doc:"A URI naming the kind of problem."`
-	Title  string `json:"title" doc:"A short summary of the kind of problem."`
-	Status int    `json:"status" doc:"The HTTP status."`
-	Detail string `json:"detail" doc:"What went wrong this time."`
+	_      struct{} `doc:"An RFC 9457 Problem Details body." example:"{\"type\":\"https://example.com/problems/no-such-user\",\"title\":\"No such user\",\"status\":404,\"detail\":\"user 9 not found\"}"`
+	_      struct{} `example:"{\"type\":\"https://example.com/problems/no-such-user\",\"title\":\"No such user\",\"status\":422,\"detail\":\"user 9 not found\"}"`
+	Type   string   `json:"type" doc:"A URI naming the kind of problem."`
+	Title  string   `json:"title" doc:"A short summary of the kind of problem."`
+	Status int      `json:"status" doc:"The HTTP status."`
+	Detail string   `json:"detail" doc:"What went wrong this time."`
 }
 
 // ClockEvent is one event of GET /api/clock.
 type ClockEvent struct {
-	Tick int    `json:"tick" minimum:"1" doc:"1 for the first event, then 2, 3..."`
-	Time string `json:"time" format:"date-time" doc:"When the event was sent."`
+	_    struct{} `doc:"One tick of the clock."`
+	Tick int      `json:"tick" minimum:"1" doc:"1 for the first event, then 2, 3..." example:"1"`
+	Time string   `json:"time" format:"date-time" doc:"When the event was sent." example:"2026-01-15T09:30:00Z"`
 }
 
 // ByID is the path parameter of the /api/users/:id routes; embedding it in
@@ -225,17 +222,19 @@ type ByID struct {
 
 // Photo is what POST /api/users/:id/photo received.
 type Photo struct {
-	UserID      int    `json:"userId" minimum:"1" doc:"The user the photo belongs to."`
-	Caption     string `json:"caption,omitempty" maxLength:"200" doc:"The caption sent with the photo."`
-	Filename    string `json:"filename" doc:"The file name the client gave."`
-	ContentType string `json:"contentType" enum:"image/png,image/jpeg" doc:"The photo's type, checked against its first bytes."`
-	Bytes       int64  `json:"bytes" minimum:"1" doc:"The photo's size."`
-	SHA256      string `json:"sha256" pattern:"^[0-9a-f]{64}$" doc:"The SHA-256 of the photo, hex-encoded."`
+	_           struct{} `doc:"What the service received of an uploaded photo."`
+	UserID      int      `json:"userId" minimum:"1" doc:"The user the photo belongs to." example:"1"`
+	Caption     string   `json:"caption,omitempty" maxLength:"200" doc:"The caption sent with the photo." example:"At the lake"`
+	Filename    string   `json:"filename" doc:"The file name the client gave." example:"lake.png"`
+	ContentType string   `json:"contentType" enum:"image/png,image/jpeg" doc:"The photo's type, checked against its first bytes." example:"image/png"`
+	Bytes       int64    `json:"bytes" minimum:"1" doc:"The photo's size." example:"48213"`
+	SHA256      string   `json:"sha256" pattern:"^[0-9a-f]{64}$" doc:"The SHA-256 of the photo, hex-encoded." example:"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`
 }
 
 // ValidationProblem is an RFC 9457 Problem Details body for a request that
 // failed validation, listing every failing field.
 type ValidationProblem struct {
+	_      struct{}     `doc:"A request that failed validation (RFC 9457 Problem Details), every failing field listed." example:"{\"type\":\"https://example.com/problems/invalid-query\",\"title\":\"Invalid query\",\"status\":400,\"detail\":\"The search query is not valid; see errors.\",\"errors\":[{\"part\":\"query\",\"pointer\":\"/limit\",\"message\":\"must be less than or equal to 100\"}]}"`
 	Type   string       `json:"type" doc:"A URI naming the kind of problem."`
 	Title  string       `json:"title" doc:"A short summary of the kind of problem."`
 	Status int          `json:"status" doc:"The HTTP status."`
@@ -245,7 +244,8 @@ type ValidationProblem struct {
 
 // FieldError is one failing field of a ValidationProblem.
 type FieldError struct {
-	Part    string `json:"part" enum:"params,query,headers,body" doc:"The part of the request the field is in."`
-	Pointer string `json:"pointer" doc:"A JSON Pointer to the field within its part, such as /limit."`
-	Message string `json:"message" doc:"What is wrong with it."`
+	_       struct{} `doc:"One failing field of a request."`
+	Part    string   `json:"part" enum:"params,query,headers,body" doc:"The part of the request the field is in."`
+	Pointer string   `json:"pointer" doc:"A JSON Pointer to the field within its part, such as /limit." example:"/limit"`
+	Message string   `json:"message" doc:"What is wrong with it." example:"must be less than or equal to 100"`
 }

@@ -21,7 +21,7 @@ import (
 )
 
 type input struct {
-	Body model.NewOrder
+	Body model.NewOrder `doc:"The order to place."`
 }
 
 func init() {

@@ -16,7 +16,7 @@ import (
 )
 
 type input struct {
-	Body model.NewUser
+	Body model.NewUser `doc:"The user to create."`
 }
 
 func init() {

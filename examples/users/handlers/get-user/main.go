@@ -29,7 +29,7 @@ func init() {
 			404: endpoints.JSON[model.NotFound]("No such user"),
 		},
 	}, func(in *input) endpoints.Reply {
-		u, ok, err := model.FindJSON(in.ID)
+		u, ok, err := model.Find(in.ID)
 		if err != nil {
 			return model.StoreFailure(err) // 503 when the store is down
 		}

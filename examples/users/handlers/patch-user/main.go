@@ -14,7 +14,7 @@ import (
 
 type input struct {
 	model.ByID
-	Body model.UserPatch `minProperties:"1"`
+	Body model.UserPatch `minProperties:"1" doc:"The fields to change, at least one."`
 }
 
 func init() {

@@ -22,9 +22,9 @@ import (
 type input struct {
 	model.ByID
 	Body struct {
-		Caption string         `json:"caption,omitempty" maxLength:"200" doc:"A caption for the photo."`
+		Caption string         `json:"caption,omitempty" maxLength:"200" doc:"A caption for the photo." example:"At the lake"`
 		Photo   endpoints.File `json:"photo" accept:"image/png,image/jpeg" doc:"The photo, PNG or JPEG."`
-	} `content:"multipart/form-data" maxBytes:"1048576"`
+	} `content:"multipart/form-data" maxBytes:"1048576" doc:"The photo, and a caption if you like."`
 }
 
 // magic are the first bytes of each accepted type.

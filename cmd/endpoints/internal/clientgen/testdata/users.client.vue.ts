@@ -143,6 +143,7 @@ export interface UseEndpointReturn<Result> {
   refresh(): Promise<void>;
 }
 
+/** One tick of the clock. */
 export type ClockEvent = {
   /** 1 for the first event, then 2, 3... */
   tick: number;
@@ -150,6 +151,7 @@ export type ClockEvent = {
   time: string;
 };
 
+/** The 413 answer: the request body is larger than the limit, in bytes. */
 export type EndpointsContentTooLarge = {
   data: {
     limit: number;
@@ -158,6 +160,7 @@ export type EndpointsContentTooLarge = {
   statusMessage: string;
 };
 
+/** The 403 answer: the credential is good but lacks scopes the operation requires. */
 export type EndpointsForbidden = {
   data: {
     missingScopes: string[];
@@ -167,6 +170,7 @@ export type EndpointsForbidden = {
   statusMessage: string;
 };
 
+/** The Problem Details (RFC 9457) of an Idempotency-Key failure; code says which. */
 export type EndpointsIdempotencyProblem = {
   code: "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_FLIGHT" | "IDEMPOTENCY_LEASE_LOST" | "IDEMPOTENCY_STORE_UNAVAILABLE" | "IDEMPOTENCY_CLIENT_QUOTA";
   detail: string;
@@ -176,6 +180,10 @@ export type EndpointsIdempotencyProblem = {
   type: string;
 };
 
+/**
+ * The 406 answer: none of the media types the request's Accept header names is one the operation
+ * answers with.
+ */
 export type EndpointsNotAcceptable = {
   data: {
     received: string;
@@ -185,6 +193,7 @@ export type EndpointsNotAcceptable = {
   statusMessage: string;
 };
 
+/** The 429 answer of a rate limit: which limit, and the seconds until a request may pass. */
 export type EndpointsTooManyRequests = {
   data: {
     /** The name of the rate limit. */
@@ -196,6 +205,10 @@ export type EndpointsTooManyRequests = {
   statusMessage: string;
 };
 
+/**
+ * The 401 answer: the request carries no credential any of the operation's security schemes
+ * accepts.
+ */
 export type EndpointsUnauthorized = {
   data: {
     /** Why the credential sent was refused; absent when none was sent. */
@@ -207,6 +220,7 @@ export type EndpointsUnauthorized = {
   statusMessage: string;
 };
 
+/** The 415 answer: the request body's media type is not one the operation accepts. */
 export type EndpointsUnsupportedMediaType = {
   data: {
     received: string;
@@ -216,6 +230,10 @@ export type EndpointsUnsupportedMediaType = {
   statusMessage: string;
 };
 
+/**
+ * The 400 answer of a request its contract refuses: a list of issues for each request part that
+ * failed (params, query, headers, body).
+ */
 export type EndpointsValidationError = {
   data: {
     body?: EndpointsValidationIssue[];
@@ -227,11 +245,16 @@ export type EndpointsValidationError = {
   statusMessage: string;
 };
 
+/**
+ * One problem of a request part: where (the JSON path of the value, as property names and item
+ * indexes) and what is wrong.
+ */
 export type EndpointsValidationIssue = {
   message: string;
   path: (string | number)[];
 };
 
+/** One failing field of a request. */
 export type FieldError = {
   /** What is wrong with it. */
   message: string;
@@ -241,6 +264,7 @@ export type FieldError = {
   pointer: string;
 };
 
+/** An order to place: who orders and what. */
 export type NewOrder = {
   /** What is ordered: 1 to 50 lines. */
   items: OrderItem[];
@@ -248,6 +272,7 @@ export type NewOrder = {
   userId: number;
 };
 
+/** A user to create: the service gives the id. */
 export type NewUser = {
   /** Contact address. */
   email: string;
@@ -255,10 +280,13 @@ export type NewUser = {
   name: string;
 };
 
+/** No user has the id asked for. */
 export type NotFound = {
+  /** Which id was asked for. */
   message: string;
 };
 
+/** A placed order. */
 export type Order = {
   /** When the order was taken. */
   createdAt: string;
@@ -270,6 +298,7 @@ export type Order = {
   userId: number;
 };
 
+/** One line of an order: a product and how many. */
 export type OrderItem = {
   /** How many, 1 to 100. */
   quantity: number;
@@ -277,6 +306,7 @@ export type OrderItem = {
   sku: string;
 };
 
+/** What the service received of an uploaded photo. */
 export type Photo = {
   /** The photo's size. */
   bytes: number;
@@ -292,6 +322,7 @@ export type Photo = {
   userId: number;
 };
 
+/** An RFC 9457 Problem Details body. */
 export type Problem = {
   /** What went wrong this time. */
   detail: string;
@@ -303,6 +334,7 @@ export type Problem = {
   type: string;
 };
 
+/** One page of the users a search matches. */
 export type SearchResult = {
   /** The matching users, at most limit of them. */
   items: User[];
@@ -310,17 +342,20 @@ export type SearchResult = {
   total: number;
 };
 
+/** The host's own answer when the server failed; in development, data says why. */
 export type ServerError = {
   data?: { [key: string]: unknown };
   statusCode: 500;
   statusMessage: string;
 };
 
+/** The app's store cannot be reached. */
 export type ServiceUnavailable = {
   statusCode: 503;
   statusMessage: string;
 };
 
+/** A user of the service. */
 export type User = {
   /** Contact address. */
   email: string;
@@ -330,6 +365,7 @@ export type User = {
   name: string;
 };
 
+/** The fields of a user to change; those left out keep their value. */
 export type UserPatch = {
   /** New contact address. */
   email?: string;
@@ -337,6 +373,7 @@ export type UserPatch = {
   name?: string;
 };
 
+/** A request that failed validation (RFC 9457 Problem Details), every failing field listed. */
 export type ValidationProblem = {
   /** What went wrong this time. */
   detail: string;
