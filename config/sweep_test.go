@@ -67,6 +67,8 @@ var invalid = map[string]struct{ json, at string }{
 	"/server/idleTimeout":          {json: `{"server": {"idleTimeout": "0s"}}`},
 	"/server/maxHeaderBytes":       {json: `{"server": {"maxHeaderBytes": -1}}`},
 	"/server/shutdownTimeout":      {json: `{"server": {"shutdownTimeout": "never"}}`},
+	"/openApi/description":         {json: `{"openApi": {"description": 5}}`},
+	"/openApi/servers":             {json: `{"openApi": {"servers": "https://api.example.com"}}`},
 	"/server/compression/off":      {json: `{"server": {"compression": {"off": "yes"}}}`},
 	"/server/compression/minBytes": {json: `{"server": {"compression": {"minBytes": -1}}}`},
 	"/server/compression/level":    {json: `{"server": {"compression": {"level": "max"}}}`},

@@ -59,6 +59,12 @@ type tableState struct {
 	// next is the security plan of the table that follows; verifiers it
 	// shares stay open when this table drains.
 	next *securityPlan
+	// stoppedCompiles are the previous table's pools whose background
+	// compilation the load of this table stopped, to load their files'
+	// new bytes on free cores (see loading.stopCompile); guarded by
+	// stoppedMu while the load runs.
+	stoppedCompiles []*engine.Pool
+	stoppedMu       sync.Mutex
 }
 
 // acquire takes a reference to the current table for one request.
@@ -200,6 +206,16 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 	// What the load left to the compiler starts once it is done, swapped
 	// in or not (a pool that is not served turns the compiled code down).
 	defer h.engine.StartCompiles()
+	if t != nil {
+		// Before StartCompiles (deferred calls run last first): the
+		// previous version's pools that still serve, their file's new
+		// bytes having failed or been refused, compile again.
+		defer func() {
+			for _, p := range t.state.stoppedCompiles {
+				h.engine.ResumeCompiling(p)
+			}
+		}()
+	}
 	if err != nil {
 		report.Problems = append(report.Problems, err)
 		report.Took = time.Since(start)
@@ -465,6 +481,9 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 			}
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			if err == nil && old != nil {
+				l.stopCompile(old.pool())
+			}
 			if prev != nil && err == nil {
 				// A new Go module compiles for a second or more: say so
 				// before the reload's own line.
@@ -484,6 +503,23 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 		wg.Wait()
 		return results
 	}
+}
+
+// stopCompile stops the background compilation of p, the pool of a file
+// whose new bytes this load is about to load: the compiler, which takes
+// seconds for a Go module and the cores it is given, would otherwise
+// compete with the load of the new version, and the developer who saved
+// it waits for that load. reload queues it again when the file's previous
+// version keeps serving.
+func (l *loading) stopCompile(p *engine.Pool) {
+	if p == nil {
+		return
+	}
+	p.StopCompiling()
+	st := l.t.state
+	st.stoppedMu.Lock()
+	st.stoppedCompiles = append(st.stoppedCompiles, p)
+	st.stoppedMu.Unlock()
 }
 
 // discard retires the modules a failed first load made.

@@ -338,20 +338,40 @@ func startCLIFlags(t *testing.T, command, app string, flags []string, watching .
 	var ready watchers
 	stdout, stderr, done = &syncBuffer{}, &syncBuffer{}, make(chan int, 1)
 	exited := make(chan struct{})
+	var hostsMu sync.Mutex
+	var hostsClosed []<-chan struct{}
+	hooked := testhook.WithClosed(testhook.WithWatching(ctx, ready.watching), func(done <-chan struct{}) {
+		hostsMu.Lock()
+		defer hostsMu.Unlock()
+		hostsClosed = append(hostsClosed, done)
+	})
 	go func() {
 		args := append([]string{command, app, "--addr", "127.0.0.1:0", "--cache-dir", cache}, flags...)
-		done <- run(testhook.WithWatching(ctx, ready.watching), args, stdout, stderr)
+		done <- run(hooked, args, stdout, stderr)
 		close(exited)
 	}()
 	// Cleanups run last first: this one, registered after the cache
-	// directory's, stops the command and waits for it (and its background
-	// compiler, which writes into the cache) before the directory goes.
+	// directory's, stops the command and waits for it, and for a
+	// compilation its hosts abandoned when they closed (it writes into the
+	// cache when it ends), before the directory goes.
 	t.Cleanup(func() {
 		cancel()
+		deadline := time.After(stopWithin)
 		select {
 		case <-exited:
-		case <-time.After(stopWithin):
+		case <-deadline:
 			t.Errorf("endpoints %s did not stop within %s of its context's end", command, stopWithin)
+			return
+		}
+		hostsMu.Lock()
+		defer hostsMu.Unlock()
+		for _, c := range hostsClosed {
+			select {
+			case <-c:
+			case <-deadline:
+				t.Errorf("a compilation of endpoints %s still ran %s after its context's end", command, stopWithin)
+				return
+			}
 		}
 	})
 	start := time.Now()

@@ -3,13 +3,14 @@
 // §5. The host validates the result at load and reports any problem with
 // the module's file, the JSON pointer and the rule.
 
-import { Value } from "./json";
+import { Kind, Value } from "./json";
 
 /**
  * A JSON Schema, built by chaining:
  *
  *     Schema.object()
- *       .property("name", Schema.string().minLength(1))
+ *       .description("A user to create.")
+ *       .property("name", Schema.string().minLength(1).description("Full name.").example(Value.str("Ada Lovelace")))
  *       .property("email", Schema.string().format("email"))
  *       .optional("nickname", Schema.string())
  *       .additionalProperties(false)
@@ -125,6 +126,19 @@ export class Schema {
   /** "description" */
   description(d: string): Schema {
     return this.with("description", Value.str(d));
+  }
+
+  /** Adds a value to "examples": the document shows the first as the
+   * example of every media type the schema describes (a JSON body, a
+   * parameter). Call it again for more; the host checks none of them. */
+  example(v: Value): Schema {
+    let examples = this.json.get("examples");
+    if (examples == null || examples.kind != Kind.Array) {
+      examples = Value.array();
+      this.json.set("examples", examples);
+    }
+    examples.push(v);
+    return this;
   }
 
   /** "enum" of strings. */
@@ -257,7 +271,29 @@ export class Contract {
     }
     const body = Value.object().set("schema", s.json);
     if (!required) body.set("required", Value.boolean(false));
+    const before = request.get("body");
+    if (before != null) {
+      const described = before.get("description");
+      if (described != null) body.set("description", described);
+    }
     request.set("body", body);
+    return this;
+  }
+
+  /** The request body's description in the document (CommonMark), before
+   * or after body. */
+  bodyDescription(d: string): Contract {
+    let request = this.json.get("request");
+    if (request == null) {
+      request = Value.object();
+      this.json.set("request", request);
+    }
+    let body = request.get("body");
+    if (body == null) {
+      body = Value.object();
+      request.set("body", body);
+    }
+    body.set("description", Value.str(d));
     return this;
   }
 

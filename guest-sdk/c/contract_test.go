@@ -51,8 +51,60 @@ func TestContractIntegersBounded(t *testing.T) {
 			}
 		}
 	}
-	if found < 3 {
-		t.Errorf("found %d contracts in %s; want the README's two and the example's", found, files)
+	if found < 4 {
+		t.Errorf("found %d contracts in %s; want the README's three and the example's", found, files)
+	}
+}
+
+// TestContractSchemasDescribed reads the contracts of this README's
+// examples and of examples/users-c: every named schema ($defs) must have a
+// description, and each of its properties a description and a non-empty
+// examples array, so the document describes the schema and shows an
+// example of every body that uses it (vacuum counts each one missing).
+func TestContractSchemasDescribed(t *testing.T) {
+	examples, err := filepath.Glob(filepath.Join("..", "..", "examples", "users-c", "server", "*", "*", "*.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, file := range append([]string{"README.md"}, examples...) {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		contracts, err := cContracts(string(src))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		for i, c := range contracts {
+			var v struct {
+				Defs map[string]struct {
+					Description string `json:"description"`
+					Properties  map[string]struct {
+						Description string            `json:"description"`
+						Examples    []json.RawMessage `json:"examples"`
+					} `json:"properties"`
+				} `json:"$defs"`
+			}
+			if err := json.Unmarshal([]byte(c), &v); err != nil {
+				t.Errorf("%s: contract %d: %v\n%s", file, i+1, err, c)
+				continue
+			}
+			for name, def := range v.Defs {
+				named++
+				if def.Description == "" {
+					t.Errorf("%s: contract %d: /$defs/%s has no description", file, i+1, name)
+				}
+				for prop, p := range def.Properties {
+					if p.Description == "" || len(p.Examples) == 0 {
+						t.Errorf("%s: contract %d: /$defs/%s/properties/%s: description %q and %d examples, want both", file, i+1, name, prop, p.Description, len(p.Examples))
+					}
+				}
+			}
+		}
+	}
+	if named < 3 {
+		t.Errorf("found %d named schemas; want the README's User and the example's User and NotFound", named)
 	}
 }
 

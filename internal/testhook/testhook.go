@@ -64,3 +64,20 @@ func Compiling(ctx context.Context) func() {
 	f, _ := ctx.Value(compilingKey{}).(func())
 	return f
 }
+
+type closedKey struct{}
+
+// WithClosed returns a copy of ctx whose hosts (host.New called with it)
+// call f once each when they close, with a channel closed once nothing of
+// theirs runs any more: a compilation still under way when a host closes
+// is abandoned, not stopped, and writes its cache entry when it ends. A
+// test that removes the cache directory waits for the channel first.
+func WithClosed(ctx context.Context, f func(done <-chan struct{})) context.Context {
+	return context.WithValue(ctx, closedKey{}, f)
+}
+
+// Closed returns the hook of ctx set by WithClosed, or nil.
+func Closed(ctx context.Context) func(done <-chan struct{}) {
+	f, _ := ctx.Value(closedKey{}).(func(<-chan struct{}))
+	return f
+}

@@ -13,13 +13,17 @@ export function db(): DB {
 
 /** A user, as every users route answers it. */
 export const User = Schema.object()
-  .property("id", Schema.integer())
-  .property("name", Schema.string())
-  .property("email", Schema.string().format("email"))
+  .description("A user of the service.")
+  .property("id", Schema.integer().description("The user's id.").example(JSONValue.int(1)))
+  .property("name", Schema.string().description("Full name.").example(JSONValue.str("Ada Lovelace")))
+  .property("email", Schema.string().format("email").description("Contact address.").example(JSONValue.str("ada@example.com")))
   .additionalProperties(false);
 
 /** The body of a 404. */
-export const NotFound = Schema.object().property("message", Schema.string()).additionalProperties(false);
+export const NotFound = Schema.object()
+  .description("No user has the id asked for.")
+  .property("message", Schema.string().description("Which id was asked for.").example(JSONValue.str("user 9 not found")))
+  .additionalProperties(false);
 
 /** The JSON of a user. */
 export function user(id: i64, name: string, email: string): JSONValue {

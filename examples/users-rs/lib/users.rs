@@ -20,15 +20,19 @@ pub fn db() -> Db {
 /// A user, as every users route answers it.
 pub fn user_schema() -> Schema {
     Schema::object()
-        .property("id", Schema::integer())
-        .property("name", Schema::string())
-        .property("email", Schema::string().format("email"))
+        .description("A user of the service.")
+        .property("id", Schema::integer().description("The user's id.").example(1i64))
+        .property("name", Schema::string().description("Full name.").example("Ada Lovelace"))
+        .property("email", Schema::string().format("email").description("Contact address.").example("ada@example.com"))
         .additional_properties(false)
 }
 
 /// The body of a 404.
 pub fn not_found_schema() -> Schema {
-    Schema::object().property("message", Schema::string()).additional_properties(false)
+    Schema::object()
+        .description("No user has the id asked for.")
+        .property("message", Schema::string().description("Which id was asked for.").example("user 9 not found"))
+        .additional_properties(false)
 }
 
 /// The JSON of a user.

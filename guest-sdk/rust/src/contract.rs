@@ -147,6 +147,31 @@ impl Schema {
         self.with("description", d)
     }
 
+    /// Adds a value to `"examples"`: the document shows the first as the
+    /// example of every media type the schema describes (a JSON body, a
+    /// parameter). Call it again for more; the host checks none of them.
+    ///
+    /// ```
+    /// use endpoints::{Json, Schema};
+    /// let name = Schema::string().description("Full name.").example("Ada Lovelace");
+    /// let user = Schema::object()
+    ///     .description("A user of the service.")
+    ///     .property("name", name)
+    ///     .example(Json::object().set("name", "Ada Lovelace"));
+    /// assert_eq!(
+    ///     user.json().to_string(),
+    ///     r#"{"type":"object","description":"A user of the service.","properties":{"name":{"type":"string","description":"Full name.","examples":["Ada Lovelace"]}},"required":["name"],"examples":[{"name":"Ada Lovelace"}]}"#,
+    /// );
+    /// ```
+    pub fn example(mut self, v: impl Into<Json>) -> Schema {
+        let list = self.0.entry("examples", Json::array());
+        if !matches!(list, Json::Array(_)) {
+            *list = Json::array();
+        }
+        list.push(v);
+        self
+    }
+
     /// `"enum"` of strings.
     pub fn one_of_strings(self, values: &[&str]) -> Schema {
         self.with("enum", values.to_vec())
@@ -262,14 +287,40 @@ impl Contract {
 
     /// A JSON request body; a request without one is refused (400).
     pub fn body(mut self, s: Schema) -> Contract {
-        self.request().insert("body", Json::object().set("schema", s.0));
+        self.set_body(Json::object().set("schema", s.0));
         self
     }
 
     /// A JSON request body that a request may leave out.
     pub fn optional_body(mut self, s: Schema) -> Contract {
-        self.request().insert("body", Json::object().set("schema", s.0).set("required", false));
+        self.set_body(Json::object().set("schema", s.0).set("required", false));
         self
+    }
+
+    /// The request body's description in the document (CommonMark),
+    /// before or after [`Contract::body`]:
+    ///
+    /// ```
+    /// use endpoints::{Contract, Schema};
+    /// let c = Contract::new().body_description("The user to create.").body(Schema::object());
+    /// assert_eq!(
+    ///     c.json()["request"]["body"].to_string(),
+    ///     r#"{"schema":{"type":"object"},"description":"The user to create."}"#,
+    /// );
+    /// ```
+    pub fn body_description(mut self, d: &str) -> Contract {
+        self.request().entry("body", Json::object()).insert("description", d);
+        self
+    }
+
+    /// Declares the body, keeping a description given before.
+    fn set_body(&mut self, body: Json) {
+        let request = self.request();
+        let described = request.get("body").and_then(|b| b.get("description")).cloned();
+        request.insert("body", match described {
+            Some(d) => body.set("description", d),
+            None => body,
+        });
     }
 
     /// A declared JSON answer: the host checks the guest's answer against
@@ -397,6 +448,23 @@ mod tests {
             r#"{"timeout":"300s","idleTimeout":"1500ms","responses":{"200":{"description":"Ticks","media":["text/event-stream"]}}}"#
         );
         assert_eq!(duration(Duration::from_nanos(1_000_001)), "1000001ns");
+    }
+
+    #[test]
+    fn description_and_examples() {
+        let s = Schema::integer()
+            .minimum(1)
+            .description("The user's id.")
+            .example(1i64)
+            .example(Json::int(2));
+        assert_eq!(
+            s.json().to_string(),
+            r#"{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The user's id.","examples":[1,2]}"#
+        );
+        let c = Contract::new().optional_body(Schema::string()).body_description("Text.");
+        assert_eq!(c.json()["request"]["body"].to_string(), r#"{"schema":{"type":"string"},"required":false,"description":"Text."}"#);
+        let r = Schema::raw(Json::parse(r#"{"examples":"not an array"}"#).unwrap()).example(true);
+        assert_eq!(r.json()["examples"].to_string(), "[true]", "a non-array examples is replaced");
     }
 
     #[test]

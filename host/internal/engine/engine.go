@@ -40,6 +40,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -138,9 +139,18 @@ type Engine struct {
 	// compilingHook, from a test's context (testhook.WithCompiling), runs
 	// right before a background compilation; nil otherwise.
 	compilingHook func()
-	stopOnce      sync.Once
-	cache         wazero.CompilationCache
-	cacheDir      string // where compiled and instrumented modules are kept; "" for none
+	// closedHook, from a test's context (testhook.WithClosed), learns of
+	// Shutdown with runtimesClosed; nil otherwise.
+	closedHook func(<-chan struct{})
+	// runtimesClosed is closed once closeRuntimes ran: no compilation of
+	// the engine runs any more.
+	runtimesClosed chan struct{}
+	stopOnce       sync.Once
+	// settled: the first batch of background work ended and gave its
+	// memory back (see settle).
+	settled  atomic.Bool
+	cache    wazero.CompilationCache
+	cacheDir string // where compiled and instrumented modules are kept; "" for none
 	// codeCache authenticates cacheDir's entries; nil without a cache.
 	codeCache   *codecache.Dir
 	configFile  string // Config.ConfigFile
@@ -196,6 +206,8 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	e.stopBackground = make(chan struct{})
 	e.hold = testhook.Hold(ctx)
 	e.compilingHook = testhook.Compiling(ctx)
+	e.closedHook = testhook.Closed(ctx)
+	e.runtimesClosed = make(chan struct{})
 	runtimes := []wazero.Runtime{e.runtime}
 	if cfg.ServeWhileCompiling {
 		e.interp = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().

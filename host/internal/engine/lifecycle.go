@@ -117,6 +117,9 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 		// compiler, so the last compilation to end closes the runtimes;
 		// a process that exits meanwhile loses nothing but that
 		// compilation, which the cache had not sealed.
+		if e.closedHook != nil {
+			e.closedHook(e.runtimesClosed)
+		}
 		e.stopOnce.Do(func() { close(e.stopBackground) })
 		e.StartCompiles() // the queued ones see the stop and end
 		<-e.background.idle()
@@ -137,6 +140,7 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 
 // closeRuntimes closes the runtimes and the compilation cache.
 func (e *Engine) closeRuntimes(ctx context.Context) error {
+	defer close(e.runtimesClosed)
 	err := e.runtime.Close(ctx)
 	if e.interp != nil {
 		err = errors.Join(err, e.interp.Close(ctx))

@@ -88,6 +88,12 @@ type Pool struct {
 	idle  []*Instance
 	// retired: the module left the app; guarded by mu.
 	retired bool
+	// gone is closed when the pool retires: a background compilation of
+	// its code stops then (Engine.compileContext).
+	gone chan struct{}
+	// stopCompile is closed by StopCompiling, and replaced by
+	// Engine.ResumeCompiling; guarded by mu.
+	stopCompile chan struct{}
 	// noHandle: the module has no endpoints_handle (the runtime
 	// declaration, a middleware).
 	noHandle bool
@@ -148,6 +154,9 @@ func newPool(e *Engine, c *Code, file string, size int) *Pool {
 		file:   file,
 		slots:  make(chan struct{}, size),
 		idle:   make([]*Instance, 0, size),
+		gone:   make(chan struct{}),
+
+		stopCompile: make(chan struct{}),
 	}
 	if rf, err := routefile.Parse(file); err == nil {
 		p.route = rf.Pattern()
@@ -402,11 +411,34 @@ func (p *Pool) IdleCount() int {
 	return len(p.idle)
 }
 
+// StopCompiling stops the background compilation of the pool's code,
+// queued or running: a reload stops it while it loads the next version
+// of the module, which needs the cores, and then either retires the pool
+// or, when the next version failed to load and this one keeps serving,
+// queues its compilation again (Engine.ResumeCompiling).
+func (p *Pool) StopCompiling() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !isClosed(p.stopCompile) {
+		close(p.stopCompile)
+	}
+}
+
+// compileStopped returns the channel StopCompiling closes.
+func (p *Pool) compileStopped() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stopCompile
+}
+
 // Retire closes every idle instance and the compiled module: the pool's
 // module left the app and no request uses it any more.
 func (p *Pool) Retire(ctx context.Context) {
 	p.mu.Lock()
-	p.retired = true
+	if !p.retired {
+		p.retired = true
+		close(p.gone)
+	}
 	p.mu.Unlock()
 	p.Close(ctx)
 	if c := p.code.Load(); c != nil {

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // Code is a module's code in one of the engine's runtimes: the compiler's,
@@ -160,9 +162,31 @@ func (e *Engine) CompileLater(p *Pool) {
 	e.queueMu.Unlock()
 }
 
+// ResumeCompiling queues again the compilation of p's code that
+// Pool.StopCompiling stopped, when p still serves (its next version
+// failed to load, or was refused) and runs interpreted code;
+// StartCompiles starts it. Nothing happens for a pool that retired or
+// whose compilation was not stopped.
+func (e *Engine) ResumeCompiling(p *Pool) {
+	p.mu.Lock()
+	if p.retired || !isClosed(p.stopCompile) {
+		p.mu.Unlock()
+		return
+	}
+	p.stopCompile = make(chan struct{})
+	p.mu.Unlock()
+	if c := p.code.Load(); c != nil {
+		// Without code yet (DeferPool), the load of the deferred code,
+		// under way, compiles it once loaded.
+		e.CompileLater(p)
+	}
+}
+
 // StartCompiles compiles the queued pools' code in the background, at most
 // GOMAXPROCS at once, and moves each pool to its compiled code. A module
-// that the compiler fails on keeps running interpreted, with a warning.
+// that the compiler fails on keeps running interpreted, with a warning. A
+// compilation stopped before it ended (see compileContext) is not
+// reported to Config.Progress: no compiled code serves.
 func (e *Engine) StartCompiles() {
 	e.queueMu.Lock()
 	queue := e.queue
@@ -170,8 +194,9 @@ func (e *Engine) StartCompiles() {
 	e.queueMu.Unlock()
 	var mu sync.Mutex
 	done := 0
+	workers := compileWorkers(cap(e.compileSlots), len(queue))
 	for _, p := range queue {
-		e.compileInBackground(p, func(stage string, took time.Duration, err error) {
+		e.compileInBackground(p, workers, func(stage string, took time.Duration, err error) {
 			if e.progress == nil {
 				return
 			}
@@ -183,12 +208,62 @@ func (e *Engine) StartCompiles() {
 	}
 }
 
+// compileWorkers is how many goroutines compile the functions of one
+// module of a batch of n, with slots modules compiling at once: the cores
+// a small batch leaves idle (a reload that changed one module, such as a
+// saved Go bundle, compiles on every core), and at least 2 for a batch of
+// one, since wazero stops a compilation it no longer needs only between
+// the functions of a parallel one (see compileContext). A batch as large
+// as the slots (a cold start) compiles each module on one goroutine, as
+// before, so that it does not hold several modules' worth of compiler
+// state at once.
+func compileWorkers(slots, n int) int {
+	w := max(1, slots/max(n, 1))
+	if n == 1 {
+		w = max(w, 2)
+	}
+	return w
+}
+
+// compileContext is the context of a background compilation of p's code:
+// done once p retires (its module left the app, or a reload replaced it:
+// a developer saving a Go bundle twice in a few seconds), a reload
+// stops it to load the module's next version (Pool.StopCompiling), or
+// the engine stops, so that the compiler stops instead of spending
+// seconds of the cores on code no request may run, beside the load of
+// the next version; with workers compiling the module's functions in
+// parallel.
+func (e *Engine) compileContext(p *Pool, workers int) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := p.compileStopped()
+	if isClosed(stop) || isClosed(p.gone) {
+		cancel()
+		return ctx, cancel
+	}
+	go func() {
+		select {
+		case <-p.gone:
+		case <-stop:
+		case <-e.stopBackground:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	if workers > 1 {
+		ctx = experimental.WithCompilationWorkers(ctx, workers)
+	}
+	return ctx, cancel
+}
+
 // compileInBackground compiles p's code and moves p to it, then calls
 // finished, unless the engine stopped first. A pool whose code was
 // deferred (DeferPool) loads it first (from the cache, or in the
-// interpreter), or waits for the request that started loading it.
-func (e *Engine) compileInBackground(p *Pool, finished func(stage string, took time.Duration, err error)) {
+// interpreter), or waits for the request that started loading it. The
+// compilation stops when p retires meanwhile (compileContext); workers is
+// how many goroutines compile its functions (compileWorkers).
+func (e *Engine) compileInBackground(p *Pool, workers int, finished func(stage string, took time.Duration, err error)) {
 	go func() {
+		defer e.settle()   // last: once the counts below are done
 		compiling := false // the work moved to e.compilers
 		defer func() {
 			if !compiling {
@@ -245,11 +320,23 @@ func (e *Engine) compileInBackground(p *Pool, finished func(stage string, took t
 		if e.compilingHook != nil {
 			e.compilingHook()
 		}
-		compiled, err := e.compile(context.Background(), e.runtime, c.wasm)
+		ctx, cancel := e.compileContext(p, workers)
+		defer cancel()
+		if ctx.Err() != nil {
+			// Retired, or stopped for a reload, before the compiler
+			// began: no compiled code to report (Config.Progress).
+			return
+		}
+		compiled, err := e.compile(ctx, e.runtime, c.wasm)
 		if e.stopped() {
 			if err == nil {
 				_ = compiled.Close(context.Background())
 			}
+			return
+		}
+		if err != nil && ctx.Err() != nil {
+			// Abandoned: the pool retired, or a reload stopped it, while
+			// the compiler ran. Nothing is reported.
 			return
 		}
 		if err != nil {
@@ -269,6 +356,21 @@ func (e *Engine) compileInBackground(p *Pool, finished func(stage string, took t
 		}
 		finished(stage, time.Since(start), nil)
 	}()
+}
+
+// settle gives the memory the background work freed back to the system
+// the first time none is left, at the end of the start's compilations:
+// the compiler's and the interpreter's garbage (some 900 MB for the
+// users example's 12 MB bundle) would otherwise stay in the process as
+// free heap the Go runtime had not returned: a cold start of the example
+// rested at 1 GB RSS, 51 MB of it heap in use. Only once: a reload's
+// load takes that memory from the system again, which cost each save
+// under endpoints dev about 180 ms when every batch released it.
+func (e *Engine) settle() {
+	if e.stopped() || !isClosed(e.background.idle()) || !isClosed(e.compilers.idle()) || e.settled.Swap(true) {
+		return
+	}
+	debug.FreeOSMemory()
 }
 
 // WaitCompiled waits until no module runs in the interpreter any more, or

@@ -19,10 +19,12 @@ endpoint(
   new Contract()
     .summary("Create a user")
     .tag("users")
+    .bodyDescription("The user to create.")
     .body(
       Schema.object()
-        .property("name", Schema.string().minLength(1))
-        .property("email", Schema.string().format("email"))
+        .description("A user to create: the service gives the id.")
+        .property("name", Schema.string().minLength(1).description("Full name.").example(JSONValue.str("Ada Lovelace")))
+        .property("email", Schema.string().format("email").description("Contact address.").example(JSONValue.str("ada@example.com")))
         .additionalProperties(false),
     )
     .response(201, "The new user", Schema.ref("User"))

@@ -12,10 +12,12 @@ fn contract() -> Contract {
     Contract::new()
         .summary("Create a user")
         .tag("users")
+        .body_description("The user to create.")
         .body(
             Schema::object()
-                .property("name", Schema::string().min_length(1))
-                .property("email", Schema::string().format("email"))
+                .description("A user to create: the service gives the id.")
+                .property("name", Schema::string().min_length(1).description("Full name.").example("Ada Lovelace"))
+                .property("email", Schema::string().format("email").description("Contact address.").example("ada@example.com"))
                 .additional_properties(false),
         )
         .response(201, "The new user", Some(Schema::reference("User")))
