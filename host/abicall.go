@@ -8,42 +8,52 @@ import (
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
-// What the host functions of package abihost see of a call (abihost.Call):
-// each method serves one of them, on the goroutine of the call.
+// guestCall is what a guest sees of its call: the host functions of
+// package abihost (abihost.Call, this file) and the engine that runs it
+// (engine.Call, enginecall.go). Each method serves one of them, on the
+// goroutine of the call. The call's Value for abihost.CallKey is its
+// guestCall, which holds the call alone, so it is stored in an interface
+// without an allocation.
+type guestCall struct{ *call }
 
-var _ abihost.Call = (*call)(nil)
+var _ abihost.Call = guestCall{}
 
-func (c *call) Loading() bool     { return c.loading }
-func (c *call) Phase() string     { return c.phase }
-func (c *call) Middleware() bool  { return c.mw != nil }
-func (c *call) HeadersSent() bool { return c.wroteHeader }
-func (c *call) Envelope() []byte  { return c.envelopeJSON() }
-func (c *call) Scratch() *[]byte  { return &c.scratch }
-func (c *call) SetStatus(s int)   { c.status = s }
+func (c guestCall) Loading() bool     { return c.loading }
+func (c guestCall) Phase() string     { return c.phase }
+func (c guestCall) Middleware() bool  { return c.mw != nil }
+func (c guestCall) HeadersSent() bool { return c.wroteHeader }
+func (c guestCall) Envelope() []byte  { return c.envelopeJSON() }
+func (c guestCall) SetStatus(s int)   { c.status = s }
 
-func (c *call) RequestValue(part abi.Part, name []byte) ([]byte, abi.Errno) {
+// Scratch is the call's reusable buffer, for the host functions and the
+// Idempotency-Key step alike.
+func (c *requestPart) Scratch() *[]byte { return &c.scratch }
+
+func (c guestCall) RequestValue(part abi.Part, name []byte) ([]byte, abi.Errno) {
 	return c.value(part, string(name))
 }
 
-func (c *call) RequestHeader(name []byte) []string {
+func (c guestCall) RequestHeader(name []byte) []string {
 	return requestHeaderValues(c.req, string(name))
 }
 
-func (c *call) ReadBody(dst []byte) (int, abi.Errno)              { return c.readBody(dst) }
-func (c *call) ReadFile(index int32, dst []byte) (int, abi.Errno) { return c.readFile(index, dst) }
-func (c *call) Write(data []byte) abi.Errno                       { return c.write(data) }
+func (c guestCall) ReadBody(dst []byte) (int, abi.Errno)              { return c.readBody(dst) }
+func (c guestCall) ReadFile(index int32, dst []byte) (int, abi.Errno) { return c.readFile(index, dst) }
+func (c guestCall) Write(data []byte) abi.Errno                       { return c.write(data) }
 
-func (c *call) SetResponseHeader(name, value string, add bool) abi.Errno {
+func (c guestCall) SetResponseHeader(name, value string, add bool) abi.Errno {
 	return c.setHeader(name, value, add)
 }
 
-func (c *call) SetRequestHeader(name, value []byte) abi.Errno { return c.setRequestHeader(name, value) }
-func (c *call) SetContext(name, value []byte) abi.Errno       { return c.setContext(name, value) }
-func (c *call) SetPrincipal(b []byte) abi.Errno               { return c.setPrincipal(b) }
-func (c *call) Log(level abi.LogLevel, line []byte)           { c.log(level, line) }
+func (c guestCall) SetRequestHeader(name, value []byte) abi.Errno {
+	return c.setRequestHeader(name, value)
+}
+func (c guestCall) SetContext(name, value []byte) abi.Errno { return c.setContext(name, value) }
+func (c guestCall) SetPrincipal(b []byte) abi.Errno         { return c.setPrincipal(b) }
+func (c guestCall) Log(level abi.LogLevel, line []byte)     { c.log(level, line) }
 
 // Store is the app's store, for a call that serves a request.
-func (c *call) Store() (storage.Store, string, bool) {
+func (c guestCall) Store() (storage.Store, string, bool) {
 	if c.host == nil {
 		return nil, "", false
 	}
@@ -52,7 +62,7 @@ func (c *call) Store() (storage.Store, string, bool) {
 
 // Variable is the value of the app's variable name, from the settings
 // the request started on.
-func (c *call) Variable(name []byte) ([]byte, bool) {
+func (c guestCall) Variable(name []byte) ([]byte, bool) {
 	if c.set == nil {
 		return nil, false
 	}
@@ -64,7 +74,7 @@ func (c *call) Variable(name []byte) ([]byte, bool) {
 func (c *call) StoreSpan(op string) func(error) { return c.startSpan(StepStore, op) }
 
 // StoreError maps a store error to the ABI's errno.
-func (c *call) StoreError(op string, err error) abi.Errno {
+func (c guestCall) StoreError(op string, err error) abi.Errno {
 	switch {
 	case errors.Is(err, storage.ErrNotInteger):
 		return abi.ErrInvalid

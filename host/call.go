@@ -17,11 +17,12 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/formdata"
 )
 
-// call is the state of one guest call: the request as validated, the answer
-// being built, and the deadline the interrupt check consults. It is the
-// context.Context handed to wazero, so host functions (package abihost,
-// through abihost.Call, implemented in abicall.go) find it under
-// abihost.CallKey with one type assertion and no allocation.
+// call is the state of one guest call in parts: the request as validated
+// (requestPart), the answer being built (answerPart), and the deadline the
+// interrupt check consults (guestPart). It is the context.Context handed to wazero;
+// what the guest sees of it is its guestCall (abicall.go), which host
+// functions (package abihost) find under abihost.CallKey with one type
+// assertion and no allocation.
 //
 // A call is owned by the goroutine serving the request; host functions run
 // on that goroutine, inside the guest call. The only field another
@@ -35,71 +36,27 @@ type call struct {
 	route  *route
 	op     *operation // nil for a plain route and while loading
 
-	// request side
-	req     *http.Request
-	loading bool // reading the contract: no request
-	// loadTimeout is the deadline's length of a loading call, for errors.
-	loadTimeout time.Duration
-	params      map[string]any
-	query       map[string]any
-	headers     map[string]any
-	body        any // validated JSON body
-	bodyRaw     []byte
-	bodyJSON    bool // bodyRaw is the body as received and can be handed over as is
-	bodyPos     int
-	bodySrc     *bodyLimit // plain routes and raw bodies: the request body, read as the guest asks
-	// bodyTouched: reading the body began (so a client that asked for
-	// 100-continue was told to send it); bodyRead: it was read whole, or
-	// discarded.
-	bodyTouched, bodyRead bool
-	start                 time.Time // when the request began, for server.readTimeout
-	// bodyPresent: the request carried a body of a declared type.
-	bodyPresent bool
-	contentType string                 // the body's media type, lower case, for the envelope
-	multipart   *formdata.Multipart    // a multipart body's files, for file_read
-	failure     *abi.ValidationFailure // set while an onValidationError hook runs
-	// idem: the Idempotency-Key claimed for this call, until the answer
-	// is stored or the key released, and the streamed answer kept for the
-	// store (package idempotency).
-	idem     idempotency.Key
-	envelope []byte
-	scratch  []byte
+	// The request as validated (requestPart).
+	requestPart
 
-	// response side
-	status      int
-	header      http.Header
-	buf         bytes.Buffer
-	w           http.ResponseWriter // plain routes and streaming answers: bytes go straight out
-	out         http.ResponseWriter // an endpoint's writer, until its answer streams
-	flush       bool                // flush after every write (streaming endpoint answers)
-	mediaType   string              // the negotiated type, for the envelope and Content-Type
-	wroteHeader bool
-	writeErr    error
-	// maxBuffer bounds the buffered answer (limits.responseBytes);
-	// headerCount and headerBytes count what the guest set in header.
-	maxBuffer                int64
-	headerCount, headerBytes int
-	// fault is why the call fails whatever the guest returns: it passed a
-	// limit the ABI answers with an errno (too many headers).
-	fault string
-	// logBytes counts what the call logged, against abi.LogMaxPerCall.
-	logBytes int
-	// output is, in development, the last devOutputLines lines the guest
-	// logged as warnings or errors or wrote to stdout and stderr: the
-	// panic, its stack, the abort message that a development 500 shows.
-	output []string
+	// The pipeline's state (pipeline.go): the table the request was
+	// routed on; the path parameters as routed; what steps 6 and 7 found
+	// wrong with the request's parts; the declared body type step 5
+	// chose; the end of the span of steps 4-7 (nil once ended, or without
+	// a tracer); claimed: step 8 claimed the Idempotency-Key.
+	table                 *table
+	pathNames, pathValues []string
+	issues                ValidationData
+	bodyType              *bodyType
+	validated             func(error)
+	claimed               bool
 
-	// interrupt: deadline is when the guest is stopped, in unix
-	// nanoseconds. timeout is the call's length (the operation's own
-	// "timeout", else limits.timeout) and until when it ends; idle is the
-	// operation's "idleTimeout", 0 for none: while it is set, deadline is
-	// the last streamed write (or the start) plus idle, never past until.
-	deadline int64
-	until    int64
-	timeout  time.Duration
-	idle     time.Duration
-	stop     atomic.Bool
-	logger   *slog.Logger
+	// The answer being built (answerPart).
+	answerPart
+
+	// When the guest must stop (guestPart).
+	guestPart
+	logger *slog.Logger
 
 	// What the request carries past its middleware and security: the
 	// request id, the principal the host verified (or, in a verify call,
@@ -149,12 +106,88 @@ type call struct {
 	dbKept *dbGate
 }
 
+// requestPart is the request side of a call: the request, its parts as
+// validated and coerced, its body as read or still to read.
+type requestPart struct {
+	req     *http.Request
+	loading bool // reading the contract: no request
+	// loadTimeout is the deadline's length of a loading call, for errors.
+	loadTimeout time.Duration
+	params      map[string]any
+	query       map[string]any
+	headers     map[string]any
+	body        any // validated JSON body
+	bodyRaw     []byte
+	bodyJSON    bool // bodyRaw is the body as received and can be handed over as is
+	bodyPos     int
+	bodySrc     *bodyLimit // plain routes and raw bodies: the request body, read as the guest asks
+	// bodyTouched: reading the body began (so a client that asked for
+	// 100-continue was told to send it); bodyRead: it was read whole, or
+	// discarded.
+	bodyTouched, bodyRead bool
+	start                 time.Time // when the request began, for server.readTimeout
+	// bodyPresent: the request carried a body of a declared type.
+	bodyPresent bool
+	contentType string                 // the body's media type, lower case, for the envelope
+	multipart   *formdata.Multipart    // a multipart body's files, for file_read
+	failure     *abi.ValidationFailure // set while an onValidationError hook runs
+	// idem: the Idempotency-Key claimed for this call, until the answer
+	// is stored or the key released, and the streamed answer kept for the
+	// store (package idempotency).
+	idem     idempotency.Key
+	envelope []byte
+	scratch  []byte
+}
+
+// answerPart is the answer side of a call: the status, headers and body
+// the guest makes, buffered or streamed, and the limits they count
+// against.
+type answerPart struct {
+	status      int
+	header      http.Header
+	buf         bytes.Buffer
+	w           http.ResponseWriter // plain routes and streaming answers: bytes go straight out
+	out         http.ResponseWriter // an endpoint's writer, until its answer streams
+	flush       bool                // flush after every write (streaming endpoint answers)
+	mediaType   string              // the negotiated type, for the envelope and Content-Type
+	wroteHeader bool
+	writeErr    error
+	// maxBuffer bounds the buffered answer (limits.responseBytes);
+	// headerCount and headerBytes count what the guest set in header.
+	maxBuffer                int64
+	headerCount, headerBytes int
+	// fault is why the call fails whatever the guest returns: it passed a
+	// limit the ABI answers with an errno (too many headers).
+	fault string
+	// logBytes counts what the call logged, against abi.LogMaxPerCall.
+	logBytes int
+	// output is, in development, the last devOutputLines lines the guest
+	// logged as warnings or errors or wrote to stdout and stderr: the
+	// panic, its stack, the abort message that a development 500 shows.
+	output []string
+}
+
+// guestPart is what a call's guest is held to, which the interrupt check
+// consults: deadline is when the guest is stopped, in unix nanoseconds.
+// timeout is the call's length (the operation's own "timeout", else
+// limits.timeout) and until when it ends; idle is the operation's
+// "idleTimeout", 0 for none: while it is set, deadline is the last
+// streamed write (or the start) plus idle, never past until. stop is set
+// to stop the guest now, the one field another goroutine touches.
+type guestPart struct {
+	deadline int64
+	until    int64
+	timeout  time.Duration
+	idle     time.Duration
+	stop     atomic.Bool
+}
+
 func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
 func (c *call) Done() <-chan struct{}       { return c.parent.Done() }
 func (c *call) Err() error                  { return c.parent.Err() }
 func (c *call) Value(key any) any {
 	if key == (abihost.CallKey{}) {
-		return c
+		return guestCall{c}
 	}
 	if c.memory != nil {
 		if v := c.memory.Value(key); v != nil {
@@ -195,29 +228,35 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 	}
 	until := now.Add(timeout).UnixNano()
 	*c = call{
-		parent:    ctx,
-		host:      h,
-		set:       set,
-		route:     rt,
-		op:        op,
-		req:       r,
-		status:    http.StatusOK,
-		header:    c.header,
-		buf:       c.buf,
-		envelope:  c.envelope[:0],
-		scratch:   c.scratch[:0],
-		start:     now,
-		deadline:  until,
-		until:     until,
-		timeout:   timeout,
-		idle:      idle,
-		logger:    h.logger,
-		maxBuffer: limitResponseBytes(set.opts.Limits),
-		params:    reuse(c.params),
-		query:     reuse(c.query),
-		headers:   reuse(c.headers),
-		idem:      c.idem,
-		dbKept:    c.dbKept,
+		parent: ctx,
+		host:   h,
+		set:    set,
+		route:  rt,
+		op:     op,
+		requestPart: requestPart{
+			req:      r,
+			envelope: c.envelope[:0],
+			scratch:  c.scratch[:0],
+			start:    now,
+			params:   reuse(c.params),
+			query:    reuse(c.query),
+			headers:  reuse(c.headers),
+			idem:     c.idem,
+		},
+		answerPart: answerPart{
+			status:    http.StatusOK,
+			header:    c.header,
+			buf:       c.buf,
+			maxBuffer: limitResponseBytes(set.opts.Limits),
+		},
+		guestPart: guestPart{
+			deadline: until,
+			until:    until,
+			timeout:  timeout,
+			idle:     idle,
+		},
+		logger: h.logger,
+		dbKept: c.dbKept,
 	}
 	c.idem.Reset()
 	c.extendIdle(now)
@@ -232,7 +271,7 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 // extendIdle moves the deadline of a call with an idle timeout to now
 // plus the timeout, never past until: at the start, and after each
 // streamed write.
-func (c *call) extendIdle(now time.Time) {
+func (c *guestPart) extendIdle(now time.Time) {
 	if c.idle > 0 {
 		c.deadline = min(c.until, now.Add(c.idle).UnixNano())
 	}
@@ -240,7 +279,7 @@ func (c *call) extendIdle(now time.Time) {
 
 // idled reports whether a stopped call was stopped by its idle timeout
 // rather than its deadline.
-func (c *call) idled() bool {
+func (c *guestPart) idled() bool {
 	return c.idle > 0 && c.deadline < c.until && time.Now().UnixNano() > c.deadline
 }
 

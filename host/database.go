@@ -233,7 +233,7 @@ func (h *Host) closeDatabases() {
 
 // Databases is the call's session with its app's databases, made at its
 // first db_* call.
-func (c *call) Databases() abihost.Databases {
+func (c guestCall) Databases() abihost.Databases {
 	if c.host == nil || c.host.dbs == nil {
 		return nil
 	}
@@ -242,9 +242,9 @@ func (c *call) Databases() abihost.Databases {
 		if c.dbKept == nil {
 			// The hooks are bound to c, which the pool hands to every
 			// request it serves.
-			c.dbKept = &dbGate{Session: appdb.NewSession(c.host.dbs, c, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone})}
+			c.dbKept = &dbGate{Session: appdb.NewSession(c.host.dbs, c.call, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone})}
 		} else {
-			c.dbKept.Restart(c.host.dbs, c, deadline, maxResult)
+			c.dbKept.Restart(c.host.dbs, c.call, deadline, maxResult)
 		}
 		c.dbKept.set = c.host.dbs
 		c.db = c.dbKept

@@ -30,7 +30,7 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 		MapMemory:           mappedMemory,
 		Logger:              logger,
 		LoadCall: func(ctx context.Context, file string) engine.Call {
-			return loadCall(ctx, logger, loadTimeout, file)
+			return guestCall{loadCall(ctx, logger, loadTimeout, file)}
 		},
 	}
 	if progress := opts.Progress; progress != nil {
@@ -55,16 +55,16 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 // Loading: each method serves the pool or the WASI sandbox, on the
 // goroutine of the call.
 
-var _ engine.Call = (*call)(nil)
+var _ engine.Call = guestCall{}
 
-func (c *call) LoadTimeout() time.Duration    { return c.loadTimeout }
-func (c *call) Stopped() <-chan struct{}      { return c.stopped() }
-func (c *call) SetMemory(ctx context.Context) { c.memory = ctx }
-func (c *call) ClearMemory()                  { c.memory = nil }
+func (c guestCall) LoadTimeout() time.Duration    { return c.loadTimeout }
+func (c guestCall) Stopped() <-chan struct{}      { return c.stopped() }
+func (c guestCall) SetMemory(ctx context.Context) { c.memory = ctx }
+func (c guestCall) ClearMemory()                  { c.memory = nil }
 
 // GuestOutput logs a line the guest wrote to stdout or stderr, and keeps
 // it for a development 500.
-func (c *call) GuestOutput(line []byte) {
+func (c guestCall) GuestOutput(line []byte) {
 	c.log(abi.LogInfo, line, "stream", "guest output")
 	c.keepOutput(engine.LogLine(line))
 }

@@ -2,9 +2,7 @@ package host
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -14,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 )
@@ -186,7 +185,7 @@ func (c *call) appendRequestContext(b []byte) []byte {
 	return b
 }
 
-func (c *call) appendBody(b []byte) []byte {
+func (c *requestPart) appendBody(b []byte) []byte {
 	if c.bodyJSON {
 		return append(b, c.bodyRaw...)
 	}
@@ -240,29 +239,6 @@ func (c *call) value(part abi.Part, name string) ([]byte, abi.Errno) {
 	return c.scratch, 0
 }
 
-// readBody serves body_read: from the bytes already read for validation,
-// or from the request as the guest asks.
-func (c *call) readBody(dst []byte) (int, abi.Errno) {
-	if c.bodyRaw != nil {
-		n := copy(dst, c.bodyRaw[c.bodyPos:])
-		c.bodyPos += n
-		return n, 0
-	}
-	if c.bodySrc == nil || len(dst) == 0 {
-		return 0, 0
-	}
-	c.bodyTouched = true
-	n, err := io.ReadFull(c.bodySrc, dst)
-	switch {
-	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return n, 0
-	case errors.Is(err, errBodyTooLarge):
-		return 0, abi.ErrBodyTooLarge
-	default:
-		return 0, abi.ErrIO
-	}
-}
-
 // write serves response_write: buffered for an endpoint, straight to the
 // client for a plain route.
 func (c *call) write(data []byte) abi.Errno {
@@ -301,7 +277,7 @@ func (c *call) write(data []byte) abi.Errno {
 	if c.writeErr != nil {
 		return abi.ErrIO
 	}
-	if c.req.Method == http.MethodHead || noBody(c.status) {
+	if c.req.Method == http.MethodHead || answer.NoBody(c.status) {
 		// Dropped, as an endpoint's buffered answer drops it: net/http
 		// refuses the bytes, which is no fault of the client's.
 		return 0
@@ -339,13 +315,7 @@ type limitError struct{ msg string }
 func (e *limitError) Error() string { return e.msg }
 
 // commit sends a plain route's status and headers.
-// noBody reports whether an answer of status carries no body (RFC 9110
-// §15.3.5, §15.4.5; 1xx): what a guest writes with it is dropped.
-func noBody(status int) bool {
-	return status == http.StatusNoContent || status == http.StatusNotModified || status < 200
-}
-
-func (c *call) commit() {
+func (c *answerPart) commit() {
 	c.wroteHeader = true
 	hdr := c.w.Header()
 	for k, vs := range c.header {

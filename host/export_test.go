@@ -1,8 +1,10 @@
 package host
 
 import (
+	"reflect"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
@@ -65,12 +67,16 @@ func (h *Host) HasCode(file string) bool {
 	return f != nil && f.pool() != nil && f.pool().HasCode()
 }
 
-// BoundKey is boundKey, the client part of a rate-limit key.
-var BoundKey = boundKey
+// BoundKey is edge.BoundKey, the client part of a rate-limit key.
+var BoundKey = edge.BoundKey
 
 // InterpreterUse says what the engine's interpreter tier holds now and
 // held at most.
 func (h *Host) InterpreterUse() engine.InterpreterUse { return h.engine.InterpreterUse() }
+
+// JoinsTyped reports whether JoinObservers joins hooks of type t without
+// reflection at call time.
+func JoinsTyped(t reflect.Type) bool { return typedJoins[t] != nil }
 
 // DatabaseRetrying reports whether the host tries, in the background, to
 // apply the migrations of a database it could not reach.

@@ -108,7 +108,7 @@ func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engin
 	switch {
 	case ok && code == abi.HookAnswered:
 		if !c.wroteHeader {
-			h.finishEndpoint(w, r, c, c.op)
+			finishAnswer(h, w, r, c)
 		}
 		return true
 	case ok:

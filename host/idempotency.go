@@ -11,27 +11,11 @@ import (
 
 // IdempotencyProblem is the Problem Details body (RFC 9457) of an
 // Idempotency-Key failure, sent as application/problem+json (docs/spec.md
-// §6), for clients to decode.
+// §6), for clients to decode: the type the step sends, by another name.
 //
 //	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"Idempotency-Key reused",
 //	 "status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}
-type IdempotencyProblem struct {
-	// Type is a URN naming the problem: urn:endpoints:problem:...
-	Type string `json:"type"`
-	// Title is its short, human summary, the same for every occurrence.
-	Title string `json:"title"`
-	// Status is the answer's status: 400, 409, 422, 429 or 503.
-	Status int `json:"status"`
-	// Detail explains this occurrence.
-	Detail string `json:"detail"`
-	// Code is the machine-readable code clients branch on
-	// ([openapi.CodeKeyReused]...).
-	Code string `json:"code"`
-}
-
-// The Problem the idempotency step sends has the fields of IdempotencyProblem
-// (TestProblemIsTheOneSent checks their names too).
-var _ = IdempotencyProblem(idempotency.Problem{})
+type IdempotencyProblem = idempotency.Problem
 
 // writeIdempotencyError answers a request the Idempotency-Key step failed
 // itself with the host's error body.
@@ -39,33 +23,36 @@ func writeIdempotencyError(w http.ResponseWriter, r *http.Request, status int) {
 	writeError(w, r, status, "", nil)
 }
 
-// What the Idempotency-Key step (package idempotency) sees of a call
-// (idempotency.Call): each method serves it, on the goroutine of the call.
+// idemCall is what the Idempotency-Key step (package idempotency) sees of
+// a call (idempotency.Call): each method serves it, on the goroutine of
+// the call. It holds the call alone, so it is passed as an interface
+// without an allocation.
+type idemCall struct{ *call }
 
-var _ idempotency.Call = (*call)(nil)
+var _ idempotency.Call = idemCall{}
 
-func (c *call) Key() *idempotency.Key               { return &c.idem }
-func (c *call) Contract() *abi.Contract             { return c.op.contract }
-func (c *call) Operation() (method, pattern string) { return c.op.method, c.route.rf.Pattern() }
-func (c *call) File() string                        { return c.route.file }
-func (c *call) Negotiates() bool                    { return c.op.negotiates() }
-func (c *call) Principal() *abi.Principal           { return c.principal }
+func (c idemCall) Key() *idempotency.Key               { return &c.idem }
+func (c idemCall) Contract() *abi.Contract             { return c.op.contract }
+func (c idemCall) Operation() (method, pattern string) { return c.op.method, c.route.rf.Pattern() }
+func (c idemCall) File() string                        { return c.route.file }
+func (c idemCall) Negotiates() bool                    { return c.op.negotiates() }
+func (c idemCall) Principal() *abi.Principal           { return c.principal }
 
-func (c *call) ClientAddress() string {
+func (c idemCall) ClientAddress() string {
 	return auth.AddressKey(ratelimit.ClientIP(c.req, c.set.trustedProxies))
 }
 
-func (c *call) Config() idempotency.Config {
+func (c idemCall) Config() idempotency.Config {
 	o := c.set.opts.Idempotency
 	return idempotency.Config{ScopeHeader: o.ScopeHeader, Lease: idempotencyLease(o), Replay: idempotencyReplay(o)}
 }
 
-func (c *call) Parts() idempotency.Parts {
+func (c idemCall) Parts() idempotency.Parts {
 	return idempotency.Parts{Params: c.params, Query: c.query, Body: c.body, BodyRaw: c.bodyRaw, Multipart: c.multipart}
 }
 
-func (c *call) ObserveIdempotency(r *http.Request, o idempotency.Outcome) {
-	c.host.observeIdempotency(r, c, IdempotencyOutcome(o))
+func (c idemCall) ObserveIdempotency(r *http.Request, o idempotency.Outcome) {
+	c.host.observeIdempotency(r, c.call, o)
 }
 
-func (c *call) ObserveStoreError(op string, err error) { c.host.observeStoreError(op, err) }
+func (c idemCall) ObserveStoreError(op string, err error) { c.host.observeStoreError(op, err) }

@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -317,7 +317,7 @@ func (h *Host) runBefore(w http.ResponseWriter, r *http.Request, c *call, chain 
 			h.answerMiddlewareFailure(w, r, mc, "")
 		case res == abi.MiddlewareAnswered:
 			h.discardBody(w, r, c)
-			writeBuffered(w, r, mc.status, mc.buf.Bytes())
+			answer.Buffered(w, r, mc.status, "application/json", mc.buf.Bytes())
 		case res != abi.MiddlewareContinue:
 			h.logger.Error("middleware failed", "middleware", m.file, "export", abi.ExportBefore, "reason", fmt.Sprintf("it returned %d; want %d (continue) or %d (answered)", res, abi.MiddlewareContinue, abi.MiddlewareAnswered))
 			h.answerMiddlewareFailure(w, r, mc, fmt.Sprintf("%s returned %d", abi.ExportBefore, res))
@@ -400,23 +400,6 @@ func (h *Host) answerMiddlewareFailure(w http.ResponseWriter, r *http.Request, m
 		data = failureData{Error: reason, Middleware: mc.mw.file, Output: mc.owner.output}
 	}
 	writeError(w, r, http.StatusInternalServerError, "", data)
-}
-
-// writeBuffered sends a whole answer, a middleware's, whose headers are
-// in w's already.
-func writeBuffered(w http.ResponseWriter, r *http.Request, status int, body []byte) {
-	hdr := w.Header()
-	bodyless := status == http.StatusNoContent || status == http.StatusNotModified || status < 200
-	if len(body) > 0 && !bodyless && hdr.Get("Content-Type") == "" {
-		hdr.Set("Content-Type", "application/json")
-	}
-	if !bodyless {
-		hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	}
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead && !bodyless {
-		_, _ = w.Write(body)
-	}
 }
 
 // setContext records a context value a middleware passes on.

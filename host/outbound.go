@@ -83,7 +83,7 @@ func limitOutboundRequests(l config.Limits) int { return l.WithDefaults().Outbou
 
 // Outbound is the request's outbound session, started at its first use:
 // a middleware's calls count against its request's.
-func (c *call) Outbound() *outbound.Session {
+func (c guestCall) Outbound() *outbound.Session {
 	rc := c.requestCall()
 	if rc.loading || rc.host == nil || rc.set == nil || rc.set.outbound == nil {
 		return nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/appfile"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -724,7 +725,7 @@ func (l *loading) document() {
 	// Rate limits first: the limiter runs after the security check, so
 	// its headers go on the answers the contracts declare, not on the
 	// 401 and 403 the security plan adds next.
-	if err := documentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
+	if err := edge.DocumentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
 		l.problem(err, true)
 	}
 	var prevPlan *securityPlan

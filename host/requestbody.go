@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,9 +9,11 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/formdata"
@@ -220,7 +223,7 @@ func jsonIssue(err error) validation.Issue {
 
 // takeObject keeps a decoded form as the request body, with defaults, and
 // returns its issues.
-func (c *call) takeObject(bt *bodyType, obj map[string]any) []validation.Issue {
+func (c *requestPart) takeObject(bt *bodyType, obj map[string]any) []validation.Issue {
 	c.body = obj
 	if bt.schema == nil {
 		return nil
@@ -338,6 +341,200 @@ func (c *call) readFile(index int32, dst []byte) (int, abi.Errno) {
 		return n, 0
 	default:
 		c.logger.Error("reading an uploaded file failed", "route", c.route.file, "error", err)
+		return 0, abi.ErrIO
+	}
+}
+
+// stepContentType is step 5: the media type of a body against those the
+// operation declares (415).
+func stepContentType(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+	op := c.op
+	if op.body == nil || !hasBody(r) {
+		return true
+	}
+	ct := r.Header.Get("Content-Type")
+	bt, mt := op.bodyTypeFor(ct)
+	if bt == nil {
+		h.refuse(w, r, c, c.table, &abi.ValidationFailure{Kind: abi.FailureMediaType, Status: http.StatusUnsupportedMediaType, Part: abi.PartBody.String(), Received: ct, SupportedMediaTypes: op.bodySupported})
+		return false
+	}
+	c.bodyType, c.contentType = bt, mt
+	return true
+}
+
+// stepBody is step 6: the body's size (413), then its parsing, whose
+// issues step 7 reports with the other parts'.
+func stepBody(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+	op := c.op
+	limit := limitBodyBytes(c.set.opts.Limits)
+	if op.bodyLimit > 0 {
+		limit = op.bodyLimit
+	}
+	switch {
+	case c.bodyType != nil:
+		if h.answerBody(w, r, c, h.readDeclaredBody(w, r, c, c.bodyType, limit, &c.issues), limit) {
+			return false
+		}
+	case op.body == nil && hasBody(r) && op.contract.Idempotency != nil:
+		// No body schema: an idempotent request counts by its raw bytes.
+		raw, outcome := c.readWhole(r, limit)
+		if h.answerBody(w, r, c, outcome, limit) {
+			return false
+		}
+		c.bodyRaw = raw
+	case op.body == nil && hasBody(r):
+		if r.ContentLength > limit {
+			h.answerBody(w, r, c, bodyTooLarge, limit)
+			return false
+		}
+		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
+	}
+	if op.body != nil && !c.bodyPresent && c.issues.Body == nil && op.bodyRequired {
+		c.issues.Body = []validation.Issue{{Path: []any{}, Message: "a request body is required (" + strings.Join(op.bodySupported, ", ") + ")"}}
+	}
+	return true
+}
+
+// hasBody reports whether the request carries a body.
+func hasBody(r *http.Request) bool {
+	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
+}
+
+// readWhole reads the whole request body up to limit. It records that
+// reading began (bodyTouched) and, unless the limit stopped it, that the
+// body is done with (bodyRead).
+func (c *requestPart) readWhole(r *http.Request, limit int64) ([]byte, bodyOutcome) {
+	if r.ContentLength > limit {
+		return nil, bodyTooLarge
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength))
+	}
+	c.bodyTouched = true
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
+	switch {
+	case err != nil:
+		c.bodyRead = true
+		return nil, readFailure(err)
+	case n > limit:
+		return nil, bodyTooLarge
+	}
+	c.bodyRead = true
+	return buf.Bytes(), bodyRead
+}
+
+// readFailure tells a client too slow to send its body (the read deadline
+// of server.readTimeout passed) from one whose body broke off.
+func readFailure(err error) bodyOutcome {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return bodyTimedOut
+	}
+	return bodyFailed
+}
+
+// answerBody answers a request whose body the host could not take and
+// reports whether it did: 413 over the limit, 408 too slow, 400 broken off,
+// 500 when an upload could not be stored.
+func (h *Host) answerBody(w http.ResponseWriter, r *http.Request, c *call, outcome bodyOutcome, limit int64) bool {
+	if outcome != bodyRead {
+		c.writeDeadline(w)
+	}
+	switch outcome {
+	case bodyTooLarge:
+		h.discardBody(w, r, c)
+		writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
+	case bodyTimedOut:
+		w.Header().Set("Connection", "close")
+		writeError(w, r, http.StatusRequestTimeout, "", map[string]string{"error": fmt.Sprintf("the request body did not arrive within %s (server.readTimeout)", time.Duration(c.set.server.ReadTimeout))})
+	case bodyFailed:
+		writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
+	case bodyUnstored:
+		writeError(w, r, http.StatusInternalServerError, "", nil)
+	default:
+		return false
+	}
+	return true
+}
+
+// errBodyTooLarge is the error of a bodyLimit read past its limit.
+var errBodyTooLarge = errors.New("the request body is larger than the limit")
+
+// bodyLimit reads a request body up to left bytes, then fails with
+// errBodyTooLarge. Unlike http.MaxBytesReader it does not make the server
+// close the connection at once, so the host can discard the rest and the
+// client can read the 413.
+type bodyLimit struct {
+	r    io.Reader
+	left int64
+	hit  bool
+}
+
+func (b *bodyLimit) Read(p []byte) (int, error) {
+	if b.hit {
+		return 0, errBodyTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1] // one byte more tells a body at the limit from a longer one
+	}
+	n, err := b.r.Read(p)
+	if int64(n) > b.left {
+		n, b.left, b.hit = int(b.left), 0, true
+		return n, errBodyTooLarge
+	}
+	b.left -= int64(n)
+	return n, err
+}
+
+// maxDiscardBytes bounds how much of a refused request body the host reads
+// and throws away before answering.
+const maxDiscardBytes = 16 << 20
+
+// discardBody reads what is left of a request body the host refuses, so a
+// client that sends its whole body before it reads the answer (most do,
+// without Expect: 100-continue) gets the answer instead of a connection
+// reset: closing a connection with unread bytes resets it. It reads at most
+// maxDiscardBytes, within server.readTimeout; past that the connection is
+// closed after the answer. A client that asked for 100-continue and was
+// not told to send has sent nothing, and nothing is read.
+func (h *Host) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
+	if !hasBody(r) || c.bodyRead {
+		return
+	}
+	c.bodyRead = true
+	if r.ContentLength > maxDiscardBytes {
+		w.Header().Set("Connection", "close")
+		return
+	}
+	if !c.bodyTouched && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		return
+	}
+	setReadDeadline(w, time.Now().Add(min(time.Duration(c.set.server.ReadTimeout), 5*time.Second)))
+	n, err := io.Copy(io.Discard, io.LimitReader(r.Body, maxDiscardBytes))
+	if err != nil || n == maxDiscardBytes {
+		w.Header().Set("Connection", "close")
+	}
+}
+
+// readBody serves body_read: from the bytes already read for validation,
+// or from the request as the guest asks.
+func (c *requestPart) readBody(dst []byte) (int, abi.Errno) {
+	if c.bodyRaw != nil {
+		n := copy(dst, c.bodyRaw[c.bodyPos:])
+		c.bodyPos += n
+		return n, 0
+	}
+	if c.bodySrc == nil || len(dst) == 0 {
+		return 0, 0
+	}
+	c.bodyTouched = true
+	n, err := io.ReadFull(c.bodySrc, dst)
+	switch {
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return n, 0
+	case errors.Is(err, errBodyTooLarge):
+		return 0, abi.ErrBodyTooLarge
+	default:
 		return 0, abi.ErrIO
 	}
 }

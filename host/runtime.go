@@ -98,7 +98,7 @@ const documentMaxBytes = 64 << 20
 // runExtend hands doc to the module's openApi.extend and returns the
 // document it wrote.
 func (rm *runtimeModule) runExtend(ctx context.Context, doc []byte, timeout int64) ([]byte, error) {
-	c := &call{parent: ctx, logger: rm.logger, route: &route{file: abi.RuntimeModule}, deadline: timeout, status: 200, maxBuffer: documentMaxBytes}
+	c := &call{parent: ctx, logger: rm.logger, route: &route{file: abi.RuntimeModule}, guestPart: guestPart{deadline: timeout}, answerPart: answerPart{status: 200, maxBuffer: documentMaxBytes}}
 	c.envelope = doc
 	in, err := rm.pool.Get(c)
 	if err != nil {

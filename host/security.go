@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/internal/apikeys"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/ratelimit"
@@ -112,7 +113,7 @@ func (g *guard) check(c *call, r *http.Request) verdict {
 	}
 	if wait := g.failures.Spend(ip, user); wait > 0 {
 		return verdict{status: http.StatusTooManyRequests, retryAfter: wait,
-			data: map[string]any{"policy": failurePolicy, "retryAfter": retrySeconds(wait)}}
+			data: map[string]any{"policy": failurePolicy, "retryAfter": edge.RetrySeconds(wait)}}
 	}
 	v := g.verify(c, r)
 	if !v.failed {
@@ -265,7 +266,7 @@ func (h *Host) refuseGuarded(w http.ResponseWriter, r *http.Request, c *call, v 
 	case http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "5")
 	case http.StatusTooManyRequests:
-		w.Header().Set("Retry-After", strconv.FormatInt(retrySeconds(v.retryAfter), 10))
+		w.Header().Set("Retry-After", strconv.FormatInt(edge.RetrySeconds(v.retryAfter), 10))
 	}
 	writeError(w, r, v.status, "", v.data)
 }
@@ -392,8 +393,8 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		}
 		var limits []string
 		for _, rl := range t.set.rateLimits {
-			if rl.applies(openapi.ClientPath(path), method) {
-				limits = append(limits, rl.name)
+			if rl.Applies(openapi.ClientPath(path), method) {
+				limits = append(limits, rl.Name)
 			}
 		}
 		if err := documentGuard(doc, oo, g, limits); err != nil {
@@ -445,7 +446,7 @@ func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard, limit
 				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
 			},
 		})
-		// The rate limits documented their 429 first (documentRateLimits):
+		// The rate limits documented their 429 first (edge.DocumentRateLimits):
 		// its description now names both reasons.
 		if r := op.Responses["429"]; err == nil && len(limits) > 0 && r != nil && r.Ref == "" && strings.HasPrefix(r.Description, "Too many requests: rate limit ") {
 			r.Description = desc

@@ -7,19 +7,14 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
-	"github.com/wasmendpoints/endpoints/internal/negotiate"
-	"github.com/wasmendpoints/endpoints/internal/queryobject"
-	"github.com/wasmendpoints/endpoints/internal/querystring"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
 )
@@ -148,311 +143,29 @@ func (h *Host) putCall(c *call) {
 	c.failure = nil
 	c.owner, c.mw, c.verify, c.principal, c.values = nil, nil, nil, nil, nil
 	c.chain, c.rawParams = nil, nil
+	c.table, c.pathNames, c.pathValues, c.issues, c.bodyType, c.validated = nil, nil, nil, ValidationData{}, nil, nil
 	if c.buf.Cap() > 64<<10 {
 		c.buf = bytes.Buffer{}
 	}
 	h.calls.Put(c)
 }
 
-// hasBody reports whether the request carries a body.
-func hasBody(r *http.Request) bool {
-	return r.ContentLength > 0 || (r.ContentLength < 0 && r.Body != nil && r.Body != http.NoBody)
-}
-
-// readWhole reads the whole request body up to limit. It records that
-// reading began (bodyTouched) and, unless the limit stopped it, that the
-// body is done with (bodyRead).
-func (c *call) readWhole(r *http.Request, limit int64) ([]byte, bodyOutcome) {
-	if r.ContentLength > limit {
-		return nil, bodyTooLarge
-	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength))
-	}
-	c.bodyTouched = true
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, limit+1))
-	switch {
-	case err != nil:
-		c.bodyRead = true
-		return nil, readFailure(err)
-	case n > limit:
-		return nil, bodyTooLarge
-	}
-	c.bodyRead = true
-	return buf.Bytes(), bodyRead
-}
-
-// readFailure tells a client too slow to send its body (the read deadline
-// of server.readTimeout passed) from one whose body broke off.
-func readFailure(err error) bodyOutcome {
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return bodyTimedOut
-	}
-	return bodyFailed
-}
-
-// answerBody answers a request whose body the host could not take and
-// reports whether it did: 413 over the limit, 408 too slow, 400 broken off,
-// 500 when an upload could not be stored.
-func (h *Host) answerBody(w http.ResponseWriter, r *http.Request, c *call, outcome bodyOutcome, limit int64) bool {
-	if outcome != bodyRead {
-		c.writeDeadline(w)
-	}
-	switch outcome {
-	case bodyTooLarge:
-		h.discardBody(w, r, c)
-		writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
-	case bodyTimedOut:
-		w.Header().Set("Connection", "close")
-		writeError(w, r, http.StatusRequestTimeout, "", map[string]string{"error": fmt.Sprintf("the request body did not arrive within %s (server.readTimeout)", time.Duration(c.set.server.ReadTimeout))})
-	case bodyFailed:
-		writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
-	case bodyUnstored:
-		writeError(w, r, http.StatusInternalServerError, "", nil)
-	default:
-		return false
-	}
-	return true
-}
-
-// errBodyTooLarge is the error of a bodyLimit read past its limit.
-var errBodyTooLarge = errors.New("the request body is larger than the limit")
-
-// bodyLimit reads a request body up to left bytes, then fails with
-// errBodyTooLarge. Unlike http.MaxBytesReader it does not make the server
-// close the connection at once, so the host can discard the rest and the
-// client can read the 413.
-type bodyLimit struct {
-	r    io.Reader
-	left int64
-	hit  bool
-}
-
-func (b *bodyLimit) Read(p []byte) (int, error) {
-	if b.hit {
-		return 0, errBodyTooLarge
-	}
-	if int64(len(p)) > b.left+1 {
-		p = p[:b.left+1] // one byte more tells a body at the limit from a longer one
-	}
-	n, err := b.r.Read(p)
-	if int64(n) > b.left {
-		n, b.left, b.hit = int(b.left), 0, true
-		return n, errBodyTooLarge
-	}
-	b.left -= int64(n)
-	return n, err
-}
-
-// maxDiscardBytes bounds how much of a refused request body the host reads
-// and throws away before answering.
-const maxDiscardBytes = 16 << 20
-
-// discardBody reads what is left of a request body the host refuses, so a
-// client that sends its whole body before it reads the answer (most do,
-// without Expect: 100-continue) gets the answer instead of a connection
-// reset: closing a connection with unread bytes resets it. It reads at most
-// maxDiscardBytes, within server.readTimeout; past that the connection is
-// closed after the answer. A client that asked for 100-continue and was
-// not told to send has sent nothing, and nothing is read.
-func (h *Host) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
-	if !hasBody(r) || c.bodyRead {
-		return
-	}
-	c.bodyRead = true
-	if r.ContentLength > maxDiscardBytes {
-		w.Header().Set("Connection", "close")
-		return
-	}
-	if !c.bodyTouched && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
-		return
-	}
-	setReadDeadline(w, time.Now().Add(min(time.Duration(c.set.server.ReadTimeout), 5*time.Second)))
-	n, err := io.Copy(io.Discard, io.LimitReader(r.Body, maxDiscardBytes))
-	if err != nil || n == maxDiscardBytes {
-		w.Header().Set("Connection", "close")
-	}
-}
-
+// serveEndpoint runs the pipeline (pipeline.go) on a request routed to an
+// endpoint.
 func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
-	limit := limitBodyBytes(t.set.opts.Limits)
-	if op.bodyLimit > 0 {
-		limit = op.bodyLimit
-	}
-	var issues ValidationData
-
 	c := h.getCall(w, r, t.set, rt, op)
 	defer h.putCall(c)
-	c.out = w
-
-	// Step 1b: the request id, the operation's security, rate limits and
-	// the middleware before the handler.
-	if !h.admit(w, r, t, c, res) {
-		return
-	}
-
-	// Steps 2-5 are one span for a tracer: refused (an early return), it
-	// ends with ErrRefused.
-	validated := c.startSpan(StepValidate, "")
-	if validated != nil {
-		defer func() { endSpan(validated, ErrRefused) }()
-	}
-
-	// Step 2: content negotiation, for operations that offer several types.
-	if op.negotiates() {
-		w.Header().Add("Vary", "Accept")
-		accept := strings.Join(r.Header.Values("Accept"), ", ")
-		chosen, ok := negotiate.Choose(accept, op.offers)
-		if !ok {
-			h.refuse(w, r, c, t, &abi.ValidationFailure{Kind: abi.FailureAccept, Status: http.StatusNotAcceptable, Part: abi.PartHeaders.String(), Received: accept, SupportedMediaTypes: op.offers})
-			return
-		}
-		c.mediaType = chosen
-	}
-
-	// Steps 3 and 4: media type, size, parse.
-	switch {
-	case op.body != nil && hasBody(r):
-		ct := r.Header.Get("Content-Type")
-		bt, mt := op.bodyTypeFor(ct)
-		if bt == nil {
-			h.refuse(w, r, c, t, &abi.ValidationFailure{Kind: abi.FailureMediaType, Status: http.StatusUnsupportedMediaType, Part: abi.PartBody.String(), Received: ct, SupportedMediaTypes: op.bodySupported})
-			return
-		}
-		c.contentType = mt
-		if h.answerBody(w, r, c, h.readDeclaredBody(w, r, c, bt, limit, &issues), limit) {
-			return
-		}
-	case op.body == nil && hasBody(r) && op.contract.Idempotency != nil:
-		// No body schema: an idempotent request counts by its raw bytes.
-		raw, outcome := c.readWhole(r, limit)
-		if h.answerBody(w, r, c, outcome, limit) {
-			return
-		}
-		c.bodyRaw = raw
-	case op.body == nil && hasBody(r):
-		if r.ContentLength > limit {
-			h.answerBody(w, r, c, bodyTooLarge, limit)
-			return
-		}
-		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
-	}
-	if op.body != nil && !c.bodyPresent && issues.Body == nil && op.bodyRequired {
-		issues.Body = []validation.Issue{{Path: []any{}, Message: "a request body is required (" + strings.Join(op.bodySupported, ", ") + ")"}}
-	}
-
-	// Step 5: coerce, default and validate every part. Text that is not
-	// UTF-8 is refused, not repaired: the guest would read other text than
-	// the host validated.
-	var bad []validation.Issue
-	for i, name := range res.Names {
-		switch {
-		case !utf8.ValidString(res.Params[i]):
-			bad = append(bad, notUTF8(name, res.Params[i]))
-		case op.params != nil:
-			c.params[name] = op.params.CoerceString(name, res.Params[i])
-		default:
-			c.params[name] = res.Params[i]
-		}
-	}
-	if bad != nil {
-		issues.Params, bad = bad, nil
-	} else if op.params != nil {
-		op.params.ApplyDefaults(c.params)
-		issues.Params = op.params.Validate(c.params)
-	}
-	if op.query != nil {
-		// A query that does not parse whole is refused whole: the guest
-		// reads the raw query, so validating what parsed would not do.
-		values, err := querystring.Parse(r.URL.RawQuery, limitQueryParams(c.set.opts.Limits), "limits.queryParams")
-		if err != nil {
-			bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
-		}
-		var keep []string
-		if t.security != nil {
-			keep = t.security.secretQuery // API keys sent in the query
-		}
-		objects, err := op.queryObjects.Gather(values, keep)
-		var oerr *queryobject.Error
-		if errors.As(err, &oerr) {
-			bad = append(bad, validation.Issue{Path: []any{oerr.Param}, Message: oerr.Error()})
-		}
-		for k, members := range objects {
-			if b := notUTF8Members(k, members); b != nil {
-				bad = append(bad, *b)
-				continue
-			}
-			c.query[k] = op.query.CoerceMembers(k, members)
-		}
-		for k, vs := range values {
-			if b := notUTF8Values(k, vs); b != nil {
-				bad = append(bad, *b)
-				continue
-			}
-			c.query[k] = op.query.CoerceStrings(k, vs)
-		}
-		if bad != nil {
-			issues.Query, bad = bad, nil
-		} else {
-			op.query.ApplyDefaults(c.query)
-			issues.Query = op.query.Validate(c.query)
-		}
-	}
-	if op.headers != nil {
-		for _, name := range op.headers.Properties() {
-			if vs := requestHeaderValues(r, name); len(vs) > 0 {
-				if b := notUTF8Values(name, vs); b != nil {
-					bad = append(bad, *b)
-					continue
-				}
-				c.headers[name] = op.headers.CoerceStrings(name, splitHeaderValues(vs))
-			}
-		}
-		if bad != nil {
-			issues.Headers = bad
-		} else {
-			op.headers.ApplyDefaults(c.headers)
-			issues.Headers = op.headers.Validate(c.headers)
-		}
-	}
-	if !issues.empty() {
-		h.refuse(w, r, c, t, issues.failure())
-		return
-	}
-	endSpan(validated, nil)
-	validated = nil
-
-	// Step 6: Idempotency-Key.
-	if op.contract.Idempotency != nil {
-		if !h.idem.Claim(w, r, c) {
-			return
-		}
-		// Whatever ends the call without a stored answer frees the key.
-		defer h.idem.Release(r, c)
-	}
-
-	// Step 7: the guest.
-	if !h.callGuest(w, r, c) {
-		return
-	}
-
-	// Step 8: check and send the answer (a streamed one is already out).
-	if c.wroteHeader {
-		h.runAfter(r, c, c.chain, c.status, true, nil)
-		h.idem.Complete(w, r, c, c.status, c.header, c.idem.Streamed(), true)
-		return
-	}
-	h.finishEndpoint(w, r, c, op)
+	c.out, c.table, c.pathNames, c.pathValues = w, t, res.Names, res.Params
+	runPipeline(h, w, r, c)
 }
 
 // admit runs what comes between routing and the request's validation: it
 // gives the request its id, enforces the operation's security (401, 403),
 // and runs the before middleware of the route. It reports whether the
 // request goes on; when it does not, the answer was written.
-func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call, res *router.Result[*route]) bool {
-	c.requestID = requestID(r)
-	w.Header().Set(requestIDHeader, c.requestID)
+func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) bool {
+	c.requestID = edge.RequestID(r)
+	w.Header().Set(edge.RequestIDHeader, c.requestID)
 	noteRequestID(w, c.requestID)
 	if c.op != nil {
 		if t.security == nil {
@@ -478,9 +191,9 @@ func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call, 
 	if len(c.chain) == 0 {
 		return true
 	}
-	c.rawParams = make(map[string]any, len(res.Names))
-	for i, name := range res.Names {
-		c.rawParams[name] = res.Params[i]
+	c.rawParams = make(map[string]any, len(c.pathNames))
+	for i, name := range c.pathNames {
+		c.rawParams[name] = c.pathValues[i]
 	}
 	return h.runBefore(w, r, c, c.chain)
 }
@@ -681,44 +394,7 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 	case errors.As(err, &limit):
 		return limit.msg, false
 	}
-	return engine.GuestFailure(err, c).Error(), false
-}
-
-// finishEndpoint checks the buffered answer against the contract and sends
-// it.
-func (h *Host) finishEndpoint(w http.ResponseWriter, r *http.Request, c *call, op *operation) {
-	status, body := c.status, c.buf.Bytes()
-	if c.set.checked && op.responses != nil {
-		if issues := op.checkAnswer(status, c.header, body); issues != nil {
-			h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
-			h.observeRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
-			writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
-			return
-		}
-	}
-	hdr := w.Header()
-	for k, vs := range c.header {
-		hdr[k] = vs
-	}
-	h.runAfter(r, c, c.chain, status, false, hdr)
-	bodyless := status == http.StatusNoContent || status == http.StatusNotModified || status < 200
-	if len(body) > 0 && !bodyless && hdr.Get("Content-Type") == "" {
-		ct := "application/json"
-		if d := op.responses[status]; d != nil && d.contentType != "" {
-			ct = d.contentType
-		}
-		hdr.Set("Content-Type", ct)
-	}
-	if !bodyless {
-		hdr.Set("Content-Length", strconv.Itoa(len(body)))
-	}
-	if !h.idem.Complete(w, r, c, status, hdr, body, false) {
-		return
-	}
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead && !bodyless {
-		_, _ = w.Write(body)
-	}
+	return engine.GuestFailure(err, guestCall{c}).Error(), false
 }
 
 // checkAnswer returns what is wrong with an answer, or nil.
@@ -772,7 +448,8 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 		h.answerBody(w, r, c, bodyTooLarge, limit)
 		return
 	}
-	if !h.admit(w, r, t, c, res) {
+	c.pathNames, c.pathValues = res.Names, res.Params
+	if !h.admit(w, r, t, c) {
 		return
 	}
 	c.w = w

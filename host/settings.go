@@ -11,6 +11,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/compress"
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/host/internal/variables"
 	"github.com/wasmendpoints/endpoints/internal/auth"
@@ -36,7 +37,7 @@ type settings struct {
 	cors *cors.Policy
 	// rateLimits are the policies in name order; trustedProxies the
 	// proxies whose X-Forwarded-For is believed.
-	rateLimits     []*rateLimit
+	rateLimits     []*edge.RateLimit
 	trustedProxies []netip.Prefix
 	// variables are the values of endpoints.json's "variables", resolved
 	// when the settings were made; guests read them (variable_get).
@@ -95,7 +96,7 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 	if s.outbound, err = h.outboundClient(s.opts.Outbound); err != nil {
 		return nil, err
 	}
-	if s.rateLimits, s.trustedProxies, err = newRateLimits(cfg); err != nil {
+	if s.rateLimits, s.trustedProxies, err = edge.NewRateLimits(cfg); err != nil {
 		return nil, err
 	}
 	if _, ok := h.store.(storage.RateLimiter); len(s.rateLimits) > 0 && !ok {

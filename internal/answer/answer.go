@@ -1,6 +1,7 @@
-// Package answer writes the complete answers the host makes itself (its
-// error bodies, Problem Details) in one way: the body's type and length,
-// nosniff, the status, and the body unless the request is a HEAD.
+// Package answer writes whole answers in one way each: those the host
+// makes itself (its error bodies, Problem Details: [Write]) and those a
+// guest made and the host buffered (a handler's, a middleware's, a stored
+// one replayed: [Buffered]).
 package answer
 
 import (
@@ -16,6 +17,41 @@ func Write(w http.ResponseWriter, r *http.Request, status int, contentType strin
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// NoBody reports whether an answer of status carries no body (RFC 9110
+// §15.3.5, §15.4.5; 1xx): what a guest writes with it is dropped.
+func NoBody(status int) bool {
+	return status == http.StatusNoContent || status == http.StatusNotModified || status < 200
+}
+
+// Buffered answers r with a whole answer a guest made, whose headers are
+// in w's already: [Describe] then [Send].
+func Buffered(w http.ResponseWriter, r *http.Request, status int, defaultType string, body []byte) {
+	Describe(w.Header(), status, defaultType, body)
+	Send(w, r, status, body)
+}
+
+// Describe sets the headers that describe a buffered body in h: when the
+// body is not empty and h names no Content-Type, defaultType (none when
+// it is ""); its Content-Length, unless the status has no body (NoBody).
+func Describe(h http.Header, status int, defaultType string, body []byte) {
+	bodyless := NoBody(status)
+	if defaultType != "" && len(body) > 0 && !bodyless && h.Get("Content-Type") == "" {
+		h.Set("Content-Type", defaultType)
+	}
+	if !bodyless {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+}
+
+// Send writes the status, then the body unless the request is a HEAD or
+// the status has none (NoBody). The headers are w's as they are.
+func Send(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead && !NoBody(status) {
 		_, _ = w.Write(body)
 	}
 }

@@ -14,11 +14,12 @@ import (
 // heap, when the engine maps memories.
 //
 // wazero takes the allocator from the context of the instantiation, and
-// the context here is usually a Call, which the interrupt check
-// type-asserts to stop a start function (_initialize) that runs past its
-// deadline: wrapping it in context.WithValue would hide it. So the call
-// carries the allocator's context in a field while it instantiates, and
-// its Value method answers from it (see Call.SetMemory).
+// the context here is usually the host's call, which carries a Call
+// (callFrom) and which the interrupt check type-asserts to stop a start
+// function (_initialize) that runs past its deadline: wrapping it in
+// context.WithValue would hide it. So the call carries the allocator's
+// context in a field while it instantiates, and its Value method answers
+// from it (see Call.SetMemory).
 //
 // A failed instantiation may leave a memory that no module owns (wazero
 // closes the module when a start function fails, not when a data segment
@@ -29,7 +30,7 @@ func (e *Engine) instantiate(ctx context.Context, c *Code, config wazero.ModuleC
 	}
 	rec := &linearmem.Recorder{}
 	withAlloc := experimental.WithMemoryAllocator(context.Background(), rec)
-	if c, ok := ctx.(Call); ok {
+	if c := callFrom(ctx); c != nil {
 		c.SetMemory(withAlloc)
 		defer c.ClearMemory()
 	} else {

@@ -24,12 +24,13 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
 // Outcome is what the step did with a request, as the host's observer
-// reports it (its values are those of host.IdempotencyOutcome).
+// reports it (host.IdempotencyOutcome is its public name).
 type Outcome string
 
 // The outcomes of the step.
@@ -157,7 +158,7 @@ type Step struct {
 	ClientBytes int64
 }
 
-// Claim runs step 6 of the pipeline for an operation that declares
+// Claim runs step 8 of the pipeline for an operation that declares
 // idempotency. It reports whether the guest may run; when not, the
 // request was answered: a problem, or the replay of the first answer.
 func (s *Step) Claim(w http.ResponseWriter, r *http.Request, c Call) bool {
@@ -252,14 +253,7 @@ func replay(w http.ResponseWriter, r *http.Request, a storage.Answer) {
 		h[k] = slices.Clone(vs)
 	}
 	h.Set("Idempotent-Replayed", "true")
-	bodyless := a.Status == http.StatusNoContent || a.Status == http.StatusNotModified || a.Status < 200
-	if !bodyless {
-		h.Set("Content-Length", strconv.Itoa(len(a.Body)))
-	}
-	w.WriteHeader(a.Status)
-	if !bodyless && r.Method != http.MethodHead {
-		_, _ = w.Write(a.Body)
-	}
+	answer.Buffered(w, r, a.Status, "", a.Body)
 }
 
 // replayedHeaders are the response headers a replay repeats, besides those

@@ -12,18 +12,23 @@ import (
 )
 
 // Problem is the Problem Details body (RFC 9457) of an Idempotency-Key
-// failure, sent as application/problem+json (docs/spec.md §6).
-// host.IdempotencyProblem declares the same fields for those who decode it;
-// a test of package host keeps the two alike.
+// failure, sent as application/problem+json (docs/spec.md §6). Clients
+// decode it as host.IdempotencyProblem, its public name.
 //
 //	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"Idempotency-Key reused",
 //	 "status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}
 type Problem struct {
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Status int    `json:"status"`
+	// Type is a URN naming the problem: urn:endpoints:problem:...
+	Type string `json:"type"`
+	// Title is its short, human summary, the same for every occurrence.
+	Title string `json:"title"`
+	// Status is the answer's status: 400, 409, 422, 429 or 503.
+	Status int `json:"status"`
+	// Detail explains this occurrence.
 	Detail string `json:"detail"`
-	Code   string `json:"code"`
+	// Code is the machine-readable code clients branch on
+	// ([openapi.CodeKeyReused]...).
+	Code string `json:"code"`
 }
 
 // problemTitles are the titles of the failures by code.

@@ -1,4 +1,4 @@
-package host
+package edge
 
 import (
 	"crypto/rand"
@@ -6,18 +6,18 @@ import (
 	"net/http"
 )
 
-// requestIDHeader carries the request id both ways: a client (or a proxy
+// RequestIDHeader carries the request id both ways: a client (or a proxy
 // in front) may send one, and every answer carries the one the host used.
-const requestIDHeader = "X-Request-Id"
+const RequestIDHeader = "X-Request-Id"
 
 // maxRequestIDLen bounds the request id the host accepts from a client.
 const maxRequestIDLen = 128
 
-// requestID returns the id of a request: the client's X-Request-Id when it
+// RequestID returns the id of a request: the client's X-Request-Id when it
 // is 1-128 characters of letters, digits and -_.:/+=@ (safe in logs and
 // headers), otherwise 24 random hexadecimal digits.
-func requestID(r *http.Request) string {
-	if vs := r.Header[requestIDHeader]; len(vs) == 1 && usableRequestID(vs[0]) {
+func RequestID(r *http.Request) string {
+	if vs := r.Header[RequestIDHeader]; len(vs) == 1 && usableRequestID(vs[0]) {
 		return vs[0]
 	}
 	var b [12]byte

@@ -1,10 +1,11 @@
-package host
+package edge
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/netip"
@@ -12,24 +13,27 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/abi"
+
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
-// rateLimit is one policy of the settings, ready to apply.
-type rateLimit struct {
-	name    string
+// RateLimit is one policy of the settings, ready to apply.
+type RateLimit struct {
+	// Name is the policy's name in endpoints.json's rateLimits.
+	Name    string
 	cfg     config.RateLimit
 	rate    storage.Rate
 	methods []string
 	header  string // for key "header:NAME"
 }
 
-// newRateLimits builds endpoints.json's rateLimits and trustedProxies,
-// which config.Parse checked.
-func newRateLimits(cfg *config.App) ([]*rateLimit, []netip.Prefix, error) {
+// NewRateLimits builds endpoints.json's rateLimits, in name order, and
+// trustedProxies, which config.Parse checked.
+func NewRateLimits(cfg *config.App) ([]*RateLimit, []netip.Prefix, error) {
 	var trusted []netip.Prefix
 	for i, p := range cfg.TrustedProxies {
 		pfx, err := config.TrustedProxy(p)
@@ -38,10 +42,10 @@ func newRateLimits(cfg *config.App) ([]*rateLimit, []netip.Prefix, error) {
 		}
 		trusted = append(trusted, pfx)
 	}
-	var out []*rateLimit
+	var out []*RateLimit
 	for _, name := range slices.Sorted(maps.Keys(cfg.RateLimits)) {
 		c := cfg.RateLimits[name]
-		rl := &rateLimit{name: name, cfg: c, methods: c.Methods,
+		rl := &RateLimit{Name: name, cfg: c, methods: c.Methods,
 			rate: storage.Rate{Limit: c.Limit, Window: time.Duration(c.Window), Burst: c.Burst}}
 		if key, ok := strings.CutPrefix(c.Key, "header:"); ok {
 			rl.header = http.CanonicalHeaderKey(key)
@@ -51,9 +55,9 @@ func newRateLimits(cfg *config.App) ([]*rateLimit, []netip.Prefix, error) {
 	return out, trusted, nil
 }
 
-// applies reports whether the policy limits requests to route (client
+// Applies reports whether the policy limits requests to route (client
 // form) with method.
-func (rl *rateLimit) applies(route, method string) bool {
+func (rl *RateLimit) Applies(route, method string) bool {
 	if len(rl.methods) > 0 && !slices.Contains(rl.methods, method) &&
 		!(method == http.MethodHead && slices.Contains(rl.methods, http.MethodGet)) {
 		return false
@@ -69,15 +73,15 @@ func (rl *rateLimit) applies(route, method string) bool {
 	return false
 }
 
-// clientKey says who the client of c is, for the policy: at most
+// clientKey says who the client of r is, for the policy: at most
 // [maxClientKey] bytes and a prefix, whatever the client sends.
-func (rl *rateLimit) clientKey(c *call, r *http.Request, trusted []netip.Prefix) string {
+func (rl *RateLimit) clientKey(p *abi.Principal, r *http.Request, trusted []netip.Prefix) string {
 	switch {
-	case rl.cfg.Key == "subject" && c.principal != nil:
-		return boundKey("sub", c.principal.Scheme+":"+c.principal.Subject)
+	case rl.cfg.Key == "subject" && p != nil:
+		return BoundKey("sub", p.Scheme+":"+p.Subject)
 	case rl.header != "":
 		if v := r.Header.Get(rl.header); v != "" {
-			return boundKey("hdr", v)
+			return BoundKey("hdr", v)
 		}
 	}
 	return "ip:" + ratelimit.ClientIP(r, trusted)
@@ -88,10 +92,10 @@ func (rl *rateLimit) clientKey(c *call, r *http.Request, trusted []netip.Prefix)
 // SHA-256, so a bucket costs the store the same whatever the client sends.
 const maxClientKey = 64
 
-// boundKey returns kind:value, or kind#sha256-of-value in hex when value is
+// BoundKey returns kind:value, or kind#sha256-of-value in hex when value is
 // longer than maxClientKey. The separators differ, so a value cannot pass
 // for another's hash.
-func boundKey(kind, value string) string {
+func BoundKey(kind, value string) string {
 	if len(value) <= maxClientKey {
 		return kind + ":" + value
 	}
@@ -115,60 +119,78 @@ func sha256String(s string) []byte {
 // rateLimitKeyPrefix keeps the buckets apart from other data of the store.
 const rateLimitKeyPrefix = "endpoints:ratelimit:"
 
-// limitRate takes a token from each policy that applies to the request.
-// It reports whether the request may go on; when it may not, it answered
-// 429 (or 503 when the store cannot be reached or has no room).
-func (h *Host) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
-	set := c.set
-	if len(set.rateLimits) == 0 {
-		return true
-	}
-	route := c.route.rf.Pattern()
-	for _, rl := range set.rateLimits {
-		if !rl.applies(route, r.Method) {
-			continue
-		}
-		limiter, ok := h.store.(storage.RateLimiter)
-		if !ok {
-			// Checked at load: unreachable unless an embedder swaps stores.
-			writeError(w, r, http.StatusInternalServerError, "", nil)
-			return false
-		}
-		key := rateLimitKeyPrefix + h.namespace + ":" + rl.name + ":" + rl.clientKey(c, r, set.trustedProxies)
-		stored := c.startSpan(StepStore, "take")
-		d, err := limiter.Take(c, key, rl.rate)
-		endSpan(stored, err)
-		if err != nil {
-			h.observeStoreError("take", err)
-			h.logger.Warn("rate limit not checked: the store failed", "policy", rl.name, "error", err, "requestId", c.requestID)
-			if errors.Is(err, storage.ErrUnavailable) || errors.Is(err, storage.ErrFull) {
-				h.discardBody(w, r, c)
-				w.Header().Set("Retry-After", "5")
-				writeError(w, r, http.StatusServiceUnavailable, "", nil)
-				return false
-			}
-			writeError(w, r, http.StatusInternalServerError, "", nil)
-			return false
-		}
-		ratelimit.SetHeaders(w.Header(), rl.name, rl.rate, d)
-		if !d.Allowed {
-			h.discardBody(w, r, c)
-			writeError(w, r, http.StatusTooManyRequests, "", map[string]any{"policy": rl.name, "retryAfter": retrySeconds(d.RetryAfter)})
-			return false
-		}
-	}
-	return true
+// Limiter applies the rate limits of one settings.
+type Limiter struct {
+	// Policies are the settings' rate limits; Trusted the proxies whose
+	// forwarding headers say who the client is.
+	Policies []*RateLimit
+	Trusted  []netip.Prefix
+	// Store keeps the buckets, under Namespace: the app's store.
+	Store     storage.Store
+	Namespace string
+	Logger    *slog.Logger
 }
 
-// retrySeconds rounds a wait up to whole seconds, at least 1, as
+// Refusal is how the host must answer a request a policy refused: Status
+// (429, or 503 when the store cannot be reached or has no room, 500 when
+// it failed otherwise), with Retry-After when RetryAfter is set, and Data
+// as the error body's data. Discard says the request's body is read and
+// dropped first, so that the client reads the answer.
+type Refusal struct {
+	Status     int
+	RetryAfter string
+	Data       any
+	Discard    bool
+}
+
+// Take takes a token from each policy that applies to the request, a
+// request of route (client form), and sets the RateLimit headers in
+// header. It returns nil when the request may go on, else how to refuse
+// it.
+func (l *Limiter) Take(r *http.Request, route string, req Request, header http.Header) *Refusal {
+	if len(l.Policies) == 0 {
+		return nil
+	}
+	for _, rl := range l.Policies {
+		if !rl.Applies(route, r.Method) {
+			continue
+		}
+		limiter, ok := l.Store.(storage.RateLimiter)
+		if !ok {
+			// Checked at load: unreachable unless an embedder swaps stores.
+			return &Refusal{Status: http.StatusInternalServerError}
+		}
+		key := rateLimitKeyPrefix + l.Namespace + ":" + rl.Name + ":" + rl.clientKey(req.Principal(), r, l.Trusted)
+		stored := req.StoreSpan("take")
+		d, err := limiter.Take(req, key, rl.rate)
+		if stored != nil {
+			stored(err)
+		}
+		if err != nil {
+			req.ObserveStoreError("take", err)
+			l.Logger.Warn("rate limit not checked: the store failed", "policy", rl.Name, "error", err, "requestId", req.RequestID())
+			if errors.Is(err, storage.ErrUnavailable) || errors.Is(err, storage.ErrFull) {
+				return &Refusal{Status: http.StatusServiceUnavailable, RetryAfter: "5", Discard: true}
+			}
+			return &Refusal{Status: http.StatusInternalServerError}
+		}
+		ratelimit.SetHeaders(header, rl.Name, rl.rate, d)
+		if !d.Allowed {
+			return &Refusal{Status: http.StatusTooManyRequests, Discard: true, Data: map[string]any{"policy": rl.Name, "retryAfter": RetrySeconds(d.RetryAfter)}}
+		}
+	}
+	return nil
+}
+
+// RetrySeconds rounds a wait up to whole seconds, at least 1, as
 // Retry-After says it.
-func retrySeconds(d time.Duration) int64 {
+func RetrySeconds(d time.Duration) int64 {
 	s := int64((d + time.Second - 1) / time.Second)
 	return max(s, 1)
 }
 
-// documentRateLimits lists the 429 of every operation a policy limits.
-func documentRateLimits(doc *openapi.Document, limits []*rateLimit) error {
+// DocumentRateLimits lists the 429 of every operation a policy limits.
+func DocumentRateLimits(doc *openapi.Document, limits []*RateLimit) error {
 	if len(limits) == 0 {
 		return nil
 	}
@@ -177,8 +199,8 @@ func documentRateLimits(doc *openapi.Document, limits []*rateLimit) error {
 		route := openapi.ClientPath(path)
 		var names []string
 		for _, rl := range limits {
-			if rl.applies(route, method) {
-				names = append(names, rl.name)
+			if rl.Applies(route, method) {
+				names = append(names, rl.Name)
 			}
 		}
 		if len(names) == 0 || err != nil {

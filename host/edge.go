@@ -1,0 +1,42 @@
+package host
+
+import (
+	"net/http"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
+)
+
+// edgeCall is what the edge policies (package edge) see of a call
+// (edge.Request). It holds the call alone, so it is passed as an
+// interface without an allocation.
+type edgeCall struct{ *call }
+
+var _ edge.Request = edgeCall{}
+
+func (c edgeCall) Principal() *abi.Principal              { return c.principal }
+func (c edgeCall) RequestID() string                      { return c.requestID }
+func (c edgeCall) ObserveStoreError(op string, err error) { c.host.observeStoreError(op, err) }
+
+// limitRate applies the rate limits of the settings the request started
+// on (edge.Limiter). It reports whether the request may go on; when it
+// may not, it answered: 429, or 503 (500) when the store failed.
+func (h *Host) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
+	set := c.set
+	if len(set.rateLimits) == 0 {
+		return true
+	}
+	l := edge.Limiter{Policies: set.rateLimits, Trusted: set.trustedProxies, Store: h.store, Namespace: h.namespace, Logger: h.logger}
+	no := l.Take(r, c.route.rf.Pattern(), edgeCall{c}, w.Header())
+	if no == nil {
+		return true
+	}
+	if no.Discard {
+		h.discardBody(w, r, c)
+	}
+	if no.RetryAfter != "" {
+		w.Header().Set("Retry-After", no.RetryAfter)
+	}
+	writeError(w, r, no.Status, "", no.Data)
+	return false
+}

@@ -1,0 +1,30 @@
+// Package edge holds the policies the host applies at the edge of the
+// request pipeline (docs/spec.md §4 step 3, §12) before a request reaches
+// its endpoint: the request id and the rate limits. A policy decides; the
+// host answers. What a
+// policy needs of the request it judges is the small [Request] interface,
+// which the host's per-request call implements.
+package edge
+
+import (
+	"context"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// Request is what an edge policy needs of the request it judges: the
+// host's call implements it. As a context it bounds the policy's store
+// operations.
+type Request interface {
+	context.Context
+	// Principal is the client the host verified; nil for an anonymous
+	// request.
+	Principal() *abi.Principal
+	// StoreSpan begins the trace span of a store operation op; the
+	// function it returns (nil when nothing traces the request) ends it.
+	StoreSpan(op string) func(error)
+	// ObserveStoreError reports a failed store operation op.
+	ObserveStoreError(op string, err error)
+	// RequestID is the request's id, for log lines.
+	RequestID() string
+}
