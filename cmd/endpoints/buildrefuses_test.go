@@ -18,7 +18,7 @@ func TestBuildRefusesWhatServeRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad := strings.Replace(string(data), `\"name\":{\"type\":\"string\"}`, `\"name\":{\"type\":\"string\",\"pattern\":\"([a-z\"}`, 1)
+	bad := strings.Replace(string(data), `\"name\":{\"type\":\"string\"`, `\"name\":{\"type\":\"string\",\"pattern\":\"([a-z\"`, 1)
 	if bad == string(data) {
 		t.Fatal("the example's contract changed: no name property to break")
 	}
