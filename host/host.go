@@ -245,7 +245,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	}
 	h.table.Store(t)
 	h.engine.StartCompiles()
-	h.startJanitor()
+	h.janitor = startJanitor(h)
 	return h, nil
 }
 
@@ -375,7 +375,7 @@ func (h *Host) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	// A reload in progress finishes (and sees closing); none starts after.
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
-	h.stopJanitor()
+	h.janitor.close()
 	if !h.waitIdle(ctx) {
 		// Guests stop at their next interrupt check or host call; the
 		// engine waits for their instances before it closes the runtime
