@@ -63,7 +63,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	if t.set.served && r.URL.Path == t.set.docPath {
 		noteRoute(w, t.set.docPath)
 		if t.doc == nil {
-			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))
+			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return
 		}
 		serveDocument(w, r, t.doc)
@@ -172,7 +172,7 @@ func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) 
 			// The document, and so the effective security, is unknown:
 			// fail closed.
 			h.discardBody(w, r, c)
-			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))
+			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return false
 		}
 		if g := t.security.guards[c.op]; g != nil {
