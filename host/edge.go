@@ -14,9 +14,11 @@ type edgeCall struct{ *call }
 
 var _ edge.Request = edgeCall{}
 
-func (c edgeCall) Principal() *abi.Principal              { return c.principal }
-func (c edgeCall) RequestID() string                      { return c.requestID }
-func (c edgeCall) ObserveStoreError(op string, err error) { c.host.observeStoreError(op, err) }
+func (c edgeCall) Principal() *abi.Principal { return c.principal }
+func (c edgeCall) RequestID() string         { return c.requestID }
+func (c edgeCall) ObserveStoreError(op string, err error) {
+	c.host.observer().reportStoreError(op, err)
+}
 
 // limitRate applies the rate limits of the settings the request started
 // on (edge.Limiter). It reports whether the request may go on; when it

@@ -62,7 +62,7 @@ func defaultBody(f *abi.ValidationFailure) (string, any) {
 // replace the default answer; each may decline (docs/spec.md §4).
 func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table, f *abi.ValidationFailure) {
 	if o := h.observer(); o != nil && o.ValidationFailure != nil {
-		h.observeRefusal(r, c, failedParts(f), f.Status)
+		h.observer().reportRefusal(r, c, failedParts(f), f.Status)
 	}
 	h.discardBody(w, r, c)
 	c.writeDeadline(w)

@@ -537,17 +537,16 @@ func noteRequestID(w http.ResponseWriter, id string) {
 	}
 }
 
-// observeGuestCall reports a handler's call.
-func (h *Host) observeGuestCall(r *http.Request, c *call, took time.Duration, failed bool) {
-	if o := h.observer(); o != nil && o.GuestCall != nil {
+// reportGuestCall reports a handler's call to o, which may be nil.
+func (o *Observer) reportGuestCall(r *http.Request, c *call, took time.Duration, failed bool) {
+	if o != nil && o.GuestCall != nil {
 		o.GuestCall(GuestCallEvent{Method: r.Method, Route: c.route.pattern, Module: c.route.file, Duration: took, Failed: failed})
 	}
 }
 
-// observeRefusal reports a request refused before its guest ran: one event
-// per failing part.
-func (h *Host) observeRefusal(r *http.Request, c *call, parts []string, status int) {
-	o := h.observer()
+// reportRefusal reports to o, which may be nil, a request refused before
+// its guest ran: one event per failing part.
+func (o *Observer) reportRefusal(r *http.Request, c *call, parts []string, status int) {
 	if o == nil || o.ValidationFailure == nil {
 		return
 	}
@@ -556,16 +555,18 @@ func (h *Host) observeRefusal(r *http.Request, c *call, parts []string, status i
 	}
 }
 
-// observeIdempotency reports an outcome of the Idempotency-Key step.
-func (h *Host) observeIdempotency(r *http.Request, c *call, outcome IdempotencyOutcome) {
-	if o := h.observer(); o != nil && o.Idempotency != nil {
+// reportIdempotency reports an outcome of the Idempotency-Key step to o,
+// which may be nil.
+func (o *Observer) reportIdempotency(r *http.Request, c *call, outcome IdempotencyOutcome) {
+	if o != nil && o.Idempotency != nil {
 		o.Idempotency(IdempotencyEvent{Method: r.Method, Route: c.route.pattern, Outcome: outcome})
 	}
 }
 
-// observeStoreError reports a failed store operation.
-func (h *Host) observeStoreError(op string, err error) {
-	if o := h.observer(); o != nil && o.StoreError != nil {
+// reportStoreError reports a failed store operation to o, which may be
+// nil.
+func (o *Observer) reportStoreError(op string, err error) {
+	if o != nil && o.StoreError != nil {
 		o.StoreError(StoreErrorEvent{Op: op, Err: err})
 	}
 }

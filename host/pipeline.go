@@ -230,7 +230,7 @@ func stepCheckAnswer(h *Host, w http.ResponseWriter, r *http.Request, c *call) b
 	status := c.status
 	if issues := op.checkAnswer(status, c.header, c.buf.Bytes()); issues != nil {
 		h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
-		h.observeRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
+		h.observer().reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 		writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
 		return false
 	}
@@ -250,7 +250,7 @@ func finishAnswer(h *Host, w http.ResponseWriter, r *http.Request, c *call) {
 // sees its status only.
 func stepAfter(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
 	if c.wroteHeader {
-		h.runAfter(r, c, c.chain, c.status, true, nil)
+		mwRunner{h}.runAfter(r, c, c.chain, c.status, true, nil)
 		h.idem.Complete(w, r, idemCall{c}, c.status, c.header, c.idem.Streamed(), true)
 		return true
 	}
@@ -259,7 +259,7 @@ func stepAfter(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
 	for k, vs := range c.header {
 		hdr[k] = vs
 	}
-	h.runAfter(r, c, c.chain, status, false, hdr)
+	mwRunner{h}.runAfter(r, c, c.chain, status, false, hdr)
 	ct := "application/json"
 	if d := op.responses[status]; d != nil && d.contentType != "" {
 		ct = d.contentType

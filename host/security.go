@@ -523,7 +523,7 @@ func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool
 	v, ok, err := apikeys.Lookup(ctx, h.store, h.namespace, sha256hex)
 	endSpan(span, err)
 	if err != nil {
-		h.observeStoreError("get", err)
+		h.observer().reportStoreError("get", err)
 	}
 	return v, ok, err
 }

@@ -195,7 +195,7 @@ func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) 
 	for i, name := range c.pathNames {
 		c.rawParams[name] = c.pathValues[i]
 	}
-	return h.runBefore(w, r, c, c.chain)
+	return mwRunner{h}.runBefore(w, r, c, c.chain)
 }
 
 // notUTF8 is the issue of a parameter whose text is not UTF-8, naming the
@@ -313,7 +313,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	pool.Put(r.Context(), in, ok)
 	if !began.IsZero() {
-		h.observeGuestCall(r, c, took, !ok)
+		h.observer().reportGuestCall(r, c, took, !ok)
 	}
 	if ok {
 		return true
@@ -466,12 +466,12 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 	if h.callGuest(w, r, c) {
 		sent := c.wroteHeader
 		if !sent && len(c.chain) > 0 {
-			h.runAfter(r, c, c.chain, c.status, false, c.header)
+			mwRunner{h}.runAfter(r, c, c.chain, c.status, false, c.header)
 		}
 		if !sent {
 			c.commit()
 		} else {
-			h.runAfter(r, c, c.chain, c.status, true, nil)
+			mwRunner{h}.runAfter(r, c, c.chain, c.status, true, nil)
 		}
 	}
 	if c.bodySrc != nil {
