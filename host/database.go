@@ -310,7 +310,7 @@ func databasesChanged(old, cur *config.App) bool {
 // waits for its migrations: 503 with Retry-After, as a database that is
 // down makes the app's code answer, and, in development, which database,
 // why, and the route or middleware (where) that used it.
-func (h *Host) answerDatabaseWaits(w http.ResponseWriter, r *http.Request, waits *databaseWaitsError, where failureData) {
+func (h requestSide) answerDatabaseWaits(w http.ResponseWriter, r *http.Request, waits *databaseWaitsError, where failureData) {
 	h.logger.Debug("call stopped: its database waits for its migrations", "route", where.Route, "middleware", where.Middleware, "database", waits.db, "error", waits.err)
 	w.Header().Set("Retry-After", h.dbRetry.retryAfter())
 	var data any

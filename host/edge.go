@@ -23,7 +23,7 @@ func (c edgeCall) ObserveStoreError(op string, err error) {
 // limitRate applies the rate limits of the settings the request started
 // on (edge.Limiter). It reports whether the request may go on; when it
 // may not, it answered: 429, or 503 (500) when the store failed.
-func (h *Host) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
+func (h requestSide) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
 	set := c.set
 	if len(set.rateLimits) == 0 {
 		return true

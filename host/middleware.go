@@ -237,7 +237,7 @@ func (t *table) chain(rt *route, method string) []*middleware {
 // mwRunner runs a request's middleware chain for the host: the before and
 // after exports around the handler, the verify export for a scheme, and the
 // calls they are made with.
-type mwRunner struct{ h *Host }
+type mwRunner struct{ h requestSide }
 
 // mwCall prepares a call of one middleware export for the request c
 // serves. The response headers it sets go straight into header (the
@@ -246,7 +246,7 @@ type mwRunner struct{ h *Host }
 func (run mwRunner) mwCall(c *call, m *middleware, phase string, header http.Header) *call {
 	h := run.h
 	mc := h.calls.Get().(*call)
-	mc.reset(c.parent, h, c.set, c.route, nil, c.req)
+	mc.reset(c.parent, h.Host, c.set, c.route, nil, c.req)
 	if header != nil {
 		mc.header = header
 	}
@@ -373,7 +373,7 @@ func (run mwRunner) runAfter(r *http.Request, c *call, chain []*middleware, stat
 
 // verify runs a middleware's verify export for a security scheme.
 func (m *middleware) verify(c *call, r *http.Request, scheme string) (*abi.Principal, *auth.Failure, error) {
-	run := mwRunner{c.host}
+	run := mwRunner{requestSide{c.host}}
 	mc := run.mwCall(c, m, abi.PhaseVerify, nil)
 	defer run.putMWCall(mc)
 	mc.verify = &abi.VerifyRequest{Scheme: scheme}

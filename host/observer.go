@@ -440,7 +440,7 @@ func (h *Host) observer() *Observer { return h.opts.Observer }
 
 // serveObserved serves a request through an exchange that records its
 // status and size, then reports it to the Request hook.
-func (h *Host) serveObserved(w http.ResponseWriter, r *http.Request, hook func(RequestEvent)) {
+func (h requestSide) serveObserved(w http.ResponseWriter, r *http.Request, hook func(RequestEvent)) {
 	x := exchanges.Get().(*exchange)
 	x.ResponseWriter, x.start = w, time.Now()
 	// Deferred: a request whose stream was cut off (http.ErrAbortHandler)

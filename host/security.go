@@ -254,7 +254,7 @@ func challengeScheme(s auth.Scheme) string {
 // refuseGuarded answers a request the guard refused. A 401 counts against
 // the route's rate limits too, as a request of the client's address, so a
 // limited route limits guessing: past the limit it answers 429 instead.
-func (h *Host) refuseGuarded(w http.ResponseWriter, r *http.Request, c *call, v verdict) {
+func (h requestSide) refuseGuarded(w http.ResponseWriter, r *http.Request, c *call, v verdict) {
 	if v.status == http.StatusUnauthorized && !h.limitRate(w, r, c) {
 		return
 	}
