@@ -26,7 +26,7 @@ const CheckDatabases = "databases"
 // openDatabases makes the app's set of databases (package appdb), which
 // opens each on first use: endpoints.json's merged with
 // Options.Databases (see mergeDatabases), checked as the file's are.
-func (h *Host) openDatabases() error {
+func (h lifecycle) openDatabases() error {
 	if err := config.CheckDatabases("host.Options.Databases merged with "+config.File, h.opts.Databases); err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (g *dbGate) check(db []byte) {
 	}
 }
 
-func (h *Host) closeDatabases() {
+func (h lifecycle) closeDatabases() {
 	if h.dbs == nil {
 		return
 	}

@@ -18,7 +18,7 @@ const maxMethods = 30
 // with the most it may declare until it is split (issue 28): a ceiling
 // that only goes down.
 var overMethods = map[string]int{
-	"Host": 47,
+	"Host": 37,
 }
 
 // TestMethodCounts counts the methods each type of the host package's

@@ -69,7 +69,7 @@ func (h *Host) outboundClient(o config.Outbound) (*outbound.Client, error) {
 
 // closeOutbound closes the outbound client's idle connections, when the
 // host closes.
-func (h *Host) closeOutbound() {
+func (h lifecycle) closeOutbound() {
 	h.outboundMu.Lock()
 	defer h.outboundMu.Unlock()
 	if h.outbound != nil {
