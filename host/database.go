@@ -282,7 +282,7 @@ func (c *call) dbSpan(db, system, statement string) func(error) {
 
 // dbDone reports a statement to the Database hook.
 func (c *call) dbDone(db string, d time.Duration, err error) {
-	o := c.host.observer()
+	o := c.host.opts.Observer
 	if o == nil || o.Database == nil {
 		return
 	}

@@ -17,7 +17,7 @@ var _ edge.Request = edgeCall{}
 func (c edgeCall) Principal() *abi.Principal { return c.principal }
 func (c edgeCall) RequestID() string         { return c.requestID }
 func (c edgeCall) ObserveStoreError(op string, err error) {
-	c.host.observer().reportStoreError(op, err)
+	c.host.opts.Observer.reportStoreError(op, err)
 }
 
 // limitRate applies the rate limits of the settings the request started

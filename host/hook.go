@@ -61,8 +61,8 @@ func defaultBody(f *abi.ValidationFailure) (string, any) {
 // media type. The endpoint's onValidationError hook, then the app's, may
 // replace the default answer; each may decline (docs/spec.md §4).
 func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table, f *abi.ValidationFailure) {
-	if o := h.observer(); o != nil && o.ValidationFailure != nil {
-		h.observer().reportRefusal(r, c, failedParts(f), f.Status)
+	if o := h.opts.Observer; o != nil && o.ValidationFailure != nil {
+		h.opts.Observer.reportRefusal(r, c, failedParts(f), f.Status)
 	}
 	h.discardBody(w, r, c)
 	c.writeDeadline(w)

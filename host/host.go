@@ -401,6 +401,9 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	return stopErr, closeErr
 }
 
+// stopping reports whether the host stopped its guests to shut down.
+func (h lifecycle) stopping() bool { return h.halted.Load() || h.engine.Stopping() }
+
 // enter admits a request, unless the host is closing; leave ends it.
 func (h requestSide) enter() bool {
 	h.active.Add(1)
@@ -548,7 +551,7 @@ func findModules(appDir string) ([]string, error) {
 // loadModule.
 func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
 	if isBundle(file) {
-		return h.loadBundle(ctx, file, wasm, deferCode)
+		return loadSide{h}.loadBundle(ctx, file, wasm, deferCode)
 	}
 	rf, err := routefile.Parse(file)
 	if err != nil {

@@ -52,9 +52,9 @@ func (c idemCall) Parts() idempotency.Parts {
 }
 
 func (c idemCall) ObserveIdempotency(r *http.Request, o idempotency.Outcome) {
-	c.host.observer().reportIdempotency(r, c.call, o)
+	c.host.opts.Observer.reportIdempotency(r, c.call, o)
 }
 
 func (c idemCall) ObserveStoreError(op string, err error) {
-	c.host.observer().reportStoreError(op, err)
+	c.host.opts.Observer.reportStoreError(op, err)
 }

@@ -435,9 +435,6 @@ func joinSpans(a, b func(context.Context, SpanEvent) (context.Context, func(erro
 	}
 }
 
-// observer returns the host's observer, nil when none is set.
-func (h *Host) observer() *Observer { return h.opts.Observer }
-
 // serveObserved serves a request through an exchange that records its
 // status and size, then reports it to the Request hook.
 func (h requestSide) serveObserved(w http.ResponseWriter, r *http.Request, hook func(RequestEvent)) {

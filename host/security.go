@@ -323,7 +323,7 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		if s, ok := byName[name]; ok {
 			return s, nil
 		}
-		s, err := h.newScheme(t, doc, name, prev)
+		s, err := loadSide{h}.newScheme(t, doc, name, prev)
 		if err != nil {
 			byName[name] = nil
 			return nil, err
@@ -465,7 +465,7 @@ func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard, limit
 // newScheme makes the verifier of one security scheme of the document:
 // the middleware its x-endpoints-verifier names, or a built-in one
 // configured in endpoints.json's "security".
-func (h *Host) newScheme(t *table, doc *openapi.Document, name string, prev *securityPlan) (*scheme, error) {
+func (h loadSide) newScheme(t *table, doc *openapi.Document, name string, prev *securityPlan) (*scheme, error) {
 	var def *openapi.SecurityScheme
 	if doc.Components != nil {
 		def = doc.Components.SecuritySchemes[name]
@@ -515,7 +515,7 @@ func (h *Host) newScheme(t *table, doc *openapi.Document, name string, prev *sec
 
 // lookupAPIKey reads an API key's entry from the app's store, in the host
 // namespace no guest reaches (package apikeys).
-func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool, error) {
+func (h loadSide) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool, error) {
 	var span func(error)
 	if c, ok := ctx.(*call); ok { // the verifier is given the call
 		span = c.startSpan(StepStore, "get")
@@ -523,7 +523,7 @@ func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool
 	v, ok, err := apikeys.Lookup(ctx, h.store, h.namespace, sha256hex)
 	endSpan(span, err)
 	if err != nil {
-		h.observer().reportStoreError("get", err)
+		h.opts.Observer.reportStoreError("get", err)
 	}
 	return v, ok, err
 }

@@ -30,7 +30,7 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer cw.Close()
 		w = cw
 	}
-	if o := h.observer(); o != nil && o.Request != nil {
+	if o := h.opts.Observer; o != nil && o.Request != nil {
 		requestSide{h}.serveObserved(w, r, o.Request)
 		return
 	}
@@ -288,7 +288,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		setReadDeadline(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.deadline)))
 	}
 	var began time.Time
-	if o := h.observer(); o != nil && o.GuestCall != nil {
+	if o := h.opts.Observer; o != nil && o.GuestCall != nil {
 		began = time.Now()
 	}
 	guestSpan := c.startSpan(StepGuest, "")
@@ -320,7 +320,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	pool.Put(r.Context(), in, ok)
 	if !began.IsZero() {
-		h.observer().reportGuestCall(r, c, took, !ok)
+		h.opts.Observer.reportGuestCall(r, c, took, !ok)
 	}
 	if ok {
 		return true
@@ -345,7 +345,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		data = failureData{Error: reason, Route: c.route.file, Output: c.output}
 	}
 	status := http.StatusInternalServerError
-	if interrupted(err) && h.stopping() {
+	if interrupted(err) && (lifecycle{h.Host}).stopping() {
 		// Stopped by a shutdown: another server may take the request.
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Connection", "close")
@@ -392,7 +392,7 @@ func (h requestSide) failureReason(c *call, r *http.Request, err error, code int
 		return fmt.Sprintf("the handler returned error code %d", code), false
 	case interrupted(err) && r.Context().Err() != nil:
 		return "", true
-	case interrupted(err) && h.stopping():
+	case interrupted(err) && (lifecycle{h.Host}).stopping():
 		return "the host is shutting down and stopped the handler", false
 	case interrupted(err) && c.idled():
 		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.idle), false
@@ -491,9 +491,6 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 		}
 	}
 }
-
-// stopping reports whether the host stopped its guests to shut down.
-func (h *Host) stopping() bool { return h.halted.Load() || h.engine.Stopping() }
 
 // writeDeadline gives the answer about to be written its own
 // server.writeTimeout: the request's may be spent reading a slow body or
