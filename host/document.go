@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/schemedoc"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -113,6 +114,15 @@ func (h *Host) plainProblems(t *table) []error {
 	return problems
 }
 
+// middlewareDecls returns the declarations of mws, in order.
+func middlewareDecls(mws []*middleware) []abi.Middleware {
+	decls := make([]abi.Middleware, len(mws))
+	for i, m := range mws {
+		decls[i] = m.decl
+	}
+	return decls
+}
+
 // document is one built OpenAPI document, ready to serve.
 type document struct {
 	json []byte
@@ -161,7 +171,7 @@ func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 		ops = append(ops, plainOperations(t)...)
 	}
 	cfg := t.set.openAPI()
-	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: routesWithMiddleware(t.routesConfig, t.middleware, ops), SpecVersion: t.set.specVersion()}
+	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: edge.RoutesWithMiddleware(t.routesConfig, middlewareDecls(t.middleware), ops), SpecVersion: t.set.specVersion()}
 	if rc := opts.Routes; rc != nil && rc.PlainRoutes != nil && t.set.plainRoutes() == config.PlainRoutesExclude {
 		// Excluded plain routes keep their meta for when they are included
 		// again: it names no operation of this document.

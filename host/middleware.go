@@ -19,6 +19,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/auth"
@@ -145,7 +146,7 @@ func loadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 				return fail(fmt.Errorf("%s: middleware declaration: /methods/%d: %q: want an upper-case method such as \"POST\"", file, i, meth))
 			}
 		}
-		if err := checkMiddlewareResponses(file, m.decl.Responses); err != nil {
+		if err := edge.CheckMiddlewareResponses(file, m.decl.Responses); err != nil {
 			return fail(err)
 		}
 	}
