@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 )
 
@@ -448,7 +449,7 @@ func (h requestSide) serveObserved(w http.ResponseWriter, r *http.Request, hook 
 			status = http.StatusOK
 		}
 		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
-			TraceID: traceID(r.Header), Query: redactQuery(r.URL.RawQuery, x.secretQuery),
+			TraceID: traceID(r.Header), Query: edge.RedactQuery(r.URL.RawQuery, x.secretQuery),
 			Status: status, Bytes: x.bytes, Duration: time.Since(x.start),
 			OutboundRequests: x.outbound, OutboundDuration: x.outboundTime, DatabaseError: x.dbError})
 		*x = exchange{}
