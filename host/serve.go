@@ -345,7 +345,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		data = failureData{Error: reason, Route: c.route.file, Output: c.output}
 	}
 	status := http.StatusInternalServerError
-	if interrupted(err) && (lifecycle{h.Host}).stopping() {
+	if interrupted(err) && lifecycle(h).stopping() {
 		// Stopped by a shutdown: another server may take the request.
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Connection", "close")
@@ -392,7 +392,7 @@ func (h requestSide) failureReason(c *call, r *http.Request, err error, code int
 		return fmt.Sprintf("the handler returned error code %d", code), false
 	case interrupted(err) && r.Context().Err() != nil:
 		return "", true
-	case interrupted(err) && (lifecycle{h.Host}).stopping():
+	case interrupted(err) && lifecycle(h).stopping():
 		return "the host is shutting down and stopped the handler", false
 	case interrupted(err) && c.idled():
 		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.idle), false
