@@ -79,11 +79,11 @@ func (c guestCall) StoreError(op string, err error) abi.Errno {
 	case errors.Is(err, storage.ErrNotInteger):
 		return abi.ErrInvalid
 	case errors.Is(err, storage.ErrFull):
-		c.host.observeStoreError(op, err)
+		c.host.opts.Observer.reportStoreError(op, err)
 		c.logger.Warn("the key-value store is full", "route", c.route.file, "op", op)
 		return abi.ErrUnavailable
 	default:
-		c.host.observeStoreError(op, err)
+		c.host.opts.Observer.reportStoreError(op, err)
 		c.logger.Error("the key-value store failed", "route", c.route.file, "op", op, "error", err)
 		return abi.ErrUnavailable
 	}

@@ -29,7 +29,7 @@ func errNoHandleRoute(file string) error {
 
 // loadBundle loads a bundle module once and makes one route per entry of
 // its declaration, all sharing its pool. deferCode: see loadModule.
-func (h *Host) loadBundle(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
+func (h loadSide) loadBundle(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
 	mod, err := loadModule(ctx, h.engine, wasm, routefile.Route{File: file}, limitInstances(h.opts.Limits), deferCode, true)
 	if err != nil {
 		return nil, err

@@ -205,7 +205,7 @@ func (c *call) Value(key any) any {
 // interrupt.Expirer, which the interrupt check asks directly.
 func (c *call) Expired() bool {
 	return c.stop.Load() || time.Now().UnixNano() > c.deadline || c.parent.Err() != nil ||
-		c.host != nil && c.host.stopping()
+		c.host != nil && lifecycle{c.host}.stopping()
 }
 
 // stopped is closed when the host stops every call (Close), for host

@@ -26,7 +26,7 @@ const CheckDatabases = "databases"
 // openDatabases makes the app's set of databases (package appdb), which
 // opens each on first use: endpoints.json's merged with
 // Options.Databases (see mergeDatabases), checked as the file's are.
-func (h *Host) openDatabases() error {
+func (h lifecycle) openDatabases() error {
 	if err := config.CheckDatabases("host.Options.Databases merged with "+config.File, h.opts.Databases); err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (g *dbGate) check(db []byte) {
 	}
 }
 
-func (h *Host) closeDatabases() {
+func (h lifecycle) closeDatabases() {
 	if h.dbs == nil {
 		return
 	}
@@ -282,7 +282,7 @@ func (c *call) dbSpan(db, system, statement string) func(error) {
 
 // dbDone reports a statement to the Database hook.
 func (c *call) dbDone(db string, d time.Duration, err error) {
-	o := c.host.observer()
+	o := c.host.opts.Observer
 	if o == nil || o.Database == nil {
 		return
 	}
@@ -310,7 +310,7 @@ func databasesChanged(old, cur *config.App) bool {
 // waits for its migrations: 503 with Retry-After, as a database that is
 // down makes the app's code answer, and, in development, which database,
 // why, and the route or middleware (where) that used it.
-func (h *Host) answerDatabaseWaits(w http.ResponseWriter, r *http.Request, waits *databaseWaitsError, where failureData) {
+func (h requestSide) answerDatabaseWaits(w http.ResponseWriter, r *http.Request, waits *databaseWaitsError, where failureData) {
 	h.logger.Debug("call stopped: its database waits for its migrations", "route", where.Route, "middleware", where.Middleware, "database", waits.db, "error", waits.err)
 	w.Header().Set("Retry-After", h.dbRetry.retryAfter())
 	var data any

@@ -9,7 +9,7 @@ import (
 
 // newDocs prepares the docs page (package docspage), or nil when it is
 // off.
-func (h *Host) newDocs(s *settings) (*docspage.Page, error) {
+func (h loadSide) newDocs(s *settings) (*docspage.Page, error) {
 	o := s.openAPI().Docs
 	if o.Off {
 		return nil, nil

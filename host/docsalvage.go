@@ -68,7 +68,7 @@ func (l *loading) salvageDocument(cause error) bool {
 	trial := *t
 	build := func(routes []*route) error {
 		trial.routes, trial.warnings = routes, nil
-		_, err := l.h.buildRoutesDocument(&trial)
+		_, err := buildRoutesDocument(&trial, l.h.opts.Mode)
 		return err
 	}
 	if build(nil) != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/schemedoc"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -113,6 +114,15 @@ func (h *Host) plainProblems(t *table) []error {
 	return problems
 }
 
+// middlewareDecls returns the declarations of mws, in order.
+func middlewareDecls(mws []*middleware) []abi.Middleware {
+	decls := make([]abi.Middleware, len(mws))
+	for i, m := range mws {
+		decls[i] = m.decl
+	}
+	return decls
+}
+
 // document is one built OpenAPI document, ready to serve.
 type document struct {
 	json []byte
@@ -125,16 +135,17 @@ type document struct {
 // (unless t.runtimeDocOut leaves them out), then the security schemes
 // endpoints.json configures (package schemedoc), then the embedder's.
 func (h *Host) buildDocument(ctx context.Context, t *table) (*document, error) {
-	doc, err := h.buildRoutesDocument(t)
+	doc, err := buildRoutesDocument(t, h.opts.Mode)
 	if err != nil {
 		return nil, err
 	}
-	return h.finishDocument(ctx, t, doc)
+	return finishDocument(ctx, t, doc)
 }
 
 // buildRoutesDocument is the first step of buildDocument: the document of
-// the table's routes and routes configuration alone.
-func (h *Host) buildRoutesDocument(t *table) (*openapi.Document, error) {
+// the table's routes and routes configuration alone, for a host running in
+// mode.
+func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 	var ops []openapi.Route
 	for _, r := range t.routes {
 		if r.plain {
@@ -160,7 +171,7 @@ func (h *Host) buildRoutesDocument(t *table) (*openapi.Document, error) {
 		ops = append(ops, plainOperations(t)...)
 	}
 	cfg := t.set.openAPI()
-	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: routesWithMiddleware(t.routesConfig, t.middleware, ops), SpecVersion: t.set.specVersion()}
+	opts := openapi.Options{Title: cfg.Title, Version: cfg.Version, Routes: edge.RoutesWithMiddleware(t.routesConfig, middlewareDecls(t.middleware), ops), SpecVersion: t.set.specVersion()}
 	if rc := opts.Routes; rc != nil && rc.PlainRoutes != nil && t.set.plainRoutes() == config.PlainRoutesExclude {
 		// Excluded plain routes keep their meta for when they are included
 		// again: it names no operation of this document.
@@ -168,7 +179,7 @@ func (h *Host) buildRoutesDocument(t *table) (*openapi.Document, error) {
 		c.PlainRoutes = nil
 		opts.Routes = &c
 	}
-	if h.opts.Mode == Development {
+	if mode == Development {
 		// A pattern left behind by a deleted route must not take the app
 		// down while it is being edited; a production load refuses it.
 		opts.Unmatched = func(err error) {
@@ -190,7 +201,7 @@ func (h *Host) buildRoutesDocument(t *table) (*openapi.Document, error) {
 
 // finishDocument adds to the routes' document what buildDocument adds
 // after them.
-func (h *Host) finishDocument(ctx context.Context, t *table, doc *openapi.Document) (*document, error) {
+func finishDocument(ctx context.Context, t *table, doc *openapi.Document) (*document, error) {
 	if rm := t.runtime; rm != nil && rm.decl.OpenAPI != nil && t.runtimeDocOut == nil {
 		if frag := rm.decl.OpenAPI.Document; len(frag) > 0 {
 			if err := doc.Merge(frag); err != nil {
@@ -307,9 +318,10 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
-// documentProblem explains, in development, why there is no document.
-func (h *Host) documentProblem(t *table) any {
-	if h.opts.Mode != Development || t.docErr == nil {
+// documentProblem explains, in development (mode), why there is no
+// document.
+func documentProblem(t *table, mode Mode) any {
+	if mode != Development || t.docErr == nil {
 		return nil
 	}
 	return map[string]string{"error": t.docErr.Error()}

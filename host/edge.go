@@ -14,14 +14,16 @@ type edgeCall struct{ *call }
 
 var _ edge.Request = edgeCall{}
 
-func (c edgeCall) Principal() *abi.Principal              { return c.principal }
-func (c edgeCall) RequestID() string                      { return c.requestID }
-func (c edgeCall) ObserveStoreError(op string, err error) { c.host.observeStoreError(op, err) }
+func (c edgeCall) Principal() *abi.Principal { return c.principal }
+func (c edgeCall) RequestID() string         { return c.requestID }
+func (c edgeCall) ObserveStoreError(op string, err error) {
+	c.host.opts.Observer.reportStoreError(op, err)
+}
 
 // limitRate applies the rate limits of the settings the request started
 // on (edge.Limiter). It reports whether the request may go on; when it
 // may not, it answered: 429, or 503 (500) when the store failed.
-func (h *Host) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
+func (h requestSide) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
 	set := c.set
 	if len(set.rateLimits) == 0 {
 		return true

@@ -17,7 +17,7 @@ func init() { dbBackoff = appdb.Backoff{Min: 10 * time.Millisecond, Max: 200 * t
 
 // Sweep runs one janitor sweep as if the clock read now, and reports how
 // many idle instances it closed.
-func (h *Host) Sweep(now time.Time) int { return h.sweep(now) }
+func (h *Host) Sweep(now time.Time) int { return newJanitor(h).sweep(now) }
 
 // IdleInstances counts the idle instances of a route module.
 func (h *Host) IdleInstances(file string) int {
@@ -31,11 +31,11 @@ func (h *Host) IdleInstances(file string) int {
 // RunJanitor replaces the host's janitor with one that sweeps at every
 // value sent on tick; stop ends it and returns once its last sweep ended.
 func (h *Host) RunJanitor(tick <-chan time.Time) (stop func()) {
-	h.stopJanitor()
-	j := &janitor{stop: make(chan struct{}), done: make(chan struct{})}
+	h.janitor.close()
+	j := newJanitor(h)
 	h.janitor = j
-	go h.sweepLoop(tick, j)
-	return h.stopJanitor
+	go j.loop(tick)
+	return j.close
 }
 
 // Drained is closed once the host is closing and every instance is back

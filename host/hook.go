@@ -60,9 +60,9 @@ func defaultBody(f *abi.ValidationFailure) (string, any) {
 // refuse answers a request that failed validation, negotiation or its
 // media type. The endpoint's onValidationError hook, then the app's, may
 // replace the default answer; each may decline (docs/spec.md §4).
-func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table, f *abi.ValidationFailure) {
-	if o := h.observer(); o != nil && o.ValidationFailure != nil {
-		h.observeRefusal(r, c, failedParts(f), f.Status)
+func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table, f *abi.ValidationFailure) {
+	if o := h.opts.Observer; o != nil && o.ValidationFailure != nil {
+		h.opts.Observer.reportRefusal(r, c, failedParts(f), f.Status)
 	}
 	h.discardBody(w, r, c)
 	c.writeDeadline(w)
@@ -88,7 +88,7 @@ func (h *Host) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table,
 // index is the route's in a bundle, -1 elsewhere.
 // A hook that declines, fails or finds no free instance leaves the failure
 // to the next in order; a failure is logged and discards the instance.
-func (h *Host) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engine.Pool, index int) bool {
+func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engine.Pool, index int) bool {
 	c.status = c.failure.Status
 	clear(c.header)
 	c.headerCount, c.headerBytes, c.fault = 0, 0, ""

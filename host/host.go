@@ -210,29 +210,30 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e,
 		halt: make(chan struct{}), done: make(chan struct{}), idle: make(chan struct{}, 1), closed: make(chan struct{})}
 	h.calls.New = func() any { return new(call) }
-	if err := h.openStore(ctx); err != nil {
+	life := lifecycle{h}
+	if err := life.openStore(ctx); err != nil {
 		_ = e.Close(ctx)
 		return nil, err
 	}
 	h.idem = idempotency.Step{Store: h.store, Namespace: h.namespace, Logger: logger, WriteError: writeIdempotencyError,
 		ClientBytes: h.opts.Storage.IdempotencyClientBytes}
-	if err := h.openDatabases(); err != nil {
-		h.closeStore()
+	if err := life.openDatabases(); err != nil {
+		life.closeStore()
 		_ = e.Close(ctx)
 		return nil, err
 	}
 	t, _, err := h.load(ctx, nil)
 	if err != nil {
-		h.closeDatabases()
-		h.closeStore()
+		life.closeDatabases()
+		life.closeStore()
 		_ = e.Close(ctx)
 		return nil, err
 	}
 	if len(t.problems) > 0 {
 		if opts.Mode != Development {
 			t.close(ctx)
-			h.closeDatabases()
-			h.closeStore()
+			life.closeDatabases()
+			life.closeStore()
 			_ = e.Close(ctx)
 			return nil, &LoadError{Problems: t.problems}
 		}
@@ -245,7 +246,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	}
 	h.table.Store(t)
 	h.engine.StartCompiles()
-	h.startJanitor()
+	h.janitor = startJanitor(h)
 	return h, nil
 }
 
@@ -340,15 +341,15 @@ var ErrClosed = errors.New("the host is closed")
 //     connection arrives; the host's 503s are for requests that still do.
 //   - Requests handed to Options.Fallback count as in flight too.
 func (h *Host) Shutdown(ctx context.Context) error {
-	h.closeOnce.Do(func() { h.stopErr, h.closeErr = h.shutdown(ctx) })
+	h.closeOnce.Do(func() { h.stopErr, h.closeErr = lifecycle{h}.shutdown(ctx) })
 	<-h.closed
-	return errors.Join(h.stopErr, h.closingError())
+	return errors.Join(h.stopErr, lifecycle{h}.closingError())
 }
 
 // closingError is what closing failed on: the engine's error, which says
 // calls were still running when the host closed, until the last of them
 // returned and the runtime closed.
-func (h *Host) closingError() error {
+func (h lifecycle) closingError() error {
 	if h.closeErr != nil && h.engine.DrainedNow() {
 		return h.engine.Shutdown(context.Background())
 	}
@@ -363,19 +364,24 @@ func (h *Host) Close(ctx context.Context) error {
 	stopNow, cancel := context.WithCancel(ctx)
 	cancel()
 	_ = h.Shutdown(stopNow)
-	return h.closingError()
+	return lifecycle{h}.closingError()
 }
+
+// lifecycle is the host as it opens and closes what outlives a reload:
+// the store, the databases, the outbound clients, and the shutdown that
+// closes them with the engine. Its methods are the host's lifecycle side.
+type lifecycle struct{ *Host }
 
 // shutdown does Shutdown's work once: stopErr is ctx's error when guests
 // had to be stopped, closeErr what closing failed on.
-func (h *Host) shutdown(ctx context.Context) (stopErr, closeErr error) {
+func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	defer close(h.closed)
 	h.closing.Store(true)
 	close(h.done) // watchers stop
 	// A reload in progress finishes (and sees closing); none starts after.
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
-	h.stopJanitor()
+	h.janitor.close()
 	if !h.waitIdle(ctx) {
 		// Guests stop at their next interrupt check or host call; the
 		// engine waits for their instances before it closes the runtime
@@ -395,8 +401,11 @@ func (h *Host) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	return stopErr, closeErr
 }
 
+// stopping reports whether the host stopped its guests to shut down.
+func (h lifecycle) stopping() bool { return h.halted.Load() || h.engine.Stopping() }
+
 // enter admits a request, unless the host is closing; leave ends it.
-func (h *Host) enter() bool {
+func (h requestSide) enter() bool {
 	h.active.Add(1)
 	if h.closing.Load() {
 		h.leave()
@@ -405,7 +414,7 @@ func (h *Host) enter() bool {
 	return true
 }
 
-func (h *Host) leave() {
+func (h requestSide) leave() {
 	if h.active.Add(-1) == 0 && h.closing.Load() {
 		select {
 		case h.idle <- struct{}{}:
@@ -415,7 +424,7 @@ func (h *Host) leave() {
 }
 
 // waitIdle waits until no request is in flight, or ctx ends (false).
-func (h *Host) waitIdle(ctx context.Context) bool {
+func (h lifecycle) waitIdle(ctx context.Context) bool {
 	for h.active.Load() > 0 {
 		select {
 		case <-h.idle:
@@ -542,7 +551,7 @@ func findModules(appDir string) ([]string, error) {
 // loadModule.
 func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
 	if isBundle(file) {
-		return h.loadBundle(ctx, file, wasm, deferCode)
+		return loadSide{h}.loadBundle(ctx, file, wasm, deferCode)
 	}
 	rf, err := routefile.Parse(file)
 	if err != nil {

@@ -52,7 +52,9 @@ func (c idemCall) Parts() idempotency.Parts {
 }
 
 func (c idemCall) ObserveIdempotency(r *http.Request, o idempotency.Outcome) {
-	c.host.observeIdempotency(r, c.call, o)
+	c.host.opts.Observer.reportIdempotency(r, c.call, o)
 }
 
-func (c idemCall) ObserveStoreError(op string, err error) { c.host.observeStoreError(op, err) }
+func (c idemCall) ObserveStoreError(op string, err error) {
+	c.host.opts.Observer.reportStoreError(op, err)
+}

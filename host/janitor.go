@@ -13,38 +13,46 @@ import (
 // idle timeout, so an instance idle for longer than the timeout is closed
 // within one and a half timeouts.
 type janitor struct {
+	host *Host
 	stop chan struct{}
 	done chan struct{}
 	once sync.Once
 }
 
-// startJanitor starts the host's janitor with a ticker of its own.
-func (h *Host) startJanitor() {
-	every := limitInstanceIdleTimeout(h.opts.Limits) / 2
-	ticker := time.NewTicker(every)
-	h.janitor = &janitor{stop: make(chan struct{}), done: make(chan struct{})}
-	go func() {
-		defer ticker.Stop()
-		h.sweepLoop(ticker.C, h.janitor)
-	}()
+// newJanitor returns a janitor of h that has not started sweeping.
+func newJanitor(h *Host) *janitor {
+	return &janitor{host: h, stop: make(chan struct{}), done: make(chan struct{})}
 }
 
-// sweepLoop sweeps at every tick until the janitor stops.
-func (h *Host) sweepLoop(tick <-chan time.Time, j *janitor) {
+// startJanitor starts a janitor of h with a ticker of its own.
+func startJanitor(h *Host) *janitor {
+	every := limitInstanceIdleTimeout(h.opts.Limits) / 2
+	ticker := time.NewTicker(every)
+	j := newJanitor(h)
+	go func() {
+		defer ticker.Stop()
+		j.loop(ticker.C)
+	}()
+	return j
+}
+
+// loop sweeps at every tick until the janitor stops.
+func (j *janitor) loop(tick <-chan time.Time) {
 	defer close(j.done)
 	for {
 		select {
 		case now := <-tick:
-			h.sweep(now)
+			j.sweep(now)
 		case <-j.stop:
 			return
 		}
 	}
 }
 
-// stopJanitor stops the janitor and waits for its sweep to end.
-func (h *Host) stopJanitor() {
-	if j := h.janitor; j != nil {
+// close stops the janitor, if there is one, and waits for its sweep to
+// end.
+func (j *janitor) close() {
+	if j != nil {
 		j.once.Do(func() { close(j.stop) })
 		<-j.done
 	}
@@ -54,7 +62,8 @@ func (h *Host) stopJanitor() {
 // since before now minus the idle timeout, but one per pool, and sweeps
 // the store when it is a storage.Sweeper. It reports how many instances
 // it closed.
-func (h *Host) sweep(now time.Time) int {
+func (j *janitor) sweep(now time.Time) int {
+	h := j.host
 	cutoff := now.Add(-limitInstanceIdleTimeout(h.opts.Limits))
 	ctx := context.Background()
 	t := h.table.Load()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/auth"
@@ -145,7 +146,7 @@ func loadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 				return fail(fmt.Errorf("%s: middleware declaration: /methods/%d: %q: want an upper-case method such as \"POST\"", file, i, meth))
 			}
 		}
-		if err := checkMiddlewareResponses(file, m.decl.Responses); err != nil {
+		if err := edge.CheckMiddlewareResponses(file, m.decl.Responses); err != nil {
 			return fail(err)
 		}
 	}
@@ -234,13 +235,19 @@ func (t *table) chain(rt *route, method string) []*middleware {
 	return out
 }
 
+// mwRunner runs a request's middleware chain for the host: the before and
+// after exports around the handler, the verify export for a scheme, and the
+// calls they are made with.
+type mwRunner struct{ h requestSide }
+
 // mwCall prepares a call of one middleware export for the request c
 // serves. The response headers it sets go straight into header (the
 // answer's), so set and add keep their meaning across middleware; nil
 // gives it headers of its own. Give it back with putMWCall.
-func (h *Host) mwCall(c *call, m *middleware, phase string, header http.Header) *call {
+func (run mwRunner) mwCall(c *call, m *middleware, phase string, header http.Header) *call {
+	h := run.h
 	mc := h.calls.Get().(*call)
-	mc.reset(c.parent, h, c.set, c.route, nil, c.req)
+	mc.reset(c.parent, h.Host, c.set, c.route, nil, c.req)
 	if header != nil {
 		mc.header = header
 	}
@@ -254,7 +261,8 @@ func (h *Host) mwCall(c *call, m *middleware, phase string, header http.Header) 
 
 // putMWCall gives back a middleware call; the header map it wrote into
 // belongs to the answer, never to the pool.
-func (h *Host) putMWCall(mc *call) {
+func (run mwRunner) putMWCall(mc *call) {
+	h := run.h
 	mc.header = nil
 	h.putCall(mc)
 }
@@ -262,7 +270,8 @@ func (h *Host) putMWCall(mc *call) {
 // callMiddleware calls one export of a middleware and returns its result;
 // ok is false when the call failed (trap, deadline, a fault), which it
 // logged.
-func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result int32, ok bool) {
+func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (result int32, ok bool) {
+	h := run.h
 	m := mc.mw
 	lane := m.lane(mc.route)
 	in, err := lane.Get(mc)
@@ -305,32 +314,33 @@ func (h *Host) callMiddleware(r *http.Request, mc *call, export string) (result 
 // runBefore runs the before export of each middleware of the chain, in
 // order. It reports whether the request goes on to the handler; when it
 // does not, the answer was written (a middleware's, or a 500).
-func (h *Host) runBefore(w http.ResponseWriter, r *http.Request, c *call, chain []*middleware) bool {
+func (run mwRunner) runBefore(w http.ResponseWriter, r *http.Request, c *call, chain []*middleware) bool {
+	h := run.h
 	for _, m := range chain {
 		if !m.before {
 			continue
 		}
-		mc := h.mwCall(c, m, abi.PhaseBefore, w.Header())
-		res, ok := h.callMiddleware(r, mc, abi.ExportBefore)
+		mc := run.mwCall(c, m, abi.PhaseBefore, w.Header())
+		res, ok := run.callMiddleware(r, mc, abi.ExportBefore)
 		switch {
 		case !ok:
-			h.answerMiddlewareFailure(w, r, mc, "")
+			run.answerMiddlewareFailure(w, r, mc, "")
 		case res == abi.MiddlewareAnswered:
 			h.discardBody(w, r, c)
 			answer.Buffered(w, r, mc.status, "application/json", mc.buf.Bytes())
 		case res != abi.MiddlewareContinue:
 			h.logger.Error("middleware failed", "middleware", m.file, "export", abi.ExportBefore, "reason", fmt.Sprintf("it returned %d; want %d (continue) or %d (answered)", res, abi.MiddlewareContinue, abi.MiddlewareAnswered))
-			h.answerMiddlewareFailure(w, r, mc, fmt.Sprintf("%s returned %d", abi.ExportBefore, res))
+			run.answerMiddlewareFailure(w, r, mc, fmt.Sprintf("%s returned %d", abi.ExportBefore, res))
 			ok = false
 		case mc.buf.Len() > 0 || mc.status != http.StatusOK:
 			h.logger.Error("middleware failed", "middleware", m.file, "export", abi.ExportBefore, "reason", "it wrote an answer, then continued")
-			h.answerMiddlewareFailure(w, r, mc, "it wrote an answer, then returned continue: return answered (1) to send it")
+			run.answerMiddlewareFailure(w, r, mc, "it wrote an answer, then returned continue: return answered (1) to send it")
 			ok = false
 		}
 		// On continue, the response headers it set stay in the answer's,
 		// whatever the answer is.
 		answered := !ok || res != abi.MiddlewareContinue
-		h.putMWCall(mc)
+		run.putMWCall(mc)
 		if answered {
 			return false
 		}
@@ -342,7 +352,8 @@ func (h *Host) runBefore(w http.ResponseWriter, r *http.Request, c *call, chain 
 // reverse order, once the handler answered with status. sent says the
 // answer already went out; otherwise the headers they set go into hdr,
 // the answer's. A failing after call is logged; the answer stands.
-func (h *Host) runAfter(r *http.Request, c *call, chain []*middleware, status int, sent bool, hdr http.Header) {
+func (run mwRunner) runAfter(r *http.Request, c *call, chain []*middleware, status int, sent bool, hdr http.Header) {
+	h := run.h
 	for i := len(chain) - 1; i >= 0; i-- {
 		m := chain[i]
 		if !m.after {
@@ -352,22 +363,22 @@ func (h *Host) runAfter(r *http.Request, c *call, chain []*middleware, status in
 		if sent {
 			target = nil
 		}
-		mc := h.mwCall(c, m, abi.PhaseAfter, target)
+		mc := run.mwCall(c, m, abi.PhaseAfter, target)
 		mc.afterStatus, mc.wroteHeader = status, sent
-		if res, ok := h.callMiddleware(r, mc, abi.ExportAfter); ok && res != 0 {
+		if res, ok := run.callMiddleware(r, mc, abi.ExportAfter); ok && res != 0 {
 			h.logger.Error("middleware failed", "middleware", m.file, "export", abi.ExportAfter, "reason", fmt.Sprintf("it returned %d", res))
 		}
-		h.putMWCall(mc)
+		run.putMWCall(mc)
 	}
 }
 
 // verify runs a middleware's verify export for a security scheme.
 func (m *middleware) verify(c *call, r *http.Request, scheme string) (*abi.Principal, *auth.Failure, error) {
-	h := c.host
-	mc := h.mwCall(c, m, abi.PhaseVerify, nil)
-	defer h.putMWCall(mc)
+	run := mwRunner{requestSide{c.host}}
+	mc := run.mwCall(c, m, abi.PhaseVerify, nil)
+	defer run.putMWCall(mc)
 	mc.verify = &abi.VerifyRequest{Scheme: scheme}
-	res, ok := h.callMiddleware(r, mc, abi.ExportVerify)
+	res, ok := run.callMiddleware(r, mc, abi.ExportVerify)
 	switch {
 	case !ok:
 		return nil, nil, fmt.Errorf("%s: %s failed (see the log)", m.file, abi.ExportVerify)
@@ -386,7 +397,8 @@ func (m *middleware) verify(c *call, r *http.Request, scheme string) (*abi.Princ
 }
 
 // answerMiddlewareFailure answers 500 for a failed middleware.
-func (h *Host) answerMiddlewareFailure(w http.ResponseWriter, r *http.Request, mc *call, reason string) {
+func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Request, mc *call, reason string) {
+	h := run.h
 	h.discardBody(w, r, mc.owner)
 	if mc.dbWaits != nil {
 		h.answerDatabaseWaits(w, r, mc.dbWaits, failureData{Middleware: mc.mw.file})

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 )
 
@@ -435,12 +436,9 @@ func joinSpans(a, b func(context.Context, SpanEvent) (context.Context, func(erro
 	}
 }
 
-// observer returns the host's observer, nil when none is set.
-func (h *Host) observer() *Observer { return h.opts.Observer }
-
 // serveObserved serves a request through an exchange that records its
 // status and size, then reports it to the Request hook.
-func (h *Host) serveObserved(w http.ResponseWriter, r *http.Request, hook func(RequestEvent)) {
+func (h requestSide) serveObserved(w http.ResponseWriter, r *http.Request, hook func(RequestEvent)) {
 	x := exchanges.Get().(*exchange)
 	x.ResponseWriter, x.start = w, time.Now()
 	// Deferred: a request whose stream was cut off (http.ErrAbortHandler)
@@ -451,7 +449,7 @@ func (h *Host) serveObserved(w http.ResponseWriter, r *http.Request, hook func(R
 			status = http.StatusOK
 		}
 		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
-			TraceID: traceID(r.Header), Query: redactQuery(r.URL.RawQuery, x.secretQuery),
+			TraceID: traceID(r.Header), Query: edge.RedactQuery(r.URL.RawQuery, x.secretQuery),
 			Status: status, Bytes: x.bytes, Duration: time.Since(x.start),
 			OutboundRequests: x.outbound, OutboundDuration: x.outboundTime, DatabaseError: x.dbError})
 		*x = exchange{}
@@ -537,17 +535,16 @@ func noteRequestID(w http.ResponseWriter, id string) {
 	}
 }
 
-// observeGuestCall reports a handler's call.
-func (h *Host) observeGuestCall(r *http.Request, c *call, took time.Duration, failed bool) {
-	if o := h.observer(); o != nil && o.GuestCall != nil {
+// reportGuestCall reports a handler's call to o, which may be nil.
+func (o *Observer) reportGuestCall(r *http.Request, c *call, took time.Duration, failed bool) {
+	if o != nil && o.GuestCall != nil {
 		o.GuestCall(GuestCallEvent{Method: r.Method, Route: c.route.pattern, Module: c.route.file, Duration: took, Failed: failed})
 	}
 }
 
-// observeRefusal reports a request refused before its guest ran: one event
-// per failing part.
-func (h *Host) observeRefusal(r *http.Request, c *call, parts []string, status int) {
-	o := h.observer()
+// reportRefusal reports to o, which may be nil, a request refused before
+// its guest ran: one event per failing part.
+func (o *Observer) reportRefusal(r *http.Request, c *call, parts []string, status int) {
 	if o == nil || o.ValidationFailure == nil {
 		return
 	}
@@ -556,16 +553,18 @@ func (h *Host) observeRefusal(r *http.Request, c *call, parts []string, status i
 	}
 }
 
-// observeIdempotency reports an outcome of the Idempotency-Key step.
-func (h *Host) observeIdempotency(r *http.Request, c *call, outcome IdempotencyOutcome) {
-	if o := h.observer(); o != nil && o.Idempotency != nil {
+// reportIdempotency reports an outcome of the Idempotency-Key step to o,
+// which may be nil.
+func (o *Observer) reportIdempotency(r *http.Request, c *call, outcome IdempotencyOutcome) {
+	if o != nil && o.Idempotency != nil {
 		o.Idempotency(IdempotencyEvent{Method: r.Method, Route: c.route.pattern, Outcome: outcome})
 	}
 }
 
-// observeStoreError reports a failed store operation.
-func (h *Host) observeStoreError(op string, err error) {
-	if o := h.observer(); o != nil && o.StoreError != nil {
+// reportStoreError reports a failed store operation to o, which may be
+// nil.
+func (o *Observer) reportStoreError(op string, err error) {
+	if o != nil && o.StoreError != nil {
 		o.StoreError(StoreErrorEvent{Op: op, Err: err})
 	}
 }

@@ -40,7 +40,7 @@ type OutboundEvent struct {
 // merged with Options.Outbound) for the app: the one the host has when o
 // (and the CA file's content) made it, else a new one, which replaces it
 // (the old one's requests in flight finish; its idle connections close).
-func (h *Host) outboundClient(o config.Outbound) (*outbound.Client, error) {
+func (h loadSide) outboundClient(o config.Outbound) (*outbound.Client, error) {
 	allow, err := allowlist.Parse(o.AllowedHosts)
 	if err != nil {
 		return nil, fmt.Errorf("outbound.allowedHosts (of %s or Options.Outbound): %v", config.File, err)
@@ -69,7 +69,7 @@ func (h *Host) outboundClient(o config.Outbound) (*outbound.Client, error) {
 
 // closeOutbound closes the outbound client's idle connections, when the
 // host closes.
-func (h *Host) closeOutbound() {
+func (h lifecycle) closeOutbound() {
 	h.outboundMu.Lock()
 	defer h.outboundMu.Unlock()
 	if h.outbound != nil {

@@ -25,7 +25,7 @@ type step struct {
 	// the text).
 	n    int
 	name string
-	run  func(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool
+	run  func(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool
 }
 
 // pipeline is the steps of an endpoint's request, in order. Steps 1
@@ -46,7 +46,7 @@ var pipeline = [...]step{
 
 // runPipeline runs the steps of an endpoint's request until one answers
 // it, then ends what the steps left open.
-func runPipeline(h *Host, w http.ResponseWriter, r *http.Request, c *call) {
+func runPipeline(h requestSide, w http.ResponseWriter, r *http.Request, c *call) {
 	defer endPipeline(h, r, c)
 	for i := range pipeline {
 		if !pipeline[i].run(h, w, r, c) {
@@ -59,7 +59,7 @@ func runPipeline(h *Host, w http.ResponseWriter, r *http.Request, c *call) {
 // (or its handler panicked): the validation span of a refused request,
 // and a claimed Idempotency-Key whose answer was not stored, which is
 // freed.
-func endPipeline(h *Host, r *http.Request, c *call) {
+func endPipeline(h requestSide, r *http.Request, c *call) {
 	if c.validated != nil {
 		endSpan(c.validated, ErrRefused)
 		c.validated = nil
@@ -71,14 +71,14 @@ func endPipeline(h *Host, r *http.Request, c *call) {
 
 // stepAdmit is step 3: the request id, the operation's security, rate
 // limits and the middleware before the handler.
-func stepAdmit(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+func stepAdmit(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	return h.admit(w, r, c.table, c)
 }
 
 // stepNegotiate is step 4: content negotiation, for operations that offer
 // several types. Steps 4-7 are one span for a tracer: refused, it ends
 // with ErrRefused (endPipeline).
-func stepNegotiate(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+func stepNegotiate(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	c.validated = c.startSpan(StepValidate, "")
 	op := c.op
 	if !op.negotiates() {
@@ -99,7 +99,7 @@ func stepNegotiate(h *Host, w http.ResponseWriter, r *http.Request, c *call) boo
 // refuse the request with every failing part's issues (400). Text that is
 // not UTF-8 is refused, not repaired: the guest would read other text than
 // the host validated.
-func stepValidate(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+func stepValidate(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op, issues := c.op, &c.issues
 	issues.Params = validatePart(op.params, c.params, coerceParams(c))
 	if op.query != nil {
@@ -203,7 +203,7 @@ func coerceHeaders(r *http.Request, c *call) (bad []validation.Issue) {
 // stepIdempotency is step 8: the Idempotency-Key claimed, or its stored
 // answer replayed. Whatever ends the call without a stored answer frees
 // the key (endPipeline).
-func stepIdempotency(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+func stepIdempotency(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	if c.op.contract.Idempotency == nil {
 		return true
 	}
@@ -215,14 +215,14 @@ func stepIdempotency(h *Host, w http.ResponseWriter, r *http.Request, c *call) b
 }
 
 // stepGuest is step 9: the guest runs on a pooled instance.
-func stepGuest(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+func stepGuest(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	return h.callGuest(w, r, c)
 }
 
 // stepCheckAnswer is step 10: a buffered answer is checked against the
 // declared responses when the settings ask for it (responseValidation);
 // one that breaks them becomes a 500. A streamed answer is already out.
-func stepCheckAnswer(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+func stepCheckAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
 	if c.wroteHeader || !c.set.checked || op.responses == nil {
 		return true
@@ -230,7 +230,7 @@ func stepCheckAnswer(h *Host, w http.ResponseWriter, r *http.Request, c *call) b
 	status := c.status
 	if issues := op.checkAnswer(status, c.header, c.buf.Bytes()); issues != nil {
 		h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
-		h.observeRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
+		h.opts.Observer.reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 		writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
 		return false
 	}
@@ -239,7 +239,7 @@ func stepCheckAnswer(h *Host, w http.ResponseWriter, r *http.Request, c *call) b
 
 // finishAnswer runs steps 10 and 11 on a buffered answer that did not
 // come from step 9: an onValidationError hook's.
-func finishAnswer(h *Host, w http.ResponseWriter, r *http.Request, c *call) {
+func finishAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *call) {
 	if stepCheckAnswer(h, w, r, c) {
 		stepAfter(h, w, r, c)
 	}
@@ -248,9 +248,9 @@ func finishAnswer(h *Host, w http.ResponseWriter, r *http.Request, c *call) {
 // stepAfter is step 11: the after middleware, then the answer is sent
 // (and stored for the Idempotency-Key). A streamed answer's middleware
 // sees its status only.
-func stepAfter(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+func stepAfter(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	if c.wroteHeader {
-		h.runAfter(r, c, c.chain, c.status, true, nil)
+		mwRunner{h}.runAfter(r, c, c.chain, c.status, true, nil)
 		h.idem.Complete(w, r, idemCall{c}, c.status, c.header, c.idem.Streamed(), true)
 		return true
 	}
@@ -259,7 +259,7 @@ func stepAfter(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
 	for k, vs := range c.header {
 		hdr[k] = vs
 	}
-	h.runAfter(r, c, c.chain, status, false, hdr)
+	mwRunner{h}.runAfter(r, c, c.chain, status, false, hdr)
 	ct := "application/json"
 	if d := op.responses[status]; d != nil && d.contentType != "" {
 		ct = d.contentType

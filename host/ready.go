@@ -66,7 +66,7 @@ func (h *Host) Ready(ctx context.Context) []ReadyCheck {
 	store := ReadyCheck{Name: CheckStore}
 	if p, ok := h.store.(storage.Pinger); ok && !h.closing.Load() {
 		if store.Err = p.Ping(ctx); store.Err != nil {
-			h.observeStoreError("ping", store.Err)
+			h.opts.Observer.reportStoreError("ping", store.Err)
 		}
 	}
 	dbs := ReadyCheck{Name: CheckDatabases}

@@ -188,7 +188,7 @@ func (r ReloadReport) String() string {
 // a problem. [Observer.Reload] receives every report.
 func (h *Host) Reload(ctx context.Context) ReloadReport {
 	report := h.reload(ctx)
-	if o := h.observer(); o != nil && o.Reload != nil {
+	if o := h.opts.Observer; o != nil && o.Reload != nil {
 		o.Reload(report)
 	}
 	return report

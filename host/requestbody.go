@@ -155,7 +155,7 @@ const (
 
 // readDeclaredBody reads, decodes and validates a request body of type bt
 // into c, adding any problems to issues.
-func (h *Host) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call, bt *bodyType, limit int64, issues *ValidationData) bodyOutcome {
+func (h requestSide) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call, bt *bodyType, limit int64, issues *ValidationData) bodyOutcome {
 	if bt.kind == bodyRaw && c.op.contract.Idempotency == nil {
 		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
 		c.bodyPresent = true
@@ -234,7 +234,7 @@ func (c *requestPart) takeObject(bt *bodyType, obj map[string]any) []validation.
 
 // readMultipart decodes a multipart/form-data body: fields and file names
 // are validated as one object, files are kept for file_read.
-func (h *Host) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt *bodyType, limit int64, issues *ValidationData) bodyOutcome {
+func (h requestSide) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt *bodyType, limit int64, issues *ValidationData) bodyOutcome {
 	if r.ContentLength > limit {
 		return bodyTooLarge
 	}
@@ -347,7 +347,7 @@ func (c *call) readFile(index int32, dst []byte) (int, abi.Errno) {
 
 // stepContentType is step 5: the media type of a body against those the
 // operation declares (415).
-func stepContentType(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+func stepContentType(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
 	if op.body == nil || !hasBody(r) {
 		return true
@@ -364,7 +364,7 @@ func stepContentType(h *Host, w http.ResponseWriter, r *http.Request, c *call) b
 
 // stepBody is step 6: the body's size (413), then its parsing, whose
 // issues step 7 reports with the other parts'.
-func stepBody(h *Host, w http.ResponseWriter, r *http.Request, c *call) bool {
+func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
 	limit := limitBodyBytes(c.set.opts.Limits)
 	if op.bodyLimit > 0 {
@@ -436,7 +436,7 @@ func readFailure(err error) bodyOutcome {
 // answerBody answers a request whose body the host could not take and
 // reports whether it did: 413 over the limit, 408 too slow, 400 broken off,
 // 500 when an upload could not be stored.
-func (h *Host) answerBody(w http.ResponseWriter, r *http.Request, c *call, outcome bodyOutcome, limit int64) bool {
+func (h requestSide) answerBody(w http.ResponseWriter, r *http.Request, c *call, outcome bodyOutcome, limit int64) bool {
 	if outcome != bodyRead {
 		c.writeDeadline(w)
 	}
@@ -497,7 +497,7 @@ const maxDiscardBytes = 16 << 20
 // maxDiscardBytes, within server.readTimeout; past that the connection is
 // closed after the answer. A client that asked for 100-continue and was
 // not told to send has sent nothing, and nothing is read.
-func (h *Host) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
+func (h requestSide) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
 	if !hasBody(r) || c.bodyRead {
 		return
 	}

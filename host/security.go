@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,10 +84,6 @@ type verdict struct {
 	retryAfter time.Duration
 }
 
-// failurePolicy names the failure budget in the body of its 429, where a
-// rate limit's answer names its policy.
-const failurePolicy = "authFailures"
-
 // outcome is what verifying one scheme gave: a principal, a failure
 // (missing or bad credential), or an error (the verifier could not tell).
 type outcome struct {
@@ -113,7 +108,7 @@ func (g *guard) check(c *call, r *http.Request) verdict {
 	}
 	if wait := g.failures.Spend(ip, user); wait > 0 {
 		return verdict{status: http.StatusTooManyRequests, retryAfter: wait,
-			data: map[string]any{"policy": failurePolicy, "retryAfter": edge.RetrySeconds(wait)}}
+			data: map[string]any{"policy": edge.FailurePolicy, "retryAfter": edge.RetrySeconds(wait)}}
 	}
 	v := g.verify(c, r)
 	if !v.failed {
@@ -235,26 +230,13 @@ func (s *scheme) challenge(fail *auth.Failure) string {
 	if s.builtIn != nil {
 		return s.builtIn.Challenge(fail)
 	}
-	return fmt.Sprintf("%s realm=%q", challengeScheme(s.spec), s.name)
-}
-
-// challengeScheme is the auth-scheme of a challenge for a scheme a
-// middleware verifies: its HTTP scheme, Bearer for tokens, else the
-// scheme's type.
-func challengeScheme(s auth.Scheme) string {
-	switch {
-	case s.Type == "http" && s.HTTPScheme != "":
-		return strings.ToUpper(s.HTTPScheme[:1]) + s.HTTPScheme[1:]
-	case s.Type == "oauth2" || s.Type == "openIdConnect":
-		return "Bearer"
-	}
-	return "ApiKey"
+	return fmt.Sprintf("%s realm=%q", edge.ChallengeScheme(s.spec), s.name)
 }
 
 // refuseGuarded answers a request the guard refused. A 401 counts against
 // the route's rate limits too, as a request of the client's address, so a
 // limited route limits guessing: past the limit it answers 429 instead.
-func (h *Host) refuseGuarded(w http.ResponseWriter, r *http.Request, c *call, v verdict) {
+func (h requestSide) refuseGuarded(w http.ResponseWriter, r *http.Request, c *call, v verdict) {
 	if v.status == http.StatusUnauthorized && !h.limitRate(w, r, c) {
 		return
 	}
@@ -323,7 +305,7 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		if s, ok := byName[name]; ok {
 			return s, nil
 		}
-		s, err := h.newScheme(t, doc, name, prev)
+		s, err := loadSide{h}.newScheme(t, doc, name, prev)
 		if err != nil {
 			byName[name] = nil
 			return nil, err
@@ -397,7 +379,7 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 				limits = append(limits, rl.Name)
 			}
 		}
-		if err := documentGuard(doc, oo, g, limits); err != nil {
+		if err := edge.DocumentGuard(doc, oo, g.doc(), limits); err != nil {
 			problems = append(problems, err)
 		}
 	})
@@ -414,58 +396,19 @@ func sortedKeys(req openapi.SecurityRequirement) []string {
 	return names
 }
 
-// documentGuard lists on op the answers its guard gives: 401 with
-// WWW-Authenticate, 429 past the failure budget (its description also
-// names the rate limits of the operation, limits, which share the
-// status), and 403 when scopes are required.
-func documentGuard(doc *openapi.Document, op *openapi.Operation, g *guard, limits []string) error {
+// doc is what the document says of g (edge.DocumentGuard).
+func (g *guard) doc() edge.GuardDoc {
 	names := make([]string, len(g.schemes))
 	for i, s := range g.schemes {
 		names[i] = s.name
 	}
-	err := doc.AddHostResponse(op, openapi.HostResponse{
-		Status:      http.StatusUnauthorized,
-		Description: "No valid credential for " + strings.Join(names, " or "),
-		Schema:      openapi.SchemaUnauthorized,
-		Headers: map[string]*openapi.Header{"WWW-Authenticate": {
-			Description: "How to authenticate (RFC 9110 §11.6.1): a challenge per scheme the operation accepts.",
-			Required:    true,
-			Schema:      []byte(`{"type":"string"}`),
-		}},
-	})
-	if err == nil && g.failures != nil {
-		desc := "Too many requests: too many failed credentials (" + failurePolicy + ")"
-		if len(limits) > 0 {
-			desc = "Too many requests: rate limit " + strings.Join(limits, ", ") + ", or too many failed credentials (" + failurePolicy + ")"
-		}
-		err = doc.AddHostResponse(op, openapi.HostResponse{
-			Status:      http.StatusTooManyRequests,
-			Description: desc,
-			Schema:      openapi.SchemaTooManyRequests,
-			Headers: map[string]*openapi.Header{
-				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
-			},
-		})
-		// The rate limits documented their 429 first (edge.DocumentRateLimits):
-		// its description now names both reasons.
-		if r := op.Responses["429"]; err == nil && len(limits) > 0 && r != nil && r.Ref == "" && strings.HasPrefix(r.Description, "Too many requests: rate limit ") {
-			r.Description = desc
-		}
-	}
-	if err != nil || !g.scoped {
-		return err
-	}
-	return doc.AddHostResponse(op, openapi.HostResponse{
-		Status:      http.StatusForbidden,
-		Description: "The credential lacks a required scope",
-		Schema:      openapi.SchemaForbidden,
-	})
+	return edge.GuardDoc{Schemes: names, Budget: g.failures != nil, Scoped: g.scoped}
 }
 
 // newScheme makes the verifier of one security scheme of the document:
 // the middleware its x-endpoints-verifier names, or a built-in one
 // configured in endpoints.json's "security".
-func (h *Host) newScheme(t *table, doc *openapi.Document, name string, prev *securityPlan) (*scheme, error) {
+func (h loadSide) newScheme(t *table, doc *openapi.Document, name string, prev *securityPlan) (*scheme, error) {
 	var def *openapi.SecurityScheme
 	if doc.Components != nil {
 		def = doc.Components.SecuritySchemes[name]
@@ -515,7 +458,7 @@ func (h *Host) newScheme(t *table, doc *openapi.Document, name string, prev *sec
 
 // lookupAPIKey reads an API key's entry from the app's store, in the host
 // namespace no guest reaches (package apikeys).
-func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool, error) {
+func (h loadSide) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool, error) {
 	var span func(error)
 	if c, ok := ctx.(*call); ok { // the verifier is given the call
 		span = c.startSpan(StepStore, "get")
@@ -523,7 +466,7 @@ func (h *Host) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, bool
 	v, ok, err := apikeys.Lookup(ctx, h.store, h.namespace, sha256hex)
 	endSpan(span, err)
 	if err != nil {
-		h.observeStoreError("get", err)
+		h.opts.Observer.reportStoreError("get", err)
 	}
 	return v, ok, err
 }
@@ -534,48 +477,6 @@ func noteSecretQuery(w http.ResponseWriter, p *securityPlan) {
 	if x, ok := w.(*exchange); ok && p != nil {
 		x.secretQuery = p.secretQuery
 	}
-}
-
-// redactedValue replaces a credential in what the host reports of a
-// query.
-const redactedValue = "REDACTED"
-
-// redactQuery returns raw with the value of each parameter named in
-// secret replaced by REDACTED, the rest as sent. A name is compared as
-// the query parser reads it (percent-decoded, '+' a space), so an
-// escaped name is redacted too; pairs are split at ';' as well as '&', so
-// a key the parser refused to read is not logged either.
-func redactQuery(raw string, secret []string) string {
-	if raw == "" || len(secret) == 0 {
-		return raw
-	}
-	var b strings.Builder
-	for len(raw) > 0 {
-		end := strings.IndexAny(raw, "&;")
-		if end < 0 {
-			end = len(raw)
-		}
-		pair := raw[:end]
-		nameEnd := strings.IndexByte(pair, '=')
-		if nameEnd < 0 {
-			nameEnd = len(pair)
-		}
-		name := pair[:nameEnd]
-		if decoded, err := url.QueryUnescape(name); err == nil {
-			name = decoded
-		}
-		if slices.Contains(secret, name) {
-			b.WriteString(pair[:nameEnd] + "=" + redactedValue)
-		} else {
-			b.WriteString(pair)
-		}
-		if end < len(raw) {
-			b.WriteByte(raw[end])
-			end++
-		}
-		raw = raw[end:]
-	}
-	return b.String()
 }
 
 // close stops the verifiers of the plan that next does not share.

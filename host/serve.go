@@ -30,14 +30,21 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer cw.Close()
 		w = cw
 	}
-	if o := h.observer(); o != nil && o.Request != nil {
-		h.serveObserved(w, r, o.Request)
+	if o := h.opts.Observer; o != nil && o.Request != nil {
+		requestSide{h}.serveObserved(w, r, o.Request)
 		return
 	}
-	h.serve(w, r)
+	requestSide{h}.serve(w, r)
 }
 
-func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
+// requestSide is the host as it serves one request (package doc's
+// pipeline): routing, admission, the body, the guest call and the answers
+// it refuses with. Its methods are the host's request side, apart from the
+// load and lifecycle ones Host declares itself.
+type requestSide struct{ *Host }
+
+// serve serves one request of the current table.
+func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 	if !h.enter() {
 		w.Header().Set("Connection", "close")
 		w.Header().Set("Retry-After", "1")
@@ -63,7 +70,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 	if t.set.served && r.URL.Path == t.set.docPath {
 		noteRoute(w, t.set.docPath)
 		if t.doc == nil {
-			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))
+			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return
 		}
 		serveDocument(w, r, t.doc)
@@ -108,7 +115,7 @@ func (h *Host) serve(w http.ResponseWriter, r *http.Request) {
 
 // refuseMethod answers OPTIONS with 204 and any other method with 405, both
 // with Allow (RFC 9110 §15.5.6).
-func (h *Host) refuseMethod(w http.ResponseWriter, r *http.Request, allow []string) {
+func (h requestSide) refuseMethod(w http.ResponseWriter, r *http.Request, allow []string) {
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	if r.Method == http.MethodOptions {
 		w.WriteHeader(http.StatusNoContent)
@@ -117,9 +124,9 @@ func (h *Host) refuseMethod(w http.ResponseWriter, r *http.Request, allow []stri
 	writeError(w, r, http.StatusMethodNotAllowed, "", map[string]any{"method": r.Method, "allow": allow})
 }
 
-func (h *Host) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt *route, op *operation) *call {
+func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt *route, op *operation) *call {
 	c := h.calls.Get().(*call)
-	c.reset(r.Context(), h, set, rt, op, r)
+	c.reset(r.Context(), h.Host, set, rt, op, r)
 	if hasBody(r) {
 		// The whole body must arrive within server.readTimeout of the
 		// request's start: a client declaring 500 bytes and sending 32
@@ -129,7 +136,7 @@ func (h *Host) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt
 	return c
 }
 
-func (h *Host) putCall(c *call) {
+func (h requestSide) putCall(c *call) {
 	c.closeOutbound()
 	c.endDatabases()
 	c.parent, c.req, c.w, c.bodySrc, c.route, c.op, c.spanCtx = nil, nil, nil, nil, nil, nil, nil
@@ -152,7 +159,7 @@ func (h *Host) putCall(c *call) {
 
 // serveEndpoint runs the pipeline (pipeline.go) on a request routed to an
 // endpoint.
-func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
+func (h requestSide) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
 	c := h.getCall(w, r, t.set, rt, op)
 	defer h.putCall(c)
 	c.out, c.table, c.pathNames, c.pathValues = w, t, res.Names, res.Params
@@ -163,7 +170,7 @@ func (h *Host) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, r
 // gives the request its id, enforces the operation's security (401, 403),
 // and runs the before middleware of the route. It reports whether the
 // request goes on; when it does not, the answer was written.
-func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) bool {
+func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) bool {
 	c.requestID = edge.RequestID(r)
 	w.Header().Set(edge.RequestIDHeader, c.requestID)
 	noteRequestID(w, c.requestID)
@@ -172,7 +179,7 @@ func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) 
 			// The document, and so the effective security, is unknown:
 			// fail closed.
 			h.discardBody(w, r, c)
-			writeError(w, r, http.StatusInternalServerError, "", h.documentProblem(t))
+			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return false
 		}
 		if g := t.security.guards[c.op]; g != nil {
@@ -195,7 +202,7 @@ func (h *Host) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) 
 	for i, name := range c.pathNames {
 		c.rawParams[name] = c.pathValues[i]
 	}
-	return h.runBefore(w, r, c, c.chain)
+	return mwRunner{h}.runBefore(w, r, c, c.chain)
 }
 
 // notUTF8 is the issue of a parameter whose text is not UTF-8, naming the
@@ -257,7 +264,7 @@ func splitHeaderValues(vs []string) []string {
 
 // callGuest runs the handler on a pooled instance. It reports whether the
 // guest answered; when it did not, the failure was answered and logged.
-func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
+func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	pool := c.route.mod.pool
 	in, err := pool.Get(c)
 	if err != nil {
@@ -281,7 +288,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 		setReadDeadline(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.deadline)))
 	}
 	var began time.Time
-	if o := h.observer(); o != nil && o.GuestCall != nil {
+	if o := h.opts.Observer; o != nil && o.GuestCall != nil {
 		began = time.Now()
 	}
 	guestSpan := c.startSpan(StepGuest, "")
@@ -313,7 +320,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 	}
 	pool.Put(r.Context(), in, ok)
 	if !began.IsZero() {
-		h.observeGuestCall(r, c, took, !ok)
+		h.opts.Observer.reportGuestCall(r, c, took, !ok)
 	}
 	if ok {
 		return true
@@ -338,7 +345,7 @@ func (h *Host) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
 		data = failureData{Error: reason, Route: c.route.file, Output: c.output}
 	}
 	status := http.StatusInternalServerError
-	if interrupted(err) && h.stopping() {
+	if interrupted(err) && lifecycle(h).stopping() {
 		// Stopped by a shutdown: another server may take the request.
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Connection", "close")
@@ -376,7 +383,7 @@ type failureData struct {
 // failureReason phrases why a guest call failed, for the log and the
 // development 500; gone reports a call stopped because its client left.
 // code is the guest's result when err is nil.
-func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
+func (h requestSide) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
 	var limit *limitError
 	switch {
 	case c.fault != "":
@@ -385,7 +392,7 @@ func (h *Host) failureReason(c *call, r *http.Request, err error, code int32) (r
 		return fmt.Sprintf("the handler returned error code %d", code), false
 	case interrupted(err) && r.Context().Err() != nil:
 		return "", true
-	case interrupted(err) && h.stopping():
+	case interrupted(err) && lifecycle(h).stopping():
 		return "the host is shutting down and stopped the handler", false
 	case interrupted(err) && c.idled():
 		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.idle), false
@@ -440,7 +447,7 @@ func (op *operation) checkDeclared(status int, header http.Header, body []byte) 
 	return d.schema.Validate(v)
 }
 
-func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
+func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
 	limit := limitBodyBytes(t.set.opts.Limits)
 	c := h.getCall(w, r, t.set, rt, nil)
 	defer h.putCall(c)
@@ -466,12 +473,12 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 	if h.callGuest(w, r, c) {
 		sent := c.wroteHeader
 		if !sent && len(c.chain) > 0 {
-			h.runAfter(r, c, c.chain, c.status, false, c.header)
+			mwRunner{h}.runAfter(r, c, c.chain, c.status, false, c.header)
 		}
 		if !sent {
 			c.commit()
 		} else {
-			h.runAfter(r, c, c.chain, c.status, true, nil)
+			mwRunner{h}.runAfter(r, c, c.chain, c.status, true, nil)
 		}
 	}
 	if c.bodySrc != nil {
@@ -484,9 +491,6 @@ func (h *Host) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *
 		}
 	}
 }
-
-// stopping reports whether the host stopped its guests to shut down.
-func (h *Host) stopping() bool { return h.halted.Load() || h.engine.Stopping() }
 
 // writeDeadline gives the answer about to be written its own
 // server.writeTimeout: the request's may be spent reading a slow body or

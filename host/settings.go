@@ -50,6 +50,12 @@ type settings struct {
 	compress *compress.Policy
 }
 
+// loadSide is the host as a load builds what a table serves with: the
+// route modules of a bundle, the docs page, the outbound clients, and the
+// verifiers of the security schemes. Its methods are the host's load side,
+// apart from the steps reload.go calls on Host.
+type loadSide struct{ *Host }
+
 // newSettings derives the settings of cfg; the runtime declaration's
 // response-validation policy applies when neither the options nor cfg set
 // one.
@@ -93,7 +99,7 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 		}
 		s.cors = p
 	}
-	if s.outbound, err = h.outboundClient(s.opts.Outbound); err != nil {
+	if s.outbound, err = (loadSide{h}).outboundClient(s.opts.Outbound); err != nil {
 		return nil, err
 	}
 	if s.rateLimits, s.trustedProxies, err = edge.NewRateLimits(cfg); err != nil {
@@ -104,7 +110,7 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 	}
 	if s.served {
 		var err error
-		if s.docs, err = h.newDocs(s); err != nil {
+		if s.docs, err = (loadSide{h}).newDocs(s); err != nil {
 			return nil, err
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 // openStore opens the store the options name: the embedder's, one of a
 // registered driver (Redis), or the in-memory default.
-func (h *Host) openStore(ctx context.Context) error {
+func (h lifecycle) openStore(ctx context.Context) error {
 	ns, err := h.opts.Storage.AppNamespace(h.app)
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func (h *Host) openStore(ctx context.Context) error {
 	return nil
 }
 
-func (h *Host) closeStore() {
+func (h lifecycle) closeStore() {
 	if h.ownStore && h.store != nil {
 		if err := h.store.Close(); err != nil {
 			h.logger.Warn("closing the store failed", "error", err)

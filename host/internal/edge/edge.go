@@ -1,7 +1,8 @@
 // Package edge holds the policies the host applies at the edge of the
 // request pipeline (docs/spec.md §4 step 3, §12) before a request reaches
-// its endpoint: the request id and the rate limits. A policy decides; the
-// host answers. What a
+// its endpoint: the request id and the rate limits, and the answers the
+// middleware modules declare, which the document lists on the operations
+// they wrap. A policy decides; the host answers. What a
 // policy needs of the request it judges is the small [Request] interface,
 // which the host's per-request call implements.
 package edge

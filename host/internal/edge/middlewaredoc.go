@@ -1,4 +1,4 @@
-package host
+package edge
 
 import (
 	stdjson "encoding/json"
@@ -13,14 +13,15 @@ import (
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
-// routesWithMiddleware returns the routes configuration rc with the
-// responses the middleware declare (abi.Middleware.Responses) added, so
+// RoutesWithMiddleware returns the routes configuration rc with the
+// responses the middleware declare (abi.Middleware.Responses, one
+// declaration per loaded module, in chain order) added, so
 // the document lists a middleware's own answers (its 429) on every
 // operation it wraps. A status the configuration already gives a pattern
 // keeps the configuration's; a middleware pattern that wraps none of ops
 // adds nothing (the configuration's own unmatched patterns stay errors).
 // rc is never changed: a copy is returned when anything is added.
-func routesWithMiddleware(rc *openapi.RoutesConfig, mws []*middleware, ops []openapi.Route) *openapi.RoutesConfig {
+func RoutesWithMiddleware(rc *openapi.RoutesConfig, decls []abi.Middleware, ops []openapi.Route) *openapi.RoutesConfig {
 	out := rc
 	copied := false
 	scopeFor := func(pattern string) *openapi.RouteScope {
@@ -44,22 +45,23 @@ func routesWithMiddleware(rc *openapi.RoutesConfig, mws []*middleware, ops []ope
 		out.Routes[pattern] = s
 		return s
 	}
-	for _, m := range mws {
-		if len(m.decl.Responses) == 0 {
+	for i := range decls {
+		decl := &decls[i]
+		if len(decl.Responses) == 0 {
 			continue
 		}
-		patterns := m.decl.Routes
+		patterns := decl.Routes
 		if len(patterns) == 0 {
 			patterns = []string{"/**"}
 		}
 		for _, p := range patterns {
-			if len(m.decl.Methods) == 0 {
+			if len(decl.Methods) == 0 {
 				if wraps(p, "", ops) {
-					addResponses(&scopeFor(p).Responses, m.decl.Responses)
+					addResponses(&scopeFor(p).Responses, decl.Responses)
 				}
 				continue
 			}
-			for _, meth := range m.decl.Methods {
+			for _, meth := range decl.Methods {
 				if !wraps(p, meth, ops) {
 					continue
 				}
@@ -72,7 +74,7 @@ func routesWithMiddleware(rc *openapi.RoutesConfig, mws []*middleware, ops []ope
 					*ms = *old
 				}
 				ms.Responses = maps.Clone(ms.Responses)
-				addResponses(&ms.Responses, m.decl.Responses)
+				addResponses(&ms.Responses, decl.Responses)
 				s.Methods[strings.ToLower(meth)] = ms
 			}
 		}
@@ -103,11 +105,11 @@ func addResponses(to *map[string]*abi.Response, add map[string]*abi.Response) {
 	}
 }
 
-// checkMiddlewareResponses checks the responses of a middleware
+// CheckMiddlewareResponses checks the responses of a middleware
 // declaration as a contract's are checked (statuses, schemas that
 // compile), so a mistake names the middleware's file, not the routes
 // configuration the document later builds them through.
-func checkMiddlewareResponses(file string, responses map[string]*abi.Response) error {
+func CheckMiddlewareResponses(file string, responses map[string]*abi.Response) error {
 	if len(responses) == 0 {
 		return nil
 	}

@@ -1,0 +1,131 @@
+package edge
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/openapi"
+)
+
+// The security policy's parts that need no request: the names and
+// challenges its answers carry, what the document lists of a guard, and
+// the redaction of credentials sent in a query. The host's guards verify;
+// these say.
+
+// FailurePolicy names the failure budget in the body of its 429, where a
+// rate limit's answer names its policy.
+const FailurePolicy = "authFailures"
+
+// ChallengeScheme is the auth-scheme of a challenge for a scheme a
+// middleware verifies: its HTTP scheme, Bearer for tokens, else the
+// scheme's type.
+func ChallengeScheme(s auth.Scheme) string {
+	switch {
+	case s.Type == "http" && s.HTTPScheme != "":
+		return strings.ToUpper(s.HTTPScheme[:1]) + s.HTTPScheme[1:]
+	case s.Type == "oauth2" || s.Type == "openIdConnect":
+		return "Bearer"
+	}
+	return "ApiKey"
+}
+
+// GuardDoc is what the document shows of an operation's guard.
+type GuardDoc struct {
+	// Schemes names the schemes the guard accepts, in order.
+	Schemes []string
+	// Budget: the failed credentials of the app's clients are counted
+	// (endpoints.json's authFailures), so 429 is reachable.
+	Budget bool
+	// Scoped: some alternative requires scopes, so 403 is reachable.
+	Scoped bool
+}
+
+// DocumentGuard lists on op the answers its guard g gives: 401 with
+// WWW-Authenticate, 429 past the failure budget (its description also
+// names the rate limits of the operation, limits, which share the
+// status), and 403 when scopes are required.
+func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, limits []string) error {
+	names := g.Schemes
+	err := doc.AddHostResponse(op, openapi.HostResponse{
+		Status:      http.StatusUnauthorized,
+		Description: "No valid credential for " + strings.Join(names, " or "),
+		Schema:      openapi.SchemaUnauthorized,
+		Headers: map[string]*openapi.Header{"WWW-Authenticate": {
+			Description: "How to authenticate (RFC 9110 §11.6.1): a challenge per scheme the operation accepts.",
+			Required:    true,
+			Schema:      []byte(`{"type":"string"}`),
+		}},
+	})
+	if err == nil && g.Budget {
+		desc := "Too many requests: too many failed credentials (" + FailurePolicy + ")"
+		if len(limits) > 0 {
+			desc = "Too many requests: rate limit " + strings.Join(limits, ", ") + ", or too many failed credentials (" + FailurePolicy + ")"
+		}
+		err = doc.AddHostResponse(op, openapi.HostResponse{
+			Status:      http.StatusTooManyRequests,
+			Description: desc,
+			Schema:      openapi.SchemaTooManyRequests,
+			Headers: map[string]*openapi.Header{
+				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
+			},
+		})
+		// The rate limits documented their 429 first (DocumentRateLimits):
+		// its description now names both reasons.
+		if r := op.Responses["429"]; err == nil && len(limits) > 0 && r != nil && r.Ref == "" && strings.HasPrefix(r.Description, "Too many requests: rate limit ") {
+			r.Description = desc
+		}
+	}
+	if err != nil || !g.Scoped {
+		return err
+	}
+	return doc.AddHostResponse(op, openapi.HostResponse{
+		Status:      http.StatusForbidden,
+		Description: "The credential lacks a required scope",
+		Schema:      openapi.SchemaForbidden,
+	})
+}
+
+// RedactedValue replaces a credential in what the host reports of a
+// query.
+const RedactedValue = "REDACTED"
+
+// RedactQuery returns raw with the value of each parameter named in
+// secret replaced by REDACTED, the rest as sent. A name is compared as
+// the query parser reads it (percent-decoded, '+' a space), so an
+// escaped name is redacted too; pairs are split at ';' as well as '&', so
+// a key the parser refused to read is not logged either.
+func RedactQuery(raw string, secret []string) string {
+	if raw == "" || len(secret) == 0 {
+		return raw
+	}
+	var b strings.Builder
+	for len(raw) > 0 {
+		end := strings.IndexAny(raw, "&;")
+		if end < 0 {
+			end = len(raw)
+		}
+		pair := raw[:end]
+		nameEnd := strings.IndexByte(pair, '=')
+		if nameEnd < 0 {
+			nameEnd = len(pair)
+		}
+		name := pair[:nameEnd]
+		if decoded, err := url.QueryUnescape(name); err == nil {
+			name = decoded
+		}
+		if slices.Contains(secret, name) {
+			b.WriteString(pair[:nameEnd] + "=" + RedactedValue)
+		} else {
+			b.WriteString(pair)
+		}
+		if end < len(raw) {
+			b.WriteByte(raw[end])
+			end++
+		}
+		raw = raw[end:]
+	}
+	return b.String()
+}
