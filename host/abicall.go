@@ -37,9 +37,11 @@ func (c guestCall) RequestHeader(name []byte) []string {
 	return requestHeaderValues(c.req, string(name))
 }
 
-func (c guestCall) ReadBody(dst []byte) (int, abi.Errno)              { return c.readBody(dst) }
-func (c guestCall) ReadFile(index int32, dst []byte) (int, abi.Errno) { return c.readFile(index, dst) }
-func (c guestCall) Write(data []byte) abi.Errno                       { return c.write(data) }
+func (c guestCall) ReadBody(dst []byte) (int, abi.Errno) { return c.body.ReadBody(dst) }
+func (c guestCall) ReadFile(index int32, dst []byte) (int, abi.Errno) {
+	return c.body.ReadFile(index, dst, c.logger, c.route.file)
+}
+func (c guestCall) Write(data []byte) abi.Errno { return c.write(data) }
 
 func (c guestCall) SetResponseHeader(name, value string, add bool) abi.Errno {
 	return c.setHeader(name, value, add)

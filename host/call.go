@@ -14,7 +14,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
-	"github.com/wasmendpoints/endpoints/internal/formdata"
+	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 )
 
 // call is the state of one guest call in parts: the request as validated
@@ -47,7 +47,6 @@ type call struct {
 	table                 *table
 	pathNames, pathValues []string
 	issues                ValidationData
-	bodyType              *bodyType
 	validated             func(error)
 	claimed               bool
 
@@ -116,21 +115,11 @@ type requestPart struct {
 	params      map[string]any
 	query       map[string]any
 	headers     map[string]any
-	body        any // validated JSON body
-	bodyRaw     []byte
-	bodyJSON    bool // bodyRaw is the body as received and can be handed over as is
-	bodyPos     int
-	bodySrc     *bodyLimit // plain routes and raw bodies: the request body, read as the guest asks
-	// bodyTouched: reading the body began (so a client that asked for
-	// 100-continue was told to send it); bodyRead: it was read whole, or
-	// discarded.
-	bodyTouched, bodyRead bool
-	start                 time.Time // when the request began, for server.readTimeout
-	// bodyPresent: the request carried a body of a declared type.
-	bodyPresent bool
-	contentType string                 // the body's media type, lower case, for the envelope
-	multipart   *formdata.Multipart    // a multipart body's files, for file_read
-	failure     *abi.ValidationFailure // set while an onValidationError hook runs
+	// body is the request's body as steps 5 and 6 took it, or as the
+	// guest streams it (package requestbody).
+	body    requestbody.Body
+	start   time.Time              // when the request began, for server.readTimeout
+	failure *abi.ValidationFailure // set while an onValidationError hook runs
 	// idem: the Idempotency-Key claimed for this call, until the answer
 	// is stored or the key released, and the streamed answer kept for the
 	// store (package idempotency).

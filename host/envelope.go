@@ -93,17 +93,17 @@ func (c *call) envelopeJSON() []byte {
 			b = append(b, `,"mediaType":`...)
 			b, _ = jsontext.AppendQuote(b, c.mediaType)
 		}
-		if c.contentType != "" {
+		if c.body.ContentType() != "" {
 			b = append(b, `,"contentType":`...)
-			b, _ = jsontext.AppendQuote(b, c.contentType)
+			b, _ = jsontext.AppendQuote(b, c.body.ContentType())
 		}
-		if c.body != nil || c.bodyRaw != nil && c.bodyJSON {
+		if c.body.Value() != nil || c.body.Raw() != nil && c.body.RawIsValue() {
 			b = append(b, `,"body":`...)
 			b = c.appendBody(b)
 		}
-		if c.multipart != nil && len(c.multipart.Files) > 0 {
+		if m := c.body.Multipart(); m != nil && len(m.Files) > 0 {
 			b = append(b, `,"files":[`...)
-			for i, f := range c.multipart.Files {
+			for i, f := range m.Files {
 				if i > 0 {
 					b = append(b, ',')
 				}
@@ -186,10 +186,10 @@ func (c *call) appendRequestContext(b []byte) []byte {
 }
 
 func (c *requestPart) appendBody(b []byte) []byte {
-	if c.bodyJSON {
-		return append(b, c.bodyRaw...)
+	if c.body.RawIsValue() {
+		return append(b, c.body.Raw()...)
 	}
-	return jsonvalue.AppendValue(b, c.body)
+	return jsonvalue.AppendValue(b, c.body.Value())
 }
 
 // value encodes one validated value for request_value.
@@ -209,14 +209,14 @@ func (c *call) value(part abi.Part, name string) ([]byte, abi.Errno) {
 		// contract declares them in lower case.
 		m, name = c.headers, strings.ToLower(name)
 	case abi.PartBody:
-		if c.body == nil {
+		if c.body.Value() == nil {
 			return nil, abi.ErrNotFound
 		}
 		if name == "" {
 			c.scratch = c.appendBody(c.scratch[:0])
 			return c.scratch, 0
 		}
-		obj, ok := c.body.(map[string]any)
+		obj, ok := c.body.Value().(map[string]any)
 		if !ok {
 			return nil, abi.ErrNotFound
 		}
