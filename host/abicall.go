@@ -5,6 +5,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/envelope"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -34,7 +35,7 @@ func (c guestCall) RequestValue(part abi.Part, name []byte) ([]byte, abi.Errno) 
 }
 
 func (c guestCall) RequestHeader(name []byte) []string {
-	return requestHeaderValues(c.req, string(name))
+	return envelope.HeaderValues(c.req, string(name))
 }
 
 func (c guestCall) ReadBody(dst []byte) (int, abi.Errno) { return c.body.ReadBody(dst) }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/envelope"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
 	"github.com/wasmendpoints/endpoints/internal/queryobject"
@@ -189,7 +190,7 @@ func coerceQuery(r *http.Request, c *call) (bad []validation.Issue) {
 func coerceHeaders(r *http.Request, c *call) (bad []validation.Issue) {
 	headers := c.op.headers
 	for _, name := range headers.Properties() {
-		if vs := requestHeaderValues(r, name); len(vs) > 0 {
+		if vs := envelope.HeaderValues(r, name); len(vs) > 0 {
 			if b := validation.NotUTF8Values(name, vs); b != nil {
 				bad = append(bad, *b)
 				continue

@@ -483,13 +483,3 @@ func setWriteDeadline(w http.ResponseWriter, t time.Time) {
 	}
 	_ = http.NewResponseController(w).SetWriteDeadline(t)
 }
-
-// requestHeaderValues returns the values of the request header name, Host
-// included: net/http moves Host from Header to Request.Host, but a guest
-// reads every header the client sent (abi/README.md §3).
-func requestHeaderValues(r *http.Request, name string) []string {
-	if r.Host != "" && strings.EqualFold(name, "host") {
-		return []string{r.Host}
-	}
-	return r.Header.Values(name)
-}
