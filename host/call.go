@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
@@ -95,14 +96,14 @@ type call struct {
 	outbound outbound.Session
 	// db is the call's session with its app's databases, from its first
 	// db_* call until the call ends (endDatabases); nil otherwise.
-	db *dbGate
+	db *dbgate.Gate
 	// dbWaits is why a middleware call was stopped at a db_* call: its
 	// database waits for its migrations (answered 503); nil otherwise.
-	dbWaits *databaseWaitsError
+	dbWaits *dbgate.WaitsError
 	// dbKept is the session db was, kept with the pooled call for its
 	// next request (Databases restarts it): its hooks and result buffer
 	// are made once, not per request.
-	dbKept *dbGate
+	dbKept *dbgate.Gate
 }
 
 // requestPart is the request side of a call: the request, its parts as

@@ -45,6 +45,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
@@ -80,7 +81,7 @@ type Host struct {
 	dbs *appdb.Set
 	// dbRetry applies in the background the migrations of a database
 	// that could not be reached at a load.
-	dbRetry dbRetry
+	dbRetry dbgate.Retry
 	// idem is the Idempotency-Key step, over store (package
 	// idempotency); set with the store, before the host serves.
 	idem     idempotency.Step

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/answer"
@@ -288,7 +289,7 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 	}
 	span := mc.startSpan(StepGuest, export)
 	res, err := fn.Call(mc)
-	if waits := (*databaseWaitsError)(nil); errors.As(err, &waits) {
+	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) {
 		mc.dbWaits = waits
 	}
 	healthy := err == nil && mc.fault == ""

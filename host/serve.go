@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
@@ -290,7 +291,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	if ok {
 		return true
 	}
-	if waits := (*databaseWaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
+	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
 		h.answerDatabaseWaits(w, r, waits, failureData{Route: c.route.file})
 		return false
 	}
