@@ -108,12 +108,9 @@ type Host struct {
 	// once a reload serves what is on disk. Written under reloadMu.
 	refused atomic.Pointer[[]error]
 	// outbound sends the guests' outbound HTTP requests; a reload that
-	// leaves endpoints.json's outbound settings alone keeps it, with its
-	// connections and per-host counts (outboundKey says which settings
-	// made it). Guarded by outboundMu.
-	outboundMu  sync.Mutex
-	outbound    *outbound.Client
-	outboundKey string
+	// leaves endpoints.json's outbound settings alone keeps its client,
+	// with its connections and per-host counts.
+	outbound outbound.Clients
 }
 
 // table is one loaded version of the app's routes. It is built whole and
