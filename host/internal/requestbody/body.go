@@ -160,16 +160,22 @@ func Has(r *http.Request) bool { return hasBody(r) }
 
 // Outcome is what taking a body ended in, besides its validation issues:
 // Read, or why the host must answer at once.
-type Outcome uint8
+type Outcome = bodyOutcome
 
-// The outcomes of [Body.Take], each with the answer the host gives.
+// The outcomes of [Body.Take], each with the answer the host gives (the
+// names the moved code of requestbody.go knows them by are the unexported
+// ones).
 const (
-	Read     Outcome = iota // read (or left to stream), maybe with issues
-	TooLarge                // over the limit: 413
-	TimedOut                // not all there by server.readTimeout: 408
-	Failed                  // the client's body could not be read: 400
-	Unstored                // the host could not keep an uploaded file: 500
+	Read     = bodyRead     // read (or left to stream), maybe with issues
+	TooLarge = bodyTooLarge // over the limit: 413
+	TimedOut = bodyTimedOut // not all there by server.readTimeout: 408
+	Failed   = bodyFailed   // the client's body could not be read: 400
+	Unstored = bodyUnstored // the host could not keep an uploaded file: 500
 )
+
+// ErrTooLarge is the error of a body read past its limit: the guest's
+// (body_read), or what Drain reads.
+var ErrTooLarge = errBodyTooLarge
 
 // Options is what taking a body needs besides the request and its
 // declaration.

@@ -143,35 +143,46 @@ func (op *Decl) bodyTypeFor(contentType string) (*bodyType, string) {
 	return best, mt
 }
 
+// bodyOutcome is what reading a declared body ended in, besides issues.
+type bodyOutcome uint8
+
+const (
+	bodyRead     bodyOutcome = iota // read (or streamed), maybe with issues
+	bodyTooLarge                    // over the limit: 413
+	bodyTimedOut                    // not all there by server.readTimeout: 408
+	bodyFailed                      // the client's body could not be read: 400
+	bodyUnstored                    // the host could not keep an uploaded file: 500
+)
+
 // readDeclaredBody reads, decodes and validates a request body of type bt
 // into c, adding any problems to issues.
-func (c *Body) readDeclaredBody(r *http.Request, bt *bodyType, o Options, issues *[]validation.Issue) Outcome {
+func (c *Body) readDeclaredBody(r *http.Request, bt *bodyType, o Options, issues *[]validation.Issue) bodyOutcome {
 	limit := o.Limit
 	if bt.kind == bodyRaw && !o.Idempotent {
 		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
 		c.bodyPresent = true
-		return Read
+		return bodyRead
 	}
 	if bt.kind == bodyMultipart {
 		return c.readMultipart(r, bt, o, issues)
 	}
 	raw, outcome := c.readWhole(r, limit)
-	if outcome != Read {
+	if outcome != bodyRead {
 		return outcome
 	}
 	if len(raw) == 0 {
-		return Read
+		return bodyRead
 	}
 	c.bodyRaw, c.bodyPresent = raw, true
 	if bt.kind == bodyRaw {
 		// An idempotent operation: read whole, to be fingerprinted.
-		return Read
+		return bodyRead
 	}
 	if bt.kind == bodyForm {
 		form, err := formdata.ParseForm(raw)
 		if err != nil {
 			*issues = []validation.Issue{{Path: []any{}, Message: err.Error()}}
-			return Read
+			return bodyRead
 		}
 		obj := make(map[string]any, len(form))
 		for k, vs := range form {
@@ -184,12 +195,12 @@ func (c *Body) readDeclaredBody(r *http.Request, bt *bodyType, o Options, issues
 		if *issues == nil {
 			*issues = c.takeObject(bt, obj)
 		}
-		return Read
+		return bodyRead
 	}
 	v, canonical, err := jsonvalue.Decode(raw, o.JSON)
 	if err != nil {
 		*issues = []validation.Issue{validation.DecodeIssue(err)}
-		return Read
+		return bodyRead
 	}
 	// The guest gets what was validated: the bytes as received only when
 	// they are canonical already (2, not 2.0) and no default was added.
@@ -200,7 +211,7 @@ func (c *Body) readDeclaredBody(r *http.Request, bt *bodyType, o Options, issues
 	if bt.schema != nil {
 		*issues = bt.schema.Validate(v)
 	}
-	return Read
+	return bodyRead
 }
 
 // takeObject keeps a decoded form as the request body, with defaults, and
@@ -216,30 +227,30 @@ func (c *Body) takeObject(bt *bodyType, obj map[string]any) []validation.Issue {
 
 // readMultipart decodes a multipart/form-data body: fields and file names
 // are validated as one object, files are kept for file_read.
-func (c *Body) readMultipart(r *http.Request, bt *bodyType, o Options, issues *[]validation.Issue) Outcome {
+func (c *Body) readMultipart(r *http.Request, bt *bodyType, o Options, issues *[]validation.Issue) bodyOutcome {
 	limit := o.Limit
 	if r.ContentLength > limit {
-		return TooLarge
+		return bodyTooLarge
 	}
 	boundary, err := formdata.Boundary(r.Header.Get("Content-Type"))
 	if err != nil {
 		*issues = []validation.Issue{{Path: []any{}, Message: err.Error()}}
-		return Read
+		return bodyRead
 	}
 	c.bodyTouched = true // the Content-Length was within the limit
 	m, err := formdata.ReadMultipart(&bodyLimit{r: r.Body, left: limit}, boundary, formdata.DefaultLimits)
 	var fe *formdata.Error
 	switch {
-	case errors.Is(err, ErrTooLarge):
-		return TooLarge
+	case errors.Is(err, errBodyTooLarge):
+		return bodyTooLarge
 	case errors.As(err, &fe):
 		c.bodyRead = true
 		*issues = []validation.Issue{{Path: []any{}, Message: fe.Error()}}
-		return Read
+		return bodyRead
 	case errors.Is(err, formdata.ErrStorage):
 		c.bodyRead = true
 		o.Logger.Error("keeping an uploaded file failed; check the temporary directory", "route", o.Route, "error", err)
-		return Unstored
+		return bodyUnstored
 	case err != nil:
 		c.bodyRead = true
 		o.Logger.Debug("reading a multipart request body failed", "route", o.Route, "error", err)
@@ -294,10 +305,10 @@ func (c *Body) readMultipart(r *http.Request, bt *bodyType, o Options, issues *[
 	}
 	if bad != nil {
 		*issues = append(bad, typeIssues...)
-		return Read
+		return bodyRead
 	}
 	*issues = append(c.takeObject(bt, obj), typeIssues...)
-	return Read
+	return bodyRead
 }
 
 // mediaMatches reports whether media type ct (lower case, no parameters)
@@ -337,10 +348,10 @@ func hasBody(r *http.Request) bool {
 
 // readWhole reads the whole request body up to limit. It records that
 // reading began (bodyTouched) and, unless the limit stopped it, that the
-// body is done with (Read).
-func (c *Body) readWhole(r *http.Request, limit int64) ([]byte, Outcome) {
+// body is done with (bodyRead).
+func (c *Body) readWhole(r *http.Request, limit int64) ([]byte, bodyOutcome) {
 	if r.ContentLength > limit {
-		return nil, TooLarge
+		return nil, bodyTooLarge
 	}
 	var buf bytes.Buffer
 	if r.ContentLength > 0 {
@@ -353,27 +364,26 @@ func (c *Body) readWhole(r *http.Request, limit int64) ([]byte, Outcome) {
 		c.bodyRead = true
 		return nil, readFailure(err)
 	case n > limit:
-		return nil, TooLarge
+		return nil, bodyTooLarge
 	}
 	c.bodyRead = true
-	return buf.Bytes(), Read
+	return buf.Bytes(), bodyRead
 }
 
 // readFailure tells a client too slow to send its body (the read deadline
 // of server.readTimeout passed) from one whose body broke off.
-func readFailure(err error) Outcome {
+func readFailure(err error) bodyOutcome {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return TimedOut
+		return bodyTimedOut
 	}
-	return Failed
+	return bodyFailed
 }
 
-// ErrTooLarge is the error of a body read past its limit: the guest's
-// (body_read) or what Drain reads.
-var ErrTooLarge = errors.New("the request body is larger than the limit")
+// errBodyTooLarge is the error of a bodyLimit read past its limit.
+var errBodyTooLarge = errors.New("the request body is larger than the limit")
 
 // bodyLimit reads a request body up to left bytes, then fails with
-// ErrTooLarge. Unlike http.MaxBytesReader it does not make the server
+// errBodyTooLarge. Unlike http.MaxBytesReader it does not make the server
 // close the connection at once, so the host can discard the rest and the
 // client can read the 413.
 type bodyLimit struct {
@@ -384,7 +394,7 @@ type bodyLimit struct {
 
 func (b *bodyLimit) Read(p []byte) (int, error) {
 	if b.hit {
-		return 0, ErrTooLarge
+		return 0, errBodyTooLarge
 	}
 	if int64(len(p)) > b.left+1 {
 		p = p[:b.left+1] // one byte more tells a body at the limit from a longer one
@@ -392,7 +402,7 @@ func (b *bodyLimit) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if int64(n) > b.left {
 		n, b.left, b.hit = int(b.left), 0, true
-		return n, ErrTooLarge
+		return n, errBodyTooLarge
 	}
 	b.left -= int64(n)
 	return n, err
@@ -447,7 +457,7 @@ func (c *Body) ReadBody(dst []byte) (int, abi.Errno) {
 	switch {
 	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return n, 0
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, errBodyTooLarge):
 		return 0, abi.ErrBodyTooLarge
 	default:
 		return 0, abi.ErrIO
