@@ -116,6 +116,19 @@ func request(contentType, body string) *http.Request {
 	return r
 }
 
+const (
+	multipartDecl = `{"content":{"multipart/form-data":{"schema":{"type":"object","properties":{"n":{"type":"integer"},"avatar":{"type":"string"}}},"encoding":{"avatar":{"contentType":"image/*"}}}}}`
+	multipartType = "multipart/form-data; boundary=XX"
+)
+
+// multipartBody is a form of a field n=3 and a file avatar of type
+// avatarType.
+func multipartBody(avatarType string) string {
+	return "--XX\r\nContent-Disposition: form-data; name=\"n\"\r\n\r\n3\r\n" +
+		"--XX\r\nContent-Disposition: form-data; name=\"avatar\"; filename=\"a.png\"\r\nContent-Type: " + avatarType + "\r\n\r\nPNG\r\n" +
+		"--XX--\r\n"
+}
+
 func TestTake(t *testing.T) {
 	jsonDecl := `{"content":{"application/json":{"schema":{"type":"object","properties":{"n":{"type":"integer"},"d":{"type":"string","default":"x"}}}},"application/x-www-form-urlencoded":{"schema":{"type":"object","properties":{"n":{"type":"integer"}}}},"application/octet-stream":{}}}`
 	tests := []struct {
@@ -149,6 +162,11 @@ func TestTake(t *testing.T) {
 			raw: "abc"},
 		{name: "required body missing", decl: jsonDecl, limit: 100, raw: "-", issues: 1},
 		{name: "optional body missing", decl: `{"schema":{},"required":false}`, limit: 100, raw: "-"},
+		{name: "multipart: fields coerced, files by name", decl: multipartDecl, contentType: multipartType, body: multipartBody("image/png"), limit: 1 << 10,
+			value: `{"avatar":"a.png","n":3}`, raw: "-"},
+		{name: "multipart: a part of a type its encoding does not allow", decl: multipartDecl, contentType: multipartType, body: multipartBody("text/plain"), limit: 1 << 10,
+			value: `{"avatar":"a.png","n":3}`, raw: "-", issues: 1},
+		{name: "multipart over the limit", decl: multipartDecl, contentType: multipartType, body: multipartBody("image/png"), limit: 10, want: requestbody.TooLarge, raw: "-"},
 		{name: "undeclared body streams", contentType: "text/plain", body: "abc", limit: 100, raw: "-", streams: true},
 		{name: "undeclared body over the limit", contentType: "text/plain", body: "abcdef", limit: 5, want: requestbody.TooLarge, raw: "-"},
 		{name: "undeclared body of an idempotent operation read whole", contentType: "text/plain", body: "abc", limit: 100, idempotent: true, raw: "abc"},
@@ -194,6 +212,9 @@ func TestTake(t *testing.T) {
 			}
 			if len(issues) != tt.issues {
 				t.Errorf("issues = %v, want %d of them", issues, tt.issues)
+			}
+			if err := b.Release(); err != nil {
+				t.Errorf("Release: %v", err)
 			}
 		})
 	}
@@ -308,6 +329,40 @@ func TestDiscard(t *testing.T) {
 			b.Discard(w, r, 0)
 			if body.Len() != tt.wantLeft {
 				t.Errorf("a second Discard read %d more bytes", tt.wantLeft-body.Len())
+			}
+		})
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	d := compile(t, multipartDecl)
+	var b requestbody.Body
+	defer b.Release()
+	if !b.Choose(d, multipartType) {
+		t.Fatal("Choose = false")
+	}
+	var issues []validation.Issue
+	o := requestbody.Options{Limit: 1 << 10, JSON: jsonvalue.Limits{MaxDepth: 8, MaxValues: 100}, Logger: slog.New(slog.DiscardHandler), Route: "test.wasm"}
+	if got := b.Take(request(multipartType, multipartBody("image/png")), d, o, &issues); got != requestbody.Read || issues != nil {
+		t.Fatalf("Take = %v, %v", got, issues)
+	}
+	tests := []struct {
+		name  string
+		index int32
+		want  string
+		errno abi.Errno
+	}{
+		{"the file", 0, "PNG", 0},
+		{"read to its end", 0, "", 0},
+		{"no such file", 1, "", abi.ErrNotFound},
+		{"a negative index", -1, "", abi.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dst := make([]byte, 16)
+			n, errno := b.ReadFile(tt.index, dst, slog.New(slog.DiscardHandler), "test.wasm")
+			if errno != tt.errno || string(dst[:n]) != tt.want {
+				t.Errorf("ReadFile(%d) = %q, %v; want %q, %v", tt.index, dst[:n], errno, tt.want, tt.errno)
 			}
 		})
 	}
