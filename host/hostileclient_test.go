@@ -28,7 +28,7 @@ func clientTestApp(t *testing.T) *app {
 
 // serveTCP serves h with the http.Server it configures, on a real TCP
 // listener, and returns its address.
-func serveTCP(t *testing.T, h *host.Host) string {
+func serveTCP(t testing.TB, h *host.Host) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
