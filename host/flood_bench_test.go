@@ -172,7 +172,7 @@ func p99(lat []time.Duration) time.Duration {
 // idempotent POST limited per X-Client, each request with a new
 // Idempotency-Key and an X-Client value as long as the default
 // server.maxHeaderBytes allows (the header block is exactly
-// config.DefaultMaxHeaderBytes, so the value is about 64 KB): a new
+// config.DefaultMaxHeaderBytes, so the value is about 16 KB): a new
 // rate-limit key each. Its requests are built once and a counter
 // rewritten in place, so the flood's own work is not charged to the
 // server, as it would be with an HTTP client in this process (about 8x

@@ -210,7 +210,9 @@ func TestHostileValues(t *testing.T) {
 		"query":{"type":"object","properties":{"n":{"type":"integer"},"q":{"type":"string"}}},
 		"body":{"required":false,"schema":{"type":"object","properties":{"userId":{"type":"integer"},"name":{"type":"string"},"tree":{}}}}}}`
 	a := newApp(t).wat("server/api/items/[id].post.wasm", watModule{contract: contract, handle: echoEnvelope})
-	h, _ := a.host(host.Options{Mode: host.Development})
+	// Room for a query of 10,001 parameters (40 KB): an app that raised
+	// server.maxHeaderBytes.
+	h, _ := a.host(host.Options{Mode: host.Development, Server: config.Server{MaxHeaderBytes: 64 << 10}})
 	base := "http://" + serveTCP(t, h)
 	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
 	tests := []struct {
@@ -272,7 +274,8 @@ func TestHostileValues(t *testing.T) {
 // failing guest is logged cut, saying how much was left out.
 func TestLongPathsAreCutInTheLog(t *testing.T) {
 	a := newApp(t).wat("server/api/items/[id].get.wasm", watModule{handle: `(unreachable)`})
-	h, logs := a.host(host.Options{Mode: host.Production})
+	// Room for the 30 KB path: an app that raised server.maxHeaderBytes.
+	h, logs := a.host(host.Options{Mode: host.Production, Server: config.Server{MaxHeaderBytes: 64 << 10}})
 	base := "http://" + serveTCP(t, h)
 	res, err := http.Get(base + "/api/items/" + strings.Repeat("a", 30000))
 	if err != nil {
