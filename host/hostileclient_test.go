@@ -176,6 +176,35 @@ func TestHostileClients(t *testing.T) {
 		}
 	})
 
+	t.Run("header fields past server.maxHeaderBytes", func(t *testing.T) {
+		// A 64 KiB header was taken before; each cost the server 5x its
+		// bytes in garbage (BenchmarkJunkKeyFlood).
+		for _, c := range []struct {
+			name   string
+			past   int // bytes past the bound
+			status int
+			says   string
+		}{
+			{"at the bound", 0, 200, "ok"},
+			{"a byte past", 1, 431, "server.maxHeaderBytes (16384)"},
+			// net/http refuses them itself, before reading them all.
+			{"8 KiB past", 8 << 10, 431, "Request Header Fields Too Large"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				head := "GET /ok HTTP/1.1\r\nHost: x\r\nX-Junk: \r\n\r\n"
+				fill := strings.Repeat("x", config.DefaultMaxHeaderBytes+c.past-len(head))
+				conn := dial(t, addr)
+				if _, err := io.WriteString(conn, strings.Replace(head, "X-Junk: ", "X-Junk: "+fill, 1)); err != nil {
+					t.Fatal(err)
+				}
+				res, body, err := conn.response("GET")
+				if err != nil || res.StatusCode != c.status || !strings.Contains(body, c.says) {
+					t.Fatalf("got %v %v %s, want %d saying %q", err, res, body, c.status, c.says)
+				}
+			})
+		}
+	})
+
 	t.Run("a client that stops reading a stream", func(t *testing.T) {
 		c := dial(t, addr)
 		fmt.Fprintf(c, "GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")
