@@ -37,8 +37,12 @@ import (
 //
 // It exits when stdin closes.
 const (
-	floodClientEnv   = "ENDPOINTS_FLOOD_CLIENT"
+	floodClientEnv   = "ENDPOINTS_FLOOD_CLIENT" // the server's address
 	floodReplyPrefix = "flood: "
+	// The flood's settings, the fields of junkFlood.
+	floodSourcesEnv     = "ENDPOINTS_FLOOD_SOURCES" // comma-separated
+	floodRateEnv        = "ENDPOINTS_FLOOD_RATE"
+	floodHeaderBytesEnv = "ENDPOINTS_FLOOD_HEADER_BYTES"
 )
 
 // floodReport is what a flood sent and what the server answered.
@@ -263,16 +267,17 @@ type floodProcess struct {
 	out *bufio.Scanner
 }
 
-// startFloodProcess runs the flood client in a process of its own,
-// connected to the server at addr.
+// startFloodProcess runs the flood client of f in a process of its own:
+// the test binary again, as TestJunkFloodClient with floodClientEnv set.
+// It ends when the test does.
 func startFloodProcess(tb testing.TB, f junkFlood) *floodProcess {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestJunkFloodClient$", "-test.count=1")
 	cmd.Env = append(os.Environ(),
 		floodClientEnv+"="+f.addr,
-		"ENDPOINTS_FLOOD_SOURCES="+strings.Join(f.sources, ","),
-		"ENDPOINTS_FLOOD_RATE="+strconv.Itoa(f.rate),
-		"ENDPOINTS_FLOOD_HEADER_BYTES="+strconv.Itoa(f.headerBytes))
+		floodSourcesEnv+"="+strings.Join(f.sources, ","),
+		floodRateEnv+"="+strconv.Itoa(f.rate),
+		floodHeaderBytesEnv+"="+strconv.Itoa(f.headerBytes))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -295,18 +300,21 @@ func startFloodProcess(tb testing.TB, f junkFlood) *floodProcess {
 	return p
 }
 
-// command sends cmd and returns the reply.
+// command sends cmd and returns the reply. The child's other output (its
+// test's failure, say) is kept for the failure message.
 func (p *floodProcess) command(tb testing.TB, cmd string) string {
 	tb.Helper()
 	if _, err := fmt.Fprintln(p.in, cmd); err != nil {
 		tb.Fatalf("the flood client: %s: %v", cmd, err)
 	}
+	var other strings.Builder
 	for p.out.Scan() {
 		if reply, ok := strings.CutPrefix(p.out.Text(), floodReplyPrefix); ok {
 			return reply
 		}
+		fmt.Fprintln(&other, p.out.Text())
 	}
-	tb.Fatalf("the flood client ended without answering %s: %v", cmd, p.out.Err())
+	tb.Fatalf("the flood client ended without answering %s: %v\n%s", cmd, p.out.Err(), other.String())
 	return ""
 }
 
@@ -440,12 +448,12 @@ func TestJunkFloodClient(t *testing.T) {
 // runFloodChild is TestJunkFloodClient run as the benchmark's flood
 // client.
 func runFloodChild(t *testing.T, addr string) {
-	rate, err1 := strconv.Atoi(os.Getenv("ENDPOINTS_FLOOD_RATE"))
-	headerBytes, err2 := strconv.Atoi(os.Getenv("ENDPOINTS_FLOOD_HEADER_BYTES"))
+	rate, err1 := strconv.Atoi(os.Getenv(floodRateEnv))
+	headerBytes, err2 := strconv.Atoi(os.Getenv(floodHeaderBytesEnv))
 	if err := errors.Join(err1, err2); err != nil {
 		t.Fatalf("the flood client's settings: %v", err)
 	}
-	fl, err := newFlooder(junkFlood{addr: addr, sources: strings.Split(os.Getenv("ENDPOINTS_FLOOD_SOURCES"), ","), rate: rate, headerBytes: headerBytes})
+	fl, err := newFlooder(junkFlood{addr: addr, sources: strings.Split(os.Getenv(floodSourcesEnv), ","), rate: rate, headerBytes: headerBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
