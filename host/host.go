@@ -197,7 +197,9 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkOpenAPI(&opts.OpenAPI); err != nil {
+	// Checked by config's rules for endpoints.json's "openApi", so that
+	// a bad value reads the same whichever way it arrives.
+	if err := config.CheckOpenAPI("host.Options.OpenAPI", opts.OpenAPI); err != nil {
 		return nil, err
 	}
 	base := opts
