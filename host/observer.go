@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/observe"
 )
 
 // Observer receives what the host does, for metrics, access logs or
@@ -449,7 +450,7 @@ func (h requestSide) serveObserved(w http.ResponseWriter, r *http.Request, hook 
 			status = http.StatusOK
 		}
 		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
-			TraceID: traceID(r.Header), Query: edge.RedactQuery(r.URL.RawQuery, x.secretQuery),
+			TraceID: observe.TraceID(r.Header), Query: edge.RedactQuery(r.URL.RawQuery, x.secretQuery),
 			Status: status, Bytes: x.bytes, Duration: time.Since(x.start),
 			OutboundRequests: x.outbound, OutboundDuration: x.outboundTime, DatabaseError: x.dbError})
 		*x = exchange{}
