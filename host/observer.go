@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
-	"sync"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -440,99 +439,38 @@ func joinSpans(a, b func(context.Context, SpanEvent) (context.Context, func(erro
 // serveObserved serves a request through an exchange that records its
 // status and size, then reports it to the Request hook.
 func (h requestSide) serveObserved(w http.ResponseWriter, r *http.Request, hook func(RequestEvent)) {
-	x := exchanges.Get().(*exchange)
-	x.ResponseWriter, x.start = w, time.Now()
+	x := observe.Begin(w)
 	// Deferred: a request whose stream was cut off (http.ErrAbortHandler)
 	// is reported too.
 	defer func() {
-		status := x.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
-			TraceID: observe.TraceID(r.Header), Query: edge.RedactQuery(r.URL.RawQuery, x.secretQuery),
-			Status: status, Bytes: x.bytes, Duration: time.Since(x.start),
-			OutboundRequests: x.outbound, OutboundDuration: x.outboundTime, DatabaseError: x.dbError})
-		*x = exchange{}
-		exchanges.Put(x)
+		hook(RequestEvent{Request: r, Method: r.Method, Route: x.Route, RequestID: x.RequestID,
+			TraceID: observe.TraceID(r.Header), Query: edge.RedactQuery(r.URL.RawQuery, x.SecretQuery),
+			Status: x.Status(), Bytes: x.Bytes(), Duration: time.Since(x.Start),
+			OutboundRequests: x.Outbound, OutboundDuration: x.OutboundTime, DatabaseError: x.DatabaseError})
+		x.End()
 	}()
 	h.serve(x, r)
 }
 
-// exchange is the writer of an observed request: it counts the status and
-// body bytes of the answer, and carries what routing and admission learned
-// (the route template, the request id) to the Request hook. It is owned by
-// the request's goroutine, and pooled.
-type exchange struct {
-	http.ResponseWriter
-	start            time.Time
-	status           int
-	bytes            int64
-	route, requestID string
-	// secretQuery names the query parameters that carry credentials in
-	// the table that served the request (securityPlan.secretQuery).
-	secretQuery []string
-	// outbound and outboundTime are the request's outbound HTTP requests
-	// and the time they took (noteOutbound).
-	outbound     int
-	outboundTime time.Duration
-	dbError      string // the code of a statement of the request that failed
-}
-
-var exchanges = sync.Pool{New: func() any { return new(exchange) }}
-
-func (x *exchange) WriteHeader(code int) {
-	// 1xx answers (103 Early Hints) precede the final status; 101 is one.
-	if x.status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
-		x.status = code
-	}
-	x.ResponseWriter.WriteHeader(code)
-}
-
-func (x *exchange) Write(p []byte) (int, error) {
-	if x.status == 0 {
-		x.status = http.StatusOK
-	}
-	n, err := x.ResponseWriter.Write(p)
-	x.bytes += int64(n)
-	return n, err
-}
-
-// Unwrap lets http.ResponseController reach the server's writer (Flush,
-// EnableFullDuplex).
-func (x *exchange) Unwrap() http.ResponseWriter { return x.ResponseWriter }
-
-// SetReadDeadline and SetWriteDeadline keep the host's deadlines free of
-// http.ResponseController's allocation (see setReadDeadline).
-func (x *exchange) SetReadDeadline(t time.Time) error {
-	setReadDeadline(x.ResponseWriter, t)
-	return nil
-}
-
-func (x *exchange) SetWriteDeadline(t time.Time) error {
-	setWriteDeadline(x.ResponseWriter, t)
-	return nil
-}
-
 // noteRoute tells an observed request which route serves it.
 func noteRoute(w http.ResponseWriter, route string) {
-	if x, ok := w.(*exchange); ok {
-		x.route = route
+	if x := observe.Of(w); x != nil {
+		x.Route = route
 	}
 }
 
 // noteDatabaseError tells an observed request that a statement of its
 // guest failed, with code.
 func noteDatabaseError(w http.ResponseWriter, code string) {
-	if x, ok := w.(*exchange); ok {
-		x.dbError = code
+	if x := observe.Of(w); x != nil {
+		x.DatabaseError = code
 	}
 }
 
 // noteRequestID tells an observed request its id.
 func noteRequestID(w http.ResponseWriter, id string) {
-	if x, ok := w.(*exchange); ok {
-		x.requestID = id
+	if x := observe.Of(w); x != nil {
+		x.RequestID = id
 	}
 }
 

@@ -160,8 +160,8 @@ func (c *call) beginOutboundSpan(req *http.Request, host string) func(error) {
 // noteOutbound tells an observed request how many outbound requests its
 // guests made and how long they took.
 func noteOutbound(w http.ResponseWriter, n int, d time.Duration) {
-	if x, ok := w.(*exchange); ok {
-		x.outbound, x.outboundTime = n, d
+	if x := observe.Of(w); x != nil {
+		x.Outbound, x.OutboundTime = n, d
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
+	"github.com/wasmendpoints/endpoints/host/internal/observe"
 	"github.com/wasmendpoints/endpoints/internal/apikeys"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/ratelimit"
@@ -474,8 +475,8 @@ func (h loadSide) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, b
 // noteSecretQuery tells an observed request which query parameters carry
 // credentials, for RequestEvent.Query.
 func noteSecretQuery(w http.ResponseWriter, p *securityPlan) {
-	if x, ok := w.(*exchange); ok && p != nil {
-		x.secretQuery = p.secretQuery
+	if x := observe.Of(w); x != nil && p != nil {
+		x.SecretQuery = p.secretQuery
 	}
 }
 

@@ -90,9 +90,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !res.Allowed {
-		if x, ok := w.(*exchange); ok {
-			x.route = res.Route.Pattern()
-		}
+		noteRoute(w, res.Route.Pattern())
 		h.refuseMethod(w, r, res.Allow)
 		return
 	}
