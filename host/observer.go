@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"reflect"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -346,95 +345,24 @@ var ErrRefused = errors.New("the request was refused before its handler ran (the
 // reflection, so that a hook added to Observer is joined without a word
 // here (TestJoinObserversEveryHook checks that each is).
 func JoinObservers(observers ...*Observer) *Observer {
-	var out Observer
-	joined := reflect.ValueOf(&out).Elem()
-	for _, o := range observers {
-		if o == nil {
-			continue
-		}
-		next := reflect.ValueOf(o).Elem()
-		for i := range joined.NumField() {
-			a, b := joined.Field(i), next.Field(i)
-			switch {
-			case b.IsNil():
-			case a.IsNil():
-				a.Set(b)
-			default:
-				// a's hook as it is now: a itself is the field the
-				// joined hook replaces.
-				a.Set(joinHook(reflect.ValueOf(a.Interface()), b))
-			}
-		}
-	}
-	return &out
+	return observerJoiner.Join(observers...)
 }
 
-// spanHook is the type of Observer.Span, the one hook that returns
-// something and so is not called in turn but nested.
-var spanHook = reflect.TypeFor[func(context.Context, SpanEvent) (context.Context, func(error))]()
-
-// typedJoins join the hooks of each event type without reflection at call
-// time: a hook joined by reflect.MakeFunc costs about 2µs and two
-// allocations a call, a typed one a few nanoseconds. A hook of a type
-// missing here is still joined, by reflection (TestJoinObserversEveryHook
-// asks for its type here).
-var typedJoins = map[reflect.Type]func(a, b any) any{
-	spanHook: func(a, b any) any {
-		type span = func(context.Context, SpanEvent) (context.Context, func(error))
-		return joinSpans(a.(span), b.(span))
-	},
-	hookType[RequestEvent]():     joinTyped[RequestEvent],
-	hookType[GuestCallEvent]():   joinTyped[GuestCallEvent],
-	hookType[ValidationEvent]():  joinTyped[ValidationEvent],
-	hookType[PoolEvent]():        joinTyped[PoolEvent],
-	hookType[ReloadReport]():     joinTyped[ReloadReport],
-	hookType[IdempotencyEvent](): joinTyped[IdempotencyEvent],
-	hookType[StoreErrorEvent]():  joinTyped[StoreErrorEvent],
-	hookType[OutboundEvent]():    joinTyped[OutboundEvent],
-	hookType[DatabaseEvent]():    joinTyped[DatabaseEvent],
-}
-
-func hookType[E any]() reflect.Type { return reflect.TypeFor[func(E)]() }
-
-func joinTyped[E any](a, b any) any { return joinHooks(a.(func(E)), b.(func(E))) }
-
-// joinHook returns a hook that calls a, then b, with the same event (Span
-// hooks nest instead). Both are non-nil funcs of the same type.
-func joinHook(a, b reflect.Value) reflect.Value {
-	if join := typedJoins[a.Type()]; join != nil {
-		return reflect.ValueOf(join(a.Interface(), b.Interface()))
-	}
-	return reflect.MakeFunc(a.Type(), func(args []reflect.Value) []reflect.Value {
-		a.Call(args)
-		return b.Call(args)
-	})
-}
-
-func joinHooks[E any](a, b func(E)) func(E) {
-	return func(e E) {
-		a(e)
-		b(e)
-	}
-}
-
-// joinSpans chains two Span hooks: b's step is started in the context a
-// returned, and ended before a's.
-func joinSpans(a, b func(context.Context, SpanEvent) (context.Context, func(error))) func(context.Context, SpanEvent) (context.Context, func(error)) {
-	switch {
-	case a == nil:
-		return b
-	case b == nil:
-		return a
-	}
-	return func(ctx context.Context, e SpanEvent) (context.Context, func(error)) {
-		ctx, endA := a(ctx, e)
-		ctx, endB := b(ctx, e)
-		return ctx, func(err error) {
-			endSpan(endB, err)
-			endSpan(endA, err)
-		}
-	}
-}
+// observerJoiner joins the hooks of each event type without reflection at
+// call time. A hook of a type missing here is still joined, by reflection,
+// but slower (TestJoinObserversEveryHook asks for its type here).
+var observerJoiner = observe.NewJoiner[Observer](
+	observe.Nested[SpanEvent](),
+	observe.InTurn[RequestEvent](),
+	observe.InTurn[GuestCallEvent](),
+	observe.InTurn[ValidationEvent](),
+	observe.InTurn[PoolEvent](),
+	observe.InTurn[ReloadReport](),
+	observe.InTurn[IdempotencyEvent](),
+	observe.InTurn[StoreErrorEvent](),
+	observe.InTurn[OutboundEvent](),
+	observe.InTurn[DatabaseEvent](),
+)
 
 // serveObserved serves a request through an exchange that records its
 // status and size, then reports it to the Request hook.
