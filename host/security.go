@@ -15,6 +15,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/observe"
 	"github.com/wasmendpoints/endpoints/internal/apikeys"
@@ -286,10 +287,10 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		f := plan.failureCfg
 		plan.failures = auth.NewFailures(f.PerAddress, f.PerUser, time.Duration(f.Window), nil)
 	}
-	doc := t.doc.doc
+	doc := t.doc.Doc
 	ops := map[string]*operation{}
 	plain := map[string]bool{}
-	for _, op := range plainOperations(t) {
+	for _, op := range document.PlainOperations(t.docRoutes()) {
 		plain[op.Path] = true
 	}
 	for _, rt := range t.routes {

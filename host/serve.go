@@ -73,7 +73,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return
 		}
-		serveDocument(w, r, t.doc)
+		t.doc.Serve(w, r, writeDocsError)
 		return
 	}
 	if t.set.docs != nil && t.set.docs.ServeProblems(w, r, t.leftOutLines()) {
