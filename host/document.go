@@ -7,12 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
-	"github.com/wasmendpoints/endpoints/host/internal/schemedoc"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -118,44 +115,14 @@ func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 // finishDocument adds to the routes' document what buildDocument adds
 // after them.
 func finishDocument(ctx context.Context, t *table, doc *openapi.Document) (*document.Served, error) {
-	if rm := t.runtime; rm != nil && rm.decl.OpenAPI != nil && t.runtimeDocOut == nil {
-		if frag := rm.decl.OpenAPI.Document; len(frag) > 0 {
-			if err := doc.Merge(frag); err != nil {
-				return nil, fmt.Errorf("%s: openApi.document: %w", abi.RuntimeModule, err)
-			}
-		}
-		if rm.decl.OpenAPI.Extend {
-			b, err := document.Encode(doc)
-			if err != nil {
-				return nil, err
-			}
-			out, err := rm.runExtend(ctx, b.JSON, time.Now().Add(limitTimeout(t.set.opts.Limits)).UnixNano())
-			if err != nil {
-				return nil, err
-			}
-			var edited openapi.Document
-			if err := json.Unmarshal(out, &edited); err != nil {
-				return nil, fmt.Errorf("%s: openApi.extend wrote a document that does not decode: %v", abi.RuntimeModule, err)
-			}
-			doc = &edited
+	a := document.Additions{Security: t.set.security, Embedder: t.set.opts.OpenAPI}
+	if rm := t.runtime; rm != nil && t.runtimeDocOut == nil {
+		a.Runtime = rm.decl.OpenAPI
+		a.Extend = func(ctx context.Context, b []byte) ([]byte, error) {
+			return rm.runExtend(ctx, b, time.Now().Add(limitTimeout(t.set.opts.Limits)).UnixNano())
 		}
 	}
-	// The schemes endpoints.json configures declare themselves, after the
-	// runtime declaration, whose declaration of one wins if it agrees.
-	if err := schemedoc.Apply(doc, t.set.security, config.File); err != nil {
-		return nil, err
-	}
-	if frag := t.set.opts.OpenAPI.Document; len(frag) > 0 {
-		if err := doc.Merge(frag); err != nil {
-			return nil, fmt.Errorf("Options.OpenAPI.Document: %w", err)
-		}
-	}
-	if ext := t.set.opts.OpenAPI.Extend; ext != nil {
-		if err := ext(doc); err != nil {
-			return nil, fmt.Errorf("Options.OpenAPI.Extend: %w", err)
-		}
-	}
-	return document.Encode(doc)
+	return document.Finish(ctx, doc, a)
 }
 
 // Document returns the app's OpenAPI document as served, whether or not

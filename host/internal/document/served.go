@@ -25,12 +25,22 @@ type Served struct {
 // Encode returns the served form of doc: the same document gives the same
 // bytes and ETag.
 func Encode(doc *openapi.Document) (*Served, error) {
+	b, err := encode(doc)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	return &Served{JSON: b, ETag: `"` + hex.EncodeToString(sum[:12]) + `"`, Doc: doc}, nil
+}
+
+// encode encodes doc deterministically: the same document gives the same
+// bytes.
+func encode(doc *openapi.Document) ([]byte, error) {
 	b, err := doc.MarshalIndent()
 	if err != nil {
 		return nil, fmt.Errorf("encoding the OpenAPI document: %w", err)
 	}
-	sum := sha256.Sum256(b)
-	return &Served{JSON: b, ETag: `"` + hex.EncodeToString(sum[:12]) + `"`, Doc: doc}, nil
+	return b, nil
 }
 
 // Serve answers a request for the document: GET or HEAD with its ETag,
