@@ -22,11 +22,6 @@ func (s *settings) openAPI() config.OpenAPI {
 	return openAPIOver(s.opts.OpenAPI, s.config.OpenAPI).WithDefaults()
 }
 
-// specVersion is the OpenAPI version the document declares.
-func (s *settings) specVersion() string {
-	return s.openAPI().SpecVersion
-}
-
 // plainRoutes is the policy for plain routes in the document.
 func (s *settings) plainRoutes() config.PlainRoutesPolicy {
 	return s.openAPI().PlainRoutes
