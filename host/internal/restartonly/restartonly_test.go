@@ -32,13 +32,15 @@ func TestKeep(t *testing.T) {
 					t.Errorf("limits.timeout = %v, want the new 2s", cur.Limits.Timeout)
 				}
 			}},
-		{"pool size and memory", func(c *config.App) { c.Limits.Instances, c.Limits.MemoryBytes = 8, 1 << 20 }, []string{"limits.memoryBytes", "limits.instances"},
+		{"pool size and memory", func(c *config.App) { c.Limits.Instances, c.Limits.MemoryBytes = 8, 1<<20 }, []string{"limits.memoryBytes", "limits.instances"},
 			func(t *testing.T, cur *config.App) {
 				if cur.Limits.Instances != 4 || cur.Limits.MemoryBytes != 0 {
 					t.Errorf("limits = %+v, want the previous instances and memory", cur.Limits)
 				}
 			}},
-		{"the store", func(c *config.App) { c.Storage = config.Storage{Driver: config.DriverRedis, URL: "redis://127.0.0.1:6379/0"} }, []string{"storage"},
+		{"the store", func(c *config.App) {
+			c.Storage = config.Storage{Driver: config.DriverRedis, URL: "redis://127.0.0.1:6379/0"}
+		}, []string{"storage"},
 			func(t *testing.T, cur *config.App) {
 				if cur.Storage.Driver != config.DriverMemory || cur.Storage.URL != "" {
 					t.Errorf("storage = %+v, want the previous one", cur.Storage)
