@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/observe"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
@@ -134,7 +135,7 @@ func (c *call) appendRequestContext(b []byte) []byte {
 		b = append(b, `,"requestId":`...)
 		b, _ = jsontext.AppendQuote(b, rc.requestID)
 	}
-	if id := traceID(c.req.Header); id != "" {
+	if id := observe.TraceID(c.req.Header); id != "" {
 		b = append(b, `,"traceId":`...)
 		b = append(b, '"')
 		b = append(b, id...)

@@ -82,7 +82,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return
 		}
-		serveDocument(w, r, t.doc)
+		t.doc.Serve(w, r, writeDocsError)
 		return
 	}
 	if t.set.docs != nil && t.set.docs.ServeProblems(w, r, t.leftOutLines()) {
@@ -99,9 +99,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !res.Allowed {
-		if x, ok := w.(*exchange); ok {
-			x.route = res.Route.Pattern()
-		}
+		noteRoute(w, res.Route.Pattern())
 		h.refuseMethod(w, r, res.Allow)
 		return
 	}
