@@ -61,3 +61,11 @@ func ExampleOverridesFromEnv() {
 	// Output:
 	// 5s
 }
+
+// An embedder's openApi settings are checked by the rules of
+// endpoints.json's, and read the same but for their source.
+func ExampleCheckOpenAPI() {
+	err := config.CheckOpenAPI("host.Options.OpenAPI", config.OpenAPI{SpecVersion: "3.0.3"})
+	fmt.Println(err)
+	// Output: host.Options.OpenAPI: /openApi/specVersion: "3.0.3": want "3.1.0" (the default) or "3.2.0"
+}

@@ -269,6 +269,19 @@ const (
 	PlainRoutesExclude PlainRoutesPolicy = "exclude"
 )
 
+// CheckOpenAPI checks o as the "openApi" member of endpoints.json is
+// checked (the paths, the OpenAPI version, the plain routes' policy, the
+// servers and where the docs page's assets come from), for settings that
+// come from elsewhere, such as an embedder's (host.Options.OpenAPI):
+// errors name source and the setting's JSON pointer, with the same words
+// as for the file.
+//
+//	err := config.CheckOpenAPI("host.Options.OpenAPI", config.OpenAPI{SpecVersion: "3.0.3"})
+//	// host.Options.OpenAPI: /openApi/specVersion: "3.0.3": want "3.1.0" (the default) or "3.2.0"
+func CheckOpenAPI(source string, o OpenAPI) error {
+	return checkOpenAPI(source, o)
+}
+
 // checkOpenAPI checks the "openApi" member: the paths, the OpenAPI
 // version, the plain routes' policy and where the docs page's assets come
 // from.

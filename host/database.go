@@ -149,12 +149,6 @@ func limitSQLResultBytes(l config.Limits) int64 {
 	return l.WithDefaults().SQLResultBytes
 }
 
-// databasesChanged reports whether endpoints.json's databases changed, which
-// takes a restart.
-func databasesChanged(old, cur *config.App) bool {
-	return !maps.Equal(old.Databases, cur.Databases)
-}
-
 // answerDatabaseWaits answers a call stopped because a database it used
 // waits for its migrations: 503 with Retry-After, as a database that is
 // down makes the app's code answer, and, in development, which database,

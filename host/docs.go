@@ -27,8 +27,8 @@ func (h loadSide) newDocs(s *settings) (*docspage.Page, error) {
 	return docspage.New(cfg)
 }
 
-// writeDocsError answers a request the docs page refuses as the host's
-// other errors.
+// writeDocsError answers a request the docs page or the document route
+// refuses as the host's other errors.
 func writeDocsError(w http.ResponseWriter, r *http.Request, status int, data any) {
 	writeError(w, r, status, "", data)
 }

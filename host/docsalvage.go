@@ -1,53 +1,14 @@
 package host
 
 import (
-	stdjson "encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/internal/router"
-	"github.com/wasmendpoints/endpoints/openapi"
 )
-
-// problemsExtension is the member of the served OpenAPI document that
-// lists, in Development, what the document was built without because it
-// could not be built whole (docs/spec.md §9): one object per problem,
-// with the file, the field of it the problem is about, and the error.
-const problemsExtension = "x-endpoints-problems"
-
-// leftOutError is a part of the app left out of a development version
-// because the OpenAPI document could not be built with it.
-type leftOutError struct {
-	file  string // the route module, or the runtime declaration
-	field string // what of it the problem is about: "$defs", "operationId", "openApi"...
-	err   error
-}
-
-func (e *leftOutError) Error() string {
-	if e.file == abi.RuntimeModule {
-		return fmt.Sprintf("%s: /%s: left out (its document fragment and extend step; the security they declare is not enforced) until the document builds with it: %v", e.file, e.field, e.err)
-	}
-	return fmt.Sprintf("%s: %s: not served until the OpenAPI document builds with it: %v", e.file, e.field, e.err)
-}
-
-func (e *leftOutError) Unwrap() error { return e.err }
-
-// contractField is the member of a route's contract a document error is
-// about.
-func contractField(err error) string {
-	switch {
-	case errors.Is(err, openapi.ErrSchemaConflict):
-		return "$defs"
-	case errors.Is(err, openapi.ErrDuplicateOperationID), errors.Is(err, openapi.ErrDuplicateOperation):
-		return "operationId"
-	}
-	return "contract"
-}
 
 // salvageDocument is what a development load does whose document failed
 // to build (cause) while no whole version serves yet (the first start, or
@@ -85,7 +46,7 @@ func (l *loading) salvageDocument(cause error) bool {
 		}
 		with := append(slices.Clone(kept), lf.routes...)
 		if err := build(with); err != nil {
-			leftOut = append(leftOut, &leftOutError{file: f, field: contractField(err), err: err})
+			leftOut = append(leftOut, &document.LeftOutError{File: f, Field: document.ContractField(err), Err: err})
 			out[f] = true
 			continue
 		}
@@ -94,7 +55,7 @@ func (l *loading) salvageDocument(cause error) bool {
 	trial.routes, trial.warnings = kept, nil
 	doc, err := l.h.buildDocument(l.ctx, &trial)
 	if err != nil && t.runtime != nil && t.runtime.decl.OpenAPI != nil {
-		trial.runtimeDocOut = &leftOutError{file: abi.RuntimeModule, field: "openApi", err: err}
+		trial.runtimeDocOut = &document.LeftOutError{File: abi.RuntimeModule, Field: "openApi", Err: err}
 		trial.warnings = nil
 		if doc, err = l.h.buildDocument(l.ctx, &trial); err == nil {
 			leftOut = append(leftOut, trial.runtimeDocOut)
@@ -131,7 +92,7 @@ func (l *loading) salvageDocument(cause error) bool {
 // leftOutOf is the problem of file f among problems.
 func leftOutOf(problems []error, f string) error {
 	for _, p := range problems {
-		if lo := (*leftOutError)(nil); errors.As(p, &lo) && lo.file == f {
+		if lo := (*document.LeftOutError)(nil); errors.As(p, &lo) && lo.File == f {
 			return p
 		}
 	}
@@ -139,31 +100,13 @@ func leftOutOf(problems []error, f string) error {
 }
 
 // noteLeftOut lists what t's document was built without in the document
-// itself (problemsExtension), for the docs page and every reader of the
-// development document.
+// itself (document.ProblemsExtension), for the docs page and every reader
+// of the development document.
 func noteLeftOut(t *table) {
-	if len(t.leftOut) == 0 || t.doc == nil {
-		return
+	if t.doc != nil {
+		// Encoding a list of strings does not fail.
+		_ = document.NoteLeftOut(t.doc.Doc, t.leftOut)
 	}
-	type problem struct {
-		File  string `json:"file"`
-		Field string `json:"field"`
-		Error string `json:"error"`
-	}
-	var list []problem
-	for _, p := range t.leftOut {
-		if lo := (*leftOutError)(nil); errors.As(p, &lo) {
-			list = append(list, problem{File: lo.file, Field: lo.field, Error: p.Error()})
-		}
-	}
-	b, err := json.Marshal(list, json.Deterministic(true))
-	if err != nil {
-		return
-	}
-	if t.doc.doc.Extra == nil {
-		t.doc.doc.Extra = map[string]stdjson.RawMessage{}
-	}
-	t.doc.doc.Extra[problemsExtension] = b
 }
 
 // leftOutLines are the texts of what t left out, for the docs page.

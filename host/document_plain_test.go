@@ -186,21 +186,42 @@ func TestDocumentSpecVersion(t *testing.T) {
 	}
 }
 
+// TestOpenAPIConfigIsChecked: a bad openApi setting reads the same
+// whether it comes from endpoints.json or from Options.OpenAPI: config's
+// rules check both, and only the source named first differs.
 func TestOpenAPIConfigIsChecked(t *testing.T) {
-	a := newApp(t).wat("server/api/hello.get.wasm", helloModule)
 	for _, tt := range []struct {
 		name string
+		file string // endpoints.json's openApi member
 		opts config.OpenAPI
-		want string
+		want string // the error after its source
 	}{
-		{"an unknown OpenAPI version", config.OpenAPI{SpecVersion: "3.0.3"}, `Options.OpenAPI.SpecVersion "3.0.3"`},
-		{"an unknown policy", config.OpenAPI{PlainRoutes: "fail"}, `Options.OpenAPI.PlainRoutes: "fail"`},
-		{"a relative path", config.OpenAPI{Path: "openapi.json"}, `Options.OpenAPI.Path "openapi.json" must start with /`},
+		{"an unknown OpenAPI version", `{"specVersion": "3.0.3"}`, config.OpenAPI{SpecVersion: "3.0.3"},
+			`/openApi/specVersion: "3.0.3": want "3.1.0" (the default) or "3.2.0"`},
+		{"an unknown policy", `{"plainRoutes": "fail"}`, config.OpenAPI{PlainRoutes: "fail"},
+			`/openApi/plainRoutes: "fail": want "include" (the default), "warn", "require" or "exclude"`},
+		{"a relative path", `{"path": "openapi.json"}`, config.OpenAPI{Path: "openapi.json"},
+			`/openApi/path: "openapi.json": want a path starting with /, such as "/_endpoints/schema"`},
+		{"a server without URL", `{"servers": [{"description": "No URL"}]}`, config.OpenAPI{Servers: []config.OpenAPIServer{{Description: "No URL"}}},
+			`/openApi/servers/0/url: missing: want a base URL such as "/" or "https://api.example.com/v1"`},
+		{"a relative docs path", `{"docs": {"path": "docs"}}`, config.OpenAPI{Docs: config.Docs{Path: "docs"}},
+			`/openApi/docs/path: "docs": want a path starting with /, such as "/_endpoints/docs"`},
+		{"docs assets of another scheme", `{"docs": {"assets": "ftp://example.com/scalar"}}`, config.OpenAPI{Docs: config.Docs{Assets: "ftp://example.com/scalar"}},
+			`/openApi/docs/assets: "ftp://example.com/scalar": want an http(s) URL`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), OpenAPI: tt.opts})
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("New error:\ngot  %v\nwant one containing %s", err, tt.want)
+			for _, from := range []struct {
+				source, config string
+				opts           config.OpenAPI
+			}{
+				{config.File, `{"openApi": ` + tt.file + `}`, config.OpenAPI{}},
+				{"host.Options.OpenAPI", `{}`, tt.opts},
+			} {
+				a := newApp(t).wat("server/api/hello.get.wasm", helloModule).file(config.File, []byte(from.config))
+				_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), OpenAPI: from.opts})
+				if want := from.source + ": " + tt.want; err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Errorf("New, the setting from %s:\ngot  %v\nwant %s...", from.source, err, want)
+				}
 			}
 		})
 	}

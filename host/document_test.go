@@ -238,14 +238,6 @@ func TestDocumentDescriptionAndServers(t *testing.T) {
 			}
 		})
 	}
-	t.Run("an embedder's server needs a URL", func(t *testing.T) {
-		a := newApp(t).wat("server/api/hello.get.wasm", helloModule)
-		_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t),
-			OpenAPI: config.OpenAPI{Servers: []config.OpenAPIServer{{Description: "No URL"}}}})
-		if want := "Options.OpenAPI.Servers[0]: URL is empty"; err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("New error = %v, want it to contain %q", err, want)
-		}
-	})
 }
 
 // TestRoutesConfigResponsesCountAsDeclared: a status documented by

@@ -3,6 +3,7 @@ package host
 import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/envelope"
+	"github.com/wasmendpoints/endpoints/host/internal/observe"
 )
 
 // envelopeJSON encodes the request envelope (package envelope) on first
@@ -28,7 +29,7 @@ func (c *call) envelopeJSON() []byte {
 		Route:       c.route.rf.Pattern(),
 		MediaType:   c.mediaType,
 		RequestID:   rc.requestID,
-		TraceID:     traceID(c.req.Header),
+		TraceID:     observe.TraceID(c.req.Header),
 		Principal:   rc.principal,
 		Values:      rc.values,
 		Phase:       c.phase,

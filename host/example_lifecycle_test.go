@@ -60,7 +60,7 @@ func ExampleHost_Shutdown() {
 	ts.Close()
 	fmt.Println(h.Shutdown(stop))
 	// Output:
-	// 10s 1m0s 65536
+	// 10s 1m0s 16384
 	// <nil>
 }
 

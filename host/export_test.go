@@ -76,7 +76,7 @@ func (h *Host) InterpreterUse() engine.InterpreterUse { return h.engine.Interpre
 
 // JoinsTyped reports whether JoinObservers joins hooks of type t without
 // reflection at call time.
-func JoinsTyped(t reflect.Type) bool { return typedJoins[t] != nil }
+func JoinsTyped(t reflect.Type) bool { return observerJoiner.Typed(t) }
 
 // DatabaseRetrying reports whether the host tries, in the background, to
 // apply the migrations of a database it could not reach.

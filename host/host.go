@@ -46,6 +46,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
+	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
@@ -133,8 +134,8 @@ type table struct {
 	problems     []error
 	routesConfig *openapi.RoutesConfig
 	runtime      *runtimeModule
-	doc          *document // nil when it could not be built
-	docErr       error     // why doc is nil; also in problems
+	doc          *document.Served // nil when it could not be built
+	docErr       error            // why doc is nil; also in problems
 	// middleware are the modules of server/middleware in order, by file
 	// in mwFiles; security is what the table enforces, nil when the
 	// document could not be built (then every endpoint fails closed).
@@ -195,7 +196,9 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkOpenAPI(&opts.OpenAPI); err != nil {
+	// Checked by config's rules for endpoints.json's "openApi", so that
+	// a bad value reads the same whichever way it arrives.
+	if err := config.CheckOpenAPI("host.Options.OpenAPI", opts.OpenAPI); err != nil {
 		return nil, err
 	}
 	base := opts

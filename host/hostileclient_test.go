@@ -28,7 +28,7 @@ func clientTestApp(t *testing.T) *app {
 
 // serveTCP serves h with the http.Server it configures, on a real TCP
 // listener, and returns its address.
-func serveTCP(t *testing.T, h *host.Host) string {
+func serveTCP(t testing.TB, h *host.Host) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -176,6 +176,35 @@ func TestHostileClients(t *testing.T) {
 		}
 	})
 
+	t.Run("header fields past server.maxHeaderBytes", func(t *testing.T) {
+		// A 64 KiB header was taken before; each cost the server 5x its
+		// bytes in garbage (BenchmarkJunkKeyFlood).
+		for _, c := range []struct {
+			name   string
+			past   int // bytes past the bound
+			status int
+			says   string
+		}{
+			{"at the bound", 0, 200, "ok"},
+			{"a byte past", 1, 431, "server.maxHeaderBytes (16384)"},
+			// net/http refuses them itself, before reading them all.
+			{"8 KiB past", 8 << 10, 431, "Request Header Fields Too Large"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				head := "GET /ok HTTP/1.1\r\nHost: x\r\nX-Junk: \r\n\r\n"
+				fill := strings.Repeat("x", config.DefaultMaxHeaderBytes+c.past-len(head))
+				conn := dial(t, addr)
+				if _, err := io.WriteString(conn, strings.Replace(head, "X-Junk: ", "X-Junk: "+fill, 1)); err != nil {
+					t.Fatal(err)
+				}
+				res, body, err := conn.response("GET")
+				if err != nil || res.StatusCode != c.status || !strings.Contains(body, c.says) {
+					t.Fatalf("got %v %v %s, want %d saying %q", err, res, body, c.status, c.says)
+				}
+			})
+		}
+	})
+
 	t.Run("a client that stops reading a stream", func(t *testing.T) {
 		c := dial(t, addr)
 		fmt.Fprintf(c, "GET /api/stream HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -210,7 +239,9 @@ func TestHostileValues(t *testing.T) {
 		"query":{"type":"object","properties":{"n":{"type":"integer"},"q":{"type":"string"}}},
 		"body":{"required":false,"schema":{"type":"object","properties":{"userId":{"type":"integer"},"name":{"type":"string"},"tree":{}}}}}}`
 	a := newApp(t).wat("server/api/items/[id].post.wasm", watModule{contract: contract, handle: echoEnvelope})
-	h, _ := a.host(host.Options{Mode: host.Development})
+	// Room for a query of 10,001 parameters (40 KB): an app that raised
+	// server.maxHeaderBytes.
+	h, _ := a.host(host.Options{Mode: host.Development, Server: config.Server{MaxHeaderBytes: 64 << 10}})
 	base := "http://" + serveTCP(t, h)
 	deep := strings.Repeat("[", 5000) + strings.Repeat("]", 5000)
 	tests := []struct {
@@ -272,7 +303,8 @@ func TestHostileValues(t *testing.T) {
 // failing guest is logged cut, saying how much was left out.
 func TestLongPathsAreCutInTheLog(t *testing.T) {
 	a := newApp(t).wat("server/api/items/[id].get.wasm", watModule{handle: `(unreachable)`})
-	h, logs := a.host(host.Options{Mode: host.Production})
+	// Room for the 30 KB path: an app that raised server.maxHeaderBytes.
+	h, logs := a.host(host.Options{Mode: host.Production, Server: config.Server{MaxHeaderBytes: 64 << 10}})
 	base := "http://" + serveTCP(t, h)
 	res, err := http.Get(base + "/api/items/" + strings.Repeat("a", 30000))
 	if err != nil {

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"reflect"
-	"sync"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/observe"
 )
 
 // Observer receives what the host does, for metrics, access logs or
@@ -346,192 +345,60 @@ var ErrRefused = errors.New("the request was refused before its handler ran (the
 // reflection, so that a hook added to Observer is joined without a word
 // here (TestJoinObserversEveryHook checks that each is).
 func JoinObservers(observers ...*Observer) *Observer {
-	var out Observer
-	joined := reflect.ValueOf(&out).Elem()
-	for _, o := range observers {
-		if o == nil {
-			continue
-		}
-		next := reflect.ValueOf(o).Elem()
-		for i := range joined.NumField() {
-			a, b := joined.Field(i), next.Field(i)
-			switch {
-			case b.IsNil():
-			case a.IsNil():
-				a.Set(b)
-			default:
-				// a's hook as it is now: a itself is the field the
-				// joined hook replaces.
-				a.Set(joinHook(reflect.ValueOf(a.Interface()), b))
-			}
-		}
-	}
-	return &out
+	return observerJoiner.Join(observers...)
 }
 
-// spanHook is the type of Observer.Span, the one hook that returns
-// something and so is not called in turn but nested.
-var spanHook = reflect.TypeFor[func(context.Context, SpanEvent) (context.Context, func(error))]()
-
-// typedJoins join the hooks of each event type without reflection at call
-// time: a hook joined by reflect.MakeFunc costs about 2µs and two
-// allocations a call, a typed one a few nanoseconds. A hook of a type
-// missing here is still joined, by reflection (TestJoinObserversEveryHook
-// asks for its type here).
-var typedJoins = map[reflect.Type]func(a, b any) any{
-	spanHook: func(a, b any) any {
-		type span = func(context.Context, SpanEvent) (context.Context, func(error))
-		return joinSpans(a.(span), b.(span))
-	},
-	hookType[RequestEvent]():     joinTyped[RequestEvent],
-	hookType[GuestCallEvent]():   joinTyped[GuestCallEvent],
-	hookType[ValidationEvent]():  joinTyped[ValidationEvent],
-	hookType[PoolEvent]():        joinTyped[PoolEvent],
-	hookType[ReloadReport]():     joinTyped[ReloadReport],
-	hookType[IdempotencyEvent](): joinTyped[IdempotencyEvent],
-	hookType[StoreErrorEvent]():  joinTyped[StoreErrorEvent],
-	hookType[OutboundEvent]():    joinTyped[OutboundEvent],
-	hookType[DatabaseEvent]():    joinTyped[DatabaseEvent],
-}
-
-func hookType[E any]() reflect.Type { return reflect.TypeFor[func(E)]() }
-
-func joinTyped[E any](a, b any) any { return joinHooks(a.(func(E)), b.(func(E))) }
-
-// joinHook returns a hook that calls a, then b, with the same event (Span
-// hooks nest instead). Both are non-nil funcs of the same type.
-func joinHook(a, b reflect.Value) reflect.Value {
-	if join := typedJoins[a.Type()]; join != nil {
-		return reflect.ValueOf(join(a.Interface(), b.Interface()))
-	}
-	return reflect.MakeFunc(a.Type(), func(args []reflect.Value) []reflect.Value {
-		a.Call(args)
-		return b.Call(args)
-	})
-}
-
-func joinHooks[E any](a, b func(E)) func(E) {
-	return func(e E) {
-		a(e)
-		b(e)
-	}
-}
-
-// joinSpans chains two Span hooks: b's step is started in the context a
-// returned, and ended before a's.
-func joinSpans(a, b func(context.Context, SpanEvent) (context.Context, func(error))) func(context.Context, SpanEvent) (context.Context, func(error)) {
-	switch {
-	case a == nil:
-		return b
-	case b == nil:
-		return a
-	}
-	return func(ctx context.Context, e SpanEvent) (context.Context, func(error)) {
-		ctx, endA := a(ctx, e)
-		ctx, endB := b(ctx, e)
-		return ctx, func(err error) {
-			endSpan(endB, err)
-			endSpan(endA, err)
-		}
-	}
-}
+// observerJoiner joins the hooks of each event type without reflection at
+// call time. A hook of a type missing here is still joined, by reflection,
+// but slower (TestJoinObserversEveryHook asks for its type here).
+var observerJoiner = observe.NewJoiner[Observer](
+	observe.Nested[SpanEvent](),
+	observe.InTurn[RequestEvent](),
+	observe.InTurn[GuestCallEvent](),
+	observe.InTurn[ValidationEvent](),
+	observe.InTurn[PoolEvent](),
+	observe.InTurn[ReloadReport](),
+	observe.InTurn[IdempotencyEvent](),
+	observe.InTurn[StoreErrorEvent](),
+	observe.InTurn[OutboundEvent](),
+	observe.InTurn[DatabaseEvent](),
+)
 
 // serveObserved serves a request through an exchange that records its
 // status and size, then reports it to the Request hook.
 func (h requestSide) serveObserved(w http.ResponseWriter, r *http.Request, hook func(RequestEvent)) {
-	x := exchanges.Get().(*exchange)
-	x.ResponseWriter, x.start = w, time.Now()
+	x := observe.Begin(w)
 	// Deferred: a request whose stream was cut off (http.ErrAbortHandler)
 	// is reported too.
 	defer func() {
-		status := x.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		hook(RequestEvent{Request: r, Method: r.Method, Route: x.route, RequestID: x.requestID,
-			TraceID: traceID(r.Header), Query: edge.RedactQuery(r.URL.RawQuery, x.secretQuery),
-			Status: status, Bytes: x.bytes, Duration: time.Since(x.start),
-			OutboundRequests: x.outbound, OutboundDuration: x.outboundTime, DatabaseError: x.dbError})
-		*x = exchange{}
-		exchanges.Put(x)
+		hook(RequestEvent{Request: r, Method: r.Method, Route: x.Route, RequestID: x.RequestID,
+			TraceID: observe.TraceID(r.Header), Query: edge.RedactQuery(r.URL.RawQuery, x.SecretQuery),
+			Status: x.Status(), Bytes: x.Bytes(), Duration: time.Since(x.Start),
+			OutboundRequests: x.Outbound, OutboundDuration: x.OutboundTime, DatabaseError: x.DatabaseError})
+		x.End()
 	}()
 	h.serve(x, r)
 }
 
-// exchange is the writer of an observed request: it counts the status and
-// body bytes of the answer, and carries what routing and admission learned
-// (the route template, the request id) to the Request hook. It is owned by
-// the request's goroutine, and pooled.
-type exchange struct {
-	http.ResponseWriter
-	start            time.Time
-	status           int
-	bytes            int64
-	route, requestID string
-	// secretQuery names the query parameters that carry credentials in
-	// the table that served the request (securityPlan.secretQuery).
-	secretQuery []string
-	// outbound and outboundTime are the request's outbound HTTP requests
-	// and the time they took (noteOutbound).
-	outbound     int
-	outboundTime time.Duration
-	dbError      string // the code of a statement of the request that failed
-}
-
-var exchanges = sync.Pool{New: func() any { return new(exchange) }}
-
-func (x *exchange) WriteHeader(code int) {
-	// 1xx answers (103 Early Hints) precede the final status; 101 is one.
-	if x.status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
-		x.status = code
-	}
-	x.ResponseWriter.WriteHeader(code)
-}
-
-func (x *exchange) Write(p []byte) (int, error) {
-	if x.status == 0 {
-		x.status = http.StatusOK
-	}
-	n, err := x.ResponseWriter.Write(p)
-	x.bytes += int64(n)
-	return n, err
-}
-
-// Unwrap lets http.ResponseController reach the server's writer (Flush,
-// EnableFullDuplex).
-func (x *exchange) Unwrap() http.ResponseWriter { return x.ResponseWriter }
-
-// SetReadDeadline and SetWriteDeadline keep the host's deadlines free of
-// http.ResponseController's allocation (see setReadDeadline).
-func (x *exchange) SetReadDeadline(t time.Time) error {
-	setReadDeadline(x.ResponseWriter, t)
-	return nil
-}
-
-func (x *exchange) SetWriteDeadline(t time.Time) error {
-	setWriteDeadline(x.ResponseWriter, t)
-	return nil
-}
-
 // noteRoute tells an observed request which route serves it.
 func noteRoute(w http.ResponseWriter, route string) {
-	if x, ok := w.(*exchange); ok {
-		x.route = route
+	if x := observe.Of(w); x != nil {
+		x.Route = route
 	}
 }
 
 // noteDatabaseError tells an observed request that a statement of its
 // guest failed, with code.
 func noteDatabaseError(w http.ResponseWriter, code string) {
-	if x, ok := w.(*exchange); ok {
-		x.dbError = code
+	if x := observe.Of(w); x != nil {
+		x.DatabaseError = code
 	}
 }
 
 // noteRequestID tells an observed request its id.
 func noteRequestID(w http.ResponseWriter, id string) {
-	if x, ok := w.(*exchange); ok {
-		x.requestID = id
+	if x := observe.Of(w); x != nil {
+		x.RequestID = id
 	}
 }
 

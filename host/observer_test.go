@@ -416,7 +416,7 @@ func TestJoinObserversEveryHook(t *testing.T) {
 				t.Fatal("the joined hook is nil")
 			}
 			if !host.JoinsTyped(f.Type) {
-				t.Errorf("JoinObservers joins a %s by reflection, at about 2µs a call: add its type to typedJoins", f.Type)
+				t.Errorf("JoinObservers joins a %s by reflection, at about 2µs a call: add its type to observerJoiner", f.Type)
 			}
 			args := make([]reflect.Value, f.Type.NumIn())
 			for j := range args {

@@ -2,16 +2,13 @@ package host
 
 import (
 	"cmp"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
-	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -365,28 +362,6 @@ func openAPIOver(o, base config.OpenAPI) config.OpenAPI {
 	}
 	out.Document, out.Extend = o.Document, o.Extend
 	return out
-}
-
-// checkOpenAPI checks the fields an embedder sets in Options.OpenAPI as
-// endpoints.json's are checked.
-func checkOpenAPI(o *config.OpenAPI) error {
-	if o.Path != "" && !strings.HasPrefix(o.Path, "/") {
-		return fmt.Errorf("Options.OpenAPI.Path %q must start with /", o.Path)
-	}
-	if v := o.SpecVersion; v != "" && v != openapi.Version31 && v != openapi.Version32 {
-		return fmt.Errorf("Options.OpenAPI.SpecVersion %q: want %q (the default) or %q", v, openapi.Version31, openapi.Version32)
-	}
-	for i, sv := range o.Servers {
-		if sv.URL == "" {
-			return fmt.Errorf("Options.OpenAPI.Servers[%d]: URL is empty: want a base URL such as \"/\" or \"https://api.example.com/v1\"", i)
-		}
-	}
-	switch p := o.PlainRoutes; p {
-	case "", config.PlainRoutesInclude, config.PlainRoutesWarn, config.PlainRoutesRequire, config.PlainRoutesExclude:
-	default:
-		return fmt.Errorf("Options.OpenAPI.PlainRoutes: %q: want %q (the default), %q, %q or %q", string(p), config.PlainRoutesInclude, config.PlainRoutesWarn, config.PlainRoutesRequire, config.PlainRoutesExclude)
-	}
-	return nil
 }
 
 // mergeServer fills the zero fields of c from other.

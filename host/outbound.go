@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/observe"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/allowlist"
 )
@@ -84,8 +85,8 @@ func (c guestCall) Outbound() *outbound.Session {
 // context goes with it (a tracer's client span replaces it), and a Span
 // and an Outbound hook see it.
 func (c *call) observeOutbound(req *http.Request) func(int, *outbound.Error) {
-	if req.Header.Get(traceparentHeader) == "" && c.req != nil && traceID(c.req.Header) != "" {
-		req.Header.Set(traceparentHeader, c.req.Header.Get(traceparentHeader))
+	if req.Header.Get(observe.TraceparentHeader) == "" && c.req != nil && observe.TraceID(c.req.Header) != "" {
+		req.Header.Set(observe.TraceparentHeader, c.req.Header.Get(observe.TraceparentHeader))
 	}
 	o := c.host.opts.Observer
 	if o == nil || o.Span == nil && o.Outbound == nil {
@@ -144,8 +145,8 @@ func (c *call) beginOutboundSpan(req *http.Request, host string) func(error) {
 // noteOutbound tells an observed request how many outbound requests its
 // guests made and how long they took.
 func noteOutbound(w http.ResponseWriter, n int, d time.Duration) {
-	if x, ok := w.(*exchange); ok {
-		x.outbound, x.outboundTime = n, d
+	if x := observe.Of(w); x != nil {
+		x.Outbound, x.OutboundTime = n, d
 	}
 }
 

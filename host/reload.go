@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/appfile"
@@ -154,7 +155,7 @@ func (r ReloadReport) String() string {
 	s := fmt.Sprintf("%s in %s: %s", verb, r.Took.Round(time.Millisecond), strings.Join(parts, "; "))
 	left := 0
 	for _, p := range r.Problems {
-		if lo := (*leftOutError)(nil); errors.As(p, &lo) {
+		if lo := (*document.LeftOutError)(nil); errors.As(p, &lo) {
 			left++
 		}
 	}
@@ -294,7 +295,7 @@ func (t *table) discard(prev *table) {
 // logProblems logs the problems and warnings a reload found.
 func (h *Host) logProblems(report ReloadReport) {
 	for _, p := range report.Problems {
-		if lo := (*leftOutError)(nil); errors.As(p, &lo) {
+		if lo := (*document.LeftOutError)(nil); errors.As(p, &lo) {
 			h.logger.Error("left out: the OpenAPI document cannot be built with it; the rest serves", "error", p)
 			continue
 		}
@@ -725,7 +726,7 @@ func (l *loading) document() {
 	// Rate limits first: the limiter runs after the security check, so
 	// its headers go on the answers the contracts declare, not on the
 	// 401 and 403 the security plan adds next.
-	if err := edge.DocumentRateLimits(t.doc.doc, t.set.rateLimits); err != nil {
+	if err := edge.DocumentRateLimits(t.doc.Doc, t.set.rateLimits); err != nil {
 		l.problem(err, true)
 	}
 	var prevPlan *securityPlan
@@ -743,8 +744,8 @@ func (l *loading) document() {
 	}
 	noteLeftOut(t)
 	// The document now lists the 401 and 403 the host answers.
-	if b, err := marshalDocument(t.doc.doc); err == nil {
-		t.doc = newDocument(b, t.doc.doc)
+	if d, err := document.Encode(t.doc.Doc); err == nil {
+		t.doc = d
 	}
 }
 

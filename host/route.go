@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/querystyles"
 	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 	"github.com/wasmendpoints/endpoints/internal/mediatype"
 	"github.com/wasmendpoints/endpoints/internal/queryobject"
@@ -187,7 +188,7 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 		if op.query, err = comp.Compile(base + "/request/query"); err != nil {
 			return nil, err
 		}
-		if op.queryObjects, err = queryObjects(rf.File, base, op.query, c.Request.QueryStyles); err != nil {
+		if op.queryObjects, err = querystyles.Compile(rf.File, base, op.query, c.Request.QueryStyles); err != nil {
 			return nil, err
 		}
 		if op.headers, err = comp.Compile(base + "/request/headers"); err != nil {

@@ -15,7 +15,9 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
+	"github.com/wasmendpoints/endpoints/host/internal/observe"
 	"github.com/wasmendpoints/endpoints/internal/apikeys"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/ratelimit"
@@ -285,10 +287,10 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		f := plan.failureCfg
 		plan.failures = auth.NewFailures(f.PerAddress, f.PerUser, time.Duration(f.Window), nil)
 	}
-	doc := t.doc.doc
+	doc := t.doc.Doc
 	ops := map[string]*operation{}
 	plain := map[string]bool{}
-	for _, op := range plainOperations(t) {
+	for _, op := range document.PlainOperations(t.docRoutes()) {
 		plain[op.Path] = true
 	}
 	for _, rt := range t.routes {
@@ -474,8 +476,8 @@ func (h loadSide) lookupAPIKey(ctx context.Context, sha256hex string) ([]byte, b
 // noteSecretQuery tells an observed request which query parameters carry
 // credentials, for RequestEvent.Query.
 func noteSecretQuery(w http.ResponseWriter, p *securityPlan) {
-	if x, ok := w.(*exchange); ok && p != nil {
-		x.secretQuery = p.secretQuery
+	if x := observe.Of(w); x != nil && p != nil {
+		x.SecretQuery = p.secretQuery
 	}
 }
 

@@ -58,6 +58,15 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
 	setWriteDeadline(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
+	if n, limit := edge.HeaderBytes(r), t.set.server.MaxHeaderBytes; n > limit {
+		// Host.HTTPServer's net/http refuses such headers itself only 4
+		// KiB past the bound, with a bare 431, and an embedder's server
+		// may take up to 1 MiB: this one says which setting refused them.
+		w.Header().Set("Connection", "close")
+		writeError(w, r, http.StatusRequestHeaderFieldsTooLarge, "", map[string]any{"limit": limit,
+			"error": fmt.Sprintf("the request line and header fields take %d bytes, more than server.maxHeaderBytes (%d); send fewer or shorter fields", n, limit)})
+		return
+	}
 	if p := t.corsPolicy(); p != nil {
 		// CORS comes before routing: a preflight is answered here, so a
 		// route's own OPTIONS handler still sees the other OPTIONS
@@ -73,7 +82,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return
 		}
-		serveDocument(w, r, t.doc)
+		t.doc.Serve(w, r, writeDocsError)
 		return
 	}
 	if t.set.docs != nil && t.set.docs.ServeProblems(w, r, t.leftOutLines()) {
@@ -90,9 +99,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !res.Allowed {
-		if x, ok := w.(*exchange); ok {
-			x.route = res.Route.Pattern()
-		}
+		noteRoute(w, res.Route.Pattern())
 		h.refuseMethod(w, r, res.Allow)
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
+	"github.com/wasmendpoints/endpoints/host/internal/restartonly"
 	"github.com/wasmendpoints/endpoints/host/internal/variables"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/cors"
@@ -117,45 +118,6 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 	return s, nil
 }
 
-// keepRestartOnly keeps in cur, a configuration read by a reload, the
-// values of old for the settings that only a restart applies, and names
-// those that changed: the engine's memory cap and load deadline, pool
-// sizes, the store, and the http.Server's own deadlines and header bound
-// (server.readHeaderTimeout, idleTimeout, maxHeaderBytes, and
-// shutdownTimeout, read when the process stops). So the configuration in
-// effect (Host.AppConfig) is what serves, never half of a change.
-func keepRestartOnly(old, cur *config.App) []string {
-	var out []string
-	keep := func(name string, changed bool) {
-		if changed {
-			out = append(out, name)
-		}
-	}
-	keep("limits.memoryBytes", pin(&old.Limits.MemoryBytes, &cur.Limits.MemoryBytes))
-	keep("limits.instances", pin(&old.Limits.Instances, &cur.Limits.Instances))
-	keep("limits.loadTimeout", pin(&old.Limits.LoadTimeout, &cur.Limits.LoadTimeout))
-	keep("limits.instanceIdleTimeout", pin(&old.Limits.InstanceIdleTimeout, &cur.Limits.InstanceIdleTimeout))
-	keep("storage", pin(&old.Storage, &cur.Storage))
-	keep("server.readHeaderTimeout", pin(&old.Server.ReadHeaderTimeout, &cur.Server.ReadHeaderTimeout))
-	keep("server.idleTimeout", pin(&old.Server.IdleTimeout, &cur.Server.IdleTimeout))
-	keep("server.maxHeaderBytes", pin(&old.Server.MaxHeaderBytes, &cur.Server.MaxHeaderBytes))
-	keep("server.shutdownTimeout", pin(&old.Server.ShutdownTimeout, &cur.Server.ShutdownTimeout))
-	if databasesChanged(old, cur) {
-		cur.Databases = old.Databases
-		out = append(out, "databases")
-	}
-	return out
-}
-
-// pin sets *cur to *old and reports whether they differed.
-func pin[T comparable](old, cur *T) bool {
-	if *old == *cur {
-		return false
-	}
-	*cur = *old
-	return true
-}
-
 // appConfig reads endpoints.json for a reload: the new configuration when
 // it changed and is valid, the previous one otherwise.
 func (l *loading) appConfig() *config.App {
@@ -177,7 +139,7 @@ func (l *loading) appConfig() *config.App {
 		return prev.set.config
 	}
 	l.report.note(config.File, data != nil, prev.set.config != nil)
-	if keys := keepRestartOnly(prev.set.config, cfg); len(keys) > 0 {
+	if keys := restartonly.Keep(prev.set.config, cfg); len(keys) > 0 {
 		l.h.logger.Warn(fmt.Sprintf("%s changed %v: restart to apply those (their previous values stay in effect until then); the rest applies now", config.File, keys))
 	}
 	return cfg

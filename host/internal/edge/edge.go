@@ -1,6 +1,7 @@
 // Package edge holds the policies the host applies at the edge of the
 // request pipeline (docs/spec.md §4 step 3, §12) before a request reaches
-// its endpoint: the request id and the rate limits, and the answers the
+// its endpoint: the size of its header fields, the request id and the
+// rate limits, and the answers the
 // middleware modules declare, which the document lists on the operations
 // they wrap. A policy decides; the host answers. What a
 // policy needs of the request it judges is the small [Request] interface,

@@ -1,21 +1,21 @@
-package host
+package observe
 
 import "net/http"
 
-// traceparentHeader carries the W3C Trace Context of a request
+// TraceparentHeader carries the W3C Trace Context of a request
 // (https://www.w3.org/TR/trace-context/#traceparent-header), set by the
 // client, a proxy in front or observe/otel's server span.
-const traceparentHeader = "Traceparent"
+const TraceparentHeader = "Traceparent"
 
-// traceID returns the trace id of the request's traceparent header: the
+// TraceID returns the trace id of the request's traceparent header: the
 // 32 lowercase hexadecimal digits of a version 00 header
 // ("00-<trace id>-<parent id>-<flags>") whose trace and parent ids are not
 // all zeros. Anything else (no header, several, another version, upper
 // case, a wrong length) gives "": the host never invents a trace id, and
 // an invalid header is ignored as the W3C recommendation says. The result
 // is a substring of the header: it does not allocate.
-func traceID(h http.Header) string {
-	vs := h[traceparentHeader]
+func TraceID(h http.Header) string {
+	vs := h[TraceparentHeader]
 	if len(vs) != 1 {
 		return ""
 	}

@@ -1,4 +1,8 @@
-package host
+// Package querystyles compiles the object query parameters of an
+// operation from its contract: which query parameters are objects, and the
+// OpenAPI style (form, deepObject) and explode each is read by
+// (internal/queryobject reads them).
+package querystyles
 
 import (
 	"fmt"
@@ -10,13 +14,13 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/validation"
 )
 
-// queryObjects compiles the object query parameters of an operation: every
+// Compile returns the object query parameters of an operation: every
 // query property whose schema admits only objects, read by the style its
 // contract's queryStyles gives (form with explode by default). A style for
 // a parameter that is not an object, or an exploded member that is also a
 // query parameter of its own, fails the load: the host could not tell
 // which the client meant.
-func queryObjects(file, base string, query *validation.Schema, styles map[string]*abi.QueryStyle) (queryobject.Set, error) {
+func Compile(file, base string, query *validation.Schema, styles map[string]*abi.QueryStyle) (queryobject.Set, error) {
 	var set queryobject.Set
 	var props []string
 	if query != nil {

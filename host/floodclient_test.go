@@ -1,0 +1,464 @@
+package host_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/syncbuf"
+)
+
+// The junk-key flood of BenchmarkJunkKeyFlood comes from a process of its
+// own, as an attack does: the test binary run again with floodClientEnv
+// set to the server's address, as TestJunkFloodClient. Its requests are
+// built once and a counter rewritten in place, so the flood itself
+// allocates nothing per request; what the benchmark's process pays for
+// is the server's work alone.
+//
+// The child reads commands from stdin, one a line, and answers on stdout
+// in lines that begin with floodReplyPrefix:
+//
+//	new    flood with a new rate-limit key (X-Client) per request; answers "flooding"
+//	one    flood with one X-Client value per connection; answers "flooding"
+//	stop   stop the flood; answers the floodReport as JSON
+//
+// It exits when stdin closes.
+const (
+	floodClientEnv   = "ENDPOINTS_FLOOD_CLIENT" // the server's address
+	floodReplyPrefix = "flood: "
+	// The flood's settings, the fields of junkFlood.
+	floodSourcesEnv     = "ENDPOINTS_FLOOD_SOURCES" // comma-separated
+	floodRateEnv        = "ENDPOINTS_FLOOD_RATE"
+	floodHeaderBytesEnv = "ENDPOINTS_FLOOD_HEADER_BYTES"
+)
+
+// floodReport is what a flood sent and what the server answered.
+type floodReport struct {
+	Sent    int64  // requests sent and answered
+	Created int64  // answered 201
+	Refused int64  // answered 429 IDEMPOTENCY_CLIENT_QUOTA: past the address's share
+	Error   string // the first unexpected answer or connection error, which ends the flood
+}
+
+// junkFlood sends junk requests to POST /api/orders, one connection per
+// local address of sources, each at rate requests per second: an
+// Idempotency-Key of its own each, and an X-Client header as long as
+// server.maxHeaderBytes allows (the whole header block is headerBytes).
+type junkFlood struct {
+	addr        string
+	sources     []string
+	rate        int
+	headerBytes int
+}
+
+// junkRequest is one connection's request: its bytes, and where the
+// counters of its X-Client value and its Idempotency-Key sit in them.
+type junkRequest struct {
+	raw             []byte
+	clientAt, keyAt int // each is the offset of 16 hex digits
+}
+
+// floodBody is what each junk request sends: a valid order.
+const floodBody = `{"item":"pen"}`
+
+// newJunkRequest builds the request of the connection from source: its
+// request line and headers take exactly headerBytes, the final CRLF
+// included, the X-Client value filling what the others leave.
+func newJunkRequest(addr, source string, headerBytes int) (junkRequest, error) {
+	head := func(client string) string {
+		return "POST /api/orders HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\n" +
+			"Content-Length: " + strconv.Itoa(len(floodBody)) + "\r\n" +
+			"Idempotency-Key: junk-" + source + "-0000000000000000\r\n" +
+			"X-Client: " + client + "\r\n\r\n"
+	}
+	prefix := source + "-"
+	fill := headerBytes - len(head(prefix+"0000000000000000"))
+	if fill < 0 {
+		return junkRequest{}, fmt.Errorf("a header block of %d bytes leaves no room for the X-Client value", headerBytes)
+	}
+	h := head(prefix + "0000000000000000" + strings.Repeat("x", fill))
+	keyAt := strings.Index(h, "Idempotency-Key: junk-"+source+"-") + len("Idempotency-Key: junk-"+source+"-")
+	clientAt := strings.Index(h, "X-Client: ") + len("X-Client: ") + len(prefix)
+	return junkRequest{raw: []byte(h + floodBody), clientAt: clientAt, keyAt: keyAt}, nil
+}
+
+// putHex writes n as hex digits into b, right-aligned.
+func putHex(b []byte, n uint64) {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = "0123456789abcdef"[n&15]
+		n >>= 4
+	}
+}
+
+// flooder is a running flood: its connections stay open between floods.
+type flooder struct {
+	f     junkFlood
+	conns []*floodConn
+}
+
+// floodConn is one keep-alive connection of the flood and its request,
+// whose counter goes on across floods, so no key is sent twice.
+type floodConn struct {
+	conn net.Conn
+	r    *bufio.Reader
+	req  junkRequest
+	n    uint64
+}
+
+func newFlooder(f junkFlood) (*flooder, error) {
+	fl := &flooder{f: f}
+	for _, src := range f.sources {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
+		c, err := d.Dial("tcp", f.addr)
+		if err != nil {
+			fl.close()
+			return nil, fmt.Errorf("dialling %s from %s: %w", f.addr, src, err)
+		}
+		req, err := newJunkRequest(f.addr, src, f.headerBytes)
+		if err != nil {
+			c.Close()
+			fl.close()
+			return nil, err
+		}
+		fl.conns = append(fl.conns, &floodConn{conn: c, r: bufio.NewReader(c), req: req})
+	}
+	return fl, nil
+}
+
+func (fl *flooder) close() {
+	for _, c := range fl.conns {
+		c.conn.Close()
+	}
+}
+
+// flood sends requests on every connection at the flood's rate until stop
+// closes; newKeys says each request has an X-Client value of its own.
+func (fl *flooder) flood(newKeys bool, stop <-chan struct{}) floodReport {
+	var (
+		mu  sync.Mutex
+		rep floodReport
+		wg  sync.WaitGroup
+	)
+	for _, c := range fl.conns {
+		wg.Go(func() {
+			r, err := c.send(fl.f.rate, newKeys, stop)
+			mu.Lock()
+			defer mu.Unlock()
+			rep.Sent += r.Sent
+			rep.Created += r.Created
+			rep.Refused += r.Refused
+			if err != nil && rep.Error == "" {
+				rep.Error = err.Error()
+			}
+		})
+	}
+	wg.Wait()
+	return rep
+}
+
+// send is one connection's share of a flood.
+func (c *floodConn) send(rate int, newKeys bool, stop <-chan struct{}) (floodReport, error) {
+	var rep floodReport
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	body := make([]byte, 0, 1024)
+	if !newKeys {
+		putHex(c.req.raw[c.req.clientAt:c.req.clientAt+16], 0)
+	}
+	for {
+		select {
+		case <-stop:
+			return rep, nil
+		case <-tick.C:
+		}
+		c.n++
+		putHex(c.req.raw[c.req.keyAt:c.req.keyAt+16], c.n)
+		if newKeys {
+			putHex(c.req.raw[c.req.clientAt:c.req.clientAt+16], c.n)
+		}
+		if _, err := c.conn.Write(c.req.raw); err != nil {
+			return rep, fmt.Errorf("request %d: %w", c.n, err)
+		}
+		res, err := http.ReadResponse(c.r, nil)
+		if err != nil {
+			return rep, fmt.Errorf("request %d: reading the answer: %w", c.n, err)
+		}
+		body, err = readSome(body[:0], res.Body)
+		res.Body.Close()
+		if err != nil {
+			return rep, fmt.Errorf("request %d: reading the answer's body: %w", c.n, err)
+		}
+		rep.Sent++
+		switch {
+		case res.StatusCode == http.StatusCreated:
+			rep.Created++
+		case res.StatusCode == http.StatusTooManyRequests && bytes.Contains(body, []byte("IDEMPOTENCY_CLIENT_QUOTA")):
+			rep.Refused++ // past its address's share: expected
+		default:
+			return rep, fmt.Errorf("request %d: got %d %.200s, want 201, or 429 IDEMPOTENCY_CLIENT_QUOTA past its share", c.n, res.StatusCode, body)
+		}
+	}
+}
+
+// readSome reads r into b, up to b's capacity, and drops the rest.
+func readSome(b []byte, r io.Reader) ([]byte, error) {
+	for len(b) < cap(b) {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	_, err := io.Copy(io.Discard, r)
+	return b, err
+}
+
+// serveFloodCommands is the flood client's side of the protocol above.
+func serveFloodCommands(fl *flooder, in io.Reader, out io.Writer) error {
+	sc := bufio.NewScanner(in)
+	var (
+		stop chan struct{}
+		done chan floodReport
+	)
+	for sc.Scan() {
+		switch cmd := sc.Text(); cmd {
+		case "new", "one":
+			if stop != nil {
+				return errors.New("a flood is already running")
+			}
+			stop, done = make(chan struct{}), make(chan floodReport, 1)
+			go func() { done <- fl.flood(cmd == "new", stop) }()
+			fmt.Fprintln(out, floodReplyPrefix+"flooding")
+		case "stop":
+			if stop == nil {
+				return errors.New("stop: no flood is running")
+			}
+			close(stop)
+			b, _ := json.Marshal(<-done)
+			stop = nil
+			fmt.Fprintln(out, floodReplyPrefix+string(b))
+		default:
+			return fmt.Errorf("unknown command %q", cmd)
+		}
+	}
+	return sc.Err()
+}
+
+// floodProcess is the parent's handle on a flood client process.
+type floodProcess struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+// startFloodProcess runs the flood client of f in a process of its own:
+// the test binary again, as TestJunkFloodClient with floodClientEnv set.
+// It ends when the test does.
+func startFloodProcess(tb testing.TB, f junkFlood) *floodProcess {
+	tb.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestJunkFloodClient$", "-test.count=1")
+	cmd.Env = append(os.Environ(),
+		floodClientEnv+"="+f.addr,
+		floodSourcesEnv+"="+strings.Join(f.sources, ","),
+		floodRateEnv+"="+strconv.Itoa(f.rate),
+		floodHeaderBytesEnv+"="+strconv.Itoa(f.headerBytes))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("starting the flood client: %v", err)
+	}
+	p := &floodProcess{cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	tb.Cleanup(func() {
+		in.Close()
+		if err := cmd.Wait(); err != nil {
+			tb.Errorf("the flood client: %v", err)
+		}
+	})
+	return p
+}
+
+// command sends cmd and returns the reply. The child's other output (its
+// test's failure, say) is kept for the failure message.
+func (p *floodProcess) command(tb testing.TB, cmd string) string {
+	tb.Helper()
+	if _, err := fmt.Fprintln(p.in, cmd); err != nil {
+		tb.Fatalf("the flood client: %s: %v", cmd, err)
+	}
+	var other strings.Builder
+	for p.out.Scan() {
+		if reply, ok := strings.CutPrefix(p.out.Text(), floodReplyPrefix); ok {
+			return reply
+		}
+		fmt.Fprintln(&other, p.out.Text())
+	}
+	tb.Fatalf("the flood client ended without answering %s: %v\n%s", cmd, p.out.Err(), other.String())
+	return ""
+}
+
+// stop ends the running flood and returns its report.
+func (p *floodProcess) stop(tb testing.TB) floodReport {
+	tb.Helper()
+	var rep floodReport
+	if reply := p.command(tb, "stop"); json.Unmarshal([]byte(reply), &rep) != nil {
+		tb.Fatalf("the flood client's report: %q is not JSON", reply)
+	}
+	return rep
+}
+
+// TestJunkFloodClient checks the flood client of BenchmarkJunkKeyFlood:
+// its header blocks take exactly config.DefaultMaxHeaderBytes and parse,
+// each request has a new Idempotency-Key, and a new X-Client value each
+// with "new" and one per connection with "one". Run by the benchmark with
+// floodClientEnv set, it is that client.
+func TestJunkFloodClient(t *testing.T) {
+	if addr := os.Getenv(floodClientEnv); addr != "" {
+		runFloodChild(t, addr)
+		return
+	}
+	t.Parallel()
+	var (
+		mu      sync.Mutex
+		clients map[string]map[string]bool // X-Client values by source address
+		counts  map[string]int             // requests by source address
+		keys    map[string]bool            // Idempotency-Keys
+		lengths map[int]bool               // X-Client lengths
+	)
+	seen := make(chan struct{}, 1000)
+	srv := &http.Server{MaxHeaderBytes: config.DefaultMaxHeaderBytes, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		src, _, _ := net.SplitHostPort(r.RemoteAddr)
+		mu.Lock()
+		if clients[src] == nil {
+			clients[src] = map[string]bool{}
+		}
+		clients[src][r.Header.Get("X-Client")] = true
+		counts[src]++
+		keys[r.Header.Get("Idempotency-Key")] = true
+		lengths[len(r.Header.Get("X-Client"))] = true
+		mu.Unlock()
+		if string(body) != floodBody {
+			http.Error(w, "body "+string(body), http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+		seen <- struct{}{}
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	f := junkFlood{addr: ln.Addr().String(), sources: []string{"127.0.0.2", "127.0.0.3"}, rate: 1000, headerBytes: config.DefaultMaxHeaderBytes}
+
+	req, err := newJunkRequest(f.addr, "127.0.0.2", f.headerBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Index(req.raw, []byte("\r\n\r\n")) + 4; n != f.headerBytes {
+		t.Errorf("the header block takes %d bytes, want %d", n, f.headerBytes)
+	}
+	valueAt := bytes.Index(req.raw, []byte("X-Client: ")) + len("X-Client: ")
+	valueLen := bytes.Index(req.raw[valueAt:], []byte("\r\n"))
+
+	fl, err := newFlooder(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.close()
+	const perSource = 20
+	for _, newKeys := range []bool{false, true} {
+		cmd := map[bool]string{false: "one", true: "new"}[newKeys]
+		t.Run(cmd, func(t *testing.T) {
+			for len(seen) > 0 {
+				<-seen // answered after the previous flood's count was reached
+			}
+			mu.Lock()
+			clients, counts, keys, lengths = map[string]map[string]bool{}, map[string]int{}, map[string]bool{}, map[int]bool{}
+			mu.Unlock()
+			var out syncbuf.Buffer
+			in, commands := io.Pipe()
+			done := make(chan error, 1)
+			go func() { done <- serveFloodCommands(fl, in, &out) }()
+			fmt.Fprintln(commands, cmd)
+			for range perSource * len(f.sources) {
+				<-seen
+			}
+			fmt.Fprintln(commands, "stop")
+			commands.Close()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			replies := strings.Split(strings.TrimSpace(out.String()), "\n")
+			var rep floodReport
+			if len(replies) != 2 || replies[0] != floodReplyPrefix+"flooding" ||
+				json.Unmarshal([]byte(strings.TrimPrefix(replies[1], floodReplyPrefix)), &rep) != nil {
+				t.Fatalf("replies %q, want flooding, then a JSON report", replies)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			total := 0
+			for _, n := range counts {
+				total += n
+			}
+			if rep.Error != "" || rep.Sent != int64(total) || rep.Created != rep.Sent || total < perSource*len(f.sources) {
+				t.Errorf("report %+v; the server answered %d requests, want them all sent and created, no error", rep, total)
+			}
+			if len(clients) != len(f.sources) {
+				t.Errorf("requests from %d addresses, want %d", len(clients), len(f.sources))
+			}
+			for src, values := range clients {
+				if want := map[bool]int{false: 1, true: counts[src]}[newKeys]; len(values) != want {
+					t.Errorf("%s sent %d X-Client values in %d requests, want %d", src, len(values), counts[src], want)
+				}
+			}
+			if len(keys) != total {
+				t.Errorf("%d Idempotency-Keys in %d requests, want one each", len(keys), total)
+			}
+			if len(lengths) != 1 || !lengths[valueLen] {
+				t.Errorf("X-Client lengths %v, want %d alone", lengths, valueLen)
+			}
+		})
+	}
+}
+
+// runFloodChild is TestJunkFloodClient run as the benchmark's flood
+// client.
+func runFloodChild(t *testing.T, addr string) {
+	rate, err1 := strconv.Atoi(os.Getenv(floodRateEnv))
+	headerBytes, err2 := strconv.Atoi(os.Getenv(floodHeaderBytesEnv))
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatalf("the flood client's settings: %v", err)
+	}
+	fl, err := newFlooder(junkFlood{addr: addr, sources: strings.Split(os.Getenv(floodSourcesEnv), ","), rate: rate, headerBytes: headerBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.close()
+	if err := serveFloodCommands(fl, os.Stdin, os.Stdout); err != nil {
+		t.Fatal(err)
+	}
+}
