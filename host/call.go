@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
@@ -75,9 +76,9 @@ type call struct {
 	// middleware, the phase (abi.PhaseBefore...), the scheme to verify
 	// and the status of the answer an after call sees.
 	owner       *call
-	chain       []*middleware  // the middleware wrapping the request
-	rawParams   map[string]any // the path parameters as received, for middleware
-	mw          *middleware
+	chain       []*edge.Middleware // the middleware wrapping the request
+	rawParams   map[string]any     // the path parameters as received, for middleware
+	mw          *edge.Middleware
 	phase       string
 	verify      *abi.VerifyRequest
 	afterStatus int
@@ -349,7 +350,7 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	}
 	attrs = append([]any{"route", file}, attrs...)
 	if c.mw != nil {
-		attrs = append(attrs, "middleware", c.mw.file)
+		attrs = append(attrs, "middleware", c.mw.File)
 	}
 	if id := c.requestCall().requestID; id != "" {
 		attrs = append(attrs, "requestId", id)

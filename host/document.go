@@ -115,10 +115,10 @@ func (h *Host) plainProblems(t *table) []error {
 }
 
 // middlewareDecls returns the declarations of mws, in order.
-func middlewareDecls(mws []*middleware) []abi.Middleware {
+func middlewareDecls(mws []*edge.Middleware) []abi.Middleware {
 	decls := make([]abi.Middleware, len(mws))
 	for i, m := range mws {
-		decls[i] = m.decl
+		decls[i] = m.Decl
 	}
 	return decls
 }

@@ -2,238 +2,21 @@ package host
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
-	"os"
-	"path"
-	"path/filepath"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
-	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
-	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
-	"github.com/wasmendpoints/endpoints/internal/routefile"
-	"github.com/wasmendpoints/endpoints/openapi"
 )
-
-// middleware is a loaded module of server/middleware: code that wraps the
-// handlers of the routes its declaration selects (abi.ExportBefore,
-// abi.ExportAfter), or verifies a security scheme's credentials
-// (abi.ExportVerify).
-type middleware struct {
-	file string // server/middleware/10-audit.wasm
-	name string // 10-audit
-	pool *engine.Pool
-	decl abi.Middleware
-	// before, after and verifies say which exports it has.
-	before, after, verifies bool
-}
-
-// applies reports whether m wraps requests to the route (client form)
-// with method.
-func (m *middleware) applies(route, method string) bool {
-	if len(m.decl.Methods) > 0 && !slices.Contains(m.decl.Methods, method) &&
-		!(method == http.MethodHead && slices.Contains(m.decl.Methods, http.MethodGet)) {
-		return false
-	}
-	if len(m.decl.Routes) == 0 {
-		return true
-	}
-	for _, p := range m.decl.Routes {
-		if openapi.MatchRoutePattern(p, route) {
-			return true
-		}
-	}
-	return false
-}
-
-// findMiddleware lists the *.wasm files of server/middleware, in byte
-// order of their names.
-func findMiddleware(appDir string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(appDir, filepath.FromSlash(abi.MiddlewareDir)))
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	var files []string
-	for _, e := range entries {
-		if e.Type()&fs.ModeType == 0 && strings.HasSuffix(e.Name(), routefile.Extension) {
-			files = append(files, path.Join(abi.MiddlewareDir, e.Name()))
-		}
-	}
-	slices.Sort(files)
-	return files, nil
-}
-
-// loadMiddleware compiles a middleware module, checks its exports and
-// reads its declaration.
-func loadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file string, poolSize int) (*middleware, error) {
-	c, err := e.Prepare(ctx, wasm, file, true)
-	if err != nil {
-		return nil, err
-	}
-	compiled := c.Compiled()
-	m := &middleware{file: file, name: strings.TrimSuffix(path.Base(file), routefile.Extension)}
-	if err := m.checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
-		_ = c.Close(ctx)
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	m.pool = e.NewPool(c, file, poolSize, true)
-	lc := e.LoadCall(ctx, file)
-	in, err := m.pool.Warm(lc)
-	if err != nil {
-		_ = c.Close(ctx)
-		return nil, err
-	}
-	fail := func(err error) (*middleware, error) {
-		in.Close(ctx)
-		_ = c.Close(ctx)
-		return nil, err
-	}
-	if err := engine.CheckVersion(in, lc, file); err != nil {
-		return fail(err)
-	}
-	if in.Mod.ExportedFunction(abi.ExportMiddleware) != nil {
-		b, err := engine.ExportedBytes(in, lc, file, abi.ExportMiddleware, abi.ContractMaxBytes)
-		if err != nil {
-			return fail(err)
-		}
-		if len(b) > 0 {
-			if err := json.Unmarshal(b, &m.decl, json.RejectUnknownMembers(true)); err != nil {
-				return fail(fmt.Errorf("%s: middleware declaration: %v (allowed keys: routes, methods, phases, responses)", file, err))
-			}
-		} else {
-			return fail(fmt.Errorf("%s: %s returned no declaration: a Go middleware calls endpoints.DeclareMiddleware from init; a module meant for every route may leave the export out", file, abi.ExportMiddleware))
-		}
-		if len(m.decl.Phases) > 0 {
-			has := map[string]*bool{abi.PhaseBefore: &m.before, abi.PhaseAfter: &m.after, abi.PhaseVerify: &m.verifies}
-			exported := map[string]bool{abi.PhaseBefore: m.before, abi.PhaseAfter: m.after, abi.PhaseVerify: m.verifies}
-			for _, p := range []string{abi.PhaseBefore, abi.PhaseAfter, abi.PhaseVerify} {
-				*has[p] = false
-			}
-			for i, p := range m.decl.Phases {
-				flag, ok := has[p]
-				switch {
-				case !ok:
-					return fail(fmt.Errorf("%s: middleware declaration: /phases/%d: %q: want \"before\", \"after\" or \"verify\"", file, i, p))
-				case !exported[p]:
-					return fail(fmt.Errorf("%s: middleware declaration: /phases/%d: %q, but the module does not export endpoints_%s", file, i, p, p))
-				}
-				*flag = true
-			}
-		}
-		for i, p := range m.decl.Routes {
-			if err := openapi.CheckRoutePattern(p); err != nil {
-				return fail(fmt.Errorf("%s: middleware declaration: /routes/%d: pattern %q: %v", file, i, p, err))
-			}
-		}
-		for i, meth := range m.decl.Methods {
-			if !slices.Contains(routefile.Methods, strings.ToLower(meth)) || meth != strings.ToUpper(meth) {
-				return fail(fmt.Errorf("%s: middleware declaration: /methods/%d: %q: want an upper-case method such as \"POST\"", file, i, meth))
-			}
-		}
-		if err := edge.CheckMiddlewareResponses(file, m.decl.Responses); err != nil {
-			return fail(err)
-		}
-	}
-	m.pool.Park(in)
-	e.CompileLater(m.pool)
-	return m, nil
-}
-
-// checkExports checks the exports of a middleware module and records
-// which of before, after and verify it has.
-func (m *middleware) checkExports(fns map[string]api.FunctionDefinition, mems map[string]api.MemoryDefinition) error {
-	i32 := []api.ValueType{api.ValueTypeI32}
-	check := func(name string, results []api.ValueType) (bool, error) {
-		fn, ok := fns[name]
-		if !ok {
-			return false, nil
-		}
-		if len(fn.ParamTypes()) != 0 || !engine.SameTypes(fn.ResultTypes(), results) {
-			return false, fmt.Errorf("export %q has signature %s, ABI v%d wants %s", name, engine.Signature(fn.ParamTypes(), fn.ResultTypes()), abi.Version, engine.Signature(nil, results))
-		}
-		return true, nil
-	}
-	var err error
-	if ok, e := check(abi.ExportABIVersion, i32); e != nil || !ok {
-		if e != nil {
-			return e
-		}
-		return fmt.Errorf("not an Endpoints middleware module: missing export %q (ABI v%d); build it with an Endpoints SDK", abi.ExportABIVersion, abi.Version)
-	}
-	if _, err = check(abi.ExportMiddleware, []api.ValueType{api.ValueTypeI64}); err != nil {
-		return err
-	}
-	if m.before, err = check(abi.ExportBefore, i32); err != nil {
-		return err
-	}
-	if m.after, err = check(abi.ExportAfter, i32); err != nil {
-		return err
-	}
-	if m.verifies, err = check(abi.ExportVerify, i32); err != nil {
-		return err
-	}
-	if !m.before && !m.after && !m.verifies {
-		return fmt.Errorf("not an Endpoints middleware module: it exports none of %q, %q and %q", abi.ExportBefore, abi.ExportAfter, abi.ExportVerify)
-	}
-	if _, ok := mems[abi.ExportMemory]; !ok {
-		return fmt.Errorf("not an Endpoints middleware module: missing exported memory %q", abi.ExportMemory)
-	}
-	return nil
-}
-
-// lane is the share of m's instances the requests to rt use: a lane per
-// route, each as large as the route's own pool, so that slow calls for one
-// route never stall the middleware for another (engine.Lane).
-func (m *middleware) lane(rt *route) *engine.Lane {
-	key := ""
-	if rt != nil {
-		key = rt.file
-	}
-	return m.pool.Lane(key)
-}
-
-// middlewareNamed returns the loaded middleware of that name (its file
-// name without .wasm), or nil.
-func (t *table) middlewareNamed(name string) *middleware {
-	for _, m := range t.middleware {
-		if m.name == name {
-			return m
-		}
-	}
-	return nil
-}
-
-// chain lists the middleware that wrap a request to rt with method, in
-// order.
-func (t *table) chain(rt *route, method string) []*middleware {
-	if len(t.middleware) == 0 {
-		return nil
-	}
-	var out []*middleware
-	pattern := rt.rf.Pattern()
-	for _, m := range t.middleware {
-		if (m.before || m.after) && m.applies(pattern, method) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 // mwRunner runs a request's middleware chain for the host: the before and
 // after exports around the handler, the verify export for a scheme, and the
@@ -244,7 +27,7 @@ type mwRunner struct{ h requestSide }
 // serves. The response headers it sets go straight into header (the
 // answer's), so set and add keep their meaning across middleware; nil
 // gives it headers of its own. Give it back with putMWCall.
-func (run mwRunner) mwCall(c *call, m *middleware, phase string, header http.Header) *call {
+func (run mwRunner) mwCall(c *call, m *edge.Middleware, phase string, header http.Header) *call {
 	h := run.h
 	mc := h.calls.Get().(*call)
 	mc.reset(c.parent, h.Host, c.set, c.route, nil, c.req)
@@ -273,10 +56,14 @@ func (run mwRunner) putMWCall(mc *call) {
 func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (result int32, ok bool) {
 	h := run.h
 	m := mc.mw
-	lane := m.lane(mc.route)
+	key := "" // the lane of the request's route
+	if mc.route != nil {
+		key = mc.route.file
+	}
+	lane := m.Lane(key)
 	in, err := lane.Get(mc)
 	if err != nil {
-		h.logger.Warn("no instance for the request", "middleware", m.file, "error", err)
+		h.logger.Warn("no instance for the request", "middleware", m.File, "error", err)
 		return 0, false
 	}
 	fn := in.Before
@@ -306,7 +93,7 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 	}
 	reason, gone := h.failureReason(mc, r, err, 0)
 	if !gone {
-		h.logger.Error("middleware failed", "middleware", m.file, "export", export, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
+		h.logger.Error("middleware failed", "middleware", m.File, "export", export, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
 	}
 	return 0, false
 }
@@ -314,10 +101,10 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 // runBefore runs the before export of each middleware of the chain, in
 // order. It reports whether the request goes on to the handler; when it
 // does not, the answer was written (a middleware's, or a 500).
-func (run mwRunner) runBefore(w http.ResponseWriter, r *http.Request, c *call, chain []*middleware) bool {
+func (run mwRunner) runBefore(w http.ResponseWriter, r *http.Request, c *call, chain []*edge.Middleware) bool {
 	h := run.h
 	for _, m := range chain {
-		if !m.before {
+		if !m.Has(abi.PhaseBefore) {
 			continue
 		}
 		mc := run.mwCall(c, m, abi.PhaseBefore, w.Header())
@@ -329,11 +116,11 @@ func (run mwRunner) runBefore(w http.ResponseWriter, r *http.Request, c *call, c
 			h.discardBody(w, r, c)
 			answer.Buffered(w, r, mc.status, "application/json", mc.buf.Bytes())
 		case res != abi.MiddlewareContinue:
-			h.logger.Error("middleware failed", "middleware", m.file, "export", abi.ExportBefore, "reason", fmt.Sprintf("it returned %d; want %d (continue) or %d (answered)", res, abi.MiddlewareContinue, abi.MiddlewareAnswered))
+			h.logger.Error("middleware failed", "middleware", m.File, "export", abi.ExportBefore, "reason", fmt.Sprintf("it returned %d; want %d (continue) or %d (answered)", res, abi.MiddlewareContinue, abi.MiddlewareAnswered))
 			run.answerMiddlewareFailure(w, r, mc, fmt.Sprintf("%s returned %d", abi.ExportBefore, res))
 			ok = false
 		case mc.buf.Len() > 0 || mc.status != http.StatusOK:
-			h.logger.Error("middleware failed", "middleware", m.file, "export", abi.ExportBefore, "reason", "it wrote an answer, then continued")
+			h.logger.Error("middleware failed", "middleware", m.File, "export", abi.ExportBefore, "reason", "it wrote an answer, then continued")
 			run.answerMiddlewareFailure(w, r, mc, "it wrote an answer, then returned continue: return answered (1) to send it")
 			ok = false
 		}
@@ -352,11 +139,11 @@ func (run mwRunner) runBefore(w http.ResponseWriter, r *http.Request, c *call, c
 // reverse order, once the handler answered with status. sent says the
 // answer already went out; otherwise the headers they set go into hdr,
 // the answer's. A failing after call is logged; the answer stands.
-func (run mwRunner) runAfter(r *http.Request, c *call, chain []*middleware, status int, sent bool, hdr http.Header) {
+func (run mwRunner) runAfter(r *http.Request, c *call, chain []*edge.Middleware, status int, sent bool, hdr http.Header) {
 	h := run.h
 	for i := len(chain) - 1; i >= 0; i-- {
 		m := chain[i]
-		if !m.after {
+		if !m.Has(abi.PhaseAfter) {
 			continue
 		}
 		target := hdr
@@ -366,30 +153,29 @@ func (run mwRunner) runAfter(r *http.Request, c *call, chain []*middleware, stat
 		mc := run.mwCall(c, m, abi.PhaseAfter, target)
 		mc.afterStatus, mc.wroteHeader = status, sent
 		if res, ok := run.callMiddleware(r, mc, abi.ExportAfter); ok && res != 0 {
-			h.logger.Error("middleware failed", "middleware", m.file, "export", abi.ExportAfter, "reason", fmt.Sprintf("it returned %d", res))
+			h.logger.Error("middleware failed", "middleware", m.File, "export", abi.ExportAfter, "reason", fmt.Sprintf("it returned %d", res))
 		}
 		run.putMWCall(mc)
 	}
 }
 
 // verify runs a middleware's verify export for a security scheme.
-func (m *middleware) verify(c *call, r *http.Request, scheme string) (*abi.Principal, *auth.Failure, error) {
-	run := mwRunner{requestSide{c.host}}
+func (run mwRunner) verify(c *call, m *edge.Middleware, r *http.Request, scheme string) (*abi.Principal, *auth.Failure, error) {
 	mc := run.mwCall(c, m, abi.PhaseVerify, nil)
 	defer run.putMWCall(mc)
 	mc.verify = &abi.VerifyRequest{Scheme: scheme}
 	res, ok := run.callMiddleware(r, mc, abi.ExportVerify)
 	switch {
 	case !ok:
-		return nil, nil, fmt.Errorf("%s: %s failed (see the log)", m.file, abi.ExportVerify)
+		return nil, nil, fmt.Errorf("%s: %s failed (see the log)", m.File, abi.ExportVerify)
 	case res == abi.VerifyMissing:
 		return nil, &auth.Failure{Missing: true}, nil
 	case res == abi.VerifyRejected:
 		return nil, &auth.Failure{Reason: "the credential was rejected"}, nil
 	case res != abi.VerifyOK:
-		return nil, nil, fmt.Errorf("%s: %s returned %d; want 0 (ok), 1 (missing) or 2 (rejected)", m.file, abi.ExportVerify, res)
+		return nil, nil, fmt.Errorf("%s: %s returned %d; want 0 (ok), 1 (missing) or 2 (rejected)", m.File, abi.ExportVerify, res)
 	case mc.principal == nil:
-		return nil, nil, fmt.Errorf("%s: %s returned ok without calling %s", m.file, abi.ExportVerify, abi.ImportPrincipalSet)
+		return nil, nil, fmt.Errorf("%s: %s returned ok without calling %s", m.File, abi.ExportVerify, abi.ImportPrincipalSet)
 	}
 	p := *mc.principal
 	p.Scheme = scheme
@@ -401,7 +187,7 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 	h := run.h
 	h.discardBody(w, r, mc.owner)
 	if mc.dbWaits != nil {
-		h.answerDatabaseWaits(w, r, mc.dbWaits, failureData{Middleware: mc.mw.file})
+		h.answerDatabaseWaits(w, r, mc.dbWaits, failureData{Middleware: mc.mw.File})
 		return
 	}
 	var data any
@@ -409,7 +195,7 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 		if reason == "" {
 			reason = "the middleware failed (see the log)"
 		}
-		data = failureData{Error: reason, Middleware: mc.mw.file, Output: mc.owner.output}
+		data = failureData{Error: reason, Middleware: mc.mw.File, Output: mc.owner.output}
 	}
 	writeError(w, r, http.StatusInternalServerError, "", data)
 }
@@ -501,7 +287,7 @@ func (c *call) requestCall() *call {
 // loadedMiddleware is one file of server/middleware as a table holds it.
 type loadedMiddleware struct {
 	hash [32]byte
-	mw   *middleware
+	mw   *edge.Middleware
 	err  error
 }
 
@@ -511,7 +297,7 @@ type loadedMiddleware struct {
 func (l *loading) middlewareFiles() {
 	h, t, prev, report := l.h, l.t, l.prev, &l.report
 	t.mwFiles = map[string]*loadedMiddleware{}
-	files, err := findMiddleware(h.app)
+	files, err := edge.FindMiddleware(h.app)
 	if err != nil {
 		l.problem(err, true)
 		if prev != nil {
@@ -537,7 +323,7 @@ func (l *loading) middlewareFiles() {
 		}
 		lm := &loadedMiddleware{hash: hash}
 		if err == nil {
-			lm.mw, err = loadMiddleware(l.ctx, h.engine, data, f, limitInstances(h.opts.Limits))
+			lm.mw, err = edge.LoadMiddleware(l.ctx, h.engine, data, f, limitInstances(h.opts.Limits))
 		}
 		if err != nil {
 			lm.err = err

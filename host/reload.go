@@ -326,11 +326,11 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 		out = append(out, t.runtime.pool)
 	}
 	for _, m := range other.middleware {
-		shared[m.pool] = true
+		shared[m.Pool] = true
 	}
 	for _, m := range t.middleware {
-		if !shared[m.pool] {
-			out = append(out, m.pool)
+		if !shared[m.Pool] {
+			out = append(out, m.Pool)
 		}
 	}
 	return out

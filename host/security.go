@@ -58,7 +58,7 @@ type scheme struct {
 	// builtIn verifies with endpoints.json's configuration; mw is the
 	// middleware named by x-endpoints-verifier. One of the two is set.
 	builtIn auth.Verifier
-	mw      *middleware
+	mw      *edge.Middleware
 	spec    auth.Scheme
 	// key identifies the scheme's definition and configuration, so that a
 	// reload that changes neither reuses the verifier (and its JWKS
@@ -211,7 +211,7 @@ func (g *guard) verify(c *call, r *http.Request) verdict {
 // verify checks the request's credential for s.
 func (s *scheme) verify(c *call, r *http.Request) (*abi.Principal, *auth.Failure, error) {
 	if s.mw != nil {
-		return s.mw.verify(c, r, s.name)
+		return mwRunner{requestSide{c.host}}.verify(c, s.mw, r, s.name)
 	}
 	p, err := s.builtIn.Verify(c, r)
 	var fail *auth.Failure
@@ -422,14 +422,14 @@ func (h loadSide) newScheme(t *table, doc *openapi.Document, name string, prev *
 		if err := json.Unmarshal(raw, &mwName); err != nil {
 			return nil, fmt.Errorf("%s: want the name of a module in %s, such as \"auth\" for %s/auth.wasm", verifierExtension, abi.MiddlewareDir, abi.MiddlewareDir)
 		}
-		mw := t.middlewareNamed(mwName)
+		mw := edge.MiddlewareNamed(t.middleware, mwName)
 		switch {
 		case mw == nil:
 			return nil, fmt.Errorf("%s names %q, but %s/%s.wasm is not loaded", verifierExtension, mwName, abi.MiddlewareDir, mwName)
-		case !mw.verifies:
+		case !mw.Has(abi.PhaseVerify):
 			return nil, fmt.Errorf("%s names %s/%s.wasm, which does not export %s", verifierExtension, abi.MiddlewareDir, mwName, abi.ExportVerify)
 		}
-		return &scheme{name: name, mw: mw, spec: spec, key: "mw\x00" + name + "\x00" + mw.file}, nil
+		return &scheme{name: name, mw: mw, spec: spec, key: "mw\x00" + name + "\x00" + mw.File}, nil
 	}
 	cfg, ok := t.set.security[name]
 	if !ok {

@@ -194,7 +194,7 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 	if !h.limitRate(w, r, c) {
 		return false
 	}
-	c.chain = t.chain(c.route, r.Method)
+	c.chain = edge.Chain(t.middleware, c.route.rf.Pattern(), r.Method)
 	if len(c.chain) == 0 {
 		return true
 	}
