@@ -14,7 +14,6 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/internal/answer"
-	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
 
@@ -157,29 +156,6 @@ func (run mwRunner) runAfter(r *http.Request, c *call, chain []*edge.Middleware,
 		}
 		run.putMWCall(mc)
 	}
-}
-
-// verify runs a middleware's verify export for a security scheme.
-func (run mwRunner) verify(c *call, m *edge.Middleware, r *http.Request, scheme string) (*abi.Principal, *auth.Failure, error) {
-	mc := run.mwCall(c, m, abi.PhaseVerify, nil)
-	defer run.putMWCall(mc)
-	mc.verify = &abi.VerifyRequest{Scheme: scheme}
-	res, ok := run.callMiddleware(r, mc, abi.ExportVerify)
-	switch {
-	case !ok:
-		return nil, nil, fmt.Errorf("%s: %s failed (see the log)", m.File, abi.ExportVerify)
-	case res == abi.VerifyMissing:
-		return nil, &auth.Failure{Missing: true}, nil
-	case res == abi.VerifyRejected:
-		return nil, &auth.Failure{Reason: "the credential was rejected"}, nil
-	case res != abi.VerifyOK:
-		return nil, nil, fmt.Errorf("%s: %s returned %d; want 0 (ok), 1 (missing) or 2 (rejected)", m.File, abi.ExportVerify, res)
-	case mc.principal == nil:
-		return nil, nil, fmt.Errorf("%s: %s returned ok without calling %s", m.File, abi.ExportVerify, abi.ImportPrincipalSet)
-	}
-	p := *mc.principal
-	p.Scheme = scheme
-	return &p, nil, nil
 }
 
 // answerMiddlewareFailure answers 500 for a failed middleware.

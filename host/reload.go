@@ -738,8 +738,7 @@ func (l *loading) document() {
 	}
 	t.security = plan
 	if plan != nil {
-		slices.Sort(plan.keyHeaders)
-		t.cors = t.set.cors.WithHeaders(plan.keyHeaders)
+		t.cors = t.set.cors.WithHeaders(plan.KeyHeaders)
 	}
 	noteLeftOut(t)
 	// The document now lists the 401 and 403 the host answers.

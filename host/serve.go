@@ -183,12 +183,12 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 			return false
 		}
 		if g := t.security.guards[c.op]; g != nil {
-			v := g.check(c, r)
-			if v.status != 0 {
+			v := g.Check(r, edgeCall{c})
+			if v.Status != 0 {
 				h.refuseGuarded(w, r, c, v)
 				return false
 			}
-			c.principal = v.principal
+			c.principal = v.Principal
 		}
 	}
 	if !h.limitRate(w, r, c) {
