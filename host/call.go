@@ -61,16 +61,11 @@ type call struct {
 
 	// What the request carries past its middleware and security: the
 	// request id, the principal the host verified (or, in a verify call,
-	// the one the middleware set), and the context values middleware set
-	// (contextBytes counts them against abi.ContextMaxBytes).
-	requestID    string
-	principal    *abi.Principal
-	values       map[string]string
-	contextBytes int
-	// reqHeaderCount and reqHeaderBytes count how much the middleware of
-	// the request grew its headers (request_set_header), against the
-	// response headers' limits.
-	reqHeaderCount, reqHeaderBytes int
+	// the one the middleware set), and what middleware passed on (the
+	// context values they set, how much they grew the request's headers).
+	requestID string
+	principal *abi.Principal
+	passed    edge.Passed
 
 	// A middleware call: the request's call it serves (owner), the
 	// middleware, the phase (abi.PhaseBefore...), the scheme to verify

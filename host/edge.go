@@ -27,7 +27,7 @@ func (c edgeCall) Verify(m *edge.Middleware, scheme string) (int32, *abi.Princip
 	mc := run.mwCall(c.call, m, abi.PhaseVerify, nil)
 	defer run.putMWCall(mc)
 	mc.verify = &abi.VerifyRequest{Scheme: scheme}
-	res, ok := run.callMiddleware(c.req, mc, abi.ExportVerify)
+	res, ok := mwExport{mc}.Run()
 	return res, mc.principal, ok
 }
 

@@ -1,25 +1,19 @@
 package host
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"net/http"
-	"slices"
-	"unicode/utf8"
-
-	"github.com/go-json-experiment/json"
 
 	"github.com/wasmendpoints/endpoints/abi"
-	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
 
-// mwRunner runs a request's middleware chain for the host: the before and
-// after exports around the handler, the verify export for a scheme, and the
-// calls they are made with.
+// mwRunner runs a request's middleware for the host: the chain's before
+// and after exports around the handler (edge.Before, edge.After), the
+// verify export for a scheme (edgeCall.Verify), and the guest calls they
+// are made with.
 type mwRunner struct{ h requestSide }
 
 // mwCall prepares a call of one middleware export for the request c
@@ -97,66 +91,78 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 	return 0, false
 }
 
-// runBefore runs the before export of each middleware of the chain, in
-// order. It reports whether the request goes on to the handler; when it
-// does not, the answer was written (a middleware's, or a 500).
+// runBefore runs the before exports of the chain (edge.Before). It
+// reports whether the request goes on to the handler; when it does not,
+// the answer was written (a middleware's, or a 500).
 func (run mwRunner) runBefore(w http.ResponseWriter, r *http.Request, c *call, chain []*edge.Middleware) bool {
-	h := run.h
-	for _, m := range chain {
-		if !m.Has(abi.PhaseBefore) {
-			continue
-		}
-		mc := run.mwCall(c, m, abi.PhaseBefore, w.Header())
-		res, ok := run.callMiddleware(r, mc, abi.ExportBefore)
-		switch {
-		case !ok:
-			run.answerMiddlewareFailure(w, r, mc, "")
-		case res == abi.MiddlewareAnswered:
-			h.discardBody(w, r, c)
-			answer.Buffered(w, r, mc.status, "application/json", mc.buf.Bytes())
-		case res != abi.MiddlewareContinue:
-			h.logger.Error("middleware failed", "middleware", m.File, "export", abi.ExportBefore, "reason", fmt.Sprintf("it returned %d; want %d (continue) or %d (answered)", res, abi.MiddlewareContinue, abi.MiddlewareAnswered))
-			run.answerMiddlewareFailure(w, r, mc, fmt.Sprintf("%s returned %d", abi.ExportBefore, res))
-			ok = false
-		case mc.buf.Len() > 0 || mc.status != http.StatusOK:
-			h.logger.Error("middleware failed", "middleware", m.File, "export", abi.ExportBefore, "reason", "it wrote an answer, then continued")
-			run.answerMiddlewareFailure(w, r, mc, "it wrote an answer, then returned continue: return answered (1) to send it")
-			ok = false
-		}
-		// On continue, the response headers it set stay in the answer's,
-		// whatever the answer is.
-		answered := !ok || res != abi.MiddlewareContinue
-		run.putMWCall(mc)
-		if answered {
-			return false
-		}
-	}
-	return true
+	return edge.Before(chain, &chainRun{run: run, w: w, r: r, c: c, header: w.Header()}, run.h.logger)
 }
 
-// runAfter runs the after export of each middleware of the chain, in
-// reverse order, once the handler answered with status. sent says the
-// answer already went out; otherwise the headers they set go into hdr,
-// the answer's. A failing after call is logged; the answer stands.
+// runAfter runs the after exports of the chain (edge.After) once the
+// handler answered with status. sent says the answer already went out;
+// otherwise the headers they set go into hdr, the answer's. A failing
+// after call is logged; the answer stands.
 func (run mwRunner) runAfter(r *http.Request, c *call, chain []*edge.Middleware, status int, sent bool, hdr http.Header) {
-	h := run.h
-	for i := len(chain) - 1; i >= 0; i-- {
-		m := chain[i]
-		if !m.Has(abi.PhaseAfter) {
-			continue
-		}
-		target := hdr
-		if sent {
-			target = nil
-		}
-		mc := run.mwCall(c, m, abi.PhaseAfter, target)
-		mc.afterStatus, mc.wroteHeader = status, sent
-		if res, ok := run.callMiddleware(r, mc, abi.ExportAfter); ok && res != 0 {
-			h.logger.Error("middleware failed", "middleware", m.File, "export", abi.ExportAfter, "reason", fmt.Sprintf("it returned %d", res))
-		}
-		run.putMWCall(mc)
+	cr := &chainRun{run: run, r: r, c: c, status: status, sent: sent}
+	if !sent {
+		cr.header = hdr
 	}
+	edge.After(chain, cr, run.h.logger)
 }
+
+// chainRun is the edge.Runner of one request's chain: the middleware
+// calls of c, a stop answered on w. header receives the response headers
+// the calls set (the answer's; nil gives each call its own); status and
+// sent are what an after call sees of the answer.
+type chainRun struct {
+	run    mwRunner
+	w      http.ResponseWriter
+	r      *http.Request
+	c      *call
+	header http.Header
+	status int
+	sent   bool
+}
+
+func (cr *chainRun) Call(m *edge.Middleware, phase string) edge.ModuleCall {
+	mc := cr.run.mwCall(cr.c, m, phase, cr.header)
+	if phase == abi.PhaseAfter {
+		mc.afterStatus, mc.wroteHeader = cr.status, cr.sent
+	}
+	return mwExport{mc}
+}
+
+func (cr *chainRun) Answer(e edge.ModuleCall) {
+	mc := e.(mwExport).call
+	cr.run.h.discardBody(cr.w, cr.r, cr.c)
+	answer.Buffered(cr.w, cr.r, mc.status, "application/json", mc.buf.Bytes())
+}
+
+func (cr *chainRun) Fail(e edge.ModuleCall, reason string) {
+	cr.run.answerMiddlewareFailure(cr.w, cr.r, e.(mwExport).call, reason)
+}
+
+func (cr *chainRun) Done(e edge.ModuleCall) { cr.run.putMWCall(e.(mwExport).call) }
+
+// mwExport is a prepared middleware call as package edge runs it
+// (edge.ModuleCall). It holds the call alone, so it is passed as an
+// interface without an allocation.
+type mwExport struct{ *call }
+
+// Run calls the export of the call's phase.
+func (mc mwExport) Run() (int32, bool) {
+	export := abi.ExportBefore
+	switch mc.phase {
+	case abi.PhaseAfter:
+		export = abi.ExportAfter
+	case abi.PhaseVerify:
+		export = abi.ExportVerify
+	}
+	return mwRunner{requestSide{mc.host}}.callMiddleware(mc.req, mc.call, export)
+}
+
+// Wrote reports whether the call wrote an answer.
+func (mc mwExport) Wrote() bool { return mc.buf.Len() > 0 || mc.status != http.StatusOK }
 
 // answerMiddlewareFailure answers 500 for a failed middleware.
 func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Request, mc *call, reason string) {
@@ -178,77 +184,33 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 
 // setContext records a context value a middleware passes on.
 func (c *call) setContext(name, value []byte) abi.Errno {
-	rc := c.requestCall()
-	size := rc.contextBytes + len(name) + len(value)
-	if old, ok := rc.values[string(name)]; ok {
-		size -= len(name) + len(old)
-	}
-	switch {
-	case len(name) == 0 || !utf8.Valid(name) || !utf8.Valid(value):
-		return abi.ErrInvalid
-	case size > abi.ContextMaxBytes:
-		return abi.ErrInvalid
-	}
-	if rc.values == nil {
-		rc.values = map[string]string{}
-	}
-	if _, ok := rc.values[string(name)]; !ok && len(rc.values) >= abi.ContextMaxValues {
-		return abi.ErrInvalid
-	}
-	rc.values[string(name)] = string(value)
-	rc.contextBytes = size
-	return 0
+	return c.requestCall().passed.SetContext(name, value)
 }
 
 // setRequestHeader replaces (or, with an empty value, removes) a request
-// header for what follows a before middleware. The middleware of a
-// request may grow its headers by at most abi.ResponseHeaderMaxCount
-// values and abi.ResponseHeaderMaxBytes bytes in all; past that the call
-// fails (fault) and the guest gets ErrInvalid.
+// header for what follows a before middleware, within what the
+// request's middleware may grow its headers by (edge.Passed); past that
+// the call fails (fault) and the guest gets ErrInvalid.
 func (c *call) setRequestHeader(name, value []byte) abi.Errno {
 	if c.fault != "" {
 		// Told once; a guest that goes on is stopped.
 		c.stop.Store(true)
 		return abi.ErrInvalid
 	}
-	key := http.CanonicalHeaderKey(string(name))
-	if !abihost.ValidHeader(string(name), string(value)) || slices.Contains(abi.ForbiddenRequestHeaders, key) || !utf8.Valid(value) {
-		return abi.ErrInvalid
+	errno, fault := c.requestCall().passed.SetRequestHeader(c.req.Header, name, value)
+	if fault != "" {
+		c.fault = fault
 	}
-	rc := c.requestCall()
-	count, size := rc.reqHeaderCount, rc.reqHeaderBytes
-	for _, v := range c.req.Header[key] {
-		count--
-		size -= len(key) + len(v)
-	}
-	if len(value) > 0 {
-		count++
-		size += len(key) + len(value)
-	}
-	if count > abi.ResponseHeaderMaxCount || size > abi.ResponseHeaderMaxBytes {
-		c.fault = fmt.Sprintf("the middleware set more request headers than the host allows (%d values, %d bytes more than the client sent)", abi.ResponseHeaderMaxCount, abi.ResponseHeaderMaxBytes)
-		return abi.ErrInvalid
-	}
-	rc.reqHeaderCount, rc.reqHeaderBytes = count, size
-	if len(value) == 0 {
-		c.req.Header.Del(key)
-	} else {
-		c.req.Header[key] = []string{string(value)}
-	}
-	return 0
+	return errno
 }
 
 // setPrincipal records who a verify middleware says the client is.
 func (c *call) setPrincipal(b []byte) abi.Errno {
-	if len(b) > abi.ContextMaxBytes {
-		return abi.ErrInvalid
+	p, errno := edge.ParsePrincipal(b)
+	if errno == 0 {
+		c.principal = p
 	}
-	var p abi.Principal
-	if err := json.Unmarshal(b, &p, json.RejectUnknownMembers(true)); err != nil || p.Subject == "" || !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
-		return abi.ErrInvalid
-	}
-	c.principal = &p
-	return 0
+	return errno
 }
 
 // requestCall is the call of the request's handler: for a middleware

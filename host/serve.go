@@ -148,7 +148,7 @@ func (h requestSide) putCall(c *call) {
 		c.multipart = nil
 	}
 	c.failure = nil
-	c.owner, c.mw, c.verify, c.principal, c.values = nil, nil, nil, nil, nil
+	c.owner, c.mw, c.verify, c.principal, c.passed = nil, nil, nil, nil, edge.Passed{}
 	c.chain, c.rawParams = nil, nil
 	c.table, c.pathNames, c.pathValues, c.issues, c.bodyType, c.validated = nil, nil, nil, ValidationData{}, nil, nil
 	if c.buf.Cap() > 64<<10 {
