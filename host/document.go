@@ -16,6 +16,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/schemedoc"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -226,7 +227,7 @@ func finishDocument(ctx context.Context, t *table, doc *openapi.Document) (*docu
 	}
 	// The schemes endpoints.json configures declare themselves, after the
 	// runtime declaration, whose declaration of one wins if it agrees.
-	if err := schemedoc.Apply(doc, t.set.security, config.File); err != nil {
+	if err := schemedoc.Apply(doc, auth.ConfigMap(t.set.security), config.File); err != nil {
 		return nil, err
 	}
 	if frag := t.set.opts.OpenAPI.Document; len(frag) > 0 {

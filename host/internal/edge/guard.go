@@ -307,9 +307,10 @@ type SecurityConfig struct {
 	// "METHOD /path" (OpenAPI form); Plain the paths of the plain routes,
 	// on which the host checks no credentials.
 	Endpoints, Plain map[string]bool
-	// Verifiers is endpoints.json's "security": the built-in verifier of
+	// Verifiers is endpoints.json's "security" (config.App.Verifiers): the
+	// configuration of the built-in verifier of
 	// each scheme, by name.
-	Verifiers map[string]auth.Config
+	Verifiers auth.Configs
 	// Middleware are the loaded middleware modules, which a scheme's
 	// x-endpoints-verifier names.
 	Middleware []*Middleware
@@ -478,13 +479,11 @@ func (cfg *SecurityConfig) newScheme(name string, prev *Security) (*scheme, erro
 		}
 		return &scheme{name: name, mw: mw, spec: spec, key: "mw\x00" + name + "\x00" + mw.File}, nil
 	}
-	vcfg, ok := cfg.Verifiers[name]
-	if !ok {
+	if !cfg.Verifiers.Has(name) {
 		return nil, fmt.Errorf("%s configures no verifier for it: add \"security\": {%q: {...}} (jwt, apiKey or basic), or name a middleware in the scheme's %s", config.File, name, verifierExtension)
 	}
 	defJSON, _ := json.Marshal(def, json.Deterministic(true))
-	cfgJSON, _ := json.Marshal(vcfg, json.Deterministic(true))
-	key := name + "\x00" + string(defJSON) + "\x00" + string(cfgJSON)
+	key := name + "\x00" + string(defJSON) + "\x00" + cfg.Verifiers.Key(name)
 	if prev != nil {
 		if s := prev.schemes[key]; s != nil {
 			return s, nil
@@ -492,7 +491,7 @@ func (cfg *SecurityConfig) newScheme(name string, prev *Security) (*scheme, erro
 	}
 	env := cfg.Env
 	env.Logger = env.Logger.With(slog.String("security", name))
-	v, err := auth.New(spec, vcfg, env)
+	v, err := cfg.Verifiers.New(spec, env)
 	if err != nil {
 		return nil, err
 	}
