@@ -72,6 +72,7 @@ type call struct {
 	// and the status of the answer an after call sees.
 	owner       *call
 	chain       []*edge.Middleware // the middleware wrapping the request
+	chainRun    chainRun           // the chain's edge.Runner, kept here so it costs no allocation
 	rawParams   map[string]any     // the path parameters as received, for middleware
 	mw          *edge.Middleware
 	phase       string

@@ -95,7 +95,10 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 // reports whether the request goes on to the handler; when it does not,
 // the answer was written (a middleware's, or a 500).
 func (run mwRunner) runBefore(w http.ResponseWriter, r *http.Request, c *call, chain []*edge.Middleware) bool {
-	return edge.Before(chain, &chainRun{run: run, w: w, r: r, c: c, header: w.Header()}, run.h.logger)
+	c.chainRun = chainRun{run: run, w: w, r: r, c: c, header: w.Header()}
+	goesOn := edge.Before(chain, &c.chainRun, run.h.logger)
+	c.chainRun = chainRun{} // the pooled call keeps no request
+	return goesOn
 }
 
 // runAfter runs the after exports of the chain (edge.After) once the
@@ -103,11 +106,12 @@ func (run mwRunner) runBefore(w http.ResponseWriter, r *http.Request, c *call, c
 // otherwise the headers they set go into hdr, the answer's. A failing
 // after call is logged; the answer stands.
 func (run mwRunner) runAfter(r *http.Request, c *call, chain []*edge.Middleware, status int, sent bool, hdr http.Header) {
-	cr := &chainRun{run: run, r: r, c: c, status: status, sent: sent}
+	c.chainRun = chainRun{run: run, r: r, c: c, status: status, sent: sent}
 	if !sent {
-		cr.header = hdr
+		c.chainRun.header = hdr
 	}
-	edge.After(chain, cr, run.h.logger)
+	edge.After(chain, &c.chainRun, run.h.logger)
+	c.chainRun = chainRun{}
 }
 
 // chainRun is the edge.Runner of one request's chain: the middleware

@@ -230,18 +230,3 @@ func Chain(mws []*Middleware, pattern, method string) []*Middleware {
 	}
 	return out
 }
-
-// Has reports whether m runs in phase (abi.PhaseBefore, abi.PhaseAfter,
-// abi.PhaseVerify): it exports the phase's function and its declaration,
-// when it lists phases, lists this one.
-func (m *Middleware) Has(phase string) bool {
-	switch phase {
-	case abi.PhaseBefore:
-		return m.before
-	case abi.PhaseAfter:
-		return m.after
-	case abi.PhaseVerify:
-		return m.verifies
-	}
-	return false
-}
