@@ -147,9 +147,9 @@ func (c *call) appendRequestContext(b []byte) []byte {
 			b = append(b, pj...)
 		}
 	}
-	if len(rc.values) > 0 {
-		keys := make([]string, 0, len(rc.values))
-		for k := range rc.values {
+	if values := rc.passed.Values(); len(values) > 0 {
+		keys := make([]string, 0, len(values))
+		for k := range values {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
@@ -160,7 +160,7 @@ func (c *call) appendRequestContext(b []byte) []byte {
 			}
 			b, _ = jsontext.AppendQuote(b, k)
 			b = append(b, ':')
-			b, _ = jsontext.AppendQuote(b, rc.values[k])
+			b, _ = jsontext.AppendQuote(b, values[k])
 		}
 		b = append(b, '}')
 	}
