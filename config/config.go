@@ -105,6 +105,9 @@ type App struct {
 	// [Database]. Absent: "main", an SQLite file under the app
 	// ([DefaultDatabasePath]), created when a guest first uses it.
 	Databases map[string]Database `json:"databases,omitzero"`
+
+	// edges are "security" and "cors" as checkEdges decoded them.
+	edges edges
 }
 
 // Duration is a time.Duration written in JSON as a Go duration string

@@ -41,6 +41,23 @@ func TrustedProxy(s string) (netip.Prefix, error) {
 	return pfx.Masked(), nil
 }
 
+// edges are the decoded "security" and "cors" of an App: what package host
+// builds the verifiers and the CORS policy from ([App.Verifiers],
+// [App.CORSPolicy]).
+type edges struct {
+	verifiers auth.Configs
+	cors      *cors.Policy
+}
+
+// Verifiers are the verifier configurations of "security", by scheme
+// name, as [Parse] and [Load] checked them. An App not made by them has
+// none.
+func (a *App) Verifiers() auth.Configs { return a.edges.verifiers }
+
+// CORSPolicy is the policy "cors" sets, as [Parse] and [Load] checked it;
+// nil when "cors" is absent, or the App was not made by them.
+func (a *App) CORSPolicy() *cors.Policy { return a.edges.cors }
+
 // policyName is what a rate limit's name may be: it is sent in the
 // RateLimit headers as a token.
 var policyName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
@@ -63,10 +80,13 @@ func checkEdges(file string, cfg *App) error {
 		if err := strictMember(file, "/cors", cfg.CORS, &c); err != nil {
 			return err
 		}
-		if _, err := cors.New(c); err != nil {
+		p, err := cors.New(c)
+		if err != nil {
 			return memberError(file, err)
 		}
+		cfg.edges.cors = p
 	}
+	var verifiers map[string]auth.Config
 	for _, name := range slices.Sorted(maps.Keys(cfg.Security)) {
 		ptr := "/security/" + name
 		var c auth.Config
@@ -85,7 +105,12 @@ func checkEdges(file string, cfg *App) error {
 		} else if err != nil {
 			return badSetting(file, ptr, "%v", err)
 		}
+		if verifiers == nil {
+			verifiers = map[string]auth.Config{}
+		}
+		verifiers[name] = c
 	}
+	cfg.edges.verifiers = auth.NewConfigs(verifiers)
 	return nil
 }
 

@@ -69,3 +69,47 @@ func TestParseAcceptsGoodSecurity(t *testing.T) {
 		}
 	}
 }
+
+// TestParseKeepsDecodedEdges: what Parse decoded and checked of "security"
+// and "cors" is what the host builds from (App.Verifiers,
+// App.CORSPolicy), overrides included; absent members give none.
+func TestParseKeepsDecodedEdges(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		file      string
+		overrides []config.Override
+		schemes   []string
+		others    []string
+		cors      bool
+	}{
+		{name: "none", file: `{}`, others: []string{"bearer"}},
+		{name: "no file", others: []string{"bearer"}},
+		{name: "both", file: `{"security": {"bearer": {"jwt": {"jwks": "auth/jwks.json"}}, "ops": {"basic": {"users": {"alice": {"bcrypt": "` + bcryptHash + `"}}}}},
+			"cors": {"allowOrigins": ["http://localhost:5173"]}}`, schemes: []string{"bearer", "ops"}, others: []string{"partners"}, cors: true},
+		{name: "set by an override", file: `{}`, overrides: []config.Override{{Pointer: "/cors", Value: `{"allowOrigins": ["https://app.example"]}`, Source: "--set cors"}}, others: []string{"bearer"}, cors: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var data []byte
+			if tc.file != "" {
+				data = []byte(tc.file)
+			}
+			cfg, err := config.Parse(config.File, data, tc.overrides...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range tc.schemes {
+				if !cfg.Verifiers().Has(s) || cfg.Verifiers().Key(s) == "" {
+					t.Errorf("scheme %q: no configuration kept", s)
+				}
+			}
+			for _, s := range tc.others {
+				if cfg.Verifiers().Has(s) {
+					t.Errorf("scheme %q: a configuration nobody wrote", s)
+				}
+			}
+			if got := cfg.CORSPolicy() != nil; got != tc.cors {
+				t.Errorf("CORS policy kept: %v, want %v", got, tc.cors)
+			}
+		})
+	}
+}

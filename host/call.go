@@ -12,6 +12,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
@@ -60,24 +61,20 @@ type call struct {
 
 	// What the request carries past its middleware and security: the
 	// request id, the principal the host verified (or, in a verify call,
-	// the one the middleware set), and the context values middleware set
-	// (contextBytes counts them against abi.ContextMaxBytes).
-	requestID    string
-	principal    *abi.Principal
-	values       map[string]string
-	contextBytes int
-	// reqHeaderCount and reqHeaderBytes count how much the middleware of
-	// the request grew its headers (request_set_header), against the
-	// response headers' limits.
-	reqHeaderCount, reqHeaderBytes int
+	// the one the middleware set), and what middleware passed on (the
+	// context values they set, how much they grew the request's headers).
+	requestID string
+	principal *abi.Principal
+	passed    edge.Passed
 
 	// A middleware call: the request's call it serves (owner), the
 	// middleware, the phase (abi.PhaseBefore...), the scheme to verify
 	// and the status of the answer an after call sees.
 	owner       *call
-	chain       []*middleware  // the middleware wrapping the request
-	rawParams   map[string]any // the path parameters as received, for middleware
-	mw          *middleware
+	chain       []*edge.Middleware // the middleware wrapping the request
+	chainRun    chainRun           // the chain's edge.Runner, kept here so it costs no allocation
+	rawParams   map[string]any     // the path parameters as received, for middleware
+	mw          *edge.Middleware
 	phase       string
 	verify      *abi.VerifyRequest
 	afterStatus int
@@ -339,7 +336,7 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	}
 	attrs = append([]any{"route", file}, attrs...)
 	if c.mw != nil {
-		attrs = append(attrs, "middleware", c.mw.file)
+		attrs = append(attrs, "middleware", c.mw.File)
 	}
 	if id := c.requestCall().requestID; id != "" {
 		attrs = append(attrs, "requestId", id)

@@ -10,6 +10,8 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -73,10 +75,10 @@ func (h *Host) plainProblems(t *table) []error {
 }
 
 // middlewareDecls returns the declarations of mws, in order.
-func middlewareDecls(mws []*middleware) []abi.Middleware {
+func middlewareDecls(mws []*edge.Middleware) []abi.Middleware {
 	decls := make([]abi.Middleware, len(mws))
 	for i, m := range mws {
-		decls[i] = m.decl
+		decls[i] = m.Decl
 	}
 	return decls
 }
@@ -110,7 +112,7 @@ func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 // finishDocument adds to the routes' document what buildDocument adds
 // after them.
 func finishDocument(ctx context.Context, t *table, doc *openapi.Document) (*document.Served, error) {
-	a := document.Additions{Security: t.set.security, Embedder: t.set.opts.OpenAPI}
+	a := document.Additions{Security: auth.ConfigMap(t.set.security), Embedder: t.set.opts.OpenAPI}
 	if rm := t.runtime; rm != nil && t.runtimeDocOut == nil {
 		a.Runtime = rm.decl.OpenAPI
 		a.Extend = func(ctx context.Context, b []byte) ([]byte, error) {

@@ -8,16 +8,27 @@ import (
 )
 
 // edgeCall is what the edge policies (package edge) see of a call
-// (edge.Request). It holds the call alone, so it is passed as an
-// interface without an allocation.
+// (edge.Request, and edge.GuardRequest for the guards). It holds the call
+// alone, so it is passed as an interface without an allocation.
 type edgeCall struct{ *call }
 
-var _ edge.Request = edgeCall{}
+var _ edge.GuardRequest = edgeCall{}
 
 func (c edgeCall) Principal() *abi.Principal { return c.principal }
 func (c edgeCall) RequestID() string         { return c.requestID }
 func (c edgeCall) ObserveStoreError(op string, err error) {
 	c.host.opts.Observer.reportStoreError(op, err)
+}
+
+// Verify runs m's verify export for a scheme in a middleware call of its
+// own (edge.GuardRequest).
+func (c edgeCall) Verify(m *edge.Middleware, scheme string) (int32, *abi.Principal, bool) {
+	run := mwRunner{requestSide{c.host}}
+	mc := run.mwCall(c.call, m, abi.PhaseVerify, nil)
+	defer run.putMWCall(mc)
+	mc.verify = &abi.VerifyRequest{Scheme: scheme}
+	res, ok := mwExport{mc}.Run()
+	return res, mc.principal, ok
 }
 
 // limitRate applies the rate limits of the settings the request started

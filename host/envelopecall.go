@@ -31,7 +31,7 @@ func (c *call) envelopeJSON() []byte {
 		RequestID:   rc.requestID,
 		TraceID:     observe.TraceID(c.req.Header),
 		Principal:   rc.principal,
-		Values:      rc.values,
+		Values:      rc.passed.Values(),
 		Phase:       c.phase,
 		Verify:      c.verify,
 		AfterStatus: c.afterStatus,

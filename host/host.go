@@ -47,6 +47,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
@@ -139,7 +140,7 @@ type table struct {
 	// middleware are the modules of server/middleware in order, by file
 	// in mwFiles; security is what the table enforces, nil when the
 	// document could not be built (then every endpoint fails closed).
-	middleware []*middleware
+	middleware []*edge.Middleware
 	mwFiles    map[string]*loadedMiddleware
 	security   *securityPlan
 	// cors is the CORS policy the table answers with: the settings' one,
@@ -444,7 +445,7 @@ func (t *table) close(ctx context.Context) {
 	}
 	t.runtime.close(ctx)
 	for _, m := range t.middleware {
-		m.pool.Close(ctx)
+		m.Pool.Close(ctx)
 	}
 	t.security.closeExcept(nil)
 }

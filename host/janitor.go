@@ -77,7 +77,7 @@ func (j *janitor) sweep(now time.Time) int {
 		n += t.runtime.pool.Trim(ctx, cutoff)
 	}
 	for _, m := range t.middleware {
-		n += m.pool.Trim(ctx, cutoff)
+		n += m.Pool.Trim(ctx, cutoff)
 	}
 	if n > 0 {
 		h.logger.Debug("closed idle instances", "instances", n)

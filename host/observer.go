@@ -457,7 +457,7 @@ func (c *call) beginSpan(e SpanEvent) func(error) {
 		e.Route, e.Module = c.route.pattern, c.route.file
 	}
 	if c.mw != nil {
-		e.Module = c.mw.file
+		e.Module = c.mw.File
 	}
 	if step != StepGuest {
 		e.Module = ""

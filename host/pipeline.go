@@ -160,7 +160,7 @@ func coerceQuery(r *http.Request, c *call) (bad []validation.Issue) {
 	}
 	var keep []string
 	if c.table.security != nil {
-		keep = c.table.security.secretQuery // API keys sent in the query
+		keep = c.table.security.SecretQuery // API keys sent in the query
 	}
 	objects, err := c.op.queryObjects.Gather(values, keep)
 	var oerr *queryobject.Error

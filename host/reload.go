@@ -327,11 +327,11 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 		out = append(out, t.runtime.pool)
 	}
 	for _, m := range other.middleware {
-		shared[m.pool] = true
+		shared[m.Pool] = true
 	}
 	for _, m := range t.middleware {
-		if !shared[m.pool] {
-			out = append(out, m.pool)
+		if !shared[m.Pool] {
+			out = append(out, m.Pool)
 		}
 	}
 	return out
@@ -739,8 +739,7 @@ func (l *loading) document() {
 	}
 	t.security = plan
 	if plan != nil {
-		slices.Sort(plan.keyHeaders)
-		t.cors = t.set.cors.WithHeaders(plan.keyHeaders)
+		t.cors = t.set.cors.WithHeaders(plan.KeyHeaders)
 	}
 	noteLeftOut(t)
 	// The document now lists the 401 and 403 the host answers.

@@ -152,7 +152,7 @@ func (h requestSide) putCall(c *call) {
 		h.logger.Warn("removing uploaded files failed", "error", err)
 	}
 	c.failure = nil
-	c.owner, c.mw, c.verify, c.principal, c.values = nil, nil, nil, nil, nil
+	c.owner, c.mw, c.verify, c.principal, c.passed = nil, nil, nil, nil, edge.Passed{}
 	c.chain, c.rawParams = nil, nil
 	c.table, c.pathNames, c.pathValues, c.issues, c.validated = nil, nil, nil, ValidationData{}, nil
 	if c.buf.Cap() > 64<<10 {
@@ -187,18 +187,21 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 			return false
 		}
 		if g := t.security.guards[c.op]; g != nil {
-			v := g.check(c, r)
-			if v.status != 0 {
+			v := g.Check(r, edgeCall{c})
+			if v.Status != 0 {
 				h.refuseGuarded(w, r, c, v)
 				return false
 			}
-			c.principal = v.principal
+			c.principal = v.Principal
 		}
 	}
 	if !h.limitRate(w, r, c) {
 		return false
 	}
-	c.chain = t.chain(c.route, r.Method)
+	if len(t.middleware) == 0 {
+		return true // the route's pattern is not even needed
+	}
+	c.chain = edge.Chain(t.middleware, c.route.rf.Pattern(), r.Method)
 	if len(c.chain) == 0 {
 		return true
 	}

@@ -2,11 +2,7 @@ package host
 
 import (
 	"fmt"
-	"maps"
 	"net/netip"
-	"slices"
-
-	"github.com/go-json-experiment/json"
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/compress"
@@ -32,9 +28,10 @@ type settings struct {
 	docPath string         // the schema route
 	docs    *docspage.Page // the docs page, nil when off or not served
 	server  config.Server  // with the defaults filled in
-	// security is endpoints.json's "security", decoded.
-	security map[string]auth.Config
-	// cors answers cross-origin requests; nil when off.
+	// security is endpoints.json's "security", as config decoded it.
+	security auth.Configs
+	// cors answers cross-origin requests (config.App.CORSPolicy); nil
+	// when off.
 	cors *cors.Policy
 	// rateLimits are the policies in name order; trustedProxies the
 	// proxies whose X-Forwarded-For is believed.
@@ -79,27 +76,7 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 		return nil, err
 	}
 	s.served, s.docPath = s.openAPIServed(), s.openAPIPath()
-	for _, name := range slices.Sorted(maps.Keys(cfg.Security)) {
-		var c auth.Config
-		if err := json.Unmarshal(cfg.Security[name], &c, json.RejectUnknownMembers(true)); err != nil {
-			return nil, fmt.Errorf("%s: security.%s: %v", config.File, name, err)
-		}
-		if s.security == nil {
-			s.security = map[string]auth.Config{}
-		}
-		s.security[name] = c
-	}
-	if len(cfg.CORS) > 0 {
-		var c cors.Config
-		if err := json.Unmarshal(cfg.CORS, &c, json.RejectUnknownMembers(true)); err != nil {
-			return nil, fmt.Errorf("%s: cors: %v", config.File, err)
-		}
-		p, err := cors.New(c)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", config.File, err)
-		}
-		s.cors = p
-	}
+	s.security, s.cors = cfg.Verifiers(), cfg.CORSPolicy()
 	if s.outbound, err = (loadSide{h}).outboundClient(s.opts.Outbound); err != nil {
 		return nil, err
 	}

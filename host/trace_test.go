@@ -2,7 +2,9 @@ package host_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -131,19 +133,31 @@ func TestSpanHook(t *testing.T) {
 		wat("server/api/trap.get.wasm", watModule{contract: `{}`, handle: `(unreachable)`}).
 		wat("server/api/limited.get.wasm", watModule{contract: `{}`, handle: plainOK, extra: okData}).
 		wat("server/api/mw.get.wasm", watModule{contract: `{}`, handle: plainOK, extra: okData}).
+		wat("server/api/keyed.get.wasm", watModule{contract: `{"security":[{"partners":[]}]}`, handle: plainOK, extra: okData}).
 		middleware("10-mw", mwModule{
 			decl:   `{"routes":["/api/mw"]}`,
 			data:   []string{"mw-hits"},
 			before: `(drop (call $kv_incr $0 (i64.const 1) (i32.const 8000))) (i32.const 0)`,
 		}).
-		file("endpoints.json", []byte(`{"rateLimits": {"few": {"routes": ["/api/limited"], "limit": 3, "window": "1m"}}}`)).
+		file("endpoints.json", []byte(`{"rateLimits": {"few": {"routes": ["/api/limited"], "limit": 3, "window": "1m"}},
+			"security": {"partners": {"apiKey": {"store": true}}}}`)).
 		host(host.Options{Observer: observer, Store: spanStore{Memory: storage.NewMemory(storage.MemoryOptions{}), mu: &mu, seen: &storeCtx}})
+	key := "partner-key-1"
+	if err := h.PutAPIKey(context.Background(), host.APIKey{SHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(key))), Subject: "acme"}); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		method, path string
 		headers      []string
 		status       int
 		want         []step
 	}{
+		// The stored API key is read in a store span of the request.
+		{"GET", "/api/keyed", []string{"X-API-Key", key}, 200, []step{
+			{"store GET /api/keyed get", "", false},
+			{"validate GET /api/keyed", "", false},
+			{"guest GET /api/keyed server/api/keyed.get.wasm", "", false},
+		}},
 		{"GET", "/api/users/2", nil, 200, []step{
 			{"validate GET /api/users/:id", "", false},
 			{"store GET /api/users/:id incr", "guest GET /api/users/:id server/api/users/[id].get.wasm", false},
@@ -242,6 +256,11 @@ func (s spanStore) record(ctx context.Context) {
 	s.mu.Lock()
 	*s.seen = append(*s.seen, name)
 	s.mu.Unlock()
+}
+
+func (s spanStore) Get(ctx context.Context, ns, key string) ([]byte, bool, error) {
+	s.record(ctx)
+	return s.Memory.Get(ctx, ns, key)
 }
 
 func (s spanStore) Incr(ctx context.Context, ns, key string, delta int64) (int64, error) {

@@ -205,3 +205,45 @@ func appFile(appDir, member, rel string) (string, error) {
 	}
 	return filepath.Join(appDir, filepath.FromSlash(rel)), nil
 }
+
+// Configs are the verifier configurations of an app's security schemes,
+// by scheme name (endpoints.json's "security"), decoded and checked once
+// by package config; the host makes its verifiers from them. The zero
+// Configs has none.
+type Configs struct{ byName map[string]Config }
+
+// NewConfigs returns the configurations of byName, which it keeps.
+func NewConfigs(byName map[string]Config) Configs { return Configs{byName: byName} }
+
+// ConfigMap returns the configurations of c by scheme name; the caller
+// must not change them. (A function, not a method: Configs is shown by
+// config's public API, which must not show Config's JSON methods.)
+func ConfigMap(c Configs) map[string]Config { return c.byName }
+
+// Has reports whether the scheme name has a configuration.
+func (c Configs) Has(name string) bool {
+	_, ok := c.byName[name]
+	return ok
+}
+
+// Key identifies the configuration of the scheme name (its canonical
+// JSON), so that a verifier made from an equal one can be reused; "" when
+// there is none.
+func (c Configs) Key(name string) string {
+	cfg, ok := c.byName[name]
+	if !ok {
+		return ""
+	}
+	b, _ := json.Marshal(cfg, json.Deterministic(true))
+	return string(b)
+}
+
+// New makes the verifier of scheme s from the configuration of s.Name
+// ([New]); an error when there is none.
+func (c Configs) New(s Scheme, env Env) (Verifier, error) {
+	cfg, ok := c.byName[s.Name]
+	if !ok {
+		return nil, fmt.Errorf("no verifier is configured for security scheme %q", s.Name)
+	}
+	return New(s, cfg, env)
+}
