@@ -5,6 +5,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/envelope"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -34,12 +35,14 @@ func (c guestCall) RequestValue(part abi.Part, name []byte) ([]byte, abi.Errno) 
 }
 
 func (c guestCall) RequestHeader(name []byte) []string {
-	return requestHeaderValues(c.req, string(name))
+	return envelope.HeaderValues(c.req, string(name))
 }
 
-func (c guestCall) ReadBody(dst []byte) (int, abi.Errno)              { return c.readBody(dst) }
-func (c guestCall) ReadFile(index int32, dst []byte) (int, abi.Errno) { return c.readFile(index, dst) }
-func (c guestCall) Write(data []byte) abi.Errno                       { return c.write(data) }
+func (c guestCall) ReadBody(dst []byte) (int, abi.Errno) { return c.body.ReadBody(dst) }
+func (c guestCall) ReadFile(index int32, dst []byte) (int, abi.Errno) {
+	return c.body.ReadFile(index, dst, c.logger, c.route.file)
+}
+func (c guestCall) Write(data []byte) abi.Errno { return c.write(data) }
 
 func (c guestCall) SetResponseHeader(name, value string, add bool) abi.Errno {
 	return c.setHeader(name, value, add)

@@ -11,11 +11,12 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
-	"github.com/wasmendpoints/endpoints/internal/formdata"
+	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 )
 
 // call is the state of one guest call in parts: the request as validated
@@ -48,7 +49,6 @@ type call struct {
 	table                 *table
 	pathNames, pathValues []string
 	issues                ValidationData
-	bodyType              *bodyType
 	validated             func(error)
 	claimed               bool
 
@@ -93,14 +93,14 @@ type call struct {
 	outbound outbound.Session
 	// db is the call's session with its app's databases, from its first
 	// db_* call until the call ends (endDatabases); nil otherwise.
-	db *dbGate
+	db *dbgate.Gate
 	// dbWaits is why a middleware call was stopped at a db_* call: its
 	// database waits for its migrations (answered 503); nil otherwise.
-	dbWaits *databaseWaitsError
+	dbWaits *dbgate.WaitsError
 	// dbKept is the session db was, kept with the pooled call for its
 	// next request (Databases restarts it): its hooks and result buffer
 	// are made once, not per request.
-	dbKept *dbGate
+	dbKept *dbgate.Gate
 }
 
 // requestPart is the request side of a call: the request, its parts as
@@ -113,21 +113,11 @@ type requestPart struct {
 	params      map[string]any
 	query       map[string]any
 	headers     map[string]any
-	body        any // validated JSON body
-	bodyRaw     []byte
-	bodyJSON    bool // bodyRaw is the body as received and can be handed over as is
-	bodyPos     int
-	bodySrc     *bodyLimit // plain routes and raw bodies: the request body, read as the guest asks
-	// bodyTouched: reading the body began (so a client that asked for
-	// 100-continue was told to send it); bodyRead: it was read whole, or
-	// discarded.
-	bodyTouched, bodyRead bool
-	start                 time.Time // when the request began, for server.readTimeout
-	// bodyPresent: the request carried a body of a declared type.
-	bodyPresent bool
-	contentType string                 // the body's media type, lower case, for the envelope
-	multipart   *formdata.Multipart    // a multipart body's files, for file_read
-	failure     *abi.ValidationFailure // set while an onValidationError hook runs
+	// body is the request's body as steps 5 and 6 took it, or as the
+	// guest streams it (package requestbody).
+	body    requestbody.Body
+	start   time.Time              // when the request began, for server.readTimeout
+	failure *abi.ValidationFailure // set while an onValidationError hook runs
 	// idem: the Idempotency-Key claimed for this call, until the answer
 	// is stored or the key released, and the streamed answer kept for the
 	// store (package idempotency).

@@ -81,7 +81,5 @@ func JoinsTyped(t reflect.Type) bool { return observerJoiner.Typed(t) }
 // DatabaseRetrying reports whether the host tries, in the background, to
 // apply the migrations of a database it could not reach.
 func (h *Host) DatabaseRetrying() bool {
-	h.dbRetry.mu.Lock()
-	defer h.dbRetry.mu.Unlock()
-	return h.dbRetry.running
+	return h.dbRetry.Running()
 }

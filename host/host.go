@@ -45,6 +45,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
@@ -82,7 +83,7 @@ type Host struct {
 	dbs *appdb.Set
 	// dbRetry applies in the background the migrations of a database
 	// that could not be reached at a load.
-	dbRetry dbRetry
+	dbRetry dbgate.Retry
 	// idem is the Idempotency-Key step, over store (package
 	// idempotency); set with the store, before the host serves.
 	idem     idempotency.Step
@@ -109,12 +110,9 @@ type Host struct {
 	// once a reload serves what is on disk. Written under reloadMu.
 	refused atomic.Pointer[[]error]
 	// outbound sends the guests' outbound HTTP requests; a reload that
-	// leaves endpoints.json's outbound settings alone keeps it, with its
-	// connections and per-host counts (outboundKey says which settings
-	// made it). Guarded by outboundMu.
-	outboundMu  sync.Mutex
-	outbound    *outbound.Client
-	outboundKey string
+	// leaves endpoints.json's outbound settings alone keeps its client,
+	// with its connections and per-host counts.
+	outbound outbound.Clients
 }
 
 // table is one loaded version of the app's routes. It is built whole and

@@ -48,7 +48,7 @@ func (c idemCall) Config() idempotency.Config {
 }
 
 func (c idemCall) Parts() idempotency.Parts {
-	return idempotency.Parts{Params: c.params, Query: c.query, Body: c.body, BodyRaw: c.bodyRaw, Multipart: c.multipart}
+	return idempotency.Parts{Params: c.params, Query: c.query, Body: c.body.Value(), BodyRaw: c.body.Raw(), Multipart: c.body.Multipart()}
 }
 
 func (c idemCall) ObserveIdempotency(r *http.Request, o idempotency.Outcome) {

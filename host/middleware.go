@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
@@ -68,7 +69,7 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 	}
 	span := mc.startSpan(StepGuest, export)
 	res, err := fn.Call(mc)
-	if waits := (*databaseWaitsError)(nil); errors.As(err, &waits) {
+	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) {
 		mc.dbWaits = waits
 	}
 	healthy := err == nil && mc.fault == ""

@@ -52,31 +52,16 @@ func (h loadSide) outboundClient(o config.Outbound) (*outbound.Client, error) {
 	}
 	perHost := o.MaxConcurrentPerHost // resolved by Options.merge
 	key := fmt.Sprintf("%q %d %x", o.AllowedHosts, perHost, sha256.Sum256(cas))
-	h.outboundMu.Lock()
-	defer h.outboundMu.Unlock()
-	if h.outbound != nil && h.outboundKey == key {
-		return h.outbound, nil
-	}
-	c, err := outbound.New(outbound.Config{Allow: allow, CAs: cas, MaxPerHost: perHost})
+	c, err := h.outbound.Get(key, outbound.Config{Allow: allow, CAs: cas, MaxPerHost: perHost})
 	if err != nil {
 		return nil, fmt.Errorf("%s: /outbound/caFile: %s: %v", config.File, o.CAFilePath(h.app), err)
 	}
-	if h.outbound != nil {
-		h.outbound.Close()
-	}
-	h.outbound, h.outboundKey = c, key
 	return c, nil
 }
 
 // closeOutbound closes the outbound client's idle connections, when the
 // host closes.
-func (h lifecycle) closeOutbound() {
-	h.outboundMu.Lock()
-	defer h.outboundMu.Unlock()
-	if h.outbound != nil {
-		h.outbound.Close()
-	}
-}
+func (h lifecycle) closeOutbound() { h.outbound.Close() }
 
 func limitOutboundBytes(l config.Limits) int64 { return l.WithDefaults().OutboundBytes }
 

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/envelope"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
 	"github.com/wasmendpoints/endpoints/internal/queryobject"
@@ -31,7 +32,7 @@ type step struct {
 // pipeline is the steps of an endpoint's request, in order. Steps 1
 // (CORS) and 2 (route match) come first, in Host.serve, for every request
 // (plain routes' too) before a call exists. Steps 5 and 6 are in
-// requestbody.go, with the rest of the request body's handling.
+// bodystep.go, over package requestbody, which handles the request body.
 var pipeline = [...]step{
 	{3, "Request id", stepAdmit},
 	{4, "Accept negotiation", stepNegotiate},
@@ -136,7 +137,7 @@ func coerceParams(c *call) (bad []validation.Issue) {
 		value := c.pathValues[i]
 		switch {
 		case !utf8.ValidString(value):
-			bad = append(bad, notUTF8(name, value))
+			bad = append(bad, validation.NotUTF8(name, value))
 		case params != nil:
 			c.params[name] = params.CoerceString(name, value)
 		default:
@@ -174,7 +175,7 @@ func coerceQuery(r *http.Request, c *call) (bad []validation.Issue) {
 		c.query[k] = query.CoerceMembers(k, members)
 	}
 	for k, vs := range values {
-		if b := notUTF8Values(k, vs); b != nil {
+		if b := validation.NotUTF8Values(k, vs); b != nil {
 			bad = append(bad, *b)
 			continue
 		}
@@ -189,8 +190,8 @@ func coerceQuery(r *http.Request, c *call) (bad []validation.Issue) {
 func coerceHeaders(r *http.Request, c *call) (bad []validation.Issue) {
 	headers := c.op.headers
 	for _, name := range headers.Properties() {
-		if vs := requestHeaderValues(r, name); len(vs) > 0 {
-			if b := notUTF8Values(name, vs); b != nil {
+		if vs := envelope.HeaderValues(r, name); len(vs) > 0 {
+			if b := validation.NotUTF8Values(name, vs); b != nil {
 				bad = append(bad, *b)
 				continue
 			}

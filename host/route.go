@@ -15,6 +15,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/querystyles"
+	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 	"github.com/wasmendpoints/endpoints/internal/mediatype"
 	"github.com/wasmendpoints/endpoints/internal/queryobject"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -47,15 +48,8 @@ type operation struct {
 	// OpenAPI style before the query is coerced.
 	queryObjects queryobject.Set
 	headers      *validation.Schema
-	body         *abi.Body
-	// bodyTypes are the declared request media types; bodySupported their
-	// names as declared, for 415.
-	bodyTypes     []*bodyType
-	bodySupported []string
-	// bodyRequired: a request without a body fails validation.
-	bodyRequired bool
-	// bodyLimit replaces the app's body limit when positive (maxBytes).
-	bodyLimit int64
+	// body is the declared request body, nil for none.
+	body *requestbody.Decl
 	// responses is nil when answers are not checked (none declared, or
 	// inferred by an SDK).
 	responses map[int]*declaredResponse
@@ -201,7 +195,7 @@ func compileOperation(comp *validation.Contract, rf routefile.Route, method stri
 			return nil, err
 		}
 		if b := c.Request.Body; b != nil {
-			if err := op.compileBody(comp, rf.File, b, base); err != nil {
+			if op.body, err = requestbody.Compile(comp, rf.File, b, base); err != nil {
 				return nil, err
 			}
 		}

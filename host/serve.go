@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/router"
@@ -134,7 +134,7 @@ func (h requestSide) refuseMethod(w http.ResponseWriter, r *http.Request, allow 
 func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt *route, op *operation) *call {
 	c := h.calls.Get().(*call)
 	c.reset(r.Context(), h.Host, set, rt, op, r)
-	if hasBody(r) {
+	if requestbody.Has(r) {
 		// The whole body must arrive within server.readTimeout of the
 		// request's start: a client declaring 500 bytes and sending 32
 		// must not hold the connection, or an instance, forever.
@@ -146,18 +146,15 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 func (h requestSide) putCall(c *call) {
 	c.closeOutbound()
 	c.endDatabases()
-	c.parent, c.req, c.w, c.bodySrc, c.route, c.op, c.spanCtx = nil, nil, nil, nil, nil, nil, nil
-	c.body, c.bodyRaw, c.out = nil, nil, nil
-	if c.multipart != nil {
-		if err := c.multipart.Close(); err != nil {
-			h.logger.Warn("removing uploaded files failed", "error", err)
-		}
-		c.multipart = nil
+	c.parent, c.req, c.w, c.route, c.op, c.spanCtx = nil, nil, nil, nil, nil, nil
+	c.out = nil
+	if err := c.body.Release(); err != nil {
+		h.logger.Warn("removing uploaded files failed", "error", err)
 	}
 	c.failure = nil
 	c.owner, c.mw, c.verify, c.principal, c.passed = nil, nil, nil, nil, edge.Passed{}
 	c.chain, c.rawParams = nil, nil
-	c.table, c.pathNames, c.pathValues, c.issues, c.bodyType, c.validated = nil, nil, nil, ValidationData{}, nil, nil
+	c.table, c.pathNames, c.pathValues, c.issues, c.validated = nil, nil, nil, ValidationData{}, nil
 	if c.buf.Cap() > 64<<10 {
 		c.buf = bytes.Buffer{}
 	}
@@ -215,42 +212,11 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 	return mwRunner{h}.runBefore(w, r, c, c.chain)
 }
 
-// notUTF8 is the issue of a parameter whose text is not UTF-8, naming the
-// first offending byte.
-func notUTF8(name, value string) validation.Issue {
-	at := 0
-	for at < len(value) {
-		r, size := utf8.DecodeRuneInString(value[at:])
-		if r == utf8.RuneError && size <= 1 {
-			break
-		}
-		at += size
-	}
-	return validation.Issue{Path: []any{strings.ToValidUTF8(name, "\uFFFD")},
-		Message: fmt.Sprintf("is not valid UTF-8: byte \\x%02x at offset %d; send text as UTF-8 (percent-encoded in a URL)", value[at], at)}
-}
-
-// notUTF8Values checks a parameter's name and values.
-func notUTF8Values(name string, values []string) *validation.Issue {
-	if !utf8.ValidString(name) {
-		i := notUTF8(name, name)
-		i.Message = "the name " + i.Message
-		return &i
-	}
-	for _, v := range values {
-		if !utf8.ValidString(v) {
-			i := notUTF8(name, v)
-			return &i
-		}
-	}
-	return nil
-}
-
 // notUTF8Members is notUTF8Values for the members of an object query
 // parameter: the issue's path names the parameter and the member.
 func notUTF8Members(param string, members map[string][]string) *validation.Issue {
 	for m, vs := range members {
-		if b := notUTF8Values(m, vs); b != nil {
+		if b := validation.NotUTF8Values(m, vs); b != nil {
 			b.Path = append([]any{param}, b.Path...)
 			return b
 		}
@@ -292,7 +258,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		writeError(w, r, http.StatusServiceUnavailable, "", nil)
 		return false
 	}
-	if c.bodySrc != nil {
+	if c.body.Streams() {
 		// A guest reading the body waits for the client at most until the
 		// call's deadline (or server.readTimeout, if sooner).
 		setReadDeadline(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.deadline)))
@@ -310,7 +276,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	// The answer, or what follows a stream (its last chunk), gets a fresh
 	// write deadline: the call's may have passed.
 	c.writeDeadline(w)
-	if c.bodySrc != nil && (c.bodySrc.hit || c.op != nil && !c.wroteHeader) {
+	if c.body.Streams() && (c.body.OverLimit() || c.op != nil && !c.wroteHeader) {
 		// What the guest left of the body (all of it past the limit) is
 		// read before the answer, so that a client still sending reads
 		// the answer rather than a reset.
@@ -335,7 +301,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	if ok {
 		return true
 	}
-	if waits := (*databaseWaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
+	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
 		h.answerDatabaseWaits(w, r, waits, failureData{Route: c.route.file})
 		return false
 	}
@@ -450,7 +416,7 @@ func (op *operation) checkDeclared(status int, header http.Header, body []byte) 
 	}
 	v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt})
 	if err != nil {
-		issue := jsonIssue(err)
+		issue := validation.DecodeIssue(err)
 		issue.Message = "the body is not valid JSON: " + issue.Message
 		return []validation.Issue{issue}
 	}
@@ -462,7 +428,7 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 	c := h.getCall(w, r, t.set, rt, nil)
 	defer h.putCall(c)
 	if r.ContentLength > limit {
-		h.answerBody(w, r, c, bodyTooLarge, limit)
+		h.answerBody(w, r, c, requestbody.TooLarge, limit)
 		return
 	}
 	c.pathNames, c.pathValues = res.Names, res.Params
@@ -470,8 +436,8 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 		return
 	}
 	c.w = w
-	if hasBody(r) {
-		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
+	if requestbody.Has(r) {
+		c.body.Stream(r.Body, limit)
 		// A plain route may answer while it still reads the body (an echo,
 		// a transform); HTTP/1 servers otherwise stop the body at the
 		// first write.
@@ -491,12 +457,12 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 			mwRunner{h}.runAfter(r, c, c.chain, c.status, true, nil)
 		}
 	}
-	if c.bodySrc != nil {
+	if c.body.Streams() {
 		// Read what the guest left of the body now. In full-duplex mode
 		// net/http would otherwise read it while closing the request, and
 		// the background read that starts at its end races the next
 		// request on the connection ("invalid concurrent Body.Read call").
-		if _, err := io.Copy(io.Discard, c.bodySrc); errors.Is(err, errBodyTooLarge) {
+		if err := c.body.Drain(); errors.Is(err, requestbody.ErrTooLarge) {
 			h.discardBody(w, r, c)
 		}
 	}
@@ -527,14 +493,4 @@ func setWriteDeadline(w http.ResponseWriter, t time.Time) {
 		return
 	}
 	_ = http.NewResponseController(w).SetWriteDeadline(t)
-}
-
-// requestHeaderValues returns the values of the request header name, Host
-// included: net/http moves Host from Header to Request.Host, but a guest
-// reads every header the client sent (abi/README.md §3).
-func requestHeaderValues(r *http.Request, name string) []string {
-	if r.Host != "" && strings.EqualFold(name, "host") {
-		return []string{r.Host}
-	}
-	return r.Header.Values(name)
 }

@@ -1,10 +1,11 @@
-package host
+package requestbody
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"mime"
 	"net/http"
@@ -62,8 +63,8 @@ func (bt *bodyType) specificity(typ, sub string) int {
 
 // compileBody compiles the request body declaration of an operation of
 // the module file.
-func (op *operation) compileBody(comp *validation.Contract, file string, b *abi.Body, base string) error {
-	op.body, op.bodyRequired, op.bodyLimit = b, b.IsRequired(), b.MaxBytes
+func (op *Decl) compileBody(comp *validation.Contract, file string, b *abi.Body, base string) error {
+	op.bodyRequired, op.bodyLimit = b.IsRequired(), b.MaxBytes
 	if b.Schema != nil {
 		s, err := comp.Compile(base + "/request/body/schema")
 		if err != nil {
@@ -121,7 +122,7 @@ func (op *operation) compileBody(comp *validation.Contract, file string, b *abi.
 // bodyTypeFor picks the declared type a request's Content-Type matches,
 // the most specific first; it also returns the request's media type in
 // lower case without parameters. A JSON type only matches a body in UTF-8.
-func (op *operation) bodyTypeFor(contentType string) (*bodyType, string) {
+func (op *Decl) bodyTypeFor(contentType string) (*bodyType, string) {
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return nil, ""
@@ -155,14 +156,15 @@ const (
 
 // readDeclaredBody reads, decodes and validates a request body of type bt
 // into c, adding any problems to issues.
-func (h requestSide) readDeclaredBody(w http.ResponseWriter, r *http.Request, c *call, bt *bodyType, limit int64, issues *ValidationData) bodyOutcome {
-	if bt.kind == bodyRaw && c.op.contract.Idempotency == nil {
+func (c *Body) readDeclaredBody(r *http.Request, bt *bodyType, o Options, issues *[]validation.Issue) bodyOutcome {
+	limit := o.Limit
+	if bt.kind == bodyRaw && !o.Idempotent {
 		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
 		c.bodyPresent = true
 		return bodyRead
 	}
 	if bt.kind == bodyMultipart {
-		return h.readMultipart(w, r, c, bt, limit, issues)
+		return c.readMultipart(r, bt, o, issues)
 	}
 	raw, outcome := c.readWhole(r, limit)
 	if outcome != bodyRead {
@@ -179,25 +181,25 @@ func (h requestSide) readDeclaredBody(w http.ResponseWriter, r *http.Request, c 
 	if bt.kind == bodyForm {
 		form, err := formdata.ParseForm(raw)
 		if err != nil {
-			issues.Body = []validation.Issue{{Path: []any{}, Message: err.Error()}}
+			*issues = []validation.Issue{{Path: []any{}, Message: err.Error()}}
 			return bodyRead
 		}
 		obj := make(map[string]any, len(form))
 		for k, vs := range form {
-			if b := notUTF8Values(k, vs); b != nil {
-				issues.Body = append(issues.Body, *b)
+			if b := validation.NotUTF8Values(k, vs); b != nil {
+				*issues = append(*issues, *b)
 				continue
 			}
 			obj[k] = bt.schema.CoerceStrings(k, vs)
 		}
-		if issues.Body == nil {
-			issues.Body = c.takeObject(bt, obj)
+		if *issues == nil {
+			*issues = c.takeObject(bt, obj)
 		}
 		return bodyRead
 	}
-	v, canonical, err := jsonvalue.Decode(raw, jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth, MaxValues: c.set.opts.Limits.JSONValues})
+	v, canonical, err := jsonvalue.Decode(raw, o.JSON)
 	if err != nil {
-		issues.Body = []validation.Issue{jsonIssue(err)}
+		*issues = []validation.Issue{validation.DecodeIssue(err)}
 		return bodyRead
 	}
 	// The guest gets what was validated: the bytes as received only when
@@ -207,23 +209,14 @@ func (h requestSide) readDeclaredBody(w http.ResponseWriter, r *http.Request, c 
 		c.bodyJSON = false
 	}
 	if bt.schema != nil {
-		issues.Body = bt.schema.Validate(v)
+		*issues = bt.schema.Validate(v)
 	}
 	return bodyRead
 }
 
-// jsonIssue is the validation issue of a JSON body that did not decode.
-func jsonIssue(err error) validation.Issue {
-	var je *jsonvalue.Error
-	if errors.As(err, &je) {
-		return validation.Issue{Path: je.Path, Message: je.Message}
-	}
-	return validation.Issue{Path: []any{}, Message: err.Error()}
-}
-
 // takeObject keeps a decoded form as the request body, with defaults, and
 // returns its issues.
-func (c *requestPart) takeObject(bt *bodyType, obj map[string]any) []validation.Issue {
+func (c *Body) takeObject(bt *bodyType, obj map[string]any) []validation.Issue {
 	c.body = obj
 	if bt.schema == nil {
 		return nil
@@ -234,13 +227,14 @@ func (c *requestPart) takeObject(bt *bodyType, obj map[string]any) []validation.
 
 // readMultipart decodes a multipart/form-data body: fields and file names
 // are validated as one object, files are kept for file_read.
-func (h requestSide) readMultipart(w http.ResponseWriter, r *http.Request, c *call, bt *bodyType, limit int64, issues *ValidationData) bodyOutcome {
+func (c *Body) readMultipart(r *http.Request, bt *bodyType, o Options, issues *[]validation.Issue) bodyOutcome {
+	limit := o.Limit
 	if r.ContentLength > limit {
 		return bodyTooLarge
 	}
 	boundary, err := formdata.Boundary(r.Header.Get("Content-Type"))
 	if err != nil {
-		issues.Body = []validation.Issue{{Path: []any{}, Message: err.Error()}}
+		*issues = []validation.Issue{{Path: []any{}, Message: err.Error()}}
 		return bodyRead
 	}
 	c.bodyTouched = true // the Content-Length was within the limit
@@ -251,15 +245,15 @@ func (h requestSide) readMultipart(w http.ResponseWriter, r *http.Request, c *ca
 		return bodyTooLarge
 	case errors.As(err, &fe):
 		c.bodyRead = true
-		issues.Body = []validation.Issue{{Path: []any{}, Message: fe.Error()}}
+		*issues = []validation.Issue{{Path: []any{}, Message: fe.Error()}}
 		return bodyRead
 	case errors.Is(err, formdata.ErrStorage):
 		c.bodyRead = true
-		h.logger.Error("keeping an uploaded file failed; check the temporary directory", "route", c.route.file, "error", err)
+		o.Logger.Error("keeping an uploaded file failed; check the temporary directory", "route", o.Route, "error", err)
 		return bodyUnstored
 	case err != nil:
 		c.bodyRead = true
-		h.logger.Debug("reading a multipart request body failed", "route", c.route.file, "error", err)
+		o.Logger.Debug("reading a multipart request body failed", "route", o.Route, "error", err)
 		return readFailure(err)
 	}
 	c.bodyRead = true
@@ -289,16 +283,16 @@ func (h requestSide) readMultipart(w http.ResponseWriter, r *http.Request, c *ca
 	obj := make(map[string]any, len(values))
 	var bad []validation.Issue
 	for k, vs := range values {
-		if b := notUTF8Values(k, vs); b != nil {
+		if b := validation.NotUTF8Values(k, vs); b != nil {
 			bad = append(bad, *b)
 			continue
 		}
 		if ct, field := fieldTypes[k]; field && counts[k] == 1 && bt.schema.JSONPart(k, mediatype.IsJSON(ct) || ct == "text/plain") {
 			// An object or array field sent as one JSON part (OpenAPI's
 			// default encoding for an object property).
-			v, _, err := jsonvalue.Decode([]byte(vs[0]), jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth, MaxValues: c.set.opts.Limits.JSONValues})
+			v, _, err := jsonvalue.Decode([]byte(vs[0]), o.JSON)
 			if err != nil {
-				is := jsonIssue(err)
+				is := validation.DecodeIssue(err)
 				is.Path = append([]any{k}, is.Path...)
 				is.Message = "part " + strconv.Quote(k) + " is not JSON: " + is.Message
 				bad = append(bad, is)
@@ -310,10 +304,10 @@ func (h requestSide) readMultipart(w http.ResponseWriter, r *http.Request, c *ca
 		obj[k] = bt.schema.CoerceStrings(k, vs)
 	}
 	if bad != nil {
-		issues.Body = append(bad, typeIssues...)
+		*issues = append(bad, typeIssues...)
 		return bodyRead
 	}
-	issues.Body = append(c.takeObject(bt, obj), typeIssues...)
+	*issues = append(c.takeObject(bt, obj), typeIssues...)
 	return bodyRead
 }
 
@@ -330,8 +324,10 @@ func mediaMatches(allowed, ct string) bool {
 	return a == ct
 }
 
-// readFile serves file_read: the next bytes of one uploaded file.
-func (c *call) readFile(index int32, dst []byte) (int, abi.Errno) {
+// ReadFile serves file_read: the next bytes of the uploaded file at index
+// (in the order of the envelope's "files"). A file that cannot be read is
+// logged, naming route (the module file), and is abi.ErrIO to the guest.
+func (c *Body) ReadFile(index int32, dst []byte, logger *slog.Logger, route string) (int, abi.Errno) {
 	if c.multipart == nil || index < 0 || int(index) >= len(c.multipart.Files) {
 		return 0, abi.ErrNotFound
 	}
@@ -340,59 +336,9 @@ func (c *call) readFile(index int32, dst []byte) (int, abi.Errno) {
 	case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return n, 0
 	default:
-		c.logger.Error("reading an uploaded file failed", "route", c.route.file, "error", err)
+		logger.Error("reading an uploaded file failed", "route", route, "error", err)
 		return 0, abi.ErrIO
 	}
-}
-
-// stepContentType is step 5: the media type of a body against those the
-// operation declares (415).
-func stepContentType(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
-	op := c.op
-	if op.body == nil || !hasBody(r) {
-		return true
-	}
-	ct := r.Header.Get("Content-Type")
-	bt, mt := op.bodyTypeFor(ct)
-	if bt == nil {
-		h.refuse(w, r, c, c.table, &abi.ValidationFailure{Kind: abi.FailureMediaType, Status: http.StatusUnsupportedMediaType, Part: abi.PartBody.String(), Received: ct, SupportedMediaTypes: op.bodySupported})
-		return false
-	}
-	c.bodyType, c.contentType = bt, mt
-	return true
-}
-
-// stepBody is step 6: the body's size (413), then its parsing, whose
-// issues step 7 reports with the other parts'.
-func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
-	op := c.op
-	limit := limitBodyBytes(c.set.opts.Limits)
-	if op.bodyLimit > 0 {
-		limit = op.bodyLimit
-	}
-	switch {
-	case c.bodyType != nil:
-		if h.answerBody(w, r, c, h.readDeclaredBody(w, r, c, c.bodyType, limit, &c.issues), limit) {
-			return false
-		}
-	case op.body == nil && hasBody(r) && op.contract.Idempotency != nil:
-		// No body schema: an idempotent request counts by its raw bytes.
-		raw, outcome := c.readWhole(r, limit)
-		if h.answerBody(w, r, c, outcome, limit) {
-			return false
-		}
-		c.bodyRaw = raw
-	case op.body == nil && hasBody(r):
-		if r.ContentLength > limit {
-			h.answerBody(w, r, c, bodyTooLarge, limit)
-			return false
-		}
-		c.bodySrc = &bodyLimit{r: r.Body, left: limit}
-	}
-	if op.body != nil && !c.bodyPresent && c.issues.Body == nil && op.bodyRequired {
-		c.issues.Body = []validation.Issue{{Path: []any{}, Message: "a request body is required (" + strings.Join(op.bodySupported, ", ") + ")"}}
-	}
-	return true
 }
 
 // hasBody reports whether the request carries a body.
@@ -403,7 +349,7 @@ func hasBody(r *http.Request) bool {
 // readWhole reads the whole request body up to limit. It records that
 // reading began (bodyTouched) and, unless the limit stopped it, that the
 // body is done with (bodyRead).
-func (c *requestPart) readWhole(r *http.Request, limit int64) ([]byte, bodyOutcome) {
+func (c *Body) readWhole(r *http.Request, limit int64) ([]byte, bodyOutcome) {
 	if r.ContentLength > limit {
 		return nil, bodyTooLarge
 	}
@@ -431,30 +377,6 @@ func readFailure(err error) bodyOutcome {
 		return bodyTimedOut
 	}
 	return bodyFailed
-}
-
-// answerBody answers a request whose body the host could not take and
-// reports whether it did: 413 over the limit, 408 too slow, 400 broken off,
-// 500 when an upload could not be stored.
-func (h requestSide) answerBody(w http.ResponseWriter, r *http.Request, c *call, outcome bodyOutcome, limit int64) bool {
-	if outcome != bodyRead {
-		c.writeDeadline(w)
-	}
-	switch outcome {
-	case bodyTooLarge:
-		h.discardBody(w, r, c)
-		writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
-	case bodyTimedOut:
-		w.Header().Set("Connection", "close")
-		writeError(w, r, http.StatusRequestTimeout, "", map[string]string{"error": fmt.Sprintf("the request body did not arrive within %s (server.readTimeout)", time.Duration(c.set.server.ReadTimeout))})
-	case bodyFailed:
-		writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
-	case bodyUnstored:
-		writeError(w, r, http.StatusInternalServerError, "", nil)
-	default:
-		return false
-	}
-	return true
 }
 
 // errBodyTooLarge is the error of a bodyLimit read past its limit.
@@ -490,14 +412,16 @@ func (b *bodyLimit) Read(p []byte) (int, error) {
 // and throws away before answering.
 const maxDiscardBytes = 16 << 20
 
-// discardBody reads what is left of a request body the host refuses, so a
+// Discard reads what is left of a request body the host refuses, so a
 // client that sends its whole body before it reads the answer (most do,
 // without Expect: 100-continue) gets the answer instead of a connection
 // reset: closing a connection with unread bytes resets it. It reads at most
-// maxDiscardBytes, within server.readTimeout; past that the connection is
-// closed after the answer. A client that asked for 100-continue and was
-// not told to send has sent nothing, and nothing is read.
-func (h requestSide) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
+// maxDiscardBytes, within readTimeout (server.readTimeout) and 5 s; past
+// that the connection is closed after the answer (w's Connection: close).
+// A client that asked for 100-continue and was not told to send has sent
+// nothing, and nothing is read. A body read whole, or discarded, is not
+// read again.
+func (c *Body) Discard(w http.ResponseWriter, r *http.Request, readTimeout time.Duration) {
 	if !hasBody(r) || c.bodyRead {
 		return
 	}
@@ -509,16 +433,17 @@ func (h requestSide) discardBody(w http.ResponseWriter, r *http.Request, c *call
 	if !c.bodyTouched && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
 		return
 	}
-	setReadDeadline(w, time.Now().Add(min(time.Duration(c.set.server.ReadTimeout), 5*time.Second)))
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(min(readTimeout, 5*time.Second)))
 	n, err := io.Copy(io.Discard, io.LimitReader(r.Body, maxDiscardBytes))
 	if err != nil || n == maxDiscardBytes {
 		w.Header().Set("Connection", "close")
 	}
 }
 
-// readBody serves body_read: from the bytes already read for validation,
-// or from the request as the guest asks.
-func (c *requestPart) readBody(dst []byte) (int, abi.Errno) {
+// ReadBody serves body_read: from the bytes already read for validation,
+// or from the request as the guest asks (within the limit, past which it
+// is abi.ErrBodyTooLarge).
+func (c *Body) ReadBody(dst []byte) (int, abi.Errno) {
 	if c.bodyRaw != nil {
 		n := copy(dst, c.bodyRaw[c.bodyPos:])
 		c.bodyPos += n

@@ -1,0 +1,157 @@
+package dbgate_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/database"
+	_ "github.com/wasmendpoints/endpoints/database/postgres"
+	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
+	"github.com/wasmendpoints/endpoints/internal/appdb"
+)
+
+// records is a slog.Handler that keeps each record as "LEVEL message
+// database=name".
+type records struct{ lines *[]string }
+
+func (r records) Enabled(context.Context, slog.Level) bool { return true }
+func (r records) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r records) WithGroup(string) slog.Handler            { return r }
+func (r records) Handle(_ context.Context, rec slog.Record) error {
+	line := rec.Level.String() + " " + strings.SplitN(rec.Message, ":", 2)[0]
+	rec.Attrs(func(a slog.Attr) bool {
+		if a.Key == "database" {
+			line += " database=" + a.Value.String()
+		}
+		return true
+	})
+	*r.lines = append(*r.lines, line)
+	return nil
+}
+
+func TestNoteLogsEachChangeOnce(t *testing.T) {
+	down := &database.Error{Code: database.CodeUnavailable, Message: "connection refused"}
+	broken := errors.New("migration 2 failed")
+	tests := []struct {
+		name     string
+		attempts []appdb.Attempt
+		want     []string
+	}{
+		{"an unreachable database, once however many attempts fail",
+			[]appdb.Attempt{{Pending: map[string]error{"main": down}}, {Pending: map[string]error{"main": down}}},
+			[]string{"WARN database not ready database=main"}},
+		{"then reached",
+			[]appdb.Attempt{{Pending: map[string]error{"main": down}}, {Applied: []appdb.Migration{{Database: "main", File: "server/migrations/1_a.sql"}}}},
+			[]string{"WARN database not ready database=main", "INFO migration applied database=main", "INFO database ready database=main"}},
+		{"a failed migration is logged where it failed, not as unreachable",
+			[]appdb.Attempt{{Failed: []error{broken}, Pending: map[string]error{"main": broken}}},
+			[]string{"ERROR migration failed"}},
+		{"two databases in name order",
+			[]appdb.Attempt{{Pending: map[string]error{"b": down, "a": down}}, {}},
+			[]string{"WARN database not ready database=a", "WARN database not ready database=b", "INFO database ready database=a", "INFO database ready database=b"}},
+		{"nothing waits: nothing logged", []appdb.Attempt{{}, {}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var lines []string
+			logger := slog.New(records{&lines})
+			var r dbgate.Retry
+			for _, a := range tt.attempts {
+				r.Note(logger, a)
+			}
+			if strings.Join(lines, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("logged\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestRetryAfterIsAtLeastASecond(t *testing.T) {
+	var r dbgate.Retry
+	if got := r.RetryAfter(); got != "1" {
+		t.Errorf("RetryAfter() with no attempt planned = %q, want 1", got)
+	}
+}
+
+func TestClosedRetryDoesNotStart(t *testing.T) {
+	set := appdb.New(t.TempDir(), map[string]config.Database{})
+	defer set.Close()
+	var r dbgate.Retry
+	r.Close()
+	r.Start(set, slog.New(slog.DiscardHandler), appdb.Backoff{Min: 1, Max: 1})
+	if r.Running() {
+		t.Error("Start after Close runs attempts")
+	}
+}
+
+func TestMigrateWithNothingToApply(t *testing.T) {
+	dir := t.TempDir()
+	set := appdb.New(dir, map[string]config.Database{"main": {Driver: config.DatabaseSQLite, Path: filepath.Join(dir, "main.db")}})
+	defer set.Close()
+	var r dbgate.Retry
+	defer r.Close()
+	if err := r.Migrate(context.Background(), set, slog.New(slog.DiscardHandler), appdb.Backoff{Min: 1, Max: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if r.Running() {
+		t.Error("attempts run with no database waiting")
+	}
+}
+
+func TestWaitsErrorNamesTheDatabase(t *testing.T) {
+	err := &dbgate.WaitsError{Database: "main", Err: errors.New("connection refused")}
+	if got, want := err.Error(), `database "main" is not ready: connection refused`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// TestGateStopsACallOnAWaitingDatabase runs against a PostgreSQL address
+// where nothing listens: its migrations wait, the retry runs until Close,
+// and a statement on it panics with a *WaitsError naming it.
+func TestGateStopsACallOnAWaitingDatabase(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	dir := t.TempDir()
+	migrations := filepath.Join(dir, filepath.FromSlash(appdb.MigrationsDir))
+	if err := os.MkdirAll(migrations, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(migrations, "001-init.sql"), []byte("create table t (id int);"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set := appdb.New(dir, map[string]config.Database{"main": {Driver: config.DatabasePostgres, URL: "postgres://u:p@" + addr + "/db?connect_timeout=2"}})
+	defer set.Close()
+	var r dbgate.Retry
+	if err := r.Migrate(context.Background(), set, slog.New(slog.DiscardHandler), appdb.Backoff{Min: time.Hour, Max: time.Hour}); err != nil {
+		t.Fatalf("Migrate: %v, want the database to wait", err)
+	}
+	if !r.Running() {
+		t.Error("no attempts run for the database that waits")
+	}
+	g := dbgate.New(appdb.NewSession(set, context.Background(), time.Now().Add(time.Minute), 1<<10, appdb.Hooks{}), set)
+	func() {
+		defer func() {
+			var waits *dbgate.WaitsError
+			if err, _ := recover().(error); !errors.As(err, &waits) || waits.Database != "main" {
+				t.Errorf("a statement on the waiting database panicked with %v, want a *WaitsError for main", err)
+			}
+		}()
+		g.Run([]byte("main"), []byte("select 1"), []byte("[]"), false)
+	}()
+	r.Close()
+	if r.Running() {
+		t.Error("attempts still run after Close")
+	}
+}
