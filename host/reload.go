@@ -313,8 +313,8 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 			shared[p] = true
 		}
 	}
-	if other.runtime != nil {
-		shared[other.runtime.pool] = true
+	if p := other.runtime.livePool(); p != nil {
+		shared[p] = true
 	}
 	var out []*engine.Pool
 	for _, f := range t.files {
@@ -322,8 +322,8 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 			out = append(out, p)
 		}
 	}
-	if t.runtime != nil && !shared[t.runtime.pool] {
-		out = append(out, t.runtime.pool)
+	if p := t.runtime.livePool(); p != nil && !shared[p] {
+		out = append(out, p)
 	}
 	for _, m := range other.middleware {
 		shared[m.pool] = true
@@ -543,7 +543,7 @@ func (l *loading) runtimeDeclaration() {
 	case prev == nil || hash != prev.runtimeHash:
 		var rm *runtimeModule
 		if data != nil {
-			rm, err = loadRuntime(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits))
+			rm, err = loadRuntime(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits), l.h.opts.Mode == Development)
 		}
 		if err != nil {
 			l.problem(err, true)
@@ -717,6 +717,7 @@ func (l *loading) document() {
 		}
 	}
 	l.noteWarnings()
+	t.runtime.release(l.ctx) // the document is built: see runtimeModule
 	if err != nil {
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
 		l.problem(t.docErr, true)
