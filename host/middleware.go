@@ -39,6 +39,10 @@ type middleware struct {
 	decl abi.Middleware
 	// before, after and verifies say which exports it has.
 	before, after, verifies bool
+	// index is its place in the declaration of the bundle that serves it
+	// (abi.Bundle.Middleware), on the bundle's pool; -1 for a module of
+	// its own.
+	index int
 }
 
 // applies reports whether m wraps requests to the route (client form)
@@ -87,7 +91,7 @@ func loadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 		return nil, err
 	}
 	compiled := c.Compiled()
-	m := &middleware{file: file, name: strings.TrimSuffix(path.Base(file), routefile.Extension)}
+	m := &middleware{file: file, name: strings.TrimSuffix(path.Base(file), routefile.Extension), index: -1}
 	if err := m.checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
 		_ = c.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -136,23 +140,55 @@ func loadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 				*flag = true
 			}
 		}
-		for i, p := range m.decl.Routes {
-			if err := openapi.CheckRoutePattern(p); err != nil {
-				return fail(fmt.Errorf("%s: middleware declaration: /routes/%d: pattern %q: %v", file, i, p, err))
-			}
-		}
-		for i, meth := range m.decl.Methods {
-			if !slices.Contains(routefile.Methods, strings.ToLower(meth)) || meth != strings.ToUpper(meth) {
-				return fail(fmt.Errorf("%s: middleware declaration: /methods/%d: %q: want an upper-case method such as \"POST\"", file, i, meth))
-			}
-		}
-		if err := edge.CheckMiddlewareResponses(file, m.decl.Responses); err != nil {
+		if err := m.checkDeclaration(); err != nil {
 			return fail(err)
 		}
 	}
 	m.pool.Park(in)
 	e.CompileLater(m.pool)
 	return m, nil
+}
+
+// checkDeclaration checks what the declaration selects (route patterns,
+// methods) and the answers it declares; errors name m.file.
+func (m *middleware) checkDeclaration() error {
+	for i, p := range m.decl.Routes {
+		if err := openapi.CheckRoutePattern(p); err != nil {
+			return fmt.Errorf("%s: middleware declaration: /routes/%d: pattern %q: %v", m.file, i, p, err)
+		}
+	}
+	for i, meth := range m.decl.Methods {
+		if !slices.Contains(routefile.Methods, strings.ToLower(meth)) || meth != strings.ToUpper(meth) {
+			return fmt.Errorf("%s: middleware declaration: /methods/%d: %q: want an upper-case method such as \"POST\"", m.file, i, meth)
+		}
+	}
+	return edge.CheckMiddlewareResponses(m.file, m.decl.Responses)
+}
+
+// call calls one export of the middleware on an instance: its own
+// module's, or a bundle's export for its index.
+func (m *middleware) call(in *engine.Instance, mc *call, export string) ([]uint64, error) {
+	if m.index < 0 {
+		fn := in.Before
+		switch export {
+		case abi.ExportAfter:
+			fn = in.After
+		case abi.ExportVerify:
+			fn = in.Verify
+		}
+		return fn.Call(mc)
+	}
+	fn, name := in.BeforeRoute, abi.ExportBeforeRoute
+	switch export {
+	case abi.ExportAfter:
+		fn, name = in.AfterRoute, abi.ExportAfterRoute
+	case abi.ExportVerify:
+		fn, name = in.VerifyRoute, abi.ExportVerifyRoute
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("%s: the bundle declares middleware %q but does not export %q (abi/README.md §9)", m.file, m.name, name)
+	}
+	return fn.Call(mc, uint64(m.index))
 }
 
 // checkExports checks the exports of a middleware module and records
@@ -279,15 +315,8 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 		h.logger.Warn("no instance for the request", "middleware", m.file, "error", err)
 		return 0, false
 	}
-	fn := in.Before
-	switch export {
-	case abi.ExportAfter:
-		fn = in.After
-	case abi.ExportVerify:
-		fn = in.Verify
-	}
 	span := mc.startSpan(StepGuest, export)
-	res, err := fn.Call(mc)
+	res, err := m.call(in, mc, export)
 	if waits := (*databaseWaitsError)(nil); errors.As(err, &waits) {
 		mc.dbWaits = waits
 	}

@@ -26,6 +26,9 @@ type module struct {
 	// abi.ExportHandleRoute receives; -1 for a module of one route. The
 	// modules of a bundle's routes share its pool.
 	index int
+	// middleware are those the bundle serves too (abi.Bundle.Middleware),
+	// the same on each of its routes' modules; nil elsewhere.
+	middleware []*middleware
 }
 
 // handle calls the handler of an instance of the module for one request.

@@ -320,6 +320,7 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 	for _, f := range t.files {
 		if p := f.pool(); p != nil && !shared[p] {
 			out = append(out, p)
+			shared[p] = true // a bundle's middleware share it
 		}
 	}
 	if p := t.runtime.livePool(); p != nil && !shared[p] {
@@ -331,6 +332,7 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 	for _, m := range t.middleware {
 		if !shared[m.pool] {
 			out = append(out, m.pool)
+			shared[m.pool] = true
 		}
 	}
 	return out
@@ -377,6 +379,7 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 	}
 	l.middlewareFiles()
 	l.assemble(files, routes())
+	l.bundledMiddleware()
 	l.noteRemoved()
 	l.document()
 	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(l.t.problems), "took", time.Since(start).Round(time.Millisecond))
