@@ -559,3 +559,32 @@ func TestBundleMiddleware(t *testing.T) {
 		})
 	}
 }
+
+// TestBundleMiddlewareReload: a reload that leaves the bundle as it was
+// keeps its middleware (once), and a new bundle brings its own: renamed,
+// the middleware takes its new place in the order.
+func TestBundleMiddlewareReload(t *testing.T) {
+	t.Parallel()
+	fileMW := mwModule{data: []string{"x-order", "f"}, before: `(drop (call $add_header $0 $1)) (i32.const 0)`}
+	a := newApp(t).watSource("server/bundles/w.wasm", bundleWithMiddleware(twoMiddleware)).middleware("20-file", fileMW)
+	h, _ := a.host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	order := func() string { return strings.Join(do(t, srv, "GET", "/api/a", "").header.Values("X-Order"), ",") }
+	if got := order(); got != "b0,f,a0" {
+		t.Fatalf("x-order = %q, want b0,f,a0", got)
+	}
+	if rep := h.Reload(context.Background()); len(rep.Problems) > 0 || rep.Refused {
+		t.Fatalf("reload of the same files: problems %v, refused %v", rep.Problems, rep.Refused)
+	}
+	if got := order(); got != "b0,f,a0" {
+		t.Errorf("after a reload of the same files, x-order = %q, want b0,f,a0", got)
+	}
+	a.watSource("server/bundles/w.wasm", bundleWithMiddleware(strings.Replace(twoMiddleware, `"10-b"`, `"40-b"`, 1)))
+	if rep := h.Reload(context.Background()); len(rep.Problems) > 0 || rep.Refused {
+		t.Fatalf("reload of the new bundle: problems %v, refused %v", rep.Problems, rep.Refused)
+	}
+	if got := order(); got != "f,b0,a0" {
+		t.Errorf("after the middleware was renamed 40-b, x-order = %q, want f,b0,a0", got)
+	}
+}
