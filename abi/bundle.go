@@ -31,6 +31,16 @@ const (
 	// "onValidationError": true, with the route's index.
 	ExportOnValidationErrorRoute = "endpoints_on_validation_error_route"
 
+	// ExportBeforeRoute, ExportAfterRoute and ExportVerifyRoute are a
+	// bundle's middleware exports: (middleware i32) -> i32, called like
+	// [ExportBefore], [ExportAfter] and [ExportVerify] for the middleware
+	// of that index in the declaration's "middleware" list (from 0),
+	// for each phase its declaration lists. Required when the list is
+	// not empty; a bundle without middleware never needs them.
+	ExportBeforeRoute = "endpoints_before_route"
+	ExportAfterRoute  = "endpoints_after_route"
+	ExportVerifyRoute = "endpoints_verify_route"
+
 	// BundleMaxBytes bounds a bundle's declaration (16 MiB), in place of
 	// [ContractMaxBytes], which bounds each of its routes' contracts, as
 	// [ContractMaxObjects] does: a bundle of many routes is not one large
@@ -52,6 +62,23 @@ type Bundle struct {
 	// Routes are the routes the module serves, in the order of the
 	// indexes [ExportHandleRoute] receives. At least one.
 	Routes []BundleRoute `json:"routes"`
+	// Middleware are middleware the module serves as well, in the order
+	// of the indexes [ExportBeforeRoute] receives: modules of
+	// [MiddlewareDir] linked into the bundle, so that they share its
+	// code. Empty in a bundle of routes alone.
+	Middleware []BundleMiddleware `json:"middleware,omitempty"`
+}
+
+// BundleMiddleware is one middleware of a [Bundle].
+type BundleMiddleware struct {
+	// Name is the name its module would have in [MiddlewareDir], without
+	// .wasm ("10-audit"): it orders the middleware among the others, and
+	// names it for a security scheme's verifier. No two middleware of an
+	// app share one.
+	Name string `json:"name"`
+	// Declaration is what its [ExportMiddleware] would return, with
+	// Phases listing each export it implements (at least one).
+	Declaration Middleware `json:"declaration"`
 }
 
 // BundleRoute is one route of a [Bundle].

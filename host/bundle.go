@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/abi/contract"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
@@ -50,6 +53,10 @@ func bundleRoutes(file string, mod *module) ([]*route, error) {
 	if err != nil {
 		return nil, err
 	}
+	mws, err := bundleMiddleware(file, decl, mod.pool)
+	if err != nil {
+		return nil, err
+	}
 	var scratch router.Router[*route]
 	routes := make([]*route, 0, len(decl.Routes))
 	for i, br := range decl.Routes {
@@ -61,7 +68,7 @@ func bundleRoutes(file string, mod *module) ([]*route, error) {
 		// Errors about the route name the bundle and the route, as a
 		// single-route module's name its file.
 		rf.File = fmt.Sprintf("%s (%s)", file, br.Route)
-		m := &module{file: file, pool: mod.pool, hookExported: mod.hookExported, index: i}
+		m := &module{file: file, pool: mod.pool, hookExported: mod.hookExported, index: i, middleware: mws}
 		if c := bytes.TrimSpace(br.Contract); len(c) > 0 && !bytes.Equal(c, []byte("null")) {
 			m.contractJSON = bytes.Clone(c)
 			// Each route's contract is bounded as a module's is.
@@ -103,4 +110,57 @@ func parseBundle(file string, data []byte) (*abi.Bundle, error) {
 		return nil, fmt.Errorf("%s: /routes: %d routes; a bundle has at most %d: split it in two", file, len(decl.Routes), abi.BundleMaxRoutes)
 	}
 	return &decl, nil
+}
+
+// bundleMiddleware makes the middleware a bundle's declaration lists, each
+// served by the bundle's pool with its index. Errors name the bundle and
+// the entry.
+func bundleMiddleware(file string, decl *abi.Bundle, pool *engine.Pool) ([]*edge.Middleware, error) {
+	out := make([]*edge.Middleware, 0, len(decl.Middleware))
+	for i, bm := range decl.Middleware {
+		where := fmt.Sprintf("%s: /middleware/%d", file, i)
+		for _, o := range out {
+			if o.Name == bm.Name {
+				return nil, fmt.Errorf("%s/name: %q names middleware %d already", where, bm.Name, o.Index)
+			}
+		}
+		m, err := edge.BundledMiddleware(file, where, pool, i, bm)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// bundledMiddleware adds the middleware the table's bundles serve to those
+// of server/middleware, in name order. One whose name another middleware
+// of the app has already (a module an earlier build left in
+// server/middleware, another bundle's) is a problem, and left out.
+func (l *loading) bundledMiddleware() {
+	t := l.t
+	// Those of the previous table's bundles, kept with its middleware
+	// when server/middleware could not be read, are this table's again.
+	t.middleware = slices.DeleteFunc(slices.Clone(t.middleware), func(m *edge.Middleware) bool { return m.Index >= 0 })
+	added := false
+	for _, f := range slices.Sorted(maps.Keys(t.files)) {
+		lf := t.files[f]
+		for _, r := range slices.Concat(lf.routes, lf.held) {
+			if r.mod == nil || r.mod.middleware == nil {
+				continue
+			}
+			for _, m := range r.mod.middleware {
+				if other := edge.MiddlewareNamed(t.middleware, m.Name); other != nil {
+					l.problem(fmt.Errorf("%s: middleware %q: %s has that name already: remove one of them (endpoints build links Go middleware into the bundle)", m.File, m.Name, other.File), true)
+					continue
+				}
+				t.middleware = append(t.middleware, m)
+				added = true
+			}
+			break // the bundle's routes share one list
+		}
+	}
+	if added {
+		slices.SortStableFunc(t.middleware, func(a, b *edge.Middleware) int { return strings.Compare(a.Name, b.Name) })
+	}
 }

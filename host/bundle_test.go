@@ -475,3 +475,116 @@ func manyDefs(n int) string {
 	}
 	return strings.Join(defs, ",")
 }
+
+// bundleWithMiddleware is threeRoutes with two middleware: 10-b, on
+// /api/**, adds x-order "b0" before the handler and "a0" after it; 30-b,
+// on POST /b, answers 403 "d" in the handler's place.
+func bundleWithMiddleware(middleware string) string {
+	decl := strings.TrimSuffix(threeRoutes, "]}") + `], "middleware": ` + middleware + `}`
+	src := strings.TrimSuffix(bundleWAT(decl, true), ")\n")
+	return src + `  (data (i32.const 3000) "x-order")
+  (func (export "endpoints_before_route") (param $m i32) (result i32)
+    (if (i32.eq (local.get $m) (i32.const 1)) (then
+      (drop (call $set_status (i32.const 403)))
+      (i32.store8 (i32.const 0) (i32.const 100))
+      (drop (call $write (i32.const 0) (i32.const 1)))
+      (return (i32.const 1))))
+    (i32.store8 (i32.const 3100) (i32.const 98))
+    (i32.store8 (i32.const 3101) (i32.add (i32.const 48) (local.get $m)))
+    (drop (call $add_header (i32.const 3000) (i32.const 7) (i32.const 3100) (i32.const 2)))
+    (i32.const 0))
+  (func (export "endpoints_after_route") (param $m i32) (result i32)
+    (i32.store8 (i32.const 3100) (i32.const 97))
+    (i32.store8 (i32.const 3101) (i32.add (i32.const 48) (local.get $m)))
+    (drop (call $add_header (i32.const 3000) (i32.const 7) (i32.const 3100) (i32.const 2)))
+    (i32.const 0))
+)
+`
+}
+
+const twoMiddleware = `[
+  {"name": "10-b", "declaration": {"routes": ["/api/**"], "phases": ["before", "after"]}},
+  {"name": "30-b", "declaration": {"routes": ["/b"], "methods": ["POST"], "phases": ["before"]}}]`
+
+// TestBundleMiddleware: a bundle serves the middleware its declaration
+// lists, each called with its index, in name order among the modules of
+// server/middleware, on the bundle's pool; a middleware name taken twice,
+// or a declaration without phases, fails the load, naming the bundle.
+func TestBundleMiddleware(t *testing.T) {
+	t.Parallel()
+	fileMW := mwModule{data: []string{"x-order", "f"}, before: `(drop (call $add_header $0 $1)) (i32.const 0)`}
+	a := newApp(t).watSource("server/bundles/w.wasm", bundleWithMiddleware(twoMiddleware)).middleware("20-file", fileMW)
+	srv, _ := a.serve(host.Options{Mode: host.Production})
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		body, order  string
+	}{
+		{"GET", "/api/a", 200, "0", "b0,f,a0"},
+		{"POST", "/b", 403, "d", "f"},
+		{"GET", "/b", 200, "1", "f"},
+	} {
+		got := do(t, srv, tc.method, tc.path, "")
+		if got.status != tc.status || got.body != tc.body || strings.Join(got.header.Values("X-Order"), ",") != tc.order {
+			t.Errorf("%s %s = %d %q, x-order %q; want %d %q, x-order %q", tc.method, tc.path, got.status, got.body, got.header.Values("X-Order"), tc.status, tc.body, tc.order)
+		}
+	}
+	h, _ := a.host(host.Options{Mode: host.Production})
+	if pools := h.Pools(); len(pools) != 1 || pools[0].Module != "server/bundles/w.wasm" {
+		t.Errorf("Pools() = %+v, want the bundle's alone", pools)
+	}
+	for _, tc := range []struct {
+		name, middleware, file, want string
+	}{
+		{"a name a module of server/middleware has", twoMiddleware, "10-b",
+			`server/bundles/w.wasm (middleware 10-b): middleware "10-b": server/middleware/10-b.wasm has that name already`},
+		{"no phases", `[{"name": "10-b", "declaration": {}}]`, "",
+			`server/bundles/w.wasm: /middleware/0/declaration/phases: empty`},
+		{"a name twice", `[{"name": "10-b", "declaration": {"phases": ["before"]}}, {"name": "10-b", "declaration": {"phases": ["after"]}}]`, "",
+			`server/bundles/w.wasm: /middleware/1/name: "10-b" names middleware 0 already`},
+		{"a file name", `[{"name": "10-b.wasm", "declaration": {"phases": ["before"]}}]`, "",
+			`server/bundles/w.wasm: /middleware/0/name: "10-b.wasm": want the name its module would have in server/middleware`},
+		{"a bad pattern", `[{"name": "10-b", "declaration": {"routes": ["api"], "phases": ["before"]}}]`, "",
+			`server/bundles/w.wasm (middleware 10-b): middleware declaration: /routes/0: pattern "api"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newApp(t).watSource("server/bundles/w.wasm", bundleWithMiddleware(tc.middleware))
+			if tc.file != "" {
+				a.middleware(tc.file, fileMW)
+			}
+			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, Logger: discardLogger(), CacheDir: testCacheDir(t)})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("host.New = %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestBundleMiddlewareReload: a reload that leaves the bundle as it was
+// keeps its middleware (once), and a new bundle brings its own: renamed,
+// the middleware takes its new place in the order.
+func TestBundleMiddlewareReload(t *testing.T) {
+	t.Parallel()
+	fileMW := mwModule{data: []string{"x-order", "f"}, before: `(drop (call $add_header $0 $1)) (i32.const 0)`}
+	a := newApp(t).watSource("server/bundles/w.wasm", bundleWithMiddleware(twoMiddleware)).middleware("20-file", fileMW)
+	h, _ := a.host(host.Options{Mode: host.Development})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	order := func() string { return strings.Join(do(t, srv, "GET", "/api/a", "").header.Values("X-Order"), ",") }
+	if got := order(); got != "b0,f,a0" {
+		t.Fatalf("x-order = %q, want b0,f,a0", got)
+	}
+	if rep := h.Reload(context.Background()); len(rep.Problems) > 0 || rep.Refused {
+		t.Fatalf("reload of the same files: problems %v, refused %v", rep.Problems, rep.Refused)
+	}
+	if got := order(); got != "b0,f,a0" {
+		t.Errorf("after a reload of the same files, x-order = %q, want b0,f,a0", got)
+	}
+	a.watSource("server/bundles/w.wasm", bundleWithMiddleware(strings.Replace(twoMiddleware, `"10-b"`, `"40-b"`, 1)))
+	if rep := h.Reload(context.Background()); len(rep.Problems) > 0 || rep.Refused {
+		t.Fatalf("reload of the new bundle: problems %v, refused %v", rep.Problems, rep.Refused)
+	}
+	if got := order(); got != "f,b0,a0" {
+		t.Errorf("after the middleware was renamed 40-b, x-order = %q, want f,b0,a0", got)
+	}
+}

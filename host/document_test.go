@@ -198,6 +198,58 @@ func TestRuntimeDeclaration(t *testing.T) {
 	}
 }
 
+// TestRuntimeDeclarationClosedAtRest: in production, a runtime
+// declaration without an onValidationError hook is closed once the
+// document is built, and loaded again to extend the document of the next
+// reload; development, and a declaration with the hook, keep it loaded.
+func TestRuntimeDeclarationClosedAtRest(t *testing.T) {
+	const extend = `(call $log (i32.const 1) (i32.const 2048) (i32.const 10))
+		(local.set $n (call $request_read (i32.const 65536) (i32.const 131072)))
+		(drop (call $write (i32.const 65536) (local.get $n))) (i32.const 0)`
+	const hook = `  (func (export "endpoints_on_validation_error") (result i32) (i32.const 0))` + "\n"
+	tests := []struct {
+		name       string
+		mode       host.Mode
+		decl, more string
+		loaded     int // idle instances kept after each load
+	}{
+		{"production, extend alone", host.Production, `{"openApi":{"extend":true}}`, "", 0},
+		{"development", host.Development, `{"openApi":{"extend":true}}`, "", 1},
+		{"production, with the hook", host.Production, `{"openApi":{"extend":true},"onValidationError":true}`, hook, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.TrimSuffix(runtimeWAT(tt.decl, extend), ")\n") + `  (data (i32.const 2048) "extend ran")` + "\n" + tt.more + ")\n"
+			a := newApp(t).wat("server/api/hello.get.wasm", helloModule).watSource("server/endpoints/runtime.wasm", src)
+			h, logs := a.host(host.Options{Mode: tt.mode})
+			if n := h.RuntimeInstances(); n != tt.loaded {
+				t.Errorf("after the start, the runtime declaration keeps %d instances, want %d", n, tt.loaded)
+			}
+			// A new route: the reload builds the document again, which
+			// the declaration extends, loaded again if it was closed.
+			a.wat("server/api/bye.get.wasm", helloModule)
+			if rep := h.Reload(context.Background()); rep.Refused || len(rep.Problems) > 0 {
+				t.Fatalf("reload: refused %v, problems %v", rep.Refused, rep.Problems)
+			}
+			if n := strings.Count(logs.String(), "extend ran"); n != 2 {
+				t.Errorf("openApi.extend ran %d times over a start and a reload, want 2:\n%s", n, logs)
+			}
+			var doc struct {
+				Paths map[string]any `json:"paths"`
+			}
+			if err := json.Unmarshal(h.Document(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := doc.Paths["/api/bye"]; !ok {
+				t.Errorf("the reloaded document lacks the new route: %v", doc.Paths)
+			}
+			if n := h.RuntimeInstances(); n != tt.loaded {
+				t.Errorf("after the reload, the runtime declaration keeps %d instances, want %d", n, tt.loaded)
+			}
+		})
+	}
+}
+
 // TestDocumentDescriptionAndServers: endpoints.json's openApi.description
 // and openApi.servers reach the document, an embedder's Options replace
 // them, and a runtime declaration's fragment still has the last word.

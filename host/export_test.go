@@ -83,3 +83,16 @@ func JoinsTyped(t reflect.Type) bool { return observerJoiner.Typed(t) }
 func (h *Host) DatabaseRetrying() bool {
 	return h.dbRetry.Running()
 }
+
+// RuntimeInstances counts the idle instances the runtime declaration
+// keeps loaded: 0 when its module is closed, -1 without one.
+func (h *Host) RuntimeInstances() int {
+	rm := h.table.Load().runtime
+	if rm == nil {
+		return -1
+	}
+	if p := rm.livePool(); p != nil {
+		return p.IdleCount()
+	}
+	return 0
+}

@@ -73,8 +73,8 @@ func (j *janitor) sweep(now time.Time) int {
 			n += p.Trim(ctx, cutoff)
 		}
 	}
-	if t.runtime != nil {
-		n += t.runtime.pool.Trim(ctx, cutoff)
+	if p := t.runtime.livePool(); p != nil {
+		n += p.Trim(ctx, cutoff)
 	}
 	for _, m := range t.middleware {
 		n += m.Pool.Trim(ctx, cutoff)

@@ -60,15 +60,8 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 		h.logger.Warn("no instance for the request", "middleware", m.File, "error", err)
 		return 0, false
 	}
-	fn := in.Before
-	switch export {
-	case abi.ExportAfter:
-		fn = in.After
-	case abi.ExportVerify:
-		fn = in.Verify
-	}
 	span := mc.startSpan(StepGuest, export)
-	res, err := fn.Call(mc)
+	res, err := m.Call(mc, in, export)
 	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) {
 		mc.dbWaits = waits
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/abi/contract"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
@@ -26,6 +27,9 @@ type module struct {
 	// abi.ExportHandleRoute receives; -1 for a module of one route. The
 	// modules of a bundle's routes share its pool.
 	index int
+	// middleware are those the bundle serves too (abi.Bundle.Middleware),
+	// the same on each of its routes' modules; nil elsewhere.
+	middleware []*edge.Middleware
 }
 
 // handle calls the handler of an instance of the module for one request.

@@ -314,17 +314,18 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 			shared[p] = true
 		}
 	}
-	if other.runtime != nil {
-		shared[other.runtime.pool] = true
+	if p := other.runtime.livePool(); p != nil {
+		shared[p] = true
 	}
 	var out []*engine.Pool
 	for _, f := range t.files {
 		if p := f.pool(); p != nil && !shared[p] {
 			out = append(out, p)
+			shared[p] = true // a bundle's middleware share it
 		}
 	}
-	if t.runtime != nil && !shared[t.runtime.pool] {
-		out = append(out, t.runtime.pool)
+	if p := t.runtime.livePool(); p != nil && !shared[p] {
+		out = append(out, p)
 	}
 	for _, m := range other.middleware {
 		shared[m.Pool] = true
@@ -332,6 +333,7 @@ func (t *table) exclusive(other *table) []*engine.Pool {
 	for _, m := range t.middleware {
 		if !shared[m.Pool] {
 			out = append(out, m.Pool)
+			shared[m.Pool] = true
 		}
 	}
 	return out
@@ -378,6 +380,7 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 	}
 	l.middlewareFiles()
 	l.assemble(files, routes())
+	l.bundledMiddleware()
 	l.noteRemoved()
 	l.document()
 	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(l.t.problems), "took", time.Since(start).Round(time.Millisecond))
@@ -544,7 +547,7 @@ func (l *loading) runtimeDeclaration() {
 	case prev == nil || hash != prev.runtimeHash:
 		var rm *runtimeModule
 		if data != nil {
-			rm, err = loadRuntime(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits))
+			rm, err = loadRuntime(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits), l.h.opts.Mode == Development)
 		}
 		if err != nil {
 			l.problem(err, true)
@@ -718,6 +721,7 @@ func (l *loading) document() {
 		}
 	}
 	l.noteWarnings()
+	t.runtime.release(l.ctx) // the document is built: see runtimeModule
 	if err != nil {
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
 		l.problem(t.docErr, true)

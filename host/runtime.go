@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/tetratelabs/wazero/api"
@@ -16,15 +17,36 @@ import (
 // runtimeModule is the app's runtime declaration (abi.RuntimeModule): its
 // settings, and the pool of instances that run openApi.extend and the
 // app-wide onValidationError hook.
+//
+// A declaration without the hook runs only while a document is built. In
+// production its module is then closed (release) and loaded again from its
+// bytes for the next build (a reload's): a Go runtime declaration holds
+// about 28 MiB (its machine code, decoded module and instance), which a
+// server at rest has no use for. Development keeps it, as reloads there
+// rebuild the document every few seconds.
 type runtimeModule struct {
 	decl   abi.Runtime
 	logger *slog.Logger
-	pool   *engine.Pool
+	// mu guards pool, which is nil while a transient declaration is
+	// closed.
+	mu   sync.Mutex
+	pool *engine.Pool
+	// transient holds what reopens a declaration closed between document
+	// builds; nil when the module stays loaded.
+	transient *runtimeSource
+}
+
+// runtimeSource is what loads a transient runtime declaration again.
+type runtimeSource struct {
+	engine *engine.Engine
+	wasm   []byte
 }
 
 // loadRuntime loads server/endpoints/runtime.wasm; an app without one gets
-// nil. Errors name the file and what is wrong.
-func loadRuntime(ctx context.Context, e *engine.Engine, wasm []byte, poolSize int) (*runtimeModule, error) {
+// nil. Errors name the file and what is wrong. keep: the module stays
+// loaded even without a hook (development); otherwise such a module is
+// closed by release once the document is built.
+func loadRuntime(ctx context.Context, e *engine.Engine, wasm []byte, poolSize int, keep bool) (*runtimeModule, error) {
 	file := abi.RuntimeModule
 	c, err := e.Prepare(ctx, wasm, file, true)
 	if err != nil {
@@ -85,8 +107,56 @@ func loadRuntime(ctx context.Context, e *engine.Engine, wasm []byte, poolSize in
 		return fail(fmt.Errorf("%s: the declaration says onValidationError, but the module does not export %q", file, abi.ExportOnValidationError))
 	}
 	rm.pool.Park(in)
+	if !keep && !rm.decl.OnValidationError {
+		// Run by the interpreter, or by the compiler's code when the
+		// cache holds it, for the document builds alone.
+		rm.transient = &runtimeSource{engine: e, wasm: wasm}
+		return rm, nil
+	}
 	e.CompileLater(rm.pool)
 	return rm, nil
+}
+
+// openPool gives a transient declaration closed by release its pool again:
+// one instance, run by the interpreter unless the compilation cache holds
+// the compiler's code. Call it with rm.mu held.
+func (rm *runtimeModule) openPool(ctx context.Context) error {
+	if rm.pool != nil {
+		return nil
+	}
+	file, e := abi.RuntimeModule, rm.transient.engine
+	c, err := e.Prepare(ctx, rm.transient.wasm, file, true)
+	if err != nil {
+		return err
+	}
+	rm.pool = e.NewPool(c, file, 1, true)
+	return nil
+}
+
+// release closes a transient declaration's module once a load built its
+// document; the next build loads it again (runExtend). A declaration that
+// stays loaded is left as it is.
+func (rm *runtimeModule) release(ctx context.Context) {
+	if rm == nil || rm.transient == nil {
+		return
+	}
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.pool != nil {
+		rm.pool.Retire(ctx)
+		rm.pool = nil
+	}
+}
+
+// livePool is the declaration's pool, nil while a transient one is
+// closed.
+func (rm *runtimeModule) livePool() *engine.Pool {
+	if rm == nil {
+		return nil
+	}
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	return rm.pool
 }
 
 // hasHook reports whether the app declares an onValidationError hook.
@@ -100,6 +170,13 @@ const documentMaxBytes = 64 << 20
 func (rm *runtimeModule) runExtend(ctx context.Context, doc []byte, timeout int64) ([]byte, error) {
 	c := &call{parent: ctx, logger: rm.logger, route: &route{file: abi.RuntimeModule}, guestPart: guestPart{deadline: timeout}, answerPart: answerPart{status: 200, maxBuffer: documentMaxBytes}}
 	c.envelope = doc
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.transient != nil {
+		if err := rm.openPool(ctx); err != nil {
+			return nil, fmt.Errorf("%s: loading it again for openApi.extend: %w", abi.RuntimeModule, err)
+		}
+	}
 	in, err := rm.pool.Get(c)
 	if err != nil {
 		return nil, fmt.Errorf("%s: openApi.extend: %w", abi.RuntimeModule, err)
@@ -120,7 +197,7 @@ func (rm *runtimeModule) runExtend(ctx context.Context, doc []byte, timeout int6
 }
 
 func (rm *runtimeModule) close(ctx context.Context) {
-	if rm != nil {
-		rm.pool.Close(ctx)
+	if p := rm.livePool(); p != nil {
+		p.Close(ctx)
 	}
 }

@@ -105,6 +105,9 @@ func cmdInspect(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		fmt.Fprintln(stdout, ")")
 	}
+	if len(info.Middleware) > 0 {
+		fmt.Fprintf(stdout, "middleware %s\n", strings.Join(info.Middleware, ", "))
+	}
 	if info.Contract != nil {
 		var pretty bytes.Buffer
 		_ = json.Indent(&pretty, info.Contract, "", "  ")
@@ -123,6 +126,8 @@ type moduleInfo struct {
 	Contract json.RawMessage `json:"contract,omitempty"`
 	// Routes are a bundle's routes, in the order of its declaration.
 	Routes []bundleRoute `json:"routes,omitempty"`
+	// Middleware are the names of the middleware a bundle serves too.
+	Middleware []string `json:"middleware,omitempty"`
 }
 
 // bundleRoute is one route of a bundle, as inspect reports it.
@@ -134,10 +139,14 @@ type bundleRoute struct {
 
 // bundleRoutes reads the routes of a bundle's declaration, its
 // endpoints.contract section.
-func bundleRoutes(decl []byte) ([]bundleRoute, error) {
+func bundleRoutes(decl []byte) ([]bundleRoute, []string, error) {
 	var b abi.Bundle
 	if err := json.Unmarshal(decl, &b); err != nil {
-		return nil, fmt.Errorf("the %s section is not a bundle declaration: %w", abi.SectionContract, err)
+		return nil, nil, fmt.Errorf("the %s section is not a bundle declaration: %w", abi.SectionContract, err)
+	}
+	var middleware []string
+	for _, m := range b.Middleware {
+		middleware = append(middleware, m.Name)
 	}
 	routes := make([]bundleRoute, len(b.Routes))
 	for i, r := range b.Routes {
@@ -145,12 +154,12 @@ func bundleRoutes(decl []byte) ([]bundleRoute, error) {
 		if len(r.Contract) > 0 && string(r.Contract) != "null" {
 			var c struct{ Summary string }
 			if err := json.Unmarshal(r.Contract, &c); err != nil {
-				return nil, fmt.Errorf("the %s section: the contract of %s: %w", abi.SectionContract, r.Route, err)
+				return nil, nil, fmt.Errorf("the %s section: the contract of %s: %w", abi.SectionContract, r.Route, err)
 			}
 			routes[i].Kind, routes[i].Summary = "endpoint", c.Summary
 		}
 	}
-	return routes, nil
+	return routes, middleware, nil
 }
 
 // inspect reads a module's declarations: its custom sections, and its
@@ -197,11 +206,14 @@ func inspect(ctx context.Context, file string, wasm []byte) (*moduleInfo, error)
 	case strings.HasSuffix(file, abi.RuntimeModule):
 		info.Kind = "runtime declaration"
 	case strings.Contains(file, abi.BundleDir+"/") && hasSection:
-		routes, err := bundleRoutes(c)
+		routes, middleware, err := bundleRoutes(c)
 		if err != nil {
 			return nil, err
 		}
-		info.Kind, info.Contract, info.Routes = fmt.Sprintf("bundle of %d routes", len(routes)), c, routes
+		info.Kind, info.Contract, info.Routes, info.Middleware = fmt.Sprintf("bundle of %d routes", len(routes)), c, routes, middleware
+		if len(middleware) > 0 {
+			info.Kind += fmt.Sprintf(" and %d middleware", len(middleware))
+		}
 	case strings.Contains(file, abi.BundleDir+"/"):
 		info.Kind = "bundle (its routes are in code: run endpoints build to record them)"
 	case hasSection:

@@ -120,7 +120,7 @@ func TestInspectEveryLanguage(t *testing.T) {
 		{guestbuild.LangRust, "rustc", "examples/users-rs", "server/api/users/[id].get.rs", "server/api/users/[id].get.wasm", "endpoint", "Get a user"},
 		{guestbuild.LangWAT, "wat2wasm", "guest-sdk/wat", "hello.wat", "server/api/hello.get.wasm", "endpoint", ""},
 		{guestbuild.LangC, "clang", "examples/users-c", "server/routes/health.get.c", "server/routes/health.get.wasm", "plain route", ""},
-		{guestbuild.LangGo, "go", "examples/users", "handlers", guestbuild.BundleModule, "bundle of 4 routes", ""},
+		{guestbuild.LangGo, "go", "examples/users", "handlers", guestbuild.BundleModule, "bundle of 4 routes and 1 middleware", ""},
 	} {
 		t.Run(string(tt.lang)+" "+tt.source, func(t *testing.T) {
 			if testing.Short() && (tt.lang == guestbuild.LangGo || tt.lang == guestbuild.LangAS || tt.lang == guestbuild.LangRust) {
@@ -134,6 +134,8 @@ func TestInspectEveryLanguage(t *testing.T) {
 				for _, r := range inspectBundleRoutes {
 					routes = append(routes, guestbuild.Source{Lang: guestbuild.LangGo, Path: r.path, Module: r.module})
 				}
+				// The example's Go middleware is linked into the bundle too.
+				routes = append(routes, guestbuild.Source{Lang: guestbuild.LangGo, Path: "middleware/audit", Module: "server/middleware/10-audit.wasm"})
 				src = guestbuild.BundleGo(routes)[0]
 			}
 			if _, err := guestbuild.Build(t.Context(), filepath.Join(root, filepath.FromSlash(tt.app)), out, []guestbuild.Source{src}, nil); err != nil {
@@ -160,6 +162,9 @@ func TestInspectEveryLanguage(t *testing.T) {
 			}
 			if tt.module == guestbuild.BundleModule {
 				checkInspectBundle(t, filepath.Join(out, filepath.FromSlash(tt.module)), info)
+				if strings.Join(info.Middleware, ",") != "10-audit" {
+					t.Errorf("inspect lists the bundle's middleware as %q, want 10-audit", info.Middleware)
+				}
 			}
 		})
 	}
@@ -191,6 +196,9 @@ func checkInspectBundle(t *testing.T, module string, info moduleInfo) {
 	code, text, errOut := runCLI("inspect", module)
 	if code != exitOK {
 		t.Fatalf("inspect = %d: %s", code, errOut)
+	}
+	if m := info.Middleware; len(m) > 0 && !strings.Contains(text, "middleware "+strings.Join(m, ", ")+"\n") {
+		t.Errorf("inspect's text does not list the middleware %v:\n%s", m, text)
 	}
 	for _, r := range inspectBundleRoutes {
 		if got[r.want.Route] != r.want {

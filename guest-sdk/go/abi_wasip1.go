@@ -82,6 +82,24 @@ func exportAfter() int32 { return middlewareAfter() }
 //go:wasmexport endpoints_verify
 func exportVerify() int32 { return middlewareVerify() }
 
+// The middleware exports of a bundle, which serve the middleware of its
+// declaration by index (bundle.go); every Go module has them.
+//
+//go:wasmexport endpoints_before_route
+func exportBeforeRoute(mw int32) int32 {
+	return middlewareRoute(abi.ExportBeforeRoute, mw, middlewareBefore)
+}
+
+//go:wasmexport endpoints_after_route
+func exportAfterRoute(mw int32) int32 {
+	return middlewareRoute(abi.ExportAfterRoute, mw, middlewareAfter)
+}
+
+//go:wasmexport endpoints_verify_route
+func exportVerifyRoute(mw int32) int32 {
+	return middlewareRoute(abi.ExportVerifyRoute, mw, middlewareVerify)
+}
+
 //go:wasmimport endpoints request_set_header
 func wasmRequestSetHeader(name, value string) int32
 

@@ -53,6 +53,37 @@ func BundleRoute(route string) struct{} {
 	return struct{}{}
 }
 
+// bundledMiddleware is one middleware of a bundle (BundleMiddleware).
+type bundledMiddleware struct {
+	name string
+	m    *Middleware
+	decl abi.Middleware
+}
+
+// bundleMW holds a bundle's middleware, by index, and the name the next
+// DeclareMiddleware call takes (set by BundleMiddleware).
+var bundleMW struct {
+	list    []bundledMiddleware
+	pending string
+}
+
+// BundleMiddleware makes the next [DeclareMiddleware] call declare one
+// middleware of a bundle, named name as its module would be in
+// server/middleware ("10-audit"), rather than the module's only one. Like
+// [BundleRoute], it is called from a variable's initialiser, before the
+// package's init functions:
+//
+//	var _ = endpoints.BundleMiddleware("10-audit")
+//
+// # Notes
+//
+// Middleware code never calls it: endpoints build writes that line into
+// each middleware package it links into a bundle.
+func BundleMiddleware(name string) struct{} {
+	bundleMW.pending = name
+	return struct{}{}
+}
+
 // declaration returns what the endpoints_contract export returns: a
 // bundle's declaration ([abi.Bundle]), or the contract of a module of one
 // route.
@@ -64,6 +95,9 @@ func declaration() []byte {
 		d := abi.Bundle{Routes: make([]abi.BundleRoute, len(bundle))}
 		for i, b := range bundle {
 			d.Routes[i] = abi.BundleRoute{Route: b.route, Contract: b.reg.contractJSON()}
+		}
+		for _, m := range bundleMW.list {
+			d.Middleware = append(d.Middleware, abi.BundleMiddleware{Name: m.name, Declaration: m.decl})
 		}
 		var err error
 		if bundleJSON, err = json.Marshal(d); err != nil {
@@ -104,4 +138,17 @@ func onValidationErrorRoute(index int32) int32 {
 		return hookFailed
 	}
 	return onValidationError()
+}
+
+// middlewareRoute runs one phase of the middleware index of a bundle, for
+// the bodies of endpoints_before_route, endpoints_after_route and
+// endpoints_verify_route: it makes that middleware the one the phase's
+// function runs.
+func middlewareRoute(export string, index int32, phase func() int32) int32 {
+	if index < 0 || int(index) >= len(bundleMW.list) {
+		hostLog(abi.LogError, fmt.Sprintf("endpoints: %s called for middleware %d; the module has %d", export, index, len(bundleMW.list)))
+		return -1
+	}
+	middleware.m = bundleMW.list[index].m
+	return phase()
 }

@@ -89,3 +89,50 @@ func TestOneRouteModuleRefusesHandleRoute(t *testing.T) {
 		t.Errorf("declaration() = %s, want the module's own contract", declaration())
 	}
 }
+
+// TestBundleMiddleware: middleware declared after BundleMiddleware are
+// listed in the bundle's declaration, by name, and each phase's export
+// runs the middleware of the index the host passes.
+func TestBundleMiddleware(t *testing.T) {
+	bundleOfTwo(t)
+	var ran []string
+	BundleMiddleware("10-audit")
+	DeclareMiddleware(Middleware{Methods: []string{"POST"},
+		Before: func(*MiddlewareRequest) (Reply, bool) { ran = append(ran, "audit before"); return Reply{}, false },
+		After:  func(*MiddlewareRequest, int) { ran = append(ran, "audit after") }})
+	BundleMiddleware("20-deny")
+	DeclareMiddleware(Middleware{Routes: []string{"/api/**"},
+		Before: func(*MiddlewareRequest) (Reply, bool) { return Respond(403, "denied"), true }})
+	var decl abi.Bundle
+	if err := json.Unmarshal(declaration(), &decl); err != nil {
+		t.Fatalf("declaration() = %s: %v", declaration(), err)
+	}
+	if len(decl.Routes) != 2 || len(decl.Middleware) != 2 {
+		t.Fatalf("declaration = %s, want 2 routes and 2 middleware", declaration())
+	}
+	if m := decl.Middleware[0]; m.Name != "10-audit" || strings.Join(m.Declaration.Phases, ",") != "before,after" || strings.Join(m.Declaration.Methods, ",") != "POST" {
+		t.Errorf("middleware 0 = %+v", m)
+	}
+	if m := decl.Middleware[1]; m.Name != "20-deny" || strings.Join(m.Declaration.Phases, ",") != "before" || strings.Join(m.Declaration.Routes, ",") != "/api/**" {
+		t.Errorf("middleware 1 = %+v", m)
+	}
+	if len(middlewareJSON()) != 0 {
+		t.Errorf("the bundle declares middleware of its own: %s", middlewareJSON())
+	}
+	before := func(i int32) func() int32 {
+		return func() int32 { return middlewareRoute(abi.ExportBeforeRoute, i, middlewareBefore) }
+	}
+	if res := callFake(fakeRequest{envelope: mwEnvelope}, 200, before(0)); res.code != abi.MiddlewareContinue || strings.Join(ran, ",") != "audit before" {
+		t.Errorf("middleware 0's before: code %d, ran %v, logs %v", res.code, ran, res.logs)
+	}
+	if res := callFake(fakeRequest{envelope: mwEnvelope}, 200, before(1)); res.code != abi.MiddlewareAnswered || res.status != 403 {
+		t.Errorf("middleware 1's before: code %d status %d, want answered 403", res.code, res.status)
+	}
+	after := func() int32 { return middlewareRoute(abi.ExportAfterRoute, 0, middlewareAfter) }
+	if res := callFake(fakeRequest{envelope: strings.Replace(mwEnvelope, `"phase":"before"`, `"phase":"after","response":{"status":201}`, 1)}, 200, after); res.code != 0 || ran[len(ran)-1] != "audit after" {
+		t.Errorf("middleware 0's after: code %d, ran %v", res.code, ran)
+	}
+	if res := callFake(fakeRequest{envelope: mwEnvelope}, 200, before(2)); res.code != -1 || len(res.logs) == 0 || !strings.Contains(res.logs[0].msg, "called for middleware 2; the module has 2") {
+		t.Errorf("an index past the middleware: code %d, logs %v", res.code, res.logs)
+	}
+}

@@ -424,7 +424,9 @@
 // # Middleware
 //
 // A main package marked //endpoints:middleware NAME that calls
-// [DeclareMiddleware] builds server/middleware/NAME.wasm: Before runs ahead
+// [DeclareMiddleware] builds server/middleware/NAME.wasm, or, when the app
+// has Go routes, is linked into their bundle by default, which then serves
+// it under NAME ([BundleMiddleware]): Before runs ahead
 // of validation and the handler and may add request headers, context
 // values and response headers, or answer instead; After runs once the
 // handler answered; Verify checks the credentials of a security scheme

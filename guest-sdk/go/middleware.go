@@ -88,10 +88,29 @@ var middleware struct {
 }
 
 // DeclareMiddleware makes the module a middleware; call it once, from init.
+// In a bundle ([BundleMiddleware]) it declares one of the bundle's
+// middleware instead.
 func DeclareMiddleware(m Middleware) {
+	if bundleMW.pending != "" {
+		decl := middlewareDeclaration(m)
+		bundleMW.list = append(bundleMW.list, bundledMiddleware{name: bundleMW.pending, m: &m, decl: decl})
+		bundleMW.pending = ""
+		bundleJSON = nil
+		return
+	}
 	if middleware.m != nil {
 		panic("endpoints: DeclareMiddleware called twice: a module is one middleware")
 	}
+	b, err := json.Marshal(middlewareDeclaration(m))
+	if err != nil {
+		panic("endpoints: DeclareMiddleware: " + err.Error())
+	}
+	middleware.m, middleware.json = &m, b
+}
+
+// middlewareDeclaration is the declaration of m (abi.Middleware), with
+// the phases it implements.
+func middlewareDeclaration(m Middleware) abi.Middleware {
 	decl := abi.Middleware{Routes: m.Routes, Methods: m.Methods}
 	if m.Before != nil {
 		decl.Phases = append(decl.Phases, abi.PhaseBefore)
@@ -115,11 +134,7 @@ func DeclareMiddleware(m Middleware) {
 		}
 		decl.Responses[strconv.Itoa(status)] = r
 	}
-	b, err := json.Marshal(decl)
-	if err != nil {
-		panic("endpoints: DeclareMiddleware: " + err.Error())
-	}
-	middleware.m, middleware.json = &m, b
+	return decl
 }
 
 func middlewareJSON() []byte { return middleware.json }

@@ -340,6 +340,7 @@ func reset() {
 	reg = newRegistry()
 	bundle, bundleJSON = nil, nil
 	middleware.m, middleware.json = nil, nil
+	bundleMW.list, bundleMW.pending = nil, ""
 	resetKV()
 }
 

@@ -356,7 +356,7 @@ func TestWasmGuestImportsAndExports(t *testing.T) {
 				}
 			}
 			exports := cm.ExportedFunctions()
-			for _, want := range []string{abi.ExportABIVersion, abi.ExportContract, abi.ExportHandle, abi.ExportOnValidationError, abi.ExportHandleRoute, abi.ExportOnValidationErrorRoute, abi.StartFunction} {
+			for _, want := range []string{abi.ExportABIVersion, abi.ExportContract, abi.ExportHandle, abi.ExportOnValidationError, abi.ExportHandleRoute, abi.ExportOnValidationErrorRoute, abi.ExportBeforeRoute, abi.ExportAfterRoute, abi.ExportVerifyRoute, abi.StartFunction} {
 				if _, ok := exports[want]; !ok {
 					t.Errorf("the guest does not export %s", want)
 				}

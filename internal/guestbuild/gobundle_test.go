@@ -40,34 +40,54 @@ func TestRenamedPackage(t *testing.T) {
 	}
 }
 
-// TestBundleGo: the Go routes become one source listing them, where the
-// first was; the runtime declaration, middleware and other languages
-// stay as they are.
+// TestBundleGo: the Go routes and middleware become one source listing
+// them, where the first was; the runtime declaration and other languages
+// stay as they are, and Go middleware without Go routes too.
 func TestBundleGo(t *testing.T) {
 	in := []Source{
 		{Lang: LangC, Path: "server/api/a.get.c", Module: "server/api/a.get.wasm"},
 		{Lang: LangGo, Path: "handlers/b", Module: "server/api/b.get.wasm"},
 		{Lang: LangGo, Path: "runtime", Module: "server/endpoints/runtime.wasm"},
 		{Lang: LangGo, Path: "handlers/x/c", Module: "server/routes/c.get.wasm"},
-		{Lang: LangGo, Path: "mw", Module: "server/middleware/10-a.wasm"},
+		{Lang: LangGo, Path: "handlers/mw", Module: "server/middleware/10-a.wasm"},
+		{Lang: LangC, Path: "server/middleware/20-b.c", Module: "server/middleware/20-b.wasm"},
 	}
 	got := BundleGo(in)
-	if len(got) != 4 || got[1].Module != BundleModule || got[1].Path != "handlers" || len(got[1].Routes) != 2 ||
-		got[1].Routes[0].Path != "handlers/b" || got[1].Routes[1].Path != "handlers/x/c" {
+	if len(got) != 4 || got[1].Module != BundleModule || got[1].Path != "handlers" || len(got[1].Routes) != 3 ||
+		got[1].Routes[0].Path != "handlers/b" || got[1].Routes[1].Path != "handlers/x/c" || got[1].Routes[2].Path != "handlers/mw" {
 		t.Fatalf("BundleGo = %+v", got)
 	}
-	for i, want := range []string{"server/api/a.get.wasm", BundleModule, "server/endpoints/runtime.wasm", "server/middleware/10-a.wasm"} {
+	for i, want := range []string{"server/api/a.get.wasm", BundleModule, "server/endpoints/runtime.wasm", "server/middleware/20-b.wasm"} {
 		if got[i].Module != want {
 			t.Errorf("source %d builds %s, want %s", i, got[i].Module, want)
 		}
 	}
-	if again := BundleGo(got); len(again) != 4 || len(again[1].Routes) != 2 {
+	if again := BundleGo(got); len(again) != 4 || len(again[1].Routes) != 3 {
 		t.Errorf("BundleGo of a bundle = %+v, want it unchanged", again)
 	}
 	if none := BundleGo(in[:1]); len(none) != 1 || none[0].Module != "server/api/a.get.wasm" {
 		t.Errorf("BundleGo without Go routes = %+v", none)
 	}
-	if !got[1].owns("handlers/x/c") || got[1].owns("handlers") || got[1].owns("runtime") {
+	if alone := BundleGo([]Source{in[2], in[4]}); len(alone) != 2 || alone[1].Module != "server/middleware/10-a.wasm" {
+		t.Errorf("BundleGo of Go middleware without Go routes = %+v, want it unchanged", alone)
+	}
+	if !got[1].owns("handlers/x/c") || !got[1].owns("handlers/mw") || got[1].owns("handlers") || got[1].owns("runtime") {
 		t.Errorf("the bundle owns the wrong directories")
+	}
+}
+
+// TestBundleEntry: a route's package registers its handlers for its
+// route, a middleware's declares the middleware of its module's name.
+func TestBundleEntry(t *testing.T) {
+	for _, tc := range []struct {
+		module, what, call string
+	}{
+		{"server/api/users/[id].get.wasm", "GET /api/users/:id", `endpoints.BundleRoute("GET /api/users/:id")`},
+		{"server/middleware/10-audit.wasm", "middleware 10-audit", `endpoints.BundleMiddleware("10-audit")`},
+	} {
+		what, file, err := bundleEntry(Source{Lang: LangGo, Path: "x", Module: tc.module})
+		if err != nil || what != tc.what || !strings.Contains(string(file), "package "+bundlePackage+"\n") || !strings.Contains(string(file), "var _ = "+tc.call+"\n") {
+			t.Errorf("bundleEntry(%s) = %q, %s, %v; want %q calling %s", tc.module, what, file, err, tc.what, tc.call)
+		}
 	}
 }

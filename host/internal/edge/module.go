@@ -36,6 +36,10 @@ type Middleware struct {
 	// Decl is the module's declaration (abi.ExportMiddleware): the routes
 	// and methods it wraps, its phases and the answers it documents.
 	Decl abi.Middleware
+	// Index is its place in the declaration of the bundle that serves it
+	// (abi.Bundle.Middleware), on the bundle's pool; -1 for a module of
+	// its own.
+	Index int
 	// before, after and verifies say which exports it has.
 	before, after, verifies bool
 }
@@ -86,7 +90,7 @@ func LoadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 		return nil, err
 	}
 	compiled := c.Compiled()
-	m := &Middleware{File: file, Name: strings.TrimSuffix(path.Base(file), routefile.Extension)}
+	m := &Middleware{File: file, Name: strings.TrimSuffix(path.Base(file), routefile.Extension), Index: -1}
 	if err := m.checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
 		_ = c.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", file, err)
@@ -135,23 +139,87 @@ func LoadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 				*flag = true
 			}
 		}
-		for i, p := range m.Decl.Routes {
-			if err := openapi.CheckRoutePattern(p); err != nil {
-				return fail(fmt.Errorf("%s: middleware declaration: /routes/%d: pattern %q: %v", file, i, p, err))
-			}
-		}
-		for i, meth := range m.Decl.Methods {
-			if !slices.Contains(routefile.Methods, strings.ToLower(meth)) || meth != strings.ToUpper(meth) {
-				return fail(fmt.Errorf("%s: middleware declaration: /methods/%d: %q: want an upper-case method such as \"POST\"", file, i, meth))
-			}
-		}
-		if err := CheckMiddlewareResponses(file, m.Decl.Responses); err != nil {
+		if err := m.checkDeclaration(); err != nil {
 			return fail(err)
 		}
 	}
 	m.Pool.Park(in)
 	e.CompileLater(m.Pool)
 	return m, nil
+}
+
+// BundledMiddleware makes the middleware a bundle declares at index
+// (abi.Bundle.Middleware), served by the bundle's pool through its
+// abi.ExportBeforeRoute, abi.ExportAfterRoute and abi.ExportVerifyRoute.
+// where names the entry in errors, such as "server/bundles/go.wasm:
+// /middleware/0".
+func BundledMiddleware(bundle, where string, pool *engine.Pool, index int, bm abi.BundleMiddleware) (*Middleware, error) {
+	if bm.Name == "" || strings.ContainsAny(bm.Name, "/\\ ") || strings.HasSuffix(bm.Name, routefile.Extension) {
+		return nil, fmt.Errorf("%s/name: %q: want the name its module would have in %s, without %s (\"10-audit\")", where, bm.Name, abi.MiddlewareDir, routefile.Extension)
+	}
+	m := &Middleware{File: fmt.Sprintf("%s (middleware %s)", bundle, bm.Name), Name: bm.Name, Pool: pool, Decl: bm.Declaration, Index: index}
+	if len(m.Decl.Phases) == 0 {
+		return nil, fmt.Errorf("%s/declaration/phases: empty: a bundle's middleware lists the phases it implements, of \"before\", \"after\" and \"verify\"", where)
+	}
+	for j, p := range m.Decl.Phases {
+		switch p {
+		case abi.PhaseBefore:
+			m.before = true
+		case abi.PhaseAfter:
+			m.after = true
+		case abi.PhaseVerify:
+			m.verifies = true
+		default:
+			return nil, fmt.Errorf("%s/declaration/phases/%d: %q: want \"before\", \"after\" or \"verify\"", where, j, p)
+		}
+	}
+	if err := m.checkDeclaration(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// checkDeclaration checks what the declaration selects (route patterns,
+// methods) and the answers it declares; errors name m.File.
+func (m *Middleware) checkDeclaration() error {
+	for i, p := range m.Decl.Routes {
+		if err := openapi.CheckRoutePattern(p); err != nil {
+			return fmt.Errorf("%s: middleware declaration: /routes/%d: pattern %q: %v", m.File, i, p, err)
+		}
+	}
+	for i, meth := range m.Decl.Methods {
+		if !slices.Contains(routefile.Methods, strings.ToLower(meth)) || meth != strings.ToUpper(meth) {
+			return fmt.Errorf("%s: middleware declaration: /methods/%d: %q: want an upper-case method such as \"POST\"", m.File, i, meth)
+		}
+	}
+	return CheckMiddlewareResponses(m.File, m.Decl.Responses)
+}
+
+// Call calls one export of the middleware (abi.ExportBefore, ExportAfter
+// or ExportVerify) on an instance of its pool, for the call ctx: its own module's
+// export, or the bundle's for its index.
+func (m *Middleware) Call(ctx context.Context, in *engine.Instance, export string) ([]uint64, error) {
+	if m.Index < 0 {
+		fn := in.Before
+		switch export {
+		case abi.ExportAfter:
+			fn = in.After
+		case abi.ExportVerify:
+			fn = in.Verify
+		}
+		return fn.Call(ctx)
+	}
+	fn, name := in.BeforeRoute, abi.ExportBeforeRoute
+	switch export {
+	case abi.ExportAfter:
+		fn, name = in.AfterRoute, abi.ExportAfterRoute
+	case abi.ExportVerify:
+		fn, name = in.VerifyRoute, abi.ExportVerifyRoute
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("%s: the bundle declares middleware %q but does not export %q (abi/README.md §9)", m.File, m.Name, name)
+	}
+	return fn.Call(ctx, uint64(m.Index))
 }
 
 // checkExports checks the exports of a middleware module and records

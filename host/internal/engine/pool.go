@@ -39,7 +39,11 @@ type Instance struct {
 	// exported): cached, as wazero makes a new api.Function, with its
 	// stack, at each ExportedFunction.
 	Before, After, Verify api.Function
-	idleSince             time.Time // when put back; guarded by the pool's mu
+	// BeforeRoute, AfterRoute and VerifyRoute are a bundle's middleware
+	// exports (nil when not exported): they take the index of the
+	// middleware in its declaration.
+	BeforeRoute, AfterRoute, VerifyRoute api.Function
+	idleSince                            time.Time // when put back; guarded by the pool's mu
 	// memBytes is the size of its linear memory when it was made or last
 	// given back, measured by its owner then.
 	memBytes int64
@@ -359,6 +363,9 @@ func (p *Pool) instantiate(ctx context.Context) (*Instance, error) {
 	}
 	in := &Instance{Mod: mod, Handle: mod.ExportedFunction(abi.ExportHandle), OnValidation: mod.ExportedFunction(abi.ExportOnValidationError), sys: g, code: c, memBytes: memorySize(mod)}
 	in.HandleRoute, in.OnValidationRoute = mod.ExportedFunction(abi.ExportHandleRoute), mod.ExportedFunction(abi.ExportOnValidationErrorRoute)
+	if in.HandleRoute != nil {
+		in.BeforeRoute, in.AfterRoute, in.VerifyRoute = mod.ExportedFunction(abi.ExportBeforeRoute), mod.ExportedFunction(abi.ExportAfterRoute), mod.ExportedFunction(abi.ExportVerifyRoute)
+	}
 	if p.noHandle {
 		in.Before, in.After, in.Verify = mod.ExportedFunction(abi.ExportBefore), mod.ExportedFunction(abi.ExportAfter), mod.ExportedFunction(abi.ExportVerify)
 	}
