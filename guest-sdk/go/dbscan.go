@@ -5,20 +5,24 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 	"unsafe"
 )
 
 // This file is QueryAs's path for the SDK's own queriers: it scans the
 // result's JSON straight into the structs, without the intermediate
 // [Rows] (a copy of the result and a slice per row) or a per-call
-// allocation of the plan's key. Allocation is what Go code pays most for
-// inside WebAssembly, the garbage collector running on the request's
-// thread: this path allocates the result slice and the field values, and
-// nothing per row or per column besides.
+// allocation of the plan's key. Function calls and allocations are what
+// Go code pays most for inside WebAssembly (the garbage collector runs on
+// the request's thread), so the common column types (strings, integers,
+// pointers to them) are decoded in the row loop itself, and the strings
+// of a result share a few allocations ([stringArena]); any other type,
+// or a value of an unusual form, goes through the column's setter, which
+// gives the same value and the same error as [ScanAll].
 
 // queryAs runs the query on the SDK's database and scans the result in
 // place: the result is read into dbBuf, which the next statement reuses,
-// so each field copies what it keeps (scanValue does).
+// so each field copies what it keeps.
 func queryAs[T any](d *Database, sql string, args []any) ([]T, error) {
 	data, err := d.run("Query", sql, args, false)
 	if err != nil {
@@ -27,44 +31,102 @@ func queryAs[T any](d *Database, sql string, args []any) ([]T, error) {
 	return scanResult[T](d.name, data)
 }
 
+// queryRowAs is queryAs for [QueryRowAs]: the first row, without a slice
+// that grows with the rows. The other rows are scanned too, into a
+// scratch value, so that a value that does not scan fails as it does for
+// QueryAs.
+func queryRowAs[T any](d *Database, sql string, args []any) (T, error) {
+	data, err := d.run("Query", sql, args, false)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return scanFirst[T](d.name, data)
+}
+
+// scanFirst is scanResult for one row: the first, [ErrNoRows] when there
+// is none.
+func scanFirst[T any](db string, data []byte) (T, error) {
+	var zero T
+	var first, scratch *T
+	err := scanResultInto(db, reflect.TypeFor[T](), data, func() unsafe.Pointer {
+		if first == nil {
+			first = new(T)
+			return unsafe.Pointer(first)
+		}
+		if scratch == nil {
+			scratch = new(T)
+		} else {
+			*scratch = zero
+		}
+		return unsafe.Pointer(scratch)
+	})
+	switch {
+	case err != nil:
+		return zero, err
+	case first == nil:
+		return zero, ErrNoRows
+	}
+	return *first, nil
+}
+
 // scanResult scans every row of a query's result (abi.DBQueryResult) on
 // database db into a T, as [Database.Query] and [ScanAll] do, with their
 // errors.
 func scanResult[T any](db string, data []byte) ([]T, error) {
-	t := reflect.TypeFor[T]()
-	var columns, rows []byte
-	err := eachMember(data, func(key string, value []byte) error {
-		switch key {
-		case "columns":
-			columns = value
-		case "rows":
-			rows = value
-		}
-		return nil
+	var out []T
+	err := scanResultInto(db, reflect.TypeFor[T](), data, func() unsafe.Pointer {
+		var zero T
+		out = append(out, zero)
+		return unsafe.Pointer(&out[len(out)-1])
 	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = []T{}
+	}
+	return out, nil
+}
+
+// scanResultInto scans every row of a query's result on database db into
+// a value of the struct type t, at the address next returns for each
+// row.
+func scanResultInto(db string, t reflect.Type, data []byte, next func() unsafe.Pointer) error {
+	var columns, rows []byte
+	m := scanMembers(data)
+	for m.next() {
+		switch m.key {
+		case "columns":
+			columns = m.value
+		case "rows":
+			rows = m.value
+		}
+	}
+	err := m.err
 	if err == nil && (columns == nil || rows == nil) {
 		err = fmt.Errorf("it lacks %q or %q", "columns", "rows")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("endpoints: database %q: reading the result: %w", db, err)
+		return fmt.Errorf("endpoints: database %q: reading the result: %w", db, err)
 	}
 	if t.Kind() != reflect.Struct {
-		return nil, fmt.Errorf("endpoints: ScanAll: %s is not a struct", t)
+		return fmt.Errorf("endpoints: ScanAll: %s is not a struct", t)
 	}
 	plan, names, err := rawScanPlan(t, columns)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out, err := scanRows[T](t, plan, rows)
-	if err != nil && names == nil {
-		// The column's name, for the error: decoded now, off the
-		// fast path.
-		names, _ = columnNames(columns)
-	}
+	err = scanRows(t, plan, rows, next)
 	if e, ok := err.(*scanError); ok {
-		return nil, fmt.Errorf("endpoints: ScanAll: row %d, column %q into %s: %w", e.row, names[e.column], t, e.err)
+		if names == nil {
+			// The column's name, for the error: decoded now, off
+			// the fast path.
+			names, _ = columnNames(columns)
+		}
+		return fmt.Errorf("endpoints: ScanAll: row %d, column %q into %s: %w", e.row, names[e.column], t, e.err)
 	}
-	return out, err
+	return err
 }
 
 // scanError is a value scanRows could not scan: its row (from 1) and
@@ -76,38 +138,261 @@ type scanError struct {
 
 func (e *scanError) Error() string { return e.err.Error() }
 
-// scanRows scans the "rows" array of a result with plan.
-func scanRows[T any](t reflect.Type, plan []columnScan, rows []byte) ([]T, error) {
-	var out []T
-	r := 0
-	err := eachElement(rows, func(row []byte) error {
-		var zero T
-		out = append(out, zero)
-		base := unsafe.Pointer(&out[r])
-		r++
-		c := 0
-		err := eachElement(row, func(raw []byte) error {
-			if c >= len(plan) {
-				return fmt.Errorf("endpoints: ScanAll: row %d of %s has more values than the %d columns", r, t, len(plan))
-			}
-			if err := plan[c].set(unsafe.Add(base, plan[c].offset), raw); err != nil {
-				return &scanError{row: r, column: c, err: err}
-			}
-			c++
-			return nil
-		})
-		if err == nil && c != len(plan) {
-			err = fmt.Errorf("endpoints: ScanAll: row %d of %s has %d values for %d columns", r, t, c, len(plan))
+// scanRows scans the "rows" array of a result with plan, each row into
+// the value at the address next returns.
+func scanRows(t reflect.Type, plan []columnScan, d []byte, next func() unsafe.Pointer) error {
+	i := skipSpace(d, 0)
+	if i >= len(d) || d[i] != '[' {
+		return syntaxError(d, i, "an array")
+	}
+	i = skipSpace(d, i+1)
+	if i < len(d) && d[i] == ']' {
+		return checkEnd(d, i+1)
+	}
+	arena := stringArena{rest: len(d)}
+	for r := 1; ; r++ {
+		if i >= len(d) || d[i] != '[' {
+			// At the row's offset 0, as ScanAll's error says.
+			return syntaxError(d[i:], 0, "an array")
 		}
-		return err
-	})
+		base := next()
+		i = skipSpace(d, i+1)
+		c := 0
+		if i < len(d) && d[i] == ']' {
+			i++
+		} else {
+			for {
+				if c >= len(plan) {
+					return fmt.Errorf("endpoints: ScanAll: row %d of %s has more values than the %d columns", r, t, len(plan))
+				}
+				end, err := plan[c].scan(unsafe.Add(base, plan[c].offset), d, i, &arena)
+				if err != nil {
+					if e, ok := err.(*setError); ok {
+						return &scanError{row: r, column: c, err: e.err}
+					}
+					return err
+				}
+				c++
+				i = skipSpace(d, end)
+				if i < len(d) && d[i] == ',' {
+					i = skipSpace(d, i+1)
+					continue
+				}
+				if i < len(d) && d[i] == ']' {
+					i++
+					break
+				}
+				return syntaxError(d, i, "',' or ']'")
+			}
+		}
+		if c != len(plan) {
+			return fmt.Errorf("endpoints: ScanAll: row %d of %s has %d values for %d columns", r, t, c, len(plan))
+		}
+		arena.rest = len(d) - i
+		i = skipSpace(d, i)
+		if i < len(d) && d[i] == ',' {
+			i = skipSpace(d, i+1)
+			continue
+		}
+		if i < len(d) && d[i] == ']' {
+			return checkEnd(d, i+1)
+		}
+		return syntaxError(d, i, "',' or ']'")
+	}
+}
+
+// setError is a value a column's setter refused, as opposed to bad JSON.
+type setError struct{ err error }
+
+func (e *setError) Error() string { return e.err.Error() }
+
+// The kinds of column scanRows decodes itself.
+const (
+	fastNone      = iota // the setter decodes every value
+	fastString           // a string kind
+	fastInt              // a signed integer kind of fastBits bits
+	fastPtrString        // a pointer to a string kind: nil for NULL
+	fastPtrInt           // a pointer to a signed integer kind
+)
+
+// fastKind is how scanRows decodes a field of type ft, and the integer's
+// size. What it decodes is what the setter gives for the same value:
+// scanValue takes these kinds by their kind, whatever their type's name.
+func fastKind(ft reflect.Type) (kind, bits uint8) {
+	switch ft.Kind() {
+	case reflect.String:
+		return fastString, 0
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fastInt, uint8(ft.Bits())
+	case reflect.Pointer:
+		switch e := ft.Elem(); e.Kind() {
+		case reflect.String:
+			return fastPtrString, 0
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			return fastPtrInt, uint8(e.Bits())
+		}
+	}
+	return fastNone, 0
+}
+
+// scan decodes the value at d[i] (not a space) into the field at p and
+// returns the index after it. A value the setter refuses is a *setError.
+func (cs *columnScan) scan(p unsafe.Pointer, d []byte, i int, arena *stringArena) (int, error) {
+	switch cs.fast {
+	case fastString:
+		if end, s, ok := fastStringAt(d, i, arena); ok {
+			*(*string)(p) = s
+			return end, nil
+		}
+	case fastInt:
+		if end, n, ok := fastIntAt(d, i, cs.bits); ok {
+			storeInt(p, n, cs.bits)
+			return end, nil
+		}
+	case fastPtrString:
+		if end, ok := nullAt(d, i); ok {
+			*(**string)(p) = nil
+			return end, nil
+		}
+		if end, s, ok := fastStringAt(d, i, arena); ok {
+			*(**string)(p) = &s
+			return end, nil
+		}
+	case fastPtrInt:
+		if end, ok := nullAt(d, i); ok {
+			*(*unsafe.Pointer)(p) = nil
+			return end, nil
+		}
+		if end, n, ok := fastIntAt(d, i, cs.bits); ok {
+			q := newInt(cs.bits)
+			storeInt(q, n, cs.bits)
+			*(*unsafe.Pointer)(p) = q
+			return end, nil
+		}
+	}
+	end, err := skipValue(d, i)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	if out == nil {
-		out = []T{}
+	if err := cs.set(p, d[i:end]); err != nil {
+		return 0, &setError{err}
 	}
-	return out, nil
+	return end, nil
+}
+
+// fastStringAt decodes the string at d[i] when it has no escapes and is
+// valid UTF-8 (a string the setter would decode just so); ok is false
+// for any other value.
+func fastStringAt(d []byte, i int, arena *stringArena) (end int, s string, ok bool) {
+	if d[i] != '"' {
+		return 0, "", false
+	}
+	end, escaped, err := scanString(d, i)
+	if err != nil || escaped || !utf8.Valid(d[i+1:end-1]) {
+		return 0, "", false
+	}
+	return end, arena.string(d[i+1 : end-1]), true
+}
+
+// fastIntAt decodes the integer at d[i] when it is at most 18 decimal
+// digits, with an optional minus sign, and fits bits: every such value is
+// exact and in range of an int64, so strconv.ParseInt, which the setter
+// uses, gives the same. ok is false for any other value (NULL, a quoted
+// number, a fraction, more digits), which the setter decodes or refuses.
+func fastIntAt(d []byte, i int, bits uint8) (end int, n int64, ok bool) {
+	j := i
+	neg := d[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	for j < len(d) && j-start <= 18 && d[j] >= '0' && d[j] <= '9' {
+		n = n*10 + int64(d[j]-'0')
+		j++
+	}
+	if j == start || j-start > 18 {
+		return 0, 0, false
+	}
+	if j < len(d) {
+		switch d[j] {
+		case ',', ']', ' ', '\t', '\n', '\r':
+		default:
+			return 0, 0, false
+		}
+	}
+	if neg {
+		n = -n
+	}
+	if bits < 64 && (n < -1<<(bits-1) || n > 1<<(bits-1)-1) {
+		return 0, 0, false
+	}
+	return j, n, true
+}
+
+// nullAt reports whether d[i] starts a JSON null, and the index after it.
+func nullAt(d []byte, i int) (int, bool) {
+	if len(d)-i >= 4 && string(d[i:i+4]) == "null" {
+		if j := i + 4; j == len(d) || d[j] == ',' || d[j] == ']' || d[j] == ' ' || d[j] == '\t' || d[j] == '\n' || d[j] == '\r' {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// storeInt stores n, which fits, in the signed integer of bits bits at p.
+func storeInt(p unsafe.Pointer, n int64, bits uint8) {
+	switch bits {
+	case 8:
+		*(*int8)(p) = int8(n)
+	case 16:
+		*(*int16)(p) = int16(n)
+	case 32:
+		*(*int32)(p) = int32(n)
+	default:
+		*(*int64)(p) = n
+	}
+}
+
+// newInt allocates a signed integer of bits bits.
+func newInt(bits uint8) unsafe.Pointer {
+	switch bits {
+	case 8:
+		return unsafe.Pointer(new(int8))
+	case 16:
+		return unsafe.Pointer(new(int16))
+	case 32:
+		return unsafe.Pointer(new(int32))
+	}
+	return unsafe.Pointer(new(int64))
+}
+
+// arenaChunk is the most a stringArena allocates at once; a string longer
+// than a quarter of it gets an allocation of its own. A string the
+// handler keeps holds its chunk, so the chunk is small.
+const arenaChunk = 4096
+
+// stringArena makes the strings of one result from a few allocations
+// rather than one each: a chunk holds the bytes of several strings, which
+// are never changed once written.
+type stringArena struct {
+	buf  []byte
+	rest int // an upper bound on the string bytes still to come: the result's bytes left
+}
+
+// string returns a string of b's bytes.
+func (a *stringArena) string(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > cap(a.buf)-len(a.buf) {
+		if len(b) > arenaChunk/4 {
+			return string(b)
+		}
+		a.buf = make([]byte, 0, max(len(b), min(a.rest, arenaChunk)))
+	}
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return unsafe.String(&a.buf[start], len(b))
 }
 
 // columnNames decodes a result's "columns" array.
