@@ -45,29 +45,44 @@ func queryRowAs[T any](d *Database, sql string, args []any) (T, error) {
 }
 
 // scanFirst is scanResult for one row: the first, [ErrNoRows] when there
-// is none.
+// is none. The rows are scanned into the type's scratch value (rawPlans),
+// the first copied out, so that no row is allocated.
 func scanFirst[T any](db string, data []byte) (T, error) {
-	var zero T
-	var first, scratch *T
-	err := scanResultInto(db, reflect.TypeFor[T](), data, func() unsafe.Pointer {
-		if first == nil {
-			first = new(T)
-			return unsafe.Pointer(first)
-		}
-		if scratch == nil {
-			scratch = new(T)
+	var first, zero T
+	var ps *rawPlans
+	var row *T
+	rows := 0
+	err := scanResultInto(db, reflect.TypeFor[T](), data, func(p *rawPlans) unsafe.Pointer {
+		if row == nil {
+			ps = p
+			if s := p.scratch.Swap(nil); s != nil {
+				row = (*T)(unsafe.Pointer(s))
+			} else {
+				row = new(T)
+			}
+		} else if rows == 1 {
+			first = *row
+			*row = zero
 		} else {
-			*scratch = zero
+			*row = zero
 		}
-		return unsafe.Pointer(scratch)
+		rows++
+		return unsafe.Pointer(row)
 	})
+	if rows == 1 && err == nil {
+		first = *row
+	}
+	if row != nil {
+		*row = zero
+		ps.scratch.Store((*byte)(unsafe.Pointer(row)))
+	}
 	switch {
 	case err != nil:
 		return zero, err
-	case first == nil:
+	case rows == 0:
 		return zero, ErrNoRows
 	}
-	return *first, nil
+	return first, nil
 }
 
 // scanResult scans every row of a query's result (abi.DBQueryResult) on
@@ -75,7 +90,7 @@ func scanFirst[T any](db string, data []byte) (T, error) {
 // errors.
 func scanResult[T any](db string, data []byte) ([]T, error) {
 	var out []T
-	err := scanResultInto(db, reflect.TypeFor[T](), data, func() unsafe.Pointer {
+	err := scanResultInto(db, reflect.TypeFor[T](), data, func(*rawPlans) unsafe.Pointer {
 		var zero T
 		out = append(out, zero)
 		return unsafe.Pointer(&out[len(out)-1])
@@ -90,9 +105,9 @@ func scanResult[T any](db string, data []byte) ([]T, error) {
 }
 
 // scanResultInto scans every row of a query's result on database db into
-// a value of the struct type t, at the address next returns for each
-// row.
-func scanResultInto(db string, t reflect.Type, data []byte, next func() unsafe.Pointer) error {
+// a value of the struct type t, at the address next returns for each row
+// (given the plans of t).
+func scanResultInto(db string, t reflect.Type, data []byte, next func(*rawPlans) unsafe.Pointer) error {
 	var columns, rows []byte
 	m := scanMembers(data)
 	for m.next() {
@@ -113,11 +128,11 @@ func scanResultInto(db string, t reflect.Type, data []byte, next func() unsafe.P
 	if t.Kind() != reflect.Struct {
 		return fmt.Errorf("endpoints: ScanAll: %s is not a struct", t)
 	}
-	plan, names, err := rawScanPlan(t, columns)
+	p, names, err := rawScanPlan(t, columns)
 	if err != nil {
 		return err
 	}
-	err = scanRows(t, plan, rows, next)
+	err = scanRows(t, p, rows, next)
 	if e, ok := err.(*scanError); ok {
 		if names == nil {
 			// The column's name, for the error: decoded now, off
@@ -140,7 +155,8 @@ func (e *scanError) Error() string { return e.err.Error() }
 
 // scanRows scans the "rows" array of a result with plan, each row into
 // the value at the address next returns.
-func scanRows(t reflect.Type, plan []columnScan, d []byte, next func() unsafe.Pointer) error {
+func scanRows(t reflect.Type, p *rawPlan, d []byte, next func(*rawPlans) unsafe.Pointer) error {
+	plan := p.plan
 	i := skipSpace(d, 0)
 	if i >= len(d) || d[i] != '[' {
 		return syntaxError(d, i, "an array")
@@ -155,7 +171,7 @@ func scanRows(t reflect.Type, plan []columnScan, d []byte, next func() unsafe.Po
 			// At the row's offset 0, as ScanAll's error says.
 			return syntaxError(d[i:], 0, "an array")
 		}
-		base := next()
+		base := next(p.ps)
 		i = skipSpace(d, i+1)
 		c := 0
 		if i < len(d) && d[i] == ']' {
@@ -415,30 +431,48 @@ const maxRawPlans = 16
 // of the result's "columns" array, which is compared without allocating.
 // The slice is replaced, never changed.
 type rawPlans struct {
-	entries atomic.Pointer[[]rawPlan]
+	entries atomic.Pointer[[]*rawPlan]
 	mu      sync.Mutex // serializes additions
+	// scratch is a zero value of the type that scanFirst scans a row
+	// into before copying it out, so that the row costs no allocation
+	// (the setters' indirect calls make whatever they write into
+	// escape); nil until made, and while a scan holds it.
+	scratch atomic.Pointer[byte]
 }
 
+// rawPlan is the scan plan of type t (whose plans are ps) for a result's
+// columns.
 type rawPlan struct {
+	t       reflect.Type
+	ps      *rawPlans
 	columns string
 	plan    []columnScan
 }
 
-var rawScanPlans sync.Map // reflect.Type -> *rawPlans
+var (
+	rawScanPlans sync.Map // reflect.Type -> *rawPlans
+	// lastRawPlan is the plan used last: a handler's query usually
+	// finds it there, without the map's hashing of the type.
+	lastRawPlan atomic.Pointer[rawPlan]
+)
 
 // rawScanPlan is the scan plan of t for a result whose "columns" array is
-// columns; names are the columns, decoded when the plan was made here
-// (nil when it came from the cache).
-func rawScanPlan(t reflect.Type, columns []byte) ([]columnScan, []string, error) {
+// columns, and the plans of t; names are the columns, decoded when the
+// plan was made here (nil when it came from the cache).
+func rawScanPlan(t reflect.Type, columns []byte) (*rawPlan, []string, error) {
+	if p := lastRawPlan.Load(); p != nil && p.t == t && p.columns == string(columns) {
+		return p, nil, nil
+	}
 	v, ok := rawScanPlans.Load(t)
 	if !ok {
 		v, _ = rawScanPlans.LoadOrStore(t, &rawPlans{})
 	}
 	ps := v.(*rawPlans)
 	if entries := ps.entries.Load(); entries != nil {
-		for _, e := range *entries {
-			if e.columns == string(columns) {
-				return e.plan, nil, nil
+		for _, p := range *entries {
+			if p.columns == string(columns) {
+				lastRawPlan.Store(p)
+				return p, nil, nil
 			}
 		}
 	}
@@ -450,15 +484,17 @@ func rawScanPlan(t reflect.Type, columns []byte) ([]columnScan, []string, error)
 	if err != nil {
 		return nil, nil, err
 	}
+	p := &rawPlan{t: t, ps: ps, columns: string(columns), plan: plan}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	var entries []rawPlan
+	var entries []*rawPlan
 	if old := ps.entries.Load(); old != nil {
 		entries = *old
 	}
 	if len(entries) < maxRawPlans {
-		next := append(entries[:len(entries):len(entries)], rawPlan{columns: string(columns), plan: plan})
+		next := append(entries[:len(entries):len(entries)], p)
 		ps.entries.Store(&next)
+		lastRawPlan.Store(p)
 	}
-	return plan, names, nil
+	return p, names, nil
 }

@@ -35,11 +35,11 @@ func oldScanResult[T any](db string, data []byte) ([]T, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("endpoints: ScanAll: %s is not a struct", t)
 	}
-	plan, names, err := rawScanPlan(t, columns)
+	p, names, err := rawScanPlan(t, columns)
 	if err != nil {
 		return nil, err
 	}
-	out, err := oldScanRows[T](t, plan, rows)
+	out, err := oldScanRows[T](t, p.plan, rows)
 	if err != nil && names == nil {
 		names, _ = columnNames(columns)
 	}
