@@ -1,6 +1,8 @@
 package endpoints
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -68,6 +70,11 @@ func scanFirst[T any](db string, data []byte) (T, error) {
 		}
 		rows++
 		return unsafe.Pointer(row)
+	}, func() {
+		if row != nil {
+			*row = zero
+		}
+		first, rows = zero, 0
 	})
 	if rows == 1 && err == nil {
 		first = *row
@@ -94,7 +101,7 @@ func scanResult[T any](db string, data []byte) ([]T, error) {
 		var zero T
 		out = append(out, zero)
 		return unsafe.Pointer(&out[len(out)-1])
-	})
+	}, func() { out = nil })
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +113,14 @@ func scanResult[T any](db string, data []byte) ([]T, error) {
 
 // scanResultInto scans every row of a query's result on database db into
 // a value of the struct type t, at the address next returns for each row
-// (given the plans of t).
-func scanResultInto(db string, t reflect.Type, data []byte, next func(*rawPlans) unsafe.Pointer) error {
+// (given the plans of t). When the single pass over the result
+// (scanResultOnce) gives up, reset undoes what next was asked for, and
+// the rows are scanned again as [ScanAll] would, with its errors.
+func scanResultInto(db string, t reflect.Type, data []byte, next func(*rawPlans) unsafe.Pointer, reset func()) error {
+	if scanResultOnce(t, data, next) {
+		return nil
+	}
+	reset()
 	var columns, rows []byte
 	m := scanMembers(data)
 	for m.next() {
@@ -144,6 +157,50 @@ func scanResultInto(db string, t reflect.Type, data []byte, next func(*rawPlans)
 	return err
 }
 
+// The result as the host writes it begins so, and its rows follow the
+// columns so (abi.DBQueryResult).
+const (
+	resultHead = `{"columns":`
+	resultRows = `,"rows":`
+)
+
+// scanResultOnce scans a result laid out as the host writes it, its
+// columns then its rows, in one pass: the rows are scanned where they
+// are, not first skipped over to find where they end, which would scan
+// each of their strings twice. It gives up (false) on any other layout
+// (spaces, another order, a second "columns" or "rows" member, which
+// would replace the first) and on any error, which scanResultInto's
+// second pass then reports as [ScanAll] does.
+func scanResultOnce(t reflect.Type, data []byte, next func(*rawPlans) unsafe.Pointer) bool {
+	if t.Kind() != reflect.Struct || !hasPrefix(data, resultHead) {
+		return false
+	}
+	end, err := skipValue(data, len(resultHead))
+	if err != nil || !hasPrefix(data[end:], resultRows) {
+		return false
+	}
+	p, _, err := rawScanPlan(t, data[len(resultHead):end])
+	if err != nil {
+		return false
+	}
+	if end, err = scanRowsAt(t, p, data, end+len(resultRows), true, next); err != nil {
+		return false
+	}
+	// The members after the rows, which a later ABI may add.
+	m := members{d: data, i: end, started: true}
+	for m.next() {
+		if m.key == "columns" || m.key == "rows" {
+			return false
+		}
+	}
+	return m.err == nil
+}
+
+// hasPrefix reports whether d begins with s, without converting either.
+func hasPrefix(d []byte, s string) bool {
+	return len(d) >= len(s) && string(d[:len(s)]) == s
+}
+
 // scanError is a value scanRows could not scan: its row (from 1) and
 // column (from 0).
 type scanError struct {
@@ -153,23 +210,35 @@ type scanError struct {
 
 func (e *scanError) Error() string { return e.err.Error() }
 
-// scanRows scans the "rows" array of a result with plan, each row into
-// the value at the address next returns.
+// scanRows scans the "rows" array of a result, d, with plan, each row
+// into the value at the address next returns.
 func scanRows(t reflect.Type, p *rawPlan, d []byte, next func(*rawPlans) unsafe.Pointer) error {
+	end, err := scanRowsAt(t, p, d, 0, false, next)
+	if err != nil {
+		return err
+	}
+	return checkEnd(d, end)
+}
+
+// scanRowsAt is scanRows for the array at or after d[i]; it returns the
+// index after the array. once is set for scanResultOnce's pass, whose
+// rows were not delimited first: it refuses what that would have read
+// otherwise.
+func scanRowsAt(t reflect.Type, p *rawPlan, d []byte, i int, once bool, next func(*rawPlans) unsafe.Pointer) (int, error) {
 	plan := p.plan
-	i := skipSpace(d, 0)
+	i = skipSpace(d, i)
 	if i >= len(d) || d[i] != '[' {
-		return syntaxError(d, i, "an array")
+		return 0, syntaxError(d, i, "an array")
 	}
 	i = skipSpace(d, i+1)
 	if i < len(d) && d[i] == ']' {
-		return checkEnd(d, i+1)
+		return i + 1, nil
 	}
-	arena := stringArena{rest: len(d)}
+	arena := stringArena{rest: len(d) - i}
 	for r := 1; ; r++ {
 		if i >= len(d) || d[i] != '[' {
 			// At the row's offset 0, as ScanAll's error says.
-			return syntaxError(d[i:], 0, "an array")
+			return 0, syntaxError(d[i:], 0, "an array")
 		}
 		base := next(p.ps)
 		i = skipSpace(d, i+1)
@@ -179,14 +248,14 @@ func scanRows(t reflect.Type, p *rawPlan, d []byte, next func(*rawPlans) unsafe.
 		} else {
 			for {
 				if c >= len(plan) {
-					return fmt.Errorf("endpoints: ScanAll: row %d of %s has more values than the %d columns", r, t, len(plan))
+					return 0, fmt.Errorf("endpoints: ScanAll: row %d of %s has more values than the %d columns", r, t, len(plan))
 				}
-				end, err := plan[c].scan(unsafe.Add(base, plan[c].offset), d, i, &arena)
+				end, err := plan[c].scan(unsafe.Add(base, plan[c].offset), d, i, &arena, once)
 				if err != nil {
 					if e, ok := err.(*setError); ok {
-						return &scanError{row: r, column: c, err: e.err}
+						return 0, &scanError{row: r, column: c, err: e.err}
 					}
-					return err
+					return 0, err
 				}
 				c++
 				i = skipSpace(d, end)
@@ -198,11 +267,11 @@ func scanRows(t reflect.Type, p *rawPlan, d []byte, next func(*rawPlans) unsafe.
 					i++
 					break
 				}
-				return syntaxError(d, i, "',' or ']'")
+				return 0, syntaxError(d, i, "',' or ']'")
 			}
 		}
 		if c != len(plan) {
-			return fmt.Errorf("endpoints: ScanAll: row %d of %s has %d values for %d columns", r, t, c, len(plan))
+			return 0, fmt.Errorf("endpoints: ScanAll: row %d of %s has %d values for %d columns", r, t, c, len(plan))
 		}
 		arena.rest = len(d) - i
 		i = skipSpace(d, i)
@@ -211,9 +280,9 @@ func scanRows(t reflect.Type, p *rawPlan, d []byte, next func(*rawPlans) unsafe.
 			continue
 		}
 		if i < len(d) && d[i] == ']' {
-			return checkEnd(d, i+1)
+			return i + 1, nil
 		}
-		return syntaxError(d, i, "',' or ']'")
+		return 0, syntaxError(d, i, "',' or ']'")
 	}
 }
 
@@ -251,10 +320,22 @@ func fastKind(ft reflect.Type) (kind, bits uint8) {
 	return fastNone, 0
 }
 
+// errStructural is scanResultOnce's reason to give up on a number or
+// literal that holds a quote or a bracket: skipping the rows first, as
+// the second pass does, would have read it as the start of a string or
+// of a nested value.
+var errStructural = errors.New("a quote or a bracket in a number or literal")
+
 // scan decodes the value at d[i] (not a space) into the field at p and
-// returns the index after it. A value the setter refuses is a *setError.
-func (cs *columnScan) scan(p unsafe.Pointer, d []byte, i int, arena *stringArena) (int, error) {
-	switch cs.fast {
+// returns the index after it. A value the setter refuses is a *setError;
+// with once, a number or literal holding a quote or a bracket is
+// errStructural.
+func (cs *columnScan) scan(p unsafe.Pointer, d []byte, i int, arena *stringArena, once bool) (int, error) {
+	fast := cs.fast
+	if i >= len(d) {
+		fast = fastNone // the end of a truncated result: skipValue says so
+	}
+	switch fast {
 	case fastString:
 		if end, s, ok := fastStringAt(d, i, arena); ok {
 			*(*string)(p) = s
@@ -289,6 +370,9 @@ func (cs *columnScan) scan(p unsafe.Pointer, d []byte, i int, arena *stringArena
 	end, err := skipValue(d, i)
 	if err != nil {
 		return 0, err
+	}
+	if once && d[i] != '"' && d[i] != '[' && d[i] != '{' && bytes.ContainsAny(d[i:end], `"[{`) {
+		return 0, errStructural
 	}
 	if err := cs.set(p, d[i:end]); err != nil {
 		return 0, &setError{err}

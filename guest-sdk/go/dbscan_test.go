@@ -147,6 +147,15 @@ var scanCases = []struct {
 	{"a row that is not an array", `{"columns":["s"],"rows":["a"]}`, scanRow{}, 0, `want an array`},
 	{"a missing separator", `{"columns":["s","i"],"rows":[["a" 1]]}`, scanRow{}, 0, `want ',' or ']'`},
 	{"truncated", `{"columns":["s"],"rows":[["a"]`, scanRow{}, 0, `unexpected end`},
+	{"a quote in a number", `{"columns":["s","i"],"rows":[[0",0]]}`, scanRow{}, 0, `unexpected end`},
+	{"a quote in a literal, in a string", `{"columns":["s","i"],"rows":[[0"x",1]]}`, scanRow{S: `0"x"`, I: 1}, 1, ""},
+	{"truncated in a row", `{"columns":["i","s"],"rows":[[`, scanRow{}, 0, `unexpected end`},
+	{"truncated after a value", `{"columns":["i","s"],"rows":[[1,`, scanRow{}, 0, `unexpected end`},
+	{"rows before columns", `{"rows":[["a",1]],"columns":["s","i"]}`, scanRow{S: "a", I: 1}, 1, ""},
+	{"a member after the rows", `{"columns":["s"],"rows":[["a"]],"next":{"k":[1]}}`, scanRow{S: "a"}, 1, ""},
+	{"a second rows member replaces the first", `{"columns":["i"],"rows":[[null],[2]],"rows":[[3]]}`, scanRow{I: 3}, 1, ""},
+	{"a second columns member replaces the first", `{"columns":["s"],"rows":[[1]],"columns":["i"]}`, scanRow{I: 1}, 1, ""},
+	{"text after the result", `{"columns":["s"],"rows":[["a"]]}x`, scanRow{}, 0, `want the end of the value`},
 }
 
 // TestScanResult checks the rows scanResult and scanFirst decode, and
@@ -164,6 +173,33 @@ func TestScanResult(t *testing.T) {
 			}
 			compareScans(t, []byte(tc.data))
 		})
+	}
+}
+
+// TestScanResultOnce: a result laid out as the host writes it is scanned
+// in one pass; any other layout is left to the second.
+func TestScanResultOnce(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		once bool
+	}{
+		{`{"columns":["s","i"],"rows":[["a",1],["b",2]]}`, true},
+		{`{"columns":["s"],"rows":[]}`, true},
+		{`{"columns":["s"],"rows":[["a"]],"next":1}`, true},
+		{`{ "columns":["s"],"rows":[["a"]]}`, false},
+		{`{"rows":[["a"]],"columns":["s"]}`, false},
+		{`{"columns":["s"],"rows":[["a"]],"rows":[]}`, false},
+		{`{"columns":["s"],"rows":[[null]]}`, false},
+		{`{"columns":["s"],"rows":[["a"]]} x`, false},
+	} {
+		n := 0
+		once := scanResultOnce(reflect.TypeFor[scanRow](), []byte(tc.data), func(*rawPlans) unsafe.Pointer {
+			n++
+			return unsafe.Pointer(new(scanRow))
+		})
+		if once != tc.once {
+			t.Errorf("scanResultOnce(%s) = %v after %d rows, want %v", tc.data, once, n, tc.once)
+		}
 	}
 }
 
@@ -254,6 +290,27 @@ func BenchmarkScanResult(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := scanFirst[user]("main", data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	var rows []string
+	for i := range 50 {
+		rows = append(rows, fmt.Sprintf(`[%d,"User number %d","user%d@example.com"]`, i, i, i))
+	}
+	many := []byte(`{"columns":["id","name","email"],"rows":[` + strings.Join(rows, ",") + `]}`)
+	b.Run("old 50 rows", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := oldScanResult[user]("main", many); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("new 50 rows", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := scanResult[user]("main", many); err != nil {
 				b.Fatal(err)
 			}
 		}
