@@ -295,7 +295,7 @@ func (e *setError) Error() string { return e.err.Error() }
 const (
 	fastNone      = iota // the setter decodes every value
 	fastString           // a string kind
-	fastInt              // a signed integer kind of fastBits bits
+	fastInt              // a signed integer kind of columnScan.bits bits
 	fastPtrString        // a pointer to a string kind: nil for NULL
 	fastPtrInt           // a pointer to a signed integer kind
 )
