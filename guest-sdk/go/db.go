@@ -704,6 +704,12 @@ func QueryAs[T any](q Querier, sql string, args ...any) ([]T, error) {
 
 // QueryRowAs is [QueryAs] for one row: [ErrNoRows] when there is none.
 func QueryRowAs[T any](q Querier, sql string, args ...any) (T, error) {
+	switch q := q.(type) {
+	case *Database:
+		return queryRowAs[T](q, sql, args)
+	case *Tx:
+		return queryRowAs[T](q.db, sql, args)
+	}
 	var zero T
 	all, err := QueryAs[T](q, sql, args...)
 	if err != nil {
@@ -750,6 +756,9 @@ func ScanAll[T any](rows *Rows) ([]T, error) {
 type columnScan struct {
 	offset uintptr
 	set    func(field unsafe.Pointer, raw json.RawMessage) error
+	// fast and bits are how the SDK's own queriers decode the field
+	// without set (dbscan.go's fastKind).
+	fast, bits uint8
 }
 
 // planKey identifies a scan plan: a struct type and a query's columns.
@@ -799,7 +808,8 @@ func scanPlanFor(t reflect.Type, columns []string) ([]columnScan, error) {
 			offset += sf.Offset
 			ft = sf.Type
 		}
-		plan[i] = columnScan{offset: offset, set: fieldSetter(f.Type)}
+		fast, bits := fastKind(f.Type)
+		plan[i] = columnScan{offset: offset, set: fieldSetter(f.Type), fast: fast, bits: bits}
 	}
 	scanPlans.Store(key, plan)
 	return plan, nil

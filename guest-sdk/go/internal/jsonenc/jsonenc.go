@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
@@ -37,14 +38,21 @@ import (
 // refuse the value (a NaN or infinite float).
 type encodeFunc func(dst []byte, p unsafe.Pointer) ([]byte, bool)
 
-// plan is how one type is encoded: enc, nil when the package does not
+// plan is how type t is encoded: enc, nil when the package does not
 // handle the type.
 type plan struct {
+	t   reflect.Type
 	enc encodeFunc
 }
 
-// plans maps a reflect.Type to its *plan, made on first use.
-var plans sync.Map
+var (
+	// plans maps a reflect.Type to its *plan, made on first use.
+	plans sync.Map
+	// lastPlan is the plan used last: a handler that answers one type
+	// finds it there, without the map's hashing of the type, a dozen
+	// calls inside WebAssembly.
+	lastPlan atomic.Pointer[plan]
+)
 
 // Append appends the JSON encoding of v to dst as json.Marshal(v) would,
 // and reports whether it did. When it returns false, dst is returned
@@ -162,14 +170,19 @@ func pointerShaped(t reflect.Type) bool {
 // value through a pointer to it; a pointer-shaped type (stored in an
 // interface's data word itself) gets none.
 func planOf(t reflect.Type) *plan {
+	if p := lastPlan.Load(); p != nil && p.t == t {
+		return p
+	}
 	if p, ok := plans.Load(t); ok {
+		lastPlan.Store(p.(*plan))
 		return p.(*plan)
 	}
 	var enc encodeFunc
 	if !pointerShaped(t) {
 		enc = build(t, map[reflect.Type]bool{})
 	}
-	p, _ := plans.LoadOrStore(t, &plan{enc: enc})
+	p, _ := plans.LoadOrStore(t, &plan{t: t, enc: enc})
+	lastPlan.Store(p.(*plan))
 	return p.(*plan)
 }
 
