@@ -104,6 +104,10 @@ type call struct {
 	// next request (Databases restarts it): its hooks and result buffer
 	// are made once, not per request.
 	dbKept *dbGate
+	// stack is the parameter and result of the handler's export, passed
+	// to CallWithStack (module.handle): wazero's Call allocates a slice
+	// for them at every call.
+	stack [1]uint64
 }
 
 // requestPart is the request side of a call: the request, its parts as
