@@ -36,7 +36,7 @@ func (c *call) envelopeJSON() []byte {
 	b = append(b, `,"method":`...)
 	b, _ = jsontext.AppendQuote(b, c.req.Method)
 	b = append(b, `,"route":`...)
-	b, _ = jsontext.AppendQuote(b, c.route.rf.Pattern())
+	b, _ = jsontext.AppendQuote(b, c.route.pattern)
 	b = append(b, `,"path":`...)
 	b, _ = jsontext.AppendQuote(b, c.req.URL.EscapedPath())
 	if c.req.URL.RawQuery != "" {

@@ -226,7 +226,7 @@ func (t *table) chain(rt *route, method string) []*middleware {
 		return nil
 	}
 	var out []*middleware
-	pattern := rt.rf.Pattern()
+	pattern := rt.pattern
 	for _, m := range t.middleware {
 		if (m.before || m.after) && m.applies(pattern, method) {
 			out = append(out, m)
