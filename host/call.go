@@ -223,7 +223,7 @@ func (c *call) stopped() <-chan struct{} {
 
 // reset prepares a pooled call for a request.
 func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op *operation, r *http.Request) {
-	timeout, idle, now := limitTimeout(set.opts.Limits), time.Duration(0), time.Now()
+	timeout, idle, now := time.Duration(set.limits.Timeout), time.Duration(0), time.Now()
 	if op != nil {
 		if op.timeout > 0 {
 			timeout = op.timeout
@@ -251,7 +251,7 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 			status:    http.StatusOK,
 			header:    c.header,
 			buf:       c.buf,
-			maxBuffer: limitResponseBytes(set.opts.Limits),
+			maxBuffer: set.limits.ResponseBytes,
 		},
 		guestPart: guestPart{
 			deadline: until,

@@ -366,7 +366,7 @@ func stepContentType(h requestSide, w http.ResponseWriter, r *http.Request, c *c
 // issues step 7 reports with the other parts'.
 func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
-	limit := limitBodyBytes(c.set.opts.Limits)
+	limit := c.set.limits.BodyBytes
 	if op.bodyLimit > 0 {
 		limit = op.bodyLimit
 	}

@@ -448,7 +448,7 @@ func (op *operation) checkDeclared(status int, header http.Header, body []byte) 
 }
 
 func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
-	limit := limitBodyBytes(t.set.opts.Limits)
+	limit := t.set.limits.BodyBytes
 	c := h.getCall(w, r, t.set, rt, nil)
 	defer h.putCall(c)
 	if r.ContentLength > limit {
