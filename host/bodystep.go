@@ -29,7 +29,7 @@ func stepContentType(h requestSide, w http.ResponseWriter, r *http.Request, c *c
 // issues step 7 reports with the other parts'.
 func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
-	limit := op.body.Limit(limitBodyBytes(c.set.opts.Limits))
+	limit := op.body.Limit(c.set.limits.BodyBytes)
 	outcome := c.body.Take(r, op.body, requestbody.Options{
 		Limit:      limit,
 		JSON:       jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth, MaxValues: c.set.opts.Limits.JSONValues},

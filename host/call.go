@@ -101,6 +101,10 @@ type call struct {
 	// next request (Databases restarts it): its hooks and result buffer
 	// are made once, not per request.
 	dbKept *dbgate.Gate
+	// stack is the parameter and result of the handler's export, passed
+	// to CallWithStack (module.handle): wazero's Call allocates a slice
+	// for them at every call.
+	stack [1]uint64
 }
 
 // requestPart is the request side of a call: the request, its parts as
@@ -206,7 +210,7 @@ func (c *call) stopped() <-chan struct{} {
 
 // reset prepares a pooled call for a request.
 func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op *operation, r *http.Request) {
-	timeout, idle, now := limitTimeout(set.opts.Limits), time.Duration(0), time.Now()
+	timeout, idle, now := time.Duration(set.limits.Timeout), time.Duration(0), time.Now()
 	if op != nil {
 		if op.timeout > 0 {
 			timeout = op.timeout
@@ -234,7 +238,7 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 			status:    http.StatusOK,
 			header:    c.header,
 			buf:       c.buf,
-			maxBuffer: limitResponseBytes(set.opts.Limits),
+			maxBuffer: set.limits.ResponseBytes,
 		},
 		guestPart: guestPart{
 			deadline: until,

@@ -88,7 +88,7 @@ func (c guestCall) Databases() abihost.Databases {
 		return nil
 	}
 	if c.db == nil {
-		deadline, maxResult := time.Unix(0, c.deadline), int(limitSQLResultBytes(c.set.opts.Limits))
+		deadline, maxResult := time.Unix(0, c.deadline), int(c.set.limits.SQLResultBytes)
 		if c.dbKept == nil {
 			// The hooks are bound to c, which the pool hands to every
 			// request it serves.
@@ -143,10 +143,6 @@ func (c *call) dbDone(db string, d time.Duration, err error) {
 		e.Route = c.route.pattern
 	}
 	o.Database(e)
-}
-
-func limitSQLResultBytes(l config.Limits) int64 {
-	return l.WithDefaults().SQLResultBytes
 }
 
 // answerDatabaseWaits answers a call stopped because a database it used

@@ -26,7 +26,7 @@ func (c *call) envelopeJSON() []byte {
 		Parts:       c.parts(),
 		HTTP:        c.req,
 		Kind:        kind,
-		Route:       c.route.rf.Pattern(),
+		Route:       c.route.pattern,
 		MediaType:   c.mediaType,
 		RequestID:   rc.requestID,
 		TraceID:     observe.TraceID(c.req.Header),

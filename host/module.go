@@ -34,10 +34,14 @@ type module struct {
 
 // handle calls the handler of an instance of the module for one request.
 func (m *module) handle(in *engine.Instance, c *call) ([]uint64, error) {
+	// Both exports take at most one parameter and return one result, in
+	// the call's own stack.
+	stack := c.stack[:]
 	if m.index >= 0 {
-		return in.HandleRoute.Call(c, uint64(m.index))
+		stack[0] = uint64(m.index)
+		return stack, in.HandleRoute.CallWithStack(c, stack)
 	}
-	return in.Handle.Call(c)
+	return stack, in.Handle.CallWithStack(c, stack)
 }
 
 // loadModule reads, instruments and compiles one route module, checks its

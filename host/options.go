@@ -43,8 +43,6 @@ func limitLoadTimeout(l config.Limits) time.Duration {
 
 func limitResponseBytes(l config.Limits) int64 { return l.WithDefaults().ResponseBytes }
 
-func limitBodyBytes(l config.Limits) int64 { return l.WithDefaults().BodyBytes }
-
 func limitMemoryBytes(l config.Limits) int64 { return l.WithDefaults().MemoryBytes }
 
 func limitTimeout(l config.Limits) time.Duration { return time.Duration(l.WithDefaults().Timeout) }
@@ -56,8 +54,6 @@ func limitMaxTimeout(l config.Limits) time.Duration {
 func limitInstanceIdleTimeout(l config.Limits) time.Duration {
 	return time.Duration(l.WithDefaults().InstanceIdleTimeout)
 }
-
-func limitQueryParams(l config.Limits) int { return l.WithDefaults().QueryParams }
 
 func limitInstances(l config.Limits) int { return l.WithDefaults().Instances }
 

@@ -154,7 +154,7 @@ func coerceParams(c *call) (bad []validation.Issue) {
 // UTF-8.
 func coerceQuery(r *http.Request, c *call) (bad []validation.Issue) {
 	query := c.op.query
-	values, err := querystring.Parse(r.URL.RawQuery, limitQueryParams(c.set.opts.Limits), "limits.queryParams")
+	values, err := querystring.Parse(r.URL.RawQuery, c.set.limits.QueryParams, "limits.queryParams")
 	if err != nil {
 		bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
 	}

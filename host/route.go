@@ -27,7 +27,9 @@ import (
 // route is one loaded module at its place in the route table.
 type route struct {
 	file string
-	// pattern is the route's template (/api/users/:id), for observers.
+	// pattern is the route's template (/api/users/:id), made once: for
+	// observers, the envelope, rate limits and Idempotency-Keys, which
+	// would otherwise build it again for every request.
 	pattern string
 	rf      routefile.Route
 	mod     *module

@@ -28,6 +28,10 @@ type settings struct {
 	docPath string         // the schema route
 	docs    *docspage.Page // the docs page, nil when off or not served
 	server  config.Server  // with the defaults filled in
+	// limits are opts.Limits with the defaults filled in, made once:
+	// every request reads several of them, and filling a Limits costs a
+	// copy of it and a call of runtime.GOMAXPROCS, which takes a lock.
+	limits config.Limits
 	// security is endpoints.json's "security", as config decoded it.
 	security auth.Configs
 	// cors answers cross-origin requests (config.App.CORSPolicy); nil
@@ -72,6 +76,7 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 	}
 	s.checked = s.opts.checksResponses()
 	s.server = s.opts.Server.WithDefaults()
+	s.limits = s.opts.Limits.WithDefaults()
 	if s.compress, err = newCompression(s.server.Compression, limitResponseBytes(s.opts.Limits)); err != nil {
 		return nil, err
 	}

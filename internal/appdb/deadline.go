@@ -38,6 +38,19 @@ func newStmtContext(parent context.Context, deadline time.Time) *stmtContext {
 	return &stmtContext{parent: parent, deadline: deadline}
 }
 
+// restart makes c the context of another statement, as newStmtContext
+// would, without allocating one: a session's statements run one after
+// the other, each released before the next begins, so one context serves
+// them all. It returns c.
+func (c *stmtContext) restart(parent context.Context, deadline time.Time) *stmtContext {
+	if d, ok := parent.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	c.parent, c.deadline = parent, deadline
+	c.timed.Store(nil)
+	return c
+}
+
 // standard makes (once) and returns the standard deadline context.
 func (c *stmtContext) standard() context.Context {
 	if t := c.timed.Load(); t != nil {

@@ -34,42 +34,60 @@ func TestStmtContext(t *testing.T) {
 		{name: "parent canceled, Done asked", parent: canceled, deadline: future, doneFirst: true, err: context.Canceled, cause: errGone, timer: true, want: future},
 		{name: "the parent's earlier deadline", parent: earlier, deadline: future, want: func() time.Time { d, _ := earlier.Deadline(); return d }()},
 	}
+	// stale is a context whose statement ended past its deadline: its
+	// standard context made, ended and released. Restarted for another
+	// statement, as a session reuses it, it must answer as a new one.
+	stale := func() *stmtContext {
+		c := newStmtContext(context.Background(), past)
+		_ = c.Err()
+		c.release()
+		return c
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx := newStmtContext(tt.parent, tt.deadline)
-			defer ctx.release()
-			if tt.doneFirst {
-				select {
-				case <-ctx.Done():
-					if tt.err == nil {
-						t.Fatal("Done is closed before the deadline")
-					}
-				default:
-					if tt.err != nil {
-						t.Fatal("Done is open past the end")
+		for _, restarted := range []bool{false, true} {
+			name := tt.name
+			if restarted {
+				name += ", restarted"
+			}
+			t.Run(name, func(t *testing.T) {
+				ctx := newStmtContext(tt.parent, tt.deadline)
+				if restarted {
+					ctx = stale().restart(tt.parent, tt.deadline)
+				}
+				defer ctx.release()
+				if tt.doneFirst {
+					select {
+					case <-ctx.Done():
+						if tt.err == nil {
+							t.Fatal("Done is closed before the deadline")
+						}
+					default:
+						if tt.err != nil {
+							t.Fatal("Done is open past the end")
+						}
 					}
 				}
-			}
-			if err := ctx.Err(); !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
-				t.Errorf("Err = %v, want %v", err, tt.err)
-			}
-			if cause := context.Cause(ctx); !errors.Is(cause, tt.cause) || (cause == nil) != (tt.cause == nil) {
-				t.Errorf("Cause = %v, want %v", cause, tt.cause)
-			}
-			if made := ctx.timed.Load() != nil; made != tt.timer {
-				t.Errorf("a standard context made: %v, want %v", made, tt.timer)
-			}
-			if tt.err != nil {
-				select {
-				case <-ctx.Done():
-				default:
-					t.Error("Err is set but Done is open")
+				if err := ctx.Err(); !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
+					t.Errorf("Err = %v, want %v", err, tt.err)
 				}
-			}
-			if d, ok := ctx.Deadline(); !ok || !d.Equal(tt.want) {
-				t.Errorf("Deadline = %v, %v; want %v", d, ok, tt.want)
-			}
-		})
+				if cause := context.Cause(ctx); !errors.Is(cause, tt.cause) || (cause == nil) != (tt.cause == nil) {
+					t.Errorf("Cause = %v, want %v", cause, tt.cause)
+				}
+				if made := ctx.timed.Load() != nil; made != tt.timer {
+					t.Errorf("a standard context made: %v, want %v", made, tt.timer)
+				}
+				if tt.err != nil {
+					select {
+					case <-ctx.Done():
+					default:
+						t.Error("Err is set but Done is open")
+					}
+				}
+				if d, ok := ctx.Deadline(); !ok || !d.Equal(tt.want) {
+					t.Errorf("Deadline = %v, %v; want %v", d, ok, tt.want)
+				}
+			})
+		}
 	}
 }
 

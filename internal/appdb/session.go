@@ -34,6 +34,12 @@ type Session struct {
 	result      []byte
 	pending     bool
 	lastErrCode database.Code
+	// lastDB and lastSQL are the database name and the statement text of
+	// the last statement, kept across restarts (see interned).
+	lastDB, lastSQL string
+	// stmt is the context of the statement that runs, reused from one
+	// statement to the next (see stmtContext.restart).
+	stmt stmtContext
 }
 
 // NewSession starts the session of a call whose context is ctx and whose
@@ -55,7 +61,19 @@ const keptResultBytes = 64 << 10
 // first rolls back what the last call left open, as [Session.Close] does.
 func (s *Session) Restart(set *Set, ctx context.Context, deadline time.Time, maxResult int) {
 	s.Close()
-	*s = Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result}
+	*s = Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result,
+		lastDB: s.lastDB, lastSQL: s.lastSQL}
+}
+
+// interned returns b as a string: last when it holds the same bytes, else
+// a new string that becomes last. A pooled call's guests send the same
+// database name and statements request after request, so their strings
+// are made once, not for each statement.
+func interned(last *string, b []byte) string {
+	if string(b) != *last {
+		*last = string(b)
+	}
+	return *last
 }
 
 // LastError is the code of the last statement of the session that
@@ -70,7 +88,7 @@ func (s *Session) Result() (data []byte, ok bool) { return s.result, s.pending }
 // db_exec and keeps its result; it returns the result's size or an errno.
 func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	s.pending, s.result = false, s.result[:0]
-	name := string(db)
+	name := interned(&s.lastDB, db)
 	q, system, errno := s.querier(name)
 	if errno != 0 {
 		return 0, errno
@@ -79,8 +97,8 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	if err != nil {
 		return 0, abi.ErrInvalid
 	}
-	text := string(sql)
-	ctx := newStmtContext(s.ctx, s.deadline)
+	text := interned(&s.lastSQL, sql)
+	ctx := s.stmt.restart(s.ctx, s.deadline)
 	defer ctx.release()
 	began := time.Now()
 	end := s.span(name, system, text)
