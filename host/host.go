@@ -509,7 +509,7 @@ func (r *route) infos() []RouteInfo {
 	}
 	var out []RouteInfo
 	for m, op := range r.ops {
-		out = append(out, RouteInfo{Method: m, Path: r.rf.Pattern(), Kind: "endpoint", Summary: op.contract.Summary, File: r.file})
+		out = append(out, RouteInfo{Method: m, Path: r.rf.Pattern(), Kind: "endpoint", Summary: op.Contract.Summary, File: r.file})
 	}
 	return out
 }
