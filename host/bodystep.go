@@ -14,12 +14,12 @@ import (
 // operation declares (415).
 func stepContentType(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
-	if op.body == nil || !requestbody.Has(r) {
+	if op.Body == nil || !requestbody.Has(r) {
 		return true
 	}
 	ct := r.Header.Get("Content-Type")
-	if !c.body.Choose(op.body, ct) {
-		h.refuse(w, r, c, c.table, &abi.ValidationFailure{Kind: abi.FailureMediaType, Status: http.StatusUnsupportedMediaType, Part: abi.PartBody.String(), Received: ct, SupportedMediaTypes: op.body.Supported()})
+	if !c.body.Choose(op.Body, ct) {
+		h.refuse(w, r, c, c.table, &abi.ValidationFailure{Kind: abi.FailureMediaType, Status: http.StatusUnsupportedMediaType, Part: abi.PartBody.String(), Received: ct, SupportedMediaTypes: op.Body.Supported()})
 		return false
 	}
 	return true
@@ -29,11 +29,11 @@ func stepContentType(h requestSide, w http.ResponseWriter, r *http.Request, c *c
 // issues step 7 reports with the other parts'.
 func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
-	limit := op.body.Limit(c.set.limits.BodyBytes)
-	outcome := c.body.Take(r, op.body, requestbody.Options{
+	limit := op.Body.Limit(c.set.limits.BodyBytes)
+	outcome := c.body.Take(r, op.Body, requestbody.Options{
 		Limit:      limit,
 		JSON:       jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth, MaxValues: c.set.opts.Limits.JSONValues},
-		Idempotent: op.contract.Idempotency != nil,
+		Idempotent: op.Contract.Idempotency != nil,
 		Logger:     h.logger,
 		Route:      c.route.file,
 	}, &c.issues.Body)

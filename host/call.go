@@ -212,10 +212,10 @@ func (c *call) stopped() <-chan struct{} {
 func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op *operation, r *http.Request) {
 	timeout, idle, now := time.Duration(set.limits.Timeout), time.Duration(0), time.Now()
 	if op != nil {
-		if op.timeout > 0 {
-			timeout = op.timeout
+		if op.Timeout > 0 {
+			timeout = op.Timeout
 		}
-		idle = op.idleTimeout
+		idle = op.IdleTimeout
 	}
 	until := now.Add(timeout).UnixNano()
 	*c = call{

@@ -43,9 +43,9 @@ func (t *table) docRoutes() []document.Route {
 				Method:     m,
 				Path:       r.rf.OpenAPIPath(),
 				File:       r.file,
-				Contract:   r.ops[m].contract,
+				Contract:   r.ops[m].Contract,
 				Defs:       r.mod.contract.Defs,
-				Negotiates: r.ops[m].negotiates(),
+				Negotiates: r.ops[m].Negotiates(),
 			})
 		}
 	}

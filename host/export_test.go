@@ -6,6 +6,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/janitor"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
 
@@ -17,7 +18,9 @@ func init() { dbBackoff = appdb.Backoff{Min: 10 * time.Millisecond, Max: 200 * t
 
 // Sweep runs one janitor sweep as if the clock read now, and reports how
 // many idle instances it closed.
-func (h *Host) Sweep(now time.Time) int { return newJanitor(h).sweep(now) }
+func (h *Host) Sweep(now time.Time) int {
+	return idleSweep{h}.closeIdle(now.Add(-limitInstanceIdleTimeout(h.opts.Limits)))
+}
 
 // IdleInstances counts the idle instances of a route module.
 func (h *Host) IdleInstances(file string) int {
@@ -31,11 +34,9 @@ func (h *Host) IdleInstances(file string) int {
 // RunJanitor replaces the host's janitor with one that sweeps at every
 // value sent on tick; stop ends it and returns once its last sweep ended.
 func (h *Host) RunJanitor(tick <-chan time.Time) (stop func()) {
-	h.janitor.close()
-	j := newJanitor(h)
-	h.janitor = j
-	go j.loop(tick)
-	return j.close
+	h.janitor.Close()
+	h.janitor = janitor.Run(tick, limitInstanceIdleTimeout(h.opts.Limits), idleSweep{h})
+	return h.janitor.Close
 }
 
 // Drained is closed once the host is closing and every instance is back

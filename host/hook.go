@@ -67,7 +67,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 	h.discardBody(w, r, c)
 	c.writeDeadline(w)
 	message, data := defaultBody(f)
-	endpointHook, appHook := c.op.contract.OnValidationError, t.runtime.hasHook()
+	endpointHook, appHook := c.op.Contract.OnValidationError, t.runtime.hasHook()
 	if endpointHook || appHook {
 		body, err := json.Marshal(FrameworkError{StatusCode: f.Status, StatusMessage: message, Data: data}, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 		if err == nil {

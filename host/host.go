@@ -50,6 +50,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/janitor"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/cors"
@@ -87,8 +88,8 @@ type Host struct {
 	// idem is the Idempotency-Key step, over store (package
 	// idempotency); set with the store, before the host serves.
 	idem     idempotency.Step
-	reloadMu sync.Mutex // one Reload at a time; Shutdown holds it too
-	janitor  *janitor   // closes idle instances beyond one per module
+	reloadMu sync.Mutex       // one Reload at a time; Shutdown holds it too
+	janitor  *janitor.Janitor // closes idle instances beyond one per module
 	// halt is closed, and halted set, when Close stops the calls still
 	// running: guests stop at their next interrupt check or host call.
 	halt   chan struct{}
@@ -248,7 +249,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	}
 	h.table.Store(t)
 	h.engine.StartCompiles()
-	h.janitor = startJanitor(h)
+	h.janitor = janitor.Start(limitInstanceIdleTimeout(h.opts.Limits), idleSweep{h})
 	return h, nil
 }
 
@@ -383,7 +384,7 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	// A reload in progress finishes (and sees closing); none starts after.
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
-	h.janitor.close()
+	h.janitor.Close()
 	if !h.waitIdle(ctx) {
 		// Guests stop at their next interrupt check or host call; the
 		// engine waits for their instances before it closes the runtime
@@ -509,7 +510,7 @@ func (r *route) infos() []RouteInfo {
 	}
 	var out []RouteInfo
 	for m, op := range r.ops {
-		out = append(out, RouteInfo{Method: m, Path: r.rf.Pattern(), Kind: "endpoint", Summary: op.contract.Summary, File: r.file})
+		out = append(out, RouteInfo{Method: m, Path: r.rf.Pattern(), Kind: "endpoint", Summary: op.Contract.Summary, File: r.file})
 	}
 	return out
 }

@@ -32,10 +32,10 @@ type idemCall struct{ *call }
 var _ idempotency.Call = idemCall{}
 
 func (c idemCall) Key() *idempotency.Key               { return &c.idem }
-func (c idemCall) Contract() *abi.Contract             { return c.op.contract }
-func (c idemCall) Operation() (method, pattern string) { return c.op.method, c.route.pattern }
+func (c idemCall) Contract() *abi.Contract             { return c.op.Contract }
+func (c idemCall) Operation() (method, pattern string) { return c.op.Method, c.route.pattern }
 func (c idemCall) File() string                        { return c.route.file }
-func (c idemCall) Negotiates() bool                    { return c.op.negotiates() }
+func (c idemCall) Negotiates() bool                    { return c.op.Negotiates() }
 func (c idemCall) Principal() *abi.Principal           { return c.principal }
 
 func (c idemCall) ClientAddress() string {

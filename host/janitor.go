@@ -2,69 +2,24 @@ package host
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
-// janitor closes idle instances a burst left behind (see engine.Pool.Trim): one
-// goroutine per host, sweeping every pool of the current table every half
-// idle timeout, so an instance idle for longer than the timeout is closed
-// within one and a half timeouts.
-type janitor struct {
-	host *Host
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
-}
+// idleSweep is the sweep host/internal/janitor runs for a host, every half
+// limits.instanceIdleTimeout.
+type idleSweep struct{ h *Host }
 
-// newJanitor returns a janitor of h that has not started sweeping.
-func newJanitor(h *Host) *janitor {
-	return &janitor{host: h, stop: make(chan struct{}), done: make(chan struct{})}
-}
+// Sweep closes idle instances: see closeIdle.
+func (s idleSweep) Sweep(cutoff time.Time) { s.closeIdle(cutoff) }
 
-// startJanitor starts a janitor of h with a ticker of its own.
-func startJanitor(h *Host) *janitor {
-	every := limitInstanceIdleTimeout(h.opts.Limits) / 2
-	ticker := time.NewTicker(every)
-	j := newJanitor(h)
-	go func() {
-		defer ticker.Stop()
-		j.loop(ticker.C)
-	}()
-	return j
-}
-
-// loop sweeps at every tick until the janitor stops.
-func (j *janitor) loop(tick <-chan time.Time) {
-	defer close(j.done)
-	for {
-		select {
-		case now := <-tick:
-			j.sweep(now)
-		case <-j.stop:
-			return
-		}
-	}
-}
-
-// close stops the janitor, if there is one, and waits for its sweep to
-// end.
-func (j *janitor) close() {
-	if j != nil {
-		j.once.Do(func() { close(j.stop) })
-		<-j.done
-	}
-}
-
-// sweep closes, in every pool of the current table, the instances idle
-// since before now minus the idle timeout, but one per pool, and sweeps
-// the store when it is a storage.Sweeper. It reports how many instances
-// it closed.
-func (j *janitor) sweep(now time.Time) int {
-	h := j.host
-	cutoff := now.Add(-limitInstanceIdleTimeout(h.opts.Limits))
+// closeIdle closes, in every pool of the current table, the instances idle
+// since before cutoff, but one per pool (see engine.Pool.Trim), and sweeps
+// the store when it is a storage.Sweeper. It reports how many instances it
+// closed.
+func (s idleSweep) closeIdle(cutoff time.Time) int {
+	h := s.h
 	ctx := context.Background()
 	t := h.table.Load()
 	n := 0
@@ -82,9 +37,9 @@ func (j *janitor) sweep(now time.Time) int {
 	if n > 0 {
 		h.logger.Debug("closed idle instances", "instances", n)
 	}
-	if s, ok := h.store.(storage.Sweeper); ok {
+	if st, ok := h.store.(storage.Sweeper); ok {
 		// The store's expired entries go too, traffic or not.
-		s.Sweep()
+		st.Sweep()
 	}
 	return n
 }

@@ -82,14 +82,14 @@ func stepAdmit(h requestSide, w http.ResponseWriter, r *http.Request, c *call) b
 func stepNegotiate(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	c.validated = c.startSpan(StepValidate, "")
 	op := c.op
-	if !op.negotiates() {
+	if !op.Negotiates() {
 		return true
 	}
 	w.Header().Add("Vary", "Accept")
 	accept := strings.Join(r.Header.Values("Accept"), ", ")
-	chosen, ok := negotiate.Choose(accept, op.offers)
+	chosen, ok := negotiate.Choose(accept, op.Offers)
 	if !ok {
-		h.refuse(w, r, c, c.table, &abi.ValidationFailure{Kind: abi.FailureAccept, Status: http.StatusNotAcceptable, Part: abi.PartHeaders.String(), Received: accept, SupportedMediaTypes: op.offers})
+		h.refuse(w, r, c, c.table, &abi.ValidationFailure{Kind: abi.FailureAccept, Status: http.StatusNotAcceptable, Part: abi.PartHeaders.String(), Received: accept, SupportedMediaTypes: op.Offers})
 		return false
 	}
 	c.mediaType = chosen
@@ -102,12 +102,12 @@ func stepNegotiate(h requestSide, w http.ResponseWriter, r *http.Request, c *cal
 // the host validated.
 func stepValidate(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op, issues := c.op, &c.issues
-	issues.Params = validatePart(op.params, c.params, coerceParams(c))
-	if op.query != nil {
-		issues.Query = validatePart(op.query, c.query, coerceQuery(r, c))
+	issues.Params = validatePart(op.Params, c.params, coerceParams(c))
+	if op.Query != nil {
+		issues.Query = validatePart(op.Query, c.query, coerceQuery(r, c))
 	}
-	if op.headers != nil {
-		issues.Headers = validatePart(op.headers, c.headers, coerceHeaders(r, c))
+	if op.Headers != nil {
+		issues.Headers = validatePart(op.Headers, c.headers, coerceHeaders(r, c))
 	}
 	if !issues.empty() {
 		h.refuse(w, r, c, c.table, issues.failure())
@@ -132,7 +132,7 @@ func validatePart(schema *validation.Schema, values map[string]any, bad []valida
 // coerceParams puts the path parameters, coerced to their schema's types,
 // in c.params, and returns the issues of those that are not UTF-8.
 func coerceParams(c *call) (bad []validation.Issue) {
-	params := c.op.params
+	params := c.op.Params
 	for i, name := range c.pathNames {
 		value := c.pathValues[i]
 		switch {
@@ -153,7 +153,7 @@ func coerceParams(c *call) (bad []validation.Issue) {
 // validating what parsed would not do) and of parameters that are not
 // UTF-8.
 func coerceQuery(r *http.Request, c *call) (bad []validation.Issue) {
-	query := c.op.query
+	query := c.op.Query
 	values, err := querystring.Parse(r.URL.RawQuery, c.set.limits.QueryParams, "limits.queryParams")
 	if err != nil {
 		bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
@@ -162,7 +162,7 @@ func coerceQuery(r *http.Request, c *call) (bad []validation.Issue) {
 	if c.table.security != nil {
 		keep = c.table.security.SecretQuery // API keys sent in the query
 	}
-	objects, err := c.op.queryObjects.Gather(values, keep)
+	objects, err := c.op.QueryObjects.Gather(values, keep)
 	var oerr *queryobject.Error
 	if errors.As(err, &oerr) {
 		bad = append(bad, validation.Issue{Path: []any{oerr.Param}, Message: oerr.Error()})
@@ -188,7 +188,7 @@ func coerceQuery(r *http.Request, c *call) (bad []validation.Issue) {
 // schema's types, in c.headers, and returns the issues of those that are
 // not UTF-8.
 func coerceHeaders(r *http.Request, c *call) (bad []validation.Issue) {
-	headers := c.op.headers
+	headers := c.op.Headers
 	for _, name := range headers.Properties() {
 		if vs := envelope.HeaderValues(r, name); len(vs) > 0 {
 			if b := validation.NotUTF8Values(name, vs); b != nil {
@@ -205,7 +205,7 @@ func coerceHeaders(r *http.Request, c *call) (bad []validation.Issue) {
 // answer replayed. Whatever ends the call without a stored answer frees
 // the key (endPipeline).
 func stepIdempotency(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
-	if c.op.contract.Idempotency == nil {
+	if c.op.Contract.Idempotency == nil {
 		return true
 	}
 	if !h.idem.Claim(w, r, idemCall{c}) {
@@ -225,11 +225,11 @@ func stepGuest(h requestSide, w http.ResponseWriter, r *http.Request, c *call) b
 // one that breaks them becomes a 500. A streamed answer is already out.
 func stepCheckAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
-	if c.wroteHeader || !c.set.checked || op.responses == nil {
+	if c.wroteHeader || !c.set.checked || op.Responses == nil {
 		return true
 	}
 	status := c.status
-	if issues := op.checkAnswer(status, c.header, c.buf.Bytes()); issues != nil {
+	if issues := checkAnswer(op, status, c.header, c.buf.Bytes()); issues != nil {
 		h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
 		h.opts.Observer.reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 		writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
@@ -262,8 +262,8 @@ func stepAfter(h requestSide, w http.ResponseWriter, r *http.Request, c *call) b
 	}
 	mwRunner{h}.runAfter(r, c, c.chain, status, false, hdr)
 	ct := "application/json"
-	if d := op.responses[status]; d != nil && d.contentType != "" {
-		ct = d.contentType
+	if d := op.Responses[status]; d != nil && d.ContentType != "" {
+		ct = d.ContentType
 	}
 	answer.Describe(hdr, status, ct, body)
 	if h.idem.Complete(w, r, idemCall{c}, status, hdr, body, false) {

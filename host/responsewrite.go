@@ -14,13 +14,13 @@ import (
 // client for a plain route.
 func (c *call) write(data []byte) abi.Errno {
 	if c.w == nil && c.op != nil && c.out != nil {
-		if first, ok := c.op.media[c.status]; ok {
+		if first, ok := c.op.Media[c.status]; ok {
 			// A media answer streams from its first byte: status and
 			// headers go out now, every write is flushed.
 			c.w, c.flush = c.out, true
 			if c.header.Get("Content-Type") == "" {
 				ct := first
-				if c.mediaType != "" && c.op.negotiates() {
+				if c.mediaType != "" && c.op.Negotiates() {
 					ct = c.mediaType
 				}
 				c.header.Set("Content-Type", ct)

@@ -388,10 +388,10 @@ func (h requestSide) failureReason(c *call, r *http.Request, err error, code int
 // agree on what the operation may answer. Guests send it when they
 // refuse a value the host passed but their types cannot hold (the Go
 // SDK's inputs), and hooks that keep the default body.
-func (op *operation) checkAnswer(status int, header http.Header, body []byte) []validation.Issue {
-	issues := op.checkDeclared(status, header, body)
-	if issues != nil && status == http.StatusBadRequest && op.validationError != nil && len(body) > 0 {
-		if v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt}); err == nil && op.validationError.Validate(v) == nil {
+func checkAnswer(op *operation, status int, header http.Header, body []byte) []validation.Issue {
+	issues := checkDeclared(op, status, header, body)
+	if issues != nil && status == http.StatusBadRequest && op.ValidationError != nil && len(body) > 0 {
+		if v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt}); err == nil && op.ValidationError.Validate(v) == nil {
 			return nil
 		}
 	}
@@ -400,15 +400,15 @@ func (op *operation) checkAnswer(status int, header http.Header, body []byte) []
 
 // checkDeclared returns what is wrong with an answer for the statuses the
 // contract and the routes configuration declare, or nil.
-func (op *operation) checkDeclared(status int, header http.Header, body []byte) []validation.Issue {
-	d, ok := op.responses[status]
+func checkDeclared(op *operation, status int, header http.Header, body []byte) []validation.Issue {
+	d, ok := op.Responses[status]
 	if !ok {
-		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("status %d is not declared in the contract (declared: %s)", status, op.statuses)}}
+		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("status %d is not declared in the contract (declared: %s)", status, op.Statuses)}}
 	}
-	if issues := d.checkHeaders(status, header); issues != nil {
+	if issues := d.CheckHeaders(status, header); issues != nil {
 		return issues
 	}
-	if d.schema == nil {
+	if d.Schema == nil {
 		return nil
 	}
 	if len(body) == 0 {
@@ -420,7 +420,7 @@ func (op *operation) checkDeclared(status int, header http.Header, body []byte) 
 		issue.Message = "the body is not valid JSON: " + issue.Message
 		return []validation.Issue{issue}
 	}
-	return d.schema.Validate(v)
+	return d.Schema.Validate(v)
 }
 
 func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
