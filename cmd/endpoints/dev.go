@@ -215,7 +215,7 @@ func devLoop(ctx context.Context, app string, h *host.Host, c *console, since ti
 		}
 	}()
 	go func() {
-		if err := watchSources(ctx, app, c, since); err != nil {
+		if err := watchSources(ctx, app, h.Rebuilding, c, since); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources failed: "+err.Error())
 		}
 	}()
@@ -239,8 +239,10 @@ const sourceQuiet = 50 * time.Millisecond
 // those of sources added while it runs (in new directories too), and
 // removes the module of a source that is gone, so that its route stops
 // serving. Modules that no source builds (copied in, built by the app's
-// own command) are never removed.
-func watchSources(ctx context.Context, app string, c *console, since time.Time) error {
+// own command) are never removed. rebuilding, when not nil, is told of
+// the modules a build is about to replace (Host.Rebuilding), and its done
+// is called once the build is over.
+func watchSources(ctx context.Context, app string, rebuilding func(modules []string) (done func()), c *console, since time.Time) error {
 	// Watch first, then list: a source added between the two would
 	// otherwise be in neither (no event, not known) and never be built.
 	w, err := watchApp(app)
@@ -296,10 +298,26 @@ func watchSources(ctx context.Context, app string, c *console, since time.Time) 
 			removeOrphans(app, known, sources, c)
 			known = sources
 			if affected := guestbuild.Affected(sources, files); len(affected) > 0 {
+				// The compiler of the versions being replaced would share
+				// the cores with the build and the load of the new ones.
+				done := func() {}
+				if rebuilding != nil {
+					done = rebuilding(modulesOf(affected))
+				}
 				_, _ = guestbuild.Build(ctx, app, app, affected, c.built)
+				done()
 			}
 		}
 	}
+}
+
+// modulesOf lists the modules the sources build.
+func modulesOf(sources []guestbuild.Source) []string {
+	modules := make([]string, len(sources))
+	for i, s := range sources {
+		modules[i] = s.Module
+	}
+	return modules
 }
 
 // removeOrphans removes the modules that a source in before built and no

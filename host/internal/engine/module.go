@@ -116,10 +116,11 @@ func (e *Engine) Prepare(ctx context.Context, wasm []byte, file string, mayInter
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}
-	wasm, err = e.instrument(wasm)
+	wasm, stored, err := e.instrument(wasm)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid WebAssembly module: %w", file, err)
 	}
+	defer stored()
 	if pages, ok, err := wasmbin.MemoryPages(wasm); err == nil && ok && uint64(pages)*65536 > uint64(e.memoryBytes) {
 		return nil, fmt.Errorf("%s: its memory does not fit limits.memoryBytes (%d bytes): it starts at %d pages of 64 KiB (%d bytes); raise limits.memoryBytes in %s", file, e.memoryBytes, pages, uint64(pages)*65536, e.configFile)
 	}

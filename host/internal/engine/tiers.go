@@ -240,12 +240,15 @@ func (e *Engine) compileContext(p *Pool, workers int) (context.Context, context.
 		cancel()
 		return ctx, cancel
 	}
+	// Read before the goroutine starts: ctx is replaced below, and the
+	// goroutine reading the variable raced with that (go test -race).
+	done := ctx.Done()
 	go func() {
 		select {
 		case <-p.gone:
 		case <-stop:
 		case <-e.stopBackground:
-		case <-ctx.Done():
+		case <-done:
 		}
 		cancel()
 	}()
