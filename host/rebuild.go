@@ -40,7 +40,7 @@ func (h *Host) Rebuilding(modules []string) (done func()) {
 	var once sync.Once
 	return func() {
 		if len(stopped) > 0 {
-			once.Do(func() { h.resumeUnbuilt(modules) })
+			once.Do(func() { loadSide{h}.resumeUnbuilt(modules) })
 		}
 	}
 }
@@ -49,7 +49,7 @@ func (h *Host) Rebuilding(modules []string) (done func()) {
 // stopped of the modules whose bytes on disk are those the host serves.
 // It holds the reload lock, so that it sees a table that matches what a
 // reload made of the disk, and starts no compilation while a load runs.
-func (h *Host) resumeUnbuilt(modules []string) {
+func (h loadSide) resumeUnbuilt(modules []string) {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	if h.closing.Load() {

@@ -737,7 +737,7 @@ func (l *loading) document() {
 	if l.prev != nil {
 		prevPlan = l.prev.security
 	}
-	plan, problems := l.h.planSecurity(t, prevPlan)
+	plan, problems := loadSide{l.h}.planSecurity(t, prevPlan)
 	for _, p := range problems {
 		l.problem(fmt.Errorf("security: %w", p), true)
 	}

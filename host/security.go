@@ -23,7 +23,7 @@ type securityPlan struct {
 // planSecurity makes the table's security plan (edge.PlanSecurity) from
 // its document, routes, middleware and settings, reusing prev's
 // verifiers where nothing changed.
-func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []error) {
+func (h loadSide) planSecurity(t *table, prev *securityPlan) (*securityPlan, []error) {
 	cfg := edge.SecurityConfig{
 		Doc:          t.doc.Doc,
 		Endpoints:    map[string]bool{},
@@ -35,7 +35,7 @@ func (h *Host) planSecurity(t *table, prev *securityPlan) (*securityPlan, []erro
 		Trusted:      t.set.trustedProxies,
 		Env: auth.Env{
 			AppDir:    h.app,
-			LookupKey: loadSide{h}.lookupAPIKey,
+			LookupKey: h.lookupAPIKey,
 			Logger:    h.logger,
 			// A build (SkipVariables) checks modules; it serves nothing.
 			Production: h.opts.Mode == Production && !h.opts.SkipVariables,
