@@ -229,7 +229,7 @@ func stepCheckAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *c
 		return true
 	}
 	status := c.status
-	if issues := checkAnswer(op, status, c.header, c.buf.Bytes()); issues != nil {
+	if issues := op.CheckAnswer(status, c.header, c.buf.Bytes()); issues != nil {
 		h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
 		h.opts.Observer.reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 		writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})

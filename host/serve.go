@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
-	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/internal/validation"
@@ -378,49 +376,6 @@ func (h requestSide) failureReason(c *call, r *http.Request, err error, code int
 		return limit.msg, false
 	}
 	return engine.GuestFailure(err, guestCall{c}).Error(), false
-}
-
-// checkAnswer returns what is wrong with an answer, or nil.
-//
-// A 400 in the shape of the framework's own Validation Error body passes
-// for an operation that declares a request part, as the OpenAPI document
-// lists that response for it (docs/spec.md §7): the document and the check
-// agree on what the operation may answer. Guests send it when they
-// refuse a value the host passed but their types cannot hold (the Go
-// SDK's inputs), and hooks that keep the default body.
-func checkAnswer(op *operation, status int, header http.Header, body []byte) []validation.Issue {
-	issues := checkDeclared(op, status, header, body)
-	if issues != nil && status == http.StatusBadRequest && op.ValidationError != nil && len(body) > 0 {
-		if v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt}); err == nil && op.ValidationError.Validate(v) == nil {
-			return nil
-		}
-	}
-	return issues
-}
-
-// checkDeclared returns what is wrong with an answer for the statuses the
-// contract and the routes configuration declare, or nil.
-func checkDeclared(op *operation, status int, header http.Header, body []byte) []validation.Issue {
-	d, ok := op.Responses[status]
-	if !ok {
-		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("status %d is not declared in the contract (declared: %s)", status, op.Statuses)}}
-	}
-	if issues := d.CheckHeaders(status, header); issues != nil {
-		return issues
-	}
-	if d.Schema == nil {
-		return nil
-	}
-	if len(body) == 0 {
-		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("the body is empty, but the contract declares a JSON body for status %d", status)}}
-	}
-	v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt})
-	if err != nil {
-		issue := validation.DecodeIssue(err)
-		issue.Message = "the body is not valid JSON: " + issue.Message
-		return []validation.Issue{issue}
-	}
-	return d.Schema.Validate(v)
 }
 
 func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
