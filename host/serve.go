@@ -14,7 +14,6 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/router"
-	"github.com/wasmendpoints/endpoints/internal/validation"
 )
 
 // ServeHTTP routes the request and runs the pipeline of docs/spec.md §4.
@@ -208,32 +207,6 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 		c.rawParams[name] = c.pathValues[i]
 	}
 	return mwRunner{h}.runBefore(w, r, c, c.chain)
-}
-
-// notUTF8Members is notUTF8Values for the members of an object query
-// parameter: the issue's path names the parameter and the member.
-func notUTF8Members(param string, members map[string][]string) *validation.Issue {
-	for m, vs := range members {
-		if b := validation.NotUTF8Values(m, vs); b != nil {
-			b.Path = append([]any{param}, b.Path...)
-			return b
-		}
-	}
-	return nil
-}
-
-// splitHeaderValues splits comma-separated header lines into values.
-func splitHeaderValues(vs []string) []string {
-	if len(vs) == 1 && !strings.Contains(vs[0], ",") {
-		return vs
-	}
-	var out []string
-	for _, v := range vs {
-		for _, p := range strings.Split(v, ",") {
-			out = append(out, strings.TrimSpace(p))
-		}
-	}
-	return out
 }
 
 // callGuest runs the handler on a pooled instance. It reports whether the
