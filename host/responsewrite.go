@@ -55,7 +55,7 @@ func (c *call) write(data []byte) abi.Errno {
 	}
 	// Each write must be taken within server.writeTimeout, and by the
 	// call's deadline: a client that stops reading a stream ends it.
-	setWriteDeadline(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.server.WriteTimeout)).UnixNano(), c.until)))
+	setWriteDeadline(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.server.WriteTimeout)).UnixNano(), c.clock.Until().UnixNano())))
 	if _, err := c.w.Write(data); err != nil {
 		c.clientGone(err)
 		return abi.ErrIO
@@ -67,7 +67,7 @@ func (c *call) write(data []byte) abi.Errno {
 			return abi.ErrIO
 		}
 	}
-	c.extendIdle(time.Now())
+	c.clock.Active(time.Now())
 	return 0
 }
 
@@ -76,7 +76,7 @@ func (c *call) write(data []byte) abi.Errno {
 // next check: nobody will read what it writes.
 func (c *call) clientGone(err error) {
 	c.writeErr = err
-	c.stop.Store(true)
+	c.clock.Stop()
 }
 
 // limitError is the trap a host function raises when a guest passes one of

@@ -232,7 +232,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	if c.body.Streams() {
 		// A guest reading the body waits for the client at most until the
 		// call's deadline (or server.readTimeout, if sooner).
-		setReadDeadline(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.deadline)))
+		setReadDeadline(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
 	}
 	var began time.Time
 	if o := h.opts.Observer; o != nil && o.GuestCall != nil {
@@ -341,10 +341,10 @@ func (h requestSide) failureReason(c *call, r *http.Request, err error, code int
 		return "", true
 	case interrupted(err) && lifecycle(h).stopping():
 		return "the host is shutting down and stopped the handler", false
-	case interrupted(err) && c.idled():
-		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.idle), false
+	case interrupted(err) && c.clock.Idled():
+		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.clock.Idle()), false
 	case interrupted(err):
-		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", c.timeout), false
+		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", c.clock.Timeout()), false
 	case errors.As(err, &limit):
 		return limit.msg, false
 	}
