@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/host/internal/conndeadline"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
@@ -54,7 +55,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 	noteSecretQuery(w, t.security)
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
-	setWriteDeadline(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
+	conndeadline.SetWrite(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
 	if n, limit := edge.HeaderBytes(r), t.set.server.MaxHeaderBytes; n > limit {
 		// Host.HTTPServer's net/http refuses such headers itself only 4
 		// KiB past the bound, with a bare 431, and an embedder's server
@@ -135,7 +136,7 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 		// The whole body must arrive within server.readTimeout of the
 		// request's start: a client declaring 500 bytes and sending 32
 		// must not hold the connection, or an instance, forever.
-		setReadDeadline(w, c.start.Add(time.Duration(set.server.ReadTimeout)))
+		conndeadline.SetRead(w, c.start.Add(time.Duration(set.server.ReadTimeout)))
 	}
 	return c
 }
@@ -232,7 +233,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	if c.body.Streams() {
 		// A guest reading the body waits for the client at most until the
 		// call's deadline (or server.readTimeout, if sooner).
-		setReadDeadline(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
+		conndeadline.SetRead(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
 	}
 	var began time.Time
 	if o := h.opts.Observer; o != nil && o.GuestCall != nil {
@@ -400,7 +401,7 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 // server.writeTimeout: the request's may be spent reading a slow body or
 // running the guest.
 func (c *call) writeDeadline(w http.ResponseWriter) {
-	setWriteDeadline(w, time.Now().Add(time.Duration(c.set.server.WriteTimeout)))
+	conndeadline.SetWrite(w, time.Now().Add(time.Duration(c.set.server.WriteTimeout)))
 }
 
 // answerDeadline is writeDeadline for the answer of a call that ran its
@@ -416,24 +417,4 @@ func (c *call) answerDeadline(w http.ResponseWriter) {
 		return
 	}
 	c.writeDeadline(w)
-}
-
-// setReadDeadline and setWriteDeadline set the deadlines of the
-// connection under w (http.ResponseController's, without its allocation
-// when w is net/http's own writer). A writer that has none, such as
-// httptest.ResponseRecorder, is left alone.
-func setReadDeadline(w http.ResponseWriter, t time.Time) {
-	if d, ok := w.(interface{ SetReadDeadline(time.Time) error }); ok {
-		_ = d.SetReadDeadline(t)
-		return
-	}
-	_ = http.NewResponseController(w).SetReadDeadline(t)
-}
-
-func setWriteDeadline(w http.ResponseWriter, t time.Time) {
-	if d, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok {
-		_ = d.SetWriteDeadline(t)
-		return
-	}
-	_ = http.NewResponseController(w).SetWriteDeadline(t)
 }
