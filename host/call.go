@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -14,6 +13,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/guestclock"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
@@ -21,16 +21,16 @@ import (
 
 // call is the state of one guest call in parts: the request as validated
 // (requestPart), the answer being built (answerPart), and the deadline the
-// interrupt check consults (guestPart). It is the context.Context handed to wazero;
+// interrupt check consults (clock). It is the context.Context handed to wazero;
 // what the guest sees of it is its guestCall (abicall.go), which host
 // functions (package abihost) find under abihost.CallKey with one type
 // assertion and no allocation.
 //
 // A call is owned by the goroutine serving the request; host functions run
 // on that goroutine, inside the guest call. The only field another
-// goroutine touches is stop. Slices host functions read from guest memory
-// point into the instance's memory, which is unmapped when the instance
-// closes: a call keeps copies, never those slices.
+// goroutine touches is its clock's stop flag. Slices host functions read
+// from guest memory point into the instance's memory, which is unmapped
+// when the instance closes: a call keeps copies, never those slices.
 type call struct {
 	parent context.Context
 	host   *Host
@@ -55,8 +55,9 @@ type call struct {
 	// The answer being built (answerPart).
 	answerPart
 
-	// When the guest must stop (guestPart).
-	guestPart
+	// When the guest must stop: the operation's own "timeout", else
+	// limits.timeout, and its "idleTimeout" (package guestclock).
+	clock  guestclock.Clock
 	logger *slog.Logger
 
 	// What the request carries past its middleware and security: the
@@ -158,22 +159,7 @@ type answerPart struct {
 	output []string
 }
 
-// guestPart is what a call's guest is held to, which the interrupt check
-// consults: deadline is when the guest is stopped, in unix nanoseconds.
-// timeout is the call's length (the operation's own "timeout", else
-// limits.timeout) and until when it ends; idle is the operation's
-// "idleTimeout", 0 for none: while it is set, deadline is the last
-// streamed write (or the start) plus idle, never past until. stop is set
-// to stop the guest now, the one field another goroutine touches.
-type guestPart struct {
-	deadline int64
-	until    int64
-	timeout  time.Duration
-	idle     time.Duration
-	stop     atomic.Bool
-}
-
-func (c *call) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
+func (c *call) Deadline() (time.Time, bool) { return c.clock.Deadline(), true }
 func (c *call) Done() <-chan struct{}       { return c.parent.Done() }
 func (c *call) Err() error                  { return c.parent.Err() }
 func (c *call) Value(key any) any {
@@ -195,7 +181,7 @@ func (c *call) Value(key any) any {
 // stop, its client went away, or the host is closing. It makes the call an
 // interrupt.Expirer, which the interrupt check asks directly.
 func (c *call) Expired() bool {
-	return c.stop.Load() || time.Now().UnixNano() > c.deadline || c.parent.Err() != nil ||
+	return c.clock.Expired() || c.parent.Err() != nil ||
 		c.host != nil && lifecycle{c.host}.stopping()
 }
 
@@ -217,7 +203,6 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 		}
 		idle = op.IdleTimeout
 	}
-	until := now.Add(timeout).UnixNano()
 	*c = call{
 		parent: ctx,
 		host:   h,
@@ -240,38 +225,17 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 			buf:       c.buf,
 			maxBuffer: set.limits.ResponseBytes,
 		},
-		guestPart: guestPart{
-			deadline: until,
-			until:    until,
-			timeout:  timeout,
-			idle:     idle,
-		},
 		logger: h.logger,
 		dbKept: c.dbKept,
 	}
 	c.idem.Reset()
-	c.extendIdle(now)
+	c.clock.Start(now, timeout, idle)
 	if c.header == nil {
 		c.header = http.Header{}
 	} else {
 		clear(c.header)
 	}
 	c.buf.Reset()
-}
-
-// extendIdle moves the deadline of a call with an idle timeout to now
-// plus the timeout, never past until: at the start, and after each
-// streamed write.
-func (c *guestPart) extendIdle(now time.Time) {
-	if c.idle > 0 {
-		c.deadline = min(c.until, now.Add(c.idle).UnixNano())
-	}
-}
-
-// idled reports whether a stopped call was stopped by its idle timeout
-// rather than its deadline.
-func (c *guestPart) idled() bool {
-	return c.idle > 0 && c.deadline < c.until && time.Now().UnixNano() > c.deadline
 }
 
 // reuse empties a map of a pooled call for the next request.
@@ -289,7 +253,7 @@ func reuse(m map[string]any) map[string]any {
 func (c *call) setHeader(name, value string, add bool) abi.Errno {
 	if c.fault != "" {
 		// Told once; a guest that goes on is stopped.
-		c.stop.Store(true)
+		c.clock.Stop()
 		return abi.ErrInvalid
 	}
 	key := http.CanonicalHeaderKey(name)

@@ -13,7 +13,9 @@ import (
 // function, endpoints_abi_version and the contract or declaration export,
 // together bounded by limits.loadTimeout (Config.LoadCall of the engine).
 func loadCall(ctx context.Context, logger *slog.Logger, loadTimeout time.Duration, file string) *call {
-	return &call{parent: ctx, requestPart: requestPart{loading: true, loadTimeout: loadTimeout}, logger: logger, guestPart: guestPart{deadline: time.Now().Add(loadTimeout).UnixNano()}, route: &route{file: file}}
+	c := &call{parent: ctx, requestPart: requestPart{loading: true, loadTimeout: loadTimeout}, logger: logger, route: &route{file: file}}
+	c.clock.Bound(time.Now().Add(loadTimeout))
+	return c
 }
 
 // interrupted reports whether a call error is the host stopping the guest.

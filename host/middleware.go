@@ -28,7 +28,8 @@ func (run mwRunner) mwCall(c *call, m *edge.Middleware, phase string, header htt
 	if header != nil {
 		mc.header = header
 	}
-	mc.deadline, mc.until, mc.timeout, mc.start = c.deadline, c.until, c.timeout, c.start
+	mc.clock.Follow(&c.clock)
+	mc.start = c.start
 	mc.owner, mc.mw, mc.phase = c, m, phase
 	for k, v := range c.rawParams {
 		mc.params[k] = v
@@ -192,7 +193,7 @@ func (c *call) setContext(name, value []byte) abi.Errno {
 func (c *call) setRequestHeader(name, value []byte) abi.Errno {
 	if c.fault != "" {
 		// Told once; a guest that goes on is stopped.
-		c.stop.Store(true)
+		c.clock.Stop()
 		return abi.ErrInvalid
 	}
 	errno, fault := c.requestCall().passed.SetRequestHeader(c.req.Header, name, value)

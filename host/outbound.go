@@ -76,7 +76,7 @@ func (c guestCall) Outbound() *outbound.Session {
 	}
 	if !rc.outbound.Started() {
 		l := rc.set.opts.Limits
-		rc.outbound.Start(rc.parent, time.Unix(0, rc.deadline), rc.stopped(), rc.set.outbound, outbound.Limits{Requests: limitOutboundRequests(l), Bytes: limitOutboundBytes(l)}, rc.observeOutbound)
+		rc.outbound.Start(rc.parent, rc.clock.Deadline(), rc.stopped(), rc.set.outbound, outbound.Limits{Requests: limitOutboundRequests(l), Bytes: limitOutboundBytes(l)}, rc.observeOutbound)
 	}
 	return &rc.outbound
 }

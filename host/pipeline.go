@@ -1,19 +1,13 @@
 package host
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/wasmendpoints/endpoints/abi"
-	"github.com/wasmendpoints/endpoints/host/internal/envelope"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/negotiate"
-	"github.com/wasmendpoints/endpoints/internal/queryobject"
-	"github.com/wasmendpoints/endpoints/internal/querystring"
-	"github.com/wasmendpoints/endpoints/internal/validation"
 )
 
 // step is one step of the request pipeline of docs/spec.md §4 that an
@@ -102,13 +96,15 @@ func stepNegotiate(h requestSide, w http.ResponseWriter, r *http.Request, c *cal
 // the host validated.
 func stepValidate(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op, issues := c.op, &c.issues
-	issues.Params = validatePart(op.Params, c.params, coerceParams(c))
+	issues.Params = op.ValidateParams(c.pathNames, c.pathValues, c.params)
 	if op.Query != nil {
-		issues.Query = validatePart(op.Query, c.query, coerceQuery(r, c))
+		var keep []string
+		if c.table.security != nil {
+			keep = c.table.security.SecretQuery // API keys sent in the query
+		}
+		issues.Query = op.ValidateQuery(r.URL.RawQuery, c.set.limits.QueryParams, keep, c.query)
 	}
-	if op.Headers != nil {
-		issues.Headers = validatePart(op.Headers, c.headers, coerceHeaders(r, c))
-	}
+	issues.Headers = op.ValidateHeaders(r, c.headers)
 	if !issues.empty() {
 		h.refuse(w, r, c, c.table, issues.failure())
 		return false
@@ -116,89 +112,6 @@ func stepValidate(h requestSide, w http.ResponseWriter, r *http.Request, c *call
 	endSpan(c.validated, nil)
 	c.validated = nil
 	return true
-}
-
-// validatePart returns the issues of one part of the request: those its
-// coercion found (bad), if any, else those of its values checked against
-// its schema, defaults applied. A part without a schema has none.
-func validatePart(schema *validation.Schema, values map[string]any, bad []validation.Issue) []validation.Issue {
-	if bad != nil || schema == nil {
-		return bad
-	}
-	schema.ApplyDefaults(values)
-	return schema.Validate(values)
-}
-
-// coerceParams puts the path parameters, coerced to their schema's types,
-// in c.params, and returns the issues of those that are not UTF-8.
-func coerceParams(c *call) (bad []validation.Issue) {
-	params := c.op.Params
-	for i, name := range c.pathNames {
-		value := c.pathValues[i]
-		switch {
-		case !utf8.ValidString(value):
-			bad = append(bad, validation.NotUTF8(name, value))
-		case params != nil:
-			c.params[name] = params.CoerceString(name, value)
-		default:
-			c.params[name] = value
-		}
-	}
-	return bad
-}
-
-// coerceQuery puts the query's parameters, coerced to their schema's
-// types, in c.query, and returns the issues of a query that does not
-// parse whole (refused whole: the guest reads the raw query, so
-// validating what parsed would not do) and of parameters that are not
-// UTF-8.
-func coerceQuery(r *http.Request, c *call) (bad []validation.Issue) {
-	query := c.op.Query
-	values, err := querystring.Parse(r.URL.RawQuery, c.set.limits.QueryParams, "limits.queryParams")
-	if err != nil {
-		bad = append(bad, validation.Issue{Path: []any{}, Message: err.Error()})
-	}
-	var keep []string
-	if c.table.security != nil {
-		keep = c.table.security.SecretQuery // API keys sent in the query
-	}
-	objects, err := c.op.QueryObjects.Gather(values, keep)
-	var oerr *queryobject.Error
-	if errors.As(err, &oerr) {
-		bad = append(bad, validation.Issue{Path: []any{oerr.Param}, Message: oerr.Error()})
-	}
-	for k, members := range objects {
-		if b := notUTF8Members(k, members); b != nil {
-			bad = append(bad, *b)
-			continue
-		}
-		c.query[k] = query.CoerceMembers(k, members)
-	}
-	for k, vs := range values {
-		if b := validation.NotUTF8Values(k, vs); b != nil {
-			bad = append(bad, *b)
-			continue
-		}
-		c.query[k] = query.CoerceStrings(k, vs)
-	}
-	return bad
-}
-
-// coerceHeaders puts the declared request headers, coerced to their
-// schema's types, in c.headers, and returns the issues of those that are
-// not UTF-8.
-func coerceHeaders(r *http.Request, c *call) (bad []validation.Issue) {
-	headers := c.op.Headers
-	for _, name := range headers.Properties() {
-		if vs := envelope.HeaderValues(r, name); len(vs) > 0 {
-			if b := validation.NotUTF8Values(name, vs); b != nil {
-				bad = append(bad, *b)
-				continue
-			}
-			c.headers[name] = headers.CoerceStrings(name, splitHeaderValues(vs))
-		}
-	}
-	return bad
 }
 
 // stepIdempotency is step 8: the Idempotency-Key claimed, or its stored
@@ -229,7 +142,7 @@ func stepCheckAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *c
 		return true
 	}
 	status := c.status
-	if issues := checkAnswer(op, status, c.header, c.buf.Bytes()); issues != nil {
+	if issues := op.CheckAnswer(status, c.header, c.buf.Bytes()); issues != nil {
 		h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
 		h.opts.Observer.reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 		writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})

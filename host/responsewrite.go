@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/conndeadline"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 )
@@ -55,7 +56,7 @@ func (c *call) write(data []byte) abi.Errno {
 	}
 	// Each write must be taken within server.writeTimeout, and by the
 	// call's deadline: a client that stops reading a stream ends it.
-	setWriteDeadline(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.server.WriteTimeout)).UnixNano(), c.until)))
+	conndeadline.SetWrite(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.server.WriteTimeout)).UnixNano(), c.clock.Until().UnixNano())))
 	if _, err := c.w.Write(data); err != nil {
 		c.clientGone(err)
 		return abi.ErrIO
@@ -67,7 +68,7 @@ func (c *call) write(data []byte) abi.Errno {
 			return abi.ErrIO
 		}
 	}
-	c.extendIdle(time.Now())
+	c.clock.Active(time.Now())
 	return 0
 }
 
@@ -76,7 +77,7 @@ func (c *call) write(data []byte) abi.Errno {
 // next check: nobody will read what it writes.
 func (c *call) clientGone(err error) {
 	c.writeErr = err
-	c.stop.Store(true)
+	c.clock.Stop()
 }
 
 // limitError is the trap a host function raises when a guest passes one of

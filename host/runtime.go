@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/tetratelabs/wazero/api"
@@ -168,7 +169,8 @@ const documentMaxBytes = 64 << 20
 // runExtend hands doc to the module's openApi.extend and returns the
 // document it wrote.
 func (rm *runtimeModule) runExtend(ctx context.Context, doc []byte, timeout int64) ([]byte, error) {
-	c := &call{parent: ctx, logger: rm.logger, route: &route{file: abi.RuntimeModule}, guestPart: guestPart{deadline: timeout}, answerPart: answerPart{status: 200, maxBuffer: documentMaxBytes}}
+	c := &call{parent: ctx, logger: rm.logger, route: &route{file: abi.RuntimeModule}, answerPart: answerPart{status: 200, maxBuffer: documentMaxBytes}}
+	c.clock.Bound(time.Unix(0, timeout))
 	c.envelope = doc
 	rm.mu.Lock()
 	defer rm.mu.Unlock()

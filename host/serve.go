@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/host/internal/conndeadline"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
-	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/router"
-	"github.com/wasmendpoints/endpoints/internal/validation"
 )
 
 // ServeHTTP routes the request and runs the pipeline of docs/spec.md §4.
@@ -57,7 +55,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 	noteSecretQuery(w, t.security)
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
-	setWriteDeadline(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
+	conndeadline.SetWrite(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
 	if n, limit := edge.HeaderBytes(r), t.set.server.MaxHeaderBytes; n > limit {
 		// Host.HTTPServer's net/http refuses such headers itself only 4
 		// KiB past the bound, with a bare 431, and an embedder's server
@@ -138,7 +136,7 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 		// The whole body must arrive within server.readTimeout of the
 		// request's start: a client declaring 500 bytes and sending 32
 		// must not hold the connection, or an instance, forever.
-		setReadDeadline(w, c.start.Add(time.Duration(set.server.ReadTimeout)))
+		conndeadline.SetRead(w, c.start.Add(time.Duration(set.server.ReadTimeout)))
 	}
 	return c
 }
@@ -212,32 +210,6 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 	return mwRunner{h}.runBefore(w, r, c, c.chain)
 }
 
-// notUTF8Members is notUTF8Values for the members of an object query
-// parameter: the issue's path names the parameter and the member.
-func notUTF8Members(param string, members map[string][]string) *validation.Issue {
-	for m, vs := range members {
-		if b := validation.NotUTF8Values(m, vs); b != nil {
-			b.Path = append([]any{param}, b.Path...)
-			return b
-		}
-	}
-	return nil
-}
-
-// splitHeaderValues splits comma-separated header lines into values.
-func splitHeaderValues(vs []string) []string {
-	if len(vs) == 1 && !strings.Contains(vs[0], ",") {
-		return vs
-	}
-	var out []string
-	for _, v := range vs {
-		for _, p := range strings.Split(v, ",") {
-			out = append(out, strings.TrimSpace(p))
-		}
-	}
-	return out
-}
-
 // callGuest runs the handler on a pooled instance. It reports whether the
 // guest answered; when it did not, the failure was answered and logged.
 func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
@@ -261,7 +233,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	if c.body.Streams() {
 		// A guest reading the body waits for the client at most until the
 		// call's deadline (or server.readTimeout, if sooner).
-		setReadDeadline(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.deadline)))
+		conndeadline.SetRead(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
 	}
 	var began time.Time
 	if o := h.opts.Observer; o != nil && o.GuestCall != nil {
@@ -370,57 +342,14 @@ func (h requestSide) failureReason(c *call, r *http.Request, err error, code int
 		return "", true
 	case interrupted(err) && lifecycle(h).stopping():
 		return "the host is shutting down and stopped the handler", false
-	case interrupted(err) && c.idled():
-		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.idle), false
+	case interrupted(err) && c.clock.Idled():
+		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.clock.Idle()), false
 	case interrupted(err):
-		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", c.timeout), false
+		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", c.clock.Timeout()), false
 	case errors.As(err, &limit):
 		return limit.msg, false
 	}
 	return engine.GuestFailure(err, guestCall{c}).Error(), false
-}
-
-// checkAnswer returns what is wrong with an answer, or nil.
-//
-// A 400 in the shape of the framework's own Validation Error body passes
-// for an operation that declares a request part, as the OpenAPI document
-// lists that response for it (docs/spec.md §7): the document and the check
-// agree on what the operation may answer. Guests send it when they
-// refuse a value the host passed but their types cannot hold (the Go
-// SDK's inputs), and hooks that keep the default body.
-func checkAnswer(op *operation, status int, header http.Header, body []byte) []validation.Issue {
-	issues := checkDeclared(op, status, header, body)
-	if issues != nil && status == http.StatusBadRequest && op.ValidationError != nil && len(body) > 0 {
-		if v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt}); err == nil && op.ValidationError.Validate(v) == nil {
-			return nil
-		}
-	}
-	return issues
-}
-
-// checkDeclared returns what is wrong with an answer for the statuses the
-// contract and the routes configuration declare, or nil.
-func checkDeclared(op *operation, status int, header http.Header, body []byte) []validation.Issue {
-	d, ok := op.Responses[status]
-	if !ok {
-		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("status %d is not declared in the contract (declared: %s)", status, op.Statuses)}}
-	}
-	if issues := d.CheckHeaders(status, header); issues != nil {
-		return issues
-	}
-	if d.Schema == nil {
-		return nil
-	}
-	if len(body) == 0 {
-		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("the body is empty, but the contract declares a JSON body for status %d", status)}}
-	}
-	v, _, err := jsonvalue.Decode(body, jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt})
-	if err != nil {
-		issue := validation.DecodeIssue(err)
-		issue.Message = "the body is not valid JSON: " + issue.Message
-		return []validation.Issue{issue}
-	}
-	return d.Schema.Validate(v)
 }
 
 func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
@@ -472,7 +401,7 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 // server.writeTimeout: the request's may be spent reading a slow body or
 // running the guest.
 func (c *call) writeDeadline(w http.ResponseWriter) {
-	setWriteDeadline(w, time.Now().Add(time.Duration(c.set.server.WriteTimeout)))
+	conndeadline.SetWrite(w, time.Now().Add(time.Duration(c.set.server.WriteTimeout)))
 }
 
 // answerDeadline is writeDeadline for the answer of a call that ran its
@@ -488,24 +417,4 @@ func (c *call) answerDeadline(w http.ResponseWriter) {
 		return
 	}
 	c.writeDeadline(w)
-}
-
-// setReadDeadline and setWriteDeadline set the deadlines of the
-// connection under w (http.ResponseController's, without its allocation
-// when w is net/http's own writer). A writer that has none, such as
-// httptest.ResponseRecorder, is left alone.
-func setReadDeadline(w http.ResponseWriter, t time.Time) {
-	if d, ok := w.(interface{ SetReadDeadline(time.Time) error }); ok {
-		_ = d.SetReadDeadline(t)
-		return
-	}
-	_ = http.NewResponseController(w).SetReadDeadline(t)
-}
-
-func setWriteDeadline(w http.ResponseWriter, t time.Time) {
-	if d, ok := w.(interface{ SetWriteDeadline(time.Time) error }); ok {
-		_ = d.SetWriteDeadline(t)
-		return
-	}
-	_ = http.NewResponseController(w).SetWriteDeadline(t)
 }

@@ -5,8 +5,12 @@
 // responses its answers are checked against (docs/spec.md §4).
 //
 // What it provides is [Compile] (a module's contract to an [Endpoint]) and
-// the [Operation] values the host reads per request; the route table that
-// holds them, and the modules behind them, stay with the host.
+// the [Operation] values the host reads per request, which coerce and
+// validate the request's parts ([Operation.ValidateParams],
+// [Operation.ValidateQuery], [Operation.ValidateHeaders]) and check a
+// buffered answer against the declared responses ([Operation.CheckAnswer]);
+// the route table that holds them, and the modules behind them, stay with
+// the host.
 package routes
 
 import (

@@ -270,3 +270,58 @@ func TestResponseCheckHeaders(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckAnswer(t *testing.T) {
+	// With a request part, the framework's 400 passes undeclared.
+	withRequest := mustCompile(t, "server/api/users/[id].get.wasm", `{
+		"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}}}},
+		"responses": {
+			"200": {"schema": {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}}},
+			"201": {"contentType": "application/vnd.a+json", "schema": {"type": "object"}},
+			"204": {}
+		}}`)["GET"]
+	withoutRequest := mustCompile(t, "server/api/users.get.wasm", `{"responses": {"200": {"schema": {"type": "object"}}}}`)["GET"]
+	framework400 := `{"statusCode":400,"statusMessage":"Validation Error","data":{"params":[{"path":["id"],"message":"must be an integer"}]}}`
+	json := http.Header{"Content-Type": {"application/json"}}
+	for _, tc := range []struct {
+		name   string
+		op     *Operation
+		status int
+		header http.Header
+		body   string
+		want   []string // the issues' paths and messages (prefixes), none for nil
+	}{
+		{name: "a declared answer", op: withRequest, status: 200, header: json, body: `{"id": 2}`},
+		{name: "a bodiless status", op: withRequest, status: 204, header: http.Header{}},
+		{name: "an undeclared status", op: withRequest, status: 418, header: json, body: `{}`,
+			want: []string{"[]: status 418 is not declared in the contract (declared: 200, 201, 204)"}},
+		{name: "a body its schema refuses", op: withRequest, status: 200, header: json, body: `{"id": "two"}`,
+			want: []string{"[id]"}},
+		{name: "an empty body for a JSON status", op: withRequest, status: 200, header: json,
+			want: []string{"[]: the body is empty, but the contract declares a JSON body for status 200"}},
+		{name: "a body that is not JSON", op: withRequest, status: 200, header: json, body: `{"id": `,
+			want: []string{"[id]: the body is not valid JSON: "}},
+		{name: "headers are checked before the body", op: withRequest, status: 201, header: json, body: `not JSON`,
+			want: []string{`[headers Content-Type]: is "application/json", but the contract declares application/vnd.a+json for status 201`}},
+		{name: "the framework's 400 with a request part", op: withRequest, status: 400, header: json, body: framework400},
+		{name: "another 400 body with a request part", op: withRequest, status: 400, header: json, body: `{"error": "no"}`,
+			want: []string{"[]: status 400 is not declared"}},
+		{name: "an empty 400 with a request part", op: withRequest, status: 400, header: json,
+			want: []string{"[]: status 400 is not declared"}},
+		{name: "the framework's 400 without a request part", op: withoutRequest, status: 400, header: json, body: framework400,
+			want: []string{"[]: status 400 is not declared in the contract (declared: 200)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			issues := tc.op.CheckAnswer(tc.status, tc.header, []byte(tc.body))
+			if len(issues) != len(tc.want) {
+				t.Fatalf("issues = %v, want %d: %q", issues, len(tc.want), tc.want)
+			}
+			for i, w := range tc.want {
+				got := fmt.Sprintf("%v: %s", issues[i].Path, issues[i].Message)
+				if !strings.HasPrefix(got, w) {
+					t.Errorf("issue %d = %q, want %q", i, got, w)
+				}
+			}
+		})
+	}
+}

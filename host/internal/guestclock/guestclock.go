@@ -1,0 +1,91 @@
+// Package guestclock holds one guest call to its time: the deadline the
+// interrupt check compares with the clock, the end of the call it never
+// passes, the idle timeout a streaming answer's writes move the deadline
+// by, and the flag that stops the call now (docs/spec.md §4, "timeout"
+// and "idleTimeout").
+//
+// A [Clock] is a field of the host's per-request call: it is started
+// for each request ([Clock.Start]) and costs no allocation. It is owned
+// by the goroutine serving the request, apart from [Clock.Stop] and what
+// reads its flag, which any goroutine may call.
+package guestclock
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Clock is the time of one guest call. The zero Clock has expired; start
+// it with [Clock.Start] or [Clock.Follow].
+type Clock struct {
+	// deadline is when the guest is stopped, until when it ends, both in
+	// unix nanoseconds: with an idle timeout, deadline is the last
+	// activity plus idle, never past until; without, it is until.
+	deadline, until int64
+	// timeout is the call's length and idle its idle timeout, 0 for none.
+	timeout, idle time.Duration
+	stop          atomic.Bool
+}
+
+// Start starts the clock of a call that begins at now and may run for
+// timeout, and for idle without activity when idle > 0. The call is no
+// longer stopped.
+func (c *Clock) Start(now time.Time, timeout, idle time.Duration) {
+	until := now.Add(timeout).UnixNano()
+	c.deadline, c.until, c.timeout, c.idle = until, until, timeout, idle
+	c.stop.Store(false)
+	c.Active(now)
+}
+
+// Bound starts the clock of a call held only to a deadline, with no
+// length of its own (a module's code run at load, bounded by
+// limits.loadTimeout). The call is no longer stopped.
+func (c *Clock) Bound(deadline time.Time) {
+	c.deadline, c.until, c.timeout, c.idle = deadline.UnixNano(), deadline.UnixNano(), 0, 0
+	c.stop.Store(false)
+}
+
+// Follow starts the clock of a call made for another one (a middleware
+// call for its request): it ends when o's deadline passes, with o's
+// timeout and no idle timeout of its own. It is not stopped.
+func (c *Clock) Follow(o *Clock) {
+	c.deadline, c.until, c.timeout, c.idle = o.deadline, o.until, o.timeout, 0
+	c.stop.Store(false)
+}
+
+// Active notes the call's activity at now (a streamed write): with an idle
+// timeout, the deadline moves to now plus it, never past the call's end.
+func (c *Clock) Active(now time.Time) {
+	if c.idle > 0 {
+		c.deadline = min(c.until, now.Add(c.idle).UnixNano())
+	}
+}
+
+// Deadline is when the guest is stopped.
+func (c *Clock) Deadline() time.Time { return time.Unix(0, c.deadline) }
+
+// Until is when the call ends, whatever its activity.
+func (c *Clock) Until() time.Time { return time.Unix(0, c.until) }
+
+// Timeout is the call's length, for messages.
+func (c *Clock) Timeout() time.Duration { return c.timeout }
+
+// Idle is the call's idle timeout, 0 for none, for messages.
+func (c *Clock) Idle() time.Duration { return c.idle }
+
+// Stop stops the call now: [Clock.Expired] reports true from then on.
+// Any goroutine may call it.
+func (c *Clock) Stop() { c.stop.Store(true) }
+
+// Expired reports whether the call must stop: it was stopped, or its
+// deadline passed. The interrupt check asks it often: a stopped call does
+// not read the clock.
+func (c *Clock) Expired() bool {
+	return c.stop.Load() || time.Now().UnixNano() > c.deadline
+}
+
+// Idled reports whether a call past its deadline passed it by its idle
+// timeout rather than its end.
+func (c *Clock) Idled() bool {
+	return c.idle > 0 && c.deadline < c.until && time.Now().UnixNano() > c.deadline
+}

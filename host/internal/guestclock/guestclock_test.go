@@ -1,0 +1,86 @@
+package guestclock
+
+import (
+	"testing"
+	"time"
+)
+
+func TestClock(t *testing.T) {
+	now := time.Now()
+	hour := time.Hour
+	for _, tc := range []struct {
+		name string
+		// start starts the clock under test.
+		start func(c *Clock)
+		// active, when not zero, is noted after the start.
+		active          time.Time
+		stop            bool
+		deadline, until time.Time
+		timeout, idle   time.Duration
+		expired, idled  bool
+	}{
+		{name: "running", start: func(c *Clock) { c.Start(now, hour, 0) },
+			deadline: now.Add(hour), until: now.Add(hour), timeout: hour},
+		{name: "past its end", start: func(c *Clock) { c.Start(now.Add(-2*hour), hour, 0) },
+			deadline: now.Add(-hour), until: now.Add(-hour), timeout: hour, expired: true},
+		{name: "stopped", start: func(c *Clock) { c.Start(now, hour, 0) }, stop: true,
+			deadline: now.Add(hour), until: now.Add(hour), timeout: hour, expired: true},
+		{name: "an idle timeout sets the deadline at the start", start: func(c *Clock) { c.Start(now, 2*hour, hour) },
+			deadline: now.Add(hour), until: now.Add(2 * hour), timeout: 2 * hour, idle: hour},
+		{name: "activity moves the deadline", start: func(c *Clock) { c.Start(now, 3*hour, hour) }, active: now.Add(30 * time.Minute),
+			deadline: now.Add(90 * time.Minute), until: now.Add(3 * hour), timeout: 3 * hour, idle: hour},
+		{name: "never past the end", start: func(c *Clock) { c.Start(now, 2*hour, hour) }, active: now.Add(90 * time.Minute),
+			deadline: now.Add(2 * hour), until: now.Add(2 * hour), timeout: 2 * hour, idle: hour},
+		{name: "activity without an idle timeout moves nothing", start: func(c *Clock) { c.Start(now, hour, 0) }, active: now.Add(30 * time.Minute),
+			deadline: now.Add(hour), until: now.Add(hour), timeout: hour},
+		{name: "idled", start: func(c *Clock) { c.Start(now.Add(-2*hour), 3*hour, hour) },
+			deadline: now.Add(-hour), until: now.Add(hour), timeout: 3 * hour, idle: hour, expired: true, idled: true},
+		{name: "past its end with an idle timeout is not idled", start: func(c *Clock) { c.Start(now.Add(-3*hour), 2*hour, 2*hour) },
+			deadline: now.Add(-hour), until: now.Add(-hour), timeout: 2 * hour, idle: 2 * hour, expired: true},
+		{name: "a stopped call within its idle timeout is not idled", start: func(c *Clock) { c.Start(now, 2*hour, hour) }, stop: true,
+			deadline: now.Add(hour), until: now.Add(2 * hour), timeout: 2 * hour, idle: hour, expired: true},
+		{name: "a restart clears the stop", start: func(c *Clock) { c.Start(now, hour, 0); c.Stop(); c.Start(now, hour, 0) },
+			deadline: now.Add(hour), until: now.Add(hour), timeout: hour},
+		{name: "following takes the deadline, not the idle timeout nor the stop", start: func(c *Clock) {
+			var o Clock
+			o.Start(now, 3*hour, hour)
+			o.Active(now.Add(30 * time.Minute))
+			o.Stop()
+			c.Start(now, hour, hour)
+			c.Stop()
+			c.Follow(&o)
+		}, active: now.Add(time.Hour),
+			deadline: now.Add(90 * time.Minute), until: now.Add(3 * hour), timeout: 3 * hour},
+		{name: "bound to a deadline", start: func(c *Clock) { c.Start(now, hour, hour); c.Stop(); c.Bound(now.Add(2 * hour)) },
+			active: now.Add(time.Minute), deadline: now.Add(2 * hour), until: now.Add(2 * hour)},
+		{name: "bound to a deadline that passed", start: func(c *Clock) { c.Bound(now.Add(-time.Second)) },
+			deadline: now.Add(-time.Second), until: now.Add(-time.Second), expired: true},
+		{name: "the zero clock has expired", start: func(*Clock) {}, deadline: time.Unix(0, 0), until: time.Unix(0, 0), expired: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Clock
+			tc.start(&c)
+			if !tc.active.IsZero() {
+				c.Active(tc.active)
+			}
+			if tc.stop {
+				c.Stop()
+			}
+			if got := c.Deadline(); !got.Equal(tc.deadline) {
+				t.Errorf("Deadline() = %v, want %v", got, tc.deadline)
+			}
+			if got := c.Until(); !got.Equal(tc.until) {
+				t.Errorf("Until() = %v, want %v", got, tc.until)
+			}
+			if c.Timeout() != tc.timeout || c.Idle() != tc.idle {
+				t.Errorf("Timeout(), Idle() = %v, %v, want %v, %v", c.Timeout(), c.Idle(), tc.timeout, tc.idle)
+			}
+			if got := c.Expired(); got != tc.expired {
+				t.Errorf("Expired() = %v, want %v", got, tc.expired)
+			}
+			if got := c.Idled(); got != tc.idled {
+				t.Errorf("Idled() = %v, want %v", got, tc.idled)
+			}
+		})
+	}
+}

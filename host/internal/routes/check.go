@@ -1,0 +1,58 @@
+package routes
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+
+	"github.com/wasmendpoints/endpoints/internal/jsonvalue"
+	"github.com/wasmendpoints/endpoints/internal/validation"
+)
+
+// CheckAnswer returns what is wrong with an answer of the operation (its
+// status, headers and buffered body) against the statuses the contract
+// and the routes configuration declare, or nil when nothing is.
+//
+// A 400 in the shape of the framework's own Validation Error body passes
+// for an operation that declares a request part, as the OpenAPI document
+// lists that response for it (docs/spec.md §7): the document and the check
+// agree on what the operation may answer. Guests send it when they
+// refuse a value the host passed but their types cannot hold (the Go
+// SDK's inputs), and hooks that keep the default body.
+func (op *Operation) CheckAnswer(status int, header http.Header, body []byte) []validation.Issue {
+	issues := op.checkDeclared(status, header, body)
+	if issues != nil && status == http.StatusBadRequest && op.ValidationError != nil && len(body) > 0 {
+		if v, _, err := jsonvalue.Decode(body, answerLimits); err == nil && op.ValidationError.Validate(v) == nil {
+			return nil
+		}
+	}
+	return issues
+}
+
+// answerLimits bound the decoding of an answer's body only by depth: its
+// size is bounded by limits.responseBytes as the guest writes it.
+var answerLimits = jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt}
+
+// checkDeclared is CheckAnswer without the framework's 400.
+func (op *Operation) checkDeclared(status int, header http.Header, body []byte) []validation.Issue {
+	d, ok := op.Responses[status]
+	if !ok {
+		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("status %d is not declared in the contract (declared: %s)", status, op.Statuses)}}
+	}
+	if issues := d.CheckHeaders(status, header); issues != nil {
+		return issues
+	}
+	if d.Schema == nil {
+		return nil
+	}
+	if len(body) == 0 {
+		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("the body is empty, but the contract declares a JSON body for status %d", status)}}
+	}
+	v, _, err := jsonvalue.Decode(body, answerLimits)
+	if err != nil {
+		issue := validation.DecodeIssue(err)
+		issue.Message = "the body is not valid JSON: " + issue.Message
+		return []validation.Issue{issue}
+	}
+	return d.Schema.Validate(v)
+}
