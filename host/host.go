@@ -45,6 +45,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -553,7 +554,7 @@ func findModules(appDir string) ([]string, error) {
 // one route, or those of a bundle (abi.BundleDir). deferCode: see
 // loadModule.
 func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
-	if isBundle(file) {
+	if bundle.IsModule(file) {
 		return loadSide{h}.loadBundle(ctx, file, wasm, deferCode)
 	}
 	rf, err := routefile.Parse(file)
