@@ -32,18 +32,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
@@ -514,40 +511,6 @@ func (r *route) infos() []RouteInfo {
 		out = append(out, RouteInfo{Method: m, Path: r.rf.Pattern(), Kind: "endpoint", Summary: op.Contract.Summary, File: r.file})
 	}
 	return out
-}
-
-// findModules lists the .wasm files under the route directories, relative
-// to the app with forward slashes, sorted.
-func findModules(appDir string) ([]string, error) {
-	var files []string
-	dirs := []string{abi.BundleDir}
-	for _, root := range routefile.Roots {
-		dirs = append(dirs, root.Dir)
-	}
-	for _, root := range dirs {
-		dir := filepath.Join(appDir, filepath.FromSlash(root))
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && path == dir {
-					return filepath.SkipDir
-				}
-				return err
-			}
-			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), routefile.Extension) {
-				rel, err := filepath.Rel(appDir, path)
-				if err != nil {
-					return err
-				}
-				files = append(files, filepath.ToSlash(rel))
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	slices.Sort(files)
-	return files, nil
 }
 
 // loadRoute loads one module and, for an endpoint, compiles its contract:

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 )
 
@@ -40,7 +41,7 @@ func (h *Host) Rebuilding(modules []string) (done func()) {
 	var once sync.Once
 	return func() {
 		if len(stopped) > 0 {
-			once.Do(func() { h.resumeUnbuilt(modules) })
+			once.Do(func() { loadSide{h}.resumeUnbuilt(modules) })
 		}
 	}
 }
@@ -49,7 +50,7 @@ func (h *Host) Rebuilding(modules []string) (done func()) {
 // stopped of the modules whose bytes on disk are those the host serves.
 // It holds the reload lock, so that it sees a table that matches what a
 // reload made of the disk, and starts no compilation while a load runs.
-func (h *Host) resumeUnbuilt(modules []string) {
+func (h loadSide) resumeUnbuilt(modules []string) {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	if h.closing.Load() {
@@ -62,7 +63,7 @@ func (h *Host) resumeUnbuilt(modules []string) {
 		if f == nil || f.pool() == nil {
 			continue
 		}
-		if _, hash, err := h.readHashed(m); err == nil && hash != f.hash {
+		if _, hash, err := appload.Dir(h.app).Read(m); err == nil && hash != f.hash {
 			// New bytes, or none (the module is gone): the reload that
 			// follows loads them, and resumes this version's
 			// compilation if they fail. (Unreadable bytes the reload

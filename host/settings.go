@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/compress"
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -104,7 +105,7 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 // it changed and is valid, the previous one otherwise.
 func (l *loading) appConfig() *config.App {
 	t, prev := l.t, l.prev
-	data, hash, err := l.h.readHashed(config.File)
+	data, hash, err := appload.Dir(l.h.app).Read(config.File)
 	if err != nil {
 		l.problem(err, true)
 		t.appConfigHash = prev.appConfigHash
