@@ -50,6 +50,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/janitor"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
+	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/cors"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -133,7 +134,7 @@ type table struct {
 	routes       []*route
 	problems     []error
 	routesConfig *openapi.RoutesConfig
-	runtime      *runtimeModule
+	runtime      *runtimedecl.Module
 	doc          *document.Served // nil when it could not be built
 	docErr       error            // why doc is nil; also in problems
 	// middleware are the modules of server/middleware in order, by file
@@ -442,7 +443,7 @@ func (t *table) close(ctx context.Context) {
 			p.Close(ctx)
 		}
 	}
-	t.runtime.close(ctx)
+	t.runtime.Close(ctx)
 	for _, m := range t.middleware {
 		m.Pool.Close(ctx)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
+	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -311,7 +312,7 @@ func (t *table) pools() []*engine.Pool {
 			out = append(out, p)
 		}
 	}
-	if p := t.runtime.livePool(); p != nil {
+	if p := t.runtime.LivePool(); p != nil {
 		out = append(out, p)
 	}
 	for _, m := range t.middleware {
@@ -512,9 +513,9 @@ func (l *loading) runtimeDeclaration() {
 	case err != nil:
 		l.problem(err, false)
 	case prev == nil || hash != prev.runtimeHash:
-		var rm *runtimeModule
+		var rm *runtimedecl.Module
 		if data != nil {
-			rm, err = loadRuntime(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits), l.h.opts.Mode == Development)
+			rm, err = runtimedecl.Load(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits), l.h.opts.Mode == Development)
 		}
 		if err != nil {
 			l.problem(err, true)
@@ -544,7 +545,7 @@ func (l *loading) settings() error {
 	var err error
 	if t.set, err = h.newSettings(cfg, t.runtime); err != nil {
 		if prev == nil {
-			t.runtime.close(l.ctx)
+			t.runtime.Close(l.ctx)
 			return err
 		}
 		l.problem(err, true)
@@ -688,7 +689,7 @@ func (l *loading) document() {
 		}
 	}
 	l.noteWarnings()
-	t.runtime.release(l.ctx) // the document is built: see runtimeModule
+	t.runtime.Release(l.ctx) // the document is built: see runtimedecl.Module
 	if err != nil {
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
 		l.problem(t.docErr, true)

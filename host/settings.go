@@ -11,6 +11,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/host/internal/restartonly"
+	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/host/internal/variables"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/cors"
@@ -62,11 +63,11 @@ type loadSide struct{ *Host }
 // newSettings derives the settings of cfg; the runtime declaration's
 // response-validation policy applies when neither the options nor cfg set
 // one.
-func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error) {
+func (h *Host) newSettings(cfg *config.App, rm *runtimedecl.Module) (*settings, error) {
 	s := &settings{opts: h.base.merge(cfg), config: cfg}
 	var err error
 	if s.opts.ResponseValidation == "" && rm != nil {
-		s.opts.ResponseValidation = config.ResponseValidation(rm.decl.ResponseValidation)
+		s.opts.ResponseValidation = config.ResponseValidation(rm.Declaration().ResponseValidation)
 	}
 	if !h.opts.SkipVariables {
 		vars, err := variables.Resolve(cfg.Variables, variables.Source{LookupEnv: h.opts.LookupEnv, Dir: h.app})
