@@ -2,10 +2,8 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -61,33 +59,25 @@ func bundleRoutes(file string, mod *module) ([]*route, error) {
 }
 
 // bundledMiddleware adds the middleware the table's bundles serve to those
-// of server/middleware, in name order. One whose name another middleware
-// of the app has already (a module an earlier build left in
-// server/middleware, another bundle's) is a problem, and left out.
+// of server/middleware, in name order (bundle.MergeMiddleware). One whose
+// name another middleware of the app has already is a problem, and left
+// out.
 func (l *loading) bundledMiddleware() {
 	t := l.t
-	// Those of the previous table's bundles, kept with its middleware
-	// when server/middleware could not be read, are this table's again.
-	t.middleware = slices.DeleteFunc(slices.Clone(t.middleware), func(m *edge.Middleware) bool { return m.Index >= 0 })
-	added := false
+	var bundles [][]*edge.Middleware
 	for _, f := range slices.Sorted(maps.Keys(t.files)) {
 		lf := t.files[f]
 		for _, r := range slices.Concat(lf.routes, lf.held) {
 			if r.mod == nil || r.mod.middleware == nil {
 				continue
 			}
-			for _, m := range r.mod.middleware {
-				if other := edge.MiddlewareNamed(t.middleware, m.Name); other != nil {
-					l.problem(fmt.Errorf("%s: middleware %q: %s has that name already: remove one of them (endpoints build links Go middleware into the bundle)", m.File, m.Name, other.File), true)
-					continue
-				}
-				t.middleware = append(t.middleware, m)
-				added = true
-			}
+			bundles = append(bundles, r.mod.middleware)
 			break // the bundle's routes share one list
 		}
 	}
-	if added {
-		slices.SortStableFunc(t.middleware, func(a, b *edge.Middleware) int { return strings.Compare(a.Name, b.Name) })
+	var problems []error
+	t.middleware, problems = bundle.MergeMiddleware(t.middleware, bundles)
+	for _, p := range problems {
+		l.problem(p, true)
 	}
 }

@@ -11,6 +11,7 @@ package bundle
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -129,4 +130,33 @@ func (d *Declaration) Middleware(pool *engine.Pool) ([]*edge.Middleware, error) 
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// MergeMiddleware adds the middleware the app's bundles serve (bundles:
+// each bundle's list, in the order of their files) to the app's (app:
+// those of server/middleware, in name order), and returns them all in
+// name order. Entries of app that a bundle served (a previous table's,
+// kept when server/middleware could not be read) are dropped first: the
+// bundles give them again. A bundle's middleware whose name another has
+// already (a module an earlier build left in server/middleware, another
+// bundle's) is left out, with a problem that names both. app is not
+// changed.
+func MergeMiddleware(app []*edge.Middleware, bundles [][]*edge.Middleware) ([]*edge.Middleware, []error) {
+	out := slices.DeleteFunc(slices.Clone(app), func(m *edge.Middleware) bool { return m.Index >= 0 })
+	var problems []error
+	added := false
+	for _, list := range bundles {
+		for _, m := range list {
+			if other := edge.MiddlewareNamed(out, m.Name); other != nil {
+				problems = append(problems, fmt.Errorf("%s: middleware %q: %s has that name already: remove one of them (endpoints build links Go middleware into the bundle)", m.File, m.Name, other.File))
+				continue
+			}
+			out = append(out, m)
+			added = true
+		}
+	}
+	if added {
+		slices.SortStableFunc(out, func(a, b *edge.Middleware) int { return strings.Compare(a.Name, b.Name) })
+	}
+	return out, problems
 }

@@ -2,10 +2,12 @@ package bundle
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/edge"
 )
 
 const file = "server/bundle/app.wasm"
@@ -150,5 +152,61 @@ func TestErrNoHandleRouteNamesFileAndExport(t *testing.T) {
 	err := ErrNoHandleRoute(file).Error()
 	if !strings.HasPrefix(err, file+": ") || !strings.Contains(err, abi.ExportHandleRoute) {
 		t.Errorf("ErrNoHandleRoute = %q, want the file and %q", err, abi.ExportHandleRoute)
+	}
+}
+
+func TestMergeMiddleware(t *testing.T) {
+	mw := func(name, file string, index int) *edge.Middleware {
+		return &edge.Middleware{Name: name, File: file, Index: index}
+	}
+	app10 := mw("10-auth", "server/middleware/10-auth.wasm", -1)
+	app30 := mw("30-log", "server/middleware/30-log.wasm", -1)
+	a05 := mw("05-trace", "server/bundles/a.wasm (middleware 05-trace)", 0)
+	a20 := mw("20-audit", "server/bundles/a.wasm (middleware 20-audit)", 1)
+	b20 := mw("20-audit", "server/bundles/b.wasm (middleware 20-audit)", 0)
+	b10 := mw("10-auth", "server/bundles/b.wasm (middleware 10-auth)", 1)
+	names := func(ms []*edge.Middleware) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.File)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name         string
+		app          []*edge.Middleware
+		bundles      [][]*edge.Middleware
+		want         []string
+		wantProblems []string
+	}{
+		{name: "no bundles", app: []*edge.Middleware{app10, app30}, want: names([]*edge.Middleware{app10, app30})},
+		{name: "bundles' in name order", app: []*edge.Middleware{app10, app30}, bundles: [][]*edge.Middleware{{a20, a05}},
+			want: names([]*edge.Middleware{a05, app10, a20, app30})},
+		{name: "a previous table's bundle middleware dropped", app: []*edge.Middleware{app10, a20}, want: names([]*edge.Middleware{app10})},
+		{name: "a name taken by server/middleware", app: []*edge.Middleware{app10}, bundles: [][]*edge.Middleware{{b10}},
+			want:         names([]*edge.Middleware{app10}),
+			wantProblems: []string{`server/bundles/b.wasm (middleware 10-auth): middleware "10-auth": server/middleware/10-auth.wasm has that name already`}},
+		{name: "a name taken by an earlier bundle", bundles: [][]*edge.Middleware{{a20}, {b20, b10}},
+			want:         names([]*edge.Middleware{b10, a20}),
+			wantProblems: []string{`server/bundles/b.wasm (middleware 20-audit): middleware "20-audit": server/bundles/a.wasm (middleware 20-audit) has that name already`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := slices.Clone(tc.app)
+			got, problems := MergeMiddleware(tc.app, tc.bundles)
+			if !slices.Equal(names(got), tc.want) {
+				t.Errorf("MergeMiddleware = %q, want %q", names(got), tc.want)
+			}
+			if len(problems) != len(tc.wantProblems) {
+				t.Fatalf("problems = %v, want %d", problems, len(tc.wantProblems))
+			}
+			for i, p := range problems {
+				if !strings.HasPrefix(p.Error(), tc.wantProblems[i]) {
+					t.Errorf("problem %d = %q, want it to start %q", i, p, tc.wantProblems[i])
+				}
+			}
+			if !slices.Equal(tc.app, before) {
+				t.Errorf("MergeMiddleware changed app: %q, was %q", names(tc.app), names(before))
+			}
+		})
 	}
 }
