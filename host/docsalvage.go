@@ -54,7 +54,7 @@ func (l *loading) salvageDocument(cause error) bool {
 	}
 	trial.routes, trial.warnings = kept, nil
 	doc, err := l.h.buildDocument(l.ctx, &trial)
-	if err != nil && t.runtime != nil && t.runtime.decl.OpenAPI != nil {
+	if err != nil && t.runtime != nil && t.runtime.Declaration().OpenAPI != nil {
 		trial.runtimeDocOut = &document.LeftOutError{File: abi.RuntimeModule, Field: "openApi", Err: err}
 		trial.warnings = nil
 		if doc, err = l.h.buildDocument(l.ctx, &trial); err == nil {

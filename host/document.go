@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"time"
@@ -92,7 +93,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document.Served, e
 	if err != nil {
 		return nil, err
 	}
-	return finishDocument(ctx, t, doc)
+	return finishDocument(ctx, t, doc, h.logger)
 }
 
 // buildRoutesDocument is the first step of buildDocument: the document of
@@ -111,12 +112,12 @@ func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 
 // finishDocument adds to the routes' document what buildDocument adds
 // after them.
-func finishDocument(ctx context.Context, t *table, doc *openapi.Document) (*document.Served, error) {
+func finishDocument(ctx context.Context, t *table, doc *openapi.Document, logger *slog.Logger) (*document.Served, error) {
 	a := document.Additions{Security: auth.ConfigMap(t.set.security), Embedder: t.set.opts.OpenAPI}
 	if rm := t.runtime; rm != nil && t.runtimeDocOut == nil {
-		a.Runtime = rm.decl.OpenAPI
+		a.Runtime = rm.Declaration().OpenAPI
 		a.Extend = func(ctx context.Context, b []byte) ([]byte, error) {
-			return rm.runExtend(ctx, b, time.Now().Add(limitTimeout(t.set.opts.Limits)).UnixNano())
+			return runExtend(ctx, rm, logger, b, time.Now().Add(limitTimeout(t.set.opts.Limits)).UnixNano())
 		}
 	}
 	return document.Finish(ctx, doc, a)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/sections"
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
@@ -34,9 +35,9 @@ func embedSections(ctx context.Context, appDir, file string, wasm []byte, overri
 // wazero's interpreter, which reads the exports in a fraction of the
 // compiler's time.
 func embedContract(ctx context.Context, file string, wasm []byte, opts Options) ([]byte, error) {
-	bundle := isBundle(file)
+	isBundle := bundle.IsModule(file)
 	rf := routefile.Route{File: file}
-	if !bundle {
+	if !isBundle {
 		var err error
 		if rf, err = routefile.Parse(file); err != nil {
 			return nil, err
@@ -47,13 +48,13 @@ func embedContract(ctx context.Context, file string, wasm []byte, opts Options) 
 		return nil, err
 	}
 	defer e.Shutdown(ctx)
-	m, err := loadModule(ctx, e, wasm, rf, 1, false, bundle)
+	m, err := loadModule(ctx, e, wasm, rf, 1, false, isBundle)
 	if err != nil {
 		return nil, err
 	}
 	defer m.pool.Retire(ctx)
 	routes := []*route{}
-	if bundle {
+	if isBundle {
 		// Each route's contract is checked as the host will check it.
 		if routes, err = bundleRoutes(file, m); err != nil {
 			return nil, err

@@ -92,7 +92,7 @@ func (h *Host) RuntimeInstances() int {
 	if rm == nil {
 		return -1
 	}
-	if p := rm.livePool(); p != nil {
+	if p := rm.LivePool(); p != nil {
 		return p.IdleCount()
 	}
 	return 0

@@ -67,7 +67,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 	h.discardBody(w, r, c)
 	c.writeDeadline(w)
 	message, data := defaultBody(f)
-	endpointHook, appHook := c.op.Contract.OnValidationError, t.runtime.hasHook()
+	endpointHook, appHook := c.op.Contract.OnValidationError, t.runtime.HasHook()
 	if endpointHook || appHook {
 		body, err := json.Marshal(FrameworkError{StatusCode: f.Status, StatusMessage: message, Data: data}, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 		if err == nil {
@@ -77,7 +77,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 		if endpointHook && h.runHook(w, r, c, c.route.mod.pool, c.route.mod.index) {
 			return
 		}
-		if appHook && h.runHook(w, r, c, t.runtime.pool, -1) {
+		if appHook && h.runHook(w, r, c, t.runtime.HookPool(), -1) {
 			return
 		}
 	}

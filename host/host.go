@@ -32,19 +32,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -52,6 +50,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/janitor"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
+	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/cors"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -135,7 +134,7 @@ type table struct {
 	routes       []*route
 	problems     []error
 	routesConfig *openapi.RoutesConfig
-	runtime      *runtimeModule
+	runtime      *runtimedecl.Module
 	doc          *document.Served // nil when it could not be built
 	docErr       error            // why doc is nil; also in problems
 	// middleware are the modules of server/middleware in order, by file
@@ -444,7 +443,7 @@ func (t *table) close(ctx context.Context) {
 			p.Close(ctx)
 		}
 	}
-	t.runtime.close(ctx)
+	t.runtime.Close(ctx)
 	for _, m := range t.middleware {
 		m.Pool.Close(ctx)
 	}
@@ -515,45 +514,11 @@ func (r *route) infos() []RouteInfo {
 	return out
 }
 
-// findModules lists the .wasm files under the route directories, relative
-// to the app with forward slashes, sorted.
-func findModules(appDir string) ([]string, error) {
-	var files []string
-	dirs := []string{abi.BundleDir}
-	for _, root := range routefile.Roots {
-		dirs = append(dirs, root.Dir)
-	}
-	for _, root := range dirs {
-		dir := filepath.Join(appDir, filepath.FromSlash(root))
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && path == dir {
-					return filepath.SkipDir
-				}
-				return err
-			}
-			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), routefile.Extension) {
-				rel, err := filepath.Rel(appDir, path)
-				if err != nil {
-					return err
-				}
-				files = append(files, filepath.ToSlash(rel))
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	slices.Sort(files)
-	return files, nil
-}
-
 // loadRoute loads one module and, for an endpoint, compiles its contract:
 // one route, or those of a bundle (abi.BundleDir). deferCode: see
 // loadModule.
 func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
-	if isBundle(file) {
+	if bundle.IsModule(file) {
 		return loadSide{h}.loadBundle(ctx, file, wasm, deferCode)
 	}
 	rf, err := routefile.Parse(file)

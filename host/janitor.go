@@ -28,7 +28,7 @@ func (s idleSweep) closeIdle(cutoff time.Time) int {
 			n += p.Trim(ctx, cutoff)
 		}
 	}
-	if p := t.runtime.livePool(); p != nil {
+	if p := t.runtime.LivePool(); p != nil {
 		n += p.Trim(ctx, cutoff)
 	}
 	for _, m := range t.middleware {

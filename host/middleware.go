@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/internal/answer"
@@ -243,7 +244,7 @@ func (l *loading) middlewareFiles() {
 		return
 	}
 	for _, f := range files {
-		data, hash, err := h.readHashed(f)
+		data, hash, err := appload.Dir(h.app).Read(f)
 		var old *loadedMiddleware
 		if prev != nil {
 			old = prev.mwFiles[f]

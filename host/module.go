@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/abi/contract"
+	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -56,9 +57,9 @@ func (m *module) handle(in *engine.Instance, c *call) ([]uint64, error) {
 // A bundle (abi.BundleDir) must export abi.ExportHandleRoute; its
 // contractJSON is then its whole declaration, which loadBundle splits into
 // its routes, and contract stays nil.
-func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode, bundle bool) (*module, error) {
+func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode, isBundle bool) (*module, error) {
 	if deferCode && e.ServesWhileCompiling() {
-		if m, ok, err := deferModule(e, wasm, rf, poolSize, bundle); ok {
+		if m, ok, err := deferModule(e, wasm, rf, poolSize, isBundle); ok {
 			return m, err
 		}
 	}
@@ -67,11 +68,11 @@ func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile
 	if err != nil {
 		return nil, err
 	}
-	if bundle {
+	if isBundle {
 		if in.HandleRoute == nil {
 			in.Close(ctx)
 			m.pool.Retire(ctx)
-			return nil, errNoHandleRoute(rf.File)
+			return nil, bundle.ErrNoHandleRoute(rf.File)
 		}
 		m.contractJSON, m.hookExported = b, in.OnValidationRoute != nil
 	} else if in.Handle == nil {
@@ -125,7 +126,7 @@ func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile
 // contract of the section (engine.DeferPool). A
 // module that fails then is logged, its route answers 500, and
 // Host.WaitCompiled reports it.
-func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, bundle bool) (*module, bool, error) {
+func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, isBundle bool) (*module, bool, error) {
 	if v, ok, err := wasmbin.Custom(wasm, abi.SectionABIVersion); err != nil || !ok || string(v) != strconv.Itoa(abi.Version) {
 		return nil, false, nil
 	}
@@ -134,7 +135,7 @@ func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int
 		return nil, false, nil
 	}
 	hookExport, handler := abi.ExportOnValidationError, abi.ExportHandle
-	if bundle {
+	if isBundle {
 		hookExport, handler = abi.ExportOnValidationErrorRoute, abi.ExportHandleRoute
 	}
 	if ok, err := wasmbin.ExportsFunction(wasm, handler); err != nil || !ok {
@@ -145,7 +146,7 @@ func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int
 		return nil, false, nil
 	}
 	m := &module{file: rf.File, contractJSON: section, hookExported: hook, index: -1}
-	if section != nil && !bundle {
+	if section != nil && !isBundle {
 		if err := engine.CheckContractSize(section, rf.File); err != nil {
 			return nil, true, err
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 )
 
@@ -62,7 +63,7 @@ func (h loadSide) resumeUnbuilt(modules []string) {
 		if f == nil || f.pool() == nil {
 			continue
 		}
-		if _, hash, err := h.readHashed(m); err == nil && hash != f.hash {
+		if _, hash, err := appload.Dir(h.app).Read(m); err == nil && hash != f.hash {
 			// New bytes, or none (the module is gone): the reload that
 			// follows loads them, and resumes this version's
 			// compilation if they fail. (Unreadable bytes the reload

@@ -5,21 +5,20 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
-	"github.com/wasmendpoints/endpoints/internal/appfile"
+	"github.com/wasmendpoints/endpoints/host/internal/retire"
+	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -52,9 +51,7 @@ func (f *loadedFile) pool() *engine.Pool {
 // Each request holds a reference; a retired table's modules that the new
 // table does not share are closed when the last request ends.
 type tableState struct {
-	refs    atomic.Int64
-	retired atomic.Bool
-	closed  atomic.Bool
+	refs retire.Refs
 	// leaving are the modules only this table has, closed when it drains.
 	leaving []*engine.Pool
 	// next is the security plan of the table that follows; verifiers it
@@ -72,8 +69,8 @@ type tableState struct {
 func (h *Host) acquire() *table {
 	for {
 		t := h.table.Load()
-		t.state.refs.Add(1)
-		if !t.state.retired.Load() {
+		t.state.refs.Hold()
+		if !t.state.refs.Retired() {
 			return t
 		}
 		h.releaseTable(t)
@@ -83,15 +80,14 @@ func (h *Host) acquire() *table {
 // releaseTable drops a request's reference; the last one out of a retired table
 // closes what it alone held.
 func (h *Host) releaseTable(t *table) {
-	if t.state.refs.Add(-1) == 0 && t.state.retired.Load() {
+	if t.state.refs.Release() {
 		t.drained()
 	}
 }
 
+// drained closes what a retired table alone held, once its last request
+// ended.
 func (t *table) drained() {
-	if !t.state.closed.CompareAndSwap(false, true) {
-		return
-	}
 	ctx := context.Background()
 	for _, p := range t.state.leaving {
 		p.Retire(ctx)
@@ -237,7 +233,7 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		refused := slices.Clone(report.Problems)
 		h.refused.Store(&refused)
 		report.Took = time.Since(start)
-		h.logProblems(report)
+		loadSide{h}.logProblems(report)
 		return report
 	}
 	report.Recovered = h.refused.Swap(nil) != nil
@@ -248,15 +244,14 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		report.Took = time.Since(start)
 		return report
 	}
-	prev.state.leaving = prev.exclusive(t)
+	prev.state.leaving = retire.Exclusive(prev.pools(), t.pools())
 	prev.state.next = t.security
 	h.table.Store(t)
-	prev.state.retired.Store(true)
-	if prev.state.refs.Load() == 0 {
+	if prev.state.refs.Retire() {
 		prev.drained()
 	}
 	report.Took = time.Since(start)
-	h.logProblems(report)
+	loadSide{h}.logProblems(report)
 	return report
 }
 
@@ -286,14 +281,15 @@ func errorsLine(errs []error) string {
 // discard closes what a table that is never served opened and prev, which
 // keeps serving, does not share.
 func (t *table) discard(prev *table) {
-	t.state.leaving = t.exclusive(prev)
+	t.state.leaving = retire.Exclusive(t.pools(), prev.pools())
 	t.state.next = prev.security
-	t.state.retired.Store(true)
-	t.drained()
+	if t.state.refs.Retire() {
+		t.drained()
+	}
 }
 
 // logProblems logs the problems and warnings a reload found.
-func (h *Host) logProblems(report ReloadReport) {
+func (h loadSide) logProblems(report ReloadReport) {
 	for _, p := range report.Problems {
 		if lo := (*document.LeftOutError)(nil); errors.As(p, &lo) {
 			h.logger.Error("left out: the OpenAPI document cannot be built with it; the rest serves", "error", p)
@@ -306,58 +302,30 @@ func (h *Host) logProblems(report ReloadReport) {
 	}
 }
 
-// exclusive lists the pools of t that other does not share.
-func (t *table) exclusive(other *table) []*engine.Pool {
-	shared := map[*engine.Pool]bool{}
-	for _, f := range other.files {
-		if p := f.pool(); p != nil {
-			shared[p] = true
-		}
-	}
-	if p := other.runtime.livePool(); p != nil {
-		shared[p] = true
-	}
+// pools lists the pools of t's modules: its route modules', its runtime
+// declaration's while loaded, its middleware's. A bundle's pool comes
+// once per place that holds it.
+func (t *table) pools() []*engine.Pool {
 	var out []*engine.Pool
 	for _, f := range t.files {
-		if p := f.pool(); p != nil && !shared[p] {
+		if p := f.pool(); p != nil {
 			out = append(out, p)
-			shared[p] = true // a bundle's middleware share it
 		}
 	}
-	if p := t.runtime.livePool(); p != nil && !shared[p] {
+	if p := t.runtime.LivePool(); p != nil {
 		out = append(out, p)
 	}
-	for _, m := range other.middleware {
-		shared[m.Pool] = true
-	}
 	for _, m := range t.middleware {
-		if !shared[m.Pool] {
-			out = append(out, m.Pool)
-			shared[m.Pool] = true
-		}
+		out = append(out, m.Pool)
 	}
 	return out
-}
-
-// readHashed reads a file of the app and hashes it; a missing file gives
-// nil data and no error. It reads regular files only, within
-// appfile.Limit (package appfile).
-func (h *Host) readHashed(rel string) ([]byte, [sha256.Size]byte, error) {
-	data, err := appfile.Read(filepath.Join(h.app, filepath.FromSlash(rel)), rel)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, [sha256.Size]byte{}, nil
-	}
-	if err != nil {
-		return nil, [sha256.Size]byte{}, err
-	}
-	return data, sha256.Sum256(data), nil
 }
 
 // load builds a table from the app directory. With prev, a file whose
 // bytes did not change reuses prev's module, and one that fails keeps
 // prev's version. Modules compile in parallel, at most GOMAXPROCS at once.
 func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, error) {
-	files, err := findModules(h.app)
+	files, err := appload.Dir(h.app).Modules()
 	if err != nil {
 		return nil, ReloadReport{}, fmt.Errorf("reading app %s: %w", h.app, err)
 	}
@@ -414,7 +382,7 @@ func (l *loading) problem(err error, fresh bool) {
 // the previous one.
 func (l *loading) routesConfig() {
 	t, prev := l.t, l.prev
-	data, hash, err := l.h.readHashed(RoutesConfigFile)
+	data, hash, err := appload.Dir(l.h.app).Read(RoutesConfigFile)
 	l.configChanged = prev == nil || hash != prev.configHash
 	t.configHash = hash
 	switch {
@@ -465,7 +433,7 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			data, hash, err := h.readHashed(f)
+			data, hash, err := appload.Dir(h.app).Read(f)
 			var old *loadedFile
 			if prev != nil {
 				old = prev.files[f]
@@ -539,15 +507,15 @@ func (l *loading) discard(results []routeResult) {
 // version keeps the previous one.
 func (l *loading) runtimeDeclaration() {
 	t, prev := l.t, l.prev
-	data, hash, err := l.h.readHashed(abi.RuntimeModule)
+	data, hash, err := appload.Dir(l.h.app).Read(abi.RuntimeModule)
 	t.runtimeHash = hash
 	switch {
 	case err != nil:
 		l.problem(err, false)
 	case prev == nil || hash != prev.runtimeHash:
-		var rm *runtimeModule
+		var rm *runtimedecl.Module
 		if data != nil {
-			rm, err = loadRuntime(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits), l.h.opts.Mode == Development)
+			rm, err = runtimedecl.Load(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits), l.h.opts.Mode == Development)
 		}
 		if err != nil {
 			l.problem(err, true)
@@ -572,12 +540,12 @@ func (l *loading) settings() error {
 	if prev != nil {
 		cfg = l.appConfig()
 	} else {
-		_, t.appConfigHash, _ = h.readHashed(config.File)
+		_, t.appConfigHash, _ = appload.Dir(h.app).Read(config.File)
 	}
 	var err error
 	if t.set, err = h.newSettings(cfg, t.runtime); err != nil {
 		if prev == nil {
-			t.runtime.close(l.ctx)
+			t.runtime.Close(l.ctx)
 			return err
 		}
 		l.problem(err, true)
@@ -721,7 +689,7 @@ func (l *loading) document() {
 		}
 	}
 	l.noteWarnings()
-	t.runtime.release(l.ctx) // the document is built: see runtimeModule
+	t.runtime.Release(l.ctx) // the document is built: see runtimedecl.Module
 	if err != nil {
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
 		l.problem(t.docErr, true)

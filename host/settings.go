@@ -5,11 +5,13 @@ import (
 	"net/netip"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/compress"
 	"github.com/wasmendpoints/endpoints/host/internal/docspage"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/host/internal/restartonly"
+	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/host/internal/variables"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/cors"
@@ -61,11 +63,11 @@ type loadSide struct{ *Host }
 // newSettings derives the settings of cfg; the runtime declaration's
 // response-validation policy applies when neither the options nor cfg set
 // one.
-func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error) {
+func (h *Host) newSettings(cfg *config.App, rm *runtimedecl.Module) (*settings, error) {
 	s := &settings{opts: h.base.merge(cfg), config: cfg}
 	var err error
 	if s.opts.ResponseValidation == "" && rm != nil {
-		s.opts.ResponseValidation = config.ResponseValidation(rm.decl.ResponseValidation)
+		s.opts.ResponseValidation = config.ResponseValidation(rm.Declaration().ResponseValidation)
 	}
 	if !h.opts.SkipVariables {
 		vars, err := variables.Resolve(cfg.Variables, variables.Source{LookupEnv: h.opts.LookupEnv, Dir: h.app})
@@ -104,7 +106,7 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimeModule) (*settings, error
 // it changed and is valid, the previous one otherwise.
 func (l *loading) appConfig() *config.App {
 	t, prev := l.t, l.prev
-	data, hash, err := l.h.readHashed(config.File)
+	data, hash, err := appload.Dir(l.h.app).Read(config.File)
 	if err != nil {
 		l.problem(err, true)
 		t.appConfigHash = prev.appConfigHash

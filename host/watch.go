@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/burst"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/dirwatch"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -43,20 +44,12 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 	defer w.Close()
 	// Tests wait for this instead of sleeping before they write files.
 	testhook.Watching(ctx, "app")
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	var burst time.Time // when the pending burst began; zero when none
-	touch := func() {
-		now := time.Now()
-		if burst.IsZero() {
-			burst = now
-		}
-		timer.Reset(min(watchQuiet, watchDebounce-now.Sub(burst)))
-	}
+	changes := burst.New(watchQuiet, watchDebounce)
+	defer changes.Stop()
 	// What changed between the last load and the watches being set up
 	// sent no event: one reload now finds it (and reports nothing when
 	// nothing did).
-	touch()
+	changes.Touch(time.Now())
 	for {
 		select {
 		case <-ctx.Done():
@@ -67,10 +60,10 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 			h.logger.Warn("watching the app failed; reload by saving again", "error", err)
 		case ev := <-w.Events:
 			if slices.ContainsFunc(w.Changed(ev), watched) {
-				touch()
+				changes.Touch(time.Now())
 			}
-		case <-timer.C:
-			burst = time.Time{}
+		case <-changes.C():
+			changes.Fired()
 			report := h.Reload(ctx)
 			if onReload != nil && !report.Unchanged() {
 				onReload(report)
