@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/cell"
 )
 
 // This file is QueryAs's path for the SDK's own queriers: it scans the
@@ -515,13 +516,13 @@ const maxRawPlans = 16
 // of the result's "columns" array, which is compared without allocating.
 // The slice is replaced, never changed.
 type rawPlans struct {
-	entries atomic.Pointer[[]*rawPlan]
+	entries cell.Pointer[[]*rawPlan]
 	mu      sync.Mutex // serializes additions
 	// scratch is a zero value of the type that scanFirst scans a row
 	// into before copying it out, so that the row costs no allocation
 	// (the setters' indirect calls make whatever they write into
 	// escape); nil until made, and while a scan holds it.
-	scratch atomic.Pointer[byte]
+	scratch cell.Pointer[byte]
 }
 
 // rawPlan is the scan plan of type t (whose plans are ps) for a result's
@@ -537,7 +538,7 @@ var (
 	rawScanPlans sync.Map // reflect.Type -> *rawPlans
 	// lastRawPlan is the plan used last: a handler's query usually
 	// finds it there, without the map's hashing of the type.
-	lastRawPlan atomic.Pointer[rawPlan]
+	lastRawPlan cell.Pointer[rawPlan]
 )
 
 // rawScanPlan is the scan plan of t for a result whose "columns" array is

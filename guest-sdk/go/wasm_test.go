@@ -98,6 +98,12 @@ type testHost struct {
 
 	handle   api.Function // endpoints_handle of handleOf, for serve
 	handleOf api.Module
+
+	// listener, when set before instantiate, listens to the guest's
+	// functions (BenchmarkWasmGuestDBCalls counts them); hostCalls counts
+	// the calls of the "endpoints" functions.
+	listener  experimental.FunctionListenerFactory
+	hostCalls int
 }
 
 // timedWrite is one response_write call and when it happened.
@@ -143,6 +149,7 @@ func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
 	b := r.NewHostModuleBuilder(abi.ImportModule)
 	fn := func(name string, params, results []api.ValueType, f func(m api.Module, s []uint64)) {
 		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(_ context.Context, m api.Module, s []uint64) {
+			h.hostCalls++
 			f(m, s)
 		}), params, results).Export(name)
 	}
@@ -338,6 +345,9 @@ func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
 	// Real clocks, as the host gives: time.Sleep is poll_oneoff on a
 	// clock, which wazero only waits for with WithSysNanosleep (without
 	// it, the Go runtime spins on poll_oneoff until the time has come).
+	if h.listener != nil {
+		ctx = experimental.WithFunctionListenerFactory(ctx, h.listener)
+	}
 	mod, err := r.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().
 		WithStartFunctions(abi.StartFunction).WithStderr(&stderr).
 		WithSysWalltime().WithSysNanotime().WithSysNanosleep())
@@ -969,4 +979,40 @@ func BenchmarkWasmGuestDB(b *testing.B) {
 			b.Fatalf("%s() = %d, status %d; logs %q", abi.ExportHandle, rc, h.status, h.logs)
 		}
 	}
+}
+
+// BenchmarkWasmGuestDBCalls counts what BenchmarkWasmGuestDB's request
+// does inside the guest: its calls of wasm functions (wasm-calls/op), of
+// host functions (host-calls/op), and the garbage collections the Go
+// runtime starts (gc/op, calls of runtime.gcStart: the guest's heap grows
+// by its few hundred bytes a request, so a collection is rare). A
+// function listener slows every call, so its ns/op is not the guest's.
+func BenchmarkWasmGuestDBCalls(b *testing.B) {
+	result := []byte(`{"columns":["id","name","email"],"rows":[[2,"Grace Hopper","grace@example.com"]]}`)
+	var calls, gcs int
+	h := &testHost{query: func(string, string, string, bool) ([]byte, abi.Errno) { return result, 0 }}
+	h.listener = experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
+		gc := def.Name() == "runtime.gcStart"
+		return experimental.FunctionListenerFunc(func(context.Context, api.Module, api.FunctionDefinition, []uint64, experimental.StackIterator) {
+			calls++
+			if gc {
+				gcs++
+			}
+		})
+	})
+	mod := h.instantiate(b, buildGuest(b, "db"))
+	envelope := userEnvelope("2")
+	// The first requests make the plans and fill the caches.
+	for range 10 {
+		h.serve(b, mod, envelope)
+	}
+	calls, gcs, h.hostCalls = 0, 0, 0
+	for b.Loop() {
+		if rc := h.serve(b, mod, envelope); rc != 0 || h.status != 200 {
+			b.Fatalf("%s() = %d, status %d; logs %q", abi.ExportHandle, rc, h.status, h.logs)
+		}
+	}
+	b.ReportMetric(float64(calls)/float64(b.N), "wasm-calls/op")
+	b.ReportMetric(float64(h.hostCalls)/float64(b.N), "host-calls/op")
+	b.ReportMetric(float64(gcs)/float64(b.N), "gc/op")
 }

@@ -28,10 +28,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/cell"
 )
 
 // encodeFunc appends the value at p; false when encoding/json would
@@ -51,7 +52,7 @@ var (
 	// lastPlan is the plan used last: a handler that answers one type
 	// finds it there, without the map's hashing of the type, a dozen
 	// calls inside WebAssembly.
-	lastPlan atomic.Pointer[plan]
+	lastPlan cell.Pointer[plan]
 )
 
 // Append appends the JSON encoding of v to dst as json.Marshal(v) would,
