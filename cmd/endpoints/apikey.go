@@ -10,10 +10,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/apikeys"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -97,16 +96,12 @@ func cmdAPIKey(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 // storeSchemes are the security schemes of cfg whose apiKey verifier looks
-// keys up in the store, sorted.
+// keys up in the store, sorted: from what config decoded and checked.
 func storeSchemes(cfg *config.App) []string {
 	var names []string
-	for _, name := range slices.Sorted(maps.Keys(cfg.Security)) {
-		var c struct {
-			APIKey *struct {
-				Store bool `json:"store"`
-			} `json:"apiKey"`
-		}
-		if json.Unmarshal(cfg.Security[name], &c) == nil && c.APIKey != nil && c.APIKey.Store {
+	byName := auth.ConfigMap(cfg.Verifiers())
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		if c := byName[name]; c.APIKey != nil && c.APIKey.Store {
 			names = append(names, name)
 		}
 	}

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 )
@@ -47,18 +45,12 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "endpoints token: %v\n", err)
 		return exitError
 	}
-	type jwtDev struct {
-		DevKey   string `json:"devKey"`
-		Issuer   string `json:"issuer"`
-		Audience any    `json:"audience"`
-	}
-	devs := map[string]jwtDev{}
-	for name, raw := range cfg.Security {
-		var c struct {
-			JWT *jwtDev `json:"jwt"`
-		}
-		if json.Unmarshal(raw, &c) == nil && c.JWT != nil && c.JWT.DevKey != "" {
-			devs[name] = *c.JWT
+	// The schemes that can sign development tokens, from what config
+	// decoded and checked.
+	devs := map[string]*auth.JWTConfig{}
+	for name, c := range auth.ConfigMap(cfg.Verifiers()) {
+		if c.JWT != nil && c.JWT.DevKey != "" {
+			devs[name] = c.JWT
 		}
 	}
 	names := slices.Sorted(maps.Keys(devs))
@@ -84,8 +76,12 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if dev.Issuer != "" {
 		claims["iss"] = dev.Issuer
 	}
-	if dev.Audience != nil {
-		claims["aud"] = dev.Audience
+	switch len(dev.Audience) {
+	case 0:
+	case 1:
+		claims["aud"] = dev.Audience[0]
+	default:
+		claims["aud"] = []string(dev.Audience)
 	}
 	if len(scopes) > 0 {
 		claims["scope"] = strings.Join(scopes, " ")
