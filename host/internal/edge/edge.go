@@ -1,13 +1,13 @@
 // Package edge holds the policies the host applies at the edge of the
 // request pipeline (docs/spec.md §4 steps 3 and 11, §12) around a
-// request's endpoint: the size of its header fields, the request id, the security guards
-// ([PlanSecurity], [Guard.Check]), the rate limits, and the middleware
-// modules (loaded with [LoadMiddleware], run by [Before] and [After]) with
-// the answers they declare, which the document lists on the operations
-// they wrap. A policy decides; the host answers. What a policy needs of
-// the request it judges is a small interface the host's per-request call
-// implements: [Request], [GuardRequest] for a guard, and [Runner] for the
-// guest calls of a middleware chain.
+// request's endpoint: the size of its header fields, the request id,
+// the security guards ([PlanSecurity], [Guard.Check]), the rate limits,
+// and the middleware modules (loaded with [LoadMiddleware], run by
+// [Before] and [After]) with the answers they declare, which the document
+// lists on the operations they wrap. A policy decides; the host answers.
+// What a policy needs of the request it judges is a small interface the
+// host's per-request call implements: [Request], [GuardRequest] for a
+// guard, and [Runner] for the guest calls of a middleware chain.
 package edge
 
 import (

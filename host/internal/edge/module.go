@@ -196,8 +196,8 @@ func (m *Middleware) checkDeclaration() error {
 }
 
 // Call calls one export of the middleware (abi.ExportBefore, ExportAfter
-// or ExportVerify) on an instance of its pool, for the call ctx: its own module's
-// export, or the bundle's for its index.
+// or ExportVerify) on an instance of its pool, for the call ctx: its own
+// module's export, or the bundle's for its index.
 func (m *Middleware) Call(ctx context.Context, in *engine.Instance, export string) ([]uint64, error) {
 	if m.Index < 0 {
 		fn := in.Before
