@@ -11,13 +11,13 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/cputime"
 )
 
 // nativeUsers is GET /api/users/{id} written as a plain net/http handler
@@ -119,7 +119,7 @@ func interleaveCPU(b *testing.B, n, workers int, call func(variant int) error) (
 		for v := 0; v < n; v++ {
 			var next atomic.Int64
 			var wg sync.WaitGroup
-			cpu0, start := processCPU(b), time.Now()
+			cpu0, start := cputime.Process(), time.Now()
 			for w := 0; w < workers; w++ {
 				wg.Add(1)
 				go func() {
@@ -134,7 +134,7 @@ func interleaveCPU(b *testing.B, n, workers int, call func(variant int) error) (
 			}
 			wg.Wait()
 			took[v] += time.Since(start)
-			used[v] += processCPU(b) - cpu0
+			used[v] += cputime.Process() - cpu0
 		}
 	}
 	b.StopTimer()
@@ -144,15 +144,6 @@ func interleaveCPU(b *testing.B, n, workers int, call func(variant int) error) (
 		cpu[v] = used[v] / time.Duration(rounds*perRound)
 	}
 	return rates, cpu
-}
-
-// processCPU is the CPU time the process has used, user and system.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkUsersGetHTTP measures GET /api/users/2 over loopback HTTP with

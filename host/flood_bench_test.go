@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/cputime"
 )
 
 // floodRequests are what a hostile client sends the example app: integers
@@ -264,7 +265,7 @@ func BenchmarkJunkKeyFlood(b *testing.B) {
 	}
 	var quiet, flooded, control phase
 	measure := func(p *phase, n int, cmd string) {
-		gc0, cpu0 := gcMetrics(), cpuTime()
+		gc0, cpu0 := gcMetrics(), cputime.Process()
 		if cmd != "" {
 			if reply := flood.command(b, cmd); reply != "flooding" {
 				b.Fatalf("the flood client: %q, want flooding", reply)
@@ -280,7 +281,7 @@ func BenchmarkJunkKeyFlood(b *testing.B) {
 			p.junk.Refused += rep.Refused
 		}
 		gc1 := gcMetrics()
-		p.cpu += cpuTime() - cpu0 - (gc1.idle - gc0.idle)
+		p.cpu += cputime.Process() - cpu0 - (gc1.idle - gc0.idle)
 		p.allocs += gc1.allocs - gc0.allocs
 		p.gcs += gc1.cycles - gc0.cycles
 		p.gcCPU += gc1.cpu - gc0.cpu

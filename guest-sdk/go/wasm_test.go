@@ -23,6 +23,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/cputime"
 )
 
 // The tests in this file build the guests under testdata/ for wasip1 and
@@ -973,7 +974,7 @@ func BenchmarkWasmGuestDB(b *testing.B) {
 	mod := h.instantiate(b, buildGuest(b, "db"))
 	envelope := userEnvelope("2")
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer cputime.Report(b)()
 	for b.Loop() {
 		if rc := h.serve(b, mod, envelope); rc != 0 || h.status != 200 {
 			b.Fatalf("%s() = %d, status %d; logs %q", abi.ExportHandle, rc, h.status, h.logs)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
+	"github.com/wasmendpoints/endpoints/internal/cputime"
 )
 
 // BenchmarkSessionQuery is one db_query of a user by id on SQLite, through
@@ -24,7 +25,7 @@ func BenchmarkSessionQuery(b *testing.B) {
 		}
 	}
 	db, sql, params := []byte("main"), []byte("SELECT id, name, email FROM users WHERE id = $1"), []byte("[2]")
-	defer reportCPU(b)()
+	defer cputime.Report(b)()
 	for b.Loop() {
 		if _, e := s.Run(db, sql, params, false); e != 0 {
 			b.Fatal(e)
@@ -46,7 +47,7 @@ func BenchmarkSessionQueryParallel(b *testing.B) {
 		}
 	}
 	db, sql, params := []byte("main"), []byte("SELECT id, name, email FROM users WHERE id = $1"), []byte("[2]")
-	defer reportCPU(b)()
+	defer cputime.Report(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		s := appdb.NewSession(set, context.Background(), time.Now().Add(time.Hour), 1<<20, appdb.Hooks{})
 		for pb.Next() {

@@ -18,6 +18,7 @@ import (
 	prom "github.com/prometheus/client_golang/prometheus"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/cputime"
 	"github.com/wasmendpoints/endpoints/internal/logwriter"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
@@ -95,7 +96,7 @@ func interleave(b *testing.B, n, workers int, call func(variant int) error) (per
 			}
 			var next atomic.Int64
 			var wg sync.WaitGroup
-			start, startCPU := time.Now(), cpuTime()
+			start, startCPU := time.Now(), cputime.Process()
 			for range workers {
 				wg.Go(func() {
 					for next.Add(1) <= int64(perRound) {
@@ -108,7 +109,7 @@ func interleave(b *testing.B, n, workers int, call func(variant int) error) (per
 			}
 			wg.Wait()
 			took[v][r] = time.Since(start)
-			cpu[v][r] = cpuTime() - startCPU
+			cpu[v][r] = cputime.Process() - startCPU
 		}
 	}
 	b.StopTimer()

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package appdb_test
-
-import "testing"
-
-// reportCPU reports nothing where getrusage is missing (cpu_unix_test.go).
-func reportCPU(*testing.B) func() { return func() {} }
