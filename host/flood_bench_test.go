@@ -173,6 +173,8 @@ var (
 		"how long BenchmarkJunkKeyFlood floods; the quiet and control phases last as long, up to 20s each")
 	junkFloodConns = flag.Int("junkflood.conns", 2,
 		"BenchmarkJunkKeyFlood's flood connections per source address (two addresses)")
+	junkFloodDepth = flag.Int("junkflood.depth", 1,
+		"BenchmarkJunkKeyFlood's requests in flight on each flood connection (HTTP/1.1 pipelining past 1)")
 	junkFloodProfile = flag.String("junkflood.profile", "",
 		"a directory where BenchmarkJunkKeyFlood writes the server's CPU profile of each phase (quiet.pprof, flood.pprof, control.pprof)")
 )
@@ -303,7 +305,7 @@ func BenchmarkJunkKeyFlood(b *testing.B) {
 			})
 		}
 	}
-	flood := startFloodProcess(b, junkFlood{addr: addr, sources: []string{"127.0.0.2", "127.0.0.3"}, conns: *junkFloodConns, headerBytes: config.DefaultMaxHeaderBytes}, clientCPU)
+	flood := startFloodProcess(b, junkFlood{addr: addr, sources: []string{"127.0.0.2", "127.0.0.3"}, conns: *junkFloodConns, depth: *junkFloodDepth, headerBytes: config.DefaultMaxHeaderBytes}, clientCPU)
 	type phase struct {
 		name   string
 		lat    []time.Duration
@@ -396,8 +398,8 @@ func BenchmarkJunkKeyFlood(b *testing.B) {
 	for _, p := range []phase{quiet, flooded, control} {
 		perRequest := ""
 		if p.junk.Sent > 0 {
-			perRequest = fmt.Sprintf("; %d junk (%.0f/s: %d created, %d refused past their share, %d rate limited), each %.0f µs of server CPU, %.0f KiB allocated",
-				p.junk.Sent, float64(p.junk.Sent)/p.took.Seconds(), p.junk.Created, p.junk.Refused, p.junk.Limited, perJunk(p), allocJunk(p))
+			perRequest = fmt.Sprintf("; %d junk (%.0f/s: %d created, %d refused past their share, %d rate limited; %d connections closed, %d requests dropped with them), each %.0f µs of server CPU, %.0f KiB allocated",
+				p.junk.Sent, float64(p.junk.Sent)/p.took.Seconds(), p.junk.Created, p.junk.Refused, p.junk.Limited, p.junk.Closed, p.junk.Dropped, perJunk(p), allocJunk(p))
 		}
 		b.Logf("%-7s %5.1f s, %5d good (p50 %s, p99 %s)%s; server CPU %.0f%% (waited for it %.0f%%), %d GCs (GC CPU %.0f ms); flood process CPU %.0f%%",
 			p.name, p.took.Seconds(), len(p.lat), p50(p.lat), p99(p.lat), perRequest, 100*p.cpu.Seconds()/p.took.Seconds(), 100*p.wait.Seconds()/p.took.Seconds(),

@@ -41,6 +41,7 @@ const (
 	// The flood's settings, the fields of junkFlood.
 	floodSourcesEnv     = "ENDPOINTS_FLOOD_SOURCES" // comma-separated
 	floodConnsEnv       = "ENDPOINTS_FLOOD_CONNS"   // per source
+	floodDepthEnv       = "ENDPOINTS_FLOOD_DEPTH"   // requests in flight per connection
 	floodHeaderBytesEnv = "ENDPOINTS_FLOOD_HEADER_BYTES"
 )
 
@@ -50,6 +51,8 @@ type floodReport struct {
 	Created int64  // answered 201
 	Refused int64  // answered 429 IDEMPOTENCY_CLIENT_QUOTA: past the address's share
 	Limited int64  // answered 429 by the rate limit: its X-Client's bucket was empty
+	Closed  int64  // connections the server closed after an answer (Connection: close), then dialled again
+	Dropped int64  // requests written on a connection the server closed before answering them
 	Error   string // the first unexpected answer or connection error, which ends the flood
 }
 
@@ -58,6 +61,8 @@ func (r *floodReport) add(o floodReport) {
 	r.Created += o.Created
 	r.Refused += o.Refused
 	r.Limited += o.Limited
+	r.Closed += o.Closed
+	r.Dropped += o.Dropped
 	if r.Error == "" {
 		r.Error = o.Error
 	}
@@ -65,13 +70,15 @@ func (r *floodReport) add(o floodReport) {
 
 // junkFlood sends junk requests to POST /api/orders at full speed on
 // conns connections (1 when zero) per local address of sources: on each,
-// the next request as soon as the previous one is answered. Each request
+// depth requests (1 when zero) written ahead of their answers (HTTP/1.1
+// pipelining), the next as soon as the first is answered. Each request
 // has an Idempotency-Key of its own, and an X-Client header as long as
 // server.maxHeaderBytes allows (the whole header block is headerBytes).
 type junkFlood struct {
 	addr        string
 	sources     []string
 	conns       int
+	depth       int
 	headerBytes int
 }
 
@@ -123,6 +130,7 @@ type flooder struct {
 // floodConn is one keep-alive connection of the flood and its request,
 // whose counter goes on across floods, so no key is sent twice.
 type floodConn struct {
+	dial func() (net.Conn, error) // another connection from the same address
 	conn net.Conn
 	r    *bufio.Reader
 	req  junkRequest
@@ -148,7 +156,8 @@ func newFlooder(f junkFlood) (*flooder, error) {
 			fl.close()
 			return nil, err
 		}
-		fl.conns = append(fl.conns, &floodConn{conn: c, r: bufio.NewReader(c), req: req})
+		dial := func() (net.Conn, error) { return d.Dial("tcp", f.addr) }
+		fl.conns = append(fl.conns, &floodConn{dial: dial, conn: c, r: bufio.NewReader(c), req: req})
 	}
 	return fl, nil
 }
@@ -169,7 +178,7 @@ func (fl *flooder) flood(newKeys bool, stop <-chan struct{}) floodReport {
 	)
 	for _, c := range fl.conns {
 		wg.Go(func() {
-			r, err := c.send(newKeys, stop)
+			r, err := c.send(newKeys, fl.f.depth, stop)
 			if err != nil {
 				r.Error = err.Error()
 			}
@@ -182,36 +191,92 @@ func (fl *flooder) flood(newKeys bool, stop <-chan struct{}) floodReport {
 	return rep
 }
 
-// send is one connection's share of a flood, until stop closes.
-func (c *floodConn) send(newKeys bool, stop <-chan struct{}) (floodReport, error) {
+// send is one connection's share of a flood, until stop closes: up to
+// depth requests written ahead of their answers (HTTP/1.1 pipelining;
+// with depth 1, the next request once the previous one is answered).
+// When the server closes the connection after an answer (Connection:
+// close), it dials again from the same address and goes on; the requests
+// written after that answer are dropped, and counted.
+func (c *floodConn) send(newKeys bool, depth int, stop <-chan struct{}) (floodReport, error) {
 	var rep floodReport
-	body := make([]byte, 0, 1024)
 	if !newKeys {
 		putHex(c.req.raw[c.req.clientAt:c.req.clientAt+16], 0)
 	}
 	for {
-		select {
-		case <-stop:
-			return rep, nil
-		default:
+		closed, err := c.session(newKeys, depth, stop, &rep)
+		if err != nil || !closed {
+			return rep, err
 		}
-		c.n++
-		putHex(c.req.raw[c.req.keyAt:c.req.keyAt+16], c.n)
-		if newKeys {
-			putHex(c.req.raw[c.req.clientAt:c.req.clientAt+16], c.n)
+		rep.Closed++
+		conn, err := c.dial()
+		if err != nil {
+			return rep, fmt.Errorf("dialling again after the server closed: %w", err)
 		}
-		if _, err := c.conn.Write(c.req.raw); err != nil {
-			return rep, fmt.Errorf("request %d: %w", c.n, err)
+		c.conn, c.r = conn, bufio.NewReader(conn)
+	}
+}
+
+// session floods on c's connection until stop closes (closed false) or
+// the server closes it after an answer (closed true).
+func (c *floodConn) session(newKeys bool, depth int, stop <-chan struct{}, rep *floodReport) (closed bool, err error) {
+	// The writer takes a slot for each request it writes and tells the
+	// reader; the reader frees it once the answer is read.
+	slots, sent := make(chan struct{}, max(depth, 1)), make(chan uint64, max(depth, 1))
+	quit := make(chan struct{}) // the reader is done
+	var werr error              // the writer's, read once sent is closed
+	go func() {
+		defer close(sent)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-quit:
+				return
+			case slots <- struct{}{}:
+			}
+			c.n++
+			putHex(c.req.raw[c.req.keyAt:c.req.keyAt+16], c.n)
+			if newKeys {
+				putHex(c.req.raw[c.req.clientAt:c.req.clientAt+16], c.n)
+			}
+			if _, err := c.conn.Write(c.req.raw); err != nil {
+				werr = fmt.Errorf("request %d: %w", c.n, err)
+				return
+			}
+			select {
+			case <-quit:
+				return
+			case sent <- c.n:
+			}
 		}
+	}()
+	defer func() {
+		close(quit)
+		if closed || err != nil {
+			c.conn.Close() // ends a write the server no longer reads
+		}
+		for range sent {
+			rep.Dropped++
+		}
+		if closed {
+			werr = nil // a write to the connection closed
+		}
+		if err == nil {
+			err = werr
+		}
+	}()
+	body := make([]byte, 0, 1024)
+	for n := range sent {
 		res, err := http.ReadResponse(c.r, nil)
 		if err != nil {
-			return rep, fmt.Errorf("request %d: reading the answer: %w", c.n, err)
+			return false, fmt.Errorf("request %d: reading the answer: %w", n, err)
 		}
 		body, err = readSome(body[:0], res.Body)
 		res.Body.Close()
 		if err != nil {
-			return rep, fmt.Errorf("request %d: reading the answer's body: %w", c.n, err)
+			return false, fmt.Errorf("request %d: reading the answer's body: %w", n, err)
 		}
+		<-slots
 		rep.Sent++
 		switch {
 		case res.StatusCode == http.StatusCreated:
@@ -221,9 +286,13 @@ func (c *floodConn) send(newKeys bool, stop <-chan struct{}) (floodReport, error
 		case res.StatusCode == http.StatusTooManyRequests && res.Header.Get("Retry-After") != "" && res.Header.Get("RateLimit") != "" && bytes.Contains(body, []byte(`"policy"`)):
 			rep.Limited++ // its X-Client's bucket is empty: expected when one key is sent many times
 		default:
-			return rep, fmt.Errorf("request %d: got %d %.200s, want 201, or 429 IDEMPOTENCY_CLIENT_QUOTA past its share, or 429 from the rate limit", c.n, res.StatusCode, body)
+			return false, fmt.Errorf("request %d: got %d %.200s, want 201, or 429 IDEMPOTENCY_CLIENT_QUOTA past its share, or 429 from the rate limit", n, res.StatusCode, body)
+		}
+		if res.Close {
+			return true, nil
 		}
 	}
+	return false, nil
 }
 
 // readSome reads r into b, up to b's capacity, and drops the rest.
@@ -291,6 +360,7 @@ func startFloodProcess(tb testing.TB, f junkFlood, cpu int) *floodProcess {
 		floodClientEnv+"="+f.addr,
 		floodSourcesEnv+"="+strings.Join(f.sources, ","),
 		floodConnsEnv+"="+strconv.Itoa(max(f.conns, 1)),
+		floodDepthEnv+"="+strconv.Itoa(max(f.depth, 1)),
 		floodHeaderBytesEnv+"="+strconv.Itoa(f.headerBytes))
 }
 
@@ -422,16 +492,22 @@ func TestJunkFloodClient(t *testing.T) {
 		t.Errorf("the header block takes %d bytes, want %d", n, f.headerBytes)
 	}
 
-	fl, err := newFlooder(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fl.close()
 	const perConn = 20
 	nconns := len(f.sources) * f.conns
-	for _, newKeys := range []bool{false, true} {
-		cmd := map[bool]string{false: "one", true: "new"}[newKeys]
-		t.Run(cmd, func(t *testing.T) {
+	for _, c := range []struct {
+		newKeys bool
+		depth   int
+	}{{false, 1}, {true, 1}, {false, 4}, {true, 4}} {
+		cmd := map[bool]string{false: "one", true: "new"}[c.newKeys]
+		newKeys := c.newKeys
+		t.Run(fmt.Sprintf("%s/depth=%d", cmd, c.depth), func(t *testing.T) {
+			f := f
+			f.depth = c.depth
+			fl, err := newFlooder(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fl.close()
 			for len(seen) > 0 {
 				<-seen // answered after the previous flood's count was reached
 			}
@@ -501,10 +577,11 @@ func junkValueLen(t *testing.T, addr, source string) int {
 func runFloodChild(t *testing.T, addr string) {
 	headerBytes, err1 := strconv.Atoi(os.Getenv(floodHeaderBytesEnv))
 	conns, err2 := strconv.Atoi(os.Getenv(floodConnsEnv))
-	if err := errors.Join(err1, err2); err != nil {
+	depth, err3 := strconv.Atoi(os.Getenv(floodDepthEnv))
+	if err := errors.Join(err1, err2, err3); err != nil {
 		t.Fatalf("the flood client's settings: %v", err)
 	}
-	fl, err := newFlooder(junkFlood{addr: addr, sources: strings.Split(os.Getenv(floodSourcesEnv), ","), conns: conns, headerBytes: headerBytes})
+	fl, err := newFlooder(junkFlood{addr: addr, sources: strings.Split(os.Getenv(floodSourcesEnv), ","), conns: conns, depth: depth, headerBytes: headerBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
