@@ -382,6 +382,9 @@ func mergeServer(c, other config.Server) config.Server {
 	if c.Compression.Level == "" {
 		c.Compression.Level = other.Compression.Level
 	}
+	if c.Pipelining == "" {
+		c.Pipelining = other.Pipelining
+	}
 	return c
 }
 
