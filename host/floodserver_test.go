@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 )
 
@@ -32,7 +33,11 @@ import (
 //	profile-stop      stop it; answers "profiled"
 //
 // It exits when stdin closes.
-const floodServerEnv = "ENDPOINTS_FLOOD_SERVER" // "1" in the server's process
+const (
+	floodServerEnv = "ENDPOINTS_FLOOD_SERVER" // "1" in the server's process
+	// floodPipeliningEnv, when set, is the server's server.pipelining.
+	floodPipeliningEnv = "ENDPOINTS_FLOOD_SERVER_PIPELINING"
+)
 
 // junkFloodConfig is the app's endpoints.json: the storage, idempotency
 // and server settings are the defaults; one rate limit keyed by a header a
@@ -111,10 +116,11 @@ func serveJunkFlood(h *host.Host, in io.Reader, out io.Writer) error {
 }
 
 // startJunkFloodServer runs the server in a process of its own bound to
-// CPU cpu with GOMAXPROCS=1, and returns it and its address.
-func startJunkFloodServer(tb testing.TB, cpu int) (*floodProcess, string) {
+// CPU cpu with GOMAXPROCS=1, with server.pipelining set to pipelining
+// unless it is empty, and returns it and its address.
+func startJunkFloodServer(tb testing.TB, cpu int, pipelining string) (*floodProcess, string) {
 	tb.Helper()
-	p := startTestProcess(tb, "the server", "TestJunkFloodServer", cpu, floodServerEnv+"=1", "GOMAXPROCS=1")
+	p := startTestProcess(tb, "the server", "TestJunkFloodServer", cpu, floodServerEnv+"=1", "GOMAXPROCS=1", floodPipeliningEnv+"="+pipelining)
 	if !p.out.Scan() {
 		tb.Fatalf("the server ended before it served: %v", p.out.Err())
 	}
@@ -140,7 +146,11 @@ func (p *floodProcess) stats(tb testing.TB) serverStats {
 // Run by the benchmark with floodServerEnv set, it is that server.
 func TestJunkFloodServer(t *testing.T) {
 	if os.Getenv(floodServerEnv) != "" {
-		h, _ := junkFloodApp(t).host(host.Options{Mode: host.Production, Logger: discardLogger()})
+		opts := host.Options{Mode: host.Production, Logger: discardLogger()}
+		if p := os.Getenv(floodPipeliningEnv); p != "" {
+			opts.ConfigOverrides = []config.Override{{Pointer: "/server/pipelining", Value: p, Source: floodPipeliningEnv}}
+		}
+		h, _ := junkFloodApp(t).host(opts)
 		if err := serveJunkFlood(h, os.Stdin, os.Stdout); err != nil {
 			t.Fatal(err)
 		}
