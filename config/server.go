@@ -174,7 +174,7 @@ const (
 	// [PipeliningClose]. Under a flood pipelined on four connections to
 	// a server of one core, serving pipelined requests in turn took the
 	// median of other clients' requests from about 2 ms (the same flood
-	// unpipelined) to 80 ms; closing brought it back to about 2 ms
+	// unpipelined) to 75-90 ms; closing brought it back to 1.4-2.5 ms
 	// (BenchmarkJunkKeyFlood, package host).
 	DefaultPipelining = PipeliningClose
 )

@@ -18,7 +18,7 @@ import (
 // connection whose next request is already there when the host starts on
 // one never waits for the network, and the Go scheduler then looks for
 // other clients' requests only every 10 ms: a few such connections took
-// the good requests' median from 2 ms to 80 ms on a server of one core.
+// the good requests' median from about 2 ms to 75-90 ms on a server of one core.
 // By default (server.pipelining "close") the first answer says
 // Connection: close and the connection ends; with "serve", the three are
 // answered in turn on the connection, as net/http does. Either way every

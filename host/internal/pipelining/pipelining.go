@@ -11,7 +11,7 @@
 // So a few connections that pipeline at full speed keep the other
 // clients' requests waiting tens of milliseconds each
 // (BenchmarkJunkKeyFlood, package host: the good requests' median went
-// from about 2 ms under the same flood unpipelined to 80 ms). A client
+// from about 2 ms under the same flood unpipelined to 75-90 ms). A client
 // whose connection is closed dials again, which goes through the
 // network poller like everyone else's request; RFC 9112 §9.3.2 tells
 // clients that pipeline to retry what a closed connection left
