@@ -85,7 +85,9 @@ func setThreads(set *unix.CPUSet) error {
 
 // startOnCPU starts cmd bound to cpu, with every thread it will have: it
 // forks from a thread of this process bound to cpu alone, which the child
-// inherits, and which then ends (its goroutine exits locked to it).
+// inherits, and which then ends (its goroutine exits locked to it; if
+// that was the main thread, which the runtime never ends, it stays idle
+// for good, so the binding costs this process nothing).
 func startOnCPU(cmd *exec.Cmd, cpu int) error {
 	errc := make(chan error, 1)
 	go func() {
