@@ -332,6 +332,7 @@ func BenchmarkJunkKeyFlood(b *testing.B) {
 		allocs uint64        // heap bytes the server allocated
 		gcs    uint64
 		gcCPU  float64 // seconds
+		live   uint64  // the server's live heap bytes at the phase's end
 	}
 	measure := func(p *phase, d time.Duration, cmd string) {
 		if *junkFloodProfile != "" {
@@ -364,6 +365,7 @@ func BenchmarkJunkKeyFlood(b *testing.B) {
 		p.allocs += s1.Allocs - s0.Allocs
 		p.gcs += s1.GCs - s0.GCs
 		p.gcCPU += s1.GCCPU - s0.GCCPU
+		p.live = s1.Live
 		if *junkFloodProfile != "" {
 			if reply := server.command(b, "profile-stop"); reply != "profiled" {
 				b.Fatalf("the server: %q, want profiled", reply)
@@ -388,6 +390,7 @@ func BenchmarkJunkKeyFlood(b *testing.B) {
 	quiet.allocs += after.allocs
 	quiet.gcs += after.gcs
 	quiet.gcCPU += after.gcCPU
+	quiet.live = after.live
 
 	q, f, c := p99(quiet.lat), p99(flooded.lat), p99(control.lat)
 	b.ReportMetric(float64(q.Microseconds()), "quiet-p99-µs")
@@ -426,9 +429,9 @@ func BenchmarkJunkKeyFlood(b *testing.B) {
 			return n
 		}
 		b.Logf("%-7s %d good over 10 ms, %d over 100 ms, %d over 1 s; max %s", p.name, slow(10*time.Millisecond), slow(100*time.Millisecond), slow(time.Second), slices.Max(p.lat))
-		b.Logf("%-7s %5.1f s, %5d good (p50 %s, p99 %s)%s; server CPU %.0f%% (waited for it %.0f%%), %d GCs (GC CPU %.0f ms); flood process CPU %.0f%%",
+		b.Logf("%-7s %5.1f s, %5d good (p50 %s, p99 %s)%s; server CPU %.0f%% (waited for it %.0f%%), %d GCs (GC CPU %.0f ms, live heap %.1f MiB at the end); flood process CPU %.0f%%",
 			p.name, p.took.Seconds(), len(p.lat), p50(p.lat), p99(p.lat), perRequest, 100*p.cpu.Seconds()/p.took.Seconds(), 100*p.wait.Seconds()/p.took.Seconds(),
-			p.gcs, p.gcCPU*1e3, 100*p.flood.Seconds()/p.took.Seconds())
+			p.gcs, p.gcCPU*1e3, float64(p.live)/(1<<20), 100*p.flood.Seconds()/p.took.Seconds())
 	}
 }
 
@@ -452,22 +455,19 @@ func p50(lat []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// gcCounts are the garbage collector's counts so far, from runtime/metrics.
+// gcCounts are the garbage collector's counts so far, from
+// runtime/metrics.
 type gcCounts struct {
-	allocs    uint64 // bytes
-	cycles    uint64
-	cpu       float64       // seconds, but for marking on idle processors
-	idle      time.Duration // marking on idle processors
-	pauses    []uint64
-	pauseBins []float64
+	allocs uint64 // bytes
+	cycles uint64
+	cpu    float64 // seconds, but for marking on idle processors
+	live   uint64  // heap bytes live after the last cycle
 }
 
 func gcMetrics() gcCounts {
 	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/cpu/classes/gc/total:cpu-seconds"},
-		{Name: "/sched/pauses/total/gc:seconds"}, {Name: "/gc/heap/allocs:bytes"}, {Name: "/cpu/classes/gc/mark/idle:cpu-seconds"}}
+		{Name: "/gc/heap/allocs:bytes"}, {Name: "/cpu/classes/gc/mark/idle:cpu-seconds"}, {Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
-	h := s[2].Value.Float64Histogram()
 	// Marking on otherwise idle processors takes no time from requests.
-	idle := s[4].Value.Float64()
-	return gcCounts{cycles: s[0].Value.Uint64(), cpu: s[1].Value.Float64() - idle, idle: time.Duration(idle * 1e9), pauses: slices.Clone(h.Counts), pauseBins: slices.Clone(h.Buckets), allocs: s[3].Value.Uint64()}
+	return gcCounts{cycles: s[0].Value.Uint64(), cpu: s[1].Value.Float64() - s[3].Value.Float64(), allocs: s[2].Value.Uint64(), live: s[4].Value.Uint64()}
 }

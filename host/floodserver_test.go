@@ -59,6 +59,7 @@ type serverStats struct {
 	Allocs uint64  // heap bytes allocated
 	GCs    uint64  // cycles completed
 	GCCPU  float64 // seconds of the collector's CPU, but for marking on idle processors
+	Live   uint64  // heap bytes live after the last cycle
 }
 
 // serveJunkFlood serves h on a loopback TCP port and speaks the server's
@@ -85,7 +86,7 @@ func serveJunkFlood(h *host.Host, in io.Reader, out io.Writer) error {
 		switch cmd {
 		case "stats":
 			gc := gcMetrics()
-			b, _ := json.Marshal(serverStats{Allocs: gc.allocs, GCs: gc.cycles, GCCPU: gc.cpu})
+			b, _ := json.Marshal(serverStats{Allocs: gc.allocs, GCs: gc.cycles, GCCPU: gc.cpu, Live: gc.live})
 			fmt.Fprintln(out, floodReplyPrefix+string(b))
 		case "profile":
 			if profile != nil {
