@@ -3,6 +3,7 @@ package host_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/config"
@@ -441,7 +443,7 @@ func TestJunkFloodClient(t *testing.T) {
 	t.Parallel()
 	var (
 		mu      sync.Mutex
-		clients map[string]map[string]bool // X-Client values by connection (its remote address)
+		clients map[string]map[string]bool // X-Client values by connection (the order the server accepted it in)
 		counts  map[string]int             // requests by connection
 		sources map[string]bool            // the connections' source addresses
 		keys    map[string]bool            // Idempotency-Keys
@@ -449,10 +451,14 @@ func TestJunkFloodClient(t *testing.T) {
 		closing bool                       // every fifth request on a connection answers Connection: close
 	)
 	seen := make(chan struct{}, 1000)
+	// Connections are told apart by the order they were accepted in, not
+	// their addresses: a port is dialled again once its connection closed.
+	type connKey struct{}
+	var accepted atomic.Int64
 	srv := &http.Server{MaxHeaderBytes: config.DefaultMaxHeaderBytes, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		src, port, _ := net.SplitHostPort(r.RemoteAddr)
-		conn := r.RemoteAddr
+		conn := fmt.Sprintf("connection %d (%s)", r.Context().Value(connKey{}), r.RemoteAddr)
 		mu.Lock()
 		if clients[conn] == nil {
 			clients[conn] = map[string]bool{}
@@ -480,6 +486,9 @@ func TestJunkFloodClient(t *testing.T) {
 		default: // the test has seen enough; the flood goes on until it stops
 		}
 	})}
+	srv.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, accepted.Add(1))
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
