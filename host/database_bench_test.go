@@ -123,9 +123,10 @@ func BenchmarkUsersGetDatabase(b *testing.B) {
 }
 
 // usersGetOverHTTP serves the variants overHTTP on loopback HTTP servers
-// and measures GET /api/users/2 with keep-alive connections, interleaved,
-// as BenchmarkUsersGetHTTP does: each one's requests per second and CPU
-// time per request (server and client).
+// and measures GET /api/users/2 with keep-alive connections, four per
+// core, interleaved: each one's requests per second and CPU time per
+// request (server and client). BenchmarkUsersGetHTTP and
+// BenchmarkUsersGetDatabase use it.
 func usersGetOverHTTP(b *testing.B, overHTTP []variant) (rates []float64, cpu []time.Duration) {
 	workers := 4 * runtime.GOMAXPROCS(0)
 	urls := make([]string, len(overHTTP))
@@ -145,7 +146,7 @@ func usersGetOverHTTP(b *testing.B, overHTTP []variant) (rates []float64, cpu []
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 		if res.StatusCode != 200 {
-			return fmt.Errorf("http %s: status %d", overHTTP[i].name, res.StatusCode)
+			return fmt.Errorf("%s over HTTP: status %d", overHTTP[i].name, res.StatusCode)
 		}
 		return nil
 	})
