@@ -127,6 +127,23 @@ var funcType = []byte{0x60, 0x00, 0x01, 0x7f}
 //     else appended to the type section.
 //   - Pass the same period to [NewHostModule].
 func Instrument(wasm []byte, period int32) ([]byte, error) {
+	return InstrumentWith(wasm, period, Options{})
+}
+
+// Options changes what [InstrumentWith] inserts. The zero value is what
+// [Instrument] does.
+type Options struct {
+	// EveryLoop puts the check at the header of every loop, dispatch
+	// loops (Go's) included, as the rewrite did before it knew them: each
+	// of Go's jumps, forward or backward, then pays a check. It stops
+	// loops no better; it is there to measure what the dispatch rewrite
+	// saves (BenchmarkGoGuestRewrite) and to fall back to if it ever
+	// needs to.
+	EveryLoop bool
+}
+
+// InstrumentWith is [Instrument] with options.
+func InstrumentWith(wasm []byte, period int32, opts Options) ([]byte, error) {
 	if period <= 0 {
 		return nil, fmt.Errorf("instrument: period %d: must be positive", period)
 	}
@@ -147,7 +164,7 @@ func Instrument(wasm []byte, period int32) ([]byte, error) {
 		return &sections[idx[id]-1]
 	}
 
-	r := &rewriter{}
+	r := &rewriter{everyLoop: opts.EveryLoop}
 	types, err := r.scanTypes(get(secType))
 	if err != nil {
 		return nil, fmt.Errorf("instrument: %w", err)
@@ -279,6 +296,7 @@ type rewriter struct {
 	check           uint32 // function index of the check import
 	fuel            uint32 // global index of the fuel
 	checkCode       []byte // the instructions inserted after loops and at entries
+	everyLoop       bool   // check every loop header, dispatch loops too (Options.EveryLoop)
 }
 
 // fn renumbers a function index of the input. The largest index stays

@@ -143,7 +143,7 @@ func fixtures(t testing.TB) map[string][]byte {
 			flags []string
 		}{
 			{"loop", nil}, {"recursion", nil}, {"funcref", nil}, {"start", nil},
-			{"names", []string{"--debug-names"}}, {"multivalue", nil}, {"simd_bulk", nil},
+			{"names", []string{"--debug-names"}}, {"multivalue", nil}, {"simd_bulk", nil}, {"dispatch", nil},
 			{"tailcall", []string{"--enable-tail-call"}}, {"proposals", []string{"--enable-all"}},
 		} {
 			m[f.name] = wat(t, f.name, f.flags...)
