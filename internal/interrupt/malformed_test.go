@@ -132,10 +132,11 @@ func TestInstrumentDropsCustomSectionsWithOffsets(t *testing.T) {
 // is missing are left out.
 func fixtures(t testing.TB) map[string][]byte {
 	m := map[string][]byte{
-		"exceptions": exceptions,
-		"funcRefs":   funcRefs,
-		"empty":      mod(),
-		"oneFunc":    oneFunc(0x0b),
+		"exceptions":    exceptions,
+		"funcRefs":      funcRefs,
+		"dispatchCatch": dispatchCatch,
+		"empty":         mod(),
+		"oneFunc":       oneFunc(0x0b),
 	}
 	if _, err := exec.LookPath("wat2wasm"); err == nil {
 		for _, f := range []struct {
