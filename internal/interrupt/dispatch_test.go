@@ -1,9 +1,13 @@
 package interrupt
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -12,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/leb128"
 )
 
@@ -261,4 +266,51 @@ func branchyTwin(n int32) int32 {
 		}
 	}
 	return zero<<24 | one<<16 | two<<8 | bit
+}
+
+// TestInstrumentCGuestsUnchanged: clang gives no loop of a C route the
+// dispatch shape, so a C guest is rewritten byte for byte as with a check
+// at every loop header, and runs the same code as before the dispatch
+// rewrite. (Should a clang one day emit the shape, the rewrite stays
+// sound, and this test says to measure the C guest: fewer checks, but
+// perhaps more code.)
+func TestInstrumentCGuestsUnchanged(t *testing.T) {
+	tool(t, "clang")
+	var sources []string
+	err := filepath.WalkDir(filepath.Join("..", "..", "examples", "users-c", "server"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(path) == ".c" {
+			sources = append(sources, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sources) == 0 {
+		t.Fatal("no C sources under examples/users-c/server")
+	}
+	modules := map[string][]byte{"testdata/hot.c": cGuest(t)}
+	for _, src := range sources {
+		out := filepath.Join(t.TempDir(), "route.wasm")
+		if err := guestbuild.C(context.Background(), src, out); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		modules[src] = b
+	}
+	for name, wasm := range modules {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			dispatch := instrument(t, wasm, DefaultPeriod)
+			every, err := InstrumentWith(wasm, DefaultPeriod, Options{EveryLoop: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(dispatch, every) {
+				t.Errorf("%s: the dispatch rewrite differs from a check at every loop header (%d and %d bytes): clang made a dispatch loop; measure the C guest with both", name, len(dispatch), len(every))
+			}
+		})
+	}
 }
