@@ -16,7 +16,8 @@
 // the fuel runs out, the guest calls the import, which returns the fuel for
 // the next period, or panics with [ErrInterrupted] when the call must stop.
 // wazero turns that panic into the call's error and the runtime stays
-// usable.
+// usable. In Go's dispatch loops (a loop around a br_table, which every
+// jump re-enters) only the jumps that may go backwards pay.
 //
 // The host side is one host module per runtime ([NewHostModule]) and one
 // [Budget] per instance, reset before each call and passed in the call's

@@ -103,6 +103,14 @@ var funcType = []byte{0x60, 0x00, 0x01, 0x7f}
 //	  global.set $fuel
 //	end
 //
+// A dispatch loop, the shape Go gives every function with jumps (a loop
+// whose body opens with blocks and a br_table on a local), gets no check
+// after its `loop` opcode: the check goes before each edge back to it that
+// may go backwards instead, and a jump `i32.const K; local.set $pc; br`
+// to a later segment is free (dispatch.go says why that still stops every
+// loop). Most of Go's jumps are forward: a Go request runs a third of the
+// checks. [InstrumentWith] can put the check at every loop header still.
+//
 // Defined functions move up by one index; every reference is renumbered
 // (call, return_call and ref.func in code and constant expressions, exports,
 // the start function, element segments, the name section). Custom sections

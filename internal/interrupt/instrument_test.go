@@ -3,6 +3,9 @@ package interrupt
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -358,6 +361,15 @@ func TestInstrumentGoGuest(t *testing.T) {
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 	out := instrument(t, plain, DefaultPeriod)
 	t.Logf("Go guest: %d bytes, instrumented %d (+%.1f%%)", len(plain), len(out), 100*float64(len(out)-len(plain))/float64(len(plain)))
+	if validate, err := exec.LookPath("wasm-validate"); err == nil { // a validator other than wazero's
+		file := filepath.Join(t.TempDir(), "goguest.wasm")
+		if err := os.WriteFile(file, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if msg, err := exec.Command(validate, file).CombinedOutput(); err != nil {
+			t.Errorf("wasm-validate: %v\n%s", err, msg)
+		}
+	}
 	compiled, err := rt.CompileModule(ctx, out)
 	if err != nil {
 		t.Fatal(err)

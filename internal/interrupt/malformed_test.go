@@ -198,6 +198,7 @@ func TestInstrumentValidatesWithWabt(t *testing.T) {
 		{"multivalue", nil, 2},
 		{"simd_bulk", nil, 3},
 		{"proposals", []string{"--enable-all"}, 4},
+		{"dispatch", nil, 13}, // one edge back in each function but forward's, and spin_calls's entry
 	}
 	for _, tt := range tests {
 		t.Run(tt.wat, func(t *testing.T) {
