@@ -145,8 +145,9 @@ type Options struct {
 	// loops (Go's) included, as the rewrite did before it knew them: each
 	// of Go's jumps, forward or backward, then pays a check. It stops
 	// loops no better; it is there to measure what the dispatch rewrite
-	// saves (BenchmarkGoGuestRewrite) and to fall back to if it ever
-	// needs to.
+	// saves (BenchmarkGoGuestRewrite, and guest-sdk/go's
+	// BenchmarkWasmGuestDBRewrite) and to fall back to if it ever needs
+	// to.
 	EveryLoop bool
 }
 
