@@ -1,6 +1,10 @@
 package interrupt
 
-import "github.com/wasmendpoints/endpoints/internal/leb128"
+import (
+	"slices"
+
+	"github.com/wasmendpoints/endpoints/internal/leb128"
+)
 
 // This file recognises dispatch loops, the shape Go's WebAssembly backend
 // gives every function with jumps, and decides which of their back edges
@@ -62,7 +66,7 @@ func dispatchAt(b []byte, p int) *dispatch {
 	if d.local, p, err = leb128.ReadU32(b, p+1); err != nil || p >= len(b) || b[p] != opBrTable {
 		return nil
 	}
-	if d.labels, _, err = brTableLabels(b, p); err != nil {
+	if d.labels, _, err = brTableLabels(nil, b, p); err != nil {
 		return nil
 	}
 	for _, l := range d.labels {
@@ -85,9 +89,9 @@ func (d *dispatch) free(k int32) bool {
 	return int64(d.labels[i]) > int64(d.seg)
 }
 
-// brTableLabels decodes the labels of the br_table at b[p:], the default
-// last, and returns the offset after it.
-func brTableLabels(b []byte, p int) ([]uint32, int, error) {
+// brTableLabels appends to dst the labels of the br_table at b[p:], the
+// default last, and returns the offset after it.
+func brTableLabels(dst []uint32, b []byte, p int) ([]uint32, int, error) {
 	n, q, err := leb128.ReadU32(b, p+1)
 	if err != nil {
 		return nil, q, err
@@ -95,18 +99,20 @@ func brTableLabels(b []byte, p int) ([]uint32, int, error) {
 	if uint64(n) >= uint64(len(b)-q) { // each label takes at least one byte
 		return nil, q, leb128.ErrTruncated
 	}
-	labels := make([]uint32, n+1)
-	for i := range labels {
-		if labels[i], q, err = leb128.ReadU32(b, q); err != nil {
+	dst = slices.Grow(dst, int(n)+1)
+	for range uint64(n) + 1 {
+		var l uint32
+		if l, q, err = leb128.ReadU32(b, q); err != nil {
 			return nil, q, err
 		}
+		dst = append(dst, l)
 	}
-	return labels, q, nil
+	return dst, q, nil
 }
 
-// catchLabels decodes the labels of the catch clauses of the try_table at
-// b[p:].
-func catchLabels(b []byte, p int) ([]uint32, error) {
+// catchLabels appends to dst the labels of the catch clauses of the
+// try_table at b[p:].
+func catchLabels(dst []uint32, b []byte, p int) ([]uint32, error) {
 	q, err := skipBlockType(b, p+1)
 	if err != nil {
 		return nil, err
@@ -115,7 +121,6 @@ func catchLabels(b []byte, p int) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	var labels []uint32
 	for i := uint32(0); i < n; i++ {
 		if q >= len(b) {
 			return nil, leb128.ErrTruncated
@@ -131,9 +136,9 @@ func catchLabels(b []byte, p int) ([]uint32, error) {
 		if l, q, err = leb128.ReadU32(b, q); err != nil {
 			return nil, err
 		}
-		labels = append(labels, l)
+		dst = append(dst, l)
 	}
-	return labels, nil
+	return dst, nil
 }
 
 // frame is one open block, loop, if, try or try_table of a function body

@@ -306,6 +306,9 @@ type rewriter struct {
 	fuel            uint32 // global index of the fuel
 	checkCode       []byte // the instructions inserted after loops and at entries
 	everyLoop       bool   // check every loop header, dispatch loops too (Options.EveryLoop)
+
+	ctl    controls // instrs's stack of open frames, reused by every body
+	labels []uint32 // instrs's scratch for branch labels
 }
 
 // fn renumbers a function index of the input. The largest index stays

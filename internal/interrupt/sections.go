@@ -379,11 +379,16 @@ func (r *rewriter) instrs(dst, b []byte, p, base int, code bool) ([]byte, int, w
 	var w walk
 	copied := p
 	leading := true
-	// In a function body: the open frames, the body's own first.
+	// In a function body: the open frames, the body's own first. The
+	// stack and the labels' scratch are the rewriter's, reused by every
+	// body.
 	var ctl controls
 	if code {
-		ctl = controls{{}}
+		ctl = append(r.ctl[:0], frame{})
+		defer func() { r.ctl = ctl[:0] }()
 	}
+	labels := r.labels[:0] // a br_table's or try_table's labels
+	defer func() { r.labels = labels[:0] }()
 	var lead *dispatch // the dispatch loop whose leading blocks come next
 	var leadLeft uint32
 	// The jump shape `i32.const k; local.set x; br`: pat is 1 after the
@@ -478,8 +483,7 @@ func (r *rewriter) instrs(dst, b []byte, p, base int, code bool) ([]byte, int, w
 			if !code {
 				break
 			}
-			labels, err := catchLabels(b, p)
-			if err != nil {
+			if labels, err = catchLabels(labels[:0], b, p); err != nil {
 				return nil, p, w, fmt.Errorf("offset 0x%x: try_table: %w", base+p, err)
 			}
 			if ctl.anyDispatch(labels) {
@@ -505,8 +509,7 @@ func (r *rewriter) instrs(dst, b []byte, p, base int, code bool) ([]byte, int, w
 			if !code {
 				break
 			}
-			labels, _, err := brTableLabels(b, p)
-			if err != nil {
+			if labels, _, err = brTableLabels(labels[:0], b, p); err != nil {
 				return nil, p, w, fmt.Errorf("offset 0x%x: br_table: %w", base+p, err)
 			}
 			if ctl.anyDispatch(labels) {
