@@ -12,6 +12,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
+	"github.com/wasmendpoints/endpoints/host/internal/overlay"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -22,7 +23,7 @@ const RoutesConfigFile = "server/routes.config.json"
 // openAPI is the openApi settings in effect: Options.OpenAPI over
 // endpoints.json's, defaults filled in by config.
 func (s *settings) openAPI() config.OpenAPI {
-	return openAPIOver(s.opts.OpenAPI, s.config.OpenAPI).WithDefaults()
+	return overlay.OpenAPI(s.opts.OpenAPI, s.config.OpenAPI).WithDefaults()
 }
 
 // plainRoutes is the policy for plain routes in the document.
