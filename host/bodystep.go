@@ -35,7 +35,7 @@ func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bo
 		JSON:       jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth, MaxValues: c.set.opts.Limits.JSONValues},
 		Idempotent: op.Contract.Idempotency != nil,
 		Logger:     h.logger,
-		Route:      c.route.file,
+		Route:      c.route.File,
 	}, &c.issues.Body)
 	return !h.answerBody(w, r, c, outcome, limit)
 }

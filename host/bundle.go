@@ -14,13 +14,13 @@ import (
 // loadBundle loads a bundle module once and makes one route per entry of
 // its declaration, all sharing its pool. deferCode: see loadModule.
 func (h loadSide) loadBundle(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
-	mod, err := loadModule(ctx, h.engine, wasm, routefile.Route{File: file}, limitInstances(h.opts.Limits), deferCode, true)
+	mod, err := Load(ctx, h.engine, wasm, routefile.Route{File: file}, limitInstances(h.opts.Limits), deferCode, true)
 	if err != nil {
 		return nil, err
 	}
 	routes, err := bundleRoutes(file, mod)
 	if err != nil {
-		mod.pool.Retire(ctx)
+		mod.Pool.Retire(ctx)
 		return nil, err
 	}
 	return routes, nil
@@ -30,11 +30,11 @@ func (h loadSide) loadBundle(ctx context.Context, file string, wasm []byte, defe
 // reads its declaration): each gets the bundle's pool, its own contract
 // and its index. The routes must not claim one method and path twice.
 func bundleRoutes(file string, mod *module) ([]*route, error) {
-	decl, err := bundle.Parse(file, mod.contractJSON)
+	decl, err := bundle.Parse(file, mod.ContractJSON)
 	if err != nil {
 		return nil, err
 	}
-	mws, err := decl.Middleware(mod.pool)
+	mws, err := decl.Middleware(mod.Pool)
 	if err != nil {
 		return nil, err
 	}
@@ -45,12 +45,12 @@ func bundleRoutes(file string, mod *module) ([]*route, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := &module{file: file, pool: mod.pool, hookExported: mod.hookExported, index: i, middleware: mws, contractJSON: br.ContractJSON, contract: br.Contract}
-		r, err := newRoute(br.Route, m)
+		m := &module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, ContractJSON: br.ContractJSON, Contract: br.Contract}
+		r, err := NewRoute(br.Route, m)
 		if err != nil {
 			return nil, err
 		}
-		if err := r.register(&scratch); err != nil {
+		if err := r.Register(&scratch); err != nil {
 			return nil, err
 		}
 		routes = append(routes, r)
@@ -68,10 +68,10 @@ func (l *loading) bundledMiddleware() {
 	for _, f := range slices.Sorted(maps.Keys(t.files)) {
 		lf := t.files[f]
 		for _, r := range slices.Concat(lf.routes, lf.held) {
-			if r.mod == nil || r.mod.middleware == nil {
+			if r.Module == nil || r.Module.Middleware == nil {
 				continue
 			}
-			bundles = append(bundles, r.mod.middleware)
+			bundles = append(bundles, r.Module.Middleware)
 			break // the bundle's routes share one list
 		}
 	}

@@ -300,7 +300,7 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	}
 	file := ""
 	if c.route != nil {
-		file = c.route.file
+		file = c.route.File
 	}
 	attrs = append([]any{"route", file}, attrs...)
 	if c.mw != nil {

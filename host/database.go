@@ -108,7 +108,7 @@ func (c *call) endDatabases() {
 		return
 	}
 	if n := c.db.Close(); n > 0 && c.route != nil {
-		c.logger.Warn("the call ended with a database transaction open: rolled back", "route", c.route.file, "transactions", n)
+		c.logger.Warn("the call ended with a database transaction open: rolled back", "route", c.route.File, "transactions", n)
 	}
 	if code := c.db.LastError(); code != "" {
 		rc := c.requestCall()
@@ -140,7 +140,7 @@ func (c *call) dbDone(db string, d time.Duration, err error) {
 		e.Code = string(database.CodeOf(err))
 	}
 	if c.route != nil {
-		e.Route = c.route.pattern
+		e.Route = c.route.Pattern
 	}
 	o.Database(e)
 }

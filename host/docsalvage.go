@@ -67,7 +67,7 @@ func (l *loading) salvageDocument(cause error) bool {
 	l.h.logger.Debug("the document was built without what it failed on", "cause", cause)
 	var rt router.Router[*route]
 	for _, r := range kept {
-		if err := r.register(&rt); err != nil {
+		if err := r.Register(&rt); err != nil {
 			// Each registered in the full table already: a subset cannot
 			// conflict.
 			return false

@@ -36,18 +36,18 @@ func (s *settings) plainRoutes() config.PlainRoutesPolicy {
 func (t *table) docRoutes() []document.Route {
 	routes := make([]document.Route, len(t.routes))
 	for i, r := range t.routes {
-		routes[i] = document.Route{Path: r.rf, File: r.file, Plain: r.plain}
-		if r.plain {
+		routes[i] = document.Route{Path: r.FileRoute, File: r.File, Plain: r.Plain}
+		if r.Plain {
 			continue
 		}
-		for _, m := range slices.Sorted(maps.Keys(r.ops)) {
+		for _, m := range slices.Sorted(maps.Keys(r.Ops)) {
 			routes[i].Operations = append(routes[i].Operations, openapi.Route{
 				Method:     m,
-				Path:       r.rf.OpenAPIPath(),
-				File:       r.file,
-				Contract:   r.ops[m].Contract,
-				Defs:       r.mod.contract.Defs,
-				Negotiates: r.ops[m].Negotiates(),
+				Path:       r.FileRoute.OpenAPIPath(),
+				File:       r.File,
+				Contract:   r.Ops[m].Contract,
+				Defs:       r.Module.Contract.Defs,
+				Negotiates: r.Ops[m].Negotiates(),
 			})
 		}
 	}

@@ -40,7 +40,7 @@ func (h requestSide) limitRate(w http.ResponseWriter, r *http.Request, c *call) 
 		return true
 	}
 	l := edge.Limiter{Policies: set.rateLimits, Trusted: set.trustedProxies, Store: h.store, Namespace: h.namespace, Logger: h.logger}
-	no := l.Take(r, c.route.pattern, edgeCall{c}, w.Header())
+	no := l.Take(r, c.route.Pattern, edgeCall{c}, w.Header())
 	if no == nil {
 		return true
 	}

@@ -48,11 +48,11 @@ func embedContract(ctx context.Context, file string, wasm []byte, opts Options) 
 		return nil, err
 	}
 	defer e.Shutdown(ctx)
-	m, err := loadModule(ctx, e, wasm, rf, 1, false, isBundle)
+	m, err := Load(ctx, e, wasm, rf, 1, false, isBundle)
 	if err != nil {
 		return nil, err
 	}
-	defer m.pool.Retire(ctx)
+	defer m.Pool.Retire(ctx)
 	routes := []*route{}
 	if isBundle {
 		// Each route's contract is checked as the host will check it.
@@ -60,14 +60,14 @@ func embedContract(ctx context.Context, file string, wasm []byte, opts Options) 
 			return nil, err
 		}
 	} else {
-		r, err := newRoute(rf, m)
+		r, err := NewRoute(rf, m)
 		if err != nil {
 			return nil, err
 		}
 		routes = append(routes, r)
 	}
 	for _, r := range routes {
-		if err := r.checkTimeouts(limitMaxTimeout(opts.Limits)); err != nil {
+		if err := r.CheckTimeouts(limitMaxTimeout(opts.Limits)); err != nil {
 			return nil, err
 		}
 	}
@@ -75,8 +75,8 @@ func embedContract(ctx context.Context, file string, wasm []byte, opts Options) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if m.contractJSON != nil {
-		if out, err = wasmbin.WithCustom(out, abi.SectionContract, m.contractJSON); err != nil {
+	if m.ContractJSON != nil {
+		if out, err = wasmbin.WithCustom(out, abi.SectionContract, m.ContractJSON); err != nil {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
 	}

@@ -470,7 +470,7 @@ func (h *Host) Routes() []RouteInfo {
 	t := h.table.Load()
 	for _, r := range t.routes {
 		infos := r.infos()
-		if r.plain && t.routesConfig != nil {
+		if r.Plain && t.routesConfig != nil {
 			for i := range infos {
 				infos[i].Summary = plainSummary(t.routesConfig, infos[i].Path, infos[i].Method)
 			}
@@ -500,16 +500,16 @@ func plainSummary(cfg *openapi.RoutesConfig, path, method string) string {
 }
 
 func (r *route) infos() []RouteInfo {
-	if r.plain {
-		m := r.rf.Method
+	if r.Plain {
+		m := r.FileRoute.Method
 		if m == "" {
 			m = "*"
 		}
-		return []RouteInfo{{Method: m, Path: r.rf.Pattern(), Kind: "plain", File: r.file}}
+		return []RouteInfo{{Method: m, Path: r.FileRoute.Pattern(), Kind: "plain", File: r.File}}
 	}
 	var out []RouteInfo
-	for m, op := range r.ops {
-		out = append(out, RouteInfo{Method: m, Path: r.rf.Pattern(), Kind: "endpoint", Summary: op.Contract.Summary, File: r.file})
+	for m, op := range r.Ops {
+		out = append(out, RouteInfo{Method: m, Path: r.FileRoute.Pattern(), Kind: "endpoint", Summary: op.Contract.Summary, File: r.File})
 	}
 	return out
 }
@@ -525,13 +525,13 @@ func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCod
 	if err != nil {
 		return nil, err
 	}
-	mod, err := loadModule(ctx, h.engine, wasm, rf, limitInstances(h.opts.Limits), deferCode, false)
+	mod, err := Load(ctx, h.engine, wasm, rf, limitInstances(h.opts.Limits), deferCode, false)
 	if err != nil {
 		return nil, err
 	}
-	r, err := newRoute(rf, mod)
+	r, err := NewRoute(rf, mod)
 	if err != nil {
-		mod.pool.Retire(ctx)
+		mod.Pool.Retire(ctx)
 		return nil, err
 	}
 	return []*route{r}, nil

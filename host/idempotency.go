@@ -33,8 +33,8 @@ var _ idempotency.Call = idemCall{}
 
 func (c idemCall) Key() *idempotency.Key               { return &c.idem }
 func (c idemCall) Contract() *abi.Contract             { return c.op.Contract }
-func (c idemCall) Operation() (method, pattern string) { return c.op.Method, c.route.pattern }
-func (c idemCall) File() string                        { return c.route.file }
+func (c idemCall) Operation() (method, pattern string) { return c.op.Method, c.route.Pattern }
+func (c idemCall) File() string                        { return c.route.File }
 func (c idemCall) Negotiates() bool                    { return c.op.Negotiates() }
 func (c idemCall) Principal() *abi.Principal           { return c.principal }
 

@@ -54,7 +54,7 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 	m := mc.mw
 	key := "" // the lane of the request's route
 	if mc.route != nil {
-		key = mc.route.file
+		key = mc.route.File
 	}
 	lane := m.Lane(key)
 	in, err := lane.Get(mc)

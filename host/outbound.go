@@ -106,7 +106,7 @@ func (c *call) observeOutbound(req *http.Request) func(int, *outbound.Error) {
 		method = c.req.Method
 	}
 	if c.route != nil {
-		route = c.route.pattern
+		route = c.route.Pattern
 	}
 	return func(status int, err *outbound.Error) {
 		code := ""
@@ -132,7 +132,7 @@ func (c *call) beginOutboundSpan(req *http.Request, host string) func(error) {
 		e.Method = c.req.Method
 	}
 	if c.route != nil {
-		e.Route = c.route.pattern
+		e.Route = c.route.Pattern
 	}
 	ctx := c.spanCtx
 	if ctx == nil {

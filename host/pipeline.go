@@ -143,7 +143,7 @@ func stepCheckAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *c
 	}
 	status := c.status
 	if issues := op.CheckAnswer(status, c.header, c.buf.Bytes()); issues != nil {
-		h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
+		h.logger.Error("answer breaks the contract", "route", c.route.File, "status", status, "issues", fmt.Sprint(issues))
 		h.opts.Observer.reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 		writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
 		return false

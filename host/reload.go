@@ -40,9 +40,9 @@ type loadedFile struct {
 func (f *loadedFile) pool() *engine.Pool {
 	switch {
 	case len(f.routes) > 0:
-		return f.routes[0].mod.pool
+		return f.routes[0].Module.Pool
 	case len(f.held) > 0:
-		return f.held[0].mod.pool
+		return f.held[0].Module.Pool
 	}
 	return nil
 }
@@ -602,10 +602,10 @@ func (l *loading) assemble(files []string, results []routeResult) {
 				// configuration applies to a fresh route of the same module.
 				next, err := r, error(nil)
 				if !built {
-					next, err = newRoute(r.rf, r.mod)
+					next, err = NewRoute(r.FileRoute, r.Module)
 				}
 				if err == nil {
-					err = next.addConfigResponses(t.routesConfig)
+					err = next.AddConfigResponses(t.routesConfig)
 				}
 				if err != nil {
 					// A problem of the configuration, not of the module: the
@@ -615,7 +615,7 @@ func (l *loading) assemble(files []string, results []routeResult) {
 					l.problem(fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err), true)
 					configFailed = true
 					if built {
-						if next, err = newRoute(r.rf, r.mod); err != nil {
+						if next, err = NewRoute(r.FileRoute, r.Module); err != nil {
 							l.problem(err, res.news)
 							refused = err
 							continue
@@ -627,17 +627,17 @@ func (l *loading) assemble(files []string, results []routeResult) {
 			if r == nil {
 				continue
 			}
-			if err := r.checkTimeouts(limitMaxTimeout(t.set.opts.Limits)); err != nil {
+			if err := r.CheckTimeouts(limitMaxTimeout(t.set.opts.Limits)); err != nil {
 				l.problem(err, res.news)
 				refused = err
 				continue
 			}
-			if err := t.set.shadowedBy(r.rf); err != nil {
+			if err := t.set.shadowedBy(r.FileRoute); err != nil {
 				l.problem(err, res.news)
 				refused = err
 				continue
 			}
-			if err := r.register(&t.router); err != nil {
+			if err := r.Register(&t.router); err != nil {
 				l.problem(err, res.news)
 				refused = err
 				continue
@@ -646,7 +646,7 @@ func (l *loading) assemble(files []string, results []routeResult) {
 			t.routes = append(t.routes, r)
 		}
 		if len(served) == 0 && len(lf.routes) > 0 && built {
-			lf.routes[0].mod.pool.Retire(l.ctx)
+			lf.routes[0].Module.Pool.Retire(l.ctx)
 		}
 		if len(served) == 0 {
 			served = nil

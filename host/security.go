@@ -45,11 +45,11 @@ func (h loadSide) planSecurity(t *table, prev *securityPlan) (*securityPlan, []e
 		cfg.Plain[op.Path] = true
 	}
 	for _, rt := range t.routes {
-		if rt.plain {
+		if rt.Plain {
 			continue
 		}
-		for m := range rt.ops {
-			cfg.Endpoints[m+" "+rt.rf.OpenAPIPath()] = true
+		for m := range rt.Ops {
+			cfg.Endpoints[m+" "+rt.FileRoute.OpenAPIPath()] = true
 		}
 	}
 	var prevSec *edge.Security
@@ -59,11 +59,11 @@ func (h loadSide) planSecurity(t *table, prev *securityPlan) (*securityPlan, []e
 	sec, problems := edge.PlanSecurity(cfg, prevSec)
 	plan := &securityPlan{Security: sec, guards: map[*operation]*edge.Guard{}}
 	for _, rt := range t.routes {
-		if rt.plain {
+		if rt.Plain {
 			continue
 		}
-		for m, op := range rt.ops {
-			if g := sec.Guard(m, rt.rf.OpenAPIPath()); g != nil {
+		for m, op := range rt.Ops {
+			if g := sec.Guard(m, rt.FileRoute.OpenAPIPath()); g != nil {
 				plan.guards[op] = g
 			}
 		}

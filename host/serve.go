@@ -102,17 +102,17 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rt := res.Value
-	noteRoute(w, rt.pattern)
-	if rt.plain {
+	noteRoute(w, rt.Pattern)
+	if rt.Plain {
 		h.servePlain(w, r, t, rt, &res)
 		return
 	}
-	op := rt.ops[r.Method]
+	op := rt.Ops[r.Method]
 	if op == nil && r.Method == http.MethodHead {
-		op = rt.ops[http.MethodGet]
+		op = rt.Ops[http.MethodGet]
 	}
 	if op == nil {
-		h.refuseMethod(w, r, rt.allow)
+		h.refuseMethod(w, r, rt.Allow)
 		return
 	}
 	h.serveEndpoint(w, r, t, rt, op, &res)
@@ -199,7 +199,7 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 	if len(t.middleware) == 0 {
 		return true // the route's pattern is not even needed
 	}
-	c.chain = edge.Chain(t.middleware, c.route.pattern, r.Method)
+	c.chain = edge.Chain(t.middleware, c.route.Pattern, r.Method)
 	if len(c.chain) == 0 {
 		return true
 	}
@@ -213,7 +213,7 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 // callGuest runs the handler on a pooled instance. It reports whether the
 // guest answered; when it did not, the failure was answered and logged.
 func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
-	pool := c.route.mod.pool
+	pool := c.route.Module.Pool
 	in, err := pool.Get(c)
 	if err != nil {
 		h.discardBody(w, r, c)
@@ -221,12 +221,12 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 			// Logged once, when the load failed.
 			var data any
 			if h.opts.Mode == Development {
-				data = failureData{Error: err.Error(), Route: c.route.file}
+				data = failureData{Error: err.Error(), Route: c.route.File}
 			}
 			writeError(w, r, http.StatusInternalServerError, "", data)
 			return false
 		}
-		h.logger.Warn("no instance for the request", "route", c.route.file, "error", err)
+		h.logger.Warn("no instance for the request", "route", c.route.File, "error", err)
 		writeError(w, r, http.StatusServiceUnavailable, "", nil)
 		return false
 	}
@@ -240,7 +240,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		began = time.Now()
 	}
 	guestSpan := c.startSpan(StepGuest, "")
-	res, err := c.route.mod.handle(in, c)
+	res, err := c.route.Module.handle(in, c)
 	var took time.Duration
 	if !began.IsZero() {
 		took = time.Since(began)
@@ -274,15 +274,15 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		return true
 	}
 	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
-		h.answerDatabaseWaits(w, r, waits, failureData{Route: c.route.file})
+		h.answerDatabaseWaits(w, r, waits, failureData{Route: c.route.File})
 		return false
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
-		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path))
+		h.logger.Info("client went away; guest stopped", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path))
 		return false
 	}
-	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.requestID, "reason", reason)
+	h.logger.Error("guest failed", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.requestID, "reason", reason)
 	if c.wroteHeader {
 		// Bytes already reached the client: the only honest end is to
 		// abort the response so the client sees it truncated.
@@ -290,7 +290,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	var data any
 	if h.opts.Mode == Development {
-		data = failureData{Error: reason, Route: c.route.file, Output: c.output}
+		data = failureData{Error: reason, Route: c.route.File, Output: c.output}
 	}
 	status := http.StatusInternalServerError
 	if interrupted(err) && lifecycle(h).stopping() {
