@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
+	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
 )
@@ -14,7 +15,7 @@ import (
 // loadBundle loads a bundle module once and makes one route per entry of
 // its declaration, all sharing its pool. deferCode: see loadModule.
 func (h loadSide) loadBundle(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
-	mod, err := Load(ctx, h.engine, wasm, routefile.Route{File: file}, limitInstances(h.opts.Limits), deferCode, true)
+	mod, err := routemod.Load(ctx, h.engine, wasm, routefile.Route{File: file}, limitInstances(h.opts.Limits), deferCode, true)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func bundleRoutes(file string, mod *module) ([]*route, error) {
 			return nil, err
 		}
 		m := &module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, ContractJSON: br.ContractJSON, Contract: br.Contract}
-		r, err := NewRoute(br.Route, m)
+		r, err := routemod.NewRoute(br.Route, m)
 		if err != nil {
 			return nil, err
 		}

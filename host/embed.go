@@ -8,6 +8,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/bundle"
+	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/sections"
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
@@ -48,7 +49,7 @@ func embedContract(ctx context.Context, file string, wasm []byte, opts Options) 
 		return nil, err
 	}
 	defer e.Shutdown(ctx)
-	m, err := Load(ctx, e, wasm, rf, 1, false, isBundle)
+	m, err := routemod.Load(ctx, e, wasm, rf, 1, false, isBundle)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func embedContract(ctx context.Context, file string, wasm []byte, opts Options) 
 			return nil, err
 		}
 	} else {
-		r, err := NewRoute(rf, m)
+		r, err := routemod.NewRoute(rf, m)
 		if err != nil {
 			return nil, err
 		}

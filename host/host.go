@@ -50,6 +50,8 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/janitor"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
+	"github.com/wasmendpoints/endpoints/host/internal/routemod"
+	"github.com/wasmendpoints/endpoints/host/internal/routes"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/cors"
@@ -162,6 +164,15 @@ type table struct {
 	// behind by a deleted route), which fail a Production load.
 	warnings []error
 }
+
+// route is one route of a table (package routemod), module its route
+// module, and operation one method of an endpoint, compiled from its
+// contract (package routes).
+type (
+	route     = routemod.Route
+	module    = routemod.Module
+	operation = routes.Operation
+)
 
 // LoadError lists every module that failed to load, one per line: what [New]
 // returns in [Production], and [Host.WaitCompiled] for code that failed to
@@ -469,7 +480,7 @@ func (h *Host) Routes() []RouteInfo {
 	var out []RouteInfo
 	t := h.table.Load()
 	for _, r := range t.routes {
-		infos := r.infos()
+		infos := routeInfos(r)
 		if r.Plain && t.routesConfig != nil {
 			for i := range infos {
 				infos[i].Summary = plainSummary(t.routesConfig, infos[i].Path, infos[i].Method)
@@ -499,7 +510,8 @@ func plainSummary(cfg *openapi.RoutesConfig, path, method string) string {
 	return meta.Summary
 }
 
-func (r *route) infos() []RouteInfo {
+// routeInfos describes the methods r serves.
+func routeInfos(r *route) []RouteInfo {
 	if r.Plain {
 		m := r.FileRoute.Method
 		if m == "" {
@@ -525,11 +537,11 @@ func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCod
 	if err != nil {
 		return nil, err
 	}
-	mod, err := Load(ctx, h.engine, wasm, rf, limitInstances(h.opts.Limits), deferCode, false)
+	mod, err := routemod.Load(ctx, h.engine, wasm, rf, limitInstances(h.opts.Limits), deferCode, false)
 	if err != nil {
 		return nil, err
 	}
-	r, err := NewRoute(rf, mod)
+	r, err := routemod.NewRoute(rf, mod)
 	if err != nil {
 		mod.Pool.Retire(ctx)
 		return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
+	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -602,10 +603,10 @@ func (l *loading) assemble(files []string, results []routeResult) {
 				// configuration applies to a fresh route of the same module.
 				next, err := r, error(nil)
 				if !built {
-					next, err = NewRoute(r.FileRoute, r.Module)
+					next, err = routemod.NewRoute(r.FileRoute, r.Module)
 				}
 				if err == nil {
-					err = next.AddConfigResponses(t.routesConfig)
+					err = next.AddConfigResponses(RoutesConfigFile, t.routesConfig)
 				}
 				if err != nil {
 					// A problem of the configuration, not of the module: the
@@ -615,7 +616,7 @@ func (l *loading) assemble(files []string, results []routeResult) {
 					l.problem(fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err), true)
 					configFailed = true
 					if built {
-						if next, err = NewRoute(r.FileRoute, r.Module); err != nil {
+						if next, err = routemod.NewRoute(r.FileRoute, r.Module); err != nil {
 							l.problem(err, res.news)
 							refused = err
 							continue

@@ -240,7 +240,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		began = time.Now()
 	}
 	guestSpan := c.startSpan(StepGuest, "")
-	res, err := c.route.Module.handle(in, c)
+	res, err := c.route.Module.Handle(c, in, c.stack[:])
 	var took time.Duration
 	if !began.IsZero() {
 		took = time.Since(began)

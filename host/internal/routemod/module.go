@@ -1,4 +1,4 @@
-package host
+package routemod
 
 import (
 	"context"
@@ -14,13 +14,18 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 )
 
-// module is a route module with its pool and, for an endpoint, the
+// Module is a route module with its pool and, for an endpoint, the
 // contract it declares.
-type module struct {
-	File         string
-	Pool         *engine.Pool
-	ContractJSON []byte // nil for a plain route
-	Contract     *abi.Contract
+type Module struct {
+	// File is the module, relative to the app.
+	File string
+	// Pool runs its instances.
+	Pool *engine.Pool
+	// ContractJSON is the contract as the module declares it (a bundle's:
+	// its whole declaration); nil for a plain route.
+	ContractJSON []byte
+	// Contract is the contract parsed; nil for a plain route and a bundle.
+	Contract *abi.Contract
 	// HookExported: the module exports abi.ExportOnValidationError (a
 	// bundle: abi.ExportOnValidationErrorRoute).
 	HookExported bool
@@ -33,16 +38,16 @@ type module struct {
 	Middleware []*edge.Middleware
 }
 
-// handle calls the handler of an instance of the module for one request.
-func (m *module) handle(in *engine.Instance, c *call) ([]uint64, error) {
-	// Both exports take at most one parameter and return one result, in
-	// the call's own stack.
-	stack := c.stack[:]
+// Handle calls the handler of an instance of the module for one request,
+// the call being ctx. Both handler exports take at most one parameter and
+// return one result, in stack (the call's own, of length 1), which it
+// returns: wazero's Call would allocate a slice for them at every call.
+func (m *Module) Handle(ctx context.Context, in *engine.Instance, stack []uint64) ([]uint64, error) {
 	if m.Index >= 0 {
 		stack[0] = uint64(m.Index)
-		return stack, in.HandleRoute.CallWithStack(c, stack)
+		return stack, in.HandleRoute.CallWithStack(ctx, stack)
 	}
-	return stack, in.Handle.CallWithStack(c, stack)
+	return stack, in.Handle.CallWithStack(ctx, stack)
 }
 
 // Load reads, instruments and compiles one route module, checks its
@@ -55,15 +60,15 @@ func (m *module) handle(in *engine.Instance, c *call) ([]uint64, error) {
 // that code, and its code loads later the same way.
 //
 // A bundle (abi.BundleDir) must export abi.ExportHandleRoute; its
-// contractJSON is then its whole declaration, which loadBundle splits into
-// its routes, and contract stays nil.
-func Load(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode, isBundle bool) (*module, error) {
+// ContractJSON is then its whole declaration, which BundleRoutes splits into
+// its routes, and Contract stays nil.
+func Load(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode, isBundle bool) (*Module, error) {
 	if deferCode && e.ServesWhileCompiling() {
 		if m, ok, err := deferModule(e, wasm, rf, poolSize, isBundle); ok {
 			return m, err
 		}
 	}
-	m := &module{File: rf.File, Pool: e.NewPool(nil, rf.File, poolSize, false), Index: -1}
+	m := &Module{File: rf.File, Pool: e.NewPool(nil, rf.File, poolSize, false), Index: -1}
 	in, b, err := e.OpenCode(ctx, m.Pool, wasm, rf, true)
 	if err != nil {
 		return nil, err
@@ -126,7 +131,7 @@ func Load(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route
 // contract of the section (engine.DeferPool). A
 // module that fails then is logged, its route answers 500, and
 // Host.WaitCompiled reports it.
-func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, isBundle bool) (*module, bool, error) {
+func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, isBundle bool) (*Module, bool, error) {
 	if v, ok, err := wasmbin.Custom(wasm, abi.SectionABIVersion); err != nil || !ok || string(v) != strconv.Itoa(abi.Version) {
 		return nil, false, nil
 	}
@@ -145,7 +150,7 @@ func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int
 	if err != nil {
 		return nil, false, nil
 	}
-	m := &module{File: rf.File, ContractJSON: section, HookExported: hook, Index: -1}
+	m := &Module{File: rf.File, ContractJSON: section, HookExported: hook, Index: -1}
 	if section != nil && !isBundle {
 		if err := engine.CheckContractSize(section, rf.File); err != nil {
 			return nil, true, err
