@@ -57,7 +57,7 @@ func embedContract(ctx context.Context, file string, wasm []byte, opts Options) 
 	routes := []*route{}
 	if isBundle {
 		// Each route's contract is checked as the host will check it.
-		if routes, err = bundleRoutes(file, m); err != nil {
+		if routes, err = routemod.BundleRoutes(file, m); err != nil {
 			return nil, err
 		}
 	} else {

@@ -42,7 +42,6 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
-	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -55,7 +54,6 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/cors"
-	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -526,27 +524,10 @@ func routeInfos(r *route) []RouteInfo {
 	return out
 }
 
-// loadRoute loads one module and, for an endpoint, compiles its contract:
-// one route, or those of a bundle (abi.BundleDir). deferCode: see
-// loadModule.
+// loadRoute loads one module and, for an endpoint, compiles its contract
+// (routemod.LoadRoutes). deferCode: see routemod.Load.
 func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
-	if bundle.IsModule(file) {
-		return loadSide{h}.loadBundle(ctx, file, wasm, deferCode)
-	}
-	rf, err := routefile.Parse(file)
-	if err != nil {
-		return nil, err
-	}
-	mod, err := routemod.Load(ctx, h.engine, wasm, rf, limitInstances(h.opts.Limits), deferCode, false)
-	if err != nil {
-		return nil, err
-	}
-	r, err := routemod.NewRoute(rf, mod)
-	if err != nil {
-		mod.Pool.Retire(ctx)
-		return nil, err
-	}
-	return []*route{r}, nil
+	return routemod.LoadRoutes(ctx, h.engine, file, wasm, limitInstances(h.opts.Limits), deferCode)
 }
 
 // AppConfig returns the configuration in effect: endpoints.json as last
