@@ -15,9 +15,9 @@ import (
 func (l *loading) bundledMiddleware() {
 	t := l.t
 	var bundles [][]*edge.Middleware
-	for _, f := range slices.Sorted(maps.Keys(t.files)) {
-		lf := t.files[f]
-		for _, r := range slices.Concat(lf.routes, lf.held) {
+	for _, f := range slices.Sorted(maps.Keys(t.Files)) {
+		lf := t.Files[f]
+		for _, r := range slices.Concat(lf.Routes, lf.Held) {
 			if r.Module == nil || r.Module.Middleware == nil {
 				continue
 			}
@@ -28,6 +28,6 @@ func (l *loading) bundledMiddleware() {
 	var problems []error
 	t.middleware, problems = bundle.MergeMiddleware(t.middleware, bundles)
 	for _, p := range problems {
-		l.problem(p, true)
+		l.Problem(p, true)
 	}
 }

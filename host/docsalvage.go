@@ -28,7 +28,7 @@ func (l *loading) salvageDocument(cause error) bool {
 	t := l.t
 	trial := *t
 	build := func(routes []*route) error {
-		trial.routes, trial.warnings = routes, nil
+		trial.Routes, trial.warnings = routes, nil
 		_, err := buildRoutesDocument(&trial, l.h.opts.Mode)
 		return err
 	}
@@ -37,14 +37,14 @@ func (l *loading) salvageDocument(cause error) bool {
 	}
 	var kept []*route
 	var leftOut []error
-	files := slices.Sorted(maps.Keys(t.files))
+	files := slices.Sorted(maps.Keys(t.Files))
 	out := map[string]bool{}
 	for _, f := range files {
-		lf := t.files[f]
-		if len(lf.routes) == 0 {
+		lf := t.Files[f]
+		if len(lf.Routes) == 0 {
 			continue
 		}
-		with := append(slices.Clone(kept), lf.routes...)
+		with := append(slices.Clone(kept), lf.Routes...)
 		if err := build(with); err != nil {
 			leftOut = append(leftOut, &document.LeftOutError{File: f, Field: document.ContractField(err), Err: err})
 			out[f] = true
@@ -52,7 +52,7 @@ func (l *loading) salvageDocument(cause error) bool {
 		}
 		kept = with
 	}
-	trial.routes, trial.warnings = kept, nil
+	trial.Routes, trial.warnings = kept, nil
 	doc, err := l.h.buildDocument(l.ctx, &trial)
 	if err != nil && t.runtime != nil && t.runtime.Declaration().OpenAPI != nil {
 		trial.runtimeDocOut = &document.LeftOutError{File: abi.RuntimeModule, Field: "openApi", Err: err}
@@ -74,17 +74,17 @@ func (l *loading) salvageDocument(cause error) bool {
 		}
 	}
 	for _, f := range files {
-		if lf := t.files[f]; out[f] {
-			t.files[f] = &loadedFile{hash: lf.hash, err: leftOutOf(leftOut, f), held: lf.routes}
+		if lf := t.Files[f]; out[f] {
+			t.Files[f] = &loadedFile{Hash: lf.Hash, Err: leftOutOf(leftOut, f), Held: lf.Routes}
 		}
 	}
-	t.router, t.routes, t.warnings, t.doc, t.runtimeDocOut = rt, kept, trial.warnings, doc, trial.runtimeDocOut
+	t.Router, t.Routes, t.warnings, t.doc, t.runtimeDocOut = rt, kept, trial.warnings, doc, trial.runtimeDocOut
 	t.leftOut = leftOut
 	for _, p := range leftOut {
 		// Reported once: a reload that leaves the same out again does
 		// not report it anew.
 		fresh := l.prev == nil || !slices.ContainsFunc(l.prev.leftOut, func(old error) bool { return old.Error() == p.Error() })
-		l.problem(p, fresh)
+		l.Problem(p, fresh)
 	}
 	return true
 }

@@ -34,8 +34,8 @@ func (s *settings) plainRoutes() config.PlainRoutesPolicy {
 // docRoutes are t's routes as the document sees them: an endpoint's
 // operations in method order.
 func (t *table) docRoutes() []document.Route {
-	routes := make([]document.Route, len(t.routes))
-	for i, r := range t.routes {
+	routes := make([]document.Route, len(t.Routes))
+	for i, r := range t.Routes {
 		routes[i] = document.Route{Path: r.FileRoute, File: r.File, Plain: r.Plain}
 		if r.Plain {
 			continue
@@ -63,7 +63,7 @@ func (h *Host) plainProblems(t *table) []error {
 		return nil
 	}
 	var problems []error
-	for _, op := range document.WithoutMeta(document.PlainOperations(t.docRoutes()), t.routesConfig) {
+	for _, op := range document.WithoutMeta(document.PlainOperations(t.docRoutes()), t.RoutesConfig) {
 		route := openapi.ClientPath(op.Path)
 		if policy == config.PlainRoutesWarn {
 			h.logger.Warn("plain route without meta: the document lists it with defaults only",
@@ -103,7 +103,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document.Served, e
 func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 	doc, warnings, err := document.BuildRoutes(t.docRoutes(), document.Settings{
 		OpenAPI:     t.set.openAPI(),
-		Routes:      t.routesConfig,
+		Routes:      t.RoutesConfig,
 		Middleware:  middlewareDecls(t.middleware),
 		Development: mode == Development,
 	})

@@ -118,22 +118,22 @@ type Host struct {
 // table is one loaded version of the app's routes. It is built whole and
 // swapped in atomically; requests keep the table they started with.
 type table struct {
-	// files are the route modules by path in the app, with their hashes,
+	// Files are the route modules by path in the app, with their hashes,
 	// so a reload loads only what changed.
-	files map[string]*loadedFile
-	// configHash and runtimeHash are those of routes.config.json and the
+	Files map[string]*loadedFile
+	// ConfigHash and runtimeHash are those of routes.config.json and the
 	// runtime declaration module (zero when absent).
-	configHash, runtimeHash [32]byte
+	ConfigHash, runtimeHash [32]byte
 	state                   *tableState
 	// set are the settings of endpoints.json this version serves with;
 	// appConfigHash is the hash of the file they came from.
 	set           *settings
 	appConfigHash [32]byte
 
-	router       router.Router[*route]
-	routes       []*route
+	Router       router.Router[*route]
+	Routes       []*route
 	problems     []error
-	routesConfig *openapi.RoutesConfig
+	RoutesConfig *openapi.RoutesConfig
 	runtime      *runtimedecl.Module
 	doc          *document.Served // nil when it could not be built
 	docErr       error            // why doc is nil; also in problems
@@ -447,8 +447,8 @@ func (h lifecycle) waitIdle(ctx context.Context) bool {
 }
 
 func (t *table) close(ctx context.Context) {
-	for _, f := range t.files {
-		if p := f.pool(); p != nil {
+	for _, f := range t.Files {
+		if p := f.Pool(); p != nil {
 			p.Close(ctx)
 		}
 	}
@@ -477,11 +477,11 @@ type RouteInfo struct {
 func (h *Host) Routes() []RouteInfo {
 	var out []RouteInfo
 	t := h.table.Load()
-	for _, r := range t.routes {
+	for _, r := range t.Routes {
 		infos := routeInfos(r)
-		if r.Plain && t.routesConfig != nil {
+		if r.Plain && t.RoutesConfig != nil {
 			for i := range infos {
-				infos[i].Summary = plainSummary(t.routesConfig, infos[i].Path, infos[i].Method)
+				infos[i].Summary = plainSummary(t.RoutesConfig, infos[i].Path, infos[i].Method)
 			}
 		}
 		out = append(out, infos...)

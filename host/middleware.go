@@ -237,7 +237,7 @@ func (l *loading) middlewareFiles() {
 	t.mwFiles = map[string]*loadedMiddleware{}
 	files, err := edge.FindMiddleware(h.app)
 	if err != nil {
-		l.problem(err, true)
+		l.Problem(err, true)
 		if prev != nil {
 			t.mwFiles, t.middleware = prev.mwFiles, prev.middleware
 		}
@@ -255,7 +255,7 @@ func (l *loading) middlewareFiles() {
 				t.middleware = append(t.middleware, old.mw)
 			}
 			if old.err != nil {
-				l.problem(old.err, false)
+				l.Problem(old.err, false)
 			}
 			continue
 		}
@@ -265,7 +265,7 @@ func (l *loading) middlewareFiles() {
 		}
 		if err != nil {
 			lm.err = err
-			l.problem(err, true)
+			l.Problem(err, true)
 			if old != nil && old.mw != nil {
 				lm.mw = old.mw // the previous version keeps serving
 			}

@@ -56,7 +56,7 @@ func (h *Host) Ready(ctx context.Context) []ReadyCheck {
 	switch {
 	case h.closing.Load():
 		routes.Err = errShuttingDown
-	case len(h.table.Load().routes) == 0:
+	case len(h.table.Load().Routes) == 0:
 		routes.Err = errNoRoutes
 	default:
 		if failed := h.engine.DeferredFailed(); len(failed) > 0 {

@@ -26,24 +26,24 @@ import (
 // loadedFile is one route module of a table: the hash of its bytes and
 // the routes it serves (one, or a bundle's), none when it failed to load.
 type loadedFile struct {
-	hash   [sha256.Size]byte
-	routes []*route
-	err    error // why routes is empty, or why a newer version (or some of a bundle's routes) was refused
-	// held are routes that loaded but are not served, in Development:
+	Hash   [sha256.Size]byte
+	Routes []*route
+	Err    error // why routes is empty, or why a newer version (or some of a bundle's routes) was refused
+	// Held are routes that loaded but are not served, in Development:
 	// the OpenAPI document could not be built with them (err says why;
 	// see salvageDocument). The next load serves them again when their
 	// bytes did not change, without loading them anew.
-	held []*route
+	Held []*route
 }
 
-// pool is the pool of the file's module, which all its routes share; nil
+// Pool is the pool of the file's module, which all its routes share; nil
 // when it has none.
-func (f *loadedFile) pool() *engine.Pool {
+func (f *loadedFile) Pool() *engine.Pool {
 	switch {
-	case len(f.routes) > 0:
-		return f.routes[0].Module.Pool
-	case len(f.held) > 0:
-		return f.held[0].Module.Pool
+	case len(f.Routes) > 0:
+		return f.Routes[0].Module.Pool
+	case len(f.Held) > 0:
+		return f.Held[0].Module.Pool
 	}
 	return nil
 }
@@ -308,8 +308,8 @@ func (h loadSide) logProblems(report ReloadReport) {
 // once per place that holds it.
 func (t *table) pools() []*engine.Pool {
 	var out []*engine.Pool
-	for _, f := range t.files {
-		if p := f.pool(); p != nil {
+	for _, f := range t.Files {
+		if p := f.Pool(); p != nil {
 			out = append(out, p)
 		}
 	}
@@ -336,7 +336,7 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 	if err := h.migrate(ctx); err != nil {
 		return nil, ReloadReport{}, err
 	}
-	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{files: map[string]*loadedFile{}, state: &tableState{}}}
+	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{Files: map[string]*loadedFile{}, state: &tableState{}}}
 	l.routesConfig()
 	// The route modules load in the background while the runtime
 	// declaration, endpoints.json and the middleware load: they need none
@@ -370,9 +370,9 @@ type loading struct {
 	configChanged bool
 }
 
-// problem records a problem of the table; fresh ones (not already
+// Problem records a problem of the table; fresh ones (not already
 // reported for the same bytes by an earlier load) go into the report too.
-func (l *loading) problem(err error, fresh bool) {
+func (l *loading) Problem(err error, fresh bool) {
 	l.t.problems = append(l.t.problems, err)
 	if fresh {
 		l.report.Problems = append(l.report.Problems, err)
@@ -384,25 +384,25 @@ func (l *loading) problem(err error, fresh bool) {
 func (l *loading) routesConfig() {
 	t, prev := l.t, l.prev
 	data, hash, err := appload.Dir(l.h.app).Read(RoutesConfigFile)
-	l.configChanged = prev == nil || hash != prev.configHash
-	t.configHash = hash
+	l.configChanged = prev == nil || hash != prev.ConfigHash
+	t.ConfigHash = hash
 	switch {
 	case err != nil:
-		l.problem(err, false)
+		l.Problem(err, false)
 	case l.configChanged:
 		if data != nil {
-			t.routesConfig, err = openapi.ParseRoutesConfig(RoutesConfigFile, data)
+			t.RoutesConfig, err = openapi.ParseRoutesConfig(RoutesConfigFile, data)
 		}
 		if err != nil {
-			l.problem(err, true)
+			l.Problem(err, true)
 			if prev != nil {
-				t.routesConfig, t.configHash, l.configChanged = prev.routesConfig, prev.configHash, false
+				t.RoutesConfig, t.ConfigHash, l.configChanged = prev.RoutesConfig, prev.ConfigHash, false
 			}
 		} else if prev != nil {
-			l.report.note(RoutesConfigFile, data != nil, prev.routesConfig != nil)
+			l.report.note(RoutesConfigFile, data != nil, prev.RoutesConfig != nil)
 		}
 	default:
-		t.routesConfig = prev.routesConfig
+		t.RoutesConfig = prev.RoutesConfig
 	}
 }
 
@@ -437,17 +437,17 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 			data, hash, err := appload.Dir(h.app).Read(f)
 			var old *loadedFile
 			if prev != nil {
-				old = prev.files[f]
+				old = prev.Files[f]
 			}
-			if err == nil && old != nil && old.hash == hash && len(old.held) > 0 {
+			if err == nil && old != nil && old.Hash == hash && len(old.Held) > 0 {
 				// Left out of the previous document: served again now,
 				// as if loaded fresh, so that the document is tried with
 				// them (the file that collided with them may be fixed).
-				results[i] = routeResult{file: &loadedFile{hash: hash, routes: old.held}}
+				results[i] = routeResult{file: &loadedFile{Hash: hash, Routes: old.Held}}
 				progress("", 0, nil)
 				return
 			}
-			if err == nil && old != nil && old.hash == hash && (len(old.routes) > 0 || old.err != nil) {
+			if err == nil && old != nil && old.Hash == hash && (len(old.Routes) > 0 || old.Err != nil) {
 				results[i] = routeResult{file: old}
 				progress("", 0, nil)
 				return
@@ -455,19 +455,19 @@ func (l *loading) startRoutes(files []string) func() []routeResult {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if err == nil && old != nil {
-				l.stopCompile(old.pool())
+				l.stopCompile(old.Pool())
 			}
 			if prev != nil && err == nil {
 				// A new Go module compiles for a second or more: say so
 				// before the reload's own line.
 				h.logger.Info("loading "+f, "module", f)
 			}
-			lf := &loadedFile{hash: hash}
+			lf := &loadedFile{Hash: hash}
 			began := time.Now()
 			if err == nil {
-				lf.routes, err = h.loadRoute(l.ctx, f, data, prev == nil)
+				lf.Routes, err = h.loadRoute(l.ctx, f, data, prev == nil)
 			}
-			lf.err = err
+			lf.Err = err
 			results[i] = routeResult{file: lf, news: true}
 			progress(f, time.Since(began), err)
 		}()
@@ -498,7 +498,7 @@ func (l *loading) stopCompile(p *engine.Pool) {
 // discard retires the modules a failed first load made.
 func (l *loading) discard(results []routeResult) {
 	for _, res := range results {
-		if p := res.file.pool(); res.news && p != nil {
+		if p := res.file.Pool(); res.news && p != nil {
 			p.Retire(l.ctx)
 		}
 	}
@@ -512,14 +512,14 @@ func (l *loading) runtimeDeclaration() {
 	t.runtimeHash = hash
 	switch {
 	case err != nil:
-		l.problem(err, false)
+		l.Problem(err, false)
 	case prev == nil || hash != prev.runtimeHash:
 		var rm *runtimedecl.Module
 		if data != nil {
 			rm, err = runtimedecl.Load(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits), l.h.opts.Mode == Development)
 		}
 		if err != nil {
-			l.problem(err, true)
+			l.Problem(err, true)
 			if prev != nil {
 				rm, t.runtimeHash = prev.runtime, prev.runtimeHash
 			}
@@ -549,7 +549,7 @@ func (l *loading) settings() error {
 			t.runtime.Close(l.ctx)
 			return err
 		}
-		l.problem(err, true)
+		l.Problem(err, true)
 		t.set, t.appConfigHash = prev.set, prev.appConfigHash
 		return nil
 	}
@@ -579,14 +579,14 @@ func (l *loading) assemble(files []string, results []routeResult) {
 		f, lf := files[i], res.file
 		var old *loadedFile
 		if prev != nil {
-			old = prev.files[f]
+			old = prev.Files[f]
 		}
-		if lf.err != nil {
-			l.problem(lf.err, res.news)
-			if old != nil && len(old.routes) > 0 {
+		if lf.Err != nil {
+			l.Problem(lf.Err, res.news)
+			if old != nil && len(old.Routes) > 0 {
 				// The previous version keeps serving; the broken bytes
 				// are remembered so they are not loaded again.
-				lf = &loadedFile{hash: lf.hash, routes: old.routes, err: lf.err}
+				lf = &loadedFile{Hash: lf.Hash, Routes: old.Routes, Err: lf.Err}
 			}
 		} else if res.news && prev != nil {
 			l.report.note(f, true, old != nil)
@@ -595,9 +595,9 @@ func (l *loading) assemble(files []string, results []routeResult) {
 		// module belongs to no other table. Routes reused from prev are
 		// shared with it, and requests read them: they are never changed,
 		// only rebuilt when the routes configuration changed.
-		built := res.news && lf.err == nil
-		served, refused := make([]*route, 0, len(lf.routes)), lf.err
-		for _, r := range lf.routes {
+		built := res.news && lf.Err == nil
+		served, refused := make([]*route, 0, len(lf.Routes)), lf.Err
+		for _, r := range lf.Routes {
 			if built || l.configChanged {
 				// Routes shared with prev are never changed: a new
 				// configuration applies to a fresh route of the same module.
@@ -606,18 +606,18 @@ func (l *loading) assemble(files []string, results []routeResult) {
 					next, err = routemod.NewRoute(r.FileRoute, r.Module)
 				}
 				if err == nil {
-					err = next.AddConfigResponses(RoutesConfigFile, t.routesConfig)
+					err = next.AddConfigResponses(RoutesConfigFile, t.RoutesConfig)
 				}
 				if err != nil {
 					// A problem of the configuration, not of the module: the
 					// route keeps serving (as before, or without the
 					// configuration's responses), and the configuration is
 					// applied again at the next reload.
-					l.problem(fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err), true)
+					l.Problem(fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err), true)
 					configFailed = true
 					if built {
 						if next, err = routemod.NewRoute(r.FileRoute, r.Module); err != nil {
-							l.problem(err, res.news)
+							l.Problem(err, res.news)
 							refused = err
 							continue
 						}
@@ -629,33 +629,33 @@ func (l *loading) assemble(files []string, results []routeResult) {
 				continue
 			}
 			if err := r.CheckTimeouts(limitMaxTimeout(t.set.opts.Limits)); err != nil {
-				l.problem(err, res.news)
+				l.Problem(err, res.news)
 				refused = err
 				continue
 			}
 			if err := t.set.shadowedBy(r.FileRoute); err != nil {
-				l.problem(err, res.news)
+				l.Problem(err, res.news)
 				refused = err
 				continue
 			}
-			if err := r.Register(&t.router); err != nil {
-				l.problem(err, res.news)
+			if err := r.Register(&t.Router); err != nil {
+				l.Problem(err, res.news)
 				refused = err
 				continue
 			}
 			served = append(served, r)
-			t.routes = append(t.routes, r)
+			t.Routes = append(t.Routes, r)
 		}
-		if len(served) == 0 && len(lf.routes) > 0 && built {
-			lf.routes[0].Module.Pool.Retire(l.ctx)
+		if len(served) == 0 && len(lf.Routes) > 0 && built {
+			lf.Routes[0].Module.Pool.Retire(l.ctx)
 		}
 		if len(served) == 0 {
 			served = nil
 		}
-		t.files[f] = &loadedFile{hash: lf.hash, routes: served, err: refused}
+		t.Files[f] = &loadedFile{Hash: lf.Hash, Routes: served, Err: refused}
 	}
 	if configFailed && prev != nil {
-		t.configHash = prev.configHash // try the configuration again at the next reload
+		t.ConfigHash = prev.ConfigHash // try the configuration again at the next reload
 	}
 }
 
@@ -664,8 +664,8 @@ func (l *loading) noteRemoved() {
 	if l.prev == nil {
 		return
 	}
-	for f := range l.prev.files {
-		if _, ok := l.t.files[f]; !ok {
+	for f := range l.prev.Files {
+		if _, ok := l.t.Files[f]; !ok {
 			l.report.Removed = append(l.report.Removed, f)
 		}
 	}
@@ -677,7 +677,7 @@ func (l *loading) noteRemoved() {
 func (l *loading) document() {
 	t := l.t
 	for _, p := range l.h.plainProblems(t) {
-		l.problem(p, true)
+		l.Problem(p, true)
 	}
 	var err error
 	t.doc, err = l.h.buildDocument(l.ctx, t)
@@ -693,14 +693,14 @@ func (l *loading) document() {
 	t.runtime.Release(l.ctx) // the document is built: see runtimedecl.Module
 	if err != nil {
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
-		l.problem(t.docErr, true)
+		l.Problem(t.docErr, true)
 		return
 	}
 	// Rate limits first: the limiter runs after the security check, so
 	// its headers go on the answers the contracts declare, not on the
 	// 401 and 403 the security plan adds next.
 	if err := edge.DocumentRateLimits(t.doc.Doc, t.set.rateLimits); err != nil {
-		l.problem(err, true)
+		l.Problem(err, true)
 	}
 	var prevPlan *securityPlan
 	if l.prev != nil {
@@ -708,7 +708,7 @@ func (l *loading) document() {
 	}
 	plan, problems := loadSide{l.h}.planSecurity(t, prevPlan)
 	for _, p := range problems {
-		l.problem(fmt.Errorf("security: %w", p), true)
+		l.Problem(fmt.Errorf("security: %w", p), true)
 	}
 	t.security = plan
 	if plan != nil {

@@ -44,7 +44,7 @@ func (h loadSide) planSecurity(t *table, prev *securityPlan) (*securityPlan, []e
 	for _, op := range document.PlainOperations(t.docRoutes()) {
 		cfg.Plain[op.Path] = true
 	}
-	for _, rt := range t.routes {
+	for _, rt := range t.Routes {
 		if rt.Plain {
 			continue
 		}
@@ -58,7 +58,7 @@ func (h loadSide) planSecurity(t *table, prev *securityPlan) (*securityPlan, []e
 	}
 	sec, problems := edge.PlanSecurity(cfg, prevSec)
 	plan := &securityPlan{Security: sec, guards: map[*operation]*edge.Guard{}}
-	for _, rt := range t.routes {
+	for _, rt := range t.Routes {
 		if rt.Plain {
 			continue
 		}

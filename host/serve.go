@@ -87,7 +87,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		noteRoute(w, t.set.docs.Path())
 		return
 	}
-	res := t.router.Match(r.Method, r.URL.EscapedPath())
+	res := t.Router.Match(r.Method, r.URL.EscapedPath())
 	if !res.Found {
 		if h.opts.Fallback != nil {
 			h.opts.Fallback.ServeHTTP(w, r)

@@ -108,7 +108,7 @@ func (l *loading) appConfig() *config.App {
 	t, prev := l.t, l.prev
 	data, hash, err := appload.Dir(l.h.app).Read(config.File)
 	if err != nil {
-		l.problem(err, true)
+		l.Problem(err, true)
 		t.appConfigHash = prev.appConfigHash
 		return prev.set.config
 	}
@@ -118,7 +118,7 @@ func (l *loading) appConfig() *config.App {
 	}
 	cfg, err := config.Parse(config.File, data, l.h.opts.ConfigOverrides...)
 	if err != nil {
-		l.problem(err, true)
+		l.Problem(err, true)
 		t.appConfigHash = prev.appConfigHash
 		return prev.set.config
 	}
