@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
+	"github.com/wasmendpoints/endpoints/host/internal/routetable"
 	"github.com/wasmendpoints/endpoints/internal/router"
 )
 
@@ -22,7 +23,7 @@ import (
 // Options.OpenAPI fails, or the routes configuration alone): the table then
 // fails closed, as before.
 //
-// What is left out is held (loadedFile.held) and tried again at the next
+// What is left out is held (routetable.File.Held) and tried again at the next
 // reload, so that fixing either side of a collision serves the whole app.
 func (l *loading) salvageDocument(cause error) bool {
 	t := l.t
@@ -75,7 +76,7 @@ func (l *loading) salvageDocument(cause error) bool {
 	}
 	for _, f := range files {
 		if lf := t.Files[f]; out[f] {
-			t.Files[f] = &loadedFile{Hash: lf.Hash, Err: leftOutOf(leftOut, f), Held: lf.Routes}
+			t.Files[f] = &routetable.File{Hash: lf.Hash, Err: leftOutOf(leftOut, f), Held: lf.Routes}
 		}
 	}
 	t.Router, t.Routes, t.warnings, t.doc, t.runtimeDocOut = rt, kept, trial.warnings, doc, trial.runtimeDocOut

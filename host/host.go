@@ -51,10 +51,10 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/host/internal/routes"
+	"github.com/wasmendpoints/endpoints/host/internal/routetable"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/cors"
-	"github.com/wasmendpoints/endpoints/internal/router"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
@@ -118,25 +118,23 @@ type Host struct {
 // table is one loaded version of the app's routes. It is built whole and
 // swapped in atomically; requests keep the table they started with.
 type table struct {
-	// Files are the route modules by path in the app, with their hashes,
-	// so a reload loads only what changed.
-	Files map[string]*loadedFile
-	// ConfigHash and runtimeHash are those of routes.config.json and the
-	// runtime declaration module (zero when absent).
-	ConfigHash, runtimeHash [32]byte
-	state                   *tableState
+	// Table holds the route modules by path in the app, with their
+	// hashes, so a reload loads only what changed; the routes, their
+	// router and the routes configuration (package routetable).
+	routetable.Table
+	// runtimeHash is that of the runtime declaration module (zero when
+	// absent).
+	runtimeHash [32]byte
+	state       *tableState
 	// set are the settings of endpoints.json this version serves with;
 	// appConfigHash is the hash of the file they came from.
 	set           *settings
 	appConfigHash [32]byte
 
-	Router       router.Router[*route]
-	Routes       []*route
-	problems     []error
-	RoutesConfig *openapi.RoutesConfig
-	runtime      *runtimedecl.Module
-	doc          *document.Served // nil when it could not be built
-	docErr       error            // why doc is nil; also in problems
+	problems []error
+	runtime  *runtimedecl.Module
+	doc      *document.Served // nil when it could not be built
+	docErr   error            // why doc is nil; also in problems
 	// middleware are the modules of server/middleware in order, by file
 	// in mwFiles; security is what the table enforces, nil when the
 	// document could not be built (then every endpoint fails closed).
@@ -522,12 +520,6 @@ func routeInfos(r *route) []RouteInfo {
 		out = append(out, RouteInfo{Method: m, Path: r.FileRoute.Pattern(), Kind: "endpoint", Summary: op.Contract.Summary, File: r.File})
 	}
 	return out
-}
-
-// loadRoute loads one module and, for an endpoint, compiles its contract
-// (routemod.LoadRoutes). deferCode: see routemod.Load.
-func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
-	return routemod.LoadRoutes(ctx, h.engine, file, wasm, limitInstances(h.opts.Limits), deferCode)
 }
 
 // AppConfig returns the configuration in effect: endpoints.json as last

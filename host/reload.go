@@ -2,13 +2,10 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -18,35 +15,9 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
-	"github.com/wasmendpoints/endpoints/host/internal/routemod"
+	"github.com/wasmendpoints/endpoints/host/internal/routetable"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
-	"github.com/wasmendpoints/endpoints/openapi"
 )
-
-// loadedFile is one route module of a table: the hash of its bytes and
-// the routes it serves (one, or a bundle's), none when it failed to load.
-type loadedFile struct {
-	Hash   [sha256.Size]byte
-	Routes []*route
-	Err    error // why routes is empty, or why a newer version (or some of a bundle's routes) was refused
-	// Held are routes that loaded but are not served, in Development:
-	// the OpenAPI document could not be built with them (err says why;
-	// see salvageDocument). The next load serves them again when their
-	// bytes did not change, without loading them anew.
-	Held []*route
-}
-
-// Pool is the pool of the file's module, which all its routes share; nil
-// when it has none.
-func (f *loadedFile) Pool() *engine.Pool {
-	switch {
-	case len(f.Routes) > 0:
-		return f.Routes[0].Module.Pool
-	case len(f.Held) > 0:
-		return f.Held[0].Module.Pool
-	}
-	return nil
-}
 
 // tableState is what lets a table be retired while requests still use it.
 // Each request holds a reference; a retired table's modules that the new
@@ -60,10 +31,8 @@ type tableState struct {
 	next *securityPlan
 	// stoppedCompiles are the previous table's pools whose background
 	// compilation the load of this table stopped, to load their files'
-	// new bytes on free cores (see loading.stopCompile); guarded by
-	// stoppedMu while the load runs.
+	// new bytes on free cores (routetable.Load.StoppedCompiles).
 	stoppedCompiles []*engine.Pool
-	stoppedMu       sync.Mutex
 }
 
 // acquire takes a reference to the current table for one request.
@@ -307,12 +276,7 @@ func (h loadSide) logProblems(report ReloadReport) {
 // declaration's while loaded, its middleware's. A bundle's pool comes
 // once per place that holds it.
 func (t *table) pools() []*engine.Pool {
-	var out []*engine.Pool
-	for _, f := range t.Files {
-		if p := f.Pool(); p != nil {
-			out = append(out, p)
-		}
-	}
+	out := t.Table.Pools()
 	if p := t.runtime.LivePool(); p != nil {
 		out = append(out, p)
 	}
@@ -336,21 +300,28 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 	if err := h.migrate(ctx); err != nil {
 		return nil, ReloadReport{}, err
 	}
-	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{Files: map[string]*loadedFile{}, state: &tableState{}}}
-	l.routesConfig()
+	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{Table: routetable.Table{Files: map[string]*routetable.File{}}, state: &tableState{}}}
+	l.routes = routetable.Load{Dir: appload.Dir(h.app), ConfigFile: RoutesConfigFile, Engine: h.engine,
+		PoolSize: limitInstances(h.opts.Limits), Logger: h.logger, Progress: h.loadProgress(), Report: l, T: &l.t.Table}
+	if prev != nil {
+		l.routes.Prev = &prev.Table
+	}
+	l.routes.ReadConfig()
 	// The route modules load in the background while the runtime
 	// declaration, endpoints.json and the middleware load: they need none
 	// of them.
-	routes := l.startRoutes(files)
+	routes := l.routes.Start(ctx, files)
 	l.runtimeDeclaration()
 	if err := l.settings(); err != nil {
-		l.discard(routes())
+		l.routes.Discard(ctx, routes())
 		return nil, l.report, err
 	}
 	l.middlewareFiles()
-	l.assemble(files, routes())
+	l.routes.Assemble(ctx, files, routes(), l.checkRoute)
+	l.t.state.stoppedCompiles = l.routes.StoppedCompiles()
 	l.bundledMiddleware()
-	l.noteRemoved()
+	l.report.Removed = append(l.report.Removed, l.routes.Removed()...)
+	slices.Sort(l.report.Removed)
 	l.document()
 	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(l.t.problems), "took", time.Since(start).Round(time.Millisecond))
 	return l.t, l.report, nil
@@ -365,9 +336,34 @@ type loading struct {
 	prev   *table
 	t      *table
 	report ReloadReport
-	// configChanged: the routes configuration is not prev's, so every
-	// route applies it anew.
-	configChanged bool
+	// routes makes t's route modules, routes and router (package
+	// routetable), told of problems and files through the loading's
+	// Problem and Note.
+	routes routetable.Load
+}
+
+// loadProgress is what Options.Progress hears of a load of route modules;
+// nil without one.
+func (h *Host) loadProgress() func(file string, done, total int, took time.Duration, err error) {
+	p := h.opts.Progress
+	if p == nil {
+		return nil
+	}
+	return func(f string, done, total int, took time.Duration, err error) {
+		p(Progress{Stage: StageLoad, File: f, Done: done, Total: total, Took: took, Err: err})
+	}
+}
+
+// Note records a file added, changed or removed in the report.
+func (l *loading) Note(file string, now, before bool) { l.report.note(file, now, before) }
+
+// checkRoute refuses what the table's settings refuse of a route: a
+// timeout over limits.maxTimeout, a path the host answers before routing.
+func (l *loading) checkRoute(r *route) error {
+	if err := r.CheckTimeouts(limitMaxTimeout(l.t.set.opts.Limits)); err != nil {
+		return err
+	}
+	return l.t.set.shadowedBy(r.FileRoute)
 }
 
 // Problem records a problem of the table; fresh ones (not already
@@ -376,131 +372,6 @@ func (l *loading) Problem(err error, fresh bool) {
 	l.t.problems = append(l.t.problems, err)
 	if fresh {
 		l.report.Problems = append(l.report.Problems, err)
-	}
-}
-
-// routesConfig reads server/routes.config.json: a broken new version keeps
-// the previous one.
-func (l *loading) routesConfig() {
-	t, prev := l.t, l.prev
-	data, hash, err := appload.Dir(l.h.app).Read(RoutesConfigFile)
-	l.configChanged = prev == nil || hash != prev.ConfigHash
-	t.ConfigHash = hash
-	switch {
-	case err != nil:
-		l.Problem(err, false)
-	case l.configChanged:
-		if data != nil {
-			t.RoutesConfig, err = openapi.ParseRoutesConfig(RoutesConfigFile, data)
-		}
-		if err != nil {
-			l.Problem(err, true)
-			if prev != nil {
-				t.RoutesConfig, t.ConfigHash, l.configChanged = prev.RoutesConfig, prev.ConfigHash, false
-			}
-		} else if prev != nil {
-			l.report.note(RoutesConfigFile, data != nil, prev.RoutesConfig != nil)
-		}
-	default:
-		t.RoutesConfig = prev.RoutesConfig
-	}
-}
-
-// routeResult is what loading one route module gave.
-type routeResult struct {
-	file *loadedFile
-	news bool // loaded from new bytes now
-}
-
-// startRoutes loads the route modules in the background, at most
-// GOMAXPROCS at once, reusing prev's for unchanged bytes; the function it
-// returns waits for them.
-func (l *loading) startRoutes(files []string) func() []routeResult {
-	h, prev := l.h, l.prev
-	results := make([]routeResult, len(files))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var progressMu sync.Mutex
-	done := 0
-	progress := func(f string, took time.Duration, err error) {
-		progressMu.Lock()
-		defer progressMu.Unlock()
-		done++
-		if f != "" && h.opts.Progress != nil {
-			h.opts.Progress(Progress{Stage: StageLoad, File: f, Done: done, Total: len(files), Took: took, Err: err})
-		}
-	}
-	for i, f := range files {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			data, hash, err := appload.Dir(h.app).Read(f)
-			var old *loadedFile
-			if prev != nil {
-				old = prev.Files[f]
-			}
-			if err == nil && old != nil && old.Hash == hash && len(old.Held) > 0 {
-				// Left out of the previous document: served again now,
-				// as if loaded fresh, so that the document is tried with
-				// them (the file that collided with them may be fixed).
-				results[i] = routeResult{file: &loadedFile{Hash: hash, Routes: old.Held}}
-				progress("", 0, nil)
-				return
-			}
-			if err == nil && old != nil && old.Hash == hash && (len(old.Routes) > 0 || old.Err != nil) {
-				results[i] = routeResult{file: old}
-				progress("", 0, nil)
-				return
-			}
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if err == nil && old != nil {
-				l.stopCompile(old.Pool())
-			}
-			if prev != nil && err == nil {
-				// A new Go module compiles for a second or more: say so
-				// before the reload's own line.
-				h.logger.Info("loading "+f, "module", f)
-			}
-			lf := &loadedFile{Hash: hash}
-			began := time.Now()
-			if err == nil {
-				lf.Routes, err = h.loadRoute(l.ctx, f, data, prev == nil)
-			}
-			lf.Err = err
-			results[i] = routeResult{file: lf, news: true}
-			progress(f, time.Since(began), err)
-		}()
-	}
-	return func() []routeResult {
-		wg.Wait()
-		return results
-	}
-}
-
-// stopCompile stops the background compilation of p, the pool of a file
-// whose new bytes this load is about to load: the compiler, which takes
-// seconds for a Go module and the cores it is given, would otherwise
-// compete with the load of the new version, and the developer who saved
-// it waits for that load. reload queues it again when the file's previous
-// version keeps serving.
-func (l *loading) stopCompile(p *engine.Pool) {
-	if p == nil {
-		return
-	}
-	p.StopCompiling()
-	st := l.t.state
-	st.stoppedMu.Lock()
-	st.stoppedCompiles = append(st.stoppedCompiles, p)
-	st.stoppedMu.Unlock()
-}
-
-// discard retires the modules a failed first load made.
-func (l *loading) discard(results []routeResult) {
-	for _, res := range results {
-		if p := res.file.Pool(); res.news && p != nil {
-			p.Retire(l.ctx)
-		}
 	}
 }
 
@@ -566,111 +437,6 @@ func (l *loading) settings() error {
 // values of endpoints.json's "variables" changed (their environment
 // variables or files), never the values themselves.
 const variablesChanged = config.File + " variables"
-
-// assemble makes the route table from the loaded modules: a failed module
-// keeps its previous version, the routes configuration applies to the
-// routes new or changed, and each route claims its methods and path. A
-// bundle's route that another module claims already is refused alone; the
-// bundle's other routes serve.
-func (l *loading) assemble(files []string, results []routeResult) {
-	t, prev := l.t, l.prev
-	configFailed := false
-	for i, res := range results {
-		f, lf := files[i], res.file
-		var old *loadedFile
-		if prev != nil {
-			old = prev.Files[f]
-		}
-		if lf.Err != nil {
-			l.Problem(lf.Err, res.news)
-			if old != nil && len(old.Routes) > 0 {
-				// The previous version keeps serving; the broken bytes
-				// are remembered so they are not loaded again.
-				lf = &loadedFile{Hash: lf.Hash, Routes: old.Routes, Err: lf.Err}
-			}
-		} else if res.news && prev != nil {
-			l.report.note(f, true, old != nil)
-		}
-		// built: the routes were made now from new bytes, and their
-		// module belongs to no other table. Routes reused from prev are
-		// shared with it, and requests read them: they are never changed,
-		// only rebuilt when the routes configuration changed.
-		built := res.news && lf.Err == nil
-		served, refused := make([]*route, 0, len(lf.Routes)), lf.Err
-		for _, r := range lf.Routes {
-			if built || l.configChanged {
-				// Routes shared with prev are never changed: a new
-				// configuration applies to a fresh route of the same module.
-				next, err := r, error(nil)
-				if !built {
-					next, err = routemod.NewRoute(r.FileRoute, r.Module)
-				}
-				if err == nil {
-					err = next.AddConfigResponses(RoutesConfigFile, t.RoutesConfig)
-				}
-				if err != nil {
-					// A problem of the configuration, not of the module: the
-					// route keeps serving (as before, or without the
-					// configuration's responses), and the configuration is
-					// applied again at the next reload.
-					l.Problem(fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err), true)
-					configFailed = true
-					if built {
-						if next, err = routemod.NewRoute(r.FileRoute, r.Module); err != nil {
-							l.Problem(err, res.news)
-							refused = err
-							continue
-						}
-					}
-				}
-				r = next
-			}
-			if r == nil {
-				continue
-			}
-			if err := r.CheckTimeouts(limitMaxTimeout(t.set.opts.Limits)); err != nil {
-				l.Problem(err, res.news)
-				refused = err
-				continue
-			}
-			if err := t.set.shadowedBy(r.FileRoute); err != nil {
-				l.Problem(err, res.news)
-				refused = err
-				continue
-			}
-			if err := r.Register(&t.Router); err != nil {
-				l.Problem(err, res.news)
-				refused = err
-				continue
-			}
-			served = append(served, r)
-			t.Routes = append(t.Routes, r)
-		}
-		if len(served) == 0 && len(lf.Routes) > 0 && built {
-			lf.Routes[0].Module.Pool.Retire(l.ctx)
-		}
-		if len(served) == 0 {
-			served = nil
-		}
-		t.Files[f] = &loadedFile{Hash: lf.Hash, Routes: served, Err: refused}
-	}
-	if configFailed && prev != nil {
-		t.ConfigHash = prev.ConfigHash // try the configuration again at the next reload
-	}
-}
-
-// noteRemoved reports the route modules prev had and the app no longer.
-func (l *loading) noteRemoved() {
-	if l.prev == nil {
-		return
-	}
-	for f := range l.prev.Files {
-		if _, ok := l.t.Files[f]; !ok {
-			l.report.Removed = append(l.report.Removed, f)
-		}
-	}
-	slices.Sort(l.report.Removed)
-}
 
 // document builds the OpenAPI document, then the security plan and the
 // rate limits, which add the 401, 403 and 429 the host answers to it.
