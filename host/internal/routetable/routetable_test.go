@@ -1,0 +1,205 @@
+package routetable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/host/internal/appload"
+	"github.com/wasmendpoints/endpoints/host/internal/routemod"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
+)
+
+const configFile = "server/routes.config.json"
+
+// report is a Reporter that keeps what it hears as lines.
+type report struct{ problems, notes []string }
+
+func (r *report) Problem(err error, fresh bool) {
+	r.problems = append(r.problems, fmt.Sprintf("%v fresh=%v", err, fresh))
+}
+
+func (r *report) Note(file string, now, before bool) {
+	switch {
+	case now && before:
+		r.notes = append(r.notes, "changed "+file)
+	case now:
+		r.notes = append(r.notes, "added "+file)
+	default:
+		r.notes = append(r.notes, "removed "+file)
+	}
+}
+
+// app writes the routes configuration (absent when config is "") into a
+// new app directory.
+func app(t *testing.T, config string) appload.Dir {
+	t.Helper()
+	dir := t.TempDir()
+	if config != "" {
+		path := filepath.Join(dir, filepath.FromSlash(configFile))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return appload.Dir(dir)
+}
+
+// readConfig is a load's ReadConfig of config beside prev.
+func readConfig(t *testing.T, config string, prev *Table) (*Table, *report, bool) {
+	t.Helper()
+	rep := &report{}
+	l := &Load{Dir: app(t, config), ConfigFile: configFile, Report: rep, Prev: prev, T: &Table{Files: map[string]*File{}}}
+	l.ReadConfig()
+	return l.T, rep, l.configChanged
+}
+
+const (
+	validConfig  = `{"plainRoutes": {"/health": {"summary": "Health"}}}`
+	otherConfig  = `{"plainRoutes": {"/health": {"summary": "Liveness"}}}`
+	brokenConfig = `{"plainRoutes": 3}`
+)
+
+func TestReadConfig(t *testing.T) {
+	first, _, _ := readConfig(t, validConfig, nil)
+	if first.RoutesConfig == nil {
+		t.Fatal("first load of a valid configuration: RoutesConfig nil")
+	}
+	for _, tc := range []struct {
+		name     string
+		config   string
+		prev     *Table
+		summary  string // of /health; "" when RoutesConfig is nil
+		same     bool   // RoutesConfig is prev's own
+		changed  bool
+		problems []string // substrings, one per problem
+		notes    []string
+	}{
+		{name: "first load, none", changed: true},
+		{name: "first load, valid", config: validConfig, summary: "Health", changed: true},
+		{name: "first load, broken", config: brokenConfig, changed: true, problems: []string{"/plainRoutes"}},
+		{name: "unchanged: the previous one, not read again", config: validConfig, prev: first, summary: "Health", same: true},
+		{name: "changed", config: otherConfig, prev: first, summary: "Liveness", changed: true, notes: []string{"changed " + configFile}},
+		{name: "removed", prev: first, changed: true, notes: []string{"removed " + configFile}},
+		{name: "added", config: validConfig, prev: &Table{}, summary: "Health", changed: true, notes: []string{"added " + configFile}},
+		{name: "broken: the previous one keeps serving", config: brokenConfig, prev: first, summary: "Health", same: true,
+			problems: []string{"/plainRoutes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, rep, changed := readConfig(t, tc.config, tc.prev)
+			summary := ""
+			if got.RoutesConfig != nil {
+				summary = got.RoutesConfig.PlainRoutes["/health"].Summary
+			}
+			if summary != tc.summary {
+				t.Errorf("summary = %q, want %q", summary, tc.summary)
+			}
+			if tc.same && (got.RoutesConfig != tc.prev.RoutesConfig || got.ConfigHash != tc.prev.ConfigHash) {
+				t.Errorf("RoutesConfig, ConfigHash are not the previous table's")
+			}
+			if changed != tc.changed {
+				t.Errorf("configChanged = %v, want %v", changed, tc.changed)
+			}
+			if len(rep.problems) != len(tc.problems) {
+				t.Fatalf("problems = %q, want %d naming %q", rep.problems, len(tc.problems), tc.problems)
+			}
+			for i, want := range tc.problems {
+				if !strings.Contains(rep.problems[i], want) || !strings.HasSuffix(rep.problems[i], "fresh=true") {
+					t.Errorf("problem %q, want a fresh one naming %q", rep.problems[i], want)
+				}
+			}
+			if !slices.Equal(rep.notes, tc.notes) {
+				t.Errorf("notes = %q, want %q", rep.notes, tc.notes)
+			}
+		})
+	}
+}
+
+// plain makes a plain route of file at path, its module holding no pool.
+func plain(t *testing.T, file, path string) *routemod.Route {
+	t.Helper()
+	rf, err := routefile.Parse(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := routemod.NewRoute(rf, &routemod.Module{File: file, Index: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestAssemble(t *testing.T) {
+	health := plain(t, "server/routes/health.wasm", "server/routes/health.wasm")
+	oldPing := plain(t, "server/routes/ping.wasm", "server/routes/ping.wasm")
+	prev := &Table{Files: map[string]*File{
+		"server/routes/ping.wasm": {Hash: [32]byte{1}, Routes: []*routemod.Route{oldPing}},
+		"server/routes/gone.wasm": {Hash: [32]byte{2}},
+	}}
+	a := plain(t, "server/bundles/app.wasm", "server/routes/a.wasm")
+	b := plain(t, "server/bundles/app.wasm", "server/routes/b.wasm")
+	broken := errors.New("server/routes/ping.wasm: a trap at load")
+	files := []string{"server/routes/health.wasm", "server/routes/ping.wasm", "server/bundles/app.wasm"}
+	results := []Result{
+		{file: &File{Hash: [32]byte{3}, Routes: []*routemod.Route{health}}, news: true},
+		{file: &File{Hash: [32]byte{4}, Err: broken}, news: true},
+		{file: &File{Hash: [32]byte{5}, Routes: []*routemod.Route{a, b}}, news: true},
+	}
+	refused := errors.New("server/bundles/app.wasm: /b is refused")
+	rep := &report{}
+	l := &Load{ConfigFile: configFile, Report: rep, Prev: prev, T: &Table{Files: map[string]*File{}}}
+	l.Assemble(context.Background(), files, results, func(r *routemod.Route) error {
+		if r == b {
+			return refused
+		}
+		return nil
+	})
+	got := l.T
+	tests := []struct {
+		name      string
+		file      string
+		routes    []*routemod.Route
+		err       error
+		hash      byte
+		matchPath string
+	}{
+		{"a new module serves", "server/routes/health.wasm", []*routemod.Route{health}, nil, 3, "/health"},
+		{"a failed new version keeps the previous one, its bytes remembered", "server/routes/ping.wasm", []*routemod.Route{oldPing}, broken, 4, "/ping"},
+		{"a bundle's route check refuses is left out alone", "server/bundles/app.wasm", []*routemod.Route{a}, refused, 5, "/a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := got.Files[tt.file]
+			if f == nil {
+				t.Fatalf("no file %s in the table", tt.file)
+			}
+			if !slices.Equal(f.Routes, tt.routes) || f.Err != tt.err || f.Hash[0] != tt.hash {
+				t.Errorf("file = %d routes, err %v, hash %d; want %d routes, err %v, hash %d", len(f.Routes), f.Err, f.Hash[0], len(tt.routes), tt.err, tt.hash)
+			}
+			if res := got.Router.Match("GET", tt.matchPath); !res.Found || res.Value != tt.routes[0] {
+				t.Errorf("GET %s: found %v, want the file's route", tt.matchPath, res.Found)
+			}
+		})
+	}
+	if res := got.Router.Match("GET", "/b"); res.Found {
+		t.Errorf("GET /b: found the route check refused")
+	}
+	wantProblems := []string{broken.Error() + " fresh=true", refused.Error() + " fresh=true"}
+	if !slices.Equal(rep.problems, wantProblems) {
+		t.Errorf("problems = %q, want %q", rep.problems, wantProblems)
+	}
+	wantNotes := []string{"added server/routes/health.wasm", "added server/bundles/app.wasm"}
+	if !slices.Equal(rep.notes, wantNotes) {
+		t.Errorf("notes = %q, want %q", rep.notes, wantNotes)
+	}
+	if removed := l.Removed(); !slices.Equal(removed, []string{"server/routes/gone.wasm"}) {
+		t.Errorf("Removed = %q, want the file prev had alone", removed)
+	}
+}
