@@ -139,7 +139,7 @@ type table struct {
 	// in mwFiles; security is what the table enforces, nil when the
 	// document could not be built (then every endpoint fails closed).
 	middleware []*edge.Middleware
-	mwFiles    map[string]*loadedMiddleware
+	mwFiles    map[string]*edge.MiddlewareFile
 	security   *securityPlan
 	// cors is the CORS policy the table answers with: the settings' one,
 	// allowing also the headers of the app's API-key schemes when

@@ -222,66 +222,23 @@ func (c *call) requestCall() *call {
 	return c
 }
 
-// loadedMiddleware is one file of server/middleware as a table holds it.
-type loadedMiddleware struct {
-	hash [32]byte
-	mw   *edge.Middleware
-	err  error
-}
-
-// middlewareFiles loads the modules of server/middleware into the table,
-// reusing prev's for files whose bytes did not change. A module that
-// fails keeps its previous version, as route modules do.
+// middlewareFiles loads the modules of server/middleware into the table
+// (edge.LoadMiddlewareFiles), reusing prev's for files whose bytes did not
+// change. A module that fails keeps its previous version, as route modules
+// do.
 func (l *loading) middlewareFiles() {
-	h, t, prev, report := l.h, l.t, l.prev, &l.report
-	t.mwFiles = map[string]*loadedMiddleware{}
-	files, err := edge.FindMiddleware(h.app)
+	var prev map[string]*edge.MiddlewareFile
+	if l.prev != nil {
+		prev = l.prev.mwFiles
+	}
+	files, served, err := edge.LoadMiddlewareFiles(l.ctx, l.h.engine, appload.Dir(l.h.app), limitInstances(l.h.opts.Limits), prev, l)
 	if err != nil {
 		l.Problem(err, true)
-		if prev != nil {
-			t.mwFiles, t.middleware = prev.mwFiles, prev.middleware
+		l.t.mwFiles = map[string]*edge.MiddlewareFile{}
+		if l.prev != nil {
+			l.t.mwFiles, l.t.middleware = l.prev.mwFiles, l.prev.middleware
 		}
 		return
 	}
-	for _, f := range files {
-		data, hash, err := appload.Dir(h.app).Read(f)
-		var old *loadedMiddleware
-		if prev != nil {
-			old = prev.mwFiles[f]
-		}
-		if err == nil && old != nil && old.hash == hash {
-			t.mwFiles[f] = old
-			if old.mw != nil {
-				t.middleware = append(t.middleware, old.mw)
-			}
-			if old.err != nil {
-				l.Problem(old.err, false)
-			}
-			continue
-		}
-		lm := &loadedMiddleware{hash: hash}
-		if err == nil {
-			lm.mw, err = edge.LoadMiddleware(l.ctx, h.engine, data, f, limitInstances(h.opts.Limits))
-		}
-		if err != nil {
-			lm.err = err
-			l.Problem(err, true)
-			if old != nil && old.mw != nil {
-				lm.mw = old.mw // the previous version keeps serving
-			}
-		} else if prev != nil {
-			report.note(f, true, old != nil)
-		}
-		t.mwFiles[f] = lm
-		if lm.mw != nil {
-			t.middleware = append(t.middleware, lm.mw)
-		}
-	}
-	if prev != nil {
-		for f := range prev.mwFiles {
-			if _, ok := t.mwFiles[f]; !ok {
-				report.Removed = append(report.Removed, f)
-			}
-		}
-	}
+	l.t.mwFiles, l.t.middleware = files, served
 }

@@ -338,7 +338,7 @@ type loading struct {
 	report ReloadReport
 	// routes makes t's route modules, routes and router (package
 	// routetable), told of problems and files through the loading's
-	// Problem and Note.
+	// Problem and Note (an appload.Reporter).
 	routes routetable.Load
 }
 

@@ -25,6 +25,17 @@ import (
 // file's.
 type Hash = [sha256.Size]byte
 
+// Reporter is what a load tells of what it finds in the app's files: the
+// host's reload report.
+type Reporter interface {
+	// Problem records a problem of the version being loaded; fresh: not
+	// reported already, for the same bytes, by an earlier load.
+	Problem(err error, fresh bool)
+	// Note records file as added (now and not before), changed (both) or
+	// removed (before and not now).
+	Note(file string, now, before bool)
+}
+
 // Dir is an app directory.
 type Dir string
 

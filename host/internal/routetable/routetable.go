@@ -7,7 +7,7 @@
 // and path in the version's router. What else a version serves with (the
 // settings, middleware, the runtime declaration, the document, security)
 // and the swap stay with the host (host/reload.go), which hears of
-// problems and changed files through a Reporter.
+// problems and changed files through an appload.Reporter.
 package routetable
 
 import (
@@ -83,17 +83,6 @@ func (f *File) Pool() *engine.Pool {
 	return nil
 }
 
-// Reporter is what a load tells of what it finds: the host's reload
-// report.
-type Reporter interface {
-	// Problem records a problem of the table; fresh: not reported already,
-	// for the same bytes, by an earlier load.
-	Problem(err error, fresh bool)
-	// Note records file as added (now and not before), changed (both) or
-	// removed (before and not now).
-	Note(file string, now, before bool)
-}
-
 // Load is one making of a Table (T) from the app's route modules, beside
 // the previous version (Prev): ReadConfig, Start, then Assemble with what
 // Start loaded (or Discard it).
@@ -112,7 +101,7 @@ type Load struct {
 	// it took, and why it failed. Calls do not overlap.
 	Progress func(file string, done, total int, took time.Duration, err error)
 	// Report receives the problems and changed files the load finds.
-	Report Reporter
+	Report appload.Reporter
 	// Prev is the table that serves, nil at the first load; T the table
 	// being made, with Files not nil.
 	Prev, T *Table

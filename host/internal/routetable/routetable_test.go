@@ -17,7 +17,7 @@ import (
 
 const configFile = "server/routes.config.json"
 
-// report is a Reporter that keeps what it hears as lines.
+// report is an appload.Reporter that keeps what it hears as lines.
 type report struct{ problems, notes []string }
 
 func (r *report) Problem(err error, fresh bool) {
