@@ -47,6 +47,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/inflight"
 	"github.com/wasmendpoints/endpoints/host/internal/janitor"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
@@ -93,14 +94,12 @@ type Host struct {
 	// running: guests stop at their next interrupt check or host call.
 	halt   chan struct{}
 	halted atomic.Bool
-	// The lifecycle: closing refuses new requests and stops watchers (done
-	// is closed); active counts requests in ServeHTTP, and the last one
-	// out of a closing host signals idle. closeOnce makes Shutdown and
-	// Close safe to call concurrently and repeatedly.
-	closing           atomic.Bool
-	active            atomic.Int64
+	// The lifecycle: requests counts the requests in ServeHTTP, and
+	// refuses new ones once closed, when watchers stop too (done is
+	// closed). closeOnce makes Shutdown and Close safe to call
+	// concurrently and repeatedly.
+	requests          inflight.Gate
 	done              chan struct{}
-	idle              chan struct{}
 	closeOnce         sync.Once
 	stopErr, closeErr error
 	closed            chan struct{} // closed when the host has finished closing
@@ -217,7 +216,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e,
-		halt: make(chan struct{}), done: make(chan struct{}), idle: make(chan struct{}, 1), closed: make(chan struct{})}
+		halt: make(chan struct{}), done: make(chan struct{}), closed: make(chan struct{})}
 	h.calls.New = func() any { return new(call) }
 	life := lifecycle{h}
 	if err := life.openStore(ctx); err != nil {
@@ -385,13 +384,13 @@ type lifecycle struct{ *Host }
 // had to be stopped, closeErr what closing failed on.
 func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	defer close(h.closed)
-	h.closing.Store(true)
+	h.requests.Close()
 	close(h.done) // watchers stop
 	// A reload in progress finishes (and sees closing); none starts after.
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	h.janitor.Close()
-	if !h.waitIdle(ctx) {
+	if !h.requests.Wait(ctx) {
 		// Guests stop at their next interrupt check or host call; the
 		// engine waits for their instances before it closes the runtime
 		// (a call blocked in a host function ends at its deadline).
@@ -412,37 +411,6 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 
 // stopping reports whether the host stopped its guests to shut down.
 func (h lifecycle) stopping() bool { return h.halted.Load() || h.engine.Stopping() }
-
-// enter admits a request, unless the host is closing; leave ends it.
-func (h requestSide) enter() bool {
-	h.active.Add(1)
-	if h.closing.Load() {
-		h.leave()
-		return false
-	}
-	return true
-}
-
-func (h requestSide) leave() {
-	if h.active.Add(-1) == 0 && h.closing.Load() {
-		select {
-		case h.idle <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// waitIdle waits until no request is in flight, or ctx ends (false).
-func (h lifecycle) waitIdle(ctx context.Context) bool {
-	for h.active.Load() > 0 {
-		select {
-		case <-h.idle:
-		case <-ctx.Done():
-			return h.active.Load() == 0
-		}
-	}
-	return true
-}
 
 func (t *table) close(ctx context.Context) {
 	for _, f := range t.Files {

@@ -53,7 +53,7 @@ func (h *Host) Rebuilding(modules []string) (done func()) {
 func (h loadSide) resumeUnbuilt(modules []string) {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
-	if h.closing.Load() {
+	if h.requests.Closed() {
 		return
 	}
 	t := h.table.Load()

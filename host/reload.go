@@ -165,7 +165,7 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	start := time.Now()
-	if h.closing.Load() {
+	if h.requests.Closed() {
 		return ReloadReport{Problems: []error{ErrClosed}}
 	}
 	prev := h.table.Load()
@@ -188,7 +188,7 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		report.Took = time.Since(start)
 		return report
 	}
-	if h.closing.Load() {
+	if h.requests.Closed() {
 		// Close began while this version loaded: it is never served.
 		t.discard(prev)
 		return ReloadReport{Problems: []error{ErrClosed}, Took: time.Since(start)}

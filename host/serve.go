@@ -43,13 +43,13 @@ type requestSide struct{ *Host }
 
 // serve serves one request of the current table.
 func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
-	if !h.enter() {
+	if !h.requests.Enter() {
 		w.Header().Set("Connection", "close")
 		w.Header().Set("Retry-After", "1")
 		writeError(w, r, http.StatusServiceUnavailable, "", map[string]string{"error": "the server is shutting down"})
 		return
 	}
-	defer h.leave()
+	defer h.requests.Leave()
 	t := h.acquire()
 	defer h.releaseTable(t)
 	noteSecretQuery(w, t.security)
