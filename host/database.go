@@ -10,6 +10,7 @@ import (
 	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
+	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
 
@@ -149,7 +150,7 @@ func (c *call) dbDone(db string, d time.Duration, err error) {
 // waits for its migrations: 503 with Retry-After, as a database that is
 // down makes the app's code answer, and, in development, which database,
 // why, and the route or middleware (where) that used it.
-func (h requestSide) answerDatabaseWaits(w http.ResponseWriter, r *http.Request, waits *dbgate.WaitsError, where failureData) {
+func (h requestSide) answerDatabaseWaits(w http.ResponseWriter, r *http.Request, waits *dbgate.WaitsError, where guestfail.Data) {
 	h.logger.Debug("call stopped: its database waits for its migrations", "route", where.Route, "middleware", where.Middleware, "database", waits.Database, "error", waits.Err)
 	w.Header().Set("Retry-After", h.dbRetry.RetryAfter())
 	var data any

@@ -2,11 +2,8 @@ package host
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
-
-	"github.com/wasmendpoints/endpoints/internal/interrupt"
 )
 
 // loadCall returns the call that runs a module's code at load: its start
@@ -17,6 +14,3 @@ func loadCall(ctx context.Context, logger *slog.Logger, loadTimeout time.Duratio
 	c.clock.Bound(time.Now().Add(loadTimeout))
 	return c
 }
-
-// interrupted reports whether a call error is the host stopping the guest.
-func interrupted(err error) bool { return errors.Is(err, interrupt.ErrInterrupted) }

@@ -8,6 +8,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
+	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
@@ -72,7 +73,7 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 		mc.spanCtx = nil
 		var failed error
 		if !healthy {
-			failed = guestError(err, 0, mc.fault)
+			failed = guestfail.Err(err, 0, mc.fault)
 		}
 		span(failed)
 	}
@@ -169,7 +170,7 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 	h := run.h
 	h.discardBody(w, r, mc.owner)
 	if mc.dbWaits != nil {
-		h.answerDatabaseWaits(w, r, mc.dbWaits, failureData{Middleware: mc.mw.File})
+		h.answerDatabaseWaits(w, r, mc.dbWaits, guestfail.Data{Middleware: mc.mw.File})
 		return
 	}
 	var data any
@@ -177,7 +178,7 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 		if reason == "" {
 			reason = "the middleware failed (see the log)"
 		}
-		data = failureData{Error: reason, Middleware: mc.mw.File, Output: mc.owner.output}
+		data = guestfail.Data{Error: reason, Middleware: mc.mw.File, Output: mc.owner.output}
 	}
 	writeError(w, r, http.StatusInternalServerError, "", data)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/router"
@@ -221,7 +222,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 			// Logged once, when the load failed.
 			var data any
 			if h.opts.Mode == Development {
-				data = failureData{Error: err.Error(), Route: c.route.File}
+				data = guestfail.Data{Error: err.Error(), Route: c.route.File}
 			}
 			writeError(w, r, http.StatusInternalServerError, "", data)
 			return false
@@ -264,7 +265,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	ok := err == nil && code == 0 && c.fault == ""
 	if guestSpan != nil {
 		c.spanCtx = nil
-		guestSpan(guestError(err, code, c.fault))
+		guestSpan(guestfail.Err(err, code, c.fault))
 	}
 	pool.Put(r.Context(), in, ok)
 	if !began.IsZero() {
@@ -274,7 +275,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		return true
 	}
 	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
-		h.answerDatabaseWaits(w, r, waits, failureData{Route: c.route.File})
+		h.answerDatabaseWaits(w, r, waits, guestfail.Data{Route: c.route.File})
 		return false
 	}
 	reason, gone := h.failureReason(c, r, err, code)
@@ -290,10 +291,10 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	var data any
 	if h.opts.Mode == Development {
-		data = failureData{Error: reason, Route: c.route.File, Output: c.output}
+		data = guestfail.Data{Error: reason, Route: c.route.File, Output: c.output}
 	}
 	status := http.StatusInternalServerError
-	if interrupted(err) && lifecycle(h).stopping() {
+	if guestfail.Interrupted(err) && lifecycle(h).stopping() {
 		// Stopped by a shutdown: another server may take the request.
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Connection", "close")
@@ -302,54 +303,12 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	return false
 }
 
-// guestError is why a handler's call failed, for the end of its span:
-// nil when it succeeded. It describes the failure, not its cause in
-// detail: the log line has that.
-func guestError(err error, code int32, fault string) error {
-	switch {
-	case fault != "":
-		return errors.New(fault)
-	case err != nil:
-		return err
-	case code != 0:
-		return fmt.Errorf("the handler returned error code %d", code)
-	}
-	return nil
-}
-
-// failureData is the data of a development 500 for a failed guest: why
-// (the trap, the deadline, the result code), which module, and the last
-// lines the guest logged as warnings or errors or wrote to stdout and
-// stderr (a panic and its stack). Production answers say none of it.
-type failureData struct {
-	Error      string   `json:"error"`
-	Route      string   `json:"route,omitempty"`
-	Middleware string   `json:"middleware,omitempty"`
-	Output     []string `json:"output,omitempty"`
-}
-
-// failureReason phrases why a guest call failed, for the log and the
-// development 500; gone reports a call stopped because its client left.
-// code is the guest's result when err is nil.
+// failureReason phrases why a guest call failed (guestfail.Reason), for
+// the log and the development 500; gone reports a call stopped because
+// its client left. code is the guest's result when err is nil.
 func (h requestSide) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
-	var limit *limitError
-	switch {
-	case c.fault != "":
-		return c.fault, false
-	case err == nil:
-		return fmt.Sprintf("the handler returned error code %d", code), false
-	case interrupted(err) && r.Context().Err() != nil:
-		return "", true
-	case interrupted(err) && lifecycle(h).stopping():
-		return "the host is shutting down and stopped the handler", false
-	case interrupted(err) && c.clock.Idled():
-		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.clock.Idle()), false
-	case interrupted(err):
-		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", c.clock.Timeout()), false
-	case errors.As(err, &limit):
-		return limit.msg, false
-	}
-	return engine.GuestFailure(err, guestCall{c}).Error(), false
+	return guestfail.Reason(guestfail.Failure{Err: err, Code: code, Fault: c.fault, ClientGone: r.Context().Err() != nil,
+		Stopping: lifecycle(h).stopping(), Clock: &c.clock, Call: guestCall{c}})
 }
 
 func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
