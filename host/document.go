@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -31,29 +29,6 @@ func (s *settings) plainRoutes() config.PlainRoutesPolicy {
 	return s.openAPI().PlainRoutes
 }
 
-// docRoutes are t's routes as the document sees them: an endpoint's
-// operations in method order.
-func (t *table) docRoutes() []document.Route {
-	routes := make([]document.Route, len(t.Routes))
-	for i, r := range t.Routes {
-		routes[i] = document.Route{Path: r.FileRoute, File: r.File, Plain: r.Plain}
-		if r.Plain {
-			continue
-		}
-		for _, m := range slices.Sorted(maps.Keys(r.Ops)) {
-			routes[i].Operations = append(routes[i].Operations, openapi.Route{
-				Method:     m,
-				Path:       r.FileRoute.OpenAPIPath(),
-				File:       r.File,
-				Contract:   r.Ops[m].Contract,
-				Defs:       r.Module.Contract.Defs,
-				Negotiates: r.Ops[m].Negotiates(),
-			})
-		}
-	}
-	return routes
-}
-
 // plainProblems applies the plain routes policy: under "warn" it logs
 // each plain route without meta, under "require" it returns a problem for
 // each, naming its file.
@@ -63,7 +38,7 @@ func (h *Host) plainProblems(t *table) []error {
 		return nil
 	}
 	var problems []error
-	for _, op := range document.WithoutMeta(document.PlainOperations(t.docRoutes()), t.RoutesConfig) {
+	for _, op := range document.WithoutMeta(document.PlainOperations(t.DocRoutes()), t.RoutesConfig) {
 		route := openapi.ClientPath(op.Path)
 		if policy == config.PlainRoutesWarn {
 			h.logger.Warn("plain route without meta: the document lists it with defaults only",
@@ -101,7 +76,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document.Served, e
 // the table's routes and routes configuration alone, for a host running in
 // mode. The warnings of a development build go to t.warnings.
 func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
-	doc, warnings, err := document.BuildRoutes(t.docRoutes(), document.Settings{
+	doc, warnings, err := document.BuildRoutes(t.DocRoutes(), document.Settings{
 		OpenAPI:     t.set.openAPI(),
 		Routes:      t.RoutesConfig,
 		Middleware:  middlewareDecls(t.middleware),

@@ -56,7 +56,6 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/cors"
-	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -441,51 +440,10 @@ type RouteInfo struct {
 
 // Routes lists the served routes sorted by path, then method.
 func (h *Host) Routes() []RouteInfo {
-	var out []RouteInfo
-	t := h.table.Load()
-	for _, r := range t.Routes {
-		infos := routeInfos(r)
-		if r.Plain && t.RoutesConfig != nil {
-			for i := range infos {
-				infos[i].Summary = plainSummary(t.RoutesConfig, infos[i].Path, infos[i].Method)
-			}
-		}
-		out = append(out, infos...)
-	}
-	slices.SortFunc(out, func(a, b RouteInfo) int {
-		if c := strings.Compare(a.Path, b.Path); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Method, b.Method)
-	})
-	return out
-}
-
-// plainSummary is the summary routes.config.json's "plainRoutes" gives a
-// plain route's method, or "".
-func plainSummary(cfg *openapi.RoutesConfig, path, method string) string {
-	meta := cfg.PlainRoutes[path]
-	if meta == nil {
-		return ""
-	}
-	if m := meta.Methods[strings.ToLower(method)]; m != nil && m.Summary != "" {
-		return m.Summary
-	}
-	return meta.Summary
-}
-
-// routeInfos describes the methods r serves.
-func routeInfos(r *route) []RouteInfo {
-	if r.Plain {
-		m := r.FileRoute.Method
-		if m == "" {
-			m = "*"
-		}
-		return []RouteInfo{{Method: m, Path: r.FileRoute.Pattern(), Kind: "plain", File: r.File}}
-	}
-	var out []RouteInfo
-	for m, op := range r.Ops {
-		out = append(out, RouteInfo{Method: m, Path: r.FileRoute.Pattern(), Kind: "endpoint", Summary: op.Contract.Summary, File: r.File})
+	infos := h.table.Load().Infos()
+	out := make([]RouteInfo, len(infos))
+	for i, info := range infos {
+		out[i] = RouteInfo(info)
 	}
 	return out
 }

@@ -41,7 +41,7 @@ func (h loadSide) planSecurity(t *table, prev *securityPlan) (*securityPlan, []e
 			Production: h.opts.Mode == Production && !h.opts.SkipVariables,
 		},
 	}
-	for _, op := range document.PlainOperations(t.docRoutes()) {
+	for _, op := range document.PlainOperations(t.DocRoutes()) {
 		cfg.Plain[op.Path] = true
 	}
 	for _, rt := range t.Routes {

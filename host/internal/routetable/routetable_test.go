@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/abi/contract"
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 const configFile = "server/routes.config.json"
@@ -201,5 +203,60 @@ func TestAssemble(t *testing.T) {
 	}
 	if removed := l.Removed(); !slices.Equal(removed, []string{"server/routes/gone.wasm"}) {
 		t.Errorf("Removed = %q, want the file prev had alone", removed)
+	}
+}
+
+// endpoint makes an endpoint route of file from its contract, its module
+// holding no pool.
+func endpoint(t *testing.T, file, contractJSON string) *routemod.Route {
+	t.Helper()
+	rf, err := routefile.Parse(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := contract.Parse(file, []byte(contractJSON), contract.Options{Method: rf.Method})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := routemod.NewRoute(rf, &routemod.Module{File: file, Contract: c, ContractJSON: []byte(contractJSON), Index: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestInfos(t *testing.T) {
+	cfg, err := openapi.ParseRoutesConfig(configFile, []byte(`{"plainRoutes": {
+		"/health": {"summary": "Health"},
+		"/files": {"summary": "Files", "methods": {"put": {"summary": "Upload a file"}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := &Table{RoutesConfig: cfg, Routes: []*routemod.Route{
+		plain(t, "server/routes/health.wasm", "server/routes/health.wasm"),
+		plain(t, "server/routes/files.put.wasm", "server/routes/files.put.wasm"),
+		plain(t, "server/routes/files.get.wasm", "server/routes/files.get.wasm"),
+		endpoint(t, "server/api/users.wasm", `{"methods": {"post": {"summary": "create"}, "get": {"summary": "list"}}}`),
+	}}
+	want := []Info{
+		{Method: "GET", Path: "/api/users", Kind: "endpoint", Summary: "list", File: "server/api/users.wasm"},
+		{Method: "POST", Path: "/api/users", Kind: "endpoint", Summary: "create", File: "server/api/users.wasm"},
+		{Method: "GET", Path: "/files", Kind: "plain", Summary: "Files", File: "server/routes/files.get.wasm"},
+		{Method: "PUT", Path: "/files", Kind: "plain", Summary: "Upload a file", File: "server/routes/files.put.wasm"},
+		{Method: "*", Path: "/health", Kind: "plain", Summary: "Health", File: "server/routes/health.wasm"},
+	}
+	if got := tbl.Infos(); !slices.Equal(got, want) {
+		t.Errorf("Infos =\n%v\nwant\n%v", got, want)
+	}
+	docs := tbl.DocRoutes()
+	if len(docs) != 4 || !docs[0].Plain || docs[3].Plain {
+		t.Fatalf("DocRoutes = %+v, want the four routes in table order", docs)
+	}
+	var methods []string
+	for _, op := range docs[3].Operations {
+		methods = append(methods, op.Method)
+	}
+	if !slices.Equal(methods, []string{"GET", "POST"}) {
+		t.Errorf("DocRoutes' endpoint operations = %q, want GET, POST in method order", methods)
 	}
 }
