@@ -376,31 +376,17 @@ func (l *loading) Problem(err error, fresh bool) {
 }
 
 // runtimeDeclaration loads server/endpoints/runtime.wasm: a broken new
-// version keeps the previous one.
+// version keeps the previous one (appload.Next).
 func (l *loading) runtimeDeclaration() {
-	t, prev := l.t, l.prev
-	data, hash, err := appload.Dir(l.h.app).Read(abi.RuntimeModule)
-	t.runtimeHash = hash
-	switch {
-	case err != nil:
-		l.Problem(err, false)
-	case prev == nil || hash != prev.runtimeHash:
-		var rm *runtimedecl.Module
-		if data != nil {
-			rm, err = runtimedecl.Load(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits), l.h.opts.Mode == Development)
-		}
-		if err != nil {
-			l.Problem(err, true)
-			if prev != nil {
-				rm, t.runtimeHash = prev.runtime, prev.runtimeHash
-			}
-		} else if prev != nil {
-			l.report.note(abi.RuntimeModule, data != nil, prev.runtime != nil)
-		}
-		t.runtime = rm
-	default:
-		t.runtime = prev.runtime
+	var prev *appload.Version[runtimedecl.Module]
+	if l.prev != nil {
+		prev = &appload.Version[runtimedecl.Module]{Hash: l.prev.runtimeHash, Value: l.prev.runtime}
 	}
+	h := l.h
+	v, _ := appload.Next(appload.Dir(h.app), abi.RuntimeModule, prev, func(data []byte) (*runtimedecl.Module, error) {
+		return runtimedecl.Load(l.ctx, h.engine, data, limitInstances(h.opts.Limits), h.opts.Mode == Development)
+	}, l)
+	l.t.runtime, l.t.runtimeHash = v.Value, v.Hash
 }
 
 // settings reads endpoints.json and makes the settings of requests and

@@ -114,30 +114,16 @@ type Load struct {
 }
 
 // ReadConfig reads the routes configuration (ConfigFile): a broken new
-// version keeps the previous one.
+// version keeps the previous one (appload.Next).
 func (l *Load) ReadConfig() {
-	t, prev := l.T, l.Prev
-	data, hash, err := l.Dir.Read(l.ConfigFile)
-	l.configChanged = prev == nil || hash != prev.ConfigHash
-	t.ConfigHash = hash
-	switch {
-	case err != nil:
-		l.Report.Problem(err, false)
-	case l.configChanged:
-		if data != nil {
-			t.RoutesConfig, err = openapi.ParseRoutesConfig(l.ConfigFile, data)
-		}
-		if err != nil {
-			l.Report.Problem(err, true)
-			if prev != nil {
-				t.RoutesConfig, t.ConfigHash, l.configChanged = prev.RoutesConfig, prev.ConfigHash, false
-			}
-		} else if prev != nil {
-			l.Report.Note(l.ConfigFile, data != nil, prev.RoutesConfig != nil)
-		}
-	default:
-		t.RoutesConfig = prev.RoutesConfig
+	var prev *appload.Version[openapi.RoutesConfig]
+	if l.Prev != nil {
+		prev = &appload.Version[openapi.RoutesConfig]{Hash: l.Prev.ConfigHash, Value: l.Prev.RoutesConfig}
 	}
+	v, changed := appload.Next(l.Dir, l.ConfigFile, prev, func(data []byte) (*openapi.RoutesConfig, error) {
+		return openapi.ParseRoutesConfig(l.ConfigFile, data)
+	}, l.Report)
+	l.T.RoutesConfig, l.T.ConfigHash, l.configChanged = v.Value, v.Hash, changed
 }
 
 // Result is what loading one route module gave, for Assemble.
