@@ -69,7 +69,7 @@ func (c guestCall) Variable(name []byte) ([]byte, bool) {
 	if c.set == nil {
 		return nil, false
 	}
-	return c.set.variables.Lookup(string(name))
+	return c.set.Variables.Lookup(string(name))
 }
 
 // StoreSpan begins the span of a guest's store operation op, under its

@@ -89,7 +89,7 @@ func (c guestCall) Databases() abihost.Databases {
 		return nil
 	}
 	if c.db == nil {
-		deadline, maxResult := c.clock.Deadline(), int(c.set.limits.SQLResultBytes)
+		deadline, maxResult := c.clock.Deadline(), int(c.set.Limits.SQLResultBytes)
 		if c.dbKept == nil {
 			// The hooks are bound to c, which the pool hands to every
 			// request it serves.

@@ -20,7 +20,7 @@ func (h loadSide) newDocs(s *settings) (*docspage.Page, error) {
 		Assets:     o.Assets,
 		AppDir:     h.app,
 		Title:      s.openAPI().Title,
-		Schema:     s.docPath,
+		Schema:     s.DocPath,
 		ConfigFile: config.File,
 		WriteError: writeDocsError,
 	}

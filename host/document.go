@@ -21,7 +21,7 @@ const RoutesConfigFile = "server/routes.config.json"
 // openAPI is the openApi settings in effect: Options.OpenAPI over
 // endpoints.json's, defaults filled in by config.
 func (s *settings) openAPI() config.OpenAPI {
-	return overlay.OpenAPI(s.opts.OpenAPI, s.config.OpenAPI).WithDefaults()
+	return overlay.OpenAPI(s.opts.OpenAPI, s.Config.OpenAPI).WithDefaults()
 }
 
 // plainRoutes is the policy for plain routes in the document.
@@ -89,7 +89,7 @@ func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 // finishDocument adds to the routes' document what buildDocument adds
 // after them.
 func finishDocument(ctx context.Context, t *table, doc *openapi.Document, logger *slog.Logger) (*document.Served, error) {
-	a := document.Additions{Security: auth.ConfigMap(t.set.security), Embedder: t.set.opts.OpenAPI}
+	a := document.Additions{Security: auth.ConfigMap(t.set.Security), Embedder: t.set.opts.OpenAPI}
 	if rm := t.runtime; rm != nil && t.runtimeDocOut == nil {
 		a.Runtime = rm.Declaration().OpenAPI
 		a.Extend = func(ctx context.Context, b []byte) ([]byte, error) {

@@ -451,4 +451,4 @@ func (h *Host) Routes() []RouteInfo {
 // AppConfig returns the configuration in effect: endpoints.json as last
 // loaded, with Options.ConfigOverrides applied (not the other fields of
 // Options, which apply on top of it).
-func (h *Host) AppConfig() config.App { return *h.table.Load().set.config }
+func (h *Host) AppConfig() config.App { return *h.table.Load().set.Config }

@@ -39,7 +39,7 @@ func (c idemCall) Negotiates() bool                    { return c.op.Negotiates(
 func (c idemCall) Principal() *abi.Principal           { return c.principal }
 
 func (c idemCall) ClientAddress() string {
-	return auth.AddressKey(ratelimit.ClientIP(c.req, c.set.trustedProxies))
+	return auth.AddressKey(ratelimit.ClientIP(c.req, c.set.TrustedProxies))
 }
 
 func (c idemCall) Config() idempotency.Config {

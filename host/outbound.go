@@ -71,12 +71,12 @@ func limitOutboundRequests(l config.Limits) int { return l.WithDefaults().Outbou
 // a middleware's calls count against its request's.
 func (c guestCall) Outbound() *outbound.Session {
 	rc := c.requestCall()
-	if rc.loading || rc.host == nil || rc.set == nil || rc.set.outbound == nil {
+	if rc.loading || rc.host == nil || rc.set == nil || rc.set.Outbound == nil {
 		return nil
 	}
 	if !rc.outbound.Started() {
 		l := rc.set.opts.Limits
-		rc.outbound.Start(rc.parent, rc.clock.Deadline(), rc.stopped(), rc.set.outbound, outbound.Limits{Requests: limitOutboundRequests(l), Bytes: limitOutboundBytes(l)}, rc.observeOutbound)
+		rc.outbound.Start(rc.parent, rc.clock.Deadline(), rc.stopped(), rc.set.Outbound, outbound.Limits{Requests: limitOutboundRequests(l), Bytes: limitOutboundBytes(l)}, rc.observeOutbound)
 	}
 	return &rc.outbound
 }

@@ -410,7 +410,7 @@ func (l *loading) settings() error {
 		t.set, t.appConfigHash = prev.set, prev.appConfigHash
 		return nil
 	}
-	if prev != nil && t.appConfigHash == prev.appConfigHash && !t.set.variables.Equal(prev.set.variables) {
+	if prev != nil && t.appConfigHash == prev.appConfigHash && !t.set.Variables.Equal(prev.set.Variables) {
 		// The variables' sources changed (an environment variable of an
 		// embedder's LookupEnv, a secret's file): the new values are
 		// served, and the report says so, as for a changed file.
@@ -451,7 +451,7 @@ func (l *loading) document() {
 	// Rate limits first: the limiter runs after the security check, so
 	// its headers go on the answers the contracts declare, not on the
 	// 401 and 403 the security plan adds next.
-	if err := edge.DocumentRateLimits(t.doc.Doc, t.set.rateLimits); err != nil {
+	if err := edge.DocumentRateLimits(t.doc.Doc, t.set.RateLimits); err != nil {
 		l.Problem(err, true)
 	}
 	var prevPlan *securityPlan
@@ -464,7 +464,7 @@ func (l *loading) document() {
 	}
 	t.security = plan
 	if plan != nil {
-		t.cors = t.set.cors.WithHeaders(plan.KeyHeaders)
+		t.cors = t.set.CORS.WithHeaders(plan.KeyHeaders)
 	}
 	noteLeftOut(t)
 	// The document now lists the 401 and 403 the host answers.

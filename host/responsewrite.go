@@ -57,7 +57,7 @@ func (c *call) write(data []byte) abi.Errno {
 	}
 	// Each write must be taken within server.writeTimeout, and by the
 	// call's deadline: a client that stops reading a stream ends it.
-	conndeadline.SetWrite(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.server.WriteTimeout)).UnixNano(), c.clock.Until().UnixNano())))
+	conndeadline.SetWrite(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.Server.WriteTimeout)).UnixNano(), c.clock.Until().UnixNano())))
 	if _, err := c.w.Write(data); err != nil {
 		c.clientGone(err)
 		return abi.ErrIO

@@ -22,7 +22,7 @@ import (
 // Buffered answers go out compressed for the clients that accept zstd or
 // gzip, unless endpoints.json turns that off (config.Compression).
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := h.table.Load().set.compress; p != nil {
+	if p := h.table.Load().set.Compress; p != nil {
 		// Outermost, so what the host writes and keeps (an idempotent
 		// answer) is the identity answer, compressed at send.
 		cw := p.Wrap(w, r)
@@ -56,8 +56,8 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 	noteSecretQuery(w, t.security)
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
-	conndeadline.SetWrite(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
-	if n, limit := edge.HeaderBytes(r), t.set.server.MaxHeaderBytes; n > limit {
+	conndeadline.SetWrite(w, time.Now().Add(time.Duration(t.set.Server.WriteTimeout)))
+	if n, limit := edge.HeaderBytes(r), t.set.Server.MaxHeaderBytes; n > limit {
 		// Host.HTTPServer's net/http refuses such headers itself only 4
 		// KiB past the bound, with a bare 431, and an embedder's server
 		// may take up to 1 MiB: this one says which setting refused them.
@@ -75,8 +75,8 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Apply(w.Header(), r)
 	}
-	if t.set.served && r.URL.Path == t.set.docPath {
-		noteRoute(w, t.set.docPath)
+	if t.set.Served && r.URL.Path == t.set.DocPath {
+		noteRoute(w, t.set.DocPath)
 		if t.doc == nil {
 			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return
@@ -84,8 +84,8 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		t.doc.Serve(w, r, writeDocsError)
 		return
 	}
-	if t.set.docs != nil && t.set.docs.ServeProblems(w, r, t.leftOutLines()) {
-		noteRoute(w, t.set.docs.Path())
+	if t.set.Docs != nil && t.set.Docs.ServeProblems(w, r, t.leftOutLines()) {
+		noteRoute(w, t.set.Docs.Path())
 		return
 	}
 	res := t.Router.Match(r.Method, r.URL.EscapedPath())
@@ -137,7 +137,7 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 		// The whole body must arrive within server.readTimeout of the
 		// request's start: a client declaring 500 bytes and sending 32
 		// must not hold the connection, or an instance, forever.
-		conndeadline.SetRead(w, c.start.Add(time.Duration(set.server.ReadTimeout)))
+		conndeadline.SetRead(w, c.start.Add(time.Duration(set.Server.ReadTimeout)))
 	}
 	return c
 }
@@ -234,7 +234,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	if c.body.Streams() {
 		// A guest reading the body waits for the client at most until the
 		// call's deadline (or server.readTimeout, if sooner).
-		conndeadline.SetRead(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
+		conndeadline.SetRead(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.Server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
 	}
 	var began time.Time
 	if o := h.opts.Observer; o != nil && o.GuestCall != nil {
@@ -312,7 +312,7 @@ func (h requestSide) failureReason(c *call, r *http.Request, err error, code int
 }
 
 func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
-	limit := t.set.limits.BodyBytes
+	limit := t.set.Limits.BodyBytes
 	c := h.getCall(w, r, t.set, rt, nil)
 	defer h.putCall(c)
 	if r.ContentLength > limit {
@@ -360,7 +360,7 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 // server.writeTimeout: the request's may be spent reading a slow body or
 // running the guest.
 func (c *call) writeDeadline(w http.ResponseWriter) {
-	conndeadline.SetWrite(w, time.Now().Add(time.Duration(c.set.server.WriteTimeout)))
+	conndeadline.SetWrite(w, time.Now().Add(time.Duration(c.set.Server.WriteTimeout)))
 }
 
 // answerDeadline is writeDeadline for the answer of a call that ran its
@@ -372,7 +372,7 @@ func (c *call) writeDeadline(w http.ResponseWriter) {
 // few microseconds long, no longer pay twice. A streamed answer always
 // gets a fresh one: its writes set the deadline to the call's end at most.
 func (c *call) answerDeadline(w http.ResponseWriter) {
-	if !c.wroteHeader && time.Since(c.start) < time.Duration(c.set.server.WriteTimeout)/64 {
+	if !c.wroteHeader && time.Since(c.start) < time.Duration(c.set.Server.WriteTimeout)/64 {
 		return
 	}
 	c.writeDeadline(w)

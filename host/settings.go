@@ -24,34 +24,34 @@ import (
 // changes endpoints.json swaps them together with the routes.
 type settings struct {
 	opts    Options
-	config  *config.App
-	checked bool           // answers are checked against the contract
-	served  bool           // the schema route is served
-	docPath string         // the schema route
-	docs    *docspage.Page // the docs page, nil when off or not served
-	server  config.Server  // with the defaults filled in
-	// limits are opts.Limits with the defaults filled in, made once:
+	Config  *config.App
+	Checked bool           // answers are checked against the contract
+	Served  bool           // the schema route is served
+	DocPath string         // the schema route
+	Docs    *docspage.Page // the docs page, nil when off or not served
+	Server  config.Server  // with the defaults filled in
+	// Limits are opts.Limits with the defaults filled in, made once:
 	// every request reads several of them, and filling a Limits costs a
 	// copy of it and a call of runtime.GOMAXPROCS, which takes a lock.
-	limits config.Limits
-	// security is endpoints.json's "security", as config decoded it.
-	security auth.Configs
-	// cors answers cross-origin requests (config.App.CORSPolicy); nil
+	Limits config.Limits
+	// Security is endpoints.json's "Security", as config decoded it.
+	Security auth.Configs
+	// CORS answers cross-origin requests (config.App.CORSPolicy); nil
 	// when off.
-	cors *cors.Policy
-	// rateLimits are the policies in name order; trustedProxies the
+	CORS *cors.Policy
+	// RateLimits are the policies in name order; trustedProxies the
 	// proxies whose X-Forwarded-For is believed.
-	rateLimits     []*edge.RateLimit
-	trustedProxies []netip.Prefix
-	// variables are the values of endpoints.json's "variables", resolved
+	RateLimits     []*edge.RateLimit
+	TrustedProxies []netip.Prefix
+	// Variables are the values of endpoints.json's "Variables", resolved
 	// when the settings were made; guests read them (variable_get).
-	variables *variables.Values
-	// outbound sends the guests' outbound HTTP requests
-	// (endpoints.json "outbound"); it allows none when nothing is listed.
-	outbound *outbound.Client
-	// compress compresses the answers (server.compression); nil when
+	Variables *variables.Values
+	// Outbound sends the guests' Outbound HTTP requests
+	// (endpoints.json "Outbound"); it allows none when nothing is listed.
+	Outbound *outbound.Client
+	// Compress compresses the answers (server.compression); nil when
 	// off.
-	compress *compress.Policy
+	Compress *compress.Policy
 }
 
 // loadSide is the host as a load builds what a table serves with: the
@@ -64,7 +64,7 @@ type loadSide struct{ *Host }
 // response-validation policy applies when neither the options nor cfg set
 // one.
 func (h *Host) newSettings(cfg *config.App, rm *runtimedecl.Module) (*settings, error) {
-	s := &settings{opts: h.base.merge(cfg), config: cfg}
+	s := &settings{opts: h.base.merge(cfg), Config: cfg}
 	var err error
 	if s.opts.ResponseValidation == "" && rm != nil {
 		s.opts.ResponseValidation = config.ResponseValidation(rm.Declaration().ResponseValidation)
@@ -74,28 +74,28 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimedecl.Module) (*settings, 
 		if err != nil {
 			return nil, err
 		}
-		s.variables = vars
+		s.Variables = vars
 	}
-	s.checked = s.opts.checksResponses()
-	s.server = s.opts.Server.WithDefaults()
-	s.limits = s.opts.Limits.WithDefaults()
-	if s.compress, err = newCompression(s.server.Compression, limitResponseBytes(s.opts.Limits)); err != nil {
+	s.Checked = s.opts.checksResponses()
+	s.Server = s.opts.Server.WithDefaults()
+	s.Limits = s.opts.Limits.WithDefaults()
+	if s.Compress, err = newCompression(s.Server.Compression, limitResponseBytes(s.opts.Limits)); err != nil {
 		return nil, err
 	}
-	s.served, s.docPath = s.openAPIServed(), s.openAPIPath()
-	s.security, s.cors = cfg.Verifiers(), cfg.CORSPolicy()
-	if s.outbound, err = (loadSide{h}).outboundClient(s.opts.Outbound); err != nil {
+	s.Served, s.DocPath = s.openAPIServed(), s.openAPIPath()
+	s.Security, s.CORS = cfg.Verifiers(), cfg.CORSPolicy()
+	if s.Outbound, err = (loadSide{h}).outboundClient(s.opts.Outbound); err != nil {
 		return nil, err
 	}
-	if s.rateLimits, s.trustedProxies, err = edge.NewRateLimits(cfg); err != nil {
+	if s.RateLimits, s.TrustedProxies, err = edge.NewRateLimits(cfg); err != nil {
 		return nil, err
 	}
-	if _, ok := h.store.(storage.RateLimiter); len(s.rateLimits) > 0 && !ok {
+	if _, ok := h.store.(storage.RateLimiter); len(s.RateLimits) > 0 && !ok {
 		return nil, fmt.Errorf("%s: rateLimits: the app's store (%T) keeps no rate limits; use the memory or redis store", config.File, h.store)
 	}
-	if s.served {
+	if s.Served {
 		var err error
-		if s.docs, err = (loadSide{h}).newDocs(s); err != nil {
+		if s.Docs, err = (loadSide{h}).newDocs(s); err != nil {
 			return nil, err
 		}
 	}
@@ -110,20 +110,20 @@ func (l *loading) appConfig() *config.App {
 	if err != nil {
 		l.Problem(err, true)
 		t.appConfigHash = prev.appConfigHash
-		return prev.set.config
+		return prev.set.Config
 	}
 	t.appConfigHash = hash
 	if hash == prev.appConfigHash {
-		return prev.set.config
+		return prev.set.Config
 	}
 	cfg, err := config.Parse(config.File, data, l.h.opts.ConfigOverrides...)
 	if err != nil {
 		l.Problem(err, true)
 		t.appConfigHash = prev.appConfigHash
-		return prev.set.config
+		return prev.set.Config
 	}
-	l.report.note(config.File, data != nil, prev.set.config != nil)
-	if keys := restartonly.Keep(prev.set.config, cfg); len(keys) > 0 {
+	l.report.note(config.File, data != nil, prev.set.Config != nil)
+	if keys := restartonly.Keep(prev.set.Config, cfg); len(keys) > 0 {
 		l.h.logger.Warn(fmt.Sprintf("%s changed %v: restart to apply those (their previous values stay in effect until then); the rest applies now", config.File, keys))
 	}
 	return cfg
@@ -135,7 +135,7 @@ func (t *table) corsPolicy() *cors.Policy {
 	if t.cors != nil {
 		return t.cors
 	}
-	return t.set.cors
+	return t.set.CORS
 }
 
 // newCompression returns the compression policy of c (with its defaults),

@@ -22,10 +22,10 @@ func (s *settings) shadowedBy(rf routefile.Route) error {
 		}
 	}
 	p := rf.Pattern()
-	if s.served && p == s.docPath {
+	if s.Served && p == s.DocPath {
 		return fmt.Errorf("%s: the route %s is where the host serves the OpenAPI document, which answers before routing: rename the route, or move the document (%s openApi.path)", rf.File, p, config.File)
 	}
-	if s.docs != nil && (p == s.docs.Path() || strings.HasPrefix(p, s.docs.Path()+docspage.AssetsPath)) {
+	if s.Docs != nil && (p == s.Docs.Path() || strings.HasPrefix(p, s.Docs.Path()+docspage.AssetsPath)) {
 		return fmt.Errorf("%s: the route %s is where the host serves the docs page, which answers before routing: rename the route, or move the page (%s openApi.docs.path)", rf.File, p, config.File)
 	}
 	return nil
