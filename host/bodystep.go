@@ -32,7 +32,7 @@ func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bo
 	limit := op.Body.Limit(c.set.Limits.BodyBytes)
 	outcome := c.body.Take(r, op.Body, requestbody.Options{
 		Limit:      limit,
-		JSON:       jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth, MaxValues: c.set.opts.Limits.JSONValues},
+		JSON:       jsonvalue.Limits{MaxDepth: c.set.Limits.JSONDepth, MaxValues: c.set.Limits.JSONValues},
 		Idempotent: op.Contract.Idempotency != nil,
 		Logger:     h.logger,
 		Route:      c.route.File,

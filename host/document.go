@@ -10,7 +10,6 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
-	"github.com/wasmendpoints/endpoints/host/internal/overlay"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -18,22 +17,11 @@ import (
 // RoutesConfigFile is the routes configuration of an app (docs/spec.md §7).
 const RoutesConfigFile = "server/routes.config.json"
 
-// openAPI is the openApi settings in effect: Options.OpenAPI over
-// endpoints.json's, defaults filled in by config.
-func (s *settings) openAPI() config.OpenAPI {
-	return overlay.OpenAPI(s.opts.OpenAPI, s.Config.OpenAPI).WithDefaults()
-}
-
-// plainRoutes is the policy for plain routes in the document.
-func (s *settings) plainRoutes() config.PlainRoutesPolicy {
-	return s.openAPI().PlainRoutes
-}
-
 // plainProblems applies the plain routes policy: under "warn" it logs
 // each plain route without meta, under "require" it returns a problem for
 // each, naming its file.
 func (h *Host) plainProblems(t *table) []error {
-	policy := t.set.plainRoutes()
+	policy := t.set.OpenAPI.PlainRoutes
 	if policy != config.PlainRoutesWarn && policy != config.PlainRoutesRequire {
 		return nil
 	}
@@ -77,7 +65,7 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document.Served, e
 // mode. The warnings of a development build go to t.warnings.
 func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 	doc, warnings, err := document.BuildRoutes(t.DocRoutes(), document.Settings{
-		OpenAPI:     t.set.openAPI(),
+		OpenAPI:     t.set.OpenAPI,
 		Routes:      t.RoutesConfig,
 		Middleware:  middlewareDecls(t.middleware),
 		Development: mode == Development,
@@ -89,11 +77,11 @@ func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 // finishDocument adds to the routes' document what buildDocument adds
 // after them.
 func finishDocument(ctx context.Context, t *table, doc *openapi.Document, logger *slog.Logger) (*document.Served, error) {
-	a := document.Additions{Security: auth.ConfigMap(t.set.Security), Embedder: t.set.opts.OpenAPI}
+	a := document.Additions{Security: auth.ConfigMap(t.set.Security), Embedder: t.set.Embedder}
 	if rm := t.runtime; rm != nil && t.runtimeDocOut == nil {
 		a.Runtime = rm.Declaration().OpenAPI
 		a.Extend = func(ctx context.Context, b []byte) ([]byte, error) {
-			return runExtend(ctx, rm, logger, b, time.Now().Add(limitTimeout(t.set.opts.Limits)).UnixNano())
+			return runExtend(ctx, rm, logger, b, time.Now().Add(time.Duration(t.set.Limits.Timeout)).UnixNano())
 		}
 	}
 	return document.Finish(ctx, doc, a)
@@ -107,18 +95,6 @@ func (h *Host) Document() []byte {
 	}
 	return nil
 }
-
-// openAPIServed reports whether the schema route is served in this mode:
-// in development unless disabled, in production only when enabled.
-func (s *settings) openAPIServed() bool {
-	o := s.openAPI()
-	if o.Enabled != nil {
-		return *o.Enabled
-	}
-	return s.opts.Mode == Development
-}
-
-func (s *settings) openAPIPath() string { return s.openAPI().Path }
 
 // documentProblem explains, in development (mode), why there is no
 // document.

@@ -43,8 +43,7 @@ func (c idemCall) ClientAddress() string {
 }
 
 func (c idemCall) Config() idempotency.Config {
-	o := c.set.opts.Idempotency
-	return idempotency.Config{ScopeHeader: o.ScopeHeader, Lease: idempotencyLease(o), Replay: idempotencyReplay(o)}
+	return c.set.Idempotency
 }
 
 func (c idemCall) Parts() idempotency.Parts {

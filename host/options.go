@@ -41,11 +41,7 @@ func limitLoadTimeout(l config.Limits) time.Duration {
 	return time.Duration(l.WithDefaults().LoadTimeout)
 }
 
-func limitResponseBytes(l config.Limits) int64 { return l.WithDefaults().ResponseBytes }
-
 func limitMemoryBytes(l config.Limits) int64 { return l.WithDefaults().MemoryBytes }
-
-func limitTimeout(l config.Limits) time.Duration { return time.Duration(l.WithDefaults().Timeout) }
 
 func limitMaxTimeout(l config.Limits) time.Duration {
 	return time.Duration(l.WithDefaults().MaxTimeout)
@@ -250,25 +246,6 @@ func (o Options) merge(cfg *config.App) Options {
 	o.Outbound = overlay.Fill(o.Outbound, cfg.Outbound).WithDefaults()
 	o.Idempotency = overlay.Fill(o.Idempotency, cfg.Idempotency)
 	return o
-}
-
-func idempotencyLease(c config.Idempotency) time.Duration {
-	return time.Duration(c.WithDefaults().Lease)
-}
-
-func idempotencyReplay(c config.Idempotency) time.Duration {
-	return time.Duration(c.WithDefaults().Replay)
-}
-
-// checksResponses reports whether answers are checked in this mode.
-func (o *Options) checksResponses() bool {
-	switch o.ResponseValidation {
-	case config.ValidateAlways:
-		return true
-	case config.ValidateNever:
-		return false
-	}
-	return o.Mode == Development
 }
 
 // Progress is one module done in a stage of making an app servable.

@@ -360,10 +360,10 @@ func (l *loading) Note(file string, now, before bool) { l.report.note(file, now,
 // checkRoute refuses what the table's settings refuse of a route: a
 // timeout over limits.maxTimeout, a path the host answers before routing.
 func (l *loading) checkRoute(r *route) error {
-	if err := r.CheckTimeouts(limitMaxTimeout(l.t.set.opts.Limits)); err != nil {
+	if err := r.CheckTimeouts(time.Duration(l.t.set.Limits.MaxTimeout)); err != nil {
 		return err
 	}
-	return l.t.set.shadowedBy(r.FileRoute)
+	return l.t.set.ShadowedBy(r.FileRoute)
 }
 
 // Problem records a problem of the table; fresh ones (not already
