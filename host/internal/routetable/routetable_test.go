@@ -260,3 +260,51 @@ func TestInfos(t *testing.T) {
 		t.Errorf("DocRoutes' endpoint operations = %q, want GET, POST in method order", methods)
 	}
 }
+
+// TestSalvageAndHold: of two files whose routes the document cannot hold
+// together, the later in file order is left out, with its error, and held
+// for the next load; the rest serves.
+func TestSalvageAndHold(t *testing.T) {
+	a := plain(t, "server/routes/a.wasm", "server/routes/a.wasm")
+	b := plain(t, "server/routes/b.wasm", "server/routes/b.wasm")
+	c := plain(t, "server/routes/c.wasm", "server/routes/c.wasm")
+	tbl := &Table{Files: map[string]*File{
+		"server/routes/a.wasm": {Hash: [32]byte{1}, Routes: []*routemod.Route{a}},
+		"server/routes/b.wasm": {Hash: [32]byte{2}, Routes: []*routemod.Route{b}},
+		"server/routes/c.wasm": {Hash: [32]byte{3}, Routes: []*routemod.Route{c}},
+		"server/routes/x.wasm": {Hash: [32]byte{4}, Err: errors.New("failed to load")},
+	}, Routes: []*routemod.Route{a, b, c}}
+	collision := errors.New(`/components/schemas/User: two routes define "User" differently`)
+	build := func(routes []*routemod.Route) error {
+		if slices.Contains(routes, a) && slices.Contains(routes, c) {
+			return collision
+		}
+		return nil
+	}
+	kept, leftOut := tbl.Salvage(build)
+	if !slices.Equal(kept, []*routemod.Route{a, b}) {
+		t.Fatalf("kept %d routes, want a and b", len(kept))
+	}
+	if len(leftOut) != 1 || !strings.Contains(leftOut[0].Error(), "server/routes/c.wasm") || !errors.Is(leftOut[0], collision) {
+		t.Fatalf("leftOut = %v, want c's, wrapping the collision", leftOut)
+	}
+	if len(tbl.Routes) != 3 || tbl.Files["server/routes/c.wasm"].Held != nil {
+		t.Fatal("Salvage changed the table")
+	}
+	if err := tbl.Hold(kept, leftOut); err != nil {
+		t.Fatal(err)
+	}
+	c2 := tbl.Files["server/routes/c.wasm"]
+	if len(c2.Routes) != 0 || !slices.Equal(c2.Held, []*routemod.Route{c}) || c2.Err != leftOut[0] || c2.Hash[0] != 3 {
+		t.Errorf("c's file = %+v, want its route held with its error and hash", c2)
+	}
+	if res := tbl.Router.Match("GET", "/c"); res.Found {
+		t.Error("GET /c: the route left out still serves")
+	}
+	if res := tbl.Router.Match("GET", "/b"); !res.Found || res.Value != b {
+		t.Error("GET /b: the route kept does not serve")
+	}
+	if !slices.Equal(tbl.Routes, kept) {
+		t.Error("Routes are not the ones kept")
+	}
+}
