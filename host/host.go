@@ -159,12 +159,10 @@ type table struct {
 	warnings []error
 }
 
-// route is one route of a table (package routemod), module its route
-// module, and operation one method of an endpoint, compiled from its
-// contract (package routes).
+// route is one route of a table (package routemod), and operation one
+// method of an endpoint, compiled from its contract (package routes).
 type (
 	route     = routemod.Route
-	module    = routemod.Module
 	operation = routes.Operation
 )
 
