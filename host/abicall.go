@@ -40,7 +40,7 @@ func (c guestCall) RequestHeader(name []byte) []string {
 
 func (c guestCall) ReadBody(dst []byte) (int, abi.Errno) { return c.body.ReadBody(dst) }
 func (c guestCall) ReadFile(index int32, dst []byte) (int, abi.Errno) {
-	return c.body.ReadFile(index, dst, c.logger, c.route.file)
+	return c.body.ReadFile(index, dst, c.logger, c.route.File)
 }
 func (c guestCall) Write(data []byte) abi.Errno { return c.write(data) }
 
@@ -69,7 +69,7 @@ func (c guestCall) Variable(name []byte) ([]byte, bool) {
 	if c.set == nil {
 		return nil, false
 	}
-	return c.set.variables.Lookup(string(name))
+	return c.set.Variables.Lookup(string(name))
 }
 
 // StoreSpan begins the span of a guest's store operation op, under its
@@ -83,11 +83,11 @@ func (c guestCall) StoreError(op string, err error) abi.Errno {
 		return abi.ErrInvalid
 	case errors.Is(err, storage.ErrFull):
 		c.host.opts.Observer.reportStoreError(op, err)
-		c.logger.Warn("the key-value store is full", "route", c.route.file, "op", op)
+		c.logger.Warn("the key-value store is full", "route", c.route.File, "op", op)
 		return abi.ErrUnavailable
 	default:
 		c.host.opts.Observer.reportStoreError(op, err)
-		c.logger.Error("the key-value store failed", "route", c.route.file, "op", op, "error", err)
+		c.logger.Error("the key-value store failed", "route", c.route.File, "op", op, "error", err)
 		return abi.ErrUnavailable
 	}
 }

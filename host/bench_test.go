@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -155,28 +154,7 @@ func interleaveCPU(b *testing.B, n, workers int, call func(variant int) error) (
 //	go test ./host -run '^$' -bench UsersGetHTTP -benchtime 20000x
 func BenchmarkUsersGetHTTP(b *testing.B) {
 	vs := benchVariants(b)
-	workers := 4 * runtime.GOMAXPROCS(0)
-	urls := make([]string, len(vs))
-	clients := make([]*http.Client, len(vs))
-	for i, v := range vs {
-		srv := httptest.NewServer(v.handler)
-		b.Cleanup(srv.Close)
-		tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
-		b.Cleanup(tr.CloseIdleConnections)
-		urls[i], clients[i] = srv.URL+"/api/users/2", &http.Client{Transport: tr}
-	}
-	rates, cpu := interleaveCPU(b, len(vs), workers, func(i int) error {
-		res, err := clients[i].Get(urls[i])
-		if err != nil {
-			return err
-		}
-		io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != 200 {
-			return fmt.Errorf("%s: status %d", vs[i].name, res.StatusCode)
-		}
-		return nil
-	})
+	rates, cpu := usersGetOverHTTP(b, vs)
 	reportRates(b, rates, vs)
 	for i, v := range vs {
 		b.ReportMetric(float64(cpu[i].Nanoseconds()), v.name+"-cpu-ns/req")

@@ -29,13 +29,13 @@ func stepContentType(h requestSide, w http.ResponseWriter, r *http.Request, c *c
 // issues step 7 reports with the other parts'.
 func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
-	limit := op.Body.Limit(c.set.limits.BodyBytes)
+	limit := op.Body.Limit(c.set.Limits.BodyBytes)
 	outcome := c.body.Take(r, op.Body, requestbody.Options{
 		Limit:      limit,
-		JSON:       jsonvalue.Limits{MaxDepth: c.set.opts.Limits.JSONDepth, MaxValues: c.set.opts.Limits.JSONValues},
+		JSON:       jsonvalue.Limits{MaxDepth: c.set.Limits.JSONDepth, MaxValues: c.set.Limits.JSONValues},
 		Idempotent: op.Contract.Idempotency != nil,
 		Logger:     h.logger,
-		Route:      c.route.file,
+		Route:      c.route.File,
 	}, &c.issues.Body)
 	return !h.answerBody(w, r, c, outcome, limit)
 }
@@ -53,7 +53,7 @@ func (h requestSide) answerBody(w http.ResponseWriter, r *http.Request, c *call,
 		writeError(w, r, http.StatusRequestEntityTooLarge, "", map[string]int64{"limit": limit})
 	case requestbody.TimedOut:
 		w.Header().Set("Connection", "close")
-		writeError(w, r, http.StatusRequestTimeout, "", map[string]string{"error": fmt.Sprintf("the request body did not arrive within %s (server.readTimeout)", time.Duration(c.set.server.ReadTimeout))})
+		writeError(w, r, http.StatusRequestTimeout, "", map[string]string{"error": fmt.Sprintf("the request body did not arrive within %s (server.readTimeout)", time.Duration(c.set.Server.ReadTimeout))})
 	case requestbody.Failed:
 		writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
 	case requestbody.Unstored:
@@ -67,5 +67,5 @@ func (h requestSide) answerBody(w http.ResponseWriter, r *http.Request, c *call,
 // discardBody reads what is left of the body of a request the host
 // refuses (requestbody.Body.Discard), within server.readTimeout.
 func (h requestSide) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
-	c.body.Discard(w, r, time.Duration(c.set.server.ReadTimeout))
+	c.body.Discard(w, r, time.Duration(c.set.Server.ReadTimeout))
 }

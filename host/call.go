@@ -196,7 +196,7 @@ func (c *call) stopped() <-chan struct{} {
 
 // reset prepares a pooled call for a request.
 func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op *operation, r *http.Request) {
-	timeout, idle, now := time.Duration(set.limits.Timeout), time.Duration(0), time.Now()
+	timeout, idle, now := time.Duration(set.Limits.Timeout), time.Duration(0), time.Now()
 	if op != nil {
 		if op.Timeout > 0 {
 			timeout = op.Timeout
@@ -223,7 +223,7 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 			status:    http.StatusOK,
 			header:    c.header,
 			buf:       c.buf,
-			maxBuffer: set.limits.ResponseBytes,
+			maxBuffer: set.Limits.ResponseBytes,
 		},
 		logger: h.logger,
 		dbKept: c.dbKept,
@@ -300,7 +300,7 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	}
 	file := ""
 	if c.route != nil {
-		file = c.route.file
+		file = c.route.File
 	}
 	attrs = append([]any{"route", file}, attrs...)
 	if c.mw != nil {

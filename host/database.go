@@ -10,6 +10,7 @@ import (
 	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
+	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
 
@@ -88,7 +89,7 @@ func (c guestCall) Databases() abihost.Databases {
 		return nil
 	}
 	if c.db == nil {
-		deadline, maxResult := c.clock.Deadline(), int(c.set.limits.SQLResultBytes)
+		deadline, maxResult := c.clock.Deadline(), int(c.set.Limits.SQLResultBytes)
 		if c.dbKept == nil {
 			// The hooks are bound to c, which the pool hands to every
 			// request it serves.
@@ -108,7 +109,7 @@ func (c *call) endDatabases() {
 		return
 	}
 	if n := c.db.Close(); n > 0 && c.route != nil {
-		c.logger.Warn("the call ended with a database transaction open: rolled back", "route", c.route.file, "transactions", n)
+		c.logger.Warn("the call ended with a database transaction open: rolled back", "route", c.route.File, "transactions", n)
 	}
 	if code := c.db.LastError(); code != "" {
 		rc := c.requestCall()
@@ -140,7 +141,7 @@ func (c *call) dbDone(db string, d time.Duration, err error) {
 		e.Code = string(database.CodeOf(err))
 	}
 	if c.route != nil {
-		e.Route = c.route.pattern
+		e.Route = c.route.Pattern
 	}
 	o.Database(e)
 }
@@ -149,7 +150,7 @@ func (c *call) dbDone(db string, d time.Duration, err error) {
 // waits for its migrations: 503 with Retry-After, as a database that is
 // down makes the app's code answer, and, in development, which database,
 // why, and the route or middleware (where) that used it.
-func (h requestSide) answerDatabaseWaits(w http.ResponseWriter, r *http.Request, waits *dbgate.WaitsError, where failureData) {
+func (h requestSide) answerDatabaseWaits(w http.ResponseWriter, r *http.Request, waits *dbgate.WaitsError, where guestfail.Data) {
 	h.logger.Debug("call stopped: its database waits for its migrations", "route", where.Route, "middleware", where.Middleware, "database", waits.Database, "error", waits.Err)
 	w.Header().Set("Retry-After", h.dbRetry.RetryAfter())
 	var data any

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/database/databasetest"
@@ -29,6 +32,11 @@ INSERT INTO users (id, name, email) VALUES (1, 'Ada Lovelace', 'ada@example.com'
 // each variant's requests per second through ServeHTTP and their ratios
 // to the KV path, and the CPU time per request of the KV and SQLite paths
 // and their ratio (sqlite/kv-cpu), which a busy machine does not skew.
+// Then the KV and SQLite paths again as users see them, over loopback
+// HTTP with keep-alive connections as BenchmarkUsersGetHTTP does,
+// interleaved in rounds: their rates, CPU times (server and client, the
+// client's share the same for both) and ratios (http-sqlite/kv,
+// http-sqlite/kv-cpu).
 //
 //	go test ./host -run '^$' -bench UsersGetDatabase -benchtime 20000x
 func BenchmarkUsersGetDatabase(b *testing.B) {
@@ -94,6 +102,11 @@ func BenchmarkUsersGetDatabase(b *testing.B) {
 		}
 		return nil
 	})
+	// Over loopback HTTP, the KV and SQLite paths only: PostgreSQL's
+	// server is another process, whose CPU time is not counted.
+	// interleaveCPU resets the timer, which clears the metrics reported
+	// so far, so all are reported once both have run.
+	httpRates, httpCPU := usersGetOverHTTP(b, vs[:2])
 	reportRates(b, rates, vs)
 	// SQLite runs in the process, so its CPU time per request is its
 	// whole cost (PostgreSQL's server is another process): the ratio of
@@ -101,4 +114,40 @@ func BenchmarkUsersGetDatabase(b *testing.B) {
 	b.ReportMetric(float64(cpu[0].Nanoseconds()), "kv-cpu-ns/req")
 	b.ReportMetric(float64(cpu[1].Nanoseconds()), "sqlite-cpu-ns/req")
 	b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "sqlite/kv-cpu")
+	b.ReportMetric(httpRates[0], "http-kv-req/s")
+	b.ReportMetric(httpRates[1], "http-sqlite-req/s")
+	b.ReportMetric(httpRates[1]/httpRates[0], "http-sqlite/kv")
+	b.ReportMetric(float64(httpCPU[0].Nanoseconds()), "http-kv-cpu-ns/req")
+	b.ReportMetric(float64(httpCPU[1].Nanoseconds()), "http-sqlite-cpu-ns/req")
+	b.ReportMetric(float64(httpCPU[0])/float64(httpCPU[1]), "http-sqlite/kv-cpu")
+}
+
+// usersGetOverHTTP serves the variants overHTTP on loopback HTTP servers
+// and measures GET /api/users/2 with keep-alive connections, four per
+// core, interleaved: each one's requests per second and CPU time per
+// request (server and client). BenchmarkUsersGetHTTP and
+// BenchmarkUsersGetDatabase use it.
+func usersGetOverHTTP(b *testing.B, overHTTP []variant) (rates []float64, cpu []time.Duration) {
+	workers := 4 * runtime.GOMAXPROCS(0)
+	urls := make([]string, len(overHTTP))
+	clients := make([]*http.Client, len(overHTTP))
+	for i, v := range overHTTP {
+		srv := httptest.NewServer(v.handler)
+		b.Cleanup(srv.Close)
+		tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
+		b.Cleanup(tr.CloseIdleConnections)
+		urls[i], clients[i] = srv.URL+"/api/users/2", &http.Client{Transport: tr}
+	}
+	return interleaveCPU(b, len(overHTTP), workers, func(i int) error {
+		res, err := clients[i].Get(urls[i])
+		if err != nil {
+			return err
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			return fmt.Errorf("%s over HTTP: status %d", overHTTP[i].name, res.StatusCode)
+		}
+		return nil
+	})
 }

@@ -1,13 +1,10 @@
 package host
 
 import (
-	"errors"
-	"maps"
 	"slices"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
-	"github.com/wasmendpoints/endpoints/internal/router"
 )
 
 // salvageDocument is what a development load does whose document failed
@@ -22,37 +19,21 @@ import (
 // Options.OpenAPI fails, or the routes configuration alone): the table then
 // fails closed, as before.
 //
-// What is left out is held (loadedFile.held) and tried again at the next
-// reload, so that fixing either side of a collision serves the whole app.
+// What is left out is held (routetable.Table.Hold) and tried again at the
+// next reload, so that fixing either side of a collision serves the whole app.
 func (l *loading) salvageDocument(cause error) bool {
 	t := l.t
 	trial := *t
 	build := func(routes []*route) error {
-		trial.routes, trial.warnings = routes, nil
+		trial.Routes, trial.warnings = routes, nil
 		_, err := buildRoutesDocument(&trial, l.h.opts.Mode)
 		return err
 	}
 	if build(nil) != nil {
 		return false
 	}
-	var kept []*route
-	var leftOut []error
-	files := slices.Sorted(maps.Keys(t.files))
-	out := map[string]bool{}
-	for _, f := range files {
-		lf := t.files[f]
-		if len(lf.routes) == 0 {
-			continue
-		}
-		with := append(slices.Clone(kept), lf.routes...)
-		if err := build(with); err != nil {
-			leftOut = append(leftOut, &document.LeftOutError{File: f, Field: document.ContractField(err), Err: err})
-			out[f] = true
-			continue
-		}
-		kept = with
-	}
-	trial.routes, trial.warnings = kept, nil
+	kept, leftOut := t.Salvage(build)
+	trial.Routes, trial.warnings = kept, nil
 	doc, err := l.h.buildDocument(l.ctx, &trial)
 	if err != nil && t.runtime != nil && t.runtime.Declaration().OpenAPI != nil {
 		trial.runtimeDocOut = &document.LeftOutError{File: abi.RuntimeModule, Field: "openApi", Err: err}
@@ -65,38 +46,18 @@ func (l *loading) salvageDocument(cause error) bool {
 		return false
 	}
 	l.h.logger.Debug("the document was built without what it failed on", "cause", cause)
-	var rt router.Router[*route]
-	for _, r := range kept {
-		if err := r.register(&rt); err != nil {
-			// Each registered in the full table already: a subset cannot
-			// conflict.
-			return false
-		}
+	if err := t.Hold(kept, leftOut); err != nil {
+		return false
 	}
-	for _, f := range files {
-		if lf := t.files[f]; out[f] {
-			t.files[f] = &loadedFile{hash: lf.hash, err: leftOutOf(leftOut, f), held: lf.routes}
-		}
-	}
-	t.router, t.routes, t.warnings, t.doc, t.runtimeDocOut = rt, kept, trial.warnings, doc, trial.runtimeDocOut
+	t.warnings, t.doc, t.runtimeDocOut = trial.warnings, doc, trial.runtimeDocOut
 	t.leftOut = leftOut
 	for _, p := range leftOut {
 		// Reported once: a reload that leaves the same out again does
 		// not report it anew.
 		fresh := l.prev == nil || !slices.ContainsFunc(l.prev.leftOut, func(old error) bool { return old.Error() == p.Error() })
-		l.problem(p, fresh)
+		l.Problem(p, fresh)
 	}
 	return true
-}
-
-// leftOutOf is the problem of file f among problems.
-func leftOutOf(problems []error, f string) error {
-	for _, p := range problems {
-		if lo := (*document.LeftOutError)(nil); errors.As(p, &lo) && lo.File == f {
-			return p
-		}
-	}
-	return nil
 }
 
 // noteLeftOut lists what t's document was built without in the document

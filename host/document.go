@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -19,50 +17,16 @@ import (
 // RoutesConfigFile is the routes configuration of an app (docs/spec.md §7).
 const RoutesConfigFile = "server/routes.config.json"
 
-// openAPI is the openApi settings in effect: Options.OpenAPI over
-// endpoints.json's, defaults filled in by config.
-func (s *settings) openAPI() config.OpenAPI {
-	return openAPIOver(s.opts.OpenAPI, s.config.OpenAPI).WithDefaults()
-}
-
-// plainRoutes is the policy for plain routes in the document.
-func (s *settings) plainRoutes() config.PlainRoutesPolicy {
-	return s.openAPI().PlainRoutes
-}
-
-// docRoutes are t's routes as the document sees them: an endpoint's
-// operations in method order.
-func (t *table) docRoutes() []document.Route {
-	routes := make([]document.Route, len(t.routes))
-	for i, r := range t.routes {
-		routes[i] = document.Route{Path: r.rf, File: r.file, Plain: r.plain}
-		if r.plain {
-			continue
-		}
-		for _, m := range slices.Sorted(maps.Keys(r.ops)) {
-			routes[i].Operations = append(routes[i].Operations, openapi.Route{
-				Method:     m,
-				Path:       r.rf.OpenAPIPath(),
-				File:       r.file,
-				Contract:   r.ops[m].Contract,
-				Defs:       r.mod.contract.Defs,
-				Negotiates: r.ops[m].Negotiates(),
-			})
-		}
-	}
-	return routes
-}
-
 // plainProblems applies the plain routes policy: under "warn" it logs
 // each plain route without meta, under "require" it returns a problem for
 // each, naming its file.
 func (h *Host) plainProblems(t *table) []error {
-	policy := t.set.plainRoutes()
+	policy := t.set.OpenAPI.PlainRoutes
 	if policy != config.PlainRoutesWarn && policy != config.PlainRoutesRequire {
 		return nil
 	}
 	var problems []error
-	for _, op := range document.WithoutMeta(document.PlainOperations(t.docRoutes()), t.routesConfig) {
+	for _, op := range document.WithoutMeta(document.PlainOperations(t.DocRoutes()), t.RoutesConfig) {
 		route := openapi.ClientPath(op.Path)
 		if policy == config.PlainRoutesWarn {
 			h.logger.Warn("plain route without meta: the document lists it with defaults only",
@@ -100,9 +64,9 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document.Served, e
 // the table's routes and routes configuration alone, for a host running in
 // mode. The warnings of a development build go to t.warnings.
 func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
-	doc, warnings, err := document.BuildRoutes(t.docRoutes(), document.Settings{
-		OpenAPI:     t.set.openAPI(),
-		Routes:      t.routesConfig,
+	doc, warnings, err := document.BuildRoutes(t.DocRoutes(), document.Settings{
+		OpenAPI:     t.set.OpenAPI,
+		Routes:      t.RoutesConfig,
 		Middleware:  middlewareDecls(t.middleware),
 		Development: mode == Development,
 	})
@@ -113,11 +77,11 @@ func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 // finishDocument adds to the routes' document what buildDocument adds
 // after them.
 func finishDocument(ctx context.Context, t *table, doc *openapi.Document, logger *slog.Logger) (*document.Served, error) {
-	a := document.Additions{Security: auth.ConfigMap(t.set.security), Embedder: t.set.opts.OpenAPI}
+	a := document.Additions{Security: auth.ConfigMap(t.set.Security), Embedder: t.set.Embedder}
 	if rm := t.runtime; rm != nil && t.runtimeDocOut == nil {
 		a.Runtime = rm.Declaration().OpenAPI
 		a.Extend = func(ctx context.Context, b []byte) ([]byte, error) {
-			return runExtend(ctx, rm, logger, b, time.Now().Add(limitTimeout(t.set.opts.Limits)).UnixNano())
+			return runExtend(ctx, rm, logger, b, time.Now().Add(time.Duration(t.set.Limits.Timeout)).UnixNano())
 		}
 	}
 	return document.Finish(ctx, doc, a)
@@ -131,18 +95,6 @@ func (h *Host) Document() []byte {
 	}
 	return nil
 }
-
-// openAPIServed reports whether the schema route is served in this mode:
-// in development unless disabled, in production only when enabled.
-func (s *settings) openAPIServed() bool {
-	o := s.openAPI()
-	if o.Enabled != nil {
-		return *o.Enabled
-	}
-	return s.opts.Mode == Development
-}
-
-func (s *settings) openAPIPath() string { return s.openAPI().Path }
 
 // documentProblem explains, in development (mode), why there is no
 // document.

@@ -36,11 +36,11 @@ func (c edgeCall) Verify(m *edge.Middleware, scheme string) (int32, *abi.Princip
 // may not, it answered: 429, or 503 (500) when the store failed.
 func (h requestSide) limitRate(w http.ResponseWriter, r *http.Request, c *call) bool {
 	set := c.set
-	if len(set.rateLimits) == 0 {
+	if len(set.RateLimits) == 0 {
 		return true
 	}
-	l := edge.Limiter{Policies: set.rateLimits, Trusted: set.trustedProxies, Store: h.store, Namespace: h.namespace, Logger: h.logger}
-	no := l.Take(r, c.route.pattern, edgeCall{c}, w.Header())
+	l := edge.Limiter{Policies: set.RateLimits, Trusted: set.TrustedProxies, Store: h.store, Namespace: h.namespace, Logger: h.logger}
+	no := l.Take(r, c.route.Pattern, edgeCall{c}, w.Header())
 	if no == nil {
 		return true
 	}

@@ -26,7 +26,7 @@ func (c *call) envelopeJSON() []byte {
 		Parts:       c.parts(),
 		HTTP:        c.req,
 		Kind:        kind,
-		Route:       c.route.pattern,
+		Route:       c.route.Pattern,
 		MediaType:   c.mediaType,
 		RequestID:   rc.requestID,
 		TraceID:     observe.TraceID(c.req.Header),

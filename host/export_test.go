@@ -24,11 +24,11 @@ func (h *Host) Sweep(now time.Time) int {
 
 // IdleInstances counts the idle instances of a route module.
 func (h *Host) IdleInstances(file string) int {
-	f := h.table.Load().files[file]
-	if f == nil || f.pool() == nil {
+	f := h.table.Load().Files[file]
+	if f == nil || f.Pool() == nil {
 		return -1
 	}
-	return f.pool().IdleCount()
+	return f.Pool().IdleCount()
 }
 
 // RunJanitor replaces the host's janitor with one that sweeps at every
@@ -54,18 +54,18 @@ func (h *Host) HoldCompiler() (release func()) { return h.engine.HoldCompiler() 
 
 // Interpreted reports whether the interpreter runs a route module.
 func (h *Host) Interpreted(file string) bool {
-	f := h.table.Load().files[file]
-	if f == nil || f.pool() == nil {
+	f := h.table.Load().Files[file]
+	if f == nil || f.Pool() == nil {
 		return false
 	}
-	return f.pool().Interpreted()
+	return f.Pool().Interpreted()
 }
 
 // HasCode reports whether a route module's code has loaded (see
 // Options.ServeWhileCompiling: code loaded after New).
 func (h *Host) HasCode(file string) bool {
-	f := h.table.Load().files[file]
-	return f != nil && f.pool() != nil && f.pool().HasCode()
+	f := h.table.Load().Files[file]
+	return f != nil && f.Pool() != nil && f.Pool().HasCode()
 }
 
 // BoundKey is edge.BoundKey, the client part of a rate-limit key.

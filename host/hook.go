@@ -74,7 +74,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 			f.Default = body
 		}
 		c.failure = f
-		if endpointHook && h.runHook(w, r, c, c.route.mod.pool, c.route.mod.index) {
+		if endpointHook && h.runHook(w, r, c, c.route.Module.Pool, c.route.Module.Index) {
 			return
 		}
 		if appHook && h.runHook(w, r, c, t.runtime.HookPool(), -1) {
@@ -95,7 +95,7 @@ func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p 
 	c.buf.Reset()
 	in, err := p.Get(c)
 	if err != nil {
-		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.File(), "route", c.route.file, "error", err)
+		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.File(), "route", c.route.File, "error", err)
 		return false
 	}
 	var code int32 = -1
@@ -117,10 +117,10 @@ func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p 
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
-		h.logger.Info("client went away; onValidationError stopped", "module", p.File(), "route", c.route.file)
+		h.logger.Info("client went away; onValidationError stopped", "module", p.File(), "route", c.route.File)
 		return true
 	}
-	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
+	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
 	if c.wroteHeader {
 		panic(http.ErrAbortHandler)
 	}

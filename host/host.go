@@ -42,21 +42,21 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
-	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/inflight"
 	"github.com/wasmendpoints/endpoints/host/internal/janitor"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/host/internal/pipelining"
+	"github.com/wasmendpoints/endpoints/host/internal/routemod"
+	"github.com/wasmendpoints/endpoints/host/internal/routes"
+	"github.com/wasmendpoints/endpoints/host/internal/routetable"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/cors"
-	"github.com/wasmendpoints/endpoints/internal/routefile"
-	"github.com/wasmendpoints/endpoints/internal/router"
-	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -94,14 +94,12 @@ type Host struct {
 	// running: guests stop at their next interrupt check or host call.
 	halt   chan struct{}
 	halted atomic.Bool
-	// The lifecycle: closing refuses new requests and stops watchers (done
-	// is closed); active counts requests in ServeHTTP, and the last one
-	// out of a closing host signals idle. closeOnce makes Shutdown and
-	// Close safe to call concurrently and repeatedly.
-	closing           atomic.Bool
-	active            atomic.Int64
+	// The lifecycle: requests counts the requests in ServeHTTP, and
+	// refuses new ones once closed, when watchers stop too (done is
+	// closed). closeOnce makes Shutdown and Close safe to call
+	// concurrently and repeatedly.
+	requests          inflight.Gate
 	done              chan struct{}
-	idle              chan struct{}
 	closeOnce         sync.Once
 	stopErr, closeErr error
 	closed            chan struct{} // closed when the host has finished closing
@@ -119,30 +117,28 @@ type Host struct {
 // table is one loaded version of the app's routes. It is built whole and
 // swapped in atomically; requests keep the table they started with.
 type table struct {
-	// files are the route modules by path in the app, with their hashes,
-	// so a reload loads only what changed.
-	files map[string]*loadedFile
-	// configHash and runtimeHash are those of routes.config.json and the
-	// runtime declaration module (zero when absent).
-	configHash, runtimeHash [32]byte
-	state                   *tableState
+	// Table holds the route modules by path in the app, with their
+	// hashes, so a reload loads only what changed; the routes, their
+	// router and the routes configuration (package routetable).
+	routetable.Table
+	// runtimeHash is that of the runtime declaration module (zero when
+	// absent).
+	runtimeHash [32]byte
+	state       *tableState
 	// set are the settings of endpoints.json this version serves with;
 	// appConfigHash is the hash of the file they came from.
 	set           *settings
 	appConfigHash [32]byte
 
-	router       router.Router[*route]
-	routes       []*route
-	problems     []error
-	routesConfig *openapi.RoutesConfig
-	runtime      *runtimedecl.Module
-	doc          *document.Served // nil when it could not be built
-	docErr       error            // why doc is nil; also in problems
+	problems []error
+	runtime  *runtimedecl.Module
+	doc      *document.Served // nil when it could not be built
+	docErr   error            // why doc is nil; also in problems
 	// middleware are the modules of server/middleware in order, by file
 	// in mwFiles; security is what the table enforces, nil when the
 	// document could not be built (then every endpoint fails closed).
 	middleware []*edge.Middleware
-	mwFiles    map[string]*loadedMiddleware
+	mwFiles    map[string]*edge.MiddlewareFile
 	security   *securityPlan
 	// cors is the CORS policy the table answers with: the settings' one,
 	// allowing also the headers of the app's API-key schemes when
@@ -163,6 +159,13 @@ type table struct {
 	// behind by a deleted route), which fail a Production load.
 	warnings []error
 }
+
+// route is one route of a table (package routemod), and operation one
+// method of an endpoint, compiled from its contract (package routes).
+type (
+	route     = routemod.Route
+	operation = routes.Operation
+)
 
 // LoadError lists every module that failed to load, one per line: what [New]
 // returns in [Production], and [Host.WaitCompiled] for code that failed to
@@ -211,7 +214,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e,
-		halt: make(chan struct{}), done: make(chan struct{}), idle: make(chan struct{}, 1), closed: make(chan struct{})}
+		halt: make(chan struct{}), done: make(chan struct{}), closed: make(chan struct{})}
 	h.calls.New = func() any { return new(call) }
 	life := lifecycle{h}
 	if err := life.openStore(ctx); err != nil {
@@ -385,13 +388,13 @@ type lifecycle struct{ *Host }
 // had to be stopped, closeErr what closing failed on.
 func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	defer close(h.closed)
-	h.closing.Store(true)
+	h.requests.Close()
 	close(h.done) // watchers stop
 	// A reload in progress finishes (and sees closing); none starts after.
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	h.janitor.Close()
-	if !h.waitIdle(ctx) {
+	if !h.requests.Wait(ctx) {
 		// Guests stop at their next interrupt check or host call; the
 		// engine waits for their instances before it closes the runtime
 		// (a call blocked in a host function ends at its deadline).
@@ -413,40 +416,9 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 // stopping reports whether the host stopped its guests to shut down.
 func (h lifecycle) stopping() bool { return h.halted.Load() || h.engine.Stopping() }
 
-// enter admits a request, unless the host is closing; leave ends it.
-func (h requestSide) enter() bool {
-	h.active.Add(1)
-	if h.closing.Load() {
-		h.leave()
-		return false
-	}
-	return true
-}
-
-func (h requestSide) leave() {
-	if h.active.Add(-1) == 0 && h.closing.Load() {
-		select {
-		case h.idle <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// waitIdle waits until no request is in flight, or ctx ends (false).
-func (h lifecycle) waitIdle(ctx context.Context) bool {
-	for h.active.Load() > 0 {
-		select {
-		case <-h.idle:
-		case <-ctx.Done():
-			return h.active.Load() == 0
-		}
-	}
-	return true
-}
-
 func (t *table) close(ctx context.Context) {
-	for _, f := range t.files {
-		if p := f.pool(); p != nil {
+	for _, f := range t.Files {
+		if p := f.Pool(); p != nil {
 			p.Close(ctx)
 		}
 	}
@@ -473,78 +445,15 @@ type RouteInfo struct {
 
 // Routes lists the served routes sorted by path, then method.
 func (h *Host) Routes() []RouteInfo {
-	var out []RouteInfo
-	t := h.table.Load()
-	for _, r := range t.routes {
-		infos := r.infos()
-		if r.plain && t.routesConfig != nil {
-			for i := range infos {
-				infos[i].Summary = plainSummary(t.routesConfig, infos[i].Path, infos[i].Method)
-			}
-		}
-		out = append(out, infos...)
-	}
-	slices.SortFunc(out, func(a, b RouteInfo) int {
-		if c := strings.Compare(a.Path, b.Path); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Method, b.Method)
-	})
-	return out
-}
-
-// plainSummary is the summary routes.config.json's "plainRoutes" gives a
-// plain route's method, or "".
-func plainSummary(cfg *openapi.RoutesConfig, path, method string) string {
-	meta := cfg.PlainRoutes[path]
-	if meta == nil {
-		return ""
-	}
-	if m := meta.Methods[strings.ToLower(method)]; m != nil && m.Summary != "" {
-		return m.Summary
-	}
-	return meta.Summary
-}
-
-func (r *route) infos() []RouteInfo {
-	if r.plain {
-		m := r.rf.Method
-		if m == "" {
-			m = "*"
-		}
-		return []RouteInfo{{Method: m, Path: r.rf.Pattern(), Kind: "plain", File: r.file}}
-	}
-	var out []RouteInfo
-	for m, op := range r.ops {
-		out = append(out, RouteInfo{Method: m, Path: r.rf.Pattern(), Kind: "endpoint", Summary: op.Contract.Summary, File: r.file})
+	infos := h.table.Load().Infos()
+	out := make([]RouteInfo, len(infos))
+	for i, info := range infos {
+		out[i] = RouteInfo(info)
 	}
 	return out
-}
-
-// loadRoute loads one module and, for an endpoint, compiles its contract:
-// one route, or those of a bundle (abi.BundleDir). deferCode: see
-// loadModule.
-func (h *Host) loadRoute(ctx context.Context, file string, wasm []byte, deferCode bool) ([]*route, error) {
-	if bundle.IsModule(file) {
-		return loadSide{h}.loadBundle(ctx, file, wasm, deferCode)
-	}
-	rf, err := routefile.Parse(file)
-	if err != nil {
-		return nil, err
-	}
-	mod, err := loadModule(ctx, h.engine, wasm, rf, limitInstances(h.opts.Limits), deferCode, false)
-	if err != nil {
-		return nil, err
-	}
-	r, err := newRoute(rf, mod)
-	if err != nil {
-		mod.pool.Retire(ctx)
-		return nil, err
-	}
-	return []*route{r}, nil
 }
 
 // AppConfig returns the configuration in effect: endpoints.json as last
 // loaded, with Options.ConfigOverrides applied (not the other fields of
 // Options, which apply on top of it).
-func (h *Host) AppConfig() config.App { return *h.table.Load().set.config }
+func (h *Host) AppConfig() config.App { return *h.table.Load().set.Config }

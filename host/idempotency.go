@@ -33,18 +33,17 @@ var _ idempotency.Call = idemCall{}
 
 func (c idemCall) Key() *idempotency.Key               { return &c.idem }
 func (c idemCall) Contract() *abi.Contract             { return c.op.Contract }
-func (c idemCall) Operation() (method, pattern string) { return c.op.Method, c.route.pattern }
-func (c idemCall) File() string                        { return c.route.file }
+func (c idemCall) Operation() (method, pattern string) { return c.op.Method, c.route.Pattern }
+func (c idemCall) File() string                        { return c.route.File }
 func (c idemCall) Negotiates() bool                    { return c.op.Negotiates() }
 func (c idemCall) Principal() *abi.Principal           { return c.principal }
 
 func (c idemCall) ClientAddress() string {
-	return auth.AddressKey(ratelimit.ClientIP(c.req, c.set.trustedProxies))
+	return auth.AddressKey(ratelimit.ClientIP(c.req, c.set.TrustedProxies))
 }
 
 func (c idemCall) Config() idempotency.Config {
-	o := c.set.opts.Idempotency
-	return idempotency.Config{ScopeHeader: o.ScopeHeader, Lease: idempotencyLease(o), Replay: idempotencyReplay(o)}
+	return c.set.Idempotency
 }
 
 func (c idemCall) Parts() idempotency.Parts {

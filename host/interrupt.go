@@ -2,21 +2,15 @@ package host
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
-
-	"github.com/wasmendpoints/endpoints/internal/interrupt"
 )
 
 // loadCall returns the call that runs a module's code at load: its start
 // function, endpoints_abi_version and the contract or declaration export,
 // together bounded by limits.loadTimeout (Config.LoadCall of the engine).
 func loadCall(ctx context.Context, logger *slog.Logger, loadTimeout time.Duration, file string) *call {
-	c := &call{parent: ctx, requestPart: requestPart{loading: true, loadTimeout: loadTimeout}, logger: logger, route: &route{file: file}}
+	c := &call{parent: ctx, requestPart: requestPart{loading: true, loadTimeout: loadTimeout}, logger: logger, route: &route{File: file}}
 	c.clock.Bound(time.Now().Add(loadTimeout))
 	return c
 }
-
-// interrupted reports whether a call error is the host stopping the guest.
-func interrupted(err error) bool { return errors.Is(err, interrupt.ErrInterrupted) }

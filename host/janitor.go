@@ -23,8 +23,8 @@ func (s idleSweep) closeIdle(cutoff time.Time) int {
 	ctx := context.Background()
 	t := h.table.Load()
 	n := 0
-	for _, f := range t.files {
-		if p := f.pool(); p != nil {
+	for _, f := range t.Files {
+		if p := f.Pool(); p != nil {
 			n += p.Trim(ctx, cutoff)
 		}
 	}

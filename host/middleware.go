@@ -8,6 +8,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
+	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
@@ -54,7 +55,7 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 	m := mc.mw
 	key := "" // the lane of the request's route
 	if mc.route != nil {
-		key = mc.route.file
+		key = mc.route.File
 	}
 	lane := m.Lane(key)
 	in, err := lane.Get(mc)
@@ -72,7 +73,7 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 		mc.spanCtx = nil
 		var failed error
 		if !healthy {
-			failed = guestError(err, 0, mc.fault)
+			failed = guestfail.Err(err, 0, mc.fault)
 		}
 		span(failed)
 	}
@@ -169,7 +170,7 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 	h := run.h
 	h.discardBody(w, r, mc.owner)
 	if mc.dbWaits != nil {
-		h.answerDatabaseWaits(w, r, mc.dbWaits, failureData{Middleware: mc.mw.File})
+		h.answerDatabaseWaits(w, r, mc.dbWaits, guestfail.Data{Middleware: mc.mw.File})
 		return
 	}
 	var data any
@@ -177,7 +178,7 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 		if reason == "" {
 			reason = "the middleware failed (see the log)"
 		}
-		data = failureData{Error: reason, Middleware: mc.mw.File, Output: mc.owner.output}
+		data = guestfail.Data{Error: reason, Middleware: mc.mw.File, Output: mc.owner.output}
 	}
 	writeError(w, r, http.StatusInternalServerError, "", data)
 }
@@ -222,66 +223,23 @@ func (c *call) requestCall() *call {
 	return c
 }
 
-// loadedMiddleware is one file of server/middleware as a table holds it.
-type loadedMiddleware struct {
-	hash [32]byte
-	mw   *edge.Middleware
-	err  error
-}
-
-// middlewareFiles loads the modules of server/middleware into the table,
-// reusing prev's for files whose bytes did not change. A module that
-// fails keeps its previous version, as route modules do.
+// middlewareFiles loads the modules of server/middleware into the table
+// (edge.LoadMiddlewareFiles), reusing prev's for files whose bytes did not
+// change. A module that fails keeps its previous version, as route modules
+// do.
 func (l *loading) middlewareFiles() {
-	h, t, prev, report := l.h, l.t, l.prev, &l.report
-	t.mwFiles = map[string]*loadedMiddleware{}
-	files, err := edge.FindMiddleware(h.app)
+	var prev map[string]*edge.MiddlewareFile
+	if l.prev != nil {
+		prev = l.prev.mwFiles
+	}
+	files, served, err := edge.LoadMiddlewareFiles(l.ctx, l.h.engine, appload.Dir(l.h.app), limitInstances(l.h.opts.Limits), prev, l)
 	if err != nil {
-		l.problem(err, true)
-		if prev != nil {
-			t.mwFiles, t.middleware = prev.mwFiles, prev.middleware
+		l.Problem(err, true)
+		l.t.mwFiles = map[string]*edge.MiddlewareFile{}
+		if l.prev != nil {
+			l.t.mwFiles, l.t.middleware = l.prev.mwFiles, l.prev.middleware
 		}
 		return
 	}
-	for _, f := range files {
-		data, hash, err := appload.Dir(h.app).Read(f)
-		var old *loadedMiddleware
-		if prev != nil {
-			old = prev.mwFiles[f]
-		}
-		if err == nil && old != nil && old.hash == hash {
-			t.mwFiles[f] = old
-			if old.mw != nil {
-				t.middleware = append(t.middleware, old.mw)
-			}
-			if old.err != nil {
-				l.problem(old.err, false)
-			}
-			continue
-		}
-		lm := &loadedMiddleware{hash: hash}
-		if err == nil {
-			lm.mw, err = edge.LoadMiddleware(l.ctx, h.engine, data, f, limitInstances(h.opts.Limits))
-		}
-		if err != nil {
-			lm.err = err
-			l.problem(err, true)
-			if old != nil && old.mw != nil {
-				lm.mw = old.mw // the previous version keeps serving
-			}
-		} else if prev != nil {
-			report.note(f, true, old != nil)
-		}
-		t.mwFiles[f] = lm
-		if lm.mw != nil {
-			t.middleware = append(t.middleware, lm.mw)
-		}
-	}
-	if prev != nil {
-		for f := range prev.mwFiles {
-			if _, ok := t.mwFiles[f]; !ok {
-				report.Removed = append(report.Removed, f)
-			}
-		}
-	}
+	l.t.mwFiles, l.t.middleware = files, served
 }

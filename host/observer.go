@@ -405,7 +405,7 @@ func noteRequestID(w http.ResponseWriter, id string) {
 // reportGuestCall reports a handler's call to o, which may be nil.
 func (o *Observer) reportGuestCall(r *http.Request, c *call, took time.Duration, failed bool) {
 	if o != nil && o.GuestCall != nil {
-		o.GuestCall(GuestCallEvent{Method: r.Method, Route: c.route.pattern, Module: c.route.file, Duration: took, Failed: failed})
+		o.GuestCall(GuestCallEvent{Method: r.Method, Route: c.route.Pattern, Module: c.route.File, Duration: took, Failed: failed})
 	}
 }
 
@@ -416,7 +416,7 @@ func (o *Observer) reportRefusal(r *http.Request, c *call, parts []string, statu
 		return
 	}
 	for _, part := range parts {
-		o.ValidationFailure(ValidationEvent{Method: r.Method, Route: c.route.pattern, Part: part, Status: status})
+		o.ValidationFailure(ValidationEvent{Method: r.Method, Route: c.route.Pattern, Part: part, Status: status})
 	}
 }
 
@@ -424,7 +424,7 @@ func (o *Observer) reportRefusal(r *http.Request, c *call, parts []string, statu
 // which may be nil.
 func (o *Observer) reportIdempotency(r *http.Request, c *call, outcome IdempotencyOutcome) {
 	if o != nil && o.Idempotency != nil {
-		o.Idempotency(IdempotencyEvent{Method: r.Method, Route: c.route.pattern, Outcome: outcome})
+		o.Idempotency(IdempotencyEvent{Method: r.Method, Route: c.route.Pattern, Outcome: outcome})
 	}
 }
 
@@ -454,7 +454,7 @@ func (c *call) beginSpan(e SpanEvent) func(error) {
 		e.Method = c.req.Method
 	}
 	if c.route != nil {
-		e.Route, e.Module = c.route.pattern, c.route.file
+		e.Route, e.Module = c.route.Pattern, c.route.File
 	}
 	if c.mw != nil {
 		e.Module = c.mw.File

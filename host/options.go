@@ -1,7 +1,6 @@
 package host
 
 import (
-	"cmp"
 	"log/slog"
 	"net/http"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/overlay"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -41,11 +41,7 @@ func limitLoadTimeout(l config.Limits) time.Duration {
 	return time.Duration(l.WithDefaults().LoadTimeout)
 }
 
-func limitResponseBytes(l config.Limits) int64 { return l.WithDefaults().ResponseBytes }
-
 func limitMemoryBytes(l config.Limits) int64 { return l.WithDefaults().MemoryBytes }
-
-func limitTimeout(l config.Limits) time.Duration { return time.Duration(l.WithDefaults().Timeout) }
 
 func limitMaxTimeout(l config.Limits) time.Duration {
 	return time.Duration(l.WithDefaults().MaxTimeout)
@@ -227,176 +223,29 @@ func (o *Options) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// merge fills the options' zero fields from the app's endpoints.json,
-// then the defaults of storage and outbound (config's WithDefaults: the
-// memory store's budgets derive from the merged maxBytes).
+// merge fills the options' zero fields from the app's endpoints.json
+// (package overlay), then the defaults of storage and outbound (config's
+// WithDefaults: the memory store's budgets derive from the merged
+// maxBytes).
 func (o Options) merge(cfg *config.App) Options {
 	if cfg == nil {
 		cfg = &config.App{}
 	}
-	l := &o.Limits
-	if l.BodyBytes == 0 {
-		l.BodyBytes = cfg.Limits.BodyBytes
-	}
-	if l.MemoryBytes == 0 {
-		l.MemoryBytes = cfg.Limits.MemoryBytes
-	}
-	if l.Timeout == 0 {
-		l.Timeout = cfg.Limits.Timeout
-	}
-	if l.Instances == 0 {
-		l.Instances = cfg.Limits.Instances
-	}
-	if l.ResponseBytes == 0 {
-		l.ResponseBytes = cfg.Limits.ResponseBytes
-	}
-	if l.LoadTimeout == 0 {
-		l.LoadTimeout = cfg.Limits.LoadTimeout
-	}
-	if l.JSONDepth == 0 {
-		l.JSONDepth = cfg.Limits.JSONDepth
-	}
-	if l.JSONValues == 0 {
-		l.JSONValues = cfg.Limits.JSONValues
-	}
-	if l.MaxTimeout == 0 {
-		l.MaxTimeout = cfg.Limits.MaxTimeout
-	}
-	if l.QueryParams == 0 {
-		l.QueryParams = cfg.Limits.QueryParams
-	}
-	if l.InstanceIdleTimeout == 0 {
-		l.InstanceIdleTimeout = cfg.Limits.InstanceIdleTimeout
-	}
-	if l.OutboundBytes == 0 {
-		l.OutboundBytes = cfg.Limits.OutboundBytes
-	}
-	if l.OutboundRequests == 0 {
-		l.OutboundRequests = cfg.Limits.OutboundRequests
-	}
-	if l.SQLResultBytes == 0 {
-		l.SQLResultBytes = cfg.Limits.SQLResultBytes
-	}
+	o.Limits = overlay.Fill(o.Limits, cfg.Limits)
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
 	}
 	o.Databases = mergeDatabases(o.Databases, cfg.Databases)
-	st := &o.Storage
-	if st.Driver == "" {
-		st.Driver, st.URL = cfg.Storage.Driver, cfg.Storage.URL
-	}
-	if st.Namespace == "" {
-		st.Namespace = cfg.Storage.Namespace
-	}
-	for _, f := range []struct{ to, from *int64 }{
-		{&st.MaxBytes, &cfg.Storage.MaxBytes}, {&st.KVBytes, &cfg.Storage.KVBytes},
-		{&st.IdempotencyBytes, &cfg.Storage.IdempotencyBytes}, {&st.RateLimitBytes, &cfg.Storage.RateLimitBytes},
-		{&st.IdempotencyClientBytes, &cfg.Storage.IdempotencyClientBytes},
-	} {
-		if *f.to == 0 {
-			*f.to = *f.from
-		}
-	}
-	o.Server = mergeServer(o.Server, cfg.Server)
+	o.Storage = overlay.Storage(o.Storage, cfg.Storage).WithDefaults()
+	o.Server = overlay.Fill(o.Server, cfg.Server)
 	if o.Observer != nil {
 		// The host's own copy: the caller may reuse theirs.
 		obs := *o.Observer
 		o.Observer = &obs
 	}
-	ob := &o.Outbound
-	if ob.AllowedHosts == nil {
-		ob.AllowedHosts = cfg.Outbound.AllowedHosts
-	}
-	if ob.CAFile == "" {
-		ob.CAFile = cfg.Outbound.CAFile
-	}
-	if ob.MaxConcurrentPerHost == 0 {
-		ob.MaxConcurrentPerHost = cfg.Outbound.MaxConcurrentPerHost
-	}
-	id := &o.Idempotency
-	if id.Lease == 0 {
-		id.Lease = cfg.Idempotency.Lease
-	}
-	if id.Replay == 0 {
-		id.Replay = cfg.Idempotency.Replay
-	}
-	if id.ScopeHeader == "" {
-		id.ScopeHeader = cfg.Idempotency.ScopeHeader
-	}
-	o.Storage = o.Storage.WithDefaults()
-	o.Outbound = o.Outbound.WithDefaults()
+	o.Outbound = overlay.Fill(o.Outbound, cfg.Outbound).WithDefaults()
+	o.Idempotency = overlay.Fill(o.Idempotency, cfg.Idempotency)
 	return o
-}
-
-func idempotencyLease(c config.Idempotency) time.Duration {
-	return time.Duration(c.WithDefaults().Lease)
-}
-
-func idempotencyReplay(c config.Idempotency) time.Duration {
-	return time.Duration(c.WithDefaults().Replay)
-}
-
-// openAPIOver returns o with the fields set in it, and the others from
-// base: Options.OpenAPI over endpoints.json's.
-func openAPIOver(o, base config.OpenAPI) config.OpenAPI {
-	out := base
-	out.Set = o.Set || base.Set
-	if o.Enabled != nil {
-		out.Enabled = o.Enabled
-	}
-	out.Title = cmp.Or(o.Title, base.Title)
-	out.Version = cmp.Or(o.Version, base.Version)
-	out.Description = cmp.Or(o.Description, base.Description)
-	if o.Servers != nil {
-		out.Servers = o.Servers
-	}
-	out.Path = cmp.Or(o.Path, base.Path)
-	out.SpecVersion = cmp.Or(o.SpecVersion, base.SpecVersion)
-	out.PlainRoutes = cmp.Or(o.PlainRoutes, base.PlainRoutes)
-	if o.Docs != (config.Docs{}) {
-		out.Docs = o.Docs
-	}
-	out.Document, out.Extend = o.Document, o.Extend
-	return out
-}
-
-// mergeServer fills the zero fields of c from other.
-func mergeServer(c, other config.Server) config.Server {
-	fill := func(d *config.Duration, v config.Duration) {
-		if *d == 0 {
-			*d = v
-		}
-	}
-	fill(&c.ReadHeaderTimeout, other.ReadHeaderTimeout)
-	fill(&c.ReadTimeout, other.ReadTimeout)
-	fill(&c.WriteTimeout, other.WriteTimeout)
-	fill(&c.IdleTimeout, other.IdleTimeout)
-	fill(&c.ShutdownTimeout, other.ShutdownTimeout)
-	if c.MaxHeaderBytes == 0 {
-		c.MaxHeaderBytes = other.MaxHeaderBytes
-	}
-	c.Compression.Off = c.Compression.Off || other.Compression.Off
-	if c.Compression.MinBytes == 0 {
-		c.Compression.MinBytes = other.Compression.MinBytes
-	}
-	if c.Compression.Level == "" {
-		c.Compression.Level = other.Compression.Level
-	}
-	if c.Pipelining == "" {
-		c.Pipelining = other.Pipelining
-	}
-	return c
-}
-
-// checksResponses reports whether answers are checked in this mode.
-func (o *Options) checksResponses() bool {
-	switch o.ResponseValidation {
-	case config.ValidateAlways:
-		return true
-	case config.ValidateNever:
-		return false
-	}
-	return o.Mode == Development
 }
 
 // Progress is one module done in a stage of making an app servable.

@@ -1,14 +1,11 @@
 package host
 
 import (
-	"crypto/sha256"
-	"fmt"
 	"net"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/observe"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/internal/allowlist"
@@ -37,46 +34,20 @@ type OutboundEvent struct {
 	Duration time.Duration
 }
 
-// outboundClient is the outbound client of the settings o (endpoints.json's
-// merged with Options.Outbound) for the app: the one the host has when o
-// (and the CA file's content) made it, else a new one, which replaces it
-// (the old one's requests in flight finish; its idle connections close).
-func (h loadSide) outboundClient(o config.Outbound) (*outbound.Client, error) {
-	allow, err := allowlist.Parse(o.AllowedHosts)
-	if err != nil {
-		return nil, fmt.Errorf("outbound.allowedHosts (of %s or Options.Outbound): %v", config.File, err)
-	}
-	cas, err := o.ReadCAFile(h.app)
-	if err != nil {
-		return nil, err
-	}
-	perHost := o.MaxConcurrentPerHost // resolved by Options.merge
-	key := fmt.Sprintf("%q %d %x", o.AllowedHosts, perHost, sha256.Sum256(cas))
-	c, err := h.outbound.Get(key, outbound.Config{Allow: allow, CAs: cas, MaxPerHost: perHost})
-	if err != nil {
-		return nil, fmt.Errorf("%s: /outbound/caFile: %s: %v", config.File, o.CAFilePath(h.app), err)
-	}
-	return c, nil
-}
-
 // closeOutbound closes the outbound client's idle connections, when the
 // host closes.
 func (h lifecycle) closeOutbound() { h.outbound.Close() }
-
-func limitOutboundBytes(l config.Limits) int64 { return l.WithDefaults().OutboundBytes }
-
-func limitOutboundRequests(l config.Limits) int { return l.WithDefaults().OutboundRequests }
 
 // Outbound is the request's outbound session, started at its first use:
 // a middleware's calls count against its request's.
 func (c guestCall) Outbound() *outbound.Session {
 	rc := c.requestCall()
-	if rc.loading || rc.host == nil || rc.set == nil || rc.set.outbound == nil {
+	if rc.loading || rc.host == nil || rc.set == nil || rc.set.Outbound == nil {
 		return nil
 	}
 	if !rc.outbound.Started() {
-		l := rc.set.opts.Limits
-		rc.outbound.Start(rc.parent, rc.clock.Deadline(), rc.stopped(), rc.set.outbound, outbound.Limits{Requests: limitOutboundRequests(l), Bytes: limitOutboundBytes(l)}, rc.observeOutbound)
+		l := rc.set.Limits
+		rc.outbound.Start(rc.parent, rc.clock.Deadline(), rc.stopped(), rc.set.Outbound, outbound.Limits{Requests: l.OutboundRequests, Bytes: l.OutboundBytes}, rc.observeOutbound)
 	}
 	return &rc.outbound
 }
@@ -106,7 +77,7 @@ func (c *call) observeOutbound(req *http.Request) func(int, *outbound.Error) {
 		method = c.req.Method
 	}
 	if c.route != nil {
-		route = c.route.pattern
+		route = c.route.Pattern
 	}
 	return func(status int, err *outbound.Error) {
 		code := ""
@@ -132,7 +103,7 @@ func (c *call) beginOutboundSpan(req *http.Request, host string) func(error) {
 		e.Method = c.req.Method
 	}
 	if c.route != nil {
-		e.Route = c.route.pattern
+		e.Route = c.route.Pattern
 	}
 	ctx := c.spanCtx
 	if ctx == nil {

@@ -102,7 +102,7 @@ func stepValidate(h requestSide, w http.ResponseWriter, r *http.Request, c *call
 		if c.table.security != nil {
 			keep = c.table.security.SecretQuery // API keys sent in the query
 		}
-		issues.Query = op.ValidateQuery(r.URL.RawQuery, c.set.limits.QueryParams, keep, c.query)
+		issues.Query = op.ValidateQuery(r.URL.RawQuery, c.set.Limits.QueryParams, keep, c.query)
 	}
 	issues.Headers = op.ValidateHeaders(r, c.headers)
 	if !issues.empty() {
@@ -138,12 +138,12 @@ func stepGuest(h requestSide, w http.ResponseWriter, r *http.Request, c *call) b
 // one that breaks them becomes a 500. A streamed answer is already out.
 func stepCheckAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
-	if c.wroteHeader || !c.set.checked || op.Responses == nil {
+	if c.wroteHeader || !c.set.Checked || op.Responses == nil {
 		return true
 	}
 	status := c.status
 	if issues := op.CheckAnswer(status, c.header, c.buf.Bytes()); issues != nil {
-		h.logger.Error("answer breaks the contract", "route", c.route.file, "status", status, "issues", fmt.Sprint(issues))
+		h.logger.Error("answer breaks the contract", "route", c.route.File, "status", status, "issues", fmt.Sprint(issues))
 		h.opts.Observer.reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 		writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
 		return false

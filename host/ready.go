@@ -54,9 +54,9 @@ var (
 func (h *Host) Ready(ctx context.Context) []ReadyCheck {
 	routes := ReadyCheck{Name: CheckRoutes}
 	switch {
-	case h.closing.Load():
+	case h.requests.Closed():
 		routes.Err = errShuttingDown
-	case len(h.table.Load().routes) == 0:
+	case len(h.table.Load().Routes) == 0:
 		routes.Err = errNoRoutes
 	default:
 		if failed := h.engine.DeferredFailed(); len(failed) > 0 {
@@ -64,13 +64,13 @@ func (h *Host) Ready(ctx context.Context) []ReadyCheck {
 		}
 	}
 	store := ReadyCheck{Name: CheckStore}
-	if p, ok := h.store.(storage.Pinger); ok && !h.closing.Load() {
+	if p, ok := h.store.(storage.Pinger); ok && !h.requests.Closed() {
 		if store.Err = p.Ping(ctx); store.Err != nil {
 			h.opts.Observer.reportStoreError("ping", store.Err)
 		}
 	}
 	dbs := ReadyCheck{Name: CheckDatabases}
-	if h.dbs != nil && !h.closing.Load() {
+	if h.dbs != nil && !h.requests.Closed() {
 		dbs.Err = h.dbs.Ping(ctx)
 	}
 	return []ReadyCheck{routes, store, dbs}

@@ -31,8 +31,8 @@ func (h *Host) Rebuilding(modules []string) (done func()) {
 	t := h.table.Load()
 	var stopped []*engine.Pool
 	for _, m := range modules {
-		if f := t.files[m]; f != nil {
-			if p := f.pool(); p != nil {
+		if f := t.Files[m]; f != nil {
+			if p := f.Pool(); p != nil {
 				p.StopCompiling()
 				stopped = append(stopped, p)
 			}
@@ -53,24 +53,24 @@ func (h *Host) Rebuilding(modules []string) (done func()) {
 func (h loadSide) resumeUnbuilt(modules []string) {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
-	if h.closing.Load() {
+	if h.requests.Closed() {
 		return
 	}
 	t := h.table.Load()
 	resumed := false
 	for _, m := range modules {
-		f := t.files[m]
-		if f == nil || f.pool() == nil {
+		f := t.Files[m]
+		if f == nil || f.Pool() == nil {
 			continue
 		}
-		if _, hash, err := appload.Dir(h.app).Read(m); err == nil && hash != f.hash {
+		if _, hash, err := appload.Dir(h.app).Read(m); err == nil && hash != f.Hash {
 			// New bytes, or none (the module is gone): the reload that
 			// follows loads them, and resumes this version's
 			// compilation if they fail. (Unreadable bytes the reload
 			// never loads: this version keeps serving, and compiles.)
 			continue
 		}
-		h.engine.ResumeCompiling(f.pool())
+		h.engine.ResumeCompiling(f.Pool())
 		resumed = true
 	}
 	if resumed {

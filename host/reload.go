@@ -2,13 +2,10 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -18,34 +15,9 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
+	"github.com/wasmendpoints/endpoints/host/internal/routetable"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
-	"github.com/wasmendpoints/endpoints/openapi"
 )
-
-// loadedFile is one route module of a table: the hash of its bytes and
-// the routes it serves (one, or a bundle's), none when it failed to load.
-type loadedFile struct {
-	hash   [sha256.Size]byte
-	routes []*route
-	err    error // why routes is empty, or why a newer version (or some of a bundle's routes) was refused
-	// held are routes that loaded but are not served, in Development:
-	// the OpenAPI document could not be built with them (err says why;
-	// see salvageDocument). The next load serves them again when their
-	// bytes did not change, without loading them anew.
-	held []*route
-}
-
-// pool is the pool of the file's module, which all its routes share; nil
-// when it has none.
-func (f *loadedFile) pool() *engine.Pool {
-	switch {
-	case len(f.routes) > 0:
-		return f.routes[0].mod.pool
-	case len(f.held) > 0:
-		return f.held[0].mod.pool
-	}
-	return nil
-}
 
 // tableState is what lets a table be retired while requests still use it.
 // Each request holds a reference; a retired table's modules that the new
@@ -59,10 +31,8 @@ type tableState struct {
 	next *securityPlan
 	// stoppedCompiles are the previous table's pools whose background
 	// compilation the load of this table stopped, to load their files'
-	// new bytes on free cores (see loading.stopCompile); guarded by
-	// stoppedMu while the load runs.
+	// new bytes on free cores (routetable.Load.StoppedCompiles).
 	stoppedCompiles []*engine.Pool
-	stoppedMu       sync.Mutex
 }
 
 // acquire takes a reference to the current table for one request.
@@ -195,7 +165,7 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	start := time.Now()
-	if h.closing.Load() {
+	if h.requests.Closed() {
 		return ReloadReport{Problems: []error{ErrClosed}}
 	}
 	prev := h.table.Load()
@@ -218,7 +188,7 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		report.Took = time.Since(start)
 		return report
 	}
-	if h.closing.Load() {
+	if h.requests.Closed() {
 		// Close began while this version loaded: it is never served.
 		t.discard(prev)
 		return ReloadReport{Problems: []error{ErrClosed}, Took: time.Since(start)}
@@ -306,12 +276,7 @@ func (h loadSide) logProblems(report ReloadReport) {
 // declaration's while loaded, its middleware's. A bundle's pool comes
 // once per place that holds it.
 func (t *table) pools() []*engine.Pool {
-	var out []*engine.Pool
-	for _, f := range t.files {
-		if p := f.pool(); p != nil {
-			out = append(out, p)
-		}
-	}
+	out := t.Table.Pools()
 	if p := t.runtime.LivePool(); p != nil {
 		out = append(out, p)
 	}
@@ -335,21 +300,28 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 	if err := h.migrate(ctx); err != nil {
 		return nil, ReloadReport{}, err
 	}
-	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{files: map[string]*loadedFile{}, state: &tableState{}}}
-	l.routesConfig()
+	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{Table: routetable.Table{Files: map[string]*routetable.File{}}, state: &tableState{}}}
+	l.routes = routetable.Load{Dir: appload.Dir(h.app), ConfigFile: RoutesConfigFile, Engine: h.engine,
+		PoolSize: limitInstances(h.opts.Limits), Logger: h.logger, Progress: h.loadProgress(), Report: l, T: &l.t.Table}
+	if prev != nil {
+		l.routes.Prev = &prev.Table
+	}
+	l.routes.ReadConfig()
 	// The route modules load in the background while the runtime
 	// declaration, endpoints.json and the middleware load: they need none
 	// of them.
-	routes := l.startRoutes(files)
+	routes := l.routes.Start(ctx, files)
 	l.runtimeDeclaration()
 	if err := l.settings(); err != nil {
-		l.discard(routes())
+		l.routes.Discard(ctx, routes())
 		return nil, l.report, err
 	}
 	l.middlewareFiles()
-	l.assemble(files, routes())
+	l.routes.Assemble(ctx, files, routes(), l.checkRoute)
+	l.t.state.stoppedCompiles = l.routes.StoppedCompiles()
 	l.bundledMiddleware()
-	l.noteRemoved()
+	l.report.Removed = append(l.report.Removed, l.routes.Removed()...)
+	slices.Sort(l.report.Removed)
 	l.document()
 	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(l.t.problems), "took", time.Since(start).Round(time.Millisecond))
 	return l.t, l.report, nil
@@ -364,171 +336,57 @@ type loading struct {
 	prev   *table
 	t      *table
 	report ReloadReport
-	// configChanged: the routes configuration is not prev's, so every
-	// route applies it anew.
-	configChanged bool
+	// routes makes t's route modules, routes and router (package
+	// routetable), told of problems and files through the loading's
+	// Problem and Note (an appload.Reporter).
+	routes routetable.Load
 }
 
-// problem records a problem of the table; fresh ones (not already
+// loadProgress is what Options.Progress hears of a load of route modules;
+// nil without one.
+func (h *Host) loadProgress() func(file string, done, total int, took time.Duration, err error) {
+	p := h.opts.Progress
+	if p == nil {
+		return nil
+	}
+	return func(f string, done, total int, took time.Duration, err error) {
+		p(Progress{Stage: StageLoad, File: f, Done: done, Total: total, Took: took, Err: err})
+	}
+}
+
+// Note records a file added, changed or removed in the report.
+func (l *loading) Note(file string, now, before bool) { l.report.note(file, now, before) }
+
+// checkRoute refuses what the table's settings refuse of a route: a
+// timeout over limits.maxTimeout, a path the host answers before routing.
+func (l *loading) checkRoute(r *route) error {
+	if err := r.CheckTimeouts(time.Duration(l.t.set.Limits.MaxTimeout)); err != nil {
+		return err
+	}
+	return l.t.set.ShadowedBy(r.FileRoute)
+}
+
+// Problem records a problem of the table; fresh ones (not already
 // reported for the same bytes by an earlier load) go into the report too.
-func (l *loading) problem(err error, fresh bool) {
+func (l *loading) Problem(err error, fresh bool) {
 	l.t.problems = append(l.t.problems, err)
 	if fresh {
 		l.report.Problems = append(l.report.Problems, err)
 	}
 }
 
-// routesConfig reads server/routes.config.json: a broken new version keeps
-// the previous one.
-func (l *loading) routesConfig() {
-	t, prev := l.t, l.prev
-	data, hash, err := appload.Dir(l.h.app).Read(RoutesConfigFile)
-	l.configChanged = prev == nil || hash != prev.configHash
-	t.configHash = hash
-	switch {
-	case err != nil:
-		l.problem(err, false)
-	case l.configChanged:
-		if data != nil {
-			t.routesConfig, err = openapi.ParseRoutesConfig(RoutesConfigFile, data)
-		}
-		if err != nil {
-			l.problem(err, true)
-			if prev != nil {
-				t.routesConfig, t.configHash, l.configChanged = prev.routesConfig, prev.configHash, false
-			}
-		} else if prev != nil {
-			l.report.note(RoutesConfigFile, data != nil, prev.routesConfig != nil)
-		}
-	default:
-		t.routesConfig = prev.routesConfig
-	}
-}
-
-// routeResult is what loading one route module gave.
-type routeResult struct {
-	file *loadedFile
-	news bool // loaded from new bytes now
-}
-
-// startRoutes loads the route modules in the background, at most
-// GOMAXPROCS at once, reusing prev's for unchanged bytes; the function it
-// returns waits for them.
-func (l *loading) startRoutes(files []string) func() []routeResult {
-	h, prev := l.h, l.prev
-	results := make([]routeResult, len(files))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var progressMu sync.Mutex
-	done := 0
-	progress := func(f string, took time.Duration, err error) {
-		progressMu.Lock()
-		defer progressMu.Unlock()
-		done++
-		if f != "" && h.opts.Progress != nil {
-			h.opts.Progress(Progress{Stage: StageLoad, File: f, Done: done, Total: len(files), Took: took, Err: err})
-		}
-	}
-	for i, f := range files {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			data, hash, err := appload.Dir(h.app).Read(f)
-			var old *loadedFile
-			if prev != nil {
-				old = prev.files[f]
-			}
-			if err == nil && old != nil && old.hash == hash && len(old.held) > 0 {
-				// Left out of the previous document: served again now,
-				// as if loaded fresh, so that the document is tried with
-				// them (the file that collided with them may be fixed).
-				results[i] = routeResult{file: &loadedFile{hash: hash, routes: old.held}}
-				progress("", 0, nil)
-				return
-			}
-			if err == nil && old != nil && old.hash == hash && (len(old.routes) > 0 || old.err != nil) {
-				results[i] = routeResult{file: old}
-				progress("", 0, nil)
-				return
-			}
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			if err == nil && old != nil {
-				l.stopCompile(old.pool())
-			}
-			if prev != nil && err == nil {
-				// A new Go module compiles for a second or more: say so
-				// before the reload's own line.
-				h.logger.Info("loading "+f, "module", f)
-			}
-			lf := &loadedFile{hash: hash}
-			began := time.Now()
-			if err == nil {
-				lf.routes, err = h.loadRoute(l.ctx, f, data, prev == nil)
-			}
-			lf.err = err
-			results[i] = routeResult{file: lf, news: true}
-			progress(f, time.Since(began), err)
-		}()
-	}
-	return func() []routeResult {
-		wg.Wait()
-		return results
-	}
-}
-
-// stopCompile stops the background compilation of p, the pool of a file
-// whose new bytes this load is about to load: the compiler, which takes
-// seconds for a Go module and the cores it is given, would otherwise
-// compete with the load of the new version, and the developer who saved
-// it waits for that load. reload queues it again when the file's previous
-// version keeps serving.
-func (l *loading) stopCompile(p *engine.Pool) {
-	if p == nil {
-		return
-	}
-	p.StopCompiling()
-	st := l.t.state
-	st.stoppedMu.Lock()
-	st.stoppedCompiles = append(st.stoppedCompiles, p)
-	st.stoppedMu.Unlock()
-}
-
-// discard retires the modules a failed first load made.
-func (l *loading) discard(results []routeResult) {
-	for _, res := range results {
-		if p := res.file.pool(); res.news && p != nil {
-			p.Retire(l.ctx)
-		}
-	}
-}
-
 // runtimeDeclaration loads server/endpoints/runtime.wasm: a broken new
-// version keeps the previous one.
+// version keeps the previous one (appload.Next).
 func (l *loading) runtimeDeclaration() {
-	t, prev := l.t, l.prev
-	data, hash, err := appload.Dir(l.h.app).Read(abi.RuntimeModule)
-	t.runtimeHash = hash
-	switch {
-	case err != nil:
-		l.problem(err, false)
-	case prev == nil || hash != prev.runtimeHash:
-		var rm *runtimedecl.Module
-		if data != nil {
-			rm, err = runtimedecl.Load(l.ctx, l.h.engine, data, limitInstances(l.h.opts.Limits), l.h.opts.Mode == Development)
-		}
-		if err != nil {
-			l.problem(err, true)
-			if prev != nil {
-				rm, t.runtimeHash = prev.runtime, prev.runtimeHash
-			}
-		} else if prev != nil {
-			l.report.note(abi.RuntimeModule, data != nil, prev.runtime != nil)
-		}
-		t.runtime = rm
-	default:
-		t.runtime = prev.runtime
+	var prev *appload.Version[runtimedecl.Module]
+	if l.prev != nil {
+		prev = &appload.Version[runtimedecl.Module]{Hash: l.prev.runtimeHash, Value: l.prev.runtime}
 	}
+	h := l.h
+	v, _ := appload.Next(appload.Dir(h.app), abi.RuntimeModule, prev, func(data []byte) (*runtimedecl.Module, error) {
+		return runtimedecl.Load(l.ctx, h.engine, data, limitInstances(h.opts.Limits), h.opts.Mode == Development)
+	}, l)
+	l.t.runtime, l.t.runtimeHash = v.Value, v.Hash
 }
 
 // settings reads endpoints.json and makes the settings of requests and
@@ -548,11 +406,11 @@ func (l *loading) settings() error {
 			t.runtime.Close(l.ctx)
 			return err
 		}
-		l.problem(err, true)
+		l.Problem(err, true)
 		t.set, t.appConfigHash = prev.set, prev.appConfigHash
 		return nil
 	}
-	if prev != nil && t.appConfigHash == prev.appConfigHash && !t.set.variables.Equal(prev.set.variables) {
+	if prev != nil && t.appConfigHash == prev.appConfigHash && !t.set.Variables.Equal(prev.set.Variables) {
 		// The variables' sources changed (an environment variable of an
 		// embedder's LookupEnv, a secret's file): the new values are
 		// served, and the report says so, as for a changed file.
@@ -566,117 +424,12 @@ func (l *loading) settings() error {
 // variables or files), never the values themselves.
 const variablesChanged = config.File + " variables"
 
-// assemble makes the route table from the loaded modules: a failed module
-// keeps its previous version, the routes configuration applies to the
-// routes new or changed, and each route claims its methods and path. A
-// bundle's route that another module claims already is refused alone; the
-// bundle's other routes serve.
-func (l *loading) assemble(files []string, results []routeResult) {
-	t, prev := l.t, l.prev
-	configFailed := false
-	for i, res := range results {
-		f, lf := files[i], res.file
-		var old *loadedFile
-		if prev != nil {
-			old = prev.files[f]
-		}
-		if lf.err != nil {
-			l.problem(lf.err, res.news)
-			if old != nil && len(old.routes) > 0 {
-				// The previous version keeps serving; the broken bytes
-				// are remembered so they are not loaded again.
-				lf = &loadedFile{hash: lf.hash, routes: old.routes, err: lf.err}
-			}
-		} else if res.news && prev != nil {
-			l.report.note(f, true, old != nil)
-		}
-		// built: the routes were made now from new bytes, and their
-		// module belongs to no other table. Routes reused from prev are
-		// shared with it, and requests read them: they are never changed,
-		// only rebuilt when the routes configuration changed.
-		built := res.news && lf.err == nil
-		served, refused := make([]*route, 0, len(lf.routes)), lf.err
-		for _, r := range lf.routes {
-			if built || l.configChanged {
-				// Routes shared with prev are never changed: a new
-				// configuration applies to a fresh route of the same module.
-				next, err := r, error(nil)
-				if !built {
-					next, err = newRoute(r.rf, r.mod)
-				}
-				if err == nil {
-					err = next.addConfigResponses(t.routesConfig)
-				}
-				if err != nil {
-					// A problem of the configuration, not of the module: the
-					// route keeps serving (as before, or without the
-					// configuration's responses), and the configuration is
-					// applied again at the next reload.
-					l.problem(fmt.Errorf("%s: %w; the route keeps serving without this configuration's responses until it is fixed", RoutesConfigFile, err), true)
-					configFailed = true
-					if built {
-						if next, err = newRoute(r.rf, r.mod); err != nil {
-							l.problem(err, res.news)
-							refused = err
-							continue
-						}
-					}
-				}
-				r = next
-			}
-			if r == nil {
-				continue
-			}
-			if err := r.checkTimeouts(limitMaxTimeout(t.set.opts.Limits)); err != nil {
-				l.problem(err, res.news)
-				refused = err
-				continue
-			}
-			if err := t.set.shadowedBy(r.rf); err != nil {
-				l.problem(err, res.news)
-				refused = err
-				continue
-			}
-			if err := r.register(&t.router); err != nil {
-				l.problem(err, res.news)
-				refused = err
-				continue
-			}
-			served = append(served, r)
-			t.routes = append(t.routes, r)
-		}
-		if len(served) == 0 && len(lf.routes) > 0 && built {
-			lf.routes[0].mod.pool.Retire(l.ctx)
-		}
-		if len(served) == 0 {
-			served = nil
-		}
-		t.files[f] = &loadedFile{hash: lf.hash, routes: served, err: refused}
-	}
-	if configFailed && prev != nil {
-		t.configHash = prev.configHash // try the configuration again at the next reload
-	}
-}
-
-// noteRemoved reports the route modules prev had and the app no longer.
-func (l *loading) noteRemoved() {
-	if l.prev == nil {
-		return
-	}
-	for f := range l.prev.files {
-		if _, ok := l.t.files[f]; !ok {
-			l.report.Removed = append(l.report.Removed, f)
-		}
-	}
-	slices.Sort(l.report.Removed)
-}
-
 // document builds the OpenAPI document, then the security plan and the
 // rate limits, which add the 401, 403 and 429 the host answers to it.
 func (l *loading) document() {
 	t := l.t
 	for _, p := range l.h.plainProblems(t) {
-		l.problem(p, true)
+		l.Problem(p, true)
 	}
 	var err error
 	t.doc, err = l.h.buildDocument(l.ctx, t)
@@ -692,14 +445,14 @@ func (l *loading) document() {
 	t.runtime.Release(l.ctx) // the document is built: see runtimedecl.Module
 	if err != nil {
 		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
-		l.problem(t.docErr, true)
+		l.Problem(t.docErr, true)
 		return
 	}
 	// Rate limits first: the limiter runs after the security check, so
 	// its headers go on the answers the contracts declare, not on the
 	// 401 and 403 the security plan adds next.
-	if err := edge.DocumentRateLimits(t.doc.Doc, t.set.rateLimits); err != nil {
-		l.problem(err, true)
+	if err := edge.DocumentRateLimits(t.doc.Doc, t.set.RateLimits); err != nil {
+		l.Problem(err, true)
 	}
 	var prevPlan *securityPlan
 	if l.prev != nil {
@@ -707,11 +460,11 @@ func (l *loading) document() {
 	}
 	plan, problems := loadSide{l.h}.planSecurity(t, prevPlan)
 	for _, p := range problems {
-		l.problem(fmt.Errorf("security: %w", p), true)
+		l.Problem(fmt.Errorf("security: %w", p), true)
 	}
 	t.security = plan
 	if plan != nil {
-		t.cors = t.set.cors.WithHeaders(plan.KeyHeaders)
+		t.cors = t.set.CORS.WithHeaders(plan.KeyHeaders)
 	}
 	noteLeftOut(t)
 	// The document now lists the 401 and 403 the host answers.

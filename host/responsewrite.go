@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/conndeadline"
+	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 )
@@ -38,7 +39,7 @@ func (c *call) write(data []byte) abi.Errno {
 	}
 	if c.w == nil {
 		if c.maxBuffer > 0 && int64(c.buf.Len())+int64(len(data)) > c.maxBuffer {
-			panic(&limitError{fmt.Sprintf("the handler wrote an answer of more than %d bytes (limits.responseBytes); declare a media response to stream large answers", c.maxBuffer)})
+			panic(&guestfail.LimitError{Msg: fmt.Sprintf("the handler wrote an answer of more than %d bytes (limits.responseBytes); declare a media response to stream large answers", c.maxBuffer)})
 		}
 		c.buf.Write(data)
 		return 0
@@ -56,7 +57,7 @@ func (c *call) write(data []byte) abi.Errno {
 	}
 	// Each write must be taken within server.writeTimeout, and by the
 	// call's deadline: a client that stops reading a stream ends it.
-	conndeadline.SetWrite(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.server.WriteTimeout)).UnixNano(), c.clock.Until().UnixNano())))
+	conndeadline.SetWrite(c.w, time.Unix(0, min(time.Now().Add(time.Duration(c.set.Server.WriteTimeout)).UnixNano(), c.clock.Until().UnixNano())))
 	if _, err := c.w.Write(data); err != nil {
 		c.clientGone(err)
 		return abi.ErrIO
@@ -79,12 +80,6 @@ func (c *call) clientGone(err error) {
 	c.writeErr = err
 	c.clock.Stop()
 }
-
-// limitError is the trap a host function raises when a guest passes one of
-// the host's limits (limits.responseBytes); its message says which.
-type limitError struct{ msg string }
-
-func (e *limitError) Error() string { return e.msg }
 
 // commit sends a plain route's status and headers.
 func (c *answerPart) commit() {

@@ -17,7 +17,7 @@ const documentMaxBytes = 64 << 20
 // runtimedecl.Module.Extend) in a call of its own, and returns the
 // document it wrote.
 func runExtend(ctx context.Context, rm *runtimedecl.Module, logger *slog.Logger, doc []byte, timeout int64) ([]byte, error) {
-	c := &call{parent: ctx, logger: logger, route: &route{file: abi.RuntimeModule}, answerPart: answerPart{status: 200, maxBuffer: documentMaxBytes}}
+	c := &call{parent: ctx, logger: logger, route: &route{File: abi.RuntimeModule}, answerPart: answerPart{status: 200, maxBuffer: documentMaxBytes}}
 	c.clock.Bound(time.Unix(0, timeout))
 	c.envelope = doc
 	if err := rm.Extend(ctx, c); err != nil {

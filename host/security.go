@@ -28,11 +28,11 @@ func (h loadSide) planSecurity(t *table, prev *securityPlan) (*securityPlan, []e
 		Doc:          t.doc.Doc,
 		Endpoints:    map[string]bool{},
 		Plain:        map[string]bool{},
-		Verifiers:    t.set.security,
+		Verifiers:    t.set.Security,
 		Middleware:   t.middleware,
-		AuthFailures: t.set.config.AuthFailures,
-		RateLimits:   t.set.rateLimits,
-		Trusted:      t.set.trustedProxies,
+		AuthFailures: t.set.Config.AuthFailures,
+		RateLimits:   t.set.RateLimits,
+		Trusted:      t.set.TrustedProxies,
 		Env: auth.Env{
 			AppDir:    h.app,
 			LookupKey: h.lookupAPIKey,
@@ -41,15 +41,15 @@ func (h loadSide) planSecurity(t *table, prev *securityPlan) (*securityPlan, []e
 			Production: h.opts.Mode == Production && !h.opts.SkipVariables,
 		},
 	}
-	for _, op := range document.PlainOperations(t.docRoutes()) {
+	for _, op := range document.PlainOperations(t.DocRoutes()) {
 		cfg.Plain[op.Path] = true
 	}
-	for _, rt := range t.routes {
-		if rt.plain {
+	for _, rt := range t.Routes {
+		if rt.Plain {
 			continue
 		}
-		for m := range rt.ops {
-			cfg.Endpoints[m+" "+rt.rf.OpenAPIPath()] = true
+		for m := range rt.Ops {
+			cfg.Endpoints[m+" "+rt.FileRoute.OpenAPIPath()] = true
 		}
 	}
 	var prevSec *edge.Security
@@ -58,12 +58,12 @@ func (h loadSide) planSecurity(t *table, prev *securityPlan) (*securityPlan, []e
 	}
 	sec, problems := edge.PlanSecurity(cfg, prevSec)
 	plan := &securityPlan{Security: sec, guards: map[*operation]*edge.Guard{}}
-	for _, rt := range t.routes {
-		if rt.plain {
+	for _, rt := range t.Routes {
+		if rt.Plain {
 			continue
 		}
-		for m, op := range rt.ops {
-			if g := sec.Guard(m, rt.rf.OpenAPIPath()); g != nil {
+		for m, op := range rt.Ops {
+			if g := sec.Guard(m, rt.FileRoute.OpenAPIPath()); g != nil {
 				plan.guards[op] = g
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 	"github.com/wasmendpoints/endpoints/internal/router"
@@ -21,7 +22,7 @@ import (
 // Buffered answers go out compressed for the clients that accept zstd or
 // gzip, unless endpoints.json turns that off (config.Compression).
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := h.table.Load().set.compress; p != nil {
+	if p := h.table.Load().set.Compress; p != nil {
 		// Outermost, so what the host writes and keeps (an idempotent
 		// answer) is the identity answer, compressed at send.
 		cw := p.Wrap(w, r)
@@ -43,20 +44,20 @@ type requestSide struct{ *Host }
 
 // serve serves one request of the current table.
 func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
-	if !h.enter() {
+	if !h.requests.Enter() {
 		w.Header().Set("Connection", "close")
 		w.Header().Set("Retry-After", "1")
 		writeError(w, r, http.StatusServiceUnavailable, "", map[string]string{"error": "the server is shutting down"})
 		return
 	}
-	defer h.leave()
+	defer h.requests.Leave()
 	t := h.acquire()
 	defer h.releaseTable(t)
 	noteSecretQuery(w, t.security)
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
-	conndeadline.SetWrite(w, time.Now().Add(time.Duration(t.set.server.WriteTimeout)))
-	if n, limit := edge.HeaderBytes(r), t.set.server.MaxHeaderBytes; n > limit {
+	conndeadline.SetWrite(w, time.Now().Add(time.Duration(t.set.Server.WriteTimeout)))
+	if n, limit := edge.HeaderBytes(r), t.set.Server.MaxHeaderBytes; n > limit {
 		// Host.HTTPServer's net/http refuses such headers itself only 4
 		// KiB past the bound, with a bare 431, and an embedder's server
 		// may take up to 1 MiB: this one says which setting refused them.
@@ -74,8 +75,8 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Apply(w.Header(), r)
 	}
-	if t.set.served && r.URL.Path == t.set.docPath {
-		noteRoute(w, t.set.docPath)
+	if t.set.Served && r.URL.Path == t.set.DocPath {
+		noteRoute(w, t.set.DocPath)
 		if t.doc == nil {
 			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return
@@ -83,11 +84,11 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		t.doc.Serve(w, r, writeDocsError)
 		return
 	}
-	if t.set.docs != nil && t.set.docs.ServeProblems(w, r, t.leftOutLines()) {
-		noteRoute(w, t.set.docs.Path())
+	if t.set.Docs != nil && t.set.Docs.ServeProblems(w, r, t.leftOutLines()) {
+		noteRoute(w, t.set.Docs.Path())
 		return
 	}
-	res := t.router.Match(r.Method, r.URL.EscapedPath())
+	res := t.Router.Match(r.Method, r.URL.EscapedPath())
 	if !res.Found {
 		if h.opts.Fallback != nil {
 			h.opts.Fallback.ServeHTTP(w, r)
@@ -102,17 +103,17 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rt := res.Value
-	noteRoute(w, rt.pattern)
-	if rt.plain {
+	noteRoute(w, rt.Pattern)
+	if rt.Plain {
 		h.servePlain(w, r, t, rt, &res)
 		return
 	}
-	op := rt.ops[r.Method]
+	op := rt.Ops[r.Method]
 	if op == nil && r.Method == http.MethodHead {
-		op = rt.ops[http.MethodGet]
+		op = rt.Ops[http.MethodGet]
 	}
 	if op == nil {
-		h.refuseMethod(w, r, rt.allow)
+		h.refuseMethod(w, r, rt.Allow)
 		return
 	}
 	h.serveEndpoint(w, r, t, rt, op, &res)
@@ -136,7 +137,7 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 		// The whole body must arrive within server.readTimeout of the
 		// request's start: a client declaring 500 bytes and sending 32
 		// must not hold the connection, or an instance, forever.
-		conndeadline.SetRead(w, c.start.Add(time.Duration(set.server.ReadTimeout)))
+		conndeadline.SetRead(w, c.start.Add(time.Duration(set.Server.ReadTimeout)))
 	}
 	return c
 }
@@ -199,7 +200,7 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 	if len(t.middleware) == 0 {
 		return true // the route's pattern is not even needed
 	}
-	c.chain = edge.Chain(t.middleware, c.route.pattern, r.Method)
+	c.chain = edge.Chain(t.middleware, c.route.Pattern, r.Method)
 	if len(c.chain) == 0 {
 		return true
 	}
@@ -213,7 +214,7 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 // callGuest runs the handler on a pooled instance. It reports whether the
 // guest answered; when it did not, the failure was answered and logged.
 func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
-	pool := c.route.mod.pool
+	pool := c.route.Module.Pool
 	in, err := pool.Get(c)
 	if err != nil {
 		h.discardBody(w, r, c)
@@ -221,26 +222,26 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 			// Logged once, when the load failed.
 			var data any
 			if h.opts.Mode == Development {
-				data = failureData{Error: err.Error(), Route: c.route.file}
+				data = guestfail.Data{Error: err.Error(), Route: c.route.File}
 			}
 			writeError(w, r, http.StatusInternalServerError, "", data)
 			return false
 		}
-		h.logger.Warn("no instance for the request", "route", c.route.file, "error", err)
+		h.logger.Warn("no instance for the request", "route", c.route.File, "error", err)
 		writeError(w, r, http.StatusServiceUnavailable, "", nil)
 		return false
 	}
 	if c.body.Streams() {
 		// A guest reading the body waits for the client at most until the
 		// call's deadline (or server.readTimeout, if sooner).
-		conndeadline.SetRead(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
+		conndeadline.SetRead(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.Server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
 	}
 	var began time.Time
 	if o := h.opts.Observer; o != nil && o.GuestCall != nil {
 		began = time.Now()
 	}
 	guestSpan := c.startSpan(StepGuest, "")
-	res, err := c.route.mod.handle(in, c)
+	res, err := c.route.Module.Handle(c, in, c.stack[:])
 	var took time.Duration
 	if !began.IsZero() {
 		took = time.Since(began)
@@ -264,7 +265,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	ok := err == nil && code == 0 && c.fault == ""
 	if guestSpan != nil {
 		c.spanCtx = nil
-		guestSpan(guestError(err, code, c.fault))
+		guestSpan(guestfail.Err(err, code, c.fault))
 	}
 	pool.Put(r.Context(), in, ok)
 	if !began.IsZero() {
@@ -274,15 +275,15 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		return true
 	}
 	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
-		h.answerDatabaseWaits(w, r, waits, failureData{Route: c.route.file})
+		h.answerDatabaseWaits(w, r, waits, guestfail.Data{Route: c.route.File})
 		return false
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
-		h.logger.Info("client went away; guest stopped", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path))
+		h.logger.Info("client went away; guest stopped", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path))
 		return false
 	}
-	h.logger.Error("guest failed", "route", c.route.file, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.requestID, "reason", reason)
+	h.logger.Error("guest failed", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.requestID, "reason", reason)
 	if c.wroteHeader {
 		// Bytes already reached the client: the only honest end is to
 		// abort the response so the client sees it truncated.
@@ -290,10 +291,10 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	var data any
 	if h.opts.Mode == Development {
-		data = failureData{Error: reason, Route: c.route.file, Output: c.output}
+		data = guestfail.Data{Error: reason, Route: c.route.File, Output: c.output}
 	}
 	status := http.StatusInternalServerError
-	if interrupted(err) && lifecycle(h).stopping() {
+	if guestfail.Interrupted(err) && lifecycle(h).stopping() {
 		// Stopped by a shutdown: another server may take the request.
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Connection", "close")
@@ -302,58 +303,16 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	return false
 }
 
-// guestError is why a handler's call failed, for the end of its span:
-// nil when it succeeded. It describes the failure, not its cause in
-// detail: the log line has that.
-func guestError(err error, code int32, fault string) error {
-	switch {
-	case fault != "":
-		return errors.New(fault)
-	case err != nil:
-		return err
-	case code != 0:
-		return fmt.Errorf("the handler returned error code %d", code)
-	}
-	return nil
-}
-
-// failureData is the data of a development 500 for a failed guest: why
-// (the trap, the deadline, the result code), which module, and the last
-// lines the guest logged as warnings or errors or wrote to stdout and
-// stderr (a panic and its stack). Production answers say none of it.
-type failureData struct {
-	Error      string   `json:"error"`
-	Route      string   `json:"route,omitempty"`
-	Middleware string   `json:"middleware,omitempty"`
-	Output     []string `json:"output,omitempty"`
-}
-
-// failureReason phrases why a guest call failed, for the log and the
-// development 500; gone reports a call stopped because its client left.
-// code is the guest's result when err is nil.
+// failureReason phrases why a guest call failed (guestfail.Reason), for
+// the log and the development 500; gone reports a call stopped because
+// its client left. code is the guest's result when err is nil.
 func (h requestSide) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
-	var limit *limitError
-	switch {
-	case c.fault != "":
-		return c.fault, false
-	case err == nil:
-		return fmt.Sprintf("the handler returned error code %d", code), false
-	case interrupted(err) && r.Context().Err() != nil:
-		return "", true
-	case interrupted(err) && lifecycle(h).stopping():
-		return "the host is shutting down and stopped the handler", false
-	case interrupted(err) && c.clock.Idled():
-		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", c.clock.Idle()), false
-	case interrupted(err):
-		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", c.clock.Timeout()), false
-	case errors.As(err, &limit):
-		return limit.msg, false
-	}
-	return engine.GuestFailure(err, guestCall{c}).Error(), false
+	return guestfail.Reason(guestfail.Failure{Err: err, Code: code, Fault: c.fault, ClientGone: r.Context().Err() != nil,
+		Stopping: lifecycle(h).stopping(), Clock: &c.clock, Call: guestCall{c}})
 }
 
 func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
-	limit := t.set.limits.BodyBytes
+	limit := t.set.Limits.BodyBytes
 	c := h.getCall(w, r, t.set, rt, nil)
 	defer h.putCall(c)
 	if r.ContentLength > limit {
@@ -401,7 +360,7 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 // server.writeTimeout: the request's may be spent reading a slow body or
 // running the guest.
 func (c *call) writeDeadline(w http.ResponseWriter) {
-	conndeadline.SetWrite(w, time.Now().Add(time.Duration(c.set.server.WriteTimeout)))
+	conndeadline.SetWrite(w, time.Now().Add(time.Duration(c.set.Server.WriteTimeout)))
 }
 
 // answerDeadline is writeDeadline for the answer of a call that ran its
@@ -413,7 +372,7 @@ func (c *call) writeDeadline(w http.ResponseWriter) {
 // few microseconds long, no longer pay twice. A streamed answer always
 // gets a fresh one: its writes set the deadline to the call's end at most.
 func (c *call) answerDeadline(w http.ResponseWriter) {
-	if !c.wroteHeader && time.Since(c.start) < time.Duration(c.set.server.WriteTimeout)/64 {
+	if !c.wroteHeader && time.Since(c.start) < time.Duration(c.set.Server.WriteTimeout)/64 {
 		return
 	}
 	c.writeDeadline(w)

@@ -30,9 +30,9 @@ type PoolStats struct {
 // may be called at every scrape.
 func (h *Host) Pools() []PoolStats {
 	t := h.table.Load()
-	out := make([]PoolStats, 0, len(t.files))
-	for _, f := range t.files {
-		if p := f.pool(); p != nil {
+	out := make([]PoolStats, 0, len(t.Files))
+	for _, f := range t.Files {
+		if p := f.Pool(); p != nil {
 			out = append(out, PoolStats(p.Stats()))
 		}
 	}

@@ -176,15 +176,18 @@ func scanResultOnce(t reflect.Type, data []byte, next func(*rawPlans) unsafe.Poi
 	if t.Kind() != reflect.Struct || !hasPrefix(data, resultHead) {
 		return false
 	}
-	end, err := skipValue(data, len(resultHead))
-	if err != nil || !hasPrefix(data[end:], resultRows) {
-		return false
+	p, end := lastPlanAt(t, data, len(resultHead))
+	if p == nil {
+		var err error
+		if end, err = skipValue(data, len(resultHead)); err != nil || !hasPrefix(data[end:], resultRows) {
+			return false
+		}
+		if p, _, err = rawScanPlan(t, data[len(resultHead):end]); err != nil {
+			return false
+		}
 	}
-	p, _, err := rawScanPlan(t, data[len(resultHead):end])
+	end, err := scanRowsAt(t, p, data, end+len(resultRows), true, next)
 	if err != nil {
-		return false
-	}
-	if end, err = scanRowsAt(t, p, data, end+len(resultRows), true, next); err != nil {
 		return false
 	}
 	// The members after the rows, which a later ABI may add.
@@ -195,6 +198,19 @@ func scanResultOnce(t reflect.Type, data []byte, next func(*rawPlans) unsafe.Poi
 		}
 	}
 	return m.err == nil
+}
+
+// lastPlanAt is the plan used last when it is t's and data[i:] begins
+// with the very columns it was made for, followed by the rows, and the
+// index after those columns: the result of a query run again, whose
+// columns need not be scanned to be delimited (skipValue would end them
+// where they end in the plan, the same bytes). Else it is nil.
+func lastPlanAt(t reflect.Type, data []byte, i int) (*rawPlan, int) {
+	p := lastRawPlan.Load()
+	if p == nil || p.t != t || !hasPrefix(data[i:], p.columns) || !hasPrefix(data[i+len(p.columns):], resultRows) {
+		return nil, 0
+	}
+	return p, i + len(p.columns)
 }
 
 // hasPrefix reports whether d begins with s, without converting either.

@@ -177,7 +177,9 @@ func TestScanResult(t *testing.T) {
 }
 
 // TestScanResultOnce: a result laid out as the host writes it is scanned
-// in one pass; any other layout is left to the second.
+// in one pass; any other layout is left to the second. Each result is
+// scanned twice: first with its plan made or found by its columns, then
+// with the plan used last (lastPlanAt), which must decide the same.
 func TestScanResultOnce(t *testing.T) {
 	for _, tc := range []struct {
 		data string
@@ -191,14 +193,19 @@ func TestScanResultOnce(t *testing.T) {
 		{`{"columns":["s"],"rows":[["a"]],"rows":[]}`, false},
 		{`{"columns":["s"],"rows":[[null]]}`, false},
 		{`{"columns":["s"],"rows":[["a"]]} x`, false},
+		{`{"columns":["s","i"] ,"rows":[["a",1]]}`, false},
+		{`{"columns":["s","i"],"rows" :[["a",1]]}`, false},
+		{`{"columns":["s","i"],"rows":[["a",1]],"columns":["s"]}`, false},
 	} {
-		n := 0
-		once := scanResultOnce(reflect.TypeFor[scanRow](), []byte(tc.data), func(*rawPlans) unsafe.Pointer {
-			n++
-			return unsafe.Pointer(new(scanRow))
-		})
-		if once != tc.once {
-			t.Errorf("scanResultOnce(%s) = %v after %d rows, want %v", tc.data, once, n, tc.once)
+		for _, pass := range []string{"first", "again"} {
+			n := 0
+			once := scanResultOnce(reflect.TypeFor[scanRow](), []byte(tc.data), func(*rawPlans) unsafe.Pointer {
+				n++
+				return unsafe.Pointer(new(scanRow))
+			})
+			if once != tc.once {
+				t.Errorf("scanResultOnce(%s), %s = %v after %d rows, want %v", tc.data, pass, once, n, tc.once)
+			}
 		}
 	}
 }

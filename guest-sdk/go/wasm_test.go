@@ -24,6 +24,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/cputime"
+	"github.com/wasmendpoints/endpoints/internal/interrupt"
 )
 
 // The tests in this file build the guests under testdata/ for wasip1 and
@@ -105,6 +106,14 @@ type testHost struct {
 	// the calls of the "endpoints" functions.
 	listener  experimental.FunctionListenerFactory
 	hostCalls int
+
+	// ctx, when set, is the context of serve's calls (a Budget for an
+	// instrumented guest); else context.Background().
+	ctx context.Context
+	// fuelChecks, when set before instantiate, replaces the interrupt
+	// check import by one that counts its calls there and refills one unit
+	// of fuel: a guest instrumented with period 1 counts its checks.
+	fuelChecks *int
 }
 
 // timedWrite is one response_write call and when it happened.
@@ -130,6 +139,21 @@ func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
 				h.polls++
 			})
 		})), r)
+	// The check import of guests rewritten by internal/interrupt
+	// (BenchmarkWasmGuestDBRewrite); other guests do not import it.
+	if h.fuelChecks != nil {
+		_, err := r.NewHostModuleBuilder(interrupt.ImportModule).NewFunctionBuilder().
+			WithGoFunction(api.GoFunc(func(_ context.Context, s []uint64) {
+				*h.fuelChecks++
+				s[0] = 1
+			}), nil, []api.ValueType{api.ValueTypeI32}).
+			Export(interrupt.ImportName).Instantiate(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+	} else if err := interrupt.NewHostModule(ctx, r, interrupt.DefaultPeriod); err != nil {
+		t.Fatal(err)
+	}
 
 	i32 := api.ValueTypeI32
 	read := func(m api.Module, off, n uint64) []byte {
@@ -387,7 +411,11 @@ func (h *testHost) serve(t testing.TB, mod api.Module, envelope string) uint32 {
 			t.Fatalf("the guest does not export %s", abi.ExportHandle)
 		}
 	}
-	res, err := h.handle.Call(context.Background())
+	ctx := h.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := h.handle.Call(ctx)
 	if err != nil {
 		t.Fatalf("calling %s: %v", abi.ExportHandle, err)
 	}

@@ -150,6 +150,65 @@ var funcRefs = mod(
 	)),
 )
 
+// dispatchCatch is a module with dispatch loops (dispatch.go) that a
+// try_table's catch branches back to, which the rewrite checks before the
+// try_table:
+//
+//	(module
+//	  (type (func))                                  ;; 0: the tag's and spin_catch's type
+//	  (type (func (result i32)))                     ;; 1
+//	  (tag $e (type 0))
+//	  (func (export "spin_catch") (type 0) (local $pc i32)   ;; throws and catches back into segment 0, forever
+//	    (loop $d
+//	      (block $s1 (block $s0 (br_table $s0 $s1 (local.get $pc)))
+//	        (try_table (catch_all $d) (throw $e))
+//	        (unreachable))
+//	      (unreachable)))
+//	  (func (export "catch_once") (type 1) (local $pc i32)   ;; catches back into segment 1, which returns 7
+//	    (loop $d
+//	      (block $s1 (block $s0 (br_table $s0 $s1 (local.get $pc)))
+//	        (local.set $pc (i32.const 1))
+//	        (try_table (catch_all $d) (throw $e))
+//	        (unreachable))
+//	      (return (i32.const 7)))
+//	    (unreachable)))
+var dispatchCatch = mod(
+	sec(secType, vec(bs(0x60, 0, 0), bs(0x60, 0, 1, 0x7f))),
+	sec(secFunction, vec(bs(0), bs(1))),
+	sec(secTag, vec(bs(0x00, 0))),
+	sec(secExport, vec(slices.Concat(str("spin_catch"), bs(0, 0)), slices.Concat(str("catch_once"), bs(0, 1)))),
+	sec(secCode, vec(
+		fnBody(bs(1, 1, 0x7f), // (local i32)
+			0x03, 0x40, // loop $d
+			0x02, 0x40, 0x02, 0x40, // block $s1, block $s0
+			0x20, 0, 0x0e, 1, 0, 1, // br_table $s0 $s1 (local.get $pc)
+			0x0b,                   // end $s0
+			0x1f, 0x40, 1, 0x02, 1, // try_table (catch_all $d)
+			0x08, 0, // throw $e
+			0x0b, // end try_table
+			0x00, // unreachable
+			0x0b, // end $s1
+			0x00, // unreachable
+			0x0b, // end loop
+			0x0b),
+		fnBody(bs(1, 1, 0x7f), // (local i32)
+			0x03, 0x40, // loop $d
+			0x02, 0x40, 0x02, 0x40, // block $s1, block $s0
+			0x20, 0, 0x0e, 1, 0, 1, // br_table $s0 $s1 (local.get $pc)
+			0x0b,             // end $s0
+			0x41, 1, 0x21, 0, // local.set $pc (i32.const 1)
+			0x1f, 0x40, 1, 0x02, 1, // try_table (catch_all $d)
+			0x08, 0, // throw $e
+			0x0b,          // end try_table
+			0x00,          // unreachable
+			0x0b,          // end $s1
+			0x41, 7, 0x0f, // return (i32.const 7)
+			0x0b, // end loop
+			0x00, // unreachable
+			0x0b),
+	)),
+)
+
 func TestInstrumentHandAssembled(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -164,6 +223,11 @@ func TestInstrumentHandAssembled(t *testing.T) {
 		}, []interruptible{
 			{name: "loop in try_table stopped", fn: "catch_loop", args: []uint64{0}, stopped: true},
 		}, call{"rethrow", []uint64{3}, []uint64{3}}},
+		{"a catch back to a dispatch loop", dispatchCatch, []call{
+			{"catch_once", nil, []uint64{7}},
+		}, []interruptible{
+			{name: "catching back forever, stopped", fn: "spin_catch", stopped: true},
+		}, call{"catch_once", nil, []uint64{7}}},
 		{"typed function references", funcRefs, []call{
 			{"apply", []uint64{21}, []uint64{42}},
 			{"null_branch", []uint64{0}, []uint64{7}},

@@ -7,6 +7,9 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/wasmendpoints/endpoints/internal/cputime"
 )
 
 // BenchmarkInstrumentedCall compares one call of a hot loop and of a
@@ -93,5 +96,55 @@ func BenchmarkInstrument(b *testing.B) {
 		if _, err := Instrument(wasm, DefaultPeriod); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkGoGuestRewrite runs testdata/goguest's branchy loop (1000
+// iterations whose bodies jump forward) plain, with a check at every loop
+// header (every-loop) and with the dispatch rewrite (dispatch), a Budget
+// reset per call as the host does. guest-sdk/go's
+// BenchmarkWasmGuestDBRewrite does the same for a whole request.
+//
+//	go test ./internal/interrupt -run XXX -bench GoGuestRewrite -benchtime 20000x -count 6
+func BenchmarkGoGuestRewrite(b *testing.B) {
+	plain := goGuest(b)
+	for _, v := range []struct {
+		name string
+		opts *Options // nil: not rewritten
+	}{
+		{"plain", nil},
+		{"every-loop", &Options{EveryLoop: true}},
+		{"dispatch", &Options{}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			wasm := plain
+			if v.opts != nil {
+				var err error
+				if wasm, err = InstrumentWith(plain, DefaultPeriod, *v.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ctx := context.Background()
+			rt := wazero.NewRuntime(ctx)
+			b.Cleanup(func() { rt.Close(ctx) })
+			wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+			if err := NewHostModule(ctx, rt, DefaultPeriod); err != nil {
+				b.Fatal(err)
+			}
+			mod, err := rt.InstantiateWithConfig(ctx, wasm, wazero.NewModuleConfig().WithStartFunctions("_initialize"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			fn := mod.ExportedFunction("branchy")
+			var budget Budget
+			callCtx := WithBudget(ctx, &budget)
+			defer cputime.Report(b)()
+			for b.Loop() {
+				budget.Reset(time.Now().Add(time.Minute))
+				if _, err := fn.Call(callCtx, 1000); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

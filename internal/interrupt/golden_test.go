@@ -24,6 +24,7 @@ func TestInstrumentGolden(t *testing.T) {
 		{"loop", nil},
 		{"recursion", nil},
 		{"tailcall", []string{"--enable-tail-call"}},
+		{"dispatch", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.wat, func(t *testing.T) {

@@ -103,6 +103,14 @@ var funcType = []byte{0x60, 0x00, 0x01, 0x7f}
 //	  global.set $fuel
 //	end
 //
+// A dispatch loop, the shape Go gives every function with jumps (a loop
+// whose body opens with blocks and a br_table on a local), gets no check
+// after its `loop` opcode: the check goes before each edge back to it that
+// may go backwards instead, and a jump `i32.const K; local.set $pc; br`
+// to a later segment is free (dispatch.go says why that still stops every
+// loop). Most of Go's jumps are forward: a Go request runs a third of the
+// checks. [InstrumentWith] can put the check at every loop header still.
+//
 // Defined functions move up by one index; every reference is renumbered
 // (call, return_call and ref.func in code and constant expressions, exports,
 // the start function, element segments, the name section). Custom sections
@@ -127,6 +135,24 @@ var funcType = []byte{0x60, 0x00, 0x01, 0x7f}
 //     else appended to the type section.
 //   - Pass the same period to [NewHostModule].
 func Instrument(wasm []byte, period int32) ([]byte, error) {
+	return InstrumentWith(wasm, period, Options{})
+}
+
+// Options changes what [InstrumentWith] inserts. The zero value is what
+// [Instrument] does.
+type Options struct {
+	// EveryLoop puts the check at the header of every loop, dispatch
+	// loops (Go's) included, as the rewrite did before it knew them: each
+	// of Go's jumps, forward or backward, then pays a check. It stops
+	// loops no better; it is there to measure what the dispatch rewrite
+	// saves (BenchmarkGoGuestRewrite, and guest-sdk/go's
+	// BenchmarkWasmGuestDBRewrite) and to fall back to if it ever needs
+	// to.
+	EveryLoop bool
+}
+
+// InstrumentWith is [Instrument] with options.
+func InstrumentWith(wasm []byte, period int32, opts Options) ([]byte, error) {
 	if period <= 0 {
 		return nil, fmt.Errorf("instrument: period %d: must be positive", period)
 	}
@@ -147,7 +173,7 @@ func Instrument(wasm []byte, period int32) ([]byte, error) {
 		return &sections[idx[id]-1]
 	}
 
-	r := &rewriter{}
+	r := &rewriter{everyLoop: opts.EveryLoop}
 	types, err := r.scanTypes(get(secType))
 	if err != nil {
 		return nil, fmt.Errorf("instrument: %w", err)
@@ -279,6 +305,10 @@ type rewriter struct {
 	check           uint32 // function index of the check import
 	fuel            uint32 // global index of the fuel
 	checkCode       []byte // the instructions inserted after loops and at entries
+	everyLoop       bool   // check every loop header, dispatch loops too (Options.EveryLoop)
+
+	ctl    controls // instrs's stack of open frames, reused by every body
+	labels []uint32 // instrs's scratch for branch labels
 }
 
 // fn renumbers a function index of the input. The largest index stays

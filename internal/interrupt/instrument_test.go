@@ -3,6 +3,9 @@ package interrupt
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -84,6 +87,11 @@ func TestInstrumentKeepsResults(t *testing.T) {
 		{"multi-value block types", "multivalue", nil, []call{
 			{"fib_iter", []uint64{20}, []uint64{6765}},
 			{"swap_sum", []uint64{3, 4}, []uint64{43}},
+		}},
+		{"dispatch loops", "dispatch", nil, []call{
+			{"count", []uint64{0}, []uint64{0}},
+			{"count", []uint64{5}, []uint64{5}},
+			{"forward", []uint64{0}, []uint64{111}},
 		}},
 		{"SIMD and bulk memory", "simd_bulk", nil, []call{
 			{"fill", []uint64{10}, nil},
@@ -178,6 +186,20 @@ func TestInstrumentStopsRunawayCalls(t *testing.T) {
 			{name: "deep recursion at its deadline", fn: "fib", args: []uint64{45}},
 			{name: "mutual recursion stopped", fn: "is_even", args: []uint64{1 << 30}, stopped: true},
 		}, call{"fib", []uint64{10}, []uint64{55}}},
+		{"dispatch", nil, []interruptible{
+			{name: "jump back at its deadline", fn: "spin_back"},
+			{name: "jump back stopped", fn: "spin_back", stopped: true},
+			{name: "jump to its own segment", fn: "spin_self", stopped: true},
+			{name: "jump back through the default", fn: "spin_default", stopped: true},
+			{name: "br_if back", fn: "spin_br_if", stopped: true},
+			{name: "jump to a computed segment", fn: "spin_computed", args: []uint64{0}, stopped: true},
+			{name: "constant in another local", fn: "spin_other_local", stopped: true},
+			{name: "br_table back", fn: "spin_br_table", args: []uint64{0}, stopped: true},
+			{name: "jump back from a nested dispatch loop", fn: "spin_nested", stopped: true},
+			{name: "br_table of a nested dispatch loop back to the outer", fn: "spin_nested_exit", stopped: true},
+			{name: "jump back from an if", fn: "spin_in_if", args: []uint64{1}, stopped: true},
+			{name: "jump back with calls at its deadline", fn: "spin_calls", args: []uint64{0}},
+		}, call{"count", []uint64{3}, []uint64{3}}},
 		{"tailcall", []string{"--enable-tail-call"}, []interruptible{
 			{name: "tail-call loop at its deadline", fn: "ping", args: []uint64{0}},
 			{name: "indirect tail-call loop at its deadline", fn: "spin_indirect", args: []uint64{0}},
@@ -212,6 +234,9 @@ func TestInstrumentChecksEveryPeriod(t *testing.T) {
 		{"1000 mutually recursive calls", "recursion", nil, 10, call{"is_even", []uint64{999}, []uint64{0}}, 100},
 		{"1001 tail calls", "tailcall", []string{"--enable-tail-call"}, 100, call{"count", []uint64{1000, 0}, []uint64{3000}}, 10},
 		{"an entry and 21 loop iterations", "multivalue", nil, 11, call{"fib_iter", []uint64{20}, []uint64{6765}}, 2},
+		{"a dispatch loop jumping back to itself 1000 times", "dispatch", nil, 100, call{"count", []uint64{1000}, []uint64{1000}}, 10},
+		{"a dispatch loop jumping back 1 time", "dispatch", nil, 1, call{"count", []uint64{1}, []uint64{1}}, 1},
+		{"a dispatch loop jumping forward only", "dispatch", nil, 1, call{"forward", []uint64{0}, []uint64{111}}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -336,6 +361,15 @@ func TestInstrumentGoGuest(t *testing.T) {
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 	out := instrument(t, plain, DefaultPeriod)
 	t.Logf("Go guest: %d bytes, instrumented %d (+%.1f%%)", len(plain), len(out), 100*float64(len(out)-len(plain))/float64(len(plain)))
+	if validate, err := exec.LookPath("wasm-validate"); err == nil { // a validator other than wazero's
+		file := filepath.Join(t.TempDir(), "goguest.wasm")
+		if err := os.WriteFile(file, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if msg, err := exec.Command(validate, file).CombinedOutput(); err != nil {
+			t.Errorf("wasm-validate: %v\n%s", err, msg)
+		}
+	}
 	compiled, err := rt.CompileModule(ctx, out)
 	if err != nil {
 		t.Fatal(err)

@@ -132,10 +132,11 @@ func TestInstrumentDropsCustomSectionsWithOffsets(t *testing.T) {
 // is missing are left out.
 func fixtures(t testing.TB) map[string][]byte {
 	m := map[string][]byte{
-		"exceptions": exceptions,
-		"funcRefs":   funcRefs,
-		"empty":      mod(),
-		"oneFunc":    oneFunc(0x0b),
+		"exceptions":    exceptions,
+		"funcRefs":      funcRefs,
+		"dispatchCatch": dispatchCatch,
+		"empty":         mod(),
+		"oneFunc":       oneFunc(0x0b),
 	}
 	if _, err := exec.LookPath("wat2wasm"); err == nil {
 		for _, f := range []struct {
@@ -143,7 +144,7 @@ func fixtures(t testing.TB) map[string][]byte {
 			flags []string
 		}{
 			{"loop", nil}, {"recursion", nil}, {"funcref", nil}, {"start", nil},
-			{"names", []string{"--debug-names"}}, {"multivalue", nil}, {"simd_bulk", nil},
+			{"names", []string{"--debug-names"}}, {"multivalue", nil}, {"simd_bulk", nil}, {"dispatch", nil},
 			{"tailcall", []string{"--enable-tail-call"}}, {"proposals", []string{"--enable-all"}},
 		} {
 			m[f.name] = wat(t, f.name, f.flags...)
@@ -197,6 +198,7 @@ func TestInstrumentValidatesWithWabt(t *testing.T) {
 		{"multivalue", nil, 2},
 		{"simd_bulk", nil, 3},
 		{"proposals", []string{"--enable-all"}, 4},
+		{"dispatch", nil, 13}, // one edge back in each function but forward's, and spin_calls's entry
 	}
 	for _, tt := range tests {
 		t.Run(tt.wat, func(t *testing.T) {

@@ -372,11 +372,35 @@ type walk struct {
 // instrs copies the instructions at b[p:] to dst, renumbering function
 // indices and refusing the fuel's global index. In a function body (code
 // true) it walks to the end of b and inserts the fuel check after every
-// loop opcode; in a constant expression it stops after the first end.
+// loop opcode, or, in a dispatch loop (dispatch.go), before the edges back
+// to it that may go backwards; in a constant expression it stops after
+// the first end.
 func (r *rewriter) instrs(dst, b []byte, p, base int, code bool) ([]byte, int, walk, error) {
 	var w walk
 	copied := p
 	leading := true
+	// In a function body: the open frames, the body's own first. The
+	// stack and the labels' scratch are the rewriter's, reused by every
+	// body.
+	var ctl controls
+	if code {
+		ctl = append(r.ctl[:0], frame{})
+		defer func() { r.ctl = ctl[:0] }()
+	}
+	labels := r.labels[:0] // a br_table's or try_table's labels
+	defer func() { r.labels = labels[:0] }()
+	var lead *dispatch // the dispatch loop whose leading blocks come next
+	var leadLeft uint32
+	// The jump shape `i32.const k; local.set x; br`: pat is 1 after the
+	// i32.const, 2 after both, 0 otherwise.
+	var pat int
+	var patK int32
+	var patLocal uint32
+	check := func(at int) { // the fuel check before the instruction at b[at:]
+		dst = append(dst, b[copied:at]...)
+		dst = append(dst, r.checkCode...)
+		copied = at
+	}
 	for {
 		if p >= len(b) {
 			if code {
@@ -388,6 +412,7 @@ func (r *rewriter) instrs(dst, b []byte, p, base int, code bool) ([]byte, int, w
 		// rewrite: no immediate, or a local index.
 		if op := b[p]; single[op] == immNone && op != opEnd {
 			leading = false
+			pat = 0
 			p++
 			continue
 		} else if op >= 0x20 && op <= 0x22 { // local.get, local.set, local.tee
@@ -397,6 +422,12 @@ func (r *rewriter) instrs(dst, b []byte, p, base int, code bool) ([]byte, int, w
 			}
 			if q < len(b) && b[q] < 0x80 && (q < p+5 || b[q] <= 0x0f) {
 				leading = false
+				if pat == 1 && op == opLocalSet {
+					patLocal, _, _ = leb128.ReadU32(b, p+1)
+					pat = 2
+				} else {
+					pat = 0
+				}
 				p = q + 1
 				continue
 			}
@@ -405,6 +436,8 @@ func (r *rewriter) instrs(dst, b []byte, p, base int, code bool) ([]byte, int, w
 		if err != nil {
 			return nil, p, w, fmt.Errorf("offset 0x%x: %w", base+p, err)
 		}
+		prevPat := pat
+		pat = 0
 		switch in.op {
 		case opCall, opReturnCall, opRefFunc:
 			w.calls = w.calls || in.op != opRefFunc
@@ -416,11 +449,75 @@ func (r *rewriter) instrs(dst, b []byte, p, base int, code bool) ([]byte, int, w
 		case opCallIndirect, opReturnCallIndirect, opCallRef, opReturnCallRef:
 			w.calls = true
 		case opLoop:
+			if !code {
+				break
+			}
+			var d *dispatch
+			if !r.everyLoop {
+				d = dispatchAt(b, in.end)
+			}
+			ctl = append(ctl, frame{loop: d})
+			if d != nil {
+				lead, leadLeft = d, d.blocks
+				break
+			}
 			w.entryLoop = w.entryLoop || leading
+			dst = append(dst, b[copied:in.end]...)
+			dst = append(dst, r.checkCode...)
+			copied = in.end
+		case opBlock:
+			if !code {
+				break
+			}
+			f := frame{}
+			if leadLeft > 0 {
+				f.lead = lead
+				leadLeft--
+			}
+			ctl = append(ctl, f)
+		case opIf, opTry:
 			if code {
-				dst = append(dst, b[copied:in.end]...)
-				dst = append(dst, r.checkCode...)
-				copied = in.end
+				ctl = append(ctl, frame{})
+			}
+		case opTryTable:
+			if !code {
+				break
+			}
+			if labels, err = catchLabels(labels[:0], b, p); err != nil {
+				return nil, p, w, fmt.Errorf("offset 0x%x: try_table: %w", base+p, err)
+			}
+			if ctl.anyDispatch(labels) {
+				check(p) // a catch can branch back once per entry
+			}
+			ctl = append(ctl, frame{})
+		case opEnd, opDelegate:
+			if code && len(ctl) > 0 {
+				if d := ctl[len(ctl)-1].lead; d != nil {
+					d.seg++
+				}
+				ctl = ctl[:len(ctl)-1]
+			}
+		case opBr:
+			if d := ctl.dispatchAt(in.idx); d != nil && !(prevPat == 2 && patLocal == d.local && d.free(patK)) {
+				check(p)
+			}
+		case opBrIf, opBrOnNull, opBrOnNonNull:
+			if ctl.dispatchAt(in.idx) != nil {
+				check(p)
+			}
+		case opBrTable:
+			if !code {
+				break
+			}
+			if labels, _, err = brTableLabels(labels[:0], b, p); err != nil {
+				return nil, p, w, fmt.Errorf("offset 0x%x: br_table: %w", base+p, err)
+			}
+			if ctl.anyDispatch(labels) {
+				check(p)
+			}
+		case opI32Const:
+			if k, _, err := leb128.ReadSigned(b, p+1, 32); err == nil {
+				pat, patK = 1, int32(k)
 			}
 		case opGlobalGet, opGlobalSet:
 			if in.idx == r.fuel {

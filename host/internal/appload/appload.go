@@ -25,6 +25,17 @@ import (
 // file's.
 type Hash = [sha256.Size]byte
 
+// Reporter is what a load tells of what it finds in the app's files: the
+// host's reload report.
+type Reporter interface {
+	// Problem records a problem of the version being loaded; fresh: not
+	// reported already, for the same bytes, by an earlier load.
+	Problem(err error, fresh bool)
+	// Note records file as added (now and not before), changed (both) or
+	// removed (before and not now).
+	Note(file string, now, before bool)
+}
+
 // Dir is an app directory.
 type Dir string
 
@@ -78,4 +89,49 @@ func (d Dir) Modules() ([]string, error) {
 	}
 	slices.Sort(files)
 	return files, nil
+}
+
+// Version is one file of the app as a load made it: the hash of its
+// bytes, and what the load made of them (nil when the file is absent, or
+// failed at the first load).
+type Version[T any] struct {
+	Hash  Hash
+	Value *T
+}
+
+// Next reads file for a load beside prev, its version at the previous
+// load (nil at the first): prev's again when its bytes did not change;
+// else what open makes of the new bytes (nothing, without calling open,
+// when the file is absent), noted to rep as added, changed or removed
+// when there was a previous load. When open fails, rep gets the problem,
+// fresh, and prev's version is kept: a broken new version never replaces
+// a working one. A file that cannot be read is a problem too, not fresh
+// (the read says why each time), and leaves no value. changed reports
+// that the version is not prev's.
+//
+//	cfg, changed := appload.Next(dir, "server/routes.config.json", prev, parse, report)
+func Next[T any](d Dir, file string, prev *Version[T], open func(data []byte) (*T, error), rep Reporter) (next Version[T], changed bool) {
+	data, hash, err := d.Read(file)
+	next.Hash = hash
+	changed = prev == nil || hash != prev.Hash
+	switch {
+	case err != nil:
+		rep.Problem(err, false)
+	case !changed:
+		next.Value = prev.Value
+	default:
+		if data != nil {
+			next.Value, err = open(data)
+		}
+		if err != nil {
+			rep.Problem(err, true)
+			if prev != nil {
+				return *prev, false
+			}
+			next.Value = nil
+		} else if prev != nil {
+			rep.Note(file, data != nil, prev.Value != nil)
+		}
+	}
+	return next, changed
 }

@@ -9,7 +9,7 @@
 //
 // The directory holds:
 //
-//	instrumented-v2/<sha256 of the module>.wasm  MAC ‖ the instrumented module
+//	instrumented-v3/<sha256 of the module>.wasm  MAC ‖ the instrumented module (v3: the dispatch-loop rewrite)
 //	wazero-<version>-<arch>-<os>/<key>           wazero's native code (its own format)
 //	sealed-v1/wazero-.../<key>                   the MAC of that entry, and of its file identity
 //	compiled-v1/<sha256>                         empty marks: a hint of what is compiled, no code
@@ -52,7 +52,7 @@ import (
 
 // Names under the cache directory.
 const (
-	instrumentedDir = "instrumented-v2"
+	instrumentedDir = "instrumented-v3"
 	sealedDir       = "sealed-v1"
 	// wazeroPrefix starts the name of wazero's directories, one per
 	// wazero version, architecture and system.
@@ -318,7 +318,7 @@ func (d *Dir) instrumentedPath(sum [sha256.Size]byte) string {
 
 func (d *Dir) instrumentedMAC(sum [sha256.Size]byte, out []byte) []byte {
 	m := hmac.New(sha256.New, d.key)
-	m.Write([]byte("endpoints instrumented v2\x00"))
+	m.Write([]byte("endpoints instrumented v3\x00"))
 	m.Write(sum[:])
 	m.Write(out)
 	return m.Sum(nil)

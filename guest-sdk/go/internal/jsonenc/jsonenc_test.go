@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -219,6 +220,24 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 			b = append(b, alphabet[r.IntN(len(alphabet))]...)
 		}
 		checkString(t, string(b))
+	}
+}
+
+// TestAppendStringEachPosition puts each byte AppendString must not copy
+// as it is, and a few it must, at each position of strings longer than
+// the eight bytes it checks at once, after plain bytes and after other
+// such bytes: the first byte that stops its word-at-a-time scan must be
+// found exactly.
+func TestAppendStringEachPosition(t *testing.T) {
+	for _, special := range []string{"\x00", "\x1f", " ", "!", "\"", "#", "%", "&", "'", ";", "<", "=", ">", "?", "[", "\\", "]", "\x7f", "\x80", "\xff", "é", "\u2028", "😀"} {
+		for _, filler := range []string{"a", "\x01", "<", "é"} {
+			for n := 0; n <= 24; n++ {
+				for pos := 0; pos <= n; pos++ {
+					s := strings.Repeat(filler, pos) + special + strings.Repeat("b", n-pos)
+					checkString(t, s)
+				}
+			}
+		}
 	}
 }
 

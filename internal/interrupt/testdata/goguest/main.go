@@ -24,6 +24,30 @@ func collatz(n int64) int32 {
 	return steps
 }
 
+// branchy counts, for i in [0, n), the i that are 0, 1 and 2 modulo 3 and
+// those with bit 2 set: a loop whose body branches forward, which Go
+// compiles as jumps through its dispatch loop. TestInstrumentGoGuestChecks
+// has its twin.
+//
+//go:wasmexport branchy
+func branchy(n int32) int32 {
+	var zero, one, two, bit int32
+	for i := int32(0); i < n; i++ {
+		switch i % 3 {
+		case 0:
+			zero++
+		case 1:
+			one++
+		default:
+			two++
+		}
+		if i&4 != 0 {
+			bit++
+		}
+	}
+	return zero<<24 | one<<16 | two<<8 | bit
+}
+
 // sink keeps spin's loop from being optimised away.
 var sink int64
 

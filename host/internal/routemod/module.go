@@ -1,4 +1,4 @@
-package host
+package routemod
 
 import (
 	"context"
@@ -14,38 +14,43 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 )
 
-// module is a route module with its pool and, for an endpoint, the
+// Module is a route module with its pool and, for an endpoint, the
 // contract it declares.
-type module struct {
-	file         string
-	pool         *engine.Pool
-	contractJSON []byte // nil for a plain route
-	contract     *abi.Contract
-	// hookExported: the module exports abi.ExportOnValidationError (a
+type Module struct {
+	// File is the module, relative to the app.
+	File string
+	// Pool runs its instances.
+	Pool *engine.Pool
+	// ContractJSON is the contract as the module declares it (a bundle's:
+	// its whole declaration); nil for a plain route.
+	ContractJSON []byte
+	// Contract is the contract parsed; nil for a plain route and a bundle.
+	Contract *abi.Contract
+	// HookExported: the module exports abi.ExportOnValidationError (a
 	// bundle: abi.ExportOnValidationErrorRoute).
-	hookExported bool
-	// index is the route's place in a bundle's declaration, which
+	HookExported bool
+	// Index is the route's place in a bundle's declaration, which
 	// abi.ExportHandleRoute receives; -1 for a module of one route. The
 	// modules of a bundle's routes share its pool.
-	index int
-	// middleware are those the bundle serves too (abi.Bundle.Middleware),
+	Index int
+	// Middleware are those the bundle serves too (abi.Bundle.Middleware),
 	// the same on each of its routes' modules; nil elsewhere.
-	middleware []*edge.Middleware
+	Middleware []*edge.Middleware
 }
 
-// handle calls the handler of an instance of the module for one request.
-func (m *module) handle(in *engine.Instance, c *call) ([]uint64, error) {
-	// Both exports take at most one parameter and return one result, in
-	// the call's own stack.
-	stack := c.stack[:]
-	if m.index >= 0 {
-		stack[0] = uint64(m.index)
-		return stack, in.HandleRoute.CallWithStack(c, stack)
+// Handle calls the handler of an instance of the module for one request,
+// the call being ctx. Both handler exports take at most one parameter and
+// return one result, in stack (the call's own, of length 1), which it
+// returns: wazero's Call would allocate a slice for them at every call.
+func (m *Module) Handle(ctx context.Context, in *engine.Instance, stack []uint64) ([]uint64, error) {
+	if m.Index >= 0 {
+		stack[0] = uint64(m.Index)
+		return stack, in.HandleRoute.CallWithStack(ctx, stack)
 	}
-	return stack, in.Handle.CallWithStack(c, stack)
+	return stack, in.Handle.CallWithStack(ctx, stack)
 }
 
-// loadModule reads, instruments and compiles one route module, checks its
+// Load reads, instruments and compiles one route module, checks its
 // exports, instantiates the warm instance and reads its contract. With
 // deferCode, on an engine that serves while compiling, a module that
 // carries its contract and ABI version in custom sections (endpoints build
@@ -55,43 +60,43 @@ func (m *module) handle(in *engine.Instance, c *call) ([]uint64, error) {
 // that code, and its code loads later the same way.
 //
 // A bundle (abi.BundleDir) must export abi.ExportHandleRoute; its
-// contractJSON is then its whole declaration, which loadBundle splits into
-// its routes, and contract stays nil.
-func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode, isBundle bool) (*module, error) {
+// ContractJSON is then its whole declaration, which BundleRoutes splits into
+// its routes, and Contract stays nil.
+func Load(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, deferCode, isBundle bool) (*Module, error) {
 	if deferCode && e.ServesWhileCompiling() {
 		if m, ok, err := deferModule(e, wasm, rf, poolSize, isBundle); ok {
 			return m, err
 		}
 	}
-	m := &module{file: rf.File, pool: e.NewPool(nil, rf.File, poolSize, false), index: -1}
-	in, b, err := e.OpenCode(ctx, m.pool, wasm, rf, true)
+	m := &Module{File: rf.File, Pool: e.NewPool(nil, rf.File, poolSize, false), Index: -1}
+	in, b, err := e.OpenCode(ctx, m.Pool, wasm, rf, true)
 	if err != nil {
 		return nil, err
 	}
 	if isBundle {
 		if in.HandleRoute == nil {
 			in.Close(ctx)
-			m.pool.Retire(ctx)
+			m.Pool.Retire(ctx)
 			return nil, bundle.ErrNoHandleRoute(rf.File)
 		}
-		m.contractJSON, m.hookExported = b, in.OnValidationRoute != nil
+		m.ContractJSON, m.HookExported = b, in.OnValidationRoute != nil
 	} else if in.Handle == nil {
 		in.Close(ctx)
-		m.pool.Retire(ctx)
+		m.Pool.Retire(ctx)
 		return nil, fmt.Errorf("%s: not an Endpoints route module: missing export %q; a module that exports %q alone serves several routes and lives in %s (abi/README.md §9)", rf.File, abi.ExportHandle, abi.ExportHandleRoute, abi.BundleDir)
 	} else {
 		if len(b) > 0 {
 			c, err := contract.Parse(rf.File, b, contract.Options{Method: rf.Method})
 			if err != nil {
 				in.Close(ctx)
-				m.pool.Retire(ctx)
+				m.Pool.Retire(ctx)
 				return nil, err
 			}
-			m.contractJSON, m.contract = b, c
+			m.ContractJSON, m.Contract = b, c
 		}
-		m.hookExported = in.OnValidation != nil
+		m.HookExported = in.OnValidation != nil
 	}
-	if deferCode && m.pool.Interpreted() {
+	if deferCode && m.Pool.Interpreted() {
 		// Its contract read, the module needs its code no more than one
 		// routed from its sections does: release the interpreter's
 		// code, about twenty times the module's bytes, and defer the
@@ -99,12 +104,12 @@ func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile
 		// interpreter's code of every module of a cold start was open at
 		// once (10 GB for 50 Go routes; see RATIONALE.md).
 		in.Close(ctx)
-		m.pool.Retire(ctx)
-		m.pool = e.DeferPool(wasm, rf, b, poolSize)
+		m.Pool.Retire(ctx)
+		m.Pool = e.DeferPool(wasm, rf, b, poolSize)
 		return m, nil
 	}
-	m.pool.Park(in)
-	e.CompileLater(m.pool)
+	m.Pool.Park(in)
+	e.CompileLater(m.Pool)
 	return m, nil
 }
 
@@ -126,7 +131,7 @@ func loadModule(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile
 // contract of the section (engine.DeferPool). A
 // module that fails then is logged, its route answers 500, and
 // Host.WaitCompiled reports it.
-func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, isBundle bool) (*module, bool, error) {
+func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int, isBundle bool) (*Module, bool, error) {
 	if v, ok, err := wasmbin.Custom(wasm, abi.SectionABIVersion); err != nil || !ok || string(v) != strconv.Itoa(abi.Version) {
 		return nil, false, nil
 	}
@@ -145,15 +150,15 @@ func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int
 	if err != nil {
 		return nil, false, nil
 	}
-	m := &module{file: rf.File, contractJSON: section, hookExported: hook, index: -1}
+	m := &Module{File: rf.File, ContractJSON: section, HookExported: hook, Index: -1}
 	if section != nil && !isBundle {
 		if err := engine.CheckContractSize(section, rf.File); err != nil {
 			return nil, true, err
 		}
-		if m.contract, err = contract.Parse(rf.File, section, contract.Options{Method: rf.Method}); err != nil {
+		if m.Contract, err = contract.Parse(rf.File, section, contract.Options{Method: rf.Method}); err != nil {
 			return nil, true, err
 		}
 	}
-	m.pool = e.DeferPool(wasm, rf, section, poolSize)
+	m.Pool = e.DeferPool(wasm, rf, section, poolSize)
 	return m, true, nil
 }

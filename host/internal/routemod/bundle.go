@@ -1,0 +1,75 @@
+package routemod
+
+import (
+	"context"
+
+	"github.com/wasmendpoints/endpoints/host/internal/bundle"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
+	"github.com/wasmendpoints/endpoints/internal/router"
+)
+
+// LoadRoutes loads the route module file (its bytes wasm) with a pool of
+// poolSize instances and makes its routes: one, or one per entry of a
+// bundle's declaration (abi.BundleDir), all on its pool. The module is
+// closed when its routes cannot be made. deferCode: see Load.
+func LoadRoutes(ctx context.Context, e *engine.Engine, file string, wasm []byte, poolSize int, deferCode bool) ([]*Route, error) {
+	if bundle.IsModule(file) {
+		mod, err := Load(ctx, e, wasm, routefile.Route{File: file}, poolSize, deferCode, true)
+		if err != nil {
+			return nil, err
+		}
+		routes, err := BundleRoutes(file, mod)
+		if err != nil {
+			mod.Pool.Retire(ctx)
+			return nil, err
+		}
+		return routes, nil
+	}
+	rf, err := routefile.Parse(file)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := Load(ctx, e, wasm, rf, poolSize, deferCode, false)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewRoute(rf, mod)
+	if err != nil {
+		mod.Pool.Retire(ctx)
+		return nil, err
+	}
+	return []*Route{r}, nil
+}
+
+// BundleRoutes splits a loaded bundle into its routes (package bundle
+// reads its declaration): each gets the bundle's pool, its own contract
+// and its index. The routes must not claim one method and path twice.
+func BundleRoutes(file string, mod *Module) ([]*Route, error) {
+	decl, err := bundle.Parse(file, mod.ContractJSON)
+	if err != nil {
+		return nil, err
+	}
+	mws, err := decl.Middleware(mod.Pool)
+	if err != nil {
+		return nil, err
+	}
+	var scratch router.Router[*Route]
+	routes := make([]*Route, 0, decl.Len())
+	for i := range decl.Len() {
+		br, err := decl.Route(i)
+		if err != nil {
+			return nil, err
+		}
+		m := &Module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, ContractJSON: br.ContractJSON, Contract: br.Contract}
+		r, err := NewRoute(br.Route, m)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.Register(&scratch); err != nil {
+			return nil, err
+		}
+		routes = append(routes, r)
+	}
+	return routes, nil
+}
