@@ -3,6 +3,7 @@ package host_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/syncbuf"
@@ -41,7 +42,8 @@ const (
 	floodReplyPrefix = "flood: "
 	// The flood's settings, the fields of junkFlood.
 	floodSourcesEnv     = "ENDPOINTS_FLOOD_SOURCES" // comma-separated
-	floodRateEnv        = "ENDPOINTS_FLOOD_RATE"
+	floodConnsEnv       = "ENDPOINTS_FLOOD_CONNS"   // per source
+	floodDepthEnv       = "ENDPOINTS_FLOOD_DEPTH"   // requests in flight per connection
 	floodHeaderBytesEnv = "ENDPOINTS_FLOOD_HEADER_BYTES"
 )
 
@@ -50,17 +52,35 @@ type floodReport struct {
 	Sent    int64  // requests sent and answered
 	Created int64  // answered 201
 	Refused int64  // answered 429 IDEMPOTENCY_CLIENT_QUOTA: past the address's share
+	Limited int64  // answered 429 by the rate limit: its X-Client's bucket was empty
+	Closed  int64  // connections the server closed after an answer (Connection: close), then dialled again
+	Dropped int64  // requests written on a connection the server closed before answering them
 	Error   string // the first unexpected answer or connection error, which ends the flood
 }
 
-// junkFlood sends junk requests to POST /api/orders, one connection per
-// local address of sources, each at rate requests per second: an
-// Idempotency-Key of its own each, and an X-Client header as long as
+func (r *floodReport) add(o floodReport) {
+	r.Sent += o.Sent
+	r.Created += o.Created
+	r.Refused += o.Refused
+	r.Limited += o.Limited
+	r.Closed += o.Closed
+	r.Dropped += o.Dropped
+	if r.Error == "" {
+		r.Error = o.Error
+	}
+}
+
+// junkFlood sends junk requests to POST /api/orders at full speed on
+// conns connections (1 when zero) per local address of sources: on each,
+// depth requests (1 when zero) written ahead of their answers (HTTP/1.1
+// pipelining), the next as soon as the first is answered. Each request
+// has an Idempotency-Key of its own, and an X-Client header as long as
 // server.maxHeaderBytes allows (the whole header block is headerBytes).
 type junkFlood struct {
 	addr        string
 	sources     []string
-	rate        int
+	conns       int
+	depth       int
 	headerBytes int
 }
 
@@ -112,6 +132,7 @@ type flooder struct {
 // floodConn is one keep-alive connection of the flood and its request,
 // whose counter goes on across floods, so no key is sent twice.
 type floodConn struct {
+	dial func() (net.Conn, error) // another connection from the same address
 	conn net.Conn
 	r    *bufio.Reader
 	req  junkRequest
@@ -120,20 +141,25 @@ type floodConn struct {
 
 func newFlooder(f junkFlood) (*flooder, error) {
 	fl := &flooder{f: f}
-	for _, src := range f.sources {
+	for i := range len(f.sources) * max(f.conns, 1) {
+		src := f.sources[i%len(f.sources)]
 		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}}
 		c, err := d.Dial("tcp", f.addr)
 		if err != nil {
 			fl.close()
 			return nil, fmt.Errorf("dialling %s from %s: %w", f.addr, src, err)
 		}
-		req, err := newJunkRequest(f.addr, src, f.headerBytes)
+		// Each connection's keys are its own: its local address and
+		// port name it.
+		local := c.LocalAddr().(*net.TCPAddr)
+		req, err := newJunkRequest(f.addr, fmt.Sprintf("%s-%d", local.IP, local.Port), f.headerBytes)
 		if err != nil {
 			c.Close()
 			fl.close()
 			return nil, err
 		}
-		fl.conns = append(fl.conns, &floodConn{conn: c, r: bufio.NewReader(c), req: req})
+		dial := func() (net.Conn, error) { return d.Dial("tcp", f.addr) }
+		fl.conns = append(fl.conns, &floodConn{dial: dial, conn: c, r: bufio.NewReader(c), req: req})
 	}
 	return fl, nil
 }
@@ -154,63 +180,121 @@ func (fl *flooder) flood(newKeys bool, stop <-chan struct{}) floodReport {
 	)
 	for _, c := range fl.conns {
 		wg.Go(func() {
-			r, err := c.send(fl.f.rate, newKeys, stop)
+			r, err := c.send(newKeys, fl.f.depth, stop)
+			if err != nil {
+				r.Error = err.Error()
+			}
 			mu.Lock()
 			defer mu.Unlock()
-			rep.Sent += r.Sent
-			rep.Created += r.Created
-			rep.Refused += r.Refused
-			if err != nil && rep.Error == "" {
-				rep.Error = err.Error()
-			}
+			rep.add(r)
 		})
 	}
 	wg.Wait()
 	return rep
 }
 
-// send is one connection's share of a flood.
-func (c *floodConn) send(rate int, newKeys bool, stop <-chan struct{}) (floodReport, error) {
+// send is one connection's share of a flood, until stop closes: up to
+// depth requests written ahead of their answers (HTTP/1.1 pipelining;
+// with depth 1, the next request once the previous one is answered).
+// When the server closes the connection after an answer (Connection:
+// close), it dials again from the same address and goes on; the requests
+// written after that answer are dropped, and counted.
+func (c *floodConn) send(newKeys bool, depth int, stop <-chan struct{}) (floodReport, error) {
 	var rep floodReport
-	tick := time.NewTicker(time.Second / time.Duration(rate))
-	defer tick.Stop()
-	body := make([]byte, 0, 1024)
 	if !newKeys {
 		putHex(c.req.raw[c.req.clientAt:c.req.clientAt+16], 0)
 	}
 	for {
-		select {
-		case <-stop:
-			return rep, nil
-		case <-tick.C:
+		closed, err := c.session(newKeys, depth, stop, &rep)
+		if err != nil || !closed {
+			return rep, err
 		}
-		c.n++
-		putHex(c.req.raw[c.req.keyAt:c.req.keyAt+16], c.n)
-		if newKeys {
-			putHex(c.req.raw[c.req.clientAt:c.req.clientAt+16], c.n)
+		rep.Closed++
+		conn, err := c.dial()
+		if err != nil {
+			return rep, fmt.Errorf("dialling again after the server closed: %w", err)
 		}
-		if _, err := c.conn.Write(c.req.raw); err != nil {
-			return rep, fmt.Errorf("request %d: %w", c.n, err)
+		c.conn, c.r = conn, bufio.NewReader(conn)
+	}
+}
+
+// session floods on c's connection until stop closes (closed false) or
+// the server closes it after an answer (closed true).
+func (c *floodConn) session(newKeys bool, depth int, stop <-chan struct{}, rep *floodReport) (closed bool, err error) {
+	// The writer takes a slot for each request it writes and tells the
+	// reader; the reader frees it once the answer is read.
+	slots, sent := make(chan struct{}, max(depth, 1)), make(chan uint64, max(depth, 1))
+	quit := make(chan struct{}) // the reader is done
+	var werr error              // the writer's, read once sent is closed
+	go func() {
+		defer close(sent)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-quit:
+				return
+			case slots <- struct{}{}:
+			}
+			c.n++
+			putHex(c.req.raw[c.req.keyAt:c.req.keyAt+16], c.n)
+			if newKeys {
+				putHex(c.req.raw[c.req.clientAt:c.req.clientAt+16], c.n)
+			}
+			if _, err := c.conn.Write(c.req.raw); err != nil {
+				werr = fmt.Errorf("request %d: %w", c.n, err)
+				return
+			}
+			select {
+			case <-quit:
+				return
+			case sent <- c.n:
+			}
 		}
+	}()
+	defer func() {
+		close(quit)
+		if closed || err != nil {
+			c.conn.Close() // ends a write the server no longer reads
+		}
+		for range sent {
+			rep.Dropped++
+		}
+		if closed {
+			werr = nil // a write to the connection closed
+		}
+		if err == nil {
+			err = werr
+		}
+	}()
+	body := make([]byte, 0, 1024)
+	for n := range sent {
 		res, err := http.ReadResponse(c.r, nil)
 		if err != nil {
-			return rep, fmt.Errorf("request %d: reading the answer: %w", c.n, err)
+			return false, fmt.Errorf("request %d: reading the answer: %w", n, err)
 		}
 		body, err = readSome(body[:0], res.Body)
 		res.Body.Close()
 		if err != nil {
-			return rep, fmt.Errorf("request %d: reading the answer's body: %w", c.n, err)
+			return false, fmt.Errorf("request %d: reading the answer's body: %w", n, err)
 		}
+		<-slots
 		rep.Sent++
 		switch {
 		case res.StatusCode == http.StatusCreated:
 			rep.Created++
 		case res.StatusCode == http.StatusTooManyRequests && bytes.Contains(body, []byte("IDEMPOTENCY_CLIENT_QUOTA")):
 			rep.Refused++ // past its address's share: expected
+		case res.StatusCode == http.StatusTooManyRequests && res.Header.Get("Retry-After") != "" && res.Header.Get("RateLimit") != "" && bytes.Contains(body, []byte(`"policy"`)):
+			rep.Limited++ // its X-Client's bucket is empty: expected when one key is sent many times
 		default:
-			return rep, fmt.Errorf("request %d: got %d %.200s, want 201, or 429 IDEMPOTENCY_CLIENT_QUOTA past its share", c.n, res.StatusCode, body)
+			return false, fmt.Errorf("request %d: got %d %.200s, want 201, or 429 IDEMPOTENCY_CLIENT_QUOTA past its share, or 429 from the rate limit", n, res.StatusCode, body)
+		}
+		if res.Close {
+			return true, nil
 		}
 	}
+	return false, nil
 }
 
 // readSome reads r into b, up to b's capacity, and drops the rest.
@@ -260,24 +344,37 @@ func serveFloodCommands(fl *flooder, in io.Reader, out io.Writer) error {
 	return sc.Err()
 }
 
-// floodProcess is the parent's handle on a flood client process.
+// floodProcess is the parent's handle on a process of the benchmark: the
+// flood client, or the server (floodserver_test.go).
 type floodProcess struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Scanner
+	name string
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Scanner
 }
 
 // startFloodProcess runs the flood client of f in a process of its own:
-// the test binary again, as TestJunkFloodClient with floodClientEnv set.
-// It ends when the test does.
-func startFloodProcess(tb testing.TB, f junkFlood) *floodProcess {
+// the test binary again, as TestJunkFloodClient with floodClientEnv set,
+// bound to CPU cpu unless it is negative. It ends when the test does.
+func startFloodProcess(tb testing.TB, f junkFlood, cpu int) *floodProcess {
 	tb.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestJunkFloodClient$", "-test.count=1")
-	cmd.Env = append(os.Environ(),
+	return startTestProcess(tb, "the flood client", "TestJunkFloodClient", cpu,
 		floodClientEnv+"="+f.addr,
 		floodSourcesEnv+"="+strings.Join(f.sources, ","),
-		floodRateEnv+"="+strconv.Itoa(f.rate),
+		floodConnsEnv+"="+strconv.Itoa(max(f.conns, 1)),
+		floodDepthEnv+"="+strconv.Itoa(max(f.depth, 1)),
 		floodHeaderBytesEnv+"="+strconv.Itoa(f.headerBytes))
+}
+
+// startTestProcess runs the test binary again as the test named test,
+// with env added to this process's environment, bound to CPU cpu unless
+// it is negative; it speaks the protocol of serveFloodCommands' kind on
+// its stdin and stdout, and ends when its stdin closes, at the end of the
+// test.
+func startTestProcess(tb testing.TB, name, test string, cpu int, env ...string) *floodProcess {
+	tb.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -287,14 +384,19 @@ func startFloodProcess(tb testing.TB, f junkFlood) *floodProcess {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatalf("starting the flood client: %v", err)
+	if cpu >= 0 {
+		err = startOnCPU(cmd, cpu)
+	} else {
+		err = cmd.Start()
 	}
-	p := &floodProcess{cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	if err != nil {
+		tb.Fatalf("starting %s: %v", name, err)
+	}
+	p := &floodProcess{name: name, cmd: cmd, in: in, out: bufio.NewScanner(out)}
 	tb.Cleanup(func() {
 		in.Close()
 		if err := cmd.Wait(); err != nil {
-			tb.Errorf("the flood client: %v", err)
+			tb.Errorf("%s: %v", name, err)
 		}
 	})
 	return p
@@ -305,7 +407,7 @@ func startFloodProcess(tb testing.TB, f junkFlood) *floodProcess {
 func (p *floodProcess) command(tb testing.TB, cmd string) string {
 	tb.Helper()
 	if _, err := fmt.Fprintln(p.in, cmd); err != nil {
-		tb.Fatalf("the flood client: %s: %v", cmd, err)
+		tb.Fatalf("%s: %s: %v", p.name, cmd, err)
 	}
 	var other strings.Builder
 	for p.out.Scan() {
@@ -314,7 +416,7 @@ func (p *floodProcess) command(tb testing.TB, cmd string) string {
 		}
 		fmt.Fprintln(&other, p.out.Text())
 	}
-	tb.Fatalf("the flood client ended without answering %s: %v\n%s", cmd, p.out.Err(), other.String())
+	tb.Fatalf("%s ended without answering %s: %v\n%s", p.name, cmd, p.out.Err(), other.String())
 	return ""
 }
 
@@ -323,7 +425,7 @@ func (p *floodProcess) stop(tb testing.TB) floodReport {
 	tb.Helper()
 	var rep floodReport
 	if reply := p.command(tb, "stop"); json.Unmarshal([]byte(reply), &rep) != nil {
-		tb.Fatalf("the flood client's report: %q is not JSON", reply)
+		tb.Fatalf("%s's report: %q is not JSON", p.name, reply)
 	}
 	return rep
 }
@@ -341,38 +443,59 @@ func TestJunkFloodClient(t *testing.T) {
 	t.Parallel()
 	var (
 		mu      sync.Mutex
-		clients map[string]map[string]bool // X-Client values by source address
-		counts  map[string]int             // requests by source address
+		clients map[string]map[string]bool // X-Client values by connection (the order the server accepted it in)
+		counts  map[string]int             // requests by connection
+		sources map[string]bool            // the connections' source addresses
 		keys    map[string]bool            // Idempotency-Keys
-		lengths map[int]bool               // X-Client lengths
+		wrong   []string                   // X-Client values whose length fills no header block of f.headerBytes
+		closing bool                       // every fifth request on a connection answers Connection: close
 	)
 	seen := make(chan struct{}, 1000)
+	// Connections are told apart by the order they were accepted in, not
+	// their addresses: a port is dialled again once its connection closed.
+	type connKey struct{}
+	var accepted atomic.Int64
 	srv := &http.Server{MaxHeaderBytes: config.DefaultMaxHeaderBytes, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		src, _, _ := net.SplitHostPort(r.RemoteAddr)
+		src, port, _ := net.SplitHostPort(r.RemoteAddr)
+		conn := fmt.Sprintf("connection %d (%s)", r.Context().Value(connKey{}), r.RemoteAddr)
 		mu.Lock()
-		if clients[src] == nil {
-			clients[src] = map[string]bool{}
+		if clients[conn] == nil {
+			clients[conn] = map[string]bool{}
 		}
-		clients[src][r.Header.Get("X-Client")] = true
-		counts[src]++
+		clients[conn][r.Header.Get("X-Client")] = true
+		counts[conn]++
+		sources[src] = true
 		keys[r.Header.Get("Idempotency-Key")] = true
-		lengths[len(r.Header.Get("X-Client"))] = true
+		// The connection's requests are built for its local address
+		// and port: their header block takes f.headerBytes.
+		if want := junkValueLen(t, r.Host, src+"-"+port); len(r.Header.Get("X-Client")) != want {
+			wrong = append(wrong, fmt.Sprintf("%s: %d bytes, want %d", conn, len(r.Header.Get("X-Client")), want))
+		}
+		if closing && counts[conn]%5 == 0 {
+			w.Header().Set("Connection", "close")
+		}
 		mu.Unlock()
 		if string(body) != floodBody {
 			http.Error(w, "body "+string(body), http.StatusBadRequest)
 			return
 		}
 		w.WriteHeader(http.StatusCreated)
-		seen <- struct{}{}
+		select {
+		case seen <- struct{}{}:
+		default: // the test has seen enough; the flood goes on until it stops
+		}
 	})}
+	srv.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, accepted.Add(1))
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	f := junkFlood{addr: ln.Addr().String(), sources: []string{"127.0.0.2", "127.0.0.3"}, rate: 1000, headerBytes: config.DefaultMaxHeaderBytes}
+	f := junkFlood{addr: ln.Addr().String(), sources: []string{"127.0.0.2", "127.0.0.3"}, conns: 2, headerBytes: config.DefaultMaxHeaderBytes}
 
 	req, err := newJunkRequest(f.addr, "127.0.0.2", f.headerBytes)
 	if err != nil {
@@ -381,30 +504,36 @@ func TestJunkFloodClient(t *testing.T) {
 	if n := bytes.Index(req.raw, []byte("\r\n\r\n")) + 4; n != f.headerBytes {
 		t.Errorf("the header block takes %d bytes, want %d", n, f.headerBytes)
 	}
-	valueAt := bytes.Index(req.raw, []byte("X-Client: ")) + len("X-Client: ")
-	valueLen := bytes.Index(req.raw[valueAt:], []byte("\r\n"))
 
-	fl, err := newFlooder(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fl.close()
-	const perSource = 20
-	for _, newKeys := range []bool{false, true} {
-		cmd := map[bool]string{false: "one", true: "new"}[newKeys]
-		t.Run(cmd, func(t *testing.T) {
+	const perConn = 20
+	nconns := len(f.sources) * f.conns
+	for _, c := range []struct {
+		newKeys bool
+		depth   int
+		closing bool // the server closes connections: the flood dials again
+	}{{false, 1, false}, {true, 1, false}, {false, 4, false}, {true, 4, false}, {true, 1, true}, {false, 4, true}} {
+		cmd := map[bool]string{false: "one", true: "new"}[c.newKeys]
+		newKeys := c.newKeys
+		t.Run(fmt.Sprintf("%s/depth=%d/closing=%v", cmd, c.depth, c.closing), func(t *testing.T) {
+			f := f
+			f.depth = c.depth
+			fl, err := newFlooder(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fl.close()
 			for len(seen) > 0 {
 				<-seen // answered after the previous flood's count was reached
 			}
 			mu.Lock()
-			clients, counts, keys, lengths = map[string]map[string]bool{}, map[string]int{}, map[string]bool{}, map[int]bool{}
+			clients, counts, sources, keys, wrong, closing = map[string]map[string]bool{}, map[string]int{}, map[string]bool{}, map[string]bool{}, nil, c.closing
 			mu.Unlock()
 			var out syncbuf.Buffer
 			in, commands := io.Pipe()
 			done := make(chan error, 1)
 			go func() { done <- serveFloodCommands(fl, in, &out) }()
 			fmt.Fprintln(commands, cmd)
-			for range perSource * len(f.sources) {
+			for range perConn * nconns {
 				<-seen
 			}
 			fmt.Fprintln(commands, "stop")
@@ -424,36 +553,60 @@ func TestJunkFloodClient(t *testing.T) {
 			for _, n := range counts {
 				total += n
 			}
-			if rep.Error != "" || rep.Sent != int64(total) || rep.Created != rep.Sent || total < perSource*len(f.sources) {
+			if rep.Error != "" || rep.Sent != int64(total) || rep.Created != rep.Sent || total < perConn*nconns {
 				t.Errorf("report %+v; the server answered %d requests, want them all sent and created, no error", rep, total)
 			}
-			if len(clients) != len(f.sources) {
-				t.Errorf("requests from %d addresses, want %d", len(clients), len(f.sources))
+			if c.closing {
+				// Each connection closed after its fifth answer, and the
+				// flood dialled again (the last ones may have been dialled
+				// as it stopped); what it had written after that answer,
+				// at most depth-1 requests, was dropped, and counted.
+				if rep.Closed == 0 || len(clients) <= nconns || len(clients) > nconns+int(rep.Closed) || rep.Dropped > int64(c.depth-1)*rep.Closed {
+					t.Errorf("%d connections, report %+v; want more than the %d the flood dialled, at most one more for each closed, at most %d requests dropped with each", len(clients), rep, nconns, c.depth-1)
+				}
+			} else if len(clients) != nconns {
+				t.Errorf("requests on %d connections, want %d", len(clients), nconns)
 			}
-			for src, values := range clients {
-				if want := map[bool]int{false: 1, true: counts[src]}[newKeys]; len(values) != want {
-					t.Errorf("%s sent %d X-Client values in %d requests, want %d", src, len(values), counts[src], want)
+			if len(sources) != len(f.sources) {
+				t.Errorf("requests from %d addresses, want %d", len(sources), len(f.sources))
+			}
+			for conn, values := range clients {
+				if want := map[bool]int{false: 1, true: counts[conn]}[newKeys]; len(values) != want {
+					t.Errorf("%s sent %d X-Client values in %d requests, want %d", conn, len(values), counts[conn], want)
 				}
 			}
 			if len(keys) != total {
 				t.Errorf("%d Idempotency-Keys in %d requests, want one each", len(keys), total)
 			}
-			if len(lengths) != 1 || !lengths[valueLen] {
-				t.Errorf("X-Client lengths %v, want %d alone", lengths, valueLen)
+			if len(wrong) > 0 {
+				t.Errorf("%d X-Client values of the wrong length; the first: %s", len(wrong), wrong[0])
 			}
 		})
 	}
 }
 
+// junkValueLen is the length of the X-Client value in the requests of
+// newJunkRequest(addr, source, config.DefaultMaxHeaderBytes).
+func junkValueLen(t *testing.T, addr, source string) int {
+	req, err := newJunkRequest(addr, source, config.DefaultMaxHeaderBytes)
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	at := bytes.Index(req.raw, []byte("X-Client: ")) + len("X-Client: ")
+	return bytes.Index(req.raw[at:], []byte("\r\n"))
+}
+
 // runFloodChild is TestJunkFloodClient run as the benchmark's flood
 // client.
 func runFloodChild(t *testing.T, addr string) {
-	rate, err1 := strconv.Atoi(os.Getenv(floodRateEnv))
-	headerBytes, err2 := strconv.Atoi(os.Getenv(floodHeaderBytesEnv))
-	if err := errors.Join(err1, err2); err != nil {
+	headerBytes, err1 := strconv.Atoi(os.Getenv(floodHeaderBytesEnv))
+	conns, err2 := strconv.Atoi(os.Getenv(floodConnsEnv))
+	depth, err3 := strconv.Atoi(os.Getenv(floodDepthEnv))
+	if err := errors.Join(err1, err2, err3); err != nil {
 		t.Fatalf("the flood client's settings: %v", err)
 	}
-	fl, err := newFlooder(junkFlood{addr: addr, sources: strings.Split(os.Getenv(floodSourcesEnv), ","), rate: rate, headerBytes: headerBytes})
+	fl, err := newFlooder(junkFlood{addr: addr, sources: strings.Split(os.Getenv(floodSourcesEnv), ","), conns: conns, depth: depth, headerBytes: headerBytes})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/inflight"
 	"github.com/wasmendpoints/endpoints/host/internal/janitor"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
+	"github.com/wasmendpoints/endpoints/host/internal/pipelining"
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/host/internal/routes"
 	"github.com/wasmendpoints/endpoints/host/internal/routetable"
@@ -257,22 +258,28 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 
 // HTTPServer returns an http.Server that serves h with the app's "server"
 // settings ([config.Server], endpoints.json merged with Options.Server):
-// ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes. The host applies
-// readTimeout and writeTimeout itself, per request. Set Addr, or pass a
-// listener to Serve:
+// ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes, and server.pipelining
+// (by default, a client that pipelines has its connection closed after
+// the answer to the request it pipelined: [config.Server.Pipelining]).
+// The host applies readTimeout and writeTimeout itself, per request. Set
+// Addr, or pass a listener to Serve:
 //
 //	srv := h.HTTPServer()
 //	srv.Addr = "127.0.0.1:3000"
 //	log.Fatal(srv.ListenAndServe())
 func (h *Host) HTTPServer() *http.Server {
 	sc := h.opts.Server.WithDefaults()
-	return &http.Server{
+	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: time.Duration(sc.ReadHeaderTimeout),
 		IdleTimeout:       time.Duration(sc.IdleTimeout),
 		MaxHeaderBytes:    sc.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(h.logger.Handler(), slog.LevelWarn),
 	}
+	if sc.Pipelining == config.PipeliningClose {
+		srv.Handler, srv.ConnContext = pipelining.Handler(h), pipelining.ConnContext
+	}
+	return srv
 }
 
 // ShutdownTimeout is how long a server of h should wait for requests in

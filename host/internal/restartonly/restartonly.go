@@ -1,7 +1,7 @@
 // Package restartonly names the settings of endpoints.json that only a
 // restart applies (the engine's memory cap and load deadline, the pools'
-// sizes, the store, the databases, the http.Server's own deadlines and
-// header bound), and keeps their previous values in a configuration a
+// sizes, the store, the databases, the http.Server's own deadlines,
+// header bound and pipelining), and keeps their previous values in a configuration a
 // reload read: so the configuration in effect is what serves, never half
 // of a change.
 package restartonly
@@ -36,6 +36,7 @@ func Keep(old, cur *config.App) []string {
 	keep("server.idleTimeout", pin(&old.Server.IdleTimeout, &cur.Server.IdleTimeout))
 	keep("server.maxHeaderBytes", pin(&old.Server.MaxHeaderBytes, &cur.Server.MaxHeaderBytes))
 	keep("server.shutdownTimeout", pin(&old.Server.ShutdownTimeout, &cur.Server.ShutdownTimeout))
+	keep("server.pipelining", pin(&old.Server.Pipelining, &cur.Server.Pipelining))
 	if !maps.Equal(old.Databases, cur.Databases) {
 		cur.Databases = old.Databases
 		out = append(out, "databases")

@@ -54,6 +54,12 @@ func TestKeep(t *testing.T) {
 					t.Errorf("server = %+v, want idle and shutdown as before, read timeout new", cur.Server)
 				}
 			}},
+		{"the server's pipelining", func(c *config.App) { c.Server.Pipelining = config.PipeliningServe }, []string{"server.pipelining"},
+			func(t *testing.T, cur *config.App) {
+				if cur.Server.Pipelining != "" {
+					t.Errorf("server.pipelining = %q, want the previous one (the default)", cur.Server.Pipelining)
+				}
+			}},
 		{"the databases", func(c *config.App) { c.Databases = map[string]config.Database{"main": {Path: "data/other.db"}} }, []string{"databases"},
 			func(t *testing.T, cur *config.App) {
 				if cur.Databases["main"].Path != "data/main.db" {
