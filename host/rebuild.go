@@ -1,6 +1,7 @@
 package host
 
 import (
+	"crypto/sha256"
 	"slices"
 	"sync"
 
@@ -49,8 +50,20 @@ func (h *Host) Rebuilding(modules []string) (done func()) {
 // resumeUnbuilt queues again the background compilation Rebuilding
 // stopped of the modules whose bytes on disk are those the host serves.
 // It holds the reload lock, so that it sees a table that matches what a
-// reload made of the disk, and starts no compilation while a load runs.
+// reload made of the disk, and starts no compilation while a load runs;
+// but it reads and hashes the files before it takes the lock: the reload
+// of a new bundle, which Host.Watch starts at the same moment, would wait
+// for the 12 MB to be hashed. A file that changes after it was read is
+// the next reload's (which stops the compilation again); a pool that a
+// reload made meanwhile was never stopped, and ResumeCompiling leaves it
+// alone.
 func (h loadSide) resumeUnbuilt(modules []string) {
+	onDisk := make(map[string][sha256.Size]byte, len(modules))
+	for _, m := range modules {
+		if _, hash, err := appload.Dir(h.app).Read(m); err == nil {
+			onDisk[m] = hash
+		}
+	}
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	if h.requests.Closed() {
@@ -63,7 +76,7 @@ func (h loadSide) resumeUnbuilt(modules []string) {
 		if f == nil || f.Pool() == nil {
 			continue
 		}
-		if _, hash, err := appload.Dir(h.app).Read(m); err == nil && hash != f.Hash {
+		if hash, ok := onDisk[m]; ok && hash != f.Hash {
 			// New bytes, or none (the module is gone): the reload that
 			// follows loads them, and resumes this version's
 			// compilation if they fail. (Unreadable bytes the reload

@@ -232,8 +232,16 @@ func devLoop(ctx context.Context, app string, h *host.Host, c *console, since ti
 	}()
 }
 
-// sourceQuiet is how long watchSources waits for a burst of saves to end.
+// sourceQuiet is how long a rerun of the app's build command waits for a
+// burst of saves to end (watchBuildCommand).
 const sourceQuiet = 50 * time.Millisecond
+
+// routeSourceQuiet is how long watchSources waits for a burst of saves of
+// route sources to end: an editor writes a saved file in one go (or
+// writes a copy and renames it), within a few milliseconds, and every
+// millisecond here is one more the developer waits for the saved route
+// to serve. Host.Watch waits 10 ms for the same reason.
+const routeSourceQuiet = 15 * time.Millisecond
 
 // watchSources rebuilds the route modules a changed source affects, builds
 // those of sources added while it runs (in new directories too), and
@@ -272,7 +280,7 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 		}
 	}
 	if len(changed) > 0 {
-		timer.Reset(sourceQuiet)
+		timer.Reset(routeSourceQuiet)
 	}
 	for {
 		select {
@@ -284,7 +292,7 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 			for _, rel := range w.Changed(ev) {
 				if isSource(rel) {
 					changed[rel] = true
-					timer.Reset(sourceQuiet)
+					timer.Reset(routeSourceQuiet)
 				}
 			}
 		case <-timer.C:

@@ -4,6 +4,7 @@ package endpoints
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -134,5 +135,51 @@ func TestBundleMiddleware(t *testing.T) {
 	}
 	if res := callFake(fakeRequest{envelope: mwEnvelope}, 200, before(2)); res.code != -1 || len(res.logs) == 0 || !strings.Contains(res.logs[0].msg, "called for middleware 2; the module has 2") {
 		t.Errorf("an index past the middleware: code %d, logs %v", res.code, res.logs)
+	}
+}
+
+// TestBundleDeclarationIsMarshal: the declaration, whose contracts are
+// written as they are, is the JSON value json.Marshal makes of the same
+// abi.Bundle, with or without middleware, with a plain route and with
+// text that json.Marshal escapes (<, >, &, a quote).
+func TestBundleDeclarationIsMarshal(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		middleware bool
+	}{{"routes", false}, {"routes and middleware", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			bundleOfTwo(t)
+			BundleRoute(`GET /api/"q"`)
+			HandleFunc(Operation{Summary: "<b>A & B</b>", Tags: []string{"x"}}, func(*struct {
+				Name string `query:"name" doc:"a \"name\" <= 10 & > 0"`
+			}) (string, error) {
+				return "", nil
+			})
+			if tc.middleware {
+				BundleMiddleware("10-audit")
+				DeclareMiddleware(Middleware{Methods: []string{"POST"}, Before: func(*MiddlewareRequest) (Reply, bool) { return Reply{}, false }})
+			}
+			want := abi.Bundle{}
+			for _, b := range bundle {
+				want.Routes = append(want.Routes, abi.BundleRoute{Route: b.route, Contract: b.reg.contractJSON()})
+			}
+			for _, m := range bundleMW.list {
+				want.Middleware = append(want.Middleware, abi.BundleMiddleware{Name: m.name, Declaration: m.decl})
+			}
+			wantJSON, err := json.Marshal(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, wantValue any
+			if err := json.Unmarshal(declaration(), &got); err != nil {
+				t.Fatalf("declaration() = %s: %v", declaration(), err)
+			}
+			if err := json.Unmarshal(wantJSON, &wantValue); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, wantValue) {
+				t.Errorf("declaration() = %s\nwant the value of %s", declaration(), wantJSON)
+			}
+		})
 	}
 }

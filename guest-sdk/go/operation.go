@@ -552,14 +552,43 @@ func (r *registry) contractJSON() []byte {
 		}
 		defs[name] = s
 	}
-	if len(defs) > 0 {
-		c.Defs = defs
-	}
-	b, err := marshalJSON(&c)
+	b, err := marshalJSON(&c) // c.Defs is nil: appendDefs writes them
 	if err != nil {
 		// Every schema was marshalled once already at registration.
 		panic("endpoints: encoding the contract: " + err.Error())
 	}
-	r.contract = b
-	return b
+	r.contract = appendDefs(b, defs)
+	return r.contract
+}
+
+// appendDefs adds defs as the "$defs" member of the contract object b,
+// where json.Marshal puts it (abi.Contract's last field, its keys sorted),
+// but with each schema written as it is: json.Marshal would compact every
+// one again (a json.RawMessage, though compact already), scanning each
+// byte, and a contract's $defs are most of its bytes. In the interpreter
+// that runs a saved module's new version until the compiler is done,
+// that scan cost the host tens of milliseconds per reload.
+func appendDefs(b []byte, defs map[string]json.RawMessage) []byte {
+	if len(defs) == 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16+len(defs)*64)
+	out = append(out, b[:len(b)-1]...) // without the closing brace
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"$defs":{`...)
+	for i, name := range slices.Sorted(maps.Keys(defs)) {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		key, err := marshalJSON(name)
+		if err != nil {
+			panic("endpoints: encoding $defs/" + name + ": " + err.Error())
+		}
+		out = append(out, key...)
+		out = append(out, ':')
+		out = append(out, defs[name]...)
+	}
+	return append(out, "}}"...)
 }

@@ -304,11 +304,11 @@ func startFailure(err error, ctx context.Context) error {
 	return err
 }
 
-// compile compiles a module. wazero v1.12 can panic on some malformed
-// modules instead of returning an error; a bad file must fail its own load,
-// never the host.
-func (e *Engine) compile(ctx context.Context, r wazero.Runtime, wasm []byte) (compiled wazero.CompiledModule, err error) {
-	mu, _ := e.compiling.LoadOrStore(sha256.Sum256(wasm), &sync.Mutex{})
+// compile compiles a module, whose SHA-256 is sum. wazero v1.12 can panic
+// on some malformed modules instead of returning an error; a bad file must
+// fail its own load, never the host.
+func (e *Engine) compile(ctx context.Context, r wazero.Runtime, wasm []byte, sum [sha256.Size]byte) (compiled wazero.CompiledModule, err error) {
+	mu, _ := e.compiling.LoadOrStore(sum, &sync.Mutex{})
 	mu.(*sync.Mutex).Lock()
 	defer mu.(*sync.Mutex).Unlock()
 	defer func() {

@@ -23,8 +23,11 @@ type Code struct {
 	runtime  wazero.Runtime
 	compiled wazero.CompiledModule
 	// wasm is the instrumented module, kept for the compiler while the
-	// interpreter runs it; nil once compiled.
+	// interpreter runs it; nil once compiled. sum is its SHA-256, by
+	// which the compiler's tier finds it (compiledMarks, Engine.compiling)
+	// without hashing its megabytes again.
 	wasm []byte
+	sum  [sha256.Size]byte
 	// use counts the interpreter's code while it is open (nil for the
 	// compiler's code); closed makes Close count it once.
 	use    *interpreterUse
@@ -96,20 +99,19 @@ func (e *Engine) InterpreterUse() InterpreterUse {
 // interpreter.
 const compiledMarks = "compiled-v1"
 
-// markPath is the mark of the instrumented module wasm, or "" without a
-// cache directory.
-func (e *Engine) markPath(wasm []byte) string {
+// markPath is the mark of the instrumented module whose SHA-256 is sum,
+// or "" without a cache directory.
+func (e *Engine) markPath(sum [sha256.Size]byte) string {
 	if e.cacheDir == "" {
 		return ""
 	}
-	sum := sha256.Sum256(wasm)
 	return filepath.Join(e.cacheDir, compiledMarks, hex.EncodeToString(sum[:]))
 }
 
-// inCache reports whether the compiler compiled wasm into the cache
-// directory before.
-func (e *Engine) inCache(wasm []byte) bool {
-	p := e.markPath(wasm)
+// inCache reports whether the compiler compiled the instrumented module
+// whose SHA-256 is sum into the cache directory before.
+func (e *Engine) inCache(sum [sha256.Size]byte) bool {
+	p := e.markPath(sum)
 	if p == "" {
 		return false
 	}
@@ -117,9 +119,10 @@ func (e *Engine) inCache(wasm []byte) bool {
 	return err == nil
 }
 
-// markCompiled records that wasm is in the compilation cache.
-func (e *Engine) markCompiled(wasm []byte) {
-	p := e.markPath(wasm)
+// markCompiled records that the instrumented module whose SHA-256 is sum
+// is in the compilation cache.
+func (e *Engine) markCompiled(sum [sha256.Size]byte) {
+	p := e.markPath(sum)
 	if p == "" {
 		return
 	}
@@ -131,22 +134,25 @@ func (e *Engine) markCompiled(wasm []byte) {
 // codeFor compiles the instrumented module wasm: with the interpreter,
 // which takes a fraction of the compiler's time, when mayInterpret, the
 // engine tiers and the cache does not hold it (CompileLater then replaces
-// that code); with the compiler otherwise.
+// that code); with the compiler otherwise. Its bytes are hashed once,
+// here: a saved Go bundle is 12 MB, and each pass over them is some 10 ms
+// the developer waits for.
 func (e *Engine) codeFor(ctx context.Context, wasm []byte, mayInterpret bool) (*Code, error) {
-	if !mayInterpret || e.interp == nil || e.inCache(wasm) {
-		compiled, err := e.compile(ctx, e.runtime, wasm)
+	sum := sha256.Sum256(wasm)
+	if !mayInterpret || e.interp == nil || e.inCache(sum) {
+		compiled, err := e.compile(ctx, e.runtime, wasm, sum)
 		if err != nil {
 			return nil, err
 		}
-		e.markCompiled(wasm)
+		e.markCompiled(sum)
 		return &Code{runtime: e.runtime, compiled: compiled}, nil
 	}
-	compiled, err := e.compile(ctx, e.interp, wasm)
+	compiled, err := e.compile(ctx, e.interp, wasm, sum)
 	if err != nil {
 		return nil, err
 	}
 	e.interpreted.openCode()
-	return &Code{runtime: e.interp, compiled: compiled, wasm: wasm, use: &e.interpreted}, nil
+	return &Code{runtime: e.interp, compiled: compiled, wasm: wasm, sum: sum, use: &e.interpreted}, nil
 }
 
 // CompileLater queues the pool of a module the interpreter runs for the
@@ -330,7 +336,7 @@ func (e *Engine) compileInBackground(p *Pool, workers int, finished func(stage s
 			// began: no compiled code to report (Config.Progress).
 			return
 		}
-		compiled, err := e.compile(ctx, e.runtime, c.wasm)
+		compiled, err := e.compile(ctx, e.runtime, c.wasm, c.sum)
 		if e.stopped() {
 			if err == nil {
 				_ = compiled.Close(context.Background())
@@ -347,7 +353,7 @@ func (e *Engine) compileInBackground(p *Pool, workers int, finished func(stage s
 			finished(stage, time.Since(start), err)
 			return
 		}
-		e.markCompiled(c.wasm)
+		e.markCompiled(c.sum)
 		next := &Code{runtime: e.runtime, compiled: compiled}
 		if !p.upgrade(context.Background(), next) {
 			_ = next.Close(context.Background()) // the module left the app meanwhile
