@@ -22,9 +22,9 @@ var _ abihost.Call = guestCall{}
 func (c guestCall) Loading() bool     { return c.loading }
 func (c guestCall) Phase() string     { return c.phase }
 func (c guestCall) Middleware() bool  { return c.mw != nil }
-func (c guestCall) HeadersSent() bool { return c.wroteHeader }
+func (c guestCall) HeadersSent() bool { return c.resp.Sent() }
 func (c guestCall) Envelope() []byte  { return c.envelopeJSON() }
-func (c guestCall) SetStatus(s int)   { c.status = s }
+func (c guestCall) SetStatus(s int)   { c.resp.SetStatus(s) }
 
 // Scratch is the call's reusable buffer, for the host functions and the
 // Idempotency-Key step alike.
@@ -42,10 +42,10 @@ func (c guestCall) ReadBody(dst []byte) (int, abi.Errno) { return c.body.ReadBod
 func (c guestCall) ReadFile(index int32, dst []byte) (int, abi.Errno) {
 	return c.body.ReadFile(index, dst, c.logger, c.route.File)
 }
-func (c guestCall) Write(data []byte) abi.Errno { return c.write(data) }
+func (c guestCall) Write(data []byte) abi.Errno { return c.resp.Write(data) }
 
 func (c guestCall) SetResponseHeader(name, value string, add bool) abi.Errno {
-	return c.setHeader(name, value, add)
+	return c.resp.SetHeader(name, value, add)
 }
 
 func (c guestCall) SetRequestHeader(name, value []byte) abi.Errno {

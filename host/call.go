@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/guestanswer"
 	"github.com/wasmendpoints/endpoints/host/internal/guestclock"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
@@ -20,7 +20,7 @@ import (
 )
 
 // call is the state of one guest call in parts: the request as validated
-// (requestPart), the answer being built (answerPart), and the deadline the
+// (requestPart), the answer being built (resp), and the deadline the
 // interrupt check consults (clock). It is the context.Context handed to wazero;
 // what the guest sees of it is its guestCall (abicall.go), which host
 // functions (package abihost) find under abihost.CallKey with one type
@@ -52,8 +52,14 @@ type call struct {
 	validated             func(error)
 	claimed               bool
 
-	// The answer being built (answerPart).
-	answerPart
+	// The answer being built (package guestanswer).
+	resp guestanswer.Answer
+	// logBytes counts what the call logged, against abi.LogMaxPerCall.
+	logBytes int
+	// output is, in development, the last devOutputLines lines the guest
+	// logged as warnings or errors or wrote to stdout and stderr: the
+	// panic, its stack, the abort message that a development 500 shows.
+	output []string
 
 	// When the guest must stop: the operation's own "timeout", else
 	// limits.timeout, and its "idleTimeout" (package guestclock).
@@ -131,34 +137,6 @@ type requestPart struct {
 	scratch  []byte
 }
 
-// answerPart is the answer side of a call: the status, headers and body
-// the guest makes, buffered or streamed, and the limits they count
-// against.
-type answerPart struct {
-	status      int
-	header      http.Header
-	buf         bytes.Buffer
-	w           http.ResponseWriter // plain routes and streaming answers: bytes go straight out
-	out         http.ResponseWriter // an endpoint's writer, until its answer streams
-	flush       bool                // flush after every write (streaming endpoint answers)
-	mediaType   string              // the negotiated type, for the envelope and Content-Type
-	wroteHeader bool
-	writeErr    error
-	// maxBuffer bounds the buffered answer (limits.responseBytes);
-	// headerCount and headerBytes count what the guest set in header.
-	maxBuffer                int64
-	headerCount, headerBytes int
-	// fault is why the call fails whatever the guest returns: it passed a
-	// limit the ABI answers with an errno (too many headers).
-	fault string
-	// logBytes counts what the call logged, against abi.LogMaxPerCall.
-	logBytes int
-	// output is, in development, the last devOutputLines lines the guest
-	// logged as warnings or errors or wrote to stdout and stderr: the
-	// panic, its stack, the abort message that a development 500 shows.
-	output []string
-}
-
 func (c *call) Deadline() (time.Time, bool) { return c.clock.Deadline(), true }
 func (c *call) Done() <-chan struct{}       { return c.parent.Done() }
 func (c *call) Err() error                  { return c.parent.Err() }
@@ -219,23 +197,13 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 			headers:  reuse(c.headers),
 			idem:     c.idem,
 		},
-		answerPart: answerPart{
-			status:    http.StatusOK,
-			header:    c.header,
-			buf:       c.buf,
-			maxBuffer: set.Limits.ResponseBytes,
-		},
+		resp:   c.resp,
 		logger: h.logger,
 		dbKept: c.dbKept,
 	}
 	c.idem.Reset()
 	c.clock.Start(now, timeout, idle)
-	if c.header == nil {
-		c.header = http.Header{}
-	} else {
-		clear(c.header)
-	}
-	c.buf.Reset()
+	c.resp.Reset(set.Limits.ResponseBytes, &c.clock, c)
 }
 
 // reuse empties a map of a pooled call for the next request.
@@ -245,36 +213,6 @@ func reuse(m map[string]any) map[string]any {
 	}
 	clear(m)
 	return m
-}
-
-// setHeader sets or adds a response header within the ABI's limits on
-// their number and size; past them the call fails (fault) and the guest
-// gets ErrInvalid.
-func (c *call) setHeader(name, value string, add bool) abi.Errno {
-	if c.fault != "" {
-		// Told once; a guest that goes on is stopped.
-		c.clock.Stop()
-		return abi.ErrInvalid
-	}
-	key := http.CanonicalHeaderKey(name)
-	count, size := c.headerCount+1, c.headerBytes+len(key)+len(value)
-	if !add {
-		for _, v := range c.header[key] {
-			count--
-			size -= len(key) + len(v)
-		}
-	}
-	if count > abi.ResponseHeaderMaxCount || size > abi.ResponseHeaderMaxBytes {
-		c.fault = fmt.Sprintf("the handler set more response headers than the host allows (%d values, %d bytes)", abi.ResponseHeaderMaxCount, abi.ResponseHeaderMaxBytes)
-		return abi.ErrInvalid
-	}
-	if add {
-		c.header[key] = append(c.header[key], value)
-	} else {
-		c.header[key] = []string{value}
-	}
-	c.headerCount, c.headerBytes = count, size
-	return 0
 }
 
 // log writes a guest's log line, cut at abi.LogMaxLine; past

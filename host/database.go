@@ -113,11 +113,7 @@ func (c *call) endDatabases() {
 	}
 	if code := c.db.LastError(); code != "" {
 		rc := c.requestCall()
-		w := rc.out
-		if w == nil {
-			w = rc.w
-		}
-		noteDatabaseError(w, string(code))
+		noteDatabaseError(rc.resp.Writer(), string(code))
 	}
 	c.db = nil
 }

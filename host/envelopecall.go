@@ -27,7 +27,7 @@ func (c *call) envelopeJSON() []byte {
 		HTTP:        c.req,
 		Kind:        kind,
 		Route:       c.route.Pattern,
-		MediaType:   c.mediaType,
+		MediaType:   c.resp.MediaType(),
 		RequestID:   rc.requestID,
 		TraceID:     observe.TraceID(c.req.Header),
 		Principal:   rc.principal,
@@ -35,7 +35,7 @@ func (c *call) envelopeJSON() []byte {
 		Phase:       c.phase,
 		Verify:      c.verify,
 		AfterStatus: c.afterStatus,
-		Sent:        c.wroteHeader,
+		Sent:        c.resp.Sent(),
 	}
 	c.envelope = envelope.Append(c.envelope[:0], &e)
 	return c.envelope

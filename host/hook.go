@@ -89,10 +89,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 // A hook that declines, fails or finds no free instance leaves the failure
 // to the next in order; a failure is logged and discards the instance.
 func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engine.Pool, index int) bool {
-	c.status = c.failure.Status
-	clear(c.header)
-	c.headerCount, c.headerBytes, c.fault = 0, 0, ""
-	c.buf.Reset()
+	c.resp.Restart(c.failure.Status)
 	in, err := p.Get(c)
 	if err != nil {
 		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.File(), "route", c.route.File, "error", err)
@@ -103,17 +100,17 @@ func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p 
 	if err == nil {
 		code = int32(res[0])
 	}
-	ok := err == nil && (code == abi.HookAnswered || code == abi.HookDeclined) && c.fault == ""
+	ok := err == nil && (code == abi.HookAnswered || code == abi.HookDeclined) && c.resp.Fault() == ""
 	p.Put(r.Context(), in, ok)
 	switch {
 	case ok && code == abi.HookAnswered:
-		if !c.wroteHeader {
+		if !c.resp.Sent() {
 			finishAnswer(h, w, r, c)
 		}
 		return true
 	case ok:
 		// Declined; an answer that already streamed cannot be taken back.
-		return c.wroteHeader
+		return c.resp.Sent()
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
@@ -121,7 +118,7 @@ func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p 
 		return true
 	}
 	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
-	if c.wroteHeader {
+	if c.resp.Sent() {
 		panic(http.ErrAbortHandler)
 	}
 	return false

@@ -28,7 +28,7 @@ func (run mwRunner) mwCall(c *call, m *edge.Middleware, phase string, header htt
 	mc := h.calls.Get().(*call)
 	mc.reset(c.parent, h.Host, c.set, c.route, nil, c.req)
 	if header != nil {
-		mc.header = header
+		mc.resp.UseHeader(header)
 	}
 	mc.clock.Follow(&c.clock)
 	mc.start = c.start
@@ -43,7 +43,7 @@ func (run mwRunner) mwCall(c *call, m *edge.Middleware, phase string, header htt
 // belongs to the answer, never to the pool.
 func (run mwRunner) putMWCall(mc *call) {
 	h := run.h
-	mc.header = nil
+	mc.resp.UseHeader(nil)
 	h.putCall(mc)
 }
 
@@ -68,12 +68,12 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) {
 		mc.dbWaits = waits
 	}
-	healthy := err == nil && mc.fault == ""
+	healthy := err == nil && mc.resp.Fault() == ""
 	if span != nil {
 		mc.spanCtx = nil
 		var failed error
 		if !healthy {
-			failed = guestfail.Err(err, 0, mc.fault)
+			failed = guestfail.Err(err, 0, mc.resp.Fault())
 		}
 		span(failed)
 	}
@@ -128,7 +128,10 @@ type chainRun struct {
 func (cr *chainRun) Call(m *edge.Middleware, phase string) edge.ModuleCall {
 	mc := cr.run.mwCall(cr.c, m, phase, cr.header)
 	if phase == abi.PhaseAfter {
-		mc.afterStatus, mc.wroteHeader = cr.status, cr.sent
+		mc.afterStatus = cr.status
+		if cr.sent {
+			mc.resp.MarkSent()
+		}
 	}
 	return mwExport{mc}
 }
@@ -136,7 +139,7 @@ func (cr *chainRun) Call(m *edge.Middleware, phase string) edge.ModuleCall {
 func (cr *chainRun) Answer(e edge.ModuleCall) {
 	mc := e.(mwExport).call
 	cr.run.h.discardBody(cr.w, cr.r, cr.c)
-	answer.Buffered(cr.w, cr.r, mc.status, "application/json", mc.buf.Bytes())
+	answer.Buffered(cr.w, cr.r, mc.resp.Status(), "application/json", mc.resp.Body())
 }
 
 func (cr *chainRun) Fail(e edge.ModuleCall, reason string) {
@@ -163,7 +166,7 @@ func (mc mwExport) Run() (int32, bool) {
 }
 
 // Wrote reports whether the call wrote an answer.
-func (mc mwExport) Wrote() bool { return mc.buf.Len() > 0 || mc.status != http.StatusOK }
+func (mc mwExport) Wrote() bool { return len(mc.resp.Body()) > 0 || mc.resp.Status() != http.StatusOK }
 
 // answerMiddlewareFailure answers 500 for a failed middleware.
 func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Request, mc *call, reason string) {
@@ -193,14 +196,14 @@ func (c *call) setContext(name, value []byte) abi.Errno {
 // request's middleware may grow its headers by (edge.Passed); past that
 // the call fails (fault) and the guest gets ErrInvalid.
 func (c *call) setRequestHeader(name, value []byte) abi.Errno {
-	if c.fault != "" {
+	if c.resp.Fault() != "" {
 		// Told once; a guest that goes on is stopped.
 		c.clock.Stop()
 		return abi.ErrInvalid
 	}
 	errno, fault := c.requestCall().passed.SetRequestHeader(c.req.Header, name, value)
 	if fault != "" {
-		c.fault = fault
+		c.resp.SetFault(fault)
 	}
 	return errno
 }

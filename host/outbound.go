@@ -128,11 +128,7 @@ func (c *call) closeOutbound() {
 		return
 	}
 	if n, d := c.outbound.Stats(); n > 0 {
-		w := c.out
-		if w == nil {
-			w = c.w
-		}
-		noteOutbound(w, n, d)
+		noteOutbound(c.resp.Writer(), n, d)
 	}
 	c.outbound.Close()
 }

@@ -86,7 +86,7 @@ func stepNegotiate(h requestSide, w http.ResponseWriter, r *http.Request, c *cal
 		h.refuse(w, r, c, c.table, &abi.ValidationFailure{Kind: abi.FailureAccept, Status: http.StatusNotAcceptable, Part: abi.PartHeaders.String(), Received: accept, SupportedMediaTypes: op.Offers})
 		return false
 	}
-	c.mediaType = chosen
+	c.resp.SetMediaType(chosen)
 	return true
 }
 
@@ -138,11 +138,11 @@ func stepGuest(h requestSide, w http.ResponseWriter, r *http.Request, c *call) b
 // one that breaks them becomes a 500. A streamed answer is already out.
 func stepCheckAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
-	if c.wroteHeader || !c.set.Checked || op.Responses == nil {
+	if c.resp.Sent() || !c.set.Checked || op.Responses == nil {
 		return true
 	}
-	status := c.status
-	if issues := op.CheckAnswer(status, c.header, c.buf.Bytes()); issues != nil {
+	status := c.resp.Status()
+	if issues := op.CheckAnswer(status, c.resp.Header(), c.resp.Body()); issues != nil {
 		h.logger.Error("answer breaks the contract", "route", c.route.File, "status", status, "issues", fmt.Sprint(issues))
 		h.opts.Observer.reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 		writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
@@ -163,14 +163,14 @@ func finishAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *call
 // (and stored for the Idempotency-Key). A streamed answer's middleware
 // sees its status only.
 func stepAfter(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
-	if c.wroteHeader {
-		mwRunner{h}.runAfter(r, c, c.chain, c.status, true, nil)
-		h.idem.Complete(w, r, idemCall{c}, c.status, c.header, c.idem.Streamed(), true)
+	if c.resp.Sent() {
+		mwRunner{h}.runAfter(r, c, c.chain, c.resp.Status(), true, nil)
+		h.idem.Complete(w, r, idemCall{c}, c.resp.Status(), c.resp.Header(), c.idem.Streamed(), true)
 		return true
 	}
-	op, status, body := c.op, c.status, c.buf.Bytes()
+	op, status, body := c.op, c.resp.Status(), c.resp.Body()
 	hdr := w.Header()
-	for k, vs := range c.header {
+	for k, vs := range c.resp.Header() {
 		hdr[k] = vs
 	}
 	mwRunner{h}.runAfter(r, c, c.chain, status, false, hdr)

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/guestanswer"
 	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
@@ -142,11 +142,21 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 	return c
 }
 
+// target is where the call's answer goes (w) and what its streamed writes
+// are held to; op's media answers stream, nil for a plain route.
+func (c *call) target(w http.ResponseWriter, op *operation) guestanswer.Target {
+	t := guestanswer.Target{W: w, Head: c.req.Method == http.MethodHead, WriteTimeout: time.Duration(c.set.Server.WriteTimeout), Tee: &c.idem}
+	if op != nil {
+		t.Media, t.Negotiates = op.Media, op.Negotiates()
+	}
+	return t
+}
+
 func (h requestSide) putCall(c *call) {
 	c.closeOutbound()
 	c.endDatabases()
-	c.parent, c.req, c.w, c.route, c.op, c.spanCtx = nil, nil, nil, nil, nil, nil
-	c.out = nil
+	c.parent, c.req, c.route, c.op, c.spanCtx = nil, nil, nil, nil, nil
+	c.resp.Release()
 	if err := c.body.Release(); err != nil {
 		h.logger.Warn("removing uploaded files failed", "error", err)
 	}
@@ -154,9 +164,6 @@ func (h requestSide) putCall(c *call) {
 	c.owner, c.mw, c.verify, c.principal, c.passed = nil, nil, nil, nil, edge.Passed{}
 	c.chain, c.rawParams = nil, nil
 	c.table, c.pathNames, c.pathValues, c.issues, c.validated = nil, nil, nil, ValidationData{}, nil
-	if c.buf.Cap() > 64<<10 {
-		c.buf = bytes.Buffer{}
-	}
 	h.calls.Put(c)
 }
 
@@ -165,7 +172,8 @@ func (h requestSide) putCall(c *call) {
 func (h requestSide) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
 	c := h.getCall(w, r, t.set, rt, op)
 	defer h.putCall(c)
-	c.out, c.table, c.pathNames, c.pathValues = w, t, res.Names, res.Params
+	c.resp.Endpoint(c.target(w, op))
+	c.table, c.pathNames, c.pathValues = t, res.Names, res.Params
 	runPipeline(h, w, r, c)
 }
 
@@ -249,7 +257,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	// The answer, or what follows a stream (its last chunk), gets a fresh
 	// write deadline: the call's may have passed.
 	c.answerDeadline(w)
-	if c.body.Streams() && (c.body.OverLimit() || c.op != nil && !c.wroteHeader) {
+	if c.body.Streams() && (c.body.OverLimit() || c.op != nil && !c.resp.Sent()) {
 		// What the guest left of the body (all of it past the limit) is
 		// read before the answer, so that a client still sending reads
 		// the answer rather than a reset.
@@ -262,10 +270,10 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	if err == nil {
 		code = int32(res[0])
 	}
-	ok := err == nil && code == 0 && c.fault == ""
+	ok := err == nil && code == 0 && c.resp.Fault() == ""
 	if guestSpan != nil {
 		c.spanCtx = nil
-		guestSpan(guestfail.Err(err, code, c.fault))
+		guestSpan(guestfail.Err(err, code, c.resp.Fault()))
 	}
 	pool.Put(r.Context(), in, ok)
 	if !began.IsZero() {
@@ -274,7 +282,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	if ok {
 		return true
 	}
-	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
+	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.resp.Sent() {
 		h.answerDatabaseWaits(w, r, waits, guestfail.Data{Route: c.route.File})
 		return false
 	}
@@ -284,7 +292,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		return false
 	}
 	h.logger.Error("guest failed", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.requestID, "reason", reason)
-	if c.wroteHeader {
+	if c.resp.Sent() {
 		// Bytes already reached the client: the only honest end is to
 		// abort the response so the client sees it truncated.
 		panic(http.ErrAbortHandler)
@@ -307,7 +315,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 // the log and the development 500; gone reports a call stopped because
 // its client left. code is the guest's result when err is nil.
 func (h requestSide) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
-	return guestfail.Reason(guestfail.Failure{Err: err, Code: code, Fault: c.fault, ClientGone: r.Context().Err() != nil,
+	return guestfail.Reason(guestfail.Failure{Err: err, Code: code, Fault: c.resp.Fault(), ClientGone: r.Context().Err() != nil,
 		Stopping: lifecycle(h).stopping(), Clock: &c.clock, Call: guestCall{c}})
 }
 
@@ -323,7 +331,7 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 	if !h.admit(w, r, t, c) {
 		return
 	}
-	c.w = w
+	c.resp.Plain(c.target(w, nil))
 	if requestbody.Has(r) {
 		c.body.Stream(r.Body, limit)
 		// A plain route may answer while it still reads the body (an echo,
@@ -335,14 +343,14 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 		c.params[name] = res.Params[i]
 	}
 	if h.callGuest(w, r, c) {
-		sent := c.wroteHeader
+		sent := c.resp.Sent()
 		if !sent && len(c.chain) > 0 {
-			mwRunner{h}.runAfter(r, c, c.chain, c.status, false, c.header)
+			mwRunner{h}.runAfter(r, c, c.chain, c.resp.Status(), false, c.resp.Header())
 		}
 		if !sent {
-			c.commit()
+			c.resp.Commit()
 		} else {
-			mwRunner{h}.runAfter(r, c, c.chain, c.status, true, nil)
+			mwRunner{h}.runAfter(r, c, c.chain, c.resp.Status(), true, nil)
 		}
 	}
 	if c.body.Streams() {
@@ -372,7 +380,7 @@ func (c *call) writeDeadline(w http.ResponseWriter) {
 // few microseconds long, no longer pay twice. A streamed answer always
 // gets a fresh one: its writes set the deadline to the call's end at most.
 func (c *call) answerDeadline(w http.ResponseWriter) {
-	if !c.wroteHeader && time.Since(c.start) < time.Duration(c.set.Server.WriteTimeout)/64 {
+	if !c.resp.Sent() && time.Since(c.start) < time.Duration(c.set.Server.WriteTimeout)/64 {
 		return
 	}
 	c.writeDeadline(w)
