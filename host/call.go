@@ -14,14 +14,15 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/guestanswer"
 	"github.com/wasmendpoints/endpoints/host/internal/guestclock"
-	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/guestrequest"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
-	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 )
 
 // call is the state of one guest call in parts: the request as validated
-// (requestPart), the answer being built (resp), and the deadline the
-// interrupt check consults (clock). It is the context.Context handed to wazero;
+// (rq, package guestrequest), the answer being built (resp, package
+// guestanswer), and the deadline the interrupt check consults (clock). It
+// joins them to the host, its route and settings, and the public
+// Observer's hooks. It is the context.Context handed to wazero;
 // what the guest sees of it is its guestCall (abicall.go), which host
 // functions (package abihost) find under abihost.CallKey with one type
 // assertion and no allocation.
@@ -38,8 +39,8 @@ type call struct {
 	route  *route
 	op     *operation // nil for a plain route and while loading
 
-	// The request as validated (requestPart).
-	requestPart
+	// The request as validated (package guestrequest).
+	rq guestrequest.Request
 
 	// The pipeline's state (pipeline.go): the table the request was
 	// routed on; the path parameters as routed; what steps 6 and 7 found
@@ -65,14 +66,6 @@ type call struct {
 	// limits.timeout, and its "idleTimeout" (package guestclock).
 	clock  guestclock.Clock
 	logger *slog.Logger
-
-	// What the request carries past its middleware and security: the
-	// request id, the principal the host verified (or, in a verify call,
-	// the one the middleware set), and what middleware passed on (the
-	// context values they set, how much they grew the request's headers).
-	requestID string
-	principal *abi.Principal
-	passed    edge.Passed
 
 	// A middleware call: the request's call it serves (owner), the
 	// middleware, the phase (abi.PhaseBefore...), the scheme to verify
@@ -112,29 +105,6 @@ type call struct {
 	// to CallWithStack (module.handle): wazero's Call allocates a slice
 	// for them at every call.
 	stack [1]uint64
-}
-
-// requestPart is the request side of a call: the request, its parts as
-// validated and coerced, its body as read or still to read.
-type requestPart struct {
-	req     *http.Request
-	loading bool // reading the contract: no request
-	// loadTimeout is the deadline's length of a loading call, for errors.
-	loadTimeout time.Duration
-	params      map[string]any
-	query       map[string]any
-	headers     map[string]any
-	// body is the request's body as steps 5 and 6 took it, or as the
-	// guest streams it (package requestbody).
-	body    requestbody.Body
-	start   time.Time              // when the request began, for server.readTimeout
-	failure *abi.ValidationFailure // set while an onValidationError hook runs
-	// idem: the Idempotency-Key claimed for this call, until the answer
-	// is stored or the key released, and the streamed answer kept for the
-	// store (package idempotency).
-	idem     idempotency.Key
-	envelope []byte
-	scratch  []byte
 }
 
 func (c *call) Deadline() (time.Time, bool) { return c.clock.Deadline(), true }
@@ -187,32 +157,14 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 		set:    set,
 		route:  rt,
 		op:     op,
-		requestPart: requestPart{
-			req:      r,
-			envelope: c.envelope[:0],
-			scratch:  c.scratch[:0],
-			start:    now,
-			params:   reuse(c.params),
-			query:    reuse(c.query),
-			headers:  reuse(c.headers),
-			idem:     c.idem,
-		},
+		rq:     c.rq,
 		resp:   c.resp,
 		logger: h.logger,
 		dbKept: c.dbKept,
 	}
-	c.idem.Reset()
+	c.rq.Reset(r, op == nil, now)
 	c.clock.Start(now, timeout, idle)
 	c.resp.Reset(set.Limits.ResponseBytes, &c.clock, c)
-}
-
-// reuse empties a map of a pooled call for the next request.
-func reuse(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	clear(m)
-	return m
 }
 
 // log writes a guest's log line, cut at abi.LogMaxLine; past
@@ -244,7 +196,7 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	if c.mw != nil {
 		attrs = append(attrs, "middleware", c.mw.File)
 	}
-	if id := c.requestCall().requestID; id != "" {
+	if id := c.rq.Of().ID; id != "" {
 		attrs = append(attrs, "requestId", id)
 	}
 	c.logger.Log(c.parent, l, msg, attrs...)

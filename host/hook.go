@@ -73,7 +73,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 		if err == nil {
 			f.Default = body
 		}
-		c.failure = f
+		c.rq.Failure = f
 		if endpointHook && h.runHook(w, r, c, c.route.Module.Pool, c.route.Module.Index) {
 			return
 		}
@@ -89,7 +89,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 // A hook that declines, fails or finds no free instance leaves the failure
 // to the next in order; a failure is logged and discards the instance.
 func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engine.Pool, index int) bool {
-	c.resp.Restart(c.failure.Status)
+	c.resp.Restart(c.rq.Failure.Status)
 	in, err := p.Get(c)
 	if err != nil {
 		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.File(), "route", c.route.File, "error", err)

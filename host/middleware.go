@@ -26,16 +26,13 @@ type mwRunner struct{ h requestSide }
 func (run mwRunner) mwCall(c *call, m *edge.Middleware, phase string, header http.Header) *call {
 	h := run.h
 	mc := h.calls.Get().(*call)
-	mc.reset(c.parent, h.Host, c.set, c.route, nil, c.req)
+	mc.reset(c.parent, h.Host, c.set, c.route, nil, c.rq.HTTP)
 	if header != nil {
 		mc.resp.UseHeader(header)
 	}
 	mc.clock.Follow(&c.clock)
-	mc.start = c.start
+	mc.rq.Serve(&c.rq, c.rawParams)
 	mc.owner, mc.mw, mc.phase = c, m, phase
-	for k, v := range c.rawParams {
-		mc.params[k] = v
-	}
 	return mc
 }
 
@@ -162,7 +159,7 @@ func (mc mwExport) Run() (int32, bool) {
 	case abi.PhaseVerify:
 		export = abi.ExportVerify
 	}
-	return mwRunner{requestSide{mc.host}}.callMiddleware(mc.req, mc.call, export)
+	return mwRunner{requestSide{mc.host}}.callMiddleware(mc.rq.HTTP, mc.call, export)
 }
 
 // Wrote reports whether the call wrote an answer.
@@ -186,11 +183,6 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 	writeError(w, r, http.StatusInternalServerError, "", data)
 }
 
-// setContext records a context value a middleware passes on.
-func (c *call) setContext(name, value []byte) abi.Errno {
-	return c.requestCall().passed.SetContext(name, value)
-}
-
 // setRequestHeader replaces (or, with an empty value, removes) a request
 // header for what follows a before middleware, within what the
 // request's middleware may grow its headers by (edge.Passed); past that
@@ -201,18 +193,9 @@ func (c *call) setRequestHeader(name, value []byte) abi.Errno {
 		c.clock.Stop()
 		return abi.ErrInvalid
 	}
-	errno, fault := c.requestCall().passed.SetRequestHeader(c.req.Header, name, value)
+	errno, fault := c.rq.SetRequestHeader(name, value)
 	if fault != "" {
 		c.resp.SetFault(fault)
-	}
-	return errno
-}
-
-// setPrincipal records who a verify middleware says the client is.
-func (c *call) setPrincipal(b []byte) abi.Errno {
-	p, errno := edge.ParsePrincipal(b)
-	if errno == 0 {
-		c.principal = p
 	}
 	return errno
 }

@@ -96,15 +96,15 @@ func stepNegotiate(h requestSide, w http.ResponseWriter, r *http.Request, c *cal
 // the host validated.
 func stepValidate(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op, issues := c.op, &c.issues
-	issues.Params = op.ValidateParams(c.pathNames, c.pathValues, c.params)
+	issues.Params = op.ValidateParams(c.pathNames, c.pathValues, c.rq.Params)
 	if op.Query != nil {
 		var keep []string
 		if c.table.security != nil {
 			keep = c.table.security.SecretQuery // API keys sent in the query
 		}
-		issues.Query = op.ValidateQuery(r.URL.RawQuery, c.set.Limits.QueryParams, keep, c.query)
+		issues.Query = op.ValidateQuery(r.URL.RawQuery, c.set.Limits.QueryParams, keep, c.rq.Query)
 	}
-	issues.Headers = op.ValidateHeaders(r, c.headers)
+	issues.Headers = op.ValidateHeaders(r, c.rq.Headers)
 	if !issues.empty() {
 		h.refuse(w, r, c, c.table, issues.failure())
 		return false
@@ -165,7 +165,7 @@ func finishAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *call
 func stepAfter(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	if c.resp.Sent() {
 		mwRunner{h}.runAfter(r, c, c.chain, c.resp.Status(), true, nil)
-		h.idem.Complete(w, r, idemCall{c}, c.resp.Status(), c.resp.Header(), c.idem.Streamed(), true)
+		h.idem.Complete(w, r, idemCall{c}, c.resp.Status(), c.resp.Header(), c.rq.Idem.Streamed(), true)
 		return true
 	}
 	op, status, body := c.op, c.resp.Status(), c.resp.Body()

@@ -20,7 +20,8 @@ func runExtend(ctx context.Context, rm *runtimedecl.Module, logger *slog.Logger,
 	c := &call{parent: ctx, logger: logger, route: &route{File: abi.RuntimeModule}}
 	c.clock.Bound(time.Unix(0, timeout))
 	c.resp.Reset(documentMaxBytes, &c.clock, c)
-	c.envelope = doc
+	c.rq.Plain = true
+	c.rq.SetEnvelope(doc)
 	if err := rm.Extend(ctx, c); err != nil {
 		return nil, err
 	}

@@ -137,7 +137,7 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 		// The whole body must arrive within server.readTimeout of the
 		// request's start: a client declaring 500 bytes and sending 32
 		// must not hold the connection, or an instance, forever.
-		conndeadline.SetRead(w, c.start.Add(time.Duration(set.Server.ReadTimeout)))
+		conndeadline.SetRead(w, c.rq.Start.Add(time.Duration(set.Server.ReadTimeout)))
 	}
 	return c
 }
@@ -145,7 +145,7 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 // target is where the call's answer goes (w) and what its streamed writes
 // are held to; op's media answers stream, nil for a plain route.
 func (c *call) target(w http.ResponseWriter, op *operation) guestanswer.Target {
-	t := guestanswer.Target{W: w, Head: c.req.Method == http.MethodHead, WriteTimeout: time.Duration(c.set.Server.WriteTimeout), Tee: &c.idem}
+	t := guestanswer.Target{W: w, Head: c.rq.HTTP.Method == http.MethodHead, WriteTimeout: time.Duration(c.set.Server.WriteTimeout), Tee: &c.rq.Idem}
 	if op != nil {
 		t.Media, t.Negotiates = op.Media, op.Negotiates()
 	}
@@ -155,13 +155,12 @@ func (c *call) target(w http.ResponseWriter, op *operation) guestanswer.Target {
 func (h requestSide) putCall(c *call) {
 	c.closeOutbound()
 	c.endDatabases()
-	c.parent, c.req, c.route, c.op, c.spanCtx = nil, nil, nil, nil, nil
+	c.parent, c.route, c.op, c.spanCtx = nil, nil, nil, nil
 	c.resp.Release()
-	if err := c.body.Release(); err != nil {
+	if err := c.rq.Release(); err != nil {
 		h.logger.Warn("removing uploaded files failed", "error", err)
 	}
-	c.failure = nil
-	c.owner, c.mw, c.verify, c.principal, c.passed = nil, nil, nil, nil, edge.Passed{}
+	c.owner, c.mw, c.verify = nil, nil, nil
 	c.chain, c.rawParams = nil, nil
 	c.table, c.pathNames, c.pathValues, c.issues, c.validated = nil, nil, nil, ValidationData{}, nil
 	h.calls.Put(c)
@@ -182,9 +181,9 @@ func (h requestSide) serveEndpoint(w http.ResponseWriter, r *http.Request, t *ta
 // and runs the before middleware of the route. It reports whether the
 // request goes on; when it does not, the answer was written.
 func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) bool {
-	c.requestID = edge.RequestID(r)
-	w.Header().Set(edge.RequestIDHeader, c.requestID)
-	noteRequestID(w, c.requestID)
+	c.rq.ID = edge.RequestID(r)
+	w.Header().Set(edge.RequestIDHeader, c.rq.ID)
+	noteRequestID(w, c.rq.ID)
 	if c.op != nil {
 		if t.security == nil {
 			// The document, and so the effective security, is unknown:
@@ -199,7 +198,7 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 				h.refuseGuarded(w, r, c, v)
 				return false
 			}
-			c.principal = v.Principal
+			c.rq.Principal = v.Principal
 		}
 	}
 	if !h.limitRate(w, r, c) {
@@ -239,10 +238,10 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		writeError(w, r, http.StatusServiceUnavailable, "", nil)
 		return false
 	}
-	if c.body.Streams() {
+	if c.rq.Body.Streams() {
 		// A guest reading the body waits for the client at most until the
 		// call's deadline (or server.readTimeout, if sooner).
-		conndeadline.SetRead(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.Server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
+		conndeadline.SetRead(w, time.Unix(0, min(c.rq.Start.Add(time.Duration(c.set.Server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
 	}
 	var began time.Time
 	if o := h.opts.Observer; o != nil && o.GuestCall != nil {
@@ -257,7 +256,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	// The answer, or what follows a stream (its last chunk), gets a fresh
 	// write deadline: the call's may have passed.
 	c.answerDeadline(w)
-	if c.body.Streams() && (c.body.OverLimit() || c.op != nil && !c.resp.Sent()) {
+	if c.rq.Body.Streams() && (c.rq.Body.OverLimit() || c.op != nil && !c.resp.Sent()) {
 		// What the guest left of the body (all of it past the limit) is
 		// read before the answer, so that a client still sending reads
 		// the answer rather than a reset.
@@ -291,7 +290,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		h.logger.Info("client went away; guest stopped", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path))
 		return false
 	}
-	h.logger.Error("guest failed", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.requestID, "reason", reason)
+	h.logger.Error("guest failed", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.rq.ID, "reason", reason)
 	if c.resp.Sent() {
 		// Bytes already reached the client: the only honest end is to
 		// abort the response so the client sees it truncated.
@@ -333,14 +332,14 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 	}
 	c.resp.Plain(c.target(w, nil))
 	if requestbody.Has(r) {
-		c.body.Stream(r.Body, limit)
+		c.rq.Body.Stream(r.Body, limit)
 		// A plain route may answer while it still reads the body (an echo,
 		// a transform); HTTP/1 servers otherwise stop the body at the
 		// first write.
 		_ = http.NewResponseController(w).EnableFullDuplex()
 	}
 	for i, name := range res.Names {
-		c.params[name] = res.Params[i]
+		c.rq.Params[name] = res.Params[i]
 	}
 	if h.callGuest(w, r, c) {
 		sent := c.resp.Sent()
@@ -353,12 +352,12 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 			mwRunner{h}.runAfter(r, c, c.chain, c.resp.Status(), true, nil)
 		}
 	}
-	if c.body.Streams() {
+	if c.rq.Body.Streams() {
 		// Read what the guest left of the body now. In full-duplex mode
 		// net/http would otherwise read it while closing the request, and
 		// the background read that starts at its end races the next
 		// request on the connection ("invalid concurrent Body.Read call").
-		if err := c.body.Drain(); errors.Is(err, requestbody.ErrTooLarge) {
+		if err := c.rq.Body.Drain(); errors.Is(err, requestbody.ErrTooLarge) {
 			h.discardBody(w, r, c)
 		}
 	}
@@ -380,7 +379,7 @@ func (c *call) writeDeadline(w http.ResponseWriter) {
 // few microseconds long, no longer pay twice. A streamed answer always
 // gets a fresh one: its writes set the deadline to the call's end at most.
 func (c *call) answerDeadline(w http.ResponseWriter) {
-	if !c.resp.Sent() && time.Since(c.start) < time.Duration(c.set.Server.WriteTimeout)/64 {
+	if !c.resp.Sent() && time.Since(c.rq.Start) < time.Duration(c.set.Server.WriteTimeout)/64 {
 		return
 	}
 	c.writeDeadline(w)
