@@ -36,7 +36,7 @@ func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bo
 		Idempotent: op.Contract.Idempotency != nil,
 		Logger:     h.logger,
 		Route:      c.route.File,
-	}, &c.issues.Body)
+	}, &c.rq.Issues.Body)
 	return !h.answerBody(w, r, c, outcome, limit)
 }
 

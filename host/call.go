@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -11,9 +10,9 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
-	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/guestanswer"
 	"github.com/wasmendpoints/endpoints/host/internal/guestclock"
+	"github.com/wasmendpoints/endpoints/host/internal/guestlog"
 	"github.com/wasmendpoints/endpoints/host/internal/guestrequest"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 )
@@ -43,24 +42,19 @@ type call struct {
 	rq guestrequest.Request
 
 	// The pipeline's state (pipeline.go): the table the request was
-	// routed on; the path parameters as routed; what steps 6 and 7 found
-	// wrong with the request's parts; the declared body type step 5
-	// chose; the end of the span of steps 4-7 (nil once ended, or without
-	// a tracer); claimed: step 8 claimed the Idempotency-Key.
+	// routed on; the path parameters as routed; the end of the span of
+	// steps 4-7 (nil once ended, or without a tracer); claimed: step 8
+	// claimed the Idempotency-Key.
 	table                 *table
 	pathNames, pathValues []string
-	issues                ValidationData
 	validated             func(error)
 	claimed               bool
 
 	// The answer being built (package guestanswer).
 	resp guestanswer.Answer
-	// logBytes counts what the call logged, against abi.LogMaxPerCall.
-	logBytes int
-	// output is, in development, the last devOutputLines lines the guest
-	// logged as warnings or errors or wrote to stdout and stderr: the
-	// panic, its stack, the abort message that a development 500 shows.
-	output []string
+	// logs is what the guest logged: within its bound, and in development
+	// the last lines of its output, for a 500 (package guestlog).
+	logs guestlog.Log
 
 	// When the guest must stop: the operation's own "timeout", else
 	// limits.timeout, and its "idleTimeout" (package guestclock).
@@ -165,28 +159,16 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 	c.rq.Reset(r, op == nil, now)
 	c.clock.Start(now, timeout, idle)
 	c.resp.Reset(set.Limits.ResponseBytes, &c.clock, c)
+	c.logs.Reset(h.opts.Mode == Development)
 }
 
-// log writes a guest's log line, cut at abi.LogMaxLine; past
-// abi.LogMaxPerCall bytes in one call the rest is dropped, which the log
-// says once.
+// log writes a guest's log line with the call's route, middleware and
+// request id, within what the call may log (guestlog.Log.Line), and keeps
+// a warning or an error for a development 500.
 func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
-	if c.logBytes > abi.LogMaxPerCall {
+	msg, l, ok := c.logs.Line(level, line)
+	if !ok {
 		return
-	}
-	c.logBytes += len(line)
-	msg := engine.LogLine(line)
-	if c.logBytes > abi.LogMaxPerCall {
-		msg = fmt.Sprintf("%s [this call logged more than %d bytes; its further log lines are dropped]", msg, abi.LogMaxPerCall)
-	}
-	l := slog.LevelInfo
-	switch level {
-	case abi.LogDebug:
-		l = slog.LevelDebug
-	case abi.LogWarn:
-		l = slog.LevelWarn
-	case abi.LogError:
-		l = slog.LevelError
 	}
 	file := ""
 	if c.route != nil {
@@ -201,22 +183,6 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	}
 	c.logger.Log(c.parent, l, msg, attrs...)
 	if level >= abi.LogWarn {
-		c.keepOutput(msg)
+		c.requestCall().logs.Keep(msg)
 	}
-}
-
-// devOutputLines is how many lines of a guest's output a development 500
-// shows: enough for a Go panic's stack.
-const devOutputLines = 64
-
-// keepOutput keeps a line of the guest's output for a development 500.
-func (c *call) keepOutput(line string) {
-	rc := c.requestCall()
-	if rc.host == nil || rc.host.opts.Mode != Development {
-		return
-	}
-	if len(rc.output) == devOutputLines {
-		rc.output = append(rc.output[:0], rc.output[1:]...)
-	}
-	rc.output = append(rc.output, line)
 }

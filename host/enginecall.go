@@ -66,5 +66,5 @@ func (c guestCall) ClearMemory()                  { c.memory = nil }
 // it for a development 500.
 func (c guestCall) GuestOutput(line []byte) {
 	c.log(abi.LogInfo, line, "stream", "guest output")
-	c.keepOutput(engine.LogLine(line))
+	c.requestCall().logs.Keep(engine.LogLine(line))
 }

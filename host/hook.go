@@ -8,40 +8,9 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/guestrequest"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
-
-// failure describes a 400 as an onValidationError hook receives it.
-func (d *ValidationData) failure() *abi.ValidationFailure {
-	f := &abi.ValidationFailure{Kind: abi.FailureSchema, Status: http.StatusBadRequest, Issues: map[string][]abi.Issue{}}
-	for _, p := range []struct {
-		part   abi.Part
-		issues []abi.Issue
-	}{{abi.PartParams, d.Params}, {abi.PartQuery, d.Query}, {abi.PartHeaders, d.Headers}, {abi.PartBody, d.Body}} {
-		if p.issues == nil {
-			continue
-		}
-		f.Issues[p.part.String()] = p.issues
-		if f.Part == "" {
-			f.Part = p.part.String()
-		}
-	}
-	return f
-}
-
-// failedParts are the parts of a failure, in pipeline order.
-func failedParts(f *abi.ValidationFailure) []string {
-	if f.Kind != abi.FailureSchema {
-		return []string{f.Part}
-	}
-	var parts []string
-	for _, p := range []string{PartParams, PartQuery, PartHeaders, PartBody} {
-		if f.Issues[p] != nil {
-			parts = append(parts, p)
-		}
-	}
-	return parts
-}
 
 // defaultBody returns the status message and data of the host's own answer
 // to a failure.
@@ -62,7 +31,7 @@ func defaultBody(f *abi.ValidationFailure) (string, any) {
 // replace the default answer; each may decline (docs/spec.md §4).
 func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table, f *abi.ValidationFailure) {
 	if o := h.opts.Observer; o != nil && o.ValidationFailure != nil {
-		h.opts.Observer.reportRefusal(r, c, failedParts(f), f.Status)
+		h.opts.Observer.reportRefusal(r, c, guestrequest.FailedParts(f), f.Status)
 	}
 	h.discardBody(w, r, c)
 	c.writeDeadline(w)

@@ -178,7 +178,7 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 		if reason == "" {
 			reason = "the middleware failed (see the log)"
 		}
-		data = guestfail.Data{Error: reason, Middleware: mc.mw.File, Output: mc.owner.output}
+		data = guestfail.Data{Error: reason, Middleware: mc.mw.File, Output: mc.owner.logs.Output()}
 	}
 	writeError(w, r, http.StatusInternalServerError, "", data)
 }

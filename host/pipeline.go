@@ -95,7 +95,7 @@ func stepNegotiate(h requestSide, w http.ResponseWriter, r *http.Request, c *cal
 // not UTF-8 is refused, not repaired: the guest would read other text than
 // the host validated.
 func stepValidate(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
-	op, issues := c.op, &c.issues
+	op, issues := c.op, &c.rq.Issues
 	issues.Params = op.ValidateParams(c.pathNames, c.pathValues, c.rq.Params)
 	if op.Query != nil {
 		var keep []string
@@ -105,8 +105,8 @@ func stepValidate(h requestSide, w http.ResponseWriter, r *http.Request, c *call
 		issues.Query = op.ValidateQuery(r.URL.RawQuery, c.set.Limits.QueryParams, keep, c.rq.Query)
 	}
 	issues.Headers = op.ValidateHeaders(r, c.rq.Headers)
-	if !issues.empty() {
-		h.refuse(w, r, c, c.table, issues.failure())
+	if !issues.Empty() {
+		h.refuse(w, r, c, c.table, issues.Failure())
 		return false
 	}
 	endSpan(c.validated, nil)

@@ -162,7 +162,7 @@ func (h requestSide) putCall(c *call) {
 	}
 	c.owner, c.mw, c.verify = nil, nil, nil
 	c.chain, c.rawParams = nil, nil
-	c.table, c.pathNames, c.pathValues, c.issues, c.validated = nil, nil, nil, ValidationData{}, nil
+	c.table, c.pathNames, c.pathValues, c.validated = nil, nil, nil, nil
 	h.calls.Put(c)
 }
 
@@ -298,7 +298,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	var data any
 	if h.opts.Mode == Development {
-		data = guestfail.Data{Error: reason, Route: c.route.File, Output: c.output}
+		data = guestfail.Data{Error: reason, Route: c.route.File, Output: c.logs.Output()}
 	}
 	status := http.StatusInternalServerError
 	if guestfail.Interrupted(err) && lifecycle(h).stopping() {

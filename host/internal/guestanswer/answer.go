@@ -1,9 +1,9 @@
-// Package guestanswer is the answer a guest call makes (ABI §5): its
-// status, its headers within the ABI's bounds, and its body, buffered for
-// an endpoint (bounded by limits.responseBytes, checked and sent by the
-// host once the guest returns) or streamed to the client as it is written
-// (a plain route's, or an endpoint's answer of a declared media type, from
-// its first byte).
+// Package guestanswer is the answer a guest call makes (abi/README.md §3,
+// "Answers"): its status, its headers within the ABI's bounds, and its
+// body, buffered for an endpoint (bounded by limits.responseBytes, checked
+// and sent by the host once the guest returns) or streamed to the client as
+// it is written (a plain route's, or an endpoint's answer of a declared
+// media type, from its first byte).
 //
 // An [Answer] is a field of the host's per-request call, reused from call
 // to call ([Answer.Reset]). It is owned by the goroutine serving the

@@ -1,16 +1,16 @@
-// Package guestrequest is the request side of a guest call: the request
-// as the pipeline validated and coerced it (docs/spec.md §4 steps 5-7),
-// its body as read or still to read, what its middleware and security
-// added to it (its id, the principal, the context values and headers
-// middleware passed on), and what the guest reads of it (ABI §3): one
+// Package guestrequest is the request side of a guest call: the request as
+// the pipeline validated and coerced it (docs/spec.md §4 steps 5-7), its
+// body as read or still to read, what its middleware and security added to
+// it (its id, the principal, the context values and headers middleware
+// passed on), and what the guest reads of it (abi/README.md §3 and §4): one
 // value at a time (request_value, [Request.Value]) or the whole envelope
 // ([Request.Envelope], encoded on first use).
 //
-// A [Request] is a field of the host's per-request call, reused from
-// call to call ([Request.Reset]). It is owned by the goroutine serving
-// the request: the pipeline fills it and the host functions of the call
-// read it, on that goroutine. A middleware call's Request serves the
-// request's ([Request.Serve]): what middleware pass on is the request's.
+// A [Request] is a field of the host's per-request call, reused from call
+// to call ([Request.Reset]). It is owned by the goroutine serving the
+// request: the pipeline fills it and the host functions of the call read
+// it, on that goroutine. A middleware call's Request serves the request's
+// ([Request.Serve]): what middleware pass on is the request's.
 package guestrequest
 
 import (
@@ -47,7 +47,9 @@ type Request struct {
 	Plain bool
 	// Start is when the request began, for server.readTimeout.
 	Start time.Time
-	// Failure is set while an onValidationError hook runs.
+	// Issues are what steps 6 and 7 found wrong with the parts; Failure
+	// is set while an onValidationError hook runs.
+	Issues  Issues
 	Failure *abi.ValidationFailure
 	// Idem is the Idempotency-Key claimed for the call, until the answer
 	// is stored or the key released, and the streamed answer kept for the
