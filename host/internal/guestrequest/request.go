@@ -102,7 +102,7 @@ func reuse(m map[string]any) map[string]any {
 // files of its uploads removed (the error says why that failed).
 func (q *Request) Release() error {
 	err := q.Body.Release()
-	q.HTTP, q.Failure, q.owner = nil, nil, nil
+	q.HTTP, q.Failure, q.owner, q.Issues = nil, nil, nil, Issues{}
 	q.Principal, q.Passed = nil, edge.Passed{}
 	return err
 }

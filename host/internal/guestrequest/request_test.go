@@ -104,10 +104,11 @@ func TestMiddlewareServesItsRequest(t *testing.T) {
 			t.Errorf("the middleware's envelope %s lacks %s", env, want)
 		}
 	}
+	mw.Issues.Query = []abi.Issue{{Message: "bad"}}
 	if err := mw.Release(); err != nil {
 		t.Fatal(err)
 	}
-	if mw.Of() != mw || mw.HTTP != nil || mw.Principal != nil {
+	if mw.Of() != mw || mw.HTTP != nil || mw.Principal != nil || !mw.Issues.Empty() {
 		t.Errorf("after Release the call still holds its request")
 	}
 }
