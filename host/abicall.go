@@ -5,7 +5,6 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
-	"github.com/wasmendpoints/endpoints/host/internal/envelope"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -19,40 +18,39 @@ type guestCall struct{ *call }
 
 var _ abihost.Call = guestCall{}
 
-func (c guestCall) Loading() bool     { return c.loading }
+func (c guestCall) Loading() bool     { return c.rq.Loading }
 func (c guestCall) Phase() string     { return c.phase }
 func (c guestCall) Middleware() bool  { return c.mw != nil }
-func (c guestCall) HeadersSent() bool { return c.wroteHeader }
+func (c guestCall) HeadersSent() bool { return c.resp.Sent() }
 func (c guestCall) Envelope() []byte  { return c.envelopeJSON() }
-func (c guestCall) SetStatus(s int)   { c.status = s }
+func (c guestCall) SetStatus(s int)   { c.resp.SetStatus(s) }
 
-// Scratch is the call's reusable buffer, for the host functions and the
-// Idempotency-Key step alike.
-func (c *requestPart) Scratch() *[]byte { return &c.scratch }
+// Scratch is the call's reusable buffer (guestrequest.Request.Scratch).
+func (c guestCall) Scratch() *[]byte { return c.rq.Scratch() }
 
 func (c guestCall) RequestValue(part abi.Part, name []byte) ([]byte, abi.Errno) {
-	return c.value(part, string(name))
+	return c.rq.Value(part, string(name))
 }
 
 func (c guestCall) RequestHeader(name []byte) []string {
-	return envelope.HeaderValues(c.req, string(name))
+	return c.rq.Header(name)
 }
 
-func (c guestCall) ReadBody(dst []byte) (int, abi.Errno) { return c.body.ReadBody(dst) }
+func (c guestCall) ReadBody(dst []byte) (int, abi.Errno) { return c.rq.ReadBody(dst) }
 func (c guestCall) ReadFile(index int32, dst []byte) (int, abi.Errno) {
-	return c.body.ReadFile(index, dst, c.logger, c.route.File)
+	return c.rq.ReadFile(index, dst, c.logger, c.route.File)
 }
-func (c guestCall) Write(data []byte) abi.Errno { return c.write(data) }
+func (c guestCall) Write(data []byte) abi.Errno { return c.resp.Write(data) }
 
 func (c guestCall) SetResponseHeader(name, value string, add bool) abi.Errno {
-	return c.setHeader(name, value, add)
+	return c.resp.SetHeader(name, value, add)
 }
 
 func (c guestCall) SetRequestHeader(name, value []byte) abi.Errno {
 	return c.setRequestHeader(name, value)
 }
-func (c guestCall) SetContext(name, value []byte) abi.Errno { return c.setContext(name, value) }
-func (c guestCall) SetPrincipal(b []byte) abi.Errno         { return c.setPrincipal(b) }
+func (c guestCall) SetContext(name, value []byte) abi.Errno { return c.rq.SetContext(name, value) }
+func (c guestCall) SetPrincipal(b []byte) abi.Errno         { return c.rq.SetPrincipal(b) }
 func (c guestCall) Log(level abi.LogLevel, line []byte)     { c.log(level, line) }
 
 // Store is the app's store, for a call that serves a request.

@@ -18,7 +18,7 @@ func stepContentType(h requestSide, w http.ResponseWriter, r *http.Request, c *c
 		return true
 	}
 	ct := r.Header.Get("Content-Type")
-	if !c.body.Choose(op.Body, ct) {
+	if !c.rq.Body.Choose(op.Body, ct) {
 		h.refuse(w, r, c, c.table, &abi.ValidationFailure{Kind: abi.FailureMediaType, Status: http.StatusUnsupportedMediaType, Part: abi.PartBody.String(), Received: ct, SupportedMediaTypes: op.Body.Supported()})
 		return false
 	}
@@ -30,13 +30,13 @@ func stepContentType(h requestSide, w http.ResponseWriter, r *http.Request, c *c
 func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
 	limit := op.Body.Limit(c.set.Limits.BodyBytes)
-	outcome := c.body.Take(r, op.Body, requestbody.Options{
+	outcome := c.rq.Body.Take(r, op.Body, requestbody.Options{
 		Limit:      limit,
 		JSON:       jsonvalue.Limits{MaxDepth: c.set.Limits.JSONDepth, MaxValues: c.set.Limits.JSONValues},
 		Idempotent: op.Contract.Idempotency != nil,
 		Logger:     h.logger,
 		Route:      c.route.File,
-	}, &c.issues.Body)
+	}, &c.rq.Issues.Body)
 	return !h.answerBody(w, r, c, outcome, limit)
 }
 
@@ -67,5 +67,5 @@ func (h requestSide) answerBody(w http.ResponseWriter, r *http.Request, c *call,
 // discardBody reads what is left of the body of a request the host
 // refuses (requestbody.Body.Discard), within server.readTimeout.
 func (h requestSide) discardBody(w http.ResponseWriter, r *http.Request, c *call) {
-	c.body.Discard(w, r, time.Duration(c.set.Server.ReadTimeout))
+	c.rq.Body.Discard(w, r, time.Duration(c.set.Server.ReadTimeout))
 }

@@ -1,9 +1,7 @@
 package host
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -12,16 +10,18 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
-	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/guestanswer"
 	"github.com/wasmendpoints/endpoints/host/internal/guestclock"
-	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
+	"github.com/wasmendpoints/endpoints/host/internal/guestlog"
+	"github.com/wasmendpoints/endpoints/host/internal/guestrequest"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
-	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 )
 
 // call is the state of one guest call in parts: the request as validated
-// (requestPart), the answer being built (answerPart), and the deadline the
-// interrupt check consults (clock). It is the context.Context handed to wazero;
+// (rq, package guestrequest), the answer being built (resp, package
+// guestanswer), and the deadline the interrupt check consults (clock). It
+// joins them to the host, its route and settings, and the public
+// Observer's hooks. It is the context.Context handed to wazero;
 // what the guest sees of it is its guestCall (abicall.go), which host
 // functions (package abihost) find under abihost.CallKey with one type
 // assertion and no allocation.
@@ -38,35 +38,28 @@ type call struct {
 	route  *route
 	op     *operation // nil for a plain route and while loading
 
-	// The request as validated (requestPart).
-	requestPart
+	// The request as validated (package guestrequest).
+	rq guestrequest.Request
 
 	// The pipeline's state (pipeline.go): the table the request was
-	// routed on; the path parameters as routed; what steps 6 and 7 found
-	// wrong with the request's parts; the declared body type step 5
-	// chose; the end of the span of steps 4-7 (nil once ended, or without
-	// a tracer); claimed: step 8 claimed the Idempotency-Key.
+	// routed on; the path parameters as routed; the end of the span of
+	// steps 4-7 (nil once ended, or without a tracer); claimed: step 8
+	// claimed the Idempotency-Key.
 	table                 *table
 	pathNames, pathValues []string
-	issues                ValidationData
 	validated             func(error)
 	claimed               bool
 
-	// The answer being built (answerPart).
-	answerPart
+	// The answer being built (package guestanswer).
+	resp guestanswer.Answer
+	// logs is what the guest logged: within its bound, and in development
+	// the last lines of its output, for a 500 (package guestlog).
+	logs guestlog.Log
 
 	// When the guest must stop: the operation's own "timeout", else
 	// limits.timeout, and its "idleTimeout" (package guestclock).
 	clock  guestclock.Clock
 	logger *slog.Logger
-
-	// What the request carries past its middleware and security: the
-	// request id, the principal the host verified (or, in a verify call,
-	// the one the middleware set), and what middleware passed on (the
-	// context values they set, how much they grew the request's headers).
-	requestID string
-	principal *abi.Principal
-	passed    edge.Passed
 
 	// A middleware call: the request's call it serves (owner), the
 	// middleware, the phase (abi.PhaseBefore...), the scheme to verify
@@ -106,57 +99,6 @@ type call struct {
 	// to CallWithStack (module.handle): wazero's Call allocates a slice
 	// for them at every call.
 	stack [1]uint64
-}
-
-// requestPart is the request side of a call: the request, its parts as
-// validated and coerced, its body as read or still to read.
-type requestPart struct {
-	req     *http.Request
-	loading bool // reading the contract: no request
-	// loadTimeout is the deadline's length of a loading call, for errors.
-	loadTimeout time.Duration
-	params      map[string]any
-	query       map[string]any
-	headers     map[string]any
-	// body is the request's body as steps 5 and 6 took it, or as the
-	// guest streams it (package requestbody).
-	body    requestbody.Body
-	start   time.Time              // when the request began, for server.readTimeout
-	failure *abi.ValidationFailure // set while an onValidationError hook runs
-	// idem: the Idempotency-Key claimed for this call, until the answer
-	// is stored or the key released, and the streamed answer kept for the
-	// store (package idempotency).
-	idem     idempotency.Key
-	envelope []byte
-	scratch  []byte
-}
-
-// answerPart is the answer side of a call: the status, headers and body
-// the guest makes, buffered or streamed, and the limits they count
-// against.
-type answerPart struct {
-	status      int
-	header      http.Header
-	buf         bytes.Buffer
-	w           http.ResponseWriter // plain routes and streaming answers: bytes go straight out
-	out         http.ResponseWriter // an endpoint's writer, until its answer streams
-	flush       bool                // flush after every write (streaming endpoint answers)
-	mediaType   string              // the negotiated type, for the envelope and Content-Type
-	wroteHeader bool
-	writeErr    error
-	// maxBuffer bounds the buffered answer (limits.responseBytes);
-	// headerCount and headerBytes count what the guest set in header.
-	maxBuffer                int64
-	headerCount, headerBytes int
-	// fault is why the call fails whatever the guest returns: it passed a
-	// limit the ABI answers with an errno (too many headers).
-	fault string
-	// logBytes counts what the call logged, against abi.LogMaxPerCall.
-	logBytes int
-	// output is, in development, the last devOutputLines lines the guest
-	// logged as warnings or errors or wrote to stdout and stderr: the
-	// panic, its stack, the abort message that a development 500 shows.
-	output []string
 }
 
 func (c *call) Deadline() (time.Time, bool) { return c.clock.Deadline(), true }
@@ -209,94 +151,24 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 		set:    set,
 		route:  rt,
 		op:     op,
-		requestPart: requestPart{
-			req:      r,
-			envelope: c.envelope[:0],
-			scratch:  c.scratch[:0],
-			start:    now,
-			params:   reuse(c.params),
-			query:    reuse(c.query),
-			headers:  reuse(c.headers),
-			idem:     c.idem,
-		},
-		answerPart: answerPart{
-			status:    http.StatusOK,
-			header:    c.header,
-			buf:       c.buf,
-			maxBuffer: set.Limits.ResponseBytes,
-		},
+		rq:     c.rq,
+		resp:   c.resp,
 		logger: h.logger,
 		dbKept: c.dbKept,
 	}
-	c.idem.Reset()
+	c.rq.Reset(r, op == nil, now)
 	c.clock.Start(now, timeout, idle)
-	if c.header == nil {
-		c.header = http.Header{}
-	} else {
-		clear(c.header)
-	}
-	c.buf.Reset()
+	c.resp.Reset(set.Limits.ResponseBytes, &c.clock, c)
+	c.logs.Reset(h.opts.Mode == Development)
 }
 
-// reuse empties a map of a pooled call for the next request.
-func reuse(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	clear(m)
-	return m
-}
-
-// setHeader sets or adds a response header within the ABI's limits on
-// their number and size; past them the call fails (fault) and the guest
-// gets ErrInvalid.
-func (c *call) setHeader(name, value string, add bool) abi.Errno {
-	if c.fault != "" {
-		// Told once; a guest that goes on is stopped.
-		c.clock.Stop()
-		return abi.ErrInvalid
-	}
-	key := http.CanonicalHeaderKey(name)
-	count, size := c.headerCount+1, c.headerBytes+len(key)+len(value)
-	if !add {
-		for _, v := range c.header[key] {
-			count--
-			size -= len(key) + len(v)
-		}
-	}
-	if count > abi.ResponseHeaderMaxCount || size > abi.ResponseHeaderMaxBytes {
-		c.fault = fmt.Sprintf("the handler set more response headers than the host allows (%d values, %d bytes)", abi.ResponseHeaderMaxCount, abi.ResponseHeaderMaxBytes)
-		return abi.ErrInvalid
-	}
-	if add {
-		c.header[key] = append(c.header[key], value)
-	} else {
-		c.header[key] = []string{value}
-	}
-	c.headerCount, c.headerBytes = count, size
-	return 0
-}
-
-// log writes a guest's log line, cut at abi.LogMaxLine; past
-// abi.LogMaxPerCall bytes in one call the rest is dropped, which the log
-// says once.
+// log writes a guest's log line with the call's route, middleware and
+// request id, within what the call may log (guestlog.Log.Line), and keeps
+// a warning or an error for a development 500.
 func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
-	if c.logBytes > abi.LogMaxPerCall {
+	msg, l, ok := c.logs.Line(level, line)
+	if !ok {
 		return
-	}
-	c.logBytes += len(line)
-	msg := engine.LogLine(line)
-	if c.logBytes > abi.LogMaxPerCall {
-		msg = fmt.Sprintf("%s [this call logged more than %d bytes; its further log lines are dropped]", msg, abi.LogMaxPerCall)
-	}
-	l := slog.LevelInfo
-	switch level {
-	case abi.LogDebug:
-		l = slog.LevelDebug
-	case abi.LogWarn:
-		l = slog.LevelWarn
-	case abi.LogError:
-		l = slog.LevelError
 	}
 	file := ""
 	if c.route != nil {
@@ -306,27 +178,11 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	if c.mw != nil {
 		attrs = append(attrs, "middleware", c.mw.File)
 	}
-	if id := c.requestCall().requestID; id != "" {
+	if id := c.rq.Of().ID; id != "" {
 		attrs = append(attrs, "requestId", id)
 	}
 	c.logger.Log(c.parent, l, msg, attrs...)
 	if level >= abi.LogWarn {
-		c.keepOutput(msg)
+		c.requestCall().logs.Keep(msg)
 	}
-}
-
-// devOutputLines is how many lines of a guest's output a development 500
-// shows: enough for a Go panic's stack.
-const devOutputLines = 64
-
-// keepOutput keeps a line of the guest's output for a development 500.
-func (c *call) keepOutput(line string) {
-	rc := c.requestCall()
-	if rc.host == nil || rc.host.opts.Mode != Development {
-		return
-	}
-	if len(rc.output) == devOutputLines {
-		rc.output = append(rc.output[:0], rc.output[1:]...)
-	}
-	rc.output = append(rc.output, line)
 }

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"maps"
 	"net/http"
 	"time"
 
@@ -20,43 +19,13 @@ const CheckDatabases = "databases"
 
 // openDatabases makes the app's set of databases (package appdb), which
 // opens each on first use: endpoints.json's merged with
-// Options.Databases (see mergeDatabases), checked as the file's are.
+// Options.Databases (overlay.Databases), checked as the file's are.
 func (h lifecycle) openDatabases() error {
 	if err := config.CheckDatabases("host.Options.Databases merged with "+config.File, h.opts.Databases); err != nil {
 		return err
 	}
 	h.dbs = appdb.New(h.app, h.opts.Databases)
 	return nil
-}
-
-// mergeDatabases is the databases of Options over those of
-// endpoints.json, as Options.Databases says.
-func mergeDatabases(opts, file map[string]config.Database) map[string]config.Database {
-	if len(opts) == 0 {
-		return file
-	}
-	out := maps.Clone(file)
-	if out == nil {
-		out = map[string]config.Database{}
-	}
-	for name, o := range opts {
-		d, ok := out[name]
-		if !ok {
-			out[name] = o
-			continue
-		}
-		if o.Driver != "" || o.Path != "" || o.URL != "" {
-			d.Driver, d.Path, d.URL = o.Driver, o.Path, o.URL
-		}
-		if o.MaxConns != 0 {
-			d.MaxConns = o.MaxConns
-		}
-		if o.StatementTimeout != 0 {
-			d.StatementTimeout = o.StatementTimeout
-		}
-		out[name] = d
-	}
-	return out
 }
 
 // migrate applies the migrations not yet applied (server/migrations), at
@@ -113,11 +82,7 @@ func (c *call) endDatabases() {
 	}
 	if code := c.db.LastError(); code != "" {
 		rc := c.requestCall()
-		w := rc.out
-		if w == nil {
-			w = rc.w
-		}
-		noteDatabaseError(w, string(code))
+		noteDatabaseError(rc.resp.Writer(), string(code))
 	}
 	c.db = nil
 }

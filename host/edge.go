@@ -14,8 +14,8 @@ type edgeCall struct{ *call }
 
 var _ edge.GuardRequest = edgeCall{}
 
-func (c edgeCall) Principal() *abi.Principal { return c.principal }
-func (c edgeCall) RequestID() string         { return c.requestID }
+func (c edgeCall) Principal() *abi.Principal { return c.rq.Principal }
+func (c edgeCall) RequestID() string         { return c.rq.ID }
 func (c edgeCall) ObserveStoreError(op string, err error) {
 	c.host.opts.Observer.reportStoreError(op, err)
 }
@@ -28,7 +28,7 @@ func (c edgeCall) Verify(m *edge.Middleware, scheme string) (int32, *abi.Princip
 	defer run.putMWCall(mc)
 	mc.verify = &abi.VerifyRequest{Scheme: scheme}
 	res, ok := mwExport{mc}.Run()
-	return res, mc.principal, ok
+	return res, mc.rq.Principal, ok
 }
 
 // limitRate applies the rate limits of the settings the request started

@@ -57,7 +57,7 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 
 var _ engine.Call = guestCall{}
 
-func (c guestCall) LoadTimeout() time.Duration    { return c.loadTimeout }
+func (c guestCall) LoadTimeout() time.Duration    { return c.rq.LoadTimeout }
 func (c guestCall) Stopped() <-chan struct{}      { return c.stopped() }
 func (c guestCall) SetMemory(ctx context.Context) { c.memory = ctx }
 func (c guestCall) ClearMemory()                  { c.memory = nil }
@@ -66,5 +66,5 @@ func (c guestCall) ClearMemory()                  { c.memory = nil }
 // it for a development 500.
 func (c guestCall) GuestOutput(line []byte) {
 	c.log(abi.LogInfo, line, "stream", "guest output")
-	c.keepOutput(engine.LogLine(line))
+	c.requestCall().logs.Keep(engine.LogLine(line))
 }

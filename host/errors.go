@@ -42,10 +42,6 @@ type ValidationData struct {
 	Body []abi.Issue `json:"body,omitempty"`
 }
 
-func (d *ValidationData) empty() bool {
-	return d.Params == nil && d.Query == nil && d.Headers == nil && d.Body == nil
-}
-
 // MediaTypeData is the data of a 415 (and of a 406): what the client sent
 // and what the endpoint supports.
 type MediaTypeData struct {

@@ -8,40 +8,9 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/guestrequest"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
-
-// failure describes a 400 as an onValidationError hook receives it.
-func (d *ValidationData) failure() *abi.ValidationFailure {
-	f := &abi.ValidationFailure{Kind: abi.FailureSchema, Status: http.StatusBadRequest, Issues: map[string][]abi.Issue{}}
-	for _, p := range []struct {
-		part   abi.Part
-		issues []abi.Issue
-	}{{abi.PartParams, d.Params}, {abi.PartQuery, d.Query}, {abi.PartHeaders, d.Headers}, {abi.PartBody, d.Body}} {
-		if p.issues == nil {
-			continue
-		}
-		f.Issues[p.part.String()] = p.issues
-		if f.Part == "" {
-			f.Part = p.part.String()
-		}
-	}
-	return f
-}
-
-// failedParts are the parts of a failure, in pipeline order.
-func failedParts(f *abi.ValidationFailure) []string {
-	if f.Kind != abi.FailureSchema {
-		return []string{f.Part}
-	}
-	var parts []string
-	for _, p := range []string{PartParams, PartQuery, PartHeaders, PartBody} {
-		if f.Issues[p] != nil {
-			parts = append(parts, p)
-		}
-	}
-	return parts
-}
 
 // defaultBody returns the status message and data of the host's own answer
 // to a failure.
@@ -62,7 +31,7 @@ func defaultBody(f *abi.ValidationFailure) (string, any) {
 // replace the default answer; each may decline (docs/spec.md §4).
 func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *table, f *abi.ValidationFailure) {
 	if o := h.opts.Observer; o != nil && o.ValidationFailure != nil {
-		h.opts.Observer.reportRefusal(r, c, failedParts(f), f.Status)
+		h.opts.Observer.reportRefusal(r, c, guestrequest.FailedParts(f), f.Status)
 	}
 	h.discardBody(w, r, c)
 	c.writeDeadline(w)
@@ -73,7 +42,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 		if err == nil {
 			f.Default = body
 		}
-		c.failure = f
+		c.rq.Failure = f
 		if endpointHook && h.runHook(w, r, c, c.route.Module.Pool, c.route.Module.Index) {
 			return
 		}
@@ -89,10 +58,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 // A hook that declines, fails or finds no free instance leaves the failure
 // to the next in order; a failure is logged and discards the instance.
 func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engine.Pool, index int) bool {
-	c.status = c.failure.Status
-	clear(c.header)
-	c.headerCount, c.headerBytes, c.fault = 0, 0, ""
-	c.buf.Reset()
+	c.resp.Restart(c.rq.Failure.Status)
 	in, err := p.Get(c)
 	if err != nil {
 		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.File(), "route", c.route.File, "error", err)
@@ -103,17 +69,17 @@ func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p 
 	if err == nil {
 		code = int32(res[0])
 	}
-	ok := err == nil && (code == abi.HookAnswered || code == abi.HookDeclined) && c.fault == ""
+	ok := err == nil && (code == abi.HookAnswered || code == abi.HookDeclined) && c.resp.Fault() == ""
 	p.Put(r.Context(), in, ok)
 	switch {
 	case ok && code == abi.HookAnswered:
-		if !c.wroteHeader {
+		if !c.resp.Sent() {
 			finishAnswer(h, w, r, c)
 		}
 		return true
 	case ok:
 		// Declined; an answer that already streamed cannot be taken back.
-		return c.wroteHeader
+		return c.resp.Sent()
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
@@ -121,7 +87,7 @@ func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p 
 		return true
 	}
 	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
-	if c.wroteHeader {
+	if c.resp.Sent() {
 		panic(http.ErrAbortHandler)
 	}
 	return false

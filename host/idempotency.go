@@ -31,15 +31,16 @@ type idemCall struct{ *call }
 
 var _ idempotency.Call = idemCall{}
 
-func (c idemCall) Key() *idempotency.Key               { return &c.idem }
+func (c idemCall) Key() *idempotency.Key               { return &c.rq.Idem }
+func (c idemCall) Scratch() *[]byte                    { return c.rq.Scratch() }
 func (c idemCall) Contract() *abi.Contract             { return c.op.Contract }
 func (c idemCall) Operation() (method, pattern string) { return c.op.Method, c.route.Pattern }
 func (c idemCall) File() string                        { return c.route.File }
 func (c idemCall) Negotiates() bool                    { return c.op.Negotiates() }
-func (c idemCall) Principal() *abi.Principal           { return c.principal }
+func (c idemCall) Principal() *abi.Principal           { return c.rq.Principal }
 
 func (c idemCall) ClientAddress() string {
-	return auth.AddressKey(ratelimit.ClientIP(c.req, c.set.TrustedProxies))
+	return auth.AddressKey(ratelimit.ClientIP(c.rq.HTTP, c.set.TrustedProxies))
 }
 
 func (c idemCall) Config() idempotency.Config {
@@ -47,7 +48,7 @@ func (c idemCall) Config() idempotency.Config {
 }
 
 func (c idemCall) Parts() idempotency.Parts {
-	return idempotency.Parts{Params: c.params, Query: c.query, Body: c.body.Value(), BodyRaw: c.body.Raw(), Multipart: c.body.Multipart()}
+	return idempotency.Parts{Params: c.rq.Params, Query: c.rq.Query, Body: c.rq.Body.Value(), BodyRaw: c.rq.Body.Raw(), Multipart: c.rq.Body.Multipart()}
 }
 
 func (c idemCall) ObserveIdempotency(r *http.Request, o idempotency.Outcome) {

@@ -26,16 +26,13 @@ type mwRunner struct{ h requestSide }
 func (run mwRunner) mwCall(c *call, m *edge.Middleware, phase string, header http.Header) *call {
 	h := run.h
 	mc := h.calls.Get().(*call)
-	mc.reset(c.parent, h.Host, c.set, c.route, nil, c.req)
+	mc.reset(c.parent, h.Host, c.set, c.route, nil, c.rq.HTTP)
 	if header != nil {
-		mc.header = header
+		mc.resp.UseHeader(header)
 	}
 	mc.clock.Follow(&c.clock)
-	mc.start = c.start
+	mc.rq.Serve(&c.rq, c.rawParams)
 	mc.owner, mc.mw, mc.phase = c, m, phase
-	for k, v := range c.rawParams {
-		mc.params[k] = v
-	}
 	return mc
 }
 
@@ -43,7 +40,7 @@ func (run mwRunner) mwCall(c *call, m *edge.Middleware, phase string, header htt
 // belongs to the answer, never to the pool.
 func (run mwRunner) putMWCall(mc *call) {
 	h := run.h
-	mc.header = nil
+	mc.resp.UseHeader(nil)
 	h.putCall(mc)
 }
 
@@ -68,12 +65,12 @@ func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (re
 	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) {
 		mc.dbWaits = waits
 	}
-	healthy := err == nil && mc.fault == ""
+	healthy := err == nil && mc.resp.Fault() == ""
 	if span != nil {
 		mc.spanCtx = nil
 		var failed error
 		if !healthy {
-			failed = guestfail.Err(err, 0, mc.fault)
+			failed = guestfail.Err(err, 0, mc.resp.Fault())
 		}
 		span(failed)
 	}
@@ -128,7 +125,10 @@ type chainRun struct {
 func (cr *chainRun) Call(m *edge.Middleware, phase string) edge.ModuleCall {
 	mc := cr.run.mwCall(cr.c, m, phase, cr.header)
 	if phase == abi.PhaseAfter {
-		mc.afterStatus, mc.wroteHeader = cr.status, cr.sent
+		mc.afterStatus = cr.status
+		if cr.sent {
+			mc.resp.MarkSent()
+		}
 	}
 	return mwExport{mc}
 }
@@ -136,7 +136,7 @@ func (cr *chainRun) Call(m *edge.Middleware, phase string) edge.ModuleCall {
 func (cr *chainRun) Answer(e edge.ModuleCall) {
 	mc := e.(mwExport).call
 	cr.run.h.discardBody(cr.w, cr.r, cr.c)
-	answer.Buffered(cr.w, cr.r, mc.status, "application/json", mc.buf.Bytes())
+	answer.Buffered(cr.w, cr.r, mc.resp.Status(), "application/json", mc.resp.Body())
 }
 
 func (cr *chainRun) Fail(e edge.ModuleCall, reason string) {
@@ -159,11 +159,11 @@ func (mc mwExport) Run() (int32, bool) {
 	case abi.PhaseVerify:
 		export = abi.ExportVerify
 	}
-	return mwRunner{requestSide{mc.host}}.callMiddleware(mc.req, mc.call, export)
+	return mwRunner{requestSide{mc.host}}.callMiddleware(mc.rq.HTTP, mc.call, export)
 }
 
 // Wrote reports whether the call wrote an answer.
-func (mc mwExport) Wrote() bool { return mc.buf.Len() > 0 || mc.status != http.StatusOK }
+func (mc mwExport) Wrote() bool { return len(mc.resp.Body()) > 0 || mc.resp.Status() != http.StatusOK }
 
 // answerMiddlewareFailure answers 500 for a failed middleware.
 func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Request, mc *call, reason string) {
@@ -178,14 +178,9 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 		if reason == "" {
 			reason = "the middleware failed (see the log)"
 		}
-		data = guestfail.Data{Error: reason, Middleware: mc.mw.File, Output: mc.owner.output}
+		data = guestfail.Data{Error: reason, Middleware: mc.mw.File, Output: mc.owner.logs.Output()}
 	}
 	writeError(w, r, http.StatusInternalServerError, "", data)
-}
-
-// setContext records a context value a middleware passes on.
-func (c *call) setContext(name, value []byte) abi.Errno {
-	return c.requestCall().passed.SetContext(name, value)
 }
 
 // setRequestHeader replaces (or, with an empty value, removes) a request
@@ -193,23 +188,14 @@ func (c *call) setContext(name, value []byte) abi.Errno {
 // request's middleware may grow its headers by (edge.Passed); past that
 // the call fails (fault) and the guest gets ErrInvalid.
 func (c *call) setRequestHeader(name, value []byte) abi.Errno {
-	if c.fault != "" {
+	if c.resp.Fault() != "" {
 		// Told once; a guest that goes on is stopped.
 		c.clock.Stop()
 		return abi.ErrInvalid
 	}
-	errno, fault := c.requestCall().passed.SetRequestHeader(c.req.Header, name, value)
+	errno, fault := c.rq.SetRequestHeader(name, value)
 	if fault != "" {
-		c.fault = fault
-	}
-	return errno
-}
-
-// setPrincipal records who a verify middleware says the client is.
-func (c *call) setPrincipal(b []byte) abi.Errno {
-	p, errno := edge.ParsePrincipal(b)
-	if errno == 0 {
-		c.principal = p
+		c.resp.SetFault(fault)
 	}
 	return errno
 }

@@ -450,8 +450,8 @@ func (c *call) startSpan(step, op string) func(error) {
 // event is paid for only then.
 func (c *call) beginSpan(e SpanEvent) func(error) {
 	step := e.Step
-	if c.req != nil {
-		e.Method = c.req.Method
+	if c.rq.HTTP != nil {
+		e.Method = c.rq.HTTP.Method
 	}
 	if c.route != nil {
 		e.Route, e.Module = c.route.Pattern, c.route.File

@@ -235,7 +235,7 @@ func (o Options) merge(cfg *config.App) Options {
 	if o.ResponseValidation == "" {
 		o.ResponseValidation = cfg.ResponseValidation
 	}
-	o.Databases = mergeDatabases(o.Databases, cfg.Databases)
+	o.Databases = overlay.Databases(o.Databases, cfg.Databases)
 	o.Storage = overlay.Storage(o.Storage, cfg.Storage).WithDefaults()
 	o.Server = overlay.Fill(o.Server, cfg.Server)
 	if o.Observer != nil {

@@ -42,7 +42,7 @@ func (h lifecycle) closeOutbound() { h.outbound.Close() }
 // a middleware's calls count against its request's.
 func (c guestCall) Outbound() *outbound.Session {
 	rc := c.requestCall()
-	if rc.loading || rc.host == nil || rc.set == nil || rc.set.Outbound == nil {
+	if rc.rq.Loading || rc.host == nil || rc.set == nil || rc.set.Outbound == nil {
 		return nil
 	}
 	if !rc.outbound.Started() {
@@ -56,8 +56,8 @@ func (c guestCall) Outbound() *outbound.Session {
 // context goes with it (a tracer's client span replaces it), and a Span
 // and an Outbound hook see it.
 func (c *call) observeOutbound(req *http.Request) func(int, *outbound.Error) {
-	if req.Header.Get(observe.TraceparentHeader) == "" && c.req != nil && observe.TraceID(c.req.Header) != "" {
-		req.Header.Set(observe.TraceparentHeader, c.req.Header.Get(observe.TraceparentHeader))
+	if req.Header.Get(observe.TraceparentHeader) == "" && c.rq.HTTP != nil && observe.TraceID(c.rq.HTTP.Header) != "" {
+		req.Header.Set(observe.TraceparentHeader, c.rq.HTTP.Header.Get(observe.TraceparentHeader))
 	}
 	o := c.host.opts.Observer
 	if o == nil || o.Span == nil && o.Outbound == nil {
@@ -73,8 +73,8 @@ func (c *call) observeOutbound(req *http.Request) func(int, *outbound.Error) {
 		end = c.beginOutboundSpan(req, host)
 	}
 	method, route := "", ""
-	if c.req != nil {
-		method = c.req.Method
+	if c.rq.HTTP != nil {
+		method = c.rq.HTTP.Method
 	}
 	if c.route != nil {
 		route = c.route.Pattern
@@ -99,8 +99,8 @@ func (c *call) observeOutbound(req *http.Request) func(int, *outbound.Error) {
 // request.
 func (c *call) beginOutboundSpan(req *http.Request, host string) func(error) {
 	e := SpanEvent{Step: StepOutbound, Op: req.Method, Target: req.URL.Scheme + "://" + host, Header: req.Header}
-	if c.req != nil {
-		e.Method = c.req.Method
+	if c.rq.HTTP != nil {
+		e.Method = c.rq.HTTP.Method
 	}
 	if c.route != nil {
 		e.Route = c.route.Pattern
@@ -128,11 +128,7 @@ func (c *call) closeOutbound() {
 		return
 	}
 	if n, d := c.outbound.Stats(); n > 0 {
-		w := c.out
-		if w == nil {
-			w = c.w
-		}
-		noteOutbound(w, n, d)
+		noteOutbound(c.resp.Writer(), n, d)
 	}
 	c.outbound.Close()
 }

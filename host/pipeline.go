@@ -86,7 +86,7 @@ func stepNegotiate(h requestSide, w http.ResponseWriter, r *http.Request, c *cal
 		h.refuse(w, r, c, c.table, &abi.ValidationFailure{Kind: abi.FailureAccept, Status: http.StatusNotAcceptable, Part: abi.PartHeaders.String(), Received: accept, SupportedMediaTypes: op.Offers})
 		return false
 	}
-	c.mediaType = chosen
+	c.resp.SetMediaType(chosen)
 	return true
 }
 
@@ -95,18 +95,18 @@ func stepNegotiate(h requestSide, w http.ResponseWriter, r *http.Request, c *cal
 // not UTF-8 is refused, not repaired: the guest would read other text than
 // the host validated.
 func stepValidate(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
-	op, issues := c.op, &c.issues
-	issues.Params = op.ValidateParams(c.pathNames, c.pathValues, c.params)
+	op, issues := c.op, &c.rq.Issues
+	issues.Params = op.ValidateParams(c.pathNames, c.pathValues, c.rq.Params)
 	if op.Query != nil {
 		var keep []string
 		if c.table.security != nil {
 			keep = c.table.security.SecretQuery // API keys sent in the query
 		}
-		issues.Query = op.ValidateQuery(r.URL.RawQuery, c.set.Limits.QueryParams, keep, c.query)
+		issues.Query = op.ValidateQuery(r.URL.RawQuery, c.set.Limits.QueryParams, keep, c.rq.Query)
 	}
-	issues.Headers = op.ValidateHeaders(r, c.headers)
-	if !issues.empty() {
-		h.refuse(w, r, c, c.table, issues.failure())
+	issues.Headers = op.ValidateHeaders(r, c.rq.Headers)
+	if !issues.Empty() {
+		h.refuse(w, r, c, c.table, issues.Failure())
 		return false
 	}
 	endSpan(c.validated, nil)
@@ -138,11 +138,11 @@ func stepGuest(h requestSide, w http.ResponseWriter, r *http.Request, c *call) b
 // one that breaks them becomes a 500. A streamed answer is already out.
 func stepCheckAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
-	if c.wroteHeader || !c.set.Checked || op.Responses == nil {
+	if c.resp.Sent() || !c.set.Checked || op.Responses == nil {
 		return true
 	}
-	status := c.status
-	if issues := op.CheckAnswer(status, c.header, c.buf.Bytes()); issues != nil {
+	status := c.resp.Status()
+	if issues := op.CheckAnswer(status, c.resp.Header(), c.resp.Body()); issues != nil {
 		h.logger.Error("answer breaks the contract", "route", c.route.File, "status", status, "issues", fmt.Sprint(issues))
 		h.opts.Observer.reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 		writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
@@ -163,14 +163,14 @@ func finishAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *call
 // (and stored for the Idempotency-Key). A streamed answer's middleware
 // sees its status only.
 func stepAfter(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
-	if c.wroteHeader {
-		mwRunner{h}.runAfter(r, c, c.chain, c.status, true, nil)
-		h.idem.Complete(w, r, idemCall{c}, c.status, c.header, c.idem.Streamed(), true)
+	if c.resp.Sent() {
+		mwRunner{h}.runAfter(r, c, c.chain, c.resp.Status(), true, nil)
+		h.idem.Complete(w, r, idemCall{c}, c.resp.Status(), c.resp.Header(), c.rq.Idem.Streamed(), true)
 		return true
 	}
-	op, status, body := c.op, c.status, c.buf.Bytes()
+	op, status, body := c.op, c.resp.Status(), c.resp.Body()
 	hdr := w.Header()
-	for k, vs := range c.header {
+	for k, vs := range c.resp.Header() {
 		hdr[k] = vs
 	}
 	mwRunner{h}.runAfter(r, c, c.chain, status, false, hdr)

@@ -17,14 +17,16 @@ const documentMaxBytes = 64 << 20
 // runtimedecl.Module.Extend) in a call of its own, and returns the
 // document it wrote.
 func runExtend(ctx context.Context, rm *runtimedecl.Module, logger *slog.Logger, doc []byte, timeout int64) ([]byte, error) {
-	c := &call{parent: ctx, logger: logger, route: &route{File: abi.RuntimeModule}, answerPart: answerPart{status: 200, maxBuffer: documentMaxBytes}}
+	c := &call{parent: ctx, logger: logger, route: &route{File: abi.RuntimeModule}}
 	c.clock.Bound(time.Unix(0, timeout))
-	c.envelope = doc
+	c.resp.Reset(documentMaxBytes, &c.clock, c)
+	c.rq.Plain = true
+	c.rq.SetEnvelope(doc)
 	if err := rm.Extend(ctx, c); err != nil {
 		return nil, err
 	}
-	if c.buf.Len() == 0 {
+	if len(c.resp.Body()) == 0 {
 		return nil, fmt.Errorf("%s: openApi.extend wrote no document: it must write the edited document whole", abi.RuntimeModule)
 	}
-	return append([]byte(nil), c.buf.Bytes()...), nil
+	return append([]byte(nil), c.resp.Body()...), nil
 }

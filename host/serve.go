@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/guestanswer"
 	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/host/internal/requestbody"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
@@ -137,26 +137,32 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 		// The whole body must arrive within server.readTimeout of the
 		// request's start: a client declaring 500 bytes and sending 32
 		// must not hold the connection, or an instance, forever.
-		conndeadline.SetRead(w, c.start.Add(time.Duration(set.Server.ReadTimeout)))
+		conndeadline.SetRead(w, c.rq.Start.Add(time.Duration(set.Server.ReadTimeout)))
 	}
 	return c
+}
+
+// target is where the call's answer goes (w) and what its streamed writes
+// are held to; op's media answers stream, nil for a plain route.
+func (c *call) target(w http.ResponseWriter, op *operation) guestanswer.Target {
+	t := guestanswer.Target{W: w, Head: c.rq.HTTP.Method == http.MethodHead, WriteTimeout: time.Duration(c.set.Server.WriteTimeout), Tee: &c.rq.Idem}
+	if op != nil {
+		t.Media, t.Negotiates = op.Media, op.Negotiates()
+	}
+	return t
 }
 
 func (h requestSide) putCall(c *call) {
 	c.closeOutbound()
 	c.endDatabases()
-	c.parent, c.req, c.w, c.route, c.op, c.spanCtx = nil, nil, nil, nil, nil, nil
-	c.out = nil
-	if err := c.body.Release(); err != nil {
+	c.parent, c.route, c.op, c.spanCtx = nil, nil, nil, nil
+	c.resp.Release()
+	if err := c.rq.Release(); err != nil {
 		h.logger.Warn("removing uploaded files failed", "error", err)
 	}
-	c.failure = nil
-	c.owner, c.mw, c.verify, c.principal, c.passed = nil, nil, nil, nil, edge.Passed{}
+	c.owner, c.mw, c.verify = nil, nil, nil
 	c.chain, c.rawParams = nil, nil
-	c.table, c.pathNames, c.pathValues, c.issues, c.validated = nil, nil, nil, ValidationData{}, nil
-	if c.buf.Cap() > 64<<10 {
-		c.buf = bytes.Buffer{}
-	}
+	c.table, c.pathNames, c.pathValues, c.validated = nil, nil, nil, nil
 	h.calls.Put(c)
 }
 
@@ -165,7 +171,8 @@ func (h requestSide) putCall(c *call) {
 func (h requestSide) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
 	c := h.getCall(w, r, t.set, rt, op)
 	defer h.putCall(c)
-	c.out, c.table, c.pathNames, c.pathValues = w, t, res.Names, res.Params
+	c.resp.Endpoint(c.target(w, op))
+	c.table, c.pathNames, c.pathValues = t, res.Names, res.Params
 	runPipeline(h, w, r, c)
 }
 
@@ -174,9 +181,9 @@ func (h requestSide) serveEndpoint(w http.ResponseWriter, r *http.Request, t *ta
 // and runs the before middleware of the route. It reports whether the
 // request goes on; when it does not, the answer was written.
 func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) bool {
-	c.requestID = edge.RequestID(r)
-	w.Header().Set(edge.RequestIDHeader, c.requestID)
-	noteRequestID(w, c.requestID)
+	c.rq.ID = edge.RequestID(r)
+	w.Header().Set(edge.RequestIDHeader, c.rq.ID)
+	noteRequestID(w, c.rq.ID)
 	if c.op != nil {
 		if t.security == nil {
 			// The document, and so the effective security, is unknown:
@@ -191,7 +198,7 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 				h.refuseGuarded(w, r, c, v)
 				return false
 			}
-			c.principal = v.Principal
+			c.rq.Principal = v.Principal
 		}
 	}
 	if !h.limitRate(w, r, c) {
@@ -231,10 +238,10 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		writeError(w, r, http.StatusServiceUnavailable, "", nil)
 		return false
 	}
-	if c.body.Streams() {
+	if c.rq.Body.Streams() {
 		// A guest reading the body waits for the client at most until the
 		// call's deadline (or server.readTimeout, if sooner).
-		conndeadline.SetRead(w, time.Unix(0, min(c.start.Add(time.Duration(c.set.Server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
+		conndeadline.SetRead(w, time.Unix(0, min(c.rq.Start.Add(time.Duration(c.set.Server.ReadTimeout)).UnixNano(), c.clock.Deadline().UnixNano())))
 	}
 	var began time.Time
 	if o := h.opts.Observer; o != nil && o.GuestCall != nil {
@@ -249,7 +256,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	// The answer, or what follows a stream (its last chunk), gets a fresh
 	// write deadline: the call's may have passed.
 	c.answerDeadline(w)
-	if c.body.Streams() && (c.body.OverLimit() || c.op != nil && !c.wroteHeader) {
+	if c.rq.Body.Streams() && (c.rq.Body.OverLimit() || c.op != nil && !c.resp.Sent()) {
 		// What the guest left of the body (all of it past the limit) is
 		// read before the answer, so that a client still sending reads
 		// the answer rather than a reset.
@@ -262,10 +269,10 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	if err == nil {
 		code = int32(res[0])
 	}
-	ok := err == nil && code == 0 && c.fault == ""
+	ok := err == nil && code == 0 && c.resp.Fault() == ""
 	if guestSpan != nil {
 		c.spanCtx = nil
-		guestSpan(guestfail.Err(err, code, c.fault))
+		guestSpan(guestfail.Err(err, code, c.resp.Fault()))
 	}
 	pool.Put(r.Context(), in, ok)
 	if !began.IsZero() {
@@ -274,7 +281,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	if ok {
 		return true
 	}
-	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.wroteHeader {
+	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.resp.Sent() {
 		h.answerDatabaseWaits(w, r, waits, guestfail.Data{Route: c.route.File})
 		return false
 	}
@@ -283,15 +290,15 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		h.logger.Info("client went away; guest stopped", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path))
 		return false
 	}
-	h.logger.Error("guest failed", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.requestID, "reason", reason)
-	if c.wroteHeader {
+	h.logger.Error("guest failed", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.rq.ID, "reason", reason)
+	if c.resp.Sent() {
 		// Bytes already reached the client: the only honest end is to
 		// abort the response so the client sees it truncated.
 		panic(http.ErrAbortHandler)
 	}
 	var data any
 	if h.opts.Mode == Development {
-		data = guestfail.Data{Error: reason, Route: c.route.File, Output: c.output}
+		data = guestfail.Data{Error: reason, Route: c.route.File, Output: c.logs.Output()}
 	}
 	status := http.StatusInternalServerError
 	if guestfail.Interrupted(err) && lifecycle(h).stopping() {
@@ -307,7 +314,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 // the log and the development 500; gone reports a call stopped because
 // its client left. code is the guest's result when err is nil.
 func (h requestSide) failureReason(c *call, r *http.Request, err error, code int32) (reason string, gone bool) {
-	return guestfail.Reason(guestfail.Failure{Err: err, Code: code, Fault: c.fault, ClientGone: r.Context().Err() != nil,
+	return guestfail.Reason(guestfail.Failure{Err: err, Code: code, Fault: c.resp.Fault(), ClientGone: r.Context().Err() != nil,
 		Stopping: lifecycle(h).stopping(), Clock: &c.clock, Call: guestCall{c}})
 }
 
@@ -323,34 +330,34 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 	if !h.admit(w, r, t, c) {
 		return
 	}
-	c.w = w
+	c.resp.Plain(c.target(w, nil))
 	if requestbody.Has(r) {
-		c.body.Stream(r.Body, limit)
+		c.rq.Body.Stream(r.Body, limit)
 		// A plain route may answer while it still reads the body (an echo,
 		// a transform); HTTP/1 servers otherwise stop the body at the
 		// first write.
 		_ = http.NewResponseController(w).EnableFullDuplex()
 	}
 	for i, name := range res.Names {
-		c.params[name] = res.Params[i]
+		c.rq.Params[name] = res.Params[i]
 	}
 	if h.callGuest(w, r, c) {
-		sent := c.wroteHeader
+		sent := c.resp.Sent()
 		if !sent && len(c.chain) > 0 {
-			mwRunner{h}.runAfter(r, c, c.chain, c.status, false, c.header)
+			mwRunner{h}.runAfter(r, c, c.chain, c.resp.Status(), false, c.resp.Header())
 		}
 		if !sent {
-			c.commit()
+			c.resp.Commit()
 		} else {
-			mwRunner{h}.runAfter(r, c, c.chain, c.status, true, nil)
+			mwRunner{h}.runAfter(r, c, c.chain, c.resp.Status(), true, nil)
 		}
 	}
-	if c.body.Streams() {
+	if c.rq.Body.Streams() {
 		// Read what the guest left of the body now. In full-duplex mode
 		// net/http would otherwise read it while closing the request, and
 		// the background read that starts at its end races the next
 		// request on the connection ("invalid concurrent Body.Read call").
-		if err := c.body.Drain(); errors.Is(err, requestbody.ErrTooLarge) {
+		if err := c.rq.Body.Drain(); errors.Is(err, requestbody.ErrTooLarge) {
 			h.discardBody(w, r, c)
 		}
 	}
@@ -372,7 +379,7 @@ func (c *call) writeDeadline(w http.ResponseWriter) {
 // few microseconds long, no longer pay twice. A streamed answer always
 // gets a fresh one: its writes set the deadline to the call's end at most.
 func (c *call) answerDeadline(w http.ResponseWriter) {
-	if !c.wroteHeader && time.Since(c.start) < time.Duration(c.set.Server.WriteTimeout)/64 {
+	if !c.resp.Sent() && time.Since(c.rq.Start) < time.Duration(c.set.Server.WriteTimeout)/64 {
 		return
 	}
 	c.writeDeadline(w)

@@ -1,5 +1,6 @@
 // Package overlay lays the settings an embedder gives in code
-// (host.Options' Limits, Storage, Server, Outbound, Idempotency, OpenAPI)
+// (host.Options' Limits, Storage, Databases, Server, Outbound, Idempotency,
+// OpenAPI)
 // over those of the app's endpoints.json, member by member: what the code
 // sets wins, what it leaves zero keeps the file's. Defaults are not its
 // business: config's WithDefaults fills them afterwards, on the merged
@@ -8,6 +9,7 @@ package overlay
 
 import (
 	"cmp"
+	"maps"
 	"reflect"
 
 	"github.com/wasmendpoints/endpoints/config"
@@ -76,5 +78,39 @@ func OpenAPI(over, base config.OpenAPI) config.OpenAPI {
 		out.Docs = over.Docs
 	}
 	out.Document, out.Extend = over.Document, over.Extend
+	return out
+}
+
+// Databases is over's databases over base's (host.Options.Databases over
+// endpoints.json's "databases"): a name only one declares is taken as it
+// is; for a name both declare, over's location (Driver, Path or URL),
+// when it sets one, replaces base's whole, since they go together, and
+// MaxConns and StatementTimeout win when set. Nil or empty over keeps
+// base.
+func Databases(over, base map[string]config.Database) map[string]config.Database {
+	if len(over) == 0 {
+		return base
+	}
+	out := maps.Clone(base)
+	if out == nil {
+		out = map[string]config.Database{}
+	}
+	for name, o := range over {
+		d, ok := out[name]
+		if !ok {
+			out[name] = o
+			continue
+		}
+		if o.Driver != "" || o.Path != "" || o.URL != "" {
+			d.Driver, d.Path, d.URL = o.Driver, o.Path, o.URL
+		}
+		if o.MaxConns != 0 {
+			d.MaxConns = o.MaxConns
+		}
+		if o.StatementTimeout != 0 {
+			d.StatementTimeout = o.StatementTimeout
+		}
+		out[name] = d
+	}
 	return out
 }

@@ -1,6 +1,7 @@
 package overlay_test
 
 import (
+	"maps"
 	"reflect"
 	"testing"
 	"time"
@@ -191,6 +192,40 @@ func TestOpenAPI(t *testing.T) {
 			got := overlay.OpenAPI(tt.over, base)
 			if msg := tt.check(got); msg != "" {
 				t.Errorf("OpenAPI = %+v: %s", got, msg)
+			}
+		})
+	}
+}
+
+func TestDatabases(t *testing.T) {
+	sec := config.Duration(time.Second)
+	file := map[string]config.Database{
+		"main":  {Driver: config.DatabasePostgres, URL: "postgres://file/main", MaxConns: 4, StatementTimeout: sec},
+		"cache": {Path: "cache.db"},
+	}
+	for _, tc := range []struct {
+		name       string
+		over, base map[string]config.Database
+		want       map[string]config.Database
+	}{
+		{name: "nothing in code: the file's", base: file, want: file},
+		{name: "neither", want: nil},
+		{name: "a name only code declares, without a file", over: map[string]config.Database{"x": {Path: "x.db"}},
+			want: map[string]config.Database{"x": {Path: "x.db"}}},
+		{name: "a location replaces the file's whole", base: file,
+			over: map[string]config.Database{"main": {Path: "main.db"}},
+			want: map[string]config.Database{"main": {Path: "main.db", MaxConns: 4, StatementTimeout: sec}, "cache": {Path: "cache.db"}}},
+		{name: "tuning alone keeps the file's location", base: file,
+			over: map[string]config.Database{"main": {MaxConns: 9}},
+			want: map[string]config.Database{"main": {Driver: config.DatabasePostgres, URL: "postgres://file/main", MaxConns: 9, StatementTimeout: sec}, "cache": {Path: "cache.db"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := maps.Clone(tc.base)
+			if got := overlay.Databases(tc.over, tc.base); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Databases = %+v, want %+v", got, tc.want)
+			}
+			if !reflect.DeepEqual(tc.base, before) {
+				t.Errorf("the file's databases were changed: %+v, were %+v", tc.base, before)
 			}
 		})
 	}

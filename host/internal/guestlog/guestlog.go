@@ -1,0 +1,76 @@
+// Package guestlog is what one guest call logs (abi/README.md §3, log; its
+// bounds in §7): each line made valid UTF-8 and cut at abi.LogMaxLine, the
+// call held to abi.LogMaxPerCall bytes of lines (the rest dropped, which
+// its last line says), the ABI's levels mapped to slog's, and, in
+// development, the last lines of the guest's output kept for the 500 that
+// shows them (a panic, its stack, an abort message).
+//
+// A [Log] is a field of the host's per-request call, reset for each call
+// ([Log.Reset]) and owned by the goroutine serving it. The host writes the
+// lines with its own logger and attributes (the route, the request id).
+package guestlog
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
+)
+
+// OutputLines is how many lines of a guest's output a development 500
+// shows: enough for a Go panic's stack.
+const OutputLines = 64
+
+// Log is the log of one guest call. The zero Log takes lines and keeps
+// none.
+type Log struct {
+	bytes  int      // what the call logged, against abi.LogMaxPerCall
+	keep   bool     // development: output lines are kept
+	output []string // the last OutputLines lines kept
+}
+
+// Reset prepares the log for a call; keep says its output lines are kept
+// for a development 500 (Keep).
+func (l *Log) Reset(keep bool) { *l = Log{keep: keep} }
+
+// Line returns the message and level a guest's log line is logged with;
+// ok is false past the call's abi.LogMaxPerCall bytes, when the line is
+// dropped. The line that passes the bound says the call's further lines
+// are dropped.
+func (l *Log) Line(level abi.LogLevel, line []byte) (msg string, lvl slog.Level, ok bool) {
+	if l.bytes > abi.LogMaxPerCall {
+		return "", 0, false
+	}
+	l.bytes += len(line)
+	msg = engine.LogLine(line)
+	if l.bytes > abi.LogMaxPerCall {
+		msg = fmt.Sprintf("%s [this call logged more than %d bytes; its further log lines are dropped]", msg, abi.LogMaxPerCall)
+	}
+	lvl = slog.LevelInfo
+	switch level {
+	case abi.LogDebug:
+		lvl = slog.LevelDebug
+	case abi.LogWarn:
+		lvl = slog.LevelWarn
+	case abi.LogError:
+		lvl = slog.LevelError
+	}
+	return msg, lvl, true
+}
+
+// Keep keeps a line of the guest's output (a warning or error it logged,
+// a line it wrote to stdout or stderr) when the log keeps them, the last
+// OutputLines at most.
+func (l *Log) Keep(line string) {
+	if !l.keep {
+		return
+	}
+	if len(l.output) == OutputLines {
+		l.output = append(l.output[:0], l.output[1:]...)
+	}
+	l.output = append(l.output, line)
+}
+
+// Output is the lines kept, oldest first; nil outside development.
+func (l *Log) Output() []string { return l.output }
