@@ -25,7 +25,7 @@ func (l *loading) salvageDocument(cause error) bool {
 	t := l.t
 	trial := *t
 	build := func(routes []*route) error {
-		trial.Routes, trial.warnings = routes, nil
+		trial.Routes, trial.Warnings = routes, nil
 		_, err := buildRoutesDocument(&trial, l.h.opts.Mode)
 		return err
 	}
@@ -33,13 +33,13 @@ func (l *loading) salvageDocument(cause error) bool {
 		return false
 	}
 	kept, leftOut := t.Salvage(build)
-	trial.Routes, trial.warnings = kept, nil
+	trial.Routes, trial.Warnings = kept, nil
 	doc, err := l.h.buildDocument(l.ctx, &trial)
-	if err != nil && t.runtime != nil && t.runtime.Declaration().OpenAPI != nil {
-		trial.runtimeDocOut = &document.LeftOutError{File: abi.RuntimeModule, Field: "openApi", Err: err}
-		trial.warnings = nil
+	if err != nil && t.Runtime != nil && t.Runtime.Declaration().OpenAPI != nil {
+		trial.RuntimeDocOut = &document.LeftOutError{File: abi.RuntimeModule, Field: "openApi", Err: err}
+		trial.Warnings = nil
 		if doc, err = l.h.buildDocument(l.ctx, &trial); err == nil {
-			leftOut = append(leftOut, trial.runtimeDocOut)
+			leftOut = append(leftOut, trial.RuntimeDocOut)
 		}
 	}
 	if err != nil {
@@ -49,35 +49,13 @@ func (l *loading) salvageDocument(cause error) bool {
 	if err := t.Hold(kept, leftOut); err != nil {
 		return false
 	}
-	t.warnings, t.doc, t.runtimeDocOut = trial.warnings, doc, trial.runtimeDocOut
-	t.leftOut = leftOut
+	t.Warnings, t.Doc, t.RuntimeDocOut = trial.Warnings, doc, trial.RuntimeDocOut
+	t.LeftOut = leftOut
 	for _, p := range leftOut {
 		// Reported once: a reload that leaves the same out again does
 		// not report it anew.
-		fresh := l.prev == nil || !slices.ContainsFunc(l.prev.leftOut, func(old error) bool { return old.Error() == p.Error() })
+		fresh := l.prev == nil || !slices.ContainsFunc(l.prev.LeftOut, func(old error) bool { return old.Error() == p.Error() })
 		l.Problem(p, fresh)
 	}
 	return true
-}
-
-// noteLeftOut lists what t's document was built without in the document
-// itself (document.ProblemsExtension), for the docs page and every reader
-// of the development document.
-func noteLeftOut(t *table) {
-	if t.doc != nil {
-		// Encoding a list of strings does not fail.
-		_ = document.NoteLeftOut(t.doc.Doc, t.leftOut)
-	}
-}
-
-// leftOutLines are the texts of what t left out, for the docs page.
-func (t *table) leftOutLines() []string {
-	if len(t.leftOut) == 0 {
-		return nil
-	}
-	lines := make([]string, len(t.leftOut))
-	for i, p := range t.leftOut {
-		lines[i] = p.Error()
-	}
-	return lines
 }

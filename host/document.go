@@ -21,7 +21,7 @@ const RoutesConfigFile = "server/routes.config.json"
 // each plain route without meta, under "require" it returns a problem for
 // each, naming its file.
 func (h *Host) plainProblems(t *table) []error {
-	policy := t.set.OpenAPI.PlainRoutes
+	policy := t.Set.OpenAPI.PlainRoutes
 	if policy != config.PlainRoutesWarn && policy != config.PlainRoutesRequire {
 		return nil
 	}
@@ -65,23 +65,23 @@ func (h *Host) buildDocument(ctx context.Context, t *table) (*document.Served, e
 // mode. The warnings of a development build go to t.warnings.
 func buildRoutesDocument(t *table, mode Mode) (*openapi.Document, error) {
 	doc, warnings, err := document.BuildRoutes(t.DocRoutes(), document.Settings{
-		OpenAPI:     t.set.OpenAPI,
+		OpenAPI:     t.Set.OpenAPI,
 		Routes:      t.RoutesConfig,
-		Middleware:  middlewareDecls(t.middleware),
+		Middleware:  middlewareDecls(t.Middleware),
 		Development: mode == Development,
 	})
-	t.warnings = append(t.warnings, warnings...)
+	t.Warnings = append(t.Warnings, warnings...)
 	return doc, err
 }
 
 // finishDocument adds to the routes' document what buildDocument adds
 // after them.
 func finishDocument(ctx context.Context, t *table, doc *openapi.Document, logger *slog.Logger) (*document.Served, error) {
-	a := document.Additions{Security: auth.ConfigMap(t.set.Security), Embedder: t.set.Embedder}
-	if rm := t.runtime; rm != nil && t.runtimeDocOut == nil {
+	a := document.Additions{Security: auth.ConfigMap(t.Set.Security), Embedder: t.Set.Embedder}
+	if rm := t.Runtime; rm != nil && t.RuntimeDocOut == nil {
 		a.Runtime = rm.Declaration().OpenAPI
 		a.Extend = func(ctx context.Context, b []byte) ([]byte, error) {
-			return runExtend(ctx, rm, logger, b, time.Now().Add(time.Duration(t.set.Limits.Timeout)).UnixNano())
+			return runExtend(ctx, rm, logger, b, time.Now().Add(time.Duration(t.Set.Limits.Timeout)).UnixNano())
 		}
 	}
 	return document.Finish(ctx, doc, a)
@@ -90,7 +90,7 @@ func finishDocument(ctx context.Context, t *table, doc *openapi.Document, logger
 // Document returns the app's OpenAPI document as served, whether or not
 // the schema route is enabled.
 func (h *Host) Document() []byte {
-	if d := h.table.Load().doc; d != nil {
+	if d := h.table.Load().Doc; d != nil {
 		return d.JSON
 	}
 	return nil
@@ -99,8 +99,8 @@ func (h *Host) Document() []byte {
 // documentProblem explains, in development (mode), why there is no
 // document.
 func documentProblem(t *table, mode Mode) any {
-	if mode != Development || t.docErr == nil {
+	if mode != Development || t.DocErr == nil {
 		return nil
 	}
-	return map[string]string{"error": t.docErr.Error()}
+	return map[string]string{"error": t.DocErr.Error()}
 }

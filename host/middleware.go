@@ -216,16 +216,16 @@ func (c *call) requestCall() *call {
 func (l *loading) middlewareFiles() {
 	var prev map[string]*edge.MiddlewareFile
 	if l.prev != nil {
-		prev = l.prev.mwFiles
+		prev = l.prev.MWFiles
 	}
 	files, served, err := edge.LoadMiddlewareFiles(l.ctx, l.h.engine, appload.Dir(l.h.app), limitInstances(l.h.opts.Limits), prev, l)
 	if err != nil {
 		l.Problem(err, true)
-		l.t.mwFiles = map[string]*edge.MiddlewareFile{}
+		l.t.MWFiles = map[string]*edge.MiddlewareFile{}
 		if l.prev != nil {
-			l.t.mwFiles, l.t.middleware = l.prev.mwFiles, l.prev.middleware
+			l.t.MWFiles, l.t.Middleware = l.prev.MWFiles, l.prev.Middleware
 		}
 		return
 	}
-	l.t.mwFiles, l.t.middleware = files, served
+	l.t.MWFiles, l.t.Middleware = files, served
 }

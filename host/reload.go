@@ -11,36 +11,20 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
+	"github.com/wasmendpoints/endpoints/host/internal/appversion"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
-	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
 	"github.com/wasmendpoints/endpoints/host/internal/routetable"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 )
 
-// tableState is what lets a table be retired while requests still use it.
-// Each request holds a reference; a retired table's modules that the new
-// table does not share are closed when the last request ends.
-type tableState struct {
-	refs retire.Refs
-	// leaving are the modules only this table has, closed when it drains.
-	leaving []*engine.Pool
-	// next is the security plan of the table that follows; verifiers it
-	// shares stay open when this table drains.
-	next *securityPlan
-	// stoppedCompiles are the previous table's pools whose background
-	// compilation the load of this table stopped, to load their files'
-	// new bytes on free cores (routetable.Load.StoppedCompiles).
-	stoppedCompiles []*engine.Pool
-}
-
 // acquire takes a reference to the current table for one request.
 func (h *Host) acquire() *table {
 	for {
 		t := h.table.Load()
-		t.state.refs.Hold()
-		if !t.state.refs.Retired() {
+		t.State.Refs.Hold()
+		if !t.State.Refs.Retired() {
 			return t
 		}
 		h.releaseTable(t)
@@ -50,19 +34,9 @@ func (h *Host) acquire() *table {
 // releaseTable drops a request's reference; the last one out of a retired table
 // closes what it alone held.
 func (h *Host) releaseTable(t *table) {
-	if t.state.refs.Release() {
-		t.drained()
+	if t.State.Refs.Release() {
+		t.Drained()
 	}
-}
-
-// drained closes what a retired table alone held, once its last request
-// ended.
-func (t *table) drained() {
-	ctx := context.Background()
-	for _, p := range t.state.leaving {
-		p.Retire(ctx)
-	}
-	t.security.closeExcept(t.state.next)
 }
 
 // ReloadReport says what a reload changed.
@@ -178,7 +152,7 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		// previous version's pools that still serve, their file's new
 		// bytes having failed or been refused, compile again.
 		defer func() {
-			for _, p := range t.state.stoppedCompiles {
+			for _, p := range t.State.StoppedCompiles {
 				h.engine.ResumeCompiling(p)
 			}
 		}()
@@ -190,15 +164,15 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 	}
 	if h.requests.Closed() {
 		// Close began while this version loaded: it is never served.
-		t.discard(prev)
+		t.Discard(prev)
 		return ReloadReport{Problems: []error{ErrClosed}, Took: time.Since(start)}
 	}
-	if t.docErr != nil && prev.doc != nil {
+	if t.DocErr != nil && prev.Doc != nil {
 		// Without its document the new version's security, and so every
 		// endpoint of it, is unknown: rather than answer 500 everywhere,
 		// the previous version keeps serving whole, as the log says, until
 		// a reload builds a document again.
-		t.discard(prev)
+		t.Discard(prev)
 		report.Refused = true
 		refused := slices.Clone(report.Problems)
 		h.refused.Store(&refused)
@@ -207,18 +181,18 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		return report
 	}
 	report.Recovered = h.refused.Swap(nil) != nil
-	if report.Unchanged() && len(t.problems) == len(prev.problems) {
+	if report.Unchanged() && len(t.Problems) == len(prev.Problems) {
 		// Nothing to swap: close what the attempt opened (nothing, when
 		// every file was reused).
-		t.discard(prev)
+		t.Discard(prev)
 		report.Took = time.Since(start)
 		return report
 	}
-	prev.state.leaving = retire.Exclusive(prev.pools(), t.pools())
-	prev.state.next = t.security
+	prev.State.Leaving = retire.Exclusive(prev.Pools(), t.Pools())
+	prev.State.Next = t.Security
 	h.table.Store(t)
-	if prev.state.refs.Retire() {
-		prev.drained()
+	if prev.State.Refs.Retire() {
+		prev.Drained()
 	}
 	report.Took = time.Since(start)
 	loadSide{h}.logProblems(report)
@@ -230,8 +204,8 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 // why a reload is refused, since the route asked for may be one of those.
 func (h *Host) notFoundData(t *table, path string) map[string]string {
 	data := map[string]string{"path": path}
-	if len(t.leftOut) > 0 {
-		data["leftOut"] = "the OpenAPI document could not be built whole, and this is left out until it is fixed: " + errorsLine(t.leftOut)
+	if len(t.LeftOut) > 0 {
+		data["leftOut"] = "the OpenAPI document could not be built whole, and this is left out until it is fixed: " + errorsLine(t.LeftOut)
 	}
 	if refused := h.refused.Load(); refused != nil && h.opts.Mode == Development {
 		data["reload"] = "the last reload was refused and the previous version keeps serving: " + errorsLine(*refused)
@@ -248,16 +222,6 @@ func errorsLine(errs []error) string {
 	return strings.Join(lines, "; ")
 }
 
-// discard closes what a table that is never served opened and prev, which
-// keeps serving, does not share.
-func (t *table) discard(prev *table) {
-	t.state.leaving = retire.Exclusive(t.pools(), prev.pools())
-	t.state.next = prev.security
-	if t.state.refs.Retire() {
-		t.drained()
-	}
-}
-
 // logProblems logs the problems and warnings a reload found.
 func (h loadSide) logProblems(report ReloadReport) {
 	for _, p := range report.Problems {
@@ -270,20 +234,6 @@ func (h loadSide) logProblems(report ReloadReport) {
 	for _, w := range report.Warnings {
 		h.logger.Warn("routes configuration entry ignored", "warning", w)
 	}
-}
-
-// pools lists the pools of t's modules: its route modules', its runtime
-// declaration's while loaded, its middleware's. A bundle's pool comes
-// once per place that holds it.
-func (t *table) pools() []*engine.Pool {
-	out := t.Table.Pools()
-	if p := t.runtime.LivePool(); p != nil {
-		out = append(out, p)
-	}
-	for _, m := range t.middleware {
-		out = append(out, m.Pool)
-	}
-	return out
 }
 
 // load builds a table from the app directory. With prev, a file whose
@@ -300,7 +250,7 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 	if err := h.migrate(ctx); err != nil {
 		return nil, ReloadReport{}, err
 	}
-	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{Table: routetable.Table{Files: map[string]*routetable.File{}}, state: &tableState{}}}
+	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{Table: routetable.Table{Files: map[string]*routetable.File{}}, State: &appversion.State{}}}
 	l.routes = routetable.Load{Dir: appload.Dir(h.app), ConfigFile: RoutesConfigFile, Engine: h.engine,
 		PoolSize: limitInstances(h.opts.Limits), Logger: h.logger, Progress: h.loadProgress(), Report: l, T: &l.t.Table}
 	if prev != nil {
@@ -318,12 +268,12 @@ func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, err
 	}
 	l.middlewareFiles()
 	l.routes.Assemble(ctx, files, routes(), l.checkRoute)
-	l.t.state.stoppedCompiles = l.routes.StoppedCompiles()
+	l.t.State.StoppedCompiles = l.routes.StoppedCompiles()
 	l.bundledMiddleware()
 	l.report.Removed = append(l.report.Removed, l.routes.Removed()...)
 	slices.Sort(l.report.Removed)
 	l.document()
-	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(l.t.problems), "took", time.Since(start).Round(time.Millisecond))
+	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(l.t.Problems), "took", time.Since(start).Round(time.Millisecond))
 	return l.t, l.report, nil
 }
 
@@ -360,16 +310,16 @@ func (l *loading) Note(file string, now, before bool) { l.report.note(file, now,
 // checkRoute refuses what the table's settings refuse of a route: a
 // timeout over limits.maxTimeout, a path the host answers before routing.
 func (l *loading) checkRoute(r *route) error {
-	if err := r.CheckTimeouts(time.Duration(l.t.set.Limits.MaxTimeout)); err != nil {
+	if err := r.CheckTimeouts(time.Duration(l.t.Set.Limits.MaxTimeout)); err != nil {
 		return err
 	}
-	return l.t.set.ShadowedBy(r.FileRoute)
+	return l.t.Set.ShadowedBy(r.FileRoute)
 }
 
 // Problem records a problem of the table; fresh ones (not already
 // reported for the same bytes by an earlier load) go into the report too.
 func (l *loading) Problem(err error, fresh bool) {
-	l.t.problems = append(l.t.problems, err)
+	l.t.Problems = append(l.t.Problems, err)
 	if fresh {
 		l.report.Problems = append(l.report.Problems, err)
 	}
@@ -380,13 +330,13 @@ func (l *loading) Problem(err error, fresh bool) {
 func (l *loading) runtimeDeclaration() {
 	var prev *appload.Version[runtimedecl.Module]
 	if l.prev != nil {
-		prev = &appload.Version[runtimedecl.Module]{Hash: l.prev.runtimeHash, Value: l.prev.runtime}
+		prev = &appload.Version[runtimedecl.Module]{Hash: l.prev.RuntimeHash, Value: l.prev.Runtime}
 	}
 	h := l.h
 	v, _ := appload.Next(appload.Dir(h.app), abi.RuntimeModule, prev, func(data []byte) (*runtimedecl.Module, error) {
 		return runtimedecl.Load(l.ctx, h.engine, data, limitInstances(h.opts.Limits), h.opts.Mode == Development)
 	}, l)
-	l.t.runtime, l.t.runtimeHash = v.Value, v.Hash
+	l.t.Runtime, l.t.RuntimeHash = v.Value, v.Hash
 }
 
 // settings reads endpoints.json and makes the settings of requests and
@@ -398,19 +348,19 @@ func (l *loading) settings() error {
 	if prev != nil {
 		cfg = l.appConfig()
 	} else {
-		_, t.appConfigHash, _ = appload.Dir(h.app).Read(config.File)
+		_, t.AppConfigHash, _ = appload.Dir(h.app).Read(config.File)
 	}
 	var err error
-	if t.set, err = h.newSettings(cfg, t.runtime); err != nil {
+	if t.Set, err = h.newSettings(cfg, t.Runtime); err != nil {
 		if prev == nil {
-			t.runtime.Close(l.ctx)
+			t.Runtime.Close(l.ctx)
 			return err
 		}
 		l.Problem(err, true)
-		t.set, t.appConfigHash = prev.set, prev.appConfigHash
+		t.Set, t.AppConfigHash = prev.Set, prev.AppConfigHash
 		return nil
 	}
-	if prev != nil && t.appConfigHash == prev.appConfigHash && !t.set.Variables.Equal(prev.set.Variables) {
+	if prev != nil && t.AppConfigHash == prev.AppConfigHash && !t.Set.Variables.Equal(prev.Set.Variables) {
 		// The variables' sources changed (an environment variable of an
 		// embedder's LookupEnv, a secret's file): the new values are
 		// served, and the report says so, as for a changed file.
@@ -432,8 +382,8 @@ func (l *loading) document() {
 		l.Problem(p, true)
 	}
 	var err error
-	t.doc, err = l.h.buildDocument(l.ctx, t)
-	if err != nil && l.h.opts.Mode == Development && (l.prev == nil || l.prev.doc == nil || len(l.prev.leftOut) > 0) {
+	t.Doc, err = l.h.buildDocument(l.ctx, t)
+	if err != nil && l.h.opts.Mode == Development && (l.prev == nil || l.prev.Doc == nil || len(l.prev.LeftOut) > 0) {
 		// No whole version serves yet: rather than answer 500 everywhere
 		// (or refuse every edit until the document builds), serve what a
 		// document can be built for, and say what is left out.
@@ -442,34 +392,34 @@ func (l *loading) document() {
 		}
 	}
 	l.noteWarnings()
-	t.runtime.Release(l.ctx) // the document is built: see runtimedecl.Module
+	t.Runtime.Release(l.ctx) // the document is built: see runtimedecl.Module
 	if err != nil {
-		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
-		l.Problem(t.docErr, true)
+		t.DocErr = fmt.Errorf("OpenAPI document: %w", err)
+		l.Problem(t.DocErr, true)
 		return
 	}
 	// Rate limits first: the limiter runs after the security check, so
 	// its headers go on the answers the contracts declare, not on the
 	// 401 and 403 the security plan adds next.
-	if err := edge.DocumentRateLimits(t.doc.Doc, t.set.RateLimits); err != nil {
+	if err := edge.DocumentRateLimits(t.Doc.Doc, t.Set.RateLimits); err != nil {
 		l.Problem(err, true)
 	}
 	var prevPlan *securityPlan
 	if l.prev != nil {
-		prevPlan = l.prev.security
+		prevPlan = l.prev.Security
 	}
-	plan, problems := loadSide{l.h}.planSecurity(t, prevPlan)
+	plan, problems := appversion.PlanSecurity(t, prevPlan, loadSide{l.h}.authEnv())
 	for _, p := range problems {
 		l.Problem(fmt.Errorf("security: %w", p), true)
 	}
-	t.security = plan
+	t.Security = plan
 	if plan != nil {
-		t.cors = t.set.CORS.WithHeaders(plan.KeyHeaders)
+		t.CORS = t.Set.CORS.WithHeaders(plan.KeyHeaders)
 	}
-	noteLeftOut(t)
+	t.NoteLeftOut()
 	// The document now lists the 401 and 403 the host answers.
-	if d, err := document.Encode(t.doc.Doc); err == nil {
-		t.doc = d
+	if d, err := document.Encode(t.Doc.Doc); err == nil {
+		t.Doc = d
 	}
 }
 
@@ -478,8 +428,8 @@ func (l *loading) noteWarnings() {
 	if l.prev == nil {
 		return // New logs them all
 	}
-	for _, w := range l.t.warnings {
-		if !slices.ContainsFunc(l.prev.warnings, func(old error) bool { return old.Error() == w.Error() }) {
+	for _, w := range l.t.Warnings {
+		if !slices.ContainsFunc(l.prev.Warnings, func(old error) bool { return old.Error() == w.Error() }) {
 			l.report.Warnings = append(l.report.Warnings, w)
 		}
 	}

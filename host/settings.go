@@ -8,7 +8,6 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/resolved"
 	"github.com/wasmendpoints/endpoints/host/internal/restartonly"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
-	"github.com/wasmendpoints/endpoints/internal/cors"
 )
 
 // settings are what endpoints.json (merged with the embedder's Options)
@@ -44,31 +43,22 @@ func (l *loading) appConfig() *config.App {
 	data, hash, err := appload.Dir(l.h.app).Read(config.File)
 	if err != nil {
 		l.Problem(err, true)
-		t.appConfigHash = prev.appConfigHash
-		return prev.set.Config
+		t.AppConfigHash = prev.AppConfigHash
+		return prev.Set.Config
 	}
-	t.appConfigHash = hash
-	if hash == prev.appConfigHash {
-		return prev.set.Config
+	t.AppConfigHash = hash
+	if hash == prev.AppConfigHash {
+		return prev.Set.Config
 	}
 	cfg, err := config.Parse(config.File, data, l.h.opts.ConfigOverrides...)
 	if err != nil {
 		l.Problem(err, true)
-		t.appConfigHash = prev.appConfigHash
-		return prev.set.Config
+		t.AppConfigHash = prev.AppConfigHash
+		return prev.Set.Config
 	}
-	l.report.note(config.File, data != nil, prev.set.Config != nil)
-	if keys := restartonly.Keep(prev.set.Config, cfg); len(keys) > 0 {
+	l.report.note(config.File, data != nil, prev.Set.Config != nil)
+	if keys := restartonly.Keep(prev.Set.Config, cfg); len(keys) > 0 {
 		l.h.logger.Warn(fmt.Sprintf("%s changed %v: restart to apply those (their previous values stay in effect until then); the rest applies now", config.File, keys))
 	}
 	return cfg
-}
-
-// corsPolicy is the CORS policy t answers with: the one its security plan
-// completed, else the settings' (a table whose document failed).
-func (t *table) corsPolicy() *cors.Policy {
-	if t.cors != nil {
-		return t.cors
-	}
-	return t.set.CORS
 }
