@@ -264,7 +264,8 @@ func (h *Host) Problems() []error {
 // Warnings lists what the current version serves despite, in
 // [Development]: each entry of server/routes.config.json that applies to
 // no route (a pattern, a method under one, a "plainRoutes" entry), as an
-// error wrapping [openapi.ErrUnmatchedPattern]. Such an entry, typically
+// error wrapping
+// [github.com/wasmendpoints/endpoints/openapi.ErrUnmatchedPattern]. Such an entry, typically
 // left behind by a deleted route, is ignored in development and fails New
 // in [Production] (docs/spec.md §7).
 func (h *Host) Warnings() []error { return slices.Clone(h.table.Load().Warnings) }

@@ -8,15 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wasmendpoints/endpoints/abi"
-	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
-	"github.com/wasmendpoints/endpoints/host/internal/appversion"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
-	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
-	"github.com/wasmendpoints/endpoints/host/internal/routetable"
-	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
+	"github.com/wasmendpoints/endpoints/host/internal/versionload"
 )
 
 // acquire takes a reference to the current table for one request.
@@ -236,60 +231,14 @@ func (h loadSide) logProblems(report ReloadReport) {
 	}
 }
 
-// load builds a table from the app directory. With prev, a file whose
-// bytes did not change reuses prev's module, and one that fails keeps
-// prev's version. Modules compile in parallel, at most GOMAXPROCS at once.
+// load builds a table from the app directory (versionload.Load). With
+// prev, a file whose bytes did not change reuses prev's module, and one
+// that fails keeps prev's version.
 func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, error) {
-	files, err := appload.Dir(h.app).Modules()
-	if err != nil {
-		return nil, ReloadReport{}, fmt.Errorf("reading app %s: %w", h.app, err)
-	}
-	start := time.Now()
-	// Migrations first: a version of the app whose migration fails is
-	// never served (at a reload, the previous one keeps serving).
-	if err := h.migrate(ctx); err != nil {
-		return nil, ReloadReport{}, err
-	}
-	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{Table: routetable.Table{Files: map[string]*routetable.File{}}, State: &appversion.State{}}}
-	l.routes = routetable.Load{Dir: appload.Dir(h.app), ConfigFile: RoutesConfigFile, Engine: h.engine,
-		PoolSize: limitInstances(h.opts.Limits), Logger: h.logger, Progress: h.loadProgress(), Report: l, T: &l.t.Table}
-	if prev != nil {
-		l.routes.Prev = &prev.Table
-	}
-	l.routes.ReadConfig()
-	// The route modules load in the background while the runtime
-	// declaration, endpoints.json and the middleware load: they need none
-	// of them.
-	routes := l.routes.Start(ctx, files)
-	l.runtimeDeclaration()
-	if err := l.settings(); err != nil {
-		l.routes.Discard(ctx, routes())
-		return nil, l.report, err
-	}
-	l.middlewareFiles()
-	l.routes.Assemble(ctx, files, routes(), l.checkRoute)
-	l.t.State.StoppedCompiles = l.routes.StoppedCompiles()
-	l.bundledMiddleware()
-	l.report.Removed = append(l.report.Removed, l.routes.Removed()...)
-	slices.Sort(l.report.Removed)
-	l.document()
-	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(l.t.Problems), "took", time.Since(start).Round(time.Millisecond))
-	return l.t, l.report, nil
-}
-
-// loading is one run of load: the table it builds from the app's files,
-// the previous table (nil at the first load), and the report of what
-// changed and what failed.
-type loading struct {
-	h      *Host
-	ctx    context.Context
-	prev   *table
-	t      *table
-	report ReloadReport
-	// routes makes t's route modules, routes and router (package
-	// routetable), told of problems and files through the loading's
-	// Problem and Note (an appload.Reporter).
-	routes routetable.Load
+	t, r, err := versionload.Load(ctx, loadSide{h}, versionload.Config{Dir: appload.Dir(h.app), Engine: h.engine,
+		Logger: h.logger, Development: h.opts.Mode == Development, PoolSize: limitInstances(h.opts.Limits),
+		Overrides: h.opts.ConfigOverrides, First: h.config, RoutesConfig: RoutesConfigFile, Progress: h.loadProgress()}, prev)
+	return t, ReloadReport{Added: r.Added, Changed: r.Changed, Removed: r.Removed, Problems: r.Problems, Warnings: r.Warnings}, err
 }
 
 // loadProgress is what Options.Progress hears of a load of route modules;
@@ -301,148 +250,5 @@ func (h *Host) loadProgress() func(file string, done, total int, took time.Durat
 	}
 	return func(f string, done, total int, took time.Duration, err error) {
 		p(Progress{Stage: StageLoad, File: f, Done: done, Total: total, Took: took, Err: err})
-	}
-}
-
-// Note records a file added, changed or removed in the report.
-func (l *loading) Note(file string, now, before bool) { l.report.note(file, now, before) }
-
-// checkRoute refuses what the table's settings refuse of a route: a
-// timeout over limits.maxTimeout, a path the host answers before routing.
-func (l *loading) checkRoute(r *route) error {
-	if err := r.CheckTimeouts(time.Duration(l.t.Set.Limits.MaxTimeout)); err != nil {
-		return err
-	}
-	return l.t.Set.ShadowedBy(r.FileRoute)
-}
-
-// Problem records a problem of the table; fresh ones (not already
-// reported for the same bytes by an earlier load) go into the report too.
-func (l *loading) Problem(err error, fresh bool) {
-	l.t.Problems = append(l.t.Problems, err)
-	if fresh {
-		l.report.Problems = append(l.report.Problems, err)
-	}
-}
-
-// runtimeDeclaration loads server/endpoints/runtime.wasm: a broken new
-// version keeps the previous one (appload.Next).
-func (l *loading) runtimeDeclaration() {
-	var prev *appload.Version[runtimedecl.Module]
-	if l.prev != nil {
-		prev = &appload.Version[runtimedecl.Module]{Hash: l.prev.RuntimeHash, Value: l.prev.Runtime}
-	}
-	h := l.h
-	v, _ := appload.Next(appload.Dir(h.app), abi.RuntimeModule, prev, func(data []byte) (*runtimedecl.Module, error) {
-		return runtimedecl.Load(l.ctx, h.engine, data, limitInstances(h.opts.Limits), h.opts.Mode == Development)
-	}, l)
-	l.t.Runtime, l.t.RuntimeHash = v.Value, v.Hash
-}
-
-// settings reads endpoints.json and makes the settings of requests and
-// the document. At the first load a bad one fails the load; later the
-// previous settings stay.
-func (l *loading) settings() error {
-	h, t, prev := l.h, l.t, l.prev
-	cfg := h.config
-	if prev != nil {
-		cfg = l.appConfig()
-	} else {
-		_, t.AppConfigHash, _ = appload.Dir(h.app).Read(config.File)
-	}
-	var err error
-	if t.Set, err = h.newSettings(cfg, t.Runtime); err != nil {
-		if prev == nil {
-			t.Runtime.Close(l.ctx)
-			return err
-		}
-		l.Problem(err, true)
-		t.Set, t.AppConfigHash = prev.Set, prev.AppConfigHash
-		return nil
-	}
-	if prev != nil && t.AppConfigHash == prev.AppConfigHash && !t.Set.Variables.Equal(prev.Set.Variables) {
-		// The variables' sources changed (an environment variable of an
-		// embedder's LookupEnv, a secret's file): the new values are
-		// served, and the report says so, as for a changed file.
-		l.report.Changed = append(l.report.Changed, variablesChanged)
-	}
-	return nil
-}
-
-// variablesChanged is what a ReloadReport lists in Changed when only the
-// values of endpoints.json's "variables" changed (their environment
-// variables or files), never the values themselves.
-const variablesChanged = config.File + " variables"
-
-// document builds the OpenAPI document, then the security plan and the
-// rate limits, which add the 401, 403 and 429 the host answers to it.
-func (l *loading) document() {
-	t := l.t
-	for _, p := range l.h.plainProblems(t) {
-		l.Problem(p, true)
-	}
-	var err error
-	t.Doc, err = l.h.buildDocument(l.ctx, t)
-	if err != nil && l.h.opts.Mode == Development && (l.prev == nil || l.prev.Doc == nil || len(l.prev.LeftOut) > 0) {
-		// No whole version serves yet: rather than answer 500 everywhere
-		// (or refuse every edit until the document builds), serve what a
-		// document can be built for, and say what is left out.
-		if l.salvageDocument(err) {
-			err = nil
-		}
-	}
-	l.noteWarnings()
-	t.Runtime.Release(l.ctx) // the document is built: see runtimedecl.Module
-	if err != nil {
-		t.DocErr = fmt.Errorf("OpenAPI document: %w", err)
-		l.Problem(t.DocErr, true)
-		return
-	}
-	// Rate limits first: the limiter runs after the security check, so
-	// its headers go on the answers the contracts declare, not on the
-	// 401 and 403 the security plan adds next.
-	if err := edge.DocumentRateLimits(t.Doc.Doc, t.Set.RateLimits); err != nil {
-		l.Problem(err, true)
-	}
-	var prevPlan *securityPlan
-	if l.prev != nil {
-		prevPlan = l.prev.Security
-	}
-	plan, problems := appversion.PlanSecurity(t, prevPlan, loadSide{l.h}.authEnv())
-	for _, p := range problems {
-		l.Problem(fmt.Errorf("security: %w", p), true)
-	}
-	t.Security = plan
-	if plan != nil {
-		t.CORS = t.Set.CORS.WithHeaders(plan.KeyHeaders)
-	}
-	t.NoteLeftOut()
-	// The document now lists the 401 and 403 the host answers.
-	if d, err := document.Encode(t.Doc.Doc); err == nil {
-		t.Doc = d
-	}
-}
-
-// noteWarnings reports the table's warnings that prev did not have.
-func (l *loading) noteWarnings() {
-	if l.prev == nil {
-		return // New logs them all
-	}
-	for _, w := range l.t.Warnings {
-		if !slices.ContainsFunc(l.prev.Warnings, func(old error) bool { return old.Error() == w.Error() }) {
-			l.report.Warnings = append(l.report.Warnings, w)
-		}
-	}
-}
-
-// note records a file as added, changed or removed.
-func (r *ReloadReport) note(file string, now, before bool) {
-	switch {
-	case now && before:
-		r.Changed = append(r.Changed, file)
-	case now:
-		r.Added = append(r.Added, file)
-	case before:
-		r.Removed = append(r.Removed, file)
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/auth"
 )
 
-// authEnv is what the verifiers of a version's security schemes need of
+// AuthEnv is what the verifiers of a version's security schemes need of
 // the host (appversion.PlanSecurity).
-func (h loadSide) authEnv() auth.Env {
+func (h loadSide) AuthEnv() auth.Env {
 	return auth.Env{
 		AppDir:    h.app,
 		LookupKey: h.lookupAPIKey,

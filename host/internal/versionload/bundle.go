@@ -1,4 +1,4 @@
-package host
+package versionload
 
 import (
 	"maps"

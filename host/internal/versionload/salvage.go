@@ -1,10 +1,11 @@
-package host
+package versionload
 
 import (
 	"slices"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
+	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 )
 
 // salvageDocument is what a development load does whose document failed
@@ -24,9 +25,9 @@ import (
 func (l *loading) salvageDocument(cause error) bool {
 	t := l.t
 	trial := *t
-	build := func(routes []*route) error {
+	build := func(routes []*routemod.Route) error {
 		trial.Routes, trial.Warnings = routes, nil
-		_, err := buildRoutesDocument(&trial, l.h.opts.Mode)
+		_, err := buildRoutesDocument(&trial, l.cfg.Development)
 		return err
 	}
 	if build(nil) != nil {
@@ -34,18 +35,18 @@ func (l *loading) salvageDocument(cause error) bool {
 	}
 	kept, leftOut := t.Salvage(build)
 	trial.Routes, trial.Warnings = kept, nil
-	doc, err := l.h.buildDocument(l.ctx, &trial)
+	doc, err := l.buildDocument(&trial)
 	if err != nil && t.Runtime != nil && t.Runtime.Declaration().OpenAPI != nil {
 		trial.RuntimeDocOut = &document.LeftOutError{File: abi.RuntimeModule, Field: "openApi", Err: err}
 		trial.Warnings = nil
-		if doc, err = l.h.buildDocument(l.ctx, &trial); err == nil {
+		if doc, err = l.buildDocument(&trial); err == nil {
 			leftOut = append(leftOut, trial.RuntimeDocOut)
 		}
 	}
 	if err != nil {
 		return false
 	}
-	l.h.logger.Debug("the document was built without what it failed on", "cause", cause)
+	l.cfg.Logger.Debug("the document was built without what it failed on", "cause", cause)
 	if err := t.Hold(kept, leftOut); err != nil {
 		return false
 	}
