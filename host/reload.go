@@ -195,7 +195,7 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 }
 
 // notFoundData is the data of a 404's body: the path and, in
-// development, what t left out of its document (see salvageDocument) and
+// development, what t left out of its document (see versionload's salvage) and
 // why a reload is refused, since the route asked for may be one of those.
 func (h *Host) notFoundData(t *table, path string) map[string]string {
 	data := map[string]string{"path": path}

@@ -4,6 +4,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/resolved"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
+	"github.com/wasmendpoints/endpoints/host/internal/versionload"
 )
 
 // settings are what endpoints.json (merged with the embedder's Options)
@@ -11,12 +12,15 @@ import (
 // resolved).
 type settings = resolved.Settings
 
-// loadSide is the host as a load builds what a table serves with beside
-// its settings: the verifiers of the security schemes and the API keys
-// they look up, the background load of modules a build had not built, the
-// log of a reload's problems. Its methods are the host's load side, apart
-// from the steps reload.go calls on Host.
+// loadSide is the host as a load of a version sees it: what
+// versionload.Load asks of it (versionload.Host: the migrations, the
+// settings merged with the embedder's, the runtime declaration's extend
+// call, what the verifiers of the security schemes need and the API keys
+// they look up), the background load of modules a build had not built,
+// the log of a reload's problems.
 type loadSide struct{ *Host }
+
+var _ versionload.Host = loadSide{}
 
 // Settings resolves the settings of cfg with the options New was given
 // over it (Options.merge); the runtime declaration's response-validation
