@@ -28,13 +28,13 @@ func (h lifecycle) openDatabases() error {
 	return nil
 }
 
-// migrate applies the migrations not yet applied (server/migrations), at
+// Migrate applies the migrations not yet applied (server/migrations), at
 // each load: a failure fails the load, and at a reload the previous
 // version keeps serving. A database that cannot be reached is no
 // failure: its migrations wait, the calls that use it answer 503
 // (dbgate.WaitsError), and they are tried again in the background until
 // they are applied (dbgate.Retry).
-func (h *Host) migrate(ctx context.Context) error {
+func (h loadSide) Migrate(ctx context.Context) error {
 	return h.dbRetry.Migrate(ctx, h.dbs, h.logger, dbBackoff)
 }
 

@@ -88,7 +88,7 @@ func (h *Host) DatabaseRetrying() bool {
 // RuntimeInstances counts the idle instances the runtime declaration
 // keeps loaded: 0 when its module is closed, -1 without one.
 func (h *Host) RuntimeInstances() int {
-	rm := h.table.Load().runtime
+	rm := h.table.Load().Runtime
 	if rm == nil {
 		return -1
 	}

@@ -36,7 +36,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 	h.discardBody(w, r, c)
 	c.writeDeadline(w)
 	message, data := defaultBody(f)
-	endpointHook, appHook := c.op.Contract.OnValidationError, t.runtime.HasHook()
+	endpointHook, appHook := c.op.Contract.OnValidationError, t.Runtime.HasHook()
 	if endpointHook || appHook {
 		body, err := json.Marshal(FrameworkError{StatusCode: f.Status, StatusMessage: message, Data: data}, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 		if err == nil {
@@ -46,7 +46,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 		if endpointHook && h.runHook(w, r, c, c.route.Module.Pool, c.route.Module.Index) {
 			return
 		}
-		if appHook && h.runHook(w, r, c, t.runtime.HookPool(), -1) {
+		if appHook && h.runHook(w, r, c, t.Runtime.HookPool(), -1) {
 			return
 		}
 	}

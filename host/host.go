@@ -42,9 +42,8 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host/internal/appversion"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
-	"github.com/wasmendpoints/endpoints/host/internal/document"
-	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/inflight"
@@ -53,10 +52,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/pipelining"
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/host/internal/routes"
-	"github.com/wasmendpoints/endpoints/host/internal/routetable"
-	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
-	"github.com/wasmendpoints/endpoints/internal/cors"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -114,51 +110,12 @@ type Host struct {
 	outbound outbound.Clients
 }
 
-// table is one loaded version of the app's routes. It is built whole and
-// swapped in atomically; requests keep the table they started with.
-type table struct {
-	// Table holds the route modules by path in the app, with their
-	// hashes, so a reload loads only what changed; the routes, their
-	// router and the routes configuration (package routetable).
-	routetable.Table
-	// runtimeHash is that of the runtime declaration module (zero when
-	// absent).
-	runtimeHash [32]byte
-	state       *tableState
-	// set are the settings of endpoints.json this version serves with;
-	// appConfigHash is the hash of the file they came from.
-	set           *settings
-	appConfigHash [32]byte
-
-	problems []error
-	runtime  *runtimedecl.Module
-	doc      *document.Served // nil when it could not be built
-	docErr   error            // why doc is nil; also in problems
-	// middleware are the modules of server/middleware in order, by file
-	// in mwFiles; security is what the table enforces, nil when the
-	// document could not be built (then every endpoint fails closed).
-	middleware []*edge.Middleware
-	mwFiles    map[string]*edge.MiddlewareFile
-	security   *securityPlan
-	// cors is the CORS policy the table answers with: the settings' one,
-	// allowing also the headers of the app's API-key schemes when
-	// endpoints.json lists no allowHeaders. Nil without a "cors" member.
-	cors *cors.Policy
-
-	// leftOut are, in Development, what a document that failed to build
-	// whole was built without (see salvageDocument): each route module
-	// and the runtime declaration's OpenAPI part left out, and why; the
-	// dev 404, the docs page and the served document show them.
-	// runtimeDocOut is why the runtime declaration's openApi document and
-	// extend were left out, nil when they were not.
-	leftOut       []error
-	runtimeDocOut error
-
-	// warnings are what the version serves despite, in Development: the
-	// entries of the routes configuration that apply to no route (left
-	// behind by a deleted route), which fail a Production load.
-	warnings []error
-}
+// table is one loaded version of the app (package appversion), and
+// securityPlan what it enforces of its document's security.
+type (
+	table        = appversion.Version
+	securityPlan = appversion.Security
+)
 
 // route is one route of a table (package routemod), and operation one
 // method of an endpoint, compiled from its contract (package routes).
@@ -235,19 +192,19 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		_ = e.Close(ctx)
 		return nil, err
 	}
-	if len(t.problems) > 0 {
+	if len(t.Problems) > 0 {
 		if opts.Mode != Development {
-			t.close(ctx)
+			t.Close(ctx)
 			life.closeDatabases()
 			life.closeStore()
 			_ = e.Close(ctx)
-			return nil, &LoadError{Problems: t.problems}
+			return nil, &LoadError{Problems: t.Problems}
 		}
-		for _, p := range t.problems {
+		for _, p := range t.Problems {
 			logger.Error("route module not served", "error", p)
 		}
 	}
-	for _, w := range t.warnings {
+	for _, w := range t.Warnings {
 		logger.Warn("routes configuration entry ignored", "warning", w)
 	}
 	h.table.Store(t)
@@ -297,7 +254,7 @@ func (h *Host) ShutdownTimeout() time.Duration {
 // served without (a route module, the runtime declaration's openApi part)
 // is listed too, each naming its file and field (docs/spec.md §11).
 func (h *Host) Problems() []error {
-	problems := slices.Clone(h.table.Load().problems)
+	problems := slices.Clone(h.table.Load().Problems)
 	if refused := h.refused.Load(); refused != nil {
 		problems = append(problems, *refused...)
 	}
@@ -307,10 +264,11 @@ func (h *Host) Problems() []error {
 // Warnings lists what the current version serves despite, in
 // [Development]: each entry of server/routes.config.json that applies to
 // no route (a pattern, a method under one, a "plainRoutes" entry), as an
-// error wrapping [openapi.ErrUnmatchedPattern]. Such an entry, typically
+// error wrapping
+// [github.com/wasmendpoints/endpoints/openapi.ErrUnmatchedPattern]. Such an entry, typically
 // left behind by a deleted route, is ignored in development and fails New
 // in [Production] (docs/spec.md §7).
-func (h *Host) Warnings() []error { return slices.Clone(h.table.Load().warnings) }
+func (h *Host) Warnings() []error { return slices.Clone(h.table.Load().Warnings) }
 
 // WaitCompiled waits until every module runs compiled code, or ctx ends.
 // With [Options.ServeWhileCompiling], a module the compilation cache did
@@ -402,9 +360,9 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 		h.halted.Store(true)
 		close(h.halt)
 	}
-	closed := &table{state: &tableState{}, set: h.table.Load().set}
+	closed := &table{State: &appversion.State{}, Set: h.table.Load().Set}
 	if t := h.table.Swap(closed); t != nil {
-		t.close(context.Background())
+		t.Close(context.Background())
 	}
 	closeErr = h.engine.Close(context.Background())
 	h.closeOutbound()
@@ -415,19 +373,6 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 
 // stopping reports whether the host stopped its guests to shut down.
 func (h lifecycle) stopping() bool { return h.halted.Load() || h.engine.Stopping() }
-
-func (t *table) close(ctx context.Context) {
-	for _, f := range t.Files {
-		if p := f.Pool(); p != nil {
-			p.Close(ctx)
-		}
-	}
-	t.runtime.Close(ctx)
-	for _, m := range t.middleware {
-		m.Pool.Close(ctx)
-	}
-	t.security.closeExcept(nil)
-}
 
 // RouteInfo describes one served route, for route tables.
 type RouteInfo struct {
@@ -456,4 +401,4 @@ func (h *Host) Routes() []RouteInfo {
 // AppConfig returns the configuration in effect: endpoints.json as last
 // loaded, with Options.ConfigOverrides applied (not the other fields of
 // Options, which apply on top of it).
-func (h *Host) AppConfig() config.App { return *h.table.Load().set.Config }
+func (h *Host) AppConfig() config.App { return *h.table.Load().Set.Config }

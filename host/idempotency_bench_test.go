@@ -2,13 +2,14 @@ package host_test
 
 import (
 	"fmt"
-	"github.com/wasmendpoints/endpoints/config"
 	"net/http/httptest"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/wasmendpoints/endpoints/config"
 
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/storage"

@@ -28,10 +28,10 @@ func (s idleSweep) closeIdle(cutoff time.Time) int {
 			n += p.Trim(ctx, cutoff)
 		}
 	}
-	if p := t.runtime.LivePool(); p != nil {
+	if p := t.Runtime.LivePool(); p != nil {
 		n += p.Trim(ctx, cutoff)
 	}
-	for _, m := range t.middleware {
+	for _, m := range t.Middleware {
 		n += m.Pool.Trim(ctx, cutoff)
 	}
 	if n > 0 {

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/wasmendpoints/endpoints/abi"
-	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
@@ -207,25 +206,4 @@ func (c *call) requestCall() *call {
 		return c.owner
 	}
 	return c
-}
-
-// middlewareFiles loads the modules of server/middleware into the table
-// (edge.LoadMiddlewareFiles), reusing prev's for files whose bytes did not
-// change. A module that fails keeps its previous version, as route modules
-// do.
-func (l *loading) middlewareFiles() {
-	var prev map[string]*edge.MiddlewareFile
-	if l.prev != nil {
-		prev = l.prev.mwFiles
-	}
-	files, served, err := edge.LoadMiddlewareFiles(l.ctx, l.h.engine, appload.Dir(l.h.app), limitInstances(l.h.opts.Limits), prev, l)
-	if err != nil {
-		l.Problem(err, true)
-		l.t.mwFiles = map[string]*edge.MiddlewareFile{}
-		if l.prev != nil {
-			l.t.mwFiles, l.t.middleware = l.prev.mwFiles, l.prev.middleware
-		}
-		return
-	}
-	l.t.mwFiles, l.t.middleware = files, served
 }

@@ -99,8 +99,8 @@ func stepValidate(h requestSide, w http.ResponseWriter, r *http.Request, c *call
 	issues.Params = op.ValidateParams(c.pathNames, c.pathValues, c.rq.Params)
 	if op.Query != nil {
 		var keep []string
-		if c.table.security != nil {
-			keep = c.table.security.SecretQuery // API keys sent in the query
+		if c.table.Security != nil {
+			keep = c.table.Security.SecretQuery // API keys sent in the query
 		}
 		issues.Query = op.ValidateQuery(r.URL.RawQuery, c.set.Limits.QueryParams, keep, c.rq.Query)
 	}

@@ -8,39 +8,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wasmendpoints/endpoints/abi"
-	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
-	"github.com/wasmendpoints/endpoints/host/internal/edge"
-	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
-	"github.com/wasmendpoints/endpoints/host/internal/routetable"
-	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
+	"github.com/wasmendpoints/endpoints/host/internal/versionload"
 )
-
-// tableState is what lets a table be retired while requests still use it.
-// Each request holds a reference; a retired table's modules that the new
-// table does not share are closed when the last request ends.
-type tableState struct {
-	refs retire.Refs
-	// leaving are the modules only this table has, closed when it drains.
-	leaving []*engine.Pool
-	// next is the security plan of the table that follows; verifiers it
-	// shares stay open when this table drains.
-	next *securityPlan
-	// stoppedCompiles are the previous table's pools whose background
-	// compilation the load of this table stopped, to load their files'
-	// new bytes on free cores (routetable.Load.StoppedCompiles).
-	stoppedCompiles []*engine.Pool
-}
 
 // acquire takes a reference to the current table for one request.
 func (h *Host) acquire() *table {
 	for {
 		t := h.table.Load()
-		t.state.refs.Hold()
-		if !t.state.refs.Retired() {
+		t.State.Refs.Hold()
+		if !t.State.Refs.Retired() {
 			return t
 		}
 		h.releaseTable(t)
@@ -50,19 +29,9 @@ func (h *Host) acquire() *table {
 // releaseTable drops a request's reference; the last one out of a retired table
 // closes what it alone held.
 func (h *Host) releaseTable(t *table) {
-	if t.state.refs.Release() {
-		t.drained()
+	if t.State.Refs.Release() {
+		t.Drained()
 	}
-}
-
-// drained closes what a retired table alone held, once its last request
-// ended.
-func (t *table) drained() {
-	ctx := context.Background()
-	for _, p := range t.state.leaving {
-		p.Retire(ctx)
-	}
-	t.security.closeExcept(t.state.next)
 }
 
 // ReloadReport says what a reload changed.
@@ -178,7 +147,7 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		// previous version's pools that still serve, their file's new
 		// bytes having failed or been refused, compile again.
 		defer func() {
-			for _, p := range t.state.stoppedCompiles {
+			for _, p := range t.State.StoppedCompiles {
 				h.engine.ResumeCompiling(p)
 			}
 		}()
@@ -190,15 +159,15 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 	}
 	if h.requests.Closed() {
 		// Close began while this version loaded: it is never served.
-		t.discard(prev)
+		t.Discard(prev)
 		return ReloadReport{Problems: []error{ErrClosed}, Took: time.Since(start)}
 	}
-	if t.docErr != nil && prev.doc != nil {
+	if t.DocErr != nil && prev.Doc != nil {
 		// Without its document the new version's security, and so every
 		// endpoint of it, is unknown: rather than answer 500 everywhere,
 		// the previous version keeps serving whole, as the log says, until
 		// a reload builds a document again.
-		t.discard(prev)
+		t.Discard(prev)
 		report.Refused = true
 		refused := slices.Clone(report.Problems)
 		h.refused.Store(&refused)
@@ -207,18 +176,18 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		return report
 	}
 	report.Recovered = h.refused.Swap(nil) != nil
-	if report.Unchanged() && len(t.problems) == len(prev.problems) {
+	if report.Unchanged() && len(t.Problems) == len(prev.Problems) {
 		// Nothing to swap: close what the attempt opened (nothing, when
 		// every file was reused).
-		t.discard(prev)
+		t.Discard(prev)
 		report.Took = time.Since(start)
 		return report
 	}
-	prev.state.leaving = retire.Exclusive(prev.pools(), t.pools())
-	prev.state.next = t.security
+	prev.State.Leaving = retire.Exclusive(prev.Pools(), t.Pools())
+	prev.State.Next = t.Security
 	h.table.Store(t)
-	if prev.state.refs.Retire() {
-		prev.drained()
+	if prev.State.Refs.Retire() {
+		prev.Drained()
 	}
 	report.Took = time.Since(start)
 	loadSide{h}.logProblems(report)
@@ -226,12 +195,12 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 }
 
 // notFoundData is the data of a 404's body: the path and, in
-// development, what t left out of its document (see salvageDocument) and
+// development, what t left out of its document (see versionload's salvage) and
 // why a reload is refused, since the route asked for may be one of those.
 func (h *Host) notFoundData(t *table, path string) map[string]string {
 	data := map[string]string{"path": path}
-	if len(t.leftOut) > 0 {
-		data["leftOut"] = "the OpenAPI document could not be built whole, and this is left out until it is fixed: " + errorsLine(t.leftOut)
+	if len(t.LeftOut) > 0 {
+		data["leftOut"] = "the OpenAPI document could not be built whole, and this is left out until it is fixed: " + errorsLine(t.LeftOut)
 	}
 	if refused := h.refused.Load(); refused != nil && h.opts.Mode == Development {
 		data["reload"] = "the last reload was refused and the previous version keeps serving: " + errorsLine(*refused)
@@ -248,16 +217,6 @@ func errorsLine(errs []error) string {
 	return strings.Join(lines, "; ")
 }
 
-// discard closes what a table that is never served opened and prev, which
-// keeps serving, does not share.
-func (t *table) discard(prev *table) {
-	t.state.leaving = retire.Exclusive(t.pools(), prev.pools())
-	t.state.next = prev.security
-	if t.state.refs.Retire() {
-		t.drained()
-	}
-}
-
 // logProblems logs the problems and warnings a reload found.
 func (h loadSide) logProblems(report ReloadReport) {
 	for _, p := range report.Problems {
@@ -272,74 +231,14 @@ func (h loadSide) logProblems(report ReloadReport) {
 	}
 }
 
-// pools lists the pools of t's modules: its route modules', its runtime
-// declaration's while loaded, its middleware's. A bundle's pool comes
-// once per place that holds it.
-func (t *table) pools() []*engine.Pool {
-	out := t.Table.Pools()
-	if p := t.runtime.LivePool(); p != nil {
-		out = append(out, p)
-	}
-	for _, m := range t.middleware {
-		out = append(out, m.Pool)
-	}
-	return out
-}
-
-// load builds a table from the app directory. With prev, a file whose
-// bytes did not change reuses prev's module, and one that fails keeps
-// prev's version. Modules compile in parallel, at most GOMAXPROCS at once.
+// load builds a table from the app directory (versionload.Load). With
+// prev, a file whose bytes did not change reuses prev's module, and one
+// that fails keeps prev's version.
 func (h *Host) load(ctx context.Context, prev *table) (*table, ReloadReport, error) {
-	files, err := appload.Dir(h.app).Modules()
-	if err != nil {
-		return nil, ReloadReport{}, fmt.Errorf("reading app %s: %w", h.app, err)
-	}
-	start := time.Now()
-	// Migrations first: a version of the app whose migration fails is
-	// never served (at a reload, the previous one keeps serving).
-	if err := h.migrate(ctx); err != nil {
-		return nil, ReloadReport{}, err
-	}
-	l := &loading{h: h, ctx: ctx, prev: prev, t: &table{Table: routetable.Table{Files: map[string]*routetable.File{}}, state: &tableState{}}}
-	l.routes = routetable.Load{Dir: appload.Dir(h.app), ConfigFile: RoutesConfigFile, Engine: h.engine,
-		PoolSize: limitInstances(h.opts.Limits), Logger: h.logger, Progress: h.loadProgress(), Report: l, T: &l.t.Table}
-	if prev != nil {
-		l.routes.Prev = &prev.Table
-	}
-	l.routes.ReadConfig()
-	// The route modules load in the background while the runtime
-	// declaration, endpoints.json and the middleware load: they need none
-	// of them.
-	routes := l.routes.Start(ctx, files)
-	l.runtimeDeclaration()
-	if err := l.settings(); err != nil {
-		l.routes.Discard(ctx, routes())
-		return nil, l.report, err
-	}
-	l.middlewareFiles()
-	l.routes.Assemble(ctx, files, routes(), l.checkRoute)
-	l.t.state.stoppedCompiles = l.routes.StoppedCompiles()
-	l.bundledMiddleware()
-	l.report.Removed = append(l.report.Removed, l.routes.Removed()...)
-	slices.Sort(l.report.Removed)
-	l.document()
-	h.logger.Debug("app loaded", "app", h.app, "modules", len(files), "problems", len(l.t.problems), "took", time.Since(start).Round(time.Millisecond))
-	return l.t, l.report, nil
-}
-
-// loading is one run of load: the table it builds from the app's files,
-// the previous table (nil at the first load), and the report of what
-// changed and what failed.
-type loading struct {
-	h      *Host
-	ctx    context.Context
-	prev   *table
-	t      *table
-	report ReloadReport
-	// routes makes t's route modules, routes and router (package
-	// routetable), told of problems and files through the loading's
-	// Problem and Note (an appload.Reporter).
-	routes routetable.Load
+	t, r, err := versionload.Load(ctx, loadSide{h}, versionload.Config{Dir: appload.Dir(h.app), Engine: h.engine,
+		Logger: h.logger, Development: h.opts.Mode == Development, PoolSize: limitInstances(h.opts.Limits),
+		Overrides: h.opts.ConfigOverrides, First: h.config, RoutesConfig: RoutesConfigFile, Progress: h.loadProgress()}, prev)
+	return t, ReloadReport{Added: r.Added, Changed: r.Changed, Removed: r.Removed, Problems: r.Problems, Warnings: r.Warnings}, err
 }
 
 // loadProgress is what Options.Progress hears of a load of route modules;
@@ -351,148 +250,5 @@ func (h *Host) loadProgress() func(file string, done, total int, took time.Durat
 	}
 	return func(f string, done, total int, took time.Duration, err error) {
 		p(Progress{Stage: StageLoad, File: f, Done: done, Total: total, Took: took, Err: err})
-	}
-}
-
-// Note records a file added, changed or removed in the report.
-func (l *loading) Note(file string, now, before bool) { l.report.note(file, now, before) }
-
-// checkRoute refuses what the table's settings refuse of a route: a
-// timeout over limits.maxTimeout, a path the host answers before routing.
-func (l *loading) checkRoute(r *route) error {
-	if err := r.CheckTimeouts(time.Duration(l.t.set.Limits.MaxTimeout)); err != nil {
-		return err
-	}
-	return l.t.set.ShadowedBy(r.FileRoute)
-}
-
-// Problem records a problem of the table; fresh ones (not already
-// reported for the same bytes by an earlier load) go into the report too.
-func (l *loading) Problem(err error, fresh bool) {
-	l.t.problems = append(l.t.problems, err)
-	if fresh {
-		l.report.Problems = append(l.report.Problems, err)
-	}
-}
-
-// runtimeDeclaration loads server/endpoints/runtime.wasm: a broken new
-// version keeps the previous one (appload.Next).
-func (l *loading) runtimeDeclaration() {
-	var prev *appload.Version[runtimedecl.Module]
-	if l.prev != nil {
-		prev = &appload.Version[runtimedecl.Module]{Hash: l.prev.runtimeHash, Value: l.prev.runtime}
-	}
-	h := l.h
-	v, _ := appload.Next(appload.Dir(h.app), abi.RuntimeModule, prev, func(data []byte) (*runtimedecl.Module, error) {
-		return runtimedecl.Load(l.ctx, h.engine, data, limitInstances(h.opts.Limits), h.opts.Mode == Development)
-	}, l)
-	l.t.runtime, l.t.runtimeHash = v.Value, v.Hash
-}
-
-// settings reads endpoints.json and makes the settings of requests and
-// the document. At the first load a bad one fails the load; later the
-// previous settings stay.
-func (l *loading) settings() error {
-	h, t, prev := l.h, l.t, l.prev
-	cfg := h.config
-	if prev != nil {
-		cfg = l.appConfig()
-	} else {
-		_, t.appConfigHash, _ = appload.Dir(h.app).Read(config.File)
-	}
-	var err error
-	if t.set, err = h.newSettings(cfg, t.runtime); err != nil {
-		if prev == nil {
-			t.runtime.Close(l.ctx)
-			return err
-		}
-		l.Problem(err, true)
-		t.set, t.appConfigHash = prev.set, prev.appConfigHash
-		return nil
-	}
-	if prev != nil && t.appConfigHash == prev.appConfigHash && !t.set.Variables.Equal(prev.set.Variables) {
-		// The variables' sources changed (an environment variable of an
-		// embedder's LookupEnv, a secret's file): the new values are
-		// served, and the report says so, as for a changed file.
-		l.report.Changed = append(l.report.Changed, variablesChanged)
-	}
-	return nil
-}
-
-// variablesChanged is what a ReloadReport lists in Changed when only the
-// values of endpoints.json's "variables" changed (their environment
-// variables or files), never the values themselves.
-const variablesChanged = config.File + " variables"
-
-// document builds the OpenAPI document, then the security plan and the
-// rate limits, which add the 401, 403 and 429 the host answers to it.
-func (l *loading) document() {
-	t := l.t
-	for _, p := range l.h.plainProblems(t) {
-		l.Problem(p, true)
-	}
-	var err error
-	t.doc, err = l.h.buildDocument(l.ctx, t)
-	if err != nil && l.h.opts.Mode == Development && (l.prev == nil || l.prev.doc == nil || len(l.prev.leftOut) > 0) {
-		// No whole version serves yet: rather than answer 500 everywhere
-		// (or refuse every edit until the document builds), serve what a
-		// document can be built for, and say what is left out.
-		if l.salvageDocument(err) {
-			err = nil
-		}
-	}
-	l.noteWarnings()
-	t.runtime.Release(l.ctx) // the document is built: see runtimedecl.Module
-	if err != nil {
-		t.docErr = fmt.Errorf("OpenAPI document: %w", err)
-		l.Problem(t.docErr, true)
-		return
-	}
-	// Rate limits first: the limiter runs after the security check, so
-	// its headers go on the answers the contracts declare, not on the
-	// 401 and 403 the security plan adds next.
-	if err := edge.DocumentRateLimits(t.doc.Doc, t.set.RateLimits); err != nil {
-		l.Problem(err, true)
-	}
-	var prevPlan *securityPlan
-	if l.prev != nil {
-		prevPlan = l.prev.security
-	}
-	plan, problems := loadSide{l.h}.planSecurity(t, prevPlan)
-	for _, p := range problems {
-		l.Problem(fmt.Errorf("security: %w", p), true)
-	}
-	t.security = plan
-	if plan != nil {
-		t.cors = t.set.CORS.WithHeaders(plan.KeyHeaders)
-	}
-	noteLeftOut(t)
-	// The document now lists the 401 and 403 the host answers.
-	if d, err := document.Encode(t.doc.Doc); err == nil {
-		t.doc = d
-	}
-}
-
-// noteWarnings reports the table's warnings that prev did not have.
-func (l *loading) noteWarnings() {
-	if l.prev == nil {
-		return // New logs them all
-	}
-	for _, w := range l.t.warnings {
-		if !slices.ContainsFunc(l.prev.warnings, func(old error) bool { return old.Error() == w.Error() }) {
-			l.report.Warnings = append(l.report.Warnings, w)
-		}
-	}
-}
-
-// note records a file as added, changed or removed.
-func (r *ReloadReport) note(file string, now, before bool) {
-	switch {
-	case now && before:
-		r.Changed = append(r.Changed, file)
-	case now:
-		r.Added = append(r.Added, file)
-	case before:
-		r.Removed = append(r.Removed, file)
 	}
 }

@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -13,11 +12,11 @@ import (
 // documentMaxBytes bounds the document openApi.extend writes back.
 const documentMaxBytes = 64 << 20
 
-// runExtend hands doc to the runtime declaration's openApi.extend (see
-// runtimedecl.Module.Extend) in a call of its own, and returns the
-// document it wrote.
-func runExtend(ctx context.Context, rm *runtimedecl.Module, logger *slog.Logger, doc []byte, timeout int64) ([]byte, error) {
-	c := &call{parent: ctx, logger: logger, route: &route{File: abi.RuntimeModule}}
+// Extend hands doc to the runtime declaration's openApi.extend (see
+// runtimedecl.Module.Extend) in a call of its own, for a load
+// (versionload.Host), and returns the document it wrote.
+func (h loadSide) Extend(ctx context.Context, rm *runtimedecl.Module, doc []byte, timeout int64) ([]byte, error) {
+	c := &call{parent: ctx, logger: h.logger, route: &route{File: abi.RuntimeModule}}
 	c.clock.Bound(time.Unix(0, timeout))
 	c.resp.Reset(documentMaxBytes, &c.clock, c)
 	c.rq.Plain = true

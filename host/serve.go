@@ -22,7 +22,7 @@ import (
 // Buffered answers go out compressed for the clients that accept zstd or
 // gzip, unless endpoints.json turns that off (config.Compression).
 func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if p := h.table.Load().set.Compress; p != nil {
+	if p := h.table.Load().Set.Compress; p != nil {
 		// Outermost, so what the host writes and keeps (an idempotent
 		// answer) is the identity answer, compressed at send.
 		cw := p.Wrap(w, r)
@@ -53,11 +53,11 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 	defer h.requests.Leave()
 	t := h.acquire()
 	defer h.releaseTable(t)
-	noteSecretQuery(w, t.security)
+	noteSecretQuery(w, t.Security)
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write.
-	conndeadline.SetWrite(w, time.Now().Add(time.Duration(t.set.Server.WriteTimeout)))
-	if n, limit := edge.HeaderBytes(r), t.set.Server.MaxHeaderBytes; n > limit {
+	conndeadline.SetWrite(w, time.Now().Add(time.Duration(t.Set.Server.WriteTimeout)))
+	if n, limit := edge.HeaderBytes(r), t.Set.Server.MaxHeaderBytes; n > limit {
 		// Host.HTTPServer's net/http refuses such headers itself only 4
 		// KiB past the bound, with a bare 431, and an embedder's server
 		// may take up to 1 MiB: this one says which setting refused them.
@@ -66,7 +66,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 			"error": fmt.Sprintf("the request line and header fields take %d bytes, more than server.maxHeaderBytes (%d); send fewer or shorter fields", n, limit)})
 		return
 	}
-	if p := t.corsPolicy(); p != nil {
+	if p := t.CORSPolicy(); p != nil {
 		// CORS comes before routing: a preflight is answered here, so a
 		// route's own OPTIONS handler still sees the other OPTIONS
 		// requests.
@@ -75,17 +75,17 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Apply(w.Header(), r)
 	}
-	if t.set.Served && r.URL.Path == t.set.DocPath {
-		noteRoute(w, t.set.DocPath)
-		if t.doc == nil {
+	if t.Set.Served && r.URL.Path == t.Set.DocPath {
+		noteRoute(w, t.Set.DocPath)
+		if t.Doc == nil {
 			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return
 		}
-		t.doc.Serve(w, r, writeDocsError)
+		t.Doc.Serve(w, r, writeDocsError)
 		return
 	}
-	if t.set.Docs != nil && t.set.Docs.ServeProblems(w, r, t.leftOutLines()) {
-		noteRoute(w, t.set.Docs.Path())
+	if t.Set.Docs != nil && t.Set.Docs.ServeProblems(w, r, t.LeftOutLines()) {
+		noteRoute(w, t.Set.Docs.Path())
 		return
 	}
 	res := t.Router.Match(r.Method, r.URL.EscapedPath())
@@ -169,7 +169,7 @@ func (h requestSide) putCall(c *call) {
 // serveEndpoint runs the pipeline (pipeline.go) on a request routed to an
 // endpoint.
 func (h requestSide) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
-	c := h.getCall(w, r, t.set, rt, op)
+	c := h.getCall(w, r, t.Set, rt, op)
 	defer h.putCall(c)
 	c.resp.Endpoint(c.target(w, op))
 	c.table, c.pathNames, c.pathValues = t, res.Names, res.Params
@@ -185,14 +185,14 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 	w.Header().Set(edge.RequestIDHeader, c.rq.ID)
 	noteRequestID(w, c.rq.ID)
 	if c.op != nil {
-		if t.security == nil {
+		if t.Security == nil {
 			// The document, and so the effective security, is unknown:
 			// fail closed.
 			h.discardBody(w, r, c)
 			writeError(w, r, http.StatusInternalServerError, "", documentProblem(t, h.opts.Mode))
 			return false
 		}
-		if g := t.security.guards[c.op]; g != nil {
+		if g := t.Security.Guards[c.op]; g != nil {
 			v := g.Check(r, edgeCall{c})
 			if v.Status != 0 {
 				h.refuseGuarded(w, r, c, v)
@@ -204,10 +204,10 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 	if !h.limitRate(w, r, c) {
 		return false
 	}
-	if len(t.middleware) == 0 {
+	if len(t.Middleware) == 0 {
 		return true // the route's pattern is not even needed
 	}
-	c.chain = edge.Chain(t.middleware, c.route.Pattern, r.Method)
+	c.chain = edge.Chain(t.Middleware, c.route.Pattern, r.Method)
 	if len(c.chain) == 0 {
 		return true
 	}
@@ -319,8 +319,8 @@ func (h requestSide) failureReason(c *call, r *http.Request, err error, code int
 }
 
 func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
-	limit := t.set.Limits.BodyBytes
-	c := h.getCall(w, r, t.set, rt, nil)
+	limit := t.Set.Limits.BodyBytes
+	c := h.getCall(w, r, t.Set, rt, nil)
 	defer h.putCall(c)
 	if r.ContentLength > limit {
 		h.answerBody(w, r, c, requestbody.TooLarge, limit)

@@ -1,14 +1,10 @@
 package host
 
 import (
-	"fmt"
-
 	"github.com/wasmendpoints/endpoints/config"
-	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/resolved"
-	"github.com/wasmendpoints/endpoints/host/internal/restartonly"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
-	"github.com/wasmendpoints/endpoints/internal/cors"
+	"github.com/wasmendpoints/endpoints/host/internal/versionload"
 )
 
 // settings are what endpoints.json (merged with the embedder's Options)
@@ -16,17 +12,20 @@ import (
 // resolved).
 type settings = resolved.Settings
 
-// loadSide is the host as a load builds what a table serves with beside
-// its settings: the verifiers of the security schemes and the API keys
-// they look up, the background load of modules a build had not built, the
-// log of a reload's problems. Its methods are the host's load side, apart
-// from the steps reload.go calls on Host.
+// loadSide is the host as a load of a version sees it: what
+// versionload.Load asks of it (versionload.Host: the migrations, the
+// settings merged with the embedder's, the runtime declaration's extend
+// call, what the verifiers of the security schemes need and the API keys
+// they look up), the background load of modules a build had not built,
+// the log of a reload's problems.
 type loadSide struct{ *Host }
 
-// newSettings resolves the settings of cfg with the options New was given
+var _ versionload.Host = loadSide{}
+
+// Settings resolves the settings of cfg with the options New was given
 // over it (Options.merge); the runtime declaration's response-validation
 // policy applies when neither the options nor cfg set one.
-func (h *Host) newSettings(cfg *config.App, rm *runtimedecl.Module) (*settings, error) {
+func (h loadSide) Settings(cfg *config.App, rm *runtimedecl.Module) (*settings, error) {
 	opts := h.base.merge(cfg)
 	if opts.ResponseValidation == "" && rm != nil {
 		opts.ResponseValidation = config.ResponseValidation(rm.Declaration().ResponseValidation)
@@ -35,40 +34,4 @@ func (h *Host) newSettings(cfg *config.App, rm *runtimedecl.Module) (*settings, 
 		Idempotency: opts.Idempotency, OpenAPI: opts.OpenAPI, ResponseValidation: opts.ResponseValidation,
 		Development: opts.Mode == Development, AppDir: h.app, LookupEnv: opts.LookupEnv, SkipVariables: opts.SkipVariables,
 		Store: h.store, Clients: &h.outbound, WriteDocsError: writeDocsError})
-}
-
-// appConfig reads endpoints.json for a reload: the new configuration when
-// it changed and is valid, the previous one otherwise.
-func (l *loading) appConfig() *config.App {
-	t, prev := l.t, l.prev
-	data, hash, err := appload.Dir(l.h.app).Read(config.File)
-	if err != nil {
-		l.Problem(err, true)
-		t.appConfigHash = prev.appConfigHash
-		return prev.set.Config
-	}
-	t.appConfigHash = hash
-	if hash == prev.appConfigHash {
-		return prev.set.Config
-	}
-	cfg, err := config.Parse(config.File, data, l.h.opts.ConfigOverrides...)
-	if err != nil {
-		l.Problem(err, true)
-		t.appConfigHash = prev.appConfigHash
-		return prev.set.Config
-	}
-	l.report.note(config.File, data != nil, prev.set.Config != nil)
-	if keys := restartonly.Keep(prev.set.Config, cfg); len(keys) > 0 {
-		l.h.logger.Warn(fmt.Sprintf("%s changed %v: restart to apply those (their previous values stay in effect until then); the rest applies now", config.File, keys))
-	}
-	return cfg
-}
-
-// corsPolicy is the CORS policy t answers with: the one its security plan
-// completed, else the settings' (a table whose document failed).
-func (t *table) corsPolicy() *cors.Policy {
-	if t.cors != nil {
-		return t.cors
-	}
-	return t.set.CORS
 }

@@ -3,8 +3,8 @@
 // their hash ([Dir.Read]), by which a reload tells a changed file from one
 // it serves already.
 //
-// What a load makes of the files (modules, routes, settings, the table)
-// stays with the host (host/reload.go).
+// What a load makes of the files (modules, routes, settings, the version)
+// is package versionload's.
 package appload
 
 import (

@@ -4,8 +4,8 @@
 // route and contract a module of one route would have, and the middleware
 // entries into the middleware the bundle's pool serves.
 //
-// Loading the module, the route table and the app's other middleware stay
-// with the host (host/bundle.go).
+// Loading the module, the route table and the app's other middleware are
+// packages routemod's, routetable's and versionload's.
 package bundle
 
 import (

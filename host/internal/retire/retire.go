@@ -5,8 +5,8 @@
 // What it closes is what it alone holds: the pools another version shares
 // stay open ([Exclusive]).
 //
-// The table, its modules and what draining closes stay with the host
-// (host/reload.go).
+// The version, its modules and what draining closes are package
+// appversion's.
 package retire
 
 import (

@@ -4,8 +4,8 @@
 // of one route (NewRoute) or one per entry of a bundle's declaration
 // (BundleRoutes), each with its operations compiled (host/internal/routes)
 // and claiming its methods and path in a router (Route.Register). The
-// route table, and what a reload keeps of it, stay with the host
-// (host/reload.go).
+// route table, and what a reload keeps of it, are packages routetable's
+// and versionload's.
 package routemod
 
 import (

@@ -6,8 +6,8 @@
 // and applied to the routes it concerns; and each route claims its methods
 // and path in the version's router. What else a version serves with (the
 // settings, middleware, the runtime declaration, the document, security)
-// and the swap stay with the host (host/reload.go), which hears of
-// problems and changed files through an appload.Reporter.
+// is package versionload's, which hears of problems and changed files
+// through an appload.Reporter; the swap is the host's (host/reload.go).
 package routetable
 
 import (
@@ -66,7 +66,7 @@ type File struct {
 	Err error
 	// Held are routes that loaded but are not served, in Development:
 	// the OpenAPI document could not be built with them (err says why;
-	// the host's salvageDocument). The next load serves them again when their
+	// package versionload's salvage). The next load serves them again when their
 	// bytes did not change, without loading them anew.
 	Held []*routemod.Route
 }

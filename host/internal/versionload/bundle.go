@@ -1,4 +1,4 @@
-package host
+package versionload
 
 import (
 	"maps"
@@ -26,7 +26,7 @@ func (l *loading) bundledMiddleware() {
 		}
 	}
 	var problems []error
-	t.middleware, problems = bundle.MergeMiddleware(t.middleware, bundles)
+	t.Middleware, problems = bundle.MergeMiddleware(t.Middleware, bundles)
 	for _, p := range problems {
 		l.Problem(p, true)
 	}

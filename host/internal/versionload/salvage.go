@@ -1,10 +1,11 @@
-package host
+package versionload
 
 import (
 	"slices"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
+	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 )
 
 // salvageDocument is what a development load does whose document failed
@@ -24,60 +25,38 @@ import (
 func (l *loading) salvageDocument(cause error) bool {
 	t := l.t
 	trial := *t
-	build := func(routes []*route) error {
-		trial.Routes, trial.warnings = routes, nil
-		_, err := buildRoutesDocument(&trial, l.h.opts.Mode)
+	build := func(routes []*routemod.Route) error {
+		trial.Routes, trial.Warnings = routes, nil
+		_, err := buildRoutesDocument(&trial, l.cfg.Development)
 		return err
 	}
 	if build(nil) != nil {
 		return false
 	}
 	kept, leftOut := t.Salvage(build)
-	trial.Routes, trial.warnings = kept, nil
-	doc, err := l.h.buildDocument(l.ctx, &trial)
-	if err != nil && t.runtime != nil && t.runtime.Declaration().OpenAPI != nil {
-		trial.runtimeDocOut = &document.LeftOutError{File: abi.RuntimeModule, Field: "openApi", Err: err}
-		trial.warnings = nil
-		if doc, err = l.h.buildDocument(l.ctx, &trial); err == nil {
-			leftOut = append(leftOut, trial.runtimeDocOut)
+	trial.Routes, trial.Warnings = kept, nil
+	doc, err := l.buildDocument(&trial)
+	if err != nil && t.Runtime != nil && t.Runtime.Declaration().OpenAPI != nil {
+		trial.RuntimeDocOut = &document.LeftOutError{File: abi.RuntimeModule, Field: "openApi", Err: err}
+		trial.Warnings = nil
+		if doc, err = l.buildDocument(&trial); err == nil {
+			leftOut = append(leftOut, trial.RuntimeDocOut)
 		}
 	}
 	if err != nil {
 		return false
 	}
-	l.h.logger.Debug("the document was built without what it failed on", "cause", cause)
+	l.cfg.Logger.Debug("the document was built without what it failed on", "cause", cause)
 	if err := t.Hold(kept, leftOut); err != nil {
 		return false
 	}
-	t.warnings, t.doc, t.runtimeDocOut = trial.warnings, doc, trial.runtimeDocOut
-	t.leftOut = leftOut
+	t.Warnings, t.Doc, t.RuntimeDocOut = trial.Warnings, doc, trial.RuntimeDocOut
+	t.LeftOut = leftOut
 	for _, p := range leftOut {
 		// Reported once: a reload that leaves the same out again does
 		// not report it anew.
-		fresh := l.prev == nil || !slices.ContainsFunc(l.prev.leftOut, func(old error) bool { return old.Error() == p.Error() })
+		fresh := l.prev == nil || !slices.ContainsFunc(l.prev.LeftOut, func(old error) bool { return old.Error() == p.Error() })
 		l.Problem(p, fresh)
 	}
 	return true
-}
-
-// noteLeftOut lists what t's document was built without in the document
-// itself (document.ProblemsExtension), for the docs page and every reader
-// of the development document.
-func noteLeftOut(t *table) {
-	if t.doc != nil {
-		// Encoding a list of strings does not fail.
-		_ = document.NoteLeftOut(t.doc.Doc, t.leftOut)
-	}
-}
-
-// leftOutLines are the texts of what t left out, for the docs page.
-func (t *table) leftOutLines() []string {
-	if len(t.leftOut) == 0 {
-		return nil
-	}
-	lines := make([]string, len(t.leftOut))
-	for i, p := range t.leftOut {
-		lines[i] = p.Error()
-	}
-	return lines
 }
