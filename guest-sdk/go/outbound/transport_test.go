@@ -75,3 +75,22 @@ func TestTransportErrorsCarryTheHostsReason(t *testing.T) {
 		t.Errorf("a closed server: %v, want an *Error io connect", err)
 	}
 }
+
+// TestNativeDefaultTransport: natively, a test may install Transport as
+// http.DefaultTransport, as a module's import does; the stand-in host
+// then sends with its own transport, not back through Transport.
+func TestNativeDefaultTransport(t *testing.T) {
+	old := http.DefaultTransport
+	http.DefaultTransport = Transport{}
+	t.Cleanup(func() { http.DefaultTransport = old })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, err := io.ReadAll(resp.Body); err != nil || string(b) != "ok" {
+		t.Errorf("got %q, %v; want ok", b, err)
+	}
+}

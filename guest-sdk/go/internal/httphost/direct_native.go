@@ -18,7 +18,12 @@ import (
 // Fake, with Go's own net/http: a test of a route that calls out can point
 // it at an httptest server. There is no host, so no allowlist and no
 // limits; a native build is never what serves requests.
-var direct = &directHost{open: map[int32]*http.Response{}}
+var direct = &directHost{
+	// A transport of its own: a test may have made http.DefaultTransport
+	// outbound's, which comes back here.
+	client: http.Client{Transport: &http.Transport{}},
+	open:   map[int32]*http.Response{},
+}
 
 // directHost is a host's outbound session, for a native process: its open
 // responses by handle and why the last call failed.
