@@ -4,8 +4,6 @@ package fetch
 
 import (
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -14,7 +12,10 @@ import (
 // and what it brings (crypto/tls, crypto/x509, mime/multipart, net): a
 // module that imports it must not link them.
 func TestImportsNoNetHTTP(t *testing.T) {
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command to list the package's dependencies: %v", err)
+	}
 	cmd := exec.Command(gobin, "list", "-deps", ".")
 	cmd.Env = append(cmd.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	out, err := cmd.Output()
