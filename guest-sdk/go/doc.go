@@ -405,6 +405,13 @@
 //
 //	resp, err := http.Get("https://api.example.com/v1/rates")
 //
+// net/http is heavy (it about doubles a module, and in a bundle every
+// route pays for it): a route that only sends requests should use package
+// github.com/wasmendpoints/endpoints/guest-sdk/go/outbound/fetch, the
+// same calls without net/http:
+//
+//	res, err := fetch.Send(fetch.Request{Method: "POST", URL: url, Header: h, Body: body})
+//
 // # Headers and logs
 //
 // [Header] reads any raw request header. [Logger] returns a log/slog

@@ -16,18 +16,15 @@
 package webhook
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 
 	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
-	_ "github.com/wasmendpoints/endpoints/guest-sdk/go/outbound" // net/http through the host
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/outbound/fetch" // no net/http: the bundle stays small
 )
 
 // SignatureHeader is the header that carries the body's signature.
@@ -76,20 +73,17 @@ func Send(typ string, data any) (sent bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("webhook: encoding the %s event: %w", typ, err)
 	}
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return false, fmt.Errorf("webhook: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(SignatureHeader, Sign(secret, body))
-	res, err := http.DefaultClient.Do(req)
+	res, err := fetch.Send(fetch.Request{
+		Method: "POST",
+		URL:    url,
+		Header: fetch.Header{"Content-Type": {"application/json"}, SignatureHeader: {Sign(secret, body)}},
+		Body:   body,
+	})
 	if err != nil {
 		return false, fmt.Errorf("webhook: posting the %s event: %w", typ, err)
 	}
-	defer res.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10)) // the connection can be reused
 	if res.StatusCode/100 != 2 {
-		return true, fmt.Errorf("webhook: the receiver answered the %s event with %s", typ, res.Status)
+		return true, fmt.Errorf("webhook: the receiver answered the %s event with status %d", typ, res.StatusCode)
 	}
 	return true, nil
 }

@@ -49,9 +49,9 @@ func TestSend(t *testing.T) {
 		{name: "no webhookUrl: nothing is sent", url: "", key: secret},
 		{name: "signed and accepted", url: "receiver", key: secret, receiverKey: secret, status: 204, wantSent: true},
 		{name: "refused by the receiver", url: "receiver", key: secret, receiverKey: secret, status: 503, wantSent: true, wantErr: true,
-			errText: "the receiver answered the order.created event with 503 Service Unavailable"},
+			errText: "the receiver answered the order.created event with status 503"},
 		{name: "signed with another secret", url: "receiver", key: "wrong", receiverKey: secret, status: 204, wantSent: true, wantErr: true,
-			errText: "401 Unauthorized"},
+			errText: "with status 401"},
 		{name: "a url without a secret", url: "receiver", key: "", wantErr: true, errText: "webhookSecret is empty"},
 		{name: "an unreachable receiver", url: "http://127.0.0.1:1/hooks", key: secret, wantErr: true, errText: "posting the order.created event"},
 	}

@@ -22,7 +22,14 @@
 // wasip1); the host sends the request instead, after checking it against
 // endpoints.json's outbound.allowedHosts, and within the call's deadline.
 // The package is separate from the SDK because net/http about doubles a
-// module's size: only modules that call out pay for it.
+// module's size (crypto/tls, crypto/x509, mime/multipart come with it),
+// and in a bundle (every Go route of an app in one module, the default of
+// endpoints build) every route pays for it: in build and reload time and
+// in memory. A route that only sends requests should use package
+// guest-sdk/go/outbound/fetch instead, the same calls to the host without
+// net/http; this package is for code written for net/http (an API's
+// client library, an http.Client). It is built on fetch, and reports the
+// same [Error].
 //
 // # Notes
 //

@@ -1,6 +1,6 @@
 //go:build !wasip1
 
-package outbound
+package httphost
 
 import (
 	"os"
