@@ -208,6 +208,13 @@ var (
 // default (server.pipelining "close") the server closes such a
 // connection after the answer to the pipelined request, and the flood
 // dials again (what it counts: connections closed, requests dropped).
+// The flood itself never slows down: each connection writes its next
+// request as soon as it has the previous answer. Once the host refuses a
+// connection's request for abuse (429 past its address's share or from
+// the rate limit), server.refusalPause (100 ms by default) holds that
+// connection's next read back; the 429 comes at once, so what the flood
+// can make the server read is a request per pause per connection, and
+// its junk requests a second show it.
 // Each request is an idempotent POST /api/orders with a new
 // Idempotency-Key and an X-Client value, the rate limit's key, as long as
 // the default server.maxHeaderBytes allows (the header block is exactly
