@@ -51,7 +51,7 @@ type server struct {
 	closed chan string // a connection's remote address, when net/http closed it
 }
 
-func serve(t *testing.T, p *pace.Pacer) *server {
+func serve(t *testing.T, p *pace.Pacer, options ...func(*http.Server)) *server {
 	t.Helper()
 	s := &server{ev: &events{}, closed: make(chan string, 16)}
 	s.srv = &http.Server{
@@ -83,6 +83,9 @@ func serve(t *testing.T, p *pace.Pacer) *server {
 		},
 	}
 	s.srv.RegisterOnShutdown(p.Stop)
+	for _, o := range options {
+		o(s.srv)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -326,5 +329,40 @@ func TestWhatIsPaced(t *testing.T) {
 				t.Errorf("the server's events %q", s.ev.all())
 			}
 		})
+	}
+}
+
+// TestHTTP2IsNotPaced: an HTTP/2 connection's streams are other requests
+// (another client's, behind a proxy), so a refusal on one pauses nothing.
+func TestHTTP2IsNotPaced(t *testing.T) {
+	p := pace.New(time.Hour, nil)
+	p.SetTimer(func(time.Duration) (<-chan time.Time, func() bool) {
+		t.Error("a pause began on HTTP/2")
+		ch := make(chan time.Time)
+		close(ch)
+		return ch, func() bool { return true }
+	})
+	s := serve(t, p, func(srv *http.Server) {
+		srv.Protocols = new(http.Protocols)
+		srv.Protocols.SetHTTP1(true)
+		srv.Protocols.SetUnencryptedHTTP2(true)
+	})
+	tr := &http.Transport{Protocols: new(http.Protocols)}
+	tr.Protocols.SetUnencryptedHTTP2(true)
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: bound}
+	for _, target := range []string{"/refuse", "/refuse", "/next"} {
+		res, err := client.Get("http://" + s.addr + target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.ProtoMajor != 2 {
+			t.Fatalf("%s over HTTP/%d, want HTTP/2", target, res.ProtoMajor)
+		}
+	}
+	if got, want := s.ev.all(), []string{"read /refuse", "read /refuse", "read /next"}; !slices.Equal(got, want) {
+		t.Errorf("the server's events %q, want %q", got, want)
 	}
 }
