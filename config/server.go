@@ -17,8 +17,8 @@ import (
 //
 //   - The host applies readTimeout and writeTimeout to every request itself
 //     (through http.ResponseController), so an embedder's own http.Server
-//     gets them too. readHeaderTimeout, idleTimeout, maxHeaderBytes and
-//     pipelining are settings of the http.Server: `endpoints serve` and `dev` apply them
+//     gets them too. readHeaderTimeout, idleTimeout, maxHeaderBytes,
+//     pipelining and refusalPause are settings of the http.Server: `endpoints serve` and `dev` apply them
 //     (host.Host.HTTPServer builds such a server).
 //   - writeTimeout bounds each write, not the whole answer, so a long
 //     stream (Server-Sent Events) lives as long as its client keeps
