@@ -329,6 +329,9 @@ func parse(file string, data []byte) (*App, error) {
 	if err := cfg.Server.Compression.check(file); err != nil {
 		return nil, err
 	}
+	if err := cfg.Server.checkRefusalPause(file); err != nil {
+		return nil, err
+	}
 	if err := cfg.Server.checkPipelining(file); err != nil {
 		return nil, err
 	}

@@ -11,14 +11,14 @@ import (
 //
 //	{"readHeaderTimeout": "10s", "readTimeout": "30s", "writeTimeout": "30s",
 //	 "idleTimeout": "60s", "maxHeaderBytes": 16384, "shutdownTimeout": "10s",
-//	 "pipelining": "close"}
+//	 "pipelining": "close", "refusalPause": "100ms"}
 //
 // # Notes
 //
 //   - The host applies readTimeout and writeTimeout to every request itself
 //     (through http.ResponseController), so an embedder's own http.Server
-//     gets them too. readHeaderTimeout, idleTimeout, maxHeaderBytes and
-//     pipelining are settings of the http.Server: `endpoints serve` and `dev` apply them
+//     gets them too. readHeaderTimeout, idleTimeout, maxHeaderBytes,
+//     pipelining and refusalPause are settings of the http.Server: `endpoints serve` and `dev` apply them
 //     (host.Host.HTTPServer builds such a server).
 //   - writeTimeout bounds each write, not the whole answer, so a long
 //     stream (Server-Sent Events) lives as long as its client keeps
@@ -69,6 +69,33 @@ type Server struct {
 	// "close". It is a setting of the http.Server (Host.HTTPServer), for
 	// HTTP/1 over TCP on Linux.
 	Pipelining string `json:"pipelining,omitzero"`
+	// RefusalPause is how long an HTTP/1 connection waits before its
+	// next request is read, after the host refused one of its requests
+	// for abuse: a rate limit's 429, the per-client Idempotency-Key
+	// quota's, the failed-authentication budget's (not a guest's own
+	// 429, nor a 4xx of validation). The refusal itself goes out at once.
+	// So a client that keeps sending on one keep-alive connection what
+	// the host keeps refusing gets at most one request read per pause on
+	// it. A duration such as "100ms", or "0" to turn it off. Defaults to
+	// [DefaultRefusalPause]. It is a setting of the http.Server
+	// (Host.HTTPServer), for HTTP/1; a trusted proxy's connections
+	// (trustedProxies) are never paced, since they carry many clients'
+	// requests, and a shutdown ends every pause.
+	RefusalPause string `json:"refusalPause,omitzero"`
+}
+
+// RefusalPauseDuration is [Server.RefusalPause] as a duration, its
+// default when empty; 0 is off. A value [Parse] would refuse counts as
+// 0.
+func (c Server) RefusalPauseDuration() time.Duration {
+	if c.RefusalPause == "" {
+		return DefaultRefusalPause
+	}
+	d, err := time.ParseDuration(c.RefusalPause)
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
 }
 
 // Values of [Server.Pipelining].
@@ -177,6 +204,11 @@ const (
 	// unpipelined) to 75-90 ms; closing brought it back to 1.4-2.5 ms
 	// (BenchmarkJunkKeyFlood, package host).
 	DefaultPipelining = PipeliningClose
+	// DefaultRefusalPause is the default of [Server.RefusalPause]:
+	// 100 ms, so that a connection refused again and again is read ten
+	// times a second at most, which a client honouring Retry-After (a
+	// second at least) never notices.
+	DefaultRefusalPause = 100 * time.Millisecond
 )
 
 // WithDefaults returns c with its zero fields set to their defaults: the
@@ -199,7 +231,22 @@ func (c Server) WithDefaults() Server {
 	if c.Pipelining == "" {
 		c.Pipelining = DefaultPipelining
 	}
+	if c.RefusalPause == "" {
+		c.RefusalPause = DefaultRefusalPause.String()
+	}
 	return c
+}
+
+// checkRefusalPause refuses a value of server.refusalPause that is not a
+// duration of 0 or more.
+func (c Server) checkRefusalPause(file string) error {
+	if c.RefusalPause == "" {
+		return nil
+	}
+	if d, err := time.ParseDuration(c.RefusalPause); err != nil || d < 0 {
+		return badSetting(file, "/server/refusalPause", "%q is not a duration such as \"100ms\", or \"0\" to turn the pause off", c.RefusalPause)
+	}
+	return nil
 }
 
 // checkPipelining refuses a value of server.pipelining that is neither

@@ -73,6 +73,7 @@ var invalid = map[string]struct{ json, at string }{
 	"/server/compression/minBytes": {json: `{"server": {"compression": {"minBytes": -1}}}`},
 	"/server/compression/level":    {json: `{"server": {"compression": {"level": "max"}}}`},
 	"/server/pipelining":           {json: `{"server": {"pipelining": "queue"}}`},
+	"/server/refusalPause":         {json: `{"server": {"refusalPause": "-1s"}}`},
 
 	"/security": {json: `{"security": {"bearer": {}}}`, at: "/security/bearer"},
 	"/cors":     {json: `{"cors": {"allowCredentials": true}}`, at: "/cors/allowOrigins"},

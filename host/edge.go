@@ -5,6 +5,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
+	"github.com/wasmendpoints/endpoints/host/internal/pace"
 )
 
 // edgeCall is what the edge policies (package edge) see of a call
@@ -49,6 +50,9 @@ func (h requestSide) limitRate(w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	if no.RetryAfter != "" {
 		w.Header().Set("Retry-After", no.RetryAfter)
+	}
+	if no.Status == http.StatusTooManyRequests {
+		pace.Refused(r.Context()) // server.refusalPause
 	}
 	writeError(w, r, no.Status, "", no.Data)
 	return false

@@ -177,6 +177,8 @@ var (
 		"BenchmarkJunkKeyFlood's requests in flight on each flood connection (HTTP/1.1 pipelining past 1)")
 	junkFloodPipelining = flag.String("junkflood.pipelining", "",
 		"the server's server.pipelining in BenchmarkJunkKeyFlood (the default, close, unless set)")
+	junkFloodRefusalPause = flag.String("junkflood.refusalpause", "",
+		"the server's server.refusalPause in BenchmarkJunkKeyFlood (the default, 100ms, unless set; 0 turns it off)")
 	junkFloodProfile = flag.String("junkflood.profile", "",
 		"a directory where BenchmarkJunkKeyFlood writes the server's CPU profile of each phase (quiet.pprof, flood.pprof, control.pprof)")
 )
@@ -208,6 +210,14 @@ var (
 // default (server.pipelining "close") the server closes such a
 // connection after the answer to the pipelined request, and the flood
 // dials again (what it counts: connections closed, requests dropped).
+// The flood itself never slows down: each connection writes its next
+// request as soon as it has the previous answer. Once the host refuses a
+// connection's request for abuse (429 past its address's share or from
+// the rate limit), server.refusalPause (100 ms by default) holds that
+// connection's next read back; the 429 comes at once, so what the flood
+// can make the server read is a request per pause per connection, and
+// its junk requests a second show it (-junkflood.refusalpause 0 turns
+// the pause off, to compare).
 // Each request is an idempotent POST /api/orders with a new
 // Idempotency-Key and an X-Client value, the rate limit's key, as long as
 // the default server.maxHeaderBytes allows (the header block is exactly
@@ -265,7 +275,7 @@ func BenchmarkJunkKeyFlood(b *testing.B) {
 		b.Skipf("the server and its clients need a CPU each: %v", err)
 	}
 	pinProcess(b, clientCPU)
-	server, addr := startJunkFloodServer(b, serverCPU, *junkFloodPipelining)
+	server, addr := startJunkFloodServer(b, serverCPU, *junkFloodPipelining, *junkFloodRefusalPause)
 	const goodClients, goodRate = 32, 200 // a second
 	var goods [goodClients]*http.Client
 	for i := range goods {

@@ -37,6 +37,8 @@ const (
 	floodServerEnv = "ENDPOINTS_FLOOD_SERVER" // "1" in the server's process
 	// floodPipeliningEnv, when set, is the server's server.pipelining.
 	floodPipeliningEnv = "ENDPOINTS_FLOOD_SERVER_PIPELINING"
+	// floodRefusalPauseEnv, when set, is the server's server.refusalPause.
+	floodRefusalPauseEnv = "ENDPOINTS_FLOOD_SERVER_REFUSAL_PAUSE"
 )
 
 // junkFloodConfig is the app's endpoints.json: the storage, idempotency
@@ -118,10 +120,12 @@ func serveJunkFlood(h *host.Host, in io.Reader, out io.Writer) error {
 
 // startJunkFloodServer runs the server in a process of its own bound to
 // CPU cpu with GOMAXPROCS=1, with server.pipelining set to pipelining
-// unless it is empty, and returns it and its address.
-func startJunkFloodServer(tb testing.TB, cpu int, pipelining string) (*floodProcess, string) {
+// and server.refusalPause to refusalPause unless they are empty, and
+// returns it and its address.
+func startJunkFloodServer(tb testing.TB, cpu int, pipelining, refusalPause string) (*floodProcess, string) {
 	tb.Helper()
-	p := startTestProcess(tb, "the server", "TestJunkFloodServer", cpu, floodServerEnv+"=1", "GOMAXPROCS=1", floodPipeliningEnv+"="+pipelining)
+	p := startTestProcess(tb, "the server", "TestJunkFloodServer", cpu, floodServerEnv+"=1", "GOMAXPROCS=1",
+		floodPipeliningEnv+"="+pipelining, floodRefusalPauseEnv+"="+refusalPause)
 	if !p.out.Scan() {
 		tb.Fatalf("the server ended before it served: %v", p.out.Err())
 	}
@@ -149,7 +153,10 @@ func TestJunkFloodServer(t *testing.T) {
 	if os.Getenv(floodServerEnv) != "" {
 		opts := host.Options{Mode: host.Production, Logger: discardLogger()}
 		if p := os.Getenv(floodPipeliningEnv); p != "" {
-			opts.ConfigOverrides = []config.Override{{Pointer: "/server/pipelining", Value: p, Source: floodPipeliningEnv}}
+			opts.ConfigOverrides = append(opts.ConfigOverrides, config.Override{Pointer: "/server/pipelining", Value: p, Source: floodPipeliningEnv})
+		}
+		if p := os.Getenv(floodRefusalPauseEnv); p != "" {
+			opts.ConfigOverrides = append(opts.ConfigOverrides, config.Override{Pointer: "/server/refusalPause", Value: p, Source: floodRefusalPauseEnv})
 		}
 		h, _ := junkFloodApp(t).host(opts)
 		if err := serveJunkFlood(h, os.Stdin, os.Stdout); err != nil {

@@ -33,7 +33,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -49,6 +51,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/inflight"
 	"github.com/wasmendpoints/endpoints/host/internal/janitor"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
+	"github.com/wasmendpoints/endpoints/host/internal/pace"
 	"github.com/wasmendpoints/endpoints/host/internal/pipelining"
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/host/internal/routes"
@@ -217,7 +220,11 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 // settings ([config.Server], endpoints.json merged with Options.Server):
 // ReadHeaderTimeout, IdleTimeout and MaxHeaderBytes, and server.pipelining
 // (by default, a client that pipelines has its connection closed after
-// the answer to the request it pipelined: [config.Server.Pipelining]).
+// the answer to the request it pipelined: [config.Server.Pipelining]),
+// and server.refusalPause (by default, an HTTP/1 connection whose
+// request the host refused for abuse, 429, has its next request read
+// 100 ms later: [config.Server.RefusalPause]; the server's Shutdown ends
+// such pauses).
 // The host applies readTimeout and writeTimeout itself, per request. Set
 // Addr, or pass a listener to Serve:
 //
@@ -236,7 +243,26 @@ func (h *Host) HTTPServer() *http.Server {
 	if sc.Pipelining == config.PipeliningClose {
 		srv.Handler, srv.ConnContext = pipelining.Handler(h), pipelining.ConnContext
 	}
+	if pause := sc.RefusalPauseDuration(); pause > 0 {
+		// Outermost: pipelining's check of what waits after an answer
+		// runs before the pause, in which the next request arrives.
+		p := pace.New(pause, h.trustedProxy)
+		srv.RegisterOnShutdown(p.Stop)
+		srv.Handler = p.Handler(srv.Handler)
+		if inner := srv.ConnContext; inner != nil {
+			srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context { return pace.ConnContext(inner(ctx, c), c) }
+		} else {
+			srv.ConnContext = pace.ConnContext
+		}
+	}
 	return srv
+}
+
+// trustedProxy reports whether a is the address of one of the current
+// version's trustedProxies, whose connections server.refusalPause leaves
+// alone.
+func (h *Host) trustedProxy(a netip.Addr) bool {
+	return slices.ContainsFunc(h.table.Load().Set.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(a) })
 }
 
 // ShutdownTimeout is how long a server of h should wait for requests in

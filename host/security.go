@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/observe"
+	"github.com/wasmendpoints/endpoints/host/internal/pace"
 	"github.com/wasmendpoints/endpoints/internal/apikeys"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 )
@@ -39,6 +40,7 @@ func (h requestSide) refuseGuarded(w http.ResponseWriter, r *http.Request, c *ca
 		w.Header().Set("Retry-After", "5")
 	case http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", strconv.FormatInt(edge.RetrySeconds(v.RetryAfter), 10))
+		pace.Refused(r.Context()) // the failure budget spent: server.refusalPause
 	}
 	writeError(w, r, v.Status, "", v.Data)
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/pace"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -197,6 +198,7 @@ func (s *Step) Claim(w http.ResponseWriter, r *http.Request, c Call) bool {
 	endSpan(done, err)
 	if q := (*storage.QuotaError)(nil); errors.As(err, &q) {
 		c.ObserveIdempotency(r, ClientQuota)
+		pace.Refused(r.Context()) // server.refusalPause
 		w.Header().Set("Retry-After", strconv.Itoa(retrySeconds(q.RetryAfter)))
 		s.writeProblem(w, r, http.StatusTooManyRequests, openapi.CodeClientQuota, fmt.Sprintf(
 			"this client's Idempotency-Key records, kept for replay, take its whole share of the store (%d bytes); nothing ran. "+

@@ -1,7 +1,7 @@
 // Package restartonly names the settings of endpoints.json that only a
 // restart applies (the engine's memory cap and load deadline, the pools'
 // sizes, the store, the databases, the http.Server's own deadlines,
-// header bound and pipelining), and keeps their previous values in a configuration a
+// header bound, pipelining and refusal pause), and keeps their previous values in a configuration a
 // reload read: so the configuration in effect is what serves, never half
 // of a change.
 package restartonly
@@ -37,6 +37,7 @@ func Keep(old, cur *config.App) []string {
 	keep("server.maxHeaderBytes", pin(&old.Server.MaxHeaderBytes, &cur.Server.MaxHeaderBytes))
 	keep("server.shutdownTimeout", pin(&old.Server.ShutdownTimeout, &cur.Server.ShutdownTimeout))
 	keep("server.pipelining", pin(&old.Server.Pipelining, &cur.Server.Pipelining))
+	keep("server.refusalPause", pin(&old.Server.RefusalPause, &cur.Server.RefusalPause))
 	if !maps.Equal(old.Databases, cur.Databases) {
 		cur.Databases = old.Databases
 		out = append(out, "databases")

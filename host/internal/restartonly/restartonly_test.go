@@ -60,6 +60,12 @@ func TestKeep(t *testing.T) {
 					t.Errorf("server.pipelining = %q, want the previous one (the default)", cur.Server.Pipelining)
 				}
 			}},
+		{"the server's refusal pause", func(c *config.App) { c.Server.RefusalPause = "0" }, []string{"server.refusalPause"},
+			func(t *testing.T, cur *config.App) {
+				if cur.Server.RefusalPause != "" {
+					t.Errorf("server.refusalPause = %q, want the previous one (the default)", cur.Server.RefusalPause)
+				}
+			}},
 		{"the databases", func(c *config.App) { c.Databases = map[string]config.Database{"main": {Path: "data/other.db"}} }, []string{"databases"},
 			func(t *testing.T, cur *config.App) {
 				if cur.Databases["main"].Path != "data/main.db" {
