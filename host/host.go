@@ -56,6 +56,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/host/internal/routes"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
+	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 	"github.com/wasmendpoints/endpoints/storage"
 )
 
@@ -262,7 +263,7 @@ func (h *Host) HTTPServer() *http.Server {
 // version's trustedProxies, whose connections server.refusalPause leaves
 // alone.
 func (h *Host) trustedProxy(a netip.Addr) bool {
-	return slices.ContainsFunc(h.table.Load().Set.TrustedProxies, func(p netip.Prefix) bool { return p.Contains(a) })
+	return ratelimit.Trusted(a, h.table.Load().Set.TrustedProxies)
 }
 
 // ShutdownTimeout is how long a server of h should wait for requests in

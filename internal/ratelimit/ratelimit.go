@@ -54,7 +54,7 @@ func ClientIP(r *http.Request, trusted []netip.Prefix) string {
 	if !addr.IsValid() {
 		return r.RemoteAddr
 	}
-	if !isTrusted(addr, trusted) {
+	if !Trusted(addr, trusted) {
 		return addr.String()
 	}
 	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
@@ -64,7 +64,7 @@ func ClientIP(r *http.Request, trusted []netip.Prefix) string {
 			break
 		}
 		hop = hop.Unmap()
-		if !isTrusted(hop, trusted) {
+		if !Trusted(hop, trusted) {
 			return hop.String()
 		}
 		addr = hop
@@ -84,7 +84,8 @@ func remoteAddr(s string) netip.Addr {
 	return a.Unmap()
 }
 
-func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+// Trusted reports whether a is in one of the trusted proxies' prefixes.
+func Trusted(a netip.Addr, trusted []netip.Prefix) bool {
 	for _, p := range trusted {
 		if p.Contains(a) {
 			return true
