@@ -193,6 +193,8 @@ func run(rounds, n, warmup, users int, cfg config, only, opsList, migrations, di
 			return err
 		}
 		defer os.RemoveAll(dir)
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
 	seed := filepath.Join(dir, "seed.db")
 	if err := seedFile(seed, migrations, users, cfg); err != nil {
