@@ -56,27 +56,25 @@ func (h *hostDB) get(ctx context.Context, id int64) (user, error) {
 	return hostUser(v)
 }
 
-func (h *hostDB) search(ctx context.Context, pattern string, limit int64) (int, int64, error) {
+func (h *hostDB) search(ctx context.Context, pattern string, limit int64) (found, error) {
 	rows, err := h.db.Query(ctx, sqlSearch, []any{pattern, limit})
 	if err != nil {
-		return 0, 0, err
+		return found{}, err
 	}
 	defer rows.Close()
-	n, total := 0, int64(0)
+	var f found
 	for rows.Next() {
 		v, err := rows.Values()
 		if err != nil {
-			return 0, 0, err
+			return found{}, err
 		}
-		u, err := hostUser(v)
-		if err != nil {
-			return 0, 0, err
+		if f.last, err = hostUser(v); err != nil {
+			return found{}, err
 		}
-		sink(u)
-		total, _ = v[3].(int64)
-		n++
+		f.total, _ = v[3].(int64)
+		f.rows++
 	}
-	return n, total, rows.Err()
+	return f, rows.Err()
 }
 
 func (h *hostDB) insert(ctx context.Context, u user) error {

@@ -97,9 +97,9 @@ func ops(users int) []op {
 			return err
 		}},
 		{name: "search", about: "SELECT ... LIKE $1 ... LIMIT 50 (a scan, 50 rows)", run: func(ctx context.Context, r runner, i int) error {
-			n, _, err := r.search(ctx, searchPattern, searchLimit)
-			if err == nil && n != searchLimit {
-				err = fmt.Errorf("got %d rows, want %d", n, searchLimit)
+			f, err := r.search(ctx, searchPattern, searchLimit)
+			if err == nil && f.rows != searchLimit {
+				err = fmt.Errorf("got %d rows, want %d", f.rows, searchLimit)
 			}
 			return err
 		}},
@@ -124,11 +124,6 @@ func ops(users int) []op {
 		}},
 	}
 }
-
-// sunk keeps the rows read alive, so that no read is optimized away.
-var sunk user
-
-func sink(u user) { sunk = u }
 
 func main() {
 	rounds := flag.Int("rounds", 5, "rounds: each measures every statement on every variant once")

@@ -229,28 +229,28 @@ func (r *moderncLib) get(ctx context.Context, id int64) (user, error) {
 	return r.readUser(s), nil
 }
 
-func (r *moderncLib) search(ctx context.Context, pattern string, limit int64) (int, int64, error) {
+func (r *moderncLib) search(ctx context.Context, pattern string, limit int64) (found, error) {
 	r.ctx = ctx
 	s := r.search_
 	defer r.done(s)
 	if err := r.bindText(s, 1, pattern); err != nil {
-		return 0, 0, err
+		return found{}, err
 	}
 	if err := r.bindInt64(s, 2, limit); err != nil {
-		return 0, 0, err
+		return found{}, err
 	}
-	n, total := 0, int64(0)
+	var f found
 	for {
 		ok, err := r.step(s)
 		if err != nil {
-			return 0, 0, err
+			return found{}, err
 		}
 		if !ok {
-			return n, total, nil
+			return f, nil
 		}
-		sink(r.readUser(s))
-		total = lib.Xsqlite3_column_int64(r.tls, s, 3)
-		n++
+		f.last = r.readUser(s)
+		f.total = lib.Xsqlite3_column_int64(r.tls, s, 3)
+		f.rows++
 	}
 }
 

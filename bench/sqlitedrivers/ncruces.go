@@ -85,24 +85,23 @@ func (r *ncrucesDirect) get(ctx context.Context, id int64) (user, error) {
 	return user{ID: s.ColumnInt64(0), Name: s.ColumnText(1), Email: s.ColumnText(2)}, nil
 }
 
-func (r *ncrucesDirect) search(ctx context.Context, pattern string, limit int64) (int, int64, error) {
+func (r *ncrucesDirect) search(ctx context.Context, pattern string, limit int64) (found, error) {
 	r.conn.SetInterrupt(ctx)
 	s := r.search_
 	defer done(s)
 	if err := s.BindText(1, pattern); err != nil {
-		return 0, 0, err
+		return found{}, err
 	}
 	if err := s.BindInt64(2, limit); err != nil {
-		return 0, 0, err
+		return found{}, err
 	}
-	n, total := 0, int64(0)
+	var f found
 	for s.Step() {
-		u := user{ID: s.ColumnInt64(0), Name: s.ColumnText(1), Email: s.ColumnText(2)}
-		total = s.ColumnInt64(3)
-		sink(u)
-		n++
+		f.last = user{ID: s.ColumnInt64(0), Name: s.ColumnText(1), Email: s.ColumnText(2)}
+		f.total = s.ColumnInt64(3)
+		f.rows++
 	}
-	return n, total, s.Err()
+	return f, s.Err()
 }
 
 func (r *ncrucesDirect) insert(ctx context.Context, u user) error {

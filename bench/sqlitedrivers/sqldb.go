@@ -71,22 +71,20 @@ func (r *sqlDB) get(ctx context.Context, id int64) (user, error) {
 	return u, err
 }
 
-func (r *sqlDB) search(ctx context.Context, pattern string, limit int64) (int, int64, error) {
+func (r *sqlDB) search(ctx context.Context, pattern string, limit int64) (found, error) {
 	rows, err := r.search_.QueryContext(ctx, pattern, limit)
 	if err != nil {
-		return 0, 0, err
+		return found{}, err
 	}
 	defer rows.Close()
-	n, total := 0, int64(0)
+	var f found
 	for rows.Next() {
-		var u user
-		if err := rows.Scan(&u.ID, &u.Name, &u.Email, &total); err != nil {
-			return 0, 0, err
+		if err := rows.Scan(&f.last.ID, &f.last.Name, &f.last.Email, &f.total); err != nil {
+			return found{}, err
 		}
-		sink(u)
-		n++
+		f.rows++
 	}
-	return n, total, rows.Err()
+	return f, rows.Err()
 }
 
 func (r *sqlDB) insert(ctx context.Context, u user) error {

@@ -45,6 +45,14 @@ type user struct {
 	Name, Email string
 }
 
+// found is what a search read: how many rows, the total they gave (the
+// matches without the LIMIT) and the last row.
+type found struct {
+	rows  int
+	total int64
+	last  user
+}
+
 // seededUser is the user with id i as the seed writes it (ids 1-3 come
 // from the example's migration and differ).
 func seededUser(i int64) user {
@@ -57,9 +65,8 @@ func seededUser(i int64) user {
 type runner interface {
 	// get reads one user by id.
 	get(ctx context.Context, id int64) (user, error)
-	// search runs sqlSearch and reads every column of every row; it
-	// returns how many rows came and the total the first row gave.
-	search(ctx context.Context, pattern string, limit int64) (rows int, total int64, err error)
+	// search runs sqlSearch and reads every column of every row.
+	search(ctx context.Context, pattern string, limit int64) (found, error)
 	// insert writes one user in its own transaction (autocommit).
 	insert(ctx context.Context, u user) error
 	// update renames a user and returns the row as written.
