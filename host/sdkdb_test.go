@@ -14,7 +14,8 @@ import (
 // database migrated by testdata/sdkdb/migration.sql: a query with typed
 // columns (an exact integer, text, a nullable real, a blob), an exec with
 // text, real and blob parameters, a unique violation the route answers 409
-// with the constraint's code, text holding quotes, a backslash, UTF-8 and
+// with the constraint's code, a real parameter that holds an integral
+// value (3.0, still real: 3.0 / 2 is 1.5), text holding quotes, a backslash, UTF-8 and
 // what JSON encoders escape (<&>), a transaction that commits and one that
 // rolls back when the function returns an error, a syntax error, and a
 // database the app does not declare.
@@ -60,6 +61,7 @@ func TestSDKDatabases(t *testing.T) {
 				{"text with escapes", "add", `Zoë "Q" \ / <&>`, "", 200, `{"rowsAffected":1,"lastInsertId":5}`},
 				{"committed transaction", "tx", "Ken", "", 200, `{"committed":true,"score":6}`},
 				{"rolled back transaction", "tx", "Dennis", "yes", 200, `{"committed":false,"why":"host"}`},
+				{"a real parameter stays real", "half", "", "", 200, `{"h":1.5}`},
 				{"syntax error", "bad", "", "", 200, `{"code":"syntax","constraint":null}`},
 				{"undeclared database", "nodb", "", "", 200, `{"code":"host","constraint":null}`},
 				{"what remains", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null},` +

@@ -270,11 +270,7 @@ export class DB {
     const d = host.utf8(this.name);
     const s = host.utf8(sql);
     let p = new ArrayBuffer(0);
-    if (params.length > 0) {
-      const a = Value.array();
-      for (let i = 0; i < params.length; i++) a.push(params[i]);
-      p = host.utf8(a.toString());
-    }
+    if (params.length > 0) p = host.utf8(paramsJSON(params));
     const rc = exec
       ? db_exec(host.ptr(d), d.byteLength, host.ptr(s), s.byteLength, host.ptr(p), p.byteLength)
       : db_query(host.ptr(d), d.byteLength, host.ptr(s), s.byteLength, host.ptr(p), p.byteLength);
@@ -318,6 +314,20 @@ export class DB {
     this.error = new DBError(this.name, "other", "reading the host's result: " + why);
     return null;
   }
+}
+
+/** The JSON array of params. A real (JSONValue.float) is written with a
+ * fraction even when integral, "3.0", since the host binds an integral
+ * number as an integer, and $1 / 2 would then divide integers. */
+function paramsJSON(params: Array<Value>): string {
+  const out = new Array<string>();
+  for (let i = 0; i < params.length; i++) {
+    const v = params[i];
+    let s = v.toString();
+    if (v.kind == Kind.Number && v.real && s.indexOf(".") < 0 && s.indexOf("e") < 0 && s.indexOf("E") < 0) s += ".0";
+    out.push(s);
+  }
+  return "[" + out.join(",") + "]";
 }
 
 /** The string member name of object o, or otherwise. */

@@ -93,15 +93,21 @@ static inline void endpoints_params_int(endpoints_params *p, int64_t v) {
     endpoints_params_raw_(p, d + i, (int32_t)sizeof d - i);
 }
 
-/* endpoints_params_double appends a real; NaN and the infinities, which
- * JSON cannot carry, go as NULL. */
+/* endpoints_params_double appends a real, bound as one even when it is
+ * integral (3.0 goes as "3.0": the host binds "3" as an integer, and
+ * $1 / 2 would divide integers); NaN and the infinities, which JSON cannot
+ * carry, go as NULL. */
 static inline void endpoints_params_double(endpoints_params *p, double v) {
-    char d[32];
-    int n = v == v && v - v == 0 ? snprintf(d, sizeof d, "%.17g", v) : 0;
+    char d[40];
+    int n = v == v && v - v == 0 ? snprintf(d, sizeof d - 2, "%.17g", v) : 0;
     endpoints_params_sep_(p);
-    if (n <= 0) {
+    if (n <= 0 || n >= (int)sizeof d - 2) {
         endpoints_params_raw_(p, "null", 4);
         return;
+    }
+    if (!__builtin_memchr(d, '.', (size_t)n) && !__builtin_memchr(d, 'e', (size_t)n)) {
+        d[n++] = '.';
+        d[n++] = '0';
     }
     endpoints_params_raw_(p, d, (int32_t)n);
 }
@@ -163,9 +169,36 @@ static inline void endpoints_params_blob(endpoints_params *p,
     endpoints_params_raw_(p, "\"}", 2);
 }
 
+static inline int32_t endpoints_json_skip_(const char *s, int32_t n, int32_t i);
+
+/* endpoints_params_value appends a value given as its JSON, len bytes: a
+ * value as endpoints_value reads it from the request ("\"Ada\"", "7",
+ * "null"), bound as the JSON says (a string as text, an integer exactly),
+ * with nothing to unquote or convert. Text that is not one JSON value makes
+ * endpoints_params_json return what the host refuses, as a buffer too small
+ * does.
+ *
+ *     char sku[256];
+ *     int32_t n = endpoints_value(ENDPOINTS_PART_BODY, "sku", sku, sizeof sku);
+ *     if (n < 0 || n >= (int32_t)sizeof sku) return 1;
+ *     endpoints_params_value(&p, sku, n); */
+static inline void endpoints_params_value(endpoints_params *p,
+                                          const char *json, int32_t len) {
+    int32_t end = len > 0 ? endpoints_json_skip_(json, len, 0) : -1;
+    while (end > 0 && end < len && (json[end] == ' ' || json[end] == '\t' || json[end] == '\n' || json[end] == '\r')) {
+        end++;
+    }
+    if (end != len) {
+        p->overflow = 1;
+        return;
+    }
+    endpoints_params_sep_(p);
+    endpoints_params_raw_(p, json, len);
+}
+
 /* endpoints_params_json ends the array and returns it, NUL-terminated; or,
- * when the buffer was too small, "[" (which the host refuses with
- * ENDPOINTS_ERR_INVALID). */
+ * when the buffer was too small or a value given to endpoints_params_value
+ * was not JSON, "[" (which the host refuses with ENDPOINTS_ERR_INVALID). */
 static inline const char *endpoints_params_json(endpoints_params *p) {
     if (p->overflow) {
         return "[";
@@ -710,6 +743,27 @@ static inline int32_t endpoints_rows_double(const endpoints_rows *rows,
         return ENDPOINTS_ERR_INVALID;
     }
     *out = v;
+    return 0;
+}
+
+/* endpoints_rows_bool reads column col of the current row as a boolean
+ * into *out (1 or 0): PostgreSQL's true/false, SQLite's 1/0 (SQLite has no
+ * boolean type). It returns 0, ENDPOINTS_ERR_NOT_FOUND for no such column,
+ * or ENDPOINTS_ERR_INVALID when it is NULL or another value. */
+static inline int32_t endpoints_rows_bool(const endpoints_rows *rows,
+                                          int32_t col, int32_t *out) {
+    const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
+    if (!c) {
+        return ENDPOINTS_ERR_NOT_FOUND;
+    }
+    const char *s = endpoints_db_state_()->result + c->start;
+    if ((c->len == 4 && __builtin_memcmp(s, "true", 4) == 0) || (c->len == 1 && s[0] == '1')) {
+        *out = 1;
+    } else if ((c->len == 5 && __builtin_memcmp(s, "false", 5) == 0) || (c->len == 1 && s[0] == '0')) {
+        *out = 0;
+    } else {
+        return ENDPOINTS_ERR_INVALID;
+    }
     return 0;
 }
 

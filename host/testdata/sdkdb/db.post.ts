@@ -67,6 +67,10 @@ plainRoute((req: Request): void => {
     } else {
       answer.set("committed", JSONValue.boolean(false)).set("why", JSONValue.str(db.error == null ? "host" : db.error!.code));
     }
+  } else if (op == "half") {
+    const rows = db.query("SELECT $1 / 2 AS h", [JSONValue.float(3.0)]);
+    assert(rows != null && rows.length == 1, db.error != null ? db.error!.toString() : "no row");
+    answer.set("h", JSONValue.float(rows!.at(0).getFloat("h")));
   } else if (op == "bad") {
     if (db.query("SELEC name FROM users") == null) answer = failure(db.error!);
   } else if (op == "nodb") {
