@@ -223,7 +223,9 @@ export class DB {
    * in it. It commits when fn returns true and rolls back when fn returns
    * false; it returns whether it committed (error says why not, when a
    * database call failed). A throw or a handler that returns without a
-   * commit rolls back too: the host does it.
+   * commit rolls back too: the host does it. fn captures nothing
+   * (AssemblyScript has no closures): pass it the request's values with
+   * transactionWith.
    *
    *     const ok = db.transaction((tx: DB): bool => {
    *       if (tx.exec("UPDATE accounts SET balance = balance - 10 WHERE id = 1") == null) return false;
@@ -231,8 +233,24 @@ export class DB {
    *     });
    */
   transaction(fn: (tx: DB) => bool): bool {
+    return this.transactionWith<(tx: DB) => bool>(fn, (tx: DB, f: (tx: DB) => bool): bool => f(tx));
+  }
+
+  /**
+   * Runs fn(tx, arg) in a transaction, as transaction does: arg carries
+   * what fn needs from the handler (a value, or an object of several, which
+   * fn may also fill with results), since fn cannot capture the handler's
+   * locals.
+   *
+   *     class Transfer { constructor(public from: i64, public to: i64, public amount: i64) {} }
+   *     const ok = db.transactionWith<Transfer>(new Transfer(1, 2, 10), (tx: DB, t: Transfer): bool => {
+   *       if (tx.exec("UPDATE accounts SET balance = balance - $1 WHERE id = $2", [JSONValue.int(t.amount), JSONValue.int(t.from)]) == null) return false;
+   *       return tx.exec("UPDATE accounts SET balance = balance + $1 WHERE id = $2", [JSONValue.int(t.amount), JSONValue.int(t.to)]) != null;
+   *     });
+   */
+  transactionWith<T>(arg: T, fn: (tx: DB, arg: T) => bool): bool {
     if (!this.begin()) return false;
-    if (!fn(this)) {
+    if (!fn(this, arg)) {
       const why = this.error;
       this.rollback();
       this.error = why; // fn's failure is the one that matters
