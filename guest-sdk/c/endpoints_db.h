@@ -452,14 +452,17 @@ static inline const char *endpoints_db_text_(endpoints_db_ *st, int32_t i,
 /* endpoints_db_error_code is the code of the last ENDPOINTS_ERR_DATABASE:
  * "constraint" (answer 409 for a unique violation), "syntax", "busy",
  * "unavailable" (answer 503), "too_large", "denied", "transaction" or
- * "other"; "" when the last database call did not fail so. */
+ * "other"; "host" when the host refused the last call before any database
+ * saw it (ENDPOINTS_ERR_NOT_FOUND, ENDPOINTS_ERR_INVALID...), as the Rust
+ * and AssemblyScript SDKs say; "" when the last database call worked. */
 static inline const char *endpoints_db_error_code(void) {
     const char *c = endpoints_db_state_()->error_code;
     return c ? c : "";
 }
 
 /* endpoints_db_error_message is the database's message of the last
- * ENDPOINTS_ERR_DATABASE; "" when there is none. */
+ * ENDPOINTS_ERR_DATABASE, or why the host refused the last call (code
+ * "host"); "" when the last call worked. */
 static inline const char *endpoints_db_error_message(void) {
     const char *m = endpoints_db_state_()->error_message;
     return m ? m : "";
@@ -481,6 +484,21 @@ static inline int32_t endpoints_db_fail_(endpoints_db_ *st, const char *msg) {
     return ENDPOINTS_ERR_DATABASE;
 }
 
+/* endpoints_db_host_why_ says why the host refused a database call with
+ * errno rc before any database saw it. */
+static inline const char *endpoints_db_host_why_(int32_t rc) {
+    switch (rc) {
+    case ENDPOINTS_ERR_NOT_FOUND:
+        return "the app declares no such database (endpoints.json's \"databases\"; \"main\" when it declares none)";
+    case ENDPOINTS_ERR_INVALID:
+        return "the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)";
+    case ENDPOINTS_ERR_STATE:
+        return "a database call outside a request (while the module loads)";
+    default:
+        return "the host refused the call";
+    }
+}
+
 /* endpoints_db_read_ reads the pending result of size n into st->result
  * and, for ENDPOINTS_ERR_DATABASE, its error. It returns rc, 0 for a
  * result, or a negative errno. */
@@ -489,6 +507,8 @@ static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
     st->result_len = 0;
     st->generation++;
     if (rc < 0 && rc != ENDPOINTS_ERR_DATABASE) {
+        st->error_code = "host";
+        st->error_message = endpoints_db_host_why_(rc);
         return rc;
     }
     int32_t n = rc >= 0 ? rc : endpoints_db_result(NULL, 0);

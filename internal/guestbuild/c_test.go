@@ -759,8 +759,8 @@ func TestCDatabaseHelpers(t *testing.T) {
 		{"parameters of every kind", "params", 0, `{"rowsAffected":0}`,
 			`[-9223372036854775808,9223372036854775807,0,0.10000000000000001,null,3.0,-0.0,1e+21,"q\"b\\s\u000a\u0001 é",null,null,{"$blob":""},{"$blob":"/w=="},{"$blob":"AAE="},{"$blob":"++++"},"Zoë \"q\"", 9007199254740993 ,null]`,
 			"rc 0 [||]"},
-		{"parameters past their buffer", "overflow", abi.ErrInvalid, "", "[", "rc -2 [||]"},
-		{"a parameter that is not one JSON value", "badvalue", abi.ErrInvalid, "", "[", "rc -2 [||]"},
+		{"parameters past their buffer", "overflow", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
+		{"a parameter that is not one JSON value", "badvalue", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
 		{"rows of every kind", "rows", 0, rows, "",
 			"5 id name score data raw | name at 1, nope -1 |\n" +
 				` i:9223372036854775807 t:19:Ada "A" \ / é` + "\U0001F600\n" + ` d:1.5 t:4:AAEC b:000102 json:{"a":[1,"]"]} bool0:-2:-1 bool4:-2:-1 past:-1` + "\n" +
@@ -773,7 +773,7 @@ func TestCDatabaseHelpers(t *testing.T) {
 		{"a result without rows", "rows", 0, `{"columns":["a"]}`, "", "rc -8 [other|the host's result has no columns or rows|]"},
 		{"a database error", "rows", abi.ErrDatabase, `{"error":{"code":"constraint","constraint":"users_email_key","message":"duplicate key \"x\""}}`, "",
 			`rc -8 [constraint|duplicate key "x"|users_email_key]`},
-		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", "rc -1 [||]"},
+		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", `rc -1 [host|the app declares no such database (endpoints.json's "databases"; "main" when it declares none)|]`},
 		{"exec with a last insert id", "exec", 0, `{"rowsAffected":2,"lastInsertId":7}`, "", "2 7 1\nrc 0 [||]"},
 		{"exec without one (PostgreSQL)", "exec", 0, `{"rowsAffected":3}`, "", "3 0 0\nrc 0 [||]"},
 	}
