@@ -103,10 +103,10 @@ export class Row {
     return this.value(name).isNull;
   }
 
-  /** Column name as an integer. */
+  /** Column name as an integer, exact (beyond 2^53 too). */
   getInt(name: string): i64 {
     const v = this.value(name);
-    assert(v.kind == Kind.Number, "database: column \"" + name + "\" holds " + v.toString() + ", not an integer");
+    assert(v.kind == Kind.Number && isInteger(v.number), "database: column \"" + name + "\" holds " + v.toString() + ", not an integer");
     return v.asInt();
   }
 
@@ -346,6 +346,15 @@ function paramsJSON(params: Array<Value>): string {
     out.push(s);
   }
   return "[" + out.join(",") + "]";
+}
+
+/** Whether s, a JSON number, is an integer (no fraction or exponent). */
+function isInteger(s: string): bool {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!(c >= 48 && c <= 57) && !(c == 45 && i == 0)) return false;
+  }
+  return s.length > 0;
 }
 
 /** The string member name of object o, or otherwise. */
