@@ -919,14 +919,28 @@ static inline int32_t endpoints_rollback(const char *db) {
  * and returns that. A trap or a return from endpoints_handle without a
  * commit rolls back too (the host does it).
  *
+ *     struct transfer { int64_t amount, from, to; };
+ *
+ *     static int32_t move(int64_t amount, int64_t id) {
+ *         char pbuf[48];
+ *         endpoints_params p = endpoints_params_init(pbuf, sizeof pbuf);
+ *         endpoints_params_int(&p, amount);
+ *         endpoints_params_int(&p, id);
+ *         return endpoints_exec("main", "UPDATE accounts SET balance = balance + $1 WHERE id = $2",
+ *                               endpoints_params_json(&p), NULL);
+ *     }
+ *
  *     static int32_t transfer(void *arg) {
- *         const char *params = arg;
- *         int32_t rc = endpoints_exec("main", "UPDATE accounts SET balance = balance - $1 WHERE id = $2", params, NULL);
- *         if (rc != 0) return rc;
- *         return endpoints_exec("main", "UPDATE accounts SET balance = balance + $1 WHERE id = $3", params, NULL);
+ *         const struct transfer *t = arg;
+ *         int32_t rc = move(-t->amount, t->from);
+ *         return rc != 0 ? rc : move(t->amount, t->to);
  *     }
  *     ...
- *     int32_t rc = endpoints_transaction("main", transfer, (void *)"[10,1,2]"); */
+ *     struct transfer t = {10, 1, 2};
+ *     int32_t rc = endpoints_transaction("main", transfer, &t);
+ *
+ * A statement takes exactly the parameters it uses: "[10,1,2]" for one
+ * that uses $1 and $2 is refused (code "syntax"). */
 static inline int32_t endpoints_transaction(const char *db,
                                             int32_t (*fn)(void *arg),
                                             void *arg) {
