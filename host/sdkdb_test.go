@@ -3,6 +3,8 @@ package host_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/host"
@@ -14,7 +16,8 @@ import (
 // database migrated by testdata/sdkdb/migration.sql: a query with typed
 // columns (an exact integer, text, a nullable real, a blob), an exec with
 // text, real and blob parameters, a unique violation the route answers 409
-// with the constraint's code, text holding quotes, a backslash, UTF-8 and
+// with the constraint's code, a real parameter that holds an integral
+// value (3.0, still real: 3.0 / 2 is 1.5), text holding quotes, a backslash, UTF-8 and
 // what JSON encoders escape (<&>), a transaction that commits and one that
 // rolls back when the function returns an error, a syntax error, and a
 // database the app does not declare.
@@ -60,6 +63,7 @@ func TestSDKDatabases(t *testing.T) {
 				{"text with escapes", "add", `Zoë "Q" \ / <&>`, "", 200, `{"rowsAffected":1,"lastInsertId":5}`},
 				{"committed transaction", "tx", "Ken", "", 200, `{"committed":true,"score":6}`},
 				{"rolled back transaction", "tx", "Dennis", "yes", 200, `{"committed":false,"why":"host"}`},
+				{"a real parameter stays real", "half", "", "", 200, `{"h":1.5}`},
 				{"syntax error", "bad", "", "", 200, `{"code":"syntax","constraint":null}`},
 				{"undeclared database", "nodb", "", "", 200, `{"code":"host","constraint":null}`},
 				{"what remains", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null},` +
@@ -79,5 +83,59 @@ func TestSDKDatabases(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAssemblyScriptRowMisreads: a Row getter that reads a column as what it
+// does not hold aborts (AssemblyScript has no exceptions a handler can
+// catch) with a message naming the column and its value, which the log and
+// the development 500 show.
+func TestAssemblyScriptRowMisreads(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: compiling the route takes seconds")
+	}
+	requireTool(t, "npm")
+	a := newApp(t).file("server/routes/row.get.ts", []byte(`import { DB, JSONValue, Request, plainRoute, respond } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+plainRoute((req: Request): void => {
+  const db = new DB("main");
+  const rows = db.query("SELECT 2.5 AS price, NULL AS note, 'x!' AS sku, 7 AS n");
+  assert(rows != null && rows.length == 1, "the query failed");
+  const r = rows!.at(0);
+  const get = req.header("x-get")!;
+  const col = req.header("x-col")!;
+  let v = JSONValue.null();
+  if (get == "int") v = JSONValue.int(r.getInt(col));
+  else if (get == "bool") v = JSONValue.boolean(r.getBool(col));
+  else if (get == "string") v = JSONValue.str(r.getString(col));
+  else if (get == "blob") v = JSONValue.int(r.getBlob(col).length);
+  respond(200, v);
+});
+`))
+	linkAssemblyScript(t, a.dir)
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, logs := a.serve(host.Options{})
+	tests := []struct{ get, col, want string }{
+		{"int", "price", `abort: database: column "price" holds 2.5, not an integer`},
+		{"int", "note", `abort: database: column "note" holds null, not an integer`},
+		{"int", "nope", `abort: database: the result has no column "nope"; its columns are price, note, sku, n`},
+		{"bool", "n", `abort: database: column "n" holds 7, not a boolean`},
+		{"string", "n", `abort: database: column "n" holds 7, not text`},
+		{"blob", "sku", `abort: database: column "sku" is not a blob (base64 text)`},
+	}
+	for _, tt := range tests {
+		got := do(t, srv, "GET", "/row", "", "x-get", tt.get, "x-col", tt.col)
+		// The log's text handler quotes the message.
+		quoted := strings.Trim(strconv.Quote(tt.want), `"`)
+		if got.status != 500 || !strings.Contains(logs.String(), quoted) {
+			t.Errorf("%s of %s: got %d %s; want 500 and the log saying %s\nlog:\n%s", tt.get, tt.col, got.status, got.body, tt.want, logs)
+		}
+	}
+	if got := do(t, srv, "GET", "/row", "", "x-get", "int", "x-col", "n"); got.status != 200 || got.body != "7" {
+		t.Errorf("int of n = %d %s, want 200 7", got.status, got.body)
 	}
 }

@@ -414,6 +414,23 @@ func numericText(n pgtype.Numeric) any {
 	return digits
 }
 
+// argumentError is the error of arguments pgx refused before sending the
+// statement, or nil: their count is not the statement's (CodeSyntax, as
+// SQLite says it), or a value its parameter's type cannot hold (2.5 for a
+// bigint: CodeOther). pgx gives both as plain text. They are the handler's
+// mistake, not an outage: neither 503 nor a reset of the pool.
+func argumentError(err error) error {
+	m := err.Error()
+	switch {
+	case strings.Contains(m, "expected ") && strings.Contains(m, " arguments, got "),
+		strings.Contains(m, "mismatched param and argument count"):
+		return &database.Error{Code: database.CodeSyntax, Message: "the parameters do not match the statement's: " + m, Err: err}
+	case strings.Contains(m, "failed to encode args["):
+		return &database.Error{Code: database.CodeOther, Message: "a parameter does not fit its type: " + m, Err: err}
+	}
+	return nil
+}
+
 // mapError maps a pgx error to a *database.Error.
 func mapError(ctx context.Context, err error) error {
 	var pe *pgconn.PgError
@@ -444,6 +461,9 @@ func mapError(ctx context.Context, err error) error {
 	var ae *database.Error
 	if errors.As(err, &ae) {
 		return err
+	}
+	if e := argumentError(err); e != nil {
+		return e
 	}
 	// Dial and I/O failures: the server is down or unreachable.
 	return &database.Error{Code: database.CodeUnavailable, Message: err.Error(), Err: err}

@@ -58,6 +58,10 @@ func TestPostgres(t *testing.T) {
 		{name: "transaction control refused", sql: "/* c */ COMMIT", code: database.CodeDenied},
 		{name: "syntax", sql: "SELEC 1", code: database.CodeSyntax},
 		{name: "no such table", sql: "SELECT * FROM nothing", code: database.CodeSyntax},
+		// Refused by pgx before the server sees them: the handler's
+		// mistake, not an outage (which would answer 503 and reset the pool).
+		{name: "more parameters than the statement takes", sql: "SELECT $1::int", args: []any{int64(1), int64(2)}, code: database.CodeSyntax},
+		{name: "a parameter its type cannot hold", sql: "SELECT $1::bigint", args: []any{true}, code: database.CodeOther},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

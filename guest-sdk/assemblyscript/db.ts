@@ -103,10 +103,10 @@ export class Row {
     return this.value(name).isNull;
   }
 
-  /** Column name as an integer. */
+  /** Column name as an integer, exact (beyond 2^53 too). */
   getInt(name: string): i64 {
     const v = this.value(name);
-    assert(v.kind == Kind.Number, "database: column \"" + name + "\" holds " + v.toString() + ", not an integer");
+    assert(v.kind == Kind.Number && isInteger(v.number), "database: column \"" + name + "\" holds " + v.toString() + ", not an integer");
     return v.asInt();
   }
 
@@ -223,7 +223,9 @@ export class DB {
    * in it. It commits when fn returns true and rolls back when fn returns
    * false; it returns whether it committed (error says why not, when a
    * database call failed). A throw or a handler that returns without a
-   * commit rolls back too: the host does it.
+   * commit rolls back too: the host does it. fn captures nothing
+   * (AssemblyScript has no closures): pass it the request's values with
+   * transactionWith.
    *
    *     const ok = db.transaction((tx: DB): bool => {
    *       if (tx.exec("UPDATE accounts SET balance = balance - 10 WHERE id = 1") == null) return false;
@@ -231,8 +233,24 @@ export class DB {
    *     });
    */
   transaction(fn: (tx: DB) => bool): bool {
+    return this.transactionWith<(tx: DB) => bool>(fn, (tx: DB, f: (tx: DB) => bool): bool => f(tx));
+  }
+
+  /**
+   * Runs fn(tx, arg) in a transaction, as transaction does: arg carries
+   * what fn needs from the handler (a value, or an object of several, which
+   * fn may also fill with results), since fn cannot capture the handler's
+   * locals.
+   *
+   *     class Transfer { constructor(public from: i64, public to: i64, public amount: i64) {} }
+   *     const ok = db.transactionWith<Transfer>(new Transfer(1, 2, 10), (tx: DB, t: Transfer): bool => {
+   *       if (tx.exec("UPDATE accounts SET balance = balance - $1 WHERE id = $2", [JSONValue.int(t.amount), JSONValue.int(t.from)]) == null) return false;
+   *       return tx.exec("UPDATE accounts SET balance = balance + $1 WHERE id = $2", [JSONValue.int(t.amount), JSONValue.int(t.to)]) != null;
+   *     });
+   */
+  transactionWith<T>(arg: T, fn: (tx: DB, arg: T) => bool): bool {
     if (!this.begin()) return false;
-    if (!fn(this)) {
+    if (!fn(this, arg)) {
       const why = this.error;
       this.rollback();
       this.error = why; // fn's failure is the one that matters
@@ -270,11 +288,7 @@ export class DB {
     const d = host.utf8(this.name);
     const s = host.utf8(sql);
     let p = new ArrayBuffer(0);
-    if (params.length > 0) {
-      const a = Value.array();
-      for (let i = 0; i < params.length; i++) a.push(params[i]);
-      p = host.utf8(a.toString());
-    }
+    if (params.length > 0) p = host.utf8(paramsJSON(params));
     const rc = exec
       ? db_exec(host.ptr(d), d.byteLength, host.ptr(s), s.byteLength, host.ptr(p), p.byteLength)
       : db_query(host.ptr(d), d.byteLength, host.ptr(s), s.byteLength, host.ptr(p), p.byteLength);
@@ -318,6 +332,29 @@ export class DB {
     this.error = new DBError(this.name, "other", "reading the host's result: " + why);
     return null;
   }
+}
+
+/** The JSON array of params. A real (JSONValue.float) is written with a
+ * fraction even when integral, "3.0", since the host binds an integral
+ * number as an integer, and $1 / 2 would then divide integers. */
+function paramsJSON(params: Array<Value>): string {
+  const out = new Array<string>();
+  for (let i = 0; i < params.length; i++) {
+    const v = params[i];
+    let s = v.toString();
+    if (v.kind == Kind.Number && v.real && s.indexOf(".") < 0 && s.indexOf("e") < 0 && s.indexOf("E") < 0) s += ".0";
+    out.push(s);
+  }
+  return "[" + out.join(",") + "]";
+}
+
+/** Whether s, a JSON number, is an integer (no fraction or exponent). */
+function isInteger(s: string): bool {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!(c >= 48 && c <= 57) && !(c == 45 && i == 0)) return false;
+  }
+  return s.length > 0;
 }
 
 /** The string member name of object o, or otherwise. */

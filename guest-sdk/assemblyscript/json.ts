@@ -36,6 +36,9 @@ export class Value {
   keys: Array<string> = [];
   /** The member values of an Object, in the order of keys. */
   values: Array<Value> = [];
+  /** Whether float made this Number: a database parameter stays a real
+   * even when integral (3.0 binds as 3.0, not as the integer 3). */
+  real: bool = false;
 
   /** JSON null. */
   static null(): Value {
@@ -63,6 +66,7 @@ export class Value {
     const v = new Value();
     v.kind = Kind.Number;
     v.number = formatFloat(f);
+    v.real = true;
     return v;
   }
 

@@ -93,15 +93,21 @@ static inline void endpoints_params_int(endpoints_params *p, int64_t v) {
     endpoints_params_raw_(p, d + i, (int32_t)sizeof d - i);
 }
 
-/* endpoints_params_double appends a real; NaN and the infinities, which
- * JSON cannot carry, go as NULL. */
+/* endpoints_params_double appends a real, bound as one even when it is
+ * integral (3.0 goes as "3.0": the host binds "3" as an integer, and
+ * $1 / 2 would divide integers); NaN and the infinities, which JSON cannot
+ * carry, go as NULL. */
 static inline void endpoints_params_double(endpoints_params *p, double v) {
-    char d[32];
-    int n = v == v && v - v == 0 ? snprintf(d, sizeof d, "%.17g", v) : 0;
+    char d[40];
+    int n = v == v && v - v == 0 ? snprintf(d, sizeof d - 2, "%.17g", v) : 0;
     endpoints_params_sep_(p);
-    if (n <= 0) {
+    if (n <= 0 || n >= (int)sizeof d - 2) {
         endpoints_params_raw_(p, "null", 4);
         return;
+    }
+    if (!__builtin_memchr(d, '.', (size_t)n) && !__builtin_memchr(d, 'e', (size_t)n)) {
+        d[n++] = '.';
+        d[n++] = '0';
     }
     endpoints_params_raw_(p, d, (int32_t)n);
 }
@@ -163,9 +169,36 @@ static inline void endpoints_params_blob(endpoints_params *p,
     endpoints_params_raw_(p, "\"}", 2);
 }
 
+static inline int32_t endpoints_json_skip_(const char *s, int32_t n, int32_t i);
+
+/* endpoints_params_value appends a value given as its JSON, len bytes: a
+ * value as endpoints_value reads it from the request ("\"Ada\"", "7",
+ * "null"), bound as the JSON says (a string as text, an integer exactly),
+ * with nothing to unquote or convert. Text that is not one JSON value makes
+ * endpoints_params_json return what the host refuses, as a buffer too small
+ * does.
+ *
+ *     char sku[256];
+ *     int32_t n = endpoints_value(ENDPOINTS_PART_BODY, "sku", sku, sizeof sku);
+ *     if (n < 0 || n >= (int32_t)sizeof sku) return 1;
+ *     endpoints_params_value(&p, sku, n); */
+static inline void endpoints_params_value(endpoints_params *p,
+                                          const char *json, int32_t len) {
+    int32_t end = len > 0 ? endpoints_json_skip_(json, len, 0) : -1;
+    while (end > 0 && end < len && (json[end] == ' ' || json[end] == '\t' || json[end] == '\n' || json[end] == '\r')) {
+        end++;
+    }
+    if (end != len) {
+        p->overflow = 1;
+        return;
+    }
+    endpoints_params_sep_(p);
+    endpoints_params_raw_(p, json, len);
+}
+
 /* endpoints_params_json ends the array and returns it, NUL-terminated; or,
- * when the buffer was too small, "[" (which the host refuses with
- * ENDPOINTS_ERR_INVALID). */
+ * when the buffer was too small or a value given to endpoints_params_value
+ * was not JSON, "[" (which the host refuses with ENDPOINTS_ERR_INVALID). */
 static inline const char *endpoints_params_json(endpoints_params *p) {
     if (p->overflow) {
         return "[";
@@ -419,14 +452,17 @@ static inline const char *endpoints_db_text_(endpoints_db_ *st, int32_t i,
 /* endpoints_db_error_code is the code of the last ENDPOINTS_ERR_DATABASE:
  * "constraint" (answer 409 for a unique violation), "syntax", "busy",
  * "unavailable" (answer 503), "too_large", "denied", "transaction" or
- * "other"; "" when the last database call did not fail so. */
+ * "other"; "host" when the host refused the last call before any database
+ * saw it (ENDPOINTS_ERR_NOT_FOUND, ENDPOINTS_ERR_INVALID...), as the Rust
+ * and AssemblyScript SDKs say; "" when the last database call worked. */
 static inline const char *endpoints_db_error_code(void) {
     const char *c = endpoints_db_state_()->error_code;
     return c ? c : "";
 }
 
 /* endpoints_db_error_message is the database's message of the last
- * ENDPOINTS_ERR_DATABASE; "" when there is none. */
+ * ENDPOINTS_ERR_DATABASE, or why the host refused the last call (code
+ * "host"); "" when the last call worked. */
 static inline const char *endpoints_db_error_message(void) {
     const char *m = endpoints_db_state_()->error_message;
     return m ? m : "";
@@ -448,6 +484,21 @@ static inline int32_t endpoints_db_fail_(endpoints_db_ *st, const char *msg) {
     return ENDPOINTS_ERR_DATABASE;
 }
 
+/* endpoints_db_host_why_ says why the host refused a database call with
+ * errno rc before any database saw it. */
+static inline const char *endpoints_db_host_why_(int32_t rc) {
+    switch (rc) {
+    case ENDPOINTS_ERR_NOT_FOUND:
+        return "the app declares no such database (endpoints.json's \"databases\"; \"main\" when it declares none)";
+    case ENDPOINTS_ERR_INVALID:
+        return "the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)";
+    case ENDPOINTS_ERR_STATE:
+        return "a database call outside a request (while the module loads)";
+    default:
+        return "the host refused the call";
+    }
+}
+
 /* endpoints_db_read_ reads the pending result of size n into st->result
  * and, for ENDPOINTS_ERR_DATABASE, its error. It returns rc, 0 for a
  * result, or a negative errno. */
@@ -456,6 +507,8 @@ static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
     st->result_len = 0;
     st->generation++;
     if (rc < 0 && rc != ENDPOINTS_ERR_DATABASE) {
+        st->error_code = "host";
+        st->error_message = endpoints_db_host_why_(rc);
         return rc;
     }
     int32_t n = rc >= 0 ? rc : endpoints_db_result(NULL, 0);
@@ -713,6 +766,27 @@ static inline int32_t endpoints_rows_double(const endpoints_rows *rows,
     return 0;
 }
 
+/* endpoints_rows_bool reads column col of the current row as a boolean
+ * into *out (1 or 0): PostgreSQL's true/false, SQLite's 1/0 (SQLite has no
+ * boolean type). It returns 0, ENDPOINTS_ERR_NOT_FOUND for no such column,
+ * or ENDPOINTS_ERR_INVALID when it is NULL or another value. */
+static inline int32_t endpoints_rows_bool(const endpoints_rows *rows,
+                                          int32_t col, int32_t *out) {
+    const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
+    if (!c) {
+        return ENDPOINTS_ERR_NOT_FOUND;
+    }
+    const char *s = endpoints_db_state_()->result + c->start;
+    if ((c->len == 4 && __builtin_memcmp(s, "true", 4) == 0) || (c->len == 1 && s[0] == '1')) {
+        *out = 1;
+    } else if ((c->len == 5 && __builtin_memcmp(s, "false", 5) == 0) || (c->len == 1 && s[0] == '0')) {
+        *out = 0;
+    } else {
+        return ENDPOINTS_ERR_INVALID;
+    }
+    return 0;
+}
+
 /* endpoints_rows_text is column col of the current row as NUL-terminated
  * text (its length in *len when len is not NULL), valid until the next row
  * or database call; NULL when it is NULL, not text, or no such column. */
@@ -845,14 +919,28 @@ static inline int32_t endpoints_rollback(const char *db) {
  * and returns that. A trap or a return from endpoints_handle without a
  * commit rolls back too (the host does it).
  *
+ *     struct transfer { int64_t amount, from, to; };
+ *
+ *     static int32_t move(int64_t amount, int64_t id) {
+ *         char pbuf[48];
+ *         endpoints_params p = endpoints_params_init(pbuf, sizeof pbuf);
+ *         endpoints_params_int(&p, amount);
+ *         endpoints_params_int(&p, id);
+ *         return endpoints_exec("main", "UPDATE accounts SET balance = balance + $1 WHERE id = $2",
+ *                               endpoints_params_json(&p), NULL);
+ *     }
+ *
  *     static int32_t transfer(void *arg) {
- *         const char *params = arg;
- *         int32_t rc = endpoints_exec("main", "UPDATE accounts SET balance = balance - $1 WHERE id = $2", params, NULL);
- *         if (rc != 0) return rc;
- *         return endpoints_exec("main", "UPDATE accounts SET balance = balance + $1 WHERE id = $3", params, NULL);
+ *         const struct transfer *t = arg;
+ *         int32_t rc = move(-t->amount, t->from);
+ *         return rc != 0 ? rc : move(t->amount, t->to);
  *     }
  *     ...
- *     int32_t rc = endpoints_transaction("main", transfer, (void *)"[10,1,2]"); */
+ *     struct transfer t = {10, 1, 2};
+ *     int32_t rc = endpoints_transaction("main", transfer, &t);
+ *
+ * A statement takes exactly the parameters it uses: "[10,1,2]" for one
+ * that uses $1 and $2 is refused (code "syntax"). */
 static inline int32_t endpoints_transaction(const char *db,
                                             int32_t (*fn)(void *arg),
                                             void *arg) {

@@ -736,7 +736,8 @@ func TestCHelpers(t *testing.T) {
 // (testdata/db.c) against a test host whose database answers what each
 // case needs: the parameters builder's encoding and overflow, the row
 // cursor's readers on every kind of value (escapes, surrogate pairs, space
-// the host does not send but JSON allows, blobs), a stale cursor, exec's
+// the host does not send but JSON allows, blobs, booleans as true/false or
+// 1/0), a stale cursor, exec's
 // result and the error accessors.
 func TestCDatabaseHelpers(t *testing.T) {
 	path := buildC(t, dbSrc)
@@ -756,22 +757,23 @@ func TestCDatabaseHelpers(t *testing.T) {
 		wantBody   string
 	}{
 		{"parameters of every kind", "params", 0, `{"rowsAffected":0}`,
-			`[-9223372036854775808,9223372036854775807,0,0.10000000000000001,null,"q\"b\\s\u000a\u0001 é",null,null,{"$blob":""},{"$blob":"/w=="},{"$blob":"AAE="},{"$blob":"++++"}]`,
+			`[-9223372036854775808,9223372036854775807,0,0.10000000000000001,null,3.0,-0.0,1e+21,"q\"b\\s\u000a\u0001 é",null,null,{"$blob":""},{"$blob":"/w=="},{"$blob":"AAE="},{"$blob":"++++"},"Zoë \"q\"", 9007199254740993 ,null]`,
 			"rc 0 [||]"},
-		{"parameters past their buffer", "overflow", abi.ErrInvalid, "", "[", "rc -2 [||]"},
+		{"parameters past their buffer", "overflow", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
+		{"a parameter that is not one JSON value", "badvalue", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
 		{"rows of every kind", "rows", 0, rows, "",
 			"5 id name score data raw | name at 1, nope -1 |\n" +
-				` i:9223372036854775807 t:19:Ada "A" \ / é` + "\U0001F600\n" + ` d:1.5 t:4:AAEC b:000102 json:{"a":[1,"]"]} past:-1` + "\n" +
-				` i:-1 t:0: b: null t:4:AA== b:00 json:true past:-1` + "\n" +
-				` i:0 t:1:A d:-0.002 t:11:not base64! json:[] past:-1` + "\n" +
-				` i:1 t:1:x d:inf t:12:AAECAwQFBgcI b:9-unwritten json:false past:-1` + "\n" +
+				` i:9223372036854775807 t:19:Ada "A" \ / é` + "\U0001F600\n" + ` d:1.5 t:4:AAEC b:000102 json:{"a":[1,"]"]} bool0:-2:-1 bool4:-2:-1 past:-1` + "\n" +
+				` i:-1 t:0: b: null t:4:AA== b:00 json:true bool0:-2:-1 bool4:0:1 past:-1` + "\n" +
+				` i:0 t:1:A d:-0.002 t:11:not base64! json:[] bool0:0:0 bool4:-2:-1 past:-1` + "\n" +
+				` i:1 t:1:x d:inf t:12:AAECAwQFBgcI b:9-unwritten json:false bool0:0:1 bool4:0:0 past:-1` + "\n" +
 				"end 0\nrc 0 [||]"},
 		{"rows of a replaced result", "stale", 0, rows, "", "first 0 second 1\nrc 0 [||]"},
 		{"a malformed result", "rows", 0, `{"columns":["a"],"rows":[[1,2]]}`, "", "1 a | name at -1, nope -1 |\nend 0\nrc 0 [other|a row of the host's result does not have one value per column|]"},
 		{"a result without rows", "rows", 0, `{"columns":["a"]}`, "", "rc -8 [other|the host's result has no columns or rows|]"},
 		{"a database error", "rows", abi.ErrDatabase, `{"error":{"code":"constraint","constraint":"users_email_key","message":"duplicate key \"x\""}}`, "",
 			`rc -8 [constraint|duplicate key "x"|users_email_key]`},
-		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", "rc -1 [||]"},
+		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", `rc -1 [host|the app declares no such database (endpoints.json's "databases"; "main" when it declares none)|]`},
 		{"exec with a last insert id", "exec", 0, `{"rowsAffected":2,"lastInsertId":7}`, "", "2 7 1\nrc 0 [||]"},
 		{"exec without one (PostgreSQL)", "exec", 0, `{"rowsAffected":3}`, "", "3 0 0\nrc 0 [||]"},
 	}

@@ -34,6 +34,9 @@ static int32_t params(void) {
     endpoints_params_int(&p, 0);
     endpoints_params_double(&p, 0.1);
     endpoints_params_double(&p, 1.0 / 0.0);
+    endpoints_params_double(&p, 3.0);
+    endpoints_params_double(&p, -0.0);
+    endpoints_params_double(&p, 1e21);
     endpoints_params_text(&p, "q\"b\\s\n\x01 é");
     endpoints_params_text(&p, NULL);
     endpoints_params_null(&p);
@@ -41,6 +44,10 @@ static int32_t params(void) {
     endpoints_params_blob(&p, blob1, sizeof blob1);
     endpoints_params_blob(&p, blob2, sizeof blob2);
     endpoints_params_blob(&p, blob3, sizeof blob3);
+    static const char *values[] = {"\"Zo\u00eb \\\"q\\\"\"", " 9007199254740993 ", "null"};
+    for (int k = 0; k < 3; k++) {
+        endpoints_params_value(&p, values[k], (int32_t)strlen(values[k]));
+    }
     return endpoints_exec("main", "params", endpoints_params_json(&p), NULL);
 }
 
@@ -51,6 +58,15 @@ static int32_t overflow(void) {
     endpoints_params_int(&p, 1);
     endpoints_params_text(&p, "too long");
     return endpoints_exec("main", "overflow", endpoints_params_json(&p), NULL);
+}
+
+/* badvalue passes endpoints_params_value text that is not one JSON value. */
+static int32_t badvalue(void) {
+    char pbuf[64];
+    endpoints_params p = endpoints_params_init(pbuf, sizeof pbuf);
+    endpoints_params_int(&p, 1);
+    endpoints_params_value(&p, "1],[2", 5);
+    return endpoints_exec("main", "params", endpoints_params_json(&p), NULL);
 }
 
 /* cell reports column c of the current row as each reader sees it. */
@@ -101,6 +117,11 @@ static int32_t rows(void) {
         for (int32_t c = 0; c < rows.columns; c++) {
             cell(&rows, c);
         }
+        for (int32_t c = 0; c < rows.columns; c += 4) {
+            int32_t b = -1;
+            int32_t rc = endpoints_rows_bool(&rows, c, &b);
+            put(" bool%d:%d:%d", (int)c, (int)rc, (int)b);
+        }
         int64_t i;
         put(" past:%d", (int)endpoints_rows_int(&rows, rows.columns, &i));
     }
@@ -141,6 +162,8 @@ int32_t endpoints_handle(void) {
     int32_t rc = -100;
     if (is_op(op, "\"params\"")) {
         rc = params();
+    } else if (is_op(op, "\"badvalue\"")) {
+        rc = badvalue();
     } else if (is_op(op, "\"overflow\"")) {
         rc = overflow();
     } else if (is_op(op, "\"rows\"")) {

@@ -169,7 +169,8 @@ pub enum Value {
     Null,
     /// An integer, exact.
     Int(i64),
-    /// A real; NaN and the infinities, which JSON cannot carry, go as NULL.
+    /// A real, bound as one even when integral (`3.0 / 2` is 1.5); NaN and
+    /// the infinities, which JSON cannot carry, go as NULL.
     Float(f64),
     /// A boolean (SQLite stores 1 or 0).
     Bool(bool),
@@ -244,12 +245,27 @@ impl From<&Value> for Json {
         match v {
             Value::Null => Json::Null,
             Value::Int(n) => Json::int(*n),
-            Value::Float(f) => Json::float(*f),
+            Value::Float(f) => real(*f),
             Value::Bool(b) => Json::Bool(*b),
             Value::Text(s) => Json::String(s.clone()),
             Value::Blob(b) => Json::object().set("$blob", base64_encode(b)),
         }
     }
+}
+
+/// A real parameter's JSON: written with a fraction even when the value is
+/// integral (`3.0`, not `3`), since the host binds an integral JSON number
+/// as an integer, and `$1 / 2` would then divide integers. NaN and the
+/// infinities are NULL.
+fn real(f: f64) -> Json {
+    if !f.is_finite() {
+        return Json::Null;
+    }
+    let mut s = format!("{}", f);
+    if !s.contains(|c: char| c == '.' || c == 'e' || c == 'E') {
+        s.push_str(".0");
+    }
+    Json::Number(s)
 }
 
 /// What [`Db::exec`] changed.
@@ -718,9 +734,10 @@ mod tests {
 
     #[test]
     fn params_encode_as_the_host_takes_them() {
-        let params: Vec<Value> = vec![7.into(), "Ada \"A\"".into(), None::<i64>.into(), 2.5.into(), true.into(), vec![0u8, 1, 2].into(), i64::MAX.into()];
+        let params: Vec<Value> = vec![7.into(), "Ada \"A\"".into(), None::<i64>.into(), 2.5.into(), true.into(), vec![0u8, 1, 2].into(), i64::MAX.into(), 3.0.into(), (-0.0).into(), 1e300.into(), f64::NAN.into()];
         let json = Json::Array(params.iter().map(Json::from).collect()).to_string();
-        assert_eq!(json, r#"[7,"Ada \"A\"",null,2.5,true,{"$blob":"AAEC"},9223372036854775807]"#);
+        let big = format!("1{}.0", "0".repeat(300));
+        assert_eq!(json, format!(r#"[7,"Ada \"A\"",null,2.5,true,{{"$blob":"AAEC"}},9223372036854775807,3.0,-0.0,{},null]"#, big));
     }
 
     fn row(values: &str) -> Row {

@@ -33,8 +33,8 @@ extern "C" {
     pub fn http_error(buf: *mut u8, buf_len: i32) -> i32;
 }
 
-/// The database functions (§3 "Databases"), imported only by a module that
-/// calls them.
+// The database functions (§3 "Databases"), imported only by a module that
+// calls them.
 #[cfg(target_arch = "wasm32")]
 #[link(wasm_import_module = "endpoints")]
 extern "C" {

@@ -151,6 +151,16 @@ int32_t endpoints_handle(void) {
             put("{\"committed\":false,\"why\":\"%s\"}", rc == ENDPOINTS_ERR_DATABASE ? endpoints_db_error_code() : "host");
             rc = 0;
         }
+    } else if (strcmp(op, "half") == 0) {
+        char pbuf[64];
+        endpoints_params p = endpoints_params_init(pbuf, sizeof pbuf);
+        endpoints_params_double(&p, 3.0);
+        endpoints_rows rows;
+        double h;
+        rc = endpoints_query("main", "SELECT $1 / 2 AS h", endpoints_params_json(&p), &rows);
+        if (rc == 0 && endpoints_rows_next(&rows) && endpoints_rows_double(&rows, 0, &h) == 0) {
+            put("{\"h\":%g}", h);
+        }
     } else if (strcmp(op, "bad") == 0) {
         endpoints_rows rows;
         if (endpoints_query("main", "SELEC name FROM users", NULL, &rows) == ENDPOINTS_ERR_DATABASE) {

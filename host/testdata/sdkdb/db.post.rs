@@ -46,6 +46,10 @@ fn handle(req: &Request) -> Result<(), DbError> {
                 Err(e) => Json::object().set("committed", false).set("why", e.code.as_str()),
             }
         }
+        "half" => match db.query_row("SELECT $1 / 2 AS h", &[3.0.into()])? {
+            Some(r) => Json::object().set("h", r.get_f64("h")?),
+            None => Json::object(),
+        },
         "bad" => match db.query("SELEC name FROM users", &[]) {
             Ok(_) => Json::object(),
             Err(e) => failure(&e),

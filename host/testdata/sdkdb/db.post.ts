@@ -13,21 +13,28 @@ function failure(e: DBError): JSONValue {
   return JSONValue.object().set("code", JSONValue.str(e.code)).set("constraint", e.constraint == "" ? JSONValue.null() : JSONValue.str(e.constraint));
 }
 
-// What the transaction's function reads: AssemblyScript functions capture
-// no locals.
-let txName = "";
-let txFail = false;
-let txScore: f64 = 0;
+// What the transaction's function reads and fills: AssemblyScript functions
+// capture no locals, so transactionWith passes it.
+class Tx {
+  constructor(public name: string, public fail: bool, public score: f64 = 0) {}
+}
 
-function inTx(tx: DB): bool {
-  const p = [JSONValue.str(txName)];
+function inTxWith(tx: DB, t: Tx): bool {
+  const p = [JSONValue.str(t.name)];
   if (tx.exec("INSERT INTO users (name) VALUES ($1)", p) == null) return false;
   if (tx.exec("UPDATE users SET score = (SELECT count(*) FROM users) WHERE name = $1", p) == null) return false;
-  if (txFail) return false;
+  if (t.fail) return false;
   const rows = tx.query("SELECT score FROM users WHERE name = $1", p);
   if (rows == null || rows.length != 1) return false;
-  txScore = rows.at(0).getFloat("score");
+  t.score = rows.at(0).getFloat("score");
   return true;
+}
+
+// transaction's function, which reads a global instead.
+let failing = new Tx("", true);
+
+function inTx(tx: DB): bool {
+  return inTxWith(tx, failing);
 }
 
 plainRoute((req: Request): void => {
@@ -60,13 +67,18 @@ plainRoute((req: Request): void => {
     }
     answer.set("rowsAffected", JSONValue.int(res.rowsAffected)).set("lastInsertId", JSONValue.int(res.lastInsertId));
   } else if (op == "tx") {
-    txName = name;
-    txFail = req.header("x-fail") != null;
-    if (db.transaction(inTx)) {
-      answer.set("committed", JSONValue.boolean(true)).set("score", JSONValue.float(txScore));
+    // A commit through transactionWith, a rollback through transaction.
+    const t = new Tx(name, false);
+    failing = new Tx(name, true);
+    if (req.header("x-fail") == null ? db.transactionWith<Tx>(t, inTxWith) : db.transaction(inTx)) {
+      answer.set("committed", JSONValue.boolean(true)).set("score", JSONValue.float(t.score));
     } else {
       answer.set("committed", JSONValue.boolean(false)).set("why", JSONValue.str(db.error == null ? "host" : db.error!.code));
     }
+  } else if (op == "half") {
+    const rows = db.query("SELECT $1 / 2 AS h", [JSONValue.float(3.0)]);
+    assert(rows != null && rows.length == 1, db.error != null ? db.error!.toString() : "no row");
+    answer.set("h", JSONValue.float(rows!.at(0).getFloat("h")));
   } else if (op == "bad") {
     if (db.query("SELEC name FROM users") == null) answer = failure(db.error!);
   } else if (op == "nodb") {
