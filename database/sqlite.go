@@ -610,8 +610,14 @@ func sqliteError(ctx context.Context, err error) error {
 		}
 		return &Error{Code: CodeOther, Message: err.Error(), Err: err}
 	}
+	// se.Error() is the code's generic text, then SQLite's message:
+	// "sqlite3: constraint failed: UNIQUE constraint failed: users.name".
+	// The code travels as e.Code, so the message keeps SQLite's own words
+	// alone, or the generic text when SQLite gave none.
 	msg := se.Error()
-	if i := strings.Index(msg, ": "); strings.HasPrefix(msg, "sqlite3: ") && i > 0 {
+	if rest, ok := strings.CutPrefix(msg, se.ExtendedCode().Error()+": "); ok && rest != "" {
+		msg = rest
+	} else {
 		msg = strings.TrimPrefix(msg, "sqlite3: ")
 	}
 	e := &Error{Message: msg, Err: err}

@@ -127,7 +127,7 @@ func TestDatabaseSQLite(t *testing.T) {
 		{"create", "main", "e", "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)", "", 200, `{"rowsAffected":0,"lastInsertId":0}` + "\n"},
 		{"insert with parameters", "main", "e", "INSERT INTO users (name) VALUES ($1)", `["Ada"]`, 200, `{"rowsAffected":1,"lastInsertId":1}` + "\n"},
 		{"query", "main", "q", "SELECT id, name FROM users WHERE id = ?", `[1]`, 200, `{"columns":["id","name"],"rows":[[1,"Ada"]]}` + "\n"},
-		{"unique violation", "main", "e", "INSERT INTO users (name) VALUES ($1)", `["Ada"]`, 200, `{"error":{"code":"constraint","constraint":"users.name","message":"constraint failed: UNIQUE constraint failed: users.name"}}` + "\n"},
+		{"unique violation", "main", "e", "INSERT INTO users (name) VALUES ($1)", `["Ada"]`, 200, `{"error":{"code":"constraint","constraint":"users.name","message":"UNIQUE constraint failed: users.name"}}` + "\n"},
 		{"injection stays a value", "main", "q", "SELECT count(*) AS n FROM users WHERE name = $1", `["x' OR '1'='1"]`, 200, `{"columns":["n"],"rows":[[0]]}` + "\n"},
 		{"two statements refused", "main", "e", "DELETE FROM users; DROP TABLE users", "", 200, `{"error":{"code":"denied","message":"the SQL text holds more than one statement; run one per call"}}` + "\n"},
 		{"attach refused", "main", "e", "ATTACH DATABASE 'other.db' AS other", "", 200, `{"error":{"code":"denied","message":"not authorized: a guest may not ATTACH, load extensions, run PRAGMAs other than schema information, or control transactions in SQL (db_begin does)"}}` + "\n"},
@@ -175,7 +175,7 @@ func TestDatabaseAppsApart(t *testing.T) {
 	if res := dbDo(t, a, "main", "e", "CREATE TABLE secrets (s TEXT)", ""); res.status != 200 || strings.Contains(res.body, "error") {
 		t.Fatalf("app A: %d %s", res.status, res.body)
 	}
-	want := `{"error":{"code":"syntax","message":"SQL logic error: no such table: secrets"}}` + "\n"
+	want := `{"error":{"code":"syntax","message":"no such table: secrets"}}` + "\n"
 	if res := dbDo(t, b, "main", "q", "SELECT * FROM secrets", ""); res.body != want {
 		t.Errorf("app B reads app A's table: %s", res.body)
 	}
@@ -199,7 +199,7 @@ func TestDatabaseMigrations(t *testing.T) {
 	}
 	a.file("server/migrations/002-orders.sql", []byte("CREATE TABLE orders (id INTEGER PRIMARY KEY);\nINSERT INTO nowhere VALUES (1);\n"))
 	report := h.Reload(context.Background())
-	if len(report.Problems) != 1 || !strings.Contains(report.Problems[0].Error(), `server/migrations/002-orders.sql: database "main": syntax: SQL logic error: no such table: nowhere in the statement "INSERT INTO nowhere VALUES (1)"`) {
+	if len(report.Problems) != 1 || !strings.Contains(report.Problems[0].Error(), `server/migrations/002-orders.sql: database "main": syntax: no such table: nowhere in the statement "INSERT INTO nowhere VALUES (1)"`) {
 		t.Fatalf("reload with a failing migration: %v", report.Problems)
 	}
 	if res := dbDo(t, srv, "main", "q", "SELECT count(*) AS n FROM orders", ""); !strings.Contains(res.body, "no such table: orders") {
@@ -375,7 +375,7 @@ func TestDatabaseOutsideARequest(t *testing.T) {
 	a := newApp(t).wat("server/routes/db.get.wasm", m)
 	srv, _ := a.serve(host.Options{})
 	// The table the start function tried to create does not exist.
-	want := `{"error":{"code":"syntax","message":"SQL logic error: no such table: started"}}` + "\n"
+	want := `{"error":{"code":"syntax","message":"no such table: started"}}` + "\n"
 	if got := dbDo(t, srv, "main", "q", "SELECT * FROM started", ""); got.status != 200 || got.body != want {
 		t.Errorf("after a db_exec at start: %d %s, want %s", got.status, got.body, want)
 	}
