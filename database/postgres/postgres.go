@@ -30,7 +30,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,7 +82,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err := checkStatement(sql); err != nil {
 		return nil, err
 	}
-	r, err := d.pool.Query(ctx, sql, args...)
+	r, err := d.pool.Query(ctx, sql, exactArgs(args)...)
 	if err != nil {
 		return nil, d.fail(ctx, err)
 	}
@@ -118,7 +120,7 @@ func execOn(ctx context.Context, q querier, sql string, args []any) (database.Ex
 	if err := checkStatement(sql); err != nil {
 		return database.ExecResult{}, err
 	}
-	r, err := q.Query(ctx, sql, args...)
+	r, err := q.Query(ctx, sql, exactArgs(args)...)
 	if err != nil {
 		return database.ExecResult{}, mapError(ctx, err)
 	}
@@ -218,7 +220,7 @@ func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err := checkStatement(sql); err != nil {
 		return nil, err
 	}
-	r, err := t.t.Query(ctx, sql, args...)
+	r, err := t.t.Query(ctx, sql, exactArgs(args)...)
 	if err != nil {
 		return nil, mapError(ctx, err)
 	}
@@ -412,6 +414,48 @@ func numericText(n pgtype.Numeric) any {
 		digits = "-" + digits
 	}
 	return digits
+}
+
+// exactArgs is args with each float64 made an exactFloat, so that a real
+// bound to an integer parameter is refused when it is not whole; args
+// itself is not changed.
+func exactArgs(args []any) []any {
+	var out []any
+	for i, a := range args {
+		if f, ok := a.(float64); ok {
+			if out == nil {
+				out = slices.Clone(args)
+			}
+			out[i] = exactFloat(f)
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+// exactFloat is a real parameter. pgx encodes a float64 for an integer
+// parameter by truncating it (2.5 becomes 2, silently); exactFloat gives
+// the integer only when the real is whole and within int64, and an error
+// otherwise, as PostgreSQL refuses '2.5'::bigint. For a real or numeric
+// parameter it is the float64; for any other, pgx treats it as one.
+type exactFloat float64
+
+// Float64Value is the real, for float4, float8 and numeric parameters.
+func (f exactFloat) Float64Value() (pgtype.Float8, error) {
+	return pgtype.Float8{Float64: float64(f), Valid: true}, nil
+}
+
+// Int64Value is the real as an integer, for bigint, int and smallint
+// parameters (pgx checks the smaller types' ranges), when it is whole.
+func (f exactFloat) Int64Value() (pgtype.Int8, error) {
+	v := float64(f)
+	// -2^63 is an int64; 2^63 is not.
+	if v != math.Trunc(v) || v < -(1<<63) || v >= 1<<63 {
+		return pgtype.Int8{}, fmt.Errorf("%v is not an integer of 64 bits, which the parameter's type wants", v)
+	}
+	return pgtype.Int8{Int64: int64(v), Valid: true}, nil
 }
 
 // argumentError is the error of arguments pgx refused before sending the

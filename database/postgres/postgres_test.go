@@ -62,6 +62,14 @@ func TestPostgres(t *testing.T) {
 		// mistake, not an outage (which would answer 503 and reset the pool).
 		{name: "more parameters than the statement takes", sql: "SELECT $1::int", args: []any{int64(1), int64(2)}, code: database.CodeSyntax},
 		{name: "a parameter its type cannot hold", sql: "SELECT $1::bigint", args: []any{true}, code: database.CodeOther},
+		// pgx would send 2.5 for a bigint as 2: a fraction for an integer
+		// type is refused, as PostgreSQL refuses '2.5'::bigint.
+		{name: "a fraction for an integer refused", sql: "SELECT $1::bigint", args: []any{2.5}, code: database.CodeOther},
+		{name: "a fraction for an int refused", sql: "SELECT $1::int", args: []any{-0.5}, code: database.CodeOther},
+		{name: "a real past int64 refused", sql: "SELECT $1::bigint", args: []any{1e19}, code: database.CodeOther},
+		{name: "a whole real for an integer", sql: "SELECT $1::bigint AS n", args: []any{3.0}, want: `{"columns":["n"],"rows":[[3]]}`},
+		{name: "a real for a real", sql: "SELECT $1::float8 AS f", args: []any{2.5}, want: `{"columns":["f"],"rows":[[2.5]]}`},
+		{name: "a real for a numeric", sql: "SELECT $1::numeric AS n", args: []any{2.5}, want: `{"columns":["n"],"rows":[["2.5"]]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
