@@ -84,10 +84,11 @@ Commands:
                store an API key in the app's Redis store for the apiKey
                schemes with "store": true (out of the guests' reach) and
                print it once; --delete HEX removes one
-  migrate APP  apply the app's migrations (server/migrations/NNN-name.sql, and
-               server/migrations/<database>/ for another database) to its
-               databases, as serve and dev do at start; --dry-run lists
-               them, --database NAME migrates one
+  migrate APP  apply the app's migrations (server/migrations/NNN-name.sql, or
+               NNN-name.sqlite.sql and NNN-name.postgres.sql where the
+               drivers differ; server/migrations/<database>/ for another
+               database) to its databases, as serve and dev do at start;
+               --dry-run lists them, --database NAME migrates one
   inspect FILE.wasm
                print a module's ABI version, contract (each route of a
                bundle), imports, exports and size, read from the file
