@@ -1,8 +1,10 @@
 package endpoints_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -244,4 +246,65 @@ func TestQueryAsKeepsValues(t *testing.T) {
 			}
 		})
 	}
+}
+
+type dbNullable struct {
+	ID      sql.NullInt64   `db:"id"`
+	Email   sql.NullString  `db:"email"`
+	Score   sql.NullFloat64 `db:"score"`
+	Created sql.NullTime    `db:"created_at"`
+	Active  sql.Null[bool]  `db:"active"`
+}
+
+// TestDatabaseSQLTypes: database/sql's Null types, and any sql.Scanner
+// and driver.Valuer, work as they do with database/sql: as arguments, as
+// Scan destinations and as QueryAs fields.
+func TestDatabaseSQLTypes(t *testing.T) {
+	db := setupDB(t)
+	if _, err := db.Exec("INSERT INTO users (name, email, score) VALUES ($1, $2, $3)", "Ada", sql.NullString{String: "ada@example.com", Valid: true}, sql.NullFloat64{Float64: 1.5, Valid: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO users (name, email) VALUES ($1, $2)", sql.Null[string]{V: "Grace", Valid: true}, sql.NullString{}); err != nil {
+		t.Fatal(err)
+	}
+	var nilArg *sql.NullString
+	if _, err := db.Exec("INSERT INTO users (name, email) VALUES ($1, $2)", "Alan", nilArg); err != nil {
+		t.Fatalf("a nil *sql.NullString: %v", err)
+	}
+	t.Run("Scan", func(t *testing.T) {
+		var (
+			id      sql.NullInt64
+			email   sql.NullString
+			score   sql.NullFloat64
+			created sql.NullTime
+			active  sql.NullBool
+		)
+		for _, tt := range []struct {
+			id   int
+			want string
+		}{
+			{1, "{1 true} {ada@example.com true} {1.5 true} 2026-01-02 03:04:05 +0000 UTC true {true true}"},
+			{2, "{2 true} { false} {0 true} 2026-01-02 03:04:05 +0000 UTC true {true true}"},
+		} {
+			err := db.QueryRow("SELECT id, email, score, created_at, 1 FROM users WHERE id = $1", tt.id).Scan(&id, &email, &score, &created, &active)
+			got := fmt.Sprint(id, " ", email, " ", score, " ", created.Time.UTC(), " ", created.Valid, " ", active)
+			if err != nil || got != tt.want {
+				t.Errorf("user %d: got %s, %v\nwant %s", tt.id, got, err, tt.want)
+			}
+		}
+		var n sql.NullInt64
+		err := db.QueryRow("SELECT 'many'").Scan(&n)
+		if err == nil || !strings.Contains(err.Error(), `column "'many'": converting driver.Value type string ("many") to a int64: invalid syntax`) {
+			t.Errorf("text into sql.NullInt64: %v", err)
+		}
+	})
+	t.Run("QueryAs", func(t *testing.T) {
+		got, err := endpoints.QueryAs[dbNullable](db, "SELECT id, email, score, created_at, NULL AS active FROM users ORDER BY id")
+		if err != nil || len(got) != 3 {
+			t.Fatalf("got %+v, %v", got, err)
+		}
+		if !got[0].Email.Valid || got[0].Email.String != "ada@example.com" || got[1].Email.Valid || got[2].ID.Int64 != 3 || got[2].Active.Valid || !got[0].Created.Valid {
+			t.Errorf("got %+v", got)
+		}
+	})
 }
