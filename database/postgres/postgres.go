@@ -441,6 +441,11 @@ func mapError(ctx context.Context, err error) error {
 			e.Code = database.CodeUnavailable
 		case pe.Code == "54000":
 			e.Code = database.CodeTooLarge
+		case pe.Code == "25P02":
+			// SQLite goes on after a failed statement; PostgreSQL does
+			// not, which surprises code written against SQLite.
+			e.Code = database.CodeOther
+			e.Message += ": an earlier statement of this transaction failed, and PostgreSQL runs no other until it rolls back; return that statement's error from the transaction, or keep it from failing (INSERT ... ON CONFLICT DO NOTHING)"
 		default:
 			e.Code = database.CodeOther
 		}

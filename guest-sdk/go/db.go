@@ -220,7 +220,9 @@ func (d *Database) Exec(sql string, args ...any) (Result, error) {
 // Tx runs fn in a transaction: its statements on d run in it; it commits
 // when fn returns nil and rolls back when fn returns an error (returned)
 // or panics (re-panicked). A handler that returns without either has its
-// transaction rolled back by the host.
+// transaction rolled back by the host. Return a statement's error rather
+// than go on past it: SQLite runs the next statements, PostgreSQL refuses
+// them until the transaction rolls back.
 //
 //	err := db.Tx(func(tx *endpoints.Tx) error {
 //		if _, err := tx.Exec("UPDATE accounts SET balance = balance - $1 WHERE id = $2", n, from); err != nil {
