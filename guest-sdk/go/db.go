@@ -316,7 +316,7 @@ func (d *Database) fail(method, fn string, rc int32) error {
 
 // encodeArgs encodes statement arguments as the JSON array the host takes:
 // nil, booleans, integers, floats, strings, []byte (a blob), time.Time
-// (RFC 3339 text), pointers to those (nil is NULL), json.RawMessage
+// (RFC 3339 text, [timeArgLayout]), pointers to those (nil is NULL), json.RawMessage
 // (its text, as a string), and a driver.Valuer's value (sql.NullString,
 // sql.Null[T]...).
 //
@@ -383,7 +383,7 @@ func appendArg(b []byte, a any) ([]byte, error) {
 	case json.RawMessage:
 		return appendJSONString(b, string(v)), nil
 	case time.Time:
-		return appendJSONString(b, v.Format(time.RFC3339Nano)), nil
+		return appendJSONString(b, v.Format(timeArgLayout)), nil
 	}
 	rv := reflect.ValueOf(a)
 	if rv.Kind() == reflect.Pointer && rv.IsNil() {
@@ -413,6 +413,12 @@ func appendArg(b []byte, a any) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("a %T cannot be a statement argument: pass a bool, number, string, []byte, time.Time, nil or a driver.Valuer", a)
 }
+
+// timeArgLayout is how a time.Time argument is written: RFC 3339 with all
+// nine digits of its fraction. SQLite stores and compares times as their
+// text, and time.RFC3339Nano's trimmed fraction sorts 03:04:05Z after
+// 03:04:05.5Z; with a fixed width, times of one zone sort as they are.
+const timeArgLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
 func appendUint(b []byte, v uint64) ([]byte, error) {
 	if v > math.MaxInt64 {

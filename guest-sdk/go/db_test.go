@@ -308,3 +308,36 @@ func TestDatabaseSQLTypes(t *testing.T) {
 		}
 	})
 }
+
+// TestDatabaseTimesCompareInOrder: SQLite compares times as the text they
+// are stored as, so a time argument's text sorts as the time does: a
+// whole second before a later fraction of it, the next day after both.
+func TestDatabaseTimesCompareInOrder(t *testing.T) {
+	db := setupDB(t)
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	times := []time.Time{base.Add(24 * time.Hour), base.Add(500 * time.Millisecond), base, base.Add(123456789), base.Add(time.Second)}
+	for i, at := range times {
+		if _, err := db.Exec("INSERT INTO users (name, created_at) VALUES ($1, $2)", fmt.Sprint(i), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var order []string
+	rows, err := db.Query("SELECT name, created_at FROM users WHERE created_at > $1 ORDER BY created_at", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		var at time.Time
+		if err := rows.Scan(&name, &at); err != nil {
+			t.Fatal(err)
+		}
+		if i := name[0] - '0'; !at.Equal(times[i]) {
+			t.Errorf("row %s: read %v, wrote %v", name, at, times[i])
+		}
+		order = append(order, name)
+	}
+	if got := strings.Join(order, ","); got != "3,1,4,0" {
+		t.Errorf("times after %v in order: %s, want 3,1,4,0", base, got)
+	}
+}
