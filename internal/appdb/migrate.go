@@ -304,7 +304,11 @@ func (s *Set) migrate(ctx context.Context, name string, ms []Migration, dryRun b
 	for _, m := range ms {
 		if sum, ok := applied[m.Version]; ok {
 			if sum != m.Checksum {
-				return done, fmt.Errorf("%s: changed since it was applied to database %q; an applied migration stays as it is: undo or redo its change in a new migration", m.File, m.Database)
+				hint := ""
+				if spec := s.specs[name]; spec.DriverName() == config.DatabaseSQLite {
+					hint = fmt.Sprintf(" (in development, deleting %s starts the database again from its migrations)", filepath.ToSlash(config.DatabaseFile(name, spec)))
+				}
+				return done, fmt.Errorf("%s: changed since it was applied to database %q; an applied migration stays as it is: undo or redo its change in a new migration%s", m.File, m.Database, hint)
 			}
 			continue
 		}
