@@ -747,7 +747,8 @@ func errNull(dest any) error {
 
 // QueryAs runs a query and scans each row into a T, a struct whose fields
 // name their columns with `db:"column"` tags (untagged fields match a
-// column of their name, case-insensitively; `db:"-"` skips one). A
+// column of their name, case-insensitively and without underscores, so
+// created_at fills CreatedAt; `db:"-"` skips one). A
 // column no field names is an error, so that a typo does not go unseen.
 //
 //	type User struct {
@@ -865,6 +866,11 @@ func scanPlanFor(t reflect.Type, columns []string) ([]columnScan, error) {
 		f, ok := fields[c]
 		if !ok {
 			f, ok = fields[strings.ToLower(c)]
+		}
+		if !ok && strings.Contains(c, "_") {
+			// created_at into an untagged CreatedAt.
+			f, ok = fields[strings.ReplaceAll(strings.ToLower(c), "_", "")]
+			ok = ok && f.Tag.Get("db") == ""
 		}
 		if !ok {
 			return nil, fmt.Errorf("endpoints: the column %q goes into no field of %s: tag one `db:%q`, or leave the column out of the query", c, t, c)

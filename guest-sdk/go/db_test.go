@@ -341,3 +341,26 @@ func TestDatabaseTimesCompareInOrder(t *testing.T) {
 		t.Errorf("times after %v in order: %s, want 3,1,4,0", base, got)
 	}
 }
+
+type dbUntagged struct {
+	ID        int64
+	Name      string
+	CreatedAt time.Time
+	Tagged    string `db:"other"`
+}
+
+// TestQueryAsSnakeCaseColumns: an untagged field takes the column of its
+// name in snake case; a tagged one only the column it names.
+func TestQueryAsSnakeCaseColumns(t *testing.T) {
+	db := setupDB(t)
+	if _, err := db.Exec("INSERT INTO users (name) VALUES ($1)", "Ada"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := endpoints.QueryRowAs[dbUntagged](db, "SELECT id, name, created_at, 'x' AS other FROM users")
+	if err != nil || got.ID != 1 || got.Name != "Ada" || !got.CreatedAt.Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) || got.Tagged != "x" {
+		t.Errorf("got %+v, %v", got, err)
+	}
+	if _, err := endpoints.QueryRowAs[dbUntagged](db, "SELECT 'x' AS ta_gged FROM users"); err == nil || !strings.Contains(err.Error(), `the column "ta_gged" goes into no field`) {
+		t.Errorf("a column naming a tagged field's Go name: %v", err)
+	}
+}
