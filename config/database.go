@@ -129,6 +129,9 @@ func checkDatabases(file string, dbs map[string]Database) error {
 			return badSetting(file, ptr+"/driver", "%q is not \"sqlite\" nor \"postgres\"", d.Driver)
 		case d.DriverName() == DatabasePostgres && d.URL == "":
 			return badSetting(file, ptr+"/url", "the postgres driver needs a url, such as \"postgres://app@127.0.0.1:5432/app\"")
+		case d.DriverName() == DatabasePostgres && strings.Contains(d.URL, "://") && !strings.HasPrefix(d.URL, "postgres://") && !strings.HasPrefix(d.URL, "postgresql://"):
+			// Only the scheme: the rest may hold a password.
+			return badSetting(file, ptr+"/url", "a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme %q", d.URL[:strings.Index(d.URL, "://")])
 		case d.DriverName() == DatabasePostgres && d.Path != "":
 			return badSetting(file, ptr+"/path", "a postgres database takes a url, not a path")
 		case d.DriverName() == DatabaseSQLite && d.URL != "":

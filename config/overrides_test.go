@@ -150,6 +150,8 @@ func TestDatabasesChecked(t *testing.T) {
 		{`{"databases": {"main": {"driver": "postgres"}}}`, "/databases/main/url: the postgres driver needs a url"},
 		{`{"databases": {"main": {"driver": "sqlite", "url": "postgres://x"}}}`, "/databases/main/url: an sqlite database takes a path"},
 		{`{"databases": {"main": {"maxConns": -1}}}`, "/databases/main/maxConns: must be positive"},
+		{`{"databases": {"main": {"url": "postgress://app:secret@db/app"}}}`, `/databases/main/url: a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme "postgress"`},
+		{`{"databases": {"main": {"url": "mysql://db/app"}}}`, `/databases/main/url: a postgres url starts with postgres://`},
 		{`{"limits": {"sqlResultBytes": -1}}`, "/limits/sqlResultBytes: must be positive"},
 	}
 	for _, tt := range tests {
@@ -159,6 +161,18 @@ func TestDatabasesChecked(t *testing.T) {
 				t.Errorf("got %v, want %q", err, tt.want)
 			}
 		})
+	}
+	for _, good := range []string{"postgresql://app@db/app", "host=db dbname=app"} {
+		if _, err := config.Parse(config.File, []byte(`{"databases": {"main": {"url": "`+good+`"}}}`)); err != nil {
+			t.Errorf("url %q: %v", good, err)
+		}
+	}
+	// A url from the environment is checked as one from the file, and
+	// the error names the variable; the password is never shown.
+	o, _ := config.OverridesFromEnv([]string{"ENDPOINTS_DATABASES_MAIN_URL=postgress://app:secret@db/app"})
+	_, err := config.Parse(config.File, nil, o...)
+	if err == nil || !strings.Contains(err.Error(), "(/databases/main/url set by ENDPOINTS_DATABASES_MAIN_URL)") || strings.Contains(err.Error(), "secret") {
+		t.Errorf("a bad url from the environment: %v", err)
 	}
 	app, err := config.Parse(config.File, []byte(`{"databases": {"main": {"url": "postgres://app@db/app"}}}`))
 	if err != nil || app.Databases["main"].DriverName() != config.DatabasePostgres {

@@ -624,7 +624,9 @@ func sqliteError(ctx context.Context, err error) error {
 	switch se.Code() {
 	case sqlite3.CONSTRAINT:
 		e.Code = CodeConstraint
-		if i := strings.LastIndex(msg, "constraint failed: "); i >= 0 {
+		// "UNIQUE constraint failed: users.email" names it (columns, or
+		// a CHECK's name); "FOREIGN KEY constraint failed" names none.
+		if i := strings.LastIndex(msg, "constraint failed: "); i >= 0 && !strings.HasSuffix(msg, "constraint failed") {
 			e.Constraint = msg[i+len("constraint failed: "):]
 		}
 	case sqlite3.ERROR:

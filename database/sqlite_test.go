@@ -247,3 +247,29 @@ func TestSQLitePoolHammer(t *testing.T) {
 		t.Errorf("after %d increments: %s, %v", workers/2, got, err)
 	}
 }
+
+// TestSQLiteConstraintNames: the constraint of an error is what SQLite
+// names (columns, a CHECK's name), and nothing for a foreign key, which
+// SQLite does not name.
+func TestSQLiteConstraintNames(t *testing.T) {
+	db := openTestSQLite(t)
+	for _, s := range []string{
+		"CREATE TABLE tags (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users (id), name TEXT CONSTRAINT name_not_empty CHECK (name <> ''))",
+	} {
+		if _, err := db.Exec(t.Context(), s, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ sql, want string }{
+		{"INSERT INTO users (name, email) VALUES ('Again', 'ada@example.com')", "users.email"},
+		{"INSERT INTO users (email) VALUES ('x@example.com')", "users.name"},
+		{"INSERT INTO tags (user_id, name) VALUES (1, '')", "name_not_empty"},
+		{"INSERT INTO tags (user_id, name) VALUES (99, 'x')", ""},
+	} {
+		_, err := db.Exec(t.Context(), tt.sql, nil)
+		var e *database.Error
+		if !errors.As(err, &e) || e.Code != database.CodeConstraint || e.Constraint != tt.want {
+			t.Errorf("%s: %#v, want constraint %q", tt.sql, err, tt.want)
+		}
+	}
+}

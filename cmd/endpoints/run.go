@@ -84,10 +84,11 @@ Commands:
                store an API key in the app's Redis store for the apiKey
                schemes with "store": true (out of the guests' reach) and
                print it once; --delete HEX removes one
-  migrate APP  apply the app's migrations (server/migrations/NNN-name.sql, and
-               server/migrations/<database>/ for another database) to its
-               databases, as serve and dev do at start; --dry-run lists
-               them, --database NAME migrates one
+  migrate APP  apply the app's migrations (server/migrations/NNN-name.sql, or
+               NNN-name.sqlite.sql and NNN-name.postgres.sql where the
+               drivers differ; server/migrations/<database>/ for another
+               database) to its databases, as serve and dev do at start;
+               --dry-run lists them, --database NAME migrates one
   inspect FILE.wasm
                print a module's ABI version, contract (each route of a
                bundle), imports, exports and size, read from the file
@@ -108,7 +109,9 @@ Commands:
   health URL   GET URL and exit 0 when it answers 2xx, 1 otherwise: the
                probe of images without a shell or curl (--timeout 5s)
   version      print the version and the ABI it speaks
-  help         print this help
+  help [COMMAND]
+               print this help; with a command, its flags (help migrate);
+               help settings lists every setting
 
 APP is a directory with endpoints.json, server/api/**, server/routes/** and
 server/middleware/*.wasm (modules wrapping every route, in name order).
@@ -172,6 +175,10 @@ Examples:
   curl 'http://127.0.0.1:3000/api/users/search?q=ada&limit=500'   # a 400 naming limit
 `
 
+// helpCommands are the commands whose flags `endpoints help COMMAND`
+// prints.
+var helpCommands = []string{"dev", "serve", "build", "routes", "openapi", "check", "client", "new", "token", "keygen", "apikey", "migrate", "inspect", "conformance", "diff", "health"}
+
 // run is the whole command, testable: it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -183,6 +190,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help", "-help":
 		if len(rest) == 1 && rest[0] == "settings" {
 			printSettings(stdout)
+			return exitOK
+		}
+		if len(rest) == 1 && slices.Contains(helpCommands, rest[0]) {
+			// endpoints help migrate: what endpoints migrate -h prints,
+			// on stdout, as help's own output.
+			run(ctx, []string{rest[0], "-h"}, stdout, stdout)
 			return exitOK
 		}
 		fmt.Fprint(stdout, usage)

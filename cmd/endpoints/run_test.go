@@ -70,6 +70,8 @@ func TestUsageAndVersion(t *testing.T) {
 		{"inspect wants a module file", []string{"inspect"}, exitUsage, "", "want exactly one module file, got 0 arguments\nusage: endpoints inspect [flags] FILE.wasm"},
 		{"help names the settings' variables", []string{"help"}, exitOK, "ENDPOINTS_LIMITS_TIMEOUT=5s", ""},
 		{"help settings lists them", []string{"help", "settings"}, exitOK, "ENDPOINTS_STORAGE_URL", ""},
+		{"help of a command lists its flags", []string{"help", "migrate"}, exitOK, "usage: endpoints migrate [flags] APP", ""},
+		{"help of a command lists its flags, on stdout", []string{"help", "migrate"}, exitOK, "-dry-run", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -164,36 +164,44 @@ func (d *db) Migrate(ctx context.Context, fn func(database.Migration) error) err
 type migration struct{ tx }
 
 // Script runs the statements in turn with the simple protocol, inside the
-// transaction.
+// transaction. An error names the statement that failed: the one at its
+// position when PostgreSQL gives one (a syntax error, which stops the
+// script before anything runs), else the one after those that completed.
 func (m *migration) Script(ctx context.Context, sql string) error {
-	if _, err := m.t.Exec(ctx, sql, pgx.QueryExecModeSimpleProtocol); err != nil {
+	mrr := m.t.Conn().PgConn().Exec(ctx, sql)
+	completed := 0
+	for mrr.NextResult() {
+		if _, err := mrr.ResultReader().Close(); err == nil {
+			completed++
+		}
+	}
+	if err := mrr.Close(); err != nil {
 		err = mapError(ctx, err)
 		var e *database.Error
 		var pe *pgconn.PgError
-		if errors.As(err, &e) && errors.As(err, &pe) && pe.Position > 0 {
-			e.Statement = statementAt(sql, int(pe.Position)-1)
+		if errors.As(err, &e) && errors.As(err, &pe) {
+			if pe.Position > 0 {
+				e.Statement = statementAt(sql, byteOffset(sql, int(pe.Position)-1))
+			} else if stmts := statements(sql); completed < len(stmts) {
+				e.Statement = stmts[completed]
+			}
 		}
 		return err
 	}
 	return nil
 }
 
-// statementAt is the statement of script around the character at pos
-// (PostgreSQL's error position, counted in characters), between the
-// semicolons around it.
-func statementAt(script string, pos int) string {
-	runes := []rune(script)
-	if pos >= len(runes) {
-		return ""
+// byteOffset is the byte offset in s of the character at pos (PostgreSQL's
+// error positions count characters), or len(s) past the end.
+func byteOffset(s string, pos int) int {
+	n := 0
+	for i := range s {
+		if n == pos {
+			return i
+		}
+		n++
 	}
-	start, end := pos, pos
-	for start > 0 && runes[start-1] != ';' {
-		start--
-	}
-	for end < len(runes) && runes[end] != ';' {
-		end++
-	}
-	return strings.TrimSpace(string(runes[start:end]))
+	return len(s)
 }
 
 func (d *db) Ping(ctx context.Context) error {
@@ -494,6 +502,11 @@ func mapError(ctx context.Context, err error) error {
 			e.Code = database.CodeUnavailable
 		case pe.Code == "54000":
 			e.Code = database.CodeTooLarge
+		case pe.Code == "25P02":
+			// SQLite goes on after a failed statement; PostgreSQL does
+			// not, which surprises code written against SQLite.
+			e.Code = database.CodeOther
+			e.Message += ": an earlier statement of this transaction failed, and PostgreSQL runs no other until it rolls back; return that statement's error from the transaction, or keep it from failing (INSERT ... ON CONFLICT DO NOTHING)"
 		default:
 			e.Code = database.CodeOther
 		}

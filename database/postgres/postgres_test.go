@@ -144,3 +144,67 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 }
+
+// TestPostgresScriptNamesTheStatement: a migration script that fails
+// names the statement that failed, whether PostgreSQL gives its position
+// (a syntax error) or not (a table that does not exist, a constraint),
+// past strings, quoted names, comments and function bodies holding
+// semicolons; and nothing of the script remains.
+func TestPostgresScriptNamesTheStatement(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, tt := range []struct {
+		name, script, want string
+	}{
+		{"a syntax error", "CREATE TABLE a (x int);\nCREATE TABLE b (y int NOT NUL);\n",
+			`syntax: syntax error at or near "NUL" in the statement "CREATE TABLE b (y int NOT NUL)"`},
+		{"a table that does not exist", "-- notes\nCREATE TABLE a (x int);\nALTER TABLE a ADD COLUMN r bigint REFERENCES nowhere (id);\nCREATE TABLE c (z int);\n",
+			`syntax: relation "nowhere" does not exist in the statement "ALTER TABLE a ADD COLUMN r bigint REFERENCES nowhere (id)"`},
+		{"a constraint, after strings, names and bodies with semicolons", `CREATE TABLE a (x int UNIQUE, "semi;colon" text);
+INSERT INTO a VALUES (1, 'it''s; here'), (2, E'back\'slash;');
+/* a comment; /* nested; */ still */ CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $body$ SELECT 1; $body$;
+CREATE FUNCTION g() RETURNS int LANGUAGE sql AS $$ SELECT 2; $$;
+INSERT INTO a VALUES (1, 'again');`,
+			`constraint: duplicate key value violates unique constraint "a_x_key" in the statement "INSERT INTO a VALUES (1, 'again')" (constraint a_x_key)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := db.Migrate(t.Context(), func(m database.Migration) error { return m.Script(t.Context(), tt.script) })
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got  %v\nwant %s", err, tt.want)
+			}
+			rows, err := db.Query(t.Context(), "SELECT count(*) FROM pg_tables WHERE tablename = 'a'", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := database.AppendQueryResult(nil, rows, 1<<10)
+			if err != nil || string(b) != `{"columns":["count"],"rows":[[0]]}` {
+				t.Errorf("the failed script left its table: %s, %v", b, err)
+			}
+		})
+	}
+}
+
+// TestPostgresAbortedTransactionSaysWhy: after a statement of a
+// transaction fails, PostgreSQL refuses the next ones until the
+// transaction ends (SQLite does not); the error says so and what to do.
+func TestPostgresAbortedTransactionSaysWhy(t *testing.T) {
+	db, _ := openPG(t)
+	ctx := t.Context()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "INSERT INTO users (name, email) VALUES ($1, $2)", []any{"Again", "ada@example.com"}); database.CodeOf(err) != database.CodeConstraint {
+		t.Fatalf("the duplicate: %v, want a constraint error", err)
+	}
+	_, err = tx.Exec(ctx, "INSERT INTO users (name) VALUES ($1)", []any{"Next"})
+	want := "other: current transaction is aborted, commands ignored until end of transaction block: an earlier statement of this transaction failed, and PostgreSQL runs no other until it rolls back; return that statement's error from the transaction, or keep it from failing (INSERT ... ON CONFLICT DO NOTHING)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}

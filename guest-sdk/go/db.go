@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"bytes"
+	"database/sql/driver"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -219,7 +220,9 @@ func (d *Database) Exec(sql string, args ...any) (Result, error) {
 // Tx runs fn in a transaction: its statements on d run in it; it commits
 // when fn returns nil and rolls back when fn returns an error (returned)
 // or panics (re-panicked). A handler that returns without either has its
-// transaction rolled back by the host.
+// transaction rolled back by the host. Return a statement's error rather
+// than go on past it: SQLite runs the next statements, PostgreSQL refuses
+// them until the transaction rolls back.
 //
 //	err := db.Tx(func(tx *endpoints.Tx) error {
 //		if _, err := tx.Exec("UPDATE accounts SET balance = balance - $1 WHERE id = $2", n, from); err != nil {
@@ -313,8 +316,9 @@ func (d *Database) fail(method, fn string, rc int32) error {
 
 // encodeArgs encodes statement arguments as the JSON array the host takes:
 // nil, booleans, integers, floats, strings, []byte (a blob), time.Time
-// (RFC 3339 text), pointers to those (nil is NULL), and json.RawMessage
-// (its text, as a string).
+// (RFC 3339 text, [timeArgLayout]), pointers to those (nil is NULL), json.RawMessage
+// (its text, as a string), and a driver.Valuer's value (sql.NullString,
+// sql.Null[T]...).
 //
 // The bytes are in argsBuf, valid until the next statement: the host
 // copies them.
@@ -379,14 +383,26 @@ func appendArg(b []byte, a any) ([]byte, error) {
 	case json.RawMessage:
 		return appendJSONString(b, string(v)), nil
 	case time.Time:
-		return appendJSONString(b, v.Format(time.RFC3339Nano)), nil
+		return appendJSONString(b, v.Format(timeArgLayout)), nil
 	}
 	rv := reflect.ValueOf(a)
+	if rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return append(b, "null"...), nil
+	}
+	if v, ok := a.(driver.Valuer); ok {
+		// database/sql's types (sql.NullString, sql.Null[T]...) and the
+		// application's own give their value as database/sql takes it.
+		val, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("%T.Value: %w", a, err)
+		}
+		if _, again := val.(driver.Valuer); again {
+			return nil, fmt.Errorf("%T.Value gave a %T, another driver.Valuer: give a bool, number, string, []byte, time.Time or nil", a, val)
+		}
+		return appendArg(b, val)
+	}
 	switch rv.Kind() {
 	case reflect.Pointer:
-		if rv.IsNil() {
-			return append(b, "null"...), nil
-		}
 		return appendArg(b, rv.Elem().Interface())
 	case reflect.String:
 		return appendJSONString(b, rv.String()), nil
@@ -395,8 +411,14 @@ func appendArg(b []byte, a any) ([]byte, error) {
 	case reflect.Bool:
 		return strconv.AppendBool(b, rv.Bool()), nil
 	}
-	return nil, fmt.Errorf("a %T cannot be a statement argument: pass a bool, number, string, []byte, time.Time or nil", a)
+	return nil, fmt.Errorf("a %T cannot be a statement argument: pass a bool, number, string, []byte, time.Time, nil or a driver.Valuer", a)
 }
+
+// timeArgLayout is how a time.Time argument is written: RFC 3339 with all
+// nine digits of its fraction. SQLite stores and compares times as their
+// text, and time.RFC3339Nano's trimmed fraction sorts 03:04:05Z after
+// 03:04:05.5Z; with a fixed width, times of one zone sort as they are.
+const timeArgLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
 func appendUint(b []byte, v uint64) ([]byte, error) {
 	if v > math.MaxInt64 {
@@ -451,8 +473,11 @@ func (r *Rows) Close() error { return nil }
 // string, []byte (a blob, base64 on the wire; text as its bytes), bool,
 // any integer or float type, time.Time (RFC 3339 text, or SQLite's
 // "2006-01-02 15:04:05"), json.RawMessage, any (the JSON value decoded),
-// a pointer to any of those (nil for NULL), or a type JSON decodes. NULL
-// into a non-pointer is an error naming the column.
+// a pointer to any of those (nil for NULL), a sql.Scanner (sql.NullString,
+// sql.NullInt64, sql.NullTime, sql.Null[T]...: it gets nil, a bool, an
+// int64, a float64 or a string, as from database/sql; a blob as its
+// base64 text), or a type JSON decodes. NULL into a non-pointer is an
+// error naming the column.
 func (r *Rows) Scan(dest ...any) error {
 	if r.pos < 0 || r.pos >= len(r.rows) {
 		return errors.New("endpoints: Rows.Scan called without a row: call Next first")
@@ -591,6 +616,8 @@ func scanValue(raw json.RawMessage, dest any) error {
 			}
 		}
 		return fmt.Errorf("%q is not a time: want RFC 3339 text", s)
+	case scanner:
+		return scanWith(raw, d)
 	}
 	rv := reflect.ValueOf(dest)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
@@ -661,6 +688,50 @@ func scanValue(raw json.RawMessage, dest any) error {
 	return json.Unmarshal(raw, dest)
 }
 
+// scanner is database/sql's Scanner (sql.NullString, sql.Null[T]...),
+// declared here so that the SDK does not link database/sql.
+type scanner interface {
+	Scan(src any) error
+}
+
+// scanWith hands a value to a [scanner] as database/sql's drivers do:
+// nil for NULL, a bool, an int64 for an integer, a float64 for another
+// number, a string for text. Blobs are base64 text and times RFC 3339
+// text on the wire, with no type beside them: a scanner that refuses a
+// string that is a time (sql.NullTime) gets the time.Time instead.
+func scanWith(raw json.RawMessage, d scanner) error {
+	var src any
+	switch {
+	case bytes.Equal(raw, null):
+		return d.Scan(nil)
+	case string(raw) == "true", string(raw) == "false":
+		src = string(raw) == "true"
+	case len(raw) > 0 && raw[0] == '"':
+		s, err := decodeString(raw)
+		if err != nil {
+			return err
+		}
+		err = d.Scan(s)
+		if err == nil {
+			return nil
+		}
+		var t time.Time
+		if scanValue(raw, &t) == nil && d.Scan(t) == nil {
+			return nil
+		}
+		return err
+	default:
+		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			src = n
+		} else if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			src = f
+		} else {
+			src = string(raw)
+		}
+	}
+	return d.Scan(src)
+}
+
 // unquote is a number's text, also when the database gave it as a string
 // (PostgreSQL's numeric).
 func unquote(raw []byte) []byte {
@@ -676,7 +747,8 @@ func errNull(dest any) error {
 
 // QueryAs runs a query and scans each row into a T, a struct whose fields
 // name their columns with `db:"column"` tags (untagged fields match a
-// column of their name, case-insensitively; `db:"-"` skips one). A
+// column of their name, case-insensitively and without underscores, so
+// created_at fills CreatedAt; `db:"-"` skips one). A
 // column no field names is an error, so that a typo does not go unseen.
 //
 //	type User struct {
@@ -794,6 +866,11 @@ func scanPlanFor(t reflect.Type, columns []string) ([]columnScan, error) {
 		f, ok := fields[c]
 		if !ok {
 			f, ok = fields[strings.ToLower(c)]
+		}
+		if !ok && strings.Contains(c, "_") {
+			// created_at into an untagged CreatedAt.
+			f, ok = fields[strings.ReplaceAll(strings.ToLower(c), "_", "")]
+			ok = ok && f.Tag.Get("db") == ""
 		}
 		if !ok {
 			return nil, fmt.Errorf("endpoints: the column %q goes into no field of %s: tag one `db:%q`, or leave the column out of the query", c, t, c)

@@ -1,8 +1,10 @@
 package endpoints_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -243,5 +245,122 @@ func TestQueryAsKeepsValues(t *testing.T) {
 				t.Errorf("a non-struct: %v", err)
 			}
 		})
+	}
+}
+
+type dbNullable struct {
+	ID      sql.NullInt64   `db:"id"`
+	Email   sql.NullString  `db:"email"`
+	Score   sql.NullFloat64 `db:"score"`
+	Created sql.NullTime    `db:"created_at"`
+	Active  sql.Null[bool]  `db:"active"`
+}
+
+// TestDatabaseSQLTypes: database/sql's Null types, and any sql.Scanner
+// and driver.Valuer, work as they do with database/sql: as arguments, as
+// Scan destinations and as QueryAs fields.
+func TestDatabaseSQLTypes(t *testing.T) {
+	db := setupDB(t)
+	if _, err := db.Exec("INSERT INTO users (name, email, score) VALUES ($1, $2, $3)", "Ada", sql.NullString{String: "ada@example.com", Valid: true}, sql.NullFloat64{Float64: 1.5, Valid: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO users (name, email) VALUES ($1, $2)", sql.Null[string]{V: "Grace", Valid: true}, sql.NullString{}); err != nil {
+		t.Fatal(err)
+	}
+	var nilArg *sql.NullString
+	if _, err := db.Exec("INSERT INTO users (name, email) VALUES ($1, $2)", "Alan", nilArg); err != nil {
+		t.Fatalf("a nil *sql.NullString: %v", err)
+	}
+	t.Run("Scan", func(t *testing.T) {
+		var (
+			id      sql.NullInt64
+			email   sql.NullString
+			score   sql.NullFloat64
+			created sql.NullTime
+			active  sql.NullBool
+		)
+		for _, tt := range []struct {
+			id   int
+			want string
+		}{
+			{1, "{1 true} {ada@example.com true} {1.5 true} 2026-01-02 03:04:05 +0000 UTC true {true true}"},
+			{2, "{2 true} { false} {0 true} 2026-01-02 03:04:05 +0000 UTC true {true true}"},
+		} {
+			err := db.QueryRow("SELECT id, email, score, created_at, 1 FROM users WHERE id = $1", tt.id).Scan(&id, &email, &score, &created, &active)
+			got := fmt.Sprint(id, " ", email, " ", score, " ", created.Time.UTC(), " ", created.Valid, " ", active)
+			if err != nil || got != tt.want {
+				t.Errorf("user %d: got %s, %v\nwant %s", tt.id, got, err, tt.want)
+			}
+		}
+		var n sql.NullInt64
+		err := db.QueryRow("SELECT 'many'").Scan(&n)
+		if err == nil || !strings.Contains(err.Error(), `column "'many'": converting driver.Value type string ("many") to a int64: invalid syntax`) {
+			t.Errorf("text into sql.NullInt64: %v", err)
+		}
+	})
+	t.Run("QueryAs", func(t *testing.T) {
+		got, err := endpoints.QueryAs[dbNullable](db, "SELECT id, email, score, created_at, NULL AS active FROM users ORDER BY id")
+		if err != nil || len(got) != 3 {
+			t.Fatalf("got %+v, %v", got, err)
+		}
+		if !got[0].Email.Valid || got[0].Email.String != "ada@example.com" || got[1].Email.Valid || got[2].ID.Int64 != 3 || got[2].Active.Valid || !got[0].Created.Valid {
+			t.Errorf("got %+v", got)
+		}
+	})
+}
+
+// TestDatabaseTimesCompareInOrder: SQLite compares times as the text they
+// are stored as, so a time argument's text sorts as the time does: a
+// whole second before a later fraction of it, the next day after both.
+func TestDatabaseTimesCompareInOrder(t *testing.T) {
+	db := setupDB(t)
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	times := []time.Time{base.Add(24 * time.Hour), base.Add(500 * time.Millisecond), base, base.Add(123456789), base.Add(time.Second)}
+	for i, at := range times {
+		if _, err := db.Exec("INSERT INTO users (name, created_at) VALUES ($1, $2)", fmt.Sprint(i), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var order []string
+	rows, err := db.Query("SELECT name, created_at FROM users WHERE created_at > $1 ORDER BY created_at", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		var at time.Time
+		if err := rows.Scan(&name, &at); err != nil {
+			t.Fatal(err)
+		}
+		if i := name[0] - '0'; !at.Equal(times[i]) {
+			t.Errorf("row %s: read %v, wrote %v", name, at, times[i])
+		}
+		order = append(order, name)
+	}
+	if got := strings.Join(order, ","); got != "3,1,4,0" {
+		t.Errorf("times after %v in order: %s, want 3,1,4,0", base, got)
+	}
+}
+
+type dbUntagged struct {
+	ID        int64
+	Name      string
+	CreatedAt time.Time
+	Tagged    string `db:"other"`
+}
+
+// TestQueryAsSnakeCaseColumns: an untagged field takes the column of its
+// name in snake case; a tagged one only the column it names.
+func TestQueryAsSnakeCaseColumns(t *testing.T) {
+	db := setupDB(t)
+	if _, err := db.Exec("INSERT INTO users (name) VALUES ($1)", "Ada"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := endpoints.QueryRowAs[dbUntagged](db, "SELECT id, name, created_at, 'x' AS other FROM users")
+	if err != nil || got.ID != 1 || got.Name != "Ada" || !got.CreatedAt.Equal(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)) || got.Tagged != "x" {
+		t.Errorf("got %+v, %v", got, err)
+	}
+	if _, err := endpoints.QueryRowAs[dbUntagged](db, "SELECT 'x' AS ta_gged FROM users"); err == nil || !strings.Contains(err.Error(), `the column "ta_gged" goes into no field`) {
+		t.Errorf("a column naming a tagged field's Go name: %v", err)
 	}
 }

@@ -321,6 +321,9 @@ const (
 // size. What it decodes is what the setter gives for the same value:
 // scanValue takes these kinds by their kind, whatever their type's name.
 func fastKind(ft reflect.Type) (kind, bits uint8) {
+	if reflect.PointerTo(ft).Implements(scannerType) || ft.Implements(scannerType) {
+		return fastNone, 0 // its Scan method decides
+	}
 	switch ft.Kind() {
 	case reflect.String:
 		return fastString, 0
@@ -336,6 +339,8 @@ func fastKind(ft reflect.Type) (kind, bits uint8) {
 	}
 	return fastNone, 0
 }
+
+var scannerType = reflect.TypeFor[scanner]()
 
 // errStructural is scanResultOnce's reason to give up on a number or
 // literal that holds a quote or a bracket: skipping the rows first, as

@@ -371,7 +371,10 @@
 // Errors are typed: errors.Is(err, [ErrConstraint]) for a unique
 // violation (answer 409), [ErrNoRows] from [Row.Scan] and [QueryRowAs];
 // a [HandleFunc] handler that returns [ErrDatabaseUnavailable] answers
-// 503. Native tests get migrated SQLite files from endpointstest.Database.
+// 503, and a [Handle] handler answers the same with [ErrorReply](err).
+// database/sql's sql.NullString, sql.Null[T]... work as arguments and
+// destinations. Native tests get migrated SQLite files from
+// endpointstest.Database.
 //
 // # Storage
 //
@@ -389,7 +392,7 @@
 // When the store is down or full, calls fail with an error wrapping
 // [ErrStorageUnavailable]. A [HandleFunc] handler that returns it answers
 // 503; a [Handle] handler tests it with errors.Is and answers its own
-// reply. KV works during a request (handlers, hooks), not in init. In a
+// reply, or [ErrorReply]'s. KV works during a request (handlers, hooks), not in init. In a
 // native build it is an in-memory map, so tests can call handlers that
 // use it.
 //

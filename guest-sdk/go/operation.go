@@ -3,7 +3,6 @@ package endpoints
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -266,15 +265,7 @@ func HandleFunc[In, Out any](op Operation, h func(in *In) (Out, error)) {
 			}
 			v, err := h(in)
 			if err != nil {
-				var se *StatusError
-				if errors.As(err, &se) {
-					return Respond(se.Status, se.Body), nil
-				}
-				Logger().Error("handler failed", "error", err.Error())
-				if errors.Is(err, ErrStorageUnavailable) {
-					return Respond(503, storageUnavailable), nil
-				}
-				return Respond(500, internalError), nil
+				return ErrorReply(err), nil
 			}
 			if bodiless {
 				return Respond(status, nil), nil

@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -171,6 +172,33 @@ func (e *StatusError) Error() string {
 // logged.
 func Error(status int, body any) error {
 	return &StatusError{Status: status, Body: body}
+}
+
+// ErrorReply is the answer [HandleFunc] gives for a handler's error, for a
+// [Handle] handler to give the same: an error made by [Error] (or wrapping
+// one) answers its status and body; an error wrapping
+// [ErrStorageUnavailable] (a database or key-value store the host could
+// not reach: [ErrDatabaseUnavailable] is one) answers 503, and any other
+// 500, each with the body of the host's own errors and logged.
+//
+//	n, err := notes.Create(in.Body)
+//	if errors.Is(err, endpoints.ErrConstraint) {
+//		return endpoints.Respond(409, Conflict{Message: "that slug is taken"})
+//	}
+//	if err != nil {
+//		return endpoints.ErrorReply(err)
+//	}
+//	return endpoints.Respond(201, n)
+func ErrorReply(err error) Reply {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return Respond(se.Status, se.Body)
+	}
+	Logger().Error("handler failed", "error", err.Error())
+	if errors.Is(err, ErrStorageUnavailable) {
+		return Respond(503, storageUnavailable)
+	}
+	return Respond(500, internalError)
 }
 
 // internalError is the body of the 500 answered for a handler's error; it

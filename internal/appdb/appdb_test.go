@@ -32,6 +32,7 @@ func writeApp(t *testing.T, files map[string]string) string {
 
 func TestMigrationsRead(t *testing.T) {
 	two := map[string]config.Database{"main": {}, "reports": {}}
+	pg := map[string]config.Database{"main": {Driver: config.DatabasePostgres, URL: "postgres://db/app"}}
 	tests := []struct {
 		name  string
 		dbs   map[string]config.Database
@@ -52,6 +53,36 @@ func TestMigrationsRead(t *testing.T) {
 		{"a directory of no database", nil, map[string]string{"server/migrations/other/001-a.sql": ""}, `server/migrations/other: names no database`},
 		{"top files with no main", map[string]config.Database{"a": {}, "b": {}}, map[string]string{"server/migrations/001-a.sql": ""}, `the app declares no database "main"`},
 		{"none", nil, map[string]string{}, ""},
+		{"a driver's file on SQLite", nil, map[string]string{
+			"server/migrations/001-notes.sqlite.sql":   "SELECT 1;",
+			"server/migrations/001-notes.postgres.sql": "SELECT 1;",
+			"server/migrations/002-tags.sql":           "SELECT 1;",
+		}, "main:1:notes(server/migrations/001-notes.sqlite.sql) main:2:tags"},
+		{"a driver's file on PostgreSQL", pg, map[string]string{
+			"server/migrations/001-notes.sqlite.sql":   "SELECT 1;",
+			"server/migrations/001-notes.postgres.sql": "SELECT 1;",
+			"server/migrations/002-tags.sql":           "SELECT 1;",
+		}, "main:1:notes(server/migrations/001-notes.postgres.sql) main:2:tags"},
+		{"a driver's file in a database's directory", map[string]config.Database{"main": {}, "reports": {Driver: config.DatabasePostgres, URL: "postgres://db/reports"}}, map[string]string{
+			"server/migrations/reports/001-daily.sqlite.sql":   "SELECT 1;",
+			"server/migrations/reports/001-daily.postgres.sql": "SELECT 1;",
+		}, "reports:1:daily(server/migrations/reports/001-daily.postgres.sql)"},
+		{"a dot in a name that is no driver's", nil, map[string]string{"server/migrations/001-v1.2.sql": ""}, "main:1:v1.2"},
+		{"no file for the database's driver", nil, map[string]string{
+			"server/migrations/001-notes.postgres.sql": "",
+		}, `server/migrations/001-notes.postgres.sql: version 1 has no file for the driver sqlite of database "main", which applies it: add server/migrations/001-notes.sqlite.sql`},
+		{"a file of every driver beside a driver's", pg, map[string]string{
+			"server/migrations/001-notes.sql":          "",
+			"server/migrations/001-notes.postgres.sql": "",
+		}, "server/migrations/001-notes.sql: version 1 is also server/migrations/001-notes.postgres.sql, for one driver"},
+		{"a file of every driver beside another driver's", nil, map[string]string{
+			"server/migrations/001-notes.sql":          "",
+			"server/migrations/001-notes.postgres.sql": "",
+		}, "server/migrations/001-notes.sql: version 1 is also server/migrations/001-notes.postgres.sql, for one driver"},
+		{"two of one version for one driver", nil, map[string]string{
+			"server/migrations/001-a.sqlite.sql": "",
+			"server/migrations/1-b.sqlite.sql":   "",
+		}, "server/migrations/1-b.sqlite.sql: version 1 is also server/migrations/001-a.sqlite.sql"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,7 +90,11 @@ func TestMigrationsRead(t *testing.T) {
 			ms, err := set.Migrations()
 			var got []string
 			for _, m := range ms {
-				got = append(got, m.Database+":"+strconv.FormatInt(m.Version, 10)+":"+m.Name)
+				g := m.Database + ":" + strconv.FormatInt(m.Version, 10) + ":" + m.Name
+				if m.Driver != "" {
+					g += "(" + m.File + ")"
+				}
+				got = append(got, g)
 			}
 			s := strings.Join(got, " ")
 			if err != nil {
@@ -84,7 +119,7 @@ func TestMigrateChangedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := set.Migrate(ctx, appdb.MigrateOptions{})
-	if err == nil || !strings.Contains(err.Error(), "server/migrations/001-a.sql: changed since it was applied") {
+	if err == nil || !strings.Contains(err.Error(), "server/migrations/001-a.sql: changed since it was applied") || !strings.Contains(err.Error(), "(in development, deleting .endpoints/data/main.db starts the database again from its migrations)") {
 		t.Errorf("a changed migration: %v", err)
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
@@ -21,6 +23,11 @@ import (
 // app: NNN-name.sql files for the "main" database (or the one database
 // the app declares), and a subdirectory per other database, named after
 // it: server/migrations/reports/001-init.sql.
+//
+// A migration whose SQL differs between drivers is one file per driver,
+// NNN-name.DRIVER.sql (001-notes.sqlite.sql and 001-notes.postgres.sql):
+// a database applies the file of its driver, so the same app migrates
+// SQLite on a laptop and PostgreSQL in production.
 const MigrationsDir = "server/migrations"
 
 // Table is the table in each database that records the migrations
@@ -36,6 +43,9 @@ type Migration struct {
 	Name    string
 	// File is its path relative to the app (slashes).
 	File string
+	// Driver is the driver the file is for (NNN-name.DRIVER.sql), or
+	// empty for a file of every driver.
+	Driver string
 	// SQL is its content; Checksum the hex SHA-256 of it.
 	SQL, Checksum string
 }
@@ -62,7 +72,7 @@ func (s *Set) Migrations() ([]Migration, error) {
 	var out []Migration
 	var read func(dir, db string, entries []os.DirEntry) error
 	read = func(dir, db string, entries []os.DirEntry) error {
-		seen := map[int64]string{}
+		var files []Migration
 		for _, e := range entries {
 			rel := filepath.ToSlash(filepath.Join(MigrationsDir, dir, e.Name()))
 			if e.IsDir() {
@@ -95,16 +105,21 @@ func (s *Set) Migrations() ([]Migration, error) {
 			if err != nil {
 				return fmt.Errorf("%s: version %s: %v", rel, m[1], err)
 			}
-			if other, dup := seen[v]; dup {
-				return fmt.Errorf("%s: version %d is also %s; each migration has its own number", rel, v, other)
-			}
-			seen[v] = rel
-			b, err := os.ReadFile(filepath.Join(root, dir, e.Name()))
+			name, driver := splitDriver(m[2])
+			files = append(files, Migration{Database: db, Version: v, Name: name, File: rel, Driver: driver})
+		}
+		chosen, err := forDriver(files, s.specs[db].DriverName())
+		if err != nil {
+			return err
+		}
+		for _, m := range chosen {
+			b, err := os.ReadFile(filepath.Join(s.app, filepath.FromSlash(m.File)))
 			if err != nil {
 				return err
 			}
 			sum := sha256.Sum256(b)
-			out = append(out, Migration{Database: db, Version: v, Name: m[2], File: rel, SQL: string(b), Checksum: hex.EncodeToString(sum[:])})
+			m.SQL, m.Checksum = string(b), hex.EncodeToString(sum[:])
+			out = append(out, m)
 		}
 		return nil
 	}
@@ -117,6 +132,78 @@ func (s *Set) Migrations() ([]Migration, error) {
 		}
 		return compare(a.Version, b.Version)
 	})
+	return out, nil
+}
+
+// migrationDrivers are the drivers a migration file may be for, by the
+// last dot-separated part of its name: 001-notes.postgres.sql.
+var migrationDrivers = []string{config.DatabaseSQLite, config.DatabasePostgres}
+
+// splitDriver splits a migration's name (what follows NNN-) into its name
+// and the driver it is for: "notes.postgres" is ("notes", "postgres");
+// "notes" and "v1.2" are for every driver.
+func splitDriver(name string) (string, string) {
+	i := strings.LastIndexByte(name, '.')
+	if i > 0 && slices.Contains(migrationDrivers, name[i+1:]) {
+		return name[:i], name[i+1:]
+	}
+	return name, ""
+}
+
+// forDriver picks, from one directory's files, those a database of driver
+// applies: per version, the file of every driver or the one of its
+// driver. Two files of every driver for one version, two of one driver,
+// a file of every driver beside one of a driver, or files for other
+// drivers only are errors naming the files and what to do.
+func forDriver(files []Migration, driver string) ([]Migration, error) {
+	byVersion := map[int64][]Migration{}
+	var versions []int64
+	for _, f := range files {
+		if _, ok := byVersion[f.Version]; !ok {
+			versions = append(versions, f.Version)
+		}
+		byVersion[f.Version] = append(byVersion[f.Version], f)
+	}
+	slices.Sort(versions)
+	var out []Migration
+	for _, v := range versions {
+		fs := byVersion[v]
+		var all, mine *Migration
+		var others []string
+		for i := range fs {
+			f := &fs[i]
+			switch {
+			case f.Driver == "" && all != nil:
+				return nil, fmt.Errorf("%s: version %d is also %s; each migration has its own number", f.File, v, all.File)
+			case f.Driver == "":
+				all = f
+			case f.Driver == driver && mine != nil:
+				return nil, fmt.Errorf("%s: version %d is also %s; each migration has its own number", f.File, v, mine.File)
+			case f.Driver == driver:
+				mine = f
+			default:
+				others = append(others, f.File)
+			}
+		}
+		if all != nil && (mine != nil || len(others) > 0) {
+			other := mine
+			if other == nil {
+				other = &Migration{File: others[0]}
+			}
+			return nil, fmt.Errorf("%s: version %d is also %s, for one driver; a migration is one file for every driver (NNN-name.sql) or one per driver (NNN-name.sqlite.sql, NNN-name.postgres.sql)", all.File, v, other.File)
+		}
+		switch {
+		case all != nil:
+			out = append(out, *all)
+		case mine != nil:
+			out = append(out, *mine)
+		default:
+			dir, base := path.Split(others[0])
+			name := strings.TrimSuffix(base, ".sql")
+			name = name[:strings.LastIndexByte(name, '.')]
+			return nil, fmt.Errorf("%s: version %d has no file for the driver %s of database %q, which applies it: add %s%s.%s.sql", others[0], v, driver, fs[0].Database, dir, name, driver)
+		}
+	}
 	return out, nil
 }
 
@@ -217,7 +304,11 @@ func (s *Set) migrate(ctx context.Context, name string, ms []Migration, dryRun b
 	for _, m := range ms {
 		if sum, ok := applied[m.Version]; ok {
 			if sum != m.Checksum {
-				return done, fmt.Errorf("%s: changed since it was applied to database %q; an applied migration stays as it is: undo or redo its change in a new migration", m.File, m.Database)
+				hint := ""
+				if spec := s.specs[name]; spec.DriverName() == config.DatabaseSQLite {
+					hint = fmt.Sprintf(" (in development, deleting %s starts the database again from its migrations)", filepath.ToSlash(config.DatabaseFile(name, spec)))
+				}
+				return done, fmt.Errorf("%s: changed since it was applied to database %q; an applied migration stays as it is: undo or redo its change in a new migration%s", m.File, m.Database, hint)
 			}
 			continue
 		}
