@@ -368,9 +368,9 @@ func appendArg(b []byte, a any) ([]byte, error) {
 	case uint64:
 		return appendUint(b, v)
 	case float32:
-		return appendFloat(b, float64(v))
+		return appendFloat(b, float64(v), 32)
 	case float64:
-		return appendFloat(b, v)
+		return appendFloat(b, v, 64)
 	case string:
 		return appendJSONString(b, v), nil
 	case []byte:
@@ -408,6 +408,12 @@ func appendArg(b []byte, a any) ([]byte, error) {
 		return appendJSONString(b, rv.String()), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return strconv.AppendInt(b, rv.Int(), 10), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return appendUint(b, rv.Uint())
+	case reflect.Float32:
+		return appendFloat(b, rv.Float(), 32)
+	case reflect.Float64:
+		return appendFloat(b, rv.Float(), 64)
 	case reflect.Bool:
 		return strconv.AppendBool(b, rv.Bool()), nil
 	}
@@ -427,11 +433,20 @@ func appendUint(b []byte, v uint64) ([]byte, error) {
 	return strconv.AppendUint(b, v, 10), nil
 }
 
-func appendFloat(b []byte, f float64) ([]byte, error) {
+// appendFloat writes a real argument of bitSize bits (32 for a float32,
+// whose shortest text is its own: 0.1, not 0.10000000149011612) so that
+// the host binds a real: with a fraction or an exponent, 3.0 and not 3,
+// which would bind an integer (abi/README.md §4.5).
+func appendFloat(b []byte, f float64, bitSize int) ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil, fmt.Errorf("%v is not a number JSON can carry", f)
 	}
-	return strconv.AppendFloat(b, f, 'g', -1, 64), nil
+	start := len(b)
+	b = strconv.AppendFloat(b, f, 'g', -1, bitSize)
+	if !bytes.ContainsAny(b[start:], ".e") {
+		b = append(b, ".0"...)
+	}
+	return b, nil
 }
 
 func appendJSONString(b []byte, s string) []byte { return jsonenc.AppendString(b, s) }

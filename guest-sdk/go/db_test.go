@@ -364,3 +364,36 @@ func TestQueryAsSnakeCaseColumns(t *testing.T) {
 		t.Errorf("a column naming a tagged field's Go name: %v", err)
 	}
 }
+
+// TestRealArguments: a real argument stays a real in the database, whole
+// or not, of a named type or a float32 (as the C, Rust and AssemblyScript
+// SDKs send it): 3.0 written as 3 would bind an integer, and SQLite's
+// integer division would answer 1 for 3.0 / 2.
+func TestRealArguments(t *testing.T) {
+	db := setupDB(t)
+	type price float64
+	for _, tc := range []struct {
+		name string
+		arg  any
+		want float64
+	}{
+		{"a whole float64", 3.0, 1.5},
+		{"a float64", 2.5, 1.25},
+		{"a whole float32", float32(3), 1.5},
+		{"a float32, as written", float32(0.1), 0.05},
+		{"a named float type", price(5), 2.5},
+		{"a pointer to a float64", new(float64), 0},
+		{"past 2^53", 1e300, 5e299},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var half float64
+			var kind string
+			if err := db.QueryRow("SELECT $1 / 2, typeof($1)", tc.arg).Scan(&half, &kind); err != nil {
+				t.Fatal(err)
+			}
+			if half != tc.want || kind != "real" {
+				t.Errorf("$1 / 2 = %v of a %s, want %v of a real", half, kind, tc.want)
+			}
+		})
+	}
+}
