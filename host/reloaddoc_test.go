@@ -183,7 +183,7 @@ func TestReloadNeverTakesTheAppDown(t *testing.T) {
 						}
 						seen = append(seen, r.String())
 					case <-time.After(10 * time.Second):
-						t.Fatalf("no reload %s within 10 s; reports: %q", what, seen)
+						t.Fatalf("no reload %s within 10 s; reports: %q\nLOGS:\n%s\nPROBLEMS: %v", what, seen, logs.String(), h.Problems())
 					}
 				}
 			}

@@ -73,9 +73,12 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 }
 
 // watched reports whether a change of the file at rel (relative to the
-// app, forward slashes) may change what the app serves.
+// app, forward slashes) may change what the app serves. A directory
+// created under server/ (rel ends in a slash) does: a module written and
+// removed in it before it was watched sent no event, though a reload may
+// have loaded it meanwhile.
 func watched(rel string) bool {
 	return rel == config.File || rel == RoutesConfigFile ||
-		strings.HasPrefix(rel, "server/") && strings.HasSuffix(rel, routefile.Extension) ||
+		strings.HasPrefix(rel, "server/") && (strings.HasSuffix(rel, routefile.Extension) || strings.HasSuffix(rel, "/")) ||
 		strings.HasPrefix(rel, appdb.MigrationsDir+"/") && strings.HasSuffix(rel, ".sql")
 }

@@ -66,16 +66,23 @@ func New(root string, opts Options) (*Watcher, error) {
 }
 
 // Changed returns the files an event changed, relative to the root with
-// forward slashes: the event's file, or for a directory just created every
+// forward slashes: the event's file, or for a directory just created the
+// directory itself, its path ending in a slash ("server/api/"), then every
 // file in it, the directory and those below it being watched from now on.
 // Hidden files are left out, and so are other events on directories.
+//
+// A created directory is reported even when it holds no file: what
+// happened in it before it was watched sent no event, and a file written
+// and removed in that time is in no list, though a caller may have read it
+// (a reload that ran meanwhile). A caller that keeps a view of the files
+// reads the directory again.
 func (w *Watcher) Changed(ev fsnotify.Event) []string {
 	paths := []string{ev.Name}
 	if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
 		if !ev.Has(fsnotify.Create) || !w.inRoots(ev.Name) || w.skipped(filepath.Base(ev.Name)) {
 			return nil
 		}
-		paths = w.addTree(ev.Name)
+		paths = append([]string{ev.Name + string(filepath.Separator)}, w.addTree(ev.Name)...)
 	}
 	var out []string
 	for _, p := range paths {
@@ -83,7 +90,11 @@ func (w *Watcher) Changed(ev fsnotify.Event) []string {
 		if err != nil || strings.HasPrefix(rel, "..") || strings.HasPrefix(filepath.Base(rel), ".") {
 			continue
 		}
-		out = append(out, filepath.ToSlash(rel))
+		rel = filepath.ToSlash(rel)
+		if strings.HasSuffix(p, string(filepath.Separator)) {
+			rel += "/" // filepath.Rel drops the trailing separator
+		}
+		out = append(out, rel)
 	}
 	return out
 }

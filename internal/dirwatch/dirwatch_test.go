@@ -132,3 +132,36 @@ func TestSavedSince(t *testing.T) {
 		t.Errorf("SavedSince under the root src = %q, want %q", got, want)
 	}
 }
+
+// TestCreatedDirectoryReported: a directory made, a file written in it and
+// removed, all before its event is read (as while a reload runs): no
+// event will ever name that file, so the directory itself is reported, for
+// a caller that read the file meanwhile to read the directory again.
+func TestCreatedDirectoryReported(t *testing.T) {
+	root := t.TempDir()
+	w, err := New(root, Options{Roots: []string{"server"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	os.MkdirAll(filepath.Join(root, "server"), 0o755)
+	until(t, w, "server/")
+	dir := filepath.Join(root, "server", "endpoints")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, "runtime.wasm")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(f); err != nil {
+		t.Fatal(err)
+	}
+	seen := until(t, w, "server/endpoints/")
+	if slices.Contains(seen, "server/endpoints/runtime.wasm") {
+		t.Errorf("reported a file that was gone before its directory was watched: %q", seen)
+	}
+	// Watched from now on.
+	os.WriteFile(f, nil, 0o644)
+	until(t, w, "server/endpoints/runtime.wasm")
+}
