@@ -588,3 +588,34 @@ func TestBundleMiddlewareReload(t *testing.T) {
 		t.Errorf("after the middleware was renamed 40-b, x-order = %q, want f,b0,a0", got)
 	}
 }
+
+// TestBundleFailuresNameTheRoute: what the host says of a failing route of
+// a bundle (the development 500, the log of a failed call, an answer that
+// breaks its contract) names the route as well as the bundle, as its load
+// errors do: "server/bundles/w.wasm (GET /api/b)". The bundle alone does
+// not tell which of its hundred routes failed.
+func TestBundleFailuresNameTheRoute(t *testing.T) {
+	t.Parallel()
+	const decl = `{"routes": [
+  {"route": "GET /api/a", "contract": {"responses": {"200": {"description": "An object", "schema": {"type": "object"}}}}},
+  {"route": "GET /api/b", "contract": {"summary": "B"}}
+]}`
+	// Route 0 answers "0", which breaks its contract; route 1 fails with
+	// the error code 1.
+	wat := strings.Replace(bundleWAT(decl, false), "    (i32.const 0))\n", "    (local.get $r))\n", 1)
+	a := newApp(t).watSource("server/bundles/w.wasm", wat)
+	srv, logs := a.serve(host.Options{Mode: host.Development})
+	got := do(t, srv, "GET", "/api/b", "")
+	if want := `"route":"server/bundles/w.wasm (GET /api/b)"`; got.status != 500 || !strings.Contains(got.body, want) {
+		t.Errorf("GET /api/b = %d %s, want 500 with %s", got.status, got.body, want)
+	}
+	do(t, srv, "GET", "/api/a", "")
+	for _, want := range []string{
+		`msg="guest failed" route="server/bundles/w.wasm (GET /api/b)"`,
+		`msg="answer breaks the contract" route="server/bundles/w.wasm (GET /api/a)"`,
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %s:\n%s", want, logs.String())
+		}
+	}
+}

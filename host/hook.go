@@ -61,7 +61,7 @@ func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p 
 	c.resp.Restart(c.rq.Failure.Status)
 	in, err := p.Get(c)
 	if err != nil {
-		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.File(), "route", c.route.File, "error", err)
+		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.File(), "route", c.route.Name, "error", err)
 		return false
 	}
 	var code int32 = -1
@@ -83,10 +83,10 @@ func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p 
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
-		h.logger.Info("client went away; onValidationError stopped", "module", p.File(), "route", c.route.File)
+		h.logger.Info("client went away; onValidationError stopped", "module", p.File(), "route", c.route.Name)
 		return true
 	}
-	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
+	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.Name, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
 	if c.resp.Sent() {
 		panic(http.ErrAbortHandler)
 	}
