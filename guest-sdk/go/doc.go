@@ -114,8 +114,10 @@
 // default or example of a slice is a comma-separated list or a JSON array.
 // On the Body field, minProperties and maxProperties apply to the body
 // object. A tag that does not fit (minimum:"abc", minLength on an int)
-// panics at registration with a message naming type, field and tag; the
-// host then reports the failed load.
+// panics at registration with a message naming type, field and tag (and,
+// in a bundle, the route); the host then reports the failed load, quoting
+// it. In a bundle the whole bundle fails to load: `endpoints dev` keeps
+// its previous version serving.
 //
 // A blank field _ struct{} describes the struct type itself: its doc tag is
 // the type's description and each example tag (one per blank field) a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -305,6 +306,7 @@ func (p *Pool) Put(ctx context.Context, in *Instance, healthy bool) { p.put(ctx,
 
 // put is Put of an instance taken within slots.
 func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan struct{}) {
+	in.sys.flush()
 	in.sys.c = nil
 	p.busyMemory.Add(-in.memBytes)
 	if healthy {
@@ -322,6 +324,7 @@ func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan s
 // Park makes an instance idle: the warm one after loading, or one a call
 // gave back.
 func (p *Pool) Park(in *Instance) {
+	in.sys.flush()
 	in.sys.c = nil
 	in.idleSince = time.Now()
 	in.memBytes = memorySize(in.Mod)
@@ -356,8 +359,18 @@ func (p *Pool) instantiate(ctx context.Context) (*Instance, error) {
 	// The WASI reactor initialiser runs as a call of its own, so that its
 	// failure is told apart from the module's and said in words.
 	if start := mod.ExportedFunction(abi.StartFunction); start != nil {
-		if _, err := start.Call(ctx); err != nil {
+		g.keepSaid = true
+		_, err := start.Call(ctx)
+		g.flush()
+		said := g.said
+		g.said, g.keepSaid = nil, false
+		if err != nil {
 			_ = mod.Close(ctx)
+			if len(said) > 0 {
+				// What it wrote says why, where the trap's stack of
+				// numbered functions does not: a Go registration's panic.
+				return nil, fmt.Errorf("instantiating %s: %s: %s; then %w", p.file, abi.StartFunction, strings.Join(said, " / "), GuestFailure(err, callFrom(ctx)))
+			}
 			return nil, fmt.Errorf("instantiating %s: %s: %w", p.file, abi.StartFunction, GuestFailure(err, callFrom(ctx)))
 		}
 	}
