@@ -264,7 +264,9 @@ func parseNewRoute(route string) (routefile.Route, error) {
 		return routefile.Route{}, err
 	}
 	if rf.Dynamic() {
-		return routefile.Route{}, fmt.Errorf("route %q: an endpoint cannot sit on an optional (:name?) or catch-all (**:name) segment; use :name segments", route)
+		return routefile.Route{}, fmt.Errorf("route %q: an endpoint cannot sit on an optional (:name?) or catch-all (**:name) segment; use :name segments, or, "+
+			"a catch-all serves a plain route, which new route does not write: in Go, a main package with the line %s %s that calls endpoints.HandleRaw "+
+			"(go doc github.com/wasmendpoints/endpoints/guest-sdk/go, \"Plain routes\")", route, guestbuild.Directive, rf)
 	}
 	return rf, nil
 }
