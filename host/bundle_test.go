@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
@@ -617,5 +618,43 @@ func TestBundleFailuresNameTheRoute(t *testing.T) {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log lacks %s:\n%s", want, logs.String())
 		}
+	}
+}
+
+// TestBundleRoutesWaitOnlyForThemselves: each route of a bundle takes its
+// instances through a lane of its own, limits.instances of them, as a
+// module of its own would: a route whose calls take every instance it may
+// have (here one, sleeping) makes its own callers wait, never another
+// route's. In one shared pool a slow route of a hundred stalled them all.
+func TestBundleRoutesWaitOnlyForThemselves(t *testing.T) {
+	t.Parallel()
+	// The fast route's deadline comes before the slow call's, so a wait
+	// for the slow route's instance would end in a 503.
+	const decl = `{"routes": [{"route": "GET /api/slow"}, {"route": "GET /api/fast", "contract": {"timeout": "500ms"}}]}`
+	wat := fmt.Sprintf(`(module
+%s%s  (memory (export "memory") 2)
+  (func (export "endpoints_abi_version") (result i32) (i32.const 1))
+  (data (i32.const 1024) "%s")
+  (func (export "endpoints_contract") (result i64) (i64.const %d))
+%s  (func (export "endpoints_handle_route") (param $r i32) (result i32)
+    (if (i32.eqz (local.get $r)) (then (call $sleep (i64.const 30000000000))))
+    (i32.store8 (i32.const 0) (i32.add (i32.const 48) (local.get $r)))
+    (drop (call $write (i32.const 0) (i32.const 1)))
+    (i32.const 0)))
+`, watImports, wasiPoll, watString(decl), int64(1024)<<32|int64(len(decl)), sleepFn)
+	h, _ := newApp(t).watSource("server/bundles/w.wasm", wat).host(host.Options{Mode: host.Development,
+		Limits: config.Limits{Instances: 1, Timeout: config.Duration(3 * time.Second)}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	slow := make(chan response, 1)
+	go func() { slow <- do(t, srv, "GET", "/api/slow", "") }()
+	if !waitFor(t, 10*time.Second, func() bool { return h.Pools()[0].InUse == 1 }) {
+		t.Fatalf("the slow call never took its instance: %+v", h.Pools())
+	}
+	if got := do(t, srv, "GET", "/api/fast", ""); got.status != 200 || got.body != "1" {
+		t.Errorf("GET /api/fast while /api/slow holds its one instance = %d %q, want 200 \"1\" at once", got.status, got.body)
+	}
+	if got := <-slow; got.status != 500 {
+		t.Errorf("GET /api/slow = %d %q, want 500 at its deadline", got.status, got.body)
 	}
 }

@@ -221,7 +221,7 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 // callGuest runs the handler on a pooled instance. It reports whether the
 // guest answered; when it did not, the failure was answered and logged.
 func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
-	pool := c.route.Module.Pool
+	pool := c.route.Module.Instances()
 	in, err := pool.Get(c)
 	if err != nil {
 		h.discardBody(w, r, c)

@@ -115,7 +115,8 @@ type Pool struct {
 // Lane is a share of a pool with slots of its own, as many as the pool's:
 // calls through one lane wait for each other only, never for the pool's
 // other lanes nor for calls through the pool itself. Idle instances are
-// shared. A middleware's pool has a lane per route it wraps, so that slow
+// shared. A bundle's pool has a lane per route, and a middleware's a lane
+// per route it wraps, so that slow
 // calls for one route never stall the others': each route then gets the
 // same bound from the middleware as from its own pool, and the
 // middleware's instances number at most its size times the routes it
@@ -135,6 +136,23 @@ func (p *Pool) Lane(key string) *Lane {
 	l, _ := p.lanes.LoadOrStore(key, &Lane{p: p, slots: make(chan struct{}, cap(p.slots))})
 	return l.(*Lane)
 }
+
+// Source is where a call takes an instance and gives it back: a pool, or a
+// lane of one.
+type Source interface {
+	Get(ctx context.Context) (*Instance, error)
+	Put(ctx context.Context, in *Instance, healthy bool)
+	// File is the module's file.
+	File() string
+}
+
+var (
+	_ Source = (*Pool)(nil)
+	_ Source = (*Lane)(nil)
+)
+
+// File is the file of the lane's module.
+func (l *Lane) File() string { return l.p.file }
 
 // Get is Pool.Get within the lane's slots.
 func (l *Lane) Get(ctx context.Context) (*Instance, error) { return l.p.get(ctx, l.slots) }

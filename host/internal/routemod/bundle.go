@@ -43,8 +43,8 @@ func LoadRoutes(ctx context.Context, e *engine.Engine, file string, wasm []byte,
 }
 
 // BundleRoutes splits a loaded bundle into its routes (package bundle
-// reads its declaration): each gets the bundle's pool, its own contract
-// and its index. The routes must not claim one method and path twice.
+// reads its declaration): each gets the bundle's pool, a lane of it, its
+// own contract and its index. The routes must not claim one method and path twice.
 func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 	decl, err := bundle.Parse(file, mod.ContractJSON)
 	if err != nil {
@@ -61,7 +61,11 @@ func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := &Module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, ContractJSON: br.ContractJSON, Contract: br.Contract}
+		// The lane's key is not one a middleware's lane (keyed by the
+		// route's name) takes: the handler's calls never wait for its
+		// middleware's.
+		m := &Module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, ContractJSON: br.ContractJSON, Contract: br.Contract,
+			Lane: mod.Pool.Lane("handler " + br.Route.String())}
 		r, err := NewRoute(br.Route, m)
 		if err != nil {
 			return nil, err
