@@ -547,8 +547,11 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 			return
 		}
 		cached := ""
+		if c := b.Contents(); c != "" {
+			cached = " (" + c + ")" // a bundle: what it serves
+		}
 		if b.Cached {
-			cached = " (unchanged: from the module cache)"
+			cached += " (unchanged: from the module cache)"
 		}
 		fmt.Fprintf(stdout, "  ok   %-44s %-3s %s%s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond), cached)
 	})

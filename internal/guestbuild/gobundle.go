@@ -51,6 +51,35 @@ func BundleGo(sources []Source) []Source {
 	return out
 }
 
+// Contents says what a bundle source builds ("34 routes, 1 middleware"),
+// for the lines build and dev print; "" for a source of one module.
+func (s Source) Contents() string {
+	if len(s.Routes) == 0 {
+		return ""
+	}
+	var routes, mws int
+	for _, r := range s.Routes {
+		if isMiddlewareModule(r.Module) {
+			mws++
+		} else {
+			routes++
+		}
+	}
+	out := plural(routes, "route", "routes")
+	if mws > 0 {
+		out += ", " + plural(mws, "middleware", "middleware")
+	}
+	return out
+}
+
+// plural is n and the noun's form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 // isRouteModule reports whether module is a route module named by its
 // file (server/api, server/routes).
 func isRouteModule(module string) bool {

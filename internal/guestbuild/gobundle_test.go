@@ -74,6 +74,18 @@ func TestBundleGo(t *testing.T) {
 	if !got[1].owns("handlers/x/c") || !got[1].owns("handlers/mw") || got[1].owns("handlers") || got[1].owns("runtime") {
 		t.Errorf("the bundle owns the wrong directories")
 	}
+	for _, tt := range []struct {
+		s    Source
+		want string
+	}{
+		{got[1], "2 routes, 1 middleware"},
+		{BundleGo(in[1:2])[0], "1 route"},
+		{in[0], ""},
+	} {
+		if c := tt.s.Contents(); c != tt.want {
+			t.Errorf("Contents of %s = %q, want %q", tt.s.Module, c, tt.want)
+		}
+	}
 }
 
 // TestBundleEntry: a route's package registers its handlers for its
