@@ -658,3 +658,38 @@ func TestBundleRoutesWaitOnlyForThemselves(t *testing.T) {
 		t.Errorf("GET /api/slow = %d %q, want 500 at its deadline", got.status, got.body)
 	}
 }
+
+// TestBundleRouteRefusedAlone: in development, a route of a bundle whose
+// contract the host refuses (a parameter its path lacks, a contract that
+// breaks the schema) is left out alone, as a module of that route would
+// be, and reported; the bundle's other routes serve. One mistake in one of
+// a hundred Go routes took them all down at `endpoints dev`'s start. In
+// production it still fails the start (TestBundleRefused).
+func TestBundleRouteRefusedAlone(t *testing.T) {
+	t.Parallel()
+	const decl = `{"routes": [
+  {"route": "GET /api/a", "contract": {"summary": "A"}},
+  {"route": "GET /api/users/:id", "contract": {"request": {"params": {"type": "object", "properties": {"userId": {"type": "string"}}}}}},
+  {"route": "GET /api/c", "contract": {"summary": 7}}
+]}`
+	a := newApp(t).watSource("server/bundles/w.wasm", bundleWAT(decl, false))
+	h, _ := a.host(host.Options{Mode: host.Development})
+	problems := fmt.Sprint(h.Problems())
+	for _, want := range []string{`server/bundles/w.wasm (GET /api/users/:id): contract: /request/params/properties/userId`, `server/bundles/w.wasm (GET /api/c): contract: /summary`} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("problems = %s, want %s", problems, want)
+		}
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	if got := do(t, srv, "GET", "/api/a", ""); got.status != 200 || got.body != "0" {
+		t.Errorf("GET /api/a = %d %q, want 200 \"0\": the bundle's other routes serve", got.status, got.body)
+	}
+	if got := do(t, srv, "GET", "/api/c", ""); got.status != 404 {
+		t.Errorf("GET /api/c = %d, want 404: its route is left out", got.status)
+	}
+	_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, Logger: discardLogger(), CacheDir: testCacheDir(t)})
+	if err == nil || !strings.Contains(err.Error(), "(GET /api/users/:id)") {
+		t.Errorf("host.New in production = %v, want the refused route's error", err)
+	}
+}
