@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,6 +30,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/liblog"
 	"github.com/wasmendpoints/endpoints/internal/logwriter"
 	"github.com/wasmendpoints/endpoints/internal/stale"
+	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 	"github.com/wasmendpoints/endpoints/observe/otel"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
@@ -350,6 +352,12 @@ func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseS
 			missing = append(missing, fmt.Sprintf("%s (from %s)", s.Module, s.Path))
 			continue
 		}
+		if len(s.Routes) > 0 {
+			if lacks := unbundled(module, s.Module, s.Routes); len(lacks) > 0 {
+				missing = append(missing, lacks...)
+				continue
+			}
+		}
 		in, ok := newestInput(newest, s)
 		if !ok || !in.ModTime.After(mi.ModTime()) {
 			continue
@@ -358,11 +366,17 @@ func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseS
 		if in.Path != s.Path {
 			from = fmt.Sprintf(" (%s changed)", in.Path)
 		}
+		what := "its source " + s.Path
+		if len(s.Routes) > 0 {
+			// A bundle: its sources' common directory says little.
+			s.Path = "Go sources (" + s.Contents() + ")"
+			what = "its " + s.Path
+		}
 		if refuseStale {
 			old = append(old, fmt.Sprintf("%s (from %s%s)", s.Module, s.Path, from))
 			continue
 		}
-		fmt.Fprintf(stderr, "endpoints %s: warning: %s is older than its source %s%s: run `endpoints build %s` to use the source\n", name, s.Module, s.Path, from, app)
+		fmt.Fprintf(stderr, "endpoints %s: warning: %s is older than %s%s: run `endpoints build %s` to use the source\n", name, s.Module, what, from, app)
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(stderr, "endpoints %s: %d route module(s) of %s are not built yet: %s\nrun `endpoints build %s` first\n", name, len(missing), app, strings.Join(missing, ", "), app)
@@ -373,6 +387,37 @@ func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseS
 		return false
 	}
 	return true
+}
+
+// unbundled lists, as "NAME lacks ROUTE (from DIR)", the routes and
+// middleware of a bundle source that the built bundle at module (name,
+// relative to the app) does not declare: Go routes added since it was
+// built. A bundle whose declaration cannot be read is the load's to report.
+func unbundled(module, name string, routes []guestbuild.Source) []string {
+	wasm, err := os.ReadFile(module)
+	if err != nil {
+		return nil
+	}
+	section, ok, err := wasmbin.Custom(wasm, abi.SectionContract)
+	var decl abi.Bundle
+	if err != nil || !ok || json.Unmarshal(section, &decl) != nil {
+		return nil
+	}
+	has := map[string]bool{}
+	for _, r := range decl.Routes {
+		has[r.Route] = true
+	}
+	for _, m := range decl.Middleware {
+		has["middleware "+m.Name] = true
+	}
+	var out []string
+	for _, r := range routes {
+		entry, err := guestbuild.BundleEntry(r)
+		if err == nil && !has[entry] {
+			out = append(out, fmt.Sprintf("%s lacks %s (from %s)", name, entry, r.Path))
+		}
+	}
+	return out
 }
 
 // routeSources is sources with each bundle replaced by its routes: what

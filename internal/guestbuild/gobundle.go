@@ -233,6 +233,13 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 	return nil
 }
 
+// BundleEntry is what the bundle built from r declares of it: its route
+// ("GET /api/users/:id"), or "middleware NAME" for a middleware.
+func BundleEntry(r Source) (string, error) {
+	what, _, err := bundleEntry(r)
+	return what, err
+}
+
 // bundleEntry is what the generated main package's import of the Go
 // source r says it is (its route, or "middleware NAME") and the file
 // added to its package, which makes what it registers one entry of the
