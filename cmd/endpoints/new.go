@@ -217,9 +217,13 @@ func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "endpoints new route: %s already exists: remove it, or write %s there by hand\n", filepath.Join(app, filepath.FromSlash(dir)), rf)
 		return exitError
 	}
-	if cfg, err := config.Load(app); err == nil && !cfg.Build.BundlesGo() {
+	cfg, err := config.Load(app)
+	switch {
+	case err == nil && !cfg.Build.BundlesGo():
 		fmt.Fprintf(stdout, "created %s, which builds %s:\n", rf, rf.File)
-	} else {
+	case err == nil:
+		fmt.Fprintf(stdout, "created %s, served by the app's Go bundle %s (%s with \"build\": {\"goBundle\": false}):\n", rf, cfg.Build.GoBundleOf(dir, guestbuild.BundleModule), rf.File)
+	default:
 		fmt.Fprintf(stdout, "created %s, served by the app's Go bundle %s (%s with \"build\": {\"goBundle\": false}):\n", rf, guestbuild.BundleModule, rf.File)
 	}
 	for _, f := range []string{"main.go", "main_test.go"} {

@@ -29,6 +29,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/liblog"
 	"github.com/wasmendpoints/endpoints/internal/logwriter"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/stale"
 	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
@@ -394,21 +395,9 @@ func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseS
 // relative to the app) does not declare: Go routes added since it was
 // built. A bundle whose declaration cannot be read is the load's to report.
 func unbundled(module, name string, routes []guestbuild.Source) []string {
-	wasm, err := os.ReadFile(module)
-	if err != nil {
+	has, ok := bundleDeclares(module)
+	if !ok {
 		return nil
-	}
-	section, ok, err := wasmbin.Custom(wasm, abi.SectionContract)
-	var decl abi.Bundle
-	if err != nil || !ok || json.Unmarshal(section, &decl) != nil {
-		return nil
-	}
-	has := map[string]bool{}
-	for _, r := range decl.Routes {
-		has[r.Route] = true
-	}
-	for _, m := range decl.Middleware {
-		has["middleware "+m.Name] = true
 	}
 	var out []string
 	for _, r := range routes {
@@ -959,28 +948,97 @@ func appSources(app string) ([]guestbuild.Source, error) {
 		return nil, err
 	}
 	if cfg.Build.BundlesGo() {
-		sources = guestbuild.BundleGo(sources)
+		sources = guestbuild.BundleGoBy(sources, goBundleOf(cfg.Build))
 	}
 	return sources, nil
 }
 
-// bundled applies the "goBundle" setting to the sources build builds:
-// bundled, the Go routes become one source; not, a bundle left by an
-// earlier build is removed (saying so on stdout), since it would claim
-// the routes the per-route modules serve.
+// goBundleOf is the bundle module each Go package builds into by the
+// app's build settings (config.Build.GoBundles).
+func goBundleOf(b config.Build) func(dir string) string {
+	return func(dir string) string { return b.GoBundleOf(dir, guestbuild.BundleModule) }
+}
+
+// bundled applies the "goBundle" and "goBundles" settings to the sources
+// build builds: bundled, the Go routes become one source per bundle. A Go
+// bundle an earlier build wrote that the settings no longer make (all of
+// them with "goBundle": false) is removed, saying so on stdout, since it
+// would claim the routes that now build elsewhere.
 func bundled(app string, b config.Build, sources []guestbuild.Source, stdout io.Writer) ([]guestbuild.Source, error) {
+	out := sources
 	if b.BundlesGo() {
-		return guestbuild.BundleGo(sources), nil
+		out = guestbuild.BundleGoBy(sources, goBundleOf(b))
 	}
 	if !slices.ContainsFunc(sources, func(s guestbuild.Source) bool { return s.Lang == guestbuild.LangGo }) {
-		return sources, nil
+		return out, nil
 	}
-	err := os.Remove(filepath.Join(app, filepath.FromSlash(guestbuild.BundleModule)))
-	switch {
-	case err == nil:
-		fmt.Fprintf(stdout, "removed %s: %s says \"goBundle\": false, so each Go route builds its own module\n", guestbuild.BundleModule, config.File)
-	case !errors.Is(err, fs.ErrNotExist):
+	made := map[string]bool{}
+	for _, s := range out {
+		if len(s.Routes) > 0 {
+			made[s.Module] = true
+		}
+	}
+	ours := map[string]bool{} // what the app's Go sources put in a bundle
+	for _, s := range sources {
+		if entry, err := guestbuild.BundleEntry(s); err == nil && s.Lang == guestbuild.LangGo {
+			ours[entry] = true
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(app, abi.BundleDir, "*"+routefile.Extension))
+	if err != nil {
 		return nil, err
 	}
-	return sources, nil
+	for _, f := range files {
+		rel := abi.BundleDir + "/" + filepath.Base(f)
+		if made[rel] || rel != guestbuild.BundleModule && !declaresOnly(f, ours) {
+			continue
+		}
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if b.BundlesGo() {
+			fmt.Fprintf(stdout, "removed %s, a Go bundle of an earlier build: %s's build.goBundles no longer makes it\n", rel, config.File)
+		} else {
+			fmt.Fprintf(stdout, "removed %s: %s says \"goBundle\": false, so each Go route builds its own module\n", rel, config.File)
+		}
+	}
+	return out, nil
+}
+
+// declaresOnly reports whether the bundle module declares nothing but
+// entries of set (guestbuild.BundleEntry): a Go bundle of the app's own.
+func declaresOnly(module string, set map[string]bool) bool {
+	declared, ok := bundleDeclares(module)
+	if !ok || len(declared) == 0 {
+		return false
+	}
+	for e := range declared {
+		if !set[e] {
+			return false
+		}
+	}
+	return true
+}
+
+// bundleDeclares reads what the bundle module declares, as
+// guestbuild.BundleEntry says it: its routes, and "middleware NAME" for
+// its middleware; false when its declaration cannot be read.
+func bundleDeclares(module string) (map[string]bool, bool) {
+	wasm, err := os.ReadFile(module)
+	if err != nil {
+		return nil, false
+	}
+	section, ok, err := wasmbin.Custom(wasm, abi.SectionContract)
+	var decl abi.Bundle
+	if err != nil || !ok || json.Unmarshal(section, &decl) != nil {
+		return nil, false
+	}
+	has := map[string]bool{}
+	for _, r := range decl.Routes {
+		has[r.Route] = true
+	}
+	for _, m := range decl.Middleware {
+		has["middleware "+m.Name] = true
+	}
+	return has, true
 }

@@ -607,7 +607,7 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 // built alone before (under outDir): they would claim the bundle's routes
 // a second time.
 func buildBundle(ctx context.Context, appDir, outDir string, s Source, out string) error {
-	if err := GoBundle(ctx, appDir, s.Routes, out); err != nil {
+	if err := GoBundle(ctx, appDir, s.Module, s.Routes, out); err != nil {
 		return err
 	}
 	for _, r := range s.Routes {
