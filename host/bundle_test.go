@@ -673,7 +673,15 @@ func TestBundleRouteRefusedAlone(t *testing.T) {
   {"route": "GET /api/c", "contract": {"summary": 7}}
 ]}`
 	a := newApp(t).watSource("server/bundles/w.wasm", bundleWAT(decl, false))
-	h, _ := a.host(host.Options{Mode: host.Development})
+	var loaded []string // what the progress said of the bundle's load
+	h, _ := a.host(host.Options{Mode: host.Development, Progress: func(p host.Progress) {
+		if p.Stage == host.StageLoad {
+			loaded = append(loaded, fmt.Sprintf("%s %v", p.File, p.Err))
+		}
+	}})
+	if want := []string{"server/bundles/w.wasm <nil>"}; !slices.Equal(loaded, want) {
+		t.Errorf("load progress = %q, want %q: the bundle loaded, its refused routes are problems", loaded, want)
+	}
 	problems := fmt.Sprint(h.Problems())
 	for _, want := range []string{`server/bundles/w.wasm (GET /api/users/:id): contract: /request/params/properties/userId`, `server/bundles/w.wasm (GET /api/c): contract: /summary`} {
 		if !strings.Contains(problems, want) {

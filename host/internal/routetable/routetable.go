@@ -189,6 +189,9 @@ func (l *Load) Start(ctx context.Context, files []string) func() []Result {
 			}
 			lf.Err = err
 			results[i] = Result{file: lf, news: true}
+			if len(lf.Routes) > 0 {
+				err = nil // a bundle whose routes were refused in part loaded; Assemble reports them
+			}
 			progress(f, time.Since(began), err)
 		}()
 	}
