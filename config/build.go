@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -50,6 +51,31 @@ type Build struct {
 	//
 	//	{"build": {"goBundle": false}}
 	GoBundle *bool `json:"goBundle,omitempty"`
+	// GoBundles splits the bundle: the Go routes and middleware whose
+	// package directory (relative to the app) matches a pattern of NAME
+	// (in the syntax of Watch) build into server/bundles/NAME.wasm, the
+	// others into server/bundles/go.wasm. A route matching two bundles'
+	// patterns goes to the first name in byte order. Each bundle is
+	// rebuilt and reloaded alone, and carries only the code its routes
+	// import: a group of routes that import net/http, or that change
+	// often, can have one of its own. NAME is letters, digits, '-' and
+	// '_', and not "go"; it needs GoBundle true.
+	//
+	//	{"build": {"goBundles": {"admin": ["handlers/admin/**"]}}}
+	GoBundles map[string][]string `json:"goBundles,omitzero"`
+}
+
+// GoBundleOf is the bundle module ("server/bundles/NAME.wasm", relative to
+// the app) that the Go package in dir (relative to the app, forward
+// slashes) builds into by [Build.GoBundles], or def when no bundle's
+// patterns match it.
+func (b Build) GoBundleOf(dir, def string) string {
+	for _, name := range slices.Sorted(maps.Keys(b.GoBundles)) {
+		if slices.ContainsFunc(b.GoBundles[name], func(p string) bool { return MatchGlob(p, dir) }) {
+			return "server/bundles/" + name + ".wasm"
+		}
+	}
+	return def
 }
 
 // DefaultGoBundle is the default of [Build.GoBundle]: Go routes are
@@ -74,36 +100,69 @@ func checkBuild(file string, data []byte, b Build) error {
 			Build jsontext.Value `json:"build"`
 		}
 		// "goBundle" alone is a whole member: it sets the built-in Go build.
-		if err := json.Unmarshal(data, &probe); err == nil && len(probe.Build) > 0 && probe.Build.Kind() != 'n' && (b.GoBundle == nil || len(b.Watch) > 0) {
+		if err := json.Unmarshal(data, &probe); err == nil && len(probe.Build) > 0 && probe.Build.Kind() != 'n' && (b.GoBundle == nil && b.GoBundles == nil || len(b.Watch) > 0) {
 			return badSetting(file, "/build/command", "required when \"build\" is present: the shell command that builds the modules, such as \"npm run asbuild\"")
 		}
 	}
 	for i, p := range b.Watch {
-		var problem string
-		switch {
-		case p == "":
-			problem = "is empty"
-		case strings.HasPrefix(p, "/"):
-			problem = "must be relative to the app, not absolute"
-		case slices.Contains(strings.Split(p, "/"), ".."):
-			problem = "must not leave the app with \"..\""
-		case path.Clean(p) != p:
-			problem = fmt.Sprintf("is not a clean path; write %q", path.Clean(p))
-		default:
-			for _, seg := range strings.Split(p, "/") {
-				if strings.Contains(seg, "**") && seg != "**" {
-					problem = fmt.Sprintf("uses \"**\" inside the segment %q; \"**\" must be a whole segment, as in \"src/**/*.ts\"", seg)
-					break
-				}
-				if _, err := path.Match(seg, ""); err != nil {
-					problem = fmt.Sprintf("is not a valid glob (%v) in the segment %q", err, seg)
-					break
-				}
-			}
-		}
-		if problem != "" {
+		if problem := globProblem(p); problem != "" {
 			return badSetting(file, fmt.Sprintf("/build/watch/%d", i), "%q %s", p, problem)
 		}
 	}
+	if len(b.GoBundles) > 0 && !b.BundlesGo() {
+		return badSetting(file, "/build/goBundles", "splits the Go bundle, but \"goBundle\" is false: remove one of the two")
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.GoBundles)) {
+		if !bundleName(name) {
+			return badSetting(file, "/build/goBundles/"+name, "%q is no bundle name: letters, digits, '-' and '_' (server/bundles/NAME.wasm), and not \"go\", the bundle of the other Go routes", name)
+		}
+		if len(b.GoBundles[name]) == 0 {
+			return badSetting(file, "/build/goBundles/"+name, "lists no pattern: give the package directories of its routes, such as \"handlers/admin/**\"")
+		}
+		for i, p := range b.GoBundles[name] {
+			if problem := globProblem(p); problem != "" {
+				return badSetting(file, fmt.Sprintf("/build/goBundles/%s/%d", name, i), "%q %s", p, problem)
+			}
+		}
+	}
 	return nil
+}
+
+// bundleName reports whether name names a bundle of GoBundles.
+func bundleName(name string) bool {
+	if name == "" || name == "go" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// globProblem says what is wrong with a pattern of Watch or GoBundles;
+// "" when nothing is.
+func globProblem(p string) string {
+	switch {
+	case p == "":
+		return "is empty"
+	case strings.HasPrefix(p, "/"):
+		return "must be relative to the app, not absolute"
+	case slices.Contains(strings.Split(p, "/"), ".."):
+		return "must not leave the app with \"..\""
+	case path.Clean(p) != p:
+		return fmt.Sprintf("is not a clean path; write %q", path.Clean(p))
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if strings.Contains(seg, "**") && seg != "**" {
+			return fmt.Sprintf("uses \"**\" inside the segment %q; \"**\" must be a whole segment, as in \"src/**/*.ts\"", seg)
+		}
+		if _, err := path.Match(seg, ""); err != nil {
+			return fmt.Sprintf("is not a valid glob (%v) in the segment %q", err, seg)
+		}
+	}
+	return ""
 }

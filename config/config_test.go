@@ -52,6 +52,8 @@ func TestParseBuild(t *testing.T) {
 			config.Build{Command: "npm run asbuild", Watch: []string{"assembly/**/*.ts", "package.json", "**", "src/[a-z]?.ts"}}},
 		{"goBundle alone: no command needed", `{"build": {"goBundle": false}}`, config.Build{GoBundle: new(false)}},
 		{"goBundle with a command", `{"build": {"command": "make", "goBundle": true}}`, config.Build{Command: "make", GoBundle: new(true)}},
+		{"goBundles alone: no command needed", `{"build": {"goBundles": {"admin": ["handlers/admin/**"], "hooks-2": ["webhooks/*"]}}}`,
+			config.Build{GoBundles: map[string][]string{"admin": {"handlers/admin/**"}, "hooks-2": {"webhooks/*"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,6 +120,11 @@ func TestParseErrors(t *testing.T) {
 		{"empty build", `{"build": {}}`, `/build/command: required`},
 		{"watch without a command beside goBundle", `{"build": {"goBundle": false, "watch": ["src/*.ts"]}}`, `/build/command: required`},
 		{"blank build command", `{"build": {"command": "  "}}`, `/build/command: required`},
+		{"a Go bundle named go", `{"build": {"goBundles": {"go": ["x/**"]}}}`, `/build/goBundles/go: "go" is no bundle name`},
+		{"a Go bundle name that is no file name", `{"build": {"goBundles": {"a/b": ["x/**"]}}}`, `/build/goBundles/a/b: "a/b" is no bundle name: letters, digits, '-' and '_'`},
+		{"a Go bundle without patterns", `{"build": {"goBundles": {"admin": []}}}`, `/build/goBundles/admin: lists no pattern`},
+		{"a Go bundle pattern leaving the app", `{"build": {"goBundles": {"admin": ["../x/**"]}}}`, `/build/goBundles/admin/0: "../x/**" must not leave the app`},
+		{"Go bundles without the Go bundle", `{"build": {"goBundle": false, "goBundles": {"admin": ["x/**"]}}}`, `/build/goBundles: splits the Go bundle, but "goBundle" is false`},
 		{"unknown build key", `{"build": {"command": "make", "watched": []}}`, `unknown key "watched"; allowed here: command, watch`},
 		{"watch of the wrong type", `{"build": {"command": "make", "watch": "src/*.ts"}}`, `/build/watch`},
 		{"empty watch pattern", `{"build": {"command": "make", "watch": ["src/*.ts", ""]}}`, `/build/watch/1: "" is empty`},

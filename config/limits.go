@@ -62,7 +62,8 @@ type Limits struct {
 	Timeout Duration `json:"timeout,omitzero"`
 	// Instances is the most instances of one module alive at once, which
 	// bounds the concurrent requests one route serves; more wait for a free
-	// one. Defaults to 2 × GOMAXPROCS.
+	// one. Each route of a bundle has as many, from the bundle's shared
+	// instances. Defaults to 2 × GOMAXPROCS.
 	//
 	// A route starts with one instance and makes more only while requests
 	// overlap; an instance that fails is closed, and its memory freed, at

@@ -57,9 +57,10 @@ var invalid = map[string]struct{ json, at string }{
 	"/idempotency/replay":      {json: `{"idempotency": {"replay": "a day"}}`},
 	"/idempotency/scopeHeader": {json: `{"idempotency": {"scopeHeader": "X Client"}}`},
 
-	"/build/command":  {json: `{"build": {"command": "  "}}`},
-	"/build/watch":    {json: `{"build": {"command": "make", "watch": ["../lib/*.ts"]}}`, at: "/build/watch/0"},
-	"/build/goBundle": {json: `{"build": {"command": "make", "goBundle": "yes"}}`},
+	"/build/command":   {json: `{"build": {"command": "  "}}`},
+	"/build/watch":     {json: `{"build": {"command": "make", "watch": ["../lib/*.ts"]}}`, at: "/build/watch/0"},
+	"/build/goBundle":  {json: `{"build": {"command": "make", "goBundle": "yes"}}`},
+	"/build/goBundles": {json: `{"build": {"goBundles": {"go": ["handlers/**"]}}}`, at: "/build/goBundles/go"},
 
 	"/server/readHeaderTimeout":    {json: `{"server": {"readHeaderTimeout": "-1s"}}`},
 	"/server/readTimeout":          {json: `{"server": {"readTimeout": "1 minute"}}`},

@@ -81,11 +81,11 @@ func (c guestCall) StoreError(op string, err error) abi.Errno {
 		return abi.ErrInvalid
 	case errors.Is(err, storage.ErrFull):
 		c.host.opts.Observer.reportStoreError(op, err)
-		c.logger.Warn("the key-value store is full", "route", c.route.File, "op", op)
+		c.logger.Warn("the key-value store is full", "route", c.route.Name, "op", op)
 		return abi.ErrUnavailable
 	default:
 		c.host.opts.Observer.reportStoreError(op, err)
-		c.logger.Error("the key-value store failed", "route", c.route.File, "op", op, "error", err)
+		c.logger.Error("the key-value store failed", "route", c.route.Name, "op", op, "error", err)
 		return abi.ErrUnavailable
 	}
 }

@@ -35,7 +35,7 @@ func stepBody(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bo
 		JSON:       jsonvalue.Limits{MaxDepth: c.set.Limits.JSONDepth, MaxValues: c.set.Limits.JSONValues},
 		Idempotent: op.Contract.Idempotency != nil,
 		Logger:     h.logger,
-		Route:      c.route.File,
+		Route:      c.route.Name,
 	}, &c.rq.Issues.Body)
 	return !h.answerBody(w, r, c, outcome, limit)
 }

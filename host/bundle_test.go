@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
@@ -586,5 +587,117 @@ func TestBundleMiddlewareReload(t *testing.T) {
 	}
 	if got := order(); got != "f,b0,a0" {
 		t.Errorf("after the middleware was renamed 40-b, x-order = %q, want f,b0,a0", got)
+	}
+}
+
+// TestBundleFailuresNameTheRoute: what the host says of a failing route of
+// a bundle (the development 500, the log of a failed call, an answer that
+// breaks its contract) names the route as well as the bundle, as its load
+// errors do: "server/bundles/w.wasm (GET /api/b)". The bundle alone does
+// not tell which of its hundred routes failed.
+func TestBundleFailuresNameTheRoute(t *testing.T) {
+	t.Parallel()
+	const decl = `{"routes": [
+  {"route": "GET /api/a", "contract": {"responses": {"200": {"description": "An object", "schema": {"type": "object"}}}}},
+  {"route": "GET /api/b", "contract": {"summary": "B"}}
+]}`
+	// Route 0 answers "0", which breaks its contract; route 1 fails with
+	// the error code 1.
+	wat := strings.Replace(bundleWAT(decl, false), "    (i32.const 0))\n", "    (local.get $r))\n", 1)
+	a := newApp(t).watSource("server/bundles/w.wasm", wat)
+	srv, logs := a.serve(host.Options{Mode: host.Development})
+	got := do(t, srv, "GET", "/api/b", "")
+	if want := `"route":"server/bundles/w.wasm (GET /api/b)"`; got.status != 500 || !strings.Contains(got.body, want) {
+		t.Errorf("GET /api/b = %d %s, want 500 with %s", got.status, got.body, want)
+	}
+	do(t, srv, "GET", "/api/a", "")
+	for _, want := range []string{
+		`msg="guest failed" route="server/bundles/w.wasm (GET /api/b)"`,
+		`msg="answer breaks the contract" route="server/bundles/w.wasm (GET /api/a)"`,
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %s:\n%s", want, logs.String())
+		}
+	}
+}
+
+// TestBundleRoutesWaitOnlyForThemselves: each route of a bundle takes its
+// instances through a lane of its own, limits.instances of them, as a
+// module of its own would: a route whose calls take every instance it may
+// have (here one, sleeping) makes its own callers wait, never another
+// route's. In one shared pool a slow route of a hundred stalled them all.
+func TestBundleRoutesWaitOnlyForThemselves(t *testing.T) {
+	t.Parallel()
+	// The fast route's deadline comes before the slow call's, so a wait
+	// for the slow route's instance would end in a 503.
+	const decl = `{"routes": [{"route": "GET /api/slow"}, {"route": "GET /api/fast", "contract": {"timeout": "500ms"}}]}`
+	wat := fmt.Sprintf(`(module
+%s%s  (memory (export "memory") 2)
+  (func (export "endpoints_abi_version") (result i32) (i32.const 1))
+  (data (i32.const 1024) "%s")
+  (func (export "endpoints_contract") (result i64) (i64.const %d))
+%s  (func (export "endpoints_handle_route") (param $r i32) (result i32)
+    (if (i32.eqz (local.get $r)) (then (call $sleep (i64.const 30000000000))))
+    (i32.store8 (i32.const 0) (i32.add (i32.const 48) (local.get $r)))
+    (drop (call $write (i32.const 0) (i32.const 1)))
+    (i32.const 0)))
+`, watImports, wasiPoll, watString(decl), int64(1024)<<32|int64(len(decl)), sleepFn)
+	h, _ := newApp(t).watSource("server/bundles/w.wasm", wat).host(host.Options{Mode: host.Development,
+		Limits: config.Limits{Instances: 1, Timeout: config.Duration(3 * time.Second)}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	slow := make(chan response, 1)
+	go func() { slow <- do(t, srv, "GET", "/api/slow", "") }()
+	if !waitFor(t, 10*time.Second, func() bool { return h.Pools()[0].InUse == 1 }) {
+		t.Fatalf("the slow call never took its instance: %+v", h.Pools())
+	}
+	if got := do(t, srv, "GET", "/api/fast", ""); got.status != 200 || got.body != "1" {
+		t.Errorf("GET /api/fast while /api/slow holds its one instance = %d %q, want 200 \"1\" at once", got.status, got.body)
+	}
+	if got := <-slow; got.status != 500 {
+		t.Errorf("GET /api/slow = %d %q, want 500 at its deadline", got.status, got.body)
+	}
+}
+
+// TestBundleRouteRefusedAlone: in development, a route of a bundle whose
+// contract the host refuses (a parameter its path lacks, a contract that
+// breaks the schema) is left out alone, as a module of that route would
+// be, and reported; the bundle's other routes serve. One mistake in one of
+// a hundred Go routes took them all down at `endpoints dev`'s start. In
+// production it still fails the start (TestBundleRefused).
+func TestBundleRouteRefusedAlone(t *testing.T) {
+	t.Parallel()
+	const decl = `{"routes": [
+  {"route": "GET /api/a", "contract": {"summary": "A"}},
+  {"route": "GET /api/users/:id", "contract": {"request": {"params": {"type": "object", "properties": {"userId": {"type": "string"}}}}}},
+  {"route": "GET /api/c", "contract": {"summary": 7}}
+]}`
+	a := newApp(t).watSource("server/bundles/w.wasm", bundleWAT(decl, false))
+	var loaded []string // what the progress said of the bundle's load
+	h, _ := a.host(host.Options{Mode: host.Development, Progress: func(p host.Progress) {
+		if p.Stage == host.StageLoad {
+			loaded = append(loaded, fmt.Sprintf("%s %v", p.File, p.Err))
+		}
+	}})
+	if want := []string{"server/bundles/w.wasm <nil>"}; !slices.Equal(loaded, want) {
+		t.Errorf("load progress = %q, want %q: the bundle loaded, its refused routes are problems", loaded, want)
+	}
+	problems := fmt.Sprint(h.Problems())
+	for _, want := range []string{`server/bundles/w.wasm (GET /api/users/:id): contract: /request/params/properties/userId`, `server/bundles/w.wasm (GET /api/c): contract: /summary`} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("problems = %s, want %s", problems, want)
+		}
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	if got := do(t, srv, "GET", "/api/a", ""); got.status != 200 || got.body != "0" {
+		t.Errorf("GET /api/a = %d %q, want 200 \"0\": the bundle's other routes serve", got.status, got.body)
+	}
+	if got := do(t, srv, "GET", "/api/c", ""); got.status != 404 {
+		t.Errorf("GET /api/c = %d, want 404: its route is left out", got.status)
+	}
+	_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, Logger: discardLogger(), CacheDir: testCacheDir(t)})
+	if err == nil || !strings.Contains(err.Error(), "(GET /api/users/:id)") {
+		t.Errorf("host.New in production = %v, want the refused route's error", err)
 	}
 }

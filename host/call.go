@@ -172,7 +172,7 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	}
 	file := ""
 	if c.route != nil {
-		file = c.route.File
+		file = c.route.Name
 	}
 	attrs = append([]any{"route", file}, attrs...)
 	if c.mw != nil {

@@ -78,7 +78,7 @@ func (c *call) endDatabases() {
 		return
 	}
 	if n := c.db.Close(); n > 0 && c.route != nil {
-		c.logger.Warn("the call ended with a database transaction open: rolled back", "route", c.route.File, "transactions", n)
+		c.logger.Warn("the call ended with a database transaction open: rolled back", "route", c.route.Name, "transactions", n)
 	}
 	if code := c.db.LastError(); code != "" {
 		rc := c.requestCall()

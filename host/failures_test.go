@@ -313,3 +313,49 @@ func TestLoadErrors(t *testing.T) {
 		}
 	})
 }
+
+// outFn writes n bytes at p to stderr in one fd_write (wasiWrite; its
+// iovec at 4096).
+const outFn = `  (func $out (param $p i32) (param $n i32)
+    (i32.store (i32.const 4096) (local.get $p))
+    (i32.store (i32.const 4100) (local.get $n))
+    (drop (call $fd_write (i32.const 2) (i32.const 4096) (i32.const 1) (i32.const 4104))))
+`
+
+// TestGuestOutputInPieces: a line the guest writes in pieces (Go's
+// runtime writes a panic's message a word at a time) is one line of its
+// output, in the log and in a development 500, and a last line without
+// its newline is kept too; a start function that fails quotes what it
+// wrote before a Go traceback, since the trap alone (a stack of numbered
+// functions) does not say why.
+func TestGuestOutputInPieces(t *testing.T) {
+	t.Parallel()
+	const pieces = `  (data (i32.const 3000) "panic: ")
+  (data (i32.const 3010) "bad tag\n")
+  (data (i32.const 3020) "\ngoroutine 1 [running]:\nmain.init()\n")
+  (data (i32.const 3060) "no newline")
+`
+	say := `(call $out (i32.const 3000) (i32.const 7)) (call $out (i32.const 3010) (i32.const 8)) (call $out (i32.const 3020) (i32.const 36))`
+	t.Run("a request", func(t *testing.T) {
+		failing := watModule{contract: `{"summary":"fails"}`, imports: wasiWrite, extra: outFn + pieces,
+			handle: say + ` (call $out (i32.const 3060) (i32.const 10)) (i32.const 1)`}
+		srv, logs := newApp(t).wat("server/api/fail.get.wasm", failing).serve(host.Options{Mode: host.Development})
+		res := do(t, srv, "GET", "/api/fail", "")
+		if want := `"output":["panic: bad tag","goroutine 1 [running]:","main.init()","no newline"]`; !strings.Contains(res.body, want) {
+			t.Errorf("a development 500 = %s, want %s", res.body, want)
+		}
+		if want := `msg="panic: bad tag"`; !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %s:\n%s", want, logs)
+		}
+	})
+	t.Run("the start function", func(t *testing.T) {
+		m := watModule{imports: wasiWrite, extra: outFn + pieces + `  (func (export "_initialize") ` + say + ` (unreachable))` + "\n", handle: `(i32.const 0)`}
+		h, logs := newApp(t).wat("server/api/evil.get.wasm", m).host(host.Options{Mode: host.Development})
+		if problems, want := fmt.Sprint(h.Problems()), "server/api/evil.get.wasm: _initialize: panic: bad tag; then the guest trapped"; !strings.Contains(problems, want) {
+			t.Errorf("problems = %s\nwant %q", problems, want)
+		}
+		if want := `msg="panic: bad tag" route=server/api/evil.get.wasm stream="guest output"`; !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %s:\n%s", want, logs)
+		}
+	})
+}

@@ -43,7 +43,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 			f.Default = body
 		}
 		c.rq.Failure = f
-		if endpointHook && h.runHook(w, r, c, c.route.Module.Pool, c.route.Module.Index) {
+		if endpointHook && h.runHook(w, r, c, c.route.Module.Instances(), c.route.Module.Index) {
 			return
 		}
 		if appHook && h.runHook(w, r, c, t.Runtime.HookPool(), -1) {
@@ -57,11 +57,11 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 // index is the route's in a bundle, -1 elsewhere.
 // A hook that declines, fails or finds no free instance leaves the failure
 // to the next in order; a failure is logged and discards the instance.
-func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p *engine.Pool, index int) bool {
+func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p engine.Source, index int) bool {
 	c.resp.Restart(c.rq.Failure.Status)
 	in, err := p.Get(c)
 	if err != nil {
-		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.File(), "route", c.route.File, "error", err)
+		h.logger.Warn("no instance free for onValidationError before the deadline", "module", p.File(), "route", c.route.Name, "error", err)
 		return false
 	}
 	var code int32 = -1
@@ -83,10 +83,10 @@ func (h requestSide) runHook(w http.ResponseWriter, r *http.Request, c *call, p 
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
-		h.logger.Info("client went away; onValidationError stopped", "module", p.File(), "route", c.route.File)
+		h.logger.Info("client went away; onValidationError stopped", "module", p.File(), "route", c.route.Name)
 		return true
 	}
-	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
+	h.logger.Error("onValidationError failed; answering with the next hook or the default", "module", p.File(), "route", c.route.Name, "method", r.Method, "path", logtext.Cut(r.URL.Path), "reason", reason)
 	if c.resp.Sent() {
 		panic(http.ErrAbortHandler)
 	}

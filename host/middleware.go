@@ -49,9 +49,9 @@ func (run mwRunner) putMWCall(mc *call) {
 func (run mwRunner) callMiddleware(r *http.Request, mc *call, export string) (result int32, ok bool) {
 	h := run.h
 	m := mc.mw
-	key := "" // the lane of the request's route
+	key := "" // the lane of the request's route (of a bundle: its own)
 	if mc.route != nil {
-		key = mc.route.File
+		key = mc.route.Name
 	}
 	lane := m.Lane(key)
 	in, err := lane.Get(mc)

@@ -143,7 +143,7 @@ func stepCheckAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *c
 	}
 	status := c.resp.Status()
 	if issues := op.CheckAnswer(status, c.resp.Header(), c.resp.Body()); issues != nil {
-		h.logger.Error("answer breaks the contract", "route", c.route.File, "status", status, "issues", fmt.Sprint(issues))
+		h.logger.Error("answer breaks the contract", "route", c.route.Name, "status", status, "issues", fmt.Sprint(issues))
 		h.opts.Observer.reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)
 		writeError(w, r, http.StatusInternalServerError, MessageResponseContract, ContractErrorData{Status: status, Issues: issues})
 		return false

@@ -16,7 +16,7 @@ const documentMaxBytes = 64 << 20
 // runtimedecl.Module.Extend) in a call of its own, for a load
 // (versionload.Host), and returns the document it wrote.
 func (h loadSide) Extend(ctx context.Context, rm *runtimedecl.Module, doc []byte, timeout int64) ([]byte, error) {
-	c := &call{parent: ctx, logger: h.logger, route: &route{File: abi.RuntimeModule}}
+	c := &call{parent: ctx, logger: h.logger, route: &route{File: abi.RuntimeModule, Name: abi.RuntimeModule}}
 	c.clock.Bound(time.Unix(0, timeout))
 	c.resp.Reset(documentMaxBytes, &c.clock, c)
 	c.rq.Plain = true

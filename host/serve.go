@@ -221,7 +221,7 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 // callGuest runs the handler on a pooled instance. It reports whether the
 // guest answered; when it did not, the failure was answered and logged.
 func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
-	pool := c.route.Module.Pool
+	pool := c.route.Module.Instances()
 	in, err := pool.Get(c)
 	if err != nil {
 		h.discardBody(w, r, c)
@@ -229,12 +229,12 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 			// Logged once, when the load failed.
 			var data any
 			if h.opts.Mode == Development {
-				data = guestfail.Data{Error: err.Error(), Route: c.route.File}
+				data = guestfail.Data{Error: err.Error(), Route: c.route.Name}
 			}
 			writeError(w, r, http.StatusInternalServerError, "", data)
 			return false
 		}
-		h.logger.Warn("no instance for the request", "route", c.route.File, "error", err)
+		h.logger.Warn("no instance for the request", "route", c.route.Name, "error", err)
 		writeError(w, r, http.StatusServiceUnavailable, "", nil)
 		return false
 	}
@@ -282,15 +282,15 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		return true
 	}
 	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.resp.Sent() {
-		h.answerDatabaseWaits(w, r, waits, guestfail.Data{Route: c.route.File})
+		h.answerDatabaseWaits(w, r, waits, guestfail.Data{Route: c.route.Name})
 		return false
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
-		h.logger.Info("client went away; guest stopped", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path))
+		h.logger.Info("client went away; guest stopped", "route", c.route.Name, "method", r.Method, "path", logtext.Cut(r.URL.Path))
 		return false
 	}
-	h.logger.Error("guest failed", "route", c.route.File, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.rq.ID, "reason", reason)
+	h.logger.Error("guest failed", "route", c.route.Name, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.rq.ID, "reason", reason)
 	if c.resp.Sent() {
 		// Bytes already reached the client: the only honest end is to
 		// abort the response so the client sees it truncated.
@@ -298,7 +298,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	var data any
 	if h.opts.Mode == Development {
-		data = guestfail.Data{Error: reason, Route: c.route.File, Output: c.logs.Output()}
+		data = guestfail.Data{Error: reason, Route: c.route.Name, Output: c.logs.Output()}
 	}
 	status := http.StatusInternalServerError
 	if guestfail.Interrupted(err) && lifecycle(h).stopping() {

@@ -9,10 +9,8 @@ import (
 	"io/fs"
 	"maps"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
@@ -196,41 +194,9 @@ func (p *prefixWriter) end() {
 	}
 }
 
-// matchGlob reports whether name, a slash-separated path relative to the
-// app, matches pattern: path.Match syntax within each segment, and "**" as
-// a whole segment for any number of directories, none included. The
-// patterns were checked by config.Parse; a malformed segment
-// matches nothing.
-//
-//	matchGlob("assembly/**/*.ts", "assembly/lib/util.ts") == true
-func matchGlob(pattern, name string) bool {
-	return matchSegments(strings.Split(pattern, "/"), strings.Split(name, "/"))
-}
-
-func matchSegments(pattern, name []string) bool {
-	for len(pattern) > 0 {
-		if pattern[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if matchSegments(pattern[1:], name[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pattern[0], name[0]); !ok {
-			return false
-		}
-		pattern, name = pattern[1:], name[1:]
-	}
-	return len(name) == 0
-}
-
 // watched reports whether rel matches one of the patterns.
 func watched(patterns []string, rel string) bool {
-	return slices.ContainsFunc(patterns, func(p string) bool { return matchGlob(p, rel) })
+	return slices.ContainsFunc(patterns, func(p string) bool { return config.MatchGlob(p, rel) })
 }
 
 // watchBuildCommand reruns the app's build command under `endpoints dev`

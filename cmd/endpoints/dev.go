@@ -177,7 +177,11 @@ func (c *console) built(b guestbuild.Built) {
 		c.event(false, fields, fmt.Sprintf("%s is unchanged: copied from the module cache", b.Module))
 		return
 	}
-	c.event(false, fields, fmt.Sprintf("built %s from %s in %s", b.Module, b.Path, b.Took.Round(time.Millisecond)))
+	from := "from " + b.Path
+	if contents := b.Contents(); contents != "" {
+		from = "(" + contents + ")" // a bundle: its common directory says little
+	}
+	c.event(false, fields, fmt.Sprintf("built %s %s in %s", b.Module, from, b.Took.Round(time.Millisecond)))
 }
 
 // ran prints one run of the app's build command; a failed one with what

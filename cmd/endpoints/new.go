@@ -52,18 +52,21 @@ SDK's sources under vendor/ for editors: compile_flags.txt (clangd),
 package.json and tsconfig.json (npm install fetches the compiler), or
 Cargo.toml (rust-analyzer; endpoints build compiles with rustc, offline).
 
-For Go: A released endpoints
-requires the release of ` + sdkModule + ` it belongs to; a development
+In Go, a released endpoints requires the release of
+` + sdkModule + ` it belongs to; a development
 build (go run or go install from a checkout) builds against that checkout,
 with a replace line in go.mod; --sdk names another checkout.
 
 new route APP 'GET /api/things/:id' adds the package handlers/get-things-id
 to a Go app: a Go route for that method and path with its path parameters, a
-declared 200 answer and a test. To a C, AssemblyScript or Rust app it adds
+declared 200 answer and a test; endpoints build links it into the app's Go
+bundle, server/bundles/go.wasm. To a C, AssemblyScript or Rust app it adds
 server/api/things/[id].get.{c,ts,rs} (and, in Rust, its entry in
 Cargo.toml); the app's language is told by its Cargo.toml, package.json or
-compile_flags.txt, else its go.mod (--lang overrides). Methods: GET, POST, PUT, PATCH, DELETE, HEAD,
-OPTIONS; :name is a path parameter. (An app named "route": endpoints new ./route)
+compile_flags.txt, else its go.mod (--lang overrides). Methods: GET, POST,
+PUT, PATCH, DELETE, HEAD, OPTIONS; :name is a path parameter. A catch-all
+(**:name) serves a plain route, which new route does not write. (An app
+named "route": endpoints new ./route)
 
 Flags of new (and new route):
   --lang L    the language of the app's routes: go, c, as or rs
@@ -214,9 +217,13 @@ func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "endpoints new route: %s already exists: remove it, or write %s there by hand\n", filepath.Join(app, filepath.FromSlash(dir)), rf)
 		return exitError
 	}
-	if cfg, err := config.Load(app); err == nil && !cfg.Build.BundlesGo() {
+	cfg, err := config.Load(app)
+	switch {
+	case err == nil && !cfg.Build.BundlesGo():
 		fmt.Fprintf(stdout, "created %s, which builds %s:\n", rf, rf.File)
-	} else {
+	case err == nil:
+		fmt.Fprintf(stdout, "created %s, served by the app's Go bundle %s (%s with \"build\": {\"goBundle\": false}):\n", rf, cfg.Build.GoBundleOf(dir, guestbuild.BundleModule), rf.File)
+	default:
 		fmt.Fprintf(stdout, "created %s, served by the app's Go bundle %s (%s with \"build\": {\"goBundle\": false}):\n", rf, guestbuild.BundleModule, rf.File)
 	}
 	for _, f := range []string{"main.go", "main_test.go"} {
@@ -264,7 +271,9 @@ func parseNewRoute(route string) (routefile.Route, error) {
 		return routefile.Route{}, err
 	}
 	if rf.Dynamic() {
-		return routefile.Route{}, fmt.Errorf("route %q: an endpoint cannot sit on an optional (:name?) or catch-all (**:name) segment; use :name segments", route)
+		return routefile.Route{}, fmt.Errorf("route %q: an endpoint cannot sit on an optional (:name?) or catch-all (**:name) segment; use :name segments, or, "+
+			"a catch-all serves a plain route, which new route does not write: in Go, a main package with the line %s %s that calls endpoints.HandleRaw "+
+			"(go doc github.com/wasmendpoints/endpoints/guest-sdk/go, \"Plain routes\")", route, guestbuild.Directive, rf)
 	}
 	return rf, nil
 }

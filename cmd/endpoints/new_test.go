@@ -76,6 +76,8 @@ func TestNewArgumentErrors(t *testing.T) {
 		{"no path", []string{"new", "route", app, "GET"}, exitUsage, "want METHOD /path", false},
 		{"every method", []string{"new", "route", app, "* /api/things"}, exitUsage, "name one method", false},
 		{"catch-all segment", []string{"new", "route", app, "GET /api/files/**:path"}, exitUsage, "cannot sit on an optional (:name?) or catch-all (**:name) segment", false},
+		{"catch-all: what to write instead", []string{"new", "route", app, "GET /api/files/**:path"}, exitUsage, "a catch-all serves a plain route, which new route does not write: in Go, a main package with the line //endpoints:route GET /api/files/**:path that calls endpoints.HandleRaw", false},
+		{"unnamed catch-all", []string{"new", "route", app, "GET /api/files/**"}, exitUsage, `segment "**": a catch-all is named: /api/files/**:path`, false},
 		{"optional segment", []string{"new", "route", app, "GET /api/things/:id?"}, exitUsage, "cannot sit on an optional", false},
 		{"parameter name that is no identifier", []string{"new", "route", app, "GET /api/things/:1d"}, exitUsage, `parameter name "1d" must be letters, digits and _`, false},
 		{"parameter inside a segment", []string{"new", "route", app, "GET /api/things/x:id"}, exitUsage, "a parameter is a whole segment", false},

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,7 +29,9 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/liblog"
 	"github.com/wasmendpoints/endpoints/internal/logwriter"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/internal/stale"
+	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 	"github.com/wasmendpoints/endpoints/observe/otel"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
@@ -363,6 +366,12 @@ func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseS
 			missing = append(missing, fmt.Sprintf("%s (from %s)", s.Module, s.Path))
 			continue
 		}
+		if len(s.Routes) > 0 {
+			if lacks := unbundled(module, s.Module, s.Routes); len(lacks) > 0 {
+				missing = append(missing, lacks...)
+				continue
+			}
+		}
 		in, ok := newestInput(newest, s)
 		if !ok || !in.ModTime.After(mi.ModTime()) {
 			continue
@@ -371,11 +380,17 @@ func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseS
 		if in.Path != s.Path {
 			from = fmt.Sprintf(" (%s changed)", in.Path)
 		}
+		what := "its source " + s.Path
+		if len(s.Routes) > 0 {
+			// A bundle: its sources' common directory says little.
+			s.Path = "Go sources (" + s.Contents() + ")"
+			what = "its " + s.Path
+		}
 		if refuseStale {
 			old = append(old, fmt.Sprintf("%s (from %s%s)", s.Module, s.Path, from))
 			continue
 		}
-		fmt.Fprintf(stderr, "endpoints %s: warning: %s is older than its source %s%s: run `endpoints build %s` to use the source\n", name, s.Module, s.Path, from, app)
+		fmt.Fprintf(stderr, "endpoints %s: warning: %s is older than %s%s: run `endpoints build %s` to use the source\n", name, s.Module, what, from, app)
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(stderr, "endpoints %s: %d route module(s) of %s are not built yet: %s\nrun `endpoints build %s` first\n", name, len(missing), app, strings.Join(missing, ", "), app)
@@ -386,6 +401,25 @@ func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseS
 		return false
 	}
 	return true
+}
+
+// unbundled lists, as "NAME lacks ROUTE (from DIR)", the routes and
+// middleware of a bundle source that the built bundle at module (name,
+// relative to the app) does not declare: Go routes added since it was
+// built. A bundle whose declaration cannot be read is the load's to report.
+func unbundled(module, name string, routes []guestbuild.Source) []string {
+	has, ok := bundleDeclares(module)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, r := range routes {
+		entry, err := guestbuild.BundleEntry(r)
+		if err == nil && !has[entry] {
+			out = append(out, fmt.Sprintf("%s lacks %s (from %s)", name, entry, r.Path))
+		}
+	}
+	return out
 }
 
 // routeSources is sources with each bundle replaced by its routes: what
@@ -560,8 +594,11 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 			return
 		}
 		cached := ""
+		if c := b.Contents(); c != "" {
+			cached = " (" + c + ")" // a bundle: what it serves
+		}
 		if b.Cached {
-			cached = " (unchanged: from the module cache)"
+			cached += " (unchanged: from the module cache)"
 		}
 		fmt.Fprintf(stdout, "  ok   %-44s %-3s %s%s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond), cached)
 	})
@@ -924,28 +961,97 @@ func appSources(app string) ([]guestbuild.Source, error) {
 		return nil, err
 	}
 	if cfg.Build.BundlesGo() {
-		sources = guestbuild.BundleGo(sources)
+		sources = guestbuild.BundleGoBy(sources, goBundleOf(cfg.Build))
 	}
 	return sources, nil
 }
 
-// bundled applies the "goBundle" setting to the sources build builds:
-// bundled, the Go routes become one source; not, a bundle left by an
-// earlier build is removed (saying so on stdout), since it would claim
-// the routes the per-route modules serve.
+// goBundleOf is the bundle module each Go package builds into by the
+// app's build settings (config.Build.GoBundles).
+func goBundleOf(b config.Build) func(dir string) string {
+	return func(dir string) string { return b.GoBundleOf(dir, guestbuild.BundleModule) }
+}
+
+// bundled applies the "goBundle" and "goBundles" settings to the sources
+// build builds: bundled, the Go routes become one source per bundle. A Go
+// bundle an earlier build wrote that the settings no longer make (all of
+// them with "goBundle": false) is removed, saying so on stdout, since it
+// would claim the routes that now build elsewhere.
 func bundled(app string, b config.Build, sources []guestbuild.Source, stdout io.Writer) ([]guestbuild.Source, error) {
+	out := sources
 	if b.BundlesGo() {
-		return guestbuild.BundleGo(sources), nil
+		out = guestbuild.BundleGoBy(sources, goBundleOf(b))
 	}
 	if !slices.ContainsFunc(sources, func(s guestbuild.Source) bool { return s.Lang == guestbuild.LangGo }) {
-		return sources, nil
+		return out, nil
 	}
-	err := os.Remove(filepath.Join(app, filepath.FromSlash(guestbuild.BundleModule)))
-	switch {
-	case err == nil:
-		fmt.Fprintf(stdout, "removed %s: %s says \"goBundle\": false, so each Go route builds its own module\n", guestbuild.BundleModule, config.File)
-	case !errors.Is(err, fs.ErrNotExist):
+	made := map[string]bool{}
+	for _, s := range out {
+		if len(s.Routes) > 0 {
+			made[s.Module] = true
+		}
+	}
+	ours := map[string]bool{} // what the app's Go sources put in a bundle
+	for _, s := range sources {
+		if entry, err := guestbuild.BundleEntry(s); err == nil && s.Lang == guestbuild.LangGo {
+			ours[entry] = true
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(app, abi.BundleDir, "*"+routefile.Extension))
+	if err != nil {
 		return nil, err
 	}
-	return sources, nil
+	for _, f := range files {
+		rel := abi.BundleDir + "/" + filepath.Base(f)
+		if made[rel] || rel != guestbuild.BundleModule && !declaresOnly(f, ours) {
+			continue
+		}
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if b.BundlesGo() {
+			fmt.Fprintf(stdout, "removed %s, a Go bundle of an earlier build: %s's build.goBundles no longer makes it\n", rel, config.File)
+		} else {
+			fmt.Fprintf(stdout, "removed %s: %s says \"goBundle\": false, so each Go route builds its own module\n", rel, config.File)
+		}
+	}
+	return out, nil
+}
+
+// declaresOnly reports whether the bundle module declares nothing but
+// entries of set (guestbuild.BundleEntry): a Go bundle of the app's own.
+func declaresOnly(module string, set map[string]bool) bool {
+	declared, ok := bundleDeclares(module)
+	if !ok || len(declared) == 0 {
+		return false
+	}
+	for e := range declared {
+		if !set[e] {
+			return false
+		}
+	}
+	return true
+}
+
+// bundleDeclares reads what the bundle module declares, as
+// guestbuild.BundleEntry says it: its routes, and "middleware NAME" for
+// its middleware; false when its declaration cannot be read.
+func bundleDeclares(module string) (map[string]bool, bool) {
+	wasm, err := os.ReadFile(module)
+	if err != nil {
+		return nil, false
+	}
+	section, ok, err := wasmbin.Custom(wasm, abi.SectionContract)
+	var decl abi.Bundle
+	if err != nil || !ok || json.Unmarshal(section, &decl) != nil {
+		return nil, false
+	}
+	has := map[string]bool{}
+	for _, r := range decl.Routes {
+		has[r.Route] = true
+	}
+	for _, m := range decl.Middleware {
+		has["middleware "+m.Name] = true
+	}
+	return has, true
 }

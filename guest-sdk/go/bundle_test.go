@@ -183,3 +183,24 @@ func TestBundleDeclarationIsMarshal(t *testing.T) {
 		})
 	}
 }
+
+// TestBundleRegistrationPanicNamesTheRoute: a registration that panics in
+// a bundle (a tag that does not fit) names the route it was for: every
+// route package of a bundle is renamed "route", so "route.input field ID"
+// alone does not say which of the app's routes is wrong.
+func TestBundleRegistrationPanicNamesTheRoute(t *testing.T) {
+	fresh(t)
+	BundleRoute("GET /api/a")
+	HandleFunc(Operation{Summary: "Route A"}, func(*struct{}) (string, error) { return "a", nil })
+	BundleRoute("GET /api/items/:id")
+	type input struct {
+		ID string `path:"id" minimum:"abc"`
+	}
+	defer func() {
+		msg, _ := recover().(string)
+		if want := `endpoints (GET /api/items/:id, Summary "Items"): `; !strings.HasPrefix(msg, want) || !strings.Contains(msg, `tag minimum:"abc"`) {
+			t.Errorf("panic %q, want it to begin %q and name the tag", msg, want)
+		}
+	}()
+	HandleFunc(Operation{Summary: "Items"}, func(*input) (string, error) { return "", nil })
+}

@@ -1,5 +1,5 @@
-// Package endpoints is the Go SDK for Endpoints route modules: WebAssembly
-// modules that serve one route of an HTTP API. You write a handler with a
+// Package endpoints is the Go SDK for Endpoints routes: the routes of an
+// HTTP API, served from WebAssembly modules. You write a handler with a
 // typed input; the SDK derives the route's contract (JSON Schemas of the
 // request and the responses) from your Go types, and the host validates
 // every request against it before your handler runs, and documents it in
@@ -7,10 +7,8 @@
 //
 // # A route in five minutes
 //
-// A route module is a main package anywhere in the app whose directive
-// names the route it serves, in the form `endpoints routes` prints:
-//
-//	//go:build wasip1
+// A route is a main package anywhere in the app whose directive names the
+// route it serves, in the form `endpoints routes` prints:
 //
 //	//endpoints:route GET /api/users/:id
 //	package main
@@ -50,8 +48,12 @@
 //	func main() {}
 //
 // Register handlers in init; main stays empty (the host never calls it).
-// `endpoints build APP` compiles it into the module the route maps to,
-// server/api/users/[id].get.wasm; by hand, from the package directory:
+// `endpoints build APP` links the app's Go routes into one module,
+// server/bundles/go.wasm (a bundle, abi/README.md §9), in which each route
+// keeps its own contract; with "build": {"goBundle": false} in
+// endpoints.json it compiles each into the module its route maps to,
+// server/api/users/[id].get.wasm here, as by hand from the package
+// directory:
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o APP/server/api/users/[id].get.wasm .
 //
@@ -114,8 +116,10 @@
 // default or example of a slice is a comma-separated list or a JSON array.
 // On the Body field, minProperties and maxProperties apply to the body
 // object. A tag that does not fit (minimum:"abc", minLength on an int)
-// panics at registration with a message naming type, field and tag; the
-// host then reports the failed load.
+// panics at registration with a message naming type, field and tag (and,
+// in a bundle, the route); the host then reports the failed load, quoting
+// it. In a bundle the whole bundle fails to load: `endpoints dev` keeps
+// its previous version serving.
 //
 // A blank field _ struct{} describes the struct type itself: its doc tag is
 // the type's description and each example tag (one per blank field) a
@@ -341,9 +345,11 @@
 //
 // # Several methods in one module
 //
-// A module without method suffix (server/api/users/[id]/main.go) registers
-// one handler per method, each with [Operation.Method] set; HEAD requests
-// reach the GET handler. The contract lists them under "methods".
+// A route whose directive names no method (//endpoints:route * /api/users/:id)
+// registers one handler per method, each with [Operation.Method] set; HEAD
+// requests reach the GET handler. The contract lists them under "methods".
+// A package has one directive: this is how one package serves several
+// methods of a path.
 //
 // # Plain routes
 //

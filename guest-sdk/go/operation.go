@@ -367,9 +367,15 @@ func newRegistry() *registry { return &registry{b: newBuilder()} }
 var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 // fail reports a registration error: it panics, so the module fails to
-// load. The host logs what a module prints on stderr, the panic included.
+// load. The host logs what a module prints on stderr, the panic included,
+// and quotes the panic in the load's error.
 func (r *registry) fail(op Operation, err error) {
 	var names []string
+	if n := len(bundle); n > 0 && bundle[n-1].reg == r {
+		// In a bundle every route package is named "route": its
+		// route says which one this is.
+		names = append(names, bundle[n-1].route)
+	}
 	if op.Method != "" {
 		names = append(names, "Method "+op.Method)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -28,27 +29,84 @@ const BundleModule = abi.BundleDir + "/go.wasm"
 // server/middleware) replaced by one source that builds them all into
 // BundleModule, listing them in Routes; not the runtime declaration.
 // Without Go routes it returns sources as they are.
-func BundleGo(sources []Source) []Source {
+func BundleGo(sources []Source) []Source { return BundleGoBy(sources, nil) }
+
+// BundleGoBy is BundleGo with the Go routes split among bundles:
+// bundleOf(dir) is the bundle module (server/bundles/NAME.wasm) the
+// package in dir builds into; nil, or "", means BundleModule. The bundles
+// take the place of the first Go route, sorted by module. A bundle of
+// middleware alone (a bundle declares at least one route) gives them to
+// the first bundle with routes.
+func BundleGoBy(sources []Source, bundleOf func(dir string) string) []Source {
 	if !slices.ContainsFunc(sources, func(s Source) bool { return s.Lang == LangGo && len(s.Routes) == 0 && isRouteModule(s.Module) }) {
 		return sources
 	}
-	var out, routes []Source
+	var out []Source
+	groups := map[string][]Source{}
 	at := -1
 	for _, s := range sources {
 		if s.Lang == LangGo && len(s.Routes) == 0 && (isRouteModule(s.Module) || isMiddlewareModule(s.Module)) {
 			if at < 0 {
 				at = len(out)
-				out = append(out, Source{})
 			}
-			routes = append(routes, s)
+			module := ""
+			if bundleOf != nil {
+				module = bundleOf(s.Path)
+			}
+			if module == "" {
+				module = BundleModule
+			}
+			groups[module] = append(groups[module], s)
 			continue
 		}
 		out = append(out, s)
 	}
-	if at >= 0 {
-		out[at] = Source{Lang: LangGo, Path: commonDir(routes), Module: BundleModule, Routes: routes}
+	modules := slices.Sorted(maps.Keys(groups))
+	hasRoutes := func(m string) bool {
+		return slices.ContainsFunc(groups[m], func(r Source) bool { return isRouteModule(r.Module) })
+	}
+	first := modules[slices.IndexFunc(modules, hasRoutes)]
+	var bundles []Source
+	for _, m := range modules {
+		if !hasRoutes(m) {
+			groups[first] = append(groups[first], groups[m]...)
+		}
+	}
+	for _, m := range modules {
+		if hasRoutes(m) {
+			bundles = append(bundles, Source{Lang: LangGo, Path: commonDir(groups[m]), Module: m, Routes: groups[m]})
+		}
+	}
+	return slices.Insert(out, at, bundles...)
+}
+
+// Contents says what a bundle source builds ("34 routes, 1 middleware"),
+// for the lines build and dev print; "" for a source of one module.
+func (s Source) Contents() string {
+	if len(s.Routes) == 0 {
+		return ""
+	}
+	var routes, mws int
+	for _, r := range s.Routes {
+		if isMiddlewareModule(r.Module) {
+			mws++
+		} else {
+			routes++
+		}
+	}
+	out := plural(routes, "route", "routes")
+	if mws > 0 {
+		out += ", " + plural(mws, "middleware", "middleware")
 	}
 	return out
+}
+
+// plural is n and the noun's form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // isRouteModule reports whether module is a route module named by its
@@ -90,7 +148,8 @@ const (
 	bundleFile = "00_endpoints_bundle.go"
 )
 
-// GoBundle builds the Go routes into one module at out: a main package
+// GoBundle builds the Go routes into one module at out (module, relative
+// to the app, names it in errors): a main package
 // generated under the app imports each route's package, whose files are
 // seen by the compiler, through `go build -overlay`, with `package main`
 // renamed and one more file that tells the SDK which route the package's
@@ -100,10 +159,10 @@ const (
 //	GOOS=wasip1 GOARCH=wasm go build -overlay OVERLAY -buildmode=c-shared -trimpath -ldflags='-s -w' -o out ./_endpoints_bundle
 //
 // The routes must all be in the Go module that holds the app.
-func GoBundle(ctx context.Context, appDir string, routes []Source, out string) error {
+func GoBundle(ctx context.Context, appDir, module string, routes []Source, out string) error {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		return fmt.Errorf("build Go bundle %s: %w (install Go 1.24 or newer)", BundleModule, err)
+		return fmt.Errorf("build Go bundle %s: %w (install Go 1.24 or newer)", module, err)
 	}
 	if out, err = filepath.Abs(out); err != nil {
 		return err
@@ -114,7 +173,7 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 	}
 	modDir, modPath, err := goModule(app)
 	if err != nil {
-		return fmt.Errorf("build Go bundle %s: %w", BundleModule, err)
+		return fmt.Errorf("build Go bundle %s: %w", module, err)
 	}
 	tmp, err := os.MkdirTemp("", "endpoints-bundle-")
 	if err != nil {
@@ -148,11 +207,11 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 		dir := filepath.Join(app, filepath.FromSlash(r.Path))
 		importPath, err := importPathOf(modDir, modPath, dir)
 		if err != nil {
-			return fmt.Errorf("build Go bundle %s: route %s: %w", BundleModule, r.Path, err)
+			return fmt.Errorf("build Go bundle %s: route %s: %w", module, r.Path, err)
 		}
 		files, err := goFiles(dir)
 		if err != nil || len(files) == 0 {
-			return fmt.Errorf("build Go bundle %s: route %s: no .go files (%v)", BundleModule, r.Path, err)
+			return fmt.Errorf("build Go bundle %s: route %s: no .go files (%v)", module, r.Path, err)
 		}
 		// Test files too: go build reads their package clauses, and one
 		// still saying main would be a second package in the directory.
@@ -163,7 +222,7 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 		for _, f := range append(files, tests...) {
 			src, err := renamedPackage(f)
 			if err != nil {
-				return fmt.Errorf("build Go bundle %s: route %s: %w", BundleModule, r.Path, err)
+				return fmt.Errorf("build Go bundle %s: route %s: %w", module, r.Path, err)
 			}
 			if err := add(f, src); err != nil {
 				return err
@@ -190,7 +249,7 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 	if err := os.WriteFile(overlayFile, overlay, 0o644); err != nil {
 		return err
 	}
-	err = runToolchain(ctx, "build Go bundle "+BundleModule+" of", appDir, out, func(tmpOut string) *exec.Cmd {
+	err = runToolchain(ctx, "build Go bundle "+module+" of", appDir, out, func(tmpOut string) *exec.Cmd {
 		args := append([]string{"build", "-overlay", overlayFile}, GoFlags...)
 		args = append(args, "-o", tmpOut, "./"+bundleMainDir)
 		cmd := exec.CommandContext(ctx, goTool, args...)
@@ -202,6 +261,13 @@ func GoBundle(ctx context.Context, appDir string, routes []Source, out string) e
 		return &sourceNamedError{msg: strings.NewReplacer(names...).Replace(err.Error()), err: err}
 	}
 	return nil
+}
+
+// BundleEntry is what the bundle built from r declares of it: its route
+// ("GET /api/users/:id"), or "middleware NAME" for a middleware.
+func BundleEntry(r Source) (string, error) {
+	what, _, err := bundleEntry(r)
+	return what, err
 }
 
 // bundleEntry is what the generated main package's import of the Go

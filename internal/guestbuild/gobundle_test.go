@@ -3,6 +3,7 @@ package guestbuild
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,6 +75,18 @@ func TestBundleGo(t *testing.T) {
 	if !got[1].owns("handlers/x/c") || !got[1].owns("handlers/mw") || got[1].owns("handlers") || got[1].owns("runtime") {
 		t.Errorf("the bundle owns the wrong directories")
 	}
+	for _, tt := range []struct {
+		s    Source
+		want string
+	}{
+		{got[1], "2 routes, 1 middleware"},
+		{BundleGo(in[1:2])[0], "1 route"},
+		{in[0], ""},
+	} {
+		if c := tt.s.Contents(); c != tt.want {
+			t.Errorf("Contents of %s = %q, want %q", tt.s.Module, c, tt.want)
+		}
+	}
 }
 
 // TestBundleEntry: a route's package registers its handlers for its
@@ -89,5 +102,50 @@ func TestBundleEntry(t *testing.T) {
 		if err != nil || what != tc.what || !strings.Contains(string(file), "package "+bundlePackage+"\n") || !strings.Contains(string(file), "var _ = "+tc.call+"\n") {
 			t.Errorf("bundleEntry(%s) = %q, %s, %v; want %q calling %s", tc.module, what, file, err, tc.what, tc.call)
 		}
+	}
+}
+
+// TestBundleGoBy: the Go routes split among the bundles bundleOf names,
+// sorted by module, in the place of the first Go route; a bundle that
+// would hold middleware alone (a bundle declares at least one route)
+// gives them to the first bundle with routes.
+func TestBundleGoBy(t *testing.T) {
+	in := []Source{
+		{Lang: LangC, Path: "server/api/a.get.c", Module: "server/api/a.get.wasm"},
+		{Lang: LangGo, Path: "handlers/b", Module: "server/api/b.get.wasm"},
+		{Lang: LangGo, Path: "admin/c", Module: "server/api/admin/c.get.wasm"},
+		{Lang: LangGo, Path: "admin/d", Module: "server/api/admin/d.get.wasm"},
+		{Lang: LangGo, Path: "mw/audit", Module: "server/middleware/10-audit.wasm"},
+		{Lang: LangGo, Path: "runtime", Module: "server/endpoints/runtime.wasm"},
+	}
+	bundleOf := func(dir string) string {
+		switch {
+		case strings.HasPrefix(dir, "admin/"):
+			return "server/bundles/admin.wasm"
+		case strings.HasPrefix(dir, "mw/"):
+			return "server/bundles/mw.wasm"
+		}
+		return ""
+	}
+	got := BundleGoBy(in, bundleOf)
+	var modules []string
+	for _, s := range got {
+		var routes []string
+		for _, r := range s.Routes {
+			routes = append(routes, r.Path)
+		}
+		modules = append(modules, s.Module+" "+strings.Join(routes, ","))
+	}
+	want := []string{
+		"server/api/a.get.wasm ",
+		"server/bundles/admin.wasm admin/c,admin/d,mw/audit",
+		BundleModule + " handlers/b",
+		"server/endpoints/runtime.wasm ",
+	}
+	if !slices.Equal(modules, want) {
+		t.Errorf("BundleGoBy =\n%s\nwant\n%s", strings.Join(modules, "\n"), strings.Join(want, "\n"))
+	}
+	if got := BundleGoBy(in, nil); len(got) != 3 || got[1].Module != BundleModule || len(got[1].Routes) != 4 {
+		t.Errorf("BundleGoBy without bundleOf = %+v, want one bundle as BundleGo", got)
 	}
 }

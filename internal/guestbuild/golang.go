@@ -223,21 +223,20 @@ func goRoute(dir, rel string) (*Source, error) {
 	}
 	var found, foundIn string
 	for _, f := range files {
-		route, line, err := directive(f)
+		ds, err := directives(f)
 		if err != nil {
 			return nil, err
 		}
-		if line == 0 {
-			continue
+		for _, d := range ds {
+			where := fmt.Sprintf("%s/%s:%d", rel, filepath.Base(f), d.line)
+			if d.route == "" {
+				return nil, fmt.Errorf("%s: %s names no route; write it as %s GET /api/users/:id", where, Directive, Directive)
+			}
+			if found != "" {
+				return nil, fmt.Errorf("%s: a second %s (the first is at %s): one package builds one route%s", where, Directive, foundIn, secondRouteHint(found, d.route))
+			}
+			found, foundIn = d.route, where
 		}
-		where := fmt.Sprintf("%s/%s:%d", rel, filepath.Base(f), line)
-		if route == "" {
-			return nil, fmt.Errorf("%s: %s names no route; write it as %s GET /api/users/:id", where, Directive, Directive)
-		}
-		if found != "" {
-			return nil, fmt.Errorf("%s: a second %s (the first is at %s): one package builds one route", where, Directive, foundIn)
-		}
-		found, foundIn = route, where
 	}
 	if found == runtimeRoute {
 		return &Source{Lang: LangGo, Path: rel, Module: abi.RuntimeModule}, nil
@@ -283,31 +282,54 @@ func validMiddlewareName(name string) bool {
 	return true
 }
 
-// directive returns the route of the file's directive (runtimeRoute for
-// the runtime directive) and its line; line 0 means the file has none.
-func directive(file string) (string, int, error) {
+// found is a directive of a Go source: its route (runtimeRoute for the
+// runtime directive, middlewarePrefix and a name for a middleware) and its
+// line.
+type found struct {
+	route string
+	line  int
+}
+
+// directives returns the directives of the file, in order; a package has
+// one, and goRoute says so of a second.
+func directives(file string) ([]found, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return "", 0, err
+		return nil, err
 	}
 	defer f.Close()
+	var out []found
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if rest, ok := strings.CutPrefix(line, RuntimeDirective); ok && strings.TrimSpace(rest) == "" {
-			return runtimeRoute, n, nil
+			out = append(out, found{runtimeRoute, n})
+			continue
 		}
 		if rest, ok := strings.CutPrefix(line, MiddlewareDirective); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-			return middlewarePrefix + strings.TrimSpace(rest), n, nil
+			out = append(out, found{middlewarePrefix + strings.TrimSpace(rest), n})
+			continue
 		}
 		if rest, ok := strings.CutPrefix(line, Directive); ok {
 			if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
 				continue // another directive that shares the prefix
 			}
-			return strings.TrimSpace(rest), n, nil
+			out = append(out, found{strings.TrimSpace(rest), n})
 		}
 	}
-	return "", 0, sc.Err()
+	return out, sc.Err()
+}
+
+// secondRouteHint says what to do with a package's second route: another
+// package, or, for another method of the same path, one directive for
+// every method with a handler per method.
+func secondRouteHint(first, second string) string {
+	m1, p1, _ := strings.Cut(first, " ")
+	m2, p2, _ := strings.Cut(second, " ")
+	if p1 != "" && p1 == p2 && m1 != m2 && m1 != "*" && m2 != "*" {
+		return fmt.Sprintf("; for several methods of %s write one %s * %s and register a handler per method with Operation.Method set, or give %s a package of its own (endpoints new route APP '%s')", p1, Directive, p1, second, second)
+	}
+	return fmt.Sprintf("; give %s a package of its own (endpoints new route APP '%s')", second, second)
 }
 
 // goFiles lists the non-test .go files directly in dir.
@@ -585,7 +607,7 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 // built alone before (under outDir): they would claim the bundle's routes
 // a second time.
 func buildBundle(ctx context.Context, appDir, outDir string, s Source, out string) error {
-	if err := GoBundle(ctx, appDir, s.Routes, out); err != nil {
+	if err := GoBundle(ctx, appDir, s.Module, s.Routes, out); err != nil {
 		return err
 	}
 	for _, r := range s.Routes {

@@ -109,6 +109,9 @@ func TestFindErrors(t *testing.T) {
 		{"two directives in one package", map[string]string{
 			"h/a.go": "//endpoints:route GET /a\npackage main\n", "h/b.go": "//endpoints:route GET /b\npackage main\n"},
 			[]string{"h/b.go:1", "a second //endpoints:route", "h/a.go:1"}},
+		{"two directives in one file", map[string]string{
+			"h/main.go": "//endpoints:route GET /a\n//endpoints:route POST /a\npackage main\n"},
+			[]string{"h/main.go:2", "a second //endpoints:route", "h/main.go:1", "//endpoints:route * /a"}},
 		{"two sources build one module", map[string]string{
 			"a/main.go": "//endpoints:route GET /api/x\npackage main\n", "b/main.go": "//endpoints:route GET /api/x\npackage main\n"},
 			[]string{"a and b both build server/api/x.get.wasm"}},

@@ -269,6 +269,11 @@ func FromRoute(route string) (Route, error) {
 				seg = "[" + seg[1:] + "]"
 			case strings.Contains(seg, ":"):
 				return Route{}, fmt.Errorf("route %q: segment %q: a parameter is a whole segment (:name, :name? or **:name)", route, seg)
+			case seg == "*" || seg == "**":
+				named := strings.TrimSuffix(path[:strings.LastIndex(path, seg)], "/") + "/**:path"
+				return Route{}, fmt.Errorf("route %q: segment %q: a catch-all is named: %s (a plain route's; an endpoint cannot sit on one)", route, seg, named)
+			case strings.Contains(seg, "*"):
+				return Route{}, fmt.Errorf("route %q: segment %q: '*' is only for a catch-all, **:name", route, seg)
 			}
 			parts = append(parts, seg)
 		}

@@ -84,4 +84,15 @@ func TestFromRoute(t *testing.T) {
 			t.Errorf("FromRoute(%q) succeeded, want an error", bad)
 		}
 	}
+	// A catch-all without its name read as a static segment named "**"
+	// (server/api/files/**.get.wasm), which no request reaches as meant.
+	for _, tt := range []struct{ route, want string }{
+		{"GET /api/files/**", `segment "**": a catch-all is named: /api/files/**:path`},
+		{"* /files/*", `segment "*": a catch-all is named: /files/**:path`},
+		{"GET /api/a*b", `segment "a*b": '*' is only for a catch-all`},
+	} {
+		if _, err := FromRoute(tt.route); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("FromRoute(%q) = %v, want an error saying %q", tt.route, err, tt.want)
+		}
+	}
 }

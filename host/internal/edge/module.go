@@ -265,11 +265,11 @@ func (m *Middleware) checkExports(fns map[string]api.FunctionDefinition, mems ma
 }
 
 // Lane is the share of m's instances the requests to a route use, by the
-// route's file ("" outside a route): a lane per route, each as large as
-// the route's own pool, so that slow calls for one route never stall the
-// middleware for another (engine.Lane).
-func (m *Middleware) Lane(routeFile string) *engine.Lane {
-	return m.Pool.Lane(routeFile)
+// route's name (its file, and in a bundle its route; "" outside a route):
+// a lane per route, each as large as the route's own, so that slow calls
+// for one route never stall the middleware for another (engine.Lane).
+func (m *Middleware) Lane(route string) *engine.Lane {
+	return m.Pool.Lane(route)
 }
 
 // MiddlewareNamed returns the module of mws named name (its file name

@@ -281,7 +281,20 @@ type guestSys struct {
 	c      Call
 	logger *slog.Logger
 	file   string
+	// partial is what the guest wrote of a line not ended yet: Go's
+	// runtime writes a panic's message in pieces, one write each, which
+	// are one line of the log.
+	partial []byte
+	// said keeps the first lines the start function writes (keepSaid),
+	// up to a Go traceback, for the error of a start that fails: a Go
+	// module's registration panics there, and its message says why.
+	said     []string
+	keepSaid bool
 }
+
+// saidLines is how many lines of the start function's output its error
+// quotes.
+const saidLines = 5
 
 func (g *guestSys) sleep(ns int64) {
 	c := g.c
@@ -320,29 +333,62 @@ func (r guestRand) Read(p []byte) (int, error) {
 }
 
 // Write logs what the guest writes to stdout or stderr, a log line per
-// line.
+// line; a line's pieces, written one by one, wait for its end (or for
+// flush, when the call or the start function ends).
 func (g *guestSys) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
-		line := p
-		if i := bytes.IndexByte(p, '\n'); i >= 0 {
-			line, p = p[:i], p[i+1:]
-		} else {
-			p = nil
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			g.partial = append(g.partial, p...)
+			if len(g.partial) > abi.LogMaxLine {
+				g.flush() // LogLine cuts it, saying so
+			}
+			break
 		}
-		if len(line) == 0 {
-			continue
+		line := p[:i]
+		p = p[i+1:]
+		if len(g.partial) > 0 {
+			line = append(g.partial, line...)
+			g.partial = g.partial[:0]
 		}
-		if g.c != nil {
-			g.c.GuestOutput(line)
-		} else {
-			g.logger.Info(LogLine(line), "route", g.file, "stream", "guest output")
-		}
+		g.emit(line)
 	}
 	if g.c != nil && g.c.Expired() {
 		panic(interrupt.ErrInterrupted)
 	}
 	return n, nil
+}
+
+// flush logs the line the guest left unfinished, if any.
+func (g *guestSys) flush() {
+	if len(g.partial) > 0 {
+		g.emit(g.partial)
+	}
+	g.partial = g.partial[:0]
+	if cap(g.partial) > 4<<10 {
+		g.partial = nil // a long line's buffer is not kept with the instance
+	}
+}
+
+// emit logs one line the guest wrote: the call's, or the module's outside
+// a call.
+func (g *guestSys) emit(line []byte) {
+	if len(line) == 0 {
+		return
+	}
+	if g.keepSaid && len(g.said) < saidLines {
+		if bytes.HasPrefix(line, []byte("goroutine ")) {
+			g.keepSaid = false // a Go traceback follows: no more of the message
+		} else {
+			g.said = append(g.said, LogLine(line))
+		}
+	}
+	if g.c != nil {
+		g.c.GuestOutput(line)
+	} else {
+		g.logger.Info(LogLine(line), "route", g.file, "stream", "guest output")
+	}
 }
 
 // LogLine turns a guest's log line into valid UTF-8 of at most

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -114,7 +115,8 @@ type Pool struct {
 // Lane is a share of a pool with slots of its own, as many as the pool's:
 // calls through one lane wait for each other only, never for the pool's
 // other lanes nor for calls through the pool itself. Idle instances are
-// shared. A middleware's pool has a lane per route it wraps, so that slow
+// shared. A bundle's pool has a lane per route, and a middleware's a lane
+// per route it wraps, so that slow
 // calls for one route never stall the others': each route then gets the
 // same bound from the middleware as from its own pool, and the
 // middleware's instances number at most its size times the routes it
@@ -134,6 +136,23 @@ func (p *Pool) Lane(key string) *Lane {
 	l, _ := p.lanes.LoadOrStore(key, &Lane{p: p, slots: make(chan struct{}, cap(p.slots))})
 	return l.(*Lane)
 }
+
+// Source is where a call takes an instance and gives it back: a pool, or a
+// lane of one.
+type Source interface {
+	Get(ctx context.Context) (*Instance, error)
+	Put(ctx context.Context, in *Instance, healthy bool)
+	// File is the module's file.
+	File() string
+}
+
+var (
+	_ Source = (*Pool)(nil)
+	_ Source = (*Lane)(nil)
+)
+
+// File is the file of the lane's module.
+func (l *Lane) File() string { return l.p.file }
 
 // Get is Pool.Get within the lane's slots.
 func (l *Lane) Get(ctx context.Context) (*Instance, error) { return l.p.get(ctx, l.slots) }
@@ -305,6 +324,7 @@ func (p *Pool) Put(ctx context.Context, in *Instance, healthy bool) { p.put(ctx,
 
 // put is Put of an instance taken within slots.
 func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan struct{}) {
+	in.sys.flush()
 	in.sys.c = nil
 	p.busyMemory.Add(-in.memBytes)
 	if healthy {
@@ -322,6 +342,7 @@ func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan s
 // Park makes an instance idle: the warm one after loading, or one a call
 // gave back.
 func (p *Pool) Park(in *Instance) {
+	in.sys.flush()
 	in.sys.c = nil
 	in.idleSince = time.Now()
 	in.memBytes = memorySize(in.Mod)
@@ -356,8 +377,18 @@ func (p *Pool) instantiate(ctx context.Context) (*Instance, error) {
 	// The WASI reactor initialiser runs as a call of its own, so that its
 	// failure is told apart from the module's and said in words.
 	if start := mod.ExportedFunction(abi.StartFunction); start != nil {
-		if _, err := start.Call(ctx); err != nil {
+		g.keepSaid = true
+		_, err := start.Call(ctx)
+		g.flush()
+		said := g.said
+		g.said, g.keepSaid = nil, false
+		if err != nil {
 			_ = mod.Close(ctx)
+			if len(said) > 0 {
+				// What it wrote says why, where the trap's stack of
+				// numbered functions does not: a Go registration's panic.
+				return nil, fmt.Errorf("instantiating %s: %s: %s; then %w", p.file, abi.StartFunction, strings.Join(said, " / "), GuestFailure(err, callFrom(ctx)))
+			}
 			return nil, fmt.Errorf("instantiating %s: %s: %w", p.file, abi.StartFunction, GuestFailure(err, callFrom(ctx)))
 		}
 	}

@@ -190,7 +190,7 @@ type Options struct {
 	// otherwise is read whole, to be fingerprinted.
 	Idempotent bool
 	// Logger logs an upload that could not be read or kept, naming Route
-	// (the module file).
+	// (the module file; in a bundle, with the route).
 	Logger *slog.Logger
 	Route  string
 }

@@ -2,6 +2,7 @@ package routemod
 
 import (
 	"context"
+	"errors"
 
 	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
@@ -20,11 +21,11 @@ func LoadRoutes(ctx context.Context, e *engine.Engine, file string, wasm []byte,
 			return nil, err
 		}
 		routes, err := BundleRoutes(file, mod)
-		if err != nil {
+		if len(routes) == 0 {
 			mod.Pool.Retire(ctx)
 			return nil, err
 		}
-		return routes, nil
+		return routes, err // some routes refused: the others serve
 	}
 	rf, err := routefile.Parse(file)
 	if err != nil {
@@ -43,8 +44,11 @@ func LoadRoutes(ctx context.Context, e *engine.Engine, file string, wasm []byte,
 }
 
 // BundleRoutes splits a loaded bundle into its routes (package bundle
-// reads its declaration): each gets the bundle's pool, its own contract
-// and its index. The routes must not claim one method and path twice.
+// reads its declaration): each gets the bundle's pool, a lane of it, its
+// own contract and its index. The routes must not claim one method and
+// path twice. A route whose contract is refused is left out, its error
+// joined to the others' in err: the routes it returns serve, and none
+// means the bundle failed as a whole (so does a broken declaration).
 func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 	decl, err := bundle.Parse(file, mod.ContractJSON)
 	if err != nil {
@@ -56,20 +60,27 @@ func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 	}
 	var scratch router.Router[*Route]
 	routes := make([]*Route, 0, decl.Len())
+	var refused []error
 	for i := range decl.Len() {
 		br, err := decl.Route(i)
 		if err != nil {
-			return nil, err
+			refused = append(refused, err)
+			continue
 		}
-		m := &Module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, ContractJSON: br.ContractJSON, Contract: br.Contract}
+		// The lane's key is not one a middleware's lane (keyed by the
+		// route's name) takes: the handler's calls never wait for its
+		// middleware's.
+		m := &Module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, ContractJSON: br.ContractJSON, Contract: br.Contract,
+			Lane: mod.Pool.Lane("handler " + br.Route.String())}
 		r, err := NewRoute(br.Route, m)
 		if err != nil {
-			return nil, err
+			refused = append(refused, err)
+			continue
 		}
 		if err := r.Register(&scratch); err != nil {
 			return nil, err
 		}
 		routes = append(routes, r)
 	}
-	return routes, nil
+	return routes, errors.Join(refused...)
 }

@@ -36,6 +36,19 @@ type Module struct {
 	// Middleware are those the bundle serves too (abi.Bundle.Middleware),
 	// the same on each of its routes' modules; nil elsewhere.
 	Middleware []*edge.Middleware
+	// Lane is a bundle route's share of Pool, limits.instances of its own
+	// as a module of one route has, so that slow calls of one route never
+	// make another wait; nil elsewhere.
+	Lane *engine.Lane
+}
+
+// Instances is where the module's calls take their instances: its lane in
+// a bundle, else its pool.
+func (m *Module) Instances() engine.Source {
+	if m.Lane != nil {
+		return m.Lane
+	}
+	return m.Pool
 }
 
 // Handle calls the handler of an instance of the module for one request,

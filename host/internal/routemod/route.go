@@ -22,6 +22,11 @@ import (
 type Route struct {
 	// File is the module, relative to the app.
 	File string
+	// Name is what messages call the route: File for a module of one
+	// route, and File with the route for a route of a bundle
+	// ("server/bundles/go.wasm (GET /api/users/:id)"), as its load errors
+	// name it: the bundle alone does not say which of its routes failed.
+	Name string
 	// Pattern is the route's template (/api/users/:id), made once: for
 	// observers, the envelope, rate limits and Idempotency-Keys, which
 	// would otherwise build it again for every request.
@@ -42,7 +47,10 @@ type Route struct {
 // NewRoute makes the route of mod at rf, its operations compiled from its
 // contract when it is an endpoint.
 func NewRoute(rf routefile.Route, mod *Module) (*Route, error) {
-	r := &Route{File: mod.File, Pattern: rf.Pattern(), FileRoute: rf, Module: mod, Plain: mod.Contract == nil}
+	r := &Route{File: mod.File, Name: mod.File, Pattern: rf.Pattern(), FileRoute: rf, Module: mod, Plain: mod.Contract == nil}
+	if mod.Index >= 0 {
+		r.Name = mod.File + " (" + rf.String() + ")"
+	}
 	if r.Plain {
 		return r, nil
 	}

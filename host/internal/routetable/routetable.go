@@ -189,6 +189,9 @@ func (l *Load) Start(ctx context.Context, files []string) func() []Result {
 			}
 			lf.Err = err
 			results[i] = Result{file: lf, news: true}
+			if len(lf.Routes) > 0 {
+				err = nil // a bundle whose routes were refused in part loaded; Assemble reports them
+			}
 			progress(f, time.Since(began), err)
 		}()
 	}
@@ -249,9 +252,15 @@ func (l *Load) Assemble(ctx context.Context, files []string, results []Result, c
 		if prev != nil {
 			old = prev.Files[f]
 		}
+		// partial: a bundle loaded now whose routes were refused in part
+		// (routemod.BundleRoutes); its other routes serve.
+		partial := res.news && lf.Err != nil && len(lf.Routes) > 0
 		if lf.Err != nil {
 			l.Report.Problem(lf.Err, res.news)
-			if old != nil && len(old.Routes) > 0 {
+			if partial && prev != nil {
+				l.Report.Note(f, true, old != nil)
+			}
+			if !partial && old != nil && len(old.Routes) > 0 {
 				// The previous version keeps serving; the broken bytes
 				// are remembered so they are not loaded again.
 				lf = &File{Hash: lf.Hash, Routes: old.Routes, Err: lf.Err}
@@ -263,7 +272,7 @@ func (l *Load) Assemble(ctx context.Context, files []string, results []Result, c
 		// module belongs to no other table. Routes reused from prev are
 		// shared with it, and requests read them: they are never changed,
 		// only rebuilt when the routes configuration changed.
-		built := res.news && lf.Err == nil
+		built := res.news && (lf.Err == nil || partial)
 		served, refused := make([]*routemod.Route, 0, len(lf.Routes)), lf.Err
 		for _, r := range lf.Routes {
 			if built || l.configChanged {

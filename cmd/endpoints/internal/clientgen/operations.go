@@ -134,7 +134,8 @@ func canonicalString(s json.RawMessage) bool {
 type Response struct {
 	Status      int
 	Description string
-	// Content is empty for a response without a body.
+	// Content is empty for a response without a body, and for every
+	// answer of a HEAD operation.
 	Content []Content
 }
 
@@ -217,6 +218,12 @@ func newOperation(method, path string, o *openapi.Operation) (Operation, error) 
 		}
 		r := o.Responses[key]
 		resp := Response{Status: status, Description: r.Description}
+		if method == "HEAD" {
+			// A HEAD answer has no body (RFC 9110 §9.3.2): the host
+			// strips the one its GET twin's contract may declare.
+			op.Responses = append(op.Responses, resp)
+			continue
+		}
 		for _, mt := range slices.Sorted(maps.Keys(r.Content)) {
 			c := Content{MediaType: mt, Schema: r.Content[mt].Schema}
 			if c.Kind() == KindEvents {

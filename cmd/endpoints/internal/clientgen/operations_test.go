@@ -112,3 +112,28 @@ func TestNewModelLeavesOutPlainRoutes(t *testing.T) {
 		t.Errorf("operations: got %+v, want none: a plain route has no typed call", m.Operations)
 	}
 }
+
+// TestNewModelHeadAnswersHaveNoBody: a HEAD answer never carries a body
+// (RFC 9110 §9.3.2), even when its GET twin's contract declares one, so
+// the clients must not try to decode one (the Go client failed with
+// "unexpected end of JSON input" on every HEAD call).
+func TestNewModelHeadAnswersHaveNoBody(t *testing.T) {
+	doc, err := openapi.ParseDocument([]byte(`{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/api/ping": {
+		"head": {"operationId": "headPing", "responses": {"200": {"description": "pong", "content": {"application/json": {"schema": {"type": "object"}}}}}},
+		"get": {"operationId": "getPing", "responses": {"200": {"description": "pong", "content": {"application/json": {"schema": {"type": "object"}}}}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range m.Operations {
+		if len(op.Responses) != 1 || op.Responses[0].Status != 200 {
+			t.Fatalf("%s %s: responses %+v, want one 200", op.Method, op.Path, op.Responses)
+		}
+		if got, want := len(op.Responses[0].Content), map[string]int{"GET": 1, "HEAD": 0}[op.Method]; got != want {
+			t.Errorf("%s %s: the 200 has %d media types, want %d", op.Method, op.Path, got, want)
+		}
+	}
+}
