@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/wasmendpoints/endpoints/cmd/endpoints/internal/clientgen"
 	"github.com/wasmendpoints/endpoints/host"
@@ -60,7 +59,7 @@ func cmdClient(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		_, _ = stdout.Write(src)
 		return exitOK
 	}
-	if err := os.WriteFile(*out, src, 0o644); err != nil {
+	if err := writeOutput(*out, src); err != nil {
 		fmt.Fprintf(stderr, "endpoints client: %v\n", err)
 		return exitError
 	}

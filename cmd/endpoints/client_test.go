@@ -33,7 +33,8 @@ func TestClient(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "client")
+			// -o into a directory not made yet: made.
+			out := filepath.Join(t.TempDir(), "gen", "client")
 			args := append(append([]string{"client"}, tt.args...), app, "-o", out, "--cache-dir", cache)
 			code, stdout, stderr := runCLI(args...)
 			if code != tt.wantCode {

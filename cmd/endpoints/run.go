@@ -663,12 +663,22 @@ func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		_, _ = stdout.Write(h.Document())
 		return exitOK
 	}
-	if err := os.WriteFile(*out, h.Document(), 0o644); err != nil {
+	if err := writeOutput(*out, h.Document()); err != nil {
 		fmt.Fprintf(stderr, "endpoints openapi: %v\n", err)
 		return exitError
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d bytes)\n", *out, len(h.Document()))
 	return exitOK
+}
+
+// writeOutput writes what a command's -o FILE names, making the
+// directories it is in, as a generator's output directory (gen/,
+// src/api/) often is not there yet.
+func writeOutput(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
 }
 
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -283,7 +283,7 @@ func TestOpenAPIAndCheck(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, `"operationId": "getApiUsersById"`) || !strings.Contains(out, `"openapi": "3.1.0"`) {
 		t.Fatalf("openapi = %d\n%s\n%s", code, out, errOut)
 	}
-	file := filepath.Join(t.TempDir(), "doc.json")
+	file := filepath.Join(t.TempDir(), "docs", "openapi.json") // docs/ made
 	if code, _, errOut := runCLI("openapi", app, "-o", file, "--cache-dir", cache); code != exitOK {
 		t.Fatalf("openapi -o = %d %s", code, errOut)
 	}
