@@ -472,7 +472,7 @@ type appData struct {
 	Lang              string // go, c, as or rs
 	ASCompilerVersion string // the AssemblyScript compiler's version (as)
 	Ext               string // the route sources' extension: c, ts or rs
-	SDKDir            string // the SDK's directory in the repository: guest-sdk/go, guest-sdk/c...
+	SDKDir            string // where the SDK's README is: guest-sdk/go in the repository, or the app's vendor/endpoints-c...
 	Module            string // the app's module path
 	Title             string // the OpenAPI title and the README's heading
 	SDKModule         string // sdkModule

@@ -23,9 +23,11 @@ import (
 type langApp struct {
 	name  string            // the language, for messages
 	files map[string]string // template (under templates/) → file in the app
-	// sdk is the SDK's sources and where they go in the app.
-	sdk    fs.FS
-	sdkDir string
+	// sdk is the SDK's sources and where they go in the app, with its
+	// README.
+	sdk       fs.FS
+	sdkDir    string
+	sdkReadme []byte
 	// next says how to go on, after `endpoints dev APP`.
 	next string
 }
@@ -33,25 +35,28 @@ type langApp struct {
 // langApps are the languages of --lang besides go.
 var langApps = map[string]langApp{
 	"c": {
-		name:   "C",
-		files:  map[string]string{"c/hello.get.c": "server/api/hello.get.c", "c/compile_flags.txt": "compile_flags.txt"},
-		sdk:    csdk.Files, // endpoints.h and the endpoints_db.h it includes
-		sdkDir: "vendor/endpoints-c",
-		next:   "endpoints build compiles it with clang (Debian: apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32).",
+		name:      "C",
+		files:     map[string]string{"c/hello.get.c": "server/api/hello.get.c", "c/compile_flags.txt": "compile_flags.txt"},
+		sdk:       csdk.Files, // endpoints.h and the endpoints_db.h it includes
+		sdkDir:    "vendor/endpoints-c",
+		sdkReadme: csdk.README,
+		next:      "endpoints build compiles it with clang (Debian: apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32).",
 	},
 	"as": {
-		name:   "AssemblyScript",
-		files:  map[string]string{"as/hello.get.ts": "server/api/hello.get.ts", "as/package.json": "package.json", "as/tsconfig.json": "tsconfig.json", "as/gitignore": ".gitignore"},
-		sdk:    assdk.Files,
-		sdkDir: "vendor/endpoints-assemblyscript",
-		next:   "The first build runs npm install there, which fetches the compiler (" + assdk.Compiler + ").",
+		name:      "AssemblyScript",
+		files:     map[string]string{"as/hello.get.ts": "server/api/hello.get.ts", "as/package.json": "package.json", "as/tsconfig.json": "tsconfig.json", "as/gitignore": ".gitignore"},
+		sdk:       assdk.Files,
+		sdkDir:    "vendor/endpoints-assemblyscript",
+		sdkReadme: assdk.README,
+		next:      "The first build runs npm install there, which fetches the compiler (" + assdk.Compiler + ").",
 	},
 	"rs": {
-		name:   "Rust",
-		files:  map[string]string{"rs/hello.get.rs": "server/api/hello.get.rs", "rs/Cargo.toml": "Cargo.toml", "rs/gitignore": ".gitignore"},
-		sdk:    rustsdk.Files,
-		sdkDir: "vendor/endpoints-rust",
-		next:   "endpoints build compiles it with rustc and its wasm32 standard library, offline (Debian: apt-get install rustc libstd-rust-dev-wasm32).",
+		name:      "Rust",
+		files:     map[string]string{"rs/hello.get.rs": "server/api/hello.get.rs", "rs/Cargo.toml": "Cargo.toml", "rs/gitignore": ".gitignore"},
+		sdk:       rustsdk.Files,
+		sdkDir:    "vendor/endpoints-rust",
+		sdkReadme: rustsdk.README,
+		next:      "endpoints build compiles it with rustc and its wasm32 standard library, offline (Debian: apt-get install rustc libstd-rust-dev-wasm32).",
 	},
 }
 
@@ -76,8 +81,13 @@ func newLangApp(app string, data appData, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "  %s\n", filepath.Join(app, filepath.FromSlash(files[tmpl])))
 	}
-	if err := os.CopyFS(filepath.Join(app, filepath.FromSlash(l.sdkDir)), l.sdk); err != nil {
+	vendored := filepath.Join(app, filepath.FromSlash(l.sdkDir))
+	if err := os.CopyFS(vendored, l.sdk); err != nil {
 		fmt.Fprintf(stderr, "endpoints new: writing the SDK's sources: %v\n", err)
+		return exitError
+	}
+	if err := os.WriteFile(filepath.Join(vendored, "README.md"), l.sdkReadme, 0o644); err != nil {
+		fmt.Fprintf(stderr, "endpoints new: writing the SDK's README: %v\n", err)
 		return exitError
 	}
 	fmt.Fprintf(stdout, "  %s/ (the %s SDK, for editors)\n", filepath.Join(app, filepath.FromSlash(l.sdkDir)), l.name)
@@ -94,7 +104,7 @@ func newLangApp(app string, data appData, stdout, stderr io.Writer) int {
 func withLang(data appData) appData {
 	_, data.ASCompilerVersion, _ = strings.Cut(assdk.Compiler, "@")
 	data.Ext = map[string]string{"c": "c", "as": "ts", "rs": "rs"}[data.Lang]
-	data.SDKDir = map[string]string{"c": "guest-sdk/c", "as": "guest-sdk/assemblyscript", "rs": "guest-sdk/rust"}[data.Lang]
+	data.SDKDir = langApps[data.Lang].sdkDir
 	return data
 }
 

@@ -30,9 +30,9 @@ func TestNewEveryLanguage(t *testing.T) {
 		files      []string // besides endpoints.json, README.md and the keys
 		slow       bool
 	}{
-		{"c", "clang", []string{"server/api/hello.get.c", "compile_flags.txt", "vendor/endpoints-c/endpoints.h", "vendor/endpoints-c/endpoints_db.h"}, false},
-		{"as", "npm", []string{"server/api/hello.get.ts", "package.json", "tsconfig.json", "vendor/endpoints-assemblyscript/index.ts"}, true},
-		{"rs", "rustc", []string{"server/api/hello.get.rs", "Cargo.toml", "vendor/endpoints-rust/src/lib.rs", "vendor/endpoints-rust/Cargo.toml"}, true},
+		{"c", "clang", []string{"server/api/hello.get.c", "compile_flags.txt", "vendor/endpoints-c/endpoints.h", "vendor/endpoints-c/endpoints_db.h", "vendor/endpoints-c/README.md"}, false},
+		{"as", "npm", []string{"server/api/hello.get.ts", "package.json", "tsconfig.json", "vendor/endpoints-assemblyscript/index.ts", "vendor/endpoints-assemblyscript/README.md"}, true},
+		{"rs", "rustc", []string{"server/api/hello.get.rs", "Cargo.toml", "vendor/endpoints-rust/src/lib.rs", "vendor/endpoints-rust/Cargo.toml", "vendor/endpoints-rust/README.md"}, true},
 	} {
 		t.Run(tt.lang, func(t *testing.T) {
 			t.Parallel()

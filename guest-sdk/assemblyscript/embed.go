@@ -11,6 +11,13 @@ import "embed"
 //go:embed *.ts package.json
 var Files embed.FS
 
+// README is the SDK's README.md, which `endpoints new --lang as` copies
+// beside the sources it writes into an app. It is not an input of the
+// build, so a change of it compiles nothing again.
+//
+//go:embed README.md
+var README []byte
+
 // Package is the npm name route sources import the SDK by.
 const Package = "@wasmendpoints/assemblyscript"
 

@@ -20,5 +20,12 @@ var Header []byte
 //go:embed *.h
 var Files embed.FS
 
+// README is the SDK's README.md, which `endpoints new --lang c` copies
+// beside the headers it writes into an app. It is not an input of the
+// build, so a change of it compiles nothing again.
+//
+//go:embed README.md
+var README []byte
+
 // HeaderName is the file name C sources include: #include "endpoints.h".
 const HeaderName = "endpoints.h"

@@ -11,6 +11,13 @@ import "embed"
 //go:embed Cargo.toml src/*.rs
 var Files embed.FS
 
+// README is the SDK's README.md, which `endpoints new --lang rs` copies
+// beside the sources it writes into an app. It is not an input of the
+// build, so a change of it compiles nothing again.
+//
+//go:embed README.md
+var README []byte
+
 // Crate is the name route sources use the SDK by (`use endpoints::...`).
 const Crate = "endpoints"
 
