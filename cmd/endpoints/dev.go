@@ -294,7 +294,9 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources: "+err.Error())
 		case ev := <-w.Events:
 			for _, rel := range w.Changed(ev) {
-				if isSource(rel) {
+				// endpoints.json's build settings say which Go routes
+				// build into which bundle ("goBundle", "goBundles").
+				if isSource(rel) || rel == config.File {
 					changed[rel] = true
 					timer.Reset(routeSourceQuiet)
 				}
@@ -307,9 +309,13 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 				c.event(true, map[string]any{"event": "error", "error": err.Error()}, err.Error())
 				continue
 			}
+			affected := guestbuild.Affected(sources, files)
+			if slices.Contains(files, config.File) {
+				affected = appendNew(affected, regrouped(known, sources))
+			}
 			removeOrphans(app, known, sources, c)
 			known = sources
-			if affected := guestbuild.Affected(sources, files); len(affected) > 0 {
+			if len(affected) > 0 {
 				// The compiler of the versions being replaced would share
 				// the cores with the build and the load of the new ones.
 				done := func() {}
@@ -321,6 +327,37 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 			}
 		}
 	}
+}
+
+// regrouped lists the sources of now that build differently from every
+// source of before: a module of other routes, or of other packages, as
+// when endpoints.json's "goBundle" or "goBundles" changed. A bundle whose
+// routes stayed the same is not rebuilt.
+func regrouped(before, now []guestbuild.Source) []guestbuild.Source {
+	var out []guestbuild.Source
+	for _, s := range now {
+		if !slices.ContainsFunc(before, func(b guestbuild.Source) bool { return sameBuild(b, s) }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sameBuild reports whether a and b build one module from the same
+// sources.
+func sameBuild(a, b guestbuild.Source) bool {
+	return a.Lang == b.Lang && a.Path == b.Path && a.Module == b.Module &&
+		slices.EqualFunc(a.Routes, b.Routes, sameBuild)
+}
+
+// appendNew appends to sources those of more whose module it lacks.
+func appendNew(sources, more []guestbuild.Source) []guestbuild.Source {
+	for _, m := range more {
+		if !slices.ContainsFunc(sources, func(s guestbuild.Source) bool { return s.Module == m.Module }) {
+			sources = append(sources, m)
+		}
+	}
+	return sources
 }
 
 // modulesOf lists the modules the sources build.

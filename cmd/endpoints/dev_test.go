@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,5 +59,54 @@ func TestDevRebuildsAndReloadsOnSave(t *testing.T) {
 	edit(string(orig))
 	if !served("user 99 not found") {
 		t.Errorf("the fix was not served:\n%s", stdout.String())
+	}
+}
+
+// TestDevRegroupsOnBuildSettings: saving endpoints.json with other Go
+// bundle settings while `endpoints dev` runs rebuilds the Go routes as
+// they now group ("goBundle": false: a module per route, the bundle
+// removed), with no source saved; the route serves throughout.
+func TestDevRegroupsOnBuildSettings(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: builds a Go app twice")
+	}
+	needGo(t)
+	app := filepath.Join(t.TempDir(), "shop")
+	if code, out, errOut := runCLI("new", app); code != exitOK {
+		t.Fatalf("endpoints new = %d\n%s\n%s", code, out, errOut)
+	}
+	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
+	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
+	bundle := filepath.Join(app, "server", "bundles", "go.wasm")
+	if _, err := os.Stat(bundle); err != nil {
+		t.Fatalf("dev built no bundle: %v\n%s", err, stdout.String())
+	}
+	config := filepath.Join(app, "endpoints.json")
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings map[string]any
+	if err := json.Unmarshal(data, &settings); err != nil {
+		t.Fatal(err)
+	}
+	settings["build"] = map[string]any{"goBundle": false}
+	data, err = json.Marshal(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, stdout, regexp.MustCompile(`(built server/api/hello\.get\.wasm)`), done)
+	if !waitUntil(t, 30*time.Second, func() bool { _, err := os.Stat(bundle); return err != nil }) {
+		t.Errorf("the bundle stayed:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	if !waitUntil(t, 30*time.Second, func() bool {
+		status, body := httpGet(t, addr+"/api/hello?name=Ada")
+		return status == 200 && strings.Contains(body, "Ada")
+	}) {
+		t.Errorf("GET /api/hello does not serve from its own module:\n%s\n%s", stdout.String(), stderr.String())
 	}
 }

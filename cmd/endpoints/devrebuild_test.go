@@ -71,3 +71,33 @@ func TestWatchSourcesTellsOfRebuilds(t *testing.T) {
 		t.Fatal("done was never called after the build")
 	}
 }
+
+// TestRegrouped: once endpoints.json changed, dev rebuilds the modules
+// whose routes its build settings regrouped ("goBundle", "goBundles"),
+// and no other: a saved endpoints.json that changes nothing of the build
+// rebuilds nothing.
+func TestRegrouped(t *testing.T) {
+	a := guestbuild.Source{Lang: guestbuild.LangGo, Path: "handlers/a", Module: "server/api/a.get.wasm"}
+	b := guestbuild.Source{Lang: guestbuild.LangGo, Path: "handlers/admin/b", Module: "server/api/admin/b.get.wasm"}
+	c := guestbuild.Source{Lang: guestbuild.LangC, Path: "server/api/c.get.c", Module: "server/api/c.get.wasm"}
+	bundle := func(module string, routes ...guestbuild.Source) guestbuild.Source {
+		return guestbuild.Source{Lang: guestbuild.LangGo, Path: "handlers", Module: module, Routes: routes}
+	}
+	for _, tt := range []struct {
+		name        string
+		before, now []guestbuild.Source
+		want        []string
+	}{
+		{"nothing changed", []guestbuild.Source{bundle(guestbuild.BundleModule, a, b), c}, []guestbuild.Source{bundle(guestbuild.BundleModule, a, b), c}, nil},
+		{"goBundle false", []guestbuild.Source{bundle(guestbuild.BundleModule, a, b), c}, []guestbuild.Source{a, b, c}, []string{a.Module, b.Module}},
+		{"goBundle true again", []guestbuild.Source{a, b, c}, []guestbuild.Source{bundle(guestbuild.BundleModule, a, b), c}, []string{guestbuild.BundleModule}},
+		{"admin apart", []guestbuild.Source{bundle(guestbuild.BundleModule, a, b), c},
+			[]guestbuild.Source{bundle("server/bundles/admin.wasm", b), bundle(guestbuild.BundleModule, a), c}, []string{"server/bundles/admin.wasm", guestbuild.BundleModule}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := modulesOf(regrouped(tt.before, tt.now)); !slices.Equal(got, tt.want) && (len(got) > 0 || len(tt.want) > 0) {
+				t.Errorf("regrouped builds %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
