@@ -108,6 +108,8 @@
 //	minProperties, maxProperties         size of a map or object
 //	deprecated, readOnly, writeOnly      "true" or "false"
 //	required:"true"             required (query, header, body and struct fields)
+//	nullable:"true"             may also be null (a pointer, slice or map field
+//	                            of a body or response struct: a NULLable column)
 //
 // Values of enum, default and example are converted to the field's type
 // ("10" is the number 10 for an int). On a slice, the value constraints

@@ -17,6 +17,7 @@ import (
 // always gives byte-identical JSON. The zero schema is {} (any value).
 type schema struct {
 	Ref                  string            `json:"$ref,omitempty"`
+	AnyOf                []*schema         `json:"anyOf,omitempty"`
 	Type                 string            `json:"type,omitempty"`
 	Description          string            `json:"description,omitempty"`
 	Format               string            `json:"format,omitempty"`
@@ -428,12 +429,55 @@ func (b *builder) structSchema(t reflect.Type) (*schema, error) {
 		if err := applyTags(fs, f.tag, &required); err != nil {
 			return nil, fmt.Errorf("%s field %s: %w", t, f.goName, err)
 		}
+		if fs, err = nullableTag(fs, f.typ, f.tag); err != nil {
+			return nil, fmt.Errorf("%s field %s: %w", t, f.goName, err)
+		}
 		s.Properties = append(s.Properties, property{name: f.name, schema: fs})
 		if required {
 			s.Required = append(s.Required, f.name)
 		}
 	}
 	return s, nil
+}
+
+// nullableTag applies the `nullable:"true"` tag of a field of type t to
+// its schema s: the field's value may also be null, as encoding/json
+// writes a nil pointer, slice or map (a NULLable column's *string field
+// answered as JSON). The schema becomes {"anyOf": [s, {"type": "null"}]},
+// the description, default, examples and annotations moved to the outer
+// schema, where documents and generated clients look for them. A type
+// that cannot be nil cannot be null: that is an error saying to use a
+// pointer.
+func nullableTag(s *schema, t reflect.Type, tag reflect.StructTag) (*schema, error) {
+	value, ok := tag.Lookup("nullable")
+	if !ok {
+		return s, nil
+	}
+	null, err := strconv.ParseBool(value)
+	if err != nil {
+		return nil, tagError("nullable", value, "want true or false")
+	}
+	if !null {
+		return s, nil
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+	default:
+		return nil, tagError("nullable", value, "%s values are never null in JSON: make the field a pointer (*%s)", t, t)
+	}
+	if t.Kind() == reflect.Interface || reflect.DeepEqual(*s, schema{}) {
+		return s, nil // any value, null included
+	}
+	outer := &schema{
+		AnyOf:       []*schema{s, {Type: "null"}},
+		Description: s.Description, Default: s.Default, Examples: s.Examples,
+		Deprecated: s.Deprecated, ReadOnly: s.ReadOnly, WriteOnly: s.WriteOnly,
+	}
+	inner := *s
+	inner.Description, inner.Default, inner.Examples = "", nil, nil
+	inner.Deprecated, inner.ReadOnly, inner.WriteOnly = false, false, false
+	outer.AnyOf[0] = &inner
+	return outer, nil
 }
 
 // typeTags applies the doc and example tags of the blank fields (named _)

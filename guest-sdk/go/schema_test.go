@@ -316,6 +316,22 @@ func TestSchemaTags(t *testing.T) {
 		{"required tag true beats omitempty", reflect.TypeFor[struct {
 			F string `json:",omitempty" required:"true"`
 		}](), `{"type":"string"}`, true},
+		// nullable: a NULLable column's pointer answered as JSON null.
+		{"nullable pointer", reflect.TypeFor[struct {
+			F *string `nullable:"true" doc:"The note's body." maxLength:"10"`
+		}](), `{"anyOf":[{"type":"string","maxLength":10},{"type":"null"}],"description":"The note's body."}`, false},
+		{"nullable named struct", reflect.TypeFor[struct {
+			F *Address `nullable:"true"`
+		}](), `{"anyOf":[{"$ref":"#/$defs/Address"},{"type":"null"}]}`, false},
+		{"nullable slice, required", reflect.TypeFor[struct {
+			F []int8 `nullable:"true" required:"true"`
+		}](), `{"anyOf":[{"type":"array","items":{"type":"integer","minimum":-128,"maximum":127}},{"type":"null"}]}`, true},
+		{"nullable false", reflect.TypeFor[struct {
+			F *string `nullable:"false"`
+		}](), `{"type":"string"}`, false},
+		{"nullable any is any", reflect.TypeFor[struct {
+			F any `nullable:"true"`
+		}](), `{}`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := newBuilder().structSchema(tc.typ)
@@ -378,6 +394,12 @@ func TestSchemaBadTags(t *testing.T) {
 		{"a type example that is not JSON", reflect.TypeFor[struct {
 			_ struct{} `example:"{x: 1}"`
 		}](), `field _: tag example:"{x: 1}": not valid JSON`},
+		{"nullable value", reflect.TypeFor[struct {
+			N int `nullable:"true"`
+		}](), `field N: tag nullable:"true": int values are never null in JSON: make the field a pointer (*int)`},
+		{"nullable not a boolean", reflect.TypeFor[struct {
+			N *int `nullable:"yes"`
+		}](), `field N: tag nullable:"yes": want true or false`},
 		{"map with struct keys", reflect.TypeFor[struct {
 			M map[Address]int
 		}](), `field M: map[endpoints.Address]int: map keys must be strings or integers for JSON, not endpoints.Address`},
