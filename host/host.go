@@ -242,7 +242,7 @@ func (h *Host) HTTPServer() *http.Server {
 		ErrorLog:          slog.NewLogLogger(h.logger.Handler(), slog.LevelWarn),
 	}
 	if sc.Pipelining == config.PipeliningClose {
-		srv.Handler, srv.ConnContext = pipelining.Handler(h), pipelining.ConnContext
+		srv.Handler, srv.ConnContext = pipelining.Handler(h, h.trustedProxy), pipelining.ConnContext
 	}
 	if pause := sc.RefusalPauseDuration(); pause > 0 {
 		// Outermost: pipelining's check of what waits after an answer
@@ -260,8 +260,8 @@ func (h *Host) HTTPServer() *http.Server {
 }
 
 // trustedProxy reports whether a is the address of one of the current
-// version's trustedProxies, whose connections server.refusalPause leaves
-// alone.
+// version's trustedProxies, whose connections server.refusalPause and
+// server.pipelining leave alone.
 func (h *Host) trustedProxy(a netip.Addr) bool {
 	return ratelimit.Trusted(a, h.table.Load().Set.TrustedProxies)
 }

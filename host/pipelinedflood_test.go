@@ -27,18 +27,29 @@ func TestPipelinedFloodClosed(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		pipelining string
+		trusted    bool // the client is a trusted proxy
 		answers    int  // of the three
 		closed     bool // after them
 	}{
-		{"", 1, true}, // the default
-		{config.PipeliningClose, 1, true},
-		{config.PipeliningServe, 3, false},
+		{"", false, 1, true}, // the default
+		{config.PipeliningClose, false, 1, true},
+		{config.PipeliningServe, false, 3, false},
+		// A trusted proxy's connection is left alone, as
+		// server.refusalPause leaves it.
+		{config.PipeliningClose, true, 3, false},
 	} {
-		t.Run("pipelining="+c.pipelining, func(t *testing.T) {
+		name := "pipelining=" + c.pipelining
+		if c.trusted {
+			name += ",trusted"
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			opts := host.Options{Mode: host.Production, Logger: discardLogger()}
 			if c.pipelining != "" {
 				opts.ConfigOverrides = []config.Override{{Pointer: "/server/pipelining", Value: c.pipelining, Source: "test"}}
+			}
+			if c.trusted {
+				opts.ConfigOverrides = append(opts.ConfigOverrides, config.Override{Pointer: "/trustedProxies", Value: `["127.0.0.1"]`, Source: "test"})
 			}
 			h, _ := junkFloodApp(t).host(opts)
 			addr := serveTCP(t, h)

@@ -29,13 +29,16 @@
 //
 // It applies to HTTP/1 over TCP (and Unix sockets) on Linux; other
 // platforms, TLS connections (whose records the kernel counts, not the
-// requests) and HTTP/2 are served as net/http serves them.
+// requests) and HTTP/2 are served as net/http serves them, and so are
+// connections from the addresses Handler is told to exempt (the host's
+// trusted proxies).
 package pipelining
 
 import (
 	"context"
 	"net"
 	"net/http"
+	"net/netip"
 	"syscall"
 )
 
@@ -48,7 +51,8 @@ type connKey struct{}
 // connection's requests one at a time on one goroutine, so its fields
 // need no lock.
 type conn struct {
-	raw syscall.RawConn
+	raw  syscall.RawConn
+	peer netip.Addr // the client's address, unmapped; zero when unknown
 	// inq is the method value of waiting's control function, made once
 	// so that a request allocates nothing.
 	inq       func(fd uintptr)
@@ -70,6 +74,9 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 		return ctx
 	}
 	st := &conn{raw: raw}
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		st.peer = a.AddrPort().Addr().Unmap()
+	}
 	st.inq = st.count
 	return context.WithValue(ctx, connKey{}, st)
 }
@@ -78,12 +85,16 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 // close (net/http then closes the connection after the answer) a request
 // its client pipelined, as the package says. It needs the server's
 // ConnContext to be [ConnContext]; without it, it only calls next.
+// A connection from an address exempt reports true for (a trusted proxy,
+// which does not pipeline, and whose connection carries many clients'
+// requests) is served as net/http serves it, without the system call a
+// request the check costs; exempt may be nil.
 //
-//	srv := &http.Server{Handler: pipelining.Handler(h), ConnContext: pipelining.ConnContext}
-func Handler(next http.Handler) http.Handler {
+//	srv := &http.Server{Handler: pipelining.Handler(h, nil), ConnContext: pipelining.ConnContext}
+func Handler(next http.Handler, exempt func(netip.Addr) bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, _ := r.Context().Value(connKey{}).(*conn)
-		if c == nil || r.ProtoMajor != 1 {
+		if c == nil || r.ProtoMajor != 1 || exempt != nil && c.peer.IsValid() && exempt(c.peer) {
 			next.ServeHTTP(w, r)
 			return
 		}

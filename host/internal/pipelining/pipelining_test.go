@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"strings"
 	"testing"
@@ -16,13 +17,15 @@ import (
 
 // serve runs an http.Server whose handler reads the request's body and
 // answers its length, wrapped by pipelining.Handler, with
-// pipelining.ConnContext unless bare; it returns the address.
-func serve(t *testing.T, bare bool) string {
+// pipelining.ConnContext unless bare, and the client's address exempt
+// when trusted; it returns the address.
+func serve(t *testing.T, bare, trusted bool) string {
 	t.Helper()
+	exempt := func(a netip.Addr) bool { return trusted && a == netip.MustParseAddr("127.0.0.1") }
 	h := pipelining.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n, _ := io.Copy(io.Discard, r.Body)
 		fmt.Fprintf(w, "%d", n)
-	}))
+	}), exempt)
 	srv := &http.Server{Handler: h}
 	if !bare {
 		srv.ConnContext = pipelining.ConnContext
@@ -88,10 +91,13 @@ func TestHandler(t *testing.T) {
 			false, [][]string{{post(100, true)}, {get(10)}}, []answer{{200, false, "100"}, {200, false, "0"}}, false},
 		{"without ConnContext a pipeline is served in turn",
 			true, [][]string{{get(8000), get(8000), get(8000)}}, []answer{{200, false, "0"}, {200, false, "0"}, {200, false, "0"}}, false},
+		// A trusted proxy's connection: served in turn, as net/http does.
+		{"a trusted proxy's pipeline is served in turn",
+			false, [][]string{{get(8000), get(8000), get(8000)}}, []answer{{200, false, "0"}, {200, false, "0"}, {200, false, "0"}}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			conn, err := net.Dial("tcp", serve(t, c.bare))
+			conn, err := net.Dial("tcp", serve(t, c.bare, strings.HasPrefix(c.name, "a trusted proxy")))
 			if err != nil {
 				t.Fatal(err)
 			}
