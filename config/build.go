@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wasmendpoints/endpoints/internal/glob"
 )
 
 // Build is the "build" member of endpoints.json: a command that
@@ -71,7 +73,7 @@ type Build struct {
 // patterns match it.
 func (b Build) GoBundleOf(dir, def string) string {
 	for _, name := range slices.Sorted(maps.Keys(b.GoBundles)) {
-		if slices.ContainsFunc(b.GoBundles[name], func(p string) bool { return MatchGlob(p, dir) }) {
+		if slices.ContainsFunc(b.GoBundles[name], func(p string) bool { return glob.Match(p, dir) }) {
 			return "server/bundles/" + name + ".wasm"
 		}
 	}

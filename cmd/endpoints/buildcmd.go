@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/glob"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
@@ -196,7 +197,7 @@ func (p *prefixWriter) end() {
 
 // watched reports whether rel matches one of the patterns.
 func watched(patterns []string, rel string) bool {
-	return slices.ContainsFunc(patterns, func(p string) bool { return config.MatchGlob(p, rel) })
+	return slices.ContainsFunc(patterns, func(p string) bool { return glob.Match(p, rel) })
 }
 
 // watchBuildCommand reruns the app's build command under `endpoints dev`

@@ -1,18 +1,21 @@
-package config
+// Package glob matches slash-separated paths relative to an app against
+// the patterns endpoints.json takes (build.watch, build.goBundles):
+// path.Match within each segment, and "**" for any number of directories.
+package glob
 
 import (
 	"path"
 	"strings"
 )
 
-// MatchGlob reports whether name, a slash-separated path relative to the
+// Match reports whether name, a slash-separated path relative to the
 // app, matches pattern: path.Match syntax within each segment, and "**" as
 // a whole segment for any number of directories, none included. The
 // patterns of endpoints.json were checked when it was read; a malformed
 // segment matches nothing.
 //
-//	MatchGlob("assembly/**/*.ts", "assembly/lib/util.ts") == true
-func MatchGlob(pattern, name string) bool {
+//	Match("assembly/**/*.ts", "assembly/lib/util.ts") == true
+func Match(pattern, name string) bool {
 	return matchSegments(strings.Split(pattern, "/"), strings.Split(name, "/"))
 }
 

@@ -1,8 +1,8 @@
-package config
+package glob
 
 import "testing"
 
-func TestMatchGlob(t *testing.T) {
+func TestMatch(t *testing.T) {
 	tests := []struct {
 		pattern, name string
 		want          bool
@@ -37,8 +37,8 @@ func TestMatchGlob(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.pattern+" "+tt.name, func(t *testing.T) {
-			if got := MatchGlob(tt.pattern, tt.name); got != tt.want {
-				t.Errorf("MatchGlob(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
+			if got := Match(tt.pattern, tt.name); got != tt.want {
+				t.Errorf("Match(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
 			}
 		})
 	}
