@@ -799,6 +799,8 @@ func errNull(dest any) error {
 // column of their name, case-insensitively and without underscores, so
 // created_at fills CreatedAt; `db:"-"` skips one). A
 // column no field names is an error, so that a typo does not go unseen.
+// A field takes what [Rows.Scan] takes, the same way: a blob into a
+// []byte or a string is its bytes, text into a []byte its bytes.
 //
 //	type User struct {
 //		ID    int64  `db:"id"`
