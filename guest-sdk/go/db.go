@@ -861,16 +861,10 @@ func ScanAll[T any](rows *Rows) ([]T, error) {
 		return nil, err
 	}
 	out := make([]T, len(rows.rows))
-	blobs := rows.blobs
 	for r, row := range rows.rows {
 		base := unsafe.Pointer(&out[r])
 		for c, raw := range row {
-			// The positions are in order: the next is the first not
-			// yet passed.
-			blob := len(blobs) > 0 && blobs[0] == blobPos{r, c}
-			if blob {
-				blobs = blobs[1:]
-			}
+			blob := len(rows.blobs) > 0 && isBlob(rows.blobs, r, c)
 			if err := plan[c].set(unsafe.Add(base, plan[c].offset), raw, blob); err != nil {
 				return nil, fmt.Errorf("endpoints: ScanAll: row %d, column %q into %s: %w", r+1, rows.columns[c], t, err)
 			}
