@@ -80,11 +80,16 @@ const DBParamBlob = "$blob"
 // DBQueryResult is the result of [ImportDBQuery]: the column names once,
 // then each row as an array of JSON values. Integers are exact (int64),
 // reals are numbers, text is a string, a blob a base64 string, NULL null.
-// PostgreSQL types map as abi/README.md §4.5 lists.
+// PostgreSQL types map as abi/README.md §4.5 lists. Blobs lists the
+// [row, column] positions (from 0) of the values that are blobs, in
+// order; the host writes it between the columns and the rows, and only
+// when a value is a blob.
 //
 //	{"columns":["id","name"],"rows":[[1,"Ada"],[2,null]]}
+//	{"columns":["id","photo"],"blobs":[[0,1]],"rows":[[1,"AAE="],[2,null]]}
 type DBQueryResult struct {
 	Columns []string `json:"columns"`
+	Blobs   [][2]int `json:"blobs,omitempty"`
 	Rows    [][]any  `json:"rows"`
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -79,10 +80,18 @@ func decodeParamsJSON(data []byte) ([]any, error) {
 }
 
 // AppendQueryResult appends rows as an abi.DBQueryResult JSON object to
-// dst and closes them; past max bytes it stops with a [CodeTooLarge]
-// error, so a result is never built larger than the limit.
+// dst and closes them; past max bytes (the whole result, its "blobs"
+// included) it stops with a [CodeTooLarge] error, so a result is never
+// built larger than the limit.
 //
 //	{"columns":["id","name"],"rows":[[1,"Ada"],[2,null]]}
+//
+// When values are blobs, a "blobs" member between the columns and the
+// rows lists their [row, column] positions (from 0), in order, so that a
+// guest tells a blob's base64 from text; without blobs the member is
+// absent.
+//
+//	{"columns":["id","photo"],"blobs":[[0,1]],"rows":[[1,"AAE="],[2,null]]}
 func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 	defer func() {
 		if cerr := rows.Close(); err == nil && cerr != nil {
@@ -97,17 +106,23 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 		}
 		dst, _ = jsontext.AppendQuote(dst, c)
 	}
-	dst = append(dst, `],"rows":[`...)
-	first := true
+	dst = append(dst, "],"...)
+	rowsAt := len(dst)
+	dst = append(dst, `"rows":[`...)
+	// blobs is the "blobs" member as it is built, `"blobs":[[0,1],[3,1]`,
+	// to go before the rows when a blob came; cols the blob columns of
+	// the current row.
+	var blobs []byte
+	var cols []int
 	appender, direct := rows.(rowAppender)
-	for rows.Next() {
-		if !first {
+	for r := 0; rows.Next(); r++ {
+		if r > 0 {
 			dst = append(dst, ',')
 		}
-		first = false
 		dst = append(dst, '[')
+		cols = cols[:0]
 		if direct {
-			dst = appender.appendRow(dst)
+			dst, cols = appender.appendRow(dst, cols)
 		} else {
 			vals, err := rows.Values()
 			if err != nil {
@@ -117,18 +132,46 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
+				if _, ok := v.([]byte); ok {
+					cols = append(cols, i)
+				}
 				dst = AppendValue(dst, v)
 			}
 		}
 		dst = append(dst, ']')
-		if len(dst)-start > max {
+		for _, c := range cols {
+			blobs = appendBlobPosition(blobs, r, c)
+		}
+		size := len(dst) - start
+		if blobs != nil {
+			size += len(blobs) + len("],")
+		}
+		if size > max {
 			return dst, &Error{Code: CodeTooLarge, Message: fmt.Sprintf("the result is larger than limits.sqlResultBytes (%d bytes): select fewer rows (LIMIT) or columns", max)}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return dst, err
 	}
+	if blobs != nil {
+		dst = slices.Insert(dst, rowsAt, append(blobs, "],"...)...)
+	}
 	return append(dst, "]}"...), nil
+}
+
+// appendBlobPosition appends the position of the blob at row r, column c
+// to the "blobs" member being built, starting it at the first.
+func appendBlobPosition(blobs []byte, r, c int) []byte {
+	if blobs == nil {
+		blobs = append(blobs, `"blobs":[`...)
+	} else {
+		blobs = append(blobs, ',')
+	}
+	blobs = append(blobs, '[')
+	blobs = strconv.AppendInt(blobs, int64(r), 10)
+	blobs = append(blobs, ',')
+	blobs = strconv.AppendInt(blobs, int64(c), 10)
+	return append(blobs, ']')
 }
 
 // rowAppender is implemented by rows that append their current row's
@@ -137,8 +180,9 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 // [AppendQueryResult] uses it instead of Values when rows have it.
 type rowAppender interface {
 	// appendRow appends the current row's values, separated by commas,
-	// without the brackets.
-	appendRow(dst []byte) []byte
+	// without the brackets, and the indexes (from 0) of the columns
+	// whose values are blobs to blobs.
+	appendRow(dst []byte, blobs []int) ([]byte, []int)
 }
 
 // AppendValue appends a value a driver gives (nil, bool, int64, float64,

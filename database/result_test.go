@@ -2,6 +2,7 @@ package database
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,9 +32,11 @@ func TestAppendQueryResultDirect(t *testing.T) {
 		{"texts", "SELECT ? AS quoted, ? AS unicode, '' AS empty, CAST(x'ff41' AS TEXT) AS invalid", []any{"a \"b\" \\ c\n\t\x01</>", "Grâce 🐍"},
 			`{"columns":["quoted","unicode","empty","invalid"],"rows":[["a \"b\" \\ c\n\t\u0001</>","Grâce 🐍","","�A"]]}`},
 		{"blobs and null", "SELECT x'00ff10' AS b, x'' AS empty, NULL AS n, ? AS param", []any{[]byte("hi")},
-			`{"columns":["b","empty","n","param"],"rows":[["AP8Q","",null,"aGk="]]}`},
+			`{"columns":["b","empty","n","param"],"blobs":[[0,0],[0,1],[0,3]],"rows":[["AP8Q","",null,"aGk="]]}`},
+		{"text that reads as base64 is no blob", "SELECT 'test' AS t, x'b5eb2d' AS b UNION ALL SELECT x'00', 'hello'", nil,
+			`{"columns":["t","b"],"blobs":[[0,1],[1,0]],"rows":[["test","test"],["AA==","hello"]]}`},
 		{"several rows", "SELECT column1 AS v FROM (VALUES (1), ('x'), (NULL), (2.5), (x'01'))", nil,
-			`{"columns":["v"],"rows":[[1],["x"],[null],[2.5],["AQ=="]]}`},
+			`{"columns":["v"],"blobs":[[4,0]],"rows":[[1],["x"],[null],[2.5],["AQ=="]]}`},
 		{"no rows", "SELECT 1 AS v WHERE 0", nil, `{"columns":["v"],"rows":[]}`},
 	}
 	for _, tt := range tests {
@@ -60,5 +63,43 @@ func TestAppendQueryResultDirect(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got[0], tt.want)
 			}
 		})
+	}
+}
+
+// TestAppendQueryResultBlobsCount: limits.sqlResultBytes bounds the whole
+// result, its "blobs" member too, on both ways of encoding rows.
+func TestAppendQueryResultBlobsCount(t *testing.T) {
+	db, err := Open(t.Context(), DriverSQLite, Options{Path: filepath.Join(t.TempDir(), "cap.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	const sql = "SELECT x'01' AS b FROM (VALUES (1), (2), (3), (4))"
+	const want = `{"columns":["b"],"blobs":[[0,0],[1,0],[2,0],[3,0]],"rows":[["AQ=="],["AQ=="],["AQ=="],["AQ=="]]}`
+	for _, tt := range []struct {
+		name string
+		max  int
+		ok   bool
+	}{
+		// The rows fit without the blobs' positions, not with them.
+		{"past the limit", len(want) - len(`,"blobs":[[0,0],[1,0],[2,0],[3,0]]`), false},
+		{"at the limit", len(want), true},
+	} {
+		for _, wrap := range []func(Rows) Rows{func(r Rows) Rows { return r }, func(r Rows) Rows { return valuesOnly{r} }} {
+			rows, err := db.Query(t.Context(), sql, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := AppendQueryResult(nil, wrap(rows), tt.max)
+			if tt.ok {
+				if err != nil || string(b) != want {
+					t.Errorf("%s: got %s, %v; want %s", tt.name, b, err, want)
+				}
+				continue
+			}
+			if e := AsError(err); err == nil || e.Code != CodeTooLarge || !strings.Contains(e.Message, "limits.sqlResultBytes") {
+				t.Errorf("%s: got %s, %v; want a %s error naming limits.sqlResultBytes", tt.name, b, err, CodeTooLarge)
+			}
+		}
 	}
 }

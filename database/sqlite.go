@@ -521,7 +521,7 @@ func (r *sqliteRows) Values() ([]any, error) {
 
 // appendRow appends the current row's values as Values and AppendValue
 // would, reading texts and blobs where SQLite keeps them (rowAppender).
-func (r *sqliteRows) appendRow(dst []byte) []byte {
+func (r *sqliteRows) appendRow(dst []byte, blobs []int) ([]byte, []int) {
 	for i := range r.cols {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -535,11 +535,12 @@ func (r *sqliteRows) appendRow(dst []byte) []byte {
 			dst, _ = jsontext.AppendQuote(dst, r.stmt.ColumnRawText(i))
 		case sqlite3.BLOB:
 			dst = appendBlob(dst, r.stmt.ColumnRawBlob(i))
+			blobs = append(blobs, i)
 		default:
 			dst = append(dst, "null"...)
 		}
 	}
-	return dst
+	return dst, blobs
 }
 
 func (r *sqliteRows) Err() error { return r.err }

@@ -53,7 +53,7 @@ func TestSQLiteStatements(t *testing.T) {
 	}{
 		{name: "select by parameter", sql: "SELECT id, name, email, photo, score FROM users WHERE id = $1", params: "[1]", want: `{"columns":["id","name","email","photo","score"],"rows":[[1,"Ada","ada@example.com",null,1.5]]}`},
 		{name: "no rows", sql: "SELECT id FROM users WHERE name = ?", params: `["nobody"]`, want: `{"columns":["id"],"rows":[]}`},
-		{name: "types", sql: "SELECT $1, $2, $3, $4, $5", params: `[9007199254740993, 0.25, "x", null, {"$blob": "AAEC"}]`, want: `{"columns":["$1","$2","$3","$4","$5"],"rows":[[9007199254740993,0.25,"x",null,"AAEC"]]}`},
+		{name: "types", sql: "SELECT $1, $2, $3, $4, $5", params: `[9007199254740993, 0.25, "x", null, {"$blob": "AAEC"}]`, want: `{"columns":["$1","$2","$3","$4","$5"],"blobs":[[0,4]],"rows":[[9007199254740993,0.25,"x",null,"AAEC"]]}`},
 		{name: "injection stays a value", sql: "SELECT count(*) FROM users WHERE name = ?", params: `["x' OR '1'='1"]`, want: `{"columns":["count(*)"],"rows":[[0]]}`},
 		{name: "two statements refused", sql: "SELECT 1; DELETE FROM users", code: database.CodeDenied},
 		{name: "trailing semicolon and comment allowed", sql: "SELECT 1; -- done", want: `{"columns":["1"],"rows":[[1]]}`},

@@ -50,7 +50,9 @@ func TestPostgres(t *testing.T) {
 		code      database.Code
 	}{
 		{name: "types", sql: "SELECT id, name, photo, balance, born, seen, meta, ref, ok, 2.5::float8 AS f, 9007199254740993::bigint AS big FROM users WHERE id = $1", args: []any{int64(1)},
-			want: `{"columns":["id","name","photo","balance","born","seen","meta","ref","ok","f","big"],"rows":[[1,"Ada","AAE=","12.50","1815-12-10T00:00:00Z","2026-01-02T03:04:05Z","{\"a\":1}","a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",true,2.5,9007199254740993]]}`},
+			want: `{"columns":["id","name","photo","balance","born","seen","meta","ref","ok","f","big"],"blobs":[[0,2]],"rows":[[1,"Ada","AAE=","12.50","1815-12-10T00:00:00Z","2026-01-02T03:04:05Z","{\"a\":1}","a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",true,2.5,9007199254740993]]}`},
+		{name: "blobs and text that reads as base64", sql: "SELECT 'test' AS t, $1::bytea AS b UNION ALL SELECT 'hello', NULL UNION ALL SELECT 'x', '\\x00'::bytea", args: []any{[]byte("hi")},
+			want: `{"columns":["t","b"],"blobs":[[0,1],[2,1]],"rows":[["test","aGk="],["hello",null],["x","AA=="]]}`},
 		{name: "injection stays a value", sql: "SELECT count(*) FROM users WHERE name = $1", args: []any{"x' OR '1'='1"}, want: `{"columns":["count"],"rows":[[0]]}`},
 		{name: "two statements refused", sql: "SELECT 1; DELETE FROM users", code: database.CodeDenied},
 		{name: "two statements with a parameter refused", sql: "SELECT $1::int; DELETE FROM users", args: []any{int64(1)}, code: database.CodeDenied},

@@ -159,8 +159,11 @@ func (d *Database) Query(sql string, args ...any) (*Rows, error) {
 // converts them.
 func parseRows(data []byte) (*Rows, error) {
 	r := &Rows{pos: -1}
+	var blobs []byte
 	err := eachMember(data, func(key string, value []byte) error {
 		switch key {
+		case "blobs":
+			blobs = value
 		case "columns":
 			return eachElement(value, func(v []byte) error {
 				s, err := decodeString(v)
@@ -180,6 +183,9 @@ func parseRows(data []byte) (*Rows, error) {
 		}
 		return nil
 	})
+	if err == nil && blobs != nil {
+		r.blobs, err = parseBlobs(blobs, len(r.columns))
+	}
 	return r, err
 }
 
@@ -456,6 +462,7 @@ func appendJSONString(b []byte, s string) []byte { return jsonenc.AppendString(b
 type Rows struct {
 	columns []string
 	rows    [][]json.RawMessage
+	blobs   []blobPos // the positions of the values that are blobs, in order
 	pos     int
 	err     error
 }
@@ -485,14 +492,17 @@ func (r *Rows) Err() error { return r.err }
 func (r *Rows) Close() error { return nil }
 
 // Scan copies the current row's columns into dest, in order: pointers to
-// string, []byte (a blob, base64 on the wire; text as its bytes), bool,
-// any integer or float type, time.Time (RFC 3339 text, or SQLite's
-// "2006-01-02 15:04:05"), json.RawMessage, any (the JSON value decoded),
-// a pointer to any of those (nil for NULL), a sql.Scanner (sql.NullString,
-// sql.NullInt64, sql.NullTime, sql.Null[T]...: it gets nil, a bool, an
-// int64, a float64 or a string, as from database/sql; a blob as its
-// base64 text), or a type JSON decodes. NULL into a non-pointer is an
-// error naming the column.
+// string (a blob as its bytes), []byte (a blob's bytes; text as its
+// bytes, a number as its text, NULL as nil), bool, any integer or float
+// type, time.Time (RFC 3339 text, or SQLite's "2006-01-02 15:04:05"),
+// json.RawMessage (the value's JSON as the host wrote it: a blob is its
+// base64 string), any (the JSON value decoded: a blob is its base64
+// text), a pointer to any of those (nil for NULL), a sql.Scanner
+// (sql.NullString, sql.NullInt64, sql.NullTime, sql.Null[T]...: it gets
+// nil, a bool, an int64, a float64, a string or, for a blob, a []byte, as
+// from database/sql), or a type JSON decodes. NULL into a non-pointer is
+// an error naming the column. The host says which values are blobs
+// (abi/README.md §4.5), so text is never taken for base64.
 func (r *Rows) Scan(dest ...any) error {
 	if r.pos < 0 || r.pos >= len(r.rows) {
 		return errors.New("endpoints: Rows.Scan called without a row: call Next first")
@@ -502,7 +512,7 @@ func (r *Rows) Scan(dest ...any) error {
 		return fmt.Errorf("endpoints: Rows.Scan: %d destinations for %d columns", len(dest), len(row))
 	}
 	for i, d := range dest {
-		if err := scanValue(row[i], d); err != nil {
+		if err := scanValue(row[i], d, len(r.blobs) > 0 && isBlob(r.blobs, r.pos, i)); err != nil {
 			return fmt.Errorf("endpoints: Rows.Scan: column %q: %w", r.columns[i], err)
 		}
 	}
@@ -532,13 +542,20 @@ func (r *Row) Err() error { return r.err }
 
 var null = []byte("null")
 
-// scanValue decodes one JSON value of a result into dest.
-func scanValue(raw json.RawMessage, dest any) error {
+// scanValue decodes one JSON value of a result into dest; blob says the
+// value is a blob, base64 on the wire, which goes into a string, a []byte
+// or a scanner as its bytes.
+func scanValue(raw json.RawMessage, dest any, blob bool) error {
 	isNull := bytes.Equal(raw, null)
 	switch d := dest.(type) {
 	case *string:
 		if isNull {
 			return errNull(dest)
+		}
+		if blob {
+			b, err := decodeBlob(raw)
+			*d = string(b)
+			return err
 		}
 		if len(raw) > 0 && raw[0] != '"' {
 			*d = string(raw) // a number or boolean, as text
@@ -578,20 +595,21 @@ func scanValue(raw json.RawMessage, dest any) error {
 		*d = f
 		return nil
 	case *[]byte:
-		if isNull {
+		switch {
+		case isNull:
 			*d = nil
+			return nil
+		case blob:
+			b, err := decodeBlob(raw)
+			*d = b
+			return err
+		case len(raw) > 0 && raw[0] != '"':
+			*d = append([]byte(nil), raw...) // a number or boolean, as text
 			return nil
 		}
 		s, err := decodeString(raw)
-		if err != nil {
-			return err
-		}
-		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
-			*d = b
-		} else {
-			*d = []byte(s)
-		}
-		return nil
+		*d = []byte(s)
+		return err
 	case *json.RawMessage:
 		*d = append((*d)[:0], raw...)
 		return nil
@@ -632,7 +650,7 @@ func scanValue(raw json.RawMessage, dest any) error {
 		}
 		return fmt.Errorf("%q is not a time: want RFC 3339 text", s)
 	case scanner:
-		return scanWith(raw, d)
+		return scanWith(raw, d, blob)
 	}
 	rv := reflect.ValueOf(dest)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
@@ -646,7 +664,7 @@ func scanValue(raw json.RawMessage, dest any) error {
 			return nil
 		}
 		p := reflect.New(ev.Type().Elem())
-		if err := scanValue(raw, p.Interface()); err != nil {
+		if err := scanValue(raw, p.Interface(), blob); err != nil {
 			return err
 		}
 		ev.Set(p)
@@ -683,11 +701,21 @@ func scanValue(raw json.RawMessage, dest any) error {
 		return nil
 	case reflect.String:
 		var s string
-		if err := scanValue(raw, &s); err != nil {
+		if err := scanValue(raw, &s, blob); err != nil {
 			return err
 		}
 		ev.SetString(s)
 		return nil
+	case reflect.Slice:
+		if ev.Type().Elem().Kind() == reflect.Uint8 {
+			// A named []byte, as []byte.
+			var b []byte
+			if err := scanValue(raw, &b, blob); err != nil {
+				return err
+			}
+			ev.SetBytes(b)
+			return nil
+		}
 	}
 	if isNull {
 		ev.SetZero()
@@ -711,14 +739,20 @@ type scanner interface {
 
 // scanWith hands a value to a [scanner] as database/sql's drivers do:
 // nil for NULL, a bool, an int64 for an integer, a float64 for another
-// number, a string for text. Blobs are base64 text and times RFC 3339
-// text on the wire, with no type beside them: a scanner that refuses a
-// string that is a time (sql.NullTime) gets the time.Time instead.
-func scanWith(raw json.RawMessage, d scanner) error {
+// number, a string for text, a []byte for a blob (blob). Times are RFC
+// 3339 text on the wire, with no type beside them: a scanner that refuses
+// a string that is a time (sql.NullTime) gets the time.Time instead.
+func scanWith(raw json.RawMessage, d scanner, blob bool) error {
 	var src any
 	switch {
 	case bytes.Equal(raw, null):
 		return d.Scan(nil)
+	case blob:
+		b, err := decodeBlob(raw)
+		if err != nil {
+			return err
+		}
+		src = b
 	case string(raw) == "true", string(raw) == "false":
 		src = string(raw) == "true"
 	case len(raw) > 0 && raw[0] == '"':
@@ -731,7 +765,7 @@ func scanWith(raw json.RawMessage, d scanner) error {
 			return nil
 		}
 		var t time.Time
-		if scanValue(raw, &t) == nil && d.Scan(t) == nil {
+		if scanValue(raw, &t, false) == nil && d.Scan(t) == nil {
 			return nil
 		}
 		return err
@@ -765,6 +799,8 @@ func errNull(dest any) error {
 // column of their name, case-insensitively and without underscores, so
 // created_at fills CreatedAt; `db:"-"` skips one). A
 // column no field names is an error, so that a typo does not go unseen.
+// A field takes what [Rows.Scan] takes, the same way: a blob into a
+// []byte or a string is its bytes, text into a []byte its bytes.
 //
 //	type User struct {
 //		ID    int64  `db:"id"`
@@ -828,7 +864,8 @@ func ScanAll[T any](rows *Rows) ([]T, error) {
 	for r, row := range rows.rows {
 		base := unsafe.Pointer(&out[r])
 		for c, raw := range row {
-			if err := plan[c].set(unsafe.Add(base, plan[c].offset), raw); err != nil {
+			blob := len(rows.blobs) > 0 && isBlob(rows.blobs, r, c)
+			if err := plan[c].set(unsafe.Add(base, plan[c].offset), raw, blob); err != nil {
 				return nil, fmt.Errorf("endpoints: ScanAll: row %d, column %q into %s: %w", r+1, rows.columns[c], t, err)
 			}
 		}
@@ -842,7 +879,8 @@ func ScanAll[T any](rows *Rows) ([]T, error) {
 // reflection is what Go code pays most for inside WebAssembly.
 type columnScan struct {
 	offset uintptr
-	set    func(field unsafe.Pointer, raw json.RawMessage) error
+	// set decodes raw, a blob when blob is set, into the field.
+	set func(field unsafe.Pointer, raw json.RawMessage, blob bool) error
 	// fast and bits are how the SDK's own queriers decode the field
 	// without set (dbscan.go's fastKind).
 	fast, bits uint8
@@ -909,24 +947,32 @@ func scanPlanFor(t reflect.Type, columns []string) ([]columnScan, error) {
 
 // fieldSetter is the function that scans a value into a field of type
 // ft: the common types without reflection, any other through scanValue.
-func fieldSetter(ft reflect.Type) func(unsafe.Pointer, json.RawMessage) error {
+func fieldSetter(ft reflect.Type) func(unsafe.Pointer, json.RawMessage, bool) error {
 	switch ft {
 	case reflect.TypeFor[string]():
-		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*string)(p)) }
+		return func(p unsafe.Pointer, raw json.RawMessage, blob bool) error {
+			return scanValue(raw, (*string)(p), blob)
+		}
 	case reflect.TypeFor[int]():
-		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*int)(p)) }
+		return func(p unsafe.Pointer, raw json.RawMessage, blob bool) error { return scanValue(raw, (*int)(p), blob) }
 	case reflect.TypeFor[int64]():
-		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*int64)(p)) }
+		return func(p unsafe.Pointer, raw json.RawMessage, blob bool) error { return scanValue(raw, (*int64)(p), blob) }
 	case reflect.TypeFor[float64]():
-		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*float64)(p)) }
+		return func(p unsafe.Pointer, raw json.RawMessage, blob bool) error {
+			return scanValue(raw, (*float64)(p), blob)
+		}
 	case reflect.TypeFor[bool]():
-		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*bool)(p)) }
+		return func(p unsafe.Pointer, raw json.RawMessage, blob bool) error { return scanValue(raw, (*bool)(p), blob) }
 	case reflect.TypeFor[[]byte]():
-		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*[]byte)(p)) }
+		return func(p unsafe.Pointer, raw json.RawMessage, blob bool) error {
+			return scanValue(raw, (*[]byte)(p), blob)
+		}
 	case reflect.TypeFor[time.Time]():
-		return func(p unsafe.Pointer, raw json.RawMessage) error { return scanValue(raw, (*time.Time)(p)) }
+		return func(p unsafe.Pointer, raw json.RawMessage, blob bool) error {
+			return scanValue(raw, (*time.Time)(p), blob)
+		}
 	}
-	return func(p unsafe.Pointer, raw json.RawMessage) error {
-		return scanValue(raw, reflect.NewAt(ft, p).Interface())
+	return func(p unsafe.Pointer, raw json.RawMessage, blob bool) error {
+		return scanValue(raw, reflect.NewAt(ft, p).Interface(), blob)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -393,6 +394,103 @@ func TestRealArguments(t *testing.T) {
 			}
 			if half != tc.want || kind != "real" {
 				t.Errorf("$1 / 2 = %v of a %s, want %v of a real", half, kind, tc.want)
+			}
+		})
+	}
+}
+
+// srcType is a sql.Scanner that records the type of what it was given.
+type srcType struct{ typ string }
+
+func (s *srcType) Scan(src any) error {
+	s.typ = fmt.Sprintf("%T", src)
+	return nil
+}
+
+type photo []byte
+
+// dbBlobs has []byte fields for a TEXT and a BLOB column, and a blob
+// into a string and a named []byte.
+type dbBlobs struct {
+	Text     []byte           `db:"text"`
+	Blob     []byte           `db:"blob"`
+	BlobText string           `db:"blob_text"`
+	PtrBlob  *[]byte          `db:"ptr_blob"`
+	Named    photo            `db:"named"`
+	Null     sql.Null[[]byte] `db:"null_blob"`
+}
+
+// TestDatabaseBlobsAndText: the host says which values are blobs, so text
+// into a []byte is its bytes, whether or not it reads as base64 ('test'
+// does, 'hello' does not), a blob into a []byte or a string its bytes,
+// and a sql.Scanner gets a blob as a []byte, as with database/sql; a
+// json.RawMessage and an any keep the base64 the host wrote.
+func TestDatabaseBlobsAndText(t *testing.T) {
+	db := setupDB(t)
+	if _, err := db.Exec("CREATE TABLE docs (id INTEGER PRIMARY KEY, body TEXT, data BLOB)"); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]any{{"test", []byte("hello")}, {"hello", []byte{0, 0xff}}} {
+		if _, err := db.Exec("INSERT INTO docs (body, data) VALUES ($1, $2)", args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("Scan", func(t *testing.T) {
+		rows, err := db.Query("SELECT body, data, data, body, data, data, data, data FROM docs ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var (
+				text, blob []byte
+				blobText   string
+				nullBlob   sql.Null[[]byte]
+				textSrc    srcType
+				blobSrc    srcType
+				raw        json.RawMessage
+				anyBlob    any
+			)
+			if err := rows.Scan(&text, &blob, &blobText, &textSrc, &blobSrc, &nullBlob, &anyBlob, &raw); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%q %q %q %s %s %q %v %s", text, blob, blobText, textSrc.typ, blobSrc.typ, nullBlob.V, anyBlob, raw))
+		}
+		want := []string{
+			`"test" "hello" "hello" string []uint8 "hello" aGVsbG8= "aGVsbG8="`,
+			`"hello" "\x00\xff" "\x00\xff" string []uint8 "\x00\xff" AP8= "AP8="`,
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+	ptr := func(b []byte) *[]byte { return &b }
+	const query = "SELECT body AS text, data AS blob, data AS blob_text, data AS ptr_blob, data AS named, data AS null_blob FROM docs ORDER BY id"
+	want := []dbBlobs{
+		{Text: []byte("test"), Blob: []byte("hello"), BlobText: "hello", PtrBlob: ptr([]byte("hello")), Named: photo("hello"), Null: sql.Null[[]byte]{V: []byte("hello"), Valid: true}},
+		{Text: []byte("hello"), Blob: []byte{0, 0xff}, BlobText: "\x00\xff", PtrBlob: ptr([]byte{0, 0xff}), Named: photo{0, 0xff}, Null: sql.Null[[]byte]{V: []byte{0, 0xff}, Valid: true}},
+	}
+	for _, q := range []struct {
+		name string
+		q    endpoints.Querier
+	}{{"Database", db}, {"own Querier", rowsQuerier{db}}} {
+		t.Run("QueryAs "+q.name, func(t *testing.T) {
+			got, err := endpoints.QueryAs[dbBlobs](q.q, query)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %+v, %v\nwant %+v", got, err, want)
+			}
+			first, err := endpoints.QueryRowAs[dbBlobs](q.q, query)
+			if err != nil || !reflect.DeepEqual(first, want[0]) {
+				t.Errorf("QueryRowAs: got %+v, %v\nwant %+v", first, err, want[0])
+			}
+			var inTx []dbBlobs
+			err = db.Tx(func(tx *endpoints.Tx) error {
+				var err error
+				inTx, err = endpoints.QueryAs[dbBlobs](tx, query)
+				return err
+			})
+			if err != nil || !reflect.DeepEqual(inTx, want) {
+				t.Errorf("in a transaction: got %+v, %v", inTx, err)
 			}
 		})
 	}

@@ -122,12 +122,14 @@ func scanResultInto(db string, t reflect.Type, data []byte, next func(*rawPlans)
 		return nil
 	}
 	reset()
-	var columns, rows []byte
+	var columns, blobsJSON, rows []byte
 	m := scanMembers(data)
 	for m.next() {
 		switch m.key {
 		case "columns":
 			columns = m.value
+		case "blobs":
+			blobsJSON = m.value
 		case "rows":
 			rows = m.value
 		}
@@ -146,7 +148,13 @@ func scanResultInto(db string, t reflect.Type, data []byte, next func(*rawPlans)
 	if err != nil {
 		return err
 	}
-	err = scanRows(t, p, rows, next)
+	var blobs []blobPos
+	if blobsJSON != nil {
+		if blobs, err = parseBlobs(blobsJSON, len(p.plan)); err != nil {
+			return fmt.Errorf("endpoints: database %q: reading the result: %w", db, err)
+		}
+	}
+	err = scanRows(t, p, rows, blobs, next)
 	if e, ok := err.(*scanError); ok {
 		if names == nil {
 			// The column's name, for the error: decoded now, off
@@ -159,19 +167,22 @@ func scanResultInto(db string, t reflect.Type, data []byte, next func(*rawPlans)
 }
 
 // The result as the host writes it begins so, and its rows follow the
-// columns so (abi.DBQueryResult).
+// columns so, or the blobs' positions when there are blobs
+// (abi.DBQueryResult).
 const (
-	resultHead = `{"columns":`
-	resultRows = `,"rows":`
+	resultHead  = `{"columns":`
+	resultBlobs = `,"blobs":`
+	resultRows  = `,"rows":`
 )
 
 // scanResultOnce scans a result laid out as the host writes it, its
-// columns then its rows, in one pass: the rows are scanned where they
-// are, not first skipped over to find where they end, which would scan
-// each of their strings twice. It gives up (false) on any other layout
-// (spaces, another order, a second "columns" or "rows" member, which
-// would replace the first) and on any error, which scanResultInto's
-// second pass then reports as [ScanAll] does.
+// columns, the blobs' positions if any, then its rows, in one pass: the
+// rows are scanned where they are, not first skipped over to find where
+// they end, which would scan each of their strings twice. It gives up
+// (false) on any other layout (spaces, another order, a second "columns",
+// "blobs" or "rows" member, which would replace the first) and on any
+// error, which scanResultInto's second pass then reports as [ScanAll]
+// does.
 func scanResultOnce(t reflect.Type, data []byte, next func(*rawPlans) unsafe.Pointer) bool {
 	if t.Kind() != reflect.Struct || !hasPrefix(data, resultHead) {
 		return false
@@ -179,21 +190,35 @@ func scanResultOnce(t reflect.Type, data []byte, next func(*rawPlans) unsafe.Poi
 	p, end := lastPlanAt(t, data, len(resultHead))
 	if p == nil {
 		var err error
-		if end, err = skipValue(data, len(resultHead)); err != nil || !hasPrefix(data[end:], resultRows) {
+		if end, err = skipValue(data, len(resultHead)); err != nil {
+			return false
+		}
+		if !hasPrefix(data[end:], resultRows) && !hasPrefix(data[end:], resultBlobs) {
 			return false
 		}
 		if p, _, err = rawScanPlan(t, data[len(resultHead):end]); err != nil {
 			return false
 		}
 	}
-	end, err := scanRowsAt(t, p, data, end+len(resultRows), true, next)
+	var blobs []blobPos
+	if hasPrefix(data[end:], resultBlobs) {
+		start := end + len(resultBlobs)
+		var err error
+		if end, err = skipValue(data, start); err != nil || !hasPrefix(data[end:], resultRows) {
+			return false
+		}
+		if blobs, err = parseBlobs(data[start:end], len(p.plan)); err != nil {
+			return false
+		}
+	}
+	end, err := scanRowsAt(t, p, data, end+len(resultRows), true, blobs, next)
 	if err != nil {
 		return false
 	}
 	// The members after the rows, which a later ABI may add.
 	m := members{d: data, i: end, started: true}
 	for m.next() {
-		if m.key == "columns" || m.key == "rows" {
+		if m.key == "columns" || m.key == "rows" || m.key == "blobs" {
 			return false
 		}
 	}
@@ -201,13 +226,17 @@ func scanResultOnce(t reflect.Type, data []byte, next func(*rawPlans) unsafe.Poi
 }
 
 // lastPlanAt is the plan used last when it is t's and data[i:] begins
-// with the very columns it was made for, followed by the rows, and the
-// index after those columns: the result of a query run again, whose
-// columns need not be scanned to be delimited (skipValue would end them
-// where they end in the plan, the same bytes). Else it is nil.
+// with the very columns it was made for, followed by the rows or the
+// blobs' positions, and the index after those columns: the result of a
+// query run again, whose columns need not be scanned to be delimited
+// (skipValue would end them where they end in the plan, the same bytes).
+// Else it is nil.
 func lastPlanAt(t reflect.Type, data []byte, i int) (*rawPlan, int) {
 	p := lastRawPlan.Load()
-	if p == nil || p.t != t || !hasPrefix(data[i:], p.columns) || !hasPrefix(data[i+len(p.columns):], resultRows) {
+	if p == nil || p.t != t || !hasPrefix(data[i:], p.columns) {
+		return nil, 0
+	}
+	if rest := data[i+len(p.columns):]; !hasPrefix(rest, resultRows) && !hasPrefix(rest, resultBlobs) {
 		return nil, 0
 	}
 	return p, i + len(p.columns)
@@ -228,9 +257,10 @@ type scanError struct {
 func (e *scanError) Error() string { return e.err.Error() }
 
 // scanRows scans the "rows" array of a result, d, with plan, each row
-// into the value at the address next returns.
-func scanRows(t reflect.Type, p *rawPlan, d []byte, next func(*rawPlans) unsafe.Pointer) error {
-	end, err := scanRowsAt(t, p, d, 0, false, next)
+// into the value at the address next returns; blobs are the positions of
+// the blobs, as parseBlobs gives them.
+func scanRows(t reflect.Type, p *rawPlan, d []byte, blobs []blobPos, next func(*rawPlans) unsafe.Pointer) error {
+	end, err := scanRowsAt(t, p, d, 0, false, blobs, next)
 	if err != nil {
 		return err
 	}
@@ -241,7 +271,7 @@ func scanRows(t reflect.Type, p *rawPlan, d []byte, next func(*rawPlans) unsafe.
 // index after the array. once is set for scanResultOnce's pass, whose
 // rows were not delimited first: it refuses what that would have read
 // otherwise.
-func scanRowsAt(t reflect.Type, p *rawPlan, d []byte, i int, once bool, next func(*rawPlans) unsafe.Pointer) (int, error) {
+func scanRowsAt(t reflect.Type, p *rawPlan, d []byte, i int, once bool, blobs []blobPos, next func(*rawPlans) unsafe.Pointer) (int, error) {
 	plan := p.plan
 	i = skipSpace(d, i)
 	if i >= len(d) || d[i] != '[' {
@@ -267,7 +297,13 @@ func scanRowsAt(t reflect.Type, p *rawPlan, d []byte, i int, once bool, next fun
 				if c >= len(plan) {
 					return 0, fmt.Errorf("endpoints: ScanAll: row %d of %s has more values than the %d columns", r, t, len(plan))
 				}
-				end, err := plan[c].scan(unsafe.Add(base, plan[c].offset), d, i, &arena, once)
+				// The positions are in order, each column one the
+				// rows have: the next blob is the first not passed.
+				blob := len(blobs) > 0 && blobs[0].row == r-1 && blobs[0].col == c
+				if blob {
+					blobs = blobs[1:]
+				}
+				end, err := plan[c].scan(unsafe.Add(base, plan[c].offset), d, i, &arena, once, blob)
 				if err != nil {
 					if e, ok := err.(*setError); ok {
 						return 0, &scanError{row: r, column: c, err: e.err}
@@ -349,13 +385,14 @@ var scannerType = reflect.TypeFor[scanner]()
 var errStructural = errors.New("a quote or a bracket in a number or literal")
 
 // scan decodes the value at d[i] (not a space) into the field at p and
-// returns the index after it. A value the setter refuses is a *setError;
-// with once, a number or literal holding a quote or a bracket is
-// errStructural.
-func (cs *columnScan) scan(p unsafe.Pointer, d []byte, i int, arena *stringArena, once bool) (int, error) {
+// returns the index after it; blob says it is a blob, which the setter
+// decodes. A value the setter refuses is a *setError; with once, a number
+// or literal holding a quote or a bracket is errStructural.
+func (cs *columnScan) scan(p unsafe.Pointer, d []byte, i int, arena *stringArena, once, blob bool) (int, error) {
 	fast := cs.fast
-	if i >= len(d) {
-		fast = fastNone // the end of a truncated result: skipValue says so
+	if i >= len(d) || blob {
+		// The end of a truncated result (skipValue says so), or a blob.
+		fast = fastNone
 	}
 	switch fast {
 	case fastString:
@@ -396,7 +433,7 @@ func (cs *columnScan) scan(p unsafe.Pointer, d []byte, i int, arena *stringArena
 	if once && d[i] != '"' && d[i] != '[' && d[i] != '{' && bytes.ContainsAny(d[i:end], `"[{`) {
 		return 0, errStructural
 	}
-	if err := cs.set(p, d[i:end]); err != nil {
+	if err := cs.set(p, d[i:end], blob); err != nil {
 		return 0, &setError{err}
 	}
 	return end, nil

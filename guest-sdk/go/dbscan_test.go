@@ -13,14 +13,17 @@ import (
 
 // oldScanResult is scanResult as it was before the row loop decoded
 // strings and integers itself: every value through eachElement and its
-// column's setter. It is the reference the fast path must agree with.
+// column's setter, a blob found by its position in a set. It is the
+// reference the fast path must agree with.
 func oldScanResult[T any](db string, data []byte) ([]T, error) {
 	t := reflect.TypeFor[T]()
-	var columns, rows []byte
+	var columns, blobsJSON, rows []byte
 	err := eachMember(data, func(key string, value []byte) error {
 		switch key {
 		case "columns":
 			columns = value
+		case "blobs":
+			blobsJSON = value
 		case "rows":
 			rows = value
 		}
@@ -39,7 +42,17 @@ func oldScanResult[T any](db string, data []byte) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := oldScanRows[T](t, p.plan, rows)
+	blobs := map[blobPos]bool{}
+	if blobsJSON != nil {
+		list, err := parseBlobs(blobsJSON, len(p.plan))
+		if err != nil {
+			return nil, fmt.Errorf("endpoints: database %q: reading the result: %w", db, err)
+		}
+		for _, b := range list {
+			blobs[b] = true
+		}
+	}
+	out, err := oldScanRows[T](t, p.plan, rows, blobs)
 	if err != nil && names == nil {
 		names, _ = columnNames(columns)
 	}
@@ -49,7 +62,7 @@ func oldScanResult[T any](db string, data []byte) ([]T, error) {
 	return out, err
 }
 
-func oldScanRows[T any](t reflect.Type, plan []columnScan, rows []byte) ([]T, error) {
+func oldScanRows[T any](t reflect.Type, plan []columnScan, rows []byte, blobs map[blobPos]bool) ([]T, error) {
 	var out []T
 	r := 0
 	err := eachElement(rows, func(row []byte) error {
@@ -62,7 +75,7 @@ func oldScanRows[T any](t reflect.Type, plan []columnScan, rows []byte) ([]T, er
 			if c >= len(plan) {
 				return fmt.Errorf("endpoints: ScanAll: row %d of %s has more values than the %d columns", r, t, len(plan))
 			}
-			if err := plan[c].set(unsafe.Add(base, plan[c].offset), raw); err != nil {
+			if err := plan[c].set(unsafe.Add(base, plan[c].offset), raw, blobs[blobPos{r - 1, c}]); err != nil {
 				return &scanError{row: r, column: c, err: err}
 			}
 			c++
@@ -132,7 +145,26 @@ var scanCases = []struct {
 	{"a quoted number (PostgreSQL numeric)", `{"columns":["i","pi"],"rows":[["12","-7"]]}`, scanRow{I: 12, PI: ptr(int64(-7))}, 1, ""},
 	{"leading zeros and minus zero", `{"columns":["i","i64"],"rows":[[007,-0]]}`, scanRow{I: 7}, 1, ""},
 	{"NULL into pointers", `{"columns":["ps","pi","pn","pi8"],"rows":[[null,null,null,null]]}`, scanRow{}, 1, ""},
-	{"other types", `{"columns":["u","f","b","bs","t","raw"],"rows":[[65535,1.5e3,1,"AAEC","2026-01-02 03:04:05",{"k":[1]}]]}`, scanRow{U: 65535, F: 1500, B: true, Bs: []byte{0, 1, 2}, T: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Raw: json.RawMessage(`{"k":[1]}`)}, 1, ""},
+	{"other types", `{"columns":["u","f","b","bs","t","raw"],"blobs":[[0,3]],"rows":[[65535,1.5e3,1,"AAEC","2026-01-02 03:04:05",{"k":[1]}]]}`, scanRow{U: 65535, F: 1500, B: true, Bs: []byte{0, 1, 2}, T: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Raw: json.RawMessage(`{"k":[1]}`)}, 1, ""},
+	{"text into []byte is its bytes", `{"columns":["bs","s"],"rows":[["test","hello"]]}`, scanRow{Bs: []byte("test"), S: "hello"}, 1, ""},
+	{"a number into []byte is its text", `{"columns":["bs"],"rows":[[12]]}`, scanRow{Bs: []byte("12")}, 1, ""},
+	{"blobs into strings and []byte", `{"columns":["s","ps","n","pn","bs"],"blobs":[[0,0],[0,1],[0,2],[0,3],[0,4]],"rows":[["aGk=","aGk=","AA==","","dGVzdA=="]]}`, scanRow{S: "hi", PS: ptr("hi"), N: "\x00", PN: ptr(scanName("")), Bs: []byte("test")}, 1, ""},
+	{"blobs and text in a column", `{"columns":["bs","s"],"blobs":[[1,0],[2,1]],"rows":[["dGVzdA==","dGVzdA=="],["dGVzdA==","dGVzdA=="],["test","aGk="]]}`, scanRow{Bs: []byte("dGVzdA=="), S: "dGVzdA=="}, 3, ""},
+	{"blobs out of order, repeated", `{"columns":["s","bs"],"blobs":[[1,1],[0,0],[1,1]],"rows":[["aGk=","aGk="],["aGk=","aGk="]]}`, scanRow{S: "hi", Bs: []byte("aGk=")}, 2, ""},
+	{"a blob past the rows", `{"columns":["s"],"blobs":[[0,0],[7,0]],"rows":[["aGk="]]}`, scanRow{S: "hi"}, 1, ""},
+	{"a NULL blob", `{"columns":["bs","ps"],"blobs":[[0,0],[0,1]],"rows":[[null,null]]}`, scanRow{}, 1, ""},
+	{"empty blobs", `{"columns":["s"],"blobs":[],"rows":[["aGk="]]}`, scanRow{S: "aGk="}, 1, ""},
+	{"blobs after the rows", `{"columns":["s"],"rows":[["aGk="]],"blobs":[[0,0]]}`, scanRow{S: "hi"}, 1, ""},
+	{"a second blobs member replaces the first", `{"columns":["s"],"blobs":[[0,0]],"rows":[["aGk="]],"blobs":[]}`, scanRow{S: "aGk="}, 1, ""},
+	{"a blob into an integer", `{"columns":["i"],"blobs":[[0,0]],"rows":[["AQ=="]]}`, scanRow{}, 0, `row 1, column "i" into endpoints.scanRow: "AQ==" is not an integer that fits int`},
+	{"a blob that is not base64", `{"columns":["s"],"blobs":[[0,0]],"rows":[["test!"]]}`, scanRow{}, 0, `row 1, column "s" into endpoints.scanRow: a blob that is not base64`},
+	{"a blob that is not a string", `{"columns":["bs"],"blobs":[[0,0]],"rows":[[1]]}`, scanRow{}, 0, `a blob: got 1, want a string`},
+	{"a blob column past the columns", `{"columns":["s"],"blobs":[[0,1]],"rows":[["a"]]}`, scanRow{}, 0, `reading the result: "blobs": got [0,1], want a [row, column] pair`},
+	{"a blob position of one index", `{"columns":["s"],"blobs":[[0]],"rows":[["a"]]}`, scanRow{}, 0, `"blobs": got [0], want`},
+	{"a blob position of three", `{"columns":["s"],"blobs":[[0,0,0]],"rows":[["a"]]}`, scanRow{}, 0, `"blobs": got [0,0,0], want`},
+	{"a negative blob row", `{"columns":["s"],"blobs":[[-1,0]],"rows":[["a"]]}`, scanRow{}, 0, `"blobs": got [-1,0], want`},
+	{"a blob row with a fraction", `{"columns":["s"],"blobs":[[1.0,0]],"rows":[["a"]]}`, scanRow{}, 0, `"blobs": got [1.0,0], want`},
+	{"blobs not an array", `{"columns":["s"],"blobs":{},"rows":[["a"]]}`, scanRow{}, 0, `"blobs": invalid character '{'`},
 	{"spaces", "{ \"columns\" : [ \"s\" , \"i\" ] , \"rows\" : [ [ \"a\" , 1 ] , [ \"b\" ,\t2 ]\n] }", scanRow{S: "a", I: 1}, 2, ""},
 	{"many rows", `{"columns":["s","i"],"rows":[["a",1],["b",2],["c",3],["",4]]}`, scanRow{S: "a", I: 1}, 4, ""},
 	{"int8 overflow", `{"columns":["i8"],"rows":[[128]]}`, scanRow{}, 0, `row 1, column "i8" into endpoints.scanRow: 128 is not an integer that fits int8`},
@@ -196,6 +228,14 @@ func TestScanResultOnce(t *testing.T) {
 		{`{"columns":["s","i"] ,"rows":[["a",1]]}`, false},
 		{`{"columns":["s","i"],"rows" :[["a",1]]}`, false},
 		{`{"columns":["s","i"],"rows":[["a",1]],"columns":["s"]}`, false},
+		{`{"columns":["s","bs"],"blobs":[[0,1],[1,0]],"rows":[["a","AA=="],["aGk=","b"]]}`, true},
+		{`{"columns":["s","bs"],"blobs":[[1,0],[0,1]],"rows":[["a","AA=="],["aGk=","b"]]}`, true},
+		{`{"columns":["s"],"blobs":[],"rows":[["a"]]}`, true},
+		{`{"columns":["s"],"blobs":[[0,0]] ,"rows":[["aGk="]]}`, false},
+		{`{"columns":["s"],"blobs":[[0,1]],"rows":[["a"]]}`, false},
+		{`{"columns":["s"],"blobs":[[0,0]],"rows":[["!"]]}`, false},
+		{`{"columns":["s"],"rows":[["a"]],"blobs":[]}`, false},
+		{`{"columns":["s"],"blobs":[],"rows":[["a"]],"blobs":[]}`, false},
 	} {
 		for _, pass := range []string{"first", "again"} {
 			n := 0

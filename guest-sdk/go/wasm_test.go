@@ -967,6 +967,7 @@ func TestWasmGuestDB(t *testing.T) {
 		{"a row", "2", `{"columns":["id","name","email"],"rows":[[2,"Grace Hopper","grace@example.com"]]}`, 0, 200, `{"id":2,"name":"Grace Hopper","email":"grace@example.com"}`},
 		{"escapes and the largest id", "9223372036854775807", `{"columns":["id","name","email"],"rows":[[9223372036854775807,"Gr\u00e2ce \"G\"","g\\h@example.com"]]}`, 0, 200, `{"id":9223372036854775807,"name":"Grâce \"G\"","email":"g\\h@example.com"}`},
 		{"no row", "7", `{"columns":["id","name","email"],"rows":[]}`, 0, 404, `{"message":"user 7 not found"}`},
+		{"a blob into a string", "2", `{"columns":["id","name","email"],"blobs":[[0,1]],"rows":[[2,"R3JhY2U=","dGVzdA=="]]}`, 0, 200, `{"id":2,"name":"Grace","email":"dGVzdA=="}`},
 		{"a NULL", "3", `{"columns":["id","name","email"],"rows":[[3,"Alan",null]]}`, 0, 503, `{"message":"endpoints: ScanAll: row 1, column \"email\" into main.user: NULL cannot go into *string: scan into a pointer (**string) to accept NULL"}`},
 		{"a database error", "2", `{"error":{"code":"unavailable","message":"database is locked"}}`, abi.ErrDatabase, 503, `{"message":"endpoints: database \"main\": unavailable: database is locked"}`},
 	} {

@@ -748,6 +748,12 @@ func TestCDatabaseHelpers(t *testing.T) {
 		` [ -1 , "" , null , "AA==" , true ] ,` +
 		`[0,"\u0041",-2e-3,"not base64!",[]],` +
 		`[1,"x",1e400,"AAECAwQFBgcI",false]]}`
+	const rowsBody = "5 id name score data raw | name at 1, nope -1 |\n" +
+		` i:9223372036854775807 t:19:Ada "A" \ / é` + "\U0001F600\n" + ` d:1.5 t:4:AAEC b:000102 json:{"a":[1,"]"]} bool0:-2:-1 bool4:-2:-1 past:-1` + "\n" +
+		` i:-1 t:0: b: null t:4:AA== b:00 json:true bool0:-2:-1 bool4:0:1 past:-1` + "\n" +
+		` i:0 t:1:A d:-0.002 t:11:not base64! json:[] bool0:0:0 bool4:-2:-1 past:-1` + "\n" +
+		` i:1 t:1:x d:inf t:12:AAECAwQFBgcI b:9-unwritten json:false bool0:0:1 bool4:0:0 past:-1` + "\n" +
+		"end 0\nrc 0 [||]"
 	tests := []struct {
 		name       string
 		op         string
@@ -762,12 +768,11 @@ func TestCDatabaseHelpers(t *testing.T) {
 		{"parameters past their buffer", "overflow", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
 		{"a parameter that is not one JSON value", "badvalue", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
 		{"rows of every kind", "rows", 0, rows, "",
-			"5 id name score data raw | name at 1, nope -1 |\n" +
-				` i:9223372036854775807 t:19:Ada "A" \ / é` + "\U0001F600\n" + ` d:1.5 t:4:AAEC b:000102 json:{"a":[1,"]"]} bool0:-2:-1 bool4:-2:-1 past:-1` + "\n" +
-				` i:-1 t:0: b: null t:4:AA== b:00 json:true bool0:-2:-1 bool4:0:1 past:-1` + "\n" +
-				` i:0 t:1:A d:-0.002 t:11:not base64! json:[] bool0:0:0 bool4:-2:-1 past:-1` + "\n" +
-				` i:1 t:1:x d:inf t:12:AAECAwQFBgcI b:9-unwritten json:false bool0:0:1 bool4:0:0 past:-1` + "\n" +
-				"end 0\nrc 0 [||]"},
+			rowsBody},
+		// A result with blobs lists their positions (abi/README.md
+		// §4.5), which the helpers, with their explicit readers, skip.
+		{"rows with their blobs' positions", "rows", 0, strings.Replace(rows, `,"rows":`, `,"blobs":[[0,3],[1,3],[3,3]],"rows":`, 1), "",
+			rowsBody},
 		{"rows of a replaced result", "stale", 0, rows, "", "first 0 second 1\nrc 0 [||]"},
 		{"a malformed result", "rows", 0, `{"columns":["a"],"rows":[[1,2]]}`, "", "1 a | name at -1, nope -1 |\nend 0\nrc 0 [other|a row of the host's result does not have one value per column|]"},
 		{"a result without rows", "rows", 0, `{"columns":["a"]}`, "", "rc -8 [other|the host's result has no columns or rows|]"},
