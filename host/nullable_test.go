@@ -1,27 +1,17 @@
 package host_test
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/host"
-	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
 
-var nullableGuest = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "endpoints-nullable")
-	if err != nil {
-		return "", err
-	}
-	wasm := filepath.Join(dir, "notes.post.wasm")
-	return wasm, guestbuild.Go(context.Background(), "../guest-sdk/go/testdata/nullable", wasm)
-})
+// nullableGuest builds the guest of guest-sdk/go/testdata/nullable once
+// per test binary.
+var nullableGuest = sdkTestGuest("nullable", "notes.post.wasm")
 
 // TestNullableField: a Go field tagged nullable:"true" (a NULLable
 // column's *string) may be null in a request and in an answer: the

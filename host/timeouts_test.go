@@ -5,26 +5,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/host"
-	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
 
 // timeoutsGuest builds the guest of guest-sdk/go/testdata/timeouts once
 // per test binary.
-var timeoutsGuest = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "endpoints-timeouts")
-	if err != nil {
-		return "", err
-	}
-	wasm := filepath.Join(dir, "ticks.wasm")
-	return wasm, guestbuild.Go(context.Background(), "../guest-sdk/go/testdata/timeouts", wasm)
-})
+var timeoutsGuest = sdkTestGuest("timeouts", "ticks.wasm")
 
 // TestRouteTimeouts: an operation's own timeout replaces limits.timeout,
 // its idle timeout stops a stream that writes nothing for that long, and

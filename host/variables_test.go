@@ -17,14 +17,21 @@ import (
 
 // variablesGuest builds the guest of guest-sdk/go/testdata/variables once
 // per test binary.
-var variablesGuest = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "endpoints-variables")
-	if err != nil {
-		return "", err
-	}
-	wasm := filepath.Join(dir, "vars.get.wasm")
-	return wasm, guestbuild.Go(context.Background(), "../guest-sdk/go/testdata/variables", wasm)
-})
+var variablesGuest = sdkTestGuest("variables", "vars.get.wasm")
+
+// sdkTestGuest returns a function that builds the Go SDK's test guest
+// guest-sdk/go/testdata/name into a module named file, once per test
+// binary, and returns its path.
+func sdkTestGuest(name, file string) func() (string, error) {
+	return sync.OnceValues(func() (string, error) {
+		dir, err := os.MkdirTemp("", "endpoints-"+name)
+		if err != nil {
+			return "", err
+		}
+		wasm := filepath.Join(dir, file)
+		return wasm, guestbuild.Go(context.Background(), "../guest-sdk/go/testdata/"+name, wasm)
+	})
+}
 
 func buildVariablesGuest(t *testing.T) string {
 	t.Helper()
