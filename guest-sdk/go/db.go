@@ -495,8 +495,10 @@ func (r *Rows) Close() error { return nil }
 // string (a blob as its bytes), []byte (a blob's bytes; text as its
 // bytes, a number as its text, NULL as nil), bool, any integer or float
 // type, time.Time (RFC 3339 text, or SQLite's "2006-01-02 15:04:05"),
-// json.RawMessage (the value's JSON as the host wrote it: a blob is its
-// base64 string), any (the JSON value decoded: a blob is its base64
+// json.RawMessage (text that holds JSON, as a json or jsonb column does,
+// is that JSON; other text, a number, NULL or a blob the value's JSON as
+// the host wrote it: a blob its base64 string), any (the JSON value
+// decoded: a blob is its base64
 // text), a pointer to any of those (nil for NULL), a sql.Scanner
 // (sql.NullString, sql.NullInt64, sql.NullTime, sql.Null[T]...: it gets
 // nil, a bool, an int64, a float64, a string or, for a blob, a []byte, as
@@ -611,6 +613,15 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		*d = []byte(s)
 		return err
 	case *json.RawMessage:
+		// Text that holds JSON (a json or jsonb column, JSON kept in a
+		// TEXT column) is that JSON, as database/sql gives a text's bytes;
+		// other text, a blob, a number, NULL: the value's JSON as written.
+		if !blob && len(raw) > 0 && raw[0] == '"' {
+			if s, err := decodeString(raw); err == nil && json.Valid([]byte(s)) {
+				*d = append((*d)[:0], s...)
+				return nil
+			}
+		}
 		*d = append((*d)[:0], raw...)
 		return nil
 	case *any:
