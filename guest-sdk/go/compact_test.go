@@ -43,6 +43,9 @@ func checkCompact(t *testing.T, in []byte) {
 	if len(short) > 60 {
 		short = short[:60] + "…"
 	}
+	if valid := validJSON(string(in)); valid != json.Valid(in) {
+		t.Errorf("validJSON(%q) = %v, json.Valid %v", short, valid, !valid)
+	}
 	switch {
 	case (err == nil) != (wantErr == nil):
 		t.Errorf("appendCompact(%q): error %v, json.Compact: %v", short, err, wantErr)

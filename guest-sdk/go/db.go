@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -143,57 +144,174 @@ type Result struct {
 //		if err := rows.Scan(&id, &name); err != nil { ... }
 //	}
 func (d *Database) Query(sql string, args ...any) (*Rows, error) {
-	data, err := d.run("Query", sql, args, false)
-	if err != nil {
+	rows := new(Rows)
+	if err := d.query(rows, sql, args); err != nil {
 		return nil, err
-	}
-	rows, err := parseRows(bytes.Clone(data))
-	if err != nil {
-		return nil, fmt.Errorf("endpoints: database %q: reading the result: %w", d.name, err)
 	}
 	return rows, nil
 }
 
-// parseRows reads a query's result (abi.DBQueryResult) with the SDK's
+// query runs a statement that returns rows into r.
+func (d *Database) query(r *Rows, sql string, args []any) error {
+	data, err := d.run("Query", sql, args, false)
+	if err != nil {
+		return err
+	}
+	if err := r.parse(bytes.Clone(data)); err != nil {
+		return fmt.Errorf("endpoints: database %q: reading the result: %w", d.name, err)
+	}
+	return nil
+}
+
+// parse reads a query's result (abi.DBQueryResult) with the SDK's
 // scanner, no reflection: the values stay JSON, slices of data, until Scan
-// converts them.
-func parseRows(data []byte) (*Rows, error) {
-	r := &Rows{pos: -1}
+// converts them. A result costs a few allocations whatever its size: the
+// column names share one string, the values one slice (Go code pays for
+// each allocation and closure inside WebAssembly).
+func (r *Rows) parse(data []byte) error {
+	*r = Rows{pos: -1, width: -1}
 	var blobs []byte
-	err := eachMember(data, func(key string, value []byte) error {
-		switch key {
+	m := scanMembers(data)
+	for m.next() {
+		var err error
+		switch m.key {
 		case "blobs":
-			blobs = value
+			blobs = m.value
 		case "columns":
-			return eachElement(value, func(v []byte) error {
-				s, err := decodeString(v)
-				r.columns = append(r.columns, s)
-				return err
-			})
+			r.columns, err = decodeStrings(m.value)
 		case "rows":
-			return eachElement(value, func(row []byte) error {
-				vals := make([]json.RawMessage, 0, len(r.columns))
-				err := eachElement(row, func(v []byte) error {
-					vals = append(vals, v)
-					return nil
-				})
-				r.rows = append(r.rows, vals)
-				return err
-			})
+			err = r.splitRows(m.value)
 		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.key, err)
+		}
+	}
+	if m.err != nil {
+		return m.err
+	}
+	switch {
+	case r.width < 0:
+		r.width = len(r.columns)
+	case r.width != len(r.columns):
+		return fmt.Errorf("rows of %d values for %d columns", r.width, len(r.columns))
+	}
+	if blobs != nil {
+		var err error
+		r.blobs, err = parseBlobs(blobs, len(r.columns))
+		return err
+	}
+	return nil
+}
+
+// splitRows reads the "rows" array d into r.vals, every row's values in
+// order, and r.width, the values in a row, which every row must have.
+func (r *Rows) splitRows(d []byte) error {
+	i := skipSpace(d, 0)
+	if i >= len(d) || d[i] != '[' {
+		return syntaxError(d, i, "an array")
+	}
+	if r.vals == nil {
+		r.vals = make([]json.RawMessage, 0, max(len(r.columns), 1)) // one row of the columns read before
+	}
+	for i = skipSpace(d, i+1); i < len(d) && d[i] != ']'; {
+		if r.nrows > 0 {
+			if d[i] != ',' {
+				return syntaxError(d, i, "',' or ']'")
+			}
+			i = skipSpace(d, i+1)
+		}
+		if i >= len(d) || d[i] != '[' {
+			return syntaxError(d, i, "a row: an array")
+		}
+		n := 0
+		for i = skipSpace(d, i+1); i < len(d) && d[i] != ']'; n++ {
+			if n > 0 {
+				if d[i] != ',' {
+					return syntaxError(d, i, "',' or ']'")
+				}
+				i = skipSpace(d, i+1)
+			}
+			end, err := skipValue(d, i)
+			if err != nil {
+				return err
+			}
+			r.vals = append(r.vals, d[i:end])
+			i = skipSpace(d, end)
+		}
+		if i >= len(d) {
+			return errUnexpectedEnd
+		}
+		switch {
+		case r.nrows == 0:
+			r.width = n
+		case n != r.width:
+			return fmt.Errorf("row %d has %d values, row 1 %d", r.nrows+1, n, r.width)
+		}
+		r.nrows++
+		i = skipSpace(d, i+1)
+	}
+	if i >= len(d) {
+		return errUnexpectedEnd
+	}
+	return checkEnd(d, i+1)
+}
+
+// row is the values of row i (from 0).
+func (r *Rows) row(i int) []json.RawMessage {
+	return r.vals[i*r.width : (i+1)*r.width : (i+1)*r.width]
+}
+
+// decodeStrings decodes an array of JSON strings. A string without
+// escapes is a view of d, which must never change (Rows own their copy of
+// a result); one with escapes is decoded into a string of its own.
+func decodeStrings(d []byte) ([]string, error) {
+	n, err := countElements(d)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, n)
+	for i := skipSpace(d, skipSpace(d, 0)+1); i < len(d) && d[i] != ']'; {
+		if len(names) > 0 {
+			i = skipSpace(d, i+1) // the ',' countElements checked
+		}
+		if d[i] != '"' {
+			return nil, syntaxError(d, i, "a string")
+		}
+		end, escaped, err := scanString(d, i)
+		if err != nil {
+			return nil, err
+		}
+		if content := d[i+1 : end-1]; !escaped && utf8.Valid(content) {
+			names = append(names, unsafeString(content))
+		} else {
+			s, err := decodeString(d[i:end])
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, s)
+		}
+		i = skipSpace(d, end)
+	}
+	return names, nil
+}
+
+// countElements counts the elements of the array d, checking its syntax
+// as [eachElement] does.
+func countElements(d []byte) (int, error) {
+	n := 0
+	err := eachElement(d, func([]byte) error {
+		n++
 		return nil
 	})
-	if err == nil && blobs != nil {
-		r.blobs, err = parseBlobs(blobs, len(r.columns))
-	}
-	return r, err
+	return n, err
 }
 
 // QueryRow runs a statement that returns at most one row that matters;
 // its errors wait for [Row.Scan].
 func (d *Database) QueryRow(sql string, args ...any) *Row {
-	rows, err := d.Query(sql, args...)
-	return &Row{rows: rows, err: err}
+	row := new(Row)
+	row.err = d.query(&row.rows, sql, args)
+	return row
 }
 
 // Exec runs a statement for its effect.
@@ -461,7 +579,9 @@ func appendJSONString(b []byte, s string) []byte { return jsonenc.AppendString(b
 // and Scan, as database/sql's.
 type Rows struct {
 	columns []string
-	rows    [][]json.RawMessage
+	vals    []json.RawMessage // every row's values, row after row
+	width   int               // values in a row
+	nrows   int
 	blobs   []blobPos // the positions of the values that are blobs, in order
 	pos     int
 	err     error
@@ -471,12 +591,12 @@ type Rows struct {
 func (r *Rows) Columns() []string { return r.columns }
 
 // Len is the number of rows.
-func (r *Rows) Len() int { return len(r.rows) }
+func (r *Rows) Len() int { return r.nrows }
 
 // Next advances to the next row; false after the last.
 func (r *Rows) Next() bool {
-	if r.pos+1 >= len(r.rows) {
-		r.pos = len(r.rows)
+	if r.pos+1 >= r.nrows {
+		r.pos = r.nrows
 		return false
 	}
 	r.pos++
@@ -506,10 +626,10 @@ func (r *Rows) Close() error { return nil }
 // an error naming the column. The host says which values are blobs
 // (abi/README.md §4.5), so text is never taken for base64.
 func (r *Rows) Scan(dest ...any) error {
-	if r.pos < 0 || r.pos >= len(r.rows) {
+	if r.pos < 0 || r.pos >= r.nrows {
 		return errors.New("endpoints: Rows.Scan called without a row: call Next first")
 	}
-	row := r.rows[r.pos]
+	row := r.row(r.pos)
 	if len(dest) != len(row) {
 		return fmt.Errorf("endpoints: Rows.Scan: %d destinations for %d columns", len(dest), len(row))
 	}
@@ -523,7 +643,7 @@ func (r *Rows) Scan(dest ...any) error {
 
 // Row is the result of [Database.QueryRow].
 type Row struct {
-	rows *Rows
+	rows Rows
 	err  error
 }
 
@@ -570,7 +690,7 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		if isNull {
 			return errNull(dest)
 		}
-		n, err := strconv.ParseInt(string(unquote(raw)), 10, 0)
+		n, err := strconv.ParseInt(unsafeString(unquote(raw)), 10, 0)
 		if err != nil {
 			return fmt.Errorf("%s is not an integer that fits int", raw)
 		}
@@ -580,7 +700,7 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		if isNull {
 			return errNull(dest)
 		}
-		n, err := strconv.ParseInt(string(unquote(raw)), 10, 64)
+		n, err := strconv.ParseInt(unsafeString(unquote(raw)), 10, 64)
 		if err != nil {
 			return fmt.Errorf("%s is not an integer that fits int64", raw)
 		}
@@ -590,7 +710,7 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		if isNull {
 			return errNull(dest)
 		}
-		f, err := strconv.ParseFloat(string(unquote(raw)), 64)
+		f, err := strconv.ParseFloat(unsafeString(unquote(raw)), 64)
 		if err != nil {
 			return fmt.Errorf("%s is not a number", raw)
 		}
@@ -617,7 +737,7 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		// TEXT column) is that JSON, as database/sql gives a text's bytes;
 		// other text, a blob, a number, NULL: the value's JSON as written.
 		if !blob && len(raw) > 0 && raw[0] == '"' {
-			if s, err := decodeString(raw); err == nil && json.Valid([]byte(s)) {
+			if s, err := decodeString(raw); err == nil && validJSON(s) {
 				*d = append((*d)[:0], s...)
 				return nil
 			}
@@ -684,7 +804,7 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		if isNull {
 			return errNull(dest)
 		}
-		n, err := strconv.ParseInt(string(unquote(raw)), 10, 64)
+		n, err := strconv.ParseInt(unsafeString(unquote(raw)), 10, 64)
 		if err != nil || ev.OverflowInt(n) {
 			return fmt.Errorf("%s is not an integer that fits %s", raw, ev.Type())
 		}
@@ -694,7 +814,7 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		if isNull {
 			return errNull(dest)
 		}
-		n, err := strconv.ParseUint(string(unquote(raw)), 10, 64)
+		n, err := strconv.ParseUint(unsafeString(unquote(raw)), 10, 64)
 		if err != nil || ev.OverflowUint(n) {
 			return fmt.Errorf("%s is not an integer that fits %s", raw, ev.Type())
 		}
@@ -704,7 +824,7 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		if isNull {
 			return errNull(dest)
 		}
-		f, err := strconv.ParseFloat(string(unquote(raw)), 64)
+		f, err := strconv.ParseFloat(unsafeString(unquote(raw)), 64)
 		if err != nil {
 			return fmt.Errorf("%s is not a number", raw)
 		}
@@ -871,10 +991,10 @@ func ScanAll[T any](rows *Rows) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]T, len(rows.rows))
-	for r, row := range rows.rows {
+	out := make([]T, rows.nrows)
+	for r := range rows.nrows {
 		base := unsafe.Pointer(&out[r])
-		for c, raw := range row {
+		for c, raw := range rows.row(r) {
 			blob := len(rows.blobs) > 0 && isBlob(rows.blobs, r, c)
 			if err := plan[c].set(unsafe.Add(base, plan[c].offset), raw, blob); err != nil {
 				return nil, fmt.Errorf("endpoints: ScanAll: row %d, column %q into %s: %w", r+1, rows.columns[c], t, err)

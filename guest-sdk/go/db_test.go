@@ -68,6 +68,28 @@ func TestDatabase(t *testing.T) {
 			t.Errorf("NULL into a string: %v", err)
 		}
 	})
+	t.Run("column names with escapes, every row", func(t *testing.T) {
+		rows, err := db.Query(`SELECT id AS "a""b", name AS "naïve
+name" FROM users ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rows.Columns(); !reflect.DeepEqual(got, []string{`a"b`, "naïve\nname"}) || rows.Len() != 2 {
+			t.Fatalf("Columns() = %q, Len() = %d; want [a\"b naïve\\nname], 2", got, rows.Len())
+		}
+		var got []string
+		for rows.Next() {
+			var id int
+			var name string
+			if err := rows.Scan(&id, &name); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%d %s", id, name))
+		}
+		if !reflect.DeepEqual(got, []string{"1 Ada", "2 Grace"}) {
+			t.Errorf("rows %q, want [1 Ada, 2 Grace]", got)
+		}
+	})
 	t.Run("no rows", func(t *testing.T) {
 		var id int
 		if err := db.QueryRow("SELECT id FROM users WHERE name = $1", "nobody").Scan(&id); !errors.Is(err, endpoints.ErrNoRows) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -362,4 +363,38 @@ func BenchmarkScanResult(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestRowsParse reads results as the host writes them and as it never
+// does: every row the width of the columns, or an error that says which.
+func TestRowsParse(t *testing.T) {
+	for _, tc := range []struct {
+		name, result, err string
+		columns           []string
+		rows              int
+	}{
+		{"two rows", `{"columns":["id","name"],"rows":[[1,"a"],[2,"b"]]}`, "", []string{"id", "name"}, 2},
+		{"no rows", `{"columns":["id"],"rows":[]}`, "", []string{"id"}, 0},
+		{"spaces", ` { "columns" : [ "id" , "n\"x" ] , "rows" : [ [ 1 , null ] ] } `, "", []string{"id", `n"x`}, 1},
+		{"a short row", `{"columns":["id","name"],"rows":[[1,"a"],[2]]}`, "rows: row 2 has 1 values, row 1 2", nil, 0},
+		{"rows wider than the columns", `{"columns":["id"],"rows":[[1,"a"]]}`, "rows of 2 values for 1 columns", nil, 0},
+		{"a row not an array", `{"columns":["id"],"rows":[1]}`, "a row: an array", nil, 0},
+		{"a column not a string", `{"columns":[1],"rows":[]}`, "a string", nil, 0},
+		{"cut short", `{"columns":["id"],"rows":[[1]`, "", nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var r Rows
+			err := r.parse([]byte(tc.result))
+			switch {
+			case tc.columns == nil && err == nil:
+				t.Fatalf("parse(%s) = nil error, want one", tc.result)
+			case tc.columns == nil && !strings.Contains(err.Error(), tc.err):
+				t.Fatalf("parse(%s) = %v, want an error saying %q", tc.result, err, tc.err)
+			case tc.columns != nil && err != nil:
+				t.Fatalf("parse(%s) = %v", tc.result, err)
+			case tc.columns != nil && (!slices.Equal(r.Columns(), tc.columns) || r.Len() != tc.rows):
+				t.Fatalf("parse(%s): columns %q, %d rows; want %q, %d", tc.result, r.Columns(), r.Len(), tc.columns, tc.rows)
+			}
+		})
+	}
 }

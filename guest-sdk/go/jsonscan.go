@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -316,10 +317,108 @@ func decodeString(raw []byte) (string, error) {
 	if !escaped && utf8.Valid(raw) {
 		return string(raw[1 : len(raw)-1]), nil
 	}
-	// Escapes, or invalid UTF-8 that encoding/json replaces with U+FFFD.
+	// Escapes, or invalid UTF-8 that encoding/json replaces with U+FFFD:
+	// decoded here as encoding/json decodes them (its scanner calls a
+	// function per byte, which a Go WebAssembly module pays dearly for);
+	// a bad escape goes to encoding/json for its error.
+	if s, ok := unescape(raw[1 : len(raw)-1]); ok {
+		return s, nil
+	}
 	var s string
 	err = json.Unmarshal(raw, &s)
 	return s, err
+}
+
+// unescape decodes the content of a JSON string (without its quotes) as
+// encoding/json does: escapes decoded, a lone or broken surrogate and
+// each byte of invalid UTF-8 replaced by U+FFFD. It reports false for
+// what encoding/json refuses (a bad escape, a control character, a bare
+// quote), whose error encoding/json gives.
+func unescape(b []byte) (string, bool) {
+	out := make([]byte, 0, len(b)+2*utf8.UTFMax)
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(b) {
+				return "", false
+			}
+			switch e := b[i+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := hex4(b, i+2)
+				if !ok {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					// A pair decodes to one rune; a surrogate without its
+					// pair is U+FFFD, and what follows is read on its own.
+					if r2, ok := hex4(b, i+2); ok && i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
+						if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+							i += 6
+							out = utf8.AppendRune(out, dec)
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c == '"' || c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, utf8.RuneError)
+			} else {
+				out = append(out, b[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return unsafeString(out), true
+}
+
+// hex4 decodes the four hexadecimal digits at b[i:], as a \u escape
+// holds them.
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // unsafeString views b as a string without copying; b must not change

@@ -1,6 +1,7 @@
 package endpoints
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -156,4 +157,45 @@ func FuzzMembers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, d []byte) { checkMembers(t, d) })
+}
+
+// checkDecodeString holds decodeString to encoding/json: the same string
+// for every JSON string it accepts, an error for every one it refuses.
+func checkDecodeString(t *testing.T, raw []byte) {
+	t.Helper()
+	var want string
+	wantErr := json.Unmarshal(raw, &want)
+	if wantErr != nil || len(raw) == 0 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return // not a JSON string alone: decodeString's callers delimit values first
+	}
+	got, err := decodeString(raw)
+	if err != nil || got != want {
+		t.Errorf("decodeString(%q) = %q, %v; encoding/json: %q", raw, got, err, want)
+	}
+}
+
+func TestDecodeStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{
+		`""`, `"plain"`, `"a\"b"`, `"a\\b"`, `"\/"`, `"\b\f\n\r\t"`, `"tab\there"`,
+		`"\u00e9t\u00E9"`, `"\u0000"`, `"\u2028\u2029"`, `"\ud83d\ude00"`, `"\uD83D\uDE00!"`,
+		`"\ud83d"`, `"\ud83dx"`, `"\ude00\ud83d"`, `"\ud83d\u0041"`, `"\ud83d\ud83d\ude00"`,
+		"\"\xff\"", "\"a\xc3\"", "\"\xed\xa0\x80\"", "\"\xf0\x9f\x98\x80\\n\"", `"\u12"`, `"\x"`, `"\'"`,
+		"\"\x01\"", `"end\"`, `"Gr\u00e2ce \"G\""`,
+	} {
+		checkDecodeString(t, []byte(s))
+		// decodeString refuses what encoding/json refuses.
+		var want string
+		if json.Unmarshal([]byte(s), &want) != nil {
+			if got, err := decodeString([]byte(s)); err == nil {
+				t.Errorf("decodeString(%q) = %q, want an error as encoding/json gives", s, got)
+			}
+		}
+	}
+}
+
+func FuzzDecodeString(f *testing.F) {
+	for _, s := range []string{`"a\"b"`, `"\ud83d\ude00"`, `"\ud83d"`, "\"\xff\\n\"", `"\u00e9"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { checkDecodeString(t, raw) })
 }

@@ -1011,6 +1011,78 @@ func BenchmarkWasmGuestDB(b *testing.B) {
 	}
 }
 
+// BenchmarkWasmGuestDBScan measures GET /api/users/2 read three ways
+// (testdata/dbscan): QueryRowAs, QueryRow(...).Scan, and a JSON text
+// scanned into a json.RawMessage; each with its host calls answered from
+// memory, so the numbers are the guest's. mallocs/op counts the guest's
+// heap allocations in a pass of their own with a function listener;
+// WHO=scan (or as, json) prints each allocation's callers as it counts.
+//
+//	go test ./guest-sdk/go -run '^$' -bench WasmGuestDBScan -benchtime 5000x
+func BenchmarkWasmGuestDBScan(b *testing.B) {
+	results := map[string][]byte{
+		"as":   []byte(`{"columns":["id","name","email"],"rows":[[2,"Grace Hopper","grace@example.com"]]}`),
+		"scan": []byte(`{"columns":["id","name","email"],"rows":[[2,"Grace Hopper","grace@example.com"]]}`),
+		"json": []byte(`{"columns":["json_object('id', id, 'name', name, 'email', email)"],"rows":[["{\"id\":2,\"name\":\"Grace Hopper\",\"email\":\"grace@example.com\"}"]]}`),
+	}
+	const want = `{"id":2,"name":"Grace Hopper","email":"grace@example.com"}`
+	hows := []string{"as", "scan", "json"}
+	envelope := func(how string) string {
+		return `{"kind":"endpoint","method":"GET","route":"/api/users/:id","path":"/api/users/2","params":{"id":2},"query":{"how":"` + how + `"},"headers":{}}`
+	}
+	var how string
+	query := func(string, string, string, bool) ([]byte, abi.Errno) { return results[how], 0 }
+	wasm := buildGuest(b, "dbscan")
+	// The allocations, counted by a listener on a module of their own.
+	mallocs := map[string]int{}
+	counted := &testHost{query: query}
+	counted.listener = experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
+		if def.Name() != "runtime.mallocgc" {
+			return nil
+		}
+		return experimental.FunctionListenerFunc(func(_ context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, si experimental.StackIterator) {
+			mallocs[how]++
+			if os.Getenv("WHO") != "" && how == os.Getenv("WHO") {
+				var names []string
+				for si.Next() {
+					names = append(names, si.Function().Definition().Name())
+				}
+				if len(names) > 4 {
+					names = names[:4]
+				}
+				fmt.Fprintln(os.Stderr, "MALLOC", strings.Join(names, " < "))
+			}
+		})
+	})
+	mod := counted.instantiate(b, wasm)
+	const n = 100
+	for _, how = range hows {
+		for range 10 { // plans made, caches filled
+			if rc := counted.serve(b, mod, envelope(how)); rc != 0 || counted.status != 200 || counted.written.String() != want {
+				b.Fatalf("%s: %s() = %d, answered %d %s; logs %q", how, abi.ExportHandle, rc, counted.status, counted.written.String(), counted.logs)
+			}
+		}
+		mallocs[how] = 0
+		for range n {
+			counted.serve(b, mod, envelope(how))
+		}
+	}
+	plain := &testHost{query: query}
+	mod = plain.instantiate(b, wasm)
+	for _, how = range hows {
+		env := envelope(how)
+		b.Run(how, func(b *testing.B) {
+			defer cputime.Report(b)()
+			for b.Loop() {
+				if rc := plain.serve(b, mod, env); rc != 0 || plain.status != 200 {
+					b.Fatalf("%s() = %d, status %d; logs %q", abi.ExportHandle, rc, plain.status, plain.logs)
+				}
+			}
+			b.ReportMetric(float64(mallocs[how])/n, "mallocs/op")
+		})
+	}
+}
+
 // BenchmarkWasmGuestDBCalls counts what BenchmarkWasmGuestDB's request
 // does inside the guest: its calls of wasm functions (wasm-calls/op), of
 // host functions (host-calls/op), and the garbage collections the Go
