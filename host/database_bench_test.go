@@ -27,16 +27,20 @@ INSERT INTO users (id, name, email) VALUES (1, 'Ada Lovelace', 'ada@example.com'
 
 // BenchmarkUsersGetDatabase compares GET /api/users/2 read from the
 // key-value store (memory) with the same read from the database: SQLite,
-// and PostgreSQL on a server the benchmark starts. The Go guests differ in
-// that read alone (testdata/guests/user-kv.get, user-sql.get). It reports
+// and PostgreSQL on a server the benchmark starts. The KV guest
+// (testdata/guests/user-kv.get) answers the stored JSON as it is; the SQL
+// guest (user-sql.get) scans the row into a struct and encodes it, as a
+// handler of the example does; the sqlite-json guest (user-sqljson.get)
+// has SQLite make the JSON and answers it as it came, as the KV guest
+// does, so that it differs from the KV path in the read alone. It reports
 // each variant's requests per second through ServeHTTP and their ratios
 // to the KV path, and the CPU time per request of the KV and SQLite paths
-// and their ratio (sqlite/kv-cpu), which a busy machine does not skew.
-// Then the KV and SQLite paths again as users see them, over loopback
-// HTTP with keep-alive connections as BenchmarkUsersGetHTTP does,
-// interleaved in rounds: their rates, CPU times (server and client, the
-// client's share the same for both) and ratios (http-sqlite/kv,
-// http-sqlite/kv-cpu).
+// and their ratios (sqlite/kv-cpu, sqlite-json/kv-cpu), which a busy
+// machine does not skew. Then the KV and SQLite paths again as users see
+// them, over loopback HTTP with keep-alive connections as
+// BenchmarkUsersGetHTTP does, interleaved in rounds: their rates, CPU
+// times (server and client, the client's share the same for all) and
+// ratios (http-sqlite/kv, http-sqlite/kv-cpu, http-sqlite-json/kv, ...).
 //
 //	go test ./host -run '^$' -bench UsersGetDatabase -benchtime 20000x
 func BenchmarkUsersGetDatabase(b *testing.B) {
@@ -47,7 +51,7 @@ func BenchmarkUsersGetDatabase(b *testing.B) {
 		}
 		return out
 	}
-	kvWasm, sqlWasm := build("user-kv.get"), build("user-sql.get")
+	kvWasm, sqlWasm, sqlJSONWasm := build("user-kv.get"), build("user-sql.get"), build("user-sqljson.get")
 	app := func(wasm string, migration bool) string {
 		dir := b.TempDir()
 		write := func(rel string, data []byte) {
@@ -78,6 +82,7 @@ func BenchmarkUsersGetDatabase(b *testing.B) {
 		{"kv", app(kvWasm, false), nil},
 		{"sqlite", app(sqlWasm, true), nil},
 		{"postgres", app(sqlWasm, true), onPostgres(pgURL)},
+		{"sqlite-json", app(sqlJSONWasm, true), nil},
 	}
 	var vs []variant
 	for _, v := range variants {
@@ -106,7 +111,7 @@ func BenchmarkUsersGetDatabase(b *testing.B) {
 	// server is another process, whose CPU time is not counted.
 	// interleaveCPU resets the timer, which clears the metrics reported
 	// so far, so all are reported once both have run.
-	httpRates, httpCPU := usersGetOverHTTP(b, vs[:2])
+	httpRates, httpCPU := usersGetOverHTTP(b, []variant{vs[0], vs[1], vs[3]})
 	reportRates(b, rates, vs)
 	// SQLite runs in the process, so its CPU time per request is its
 	// whole cost (PostgreSQL's server is another process): the ratio of
@@ -114,12 +119,17 @@ func BenchmarkUsersGetDatabase(b *testing.B) {
 	b.ReportMetric(float64(cpu[0].Nanoseconds()), "kv-cpu-ns/req")
 	b.ReportMetric(float64(cpu[1].Nanoseconds()), "sqlite-cpu-ns/req")
 	b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "sqlite/kv-cpu")
+	b.ReportMetric(float64(cpu[3].Nanoseconds()), "sqlite-json-cpu-ns/req")
+	b.ReportMetric(float64(cpu[0])/float64(cpu[3]), "sqlite-json/kv-cpu")
 	b.ReportMetric(httpRates[0], "http-kv-req/s")
 	b.ReportMetric(httpRates[1], "http-sqlite-req/s")
 	b.ReportMetric(httpRates[1]/httpRates[0], "http-sqlite/kv")
 	b.ReportMetric(float64(httpCPU[0].Nanoseconds()), "http-kv-cpu-ns/req")
 	b.ReportMetric(float64(httpCPU[1].Nanoseconds()), "http-sqlite-cpu-ns/req")
 	b.ReportMetric(float64(httpCPU[0])/float64(httpCPU[1]), "http-sqlite/kv-cpu")
+	b.ReportMetric(httpRates[2], "http-sqlite-json-req/s")
+	b.ReportMetric(httpRates[2]/httpRates[0], "http-sqlite-json/kv")
+	b.ReportMetric(float64(httpCPU[0])/float64(httpCPU[2]), "http-sqlite-json/kv-cpu")
 }
 
 // usersGetOverHTTP serves the variants overHTTP on loopback HTTP servers
