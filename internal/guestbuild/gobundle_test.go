@@ -149,3 +149,52 @@ func TestBundleGoBy(t *testing.T) {
 		t.Errorf("BundleGoBy without bundleOf = %+v, want one bundle as BundleGo", got)
 	}
 }
+
+// TestRenamedInits: a route file's init functions are renamed in order,
+// numbered on from first, and nothing else changes (a method named init,
+// a call of a function named like one, line numbers); a file without
+// them, or that does not parse, is left as it is.
+func TestRenamedInits(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+		first           int
+		names           []string
+	}{
+		{"two inits", "package route\n\nfunc init() { a() }\n\ntype T struct{}\n\nfunc (T) init() {}\n\nfunc init() {\n\tb()\n}\n", "package route\n\nfunc _endpointsInit2() { a() }\n\ntype T struct{}\n\nfunc (T) init() {}\n\nfunc _endpointsInit3() {\n\tb()\n}\n", 2, []string{"_endpointsInit2", "_endpointsInit3"}},
+		{"none", "package route\n\nfunc main() {}\n", "package route\n\nfunc main() {}\n", 0, nil},
+		{"a syntax error", "package route\n\nfunc init() {\n", "package route\n\nfunc init() {\n", 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, names := renamedInits("main.go", []byte(tc.src), tc.first)
+			if string(got) != tc.want || !slices.Equal(names, tc.names) {
+				t.Errorf("renamedInits = %q, %q; want %q, %q", got, names, tc.want, tc.names)
+			}
+		})
+	}
+}
+
+// TestBuiltForWasm: a file go build leaves out of a wasip1/wasm build (a
+// build constraint, a GOOS suffix) is not one whose inits the bundle runs.
+func TestBuiltForWasm(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file, src string
+		want      bool
+	}{
+		{"main.go", "package main\n", true},
+		{"native.go", "//go:build !wasip1\n\npackage main\n", false},
+		{"wasm.go", "//go:build wasip1\n\npackage main\n", true},
+		{"x_linux.go", "package main\n", false},
+		{"x_wasip1.go", "package main\n", true},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f := filepath.Join(dir, tc.file)
+			if err := os.WriteFile(f, []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := builtForWasm(f); got != tc.want {
+				t.Errorf("builtForWasm(%s) = %v, want %v", tc.file, got, tc.want)
+			}
+		})
+	}
+}
