@@ -415,6 +415,15 @@ func App(ctx context.Context, appDir, outDir string, progress func(Built)) ([]Bu
 // Go for a shared package or go.mod, C for a header, AssemblyScript for a
 // .ts file, Rust for a .rs file.
 func Affected(sources []Source, changed []string) []Source {
+	return AffectedSince(nil, sources, changed)
+}
+
+// AffectedSince is Affected for sources listed again after the files
+// changed, before being the sources listed before: a file that a source of
+// before owned and none of sources owns (a Go route's package deleted or
+// moved) changes the module that source built, when a source still builds
+// it (the bundle that served the route), not every Go route.
+func AffectedSince(before, sources []Source, changed []string) []Source {
 	pick := map[int]bool{}
 	for _, f := range changed {
 		shared, ok := sharedBy(f)
@@ -425,6 +434,17 @@ func Affected(sources []Source, changed []string) []Source {
 		for i, s := range sources {
 			if s.Path == f || s.owns(path.Dir(f)) {
 				pick[i], owned = true, true
+			}
+		}
+		for _, b := range before {
+			if owned {
+				break
+			}
+			if b.Path == f || b.owns(path.Dir(f)) {
+				owned = true
+				if i := slices.IndexFunc(sources, func(s Source) bool { return s.Module == b.Module }); i >= 0 {
+					pick[i] = true
+				}
 			}
 		}
 		if owned {
