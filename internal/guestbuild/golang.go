@@ -177,9 +177,17 @@ func Find(appDir string) ([]Source, error) {
 	out = append(out, rt...)
 	slices.SortFunc(out, func(a, b Source) int { return strings.Compare(a.Module, b.Module) })
 	for i := 1; i < len(out); i++ {
-		if out[i].Module == out[i-1].Module {
-			return nil, fmt.Errorf("%s and %s both build %s: keep one of them", out[i-1].Path, out[i].Path, out[i].Module)
+		if out[i].Module != out[i-1].Module {
+			continue
 		}
+		if a, b := out[i-1], out[i]; a.Lang == LangGo && b.Lang == LangGo && isRouteModule(a.Module) {
+			// Bundled, the module is never written: the route is what
+			// they share.
+			if route, err := routeOf(a); err == nil {
+				return nil, fmt.Errorf("%s and %s both serve %s (their //endpoints:route lines; alone, each would build %s): keep one of them, or change one's route", a.Path, b.Path, route, a.Module)
+			}
+		}
+		return nil, fmt.Errorf("%s and %s both build %s: keep one of them", out[i-1].Path, out[i].Path, out[i].Module)
 	}
 	return out, nil
 }
