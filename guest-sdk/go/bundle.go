@@ -67,8 +67,8 @@ func BundleRoute(route string) struct{} {
 // malformed tag, a nil handler, a second Handle) ends that route's
 // registration alone: the bundle declares the route failed, with the
 // panic and the line of source that made it, its registrations dropped,
-// and the host refuses that route and serves the bundle's others.
-// source is the route package's directory in the app ("handlers/get-user"),
+// and the host refuses that route and serves the bundle's others. So is a
+// route whose init functions registered no handler. source is the route package's directory in the app ("handlers/get-user"),
 // which the error names.
 //
 //	func init() { endpoints.BundleInit("handlers/get-user", _endpointsInit0) }
@@ -94,6 +94,13 @@ func BundleInit(source string, inits ...func()) {
 	}()
 	for _, f := range inits {
 		f()
+	}
+	if len(r.reg.ops) == 0 && r.reg.raw == nil {
+		// Its declaration is read once the module is initialised: a
+		// route that registered nothing by then never will, and would
+		// answer every request with a 500.
+		r.err = source + ": the route registers no handler: call endpoints.Handle, HandleFunc or HandleRaw from an init function of its package"
+		bundleJSON = nil
 	}
 }
 

@@ -83,6 +83,41 @@ func TestBundleInitFailsOneRoute(t *testing.T) {
 	}
 }
 
+// TestBundleInitNoHandler: a route whose package registers no handler
+// (no init function, or one that registers nothing) is declared failed,
+// saying what to call; it loaded, and answered every request with a 500.
+// A route that registered in a variable's initialiser, before BundleInit,
+// is not.
+func TestBundleInitNoHandler(t *testing.T) {
+	endpoints.Reset()
+	t.Cleanup(endpoints.Reset)
+	endpoints.BundleRoute("GET /api/none")
+	endpoints.BundleInit("handlers/none")
+	endpoints.BundleRoute("GET /api/empty")
+	endpoints.BundleInit("handlers/empty", func() {})
+	endpoints.BundleRoute("GET /api/early")
+	fine() // as a package variable's initialiser would
+	endpoints.BundleInit("handlers/early")
+	endpoints.BundleRoute("* /raw")
+	endpoints.BundleInit("handlers/raw", func() {
+		endpoints.HandleRaw(func(w endpoints.ResponseWriter, _ *endpoints.RawRequest) {})
+	})
+	var decl abi.Bundle
+	if err := json.Unmarshal(endpoints.Declaration(), &decl); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{
+		"handlers/none: the route registers no handler: call endpoints.Handle, HandleFunc or HandleRaw",
+		"handlers/empty: the route registers no handler",
+		"",
+		"",
+	} {
+		if got := decl.Routes[i].Error; (want == "") != (got == "") || !strings.HasPrefix(got, want) {
+			t.Errorf("route %s: error %q, want %q", decl.Routes[i].Route, got, want)
+		}
+	}
+}
+
 // TestBundleInitBeforeBundleRoute: BundleInit outside a bundle's route
 // package is a mistake of the build, said as such.
 func TestBundleInitBeforeBundleRoute(t *testing.T) {
