@@ -269,9 +269,24 @@ func GoBundle(ctx context.Context, appDir, module string, routes []Source, out s
 		return cmd
 	}, nil)
 	if err != nil {
-		return &sourceNamedError{msg: strings.NewReplacer(names...).Replace(err.Error()), err: err}
+		return &sourceNamedError{msg: explainGenerated(strings.NewReplacer(names...).Replace(err.Error())), err: err}
 	}
 	return nil
+}
+
+// explainGenerated adds to msg, a failed bundle build's error, what the
+// file the build adds to each route package is when msg names it: a file
+// the developer never saw, and that is not on disk (the compiler names it
+// when the app's go.mod lacks the Go SDK, which it imports first).
+func explainGenerated(msg string) string {
+	if !strings.Contains(msg, "/"+bundleFile+":") {
+		return msg
+	}
+	note := bundleFile + " is the file endpoints build adds to each route package of a bundle, only while it builds: it calls the Go SDK to register the route"
+	if strings.Contains(msg, "no required module provides package "+sdkImport) {
+		note += "; the app's go.mod must require the SDK's module: go get github.com/wasmendpoints/endpoints in the app"
+	}
+	return msg + "\n(" + note + ")"
 }
 
 // BundleEntry is what the bundle built from r declares of it: its route

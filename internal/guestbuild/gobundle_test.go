@@ -198,3 +198,36 @@ func TestBuiltForWasm(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainGenerated: an error naming the file the build adds to a
+// route package says what that file is, and, when the app's go.mod lacks
+// the SDK, what to run; other errors stay as they are. The compiler's
+// "handlers/a/00_endpoints_bundle.go:5:8: no required module provides
+// package" named a file that is on no disk.
+func TestExplainGenerated(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg string
+		want      []string
+	}{
+		{"the SDK missing from go.mod", "handlers/a/" + bundleFile + ":5:8: no required module provides package " + sdkImport + "; to add it:",
+			[]string{"\n(" + bundleFile + " is the file endpoints build adds to each route package of a bundle", "go get github.com/wasmendpoints/endpoints in the app)"}},
+		{"another error of that file", "handlers/a/" + bundleFile + ":7:1: undefined: endpoints.BundleInit",
+			[]string{"is the file endpoints build adds", "to register the route)"}},
+		{"an error of the route's own file", "handlers/a/main.go:3:1: syntax error", []string{"handlers/a/main.go:3:1: syntax error"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := explainGenerated(tc.msg)
+			if !strings.HasPrefix(got, tc.msg) {
+				t.Errorf("explainGenerated changed the message: %q", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("explainGenerated = %q, want it to contain %q", got, w)
+				}
+			}
+			if !strings.Contains(tc.msg, bundleFile) && got != tc.msg {
+				t.Errorf("explainGenerated = %q, want the message unchanged", got)
+			}
+		})
+	}
+}
