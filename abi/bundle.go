@@ -93,4 +93,11 @@ type BundleRoute struct {
 	// would return it (README §5); absent or null makes the route a
 	// plain route.
 	Contract json.RawMessage `json:"contract,omitempty"`
+	// Error, when not empty, says why the module could not register the
+	// route (a Go route whose init function panicked: the text names its
+	// source file and the panic). The host refuses the route with it, as
+	// it refuses a route whose contract is faulty, and serves the
+	// bundle's other routes; `endpoints build` fails. Such an entry has
+	// no contract.
+	Error string `json:"error,omitempty"`
 }

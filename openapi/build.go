@@ -329,6 +329,10 @@ type builder struct {
 	// the routes configuration an error.
 	unmatchedTo func(error)
 	errs        []error
+	// conflicts holds the schema name and the two files of each schema
+	// conflict reported, so that a clash between two modules is reported
+	// once, not once per operation of theirs.
+	conflicts map[[3]string]bool
 }
 
 func (b *builder) errorf(format string, args ...any) {
@@ -350,6 +354,7 @@ func (b *builder) unmatched(format string, args ...any) {
 type namedSchema struct {
 	value json.RawMessage
 	file  string
+	op    string // of file's, the operation that defined it; may be empty
 	// raw is the text of the definition, to recognise a repeat without
 	// comparing canonical forms.
 	raw string
@@ -370,9 +375,29 @@ func (n *namedSchema) canonical() string {
 // configuration, whose "#/$defs/..." references name defs.
 type source struct {
 	file string
+	// op is the operation ("GET /api/users/{id}") the defs come with;
+	// empty for the routes configuration's.
+	op   string
 	defs map[string]json.RawMessage
 	// more are further defs (a per-method contract's own).
 	more map[string]json.RawMessage
+}
+
+// where names the source in errors: its file, and its operation when a
+// bundle's file holds several ("server/bundles/go.wasm (GET /api/users/{id})").
+func (s *source) where() string { return whereOf(s.file, s.op) }
+
+// where names the source that defined the schema, as source.where.
+func (n *namedSchema) where() string { return whereOf(n.file, n.op) }
+
+// whereOf is file, followed by op in parentheses unless file names it
+// already (a bundle route's file in the host's form,
+// "server/bundles/go.wasm (GET /api/users/:id)") or op is empty.
+func whereOf(file, op string) string {
+	if op == "" || strings.HasSuffix(file, ")") {
+		return file
+	}
+	return file + " (" + op + ")"
 }
 
 func (s *source) def(name string) (json.RawMessage, bool) {
@@ -415,16 +440,21 @@ func (b *builder) liftDefs(src *source, ptr string, defs map[string]json.RawMess
 		if v == nil {
 			continue
 		}
-		next := &namedSchema{value: v, file: src.file, raw: raw}
+		next := &namedSchema{value: v, file: src.file, op: src.op, raw: raw}
 		if fw, ok := frameworkCanonical[name]; ok && next.canonical() != fw {
 			b.errorf("%s: %s: the name %q is the framework's own error schema; rename the def: %w",
 				src.file, dp, name, ErrSchemaConflict)
 			continue
 		}
 		if seen {
-			if prev.canonical() != next.canonical() {
-				b.errorf("schema %q is defined differently by %s and %s; rename one or make them equal: %w",
-					name, prev.file, src.file, ErrSchemaConflict)
+			key := [3]string{name, prev.file, src.file}
+			if prev.canonical() != next.canonical() && !b.conflicts[key] {
+				if b.conflicts == nil {
+					b.conflicts = map[[3]string]bool{}
+				}
+				b.conflicts[key] = true
+				b.errorf("schema %q is defined differently by %s and %s; rename one (in Go, one of the two types named %s: each route names its schemas after its Go types) or make them equal: %w",
+					name, prev.where(), src.where(), name, ErrSchemaConflict)
 			}
 			continue
 		}
@@ -469,7 +499,7 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 	b.opFiles[key] = op.File
 
 	c := op.Contract
-	src := &source{file: op.File, defs: op.Defs, more: c.Defs}
+	src := &source{file: op.File, op: strings.ToUpper(op.Method) + " " + op.Path, defs: op.Defs, more: c.Defs}
 	b.liftDefs(src, "/$defs", op.Defs)
 	if len(c.Defs) > 0 && !sameDefs(c.Defs, op.Defs) {
 		b.liftDefs(src, "/$defs", c.Defs)

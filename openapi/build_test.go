@@ -646,6 +646,25 @@ func TestDefs(t *testing.T) {
 		})
 	}
 
+	// Two bundles whose routes each define a schema of one name
+	// differently (two Go types named Record, in two packages): the clash
+	// is reported once, naming an operation of each. It was reported once
+	// per operation of the second bundle, naming the bundles alone.
+	t.Run("one clash between two bundles is one error naming operations", func(t *testing.T) {
+		var ops []openapi.Route
+		for _, f := range []struct{ file, typ string }{{"server/bundles/admin.wasm", "integer"}, {"server/bundles/users.wasm", "string"}} {
+			for _, leaf := range []string{"/a", "/b", "/c"} {
+				p := "/api/" + strings.TrimSuffix(strings.TrimPrefix(f.file, "server/bundles/"), ".wasm") + leaf
+				ops = append(ops, op(t, "GET", p, f.file, `{"responses": {"200": {}}, "$defs": {"Record": {"type": "`+f.typ+`"}}}`))
+			}
+		}
+		_, err := openapi.Build(ops, openapi.Options{})
+		want := `schema "Record" is defined differently by server/bundles/admin.wasm (GET /api/admin/a) and server/bundles/users.wasm (GET /api/users/a); rename one (in Go, one of the two types named Record`
+		if !errors.Is(err, openapi.ErrSchemaConflict) || !strings.Contains(err.Error(), want) || strings.Count(err.Error(), "defined differently") != 1 {
+			t.Errorf("Build error = %v, want one error: %s", err, want)
+		}
+	})
+
 	t.Run("a reference to a missing def", func(t *testing.T) {
 		// contract.Parse rejects this contract; a Go embedder might not.
 		o := op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}}`)

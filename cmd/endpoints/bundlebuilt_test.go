@@ -41,12 +41,18 @@ func TestBundleLackingARouteIsNotBuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var stderr bytes.Buffer
+	// Never built: the bundle is what is missing, not a module per route.
+	if ok := checkBuilt(context.Background(), "serve", app, &stderr, false); ok ||
+		!strings.Contains(stderr.String(), "1 route module(s) of "+app+" are not built yet: server/bundles/go.wasm (1 route, 1 middleware from handlers)\n") {
+		t.Errorf("checkBuilt of an app never built = %v\n%s\nwant false, naming its bundle alone", ok, stderr.String())
+	}
+	stderr.Reset()
 	write("server/bundles/go.wasm", string(bundle))
 	future := time.Now().Add(time.Hour) // newer than every source
 	if err := os.Chtimes(filepath.Join(app, "server", "bundles", "go.wasm"), future, future); err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
 	if !checkBuilt(context.Background(), "serve", app, &stderr, false) {
 		t.Fatalf("checkBuilt of a bundle with every route = false:\n%s", stderr.String())
 	}

@@ -269,6 +269,10 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 	testhook.Watching(ctx, "sources") // tests wait for this, not for a time
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	// orphans are modules no source builds any more whose routes a module
+	// being built takes (a bundle's directory renamed): they serve until
+	// it is written, and while its build fails.
+	var orphans []orphan
 	// A source saved since the start's build began may have sent no
 	// event (the watches were not set up yet): build those whose module is
 	// missing or older.
@@ -309,12 +313,18 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 				c.event(true, map[string]any{"event": "error", "error": err.Error()}, err.Error())
 				continue
 			}
-			affected := guestbuild.Affected(sources, files)
+			affected := guestbuild.AffectedSince(known, sources, files)
 			if slices.Contains(files, config.File) {
 				affected = appendNew(affected, regrouped(known, sources))
 			}
-			removeOrphans(app, known, sources, c)
+			orphans = append(orphans, orphansOf(known, sources)...)
 			known = sources
+			// An orphan whose routes no module being built takes goes
+			// now; the others when the module taking them is written.
+			building := modulesOf(affected)
+			orphans = removeOrphans(app, orphans, func(o orphan) bool {
+				return !slices.ContainsFunc(o.heirs, func(h string) bool { return slices.Contains(building, h) })
+			}, c)
 			if len(affected) > 0 {
 				// The compiler of the versions being replaced would share
 				// the cores with the build and the load of the new ones.
@@ -322,7 +332,14 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 				if rebuilding != nil {
 					done = rebuilding(modulesOf(affected))
 				}
-				_, _ = guestbuild.Build(ctx, app, app, affected, c.built)
+				_, _ = guestbuild.Build(ctx, app, app, affected, func(b guestbuild.Built) {
+					if b.Err == nil {
+						// Within the host's quiet time of the module's
+						// write: one reload sees the routes move.
+						orphans = removeOrphans(app, orphans, func(o orphan) bool { return slices.Contains(o.heirs, b.Module) }, c)
+					}
+					c.built(b)
+				})
 				done()
 			}
 		}
@@ -369,23 +386,67 @@ func modulesOf(sources []guestbuild.Source) []string {
 	return modules
 }
 
-// removeOrphans removes the modules that a source in before built and no
-// source in now builds: the source was deleted, or a Go route's directive
-// now names another route.
-func removeOrphans(app string, before, now []guestbuild.Source, c *console) {
+// orphan is a module that a source built and none builds now (the source
+// was deleted, a Go route's directive names another route, a bundle's
+// routes moved to another bundle, its directory renamed), with the modules
+// that build its routes now: its heirs, none when its routes are gone.
+type orphan struct {
+	source guestbuild.Source
+	heirs  []string
+}
+
+// orphansOf lists the modules that a source in before built and no source
+// in now builds, each with its heirs in now: the modules that build one of
+// its routes (a route is known by the module it would build alone, which
+// its route gives, wherever its package moved).
+func orphansOf(before, now []guestbuild.Source) []orphan {
+	var out []orphan
 	for _, s := range before {
 		if slices.ContainsFunc(now, func(n guestbuild.Source) bool { return n.Module == s.Module }) {
 			continue
 		}
+		o := orphan{source: s}
+		routes := s.Routes
+		if len(routes) == 0 {
+			routes = []guestbuild.Source{s}
+		}
+		for _, r := range routes {
+			for _, n := range now {
+				builds := n.Module == r.Module || slices.ContainsFunc(n.Routes, func(nr guestbuild.Source) bool { return nr.Module == r.Module })
+				if builds && !slices.Contains(o.heirs, n.Module) {
+					o.heirs = append(o.heirs, n.Module)
+				}
+			}
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// removeOrphans removes the module of each orphan that may go (ready)
+// and returns the others.
+func removeOrphans(app string, orphans []orphan, ready func(orphan) bool, c *console) []orphan {
+	var left []orphan
+	for _, o := range orphans {
+		if !ready(o) {
+			left = append(left, o)
+			continue
+		}
+		s := o.source
 		err := os.Remove(filepath.Join(app, filepath.FromSlash(s.Module)))
+		why := "its source " + s.Path + " is gone"
+		if len(o.heirs) > 0 {
+			why = "its routes are built into " + strings.Join(o.heirs, ", ") + " now"
+		}
 		switch {
 		case err == nil:
 			c.event(false, map[string]any{"event": "orphan", "module": s.Module, "source": s.Path},
-				fmt.Sprintf("removed %s: its source %s is gone", s.Module, s.Path))
+				fmt.Sprintf("removed %s: %s", s.Module, why))
 		case !errors.Is(err, fs.ErrNotExist):
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, err.Error())
 		}
 	}
+	return left
 }
 
 // isSource reports whether a file is a route source or something a Go

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
 
 // TestWatchSourcesTellsOfRebuilds: before a saved source's build,
@@ -99,5 +101,146 @@ func TestRegrouped(t *testing.T) {
 				t.Errorf("regrouped builds %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestOrphansWaitForTheirHeirs: a module no source builds any more is
+// removed at once when its routes are gone, but a bundle whose routes
+// another module now builds (its directory renamed out of its goBundles
+// pattern) serves until that module is written: it was removed before the
+// build, and its routes answered 404 for the second the build took.
+func TestOrphansWaitForTheirHeirs(t *testing.T) {
+	route := func(dir, module string) guestbuild.Source {
+		return guestbuild.Source{Lang: guestbuild.LangGo, Path: dir, Module: module}
+	}
+	bundle := func(module, dir string, routes ...guestbuild.Source) guestbuild.Source {
+		return guestbuild.Source{Lang: guestbuild.LangGo, Path: dir, Module: module, Routes: routes}
+	}
+	before := []guestbuild.Source{
+		bundle("server/bundles/go.wasm", "handlers/hello", route("handlers/hello", "server/api/hello.get.wasm")),
+		bundle("server/bundles/orders.wasm", "handlers/orders",
+			route("handlers/orders/a", "server/api/orders/a.get.wasm"), route("handlers/orders/b", "server/api/orders/b.get.wasm")),
+		{Lang: guestbuild.LangC, Path: "server/api/x.get.c", Module: "server/api/x.get.wasm"},
+	}
+	// handlers/orders renamed handlers/shop, which no goBundles pattern
+	// matches; the C route deleted.
+	now := []guestbuild.Source{
+		bundle("server/bundles/go.wasm", "handlers", route("handlers/hello", "server/api/hello.get.wasm"),
+			route("handlers/shop/a", "server/api/orders/a.get.wasm"), route("handlers/shop/b", "server/api/orders/b.get.wasm")),
+	}
+	orphans := orphansOf(before, now)
+	var got []string
+	for _, o := range orphans {
+		got = append(got, o.source.Module+" <- "+strings.Join(o.heirs, ","))
+	}
+	if want := []string{"server/bundles/orders.wasm <- server/bundles/go.wasm", "server/api/x.get.wasm <- "}; !slices.Equal(got, want) {
+		t.Fatalf("orphansOf = %q, want %q", got, want)
+	}
+
+	app := t.TempDir()
+	for _, m := range []string{"server/bundles/orders.wasm", "server/api/x.get.wasm"} {
+		p := filepath.Join(app, filepath.FromSlash(m))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(m string) bool {
+		_, err := os.Stat(filepath.Join(app, filepath.FromSlash(m)))
+		return err == nil
+	}
+	var out syncBuffer
+	c := newConsole(&out, false, false)
+	building := []string{"server/bundles/go.wasm"}
+	left := removeOrphans(app, orphans, func(o orphan) bool {
+		return !slices.ContainsFunc(o.heirs, func(h string) bool { return slices.Contains(building, h) })
+	}, c)
+	if exists("server/api/x.get.wasm") || !exists("server/bundles/orders.wasm") || len(left) != 1 {
+		t.Errorf("before the build: the deleted route's module is there: %v, the renamed bundle's: %v (%d left); want it gone, and the bundle kept",
+			exists("server/api/x.get.wasm"), exists("server/bundles/orders.wasm"), len(left))
+	}
+	left = removeOrphans(app, left, func(o orphan) bool { return slices.Contains(o.heirs, "server/bundles/go.wasm") }, c)
+	if exists("server/bundles/orders.wasm") || len(left) != 0 {
+		t.Errorf("once its heir is written, the renamed bundle's module is still there")
+	}
+	if want := "removed server/bundles/orders.wasm: its routes are built into server/bundles/go.wasm now"; !strings.Contains(out.String(), want) {
+		t.Errorf("console:\n%s\nwant %q", out.String(), want)
+	}
+}
+
+// TestWatchSourcesKeepsAMovedBundleUntilItsHeirIsBuilt: a bundle's
+// directory renamed out of its goBundles pattern moves its routes into
+// the app's go.wasm; the old bundle is removed once go.wasm is written,
+// not before the build, when its routes had nothing to serve them for as
+// long as the build took.
+func TestWatchSourcesKeepsAMovedBundleUntilItsHeirIsBuilt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles Go routes")
+	}
+	needGo(t)
+	t.Parallel()
+	app := filepath.Join(t.TempDir(), "moves")
+	if code, out, errOut := runCLI("new", app); code != exitOK {
+		t.Fatalf("endpoints new = %d\n%s\n%s", code, out, errOut)
+	}
+	if err := os.MkdirAll(filepath.Join(app, "handlers", "users"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(app, "handlers", "hello"), filepath.Join(app, "handlers", "users", "hello")); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, app, map[string]string{"endpoints.json": `{"build": {"goBundles": {"users": ["handlers/users/**"]}}}`})
+	sources, err := appSources(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := guestbuild.Build(t.Context(), app, app, sources, nil); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(app, "server", "bundles", "users.wasm")
+	if _, err := os.Stat(old); err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		modules   []string
+		oldExists bool
+	}
+	building, built := make(chan seen, 1), make(chan seen, 1)
+	exists := func() bool { _, err := os.Stat(old); return err == nil }
+	rebuilding := func(modules []string) func() {
+		building <- seen{modules, exists()}
+		return func() { built <- seen{nil, exists()} }
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	var ready watchers
+	go func() {
+		defer close(stopped)
+		_ = watchSources(testhook.WithWatching(ctx, ready.watching), app, rebuilding, newConsole(&syncBuffer{}, false, false), time.Now())
+	}()
+	defer func() { cancel(); <-stopped }()
+	if !waitUntil(t, 30*time.Second, func() bool { return ready.all("sources") }) {
+		t.Fatal("the sources were not watched within 30 s")
+	}
+	if err := os.Rename(filepath.Join(app, "handlers", "users"), filepath.Join(app, "handlers", "people")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-building:
+		if !slices.Equal(s.modules, []string{"server/bundles/go.wasm"}) || !s.oldExists {
+			t.Errorf("as go.wasm's build began: rebuilding %v, users.wasm there: %v; want go.wasm alone, users.wasm still serving", s.modules, s.oldExists)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the renamed directory was never built")
+	}
+	select {
+	case s := <-built:
+		if s.oldExists {
+			t.Error("users.wasm is still there once go.wasm, which builds its routes now, was written")
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the build never ended")
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -38,7 +39,7 @@ const handlersDir = "handlers"
 
 // newUsage is the help of endpoints new and endpoints new route.
 const newUsage = `usage: endpoints new [--lang go|c|as|rs] [--sdk DIR] APP
-       endpoints new route APP 'METHOD /path'
+       endpoints new route [--dir DIR] APP 'METHOD /path'
 
 new APP creates the directory APP (which must not exist, or be empty) with
 endpoints.json, the route GET /api/hello?name=, a development signing key
@@ -60,7 +61,9 @@ with a replace line in go.mod; --sdk names another checkout.
 new route APP 'GET /api/things/:id' adds the package handlers/get-things-id
 to a Go app: a Go route for that method and path with its path parameters, a
 declared 200 answer and a test; endpoints build links it into the app's Go
-bundle, server/bundles/go.wasm. To a C, AssemblyScript or Rust app it adds
+bundle, server/bundles/go.wasm. --dir puts the package elsewhere in the
+app (--dir handlers/users/get-avatar): under a directory that endpoints.json's
+"goBundles" names, the route joins that bundle. To a C, AssemblyScript or Rust app it adds
 server/api/things/[id].get.{c,ts,rs} (and, in Rust, its entry in
 Cargo.toml); the app's language is told by its Cargo.toml, package.json or
 compile_flags.txt, else its go.mod (--lang overrides). Methods: GET, POST,
@@ -72,6 +75,8 @@ Flags of new (and new route):
   --lang L    the language of the app's routes: go, c, as or rs
   --sdk DIR   (go) build against the Endpoints checkout in DIR, with a
               replace line in go.mod, instead of a published version
+  --dir DIR   (new route, go) the route's package directory in the app,
+              instead of handlers/NAME
 
 Examples:
   endpoints new shop
@@ -173,6 +178,7 @@ func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("new route", flag.ContinueOnError)
 	lang := fs.String("lang", "", "the route's language: go, c, as or rs (default: the app's)")
+	pkgDir := fs.String("dir", "", "(go) the route's package directory in the app (default handlers/NAME)")
 	pos, ok := positionals(fs, args, stderr)
 	if !ok {
 		return exitUsage
@@ -196,7 +202,17 @@ func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	if appLanguage != "go" {
+		if *pkgDir != "" {
+			fmt.Fprintf(stderr, "endpoints new route: --dir names a Go route's package; a %s route is %s\n", appLanguage, rf.File)
+			return exitUsage
+		}
 		return newLangRoute(app, appLanguage, rf, stdout, stderr)
+	}
+	if *pkgDir != "" {
+		if *pkgDir, err = routePackageDir(*pkgDir); err != nil {
+			fmt.Fprintf(stderr, "endpoints new route: --dir: %v\n", err)
+			return exitUsage
+		}
 	}
 	if err := checkApp(app); err != nil {
 		fmt.Fprintf(stderr, "endpoints new route: %v\n", err)
@@ -212,7 +228,7 @@ func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	data := newRouteData(rf)
-	dir := path.Join(handlersDir, data.Name)
+	dir := cmp.Or(*pkgDir, path.Join(handlersDir, data.Name))
 	if _, err := os.Lstat(filepath.Join(app, filepath.FromSlash(dir))); err == nil {
 		fmt.Fprintf(stderr, "endpoints new route: %s already exists: remove it, or write %s there by hand\n", filepath.Join(app, filepath.FromSlash(dir)), rf)
 		return exitError
@@ -237,6 +253,24 @@ func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  curl -i http://127.0.0.1:3000%s\n", app, data.URL)
 	fmt.Fprintf(stdout, "Test it natively with go test ./%s in %s.\n", dir, app)
 	return exitOK
+}
+
+// routePackageDir checks dir, a Go route's package directory that --dir
+// names, and returns it relative to the app with forward slashes: a
+// directory inside the app that endpoints build searches (no element
+// hidden, starting with "_", testdata, vendor or node_modules, which Go
+// or the build skip).
+func routePackageDir(dir string) (string, error) {
+	d := path.Clean(filepath.ToSlash(dir))
+	if filepath.IsAbs(dir) || path.IsAbs(d) || d == "." || d == ".." || strings.HasPrefix(d, "../") {
+		return "", fmt.Errorf("%q: want a directory inside the app, relative to it, such as handlers/users/get-avatar", dir)
+	}
+	for _, e := range strings.Split(d, "/") {
+		if strings.HasPrefix(e, ".") || strings.HasPrefix(e, "_") || e == "testdata" || e == "vendor" || e == "node_modules" {
+			return "", fmt.Errorf("%q: endpoints build never looks in %q (hidden, _, testdata, vendor and node_modules are skipped, as Go skips them)", dir, e)
+		}
+	}
+	return d, nil
 }
 
 // positionals parses flags, which may come before, between or after the

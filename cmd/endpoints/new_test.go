@@ -86,6 +86,9 @@ func TestNewArgumentErrors(t *testing.T) {
 		{"app outside a Go module", []string{"new", "route", filepath.Join(tmp, "nomodule"), "GET /api/things"}, exitError, "is not in a Go module", inModule(tmp)},
 		{"route the app serves already", []string{"new", "route", app, "get /api/hello"}, exitError, "GET /api/hello is already served by " + filepath.Join(app, "handlers", "hello"), false},
 		{"package directory that exists", []string{"new", "route", app, "GET /api/things/:id"}, exitError, filepath.Join(app, "handlers", "get-things-id") + " already exists", false},
+		{"--dir outside the app", []string{"new", "route", "--dir", "../elsewhere", app, "GET /api/things"}, exitUsage, `--dir: "../elsewhere": want a directory inside the app`, false},
+		{"--dir the build skips", []string{"new", "route", "--dir", "handlers/_draft/get-things", app, "GET /api/things"}, exitUsage, `endpoints build never looks in "_draft"`, false},
+		{"--dir that exists", []string{"new", "route", "--dir", "handlers/get-things-id", app, "GET /api/things"}, exitError, filepath.Join(app, "handlers", "get-things-id") + " already exists", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,6 +106,31 @@ func TestNewArgumentErrors(t *testing.T) {
 				t.Errorf("endpoints %q failed but created a route", tt.args)
 			}
 		})
+	}
+}
+
+// TestNewRouteDir: --dir writes the route's package where it says, and
+// the line that says so names the bundle endpoints.json's "goBundles"
+// gives that directory. Without it, a route of a 60-route app grouped in
+// bundles by directory landed in handlers/ and the app's default bundle.
+func TestNewRouteDir(t *testing.T) {
+	tmp := t.TempDir()
+	writeFiles(t, tmp, map[string]string{
+		"app/go.mod":         "module app\n",
+		"app/endpoints.json": `{"build": {"goBundles": {"users": ["handlers/users/**"]}}}`,
+	})
+	app := filepath.Join(tmp, "app")
+	code, out, errOut := runCLI("new", "route", "--dir", "handlers/users/get-avatar/", app, "GET /api/users/:id/avatar")
+	if code != exitOK {
+		t.Fatalf("new route --dir = %d\n%s%s", code, out, errOut)
+	}
+	for _, f := range []string{"main.go", "main_test.go"} {
+		if _, err := os.Stat(filepath.Join(app, "handlers", "users", "get-avatar", f)); err != nil {
+			t.Errorf("new route --dir did not write %s: %v", f, err)
+		}
+	}
+	if want := "served by the app's Go bundle server/bundles/users.wasm"; !strings.Contains(out, want) || !strings.Contains(out, "go test ./handlers/users/get-avatar in") {
+		t.Errorf("stdout = %s, want it to say %q and how to test the package", out, want)
 	}
 }
 

@@ -358,8 +358,17 @@ func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseS
 		module := filepath.Join(app, filepath.FromSlash(s.Module))
 		mi, err := os.Stat(module)
 		if err != nil && len(s.Routes) > 0 {
-			// Built with --go-bundle=false: each route's own module.
-			sources = append(sources, s.Routes...)
+			if slices.ContainsFunc(s.Routes, func(r guestbuild.Source) bool {
+				_, err := os.Stat(filepath.Join(app, filepath.FromSlash(r.Module)))
+				return err == nil
+			}) {
+				// Built with --go-bundle=false: each route's own module.
+				sources = append(sources, s.Routes...)
+				continue
+			}
+			// Never built: the bundle is what a build makes, not a
+			// module per route.
+			missing = append(missing, fmt.Sprintf("%s (%s from %s)", s.Module, s.Contents(), s.Path))
 			continue
 		}
 		if err != nil {

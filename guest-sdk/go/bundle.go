@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path"
+	"reflect"
+	"runtime"
+	"strings"
 
 	"github.com/wasmendpoints/endpoints/abi"
 )
@@ -23,6 +27,9 @@ import (
 type bundleRoute struct {
 	route string
 	reg   *registry
+	// err says why the route failed to register (BundleInit), "" when it
+	// did not: the declaration gives it in place of a contract.
+	err string
 }
 
 // bundle holds the routes of a bundle module, by index; empty in a module
@@ -52,6 +59,97 @@ func BundleRoute(route string) struct{} {
 	bundle = append(bundle, bundleRoute{route: route, reg: reg})
 	bundleJSON = nil
 	return struct{}{}
+}
+
+// BundleInit runs the init functions of the route package of a bundle
+// whose registrations [BundleRoute] began, in their order, each renamed
+// by endpoints build so that only this call runs them. A panic in one (a
+// malformed tag, a nil handler, a second Handle) ends that route's
+// registration alone: the bundle declares the route failed, with the
+// panic and the line of source that made it, its registrations dropped,
+// and the host refuses that route and serves the bundle's others. So is a
+// route whose init functions registered no handler. source is the route package's directory in the app ("handlers/get-user"),
+// which the error names.
+//
+//	func init() { endpoints.BundleInit("handlers/get-user", _endpointsInit0) }
+//
+// # Notes
+//
+// Route code never calls it: endpoints build writes that line into each
+// route package of a bundle. A panic in a package variable's initialiser,
+// or in a package the route imports, still fails the whole bundle: Go
+// runs those before any init function.
+func BundleInit(source string, inits ...func()) {
+	if len(bundle) == 0 {
+		panic("endpoints: BundleInit called before BundleRoute: endpoints build writes both into a bundle's route package")
+	}
+	r := &bundle[len(bundle)-1]
+	defer func() {
+		if p := recover(); p != nil {
+			r.err = registrationError(source, inits, p)
+			r.reg = newRegistry()
+			reg = r.reg
+			bundleJSON = nil
+		}
+	}()
+	for _, f := range inits {
+		f()
+	}
+	if len(r.reg.ops) == 0 && r.reg.raw == nil {
+		// Its declaration is read once the module is initialised: a
+		// route that registered nothing by then never will, and would
+		// answer every request with a 500.
+		r.err = source + ": the route registers no handler: call endpoints.Handle, HandleFunc or HandleRaw from an init function of its package"
+		bundleJSON = nil
+	}
+}
+
+// sdkPackage is the import path of this package, whose frames a panic's
+// site skips: a registration's panic is raised here, the mistake is in
+// the route's call.
+const sdkPackage = "github.com/wasmendpoints/endpoints/guest-sdk/go"
+
+// registrationError is the error of a route whose init functions (inits,
+// of the package in source) panicked with p, called while panicking. It
+// names the line of the route's package that led to the panic, by its
+// path in the app ("handlers/get-user/main.go:12"), and, when the panic
+// was raised in other code than the route's, the SDK's and the runtime's,
+// that code's line too, by the path the module was built with (-trimpath
+// makes it an import path: "example.com/app/model/store.go:40").
+func registrationError(source string, inits []func(), p any) string {
+	msg := fmt.Sprint(p)
+	if e, ok := p.(error); ok {
+		msg = e.Error()
+	}
+	pkgDir := ""
+	if len(inits) > 0 {
+		if f := runtime.FuncForPC(reflect.ValueOf(inits[0]).Pointer()); f != nil {
+			file, _ := f.FileLine(f.Entry())
+			pkgDir = path.Dir(file) + "/"
+		}
+	}
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	var panicking bool
+	var raised string // where other code than the route's raised it
+	for more := true; more; {
+		var fr runtime.Frame
+		fr, more = frames.Next()
+		switch {
+		case fr.Function == "runtime.gopanic":
+			panicking = true
+		case !panicking || fr.File == "" || strings.HasPrefix(fr.Function, "runtime.") || strings.HasPrefix(fr.Function, sdkPackage+"."):
+		case pkgDir != "" && strings.HasPrefix(fr.File, pkgDir):
+			at := fmt.Sprintf("%s/%s:%d", source, strings.TrimPrefix(fr.File, pkgDir), fr.Line)
+			if raised != "" {
+				return fmt.Sprintf("%s: registering the route panicked (in %s): %s", at, raised, msg)
+			}
+			return fmt.Sprintf("%s: registering the route panicked: %s", at, msg)
+		case raised == "":
+			raised = fmt.Sprintf("%s:%d", fr.File, fr.Line)
+		}
+	}
+	return fmt.Sprintf("%s: registering the route panicked: %s", source, msg)
 }
 
 // bundledMiddleware is one middleware of a bundle (BundleMiddleware).
@@ -120,7 +218,14 @@ func bundleDeclaration() ([]byte, error) {
 		}
 		b.WriteString(`{"route":`)
 		b.Write(route)
-		if c := r.reg.contractJSON(); len(c) > 0 {
+		if r.err != "" {
+			e, err := json.Marshal(r.err)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(`,"error":`)
+			b.Write(e)
+		} else if c := r.reg.contractJSON(); len(c) > 0 {
 			b.WriteString(`,"contract":`)
 			b.Write(c)
 		}

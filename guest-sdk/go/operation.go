@@ -187,7 +187,8 @@ func NoContent(description string) Response {
 //
 //   - Handle panics when In or a response type cannot be described (a bad
 //     tag value, a channel field, an untagged field): the module then fails
-//     to load, with the message naming type, field and tag.
+//     to load (in a bundle, that route alone: see [BundleInit]), with the
+//     message naming type, field and tag.
 //   - A module registers one handler, or one per method with
 //     [Operation.Method] set; it cannot mix Handle with [HandleRaw].
 //   - A value the host passed that In cannot hold (a schema of

@@ -2,6 +2,7 @@ package guestbuild
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -40,6 +41,54 @@ func TestAffected(t *testing.T) {
 			}
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Affected(%q) = %q, want %q", tt.changed, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAffectedSince: a file of a Go route's package that is gone (the
+// package deleted or moved) rebuilds the bundle that served it, when one
+// still builds, and nothing when none does; not every Go route, as a
+// shared package's file would. Deleting one route of a 60-route app
+// rebuilt its every bundle.
+func TestAffectedSince(t *testing.T) {
+	before := BundleGoBy([]Source{
+		{Lang: LangGo, Path: "handlers/admin/a", Module: "server/api/admin/a.get.wasm"},
+		{Lang: LangGo, Path: "handlers/admin/b", Module: "server/api/admin/b.get.wasm"},
+		{Lang: LangGo, Path: "handlers/users/c", Module: "server/api/users/c.get.wasm"},
+		{Lang: LangGo, Path: "handlers/solo/d", Module: "server/api/solo/d.get.wasm"},
+	}, func(dir string) string {
+		switch {
+		case strings.HasPrefix(dir, "handlers/admin/"):
+			return "server/bundles/admin.wasm"
+		case strings.HasPrefix(dir, "handlers/solo/"):
+			return "server/bundles/solo.wasm"
+		}
+		return ""
+	})
+	// handlers/admin/b and handlers/solo/d are deleted.
+	now := slices.DeleteFunc(slices.Clone(before), func(s Source) bool { return s.Module == "server/bundles/solo.wasm" })
+	for i := range now {
+		if now[i].Module == "server/bundles/admin.wasm" {
+			now[i].Routes = now[i].Routes[:1]
+		}
+	}
+	for _, tt := range []struct {
+		name    string
+		changed []string
+		want    []string
+	}{
+		{"a deleted route's file rebuilds its bundle", []string{"handlers/admin/b/main.go"}, []string{"server/bundles/admin.wasm"}},
+		{"a deleted bundle's last route rebuilds nothing", []string{"handlers/solo/d/main.go"}, nil},
+		{"a shared package still rebuilds every Go bundle", []string{"model/x.go"}, []string{"server/bundles/admin.wasm", BundleModule}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, s := range AffectedSince(before, now, tt.changed) {
+				got = append(got, s.Module)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("AffectedSince(%q) = %q, want %q", tt.changed, got, tt.want)
 			}
 		})
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"maps"
@@ -219,10 +221,16 @@ func GoBundle(ctx context.Context, appDir, module string, routes []Source, out s
 		if err != nil {
 			return err
 		}
+		var inits []string // the route's init functions, renamed
 		for _, f := range append(files, tests...) {
 			src, err := renamedPackage(f)
 			if err != nil {
 				return fmt.Errorf("build Go bundle %s: route %s: %w", module, r.Path, err)
+			}
+			if isRouteModule(r.Module) && !strings.HasSuffix(f, "_test.go") && builtForWasm(f) {
+				var names []string
+				src, names = renamedInits(f, src, len(inits))
+				inits = append(inits, names...)
 			}
 			if err := add(f, src); err != nil {
 				return err
@@ -231,6 +239,9 @@ func GoBundle(ctx context.Context, appDir, module string, routes []Source, out s
 		route, gen, err := bundleEntry(r)
 		if err != nil {
 			return err
+		}
+		if isRouteModule(r.Module) {
+			gen = fmt.Appendf(gen, "\n// Its init functions, renamed: a panic in one fails this route alone.\nfunc init() { endpoints.BundleInit(%s) }\n", strings.Join(append([]string{strconv.Quote(r.Path)}, inits...), ", "))
 		}
 		if err := add(filepath.Join(dir, bundleFile), gen); err != nil {
 			return err
@@ -258,9 +269,24 @@ func GoBundle(ctx context.Context, appDir, module string, routes []Source, out s
 		return cmd
 	}, nil)
 	if err != nil {
-		return &sourceNamedError{msg: strings.NewReplacer(names...).Replace(err.Error()), err: err}
+		return &sourceNamedError{msg: explainGenerated(strings.NewReplacer(names...).Replace(err.Error())), err: err}
 	}
 	return nil
+}
+
+// explainGenerated adds to msg, a failed bundle build's error, what the
+// file the build adds to each route package is when msg names it: a file
+// the developer never saw, and that is not on disk (the compiler names it
+// when the app's go.mod lacks the Go SDK, which it imports first).
+func explainGenerated(msg string) string {
+	if !strings.Contains(msg, "/"+bundleFile+":") {
+		return msg
+	}
+	note := bundleFile + " is the file endpoints build adds to each route package of a bundle, only while it builds: it calls the Go SDK to register the route"
+	if strings.Contains(msg, "no required module provides package "+sdkImport) {
+		note += "; the app's go.mod must require the SDK's module: go get github.com/wasmendpoints/endpoints in the app"
+	}
+	return msg + "\n(" + note + ")"
 }
 
 // BundleEntry is what the bundle built from r declares of it: its route
@@ -330,6 +356,53 @@ func renamedPackage(file string) ([]byte, error) {
 	out = append(out, src[:off]...)
 	out = append(out, bundlePackage+suffix...)
 	return append(out, src[off+len(f.Name.Name):]...), nil
+}
+
+// initPrefix begins the names renamedInits gives a route's init
+// functions, numbered from 0 in the order Go would run them.
+const initPrefix = "_endpointsInit"
+
+// renamedInits returns src, the source of the route file file, with each
+// of its init functions renamed initPrefix+N, N counting from first, and
+// their new names in order: the file the build adds to the package runs
+// them under endpoints.BundleInit, so that a panic in one fails the
+// route, not the bundle. Only the names change: every line keeps its
+// number. A file that does not parse is returned as it is, for the
+// compiler to say what is wrong, as it would of a route built alone.
+func renamedInits(file string, src []byte, first int) ([]byte, []string) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, parser.SkipObjectResolution)
+	if err != nil {
+		return src, nil
+	}
+	var out []byte
+	var names []string
+	last := 0
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv != nil || fn.Name.Name != "init" {
+			continue
+		}
+		name := initPrefix + strconv.Itoa(first+len(names))
+		off := fset.Position(fn.Name.Pos()).Offset
+		out = append(append(out, src[last:off]...), name...)
+		last = off + len("init")
+		names = append(names, name)
+	}
+	if names == nil {
+		return src, nil
+	}
+	return append(out, src[last:]...), names
+}
+
+// builtForWasm reports whether go build, for GOOS=wasip1 GOARCH=wasm,
+// compiles the Go file file: its name's suffixes and build constraints
+// allow it.
+func builtForWasm(file string) bool {
+	ctx := build.Default
+	ctx.GOOS, ctx.GOARCH, ctx.CgoEnabled = "wasip1", "wasm", false
+	ok, err := ctx.MatchFile(filepath.Dir(file), filepath.Base(file))
+	return err == nil && ok
 }
 
 // goModule finds the Go module holding dir: its directory and path.

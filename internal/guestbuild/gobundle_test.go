@@ -149,3 +149,85 @@ func TestBundleGoBy(t *testing.T) {
 		t.Errorf("BundleGoBy without bundleOf = %+v, want one bundle as BundleGo", got)
 	}
 }
+
+// TestRenamedInits: a route file's init functions are renamed in order,
+// numbered on from first, and nothing else changes (a method named init,
+// a call of a function named like one, line numbers); a file without
+// them, or that does not parse, is left as it is.
+func TestRenamedInits(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+		first           int
+		names           []string
+	}{
+		{"two inits", "package route\n\nfunc init() { a() }\n\ntype T struct{}\n\nfunc (T) init() {}\n\nfunc init() {\n\tb()\n}\n", "package route\n\nfunc _endpointsInit2() { a() }\n\ntype T struct{}\n\nfunc (T) init() {}\n\nfunc _endpointsInit3() {\n\tb()\n}\n", 2, []string{"_endpointsInit2", "_endpointsInit3"}},
+		{"none", "package route\n\nfunc main() {}\n", "package route\n\nfunc main() {}\n", 0, nil},
+		{"a syntax error", "package route\n\nfunc init() {\n", "package route\n\nfunc init() {\n", 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, names := renamedInits("main.go", []byte(tc.src), tc.first)
+			if string(got) != tc.want || !slices.Equal(names, tc.names) {
+				t.Errorf("renamedInits = %q, %q; want %q, %q", got, names, tc.want, tc.names)
+			}
+		})
+	}
+}
+
+// TestBuiltForWasm: a file go build leaves out of a wasip1/wasm build (a
+// build constraint, a GOOS suffix) is not one whose inits the bundle runs.
+func TestBuiltForWasm(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file, src string
+		want      bool
+	}{
+		{"main.go", "package main\n", true},
+		{"native.go", "//go:build !wasip1\n\npackage main\n", false},
+		{"wasm.go", "//go:build wasip1\n\npackage main\n", true},
+		{"x_linux.go", "package main\n", false},
+		{"x_wasip1.go", "package main\n", true},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f := filepath.Join(dir, tc.file)
+			if err := os.WriteFile(f, []byte(tc.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := builtForWasm(f); got != tc.want {
+				t.Errorf("builtForWasm(%s) = %v, want %v", tc.file, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestExplainGenerated: an error naming the file the build adds to a
+// route package says what that file is, and, when the app's go.mod lacks
+// the SDK, what to run; other errors stay as they are. The compiler's
+// "handlers/a/00_endpoints_bundle.go:5:8: no required module provides
+// package" named a file that is on no disk.
+func TestExplainGenerated(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg string
+		want      []string
+	}{
+		{"the SDK missing from go.mod", "handlers/a/" + bundleFile + ":5:8: no required module provides package " + sdkImport + "; to add it:",
+			[]string{"\n(" + bundleFile + " is the file endpoints build adds to each route package of a bundle", "go get github.com/wasmendpoints/endpoints in the app)"}},
+		{"another error of that file", "handlers/a/" + bundleFile + ":7:1: undefined: endpoints.BundleInit",
+			[]string{"is the file endpoints build adds", "to register the route)"}},
+		{"an error of the route's own file", "handlers/a/main.go:3:1: syntax error", []string{"handlers/a/main.go:3:1: syntax error"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := explainGenerated(tc.msg)
+			if !strings.HasPrefix(got, tc.msg) {
+				t.Errorf("explainGenerated changed the message: %q", got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("explainGenerated = %q, want it to contain %q", got, w)
+				}
+			}
+			if !strings.Contains(tc.msg, bundleFile) && got != tc.msg {
+				t.Errorf("explainGenerated = %q, want the message unchanged", got)
+			}
+		})
+	}
+}

@@ -177,9 +177,17 @@ func Find(appDir string) ([]Source, error) {
 	out = append(out, rt...)
 	slices.SortFunc(out, func(a, b Source) int { return strings.Compare(a.Module, b.Module) })
 	for i := 1; i < len(out); i++ {
-		if out[i].Module == out[i-1].Module {
-			return nil, fmt.Errorf("%s and %s both build %s: keep one of them", out[i-1].Path, out[i].Path, out[i].Module)
+		if out[i].Module != out[i-1].Module {
+			continue
 		}
+		if a, b := out[i-1], out[i]; a.Lang == LangGo && b.Lang == LangGo && isRouteModule(a.Module) {
+			// Bundled, the module is never written: the route is what
+			// they share.
+			if route, err := routeOf(a); err == nil {
+				return nil, fmt.Errorf("%s and %s both serve %s (their //endpoints:route lines; alone, each would build %s): keep one of them, or change one's route", a.Path, b.Path, route, a.Module)
+			}
+		}
+		return nil, fmt.Errorf("%s and %s both build %s: keep one of them", out[i-1].Path, out[i].Path, out[i].Module)
 	}
 	return out, nil
 }
@@ -415,6 +423,15 @@ func App(ctx context.Context, appDir, outDir string, progress func(Built)) ([]Bu
 // Go for a shared package or go.mod, C for a header, AssemblyScript for a
 // .ts file, Rust for a .rs file.
 func Affected(sources []Source, changed []string) []Source {
+	return AffectedSince(nil, sources, changed)
+}
+
+// AffectedSince is Affected for sources listed again after the files
+// changed, before being the sources listed before: a file that a source of
+// before owned and none of sources owns (a Go route's package deleted or
+// moved) changes the module that source built, when a source still builds
+// it (the bundle that served the route), not every Go route.
+func AffectedSince(before, sources []Source, changed []string) []Source {
 	pick := map[int]bool{}
 	for _, f := range changed {
 		shared, ok := sharedBy(f)
@@ -425,6 +442,17 @@ func Affected(sources []Source, changed []string) []Source {
 		for i, s := range sources {
 			if s.Path == f || s.owns(path.Dir(f)) {
 				pick[i], owned = true, true
+			}
+		}
+		for _, b := range before {
+			if owned {
+				break
+			}
+			if b.Path == f || b.owns(path.Dir(f)) {
+				owned = true
+				if i := slices.IndexFunc(sources, func(s Source) bool { return s.Module == b.Module }); i >= 0 {
+					pick[i] = true
+				}
 			}
 		}
 		if owned {

@@ -114,7 +114,7 @@ func TestFindErrors(t *testing.T) {
 			[]string{"h/main.go:2", "a second //endpoints:route", "h/main.go:1", "//endpoints:route * /a"}},
 		{"two sources build one module", map[string]string{
 			"a/main.go": "//endpoints:route GET /api/x\npackage main\n", "b/main.go": "//endpoints:route GET /api/x\npackage main\n"},
-			[]string{"a and b both build server/api/x.get.wasm"}},
+			[]string{"a and b both serve GET /api/x (their //endpoints:route lines; alone, each would build server/api/x.get.wasm): keep one of them"}},
 		{"a Go and a C runtime declaration", map[string]string{
 			"runtime/main.go": "//endpoints:runtime\npackage main\n", "server/endpoints/runtime.c": "int x;\n"},
 			[]string{"runtime and server/endpoints/runtime.c both build server/endpoints/runtime.wasm"}},

@@ -68,6 +68,10 @@ func Parse(file string, data []byte) (*Declaration, error) {
 // Len()-1, the indexes abi.ExportHandleRoute receives.
 func (d *Declaration) Len() int { return len(d.decl.Routes) }
 
+// RouteName is the route entry i declares (0 <= i < Len), as written:
+// "GET /api/users/:id".
+func (d *Declaration) RouteName(i int) string { return d.decl.Routes[i].Route }
+
 // Route is one route entry of a bundle, as a module of one route would
 // give it.
 type Route struct {
@@ -94,6 +98,9 @@ func (d *Declaration) Route(i int) (Route, error) {
 	}
 	rf.File = fmt.Sprintf("%s (%s)", d.file, br.Route)
 	r := Route{Route: rf}
+	if br.Error != "" {
+		return Route{}, &FailedRouteError{Route: rf, Text: br.Error}
+	}
 	c := bytes.TrimSpace(br.Contract)
 	if len(c) == 0 || bytes.Equal(c, []byte("null")) {
 		return r, nil
@@ -109,6 +116,20 @@ func (d *Declaration) Route(i int) (Route, error) {
 		return Route{}, err
 	}
 	return r, nil
+}
+
+// FailedRouteError is the error of a bundle's route that the module
+// declares failed (abi.BundleRoute.Error: a Go route whose init function
+// panicked).
+type FailedRouteError struct {
+	// Route is the route; its File names the bundle and the route.
+	Route routefile.Route
+	// Text is the module's word on it, which names the route's source.
+	Text string
+}
+
+func (e *FailedRouteError) Error() string {
+	return e.Route.File + ": " + e.Text
 }
 
 // Middleware makes the middleware the declaration lists, in its order,

@@ -83,6 +83,7 @@ func TestRoute(t *testing.T) {
 		{name: "bad route", entry: `{"route": "GET api"}`, wantErr: file + ": /routes/0/route: "},
 		{name: "contract too large", entry: `{"route": "GET /a", "contract": ` + big + `}`, wantErr: file + " (GET /a): contract: "},
 		{name: "contract refused", entry: `{"route": "GET /a", "contract": {"responses": 1}}`, wantErr: file + " (GET /a)"},
+		{name: "failed to register", entry: `{"route": "GET /a", "error": "handlers/a/main.go:12: registering the route panicked: boom"}`, wantErr: file + " (GET /a): handlers/a/main.go:12: registering the route panicked: boom"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d, err := Parse(file, []byte(`{"routes": [`+tc.entry+`]}`))

@@ -60,11 +60,17 @@ func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 	}
 	var scratch router.Router[*Route]
 	routes := make([]*Route, 0, decl.Len())
-	var refused []error
+	refused := &RefusedError{}
+	refuse := func(i int, err error) {
+		refused.Errs = append(refused.Errs, err)
+		if rf, err := routefile.FromRoute(decl.RouteName(i)); err == nil {
+			refused.Routes = append(refused.Routes, rf.String())
+		}
+	}
 	for i := range decl.Len() {
 		br, err := decl.Route(i)
 		if err != nil {
-			refused = append(refused, err)
+			refuse(i, err)
 			continue
 		}
 		// The lane's key is not one a middleware's lane (keyed by the
@@ -74,7 +80,7 @@ func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 			Lane: mod.Pool.Lane("handler " + br.Route.String())}
 		r, err := NewRoute(br.Route, m)
 		if err != nil {
-			refused = append(refused, err)
+			refuse(i, err)
 			continue
 		}
 		if err := r.Register(&scratch); err != nil {
@@ -82,5 +88,26 @@ func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 		}
 		routes = append(routes, r)
 	}
-	return routes, errors.Join(refused...)
+	if len(refused.Errs) == 0 {
+		return routes, nil
+	}
+	return routes, refused
 }
+
+// RefusedError is the error of a bundle whose routes were refused, some
+// or all (BundleRoutes): the errors, and the routes they concern, so that
+// a reload can keep the previous version of each serving.
+type RefusedError struct {
+	// Routes are the refused routes, as routefile.Route.String gives them
+	// ("GET /api/users/:id"); a route the declaration misspells is not
+	// among them.
+	Routes []string
+	// Errs are the errors, one per refused route.
+	Errs []error
+}
+
+// Error is the errors' texts, one per line.
+func (e *RefusedError) Error() string { return errors.Join(e.Errs...).Error() }
+
+// Unwrap is Errs.
+func (e *RefusedError) Unwrap() []error { return e.Errs }

@@ -13,9 +13,11 @@ package routetable
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,13 +43,16 @@ type Table struct {
 	ConfigHash   [sha256.Size]byte
 }
 
-// Pools lists the pools of the table's route modules; a bundle's comes
-// once.
+// Pools lists the pools of the table's route modules, each once: a
+// bundle's, and that of a bundle's previous version while routes of it
+// serve (keptRoutes).
 func (t *Table) Pools() []*engine.Pool {
 	var out []*engine.Pool
 	for _, f := range t.Files {
-		if p := f.Pool(); p != nil {
-			out = append(out, p)
+		for _, r := range slices.Concat(f.Routes, f.Held) {
+			if p := r.Module.Pool; p != nil && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
 		}
 	}
 	return out
@@ -272,9 +277,18 @@ func (l *Load) Assemble(ctx context.Context, files []string, results []Result, c
 		// module belongs to no other table. Routes reused from prev are
 		// shared with it, and requests read them: they are never changed,
 		// only rebuilt when the routes configuration changed.
-		built := res.news && (lf.Err == nil || partial)
-		served, refused := make([]*routemod.Route, 0, len(lf.Routes)), lf.Err
-		for _, r := range lf.Routes {
+		fresh := res.news && (lf.Err == nil || partial)
+		routes := lf.Routes
+		if partial && old != nil {
+			// A route the new bundle declares but refused keeps its
+			// previous version serving, as a module that fails to load
+			// does; the bundle's other routes serve anew.
+			routes = append(slices.Clone(routes), keptRoutes(old.Routes, lf.Routes, lf.Err)...)
+		}
+		served, refused := make([]*routemod.Route, 0, len(routes)), lf.Err
+		servedFresh := 0
+		for i, r := range routes {
+			built := fresh && i < len(lf.Routes)
 			if built || l.configChanged {
 				// Routes shared with prev are never changed: a new
 				// configuration applies to a fresh route of the same module.
@@ -317,8 +331,11 @@ func (l *Load) Assemble(ctx context.Context, files []string, results []Result, c
 			}
 			served = append(served, r)
 			t.Routes = append(t.Routes, r)
+			if built {
+				servedFresh++
+			}
 		}
-		if len(served) == 0 && len(lf.Routes) > 0 && built {
+		if servedFresh == 0 && len(lf.Routes) > 0 && fresh {
 			lf.Routes[0].Module.Pool.Retire(ctx)
 		}
 		if len(served) == 0 {
@@ -329,6 +346,25 @@ func (l *Load) Assemble(ctx context.Context, files []string, results []Result, c
 	if configFailed && prev != nil {
 		t.ConfigHash = prev.ConfigHash // try the configuration again at the next reload
 	}
+}
+
+// keptRoutes are the routes of a bundle's previous version (prev) that
+// its new version (loaded: the routes it serves) declares but refused
+// (err, a *routemod.RefusedError): they keep serving until it serves them.
+// A route the new version no longer declares is not kept.
+func keptRoutes(prev, loaded []*routemod.Route, err error) []*routemod.Route {
+	var re *routemod.RefusedError
+	if !errors.As(err, &re) {
+		return nil
+	}
+	var out []*routemod.Route
+	for _, r := range prev {
+		name := r.FileRoute.String()
+		if slices.Contains(re.Routes, name) && !slices.ContainsFunc(loaded, func(l *routemod.Route) bool { return l.FileRoute.String() == name }) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Removed lists the route modules Prev had and T no longer has, in no

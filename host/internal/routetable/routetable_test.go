@@ -308,3 +308,30 @@ func TestSalvageAndHold(t *testing.T) {
 		t.Error("Routes are not the ones kept")
 	}
 }
+
+// TestKeptRoutes: of a bundle's previous routes, those its new version
+// declares but refused keep serving; one it serves anew, one it no longer
+// declares (its source deleted) and one refused for another reason than a
+// route's (no *routemod.RefusedError) do not.
+func TestKeptRoutes(t *testing.T) {
+	route := func(s string) *routemod.Route {
+		rf, err := routefile.FromRoute(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &routemod.Route{FileRoute: rf}
+	}
+	prev := []*routemod.Route{route("GET /api/a"), route("GET /api/b"), route("GET /api/gone"), route("POST /api/c")}
+	loaded := []*routemod.Route{route("GET /api/a")}
+	refused := &routemod.RefusedError{Routes: []string{"GET /api/b", "POST /api/c", "GET /api/a"}, Errs: []error{errors.New("b"), errors.New("c"), errors.New("a")}}
+	var got []string
+	for _, r := range keptRoutes(prev, loaded, fmt.Errorf("wrapped: %w", refused)) {
+		got = append(got, r.FileRoute.String())
+	}
+	if want := []string{"GET /api/b", "POST /api/c"}; !slices.Equal(got, want) {
+		t.Errorf("keptRoutes = %q, want %q", got, want)
+	}
+	if kept := keptRoutes(prev, loaded, errors.New("the declaration does not parse")); kept != nil {
+		t.Errorf("keptRoutes of another error = %v, want none", kept)
+	}
+}

@@ -1,0 +1,132 @@
+//go:build !wasip1
+
+package endpoints_test
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+)
+
+// The tests of BundleInit are an external package: the line a failed
+// registration names is the route's, never the SDK's, and here the
+// route's code is this file.
+
+type badTag struct {
+	ID string `path:"id" minimum:"abc"`
+}
+
+func fine() {
+	endpoints.HandleFunc(endpoints.Operation{Summary: "Fine"}, func(*struct{}) (string, error) { return "fine", nil })
+}
+
+// TestBundleInitFailsOneRoute: a route whose init functions panic (a
+// malformed tag, a nil handler, a second Handle, a panic of its own, one
+// raised in other code it calls) is declared failed alone, its
+// registrations dropped, with the panic and the line of the route's
+// source that led to it; the routes before and after it keep their
+// contracts. The panic failed the whole bundle.
+func TestBundleInitFailsOneRoute(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		inits []func()
+		want  []string
+	}{
+		{"a malformed tag", []func(){func() {
+			endpoints.HandleFunc(endpoints.Operation{Summary: "Items"}, func(*badTag) (string, error) { return "", nil })
+		}}, []string{`registering the route panicked: endpoints (GET /api/bad, Summary "Items"): `, `tag minimum:"abc"`}},
+		{"a nil handler", []func(){func() { endpoints.Handle[struct{}](endpoints.Operation{}, nil) }},
+			[]string{"registering the route panicked: endpoints (GET /api/bad): Handle: the handler is nil"}},
+		{"a second Handle in a later init", []func(){fine, fine},
+			[]string{"a module without method suffix registers one handler per method"}},
+		{"a panic of the route's own", []func(){func() { panic(errors.New("no config")) }},
+			[]string{"registering the route panicked: no config"}},
+		{"a panic raised in other code", []func(){func() { reflect.ValueOf(nil).Type() }},
+			[]string{"registering the route panicked (in ", "reflect/value.go:", "): reflect: call of reflect.Value.Type on zero Value"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			endpoints.Reset()
+			t.Cleanup(endpoints.Reset)
+			endpoints.BundleRoute("GET /api/a")
+			endpoints.BundleInit("handlers/a", fine)
+			endpoints.BundleRoute("GET /api/bad")
+			endpoints.BundleInit("handlers/bad", tc.inits...)
+			endpoints.BundleRoute("GET /api/c")
+			endpoints.BundleInit("handlers/c", fine)
+			var decl abi.Bundle
+			if err := json.Unmarshal(endpoints.Declaration(), &decl); err != nil {
+				t.Fatalf("declaration = %s: %v", endpoints.Declaration(), err)
+			}
+			if len(decl.Routes) != 3 {
+				t.Fatalf("routes = %+v, want 3", decl.Routes)
+			}
+			bad := decl.Routes[1]
+			if want := "handlers/bad/bundleinit_test.go:"; !strings.HasPrefix(bad.Error, want) || bad.Contract != nil {
+				t.Errorf("the failed route = %+v, want an error beginning %q (the route's line) and no contract", bad, want)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(bad.Error, want) {
+					t.Errorf("error %q, want it to say %q", bad.Error, want)
+				}
+			}
+			for _, i := range []int{0, 2} {
+				if r := decl.Routes[i]; r.Error != "" || !strings.Contains(string(r.Contract), `"summary":"Fine"`) {
+					t.Errorf("route %d = %+v, want its contract and no error", i, r)
+				}
+			}
+		})
+	}
+}
+
+// TestBundleInitNoHandler: a route whose package registers no handler
+// (no init function, or one that registers nothing) is declared failed,
+// saying what to call; it loaded, and answered every request with a 500.
+// A route that registered in a variable's initialiser, before BundleInit,
+// is not.
+func TestBundleInitNoHandler(t *testing.T) {
+	endpoints.Reset()
+	t.Cleanup(endpoints.Reset)
+	endpoints.BundleRoute("GET /api/none")
+	endpoints.BundleInit("handlers/none")
+	endpoints.BundleRoute("GET /api/empty")
+	endpoints.BundleInit("handlers/empty", func() {})
+	endpoints.BundleRoute("GET /api/early")
+	fine() // as a package variable's initialiser would
+	endpoints.BundleInit("handlers/early")
+	endpoints.BundleRoute("* /raw")
+	endpoints.BundleInit("handlers/raw", func() {
+		endpoints.HandleRaw(func(w endpoints.ResponseWriter, _ *endpoints.RawRequest) {})
+	})
+	var decl abi.Bundle
+	if err := json.Unmarshal(endpoints.Declaration(), &decl); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{
+		"handlers/none: the route registers no handler: call endpoints.Handle, HandleFunc or HandleRaw",
+		"handlers/empty: the route registers no handler",
+		"",
+		"",
+	} {
+		if got := decl.Routes[i].Error; (want == "") != (got == "") || !strings.HasPrefix(got, want) {
+			t.Errorf("route %s: error %q, want %q", decl.Routes[i].Route, got, want)
+		}
+	}
+}
+
+// TestBundleInitBeforeBundleRoute: BundleInit outside a bundle's route
+// package is a mistake of the build, said as such.
+func TestBundleInitBeforeBundleRoute(t *testing.T) {
+	endpoints.Reset()
+	t.Cleanup(endpoints.Reset)
+	defer func() {
+		if msg, _ := recover().(string); !strings.Contains(msg, "BundleInit called before BundleRoute") {
+			t.Errorf("panic %q, want it to say BundleInit came before BundleRoute", msg)
+		}
+	}()
+	endpoints.BundleInit("handlers/a", fine)
+}
