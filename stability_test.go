@@ -107,7 +107,7 @@ func TestStabilityTable(t *testing.T) {
 		fields := strings.SplitN(line, "\t", 3)
 		path := strings.TrimPrefix(fields[0], modulePath+"/")
 		if fields[0] == modulePath || slices.Contains(strings.Split(path, "/"), "internal") ||
-			strings.HasPrefix(path, "cmd/") || strings.HasPrefix(path, "examples/") || strings.HasPrefix(path, "tests/") {
+			strings.HasPrefix(path, "cmd/") || strings.HasPrefix(path, "bench/") || strings.HasPrefix(path, "examples/") || strings.HasPrefix(path, "tests/") {
 			continue
 		}
 		listed[path] = true
