@@ -158,6 +158,7 @@ type members struct {
 	i       int    // after the current member's value
 	key     string // of the current member; a key with escapes is decoded
 	value   []byte // of the current member, raw
+	escaped bool   // value is a string with escapes (decodeString them)
 	err     error  // why the scan stopped early; nil at the end of the object
 	started bool   // a member was read: the next one follows a separator
 	done    bool
@@ -231,15 +232,16 @@ func (m *members) next() bool {
 	}
 	start := skipSpace(d, i+1)
 	var err error
+	escaped = false
 	if start < len(d) && d[start] == '"' {
-		end, _, err = scanString(d, start) // skipValue's first case, inlined
+		end, escaped, err = scanString(d, start) // skipValue's first case, inlined
 	} else {
 		end, err = skipValue(d, start)
 	}
 	if err != nil {
 		return m.stop(err)
 	}
-	m.key, m.value, m.i = key, d[start:end], end
+	m.key, m.value, m.escaped, m.i = key, d[start:end], escaped, end
 	return true
 }
 
@@ -264,33 +266,84 @@ func eachMember(d []byte, fn func(key string, value []byte) error) error {
 
 // eachElement calls fn with every element of the array d.
 func eachElement(d []byte, fn func(value []byte) error) error {
+	e := scanElements(d)
+	for e.next() {
+		if err := fn(e.value); err != nil {
+			return err
+		}
+	}
+	return e.err
+}
+
+// elements reads the elements of a JSON array one at a time, as
+// [members] reads an object's members:
+//
+//	e := scanElements(d)
+//	for e.next() {
+//		use(e.value)
+//	}
+//	if e.err != nil {
+//		return e.err
+//	}
+type elements struct {
+	d       []byte
+	i       int    // after the current element
+	value   []byte // the current element, raw
+	escaped bool   // value is a string with escapes (decodeString them)
+	err     error  // why the scan stopped early; nil at the end of the array
+	started bool   // an element was read: the next one follows a separator
+	done    bool
+}
+
+// scanElements starts reading the elements of the array d.
+func scanElements(d []byte) elements {
 	i := skipSpace(d, 0)
 	if i >= len(d) || d[i] != '[' {
-		return syntaxError(d, i, "an array")
+		return elements{err: syntaxError(d, i, "an array"), done: true}
 	}
 	i = skipSpace(d, i+1)
 	if i < len(d) && d[i] == ']' {
-		return checkEnd(d, i+1)
+		return elements{err: checkEnd(d, i+1), done: true}
 	}
-	for {
-		start := skipSpace(d, i)
-		end, err := skipValue(d, start)
-		if err != nil {
-			return err
-		}
-		if err := fn(d[start:end]); err != nil {
-			return err
-		}
-		i = skipSpace(d, end)
-		if i < len(d) && d[i] == ',' {
+	return elements{d: d, i: i}
+}
+
+// next reads the next element into value and reports whether there was
+// one; at the end of the array, or on bad JSON (err), it returns false.
+func (e *elements) next() bool {
+	if e.done {
+		return false
+	}
+	d, i := e.d, e.i
+	if e.started {
+		i = skipSpace(d, i)
+		switch {
+		case i < len(d) && d[i] == ',':
 			i++
-			continue
+		case i < len(d) && d[i] == ']':
+			e.err, e.done = checkEnd(d, i+1), true
+			return false
+		default:
+			e.err, e.done = syntaxError(d, i, "',' or ']'"), true
+			return false
 		}
-		if i < len(d) && d[i] == ']' {
-			return checkEnd(d, i+1)
-		}
-		return syntaxError(d, i, "',' or ']'")
 	}
+	e.started = true
+	start := skipSpace(d, i)
+	var end int
+	var escaped bool
+	var err error
+	if start < len(d) && d[start] == '"' {
+		end, escaped, err = scanString(d, start) // skipValue's first case, inlined
+	} else {
+		end, err = skipValue(d, start)
+	}
+	if err != nil {
+		e.err, e.done = err, true
+		return false
+	}
+	e.value, e.escaped, e.i = d[start:end], escaped, end
+	return true
 }
 
 // checkEnd accepts only spaces after a complete value.

@@ -4,6 +4,7 @@ package endpoints
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -175,5 +176,53 @@ func TestRawRequestKept(t *testing.T) {
 	reqs[1].Headers["x-a"] = append(reqs[1].Headers["x-a"], "4")
 	if got := reqs[1].Headers["x-b"]; !reflect.DeepEqual(got, []string{"3"}) {
 		t.Errorf("x-b = %q after an append to x-a, want [3]", got)
+	}
+}
+
+func TestLowerName(t *testing.T) {
+	for _, name := range []string{
+		"Accept", "Authorization", "Cache-Control", "Content-Disposition", "Content-Encoding", "Content-Length",
+		"Content-Type", "Etag", "ETag", "If-None-Match", "Last-Modified", "Link", "Location", "Retry-After",
+		"Set-Cookie", "User-Agent", "Vary", "Www-Authenticate", "WWW-Authenticate",
+		"content-type", "CONTENT-TYPE", "X-Tenant", "x-tenant", "Content-Typo", "", "Ünïcode-Ä",
+	} {
+		if got, want := lowerName(name), strings.ToLower(name); got != want {
+			t.Errorf("lowerName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestSetCommonHeaderAllocs checks that setting a header by its canonical
+// name allocates only its list of values: no lower-case copy of the name.
+func TestSetCommonHeaderAllocs(t *testing.T) {
+	h := Headers{}
+	h.Set("Content-Type", "text/plain") // the map's room
+	if n := testing.AllocsPerRun(100, func() { h.Set("Content-Type", "text/plain") }); n != 1 {
+		t.Errorf("Set(Content-Type) allocates %v times, want 1 (the list)", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = h.Get("Content-Type") }); n != 0 {
+		t.Errorf("Get(Content-Type) allocates %v times, want 0", n)
+	}
+}
+
+func TestCountQuotes(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		atLeast int
+		atMost  int
+	}{
+		{``, 0, 0},
+		{`"`, 1, 1},
+		{`{}`, 0, 0},
+		{`{"accept":["*/*"],"host":["localhost:8080"],"user-agent":["curl/8.5.0"]}`, 12, 12},
+		{`"1234567"`, 2, 2},              // the second in the last byte of the word
+		{`"12345678"`, 2, 2},             // the second in the tail
+		{"\"\x80\xff\x00\x01\"", 2, 2},   // bytes a borrow test could take for a '"'
+		{`"#"##"`, 3, 6},                 // a '#' right after a '"' may count
+		{`{"x-a":["\"quoted\""]}`, 6, 6}, // escaped quotes count: an upper bound still
+	} {
+		if got := countQuotes([]byte(tc.in)); got < tc.atLeast || got > tc.atMost {
+			t.Errorf("countQuotes(%q) = %d, want %d to %d", tc.in, got, tc.atLeast, tc.atMost)
+		}
 	}
 }

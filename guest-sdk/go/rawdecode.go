@@ -1,0 +1,211 @@
+package endpoints
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"unicode/utf8"
+)
+
+// A plain route's request, decoded with as few allocations and calls as
+// the RawRequest API allows: an allocation costs a Go module in wasm a few
+// hundred nanoseconds (with the collections it brings), a call a few, and
+// a plain route such as a health check does little else.
+
+// rawInlineBytes and rawInlineValues size the room a rawCall has for a
+// request's strings and header values: those of a request as curl or a
+// load balancer's health check sends it fit; a larger request allocates
+// once more for each.
+const (
+	rawInlineBytes  = 256
+	rawInlineValues = 8
+)
+
+// rawCall is what a plain route's request allocates: the request, the
+// writer, and room for the request's strings and header values, in one
+// object, as they live as long as each other. A handler may keep the
+// request (and every map and string it holds) and the writer's headers
+// after it returns, so nothing of one request is reused for the next.
+type rawCall struct {
+	req    RawRequest
+	w      responseWriter
+	values [rawInlineValues]string
+	bytes  [rawInlineBytes]byte
+}
+
+// serveRaw runs a plain route's handler.
+func serveRaw(h func(ResponseWriter, *RawRequest), envelope []byte) error {
+	c := &rawCall{}
+	if err := c.decode(envelope); err != nil {
+		return fmt.Errorf("decoding the request envelope: %w", err)
+	}
+	h(&c.w, &c.req)
+	if !c.w.wroteHeader {
+		c.w.WriteHeader(200)
+	}
+	return c.w.err
+}
+
+// decode fills c.req from a plain route's envelope. It scans the envelope
+// once, with no closure per member; it copies the strings of the members
+// it reads into one block (rawStrings) and the header values into one
+// slice, and makes each map once, sized for what it will hold. Members
+// that are null are left out; members the route does not read are
+// skipped.
+func (c *rawCall) decode(envelope []byte) error {
+	req := &c.req
+	req.Params, req.Body = map[string]string{}, bodyReader{}
+	a := rawStrings{valid: utf8.Valid(envelope)}
+	m := scanMembers(envelope)
+	for m.next() {
+		if isNull(m.value) {
+			continue
+		}
+		var err error
+		switch m.key {
+		case keyMethod:
+			req.Method, err = c.str(&a, &m, envelope)
+		case keyRoute:
+			req.Route, err = c.str(&a, &m, envelope)
+		case keyPath:
+			req.Path, err = c.str(&a, &m, envelope)
+		case keyRawQuery:
+			req.RawQuery, err = c.str(&a, &m, envelope)
+		case keyParams:
+			c.reserve(&a, &m, envelope)
+			err = a.params(req.Params, m.value)
+		case keyHeaders:
+			c.reserve(&a, &m, envelope)
+			req.Headers, err = c.headers(&a, req.Headers, m.value)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.key, err)
+		}
+	}
+	if req.Headers == nil {
+		req.Headers = Headers{}
+	}
+	return m.err
+}
+
+// str returns the string value of m's member.
+func (c *rawCall) str(a *rawStrings, m *members, envelope []byte) (string, error) {
+	if m.escaped || !a.valid || m.value[0] != '"' {
+		return decodeString(m.value)
+	}
+	c.reserve(a, m, envelope)
+	return a.copy(unsafeString(m.value[1 : len(m.value)-1])), nil
+}
+
+// reserve makes a's block, on the first member that needs it: c.bytes
+// when it holds the rest of the envelope from m's member on, else an
+// allocation that does. The strings of that member and the ones after it
+// are parts of that rest, and none is longer unescaped than escaped.
+func (c *rawCall) reserve(a *rawStrings, m *members, envelope []byte) {
+	if a.b != nil {
+		return
+	}
+	if rest := len(envelope) - (m.i - len(m.value)); rest > len(c.bytes) {
+		a.b = make([]byte, 0, rest)
+	} else {
+		a.b = c.bytes[:0]
+	}
+}
+
+// headers adds to h (made when nil) the headers of raw, an object of
+// lists of strings, and returns it. The lists share one backing array
+// (c.values when it is large enough), each capped at its end so that an
+// append to one copies it rather than overwrite the next.
+func (c *rawCall) headers(a *rawStrings, h Headers, raw []byte) (Headers, error) {
+	// Names and values are strings: half the quotes of the object bound
+	// how many there are, and a header has a value or more.
+	n := countQuotes(raw) / 2
+	if h == nil {
+		h = make(Headers, n/2)
+	}
+	values := c.values[:0]
+	if n > len(c.values) {
+		values = make([]string, 0, n)
+	}
+	m := scanMembers(raw)
+	for m.next() {
+		first := len(values)
+		e := scanElements(m.value)
+		for e.next() {
+			s, err := a.value(e.value, e.escaped)
+			if err != nil {
+				return h, err
+			}
+			values = append(values, s)
+		}
+		if e.err != nil {
+			return h, e.err
+		}
+		var list []string // nil for an empty list, as append leaves it
+		if len(values) > first {
+			list = values[first:len(values):len(values)]
+		}
+		h[a.copy(m.key)] = list
+	}
+	return h, m.err
+}
+
+// rawStrings makes the strings of a RawRequest: those without escapes
+// are views of one block, to which each is copied from the envelope (the
+// envelope's buffer is reused by the next request; the block is not, and
+// its bytes never change once a string views them). Strings with escapes,
+// and every value when the envelope is not valid UTF-8 (encoding/json
+// makes U+FFFD of bad bytes), are decoded by decodeString.
+type rawStrings struct {
+	b     []byte
+	valid bool // the envelope is valid UTF-8
+}
+
+// copy returns a copy of s in the block.
+func (a *rawStrings) copy(s string) string {
+	start := len(a.b)
+	a.b = append(a.b, s...)
+	return unsafeString(a.b[start:])
+}
+
+// value returns the string of the JSON string raw; escaped says whether
+// it holds escapes.
+func (a *rawStrings) value(raw []byte, escaped bool) (string, error) {
+	if escaped || !a.valid || raw[0] != '"' {
+		return decodeString(raw)
+	}
+	return a.copy(unsafeString(raw[1 : len(raw)-1])), nil
+}
+
+// params fills params from raw, an object of strings.
+func (a *rawStrings) params(params map[string]string, raw []byte) error {
+	m := scanMembers(raw)
+	for m.next() {
+		s, err := a.value(m.value, m.escaped)
+		if err != nil {
+			return err
+		}
+		params[a.copy(m.key)] = s
+	}
+	return m.err
+}
+
+// countQuotes returns at least the number of '"' bytes in d, and at most
+// that plus the number of '#' bytes right after one: it tests eight bytes
+// at a time, as scanString does (a byte at a time costs a Go module in
+// wasm a bounds check and a loop each), with a test whose borrow can mark
+// a '#' after a '"' too. The caller uses it as an upper bound.
+func countQuotes(d []byte) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	n, i := 0, 0
+	for ; i+8 <= len(d); i += 8 {
+		q := binary.LittleEndian.Uint64(d[i:]) ^ (lo * '"')
+		n += bits.OnesCount64((q - lo) &^ q & hi)
+	}
+	for ; i < len(d); i++ {
+		if d[i] == '"' {
+			n++
+		}
+	}
+	return n
+}
