@@ -190,6 +190,8 @@ func (m *members) next() bool {
 		switch {
 		case i < len(d) && d[i] == ',':
 			i = skipSpace(d, i+1)
+		case i+1 == len(d) && d[i] == '}':
+			return m.stop(nil) // checkEnd's answer, without the call
 		case i < len(d) && d[i] == '}':
 			return m.stop(checkEnd(d, i+1))
 		default:
@@ -231,15 +233,31 @@ func (m *members) next() bool {
 		return m.stop(syntaxError(d, i, "':' after a member name"))
 	}
 	start := skipSpace(d, i+1)
-	var err error
-	escaped = false
-	if start < len(d) && d[start] == '"' {
-		end, escaped, err = scanString(d, start) // skipValue's first case, inlined
-	} else {
-		end, err = skipValue(d, start)
+	// Short strings ("GET", "id") and empty objects and arrays
+	// ("query":{}) end without a call, as names do above.
+	end, escaped = 0, false
+	if start+1 < len(d) {
+		switch c := d[start]; {
+		case c == '"' && start+9 <= len(d):
+			if w := stopMask(binary.LittleEndian.Uint64(d[start+1:])); w != 0 {
+				if k := start + 1 + bits.TrailingZeros64(w)/8; d[k] == '"' {
+					end = k + 1
+				}
+			}
+		case c == '{' && d[start+1] == '}', c == '[' && d[start+1] == ']':
+			end = start + 2
+		}
 	}
-	if err != nil {
-		return m.stop(err)
+	if end == 0 {
+		var err error
+		if start < len(d) && d[start] == '"' {
+			end, escaped, err = scanString(d, start) // skipValue's first case
+		} else {
+			end, err = skipValue(d, start)
+		}
+		if err != nil {
+			return m.stop(err)
+		}
 	}
 	m.key, m.value, m.escaped, m.i = key, d[start:end], escaped, end
 	return true
@@ -320,6 +338,9 @@ func (e *elements) next() bool {
 		switch {
 		case i < len(d) && d[i] == ',':
 			i++
+		case i+1 == len(d) && d[i] == ']':
+			e.done = true // checkEnd's answer, without the call
+			return false
 		case i < len(d) && d[i] == ']':
 			e.err, e.done = checkEnd(d, i+1), true
 			return false
@@ -330,17 +351,32 @@ func (e *elements) next() bool {
 	}
 	e.started = true
 	start := skipSpace(d, i)
-	var end int
-	var escaped bool
-	var err error
-	if start < len(d) && d[start] == '"' {
-		end, escaped, err = scanString(d, start) // skipValue's first case, inlined
-	} else {
-		end, err = skipValue(d, start)
+	// Short strings and empty objects and arrays end without a call, as
+	// in members.next.
+	end, escaped := 0, false
+	if start+1 < len(d) {
+		switch c := d[start]; {
+		case c == '"' && start+9 <= len(d):
+			if w := stopMask(binary.LittleEndian.Uint64(d[start+1:])); w != 0 {
+				if k := start + 1 + bits.TrailingZeros64(w)/8; d[k] == '"' {
+					end = k + 1
+				}
+			}
+		case c == '{' && d[start+1] == '}', c == '[' && d[start+1] == ']':
+			end = start + 2
+		}
 	}
-	if err != nil {
-		e.err, e.done = err, true
-		return false
+	if end == 0 {
+		var err error
+		if start < len(d) && d[start] == '"' {
+			end, escaped, err = scanString(d, start) // skipValue's first case
+		} else {
+			end, err = skipValue(d, start)
+		}
+		if err != nil {
+			e.err, e.done = err, true
+			return false
+		}
 	}
 	e.value, e.escaped, e.i = d[start:end], escaped, end
 	return true

@@ -93,15 +93,16 @@ func (m *members) nextByScanString() bool {
 		return m.stop(syntaxError(d, i, "':' after a member name"))
 	}
 	start := skipSpace(d, i+1)
+	escaped = false
 	if start < len(d) && d[start] == '"' {
-		end, _, err = scanString(d, start)
+		end, escaped, err = scanString(d, start)
 	} else {
 		end, err = skipValue(d, start)
 	}
 	if err != nil {
 		return m.stop(err)
 	}
-	m.key, m.value, m.i = key, d[start:end], end
+	m.key, m.value, m.escaped, m.i = key, d[start:end], escaped, end
 	return true
 }
 
@@ -112,8 +113,9 @@ func checkMembers(t *testing.T, d []byte) {
 	got, want := scanMembers(d), scanMembers(d)
 	for n := 0; ; n++ {
 		g, w := got.next(), want.nextByScanString()
-		if g != w || got.key != want.key || string(got.value) != string(want.value) || got.i != want.i {
-			t.Fatalf("%q, member %d: next() = %v %q %q at %d; want %v %q %q at %d", d, n, g, got.key, got.value, got.i, w, want.key, want.value, want.i)
+		if g != w || got.key != want.key || string(got.value) != string(want.value) || got.escaped != want.escaped || got.i != want.i {
+			t.Fatalf("%q, member %d: next() = %v %q %q (escaped %v) at %d; want %v %q %q (escaped %v) at %d",
+				d, n, g, got.key, got.value, got.escaped, got.i, w, want.key, want.value, want.escaped, want.i)
 		}
 		if !g {
 			break
@@ -155,5 +157,96 @@ func FuzzMembers(f *testing.F) {
 	for _, s := range []string{`{"method":"GET","params":{"id":2}}`, `{"a\"b":1}`, "{\"a\x01\":1}", `{"abcdefg":`} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, d []byte) { checkMembers(t, d) })
+	f.Fuzz(func(t *testing.T, d []byte) {
+		checkMembers(t, d)
+		checkElements(t, d)
+	})
+}
+
+// TestMembersShortValues reads objects whose values are strings that end
+// at every byte of the first eight, or later, empty or nearly empty
+// objects and arrays, or are cut short: the values next ends without a
+// call must be the ones scanString and skipValue find.
+func TestMembersShortValues(t *testing.T) {
+	for _, s := range []string{
+		`{"a":""}`, `{"a":"GET"}`, `{"a":"abcdefg"}`, `{"a":"abcdefgh"}`, `{"a":"abcdefghi"}`, `{"a":"é"}`,
+		`{"a":{}}`, `{"a":[]}`, `{"a":{},"b":[]}`, `{"a":{} , "b":[ ] }`, `{"a":{ }}`, `{"a":{}`, `{"a":[]`,
+		`{"a":{]}`, `{"a":[}}`, `{"a":{}}x`, `{"a":{}} `, `{"a":"`, `{"a":"abc`, `{"a":"a"b"}`, `{"a":"é"}`,
+		`{"a":"abcdefg"`, `{"a":"ab` + "" + `"}`, `{"a":{"b":{}}}`,
+	} {
+		checkMembers(t, []byte(s))
+		checkElements(t, []byte(`[`+s+`,`+s[5:len(s)-1]+`]`))
+	}
+	// Random values of the bytes that matter, of every length around
+	// eight, and arrays of them.
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := []byte{'a', '"', '\\', '{', '}', '[', ']', ',', ' ', ':', 0x01, 0xe2}
+	for range 20000 {
+		var v []byte
+		for range r.IntN(12) {
+			v = append(v, alphabet[r.IntN(len(alphabet))])
+		}
+		checkMembers(t, append([]byte(`{"k":`), v...))
+		checkMembers(t, append(append([]byte(`{"k":"`), v...), `","l":{}}`[:r.IntN(10)]...))
+		checkElements(t, append([]byte(`[`), v...))
+		checkElements(t, append(append([]byte(`["`), v...), `",[],{}]`[:r.IntN(9)]...))
+	}
+}
+
+// nextElementByScan is elements.next without its written-out first step:
+// every element scanned by scanString or skipValue.
+func (e *elements) nextElementByScan() bool {
+	if e.done {
+		return false
+	}
+	d, i := e.d, e.i
+	if e.started {
+		i = skipSpace(d, i)
+		switch {
+		case i < len(d) && d[i] == ',':
+			i++
+		case i < len(d) && d[i] == ']':
+			e.err, e.done = checkEnd(d, i+1), true
+			return false
+		default:
+			e.err, e.done = syntaxError(d, i, "',' or ']'"), true
+			return false
+		}
+	}
+	e.started = true
+	start := skipSpace(d, i)
+	var end int
+	var escaped bool
+	var err error
+	if start < len(d) && d[start] == '"' {
+		end, escaped, err = scanString(d, start)
+	} else {
+		end, err = skipValue(d, start)
+	}
+	if err != nil {
+		e.err, e.done = err, true
+		return false
+	}
+	e.value, e.escaped, e.i = d[start:end], escaped, end
+	return true
+}
+
+// checkElements compares the elements of d, and the error that ends them,
+// as next and as nextElementByScan read them.
+func checkElements(t *testing.T, d []byte) {
+	t.Helper()
+	got, want := scanElements(d), scanElements(d)
+	for n := 0; ; n++ {
+		g, w := got.next(), want.nextElementByScan()
+		if g != w || string(got.value) != string(want.value) || got.escaped != want.escaped || got.i != want.i {
+			t.Fatalf("%q, element %d: next() = %v %q (escaped %v) at %d; want %v %q (escaped %v) at %d",
+				d, n, g, got.value, got.escaped, got.i, w, want.value, want.escaped, want.i)
+		}
+		if !g {
+			break
+		}
+	}
+	if fmt.Sprint(got.err) != fmt.Sprint(want.err) {
+		t.Fatalf("%q: error %v, want %v", d, got.err, want.err)
+	}
 }
