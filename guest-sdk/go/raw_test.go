@@ -3,7 +3,9 @@
 package endpoints
 
 import (
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,6 +75,11 @@ func TestRawRequestDecoding(t *testing.T) {
 			name:     "the last of a repeated name wins",
 			envelope: `{"kind":"plain","method":"GET","route":"/","path":"/","params":{"a":"1","a":"2"},"headers":{"x":["1"],"x":["2","3"]}}`,
 			want:     rawFields{"GET", "/", "/", "", map[string]string{"a": "2"}, Headers{"x": {"2", "3"}}},
+		},
+		{
+			name:     "strings and header values past the room a request has inline",
+			envelope: bigRawEnvelope(),
+			want:     bigRawFields(),
 		},
 		{
 			name: "spaces between tokens and members the route does not read",
@@ -225,4 +232,27 @@ func TestCountQuotes(t *testing.T) {
 			t.Errorf("countQuotes(%q) = %d, want %d to %d", tc.in, got, tc.atLeast, tc.atMost)
 		}
 	}
+}
+
+// bigRawEnvelope is a plain route's envelope whose strings (a path of 600
+// bytes, a header value of 2000) and header values (24) do not fit in the
+// room a rawCall has inline for them; bigRawFields is its RawRequest.
+func bigRawEnvelope() string {
+	var b strings.Builder
+	b.WriteString(`{"kind":"plain","method":"GET","route":"/**:rest","path":"/` + strings.Repeat("p", 600) + `",`)
+	b.WriteString(`"params":{"rest":"` + strings.Repeat("p", 600) + `"},"headers":{`)
+	for i := range 12 {
+		fmt.Fprintf(&b, `"x-h%02d":["%d","%s"],`, i, i, strings.Repeat("v", i*20))
+	}
+	b.WriteString(`"cookie":["` + strings.Repeat("c", 2000) + `"]}}`)
+	return b.String()
+}
+
+func bigRawFields() rawFields {
+	h := Headers{"cookie": {strings.Repeat("c", 2000)}}
+	for i := range 12 {
+		h[fmt.Sprintf("x-h%02d", i)] = []string{strconv.Itoa(i), strings.Repeat("v", i*20)}
+	}
+	return rawFields{"GET", "/**:rest", "/" + strings.Repeat("p", 600), "",
+		map[string]string{"rest": strings.Repeat("p", 600)}, h}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A plain route's request, decoded with as few allocations and calls as
@@ -48,14 +49,14 @@ func serveRaw(h func(ResponseWriter, *RawRequest), envelope []byte) error {
 
 // decode fills c.req from a plain route's envelope. It scans the envelope
 // once, with no closure per member; it copies the strings of the members
-// it reads into one block (rawStrings) and the header values into one
-// slice, and makes each map once, sized for what it will hold. Members
+// it reads into the rawCall's room (rawStrings) and the header values
+// into one slice, and makes each map once, sized for what it will hold. Members
 // that are null are left out; members the route does not read are
 // skipped.
 func (c *rawCall) decode(envelope []byte) error {
 	req := &c.req
 	req.Params, req.Body = map[string]string{}, bodyReader{}
-	a := rawStrings{valid: utf8.Valid(envelope)}
+	a := rawStrings{arena: stringArena{buf: c.bytes[:0], rest: len(envelope)}, valid: utf8.Valid(envelope)}
 	m := scanMembers(envelope)
 	for m.next() {
 		if isNull(m.value) {
@@ -64,18 +65,16 @@ func (c *rawCall) decode(envelope []byte) error {
 		var err error
 		switch m.key {
 		case keyMethod:
-			req.Method, err = c.str(&a, &m, envelope)
+			req.Method, err = a.value(m.value, m.escaped)
 		case keyRoute:
-			req.Route, err = c.str(&a, &m, envelope)
+			req.Route, err = a.value(m.value, m.escaped)
 		case keyPath:
-			req.Path, err = c.str(&a, &m, envelope)
+			req.Path, err = a.value(m.value, m.escaped)
 		case keyRawQuery:
-			req.RawQuery, err = c.str(&a, &m, envelope)
+			req.RawQuery, err = a.value(m.value, m.escaped)
 		case keyParams:
-			c.reserve(&a, &m, envelope)
 			err = a.params(req.Params, m.value)
 		case keyHeaders:
-			c.reserve(&a, &m, envelope)
 			req.Headers, err = c.headers(&a, req.Headers, m.value)
 		}
 		if err != nil {
@@ -86,30 +85,6 @@ func (c *rawCall) decode(envelope []byte) error {
 		req.Headers = Headers{}
 	}
 	return m.err
-}
-
-// str returns the string value of m's member.
-func (c *rawCall) str(a *rawStrings, m *members, envelope []byte) (string, error) {
-	if m.escaped || !a.valid || m.value[0] != '"' {
-		return decodeString(m.value)
-	}
-	c.reserve(a, m, envelope)
-	return a.copy(unsafeString(m.value[1 : len(m.value)-1])), nil
-}
-
-// reserve makes a's block, on the first member that needs it: c.bytes
-// when it holds the rest of the envelope from m's member on, else an
-// allocation that does. The strings of that member and the ones after it
-// are parts of that rest, and none is longer unescaped than escaped.
-func (c *rawCall) reserve(a *rawStrings, m *members, envelope []byte) {
-	if a.b != nil {
-		return
-	}
-	if rest := len(envelope) - (m.i - len(m.value)); rest > len(c.bytes) {
-		a.b = make([]byte, 0, rest)
-	} else {
-		a.b = c.bytes[:0]
-	}
 }
 
 // headers adds to h (made when nil) the headers of raw, an object of
@@ -151,21 +126,18 @@ func (c *rawCall) headers(a *rawStrings, h Headers, raw []byte) (Headers, error)
 }
 
 // rawStrings makes the strings of a RawRequest: those without escapes
-// are views of one block, to which each is copied from the envelope (the
-// envelope's buffer is reused by the next request; the block is not, and
-// its bytes never change once a string views them). Strings with escapes,
+// are copied from the envelope (whose buffer the next request reuses) to
+// an arena whose first chunk is the rawCall's room; strings with escapes,
 // and every value when the envelope is not valid UTF-8 (encoding/json
 // makes U+FFFD of bad bytes), are decoded by decodeString.
 type rawStrings struct {
-	b     []byte
+	arena stringArena
 	valid bool // the envelope is valid UTF-8
 }
 
-// copy returns a copy of s in the block.
+// copy returns a copy of s.
 func (a *rawStrings) copy(s string) string {
-	start := len(a.b)
-	a.b = append(a.b, s...)
-	return unsafeString(a.b[start:])
+	return a.arena.string(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
 // value returns the string of the JSON string raw; escaped says whether
@@ -174,7 +146,7 @@ func (a *rawStrings) value(raw []byte, escaped bool) (string, error) {
 	if escaped || !a.valid || raw[0] != '"' {
 		return decodeString(raw)
 	}
-	return a.copy(unsafeString(raw[1 : len(raw)-1])), nil
+	return a.arena.string(raw[1 : len(raw)-1]), nil
 }
 
 // params fills params from raw, an object of strings.
