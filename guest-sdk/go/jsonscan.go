@@ -202,17 +202,18 @@ func (m *members) next() bool {
 	if i >= len(d) || d[i] != '"' {
 		return m.stop(syntaxError(d, i, "a member name"))
 	}
-	// A name whose closing quote is among the eight bytes after the
-	// opening one, with no escape or control character before it, ends
-	// there: scanString's first step, written out here because a call is
-	// dear in a Go WebAssembly module and the names of the envelope and
-	// of a query's result ("method", "params", "id", "rows") are short.
+	// A name without escapes or control characters, and eight bytes
+	// or more before the end of d, ends where the loop of scanString,
+	// written out here, finds its closing quote: a call is dear in a Go
+	// WebAssembly module, and such are all the names of an envelope and
+	// of a query's result.
 	end, escaped := 0, false
-	if j := i + 1; j+8 <= len(d) {
+	for j := i + 1; j+8 <= len(d); j += 8 {
 		if w := stopMask(binary.LittleEndian.Uint64(d[j:])); w != 0 {
 			if k := j + bits.TrailingZeros64(w)/8; d[k] == '"' {
 				end = k + 1
 			}
+			break
 		}
 	}
 	if end == 0 {
@@ -233,15 +234,18 @@ func (m *members) next() bool {
 		return m.stop(syntaxError(d, i, "':' after a member name"))
 	}
 	start := skipSpace(d, i+1)
-	// Short strings ("GET", "id") and empty objects and arrays
-	// ("query":{}) end without a call, as names do above.
+	// Strings without escapes and empty objects and arrays ("query":{})
+	// end without a call, as names do above.
 	end, escaped = 0, false
 	if start+1 < len(d) {
 		switch c := d[start]; {
-		case c == '"' && start+9 <= len(d):
-			if w := stopMask(binary.LittleEndian.Uint64(d[start+1:])); w != 0 {
-				if k := start + 1 + bits.TrailingZeros64(w)/8; d[k] == '"' {
-					end = k + 1
+		case c == '"':
+			for j := start + 1; j+8 <= len(d); j += 8 {
+				if w := stopMask(binary.LittleEndian.Uint64(d[j:])); w != 0 {
+					if k := j + bits.TrailingZeros64(w)/8; d[k] == '"' {
+						end = k + 1
+					}
+					break
 				}
 			}
 		case c == '{' && d[start+1] == '}', c == '[' && d[start+1] == ']':
@@ -351,15 +355,18 @@ func (e *elements) next() bool {
 	}
 	e.started = true
 	start := skipSpace(d, i)
-	// Short strings and empty objects and arrays end without a call, as
-	// in members.next.
+	// Strings without escapes and empty objects and arrays end without
+	// a call, as in members.next.
 	end, escaped := 0, false
 	if start+1 < len(d) {
 		switch c := d[start]; {
-		case c == '"' && start+9 <= len(d):
-			if w := stopMask(binary.LittleEndian.Uint64(d[start+1:])); w != 0 {
-				if k := start + 1 + bits.TrailingZeros64(w)/8; d[k] == '"' {
-					end = k + 1
+		case c == '"':
+			for j := start + 1; j+8 <= len(d); j += 8 {
+				if w := stopMask(binary.LittleEndian.Uint64(d[j:])); w != 0 {
+					if k := j + bits.TrailingZeros64(w)/8; d[k] == '"' {
+						end = k + 1
+					}
+					break
 				}
 			}
 		case c == '{' && d[start+1] == '}', c == '[' && d[start+1] == ']':

@@ -127,7 +127,7 @@ func checkMembers(t *testing.T, d []byte) {
 }
 
 // TestMembersShortNames reads objects whose member names end at every
-// byte of the first eight, or later, or hold an escape, a control
+// byte of the first three words, or later, or hold an escape, a control
 // character or a quote in any of those bytes, or are cut short.
 func TestMembersShortNames(t *testing.T) {
 	for _, s := range []string{
@@ -144,7 +144,7 @@ func TestMembersShortNames(t *testing.T) {
 	alphabet := []byte{'a', 'Z', '"', '\\', 'u', '0', 0x00, 0x1f, 0x20, 0x7f, 0x80, 0xe2, 0xff, ':', '}'}
 	for range 20000 {
 		b := []byte(`{"`)
-		for range r.IntN(12) {
+		for range r.IntN(30) {
 			b = append(b, alphabet[r.IntN(len(alphabet))])
 		}
 		b = append(b, `":1,"k":"v"}`[:r.IntN(13)]...)
@@ -164,7 +164,7 @@ func FuzzMembers(f *testing.F) {
 }
 
 // TestMembersShortValues reads objects whose values are strings that end
-// at every byte of the first eight, or later, empty or nearly empty
+// at every byte of the first words, or later, empty or nearly empty
 // objects and arrays, or are cut short: the values next ends without a
 // call must be the ones scanString and skipValue find.
 func TestMembersShortValues(t *testing.T) {
@@ -172,7 +172,8 @@ func TestMembersShortValues(t *testing.T) {
 		`{"a":""}`, `{"a":"GET"}`, `{"a":"abcdefg"}`, `{"a":"abcdefgh"}`, `{"a":"abcdefghi"}`, `{"a":"é"}`,
 		`{"a":{}}`, `{"a":[]}`, `{"a":{},"b":[]}`, `{"a":{} , "b":[ ] }`, `{"a":{ }}`, `{"a":{}`, `{"a":[]`,
 		`{"a":{]}`, `{"a":[}}`, `{"a":{}}x`, `{"a":{}} `, `{"a":"`, `{"a":"abc`, `{"a":"a"b"}`, `{"a":"é"}`,
-		`{"a":"abcdefg"`, `{"a":"ab` + "" + `"}`, `{"a":{"b":{}}}`,
+		`{"a":"abcdefg"`, `{"a":"ab` + "\x01" + `"}`, `{"a":{"b":{}}}`,
+		`{"a":"/api/users/:id","b":"0123456789abcdef"}`, `{"a":"0123456789abcdef\"x"}`, `{"a":"0123456789abcdefg`,
 	} {
 		checkMembers(t, []byte(s))
 		checkElements(t, []byte(`[`+s+`,`+s[5:len(s)-1]+`]`))
@@ -183,7 +184,7 @@ func TestMembersShortValues(t *testing.T) {
 	alphabet := []byte{'a', '"', '\\', '{', '}', '[', ']', ',', ' ', ':', 0x01, 0xe2}
 	for range 20000 {
 		var v []byte
-		for range r.IntN(12) {
+		for range r.IntN(30) {
 			v = append(v, alphabet[r.IntN(len(alphabet))])
 		}
 		checkMembers(t, append([]byte(`{"k":`), v...))

@@ -94,7 +94,7 @@ func (c *guestCounts) report(b *testing.B) {
 	}
 	slices.SortFunc(fns, func(a, b fn) int { return cmp.Or(b.calls-a.calls, strings.Compare(a.name, b.name)) })
 	var sb strings.Builder
-	for _, f := range fns[:min(len(fns), 40)] {
+	for _, f := range fns[:min(len(fns), 100)] {
 		fmt.Fprintf(&sb, "\n%10.2f  %s", float64(f.calls)/n, f.name)
 	}
 	b.Logf("calls per request, most called first:%s", sb.String())
