@@ -153,15 +153,26 @@ func skipValue(d []byte, i int) (int, error) {
 // module. A member's separator is checked
 // when the next one is asked for, so the body sees each member before
 // any syntax error after it, as eachMember's callback does.
+//
+// A lazy scan leaves each value that is a non-empty object or array
+// unscanned (open): value is then its first byte, and i its index in d.
+// The caller reads it in place, with scanMembersWithin or
+// scanElementsWithin of d[i:], and calls resume with the index after it;
+// or calls whole for all of it; or leaves it, and next skips it. An
+// object that a caller reads rather than skips is scanned once, not
+// twice (skipped by the outer scan, then read).
 type members struct {
 	d       []byte
-	i       int    // after the current member's value
+	i       int    // after the current member's value; at its start when open
 	key     string // of the current member; a key with escapes is decoded
 	value   []byte // of the current member, raw
 	escaped bool   // value is a string with escapes (decodeString them)
 	err     error  // why the scan stopped early; nil at the end of the object
 	started bool   // a member was read: the next one follows a separator
 	done    bool
+	lazy    bool // leave object and array values open
+	open    bool // the current value is open: not scanned yet
+	within  bool // the object ends at its '}', not at the end of d
 }
 
 // scanMembers starts reading the members of the object d.
@@ -177,6 +188,41 @@ func scanMembers(d []byte) members {
 	return members{d: d, i: i}
 }
 
+// scanMembersWithin starts reading the members of the object at the
+// start of d, which goes on after it (an open value of a lazy scan): the
+// scan ends at the object's '}', with i after it. Offsets in errors count
+// from the object's first byte, as they do for the object alone.
+func scanMembersWithin(d []byte) members {
+	if len(d) == 0 || d[0] != '{' {
+		return members{err: syntaxError(d, 0, "an object"), done: true}
+	}
+	i := skipSpace(d, 1)
+	if i < len(d) && d[i] == '}' {
+		return members{d: d, i: i + 1, done: true, within: true}
+	}
+	return members{d: d, i: i, within: true}
+}
+
+// whole makes the open value, if any, whole: scanned, in value, with i
+// after it. It reports false, with err, on bad JSON.
+func (m *members) whole() bool {
+	if !m.open {
+		return true
+	}
+	end, err := skipValue(m.d, m.i)
+	if err != nil {
+		return m.stop(err)
+	}
+	m.value, m.i, m.open = m.d[m.i:end], end, false
+	return true
+}
+
+// resume records that the caller read the open value up to end, the
+// index in d after it.
+func (m *members) resume(end int) {
+	m.value, m.i, m.open = m.d[m.i:end], end, false
+}
+
 // next reads the next member into key and value and reports whether there
 // was one; at the end of the object, or on bad JSON (err), it returns
 // false.
@@ -185,14 +231,23 @@ func (m *members) next() bool {
 		return false
 	}
 	d, i := m.d, m.i
+	if m.open && !m.whole() { // the caller left it: skip it
+		return false
+	}
+	i = m.i
 	if m.started {
 		i = skipSpace(d, i)
 		switch {
 		case i < len(d) && d[i] == ',':
 			i = skipSpace(d, i+1)
-		case i+1 == len(d) && d[i] == '}':
-			return m.stop(nil) // checkEnd's answer, without the call
 		case i < len(d) && d[i] == '}':
+			switch {
+			case m.within:
+				m.i = i + 1
+				return m.stop(nil)
+			case i+1 == len(d):
+				return m.stop(nil) // checkEnd's answer, without the call
+			}
 			return m.stop(checkEnd(d, i+1))
 		default:
 			return m.stop(syntaxError(d, i, "',' or '}'"))
@@ -248,8 +303,14 @@ func (m *members) next() bool {
 					break
 				}
 			}
-		case c == '{' && d[start+1] == '}', c == '[' && d[start+1] == ']':
-			end = start + 2
+		case c == '{' || c == '[':
+			switch {
+			case d[start+1] == c+2: // '}' and ']' follow '{' and '[' by two
+				end = start + 2
+			case m.lazy:
+				m.key, m.value, m.escaped, m.i, m.open = key, d[start:start+1], false, start, true
+				return true
+			}
 		}
 	}
 	if end == 0 {
@@ -315,6 +376,7 @@ type elements struct {
 	err     error  // why the scan stopped early; nil at the end of the array
 	started bool   // an element was read: the next one follows a separator
 	done    bool
+	within  bool // the array ends at its ']', not at the end of d
 }
 
 // scanElements starts reading the elements of the array d.
@@ -330,6 +392,20 @@ func scanElements(d []byte) elements {
 	return elements{d: d, i: i}
 }
 
+// scanElementsWithin starts reading the elements of the array at the
+// start of d, which goes on after it, as scanMembersWithin does an
+// object: the scan ends at the array's ']', with i after it.
+func scanElementsWithin(d []byte) elements {
+	if len(d) == 0 || d[0] != '[' {
+		return elements{err: syntaxError(d, 0, "an array"), done: true}
+	}
+	i := skipSpace(d, 1)
+	if i < len(d) && d[i] == ']' {
+		return elements{d: d, i: i + 1, done: true, within: true}
+	}
+	return elements{d: d, i: i, within: true}
+}
+
 // next reads the next element into value and reports whether there was
 // one; at the end of the array, or on bad JSON (err), it returns false.
 func (e *elements) next() bool {
@@ -342,11 +418,15 @@ func (e *elements) next() bool {
 		switch {
 		case i < len(d) && d[i] == ',':
 			i++
-		case i+1 == len(d) && d[i] == ']':
-			e.done = true // checkEnd's answer, without the call
-			return false
 		case i < len(d) && d[i] == ']':
-			e.err, e.done = checkEnd(d, i+1), true
+			switch {
+			case e.within:
+				e.i, e.done = i+1, true
+			case i+1 == len(d):
+				e.done = true // checkEnd's answer, without the call
+			default:
+				e.err, e.done = checkEnd(d, i+1), true
+			}
 			return false
 		default:
 			e.err, e.done = syntaxError(d, i, "',' or ']'"), true
