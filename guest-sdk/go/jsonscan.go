@@ -217,6 +217,15 @@ func (m *members) whole() bool {
 	return true
 }
 
+// object starts reading the object of the current member: in place when
+// it is open (then, at its end, resume(m.i + o.i)), else its value.
+func (m *members) object() members {
+	if m.open {
+		return scanMembersWithin(m.d[m.i:])
+	}
+	return scanMembers(m.value)
+}
+
 // resume records that the caller read the open value up to end, the
 // index in d after it.
 func (m *members) resume(end int) {

@@ -48,17 +48,25 @@ func serveRaw(h func(ResponseWriter, *RawRequest), envelope []byte) error {
 }
 
 // decode fills c.req from a plain route's envelope. It scans the envelope
-// once, with no closure per member; it copies the strings of the members
-// it reads into the rawCall's room (rawStrings) and the header values
-// into one slice, and makes each map once, sized for what it will hold. Members
-// that are null are left out; members the route does not read are
-// skipped.
+// once, with no closure per member, and reads params and headers in place
+// (a lazy scan: an object is not skipped first and then read); it copies
+// the strings it reads into the rawCall's room (rawStrings) and the
+// header values into one slice, and makes each map once, sized for what
+// it will hold. Members that are null are left out; members the route
+// does not read are skipped.
 func (c *rawCall) decode(envelope []byte) error {
 	req := &c.req
 	req.Params, req.Body = map[string]string{}, bodyReader{}
 	a := rawStrings{arena: stringArena{buf: c.bytes[:0], rest: len(envelope)}, valid: utf8.Valid(envelope)}
 	m := scanMembers(envelope)
+	m.lazy = true
 	for m.next() {
+		// Params and headers are read in place; any other open value
+		// is made whole, which costs what next's skip would, for the
+		// error decodeString gives a method that is not a string.
+		if m.open && m.key != keyParams && m.key != keyHeaders && !m.whole() {
+			break
+		}
 		if isNull(m.value) {
 			continue
 		}
@@ -73,9 +81,9 @@ func (c *rawCall) decode(envelope []byte) error {
 		case keyRawQuery:
 			req.RawQuery, err = a.value(m.value, m.escaped)
 		case keyParams:
-			err = a.params(req.Params, m.value)
+			err = a.params(req.Params, &m)
 		case keyHeaders:
-			req.Headers, err = c.headers(&a, req.Headers, m.value)
+			req.Headers, err = c.headers(&a, req.Headers, &m)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.key, err)
@@ -87,14 +95,20 @@ func (c *rawCall) decode(envelope []byte) error {
 	return m.err
 }
 
-// headers adds to h (made when nil) the headers of raw, an object of
-// lists of strings, and returns it. The lists share one backing array
+// rawCountLimit bounds the bytes headers counts quotes in: the headers
+// object read in place goes on to the envelope's end, and the count only
+// sizes the map and the list of values, which grow past it.
+const rawCountLimit = 2048
+
+// headers adds to h (made when nil) the headers of m's member, an object
+// of lists of strings, and returns it. The lists share one backing array
 // (c.values when it is large enough), each capped at its end so that an
 // append to one copies it rather than overwrite the next.
-func (c *rawCall) headers(a *rawStrings, h Headers, raw []byte) (Headers, error) {
+func (c *rawCall) headers(a *rawStrings, h Headers, m *members) (Headers, error) {
+	hm := m.object()
 	// Names and values are strings: half the quotes of the object bound
 	// how many there are, and a header has a value or more.
-	n := countQuotes(raw) / 2
+	n := countQuotes(hm.d[:min(len(hm.d), rawCountLimit)]) / 2
 	if h == nil {
 		h = make(Headers, n/2)
 	}
@@ -102,10 +116,15 @@ func (c *rawCall) headers(a *rawStrings, h Headers, raw []byte) (Headers, error)
 	if n > len(c.values) {
 		values = make([]string, 0, n)
 	}
-	m := scanMembers(raw)
-	for m.next() {
+	hm.lazy = true
+	for hm.next() {
 		first := len(values)
-		e := scanElements(m.value)
+		var e elements // as hm.object() for an array, without the call
+		if hm.open {
+			e = scanElementsWithin(hm.d[hm.i:])
+		} else {
+			e = scanElements(hm.value)
+		}
 		for e.next() {
 			s, err := a.value(e.value, e.escaped)
 			if err != nil {
@@ -116,13 +135,19 @@ func (c *rawCall) headers(a *rawStrings, h Headers, raw []byte) (Headers, error)
 		if e.err != nil {
 			return h, e.err
 		}
+		if hm.open {
+			hm.resume(hm.i + e.i) // read in place
+		}
 		var list []string // nil for an empty list, as append leaves it
 		if len(values) > first {
 			list = values[first:len(values):len(values)]
 		}
-		h[a.copy(m.key)] = list
+		h[a.copy(hm.key)] = list
 	}
-	return h, m.err
+	if hm.err == nil && m.open {
+		m.resume(m.i + hm.i)
+	}
+	return h, hm.err
 }
 
 // rawStrings makes the strings of a RawRequest: those without escapes
@@ -149,17 +174,20 @@ func (a *rawStrings) value(raw []byte, escaped bool) (string, error) {
 	return a.arena.string(raw[1 : len(raw)-1]), nil
 }
 
-// params fills params from raw, an object of strings.
-func (a *rawStrings) params(params map[string]string, raw []byte) error {
-	m := scanMembers(raw)
-	for m.next() {
-		s, err := a.value(m.value, m.escaped)
+// params fills params from m's member, an object of strings.
+func (a *rawStrings) params(params map[string]string, m *members) error {
+	pm := m.object()
+	for pm.next() {
+		s, err := a.value(pm.value, pm.escaped)
 		if err != nil {
 			return err
 		}
-		params[a.copy(m.key)] = s
+		params[a.copy(pm.key)] = s
 	}
-	return m.err
+	if pm.err == nil && m.open {
+		m.resume(m.i + pm.i)
+	}
+	return pm.err
 }
 
 // countQuotes returns at least the number of '"' bytes in d, and at most
