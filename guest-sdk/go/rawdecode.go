@@ -14,11 +14,13 @@ import (
 // a plain route such as a health check does little else.
 
 // rawInlineBytes and rawInlineValues size the room a rawCall has for a
-// request's strings and header values: those of a request as curl or a
-// load balancer's health check sends it fit; a larger request allocates
-// once more for each.
+// request's strings and header values: those of a request as curl, wrk
+// or a load balancer's health check sends it fit (curl's GET /health
+// needs 64 bytes and 3 values); a larger request allocates once more for
+// each. The room is part of one object the collector scans, and costs
+// with its size: 128 bytes were about 3% faster on GET /health than 256.
 const (
-	rawInlineBytes  = 256
+	rawInlineBytes  = 128
 	rawInlineValues = 8
 )
 
