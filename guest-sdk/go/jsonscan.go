@@ -239,11 +239,10 @@ func (m *members) next() bool {
 	if m.done {
 		return false
 	}
-	d, i := m.d, m.i
 	if m.open && !m.whole() { // the caller left it: skip it
 		return false
 	}
-	i = m.i
+	d, i := m.d, m.i
 	if m.started {
 		i = skipSpace(d, i)
 		switch {
