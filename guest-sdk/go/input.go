@@ -48,38 +48,48 @@ func (p *inputPlan) fill(envelope []byte, base unsafe.Pointer) error {
 
 // decode fills the parameters and the decoded body from the envelope.
 // It runs on every request, so it reads the members in a loop rather than
-// through callbacks (see members).
+// through callbacks (see members), and the parts in place (a lazy scan:
+// an object is read once, not skipped and then read).
 func (p *inputPlan) decode(envelope []byte, base unsafe.Pointer) error {
 	var files []byte
 	var err error
 	m := scanMembers(envelope)
+	m.lazy = true
 	for err == nil && m.next() {
-		// A part without fields is not even called for: most inputs
-		// have one or two of the three, and a call is dear in a Go
-		// WebAssembly module.
-		switch key, value := m.key, m.value; key {
+		// A part without fields is not even called for (next skips
+		// it): most inputs have one or two of the three, and a call is
+		// dear in a Go WebAssembly module.
+		switch key := m.key; key {
 		case keyParams:
 			if len(p.parts[abi.PartParams]) != 0 {
-				err = p.decodeParams(abi.PartParams, value, base)
+				err = p.decodeParams(abi.PartParams, &m, base)
 			}
 		case keyQuery:
 			if len(p.parts[abi.PartQuery]) != 0 {
-				err = p.decodeParams(abi.PartQuery, value, base)
+				err = p.decodeParams(abi.PartQuery, &m, base)
 			}
 		case keyHeaders:
 			if len(p.parts[abi.PartHeaders]) != 0 {
-				err = p.decodeParams(abi.PartHeaders, value, base)
+				err = p.decodeParams(abi.PartHeaders, &m, base)
 			}
-		case keyBody:
-			if p.body != nil {
-				if err = p.body.decode(value, base); err != nil {
-					err = inPart(key, err)
-				}
-			}
-		case keyFiles:
-			files = value
 		default:
-			request.note(key, value) // kept for MediaType, Auth and the like
+			// Any other open value (a body, the files, auth) is made
+			// whole, which costs what next's skip would.
+			if m.open && !m.whole() {
+				break // next reports the error
+			}
+			switch key {
+			case keyBody:
+				if p.body != nil {
+					if err = p.body.decode(m.value, base); err != nil {
+						err = inPart(key, err)
+					}
+				}
+			case keyFiles:
+				files = m.value
+			default:
+				request.note(key, m.value) // kept for MediaType, Auth and the like
+			}
 		}
 	}
 	if err == nil {
@@ -101,14 +111,15 @@ func (p *inputPlan) decode(envelope []byte, base unsafe.Pointer) error {
 	return fillFiles(p.files, files, body)
 }
 
-// decodeParams fills the fields of one part from its envelope member raw,
-// an object of parameters; parameters without a field are skipped.
-func (p *inputPlan) decodeParams(part abi.Part, raw []byte, base unsafe.Pointer) error {
+// decodeParams fills the fields of one part from the envelope's member
+// pm, an object of parameters, read in place when it is open; parameters
+// without a field are skipped.
+func (p *inputPlan) decodeParams(part abi.Part, pm *members, base unsafe.Pointer) error {
 	fields := p.parts[part]
-	if len(fields) == 0 || isNull(raw) {
+	if len(fields) == 0 || isNull(pm.value) {
 		return nil
 	}
-	m := scanMembers(raw)
+	m := pm.object()
 	for m.next() {
 		for i := range fields {
 			if fields[i].name == m.key {
@@ -118,6 +129,9 @@ func (p *inputPlan) decodeParams(part abi.Part, raw []byte, base unsafe.Pointer)
 				break
 			}
 		}
+	}
+	if m.err == nil && pm.open {
+		pm.resume(pm.i + m.i)
 	}
 	return m.err
 }

@@ -154,14 +154,26 @@ func skipValue(d []byte, i int) (int, error) {
 // module. A member's separator is checked
 // when the next one is asked for, so the body sees each member before
 // any syntax error after it, as eachMember's callback does.
+//
+// A lazy scan leaves each value that is a non-empty object or array
+// unscanned (open): value is then its first byte, and i its index in d.
+// The caller reads it in place, with scanMembersWithin or
+// scanElementsWithin of d[i:], and calls resume with the index after it;
+// or calls whole for all of it; or leaves it, and next skips it. An
+// object that a caller reads rather than skips is scanned once, not
+// twice (skipped by the outer scan, then read).
 type members struct {
 	d       []byte
-	i       int    // after the current member's value
+	i       int    // after the current member's value; at its start when open
 	key     string // of the current member; a key with escapes is decoded
 	value   []byte // of the current member, raw
+	escaped bool   // value is a string with escapes (decodeString them)
 	err     error  // why the scan stopped early; nil at the end of the object
 	started bool   // a member was read: the next one follows a separator
 	done    bool
+	lazy    bool // leave object and array values open
+	open    bool // the current value is open: not scanned yet
+	within  bool // the object ends at its '}', not at the end of d
 }
 
 // scanMembers starts reading the members of the object d.
@@ -177,11 +189,58 @@ func scanMembers(d []byte) members {
 	return members{d: d, i: i}
 }
 
+// scanMembersWithin starts reading the members of the object at the
+// start of d, which goes on after it (an open value of a lazy scan): the
+// scan ends at the object's '}', with i after it. Offsets in errors count
+// from the object's first byte, as they do for the object alone.
+func scanMembersWithin(d []byte) members {
+	if len(d) == 0 || d[0] != '{' {
+		return members{err: syntaxError(d, 0, "an object"), done: true}
+	}
+	i := skipSpace(d, 1)
+	if i < len(d) && d[i] == '}' {
+		return members{d: d, i: i + 1, done: true, within: true}
+	}
+	return members{d: d, i: i, within: true}
+}
+
+// whole makes the open value, if any, whole: scanned, in value, with i
+// after it. It reports false, with err, on bad JSON.
+func (m *members) whole() bool {
+	if !m.open {
+		return true
+	}
+	end, err := skipValue(m.d, m.i)
+	if err != nil {
+		return m.stop(err)
+	}
+	m.value, m.i, m.open = m.d[m.i:end], end, false
+	return true
+}
+
+// object starts reading the object of the current member: in place when
+// it is open (then, at its end, resume(m.i + o.i)), else its value.
+func (m *members) object() members {
+	if m.open {
+		return scanMembersWithin(m.d[m.i:])
+	}
+	return scanMembers(m.value)
+}
+
+// resume records that the caller read the open value up to end, the
+// index in d after it.
+func (m *members) resume(end int) {
+	m.value, m.i, m.open = m.d[m.i:end], end, false
+}
+
 // next reads the next member into key and value and reports whether there
 // was one; at the end of the object, or on bad JSON (err), it returns
 // false.
 func (m *members) next() bool {
 	if m.done {
+		return false
+	}
+	if m.open && !m.whole() { // the caller left it: skip it
 		return false
 	}
 	d, i := m.d, m.i
@@ -191,6 +250,13 @@ func (m *members) next() bool {
 		case i < len(d) && d[i] == ',':
 			i = skipSpace(d, i+1)
 		case i < len(d) && d[i] == '}':
+			switch {
+			case m.within:
+				m.i = i + 1
+				return m.stop(nil)
+			case i+1 == len(d):
+				return m.stop(nil) // checkEnd's answer, without the call
+			}
 			return m.stop(checkEnd(d, i+1))
 		default:
 			return m.stop(syntaxError(d, i, "',' or '}'"))
@@ -200,17 +266,18 @@ func (m *members) next() bool {
 	if i >= len(d) || d[i] != '"' {
 		return m.stop(syntaxError(d, i, "a member name"))
 	}
-	// A name whose closing quote is among the eight bytes after the
-	// opening one, with no escape or control character before it, ends
-	// there: scanString's first step, written out here because a call is
-	// dear in a Go WebAssembly module and the names of the envelope and
-	// of a query's result ("method", "params", "id", "rows") are short.
+	// A name without escapes or control characters, and eight bytes
+	// or more before the end of d, ends where the loop of scanString,
+	// written out here, finds its closing quote: a call is dear in a Go
+	// WebAssembly module, and such are all the names of an envelope and
+	// of a query's result.
 	end, escaped := 0, false
-	if j := i + 1; j+8 <= len(d) {
+	for j := i + 1; j+8 <= len(d); j += 8 {
 		if w := stopMask(binary.LittleEndian.Uint64(d[j:])); w != 0 {
 			if k := j + bits.TrailingZeros64(w)/8; d[k] == '"' {
 				end = k + 1
 			}
+			break
 		}
 	}
 	if end == 0 {
@@ -231,16 +298,42 @@ func (m *members) next() bool {
 		return m.stop(syntaxError(d, i, "':' after a member name"))
 	}
 	start := skipSpace(d, i+1)
-	var err error
-	if start < len(d) && d[start] == '"' {
-		end, _, err = scanString(d, start) // skipValue's first case, inlined
-	} else {
-		end, err = skipValue(d, start)
+	// Strings without escapes and empty objects and arrays ("query":{})
+	// end without a call, as names do above.
+	end, escaped = 0, false
+	if start+1 < len(d) {
+		switch c := d[start]; {
+		case c == '"':
+			for j := start + 1; j+8 <= len(d); j += 8 {
+				if w := stopMask(binary.LittleEndian.Uint64(d[j:])); w != 0 {
+					if k := j + bits.TrailingZeros64(w)/8; d[k] == '"' {
+						end = k + 1
+					}
+					break
+				}
+			}
+		case c == '{' || c == '[':
+			switch {
+			case d[start+1] == c+2: // '}' and ']' follow '{' and '[' by two
+				end = start + 2
+			case m.lazy:
+				m.key, m.value, m.escaped, m.i, m.open = key, d[start:start+1], false, start, true
+				return true
+			}
+		}
 	}
-	if err != nil {
-		return m.stop(err)
+	if end == 0 {
+		var err error
+		if start < len(d) && d[start] == '"' {
+			end, escaped, err = scanString(d, start) // skipValue's first case
+		} else {
+			end, err = skipValue(d, start)
+		}
+		if err != nil {
+			return m.stop(err)
+		}
 	}
-	m.key, m.value, m.i = key, d[start:end], end
+	m.key, m.value, m.escaped, m.i = key, d[start:end], escaped, end
 	return true
 }
 
@@ -265,33 +358,124 @@ func eachMember(d []byte, fn func(key string, value []byte) error) error {
 
 // eachElement calls fn with every element of the array d.
 func eachElement(d []byte, fn func(value []byte) error) error {
+	e := scanElements(d)
+	for e.next() {
+		if err := fn(e.value); err != nil {
+			return err
+		}
+	}
+	return e.err
+}
+
+// elements reads the elements of a JSON array one at a time, as
+// [members] reads an object's members:
+//
+//	e := scanElements(d)
+//	for e.next() {
+//		use(e.value)
+//	}
+//	if e.err != nil {
+//		return e.err
+//	}
+type elements struct {
+	d       []byte
+	i       int    // after the current element
+	value   []byte // the current element, raw
+	escaped bool   // value is a string with escapes (decodeString them)
+	err     error  // why the scan stopped early; nil at the end of the array
+	started bool   // an element was read: the next one follows a separator
+	done    bool
+	within  bool // the array ends at its ']', not at the end of d
+}
+
+// scanElements starts reading the elements of the array d.
+func scanElements(d []byte) elements {
 	i := skipSpace(d, 0)
 	if i >= len(d) || d[i] != '[' {
-		return syntaxError(d, i, "an array")
+		return elements{err: syntaxError(d, i, "an array"), done: true}
 	}
 	i = skipSpace(d, i+1)
 	if i < len(d) && d[i] == ']' {
-		return checkEnd(d, i+1)
+		return elements{err: checkEnd(d, i+1), done: true}
 	}
-	for {
-		start := skipSpace(d, i)
-		end, err := skipValue(d, start)
-		if err != nil {
-			return err
-		}
-		if err := fn(d[start:end]); err != nil {
-			return err
-		}
-		i = skipSpace(d, end)
-		if i < len(d) && d[i] == ',' {
+	return elements{d: d, i: i}
+}
+
+// scanElementsWithin starts reading the elements of the array at the
+// start of d, which goes on after it, as scanMembersWithin does an
+// object: the scan ends at the array's ']', with i after it.
+func scanElementsWithin(d []byte) elements {
+	if len(d) == 0 || d[0] != '[' {
+		return elements{err: syntaxError(d, 0, "an array"), done: true}
+	}
+	i := skipSpace(d, 1)
+	if i < len(d) && d[i] == ']' {
+		return elements{d: d, i: i + 1, done: true, within: true}
+	}
+	return elements{d: d, i: i, within: true}
+}
+
+// next reads the next element into value and reports whether there was
+// one; at the end of the array, or on bad JSON (err), it returns false.
+func (e *elements) next() bool {
+	if e.done {
+		return false
+	}
+	d, i := e.d, e.i
+	if e.started {
+		i = skipSpace(d, i)
+		switch {
+		case i < len(d) && d[i] == ',':
 			i++
-			continue
+		case i < len(d) && d[i] == ']':
+			switch {
+			case e.within:
+				e.i, e.done = i+1, true
+			case i+1 == len(d):
+				e.done = true // checkEnd's answer, without the call
+			default:
+				e.err, e.done = checkEnd(d, i+1), true
+			}
+			return false
+		default:
+			e.err, e.done = syntaxError(d, i, "',' or ']'"), true
+			return false
 		}
-		if i < len(d) && d[i] == ']' {
-			return checkEnd(d, i+1)
-		}
-		return syntaxError(d, i, "',' or ']'")
 	}
+	e.started = true
+	start := skipSpace(d, i)
+	// Strings without escapes and empty objects and arrays end without
+	// a call, as in members.next.
+	end, escaped := 0, false
+	if start+1 < len(d) {
+		switch c := d[start]; {
+		case c == '"':
+			for j := start + 1; j+8 <= len(d); j += 8 {
+				if w := stopMask(binary.LittleEndian.Uint64(d[j:])); w != 0 {
+					if k := j + bits.TrailingZeros64(w)/8; d[k] == '"' {
+						end = k + 1
+					}
+					break
+				}
+			}
+		case c == '{' && d[start+1] == '}', c == '[' && d[start+1] == ']':
+			end = start + 2
+		}
+	}
+	if end == 0 {
+		var err error
+		if start < len(d) && d[start] == '"' {
+			end, escaped, err = scanString(d, start) // skipValue's first case
+		} else {
+			end, err = skipValue(d, start)
+		}
+		if err != nil {
+			e.err, e.done = err, true
+			return false
+		}
+	}
+	e.value, e.escaped, e.i = d[start:end], escaped, end
+	return true
 }
 
 // checkEnd accepts only spaces after a complete value.

@@ -20,26 +20,70 @@ type Headers map[string][]string
 
 // Get returns the first value of the header, or "".
 func (h Headers) Get(name string) string {
-	if v := h[strings.ToLower(name)]; len(v) > 0 {
+	if v := h[lowerName(name)]; len(v) > 0 {
 		return v[0]
 	}
 	return ""
 }
 
 // Values returns every value of the header.
-func (h Headers) Values(name string) []string { return h[strings.ToLower(name)] }
+func (h Headers) Values(name string) []string { return h[lowerName(name)] }
 
 // Set replaces the header's values with value.
-func (h Headers) Set(name, value string) { h[strings.ToLower(name)] = []string{value} }
+func (h Headers) Set(name, value string) { h[lowerName(name)] = []string{value} }
 
 // Add appends value to the header's values.
 func (h Headers) Add(name, value string) {
-	name = strings.ToLower(name)
+	name = lowerName(name)
 	h[name] = append(h[name], value)
 }
 
 // Del removes the header.
-func (h Headers) Del(name string) { delete(h, strings.ToLower(name)) }
+func (h Headers) Del(name string) { delete(h, lowerName(name)) }
+
+// lowerName returns the header name in lower case. The names written most
+// in their canonical form are constants here: strings.ToLower allocates
+// for them, and an allocation costs a Go module in wasm a few hundred
+// nanoseconds.
+func lowerName(name string) string {
+	switch name {
+	case "Accept":
+		return "accept"
+	case "Authorization":
+		return "authorization"
+	case "Cache-Control":
+		return "cache-control"
+	case "Content-Disposition":
+		return "content-disposition"
+	case "Content-Encoding":
+		return "content-encoding"
+	case "Content-Length":
+		return "content-length"
+	case "Content-Type":
+		return "content-type"
+	case "Etag", "ETag":
+		return "etag"
+	case "If-None-Match":
+		return "if-none-match"
+	case "Last-Modified":
+		return "last-modified"
+	case "Link":
+		return "link"
+	case "Location":
+		return "location"
+	case "Retry-After":
+		return "retry-after"
+	case "Set-Cookie":
+		return "set-cookie"
+	case "User-Agent":
+		return "user-agent"
+	case "Vary":
+		return "vary"
+	case "Www-Authenticate", "WWW-Authenticate":
+		return "www-authenticate"
+	}
+	return strings.ToLower(name)
+}
 
 // RawRequest is the request a plain route's handler receives: nothing is
 // validated or decoded beyond the route's parameters.
@@ -78,57 +122,6 @@ type ResponseWriter interface {
 	Write(p []byte) (int, error)
 }
 
-// serveRaw runs a plain route's handler.
-func serveRaw(h func(ResponseWriter, *RawRequest), envelope []byte) error {
-	req := &RawRequest{Params: map[string]string{}, Headers: Headers{}, Body: bodyReader{}}
-	err := eachMember(envelope, func(key string, value []byte) error {
-		if isNull(value) {
-			return nil
-		}
-		var err error
-		switch key {
-		case keyMethod:
-			req.Method, err = decodeString(value)
-		case keyRoute:
-			req.Route, err = decodeString(value)
-		case keyPath:
-			req.Path, err = decodeString(value)
-		case keyRawQuery:
-			req.RawQuery, err = decodeString(value)
-		case keyParams:
-			err = eachMember(value, func(name string, value []byte) error {
-				s, err := decodeString(value)
-				req.Params[strings.Clone(name)] = s
-				return err
-			})
-		case keyHeaders:
-			err = eachMember(value, func(name string, value []byte) error {
-				var values []string
-				err := eachElement(value, func(value []byte) error {
-					s, err := decodeString(value)
-					values = append(values, s)
-					return err
-				})
-				req.Headers[strings.Clone(name)] = values
-				return err
-			})
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("decoding the request envelope: %w", err)
-	}
-	w := &responseWriter{header: Headers{}}
-	h(w, req)
-	if !w.wroteHeader {
-		w.WriteHeader(200)
-	}
-	return w.err
-}
-
 // bodyReader reads the request body through the body_read host function.
 type bodyReader struct{}
 
@@ -156,7 +149,13 @@ type responseWriter struct {
 	err         error
 }
 
-func (w *responseWriter) Header() Headers { return w.header }
+// Header returns the headers, made on the first call.
+func (w *responseWriter) Header() Headers {
+	if w.header == nil {
+		w.header = Headers{}
+	}
+	return w.header
+}
 
 func (w *responseWriter) WriteHeader(status int) {
 	if w.wroteHeader {
@@ -170,27 +169,37 @@ func (w *responseWriter) WriteHeader(status int) {
 			return
 		}
 	}
-	// Sorted, so a module answers the same bytes every time; a few names
-	// are sorted on the stack (an allocation costs a Go module in wasm
-	// about half a microsecond).
-	var buf [8]string
-	names := buf[:0]
-	for name := range w.header {
-		names = append(names, name)
+	// Sorted by name, so a module answers the same bytes every time. A
+	// few headers are sorted on the stack (an allocation costs a Go
+	// module in wasm a few hundred nanoseconds), each with its values,
+	// so that the map is not looked up again (a string's hash is a call
+	// of memhashFallback in wasm); one is not sorted.
+	var buf [8]sentHeader
+	hs := buf[:0]
+	for name, values := range w.header {
+		hs = append(hs, sentHeader{name, values})
 	}
-	slices.Sort(names)
-	for _, name := range names {
-		for i, value := range w.header[name] {
+	if len(hs) > 1 {
+		slices.SortFunc(hs, func(a, b sentHeader) int { return strings.Compare(a.name, b.name) })
+	}
+	for _, h := range hs {
+		for i, value := range h.values {
 			fn, set := abi.ImportResponseAddHeader, responseAddHeader
 			if i == 0 {
 				fn, set = abi.ImportResponseSetHeader, responseSetHeader
 			}
-			if err := check(fn, set(name, value)); err != nil {
-				w.err = fmt.Errorf("header %q: %w", name, err)
+			if err := check(fn, set(h.name, value)); err != nil {
+				w.err = fmt.Errorf("header %q: %w", h.name, err)
 				return
 			}
 		}
 	}
+}
+
+// sentHeader is a header WriteHeader sends.
+type sentHeader struct {
+	name   string
+	values []string
 }
 
 func (w *responseWriter) Write(p []byte) (int, error) {

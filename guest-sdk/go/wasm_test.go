@@ -1084,37 +1084,67 @@ func BenchmarkWasmGuestDBScan(b *testing.B) {
 }
 
 // BenchmarkWasmGuestDBCalls counts what BenchmarkWasmGuestDB's request
-// does inside the guest: its calls of wasm functions (wasm-calls/op), of
-// host functions (host-calls/op), and the garbage collections the Go
-// runtime starts (gc/op, calls of runtime.gcStart: the guest's heap grows
-// by its few hundred bytes a request, so a collection is rare). A
-// function listener slows every call, so its ns/op is not the guest's.
+// does inside the guest (guestCounts.report): its calls of wasm and host
+// functions, its allocations and the collections the Go runtime starts.
+// With -v it lists the functions called most.
 func BenchmarkWasmGuestDBCalls(b *testing.B) {
 	result := []byte(`{"columns":["id","name","email"],"rows":[[2,"Grace Hopper","grace@example.com"]]}`)
-	var calls, gcs int
 	h := &testHost{query: func(string, string, string, bool) ([]byte, abi.Errno) { return result, 0 }}
-	h.listener = experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
-		gc := def.Name() == "runtime.gcStart"
-		return experimental.FunctionListenerFunc(func(context.Context, api.Module, api.FunctionDefinition, []uint64, experimental.StackIterator) {
-			calls++
-			if gc {
-				gcs++
-			}
-		})
-	})
+	counts := countGuest(h)
 	mod := h.instantiate(b, buildGuest(b, "db"))
 	envelope := userEnvelope("2")
 	// The first requests make the plans and fill the caches.
 	for range 10 {
 		h.serve(b, mod, envelope)
 	}
-	calls, gcs, h.hostCalls = 0, 0, 0
+	counts.reset()
 	for b.Loop() {
 		if rc := h.serve(b, mod, envelope); rc != 0 || h.status != 200 {
 			b.Fatalf("%s() = %d, status %d; logs %q", abi.ExportHandle, rc, h.status, h.logs)
 		}
 	}
-	b.ReportMetric(float64(calls)/float64(b.N), "wasm-calls/op")
-	b.ReportMetric(float64(h.hostCalls)/float64(b.N), "host-calls/op")
-	b.ReportMetric(float64(gcs)/float64(b.N), "gc/op")
+	counts.report(b)
+}
+
+// healthEnvelope is GET /health of a plain route as curl sends it, the
+// headers as the host lists them: lower case, sorted.
+const healthEnvelope = `{"kind":"plain","method":"GET","route":"/health","path":"/health",` +
+	`"headers":{"accept":["*/*"],"host":["localhost:8080"],"user-agent":["curl/8.5.0"]}}`
+
+// serveHealth serves GET /health through the health guest and checks its
+// answer.
+func serveHealth(b *testing.B, h *testHost, mod api.Module) {
+	if rc := h.serve(b, mod, healthEnvelope); rc != 0 || h.status != 200 || h.written.String() != "ok" {
+		b.Fatalf("%s() = %d, answer %d %q; logs %q", abi.ExportHandle, rc, h.status, h.written.String(), h.logs)
+	}
+}
+
+// BenchmarkWasmGuestRaw measures GET /health through the health guest
+// in wazero: a plain route (HandleRaw) as examples/users' handlers/health
+// serves it, the envelope decoded into a RawRequest and the answer
+// written through ResponseWriter.
+func BenchmarkWasmGuestRaw(b *testing.B) {
+	h := &testHost{}
+	mod := h.instantiate(b, buildGuest(b, "health"))
+	b.ReportAllocs()
+	defer cputime.Report(b)()
+	for b.Loop() {
+		serveHealth(b, h, mod)
+	}
+}
+
+// BenchmarkWasmGuestRawCalls counts what BenchmarkWasmGuestRaw's request
+// does inside the guest, as BenchmarkWasmGuestDBCalls does.
+func BenchmarkWasmGuestRawCalls(b *testing.B) {
+	h := &testHost{}
+	counts := countGuest(h)
+	mod := h.instantiate(b, buildGuest(b, "health"))
+	for range 10 {
+		serveHealth(b, h, mod)
+	}
+	counts.reset()
+	for b.Loop() {
+		serveHealth(b, h, mod)
+	}
+	counts.report(b)
 }
