@@ -139,16 +139,30 @@ func (d *db) Begin(ctx context.Context) (database.Tx, error) {
 	return &tx{t: t}, nil
 }
 
-// migrationLock is the key of the advisory lock Migrate holds.
-const migrationLock = 0x656e64706f696e74 // "endpoint"
+// MigrationLock is the key of the transaction-level advisory lock a
+// migration holds while it runs (pg_advisory_xact_lock): a host or an
+// `endpoints migrate` that finds it taken waits for it. An operator sees
+// who holds it, and who waits, in pg_locks:
+//
+//	SELECT pid, granted FROM pg_locks WHERE locktype = 'advisory'
+//	  AND classid = 1701733488 AND objid = 1869180532 AND objsubid = 1;
+const MigrationLock int64 = 0x656e64706f696e74 // "endpoint"
 
+// Migrate runs fn in a transaction holding MigrationLock. The wait for
+// the lock and the migration's statements are bounded by ctx only, not
+// by the statement timeout (database.Options.StatementTimeout), which is
+// the guests': a migration that builds an index on a large table, and the
+// host that waits for it, take what it takes.
 func (d *db) Migrate(ctx context.Context, fn func(database.Migration) error) error {
 	t, err := d.pool.Begin(ctx)
 	if err != nil {
 		return mapError(ctx, err)
 	}
 	defer t.Rollback(context.WithoutCancel(ctx))
-	if _, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {
+	if _, err := t.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+		return mapError(ctx, err)
+	}
+	if _, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", MigrationLock); err != nil {
 		return mapError(ctx, err)
 	}
 	if err := fn(&migration{tx{t: t}}); err != nil {

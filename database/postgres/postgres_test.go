@@ -10,6 +10,7 @@ import (
 	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/database/databasetest"
 	_ "github.com/wasmendpoints/endpoints/database/postgres"
+	"github.com/wasmendpoints/endpoints/internal/poll"
 )
 
 func openPG(t *testing.T) (database.DB, func()) {
@@ -208,5 +209,75 @@ func TestPostgresAbortedTransactionSaysWhy(t *testing.T) {
 	want := "other: current transaction is aborted, commands ignored until end of transaction block: an earlier statement of this transaction failed, and PostgreSQL runs no other until it rolls back; return that statement's error from the transaction, or keep it from failing (INSERT ... ON CONFLICT DO NOTHING)"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
+
+// TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
+// the guests'; a migration that runs longer (an index built on a large
+// table) completes, and a second one that waits for the migration lock
+// longer than the timeout (a second host starting beside the first) waits
+// on and then runs. The lock is found in pg_locks as its doc comment
+// says.
+func TestPostgresMigrationOutlastsStatementTimeout(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	const timeout = 200 * time.Millisecond
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 4, StatementTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx := t.Context()
+	if _, err := db.Exec(ctx, "SELECT pg_sleep(0.4)", nil); database.CodeOf(err) == "" {
+		t.Fatal("a guest's statement outlasted the statement timeout")
+	}
+	if err := db.Migrate(ctx, func(m database.Migration) error {
+		return m.Script(ctx, "SELECT pg_sleep(0.4); CREATE TABLE slow (x int);")
+	}); err != nil {
+		t.Fatalf("a migration longer than the statement timeout: %v", err)
+	}
+
+	holding, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- db.Migrate(ctx, func(m database.Migration) error {
+			close(holding)
+			<-release
+			return m.Script(ctx, "CREATE TABLE first (x int);")
+		})
+	}()
+	<-holding
+	second := make(chan error, 1)
+	go func() {
+		second <- db.Migrate(ctx, func(m database.Migration) error { return m.Script(ctx, "CREATE TABLE second (x int);") })
+	}()
+	waitedLong := func() bool {
+		rows, err := db.Query(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+			WHERE l.locktype = 'advisory' AND l.classid = 1701733488 AND l.objid = 1869180532 AND l.objsubid = 1
+			AND NOT l.granted AND now() - a.query_start > $1::interval`, []any{(2 * timeout).String()})
+		if err != nil {
+			t.Log(err)
+			return false
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			return false
+		}
+		vals, err := rows.Values()
+		return err == nil && vals[0] == int64(1)
+	}
+	if !poll.Until(10*time.Second, waitedLong) {
+		select {
+		case err := <-second:
+			t.Fatalf("the second migration did not wait for the lock: %v", err)
+		default:
+			t.Fatal("the second migration is not seen waiting for the migration lock in pg_locks")
+		}
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("the first migration: %v", err)
+	}
+	if err := <-second; err != nil {
+		t.Fatalf("the second migration, after waiting longer than the statement timeout: %v", err)
 	}
 }
