@@ -82,19 +82,47 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err := checkStatement(sql); err != nil {
 		return nil, err
 	}
-	r, err := d.pool.Query(ctx, sql, exactArgs(args)...)
-	if err != nil {
-		return nil, d.fail(ctx, err)
+	for attempt := 0; ; attempt++ {
+		r, err := d.pool.Query(ctx, sql, exactArgs(args)...)
+		if err != nil {
+			if attempt == 0 && staleStatement(err) {
+				continue
+			}
+			return nil, d.fail(ctx, err)
+		}
+		// The first row is read now, where the error of a statement
+		// whose cached plan a schema change made stale comes: it runs
+		// again, once, prepared anew.
+		rs := newRows(ctx, r)
+		if !rs.first() && attempt == 0 && staleStatement(r.Err()) {
+			continue
+		}
+		return rs, nil
 	}
-	return newRows(ctx, r), nil
 }
 
 func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecResult, error) {
 	r, err := execOn(ctx, d.pool, sql, args)
+	if staleStatement(err) {
+		r, err = execOn(ctx, d.pool, sql, args)
+	}
 	if err != nil {
 		return r, d.fail(ctx, err)
 	}
 	return r, nil
+}
+
+// staleStatement reports whether err is PostgreSQL's refusal of a
+// prepared statement whose result's columns changed since it was prepared
+// (a migration altered a table a "SELECT *" reads): each connection of
+// the pool prepared its own, so each would fail once after a migration
+// that another host or `endpoints migrate` applied. pgx has then dropped it
+// from its cache, and nothing ran: outside a transaction the statement
+// runs again, prepared anew; in one, which PostgreSQL has aborted,
+// mapError says to run the transaction again.
+func staleStatement(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "0A000" && strings.Contains(pe.Message, "cached plan must not change result type")
 }
 
 // fail maps err; when the server cannot be reached it also drops the
@@ -326,11 +354,22 @@ func firstKeyword(sql string) string {
 }
 
 // rows converts pgx's values to the types package database promises.
+// When first read the first row ahead (stepped), row is what its Next
+// returned.
 type rows struct {
-	ctx  context.Context
-	r    pgx.Rows
-	cols []string
-	vals []any
+	ctx     context.Context
+	r       pgx.Rows
+	cols    []string
+	vals    []any
+	stepped bool
+	row     bool
+}
+
+// first reads the first row ahead and reports whether there is one; when
+// there is none, the rows are closed and r.Err says why.
+func (r *rows) first() bool {
+	r.stepped, r.row = true, r.r.Next()
+	return r.row
 }
 
 func newRows(ctx context.Context, r pgx.Rows) *rows {
@@ -343,7 +382,14 @@ func newRows(ctx context.Context, r pgx.Rows) *rows {
 }
 
 func (r *rows) Columns() []string { return r.cols }
-func (r *rows) Next() bool        { return r.r.Next() }
+
+func (r *rows) Next() bool {
+	if r.stepped {
+		r.stepped = false
+		return r.row
+	}
+	return r.r.Next()
+}
 
 func (r *rows) Values() ([]any, error) {
 	vs, err := r.r.Values()
@@ -512,6 +558,10 @@ func mapError(ctx context.Context, err error) error {
 			e.Code = database.CodeSyntax
 		case pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03":
 			e.Code = database.CodeBusy
+		case staleStatement(pe):
+			// Outside a transaction the statement ran again (staleStatement).
+			e.Code = database.CodeBusy
+			e.Message += ": the table's columns changed (a migration ran) since this connection prepared the statement, and PostgreSQL aborted the transaction; run the transaction again"
 		case strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57P"):
 			e.Code = database.CodeUnavailable
 		case pe.Code == "54000":

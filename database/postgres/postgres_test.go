@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -279,5 +280,78 @@ func TestPostgresMigrationOutlastsStatementTimeout(t *testing.T) {
 	}
 	if err := <-second; err != nil {
 		t.Fatalf("the second migration, after waiting longer than the statement timeout: %v", err)
+	}
+}
+
+// TestPostgresStatementAfterSchemaChange: a migration that adds a column
+// to a table while the host serves (another host's, or `endpoints
+// migrate`'s) does not fail the next "SELECT *" of each pooled connection
+// whose cached statement read the old columns: it runs again, prepared
+// anew; in a transaction, which PostgreSQL aborts, the error is busy and
+// says to run it again.
+func TestPostgresStatementAfterSchemaChange(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	ctx := t.Context()
+	db, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	migrate := func(script string) {
+		t.Helper()
+		if err := db.Migrate(ctx, func(m database.Migration) error { return m.Script(ctx, script) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	query := func(q database.Querier, sql string, args ...any) (string, error) {
+		rows, err := q.Query(ctx, sql, args)
+		if err != nil {
+			return "", err
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<10)
+		return string(b), err
+	}
+	migrate("CREATE TABLE t (a bigint); INSERT INTO t VALUES (1);")
+	for _, tt := range []struct{ name, sql, before, after string }{
+		{"query", "SELECT * FROM t WHERE a = $1", `{"columns":["a"],"rows":[[1]]}`, `{"columns":["a","bq"],"rows":[[1,null]]}`},
+		{"exec returning", "UPDATE t SET a = a WHERE a = $1 RETURNING *", "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run := func() (string, error) {
+				if tt.before == "" {
+					r, err := db.Exec(ctx, tt.sql, []any{int64(1)})
+					return fmt.Sprint(r.RowsAffected), err
+				}
+				return query(db, tt.sql, int64(1))
+			}
+			want := tt.before
+			if want == "" {
+				want = "1"
+			}
+			if got, err := run(); err != nil || got != want {
+				t.Fatalf("before the migration: %s, %v; want %s", got, err, want)
+			}
+			migrate("ALTER TABLE t ADD COLUMN b" + tt.name[:1] + " int;")
+			if tt.after != "" {
+				want = tt.after
+			}
+			if got, err := run(); err != nil || got != want {
+				t.Errorf("after the migration: %s, %v; want %s", got, err, want)
+			}
+		})
+	}
+
+	if _, err := query(db, "SELECT * FROM t"); err != nil {
+		t.Fatal(err)
+	}
+	migrate("ALTER TABLE t ADD COLUMN c int;")
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	_, err = query(tx, "SELECT * FROM t")
+	if database.CodeOf(err) != database.CodeBusy || !strings.Contains(err.Error(), "a migration ran") || !strings.Contains(err.Error(), "run the transaction again") {
+		t.Errorf("in a transaction: %v; want busy, saying to run the transaction again", err)
 	}
 }
