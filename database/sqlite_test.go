@@ -273,3 +273,47 @@ func TestSQLiteConstraintNames(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLiteLockedElsewhere: while another process (here another pool on
+// the same file) holds the write lock, a write waits the busy timeout and
+// then fails busy, naming the lock and the timeout (SQLite gives it as a
+// bare code, not an *sqlite3.Error), and reads go on (WAL).
+func TestSQLiteLockedElsewhere(t *testing.T) {
+	database.SetBusyTimeout(t, 50*time.Millisecond)
+	path := filepath.Join(t.TempDir(), "app.db")
+	open := func() database.DB {
+		db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	ctx := t.Context()
+	db, other := open(), open()
+	if _, err := db.Exec(ctx, "CREATE TABLE notes (x)", nil); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO notes VALUES (1)", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(ctx, "INSERT INTO notes VALUES (2)", nil)
+	if database.CodeOf(err) != database.CodeBusy || !strings.Contains(err.Error(), "database is locked: another connection or process held the database's write lock longer than the busy timeout (50ms)") {
+		t.Errorf("a write while another holds the lock: %v; want busy, naming the lock and the timeout", err)
+	}
+	if _, err := db.Begin(ctx); database.CodeOf(err) != database.CodeBusy {
+		t.Errorf("a transaction while another holds the lock: %v; want busy", err)
+	}
+	rows, err := db.Query(ctx, "SELECT count(*) FROM notes", nil)
+	if err != nil {
+		t.Fatalf("a read while another holds the write lock: %v", err)
+	}
+	rows.Close()
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
