@@ -65,10 +65,7 @@ func (s *Set) Migrations() ([]Migration, error) {
 	if err != nil {
 		return nil, err
 	}
-	top := config.DefaultDatabase
-	if names := s.Names(); len(names) == 1 {
-		top = names[0]
-	}
+	top := s.Default()
 	var out []Migration
 	var read func(dir, db string, entries []os.DirEntry) error
 	read = func(dir, db string, entries []os.DirEntry) error {
