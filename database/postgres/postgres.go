@@ -130,11 +130,28 @@ func staleStatement(err error) bool {
 // the statements after an outage connect anew instead of failing once per
 // stale connection.
 func (d *db) fail(ctx context.Context, err error) error {
+	if err == ctx.Err() {
+		return d.waitError(err)
+	}
 	err = mapError(ctx, err)
 	if database.CodeOf(err) == database.CodeUnavailable {
 		d.pool.Reset()
 	}
 	return err
+}
+
+// waitError is the error of a statement whose context ended while it
+// waited for a connection: pgxpool gives the context's own error then,
+// unwrapped (a statement stopped in the server is a *pgconn.PgError, one
+// stopped on the wire a wrapped error). It is unavailable, as a server
+// that cannot be reached: the host answers 503, not 500.
+func (d *db) waitError(err error) error {
+	st := d.pool.Stat()
+	if st.AcquiredConns() >= st.MaxConns() {
+		return &database.Error{Code: database.CodeUnavailable, Err: err, Message: fmt.Sprintf(
+			"no connection of the pool came free before the call ended: its maxConns (%d) were all in use by other statements and transactions; raise databases.<name>.maxConns (within the server's max_connections) or shorten what holds them", st.MaxConns())}
+	}
+	return &database.Error{Code: database.CodeUnavailable, Err: err, Message: "no connection to the server was made before the call ended"}
 }
 
 // querier is what a pool and a transaction share.
@@ -143,18 +160,19 @@ type querier interface {
 }
 
 // execOn runs an exec through Query: pgx's Exec takes the simple protocol
-// for a statement without parameters, which would run several.
+// for a statement without parameters, which would run several. Its
+// errors are pgx's, which the caller maps.
 func execOn(ctx context.Context, q querier, sql string, args []any) (database.ExecResult, error) {
 	if err := checkStatement(sql); err != nil {
 		return database.ExecResult{}, err
 	}
 	r, err := q.Query(ctx, sql, exactArgs(args)...)
 	if err != nil {
-		return database.ExecResult{}, mapError(ctx, err)
+		return database.ExecResult{}, err
 	}
 	r.Close()
 	if err := r.Err(); err != nil {
-		return database.ExecResult{}, mapError(ctx, err)
+		return database.ExecResult{}, err
 	}
 	return database.ExecResult{RowsAffected: r.CommandTag().RowsAffected()}, nil
 }
@@ -281,7 +299,11 @@ func (t *tx) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 	if t.done {
 		return database.ExecResult{}, database.Errorf(database.CodeTransaction, "the transaction has ended")
 	}
-	return execOn(ctx, t.t, sql, args)
+	r, err := execOn(ctx, t.t, sql, args)
+	if err != nil {
+		return r, mapError(ctx, err)
+	}
+	return r, nil
 }
 
 func (t *tx) Commit(ctx context.Context) error {

@@ -355,3 +355,41 @@ func TestPostgresStatementAfterSchemaChange(t *testing.T) {
 		t.Errorf("in a transaction: %v; want busy, saying to run the transaction again", err)
 	}
 }
+
+// TestPostgresPoolExhausted: when every connection of the pool is held
+// (maxConns 1, a transaction open), a statement waits for one until its
+// context ends, then fails unavailable (503, as the SQLite driver's
+// pool), saying the pool was full and which setting raises it; a
+// statement the deadline stops while it runs is not that.
+func TestPostgresPoolExhausted(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	ctx := t.Context()
+	db, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	short := func() context.Context {
+		c, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		t.Cleanup(cancel)
+		return c
+	}
+	if _, err := db.Exec(short(), "SELECT pg_sleep(2)", nil); database.CodeOf(err) != database.CodeOther || strings.Contains(err.Error(), "pool") {
+		t.Errorf("a statement stopped while it runs: %v; want other, not the pool", err)
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	const want = "no connection of the pool came free before the call ended: its maxConns (1) were all in use"
+	for name, run := range map[string]func(context.Context) error{
+		"query": func(c context.Context) error { _, err := db.Query(c, "SELECT 1", nil); return err },
+		"exec":  func(c context.Context) error { _, err := db.Exec(c, "SELECT 1", nil); return err },
+		"begin": func(c context.Context) error { _, err := db.Begin(c); return err },
+	} {
+		if err := run(short()); database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s with the pool full: %v; want unavailable: %s", name, err, want)
+		}
+	}
+}
