@@ -661,7 +661,15 @@ func sqliteError(ctx context.Context, err error) error {
 		if ctx.Err() != nil {
 			e.Message = "the statement was stopped: " + context.Cause(ctx).Error()
 		}
-	case sqlite3.CANTOPEN, sqlite3.IOERR, sqlite3.FULL, sqlite3.READONLY, sqlite3.CORRUPT, sqlite3.NOTADB, sqlite3.PERM:
+	case sqlite3.IOERR, sqlite3.FULL:
+		e.Code = CodeUnavailable
+		if !strings.Contains(msg, ": ") { // no system error says more
+			e.Message += ": check the free space and the file system of the database file (and of its -wal and -shm beside it)"
+		}
+	case sqlite3.READONLY:
+		e.Code = CodeUnavailable
+		e.Message += ": the host must be able to write the database file, its directory, and the -wal and -shm files beside it"
+	case sqlite3.CANTOPEN, sqlite3.CORRUPT, sqlite3.NOTADB, sqlite3.PERM:
 		e.Code = CodeUnavailable
 	default:
 		e.Code = CodeOther

@@ -10,7 +10,8 @@ import (
 // TestSQLiteBareCodes: the driver gives an error whose message is only
 // its code's text as the bare code; those map as the *sqlite3.Error of
 // the same code does: a full disk, a read-only file or directory, a file
-// that cannot be opened are unavailable (503), a lock busy.
+// that cannot be opened are unavailable (503), saying what the operator
+// checks, a lock busy.
 func TestSQLiteBareCodes(t *testing.T) {
 	for _, tt := range []struct {
 		err  sqlite3.ExtendedErrorCode
@@ -20,10 +21,10 @@ func TestSQLiteBareCodes(t *testing.T) {
 		{sqlite3.ExtendedErrorCode(sqlite3.BUSY), CodeBusy, "database is locked: another connection or process held"},
 		{sqlite3.BUSY_SNAPSHOT, CodeBusy, "database is locked"},
 		{sqlite3.ExtendedErrorCode(sqlite3.LOCKED), CodeBusy, "database table is locked"},
-		{sqlite3.ExtendedErrorCode(sqlite3.FULL), CodeUnavailable, "database or disk is full"},
-		{sqlite3.READONLY_DIRECTORY, CodeUnavailable, "attempt to write a readonly database"},
+		{sqlite3.ExtendedErrorCode(sqlite3.FULL), CodeUnavailable, "database or disk is full: check the free space"},
+		{sqlite3.READONLY_DIRECTORY, CodeUnavailable, "attempt to write a readonly database: the host must be able to write"},
 		{sqlite3.ExtendedErrorCode(sqlite3.READONLY), CodeUnavailable, "attempt to write a readonly database"},
-		{sqlite3.IOERR_WRITE, CodeUnavailable, "disk I/O error"},
+		{sqlite3.IOERR_WRITE, CodeUnavailable, "disk I/O error: check the free space and the file system of the database file"},
 		{sqlite3.ExtendedErrorCode(sqlite3.CANTOPEN), CodeUnavailable, "unable to open database file"},
 		{sqlite3.ExtendedErrorCode(sqlite3.CORRUPT), CodeUnavailable, "database disk image is malformed"},
 		{sqlite3.CONSTRAINT_UNIQUE, CodeConstraint, "constraint failed"},
