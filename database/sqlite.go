@@ -144,11 +144,14 @@ func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 	case db.slots <- struct{}{}:
 	default:
 		// Only a wait asks for ctx.Done, which may cost the context a
-		// timer.
+		// timer; it ends before the call's deadline (WaitContext).
+		wait, cancel := WaitContext(ctx)
 		select {
 		case db.slots <- struct{}{}:
-		case <-ctx.Done():
-			return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("no connection of the pool (%d) came free before the deadline", cap(db.slots)), Err: ctx.Err()}
+			cancel()
+		case <-wait.Done():
+			cancel()
+			return nil, PoolFullError(cap(db.slots), wait.Err())
 		}
 	}
 	db.mu.Lock()

@@ -317,3 +317,29 @@ func TestSQLiteLockedElsewhere(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSQLitePoolFull: with every connection held (maxConns 1, a
+// transaction open), a statement waits for one until a little before its
+// call's deadline, then fails unavailable while the call can still
+// answer, naming maxConns.
+func TestSQLitePoolFull(t *testing.T) {
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: filepath.Join(t.TempDir(), "p.db"), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(t.Context())
+	call, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	_, err = db.Exec(call, "SELECT 1", nil)
+	if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "no connection of the pool came free in time: its maxConns (1) were all in use") {
+		t.Errorf("a statement with the pool full: %v; want unavailable, naming maxConns", err)
+	}
+	if call.Err() != nil {
+		t.Errorf("the statement failed only once its call had ended: %v", call.Err())
+	}
+}

@@ -35,6 +35,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -71,10 +72,47 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &db{pool: pool}, nil
+	return &db{pool: pool, max: cfg.MaxConns}, nil
 }
 
-type db struct{ pool *pgxpool.Pool }
+// db is the pool. inUse counts the connections its statements and
+// transactions hold, which tells when a statement will wait for one.
+type db struct {
+	pool  *pgxpool.Pool
+	max   int32
+	inUse atomic.Int32
+}
+
+// acquire takes a connection of the pool for a statement or a
+// transaction. When every one is in use it waits for one until
+// database.WaitContext ends, a little before the call's deadline, and
+// then fails unavailable (waitError), leaving the call time to answer.
+func (d *db) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	wait := ctx
+	if d.inUse.Load() >= d.max {
+		var cancel context.CancelFunc
+		wait, cancel = database.WaitContext(ctx)
+		defer cancel()
+	}
+	c, err := d.pool.Acquire(wait)
+	if err != nil {
+		// pgxpool gives the context's own error, unwrapped, when the
+		// wait ends.
+		if err == wait.Err() {
+			return nil, d.waitError(err)
+		}
+		return nil, d.fail(ctx, err)
+	}
+	d.inUse.Add(1)
+	return c, nil
+}
+
+// release gives back a connection acquire took; pgxpool closes one left
+// in a transaction or broken.
+func (d *db) release(c *pgxpool.Conn) {
+	d.inUse.Add(-1)
+	c.Release()
+}
 
 func (d *db) System() string { return "postgresql" }
 
@@ -82,12 +120,17 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err := checkStatement(sql); err != nil {
 		return nil, err
 	}
+	c, err := d.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for attempt := 0; ; attempt++ {
-		r, err := d.pool.Query(ctx, sql, exactArgs(args)...)
+		r, err := c.Query(ctx, sql, exactArgs(args)...)
 		if err != nil {
 			if attempt == 0 && staleStatement(err) {
 				continue
 			}
+			d.release(c)
 			return nil, d.fail(ctx, err)
 		}
 		// The first row is read now, where the error of a statement
@@ -97,14 +140,20 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 		if !rs.first() && attempt == 0 && staleStatement(r.Err()) {
 			continue
 		}
+		rs.db, rs.conn = d, c
 		return rs, nil
 	}
 }
 
 func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecResult, error) {
-	r, err := execOn(ctx, d.pool, sql, args)
+	c, err := d.acquire(ctx)
+	if err != nil {
+		return database.ExecResult{}, err
+	}
+	defer d.release(c)
+	r, err := execOn(ctx, c, sql, args)
 	if staleStatement(err) {
-		r, err = execOn(ctx, d.pool, sql, args)
+		r, err = execOn(ctx, c, sql, args)
 	}
 	if err != nil {
 		return r, d.fail(ctx, err)
@@ -146,12 +195,10 @@ func (d *db) fail(ctx context.Context, err error) error {
 // stopped on the wire a wrapped error). It is unavailable, as a server
 // that cannot be reached: the host answers 503, not 500.
 func (d *db) waitError(err error) error {
-	st := d.pool.Stat()
-	if st.AcquiredConns() >= st.MaxConns() {
-		return &database.Error{Code: database.CodeUnavailable, Err: err, Message: fmt.Sprintf(
-			"no connection of the pool came free before the call ended: its maxConns (%d) were all in use by other statements and transactions; raise databases.<name>.maxConns (within the server's max_connections) or shorten what holds them", st.MaxConns())}
+	if st := d.pool.Stat(); st.AcquiredConns() >= st.MaxConns() {
+		return database.PoolFullError(int(st.MaxConns()), err)
 	}
-	return &database.Error{Code: database.CodeUnavailable, Err: err, Message: "no connection to the server was made before the call ended"}
+	return &database.Error{Code: database.CodeUnavailable, Err: err, Message: "no connection to the server was made in time"}
 }
 
 // querier is what a pool and a transaction share.
@@ -178,11 +225,16 @@ func execOn(ctx context.Context, q querier, sql string, args []any) (database.Ex
 }
 
 func (d *db) Begin(ctx context.Context) (database.Tx, error) {
-	t, err := d.pool.Begin(ctx)
+	c, err := d.acquire(ctx)
 	if err != nil {
+		return nil, err
+	}
+	t, err := c.Begin(ctx)
+	if err != nil {
+		d.release(c)
 		return nil, d.fail(ctx, err)
 	}
-	return &tx{t: t}, nil
+	return &tx{t: t, db: d, conn: c}, nil
 }
 
 // MigrationLock is the key of the transaction-level advisory lock a
@@ -276,9 +328,21 @@ func (d *db) Close() error {
 	return nil
 }
 
+// tx is a transaction on a connection acquire took (conn, given back to
+// db when it ends), or on Migrate's (conn nil).
 type tx struct {
 	t    pgx.Tx
+	db   *db
+	conn *pgxpool.Conn
 	done bool
+}
+
+// end gives the connection back.
+func (t *tx) end() {
+	if t.conn != nil {
+		t.db.release(t.conn)
+		t.conn = nil
+	}
 }
 
 func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, error) {
@@ -311,6 +375,7 @@ func (t *tx) Commit(ctx context.Context) error {
 		return database.Errorf(database.CodeTransaction, "the transaction has ended")
 	}
 	t.done = true
+	defer t.end()
 	if err := t.t.Commit(ctx); err != nil {
 		return mapError(ctx, err)
 	}
@@ -322,6 +387,7 @@ func (t *tx) Rollback(ctx context.Context) error {
 		return nil
 	}
 	t.done = true
+	defer t.end()
 	if err := t.t.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
 		return mapError(ctx, err)
 	}
@@ -377,7 +443,8 @@ func firstKeyword(sql string) string {
 
 // rows converts pgx's values to the types package database promises.
 // When first read the first row ahead (stepped), row is what its Next
-// returned.
+// returned. Rows of the pool hold their connection (conn, of db) until
+// their end or Close; a transaction's hold none.
 type rows struct {
 	ctx     context.Context
 	r       pgx.Rows
@@ -385,6 +452,16 @@ type rows struct {
 	vals    []any
 	stepped bool
 	row     bool
+	db      *db
+	conn    *pgxpool.Conn
+}
+
+// end gives the connection back once the rows are over.
+func (r *rows) end() {
+	if r.conn != nil {
+		r.db.release(r.conn)
+		r.conn = nil
+	}
 }
 
 // first reads the first row ahead and reports whether there is one; when
@@ -406,11 +483,16 @@ func newRows(ctx context.Context, r pgx.Rows) *rows {
 func (r *rows) Columns() []string { return r.cols }
 
 func (r *rows) Next() bool {
+	more := r.row
 	if r.stepped {
 		r.stepped = false
-		return r.row
+	} else {
+		more = r.r.Next()
 	}
-	return r.r.Next()
+	if !more {
+		r.end()
+	}
+	return more
 }
 
 func (r *rows) Values() ([]any, error) {
@@ -433,6 +515,7 @@ func (r *rows) Err() error {
 
 func (r *rows) Close() error {
 	r.r.Close()
+	r.end()
 	return r.Err()
 }
 

@@ -357,10 +357,12 @@ func TestPostgresStatementAfterSchemaChange(t *testing.T) {
 }
 
 // TestPostgresPoolExhausted: when every connection of the pool is held
-// (maxConns 1, a transaction open), a statement waits for one until its
-// context ends, then fails unavailable (503, as the SQLite driver's
-// pool), saying the pool was full and which setting raises it; a
-// statement the deadline stops while it runs is not that.
+// (maxConns 1, a transaction open), a statement waits for one until a
+// little before its call's deadline (database.WaitContext), then fails
+// unavailable while the call can still answer (503, as the SQLite
+// driver's pool), saying the pool was full and which setting raises it;
+// a statement the deadline stops while it runs is not that. Once the
+// transaction ends, its connection serves the next statement.
 func TestPostgresPoolExhausted(t *testing.T) {
 	url, _, _ := databasetest.StartPostgres(t)
 	ctx := t.Context()
@@ -369,27 +371,42 @@ func TestPostgresPoolExhausted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	short := func() context.Context {
-		c, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	short := func(d time.Duration) context.Context {
+		c, cancel := context.WithTimeout(ctx, d)
 		t.Cleanup(cancel)
 		return c
 	}
-	if _, err := db.Exec(short(), "SELECT pg_sleep(2)", nil); database.CodeOf(err) != database.CodeOther || strings.Contains(err.Error(), "pool") {
+	if _, err := db.Exec(short(100*time.Millisecond), "SELECT pg_sleep(2)", nil); database.CodeOf(err) != database.CodeOther || strings.Contains(err.Error(), "pool") {
 		t.Errorf("a statement stopped while it runs: %v; want other, not the pool", err)
 	}
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback(ctx)
-	const want = "no connection of the pool came free before the call ended: its maxConns (1) were all in use"
+	const want = "no connection of the pool came free in time: its maxConns (1) were all in use"
 	for name, run := range map[string]func(context.Context) error{
 		"query": func(c context.Context) error { _, err := db.Query(c, "SELECT 1", nil); return err },
 		"exec":  func(c context.Context) error { _, err := db.Exec(c, "SELECT 1", nil); return err },
 		"begin": func(c context.Context) error { _, err := db.Begin(c); return err },
 	} {
-		if err := run(short()); database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), want) {
+		call := short(2 * time.Second)
+		err := run(call)
+		if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s with the pool full: %v; want unavailable: %s", name, err, want)
 		}
+		if call.Err() != nil {
+			t.Errorf("%s with the pool full failed only once its call had ended: %v", name, call.Err())
+		}
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(short(2*time.Second), "SELECT 1", nil)
+	if err != nil {
+		t.Fatalf("after the transaction ended: %v", err)
+	}
+	rows.Close()
+	if _, err := db.Exec(short(2*time.Second), "SELECT 1", nil); err != nil {
+		t.Fatalf("after the rows were closed: %v", err)
 	}
 }
