@@ -84,12 +84,13 @@ type db struct {
 }
 
 // acquire takes a connection of the pool for a statement or a
-// transaction. When every one is in use it waits for one until
+// transaction. When none is idle, it waits for one to come free, or to be
+// made (a server that does not answer may keep the dial waiting), until
 // database.WaitContext ends, a little before the call's deadline, and
 // then fails unavailable (waitError), leaving the call time to answer.
 func (d *db) acquire(ctx context.Context) (*pgxpool.Conn, error) {
 	wait := ctx
-	if d.inUse.Load() >= d.max {
+	if d.inUse.Load() >= d.max || d.pool.Stat().IdleConns() == 0 {
 		var cancel context.CancelFunc
 		wait, cancel = database.WaitContext(ctx)
 		defer cancel()

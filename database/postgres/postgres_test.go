@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -408,5 +410,51 @@ func TestPostgresPoolExhausted(t *testing.T) {
 	rows.Close()
 	if _, err := db.Exec(short(2*time.Second), "SELECT 1", nil); err != nil {
 		t.Fatalf("after the rows were closed: %v", err)
+	}
+}
+
+// TestPostgresServerSilent: a server that accepts connections and never
+// answers (a host that hangs, a proxy whose backend is gone) fails a
+// statement unavailable while its call can still answer, rather than at
+// the call's deadline.
+func TestPostgresServerSilent(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var mu sync.Mutex
+	var conns []net.Conn
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: "postgres://u:secret@" + l.Addr().String() + "/app?sslmode=disable&connect_timeout=60", MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	call, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	_, err = db.Query(call, "SELECT 1", nil)
+	if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "no connection to the server was made in time") || strings.Contains(err.Error(), "secret") {
+		t.Errorf("a statement on a silent server: %v; want unavailable, no connection made in time, no password", err)
+	}
+	if call.Err() != nil {
+		t.Errorf("the statement failed only once its call had ended: %v", call.Err())
 	}
 }
