@@ -7,8 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
-	"regexp"
 	"os"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 
