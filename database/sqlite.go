@@ -225,12 +225,24 @@ func (db *sqliteDB) Begin(ctx context.Context) (Tx, error) {
 	return &sqliteTx{db: db, c: c}, nil
 }
 
+// migrationBusyTimeout is how long Migrate's BEGIN IMMEDIATE waits for
+// the write lock: what ctx allows, as PostgreSQL's advisory lock, so that
+// a host starting beside another one that applies a long migration to the
+// same file waits for it (SQLite's busy handler stops at ctx's end).
+const migrationBusyTimeout = 24 * time.Hour
+
+// Migrate runs fn in a transaction holding the write lock, waiting for
+// the lock until ctx ends rather than the busy timeout.
 func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) error {
 	c, err := db.acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.release(c)
+	if err := c.conn.BusyTimeout(migrationBusyTimeout); err != nil {
+		return sqliteError(ctx, err)
+	}
+	defer c.conn.BusyTimeout(busyTimeout)
 	if err := c.control(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/internal/poll"
 )
 
 func openTestSQLite(t *testing.T) database.DB {
@@ -341,5 +342,68 @@ func TestSQLitePoolFull(t *testing.T) {
 	}
 	if call.Err() != nil {
 		t.Errorf("the statement failed only once its call had ended: %v", call.Err())
+	}
+}
+
+// TestSQLiteMigrationWaitsForTheLock: a migration on a file another
+// process migrates (a second host starting beside the first) waits for
+// the write lock longer than the busy timeout, until the first one
+// commits, then runs; the connection's busy timeout is the guests' again
+// afterwards.
+func TestSQLiteMigrationWaitsForTheLock(t *testing.T) {
+	const busy = 20 * time.Millisecond
+	database.SetBusyTimeout(t, busy)
+	path := filepath.Join(t.TempDir(), "app.db")
+	open := func() database.DB {
+		db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	ctx := t.Context()
+	first, second := open(), open()
+	holding, release := make(chan struct{}), make(chan struct{})
+	firstDone := make(chan error, 1)
+	go func() {
+		firstDone <- first.Migrate(ctx, func(m database.Migration) error {
+			close(holding)
+			<-release
+			return m.Script(ctx, "CREATE TABLE a (x);")
+		})
+	}()
+	<-holding
+	began := time.Now()
+	secondDone := make(chan error, 1)
+	go func() {
+		secondDone <- second.Migrate(ctx, func(m database.Migration) error { return m.Script(ctx, "CREATE TABLE b (x);") })
+	}()
+	var early error
+	returned := poll.Until(5*time.Second, func() bool {
+		select {
+		case early = <-secondDone:
+			return true
+		default:
+			return time.Since(began) > 10*busy
+		}
+	})
+	if !returned || early != nil {
+		t.Fatalf("the second migration did not wait for the lock past the busy timeout: %v", early)
+	}
+	close(release)
+	if err := <-firstDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-secondDone; err != nil {
+		t.Fatalf("the second migration, after the first: %v", err)
+	}
+	tx, err := first.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := second.Exec(ctx, "INSERT INTO b VALUES (1)", nil); database.CodeOf(err) != database.CodeBusy {
+		t.Errorf("a guest's write on the migrating connection, the lock held elsewhere: %v; want busy after the busy timeout", err)
 	}
 }
