@@ -100,7 +100,10 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 	}
 	if err != nil {
 		conn.Close()
-		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("setting up %s: %v", db.path, err), Err: err}
+		// sqliteError's message says what to check (a directory the
+		// host cannot write, where the -wal and -shm files go).
+		msg := AsError(sqliteError(context.Background(), err)).Message
+		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("setting up %s: %s", db.path, msg), Err: err}
 	}
 	return c, nil
 }
