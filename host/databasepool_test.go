@@ -14,8 +14,8 @@ import (
 )
 
 // TestDatabasePoolFullAnswersInTime: with every connection of the pool
-// held (maxConns 1, a call holding a transaction until its deadline, 3 s
-// away), a call that needs one (its deadline 1 s away, after a reload)
+// held (maxConns 1, a call holding a transaction until its deadline, 4 s
+// away), a call that needs one (its deadline 2 s away, after a reload)
 // gets "unavailable", naming maxConns, before its own deadline, so the
 // guest answers it itself (503 in an SDK) instead of being stopped at the
 // deadline with a 500.
@@ -25,7 +25,7 @@ func TestDatabasePoolFullAnswersInTime(t *testing.T) {
 	cfg := func(timeout string) string {
 		return `{"limits": {"timeout": "` + timeout + `"}, "databases": {"main": {"driver": "postgres", "url": "` + url + `", "maxConns": 1}}}`
 	}
-	a := dbApp(t, cfg("3s"))
+	a := dbApp(t, cfg("4s"))
 	h, logs := a.host(host.Options{})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
@@ -52,7 +52,7 @@ func TestDatabasePoolFullAnswersInTime(t *testing.T) {
 	if !poll.Until(10*time.Second, holding) {
 		t.Fatalf("the first call holds no transaction\n%s", logs)
 	}
-	a.file("endpoints.json", []byte(cfg("1s")))
+	a.file("endpoints.json", []byte(cfg("2s")))
 	if report := h.Reload(context.Background()); len(report.Problems) != 0 {
 		t.Fatalf("reload: %v", report.Problems)
 	}
