@@ -22,6 +22,9 @@ func init() { Register(DriverSQLite, openSQLite) }
 // stops the wait sooner.
 const SQLiteBusyTimeout = 5 * time.Second
 
+// busyTimeout is SQLiteBusyTimeout; tests shorten it (export_test.go).
+var busyTimeout = SQLiteBusyTimeout
+
 // sqliteAllowedPragmas are the PRAGMAs a guest may run: they read the
 // schema or check it, and touch no file and no setting of the connection
 // (which the pool hands to the next request).
@@ -85,7 +88,7 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("opening %s: %v", db.path, err), Err: err}
 	}
 	c := &sqliteConn{conn: conn}
-	err = conn.BusyTimeout(SQLiteBusyTimeout)
+	err = conn.BusyTimeout(busyTimeout)
 	for _, pragma := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"} {
 		if err == nil {
 			err = conn.Exec(pragma)
@@ -97,7 +100,10 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 	}
 	if err != nil {
 		conn.Close()
-		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("setting up %s: %v", db.path, err), Err: err}
+		// sqliteError's message says what to check (a directory the
+		// host cannot write, where the -wal and -shm files go).
+		msg := AsError(sqliteError(context.Background(), err)).Message
+		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("setting up %s: %s", db.path, msg), Err: err}
 	}
 	return c, nil
 }
@@ -141,11 +147,14 @@ func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 	case db.slots <- struct{}{}:
 	default:
 		// Only a wait asks for ctx.Done, which may cost the context a
-		// timer.
+		// timer; it ends before the call's deadline (WaitContext).
+		wait, cancel := WaitContext(ctx)
 		select {
 		case db.slots <- struct{}{}:
-		case <-ctx.Done():
-			return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("no connection of the pool (%d) came free before the deadline", cap(db.slots)), Err: ctx.Err()}
+			cancel()
+		case <-wait.Done():
+			cancel()
+			return nil, PoolFullError(cap(db.slots), wait.Err())
 		}
 	}
 	db.mu.Lock()
@@ -219,12 +228,24 @@ func (db *sqliteDB) Begin(ctx context.Context) (Tx, error) {
 	return &sqliteTx{db: db, c: c}, nil
 }
 
+// migrationBusyTimeout is how long Migrate's BEGIN IMMEDIATE waits for
+// the write lock: what ctx allows, as PostgreSQL's advisory lock, so that
+// a host starting beside another one that applies a long migration to the
+// same file waits for it (SQLite's busy handler stops at ctx's end).
+const migrationBusyTimeout = 24 * time.Hour
+
+// Migrate runs fn in a transaction holding the write lock, waiting for
+// the lock until ctx ends rather than the busy timeout.
 func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) error {
 	c, err := db.acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.release(c)
+	if err := c.conn.BusyTimeout(migrationBusyTimeout); err != nil {
+		return sqliteError(ctx, err)
+	}
+	defer c.conn.BusyTimeout(busyTimeout)
 	if err := c.control(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
@@ -603,26 +624,37 @@ func (tx *sqliteTx) Rollback(ctx context.Context) error {
 }
 
 // sqliteError maps an SQLite error to an *Error the guest understands.
+// The driver gives an *sqlite3.Error when SQLite's message says more than
+// its code, and the bare code (sqlite3.ExtendedErrorCode) when it does
+// not: "database is locked", "attempt to write a readonly database",
+// "database or disk is full". Both map alike.
 func sqliteError(ctx context.Context, err error) error {
 	var se *sqlite3.Error
-	if !errors.As(err, &se) {
+	var xc sqlite3.ExtendedErrorCode
+	var code sqlite3.ErrorCode
+	var msg string
+	switch {
+	case errors.As(err, &se):
+		// se.Error() is the code's generic text, then SQLite's message:
+		// "sqlite3: constraint failed: UNIQUE constraint failed: users.name".
+		// The code travels as e.Code, so the message keeps SQLite's own
+		// words alone, or the generic text when SQLite gave none.
+		code, msg = se.Code(), se.Error()
+		if rest, ok := strings.CutPrefix(msg, se.ExtendedCode().Error()+": "); ok && rest != "" {
+			msg = rest
+		} else {
+			msg = strings.TrimPrefix(msg, "sqlite3: ")
+		}
+	case errors.As(err, &xc):
+		code, msg = xc.Code(), strings.TrimPrefix(xc.Error(), "sqlite3: ")
+	default:
 		if errors.Is(err, sqlite3.INTERRUPT) {
 			return &Error{Code: CodeOther, Message: "the statement was stopped: " + context.Cause(ctx).Error(), Err: err}
 		}
 		return &Error{Code: CodeOther, Message: err.Error(), Err: err}
 	}
-	// se.Error() is the code's generic text, then SQLite's message:
-	// "sqlite3: constraint failed: UNIQUE constraint failed: users.name".
-	// The code travels as e.Code, so the message keeps SQLite's own words
-	// alone, or the generic text when SQLite gave none.
-	msg := se.Error()
-	if rest, ok := strings.CutPrefix(msg, se.ExtendedCode().Error()+": "); ok && rest != "" {
-		msg = rest
-	} else {
-		msg = strings.TrimPrefix(msg, "sqlite3: ")
-	}
 	e := &Error{Message: msg, Err: err}
-	switch se.Code() {
+	switch code {
 	case sqlite3.CONSTRAINT:
 		e.Code = CodeConstraint
 		// "UNIQUE constraint failed: users.email" names it (columns, or
@@ -637,6 +669,9 @@ func sqliteError(ctx context.Context, err error) error {
 		e.Message = "not authorized: a guest may not ATTACH, load extensions, run PRAGMAs other than schema information, or control transactions in SQL (db_begin does)"
 	case sqlite3.BUSY, sqlite3.LOCKED:
 		e.Code = CodeBusy
+		if code == sqlite3.BUSY && ctx.Err() == nil {
+			e.Message += fmt.Sprintf(": another connection or process held the database's write lock longer than the busy timeout (%s)", busyTimeout)
+		}
 	case sqlite3.TOOBIG:
 		e.Code = CodeTooLarge
 	case sqlite3.INTERRUPT:
@@ -644,7 +679,15 @@ func sqliteError(ctx context.Context, err error) error {
 		if ctx.Err() != nil {
 			e.Message = "the statement was stopped: " + context.Cause(ctx).Error()
 		}
-	case sqlite3.CANTOPEN, sqlite3.IOERR, sqlite3.FULL, sqlite3.READONLY, sqlite3.CORRUPT, sqlite3.NOTADB, sqlite3.PERM:
+	case sqlite3.IOERR, sqlite3.FULL:
+		e.Code = CodeUnavailable
+		if !strings.Contains(msg, ": ") { // no system error says more
+			e.Message += ": check the free space and the file system of the database file (and of its -wal and -shm beside it)"
+		}
+	case sqlite3.READONLY:
+		e.Code = CodeUnavailable
+		e.Message += ": the host must be able to write the database file, its directory, and the -wal and -shm files beside it"
+	case sqlite3.CANTOPEN, sqlite3.CORRUPT, sqlite3.NOTADB, sqlite3.PERM:
 		e.Code = CodeUnavailable
 	default:
 		e.Code = CodeOther

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/internal/poll"
 )
 
 func openTestSQLite(t *testing.T) database.DB {
@@ -271,5 +272,138 @@ func TestSQLiteConstraintNames(t *testing.T) {
 		if !errors.As(err, &e) || e.Code != database.CodeConstraint || e.Constraint != tt.want {
 			t.Errorf("%s: %#v, want constraint %q", tt.sql, err, tt.want)
 		}
+	}
+}
+
+// TestSQLiteLockedElsewhere: while another process (here another pool on
+// the same file) holds the write lock, a write waits the busy timeout and
+// then fails busy, naming the lock and the timeout (SQLite gives it as a
+// bare code, not an *sqlite3.Error), and reads go on (WAL).
+func TestSQLiteLockedElsewhere(t *testing.T) {
+	database.SetBusyTimeout(t, 50*time.Millisecond)
+	path := filepath.Join(t.TempDir(), "app.db")
+	open := func() database.DB {
+		db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	ctx := t.Context()
+	db, other := open(), open()
+	if _, err := db.Exec(ctx, "CREATE TABLE notes (x)", nil); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := other.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO notes VALUES (1)", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(ctx, "INSERT INTO notes VALUES (2)", nil)
+	if database.CodeOf(err) != database.CodeBusy || !strings.Contains(err.Error(), "database is locked: another connection or process held the database's write lock longer than the busy timeout (50ms)") {
+		t.Errorf("a write while another holds the lock: %v; want busy, naming the lock and the timeout", err)
+	}
+	if _, err := db.Begin(ctx); database.CodeOf(err) != database.CodeBusy {
+		t.Errorf("a transaction while another holds the lock: %v; want busy", err)
+	}
+	rows, err := db.Query(ctx, "SELECT count(*) FROM notes", nil)
+	if err != nil {
+		t.Fatalf("a read while another holds the write lock: %v", err)
+	}
+	rows.Close()
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSQLitePoolFull: with every connection held (maxConns 1, a
+// transaction open), a statement waits for one until a little before its
+// call's deadline, then fails unavailable while the call can still
+// answer, naming maxConns.
+func TestSQLitePoolFull(t *testing.T) {
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: filepath.Join(t.TempDir(), "p.db"), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(t.Context())
+	call, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	_, err = db.Exec(call, "SELECT 1", nil)
+	if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "no connection of the pool came free in time: its maxConns (1) were all in use") {
+		t.Errorf("a statement with the pool full: %v; want unavailable, naming maxConns", err)
+	}
+	if call.Err() != nil {
+		t.Errorf("the statement failed only once its call had ended: %v", call.Err())
+	}
+}
+
+// TestSQLiteMigrationWaitsForTheLock: a migration on a file another
+// process migrates (a second host starting beside the first) waits for
+// the write lock longer than the busy timeout, until the first one
+// commits, then runs; the connection's busy timeout is the guests' again
+// afterwards.
+func TestSQLiteMigrationWaitsForTheLock(t *testing.T) {
+	const busy = 20 * time.Millisecond
+	database.SetBusyTimeout(t, busy)
+	path := filepath.Join(t.TempDir(), "app.db")
+	open := func() database.DB {
+		db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	ctx := t.Context()
+	first, second := open(), open()
+	holding, release := make(chan struct{}), make(chan struct{})
+	firstDone := make(chan error, 1)
+	go func() {
+		firstDone <- first.Migrate(ctx, func(m database.Migration) error {
+			close(holding)
+			<-release
+			return m.Script(ctx, "CREATE TABLE a (x);")
+		})
+	}()
+	<-holding
+	began := time.Now()
+	secondDone := make(chan error, 1)
+	go func() {
+		secondDone <- second.Migrate(ctx, func(m database.Migration) error { return m.Script(ctx, "CREATE TABLE b (x);") })
+	}()
+	var early error
+	returned := poll.Until(5*time.Second, func() bool {
+		select {
+		case early = <-secondDone:
+			return true
+		default:
+			return time.Since(began) > 10*busy
+		}
+	})
+	if !returned || early != nil {
+		t.Fatalf("the second migration did not wait for the lock past the busy timeout: %v", early)
+	}
+	close(release)
+	if err := <-firstDone; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-secondDone; err != nil {
+		t.Fatalf("the second migration, after the first: %v", err)
+	}
+	tx, err := first.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := second.Exec(ctx, "INSERT INTO b VALUES (1)", nil); database.CodeOf(err) != database.CodeBusy {
+		t.Errorf("a guest's write on the migrating connection, the lock held elsewhere: %v; want busy after the busy timeout", err)
 	}
 }

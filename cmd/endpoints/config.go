@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 
@@ -113,15 +114,45 @@ func redact(key string, v any) any {
 		if strings.Contains(k, "secret") || strings.Contains(k, "password") || strings.Contains(k, "token") || k == "key" || k == "sha256" {
 			return "REDACTED"
 		}
-		if u, err := url.Parse(v); err == nil && u.User != nil {
+		if u, err := url.Parse(v); err == nil && u.Scheme != "" {
+			changed := false
 			if _, has := u.User.Password(); has {
 				u.User = url.UserPassword(u.User.Username(), "REDACTED")
+				changed = true
+			}
+			// postgres://app@db/app?password=..., as libpq takes it.
+			if q := u.Query(); len(q) > 0 {
+				for k := range q {
+					if secretParam(k) {
+						q.Set(k, "REDACTED")
+						changed = true
+					}
+				}
+				if changed {
+					u.RawQuery = q.Encode()
+				}
+			}
+			if changed {
 				return u.String()
 			}
+			return v
 		}
+		// PostgreSQL's keyword/value form: host=db user=app password=...
+		return dsnPassword.ReplaceAllString(v, "${1}REDACTED")
 	}
 	return v
 }
+
+// secretParam reports whether a URL's query parameter named k holds a
+// secret (password, sslpassword, token...).
+func secretParam(k string) bool {
+	k = strings.ToLower(k)
+	return strings.Contains(k, "password") || strings.Contains(k, "secret") || strings.Contains(k, "token")
+}
+
+// dsnPassword is a password in a PostgreSQL connection string of the
+// keyword/value form, quoted or not.
+var dsnPassword = regexp.MustCompile(`((?:^|\s)(?i:ssl)?(?i:password)\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)`)
 
 // printSettings lists every setting of endpoints.json an override can
 // replace: its --set name, its environment variable, and how its value is

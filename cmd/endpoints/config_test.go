@@ -98,3 +98,25 @@ func TestRedact(t *testing.T) {
 		t.Errorf("jwt = %v", jwt)
 	}
 }
+
+// TestRedactDatabaseURLs: a PostgreSQL password is redacted wherever the
+// connection string holds it: the URL's user info, its password query
+// parameter, or the keyword/value form, quoted or not; the rest stays.
+func TestRedactDatabaseURLs(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"postgres://app:pw@db:5432/app?sslmode=disable", "postgres://app:REDACTED@db:5432/app?sslmode=disable"},
+		{"postgres://app@db/app?sslmode=disable&password=pw", "postgres://app@db/app?password=REDACTED&sslmode=disable"},
+		{"postgres://app@db/app?sslpassword=pw", "postgres://app@db/app?sslpassword=REDACTED"},
+		{"host=db user=app password=pw dbname=app", "host=db user=app password=REDACTED dbname=app"},
+		{"host=db password = 'p w\\'x' dbname=app", "host=db password = REDACTED dbname=app"},
+		{"password=pw host=db", "password=REDACTED host=db"},
+		{"host=db PASSWORD=pw", "host=db PASSWORD=REDACTED"},
+		{"postgres://app@db/app?sslmode=disable", "postgres://app@db/app?sslmode=disable"},
+		{"data/app.db", "data/app.db"},
+	} {
+		got := redact("", map[string]any{"databases": map[string]any{"main": map[string]any{"url": tt.in}}})
+		if u := got.(map[string]any)["databases"].(map[string]any)["main"].(map[string]any)["url"]; u != tt.want {
+			t.Errorf("%s: got %v, want %s", tt.in, u, tt.want)
+		}
+	}
+}

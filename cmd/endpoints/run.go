@@ -92,6 +92,10 @@ Commands:
                drivers differ; server/migrations/<database>/ for another
                database) to its databases, as serve and dev do at start;
                --dry-run lists them, --database NAME migrates one
+  db backup APP --to FILE
+               copy an SQLite database of the app (--database NAME; default
+               main) into the new FILE while hosts serve it: a consistent
+               snapshot, which copying the file is not (PostgreSQL: pg_dump)
   inspect FILE.wasm
                print a module's ABI version, contract (each route of a
                bundle), imports, exports and size, read from the file
@@ -180,7 +184,7 @@ Examples:
 
 // helpCommands are the commands whose flags `endpoints help COMMAND`
 // prints.
-var helpCommands = []string{"dev", "serve", "build", "routes", "openapi", "check", "client", "new", "token", "keygen", "apikey", "migrate", "inspect", "conformance", "diff", "health"}
+var helpCommands = []string{"dev", "serve", "build", "routes", "openapi", "check", "client", "new", "token", "keygen", "apikey", "migrate", "db", "inspect", "conformance", "diff", "health"}
 
 // run is the whole command, testable: it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -228,6 +232,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return cmdInspect(ctx, rest, stdout, stderr)
 	case "migrate":
 		return cmdMigrate(ctx, rest, stdout, stderr)
+	case "db":
+		return cmdDB(ctx, rest, stdout, stderr)
 	case "conformance":
 		return cmdConformance(ctx, rest, stdout, stderr)
 	case "diff":

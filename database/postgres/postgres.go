@@ -35,6 +35,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -71,10 +72,48 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &db{pool: pool}, nil
+	return &db{pool: pool, max: cfg.MaxConns}, nil
 }
 
-type db struct{ pool *pgxpool.Pool }
+// db is the pool. inUse counts the connections its statements and
+// transactions hold, which tells when a statement will wait for one.
+type db struct {
+	pool  *pgxpool.Pool
+	max   int32
+	inUse atomic.Int32
+}
+
+// acquire takes a connection of the pool for a statement or a
+// transaction. When none is idle, it waits for one to come free, or to be
+// made (a server that does not answer may keep the dial waiting), until
+// database.WaitContext ends, a little before the call's deadline, and
+// then fails unavailable (waitError), leaving the call time to answer.
+func (d *db) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	wait := ctx
+	if d.inUse.Load() >= d.max || d.pool.Stat().IdleConns() == 0 {
+		var cancel context.CancelFunc
+		wait, cancel = database.WaitContext(ctx)
+		defer cancel()
+	}
+	c, err := d.pool.Acquire(wait)
+	if err != nil {
+		// pgxpool gives the context's own error, unwrapped, when the
+		// wait ends.
+		if err == wait.Err() {
+			return nil, d.waitError(err)
+		}
+		return nil, d.fail(ctx, err)
+	}
+	d.inUse.Add(1)
+	return c, nil
+}
+
+// release gives back a connection acquire took; pgxpool closes one left
+// in a transaction or broken.
+func (d *db) release(c *pgxpool.Conn) {
+	d.inUse.Add(-1)
+	c.Release()
+}
 
 func (d *db) System() string { return "postgresql" }
 
@@ -82,19 +121,58 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err := checkStatement(sql); err != nil {
 		return nil, err
 	}
-	r, err := d.pool.Query(ctx, sql, exactArgs(args)...)
+	c, err := d.acquire(ctx)
 	if err != nil {
-		return nil, d.fail(ctx, err)
+		return nil, err
 	}
-	return newRows(ctx, r), nil
+	for attempt := 0; ; attempt++ {
+		r, err := c.Query(ctx, sql, exactArgs(args)...)
+		if err != nil {
+			if attempt == 0 && staleStatement(err) {
+				continue
+			}
+			d.release(c)
+			return nil, d.fail(ctx, err)
+		}
+		// The first row is read now, where the error of a statement
+		// whose cached plan a schema change made stale comes: it runs
+		// again, once, prepared anew.
+		rs := newRows(ctx, r)
+		if !rs.first() && attempt == 0 && staleStatement(r.Err()) {
+			continue
+		}
+		rs.db, rs.conn = d, c
+		return rs, nil
+	}
 }
 
 func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecResult, error) {
-	r, err := execOn(ctx, d.pool, sql, args)
+	c, err := d.acquire(ctx)
+	if err != nil {
+		return database.ExecResult{}, err
+	}
+	defer d.release(c)
+	r, err := execOn(ctx, c, sql, args)
+	if staleStatement(err) {
+		r, err = execOn(ctx, c, sql, args)
+	}
 	if err != nil {
 		return r, d.fail(ctx, err)
 	}
 	return r, nil
+}
+
+// staleStatement reports whether err is PostgreSQL's refusal of a
+// prepared statement whose result's columns changed since it was prepared
+// (a migration altered a table a "SELECT *" reads): each connection of
+// the pool prepared its own, so each would fail once after a migration
+// that another host or `endpoints migrate` applied. pgx has then dropped it
+// from its cache, and nothing ran: outside a transaction the statement
+// runs again, prepared anew; in one, which PostgreSQL has aborted,
+// mapError says to run the transaction again.
+func staleStatement(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "0A000" && strings.Contains(pe.Message, "cached plan must not change result type")
 }
 
 // fail maps err; when the server cannot be reached it also drops the
@@ -102,11 +180,26 @@ func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 // the statements after an outage connect anew instead of failing once per
 // stale connection.
 func (d *db) fail(ctx context.Context, err error) error {
+	if err == ctx.Err() {
+		return d.waitError(err)
+	}
 	err = mapError(ctx, err)
 	if database.CodeOf(err) == database.CodeUnavailable {
 		d.pool.Reset()
 	}
 	return err
+}
+
+// waitError is the error of a statement whose context ended while it
+// waited for a connection: pgxpool gives the context's own error then,
+// unwrapped (a statement stopped in the server is a *pgconn.PgError, one
+// stopped on the wire a wrapped error). It is unavailable, as a server
+// that cannot be reached: the host answers 503, not 500.
+func (d *db) waitError(err error) error {
+	if st := d.pool.Stat(); st.AcquiredConns() >= st.MaxConns() {
+		return database.PoolFullError(int(st.MaxConns()), err)
+	}
+	return &database.Error{Code: database.CodeUnavailable, Err: err, Message: "no connection to the server was made in time"}
 }
 
 // querier is what a pool and a transaction share.
@@ -115,40 +208,60 @@ type querier interface {
 }
 
 // execOn runs an exec through Query: pgx's Exec takes the simple protocol
-// for a statement without parameters, which would run several.
+// for a statement without parameters, which would run several. Its
+// errors are pgx's, which the caller maps.
 func execOn(ctx context.Context, q querier, sql string, args []any) (database.ExecResult, error) {
 	if err := checkStatement(sql); err != nil {
 		return database.ExecResult{}, err
 	}
 	r, err := q.Query(ctx, sql, exactArgs(args)...)
 	if err != nil {
-		return database.ExecResult{}, mapError(ctx, err)
+		return database.ExecResult{}, err
 	}
 	r.Close()
 	if err := r.Err(); err != nil {
-		return database.ExecResult{}, mapError(ctx, err)
+		return database.ExecResult{}, err
 	}
 	return database.ExecResult{RowsAffected: r.CommandTag().RowsAffected()}, nil
 }
 
 func (d *db) Begin(ctx context.Context) (database.Tx, error) {
-	t, err := d.pool.Begin(ctx)
+	c, err := d.acquire(ctx)
 	if err != nil {
+		return nil, err
+	}
+	t, err := c.Begin(ctx)
+	if err != nil {
+		d.release(c)
 		return nil, d.fail(ctx, err)
 	}
-	return &tx{t: t}, nil
+	return &tx{t: t, db: d, conn: c}, nil
 }
 
-// migrationLock is the key of the advisory lock Migrate holds.
-const migrationLock = 0x656e64706f696e74 // "endpoint"
+// MigrationLock is the key of the transaction-level advisory lock a
+// migration holds while it runs (pg_advisory_xact_lock): a host or an
+// `endpoints migrate` that finds it taken waits for it. An operator sees
+// who holds it, and who waits, in pg_locks:
+//
+//	SELECT pid, granted FROM pg_locks WHERE locktype = 'advisory'
+//	  AND classid = 1701733488 AND objid = 1869180532 AND objsubid = 1;
+const MigrationLock int64 = 0x656e64706f696e74 // "endpoint"
 
+// Migrate runs fn in a transaction holding MigrationLock. The wait for
+// the lock and the migration's statements are bounded by ctx only, not
+// by the statement timeout (database.Options.StatementTimeout), which is
+// the guests': a migration that builds an index on a large table, and the
+// host that waits for it, take what it takes.
 func (d *db) Migrate(ctx context.Context, fn func(database.Migration) error) error {
 	t, err := d.pool.Begin(ctx)
 	if err != nil {
 		return mapError(ctx, err)
 	}
 	defer t.Rollback(context.WithoutCancel(ctx))
-	if _, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {
+	if _, err := t.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+		return mapError(ctx, err)
+	}
+	if _, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", MigrationLock); err != nil {
 		return mapError(ctx, err)
 	}
 	if err := fn(&migration{tx{t: t}}); err != nil {
@@ -216,9 +329,21 @@ func (d *db) Close() error {
 	return nil
 }
 
+// tx is a transaction on a connection acquire took (conn, given back to
+// db when it ends), or on Migrate's (conn nil).
 type tx struct {
 	t    pgx.Tx
+	db   *db
+	conn *pgxpool.Conn
 	done bool
+}
+
+// end gives the connection back.
+func (t *tx) end() {
+	if t.conn != nil {
+		t.db.release(t.conn)
+		t.conn = nil
+	}
 }
 
 func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, error) {
@@ -239,7 +364,11 @@ func (t *tx) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 	if t.done {
 		return database.ExecResult{}, database.Errorf(database.CodeTransaction, "the transaction has ended")
 	}
-	return execOn(ctx, t.t, sql, args)
+	r, err := execOn(ctx, t.t, sql, args)
+	if err != nil {
+		return r, mapError(ctx, err)
+	}
+	return r, nil
 }
 
 func (t *tx) Commit(ctx context.Context) error {
@@ -247,6 +376,7 @@ func (t *tx) Commit(ctx context.Context) error {
 		return database.Errorf(database.CodeTransaction, "the transaction has ended")
 	}
 	t.done = true
+	defer t.end()
 	if err := t.t.Commit(ctx); err != nil {
 		return mapError(ctx, err)
 	}
@@ -258,6 +388,7 @@ func (t *tx) Rollback(ctx context.Context) error {
 		return nil
 	}
 	t.done = true
+	defer t.end()
 	if err := t.t.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
 		return mapError(ctx, err)
 	}
@@ -312,11 +443,33 @@ func firstKeyword(sql string) string {
 }
 
 // rows converts pgx's values to the types package database promises.
+// When first read the first row ahead (stepped), row is what its Next
+// returned. Rows of the pool hold their connection (conn, of db) until
+// their end or Close; a transaction's hold none.
 type rows struct {
-	ctx  context.Context
-	r    pgx.Rows
-	cols []string
-	vals []any
+	ctx     context.Context
+	r       pgx.Rows
+	cols    []string
+	vals    []any
+	stepped bool
+	row     bool
+	db      *db
+	conn    *pgxpool.Conn
+}
+
+// end gives the connection back once the rows are over.
+func (r *rows) end() {
+	if r.conn != nil {
+		r.db.release(r.conn)
+		r.conn = nil
+	}
+}
+
+// first reads the first row ahead and reports whether there is one; when
+// there is none, the rows are closed and r.Err says why.
+func (r *rows) first() bool {
+	r.stepped, r.row = true, r.r.Next()
+	return r.row
 }
 
 func newRows(ctx context.Context, r pgx.Rows) *rows {
@@ -329,7 +482,19 @@ func newRows(ctx context.Context, r pgx.Rows) *rows {
 }
 
 func (r *rows) Columns() []string { return r.cols }
-func (r *rows) Next() bool        { return r.r.Next() }
+
+func (r *rows) Next() bool {
+	more := r.row
+	if r.stepped {
+		r.stepped = false
+	} else {
+		more = r.r.Next()
+	}
+	if !more {
+		r.end()
+	}
+	return more
+}
 
 func (r *rows) Values() ([]any, error) {
 	vs, err := r.r.Values()
@@ -351,6 +516,7 @@ func (r *rows) Err() error {
 
 func (r *rows) Close() error {
 	r.r.Close()
+	r.end()
 	return r.Err()
 }
 
@@ -498,6 +664,10 @@ func mapError(ctx context.Context, err error) error {
 			e.Code = database.CodeSyntax
 		case pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03":
 			e.Code = database.CodeBusy
+		case staleStatement(pe):
+			// Outside a transaction the statement ran again (staleStatement).
+			e.Code = database.CodeBusy
+			e.Message += ": the table's columns changed (a migration ran) since this connection prepared the statement, and PostgreSQL aborted the transaction; run the transaction again"
 		case strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57P"):
 			e.Code = database.CodeUnavailable
 		case pe.Code == "54000":

@@ -3,13 +3,17 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/database/databasetest"
 	_ "github.com/wasmendpoints/endpoints/database/postgres"
+	"github.com/wasmendpoints/endpoints/internal/poll"
 )
 
 func openPG(t *testing.T) (database.DB, func()) {
@@ -208,5 +212,249 @@ func TestPostgresAbortedTransactionSaysWhy(t *testing.T) {
 	want := "other: current transaction is aborted, commands ignored until end of transaction block: an earlier statement of this transaction failed, and PostgreSQL runs no other until it rolls back; return that statement's error from the transaction, or keep it from failing (INSERT ... ON CONFLICT DO NOTHING)"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
+	}
+}
+
+// TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
+// the guests'; a migration that runs longer (an index built on a large
+// table) completes, and a second one that waits for the migration lock
+// longer than the timeout (a second host starting beside the first) waits
+// on and then runs. The lock is found in pg_locks as its doc comment
+// says.
+func TestPostgresMigrationOutlastsStatementTimeout(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	const timeout = 200 * time.Millisecond
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 4, StatementTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ctx := t.Context()
+	if _, err := db.Exec(ctx, "SELECT pg_sleep(0.4)", nil); database.CodeOf(err) == "" {
+		t.Fatal("a guest's statement outlasted the statement timeout")
+	}
+	if err := db.Migrate(ctx, func(m database.Migration) error {
+		return m.Script(ctx, "SELECT pg_sleep(0.4); CREATE TABLE slow (x int);")
+	}); err != nil {
+		t.Fatalf("a migration longer than the statement timeout: %v", err)
+	}
+
+	holding, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- db.Migrate(ctx, func(m database.Migration) error {
+			close(holding)
+			<-release
+			return m.Script(ctx, "CREATE TABLE first (x int);")
+		})
+	}()
+	<-holding
+	second := make(chan error, 1)
+	go func() {
+		second <- db.Migrate(ctx, func(m database.Migration) error { return m.Script(ctx, "CREATE TABLE second (x int);") })
+	}()
+	waitedLong := func() bool {
+		rows, err := db.Query(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+			WHERE l.locktype = 'advisory' AND l.classid = 1701733488 AND l.objid = 1869180532 AND l.objsubid = 1
+			AND NOT l.granted AND now() - a.query_start > $1::interval`, []any{(2 * timeout).String()})
+		if err != nil {
+			t.Log(err)
+			return false
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			return false
+		}
+		vals, err := rows.Values()
+		return err == nil && vals[0] == int64(1)
+	}
+	if !poll.Until(10*time.Second, waitedLong) {
+		select {
+		case err := <-second:
+			t.Fatalf("the second migration did not wait for the lock: %v", err)
+		default:
+			t.Fatal("the second migration is not seen waiting for the migration lock in pg_locks")
+		}
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("the first migration: %v", err)
+	}
+	if err := <-second; err != nil {
+		t.Fatalf("the second migration, after waiting longer than the statement timeout: %v", err)
+	}
+}
+
+// TestPostgresStatementAfterSchemaChange: a migration that adds a column
+// to a table while the host serves (another host's, or `endpoints
+// migrate`'s) does not fail the next "SELECT *" of each pooled connection
+// whose cached statement read the old columns: it runs again, prepared
+// anew; in a transaction, which PostgreSQL aborts, the error is busy and
+// says to run it again.
+func TestPostgresStatementAfterSchemaChange(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	ctx := t.Context()
+	db, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	migrate := func(script string) {
+		t.Helper()
+		if err := db.Migrate(ctx, func(m database.Migration) error { return m.Script(ctx, script) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	query := func(q database.Querier, sql string, args ...any) (string, error) {
+		rows, err := q.Query(ctx, sql, args)
+		if err != nil {
+			return "", err
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<10)
+		return string(b), err
+	}
+	migrate("CREATE TABLE t (a bigint); INSERT INTO t VALUES (1);")
+	for _, tt := range []struct{ name, sql, before, after string }{
+		{"query", "SELECT * FROM t WHERE a = $1", `{"columns":["a"],"rows":[[1]]}`, `{"columns":["a","bq"],"rows":[[1,null]]}`},
+		{"exec returning", "UPDATE t SET a = a WHERE a = $1 RETURNING *", "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			run := func() (string, error) {
+				if tt.before == "" {
+					r, err := db.Exec(ctx, tt.sql, []any{int64(1)})
+					return fmt.Sprint(r.RowsAffected), err
+				}
+				return query(db, tt.sql, int64(1))
+			}
+			want := tt.before
+			if want == "" {
+				want = "1"
+			}
+			if got, err := run(); err != nil || got != want {
+				t.Fatalf("before the migration: %s, %v; want %s", got, err, want)
+			}
+			migrate("ALTER TABLE t ADD COLUMN b" + tt.name[:1] + " int;")
+			if tt.after != "" {
+				want = tt.after
+			}
+			if got, err := run(); err != nil || got != want {
+				t.Errorf("after the migration: %s, %v; want %s", got, err, want)
+			}
+		})
+	}
+
+	if _, err := query(db, "SELECT * FROM t"); err != nil {
+		t.Fatal(err)
+	}
+	migrate("ALTER TABLE t ADD COLUMN c int;")
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	_, err = query(tx, "SELECT * FROM t")
+	if database.CodeOf(err) != database.CodeBusy || !strings.Contains(err.Error(), "a migration ran") || !strings.Contains(err.Error(), "run the transaction again") {
+		t.Errorf("in a transaction: %v; want busy, saying to run the transaction again", err)
+	}
+}
+
+// TestPostgresPoolExhausted: when every connection of the pool is held
+// (maxConns 1, a transaction open), a statement waits for one until a
+// little before its call's deadline (database.WaitContext), then fails
+// unavailable while the call can still answer (503, as the SQLite
+// driver's pool), saying the pool was full and which setting raises it;
+// a statement the deadline stops while it runs is not that. Once the
+// transaction ends, its connection serves the next statement.
+func TestPostgresPoolExhausted(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	ctx := t.Context()
+	db, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	short := func(d time.Duration) context.Context {
+		c, cancel := context.WithTimeout(ctx, d)
+		t.Cleanup(cancel)
+		return c
+	}
+	if _, err := db.Exec(short(100*time.Millisecond), "SELECT pg_sleep(2)", nil); database.CodeOf(err) != database.CodeOther || strings.Contains(err.Error(), "pool") {
+		t.Errorf("a statement stopped while it runs: %v; want other, not the pool", err)
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "no connection of the pool came free in time: its maxConns (1) were all in use"
+	for name, run := range map[string]func(context.Context) error{
+		"query": func(c context.Context) error { _, err := db.Query(c, "SELECT 1", nil); return err },
+		"exec":  func(c context.Context) error { _, err := db.Exec(c, "SELECT 1", nil); return err },
+		"begin": func(c context.Context) error { _, err := db.Begin(c); return err },
+	} {
+		call := short(2 * time.Second)
+		err := run(call)
+		if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s with the pool full: %v; want unavailable: %s", name, err, want)
+		}
+		if call.Err() != nil {
+			t.Errorf("%s with the pool full failed only once its call had ended: %v", name, call.Err())
+		}
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(short(2*time.Second), "SELECT 1", nil)
+	if err != nil {
+		t.Fatalf("after the transaction ended: %v", err)
+	}
+	rows.Close()
+	if _, err := db.Exec(short(2*time.Second), "SELECT 1", nil); err != nil {
+		t.Fatalf("after the rows were closed: %v", err)
+	}
+}
+
+// TestPostgresServerSilent: a server that accepts connections and never
+// answers (a host that hangs, a proxy whose backend is gone) fails a
+// statement unavailable while its call can still answer, rather than at
+// the call's deadline.
+func TestPostgresServerSilent(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var mu sync.Mutex
+	var conns []net.Conn
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: "postgres://u:secret@" + l.Addr().String() + "/app?sslmode=disable&connect_timeout=60", MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	call, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	_, err = db.Query(call, "SELECT 1", nil)
+	if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "no connection to the server was made in time") || strings.Contains(err.Error(), "secret") {
+		t.Errorf("a statement on a silent server: %v; want unavailable, no connection made in time, no password", err)
+	}
+	if call.Err() != nil {
+		t.Errorf("the statement failed only once its call had ended: %v", call.Err())
 	}
 }

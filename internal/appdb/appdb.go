@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -82,10 +81,7 @@ func (s *Set) DB(ctx context.Context, name string) (database.DB, error) {
 	spec = spec.WithDefaults() // config's defaults, the ones help settings prints
 	opts := database.Options{URL: spec.URL, MaxConns: spec.MaxConns, StatementTimeout: time.Duration(spec.StatementTimeout)}
 	if spec.Driver == config.DatabaseSQLite {
-		opts.Path = config.DatabaseFile(name, spec)
-		if !filepath.IsAbs(opts.Path) {
-			opts.Path = filepath.Join(s.app, opts.Path)
-		}
+		opts.Path = s.Path(name)
 	}
 	db, err := database.Open(ctx, spec.Driver, opts)
 	if err != nil {

@@ -65,10 +65,7 @@ func (s *Set) Migrations() ([]Migration, error) {
 	if err != nil {
 		return nil, err
 	}
-	top := config.DefaultDatabase
-	if names := s.Names(); len(names) == 1 {
-		top = names[0]
-	}
+	top := s.Default()
 	var out []Migration
 	var read func(dir, db string, entries []os.DirEntry) error
 	read = func(dir, db string, entries []os.DirEntry) error {
@@ -233,7 +230,8 @@ type MigrateOptions struct {
 
 // Migrate applies the migrations not yet applied, in order, each file in
 // one transaction with its record in [Table], and returns those it applied
-// (or, with DryRun, would apply). It stops at the first failure, whose
+// (or, with DryRun, would apply): not those another host or run applied
+// while this one waited for the migration lock. It stops at the first failure, whose
 // error names the file, the database, the statement when known and the
 // database's message; what the failing file did is rolled back, what
 // the files before it did stays. A file changed after it was applied is
@@ -316,10 +314,13 @@ func (s *Set) migrate(ctx context.Context, name string, ms []Migration, dryRun b
 			done = append(done, m)
 			continue
 		}
-		if err := apply(ctx, db, m); err != nil {
+		ran, err := apply(ctx, db, m)
+		if err != nil {
 			return done, fmt.Errorf("%s: database %q: %w", m.File, m.Database, err)
 		}
-		done = append(done, m)
+		if ran {
+			done = append(done, m)
+		}
 	}
 	return done, nil
 }
@@ -352,9 +353,12 @@ func readApplied(ctx context.Context, db database.DB) (map[int64]string, error) 
 }
 
 // apply runs one migration and records it, in one transaction that holds
-// the migration lock; a host that applied it meanwhile is seen there.
-func apply(ctx context.Context, db database.DB, m Migration) error {
-	return db.Migrate(ctx, func(tx database.Migration) error {
+// the migration lock, and reports whether it ran it: a host (or an
+// `endpoints migrate`) that applied it meanwhile is seen there, and then
+// apply does nothing, so that of hosts starting together only the one
+// that applied a migration says so.
+func apply(ctx context.Context, db database.DB, m Migration) (ran bool, err error) {
+	err = db.Migrate(ctx, func(tx database.Migration) error {
 		if err := tx.Script(ctx, "CREATE TABLE IF NOT EXISTS "+Table+" (version BIGINT PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)"); err != nil {
 			return err
 		}
@@ -374,6 +378,8 @@ func apply(ctx context.Context, db database.DB, m Migration) error {
 		}
 		_, err = tx.Exec(ctx, "INSERT INTO "+Table+" (version, name, checksum, applied_at) VALUES ($1, $2, $3, $4)",
 			[]any{m.Version, m.Name, m.Checksum, time.Now().UTC().Format(time.RFC3339)})
+		ran = err == nil
 		return err
 	})
+	return ran && err == nil, err
 }

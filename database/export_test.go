@@ -1,0 +1,11 @@
+package database
+
+import "time"
+
+// SetBusyTimeout makes the SQLite busy timeout d until the test ends, so
+// that a test of a lock held elsewhere does not wait 5 s.
+func SetBusyTimeout(t interface{ Cleanup(func()) }, d time.Duration) {
+	old := busyTimeout
+	busyTimeout = d
+	t.Cleanup(func() { busyTimeout = old })
+}

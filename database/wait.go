@@ -1,0 +1,35 @@
+package database
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// MaxWaitMargin caps the time [WaitContext] leaves a call after the wait
+// for a connection ends.
+const MaxWaitMargin = time.Second
+
+// WaitContext returns the context a driver waits for a connection of its
+// full pool with: ctx, ending a tenth of the time left before ctx's
+// deadline (at most [MaxWaitMargin]) earlier, so that a call that found
+// every connection taken gets its error ([PoolFullError]) while it can
+// still answer it, 503 rather than a deadline's 500. Without a deadline it
+// is ctx. The caller calls cancel when the wait is over.
+func WaitContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return ctx, func() {}
+	}
+	margin := min(time.Until(deadline)/10, MaxWaitMargin)
+	return context.WithDeadline(ctx, deadline.Add(-margin))
+}
+
+// PoolFullError is the error of a statement that waited for a connection
+// of a pool of maxConns, all in use, until its wait ended (WaitContext):
+// unavailable, as a server that cannot be reached, naming the setting
+// that raises it.
+func PoolFullError(maxConns int, err error) *Error {
+	return &Error{Code: CodeUnavailable, Err: err, Message: fmt.Sprintf(
+		"no connection of the pool came free in time: its maxConns (%d) were all in use by other statements and transactions; raise databases.<name>.maxConns or shorten what holds them", maxConns)}
+}
