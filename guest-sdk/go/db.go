@@ -42,7 +42,8 @@ import (
 // A statement the database refused returns a [*DBError]; test its kind with
 // errors.Is: [ErrConstraint] (answer 409 for a unique violation),
 // [ErrSyntax], [ErrBusy], [ErrDatabaseUnavailable] (a [HandleFunc] handler
-// that returns it answers 503, like a key-value store that is down),
+// that returns either of those two answers 503, like a key-value store
+// that is down),
 // [ErrTooLarge], [ErrDenied], [ErrTransaction].
 //
 // # Notes

@@ -199,7 +199,8 @@
 //
 // The value answers [Operation.Status] (200 by default); [Error] answers
 // its own status and body; a [KV] error wrapping [ErrStorageUnavailable]
-// answers 503; any other error answers 500. Both are logged. When
+// and a database's [ErrDatabaseUnavailable] or [ErrBusy] answer 503; any
+// other error answers 500. Both are logged. When
 // Responses is nil the success response is inferred from the result type.
 //
 // # Media and streaming
@@ -378,8 +379,9 @@
 //
 // Errors are typed: errors.Is(err, [ErrConstraint]) for a unique
 // violation (answer 409), [ErrNoRows] from [Row.Scan] and [QueryRowAs];
-// a [HandleFunc] handler that returns [ErrDatabaseUnavailable] answers
-// 503, and a [Handle] handler answers the same with [ErrorReply](err).
+// a [HandleFunc] handler that returns [ErrDatabaseUnavailable] or
+// [ErrBusy] answers 503, and a [Handle] handler answers the same with
+// [ErrorReply](err).
 // database/sql's sql.NullString, sql.Null[T]... work as arguments and
 // destinations. Native tests get migrated SQLite files from
 // endpointstest.Database.

@@ -178,8 +178,10 @@ func Error(status int, body any) error {
 // [Handle] handler to give the same: an error made by [Error] (or wrapping
 // one) answers its status and body; an error wrapping
 // [ErrStorageUnavailable] (a database or key-value store the host could
-// not reach: [ErrDatabaseUnavailable] is one) answers 503, and any other
-// 500, each with the body of the host's own errors and logged.
+// not reach: [ErrDatabaseUnavailable] is one) or [ErrBusy] (a database
+// locked past its busy timeout, a transaction PostgreSQL could not
+// serialize: trying again later may work) answers 503, and any other 500,
+// each with the body of the host's own errors and logged.
 //
 //	n, err := notes.Create(in.Body)
 //	if errors.Is(err, endpoints.ErrConstraint) {
@@ -195,7 +197,7 @@ func ErrorReply(err error) Reply {
 		return Respond(se.Status, se.Body)
 	}
 	Logger().Error("handler failed", "error", err.Error())
-	if errors.Is(err, ErrStorageUnavailable) {
+	if errors.Is(err, ErrStorageUnavailable) || errors.Is(err, ErrBusy) {
 		return Respond(503, storageUnavailable)
 	}
 	return Respond(500, internalError)
@@ -206,7 +208,7 @@ func ErrorReply(err error) Reply {
 var internalError = json.RawMessage(`{"statusCode":500,"statusMessage":"Internal Server Error"}`)
 
 // storageUnavailable is the body of the 503 answered for a handler's error
-// wrapping ErrStorageUnavailable, in the same shape.
+// wrapping ErrStorageUnavailable or ErrBusy, in the same shape.
 var storageUnavailable = json.RawMessage(`{"statusCode":503,"statusMessage":"Service Unavailable"}`)
 
 // Header returns the headers the reply sends, keyed by lower-case name,

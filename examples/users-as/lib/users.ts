@@ -36,10 +36,11 @@ export function userOf(row: Row): JSONValue {
 }
 
 /** Answers a failed database call as the Go twin does: 503 when the
- * database cannot be reached, 500 otherwise, and logs why. */
+ * database cannot be reached or stays busy (locked past its busy
+ * timeout), 500 otherwise, and logs why. */
 export function storeFailure(e: DBError): void {
   log.error("the users store failed: " + e.toString());
-  if (e.code == "unavailable") {
+  if (e.code == "unavailable" || e.code == "busy") {
     respond(503, JSONValue.object().set("statusCode", JSONValue.int(503)).set("statusMessage", JSONValue.str("Service Unavailable")));
   } else {
     respond(500, JSONValue.object().set("statusCode", JSONValue.int(500)).set("statusMessage", JSONValue.str("Internal Server Error")));

@@ -46,10 +46,11 @@ pub fn user_of(row: &Row) -> Result<Json, DbError> {
 }
 
 /// Answers a failed database call as the Go twin does: 503 when the
-/// database cannot be reached, 500 otherwise, each logged.
+/// database cannot be reached or stays busy (locked past its busy
+/// timeout), 500 otherwise, each logged.
 pub fn store_failure(e: &DbError) -> Result<(), DbError> {
     endpoints::log::error(&format!("the users store failed: {}", e));
-    if e.code == Code::Unavailable {
+    if e.code == Code::Unavailable || e.code == Code::Busy {
         respond(503, &Json::object().set("statusCode", 503).set("statusMessage", "Service Unavailable"))?;
     } else {
         respond(500, &Json::object().set("statusCode", 500).set("statusMessage", "Internal Server Error"))?;

@@ -47,7 +47,8 @@ var (
 
 // StoreFailure is the answer of a Handle handler to an error of this
 // package: 503 when the database (or the key-value store) cannot be
-// reached, 500 for anything else. It logs err.
+// reached or stays busy (locked past its busy timeout: trying again later
+// may work), 500 for anything else. It logs err.
 //
 //	u, ok, err := model.Find(in.ID)
 //	if err != nil {
@@ -55,7 +56,7 @@ var (
 //	}
 func StoreFailure(err error) endpoints.Reply {
 	endpoints.Logger().Error("the users store failed", "error", err.Error())
-	if errors.Is(err, endpoints.ErrDatabaseUnavailable) || errors.Is(err, endpoints.ErrStorageUnavailable) {
+	if errors.Is(err, endpoints.ErrDatabaseUnavailable) || errors.Is(err, endpoints.ErrBusy) || errors.Is(err, endpoints.ErrStorageUnavailable) {
 		return endpoints.Respond(503, unavailableBody)
 	}
 	return endpoints.Respond(500, serverErrorBody)

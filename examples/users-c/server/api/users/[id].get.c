@@ -58,7 +58,8 @@ static char not_found[sizeof NOT_FOUND_PREFIX - 1 + ID_MAX + sizeof NOT_FOUND_SU
     NOT_FOUND_PREFIX;
 
 /* failed answers a database call that failed as the Go twin does: 503 when
- * the database cannot be reached, 500 otherwise, and logs why. */
+ * the database cannot be reached or stays busy (locked past its busy
+ * timeout), 500 otherwise, and logs why. */
 static int32_t failed(int32_t rc) {
     static char line[256] = "users: the users store failed: ";
     const char *why = rc == ENDPOINTS_ERR_DATABASE ? endpoints_db_error_message() : "the host refused the query";
@@ -69,7 +70,8 @@ static int32_t failed(int32_t rc) {
     memcpy(line + at, why, n);
     line[at + n] = '\0';
     endpoints_log_str(ENDPOINTS_LOG_ERROR, line);
-    if (rc == ENDPOINTS_ERR_DATABASE && strcmp(endpoints_db_error_code(), "unavailable") == 0) {
+    if (rc == ENDPOINTS_ERR_DATABASE && (strcmp(endpoints_db_error_code(), "unavailable") == 0 ||
+                                         strcmp(endpoints_db_error_code(), "busy") == 0)) {
         endpoints_set_status(503);
         return endpoints_write_str("{\"statusCode\":503,\"statusMessage\":\"Service Unavailable\"}");
     }
