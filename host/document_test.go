@@ -331,7 +331,7 @@ func TestDocumentThatCannotBeBuilt(t *testing.T) {
 	if res.status != 200 || !strings.Contains(res.body, `"x-endpoints-problems"`) || !strings.Contains(res.body, `"file": "server/api/b.get.wasm"`) {
 		t.Errorf("development schema route: got %d %s, want 200 naming the route left out", res.status, res.body)
 	}
-	if res := do(t, srv, "GET", "/api/b", ""); res.status != 404 || !strings.Contains(res.body, "server/api/a.get.wasm and server/api/b.get.wasm") {
+	if res := do(t, srv, "GET", "/api/b", ""); res.status != 404 || !strings.Contains(res.body, `schema \"User\" is defined differently by server/api/a.get.wasm (GET /api/a) and server/api/b.get.wasm (GET /api/b)`) {
 		t.Errorf("development GET /api/b: got %d %s, want 404 explaining the conflict", res.status, res.body)
 	}
 }
