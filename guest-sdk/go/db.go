@@ -207,41 +207,20 @@ func (r *Rows) parse(data []byte) error {
 // splitRows reads the "rows" array d into r.vals, every row's values in
 // order, and r.width, the values in a row, which every row must have.
 func (r *Rows) splitRows(d []byte) error {
-	i := skipSpace(d, 0)
-	if i >= len(d) || d[i] != '[' {
-		return syntaxError(d, i, "an array")
-	}
 	if r.vals == nil {
 		r.vals = make([]json.RawMessage, 0, max(len(r.columns), 1)) // one row of the columns read before
 	}
-	for i = skipSpace(d, i+1); i < len(d) && d[i] != ']'; {
-		if r.nrows > 0 {
-			if d[i] != ',' {
-				return syntaxError(d, i, "',' or ']'")
-			}
-			i = skipSpace(d, i+1)
-		}
-		if i >= len(d) || d[i] != '[' {
-			return syntaxError(d, i, "a row: an array")
+	rows := scanElements(d)
+	for rows.next() {
+		if len(rows.value) == 0 || rows.value[0] != '[' {
+			return syntaxError(rows.value, 0, "a row: an array")
 		}
 		n := 0
-		for i = skipSpace(d, i+1); i < len(d) && d[i] != ']'; n++ {
-			if n > 0 {
-				if d[i] != ',' {
-					return syntaxError(d, i, "',' or ']'")
-				}
-				i = skipSpace(d, i+1)
-			}
-			end, err := skipValue(d, i)
-			if err != nil {
-				return err
-			}
-			r.vals = append(r.vals, d[i:end])
-			i = skipSpace(d, end)
+		for vals := scanElements(rows.value); vals.next(); n++ {
+			r.vals = append(r.vals, vals.value)
 		}
-		if i >= len(d) {
-			return errUnexpectedEnd
-		}
+		// The row was scanned whole as the outer array's element: its
+		// syntax is sound.
 		switch {
 		case r.nrows == 0:
 			r.width = n
@@ -249,12 +228,8 @@ func (r *Rows) splitRows(d []byte) error {
 			return fmt.Errorf("row %d has %d values, row 1 %d", r.nrows+1, n, r.width)
 		}
 		r.nrows++
-		i = skipSpace(d, i+1)
 	}
-	if i >= len(d) {
-		return errUnexpectedEnd
-	}
-	return checkEnd(d, i+1)
+	return rows.err
 }
 
 // row is the values of row i (from 0).
@@ -271,40 +246,32 @@ func decodeStrings(d []byte) ([]string, error) {
 		return nil, err
 	}
 	names := make([]string, 0, n)
-	for i := skipSpace(d, skipSpace(d, 0)+1); i < len(d) && d[i] != ']'; {
-		if len(names) > 0 {
-			i = skipSpace(d, i+1) // the ',' countElements checked
+	for e := scanElements(d); e.next(); {
+		v := e.value
+		if len(v) < 2 || v[0] != '"' {
+			return nil, syntaxError(v, 0, "a string")
 		}
-		if d[i] != '"' {
-			return nil, syntaxError(d, i, "a string")
+		if content := v[1 : len(v)-1]; !e.escaped && utf8.Valid(content) {
+			names = append(names, unsafeString(content))
+			continue
 		}
-		end, escaped, err := scanString(d, i)
+		s, err := decodeString(v)
 		if err != nil {
 			return nil, err
 		}
-		if content := d[i+1 : end-1]; !escaped && utf8.Valid(content) {
-			names = append(names, unsafeString(content))
-		} else {
-			s, err := decodeString(d[i:end])
-			if err != nil {
-				return nil, err
-			}
-			names = append(names, s)
-		}
-		i = skipSpace(d, end)
+		names = append(names, s)
 	}
 	return names, nil
 }
 
-// countElements counts the elements of the array d, checking its syntax
-// as [eachElement] does.
+// countElements counts the elements of the array d, checking its syntax.
 func countElements(d []byte) (int, error) {
 	n := 0
-	err := eachElement(d, func([]byte) error {
+	e := scanElements(d)
+	for e.next() {
 		n++
-		return nil
-	})
-	return n, err
+	}
+	return n, e.err
 }
 
 // QueryRow runs a statement that returns at most one row that matters;
