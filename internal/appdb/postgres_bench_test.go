@@ -1,0 +1,161 @@
+package appdb_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/database/databasetest"
+	_ "github.com/wasmendpoints/endpoints/database/postgres"
+	"github.com/wasmendpoints/endpoints/internal/appdb"
+	"github.com/wasmendpoints/endpoints/internal/cputime"
+)
+
+// BenchmarkPostgresRead splits what a PostgreSQL read costs the host into
+// the layers it passes, side by side on one server the benchmark starts:
+//
+//   - pgx: pgxpool's QueryRow and Scan (rows.Next and Scan for many rows)
+//     into typed variables, the fastest idiomatic use of the library: the
+//     round trip, the server and pgx's own work;
+//   - pgx-deadline: the same under a context with a deadline, which pgx
+//     watches to cancel the statement in the server (as the host's
+//     statements are): what that watch costs;
+//   - driver: the database/postgres driver's Query, as the host calls it,
+//     and AppendQueryResult making the guest's JSON;
+//   - session: appdb's Session.Run, what a guest's db_query costs the host
+//     (parameters decoded from JSON, the statement's context, the result).
+//
+// for a point query (one row) and a query of 50 rows. cpu-ns/op is the
+// host process's CPU alone (the server is another process): the part
+// that is ours; ns/op less cpu-ns/op is, roughly, the wait for the
+// server and the network. Each runs the statement a few times first, so
+// that every connection has it prepared.
+//
+//	go test ./internal/appdb -run '^$' -bench PostgresRead -benchtime 5000x
+func BenchmarkPostgresRead(b *testing.B) {
+	url, _, _ := databasetest.StartPostgres(b)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	var seed strings.Builder
+	seed.WriteString("CREATE TABLE users (id BIGINT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL); INSERT INTO users VALUES ")
+	for i := 1; i <= 100; i++ {
+		if i > 1 {
+			seed.WriteByte(',')
+		}
+		fmt.Fprintf(&seed, "(%d, 'User %d', 'user%d@example.com')", i, i, i)
+	}
+	if _, err := pool.Exec(ctx, seed.String()); err != nil {
+		b.Fatal(err)
+	}
+	set := appdb.New(b.TempDir(), map[string]config.Database{"main": {Driver: config.DatabasePostgres, URL: url}})
+	defer set.Close()
+	db, err := set.DB(ctx, "main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	queries := []struct {
+		name, sql string
+		arg       int64
+		rows      int
+	}{
+		{"1row", "SELECT id, name, email FROM users WHERE id = $1", 2, 1},
+		{"50rows", "SELECT id, name, email FROM users WHERE id > $1 ORDER BY id LIMIT 50", 10, 50},
+	}
+	for _, q := range queries {
+		pgxRun := func(b *testing.B, deadline bool) {
+			var (
+				id          int64
+				name, email string
+			)
+			run := func() {
+				ctx := ctx
+				if deadline {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, time.Minute)
+					defer cancel()
+				}
+				if q.rows == 1 {
+					if err := pool.QueryRow(ctx, q.sql, q.arg).Scan(&id, &name, &email); err != nil {
+						b.Fatal(err)
+					}
+					return
+				}
+				rows, err := pool.Query(ctx, q.sql, q.arg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for rows.Next() {
+					if err := rows.Scan(&id, &name, &email); err != nil {
+						b.Fatal(err)
+					}
+					n++
+				}
+				if rows.Err() != nil || n != q.rows {
+					b.Fatalf("%d rows, %v", n, rows.Err())
+				}
+			}
+			run()
+			b.ReportAllocs()
+			defer cputime.Report(b)()
+			for b.Loop() {
+				run()
+			}
+		}
+		b.Run(q.name+"/pgx", func(b *testing.B) { pgxRun(b, false) })
+		b.Run(q.name+"/pgx-deadline", func(b *testing.B) { pgxRun(b, true) })
+		b.Run(q.name+"/driver", func(b *testing.B) {
+			var out []byte
+			args := []any{q.arg}
+			run := func() {
+				// The host's statement context has a deadline.
+				ctx, cancel := context.WithTimeout(ctx, time.Minute)
+				defer cancel()
+				rows, err := db.Query(ctx, q.sql, args)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if out, err = database.AppendQueryResult(out[:0], rows, 1<<20); err != nil {
+					b.Fatal(err)
+				}
+			}
+			run()
+			if n := strings.Count(string(out), "@example.com"); n != q.rows {
+				b.Fatalf("%d rows: %s", n, out)
+			}
+			b.ReportAllocs()
+			defer cputime.Report(b)()
+			for b.Loop() {
+				run()
+			}
+		})
+		b.Run(q.name+"/session", func(b *testing.B) {
+			s := appdb.NewSession(set, ctx, time.Now().Add(time.Hour), 1<<20, appdb.Hooks{})
+			name, sql, params := []byte("main"), []byte(q.sql), fmt.Appendf(nil, "[%d]", q.arg)
+			if _, e := s.Run(name, sql, params, false); e != 0 {
+				r, _ := s.Result()
+				b.Fatalf("%d %s", e, r)
+			}
+			if r, _ := s.Result(); strings.Count(string(r), "@example.com") != q.rows {
+				b.Fatalf("want %d rows: %s", q.rows, r)
+			}
+			b.ReportAllocs()
+			defer cputime.Report(b)()
+			for b.Loop() {
+				if _, e := s.Run(name, sql, params, false); e != 0 {
+					b.Fatal(e)
+				}
+			}
+		})
+	}
+}
