@@ -29,7 +29,9 @@ import (
 //   - driver: the database/postgres driver's Query, as the host calls it,
 //     and AppendQueryResult making the guest's JSON;
 //   - session: appdb's Session.Run, what a guest's db_query costs the host
-//     (parameters decoded from JSON, the statement's context, the result).
+//     (parameters decoded from JSON, the statement's context, the result);
+//   - session-unix: the same over the server's Unix socket instead of
+//     TCP on loopback (a url with host=/path/to/socket/dir).
 //
 // for a point query (one row) and a query of 50 rows. cpu-ns/op is the
 // host process's CPU alone (the server is another process): the part
@@ -57,7 +59,14 @@ func BenchmarkPostgresRead(b *testing.B) {
 	if _, err := pool.Exec(ctx, seed.String()); err != nil {
 		b.Fatal(err)
 	}
-	set := appdb.New(b.TempDir(), map[string]config.Database{"main": {Driver: config.DatabasePostgres, URL: url}})
+	unixURL, ok := databasetest.PostgresUnixURL(url)
+	if !ok {
+		b.Fatalf("no Unix socket URL for %s", url)
+	}
+	set := appdb.New(b.TempDir(), map[string]config.Database{
+		"main": {Driver: config.DatabasePostgres, URL: url},
+		"unix": {Driver: config.DatabasePostgres, URL: unixURL},
+	})
 	defer set.Close()
 	db, err := set.DB(ctx, "main")
 	if err != nil {
@@ -139,9 +148,9 @@ func BenchmarkPostgresRead(b *testing.B) {
 				run()
 			}
 		})
-		b.Run(q.name+"/session", func(b *testing.B) {
+		session := func(b *testing.B, database string) {
 			s := appdb.NewSession(set, ctx, time.Now().Add(time.Hour), 1<<20, appdb.Hooks{})
-			name, sql, params := []byte("main"), []byte(q.sql), fmt.Appendf(nil, "[%d]", q.arg)
+			name, sql, params := []byte(database), []byte(q.sql), fmt.Appendf(nil, "[%d]", q.arg)
 			if _, e := s.Run(name, sql, params, false); e != 0 {
 				r, _ := s.Result()
 				b.Fatalf("%d %s", e, r)
@@ -156,6 +165,8 @@ func BenchmarkPostgresRead(b *testing.B) {
 					b.Fatal(e)
 				}
 			}
-		})
+		}
+		b.Run(q.name+"/session", func(b *testing.B) { session(b, "main") })
+		b.Run(q.name+"/session-unix", func(b *testing.B) { session(b, "unix") })
 	}
 }
