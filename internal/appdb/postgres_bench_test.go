@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -176,6 +178,63 @@ func BenchmarkPostgresRead(b *testing.B) {
 		b.Run(q.name+"/session", func(b *testing.B) { session(b, "main") })
 		b.Run(q.name+"/session-unix", func(b *testing.B) { session(b, "unix") })
 	}
+	// The point query from as many goroutines as GOMAXPROCS, as
+	// concurrent requests run it: each takes a connection of the pool.
+	const point = "SELECT id, name, email FROM users WHERE id = $1"
+	parallel := func(b *testing.B, newRun func() func() error) {
+		// Every goroutine's connection is open before the count starts.
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) {
+			wg.Go(func() {
+				run := newRun()
+				for range 50 {
+					if err := run(); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		b.ReportAllocs()
+		defer cputime.Report(b)()
+		defer reportServerCPU(b, pool)()
+		b.RunParallel(func(pb *testing.PB) {
+			run := newRun()
+			for pb.Next() {
+				if err := run(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	b.Run("1row-parallel/pgx-deadline", func(b *testing.B) {
+		parallel(b, func() func() error {
+			var (
+				id          int64
+				name, email string
+			)
+			return func() error {
+				ctx, cancel := context.WithTimeout(ctx, time.Minute)
+				defer cancel()
+				return pool.QueryRow(ctx, point, int64(2)).Scan(&id, &name, &email)
+			}
+		})
+	})
+	b.Run("1row-parallel/session", func(b *testing.B) {
+		parallel(b, func() func() error {
+			s := appdb.NewSession(set, ctx, time.Now().Add(time.Hour), 1<<20, appdb.Hooks{})
+			name, sql, params := []byte("main"), []byte(point), []byte("[2]")
+			return func() error {
+				if _, e := s.Run(name, sql, params, false); e != 0 {
+					r, _ := s.Result()
+					return fmt.Errorf("errno %d: %s", e, r)
+				}
+				return nil
+			}
+		})
+	})
 }
 
 // reportServerCPU starts counting the CPU time of the server's client
