@@ -405,15 +405,37 @@ var deniedKeywords = map[string]bool{
 
 // checkStatement refuses a statement a guest may not run.
 func checkStatement(sql string) error {
-	if kw := firstKeyword(sql); deniedKeywords[kw] {
+	if kw, denied := deniedKeyword(firstWord(sql)); denied {
 		return database.Errorf(database.CodeDenied, kw+" is not allowed in a guest's statement: use db_begin, db_commit and db_rollback for transactions; session settings belong to the host")
 	}
 	return nil
 }
 
-// firstKeyword is the first word of sql, upper case, past white space and
-// comments.
-func firstKeyword(sql string) string {
+// deniedKeyword reports whether word, in any case, is one of
+// deniedKeywords, and returns it upper case when it is. It allocates
+// nothing for a word that is not (a statement in lower case is checked
+// as cheaply as one in upper case).
+func deniedKeyword(word string) (string, bool) {
+	var upper [16]byte
+	if len(word) > len(upper) {
+		return "", false // longer than any denied keyword
+	}
+	for i := range len(word) {
+		c := word[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		upper[i] = c
+	}
+	if !deniedKeywords[string(upper[:len(word)])] {
+		return "", false
+	}
+	return string(upper[:len(word)]), true
+}
+
+// firstWord is the first word of sql (letters and underscores), past
+// white space, opening parentheses and comments.
+func firstWord(sql string) string {
 	s := sql
 	for {
 		s = strings.TrimLeft(s, " \t\r\n\f(")
@@ -437,7 +459,7 @@ func firstKeyword(sql string) string {
 			if end < 0 {
 				end = len(s)
 			}
-			return strings.ToUpper(s[:end])
+			return s[:end]
 		}
 	}
 }
