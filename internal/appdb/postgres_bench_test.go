@@ -87,12 +87,13 @@ func BenchmarkPostgresRead(b *testing.B) {
 		{"50rows", "SELECT id, name, email FROM users WHERE id > $1 ORDER BY id LIMIT 50", 10, 50},
 	}
 	for _, q := range queries {
-		pgxRun := func(b *testing.B, deadline bool) {
+		// newPgxRun is one read through pgx.
+		newPgxRun := func(b *testing.B, deadline bool) func() {
 			var (
 				id          int64
 				name, email string
 			)
-			run := func() {
+			return func() {
 				ctx := ctx
 				if deadline {
 					var cancel context.CancelFunc
@@ -120,6 +121,9 @@ func BenchmarkPostgresRead(b *testing.B) {
 					b.Fatalf("%d rows, %v", n, rows.Err())
 				}
 			}
+		}
+		pgxRun := func(b *testing.B, deadline bool) {
+			run := newPgxRun(b, deadline)
 			run()
 			b.ReportAllocs()
 			defer cputime.Report(b)()
@@ -156,7 +160,9 @@ func BenchmarkPostgresRead(b *testing.B) {
 				run()
 			}
 		})
-		session := func(b *testing.B, database string) {
+		// newSessionRun is one read through a session on database,
+		// checked once.
+		newSessionRun := func(b *testing.B, database string) func() {
 			s := appdb.NewSession(set, ctx, time.Now().Add(time.Hour), 1<<20, appdb.Hooks{})
 			name, sql, params := []byte(database), []byte(q.sql), fmt.Appendf(nil, "[%d]", q.arg)
 			if _, e := s.Run(name, sql, params, false); e != 0 {
@@ -166,17 +172,51 @@ func BenchmarkPostgresRead(b *testing.B) {
 			if r, _ := s.Result(); strings.Count(string(r), "@example.com") != q.rows {
 				b.Fatalf("want %d rows: %s", q.rows, r)
 			}
-			b.ReportAllocs()
-			defer cputime.Report(b)()
-			defer reportServerCPU(b, pool)()
-			for b.Loop() {
+			return func() {
 				if _, e := s.Run(name, sql, params, false); e != 0 {
 					b.Fatal(e)
 				}
 			}
 		}
+		session := func(b *testing.B, database string) {
+			run := newSessionRun(b, database)
+			b.ReportAllocs()
+			defer cputime.Report(b)()
+			defer reportServerCPU(b, pool)()
+			for b.Loop() {
+				run()
+			}
+		}
 		b.Run(q.name+"/session", func(b *testing.B) { session(b, "main") })
 		b.Run(q.name+"/session-unix", func(b *testing.B) { session(b, "unix") })
+		// pgx under a deadline and the session, TCP and Unix socket,
+		// one read of each in turn (in an order that rotates), so that
+		// the machine's other load weighs on them alike: each one's
+		// wall and CPU time per read, and the session's over pgx's.
+		b.Run(q.name+"/interleaved", func(b *testing.B) {
+			names := []string{"pgx-deadline", "session", "session-unix"}
+			runs := []func(){newPgxRun(b, true), newSessionRun(b, "main"), newSessionRun(b, "unix")}
+			var wall, cpu [3]time.Duration
+			i := 0
+			for b.Loop() {
+				for k := range runs {
+					j := (i + k) % len(runs)
+					c, t := cputime.Process(), time.Now()
+					runs[j]()
+					wall[j] += time.Since(t)
+					cpu[j] += cputime.Process() - c
+				}
+				i++
+			}
+			for j, n := range names {
+				b.ReportMetric(float64(wall[j])/float64(b.N), n+"-ns/op")
+				b.ReportMetric(float64(cpu[j])/float64(b.N), n+"-cpu-ns/op")
+			}
+			b.ReportMetric(float64(wall[1])/float64(wall[0]), "session/pgx")
+			b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "session/pgx-cpu")
+			b.ReportMetric(float64(wall[2])/float64(wall[1]), "unix/tcp")
+			b.ReportMetric(float64(cpu[2])/float64(cpu[1]), "unix/tcp-cpu")
+		})
 	}
 	// The point query from as many goroutines as GOMAXPROCS, as
 	// concurrent requests run it: each takes a connection of the pool.
