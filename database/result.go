@@ -30,10 +30,28 @@ func DecodeParams(data []byte) ([]any, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
-	if args, ok := decodeSimpleParams(data); ok {
+	if args, ok := decodeSimpleParams(nil, data); ok {
 		return args, nil
 	}
 	return decodeParamsJSON(data)
+}
+
+// AppendParams appends the parameters in data, decoded as [DecodeParams]
+// decodes them, to dst and returns the extended slice: a caller that runs
+// statement after statement decodes each one's parameters into the slice
+// of the last instead of a new one. On an error it returns dst as it was.
+func AppendParams(dst []any, data []byte) ([]any, error) {
+	if len(data) == 0 {
+		return dst, nil
+	}
+	if args, ok := decodeSimpleParams(dst, data); ok {
+		return args, nil
+	}
+	args, err := decodeParamsJSON(data)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, args...), nil
 }
 
 // decodeParamsJSON is DecodeParams through encoding/json: every case, and
