@@ -6,18 +6,21 @@ import (
 )
 
 // decodeSimpleParams decodes the parameters most statements take without
-// encoding/json's reflection: an array of null, true, false, integers
-// that fit an int64 and strings without escapes. ok is false for anything
-// else (floats, blobs, escapes, invalid or unusual JSON), which
-// [DecodeParams] then decodes in full, with its errors.
+// encoding/json's reflection, appending them to dst: an array of null,
+// true, false, integers that fit an int64 and strings without escapes. ok
+// is false for anything else (floats, blobs, escapes, invalid or unusual
+// JSON), which [DecodeParams] then decodes in full, with its errors.
 //
-//	decodeSimpleParams([]byte(`[2, "Ada", null]`)) // []any{int64(2), "Ada", nil}, true
-func decodeSimpleParams(data []byte) (args []any, ok bool) {
+//	decodeSimpleParams(nil, []byte(`[2, "Ada", null]`)) // []any{int64(2), "Ada", nil}, true
+func decodeSimpleParams(dst []any, data []byte) (args []any, ok bool) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '[' {
 		return nil, false
 	}
-	args = []any{}
+	args = dst
+	if args == nil {
+		args = []any{}
+	}
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == ']' {
 		return args, skipSpace(data, i+1) == len(data)

@@ -41,7 +41,7 @@ func TestDecodeSimpleParams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.params, func(t *testing.T) {
-			got, ok := decodeSimpleParams([]byte(tt.params))
+			got, ok := decodeSimpleParams(nil, []byte(tt.params))
 			if ok != tt.simple {
 				t.Fatalf("fast path took it: %v, want %v (%#v)", ok, tt.simple, got)
 			}
@@ -52,6 +52,17 @@ func TestDecodeSimpleParams(t *testing.T) {
 			all, err := DecodeParams([]byte(tt.params))
 			if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(all, want) {
 				t.Errorf("DecodeParams = %#v, %v; want %#v, %v", all, err, want, wantErr)
+			}
+			// AppendParams: after what dst holds, from either path; dst
+			// as it was on an error.
+			dst := append(make([]any, 0, 8), "kept")
+			appended, err := AppendParams(dst, []byte(tt.params))
+			wantAppended := append([]any{"kept"}, want...)
+			if wantErr != nil {
+				wantAppended = []any{"kept"}
+			}
+			if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(appended, wantAppended) {
+				t.Errorf("AppendParams = %#v, %v; want %#v, %v", appended, err, wantAppended, wantErr)
 			}
 		})
 	}

@@ -30,10 +30,28 @@ func DecodeParams(data []byte) ([]any, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
-	if args, ok := decodeSimpleParams(data); ok {
+	if args, ok := decodeSimpleParams(nil, data); ok {
 		return args, nil
 	}
 	return decodeParamsJSON(data)
+}
+
+// AppendParams appends the parameters in data, decoded as [DecodeParams]
+// decodes them, to dst and returns the extended slice: a caller that runs
+// statement after statement decodes each one's parameters into the slice
+// of the last instead of a new one. On an error it returns dst as it was.
+func AppendParams(dst []any, data []byte) ([]any, error) {
+	if len(data) == 0 {
+		return dst, nil
+	}
+	if args, ok := decodeSimpleParams(dst, data); ok {
+		return args, nil
+	}
+	args, err := decodeParamsJSON(data)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, args...), nil
 }
 
 // decodeParamsJSON is DecodeParams through encoding/json: every case, and
@@ -114,7 +132,7 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 	// the current row.
 	var blobs []byte
 	var cols []int
-	appender, direct := rows.(rowAppender)
+	appender, direct := rows.(RowAppender)
 	for r := 0; rows.Next(); r++ {
 		if r > 0 {
 			dst = append(dst, ',')
@@ -122,7 +140,10 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 		dst = append(dst, '[')
 		cols = cols[:0]
 		if direct {
-			dst, cols = appender.appendRow(dst, cols)
+			var err error
+			if dst, cols, err = appender.AppendRow(dst, cols); err != nil {
+				return dst, err
+			}
 		} else {
 			vals, err := rows.Values()
 			if err != nil {
@@ -174,15 +195,16 @@ func appendBlobPosition(blobs []byte, r, c int) []byte {
 	return append(blobs, ']')
 }
 
-// rowAppender is implemented by rows that append their current row's
-// values as JSON themselves, the way [AppendValue] would, straight from the
-// driver's memory: no value is boxed in an interface or copied on the way.
-// [AppendQueryResult] uses it instead of Values when rows have it.
-type rowAppender interface {
-	// appendRow appends the current row's values, separated by commas,
+// RowAppender is implemented by [Rows] that append their current row's
+// values as JSON themselves, the way [AppendValue] would, straight from
+// the driver's memory: no value is boxed in an interface or copied on the
+// way. [AppendQueryResult] uses it instead of Values when rows have it; a
+// driver implements it for the results whose types it can read so.
+type RowAppender interface {
+	// AppendRow appends the current row's values, separated by commas,
 	// without the brackets, and the indexes (from 0) of the columns
 	// whose values are blobs to blobs.
-	appendRow(dst []byte, blobs []int) ([]byte, []int)
+	AppendRow(dst []byte, blobs []int) ([]byte, []int, error)
 }
 
 // AppendValue appends a value a driver gives (nil, bool, int64, float64,

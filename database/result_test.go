@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// valuesOnly hides the rows' own appendRow, so that AppendQueryResult
+// valuesOnly hides the rows' own AppendRow, so that AppendQueryResult
 // encodes them through Values and AppendValue.
 type valuesOnly struct{ Rows }
 
@@ -47,7 +47,7 @@ func TestAppendQueryResultDirect(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, direct := rows.(rowAppender); !direct {
+				if _, direct := rows.(RowAppender); !direct {
 					t.Fatalf("SQLite rows are a %T, which does not append its rows itself", rows)
 				}
 				b, err := AppendQueryResult(nil, wrap(rows), 1<<20)

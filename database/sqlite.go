@@ -540,9 +540,9 @@ func (r *sqliteRows) Values() ([]any, error) {
 	return r.vals, nil
 }
 
-// appendRow appends the current row's values as Values and AppendValue
-// would, reading texts and blobs where SQLite keeps them (rowAppender).
-func (r *sqliteRows) appendRow(dst []byte, blobs []int) ([]byte, []int) {
+// AppendRow appends the current row's values as Values and AppendValue
+// would, reading texts and blobs where SQLite keeps them (RowAppender).
+func (r *sqliteRows) AppendRow(dst []byte, blobs []int) ([]byte, []int, error) {
 	for i := range r.cols {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -561,7 +561,7 @@ func (r *sqliteRows) appendRow(dst []byte, blobs []int) ([]byte, []int) {
 			dst = append(dst, "null"...)
 		}
 	}
-	return dst, blobs
+	return dst, blobs, nil
 }
 
 func (r *sqliteRows) Err() error { return r.err }

@@ -99,6 +99,8 @@ func StartPostgres(t testing.TB) (url string, stop func(), restart func()) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.stop)
+	unixURLs.Store(s.url(), s.unixURL())
+	t.Cleanup(func() { unixURLs.Delete(s.url()) })
 	restart = func() {
 		t.Helper()
 		s.stop()
@@ -107,6 +109,22 @@ func StartPostgres(t testing.TB) (url string, stop func(), restart func()) {
 		}
 	}
 	return s.url(), s.stop, restart
+}
+
+// unixURLs maps the URL StartPostgres returned to the server's Unix
+// socket URL, while its test runs.
+var unixURLs sync.Map
+
+// PostgresUnixURL is the URL of the same server and database as url, a
+// URL StartPostgres returned while its test runs, over the server's Unix
+// socket instead of TCP: to compare what the transport costs. ok is false
+// for any other URL.
+func PostgresUnixURL(url string) (unix string, ok bool) {
+	v, ok := unixURLs.Load(url)
+	if !ok {
+		return "", false
+	}
+	return v.(string), true
 }
 
 // findBinaries is the directory holding initdb and postgres.
@@ -140,6 +158,11 @@ func (s *pgServer) sockets() string { return filepath.Join(s.dir, "sockets") }
 
 func (s *pgServer) url() string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.port)
+}
+
+// unixURL is url over the Unix socket in sockets.
+func (s *pgServer) unixURL() string {
+	return fmt.Sprintf("postgres://postgres@/postgres?host=%s&port=%d&sslmode=disable", s.sockets(), s.port)
 }
 
 // command runs a PostgreSQL binary, as the user postgres when root.

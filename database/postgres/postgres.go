@@ -405,15 +405,37 @@ var deniedKeywords = map[string]bool{
 
 // checkStatement refuses a statement a guest may not run.
 func checkStatement(sql string) error {
-	if kw := firstKeyword(sql); deniedKeywords[kw] {
+	if kw, denied := deniedKeyword(firstWord(sql)); denied {
 		return database.Errorf(database.CodeDenied, kw+" is not allowed in a guest's statement: use db_begin, db_commit and db_rollback for transactions; session settings belong to the host")
 	}
 	return nil
 }
 
-// firstKeyword is the first word of sql, upper case, past white space and
-// comments.
-func firstKeyword(sql string) string {
+// deniedKeyword reports whether word, in any case, is one of
+// deniedKeywords, and returns it upper case when it is. It allocates
+// nothing for a word that is not (a statement in lower case is checked
+// as cheaply as one in upper case).
+func deniedKeyword(word string) (string, bool) {
+	var upper [16]byte
+	if len(word) > len(upper) {
+		return "", false // longer than any denied keyword
+	}
+	for i := range len(word) {
+		c := word[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		upper[i] = c
+	}
+	if !deniedKeywords[string(upper[:len(word)])] {
+		return "", false
+	}
+	return string(upper[:len(word)]), true
+}
+
+// firstWord is the first word of sql (letters and underscores), past
+// white space, opening parentheses and comments.
+func firstWord(sql string) string {
 	s := sql
 	for {
 		s = strings.TrimLeft(s, " \t\r\n\f(")
@@ -437,7 +459,7 @@ func firstKeyword(sql string) string {
 			if end < 0 {
 				end = len(s)
 			}
-			return strings.ToUpper(s[:end])
+			return s[:end]
 		}
 	}
 }
@@ -445,17 +467,28 @@ func firstKeyword(sql string) string {
 // rows converts pgx's values to the types package database promises.
 // When first read the first row ahead (stepped), row is what its Next
 // returned. Rows of the pool hold their connection (conn, of db) until
-// their end or Close; a transaction's hold none.
+// their end or Close; a transaction's hold none. kinds are how AppendRow
+// reads each column from the wire, nil when a column's type is not one it
+// reads (wireKind): then it converts the row's Values as they are. cols
+// and kinds use the arrays for results of up to inlineColumns columns.
 type rows struct {
 	ctx     context.Context
 	r       pgx.Rows
 	cols    []string
+	kinds   []wireKind
 	vals    []any
 	stepped bool
 	row     bool
 	db      *db
 	conn    *pgxpool.Conn
+
+	colsArray  [inlineColumns]string
+	kindsArray [inlineColumns]wireKind
 }
+
+// inlineColumns is how many columns' names and kinds a result keeps
+// without allocating for them: most statements select a few.
+const inlineColumns = 8
 
 // end gives the connection back once the rows are over.
 func (r *rows) end() {
@@ -474,11 +507,21 @@ func (r *rows) first() bool {
 
 func newRows(ctx context.Context, r pgx.Rows) *rows {
 	fds := r.FieldDescriptions()
-	cols := make([]string, len(fds))
-	for i, fd := range fds {
-		cols[i] = fd.Name
+	rs := &rows{ctx: ctx, r: r}
+	if len(fds) <= inlineColumns {
+		rs.cols, rs.kinds = rs.colsArray[:len(fds)], rs.kindsArray[:len(fds)]
+	} else {
+		rs.cols, rs.kinds = make([]string, len(fds)), make([]wireKind, len(fds))
 	}
-	return &rows{ctx: ctx, r: r, cols: cols, vals: make([]any, len(cols))}
+	for i, fd := range fds {
+		rs.cols[i] = fd.Name
+		if rs.kinds != nil {
+			if rs.kinds[i] = kindOf(fd); rs.kinds[i] == wireOther {
+				rs.kinds = nil
+			}
+		}
+	}
+	return rs
 }
 
 func (r *rows) Columns() []string { return r.cols }
@@ -501,10 +544,49 @@ func (r *rows) Values() ([]any, error) {
 	if err != nil {
 		return nil, mapError(r.ctx, err)
 	}
+	if r.vals == nil {
+		r.vals = make([]any, len(r.cols))
+	}
 	for i, v := range vs {
 		r.vals[i] = convert(v)
 	}
 	return r.vals, nil
+}
+
+// AppendRow appends the current row's values as Values and
+// database.AppendValue would (database.RowAppender): read from the bytes
+// the server sent when every column's type allows (kinds), through Values
+// otherwise.
+func (r *rows) AppendRow(dst []byte, blobs []int) ([]byte, []int, error) {
+	if r.kinds == nil {
+		vals, err := r.Values()
+		if err != nil {
+			return dst, blobs, err
+		}
+		for i, v := range vals {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if _, ok := v.([]byte); ok {
+				blobs = append(blobs, i)
+			}
+			dst = database.AppendValue(dst, v)
+		}
+		return dst, blobs, nil
+	}
+	for i, raw := range r.r.RawValues() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendWire(dst, r.kinds[i], raw); err != nil {
+			return dst, blobs, &database.Error{Code: database.CodeOther, Message: fmt.Sprintf("column %q: %v", r.cols[i], err), Err: err}
+		}
+		if r.kinds[i] == wireBytea && raw != nil {
+			blobs = append(blobs, i)
+		}
+	}
+	return dst, blobs, nil
 }
 
 func (r *rows) Err() error {

@@ -40,6 +40,10 @@ type Session struct {
 	// stmt is the context of the statement that runs, reused from one
 	// statement to the next (see stmtContext.restart).
 	stmt stmtContext
+	// args is the slice the parameters of the last statement were
+	// decoded into, emptied (and its values dropped) when it ended, for
+	// the next statement's.
+	args []any
 }
 
 // NewSession starts the session of a call whose context is ctx and whose
@@ -62,7 +66,7 @@ const keptResultBytes = 64 << 10
 func (s *Session) Restart(set *Set, ctx context.Context, deadline time.Time, maxResult int) {
 	s.Close()
 	*s = Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result,
-		lastDB: s.lastDB, lastSQL: s.lastSQL}
+		lastDB: s.lastDB, lastSQL: s.lastSQL, args: s.args}
 }
 
 // interned returns b as a string: last when it holds the same bytes, else
@@ -93,10 +97,11 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	if errno != 0 {
 		return 0, errno
 	}
-	args, err := database.DecodeParams(params)
+	args, err := database.AppendParams(s.args[:0], params)
 	if err != nil {
 		return 0, abi.ErrInvalid
 	}
+	defer s.keepArgs(args)
 	text := interned(&s.lastSQL, sql)
 	ctx := s.stmt.restart(s.ctx, s.deadline)
 	defer ctx.release()
@@ -114,6 +119,20 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 		}
 	}
 	return s.finish(name, began, end, err)
+}
+
+// keptArgs is the most parameters whose slice a session keeps for its
+// next statement.
+const keptArgs = 64
+
+// keepArgs keeps the slice of a statement's parameters, which has ended,
+// for the next statement, without its values (the strings and blobs the
+// guest sent are not held on to).
+func (s *Session) keepArgs(args []any) {
+	clear(args)
+	if cap(args) <= keptArgs {
+		s.args = args[:0]
+	}
 }
 
 // finish ends a statement: its span, its report, its pending result.
