@@ -55,7 +55,11 @@ func TestClock(t *testing.T) {
 			active: now.Add(time.Minute), deadline: now.Add(2 * hour), until: now.Add(2 * hour)},
 		{name: "bound to a deadline that passed", start: func(c *Clock) { c.Bound(now.Add(-time.Second)) },
 			deadline: now.Add(-time.Second), until: now.Add(-time.Second), expired: true},
-		{name: "the zero clock has expired", start: func(*Clock) {}, deadline: time.Unix(0, 0), until: time.Unix(0, 0), expired: true},
+		{name: "started at a time without a monotonic reading", start: func(c *Clock) { c.Start(now.Round(0).Add(-2*hour), hour, 0) },
+			deadline: now.Add(-hour), until: now.Add(-hour), timeout: hour, expired: true},
+		{name: "bound to a wall-clock deadline to come", start: func(c *Clock) { c.Bound(time.Unix(0, now.Add(hour).UnixNano())) },
+			deadline: now.Add(hour), until: now.Add(hour)},
+		{name: "the zero clock has expired", start: func(*Clock) {}, expired: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c Clock
