@@ -188,7 +188,7 @@ func (h requestSide) serveEndpoint(w http.ResponseWriter, r *http.Request, t *ta
 // request goes on; when it does not, the answer was written.
 func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) bool {
 	c.rq.ID = edge.RequestID(r)
-	w.Header().Set(edge.RequestIDHeader, c.rq.ID)
+	w.Header()[edge.RequestIDHeader] = []string{c.rq.ID} // canonical: Set without canonicalising
 	noteRequestID(w, c.rq.ID)
 	if c.op != nil {
 		if t.Security == nil {

@@ -38,12 +38,14 @@ func Buffered(w http.ResponseWriter, r *http.Request, status int, defaultType st
 // body is not empty and h names no Content-Type, defaultType (none when
 // it is ""); its Content-Length, unless the status has no body (NoBody).
 func Describe(h http.Header, status int, defaultType string, body []byte) {
+	// The keys are canonical: indexing h does what h.Get and h.Set do,
+	// without canonicalising them again for every answer.
 	bodyless := NoBody(status)
-	if defaultType != "" && len(body) > 0 && !bodyless && h.Get("Content-Type") == "" {
-		h.Set("Content-Type", defaultType)
+	if defaultType != "" && len(body) > 0 && !bodyless && (len(h["Content-Type"]) == 0 || h["Content-Type"][0] == "") {
+		h["Content-Type"] = []string{defaultType}
 	}
 	if !bodyless {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
 }
 
