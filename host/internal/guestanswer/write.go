@@ -59,7 +59,7 @@ func (a *Answer) Write(data []byte) abi.Errno {
 	}
 	// Each write must be taken within server.writeTimeout, and by the
 	// call's deadline: a client that stops reading a stream ends it.
-	a.to.Deadlines.Set(a.w, time.Unix(0, min(time.Now().Add(a.to.WriteTimeout).UnixNano(), a.clock.Until().UnixNano())), a.to.WriteTimeout/64)
+	a.to.Deadlines.Set(a.w, a.clock.Within(a.to.WriteTimeout), a.to.WriteTimeout/64)
 	if _, err := a.w.Write(data); err != nil {
 		a.clientGone(err)
 		return abi.ErrIO

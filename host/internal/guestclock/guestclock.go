@@ -30,14 +30,17 @@ type Clock struct {
 	deadline, until time.Duration
 	// timeout is the call's length and idle its idle timeout, 0 for none.
 	timeout, idle time.Duration
-	stop          atomic.Bool
+	// started says base is when the call began (Start, Follow), so no
+	// earlier than now; a bound clock's base is its deadline.
+	started bool
+	stop    atomic.Bool
 }
 
 // Start starts the clock of a call that begins at now and may run for
 // timeout, and for idle without activity when idle > 0. The call is no
 // longer stopped.
 func (c *Clock) Start(now time.Time, timeout, idle time.Duration) {
-	c.base, c.deadline, c.until, c.timeout, c.idle = now, timeout, timeout, timeout, idle
+	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = now, timeout, timeout, timeout, idle, true
 	c.stop.Store(false)
 	c.Active(now)
 }
@@ -46,7 +49,7 @@ func (c *Clock) Start(now time.Time, timeout, idle time.Duration) {
 // length of its own (a module's code run at load, bounded by
 // limits.loadTimeout). The call is no longer stopped.
 func (c *Clock) Bound(deadline time.Time) {
-	c.base, c.deadline, c.until, c.timeout, c.idle = deadline, 0, 0, 0, 0
+	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = deadline, 0, 0, 0, 0, false
 	c.stop.Store(false)
 }
 
@@ -54,7 +57,7 @@ func (c *Clock) Bound(deadline time.Time) {
 // call for its request): it ends when o's deadline passes, with o's
 // timeout and no idle timeout of its own. It is not stopped.
 func (c *Clock) Follow(o *Clock) {
-	c.base, c.deadline, c.until, c.timeout, c.idle = o.base, o.deadline, o.until, o.timeout, 0
+	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = o.base, o.deadline, o.until, o.timeout, 0, o.started
 	c.stop.Store(false)
 }
 
@@ -71,6 +74,22 @@ func (c *Clock) Deadline() time.Time { return c.base.Add(c.deadline) }
 
 // Until is when the call ends, whatever its activity.
 func (c *Clock) Until() time.Time { return c.base.Add(c.until) }
+
+// Within is the earlier of now plus d and the call's end: when a write
+// of the call given d to complete must be done. A started call whose end
+// comes within d of its start needs no clock reading (its end comes
+// first, whenever now is), which is the usual case: limits.timeout
+// (10 s) is shorter than server.writeTimeout (30 s).
+func (c *Clock) Within(d time.Duration) time.Time {
+	end := c.base.Add(c.until)
+	if c.started && c.until <= d {
+		return end
+	}
+	if t := time.Now().Add(d); t.Before(end) {
+		return t
+	}
+	return end
+}
 
 // Timeout is the call's length, for messages.
 func (c *Clock) Timeout() time.Duration { return c.timeout }
