@@ -14,7 +14,9 @@ import (
 // ServeHTTP for the C example (examples/users-c) in production mode: GET
 // /health, a plain route without a database, isolates the host's own work
 // (the guest answers a constant); GET /api/users/2 adds an endpoint's
-// validation and a SQLite read. Each sub-benchmark reports the process's
+// validation and a SQLite read. The "observed" ones serve them with a
+// Request hook attached that does nothing, as `endpoints serve --quiet`'s
+// access log does for an answer below 500. Each sub-benchmark reports the process's
 // CPU time per request (cpu-ns/op, which a busy machine skews less than
 // ns/op), allocations per request, and how many times a request sets
 // the connection's write deadline (write-deadlines/op: about 0.5 µs each
@@ -25,15 +27,26 @@ import (
 //
 //	go test ./host -run '^$' -bench HostPathC -benchtime 20000x -benchmem
 func BenchmarkHostPathC(b *testing.B) {
-	h, err := host.New(b.Context(), builtExample(b, "users-c"), host.Options{Mode: host.Production, CacheDir: testCacheDir(b), Logger: discardLogger()})
-	if err != nil {
-		b.Fatal(err)
+	app := builtExample(b, "users-c")
+	serve := func(observer *host.Observer) *host.Host {
+		h, err := host.New(b.Context(), app, host.Options{Mode: host.Production, CacheDir: testCacheDir(b), Logger: discardLogger(), Observer: observer})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { h.Close(b.Context()) })
+		return h
 	}
-	b.Cleanup(func() { h.Close(b.Context()) })
-	for _, tc := range []struct{ name, path string }{
-		{"health", "/health"},
-		{"users-get", "/api/users/2"},
+	plain, observed := serve(nil), serve(&host.Observer{Request: func(host.RequestEvent) {}})
+	for _, tc := range []struct {
+		name, path string
+		h          *host.Host
+	}{
+		{"health", "/health", plain},
+		{"users-get", "/api/users/2", plain},
+		{"health-observed", "/health", observed},
+		{"users-get-observed", "/api/users/2", observed},
 	} {
+		h := tc.h
 		b.Run(tc.name, func(b *testing.B) {
 			req := httptest.NewRequest("GET", tc.path, nil)
 			check := httptest.NewRecorder()
