@@ -33,7 +33,7 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		requestSide{h}.serveObserved(w, r, o.Request)
 		return
 	}
-	requestSide{h}.serve(w, r)
+	requestSide{h}.serve(w, r, time.Now())
 }
 
 // requestSide is the host as it serves one request (package doc's
@@ -42,8 +42,8 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // load and lifecycle ones Host declares itself.
 type requestSide struct{ *Host }
 
-// serve serves one request of the current table.
-func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
+// serve serves one request of the current table, received at start.
+func (h requestSide) serve(w http.ResponseWriter, r *http.Request, start time.Time) {
 	if !h.requests.Enter() {
 		w.Header().Set("Connection", "close")
 		w.Header().Set("Retry-After", "1")
@@ -57,7 +57,6 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 	// Every write of the answer must be taken by the client within
 	// server.writeTimeout; a stream extends it at each write. The same
 	// clock reading starts the guest call's (getCall).
-	start := time.Now()
 	conndeadline.SetWrite(w, start.Add(time.Duration(t.Set.Server.WriteTimeout)))
 	if n, limit := edge.HeaderBytes(r), t.Set.Server.MaxHeaderBytes; n > limit {
 		// Host.HTTPServer's net/http refuses such headers itself only 4
