@@ -1,6 +1,8 @@
 package host_test
 
 import (
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -21,7 +23,8 @@ import (
 // ns/op), allocations per request, and how many times a request sets
 // the connection's write deadline (write-deadlines/op: about 0.5 µs each
 // on a real connection, free here), the numbers to compare before and
-// after a change to the request path. The response goes to a wireWriter,
+// after a change to the request path. The "-http" ones serve them over
+// loopback HTTP through Host.HTTPServer, one keep-alive connection. The response goes to a wireWriter,
 // which costs what net/http's own writer costs the host and no more, so
 // that the numbers are the host's.
 //
@@ -67,6 +70,46 @@ func BenchmarkHostPathC(b *testing.B) {
 			}
 			report()
 			b.ReportMetric(float64(w.deadlines)/float64(b.N), "write-deadlines/op")
+		})
+	}
+	// Over loopback, through Host.HTTPServer on one keep-alive
+	// connection: what the wire adds (the connection's deadlines, the
+	// server's reading and writing). The CPU time counts the client's
+	// share too.
+	for _, tc := range []struct{ name, path string }{
+		{"health-http", "/health"},
+		{"users-get-http", "/api/users/2"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := plain.HTTPServer()
+			go srv.Serve(ln)
+			b.Cleanup(func() { srv.Close() })
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+			b.Cleanup(client.CloseIdleConnections)
+			url := "http://" + ln.Addr().String() + tc.path
+			get := func() {
+				res, err := client.Get(url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					b.Fatalf("GET %s = %d, want 200", tc.path, res.StatusCode)
+				}
+			}
+			get()
+			b.ReportAllocs()
+			b.ResetTimer()
+			report := cputime.Report(b)
+			for range b.N {
+				get()
+			}
+			report()
 		})
 	}
 }
