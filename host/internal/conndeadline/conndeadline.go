@@ -32,10 +32,10 @@ func SetWrite(w http.ResponseWriter, t time.Time) {
 
 // Writes is the write deadline of one request's connection as last set
 // through it, so that a deadline that would barely move it is not set
-// again: updating a connection's deadline costs about 0.5 µs (a runtime
-// timer and a clock read), and a plain route's answer would otherwise set
-// it three times (at the request's start, at its first write, after the
-// guest returned) within microseconds. The zero Writes knows no deadline
+// again: updating a connection's deadline costs a runtime timer's update
+// and a clock reading (about 80 ns on a loopback TCP connection, 2 cores,
+// 2026-11-27), and a streamed answer would otherwise pay it at every
+// write. The zero Writes knows no deadline
 // and sets the first; a nil *Writes sets every one. It belongs to the
 // goroutine serving the request, and every write deadline of the request
 // must be set through it, or [Writes.Record]ed.
