@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/abihost"
+	"github.com/wasmendpoints/endpoints/host/internal/conndeadline"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/guestanswer"
@@ -58,7 +59,11 @@ type call struct {
 
 	// When the guest must stop: the operation's own "timeout", else
 	// limits.timeout, and its "idleTimeout" (package guestclock).
-	clock  guestclock.Clock
+	clock guestclock.Clock
+	// writes is the connection's write deadline as last set for the
+	// request: every one is set through it (writeDeadline, the answer's
+	// streamed writes), so that one that barely moves is skipped.
+	writes conndeadline.Writes
 	logger *slog.Logger
 
 	// A middleware call: the request's call it serves (owner), the
@@ -136,9 +141,9 @@ func (c *call) stopped() <-chan struct{} {
 	return c.host.halt
 }
 
-// reset prepares a pooled call for a request.
-func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op *operation, r *http.Request) {
-	timeout, idle, now := time.Duration(set.Limits.Timeout), time.Duration(0), time.Now()
+// reset prepares a pooled call for a request that began at now.
+func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op *operation, r *http.Request, now time.Time) {
+	timeout, idle := time.Duration(set.Limits.Timeout), time.Duration(0)
 	if op != nil {
 		if op.Timeout > 0 {
 			timeout = op.Timeout

@@ -25,7 +25,9 @@ type mwRunner struct{ h requestSide }
 func (run mwRunner) mwCall(c *call, m *edge.Middleware, phase string, header http.Header) *call {
 	h := run.h
 	mc := h.calls.Get().(*call)
-	mc.reset(c.parent, h.Host, c.set, c.route, nil, c.rq.HTTP)
+	// The request's start, not a new clock reading: Serve and Follow
+	// below give the call its owner's start and clock anyway.
+	mc.reset(c.parent, h.Host, c.set, c.route, nil, c.rq.HTTP, c.rq.Start)
 	if header != nil {
 		mc.resp.UseHeader(header)
 	}

@@ -377,7 +377,7 @@ func (h requestSide) serveObserved(w http.ResponseWriter, r *http.Request, hook 
 			OutboundRequests: x.Outbound, OutboundDuration: x.OutboundTime, DatabaseError: x.DatabaseError})
 		x.End()
 	}()
-	h.serve(x, r)
+	h.serve(x, r, x.Start)
 }
 
 // noteRoute tells an observed request which route serves it.

@@ -33,7 +33,7 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		requestSide{h}.serveObserved(w, r, o.Request)
 		return
 	}
-	requestSide{h}.serve(w, r)
+	requestSide{h}.serve(w, r, time.Now())
 }
 
 // requestSide is the host as it serves one request (package doc's
@@ -42,8 +42,8 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // load and lifecycle ones Host declares itself.
 type requestSide struct{ *Host }
 
-// serve serves one request of the current table.
-func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
+// serve serves one request of the current table, received at start.
+func (h requestSide) serve(w http.ResponseWriter, r *http.Request, start time.Time) {
 	if !h.requests.Enter() {
 		w.Header().Set("Connection", "close")
 		w.Header().Set("Retry-After", "1")
@@ -55,8 +55,9 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 	defer h.releaseTable(t)
 	noteSecretQuery(w, t.Security)
 	// Every write of the answer must be taken by the client within
-	// server.writeTimeout; a stream extends it at each write.
-	conndeadline.SetWrite(w, time.Now().Add(time.Duration(t.Set.Server.WriteTimeout)))
+	// server.writeTimeout; a stream extends it at each write. The same
+	// clock reading starts the guest call's (getCall).
+	conndeadline.SetWrite(w, start.Add(time.Duration(t.Set.Server.WriteTimeout)))
 	if n, limit := edge.HeaderBytes(r), t.Set.Server.MaxHeaderBytes; n > limit {
 		// Host.HTTPServer's net/http refuses such headers itself only 4
 		// KiB past the bound, with a bare 431, and an embedder's server
@@ -105,7 +106,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 	rt := res.Value
 	noteRoute(w, rt.Pattern)
 	if rt.Plain {
-		h.servePlain(w, r, t, rt, &res)
+		h.servePlain(w, r, t, rt, &res, start)
 		return
 	}
 	op := rt.Ops[r.Method]
@@ -116,7 +117,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request) {
 		h.refuseMethod(w, r, rt.Allow)
 		return
 	}
-	h.serveEndpoint(w, r, t, rt, op, &res)
+	h.serveEndpoint(w, r, t, rt, op, &res, start)
 }
 
 // refuseMethod answers OPTIONS with 204 and any other method with 405, both
@@ -130,9 +131,13 @@ func (h requestSide) refuseMethod(w http.ResponseWriter, r *http.Request, allow 
 	writeError(w, r, http.StatusMethodNotAllowed, "", map[string]any{"method": r.Method, "allow": allow})
 }
 
-func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt *route, op *operation) *call {
+// getCall takes a pooled call for a request that began at start, when
+// serve set the connection's write deadline to start plus
+// server.writeTimeout.
+func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settings, rt *route, op *operation, start time.Time) *call {
 	c := h.calls.Get().(*call)
-	c.reset(r.Context(), h.Host, set, rt, op, r)
+	c.reset(r.Context(), h.Host, set, rt, op, r, start)
+	c.writes.Record(start.Add(time.Duration(set.Server.WriteTimeout)))
 	if requestbody.Has(r) {
 		// The whole body must arrive within server.readTimeout of the
 		// request's start: a client declaring 500 bytes and sending 32
@@ -145,7 +150,7 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 // target is where the call's answer goes (w) and what its streamed writes
 // are held to; op's media answers stream, nil for a plain route.
 func (c *call) target(w http.ResponseWriter, op *operation) guestanswer.Target {
-	t := guestanswer.Target{W: w, Head: c.rq.HTTP.Method == http.MethodHead, WriteTimeout: time.Duration(c.set.Server.WriteTimeout), Tee: &c.rq.Idem}
+	t := guestanswer.Target{W: w, Head: c.rq.HTTP.Method == http.MethodHead, WriteTimeout: time.Duration(c.set.Server.WriteTimeout), Tee: &c.rq.Idem, Deadlines: &c.writes}
 	if op != nil {
 		t.Media, t.Negotiates = op.Media, op.Negotiates()
 	}
@@ -168,8 +173,8 @@ func (h requestSide) putCall(c *call) {
 
 // serveEndpoint runs the pipeline (pipeline.go) on a request routed to an
 // endpoint.
-func (h requestSide) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route]) {
-	c := h.getCall(w, r, t.Set, rt, op)
+func (h requestSide) serveEndpoint(w http.ResponseWriter, r *http.Request, t *table, rt *route, op *operation, res *router.Result[*route], start time.Time) {
+	c := h.getCall(w, r, t.Set, rt, op, start)
 	defer h.putCall(c)
 	c.resp.Endpoint(c.target(w, op))
 	c.table, c.pathNames, c.pathValues = t, res.Names, res.Params
@@ -182,7 +187,7 @@ func (h requestSide) serveEndpoint(w http.ResponseWriter, r *http.Request, t *ta
 // request goes on; when it does not, the answer was written.
 func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *call) bool {
 	c.rq.ID = edge.RequestID(r)
-	w.Header().Set(edge.RequestIDHeader, c.rq.ID)
+	w.Header()[edge.RequestIDHeader] = []string{c.rq.ID} // canonical: Set without canonicalising
 	noteRequestID(w, c.rq.ID)
 	if c.op != nil {
 		if t.Security == nil {
@@ -318,9 +323,9 @@ func (h requestSide) failureReason(c *call, r *http.Request, err error, code int
 		Stopping: lifecycle(h).stopping(), Clock: &c.clock, Call: guestCall{c}})
 }
 
-func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route]) {
+func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table, rt *route, res *router.Result[*route], start time.Time) {
 	limit := t.Set.Limits.BodyBytes
-	c := h.getCall(w, r, t.Set, rt, nil)
+	c := h.getCall(w, r, t.Set, rt, nil, start)
 	defer h.putCall(c)
 	if r.ContentLength > limit {
 		h.answerBody(w, r, c, requestbody.TooLarge, limit)
@@ -365,22 +370,19 @@ func (h requestSide) servePlain(w http.ResponseWriter, r *http.Request, t *table
 
 // writeDeadline gives the answer about to be written its own
 // server.writeTimeout: the request's may be spent reading a slow body or
-// running the guest.
+// running the guest. It is skipped when it would barely move the deadline
+// in force (conndeadline.Writes): within 1/64 of server.writeTimeout of
+// the one set when the request began (serve), or at a streamed answer's
+// last write, an answer keeps at least 63/64 of the timeout for its
+// writes. Updating a connection's deadline costs a runtime timer's update
+// and a clock reading (about 80 ns), which a buffered answer then pays
+// once, and a stream not at every write. A deadline a stream's write cut
+// to the call's end is always moved.
 func (c *call) writeDeadline(w http.ResponseWriter) {
-	conndeadline.SetWrite(w, time.Now().Add(time.Duration(c.set.Server.WriteTimeout)))
+	timeout := time.Duration(c.set.Server.WriteTimeout)
+	c.writes.Set(w, time.Now().Add(timeout), timeout/64)
 }
 
 // answerDeadline is writeDeadline for the answer of a call that ran its
-// guest, skipped when it would barely move the deadline: a buffered answer
-// of a call that began less than 1/64 of server.writeTimeout ago keeps the
-// deadline set when its request began (serve), so at least 63/64 of the
-// timeout for its writes. Updating a connection's deadline costs about
-// 0.5 µs (a runtime timer and two clock reads), which most requests, a
-// few microseconds long, no longer pay twice. A streamed answer always
-// gets a fresh one: its writes set the deadline to the call's end at most.
-func (c *call) answerDeadline(w http.ResponseWriter) {
-	if !c.resp.Sent() && time.Since(c.rq.Start) < time.Duration(c.set.Server.WriteTimeout)/64 {
-		return
-	}
-	c.writeDeadline(w)
-}
+// guest, or what follows its stream (its last chunk).
+func (c *call) answerDeadline(w http.ResponseWriter) { c.writeDeadline(w) }

@@ -38,13 +38,19 @@ func Buffered(w http.ResponseWriter, r *http.Request, status int, defaultType st
 // body is not empty and h names no Content-Type, defaultType (none when
 // it is ""); its Content-Length, unless the status has no body (NoBody).
 func Describe(h http.Header, status int, defaultType string, body []byte) {
-	bodyless := NoBody(status)
-	if defaultType != "" && len(body) > 0 && !bodyless && h.Get("Content-Type") == "" {
-		h.Set("Content-Type", defaultType)
+	// The keys are canonical: indexing h does what h.Get and h.Set do,
+	// without canonicalising them again for every answer.
+	if NoBody(status) {
+		return
 	}
-	if !bodyless {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+	if defaultType != "" && len(body) > 0 && (len(h["Content-Type"]) == 0 || h["Content-Type"][0] == "") {
+		// Both values in one allocation, each slice capped at its own
+		// element, so that an Add to one cannot write into the other.
+		vs := []string{defaultType, strconv.Itoa(len(body))}
+		h["Content-Type"], h["Content-Length"] = vs[0:1:1], vs[1:2:2]
+		return
 	}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 }
 
 // Send writes the status, then the body unless the request is a HEAD or

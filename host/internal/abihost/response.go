@@ -50,14 +50,73 @@ func responseHeader(fname string, add bool) api.GoModuleFunc {
 		switch {
 		case c == nil || c.Loading() || c.Phase() == abi.PhaseVerify:
 			stack[0] = errno(abi.ErrState)
-		case len(name)+len(value) > abi.ResponseHeaderMaxBytes || !ValidHeader(string(name), string(value)):
+		case len(name)+len(value) > abi.ResponseHeaderMaxBytes || !validName(name) || !validValue(value):
 			stack[0] = errno(abi.ErrInvalid)
 		case c.HeadersSent():
 			stack[0] = errno(abi.ErrHeadersSent)
 		default:
-			stack[0] = errno(c.SetResponseHeader(string(name), string(value), add))
+			stack[0] = errno(c.SetResponseHeader(headerName(name), headerValue(value), add))
 		}
 	}
+}
+
+// commonNames maps the names of the response headers guests set most,
+// canonical or in lower case, to their canonical form, and commonValues
+// the values they set most to themselves: looked up with the bytes read
+// from the guest's memory, they are strings without an allocation, and a
+// common name needs no canonicalisation (net/textproto interns the
+// common names it reads the same way). None is forbidden.
+var commonNames, commonValues = func() (map[string]string, map[string]string) {
+	names := map[string]string{}
+	for _, n := range []string{"Content-Type", "Cache-Control", "Location", "ETag", "Last-Modified", "Expires", "Vary",
+		"Set-Cookie", "Content-Language", "Content-Disposition", "Link", "Retry-After", "WWW-Authenticate", "X-Content-Type-Options"} {
+		canonical := http.CanonicalHeaderKey(n)
+		names[canonical], names[strings.ToLower(n)] = canonical, canonical
+	}
+	values := map[string]string{}
+	for _, v := range []string{"application/json", "application/json; charset=utf-8", "text/plain", "text/plain; charset=utf-8",
+		"text/html; charset=utf-8", "application/octet-stream", "no-store", "no-cache", "nosniff"} {
+		values[v] = v
+	}
+	return names, values
+}()
+
+// validName reports whether name is one ValidHeader accepts, a common
+// one at once.
+func validName(name []byte) bool {
+	if _, ok := commonNames[string(name)]; ok {
+		return true
+	}
+	return ValidHeader(string(name), "")
+}
+
+// validValue reports whether value is one ValidHeader accepts: no CR, LF
+// or NUL.
+func validValue(value []byte) bool {
+	for _, b := range value {
+		if b == '\r' || b == '\n' || b == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// headerName is name as a string: canonical and without an allocation
+// for a common one.
+func headerName(name []byte) string {
+	if n, ok := commonNames[string(name)]; ok {
+		return n
+	}
+	return string(name)
+}
+
+// headerValue is value as a string, without an allocation for a common
+// one.
+func headerValue(value []byte) string {
+	if v, ok := commonValues[string(value)]; ok {
+		return v
+	}
+	return string(value)
 }
 
 var forbidden = func() map[string]bool {

@@ -48,7 +48,7 @@ var writers = sync.Pool{New: func() any { return new(Writer) }}
 // http.ResponseWriter is.
 func (p *Policy) Wrap(w http.ResponseWriter, r *http.Request) *Writer {
 	cw := writers.Get().(*Writer)
-	*cw = Writer{ResponseWriter: w, policy: p, coding: Negotiate(r.Header.Values("Accept-Encoding")), head: r.Method == http.MethodHead}
+	*cw = Writer{ResponseWriter: w, policy: p, coding: Negotiate(r.Header["Accept-Encoding"]), head: r.Method == http.MethodHead}
 	return cw
 }
 

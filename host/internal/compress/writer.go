@@ -58,16 +58,24 @@ func (w *Writer) WriteHeader(status int) {
 // eligible reports whether an answer of status and header could be
 // compressed, whatever the request accepts, and its length.
 func (w *Writer) eligible(status int, h http.Header) (int, bool) {
+	// The keys are canonical, so indexing h finds what h.Get would,
+	// without canonicalising each key again on every answer.
 	switch {
 	case status < 200, status == http.StatusNoContent, status == http.StatusPartialContent, status == http.StatusNotModified:
 		return 0, false
-	case h.Get("Content-Encoding") != "" && !strings.EqualFold(h.Get("Content-Encoding"), "identity"),
-		h.Get("Content-Range") != "",
-		!Compressible(h.Get("Content-Type")),
-		noTransform(h.Values("Cache-Control")):
+	case first(h, "Content-Encoding") != "" && !strings.EqualFold(first(h, "Content-Encoding"), "identity"),
+		first(h, "Content-Range") != "",
+		!Compressible(first(h, "Content-Type")),
+		noTransform(h["Cache-Control"]):
 		return 0, false
 	}
-	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
+	length := first(h, "Content-Length")
+	if length == "" {
+		// Streamed, or of unknown length: nothing to parse (and no
+		// syntax error to allocate).
+		return 0, false
+	}
+	n, err := strconv.ParseInt(length, 10, 64)
 	o := w.policy.opts
 	if err != nil || n < o.MinBytes || o.MaxBytes > 0 && n > o.MaxBytes || n > int64(^uint(0)>>1) {
 		return 0, false
@@ -165,10 +173,18 @@ func (w *Writer) Close() {
 	writers.Put(w)
 }
 
+// first is h.Get(key) for a canonical key: the first value, or "".
+func first(h http.Header, key string) string {
+	if vs := h[key]; len(vs) > 0 {
+		return vs[0]
+	}
+	return ""
+}
+
 // addVary adds Accept-Encoding to h's Vary, unless Vary already names it
 // or is "*".
 func addVary(h http.Header) {
-	for _, v := range h.Values("Vary") {
+	for _, v := range h["Vary"] {
 		for name := range strings.SplitSeq(v, ",") {
 			name = strings.TrimSpace(name)
 			if name == "*" || strings.EqualFold(name, "Accept-Encoding") {

@@ -61,3 +61,63 @@ func TestSetAllocatesNothing(t *testing.T) {
 		t.Errorf("SetRead and SetWrite allocate %.0f times, want 0", n)
 	}
 }
+
+// counting is a writer that counts the write deadlines set on it.
+type counting struct {
+	*httptest.ResponseRecorder
+	sets int
+	last time.Time
+}
+
+func (c *counting) SetWriteDeadline(t time.Time) error { c.sets++; c.last = t; return nil }
+
+func TestWritesSkipsWhatBarelyMoves(t *testing.T) {
+	base := time.Unix(1000, 0)
+	const slack = 100 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		// recorded is the deadline known before Set (zero: none).
+		recorded time.Time
+		to       time.Time
+		wantSet  bool
+	}{
+		{name: "the first deadline is set", to: base, wantSet: true},
+		{name: "a later one within the slack is skipped", recorded: base, to: base.Add(slack - 1), wantSet: false},
+		{name: "the same one is skipped", recorded: base, to: base, wantSet: false},
+		{name: "a later one by the slack is set", recorded: base, to: base.Add(slack), wantSet: true},
+		{name: "an earlier one is set, however close", recorded: base, to: base.Add(-1), wantSet: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &counting{ResponseRecorder: httptest.NewRecorder()}
+			var d Writes
+			if !tc.recorded.IsZero() {
+				d.Record(tc.recorded)
+			}
+			d.Set(w, tc.to, slack)
+			if got := w.sets == 1; got != tc.wantSet {
+				t.Fatalf("Set(%v) after %v: set %d times, want set %v", tc.to, tc.recorded, w.sets, tc.wantSet)
+			}
+			if tc.wantSet && !w.last.Equal(tc.to) {
+				t.Errorf("deadline = %v, want %v", w.last, tc.to)
+			}
+			// What was set (or kept) is what the next Set compares with.
+			want := tc.to
+			if !tc.wantSet {
+				want = tc.recorded
+			}
+			d.Set(w, want.Add(slack-1), slack)
+			if w.sets > 1 && tc.wantSet || !tc.wantSet && w.sets != 0 {
+				t.Errorf("a second Set within the slack of the deadline in force set it again (%d sets)", w.sets)
+			}
+		})
+	}
+	t.Run("a nil Writes sets every deadline", func(t *testing.T) {
+		w := &counting{ResponseRecorder: httptest.NewRecorder()}
+		var d *Writes
+		d.Set(w, base, slack)
+		d.Set(w, base, slack)
+		if w.sets != 2 {
+			t.Errorf("set %d times, want 2", w.sets)
+		}
+	})
+}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/host/internal/conndeadline"
 	"github.com/wasmendpoints/endpoints/host/internal/guestclock"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 )
@@ -65,6 +66,10 @@ type Target struct {
 	// WriteTimeout is server.writeTimeout: each streamed write must be
 	// taken within it (and by the call's end).
 	WriteTimeout time.Duration
+	// Deadlines sets the writes' deadlines, skipping one that would move
+	// the deadline in force by less than 1/64 of WriteTimeout; nil sets
+	// each.
+	Deadlines *conndeadline.Writes
 	// Tee keeps a copy of what streams (the Idempotency-Key's stored
 	// answer); nil keeps none.
 	Tee Tee

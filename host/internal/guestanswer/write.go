@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
-	"github.com/wasmendpoints/endpoints/host/internal/conndeadline"
 	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
@@ -60,7 +59,7 @@ func (a *Answer) Write(data []byte) abi.Errno {
 	}
 	// Each write must be taken within server.writeTimeout, and by the
 	// call's deadline: a client that stops reading a stream ends it.
-	conndeadline.SetWrite(a.w, time.Unix(0, min(time.Now().Add(a.to.WriteTimeout).UnixNano(), a.clock.Until().UnixNano())))
+	a.to.Deadlines.Set(a.w, a.clock.Within(a.to.WriteTimeout), a.to.WriteTimeout/64)
 	if _, err := a.w.Write(data); err != nil {
 		a.clientGone(err)
 		return abi.ErrIO
@@ -74,7 +73,11 @@ func (a *Answer) Write(data []byte) abi.Errno {
 			return abi.ErrIO
 		}
 	}
-	a.clock.Active(time.Now())
+	if a.clock.Idle() > 0 {
+		// Without an idle timeout, activity moves nothing: no clock
+		// reading.
+		a.clock.Active(time.Now())
+	}
 	return 0
 }
 

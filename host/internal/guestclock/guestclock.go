@@ -18,21 +18,29 @@ import (
 // Clock is the time of one guest call. The zero Clock has expired; start
 // it with [Clock.Start] or [Clock.Follow].
 type Clock struct {
-	// deadline is when the guest is stopped, until when it ends, both in
-	// unix nanoseconds: with an idle timeout, deadline is the last
-	// activity plus idle, never past until; without, it is until.
-	deadline, until int64
+	// base is the time deadline and until count from: the call's start,
+	// or the deadline it is bound to. Made by time.Now, it carries a
+	// monotonic reading, so that Expired, asked after every host
+	// function, reads the monotonic clock alone (time.Since), about half
+	// of what time.Now costs.
+	base time.Time
+	// deadline is when the guest is stopped, until when it ends, both
+	// after base: with an idle timeout, deadline is the last activity
+	// plus idle, never past until; without, it is until.
+	deadline, until time.Duration
 	// timeout is the call's length and idle its idle timeout, 0 for none.
 	timeout, idle time.Duration
-	stop          atomic.Bool
+	// started says base is when the call began (Start, Follow), so no
+	// earlier than now; a bound clock's base is its deadline.
+	started bool
+	stop    atomic.Bool
 }
 
 // Start starts the clock of a call that begins at now and may run for
 // timeout, and for idle without activity when idle > 0. The call is no
 // longer stopped.
 func (c *Clock) Start(now time.Time, timeout, idle time.Duration) {
-	until := now.Add(timeout).UnixNano()
-	c.deadline, c.until, c.timeout, c.idle = until, until, timeout, idle
+	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = now, timeout, timeout, timeout, idle, true
 	c.stop.Store(false)
 	c.Active(now)
 }
@@ -41,7 +49,7 @@ func (c *Clock) Start(now time.Time, timeout, idle time.Duration) {
 // length of its own (a module's code run at load, bounded by
 // limits.loadTimeout). The call is no longer stopped.
 func (c *Clock) Bound(deadline time.Time) {
-	c.deadline, c.until, c.timeout, c.idle = deadline.UnixNano(), deadline.UnixNano(), 0, 0
+	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = deadline, 0, 0, 0, 0, false
 	c.stop.Store(false)
 }
 
@@ -49,7 +57,7 @@ func (c *Clock) Bound(deadline time.Time) {
 // call for its request): it ends when o's deadline passes, with o's
 // timeout and no idle timeout of its own. It is not stopped.
 func (c *Clock) Follow(o *Clock) {
-	c.deadline, c.until, c.timeout, c.idle = o.deadline, o.until, o.timeout, 0
+	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = o.base, o.deadline, o.until, o.timeout, 0, o.started
 	c.stop.Store(false)
 }
 
@@ -57,15 +65,31 @@ func (c *Clock) Follow(o *Clock) {
 // timeout, the deadline moves to now plus it, never past the call's end.
 func (c *Clock) Active(now time.Time) {
 	if c.idle > 0 {
-		c.deadline = min(c.until, now.Add(c.idle).UnixNano())
+		c.deadline = min(c.until, now.Sub(c.base)+c.idle)
 	}
 }
 
 // Deadline is when the guest is stopped.
-func (c *Clock) Deadline() time.Time { return time.Unix(0, c.deadline) }
+func (c *Clock) Deadline() time.Time { return c.base.Add(c.deadline) }
 
 // Until is when the call ends, whatever its activity.
-func (c *Clock) Until() time.Time { return time.Unix(0, c.until) }
+func (c *Clock) Until() time.Time { return c.base.Add(c.until) }
+
+// Within is the earlier of now plus d and the call's end: when a write
+// of the call given d to complete must be done. A started call whose end
+// comes within d of its start needs no clock reading (its end comes
+// first, whenever now is), which is the usual case: limits.timeout
+// (10 s) is shorter than server.writeTimeout (30 s).
+func (c *Clock) Within(d time.Duration) time.Time {
+	end := c.base.Add(c.until)
+	if c.started && c.until <= d {
+		return end
+	}
+	if t := time.Now().Add(d); t.Before(end) {
+		return t
+	}
+	return end
+}
 
 // Timeout is the call's length, for messages.
 func (c *Clock) Timeout() time.Duration { return c.timeout }
@@ -81,11 +105,11 @@ func (c *Clock) Stop() { c.stop.Store(true) }
 // deadline passed. The interrupt check asks it often: a stopped call does
 // not read the clock.
 func (c *Clock) Expired() bool {
-	return c.stop.Load() || time.Now().UnixNano() > c.deadline
+	return c.stop.Load() || time.Since(c.base) > c.deadline
 }
 
 // Idled reports whether a call past its deadline passed it by its idle
 // timeout rather than its end.
 func (c *Clock) Idled() bool {
-	return c.idle > 0 && c.deadline < c.until && time.Now().UnixNano() > c.deadline
+	return c.idle > 0 && c.deadline < c.until && time.Since(c.base) > c.deadline
 }

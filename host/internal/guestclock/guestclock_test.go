@@ -55,7 +55,11 @@ func TestClock(t *testing.T) {
 			active: now.Add(time.Minute), deadline: now.Add(2 * hour), until: now.Add(2 * hour)},
 		{name: "bound to a deadline that passed", start: func(c *Clock) { c.Bound(now.Add(-time.Second)) },
 			deadline: now.Add(-time.Second), until: now.Add(-time.Second), expired: true},
-		{name: "the zero clock has expired", start: func(*Clock) {}, deadline: time.Unix(0, 0), until: time.Unix(0, 0), expired: true},
+		{name: "started at a time without a monotonic reading", start: func(c *Clock) { c.Start(now.Round(0).Add(-2*hour), hour, 0) },
+			deadline: now.Add(-hour), until: now.Add(-hour), timeout: hour, expired: true},
+		{name: "bound to a wall-clock deadline to come", start: func(c *Clock) { c.Bound(time.Unix(0, now.Add(hour).UnixNano())) },
+			deadline: now.Add(hour), until: now.Add(hour)},
+		{name: "the zero clock has expired", start: func(*Clock) {}, expired: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var c Clock
@@ -80,6 +84,45 @@ func TestClock(t *testing.T) {
 			}
 			if got := c.Idled(); got != tc.idled {
 				t.Errorf("Idled() = %v, want %v", got, tc.idled)
+			}
+		})
+	}
+}
+
+func TestWithin(t *testing.T) {
+	const d = time.Hour
+	for _, tc := range []struct {
+		name  string
+		start func(c *Clock, now time.Time)
+		// end says Within must be the call's end; otherwise now plus d.
+		end bool
+	}{
+		{name: "a call that ends within d of its start: its end", start: func(c *Clock, now time.Time) { c.Start(now, d/2, 0) }, end: true},
+		{name: "a call that ends d after its start: its end", start: func(c *Clock, now time.Time) { c.Start(now, d, 0) }, end: true},
+		{name: "a long call started now: now plus d", start: func(c *Clock, now time.Time) { c.Start(now, 3*d, 0) }},
+		{name: "a long call started long ago, ending soon: its end", start: func(c *Clock, now time.Time) { c.Start(now.Add(-5*d/2), 3*d, 0) }, end: true},
+		{name: "a follower of a long call: now plus d", start: func(c *Clock, now time.Time) {
+			var o Clock
+			o.Start(now, 3*d, 0)
+			c.Follow(&o)
+		}},
+		{name: "bound to a deadline far off: now plus d", start: func(c *Clock, now time.Time) { c.Bound(now.Add(3 * d)) }},
+		{name: "bound to a deadline within d: the deadline", start: func(c *Clock, now time.Time) { c.Bound(now.Add(d / 2)) }, end: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Clock
+			before := time.Now()
+			tc.start(&c, before)
+			got := c.Within(d)
+			after := time.Now()
+			if tc.end {
+				if !got.Equal(c.Until()) {
+					t.Errorf("Within(%v) = %v, want the call's end %v", d, got, c.Until())
+				}
+				return
+			}
+			if got.Before(before.Add(d)) || got.After(after.Add(d)) {
+				t.Errorf("Within(%v) = %v, want now plus %v (between %v and %v)", d, got, d, before.Add(d), after.Add(d))
 			}
 		})
 	}
