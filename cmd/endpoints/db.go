@@ -5,9 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-
-	"github.com/wasmendpoints/endpoints/config"
-	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
 
 // cmdDB runs the operator's commands on an app's databases: backup.
@@ -37,12 +34,10 @@ func cmdDBBackup(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, "endpoints db backup: --to FILE is required: the new file the backup is written to")
 		return exitUsage
 	}
-	cfg, err := config.Load(app, overrides()...)
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints db backup: %v\n", err)
+	set, ok := openDatabases("db backup", app, overrides(), stderr)
+	if !ok {
 		return exitError
 	}
-	set := appdb.New(app, cfg.Databases)
 	defer set.Close()
 	db := *name
 	if db == "" {

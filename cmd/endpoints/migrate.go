@@ -22,12 +22,10 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code != exitOK {
 		return code
 	}
-	cfg, err := config.Load(app, overrides()...)
-	if err != nil {
-		fmt.Fprintf(stderr, "endpoints migrate: %v\n", err)
+	set, ok := openDatabases("migrate", app, overrides(), stderr)
+	if !ok {
 		return exitError
 	}
-	set := appdb.New(app, cfg.Databases)
 	defer set.Close()
 	done, err := set.Migrate(ctx, appdb.MigrateOptions{DryRun: *dryRun, Database: *only})
 	verb := "applied"
@@ -45,4 +43,16 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stdout, "every migration is applied")
 	}
 	return exitOK
+}
+
+// openDatabases opens the databases app's settings declare, for a command
+// (migrate, db backup) that works on them without serving; false, said on
+// stderr, when the settings do not load.
+func openDatabases(cmd, app string, overrides []config.Override, stderr io.Writer) (*appdb.Set, bool) {
+	cfg, err := config.Load(app, overrides...)
+	if err != nil {
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", cmd, err)
+		return nil, false
+	}
+	return appdb.New(app, cfg.Databases), true
 }
