@@ -216,11 +216,14 @@ func (r *Rows) splitRows(d []byte) error {
 			return syntaxError(rows.value, 0, "a row: an array")
 		}
 		n := 0
-		for vals := scanElements(rows.value); vals.next(); n++ {
+		vals := scanElements(rows.value)
+		for ; vals.next(); n++ {
 			r.vals = append(r.vals, vals.value)
 		}
-		// The row was scanned whole as the outer array's element: its
-		// syntax is sound.
+		if vals.err != nil {
+			// The outer scan skipped the row by its brackets alone.
+			return fmt.Errorf("row %d: %w", r.nrows+1, vals.err)
+		}
 		switch {
 		case r.nrows == 0:
 			r.width = n

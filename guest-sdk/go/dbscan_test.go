@@ -381,6 +381,7 @@ func TestRowsParse(t *testing.T) {
 		{"a row not an array", `{"columns":["id"],"rows":[1]}`, "a row: an array", nil, 0},
 		{"a column not a string", `{"columns":[1],"rows":[]}`, "a string", nil, 0},
 		{"cut short", `{"columns":["id"],"rows":[[1]`, "", nil, 0},
+		{"a row of bad JSON", `{"columns":["id"],"rows":[[1 2]]}`, "row 1: ", nil, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var r Rows
