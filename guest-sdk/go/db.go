@@ -216,11 +216,15 @@ func (r *Rows) splitRows(d []byte) error {
 			return syntaxError(rows.value, 0, "a row: an array")
 		}
 		n := 0
-		for vals := scanElements(rows.value); vals.next(); n++ {
+		vals := scanElements(rows.value)
+		for ; vals.next(); n++ {
 			r.vals = append(r.vals, vals.value)
 		}
-		// The row was scanned whole as the outer array's element: its
-		// syntax is sound.
+		// The outer scan found where the row ends (skipValue matches
+		// its brackets), not whether its values are sound.
+		if vals.err != nil {
+			return fmt.Errorf("row %d: %w", r.nrows+1, vals.err)
+		}
 		switch {
 		case r.nrows == 0:
 			r.width = n
