@@ -708,13 +708,15 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		// Text that holds JSON (a json or jsonb column, JSON kept in a
 		// TEXT column) is that JSON, as database/sql gives a text's bytes;
 		// other text, a blob, a number, NULL: the value's JSON as written.
+		// Bytes of its own each time, as database/sql copies: a handler
+		// may keep the value of each row scanned into one variable.
 		if !blob && len(raw) > 0 && raw[0] == '"' {
 			if s, err := decodeString(raw); err == nil && validJSON(s) {
-				*d = append((*d)[:0], s...)
+				*d = json.RawMessage(s)
 				return nil
 			}
 		}
-		*d = append((*d)[:0], raw...)
+		*d = append(json.RawMessage(nil), raw...)
 		return nil
 	case *any:
 		if isNull {
