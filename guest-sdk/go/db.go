@@ -220,8 +220,9 @@ func (r *Rows) splitRows(d []byte) error {
 		for ; vals.next(); n++ {
 			r.vals = append(r.vals, vals.value)
 		}
+		// The outer scan found where the row ends (skipValue matches
+		// its brackets), not whether its values are sound.
 		if vals.err != nil {
-			// The outer scan skipped the row by its brackets alone.
 			return fmt.Errorf("row %d: %w", r.nrows+1, vals.err)
 		}
 		switch {
@@ -707,13 +708,15 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		// Text that holds JSON (a json or jsonb column, JSON kept in a
 		// TEXT column) is that JSON, as database/sql gives a text's bytes;
 		// other text, a blob, a number, NULL: the value's JSON as written.
+		// Bytes of its own each time, as database/sql copies: a handler
+		// may keep the value of each row scanned into one variable.
 		if !blob && len(raw) > 0 && raw[0] == '"' {
 			if s, err := decodeString(raw); err == nil && validJSON(s) {
-				*d = append((*d)[:0], s...)
+				*d = json.RawMessage(s)
 				return nil
 			}
 		}
-		*d = append((*d)[:0], raw...)
+		*d = append(json.RawMessage(nil), raw...)
 		return nil
 	case *any:
 		if isNull {

@@ -555,3 +555,32 @@ func TestJSONTextIntoRawMessage(t *testing.T) {
 		t.Errorf("answered as %s, want the object itself", b)
 	}
 }
+
+// TestRawMessageScanKeepsEarlierRows: scanning row after row into one
+// json.RawMessage variable gives each row bytes of its own, as
+// database/sql does (it copies a value into a []byte type), so that a
+// handler that keeps each row's value keeps them all, not the last one
+// written over the others.
+func TestRawMessageScanKeepsEarlierRows(t *testing.T) {
+	db := setupDB(t)
+	for _, expr := range []string{
+		`'{"n":1}' UNION ALL SELECT '{"n":2}'`, // JSON text, decoded from a string
+		`1 UNION ALL SELECT 2`,                 // other values, as the host wrote them
+	} {
+		rows, err := db.Query("SELECT " + expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw json.RawMessage
+		var kept []json.RawMessage
+		for rows.Next() {
+			if err := rows.Scan(&raw); err != nil {
+				t.Fatal(err)
+			}
+			kept = append(kept, raw)
+		}
+		if len(kept) != 2 || string(kept[0]) == string(kept[1]) {
+			t.Errorf("SELECT %s: kept %q, want two different values", expr, kept)
+		}
+	}
+}
