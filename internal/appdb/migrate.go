@@ -302,11 +302,7 @@ func (s *Set) migrate(ctx context.Context, name string, ms []Migration, dryRun b
 	for _, m := range ms {
 		if sum, ok := applied[m.Version]; ok {
 			if sum != m.Checksum {
-				hint := ""
-				if spec := s.specs[name]; spec.DriverName() == config.DatabaseSQLite {
-					hint = fmt.Sprintf(" (in development, deleting %s starts the database again from its migrations)", filepath.ToSlash(config.DatabaseFile(name, spec)))
-				}
-				return done, fmt.Errorf("%s: changed since it was applied to database %q; an applied migration stays as it is: undo or redo its change in a new migration%s", m.File, m.Database, hint)
+				return done, s.changed(m)
 			}
 			continue
 		}
@@ -314,15 +310,28 @@ func (s *Set) migrate(ctx context.Context, name string, ms []Migration, dryRun b
 			done = append(done, m)
 			continue
 		}
-		ran, err := apply(ctx, db, m)
-		if err != nil {
+		ran, sum, err := apply(ctx, db, m)
+		switch {
+		case err != nil:
 			return done, fmt.Errorf("%s: database %q: %w", m.File, m.Database, err)
-		}
-		if ran {
+		case ran:
 			done = append(done, m)
+		case sum != m.Checksum:
+			// Another host applied it while this one waited for the
+			// lock, from other bytes (another release of the app).
+			return done, s.changed(m)
 		}
 	}
 	return done, nil
+}
+
+// changed is the error for migration m, applied already from other bytes.
+func (s *Set) changed(m Migration) error {
+	hint := ""
+	if spec := s.specs[m.Database]; spec.DriverName() == config.DatabaseSQLite {
+		hint = fmt.Sprintf(" (in development, deleting %s starts the database again from its migrations)", filepath.ToSlash(config.DatabaseFile(m.Database, spec)))
+	}
+	return fmt.Errorf("%s: changed since it was applied to database %q; an applied migration stays as it is: undo or redo its change in a new migration%s", m.File, m.Database, hint)
 }
 
 // readApplied reads the versions applied and their checksums; none when
@@ -355,9 +364,10 @@ func readApplied(ctx context.Context, db database.DB) (map[int64]string, error) 
 // apply runs one migration and records it, in one transaction that holds
 // the migration lock, and reports whether it ran it: a host (or an
 // `endpoints migrate`) that applied it meanwhile is seen there, and then
-// apply does nothing, so that of hosts starting together only the one
-// that applied a migration says so.
-func apply(ctx context.Context, db database.DB, m Migration) (ran bool, err error) {
+// apply does nothing but return the checksum recorded, so that of hosts
+// starting together only the one that applied a migration says so, and
+// one whose migration differs from the one applied can say that.
+func apply(ctx context.Context, db database.DB, m Migration) (ran bool, sum string, err error) {
 	err = db.Migrate(ctx, func(tx database.Migration) error {
 		if err := tx.Script(ctx, "CREATE TABLE IF NOT EXISTS "+Table+" (version BIGINT PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL)"); err != nil {
 			return err
@@ -366,20 +376,28 @@ func apply(ctx context.Context, db database.DB, m Migration) (ran bool, err erro
 		if err != nil {
 			return err
 		}
-		already := rows.Next()
-		if err := rows.Close(); err != nil {
-			return err
+		if rows.Next() {
+			vals, err := rows.Values()
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			var ok bool
+			if sum, ok = vals[0].(string); !ok {
+				rows.Close()
+				return fmt.Errorf("%s holds a checksum that is not text: %v", Table, vals[0])
+			}
 		}
-		if already {
-			return nil
+		if err := rows.Close(); err != nil || sum != "" {
+			return err
 		}
 		if err := tx.Script(ctx, m.SQL); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, "INSERT INTO "+Table+" (version, name, checksum, applied_at) VALUES ($1, $2, $3, $4)",
 			[]any{m.Version, m.Name, m.Checksum, time.Now().UTC().Format(time.RFC3339)})
-		ran = err == nil
+		ran, sum = err == nil, m.Checksum
 		return err
 	})
-	return ran && err == nil, err
+	return ran && err == nil, sum, err
 }
