@@ -9,7 +9,7 @@ import (
 
 // TestBuildRefusesWhatServeRefuses: a contract serve would refuse (an
 // invalid regular expression) fails `endpoints build`, naming the module
-// and the problem, rather than building "ok".
+// and the problem, and its line says FAIL, not "ok".
 func TestBuildRefusesWhatServeRefuses(t *testing.T) {
 	t.Parallel()
 	app := cApp(t)
@@ -30,6 +30,9 @@ func TestBuildRefusesWhatServeRefuses(t *testing.T) {
 		if code != exitError || !strings.Contains(errOut, want) {
 			t.Errorf("build of a contract serve refuses = %d, want exit 1 and %q in:\n%s\n%s", code, want, out, errOut)
 		}
+	}
+	if strings.Contains(out, "ok   server/api/users/[id].get.wasm") || !strings.Contains(errOut, "FAIL server/api/users/[id].get.wasm (c): its contract") {
+		t.Errorf("the module whose contract is refused is reported ok, or not FAIL:\n%s\n%s", out, errOut)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
@@ -599,34 +600,52 @@ func build(ctx context.Context, app string, ovs []config.Override, stdout, stder
 	return true
 }
 
-// buildSources compiles the route sources, printing a line per module.
+// buildSources compiles the route sources and writes their contract
+// sections (embedContract), printing a line per module once both are done:
+// a module whose contract serve would refuse is a FAIL, never an "ok".
+// Contracts are written while other modules still compile.
 func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, stdout, stderr io.Writer) bool {
 	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
 	start := time.Now()
-	results, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
+	var (
+		printing  sync.Mutex
+		embedding sync.WaitGroup
+		embedErrs []error
+	)
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	_, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
 		if b.Err != nil {
+			printing.Lock()
 			fmt.Fprintf(stderr, "  FAIL %s (%s)\n", b.Module, b.Lang)
+			printing.Unlock()
 			return
 		}
-		cached := ""
-		if c := b.Contents(); c != "" {
-			cached = " (" + c + ")" // a bundle: what it serves
-		}
-		if b.Cached {
-			cached += " (unchanged: from the module cache)"
-		}
-		fmt.Fprintf(stdout, "  ok   %-44s %-3s %s%s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond), cached)
+		embedding.Add(1)
+		go func() {
+			defer embedding.Done()
+			sem <- struct{}{}
+			err := embedContracts(ctx, app, ovs, []guestbuild.Source{b.Source})
+			<-sem
+			printing.Lock()
+			defer printing.Unlock()
+			if err != nil {
+				embedErrs = append(embedErrs, err)
+				fmt.Fprintf(stderr, "  FAIL %s (%s): its contract\n", b.Module, b.Lang)
+				return
+			}
+			cached := ""
+			if c := b.Contents(); c != "" {
+				cached = " (" + c + ")" // a bundle: what it serves
+			}
+			if b.Cached {
+				cached += " (unchanged: from the module cache)"
+			}
+			fmt.Fprintf(stdout, "  ok   %-44s %-3s %s%s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond), cached)
+		}()
 	})
-	var built []guestbuild.Source
-	for _, r := range results {
-		if r.Err == nil {
-			built = append(built, r.Source)
-		}
-	}
-	if embedErr := embedContracts(ctx, app, ovs, built); embedErr != nil {
-		err = errors.Join(err, embedErr)
-	}
-	if err != nil {
+	embedding.Wait()
+	slices.SortFunc(embedErrs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	if err = errors.Join(append([]error{err}, embedErrs...)...); err != nil {
 		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
 		return false
 	}
