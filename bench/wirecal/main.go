@@ -8,10 +8,18 @@
 // not proportional: the client, idle while it waits, is woken for every
 // answer once the server is the slower of the two.
 //
+// With -db it reads the user from a SQLite database instead of making it
+// up, as a Go developer would (database/sql, the SQLite driver the host
+// uses, a prepared statement): the native variant doing the read the
+// examples' handlers do, to price the runtime apart from the database.
+//
 //	go run ./bench/wirecal -addr 127.0.0.1:18090 -work 10us
+//	go run ./bench/wirecal -db examples/users-c/.endpoints/data/main.db
 package main
 
 import (
+	"database/sql"
+	"errors"
 	"flag"
 	"fmt"
 	"log"
@@ -22,6 +30,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -34,8 +43,17 @@ type user struct {
 func main() {
 	addr := flag.String("addr", "127.0.0.1:18090", "listen on `HOST:PORT`")
 	work := flag.Duration("work", 0, "busy CPU `time` spent per request before answering")
+	dbFile := flag.String("db", "", "read the user from the users table of the SQLite database `FILE` (as the examples' migrations make it)")
 	flag.Parse()
-	handler, err := newHandler(*work)
+	var users *sql.DB
+	if *dbFile != "" {
+		var err error
+		if users, err = openUsers(*dbFile); err != nil {
+			fmt.Fprintln(os.Stderr, "wirecal:", err)
+			os.Exit(1)
+		}
+	}
+	handler, err := newHandler(*work, users)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wirecal:", err)
 		os.Exit(1)
@@ -43,9 +61,28 @@ func main() {
 	log.Fatal(http.ListenAndServe(*addr, handler))
 }
 
+// openUsers opens the SQLite database file as the host opens an app's
+// (WAL, a busy timeout), failing when it has no users table.
+func openUsers(file string) (*sql.DB, error) {
+	if _, err := os.Stat(file); err != nil {
+		return nil, fmt.Errorf("-db: %w (serve the example once to make its database)", err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+file+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(wal)")
+	if err != nil {
+		return nil, err
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM users").Scan(&n); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("-db %s: %w", file, err)
+	}
+	return db, nil
+}
+
 // newHandler is the native variant of the wire benchmark with work of
-// busy CPU time added to every request.
-func newHandler(work time.Duration) (http.Handler, error) {
+// busy CPU time added to every request, reading the user from users when
+// not nil.
+func newHandler(work time.Duration, users *sql.DB) (http.Handler, error) {
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource("id.json", map[string]any{"type": "integer", "minimum": 1}); err != nil {
 		return nil, err
@@ -53,6 +90,12 @@ func newHandler(work time.Duration) (http.Handler, error) {
 	schema, err := c.Compile("id.json")
 	if err != nil {
 		return nil, err
+	}
+	var read *sql.Stmt
+	if users != nil {
+		if read, err = users.Prepare("SELECT id, name, email FROM users WHERE id = ?"); err != nil {
+			return nil, err
+		}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/users/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -70,8 +113,22 @@ func newHandler(work time.Duration) (http.Handler, error) {
 			return
 		}
 		s := strconv.FormatInt(id, 10)
+		u := user{ID: id, Name: "User " + s, Email: "user" + s + "@example.com"}
+		if read != nil {
+			err := read.QueryRowContext(r.Context(), id).Scan(&u.ID, &u.Name, &u.Email)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				w.Write([]byte(`{"error":"no user with this id"}`))
+				return
+			case err != nil:
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+		}
 		w.Header().Set("Content-Type", "application/json")
-		json.MarshalWrite(w, user{ID: id, Name: "User " + s, Email: "user" + s + "@example.com"})
+		json.MarshalWrite(w, u)
 	})
 	return mux, nil
 }

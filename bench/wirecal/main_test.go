@@ -1,8 +1,11 @@
 package main
 
 import (
+	"database/sql"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -17,7 +20,7 @@ func TestHandler(t *testing.T) {
 		{"/api/users/0", 400, `{"error":"id must be an integer >= 1"}`},
 		{"/api/users/x", 400, `{"error":"id must be an integer >= 1"}`},
 	} {
-		h, err := newHandler(0)
+		h, err := newHandler(0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,8 +32,49 @@ func TestHandler(t *testing.T) {
 	}
 }
 
+// TestHandlerReadsDatabase: with -db the user is the database's row, and
+// an id it does not hold is a 404.
+func TestHandlerReadsDatabase(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "main.db")
+	db, err := sql.Open("sqlite3", "file:"+file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE users (id BIGINT PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL);
+		INSERT INTO users VALUES (2, 'Grace Hopper', 'grace@example.com')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	users, err := openUsers(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer users.Close()
+	h, err := newHandler(0, users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path   string
+		status int
+		body   string
+	}{
+		{"/api/users/2", 200, `{"id":2,"name":"Grace Hopper","email":"grace@example.com"}`},
+		{"/api/users/3", 404, `{"error":"no user with this id"}`},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.path, nil))
+		if rec.Code != tc.status || rec.Body.String() != tc.body {
+			t.Errorf("GET %s = %d %s, want %d %s", tc.path, rec.Code, rec.Body, tc.status, tc.body)
+		}
+	}
+	if _, err := openUsers(filepath.Join(t.TempDir(), "none.db")); err == nil || !strings.Contains(err.Error(), "serve the example once") {
+		t.Errorf("openUsers of a missing file: %v", err)
+	}
+}
+
 func TestWorkIsDone(t *testing.T) {
-	h, err := newHandler(50 * time.Microsecond)
+	h, err := newHandler(50*time.Microsecond, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

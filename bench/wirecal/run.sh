@@ -7,12 +7,16 @@
 #
 #   bench/wirecal/run.sh                                   # the native variant alone
 #   APPS="examples/users-c examples/users" ROUNDS=5 bench/wirecal/run.sh
+#   DB=examples/users-c/.endpoints/data/main.db APPS=examples/users-c bench/wirecal/run.sh
+#
+# DB adds the native variant reading the user from that SQLite database
+# (wirecal -db), the read the examples' handlers make.
 #
 # Needs wrk and taskset; run from the repository root on a quiet machine.
 # The apps must be built (endpoints build) and their compilation cache warm.
 set -euo pipefail
 ROUNDS=${ROUNDS:-3}; DURATION=${DURATION:-5s}; PORT=${PORT:-18090}
-WORK=${WORK:-"0 2us 5us 10us 20us 40us"}; APPS=${APPS:-}
+WORK=${WORK:-"0 2us 5us 10us 20us 40us"}; APPS=${APPS:-}; DB=${DB:-}
 URL="http://127.0.0.1:$PORT/api/users/2"
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 go build -o "$out/wirecal" ./bench/wirecal
@@ -21,6 +25,7 @@ pid=
 start() { # variant
   case $1 in
     work=*) GOMAXPROCS=1 taskset -c 0 "$out/wirecal" -addr "127.0.0.1:$PORT" -work "${1#work=}" & ;;
+    db=*) GOMAXPROCS=1 taskset -c 0 "$out/wirecal" -addr "127.0.0.1:$PORT" -db "${1#db=}" & ;;
     *) GOMAXPROCS=1 taskset -c 0 "$out/endpoints" serve --quiet --addr "127.0.0.1:$PORT" "$1" >/dev/null 2>&1 & ;;
   esac
   pid=$!
@@ -28,7 +33,7 @@ start() { # variant
   echo "$1 did not serve $URL" >&2; exit 1
 }
 stop() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
-variants=(); for w in $WORK; do variants+=("work=$w"); done; for a in $APPS; do variants+=("$a"); done
+variants=(); for w in $WORK; do variants+=("work=$w"); done; [ -z "$DB" ] || variants+=("db=$DB"); for a in $APPS; do variants+=("$a"); done
 for r in $(seq "$ROUNDS"); do
   for v in "${variants[@]}"; do
     start "$v"
