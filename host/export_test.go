@@ -1,7 +1,9 @@
 package host
 
 import (
+	"context"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -29,6 +31,56 @@ func (h *Host) IdleInstances(file string) int {
 		return -1
 	}
 	return f.Pool().IdleCount()
+}
+
+// ModulePool is one pool of a route module, as a test watches it across
+// reloads and the host's close. Two are equal when they are the same pool.
+type ModulePool struct{ p *engine.Pool }
+
+// ModulePools lists the pools of a route module's routes, served and
+// held, each once, in the order of their first route: two for a bundle
+// whose new version refused routes that its previous version keeps
+// serving. Nil for a file the host does not serve.
+func (h *Host) ModulePools(file string) []ModulePool {
+	f := h.table.Load().Files[file]
+	if f == nil {
+		return nil
+	}
+	var out []ModulePool
+	for _, r := range slices.Concat(f.Routes, f.Held) {
+		if p := r.Module.Pool; p != nil && !slices.Contains(out, ModulePool{p}) {
+			out = append(out, ModulePool{p})
+		}
+	}
+	return out
+}
+
+// Idle counts the pool's idle instances.
+func (m ModulePool) Idle() int { return m.p.IdleCount() }
+
+// Retired reports whether the pool was retired: its module left the app.
+func (m ModulePool) Retired() bool { return m.p.Retired() }
+
+// Stats is the pool's own state.
+func (m ModulePool) Stats() PoolStats { return PoolStats(m.p.Stats()) }
+
+// Fill makes the pool hold at least n idle instances (n at most
+// limits.instances): it takes n at once, then gives them back.
+func (m ModulePool) Fill(ctx context.Context, n int) error {
+	taken := make([]*engine.Instance, 0, n)
+	defer func() {
+		for _, in := range taken {
+			m.p.Put(ctx, in, true)
+		}
+	}()
+	for range n {
+		in, err := m.p.Get(ctx)
+		if err != nil {
+			return err
+		}
+		taken = append(taken, in)
+	}
+	return nil
 }
 
 // RunJanitor replaces the host's janitor with one that sweeps at every

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi/contract"
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -333,5 +335,63 @@ func TestKeptRoutes(t *testing.T) {
 	}
 	if kept := keptRoutes(prev, loaded, errors.New("the declaration does not parse")); kept != nil {
 		t.Errorf("keptRoutes of another error = %v, want none", kept)
+	}
+}
+
+// keptBundle is a previous table whose bundle file serves a route of its
+// newest module and, kept from the module before (keptRoutes), one of an
+// older one: each module with its pool of e.
+func keptBundle(t *testing.T, e *engine.Engine, file string) (prev *Table, newest, older *engine.Pool) {
+	t.Helper()
+	route := func(s string, p *engine.Pool) *routemod.Route {
+		rf, err := routefile.FromRoute(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &routemod.Route{FileRoute: rf, Module: &routemod.Module{File: file, Pool: p}}
+	}
+	newest, older = e.NewPool(nil, file, 1, false), e.NewPool(nil, file, 1, false)
+	prev = &Table{Files: map[string]*File{file: {Hash: [32]byte{1}, Routes: []*routemod.Route{
+		route("GET /api/a", newest), route("GET /api/b", newest), route("GET /api/c", older),
+	}}}}
+	return prev, newest, older
+}
+
+// testEngine is an engine for pools, closed with the test.
+func testEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(context.Background(), engine.Config{MemoryBytes: 16 << 20, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close(context.Background()) })
+	return e
+}
+
+// TestStartStopsEveryPreviousCompile: the load of a file's new bytes
+// stops the background compilation of every module of its previous
+// version, that of a bundle's routes its newer version refused included,
+// and lists them for the reload to resume; a load given up (Discard)
+// retires none of them. Only the file's first route's pool was stopped.
+func TestStartStopsEveryPreviousCompile(t *testing.T) {
+	const file = "server/bundles/app.wasm"
+	e := testEngine(t)
+	prev, newest, older := keptBundle(t, e, file)
+	dir := app(t, "")
+	path := filepath.Join(string(dir), filepath.FromSlash(file))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("not a module"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := &Load{Dir: dir, ConfigFile: configFile, Engine: e, PoolSize: 1, Logger: slog.New(slog.DiscardHandler), Report: &report{}, Prev: prev, T: &Table{Files: map[string]*File{}}}
+	results := l.Start(context.Background(), []string{file})()
+	if got := l.StoppedCompiles(); len(got) != 2 || !slices.Contains(got, newest) || !slices.Contains(got, older) {
+		t.Errorf("StoppedCompiles = %d pools, want both of the file's previous version", len(got))
+	}
+	l.Discard(context.Background(), results)
+	if newest.Retired() || older.Retired() {
+		t.Errorf("Discard retired a pool of the previous version (newest %v, older %v), which keeps serving", newest.Retired(), older.Retired())
 	}
 }
