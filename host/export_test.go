@@ -24,13 +24,18 @@ func (h *Host) Sweep(now time.Time) int {
 	return idleSweep{h}.closeIdle(now.Add(-limitInstanceIdleTimeout(h.opts.Limits)))
 }
 
-// IdleInstances counts the idle instances of a route module.
+// IdleInstances counts the idle instances of a route module, in each of
+// its pools (see ModulePools); -1 for a module the host does not serve.
 func (h *Host) IdleInstances(file string) int {
-	f := h.table.Load().Files[file]
-	if f == nil || f.Pool() == nil {
+	pools := h.ModulePools(file)
+	if len(pools) == 0 {
 		return -1
 	}
-	return f.Pool().IdleCount()
+	n := 0
+	for _, p := range pools {
+		n += p.Idle()
+	}
+	return n
 }
 
 // ModulePool is one pool of a route module, as a test watches it across
@@ -104,20 +109,18 @@ func UseGoHeapMemory() { mappedMemory = false }
 // for as long as it needs.
 func (h *Host) HoldCompiler() (release func()) { return h.engine.HoldCompiler() }
 
-// Interpreted reports whether the interpreter runs a route module.
+// Interpreted reports whether the interpreter runs a route module (any
+// of its pools: see ModulePools).
 func (h *Host) Interpreted(file string) bool {
-	f := h.table.Load().Files[file]
-	if f == nil || f.Pool() == nil {
-		return false
-	}
-	return f.Pool().Interpreted()
+	return slices.ContainsFunc(h.ModulePools(file), func(p ModulePool) bool { return p.p.Interpreted() })
 }
 
 // HasCode reports whether a route module's code has loaded (see
-// Options.ServeWhileCompiling: code loaded after New).
+// Options.ServeWhileCompiling: code loaded after New), in each of its
+// pools; false for a module the host does not serve.
 func (h *Host) HasCode(file string) bool {
-	f := h.table.Load().Files[file]
-	return f != nil && f.Pool() != nil && f.Pool().HasCode()
+	pools := h.ModulePools(file)
+	return len(pools) > 0 && !slices.ContainsFunc(pools, func(p ModulePool) bool { return !p.p.HasCode() })
 }
 
 // BoundKey is edge.BoundKey, the client part of a rate-limit key.

@@ -395,3 +395,67 @@ func TestStartStopsEveryPreviousCompile(t *testing.T) {
 		t.Errorf("Discard retired a pool of the previous version (newest %v, older %v), which keeps serving", newest.Retired(), older.Retired())
 	}
 }
+
+// TestFilePools: a file's pools are those of its served and held routes,
+// each once, in the order of their first route; the table's, those of
+// every file, each once.
+func TestFilePools(t *testing.T) {
+	e := testEngine(t)
+	const file = "server/bundles/app.wasm"
+	prev, newest, older := keptBundle(t, e, file)
+	kept := prev.Files[file]
+	single := e.NewPool(nil, "server/routes/ping.wasm", 1, false)
+	ping := &routemod.Route{Module: &routemod.Module{File: "server/routes/ping.wasm", Pool: single}}
+	noPool := &routemod.Route{Module: &routemod.Module{File: "server/routes/none.wasm"}}
+	tests := []struct {
+		name string
+		file *File
+		want []*engine.Pool
+	}{
+		{"one module", &File{Routes: []*routemod.Route{ping}}, []*engine.Pool{single}},
+		{"a bundle keeping its previous version's route", kept, []*engine.Pool{newest, older}},
+		{"held routes", &File{Held: kept.Routes}, []*engine.Pool{newest, older}},
+		{"served and held", &File{Routes: kept.Routes[2:], Held: kept.Routes[:2]}, []*engine.Pool{older, newest}},
+		{"failed: none", &File{Err: errors.New("a trap at load")}, nil},
+		{"a module without a pool", &File{Routes: []*routemod.Route{noPool}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.file.Pools(); !slices.Equal(got, tt.want) {
+				t.Errorf("Pools() = %d pools %v, want %d %v", len(got), got, len(tt.want), tt.want)
+			}
+		})
+	}
+	prev.Files["server/routes/ping.wasm"] = &File{Routes: []*routemod.Route{ping}}
+	prev.Files["server/routes/held.wasm"] = &File{Held: []*routemod.Route{kept.Routes[2]}}
+	got := prev.Pools() // files in map order
+	if len(got) != 3 || !slices.Contains(got, newest) || !slices.Contains(got, older) || !slices.Contains(got, single) {
+		t.Errorf("Table.Pools() = %v, want %v once each", got, []*engine.Pool{newest, older, single})
+	}
+}
+
+// TestDiscardRetiresWhatTheLoadMade: a load given up retires the modules
+// it loaded from new bytes, and only those: a file reused from the
+// previous table (a bundle's two versions) serves on.
+func TestDiscardRetiresWhatTheLoadMade(t *testing.T) {
+	e := testEngine(t)
+	const file = "server/bundles/app.wasm"
+	prev, newest, older := keptBundle(t, e, file)
+	made := e.NewPool(nil, "server/routes/ping.wasm", 1, false)
+	ping := &routemod.Route{Module: &routemod.Module{File: "server/routes/ping.wasm", Pool: made}}
+	l := &Load{Prev: prev, T: &Table{Files: map[string]*File{}}}
+	l.Discard(context.Background(), []Result{
+		{file: prev.Files[file]},
+		{file: &File{Routes: []*routemod.Route{ping}}, news: true},
+		{file: &File{Err: errors.New("a trap at load")}, news: true},
+	})
+	for _, tc := range []struct {
+		name    string
+		p       *engine.Pool
+		retired bool
+	}{{"the new module", made, true}, {"the reused bundle's newest module", newest, false}, {"its older module", older, false}} {
+		if got := tc.p.Retired(); got != tc.retired {
+			t.Errorf("%s: retired %v, want %v", tc.name, got, tc.retired)
+		}
+	}
+}
