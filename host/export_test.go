@@ -1,7 +1,9 @@
 package host
 
 import (
+	"context"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -22,13 +24,68 @@ func (h *Host) Sweep(now time.Time) int {
 	return idleSweep{h}.closeIdle(now.Add(-limitInstanceIdleTimeout(h.opts.Limits)))
 }
 
-// IdleInstances counts the idle instances of a route module.
+// IdleInstances counts the idle instances of a route module, in each of
+// its pools (see ModulePools); -1 for a module the host does not serve.
 func (h *Host) IdleInstances(file string) int {
-	f := h.table.Load().Files[file]
-	if f == nil || f.Pool() == nil {
+	pools := h.ModulePools(file)
+	if len(pools) == 0 {
 		return -1
 	}
-	return f.Pool().IdleCount()
+	n := 0
+	for _, p := range pools {
+		n += p.Idle()
+	}
+	return n
+}
+
+// ModulePool is one pool of a route module, as a test watches it across
+// reloads and the host's close. Two are equal when they are the same pool.
+type ModulePool struct{ p *engine.Pool }
+
+// ModulePools lists the pools of a route module's routes, served and
+// held, each once, in the order of their first route: two for a bundle
+// whose new version refused routes that its previous version keeps
+// serving. Nil for a file the host does not serve.
+func (h *Host) ModulePools(file string) []ModulePool {
+	f := h.table.Load().Files[file]
+	if f == nil {
+		return nil
+	}
+	var out []ModulePool
+	for _, r := range slices.Concat(f.Routes, f.Held) {
+		if p := r.Module.Pool; p != nil && !slices.Contains(out, ModulePool{p}) {
+			out = append(out, ModulePool{p})
+		}
+	}
+	return out
+}
+
+// Idle counts the pool's idle instances.
+func (m ModulePool) Idle() int { return m.p.IdleCount() }
+
+// Retired reports whether the pool was retired: its module left the app.
+func (m ModulePool) Retired() bool { return m.p.Retired() }
+
+// Stats is the pool's own state.
+func (m ModulePool) Stats() PoolStats { return PoolStats(m.p.Stats()) }
+
+// Fill makes the pool hold at least n idle instances (n at most
+// limits.instances): it takes n at once, then gives them back.
+func (m ModulePool) Fill(ctx context.Context, n int) error {
+	taken := make([]*engine.Instance, 0, n)
+	defer func() {
+		for _, in := range taken {
+			m.p.Put(ctx, in, true)
+		}
+	}()
+	for range n {
+		in, err := m.p.Get(ctx)
+		if err != nil {
+			return err
+		}
+		taken = append(taken, in)
+	}
+	return nil
 }
 
 // RunJanitor replaces the host's janitor with one that sweeps at every
@@ -52,20 +109,18 @@ func UseGoHeapMemory() { mappedMemory = false }
 // for as long as it needs.
 func (h *Host) HoldCompiler() (release func()) { return h.engine.HoldCompiler() }
 
-// Interpreted reports whether the interpreter runs a route module.
+// Interpreted reports whether the interpreter runs a route module (any
+// of its pools: see ModulePools).
 func (h *Host) Interpreted(file string) bool {
-	f := h.table.Load().Files[file]
-	if f == nil || f.Pool() == nil {
-		return false
-	}
-	return f.Pool().Interpreted()
+	return slices.ContainsFunc(h.ModulePools(file), func(p ModulePool) bool { return p.p.Interpreted() })
 }
 
 // HasCode reports whether a route module's code has loaded (see
-// Options.ServeWhileCompiling: code loaded after New).
+// Options.ServeWhileCompiling: code loaded after New), in each of its
+// pools; false for a module the host does not serve.
 func (h *Host) HasCode(file string) bool {
-	f := h.table.Load().Files[file]
-	return f != nil && f.Pool() != nil && f.Pool().HasCode()
+	pools := h.ModulePools(file)
+	return len(pools) > 0 && !slices.ContainsFunc(pools, func(p ModulePool) bool { return !p.p.HasCode() })
 }
 
 // BoundKey is edge.BoundKey, the client part of a rate-limit key.

@@ -14,8 +14,10 @@ type idleSweep struct{ h *Host }
 // Sweep closes idle instances: see closeIdle.
 func (s idleSweep) Sweep(cutoff time.Time) { s.closeIdle(cutoff) }
 
-// closeIdle closes, in every pool of the current table, the instances idle
-// since before cutoff, but one per pool (see engine.Pool.Trim), and sweeps
+// closeIdle closes, in every pool of the current table (its route
+// modules', every version of a bundle that serves routes included, its
+// runtime declaration's and its middleware's, each once), the instances
+// idle since before cutoff, but one per pool (see engine.Pool.Trim), and sweeps
 // the store when it is a storage.Sweeper. It reports how many instances it
 // closed.
 func (s idleSweep) closeIdle(cutoff time.Time) int {
@@ -23,16 +25,8 @@ func (s idleSweep) closeIdle(cutoff time.Time) int {
 	ctx := context.Background()
 	t := h.table.Load()
 	n := 0
-	for _, f := range t.Files {
-		if p := f.Pool(); p != nil {
-			n += p.Trim(ctx, cutoff)
-		}
-	}
-	if p := t.Runtime.LivePool(); p != nil {
+	for _, p := range t.Pools() {
 		n += p.Trim(ctx, cutoff)
-	}
-	for _, m := range t.Middleware {
-		n += m.Pool.Trim(ctx, cutoff)
 	}
 	if n > 0 {
 		h.logger.Debug("closed idle instances", "instances", n)

@@ -12,8 +12,8 @@ import (
 // Rebuilding tells the host that new bytes of the route modules named
 // (paths relative to the app, forward slashes, as a ReloadReport lists
 // them) are being built, as `endpoints dev` does when a route's source is
-// saved: the background compilation of their current code stops, queued
-// or running, so that the build and then the load of the new bytes have
+// saved: the background compilation of their current code (each version
+// of a bundle that serves routes) stops, queued or running, so that the build and then the load of the new bytes have
 // every core (the compiler of a Go bundle takes seconds and both cores of
 // a small machine; a developer saving twice in a few seconds otherwise
 // waits for a `go build` that shares them with it). The compiled code of
@@ -33,7 +33,7 @@ func (h *Host) Rebuilding(modules []string) (done func()) {
 	var stopped []*engine.Pool
 	for _, m := range modules {
 		if f := t.Files[m]; f != nil {
-			if p := f.Pool(); p != nil {
+			for _, p := range f.Pools() {
 				p.StopCompiling()
 				stopped = append(stopped, p)
 			}
@@ -73,7 +73,11 @@ func (h loadSide) resumeUnbuilt(modules []string) {
 	resumed := false
 	for _, m := range modules {
 		f := t.Files[m]
-		if f == nil || f.Pool() == nil {
+		if f == nil {
+			continue
+		}
+		pools := f.Pools() // each version of a bundle that serves routes
+		if len(pools) == 0 {
 			continue
 		}
 		if hash, ok := onDisk[m]; ok && hash != f.Hash {
@@ -83,7 +87,9 @@ func (h loadSide) resumeUnbuilt(modules []string) {
 			// never loads: this version keeps serving, and compiles.)
 			continue
 		}
-		h.engine.ResumeCompiling(f.Pool())
+		for _, p := range pools {
+			h.engine.ResumeCompiling(p)
+		}
 		resumed = true
 	}
 	if resumed {

@@ -7,6 +7,13 @@ import (
 
 // PoolStats is the state of one route module's pool of instances, read
 // when [Host.Pools] is called: what a metrics scrape reports as gauges.
+//
+// # Notes
+//
+//   - In development, a bundle whose new version refused some of its
+//     routes keeps its previous version serving them: the module then has
+//     two pools (or more), whose numbers are added up here, so that a
+//     module is reported once.
 type PoolStats struct {
 	// Module is the route module, relative to the app
 	// (server/api/users/[id].get.wasm); Route its template
@@ -26,15 +33,27 @@ type PoolStats struct {
 }
 
 // Pools returns the state of the pools of the route modules the host
-// serves now, sorted by module. It takes each pool's lock briefly, so it
-// may be called at every scrape.
+// serves now, one per module, sorted by module. It takes each pool's lock
+// briefly, so it may be called at every scrape.
 func (h *Host) Pools() []PoolStats {
 	t := h.table.Load()
 	out := make([]PoolStats, 0, len(t.Files))
 	for _, f := range t.Files {
-		if p := f.Pool(); p != nil {
-			out = append(out, PoolStats(p.Stats()))
+		pools := f.Pools()
+		if len(pools) == 0 {
+			continue
 		}
+		s := PoolStats(pools[0].Stats())
+		for _, p := range pools[1:] {
+			// A previous version of the bundle, serving the routes its
+			// new version refused: one module, one series.
+			o := p.Stats()
+			s.Max += o.Max
+			s.InUse += o.InUse
+			s.Idle += o.Idle
+			s.MemoryBytes += o.MemoryBytes
+		}
+		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b PoolStats) int { return strings.Compare(a.Module, b.Module) })
 	return out

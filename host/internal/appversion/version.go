@@ -13,6 +13,7 @@ package appversion
 
 import (
 	"context"
+	"slices"
 
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -114,16 +115,20 @@ func (t *Version) Discard(prev *Version) {
 	}
 }
 
-// Pools lists the pools of t's modules: its route modules', its runtime
-// declaration's while loaded, its middleware's. A bundle's pool comes
-// once per place that holds it.
+// Pools lists the pools of t's modules, each once: its route modules'
+// (every version of a bundle that serves routes, routetable.File.Pools),
+// its runtime declaration's while loaded, its middleware's (a bundle's
+// middleware share the bundle's pool).
 func (t *Version) Pools() []*engine.Pool {
 	out := t.Table.Pools()
-	if p := t.Runtime.LivePool(); p != nil {
-		out = append(out, p)
+	add := func(p *engine.Pool) {
+		if p != nil && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
 	}
+	add(t.Runtime.LivePool())
 	for _, m := range t.Middleware {
-		out = append(out, m.Pool)
+		add(m.Pool)
 	}
 	return out
 }
@@ -131,10 +136,8 @@ func (t *Version) Pools() []*engine.Pool {
 // Close closes every module of t and its security plan's verifiers, at
 // the host's close.
 func (t *Version) Close(ctx context.Context) {
-	for _, f := range t.Files {
-		if p := f.Pool(); p != nil {
-			p.Close(ctx)
-		}
+	for _, p := range t.Table.Pools() {
+		p.Close(ctx)
 	}
 	t.Runtime.Close(ctx)
 	for _, m := range t.Middleware {

@@ -509,6 +509,14 @@ func (p *Pool) Interpreted() bool {
 // HasCode reports whether the pool's code has loaded (see DeferPool).
 func (p *Pool) HasCode() bool { return p.code.Load() != nil }
 
+// Retired reports whether Retire was called: the pool's module left the
+// app, its code and idle instances are closed.
+func (p *Pool) Retired() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.retired
+}
+
 // Stats is the state of a pool, read by Pool.Stats: the fields of
 // host.PoolStats, which converts from it.
 type Stats struct {

@@ -43,14 +43,13 @@ type Table struct {
 	ConfigHash   [sha256.Size]byte
 }
 
-// Pools lists the pools of the table's route modules, each once: a
-// bundle's, and that of a bundle's previous version while routes of it
-// serve (keptRoutes).
+// Pools lists the pools of the table's route modules, each once, file
+// after file (File.Pools).
 func (t *Table) Pools() []*engine.Pool {
 	var out []*engine.Pool
 	for _, f := range t.Files {
-		for _, r := range slices.Concat(f.Routes, f.Held) {
-			if p := r.Module.Pool; p != nil && !slices.Contains(out, p) {
+		for _, p := range f.Pools() {
+			if !slices.Contains(out, p) {
 				out = append(out, p)
 			}
 		}
@@ -76,16 +75,22 @@ type File struct {
 	Held []*routemod.Route
 }
 
-// Pool is the pool of the file's module, which all its routes share; nil
-// when it has none.
-func (f *File) Pool() *engine.Pool {
-	switch {
-	case len(f.Routes) > 0:
-		return f.Routes[0].Module.Pool
-	case len(f.Held) > 0:
-		return f.Held[0].Module.Pool
+// Pools lists the pools of the file's routes, served (Routes) and held
+// (Held), each once, in the order of their first route: one for a module,
+// whose routes share it, and two or more for a bundle whose newer version
+// refused some of its routes in development, which keep their previous
+// version's module serving (Load.Assemble). Everything that must reach
+// each module of the file (the janitor's sweeps, the pools' statistics,
+// their compilation stopped and resumed, their close at the host's close)
+// takes them all. Nil when the file serves nothing.
+func (f *File) Pools() []*engine.Pool {
+	var out []*engine.Pool
+	for _, r := range slices.Concat(f.Routes, f.Held) {
+		if p := r.Module.Pool; p != nil && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
 	}
-	return nil
+	return out
 }
 
 // Load is one making of a Table (T) from the app's route modules, beside
@@ -137,6 +142,17 @@ type Result struct {
 	news bool // loaded from new bytes now
 }
 
+// made is the pool this load made for the result's file: that of the
+// module it loaded from new bytes, which its routes share (the routes of
+// a previous version it keeps serving join the file only in Assemble,
+// never the result). Nil when the file was reused, or failed to load.
+func (r Result) made() *engine.Pool {
+	if !r.news || len(r.file.Routes) == 0 {
+		return nil
+	}
+	return r.file.Routes[0].Module.Pool
+}
+
 // Start loads the route modules files (paths in the app) in the
 // background, at most GOMAXPROCS at once, reusing Prev's for unchanged
 // bytes; the function it returns waits for them.
@@ -180,7 +196,12 @@ func (l *Load) Start(ctx context.Context, files []string) func() []Result {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if err == nil && old != nil {
-				l.stopCompile(old.Pool())
+				// Every module of the previous version: a bundle's
+				// routes that its newer version refused keep an older
+				// module serving, and its compiler competes the same.
+				for _, p := range old.Pools() {
+					l.stopCompile(p)
+				}
 			}
 			if prev != nil && err == nil {
 				// A new Go module compiles for a second or more: say so
@@ -206,7 +227,7 @@ func (l *Load) Start(ctx context.Context, files []string) func() []Result {
 	}
 }
 
-// stopCompile stops the background compilation of p, the pool of a file
+// stopCompile stops the background compilation of p, a pool of a file
 // whose new bytes this load is about to load: the compiler, which takes
 // seconds for a Go module and the cores it is given, would otherwise
 // compete with the load of the new version, and the developer who saved
@@ -232,10 +253,12 @@ func (l *Load) StoppedCompiles() []*engine.Pool {
 	return l.stopped
 }
 
-// Discard retires the modules a load that is given up made.
+// Discard retires the modules a load that is given up made, and only
+// those: a module reused from Prev, or the previous version of a bundle
+// that keeps serving routes its new version refused, serves on.
 func (l *Load) Discard(ctx context.Context, results []Result) {
 	for _, res := range results {
-		if p := res.file.Pool(); res.news && p != nil {
+		if p := res.made(); p != nil {
 			p.Retire(ctx)
 		}
 	}
@@ -335,8 +358,8 @@ func (l *Load) Assemble(ctx context.Context, files []string, results []Result, c
 				servedFresh++
 			}
 		}
-		if servedFresh == 0 && len(lf.Routes) > 0 && fresh {
-			lf.Routes[0].Module.Pool.Retire(ctx)
+		if p := res.made(); servedFresh == 0 && p != nil && fresh {
+			p.Retire(ctx) // none of its routes serves
 		}
 		if len(served) == 0 {
 			served = nil

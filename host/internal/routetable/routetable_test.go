@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi/contract"
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
+	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -333,5 +335,127 @@ func TestKeptRoutes(t *testing.T) {
 	}
 	if kept := keptRoutes(prev, loaded, errors.New("the declaration does not parse")); kept != nil {
 		t.Errorf("keptRoutes of another error = %v, want none", kept)
+	}
+}
+
+// keptBundle is a previous table whose bundle file serves a route of its
+// newest module and, kept from the module before (keptRoutes), one of an
+// older one: each module with its pool of e.
+func keptBundle(t *testing.T, e *engine.Engine, file string) (prev *Table, newest, older *engine.Pool) {
+	t.Helper()
+	route := func(s string, p *engine.Pool) *routemod.Route {
+		rf, err := routefile.FromRoute(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &routemod.Route{FileRoute: rf, Module: &routemod.Module{File: file, Pool: p}}
+	}
+	newest, older = e.NewPool(nil, file, 1, false), e.NewPool(nil, file, 1, false)
+	prev = &Table{Files: map[string]*File{file: {Hash: [32]byte{1}, Routes: []*routemod.Route{
+		route("GET /api/a", newest), route("GET /api/b", newest), route("GET /api/c", older),
+	}}}}
+	return prev, newest, older
+}
+
+// testEngine is an engine for pools, closed with the test.
+func testEngine(t *testing.T) *engine.Engine {
+	t.Helper()
+	e, err := engine.New(context.Background(), engine.Config{MemoryBytes: 16 << 20, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close(context.Background()) })
+	return e
+}
+
+// TestStartStopsEveryPreviousCompile: the load of a file's new bytes
+// stops the background compilation of every module of its previous
+// version, that of a bundle's routes its newer version refused included,
+// and lists them for the reload to resume; a load given up (Discard)
+// retires none of them. Only the file's first route's pool was stopped.
+func TestStartStopsEveryPreviousCompile(t *testing.T) {
+	const file = "server/bundles/app.wasm"
+	e := testEngine(t)
+	prev, newest, older := keptBundle(t, e, file)
+	dir := app(t, "")
+	path := filepath.Join(string(dir), filepath.FromSlash(file))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("not a module"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := &Load{Dir: dir, ConfigFile: configFile, Engine: e, PoolSize: 1, Logger: slog.New(slog.DiscardHandler), Report: &report{}, Prev: prev, T: &Table{Files: map[string]*File{}}}
+	results := l.Start(context.Background(), []string{file})()
+	if got := l.StoppedCompiles(); len(got) != 2 || !slices.Contains(got, newest) || !slices.Contains(got, older) {
+		t.Errorf("StoppedCompiles = %d pools, want both of the file's previous version", len(got))
+	}
+	l.Discard(context.Background(), results)
+	if newest.Retired() || older.Retired() {
+		t.Errorf("Discard retired a pool of the previous version (newest %v, older %v), which keeps serving", newest.Retired(), older.Retired())
+	}
+}
+
+// TestFilePools: a file's pools are those of its served and held routes,
+// each once, in the order of their first route; the table's, those of
+// every file, each once.
+func TestFilePools(t *testing.T) {
+	e := testEngine(t)
+	const file = "server/bundles/app.wasm"
+	prev, newest, older := keptBundle(t, e, file)
+	kept := prev.Files[file]
+	single := e.NewPool(nil, "server/routes/ping.wasm", 1, false)
+	ping := &routemod.Route{Module: &routemod.Module{File: "server/routes/ping.wasm", Pool: single}}
+	noPool := &routemod.Route{Module: &routemod.Module{File: "server/routes/none.wasm"}}
+	tests := []struct {
+		name string
+		file *File
+		want []*engine.Pool
+	}{
+		{"one module", &File{Routes: []*routemod.Route{ping}}, []*engine.Pool{single}},
+		{"a bundle keeping its previous version's route", kept, []*engine.Pool{newest, older}},
+		{"held routes", &File{Held: kept.Routes}, []*engine.Pool{newest, older}},
+		{"served and held", &File{Routes: kept.Routes[2:], Held: kept.Routes[:2]}, []*engine.Pool{older, newest}},
+		{"failed: none", &File{Err: errors.New("a trap at load")}, nil},
+		{"a module without a pool", &File{Routes: []*routemod.Route{noPool}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.file.Pools(); !slices.Equal(got, tt.want) {
+				t.Errorf("Pools() = %d pools %v, want %d %v", len(got), got, len(tt.want), tt.want)
+			}
+		})
+	}
+	prev.Files["server/routes/ping.wasm"] = &File{Routes: []*routemod.Route{ping}}
+	prev.Files["server/routes/held.wasm"] = &File{Held: []*routemod.Route{kept.Routes[2]}}
+	got := prev.Pools() // files in map order
+	if len(got) != 3 || !slices.Contains(got, newest) || !slices.Contains(got, older) || !slices.Contains(got, single) {
+		t.Errorf("Table.Pools() = %v, want %v once each", got, []*engine.Pool{newest, older, single})
+	}
+}
+
+// TestDiscardRetiresWhatTheLoadMade: a load given up retires the modules
+// it loaded from new bytes, and only those: a file reused from the
+// previous table (a bundle's two versions) serves on.
+func TestDiscardRetiresWhatTheLoadMade(t *testing.T) {
+	e := testEngine(t)
+	const file = "server/bundles/app.wasm"
+	prev, newest, older := keptBundle(t, e, file)
+	made := e.NewPool(nil, "server/routes/ping.wasm", 1, false)
+	ping := &routemod.Route{Module: &routemod.Module{File: "server/routes/ping.wasm", Pool: made}}
+	l := &Load{Prev: prev, T: &Table{Files: map[string]*File{}}}
+	l.Discard(context.Background(), []Result{
+		{file: prev.Files[file]},
+		{file: &File{Routes: []*routemod.Route{ping}}, news: true},
+		{file: &File{Err: errors.New("a trap at load")}, news: true},
+	})
+	for _, tc := range []struct {
+		name    string
+		p       *engine.Pool
+		retired bool
+	}{{"the new module", made, true}, {"the reused bundle's newest module", newest, false}, {"its older module", older, false}} {
+		if got := tc.p.Retired(); got != tc.retired {
+			t.Errorf("%s: retired %v, want %v", tc.name, got, tc.retired)
+		}
 	}
 }
