@@ -133,3 +133,51 @@ func TestPostgresTransactionServerDown(t *testing.T) {
 		t.Fatalf("the first transaction after the server came back: %v", err)
 	}
 }
+
+// TestPostgresTransactionBadParametersKeepTheConnection: parameters that
+// do not fit a transaction's first statement, refused by pgx after it
+// queued BEGIN with it, cost that connection once (the transaction goes
+// on on another); the transactions that begin with that statement later
+// keep theirs, so that bad input does not make the pool connect anew for
+// every request.
+func TestPostgresTransactionBadParametersKeepTheConnection(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	ctx := t.Context()
+	db, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	// backend runs a transaction whose first statement's parameter does
+	// not fit, then asks which server process (connection) serves it.
+	backend := func() int64 {
+		t.Helper()
+		tx, err := db.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, "SELECT $1::bigint", []any{2.5}); database.CodeOf(err) != database.CodeOther {
+			t.Fatalf("a fraction for a bigint: %v; want other", err)
+		}
+		rows, err := tx.Query(ctx, "SELECT pg_backend_pid()::bigint", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			t.Fatalf("no pid: %v", rows.Err())
+		}
+		vals, err := rows.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vals[0].(int64)
+	}
+	first := backend()
+	for i := range 3 {
+		if pid := backend(); pid != first {
+			t.Fatalf("transaction %d ran on server process %d, the first on %d: its connection was closed", i+2, pid, first)
+		}
+	}
+}
