@@ -711,6 +711,11 @@ func mapError(ctx context.Context, err error) error {
 		}
 		return e
 	}
+	if errors.Is(err, pgx.ErrTxCommitRollback) {
+		// The COMMIT of a transaction PostgreSQL aborted (25P02): the
+		// handler's mistake, not an outage.
+		return &database.Error{Code: database.CodeOther, Message: "the transaction was rolled back, not committed: a statement of it failed, and PostgreSQL commits nothing after that; return that statement's error instead of committing", Err: err}
+	}
 	if ctx.Err() != nil {
 		return &database.Error{Code: database.CodeOther, Message: "the statement was stopped: " + context.Cause(ctx).Error(), Err: err}
 	}
