@@ -15,7 +15,7 @@ import (
 
 // TestDatabasePoolFullAnswersInTime: with every connection of the pool
 // held (maxConns 1, a call holding a transaction until its deadline, 4 s
-// away), a call that needs one (its deadline 2 s away, after a reload)
+// away; it runs a statement, by which PostgreSQL sees it), a call that needs one (its deadline 2 s away, after a reload)
 // gets "unavailable", naming maxConns, before its own deadline, so the
 // guest answers it itself (503 in an SDK) instead of being stopped at the
 // deadline with a 500.
@@ -30,7 +30,7 @@ func TestDatabasePoolFullAnswersInTime(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	holder := make(chan response, 1)
-	go func() { holder <- dbDo(t, srv, "main", "bl", "", "") }()
+	go func() { holder <- dbDo(t, srv, "main", "bel", "SELECT 1", "") }()
 
 	watch, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
 	if err != nil {

@@ -23,6 +23,9 @@
 //   - Session state is the pool's: a guest may not run SET, RESET,
 //     DISCARD, LISTEN, COPY, LOAD or transaction control in SQL
 //     (database.CodeDenied); db_begin opens transactions.
+//   - A transaction takes its connection at Begin, but its BEGIN is sent
+//     with its first statement, in one round trip; one that runs no
+//     statement costs the server nothing (tx).
 package postgres
 
 import (
@@ -77,10 +80,13 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 
 // db is the pool. inUse counts the connections its statements and
 // transactions hold, which tells when a statement will wait for one.
+// beginAlone is the statements whose transactions send their BEGIN
+// alone (tx.begin says why).
 type db struct {
-	pool  *pgxpool.Pool
-	max   int32
-	inUse atomic.Int32
+	pool       *pgxpool.Pool
+	max        int32
+	inUse      atomic.Int32
+	beginAlone statementSet
 }
 
 // acquire takes a connection of the pool for a statement or a
@@ -202,22 +208,23 @@ func (d *db) waitError(err error) error {
 	return &database.Error{Code: database.CodeUnavailable, Err: err, Message: "no connection to the server was made in time"}
 }
 
-// querier is what a pool and a transaction share.
-type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-}
-
-// execOn runs an exec through Query: pgx's Exec takes the simple protocol
-// for a statement without parameters, which would run several. Its
-// errors are pgx's, which the caller maps.
-func execOn(ctx context.Context, q querier, sql string, args []any) (database.ExecResult, error) {
+// execOn runs an exec on a connection of the pool through Query: pgx's
+// Exec takes the simple protocol for a statement without parameters,
+// which would run several. Its errors are pgx's, which the caller maps.
+func execOn(ctx context.Context, c *pgxpool.Conn, sql string, args []any) (database.ExecResult, error) {
 	if err := checkStatement(sql); err != nil {
 		return database.ExecResult{}, err
 	}
-	r, err := q.Query(ctx, sql, exactArgs(args)...)
+	r, err := c.Query(ctx, sql, exactArgs(args)...)
 	if err != nil {
 		return database.ExecResult{}, err
 	}
+	return execResult(r)
+}
+
+// execResult closes r, the rows of an exec, and says what it changed, or
+// pgx's error.
+func execResult(r pgx.Rows) (database.ExecResult, error) {
 	r.Close()
 	if err := r.Err(); err != nil {
 		return database.ExecResult{}, err
@@ -225,17 +232,16 @@ func execOn(ctx context.Context, q querier, sql string, args []any) (database.Ex
 	return database.ExecResult{RowsAffected: r.CommandTag().RowsAffected()}, nil
 }
 
+// Begin takes a connection for the transaction and sends nothing yet:
+// its BEGIN goes with its first statement, in the same round trip (see
+// tx). A pool whose connections are all taken fails it as a statement
+// (acquire).
 func (d *db) Begin(ctx context.Context) (database.Tx, error) {
 	c, err := d.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	t, err := c.Begin(ctx)
-	if err != nil {
-		d.release(c)
-		return nil, d.fail(ctx, err)
-	}
-	return &tx{t: t, db: d, conn: c}, nil
+	return &tx{db: d, conn: c}, nil
 }
 
 // MigrationLock is the key of the transaction-level advisory lock a
@@ -329,72 +335,6 @@ func (d *db) Close() error {
 	return nil
 }
 
-// tx is a transaction on a connection acquire took (conn, given back to
-// db when it ends), or on Migrate's (conn nil).
-type tx struct {
-	t    pgx.Tx
-	db   *db
-	conn *pgxpool.Conn
-	done bool
-}
-
-// end gives the connection back.
-func (t *tx) end() {
-	if t.conn != nil {
-		t.db.release(t.conn)
-		t.conn = nil
-	}
-}
-
-func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, error) {
-	if t.done {
-		return nil, database.Errorf(database.CodeTransaction, "the transaction has ended")
-	}
-	if err := checkStatement(sql); err != nil {
-		return nil, err
-	}
-	r, err := t.t.Query(ctx, sql, exactArgs(args)...)
-	if err != nil {
-		return nil, mapError(ctx, err)
-	}
-	return newRows(ctx, r), nil
-}
-
-func (t *tx) Exec(ctx context.Context, sql string, args []any) (database.ExecResult, error) {
-	if t.done {
-		return database.ExecResult{}, database.Errorf(database.CodeTransaction, "the transaction has ended")
-	}
-	r, err := execOn(ctx, t.t, sql, args)
-	if err != nil {
-		return r, mapError(ctx, err)
-	}
-	return r, nil
-}
-
-func (t *tx) Commit(ctx context.Context) error {
-	if t.done {
-		return database.Errorf(database.CodeTransaction, "the transaction has ended")
-	}
-	t.done = true
-	defer t.end()
-	if err := t.t.Commit(ctx); err != nil {
-		return mapError(ctx, err)
-	}
-	return nil
-}
-
-func (t *tx) Rollback(ctx context.Context) error {
-	if t.done {
-		return nil
-	}
-	t.done = true
-	defer t.end()
-	if err := t.t.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
-		return mapError(ctx, err)
-	}
-	return nil
-}
-
 // deniedKeywords start statements that change the pooled session or the
 // transaction behind the host's back, or load code into the server.
 var deniedKeywords = map[string]bool{
@@ -467,7 +407,8 @@ func firstWord(sql string) string {
 // rows converts pgx's values to the types package database promises.
 // When first read the first row ahead (stepped), row is what its Next
 // returned. Rows of the pool hold their connection (conn, of db) until
-// their end or Close; a transaction's hold none. kinds are how AppendRow
+// their end or Close; a transaction's hold none, but those of its first
+// statement hold the batch that began it (tx), closed at their end. kinds are how AppendRow
 // reads each column from the wire, nil when a column's type is not one it
 // reads (wireKind): then it converts the row's Values as they are. cols
 // and kinds use the arrays for results of up to inlineColumns columns.
@@ -481,6 +422,7 @@ type rows struct {
 	row     bool
 	db      *db
 	conn    *pgxpool.Conn
+	tx      *tx
 
 	colsArray  [inlineColumns]string
 	kindsArray [inlineColumns]wireKind
@@ -490,11 +432,16 @@ type rows struct {
 // without allocating for them: most statements select a few.
 const inlineColumns = 8
 
-// end gives the connection back once the rows are over.
+// end gives the connection back, or closes the batch of a transaction's
+// first statement, once the rows are over.
 func (r *rows) end() {
 	if r.conn != nil {
 		r.db.release(r.conn)
 		r.conn = nil
+	}
+	if r.tx != nil {
+		r.tx.closeBatch()
+		r.tx = nil
 	}
 }
 
@@ -763,6 +710,11 @@ func mapError(ctx context.Context, err error) error {
 			e.Code = database.CodeOther
 		}
 		return e
+	}
+	if errors.Is(err, pgx.ErrTxCommitRollback) {
+		// The COMMIT of a transaction PostgreSQL aborted (25P02): the
+		// handler's mistake, not an outage.
+		return &database.Error{Code: database.CodeOther, Message: "the transaction was rolled back, not committed: a statement of it failed, and PostgreSQL commits nothing after that; return that statement's error instead of committing", Err: err}
 	}
 	if ctx.Err() != nil {
 		return &database.Error{Code: database.CodeOther, Message: "the statement was stopped: " + context.Cause(ctx).Error(), Err: err}

@@ -85,8 +85,9 @@ func (p *exchangeCounter) count() int {
 // TestPostgresOneRoundTripPerStatement: once a connection has prepared
 // a statement, running it again is one round trip to the server, query
 // or exec, in a transaction or not: no statement_timeout SET, no
-// separate prepare or describe, no BEGIN of its own; and a transaction
-// adds one for BEGIN and one for COMMIT.
+// separate prepare or describe. A transaction's BEGIN goes with its
+// first statement, in the same round trip, and its COMMIT or ROLLBACK
+// adds one; a transaction that ran no statement costs none.
 func TestPostgresOneRoundTripPerStatement(t *testing.T) {
 	raw, _, _ := databasetest.StartPostgres(t)
 	u, err := url.Parse(raw)
@@ -116,15 +117,22 @@ func TestPostgresOneRoundTripPerStatement(t *testing.T) {
 		_, err := q.Exec(ctx, "INSERT INTO users (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = excluded.name", []any{int64(1), "Ada"})
 		return err
 	}
-	inTx := func(run func(database.Querier) error) func(database.Querier) error {
+	// inTx runs each of runs in a transaction, which it commits (or
+	// rolls back).
+	inTx := func(commit bool, runs ...func(database.Querier) error) func(database.Querier) error {
 		return func(database.Querier) error {
 			tx, err := db.Begin(ctx)
 			if err != nil {
 				return err
 			}
 			defer tx.Rollback(ctx)
-			if err := run(tx); err != nil {
-				return err
+			for _, run := range runs {
+				if err := run(tx); err != nil {
+					return err
+				}
+			}
+			if !commit {
+				return tx.Rollback(ctx)
 			}
 			return tx.Commit(ctx)
 		}
@@ -136,8 +144,12 @@ func TestPostgresOneRoundTripPerStatement(t *testing.T) {
 	}{
 		{"query", query, 1},
 		{"exec", exec, 1},
-		{"query in a transaction", inTx(query), 3},
-		{"exec in a transaction", inTx(exec), 3},
+		{"query in a transaction", inTx(true, query), 2},
+		{"exec in a transaction", inTx(true, exec), 2},
+		{"query and exec in a transaction", inTx(true, query, exec), 3},
+		{"exec and query in a transaction rolled back", inTx(false, exec, query), 3},
+		{"a transaction without statements committed", inTx(true), 0},
+		{"a transaction without statements rolled back", inTx(false), 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/database/databasetest"
@@ -275,6 +276,72 @@ func BenchmarkPostgresRead(b *testing.B) {
 			}
 		})
 	})
+}
+
+// BenchmarkPostgresTransaction is a guest's transaction on PostgreSQL
+// through a session, as the db_* host functions run it, on a server it
+// starts: db_begin, then a point query ("1 statement") or a point query
+// and an update ("2 statements"), then db_commit; and "empty", db_begin
+// and db_commit alone. BEGIN goes with the first statement, in one round
+// trip (TestPostgresOneRoundTripPerStatement counts them): 2, 3 and 0
+// round trips. Its metrics are BenchmarkPostgresRead's.
+//
+//	go test ./internal/appdb -run '^$' -bench PostgresTransaction -benchtime 2000x
+func BenchmarkPostgresTransaction(b *testing.B) {
+	url, _, _ := databasetest.StartPostgres(b)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, "CREATE TABLE users (id BIGINT PRIMARY KEY, name TEXT NOT NULL, seen BIGINT NOT NULL DEFAULT 0); INSERT INTO users (id, name) VALUES (1, 'Ada'), (2, 'Grace')"); err != nil {
+		b.Fatal(err)
+	}
+	set := appdb.New(b.TempDir(), map[string]config.Database{"main": {Driver: config.DatabasePostgres, URL: url}})
+	defer set.Close()
+	main := []byte("main")
+	statements := []struct{ sql, params []byte }{
+		{[]byte("SELECT id, name, seen FROM users WHERE id = $1"), []byte("[2]")},
+		{[]byte("UPDATE users SET seen = seen + 1 WHERE id = $1"), []byte("[2]")},
+	}
+	for _, tt := range []struct {
+		name       string
+		statements int
+	}{
+		{"empty", 0},
+		{"1statement", 1},
+		{"2statements", 2},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
+			s := appdb.NewSession(set, ctx, time.Now().Add(time.Hour), 1<<20, appdb.Hooks{})
+			fail := func(what string, e abi.Errno) {
+				r, _ := s.Result()
+				b.Fatalf("%s: errno %d: %s", what, e, r)
+			}
+			run := func() {
+				if e := s.Begin(main); e != 0 {
+					fail("begin", e)
+				}
+				for i, st := range statements[:tt.statements] {
+					if _, e := s.Run(main, st.sql, st.params, i > 0); e != 0 {
+						fail(string(st.sql), e)
+					}
+				}
+				if e := s.End(main, true); e != 0 {
+					fail("commit", e)
+				}
+			}
+			// The first run prepares the statements on the connection.
+			run()
+			b.ReportAllocs()
+			defer cputime.Report(b)()
+			defer reportServerCPU(b, pool)()
+			for b.Loop() {
+				run()
+			}
+		})
+	}
 }
 
 // reportServerCPU starts counting the CPU time of the server's client

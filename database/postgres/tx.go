@@ -1,0 +1,266 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/wasmendpoints/endpoints/database"
+)
+
+// tx is a transaction. One that Begin opened holds a connection acquire
+// took (conn, given back to db when it ends) and has not begun in the
+// server: its BEGIN is sent with its first statement, in one batch and
+// one round trip (begin), and a transaction that ends before any
+// statement ran sends nothing. Migrate's has begun (t set, conn nil).
+//
+// # Notes
+//
+//   - t is pgx's transaction once BEGIN ran; nil before.
+//   - batch and first are the batch of BEGIN and the first statement, and
+//     that statement's rows, while they are read: nothing else may run on
+//     the connection until the batch is closed (closeBatch), which the
+//     rows' end does, and every method does first.
+//   - aborted says that the first statement failed in the server before
+//     BEGIN ran (PostgreSQL refused to prepare it: a syntax error, a table
+//     that does not exist). PostgreSQL aborts a transaction in which a
+//     statement fails; this one then answers as such a transaction would,
+//     with no round trip: its statements refused, its commit a rollback.
+type tx struct {
+	t       pgx.Tx
+	db      *db
+	conn    *pgxpool.Conn
+	batch   pgx.BatchResults
+	first   pgx.Rows
+	aborted bool
+	done    bool
+}
+
+// errAborted is PostgreSQL's refusal of a statement in a transaction a
+// statement of which failed, for one whose BEGIN never ran (tx.aborted):
+// mapError gives it the code and advice it gives the server's.
+var errAborted = &pgconn.PgError{Severity: "ERROR", Code: "25P02", Message: "current transaction is aborted, commands ignored until end of transaction block"}
+
+// errEnded is the error of a statement, or commit, after the end.
+func errEnded() error { return database.Errorf(database.CodeTransaction, "the transaction has ended") }
+
+// end closes what is open and gives the connection back.
+func (t *tx) end() {
+	t.closeBatch()
+	if t.conn != nil {
+		t.db.release(t.conn)
+		t.conn = nil
+	}
+}
+
+// closeBatch closes the batch that began the transaction, if it is still
+// open, after the rows of its first statement. Their error is the
+// statement's, which its caller has (the rows' Err); one of the batch
+// alone is the connection's, which pgx then closes, and the next
+// statement reports.
+func (t *tx) closeBatch() {
+	if t.batch != nil {
+		t.first.Close()
+		t.batch.Close()
+		t.batch, t.first = nil, nil
+	}
+}
+
+// query sends a statement in the transaction, beginning it with the
+// first; it returns the statement's rows (a batch's, for the first:
+// t.batch is then set) or the mapped error.
+func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error) {
+	if t.done {
+		return nil, errEnded()
+	}
+	if err := checkStatement(sql); err != nil {
+		return nil, err
+	}
+	t.closeBatch()
+	if t.t == nil {
+		if t.aborted {
+			return nil, mapError(ctx, errAborted)
+		}
+		if err := t.reconnect(ctx); err != nil {
+			return nil, err
+		}
+		if !t.db.beginAlone.has(sql) {
+			return t.begin(ctx, sql, args)
+		}
+		pt, err := t.conn.Begin(ctx)
+		if err != nil {
+			return nil, t.db.fail(ctx, err)
+		}
+		t.t = pt
+	}
+	r, err := t.t.Query(ctx, sql, exactArgs(args)...)
+	if err != nil {
+		return nil, mapError(ctx, err)
+	}
+	return r, nil
+}
+
+// reconnect gives back the connection of a transaction that has not
+// begun, when it is closed (a failed first statement closed it), and
+// takes another: nothing of the transaction is on the server yet.
+func (t *tx) reconnect(ctx context.Context) error {
+	if !t.conn.Conn().IsClosed() {
+		return nil
+	}
+	t.db.release(t.conn)
+	t.conn = nil
+	c, err := t.db.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	t.conn = c
+	return nil
+}
+
+// begin sends BEGIN and the transaction's first statement in one batch:
+// one round trip, or two when the connection has not yet prepared the
+// statement (pgx prepares it first, as for any statement). A failure
+// before BEGIN ran is reported as Begin reported it: the server
+// unreachable is unavailable, and the pool's connections are dropped
+// (db.fail). The statement's own refusal in the server (it could not be
+// prepared) leaves the transaction aborted, as PostgreSQL's would be.
+//
+// pgx refuses parameters that do not fit the statement (argumentError)
+// before it sends them, but after it queued BEGIN, and then closes the
+// connection, whose batch it cannot finish. The transaction stays as it
+// was, to begin on another connection (reconnect); and the statement is
+// kept in db.beginAlone, so that the transactions it begins later send
+// their BEGIN alone, as before this batch, and bad input cannot make the
+// pool connect anew for every request.
+//
+// The cached-plan retry of statements outside a transaction (db.Query)
+// is not made here: PostgreSQL aborted the transaction, and mapError
+// says to run it again.
+func (t *tx) begin(ctx context.Context, sql string, args []any) (pgx.Rows, error) {
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{})
+	b.Queue(sql, exactArgs(args)...)
+	br := t.conn.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		// pgx says which step of the batch failed; the error is the
+		// step's own.
+		var pre pgx.ErrPreprocessingBatch
+		if errors.As(err, &pre) {
+			err = pre.Unwrap()
+		}
+		var pe *pgconn.PgError
+		switch {
+		case errors.As(err, &pe) && !t.conn.Conn().IsClosed():
+			t.aborted = true
+			return nil, mapError(ctx, err)
+		case argumentError(err) != nil:
+			t.db.beginAlone.add(sql)
+		}
+		return nil, t.db.fail(ctx, err)
+	}
+	t.t = br.Tx()
+	r, err := br.Query()
+	if err != nil {
+		br.Close()
+		return nil, mapError(ctx, err)
+	}
+	t.batch, t.first = br, r
+	return r, nil
+}
+
+func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, error) {
+	r, err := t.query(ctx, sql, args)
+	if err != nil {
+		return nil, err
+	}
+	rs := newRows(ctx, r)
+	if t.batch != nil {
+		rs.tx = t
+	}
+	return rs, nil
+}
+
+func (t *tx) Exec(ctx context.Context, sql string, args []any) (database.ExecResult, error) {
+	r, err := t.query(ctx, sql, args)
+	if err != nil {
+		return database.ExecResult{}, err
+	}
+	res, err := execResult(r)
+	t.closeBatch()
+	if err != nil {
+		return res, mapError(ctx, err)
+	}
+	return res, nil
+}
+
+func (t *tx) Commit(ctx context.Context) error {
+	if t.done {
+		return errEnded()
+	}
+	t.done = true
+	defer t.end()
+	t.closeBatch()
+	switch {
+	case t.aborted:
+		// PostgreSQL's COMMIT of an aborted transaction rolls it back,
+		// which pgx reports so.
+		return mapError(ctx, pgx.ErrTxCommitRollback)
+	case t.t == nil:
+		return nil // nothing began
+	}
+	if err := t.t.Commit(ctx); err != nil {
+		return mapError(ctx, err)
+	}
+	return nil
+}
+
+func (t *tx) Rollback(ctx context.Context) error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	defer t.end()
+	t.closeBatch()
+	if t.t == nil {
+		return nil // nothing began, or nothing remains of it
+	}
+	if err := t.t.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return mapError(ctx, err)
+	}
+	return nil
+}
+
+// statementSet is a set of statements, safe for concurrent use, that
+// holds up to maxStatements: adding one more empties it first.
+type statementSet struct {
+	mu sync.RWMutex
+	m  map[string]struct{}
+}
+
+// maxStatements bounds a statementSet. The statements it holds are those
+// of an app's code, which are few; the bound is for an app that makes
+// its SQL text from input.
+const maxStatements = 1024
+
+// has reports whether sql is in s.
+func (s *statementSet) has(sql string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.m[sql]
+	return ok
+}
+
+// add puts sql in s.
+func (s *statementSet) add(sql string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil || len(s.m) >= maxStatements {
+		s.m = make(map[string]struct{})
+	}
+	s.m[sql] = struct{}{}
+}

@@ -1,0 +1,189 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/database/databasetest"
+)
+
+// TestPostgresTransactionFirstStatementFails: whatever way a
+// transaction's first statement fails, the transaction then behaves as
+// PostgreSQL's own would after that statement: one the server refused
+// (a syntax error, before it was ever prepared; a constraint) leaves the
+// transaction aborted, its next statements refused saying why and its
+// commit failing (code other, saying it rolled back), so that nothing of
+// it remains; one whose parameters
+// were refused before they were sent leaves it usable, and its commit
+// keeps what the next statements did.
+func TestPostgresTransactionFirstStatementFails(t *testing.T) {
+	db, _ := openPG(t)
+	ctx := t.Context()
+	aborted := "other: current transaction is aborted, commands ignored until end of transaction block"
+	for _, tt := range []struct {
+		name    string
+		sql     string
+		args    []any
+		code    database.Code
+		aborted bool
+	}{
+		{name: "a syntax error", sql: "SELEC 1", code: database.CodeSyntax, aborted: true},
+		{name: "no such table", sql: "SELECT * FROM nothing", code: database.CodeSyntax, aborted: true},
+		{name: "a constraint", sql: "INSERT INTO users (name, email) VALUES ($1, $2)", args: []any{"Again", "ada@example.com"}, code: database.CodeConstraint, aborted: true},
+		{name: "a value its parameter refuses in the server", sql: "SELECT $1::text::int", args: []any{"x"}, code: database.CodeOther, aborted: true},
+		{name: "a fraction for an integer, refused before it is sent", sql: "SELECT $1::bigint", args: []any{2.5}, code: database.CodeOther},
+		{name: "too many parameters, refused before they are sent", sql: "SELECT $1::int", args: []any{int64(1), int64(2)}, code: database.CodeSyntax},
+	} {
+		for _, exec := range []bool{false, true} {
+			name := tt.name + " in a query"
+			if exec {
+				name = tt.name + " in an exec"
+			}
+			t.Run(name, func(t *testing.T) {
+				tx, err := db.Begin(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer tx.Rollback(ctx)
+				if exec {
+					_, err = tx.Exec(ctx, tt.sql, tt.args)
+				} else {
+					var rows database.Rows
+					if rows, err = tx.Query(ctx, tt.sql, tt.args); err == nil {
+						_, err = database.AppendQueryResult(nil, rows, 1<<10)
+					}
+				}
+				if database.CodeOf(err) != tt.code {
+					t.Fatalf("the first statement: %v; want code %s", err, tt.code)
+				}
+				// The next statement's row is named after the case.
+				_, err = tx.Exec(ctx, "INSERT INTO users (name) VALUES ($1)", []any{name})
+				switch {
+				case tt.aborted && (err == nil || !strings.HasPrefix(err.Error(), aborted)):
+					t.Errorf("the next statement: %v; want %s...", err, aborted)
+				case !tt.aborted && err != nil:
+					t.Errorf("the next statement: %v", err)
+				}
+				err = tx.Commit(ctx)
+				switch {
+				case tt.aborted && (database.CodeOf(err) != database.CodeOther || !strings.Contains(err.Error(), "rolled back, not committed")):
+					// The handler's mistake, not an outage (which would
+					// answer 503).
+					t.Errorf("commit: %v; want other, saying it rolled back", err)
+				case !tt.aborted && err != nil:
+					t.Errorf("commit: %v", err)
+				}
+				want := `{"columns":["count"],"rows":[[1]]}`
+				if tt.aborted {
+					want = `{"columns":["count"],"rows":[[0]]}`
+				}
+				rows, err := db.Query(ctx, "SELECT count(*) FROM users WHERE name = $1", []any{name})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, err := database.AppendQueryResult(nil, rows, 1<<10); err != nil || string(got) != want {
+					t.Errorf("after the commit: %s, %v; want %s", got, err, want)
+				}
+			})
+		}
+	}
+}
+
+// TestPostgresTransactionServerDown: a transaction begun on a pooled
+// connection whose server has since gone fails unavailable (at db_begin
+// or at its first statement), as a statement outside one does, and
+// once the server is back the next transaction runs on a new connection,
+// not failing again on a stale one.
+func TestPostgresTransactionServerDown(t *testing.T) {
+	url, stop, restart := databasetest.StartPostgres(t)
+	ctx := t.Context()
+	db, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	// run runs a statement in a transaction, which it commits.
+	run := func(ctx context.Context) error {
+		tx, err := db.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, "SELECT 1", nil); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	}
+	// Both connections are in the pool, idle.
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	call, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := run(call); database.CodeOf(err) != database.CodeUnavailable {
+		t.Fatalf("a transaction on a stopped server: %v; want unavailable", err)
+	}
+	restart()
+	if err := run(ctx); err != nil {
+		t.Fatalf("the first transaction after the server came back: %v", err)
+	}
+}
+
+// TestPostgresTransactionBadParametersKeepTheConnection: parameters that
+// do not fit a transaction's first statement, refused by pgx after it
+// queued BEGIN with it, cost that connection once (the transaction goes
+// on on another); the transactions that begin with that statement later
+// keep theirs, so that bad input does not make the pool connect anew for
+// every request.
+func TestPostgresTransactionBadParametersKeepTheConnection(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	ctx := t.Context()
+	db, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	// backend runs a transaction whose first statement's parameter does
+	// not fit, then asks which server process (connection) serves it.
+	backend := func() int64 {
+		t.Helper()
+		tx, err := db.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		if _, err := tx.Exec(ctx, "SELECT $1::bigint", []any{2.5}); database.CodeOf(err) != database.CodeOther {
+			t.Fatalf("a fraction for a bigint: %v; want other", err)
+		}
+		rows, err := tx.Query(ctx, "SELECT pg_backend_pid()::bigint", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			t.Fatalf("no pid: %v", rows.Err())
+		}
+		vals, err := rows.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vals[0].(int64)
+	}
+	first := backend()
+	for i := range 3 {
+		if pid := backend(); pid != first {
+			t.Fatalf("transaction %d ran on server process %d, the first on %d: its connection was closed", i+2, pid, first)
+		}
+	}
+}
