@@ -169,6 +169,55 @@ static inline void endpoints_params_blob(endpoints_params *p,
     endpoints_params_raw_(p, "\"}", 2);
 }
 
+/* endpoints_base64_decode decodes n bytes of standard, padded base64 (RFC
+ * 4648 section 4, the alphabet the host gives and takes blobs in) into buf
+ * when the bytes fit in cap, and returns their number either way,
+ * snprintf-style; ENDPOINTS_ERR_INVALID when s is not such base64. A
+ * request's base64 value (a string with "contentEncoding": "base64" in the
+ * contract) becomes a blob parameter so, its quotes left out:
+ *
+ *     char b64[1400];
+ *     uint8_t avatar[1024];
+ *     int32_t n = endpoints_value(ENDPOINTS_PART_BODY, "avatar", b64, sizeof b64);
+ *     if (n < 2 || n >= (int32_t)sizeof b64) return 1;
+ *     int32_t size = endpoints_base64_decode(b64 + 1, n - 2, avatar, sizeof avatar);
+ *     if (size < 0 || size > (int32_t)sizeof avatar) ... answer 400
+ *     endpoints_params_blob(&p, avatar, size); */
+static inline int32_t endpoints_base64_decode(const char *s, int32_t n,
+                                              uint8_t *buf, int32_t cap) {
+    if (n < 0 || n % 4 != 0) {
+        return ENDPOINTS_ERR_INVALID;
+    }
+    int32_t pad = n > 0 && s[n - 1] == '=' ? (n > 1 && s[n - 2] == '=' ? 2 : 1) : 0;
+    int32_t size = n / 4 * 3 - pad;
+    /* The first pass checks the text, the second writes: buf is untouched
+     * when s is not base64. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t i = 0; i < n; i += 4) {
+            uint32_t v = 0;
+            for (int k = 0; k < 4; k++) {
+                char ch = s[i + k];
+                int32_t d = ch >= 'A' && ch <= 'Z' ? ch - 'A'
+                          : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26
+                          : ch >= '0' && ch <= '9' ? ch - '0' + 52
+                          : ch == '+' ? 62 : ch == '/' ? 63
+                          : ch == '=' && i + 4 == n && k >= 4 - pad ? 0 : -1;
+                if (d < 0) {
+                    return ENDPOINTS_ERR_INVALID;
+                }
+                v = v << 6 | (uint32_t)d;
+            }
+            for (int k = 0; k < 3; k++) {
+                int32_t o = i / 4 * 3 + k;
+                if (pass == 1 && o < size && size <= cap) {
+                    buf[o] = (uint8_t)(v >> (16 - 8 * k));
+                }
+            }
+        }
+    }
+    return size;
+}
+
 static inline int32_t endpoints_json_skip_(const char *s, int32_t n, int32_t i);
 
 /* endpoints_params_value appends a value given as its JSON, len bytes: a
@@ -813,35 +862,10 @@ static inline int32_t endpoints_rows_blob(const endpoints_rows *rows,
     if (!c) {
         return ENDPOINTS_ERR_NOT_FOUND;
     }
-    const char *s = c->text;
-    int32_t n = c->text_len;
-    if (!s || n % 4 != 0) {
+    if (!c->text) {
         return ENDPOINTS_ERR_INVALID;
     }
-    int32_t pad = n > 0 && s[n - 1] == '=' ? (n > 1 && s[n - 2] == '=' ? 2 : 1) : 0;
-    int32_t size = n / 4 * 3 - pad;
-    for (int32_t i = 0; i < n; i += 4) {
-        uint32_t v = 0;
-        for (int k = 0; k < 4; k++) {
-            char ch = s[i + k];
-            int32_t d = ch >= 'A' && ch <= 'Z' ? ch - 'A'
-                      : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26
-                      : ch >= '0' && ch <= '9' ? ch - '0' + 52
-                      : ch == '+' ? 62 : ch == '/' ? 63
-                      : ch == '=' && i + 4 == n && k >= 4 - pad ? 0 : -1;
-            if (d < 0) {
-                return ENDPOINTS_ERR_INVALID;
-            }
-            v = v << 6 | (uint32_t)d;
-        }
-        for (int k = 0; k < 3; k++) {
-            int32_t o = i / 4 * 3 + k;
-            if (o < size && size <= cap) {
-                buf[o] = (uint8_t)(v >> (16 - 8 * k));
-            }
-        }
-    }
-    return size;
+    return endpoints_base64_decode(c->text, c->text_len, buf, cap);
 }
 
 /* endpoints_exec_result is what endpoints_exec changed. */

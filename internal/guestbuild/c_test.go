@@ -730,6 +730,34 @@ func TestCHelpers(t *testing.T) {
 			t.Errorf("log = %q, want %q", got, want)
 		}
 	})
+
+	// endpoints_write_json_str: what a handler writes a column's text or a
+	// database's message into a JSON answer with. The body must decode as
+	// JSON to the texts written.
+	t.Run("json strings", func(t *testing.T) {
+		ex := &abiExchange{values: map[abi.Part]map[string]string{abi.PartQuery: {"op": `"jsonstr"`}}}
+		if got := g.handle(t, ex); got != 0 {
+			t.Fatalf("%s() = %d, want 0", abi.ExportHandle, got)
+		}
+		var got []*string
+		if err := json.Unmarshal(ex.body.Bytes(), &got); err != nil {
+			t.Fatalf("the body is not JSON: %v\n%s", err, ex.body.String())
+		}
+		long := strings.Repeat("a\"\\\x01", 175)[:699]
+		want := []string{"", "Ada \"A\" \\ / é😀\n\t\x1f <&>", "<null>", "a\x00b", long}
+		if len(got) != len(want) {
+			t.Fatalf("got %d strings, want %d: %s", len(got), len(want), ex.body.String())
+		}
+		for i, w := range want {
+			g := "<null>"
+			if got[i] != nil {
+				g = *got[i]
+			}
+			if g != w {
+				t.Errorf("string %d = %q, want %q", i, g, w)
+			}
+		}
+	})
 }
 
 // TestCDatabaseHelpers runs the database helpers of endpoints.h
@@ -781,6 +809,12 @@ func TestCDatabaseHelpers(t *testing.T) {
 		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", `rc -1 [host|the app declares no such database (endpoints.json's "databases"; "main" when it declares none)|]`},
 		{"exec with a last insert id", "exec", 0, `{"rowsAffected":2,"lastInsertId":7}`, "", "2 7 1\nrc 0 [||]"},
 		{"exec without one (PostgreSQL)", "exec", 0, `{"rowsAffected":3}`, "", "3 0 0\nrc 0 [||]"},
+		// endpoints_base64_decode, what a handler binds a request's
+		// base64 value as a blob with: the size either way, the bytes
+		// only when they fit (Zm9vYg== is 4 bytes, AAH//g== too), -2 for
+		// text that is not padded base64.
+		{"base64 decoded", "base64", 0, "", "-", ":0:eeeeeeee Zg==:1:66eeeeee Zm8=:2:666feeee Zm9v:3:666f6fee AAH//g==:4:0001fffe " +
+			"Zm9vYg==:4:666f6f62 Zg=:-2:eeeeeeee Z===:-2:eeeeeeee Zg=a:-2:eeeeeeee Zm9v!A==:-2:eeeeeeee =Zg=:-2:eeeeeeee\nrc 0 [||]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -152,6 +152,21 @@ static int32_t exec(void) {
     return rc;
 }
 
+/* base64 decodes texts with endpoints_base64_decode into a buffer of 4
+ * bytes: each one's size (or errno) and the bytes written. */
+static int32_t base64(void) {
+    static const char *texts[] = {"", "Zg==", "Zm8=", "Zm9v", "AAH//g==", "Zm9vYg==", "Zg=", "Z===", "Zg=a", "Zm9v!A==", "=Zg="};
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+        uint8_t buf[4] = {0xee, 0xee, 0xee, 0xee};
+        int32_t n = endpoints_base64_decode(texts[k], (int32_t)strlen(texts[k]), buf, sizeof buf);
+        put("%s%s:%d:", k ? " " : "", texts[k], (int)n);
+        for (int i = 0; i < 4; i++) {
+            put("%02x", buf[i]);
+        }
+    }
+    return 0;
+}
+
 int32_t endpoints_handle(void) {
     char op[32];
     int32_t n = endpoints_value(ENDPOINTS_PART_QUERY, "op", op, sizeof op);
@@ -172,6 +187,8 @@ int32_t endpoints_handle(void) {
         rc = stale();
     } else if (is_op(op, "\"exec\"")) {
         rc = exec();
+    } else if (is_op(op, "\"base64\"")) {
+        rc = base64();
     }
     put("%src %d [%s|%s|%s]", used ? "\n" : "", (int)rc, endpoints_db_error_code(), endpoints_db_error_message(), endpoints_db_error_constraint());
     return endpoints_write(out, used);
