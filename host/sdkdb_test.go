@@ -16,7 +16,8 @@ import (
 // database migrated by testdata/sdkdb/migration.sql: a query with typed
 // columns (an exact integer, text, a nullable real, a blob), an exec with
 // text, real and blob parameters, a unique violation the route answers 409
-// with the constraint's code, a real parameter that holds an integral
+// with the constraint's code, a blob given as base64 text and decoded with
+// the SDK's decoder (400 when it is not base64), a real parameter that holds an integral
 // value (3.0, still real: 3.0 / 2 is 1.5), text holding quotes, a backslash, UTF-8 and
 // what JSON encoders escape (<&>), a transaction that commits and one that
 // rolls back when the function returns an error, a syntax error, and a
@@ -58,6 +59,7 @@ func TestSDKDatabases(t *testing.T) {
 			}{
 				{"typed rows", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null}]`},
 				{"insert with parameters", "add", "Linus", "", 200, `{"rowsAffected":1,"lastInsertId":3}`},
+				{"a blob that is not base64", "add", "Bad", "", 400, `{"message":"avatar is not base64"}`},
 				{"unique violation", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users.name"}`},
 				{"parameters are never SQL", "add", "x'); DROP TABLE users; --", "", 200, `{"rowsAffected":1,"lastInsertId":4}`},
 				{"text with escapes", "add", `Zoë "Q" \ / <&>`, "", 200, `{"rowsAffected":1,"lastInsertId":5}`},
@@ -76,6 +78,16 @@ func TestSDKDatabases(t *testing.T) {
 				}
 				if s.fail != "" {
 					headers = append(headers, "x-fail", s.fail)
+				}
+				if s.op == "add" {
+					// The avatar's bytes, 09 08, as base64: each route
+					// decodes it with its SDK's decoder ("Bad" sends
+					// text that is not base64).
+					avatar := "CQg="
+					if s.user == "Bad" {
+						avatar = "CQg"
+					}
+					headers = append(headers, "x-avatar", avatar)
 				}
 				got := do(t, srv, "POST", "/db", "", headers...)
 				if got.status != s.status || !jsonEqual(t, got.body, s.want) {

@@ -673,8 +673,12 @@ fn pending(n: usize) -> Result<Vec<u8>, Errno> {
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Standard, padded base64 (RFC 4648 §4), as the host takes and gives
-/// blobs.
-fn base64_encode(b: &[u8]) -> String {
+/// blobs: a blob answered in JSON as the host would.
+///
+/// ```
+/// assert_eq!(endpoints::db::base64_encode(&[0, 1, 255]), "AAH/");
+/// ```
+pub fn base64_encode(b: &[u8]) -> String {
     let mut out = String::with_capacity((b.len() + 2) / 3 * 4);
     for chunk in b.chunks(3) {
         let n = (u32::from(chunk[0]) << 16) | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8) | u32::from(*chunk.get(2).unwrap_or(&0));
@@ -689,8 +693,19 @@ fn base64_encode(b: &[u8]) -> String {
     out
 }
 
-/// The bytes of standard, padded base64, or None for anything else.
-fn base64_decode(s: &str) -> Option<Vec<u8>> {
+/// The bytes of standard, padded base64 (RFC 4648 §4), or `None` for
+/// anything else: a request's base64 value (a string with
+/// `"contentEncoding": "base64"` in the contract) bound as a blob.
+///
+/// ```
+/// use endpoints::db::{base64_decode, Value};
+///
+/// assert_eq!(base64_decode("AAH/"), Some(vec![0, 1, 255]));
+/// assert_eq!(base64_decode("AAH"), None);
+/// let avatar: Option<Value> = base64_decode("AAH/").map(Value::Blob);
+/// # assert_eq!(avatar, Some(Value::Blob(vec![0, 1, 255])));
+/// ```
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
     let b = s.as_bytes();
     if b.len() % 4 != 0 {
         return None;

@@ -78,13 +78,22 @@ static int32_t list(void) {
     return 0;
 }
 
+/* add inserts a user; the avatar arrives as base64 text (x-avatar), as a
+ * JSON body carries bytes, and is bound as a blob. */
 static int32_t add(const char *name) {
-    char pbuf[512];
-    static const uint8_t avatar[] = {9, 8};
+    char pbuf[512], b64[64];
+    uint8_t avatar[32];
+    int32_t n = endpoints_header("x-avatar", b64, sizeof b64);
+    int32_t size = n < 0 || n >= (int32_t)sizeof b64 ? ENDPOINTS_ERR_INVALID : endpoints_base64_decode(b64, n, avatar, sizeof avatar);
+    if (size < 0 || size > (int32_t)sizeof avatar) {
+        endpoints_set_status(400);
+        put("{\"message\":\"avatar is not base64\"}");
+        return 0;
+    }
     endpoints_params p = endpoints_params_init(pbuf, sizeof pbuf);
     endpoints_params_text(&p, name);
     endpoints_params_double(&p, 2.25);
-    endpoints_params_blob(&p, avatar, sizeof avatar);
+    endpoints_params_blob(&p, avatar, size);
     endpoints_exec_result res;
     int32_t rc = endpoints_exec("main", "INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", endpoints_params_json(&p), &res);
     if (rc == ENDPOINTS_ERR_DATABASE && strcmp(endpoints_db_error_code(), "constraint") == 0) {

@@ -1,6 +1,6 @@
 // The Rust half of TestSDKDatabases: a plain route that runs the database
 // operation its x-op header names with the SDK's endpoints::db.
-use endpoints::db::{Code, Db, DbError};
+use endpoints::db::{base64_decode, Code, Db, DbError};
 use endpoints::{plain_route, respond, Json, Request};
 
 fn hex(b: &[u8]) -> String {
@@ -26,11 +26,19 @@ fn handle(req: &Request) -> Result<(), DbError> {
             }
             users
         }
-        "add" => match db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", &[name.as_str().into(), 2.25.into(), vec![9u8, 8].into()]) {
-            Ok(r) => Json::object().set("rowsAffected", r.rows_affected).set("lastInsertId", r.last_insert_id),
-            Err(e) if e.code == Code::Constraint => return Ok(respond(409, &failure(&e))?),
-            Err(e) => return Err(e),
-        },
+        "add" => {
+            // The avatar arrives as base64 text, as a JSON body carries
+            // bytes; it is bound as a blob.
+            let avatar = match base64_decode(&req.header("x-avatar").unwrap_or_default()) {
+                Some(b) => b,
+                None => return Ok(respond(400, &Json::object().set("message", "avatar is not base64"))?),
+            };
+            match db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", &[name.as_str().into(), 2.25.into(), avatar.into()]) {
+                Ok(r) => Json::object().set("rowsAffected", r.rows_affected).set("lastInsertId", r.last_insert_id),
+                Err(e) if e.code == Code::Constraint => return Ok(respond(409, &failure(&e))?),
+                Err(e) => return Err(e),
+            }
+        }
         "tx" => {
             let fail = req.header("x-fail").is_some();
             let outcome = db.transaction(|tx| {

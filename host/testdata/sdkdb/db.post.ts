@@ -1,6 +1,6 @@
 // The AssemblyScript half of TestSDKDatabases: a plain route that runs the
 // database operation its x-op header names with the SDK's DB class.
-import { DB, DBError, JSONValue, Request, blob, plainRoute, respond } from "@wasmendpoints/assemblyscript";
+import { DB, DBError, JSONValue, Request, base64Decode, blob, plainRoute, respond } from "@wasmendpoints/assemblyscript";
 export * from "@wasmendpoints/assemblyscript/exports";
 
 function hex(b: Uint8Array): string {
@@ -56,10 +56,15 @@ plainRoute((req: Request): void => {
         .set("avatar", r.isNull("avatar") ? JSONValue.null() : JSONValue.str(hex(r.getBlob("avatar")))));
     }
   } else if (op == "add") {
-    const avatar = new Uint8Array(2);
-    avatar[0] = 9;
-    avatar[1] = 8;
-    const res = db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", [JSONValue.str(name), JSONValue.float(2.25), blob(avatar)]);
+    // The avatar arrives as base64 text, as a JSON body carries bytes; it
+    // is bound as a blob.
+    const header = req.header("x-avatar");
+    const avatar = base64Decode(header == null ? "" : header!);
+    if (avatar == null) {
+      respond(400, JSONValue.object().set("message", JSONValue.str("avatar is not base64")));
+      return;
+    }
+    const res = db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", [JSONValue.str(name), JSONValue.float(2.25), blob(avatar!)]);
     if (res == null) {
       assert(db.error!.code == "constraint", db.error!.toString());
       respond(409, failure(db.error!));
