@@ -240,6 +240,47 @@ impl<T: Into<Value>> From<Option<T>> for Value {
     }
 }
 
+impl From<&Json> for Value {
+    /// A request's validated value bound as its JSON says, as the C SDK's
+    /// `endpoints_params_value` binds it: `null` NULL, a boolean, an
+    /// integer exactly (one beyond `i64` as a real, as the host binds
+    /// it), any other number a real, a string text; an array or an object
+    /// as its JSON text, for a `json`/`jsonb` column or SQLite's JSON
+    /// functions (as the Go SDK binds a `json.RawMessage`). A member the
+    /// body lacks indexes as `null`, so an optional one binds NULL:
+    ///
+    /// ```
+    /// use endpoints::db::Value;
+    /// use endpoints::Json;
+    ///
+    /// let body = Json::parse(r#"{"email":"ada@example.com","balance":9007199254740993}"#).unwrap();
+    /// let params: Vec<Value> = ["email", "balance", "nickname"].iter().map(|k| Value::from(&body[*k])).collect();
+    /// assert_eq!(params, vec![Value::Text("ada@example.com".into()), Value::Int(9007199254740993), Value::Null]);
+    /// ```
+    fn from(v: &Json) -> Value {
+        match v {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(n) => match n.parse::<i64>() {
+                Ok(i) => Value::Int(i),
+                Err(_) => n.parse::<f64>().map_or(Value::Null, Value::Float),
+            },
+            Json::String(s) => Value::Text(s.clone()),
+            Json::Array(_) | Json::Object(_) => Value::Text(v.to_string()),
+        }
+    }
+}
+
+impl From<Json> for Value {
+    /// As `From<&Json>`.
+    fn from(v: Json) -> Value {
+        match v {
+            Json::String(s) => Value::Text(s),
+            v => Value::from(&v),
+        }
+    }
+}
+
 impl From<&Value> for Json {
     fn from(v: &Value) -> Json {
         match v {
@@ -753,6 +794,30 @@ mod tests {
         let json = Json::Array(params.iter().map(Json::from).collect()).to_string();
         let big = format!("1{}.0", "0".repeat(300));
         assert_eq!(json, format!(r#"[7,"Ada \"A\"",null,2.5,true,{{"$blob":"AAEC"}},9223372036854775807,3.0,-0.0,{},null]"#, big));
+    }
+
+    #[test]
+    fn params_from_request_values() {
+        let body = Json::parse(r#"{"n":7,"neg":-0,"big":9223372036854775808,"real":3.0,"exp":1e2,"t":"Zoë \"q\"","f":false,"nul":null,"arr":[1,"a"],"obj":{"a":{"b":null}}}"#).unwrap();
+        for (key, want) in [
+            ("n", Value::Int(7)),
+            ("neg", Value::Int(0)),
+            ("big", Value::Float(9223372036854775808.0)),
+            ("real", Value::Float(3.0)),
+            ("exp", Value::Float(100.0)),
+            ("t", Value::Text("Zoë \"q\"".to_string())),
+            ("f", Value::Bool(false)),
+            ("nul", Value::Null),
+            ("absent", Value::Null),
+            ("arr", Value::Text(r#"[1,"a"]"#.to_string())),
+            ("obj", Value::Text(r#"{"a":{"b":null}}"#.to_string())),
+        ] {
+            assert_eq!(Value::from(&body[key]), want, "{}", key);
+            assert_eq!(Value::from(body[key].clone()), want, "{} (owned)", key);
+        }
+        // Bound as the host takes them: the real stays real.
+        let json = Json::Array([&body["real"], &body["n"]].iter().map(|v| Json::from(&Value::from(*v))).collect()).to_string();
+        assert_eq!(json, "[3.0,7]");
     }
 
     fn row(values: &str) -> Row {
