@@ -103,18 +103,26 @@ export class Row {
     return this.value(name).isNull;
   }
 
-  /** Column name as an integer, exact (beyond 2^53 too). */
+  /** Column name as an integer, exact (beyond 2^53 too); text holding
+   * one reads too (PostgreSQL's numeric, which sum() of a bigint column
+   * returns, arrives as its exact decimal's text). */
   getInt(name: string): i64 {
     const v = this.value(name);
-    assert(v.kind == Kind.Number && isInteger(v.number), "database: column \"" + name + "\" holds " + v.toString() + ", not an integer");
-    return v.asInt();
+    const n = numberText(v);
+    assert(n != null && isInteger(n) && fitsI64(n), "database: column \"" + name + "\" holds " + v.toString() + ", not an integer that fits i64");
+    const num = new Value();
+    num.kind = Kind.Number;
+    num.number = n!;
+    return num.asInt();
   }
 
-  /** Column name as a number (an integer or a real). */
+  /** Column name as a number (an integer or a real); text holding one
+   * reads too (PostgreSQL's numeric: "12.50", avg() of integers). */
   getFloat(name: string): f64 {
     const v = this.value(name);
-    assert(v.kind == Kind.Number, "database: column \"" + name + "\" holds " + v.toString() + ", not a number");
-    return v.asFloat();
+    const n = numberText(v);
+    assert(n != null, "database: column \"" + name + "\" holds " + v.toString() + ", not a number");
+    return parseFloat(n!);
   }
 
   /** Column name as a boolean: PostgreSQL's true/false, SQLite's 1/0. */
@@ -346,6 +354,51 @@ function paramsJSON(params: Array<Value>): string {
     out.push(s);
   }
   return "[" + out.join(",") + "]";
+}
+
+/** The number column value v holds: its JSON number's text, or the text
+ * of a string that holds one JSON number whole (PostgreSQL's numeric
+ * arrives as its exact decimal's text, "12.50"); null for anything else. */
+function numberText(v: Value): string | null {
+  if (v.kind == Kind.Number) return v.number;
+  if (v.kind == Kind.String && isJSONNumber(v.str)) return v.str;
+  return null;
+}
+
+/** Whether s is one JSON number whole (-12.5e3). */
+function isJSONNumber(s: string): bool {
+  let i = 0;
+  if (i < s.length && s.charCodeAt(i) == 45) i++; // '-'
+  let start = i;
+  while (i < s.length && isDigit(s.charCodeAt(i))) i++;
+  if (i == start) return false;
+  if (i < s.length && s.charCodeAt(i) == 46) { // '.'
+    start = ++i;
+    while (i < s.length && isDigit(s.charCodeAt(i))) i++;
+    if (i == start) return false;
+  }
+  if (i < s.length && (s.charCodeAt(i) == 101 || s.charCodeAt(i) == 69)) { // 'e', 'E'
+    i++;
+    if (i < s.length && (s.charCodeAt(i) == 43 || s.charCodeAt(i) == 45)) i++; // '+', '-'
+    start = i;
+    while (i < s.length && isDigit(s.charCodeAt(i))) i++;
+    if (i == start) return false;
+  }
+  return i == s.length;
+}
+
+function isDigit(c: i32): bool {
+  return c >= 48 && c <= 57;
+}
+
+/** Whether s, an integer's digits with an optional '-', fits in an i64. */
+function fitsI64(s: string): bool {
+  const neg = s.charCodeAt(0) == 45;
+  let k = neg ? 1 : 0;
+  while (k < s.length - 1 && s.charCodeAt(k) == 48) k++; // leading zeros
+  const digits = s.substring(k);
+  const max = neg ? "9223372036854775808" : "9223372036854775807";
+  return digits.length < max.length || (digits.length == max.length && digits <= max);
 }
 
 /** Whether s, a JSON number, is an integer (no fraction or exponent). */

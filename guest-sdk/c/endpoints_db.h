@@ -781,34 +781,93 @@ static inline int32_t endpoints_rows_is_null(const endpoints_rows *rows,
     return c->len == 4 && __builtin_memcmp(endpoints_db_state_()->result + c->start, "null", 4) == 0;
 }
 
+/* endpoints_rows_number_ points *s and *n at column c's number: its JSON,
+ * or the text of a string (PostgreSQL's numeric, which sum() and avg() of
+ * integers return, arrives as its exact decimal's text, "12.50"). */
+static inline void endpoints_rows_number_(const endpoints_cell_ *c,
+                                          const char **s, int32_t *n) {
+    if (c->text) {
+        *s = c->text;
+        *n = c->text_len;
+    } else {
+        *s = endpoints_db_state_()->result + c->start;
+        *n = c->len;
+    }
+}
+
+/* endpoints_json_number_ is 1 when s[0..n) is one JSON number whole
+ * (-12.5e3), 0 otherwise. */
+static inline int endpoints_json_number_(const char *s, int32_t n) {
+    int32_t i = 0, digits;
+    if (i < n && s[i] == '-') {
+        i++;
+    }
+    for (digits = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        digits++;
+    }
+    if (digits == 0) {
+        return 0;
+    }
+    if (i < n && s[i] == '.') {
+        for (i++, digits = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            digits++;
+        }
+        if (digits == 0) {
+            return 0;
+        }
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) {
+            i++;
+        }
+        for (digits = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            digits++;
+        }
+        if (digits == 0) {
+            return 0;
+        }
+    }
+    return i == n;
+}
+
 /* endpoints_rows_int reads column col of the current row as an integer into
- * *out: 0, ENDPOINTS_ERR_NOT_FOUND for no such column, or
- * ENDPOINTS_ERR_INVALID when it is NULL or not an integer. */
+ * *out: an integer, or text that holds one (PostgreSQL's numeric: sum() of
+ * a bigint column is one). It returns 0, ENDPOINTS_ERR_NOT_FOUND for no
+ * such column, or ENDPOINTS_ERR_INVALID when it is NULL, not an integer,
+ * or one beyond int64_t. */
 static inline int32_t endpoints_rows_int(const endpoints_rows *rows,
                                          int32_t col, int64_t *out) {
     const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
     if (!c) {
         return ENDPOINTS_ERR_NOT_FOUND;
     }
-    return endpoints_parse_int(endpoints_db_state_()->result + c->start, c->len, out);
+    const char *s;
+    int32_t n;
+    endpoints_rows_number_(c, &s, &n);
+    return endpoints_parse_int(s, n, out);
 }
 
 /* endpoints_rows_double reads column col of the current row as a number
- * (an integer or a real) into *out: 0, ENDPOINTS_ERR_NOT_FOUND, or
- * ENDPOINTS_ERR_INVALID when it is NULL or not a number. */
+ * (an integer or a real, or text that holds one: PostgreSQL's numeric,
+ * "12.50", avg() of integers among them) into *out: 0,
+ * ENDPOINTS_ERR_NOT_FOUND, or ENDPOINTS_ERR_INVALID when it is NULL or not
+ * a number. */
 static inline int32_t endpoints_rows_double(const endpoints_rows *rows,
                                             int32_t col, double *out) {
     const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
     if (!c) {
         return ENDPOINTS_ERR_NOT_FOUND;
     }
-    const char *s = endpoints_db_state_()->result + c->start;
-    char *end;
-    if (!(s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))) {
+    const char *s;
+    int32_t n;
+    endpoints_rows_number_(c, &s, &n);
+    if (!endpoints_json_number_(s, n)) {
         return ENDPOINTS_ERR_INVALID;
     }
+    char *end;
     double v = strtod(s, &end);
-    if (end != s + c->len) {
+    if (end != s + n) {
         return ENDPOINTS_ERR_INVALID;
     }
     *out = v;

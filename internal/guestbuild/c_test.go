@@ -809,6 +809,26 @@ func TestCDatabaseHelpers(t *testing.T) {
 		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", `rc -1 [host|the app declares no such database (endpoints.json's "databases"; "main" when it declares none)|]`},
 		{"exec with a last insert id", "exec", 0, `{"rowsAffected":2,"lastInsertId":7}`, "", "2 7 1\nrc 0 [||]"},
 		{"exec without one (PostgreSQL)", "exec", 0, `{"rowsAffected":3}`, "", "3 0 0\nrc 0 [||]"},
+		// PostgreSQL's numeric (sum() of a bigint column, avg()) arrives
+		// as its exact decimal's text: the number readers read text that
+		// holds one JSON number whole, and refuse other text.
+		{"numbers given as text", "numbers", 0, `{"columns":["sum","avg","neg","exp","big","over","json","hex","dot","sp","inf","nan","empty","sign","esc"],"rows":[[` +
+			`"9007199254740993","12.50","-0","-5e-1","1e400","9223372036854775808",7,"0x10","12.","7 ","inf","NaN","","-","\u0037"]]}`, "-",
+			"sum i:0:9007199254740993 d:0:9007199254740992\n" +
+				"avg i:-2:42 d:0:12.5\n" +
+				"neg i:0:0 d:0:-0\n" +
+				"exp i:-2:42 d:0:-0.5\n" +
+				"big i:-2:42 d:0:inf\n" +
+				"over i:-2:42 d:0:9.2233720368547758e+18\n" +
+				"json i:0:7 d:0:7\n" +
+				"hex i:-2:42 d:-2:42\n" +
+				"dot i:-2:42 d:-2:42\n" +
+				"sp i:-2:42 d:-2:42\n" +
+				"inf i:-2:42 d:-2:42\n" +
+				"nan i:-2:42 d:-2:42\n" +
+				"empty i:-2:42 d:-2:42\n" +
+				"sign i:-2:42 d:-2:42\n" +
+				"esc i:0:7 d:0:7\nrc 0 [||]"},
 		// endpoints_base64_decode, what a handler binds a request's
 		// base64 value as a blob with: the size either way, the bytes
 		// only when they fit (Zm9vYg== is 4 bytes, AAH//g== too), -2 for

@@ -152,6 +152,27 @@ static int32_t exec(void) {
     return rc;
 }
 
+/* numbers reads each column of the first row with endpoints_rows_int and
+ * endpoints_rows_double: rc and value of each. */
+static int32_t numbers(void) {
+    endpoints_rows rows;
+    int32_t rc = endpoints_query("main", "rows", NULL, &rows);
+    if (rc != 0) {
+        return rc;
+    }
+    if (!endpoints_rows_next(&rows)) {
+        return ENDPOINTS_ERR_NOT_FOUND;
+    }
+    for (int32_t c = 0; c < rows.columns; c++) {
+        int64_t i = 42;
+        double d = 42;
+        int32_t ri = endpoints_rows_int(&rows, c, &i);
+        int32_t rd = endpoints_rows_double(&rows, c, &d);
+        put("%s%s i:%d:%lld d:%d:%.17g", c ? "\n" : "", rows.names[c], (int)ri, (long long)i, (int)rd, d);
+    }
+    return 0;
+}
+
 /* base64 decodes texts with endpoints_base64_decode into a buffer of 4
  * bytes: each one's size (or errno) and the bytes written. */
 static int32_t base64(void) {
@@ -187,6 +208,8 @@ int32_t endpoints_handle(void) {
         rc = stale();
     } else if (is_op(op, "\"exec\"")) {
         rc = exec();
+    } else if (is_op(op, "\"numbers\"")) {
+        rc = numbers();
     } else if (is_op(op, "\"base64\"")) {
         rc = base64();
     }

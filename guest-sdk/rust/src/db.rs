@@ -466,15 +466,64 @@ pub trait FromColumn: Sized {
     fn from_column(v: &Json) -> Result<Self, &'static str>;
 }
 
+/// The number a column holds: its JSON number, or the text of a string
+/// that holds one JSON number whole (PostgreSQL's `numeric`, which `sum()`
+/// and `avg()` of integers return, arrives as its exact decimal's text,
+/// `"12.50"`).
+fn number_text(v: &Json) -> Option<&str> {
+    match v {
+        Json::Number(n) => Some(n),
+        Json::String(s) if is_json_number(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// Whether s is one JSON number whole (`-12.5e3`).
+fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > start
+    };
+    if b.first() == Some(&b'-') {
+        i += 1;
+    }
+    if !digits(&mut i) {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e') | Some(b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+') | Some(b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
 impl FromColumn for i64 {
+    /// An integer, or text holding one (PostgreSQL's `numeric`).
     fn from_column(v: &Json) -> Result<i64, &'static str> {
-        v.as_i64().ok_or("an integer")
+        number_text(v).filter(|n| !n.contains(|c| c == '.' || c == 'e' || c == 'E')).and_then(|n| n.parse().ok()).ok_or("an integer that fits i64")
     }
 }
 
 impl FromColumn for f64 {
+    /// A number, or text holding one (PostgreSQL's `numeric`).
     fn from_column(v: &Json) -> Result<f64, &'static str> {
-        v.as_f64().ok_or("a number")
+        number_text(v).and_then(|n| n.parse().ok()).ok_or("a number")
     }
 }
 
@@ -839,6 +888,43 @@ mod tests {
         assert_eq!(r.get_bool("ok"), Ok(true));
         assert_eq!(r.get::<Option<String>, _>("name"), Ok(Some("Ada".to_string())));
         assert_eq!(r.get_f64("id"), Ok(9007199254740993.0));
+    }
+
+    #[test]
+    fn numbers_given_as_text() {
+        // PostgreSQL's numeric (sum() of a bigint column, avg()) arrives
+        // as its exact decimal's text.
+        let columns: Rc<[String]> = (0..14).map(|i| i.to_string()).collect::<Vec<_>>().into();
+        let values = match Json::parse(r#"["9007199254740993","12.50","-0","-5e-1","9223372036854775808",7,"0x10","12.","7 ","inf","NaN","","-","+7"]"#).unwrap() {
+            Json::Array(v) => v,
+            _ => unreachable!(),
+        };
+        let r = Row { database: "main".into(), columns, values };
+        let got: Vec<String> = (0..14usize)
+            .map(|c| format!("{:?} {:?}", r.get_i64(c).ok(), r.get_f64(c).ok()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "Some(9007199254740993) Some(9007199254740992.0)",
+                "None Some(12.5)",
+                "Some(0) Some(-0.0)",
+                "None Some(-0.5)",
+                "None Some(9.223372036854776e18)",
+                "Some(7) Some(7.0)",
+                "None None",
+                "None None",
+                "None None",
+                "None None",
+                "None None",
+                "None None",
+                "None None",
+                "None None",
+            ]
+        );
+        let e = r.get_i64(1).unwrap_err();
+        assert_eq!(e.to_string(), r#"database "main": column: column 1 holds "12.50", not an integer that fits i64"#);
+        assert_eq!(r.get::<Option<i64>, _>(0), Ok(Some(9007199254740993)));
     }
 
     #[test]

@@ -170,6 +170,17 @@ int32_t endpoints_handle(void) {
         if (rc == 0 && endpoints_rows_next(&rows) && endpoints_rows_double(&rows, 0, &h) == 0) {
             put("{\"h\":%g}", h);
         }
+    } else if (strcmp(op, "numeric") == 0) {
+        /* PostgreSQL's numeric (sum(), avg()) arrives as its exact
+         * decimal's text, as these do. */
+        endpoints_rows rows;
+        int64_t total;
+        double mean;
+        rc = endpoints_query("main", "SELECT CAST(9007199254740993 AS TEXT) AS total, '12.50' AS mean", NULL, &rows);
+        if (rc == 0 && endpoints_rows_next(&rows) && (rc = endpoints_rows_int(&rows, 0, &total)) == 0 &&
+            (rc = endpoints_rows_double(&rows, 1, &mean)) == 0) {
+            put("{\"total\":%lld,\"mean\":%g}", (long long)total, mean);
+        }
     } else if (strcmp(op, "bad") == 0) {
         endpoints_rows rows;
         if (endpoints_query("main", "SELEC name FROM users", NULL, &rows) == ENDPOINTS_ERR_DATABASE) {

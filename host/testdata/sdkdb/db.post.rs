@@ -58,6 +58,12 @@ fn handle(req: &Request) -> Result<(), DbError> {
             Some(r) => Json::object().set("h", r.get_f64("h")?),
             None => Json::object(),
         },
+        // PostgreSQL's numeric (sum(), avg()) arrives as its exact
+        // decimal's text, as these do.
+        "numeric" => match db.query_row("SELECT CAST(9007199254740993 AS TEXT) AS total, '12.50' AS mean", &[])? {
+            Some(r) => Json::object().set("total", r.get_i64("total")?).set("mean", r.get_f64("mean")?),
+            None => Json::object(),
+        },
         "bad" => match db.query("SELEC name FROM users", &[]) {
             Ok(_) => Json::object(),
             Err(e) => failure(&e),

@@ -84,6 +84,12 @@ plainRoute((req: Request): void => {
     const rows = db.query("SELECT $1 / 2 AS h", [JSONValue.float(3.0)]);
     assert(rows != null && rows.length == 1, db.error != null ? db.error!.toString() : "no row");
     answer.set("h", JSONValue.float(rows!.at(0).getFloat("h")));
+  } else if (op == "numeric") {
+    // PostgreSQL's numeric (sum(), avg()) arrives as its exact decimal's
+    // text, as these do.
+    const rows = db.query("SELECT CAST(9007199254740993 AS TEXT) AS total, '12.50' AS mean");
+    assert(rows != null && rows.length == 1, db.error != null ? db.error!.toString() : "no row");
+    answer.set("total", JSONValue.int(rows!.at(0).getInt("total"))).set("mean", JSONValue.float(rows!.at(0).getFloat("mean")));
   } else if (op == "bad") {
     if (db.query("SELEC name FROM users") == null) answer = failure(db.error!);
   } else if (op == "nodb") {
