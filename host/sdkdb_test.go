@@ -22,8 +22,9 @@ import (
 // what JSON encoders escape (<&>), a transaction that commits and one that
 // rolls back when the function returns an error, an integer and a real
 // given as text (as PostgreSQL gives a numeric, sum() of a bigint column
-// among them) read by the SDK's number getters, a syntax error, and a
-// database the app does not declare.
+// among them) read by the SDK's number getters, a query for one row (the
+// first, none, a failure: AssemblyScript's queryRow, Rust's query_row), a
+// syntax error, and a database the app does not declare.
 func TestSDKDatabases(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -69,6 +70,7 @@ func TestSDKDatabases(t *testing.T) {
 				{"rolled back transaction", "tx", "Dennis", "yes", 200, `{"committed":false,"why":"host"}`},
 				{"a real parameter stays real", "half", "", "", 200, `{"h":1.5}`},
 				{"numbers given as text", "numeric", "", "", 200, `{"total":9007199254740993,"mean":12.5}`},
+				{"one row", "one", "", "", 200, `{"first":"Grace","none":true,"failed":"syntax"}`},
 				{"syntax error", "bad", "", "", 200, `{"code":"syntax","constraint":null}`},
 				{"undeclared database", "nodb", "", "", 200, `{"code":"host","constraint":null}`},
 				{"what remains", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null},` +

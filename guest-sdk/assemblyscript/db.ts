@@ -210,6 +210,24 @@ export class DB {
     return new Rows(names, out);
   }
 
+  /**
+   * Runs a statement that returns at most one row that matters (as Rust's
+   * query_row and Go's QueryRow do): its first row, or null when it has
+   * none (error null: answer 404) or failed (error says why).
+   *
+   *     const r = db.queryRow("SELECT name FROM users WHERE id = $1", [JSONValue.int(id)]);
+   *     if (r == null) {
+   *       if (db.error != null) throw new Error(db.error!.toString());
+   *       respond(404, JSONValue.object().set("message", JSONValue.str("no such user")));
+   *       return;
+   *     }
+   */
+  queryRow(sql: string, params: Array<Value> = []): Row | null {
+    const rows = this.query(sql, params);
+    if (rows == null || rows.length == 0) return null;
+    return rows.at(0);
+  }
+
   /** Runs a statement for its effect; null when it failed (see error). */
   exec(sql: string, params: Array<Value> = []): ExecResult | null {
     const r = this.run(sql, params, true);

@@ -170,6 +170,19 @@ int32_t endpoints_handle(void) {
         if (rc == 0 && endpoints_rows_next(&rows) && endpoints_rows_double(&rows, 0, &h) == 0) {
             put("{\"h\":%g}", h);
         }
+    } else if (strcmp(op, "one") == 0) {
+        /* The first row, no row, and a statement that fails. */
+        endpoints_rows rows;
+        rc = endpoints_query("main", "SELECT name FROM users WHERE id >= $1 ORDER BY id", "[2]", &rows);
+        if (rc == 0 && endpoints_rows_next(&rows)) {
+            put("{\"first\":");
+            put_text(endpoints_rows_text(&rows, 0, NULL));
+            rc = endpoints_query("main", "SELECT name FROM users WHERE id < 0", NULL, &rows);
+        }
+        if (rc == 0) {
+            put(",\"none\":%s", endpoints_rows_next(&rows) ? "false" : "true");
+            put(",\"failed\":\"%s\"}", endpoints_query("main", "SELECT nope FROM users", NULL, &rows) == ENDPOINTS_ERR_DATABASE ? endpoints_db_error_code() : "?");
+        }
     } else if (strcmp(op, "numeric") == 0) {
         /* PostgreSQL's numeric (sum(), avg()) arrives as its exact
          * decimal's text, as these do. */

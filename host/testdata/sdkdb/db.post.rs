@@ -58,6 +58,14 @@ fn handle(req: &Request) -> Result<(), DbError> {
             Some(r) => Json::object().set("h", r.get_f64("h")?),
             None => Json::object(),
         },
+        "one" => {
+            // query_row: the first row, None when there is none, the error
+            // when the statement failed.
+            let first = db.query_row("SELECT name FROM users WHERE id >= $1 ORDER BY id", &[2.into()])?.map(|r| r.get::<String, _>("name")).transpose()?;
+            let none = db.query_row("SELECT name FROM users WHERE id < 0", &[])?.is_none();
+            let failed = db.query_row("SELECT nope FROM users", &[]).err().map(|e| e.code.as_str());
+            Json::object().set("first", first).set("none", none).set("failed", failed)
+        }
         // PostgreSQL's numeric (sum(), avg()) arrives as its exact
         // decimal's text, as these do.
         "numeric" => match db.query_row("SELECT CAST(9007199254740993 AS TEXT) AS total, '12.50' AS mean", &[])? {

@@ -81,9 +81,19 @@ plainRoute((req: Request): void => {
       answer.set("committed", JSONValue.boolean(false)).set("why", JSONValue.str(db.error == null ? "host" : db.error!.code));
     }
   } else if (op == "half") {
-    const rows = db.query("SELECT $1 / 2 AS h", [JSONValue.float(3.0)]);
-    assert(rows != null && rows.length == 1, db.error != null ? db.error!.toString() : "no row");
-    answer.set("h", JSONValue.float(rows!.at(0).getFloat("h")));
+    const row = db.queryRow("SELECT $1 / 2 AS h", [JSONValue.float(3.0)]);
+    assert(row != null, db.error != null ? db.error!.toString() : "no row");
+    answer.set("h", JSONValue.float(row!.getFloat("h")));
+  } else if (op == "one") {
+    // queryRow: the first row, or null with error null when there is none,
+    // or null with the error when the statement failed.
+    const first = db.queryRow("SELECT name FROM users WHERE id >= $1 ORDER BY id", [JSONValue.int(2)]);
+    const none = db.queryRow("SELECT name FROM users WHERE id < 0");
+    const noneError = db.error;
+    const failed = db.queryRow("SELECT nope FROM users");
+    answer.set("first", JSONValue.str(first!.getString("name")))
+      .set("none", JSONValue.boolean(none == null && noneError == null))
+      .set("failed", JSONValue.str(failed == null && db.error != null ? db.error!.code : "?"));
   } else if (op == "numeric") {
     // PostgreSQL's numeric (sum(), avg()) arrives as its exact decimal's
     // text, as these do.
