@@ -770,6 +770,43 @@ static inline const char *endpoints_rows_json(const endpoints_rows *rows,
     return endpoints_db_state_()->result + c->start;
 }
 
+/* endpoints_rows_write_object appends the current row to the response body
+ * as one JSON object, a member per column named as the column is, its
+ * value as endpoints_rows_json gives it ({"id":7,"name":"Ada","nickname":null}).
+ * Name the members in SQL (SELECT id, full_name AS name ...). It returns 0,
+ * ENDPOINTS_ERR_NOT_FOUND when there is no current row, or the first failed
+ * write's errno.
+ *
+ *     endpoints_write_str("[");
+ *     for (int first = 1; endpoints_rows_next(&rows); first = 0) {
+ *         if (!first) endpoints_write_str(",");
+ *         endpoints_rows_write_object(&rows);
+ *     }
+ *     endpoints_write_str("]"); */
+static inline int32_t endpoints_rows_write_object(const endpoints_rows *rows) {
+    if (rows->row_ < 0 || rows->generation_ != endpoints_db_state_()->generation) {
+        return ENDPOINTS_ERR_NOT_FOUND;
+    }
+    int32_t rc = endpoints_write("{", 1);
+    for (int32_t c = 0; c < rows->columns && rc == 0; c++) {
+        int32_t len = 0;
+        const char *json = endpoints_rows_json(rows, c, &len);
+        if (c > 0) {
+            rc = endpoints_write(",", 1);
+        }
+        if (rc == 0) {
+            rc = endpoints_write_json_str(rows->names[c]);
+        }
+        if (rc == 0) {
+            rc = endpoints_write(":", 1);
+        }
+        if (rc == 0) {
+            rc = endpoints_write(json, len);
+        }
+    }
+    return rc == 0 ? endpoints_write("}", 1) : rc;
+}
+
 /* endpoints_rows_is_null is 1 when column col of the current row is NULL,
  * 0 when it is not, ENDPOINTS_ERR_NOT_FOUND when there is no such column. */
 static inline int32_t endpoints_rows_is_null(const endpoints_rows *rows,

@@ -809,6 +809,12 @@ func TestCDatabaseHelpers(t *testing.T) {
 		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", `rc -1 [host|the app declares no such database (endpoints.json's "databases"; "main" when it declares none)|]`},
 		{"exec with a last insert id", "exec", 0, `{"rowsAffected":2,"lastInsertId":7}`, "", "2 7 1\nrc 0 [||]"},
 		{"exec without one (PostgreSQL)", "exec", 0, `{"rowsAffected":3}`, "", "3 0 0\nrc 0 [||]"},
+		// endpoints_rows_write_object: each row as an object named by
+		// its columns (escaped), its values as the host sent them; then
+		// -1 past the last row and for a stale cursor.
+		{"rows as objects", "objects", 0, `{"columns":["id","na\"me","blob","n"],"blobs":[[0,2]],"rows":[[9007199254740993,"Zoë \"q\"","AAE=",null],[-1,"",null,1.5]]}`, "-",
+			`[{"id":9007199254740993,"na\"me":"Zoë \"q\"","blob":"AAE=","n":null},{"id":-1,"na\"me":"","blob":null,"n":1.5}]` + "\npast -1 stale -1\nrc 0 [||]"},
+		{"no rows as objects", "objects", 0, `{"columns":["id"],"rows":[]}`, "-", "[]\npast -1\nrc 0 [||]"},
 		// PostgreSQL's numeric (sum() of a bigint column, avg()) arrives
 		// as its exact decimal's text: the number readers read text that
 		// holds one JSON number whole, and refuse other text.

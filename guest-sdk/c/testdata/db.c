@@ -173,6 +173,33 @@ static int32_t numbers(void) {
     return 0;
 }
 
+/* objects writes the rows as JSON objects straight to the answer, then
+ * what endpoints_rows_write_object returns past the last row and for a
+ * stale cursor. */
+static int32_t objects(void) {
+    endpoints_rows rows, other;
+    int32_t rc = endpoints_query("main", "rows", NULL, &rows);
+    if (rc != 0) {
+        return rc;
+    }
+    endpoints_write_str("[");
+    for (int first = 1; endpoints_rows_next(&rows); first = 0) {
+        if (!first) {
+            endpoints_write_str(",");
+        }
+        if ((rc = endpoints_rows_write_object(&rows)) != 0) {
+            return rc;
+        }
+    }
+    endpoints_write_str("]");
+    put("\npast %d", (int)endpoints_rows_write_object(&rows));
+    rc = endpoints_query("main", "rows", NULL, &rows);
+    if (rc == 0 && endpoints_rows_next(&rows) && (rc = endpoints_query("main", "rows", NULL, &other)) == 0) {
+        put(" stale %d", (int)endpoints_rows_write_object(&rows));
+    }
+    return rc;
+}
+
 /* base64 decodes texts with endpoints_base64_decode into a buffer of 4
  * bytes: each one's size (or errno) and the bytes written. */
 static int32_t base64(void) {
@@ -208,6 +235,8 @@ int32_t endpoints_handle(void) {
         rc = stale();
     } else if (is_op(op, "\"exec\"")) {
         rc = exec();
+    } else if (is_op(op, "\"objects\"")) {
+        rc = objects();
     } else if (is_op(op, "\"numbers\"")) {
         rc = numbers();
     } else if (is_op(op, "\"base64\"")) {
