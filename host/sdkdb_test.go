@@ -159,3 +159,56 @@ plainRoute((req: Request): void => {
 		t.Errorf("int of n = %d %s, want 200 7", got.status, got.body)
 	}
 }
+
+// TestAssemblyScriptParameterRefused: a parameter the host takes no such
+// value of (an array, an object other than blob()'s) fails the call before
+// the host sees it, with code "host", errno -2 and a message naming the
+// parameter; the host alone would refuse the whole array without saying
+// which value. blob()'s object and the other kinds still bind.
+func TestAssemblyScriptParameterRefused(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: compiling the route takes seconds")
+	}
+	requireTool(t, "npm")
+	a := newApp(t).file("server/routes/param.get.ts", []byte(`import { DB, JSONValue, Request, blob, plainRoute, respond } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+plainRoute((req: Request): void => {
+  const db = new DB("main");
+  let p = JSONValue.null();
+  const kind = req.header("x-kind")!;
+  if (kind == "array") p = JSONValue.array().push(JSONValue.int(1));
+  else if (kind == "object") p = JSONValue.object().set("a", JSONValue.int(1));
+  else if (kind == "blob-like") p = JSONValue.object().set("$blob", JSONValue.int(1));
+  else if (kind == "blob") p = blob(new Uint8Array(2));
+  else if (kind == "text") p = JSONValue.str("x");
+  const rows = db.query("SELECT $1 AS a, length($2) AS n", [JSONValue.int(7), p]);
+  if (rows == null) {
+    const e = db.error!;
+    respond(200, JSONValue.object().set("code", JSONValue.str(e.code)).set("errno", JSONValue.int(e.errno)).set("message", JSONValue.str(e.message)));
+    return;
+  }
+  respond(200, JSONValue.object().set("n", rows.at(0).value("n")));
+});
+`))
+	linkAssemblyScript(t, a.dir)
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, logs := a.serve(host.Options{})
+	const kinds = ": a parameter is null, a boolean, a number, a string or blob(bytes)"
+	tests := []struct{ kind, want string }{
+		{"array", `{"code":"host","errno":-2,"message":"errno -2: parameter $2 is an array` + kinds + `"}`},
+		{"object", `{"code":"host","errno":-2,"message":"errno -2: parameter $2 is an object` + kinds + `"}`},
+		{"blob-like", `{"code":"host","errno":-2,"message":"errno -2: parameter $2 is an object` + kinds + `"}`},
+		{"blob", `{"n":2}`},
+		{"text", `{"n":1}`},
+	}
+	for _, tt := range tests {
+		got := do(t, srv, "GET", "/param", "", "x-kind", tt.kind)
+		if got.status != 200 || !jsonEqual(t, got.body, tt.want) {
+			t.Errorf("%s: got %d %s\nwant 200 %s\nlog:\n%s", tt.kind, got.status, got.body, tt.want, logs)
+		}
+	}
+}

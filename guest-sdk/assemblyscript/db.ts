@@ -311,6 +311,15 @@ export class DB {
 
   private run(sql: string, params: Array<Value>, exec: bool): Value | null {
     this.error = null;
+    for (let i = 0; i < params.length; i++) {
+      const why = notAParameter(params[i]);
+      if (why != null) {
+        // The host would refuse the whole array (errno -2) without saying
+        // which value.
+        this.error = new DBError(this.name, "host", "errno -2: parameter $" + (i + 1).toString() + " is " + why! + ": a parameter is null, a boolean, a number, a string or blob(bytes)", "", -2);
+        return null;
+      }
+    }
     const d = host.utf8(this.name);
     const s = host.utf8(sql);
     let p = new ArrayBuffer(0);
@@ -358,6 +367,15 @@ export class DB {
     this.error = new DBError(this.name, "other", "reading the host's result: " + why);
     return null;
   }
+}
+
+/** What parameter v is when the host takes no such value (an array, an
+ * object other than blob()'s), or null. */
+function notAParameter(v: Value): string | null {
+  if (v.kind == Kind.Array) return "an array";
+  if (v.kind != Kind.Object) return null;
+  if (v.keys.length == 1 && v.keys[0] == "$blob" && v.values[0].kind == Kind.String) return null;
+  return "an object";
 }
 
 /** The JSON array of params. A real (JSONValue.float) is written with a
