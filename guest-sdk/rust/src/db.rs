@@ -520,6 +520,18 @@ impl FromColumn for i64 {
     }
 }
 
+macro_rules! from_column_integer {
+    ($($t:ty: $want:expr),*) => {$(
+        impl FromColumn for $t {
+            /// An integer within the type's range (text holding one too).
+            fn from_column(v: &Json) -> Result<$t, &'static str> {
+                i64::from_column(v).ok().and_then(|n| <$t>::try_from(n).ok()).ok_or($want)
+            }
+        }
+    )*};
+}
+from_column_integer!(i8: "an integer that fits i8", i16: "an integer that fits i16", i32: "an integer that fits i32", u8: "an integer that fits u8", u16: "an integer that fits u16", u32: "an integer that fits u32", u64: "an integer that fits u64", usize: "an integer that fits usize", isize: "an integer that fits isize");
+
 impl FromColumn for f64 {
     /// A number, or text holding one (PostgreSQL's `numeric`).
     fn from_column(v: &Json) -> Result<f64, &'static str> {
@@ -925,6 +937,20 @@ mod tests {
         let e = r.get_i64(1).unwrap_err();
         assert_eq!(e.to_string(), r#"database "main": column: column 1 holds "12.50", not an integer that fits i64"#);
         assert_eq!(r.get::<Option<i64>, _>(0), Ok(Some(9007199254740993)));
+    }
+
+    #[test]
+    fn narrower_integers() {
+        let r = row(r#"[300,"-1",null,2147483648]"#);
+        assert_eq!(r.get::<i32, _>("id"), Ok(300));
+        assert_eq!(r.get::<u16, _>(0), Ok(300));
+        assert_eq!(r.get::<i8, _>(1), Ok(-1));
+        assert_eq!(r.get::<Option<u32>, _>("data"), Ok(None));
+        assert_eq!(r.get::<u64, _>(3), Ok(2147483648));
+        assert_eq!(r.get::<i32, _>("ok").unwrap_err().message, "column \"ok\" holds 2147483648, not an integer that fits i32");
+        assert_eq!(r.get::<u8, _>(0).unwrap_err().message, "column 0 holds 300, not an integer that fits u8");
+        assert_eq!(r.get::<u32, _>(1).unwrap_err().message, r#"column 1 holds "-1", not an integer that fits u32"#);
+        assert_eq!(r.get::<i16, _>(2).unwrap_err().code, Code::Column);
     }
 
     #[test]
