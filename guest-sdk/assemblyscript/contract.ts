@@ -141,6 +141,40 @@ export class Schema {
     return this;
   }
 
+  /**
+   * The value may also be null: {"anyOf": [schema, {"type": "null"}]}, as
+   * the Go SDK's nullable:"true" tag makes it. A column that may be NULL,
+   * answered as JSON, needs it (the host checks answers against their
+   * schemas), and so does a member of a body a client may send as null.
+   * The description, default, examples and the deprecated, readOnly and
+   * writeOnly flags move to the outer schema, where documents and
+   * generated clients look for them; keywords set after nullable go there
+   * too.
+   *
+   *     Schema.string().maxLength(200).description("A nickname, if any.").nullable()
+   *     // {"anyOf":[{"type":"string","maxLength":200},{"type":"null"}],"description":"A nickname, if any."}
+   */
+  nullable(): Schema {
+    const outer = Value.object();
+    const inner = Value.object();
+    const j = this.json;
+    const s = new Schema();
+    if (j.kind != Kind.Object) {
+      s.json = outer.set("anyOf", Value.array().push(j).push(Value.object().set("type", Value.str("null"))));
+      return s;
+    }
+    const annotations = ["description", "default", "examples", "deprecated", "readOnly", "writeOnly"];
+    const moved = Value.object();
+    for (let i = 0; i < j.keys.length; i++) {
+      if (annotations.includes(j.keys[i])) moved.set(j.keys[i], j.values[i]);
+      else inner.set(j.keys[i], j.values[i]);
+    }
+    outer.set("anyOf", Value.array().push(inner).push(Value.object().set("type", Value.str("null"))));
+    for (let i = 0; i < moved.keys.length; i++) outer.set(moved.keys[i], moved.values[i]);
+    s.json = outer;
+    return s;
+  }
+
   /** "enum" of strings. */
   oneOfStrings(values: Array<string>): Schema {
     return this.with("enum", Value.strings(values));

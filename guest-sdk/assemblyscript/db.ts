@@ -103,18 +103,26 @@ export class Row {
     return this.value(name).isNull;
   }
 
-  /** Column name as an integer, exact (beyond 2^53 too). */
+  /** Column name as an integer, exact (beyond 2^53 too); text holding
+   * one reads too (PostgreSQL's numeric, which sum() of a bigint column
+   * returns, arrives as its exact decimal's text). */
   getInt(name: string): i64 {
     const v = this.value(name);
-    assert(v.kind == Kind.Number && isInteger(v.number), "database: column \"" + name + "\" holds " + v.toString() + ", not an integer");
-    return v.asInt();
+    const n = numberText(v);
+    assert(n != null && isInteger(n) && fitsI64(n), "database: column \"" + name + "\" holds " + v.toString() + ", not an integer that fits i64");
+    const num = new Value();
+    num.kind = Kind.Number;
+    num.number = n!;
+    return num.asInt();
   }
 
-  /** Column name as a number (an integer or a real). */
+  /** Column name as a number (an integer or a real); text holding one
+   * reads too (PostgreSQL's numeric: "12.50", avg() of integers). */
   getFloat(name: string): f64 {
     const v = this.value(name);
-    assert(v.kind == Kind.Number, "database: column \"" + name + "\" holds " + v.toString() + ", not a number");
-    return v.asFloat();
+    const n = numberText(v);
+    assert(n != null, "database: column \"" + name + "\" holds " + v.toString() + ", not a number");
+    return parseFloat(n!);
   }
 
   /** Column name as a boolean: PostgreSQL's true/false, SQLite's 1/0. */
@@ -202,6 +210,24 @@ export class DB {
     return new Rows(names, out);
   }
 
+  /**
+   * Runs a statement that returns at most one row that matters (as Rust's
+   * query_row and Go's QueryRow do): its first row, or null when it has
+   * none (error null: answer 404) or failed (error says why).
+   *
+   *     const r = db.queryRow("SELECT name FROM users WHERE id = $1", [JSONValue.int(id)]);
+   *     if (r == null) {
+   *       if (db.error != null) throw new Error(db.error!.toString());
+   *       respond(404, JSONValue.object().set("message", JSONValue.str("no such user")));
+   *       return;
+   *     }
+   */
+  queryRow(sql: string, params: Array<Value> = []): Row | null {
+    const rows = this.query(sql, params);
+    if (rows == null || rows.length == 0) return null;
+    return rows.at(0);
+  }
+
   /** Runs a statement for its effect; null when it failed (see error). */
   exec(sql: string, params: Array<Value> = []): ExecResult | null {
     const r = this.run(sql, params, true);
@@ -285,6 +311,15 @@ export class DB {
 
   private run(sql: string, params: Array<Value>, exec: bool): Value | null {
     this.error = null;
+    for (let i = 0; i < params.length; i++) {
+      const why = notAParameter(params[i]);
+      if (why != null) {
+        // The host would refuse the whole array (errno -2) without saying
+        // which value.
+        this.error = new DBError(this.name, "host", "errno -2: parameter $" + (i + 1).toString() + " is " + why! + ": a parameter is null, a boolean, a number, a string or blob(bytes)", "", -2);
+        return null;
+      }
+    }
     const d = host.utf8(this.name);
     const s = host.utf8(sql);
     let p = new ArrayBuffer(0);
@@ -334,6 +369,15 @@ export class DB {
   }
 }
 
+/** What parameter v is when the host takes no such value (an array, an
+ * object other than blob()'s), or null. */
+function notAParameter(v: Value): string | null {
+  if (v.kind == Kind.Array) return "an array";
+  if (v.kind != Kind.Object) return null;
+  if (v.keys.length == 1 && v.keys[0] == "$blob" && v.values[0].kind == Kind.String) return null;
+  return "an object";
+}
+
 /** The JSON array of params. A real (JSONValue.float) is written with a
  * fraction even when integral, "3.0", since the host binds an integral
  * number as an integer, and $1 / 2 would then divide integers. */
@@ -346,6 +390,51 @@ function paramsJSON(params: Array<Value>): string {
     out.push(s);
   }
   return "[" + out.join(",") + "]";
+}
+
+/** The number column value v holds: its JSON number's text, or the text
+ * of a string that holds one JSON number whole (PostgreSQL's numeric
+ * arrives as its exact decimal's text, "12.50"); null for anything else. */
+function numberText(v: Value): string | null {
+  if (v.kind == Kind.Number) return v.number;
+  if (v.kind == Kind.String && isJSONNumber(v.str)) return v.str;
+  return null;
+}
+
+/** Whether s is one JSON number whole (-12.5e3). */
+function isJSONNumber(s: string): bool {
+  let i = 0;
+  if (i < s.length && s.charCodeAt(i) == 45) i++; // '-'
+  let start = i;
+  while (i < s.length && isDigit(s.charCodeAt(i))) i++;
+  if (i == start) return false;
+  if (i < s.length && s.charCodeAt(i) == 46) { // '.'
+    start = ++i;
+    while (i < s.length && isDigit(s.charCodeAt(i))) i++;
+    if (i == start) return false;
+  }
+  if (i < s.length && (s.charCodeAt(i) == 101 || s.charCodeAt(i) == 69)) { // 'e', 'E'
+    i++;
+    if (i < s.length && (s.charCodeAt(i) == 43 || s.charCodeAt(i) == 45)) i++; // '+', '-'
+    start = i;
+    while (i < s.length && isDigit(s.charCodeAt(i))) i++;
+    if (i == start) return false;
+  }
+  return i == s.length;
+}
+
+function isDigit(c: i32): bool {
+  return c >= 48 && c <= 57;
+}
+
+/** Whether s, an integer's digits with an optional '-', fits in an i64. */
+function fitsI64(s: string): bool {
+  const neg = s.charCodeAt(0) == 45;
+  let k = neg ? 1 : 0;
+  while (k < s.length - 1 && s.charCodeAt(k) == 48) k++; // leading zeros
+  const digits = s.substring(k);
+  const max = neg ? "9223372036854775808" : "9223372036854775807";
+  return digits.length < max.length || (digits.length == max.length && digits <= max);
 }
 
 /** Whether s, a JSON number, is an integer (no fraction or exponent). */

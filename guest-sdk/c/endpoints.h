@@ -640,6 +640,59 @@ static inline int32_t endpoints_write_str(const char *s) {
     return endpoints_response_write((const uint8_t *)s, endpoints_strlen_(s));
 }
 
+/* endpoints_write_json_str_n appends n bytes of UTF-8 text to the response
+ * body as one JSON string: quoted, with quotes, backslashes and control
+ * characters escaped (as endpoints_params_text escapes a parameter); a NULL
+ * s appends null. It returns 0 or the first failed write's errno. Text the
+ * handler did not write itself (a column's text, a database's message,
+ * which quotes names on PostgreSQL) goes into a JSON answer so:
+ *
+ *     endpoints_write_str("{\"message\":");
+ *     endpoints_write_json_str(endpoints_db_error_message());
+ *     endpoints_write_str("}"); */
+static inline int32_t endpoints_write_json_str_n(const char *s, int32_t n) {
+    static const char hex[] = "0123456789abcdef";
+    if (!s) {
+        return endpoints_write("null", 4);
+    }
+    char buf[256];
+    int32_t used = 0;
+    buf[used++] = '"';
+    for (int32_t i = 0; i < n; i++) {
+        /* An escape takes at most 6 bytes; one more stays for the closing
+         * quote. */
+        if (used > (int32_t)sizeof buf - 7) {
+            int32_t rc = endpoints_write(buf, used);
+            if (rc != 0) {
+                return rc;
+            }
+            used = 0;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            buf[used++] = '\\';
+            buf[used++] = (char)c;
+        } else if (c < 0x20) {
+            buf[used++] = '\\';
+            buf[used++] = 'u';
+            buf[used++] = '0';
+            buf[used++] = '0';
+            buf[used++] = hex[c >> 4];
+            buf[used++] = hex[c & 15];
+        } else {
+            buf[used++] = (char)c;
+        }
+    }
+    buf[used++] = '"';
+    return endpoints_write(buf, used);
+}
+
+/* endpoints_write_json_str appends the NUL-terminated s as one JSON string,
+ * as endpoints_write_json_str_n does (NULL appends null). */
+static inline int32_t endpoints_write_json_str(const char *s) {
+    return endpoints_write_json_str_n(s, s ? endpoints_strlen_(s) : 0);
+}
+
 /* endpoints_log_str writes the NUL-terminated msg to the host's log at
  * level.
  *

@@ -169,6 +169,55 @@ static inline void endpoints_params_blob(endpoints_params *p,
     endpoints_params_raw_(p, "\"}", 2);
 }
 
+/* endpoints_base64_decode decodes n bytes of standard, padded base64 (RFC
+ * 4648 section 4, the alphabet the host gives and takes blobs in) into buf
+ * when the bytes fit in cap, and returns their number either way,
+ * snprintf-style; ENDPOINTS_ERR_INVALID when s is not such base64. A
+ * request's base64 value (a string with "contentEncoding": "base64" in the
+ * contract) becomes a blob parameter so, its quotes left out:
+ *
+ *     char b64[1400];
+ *     uint8_t avatar[1024];
+ *     int32_t n = endpoints_value(ENDPOINTS_PART_BODY, "avatar", b64, sizeof b64);
+ *     if (n < 2 || n >= (int32_t)sizeof b64) return 1;
+ *     int32_t size = endpoints_base64_decode(b64 + 1, n - 2, avatar, sizeof avatar);
+ *     if (size < 0 || size > (int32_t)sizeof avatar) ... answer 400
+ *     endpoints_params_blob(&p, avatar, size); */
+static inline int32_t endpoints_base64_decode(const char *s, int32_t n,
+                                              uint8_t *buf, int32_t cap) {
+    if (n < 0 || n % 4 != 0) {
+        return ENDPOINTS_ERR_INVALID;
+    }
+    int32_t pad = n > 0 && s[n - 1] == '=' ? (n > 1 && s[n - 2] == '=' ? 2 : 1) : 0;
+    int32_t size = n / 4 * 3 - pad;
+    /* The first pass checks the text, the second writes: buf is untouched
+     * when s is not base64. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t i = 0; i < n; i += 4) {
+            uint32_t v = 0;
+            for (int k = 0; k < 4; k++) {
+                char ch = s[i + k];
+                int32_t d = ch >= 'A' && ch <= 'Z' ? ch - 'A'
+                          : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26
+                          : ch >= '0' && ch <= '9' ? ch - '0' + 52
+                          : ch == '+' ? 62 : ch == '/' ? 63
+                          : ch == '=' && i + 4 == n && k >= 4 - pad ? 0 : -1;
+                if (d < 0) {
+                    return ENDPOINTS_ERR_INVALID;
+                }
+                v = v << 6 | (uint32_t)d;
+            }
+            for (int k = 0; k < 3; k++) {
+                int32_t o = i / 4 * 3 + k;
+                if (pass == 1 && o < size && size <= cap) {
+                    buf[o] = (uint8_t)(v >> (16 - 8 * k));
+                }
+            }
+        }
+    }
+    return size;
+}
+
 static inline int32_t endpoints_json_skip_(const char *s, int32_t n, int32_t i);
 
 /* endpoints_params_value appends a value given as its JSON, len bytes: a
@@ -721,6 +770,43 @@ static inline const char *endpoints_rows_json(const endpoints_rows *rows,
     return endpoints_db_state_()->result + c->start;
 }
 
+/* endpoints_rows_write_object appends the current row to the response body
+ * as one JSON object, a member per column named as the column is, its
+ * value as endpoints_rows_json gives it ({"id":7,"name":"Ada","nickname":null}).
+ * Name the members in SQL (SELECT id, full_name AS name ...). It returns 0,
+ * ENDPOINTS_ERR_NOT_FOUND when there is no current row, or the first failed
+ * write's errno.
+ *
+ *     endpoints_write_str("[");
+ *     for (int first = 1; endpoints_rows_next(&rows); first = 0) {
+ *         if (!first) endpoints_write_str(",");
+ *         endpoints_rows_write_object(&rows);
+ *     }
+ *     endpoints_write_str("]"); */
+static inline int32_t endpoints_rows_write_object(const endpoints_rows *rows) {
+    if (rows->row_ < 0 || rows->generation_ != endpoints_db_state_()->generation) {
+        return ENDPOINTS_ERR_NOT_FOUND;
+    }
+    int32_t rc = endpoints_write("{", 1);
+    for (int32_t c = 0; c < rows->columns && rc == 0; c++) {
+        int32_t len = 0;
+        const char *json = endpoints_rows_json(rows, c, &len);
+        if (c > 0) {
+            rc = endpoints_write(",", 1);
+        }
+        if (rc == 0) {
+            rc = endpoints_write_json_str(rows->names[c]);
+        }
+        if (rc == 0) {
+            rc = endpoints_write(":", 1);
+        }
+        if (rc == 0) {
+            rc = endpoints_write(json, len);
+        }
+    }
+    return rc == 0 ? endpoints_write("}", 1) : rc;
+}
+
 /* endpoints_rows_is_null is 1 when column col of the current row is NULL,
  * 0 when it is not, ENDPOINTS_ERR_NOT_FOUND when there is no such column. */
 static inline int32_t endpoints_rows_is_null(const endpoints_rows *rows,
@@ -732,34 +818,93 @@ static inline int32_t endpoints_rows_is_null(const endpoints_rows *rows,
     return c->len == 4 && __builtin_memcmp(endpoints_db_state_()->result + c->start, "null", 4) == 0;
 }
 
+/* endpoints_rows_number_ points *s and *n at column c's number: its JSON,
+ * or the text of a string (PostgreSQL's numeric, which sum() and avg() of
+ * integers return, arrives as its exact decimal's text, "12.50"). */
+static inline void endpoints_rows_number_(const endpoints_cell_ *c,
+                                          const char **s, int32_t *n) {
+    if (c->text) {
+        *s = c->text;
+        *n = c->text_len;
+    } else {
+        *s = endpoints_db_state_()->result + c->start;
+        *n = c->len;
+    }
+}
+
+/* endpoints_json_number_ is 1 when s[0..n) is one JSON number whole
+ * (-12.5e3), 0 otherwise. */
+static inline int endpoints_json_number_(const char *s, int32_t n) {
+    int32_t i = 0, digits;
+    if (i < n && s[i] == '-') {
+        i++;
+    }
+    for (digits = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        digits++;
+    }
+    if (digits == 0) {
+        return 0;
+    }
+    if (i < n && s[i] == '.') {
+        for (i++, digits = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            digits++;
+        }
+        if (digits == 0) {
+            return 0;
+        }
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) {
+            i++;
+        }
+        for (digits = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+            digits++;
+        }
+        if (digits == 0) {
+            return 0;
+        }
+    }
+    return i == n;
+}
+
 /* endpoints_rows_int reads column col of the current row as an integer into
- * *out: 0, ENDPOINTS_ERR_NOT_FOUND for no such column, or
- * ENDPOINTS_ERR_INVALID when it is NULL or not an integer. */
+ * *out: an integer, or text that holds one (PostgreSQL's numeric: sum() of
+ * a bigint column is one). It returns 0, ENDPOINTS_ERR_NOT_FOUND for no
+ * such column, or ENDPOINTS_ERR_INVALID when it is NULL, not an integer,
+ * or one beyond int64_t. */
 static inline int32_t endpoints_rows_int(const endpoints_rows *rows,
                                          int32_t col, int64_t *out) {
     const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
     if (!c) {
         return ENDPOINTS_ERR_NOT_FOUND;
     }
-    return endpoints_parse_int(endpoints_db_state_()->result + c->start, c->len, out);
+    const char *s;
+    int32_t n;
+    endpoints_rows_number_(c, &s, &n);
+    return endpoints_parse_int(s, n, out);
 }
 
 /* endpoints_rows_double reads column col of the current row as a number
- * (an integer or a real) into *out: 0, ENDPOINTS_ERR_NOT_FOUND, or
- * ENDPOINTS_ERR_INVALID when it is NULL or not a number. */
+ * (an integer or a real, or text that holds one: PostgreSQL's numeric,
+ * "12.50", avg() of integers among them) into *out: 0,
+ * ENDPOINTS_ERR_NOT_FOUND, or ENDPOINTS_ERR_INVALID when it is NULL or not
+ * a number. */
 static inline int32_t endpoints_rows_double(const endpoints_rows *rows,
                                             int32_t col, double *out) {
     const endpoints_cell_ *c = endpoints_rows_cell_(rows, col);
     if (!c) {
         return ENDPOINTS_ERR_NOT_FOUND;
     }
-    const char *s = endpoints_db_state_()->result + c->start;
-    char *end;
-    if (!(s[0] == '-' || (s[0] >= '0' && s[0] <= '9'))) {
+    const char *s;
+    int32_t n;
+    endpoints_rows_number_(c, &s, &n);
+    if (!endpoints_json_number_(s, n)) {
         return ENDPOINTS_ERR_INVALID;
     }
+    char *end;
     double v = strtod(s, &end);
-    if (end != s + c->len) {
+    if (end != s + n) {
         return ENDPOINTS_ERR_INVALID;
     }
     *out = v;
@@ -813,35 +958,10 @@ static inline int32_t endpoints_rows_blob(const endpoints_rows *rows,
     if (!c) {
         return ENDPOINTS_ERR_NOT_FOUND;
     }
-    const char *s = c->text;
-    int32_t n = c->text_len;
-    if (!s || n % 4 != 0) {
+    if (!c->text) {
         return ENDPOINTS_ERR_INVALID;
     }
-    int32_t pad = n > 0 && s[n - 1] == '=' ? (n > 1 && s[n - 2] == '=' ? 2 : 1) : 0;
-    int32_t size = n / 4 * 3 - pad;
-    for (int32_t i = 0; i < n; i += 4) {
-        uint32_t v = 0;
-        for (int k = 0; k < 4; k++) {
-            char ch = s[i + k];
-            int32_t d = ch >= 'A' && ch <= 'Z' ? ch - 'A'
-                      : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26
-                      : ch >= '0' && ch <= '9' ? ch - '0' + 52
-                      : ch == '+' ? 62 : ch == '/' ? 63
-                      : ch == '=' && i + 4 == n && k >= 4 - pad ? 0 : -1;
-            if (d < 0) {
-                return ENDPOINTS_ERR_INVALID;
-            }
-            v = v << 6 | (uint32_t)d;
-        }
-        for (int k = 0; k < 3; k++) {
-            int32_t o = i / 4 * 3 + k;
-            if (o < size && size <= cap) {
-                buf[o] = (uint8_t)(v >> (16 - 8 * k));
-            }
-        }
-    }
-    return size;
+    return endpoints_base64_decode(c->text, c->text_len, buf, cap);
 }
 
 /* endpoints_exec_result is what endpoints_exec changed. */

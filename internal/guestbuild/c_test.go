@@ -730,6 +730,34 @@ func TestCHelpers(t *testing.T) {
 			t.Errorf("log = %q, want %q", got, want)
 		}
 	})
+
+	// endpoints_write_json_str: what a handler writes a column's text or a
+	// database's message into a JSON answer with. The body must decode as
+	// JSON to the texts written.
+	t.Run("json strings", func(t *testing.T) {
+		ex := &abiExchange{values: map[abi.Part]map[string]string{abi.PartQuery: {"op": `"jsonstr"`}}}
+		if got := g.handle(t, ex); got != 0 {
+			t.Fatalf("%s() = %d, want 0", abi.ExportHandle, got)
+		}
+		var got []*string
+		if err := json.Unmarshal(ex.body.Bytes(), &got); err != nil {
+			t.Fatalf("the body is not JSON: %v\n%s", err, ex.body.String())
+		}
+		long := strings.Repeat("a\"\\\x01", 175)[:699]
+		want := []string{"", "Ada \"A\" \\ / é😀\n\t\x1f <&>", "<null>", "a\x00b", long}
+		if len(got) != len(want) {
+			t.Fatalf("got %d strings, want %d: %s", len(got), len(want), ex.body.String())
+		}
+		for i, w := range want {
+			g := "<null>"
+			if got[i] != nil {
+				g = *got[i]
+			}
+			if g != w {
+				t.Errorf("string %d = %q, want %q", i, g, w)
+			}
+		}
+	})
 }
 
 // TestCDatabaseHelpers runs the database helpers of endpoints.h
@@ -781,6 +809,38 @@ func TestCDatabaseHelpers(t *testing.T) {
 		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", `rc -1 [host|the app declares no such database (endpoints.json's "databases"; "main" when it declares none)|]`},
 		{"exec with a last insert id", "exec", 0, `{"rowsAffected":2,"lastInsertId":7}`, "", "2 7 1\nrc 0 [||]"},
 		{"exec without one (PostgreSQL)", "exec", 0, `{"rowsAffected":3}`, "", "3 0 0\nrc 0 [||]"},
+		// endpoints_rows_write_object: each row as an object named by
+		// its columns (escaped), its values as the host sent them; then
+		// -1 past the last row and for a stale cursor.
+		{"rows as objects", "objects", 0, `{"columns":["id","na\"me","blob","n"],"blobs":[[0,2]],"rows":[[9007199254740993,"Zoë \"q\"","AAE=",null],[-1,"",null,1.5]]}`, "-",
+			`[{"id":9007199254740993,"na\"me":"Zoë \"q\"","blob":"AAE=","n":null},{"id":-1,"na\"me":"","blob":null,"n":1.5}]` + "\npast -1 stale -1\nrc 0 [||]"},
+		{"no rows as objects", "objects", 0, `{"columns":["id"],"rows":[]}`, "-", "[]\npast -1\nrc 0 [||]"},
+		// PostgreSQL's numeric (sum() of a bigint column, avg()) arrives
+		// as its exact decimal's text: the number readers read text that
+		// holds one JSON number whole, and refuse other text.
+		{"numbers given as text", "numbers", 0, `{"columns":["sum","avg","neg","exp","big","over","json","hex","dot","sp","inf","nan","empty","sign","esc"],"rows":[[` +
+			`"9007199254740993","12.50","-0","-5e-1","1e400","9223372036854775808",7,"0x10","12.","7 ","inf","NaN","","-","\u0037"]]}`, "-",
+			"sum i:0:9007199254740993 d:0:9007199254740992\n" +
+				"avg i:-2:42 d:0:12.5\n" +
+				"neg i:0:0 d:0:-0\n" +
+				"exp i:-2:42 d:0:-0.5\n" +
+				"big i:-2:42 d:0:inf\n" +
+				"over i:-2:42 d:0:9.2233720368547758e+18\n" +
+				"json i:0:7 d:0:7\n" +
+				"hex i:-2:42 d:-2:42\n" +
+				"dot i:-2:42 d:-2:42\n" +
+				"sp i:-2:42 d:-2:42\n" +
+				"inf i:-2:42 d:-2:42\n" +
+				"nan i:-2:42 d:-2:42\n" +
+				"empty i:-2:42 d:-2:42\n" +
+				"sign i:-2:42 d:-2:42\n" +
+				"esc i:0:7 d:0:7\nrc 0 [||]"},
+		// endpoints_base64_decode, what a handler binds a request's
+		// base64 value as a blob with: the size either way, the bytes
+		// only when they fit (Zm9vYg== is 4 bytes, AAH//g== too), -2 for
+		// text that is not padded base64.
+		{"base64 decoded", "base64", 0, "", "-", ":0:eeeeeeee Zg==:1:66eeeeee Zm8=:2:666feeee Zm9v:3:666f6fee AAH//g==:4:0001fffe " +
+			"Zm9vYg==:4:666f6f62 Zg=:-2:eeeeeeee Z===:-2:eeeeeeee Zg=a:-2:eeeeeeee Zm9v!A==:-2:eeeeeeee =Zg=:-2:eeeeeeee\nrc 0 [||]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

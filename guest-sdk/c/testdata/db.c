@@ -152,6 +152,69 @@ static int32_t exec(void) {
     return rc;
 }
 
+/* numbers reads each column of the first row with endpoints_rows_int and
+ * endpoints_rows_double: rc and value of each. */
+static int32_t numbers(void) {
+    endpoints_rows rows;
+    int32_t rc = endpoints_query("main", "rows", NULL, &rows);
+    if (rc != 0) {
+        return rc;
+    }
+    if (!endpoints_rows_next(&rows)) {
+        return ENDPOINTS_ERR_NOT_FOUND;
+    }
+    for (int32_t c = 0; c < rows.columns; c++) {
+        int64_t i = 42;
+        double d = 42;
+        int32_t ri = endpoints_rows_int(&rows, c, &i);
+        int32_t rd = endpoints_rows_double(&rows, c, &d);
+        put("%s%s i:%d:%lld d:%d:%.17g", c ? "\n" : "", rows.names[c], (int)ri, (long long)i, (int)rd, d);
+    }
+    return 0;
+}
+
+/* objects writes the rows as JSON objects straight to the answer, then
+ * what endpoints_rows_write_object returns past the last row and for a
+ * stale cursor. */
+static int32_t objects(void) {
+    endpoints_rows rows, other;
+    int32_t rc = endpoints_query("main", "rows", NULL, &rows);
+    if (rc != 0) {
+        return rc;
+    }
+    endpoints_write_str("[");
+    for (int first = 1; endpoints_rows_next(&rows); first = 0) {
+        if (!first) {
+            endpoints_write_str(",");
+        }
+        if ((rc = endpoints_rows_write_object(&rows)) != 0) {
+            return rc;
+        }
+    }
+    endpoints_write_str("]");
+    put("\npast %d", (int)endpoints_rows_write_object(&rows));
+    rc = endpoints_query("main", "rows", NULL, &rows);
+    if (rc == 0 && endpoints_rows_next(&rows) && (rc = endpoints_query("main", "rows", NULL, &other)) == 0) {
+        put(" stale %d", (int)endpoints_rows_write_object(&rows));
+    }
+    return rc;
+}
+
+/* base64 decodes texts with endpoints_base64_decode into a buffer of 4
+ * bytes: each one's size (or errno) and the bytes written. */
+static int32_t base64(void) {
+    static const char *texts[] = {"", "Zg==", "Zm8=", "Zm9v", "AAH//g==", "Zm9vYg==", "Zg=", "Z===", "Zg=a", "Zm9v!A==", "=Zg="};
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+        uint8_t buf[4] = {0xee, 0xee, 0xee, 0xee};
+        int32_t n = endpoints_base64_decode(texts[k], (int32_t)strlen(texts[k]), buf, sizeof buf);
+        put("%s%s:%d:", k ? " " : "", texts[k], (int)n);
+        for (int i = 0; i < 4; i++) {
+            put("%02x", buf[i]);
+        }
+    }
+    return 0;
+}
+
 int32_t endpoints_handle(void) {
     char op[32];
     int32_t n = endpoints_value(ENDPOINTS_PART_QUERY, "op", op, sizeof op);
@@ -172,6 +235,12 @@ int32_t endpoints_handle(void) {
         rc = stale();
     } else if (is_op(op, "\"exec\"")) {
         rc = exec();
+    } else if (is_op(op, "\"objects\"")) {
+        rc = objects();
+    } else if (is_op(op, "\"numbers\"")) {
+        rc = numbers();
+    } else if (is_op(op, "\"base64\"")) {
+        rc = base64();
     }
     put("%src %d [%s|%s|%s]", used ? "\n" : "", (int)rc, endpoints_db_error_code(), endpoints_db_error_message(), endpoints_db_error_constraint());
     return endpoints_write(out, used);

@@ -79,5 +79,25 @@ int32_t endpoints_handle(void) {
         endpoints_write(out, len);
         return endpoints_write_str("done");
     }
+    if (is_op(op, "\"jsonstr\"")) {
+        /* A JSON array of texts written with endpoints_write_json_str:
+         * escapes, UTF-8, NULL, a NUL inside a counted text, and one long
+         * enough to take several of its buffers, escapes at their ends. */
+        static char long_text[700];
+        for (int i = 0; i < (int)sizeof long_text - 1; i++) {
+            long_text[i] = "a\"\\\x01"[i % 4];
+        }
+        endpoints_write_str("[");
+        endpoints_write_json_str("");
+        endpoints_write_str(",");
+        endpoints_write_json_str("Ada \"A\" \\ / \xc3\xa9\xf0\x9f\x98\x80\n\t\x1f <&>");
+        endpoints_write_str(",");
+        endpoints_write_json_str(NULL);
+        endpoints_write_str(",");
+        endpoints_write_json_str_n("a\0b", 3);
+        endpoints_write_str(",");
+        endpoints_write_json_str(long_text);
+        return endpoints_write_str("]");
+    }
     return 2;
 }

@@ -172,6 +172,35 @@ impl Schema {
         self
     }
 
+    /// The value may also be `null`: `{"anyOf": [schema, {"type": "null"}]}`,
+    /// as the Go SDK's `nullable:"true"` tag makes it. A column that may be
+    /// NULL, answered as JSON, needs it (the host checks answers against
+    /// their schemas), and so does a member of a body a client may send as
+    /// `null`. The description, default, examples and the deprecated,
+    /// readOnly and writeOnly flags move to the outer schema, where
+    /// documents and generated clients look for them; keywords set after
+    /// `nullable` go there too.
+    ///
+    /// ```
+    /// use endpoints::Schema;
+    /// assert_eq!(
+    ///     Schema::string().max_length(200).description("A nickname, if any.").nullable().json().to_string(),
+    ///     r#"{"anyOf":[{"type":"string","maxLength":200},{"type":"null"}],"description":"A nickname, if any."}"#,
+    /// );
+    /// ```
+    pub fn nullable(self) -> Schema {
+        const OUTER: [&str; 6] = ["description", "default", "examples", "deprecated", "readOnly", "writeOnly"];
+        let (inner, outer): (Vec<_>, Vec<_>) = match self.0 {
+            Json::Object(members) => members.into_iter().partition(|(k, _)| !OUTER.contains(&k.as_str())),
+            other => return Schema(Json::object().set("anyOf", vec![other, Json::object().set("type", "null")])),
+        };
+        let mut s = Json::object().set("anyOf", vec![Json::Object(inner), Json::object().set("type", "null")]);
+        for (k, v) in outer {
+            s.insert(&k, v);
+        }
+        Schema(s)
+    }
+
     /// `"enum"` of strings.
     pub fn one_of_strings(self, values: &[&str]) -> Schema {
         self.with("enum", values.to_vec())
@@ -448,6 +477,23 @@ mod tests {
             r#"{"timeout":"300s","idleTimeout":"1500ms","responses":{"200":{"description":"Ticks","media":["text/event-stream"]}}}"#
         );
         assert_eq!(duration(Duration::from_nanos(1_000_001)), "1000001ns");
+    }
+
+    #[test]
+    fn nullable() {
+        for (name, s, want) in [
+            ("a type", Schema::integer().minimum(0).nullable(), r#"{"anyOf":[{"type":"integer","minimum":0,"maximum":9223372036854775807},{"type":"null"}]}"#),
+            (
+                "annotations move out",
+                Schema::string().description("Nickname.").example("Ada").default_value("x").with("deprecated", true).with("readOnly", true).with("writeOnly", false).min_length(1).nullable(),
+                r#"{"anyOf":[{"type":"string","minLength":1},{"type":"null"}],"description":"Nickname.","examples":["Ada"],"default":"x","deprecated":true,"readOnly":true,"writeOnly":false}"#,
+            ),
+            ("keywords after it are outer", Schema::reference("User").nullable().description("The owner."), r##"{"anyOf":[{"$ref":"#/$defs/User"},{"type":"null"}],"description":"The owner."}"##),
+            ("a member", Schema::object().optional("nickname", Schema::string().nullable()), r#"{"type":"object","properties":{"nickname":{"anyOf":[{"type":"string"},{"type":"null"}]}}}"#),
+            ("a raw schema that is not an object", Schema::raw(Json::Bool(true)).nullable(), r#"{"anyOf":[true,{"type":"null"}]}"#),
+        ] {
+            assert_eq!(s.json().to_string(), want, "{}", name);
+        }
     }
 
     #[test]

@@ -240,6 +240,47 @@ impl<T: Into<Value>> From<Option<T>> for Value {
     }
 }
 
+impl From<&Json> for Value {
+    /// A request's validated value bound as its JSON says, as the C SDK's
+    /// `endpoints_params_value` binds it: `null` NULL, a boolean, an
+    /// integer exactly (one beyond `i64` as a real, as the host binds
+    /// it), any other number a real, a string text; an array or an object
+    /// as its JSON text, for a `json`/`jsonb` column or SQLite's JSON
+    /// functions (as the Go SDK binds a `json.RawMessage`). A member the
+    /// body lacks indexes as `null`, so an optional one binds NULL:
+    ///
+    /// ```
+    /// use endpoints::db::Value;
+    /// use endpoints::Json;
+    ///
+    /// let body = Json::parse(r#"{"email":"ada@example.com","balance":9007199254740993}"#).unwrap();
+    /// let params: Vec<Value> = ["email", "balance", "nickname"].iter().map(|k| Value::from(&body[*k])).collect();
+    /// assert_eq!(params, vec![Value::Text("ada@example.com".into()), Value::Int(9007199254740993), Value::Null]);
+    /// ```
+    fn from(v: &Json) -> Value {
+        match v {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(n) => match n.parse::<i64>() {
+                Ok(i) => Value::Int(i),
+                Err(_) => n.parse::<f64>().map_or(Value::Null, Value::Float),
+            },
+            Json::String(s) => Value::Text(s.clone()),
+            Json::Array(_) | Json::Object(_) => Value::Text(v.to_string()),
+        }
+    }
+}
+
+impl From<Json> for Value {
+    /// As `From<&Json>`.
+    fn from(v: Json) -> Value {
+        match v {
+            Json::String(s) => Value::Text(s),
+            v => Value::from(&v),
+        }
+    }
+}
+
 impl From<&Value> for Json {
     fn from(v: &Value) -> Json {
         match v {
@@ -425,15 +466,76 @@ pub trait FromColumn: Sized {
     fn from_column(v: &Json) -> Result<Self, &'static str>;
 }
 
-impl FromColumn for i64 {
-    fn from_column(v: &Json) -> Result<i64, &'static str> {
-        v.as_i64().ok_or("an integer")
+/// The number a column holds: its JSON number, or the text of a string
+/// that holds one JSON number whole (PostgreSQL's `numeric`, which `sum()`
+/// and `avg()` of integers return, arrives as its exact decimal's text,
+/// `"12.50"`).
+fn number_text(v: &Json) -> Option<&str> {
+    match v {
+        Json::Number(n) => Some(n),
+        Json::String(s) if is_json_number(s) => Some(s),
+        _ => None,
     }
 }
 
+/// Whether s is one JSON number whole (`-12.5e3`).
+fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > start
+    };
+    if b.first() == Some(&b'-') {
+        i += 1;
+    }
+    if !digits(&mut i) {
+        return false;
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e') | Some(b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+') | Some(b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+impl FromColumn for i64 {
+    /// An integer, or text holding one (PostgreSQL's `numeric`).
+    fn from_column(v: &Json) -> Result<i64, &'static str> {
+        number_text(v).filter(|n| !n.contains(|c| c == '.' || c == 'e' || c == 'E')).and_then(|n| n.parse().ok()).ok_or("an integer that fits i64")
+    }
+}
+
+macro_rules! from_column_integer {
+    ($($t:ty: $want:expr),*) => {$(
+        impl FromColumn for $t {
+            /// An integer within the type's range (text holding one too).
+            fn from_column(v: &Json) -> Result<$t, &'static str> {
+                i64::from_column(v).ok().and_then(|n| <$t>::try_from(n).ok()).ok_or($want)
+            }
+        }
+    )*};
+}
+from_column_integer!(i8: "an integer that fits i8", i16: "an integer that fits i16", i32: "an integer that fits i32", u8: "an integer that fits u8", u16: "an integer that fits u16", u32: "an integer that fits u32", u64: "an integer that fits u64", usize: "an integer that fits usize", isize: "an integer that fits isize");
+
 impl FromColumn for f64 {
+    /// A number, or text holding one (PostgreSQL's `numeric`).
     fn from_column(v: &Json) -> Result<f64, &'static str> {
-        v.as_f64().ok_or("a number")
+        number_text(v).and_then(|n| n.parse().ok()).ok_or("a number")
     }
 }
 
@@ -673,8 +775,12 @@ fn pending(n: usize) -> Result<Vec<u8>, Errno> {
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// Standard, padded base64 (RFC 4648 §4), as the host takes and gives
-/// blobs.
-fn base64_encode(b: &[u8]) -> String {
+/// blobs: a blob answered in JSON as the host would.
+///
+/// ```
+/// assert_eq!(endpoints::db::base64_encode(&[0, 1, 255]), "AAH/");
+/// ```
+pub fn base64_encode(b: &[u8]) -> String {
     let mut out = String::with_capacity((b.len() + 2) / 3 * 4);
     for chunk in b.chunks(3) {
         let n = (u32::from(chunk[0]) << 16) | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8) | u32::from(*chunk.get(2).unwrap_or(&0));
@@ -689,8 +795,19 @@ fn base64_encode(b: &[u8]) -> String {
     out
 }
 
-/// The bytes of standard, padded base64, or None for anything else.
-fn base64_decode(s: &str) -> Option<Vec<u8>> {
+/// The bytes of standard, padded base64 (RFC 4648 §4), or `None` for
+/// anything else: a request's base64 value (a string with
+/// `"contentEncoding": "base64"` in the contract) bound as a blob.
+///
+/// ```
+/// use endpoints::db::{base64_decode, Value};
+///
+/// assert_eq!(base64_decode("AAH/"), Some(vec![0, 1, 255]));
+/// assert_eq!(base64_decode("AAH"), None);
+/// let avatar: Option<Value> = base64_decode("AAH/").map(Value::Blob);
+/// # assert_eq!(avatar, Some(Value::Blob(vec![0, 1, 255])));
+/// ```
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
     let b = s.as_bytes();
     if b.len() % 4 != 0 {
         return None;
@@ -740,6 +857,30 @@ mod tests {
         assert_eq!(json, format!(r#"[7,"Ada \"A\"",null,2.5,true,{{"$blob":"AAEC"}},9223372036854775807,3.0,-0.0,{},null]"#, big));
     }
 
+    #[test]
+    fn params_from_request_values() {
+        let body = Json::parse(r#"{"n":7,"neg":-0,"big":9223372036854775808,"real":3.0,"exp":1e2,"t":"Zoë \"q\"","f":false,"nul":null,"arr":[1,"a"],"obj":{"a":{"b":null}}}"#).unwrap();
+        for (key, want) in [
+            ("n", Value::Int(7)),
+            ("neg", Value::Int(0)),
+            ("big", Value::Float(9223372036854775808.0)),
+            ("real", Value::Float(3.0)),
+            ("exp", Value::Float(100.0)),
+            ("t", Value::Text("Zoë \"q\"".to_string())),
+            ("f", Value::Bool(false)),
+            ("nul", Value::Null),
+            ("absent", Value::Null),
+            ("arr", Value::Text(r#"[1,"a"]"#.to_string())),
+            ("obj", Value::Text(r#"{"a":{"b":null}}"#.to_string())),
+        ] {
+            assert_eq!(Value::from(&body[key]), want, "{}", key);
+            assert_eq!(Value::from(body[key].clone()), want, "{} (owned)", key);
+        }
+        // Bound as the host takes them: the real stays real.
+        let json = Json::Array([&body["real"], &body["n"]].iter().map(|v| Json::from(&Value::from(*v))).collect()).to_string();
+        assert_eq!(json, "[3.0,7]");
+    }
+
     fn row(values: &str) -> Row {
         let columns: Rc<[String]> = vec!["id".to_string(), "name".to_string(), "data".to_string(), "ok".to_string()].into();
         let values = match Json::parse(values).unwrap() {
@@ -759,6 +900,57 @@ mod tests {
         assert_eq!(r.get_bool("ok"), Ok(true));
         assert_eq!(r.get::<Option<String>, _>("name"), Ok(Some("Ada".to_string())));
         assert_eq!(r.get_f64("id"), Ok(9007199254740993.0));
+    }
+
+    #[test]
+    fn numbers_given_as_text() {
+        // PostgreSQL's numeric (sum() of a bigint column, avg()) arrives
+        // as its exact decimal's text.
+        let columns: Rc<[String]> = (0..14).map(|i| i.to_string()).collect::<Vec<_>>().into();
+        let values = match Json::parse(r#"["9007199254740993","12.50","-0","-5e-1","9223372036854775808",7,"0x10","12.","7 ","inf","NaN","","-","+7"]"#).unwrap() {
+            Json::Array(v) => v,
+            _ => unreachable!(),
+        };
+        let r = Row { database: "main".into(), columns, values };
+        let got: Vec<String> = (0..14usize)
+            .map(|c| format!("{:?} {:?}", r.get_i64(c).ok(), r.get_f64(c).ok()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "Some(9007199254740993) Some(9007199254740992.0)",
+                "None Some(12.5)",
+                "Some(0) Some(-0.0)",
+                "None Some(-0.5)",
+                "None Some(9.223372036854776e18)",
+                "Some(7) Some(7.0)",
+                "None None",
+                "None None",
+                "None None",
+                "None None",
+                "None None",
+                "None None",
+                "None None",
+                "None None",
+            ]
+        );
+        let e = r.get_i64(1).unwrap_err();
+        assert_eq!(e.to_string(), r#"database "main": column: column 1 holds "12.50", not an integer that fits i64"#);
+        assert_eq!(r.get::<Option<i64>, _>(0), Ok(Some(9007199254740993)));
+    }
+
+    #[test]
+    fn narrower_integers() {
+        let r = row(r#"[300,"-1",null,2147483648]"#);
+        assert_eq!(r.get::<i32, _>("id"), Ok(300));
+        assert_eq!(r.get::<u16, _>(0), Ok(300));
+        assert_eq!(r.get::<i8, _>(1), Ok(-1));
+        assert_eq!(r.get::<Option<u32>, _>("data"), Ok(None));
+        assert_eq!(r.get::<u64, _>(3), Ok(2147483648));
+        assert_eq!(r.get::<i32, _>("ok").unwrap_err().message, "column \"ok\" holds 2147483648, not an integer that fits i32");
+        assert_eq!(r.get::<u8, _>(0).unwrap_err().message, "column 0 holds 300, not an integer that fits u8");
+        assert_eq!(r.get::<u32, _>(1).unwrap_err().message, r#"column 1 holds "-1", not an integer that fits u32"#);
+        assert_eq!(r.get::<i16, _>(2).unwrap_err().code, Code::Column);
     }
 
     #[test]

@@ -78,13 +78,22 @@ static int32_t list(void) {
     return 0;
 }
 
+/* add inserts a user; the avatar arrives as base64 text (x-avatar), as a
+ * JSON body carries bytes, and is bound as a blob. */
 static int32_t add(const char *name) {
-    char pbuf[512];
-    static const uint8_t avatar[] = {9, 8};
+    char pbuf[512], b64[64];
+    uint8_t avatar[32];
+    int32_t n = endpoints_header("x-avatar", b64, sizeof b64);
+    int32_t size = n < 0 || n >= (int32_t)sizeof b64 ? ENDPOINTS_ERR_INVALID : endpoints_base64_decode(b64, n, avatar, sizeof avatar);
+    if (size < 0 || size > (int32_t)sizeof avatar) {
+        endpoints_set_status(400);
+        put("{\"message\":\"avatar is not base64\"}");
+        return 0;
+    }
     endpoints_params p = endpoints_params_init(pbuf, sizeof pbuf);
     endpoints_params_text(&p, name);
     endpoints_params_double(&p, 2.25);
-    endpoints_params_blob(&p, avatar, sizeof avatar);
+    endpoints_params_blob(&p, avatar, size);
     endpoints_exec_result res;
     int32_t rc = endpoints_exec("main", "INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", endpoints_params_json(&p), &res);
     if (rc == ENDPOINTS_ERR_DATABASE && strcmp(endpoints_db_error_code(), "constraint") == 0) {
@@ -160,6 +169,30 @@ int32_t endpoints_handle(void) {
         rc = endpoints_query("main", "SELECT $1 / 2 AS h", endpoints_params_json(&p), &rows);
         if (rc == 0 && endpoints_rows_next(&rows) && endpoints_rows_double(&rows, 0, &h) == 0) {
             put("{\"h\":%g}", h);
+        }
+    } else if (strcmp(op, "one") == 0) {
+        /* The first row, no row, and a statement that fails. */
+        endpoints_rows rows;
+        rc = endpoints_query("main", "SELECT name FROM users WHERE id >= $1 ORDER BY id", "[2]", &rows);
+        if (rc == 0 && endpoints_rows_next(&rows)) {
+            put("{\"first\":");
+            put_text(endpoints_rows_text(&rows, 0, NULL));
+            rc = endpoints_query("main", "SELECT name FROM users WHERE id < 0", NULL, &rows);
+        }
+        if (rc == 0) {
+            put(",\"none\":%s", endpoints_rows_next(&rows) ? "false" : "true");
+            put(",\"failed\":\"%s\"}", endpoints_query("main", "SELECT nope FROM users", NULL, &rows) == ENDPOINTS_ERR_DATABASE ? endpoints_db_error_code() : "?");
+        }
+    } else if (strcmp(op, "numeric") == 0) {
+        /* PostgreSQL's numeric (sum(), avg()) arrives as its exact
+         * decimal's text, as these do. */
+        endpoints_rows rows;
+        int64_t total;
+        double mean;
+        rc = endpoints_query("main", "SELECT CAST(9007199254740993 AS TEXT) AS total, '12.50' AS mean", NULL, &rows);
+        if (rc == 0 && endpoints_rows_next(&rows) && (rc = endpoints_rows_int(&rows, 0, &total)) == 0 &&
+            (rc = endpoints_rows_double(&rows, 1, &mean)) == 0) {
+            put("{\"total\":%lld,\"mean\":%g}", (long long)total, mean);
         }
     } else if (strcmp(op, "bad") == 0) {
         endpoints_rows rows;

@@ -1,6 +1,6 @@
 // The Rust half of TestSDKDatabases: a plain route that runs the database
 // operation its x-op header names with the SDK's endpoints::db.
-use endpoints::db::{Code, Db, DbError};
+use endpoints::db::{base64_decode, Code, Db, DbError};
 use endpoints::{plain_route, respond, Json, Request};
 
 fn hex(b: &[u8]) -> String {
@@ -26,11 +26,19 @@ fn handle(req: &Request) -> Result<(), DbError> {
             }
             users
         }
-        "add" => match db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", &[name.as_str().into(), 2.25.into(), vec![9u8, 8].into()]) {
-            Ok(r) => Json::object().set("rowsAffected", r.rows_affected).set("lastInsertId", r.last_insert_id),
-            Err(e) if e.code == Code::Constraint => return Ok(respond(409, &failure(&e))?),
-            Err(e) => return Err(e),
-        },
+        "add" => {
+            // The avatar arrives as base64 text, as a JSON body carries
+            // bytes; it is bound as a blob.
+            let avatar = match base64_decode(&req.header("x-avatar").unwrap_or_default()) {
+                Some(b) => b,
+                None => return Ok(respond(400, &Json::object().set("message", "avatar is not base64"))?),
+            };
+            match db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", &[name.as_str().into(), 2.25.into(), avatar.into()]) {
+                Ok(r) => Json::object().set("rowsAffected", r.rows_affected).set("lastInsertId", r.last_insert_id),
+                Err(e) if e.code == Code::Constraint => return Ok(respond(409, &failure(&e))?),
+                Err(e) => return Err(e),
+            }
+        }
         "tx" => {
             let fail = req.header("x-fail").is_some();
             let outcome = db.transaction(|tx| {
@@ -48,6 +56,20 @@ fn handle(req: &Request) -> Result<(), DbError> {
         }
         "half" => match db.query_row("SELECT $1 / 2 AS h", &[3.0.into()])? {
             Some(r) => Json::object().set("h", r.get_f64("h")?),
+            None => Json::object(),
+        },
+        "one" => {
+            // query_row: the first row, None when there is none, the error
+            // when the statement failed.
+            let first = db.query_row("SELECT name FROM users WHERE id >= $1 ORDER BY id", &[2.into()])?.map(|r| r.get::<String, _>("name")).transpose()?;
+            let none = db.query_row("SELECT name FROM users WHERE id < 0", &[])?.is_none();
+            let failed = db.query_row("SELECT nope FROM users", &[]).err().map(|e| e.code.as_str());
+            Json::object().set("first", first).set("none", none).set("failed", failed)
+        }
+        // PostgreSQL's numeric (sum(), avg()) arrives as its exact
+        // decimal's text, as these do.
+        "numeric" => match db.query_row("SELECT CAST(9007199254740993 AS TEXT) AS total, '12.50' AS mean", &[])? {
+            Some(r) => Json::object().set("total", r.get_i64("total")?).set("mean", r.get_f64("mean")?),
             None => Json::object(),
         },
         "bad" => match db.query("SELEC name FROM users", &[]) {

@@ -1,6 +1,6 @@
 // The AssemblyScript half of TestSDKDatabases: a plain route that runs the
 // database operation its x-op header names with the SDK's DB class.
-import { DB, DBError, JSONValue, Request, blob, plainRoute, respond } from "@wasmendpoints/assemblyscript";
+import { DB, DBError, JSONValue, Request, base64Decode, blob, plainRoute, respond } from "@wasmendpoints/assemblyscript";
 export * from "@wasmendpoints/assemblyscript/exports";
 
 function hex(b: Uint8Array): string {
@@ -56,10 +56,15 @@ plainRoute((req: Request): void => {
         .set("avatar", r.isNull("avatar") ? JSONValue.null() : JSONValue.str(hex(r.getBlob("avatar")))));
     }
   } else if (op == "add") {
-    const avatar = new Uint8Array(2);
-    avatar[0] = 9;
-    avatar[1] = 8;
-    const res = db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", [JSONValue.str(name), JSONValue.float(2.25), blob(avatar)]);
+    // The avatar arrives as base64 text, as a JSON body carries bytes; it
+    // is bound as a blob.
+    const header = req.header("x-avatar");
+    const avatar = base64Decode(header == null ? "" : header!);
+    if (avatar == null) {
+      respond(400, JSONValue.object().set("message", JSONValue.str("avatar is not base64")));
+      return;
+    }
+    const res = db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", [JSONValue.str(name), JSONValue.float(2.25), blob(avatar!)]);
     if (res == null) {
       assert(db.error!.code == "constraint", db.error!.toString());
       respond(409, failure(db.error!));
@@ -76,9 +81,25 @@ plainRoute((req: Request): void => {
       answer.set("committed", JSONValue.boolean(false)).set("why", JSONValue.str(db.error == null ? "host" : db.error!.code));
     }
   } else if (op == "half") {
-    const rows = db.query("SELECT $1 / 2 AS h", [JSONValue.float(3.0)]);
+    const row = db.queryRow("SELECT $1 / 2 AS h", [JSONValue.float(3.0)]);
+    assert(row != null, db.error != null ? db.error!.toString() : "no row");
+    answer.set("h", JSONValue.float(row!.getFloat("h")));
+  } else if (op == "one") {
+    // queryRow: the first row, or null with error null when there is none,
+    // or null with the error when the statement failed.
+    const first = db.queryRow("SELECT name FROM users WHERE id >= $1 ORDER BY id", [JSONValue.int(2)]);
+    const none = db.queryRow("SELECT name FROM users WHERE id < 0");
+    const noneError = db.error;
+    const failed = db.queryRow("SELECT nope FROM users");
+    answer.set("first", JSONValue.str(first!.getString("name")))
+      .set("none", JSONValue.boolean(none == null && noneError == null))
+      .set("failed", JSONValue.str(failed == null && db.error != null ? db.error!.code : "?"));
+  } else if (op == "numeric") {
+    // PostgreSQL's numeric (sum(), avg()) arrives as its exact decimal's
+    // text, as these do.
+    const rows = db.query("SELECT CAST(9007199254740993 AS TEXT) AS total, '12.50' AS mean");
     assert(rows != null && rows.length == 1, db.error != null ? db.error!.toString() : "no row");
-    answer.set("h", JSONValue.float(rows!.at(0).getFloat("h")));
+    answer.set("total", JSONValue.int(rows!.at(0).getInt("total"))).set("mean", JSONValue.float(rows!.at(0).getFloat("mean")));
   } else if (op == "bad") {
     if (db.query("SELEC name FROM users") == null) answer = failure(db.error!);
   } else if (op == "nodb") {
