@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/wasmendpoints/endpoints/config"
+	assdk "github.com/wasmendpoints/endpoints/guest-sdk/assemblyscript"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 )
 
@@ -326,5 +328,55 @@ func TestAppLang(t *testing.T) {
 				t.Errorf("appLang = %q, %v; want %q", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestNewAssemblyScriptBuildsWithShippedSDK: an AssemblyScript app made by
+// `endpoints new` builds against the SDK this program ships, as C and Rust
+// apps do; its vendor/ copy is for editors only (tsconfig.json's paths), so
+// an upgrade of endpoints reaches its routes. An app that installs its own
+// copy (as apps made before did, through package.json) is told that its
+// routes build against it when it differs.
+func TestNewAssemblyScriptBuildsWithShippedSDK(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: asc takes seconds")
+	}
+	needTool(t, "npm")
+	app := filepath.Join(t.TempDir(), "as-sdk")
+	if code, out, errOut := runCLI("new", "--lang", "as", app); code != exitOK {
+		t.Fatalf("endpoints new --lang as = %d\n%s\n%s", code, out, errOut)
+	}
+	vendored := filepath.Join(app, "vendor", "endpoints-assemblyscript", "index.ts")
+	orig, err := os.ReadFile(vendored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(vendored, append(slices.Clone(orig), "\nthis is not AssemblyScript\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("build", app)
+	if code != exitOK || strings.Contains(errOut, "note: the AssemblyScript routes build against") {
+		t.Fatalf("build of a new app whose vendor/ copy is broken = %d, want 0 and no note (the build uses the shipped SDK)\n%s\n%s", code, out, errOut)
+	}
+
+	// An app of before: the SDK installed from vendor/ by package.json.
+	if err := os.WriteFile(vendored, append(slices.Clone(orig), "\n// an older SDK\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, version, _ := strings.Cut(assdk.Compiler, "@")
+	pkg := `{"private": true, "devDependencies": {"@wasmendpoints/assemblyscript": "file:vendor/endpoints-assemblyscript", "assemblyscript": "` + version + `"}}`
+	if err := os.WriteFile(filepath.Join(app, "package.json"), []byte(pkg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	npm := exec.Command("npm", "install", "--no-audit", "--no-fund")
+	npm.Dir = app
+	if b, err := npm.CombinedOutput(); err != nil {
+		t.Fatalf("npm install: %v\n%s", err, b)
+	}
+	code, out, errOut = runCLI("build", app)
+	want := `note: the AssemblyScript routes build against the SDK installed in node_modules/@wasmendpoints/assemblyscript (vendor/endpoints-assemblyscript), which is not the one this endpoints ships`
+	if code != exitOK || !strings.Contains(errOut, want) {
+		t.Errorf("build of an app whose installed SDK differs = %d, want 0 and %q\n%s\n%s", code, want, out, errOut)
 	}
 }

@@ -587,6 +587,11 @@ func build(ctx context.Context, app string, ovs []config.Override, stdout, stder
 				"give %s a build command that writes %s ({\"build\": {\"command\": \"...\"}})\n", filepath.Join(app, filepath.FromSlash(f.Path)), f.Lang, config.File, f.Module)
 		}
 	}
+	if slices.ContainsFunc(sources, func(s guestbuild.Source) bool { return s.Lang == guestbuild.LangAS }) {
+		if note := guestbuild.InstalledSDKNote(app); note != "" {
+			fmt.Fprintf(stderr, "note: %s\n", note)
+		}
+	}
 	if len(sources) == 0 && command == "" {
 		fmt.Fprintf(stdout, "no route sources under %s/server and no build command in %s; nothing to build\n", app, config.File)
 		return true

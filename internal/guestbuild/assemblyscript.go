@@ -1,8 +1,10 @@
 package guestbuild
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,6 +140,52 @@ func lookASC(dir string) string {
 		}
 		dir = parent
 	}
+}
+
+// InstalledSDKNote says, when the app has its own copy of the
+// AssemblyScript SDK installed where asc resolves packages (an npm
+// dependency: apps made by `endpoints new` before the SDK was left out of
+// their package.json link vendor/ there) and that copy differs from the
+// SDK this program ships, that its routes build against that copy, and how
+// to build with this program's; "" otherwise. An app that installs its own
+// SDK on purpose (the repository's examples link guest-sdk/assemblyscript)
+// gets no note while the two agree.
+func InstalledSDKNote(appDir string) string {
+	dir := sdkDir(appDir)
+	if dir == "" {
+		return ""
+	}
+	differs := false
+	err := fs.WalkDir(assdk.Files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".ts") {
+			return err
+		}
+		shipped, err := fs.ReadFile(assdk.Files, p)
+		if err != nil {
+			return err
+		}
+		installed, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil || !bytes.Equal(installed, shipped) {
+			differs = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	if err != nil || !differs {
+		return ""
+	}
+	shown := dir
+	if rel, err := filepath.Rel(appDir, dir); err == nil {
+		shown = rel
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+		if rel, err := filepath.Rel(appDir, real); err == nil {
+			real = rel
+		}
+		shown += " (" + filepath.ToSlash(real) + ")"
+	}
+	return fmt.Sprintf("the AssemblyScript routes build against the SDK installed in %s, which is not the one this endpoints ships (asc takes node_modules first); "+
+		"to build with this version's SDK, remove %q from package.json's devDependencies and run npm install", filepath.ToSlash(shown), assdk.Package)
 }
 
 // hasSDK reports whether the SDK is installed where asc resolves packages
