@@ -121,13 +121,17 @@ Commands:
                print this help; with a command, its flags (help migrate);
                help settings lists every setting
 
-APP is a directory with endpoints.json, server/api/**, server/routes/** and
+APP is a directory with endpoints.json, server/api/**, server/routes/**,
+server/bundles/*.wasm (modules of several routes) and
 server/middleware/*.wasm (modules wrapping every route, in name order).
 A route module's file name gives its route: server/api/users/[id].get.wasm
 serves GET /api/users/:id. build compiles the route sources of APP:
   Go   a main package anywhere in APP with the line
          //endpoints:route GET /api/users/:id
-       builds server/api/users/[id].get.wasm
+       is linked with the app's other Go routes into one module,
+       server/bundles/go.wasm, which serves each with its own contract
+       ("build": {"goBundle": false} in endpoints.json: a module per
+       route, here server/api/users/[id].get.wasm)
   C    server/api/users/[id].get.c   builds server/api/users/[id].get.wasm
   AssemblyScript
        server/api/users/index.post.ts builds server/api/users/index.post.wasm
@@ -159,7 +163,7 @@ Flags of dev and serve:
                      also listen there, apart from --addr, for operators:
                      Prometheus metrics on /metrics, liveness on /livez,
                      readiness on /readyz (503 naming the failed check:
-                     routes, store); off by default
+                     routes, store, databases); off by default
 
 Every setting of endpoints.json can also come from the environment:
 ENDPOINTS_ and its path in upper snake case (ENDPOINTS_LIMITS_TIMEOUT=5s);

@@ -14,7 +14,8 @@ import (
 // ProblemsExtension is the member of the served OpenAPI document that
 // lists, in Development, what the document was built without because it
 // could not be built whole (docs/spec.md §9): one object per problem,
-// with the file, the field of it the problem is about, and the error.
+// with the file (and, for a bundle's route left out alone, the route), the
+// field of it the problem is about, and the error.
 const ProblemsExtension = "x-endpoints-problems"
 
 // LeftOutError is a part of the app left out of a development version
@@ -23,6 +24,10 @@ type LeftOutError struct {
 	// File is the route module, or the runtime declaration
 	// (abi.RuntimeModule).
 	File string
+	// Route is the route of a bundle left out alone, as
+	// "GET /api/users/:id", while the bundle's other routes serve; empty
+	// when the whole file is left out.
+	Route string
 	// Field is what of it the problem is about: "$defs", "operationId",
 	// "contract" (see [ContractField]), or "openApi" for the runtime
 	// declaration.
@@ -35,7 +40,11 @@ func (e *LeftOutError) Error() string {
 	if e.File == abi.RuntimeModule {
 		return fmt.Sprintf("%s: /%s: left out (its document fragment and extend step; the security they declare is not enforced) until the document builds with it: %v", e.File, e.Field, e.Err)
 	}
-	return fmt.Sprintf("%s: %s: not served until the OpenAPI document builds with it: %v", e.File, e.Field, e.Err)
+	name := e.File
+	if e.Route != "" {
+		name += " (" + e.Route + ")"
+	}
+	return fmt.Sprintf("%s: %s: not served until the OpenAPI document builds with it: %v", name, e.Field, e.Err)
 }
 
 // Unwrap returns why the document could not be built with it.
@@ -62,13 +71,14 @@ func ContractField(err error) string {
 func NoteLeftOut(doc *openapi.Document, problems []error) error {
 	type problem struct {
 		File  string `json:"file"`
+		Route string `json:"route,omitempty"`
 		Field string `json:"field"`
 		Error string `json:"error"`
 	}
 	var list []problem
 	for _, p := range problems {
 		if lo := (*LeftOutError)(nil); errors.As(p, &lo) {
-			list = append(list, problem{File: lo.File, Field: lo.Field, Error: p.Error()})
+			list = append(list, problem{File: lo.File, Route: lo.Route, Field: lo.Field, Error: p.Error()})
 		}
 	}
 	if len(list) == 0 {

@@ -184,7 +184,7 @@ func (l *Load) Start(ctx context.Context, files []string) func() []Result {
 				// Left out of the previous document: served again now,
 				// as if loaded fresh, so that the document is tried with
 				// them (the file that collided with them may be fixed).
-				results[i] = Result{file: &File{Hash: hash, Routes: old.Held}}
+				results[i] = Result{file: &File{Hash: hash, Routes: old.served()}}
 				progress("", 0, nil)
 				return
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi/contract"
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
+	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -276,17 +277,7 @@ func TestSalvageAndHold(t *testing.T) {
 		"server/routes/c.wasm": {Hash: [32]byte{3}, Routes: []*routemod.Route{c}},
 		"server/routes/x.wasm": {Hash: [32]byte{4}, Err: errors.New("failed to load")},
 	}, Routes: []*routemod.Route{a, b, c}}
-	collision := errors.New(`/components/schemas/User: two routes define "User" differently`)
-	build := func(routes []*routemod.Route) error {
-		if slices.Contains(routes, a) && slices.Contains(routes, c) {
-			return collision
-		}
-		return nil
-	}
-	kept, leftOut := tbl.Salvage(build)
-	if !slices.Equal(kept, []*routemod.Route{a, b}) {
-		t.Fatalf("kept %d routes, want a and b", len(kept))
-	}
+	kept, leftOut, collision := salvageCollision(t, tbl, a, b, c)
 	if len(leftOut) != 1 || !strings.Contains(leftOut[0].Error(), "server/routes/c.wasm") || !errors.Is(leftOut[0], collision) {
 		t.Fatalf("leftOut = %v, want c's, wrapping the collision", leftOut)
 	}
@@ -308,6 +299,67 @@ func TestSalvageAndHold(t *testing.T) {
 	}
 	if !slices.Equal(tbl.Routes, kept) {
 		t.Error("Routes are not the ones kept")
+	}
+}
+
+// salvageCollision runs tbl.Salvage with a document that cannot hold a
+// and c together, and checks that a and b are kept, c alone left out.
+func salvageCollision(t *testing.T, tbl *Table, a, b, c *routemod.Route) (kept []*routemod.Route, leftOut []error, collision error) {
+	t.Helper()
+	collision = errors.New(`/components/schemas/User: two routes define "User" differently`)
+	kept, leftOut = tbl.Salvage(func(routes []*routemod.Route) error {
+		if slices.Contains(routes, a) && slices.Contains(routes, c) {
+			return collision
+		}
+		return nil
+	})
+	if !slices.Equal(kept, []*routemod.Route{a, b}) {
+		t.Fatalf("kept %d routes, want a and b", len(kept))
+	}
+	return kept, leftOut, collision
+}
+
+// TestSalvageAndHoldBundle: a bundle whose routes the document cannot
+// hold together is taken route by route: the route that collides is left
+// out alone, its error naming the route, and held while the bundle's other
+// routes serve; the next load tries them all again in the bundle's order.
+func TestSalvageAndHoldBundle(t *testing.T) {
+	const bundle = "server/bundles/go.wasm"
+	route := func(path string, index int) *routemod.Route {
+		t.Helper()
+		rf, err := routefile.Parse(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := routemod.NewRoute(rf, &routemod.Module{File: bundle, Index: index})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b, c := route("server/routes/a.get.wasm", 0), route("server/routes/b.get.wasm", 1), route("server/routes/c.get.wasm", 2)
+	tbl := &Table{Files: map[string]*File{bundle: {Hash: [32]byte{7}, Routes: []*routemod.Route{a, b, c}}}, Routes: []*routemod.Route{a, b, c}}
+	kept, leftOut, collision := salvageCollision(t, tbl, a, b, c)
+	lo := (*document.LeftOutError)(nil)
+	if len(leftOut) != 1 || !errors.As(leftOut[0], &lo) || lo.File != bundle || lo.Route != "GET /c" || !errors.Is(leftOut[0], collision) ||
+		!strings.HasPrefix(leftOut[0].Error(), bundle+" (GET /c): contract: ") {
+		t.Fatalf("leftOut = %v, want c's alone, naming the bundle and its route, wrapping the collision", leftOut)
+	}
+	if err := tbl.Hold(kept, leftOut); err != nil {
+		t.Fatal(err)
+	}
+	f := tbl.Files[bundle]
+	if !slices.Equal(f.Routes, []*routemod.Route{a, b}) || !slices.Equal(f.Held, []*routemod.Route{c}) || f.Err != leftOut[0] || f.Hash[0] != 7 {
+		t.Errorf("the bundle's file = %+v, want a and b served, c held with its error and the hash", f)
+	}
+	for path, want := range map[string]bool{"/a": true, "/b": true, "/c": false} {
+		if res := tbl.Router.Match("GET", path); res.Found != want {
+			t.Errorf("GET %s: found %v, want %v", path, res.Found, want)
+		}
+	}
+	f.Routes, f.Held = []*routemod.Route{b}, []*routemod.Route{c, a}
+	if got := f.served(); !slices.Equal(got, []*routemod.Route{a, b, c}) {
+		t.Errorf("served() = %v, want a, b, c in the bundle's order", got)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // serves a table without what the document cannot be built with, and
 // reports that. The route modules are taken in file order, each kept when
 // the document still builds with it: of two that collide, the later one is
-// left out. Then, if the document with the runtime declaration's fragment
+// left out (of a bundle, the route alone: routetable.Table.Salvage). Then, if the document with the runtime declaration's fragment
 // and extend step still fails, those are left out. It reports false, and
 // changes nothing, when even that does not build (the embedder's
 // Options.OpenAPI fails, or the routes configuration alone): the table then
