@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	assdk "github.com/wasmendpoints/endpoints/guest-sdk/assemblyscript"
 	rustsdk "github.com/wasmendpoints/endpoints/guest-sdk/rust"
@@ -32,20 +33,28 @@ type appHashes map[Language]string
 
 // cacheKey is the key of the module source s of the app builds: a hash of
 // everything the module is made from. For both languages: the source's
-// path, and the path and content of every source file of its language in
-// the app (a route may include any of them: `#[path]` modules, relative
-// imports), so a change of any one of them builds every route of the
-// language anew, as [Affected] does. For AssemblyScript also the
-// compiler's package.json (its version), the SDK's files (the app's
-// installed copy, else the one this program ships), the flags and the
-// app's asconfig.json; for Rust the compiler (`rustc -vV`), its target,
-// the flags and the SDK's files.
+// path, and what the source may read. For a Rust route whose last build
+// left a record (reads), that is the files rustc read then and the
+// variables it read, by content and value; otherwise the path and content
+// of every source file of its language in the app (a route may include
+// any of them: `#[path]` modules, relative imports), so a change of any
+// one of them builds every such route anew, as [Affected] does. For
+// AssemblyScript also the compiler's package.json (its version), the
+// SDK's files (the app's installed copy, else the one this program
+// ships), the flags and the app's asconfig.json; for Rust the compiler
+// (`rustc -vV`), its target, the flags and the SDK's files.
 func cacheKey(ctx context.Context, appDir string, s Source, hashes appHashes) (string, error) {
-	h := sha256.New()
 	abs, err := filepath.Abs(filepath.Join(appDir, filepath.FromSlash(s.Path)))
 	if err != nil {
 		return "", err
 	}
+	if s.Lang == LangRust {
+		if r, ok := loadReads(s.Lang, abs); ok {
+			key, _, err := rustReadsKey(ctx, abs, r, time.Time{})
+			return key, err
+		}
+	}
+	h := sha256.New()
 	fmt.Fprintf(h, "endpoints module v1\x00%s\x00%s\x00", s.Lang, abs)
 	apps, ok := hashes[s.Lang]
 	if !ok {
@@ -85,18 +94,43 @@ func cacheKey(ctx context.Context, appDir string, s Source, hashes appHashes) (s
 			h.Write(b)
 		}
 	case LangRust:
-		tc, err := findRust(ctx)
-		if err != nil {
-			return "", err
-		}
-		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", tc.rustc, tc.version, tc.target, strings.Join(rustFlags, " "))
-		if err := hashFS(h, rustsdk.Files, nil); err != nil {
+		if err := hashRustToolchain(ctx, h); err != nil {
 			return "", err
 		}
 	default:
 		return "", fmt.Errorf("modules of %s are not cached", s.Lang)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// rustReadsKey is cacheKey for the Rust route at abs whose build read r,
+// and hashReads' report of whether every file r lists is older than
+// notAfter.
+func rustReadsKey(ctx context.Context, abs string, r reads, notAfter time.Time) (string, bool, error) {
+	h := sha256.New()
+	// "reads" where the conservative key has a hash of 64 hex digits: the
+	// two kinds of key never meet.
+	fmt.Fprintf(h, "endpoints module v1\x00%s\x00%s\x00reads\x00", LangRust, abs)
+	unchanged, err := hashReads(h, r, notAfter)
+	if err != nil {
+		return "", false, err
+	}
+	if err := hashRustToolchain(ctx, h); err != nil {
+		return "", false, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), unchanged, nil
+}
+
+// hashRustToolchain writes what a Rust route's module is made from besides
+// its own files to h: the compiler (`rustc -vV`), its target, the flags
+// and the SDK's files.
+func hashRustToolchain(ctx context.Context, h hash.Hash) error {
+	tc, err := findRust(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", tc.rustc, tc.version, tc.target, strings.Join(rustFlags, " "))
+	return hashFS(h, rustsdk.Files, nil)
 }
 
 // appSources hashes the path and content of every source file of lang

@@ -421,9 +421,12 @@ func App(ctx context.Context, appDir, outDir string, progress func(Built)) ([]Bu
 // source itself, the Go route whose package directory holds the file, and
 // for a file no route owns, every route of the language that shares it:
 // Go for a shared package or go.mod, C for a header, AssemblyScript for a
-// .ts file, Rust for a .rs file.
-func Affected(sources []Source, changed []string) []Source {
-	return AffectedSince(nil, sources, changed)
+// .ts file; for a .rs file, the Rust routes whose last build read it (or
+// whose `mod` could now find it) by their records in the module cache
+// (another route's source included), and when no route owns it every
+// Rust route that has no record (see cacheKey).
+func Affected(appDir string, sources []Source, changed []string) []Source {
+	return AffectedSince(appDir, nil, sources, changed)
 }
 
 // AffectedSince is Affected for sources listed again after the files
@@ -431,8 +434,27 @@ func Affected(sources []Source, changed []string) []Source {
 // before owned and none of sources owns (a Go route's package deleted or
 // moved) changes the module that source built, when a source still builds
 // it (the bundle that served the route), not every Go route.
-func AffectedSince(before, sources []Source, changed []string) []Source {
+func AffectedSince(appDir string, before, sources []Source, changed []string) []Source {
 	pick := map[int]bool{}
+	records := map[int]*reads{} // by index in sources; nil for none
+	// readBy reports whether the Rust route sources[i] may read f, and
+	// whether it knows (has a record).
+	readBy := func(i int, f string) (may, known bool) {
+		r, ok := records[i]
+		if !ok {
+			if abs, err := filepath.Abs(filepath.Join(appDir, filepath.FromSlash(sources[i].Path))); err == nil {
+				if rec, found := loadReads(LangRust, abs); found {
+					r = &rec
+				}
+			}
+			records[i] = r
+		}
+		if r == nil {
+			return true, false // no record: it may read any .rs file
+		}
+		abs, err := filepath.Abs(filepath.Join(appDir, filepath.FromSlash(f)))
+		return err != nil || r.concerns(abs), true
+	}
 	for _, f := range changed {
 		shared, ok := sharedBy(f)
 		if !ok {
@@ -455,11 +477,17 @@ func AffectedSince(before, sources []Source, changed []string) []Source {
 				}
 			}
 		}
-		if owned {
-			continue
-		}
 		for i, s := range sources {
-			if shared != "" && s.Lang == shared {
+			if shared == "" || s.Lang != shared {
+				continue
+			}
+			if s.Lang == LangRust {
+				// A route's record also names the sources of other
+				// routes it includes.
+				if may, known := readBy(i, f); may && (known || !owned) {
+					pick[i] = true
+				}
+			} else if !owned {
 				pick[i] = true
 			}
 		}
@@ -610,7 +638,8 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 			case LangAS:
 				err = AssemblyScript(ctx, appDir, src, out)
 			case LangRust:
-				err = Rust(ctx, src, out)
+				err = buildRust(ctx, src, out, start)
+				keys[i] = "" // cached by what it read
 			}
 			if keys[i] != "" && err == nil {
 				_ = moduleCache.Put(keys[i], out) // the next build compiles again
@@ -629,6 +658,40 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 		}
 	}
 	return results, errors.Join(errs...)
+}
+
+// buildRust builds the Rust route src (as [Rust]) begun at start, then
+// records what it read and caches its module by that (cacheKey): the
+// next build of the route copies it while those files stay the same. A
+// failed build forgets the record: its next build keys the route by
+// every .rs file of the app. The module is not cached when a file it was
+// built from changed since start: it may have been built from the older
+// content. Failures to record or cache only cost the next build a
+// compilation.
+func buildRust(ctx context.Context, src, out string, start time.Time) error {
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return fmt.Errorf("compile Rust route %s: %w", src, err)
+	}
+	r, err := rust(ctx, src, out)
+	if err != nil {
+		forgetReads(LangRust, abs)
+		return err
+	}
+	if !slices.Contains(r.Files, abs) {
+		// Not the route the dep-info names (a symbolic link in the
+		// way): a record the key cannot trust.
+		forgetReads(LangRust, abs)
+		return nil
+	}
+	if saveReads(LangRust, abs, r) != nil {
+		forgetReads(LangRust, abs)
+		return nil
+	}
+	if key, unchanged, err := rustReadsKey(ctx, abs, r, start); err == nil && unchanged {
+		_ = moduleCache.Put(key, out)
+	}
+	return nil
 }
 
 // buildBundle builds a bundle source, then removes the modules its routes

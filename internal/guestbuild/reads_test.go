@@ -1,0 +1,160 @@
+package guestbuild
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/internal/depinfo"
+)
+
+// rustRoute is a Rust plain route answering text, with the lines before
+// its handler (mod declarations).
+func rustRoute(head, text string) string {
+	return "use endpoints::{plain_route, respond_text, Request};\n" + head + "\n" +
+		"plain_route!(|_req: &Request| -> Result<(), endpoints::Errno> { respond_text(200, " + text + ", \"text/plain\") });\n"
+}
+
+// TestRustRebuildsWhatChanged: a Rust route is built again when a file
+// its last build read changed, and only then; `Affected` picks the same
+// routes. Before, any .rs file of the app keyed every Rust route: one
+// edit rebuilt all of them (2.3 s of CPU each).
+func TestRustRebuildsWhatChanged(t *testing.T) {
+	needRust(t)
+	useCache(t)
+	app := t.TempDir()
+	const (
+		a = "server/routes/a.get.rs"
+		b = "server/routes/b.get.rs"
+		c = "server/routes/c.get.rs"
+	)
+	writeFiles(t, app, map[string]string{
+		"shared/a.rs": "pub const TEXT: &str = \"a\";\n",
+		a:             rustRoute("#[path = \"../../shared/a.rs\"]\nmod shared;", "shared::TEXT"),
+		b:             rustRoute("", "\"b\""),
+		c:             rustRoute("", "\"c\""),
+	})
+	sources, err := Find(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sources) != 3 {
+		t.Fatalf("Find = %+v, want the 3 routes", sources)
+	}
+	// build builds the app and returns the sources compiled (not cached);
+	// wantErr names a source whose build must fail.
+	build := func(wantErr string) []string {
+		t.Helper()
+		built, err := Build(t.Context(), app, app, sources, nil)
+		if (err != nil) != (wantErr != "") || err != nil && !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("Build: %v, want an error naming %q", err, wantErr)
+		}
+		var compiled []string
+		for _, r := range built {
+			if !r.Cached {
+				compiled = append(compiled, r.Path)
+			}
+		}
+		return compiled
+	}
+	affected := func(changed string) []string {
+		var got []string
+		for _, s := range Affected(app, sources, []string{changed}) {
+			got = append(got, s.Path)
+		}
+		return got
+	}
+	appendTo := func(name, text string) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(app, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := build(""); !slices.Equal(got, []string{a, b, c}) {
+		t.Fatalf("the first build compiled %q, want every route", got)
+	}
+	for _, step := range []struct {
+		name    string
+		change  func()
+		changed string // the file saved, for Affected
+		want    []string
+		wantErr string
+	}{
+		{"nothing changed", func() {}, "", nil, ""},
+		{"a comment in route a", func() { appendTo(a, "// more\n") }, a, []string{a}, ""},
+		{"the file route a includes", func() { appendTo("shared/a.rs", "// more\n") }, "shared/a.rs", []string{a}, ""},
+		{"a file no route reads", func() { writeFiles(t, app, map[string]string{"shared/unused.rs": "// unused\n"}) }, "shared/unused.rs", nil, ""},
+		{"route b includes a new file", func() {
+			writeFiles(t, app, map[string]string{
+				"shared/b.rs": "pub const TEXT: &str = \"b\";\n",
+				b:             rustRoute("#[path = \"../../shared/b.rs\"]\nmod shared;", "shared::TEXT"),
+			})
+		}, b, []string{b}, ""},
+		{"the file route b now includes", func() { appendTo("shared/b.rs", "// more\n") }, "shared/b.rs", []string{b}, ""},
+		{"x/mod.rs beside a file route b includes as x.rs", func() {
+			writeFiles(t, app, map[string]string{"shared/b/mod.rs": "// another candidate of mod b\n"})
+		}, "shared/b/mod.rs", []string{b}, ""},
+		// A failed build forgets what the route read: it may read other
+		// files now, and any .rs file rebuilds it until it builds.
+		{"route c includes a file that is not there", func() {
+			writeFiles(t, app, map[string]string{c: rustRoute("#[path = \"../../shared/late.rs\"]\nmod late;", "late::TEXT")})
+		}, c, []string{c}, "c.get.rs"},
+		{"the missing file appears", func() {
+			writeFiles(t, app, map[string]string{"shared/late.rs": "pub const TEXT: &str = \"late\";\n"})
+		}, "shared/late.rs", []string{c}, ""},
+		{"the file route c now includes", func() { appendTo("shared/late.rs", "// more\n") }, "shared/late.rs", []string{c}, ""},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			step.change()
+			if step.changed != "" {
+				if got := affected(step.changed); !slices.Equal(got, step.want) {
+					t.Errorf("Affected(%s) = %q, want %q", step.changed, got, step.want)
+				}
+			}
+			if got := build(step.wantErr); !slices.Equal(got, step.want) {
+				t.Errorf("the build compiled %q, want %q", got, step.want)
+			}
+		})
+	}
+}
+
+// TestReadsOf: rustc's paths are made absolute from its working directory
+// and clean, each once, sorted.
+func TestReadsOf(t *testing.T) {
+	info := depinfo.Info{Files: []string{"server/api/a.get.rs", "server/api/../../lib/x.rs", "/abs/y.txt", "server/api/a.get.rs"}, Env: []string{"A"}}
+	r := readsOf(info, "/app")
+	want := []string{"/abs/y.txt", "/app/lib/x.rs", "/app/server/api/a.get.rs"}
+	if !slices.Equal(r.Files, want) || !slices.Equal(r.Env, []string{"A"}) {
+		t.Errorf("readsOf = %+v, want files %q and env [A]", r, want)
+	}
+}
+
+// TestReadsConcerns: a record concerns the files it lists and the other
+// file each `mod` could have found.
+func TestReadsConcerns(t *testing.T) {
+	r := reads{Files: []string{"/app/r.get.rs", "/app/lib/x.rs", "/app/lib/y/mod.rs", "/app/data.txt"}}
+	for _, tt := range []struct {
+		file string
+		want bool
+	}{
+		{"/app/lib/x.rs", true},
+		{"/app/lib/x/mod.rs", true},
+		{"/app/lib/y/mod.rs", true},
+		{"/app/lib/y.rs", true},
+		{"/app/data.txt", true},
+		{"/app/lib/z.rs", false},
+		{"/app/lib/x/other.rs", false},
+		{"/app/data.txt.rs", false},
+	} {
+		if got := r.concerns(tt.file); got != tt.want {
+			t.Errorf("concerns(%s) = %v, want %v", tt.file, got, tt.want)
+		}
+	}
+}
