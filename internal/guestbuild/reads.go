@@ -1,6 +1,7 @@
 package guestbuild
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,24 +19,32 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/depinfo"
 )
 
-// reads is what the last successful build of a Rust route read, as rustc
-// listed it (its dep-info): the route's key is made of exactly these
-// files' contents and variables' values (cacheKey), and a saved file
-// rebuilds the routes whose record lists it (AffectedSince). It is sound
-// as cargo's fingerprints are: a file can only enter a crate through a
-// change to a file the crate already reads (a `mod`, a `#[path]`, an
-// `include_str!`), which changes the key and builds the route again.
+// reads is what the last successful build of a Rust or AssemblyScript
+// route read, as its compiler listed it (rustc's dep-info, the files
+// asc's driver tried): the route's key is made of exactly these files'
+// contents (or absence), directories' listings and variables' values
+// (cacheKey), and a saved file rebuilds the routes whose record lists it
+// (AffectedSince). It is sound as cargo's fingerprints are: a file can
+// only enter a crate through a change to a file the crate already reads
+// (a `mod`, a `#[path]`, an `include_str!`), which changes the key and
+// builds the route again; asc's record also lists the files it looked for
+// and did not find (an import tried as x.ts then x/index.ts, a package in
+// each node_modules), so that one appearing there changes the key too.
 //
 // The records live in the module cache beside the modules they key
 // (modcache's records, one per source by its absolute path), not under
 // the app: they are only worth what the cache's modules are, the cache is
 // per user and outside every watched tree, and emptying it loses both
 // together. A route without one (first build, cache emptied, last build
-// failed) keeps the conservative key of every .rs file of the app.
+// failed) keeps the conservative key of every source file of its
+// language in the app.
 type reads struct {
 	// Files are absolute and clean, sorted: the crate root, its modules,
-	// the files it includes.
+	// the files it includes; for asc also the files it tried and did not
+	// find.
 	Files []string `json:"files"`
+	// Dirs are the directories asc listed (for --lib), absolute, sorted.
+	Dirs []string `json:"dirs,omitempty"`
 	// Env are the names of the environment variables `env!` and
 	// `option_env!` read, sorted.
 	Env []string `json:"env,omitempty"`
@@ -54,6 +63,37 @@ func readsOf(info depinfo.Info, dir string) reads {
 	slices.Sort(r.Files)
 	r.Files = slices.Compact(r.Files)
 	return r
+}
+
+// keepBuilt records what the route src of lang read (r) when it was
+// built to out, in a build begun at start, and caches the module by that
+// (cacheKey): the next build of the route copies it while what it read
+// stays the same. The module is not cached when a file it read changed
+// since start: it may have been built from the older content. Failures
+// to record or cache only cost the next build a compilation.
+func keepBuilt(ctx context.Context, appDir string, lang Language, src, out string, r reads, start time.Time) {
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return
+	}
+	if !slices.Contains(r.Files, abs) || saveReads(lang, abs, r) != nil {
+		// Not the route the compiler names (a symbolic link in the way),
+		// or not kept: no record the key can trust.
+		forgetReads(lang, abs)
+		return
+	}
+	if key, unchanged, err := readsKey(ctx, appDir, lang, abs, r, start); err == nil && unchanged {
+		_ = moduleCache.Put(key, out)
+	}
+}
+
+// forgetBuilt forgets what the route src of lang read: its build failed,
+// and what the failed source reads may be other files; until it builds,
+// its key is the conservative one.
+func forgetBuilt(lang Language, src string) {
+	if abs, err := filepath.Abs(src); err == nil {
+		forgetReads(lang, abs)
+	}
 }
 
 // recordKey is the module cache's key of the record of the source at abs
@@ -87,8 +127,7 @@ func saveReads(lang Language, abs string, r reads) error {
 	return moduleCache.PutRecord(recordKey(lang, abs), b)
 }
 
-// forgetReads removes the record of the source at abs: its last build
-// failed, and what the failed source reads may be other files.
+// forgetReads removes the record of the source at abs.
 func forgetReads(lang Language, abs string) {
 	_ = moduleCache.DeleteRecord(recordKey(lang, abs)) // a record left is one a later success replaces
 }
@@ -115,8 +154,8 @@ func modAlternative(f string) string {
 }
 
 // hashReads writes what r names to h: each file with the hash of its
-// content (or its absence), whether its modAlternative exists, and each
-// variable's value. When notAfter is not zero, hashReads also reports
+// content (or its absence), whether its modAlternative exists, each
+// directory's listing and each variable's value. When notAfter is not zero, hashReads also reports
 // whether every file is older than notAfter: a file changed since
 // (during the build that made r) may hold other content than the module
 // was built from, which must then not be cached under this content.
@@ -139,6 +178,10 @@ func hashReads(h hash.Hash, r reads, notAfter time.Time) (bool, error) {
 			_, err := os.Stat(alt)
 			fmt.Fprintf(h, "%s\x00%v\x00", alt, err == nil)
 		}
+	}
+	for _, dir := range r.Dirs {
+		names := ascSources(dir)
+		fmt.Fprintf(h, "%s/\x00%d\x00%s\x00", dir, len(names), strings.Join(names, "\x00"))
 	}
 	for _, name := range r.Env {
 		v, ok := os.LookupEnv(name)
@@ -164,4 +207,21 @@ func hashFile(p string) ([]byte, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	return h.Sum(nil), info.ModTime(), nil
+}
+
+// ascSources lists the files of dir asc's listFiles returns (the .ts
+// files but .d.ts), sorted; none when dir cannot be listed, which asc
+// takes as none too.
+func ascSources(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, ".ts") && !strings.HasSuffix(n, ".d.ts") {
+			names = append(names, n)
+		}
+	}
+	return names
 }

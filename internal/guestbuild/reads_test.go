@@ -158,3 +158,115 @@ func TestReadsConcerns(t *testing.T) {
 		}
 	}
 }
+
+// asRouteOf is an AssemblyScript plain route answering the string expr,
+// with the lines before it (imports).
+func asRouteOf(head, expr string) string {
+	return `import { Request, plainRoute, respondText } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+` + head + `
+plainRoute((req: Request): void => { respondText(200, ` + expr + `); });
+`
+}
+
+// TestAssemblyScriptRebuildsWhatChanged: an AssemblyScript route is built
+// again when a file its last build read changed, or a file appeared where
+// asc looked for one, and only then; `Affected` picks the same routes.
+// Before, any .ts file of the app keyed every AssemblyScript route.
+func TestAssemblyScriptRebuildsWhatChanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiling AssemblyScript takes seconds")
+	}
+	useCache(t)
+	const (
+		a = "server/routes/a.get.ts"
+		b = "server/routes/b.get.ts"
+		c = "server/routes/c.get.ts"
+	)
+	app := asApp(t, map[string]string{
+		"shared/a.ts": "export const TEXT: string = \"a\";\n",
+		a:             asRouteOf(`import { TEXT } from "../../shared/a";`, "TEXT"),
+		b:             asRouteOf("", `"b"`),
+		c:             asRouteOf("", `"c"`),
+	})
+	sources, err := Find(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(wantErr string) []string {
+		t.Helper()
+		built, err := Build(t.Context(), app, app, sources, nil)
+		if (err != nil) != (wantErr != "") || err != nil && !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("Build: %v, want an error naming %q", err, wantErr)
+		}
+		var compiled []string
+		for _, r := range built {
+			if !r.Cached {
+				compiled = append(compiled, r.Path)
+			}
+		}
+		slices.Sort(compiled)
+		return compiled
+	}
+	appendTo := func(name, text string) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(app, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := build(""); !slices.Equal(got, []string{a, b, c}) {
+		t.Fatalf("the first build compiled %q, want every route", got)
+	}
+	for _, step := range []struct {
+		name    string
+		change  func()
+		changed string
+		want    []string
+		wantErr string
+	}{
+		{"nothing changed", func() {}, "", nil, ""},
+		{"a comment in route a", func() { appendTo(a, "// more\n") }, a, []string{a}, ""},
+		{"the file route a imports", func() { appendTo("shared/a.ts", "// more\n") }, "shared/a.ts", []string{a}, ""},
+		{"a file no route reads", func() { writeFiles(t, app, map[string]string{"shared/unused.ts": "// unused\n"}) }, "shared/unused.ts", nil, ""},
+		{"route b imports a directory's index", func() {
+			writeFiles(t, app, map[string]string{
+				"shared/b/index.ts": "export const TEXT: string = \"b\";\n",
+				b:                   asRouteOf(`import { TEXT } from "../../shared/b";`, "TEXT"),
+			})
+		}, b, []string{b}, ""},
+		{"the index route b imports", func() { appendTo("shared/b/index.ts", "// more\n") }, "shared/b/index.ts", []string{b}, ""},
+		// asc tried shared/b.ts before shared/b/index.ts: one there is
+		// what the import means now.
+		{"a file where route b's import was tried first", func() {
+			writeFiles(t, app, map[string]string{"shared/b.ts": "export const TEXT: string = \"b, first\";\n"})
+		}, "shared/b.ts", []string{b}, ""},
+		{"route c imports a file that is not there", func() {
+			writeFiles(t, app, map[string]string{c: asRouteOf(`import { TEXT } from "../../shared/late";`, "TEXT")})
+		}, c, []string{c}, "c.get.ts"},
+		{"the missing file appears", func() {
+			writeFiles(t, app, map[string]string{"shared/late.ts": "export const TEXT: string = \"late\";\n"})
+		}, "shared/late.ts", []string{c}, ""},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			step.change()
+			if step.changed != "" {
+				var got []string
+				for _, s := range Affected(app, sources, []string{step.changed}) {
+					got = append(got, s.Path)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, step.want) {
+					t.Errorf("Affected(%s) = %q, want %q", step.changed, got, step.want)
+				}
+			}
+			if got := build(step.wantErr); !slices.Equal(got, step.want) {
+				t.Errorf("the build compiled %q, want %q", got, step.want)
+			}
+		})
+	}
+}
