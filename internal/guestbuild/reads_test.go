@@ -1,11 +1,14 @@
 package guestbuild
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/internal/depinfo"
 )
@@ -268,5 +271,105 @@ func TestAssemblyScriptRebuildsWhatChanged(t *testing.T) {
 				t.Errorf("the build compiled %q, want %q", got, step.want)
 			}
 		})
+	}
+}
+
+// TestHashReads: what a record names keys the module: each file's content
+// or absence, the other file a `mod` could find, a directory's .ts files,
+// a variable's value; nothing else. A file changed after the build began
+// says so.
+func TestHashReads(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, filepath.FromSlash(name)) }
+	writeFiles(t, dir, map[string]string{"r.rs": "// r\n", "lib/x.rs": "// x\n", "libdir/a.ts": "// a\n"})
+	const env = "ENDPOINTS_TEST_HASH_READS"
+	t.Setenv(env, "one")
+	r := reads{Files: []string{p("absent.ts"), p("lib/x.rs"), p("r.rs")}, Dirs: []string{p("libdir")}, Env: []string{env}}
+	key := func() string {
+		t.Helper()
+		h := sha256.New()
+		if _, err := hashReads(h, r, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	seen := map[string]string{}
+	for _, step := range []struct {
+		name   string
+		change func()
+		same   bool
+	}{
+		{"first", func() {}, false},
+		{"nothing changed", func() {}, true},
+		{"a file the record does not name", func() { writeFiles(t, dir, map[string]string{"lib/other.rs": "// other\n"}) }, true},
+		{"a file's modification time", func() {
+			old := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(p("lib/x.rs"), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"a file's content", func() { writeFiles(t, dir, map[string]string{"lib/x.rs": "// x, changed\n"}) }, false},
+		{"a file that was absent appears", func() { writeFiles(t, dir, map[string]string{"absent.ts": "// here\n"}) }, false},
+		{"the other file of a mod appears", func() { writeFiles(t, dir, map[string]string{"lib/x/mod.rs": "// mod\n"}) }, false},
+		{"a .d.ts file in a listed directory", func() { writeFiles(t, dir, map[string]string{"libdir/b.d.ts": "// b\n"}) }, true},
+		{"a .ts file in a listed directory", func() { writeFiles(t, dir, map[string]string{"libdir/b.ts": "// b\n"}) }, false},
+		{"a variable's value", func() { t.Setenv(env, "two") }, false},
+		{"a variable unset", func() { os.Unsetenv(env) }, false},
+	} {
+		step.change()
+		k := key()
+		prev, repeated := seen[k]
+		if repeated != step.same {
+			t.Errorf("after %s: key repeated %v (of %q), want %v", step.name, repeated, prev, step.same)
+		}
+		seen[k] = step.name
+	}
+
+	start := time.Now()
+	old := start.Add(-time.Minute)
+	for _, f := range []string{"r.rs", "lib/x.rs", "absent.ts"} {
+		if err := os.Chtimes(p(f), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if unchanged, err := hashReads(sha256.New(), r, start); err != nil || !unchanged {
+		t.Errorf("hashReads with every file older than the build = %v, %v; want unchanged", unchanged, err)
+	}
+	later := start.Add(time.Second)
+	if err := os.Chtimes(p("lib/x.rs"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if unchanged, err := hashReads(sha256.New(), r, start); err != nil || unchanged {
+		t.Errorf("hashReads with a file changed during the build = %v, %v; want changed", unchanged, err)
+	}
+}
+
+// TestLoadReads: a record reads back as saved; one that is not JSON, does
+// not name its route or names a relative file is no record (the route
+// keeps the conservative key), as is one forgotten.
+func TestLoadReads(t *testing.T) {
+	useCache(t)
+	const abs = "/app/server/api/a.get.rs"
+	good := reads{Files: []string{"/app/lib/x.rs", abs}, Env: []string{"A"}}
+	if err := saveReads(LangRust, abs, good); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := loadReads(LangRust, abs); !ok || !slices.Equal(r.Files, good.Files) || !slices.Equal(r.Env, good.Env) {
+		t.Errorf("loadReads = %+v, %v; want %+v", r, ok, good)
+	}
+	if _, ok := loadReads(LangAS, abs); ok {
+		t.Error("the record of a Rust route is one of the AssemblyScript route at its path")
+	}
+	forgetReads(LangRust, abs)
+	if _, ok := loadReads(LangRust, abs); ok {
+		t.Error("a forgotten record was found")
+	}
+	for _, bad := range []string{`not json`, `{"files":["/app/lib/x.rs"]}`, `{"files":["lib/x.rs","/app/server/api/a.get.rs"]}`} {
+		if err := moduleCache.PutRecord(recordKey(LangRust, abs), []byte(bad)); err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := loadReads(LangRust, abs); ok {
+			t.Errorf("the record %s was taken: %+v", bad, r)
+		}
 	}
 }
