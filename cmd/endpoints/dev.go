@@ -313,7 +313,7 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 				c.event(true, map[string]any{"event": "error", "error": err.Error()}, err.Error())
 				continue
 			}
-			affected := guestbuild.AffectedSince(known, sources, files)
+			affected := guestbuild.AffectedSince(app, known, sources, files)
 			if slices.Contains(files, config.File) {
 				affected = appendNew(affected, regrouped(known, sources))
 			}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestAffected(t *testing.T) {
+	useCache(t)
 	sources := []Source{
 		{Lang: LangGo, Path: "handlers/get-user", Module: "server/api/users/[id].get.wasm"},
 		{Lang: LangGo, Path: "handlers/search", Module: "server/api/users/search.get.wasm"},
@@ -36,7 +37,7 @@ func TestAffected(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, s := range Affected(sources, tt.changed) {
+			for _, s := range Affected(t.TempDir(), sources, tt.changed) {
 				got = append(got, s.Module)
 			}
 			if !slices.Equal(got, tt.want) {
@@ -52,6 +53,7 @@ func TestAffected(t *testing.T) {
 // shared package's file would. Deleting one route of a 60-route app
 // rebuilt its every bundle.
 func TestAffectedSince(t *testing.T) {
+	useCache(t)
 	before := BundleGoBy([]Source{
 		{Lang: LangGo, Path: "handlers/admin/a", Module: "server/api/admin/a.get.wasm"},
 		{Lang: LangGo, Path: "handlers/admin/b", Module: "server/api/admin/b.get.wasm"},
@@ -84,7 +86,7 @@ func TestAffectedSince(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, s := range AffectedSince(before, now, tt.changed) {
+			for _, s := range AffectedSince(t.TempDir(), before, now, tt.changed) {
 				got = append(got, s.Module)
 			}
 			if !slices.Equal(got, tt.want) {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,22 +23,43 @@ import (
 // own bin/asc.js starts Node twice per route (it re-executes itself with
 // --enable-source-maps) and compiles asc's JavaScript anew each time: in
 // one process, the second and later routes find it compiled.
-const ascDriver = `import { readFileSync } from "node:fs";
+//
+// Each line also lists what the job asked of the file system: every file
+// asc tried to read (found or not: the sources, their relative imports
+// tried as x.ts and x/index.ts, the packages tried in each node_modules,
+// asconfig.json) and every directory it listed (--lib). asc reads through
+// the readFile and listFiles of its API, which the driver implements as
+// asc's own defaults do (path.resolve(baseDir, name) read as UTF-8, null
+// when it cannot be read; path.join(baseDir, dir)'s .ts files but .d.ts).
+const ascDriver = `import { readFileSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 const { asc, jobs } = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const { main } = await import(pathToFileURL(asc).href);
+const sourceFile = /^(?!.*\.d\.ts$).*\.ts$/;
 for (let i = 0; i < jobs.length; i++) {
   let out = "";
   const sink = { write(chunk) { out += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString(); return true; } };
+  const files = new Set(), dirs = new Set();
+  const readFile = (name, baseDir) => {
+    const p = resolve(baseDir, name);
+    files.add(p);
+    try { return readFileSync(p, "utf8"); } catch { return null; }
+  };
+  const listFiles = (dir, baseDir) => {
+    const p = join(baseDir, dir);
+    dirs.add(resolve(p));
+    try { return readdirSync(p).filter(f => sourceFile.test(f)); } catch { return null; }
+  };
   let ok = false;
   try {
-    const { error } = await main(jobs[i], { stdout: sink, stderr: sink });
+    const { error } = await main(jobs[i], { stdout: sink, stderr: sink, readFile, listFiles });
     ok = !error;
     if (error && !out.includes(String(error.message))) out += String(error.message);
   } catch (e) {
     out += String(e && e.stack || e);
   }
-  process.stdout.write(JSON.stringify({ job: i, ok, output: out }) + "\n");
+  process.stdout.write(JSON.stringify({ job: i, ok, output: out, files: [...files], dirs: [...dirs] }) + "\n");
 }
 `
 
@@ -49,9 +71,12 @@ type ascJob struct {
 // assemblyScriptBatch compiles jobs with one Node.js process, as
 // [AssemblyScript] compiles one route (same compiler, flags, SDK and
 // atomic replacement of out), calling done after each route with its
-// error (nil when built) and how long it took. It returns an error
-// without calling done when the batch cannot start.
-func assemblyScriptBatch(ctx context.Context, appDir string, jobs []ascJob, done func(i int, took time.Duration, err error)) error {
+// error (nil when built), how long it took and what it read (the files
+// asc tried, found or not, and the directories it listed, absolute; the
+// copy of the SDK the batch supplies left out: the SDK is part of every
+// key). It returns an error without calling done when the batch cannot
+// start.
+func assemblyScriptBatch(ctx context.Context, appDir string, jobs []ascJob, done func(i int, took time.Duration, r reads, err error)) error {
 	const what = "compile AssemblyScript routes"
 	appDir, err := filepath.Abs(appDir)
 	if err != nil {
@@ -135,9 +160,11 @@ func assemblyScriptBatch(ctx context.Context, appDir string, jobs []ascJob, done
 	lines.Buffer(make([]byte, 64<<10), 16<<20)
 	for lines.Scan() {
 		var r struct {
-			Job    int    `json:"job"`
-			OK     bool   `json:"ok"`
-			Output string `json:"output"`
+			Job    int      `json:"job"`
+			OK     bool     `json:"ok"`
+			Output string   `json:"output"`
+			Files  []string `json:"files"`
+			Dirs   []string `json:"dirs"`
 		}
 		if json.Unmarshal(lines.Bytes(), &r) != nil || r.Job < 0 || r.Job >= len(jobs) || reported[r.Job] {
 			continue // not a line of the driver's
@@ -157,7 +184,7 @@ func assemblyScriptBatch(ctx context.Context, appDir string, jobs []ascJob, done
 				err = fmt.Errorf("compile AssemblyScript route %s: %w", j.src, err)
 			}
 		}
-		done(r.Job, time.Since(start), err)
+		done(r.Job, time.Since(start), ascReads(r.Files, r.Dirs, work), err)
 		start = time.Now()
 	}
 	waitErr := cmd.Wait()
@@ -170,7 +197,25 @@ func assemblyScriptBatch(ctx context.Context, appDir string, jobs []ascJob, done
 		if err == nil {
 			err = errors.Join(waitErr, errors.New(strings.TrimSpace(stderr.String())))
 		}
-		done(i, time.Since(start), fmt.Errorf("compile AssemblyScript route %s: node %s ended before it: %w", j.src, driver, err))
+		done(i, time.Since(start), reads{}, fmt.Errorf("compile AssemblyScript route %s: node %s ended before it: %w", j.src, driver, err))
 	}
 	return nil
+}
+
+// ascReads is the record of what an asc job read: files and dirs clean,
+// sorted, those under the batch's own directory (work: the SDK it
+// supplied) left out.
+func ascReads(files, dirs []string, work string) reads {
+	keep := func(paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			p = filepath.Clean(p)
+			if filepath.IsAbs(p) && p != work && !strings.HasPrefix(p, work+string(filepath.Separator)) {
+				out = append(out, p)
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return reads{Files: keep(files), Dirs: keep(dirs)}
 }

@@ -126,7 +126,7 @@ func BenchmarkAssemblyScriptRoutes(b *testing.B) {
 		}},
 		{"one-batch", func() error {
 			var errs []error
-			err := assemblyScriptBatch(b.Context(), app, jobs, func(_ int, _ time.Duration, err error) {
+			err := assemblyScriptBatch(b.Context(), app, jobs, func(_ int, _ time.Duration, _ reads, err error) {
 				if err != nil {
 					errs = append(errs, err)
 				}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	assdk "github.com/wasmendpoints/endpoints/guest-sdk/assemblyscript"
 	rustsdk "github.com/wasmendpoints/endpoints/guest-sdk/rust"
@@ -32,20 +33,27 @@ type appHashes map[Language]string
 
 // cacheKey is the key of the module source s of the app builds: a hash of
 // everything the module is made from. For both languages: the source's
-// path, and the path and content of every source file of its language in
+// path, and what the source may read. For a route whose last build left
+// a record (reads), that is what the compiler read then: files by
+// content or absence, directories by listing, variables by value;
+// otherwise the path and content of every source file of its language in
 // the app (a route may include any of them: `#[path]` modules, relative
-// imports), so a change of any one of them builds every route of the
-// language anew, as [Affected] does. For AssemblyScript also the
-// compiler's package.json (its version), the SDK's files (the app's
-// installed copy, else the one this program ships), the flags and the
-// app's asconfig.json; for Rust the compiler (`rustc -vV`), its target,
-// the flags and the SDK's files.
+// imports), so a change of any one of them builds every such route anew.
+// Then its toolchain (toolchainHash): for AssemblyScript the compiler's
+// package.json (its version), the SDK's files (the app's installed copy,
+// else the one this program ships), the flags and the app's
+// asconfig.json; for Rust the compiler (`rustc -vV`), its target, the
+// flags and the SDK's files.
 func cacheKey(ctx context.Context, appDir string, s Source, hashes appHashes) (string, error) {
-	h := sha256.New()
 	abs, err := filepath.Abs(filepath.Join(appDir, filepath.FromSlash(s.Path)))
 	if err != nil {
 		return "", err
 	}
+	if r, ok := loadReads(s.Lang, abs); ok {
+		key, _, err := readsKey(ctx, appDir, s.Lang, abs, r, time.Time{})
+		return key, err
+	}
+	h := sha256.New()
 	fmt.Fprintf(h, "endpoints module v1\x00%s\x00%s\x00", s.Lang, abs)
 	apps, ok := hashes[s.Lang]
 	if !ok {
@@ -55,20 +63,47 @@ func cacheKey(ctx context.Context, appDir string, s Source, hashes appHashes) (s
 		hashes[s.Lang] = apps
 	}
 	fmt.Fprintf(h, "%s\x00", apps)
-	switch s.Lang {
+	if err := toolchainHash(ctx, appDir, s.Lang, h); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// readsKey is cacheKey for the route at abs in lang whose build read r,
+// and hashReads' report of whether every file r lists is older than
+// notAfter.
+func readsKey(ctx context.Context, appDir string, lang Language, abs string, r reads, notAfter time.Time) (string, bool, error) {
+	h := sha256.New()
+	// "reads" where the conservative key has a hash of 64 hex digits: the
+	// two kinds of key never meet.
+	fmt.Fprintf(h, "endpoints module v1\x00%s\x00%s\x00reads\x00", lang, abs)
+	unchanged, err := hashReads(h, r, notAfter)
+	if err != nil {
+		return "", false, err
+	}
+	if err := toolchainHash(ctx, appDir, lang, h); err != nil {
+		return "", false, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), unchanged, nil
+}
+
+// toolchainHash writes what a module of lang is made from besides the
+// app's files to h (see cacheKey).
+func toolchainHash(ctx context.Context, appDir string, lang Language, h hash.Hash) error {
+	switch lang {
 	case LangAS:
 		asc, err := findASC(ctx, appDir)
 		if err != nil {
-			return "", err
+			return err
 		}
 		real, err := filepath.EvalSymlinks(asc)
 		if err != nil {
-			return "", err
+			return err
 		}
 		// asc is <package>/bin/asc.js: its package.json names the version.
 		pkg, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(real)), "package.json"))
 		if err != nil {
-			return "", fmt.Errorf("the AssemblyScript compiler's version: %w", err)
+			return fmt.Errorf("the AssemblyScript compiler's version: %w", err)
 		}
 		fmt.Fprintf(h, "%s\x00%d\x00", real, len(pkg))
 		h.Write(pkg)
@@ -79,24 +114,21 @@ func cacheKey(ctx context.Context, appDir string, s Source, hashes appHashes) (s
 			err = hashFS(h, assdk.Files, nil)
 		}
 		if err != nil {
-			return "", err
+			return err
 		}
 		if b, err := os.ReadFile(filepath.Join(appDir, "asconfig.json")); err == nil {
 			h.Write(b)
 		}
+		return nil
 	case LangRust:
 		tc, err := findRust(ctx)
 		if err != nil {
-			return "", err
+			return err
 		}
 		fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00", tc.rustc, tc.version, tc.target, strings.Join(rustFlags, " "))
-		if err := hashFS(h, rustsdk.Files, nil); err != nil {
-			return "", err
-		}
-	default:
-		return "", fmt.Errorf("modules of %s are not cached", s.Lang)
+		return hashFS(h, rustsdk.Files, nil)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return fmt.Errorf("modules of %s are not cached", lang)
 }
 
 // appSources hashes the path and content of every source file of lang

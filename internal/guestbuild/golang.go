@@ -420,10 +420,14 @@ func App(ctx context.Context, appDir, outDir string, progress func(Built)) ([]Bu
 // app, forward slashes) may have changed: the C, AssemblyScript, Rust or WAT
 // source itself, the Go route whose package directory holds the file, and
 // for a file no route owns, every route of the language that shares it:
-// Go for a shared package or go.mod, C for a header, AssemblyScript for a
-// .ts file, Rust for a .rs file.
-func Affected(sources []Source, changed []string) []Source {
-	return AffectedSince(nil, sources, changed)
+// Go for a shared package or go.mod, C for a header; for a .ts or .rs
+// file, the AssemblyScript or Rust routes whose last build read it or
+// looked for it (an import tried there, a `mod` that could now find it)
+// by their records in the module cache (another route's source
+// included), and when no route owns it every route of the language that
+// has no record (see cacheKey).
+func Affected(appDir string, sources []Source, changed []string) []Source {
+	return AffectedSince(appDir, nil, sources, changed)
 }
 
 // AffectedSince is Affected for sources listed again after the files
@@ -431,8 +435,27 @@ func Affected(sources []Source, changed []string) []Source {
 // before owned and none of sources owns (a Go route's package deleted or
 // moved) changes the module that source built, when a source still builds
 // it (the bundle that served the route), not every Go route.
-func AffectedSince(before, sources []Source, changed []string) []Source {
+func AffectedSince(appDir string, before, sources []Source, changed []string) []Source {
 	pick := map[int]bool{}
+	records := map[int]*reads{} // by index in sources; nil for none
+	// readBy reports whether the route sources[i] of lang may read f,
+	// and whether it knows (has a record).
+	readBy := func(i int, lang Language, f string) (may, known bool) {
+		r, ok := records[i]
+		if !ok {
+			if abs, err := filepath.Abs(filepath.Join(appDir, filepath.FromSlash(sources[i].Path))); err == nil {
+				if rec, found := loadReads(lang, abs); found {
+					r = &rec
+				}
+			}
+			records[i] = r
+		}
+		if r == nil {
+			return true, false // no record: it may read any file of its language
+		}
+		abs, err := filepath.Abs(filepath.Join(appDir, filepath.FromSlash(f)))
+		return err != nil || r.concerns(abs), true
+	}
 	for _, f := range changed {
 		shared, ok := sharedBy(f)
 		if !ok {
@@ -455,11 +478,17 @@ func AffectedSince(before, sources []Source, changed []string) []Source {
 				}
 			}
 		}
-		if owned {
-			continue
-		}
 		for i, s := range sources {
-			if shared != "" && s.Lang == shared {
+			if shared == "" || s.Lang != shared {
+				continue
+			}
+			if s.Lang == LangRust || s.Lang == LangAS {
+				// A route's record also names the sources of other
+				// routes it includes.
+				if may, known := readBy(i, s.Lang, f); may && (known || !owned) {
+					pick[i] = true
+				}
+			} else if !owned {
 				pick[i] = true
 			}
 		}
@@ -501,10 +530,12 @@ func sharedBy(f string) (Language, bool) {
 // packages for wasip1 at the same time; after it, the others find them in
 // the build cache and compile and link their own package only.
 // AssemblyScript and Rust modules come from the module cache when their
-// inputs did not change (cacheKey); AssemblyScript routes that must be
+// inputs did not change (cacheKey), and those compiled are cached by what
+// their compiler read (keepBuilt); AssemblyScript routes that must be
 // compiled are compiled in batches, one Node.js process per batch and at
 // most GOMAXPROCS batches, since asc's start costs about as much as a
-// route (assemblyScriptBatch).
+// route (assemblyScriptBatch; a batch of one route too: asc's own
+// command starts Node twice, and says nothing of what it read).
 func Build(ctx context.Context, appDir, outDir string, sources []Source, progress func(Built)) ([]Built, error) {
 	results := make([]Built, len(sources))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -547,9 +578,6 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 			batch = append(batch, i)
 		}
 	}
-	if len(batch) < 2 {
-		batch = nil // one route: asc on its own
-	}
 	var wg sync.WaitGroup
 	batches := min(len(batch), cap(sem))
 	for b := range batches {
@@ -566,10 +594,13 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 			for k, i := range mine {
 				jobs[k] = ascJob{src: filepath.Join(appDir, filepath.FromSlash(sources[i].Path)), out: filepath.Join(outDir, filepath.FromSlash(sources[i].Module))}
 			}
-			err := assemblyScriptBatch(ctx, appDir, jobs, func(k int, took time.Duration, err error) {
+			start := time.Now()
+			err := assemblyScriptBatch(ctx, appDir, jobs, func(k int, took time.Duration, r reads, err error) {
 				i := mine[k]
 				if err == nil {
-					_ = moduleCache.Put(keys[i], jobs[k].out) // the next build compiles again
+					keepBuilt(ctx, appDir, LangAS, jobs[k].src, jobs[k].out, r, start)
+				} else {
+					forgetBuilt(LangAS, jobs[k].src)
 				}
 				report(i, Built{Source: sources[i], Took: took, Err: err})
 			})
@@ -608,9 +639,17 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 			case LangWAT:
 				err = WAT(ctx, src, out)
 			case LangAS:
+				// Its key could not be computed: the build says why.
+				forgetBuilt(LangAS, src)
 				err = AssemblyScript(ctx, appDir, src, out)
 			case LangRust:
-				err = Rust(ctx, src, out)
+				var r reads
+				if r, err = rust(ctx, src, out); err == nil {
+					keepBuilt(ctx, appDir, LangRust, src, out, r, start)
+				} else {
+					forgetBuilt(LangRust, src)
+				}
+				keys[i] = "" // cached by what it read
 			}
 			if keys[i] != "" && err == nil {
 				_ = moduleCache.Put(keys[i], out) // the next build compiles again

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	rustsdk "github.com/wasmendpoints/endpoints/guest-sdk/rust"
+	"github.com/wasmendpoints/endpoints/internal/depinfo"
 )
 
 // rustPackages are the Debian packages that provide rustc and its wasm32
@@ -69,28 +70,61 @@ var (
 //	rustc --edition 2021 --crate-type cdylib --crate-name route \
 //	      --target <target> -C opt-level=3 -C lto=fat -C codegen-units=1 \
 //	      -C panic=abort -C debuginfo=0 -C strip=symbols \
-//	      --extern endpoints=<cache>/libendpoints.rlib -o <out> <src>
+//	      --extern endpoints=<cache>/libendpoints.rlib -o <out> \
+//	      --emit link,dep-info=<temporary file> <src>
 //
 // Code the routes share lives outside the route directories and is
 // included with `#[path = "../../lib/users.rs"] mod users;`. out is
 // replaced atomically, as for [C]. The error names src and holds rustc's
 // diagnostics.
 func Rust(ctx context.Context, src, out string) error {
+	_, err := rust(ctx, src, out)
+	return err
+}
+
+// rust is [Rust], which also returns what the route read: rustc writes
+// its dep-info (--emit dep-info) to a temporary file. A dep-info that
+// cannot be read leaves what it read empty, which no record takes
+// (keepBuilt): the module was built all the same.
+func rust(ctx context.Context, src, out string) (reads, error) {
 	const what = "compile Rust route"
 	tc, err := findRust(ctx)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", what, src, err)
+		return reads{}, fmt.Errorf("%s %s: %w", what, src, err)
 	}
 	rlib, err := rustSDK(ctx, tc)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", what, src, err)
+		return reads{}, fmt.Errorf("%s %s: %w", what, src, err)
 	}
-	return runToolchain(ctx, what, src, out, func(tmp string) *exec.Cmd {
+	wd, err := os.Getwd() // rustc's, where its relative paths start
+	if err != nil {
+		return reads{}, fmt.Errorf("%s %s: %w", what, src, err)
+	}
+	f, err := os.CreateTemp("", "endpoints-rust-*.d")
+	if err != nil {
+		return reads{}, fmt.Errorf("%s %s: %w", what, src, err)
+	}
+	f.Close()
+	dep := f.Name()
+	defer os.Remove(dep)
+	err = runToolchain(ctx, what, src, out, func(tmp string) *exec.Cmd {
 		args := []string{"--edition", rustsdk.Edition, "--crate-type", "cdylib", "--crate-name", "route", "--target", tc.target}
 		args = append(args, rustFlags...)
-		args = append(args, "-C", "strip=symbols", "--extern", rustsdk.Crate+"="+rlib, "-o", tmp, src)
+		args = append(args, "-C", "strip=symbols", "--extern", rustsdk.Crate+"="+rlib, "-o", tmp, "--emit", "link,dep-info="+dep, src)
 		return exec.CommandContext(ctx, tc.rustc, args...)
 	}, rustHint)
+	if err != nil {
+		return reads{}, err
+	}
+	b, err := os.ReadFile(dep)
+	if err != nil {
+		return reads{}, nil
+	}
+	info, err := depinfo.Parse(dep, b)
+	if err != nil {
+		return reads{}, nil
+	}
+	return readsOf(info, wd), nil
 }
 
 // findRust picks the Rust compiler routes build with.

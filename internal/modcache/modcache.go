@@ -9,9 +9,15 @@
 // included) never see half a module. An entry not used for MaxAge is
 // removed by the next Put; the directory is a cache the user may empty at
 // any time.
+//
+// Beside the modules it keeps records: small files a builder writes about
+// a source (what its last build read, by which it computes the source's
+// key), under keys of the builder's, written and pruned the same way. A
+// lost record is only a key the builder computes more conservatively.
 package modcache
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -51,11 +57,19 @@ func (c *Cache) Dir() string { return c.dir }
 // validKey is what a key looks like: hex digits, as of a hash.
 var validKey = regexp.MustCompile(`^[0-9a-f]{16,128}$`)
 
-func (c *Cache) path(key string) (string, error) {
+// Suffixes of the cache's files: modules and records.
+const (
+	moduleSuffix = ".wasm"
+	recordSuffix = ".record"
+)
+
+func (c *Cache) path(key string) (string, error) { return c.file(key, moduleSuffix) }
+
+func (c *Cache) file(key, suffix string) (string, error) {
 	if !validKey.MatchString(key) {
 		return "", fmt.Errorf("module cache: key %q is not 16 to 128 lower-case hex digits", key)
 	}
-	return filepath.Join(c.dir, key+".wasm"), nil
+	return filepath.Join(c.dir, key+suffix), nil
 }
 
 // Get copies the module cached under key to out, replacing out
@@ -102,7 +116,53 @@ func (c *Cache) Put(key, built string) error {
 	return nil
 }
 
-// prune removes the entries last used before cutoff. Failures are left
+// Record returns the record kept under key, and whether there was one.
+func (c *Cache) Record(key string) ([]byte, bool, error) {
+	p, err := c.file(key, recordSuffix)
+	if err != nil {
+		return nil, false, err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("module cache: %w", err)
+	}
+	now := time.Now()
+	_ = os.Chtimes(p, now, now) // used: kept for another MaxAge
+	return b, true, nil
+}
+
+// PutRecord keeps data under key, replacing the record there atomically:
+// a concurrent Record reads the old one or the new one whole.
+func (c *Cache) PutRecord(key string, data []byte) error {
+	p, err := c.file(key, recordSuffix)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return fmt.Errorf("module cache: %w", err)
+	}
+	if err := copyAtomic(bytes.NewReader(data), p); err != nil {
+		return fmt.Errorf("module cache: keep record %s: %w", key, err)
+	}
+	return nil
+}
+
+// DeleteRecord removes the record kept under key, if any.
+func (c *Cache) DeleteRecord(key string) error {
+	p, err := c.file(key, recordSuffix)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("module cache: %w", err)
+	}
+	return nil
+}
+
+// prune removes the entries and records last used before cutoff. Failures are left
 // for the next Put: another process may be pruning too.
 func (c *Cache) prune(cutoff time.Time) {
 	entries, err := os.ReadDir(c.dir)
@@ -110,8 +170,12 @@ func (c *Cache) prune(cutoff time.Time) {
 		return
 	}
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".wasm") || !validKey.MatchString(strings.TrimSuffix(e.Name(), ".wasm")) {
-			continue // not an entry: leave it
+		key, ok := strings.CutSuffix(e.Name(), moduleSuffix)
+		if !ok {
+			key, ok = strings.CutSuffix(e.Name(), recordSuffix)
+		}
+		if !ok || !validKey.MatchString(key) {
+			continue // neither an entry nor a record: leave it
 		}
 		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
 			_ = os.Remove(filepath.Join(c.dir, e.Name()))

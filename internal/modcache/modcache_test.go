@@ -94,3 +94,71 @@ func TestPrune(t *testing.T) {
 		t.Errorf("prune removed a file that is not an entry: %v", err)
 	}
 }
+
+// TestRecords: a record reads back as it was put, is replaced whole by the
+// next PutRecord, is gone after DeleteRecord, and is pruned like an entry
+// when no Record used it for MaxAge.
+func TestRecords(t *testing.T) {
+	dir := t.TempDir()
+	c := Open(filepath.Join(dir, "cache"))
+	const key, stale = "0123456789abcdef", "aaaaaaaaaaaaaaaa"
+	if b, ok, err := c.Record(key); ok || err != nil || b != nil {
+		t.Fatalf("Record on an empty cache = %q, %v, %v; want none", b, ok, err)
+	}
+	if err := c.DeleteRecord(key); err != nil {
+		t.Fatalf("DeleteRecord of no record: %v", err)
+	}
+	for _, data := range []string{`{"files":["a.rs","b.rs"]}`, `{"files":["a.rs"]}`} {
+		if err := c.PutRecord(key, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		if b, ok, err := c.Record(key); !ok || err != nil || string(b) != data {
+			t.Fatalf("Record after PutRecord(%s) = %q, %v, %v", data, b, ok, err)
+		}
+	}
+	// A record and a module may share a key: they are different files.
+	built := filepath.Join(dir, "built.wasm")
+	if err := os.WriteFile(built, []byte("\x00asm"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Put(key, built); err != nil {
+		t.Fatal(err)
+	}
+	if b, _, _ := c.Record(key); string(b) != `{"files":["a.rs"]}` {
+		t.Errorf("a module put under the record's key changed it to %q", b)
+	}
+	if err := c.DeleteRecord(key); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := c.Record(key); ok {
+		t.Error("Record found a deleted record")
+	}
+	if hit, _ := c.Get(key, filepath.Join(dir, "out.wasm")); !hit {
+		t.Error("DeleteRecord removed the module of its key")
+	}
+	if err := c.PutRecord(stale, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-MaxAge - time.Hour)
+	if err := os.Chtimes(filepath.Join(c.Dir(), stale+".record"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Put("cccccccccccccccc", built); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := c.Record(stale); ok {
+		t.Error("a record unused for MaxAge survived a Put")
+	}
+	for _, bad := range []string{"", "../x", "0123456789ABCDEF"} {
+		if _, _, err := c.Record(bad); err == nil {
+			t.Errorf("Record(%q) took a key that is not hex", bad)
+		}
+		if err := c.PutRecord(bad, nil); err == nil {
+			t.Errorf("PutRecord(%q) took a key that is not hex", bad)
+		}
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(c.Dir(), "*.tmp"))
+	if len(leftovers) != 0 {
+		t.Errorf("temporary files left: %v", leftovers)
+	}
+}

@@ -1,0 +1,227 @@
+package guestbuild
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/internal/depinfo"
+)
+
+// reads is what the last successful build of a Rust or AssemblyScript
+// route read, as its compiler listed it (rustc's dep-info, the files
+// asc's driver tried): the route's key is made of exactly these files'
+// contents (or absence), directories' listings and variables' values
+// (cacheKey), and a saved file rebuilds the routes whose record lists it
+// (AffectedSince). It is sound as cargo's fingerprints are: a file can
+// only enter a crate through a change to a file the crate already reads
+// (a `mod`, a `#[path]`, an `include_str!`), which changes the key and
+// builds the route again; asc's record also lists the files it looked for
+// and did not find (an import tried as x.ts then x/index.ts, a package in
+// each node_modules), so that one appearing there changes the key too.
+//
+// The records live in the module cache beside the modules they key
+// (modcache's records, one per source by its absolute path), not under
+// the app: they are only worth what the cache's modules are, the cache is
+// per user and outside every watched tree, and emptying it loses both
+// together. A route without one (first build, cache emptied, last build
+// failed) keeps the conservative key of every source file of its
+// language in the app.
+type reads struct {
+	// Files are absolute and clean, sorted: the crate root, its modules,
+	// the files it includes; for asc also the files it tried and did not
+	// find.
+	Files []string `json:"files"`
+	// Dirs are the directories asc listed (for --lib), absolute, sorted.
+	Dirs []string `json:"dirs,omitempty"`
+	// Env are the names of the environment variables `env!` and
+	// `option_env!` read, sorted.
+	Env []string `json:"env,omitempty"`
+}
+
+// readsOf turns rustc's dep-info (paths relative to dir, rustc's working
+// directory, unless absolute) into a record.
+func readsOf(info depinfo.Info, dir string) reads {
+	r := reads{Env: info.Env}
+	for _, f := range info.Files {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(dir, f)
+		}
+		r.Files = append(r.Files, filepath.Clean(f))
+	}
+	slices.Sort(r.Files)
+	r.Files = slices.Compact(r.Files)
+	return r
+}
+
+// keepBuilt records what the route src of lang read (r) when it was
+// built to out, in a build begun at start, and caches the module by that
+// (cacheKey): the next build of the route copies it while what it read
+// stays the same. The module is not cached when a file it read changed
+// since start: it may have been built from the older content. Failures
+// to record or cache only cost the next build a compilation.
+func keepBuilt(ctx context.Context, appDir string, lang Language, src, out string, r reads, start time.Time) {
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return
+	}
+	if !slices.Contains(r.Files, abs) || saveReads(lang, abs, r) != nil {
+		// Not the route the compiler names (a symbolic link in the way),
+		// or not kept: no record the key can trust.
+		forgetReads(lang, abs)
+		return
+	}
+	if key, unchanged, err := readsKey(ctx, appDir, lang, abs, r, start); err == nil && unchanged {
+		_ = moduleCache.Put(key, out)
+	}
+}
+
+// forgetBuilt forgets what the route src of lang read: its build failed,
+// and what the failed source reads may be other files; until it builds,
+// its key is the conservative one.
+func forgetBuilt(lang Language, src string) {
+	if abs, err := filepath.Abs(src); err == nil {
+		forgetReads(lang, abs)
+	}
+}
+
+// recordKey is the module cache's key of the record of the source at abs
+// (an absolute path) in lang.
+func recordKey(lang Language, abs string) string {
+	sum := sha256.Sum256([]byte("endpoints reads v1\x00" + string(lang) + "\x00" + abs))
+	return hex.EncodeToString(sum[:])
+}
+
+// loadReads returns the record of the source at abs, if there is a valid
+// one: a record that cannot be read is no record.
+func loadReads(lang Language, abs string) (reads, bool) {
+	b, ok, err := moduleCache.Record(recordKey(lang, abs))
+	if err != nil || !ok {
+		return reads{}, false
+	}
+	var r reads
+	if json.Unmarshal(b, &r) != nil || !slices.Contains(r.Files, abs) ||
+		slices.ContainsFunc(r.Files, func(f string) bool { return !filepath.IsAbs(f) }) {
+		return reads{}, false
+	}
+	return r, true
+}
+
+// saveReads keeps r as the record of the source at abs.
+func saveReads(lang Language, abs string, r reads) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return moduleCache.PutRecord(recordKey(lang, abs), b)
+}
+
+// forgetReads removes the record of the source at abs.
+func forgetReads(lang Language, abs string) {
+	_ = moduleCache.DeleteRecord(recordKey(lang, abs)) // a record left is one a later success replaces
+}
+
+// concerns reports whether a change of the file at abs may change the
+// crate r describes: r reads it, or it is the other file a `mod` of r may
+// have found (x/mod.rs beside x.rs, or x.rs beside x/mod.rs: with both
+// there, rustc refuses the `mod`).
+func (r reads) concerns(abs string) bool {
+	return slices.ContainsFunc(r.Files, func(f string) bool { return f == abs || modAlternative(f) == abs })
+}
+
+// modAlternative is the file a `mod` that found the .rs file f would have
+// found instead: x/mod.rs for x.rs, x.rs for x/mod.rs ("" for a file of
+// another kind).
+func modAlternative(f string) string {
+	if filepath.Base(f) == "mod.rs" {
+		return filepath.Dir(f) + ".rs"
+	}
+	if stem, ok := strings.CutSuffix(f, ".rs"); ok {
+		return filepath.Join(stem, "mod.rs")
+	}
+	return ""
+}
+
+// hashReads writes what r names to h: each file with the hash of its
+// content (or its absence), whether its modAlternative exists, each
+// directory's listing and each variable's value. When notAfter is not zero, hashReads also reports
+// whether every file is older than notAfter: a file changed since
+// (during the build that made r) may hold other content than the module
+// was built from, which must then not be cached under this content.
+func hashReads(h hash.Hash, r reads, notAfter time.Time) (bool, error) {
+	unchanged := true
+	for _, f := range r.Files {
+		sum, mod, err := hashFile(f)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			fmt.Fprintf(h, "%s\x00absent\x00", f)
+		case err != nil:
+			return false, fmt.Errorf("hash %s, which the route read when last built: %w", f, err)
+		default:
+			fmt.Fprintf(h, "%s\x00%x\x00", f, sum)
+			if !notAfter.IsZero() && mod.After(notAfter) {
+				unchanged = false
+			}
+		}
+		if alt := modAlternative(f); alt != "" {
+			_, err := os.Stat(alt)
+			fmt.Fprintf(h, "%s\x00%v\x00", alt, err == nil)
+		}
+	}
+	for _, dir := range r.Dirs {
+		names := ascSources(dir)
+		fmt.Fprintf(h, "%s/\x00%d\x00%s\x00", dir, len(names), strings.Join(names, "\x00"))
+	}
+	for _, name := range r.Env {
+		v, ok := os.LookupEnv(name)
+		fmt.Fprintf(h, "$%s\x00%v\x00%d\x00%s\x00", name, ok, len(v), v)
+	}
+	return unchanged, nil
+}
+
+// hashFile returns the SHA-256 of the file at p and its modification time
+// after it was read: a write that raced the read shows in the time.
+func hashFile(p string) ([]byte, time.Time, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, time.Time{}, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	return h.Sum(nil), info.ModTime(), nil
+}
+
+// ascSources lists the files of dir asc's listFiles returns (the .ts
+// files but .d.ts), sorted; none when dir cannot be listed, which asc
+// takes as none too.
+func ascSources(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, ".ts") && !strings.HasSuffix(n, ".d.ts") {
+			names = append(names, n)
+		}
+	}
+	return names
+}

@@ -1,0 +1,375 @@
+package guestbuild
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/internal/depinfo"
+)
+
+// rustRoute is a Rust plain route answering text, with the lines before
+// its handler (mod declarations).
+func rustRoute(head, text string) string {
+	return "use endpoints::{plain_route, respond_text, Request};\n" + head + "\n" +
+		"plain_route!(|_req: &Request| -> Result<(), endpoints::Errno> { respond_text(200, " + text + ", \"text/plain\") });\n"
+}
+
+// TestRustRebuildsWhatChanged: a Rust route is built again when a file
+// its last build read changed, and only then; `Affected` picks the same
+// routes. Before, any .rs file of the app keyed every Rust route: one
+// edit rebuilt all of them (2.3 s of CPU each).
+func TestRustRebuildsWhatChanged(t *testing.T) {
+	needRust(t)
+	useCache(t)
+	app := t.TempDir()
+	const (
+		a = "server/routes/a.get.rs"
+		b = "server/routes/b.get.rs"
+		c = "server/routes/c.get.rs"
+	)
+	writeFiles(t, app, map[string]string{
+		"shared/a.rs": "pub const TEXT: &str = \"a\";\n",
+		a:             rustRoute("#[path = \"../../shared/a.rs\"]\nmod shared;", "shared::TEXT"),
+		b:             rustRoute("", "\"b\""),
+		c:             rustRoute("", "\"c\""),
+	})
+	sources, err := Find(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sources) != 3 {
+		t.Fatalf("Find = %+v, want the 3 routes", sources)
+	}
+	// build builds the app and returns the sources compiled (not cached);
+	// wantErr names a source whose build must fail.
+	build := func(wantErr string) []string {
+		t.Helper()
+		built, err := Build(t.Context(), app, app, sources, nil)
+		if (err != nil) != (wantErr != "") || err != nil && !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("Build: %v, want an error naming %q", err, wantErr)
+		}
+		var compiled []string
+		for _, r := range built {
+			if !r.Cached {
+				compiled = append(compiled, r.Path)
+			}
+		}
+		return compiled
+	}
+	affected := func(changed string) []string {
+		var got []string
+		for _, s := range Affected(app, sources, []string{changed}) {
+			got = append(got, s.Path)
+		}
+		return got
+	}
+	appendTo := func(name, text string) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(app, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := build(""); !slices.Equal(got, []string{a, b, c}) {
+		t.Fatalf("the first build compiled %q, want every route", got)
+	}
+	for _, step := range []struct {
+		name    string
+		change  func()
+		changed string // the file saved, for Affected
+		want    []string
+		wantErr string
+	}{
+		{"nothing changed", func() {}, "", nil, ""},
+		{"a comment in route a", func() { appendTo(a, "// more\n") }, a, []string{a}, ""},
+		{"the file route a includes", func() { appendTo("shared/a.rs", "// more\n") }, "shared/a.rs", []string{a}, ""},
+		{"a file no route reads", func() { writeFiles(t, app, map[string]string{"shared/unused.rs": "// unused\n"}) }, "shared/unused.rs", nil, ""},
+		{"route b includes a new file", func() {
+			writeFiles(t, app, map[string]string{
+				"shared/b.rs": "pub const TEXT: &str = \"b\";\n",
+				b:             rustRoute("#[path = \"../../shared/b.rs\"]\nmod shared;", "shared::TEXT"),
+			})
+		}, b, []string{b}, ""},
+		{"the file route b now includes", func() { appendTo("shared/b.rs", "// more\n") }, "shared/b.rs", []string{b}, ""},
+		{"x/mod.rs beside a file route b includes as x.rs", func() {
+			writeFiles(t, app, map[string]string{"shared/b/mod.rs": "// another candidate of mod b\n"})
+		}, "shared/b/mod.rs", []string{b}, ""},
+		// A failed build forgets what the route read: it may read other
+		// files now, and any .rs file rebuilds it until it builds.
+		{"route c includes a file that is not there", func() {
+			writeFiles(t, app, map[string]string{c: rustRoute("#[path = \"../../shared/late.rs\"]\nmod late;", "late::TEXT")})
+		}, c, []string{c}, "c.get.rs"},
+		{"the missing file appears", func() {
+			writeFiles(t, app, map[string]string{"shared/late.rs": "pub const TEXT: &str = \"late\";\n"})
+		}, "shared/late.rs", []string{c}, ""},
+		{"the file route c now includes", func() { appendTo("shared/late.rs", "// more\n") }, "shared/late.rs", []string{c}, ""},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			step.change()
+			if step.changed != "" {
+				if got := affected(step.changed); !slices.Equal(got, step.want) {
+					t.Errorf("Affected(%s) = %q, want %q", step.changed, got, step.want)
+				}
+			}
+			if got := build(step.wantErr); !slices.Equal(got, step.want) {
+				t.Errorf("the build compiled %q, want %q", got, step.want)
+			}
+		})
+	}
+}
+
+// TestReadsOf: rustc's paths are made absolute from its working directory
+// and clean, each once, sorted.
+func TestReadsOf(t *testing.T) {
+	info := depinfo.Info{Files: []string{"server/api/a.get.rs", "server/api/../../lib/x.rs", "/abs/y.txt", "server/api/a.get.rs"}, Env: []string{"A"}}
+	r := readsOf(info, "/app")
+	want := []string{"/abs/y.txt", "/app/lib/x.rs", "/app/server/api/a.get.rs"}
+	if !slices.Equal(r.Files, want) || !slices.Equal(r.Env, []string{"A"}) {
+		t.Errorf("readsOf = %+v, want files %q and env [A]", r, want)
+	}
+}
+
+// TestReadsConcerns: a record concerns the files it lists and the other
+// file each `mod` could have found.
+func TestReadsConcerns(t *testing.T) {
+	r := reads{Files: []string{"/app/r.get.rs", "/app/lib/x.rs", "/app/lib/y/mod.rs", "/app/data.txt"}}
+	for _, tt := range []struct {
+		file string
+		want bool
+	}{
+		{"/app/lib/x.rs", true},
+		{"/app/lib/x/mod.rs", true},
+		{"/app/lib/y/mod.rs", true},
+		{"/app/lib/y.rs", true},
+		{"/app/data.txt", true},
+		{"/app/lib/z.rs", false},
+		{"/app/lib/x/other.rs", false},
+		{"/app/data.txt.rs", false},
+	} {
+		if got := r.concerns(tt.file); got != tt.want {
+			t.Errorf("concerns(%s) = %v, want %v", tt.file, got, tt.want)
+		}
+	}
+}
+
+// asRouteOf is an AssemblyScript plain route answering the string expr,
+// with the lines before it (imports).
+func asRouteOf(head, expr string) string {
+	return `import { Request, plainRoute, respondText } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+` + head + `
+plainRoute((req: Request): void => { respondText(200, ` + expr + `); });
+`
+}
+
+// TestAssemblyScriptRebuildsWhatChanged: an AssemblyScript route is built
+// again when a file its last build read changed, or a file appeared where
+// asc looked for one, and only then; `Affected` picks the same routes.
+// Before, any .ts file of the app keyed every AssemblyScript route.
+func TestAssemblyScriptRebuildsWhatChanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiling AssemblyScript takes seconds")
+	}
+	useCache(t)
+	const (
+		a = "server/routes/a.get.ts"
+		b = "server/routes/b.get.ts"
+		c = "server/routes/c.get.ts"
+	)
+	app := asApp(t, map[string]string{
+		"shared/a.ts": "export const TEXT: string = \"a\";\n",
+		a:             asRouteOf(`import { TEXT } from "../../shared/a";`, "TEXT"),
+		b:             asRouteOf("", `"b"`),
+		c:             asRouteOf("", `"c"`),
+	})
+	sources, err := Find(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(wantErr string) []string {
+		t.Helper()
+		built, err := Build(t.Context(), app, app, sources, nil)
+		if (err != nil) != (wantErr != "") || err != nil && !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("Build: %v, want an error naming %q", err, wantErr)
+		}
+		var compiled []string
+		for _, r := range built {
+			if !r.Cached {
+				compiled = append(compiled, r.Path)
+			}
+		}
+		slices.Sort(compiled)
+		return compiled
+	}
+	appendTo := func(name, text string) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(app, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := build(""); !slices.Equal(got, []string{a, b, c}) {
+		t.Fatalf("the first build compiled %q, want every route", got)
+	}
+	for _, step := range []struct {
+		name    string
+		change  func()
+		changed string
+		want    []string
+		wantErr string
+	}{
+		{"nothing changed", func() {}, "", nil, ""},
+		{"a comment in route a", func() { appendTo(a, "// more\n") }, a, []string{a}, ""},
+		{"the file route a imports", func() { appendTo("shared/a.ts", "// more\n") }, "shared/a.ts", []string{a}, ""},
+		{"a file no route reads", func() { writeFiles(t, app, map[string]string{"shared/unused.ts": "// unused\n"}) }, "shared/unused.ts", nil, ""},
+		{"route b imports a directory's index", func() {
+			writeFiles(t, app, map[string]string{
+				"shared/b/index.ts": "export const TEXT: string = \"b\";\n",
+				b:                   asRouteOf(`import { TEXT } from "../../shared/b";`, "TEXT"),
+			})
+		}, b, []string{b}, ""},
+		{"the index route b imports", func() { appendTo("shared/b/index.ts", "// more\n") }, "shared/b/index.ts", []string{b}, ""},
+		// asc tried shared/b.ts before shared/b/index.ts: one there is
+		// what the import means now.
+		{"a file where route b's import was tried first", func() {
+			writeFiles(t, app, map[string]string{"shared/b.ts": "export const TEXT: string = \"b, first\";\n"})
+		}, "shared/b.ts", []string{b}, ""},
+		{"route c imports a file that is not there", func() {
+			writeFiles(t, app, map[string]string{c: asRouteOf(`import { TEXT } from "../../shared/late";`, "TEXT")})
+		}, c, []string{c}, "c.get.ts"},
+		{"the missing file appears", func() {
+			writeFiles(t, app, map[string]string{"shared/late.ts": "export const TEXT: string = \"late\";\n"})
+		}, "shared/late.ts", []string{c}, ""},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			step.change()
+			if step.changed != "" {
+				var got []string
+				for _, s := range Affected(app, sources, []string{step.changed}) {
+					got = append(got, s.Path)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, step.want) {
+					t.Errorf("Affected(%s) = %q, want %q", step.changed, got, step.want)
+				}
+			}
+			if got := build(step.wantErr); !slices.Equal(got, step.want) {
+				t.Errorf("the build compiled %q, want %q", got, step.want)
+			}
+		})
+	}
+}
+
+// TestHashReads: what a record names keys the module: each file's content
+// or absence, the other file a `mod` could find, a directory's .ts files,
+// a variable's value; nothing else. A file changed after the build began
+// says so.
+func TestHashReads(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, filepath.FromSlash(name)) }
+	writeFiles(t, dir, map[string]string{"r.rs": "// r\n", "lib/x.rs": "// x\n", "libdir/a.ts": "// a\n"})
+	const env = "ENDPOINTS_TEST_HASH_READS"
+	t.Setenv(env, "one")
+	r := reads{Files: []string{p("absent.ts"), p("lib/x.rs"), p("r.rs")}, Dirs: []string{p("libdir")}, Env: []string{env}}
+	key := func() string {
+		t.Helper()
+		h := sha256.New()
+		if _, err := hashReads(h, r, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	seen := map[string]string{}
+	for _, step := range []struct {
+		name   string
+		change func()
+		same   bool
+	}{
+		{"first", func() {}, false},
+		{"nothing changed", func() {}, true},
+		{"a file the record does not name", func() { writeFiles(t, dir, map[string]string{"lib/other.rs": "// other\n"}) }, true},
+		{"a file's modification time", func() {
+			old := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(p("lib/x.rs"), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"a file's content", func() { writeFiles(t, dir, map[string]string{"lib/x.rs": "// x, changed\n"}) }, false},
+		{"a file that was absent appears", func() { writeFiles(t, dir, map[string]string{"absent.ts": "// here\n"}) }, false},
+		{"the other file of a mod appears", func() { writeFiles(t, dir, map[string]string{"lib/x/mod.rs": "// mod\n"}) }, false},
+		{"a .d.ts file in a listed directory", func() { writeFiles(t, dir, map[string]string{"libdir/b.d.ts": "// b\n"}) }, true},
+		{"a .ts file in a listed directory", func() { writeFiles(t, dir, map[string]string{"libdir/b.ts": "// b\n"}) }, false},
+		{"a variable's value", func() { t.Setenv(env, "two") }, false},
+		{"a variable unset", func() { os.Unsetenv(env) }, false},
+	} {
+		step.change()
+		k := key()
+		prev, repeated := seen[k]
+		if repeated != step.same {
+			t.Errorf("after %s: key repeated %v (of %q), want %v", step.name, repeated, prev, step.same)
+		}
+		seen[k] = step.name
+	}
+
+	start := time.Now()
+	old := start.Add(-time.Minute)
+	for _, f := range []string{"r.rs", "lib/x.rs", "absent.ts"} {
+		if err := os.Chtimes(p(f), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if unchanged, err := hashReads(sha256.New(), r, start); err != nil || !unchanged {
+		t.Errorf("hashReads with every file older than the build = %v, %v; want unchanged", unchanged, err)
+	}
+	later := start.Add(time.Second)
+	if err := os.Chtimes(p("lib/x.rs"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if unchanged, err := hashReads(sha256.New(), r, start); err != nil || unchanged {
+		t.Errorf("hashReads with a file changed during the build = %v, %v; want changed", unchanged, err)
+	}
+}
+
+// TestLoadReads: a record reads back as saved; one that is not JSON, does
+// not name its route or names a relative file is no record (the route
+// keeps the conservative key), as is one forgotten.
+func TestLoadReads(t *testing.T) {
+	useCache(t)
+	const abs = "/app/server/api/a.get.rs"
+	good := reads{Files: []string{"/app/lib/x.rs", abs}, Env: []string{"A"}}
+	if err := saveReads(LangRust, abs, good); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := loadReads(LangRust, abs); !ok || !slices.Equal(r.Files, good.Files) || !slices.Equal(r.Env, good.Env) {
+		t.Errorf("loadReads = %+v, %v; want %+v", r, ok, good)
+	}
+	if _, ok := loadReads(LangAS, abs); ok {
+		t.Error("the record of a Rust route is one of the AssemblyScript route at its path")
+	}
+	forgetReads(LangRust, abs)
+	if _, ok := loadReads(LangRust, abs); ok {
+		t.Error("a forgotten record was found")
+	}
+	for _, bad := range []string{`not json`, `{"files":["/app/lib/x.rs"]}`, `{"files":["lib/x.rs","/app/server/api/a.get.rs"]}`} {
+		if err := moduleCache.PutRecord(recordKey(LangRust, abs), []byte(bad)); err != nil {
+			t.Fatal(err)
+		}
+		if r, ok := loadReads(LangRust, abs); ok {
+			t.Errorf("the record %s was taken: %+v", bad, r)
+		}
+	}
+}
