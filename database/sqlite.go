@@ -51,17 +51,67 @@ type sqliteDB struct {
 // sqliteConn is one connection; trusted is set while the host runs its
 // own statements (BEGIN, migrations), which the guest authorizer allows.
 // stmts are the guests' statements it prepared, none of them prepared
-// while trusted.
+// while trusted. broken is set once the driver panicked on it
+// (recoverSQLite): release closes it instead of pooling it.
 type sqliteConn struct {
 	conn    *sqlite3.Conn
 	trusted bool
+	broken  bool
 	stmts   stmtCache
+}
+
+// recoverSQLite turns a panic of go-sqlite3 into *err. The driver panics
+// instead of returning an error when SQLite runs out of memory
+// (SQLITE_NOMEM: a guest's statement that builds a string of a gigabyte,
+// printf('%.*c', 2000000000, 'x')) and on its own assertions; the host
+// must answer the statement's error, and not lose the connection the
+// statement held. The connection is marked broken, so that release
+// closes it rather than pools it: a statement it was running was not
+// given back, and its memory may have grown to gigabytes. Any other panic
+// goes on.
+func (c *sqliteConn) recoverSQLite(err *error) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	e := driverPanic(v)
+	c.broken = true
+	if e.Error() == "sqlite3: out of memory" {
+		*err = &Error{Code: CodeTooLarge, Message: "SQLite ran out of memory running the statement: it builds a value or a result too large for the host (strings and blobs of hundreds of megabytes)", Err: e}
+		return
+	}
+	*err = &Error{Code: CodeOther, Message: "the SQLite driver failed: " + strings.TrimPrefix(e.Error(), "sqlite3: "), Err: e}
 }
 
 // close finalizes the cached statements and closes the connection.
 func (c *sqliteConn) close() error {
 	c.stmts.close()
-	return c.conn.Close()
+	return sqliteCall(c.conn.Close)
+}
+
+// driverPanic is v, recovered from a panic, as the error go-sqlite3
+// panicked with ("sqlite3: out of memory", "sqlite3: assertion
+// failed..."); it panics again with v when v is any other panic's.
+func driverPanic(v any) error {
+	e, ok := v.(error)
+	if !ok || !strings.HasPrefix(e.Error(), "sqlite3: ") {
+		panic(v)
+	}
+	return e
+}
+
+// sqliteCall calls f, a go-sqlite3 call that ends something (a
+// statement's reset or finalize, a connection's close), and returns its
+// error, or the error it panicked with: after SQLITE_NOMEM each of them
+// returns that code again, on which go-sqlite3 panics, though what it
+// ended is ended.
+func sqliteCall(f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = driverPanic(v)
+		}
+	}()
+	return f()
 }
 
 func openSQLite(ctx context.Context, opts Options) (DB, error) {
@@ -178,14 +228,15 @@ func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 }
 
 // release gives a connection back, closing it instead when it is left
-// in a transaction (an interrupted COMMIT) or the pool is closed.
+// in a transaction (an interrupted COMMIT), the driver panicked on it
+// (broken), or the pool is closed.
 func (db *sqliteDB) release(c *sqliteConn) {
 	c.conn.SetInterrupt(context.Background())
 	c.trusted = false
 	db.mu.Lock()
 	closed := db.closed
 	db.mu.Unlock()
-	if closed || !c.conn.GetAutocommit() {
+	if closed || c.broken || !c.conn.GetAutocommit() {
 		c.close()
 	} else {
 		db.idle <- c
@@ -193,24 +244,27 @@ func (db *sqliteDB) release(c *sqliteConn) {
 	<-db.slots
 }
 
-func (db *sqliteDB) Query(ctx context.Context, sql string, args []any) (Rows, error) {
+func (db *sqliteDB) Query(ctx context.Context, sql string, args []any) (rows Rows, err error) {
 	c, err := db.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.query(ctx, sql, args, db)
-	if err != nil {
-		db.release(c)
-	}
-	return rows, err
+	defer func() {
+		if err != nil {
+			db.release(c)
+		}
+	}()
+	defer c.recoverSQLite(&err)
+	return c.query(ctx, sql, args, db)
 }
 
-func (db *sqliteDB) Exec(ctx context.Context, sql string, args []any) (ExecResult, error) {
+func (db *sqliteDB) Exec(ctx context.Context, sql string, args []any) (r ExecResult, err error) {
 	c, err := db.acquire(ctx)
 	if err != nil {
 		return ExecResult{}, err
 	}
 	defer db.release(c)
+	defer c.recoverSQLite(&err)
 	return c.exec(ctx, sql, args)
 }
 
@@ -326,7 +380,8 @@ func (db *sqliteDB) Close() error {
 
 // control runs the host's own statements (BEGIN, COMMIT, ROLLBACK, a
 // migration's script), which the authorizer allows.
-func (c *sqliteConn) control(ctx context.Context, sql string) error {
+func (c *sqliteConn) control(ctx context.Context, sql string) (err error) {
+	defer c.recoverSQLite(&err)
 	c.trusted = true
 	defer func() { c.trusted = false }()
 	c.conn.SetInterrupt(ctx)
@@ -500,10 +555,16 @@ type sqliteRows struct {
 
 func (r *sqliteRows) Columns() []string { return r.cols }
 
-func (r *sqliteRows) Next() bool {
+func (r *sqliteRows) Next() (more bool) {
 	if r.stmt == nil || r.end {
 		return false
 	}
+	defer func() {
+		if r.err != nil {
+			r.end, more = true, false
+		}
+	}()
+	defer r.c.recoverSQLite(&r.err)
 	if r.stepped {
 		r.stepped = false
 		r.end = !r.row
@@ -519,7 +580,8 @@ func (r *sqliteRows) Next() bool {
 	return false
 }
 
-func (r *sqliteRows) Values() ([]any, error) {
+func (r *sqliteRows) Values() (_ []any, err error) {
+	defer r.c.recoverSQLite(&err)
 	if r.vals == nil {
 		r.vals = make([]any, len(r.cols))
 	}
@@ -542,7 +604,8 @@ func (r *sqliteRows) Values() ([]any, error) {
 
 // AppendRow appends the current row's values as Values and AppendValue
 // would, reading texts and blobs where SQLite keeps them (RowAppender).
-func (r *sqliteRows) AppendRow(dst []byte, blobs []int) ([]byte, []int, error) {
+func (r *sqliteRows) AppendRow(dst []byte, blobs []int) (_ []byte, _ []int, err error) {
+	defer r.c.recoverSQLite(&err)
 	for i := range r.cols {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -586,18 +649,40 @@ type sqliteTx struct {
 	done bool
 }
 
-func (tx *sqliteTx) Query(ctx context.Context, sql string, args []any) (Rows, error) {
+func (tx *sqliteTx) Query(ctx context.Context, sql string, args []any) (_ Rows, err error) {
 	if tx.done {
 		return nil, Errorf(CodeTransaction, "the transaction has ended")
 	}
+	if err := tx.rolledBack(); err != nil {
+		return nil, err
+	}
+	defer tx.c.recoverSQLite(&err)
 	return tx.c.query(ctx, sql, args, nil)
 }
 
-func (tx *sqliteTx) Exec(ctx context.Context, sql string, args []any) (ExecResult, error) {
+func (tx *sqliteTx) Exec(ctx context.Context, sql string, args []any) (_ ExecResult, err error) {
 	if tx.done {
 		return ExecResult{}, Errorf(CodeTransaction, "the transaction has ended")
 	}
+	if err := tx.rolledBack(); err != nil {
+		return ExecResult{}, err
+	}
+	defer tx.c.recoverSQLite(&err)
 	return tx.c.exec(ctx, sql, args)
+}
+
+// rolledBack is the error of a statement or a commit of a transaction
+// SQLite rolled back by itself, nil while the transaction is open. SQLite
+// may roll back the whole transaction when a statement fails for want of
+// memory or disk (SQLITE_NOMEM, SQLITE_FULL, SQLITE_IOERR); the
+// connection is then in autocommit mode, where the statements that follow
+// would each commit at once, outside the transaction the guest still
+// thinks it is in, and stay whatever it does next.
+func (tx *sqliteTx) rolledBack() error {
+	if !tx.c.conn.GetAutocommit() {
+		return nil
+	}
+	return Errorf(CodeTransaction, "SQLite rolled the transaction back when one of its statements failed (out of memory or disk, an I/O error): nothing of it is left; run the transaction again")
 }
 
 func (tx *sqliteTx) Commit(ctx context.Context) error {
@@ -605,6 +690,10 @@ func (tx *sqliteTx) Commit(ctx context.Context) error {
 		return Errorf(CodeTransaction, "the transaction has ended")
 	}
 	tx.done = true
+	if err := tx.rolledBack(); err != nil {
+		tx.db.release(tx.c)
+		return err
+	}
 	err := tx.c.control(ctx, "COMMIT")
 	if err != nil && !tx.c.conn.GetAutocommit() {
 		err = errors.Join(err, tx.c.control(context.WithoutCancel(ctx), "ROLLBACK"))
@@ -618,6 +707,10 @@ func (tx *sqliteTx) Rollback(ctx context.Context) error {
 		return nil
 	}
 	tx.done = true
+	if tx.rolledBack() != nil {
+		tx.db.release(tx.c)
+		return nil // SQLite rolled it back already
+	}
 	err := tx.c.control(ctx, "ROLLBACK")
 	tx.db.release(tx.c)
 	return err
