@@ -32,6 +32,13 @@ func TestCheckStatement(t *testing.T) {
 		{"unlisten *", "UNLISTEN"},
 		{"Discard ALL", "DISCARD"},
 		{"\tcopy users to stdout", "COPY"},
+		// PostgreSQL's block comments nest: the first */ does not end
+		// this one, and SET runs.
+		{"/* /* */ */ SET statement_timeout = 1", "SET"},
+		{"/* a /* b /* c */ */ */ reset all", "RESET"},
+		{"/*/* */*/ begin", "BEGIN"},
+		{"/* /* */ SET x = 1 */ SELECT 1", ""},
+		{"/* /* */ unclosed */", ""},
 	}
 	for _, tt := range tests {
 		err := checkStatement(tt.sql)
@@ -47,6 +54,19 @@ func TestCheckStatement(t *testing.T) {
 	for _, sql := range []string{"SELECT 1", "select 1", "Insert into t values (1)"} {
 		if n := testing.AllocsPerRun(100, func() { checkStatement(sql) }); n != 0 {
 			t.Errorf("%q: %v allocations to check, want 0", sql, n)
+		}
+	}
+}
+
+// TestCheckStatementRefusesNUL: a NUL byte ends the statement's text in
+// the protocol's message, whose rest the server then reads as garbage: it
+// answers a protocol violation, which reads as a server gone (503, and the
+// pool's connections dropped). The text is refused before it is sent.
+func TestCheckStatementRefusesNUL(t *testing.T) {
+	for _, sql := range []string{"SELECT 1\x00; DROP TABLE users", "\x00", "SELECT $1 -- \x00"} {
+		err := checkStatement(sql)
+		if database.CodeOf(err) != database.CodeSyntax || !strings.Contains(err.Error(), "NUL") {
+			t.Errorf("%q: %v, want a syntax error naming the NUL byte", sql, err)
 		}
 	}
 }

@@ -403,8 +403,15 @@ var deniedKeywords = map[string]bool{
 	"DISCARD": true, "LISTEN": true, "UNLISTEN": true, "COPY": true, "LOAD": true,
 }
 
-// checkStatement refuses a statement a guest may not run.
+// checkStatement refuses a statement a guest may not run, and a text the
+// protocol cannot carry: a NUL byte ends the text in the Parse message,
+// whose rest the server reads as the message's other fields and refuses
+// as a protocol violation, which reads as a server gone (unavailable,
+// and the pool's connections dropped).
 func checkStatement(sql string) error {
+	if strings.IndexByte(sql, 0) >= 0 {
+		return database.Errorf(database.CodeSyntax, "the SQL text holds a NUL byte, which PostgreSQL cannot take in a statement: pass binary data as a parameter")
+	}
 	if kw, denied := deniedKeyword(firstWord(sql)); denied {
 		return database.Errorf(database.CodeDenied, kw+" is not allowed in a guest's statement: use db_begin, db_commit and db_rollback for transactions; session settings belong to the host")
 	}
@@ -434,7 +441,8 @@ func deniedKeyword(word string) (string, bool) {
 }
 
 // firstWord is the first word of sql (letters and underscores), past
-// white space, opening parentheses and comments.
+// white space, opening parentheses and comments (block comments nest, as
+// PostgreSQL reads them).
 func firstWord(sql string) string {
 	s := sql
 	for {
@@ -447,11 +455,11 @@ func firstWord(sql string) string {
 			}
 			s = s[i+1:]
 		case strings.HasPrefix(s, "/*"):
-			i := strings.Index(s, "*/")
+			i := blockCommentEnd(s)
 			if i < 0 {
 				return ""
 			}
-			s = s[i+2:]
+			s = s[i:]
 		default:
 			end := strings.IndexFunc(s, func(r rune) bool {
 				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_')
@@ -462,6 +470,30 @@ func firstWord(sql string) string {
 			return s[:end]
 		}
 	}
+}
+
+// blockCommentEnd is the offset just past the block comment s starts
+// with, -1 when it does not end. PostgreSQL's block comments nest
+// ("/* /* */ */" is one comment), unlike C's and SQLite's: the first "*/"
+// ends the comment only when no other "/*" opened inside it.
+func blockCommentEnd(s string) int {
+	depth := 0
+	for i := 0; i+1 < len(s); {
+		switch {
+		case s[i] == '/' && s[i+1] == '*':
+			depth++
+			i += 2
+		case s[i] == '*' && s[i+1] == '/':
+			depth--
+			i += 2
+			if depth == 0 {
+				return i
+			}
+		default:
+			i++
+		}
+	}
+	return -1
 }
 
 // rows converts pgx's values to the types package database promises.
@@ -763,6 +795,11 @@ func mapError(ctx context.Context, err error) error {
 			e.Code = database.CodeOther
 		}
 		return e
+	}
+	if errors.Is(err, pgx.ErrTxCommitRollback) {
+		// The COMMIT of a transaction a failed statement aborted: the
+		// handler's transaction, not the server gone.
+		return &database.Error{Code: database.CodeTransaction, Message: "PostgreSQL rolled the transaction back instead of committing it: one of its statements failed, which aborts a PostgreSQL transaction, and nothing of it was written; return that statement's error, or roll back and run the transaction again", Err: err}
 	}
 	if ctx.Err() != nil {
 		return &database.Error{Code: database.CodeOther, Message: "the statement was stopped: " + context.Cause(ctx).Error(), Err: err}

@@ -215,6 +215,33 @@ func TestPostgresAbortedTransactionSaysWhy(t *testing.T) {
 	}
 }
 
+// TestPostgresCommitOfAnAbortedTransaction: PostgreSQL answers the COMMIT
+// of a transaction a failed statement aborted by rolling it back. That is
+// the handler's transaction, not the server gone: a transaction error
+// that says so, not unavailable (which guests answer 503, and which
+// drops the pool's connections).
+func TestPostgresCommitOfAnAbortedTransaction(t *testing.T) {
+	db, _ := openPG(t)
+	ctx := t.Context()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "INSERT INTO users (name, email) VALUES ($1, $2)", []any{"Again", "ada@example.com"}); database.CodeOf(err) != database.CodeConstraint {
+		t.Fatalf("the duplicate: %v, want a constraint error", err)
+	}
+	err = tx.Commit(ctx)
+	if database.CodeOf(err) != database.CodeTransaction || !strings.Contains(err.Error(), "rolled the transaction back") {
+		t.Errorf("commit: %v, want a transaction error saying it was rolled back", err)
+	}
+	if got, err := db.Query(ctx, "SELECT count(*) FROM users", nil); err != nil {
+		t.Fatalf("after it: %v", err)
+	} else {
+		got.Close()
+	}
+}
+
 // TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
 // the guests'; a migration that runs longer (an index built on a large
 // table) completes, and a second one that waits for the migration lock
