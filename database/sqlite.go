@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,9 +84,16 @@ func (c *sqliteConn) recoverSQLite(err *error) {
 	*err = &Error{Code: CodeOther, Message: "the SQLite driver failed: " + strings.TrimPrefix(e.Error(), "sqlite3: "), Err: e}
 }
 
-// close finalizes the cached statements and closes the connection.
+// close finalizes the cached statements, and any other the connection
+// still has (one a panic of the driver left prepared on a broken
+// connection), and closes the connection: SQLite closes no connection
+// that has statements, and go-sqlite3 unmaps a connection's memory (up
+// to 256 MiB) only once SQLite has closed it.
 func (c *sqliteConn) close() error {
 	c.stmts.close()
+	for _, stmt := range slices.Collect(c.conn.Stmts()) {
+		sqliteCall(stmt.Close)
+	}
 	return sqliteCall(c.conn.Close)
 }
 

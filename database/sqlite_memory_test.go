@@ -3,7 +3,10 @@ package database_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,4 +89,53 @@ func noPanic(f func() error) (err error) {
 		}
 	}()
 	return f()
+}
+
+// TestSQLiteOutOfMemoryFreesTheConnection: the connection a statement ran
+// out of memory on is closed, and its memory given back to the system.
+// The statement the driver's panic interrupted is still prepared, so
+// SQLite refuses to close the connection until it is finalized, and
+// go-sqlite3 then keeps its memory mapped: a guest that ran out of
+// memory request after request took 256 MiB of address space (and half
+// of it resident) from the host each time.
+func TestSQLiteOutOfMemoryFreesTheConnection(t *testing.T) {
+	if _, err := vmSize(); err != nil {
+		t.Skipf("no /proc/self/status to read the address space from: %v", err)
+	}
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: filepath.Join(t.TempDir(), "oom.db"), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := query(t, db, "SELECT 1", ""); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := vmSize()
+	const runs = 8
+	for range runs {
+		if _, err := query(t, db, "SELECT length(printf('%.*c', 2000000000, 'x'))", ""); database.CodeOf(err) != database.CodeTooLarge {
+			t.Fatalf("got %v, want too_large", err)
+		}
+	}
+	after, _ := vmSize()
+	// Each connection reserves 256 MiB: those kept would be 2 GiB.
+	if grown := after - before; grown > 512<<20 {
+		t.Errorf("the address space grew by %d MiB over %d statements that ran out of memory: their connections were not freed", grown>>20, runs)
+	}
+}
+
+// vmSize is the process's address space in bytes (VmSize of
+// /proc/self/status).
+func vmSize() (int64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmSize:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no VmSize line in /proc/self/status")
 }
