@@ -39,6 +39,10 @@ func TestCheckStatement(t *testing.T) {
 		{"/*/* */*/ begin", "BEGIN"},
 		{"/* /* */ SET x = 1 */ SELECT 1", ""},
 		{"/* /* */ unclosed */", ""},
+		// DEALLOCATE drops the statements pgx prepared and cached on the
+		// pooled connection: each fails once in a later call.
+		{"DEALLOCATE ALL", "DEALLOCATE"},
+		{"deallocate prepare stmtcache_1", "DEALLOCATE"},
 	}
 	for _, tt := range tests {
 		err := checkStatement(tt.sql)

@@ -21,8 +21,8 @@
 //     database.CodeUnavailable. statement_timeout bounds each statement
 //     in the server too (database.Options.StatementTimeout).
 //   - Session state is the pool's: a guest may not run SET, RESET,
-//     DISCARD, LISTEN, COPY, LOAD or transaction control in SQL
-//     (database.CodeDenied); db_begin opens transactions.
+//     DISCARD, LISTEN, COPY, LOAD, PREPARE, DEALLOCATE or transaction
+//     control in SQL (database.CodeDenied); db_begin opens transactions.
 package postgres
 
 import (
@@ -397,9 +397,11 @@ func (t *tx) Rollback(ctx context.Context) error {
 
 // deniedKeywords start statements that change the pooled session or the
 // transaction behind the host's back, or load code into the server.
+// DEALLOCATE would drop the statements pgx prepared and caches on the
+// connection, each of which would then fail once in a later call.
 var deniedKeywords = map[string]bool{
 	"BEGIN": true, "START": true, "COMMIT": true, "END": true, "ROLLBACK": true, "ABORT": true,
-	"SAVEPOINT": true, "RELEASE": true, "PREPARE": true, "SET": true, "RESET": true,
+	"SAVEPOINT": true, "RELEASE": true, "PREPARE": true, "DEALLOCATE": true, "SET": true, "RESET": true,
 	"DISCARD": true, "LISTEN": true, "UNLISTEN": true, "COPY": true, "LOAD": true,
 }
 

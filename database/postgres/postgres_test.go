@@ -242,6 +242,31 @@ func TestPostgresCommitOfAnAbortedTransaction(t *testing.T) {
 	}
 }
 
+// TestPostgresDeallocateRefused: a guest's DEALLOCATE would drop the
+// statements pgx prepared on the pooled connection, and every statement
+// cached there would fail once in the calls that follow ("prepared
+// statement stmtcache_... does not exist"). It is refused, and the cached
+// statement runs on.
+func TestPostgresDeallocateRefused(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	for _, sql := range []string{"SELECT 1", "DEALLOCATE ALL", "SELECT 1"} {
+		_, err := db.Exec(ctx, sql, nil)
+		if sql == "DEALLOCATE ALL" {
+			if database.CodeOf(err) != database.CodeDenied {
+				t.Errorf("%s: %v, want denied", sql, err)
+			}
+		} else if err != nil {
+			t.Errorf("%s: %v", sql, err)
+		}
+	}
+}
+
 // TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
 // the guests'; a migration that runs longer (an index built on a large
 // table) completes, and a second one that waits for the migration lock
