@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -25,6 +27,11 @@ const SQLiteBusyTimeout = 5 * time.Second
 
 // busyTimeout is SQLiteBusyTimeout; tests shorten it (export_test.go).
 var busyTimeout = SQLiteBusyTimeout
+
+// sqliteFileCheck is how often a pool looks whether the database file at
+// its path is still the one its connections opened (sqliteDB.fileGen);
+// tests set it to zero (export_test.go).
+var sqliteFileCheck = 250 * time.Millisecond
 
 // sqliteAllowedPragmas are the PRAGMAs a guest may run: they read the
 // schema or check it, and touch no file and no setting of the connection
@@ -47,6 +54,16 @@ type sqliteDB struct {
 	idle   chan *sqliteConn // connections not in use
 	mu     sync.Mutex       // guards closed
 	closed bool
+
+	// file is the database file the first connection opened, nil until
+	// then (or when path names no file, ":memory:"); fileMu guards it.
+	// gen counts the times fileGen found another file at path, or none:
+	// a connection opened before (sqliteConn.gen) is closed, not used.
+	// checked is when fileGen last looked, in Unix nanoseconds.
+	fileMu  sync.Mutex
+	file    os.FileInfo
+	gen     atomic.Uint64
+	checked atomic.Int64
 }
 
 // sqliteConn is one connection; trusted is set while the host runs its
@@ -58,6 +75,7 @@ type sqliteConn struct {
 	conn    *sqlite3.Conn
 	trusted bool
 	broken  bool
+	gen     uint64 // the pool's file generation when it was opened
 	stmts   stmtCache
 }
 
@@ -137,15 +155,30 @@ func (db *sqliteDB) System() string { return "sqlite" }
 
 // connect opens a connection set up for guests: WAL, a busy timeout,
 // foreign keys enforced, no ATTACH, and the authorizer.
+//
+// Once a connection has opened the file, it is no longer created: a file
+// deleted while the host serves it is an error until it is restored,
+// rather than an empty database the app's tables are missing from.
 func (db *sqliteDB) connect() (*sqliteConn, error) {
 	if err := os.MkdirAll(filepath.Dir(db.path), 0o755); err != nil {
 		return nil, &Error{Code: CodeUnavailable, Message: err.Error(), Err: err}
 	}
-	conn, err := sqlite3.OpenFlags(db.path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE)
+	gen := db.gen.Load()
+	db.fileMu.Lock()
+	opened := db.file != nil
+	db.fileMu.Unlock()
+	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
+	if opened {
+		flags = sqlite3.OPEN_READWRITE
+	}
+	conn, err := sqlite3.OpenFlags(db.path, flags)
 	if err != nil {
+		if _, serr := os.Stat(db.path); opened && errors.Is(serr, fs.ErrNotExist) {
+			return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("the database file %s was deleted while the host served it: restore it (from a backup) where it was, or restart the host to start an empty database", db.path), Err: err}
+		}
 		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("opening %s: %v", db.path, err), Err: err}
 	}
-	c := &sqliteConn{conn: conn}
+	c := &sqliteConn{conn: conn, gen: gen}
 	err = conn.BusyTimeout(busyTimeout)
 	for _, pragma := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"} {
 		if err == nil {
@@ -155,6 +188,13 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 	if err == nil {
 		conn.Limit(sqlite3.LIMIT_ATTACHED, 0)
 		err = conn.SetAuthorizer(c.authorize)
+	}
+	if err == nil && !opened {
+		db.fileMu.Lock()
+		if fi, serr := os.Stat(db.path); serr == nil && db.file == nil {
+			db.file = fi
+		}
+		db.fileMu.Unlock()
 	}
 	if err != nil {
 		conn.Close()
@@ -224,7 +264,10 @@ func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 	}
 	select {
 	case c := <-db.idle:
-		return c, nil
+		if c.gen == db.fileGen() {
+			return c, nil
+		}
+		c.close() // it writes to a file no longer at the path
 	default:
 	}
 	c, err := db.connect()
@@ -233,6 +276,34 @@ func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// fileGen is the generation of the database file at the path: it counts
+// the times the file was found deleted or replaced (a backup restored, a
+// file moved over it) since the pool opened it. A connection opened
+// before goes on reading and writing the file it opened, whose writes
+// are lost with the connection: acquire closes it instead. It looks at
+// the file at most once per sqliteFileCheck, so that a statement costs
+// no system call.
+func (db *sqliteDB) fileGen() uint64 {
+	now := time.Now().UnixNano()
+	last := db.checked.Load()
+	if now-last < int64(sqliteFileCheck) || !db.checked.CompareAndSwap(last, now) {
+		return db.gen.Load()
+	}
+	db.fileMu.Lock()
+	defer db.fileMu.Unlock()
+	if db.file == nil {
+		return db.gen.Load()
+	}
+	fi, err := os.Stat(db.path)
+	if err != nil || !os.SameFile(fi, db.file) {
+		if err == nil {
+			db.file = fi
+		}
+		return db.gen.Add(1)
+	}
+	return db.gen.Load()
 }
 
 // release gives a connection back, closing it instead when it is left
