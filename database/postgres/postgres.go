@@ -26,6 +26,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,6 +64,14 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	cfg.MinConns = 0
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		// json and jsonb values are their JSON text (abi/README.md
+		// §4.5), not decoded: see jsonText.
+		m := c.TypeMap()
+		m.RegisterType(&pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonText}})
+		m.RegisterType(&pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonText}})
+		return nil
+	}
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		// Cancel the statement in the server at once; drop the
 		// connection if the server does not stop within a second.
@@ -673,6 +682,26 @@ func convert(v any) any {
 		return v.String()
 	}
 	return fmt.Sprint(v)
+}
+
+// jsonText is the Unmarshal of the json and jsonb codecs: a value read
+// for a row (into an any) is its JSON text, compacted, as PostgreSQL sent
+// it. pgx's own decodes it into Go values, which rounds its numbers to
+// float64 (12345678901234567890 became 12345678901234567000), fails on
+// one past float64's range (valid JSON, which json keeps), and gives a
+// scalar string without its quotes. Any other target is decoded as
+// encoding/json does.
+func jsonText(data []byte, v any) error {
+	p, ok := v.(*any)
+	if !ok {
+		return json.Unmarshal(data, v)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, data); err != nil {
+		return err
+	}
+	*p = b.String()
+	return nil
 }
 
 // numericText is a numeric's exact decimal text ("12.50"), "NaN" or

@@ -267,6 +267,31 @@ func TestPostgresDeallocateRefused(t *testing.T) {
 	}
 }
 
+// TestPostgresJSONNumbersExact: json and jsonb values come as their JSON
+// text, numbers as PostgreSQL wrote them: an integer past 2^53 kept to the
+// digit, a number past float64's range (valid JSON, which json keeps)
+// read at all. Decoded into float64 they came rounded
+// (12345678901234567890 as 12345678901234567000), and the second failed
+// the statement as "unavailable", a 503 for every read of that row.
+func TestPostgresJSONNumbersExact(t *testing.T) {
+	db, _ := openPG(t)
+	tests := []struct{ sql, want string }{
+		{`SELECT '{"id": 12345678901234567890, "f": 0.1}'::jsonb AS j`, `{"columns":["j"],"rows":[["{\"f\":0.1,\"id\":12345678901234567890}"]]}`},
+		{`SELECT '{"a": [1, 2.5e400]}'::json AS j`, `{"columns":["j"],"rows":[["{\"a\":[1,2.5e400]}"]]}`},
+		{`SELECT '123456789012345678901234567890'::jsonb AS j, 'x' AS t`, `{"columns":["j","t"],"rows":[["123456789012345678901234567890","x"]]}`},
+	}
+	for _, tt := range tests {
+		rows, err := db.Query(t.Context(), tt.sql, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil || string(b) != tt.want {
+			t.Errorf("%s:\ngot  %s, %v\nwant %s", tt.sql, b, err, tt.want)
+		}
+	}
+}
+
 // TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
 // the guests'; a migration that runs longer (an index built on a large
 // table) completes, and a second one that waits for the migration lock
