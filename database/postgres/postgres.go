@@ -28,6 +28,7 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -678,6 +679,16 @@ func convert(v any) any {
 			return fmt.Sprint(v)
 		}
 		return string(b)
+	case driver.Valuer:
+		// pgx's values of the geometric types, interval, time, bit
+		// strings...: their PostgreSQL text. fmt.Sprint gave Go's
+		// struct syntax ("{{1 2} true}" for the point (1,2)).
+		if dv, err := v.Value(); err == nil {
+			if s, ok := dv.(string); ok {
+				return s
+			}
+		}
+		return fmt.Sprint(v)
 	case fmt.Stringer:
 		return v.String()
 	}

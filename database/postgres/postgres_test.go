@@ -292,6 +292,23 @@ func TestPostgresJSONNumbersExact(t *testing.T) {
 	}
 }
 
+// TestPostgresOtherTypesAsText: a value of a type the driver has no
+// mapping of its own for comes as its PostgreSQL text (abi/README.md
+// §4.5), not as Go's syntax for the struct pgx decodes it into ("{{1 2}
+// true}" for a point, "{43200000000 true}" for a time of day).
+func TestPostgresOtherTypesAsText(t *testing.T) {
+	db, _ := openPG(t)
+	rows, err := db.Query(t.Context(), "SELECT '(1,2)'::point AS p, '12:00'::time AS t, B'101' AS b, '1 day 2 hours'::interval AS i, '((0,0),(1,1))'::lseg AS l", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := database.AppendQueryResult(nil, rows, 1<<20)
+	want := `{"columns":["p","t","b","i","l"],"rows":[["(1,2)","12:00:00.000000","101","1 day 02:00:00","[(0,0),(1,1)]"]]}`
+	if err != nil || string(got) != want {
+		t.Errorf("got  %s, %v\nwant %s", got, err, want)
+	}
+}
+
 // TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
 // the guests'; a migration that runs longer (an index built on a large
 // table) completes, and a second one that waits for the migration lock
