@@ -70,11 +70,13 @@ type sqliteDB struct {
 // own statements (BEGIN, migrations), which the guest authorizer allows.
 // stmts are the guests' statements it prepared, none of them prepared
 // while trusted. broken is set once the driver panicked on it
-// (recoverSQLite): release closes it instead of pooling it.
+// (recoverSQLite), temp once a guest's statement made a temporary table,
+// index, view or trigger on it: release closes it instead of pooling it.
 type sqliteConn struct {
 	conn    *sqlite3.Conn
 	trusted bool
 	broken  bool
+	temp    bool
 	gen     uint64 // the pool's file generation when it was opened
 	stmts   stmtCache
 }
@@ -208,7 +210,12 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 
 // authorize is the authorizer of a guest's statements: no ATTACH or
 // DETACH, no load_extension, no transaction control in SQL (db_begin
-// does it), only the PRAGMAs of sqliteAllowedPragmas.
+// does it), only the PRAGMAs of sqliteAllowedPragmas. A temporary object
+// is allowed, and marks the connection (temp): it lives on the
+// connection, which the pool would hand to other calls, where a
+// temporary table shadows the app's table of its name, a temporary
+// trigger runs on their writes, and the next CREATE TEMP TABLE of the
+// same name fails as already there.
 func (c *sqliteConn) authorize(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
 	if c.trusted {
 		return sqlite3.AUTH_OK
@@ -216,6 +223,8 @@ func (c *sqliteConn) authorize(action sqlite3.AuthorizerActionCode, name3rd, nam
 	switch action {
 	case sqlite3.AUTH_ATTACH, sqlite3.AUTH_DETACH, sqlite3.AUTH_TRANSACTION, sqlite3.AUTH_SAVEPOINT:
 		return sqlite3.AUTH_DENY
+	case sqlite3.AUTH_CREATE_TEMP_TABLE, sqlite3.AUTH_CREATE_TEMP_INDEX, sqlite3.AUTH_CREATE_TEMP_VIEW, sqlite3.AUTH_CREATE_TEMP_TRIGGER:
+		c.temp = true
 	case sqlite3.AUTH_PRAGMA:
 		if !sqliteAllowedPragmas[strings.ToLower(name3rd)] || (name4th != "" && isSetting(name3rd)) {
 			return sqlite3.AUTH_DENY
@@ -308,14 +317,16 @@ func (db *sqliteDB) fileGen() uint64 {
 
 // release gives a connection back, closing it instead when it is left
 // in a transaction (an interrupted COMMIT), the driver panicked on it
-// (broken), or the pool is closed.
+// (broken), a guest made temporary objects on it (temp: they end with
+// the connection, so with the statement or transaction that made them),
+// or the pool is closed.
 func (db *sqliteDB) release(c *sqliteConn) {
 	c.conn.SetInterrupt(context.Background())
 	c.trusted = false
 	db.mu.Lock()
 	closed := db.closed
 	db.mu.Unlock()
-	if closed || c.broken || !c.conn.GetAutocommit() {
+	if closed || c.broken || c.temp || !c.conn.GetAutocommit() {
 		c.close()
 	} else {
 		db.idle <- c
