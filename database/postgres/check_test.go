@@ -74,3 +74,37 @@ func TestCheckStatementRefusesNUL(t *testing.T) {
 		}
 	}
 }
+
+// TestMakesTemp: the statements that make a temporary table, view or
+// sequence, whose connection the pool must not hand to another call.
+func TestMakesTemp(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want bool
+	}{
+		{"CREATE TEMP TABLE staging (v int)", true},
+		{"create temporary table staging (v int)", true},
+		{"  /* c */ Create Local Temp Table t (v int)", true},
+		{"CREATE GLOBAL TEMPORARY TABLE t (v int)", true},
+		{"CREATE OR REPLACE TEMP VIEW v AS SELECT 1", true},
+		{"CREATE TEMP SEQUENCE s", true},
+		{"CREATE UNLOGGED TABLE t (v int)", false},
+		{"CREATE TABLE pg_temp.t (v int)", true},
+		{"CREATE VIEW PG_TEMP.v AS SELECT 1", true},
+		{"SELECT 1 AS v INTO TEMP t", true},
+		{"select * into temporary table t from users", true},
+		{"WITH x AS (SELECT 1) SELECT * INTO TEMP t FROM x", true},
+		{"CREATE TABLE temperature (v int)", false},
+		{"CREATE TABLE t (temp int)", false},
+		{"SELECT temp FROM readings", false},
+		{"SELECT 1 INTO t", false},
+		{"INSERT INTO temp_readings VALUES (1)", false},
+		{"INSERT INTO temp VALUES (1)", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := makesTemp(tt.sql); got != tt.want {
+			t.Errorf("%q: %v, want %v", tt.sql, got, tt.want)
+		}
+	}
+}

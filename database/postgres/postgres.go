@@ -125,6 +125,24 @@ func (d *db) release(c *pgxpool.Conn) {
 	c.Release()
 }
 
+// giveBack gives back a connection acquire took, or closes it instead
+// when a guest's statement made a temporary object in its session
+// (makesTemp): the temporary table would outlive the call on the pooled
+// connection, shadow the app's table of its name in the next calls
+// there, and make their CREATE TEMP TABLE of its name fail as already
+// there.
+func (d *db) giveBack(c *pgxpool.Conn, temp bool) {
+	if !temp {
+		d.release(c)
+		return
+	}
+	d.inUse.Add(-1)
+	conn := c.Hijack()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	conn.Close(ctx)
+}
+
 func (d *db) System() string { return "postgresql" }
 
 func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, error) {
@@ -135,13 +153,14 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err != nil {
 		return nil, err
 	}
+	temp := makesTemp(sql)
 	for attempt := 0; ; attempt++ {
 		r, err := c.Query(ctx, sql, exactArgs(args)...)
 		if err != nil {
 			if attempt == 0 && staleStatement(err) {
 				continue
 			}
-			d.release(c)
+			d.giveBack(c, temp)
 			return nil, d.fail(ctx, err)
 		}
 		// The first row is read now, where the error of a statement
@@ -151,7 +170,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 		if !rs.first() && attempt == 0 && staleStatement(r.Err()) {
 			continue
 		}
-		rs.db, rs.conn = d, c
+		rs.db, rs.conn, rs.temp = d, c, temp
 		return rs, nil
 	}
 }
@@ -161,7 +180,7 @@ func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 	if err != nil {
 		return database.ExecResult{}, err
 	}
-	defer d.release(c)
+	defer d.giveBack(c, makesTemp(sql))
 	r, err := execOn(ctx, c, sql, args)
 	if staleStatement(err) {
 		r, err = execOn(ctx, c, sql, args)
@@ -340,18 +359,21 @@ func (d *db) Close() error {
 }
 
 // tx is a transaction on a connection acquire took (conn, given back to
-// db when it ends), or on Migrate's (conn nil).
+// db when it ends), or on Migrate's (conn nil). temp is set once a
+// statement of it made a temporary object (makesTemp): the connection is
+// closed when the transaction ends.
 type tx struct {
 	t    pgx.Tx
 	db   *db
 	conn *pgxpool.Conn
 	done bool
+	temp bool
 }
 
 // end gives the connection back.
 func (t *tx) end() {
 	if t.conn != nil {
-		t.db.release(t.conn)
+		t.db.giveBack(t.conn, t.temp)
 		t.conn = nil
 	}
 }
@@ -363,6 +385,7 @@ func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err := checkStatement(sql); err != nil {
 		return nil, err
 	}
+	t.temp = t.temp || makesTemp(sql)
 	r, err := t.t.Query(ctx, sql, exactArgs(args)...)
 	if err != nil {
 		return nil, mapError(ctx, err)
@@ -374,6 +397,7 @@ func (t *tx) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 	if t.done {
 		return database.ExecResult{}, database.Errorf(database.CodeTransaction, "the transaction has ended")
 	}
+	t.temp = t.temp || makesTemp(sql)
 	r, err := execOn(ctx, t.t, sql, args)
 	if err != nil {
 		return r, mapError(ctx, err)
@@ -484,6 +508,105 @@ func firstWord(sql string) string {
 	}
 }
 
+// makesTemp reports whether a guest's statement makes a temporary table,
+// view or sequence, which lives in the session: CREATE [OR REPLACE]
+// [GLOBAL | LOCAL] {TEMP | TEMPORARY} ..., CREATE ... pg_temp.name, or
+// SELECT ... INTO {TEMP | TEMPORARY}. It reads words only, so a string
+// holding such words may make it say yes: that costs the connection, not
+// a wrong answer.
+func makesTemp(sql string) bool {
+	w, rest := nextWord(sql)
+	switch {
+	case strings.EqualFold(w, "CREATE"):
+		for w, rest = nextWord(rest); isWord(w, "OR", "REPLACE", "GLOBAL", "LOCAL"); w, rest = nextWord(rest) {
+		}
+		if isWord(w, "TEMP", "TEMPORARY") {
+			return true
+		}
+		for ; w != ""; w, rest = nextWord(rest) {
+			if strings.EqualFold(w, "pg_temp") && strings.HasPrefix(rest, ".") {
+				return true
+			}
+		}
+	case strings.EqualFold(w, "SELECT"), strings.EqualFold(w, "WITH"):
+		for into := false; w != ""; w, rest = nextWord(rest) {
+			if into && isWord(w, "TEMP", "TEMPORARY") {
+				return true
+			}
+			into = strings.EqualFold(w, "INTO")
+		}
+	}
+	return false
+}
+
+// isWord reports whether w is one of words, in any case.
+func isWord(w string, words ...string) bool {
+	for _, word := range words {
+		if strings.EqualFold(w, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextWord is the next word of sql (a keyword or an unquoted name:
+// letters, digits, underscores, dollars) and the text after it, past
+// white space, punctuation, comments, and quoted strings and names; ""
+// at the end.
+func nextWord(sql string) (word, rest string) {
+	s := sql
+	for len(s) > 0 {
+		switch c := s[0]; {
+		case isWordByte(c):
+			end := 1
+			for end < len(s) && isWordByte(s[end]) {
+				end++
+			}
+			return s[:end], s[end:]
+		case strings.HasPrefix(s, "--"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return "", ""
+			}
+			s = s[i+1:]
+		case strings.HasPrefix(s, "/*"):
+			i := blockCommentEnd(s)
+			if i < 0 {
+				return "", ""
+			}
+			s = s[i:]
+		case c == '\'' || c == '"':
+			s = s[quotedEnd(s):]
+		default:
+			s = s[1:]
+		}
+	}
+	return "", ""
+}
+
+// isWordByte reports whether c may be part of a word for nextWord (a
+// byte of a multibyte character too: PostgreSQL's names may hold them).
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$' || c >= 0x80
+}
+
+// quotedEnd is the offset just past the quoted string or name s starts
+// with (its quote doubled inside it), len(s) when it does not end.
+func quotedEnd(s string) int {
+	q := s[0]
+	for i := 1; i < len(s); i++ {
+		if s[i] != q {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == q {
+			i++
+			continue
+		}
+		return i + 1
+	}
+	return len(s)
+}
+
 // blockCommentEnd is the offset just past the block comment s starts
 // with, -1 when it does not end. PostgreSQL's block comments nest
 // ("/* /* */ */" is one comment), unlike C's and SQLite's: the first "*/"
@@ -525,6 +648,7 @@ type rows struct {
 	row     bool
 	db      *db
 	conn    *pgxpool.Conn
+	temp    bool // the statement made a temporary object (giveBack)
 
 	colsArray  [inlineColumns]string
 	kindsArray [inlineColumns]wireKind
@@ -537,7 +661,7 @@ const inlineColumns = 8
 // end gives the connection back once the rows are over.
 func (r *rows) end() {
 	if r.conn != nil {
-		r.db.release(r.conn)
+		r.db.giveBack(r.conn, r.temp)
 		r.conn = nil
 	}
 }

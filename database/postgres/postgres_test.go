@@ -309,6 +309,66 @@ func TestPostgresOtherTypesAsText(t *testing.T) {
 	}
 }
 
+// TestPostgresTempObjectsEndWithTheStatement: a temporary table lives in
+// its session, which the pool hands to the next call: a second CREATE
+// TEMP TABLE of the same name failed ("already exists") on that
+// connection alone, and a temporary table shadowed the app's table of
+// its name (pg_temp comes first in the search path). They end when the
+// statement, or the transaction, that made them ends.
+func TestPostgresTempObjectsEndWithTheStatement(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	exec := func(q database.Querier, sql string) {
+		t.Helper()
+		if _, err := q.Exec(ctx, sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	count := func() string {
+		rows, err := db.Query(ctx, "SELECT count(*) AS n FROM users", nil)
+		if err != nil {
+			return err.Error()
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil {
+			return err.Error()
+		}
+		return string(b)
+	}
+	exec(db, "CREATE TABLE users (name text)")
+	exec(db, "INSERT INTO users VALUES ('Ada')")
+	for range 2 {
+		exec(db, "CREATE TEMP TABLE staging (v int)")
+	}
+	rows, err := db.Query(ctx, "CREATE TEMPORARY TABLE users (x int)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	if got := count(); got != `{"columns":["n"],"rows":[[1]]}` {
+		t.Errorf("the app's table after a temporary one of its name: %s", got)
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(tx, "CREATE TEMP TABLE staging (v int)")
+	exec(tx, "INSERT INTO staging VALUES (1)")
+	exec(tx, "INSERT INTO users SELECT 'Staged' FROM staging")
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	exec(db, "CREATE TEMP TABLE staging (v int)")
+	if got := count(); got != `{"columns":["n"],"rows":[[2]]}` {
+		t.Errorf("after the transaction: %s", got)
+	}
+}
+
 // TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
 // the guests'; a migration that runs longer (an index built on a large
 // table) completes, and a second one that waits for the migration lock
