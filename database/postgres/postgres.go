@@ -23,6 +23,9 @@
 //   - Session state is the pool's: a guest may not run SET, RESET,
 //     DISCARD, LISTEN, COPY, LOAD, PREPARE, DEALLOCATE or transaction
 //     control in SQL (database.CodeDenied); db_begin opens transactions.
+//     A statement that leaves something in its session (a temporary
+//     table, a session-level advisory lock) has its connection closed,
+//     not pooled, when it or its transaction ends.
 package postgres
 
 import (
@@ -126,13 +129,13 @@ func (d *db) release(c *pgxpool.Conn) {
 }
 
 // giveBack gives back a connection acquire took, or closes it instead
-// when a guest's statement made a temporary object in its session
-// (makesTemp): the temporary table would outlive the call on the pooled
-// connection, shadow the app's table of its name in the next calls
-// there, and make their CREATE TEMP TABLE of its name fail as already
-// there.
-func (d *db) giveBack(c *pgxpool.Conn, temp bool) {
-	if !temp {
+// when a guest's statement left something in its session (discard, see
+// keepsSession): a temporary table would outlive the call on the pooled
+// connection, shadow the app's table of its name in the next calls there
+// and make their CREATE TEMP TABLE of its name fail as already there; a
+// session-level advisory lock would be held for good.
+func (d *db) giveBack(c *pgxpool.Conn, discard bool) {
+	if !discard {
 		d.release(c)
 		return
 	}
@@ -153,14 +156,14 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err != nil {
 		return nil, err
 	}
-	temp := makesTemp(sql)
+	discard := keepsSession(sql)
 	for attempt := 0; ; attempt++ {
 		r, err := c.Query(ctx, sql, exactArgs(args)...)
 		if err != nil {
 			if attempt == 0 && staleStatement(err) {
 				continue
 			}
-			d.giveBack(c, temp)
+			d.giveBack(c, discard)
 			return nil, d.fail(ctx, err)
 		}
 		// The first row is read now, where the error of a statement
@@ -170,7 +173,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 		if !rs.first() && attempt == 0 && staleStatement(r.Err()) {
 			continue
 		}
-		rs.db, rs.conn, rs.temp = d, c, temp
+		rs.db, rs.conn, rs.discard = d, c, discard
 		return rs, nil
 	}
 }
@@ -180,7 +183,7 @@ func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 	if err != nil {
 		return database.ExecResult{}, err
 	}
-	defer d.giveBack(c, makesTemp(sql))
+	defer d.giveBack(c, keepsSession(sql))
 	r, err := execOn(ctx, c, sql, args)
 	if staleStatement(err) {
 		r, err = execOn(ctx, c, sql, args)
@@ -359,21 +362,21 @@ func (d *db) Close() error {
 }
 
 // tx is a transaction on a connection acquire took (conn, given back to
-// db when it ends), or on Migrate's (conn nil). temp is set once a
-// statement of it made a temporary object (makesTemp): the connection is
-// closed when the transaction ends.
+// db when it ends), or on Migrate's (conn nil). discard is set once a
+// statement of it left something in the session (keepsSession): the
+// connection is closed when the transaction ends.
 type tx struct {
-	t    pgx.Tx
-	db   *db
-	conn *pgxpool.Conn
-	done bool
-	temp bool
+	t       pgx.Tx
+	db      *db
+	conn    *pgxpool.Conn
+	done    bool
+	discard bool
 }
 
 // end gives the connection back.
 func (t *tx) end() {
 	if t.conn != nil {
-		t.db.giveBack(t.conn, t.temp)
+		t.db.giveBack(t.conn, t.discard)
 		t.conn = nil
 	}
 }
@@ -385,7 +388,7 @@ func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err := checkStatement(sql); err != nil {
 		return nil, err
 	}
-	t.temp = t.temp || makesTemp(sql)
+	t.discard = t.discard || keepsSession(sql)
 	r, err := t.t.Query(ctx, sql, exactArgs(args)...)
 	if err != nil {
 		return nil, mapError(ctx, err)
@@ -397,7 +400,7 @@ func (t *tx) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 	if t.done {
 		return database.ExecResult{}, database.Errorf(database.CodeTransaction, "the transaction has ended")
 	}
-	t.temp = t.temp || makesTemp(sql)
+	t.discard = t.discard || keepsSession(sql)
 	r, err := execOn(ctx, t.t, sql, args)
 	if err != nil {
 		return r, mapError(ctx, err)
@@ -506,6 +509,23 @@ func firstWord(sql string) string {
 			return s[:end]
 		}
 	}
+}
+
+// keepsSession reports whether a guest's statement leaves something in
+// its session that would outlive it on the pooled connection: a
+// temporary object (makesTemp) or a session-level advisory lock
+// (pg_advisory_lock, pg_try_advisory_lock and their _shared forms; the
+// _xact_ ones end with the transaction). Like makesTemp it reads words.
+func keepsSession(sql string) bool {
+	if makesTemp(sql) {
+		return true
+	}
+	for w, rest := nextWord(sql); w != ""; w, rest = nextWord(rest) {
+		if len(w) >= len("pg_advisory_lock") && isWord(w, "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared") {
+			return true
+		}
+	}
+	return false
 }
 
 // makesTemp reports whether a guest's statement makes a temporary table,
@@ -648,7 +668,7 @@ type rows struct {
 	row     bool
 	db      *db
 	conn    *pgxpool.Conn
-	temp    bool // the statement made a temporary object (giveBack)
+	discard bool // the statement left something in the session (giveBack)
 
 	colsArray  [inlineColumns]string
 	kindsArray [inlineColumns]wireKind
@@ -661,7 +681,7 @@ const inlineColumns = 8
 // end gives the connection back once the rows are over.
 func (r *rows) end() {
 	if r.conn != nil {
-		r.db.giveBack(r.conn, r.temp)
+		r.db.giveBack(r.conn, r.discard)
 		r.conn = nil
 	}
 }

@@ -369,6 +369,71 @@ func TestPostgresTempObjectsEndWithTheStatement(t *testing.T) {
 	}
 }
 
+// TestPostgresSessionLockEndsWithTheStatement: a session-level advisory
+// lock (pg_advisory_lock, pg_try_advisory_lock...) a guest takes and does
+// not release, because its call trapped or passed its deadline first, or
+// because its pg_advisory_unlock ran on another connection of the pool,
+// was held by the pooled connection for good: every later call waiting
+// for it waited until its deadline. It ends with the statement, or the
+// transaction, that took it.
+func TestPostgresSessionLockEndsWithTheStatement(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx := t.Context()
+	free := func(key int) string {
+		rows, err := other.Query(ctx, "SELECT pg_try_advisory_lock($1) AS free, pg_advisory_unlock_all() AS u", []any{int64(key)})
+		if err != nil {
+			return err.Error()
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil {
+			return err.Error()
+		}
+		return string(b)
+	}
+	// The server frees a closed connection's locks as its backend
+	// exits, a moment after the close.
+	freed := func(key int) bool {
+		return poll.Until(5*time.Second, func() bool { return free(key) == `{"columns":["free","u"],"rows":[[true,""]]}` })
+	}
+	if _, err := db.Exec(ctx, "SELECT pg_advisory_lock(42)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if !freed(42) {
+		t.Errorf("after a statement took the lock: %s, want it free", free(42))
+	}
+	rows, err := db.Query(ctx, "SELECT id FROM (VALUES (7)) AS jobs(id) WHERE PG_TRY_ADVISORY_LOCK(id)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	if !freed(7) {
+		t.Errorf("after a query took the lock: %s, want it free", free(7))
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_lock_shared(9)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !freed(9) {
+		t.Errorf("after a transaction took the lock: %s, want it free", free(9))
+	}
+}
+
 // TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
 // the guests'; a migration that runs longer (an index built on a large
 // table) completes, and a second one that waits for the migration lock
