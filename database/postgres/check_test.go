@@ -108,3 +108,33 @@ func TestMakesTemp(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepsSession: the statements whose connection is closed rather than
+// pooled, because they leave something in the session.
+func TestKeepsSession(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want bool
+	}{
+		{"SELECT 1", false},
+		{"CREATE TEMP TABLE t (v int)", true},
+		{"SELECT pg_advisory_lock(1)", true},
+		{"SELECT * FROM jobs WHERE pg_try_advisory_lock_shared(id)", true},
+		{"SELECT pg_advisory_xact_lock(1)", false},
+		{"SELECT pg_advisory_unlock(1)", false},
+		{"SELECT set_config('search_path', 'x', false)", true},
+		{"SELECT set_config('app.user', $1, true)", false},
+		{"SELECT set_config('app.user', 'a,b)', TRUE ) AS v", false},
+		{"SELECT set_config('app.user', $1, $2)", true},
+		{"SELECT set_config('app.user', f(1, 2), true)", false},
+		{"SELECT set_config", true},
+		{"DO $$BEGIN NULL; END$$", true},
+		{"SELECT 'set_config' AS name", false},
+		{"SELECT doc FROM pages", false},
+	}
+	for _, tt := range tests {
+		if got := keepsSession(tt.sql); got != tt.want {
+			t.Errorf("%q: %v, want %v", tt.sql, got, tt.want)
+		}
+	}
+}

@@ -24,8 +24,9 @@
 //     DISCARD, LISTEN, COPY, LOAD, PREPARE, DEALLOCATE or transaction
 //     control in SQL (database.CodeDenied); db_begin opens transactions.
 //     A statement that leaves something in its session (a temporary
-//     table, a session-level advisory lock) has its connection closed,
-//     not pooled, when it or its transaction ends.
+//     table, a session-level advisory lock, a setting changed with
+//     set_config or in a DO block) has its connection closed, not
+//     pooled, when it or its transaction ends.
 package postgres
 
 import (
@@ -513,17 +514,56 @@ func firstWord(sql string) string {
 
 // keepsSession reports whether a guest's statement leaves something in
 // its session that would outlive it on the pooled connection: a
-// temporary object (makesTemp) or a session-level advisory lock
+// temporary object (makesTemp), a session-level advisory lock
 // (pg_advisory_lock, pg_try_advisory_lock and their _shared forms; the
-// _xact_ ones end with the transaction). Like makesTemp it reads words.
+// _xact_ ones end with the transaction), a setting changed with
+// set_config(name, value, is_local) whose is_local is not the word true
+// (checkStatement refuses SET), or a DO block, which may do any of it.
+// Like makesTemp it reads words.
 func keepsSession(sql string) bool {
-	if makesTemp(sql) {
+	w, rest := nextWord(sql)
+	if strings.EqualFold(w, "DO") || makesTemp(sql) {
 		return true
 	}
-	for w, rest := nextWord(sql); w != ""; w, rest = nextWord(rest) {
-		if len(w) >= len("pg_advisory_lock") && isWord(w, "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared") {
+	for ; w != ""; w, rest = nextWord(rest) {
+		switch {
+		case len(w) >= len("pg_advisory_lock") && isWord(w, "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"):
+			return true
+		case strings.EqualFold(w, "set_config") && !localSetting(rest):
 			return true
 		}
+	}
+	return false
+}
+
+// localSetting reports whether the call of set_config whose arguments
+// rest starts with, "(name, value, is_local)...", sets a setting local to
+// the transaction: is_local is the word true.
+func localSetting(rest string) bool {
+	s := strings.TrimLeft(rest, " \t\r\n\f")
+	if !strings.HasPrefix(s, "(") {
+		return false
+	}
+	depth, arg, start := 0, 0, 0
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '\'', '"':
+			i += quotedEnd(s[i:])
+			continue
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return arg == 2 && strings.EqualFold(strings.TrimSpace(s[start:i]), "true")
+			}
+		case ',':
+			if depth == 1 {
+				arg++
+				start = i + 1
+			}
+		}
+		i++
 	}
 	return false
 }

@@ -434,6 +434,60 @@ func TestPostgresSessionLockEndsWithTheStatement(t *testing.T) {
 	}
 }
 
+// TestPostgresSessionSettingEndsWithTheStatement: SET is refused, but
+// set_config(name, value, false) and a DO block change the session's
+// settings as much, for every later call on the pooled connection: a
+// statement_timeout of 1 ms, a search_path that hides the app's tables.
+// Their connection is closed when their statement or transaction ends; a
+// set_config local to its transaction (true), which ends with it, keeps
+// the connection.
+func TestPostgresSessionSettingEndsWithTheStatement(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	one := func(q database.Querier, sql string) string {
+		t.Helper()
+		rows, err := q.Query(ctx, sql, nil)
+		if err != nil {
+			return err.Error()
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil {
+			return err.Error()
+		}
+		return string(b)
+	}
+	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
+	for _, sql := range []string{
+		"SELECT set_config('statement_timeout', '1', false)",
+		"SELECT length(SET_CONFIG('statement_timeout', '2', 1 = 0))",
+		"DO $$BEGIN PERFORM set_config('statement_timeout', '3', false); END$$",
+	} {
+		one(db, sql)
+		if got := one(db, "SHOW statement_timeout"); got != host {
+			t.Errorf("after %s: %s, want the host's %s", sql, got, host)
+		}
+	}
+	pid := one(db, "SELECT pg_backend_pid() AS pid")
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := one(tx, "SELECT set_config('app.user', '42', true) AS v"); got != `{"columns":["v"],"rows":[["42"]]}` {
+		t.Errorf("a local setting: %s", got)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := one(db, "SELECT pg_backend_pid() AS pid"); got != pid {
+		t.Errorf("a transaction that set a setting of its own closed its connection: backend %s, then %s", pid, got)
+	}
+}
+
 // TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
 // the guests'; a migration that runs longer (an index built on a large
 // table) completes, and a second one that waits for the migration lock
