@@ -770,7 +770,10 @@ func (r *rows) Next() bool {
 func (r *rows) Values() ([]any, error) {
 	vs, err := r.r.Values()
 	if err != nil {
-		return nil, mapError(r.ctx, err)
+		// Values decodes the row pgx has read, without I/O: its errors
+		// are a value pgx cannot decode, not the server gone, which
+		// mapError's last case takes any other error for.
+		return nil, &database.Error{Code: database.CodeOther, Message: "reading the row's values: " + err.Error(), Err: err}
 	}
 	if r.vals == nil {
 		r.vals = make([]any, len(r.cols))

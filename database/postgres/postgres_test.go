@@ -488,6 +488,25 @@ func TestPostgresSessionSettingEndsWithTheStatement(t *testing.T) {
 	}
 }
 
+// TestPostgresValueReadErrorIsNotAnOutage: a value pgx cannot decode (a
+// json array holding a number past float64's range, which pgx decodes
+// into Go values) fails the statement with the code other, saying so,
+// not unavailable: the server is there, and a guest would answer 503,
+// "try again", for a row that will never read.
+func TestPostgresValueReadErrorIsNotAnOutage(t *testing.T) {
+	db, _ := openPG(t)
+	rows, err := db.Query(t.Context(), `SELECT ARRAY['[2.5e400]'::json] AS a`, nil)
+	if err == nil {
+		_, err = database.AppendQueryResult(nil, rows, 1<<20)
+	}
+	if database.CodeOf(err) != database.CodeOther || !strings.Contains(err.Error(), "2.5e400") {
+		t.Errorf("got %v, want the code other, saying what could not be read", err)
+	}
+	if _, err := db.Exec(t.Context(), "SELECT 1", nil); err != nil {
+		t.Errorf("the next statement: %v", err)
+	}
+}
+
 // TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
 // the guests'; a migration that runs longer (an index built on a large
 // table) completes, and a second one that waits for the migration lock
