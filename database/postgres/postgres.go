@@ -858,6 +858,8 @@ func convert(v any) any {
 		return v.Format(time.RFC3339Nano)
 	case pgtype.Numeric:
 		return numericText(v)
+	case pgtype.Range[any]:
+		return rangeText(v)
 	case [16]byte:
 		return fmt.Sprintf("%x-%x-%x-%x-%x", v[0:4], v[4:6], v[6:8], v[8:10], v[10:16])
 	case map[string]any, []any:
@@ -900,6 +902,37 @@ func jsonText(data []byte, v any) error {
 	}
 	*p = b.String()
 	return nil
+}
+
+// rangeText is a range's text as PostgreSQL writes it, "[1,5)", "empty",
+// "(,10]", its bounds as convert gives them (a timestamp in RFC 3339,
+// which PostgreSQL reads back); NULL is nil.
+func rangeText(r pgtype.Range[any]) any {
+	if !r.Valid {
+		return nil
+	}
+	if r.LowerType == pgtype.Empty {
+		return "empty"
+	}
+	var b strings.Builder
+	b.WriteByte('(')
+	if r.LowerType == pgtype.Inclusive {
+		b.Reset()
+		b.WriteByte('[')
+	}
+	if r.LowerType != pgtype.Unbounded {
+		fmt.Fprint(&b, convert(r.Lower))
+	}
+	b.WriteByte(',')
+	if r.UpperType != pgtype.Unbounded {
+		fmt.Fprint(&b, convert(r.Upper))
+	}
+	if r.UpperType == pgtype.Inclusive {
+		b.WriteByte(']')
+	} else {
+		b.WriteByte(')')
+	}
+	return b.String()
 }
 
 // numericText is a numeric's exact decimal text ("12.50"), "NaN" or

@@ -307,6 +307,15 @@ func TestPostgresOtherTypesAsText(t *testing.T) {
 	if err != nil || string(got) != want {
 		t.Errorf("got  %s, %v\nwant %s", got, err, want)
 	}
+	rows, err = db.Query(t.Context(), "SELECT int4range(1, 5) AS a, int8range(NULL, 10, '(]') AS b, 'empty'::numrange AS c, numrange(1.5, NULL) AS d, tstzrange('2026-01-02T03:04:05Z', '2026-01-03T00:00:00Z', '[]') AS e, NULL::int4range AS f", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = database.AppendQueryResult(nil, rows, 1<<20)
+	want = `{"columns":["a","b","c","d","e","f"],"rows":[["[1,5)","(,11)","empty","[1.5,)","[2026-01-02T03:04:05Z,2026-01-03T00:00:00Z]",null]]}`
+	if err != nil || string(got) != want {
+		t.Errorf("ranges: got  %s, %v\nwant %s", got, err, want)
+	}
 }
 
 // TestPostgresTempObjectsEndWithTheStatement: a temporary table lives in
