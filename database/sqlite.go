@@ -380,12 +380,16 @@ const migrationBusyTimeout = 24 * time.Hour
 
 // Migrate runs fn in a transaction holding the write lock, waiting for
 // the lock until ctx ends rather than the busy timeout.
-func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) error {
+//
+// A panic of the driver (recoverSQLite) is the migration's error: the
+// connection, closed rather than pooled, takes the transaction with it.
+func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err error) {
 	c, err := db.acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.release(c)
+	defer c.recoverSQLite(&err)
 	if err := c.conn.BusyTimeout(migrationBusyTimeout); err != nil {
 		return sqliteError(ctx, err)
 	}

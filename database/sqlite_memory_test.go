@@ -139,3 +139,26 @@ func vmSize() (int64, error) {
 	}
 	return 0, fmt.Errorf("no VmSize line in /proc/self/status")
 }
+
+// TestSQLiteMigrationOutOfMemoryIsAnError: a migration's statement that
+// runs SQLite out of memory fails the migration, whose changes are rolled
+// back, instead of panicking the host at its load (a migration runs
+// outside any guest call, where nothing recovers a panic).
+func TestSQLiteMigrationOutOfMemoryIsAnError(t *testing.T) {
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: filepath.Join(t.TempDir(), "oom.db"), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	err = noPanic(func() error {
+		return db.Migrate(t.Context(), func(m database.Migration) error {
+			return m.Script(t.Context(), "CREATE TABLE t (v TEXT); INSERT INTO t VALUES (printf('%.*c', 2000000000, 'x'));")
+		})
+	})
+	if database.CodeOf(err) != database.CodeTooLarge {
+		t.Fatalf("got %v, want a too_large error", err)
+	}
+	if _, err := query(t, db, "SELECT count(*) FROM t", ""); database.CodeOf(err) != database.CodeSyntax {
+		t.Errorf("the table the failed migration made: %v, want no such table", err)
+	}
+}
