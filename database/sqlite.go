@@ -217,14 +217,16 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 // trigger runs on their writes, and the next CREATE TEMP TABLE of the
 // same name fails as already there.
 func (c *sqliteConn) authorize(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
+	switch action {
+	case sqlite3.AUTH_CREATE_TEMP_TABLE, sqlite3.AUTH_CREATE_TEMP_INDEX, sqlite3.AUTH_CREATE_TEMP_VIEW, sqlite3.AUTH_CREATE_TEMP_TRIGGER:
+		c.temp = true // a migration's too (trusted)
+	}
 	if c.trusted {
 		return sqlite3.AUTH_OK
 	}
 	switch action {
 	case sqlite3.AUTH_ATTACH, sqlite3.AUTH_DETACH, sqlite3.AUTH_TRANSACTION, sqlite3.AUTH_SAVEPOINT:
 		return sqlite3.AUTH_DENY
-	case sqlite3.AUTH_CREATE_TEMP_TABLE, sqlite3.AUTH_CREATE_TEMP_INDEX, sqlite3.AUTH_CREATE_TEMP_VIEW, sqlite3.AUTH_CREATE_TEMP_TRIGGER:
-		c.temp = true
 	case sqlite3.AUTH_PRAGMA:
 		if !sqliteAllowedPragmas[strings.ToLower(name3rd)] || (name4th != "" && isSetting(name3rd)) {
 			return sqlite3.AUTH_DENY

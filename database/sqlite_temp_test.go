@@ -59,3 +59,22 @@ func TestSQLiteTempObjectsEndWithTheStatement(t *testing.T) {
 		t.Errorf("after the transaction: %s, %v", got, err)
 	}
 }
+
+// TestSQLiteMigrationTempObjectsEndWithIt: a migration's temporary table
+// (a step of a data migration) ends with the migration, not on the
+// connection the pool hands to the guests next.
+func TestSQLiteMigrationTempObjectsEndWithIt(t *testing.T) {
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: filepath.Join(t.TempDir(), "temp.db"), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(t.Context(), func(m database.Migration) error {
+		return m.Script(t.Context(), "CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('Ada'); CREATE TEMP TABLE users (x INTEGER);")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := query(t, db, "SELECT count(*) AS n FROM users", ""); err != nil || got != `{"columns":["n"],"rows":[[1]]}` {
+		t.Errorf("the app's table after a migration's temporary one of its name: %s, %v", got, err)
+	}
+}
