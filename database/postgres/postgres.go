@@ -285,8 +285,22 @@ const MigrationLock int64 = 0x656e64706f696e74 // "endpoint"
 // by the statement timeout (database.Options.StatementTimeout), which is
 // the guests': a migration that builds an index on a large table, and the
 // host that waits for it, take what it takes.
+//
+// Its connection is closed afterwards, not pooled: what a migration leaves
+// in its session (a temporary table of a data migration, a setting it
+// changed for itself) is not the guests'.
 func (d *db) Migrate(ctx context.Context, fn func(database.Migration) error) error {
-	t, err := d.pool.Begin(ctx)
+	c, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return mapError(ctx, err)
+	}
+	defer func() {
+		conn := c.Hijack()
+		closing, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		conn.Close(closing)
+	}()
+	t, err := c.Begin(ctx)
 	if err != nil {
 		return mapError(ctx, err)
 	}

@@ -516,6 +516,38 @@ func TestPostgresValueReadErrorIsNotAnOutage(t *testing.T) {
 	}
 }
 
+// TestPostgresMigrationSessionEndsWithIt: what a migration leaves in its
+// session (a temporary table of a data migration, a setting it changed
+// for itself) ends with it, not on a connection the pool hands to the
+// guests next.
+func TestPostgresMigrationSessionEndsWithIt(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	if err := db.Migrate(ctx, func(m database.Migration) error {
+		return m.Script(ctx, "CREATE TABLE users (name text); INSERT INTO users VALUES ('Ada'); CREATE TEMP TABLE users (x int); SELECT set_config('statement_timeout', '1', false);")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ sql, want string }{
+		{"SELECT count(*) AS n FROM users", `{"columns":["n"],"rows":[[1]]}`},
+		{"SHOW statement_timeout", `{"columns":["statement_timeout"],"rows":[["30s"]]}`},
+	} {
+		rows, err := db.Query(ctx, tt.sql, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		got, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%s after the migration: %s, %v; want %s", tt.sql, got, err, tt.want)
+		}
+	}
+}
+
 // TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
 // the guests'; a migration that runs longer (an index built on a large
 // table) completes, and a second one that waits for the migration lock
@@ -600,9 +632,17 @@ func TestPostgresStatementAfterSchemaChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	// The migrations are another host's (or endpoints migrate's): a
+	// migration's own connection is closed after it, and the statements
+	// that go stale are those the guests' connection prepared.
+	other, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
 	migrate := func(script string) {
 		t.Helper()
-		if err := db.Migrate(ctx, func(m database.Migration) error { return m.Script(ctx, script) }); err != nil {
+		if err := other.Migrate(ctx, func(m database.Migration) error { return m.Script(ctx, script) }); err != nil {
 			t.Fatal(err)
 		}
 	}
