@@ -75,9 +75,9 @@ func TestCheckStatementRefusesNUL(t *testing.T) {
 	}
 }
 
-// TestMakesTemp: the statements that make a temporary table, view or
-// sequence, whose connection the pool must not hand to another call.
-func TestMakesTemp(t *testing.T) {
+// TestKeepsSessionTemp: the statements that make a temporary table, view
+// or sequence, whose connection the pool must not hand to another call.
+func TestKeepsSessionTemp(t *testing.T) {
 	tests := []struct {
 		sql  string
 		want bool
@@ -103,7 +103,7 @@ func TestMakesTemp(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		if got := makesTemp(tt.sql); got != tt.want {
+		if got := keepsSession(tt.sql); got != tt.want {
 			t.Errorf("%q: %v, want %v", tt.sql, got, tt.want)
 		}
 	}

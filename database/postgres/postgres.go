@@ -527,21 +527,47 @@ func firstWord(sql string) string {
 }
 
 // keepsSession reports whether a guest's statement leaves something in
-// its session that would outlive it on the pooled connection: a
-// temporary object (makesTemp), a session-level advisory lock
-// (pg_advisory_lock, pg_try_advisory_lock and their _shared forms; the
-// _xact_ ones end with the transaction), a setting changed with
-// set_config(name, value, is_local) whose is_local is not the word true
-// (checkStatement refuses SET), or a DO block, which may do any of it.
-// Like makesTemp it reads words.
+// its session that would outlive it on the pooled connection:
+//   - a temporary table, view or sequence: CREATE [OR REPLACE] [GLOBAL |
+//     LOCAL] {TEMP | TEMPORARY} ..., CREATE ... pg_temp.name, SELECT ...
+//     INTO {TEMP | TEMPORARY} ...;
+//   - a session-level advisory lock: pg_advisory_lock,
+//     pg_try_advisory_lock and their _shared forms (the _xact_ ones end
+//     with the transaction);
+//   - a setting changed with set_config(name, value, is_local) whose
+//     is_local is not the word true (checkStatement refuses SET);
+//   - a DO block, which may do any of it.
+//
+// It reads the statement's words in one pass, without allocating; a
+// string holding such words may make it say yes, which costs the
+// connection, not a wrong answer.
 func keepsSession(sql string) bool {
 	w, rest := nextWord(sql)
-	if strings.EqualFold(w, "DO") || makesTemp(sql) {
+	selects := isWord(w, "SELECT", "WITH") // SELECT ... INTO TEMP
+	switch {
+	case strings.EqualFold(w, "DO"):
 		return true
+	case strings.EqualFold(w, "CREATE"):
+		w, rest = nextWord(rest)
+		for isWord(w, "OR", "REPLACE", "GLOBAL", "LOCAL") {
+			w, rest = nextWord(rest)
+		}
+		if isWord(w, "TEMP", "TEMPORARY") {
+			return true
+		}
 	}
-	for ; w != ""; w, rest = nextWord(rest) {
+	for into := false; w != ""; w, rest = nextWord(rest) {
+		if into && selects && isWord(w, "TEMP", "TEMPORARY") {
+			return true
+		}
+		into = len(w) == len("into") && strings.EqualFold(w, "INTO")
+		if len(w) < len("pg_temp") || w[0]|0x20 != 'p' && w[0]|0x20 != 's' {
+			continue // most words: none of those below
+		}
 		switch {
-		case len(w) >= len("pg_advisory_lock") && isWord(w, "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"):
+		case strings.EqualFold(w, "pg_temp") && strings.HasPrefix(rest, "."):
+			return true
+		case isWord(w, "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"):
 			return true
 		case strings.EqualFold(w, "set_config") && !localSetting(rest):
 			return true
@@ -578,37 +604,6 @@ func localSetting(rest string) bool {
 			}
 		}
 		i++
-	}
-	return false
-}
-
-// makesTemp reports whether a guest's statement makes a temporary table,
-// view or sequence, which lives in the session: CREATE [OR REPLACE]
-// [GLOBAL | LOCAL] {TEMP | TEMPORARY} ..., CREATE ... pg_temp.name, or
-// SELECT ... INTO {TEMP | TEMPORARY}. It reads words only, so a string
-// holding such words may make it say yes: that costs the connection, not
-// a wrong answer.
-func makesTemp(sql string) bool {
-	w, rest := nextWord(sql)
-	switch {
-	case strings.EqualFold(w, "CREATE"):
-		for w, rest = nextWord(rest); isWord(w, "OR", "REPLACE", "GLOBAL", "LOCAL"); w, rest = nextWord(rest) {
-		}
-		if isWord(w, "TEMP", "TEMPORARY") {
-			return true
-		}
-		for ; w != ""; w, rest = nextWord(rest) {
-			if strings.EqualFold(w, "pg_temp") && strings.HasPrefix(rest, ".") {
-				return true
-			}
-		}
-	case strings.EqualFold(w, "SELECT"), strings.EqualFold(w, "WITH"):
-		for into := false; w != ""; w, rest = nextWord(rest) {
-			if into && isWord(w, "TEMP", "TEMPORARY") {
-				return true
-			}
-			into = strings.EqualFold(w, "INTO")
-		}
 	}
 	return false
 }
