@@ -9,3 +9,11 @@ func SetBusyTimeout(t interface{ Cleanup(func()) }, d time.Duration) {
 	busyTimeout = d
 	t.Cleanup(func() { busyTimeout = old })
 }
+
+// CheckFileAlways makes each statement look whether the SQLite database
+// file was deleted or replaced, until the test ends.
+func CheckFileAlways(t interface{ Cleanup(func()) }) {
+	old := sqliteFileCheck
+	sqliteFileCheck = 0
+	t.Cleanup(func() { sqliteFileCheck = old })
+}

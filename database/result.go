@@ -127,6 +127,10 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 	dst = append(dst, "],"...)
 	rowsAt := len(dst)
 	dst = append(dst, `"rows":[`...)
+	// Every byte the guest receives counts: the closing "]}" too.
+	if len(dst)-start+len("]}") > max {
+		return dst, tooLarge(max)
+	}
 	// blobs is the "blobs" member as it is built, `"blobs":[[0,1],[3,1]`,
 	// to go before the rows when a blob came; cols the blob columns of
 	// the current row.
@@ -163,12 +167,12 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 		for _, c := range cols {
 			blobs = appendBlobPosition(blobs, r, c)
 		}
-		size := len(dst) - start
+		size := len(dst) - start + len("]}")
 		if blobs != nil {
 			size += len(blobs) + len("],")
 		}
 		if size > max {
-			return dst, &Error{Code: CodeTooLarge, Message: fmt.Sprintf("the result is larger than limits.sqlResultBytes (%d bytes): select fewer rows (LIMIT) or columns", max)}
+			return dst, tooLarge(max)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -178,6 +182,11 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 		dst = slices.Insert(dst, rowsAt, append(blobs, "],"...)...)
 	}
 	return append(dst, "]}"...), nil
+}
+
+// tooLarge is the error of a result larger than max bytes.
+func tooLarge(max int) error {
+	return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("the result is larger than limits.sqlResultBytes (%d bytes): select fewer rows (LIMIT) or columns", max)}
 }
 
 // appendBlobPosition appends the position of the blob at row r, column c

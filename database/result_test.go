@@ -103,3 +103,48 @@ func TestAppendQueryResultBlobsCount(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendQueryResultExactBound: a result of exactly
+// limits.sqlResultBytes bytes passes, one byte more is too large, counting
+// every byte the guest receives (the closing "]}" too), with and without
+// blobs, and for a result of no rows whose columns alone pass the bound.
+func TestAppendQueryResultExactBound(t *testing.T) {
+	db, err := Open(t.Context(), DriverSQLite, Options{Path: filepath.Join(t.TempDir(), "bound.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	long := strings.Repeat("c", 300)
+	tests := []struct {
+		name, sql string
+		args      []any
+	}{
+		{"text", "SELECT ? AS v", []any{strings.Repeat("x", 500)}},
+		{"rows", "SELECT ? AS v UNION ALL SELECT 'y'", []any{strings.Repeat("x", 500)}},
+		{"blob", "SELECT ? AS v", []any{[]byte(strings.Repeat("x", 500))}},
+		{"no rows", "SELECT 1 AS " + long + " WHERE 0", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i, wrap := range []func(Rows) Rows{func(r Rows) Rows { return r }, func(r Rows) Rows { return valuesOnly{r} }} {
+				run := func(max int) ([]byte, error) {
+					rows, err := db.Query(t.Context(), tt.sql, tt.args)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return AppendQueryResult(nil, wrap(rows), max)
+				}
+				whole, err := run(1 << 20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, err := run(len(whole)); err != nil || string(got) != string(whole) {
+					t.Errorf("way %d: a bound of exactly its %d bytes: %v", i, len(whole), err)
+				}
+				if _, err := run(len(whole) - 1); CodeOf(err) != CodeTooLarge {
+					t.Errorf("way %d: a bound one byte short of its %d bytes: %v, want too_large", i, len(whole), err)
+				}
+			}
+		})
+	}
+}

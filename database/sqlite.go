@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -24,6 +27,11 @@ const SQLiteBusyTimeout = 5 * time.Second
 
 // busyTimeout is SQLiteBusyTimeout; tests shorten it (export_test.go).
 var busyTimeout = SQLiteBusyTimeout
+
+// sqliteFileCheck is how often a pool looks whether the database file at
+// its path is still the one its connections opened (sqliteDB.fileGen);
+// tests set it to zero (export_test.go).
+var sqliteFileCheck = 250 * time.Millisecond
 
 // sqliteAllowedPragmas are the PRAGMAs a guest may run: they read the
 // schema or check it, and touch no file and no setting of the connection
@@ -46,22 +54,92 @@ type sqliteDB struct {
 	idle   chan *sqliteConn // connections not in use
 	mu     sync.Mutex       // guards closed
 	closed bool
+
+	// file is the database file the first connection opened, nil until
+	// then (or when path names no file, ":memory:"); fileMu guards it.
+	// gen counts the times fileGen found another file at path, or none:
+	// a connection opened before (sqliteConn.gen) is closed, not used.
+	// checked is when fileGen last looked, in Unix nanoseconds.
+	fileMu  sync.Mutex
+	file    os.FileInfo
+	gen     atomic.Uint64
+	checked atomic.Int64
 }
 
 // sqliteConn is one connection; trusted is set while the host runs its
 // own statements (BEGIN, migrations), which the guest authorizer allows.
 // stmts are the guests' statements it prepared, none of them prepared
-// while trusted.
+// while trusted. broken is set once the driver panicked on it
+// (recoverSQLite), temp once a guest's statement made a temporary table,
+// index, view or trigger on it: release closes it instead of pooling it.
 type sqliteConn struct {
 	conn    *sqlite3.Conn
 	trusted bool
+	broken  bool
+	temp    bool
+	gen     uint64 // the pool's file generation when it was opened
 	stmts   stmtCache
 }
 
-// close finalizes the cached statements and closes the connection.
+// recoverSQLite turns a panic of go-sqlite3 into *err. The driver panics
+// instead of returning an error when SQLite runs out of memory
+// (SQLITE_NOMEM: a guest's statement that builds a string of a gigabyte,
+// printf('%.*c', 2000000000, 'x')) and on its own assertions; the host
+// must answer the statement's error, and not lose the connection the
+// statement held. The connection is marked broken, so that release
+// closes it rather than pools it: a statement it was running was not
+// given back, and its memory may have grown to gigabytes. Any other panic
+// goes on.
+func (c *sqliteConn) recoverSQLite(err *error) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	e := driverPanic(v)
+	c.broken = true
+	if e.Error() == "sqlite3: out of memory" {
+		*err = &Error{Code: CodeTooLarge, Message: "SQLite ran out of memory running the statement: it builds a value or a result too large for the host (strings and blobs of hundreds of megabytes)", Err: e}
+		return
+	}
+	*err = &Error{Code: CodeOther, Message: "the SQLite driver failed: " + strings.TrimPrefix(e.Error(), "sqlite3: "), Err: e}
+}
+
+// close finalizes the cached statements, and any other the connection
+// still has (one a panic of the driver left prepared on a broken
+// connection), and closes the connection: SQLite closes no connection
+// that has statements, and go-sqlite3 unmaps a connection's memory (up
+// to 256 MiB) only once SQLite has closed it.
 func (c *sqliteConn) close() error {
 	c.stmts.close()
-	return c.conn.Close()
+	for _, stmt := range slices.Collect(c.conn.Stmts()) {
+		sqliteCall(stmt.Close)
+	}
+	return sqliteCall(c.conn.Close)
+}
+
+// driverPanic is v, recovered from a panic, as the error go-sqlite3
+// panicked with ("sqlite3: out of memory", "sqlite3: assertion
+// failed..."); it panics again with v when v is any other panic's.
+func driverPanic(v any) error {
+	e, ok := v.(error)
+	if !ok || !strings.HasPrefix(e.Error(), "sqlite3: ") {
+		panic(v)
+	}
+	return e
+}
+
+// sqliteCall calls f, a go-sqlite3 call that ends something (a
+// statement's reset or finalize, a connection's close), and returns its
+// error, or the error it panicked with: after SQLITE_NOMEM each of them
+// returns that code again, on which go-sqlite3 panics, though what it
+// ended is ended.
+func sqliteCall(f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = driverPanic(v)
+		}
+	}()
+	return f()
 }
 
 func openSQLite(ctx context.Context, opts Options) (DB, error) {
@@ -79,15 +157,30 @@ func (db *sqliteDB) System() string { return "sqlite" }
 
 // connect opens a connection set up for guests: WAL, a busy timeout,
 // foreign keys enforced, no ATTACH, and the authorizer.
+//
+// Once a connection has opened the file, it is no longer created: a file
+// deleted while the host serves it is an error until it is restored,
+// rather than an empty database the app's tables are missing from.
 func (db *sqliteDB) connect() (*sqliteConn, error) {
 	if err := os.MkdirAll(filepath.Dir(db.path), 0o755); err != nil {
 		return nil, &Error{Code: CodeUnavailable, Message: err.Error(), Err: err}
 	}
-	conn, err := sqlite3.OpenFlags(db.path, sqlite3.OPEN_READWRITE|sqlite3.OPEN_CREATE)
+	gen := db.gen.Load()
+	db.fileMu.Lock()
+	opened := db.file != nil
+	db.fileMu.Unlock()
+	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
+	if opened {
+		flags = sqlite3.OPEN_READWRITE
+	}
+	conn, err := sqlite3.OpenFlags(db.path, flags)
 	if err != nil {
+		if _, serr := os.Stat(db.path); opened && errors.Is(serr, fs.ErrNotExist) {
+			return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("the database file %s was deleted while the host served it: restore it (from a backup) where it was, or restart the host to start an empty database", db.path), Err: err}
+		}
 		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("opening %s: %v", db.path, err), Err: err}
 	}
-	c := &sqliteConn{conn: conn}
+	c := &sqliteConn{conn: conn, gen: gen}
 	err = conn.BusyTimeout(busyTimeout)
 	for _, pragma := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"} {
 		if err == nil {
@@ -97,6 +190,13 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 	if err == nil {
 		conn.Limit(sqlite3.LIMIT_ATTACHED, 0)
 		err = conn.SetAuthorizer(c.authorize)
+	}
+	if err == nil && !opened {
+		db.fileMu.Lock()
+		if fi, serr := os.Stat(db.path); serr == nil && db.file == nil {
+			db.file = fi
+		}
+		db.fileMu.Unlock()
 	}
 	if err != nil {
 		conn.Close()
@@ -110,8 +210,17 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 
 // authorize is the authorizer of a guest's statements: no ATTACH or
 // DETACH, no load_extension, no transaction control in SQL (db_begin
-// does it), only the PRAGMAs of sqliteAllowedPragmas.
+// does it), only the PRAGMAs of sqliteAllowedPragmas. A temporary object
+// is allowed, and marks the connection (temp): it lives on the
+// connection, which the pool would hand to other calls, where a
+// temporary table shadows the app's table of its name, a temporary
+// trigger runs on their writes, and the next CREATE TEMP TABLE of the
+// same name fails as already there.
 func (c *sqliteConn) authorize(action sqlite3.AuthorizerActionCode, name3rd, name4th, schema, inner string) sqlite3.AuthorizerReturnCode {
+	switch action {
+	case sqlite3.AUTH_CREATE_TEMP_TABLE, sqlite3.AUTH_CREATE_TEMP_INDEX, sqlite3.AUTH_CREATE_TEMP_VIEW, sqlite3.AUTH_CREATE_TEMP_TRIGGER:
+		c.temp = true // a migration's too (trusted)
+	}
 	if c.trusted {
 		return sqlite3.AUTH_OK
 	}
@@ -166,7 +275,10 @@ func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 	}
 	select {
 	case c := <-db.idle:
-		return c, nil
+		if c.gen == db.fileGen() {
+			return c, nil
+		}
+		c.close() // it writes to a file no longer at the path
 	default:
 	}
 	c, err := db.connect()
@@ -177,15 +289,46 @@ func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 	return c, nil
 }
 
+// fileGen is the generation of the database file at the path: it counts
+// the times the file was found deleted or replaced (a backup restored, a
+// file moved over it) since the pool opened it. A connection opened
+// before goes on reading and writing the file it opened, whose writes
+// are lost with the connection: acquire closes it instead. It looks at
+// the file at most once per sqliteFileCheck, so that a statement costs
+// no system call.
+func (db *sqliteDB) fileGen() uint64 {
+	now := time.Now().UnixNano()
+	last := db.checked.Load()
+	if now-last < int64(sqliteFileCheck) || !db.checked.CompareAndSwap(last, now) {
+		return db.gen.Load()
+	}
+	db.fileMu.Lock()
+	defer db.fileMu.Unlock()
+	if db.file == nil {
+		return db.gen.Load()
+	}
+	fi, err := os.Stat(db.path)
+	if err != nil || !os.SameFile(fi, db.file) {
+		if err == nil {
+			db.file = fi
+		}
+		return db.gen.Add(1)
+	}
+	return db.gen.Load()
+}
+
 // release gives a connection back, closing it instead when it is left
-// in a transaction (an interrupted COMMIT) or the pool is closed.
+// in a transaction (an interrupted COMMIT), the driver panicked on it
+// (broken), a guest made temporary objects on it (temp: they end with
+// the connection, so with the statement or transaction that made them),
+// or the pool is closed.
 func (db *sqliteDB) release(c *sqliteConn) {
 	c.conn.SetInterrupt(context.Background())
 	c.trusted = false
 	db.mu.Lock()
 	closed := db.closed
 	db.mu.Unlock()
-	if closed || !c.conn.GetAutocommit() {
+	if closed || c.broken || c.temp || !c.conn.GetAutocommit() {
 		c.close()
 	} else {
 		db.idle <- c
@@ -193,24 +336,27 @@ func (db *sqliteDB) release(c *sqliteConn) {
 	<-db.slots
 }
 
-func (db *sqliteDB) Query(ctx context.Context, sql string, args []any) (Rows, error) {
+func (db *sqliteDB) Query(ctx context.Context, sql string, args []any) (rows Rows, err error) {
 	c, err := db.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.query(ctx, sql, args, db)
-	if err != nil {
-		db.release(c)
-	}
-	return rows, err
+	defer func() {
+		if err != nil {
+			db.release(c)
+		}
+	}()
+	defer c.recoverSQLite(&err)
+	return c.query(ctx, sql, args, db)
 }
 
-func (db *sqliteDB) Exec(ctx context.Context, sql string, args []any) (ExecResult, error) {
+func (db *sqliteDB) Exec(ctx context.Context, sql string, args []any) (r ExecResult, err error) {
 	c, err := db.acquire(ctx)
 	if err != nil {
 		return ExecResult{}, err
 	}
 	defer db.release(c)
+	defer c.recoverSQLite(&err)
 	return c.exec(ctx, sql, args)
 }
 
@@ -236,12 +382,16 @@ const migrationBusyTimeout = 24 * time.Hour
 
 // Migrate runs fn in a transaction holding the write lock, waiting for
 // the lock until ctx ends rather than the busy timeout.
-func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) error {
+//
+// A panic of the driver (recoverSQLite) is the migration's error: the
+// connection, closed rather than pooled, takes the transaction with it.
+func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err error) {
 	c, err := db.acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.release(c)
+	defer c.recoverSQLite(&err)
 	if err := c.conn.BusyTimeout(migrationBusyTimeout); err != nil {
 		return sqliteError(ctx, err)
 	}
@@ -326,7 +476,8 @@ func (db *sqliteDB) Close() error {
 
 // control runs the host's own statements (BEGIN, COMMIT, ROLLBACK, a
 // migration's script), which the authorizer allows.
-func (c *sqliteConn) control(ctx context.Context, sql string) error {
+func (c *sqliteConn) control(ctx context.Context, sql string) (err error) {
+	defer c.recoverSQLite(&err)
 	c.trusted = true
 	defer func() { c.trusted = false }()
 	c.conn.SetInterrupt(ctx)
@@ -500,10 +651,16 @@ type sqliteRows struct {
 
 func (r *sqliteRows) Columns() []string { return r.cols }
 
-func (r *sqliteRows) Next() bool {
+func (r *sqliteRows) Next() (more bool) {
 	if r.stmt == nil || r.end {
 		return false
 	}
+	defer func() {
+		if r.err != nil {
+			r.end, more = true, false
+		}
+	}()
+	defer r.c.recoverSQLite(&r.err)
 	if r.stepped {
 		r.stepped = false
 		r.end = !r.row
@@ -519,7 +676,8 @@ func (r *sqliteRows) Next() bool {
 	return false
 }
 
-func (r *sqliteRows) Values() ([]any, error) {
+func (r *sqliteRows) Values() (_ []any, err error) {
+	defer r.c.recoverSQLite(&err)
 	if r.vals == nil {
 		r.vals = make([]any, len(r.cols))
 	}
@@ -542,7 +700,8 @@ func (r *sqliteRows) Values() ([]any, error) {
 
 // AppendRow appends the current row's values as Values and AppendValue
 // would, reading texts and blobs where SQLite keeps them (RowAppender).
-func (r *sqliteRows) AppendRow(dst []byte, blobs []int) ([]byte, []int, error) {
+func (r *sqliteRows) AppendRow(dst []byte, blobs []int) (_ []byte, _ []int, err error) {
+	defer r.c.recoverSQLite(&err)
 	for i := range r.cols {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -586,18 +745,40 @@ type sqliteTx struct {
 	done bool
 }
 
-func (tx *sqliteTx) Query(ctx context.Context, sql string, args []any) (Rows, error) {
+func (tx *sqliteTx) Query(ctx context.Context, sql string, args []any) (_ Rows, err error) {
 	if tx.done {
 		return nil, Errorf(CodeTransaction, "the transaction has ended")
 	}
+	if err := tx.rolledBack(); err != nil {
+		return nil, err
+	}
+	defer tx.c.recoverSQLite(&err)
 	return tx.c.query(ctx, sql, args, nil)
 }
 
-func (tx *sqliteTx) Exec(ctx context.Context, sql string, args []any) (ExecResult, error) {
+func (tx *sqliteTx) Exec(ctx context.Context, sql string, args []any) (_ ExecResult, err error) {
 	if tx.done {
 		return ExecResult{}, Errorf(CodeTransaction, "the transaction has ended")
 	}
+	if err := tx.rolledBack(); err != nil {
+		return ExecResult{}, err
+	}
+	defer tx.c.recoverSQLite(&err)
 	return tx.c.exec(ctx, sql, args)
+}
+
+// rolledBack is the error of a statement or a commit of a transaction
+// SQLite rolled back by itself, nil while the transaction is open. SQLite
+// may roll back the whole transaction when a statement fails for want of
+// memory or disk (SQLITE_NOMEM, SQLITE_FULL, SQLITE_IOERR); the
+// connection is then in autocommit mode, where the statements that follow
+// would each commit at once, outside the transaction the guest still
+// thinks it is in, and stay whatever it does next.
+func (tx *sqliteTx) rolledBack() error {
+	if !tx.c.conn.GetAutocommit() {
+		return nil
+	}
+	return Errorf(CodeTransaction, "SQLite rolled the transaction back when one of its statements failed (out of memory or disk, an I/O error): nothing of it is left; run the transaction again")
 }
 
 func (tx *sqliteTx) Commit(ctx context.Context) error {
@@ -605,6 +786,10 @@ func (tx *sqliteTx) Commit(ctx context.Context) error {
 		return Errorf(CodeTransaction, "the transaction has ended")
 	}
 	tx.done = true
+	if err := tx.rolledBack(); err != nil {
+		tx.db.release(tx.c)
+		return err
+	}
 	err := tx.c.control(ctx, "COMMIT")
 	if err != nil && !tx.c.conn.GetAutocommit() {
 		err = errors.Join(err, tx.c.control(context.WithoutCancel(ctx), "ROLLBACK"))
@@ -618,6 +803,10 @@ func (tx *sqliteTx) Rollback(ctx context.Context) error {
 		return nil
 	}
 	tx.done = true
+	if tx.rolledBack() != nil {
+		tx.db.release(tx.c)
+		return nil // SQLite rolled it back already
+	}
 	err := tx.c.control(ctx, "ROLLBACK")
 	tx.db.release(tx.c)
 	return err

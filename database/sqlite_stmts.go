@@ -64,7 +64,7 @@ func (c *stmtCache) columns(stmt *sqlite3.Stmt) []string {
 // finalize finalizes stmt and forgets its columns.
 func (c *stmtCache) finalize(stmt *sqlite3.Stmt) {
 	delete(c.cols, stmt)
-	stmt.Close()
+	sqliteCall(stmt.Close)
 }
 
 // cachedStmt is a cache entry: the statement and when it was last put
@@ -96,8 +96,8 @@ func cacheable(sql string) bool { return len(sql) <= sqliteStmtCacheMaxSQL }
 func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
 	// Reset returns the error of the last step, which the caller has
 	// had: only ClearBindings says whether the statement is still sound.
-	stmt.Reset()
-	if stmt.ClearBindings() != nil || !cacheable(sql) || c.stmts[sql].stmt != nil {
+	// A statement whose reset panicked (SQLITE_NOMEM) is finalized.
+	if resetPanicked(stmt) || stmt.ClearBindings() != nil || !cacheable(sql) || c.stmts[sql].stmt != nil {
 		c.finalize(stmt)
 		return
 	}
@@ -126,4 +126,18 @@ func (c *stmtCache) close() {
 		c.finalize(e.stmt)
 		delete(c.stmts, k)
 	}
+}
+
+// resetPanicked resets stmt and reports whether go-sqlite3 panicked doing
+// it: Reset returns the error of the statement's last step, and
+// go-sqlite3 panics when that is SQLITE_NOMEM (see recoverSQLite).
+func resetPanicked(stmt *sqlite3.Stmt) (panicked bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			driverPanic(v)
+			panicked = true
+		}
+	}()
+	stmt.Reset()
+	return false
 }

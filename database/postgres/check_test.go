@@ -32,6 +32,17 @@ func TestCheckStatement(t *testing.T) {
 		{"unlisten *", "UNLISTEN"},
 		{"Discard ALL", "DISCARD"},
 		{"\tcopy users to stdout", "COPY"},
+		// PostgreSQL's block comments nest: the first */ does not end
+		// this one, and SET runs.
+		{"/* /* */ */ SET statement_timeout = 1", "SET"},
+		{"/* a /* b /* c */ */ */ reset all", "RESET"},
+		{"/*/* */*/ begin", "BEGIN"},
+		{"/* /* */ SET x = 1 */ SELECT 1", ""},
+		{"/* /* */ unclosed */", ""},
+		// DEALLOCATE drops the statements pgx prepared and cached on the
+		// pooled connection: each fails once in a later call.
+		{"DEALLOCATE ALL", "DEALLOCATE"},
+		{"deallocate prepare stmtcache_1", "DEALLOCATE"},
 	}
 	for _, tt := range tests {
 		err := checkStatement(tt.sql)
@@ -47,6 +58,83 @@ func TestCheckStatement(t *testing.T) {
 	for _, sql := range []string{"SELECT 1", "select 1", "Insert into t values (1)"} {
 		if n := testing.AllocsPerRun(100, func() { checkStatement(sql) }); n != 0 {
 			t.Errorf("%q: %v allocations to check, want 0", sql, n)
+		}
+	}
+}
+
+// TestCheckStatementRefusesNUL: a NUL byte ends the statement's text in
+// the protocol's message, whose rest the server then reads as garbage: it
+// answers a protocol violation, which reads as a server gone (503, and the
+// pool's connections dropped). The text is refused before it is sent.
+func TestCheckStatementRefusesNUL(t *testing.T) {
+	for _, sql := range []string{"SELECT 1\x00; DROP TABLE users", "\x00", "SELECT $1 -- \x00"} {
+		err := checkStatement(sql)
+		if database.CodeOf(err) != database.CodeSyntax || !strings.Contains(err.Error(), "NUL") {
+			t.Errorf("%q: %v, want a syntax error naming the NUL byte", sql, err)
+		}
+	}
+}
+
+// TestKeepsSessionTemp: the statements that make a temporary table, view
+// or sequence, whose connection the pool must not hand to another call.
+func TestKeepsSessionTemp(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want bool
+	}{
+		{"CREATE TEMP TABLE staging (v int)", true},
+		{"create temporary table staging (v int)", true},
+		{"  /* c */ Create Local Temp Table t (v int)", true},
+		{"CREATE GLOBAL TEMPORARY TABLE t (v int)", true},
+		{"CREATE OR REPLACE TEMP VIEW v AS SELECT 1", true},
+		{"CREATE TEMP SEQUENCE s", true},
+		{"CREATE UNLOGGED TABLE t (v int)", false},
+		{"CREATE TABLE pg_temp.t (v int)", true},
+		{"CREATE VIEW PG_TEMP.v AS SELECT 1", true},
+		{"SELECT 1 AS v INTO TEMP t", true},
+		{"select * into temporary table t from users", true},
+		{"WITH x AS (SELECT 1) SELECT * INTO TEMP t FROM x", true},
+		{"CREATE TABLE temperature (v int)", false},
+		{"CREATE TABLE t (temp int)", false},
+		{"SELECT temp FROM readings", false},
+		{"SELECT 1 INTO t", false},
+		{"INSERT INTO temp_readings VALUES (1)", false},
+		{"INSERT INTO temp VALUES (1)", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := keepsSession(tt.sql); got != tt.want {
+			t.Errorf("%q: %v, want %v", tt.sql, got, tt.want)
+		}
+	}
+}
+
+// TestKeepsSession: the statements whose connection is closed rather than
+// pooled, because they leave something in the session.
+func TestKeepsSession(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want bool
+	}{
+		{"SELECT 1", false},
+		{"CREATE TEMP TABLE t (v int)", true},
+		{"SELECT pg_advisory_lock(1)", true},
+		{"SELECT * FROM jobs WHERE pg_try_advisory_lock_shared(id)", true},
+		{"SELECT pg_advisory_xact_lock(1)", false},
+		{"SELECT pg_advisory_unlock(1)", false},
+		{"SELECT set_config('search_path', 'x', false)", true},
+		{"SELECT set_config('app.user', $1, true)", false},
+		{"SELECT set_config('app.user', 'a,b)', TRUE ) AS v", false},
+		{"SELECT set_config('app.user', $1, $2)", true},
+		{"SELECT set_config('app.user', f(1, 2), true)", false},
+		{"SELECT set_config", true},
+		{"DO $$BEGIN NULL; END$$", true},
+		{"SELECT 'set_config' AS name", false},
+		{"SELECT doc FROM pages", false},
+	}
+	for _, tt := range tests {
+		if got := keepsSession(tt.sql); got != tt.want {
+			t.Errorf("%q: %v, want %v", tt.sql, got, tt.want)
 		}
 	}
 }

@@ -21,15 +21,21 @@
 //     database.CodeUnavailable. statement_timeout bounds each statement
 //     in the server too (database.Options.StatementTimeout).
 //   - Session state is the pool's: a guest may not run SET, RESET,
-//     DISCARD, LISTEN, COPY, LOAD or transaction control in SQL
-//     (database.CodeDenied); db_begin opens transactions.
+//     DISCARD, LISTEN, COPY, LOAD, PREPARE, DEALLOCATE or transaction
+//     control in SQL (database.CodeDenied); db_begin opens transactions.
+//     A statement that leaves something in its session (a temporary
+//     table, a session-level advisory lock, a setting changed with
+//     set_config or in a DO block) has its connection closed, not
+//     pooled, when it or its transaction ends.
 //   - A transaction takes its connection at Begin, but its BEGIN is sent
 //     with its first statement, in one round trip; one that runs no
 //     statement costs the server nothing (tx).
 package postgres
 
 import (
+	"bytes"
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,6 +72,14 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	cfg.MinConns = 0
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		// json and jsonb values are their JSON text (abi/README.md
+		// §4.5), not decoded: see jsonText.
+		m := c.TypeMap()
+		m.RegisterType(&pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonText}})
+		m.RegisterType(&pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonText}})
+		return nil
+	}
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		// Cancel the statement in the server at once; drop the
 		// connection if the server does not stop within a second.
@@ -121,6 +135,24 @@ func (d *db) release(c *pgxpool.Conn) {
 	c.Release()
 }
 
+// giveBack gives back a connection acquire took, or closes it instead
+// when a guest's statement left something in its session (discard, see
+// keepsSession): a temporary table would outlive the call on the pooled
+// connection, shadow the app's table of its name in the next calls there
+// and make their CREATE TEMP TABLE of its name fail as already there; a
+// session-level advisory lock would be held for good.
+func (d *db) giveBack(c *pgxpool.Conn, discard bool) {
+	if !discard {
+		d.release(c)
+		return
+	}
+	d.inUse.Add(-1)
+	conn := c.Hijack()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	conn.Close(ctx)
+}
+
 func (d *db) System() string { return "postgresql" }
 
 func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, error) {
@@ -131,13 +163,14 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err != nil {
 		return nil, err
 	}
+	discard := keepsSession(sql)
 	for attempt := 0; ; attempt++ {
 		r, err := c.Query(ctx, sql, exactArgs(args)...)
 		if err != nil {
 			if attempt == 0 && staleStatement(err) {
 				continue
 			}
-			d.release(c)
+			d.giveBack(c, discard)
 			return nil, d.fail(ctx, err)
 		}
 		// The first row is read now, where the error of a statement
@@ -147,7 +180,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 		if !rs.first() && attempt == 0 && staleStatement(r.Err()) {
 			continue
 		}
-		rs.db, rs.conn = d, c
+		rs.db, rs.conn, rs.discard = d, c, discard
 		return rs, nil
 	}
 }
@@ -157,7 +190,7 @@ func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 	if err != nil {
 		return database.ExecResult{}, err
 	}
-	defer d.release(c)
+	defer d.giveBack(c, keepsSession(sql))
 	r, err := execOn(ctx, c, sql, args)
 	if staleStatement(err) {
 		r, err = execOn(ctx, c, sql, args)
@@ -258,8 +291,22 @@ const MigrationLock int64 = 0x656e64706f696e74 // "endpoint"
 // by the statement timeout (database.Options.StatementTimeout), which is
 // the guests': a migration that builds an index on a large table, and the
 // host that waits for it, take what it takes.
+//
+// Its connection is closed afterwards, not pooled: what a migration leaves
+// in its session (a temporary table of a data migration, a setting it
+// changed for itself) is not the guests'.
 func (d *db) Migrate(ctx context.Context, fn func(database.Migration) error) error {
-	t, err := d.pool.Begin(ctx)
+	c, err := d.pool.Acquire(ctx)
+	if err != nil {
+		return mapError(ctx, err)
+	}
+	defer func() {
+		conn := c.Hijack()
+		closing, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		conn.Close(closing)
+	}()
+	t, err := c.Begin(ctx)
 	if err != nil {
 		return mapError(ctx, err)
 	}
@@ -337,14 +384,23 @@ func (d *db) Close() error {
 
 // deniedKeywords start statements that change the pooled session or the
 // transaction behind the host's back, or load code into the server.
+// DEALLOCATE would drop the statements pgx prepared and caches on the
+// connection, each of which would then fail once in a later call.
 var deniedKeywords = map[string]bool{
 	"BEGIN": true, "START": true, "COMMIT": true, "END": true, "ROLLBACK": true, "ABORT": true,
-	"SAVEPOINT": true, "RELEASE": true, "PREPARE": true, "SET": true, "RESET": true,
+	"SAVEPOINT": true, "RELEASE": true, "PREPARE": true, "DEALLOCATE": true, "SET": true, "RESET": true,
 	"DISCARD": true, "LISTEN": true, "UNLISTEN": true, "COPY": true, "LOAD": true,
 }
 
-// checkStatement refuses a statement a guest may not run.
+// checkStatement refuses a statement a guest may not run, and a text the
+// protocol cannot carry: a NUL byte ends the text in the Parse message,
+// whose rest the server reads as the message's other fields and refuses
+// as a protocol violation, which reads as a server gone (unavailable,
+// and the pool's connections dropped).
 func checkStatement(sql string) error {
+	if strings.IndexByte(sql, 0) >= 0 {
+		return database.Errorf(database.CodeSyntax, "the SQL text holds a NUL byte, which PostgreSQL cannot take in a statement: pass binary data as a parameter")
+	}
 	if kw, denied := deniedKeyword(firstWord(sql)); denied {
 		return database.Errorf(database.CodeDenied, kw+" is not allowed in a guest's statement: use db_begin, db_commit and db_rollback for transactions; session settings belong to the host")
 	}
@@ -374,7 +430,8 @@ func deniedKeyword(word string) (string, bool) {
 }
 
 // firstWord is the first word of sql (letters and underscores), past
-// white space, opening parentheses and comments.
+// white space, opening parentheses and comments (block comments nest, as
+// PostgreSQL reads them).
 func firstWord(sql string) string {
 	s := sql
 	for {
@@ -387,11 +444,11 @@ func firstWord(sql string) string {
 			}
 			s = s[i+1:]
 		case strings.HasPrefix(s, "/*"):
-			i := strings.Index(s, "*/")
+			i := blockCommentEnd(s)
 			if i < 0 {
 				return ""
 			}
-			s = s[i+2:]
+			s = s[i:]
 		default:
 			end := strings.IndexFunc(s, func(r rune) bool {
 				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_')
@@ -402,6 +459,180 @@ func firstWord(sql string) string {
 			return s[:end]
 		}
 	}
+}
+
+// keepsSession reports whether a guest's statement leaves something in
+// its session that would outlive it on the pooled connection:
+//   - a temporary table, view or sequence: CREATE [OR REPLACE] [GLOBAL |
+//     LOCAL] {TEMP | TEMPORARY} ..., CREATE ... pg_temp.name, SELECT ...
+//     INTO {TEMP | TEMPORARY} ...;
+//   - a session-level advisory lock: pg_advisory_lock,
+//     pg_try_advisory_lock and their _shared forms (the _xact_ ones end
+//     with the transaction);
+//   - a setting changed with set_config(name, value, is_local) whose
+//     is_local is not the word true (checkStatement refuses SET);
+//   - a DO block, which may do any of it.
+//
+// It reads the statement's words in one pass, without allocating; a
+// string holding such words may make it say yes, which costs the
+// connection, not a wrong answer.
+func keepsSession(sql string) bool {
+	w, rest := nextWord(sql)
+	selects := isWord(w, "SELECT", "WITH") // SELECT ... INTO TEMP
+	switch {
+	case strings.EqualFold(w, "DO"):
+		return true
+	case strings.EqualFold(w, "CREATE"):
+		w, rest = nextWord(rest)
+		for isWord(w, "OR", "REPLACE", "GLOBAL", "LOCAL") {
+			w, rest = nextWord(rest)
+		}
+		if isWord(w, "TEMP", "TEMPORARY") {
+			return true
+		}
+	}
+	for into := false; w != ""; w, rest = nextWord(rest) {
+		if into && selects && isWord(w, "TEMP", "TEMPORARY") {
+			return true
+		}
+		into = len(w) == len("into") && strings.EqualFold(w, "INTO")
+		if len(w) < len("pg_temp") || w[0]|0x20 != 'p' && w[0]|0x20 != 's' {
+			continue // most words: none of those below
+		}
+		switch {
+		case strings.EqualFold(w, "pg_temp") && strings.HasPrefix(rest, "."):
+			return true
+		case isWord(w, "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"):
+			return true
+		case strings.EqualFold(w, "set_config") && !localSetting(rest):
+			return true
+		}
+	}
+	return false
+}
+
+// localSetting reports whether the call of set_config whose arguments
+// rest starts with, "(name, value, is_local)...", sets a setting local to
+// the transaction: is_local is the word true.
+func localSetting(rest string) bool {
+	s := strings.TrimLeft(rest, " \t\r\n\f")
+	if !strings.HasPrefix(s, "(") {
+		return false
+	}
+	depth, arg, start := 0, 0, 0
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case '\'', '"':
+			i += quotedEnd(s[i:])
+			continue
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return arg == 2 && strings.EqualFold(strings.TrimSpace(s[start:i]), "true")
+			}
+		case ',':
+			if depth == 1 {
+				arg++
+				start = i + 1
+			}
+		}
+		i++
+	}
+	return false
+}
+
+// isWord reports whether w is one of words, in any case.
+func isWord(w string, words ...string) bool {
+	for _, word := range words {
+		if strings.EqualFold(w, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextWord is the next word of sql (a keyword or an unquoted name:
+// letters, digits, underscores, dollars) and the text after it, past
+// white space, punctuation, comments, and quoted strings and names; ""
+// at the end.
+func nextWord(sql string) (word, rest string) {
+	s := sql
+	for len(s) > 0 {
+		switch c := s[0]; {
+		case isWordByte(c):
+			end := 1
+			for end < len(s) && isWordByte(s[end]) {
+				end++
+			}
+			return s[:end], s[end:]
+		case strings.HasPrefix(s, "--"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return "", ""
+			}
+			s = s[i+1:]
+		case strings.HasPrefix(s, "/*"):
+			i := blockCommentEnd(s)
+			if i < 0 {
+				return "", ""
+			}
+			s = s[i:]
+		case c == '\'' || c == '"':
+			s = s[quotedEnd(s):]
+		default:
+			s = s[1:]
+		}
+	}
+	return "", ""
+}
+
+// isWordByte reports whether c may be part of a word for nextWord (a
+// byte of a multibyte character too: PostgreSQL's names may hold them).
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$' || c >= 0x80
+}
+
+// quotedEnd is the offset just past the quoted string or name s starts
+// with (its quote doubled inside it), len(s) when it does not end.
+func quotedEnd(s string) int {
+	q := s[0]
+	for i := 1; i < len(s); i++ {
+		if s[i] != q {
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == q {
+			i++
+			continue
+		}
+		return i + 1
+	}
+	return len(s)
+}
+
+// blockCommentEnd is the offset just past the block comment s starts
+// with, -1 when it does not end. PostgreSQL's block comments nest
+// ("/* /* */ */" is one comment), unlike C's and SQLite's: the first "*/"
+// ends the comment only when no other "/*" opened inside it.
+func blockCommentEnd(s string) int {
+	depth := 0
+	for i := 0; i+1 < len(s); {
+		switch {
+		case s[i] == '/' && s[i+1] == '*':
+			depth++
+			i += 2
+		case s[i] == '*' && s[i+1] == '/':
+			depth--
+			i += 2
+			if depth == 0 {
+				return i
+			}
+		default:
+			i++
+		}
+	}
+	return -1
 }
 
 // rows converts pgx's values to the types package database promises.
@@ -423,6 +654,7 @@ type rows struct {
 	db      *db
 	conn    *pgxpool.Conn
 	tx      *tx
+	discard bool // the statement left something in the session (giveBack)
 
 	colsArray  [inlineColumns]string
 	kindsArray [inlineColumns]wireKind
@@ -436,7 +668,7 @@ const inlineColumns = 8
 // first statement, once the rows are over.
 func (r *rows) end() {
 	if r.conn != nil {
-		r.db.release(r.conn)
+		r.db.giveBack(r.conn, r.discard)
 		r.conn = nil
 	}
 	if r.tx != nil {
@@ -489,7 +721,10 @@ func (r *rows) Next() bool {
 func (r *rows) Values() ([]any, error) {
 	vs, err := r.r.Values()
 	if err != nil {
-		return nil, mapError(r.ctx, err)
+		// Values decodes the row pgx has read, without I/O: its errors
+		// are a value pgx cannot decode, not the server gone, which
+		// mapError's last case takes any other error for.
+		return nil, &database.Error{Code: database.CodeOther, Message: "reading the row's values: " + err.Error(), Err: err}
 	}
 	if r.vals == nil {
 		r.vals = make([]any, len(r.cols))
@@ -574,6 +809,8 @@ func convert(v any) any {
 		return v.Format(time.RFC3339Nano)
 	case pgtype.Numeric:
 		return numericText(v)
+	case pgtype.Range[any]:
+		return rangeText(v)
 	case [16]byte:
 		return fmt.Sprintf("%x-%x-%x-%x-%x", v[0:4], v[4:6], v[6:8], v[8:10], v[10:16])
 	case map[string]any, []any:
@@ -582,10 +819,71 @@ func convert(v any) any {
 			return fmt.Sprint(v)
 		}
 		return string(b)
+	case driver.Valuer:
+		// pgx's values of the geometric types, interval, time, bit
+		// strings...: their PostgreSQL text. fmt.Sprint gave Go's
+		// struct syntax ("{{1 2} true}" for the point (1,2)).
+		if dv, err := v.Value(); err == nil {
+			if s, ok := dv.(string); ok {
+				return s
+			}
+		}
+		return fmt.Sprint(v)
 	case fmt.Stringer:
 		return v.String()
 	}
 	return fmt.Sprint(v)
+}
+
+// jsonText is the Unmarshal of the json and jsonb codecs: a value read
+// for a row (into an any) is its JSON text, compacted, as PostgreSQL sent
+// it. pgx's own decodes it into Go values, which rounds its numbers to
+// float64 (12345678901234567890 became 12345678901234567000), fails on
+// one past float64's range (valid JSON, which json keeps), and gives a
+// scalar string without its quotes. Any other target is decoded as
+// encoding/json does.
+func jsonText(data []byte, v any) error {
+	p, ok := v.(*any)
+	if !ok {
+		return json.Unmarshal(data, v)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, data); err != nil {
+		return err
+	}
+	*p = b.String()
+	return nil
+}
+
+// rangeText is a range's text as PostgreSQL writes it, "[1,5)", "empty",
+// "(,10]", its bounds as convert gives them (a timestamp in RFC 3339,
+// which PostgreSQL reads back); NULL is nil.
+func rangeText(r pgtype.Range[any]) any {
+	if !r.Valid {
+		return nil
+	}
+	if r.LowerType == pgtype.Empty {
+		return "empty"
+	}
+	var b strings.Builder
+	b.WriteByte('(')
+	if r.LowerType == pgtype.Inclusive {
+		b.Reset()
+		b.WriteByte('[')
+	}
+	if r.LowerType != pgtype.Unbounded {
+		fmt.Fprint(&b, convert(r.Lower))
+	}
+	b.WriteByte(',')
+	if r.UpperType != pgtype.Unbounded {
+		fmt.Fprint(&b, convert(r.Upper))
+	}
+	if r.UpperType == pgtype.Inclusive {
+		b.WriteByte(']')
+	} else {
+		b.WriteByte(')')
+	}
+	return b.String()
 }
 
 // numericText is a numeric's exact decimal text ("12.50"), "NaN" or
@@ -712,9 +1010,9 @@ func mapError(ctx context.Context, err error) error {
 		return e
 	}
 	if errors.Is(err, pgx.ErrTxCommitRollback) {
-		// The COMMIT of a transaction PostgreSQL aborted (25P02): the
-		// handler's mistake, not an outage.
-		return &database.Error{Code: database.CodeOther, Message: "the transaction was rolled back, not committed: a statement of it failed, and PostgreSQL commits nothing after that; return that statement's error instead of committing", Err: err}
+		// The COMMIT of a transaction a failed statement aborted: the
+		// handler's transaction, not the server gone.
+		return &database.Error{Code: database.CodeTransaction, Message: "PostgreSQL rolled the transaction back instead of committing it: one of its statements failed, which aborts a PostgreSQL transaction, and nothing of it was written; return that statement's error, or roll back and run the transaction again", Err: err}
 	}
 	if ctx.Err() != nil {
 		return &database.Error{Code: database.CodeOther, Message: "the statement was stopped: " + context.Cause(ctx).Error(), Err: err}

@@ -215,6 +215,339 @@ func TestPostgresAbortedTransactionSaysWhy(t *testing.T) {
 	}
 }
 
+// TestPostgresCommitOfAnAbortedTransaction: PostgreSQL answers the COMMIT
+// of a transaction a failed statement aborted by rolling it back. That is
+// the handler's transaction, not the server gone: a transaction error
+// that says so, not unavailable (which guests answer 503, and which
+// drops the pool's connections).
+func TestPostgresCommitOfAnAbortedTransaction(t *testing.T) {
+	db, _ := openPG(t)
+	ctx := t.Context()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "INSERT INTO users (name, email) VALUES ($1, $2)", []any{"Again", "ada@example.com"}); database.CodeOf(err) != database.CodeConstraint {
+		t.Fatalf("the duplicate: %v, want a constraint error", err)
+	}
+	err = tx.Commit(ctx)
+	if database.CodeOf(err) != database.CodeTransaction || !strings.Contains(err.Error(), "rolled the transaction back") {
+		t.Errorf("commit: %v, want a transaction error saying it was rolled back", err)
+	}
+	if got, err := db.Query(ctx, "SELECT count(*) FROM users", nil); err != nil {
+		t.Fatalf("after it: %v", err)
+	} else {
+		got.Close()
+	}
+}
+
+// TestPostgresDeallocateRefused: a guest's DEALLOCATE would drop the
+// statements pgx prepared on the pooled connection, and every statement
+// cached there would fail once in the calls that follow ("prepared
+// statement stmtcache_... does not exist"). It is refused, and the cached
+// statement runs on.
+func TestPostgresDeallocateRefused(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	for _, sql := range []string{"SELECT 1", "DEALLOCATE ALL", "SELECT 1"} {
+		_, err := db.Exec(ctx, sql, nil)
+		if sql == "DEALLOCATE ALL" {
+			if database.CodeOf(err) != database.CodeDenied {
+				t.Errorf("%s: %v, want denied", sql, err)
+			}
+		} else if err != nil {
+			t.Errorf("%s: %v", sql, err)
+		}
+	}
+}
+
+// TestPostgresJSONNumbersExact: json and jsonb values come as their JSON
+// text, numbers as PostgreSQL wrote them: an integer past 2^53 kept to the
+// digit, a number past float64's range (valid JSON, which json keeps)
+// read at all. Decoded into float64 they came rounded
+// (12345678901234567890 as 12345678901234567000), and the second failed
+// the statement as "unavailable", a 503 for every read of that row.
+func TestPostgresJSONNumbersExact(t *testing.T) {
+	db, _ := openPG(t)
+	tests := []struct{ sql, want string }{
+		{`SELECT '{"id": 12345678901234567890, "f": 0.1}'::jsonb AS j`, `{"columns":["j"],"rows":[["{\"f\":0.1,\"id\":12345678901234567890}"]]}`},
+		{`SELECT '{"a": [1, 2.5e400]}'::json AS j`, `{"columns":["j"],"rows":[["{\"a\":[1,2.5e400]}"]]}`},
+		{`SELECT '123456789012345678901234567890'::jsonb AS j, 'x' AS t`, `{"columns":["j","t"],"rows":[["123456789012345678901234567890","x"]]}`},
+	}
+	for _, tt := range tests {
+		rows, err := db.Query(t.Context(), tt.sql, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil || string(b) != tt.want {
+			t.Errorf("%s:\ngot  %s, %v\nwant %s", tt.sql, b, err, tt.want)
+		}
+	}
+}
+
+// TestPostgresOtherTypesAsText: a value of a type the driver has no
+// mapping of its own for comes as its PostgreSQL text (abi/README.md
+// §4.5), not as Go's syntax for the struct pgx decodes it into ("{{1 2}
+// true}" for a point, "{43200000000 true}" for a time of day).
+func TestPostgresOtherTypesAsText(t *testing.T) {
+	db, _ := openPG(t)
+	rows, err := db.Query(t.Context(), "SELECT '(1,2)'::point AS p, '12:00'::time AS t, B'101' AS b, '1 day 2 hours'::interval AS i, '((0,0),(1,1))'::lseg AS l", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := database.AppendQueryResult(nil, rows, 1<<20)
+	want := `{"columns":["p","t","b","i","l"],"rows":[["(1,2)","12:00:00.000000","101","1 day 02:00:00","[(0,0),(1,1)]"]]}`
+	if err != nil || string(got) != want {
+		t.Errorf("got  %s, %v\nwant %s", got, err, want)
+	}
+	rows, err = db.Query(t.Context(), "SELECT int4range(1, 5) AS a, int8range(NULL, 10, '(]') AS b, 'empty'::numrange AS c, numrange(1.5, NULL) AS d, tstzrange('2026-01-02T03:04:05Z', '2026-01-03T00:00:00Z', '[]') AS e, NULL::int4range AS f", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = database.AppendQueryResult(nil, rows, 1<<20)
+	want = `{"columns":["a","b","c","d","e","f"],"rows":[["[1,5)","(,11)","empty","[1.5,)","[2026-01-02T03:04:05Z,2026-01-03T00:00:00Z]",null]]}`
+	if err != nil || string(got) != want {
+		t.Errorf("ranges: got  %s, %v\nwant %s", got, err, want)
+	}
+}
+
+// TestPostgresTempObjectsEndWithTheStatement: a temporary table lives in
+// its session, which the pool hands to the next call: a second CREATE
+// TEMP TABLE of the same name failed ("already exists") on that
+// connection alone, and a temporary table shadowed the app's table of
+// its name (pg_temp comes first in the search path). They end when the
+// statement, or the transaction, that made them ends.
+func TestPostgresTempObjectsEndWithTheStatement(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	exec := func(q database.Querier, sql string) {
+		t.Helper()
+		if _, err := q.Exec(ctx, sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	count := func() string {
+		rows, err := db.Query(ctx, "SELECT count(*) AS n FROM users", nil)
+		if err != nil {
+			return err.Error()
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil {
+			return err.Error()
+		}
+		return string(b)
+	}
+	exec(db, "CREATE TABLE users (name text)")
+	exec(db, "INSERT INTO users VALUES ('Ada')")
+	for range 2 {
+		exec(db, "CREATE TEMP TABLE staging (v int)")
+	}
+	rows, err := db.Query(ctx, "CREATE TEMPORARY TABLE users (x int)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	if got := count(); got != `{"columns":["n"],"rows":[[1]]}` {
+		t.Errorf("the app's table after a temporary one of its name: %s", got)
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(tx, "CREATE TEMP TABLE staging (v int)")
+	exec(tx, "INSERT INTO staging VALUES (1)")
+	exec(tx, "INSERT INTO users SELECT 'Staged' FROM staging")
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	exec(db, "CREATE TEMP TABLE staging (v int)")
+	if got := count(); got != `{"columns":["n"],"rows":[[2]]}` {
+		t.Errorf("after the transaction: %s", got)
+	}
+}
+
+// TestPostgresSessionLockEndsWithTheStatement: a session-level advisory
+// lock (pg_advisory_lock, pg_try_advisory_lock...) a guest takes and does
+// not release, because its call trapped or passed its deadline first, or
+// because its pg_advisory_unlock ran on another connection of the pool,
+// was held by the pooled connection for good: every later call waiting
+// for it waited until its deadline. It ends with the statement, or the
+// transaction, that took it.
+func TestPostgresSessionLockEndsWithTheStatement(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx := t.Context()
+	free := func(key int) string {
+		rows, err := other.Query(ctx, "SELECT pg_try_advisory_lock($1) AS free, pg_advisory_unlock_all() AS u", []any{int64(key)})
+		if err != nil {
+			return err.Error()
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil {
+			return err.Error()
+		}
+		return string(b)
+	}
+	// The server frees a closed connection's locks as its backend
+	// exits, a moment after the close.
+	freed := func(key int) bool {
+		return poll.Until(5*time.Second, func() bool { return free(key) == `{"columns":["free","u"],"rows":[[true,""]]}` })
+	}
+	if _, err := db.Exec(ctx, "SELECT pg_advisory_lock(42)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if !freed(42) {
+		t.Errorf("after a statement took the lock: %s, want it free", free(42))
+	}
+	rows, err := db.Query(ctx, "SELECT id FROM (VALUES (7)) AS jobs(id) WHERE PG_TRY_ADVISORY_LOCK(id)", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	if !freed(7) {
+		t.Errorf("after a query took the lock: %s, want it free", free(7))
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_lock_shared(9)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !freed(9) {
+		t.Errorf("after a transaction took the lock: %s, want it free", free(9))
+	}
+}
+
+// TestPostgresSessionSettingEndsWithTheStatement: SET is refused, but
+// set_config(name, value, false) and a DO block change the session's
+// settings as much, for every later call on the pooled connection: a
+// statement_timeout of 1 ms, a search_path that hides the app's tables.
+// Their connection is closed when their statement or transaction ends; a
+// set_config local to its transaction (true), which ends with it, keeps
+// the connection.
+func TestPostgresSessionSettingEndsWithTheStatement(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	one := func(q database.Querier, sql string) string {
+		t.Helper()
+		rows, err := q.Query(ctx, sql, nil)
+		if err != nil {
+			return err.Error()
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil {
+			return err.Error()
+		}
+		return string(b)
+	}
+	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
+	for _, sql := range []string{
+		"SELECT set_config('statement_timeout', '1', false)",
+		"SELECT length(SET_CONFIG('statement_timeout', '2', 1 = 0))",
+		"DO $$BEGIN PERFORM set_config('statement_timeout', '3', false); END$$",
+	} {
+		one(db, sql)
+		if got := one(db, "SHOW statement_timeout"); got != host {
+			t.Errorf("after %s: %s, want the host's %s", sql, got, host)
+		}
+	}
+	pid := one(db, "SELECT pg_backend_pid() AS pid")
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := one(tx, "SELECT set_config('app.user', '42', true) AS v"); got != `{"columns":["v"],"rows":[["42"]]}` {
+		t.Errorf("a local setting: %s", got)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := one(db, "SELECT pg_backend_pid() AS pid"); got != pid {
+		t.Errorf("a transaction that set a setting of its own closed its connection: backend %s, then %s", pid, got)
+	}
+}
+
+// TestPostgresValueReadErrorIsNotAnOutage: a value pgx cannot decode (a
+// json array holding a number past float64's range, which pgx decodes
+// into Go values) fails the statement with the code other, saying so,
+// not unavailable: the server is there, and a guest would answer 503,
+// "try again", for a row that will never read.
+func TestPostgresValueReadErrorIsNotAnOutage(t *testing.T) {
+	db, _ := openPG(t)
+	rows, err := db.Query(t.Context(), `SELECT ARRAY['[2.5e400]'::json] AS a`, nil)
+	if err == nil {
+		_, err = database.AppendQueryResult(nil, rows, 1<<20)
+	}
+	if database.CodeOf(err) != database.CodeOther || !strings.Contains(err.Error(), "2.5e400") {
+		t.Errorf("got %v, want the code other, saying what could not be read", err)
+	}
+	if _, err := db.Exec(t.Context(), "SELECT 1", nil); err != nil {
+		t.Errorf("the next statement: %v", err)
+	}
+}
+
+// TestPostgresMigrationSessionEndsWithIt: what a migration leaves in its
+// session (a temporary table of a data migration, a setting it changed
+// for itself) ends with it, not on a connection the pool hands to the
+// guests next.
+func TestPostgresMigrationSessionEndsWithIt(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	if err := db.Migrate(ctx, func(m database.Migration) error {
+		return m.Script(ctx, "CREATE TABLE users (name text); INSERT INTO users VALUES ('Ada'); CREATE TEMP TABLE users (x int); SELECT set_config('statement_timeout', '1', false);")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ sql, want string }{
+		{"SELECT count(*) AS n FROM users", `{"columns":["n"],"rows":[[1]]}`},
+		{"SHOW statement_timeout", `{"columns":["statement_timeout"],"rows":[["30s"]]}`},
+	} {
+		rows, err := db.Query(ctx, tt.sql, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		got, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%s after the migration: %s, %v; want %s", tt.sql, got, err, tt.want)
+		}
+	}
+}
+
 // TestPostgresMigrationOutlastsStatementTimeout: the statement timeout is
 // the guests'; a migration that runs longer (an index built on a large
 // table) completes, and a second one that waits for the migration lock
@@ -299,9 +632,17 @@ func TestPostgresStatementAfterSchemaChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
+	// The migrations are another host's (or endpoints migrate's): a
+	// migration's own connection is closed after it, and the statements
+	// that go stale are those the guests' connection prepared.
+	other, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
 	migrate := func(script string) {
 		t.Helper()
-		if err := db.Migrate(ctx, func(m database.Migration) error { return m.Script(ctx, script) }); err != nil {
+		if err := other.Migrate(ctx, func(m database.Migration) error { return m.Script(ctx, script) }); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -30,6 +30,9 @@ import (
 //     that does not exist). PostgreSQL aborts a transaction in which a
 //     statement fails; this one then answers as such a transaction would,
 //     with no round trip: its statements refused, its commit a rollback.
+//   - discard is set once a statement of it left something in the
+//     session (keepsSession): the connection is closed when the
+//     transaction ends, not pooled (db.giveBack).
 type tx struct {
 	t       pgx.Tx
 	db      *db
@@ -38,6 +41,7 @@ type tx struct {
 	first   pgx.Rows
 	aborted bool
 	done    bool
+	discard bool
 }
 
 // errAborted is PostgreSQL's refusal of a statement in a transaction a
@@ -48,11 +52,12 @@ var errAborted = &pgconn.PgError{Severity: "ERROR", Code: "25P02", Message: "cur
 // errEnded is the error of a statement, or commit, after the end.
 func errEnded() error { return database.Errorf(database.CodeTransaction, "the transaction has ended") }
 
-// end closes what is open and gives the connection back.
+// end closes what is open and gives the connection back (or closes it:
+// discard).
 func (t *tx) end() {
 	t.closeBatch()
 	if t.conn != nil {
-		t.db.release(t.conn)
+		t.db.giveBack(t.conn, t.discard)
 		t.conn = nil
 	}
 }
@@ -80,6 +85,7 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 	if err := checkStatement(sql); err != nil {
 		return nil, err
 	}
+	t.discard = t.discard || keepsSession(sql)
 	t.closeBatch()
 	if t.t == nil {
 		if t.aborted {

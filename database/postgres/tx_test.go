@@ -69,10 +69,10 @@ func TestPostgresTransactionFirstStatementFails(t *testing.T) {
 				}
 				err = tx.Commit(ctx)
 				switch {
-				case tt.aborted && (database.CodeOf(err) != database.CodeOther || !strings.Contains(err.Error(), "rolled back, not committed")):
-					// The handler's mistake, not an outage (which would
-					// answer 503).
-					t.Errorf("commit: %v; want other, saying it rolled back", err)
+				case tt.aborted && (database.CodeOf(err) != database.CodeTransaction || !strings.Contains(err.Error(), "rolled the transaction back instead of committing it")):
+					// The handler's transaction, not an outage (which
+					// would answer 503).
+					t.Errorf("commit: %v; want transaction, saying it rolled back", err)
 				case !tt.aborted && err != nil:
 					t.Errorf("commit: %v", err)
 				}
