@@ -500,6 +500,12 @@ func (c *sqliteConn) prepare(ctx context.Context, sql string, args []any) (*sqli
 		}
 		return stmt, nil
 	}
+	if strings.IndexByte(sql, 0) >= 0 {
+		// SQLite stops reading at a NUL: what follows would be dropped
+		// unseen (and the one-statement rule with it). Never cached, so
+		// a statement from the cache holds none.
+		return nil, Errorf(CodeSyntax, "the SQL text holds a NUL byte, where SQLite would stop reading it: pass binary data as a parameter")
+	}
 	var flags sqlite3.PrepareFlag
 	if cacheable(sql) {
 		flags = sqlite3.PREPARE_PERSISTENT

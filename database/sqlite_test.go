@@ -57,6 +57,7 @@ func TestSQLiteStatements(t *testing.T) {
 		{name: "types", sql: "SELECT $1, $2, $3, $4, $5", params: `[9007199254740993, 0.25, "x", null, {"$blob": "AAEC"}]`, want: `{"columns":["$1","$2","$3","$4","$5"],"blobs":[[0,4]],"rows":[[9007199254740993,0.25,"x",null,"AAEC"]]}`},
 		{name: "injection stays a value", sql: "SELECT count(*) FROM users WHERE name = ?", params: `["x' OR '1'='1"]`, want: `{"columns":["count(*)"],"rows":[[0]]}`},
 		{name: "two statements refused", sql: "SELECT 1; DELETE FROM users", code: database.CodeDenied},
+		{name: "a NUL hiding a second statement refused", sql: "SELECT 1\x00; DELETE FROM users", code: database.CodeSyntax},
 		{name: "trailing semicolon and comment allowed", sql: "SELECT 1; -- done", want: `{"columns":["1"],"rows":[[1]]}`},
 		{name: "syntax", sql: "SELEC 1", code: database.CodeSyntax},
 		{name: "no such table", sql: "SELECT * FROM nothing", code: database.CodeSyntax},

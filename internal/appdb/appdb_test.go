@@ -53,6 +53,7 @@ func TestMigrationsRead(t *testing.T) {
 		{"a directory of no database", nil, map[string]string{"server/migrations/other/001-a.sql": ""}, `server/migrations/other: names no database`},
 		{"top files with no main", map[string]config.Database{"a": {}, "b": {}}, map[string]string{"server/migrations/001-a.sql": ""}, `the app declares no database "main"`},
 		{"none", nil, map[string]string{}, ""},
+		{"a NUL byte, past which SQLite reads nothing", nil, map[string]string{"server/migrations/001-a.sql": "CREATE TABLE a (x);\n\x00\nCREATE TABLE b (y);"}, "server/migrations/001-a.sql:2: a NUL byte"},
 		{"a driver's file on SQLite", nil, map[string]string{
 			"server/migrations/001-notes.sqlite.sql":   "SELECT 1;",
 			"server/migrations/001-notes.postgres.sql": "SELECT 1;",

@@ -1,6 +1,7 @@
 package appdb
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -113,6 +114,12 @@ func (s *Set) Migrations() ([]Migration, error) {
 			b, err := os.ReadFile(filepath.Join(s.app, filepath.FromSlash(m.File)))
 			if err != nil {
 				return err
+			}
+			if i := bytes.IndexByte(b, 0); i >= 0 {
+				// SQLite stops reading at a NUL, and PostgreSQL refuses
+				// it: the statements after it would be dropped unseen.
+				line := bytes.Count(b[:i], []byte("\n")) + 1
+				return fmt.Errorf("%s:%d: a NUL byte, which no database reads SQL past: is it a text file? (save it as UTF-8 text)", m.File, line)
 			}
 			sum := sha256.Sum256(b)
 			m.SQL, m.Checksum = string(b), hex.EncodeToString(sum[:])
