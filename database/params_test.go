@@ -2,6 +2,7 @@ package database
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -19,7 +20,7 @@ func TestDecodeSimpleParams(t *testing.T) {
 		{"[\n\t-7 ,\r\"\"]", true},
 		{`[0, -0, 9223372036854775807, -9223372036854775808]`, true},
 		{`["héllo ✓"]`, true},
-		{`[9223372036854775808]`, false}, // past int64: a float
+		{`[9223372036854775808]`, false}, // past int64: refused (TestDecodeParamsIntegerRange)
 		{`[1.5]`, false},
 		{`[1e3]`, false},
 		{`["a\"b"]`, false},
@@ -73,6 +74,34 @@ func BenchmarkDecodeParams(b *testing.B) {
 	for b.Loop() {
 		if _, err := DecodeParams(params); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestDecodeParamsIntegerRange: a parameter written as an integer is bound
+// exactly or refused, never rounded to a float64; one written with an
+// exponent or a fraction is a float64.
+func TestDecodeParamsIntegerRange(t *testing.T) {
+	for _, tt := range []struct {
+		params string
+		want   any    // the parameter, when decoded
+		err    string // else the error holds this
+	}{
+		{`[9223372036854775807]`, int64(9223372036854775807), ""},
+		{`[-9223372036854775808]`, int64(-9223372036854775808), ""},
+		{`[9223372036854775808]`, nil, "parameter 1: the integer 9223372036854775808 is outside the range of a 64-bit integer; pass it as a string"},
+		{`[1, -18446744073709551615]`, nil, "parameter 2: the integer -18446744073709551615 is outside"},
+		{`[9.3e18]`, 9.3e18, ""},
+		{`[18446744073709551615.0]`, 18446744073709551615.0, ""},
+	} {
+		args, err := DecodeParams([]byte(tt.params))
+		switch {
+		case tt.err != "":
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("DecodeParams(%s) = %#v, %v; want an error holding %q", tt.params, args, err, tt.err)
+			}
+		case err != nil || len(args) != 1 || args[0] != tt.want:
+			t.Errorf("DecodeParams(%s) = %#v, %v; want [%#v]", tt.params, args, err, tt.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -20,8 +21,9 @@ import (
 var ErrParams = errors.New("parameters must be a JSON array of null, true, false, numbers, strings and {\"$blob\": \"<base64>\"} objects")
 
 // DecodeParams decodes a statement's parameters (abi/README.md §4.5): a JSON
-// array of null, booleans, numbers (int64 when integral and in range, else
-// float64), strings and {"$blob": "<base64>"} objects ([]byte). Empty
+// array of null, booleans, numbers (int64 when written as an integer, which
+// must then be in range; float64 when written with a fraction or an
+// exponent), strings and {"$blob": "<base64>"} objects ([]byte). Empty
 // data is no parameters.
 //
 //	DecodeParams([]byte(`[7, "Ada", null, {"$blob": "AAE="}]`))
@@ -75,6 +77,10 @@ func decodeParamsJSON(data []byte) ([]any, error) {
 		case json.Number:
 			if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
 				raw[i] = n
+			} else if !strings.ContainsAny(string(v), ".eE") {
+				// An integer written as one, which a float64 would round
+				// (18446744073709551615 to ...552000): never silently.
+				return nil, fmt.Errorf("%w: parameter %d: the integer %s is outside the range of a 64-bit integer; pass it as a string (a numeric column takes its text)", ErrParams, i+1, v)
 			} else if f, err := strconv.ParseFloat(string(v), 64); err == nil {
 				raw[i] = f
 			} else {
