@@ -53,6 +53,12 @@ type Options struct {
 	// the request's deadline (PostgreSQL's statement_timeout). If zero,
 	// [DefaultStatementTimeout].
 	StatementTimeout time.Duration
+	// MaxRowBytes bounds a row as the server sends it (PostgreSQL): a
+	// larger one fails with [CodeTooLarge] as it arrives, before it is
+	// held whole in memory, where the driver's own bound is 1 GiB. The
+	// host sets it to limits.sqlResultBytes, since no larger row could be
+	// returned to a guest. If zero, the driver's bound.
+	MaxRowBytes int
 }
 
 // Defaults of [Options].

@@ -150,8 +150,16 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 		dst = append(dst, '[')
 		cols = cols[:0]
 		if direct {
+			// What the row may take: the bound less what follows it.
+			limit := start + max - len("]}") - len("]")
+			if blobs != nil {
+				limit -= len(blobs) + len("],")
+			}
 			var err error
-			if dst, cols, err = appender.AppendRow(dst, cols); err != nil {
+			if dst, cols, err = appender.AppendRow(dst, cols, limit); err != nil {
+				if CodeOf(err) == CodeTooLarge {
+					err = tooLarge(max)
+				}
 				return dst, err
 			}
 		} else {
@@ -218,8 +226,11 @@ func appendBlobPosition(blobs []byte, r, c int) []byte {
 type RowAppender interface {
 	// AppendRow appends the current row's values, separated by commas,
 	// without the brackets, and the indexes (from 0) of the columns
-	// whose values are blobs to blobs.
-	AppendRow(dst []byte, blobs []int) ([]byte, []int, error)
+	// whose values are blobs to blobs. limit is the length dst may reach:
+	// a value that would take it past limit may fail the row with a
+	// [CodeTooLarge] error before it is copied (a driver whose values are
+	// bounded as they arrive, see [Options.MaxRowBytes], may ignore it).
+	AppendRow(dst []byte, blobs []int, limit int) ([]byte, []int, error)
 }
 
 // AppendValue appends a value a driver gives (nil, bool, int64, float64,

@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -705,8 +706,11 @@ func (r *sqliteRows) Values() (_ []any, err error) {
 }
 
 // AppendRow appends the current row's values as Values and AppendValue
-// would, reading texts and blobs where SQLite keeps them (RowAppender).
-func (r *sqliteRows) AppendRow(dst []byte, blobs []int) (_ []byte, _ []int, err error) {
+// would, reading texts and blobs where SQLite keeps them (RowAppender). A
+// text or blob whose JSON would take dst past limit fails the row before
+// it is copied: a value of hundreds of megabytes never reaches the host's
+// memory, only SQLite's (bounded per connection).
+func (r *sqliteRows) AppendRow(dst []byte, blobs []int, limit int) (_ []byte, _ []int, err error) {
 	defer r.c.recoverSQLite(&err)
 	for i := range r.cols {
 		if i > 0 {
@@ -718,9 +722,17 @@ func (r *sqliteRows) AppendRow(dst []byte, blobs []int) (_ []byte, _ []int, err 
 		case sqlite3.FLOAT:
 			dst = appendFloat(dst, r.stmt.ColumnFloat(i))
 		case sqlite3.TEXT:
-			dst, _ = jsontext.AppendQuote(dst, r.stmt.ColumnRawText(i))
+			text := r.stmt.ColumnRawText(i)
+			if len(dst)+len(text)+len(`""`) > limit {
+				return dst, blobs, errValueTooLarge
+			}
+			dst, _ = jsontext.AppendQuote(dst, text)
 		case sqlite3.BLOB:
-			dst = appendBlob(dst, r.stmt.ColumnRawBlob(i))
+			blob := r.stmt.ColumnRawBlob(i)
+			if len(dst)+base64.StdEncoding.EncodedLen(len(blob))+len(`""`) > limit {
+				return dst, blobs, errValueTooLarge
+			}
+			dst = appendBlob(dst, blob)
 			blobs = append(blobs, i)
 		default:
 			dst = append(dst, "null"...)
@@ -742,6 +754,10 @@ func (r *sqliteRows) Close() error {
 	}
 	return r.err
 }
+
+// errValueTooLarge fails a row one of whose values would take the result
+// past its bound (AppendQueryResult says which).
+var errValueTooLarge = &Error{Code: CodeTooLarge, Message: "a value is larger than the result may be"}
 
 // sqliteTx is a transaction on one connection of the pool, held until it
 // ends.

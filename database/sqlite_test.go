@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -105,6 +106,32 @@ func TestSQLiteExecAndConstraint(t *testing.T) {
 	}
 	if _, err := db.Exec(t.Context(), "INSERT INTO users (email) VALUES ('x@example.com')", nil); database.CodeOf(err) != database.CodeConstraint {
 		t.Fatalf("not null: %v", err)
+	}
+}
+
+// TestSQLiteLargeValueNeverCopied: a value larger than the result may be
+// fails the result before it is copied out of SQLite: a 64 MiB blob under
+// a 1 MiB cap costs the host far less than its 85 MiB of base64.
+func TestSQLiteLargeValueNeverCopied(t *testing.T) {
+	db := openTestSQLite(t)
+	for _, sql := range []string{"SELECT zeroblob(64 << 20)", "SELECT 1, printf('%.*c', 64 << 20, 'x')"} {
+		rows, err := db.Query(t.Context(), sql, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		runtime.ReadMemStats(&after)
+		if database.CodeOf(err) != database.CodeTooLarge || !strings.Contains(err.Error(), "limits.sqlResultBytes (1048576 bytes)") {
+			t.Errorf("%s: %v; want too_large naming the limit", sql, err)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 || len(b) > 1<<20 {
+			t.Errorf("%s: the host allocated %d MiB (a result of %d bytes) for a result refused at 1 MiB", sql, grew>>20, len(b))
+		}
+	}
+	if _, err := query(t, db, "SELECT 1", ""); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -25,6 +25,7 @@ func (h lifecycle) openDatabases() error {
 		return err
 	}
 	h.dbs = appdb.New(h.app, h.opts.Databases)
+	h.dbs.SetMaxRowBytes(int(h.opts.Limits.WithDefaults().SQLResultBytes))
 	return nil
 }
 

@@ -39,6 +39,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"slices"
@@ -50,6 +51,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -57,6 +59,10 @@ import (
 )
 
 func init() { database.Register(database.DriverPostgres, open) }
+
+// rowOverhead is what a row message holds beside its values (a count and
+// a length per column), allowed past database.Options.MaxRowBytes.
+const rowOverhead = 64 << 10
 
 // open makes the pool; it connects lazily, so a host starts while the
 // server is down.
@@ -72,6 +78,15 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	cfg.MinConns = 0
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	if n := opts.MaxRowBytes; n > 0 {
+		cfg.ConnConfig.BuildFrontend = func(r io.Reader, w io.Writer) *pgproto3.Frontend {
+			f := pgproto3.NewFrontend(r, w)
+			// Every message the server sends is bounded: a row's
+			// (DataRow), and the others, which are small.
+			f.SetMaxBodyLen(n + rowOverhead)
+			return f
+		}
+	}
 	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
 		// json and jsonb values are their JSON text (abi/README.md
 		// §4.5), not decoded: see jsonText.
@@ -739,7 +754,10 @@ func (r *rows) Values() ([]any, error) {
 // database.AppendValue would (database.RowAppender): read from the bytes
 // the server sent when every column's type allows (kinds), through Values
 // otherwise.
-func (r *rows) AppendRow(dst []byte, blobs []int) ([]byte, []int, error) {
+//
+// limit is not needed: a row is bounded as it arrives
+// (database.Options.MaxRowBytes).
+func (r *rows) AppendRow(dst []byte, blobs []int, _ int) ([]byte, []int, error) {
 	if r.kinds == nil {
 		vals, err := r.Values()
 		if err != nil {
@@ -1008,6 +1026,11 @@ func mapError(ctx context.Context, err error) error {
 			e.Code = database.CodeOther
 		}
 		return e
+	}
+	if tooBig := (*pgproto3.ExceededMaxBodyLenErr)(nil); errors.As(err, &tooBig) {
+		// pgx closes the connection, whose stream it cannot follow past
+		// the message: the statement's, not the server's, failure.
+		return &database.Error{Code: database.CodeTooLarge, Err: err, Message: fmt.Sprintf("a row of the result is larger than limits.sqlResultBytes (%d bytes, as the host started with): select fewer or shorter columns", tooBig.MaxExpectedBodyLen-rowOverhead)}
 	}
 	if errors.Is(err, pgx.ErrTxCommitRollback) {
 		// The COMMIT of a transaction a failed statement aborted: the

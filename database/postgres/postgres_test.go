@@ -516,6 +516,34 @@ func TestPostgresValueReadErrorIsNotAnOutage(t *testing.T) {
 	}
 }
 
+// TestPostgresRowBoundedAsItArrives: with Options.MaxRowBytes, a row the
+// server sends larger than it fails the statement with too_large as it
+// arrives (never held whole), and the pool serves the next statement.
+func TestPostgresRowBoundedAsItArrives(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1, MaxRowBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(t.Context(), "SELECT repeat('x', 8 << 20) AS big", nil)
+	if err == nil {
+		_, err = database.AppendQueryResult(nil, rows, 1<<20)
+	}
+	if database.CodeOf(err) != database.CodeTooLarge || !strings.Contains(err.Error(), "a row of the result is larger than limits.sqlResultBytes (1048576 bytes") {
+		t.Errorf("a row of 8 MiB under a bound of 1 MiB: %v; want too_large as the row arrives, naming the limit", err)
+	}
+	for _, sql := range []string{"SELECT 1", "SELECT repeat('x', 512 << 10)"} {
+		rows, err := db.Query(t.Context(), sql, nil)
+		if err == nil {
+			_, err = database.AppendQueryResult(nil, rows, 1<<20)
+		}
+		if err != nil {
+			t.Errorf("%s after it: %v", sql, err)
+		}
+	}
+}
+
 // TestPostgresMigrationSessionEndsWithIt: what a migration leaves in its
 // session (a temporary table of a data migration, a setting it changed
 // for itself) ends with it, not on a connection the pool hands to the

@@ -32,6 +32,18 @@ type Set struct {
 	pending map[string]error
 	// migrating is held by Migrate: one run at a time.
 	migrating sync.Mutex
+	// maxRowBytes is database.Options.MaxRowBytes of the databases
+	// opened (SetMaxRowBytes).
+	maxRowBytes int
+}
+
+// SetMaxRowBytes bounds the rows of the databases opened after it, as
+// they arrive (database.Options.MaxRowBytes): the host gives
+// limits.sqlResultBytes. Call it before the first use.
+func (s *Set) SetMaxRowBytes(n int) {
+	s.mu.Lock()
+	s.maxRowBytes = n
+	s.mu.Unlock()
 }
 
 // New returns the databases an app in appDir declares; none declared is
@@ -79,7 +91,7 @@ func (s *Set) DB(ctx context.Context, name string) (database.DB, error) {
 		return nil, database.Errorf(database.CodeUnavailable, "the app's databases are closed")
 	}
 	spec = spec.WithDefaults() // config's defaults, the ones help settings prints
-	opts := database.Options{URL: spec.URL, MaxConns: spec.MaxConns, StatementTimeout: time.Duration(spec.StatementTimeout)}
+	opts := database.Options{URL: spec.URL, MaxConns: spec.MaxConns, StatementTimeout: time.Duration(spec.StatementTimeout), MaxRowBytes: s.maxRowBytes}
 	if spec.Driver == config.DatabaseSQLite {
 		opts.Path = s.Path(name)
 	}
