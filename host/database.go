@@ -36,6 +36,9 @@ func (h lifecycle) openDatabases() error {
 // (dbgate.WaitsError), and they are tried again in the background until
 // they are applied (dbgate.Retry).
 func (h loadSide) Migrate(ctx context.Context) error {
+	if h.opts.SkipMigrations {
+		return nil
+	}
 	return h.dbRetry.Migrate(ctx, h.dbs, h.logger, dbBackoff)
 }
 

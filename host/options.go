@@ -189,6 +189,14 @@ type Options struct {
 	// openapi`, `routes`, `check`, a `build` that precompiles), which run
 	// where the app's secrets are not, such as a CI job or an image build.
 	SkipVariables bool
+	// SkipMigrations leaves the app's databases alone at each load: no
+	// migration is applied, and no database is opened. It is for the same
+	// tools as SkipVariables, which must not change a database because
+	// they read an app (`endpoints openapi` with a production database's
+	// URL in its environment would otherwise migrate it, and an SQLite
+	// app would get its file made); guests that use a database are never
+	// called by them.
+	SkipMigrations bool
 }
 
 func (o *Options) cacheDir() string {

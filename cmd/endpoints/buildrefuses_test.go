@@ -56,3 +56,28 @@ func TestBuildCacheDirMustBeWritable(t *testing.T) {
 		t.Errorf("build --cache-dir %s = %d, want exit 0:\n%s\n%s", good, code, out, errOut)
 	}
 }
+
+// TestReadingCommandsMigrateNothing: the commands that load an app to read
+// it (build --cache-dir, routes, openapi, check) leave its databases alone:
+// no SQLite file is made and no migration applied, as none would be to a
+// production database whose URL is in their environment.
+func TestReadingCommandsMigrateNothing(t *testing.T) {
+	t.Parallel()
+	app := cApp(t)
+	if err := os.RemoveAll(filepath.Join(app, ".endpoints")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"build", app, "--cache-dir", t.TempDir()},
+		{"routes", app},
+		{"openapi", app, "-o", filepath.Join(t.TempDir(), "openapi.json")},
+		{"check", app},
+	} {
+		if code, out, errOut := runCLI(args...); code != exitOK {
+			t.Fatalf("endpoints %s = %d\n%s\n%s", strings.Join(args, " "), code, out, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(app, ".endpoints", "data", "main.db")); err == nil {
+			t.Fatalf("endpoints %s made the app's database (and migrated it)", args[0])
+		}
+	}
+}

@@ -516,7 +516,7 @@ func precompile(ctx context.Context, app, dir string, ovs []config.Override, std
 	con := newConsole(stdout, false, false)
 	// Warnings (such as a cache the host refuses) go to stderr.
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: logger, Progress: con.progress, SkipVariables: true, ConfigOverrides: ovs})
+	h, err := host.New(ctx, app, host.Options{Mode: host.Production, CacheDir: dir, Logger: logger, Progress: con.progress, SkipVariables: true, SkipMigrations: true, ConfigOverrides: ovs})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
 		return false
@@ -766,8 +766,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // serve would apply.
 func load(ctx context.Context, name, app, cacheDir string, mode host.Mode, ovs []config.Override, stderr io.Writer) (*host.Host, bool) {
 	// Variables are for serving: these commands run where the app's
-	// secrets are not (CI), and its guests read none.
-	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: cacheDir, Logger: slog.New(slog.DiscardHandler), SkipVariables: true, ConfigOverrides: ovs})
+	// secrets are not (CI), and its guests read none. Nor do they change
+	// the app's databases: reading an app migrates nothing.
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: cacheDir, Logger: slog.New(slog.DiscardHandler), SkipVariables: true, SkipMigrations: true, ConfigOverrides: ovs})
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return nil, false
