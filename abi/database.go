@@ -107,13 +107,42 @@ type DBErrorResult struct {
 }
 
 // DBError says why a statement failed: a [DBCode...] code, the database's
-// message, and the constraint's name when the code is [DBCodeConstraint]
-// and the database names it.
+// message, and for [DBCodeConstraint] the constraint's name and kind (a
+// [DBKind...]) when the database says them.
+//
+//	{"code":"constraint","kind":"foreign_key","message":"FOREIGN KEY constraint failed"}
 type DBError struct {
 	Code       string `json:"code"`
 	Message    string `json:"message"`
 	Constraint string `json:"constraint,omitempty"`
+	Kind       string `json:"kind,omitempty"`
 }
+
+// Kinds of a [DBCodeConstraint] error: which constraint refused the
+// change, the "kind" member of a [DBError]. It is absent when the
+// database does not say (an SQLite trigger's RAISE, a STRICT table's
+// type); a guest that meets a kind it does not know treats it as absent.
+const (
+	// DBKindUnique: a unique or primary key constraint (PostgreSQL
+	// SQLSTATE 23505; SQLite SQLITE_CONSTRAINT_UNIQUE, _PRIMARYKEY,
+	// _ROWID). A handler answers 409.
+	DBKindUnique = "unique"
+	// DBKindForeignKey: a foreign key constraint (23503;
+	// SQLITE_CONSTRAINT_FOREIGNKEY): the row names a row that does not
+	// exist (a handler answers 404 or 422), or a delete would leave rows
+	// naming the one it removes (409).
+	DBKindForeignKey = "foreign_key"
+	// DBKindCheck: a CHECK constraint (23514; SQLITE_CONSTRAINT_CHECK).
+	// A handler answers 422.
+	DBKindCheck = "check"
+	// DBKindNotNull: a NOT NULL constraint (23502;
+	// SQLITE_CONSTRAINT_NOTNULL). A handler answers 422.
+	DBKindNotNull = "not_null"
+	// DBKindExclusion: an exclusion constraint, PostgreSQL only (23P01),
+	// such as two bookings of one room that overlap. A handler answers
+	// 409.
+	DBKindExclusion = "exclusion"
+)
 
 // Codes of a [DBError].
 const (

@@ -24,6 +24,20 @@ const (
 	CodeOther       Code = abi.DBCodeOther
 )
 
+// Kind says which constraint refused a change: the kind of abi.DBError.
+type Kind string
+
+// Kinds of a [CodeConstraint] [*Error]; their meaning is abi's
+// (abi.DBKindUnique...). The zero Kind is a constraint the driver cannot
+// tell.
+const (
+	KindUnique     Kind = abi.DBKindUnique
+	KindForeignKey Kind = abi.DBKindForeignKey
+	KindCheck      Kind = abi.DBKindCheck
+	KindNotNull    Kind = abi.DBKindNotNull
+	KindExclusion  Kind = abi.DBKindExclusion
+)
+
 // Error is a failed statement, as drivers report it and guests see it.
 type Error struct {
 	// Code classifies the failure.
@@ -33,6 +47,9 @@ type Error struct {
 	// Constraint names the constraint that refused a change, when the
 	// database says ([CodeConstraint] only).
 	Constraint string
+	// Kind says which constraint it is, when the database says
+	// ([CodeConstraint] only; zero otherwise).
+	Kind Kind
 	// Statement is the statement of a migration script that failed,
 	// when the driver can tell.
 	Statement string

@@ -286,15 +286,21 @@ func AppendExecResult(dst []byte, r ExecResult) []byte {
 	return append(dst, '}')
 }
 
-// AppendError appends e as an abi.DBErrorResult JSON object.
+// AppendError appends e as an abi.DBErrorResult JSON object: the
+// constraint's name and kind when e has them.
 //
 //	{"error":{"code":"syntax","message":"near \"SELEC\": syntax error"}}
+//	{"error":{"code":"constraint","constraint":"users.email","kind":"unique","message":"UNIQUE constraint failed: users.email"}}
 func AppendError(dst []byte, e *Error) []byte {
 	dst = append(dst, `{"error":{"code":`...)
 	dst, _ = jsontext.AppendQuote(dst, string(e.Code))
 	if e.Constraint != "" {
 		dst = append(dst, `,"constraint":`...)
 		dst, _ = jsontext.AppendQuote(dst, e.Constraint)
+	}
+	if e.Kind != "" {
+		dst = append(dst, `,"kind":`...)
+		dst, _ = jsontext.AppendQuote(dst, string(e.Kind))
 	}
 	dst = append(dst, `,"message":`...)
 	dst, _ = jsontext.AppendQuote(dst, e.Message)

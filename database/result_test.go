@@ -1,9 +1,12 @@
 package database
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmendpoints/endpoints/abi"
 )
 
 // valuesOnly hides the rows' own AppendRow, so that AppendQueryResult
@@ -144,6 +147,34 @@ func TestAppendQueryResultExactBound(t *testing.T) {
 				if _, err := run(len(whole) - 1); CodeOf(err) != CodeTooLarge {
 					t.Errorf("way %d: a bound one byte short of its %d bytes: %v, want too_large", i, len(whole), err)
 				}
+			}
+		})
+	}
+}
+
+// TestAppendError: an error's JSON carries the constraint's name and kind
+// when it has them, and neither member otherwise.
+func TestAppendError(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  *Error
+		want string
+	}{
+		{"syntax", &Error{Code: CodeSyntax, Message: `near "SELEC": syntax error`}, `{"error":{"code":"syntax","message":"near \"SELEC\": syntax error"}}`},
+		{"unique", &Error{Code: CodeConstraint, Constraint: "users.email", Kind: KindUnique, Message: "UNIQUE constraint failed: users.email"},
+			`{"error":{"code":"constraint","constraint":"users.email","kind":"unique","message":"UNIQUE constraint failed: users.email"}}`},
+		{"foreign key SQLite does not name", &Error{Code: CodeConstraint, Kind: KindForeignKey, Message: "FOREIGN KEY constraint failed"},
+			`{"error":{"code":"constraint","kind":"foreign_key","message":"FOREIGN KEY constraint failed"}}`},
+		{"a constraint of no kind", &Error{Code: CodeConstraint, Message: "no z"}, `{"error":{"code":"constraint","message":"no z"}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := string(AppendError([]byte("x"), tt.err))
+			if got != "x"+tt.want {
+				t.Errorf("got  %s\nwant x%s", got, tt.want)
+			}
+			var r abi.DBErrorResult
+			if err := json.Unmarshal([]byte(got[1:]), &r); err != nil || r.Error.Kind != string(tt.err.Kind) || r.Error.Constraint != tt.err.Constraint {
+				t.Errorf("decoded as %+v, %v", r, err)
 			}
 		})
 	}

@@ -834,6 +834,18 @@ func (tx *sqliteTx) Rollback(ctx context.Context) error {
 	return err
 }
 
+// sqliteKinds are the kinds of SQLite's extended constraint codes. The
+// others (a trigger's RAISE, a STRICT table's type, a virtual table's)
+// have none.
+var sqliteKinds = map[sqlite3.ExtendedErrorCode]Kind{
+	sqlite3.CONSTRAINT_UNIQUE:     KindUnique,
+	sqlite3.CONSTRAINT_PRIMARYKEY: KindUnique,
+	sqlite3.CONSTRAINT_ROWID:      KindUnique,
+	sqlite3.CONSTRAINT_FOREIGNKEY: KindForeignKey,
+	sqlite3.CONSTRAINT_CHECK:      KindCheck,
+	sqlite3.CONSTRAINT_NOTNULL:    KindNotNull,
+}
+
 // sqliteError maps an SQLite error to an *Error the guest understands.
 // The driver gives an *sqlite3.Error when SQLite's message says more than
 // its code, and the bare code (sqlite3.ExtendedErrorCode) when it does
@@ -850,7 +862,7 @@ func sqliteError(ctx context.Context, err error) error {
 		// "sqlite3: constraint failed: UNIQUE constraint failed: users.name".
 		// The code travels as e.Code, so the message keeps SQLite's own
 		// words alone, or the generic text when SQLite gave none.
-		code, msg = se.Code(), se.Error()
+		xc, code, msg = se.ExtendedCode(), se.Code(), se.Error()
 		if rest, ok := strings.CutPrefix(msg, se.ExtendedCode().Error()+": "); ok && rest != "" {
 			msg = rest
 		} else {
@@ -867,7 +879,7 @@ func sqliteError(ctx context.Context, err error) error {
 	e := &Error{Message: msg, Err: err}
 	switch code {
 	case sqlite3.CONSTRAINT:
-		e.Code = CodeConstraint
+		e.Code, e.Kind = CodeConstraint, sqliteKinds[xc]
 		// "UNIQUE constraint failed: users.email" names it (columns, or
 		// a CHECK's name); "FOREIGN KEY constraint failed" names none.
 		if i := strings.LastIndex(msg, "constraint failed: "); i >= 0 && !strings.HasSuffix(msg, "constraint failed") {

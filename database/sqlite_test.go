@@ -279,27 +279,42 @@ func TestSQLitePoolHammer(t *testing.T) {
 
 // TestSQLiteConstraintNames: the constraint of an error is what SQLite
 // names (columns, a CHECK's name), and nothing for a foreign key, which
-// SQLite does not name.
+// SQLite does not name; its kind comes from the extended result code
+// (a primary key is unique), and a constraint SQLite gives no kind of (a
+// trigger's RAISE) has none.
 func TestSQLiteConstraintNames(t *testing.T) {
 	db := openTestSQLite(t)
 	for _, s := range []string{
 		"CREATE TABLE tags (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users (id), name TEXT CONSTRAINT name_not_empty CHECK (name <> ''))",
+		"CREATE TABLE codes (code TEXT PRIMARY KEY) WITHOUT ROWID",
+		"INSERT INTO codes VALUES ('a')",
+		"INSERT INTO tags (user_id, name) VALUES (1, 'x')",
+		"CREATE TRIGGER no_z BEFORE INSERT ON codes WHEN NEW.code = 'z' BEGIN SELECT RAISE(ABORT, 'no z'); END",
 	} {
 		if _, err := db.Exec(t.Context(), s, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, tt := range []struct{ sql, want string }{
-		{"INSERT INTO users (name, email) VALUES ('Again', 'ada@example.com')", "users.email"},
-		{"INSERT INTO users (email) VALUES ('x@example.com')", "users.name"},
-		{"INSERT INTO tags (user_id, name) VALUES (1, '')", "name_not_empty"},
-		{"INSERT INTO tags (user_id, name) VALUES (99, 'x')", ""},
+	for _, tt := range []struct {
+		name, sql, constraint string
+		kind                  database.Kind
+	}{
+		{"unique", "INSERT INTO users (name, email) VALUES ('Again', 'ada@example.com')", "users.email", database.KindUnique},
+		{"integer primary key", "INSERT INTO users (id, name) VALUES (1, 'Again')", "users.id", database.KindUnique},
+		{"primary key without rowid", "INSERT INTO codes VALUES ('a')", "codes.code", database.KindUnique},
+		{"not null", "INSERT INTO users (email) VALUES ('x@example.com')", "users.name", database.KindNotNull},
+		{"check", "INSERT INTO tags (user_id, name) VALUES (1, '')", "name_not_empty", database.KindCheck},
+		{"foreign key to a missing row", "INSERT INTO tags (user_id, name) VALUES (99, 'x')", "", database.KindForeignKey},
+		{"delete of a row others name", "DELETE FROM users WHERE id = 1", "", database.KindForeignKey},
+		{"a trigger's RAISE has no kind", "INSERT INTO codes VALUES ('z')", "", ""},
 	} {
-		_, err := db.Exec(t.Context(), tt.sql, nil)
-		var e *database.Error
-		if !errors.As(err, &e) || e.Code != database.CodeConstraint || e.Constraint != tt.want {
-			t.Errorf("%s: %#v, want constraint %q", tt.sql, err, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := db.Exec(t.Context(), tt.sql, nil)
+			var e *database.Error
+			if !errors.As(err, &e) || e.Code != database.CodeConstraint || e.Constraint != tt.constraint || e.Kind != tt.kind {
+				t.Errorf("%s: %#v, want constraint %q of kind %q", tt.sql, err, tt.constraint, tt.kind)
+			}
+		})
 	}
 }
 

@@ -127,7 +127,7 @@ func TestDatabaseSQLite(t *testing.T) {
 		{"create", "main", "e", "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)", "", 200, `{"rowsAffected":0,"lastInsertId":0}` + "\n"},
 		{"insert with parameters", "main", "e", "INSERT INTO users (name) VALUES ($1)", `["Ada"]`, 200, `{"rowsAffected":1,"lastInsertId":1}` + "\n"},
 		{"query", "main", "q", "SELECT id, name FROM users WHERE id = ?", `[1]`, 200, `{"columns":["id","name"],"rows":[[1,"Ada"]]}` + "\n"},
-		{"unique violation", "main", "e", "INSERT INTO users (name) VALUES ($1)", `["Ada"]`, 200, `{"error":{"code":"constraint","constraint":"users.name","message":"UNIQUE constraint failed: users.name"}}` + "\n"},
+		{"unique violation", "main", "e", "INSERT INTO users (name) VALUES ($1)", `["Ada"]`, 200, `{"error":{"code":"constraint","constraint":"users.name","kind":"unique","message":"UNIQUE constraint failed: users.name"}}` + "\n"},
 		{"injection stays a value", "main", "q", "SELECT count(*) AS n FROM users WHERE name = $1", `["x' OR '1'='1"]`, 200, `{"columns":["n"],"rows":[[0]]}` + "\n"},
 		{"two statements refused", "main", "e", "DELETE FROM users; DROP TABLE users", "", 200, `{"error":{"code":"denied","message":"the SQL text holds more than one statement; run one per call"}}` + "\n"},
 		{"attach refused", "main", "e", "ATTACH DATABASE 'other.db' AS other", "", 200, `{"error":{"code":"denied","message":"not authorized: a guest may not ATTACH, load extensions, run PRAGMAs other than schema information, or control transactions in SQL (db_begin does)"}}` + "\n"},
@@ -270,7 +270,7 @@ func TestDatabasePostgres(t *testing.T) {
 	}{
 		{"create", "e", "CREATE TABLE users (id bigserial PRIMARY KEY, name text UNIQUE NOT NULL)", "", 200, `{"rowsAffected":0}` + "\n"},
 		{"insert returning", "q", "INSERT INTO users (name) VALUES ($1) RETURNING id", `["Ada"]`, 200, `{"columns":["id"],"rows":[[1]]}` + "\n"},
-		{"unique violation", "e", "INSERT INTO users (name) VALUES ($1)", `["Ada"]`, 200, `{"error":{"code":"constraint","constraint":"users_name_key","message":"duplicate key value violates unique constraint \"users_name_key\""}}` + "\n"},
+		{"unique violation", "e", "INSERT INTO users (name) VALUES ($1)", `["Ada"]`, 200, `{"error":{"code":"constraint","constraint":"users_name_key","kind":"unique","message":"duplicate key value violates unique constraint \"users_name_key\""}}` + "\n"},
 		{"two statements refused", "e", "DELETE FROM users; DROP TABLE users", "", 200, `{"error":{"code":"denied","message":"the SQL text holds more than one statement; run one per call"}}` + "\n"},
 		{"return without commit", "be", "INSERT INTO users (name) VALUES ('Left')", "", 200, "ok\n" + `{"rowsAffected":1}` + "\n"},
 		{"trap in a transaction", "bet", "INSERT INTO users (name) VALUES ('Trapped')", "", 500, ""},

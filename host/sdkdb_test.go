@@ -1,22 +1,27 @@
 package host_test
 
 import (
+	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/database/databasetest"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
 
 // TestSDKDatabases builds the route testdata/sdkdb/db.post.<ext> in each
 // guest language and runs the same requests against each, on a real SQLite
-// database migrated by testdata/sdkdb/migration.sql: a query with typed
+// database migrated by testdata/sdkdb/migration.sqlite.sql: a query with typed
 // columns (an exact integer, text, a nullable real, a blob), an exec with
 // text, real and blob parameters, a unique violation the route answers 409
-// with the constraint's code, a blob given as base64 text and decoded with
+// and a foreign key violation it answers 422, by the error's kind, with the
+// constraint's code, name and kind, a blob given as base64 text and decoded with
 // the SDK's decoder (400 when it is not base64), a real parameter that holds an integral
 // value (3.0, still real: 3.0 / 2 is 1.5), text holding quotes, a backslash, UTF-8 and
 // what JSON encoders escape (<&>), a transaction that commits and one that
@@ -24,12 +29,16 @@ import (
 // given as text (as PostgreSQL gives a numeric, sum() of a bigint column
 // among them) read by the SDK's number getters, a query for one row (the
 // first, none, a failure: AssemblyScript's queryRow, Rust's query_row), a
-// syntax error, and a database the app does not declare.
+// syntax error, and a database the app does not declare. The same build
+// then serves a database of its own on a real PostgreSQL server, migrated
+// by testdata/sdkdb/migration.postgres.sql, where the two violations answer
+// alike with PostgreSQL's constraint names.
 func TestSDKDatabases(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: compiling the routes takes seconds each")
 	}
+	pgURL, _, _ := databasetest.StartPostgres(t)
 	languages := []struct{ name, ext, tool string }{
 		{"rust", "rs", "rustc"},
 		{"c", "c", "clang"},
@@ -43,11 +52,14 @@ func TestSDKDatabases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			migration, err := os.ReadFile(filepath.Join("testdata", "sdkdb", "migration.sql"))
-			if err != nil {
-				t.Fatal(err)
+			a := newApp(t).file("server/routes/db.post."+lang.ext, src)
+			for _, driver := range []string{"sqlite", "postgres"} {
+				migration, err := os.ReadFile(filepath.Join("testdata", "sdkdb", "migration."+driver+".sql"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				a.file("server/migrations/001-users."+driver+".sql", migration)
 			}
-			a := newApp(t).file("server/routes/db.post."+lang.ext, src).file("server/migrations/001-users.sql", migration)
 			if lang.ext == "ts" {
 				linkAssemblyScript(t, a.dir)
 			}
@@ -55,15 +67,46 @@ func TestSDKDatabases(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv, logs := a.serve(host.Options{})
-			steps := []struct {
+			type step struct {
 				name, op, user, fail string
 				status               int
 				want                 string
-			}{
+			}
+			run := func(srv *httptest.Server, logs *logBuffer, steps []step) {
+				t.Helper()
+				for _, s := range steps {
+					headers := []string{"x-op", s.op}
+					if s.user != "" {
+						headers = append(headers, "x-name", s.user)
+					}
+					if s.fail != "" {
+						headers = append(headers, "x-fail", s.fail)
+					}
+					if s.op == "add" {
+						// The avatar's bytes, 09 08, as base64: each route
+						// decodes it with its SDK's decoder ("Bad" sends
+						// text that is not base64).
+						avatar := "CQg="
+						if s.user == "Bad" {
+							avatar = "CQg"
+						}
+						headers = append(headers, "x-avatar", avatar)
+					}
+					got := do(t, srv, "POST", "/db", "", headers...)
+					// jsonEqual compares numbers as float64s: an integer beyond
+					// 2^53 must also be there digit for digit.
+					exact := !strings.Contains(s.want, "9007199254740993") || strings.Contains(got.body, "9007199254740993")
+					if got.status != s.status || !jsonEqual(t, got.body, s.want) || !exact {
+						t.Errorf("%s: got %d %s\nwant %d %s\nlog:\n%s", s.name, got.status, got.body, s.status, s.want, logs)
+					}
+				}
+			}
+			run(srv, logs, []step{
 				{"typed rows", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null}]`},
 				{"insert with parameters", "add", "Linus", "", 200, `{"rowsAffected":1,"lastInsertId":3}`},
 				{"a blob that is not base64", "add", "Bad", "", 400, `{"message":"avatar is not base64"}`},
-				{"unique violation", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users.name"}`},
+				{"unique violation", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users.name","kind":"unique"}`},
+				{"foreign key violation", "orphan", "", "", 422, `{"code":"constraint","constraint":null,"kind":"foreign_key"}`},
 				{"parameters are never SQL", "add", "x'); DROP TABLE users; --", "", 200, `{"rowsAffected":1,"lastInsertId":4}`},
 				{"text with escapes", "add", `Zoë "Q" \ / <&>`, "", 200, `{"rowsAffected":1,"lastInsertId":5}`},
 				{"committed transaction", "tx", "Ken", "", 200, `{"committed":true,"score":6}`},
@@ -71,37 +114,23 @@ func TestSDKDatabases(t *testing.T) {
 				{"a real parameter stays real", "half", "", "", 200, `{"h":1.5}`},
 				{"numbers given as text", "numeric", "", "", 200, `{"total":9007199254740993,"mean":12.5}`},
 				{"one row", "one", "", "", 200, `{"first":"Grace","none":true,"failed":"syntax"}`},
-				{"syntax error", "bad", "", "", 200, `{"code":"syntax","constraint":null}`},
-				{"undeclared database", "nodb", "", "", 200, `{"code":"host","constraint":null}`},
+				{"syntax error", "bad", "", "", 200, `{"code":"syntax","constraint":null,"kind":null}`},
+				{"undeclared database", "nodb", "", "", 200, `{"code":"host","constraint":null,"kind":null}`},
 				{"what remains", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null},` +
 					`{"id":3,"name":"Linus","score":2.25,"avatar":"0908"},{"id":4,"name":"x'); DROP TABLE users; --","score":2.25,"avatar":"0908"},{"id":5,"name":"Zoë \"Q\" \\ / <&>","score":2.25,"avatar":"0908"},{"id":6,"name":"Ken","score":6,"avatar":null}]`},
+			})
+
+			// The same module on PostgreSQL, in a database of its own.
+			dbName := "sdkdb_" + lang.name
+			if err := createDatabase(t, pgURL, dbName); err != nil {
+				t.Fatal(err)
 			}
-			for _, s := range steps {
-				headers := []string{"x-op", s.op}
-				if s.user != "" {
-					headers = append(headers, "x-name", s.user)
-				}
-				if s.fail != "" {
-					headers = append(headers, "x-fail", s.fail)
-				}
-				if s.op == "add" {
-					// The avatar's bytes, 09 08, as base64: each route
-					// decodes it with its SDK's decoder ("Bad" sends
-					// text that is not base64).
-					avatar := "CQg="
-					if s.user == "Bad" {
-						avatar = "CQg"
-					}
-					headers = append(headers, "x-avatar", avatar)
-				}
-				got := do(t, srv, "POST", "/db", "", headers...)
-				// jsonEqual compares numbers as float64s: an integer beyond
-				// 2^53 must also be there digit for digit.
-				exact := !strings.Contains(s.want, "9007199254740993") || strings.Contains(got.body, "9007199254740993")
-				if got.status != s.status || !jsonEqual(t, got.body, s.want) || !exact {
-					t.Errorf("%s: got %d %s\nwant %d %s\nlog:\n%s", s.name, got.status, got.body, s.status, s.want, logs)
-				}
-			}
+			pg, pgLogs := a.serve(host.Options{ConfigOverrides: onPostgres(strings.Replace(pgURL, "/postgres?", "/"+dbName+"?", 1))})
+			run(pg, pgLogs, []step{
+				{"unique violation on PostgreSQL", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users_name_key","kind":"unique"}`},
+				{"foreign key violation on PostgreSQL", "orphan", "", "", 422, `{"code":"constraint","constraint":"tags_user_id_fkey","kind":"foreign_key"}`},
+				{"syntax error on PostgreSQL", "bad", "", "", 200, `{"code":"syntax","constraint":null,"kind":null}`},
+			})
 		})
 	}
 }
@@ -211,4 +240,19 @@ plainRoute((req: Request): void => {
 			t.Errorf("%s: got %d %s\nwant 200 %s\nlog:\n%s", tt.kind, got.status, got.body, tt.want, logs)
 		}
 	}
+}
+
+// createDatabase creates the database name on the PostgreSQL server whose
+// "postgres" database url reaches, so that tests sharing one server each
+// migrate a database of their own.
+func createDatabase(t *testing.T, url, name string) error {
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Exec(t.Context(), "CREATE DATABASE "+name, nil); err != nil {
+		return fmt.Errorf("creating the database %s: %w", name, err)
+	}
+	return nil
 }

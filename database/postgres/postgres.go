@@ -994,6 +994,17 @@ func argumentError(err error) error {
 	return nil
 }
 
+// kinds are the constraint kinds of PostgreSQL's SQLSTATEs (class 23,
+// integrity constraint violation); the others of the class (23000,
+// 23001 restrict_violation) have none.
+var kinds = map[string]database.Kind{
+	"23505": database.KindUnique,
+	"23503": database.KindForeignKey,
+	"23514": database.KindCheck,
+	"23502": database.KindNotNull,
+	"23P01": database.KindExclusion,
+}
+
 // mapError maps a pgx error to a *database.Error.
 func mapError(ctx context.Context, err error) error {
 	var pe *pgconn.PgError
@@ -1001,7 +1012,7 @@ func mapError(ctx context.Context, err error) error {
 		e := &database.Error{Message: pe.Message, Err: err}
 		switch {
 		case strings.HasPrefix(pe.Code, "23"):
-			e.Code, e.Constraint = database.CodeConstraint, pe.ConstraintName
+			e.Code, e.Constraint, e.Kind = database.CodeConstraint, pe.ConstraintName, kinds[pe.Code]
 		case pe.Code == "42601" && strings.Contains(pe.Message, "multiple commands"):
 			e.Code = database.CodeDenied
 			e.Message = "the SQL text holds more than one statement; run one per call"

@@ -99,6 +99,40 @@ func TestPostgres(t *testing.T) {
 			t.Fatalf("got %v, want constraint users_email_key", err)
 		}
 	})
+	t.Run("constraint kinds", func(t *testing.T) {
+		for _, s := range []string{
+			"CREATE TABLE teams (id bigint PRIMARY KEY)",
+			"INSERT INTO teams VALUES (1)",
+			"CREATE TABLE tags (id bigserial PRIMARY KEY, team_id bigint NOT NULL REFERENCES teams (id), name text CONSTRAINT name_not_empty CHECK (name <> ''))",
+			"CREATE TABLE bookings (room int4range, during int4range, EXCLUDE USING gist (room WITH =, during WITH &&))",
+			"INSERT INTO tags (team_id, name) VALUES (1, 'x')",
+			"INSERT INTO bookings VALUES ('[1,1]', '[1,5)')",
+		} {
+			if _, err := db.Exec(ctx, s, nil); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		for _, tt := range []struct {
+			name, sql, constraint string
+			kind                  database.Kind
+		}{
+			{"unique", "INSERT INTO users (name, email) VALUES ('Again', 'ada@example.com')", "users_email_key", database.KindUnique},
+			{"primary key", "INSERT INTO users (id, name) VALUES (1, 'Again')", "users_pkey", database.KindUnique},
+			{"not null", "INSERT INTO users (email) VALUES ('x@example.com')", "", database.KindNotNull},
+			{"check", "INSERT INTO tags (team_id, name) VALUES (1, '')", "name_not_empty", database.KindCheck},
+			{"foreign key to a missing row", "INSERT INTO tags (team_id, name) VALUES (99, 'x')", "tags_team_id_fkey", database.KindForeignKey},
+			{"delete of a row others name", "DELETE FROM teams WHERE id = 1", "tags_team_id_fkey", database.KindForeignKey},
+			{"exclusion", "INSERT INTO bookings VALUES ('[1,1]', '[3,8)')", "bookings_room_during_excl", database.KindExclusion},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				_, err := db.Exec(ctx, tt.sql, nil)
+				var e *database.Error
+				if !errors.As(err, &e) || e.Code != database.CodeConstraint || e.Constraint != tt.constraint || e.Kind != tt.kind {
+					t.Errorf("%s: %v (constraint %q, kind %q), want constraint %q of kind %q", tt.sql, err, e.Constraint, e.Kind, tt.constraint, tt.kind)
+				}
+			})
+		}
+	})
 	t.Run("exec", func(t *testing.T) {
 		r, err := db.Exec(ctx, "UPDATE users SET ok = $1", []any{false})
 		if err != nil || r.RowsAffected != 1 || r.HasLastInsertID {

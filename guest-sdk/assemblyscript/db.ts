@@ -10,7 +10,9 @@
 //
 // AssemblyScript has no exceptions a handler can catch, so a failed
 // statement returns null and leaves its DBError in db.error; a handler
-// answers 409 for a "constraint" code, 503 for "unavailable".
+// answers 503 for an "unavailable" code, and for a "constraint" code what
+// its kind says: 409 for "unique", 404 or 422 for "foreign_key" (a row
+// naming one that does not exist), 422 for "check" and "not_null".
 
 import * as host from "./host";
 import { Value, Kind, parse, parseError } from "./json";
@@ -38,7 +40,7 @@ const ERR_DATABASE: i32 = -8;
 
 /**
  * Why a database call failed. code is the ABI's: "constraint" (a unique,
- * foreign key, check or not-null constraint; answer 409), "syntax", "busy",
+ * foreign key, check or not-null constraint; kind says which), "syntax", "busy",
  * "unavailable" (answer 503), "too_large", "denied", "transaction",
  * "other"; or "host" when the host refused the call before any database saw
  * it (errno says why: -1 the app declares no such database, -2 parameters
@@ -57,6 +59,11 @@ export class DBError {
     public constraint: string = "",
     /** The host function's errno: -8 for a database failure. */
     public errno: i32 = ERR_DATABASE,
+    /** Which constraint refused the change, when the database says:
+     * "unique" (a primary key too: answer 409), "foreign_key" (a row
+     * naming one that does not exist: 404 or 422), "check" or "not_null"
+     * (422), "exclusion" (PostgreSQL only: 409); "" when it does not. */
+    public kind: string = "",
   ) {}
 
   /** database "main": constraint: UNIQUE constraint failed: users.name (users.name) */
@@ -352,7 +359,7 @@ export class DB {
         }
       }
       if (e != null) {
-        return new DBError(this.name, member(e, "code", "other"), member(e, "message", ""), member(e, "constraint", ""));
+        return new DBError(this.name, member(e, "code", "other"), member(e, "message", ""), member(e, "constraint", ""), ERR_DATABASE, member(e, "kind", ""));
       }
       return new DBError(this.name, "other", "the host gave no error result");
     }

@@ -279,7 +279,7 @@ typedef struct endpoints_db_ {
     int32_t names_cap;
     endpoints_cell_ *cells;
     int32_t cells_cap;
-    const char *error_code, *error_message, *error_constraint;
+    const char *error_code, *error_message, *error_constraint, *error_kind;
     /* generation counts the results read: rows of an older one are
      * stale. */
     uint32_t generation;
@@ -525,11 +525,28 @@ static inline const char *endpoints_db_error_constraint(void) {
     return c ? c : "";
 }
 
+/* endpoints_db_error_kind is which constraint refused the change when the
+ * last ENDPOINTS_ERR_DATABASE's code is "constraint" and the database says:
+ * "unique" (a primary key too: answer 409), "foreign_key" (a row naming one
+ * that does not exist: 404 or 422), "check" or "not_null" (422),
+ * "exclusion" (PostgreSQL only: 409); "" when it does not say. Compare it
+ * with strcmp; a kind this SDK does not list may come from a newer host.
+ *
+ *     if (rc == ENDPOINTS_ERR_DATABASE && strcmp(endpoints_db_error_kind(), "unique") == 0) {
+ *         endpoints_set_status(409);
+ *         return endpoints_write_str("{\"message\":\"that email is taken\"}");
+ *     }
+ */
+static inline const char *endpoints_db_error_kind(void) {
+    const char *k = endpoints_db_state_()->error_kind;
+    return k ? k : "";
+}
+
 /* endpoints_db_fail_ records a failure the SDK found itself. */
 static inline int32_t endpoints_db_fail_(endpoints_db_ *st, const char *msg) {
     st->error_code = "other";
     st->error_message = msg;
-    st->error_constraint = NULL;
+    st->error_constraint = st->error_kind = NULL;
     return ENDPOINTS_ERR_DATABASE;
 }
 
@@ -552,7 +569,7 @@ static inline const char *endpoints_db_host_why_(int32_t rc) {
  * and, for ENDPOINTS_ERR_DATABASE, its error. It returns rc, 0 for a
  * result, or a negative errno. */
 static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
-    st->error_code = st->error_message = st->error_constraint = NULL;
+    st->error_code = st->error_message = st->error_constraint = st->error_kind = NULL;
     st->result_len = 0;
     st->generation++;
     if (rc < 0 && rc != ENDPOINTS_ERR_DATABASE) {
@@ -583,9 +600,9 @@ static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
         return 0;
     }
     int32_t e = endpoints_json_member_(st->result, m, 0, "error"), at = 0;
-    const char **dst[3] = {&st->error_code, &st->error_message, &st->error_constraint};
-    const char *keys[3] = {"code", "message", "constraint"};
-    for (int k = 0; k < 3 && e >= 0; k++) {
+    const char **dst[4] = {&st->error_code, &st->error_message, &st->error_constraint, &st->error_kind};
+    const char *keys[4] = {"code", "message", "constraint", "kind"};
+    for (int k = 0; k < 4 && e >= 0; k++) {
         int32_t v = endpoints_json_member_(st->result, m, e, keys[k]);
         int32_t end = v < 0 ? -1 : endpoints_json_skip_(st->result, m, v);
         if (end > v) {
@@ -1011,7 +1028,7 @@ static inline int32_t endpoints_exec(const char *db, const char *sql,
 static inline int32_t endpoints_db_call_(int32_t rc) {
     endpoints_db_ *st = endpoints_db_state_();
     if (rc >= 0) {
-        st->error_code = st->error_message = st->error_constraint = NULL;
+        st->error_code = st->error_message = st->error_constraint = st->error_kind = NULL;
         return 0;
     }
     return endpoints_db_read_(st, rc);

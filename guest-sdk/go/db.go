@@ -39,8 +39,11 @@ import (
 //
 // # Errors
 //
-// A statement the database refused returns a [*DBError]; test its kind with
-// errors.Is: [ErrConstraint] (answer 409 for a unique violation),
+// A statement the database refused returns a [*DBError]; test what it is
+// with errors.Is: [ErrConstraint] (any constraint), or which constraint:
+// [ErrUniqueViolation] (answer 409), [ErrForeignKeyViolation] (404 or 422
+// for a row naming one that does not exist), [ErrCheckViolation] and
+// [ErrNotNullViolation] (422);
 // [ErrSyntax], [ErrBusy], [ErrDatabaseUnavailable] (a [HandleFunc] handler
 // that returns either of those two answers 503, like a key-value store
 // that is down),
@@ -61,14 +64,24 @@ type Database struct{ name string }
 func (d *Database) Name() string { return d.name }
 
 // DBError is a statement the database refused or failed: its code (one of
-// abi.DBCodeConstraint...), the database's message, and the constraint's
-// name when the database gives it (PostgreSQL: users_email_key; SQLite:
-// the columns, users.email).
+// abi.DBCodeConstraint...), the database's message, and for a constraint
+// the constraint's name and kind when the database gives them.
 type DBError struct {
-	Database   string
-	Code       string
-	Message    string
+	// Database is the database's name in endpoints.json.
+	Database string
+	// Code is the ABI's code: abi.DBCodeConstraint, abi.DBCodeSyntax...
+	Code string
+	// Message is what the database said.
+	Message string
+	// Constraint names the constraint that refused the change, when the
+	// database does (PostgreSQL: users_email_key; SQLite: the columns,
+	// users.email, and nothing for a foreign key).
 	Constraint string
+	// Kind says which constraint it is, when the database says: one of
+	// abi.DBKindUnique ("unique", a primary key too), abi.DBKindForeignKey,
+	// abi.DBKindCheck, abi.DBKindNotNull or abi.DBKindExclusion
+	// (PostgreSQL only); "" otherwise.
+	Kind string
 }
 
 func (e *DBError) Error() string {
@@ -79,12 +92,13 @@ func (e *DBError) Error() string {
 	return s
 }
 
-// Is makes errors.Is(err, ErrConstraint) hold for a DBError of that code,
-// and errors.Is(err, ErrStorageUnavailable) for one that is unavailable:
-// a [HandleFunc] handler answers 503 then.
+// Is makes errors.Is(err, ErrConstraint) hold for a DBError of that code
+// (every constraint error), errors.Is(err, ErrUniqueViolation) for one of
+// that kind too, and errors.Is(err, ErrStorageUnavailable) for one that
+// is unavailable: a [HandleFunc] handler answers 503 then.
 func (e *DBError) Is(target error) bool {
 	if t, ok := target.(*DBError); ok {
-		return t.Message == "" && t.Database == "" && t.Code == e.Code
+		return t.Message == "" && t.Database == "" && t.Code == e.Code && (t.Kind == "" || t.Kind == e.Kind)
 	}
 	return e.Code == abi.DBCodeUnavailable && target == ErrStorageUnavailable
 }
@@ -94,6 +108,19 @@ var (
 	// ErrConstraint: a unique, primary key, foreign key, check or
 	// not-null constraint refused the change.
 	ErrConstraint error = &DBError{Code: abi.DBCodeConstraint}
+	// ErrUniqueViolation: a unique or primary key constraint refused the
+	// change (a row with that value exists). A handler answers 409.
+	ErrUniqueViolation error = &DBError{Code: abi.DBCodeConstraint, Kind: abi.DBKindUnique}
+	// ErrForeignKeyViolation: a foreign key refused the change: the row
+	// names one that does not exist (a handler answers 404 or 422), or a
+	// delete would leave rows naming the one it removes (409).
+	ErrForeignKeyViolation error = &DBError{Code: abi.DBCodeConstraint, Kind: abi.DBKindForeignKey}
+	// ErrCheckViolation: a CHECK constraint refused the value. A handler
+	// answers 422.
+	ErrCheckViolation error = &DBError{Code: abi.DBCodeConstraint, Kind: abi.DBKindCheck}
+	// ErrNotNullViolation: a NOT NULL column was given no value. A
+	// handler answers 422.
+	ErrNotNullViolation error = &DBError{Code: abi.DBCodeConstraint, Kind: abi.DBKindNotNull}
 	// ErrSyntax: the statement is not valid SQL, or names a table or
 	// column that does not exist.
 	ErrSyntax error = &DBError{Code: abi.DBCodeSyntax}
@@ -403,7 +430,7 @@ func (d *Database) fail(method, fn string, rc int32) error {
 		if size < 0 || json.Unmarshal(dbBuf[:size], &r) != nil {
 			return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(fn, rc))
 		}
-		return &DBError{Database: d.name, Code: r.Error.Code, Message: r.Error.Message, Constraint: r.Error.Constraint}
+		return &DBError{Database: d.name, Code: r.Error.Code, Message: r.Error.Message, Constraint: r.Error.Constraint, Kind: r.Error.Kind}
 	case abi.ErrNotFound:
 		return fmt.Errorf("endpoints: database %q: %s: the app declares no such database in endpoints.json's \"databases\" (in a native test, endpointstest.Database provides them): %w", d.name, method, check(fn, rc))
 	}

@@ -172,6 +172,72 @@ name" FROM users ORDER BY id`)
 	})
 }
 
+// TestDBErrorConstraintKinds: a constraint error is ErrConstraint and the
+// sentinel of its kind, and no other kind's, both as the database gives
+// it (SQLite, through endpointstest) and as a DBError built by hand (a
+// kind the SDK does not know is still ErrConstraint).
+func TestDBErrorConstraintKinds(t *testing.T) {
+	db := setupDB(t)
+	for _, s := range []string{
+		"INSERT INTO users (name, email) VALUES ('Ada', 'ada@example.com')",
+		"CREATE TABLE tags (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users (id), name TEXT CHECK (name <> ''))",
+	} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kinds := map[string]error{
+		"unique":      endpoints.ErrUniqueViolation,
+		"foreign_key": endpoints.ErrForeignKeyViolation,
+		"check":       endpoints.ErrCheckViolation,
+		"not_null":    endpoints.ErrNotNullViolation,
+	}
+	for _, tt := range []struct {
+		name string
+		err  func() error
+		kind string
+	}{
+		{"unique", func() error {
+			_, err := db.Exec("INSERT INTO users (name, email) VALUES ($1, $2)", "Again", "ada@example.com")
+			return err
+		}, "unique"},
+		{"foreign key", func() error {
+			_, err := db.Exec("INSERT INTO tags (user_id, name) VALUES ($1, $2)", 99, "x")
+			return err
+		}, "foreign_key"},
+		{"check", func() error {
+			_, err := db.Exec("INSERT INTO tags (user_id, name) VALUES ($1, $2)", 1, "")
+			return err
+		}, "check"},
+		{"not null", func() error {
+			_, err := db.Exec("INSERT INTO users (email) VALUES ($1)", "x@example.com")
+			return err
+		}, "not_null"},
+		{"exclusion, by hand", func() error { return &endpoints.DBError{Code: "constraint", Kind: "exclusion"} }, "exclusion"},
+		{"a kind the SDK does not know", func() error { return &endpoints.DBError{Code: "constraint", Kind: "deferred"} }, "deferred"},
+		{"no kind", func() error { return &endpoints.DBError{Code: "constraint"} }, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.err()
+			var de *endpoints.DBError
+			if !errors.As(err, &de) || de.Kind != tt.kind {
+				t.Fatalf("got %v (%#v), want a DBError of kind %q", err, de, tt.kind)
+			}
+			if wrapped := fmt.Errorf("creating: %w", err); !errors.Is(wrapped, endpoints.ErrConstraint) {
+				t.Errorf("%v is not ErrConstraint", wrapped)
+			}
+			for kind, sentinel := range kinds {
+				if got := errors.Is(fmt.Errorf("creating: %w", err), sentinel); got != (kind == tt.kind) {
+					t.Errorf("errors.Is(%v, the %s sentinel) = %v, want %v", err, kind, got, !got)
+				}
+			}
+			if errors.Is(err, endpoints.ErrSyntax) {
+				t.Errorf("%v is ErrSyntax", err)
+			}
+		})
+	}
+}
+
 type dbBase struct {
 	ID int64 `db:"id"`
 }

@@ -377,8 +377,10 @@
 //	res, err := db.Exec("UPDATE users SET name = $1 WHERE id = $2", in.Name, in.ID)
 //	err = db.Tx(func(tx *endpoints.Tx) error { ... })
 //
-// Errors are typed: errors.Is(err, [ErrConstraint]) for a unique
-// violation (answer 409), [ErrNoRows] from [Row.Scan] and [QueryRowAs];
+// Errors are typed: errors.Is(err, [ErrUniqueViolation]) for a unique
+// violation (answer 409), [ErrForeignKeyViolation] for a row naming one
+// that does not exist (404 or 422), [ErrConstraint] for any constraint,
+// [ErrNoRows] from [Row.Scan] and [QueryRowAs];
 // a [HandleFunc] handler that returns [ErrDatabaseUnavailable] or
 // [ErrBusy] answers 503, and a [Handle] handler answers the same with
 // [ErrorReply](err).

@@ -184,7 +184,7 @@ func Error(status int, body any) error {
 // each with the body of the host's own errors and logged.
 //
 //	n, err := notes.Create(in.Body)
-//	if errors.Is(err, endpoints.ErrConstraint) {
+//	if errors.Is(err, endpoints.ErrUniqueViolation) {
 //		return endpoints.Respond(409, Conflict{Message: "that slug is taken"})
 //	}
 //	if err != nil {

@@ -806,6 +806,8 @@ func TestCDatabaseHelpers(t *testing.T) {
 		{"a result without rows", "rows", 0, `{"columns":["a"]}`, "", "rc -8 [other|the host's result has no columns or rows|]"},
 		{"a database error", "rows", abi.ErrDatabase, `{"error":{"code":"constraint","constraint":"users_email_key","message":"duplicate key \"x\""}}`, "",
 			`rc -8 [constraint|duplicate key "x"|users_email_key]`},
+		{"a database error of a kind", "rows", abi.ErrDatabase, `{"error":{"code":"constraint","kind":"foreign_key","message":"FOREIGN KEY constraint failed"}}`, "",
+			`rc -8 [constraint|FOREIGN KEY constraint failed|] kind:foreign_key`},
 		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", `rc -1 [host|the app declares no such database (endpoints.json's "databases"; "main" when it declares none)|]`},
 		{"exec with a last insert id", "exec", 0, `{"rowsAffected":2,"lastInsertId":7}`, "", "2 7 1\nrc 0 [||]"},
 		{"exec without one (PostgreSQL)", "exec", 0, `{"rowsAffected":3}`, "", "3 0 0\nrc 0 [||]"},

@@ -243,5 +243,8 @@ int32_t endpoints_handle(void) {
         rc = base64();
     }
     put("%src %d [%s|%s|%s]", used ? "\n" : "", (int)rc, endpoints_db_error_code(), endpoints_db_error_message(), endpoints_db_error_constraint());
+    if (*endpoints_db_error_kind()) {
+        put(" kind:%s", endpoints_db_error_kind());
+    }
     return endpoints_write(out, used);
 }

@@ -112,9 +112,73 @@ impl fmt::Display for Code {
     }
 }
 
+/// Which constraint refused a change ([`Code::Constraint`]), when the
+/// database says: the ABI's kinds (abi.DBKind...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Kind {
+    /// A unique or primary key constraint: a row with that value exists.
+    /// Answer 409.
+    Unique,
+    /// A foreign key: the row names one that does not exist (answer 404 or
+    /// 422), or a delete would leave rows naming the one it removes (409).
+    ForeignKey,
+    /// A CHECK constraint refused the value: answer 422.
+    Check,
+    /// A NOT NULL column was given no value: answer 422.
+    NotNull,
+    /// An exclusion constraint (PostgreSQL only), such as two bookings of
+    /// one room that overlap: answer 409.
+    Exclusion,
+}
+
+impl Kind {
+    /// The kind as the ABI spells it ("unique", "foreign_key"...).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Kind::Unique => "unique",
+            Kind::ForeignKey => "foreign_key",
+            Kind::Check => "check",
+            Kind::NotNull => "not_null",
+            Kind::Exclusion => "exclusion",
+        }
+    }
+
+    /// The kind the ABI spells s; None for one this SDK does not know
+    /// (from a newer host), which a handler treats as a kind not given.
+    fn parse(s: &str) -> Option<Kind> {
+        match s {
+            "unique" => Some(Kind::Unique),
+            "foreign_key" => Some(Kind::ForeignKey),
+            "check" => Some(Kind::Check),
+            "not_null" => Some(Kind::NotNull),
+            "exclusion" => Some(Kind::Exclusion),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a database call failed: its [`Code`], the database's (or the SDK's)
-/// message, and the constraint's name when the database gives it
-/// (PostgreSQL: `users_email_key`; SQLite: the columns, `users.email`).
+/// message, and the constraint's name and [`Kind`] when the database gives
+/// them (PostgreSQL: `users_email_key`; SQLite: the columns, `users.email`).
+///
+/// ```no_run
+/// # use endpoints::db::{Db, DbError, Kind};
+/// # use endpoints::{respond, Json};
+/// # fn f(email: &str) -> Result<(), DbError> {
+/// match Db::new("main").exec("INSERT INTO users (email) VALUES ($1)", &[email.into()]) {
+///     Ok(_) => respond(201, &Json::object().set("email", email))?,
+///     Err(e) if e.kind == Some(Kind::Unique) => respond(409, &Json::object().set("message", "that email is taken"))?,
+///     Err(e) => return Err(e),
+/// }
+/// # Ok(()) }
+/// ```
 ///
 /// A handler returning `Result<(), DbError>` may use `?` on the answering
 /// functions too: an [`Errno`] converts into a `DbError` of code
@@ -130,11 +194,14 @@ pub struct DbError {
     /// The constraint that refused the change, when the code is
     /// [`Code::Constraint`] and the database names it.
     pub constraint: Option<String>,
+    /// Which constraint it is, when the code is [`Code::Constraint`] and
+    /// the database says.
+    pub kind: Option<Kind>,
 }
 
 impl DbError {
     fn column(database: &str, message: String) -> DbError {
-        DbError { database: database.to_string(), code: Code::Column, message, constraint: None }
+        DbError { database: database.to_string(), code: Code::Column, message, constraint: None, kind: None }
     }
 }
 
@@ -157,7 +224,7 @@ impl From<Errno> for DbError {
     /// An answering function's errno (the client went away...), so that `?`
     /// works on both in a handler returning `Result<(), DbError>`.
     fn from(e: Errno) -> DbError {
-        DbError { database: String::new(), code: Code::Host(e), message: e.to_string(), constraint: None }
+        DbError { database: String::new(), code: Code::Host(e), message: e.to_string(), constraint: None, kind: None }
     }
 }
 
@@ -735,6 +802,7 @@ impl Db {
             code: Code::Host(e),
             message: format!("{}{}", e, why),
             constraint: None,
+            kind: None,
         };
         match Errno(rc) {
             Errno::DATABASE => {
@@ -746,6 +814,7 @@ impl Db {
                         code: Code::parse(r["error"]["code"].as_str().unwrap_or("")),
                         message: r["error"]["message"].as_str().unwrap_or("").to_string(),
                         constraint: r["error"]["constraint"].as_str().map(str::to_string),
+                        kind: r["error"]["kind"].as_str().and_then(Kind::parse),
                     },
                     None => host_error(Errno::DATABASE, ": the host gave no error result"),
                 }
@@ -757,7 +826,7 @@ impl Db {
     }
 
     fn bad_result(&self, why: &str) -> DbError {
-        DbError { database: self.name.clone(), code: Code::Other, message: format!("reading the host's result: {}", why), constraint: None }
+        DbError { database: self.name.clone(), code: Code::Other, message: format!("reading the host's result: {}", why), constraint: None, kind: None }
     }
 }
 
@@ -837,6 +906,16 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kinds_round_trip() {
+        for k in [Kind::Unique, Kind::ForeignKey, Kind::Check, Kind::NotNull, Kind::Exclusion] {
+            assert_eq!(Kind::parse(k.as_str()), Some(k), "{}", k);
+        }
+        // A kind of a newer host is no kind, as the ABI asks.
+        assert_eq!(Kind::parse("deferred"), None);
+        assert_eq!(Kind::parse(""), None);
+    }
 
     #[test]
     fn base64_round_trips() {

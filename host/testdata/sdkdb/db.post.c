@@ -34,7 +34,19 @@ static void put_failure(void) {
     } else {
         put("null");
     }
-    put("}");
+    const char *k = endpoints_db_error_kind();
+    if (*k) {
+        put(",\"kind\":\"%s\"}", k);
+    } else {
+        put(",\"kind\":null}");
+    }
+}
+
+/* refused answers a constraint error by its kind: 409 for a unique
+ * violation, 422 for another (a foreign key naming a missing row). */
+static void refused(void) {
+    endpoints_set_status(strcmp(endpoints_db_error_kind(), "unique") == 0 ? 409 : 422);
+    put_failure();
 }
 
 static int32_t list(void) {
@@ -97,8 +109,7 @@ static int32_t add(const char *name) {
     endpoints_exec_result res;
     int32_t rc = endpoints_exec("main", "INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", endpoints_params_json(&p), &res);
     if (rc == ENDPOINTS_ERR_DATABASE && strcmp(endpoints_db_error_code(), "constraint") == 0) {
-        endpoints_set_status(409);
-        put_failure();
+        refused();
         return 0;
     }
     if (rc != 0) {
@@ -194,6 +205,16 @@ int32_t endpoints_handle(void) {
             (rc = endpoints_rows_double(&rows, 1, &mean)) == 0) {
             put("{\"total\":%lld,\"mean\":%g}", (long long)total, mean);
         }
+    } else if (strcmp(op, "orphan") == 0) {
+        /* A tag of a user that does not exist: the foreign key refuses it. */
+        endpoints_exec_result res;
+        rc = endpoints_exec("main", "INSERT INTO tags (user_id) VALUES ($1)", "[99]", &res);
+        if (rc == ENDPOINTS_ERR_DATABASE && strcmp(endpoints_db_error_code(), "constraint") == 0) {
+            refused();
+            rc = 0;
+        } else if (rc == 0) {
+            put("{\"rowsAffected\":%lld}", (long long)res.rows_affected);
+        }
     } else if (strcmp(op, "bad") == 0) {
         endpoints_rows rows;
         if (endpoints_query("main", "SELEC name FROM users", NULL, &rows) == ENDPOINTS_ERR_DATABASE) {
@@ -202,7 +223,7 @@ int32_t endpoints_handle(void) {
     } else if (strcmp(op, "nodb") == 0) {
         endpoints_rows rows;
         rc = endpoints_query("other", "SELECT 1", NULL, &rows);
-        put("{\"code\":\"%s\",\"constraint\":null}", rc == ENDPOINTS_ERR_NOT_FOUND ? "host" : endpoints_db_error_code());
+        put("{\"code\":\"%s\",\"constraint\":null,\"kind\":null}", rc == ENDPOINTS_ERR_NOT_FOUND ? "host" : endpoints_db_error_code());
         rc = 0;
     }
     if (rc != 0) {

@@ -1,6 +1,6 @@
 // The Rust half of TestSDKDatabases: a plain route that runs the database
 // operation its x-op header names with the SDK's endpoints::db.
-use endpoints::db::{base64_decode, Code, Db, DbError};
+use endpoints::db::{base64_decode, Code, Db, DbError, Kind};
 use endpoints::{plain_route, respond, Json, Request};
 
 fn hex(b: &[u8]) -> String {
@@ -8,7 +8,13 @@ fn hex(b: &[u8]) -> String {
 }
 
 fn failure(e: &DbError) -> Json {
-    Json::object().set("code", e.code.as_str()).set("constraint", e.constraint.clone())
+    Json::object().set("code", e.code.as_str()).set("constraint", e.constraint.clone()).set("kind", e.kind.map(|k| k.as_str()))
+}
+
+/// Answers a constraint error by its kind: 409 for a unique violation, 422
+/// for another (a foreign key naming a missing row).
+fn refused(e: &DbError) -> Result<(), DbError> {
+    Ok(respond(if e.kind == Some(Kind::Unique) { 409 } else { 422 }, &failure(e))?)
 }
 
 fn handle(req: &Request) -> Result<(), DbError> {
@@ -35,10 +41,16 @@ fn handle(req: &Request) -> Result<(), DbError> {
             };
             match db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", &[name.as_str().into(), 2.25.into(), avatar.into()]) {
                 Ok(r) => Json::object().set("rowsAffected", r.rows_affected).set("lastInsertId", r.last_insert_id),
-                Err(e) if e.code == Code::Constraint => return Ok(respond(409, &failure(&e))?),
+                Err(e) if e.code == Code::Constraint => return refused(&e),
                 Err(e) => return Err(e),
             }
         }
+        // A tag of a user that does not exist: the foreign key refuses it.
+        "orphan" => match db.exec("INSERT INTO tags (user_id) VALUES ($1)", &[99.into()]) {
+            Ok(r) => Json::object().set("rowsAffected", r.rows_affected),
+            Err(e) if e.code == Code::Constraint => return refused(&e),
+            Err(e) => return Err(e),
+        },
         "tx" => {
             let fail = req.header("x-fail").is_some();
             let outcome = db.transaction(|tx| {

@@ -10,7 +10,16 @@ function hex(b: Uint8Array): string {
 }
 
 function failure(e: DBError): JSONValue {
-  return JSONValue.object().set("code", JSONValue.str(e.code)).set("constraint", e.constraint == "" ? JSONValue.null() : JSONValue.str(e.constraint));
+  return JSONValue.object().set("code", JSONValue.str(e.code))
+    .set("constraint", e.constraint == "" ? JSONValue.null() : JSONValue.str(e.constraint))
+    .set("kind", e.kind == "" ? JSONValue.null() : JSONValue.str(e.kind));
+}
+
+// refused answers a constraint error by its kind: 409 for a unique
+// violation, 422 for another (a foreign key naming a missing row).
+function refused(e: DBError): void {
+  assert(e.code == "constraint", e.toString());
+  respond(e.kind == "unique" ? 409 : 422, failure(e));
 }
 
 // What the transaction's function reads and fills: AssemblyScript functions
@@ -66,8 +75,7 @@ plainRoute((req: Request): void => {
     }
     const res = db.exec("INSERT INTO users (name, score, avatar) VALUES ($1, $2, $3)", [JSONValue.str(name), JSONValue.float(2.25), blob(avatar!)]);
     if (res == null) {
-      assert(db.error!.code == "constraint", db.error!.toString());
-      respond(409, failure(db.error!));
+      refused(db.error!);
       return;
     }
     answer.set("rowsAffected", JSONValue.int(res.rowsAffected)).set("lastInsertId", JSONValue.int(res.lastInsertId));
@@ -100,6 +108,14 @@ plainRoute((req: Request): void => {
     const rows = db.query("SELECT CAST(9007199254740993 AS TEXT) AS total, '12.50' AS mean");
     assert(rows != null && rows.length == 1, db.error != null ? db.error!.toString() : "no row");
     answer.set("total", JSONValue.int(rows!.at(0).getInt("total"))).set("mean", JSONValue.float(rows!.at(0).getFloat("mean")));
+  } else if (op == "orphan") {
+    // A tag of a user that does not exist: the foreign key refuses it.
+    const res = db.exec("INSERT INTO tags (user_id) VALUES ($1)", [JSONValue.int(99)]);
+    if (res == null) {
+      refused(db.error!);
+      return;
+    }
+    answer.set("rowsAffected", JSONValue.int(res.rowsAffected));
   } else if (op == "bad") {
     if (db.query("SELEC name FROM users") == null) answer = failure(db.error!);
   } else if (op == "nodb") {
