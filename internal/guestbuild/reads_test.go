@@ -344,6 +344,48 @@ func TestHashReads(t *testing.T) {
 	}
 }
 
+// TestHashReadsSeesWhatAppearedDuringTheBuild: a module is not cached
+// when a .ts file appeared in a directory its build listed, or the other
+// file of one of its `mod`s appeared, after the build began: the compiler
+// may have listed or looked before, and the module would then be cached
+// under a key that holds the new file, which no later build would
+// compile with (the record does not name its content).
+func TestHashReadsSeesWhatAppearedDuringTheBuild(t *testing.T) {
+	for _, tt := range []struct {
+		name, appears, changed string // changed: the entry whose time moves
+	}{
+		{"a .ts file in a listed directory", "libdir/b.ts", "libdir"},
+		{"the other file of a mod", "lib/x/mod.rs", "lib/x/mod.rs"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := func(name string) string { return filepath.Join(dir, filepath.FromSlash(name)) }
+			writeFiles(t, dir, map[string]string{"r.rs": "// r\n", "lib/x.rs": "// x\n", "libdir/a.ts": "// a\n"})
+			r := reads{Files: []string{p("lib/x.rs"), p("r.rs")}, Dirs: []string{p("libdir")}}
+			start := time.Now()
+			old := start.Add(-time.Minute)
+			for _, f := range []string{"r.rs", "lib/x.rs", "libdir/a.ts", "libdir"} {
+				if err := os.Chtimes(p(f), old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if unchanged, err := hashReads(sha256.New(), r, start); err != nil || !unchanged {
+				t.Fatalf("hashReads before anything appeared = %v, %v; want unchanged", unchanged, err)
+			}
+			writeFiles(t, dir, map[string]string{tt.appears: "// new\n"})
+			// The time the file system gives the change, made plain:
+			// its clock may lag the one start was read from.
+			later := start.Add(time.Second)
+			if err := os.Chtimes(p(tt.changed), later, later); err != nil {
+				t.Fatal(err)
+			}
+			if unchanged, err := hashReads(sha256.New(), r, start); err != nil || unchanged {
+				t.Errorf("hashReads after %s appeared during the build = %v, %v; want changed", tt.appears, unchanged, err)
+			}
+		})
+	}
+}
+
 // TestLoadReads: a record reads back as saved; one that is not JSON, does
 // not name its route or names a relative file is no record (the route
 // keeps the conservative key), as is one forgotten.
