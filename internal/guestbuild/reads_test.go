@@ -162,6 +162,28 @@ func TestReadsConcerns(t *testing.T) {
 	}
 }
 
+// TestReadsConcernsListedDirectories: a record concerns a .ts file in a
+// directory asc listed (--lib), which asc compiles with the route when it
+// is there, though no build read it yet: one made there rebuilds the
+// route. A .d.ts file there, or one in a directory below, does not.
+func TestReadsConcernsListedDirectories(t *testing.T) {
+	r := reads{Files: []string{"/app/r.get.ts"}, Dirs: []string{"/app/lib"}}
+	for _, tt := range []struct {
+		file string
+		want bool
+	}{
+		{"/app/lib/new.ts", true},
+		{"/app/lib/new.d.ts", false},
+		{"/app/lib/sub/new.ts", false},
+		{"/app/lib.ts", false},
+		{"/app/other/new.ts", false},
+	} {
+		if got := r.concerns(tt.file); got != tt.want {
+			t.Errorf("concerns(%s) = %v, want %v", tt.file, got, tt.want)
+		}
+	}
+}
+
 // asRouteOf is an AssemblyScript plain route answering the string expr,
 // with the lines before it (imports).
 func asRouteOf(head, expr string) string {
