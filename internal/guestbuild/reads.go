@@ -135,8 +135,12 @@ func forgetReads(lang Language, abs string) {
 // concerns reports whether a change of the file at abs may change the
 // crate r describes: r reads it, or it is the other file a `mod` of r may
 // have found (x/mod.rs beside x.rs, or x.rs beside x/mod.rs: with both
-// there, rustc refuses the `mod`).
+// there, rustc refuses the `mod`), or a source file asc would find in a
+// directory it listed (--lib: one made there is compiled with the route).
 func (r reads) concerns(abs string) bool {
+	if isASCSource(filepath.Base(abs)) && slices.Contains(r.Dirs, filepath.Dir(abs)) {
+		return true
+	}
 	return slices.ContainsFunc(r.Files, func(f string) bool { return f == abs || modAlternative(f) == abs })
 }
 
@@ -233,9 +237,15 @@ func ascSources(dir string) []string {
 	}
 	var names []string
 	for _, e := range entries {
-		if n := e.Name(); strings.HasSuffix(n, ".ts") && !strings.HasSuffix(n, ".d.ts") {
+		if n := e.Name(); isASCSource(n) {
 			names = append(names, n)
 		}
 	}
 	return names
+}
+
+// isASCSource reports whether asc's listFiles takes the file name: a .ts
+// file but a .d.ts.
+func isASCSource(name string) bool {
+	return strings.HasSuffix(name, ".ts") && !strings.HasSuffix(name, ".d.ts")
 }
