@@ -827,3 +827,38 @@ func TestPostgresServerSilent(t *testing.T) {
 		t.Errorf("the statement failed only once its call had ended: %v", call.Err())
 	}
 }
+
+// TestPostgresTempObjectsOtherSpellings: the other ways PostgreSQL's
+// grammar has of making a temporary table end with their statement too:
+// SELECT ... INTO LOCAL TEMP (or GLOBAL), the temporary schema quoted
+// ("pg_temp".t) or its name apart from the dot (pg_temp . t), and the
+// statements EXPLAIN ANALYZE runs. Each left the table on the pooled
+// connection, where the next call's CREATE TEMP TABLE of its name failed
+// as already there.
+func TestPostgresTempObjectsOtherSpellings(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	for _, sql := range []string{
+		"SELECT 1 AS v INTO LOCAL TEMP staging",
+		"SELECT 1 AS v INTO GLOBAL TEMPORARY TABLE staging",
+		`CREATE TABLE "pg_temp".staging (v int)`,
+		"CREATE TABLE pg_temp . staging (v int)",
+		"EXPLAIN ANALYZE CREATE TEMP TABLE staging AS SELECT 1 AS v",
+		"EXPLAIN (ANALYZE) SELECT 1 AS v INTO TEMP staging",
+	} {
+		t.Run(sql, func(t *testing.T) {
+			if _, err := db.Exec(ctx, sql, nil); err != nil {
+				t.Fatal(err)
+			}
+			// This one ends its connection, whatever it finds there.
+			if _, err := db.Exec(ctx, "CREATE TEMP TABLE staging (v int)", nil); err != nil {
+				t.Errorf("a temporary table of the name after %s: %v", sql, err)
+			}
+		})
+	}
+}
