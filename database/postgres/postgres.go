@@ -479,8 +479,10 @@ func firstWord(sql string) string {
 // keepsSession reports whether a guest's statement leaves something in
 // its session that would outlive it on the pooled connection:
 //   - a temporary table, view or sequence: CREATE [OR REPLACE] [GLOBAL |
-//     LOCAL] {TEMP | TEMPORARY} ..., CREATE ... pg_temp.name, SELECT ...
-//     INTO {TEMP | TEMPORARY} ...;
+//     LOCAL] {TEMP | TEMPORARY} ..., CREATE ... pg_temp.name (or
+//     "pg_temp".name, pg_temp . name), SELECT ... INTO [LOCAL | GLOBAL]
+//     {TEMP | TEMPORARY} ..., either under EXPLAIN ANALYZE, which runs
+//     it;
 //   - a session-level advisory lock: pg_advisory_lock,
 //     pg_try_advisory_lock and their _shared forms (the _xact_ ones end
 //     with the transaction);
@@ -493,35 +495,66 @@ func firstWord(sql string) string {
 // connection, not a wrong answer.
 func keepsSession(sql string) bool {
 	w, rest := nextWord(sql)
-	selects := isWord(w, "SELECT", "WITH") // SELECT ... INTO TEMP
-	switch {
-	case strings.EqualFold(w, "DO"):
+	// SELECT ... INTO TEMP, and the statements EXPLAIN ANALYZE runs.
+	selects := isWord(w, "SELECT", "WITH", "EXPLAIN")
+	if strings.EqualFold(w, "DO") || quotedTempSchema(sql) {
 		return true
-	case strings.EqualFold(w, "CREATE"):
-		w, rest = nextWord(rest)
-		for isWord(w, "OR", "REPLACE", "GLOBAL", "LOCAL") {
-			w, rest = nextWord(rest)
-		}
-		if isWord(w, "TEMP", "TEMPORARY") {
-			return true
-		}
 	}
 	for into := false; w != ""; w, rest = nextWord(rest) {
-		if into && selects && isWord(w, "TEMP", "TEMPORARY") {
-			return true
+		if into && selects {
+			if isWord(w, "TEMP", "TEMPORARY") {
+				return true
+			}
+			if isWord(w, "LOCAL", "GLOBAL") {
+				continue // INTO LOCAL TEMP: into holds
+			}
 		}
 		into = len(w) == len("into") && strings.EqualFold(w, "INTO")
+		if len(w) == len("create") && strings.EqualFold(w, "CREATE") && createsTemp(rest) {
+			return true
+		}
 		if len(w) < len("pg_temp") || w[0]|0x20 != 'p' && w[0]|0x20 != 's' {
 			continue // most words: none of those below
 		}
 		switch {
-		case strings.EqualFold(w, "pg_temp") && strings.HasPrefix(rest, "."):
+		case strings.EqualFold(w, "pg_temp"):
+			// pg_temp.t, pg_temp . t: the session's temporary schema.
 			return true
 		case isWord(w, "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"):
 			return true
 		case strings.EqualFold(w, "set_config") && !localSetting(rest):
 			return true
 		}
+	}
+	return false
+}
+
+// createsTemp reports whether the CREATE that rest follows makes a
+// temporary object: CREATE [OR REPLACE] [GLOBAL | LOCAL] {TEMP |
+// TEMPORARY} ...
+func createsTemp(rest string) bool {
+	w, rest := nextWord(rest)
+	for isWord(w, "OR", "REPLACE", "GLOBAL", "LOCAL") {
+		w, rest = nextWord(rest)
+	}
+	return isWord(w, "TEMP", "TEMPORARY")
+}
+
+// quotedTempSchema reports whether sql holds the temporary schema's name
+// quoted, "pg_temp", which nextWord passes over with the other quoted
+// names (in any case: a quoted name of other case is another schema, and
+// saying yes for it costs a connection only).
+func quotedTempSchema(sql string) bool {
+	const name = `"pg_temp"`
+	for i := strings.IndexByte(sql, '"'); i >= 0 && i+len(name) <= len(sql); {
+		if strings.EqualFold(sql[i:i+len(name)], name) {
+			return true
+		}
+		j := strings.IndexByte(sql[i+1:], '"')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
 	return false
 }
