@@ -862,3 +862,41 @@ func TestPostgresTempObjectsOtherSpellings(t *testing.T) {
 		})
 	}
 }
+
+// TestPostgresSessionSettingOtherSpellings: a setting changed for the
+// session by the function's name quoted, or by an UPDATE of pg_settings
+// (which PostgreSQL takes as SET), ends with its statement as
+// set_config's does: statement_timeout, the host's bound on every guest's
+// statement, stayed changed on the pooled connection.
+func TestPostgresSessionSettingOtherSpellings(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	one := func(sql string) string {
+		t.Helper()
+		rows, err := db.Query(ctx, sql, nil)
+		if err != nil {
+			return err.Error()
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil {
+			return err.Error()
+		}
+		return string(b)
+	}
+	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
+	for _, sql := range []string{
+		`SELECT "set_config"('statement_timeout', '4', false)`,
+		`SELECT pg_catalog."set_config"('statement_timeout', '5', false)`,
+		"UPDATE pg_settings SET setting = '6' WHERE name = 'statement_timeout'",
+	} {
+		one(sql)
+		if got := one("SHOW statement_timeout"); got != host {
+			t.Errorf("after %s: %s, want the host's %s", sql, got, host)
+		}
+	}
+}
