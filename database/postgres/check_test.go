@@ -140,6 +140,11 @@ func TestKeepsSession(t *testing.T) {
 		{"SELECT set_config", true},
 		{"DO $$BEGIN NULL; END$$", true},
 		{"SELECT 'set_config' AS name", false},
+		{`SELECT "set_config"('statement_timeout', '1', false)`, true},
+		{`SELECT pg_catalog."pg_advisory_lock"(1)`, true},
+		{`SELECT "PG_TRY_ADVISORY_LOCK"(1)`, true},
+		{"UPDATE pg_settings SET setting = '0' WHERE name = 'statement_timeout'", true},
+		{`SELECT "set_config_x"(1), "name" FROM "t"`, false},
 		{"SELECT doc FROM pages", false},
 	}
 	for _, tt := range tests {

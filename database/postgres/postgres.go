@@ -487,7 +487,9 @@ func firstWord(sql string) string {
 //     pg_try_advisory_lock and their _shared forms (the _xact_ ones end
 //     with the transaction);
 //   - a setting changed with set_config(name, value, is_local) whose
-//     is_local is not the word true (checkStatement refuses SET);
+//     is_local is not the word true (checkStatement refuses SET), or
+//     with an UPDATE of pg_settings;
+//   - any of those names quoted ("set_config"(...)): quotedSessionName;
 //   - a DO block, which may do any of it.
 //
 // It reads the statement's words in one pass, without allocating; a
@@ -497,7 +499,7 @@ func keepsSession(sql string) bool {
 	w, rest := nextWord(sql)
 	// SELECT ... INTO TEMP, and the statements EXPLAIN ANALYZE runs.
 	selects := isWord(w, "SELECT", "WITH", "EXPLAIN")
-	if strings.EqualFold(w, "DO") || quotedTempSchema(sql) {
+	if strings.EqualFold(w, "DO") || quotedSessionName(sql) {
 		return true
 	}
 	for into := false; w != ""; w, rest = nextWord(rest) {
@@ -520,6 +522,9 @@ func keepsSession(sql string) bool {
 		case strings.EqualFold(w, "pg_temp"):
 			// pg_temp.t, pg_temp . t: the session's temporary schema.
 			return true
+		case strings.EqualFold(w, "pg_settings"):
+			// UPDATE pg_settings SET setting = ...: PostgreSQL's SET.
+			return true
 		case isWord(w, "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"):
 			return true
 		case strings.EqualFold(w, "set_config") && !localSetting(rest):
@@ -540,19 +545,22 @@ func createsTemp(rest string) bool {
 	return isWord(w, "TEMP", "TEMPORARY")
 }
 
-// quotedTempSchema reports whether sql holds the temporary schema's name
-// quoted, "pg_temp", which nextWord passes over with the other quoted
-// names (in any case: a quoted name of other case is another schema, and
-// saying yes for it costs a connection only).
-func quotedTempSchema(sql string) bool {
-	const name = `"pg_temp"`
-	for i := strings.IndexByte(sql, '"'); i >= 0 && i+len(name) <= len(sql); {
-		if strings.EqualFold(sql[i:i+len(name)], name) {
-			return true
-		}
+// sessionNames are the names after which keepsSession says yes when
+// they are quoted, which nextWord passes over with the other quoted
+// names: "pg_temp".t, "set_config"(...), pg_catalog."pg_advisory_lock"(1).
+var sessionNames = []string{"pg_temp", "pg_settings", "set_config", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"}
+
+// quotedSessionName reports whether sql holds one of sessionNames quoted
+// (in any case: a quoted name of other case is another object, and saying
+// yes for it costs a connection only).
+func quotedSessionName(sql string) bool {
+	for i := strings.IndexByte(sql, '"'); i >= 0; {
 		j := strings.IndexByte(sql[i+1:], '"')
 		if j < 0 {
-			break
+			return false
+		}
+		if isWord(sql[i+1:i+1+j], sessionNames...) {
+			return true
 		}
 		i += 1 + j
 	}
