@@ -900,3 +900,36 @@ func TestPostgresSessionSettingOtherSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresHeldCursorEndsWithTheStatement: a cursor declared WITH
+// HOLD lives in its session past its transaction, on the pooled
+// connection, where the next call's cursor of its name failed as already
+// there (and the held rows took the server's memory). It ends with the
+// statement, or the transaction, that declared it.
+func TestPostgresHeldCursorEndsWithTheStatement(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	for i := range 2 {
+		if _, err := db.Exec(ctx, "DECLARE c CURSOR WITH HOLD FOR SELECT 1", nil); err != nil {
+			t.Fatalf("declare %d: %v", i+1, err)
+		}
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "DECLARE c CURSOR WITH HOLD FOR SELECT 1", nil); err != nil {
+		t.Fatalf("declare in a transaction: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "DECLARE c CURSOR WITH HOLD FOR SELECT 1", nil); err != nil {
+		t.Fatalf("declare after the transaction: %v", err)
+	}
+}
