@@ -490,6 +490,7 @@ func firstWord(sql string) string {
 //     is_local is not the word true (checkStatement refuses SET), or
 //     with an UPDATE of pg_settings;
 //   - any of those names quoted ("set_config"(...)): quotedSessionName;
+//   - a cursor declared WITH HOLD, which outlives its transaction;
 //   - a DO block, which may do any of it.
 //
 // It reads the statement's words in one pass, without allocating; a
@@ -499,6 +500,7 @@ func keepsSession(sql string) bool {
 	w, rest := nextWord(sql)
 	// SELECT ... INTO TEMP, and the statements EXPLAIN ANALYZE runs.
 	selects := isWord(w, "SELECT", "WITH", "EXPLAIN")
+	declares := strings.EqualFold(w, "DECLARE") // DECLARE c ... WITH HOLD
 	if strings.EqualFold(w, "DO") || quotedSessionName(sql) {
 		return true
 	}
@@ -512,6 +514,9 @@ func keepsSession(sql string) bool {
 			}
 		}
 		into = len(w) == len("into") && strings.EqualFold(w, "INTO")
+		if declares && len(w) == len("hold") && strings.EqualFold(w, "HOLD") {
+			return true
+		}
 		if len(w) == len("create") && strings.EqualFold(w, "CREATE") && createsTemp(rest) {
 			return true
 		}
