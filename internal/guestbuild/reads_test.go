@@ -162,28 +162,6 @@ func TestReadsConcerns(t *testing.T) {
 	}
 }
 
-// TestHashReadsSeesAWriteTheClockDated: a file written just after the
-// build began may carry a modification time a little before it: Linux
-// stamps files with a clock read at the last tick (up to 10 ms behind the
-// one time.Now reads; on this kind of machine about one write in a
-// hundred made right after time.Now is dated before it). Such a write is
-// still a change during the build, and the module must not be cached.
-func TestHashReadsSeesAWriteTheClockDated(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "r.rs")
-	writeFiles(t, dir, map[string]string{"r.rs": "// r\n"})
-	r := reads{Files: []string{p}}
-	start := time.Now()
-	writeFiles(t, dir, map[string]string{"r.rs": "// r, saved during the build\n"})
-	stamped := start.Add(-3 * time.Millisecond) // the tick's clock
-	if err := os.Chtimes(p, stamped, stamped); err != nil {
-		t.Fatal(err)
-	}
-	if unchanged, err := hashReads(sha256.New(), r, start); err != nil || unchanged {
-		t.Errorf("hashReads after a write dated 3 ms before the build = %v, %v; want changed", unchanged, err)
-	}
-}
-
 // TestReadsConcernsListedDirectories: a record concerns a .ts file in a
 // directory asc listed (--lib), which asc compiles with the route when it
 // is there, though no build read it yet: one made there rebuilds the
