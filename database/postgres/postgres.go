@@ -479,13 +479,18 @@ func firstWord(sql string) string {
 // keepsSession reports whether a guest's statement leaves something in
 // its session that would outlive it on the pooled connection:
 //   - a temporary table, view or sequence: CREATE [OR REPLACE] [GLOBAL |
-//     LOCAL] {TEMP | TEMPORARY} ..., CREATE ... pg_temp.name, SELECT ...
-//     INTO {TEMP | TEMPORARY} ...;
+//     LOCAL] {TEMP | TEMPORARY} ..., CREATE ... pg_temp.name (or
+//     "pg_temp".name, pg_temp . name), SELECT ... INTO [LOCAL | GLOBAL]
+//     {TEMP | TEMPORARY} ..., either under EXPLAIN ANALYZE, which runs
+//     it;
 //   - a session-level advisory lock: pg_advisory_lock,
 //     pg_try_advisory_lock and their _shared forms (the _xact_ ones end
 //     with the transaction);
 //   - a setting changed with set_config(name, value, is_local) whose
-//     is_local is not the word true (checkStatement refuses SET);
+//     is_local is not the word true (checkStatement refuses SET), or
+//     with an UPDATE of pg_settings;
+//   - any of those names quoted ("set_config"(...)): quotedSessionName;
+//   - a cursor declared WITH HOLD, which outlives its transaction;
 //   - a DO block, which may do any of it.
 //
 // It reads the statement's words in one pass, without allocating; a
@@ -493,35 +498,76 @@ func firstWord(sql string) string {
 // connection, not a wrong answer.
 func keepsSession(sql string) bool {
 	w, rest := nextWord(sql)
-	selects := isWord(w, "SELECT", "WITH") // SELECT ... INTO TEMP
-	switch {
-	case strings.EqualFold(w, "DO"):
+	// SELECT ... INTO TEMP, and the statements EXPLAIN ANALYZE runs.
+	selects := isWord(w, "SELECT", "WITH", "EXPLAIN")
+	declares := strings.EqualFold(w, "DECLARE") // DECLARE c ... WITH HOLD
+	if strings.EqualFold(w, "DO") || quotedSessionName(sql) {
 		return true
-	case strings.EqualFold(w, "CREATE"):
-		w, rest = nextWord(rest)
-		for isWord(w, "OR", "REPLACE", "GLOBAL", "LOCAL") {
-			w, rest = nextWord(rest)
-		}
-		if isWord(w, "TEMP", "TEMPORARY") {
-			return true
-		}
 	}
 	for into := false; w != ""; w, rest = nextWord(rest) {
-		if into && selects && isWord(w, "TEMP", "TEMPORARY") {
-			return true
+		if into && selects {
+			if isWord(w, "TEMP", "TEMPORARY") {
+				return true
+			}
+			if isWord(w, "LOCAL", "GLOBAL") {
+				continue // INTO LOCAL TEMP: into holds
+			}
 		}
 		into = len(w) == len("into") && strings.EqualFold(w, "INTO")
+		if declares && len(w) == len("hold") && strings.EqualFold(w, "HOLD") {
+			return true
+		}
+		if len(w) == len("create") && strings.EqualFold(w, "CREATE") && createsTemp(rest) {
+			return true
+		}
 		if len(w) < len("pg_temp") || w[0]|0x20 != 'p' && w[0]|0x20 != 's' {
 			continue // most words: none of those below
 		}
 		switch {
-		case strings.EqualFold(w, "pg_temp") && strings.HasPrefix(rest, "."):
+		case strings.EqualFold(w, "pg_temp"):
+			// pg_temp.t, pg_temp . t: the session's temporary schema.
+			return true
+		case strings.EqualFold(w, "pg_settings"):
+			// UPDATE pg_settings SET setting = ...: PostgreSQL's SET.
 			return true
 		case isWord(w, "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"):
 			return true
 		case strings.EqualFold(w, "set_config") && !localSetting(rest):
 			return true
 		}
+	}
+	return false
+}
+
+// createsTemp reports whether the CREATE that rest follows makes a
+// temporary object: CREATE [OR REPLACE] [GLOBAL | LOCAL] {TEMP |
+// TEMPORARY} ...
+func createsTemp(rest string) bool {
+	w, rest := nextWord(rest)
+	for isWord(w, "OR", "REPLACE", "GLOBAL", "LOCAL") {
+		w, rest = nextWord(rest)
+	}
+	return isWord(w, "TEMP", "TEMPORARY")
+}
+
+// sessionNames are the names after which keepsSession says yes when
+// they are quoted, which nextWord passes over with the other quoted
+// names: "pg_temp".t, "set_config"(...), pg_catalog."pg_advisory_lock"(1).
+var sessionNames = []string{"pg_temp", "pg_settings", "set_config", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"}
+
+// quotedSessionName reports whether sql holds one of sessionNames quoted
+// (in any case: a quoted name of other case is another object, and saying
+// yes for it costs a connection only).
+func quotedSessionName(sql string) bool {
+	for i := strings.IndexByte(sql, '"'); i >= 0; {
+		j := strings.IndexByte(sql[i+1:], '"')
+		if j < 0 {
+			return false
+		}
+		if isWord(sql[i+1:i+1+j], sessionNames...) {
+			return true
+		}
+		i += 1 + j
 	}
 	return false
 }

@@ -861,3 +861,109 @@ func TestPostgresServerSilent(t *testing.T) {
 		t.Errorf("the statement failed only once its call had ended: %v", call.Err())
 	}
 }
+
+// TestPostgresTempObjectsOtherSpellings: the other ways PostgreSQL's
+// grammar has of making a temporary table end with their statement too:
+// SELECT ... INTO LOCAL TEMP (or GLOBAL), the temporary schema quoted
+// ("pg_temp".t) or its name apart from the dot (pg_temp . t), and the
+// statements EXPLAIN ANALYZE runs. Each left the table on the pooled
+// connection, where the next call's CREATE TEMP TABLE of its name failed
+// as already there.
+func TestPostgresTempObjectsOtherSpellings(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	for _, sql := range []string{
+		"SELECT 1 AS v INTO LOCAL TEMP staging",
+		"SELECT 1 AS v INTO GLOBAL TEMPORARY TABLE staging",
+		`CREATE TABLE "pg_temp".staging (v int)`,
+		"CREATE TABLE pg_temp . staging (v int)",
+		"EXPLAIN ANALYZE CREATE TEMP TABLE staging AS SELECT 1 AS v",
+		"EXPLAIN (ANALYZE) SELECT 1 AS v INTO TEMP staging",
+	} {
+		t.Run(sql, func(t *testing.T) {
+			if _, err := db.Exec(ctx, sql, nil); err != nil {
+				t.Fatal(err)
+			}
+			// This one ends its connection, whatever it finds there.
+			if _, err := db.Exec(ctx, "CREATE TEMP TABLE staging (v int)", nil); err != nil {
+				t.Errorf("a temporary table of the name after %s: %v", sql, err)
+			}
+		})
+	}
+}
+
+// TestPostgresSessionSettingOtherSpellings: a setting changed for the
+// session by the function's name quoted, or by an UPDATE of pg_settings
+// (which PostgreSQL takes as SET), ends with its statement as
+// set_config's does: statement_timeout, the host's bound on every guest's
+// statement, stayed changed on the pooled connection.
+func TestPostgresSessionSettingOtherSpellings(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	one := func(sql string) string {
+		t.Helper()
+		rows, err := db.Query(ctx, sql, nil)
+		if err != nil {
+			return err.Error()
+		}
+		b, err := database.AppendQueryResult(nil, rows, 1<<20)
+		if err != nil {
+			return err.Error()
+		}
+		return string(b)
+	}
+	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
+	for _, sql := range []string{
+		`SELECT "set_config"('statement_timeout', '4', false)`,
+		`SELECT pg_catalog."set_config"('statement_timeout', '5', false)`,
+		"UPDATE pg_settings SET setting = '6' WHERE name = 'statement_timeout'",
+	} {
+		one(sql)
+		if got := one("SHOW statement_timeout"); got != host {
+			t.Errorf("after %s: %s, want the host's %s", sql, got, host)
+		}
+	}
+}
+
+// TestPostgresHeldCursorEndsWithTheStatement: a cursor declared WITH
+// HOLD lives in its session past its transaction, on the pooled
+// connection, where the next call's cursor of its name failed as already
+// there (and the held rows took the server's memory). It ends with the
+// statement, or the transaction, that declared it.
+func TestPostgresHeldCursorEndsWithTheStatement(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	for i := range 2 {
+		if _, err := db.Exec(ctx, "DECLARE c CURSOR WITH HOLD FOR SELECT 1", nil); err != nil {
+			t.Fatalf("declare %d: %v", i+1, err)
+		}
+	}
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "DECLARE c CURSOR WITH HOLD FOR SELECT 1", nil); err != nil {
+		t.Fatalf("declare in a transaction: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "DECLARE c CURSOR WITH HOLD FOR SELECT 1", nil); err != nil {
+		t.Fatalf("declare after the transaction: %v", err)
+	}
+}

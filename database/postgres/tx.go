@@ -112,13 +112,17 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 
 // reconnect gives back the connection of a transaction that has not
 // begun, when it is closed (a failed first statement closed it), and
-// takes another: nothing of the transaction is on the server yet.
+// takes another: nothing of the transaction is on the server yet. A
+// transaction an earlier reconnect left without one (its acquire failed)
+// takes one too.
 func (t *tx) reconnect(ctx context.Context) error {
-	if !t.conn.Conn().IsClosed() {
-		return nil
+	if t.conn != nil {
+		if !t.conn.Conn().IsClosed() {
+			return nil
+		}
+		t.db.release(t.conn)
+		t.conn = nil
 	}
-	t.db.release(t.conn)
-	t.conn = nil
 	c, err := t.db.acquire(ctx)
 	if err != nil {
 		return err

@@ -187,3 +187,40 @@ func TestPostgresTransactionBadParametersKeepTheConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresTransactionGoesOnAfterAFailedReconnect: a transaction whose
+// first statement cost its connection (parameters pgx refused after it
+// queued BEGIN) takes another at its next statement; when that fails (the
+// call's context ended while it waited), the transaction has no
+// connection, and a statement after that takes one again instead of
+// crashing the host on the connection it no longer has.
+func TestPostgresTransactionGoesOnAfterAFailedReconnect(t *testing.T) {
+	db, _ := openPG(t)
+	ctx := t.Context()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT $1::bigint", []any{2.5}); database.CodeOf(err) != database.CodeOther {
+		t.Fatalf("a fraction for a bigint: %v; want other", err)
+	}
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := tx.Exec(ended, "SELECT 1", nil); err == nil {
+		t.Fatal("a statement whose context had ended ran")
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO users (name) VALUES ('after a failed reconnect')", nil); err != nil {
+		t.Fatalf("the statement after: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := db.Query(ctx, "SELECT count(*) FROM users WHERE name = 'after a failed reconnect'", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := database.AppendQueryResult(nil, rows, 1<<10); err != nil || string(got) != `{"columns":["count"],"rows":[[1]]}` {
+		t.Errorf("after the commit: %s, %v; want one row", got, err)
+	}
+}

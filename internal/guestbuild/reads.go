@@ -135,8 +135,12 @@ func forgetReads(lang Language, abs string) {
 // concerns reports whether a change of the file at abs may change the
 // crate r describes: r reads it, or it is the other file a `mod` of r may
 // have found (x/mod.rs beside x.rs, or x.rs beside x/mod.rs: with both
-// there, rustc refuses the `mod`).
+// there, rustc refuses the `mod`), or a source file asc would find in a
+// directory it listed (--lib: one made there is compiled with the route).
 func (r reads) concerns(abs string) bool {
+	if isASCSource(filepath.Base(abs)) && slices.Contains(r.Dirs, filepath.Dir(abs)) {
+		return true
+	}
 	return slices.ContainsFunc(r.Files, func(f string) bool { return f == abs || modAlternative(f) == abs })
 }
 
@@ -158,7 +162,9 @@ func modAlternative(f string) string {
 // directory's listing and each variable's value. When notAfter is not zero, hashReads also reports
 // whether every file is older than notAfter: a file changed since
 // (during the build that made r) may hold other content than the module
-// was built from, which must then not be cached under this content.
+// was built from, which must then not be cached under this content. So
+// with a listed directory changed since (a file came or went) and a
+// `mod`'s other file made since: the compiler may have looked before.
 func hashReads(h hash.Hash, r reads, notAfter time.Time) (bool, error) {
 	unchanged := true
 	for _, f := range r.Files {
@@ -175,19 +181,31 @@ func hashReads(h hash.Hash, r reads, notAfter time.Time) (bool, error) {
 			}
 		}
 		if alt := modAlternative(f); alt != "" {
-			_, err := os.Stat(alt)
+			info, err := os.Stat(alt)
 			fmt.Fprintf(h, "%s\x00%v\x00", alt, err == nil)
+			if err == nil && changedAfter(info, notAfter) {
+				unchanged = false // it may have appeared after rustc looked
+			}
 		}
 	}
 	for _, dir := range r.Dirs {
 		names := ascSources(dir)
 		fmt.Fprintf(h, "%s/\x00%d\x00%s\x00", dir, len(names), strings.Join(names, "\x00"))
+		if info, err := os.Stat(dir); err == nil && changedAfter(info, notAfter) {
+			unchanged = false // a file came or went after asc listed it
+		}
 	}
 	for _, name := range r.Env {
 		v, ok := os.LookupEnv(name)
 		fmt.Fprintf(h, "$%s\x00%v\x00%d\x00%s\x00", name, ok, len(v), v)
 	}
 	return unchanged, nil
+}
+
+// changedAfter reports whether info's modification time is after
+// notAfter, which is not zero.
+func changedAfter(info os.FileInfo, notAfter time.Time) bool {
+	return !notAfter.IsZero() && info.ModTime().After(notAfter)
 }
 
 // hashFile returns the SHA-256 of the file at p and its modification time
@@ -219,9 +237,15 @@ func ascSources(dir string) []string {
 	}
 	var names []string
 	for _, e := range entries {
-		if n := e.Name(); strings.HasSuffix(n, ".ts") && !strings.HasSuffix(n, ".d.ts") {
+		if n := e.Name(); isASCSource(n) {
 			names = append(names, n)
 		}
 	}
 	return names
+}
+
+// isASCSource reports whether asc's listFiles takes the file name: a .ts
+// file but a .d.ts.
+func isASCSource(name string) bool {
+	return strings.HasSuffix(name, ".ts") && !strings.HasSuffix(name, ".d.ts")
 }

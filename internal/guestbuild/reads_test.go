@@ -162,6 +162,28 @@ func TestReadsConcerns(t *testing.T) {
 	}
 }
 
+// TestReadsConcernsListedDirectories: a record concerns a .ts file in a
+// directory asc listed (--lib), which asc compiles with the route when it
+// is there, though no build read it yet: one made there rebuilds the
+// route. A .d.ts file there, or one in a directory below, does not.
+func TestReadsConcernsListedDirectories(t *testing.T) {
+	r := reads{Files: []string{"/app/r.get.ts"}, Dirs: []string{"/app/lib"}}
+	for _, tt := range []struct {
+		file string
+		want bool
+	}{
+		{"/app/lib/new.ts", true},
+		{"/app/lib/new.d.ts", false},
+		{"/app/lib/sub/new.ts", false},
+		{"/app/lib.ts", false},
+		{"/app/other/new.ts", false},
+	} {
+		if got := r.concerns(tt.file); got != tt.want {
+			t.Errorf("concerns(%s) = %v, want %v", tt.file, got, tt.want)
+		}
+	}
+}
+
 // asRouteOf is an AssemblyScript plain route answering the string expr,
 // with the lines before it (imports).
 func asRouteOf(head, expr string) string {
@@ -341,6 +363,48 @@ func TestHashReads(t *testing.T) {
 	}
 	if unchanged, err := hashReads(sha256.New(), r, start); err != nil || unchanged {
 		t.Errorf("hashReads with a file changed during the build = %v, %v; want changed", unchanged, err)
+	}
+}
+
+// TestHashReadsSeesWhatAppearedDuringTheBuild: a module is not cached
+// when a .ts file appeared in a directory its build listed, or the other
+// file of one of its `mod`s appeared, after the build began: the compiler
+// may have listed or looked before, and the module would then be cached
+// under a key that holds the new file, which no later build would
+// compile with (the record does not name its content).
+func TestHashReadsSeesWhatAppearedDuringTheBuild(t *testing.T) {
+	for _, tt := range []struct {
+		name, appears, changed string // changed: the entry whose time moves
+	}{
+		{"a .ts file in a listed directory", "libdir/b.ts", "libdir"},
+		{"the other file of a mod", "lib/x/mod.rs", "lib/x/mod.rs"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := func(name string) string { return filepath.Join(dir, filepath.FromSlash(name)) }
+			writeFiles(t, dir, map[string]string{"r.rs": "// r\n", "lib/x.rs": "// x\n", "libdir/a.ts": "// a\n"})
+			r := reads{Files: []string{p("lib/x.rs"), p("r.rs")}, Dirs: []string{p("libdir")}}
+			start := time.Now()
+			old := start.Add(-time.Minute)
+			for _, f := range []string{"r.rs", "lib/x.rs", "libdir/a.ts", "libdir"} {
+				if err := os.Chtimes(p(f), old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if unchanged, err := hashReads(sha256.New(), r, start); err != nil || !unchanged {
+				t.Fatalf("hashReads before anything appeared = %v, %v; want unchanged", unchanged, err)
+			}
+			writeFiles(t, dir, map[string]string{tt.appears: "// new\n"})
+			// The time the file system gives the change, made plain:
+			// its clock may lag the one start was read from.
+			later := start.Add(time.Second)
+			if err := os.Chtimes(p(tt.changed), later, later); err != nil {
+				t.Fatal(err)
+			}
+			if unchanged, err := hashReads(sha256.New(), r, start); err != nil || unchanged {
+				t.Errorf("hashReads after %s appeared during the build = %v, %v; want changed", tt.appears, unchanged, err)
+			}
+		})
 	}
 }
 
