@@ -578,6 +578,46 @@ func TestPostgresRowBoundedAsItArrives(t *testing.T) {
 	}
 }
 
+// TestPostgresTransactionAfterATooLargeRow: a row past MaxRowBytes costs a
+// transaction its connection; its next statements and its commit then
+// say the transaction ended (transaction), not that the server is down
+// (unavailable, which a handler answers 503).
+func TestPostgresTransactionAfterATooLargeRow(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1, MaxRowBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, first := range []bool{true, false} { // the row in BEGIN's batch, or after it
+		tx, err := db.Begin(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !first {
+			if _, err := tx.Exec(t.Context(), "SELECT 1", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows, err := tx.Query(t.Context(), "SELECT repeat('x', 8 << 20)", nil)
+		if err == nil {
+			_, err = database.AppendQueryResult(nil, rows, 1<<20)
+		}
+		if database.CodeOf(err) != database.CodeTooLarge {
+			t.Fatalf("first=%v: the row: %v, want too_large", first, err)
+		}
+		if _, err := tx.Exec(t.Context(), "SELECT 1", nil); database.CodeOf(err) != database.CodeTransaction {
+			t.Errorf("first=%v: the next statement: %v; want transaction", first, err)
+		}
+		if err := tx.Commit(t.Context()); database.CodeOf(err) != database.CodeTransaction {
+			t.Errorf("first=%v: commit: %v; want transaction", first, err)
+		}
+	}
+	if _, err := db.Exec(t.Context(), "SELECT 1", nil); err != nil {
+		t.Errorf("the pool after it: %v", err)
+	}
+}
+
 // TestPostgresMigrationSessionEndsWithIt: what a migration leaves in its
 // session (a temporary table of a data migration, a setting it changed
 // for itself) ends with it, not on a connection the pool hands to the

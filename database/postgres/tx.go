@@ -87,6 +87,9 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 	}
 	t.discard = t.discard || keepsSession(sql)
 	t.closeBatch()
+	if t.lost() {
+		return nil, errLost()
+	}
 	if t.t == nil {
 		if t.aborted {
 			return nil, mapError(ctx, errAborted)
@@ -108,6 +111,20 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 		return nil, mapError(ctx, err)
 	}
 	return r, nil
+}
+
+// lost reports whether the transaction began and its connection was
+// closed since: by pgx, after a statement of it failed on the wire (a row
+// past database.Options.MaxRowBytes, the server gone). The server rolled
+// it back; nothing more of it can run.
+func (t *tx) lost() bool {
+	return t.t != nil && t.conn != nil && t.conn.Conn().IsClosed()
+}
+
+// errLost is the error of a statement, or commit, of a lost transaction:
+// the guest's transaction ended, which is not the server being down.
+func errLost() error {
+	return database.Errorf(database.CodeTransaction, "the transaction ended when its connection was closed after one of its statements failed (see that statement's error); nothing of it was committed: run it again")
 }
 
 // reconnect gives back the connection of a transaction that has not
@@ -222,6 +239,8 @@ func (t *tx) Commit(ctx context.Context) error {
 		return mapError(ctx, pgx.ErrTxCommitRollback)
 	case t.t == nil:
 		return nil // nothing began
+	case t.lost():
+		return errLost()
 	}
 	if err := t.t.Commit(ctx); err != nil {
 		return mapError(ctx, err)
