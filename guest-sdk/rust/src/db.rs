@@ -310,8 +310,10 @@ impl<T: Into<Value>> From<Option<T>> for Value {
 impl From<&Json> for Value {
     /// A request's validated value bound as its JSON says, as the C SDK's
     /// `endpoints_params_value` binds it: `null` NULL, a boolean, an
-    /// integer exactly (one beyond `i64` as a real, as the host binds
-    /// it), any other number a real, a string text; an array or an object
+    /// integer exactly (one beyond `i64` as its digits in text, which a
+    /// numeric column takes exactly: the host refuses it as a number
+    /// rather than round it), any other number a real, a string text; an
+    /// array or an object
     /// as its JSON text, for a `json`/`jsonb` column or SQLite's JSON
     /// functions (as the Go SDK binds a `json.RawMessage`). A member the
     /// body lacks indexes as `null`, so an optional one binds NULL:
@@ -330,6 +332,9 @@ impl From<&Json> for Value {
             Json::Bool(b) => Value::Bool(*b),
             Json::Number(n) => match n.parse::<i64>() {
                 Ok(i) => Value::Int(i),
+                // An integer past i64: its digits, exactly, where a real
+                // would round it (the host refuses such a number).
+                Err(_) if !n.contains(['.', 'e', 'E']) => Value::Text(n.clone()),
                 Err(_) => n.parse::<f64>().map_or(Value::Null, Value::Float),
             },
             Json::String(s) => Value::Text(s.clone()),
@@ -942,7 +947,7 @@ mod tests {
         for (key, want) in [
             ("n", Value::Int(7)),
             ("neg", Value::Int(0)),
-            ("big", Value::Float(9223372036854775808.0)),
+            ("big", Value::Text("9223372036854775808".to_string())),
             ("real", Value::Float(3.0)),
             ("exp", Value::Float(100.0)),
             ("t", Value::Text("Zoë \"q\"".to_string())),
