@@ -16,6 +16,21 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/poll"
 )
 
+// startPG starts a PostgreSQL server for the test and opens a pool on it
+// with opts (its URL filled in), closed when the test ends; it returns
+// the pool and the server's URL.
+func startPG(t *testing.T, opts database.Options) (database.DB, string) {
+	t.Helper()
+	url, _, _ := databasetest.StartPostgres(t)
+	opts.URL = url
+	db, err := database.Open(t.Context(), database.DriverPostgres, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, url
+}
+
 func openPG(t *testing.T) (database.DB, func()) {
 	t.Helper()
 	url, stop, _ := databasetest.StartPostgres(t)
@@ -282,12 +297,7 @@ func TestPostgresCommitOfAnAbortedTransaction(t *testing.T) {
 // statement stmtcache_... does not exist"). It is refused, and the cached
 // statement runs on.
 func TestPostgresDeallocateRefused(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := startPG(t, database.Options{MaxConns: 1})
 	ctx := t.Context()
 	for _, sql := range []string{"SELECT 1", "DEALLOCATE ALL", "SELECT 1"} {
 		_, err := db.Exec(ctx, sql, nil)
@@ -359,12 +369,7 @@ func TestPostgresOtherTypesAsText(t *testing.T) {
 // its name (pg_temp comes first in the search path). They end when the
 // statement, or the transaction, that made them ends.
 func TestPostgresTempObjectsEndWithTheStatement(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := startPG(t, database.Options{MaxConns: 1})
 	ctx := t.Context()
 	exec := func(q database.Querier, sql string) {
 		t.Helper()
@@ -420,12 +425,7 @@ func TestPostgresTempObjectsEndWithTheStatement(t *testing.T) {
 // for it waited until its deadline. It ends with the statement, or the
 // transaction, that took it.
 func TestPostgresSessionLockEndsWithTheStatement(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, url := startPG(t, database.Options{MaxConns: 2})
 	other, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -485,12 +485,7 @@ func TestPostgresSessionLockEndsWithTheStatement(t *testing.T) {
 // set_config local to its transaction (true), which ends with it, keeps
 // the connection.
 func TestPostgresSessionSettingEndsWithTheStatement(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := startPG(t, database.Options{MaxConns: 1})
 	ctx := t.Context()
 	one := func(q database.Querier, sql string) string {
 		t.Helper()
@@ -554,12 +549,7 @@ func TestPostgresValueReadErrorIsNotAnOutage(t *testing.T) {
 // server sends larger than it fails the statement with too_large as it
 // arrives (never held whole), and the pool serves the next statement.
 func TestPostgresRowBoundedAsItArrives(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1, MaxRowBytes: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := startPG(t, database.Options{MaxConns: 1, MaxRowBytes: 1 << 20})
 	rows, err := db.Query(t.Context(), "SELECT repeat('x', 8 << 20) AS big", nil)
 	if err == nil {
 		_, err = database.AppendQueryResult(nil, rows, 1<<20)
@@ -583,12 +573,7 @@ func TestPostgresRowBoundedAsItArrives(t *testing.T) {
 // say the transaction ended (transaction), not that the server is down
 // (unavailable, which a handler answers 503).
 func TestPostgresTransactionAfterATooLargeRow(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1, MaxRowBytes: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := startPG(t, database.Options{MaxConns: 1, MaxRowBytes: 1 << 20})
 	for _, first := range []bool{true, false} { // the row in BEGIN's batch, or after it
 		tx, err := db.Begin(t.Context())
 		if err != nil {
@@ -623,12 +608,7 @@ func TestPostgresTransactionAfterATooLargeRow(t *testing.T) {
 // for itself) ends with it, not on a connection the pool hands to the
 // guests next.
 func TestPostgresMigrationSessionEndsWithIt(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := startPG(t, database.Options{MaxConns: 1})
 	ctx := t.Context()
 	if err := db.Migrate(ctx, func(m database.Migration) error {
 		return m.Script(ctx, "CREATE TABLE users (name text); INSERT INTO users VALUES ('Ada'); CREATE TEMP TABLE users (x int); SELECT set_config('statement_timeout', '1', false);")
@@ -910,12 +890,7 @@ func TestPostgresServerSilent(t *testing.T) {
 // connection, where the next call's CREATE TEMP TABLE of its name failed
 // as already there.
 func TestPostgresTempObjectsOtherSpellings(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := startPG(t, database.Options{MaxConns: 1})
 	ctx := t.Context()
 	for _, sql := range []string{
 		"SELECT 1 AS v INTO LOCAL TEMP staging",
@@ -943,12 +918,7 @@ func TestPostgresTempObjectsOtherSpellings(t *testing.T) {
 // set_config's does: statement_timeout, the host's bound on every guest's
 // statement, stayed changed on the pooled connection.
 func TestPostgresSessionSettingOtherSpellings(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := startPG(t, database.Options{MaxConns: 1})
 	ctx := t.Context()
 	one := func(sql string) string {
 		t.Helper()
@@ -981,12 +951,7 @@ func TestPostgresSessionSettingOtherSpellings(t *testing.T) {
 // there (and the held rows took the server's memory). It ends with the
 // statement, or the transaction, that declared it.
 func TestPostgresHeldCursorEndsWithTheStatement(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, _ := startPG(t, database.Options{MaxConns: 1})
 	ctx := t.Context()
 	for i := range 2 {
 		if _, err := db.Exec(ctx, "DECLARE c CURSOR WITH HOLD FOR SELECT 1", nil); err != nil {
