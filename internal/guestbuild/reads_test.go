@@ -69,17 +69,7 @@ func TestRustRebuildsWhatChanged(t *testing.T) {
 		}
 		return got
 	}
-	appendTo := func(name, text string) {
-		t.Helper()
-		f, err := os.OpenFile(filepath.Join(app, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteString(text); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendTo := func(name, text string) { t.Helper(); appendFile(t, app, name, text) }
 	if got := build(""); !slices.Equal(got, []string{a, b, c}) {
 		t.Fatalf("the first build compiled %q, want every route", got)
 	}
@@ -233,17 +223,7 @@ func TestAssemblyScriptRebuildsWhatChanged(t *testing.T) {
 		slices.Sort(compiled)
 		return compiled
 	}
-	appendTo := func(name, text string) {
-		t.Helper()
-		f, err := os.OpenFile(filepath.Join(app, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteString(text); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendTo := func(name, text string) { t.Helper(); appendFile(t, app, name, text) }
 	if got := build(""); !slices.Equal(got, []string{a, b, c}) {
 		t.Fatalf("the first build compiled %q, want every route", got)
 	}
@@ -435,5 +415,18 @@ func TestLoadReads(t *testing.T) {
 		if r, ok := loadReads(LangRust, abs); ok {
 			t.Errorf("the record %s was taken: %+v", bad, r)
 		}
+	}
+}
+
+// appendFile appends text to the file name (slash-separated, in app).
+func appendFile(t *testing.T, app, name, text string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(app, filepath.FromSlash(name)), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
 	}
 }
