@@ -93,6 +93,13 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 		m := c.TypeMap()
 		m.RegisterType(&pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonText}})
 		m.RegisterType(&pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonText}})
+		// Their arrays hold each element's JSON as it is (jsonRaw), so
+		// that the array's JSON keeps every number exact, where pgx's
+		// own codec decoded them into float64s.
+		m.RegisterType(&pgtype.Type{Name: "_json", OID: pgtype.JSONArrayOID, Codec: &pgtype.ArrayCodec{ElementType: &pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonRaw}}}})
+		m.RegisterType(&pgtype.Type{Name: "_jsonb", OID: pgtype.JSONBArrayOID, Codec: &pgtype.ArrayCodec{ElementType: &pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonRaw}}}})
+		// xml is text, which pgx gave as bytes (a blob to the guest).
+		m.RegisterType(&pgtype.Type{Name: "xml", OID: pgtype.XMLOID, Codec: pgtype.TextCodec{}})
 		return nil
 	}
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
@@ -878,7 +885,10 @@ func convert(v any) any {
 	case [16]byte:
 		return fmt.Sprintf("%x-%x-%x-%x-%x", v[0:4], v[4:6], v[6:8], v[8:10], v[10:16])
 	case map[string]any, []any:
-		b, err := json.Marshal(v)
+		// An array (or a composite) is its JSON, each element as a
+		// value of its own would be: a timestamp in RFC 3339, an interval
+		// or a point as PostgreSQL writes it, rather than pgx's structs.
+		b, err := json.Marshal(element(v))
 		if err != nil {
 			return fmt.Sprint(v)
 		}
@@ -916,6 +926,45 @@ func jsonText(data []byte, v any) error {
 		return err
 	}
 	*p = b.String()
+	return nil
+}
+
+// element is v, an element of an array or a composite pgx decoded, as
+// convert gives a value, for the array's JSON: arrays within it stay
+// arrays, and json and jsonb elements their JSON (jsonRaw).
+func element(v any) any {
+	switch v := v.(type) {
+	case json.RawMessage, pgtype.Numeric:
+		return v // their JSON is exact: a number's digits as they are
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = element(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = element(e)
+		}
+		return out
+	}
+	return convert(v)
+}
+
+// jsonRaw is jsonText for the elements of a json or jsonb array: the
+// element's compacted JSON as a json.RawMessage, which the array's JSON
+// (convert) embeds as it is.
+func jsonRaw(data []byte, v any) error {
+	p, ok := v.(*any)
+	if !ok {
+		return json.Unmarshal(data, v)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, data); err != nil {
+		return err
+	}
+	*p = json.RawMessage(b.Bytes())
 	return nil
 }
 

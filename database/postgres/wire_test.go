@@ -1,8 +1,11 @@
 package postgres
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/database/databasetest"
 )
@@ -86,5 +89,23 @@ func TestAppendWireRefusesABadLength(t *testing.T) {
 		if _, err := appendWire(nil, k, []byte{1, 2, 3}); err == nil {
 			t.Errorf("kind %d: 3 bytes accepted", k)
 		}
+	}
+}
+
+// undecodable is a result whose row pgx cannot decode.
+type undecodable struct{ pgx.Rows }
+
+func (undecodable) Values() ([]any, error) {
+	return nil, errors.New("can't scan into dest[0]: cannot decode")
+}
+
+// TestValueReadErrorIsNotAnOutage: a value pgx cannot decode is the code
+// other, saying what could not be read, not unavailable (which a handler
+// answers 503, and which resets the pool): Values reads the row pgx has,
+// without I/O.
+func TestValueReadErrorIsNotAnOutage(t *testing.T) {
+	_, err := (&rows{r: undecodable{}}).Values()
+	if database.CodeOf(err) != database.CodeOther || !strings.Contains(err.Error(), "cannot decode") {
+		t.Errorf("got %v, want the code other, saying what could not be read", err)
 	}
 }
