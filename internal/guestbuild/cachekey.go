@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	assdk "github.com/wasmendpoints/endpoints/guest-sdk/assemblyscript"
 	rustsdk "github.com/wasmendpoints/endpoints/guest-sdk/rust"
@@ -50,7 +49,7 @@ func cacheKey(ctx context.Context, appDir string, s Source, hashes appHashes) (s
 		return "", err
 	}
 	if r, ok := loadReads(s.Lang, abs); ok {
-		key, _, err := readsKey(ctx, appDir, s.Lang, abs, r, time.Time{})
+		key, _, err := readsKey(ctx, appDir, s.Lang, abs, r, nil)
 		return key, err
 	}
 	h := sha256.New()
@@ -70,14 +69,14 @@ func cacheKey(ctx context.Context, appDir string, s Source, hashes appHashes) (s
 }
 
 // readsKey is cacheKey for the route at abs in lang whose build read r,
-// and hashReads' report of whether every file r lists is older than
-// notAfter.
-func readsKey(ctx context.Context, appDir string, lang Language, abs string, r reads, notAfter time.Time) (string, bool, error) {
+// and hashReads' report of whether what r names held the same for all of
+// the build that began as start found (nil: not asked, true).
+func readsKey(ctx context.Context, appDir string, lang Language, abs string, r reads, start *before) (string, bool, error) {
 	h := sha256.New()
 	// "reads" where the conservative key has a hash of 64 hex digits: the
 	// two kinds of key never meet.
 	fmt.Fprintf(h, "endpoints module v1\x00%s\x00%s\x00reads\x00", lang, abs)
-	unchanged, err := hashReads(h, r, notAfter)
+	unchanged, err := hashReads(h, r, start)
 	if err != nil {
 		return "", false, err
 	}
@@ -131,10 +130,30 @@ func toolchainHash(ctx context.Context, appDir string, lang Language, h hash.Has
 	return fmt.Errorf("modules of %s are not cached", lang)
 }
 
-// appSources hashes the path and content of every source file of lang
-// (.ts, .rs) in the app, outside node_modules, Rust's target and hidden
-// directories.
+// appSources hashes the path and content of every source file of lang in
+// the app (appSourceFiles).
 func appSources(appDir string, lang Language) (string, error) {
+	files, err := appSourceFiles(appDir, lang)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", fmt.Errorf("hash the app's %s sources: %w", lang, err)
+		}
+		rel, _ := filepath.Rel(appDir, f)
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// appSourceFiles lists every source file of lang (.ts, .rs) in the app,
+// outside node_modules, Rust's target and hidden directories, sorted:
+// the files a route without a record may read.
+func appSourceFiles(appDir string, lang Language) ([]string, error) {
 	ext := map[Language]string{LangAS: ".ts", LangRust: ".rs"}[lang]
 	var files []string
 	err := filepath.WalkDir(appDir, func(p string, d fs.DirEntry, err error) error {
@@ -153,20 +172,10 @@ func appSources(appDir string, lang Language) (string, error) {
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("hash the app's %s sources: %w", lang, err)
+		return nil, fmt.Errorf("list the app's %s sources: %w", lang, err)
 	}
 	slices.Sort(files)
-	h := sha256.New()
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return "", fmt.Errorf("hash the app's %s sources: %w", lang, err)
-		}
-		rel, _ := filepath.Rel(appDir, f)
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.ToSlash(rel), len(b))
-		h.Write(b)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return files, nil
 }
 
 // hashFS writes the path, size and content of every file of fsys that keep

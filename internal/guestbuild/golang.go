@@ -591,14 +591,15 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			jobs := make([]ascJob, len(mine))
+			starts := make([]*before, len(mine))
 			for k, i := range mine {
 				jobs[k] = ascJob{src: filepath.Join(appDir, filepath.FromSlash(sources[i].Path)), out: filepath.Join(outDir, filepath.FromSlash(sources[i].Module))}
+				starts[k] = beginBuild(appDir, LangAS, jobs[k].src)
 			}
-			start := time.Now()
 			err := assemblyScriptBatch(ctx, appDir, jobs, func(k int, took time.Duration, r reads, err error) {
 				i := mine[k]
 				if err == nil {
-					keepBuilt(ctx, appDir, LangAS, jobs[k].src, jobs[k].out, r, start)
+					keepBuilt(ctx, appDir, LangAS, jobs[k].src, jobs[k].out, r, starts[k])
 				} else {
 					forgetBuilt(LangAS, jobs[k].src)
 				}
@@ -644,8 +645,9 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 				err = AssemblyScript(ctx, appDir, src, out)
 			case LangRust:
 				var r reads
+				begun := beginBuild(appDir, LangRust, src)
 				if r, err = rust(ctx, src, out); err == nil {
-					keepBuilt(ctx, appDir, LangRust, src, out, r, start)
+					keepBuilt(ctx, appDir, LangRust, src, out, r, begun)
 				} else {
 					forgetBuilt(LangRust, src)
 				}

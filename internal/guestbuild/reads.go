@@ -66,12 +66,13 @@ func readsOf(info depinfo.Info, dir string) reads {
 }
 
 // keepBuilt records what the route src of lang read (r) when it was
-// built to out, in a build begun at start, and caches the module by that
-// (cacheKey): the next build of the route copies it while what it read
-// stays the same. The module is not cached when a file it read changed
-// since start: it may have been built from the older content. Failures
-// to record or cache only cost the next build a compilation.
-func keepBuilt(ctx context.Context, appDir string, lang Language, src, out string, r reads, start time.Time) {
+// built to out, in a build that began as start found (beginBuild), and
+// caches the module by that (cacheKey): the next build of the route
+// copies it while what it read stays the same. The module is not cached
+// when a file it read may have changed during the build (hashReads): it
+// may have been built from other content than its key holds. Failures to
+// record or cache only cost the next build a compilation.
+func keepBuilt(ctx context.Context, appDir string, lang Language, src, out string, r reads, start *before) {
 	abs, err := filepath.Abs(src)
 	if err != nil {
 		return
@@ -159,40 +160,55 @@ func modAlternative(f string) string {
 
 // hashReads writes what r names to h: each file with the hash of its
 // content (or its absence), whether its modAlternative exists, each
-// directory's listing and each variable's value. When notAfter is not zero, hashReads also reports
-// whether every file is older than notAfter: a file changed since
-// (during the build that made r) may hold other content than the module
-// was built from, which must then not be cached under this content. So
-// with a listed directory changed since (a file came or went) and a
-// `mod`'s other file made since: the compiler may have looked before.
-func hashReads(h hash.Hash, r reads, notAfter time.Time) (bool, error) {
+// directory's listing and each variable's value. When start is not nil
+// (r is what the build that start began read), hashReads also reports
+// whether every file and directory held, for the whole build, what it
+// holds now (before.trusts): one that changed during the build may have
+// been read with other content than the module is then keyed by, and the
+// module must not be cached. So with a listed directory changed (a file
+// came or went after asc listed it), a `mod`'s other file made (after
+// rustc looked) and a file the build began with that is gone.
+func hashReads(h hash.Hash, r reads, start *before) (bool, error) {
 	unchanged := true
 	for _, f := range r.Files {
 		sum, mod, err := hashFile(f)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			fmt.Fprintf(h, "%s\x00absent\x00", f)
+			if start != nil {
+				if _, was := start.files[f]; was {
+					unchanged = false // removed during the build, maybe after it was read
+				}
+			}
 		case err != nil:
 			return false, fmt.Errorf("hash %s, which the route read when last built: %w", f, err)
 		default:
 			fmt.Fprintf(h, "%s\x00%x\x00", f, sum)
-			if !notAfter.IsZero() && mod.After(notAfter) {
-				unchanged = false
+			if start != nil {
+				then, was := start.files[f]
+				if !start.trusts(mod, was && then == string(sum)) {
+					unchanged = false
+				}
 			}
 		}
 		if alt := modAlternative(f); alt != "" {
 			info, err := os.Stat(alt)
 			fmt.Fprintf(h, "%s\x00%v\x00", alt, err == nil)
-			if err == nil && changedAfter(info, notAfter) {
-				unchanged = false // it may have appeared after rustc looked
+			if err == nil && start != nil {
+				if _, was := start.files[alt]; !start.trusts(info.ModTime(), was) {
+					unchanged = false
+				}
 			}
 		}
 	}
 	for _, dir := range r.Dirs {
 		names := ascSources(dir)
-		fmt.Fprintf(h, "%s/\x00%d\x00%s\x00", dir, len(names), strings.Join(names, "\x00"))
-		if info, err := os.Stat(dir); err == nil && changedAfter(info, notAfter) {
-			unchanged = false // a file came or went after asc listed it
+		listing := strings.Join(names, "\x00")
+		fmt.Fprintf(h, "%s/\x00%d\x00%s\x00", dir, len(names), listing)
+		if info, err := os.Stat(dir); err == nil && start != nil {
+			if then, was := start.dirs[dir]; !start.trusts(info.ModTime(), was && then == listing) {
+				unchanged = false
+			}
 		}
 	}
 	for _, name := range r.Env {
@@ -202,10 +218,99 @@ func hashReads(h hash.Hash, r reads, notAfter time.Time) (bool, error) {
 	return unchanged, nil
 }
 
-// changedAfter reports whether info's modification time is after
-// notAfter, which is not zero.
-func changedAfter(info os.FileInfo, notAfter time.Time) bool {
-	return !notAfter.IsZero() && info.ModTime().After(notAfter)
+// before is what the files and directories a build may read held when it
+// began (beginBuild): hashReads takes a file the clock dates about the
+// build's start as unchanged only if it held the same then.
+type before struct {
+	// at is when the build began, read before anything below was.
+	at time.Time
+	// files are the SHA-256 of the files that existed at the start among
+	// those the build was expected to read, by absolute path; a file
+	// absent or unreadable then is not there.
+	files map[string]string
+	// dirs are the listings (ascSources, joined by NULs) of the
+	// directories the build was expected to list, by absolute path.
+	dirs map[string]string
+}
+
+// beginBuild takes, just before the compiler of the route src of lang in
+// appDir starts, what the route may read (before): the files and
+// directories its last build's record lists and the other files of their
+// `mod`s, a few files; without a record, the route and every source file
+// of its language in the app, which its conservative key hashes anyway
+// (cacheKey). A file it cannot read is left out: hashReads then trusts
+// only its time.
+func beginBuild(appDir string, lang Language, src string) *before {
+	at := time.Now()
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return reads{}.snapshot(at)
+	}
+	r, ok := loadReads(lang, abs)
+	if !ok {
+		r = reads{Files: []string{abs}}
+		if app, err := filepath.Abs(appDir); err == nil {
+			files, _ := appSourceFiles(app, lang) // those listed before an error
+			r.Files = append(r.Files, files...)
+		}
+	}
+	return r.snapshot(at)
+}
+
+// snapshot is what r's files (and their modAlternatives) and directories
+// hold now, for a build that began at at.
+func (r reads) snapshot(at time.Time) *before {
+	b := &before{at: at, files: map[string]string{}, dirs: map[string]string{}}
+	for _, f := range r.Files {
+		for _, p := range []string{f, modAlternative(f)} {
+			if _, done := b.files[p]; p == "" || done {
+				continue
+			}
+			if sum, _, err := hashFile(p); err == nil {
+				b.files[p] = string(sum)
+			}
+		}
+	}
+	for _, dir := range r.Dirs {
+		b.dirs[dir] = strings.Join(ascSources(dir), "\x00")
+	}
+	return b
+}
+
+// trusts reports whether a file or directory the file system dates mod
+// after the build held what it holds now for all of the build; same is
+// whether it held that at the start (b). Dated after the start, it was
+// written during the build. Dated more than stampSlack before, its last
+// write came before the start. Dated in between, the time cannot tell a
+// write just before the start (the usual save, then build) from one just
+// after, which the file system may date up to stampSlack early; the
+// content can: the same at the start as now is what the compiler read
+// (but for a write and its undoing both within one clock tick, which no
+// time or content read after the fact can see).
+func (b *before) trusts(mod time.Time, same bool) bool {
+	switch {
+	case mod.After(b.at):
+		return false
+	case !mod.After(b.at.Add(-stampSlack(mod))):
+		return true
+	}
+	return same
+}
+
+// stampSlack is how much earlier than the write the file system may date
+// a file written at mod. Linux dates writes with its coarse clock, the
+// time at the last timer tick, up to one tick (1/HZ: 4 ms at the usual
+// HZ=250, 10 ms at HZ=100) behind the clock time.Now reads; Windows dates
+// them with its 15.6 ms tick: 20 ms covers both. File systems that keep
+// whole seconds (ext4 with 128-byte inodes, HFS+) or even ones (FAT)
+// truncate instead: a time with no fraction of a second is taken for one
+// of theirs, and given 2 s. (A network file system dated by another
+// machine's clock is beyond any slack.)
+func stampSlack(mod time.Time) time.Duration {
+	if mod.Nanosecond() == 0 {
+		return 2 * time.Second
+	}
+	return 20 * time.Millisecond
 }
 
 // hashFile returns the SHA-256 of the file at p and its modification time

@@ -290,7 +290,7 @@ func TestHashReads(t *testing.T) {
 	key := func() string {
 		t.Helper()
 		h := sha256.New()
-		if _, err := hashReads(h, r, time.Time{}); err != nil {
+		if _, err := hashReads(h, r, nil); err != nil {
 			t.Fatal(err)
 		}
 		return hex.EncodeToString(h.Sum(nil))
@@ -327,8 +327,8 @@ func TestHashReads(t *testing.T) {
 		seen[k] = step.name
 	}
 
-	start := time.Now()
-	old := start.Add(-time.Minute)
+	start := r.snapshot(time.Now())
+	old := start.at.Add(-time.Minute)
 	for _, f := range []string{"r.rs", "lib/x.rs", "absent.ts"} {
 		if err := os.Chtimes(p(f), old, old); err != nil {
 			t.Fatal(err)
@@ -337,7 +337,7 @@ func TestHashReads(t *testing.T) {
 	if unchanged, err := hashReads(sha256.New(), r, start); err != nil || !unchanged {
 		t.Errorf("hashReads with every file older than the build = %v, %v; want unchanged", unchanged, err)
 	}
-	later := start.Add(time.Second)
+	later := start.at.Add(time.Second)
 	if err := os.Chtimes(p("lib/x.rs"), later, later); err != nil {
 		t.Fatal(err)
 	}
@@ -364,27 +364,152 @@ func TestHashReadsSeesWhatAppearedDuringTheBuild(t *testing.T) {
 			p := func(name string) string { return filepath.Join(dir, filepath.FromSlash(name)) }
 			writeFiles(t, dir, map[string]string{"r.rs": "// r\n", "lib/x.rs": "// x\n", "libdir/a.ts": "// a\n"})
 			r := reads{Files: []string{p("lib/x.rs"), p("r.rs")}, Dirs: []string{p("libdir")}}
-			start := time.Now()
-			old := start.Add(-time.Minute)
+			at := time.Now()
+			old := at.Add(-time.Minute)
 			for _, f := range []string{"r.rs", "lib/x.rs", "libdir/a.ts", "libdir"} {
 				if err := os.Chtimes(p(f), old, old); err != nil {
 					t.Fatal(err)
 				}
 			}
+			start := r.snapshot(at)
 			if unchanged, err := hashReads(sha256.New(), r, start); err != nil || !unchanged {
 				t.Fatalf("hashReads before anything appeared = %v, %v; want unchanged", unchanged, err)
 			}
 			writeFiles(t, dir, map[string]string{tt.appears: "// new\n"})
-			// The time the file system gives the change, made plain:
-			// its clock may lag the one start was read from.
-			later := start.Add(time.Second)
-			if err := os.Chtimes(p(tt.changed), later, later); err != nil {
-				t.Fatal(err)
-			}
-			if unchanged, err := hashReads(sha256.New(), r, start); err != nil || unchanged {
-				t.Errorf("hashReads after %s appeared during the build = %v, %v; want changed", tt.appears, unchanged, err)
+			// The time the file system gives the change, made plain: after
+			// the start, or just before it, as a clock that lags the one
+			// start was read from dates a change made just after it.
+			for _, stamp := range []time.Duration{time.Second, -3 * time.Millisecond} {
+				stamped := at.Add(stamp)
+				if err := os.Chtimes(p(tt.changed), stamped, stamped); err != nil {
+					t.Fatal(err)
+				}
+				if unchanged, err := hashReads(sha256.New(), r, start); err != nil || unchanged {
+					t.Errorf("hashReads after %s appeared during the build, dated %v from its start = %v, %v; want changed", tt.appears, stamp, unchanged, err)
+				}
 			}
 		})
+	}
+}
+
+// TestHashReadsSeesAWriteTheClockDated: a file written just after the
+// build began may carry a modification time a little before it: Linux
+// stamps files with a clock read at the last tick (up to 10 ms behind the
+// one time.Now reads; on this kind of machine about one write in a
+// hundred made right after time.Now is dated before it). Such a write is
+// still a change during the build, and the module must not be cached.
+func TestHashReadsSeesAWriteTheClockDated(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.rs")
+	writeFiles(t, dir, map[string]string{"r.rs": "// r\n"})
+	r := reads{Files: []string{p}}
+	start := r.snapshot(time.Now())
+	writeFiles(t, dir, map[string]string{"r.rs": "// r, saved during the build\n"})
+	stamped := start.at.Add(-3 * time.Millisecond) // the tick's clock
+	if err := os.Chtimes(p, stamped, stamped); err != nil {
+		t.Fatal(err)
+	}
+	if unchanged, err := hashReads(sha256.New(), r, start); err != nil || unchanged {
+		t.Errorf("hashReads after a write dated 3 ms before the build = %v, %v; want changed", unchanged, err)
+	}
+}
+
+// TestHashReadsTrustsTheStart: a file dated within stampSlack of the
+// build's start is taken as unchanged only when the start hashed it with
+// the content it has now: the usual save just before a build is cached,
+// a file the start did not hash is not. One dated clearly before is, one
+// dated after is not; one the start saw and the build's end does not was
+// removed during it.
+func TestHashReadsTrustsTheStart(t *testing.T) {
+	// whole is a time on a whole second, 1 to 2 s before at: what a file
+	// system that keeps even seconds (FAT) may give a write just after at.
+	whole := func(at time.Time) time.Time { return at.Add(-time.Second).Truncate(time.Second) }
+	for _, tt := range []struct {
+		name   string
+		hashed bool                         // the start hashed the file
+		stamp  func(at time.Time) time.Time // its modification time; nil: removed during the build
+		want   bool
+	}{
+		{"written just before the build, unchanged during it", true, func(at time.Time) time.Time { return at.Add(-3 * time.Millisecond) }, true},
+		{"dated just before the build, not hashed at its start", false, func(at time.Time) time.Time { return at.Add(-3 * time.Millisecond) }, false},
+		{"dated clearly before the build, not hashed at its start", false, func(at time.Time) time.Time { return at.Add(-time.Minute) }, true},
+		{"dated a second before the build, with a fraction, not hashed at its start", false, func(at time.Time) time.Time { return whole(at).Add(500 * time.Millisecond) }, true},
+		{"dated on a whole second before the build, not hashed at its start", false, whole, false},
+		{"dated on a whole second before the build, unchanged during it", true, whole, true},
+		{"dated after the start, unchanged", true, func(at time.Time) time.Time { return at.Add(time.Millisecond) }, false},
+		{"removed during the build", true, nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "r.rs")
+			writeFiles(t, dir, map[string]string{"r.rs": "// r\n"})
+			r := reads{Files: []string{p}}
+			at := time.Now()
+			start := reads{}.snapshot(at)
+			if tt.hashed {
+				start = r.snapshot(at)
+			}
+			if tt.stamp == nil {
+				if err := os.Remove(p); err != nil {
+					t.Fatal(err)
+				}
+			} else if stamped := tt.stamp(at); os.Chtimes(p, stamped, stamped) != nil {
+				t.Fatal("cannot set the time of", p)
+			}
+			if unchanged, err := hashReads(sha256.New(), r, start); err != nil || unchanged != tt.want {
+				t.Errorf("hashReads = %v, %v; want %v", unchanged, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestBeginBuild: the start of a build hashes the files the route's
+// record lists and the other files of their `mod`s, and the directories
+// it lists; without a record, the route and every source file of its
+// language in the app (not in node_modules, target or hidden
+// directories), which its key hashes too.
+func TestBeginBuild(t *testing.T) {
+	useCache(t)
+	app := t.TempDir()
+	p := func(name string) string { return filepath.Join(app, filepath.FromSlash(name)) }
+	const route = "server/routes/a.get.rs"
+	writeFiles(t, app, map[string]string{
+		route:                 "// a\n",
+		"lib/x.rs":            "// x\n",
+		"lib/x/mod.rs":        "// the other file of mod x\n",
+		"lib/y.rs":            "// y\n",
+		"libdir/a.ts":         "// a\n",
+		"node_modules/z.rs":   "// z\n",
+		"target/t.rs":         "// t\n",
+		".hidden/h.rs":        "// h\n",
+		"server/routes/b.txt": "b\n",
+	})
+	keys := func(b *before) (files, dirs []string) {
+		for f := range b.files {
+			rel, _ := filepath.Rel(app, f)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		for d := range b.dirs {
+			rel, _ := filepath.Rel(app, d)
+			dirs = append(dirs, filepath.ToSlash(rel))
+		}
+		slices.Sort(files)
+		slices.Sort(dirs)
+		return files, dirs
+	}
+	files, dirs := keys(beginBuild(app, LangRust, p(route)))
+	if want := []string{"lib/x.rs", "lib/x/mod.rs", "lib/y.rs", route}; !slices.Equal(files, want) || dirs != nil {
+		t.Errorf("without a record, the start hashed %q and %q; want %q and none", files, dirs, want)
+	}
+	if err := saveReads(LangRust, p(route), reads{Files: []string{p("absent.rs"), p("lib/x.rs"), p(route)}, Dirs: []string{p("libdir")}}); err != nil {
+		t.Fatal(err)
+	}
+	files, dirs = keys(beginBuild(app, LangRust, p(route)))
+	if want := []string{"lib/x.rs", "lib/x/mod.rs", route}; !slices.Equal(files, want) || !slices.Equal(dirs, []string{"libdir"}) {
+		t.Errorf("with a record, the start hashed %q and %q; want %q and [libdir]", files, dirs, want)
+	}
+	if b := beginBuild(app, LangRust, p(route)); b.files[p(route)] == "" || b.dirs[p("libdir")] != "a.ts" {
+		t.Errorf("the start holds %x for the route and %q for libdir; want its hash and a.ts", b.files[p(route)], b.dirs[p("libdir")])
 	}
 }
 
