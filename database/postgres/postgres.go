@@ -859,7 +859,8 @@ func (r *rows) Close() error {
 // []byte (abi/README.md §4.5 lists the mapping):
 // integers exact, numeric as its exact decimal text, timestamps and dates
 // RFC 3339 (a date at midnight UTC), uuid in its canonical form, json and jsonb as their
-// JSON text, arrays and other types as text.
+// JSON text, arrays and composites as their JSON (elements converted
+// alike, by element), and other types as their PostgreSQL text.
 func convert(v any) any {
 	switch v := v.(type) {
 	case nil, bool, int64, float64, string, []byte:
