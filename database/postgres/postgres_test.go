@@ -16,6 +16,28 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/poll"
 )
 
+// result runs sql on q and returns its result as a guest gets it, under a
+// bound of 1 MiB.
+func result(t *testing.T, q database.Querier, sql string, args ...any) (string, error) {
+	t.Helper()
+	rows, err := q.Query(t.Context(), sql, args)
+	if err != nil {
+		return "", err
+	}
+	b, err := database.AppendQueryResult(nil, rows, 1<<20)
+	return string(b), err
+}
+
+// resultOrError is result's result, or its error's text.
+func resultOrError(t *testing.T, q database.Querier, sql string, args ...any) string {
+	t.Helper()
+	b, err := result(t, q, sql, args...)
+	if err != nil {
+		return err.Error()
+	}
+	return b
+}
+
 // startPG starts a PostgreSQL server for the test and opens a pool on it
 // with opts (its URL filled in), closed when the test ends; it returns
 // the pool and the server's URL.
@@ -206,12 +228,7 @@ func TestPostgres(t *testing.T) {
 // past strings, quoted names, comments and function bodies holding
 // semicolons; and nothing of the script remains.
 func TestPostgresScriptNamesTheStatement(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
-	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, _ := startPG(t, database.Options{MaxConns: 2})
 	for _, tt := range []struct {
 		name, script, want string
 	}{
@@ -325,12 +342,8 @@ func TestPostgresJSONNumbersExact(t *testing.T) {
 		{`SELECT '123456789012345678901234567890'::jsonb AS j, 'x' AS t`, `{"columns":["j","t"],"rows":[["123456789012345678901234567890","x"]]}`},
 	}
 	for _, tt := range tests {
-		rows, err := db.Query(t.Context(), tt.sql, nil)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.sql, err)
-		}
-		b, err := database.AppendQueryResult(nil, rows, 1<<20)
-		if err != nil || string(b) != tt.want {
+		b, err := result(t, db, tt.sql)
+		if err != nil || b != tt.want {
 			t.Errorf("%s:\ngot  %s, %v\nwant %s", tt.sql, b, err, tt.want)
 		}
 	}
@@ -342,35 +355,23 @@ func TestPostgresJSONNumbersExact(t *testing.T) {
 // true}" for a point, "{43200000000 true}" for a time of day).
 func TestPostgresOtherTypesAsText(t *testing.T) {
 	db, _ := openPG(t)
-	rows, err := db.Query(t.Context(), "SELECT '(1,2)'::point AS p, '12:00'::time AS t, B'101' AS b, '1 day 2 hours'::interval AS i, '((0,0),(1,1))'::lseg AS l", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := database.AppendQueryResult(nil, rows, 1<<20)
+	got, err := result(t, db, "SELECT '(1,2)'::point AS p, '12:00'::time AS t, B'101' AS b, '1 day 2 hours'::interval AS i, '((0,0),(1,1))'::lseg AS l")
 	want := `{"columns":["p","t","b","i","l"],"rows":[["(1,2)","12:00:00.000000","101","1 day 02:00:00","[(0,0),(1,1)]"]]}`
-	if err != nil || string(got) != want {
+	if err != nil || got != want {
 		t.Errorf("got  %s, %v\nwant %s", got, err, want)
 	}
-	rows, err = db.Query(t.Context(), "SELECT int4range(1, 5) AS a, int8range(NULL, 10, '(]') AS b, 'empty'::numrange AS c, numrange(1.5, NULL) AS d, tstzrange('2026-01-02T03:04:05Z', '2026-01-03T00:00:00Z', '[]') AS e, NULL::int4range AS f", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err = database.AppendQueryResult(nil, rows, 1<<20)
+	got, err = result(t, db, "SELECT int4range(1, 5) AS a, int8range(NULL, 10, '(]') AS b, 'empty'::numrange AS c, numrange(1.5, NULL) AS d, tstzrange('2026-01-02T03:04:05Z', '2026-01-03T00:00:00Z', '[]') AS e, NULL::int4range AS f")
 	want = `{"columns":["a","b","c","d","e","f"],"rows":[["[1,5)","(,11)","empty","[1.5,)","[2026-01-02T03:04:05Z,2026-01-03T00:00:00Z]",null]]}`
-	if err != nil || string(got) != want {
+	if err != nil || got != want {
 		t.Errorf("ranges: got  %s, %v\nwant %s", got, err, want)
 	}
 	// xml is text, not a blob; json and jsonb arrays keep their numbers
 	// exact, as a json or jsonb value does.
-	rows, err = db.Query(t.Context(), `SELECT '<a>1</a>'::xml AS x, ARRAY['{"n": 12345678901234567890}'::jsonb, 'null'] AS jb, ARRAY['[1.10, 2e400]'::json] AS j, ARRAY[1.5::numeric, 2] AS n,
-		ARRAY['24:00'::time] AS t, ARRAY['infinity'::date, '2026-01-02'] AS d, ARRAY['2026-01-02T03:04:05Z'::timestamptz] AS ts, ARRAY['(1,2)'::point] AS p, ARRAY['\x0001'::bytea] AS b`, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err = database.AppendQueryResult(nil, rows, 1<<20)
+	got, err = result(t, db, `SELECT '<a>1</a>'::xml AS x, ARRAY['{"n": 12345678901234567890}'::jsonb, 'null'] AS jb, ARRAY['[1.10, 2e400]'::json] AS j, ARRAY[1.5::numeric, 2] AS n,
+		ARRAY['24:00'::time] AS t, ARRAY['infinity'::date, '2026-01-02'] AS d, ARRAY['2026-01-02T03:04:05Z'::timestamptz] AS ts, ARRAY['(1,2)'::point] AS p, ARRAY['\x0001'::bytea] AS b`)
 	want = `{"columns":["x","jb","j","n","t","d","ts","p","b"],"rows":[["<a>1</a>","[{\"n\":12345678901234567890},null]","[[1.10,2e400]]","[1.5,2]",` +
 		`"[\"24:00:00.000000\"]","[\"infinity\",\"2026-01-02T00:00:00Z\"]","[\"2026-01-02T03:04:05Z\"]","[\"(1,2)\"]","[\"AAE=\"]"]]}`
-	if err != nil || string(got) != want {
+	if err != nil || got != want {
 		t.Errorf("xml and json arrays: got  %s, %v\nwant %s", got, err, want)
 	}
 }
@@ -391,15 +392,8 @@ func TestPostgresTempObjectsEndWithTheStatement(t *testing.T) {
 		}
 	}
 	count := func() string {
-		rows, err := db.Query(ctx, "SELECT count(*) AS n FROM users", nil)
-		if err != nil {
-			return err.Error()
-		}
-		b, err := database.AppendQueryResult(nil, rows, 1<<20)
-		if err != nil {
-			return err.Error()
-		}
-		return string(b)
+		t.Helper()
+		return resultOrError(t, db, "SELECT count(*) AS n FROM users")
 	}
 	exec(db, "CREATE TABLE users (name text)")
 	exec(db, "INSERT INTO users VALUES ('Ada')")
@@ -446,15 +440,8 @@ func TestPostgresSessionLockEndsWithTheStatement(t *testing.T) {
 	defer other.Close()
 	ctx := t.Context()
 	free := func(key int) string {
-		rows, err := other.Query(ctx, "SELECT pg_try_advisory_lock($1) AS free, pg_advisory_unlock_all() AS u", []any{int64(key)})
-		if err != nil {
-			return err.Error()
-		}
-		b, err := database.AppendQueryResult(nil, rows, 1<<20)
-		if err != nil {
-			return err.Error()
-		}
-		return string(b)
+		t.Helper()
+		return resultOrError(t, other, "SELECT pg_try_advisory_lock($1) AS free, pg_advisory_unlock_all() AS u", int64(key))
 	}
 	// The server frees a closed connection's locks as its backend
 	// exits, a moment after the close.
@@ -502,15 +489,7 @@ func TestPostgresSessionSettingEndsWithTheStatement(t *testing.T) {
 	ctx := t.Context()
 	one := func(q database.Querier, sql string) string {
 		t.Helper()
-		rows, err := q.Query(ctx, sql, nil)
-		if err != nil {
-			return err.Error()
-		}
-		b, err := database.AppendQueryResult(nil, rows, 1<<20)
-		if err != nil {
-			return err.Error()
-		}
-		return string(b)
+		return resultOrError(t, q, sql)
 	}
 	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
 	for _, sql := range []string{
@@ -544,19 +523,12 @@ func TestPostgresSessionSettingEndsWithTheStatement(t *testing.T) {
 // arrives (never held whole), and the pool serves the next statement.
 func TestPostgresRowBoundedAsItArrives(t *testing.T) {
 	db, _ := startPG(t, database.Options{MaxConns: 1, MaxRowBytes: 1 << 20})
-	rows, err := db.Query(t.Context(), "SELECT repeat('x', 8 << 20) AS big", nil)
-	if err == nil {
-		_, err = database.AppendQueryResult(nil, rows, 1<<20)
-	}
+	_, err := result(t, db, "SELECT repeat('x', 8 << 20) AS big")
 	if database.CodeOf(err) != database.CodeTooLarge || !strings.Contains(err.Error(), "a row of the result is larger than limits.sqlResultBytes (1048576 bytes") {
 		t.Errorf("a row of 8 MiB under a bound of 1 MiB: %v; want too_large as the row arrives, naming the limit", err)
 	}
 	for _, sql := range []string{"SELECT 1", "SELECT repeat('x', 512 << 10)"} {
-		rows, err := db.Query(t.Context(), sql, nil)
-		if err == nil {
-			_, err = database.AppendQueryResult(nil, rows, 1<<20)
-		}
-		if err != nil {
+		if _, err := result(t, db, sql); err != nil {
 			t.Errorf("%s after it: %v", sql, err)
 		}
 	}
@@ -701,13 +673,8 @@ func TestPostgresMigrationOutlastsStatementTimeout(t *testing.T) {
 // anew; in a transaction, which PostgreSQL aborts, the error is busy and
 // says to run it again.
 func TestPostgresStatementAfterSchemaChange(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
 	ctx := t.Context()
-	db, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, url := startPG(t, database.Options{MaxConns: 1})
 	// The migrations are another host's (or endpoints migrate's): a
 	// migration's own connection is closed after it, and the statements
 	// that go stale are those the guests' connection prepared.
@@ -783,13 +750,8 @@ func TestPostgresStatementAfterSchemaChange(t *testing.T) {
 // a statement the deadline stops while it runs is not that. Once the
 // transaction ends, its connection serves the next statement.
 func TestPostgresPoolExhausted(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
 	ctx := t.Context()
-	db, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, _ := startPG(t, database.Options{MaxConns: 1})
 	short := func(d time.Duration) context.Context {
 		c, cancel := context.WithTimeout(ctx, d)
 		t.Cleanup(cancel)
@@ -913,18 +875,9 @@ func TestPostgresTempObjectsOtherSpellings(t *testing.T) {
 // statement, stayed changed on the pooled connection.
 func TestPostgresSessionSettingOtherSpellings(t *testing.T) {
 	db, _ := startPG(t, database.Options{MaxConns: 1})
-	ctx := t.Context()
 	one := func(sql string) string {
 		t.Helper()
-		rows, err := db.Query(ctx, sql, nil)
-		if err != nil {
-			return err.Error()
-		}
-		b, err := database.AppendQueryResult(nil, rows, 1<<20)
-		if err != nil {
-			return err.Error()
-		}
-		return string(b)
+		return resultOrError(t, db, sql)
 	}
 	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
 	for _, sql := range []string{

@@ -147,13 +147,8 @@ func TestPostgresTransactionServerDown(t *testing.T) {
 // keep theirs, so that bad input does not make the pool connect anew for
 // every request.
 func TestPostgresTransactionBadParametersKeepTheConnection(t *testing.T) {
-	url, _, _ := databasetest.StartPostgres(t)
 	ctx := t.Context()
-	db, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db, _ := startPG(t, database.Options{MaxConns: 1})
 	// backend runs a transaction whose first statement's parameter does
 	// not fit, then asks which server process (connection) serves it.
 	backend := func() int64 {
