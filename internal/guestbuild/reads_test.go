@@ -46,22 +46,7 @@ func TestRustRebuildsWhatChanged(t *testing.T) {
 	if len(sources) != 3 {
 		t.Fatalf("Find = %+v, want the 3 routes", sources)
 	}
-	// build builds the app and returns the sources compiled (not cached);
-	// wantErr names a source whose build must fail.
-	build := func(wantErr string) []string {
-		t.Helper()
-		built, err := Build(t.Context(), app, app, sources, nil)
-		if (err != nil) != (wantErr != "") || err != nil && !strings.Contains(err.Error(), wantErr) {
-			t.Fatalf("Build: %v, want an error naming %q", err, wantErr)
-		}
-		var compiled []string
-		for _, r := range built {
-			if !r.Cached {
-				compiled = append(compiled, r.Path)
-			}
-		}
-		return compiled
-	}
+	build := func(wantErr string) []string { t.Helper(); return buildCompiled(t, app, sources, wantErr) }
 	affected := func(changed string) []string {
 		var got []string
 		for _, s := range Affected(app, sources, []string{changed}) {
@@ -208,21 +193,7 @@ func TestAssemblyScriptRebuildsWhatChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := func(wantErr string) []string {
-		t.Helper()
-		built, err := Build(t.Context(), app, app, sources, nil)
-		if (err != nil) != (wantErr != "") || err != nil && !strings.Contains(err.Error(), wantErr) {
-			t.Fatalf("Build: %v, want an error naming %q", err, wantErr)
-		}
-		var compiled []string
-		for _, r := range built {
-			if !r.Cached {
-				compiled = append(compiled, r.Path)
-			}
-		}
-		slices.Sort(compiled)
-		return compiled
-	}
+	build := func(wantErr string) []string { t.Helper(); return buildCompiled(t, app, sources, wantErr) }
 	appendTo := func(name, text string) { t.Helper(); appendFile(t, app, name, text) }
 	if got := build(""); !slices.Equal(got, []string{a, b, c}) {
 		t.Fatalf("the first build compiled %q, want every route", got)
@@ -554,4 +525,23 @@ func appendFile(t *testing.T, app, name, text string) {
 	if _, err := f.WriteString(text); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// buildCompiled builds sources of app and returns, sorted, those compiled
+// (not from the module cache); wantErr names a source whose build must
+// fail, "" none.
+func buildCompiled(t *testing.T, app string, sources []Source, wantErr string) []string {
+	t.Helper()
+	built, err := Build(t.Context(), app, app, sources, nil)
+	if (err != nil) != (wantErr != "") || err != nil && !strings.Contains(err.Error(), wantErr) {
+		t.Fatalf("Build: %v, want an error naming %q", err, wantErr)
+	}
+	var compiled []string
+	for _, r := range built {
+		if !r.Cached {
+			compiled = append(compiled, r.Path)
+		}
+	}
+	slices.Sort(compiled)
+	return compiled
 }
