@@ -260,21 +260,31 @@ INSERT INTO a VALUES (1, 'again');`,
 	}
 }
 
-// TestPostgresAbortedTransactionSaysWhy: after a statement of a
-// transaction fails, PostgreSQL refuses the next ones until the
-// transaction ends (SQLite does not); the error says so and what to do.
-func TestPostgresAbortedTransactionSaysWhy(t *testing.T) {
+// abortedTx opens openPG's database and a transaction on it whose
+// statement failed (a duplicate email), which PostgreSQL aborts; rolled
+// back at the end.
+func abortedTx(t *testing.T) (database.DB, database.Tx) {
+	t.Helper()
 	db, _ := openPG(t)
 	ctx := t.Context()
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback(ctx)
+	t.Cleanup(func() { tx.Rollback(context.Background()) })
 	if _, err := tx.Exec(ctx, "INSERT INTO users (name, email) VALUES ($1, $2)", []any{"Again", "ada@example.com"}); database.CodeOf(err) != database.CodeConstraint {
 		t.Fatalf("the duplicate: %v, want a constraint error", err)
 	}
-	_, err = tx.Exec(ctx, "INSERT INTO users (name) VALUES ($1)", []any{"Next"})
+	return db, tx
+}
+
+// TestPostgresAbortedTransactionSaysWhy: after a statement of a
+// transaction fails, PostgreSQL refuses the next ones until the
+// transaction ends (SQLite does not); the error says so and what to do.
+func TestPostgresAbortedTransactionSaysWhy(t *testing.T) {
+	ctx := t.Context()
+	_, tx := abortedTx(t)
+	_, err := tx.Exec(ctx, "INSERT INTO users (name) VALUES ($1)", []any{"Next"})
 	want := "other: current transaction is aborted, commands ignored until end of transaction block: an earlier statement of this transaction failed, and PostgreSQL runs no other until it rolls back; return that statement's error from the transaction, or keep it from failing (INSERT ... ON CONFLICT DO NOTHING)"
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
@@ -287,17 +297,9 @@ func TestPostgresAbortedTransactionSaysWhy(t *testing.T) {
 // that says so, not unavailable (which guests answer 503, and which
 // drops the pool's connections).
 func TestPostgresCommitOfAnAbortedTransaction(t *testing.T) {
-	db, _ := openPG(t)
 	ctx := t.Context()
-	tx, err := db.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "INSERT INTO users (name, email) VALUES ($1, $2)", []any{"Again", "ada@example.com"}); database.CodeOf(err) != database.CodeConstraint {
-		t.Fatalf("the duplicate: %v, want a constraint error", err)
-	}
-	err = tx.Commit(ctx)
+	db, tx := abortedTx(t)
+	err := tx.Commit(ctx)
 	if database.CodeOf(err) != database.CodeTransaction || !strings.Contains(err.Error(), "rolled the transaction back") {
 		t.Errorf("commit: %v, want a transaction error saying it was rolled back", err)
 	}

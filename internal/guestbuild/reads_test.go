@@ -34,8 +34,8 @@ func TestRustRebuildsWhatChanged(t *testing.T) {
 		c = "server/routes/c.get.rs"
 	)
 	writeFiles(t, app, map[string]string{
-		"shared/a.rs": "pub const TEXT: &str = \"a\";\n",
-		a:             rustRoute("#[path = \"../../shared/a.rs\"]\nmod shared;", "shared::TEXT"),
+		"common/a.rs": "pub const TEXT: &str = \"a\";\n",
+		a:             rustRoute("#[path = \"../../common/a.rs\"]\nmod shared;", "shared::TEXT"),
 		b:             rustRoute("", "\"b\""),
 		c:             rustRoute("", "\"c\""),
 	})
@@ -67,27 +67,27 @@ func TestRustRebuildsWhatChanged(t *testing.T) {
 	}{
 		{"nothing changed", func() {}, "", nil, ""},
 		{"a comment in route a", func() { appendTo(a, "// more\n") }, a, []string{a}, ""},
-		{"the file route a includes", func() { appendTo("shared/a.rs", "// more\n") }, "shared/a.rs", []string{a}, ""},
-		{"a file no route reads", func() { writeFiles(t, app, map[string]string{"shared/unused.rs": "// unused\n"}) }, "shared/unused.rs", nil, ""},
+		{"the file route a includes", func() { appendTo("common/a.rs", "// more\n") }, "common/a.rs", []string{a}, ""},
+		{"a file no route reads", func() { writeFiles(t, app, map[string]string{"common/unused.rs": "// unused\n"}) }, "common/unused.rs", nil, ""},
 		{"route b includes a new file", func() {
 			writeFiles(t, app, map[string]string{
-				"shared/b.rs": "pub const TEXT: &str = \"b\";\n",
-				b:             rustRoute("#[path = \"../../shared/b.rs\"]\nmod shared;", "shared::TEXT"),
+				"common/b.rs": "pub const TEXT: &str = \"b\";\n",
+				b:             rustRoute("#[path = \"../../common/b.rs\"]\nmod shared;", "shared::TEXT"),
 			})
 		}, b, []string{b}, ""},
-		{"the file route b now includes", func() { appendTo("shared/b.rs", "// more\n") }, "shared/b.rs", []string{b}, ""},
+		{"the file route b now includes", func() { appendTo("common/b.rs", "// more\n") }, "common/b.rs", []string{b}, ""},
 		{"x/mod.rs beside a file route b includes as x.rs", func() {
-			writeFiles(t, app, map[string]string{"shared/b/mod.rs": "// another candidate of mod b\n"})
-		}, "shared/b/mod.rs", []string{b}, ""},
+			writeFiles(t, app, map[string]string{"common/b/mod.rs": "// another candidate of mod b\n"})
+		}, "common/b/mod.rs", []string{b}, ""},
 		// A failed build forgets what the route read: it may read other
 		// files now, and any .rs file rebuilds it until it builds.
 		{"route c includes a file that is not there", func() {
-			writeFiles(t, app, map[string]string{c: rustRoute("#[path = \"../../shared/late.rs\"]\nmod late;", "late::TEXT")})
+			writeFiles(t, app, map[string]string{c: rustRoute("#[path = \"../../common/late.rs\"]\nmod late;", "late::TEXT")})
 		}, c, []string{c}, "c.get.rs"},
 		{"the missing file appears", func() {
-			writeFiles(t, app, map[string]string{"shared/late.rs": "pub const TEXT: &str = \"late\";\n"})
-		}, "shared/late.rs", []string{c}, ""},
-		{"the file route c now includes", func() { appendTo("shared/late.rs", "// more\n") }, "shared/late.rs", []string{c}, ""},
+			writeFiles(t, app, map[string]string{"common/late.rs": "pub const TEXT: &str = \"late\";\n"})
+		}, "common/late.rs", []string{c}, ""},
+		{"the file route c now includes", func() { appendTo("common/late.rs", "// more\n") }, "common/late.rs", []string{c}, ""},
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			step.change()
@@ -184,8 +184,8 @@ func TestAssemblyScriptRebuildsWhatChanged(t *testing.T) {
 		c = "server/routes/c.get.ts"
 	)
 	app := asApp(t, map[string]string{
-		"shared/a.ts": "export const TEXT: string = \"a\";\n",
-		a:             asRouteOf(`import { TEXT } from "../../shared/a";`, "TEXT"),
+		"common/a.ts": "export const TEXT: string = \"a\";\n",
+		a:             asRouteOf(`import { TEXT } from "../../common/a";`, "TEXT"),
 		b:             asRouteOf("", `"b"`),
 		c:             asRouteOf("", `"c"`),
 	})
@@ -207,26 +207,26 @@ func TestAssemblyScriptRebuildsWhatChanged(t *testing.T) {
 	}{
 		{"nothing changed", func() {}, "", nil, ""},
 		{"a comment in route a", func() { appendTo(a, "// more\n") }, a, []string{a}, ""},
-		{"the file route a imports", func() { appendTo("shared/a.ts", "// more\n") }, "shared/a.ts", []string{a}, ""},
-		{"a file no route reads", func() { writeFiles(t, app, map[string]string{"shared/unused.ts": "// unused\n"}) }, "shared/unused.ts", nil, ""},
+		{"the file route a imports", func() { appendTo("common/a.ts", "// more\n") }, "common/a.ts", []string{a}, ""},
+		{"a file no route reads", func() { writeFiles(t, app, map[string]string{"common/unused.ts": "// unused\n"}) }, "common/unused.ts", nil, ""},
 		{"route b imports a directory's index", func() {
 			writeFiles(t, app, map[string]string{
-				"shared/b/index.ts": "export const TEXT: string = \"b\";\n",
-				b:                   asRouteOf(`import { TEXT } from "../../shared/b";`, "TEXT"),
+				"common/b/index.ts": "export const TEXT: string = \"b\";\n",
+				b:                   asRouteOf(`import { TEXT } from "../../common/b";`, "TEXT"),
 			})
 		}, b, []string{b}, ""},
-		{"the index route b imports", func() { appendTo("shared/b/index.ts", "// more\n") }, "shared/b/index.ts", []string{b}, ""},
-		// asc tried shared/b.ts before shared/b/index.ts: one there is
+		{"the index route b imports", func() { appendTo("common/b/index.ts", "// more\n") }, "common/b/index.ts", []string{b}, ""},
+		// asc tried common/b.ts before common/b/index.ts: one there is
 		// what the import means now.
 		{"a file where route b's import was tried first", func() {
-			writeFiles(t, app, map[string]string{"shared/b.ts": "export const TEXT: string = \"b, first\";\n"})
-		}, "shared/b.ts", []string{b}, ""},
+			writeFiles(t, app, map[string]string{"common/b.ts": "export const TEXT: string = \"b, first\";\n"})
+		}, "common/b.ts", []string{b}, ""},
 		{"route c imports a file that is not there", func() {
-			writeFiles(t, app, map[string]string{c: asRouteOf(`import { TEXT } from "../../shared/late";`, "TEXT")})
+			writeFiles(t, app, map[string]string{c: asRouteOf(`import { TEXT } from "../../common/late";`, "TEXT")})
 		}, c, []string{c}, "c.get.ts"},
 		{"the missing file appears", func() {
-			writeFiles(t, app, map[string]string{"shared/late.ts": "export const TEXT: string = \"late\";\n"})
-		}, "shared/late.ts", []string{c}, ""},
+			writeFiles(t, app, map[string]string{"common/late.ts": "export const TEXT: string = \"late\";\n"})
+		}, "common/late.ts", []string{c}, ""},
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			step.change()
