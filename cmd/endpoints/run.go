@@ -494,6 +494,11 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if !build(ctx, app, ovs, stdout, stderr) {
 		return exitError
 	}
+	// precompile loads the app as serve does, which checks it whole; without
+	// it, checkBuiltApp does, from the contract sections alone.
+	if *cacheDir == "" && !checkBuiltApp(ctx, app, ovs, stdout, stderr) {
+		return exitError
+	}
 	if *cacheDir != "" && !precompile(ctx, app, *cacheDir, ovs, stdout, stderr) {
 		return exitError
 	}
