@@ -113,7 +113,7 @@ func TestBuildRunsTheAppCommand(t *testing.T) {
 	if err != nil || string(got) != "from the environment\n" {
 		t.Errorf("built.txt = %q, %v; want the command to run in the app with the process environment", got, err)
 	}
-	if !regexp.MustCompile("(?m)^  \\| building\n[\\s\\S]*^ran `echo .*` in \\d+m?s\n$").MatchString(out) {
+	if !regexp.MustCompile("(?m)^  \\| building\n[\\s\\S]*^ran `echo .*` in \\d+m?s$").MatchString(out) {
 		t.Errorf("stdout = %q, want the command's output prefixed, then `ran <command> in <time>`", out)
 	}
 	if errOut != "  | no newline\n" {

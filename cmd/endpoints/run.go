@@ -60,9 +60,11 @@ Commands:
   serve APP    serve the app's built modules for production: any module that
                fails to load, or a route source not built yet, stops the start
   build APP    compile the app's route sources into route modules (.wasm),
-               then run the app's build command, if it has one; with
-               --cache-dir DIR, also compile the modules into that cache so
-               that serve --cache-dir DIR starts warm
+               then run the app's build command, if it has one, then check
+               the app as serve loads it (routes that collide, a document
+               that cannot be built: exit 1); with --cache-dir DIR, also
+               compile the modules into that cache so that serve
+               --cache-dir DIR starts warm
   routes APP   list the app's routes: method, path, kind, summary
   openapi APP  print the app's OpenAPI document, 3.1 or 3.2 as
                openApi.specVersion says (-o FILE writes it)
@@ -492,6 +494,11 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		ovs = append(ovs, config.Override{Pointer: "/build/goBundle", Value: strconv.FormatBool(*goBundle), Source: "--go-bundle"})
 	}
 	if !build(ctx, app, ovs, stdout, stderr) {
+		return exitError
+	}
+	// precompile loads the app as serve does, which checks it whole; without
+	// it, checkBuiltApp does, from the contract sections alone.
+	if *cacheDir == "" && !checkBuiltApp(ctx, app, ovs, stdout, stderr) {
 		return exitError
 	}
 	if *cacheDir != "" && !precompile(ctx, app, *cacheDir, ovs, stdout, stderr) {

@@ -1,7 +1,8 @@
 // Package sections lets the endpoints command write into a route module the
 // custom sections that declare it (abi.SectionContract and
-// abi.SectionABIVersion) without that step being public API of package
-// host, which does the work: package host sets Embed when it is linked.
+// abi.SectionABIVersion), and check the app those modules make as a whole,
+// without either step being public API of package host, which does the
+// work: package host sets Embed and Check when it is linked.
 package sections
 
 import (
@@ -20,3 +21,26 @@ import (
 // refuse (an invalid pattern, a timeout over limits.maxTimeout) fails the
 // build. Nil until package host is linked.
 var Embed func(ctx context.Context, appDir, file string, wasm []byte, overrides ...config.Override) ([]byte, error)
+
+// App is what Check found of an app it would start.
+type App struct {
+	// Routes counts the routes served; Operations those that are
+	// endpoints (an operation of the document each).
+	Routes, Operations int
+	// DocumentBytes is the size of the OpenAPI document served.
+	DocumentBytes int
+}
+
+// Check loads the app in appDir as `endpoints serve` starts it (production,
+// with the overrides), routing each route module from the contract
+// sections Embed wrote rather than compiling its code, and fails with the
+// error serve would fail with: what depends on the app as a whole, such as
+// two routes that claim the same method and path, two component schemas of
+// one name that differ, a security scheme an operation names that
+// endpoints.json does not configure, or an entry of the routes
+// configuration that matches no route. The runtime declaration and the
+// modules of server/middleware are loaded as serve loads them, as the
+// document and the middleware chain need them. It neither migrates the
+// app's databases, resolves its variables nor opens its store. Nil until
+// package host is linked.
+var Check func(ctx context.Context, appDir string, overrides ...config.Override) (App, error)
