@@ -91,13 +91,15 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 		// json and jsonb values are their JSON text (abi/README.md
 		// §4.5), not decoded: see jsonText.
 		m := c.TypeMap()
+		registerNestedArrays(m)
 		m.RegisterType(&pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonText}})
 		m.RegisterType(&pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonText}})
 		// Their arrays hold each element's JSON as it is (jsonRaw), so
 		// that the array's JSON keeps every number exact, where pgx's
-		// own codec decoded them into float64s.
-		m.RegisterType(&pgtype.Type{Name: "_json", OID: pgtype.JSONArrayOID, Codec: &pgtype.ArrayCodec{ElementType: &pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonRaw}}}})
-		m.RegisterType(&pgtype.Type{Name: "_jsonb", OID: pgtype.JSONBArrayOID, Codec: &pgtype.ArrayCodec{ElementType: &pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonRaw}}}})
+		// own codec decoded them into float64s; and their dimensions, as
+		// every array's (registerNestedArrays).
+		m.RegisterType(&pgtype.Type{Name: "_json", OID: pgtype.JSONArrayOID, Codec: nestedArrays{&pgtype.ArrayCodec{ElementType: &pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonRaw}}}}})
+		m.RegisterType(&pgtype.Type{Name: "_jsonb", OID: pgtype.JSONBArrayOID, Codec: nestedArrays{&pgtype.ArrayCodec{ElementType: &pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonRaw}}}}})
 		// xml is text, which pgx gave as bytes (a blob to the guest).
 		m.RegisterType(&pgtype.Type{Name: "xml", OID: pgtype.XMLOID, Codec: pgtype.TextCodec{}})
 		return nil
@@ -936,7 +938,8 @@ func (r *rows) Close() error {
 // integers exact, numeric as its exact decimal text, timestamps and dates
 // RFC 3339 (a date at midnight UTC), uuid in its canonical form, json and jsonb as their
 // JSON text, arrays and composites as their JSON (elements converted
-// alike, by element), and other types as their PostgreSQL text.
+// alike, by element; an array of more dimensions nested, nestedArrays),
+// and other types as their PostgreSQL text.
 func convert(v any) any {
 	switch v := v.(type) {
 	case nil, bool, int64, float64, string, []byte:
