@@ -113,7 +113,7 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &db{pool: pool, max: cfg.MaxConns, probeConfig: cfg.ConnConfig.Config.Copy()}, nil
+	return &db{pool: pool, name: opts.Name, max: cfg.MaxConns, probeConfig: cfg.ConnConfig.Config.Copy()}, nil
 }
 
 // db is the pool. inUse counts the connections its statements and
@@ -124,6 +124,7 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 // does.
 type db struct {
 	pool        *pgxpool.Pool
+	name        string // database.Options.Name
 	max         int32
 	inUse       atomic.Int32
 	beginAlone  statementSet
@@ -323,7 +324,7 @@ func serverAnswered(err error) bool {
 // that cannot be reached: the host answers 503, not 500.
 func (d *db) waitError(err error) error {
 	if st := d.pool.Stat(); st.AcquiredConns() >= st.MaxConns() {
-		return database.PoolFullError(int(st.MaxConns()), err)
+		return database.PoolFullError(d.name, int(st.MaxConns()), err)
 	}
 	return &database.Error{Code: database.CodeUnavailable, Err: err, Message: "no connection to the server was made in time"}
 }
