@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/database"
@@ -150,5 +151,55 @@ func TestPostgresOutageThenNewConnections(t *testing.T) {
 		if got, err := result(t, db, one); err != nil || got != `{"columns":["one"],"rows":[[1]]}` {
 			t.Fatalf("statement %d after the restart: %s, %v", i+1, got, err)
 		}
+	}
+}
+
+// TestPostgresConnectionLimitKeepsThePool: a connection the server
+// refuses because it has too many (its max_connections, or the role's
+// connection limit) fails the statement unavailable, saying which limit
+// and which setting to lower; the server answered, so the pool keeps the
+// connections it has: the transaction's that ends is pooled and serves
+// the next statement.
+func TestPostgresConnectionLimitKeepsThePool(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	ctx := t.Context()
+	admin, err := database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(ctx, "CREATE ROLE capped LOGIN CONNECTION LIMIT 2", nil); err != nil {
+		t.Fatal(err)
+	}
+	capped := strings.Replace(url, "postgres://postgres@", "postgres://capped@", 1)
+	db, err := database.Open(ctx, database.DriverPostgres, database.Options{Name: "main", URL: capped, MaxConns: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// Both connections the role may have, held by transactions.
+	var txs []database.Tx
+	var pids []int64
+	for range 2 {
+		tx, err := db.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		txs = append(txs, tx)
+		pids = append(pids, backendPid(t, tx))
+	}
+	_, err = result(t, db, "SELECT 1")
+	const want = "the server refuses more connections (its max_connections, or a connection limit of the role or database): lower databases.main.maxConns"
+	if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), want) {
+		t.Errorf("a statement past the role's connection limit: %v; want unavailable: %s", err, want)
+	}
+	// The second transaction ends: its connection is idle, and serves
+	// the next statement.
+	if err := txs[1].Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if pid := backendPid(t, db); pid != pids[1] {
+		t.Errorf("the statement after ran on server process %d, not on the pooled connection %d: the pool dropped its connections", pid, pids[1])
 	}
 }

@@ -260,9 +260,20 @@ func (d *db) fail(ctx context.Context, err error) error {
 // backend terminated, its socket dropped by a proxy) costs that
 // connection only: pgx has closed it, and the pool destroys it when it is
 // given back; the others go on serving.
+//
+// A connection the server refused for having too many (53300) says which
+// setting to lower.
 func (d *db) failed(ctx context.Context, err error) error {
 	mapped := mapError(ctx, err)
-	if database.CodeOf(mapped) == database.CodeUnavailable && d.serverGone(ctx, err) {
+	if database.CodeOf(mapped) != database.CodeUnavailable {
+		return mapped
+	}
+	var pe *pgconn.PgError
+	var e *database.Error
+	if errors.As(err, &pe) && pe.Code == "53300" && errors.As(mapped, &e) {
+		e.Message += fmt.Sprintf(": the server refuses more connections (its max_connections, or a connection limit of the role or database): lower %s, counting every host that shares the server, or raise the server's limit", database.Setting(d.name, "maxConns"))
+	}
+	if d.serverGone(ctx, err) {
 		d.pool.Reset()
 	}
 	return mapped
