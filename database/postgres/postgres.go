@@ -20,6 +20,10 @@
 //     every connection taken until its deadline fails with
 //     database.CodeUnavailable. statement_timeout bounds each statement
 //     in the server too (database.Options.StatementTimeout).
+//   - A connection that breaks (its backend terminated, its socket
+//     dropped by a proxy) fails its statement unavailable and is closed
+//     alone; the pool drops all of its connections only when the server
+//     cannot be reached (db.serverGone).
 //   - Session state is the pool's: a guest may not run SET, RESET,
 //     DISCARD, LISTEN, COPY, LOAD, PREPARE, DEALLOCATE or transaction
 //     control in SQL (database.CodeDenied); db_begin opens transactions.
