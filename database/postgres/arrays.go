@@ -49,7 +49,7 @@ func nest(elems []any, dims []pgtype.ArrayDimension) []any {
 }
 
 // builtinArrays are pgx's array types, each with nestedArrays for its
-// codec, made once (arrayTypes).
+// codec, made once.
 var builtinArrays = sync.OnceValue(func() []*pgtype.Type {
 	m := pgtype.NewMap()
 	var types []*pgtype.Type
