@@ -41,6 +41,10 @@ const (
 
 // Options says which database a driver opens and how.
 type Options struct {
+	// Name is the database's name in the app's endpoints.json
+	// ("databases": {"main": ...}), with which errors name the setting
+	// to change ([Setting]); empty outside an app.
+	Name string
 	// Path is the SQLite file, absolute; created on first use with its
 	// directory.
 	Path string

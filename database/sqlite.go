@@ -50,6 +50,7 @@ var sqliteAllowedPragmas = map[string]bool{
 // file. SQLite connections are not safe for concurrent use: each statement
 // (or transaction) takes one for itself.
 type sqliteDB struct {
+	name   string // Options.Name
 	path   string
 	slots  chan struct{}    // a token per connection in use
 	idle   chan *sqliteConn // connections not in use
@@ -148,6 +149,7 @@ func openSQLite(ctx context.Context, opts Options) (DB, error) {
 		return nil, errors.New("the sqlite driver needs a path")
 	}
 	return &sqliteDB{
+		name:  opts.Name,
 		path:  opts.Path,
 		slots: make(chan struct{}, opts.MaxConns),
 		idle:  make(chan *sqliteConn, opts.MaxConns),
@@ -264,7 +266,7 @@ func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 			cancel()
 		case <-wait.Done():
 			cancel()
-			return nil, PoolFullError(cap(db.slots), wait.Err())
+			return nil, PoolFullError(db.name, cap(db.slots), wait.Err())
 		}
 	}
 	db.mu.Lock()

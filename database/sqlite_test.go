@@ -365,9 +365,9 @@ func TestSQLiteLockedElsewhere(t *testing.T) {
 // TestSQLitePoolFull: with every connection held (maxConns 1, a
 // transaction open), a statement waits for one until a little before its
 // call's deadline, then fails unavailable while the call can still
-// answer, naming maxConns.
+// answer, naming the database's maxConns.
 func TestSQLitePoolFull(t *testing.T) {
-	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: filepath.Join(t.TempDir(), "p.db"), MaxConns: 1})
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Name: "main", Path: filepath.Join(t.TempDir(), "p.db"), MaxConns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestSQLitePoolFull(t *testing.T) {
 	call, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
 	_, err = db.Exec(call, "SELECT 1", nil)
-	if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "no connection of the pool came free in time: its maxConns (1) were all in use") {
+	if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "no connection of the pool came free in time: its maxConns (1) were all in use by other statements and transactions; raise databases.main.maxConns") {
 		t.Errorf("a statement with the pool full: %v; want unavailable, naming maxConns", err)
 	}
 	if call.Err() != nil {

@@ -28,8 +28,18 @@ func WaitContext(ctx context.Context) (context.Context, context.CancelFunc) {
 // PoolFullError is the error of a statement that waited for a connection
 // of a pool of maxConns, all in use, until its wait ended (WaitContext):
 // unavailable, as a server that cannot be reached, naming the setting
-// that raises it.
-func PoolFullError(maxConns int, err error) *Error {
+// that raises it, of database name ([Options.Name]).
+func PoolFullError(name string, maxConns int, err error) *Error {
 	return &Error{Code: CodeUnavailable, Err: err, Message: fmt.Sprintf(
-		"no connection of the pool came free in time: its maxConns (%d) were all in use by other statements and transactions; raise databases.<name>.maxConns or shorten what holds them", maxConns)}
+		"no connection of the pool came free in time: its maxConns (%d) were all in use by other statements and transactions; raise %s or shorten what holds them", maxConns, Setting(name, "maxConns"))}
+}
+
+// Setting is the path of field of database name in endpoints.json, as
+// --set takes it: "databases.main.maxConns"; "databases.<name>.maxConns"
+// when name is empty (a database opened outside an app).
+func Setting(name, field string) string {
+	if name == "" {
+		name = "<name>"
+	}
+	return "databases." + name + "." + field
 }

@@ -16,7 +16,7 @@ import (
 // TestDatabasePoolFullAnswersInTime: with every connection of the pool
 // held (maxConns 1, a call holding a transaction until its deadline, 4 s
 // away; it runs a statement, by which PostgreSQL sees it), a call that needs one (its deadline 2 s away, after a reload)
-// gets "unavailable", naming maxConns, before its own deadline, so the
+// gets "unavailable", naming databases.main.maxConns, before its own deadline, so the
 // guest answers it itself (503 in an SDK) instead of being stopped at the
 // deadline with a 500.
 func TestDatabasePoolFullAnswersInTime(t *testing.T) {
@@ -57,7 +57,7 @@ func TestDatabasePoolFullAnswersInTime(t *testing.T) {
 		t.Fatalf("reload: %v", report.Problems)
 	}
 	res := dbDo(t, srv, "main", "q", "SELECT 1", "")
-	if res.status != 200 || !strings.Contains(res.body, `"code":"unavailable"`) || !strings.Contains(res.body, "maxConns (1)") {
+	if res.status != 200 || !strings.Contains(res.body, `"code":"unavailable"`) || !strings.Contains(res.body, "maxConns (1)") || !strings.Contains(res.body, "raise databases.main.maxConns") {
 		t.Errorf("a call with the pool full: %d %s; want the guest to get unavailable, naming maxConns, in time to answer\n%s", res.status, res.body, logs)
 	}
 	if r := <-holder; r.status != 500 {

@@ -20,6 +20,10 @@
 //     every connection taken until its deadline fails with
 //     database.CodeUnavailable. statement_timeout bounds each statement
 //     in the server too (database.Options.StatementTimeout).
+//   - A connection that breaks (its backend terminated, its socket
+//     dropped by a proxy) fails its statement unavailable and is closed
+//     alone; the pool drops all of its connections only when the server
+//     cannot be reached (db.serverGone).
 //   - Session state is the pool's: a guest may not run SET, RESET,
 //     DISCARD, LISTEN, COPY, LOAD, PREPARE, DEALLOCATE or transaction
 //     control in SQL (database.CodeDenied); db_begin opens transactions.
@@ -91,13 +95,15 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 		// json and jsonb values are their JSON text (abi/README.md
 		// §4.5), not decoded: see jsonText.
 		m := c.TypeMap()
+		registerNestedArrays(m)
 		m.RegisterType(&pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonText}})
 		m.RegisterType(&pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonText}})
 		// Their arrays hold each element's JSON as it is (jsonRaw), so
 		// that the array's JSON keeps every number exact, where pgx's
-		// own codec decoded them into float64s.
-		m.RegisterType(&pgtype.Type{Name: "_json", OID: pgtype.JSONArrayOID, Codec: &pgtype.ArrayCodec{ElementType: &pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonRaw}}}})
-		m.RegisterType(&pgtype.Type{Name: "_jsonb", OID: pgtype.JSONBArrayOID, Codec: &pgtype.ArrayCodec{ElementType: &pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonRaw}}}})
+		// own codec decoded them into float64s; and their dimensions, as
+		// every array's (registerNestedArrays).
+		m.RegisterType(&pgtype.Type{Name: "_json", OID: pgtype.JSONArrayOID, Codec: nestedArrays{&pgtype.ArrayCodec{ElementType: &pgtype.Type{Name: "json", OID: pgtype.JSONOID, Codec: &pgtype.JSONCodec{Marshal: json.Marshal, Unmarshal: jsonRaw}}}}})
+		m.RegisterType(&pgtype.Type{Name: "_jsonb", OID: pgtype.JSONBArrayOID, Codec: nestedArrays{&pgtype.ArrayCodec{ElementType: &pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID, Codec: &pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: jsonRaw}}}}})
 		// xml is text, which pgx gave as bytes (a blob to the guest).
 		m.RegisterType(&pgtype.Type{Name: "xml", OID: pgtype.XMLOID, Codec: pgtype.TextCodec{}})
 		return nil
@@ -111,18 +117,23 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &db{pool: pool, max: cfg.MaxConns}, nil
+	return &db{pool: pool, name: opts.Name, max: cfg.MaxConns, probeConfig: cfg.ConnConfig.Config.Copy()}, nil
 }
 
 // db is the pool. inUse counts the connections its statements and
 // transactions hold, which tells when a statement will wait for one.
 // beginAlone is the statements whose transactions send their BEGIN
-// alone (tx.begin says why).
+// alone (tx.begin says why). probeConfig is the pool's connection
+// settings, with which serverGone connects, and probing is set while it
+// does.
 type db struct {
-	pool       *pgxpool.Pool
-	max        int32
-	inUse      atomic.Int32
-	beginAlone statementSet
+	pool        *pgxpool.Pool
+	name        string // database.Options.Name
+	max         int32
+	inUse       atomic.Int32
+	beginAlone  statementSet
+	probeConfig *pgconn.Config
+	probing     atomic.Bool
 }
 
 // acquire takes a connection of the pool for a statement or a
@@ -236,19 +247,89 @@ func staleStatement(err error) bool {
 	return errors.As(err, &pe) && pe.Code == "0A000" && strings.Contains(pe.Message, "cached plan must not change result type")
 }
 
-// fail maps err; when the server cannot be reached it also drops the
-// pool's connections, which a restarted server no longer knows, so that
-// the statements after an outage connect anew instead of failing once per
-// stale connection.
+// fail maps err, the error of acquiring a connection or of a statement
+// on one (failed).
 func (d *db) fail(ctx context.Context, err error) error {
 	if err == ctx.Err() {
 		return d.waitError(err)
 	}
-	err = mapError(ctx, err)
-	if database.CodeOf(err) == database.CodeUnavailable {
+	return d.failed(ctx, err)
+}
+
+// failed maps err, the error of a statement outside a transaction or of a
+// connection of the pool. When the server itself is gone (serverGone) it
+// also drops the pool's connections, which a restarted server no longer
+// knows, so that the statements after an outage connect anew instead of
+// failing once per stale connection. A failure of one connection (its
+// backend terminated, its socket dropped by a proxy) costs that
+// connection only: pgx has closed it, and the pool destroys it when it is
+// given back; the others go on serving.
+//
+// A connection the server refused for having too many (53300) says which
+// setting to lower.
+func (d *db) failed(ctx context.Context, err error) error {
+	mapped := mapError(ctx, err)
+	if database.CodeOf(mapped) != database.CodeUnavailable {
+		return mapped
+	}
+	var pe *pgconn.PgError
+	var e *database.Error
+	if errors.As(err, &pe) && pe.Code == "53300" && errors.As(mapped, &e) {
+		e.Message += fmt.Sprintf(": the server refuses more connections (its max_connections, or a connection limit of the role or database): lower %s, counting every host that shares the server, or raise the server's limit", database.Setting(d.name, "maxConns"))
+	}
+	if d.serverGone(ctx, err) {
 		d.pool.Reset()
 	}
-	return err
+	return mapped
+}
+
+// probeTimeout bounds serverGone's connection to the server.
+const probeTimeout = 2 * time.Second
+
+// serverGone reports whether err, which mapError made unavailable, says
+// that the server cannot be reached, rather than that one connection
+// failed:
+//   - a failed connect (a dial refused, a server starting up or shutting
+//     down) is the server gone, unless the server answered it otherwise
+//     (too many connections: it is there, and busy);
+//   - a statement's own error (a PgError of severity ERROR: out of
+//     memory, disk full) leaves its connection open: nothing is gone;
+//   - a connection that broke (a FATAL error, such as its backend
+//     terminated, or its socket closed) is only itself gone, unless a
+//     new connection to the server fails too, within probeTimeout and
+//     ctx. One call at a time finds out: a call that finds another doing
+//     so leaves the decision to it.
+func (d *db) serverGone(ctx context.Context, err error) bool {
+	var ce *pgconn.ConnectError
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &ce):
+		return !serverAnswered(err)
+	case errors.As(err, &pe) && pe.Severity != "FATAL" && pe.Severity != "PANIC":
+		return false
+	}
+	if !d.probing.CompareAndSwap(false, true) {
+		return false
+	}
+	defer d.probing.Store(false)
+	probe, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	c, err := pgconn.ConnectConfig(probe, d.probeConfig)
+	if err != nil {
+		// A call that ended while its probe connected does not know.
+		return ctx.Err() == nil && !serverAnswered(err)
+	}
+	c.Close(probe)
+	return false
+}
+
+// serverAnswered reports whether err, a failed connect, is the server's
+// answer that it is there: an error it sent, other than one of class 57P
+// (shutting down, starting up, crashed), which says it is going or
+// coming back.
+func serverAnswered(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && !strings.HasPrefix(pe.Code, "57P")
 }
 
 // waitError is the error of a statement whose context ended while it
@@ -258,7 +339,7 @@ func (d *db) fail(ctx context.Context, err error) error {
 // that cannot be reached: the host answers 503, not 500.
 func (d *db) waitError(err error) error {
 	if st := d.pool.Stat(); st.AcquiredConns() >= st.MaxConns() {
-		return database.PoolFullError(int(st.MaxConns()), err)
+		return database.PoolFullError(d.name, int(st.MaxConns()), err)
 	}
 	return &database.Error{Code: database.CodeUnavailable, Err: err, Message: "no connection to the server was made in time"}
 }
@@ -722,7 +803,8 @@ type rows struct {
 	db      *db
 	conn    *pgxpool.Conn
 	tx      *tx
-	discard bool // the statement left something in the session (giveBack)
+	discard bool  // the statement left something in the session (giveBack)
+	err     error // Err's, once mapped
 
 	colsArray  [inlineColumns]string
 	kindsArray [inlineColumns]wireKind
@@ -842,11 +924,23 @@ func (r *rows) AppendRow(dst []byte, blobs []int, _ int) ([]byte, []int, error) 
 	return dst, blobs, nil
 }
 
+// Err is the rows' error, mapped once: a statement's of the pool as
+// db.failed maps it (its connection may have broken, or the server gone),
+// a transaction's as mapError does.
 func (r *rows) Err() error {
-	if err := r.r.Err(); err != nil {
-		return mapError(r.ctx, err)
+	if r.err != nil {
+		return r.err
 	}
-	return nil
+	err := r.r.Err()
+	switch {
+	case err == nil:
+		return nil
+	case r.db != nil:
+		r.err = r.db.failed(r.ctx, err)
+	default:
+		r.err = mapError(r.ctx, err)
+	}
+	return r.err
 }
 
 func (r *rows) Close() error {
@@ -860,7 +954,8 @@ func (r *rows) Close() error {
 // integers exact, numeric as its exact decimal text, timestamps and dates
 // RFC 3339 (a date at midnight UTC), uuid in its canonical form, json and jsonb as their
 // JSON text, arrays and composites as their JSON (elements converted
-// alike, by element), and other types as their PostgreSQL text.
+// alike, by element; an array of more dimensions nested, nestedArrays),
+// and other types as their PostgreSQL text.
 func convert(v any) any {
 	switch v := v.(type) {
 	case nil, bool, int64, float64, string, []byte:

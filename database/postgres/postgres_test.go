@@ -753,7 +753,7 @@ func TestPostgresStatementAfterSchemaChange(t *testing.T) {
 // transaction ends, its connection serves the next statement.
 func TestPostgresPoolExhausted(t *testing.T) {
 	ctx := t.Context()
-	db, _ := startPG(t, database.Options{MaxConns: 1})
+	db, _ := startPG(t, database.Options{Name: "reports", MaxConns: 1})
 	short := func(d time.Duration) context.Context {
 		c, cancel := context.WithTimeout(ctx, d)
 		t.Cleanup(cancel)
@@ -766,7 +766,7 @@ func TestPostgresPoolExhausted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "no connection of the pool came free in time: its maxConns (1) were all in use"
+	const want = "no connection of the pool came free in time: its maxConns (1) were all in use by other statements and transactions; raise databases.reports.maxConns"
 	for name, run := range map[string]func(context.Context) error{
 		"query": func(c context.Context) error { _, err := db.Query(c, "SELECT 1", nil); return err },
 		"exec":  func(c context.Context) error { _, err := db.Exec(c, "SELECT 1", nil); return err },

@@ -91,7 +91,7 @@ func (s *Set) DB(ctx context.Context, name string) (database.DB, error) {
 		return nil, database.Errorf(database.CodeUnavailable, "the app's databases are closed")
 	}
 	spec = spec.WithDefaults() // config's defaults, the ones help settings prints
-	opts := database.Options{URL: spec.URL, MaxConns: spec.MaxConns, StatementTimeout: time.Duration(spec.StatementTimeout), MaxRowBytes: s.maxRowBytes}
+	opts := database.Options{Name: name, URL: spec.URL, MaxConns: spec.MaxConns, StatementTimeout: time.Duration(spec.StatementTimeout), MaxRowBytes: s.maxRowBytes}
 	if spec.Driver == config.DatabaseSQLite {
 		opts.Path = s.Path(name)
 	}
