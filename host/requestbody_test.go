@@ -389,7 +389,7 @@ func TestOnValidationError(t *testing.T) {
 		},
 		{
 			name: "an undeclared replacement status is a contract error in development", path: "/api/undeclared?limit=99", wantStatus: 500,
-			wantError: `{"statusCode":500,"statusMessage":"Response Contract Error","data":{"status":418,"issues":[{"path":[],"message":"status 418 is not declared in the contract (declared: 200)"}]}}`,
+			wantError: `{"statusCode":500,"statusMessage":"Response Contract Error","data":{"status":418,"issues":[{"path":[],"message":"status 418 is not declared in the contract (declared: 200): declare it in the operation's responses (Go: Operation.Responses) or, for many routes, in server/routes.config.json"}]}}`,
 		},
 		{
 			name: "a declining hook leaves the default", path: "/api/declines?limit=99", wantStatus: 400,

@@ -170,7 +170,7 @@ func cmdNew(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "  %s (go mod tidy)\n", filepath.Join(app, "go.sum"))
 	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  curl 'http://127.0.0.1:3000/api/hello?name=Ada'\n", app)
 	fmt.Fprintf(stdout, "A development token for the bearer scheme: endpoints token %s --sub alice\n", app)
-	fmt.Fprintf(stdout, "Test the route natively with go test ./... in %s; add one with\n  endpoints new route %s 'GET /api/things/:id'\n", app, app)
+	fmt.Fprintf(stdout, "Test the route natively:\n  %s\nAdd one:\n  endpoints new route %s 'GET /api/things/:id'\n", inApp(app, "go test ./..."), app)
 	return exitOK
 }
 
@@ -251,8 +251,18 @@ func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %s\n", filepath.Join(app, filepath.FromSlash(out)))
 	}
 	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  curl -i http://127.0.0.1:3000%s\n", app, data.URL)
-	fmt.Fprintf(stdout, "Test it natively with go test ./%s in %s.\n", dir, app)
+	fmt.Fprintf(stdout, "Test it natively:\n  %s\n", inApp(app, "go test ./"+dir))
 	return exitOK
+}
+
+// inApp is the command line that runs command in app from where the
+// command ran: command alone when app is the current directory, else
+// cd APP && command. ("go test ./x in ." read as the parent directory.)
+func inApp(app, command string) string {
+	if filepath.Clean(app) == "." {
+		return command
+	}
+	return "cd " + app + " && " + command
 }
 
 // routePackageDir checks dir, a Go route's package directory that --dir

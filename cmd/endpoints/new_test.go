@@ -129,8 +129,36 @@ func TestNewRouteDir(t *testing.T) {
 			t.Errorf("new route --dir did not write %s: %v", f, err)
 		}
 	}
-	if want := "served by the app's Go bundle server/bundles/users.wasm"; !strings.Contains(out, want) || !strings.Contains(out, "go test ./handlers/users/get-avatar in") {
+	if want := "served by the app's Go bundle server/bundles/users.wasm"; !strings.Contains(out, want) || !strings.Contains(out, "cd "+app+" && go test ./handlers/users/get-avatar\n") {
 		t.Errorf("stdout = %s, want it to say %q and how to test the package", out, want)
+	}
+}
+
+// TestNewRouteTestCommand: the command new route prints to test the new
+// package runs as printed from where new route ran. Run in the app
+// itself (APP "."), it said "go test ./handlers/get-things in ..", which
+// reads as the parent directory.
+func TestNewRouteTestCommand(t *testing.T) {
+	tmp := t.TempDir()
+	writeFiles(t, tmp, map[string]string{"app/go.mod": "module app\n"})
+	tests := []struct {
+		name, dir, app, want string
+	}{
+		{"from the app", "app", ".", "\n  go test ./handlers/get-things\n"},
+		{"from its parent", "", "app", "\n  cd app && go test ./handlers/get-things-id\n"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Chdir(filepath.Join(tmp, tt.dir))
+			route := []string{"GET /api/things", "GET /api/things/:id"}[i]
+			code, out, errOut := runCLI("new", "route", tt.app, route)
+			if code != exitOK {
+				t.Fatalf("new route %s = %d\n%s%s", tt.app, code, out, errOut)
+			}
+			if !strings.Contains(out, tt.want) || strings.Contains(out, " in ..") {
+				t.Errorf("new route %s printed:\n%s\nwant the command %q", tt.app, out, strings.TrimSpace(tt.want))
+			}
+		})
 	}
 }
 

@@ -26,6 +26,7 @@ func TestCheckStatement(t *testing.T) {
 		{"/* unclosed", ""},
 		{"SET statement_timeout = 0", "SET"},
 		{"set statement_timeout = 0", "SET"},
+		{"SET TRANSACTION ISOLATION LEVEL SERIALIZABLE", "SET"},
 		{"  ( Begin", "BEGIN"},
 		{"-- a comment\nrollback", "ROLLBACK"},
 		{"/* a */ savepoint x", "SAVEPOINT"},
@@ -53,6 +54,11 @@ func TestCheckStatement(t *testing.T) {
 			t.Errorf("%q: %v, want %s denied", tt.sql, err, tt.denied)
 		case tt.denied != "" && !strings.HasPrefix(database.AsError(err).Message, tt.denied+" is not allowed"):
 			t.Errorf("%q: %q does not name %s", tt.sql, err, tt.denied)
+		case (tt.denied == "SET" || tt.denied == "RESET") && !strings.Contains(err.Error(), "the database's url (postgres://...?default_transaction_isolation=serializable)"):
+			// SET TRANSACTION ISOLATION LEVEL is what a guest tries
+			// for a transaction's isolation: the error says where a
+			// setting goes instead.
+			t.Errorf("%q: %q does not say where a session setting goes", tt.sql, err)
 		}
 	}
 	for _, sql := range []string{"SELECT 1", "select 1", "Insert into t values (1)"} {

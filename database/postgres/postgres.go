@@ -505,6 +505,9 @@ func checkStatement(sql string) error {
 		return database.Errorf(database.CodeSyntax, "the SQL text holds a NUL byte, which PostgreSQL cannot take in a statement: pass binary data as a parameter")
 	}
 	if kw, denied := deniedKeyword(firstWord(sql)); denied {
+		if kw == "SET" || kw == "RESET" {
+			return database.Errorf(database.CodeDenied, kw+" is not allowed in a guest's statement: session settings belong to the host; a setting for every connection, the isolation of transactions too, goes in the database's url (postgres://...?default_transaction_isolation=serializable)")
+		}
 		return database.Errorf(database.CodeDenied, kw+" is not allowed in a guest's statement: use db_begin, db_commit and db_rollback for transactions; session settings belong to the host")
 	}
 	return nil

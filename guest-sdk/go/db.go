@@ -347,6 +347,13 @@ func (d *Database) Exec(sql string, args ...any) (Result, error) {
 // than go on past it: SQLite runs the next statements, PostgreSQL refuses
 // them until the transaction rolls back.
 //
+// On SQLite a transaction takes the write lock when it begins, so
+// transactions run one at a time. On PostgreSQL it runs at the server's
+// default isolation (READ COMMITTED unless configured; SQL cannot change
+// it): a read-modify-write of a row may lose a concurrent change unless
+// the change is made in SQL (SET n = n + 1) or the row locked (SELECT ...
+// FOR UPDATE); the package's README.md says more.
+//
 //	err := db.Tx(func(tx *endpoints.Tx) error {
 //		if _, err := tx.Exec("UPDATE accounts SET balance = balance - $1 WHERE id = $2", n, from); err != nil {
 //			return err

@@ -17,7 +17,9 @@ import (
 // without time and level (the host adds both):
 //
 //	endpoints.Logger().Info("user created", "id", 4)
-//	// the host logs, at info level: msg="user created" id=4
+//	// sends the line msg="user created" id=4 at info level, which the
+//	// host logs as its message, with the route and the request id:
+//	// level=INFO msg="msg=\"user created\" id=4" route=... requestId=...
 //
 // Levels map to [abi.LogLevel]: below Info is debug, below Warn info, below
 // Error warn, the rest error. Every level is passed on; the host filters.

@@ -33,11 +33,14 @@ func (op *Operation) CheckAnswer(status int, header http.Header, body []byte) []
 // size is bounded by limits.responseBytes as the guest writes it.
 var answerLimits = jsonvalue.Limits{MaxDepth: jsonvalue.MaxDepthLimit, MaxValues: math.MaxInt}
 
+// declareHint ends the issue of an undeclared status: what to do about it.
+const declareHint = ": declare it in the operation's responses (Go: Operation.Responses) or, for many routes, in server/routes.config.json"
+
 // checkDeclared is CheckAnswer without the framework's 400.
 func (op *Operation) checkDeclared(status int, header http.Header, body []byte) []validation.Issue {
 	d, ok := op.Responses[status]
 	if !ok {
-		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("status %d is not declared in the contract (declared: %s)", status, op.Statuses)}}
+		return []validation.Issue{{Path: []any{}, Message: fmt.Sprintf("status %d is not declared in the contract (declared: %s)"+declareHint, status, op.Statuses)}}
 	}
 	if issues := d.CheckHeaders(status, header); issues != nil {
 		return issues

@@ -294,7 +294,7 @@ func TestCheckAnswer(t *testing.T) {
 		{name: "a declared answer", op: withRequest, status: 200, header: json, body: `{"id": 2}`},
 		{name: "a bodiless status", op: withRequest, status: 204, header: http.Header{}},
 		{name: "an undeclared status", op: withRequest, status: 418, header: json, body: `{}`,
-			want: []string{"[]: status 418 is not declared in the contract (declared: 200, 201, 204)"}},
+			want: []string{"[]: status 418 is not declared in the contract (declared: 200, 201, 204): declare it in the operation's responses (Go: Operation.Responses) or, for many routes, in server/routes.config.json"}},
 		{name: "a body its schema refuses", op: withRequest, status: 200, header: json, body: `{"id": "two"}`,
 			want: []string{"[id]"}},
 		{name: "an empty body for a JSON status", op: withRequest, status: 200, header: json,

@@ -106,10 +106,13 @@ func Load(ctx context.Context, h Host, cfg Config, prev *appversion.Version) (*a
 		return nil, Report{}, fmt.Errorf("reading app %s: %w", cfg.Dir, err)
 	}
 	start := time.Now()
-	// Migrations first: a version of the app whose migration fails is
-	// never served (at a reload, the previous one keeps serving).
-	if err := h.Migrate(ctx); err != nil {
-		return nil, Report{}, err
+	// At a reload, migrations first: a version of the app whose migration
+	// fails is never served (the previous one keeps serving). A first load
+	// migrates once its settings hold, below.
+	if prev != nil {
+		if err := h.Migrate(ctx); err != nil {
+			return nil, Report{}, err
+		}
 	}
 	l := &loading{h: h, cfg: cfg, ctx: ctx, prev: prev, t: &appversion.Version{Table: routetable.Table{Files: map[string]*routetable.File{}}, State: &appversion.State{}}}
 	l.routes = routetable.Load{Dir: cfg.Dir, ConfigFile: cfg.RoutesConfig, Engine: cfg.Engine,
@@ -126,6 +129,16 @@ func Load(ctx context.Context, h Host, cfg Config, prev *appversion.Version) (*a
 	if err := l.settings(); err != nil {
 		l.routes.Discard(ctx, routes())
 		return nil, l.report, err
+	}
+	if prev == nil {
+		// A start its settings refuse (a variable without a value, a
+		// missing CA file) changes no database; one whose migration
+		// fails serves nothing.
+		if err := h.Migrate(ctx); err != nil {
+			l.routes.Discard(ctx, routes())
+			l.t.Runtime.Close(ctx)
+			return nil, l.report, err
+		}
 	}
 	l.middlewareFiles()
 	l.routes.Assemble(ctx, files, routes(), l.checkRoute)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
+	"github.com/wasmendpoints/endpoints/host/internal/appversion"
 	"github.com/wasmendpoints/endpoints/host/internal/outbound"
 	"github.com/wasmendpoints/endpoints/host/internal/resolved"
 	"github.com/wasmendpoints/endpoints/host/internal/runtimedecl"
@@ -60,17 +61,66 @@ func writeConfig(t *testing.T, dir, data string) *config.App {
 	return cfg
 }
 
+// TestLoadStopsAtAFailedMigration: a failed migration means no version.
+// A reload migrates first and resolves no settings (whose outbound client
+// would replace the serving one's); a first load migrates once its
+// settings hold, so that a start they refuse changes no database.
 func TestLoadStopsAtAFailedMigration(t *testing.T) {
-	dir := t.TempDir()
 	failed := errors.New("migration 0002 failed")
-	h := &fakeHost{dir: dir, migrateErr: failed}
-	v, _, err := Load(context.Background(), h, testConfig(dir, writeConfig(t, dir, `{}`)), nil)
-	if !errors.Is(err, failed) || v != nil {
-		t.Fatalf("Load = %v, %v; want no version and the migration's error", v, err)
+	for _, tt := range []struct {
+		name         string
+		reload       bool
+		wantSettings int
+	}{
+		{"first load", false, 1},
+		{"reload", true, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			h := &fakeHost{dir: dir}
+			cfg := testConfig(dir, writeConfig(t, dir, `{}`))
+			var prev *appversion.Version
+			if tt.reload {
+				var err error
+				if prev, _, err = Load(context.Background(), h, cfg, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h.migrateErr, h.settings = failed, 0
+			v, _, err := Load(context.Background(), h, cfg, prev)
+			if !errors.Is(err, failed) || v != nil {
+				t.Fatalf("Load = %v, %v; want no version and the migration's error", v, err)
+			}
+			if h.settings != tt.wantSettings {
+				t.Errorf("the settings were resolved %d times, want %d", h.settings, tt.wantSettings)
+			}
+		})
 	}
-	if h.settings != 0 {
-		t.Errorf("the settings were resolved %d times after the migration failed", h.settings)
+}
+
+// TestFirstLoadRefusedBeforeMigrating: a first load whose settings fail
+// does not migrate.
+func TestFirstLoadRefusedBeforeMigrating(t *testing.T) {
+	dir := t.TempDir()
+	h := &countingHost{fakeHost: fakeHost{dir: dir}}
+	_, _, err := Load(context.Background(), h, testConfig(dir, writeConfig(t, dir, `{"variables": {"token": {"file": "secrets/token"}}}`)), nil)
+	if err == nil {
+		t.Fatal("Load with a variable without a value succeeded")
 	}
+	if h.migrations != 0 {
+		t.Errorf("a first load refused for its settings (%v) migrated %d times", err, h.migrations)
+	}
+}
+
+// countingHost is a fakeHost that counts its migrations.
+type countingHost struct {
+	fakeHost
+	migrations int
+}
+
+func (h *countingHost) Migrate(ctx context.Context) error {
+	h.migrations++
+	return h.fakeHost.Migrate(ctx)
 }
 
 func TestLoadOfAnAppWithoutModules(t *testing.T) {
