@@ -43,15 +43,29 @@ var outageGuest = watModule{
     (i32.const 0)`,
 }
 
+// outageMiddleware is a middleware of /mw whose before export runs a
+// statement on the database main and answers 503 "down" when it fails.
+var outageMiddleware = mwModule{
+	decl:    `{"routes":["/mw"]}`,
+	imports: `  (import "endpoints" "db_query" (func $db_query (param i32 i32 i32 i32 i32 i32) (result i32)))` + "\n",
+	data:    []string{"main", "SELECT 1", "down"},
+	before: `(if (i32.eq (call $db_query $0 $1 (i32.const 0) (i32.const 0)) (i32.const -8))
+      (then (drop (call $set_status (i32.const 503))) (drop (call $write $2)) (return (i32.const 1))))
+    (i32.const 0)`,
+}
+
 // TestDatabaseOutageMidRunRetryAfter: a database that goes away while the
 // host serves (its SQLite file deleted: "unavailable") makes the guest
 // answer 503, and the host adds Retry-After to that answer, as it does
 // when it answers a call whose database waits itself; a guest's own
 // Retry-After stands; a 503 after a statement that failed for another
-// reason (syntax) gets none, nor does a guest's 200.
+// reason (syntax) gets none, nor does a guest's 200. A middleware's 503
+// after its statement failed unavailable gets it too.
 func TestDatabaseOutageMidRunRetryAfter(t *testing.T) {
 	t.Parallel()
-	a := newApp(t).wat("server/routes/q.get.wasm", outageGuest)
+	a := newApp(t).wat("server/routes/q.get.wasm", outageGuest).
+		wat("server/routes/mw.get.wasm", outageGuest).
+		middleware("10-db", outageMiddleware)
 	srv, logs := a.serve(host.Options{})
 	query := func(sql string, own bool) response {
 		headers := []string{"x-sql", sql}
@@ -79,6 +93,7 @@ func TestDatabaseOutageMidRunRetryAfter(t *testing.T) {
 	}
 
 	check("the database up", query("SELECT 1", false), 200, "up", "")
+	check("the database up, through the middleware", do(t, srv, "GET", "/mw", "", "x-sql", "SELECT 1"), 200, "up", "")
 	check("a 503 after a syntax error", query("SELEC 1", false), 503, "down", "")
 
 	path := filepath.Join(a.dir, filepath.FromSlash(config.DefaultDatabasePath))
@@ -103,4 +118,5 @@ func TestDatabaseOutageMidRunRetryAfter(t *testing.T) {
 	for _, tt := range tests {
 		check(tt.name, query("SELECT 1", tt.own), 503, "down", tt.retryAfter)
 	}
+	check("the database gone, the middleware's 503", do(t, srv, "GET", "/mw", ""), 503, "down", "seconds")
 }
