@@ -213,17 +213,7 @@ func TestWatchSourcesKeepsAMovedBundleUntilItsHeirIsBuilt(t *testing.T) {
 		building <- seen{modules, exists()}
 		return func() { built <- seen{nil, exists()} }
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	var ready watchers
-	go func() {
-		defer close(stopped)
-		_ = watchSources(testhook.WithWatching(ctx, ready.watching), app, rebuilding, newConsole(&syncBuffer{}, false, false), time.Now())
-	}()
-	defer func() { cancel(); <-stopped }()
-	if !waitUntil(t, 30*time.Second, func() bool { return ready.all("sources") }) {
-		t.Fatal("the sources were not watched within 30 s")
-	}
+	watchSourcesOf(t, app, rebuilding)
 	if err := os.Rename(filepath.Join(app, "handlers", "users"), filepath.Join(app, "handlers", "people")); err != nil {
 		t.Fatal(err)
 	}
@@ -264,17 +254,7 @@ func TestWatchSourcesIgnoresGoTests(t *testing.T) {
 		building <- modules
 		return func() {}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	var ready watchers
-	go func() {
-		defer close(stopped)
-		_ = watchSources(testhook.WithWatching(ctx, ready.watching), app, rebuilding, newConsole(&syncBuffer{}, false, false), time.Now())
-	}()
-	defer func() { cancel(); <-stopped }()
-	if !waitUntil(t, 30*time.Second, func() bool { return ready.all("sources") }) {
-		t.Fatal("the sources were not watched within 30 s")
-	}
+	watchSourcesOf(t, app, rebuilding)
 	writeFiles(t, app, map[string]string{
 		"handlers/hello/hello_test.go":       "package hello\n",
 		"handlers/hello/testdata/golden.go":  "package golden\n",
@@ -290,5 +270,22 @@ func TestWatchSourcesIgnoresGoTests(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatalf("saving %s built nothing", marker)
+	}
+}
+
+// watchSourcesOf runs watchSources on app, telling rebuilding, until the
+// test ends; it returns once the sources are watched.
+func watchSourcesOf(t *testing.T, app string, rebuilding func(modules []string) func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	var ready watchers
+	go func() {
+		defer close(stopped)
+		_ = watchSources(testhook.WithWatching(ctx, ready.watching), app, rebuilding, newConsole(&syncBuffer{}, false, false), time.Now())
+	}()
+	t.Cleanup(func() { cancel(); <-stopped })
+	if !waitUntil(t, 30*time.Second, func() bool { return ready.all("sources") }) {
+		t.Fatal("the sources were not watched within 30 s")
 	}
 }
