@@ -91,6 +91,28 @@ func (c *call) endDatabases() {
 	c.db = nil
 }
 
+// FinishHeader adds Retry-After to the headers h of a 503 answer (the
+// guest's or its middleware's) of a call during which a statement failed
+// unavailable or busy, unless the guest or its middleware set one: an
+// SDK answers 503 for such a database error, and the client is told when
+// to try again as when the host answers a call whose database waits for
+// its migrations (answerDatabaseWaits), with the same value
+// (dbgate.Retry.RetryAfter: the seconds until the host's next attempt,
+// else 1). busy counts too: it is a lock held past the busy timeout or a
+// transaction that could not be serialized, which a retry a moment later
+// may well pass, so the SDKs answer it 503 as they do unavailable, and a
+// client that retries after a second rather than at once gives the lock
+// time to go. It implements guestanswer.Finisher for the streamed
+// answers; the host calls it for the buffered ones.
+func (c *call) FinishHeader(status int, h http.Header) {
+	if status != http.StatusServiceUnavailable || c.db == nil || h.Get("Retry-After") != "" {
+		return
+	}
+	if c.db.Failed(database.CodeUnavailable) || c.db.Failed(database.CodeBusy) {
+		h.Set("Retry-After", c.host.dbRetry.RetryAfter())
+	}
+}
+
 // dbSpan begins the span of a statement for the Span hook.
 func (c *call) dbSpan(db, system, statement string) func(error) {
 	if o := c.host.opts.Observer; o == nil || o.Span == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -59,7 +60,8 @@ func TestUsersExampleSurvivesRestart(t *testing.T) {
 // TestUsersExamplePostgres runs the users example on PostgreSQL: the
 // conformance suite passes on it, two hosts sharing it give concurrent
 // creates distinct ids, and while the server is down every route that
-// reads the database answers its declared 503 and /readyz is not ready,
+// reads the database answers its declared 503 with Retry-After (the
+// host's: the Go SDK sets none) and /readyz is not ready,
 // then all serve again once it is back.
 func TestUsersExamplePostgres(t *testing.T) {
 	t.Parallel()
@@ -127,6 +129,10 @@ func TestUsersExamplePostgres(t *testing.T) {
 			res := do(t, srvs[0], tt.method, tt.path, tt.body, append([]string{"Content-Type", "application/json"}, w...)...)
 			if res.status != 503 || !jsonEqual(t, res.body, wantError) {
 				t.Errorf("%s %s with the database down: got %d %s, want 503 %s", tt.method, tt.path, res.status, res.body, wantError)
+			}
+			// The SDK's 503 says nothing of when to retry; the host adds it.
+			if s, err := strconv.Atoi(res.header.Get("Retry-After")); err != nil || s < 1 {
+				t.Errorf("%s %s with the database down: Retry-After %q, want seconds", tt.method, tt.path, res.header.Get("Retry-After"))
 			}
 		}
 		if got := readyErrors(hosts[0], context.Background()); len(got) != 1 || !strings.HasPrefix(got[0], "databases: ") {

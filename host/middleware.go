@@ -137,6 +137,7 @@ func (cr *chainRun) Call(m *edge.Middleware, phase string) edge.ModuleCall {
 func (cr *chainRun) Answer(e edge.ModuleCall) {
 	mc := e.(mwExport).call
 	cr.run.h.discardBody(cr.w, cr.r, cr.c)
+	mc.FinishHeader(mc.resp.Status(), cr.w.Header())
 	answer.Buffered(cr.w, cr.r, mc.resp.Status(), "application/json", mc.resp.Body())
 }
 

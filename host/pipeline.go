@@ -174,6 +174,7 @@ func stepAfter(h requestSide, w http.ResponseWriter, r *http.Request, c *call) b
 		hdr[k] = vs
 	}
 	mwRunner{h}.runAfter(r, c, c.chain, status, false, hdr)
+	c.FinishHeader(status, hdr)
 	ct := "application/json"
 	if d := op.Responses[status]; d != nil && d.ContentType != "" {
 		ct = d.ContentType

@@ -150,7 +150,7 @@ func (h requestSide) getCall(w http.ResponseWriter, r *http.Request, set *settin
 // target is where the call's answer goes (w) and what its streamed writes
 // are held to; op's media answers stream, nil for a plain route.
 func (c *call) target(w http.ResponseWriter, op *operation) guestanswer.Target {
-	t := guestanswer.Target{W: w, Head: c.rq.HTTP.Method == http.MethodHead, WriteTimeout: time.Duration(c.set.Server.WriteTimeout), Tee: &c.rq.Idem, Deadlines: &c.writes}
+	t := guestanswer.Target{W: w, Head: c.rq.HTTP.Method == http.MethodHead, WriteTimeout: time.Duration(c.set.Server.WriteTimeout), Tee: &c.rq.Idem, Deadlines: &c.writes, Finish: c}
 	if op != nil {
 		t.Media, t.Negotiates = op.Media, op.Negotiates()
 	}

@@ -43,3 +43,55 @@ func TestRefusedStartMigratesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedReloadMigratesNothing: a reload that refuses the new
+// endpoints.json (a variable without a value, or a file that does not
+// parse) applies no migration, while the previous version keeps serving
+// with its settings: it applied them before resolving the settings, so a
+// deploy missing a secret changed the schema under the version that
+// stayed. The reload that fixes endpoints.json applies them.
+func TestRefusedReloadMigratesNothing(t *testing.T) {
+	t.Parallel()
+	const cfg = `{"variables": {"token": {"env": "QUOTE_TOKEN", "secret": true}}}`
+	for _, tt := range []struct {
+		name, wantProblem string
+		refuse, fix       func(a *app, e *env)
+	}{
+		{"a variable without a value", "/variables/token: has no value",
+			func(_ *app, e *env) { e.set("QUOTE_TOKEN", "") },
+			func(_ *app, e *env) { e.set("QUOTE_TOKEN", "t0ken") }},
+		{"an endpoints.json that does not parse", config.File,
+			func(a *app, _ *env) { a.file("endpoints.json", []byte(`{"variables": `)) },
+			func(a *app, _ *env) { a.file("endpoints.json", []byte(cfg)) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := &env{m: map[string]string{"QUOTE_TOKEN": "t0ken"}}
+			a := dbApp(t, cfg).file("server/migrations/001-users.sql", []byte("CREATE TABLE users (id INTEGER PRIMARY KEY);\n"))
+			h, logs := a.host(host.Options{Mode: host.Production, LookupEnv: e.lookup, ConfigOverrides: []config.Override{ownDatabase(t)}})
+			srv := newServer(t, h)
+			orders := func() string {
+				return dbDo(t, srv, "main", "q", "SELECT count(*) AS n FROM sqlite_master WHERE name = 'orders'", "").body
+			}
+			const none, one = `{"columns":["n"],"rows":[[0]]}` + "\n", `{"columns":["n"],"rows":[[1]]}` + "\n"
+
+			tt.refuse(a, e)
+			a.file("server/migrations/002-orders.sql", []byte("CREATE TABLE orders (id INTEGER PRIMARY KEY);\n"))
+			report := h.Reload(context.Background())
+			if len(report.Problems) != 1 || !strings.Contains(report.Problems[0].Error(), tt.wantProblem) {
+				t.Errorf("the refused reload's problems: %v, want one naming %q", report.Problems, tt.wantProblem)
+			}
+			if got := orders(); got != none {
+				t.Errorf("after the refused reload, the table orders: %s, want none (the migration not applied)\n%s", got, logs)
+			}
+
+			tt.fix(a, e)
+			if report := h.Reload(context.Background()); len(report.Problems) != 0 {
+				t.Errorf("the reload that fixes endpoints.json: problems %v", report.Problems)
+			}
+			if got := orders(); got != one {
+				t.Errorf("after the fixed reload, the table orders: %s, want it made\n%s", got, logs)
+			}
+		})
+	}
+}

@@ -450,10 +450,12 @@ func removeOrphans(app string, orphans []orphan, ready func(orphan) bool, c *con
 }
 
 // isSource reports whether a file is a route source or something a Go
-// build reads.
+// build reads. A Go test file is neither (go build ignores it): saving one
+// rebuilds and reloads nothing. Nor is a file under testdata, whose
+// directories watchApp does not watch.
 func isSource(rel string) bool {
 	base := filepath.Base(rel)
-	if strings.HasPrefix(base, ".") {
+	if strings.HasPrefix(base, ".") || strings.HasSuffix(base, "_test.go") {
 		return false
 	}
 	switch filepath.Ext(rel) {

@@ -213,17 +213,7 @@ func TestWatchSourcesKeepsAMovedBundleUntilItsHeirIsBuilt(t *testing.T) {
 		building <- seen{modules, exists()}
 		return func() { built <- seen{nil, exists()} }
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	var ready watchers
-	go func() {
-		defer close(stopped)
-		_ = watchSources(testhook.WithWatching(ctx, ready.watching), app, rebuilding, newConsole(&syncBuffer{}, false, false), time.Now())
-	}()
-	defer func() { cancel(); <-stopped }()
-	if !waitUntil(t, 30*time.Second, func() bool { return ready.all("sources") }) {
-		t.Fatal("the sources were not watched within 30 s")
-	}
+	watchSourcesOf(t, app, rebuilding)
 	if err := os.Rename(filepath.Join(app, "handlers", "users"), filepath.Join(app, "handlers", "people")); err != nil {
 		t.Fatal(err)
 	}
@@ -242,5 +232,60 @@ func TestWatchSourcesKeepsAMovedBundleUntilItsHeirIsBuilt(t *testing.T) {
 		}
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the build never ended")
+	}
+}
+
+// TestWatchSourcesIgnoresGoTests: saving a Go test file, or a file under
+// a Go package's testdata, rebuilds nothing (go build reads neither); it
+// rebuilt the route's Go module and so reloaded it. The save of a route
+// source after them is the first build watchSources begins, and of that
+// source's module alone.
+func TestWatchSourcesIgnoresGoTests(t *testing.T) {
+	needGo(t)
+	t.Parallel()
+	app := filepath.Join(t.TempDir(), "tests")
+	if code, out, errOut := runCLI("new", app); code != exitOK {
+		t.Fatalf("endpoints new = %d\n%s\n%s", code, out, errOut)
+	}
+	const marker = "server/routes/ping.get.c"
+	writeFiles(t, app, map[string]string{marker: "int x;\n"})
+	building := make(chan []string, 4)
+	rebuilding := func(modules []string) func() {
+		building <- modules
+		return func() {}
+	}
+	watchSourcesOf(t, app, rebuilding)
+	writeFiles(t, app, map[string]string{
+		"handlers/hello/hello_test.go":       "package hello\n",
+		"handlers/hello/testdata/golden.go":  "package golden\n",
+		"handlers/hello/testdata/want.json":  "{}\n",
+		"handlers/hello/testdata/more/x.go":  "package more\n",
+		"handlers/hello/hello_extra_test.go": "package hello_test\n",
+	})
+	writeFiles(t, app, map[string]string{marker: "int y;\n"})
+	select {
+	case modules := <-building:
+		if want := []string{"server/routes/ping.get.wasm"}; !slices.Equal(modules, want) {
+			t.Errorf("the first build after saving Go test files and testdata, then %s: rebuilding %v, want %v alone", marker, modules, want)
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("saving %s built nothing", marker)
+	}
+}
+
+// watchSourcesOf runs watchSources on app, telling rebuilding, until the
+// test ends; it returns once the sources are watched.
+func watchSourcesOf(t *testing.T, app string, rebuilding func(modules []string) func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	var ready watchers
+	go func() {
+		defer close(stopped)
+		_ = watchSources(testhook.WithWatching(ctx, ready.watching), app, rebuilding, newConsole(&syncBuffer{}, false, false), time.Now())
+	}()
+	t.Cleanup(func() { cancel(); <-stopped })
+	if !waitUntil(t, 30*time.Second, func() bool { return ready.all("sources") }) {
+		t.Fatal("the sources were not watched within 30 s")
 	}
 }

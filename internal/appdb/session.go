@@ -3,6 +3,7 @@ package appdb
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -34,6 +35,9 @@ type Session struct {
 	result      []byte
 	pending     bool
 	lastErrCode database.Code
+	// failed are the codes the session's statements failed with, each
+	// once (see Failed).
+	failed []database.Code
 	// lastDB and lastSQL are the database name and the statement text of
 	// the last statement, kept across restarts (see interned).
 	lastDB, lastSQL string
@@ -66,7 +70,7 @@ const keptResultBytes = 64 << 10
 func (s *Session) Restart(set *Set, ctx context.Context, deadline time.Time, maxResult int) {
 	s.Close()
 	*s = Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result,
-		lastDB: s.lastDB, lastSQL: s.lastSQL, args: s.args}
+		failed: s.failed[:0], lastDB: s.lastDB, lastSQL: s.lastSQL, args: s.args}
 }
 
 // interned returns b as a string: last when it holds the same bytes, else
@@ -83,6 +87,11 @@ func interned(last *string, b []byte) string {
 // LastError is the code of the last statement of the session that
 // failed, "" when none did: what the access log reports.
 func (s *Session) LastError() database.Code { return s.lastErrCode }
+
+// Failed reports whether a statement (or a transaction call) of the
+// session failed with code, whatever came after it: the host adds
+// Retry-After to a 503 answer of a call whose database was unavailable.
+func (s *Session) Failed(code database.Code) bool { return slices.Contains(s.failed, code) }
 
 // Result is the pending result (or error) JSON; ok is false when none is
 // pending.
@@ -147,6 +156,9 @@ func (s *Session) finish(name string, began time.Time, end func(error), err erro
 	if err != nil {
 		e := database.AsError(err)
 		s.lastErrCode = e.Code
+		if !slices.Contains(s.failed, e.Code) {
+			s.failed = append(s.failed, e.Code)
+		}
 		s.result = database.AppendError(s.result[:0], e)
 		return len(s.result), abi.ErrDatabase
 	}

@@ -140,7 +140,8 @@ func (r *Retry) Note(logger *slog.Logger, a appdb.Attempt) {
 }
 
 // RetryAfter is the Retry-After of a call refused because a database
-// waits: the seconds until the next attempt, at least 1.
+// waits, and of a guest's 503 after a statement failed unavailable or
+// busy (host/database.go): the seconds until the next attempt, at least 1.
 func (r *Retry) RetryAfter() string {
 	d := time.Until(time.Unix(0, r.next.Load()))
 	return strconv.Itoa(max(1, int((d+time.Second-1)/time.Second)))

@@ -79,6 +79,16 @@ type Target struct {
 	// the negotiated type when Negotiates.
 	Media      map[int]string
 	Negotiates bool
+	// Finish, when set, completes a streamed answer's headers as they go
+	// out, once the guest's are in (what the host adds to an answer the
+	// guest made); nil adds nothing.
+	Finish Finisher
+}
+
+// Finisher completes the headers h of an answer of status before they
+// are sent.
+type Finisher interface {
+	FinishHeader(status int, h http.Header)
 }
 
 // Tee keeps a copy of the bytes an answer streams.

@@ -89,12 +89,16 @@ func (a *Answer) clientGone(err error) {
 	a.clock.Stop()
 }
 
-// Commit sends a plain route's status and headers.
+// Commit sends the status and headers of a plain route's answer or of a
+// streamed one, completed by the target's Finish.
 func (a *Answer) Commit() {
 	a.wroteHeader = true
 	hdr := a.w.Header()
 	for k, vs := range a.header {
 		hdr[k] = vs
+	}
+	if a.to.Finish != nil {
+		a.to.Finish.FinishHeader(a.status, hdr)
 	}
 	a.w.WriteHeader(a.status)
 }

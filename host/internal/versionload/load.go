@@ -106,14 +106,6 @@ func Load(ctx context.Context, h Host, cfg Config, prev *appversion.Version) (*a
 		return nil, Report{}, fmt.Errorf("reading app %s: %w", cfg.Dir, err)
 	}
 	start := time.Now()
-	// At a reload, migrations first: a version of the app whose migration
-	// fails is never served (the previous one keeps serving). A first load
-	// migrates once its settings hold, below.
-	if prev != nil {
-		if err := h.Migrate(ctx); err != nil {
-			return nil, Report{}, err
-		}
-	}
 	l := &loading{h: h, cfg: cfg, ctx: ctx, prev: prev, t: &appversion.Version{Table: routetable.Table{Files: map[string]*routetable.File{}}, State: &appversion.State{}}}
 	l.routes = routetable.Load{Dir: cfg.Dir, ConfigFile: cfg.RoutesConfig, Engine: cfg.Engine,
 		PoolSize: cfg.PoolSize, Logger: cfg.Logger, Progress: cfg.Progress, Report: l, T: &l.t.Table}
@@ -130,15 +122,8 @@ func Load(ctx context.Context, h Host, cfg Config, prev *appversion.Version) (*a
 		l.routes.Discard(ctx, routes())
 		return nil, l.report, err
 	}
-	if prev == nil {
-		// A start its settings refuse (a variable without a value, a
-		// missing CA file) changes no database; one whose migration
-		// fails serves nothing.
-		if err := h.Migrate(ctx); err != nil {
-			l.routes.Discard(ctx, routes())
-			l.t.Runtime.Close(ctx)
-			return nil, l.report, err
-		}
+	if err := l.migrate(routes); err != nil {
+		return nil, l.report, err
 	}
 	l.middlewareFiles()
 	l.routes.Assemble(ctx, files, routes(), l.checkRoute)
@@ -151,6 +136,38 @@ func Load(ctx context.Context, h Host, cfg Config, prev *appversion.Version) (*a
 	return l.t, l.report, nil
 }
 
+// migrate applies the app's migrations once endpoints.json's settings
+// are resolved, at a start as at a reload: a start its settings refuse
+// (a variable without a value, a missing CA file) has returned already,
+// and a reload that refuses the new endpoints.json (it does not parse, or
+// its settings do not resolve: the previous settings stay, a problem
+// says why) applies none, so that a deploy missing a secret changes no
+// schema under the version that keeps serving; its new migrations wait
+// for the reload that fixes endpoints.json (until then a route of the
+// same reload that needs them fails its statements, as it would on a
+// database that is behind). A migration that fails means no version: a
+// start fails, a reload keeps the previous version serving whole.
+//
+// Resolving first at a reload has one cost, which a version refused for
+// its document (reload.go) already has: a changed outbound setting made
+// its new client (outbound.Clients) before a migration can fail, and the
+// client the previous version keeps serving with had its idle
+// connections closed; it still serves, opening new ones.
+func (l *loading) migrate(routes func() []routetable.Result) error {
+	if l.configRefused {
+		l.cfg.Logger.Warn(config.File + " refused: this reload applies no migration (a new one waits for the reload that fixes " + config.File + ")")
+		return nil
+	}
+	if err := l.h.Migrate(l.ctx); err != nil {
+		l.routes.Discard(l.ctx, routes())
+		if l.prev == nil || l.t.Runtime != l.prev.Runtime {
+			l.t.Runtime.Close(l.ctx)
+		}
+		return err
+	}
+	return nil
+}
+
 // loading is one run of Load: the version it builds from the app's files,
 // the previous version (nil at the first load), and the report of what
 // changed and what failed.
@@ -161,6 +178,10 @@ type loading struct {
 	prev   *appversion.Version
 	t      *appversion.Version
 	report Report
+	// configRefused says a reload refused the new endpoints.json (it
+	// does not parse or its settings do not resolve), keeping the
+	// previous settings.
+	configRefused bool
 	// routes makes t's route modules, routes and router (package
 	// routetable), told of problems and files through the loading's
 	// Problem and Note (an appload.Reporter).
@@ -230,6 +251,7 @@ func (l *loading) settings() error {
 			return err
 		}
 		l.Problem(err, true)
+		l.configRefused = true
 		t.Set, t.AppConfigHash = prev.Set, prev.AppConfigHash
 		return nil
 	}
@@ -249,6 +271,7 @@ func (l *loading) appConfig() *config.App {
 	data, hash, err := l.cfg.Dir.Read(config.File)
 	if err != nil {
 		l.Problem(err, true)
+		l.configRefused = true
 		t.AppConfigHash = prev.AppConfigHash
 		return prev.Set.Config
 	}
@@ -259,6 +282,7 @@ func (l *loading) appConfig() *config.App {
 	cfg, err := config.Parse(config.File, data, l.cfg.Overrides...)
 	if err != nil {
 		l.Problem(err, true)
+		l.configRefused = true
 		t.AppConfigHash = prev.AppConfigHash
 		return prev.Set.Config
 	}

@@ -62,9 +62,8 @@ func writeConfig(t *testing.T, dir, data string) *config.App {
 }
 
 // TestLoadStopsAtAFailedMigration: a failed migration means no version.
-// A reload migrates first and resolves no settings (whose outbound client
-// would replace the serving one's); a first load migrates once its
-// settings hold, so that a start they refuse changes no database.
+// A load, first or not, migrates once its settings hold, so that a load
+// they refuse changes no database.
 func TestLoadStopsAtAFailedMigration(t *testing.T) {
 	failed := errors.New("migration 0002 failed")
 	for _, tt := range []struct {
@@ -73,7 +72,7 @@ func TestLoadStopsAtAFailedMigration(t *testing.T) {
 		wantSettings int
 	}{
 		{"first load", false, 1},
-		{"reload", true, 0},
+		{"reload", true, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -109,6 +108,44 @@ func TestFirstLoadRefusedBeforeMigrating(t *testing.T) {
 	}
 	if h.migrations != 0 {
 		t.Errorf("a first load refused for its settings (%v) migrated %d times", err, h.migrations)
+	}
+}
+
+// TestRefusedReloadDoesNotMigrate: a reload that refuses the new
+// endpoints.json (a variable without a value, a file that does not parse)
+// keeps the previous settings and migrates nothing; one whose
+// endpoints.json holds migrates once.
+func TestRefusedReloadDoesNotMigrate(t *testing.T) {
+	for _, tt := range []struct {
+		name, data     string
+		wantMigrations int
+	}{
+		{"unchanged", `{}`, 1},
+		{"changed", `{"limits": {"timeout": "3s"}}`, 1},
+		{"a variable without a value", `{"variables": {"token": {"file": "secrets/token"}}}`, 0},
+		{"not JSON", `{"limits": `, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			h := &countingHost{fakeHost: fakeHost{dir: dir}}
+			cfg := testConfig(dir, writeConfig(t, dir, `{}`))
+			first, _, err := Load(context.Background(), h, cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.migrations = 0
+			writeConfig(t, dir, tt.data)
+			v, report, err := Load(context.Background(), h, cfg, first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.migrations != tt.wantMigrations {
+				t.Errorf("the reload migrated %d times, want %d (problems %v)", h.migrations, tt.wantMigrations, report.Problems)
+			}
+			if refused := tt.wantMigrations == 0; refused != (len(report.Problems) == 1) || (refused && v.Set.Config != first.Set.Config) {
+				t.Errorf("refused %v: problems %v, kept the previous endpoints.json %v", refused, report.Problems, v.Set.Config == first.Set.Config)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,122 @@
+package host_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/poll"
+)
+
+// outageGuest is a plain route that runs the statement of its x-sql
+// header on the database main and answers 503 "down" when it fails
+// (ErrDatabase), as the SDKs answer a database that is down, setting its
+// own Retry-After: 7 when the request has an x-own header; "up" when it
+// succeeds.
+var outageGuest = watModule{
+	imports: `
+  (import "endpoints" "db_query" (func $db_query (param i32 i32 i32 i32 i32 i32) (result i32)))
+`,
+	extra: `
+  (data (i32.const 3000) "main")
+  (data (i32.const 3010) "x-sql")
+  (data (i32.const 3020) "x-own")
+  (data (i32.const 3030) "Retry-After")
+  (data (i32.const 3050) "7")
+  (data (i32.const 3060) "down")
+  (data (i32.const 3070) "up")
+`,
+	handle: `(local.set $n (call $request_header (i32.const 3010) (i32.const 5) (i32.const 4000) (i32.const 1024)))
+    (if (i32.lt_s (local.get $n) (i32.const 0)) (then (local.set $n (i32.const 0))))
+    (if (i32.eq (call $db_query (i32.const 3000) (i32.const 4) (i32.const 4000) (local.get $n) (i32.const 0) (i32.const 0)) (i32.const -8))
+      (then
+        (drop (call $set_status (i32.const 503)))
+        (if (i32.ge_s (call $request_header (i32.const 3020) (i32.const 5) (i32.const 5000) (i32.const 16)) (i32.const 0))
+          (then (drop (call $set_header (i32.const 3030) (i32.const 11) (i32.const 3050) (i32.const 1)))))
+        (drop (call $write (i32.const 3060) (i32.const 4)))
+        (return (i32.const 0))))
+    (drop (call $write (i32.const 3070) (i32.const 2)))
+    (i32.const 0)`,
+}
+
+// outageMiddleware is a middleware of /mw whose before export runs a
+// statement on the database main and answers 503 "down" when it fails.
+var outageMiddleware = mwModule{
+	decl:    `{"routes":["/mw"]}`,
+	imports: `  (import "endpoints" "db_query" (func $db_query (param i32 i32 i32 i32 i32 i32) (result i32)))` + "\n",
+	data:    []string{"main", "SELECT 1", "down"},
+	before: `(if (i32.eq (call $db_query $0 $1 (i32.const 0) (i32.const 0)) (i32.const -8))
+      (then (drop (call $set_status (i32.const 503))) (drop (call $write $2)) (return (i32.const 1))))
+    (i32.const 0)`,
+}
+
+// TestDatabaseOutageMidRunRetryAfter: a database that goes away while the
+// host serves (its SQLite file deleted: "unavailable") makes the guest
+// answer 503, and the host adds Retry-After to that answer, as it does
+// when it answers a call whose database waits itself; a guest's own
+// Retry-After stands; a 503 after a statement that failed for another
+// reason (syntax) gets none, nor does a guest's 200. A middleware's 503
+// after its statement failed unavailable gets it too.
+func TestDatabaseOutageMidRunRetryAfter(t *testing.T) {
+	t.Parallel()
+	a := newApp(t).wat("server/routes/q.get.wasm", outageGuest).
+		wat("server/routes/mw.get.wasm", outageGuest).
+		middleware("10-db", outageMiddleware)
+	srv, logs := a.serve(host.Options{})
+	query := func(sql string, own bool) response {
+		headers := []string{"x-sql", sql}
+		if own {
+			headers = append(headers, "x-own", "1")
+		}
+		return do(t, srv, "GET", "/q", "", headers...)
+	}
+	check := func(name string, res response, status int, body, retryAfter string) {
+		t.Helper()
+		got := res.header.Get("Retry-After")
+		if res.status != status || res.body != body {
+			t.Errorf("%s: %d %s, want %d %s\n%s", name, res.status, res.body, status, body, logs)
+		}
+		switch retryAfter {
+		case "seconds":
+			if s, err := strconv.Atoi(got); err != nil || s < 1 {
+				t.Errorf("%s: Retry-After %q, want seconds (at least 1)", name, got)
+			}
+		default:
+			if got != retryAfter {
+				t.Errorf("%s: Retry-After %q, want %q", name, got, retryAfter)
+			}
+		}
+	}
+
+	check("the database up", query("SELECT 1", false), 200, "up", "")
+	check("the database up, through the middleware", do(t, srv, "GET", "/mw", "", "x-sql", "SELECT 1"), 200, "up", "")
+	check("a 503 after a syntax error", query("SELEC 1", false), 503, "down", "")
+
+	path := filepath.Join(a.dir, filepath.FromSlash(config.DefaultDatabasePath))
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	// The pool notices the file is gone within its check interval.
+	var down response
+	if !poll.Until(10*time.Second, func() bool { down = query("SELECT 1", false); return down.status == 503 }) {
+		t.Fatalf("the database file deleted, the guest still answers %d %s\n%s", down.status, down.body, logs)
+	}
+	tests := []struct {
+		name       string
+		own        bool
+		retryAfter string
+	}{
+		{"the database gone: the host adds Retry-After", false, "seconds"},
+		{"the guest's own Retry-After stands", true, "7"},
+	}
+	for _, tt := range tests {
+		check(tt.name, query("SELECT 1", tt.own), 503, "down", tt.retryAfter)
+	}
+	check("the database gone, the middleware's 503", do(t, srv, "GET", "/mw", ""), 503, "down", "seconds")
+}
