@@ -81,6 +81,7 @@ type sqliteConn struct {
 	temp    bool
 	gen     uint64 // the pool's file generation when it was opened
 	stmts   stmtCache
+	lock    lockWait
 }
 
 // recoverSQLite turns a panic of go-sqlite3 into *err. The driver panics
@@ -183,8 +184,8 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 		}
 		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("opening %s: %v", db.path, err), Err: err}
 	}
-	c := &sqliteConn{conn: conn, gen: gen}
-	err = conn.BusyTimeout(busyTimeout)
+	c := &sqliteConn{conn: conn, gen: gen, lock: lockWait{timeout: busyTimeout}}
+	err = conn.BusyHandler(c.lock.busy)
 	for _, pragma := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"} {
 		if err == nil {
 			err = conn.Exec(pragma)
@@ -395,10 +396,9 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 	}
 	defer db.release(c)
 	defer c.recoverSQLite(&err)
-	if err := c.conn.BusyTimeout(migrationBusyTimeout); err != nil {
-		return sqliteError(ctx, err)
-	}
-	defer c.conn.BusyTimeout(busyTimeout)
+	guests := c.lock.timeout
+	c.lock.timeout = migrationBusyTimeout
+	defer func() { c.lock.timeout = guests }()
 	if err := c.control(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
@@ -485,7 +485,7 @@ func (c *sqliteConn) control(ctx context.Context, sql string) (err error) {
 	defer func() { c.trusted = false }()
 	c.conn.SetInterrupt(ctx)
 	if err := c.conn.Exec(sql); err != nil {
-		return sqliteError(ctx, err)
+		return c.lock.explain(sqliteError(ctx, err))
 	}
 	return nil
 }
@@ -619,7 +619,7 @@ func (c *sqliteConn) query(ctx context.Context, sql string, args []any, pool *sq
 	if !r.row {
 		if err := stmt.Err(); err != nil {
 			c.done(sql, stmt)
-			return nil, sqliteError(ctx, err)
+			return nil, c.lock.explain(sqliteError(ctx, err))
 		}
 	}
 	r.cols = c.stmts.columns(stmt)
@@ -634,7 +634,7 @@ func (c *sqliteConn) exec(ctx context.Context, sql string, args []any) (ExecResu
 	err = stmt.Exec()
 	c.done(sql, stmt)
 	if err != nil {
-		return ExecResult{}, sqliteError(ctx, err)
+		return ExecResult{}, c.lock.explain(sqliteError(ctx, err))
 	}
 	return ExecResult{RowsAffected: c.conn.Changes(), LastInsertID: c.conn.LastInsertRowID(), HasLastInsertID: true}, nil
 }
@@ -680,7 +680,7 @@ func (r *sqliteRows) Next() (more bool) {
 	}
 	r.end = true
 	if err := r.stmt.Err(); err != nil {
-		r.err = sqliteError(r.ctx, err)
+		r.err = r.c.lock.explain(sqliteError(r.ctx, err))
 	}
 	return false
 }
