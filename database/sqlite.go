@@ -26,6 +26,15 @@ func init() { Register(DriverSQLite, openSQLite) }
 // stops the wait sooner.
 const SQLiteBusyTimeout = 5 * time.Second
 
+// sqliteWALSizeLimit is the size, in bytes, the -wal file of a database
+// is brought back to (PRAGMA journal_size_limit) when a checkpoint has
+// copied it all and a write starts it over: a burst of writes during a
+// long read grows the file past its usual 4 MB (the 1000 pages of the
+// automatic checkpoint), and without a limit it would keep that size for
+// as long as a connection stays open. Twice the usual size, so that the
+// ordinary cycle never truncates it.
+const sqliteWALSizeLimit = 8 << 20
+
 // busyTimeout is SQLiteBusyTimeout; tests shorten it (export_test.go).
 var busyTimeout = SQLiteBusyTimeout
 
@@ -186,7 +195,7 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 	}
 	c := &sqliteConn{conn: conn, gen: gen, lock: lockWait{timeout: busyTimeout}}
 	err = conn.BusyHandler(c.lock.busy)
-	for _, pragma := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"} {
+	for _, pragma := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON", "PRAGMA journal_size_limit=" + strconv.Itoa(sqliteWALSizeLimit)} {
 		if err == nil {
 			err = conn.Exec(pragma)
 		}

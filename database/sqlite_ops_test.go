@@ -2,6 +2,7 @@ package database_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,5 +65,59 @@ func TestSQLiteBusyEndsBeforeDeadline(t *testing.T) {
 				t.Errorf("%v; want busy, saying the wait ended before the call's deadline", err)
 			}
 		})
+	}
+}
+
+// TestSQLiteWALShrinksAfterBurst: a burst of writes while a long read
+// keeps the checkpoint from completing grows the -wal file (here past
+// 20 MB); once the read ends and the checkpoints complete, the next
+// writes bring the file back within the limit (database.SQLiteWALSizeLimit)
+// rather than leaving it at its largest size for as long as the host
+// keeps its connections open (months, for a server).
+func TestSQLiteWALShrinksAfterBurst(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := db.Exec(ctx, sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	walSize := func() int64 {
+		t.Helper()
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	exec("CREATE TABLE t (b BLOB)")
+	exec("INSERT INTO t VALUES (1)")
+	rows, err := db.Query(ctx, "SELECT b FROM t", nil) // a read in progress
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 200 {
+		exec("INSERT INTO t VALUES (randomblob(100000))")
+	}
+	if n := walSize(); n < 20<<20 {
+		t.Fatalf("the -wal file is %d bytes after the burst; the test wants it past 20 MB", n)
+	}
+	rows.Close()
+	exec("DELETE FROM t")
+	for range 10 {
+		exec("INSERT INTO t VALUES (1)")
+	}
+	if n := walSize(); n > database.SQLiteWALSizeLimit {
+		t.Errorf("the -wal file is %d bytes once the burst is over and checkpointed, want at most %d", n, database.SQLiteWALSizeLimit)
+	}
+	var got string
+	if got, err = query(t, db, "SELECT count(*) FROM t", ""); err != nil || got != `{"columns":["count(*)"],"rows":[[10]]}` {
+		t.Errorf("the rows after the burst: %s %v, want 10", got, err)
 	}
 }
