@@ -735,13 +735,13 @@ func (r *sqliteRows) AppendRow(dst []byte, blobs []int, limit int) (_ []byte, _ 
 		case sqlite3.TEXT:
 			text := r.stmt.ColumnRawText(i)
 			if len(dst)+len(text)+len(`""`) > limit {
-				return dst, blobs, errValueTooLarge
+				return dst, blobs, &valueTooLargeError{Column: i, Bytes: len(text)}
 			}
 			dst, _ = jsontext.AppendQuote(dst, text)
 		case sqlite3.BLOB:
 			blob := r.stmt.ColumnRawBlob(i)
 			if len(dst)+base64.StdEncoding.EncodedLen(len(blob))+len(`""`) > limit {
-				return dst, blobs, errValueTooLarge
+				return dst, blobs, &valueTooLargeError{Column: i, Bytes: len(blob), Blob: true}
 			}
 			dst = appendBlob(dst, blob)
 			blobs = append(blobs, i)
@@ -765,10 +765,6 @@ func (r *sqliteRows) Close() error {
 	}
 	return r.err
 }
-
-// errValueTooLarge fails a row one of whose values would take the result
-// past its bound (AppendQueryResult says which).
-var errValueTooLarge = &Error{Code: CodeTooLarge, Message: "a value is larger than the result may be"}
 
 // sqliteTx is a transaction on one connection of the pool, held until it
 // ends.

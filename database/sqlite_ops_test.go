@@ -121,3 +121,49 @@ func TestSQLiteWALShrinksAfterBurst(t *testing.T) {
 		t.Errorf("the rows after the burst: %s %v, want 10", got, err)
 	}
 }
+
+// TestSQLiteValueLargerThanResult: a blob the app stored (a write has no
+// bound but the database's) that a read cannot return within
+// limits.sqlResultBytes, the blob counting as its base64 (4/3 of its
+// size): a blob of 1 MiB - 1 byte under the default 1 MiB. The error says
+// that one value is too large, how a blob counts, and what to do (a part
+// of it, or raise the setting); "select fewer rows or columns" does not
+// help a query of one row and one column. A result too large for its
+// rows keeps its advice.
+func TestSQLiteValueLargerThanResult(t *testing.T) {
+	db := openTestSQLite(t)
+	ctx := t.Context()
+	blob := make([]byte, 1<<20-1)
+	if _, err := db.Exec(ctx, "CREATE TABLE files (body BLOB)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO files VALUES ($1)", []any{blob}); err != nil {
+		t.Fatalf("storing a blob of 1 MiB - 1 byte: %v", err)
+	}
+	tests := []struct {
+		name, sql string
+		want      []string
+	}{
+		{"a blob", "SELECT body FROM files", []string{"the result is larger than limits.sqlResultBytes (1048576 bytes) at the value of column body in row 1 (a 1048575-byte blob, which counts as its base64 text", "counts as its base64 text", "substr", "raise limits.sqlResultBytes"}},
+		{"a text", "SELECT hex(substr(body, 1, 600000)) AS h FROM files", []string{"at the value of column h in row 1 (a 1200000-byte text)"}},
+		{"many rows", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n LIMIT 200000) SELECT i FROM n", []string{"the result is larger than limits.sqlResultBytes (1048576 bytes): select fewer rows (LIMIT) or columns"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, err := db.Query(ctx, tt.sql, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = database.AppendQueryResult(nil, rows, 1<<20)
+			rows.Close()
+			if database.CodeOf(err) != database.CodeTooLarge {
+				t.Fatalf("%v; want too_large", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%v\nwant it to say %q", err, w)
+				}
+			}
+		})
+	}
+}
