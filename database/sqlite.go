@@ -171,13 +171,12 @@ func (db *sqliteDB) System() string { return "sqlite" }
 // connect opens a connection set up for guests: WAL, a busy timeout,
 // foreign keys enforced, no ATTACH, and the authorizer.
 //
-// Once a connection has opened the file, it is no longer created: a file
-// deleted while the host serves it is an error until it is restored,
-// rather than an empty database the app's tables are missing from.
+// Once a connection has opened the file, it is no longer created, nor
+// its directory: a file deleted (or its app moved away) while the host
+// serves it is an error until it is restored, rather than an empty
+// database the app's tables are missing from, in directories made again
+// where the app was.
 func (db *sqliteDB) connect() (*sqliteConn, error) {
-	if err := os.MkdirAll(filepath.Dir(db.path), 0o755); err != nil {
-		return nil, &Error{Code: CodeUnavailable, Message: err.Error(), Err: err}
-	}
 	gen := db.gen.Load()
 	db.fileMu.Lock()
 	opened := db.file != nil
@@ -185,11 +184,13 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
 	if opened {
 		flags = sqlite3.OPEN_READWRITE
+	} else if err := os.MkdirAll(filepath.Dir(db.path), 0o755); err != nil {
+		return nil, &Error{Code: CodeUnavailable, Message: err.Error(), Err: err}
 	}
 	conn, err := sqlite3.OpenFlags(db.path, flags)
 	if err != nil {
 		if _, serr := os.Stat(db.path); opened && errors.Is(serr, fs.ErrNotExist) {
-			return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("the database file %s was deleted while the host served it: restore it (from a backup) where it was, or restart the host to start an empty database", db.path), Err: err}
+			return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("the database file %s was deleted or moved (its directory too, perhaps) while the host served it: put it back where it was (from a backup), or restart the host to start an empty database", db.path), Err: err}
 		}
 		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("opening %s: %v", db.path, err), Err: err}
 	}

@@ -167,3 +167,45 @@ func TestSQLiteValueLargerThanResult(t *testing.T) {
 		})
 	}
 }
+
+// TestSQLiteAppMovedWhileServing: the app's directory moved away (mv)
+// while a pool serves its database: a statement fails unavailable naming
+// the file, and the pool does not make the directories of the old path
+// again (an empty app/.endpoints/data where the app was, which would
+// keep the operator's mv back from working). Once the app is back, the
+// database serves again, its rows intact.
+func TestSQLiteAppMovedWhileServing(t *testing.T) {
+	database.CheckFileAlways(t)
+	root := t.TempDir()
+	app, moved := filepath.Join(root, "app"), filepath.Join(root, "app.moved")
+	path := filepath.Join(app, ".endpoints", "data", "main.db")
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	for _, sql := range []string{"CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"} {
+		if _, err := db.Exec(ctx, sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	if err := os.Rename(app, moved); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO t VALUES (2)", nil); database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), path) {
+		t.Errorf("a write once the app moved: %v; want unavailable, naming %s", err, path)
+	}
+	if _, err := os.Stat(app); err == nil {
+		t.Errorf("%s was made again after the app moved away", app)
+	}
+	if err := os.Rename(moved, app); err != nil {
+		t.Fatalf("moving the app back: %v", err)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO t VALUES (3)", nil); err != nil {
+		t.Errorf("a write once the app is back: %v", err)
+	}
+	if got, err := query(t, db, "SELECT x FROM t ORDER BY x", ""); err != nil || got != `{"columns":["x"],"rows":[[1],[3]]}` {
+		t.Errorf("the rows once the app is back: %s %v, want 1 and 3", got, err)
+	}
+}
