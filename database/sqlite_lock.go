@@ -13,10 +13,17 @@ import (
 // so that a write goes on soon after the lock is released.
 const lockWaitSleep = 2 * time.Millisecond
 
+// lockWaitMinMargin is the least time a wait for a lock leaves before
+// the deadline: a tenth of the time left shrinks at each statement of a
+// call that waits again after a busy error (db_begin, then db_exec), and
+// would leave the last one too little to answer.
+const lockWaitMinMargin = 50 * time.Millisecond
+
 // lockWait is a connection's busy handler: how long a statement waits for
 // a lock another connection or process holds. It waits up to timeout (the
 // busy timeout, or a migration's), and never past a margin before the
-// deadline of the statement's context (the margin of [WaitContext]), so
+// deadline of the statement's context (the margin of [WaitContext], at
+// least lockWaitMinMargin), so
 // that a statement of a call whose deadline comes first fails busy while
 // the call can still answer it (503 with Retry-After), rather than at the
 // deadline, where the call is stopped and the host answers 500.
@@ -38,7 +45,7 @@ func (w *lockWait) busy(ctx context.Context, count int) bool {
 	if count == 0 {
 		w.end, w.early = now.Add(w.timeout), false
 		if deadline, ok := ctx.Deadline(); ok {
-			stop := deadline.Add(-min(deadline.Sub(now)/10, MaxWaitMargin))
+			stop := deadline.Add(-max(min(deadline.Sub(now)/10, MaxWaitMargin), lockWaitMinMargin))
 			if stop.Before(w.end) {
 				w.end, w.early = stop, true
 			}
