@@ -81,7 +81,8 @@ type sqliteDB struct {
 // own statements (BEGIN, migrations), which the guest authorizer allows.
 // stmts are the guests' statements it prepared, none of them prepared
 // while trusted. broken is set once the driver panicked on it
-// (recoverSQLite), temp once a guest's statement made a temporary table,
+// (recoverSQLite), or a migration could not turn its foreign keys on
+// again (Migrate), temp once a guest's statement made a temporary table,
 // index, view or trigger on it: release closes it instead of pooling it.
 type sqliteConn struct {
 	conn    *sqlite3.Conn
@@ -397,6 +398,15 @@ const migrationBusyTimeout = 24 * time.Hour
 // Migrate runs fn in a transaction holding the write lock, waiting for
 // the lock until ctx ends rather than the busy timeout.
 //
+// Foreign keys are off in the transaction, and checked before it commits
+// (PRAGMA foreign_key_check): SQLite's procedure for the changes ALTER
+// TABLE cannot make (a new table, the rows copied, the old one dropped,
+// the new one renamed). A migration's own PRAGMA foreign_keys=OFF does
+// nothing in a transaction, and with foreign keys on, dropping the old
+// table would delete the rows that refer to it through their ON DELETE
+// CASCADE. So ON DELETE and ON UPDATE actions do not run in a migration:
+// one that leaves rows naming no row fails, saying which.
+//
 // A panic of the driver (recoverSQLite) is the migration's error: the
 // connection, closed rather than pooled, takes the transaction with it.
 func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err error) {
@@ -409,10 +419,23 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 	guests := c.lock.timeout
 	c.lock.timeout = migrationBusyTimeout
 	defer func() { c.lock.timeout = guests }()
+	if err := c.control(ctx, "PRAGMA foreign_keys=OFF"); err != nil {
+		return err
+	}
+	defer func() {
+		// A connection whose foreign keys could not be turned on again
+		// is closed, never handed to a guest.
+		if c.control(context.WithoutCancel(ctx), "PRAGMA foreign_keys=ON") != nil || !c.conn.GetAutocommit() {
+			c.broken = true
+		}
+	}()
 	if err := c.control(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
 	err = fn(&sqliteMigration{sqliteTx{db: db, c: c}})
+	if err == nil {
+		err = c.foreignKeyCheck(ctx)
+	}
 	if err == nil {
 		return c.control(ctx, "COMMIT")
 	}
@@ -420,6 +443,63 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 		return errors.Join(err, rerr)
 	}
 	return err
+}
+
+// foreignKeyCheck is the error of a migration that leaves rows whose
+// foreign key names no row (PRAGMA foreign_key_check), nil when it leaves
+// none: the table, the count and the first rows' rowids.
+func (c *sqliteConn) foreignKeyCheck(ctx context.Context) error {
+	c.conn.SetInterrupt(ctx)
+	stmt, _, err := c.conn.Prepare("PRAGMA foreign_key_check")
+	if err != nil {
+		return sqliteError(ctx, err)
+	}
+	defer stmt.Close()
+	type orphans struct {
+		parent string
+		rowids []string
+		n      int
+	}
+	var tables []string
+	found := map[string]*orphans{}
+	for stmt.Step() {
+		table := stmt.ColumnText(0)
+		o := found[table]
+		if o == nil {
+			o = &orphans{parent: stmt.ColumnText(2)}
+			found[table] = o
+			tables = append(tables, table)
+		}
+		o.n++
+		if len(o.rowids) < 3 {
+			rowid := "without rowid"
+			if stmt.ColumnType(1) != sqlite3.NULL {
+				rowid = "rowid " + strconv.FormatInt(stmt.ColumnInt64(1), 10)
+			}
+			o.rowids = append(o.rowids, rowid)
+		}
+	}
+	if err := stmt.Err(); err != nil {
+		return sqliteError(ctx, err)
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, table := range tables {
+		o := found[table]
+		rows := "rows"
+		if o.n == 1 {
+			rows = "row"
+		}
+		more := ""
+		if o.n > len(o.rowids) {
+			more = ", ..."
+		}
+		parts = append(parts, fmt.Sprintf("%d %s of %s whose foreign key names no row of %s (%s%s)", o.n, rows, table, o.parent, strings.Join(o.rowids, ", "), more))
+	}
+	return &Error{Code: CodeConstraint, Kind: KindForeignKey, Message: "the migration leaves " + strings.Join(parts, "; ") +
+		": SQLite migrations run with foreign keys off (checked before they commit), so ON DELETE and ON UPDATE actions do not run in them; delete or change those rows in the migration"}
 }
 
 // sqliteMigration is the transaction of Migrate.
