@@ -209,3 +209,50 @@ func TestSQLiteAppMovedWhileServing(t *testing.T) {
 		t.Errorf("the rows once the app is back: %s %v, want 1 and 3", got, err)
 	}
 }
+
+// TestSQLiteValuesAtLimits: values at the edges of their types go through
+// a statement and back as they were: int64's extremes exact, -0.0 a real,
+// an empty blob a blob (not NULL), a blob of 1 MiB - 1 byte whole; an
+// integer past int64 is refused, not rounded; an infinite real, which
+// JSON lacks, reads as null (abi/README.md §4.5 says so), and typeof()
+// tells it from a NULL.
+func TestSQLiteValuesAtLimits(t *testing.T) {
+	db := openTestSQLite(t)
+	tests := []struct {
+		name, sql, params, want string
+	}{
+		{"int64 extremes", "SELECT $1, $2", `[9223372036854775807, -9223372036854775808]`, `[[9223372036854775807,-9223372036854775808]]`},
+		{"negative zero", "SELECT $1, typeof($1)", `[-0.0]`, `[[-0,"real"]]`},
+		{"an empty blob is no NULL", "SELECT $1, typeof($1), $1 IS NULL", `[{"$blob": ""}]`, `[["","blob",0]]`},
+		{"infinity reads as null", "SELECT 1e999, typeof(1e999), -1e999", ``, `[[null,"real",null]]`},
+		{"NaN is SQLite's NULL", "SELECT 0.0/0.0", ``, `[[null]]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := query(t, db, tt.sql, tt.params)
+			if err != nil || !strings.HasSuffix(got, `"rows":`+tt.want+`}`) {
+				t.Errorf("%s %s = %s %v, want rows %s", tt.sql, tt.params, got, err, tt.want)
+			}
+		})
+	}
+	if _, err := database.DecodeParams([]byte(`[9223372036854775808]`)); err == nil || !strings.Contains(err.Error(), "outside the range of a 64-bit integer") {
+		t.Errorf("an integer past int64: %v, want it refused", err)
+	}
+	blob := make([]byte, 1<<20-1)
+	blob[0], blob[len(blob)-1] = 1, 2
+	rows, err := db.Query(t.Context(), "SELECT $1", []any{blob})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		t.Fatalf("no row: %v", rows.Err())
+	}
+	vals, err := rows.Values()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := vals[0].([]byte); !ok || len(b) != len(blob) || b[0] != 1 || b[len(b)-1] != 2 {
+		t.Errorf("a blob of 1 MiB - 1 byte came back as %T (%d bytes), want it whole", vals[0], len(b))
+	}
+}
