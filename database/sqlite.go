@@ -340,6 +340,7 @@ func (db *sqliteDB) fileGen() uint64 {
 func (db *sqliteDB) release(c *sqliteConn) {
 	c.conn.SetInterrupt(context.Background())
 	c.trusted = false
+	c.lock.gaveUp = false
 	db.mu.Lock()
 	closed := db.closed
 	db.mu.Unlock()

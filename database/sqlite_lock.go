@@ -23,17 +23,18 @@ const lockWaitMinMargin = 50 * time.Millisecond
 // a lock another connection or process holds. It waits up to timeout (the
 // busy timeout, or a migration's), and never past a margin before the
 // deadline of the statement's context (the margin of [WaitContext], at
-// least lockWaitMinMargin), so
-// that a statement of a call whose deadline comes first fails busy while
-// the call can still answer it (503 with Retry-After), rather than at the
-// deadline, where the call is stopped and the host answers 500.
+// least lockWaitMinMargin), so that a statement of a call whose deadline
+// comes first fails busy while the call can still answer it (503 with
+// Retry-After), rather than at the deadline, where the call is stopped
+// and the host answers 500.
 type lockWait struct {
 	timeout time.Duration
 	// end is when the wait in progress gives up; early is set when that
-	// is before the deadline rather than at the timeout, and stays set
-	// until explain reads it.
-	end   time.Time
-	early bool
+	// is a margin before the deadline rather than at the timeout. gaveUp
+	// is set when a wait gave up there, until explain reads it.
+	end    time.Time
+	early  bool
+	gaveUp bool
 }
 
 // busy is the handler go-sqlite3 calls (Conn.BusyHandler) with the
@@ -43,7 +44,7 @@ type lockWait struct {
 func (w *lockWait) busy(ctx context.Context, count int) bool {
 	now := time.Now()
 	if count == 0 {
-		w.end, w.early = now.Add(w.timeout), false
+		w.end, w.early, w.gaveUp = now.Add(w.timeout), false, false
 		if deadline, ok := ctx.Deadline(); ok {
 			stop := deadline.Add(-max(min(deadline.Sub(now)/10, MaxWaitMargin), lockWaitMinMargin))
 			if stop.Before(w.end) {
@@ -53,6 +54,7 @@ func (w *lockWait) busy(ctx context.Context, count int) bool {
 	}
 	left := w.end.Sub(now)
 	if left <= 0 {
+		w.gaveUp = w.early
 		return false
 	}
 	time.Sleep(min(left, lockWaitSleep/4+rand.N(lockWaitSleep)))
@@ -63,10 +65,10 @@ func (w *lockWait) busy(ctx context.Context, count int) bool {
 // is busy because the wait for the lock stopped before the call's
 // deadline rather than at the busy timeout.
 func (w *lockWait) explain(err error) error {
-	early := w.early
-	w.early = false
+	gaveUp := w.gaveUp
+	w.gaveUp = false
 	e, ok := err.(*Error)
-	if !ok || !early || e.Code != CodeBusy {
+	if !ok || !gaveUp || e.Code != CodeBusy {
 		return err
 	}
 	msg, _, _ := strings.Cut(e.Message, ": another connection")
