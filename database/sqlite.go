@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,6 +90,7 @@ type sqliteConn struct {
 	conn    *sqlite3.Conn
 	trusted bool
 	broken  bool
+	faulted bool // broken by a memory fault (errFault)
 	temp    bool
 	gen     uint64 // the pool's file generation when it was opened
 	stmts   stmtCache
@@ -110,6 +113,11 @@ func (c *sqliteConn) recoverSQLite(err *error) {
 	}
 	e := driverPanic(v)
 	c.broken = true
+	if errors.Is(e, errFault) {
+		c.faulted = true
+		*err = &Error{Code: CodeUnavailable, Message: "the database's files could not be written: a bus error in the shared mapping of its -shm file, which happens when the file system went read-only (after an I/O error) or the files were made unwritable (chattr +i); the connection is closed, and statements fail until the files are writable again", Err: e}
+		return
+	}
 	if e.Error() == "sqlite3: out of memory" {
 		*err = &Error{Code: CodeTooLarge, Message: "SQLite ran out of memory running the statement: it builds a value or a result too large for the host (strings and blobs of hundreds of megabytes)", Err: e}
 		return
@@ -123,6 +131,16 @@ func (c *sqliteConn) recoverSQLite(err *error) {
 // that has statements, and go-sqlite3 unmaps a connection's memory (up
 // to 256 MiB) only once SQLite has closed it.
 func (c *sqliteConn) close() error {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	if c.faulted {
+		// A checkpoint at the close would write the -shm file's mapping
+		// again, and fault in the middle of the close, the connection's
+		// locks still held.
+		sqliteCall(func() error {
+			_, err := c.conn.Config(sqlite3.DBCONFIG_NO_CKPT_ON_CLOSE, true)
+			return err
+		})
+	}
 	c.stmts.close()
 	for _, stmt := range slices.Collect(c.conn.Stmts()) {
 		sqliteCall(stmt.Close)
@@ -130,10 +148,24 @@ func (c *sqliteConn) close() error {
 	return sqliteCall(c.conn.Close)
 }
 
+// errFault is the error of a memory fault in go-sqlite3's code: a bus
+// error (SIGBUS) writing the shared mapping of a database's -shm file
+// whose file system went read-only, or that was made immutable. The
+// runtime would end the process on it; the calls into go-sqlite3 make it
+// a panic (debug.SetPanicOnFault), which driverPanic turns into errFault.
+var errFault = errors.New("memory fault in the SQLite driver")
+
 // driverPanic is v, recovered from a panic, as the error go-sqlite3
 // panicked with ("sqlite3: out of memory", "sqlite3: assertion
-// failed..."); it panics again with v when v is any other panic's.
+// failed..."), or errFault for a memory fault (runtime.Error with the
+// faulting address, as debug.SetPanicOnFault makes); it panics again with
+// v when v is any other panic's.
 func driverPanic(v any) error {
+	if _, ok := v.(interface{ Addr() uintptr }); ok {
+		if re, ok := v.(runtime.Error); ok {
+			return fmt.Errorf("%w: %v", errFault, re)
+		}
+	}
 	e, ok := v.(error)
 	if !ok || !strings.HasPrefix(e.Error(), "sqlite3: ") {
 		panic(v)
@@ -196,16 +228,7 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("opening %s: %v", db.path, err), Err: err}
 	}
 	c := &sqliteConn{conn: conn, gen: gen, lock: lockWait{timeout: busyTimeout}}
-	err = conn.BusyHandler(c.lock.busy)
-	for _, pragma := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON", "PRAGMA journal_size_limit=" + strconv.Itoa(sqliteWALSizeLimit)} {
-		if err == nil {
-			err = conn.Exec(pragma)
-		}
-	}
-	if err == nil {
-		conn.Limit(sqlite3.LIMIT_ATTACHED, 0)
-		err = conn.SetAuthorizer(c.authorize)
-	}
+	err = c.setup()
 	if err == nil && !opened {
 		db.fileMu.Lock()
 		if fi, serr := os.Stat(db.path); serr == nil && db.file == nil {
@@ -214,13 +237,31 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 		db.fileMu.Unlock()
 	}
 	if err != nil {
-		conn.Close()
+		c.close()
 		// sqliteError's message says what to check (a directory the
 		// host cannot write, where the -wal and -shm files go).
 		msg := AsError(sqliteError(context.Background(), err)).Message
 		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("setting up %s: %s", db.path, msg), Err: err}
 	}
 	return c, nil
+}
+
+// setup sets a new connection up for guests (connect); the first
+// statements read the -shm file, which may fault (errFault).
+func (c *sqliteConn) setup() (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer c.recoverSQLite(&err)
+	err = c.conn.BusyHandler(c.lock.busy)
+	for _, pragma := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON", "PRAGMA journal_size_limit=" + strconv.Itoa(sqliteWALSizeLimit)} {
+		if err == nil {
+			err = c.conn.Exec(pragma)
+		}
+	}
+	if err == nil {
+		c.conn.Limit(sqlite3.LIMIT_ATTACHED, 0)
+		err = c.conn.SetAuthorizer(c.authorize)
+	}
+	return err
 }
 
 // authorize is the authorizer of a guest's statements: no ATTACH or
@@ -362,6 +403,7 @@ func (db *sqliteDB) Query(ctx context.Context, sql string, args []any) (rows Row
 			db.release(c)
 		}
 	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.recoverSQLite(&err)
 	return c.query(ctx, sql, args, db)
 }
@@ -372,6 +414,7 @@ func (db *sqliteDB) Exec(ctx context.Context, sql string, args []any) (r ExecRes
 		return ExecResult{}, err
 	}
 	defer db.release(c)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.recoverSQLite(&err)
 	return c.exec(ctx, sql, args)
 }
@@ -416,6 +459,7 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 		return err
 	}
 	defer db.release(c)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.recoverSQLite(&err)
 	guests := c.lock.timeout
 	c.lock.timeout = migrationBusyTimeout
@@ -571,6 +615,7 @@ func (db *sqliteDB) Close() error {
 // control runs the host's own statements (BEGIN, COMMIT, ROLLBACK, a
 // migration's script), which the authorizer allows.
 func (c *sqliteConn) control(ctx context.Context, sql string) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.recoverSQLite(&err)
 	c.trusted = true
 	defer func() { c.trusted = false }()
@@ -760,6 +805,7 @@ func (r *sqliteRows) Next() (more bool) {
 			r.end, more = true, false
 		}
 	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer r.c.recoverSQLite(&r.err)
 	if r.stepped {
 		r.stepped = false
@@ -777,6 +823,7 @@ func (r *sqliteRows) Next() (more bool) {
 }
 
 func (r *sqliteRows) Values() (_ []any, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer r.c.recoverSQLite(&err)
 	if r.vals == nil {
 		r.vals = make([]any, len(r.cols))
@@ -804,6 +851,7 @@ func (r *sqliteRows) Values() (_ []any, err error) {
 // it is copied: a value of hundreds of megabytes never reaches the host's
 // memory, only SQLite's (bounded per connection).
 func (r *sqliteRows) AppendRow(dst []byte, blobs []int, limit int) (_ []byte, _ []int, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer r.c.recoverSQLite(&err)
 	for i := range r.cols {
 		if i > 0 {
@@ -863,6 +911,7 @@ func (tx *sqliteTx) Query(ctx context.Context, sql string, args []any) (_ Rows, 
 	if err := tx.rolledBack(); err != nil {
 		return nil, err
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer tx.c.recoverSQLite(&err)
 	return tx.c.query(ctx, sql, args, nil)
 }
@@ -874,6 +923,7 @@ func (tx *sqliteTx) Exec(ctx context.Context, sql string, args []any) (_ ExecRes
 	if err := tx.rolledBack(); err != nil {
 		return ExecResult{}, err
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer tx.c.recoverSQLite(&err)
 	return tx.c.exec(ctx, sql, args)
 }
