@@ -91,10 +91,15 @@ type sqliteConn struct {
 	trusted bool
 	broken  bool
 	faulted bool // broken by a memory fault (errFault)
-	temp    bool
-	gen     uint64 // the pool's file generation when it was opened
-	stmts   stmtCache
-	lock    lockWait
+	// script is set while a migration's script runs (sqliteMigration),
+	// whose own BEGIN, COMMIT and ROLLBACK the authorizer refuses,
+	// setting txRefused.
+	script    bool
+	txRefused bool
+	temp      bool
+	gen       uint64 // the pool's file generation when it was opened
+	stmts     stmtCache
+	lock      lockWait
 }
 
 // recoverSQLite turns a panic of go-sqlite3 into *err. The driver panics
@@ -276,6 +281,12 @@ func (c *sqliteConn) authorize(action sqlite3.AuthorizerActionCode, name3rd, nam
 	switch action {
 	case sqlite3.AUTH_CREATE_TEMP_TABLE, sqlite3.AUTH_CREATE_TEMP_INDEX, sqlite3.AUTH_CREATE_TEMP_VIEW, sqlite3.AUTH_CREATE_TEMP_TRIGGER:
 		c.temp = true // a migration's too (trusted)
+	}
+	if c.script && action == sqlite3.AUTH_TRANSACTION {
+		// The migration's transaction is the host's: a COMMIT of the
+		// script's would commit what ran before it, unrecorded.
+		c.txRefused = true
+		return sqlite3.AUTH_DENY
 	}
 	if c.trusted {
 		return sqlite3.AUTH_OK
@@ -551,17 +562,21 @@ func (c *sqliteConn) foreignKeyCheck(ctx context.Context) error {
 type sqliteMigration struct{ sqliteTx }
 
 // Script runs the statements one by one, so that an error names its
-// statement.
+// statement. The script's own BEGIN, COMMIT and ROLLBACK are refused:
+// the transaction is Migrate's.
 func (m *sqliteMigration) Script(ctx context.Context, sql string) error {
 	c := m.c
-	c.trusted = true
-	defer func() { c.trusted = false }()
+	c.trusted, c.script, c.txRefused = true, true, false
+	defer func() { c.trusted, c.script = false, false }()
 	c.conn.SetInterrupt(ctx)
 	for tail := sql; strings.TrimSpace(tail) != ""; {
 		stmt, rest, err := c.conn.Prepare(tail)
 		if err != nil {
 			e := sqliteError(ctx, err).(*Error)
 			e.Statement = strings.TrimSpace(firstStatement(tail))
+			if c.txRefused {
+				e.Message = "a migration runs in a transaction of its own, one per file: remove its BEGIN, COMMIT and ROLLBACK (SAVEPOINT is allowed)"
+			}
 			return e
 		}
 		tail = rest

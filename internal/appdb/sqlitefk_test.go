@@ -72,3 +72,50 @@ PRAGMA foreign_keys=ON;
 		})
 	}
 }
+
+// TestSQLiteMigrationTransactionStatements: each migration file runs in a
+// transaction of its own. One that holds BEGIN, COMMIT or ROLLBACK of its
+// own (hand-written SQL often does) fails naming the statement and saying
+// why, and leaves nothing: a COMMIT in the middle used to commit the
+// statements before it, unrecorded, so that the next start failed on
+// them ("table x already exists") with the database half migrated. A
+// SAVEPOINT within the migration is its own business.
+func TestSQLiteMigrationTransactionStatements(t *testing.T) {
+	tests := []struct {
+		name, migration, statement string
+	}{
+		{"a commit in the middle", "CREATE TABLE x (a);\nCOMMIT;\nINSERT INTO nowhere VALUES (1);\n", "COMMIT"},
+		{"begin and commit", "BEGIN;\nCREATE TABLE x (a);\nCOMMIT;\n", "BEGIN"},
+		{"a rollback", "CREATE TABLE x (a);\nROLLBACK;\n", "ROLLBACK"},
+		{"a savepoint", "SAVEPOINT s;\nCREATE TABLE x (a);\nRELEASE s;\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set := appdb.New(writeApp(t, map[string]string{"server/migrations/001-x.sql": tt.migration}), nil)
+			defer set.Close()
+			for range 2 { // the second start finds what the first left
+				_, err := set.Migrate(t.Context(), appdb.MigrateOptions{})
+				if tt.statement == "" {
+					if err != nil {
+						t.Fatalf("the migration failed: %v", err)
+					}
+					continue
+				}
+				want := `server/migrations/001-x.sql: database "main": denied: a migration runs in a transaction of its own, one per file: remove its BEGIN, COMMIT and ROLLBACK (SAVEPOINT is allowed) in the statement "` + tt.statement + `"`
+				if err == nil || err.Error() != want {
+					t.Errorf("the migration's error: %v\nwant %s", err, want)
+				}
+			}
+			s := appdb.NewSession(set, t.Context(), time.Now().Add(time.Minute), 1<<20, appdb.Hooks{})
+			defer s.Close()
+			s.Run([]byte("main"), []byte("SELECT count(*) FROM sqlite_schema WHERE name = 'x'"), nil, false)
+			want := `[[0]]`
+			if tt.statement == "" {
+				want = `[[1]]`
+			}
+			if r, _ := s.Result(); !strings.Contains(string(r), want) {
+				t.Errorf("the table x after the migrations: %s, want rows %s", r, want)
+			}
+		})
+	}
+}
