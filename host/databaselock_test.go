@@ -19,7 +19,7 @@ import (
 // Retry-After), not at the deadline, where the host answers 500.
 func TestDatabaseLockedPastDeadline(t *testing.T) {
 	t.Parallel()
-	a := dbApp(t, `{"limits": {"timeout": "600ms"}}`)
+	a := dbApp(t, `{"limits": {"timeout": "1500ms"}}`)
 	srv, logs := a.serve(host.Options{})
 	if res := dbDo(t, srv, "main", "e", "CREATE TABLE notes (x)", ""); res.status != 200 || strings.Contains(res.body, "error") {
 		t.Fatalf("create: %d %s", res.status, res.body)
