@@ -17,3 +17,7 @@ func CheckFileAlways(t interface{ Cleanup(func()) }) {
 	sqliteFileCheck = 0
 	t.Cleanup(func() { sqliteFileCheck = old })
 }
+
+// SQLiteWALSizeLimit is the size the -wal file is brought back to once
+// checkpointed (sqliteWALSizeLimit).
+const SQLiteWALSizeLimit = sqliteWALSizeLimit

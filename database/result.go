@@ -157,7 +157,9 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 			}
 			var err error
 			if dst, cols, err = appender.AppendRow(dst, cols, limit); err != nil {
-				if CodeOf(err) == CodeTooLarge {
+				if v, ok := err.(*valueTooLargeError); ok {
+					err = v.result(rows.Columns(), r, max)
+				} else if CodeOf(err) == CodeTooLarge {
 					err = tooLarge(max)
 				}
 				return dst, err
@@ -203,6 +205,37 @@ func tooLarge(max int) error {
 	return &Error{Code: CodeTooLarge, Message: fmt.Sprintf("the result is larger than limits.sqlResultBytes (%d bytes): select fewer rows (LIMIT) or columns", max)}
 }
 
+// valueTooLargeError is the error a [RowAppender] returns for a text or
+// blob value that would take the result past its bound: which column, and
+// the value's size in bytes (a blob's before base64). [AppendQueryResult]
+// turns it into the [CodeTooLarge] *Error the guest sees, naming the
+// column, the row and what to do.
+type valueTooLargeError struct {
+	Column int
+	Bytes  int
+	Blob   bool
+}
+
+func (e *valueTooLargeError) Error() string {
+	return fmt.Sprintf("the value of column %d (%d bytes) takes the result past its bound", e.Column+1, e.Bytes)
+}
+
+// result is the guest's error for the value at row (from 0) of a result
+// of columns bounded by max bytes: a single value too large is not cured
+// by fewer rows or columns, and a blob counts as its base64 text, which
+// the setting bounds.
+func (e *valueTooLargeError) result(columns []string, row, max int) error {
+	name := strconv.Itoa(e.Column + 1)
+	if e.Column < len(columns) {
+		name = columns[e.Column]
+	}
+	kind := "text"
+	if e.Blob {
+		kind = "blob, which counts as its base64 text, 4/3 of its size"
+	}
+	return &Error{Code: CodeTooLarge, Err: e, Message: fmt.Sprintf("the result is larger than limits.sqlResultBytes (%d bytes) at the value of column %s in row %d (a %d-byte %s): select a part of the value (substr), fewer rows (LIMIT) or columns, or raise limits.sqlResultBytes", max, name, row+1, e.Bytes, kind)}
+}
+
 // appendBlobPosition appends the position of the blob at row r, column c
 // to the "blobs" member being built, starting it at the first.
 func appendBlobPosition(blobs []byte, r, c int) []byte {
@@ -229,7 +262,8 @@ type RowAppender interface {
 	// whose values are blobs to blobs. limit is the length dst may reach:
 	// a value that would take it past limit may fail the row with a
 	// [CodeTooLarge] error before it is copied (a driver whose values are
-	// bounded as they arrive, see [Options.MaxRowBytes], may ignore it).
+	// bounded as they arrive, see [Options.MaxRowBytes], may ignore it;
+	// this package's SQLite driver says which value, valueTooLargeError).
 	AppendRow(dst []byte, blobs []int, limit int) ([]byte, []int, error)
 }
 

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,6 +27,15 @@ func init() { Register(DriverSQLite, openSQLite) }
 // write lock before it fails with [CodeBusy]; the request's deadline
 // stops the wait sooner.
 const SQLiteBusyTimeout = 5 * time.Second
+
+// sqliteWALSizeLimit is the size, in bytes, the -wal file of a database
+// is brought back to (PRAGMA journal_size_limit) when a checkpoint has
+// copied it all and a write starts it over: a burst of writes during a
+// long read grows the file past its usual 4 MB (the 1000 pages of the
+// automatic checkpoint), and without a limit it would keep that size for
+// as long as a connection stays open. Twice the usual size, so that the
+// ordinary cycle never truncates it.
+const sqliteWALSizeLimit = 8 << 20
 
 // busyTimeout is SQLiteBusyTimeout; tests shorten it (export_test.go).
 var busyTimeout = SQLiteBusyTimeout
@@ -72,15 +83,23 @@ type sqliteDB struct {
 // own statements (BEGIN, migrations), which the guest authorizer allows.
 // stmts are the guests' statements it prepared, none of them prepared
 // while trusted. broken is set once the driver panicked on it
-// (recoverSQLite), temp once a guest's statement made a temporary table,
+// (recoverSQLite), or a migration could not turn its foreign keys on
+// again (Migrate), temp once a guest's statement made a temporary table,
 // index, view or trigger on it: release closes it instead of pooling it.
 type sqliteConn struct {
 	conn    *sqlite3.Conn
 	trusted bool
 	broken  bool
-	temp    bool
-	gen     uint64 // the pool's file generation when it was opened
-	stmts   stmtCache
+	faulted bool // broken by a memory fault (errFault)
+	// script is set while a migration's script runs (sqliteMigration),
+	// whose own BEGIN, COMMIT and ROLLBACK the authorizer refuses,
+	// setting txRefused.
+	script    bool
+	txRefused bool
+	temp      bool
+	gen       uint64 // the pool's file generation when it was opened
+	stmts     stmtCache
+	lock      lockWait
 }
 
 // recoverSQLite turns a panic of go-sqlite3 into *err. The driver panics
@@ -99,6 +118,11 @@ func (c *sqliteConn) recoverSQLite(err *error) {
 	}
 	e := driverPanic(v)
 	c.broken = true
+	if errors.Is(e, errFault) {
+		c.faulted = true
+		*err = &Error{Code: CodeUnavailable, Message: "the database's files could not be written: a bus error in the shared mapping of its -shm file, which happens when the file system went read-only (after an I/O error) or the files were made unwritable (chattr +i); the connection is closed, and statements fail until the files are writable again", Err: e}
+		return
+	}
 	if e.Error() == "sqlite3: out of memory" {
 		*err = &Error{Code: CodeTooLarge, Message: "SQLite ran out of memory running the statement: it builds a value or a result too large for the host (strings and blobs of hundreds of megabytes)", Err: e}
 		return
@@ -112,6 +136,16 @@ func (c *sqliteConn) recoverSQLite(err *error) {
 // that has statements, and go-sqlite3 unmaps a connection's memory (up
 // to 256 MiB) only once SQLite has closed it.
 func (c *sqliteConn) close() error {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	if c.faulted {
+		// A checkpoint at the close would write the -shm file's mapping
+		// again, and fault in the middle of the close, the connection's
+		// locks still held.
+		sqliteCall(func() error {
+			_, err := c.conn.Config(sqlite3.DBCONFIG_NO_CKPT_ON_CLOSE, true)
+			return err
+		})
+	}
 	c.stmts.close()
 	for _, stmt := range slices.Collect(c.conn.Stmts()) {
 		sqliteCall(stmt.Close)
@@ -119,10 +153,24 @@ func (c *sqliteConn) close() error {
 	return sqliteCall(c.conn.Close)
 }
 
+// errFault is the error of a memory fault in go-sqlite3's code: a bus
+// error (SIGBUS) writing the shared mapping of a database's -shm file
+// whose file system went read-only, or that was made immutable. The
+// runtime would end the process on it; the calls into go-sqlite3 make it
+// a panic (debug.SetPanicOnFault), which driverPanic turns into errFault.
+var errFault = errors.New("memory fault in the SQLite driver")
+
 // driverPanic is v, recovered from a panic, as the error go-sqlite3
 // panicked with ("sqlite3: out of memory", "sqlite3: assertion
-// failed..."); it panics again with v when v is any other panic's.
+// failed..."), or errFault for a memory fault (runtime.Error with the
+// faulting address, as debug.SetPanicOnFault makes); it panics again with
+// v when v is any other panic's.
 func driverPanic(v any) error {
+	if _, ok := v.(interface{ Addr() uintptr }); ok {
+		if re, ok := v.(runtime.Error); ok {
+			return fmt.Errorf("%w: %v", errFault, re)
+		}
+	}
 	e, ok := v.(error)
 	if !ok || !strings.HasPrefix(e.Error(), "sqlite3: ") {
 		panic(v)
@@ -161,13 +209,12 @@ func (db *sqliteDB) System() string { return "sqlite" }
 // connect opens a connection set up for guests: WAL, a busy timeout,
 // foreign keys enforced, no ATTACH, and the authorizer.
 //
-// Once a connection has opened the file, it is no longer created: a file
-// deleted while the host serves it is an error until it is restored,
-// rather than an empty database the app's tables are missing from.
+// Once a connection has opened the file, it is no longer created, nor
+// its directory: a file deleted (or its app moved away) while the host
+// serves it is an error until it is restored, rather than an empty
+// database the app's tables are missing from, in directories made again
+// where the app was.
 func (db *sqliteDB) connect() (*sqliteConn, error) {
-	if err := os.MkdirAll(filepath.Dir(db.path), 0o755); err != nil {
-		return nil, &Error{Code: CodeUnavailable, Message: err.Error(), Err: err}
-	}
 	gen := db.gen.Load()
 	db.fileMu.Lock()
 	opened := db.file != nil
@@ -175,25 +222,18 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
 	if opened {
 		flags = sqlite3.OPEN_READWRITE
+	} else if err := os.MkdirAll(filepath.Dir(db.path), 0o755); err != nil {
+		return nil, &Error{Code: CodeUnavailable, Message: err.Error(), Err: err}
 	}
 	conn, err := sqlite3.OpenFlags(db.path, flags)
 	if err != nil {
 		if _, serr := os.Stat(db.path); opened && errors.Is(serr, fs.ErrNotExist) {
-			return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("the database file %s was deleted while the host served it: restore it (from a backup) where it was, or restart the host to start an empty database", db.path), Err: err}
+			return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("the database file %s was deleted or moved (its directory too, perhaps) while the host served it: put it back where it was (from a backup), or restart the host to start an empty database", db.path), Err: err}
 		}
 		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("opening %s: %v", db.path, err), Err: err}
 	}
-	c := &sqliteConn{conn: conn, gen: gen}
-	err = conn.BusyTimeout(busyTimeout)
-	for _, pragma := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"} {
-		if err == nil {
-			err = conn.Exec(pragma)
-		}
-	}
-	if err == nil {
-		conn.Limit(sqlite3.LIMIT_ATTACHED, 0)
-		err = conn.SetAuthorizer(c.authorize)
-	}
+	c := &sqliteConn{conn: conn, gen: gen, lock: lockWait{timeout: busyTimeout}}
+	err = c.setup()
 	if err == nil && !opened {
 		db.fileMu.Lock()
 		if fi, serr := os.Stat(db.path); serr == nil && db.file == nil {
@@ -202,13 +242,31 @@ func (db *sqliteDB) connect() (*sqliteConn, error) {
 		db.fileMu.Unlock()
 	}
 	if err != nil {
-		conn.Close()
+		c.close()
 		// sqliteError's message says what to check (a directory the
 		// host cannot write, where the -wal and -shm files go).
 		msg := AsError(sqliteError(context.Background(), err)).Message
 		return nil, &Error{Code: CodeUnavailable, Message: fmt.Sprintf("setting up %s: %s", db.path, msg), Err: err}
 	}
 	return c, nil
+}
+
+// setup sets a new connection up for guests (connect); the first
+// statements read the -shm file, which may fault (errFault).
+func (c *sqliteConn) setup() (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer c.recoverSQLite(&err)
+	err = c.conn.BusyHandler(c.lock.busy)
+	for _, pragma := range []string{"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON", "PRAGMA journal_size_limit=" + strconv.Itoa(sqliteWALSizeLimit)} {
+		if err == nil {
+			err = c.conn.Exec(pragma)
+		}
+	}
+	if err == nil {
+		c.conn.Limit(sqlite3.LIMIT_ATTACHED, 0)
+		err = c.conn.SetAuthorizer(c.authorize)
+	}
+	return err
 }
 
 // authorize is the authorizer of a guest's statements: no ATTACH or
@@ -223,6 +281,12 @@ func (c *sqliteConn) authorize(action sqlite3.AuthorizerActionCode, name3rd, nam
 	switch action {
 	case sqlite3.AUTH_CREATE_TEMP_TABLE, sqlite3.AUTH_CREATE_TEMP_INDEX, sqlite3.AUTH_CREATE_TEMP_VIEW, sqlite3.AUTH_CREATE_TEMP_TRIGGER:
 		c.temp = true // a migration's too (trusted)
+	}
+	if c.script && action == sqlite3.AUTH_TRANSACTION {
+		// The migration's transaction is the host's: a COMMIT of the
+		// script's would commit what ran before it, unrecorded.
+		c.txRefused = true
+		return sqlite3.AUTH_DENY
 	}
 	if c.trusted {
 		return sqlite3.AUTH_OK
@@ -328,6 +392,7 @@ func (db *sqliteDB) fileGen() uint64 {
 func (db *sqliteDB) release(c *sqliteConn) {
 	c.conn.SetInterrupt(context.Background())
 	c.trusted = false
+	c.lock.gaveUp = false
 	db.mu.Lock()
 	closed := db.closed
 	db.mu.Unlock()
@@ -349,6 +414,7 @@ func (db *sqliteDB) Query(ctx context.Context, sql string, args []any) (rows Row
 			db.release(c)
 		}
 	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.recoverSQLite(&err)
 	return c.query(ctx, sql, args, db)
 }
@@ -359,6 +425,7 @@ func (db *sqliteDB) Exec(ctx context.Context, sql string, args []any) (r ExecRes
 		return ExecResult{}, err
 	}
 	defer db.release(c)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.recoverSQLite(&err)
 	return c.exec(ctx, sql, args)
 }
@@ -386,6 +453,15 @@ const migrationBusyTimeout = 24 * time.Hour
 // Migrate runs fn in a transaction holding the write lock, waiting for
 // the lock until ctx ends rather than the busy timeout.
 //
+// Foreign keys are off in the transaction, and checked before it commits
+// (PRAGMA foreign_key_check): SQLite's procedure for the changes ALTER
+// TABLE cannot make (a new table, the rows copied, the old one dropped,
+// the new one renamed). A migration's own PRAGMA foreign_keys=OFF does
+// nothing in a transaction, and with foreign keys on, dropping the old
+// table would delete the rows that refer to it through their ON DELETE
+// CASCADE. So ON DELETE and ON UPDATE actions do not run in a migration:
+// one that leaves rows naming no row fails, saying which.
+//
 // A panic of the driver (recoverSQLite) is the migration's error: the
 // connection, closed rather than pooled, takes the transaction with it.
 func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err error) {
@@ -394,15 +470,28 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 		return err
 	}
 	defer db.release(c)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.recoverSQLite(&err)
-	if err := c.conn.BusyTimeout(migrationBusyTimeout); err != nil {
-		return sqliteError(ctx, err)
+	guests := c.lock.timeout
+	c.lock.timeout = migrationBusyTimeout
+	defer func() { c.lock.timeout = guests }()
+	if err := c.control(ctx, "PRAGMA foreign_keys=OFF"); err != nil {
+		return err
 	}
-	defer c.conn.BusyTimeout(busyTimeout)
+	defer func() {
+		// A connection whose foreign keys could not be turned on again
+		// is closed, never handed to a guest.
+		if c.control(context.WithoutCancel(ctx), "PRAGMA foreign_keys=ON") != nil || !c.conn.GetAutocommit() {
+			c.broken = true
+		}
+	}()
 	if err := c.control(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
 	err = fn(&sqliteMigration{sqliteTx{db: db, c: c}})
+	if err == nil {
+		err = c.foreignKeyCheck(ctx)
+	}
 	if err == nil {
 		return c.control(ctx, "COMMIT")
 	}
@@ -412,21 +501,82 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 	return err
 }
 
+// foreignKeyCheck is the error of a migration that leaves rows whose
+// foreign key names no row (PRAGMA foreign_key_check), nil when it leaves
+// none: the table, the count and the first rows' rowids.
+func (c *sqliteConn) foreignKeyCheck(ctx context.Context) error {
+	c.conn.SetInterrupt(ctx)
+	stmt, _, err := c.conn.Prepare("PRAGMA foreign_key_check")
+	if err != nil {
+		return sqliteError(ctx, err)
+	}
+	defer stmt.Close()
+	type orphans struct {
+		parent string
+		rowids []string
+		n      int
+	}
+	var tables []string
+	found := map[string]*orphans{}
+	for stmt.Step() {
+		table := stmt.ColumnText(0)
+		o := found[table]
+		if o == nil {
+			o = &orphans{parent: stmt.ColumnText(2)}
+			found[table] = o
+			tables = append(tables, table)
+		}
+		o.n++
+		if len(o.rowids) < 3 {
+			rowid := "without rowid"
+			if stmt.ColumnType(1) != sqlite3.NULL {
+				rowid = "rowid " + strconv.FormatInt(stmt.ColumnInt64(1), 10)
+			}
+			o.rowids = append(o.rowids, rowid)
+		}
+	}
+	if err := stmt.Err(); err != nil {
+		return sqliteError(ctx, err)
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, table := range tables {
+		o := found[table]
+		rows := "rows"
+		if o.n == 1 {
+			rows = "row"
+		}
+		more := ""
+		if o.n > len(o.rowids) {
+			more = ", ..."
+		}
+		parts = append(parts, fmt.Sprintf("%d %s of %s whose foreign key names no row of %s (%s%s)", o.n, rows, table, o.parent, strings.Join(o.rowids, ", "), more))
+	}
+	return &Error{Code: CodeConstraint, Kind: KindForeignKey, Message: "the migration leaves " + strings.Join(parts, "; ") +
+		": SQLite migrations run with foreign keys off (checked before they commit), so ON DELETE and ON UPDATE actions do not run in them; delete or change those rows in the migration"}
+}
+
 // sqliteMigration is the transaction of Migrate.
 type sqliteMigration struct{ sqliteTx }
 
 // Script runs the statements one by one, so that an error names its
-// statement.
+// statement. The script's own BEGIN, COMMIT and ROLLBACK are refused:
+// the transaction is Migrate's.
 func (m *sqliteMigration) Script(ctx context.Context, sql string) error {
 	c := m.c
-	c.trusted = true
-	defer func() { c.trusted = false }()
+	c.trusted, c.script, c.txRefused = true, true, false
+	defer func() { c.trusted, c.script = false, false }()
 	c.conn.SetInterrupt(ctx)
 	for tail := sql; strings.TrimSpace(tail) != ""; {
 		stmt, rest, err := c.conn.Prepare(tail)
 		if err != nil {
 			e := sqliteError(ctx, err).(*Error)
 			e.Statement = strings.TrimSpace(firstStatement(tail))
+			if c.txRefused {
+				e.Message = "a migration runs in a transaction of its own, one per file: remove its BEGIN, COMMIT and ROLLBACK (SAVEPOINT is allowed)"
+			}
 			return e
 		}
 		tail = rest
@@ -480,12 +630,13 @@ func (db *sqliteDB) Close() error {
 // control runs the host's own statements (BEGIN, COMMIT, ROLLBACK, a
 // migration's script), which the authorizer allows.
 func (c *sqliteConn) control(ctx context.Context, sql string) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.recoverSQLite(&err)
 	c.trusted = true
 	defer func() { c.trusted = false }()
 	c.conn.SetInterrupt(ctx)
 	if err := c.conn.Exec(sql); err != nil {
-		return sqliteError(ctx, err)
+		return c.lock.explain(sqliteError(ctx, err))
 	}
 	return nil
 }
@@ -619,7 +770,7 @@ func (c *sqliteConn) query(ctx context.Context, sql string, args []any, pool *sq
 	if !r.row {
 		if err := stmt.Err(); err != nil {
 			c.done(sql, stmt)
-			return nil, sqliteError(ctx, err)
+			return nil, c.lock.explain(sqliteError(ctx, err))
 		}
 	}
 	r.cols = c.stmts.columns(stmt)
@@ -634,7 +785,7 @@ func (c *sqliteConn) exec(ctx context.Context, sql string, args []any) (ExecResu
 	err = stmt.Exec()
 	c.done(sql, stmt)
 	if err != nil {
-		return ExecResult{}, sqliteError(ctx, err)
+		return ExecResult{}, c.lock.explain(sqliteError(ctx, err))
 	}
 	return ExecResult{RowsAffected: c.conn.Changes(), LastInsertID: c.conn.LastInsertRowID(), HasLastInsertID: true}, nil
 }
@@ -669,6 +820,7 @@ func (r *sqliteRows) Next() (more bool) {
 			r.end, more = true, false
 		}
 	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer r.c.recoverSQLite(&r.err)
 	if r.stepped {
 		r.stepped = false
@@ -680,12 +832,13 @@ func (r *sqliteRows) Next() (more bool) {
 	}
 	r.end = true
 	if err := r.stmt.Err(); err != nil {
-		r.err = sqliteError(r.ctx, err)
+		r.err = r.c.lock.explain(sqliteError(r.ctx, err))
 	}
 	return false
 }
 
 func (r *sqliteRows) Values() (_ []any, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer r.c.recoverSQLite(&err)
 	if r.vals == nil {
 		r.vals = make([]any, len(r.cols))
@@ -713,6 +866,7 @@ func (r *sqliteRows) Values() (_ []any, err error) {
 // it is copied: a value of hundreds of megabytes never reaches the host's
 // memory, only SQLite's (bounded per connection).
 func (r *sqliteRows) AppendRow(dst []byte, blobs []int, limit int) (_ []byte, _ []int, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer r.c.recoverSQLite(&err)
 	for i := range r.cols {
 		if i > 0 {
@@ -726,13 +880,13 @@ func (r *sqliteRows) AppendRow(dst []byte, blobs []int, limit int) (_ []byte, _ 
 		case sqlite3.TEXT:
 			text := r.stmt.ColumnRawText(i)
 			if len(dst)+len(text)+len(`""`) > limit {
-				return dst, blobs, errValueTooLarge
+				return dst, blobs, &valueTooLargeError{Column: i, Bytes: len(text)}
 			}
 			dst, _ = jsontext.AppendQuote(dst, text)
 		case sqlite3.BLOB:
 			blob := r.stmt.ColumnRawBlob(i)
 			if len(dst)+base64.StdEncoding.EncodedLen(len(blob))+len(`""`) > limit {
-				return dst, blobs, errValueTooLarge
+				return dst, blobs, &valueTooLargeError{Column: i, Bytes: len(blob), Blob: true}
 			}
 			dst = appendBlob(dst, blob)
 			blobs = append(blobs, i)
@@ -757,10 +911,6 @@ func (r *sqliteRows) Close() error {
 	return r.err
 }
 
-// errValueTooLarge fails a row one of whose values would take the result
-// past its bound (AppendQueryResult says which).
-var errValueTooLarge = &Error{Code: CodeTooLarge, Message: "a value is larger than the result may be"}
-
 // sqliteTx is a transaction on one connection of the pool, held until it
 // ends.
 type sqliteTx struct {
@@ -776,6 +926,7 @@ func (tx *sqliteTx) Query(ctx context.Context, sql string, args []any) (_ Rows, 
 	if err := tx.rolledBack(); err != nil {
 		return nil, err
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer tx.c.recoverSQLite(&err)
 	return tx.c.query(ctx, sql, args, nil)
 }
@@ -787,6 +938,7 @@ func (tx *sqliteTx) Exec(ctx context.Context, sql string, args []any) (_ ExecRes
 	if err := tx.rolledBack(); err != nil {
 		return ExecResult{}, err
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer tx.c.recoverSQLite(&err)
 	return tx.c.exec(ctx, sql, args)
 }

@@ -64,6 +64,11 @@ func BackupSQLite(ctx context.Context, path, to string) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("backing up %s: stopped: %w", path, context.Cause(ctx))
 		}
+		if errors.Is(err, sqlite3.IOERR) || errors.Is(err, sqlite3.FULL) {
+			// go-sqlite3 reports a write that found the disk full as a
+			// bare I/O error: say where the space is wanting, most likely.
+			return fmt.Errorf("backing up %s into %s: %w: check the free space of %s (the backup's directory), and the file system of both", path, to, err, filepath.Dir(to))
+		}
 		return fmt.Errorf("backing up %s into %s: %w", path, tmp.Name(), err)
 	}
 	if err := syncFile(tmp.Name()); err != nil {

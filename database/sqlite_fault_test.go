@@ -1,0 +1,71 @@
+package database_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/database"
+)
+
+// TestSQLiteFilesMadeUnwritable: the database's files made unwritable
+// under a serving pool (chattr +i here; a file system the kernel remounts
+// read-only after an I/O error does the same to the -shm file's shared
+// mapping): a statement touching the -shm file meets a memory fault
+// (SIGBUS), which must fail the statement, unavailable, and close its
+// connection, not crash the process. Once the files are writable again,
+// the database serves, its rows intact.
+func TestSQLiteFilesMadeUnwritable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chattr +i needs root")
+	}
+	path := filepath.Join(t.TempDir(), "app.db")
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	for _, sql := range []string{"CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"} {
+		if _, err := db.Exec(ctx, sql, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := []string{path, path + "-wal", path + "-shm"}
+	chattr := func(flag string) {
+		t.Helper()
+		for _, f := range files {
+			if out, err := exec.Command("chattr", flag, f).CombinedOutput(); err != nil {
+				t.Skipf("chattr %s %s: %v %s", flag, f, err, out)
+			}
+		}
+	}
+	chattr("+i")
+	t.Cleanup(func() {
+		for _, f := range files {
+			exec.Command("chattr", "-i", f).Run()
+		}
+	})
+	// The first statement faults on the pooled connection, which is
+	// closed; the next ones find that a new connection cannot open the
+	// file.
+	for i, sql := range []string{"INSERT INTO t VALUES (2)", "SELECT count(*) FROM t", "INSERT INTO t VALUES (2)"} {
+		_, err = db.Exec(ctx, sql, nil)
+		want := path + ": "
+		if i == 0 {
+			want = "a bus error in the shared mapping of its -shm file"
+		}
+		if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s once the files are unwritable: %v; want unavailable, saying %q", sql, err, want)
+		}
+	}
+	chattr("-i")
+	if _, err := db.Exec(ctx, "INSERT INTO t VALUES (3)", nil); err != nil {
+		t.Errorf("a write once the files are writable again: %v", err)
+	}
+	if got, err := query(t, db, "SELECT x FROM t ORDER BY x", ""); err != nil || got != `{"columns":["x"],"rows":[[1],[3]]}` {
+		t.Errorf("the rows: %s %v, want 1 and 3", got, err)
+	}
+}
