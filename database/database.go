@@ -116,6 +116,13 @@ type Tx interface {
 	Rollback(ctx context.Context) error
 }
 
+// MigrationTransactionMessage is the message of the error (code
+// [CodeDenied]) a driver's [Migration.Script] gives a script that holds
+// transaction statements of its own (BEGIN, COMMIT, ROLLBACK...): the
+// transaction is [DB.Migrate]'s, and a COMMIT of the script's would
+// commit what ran before it, unrecorded.
+const MigrationTransactionMessage = "a migration runs in a transaction of its own, one per file: remove its BEGIN, COMMIT and ROLLBACK (SAVEPOINT is allowed)"
+
 // Migration is the transaction [DB.Migrate] runs: the host's own, trusted
 // statements.
 type Migration interface {

@@ -575,7 +575,7 @@ func (m *sqliteMigration) Script(ctx context.Context, sql string) error {
 			e := sqliteError(ctx, err).(*Error)
 			e.Statement = strings.TrimSpace(firstStatement(tail))
 			if c.txRefused {
-				e.Message = "a migration runs in a transaction of its own, one per file: remove its BEGIN, COMMIT and ROLLBACK (SAVEPOINT is allowed)"
+				e.Message = MigrationTransactionMessage
 			}
 			return e
 		}

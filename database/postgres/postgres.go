@@ -436,7 +436,12 @@ type migration struct{ tx }
 // transaction. An error names the statement that failed: the one at its
 // position when PostgreSQL gives one (a syntax error, which stops the
 // script before anything runs), else the one after those that completed.
+// A script's own transaction statements are refused before anything
+// runs (scriptTransaction).
 func (m *migration) Script(ctx context.Context, sql string) error {
+	if stmt := scriptTransaction(sql); stmt != "" {
+		return &database.Error{Code: database.CodeDenied, Message: database.MigrationTransactionMessage, Statement: stmt}
+	}
 	mrr := m.t.Conn().PgConn().Exec(ctx, sql)
 	completed := 0
 	for mrr.NextResult() {
@@ -458,6 +463,35 @@ func (m *migration) Script(ctx context.Context, sql string) error {
 		return err
 	}
 	return nil
+}
+
+// scriptTransaction is the first statement of a migration script that
+// would end or nest the migration's transaction (BEGIN, START
+// TRANSACTION, COMMIT, END, ROLLBACK, ABORT, PREPARE TRANSACTION), or ""
+// when it has none. ROLLBACK TO a savepoint stays within the transaction,
+// as SAVEPOINT and RELEASE do; a COMMIT within a function's body is not
+// a statement of the script.
+func scriptTransaction(sql string) string {
+	for _, stmt := range statements(sql) {
+		w, rest := nextWord(stmt)
+		switch {
+		case isWord(w, "BEGIN", "START", "COMMIT", "END", "ABORT"):
+			return stmt
+		case isWord(w, "ROLLBACK"): // ROLLBACK [WORK | TRANSACTION] [TO ...]
+			next, after := nextWord(rest)
+			if isWord(next, "WORK", "TRANSACTION") {
+				next, _ = nextWord(after)
+			}
+			if !isWord(next, "TO") {
+				return stmt
+			}
+		case isWord(w, "PREPARE"):
+			if next, _ := nextWord(rest); isWord(next, "TRANSACTION") {
+				return stmt
+			}
+		}
+	}
+	return ""
 }
 
 // byteOffset is the byte offset in s of the character at pos (PostgreSQL's

@@ -242,6 +242,21 @@ INSERT INTO a VALUES (1, 'it''s; here'), (2, E'back\'slash;');
 CREATE FUNCTION g() RETURNS int LANGUAGE sql AS $$ SELECT 2; $$;
 INSERT INTO a VALUES (1, 'again');`,
 			`constraint: duplicate key value violates unique constraint "a_x_key" in the statement "INSERT INTO a VALUES (1, 'again')" (constraint a_x_key)`},
+		// The script's own transaction statements: a COMMIT in the
+		// middle committed what ran before it, unrecorded, and the rest
+		// ran outside the migration's transaction and lock.
+		{"a commit in the middle", "CREATE TABLE a (x int);\nCOMMIT;\nINSERT INTO nowhere VALUES (1);\n",
+			`denied: ` + database.MigrationTransactionMessage + ` in the statement "COMMIT"`},
+		{"begin and commit", "begin;\nCREATE TABLE a (x int);\ncommit;\n",
+			`denied: ` + database.MigrationTransactionMessage + ` in the statement "begin"`},
+		{"start transaction and end", "CREATE TABLE a (x int);\n/* done */ END;\nSTART TRANSACTION;\n",
+			`denied: ` + database.MigrationTransactionMessage + ` in the statement "/* done */ END"`},
+		{"a rollback", "CREATE TABLE a (x int);\nROLLBACK WORK;\n",
+			`denied: ` + database.MigrationTransactionMessage + ` in the statement "ROLLBACK WORK"`},
+		{"abort", "CREATE TABLE a (x int);\nABORT;\n",
+			`denied: ` + database.MigrationTransactionMessage + ` in the statement "ABORT"`},
+		{"a prepared transaction", "CREATE TABLE a (x int);\nPREPARE TRANSACTION 'm';\n",
+			`denied: ` + database.MigrationTransactionMessage + ` in the statement "PREPARE TRANSACTION 'm'"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := db.Migrate(t.Context(), func(m database.Migration) error { return m.Script(t.Context(), tt.script) })
@@ -257,6 +272,31 @@ INSERT INTO a VALUES (1, 'again');`,
 				t.Errorf("the failed script left its table: %s, %v", b, err)
 			}
 		})
+	}
+}
+
+// TestPostgresScriptSavepoints: a migration may use savepoints within its
+// transaction (ROLLBACK TO is not the script's ROLLBACK), and a body that
+// holds the words COMMIT or BEGIN (a function's) is not a statement.
+func TestPostgresScriptSavepoints(t *testing.T) {
+	db, _ := startPG(t, database.Options{MaxConns: 2})
+	script := `CREATE TABLE kept (x int);
+SAVEPOINT s;
+CREATE TABLE dropped (y int);
+ROLLBACK TO SAVEPOINT s;
+rollback work to s;
+RELEASE s;
+CREATE PROCEDURE p() LANGUAGE plpgsql AS $$ BEGIN COMMIT; END $$;
+`
+	if err := db.Migrate(t.Context(), func(m database.Migration) error { return m.Script(t.Context(), script) }); err != nil {
+		t.Fatalf("the migration failed: %v", err)
+	}
+	rows, err := db.Query(t.Context(), "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE tablename IN ('kept', 'dropped')", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := database.AppendQueryResult(nil, rows, 1<<10); err != nil || !strings.Contains(string(b), `[["kept"]]`) {
+		t.Errorf("the tables after the migration: %s, %v; want kept alone", b, err)
 	}
 }
 
