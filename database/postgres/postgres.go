@@ -1134,7 +1134,14 @@ func mapError(ctx context.Context, err error) error {
 		}
 		return e
 	}
-	if tooBig := (*pgproto3.ExceededMaxBodyLenErr)(nil); errors.As(err, &tooBig) {
+	tooBig := (*pgproto3.ExceededMaxBodyLenErr)(nil)
+	if connect := (*pgconn.ConnectError)(nil); errors.As(err, &connect) && errors.As(err, &tooBig) {
+		// The first answer was no PostgreSQL message: another service
+		// (an HTTP server answers "HTTP/1.1 400", read as a message of
+		// a gigabyte) listens at the url's address.
+		return &database.Error{Code: database.CodeOther, Err: err, Message: "the server at the url's address does not speak PostgreSQL (it answered the startup message with something else: an HTTP server or another service on that port?); check the host and port of the database's url: " + err.Error()}
+	}
+	if errors.As(err, &tooBig) {
 		// pgx closes the connection, whose stream it cannot follow past
 		// the message: the statement's, not the server's, failure.
 		return &database.Error{Code: database.CodeTooLarge, Err: err, Message: fmt.Sprintf("a row of the result is larger than limits.sqlResultBytes (%d bytes, as the host started with): select fewer or shorter columns", tooBig.MaxExpectedBodyLen-rowOverhead)}

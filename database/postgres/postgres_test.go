@@ -840,6 +840,48 @@ func TestPostgresServerSilent(t *testing.T) {
 	}
 }
 
+// TestPostgresServerNotPostgres: a url whose port is another service's
+// (an HTTP server answers the startup message with "HTTP/1.1 400", which
+// pgx reads as a message of a huge length) fails saying the server does
+// not speak PostgreSQL and to check the url's host and port, code other
+// (a mistake of the settings, which waiting does not mend). It said
+// "a row of the result is larger than limits.sqlResultBytes", and a start
+// failed with that.
+func TestPostgresServerNotPostgres(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"))
+			c.Close()
+		}
+	}()
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: "postgres://u:secret@" + l.Addr().String() + "/app?sslmode=disable", MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.Query(t.Context(), "SELECT 1", nil)
+	if code := database.CodeOf(err); code != database.CodeOther {
+		t.Errorf("a statement on an HTTP server: code %q (%v); want other", code, err)
+	}
+	for _, want := range []string{"does not speak PostgreSQL", l.Addr().String(), "check the host and port"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a statement on an HTTP server: %v; want it to say %q", err, want)
+		}
+	}
+	if err != nil && (strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "sqlResultBytes")) {
+		t.Errorf("a statement on an HTTP server: %v; want neither the password nor the result bound", err)
+	}
+}
+
 // TestPostgresTempObjectsOtherSpellings: the other ways PostgreSQL's
 // grammar has of making a temporary table end with their statement too:
 // SELECT ... INTO LOCAL TEMP (or GLOBAL), the temporary schema quoted
