@@ -211,3 +211,28 @@ func TestOverridesFromEnvIgnoresKubernetesServiceLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestOverridesFromEnvSuggestsTheNearest: a misspelt variable is answered
+// with the variable it most likely meant, a database's with the database's
+// own name in it. A common prefix alone suggested ENDPOINTS_DATABASES for
+// ENDPOINTS_DATABSES_MAIN_URL and ENDPOINTS_DATABASES_{NAME}_DRIVER for
+// ENDPOINTS_DATABASES_MAIN_MAXCONNS.
+func TestOverridesFromEnvSuggestsTheNearest(t *testing.T) {
+	tests := []struct{ env, want string }{
+		{"ENDPOINTS_STORAGE_ULR", "did you mean ENDPOINTS_STORAGE_URL?"},
+		{"ENDPOINTS_LIMITS_BODYBYTES", "did you mean ENDPOINTS_LIMITS_BODY_BYTES?"},
+		{"ENDPOINTS_DATABSES_MAIN_URL", "did you mean ENDPOINTS_DATABASES_MAIN_URL?"},
+		{"ENDPOINTS_DATABASES_MAIN_MAXCONNS", "did you mean ENDPOINTS_DATABASES_MAIN_MAX_CONNS?"},
+		{"ENDPOINTS_DATABASES_REPORTS_STATEMENT_TIMOUT", "did you mean ENDPOINTS_DATABASES_REPORTS_STATEMENT_TIMEOUT?"},
+		{"ENDPOINTS_SERVER_SHUTDOWN_TIMEOUTT", "did you mean ENDPOINTS_SERVER_SHUTDOWN_TIMEOUT?"},
+		{"ENDPOINTS_STORAGE_DRIVR", "did you mean ENDPOINTS_STORAGE_DRIVER?"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.env, func(t *testing.T) {
+			_, w := config.OverridesFromEnv([]string{tt.env + "=x"})
+			if len(w) != 1 || !strings.Contains(w[0], tt.want) {
+				t.Errorf("warnings = %q; want one that says %q", w, tt.want)
+			}
+		})
+	}
+}
