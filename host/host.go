@@ -90,10 +90,12 @@ type Host struct {
 	idem     idempotency.Step
 	reloadMu sync.Mutex       // one Reload at a time; Shutdown holds it too
 	janitor  *janitor.Janitor // closes idle instances beyond one per module
-	// halt is closed, and halted set, when Close stops the calls still
-	// running: guests stop at their next interrupt check or host call.
-	halt   chan struct{}
-	halted atomic.Bool
+	// halt ends (haltCalls), and halted is set, when Close stops the
+	// calls still running: guests stop at their next interrupt check or
+	// host call, and the database statements they wait on are cancelled.
+	halt      context.Context
+	haltCalls context.CancelFunc
+	halted    atomic.Bool
 	// The lifecycle: requests counts the requests in ServeHTTP, and
 	// refuses new ones once closed, when watchers stop too (done is
 	// closed). closeOnce makes Shutdown and Close safe to call
@@ -175,7 +177,8 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e,
-		halt: make(chan struct{}), done: make(chan struct{}), closed: make(chan struct{})}
+		done: make(chan struct{}), closed: make(chan struct{})}
+	h.halt, h.haltCalls = context.WithCancel(context.Background())
 	h.calls.New = func() any { return new(call) }
 	life := lifecycle{h}
 	if err := life.openStore(ctx); err != nil {
@@ -323,7 +326,9 @@ var ErrClosed = errors.New("the host is closed")
 // progress, answers new requests with 503, and waits for the requests in
 // flight to finish. If ctx ends first, it stops their guests (each stops at
 // its next interrupt check or host call, within about a millisecond, and
-// answers 503) and returns ctx's error. Then it closes every instance, the
+// answers 503; an outbound request or a database statement one waits on is
+// cancelled, so what that statement would have written is not committed)
+// and returns ctx's error. Then it closes every instance, the
 // store and the runtime. The runtime waits for the instances still running
 // (2 s at most); a call blocked in a host function longer than that (a slow
 // client) keeps it until the call returns, and Shutdown says so in its
@@ -380,12 +385,14 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	defer h.reloadMu.Unlock()
 	h.janitor.Close()
 	if !h.requests.Wait(ctx) {
-		// Guests stop at their next interrupt check or host call; the
-		// engine waits for their instances before it closes the runtime
-		// (a call blocked in a host function ends at its deadline).
+		// Guests stop at their next interrupt check or host call, and
+		// their outbound requests and database statements are cancelled;
+		// the engine waits for their instances before it closes the
+		// runtime (a call blocked in another host function, writing to a
+		// slow client, ends at its deadline).
 		stopErr = ctx.Err()
 		h.halted.Store(true)
-		close(h.halt)
+		h.haltCalls()
 	}
 	closed := &table{State: &appversion.State{}, Set: h.table.Load().Set}
 	if t := h.table.Swap(closed); t != nil {

@@ -27,6 +27,7 @@ type Hooks struct {
 type Session struct {
 	set         *Set
 	ctx         context.Context
+	stop        context.Context // see StopWith; nil for never
 	deadline    time.Time
 	maxResult   int
 	hooks       Hooks
@@ -53,6 +54,14 @@ func NewSession(set *Set, ctx context.Context, deadline time.Time, maxResult int
 	return &Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: hooks}
 }
 
+// StopWith makes the session's statements end when stop ends too, as
+// when the call's context or deadline ends: a host stopping the calls
+// still running at its shutdown's timeout cancels the statements they
+// wait on (a lock, a slow query), which would otherwise run, and commit,
+// until the call's deadline, after the host had given up on the call. A
+// restarted session keeps it.
+func (s *Session) StopWith(stop context.Context) { s.stop = stop }
+
 // keptResultBytes is the largest result buffer [Session.Close] keeps for
 // the next call ([Session.Restart]): most results are a few rows, and a
 // pooled call must not hold on to the memory of the largest result it ever
@@ -65,7 +74,7 @@ const keptResultBytes = 64 << 10
 // first rolls back what the last call left open, as [Session.Close] does.
 func (s *Session) Restart(set *Set, ctx context.Context, deadline time.Time, maxResult int) {
 	s.Close()
-	*s = Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result,
+	*s = Session{set: set, ctx: ctx, stop: s.stop, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result,
 		lastDB: s.lastDB, lastSQL: s.lastSQL, args: s.args}
 }
 
@@ -103,7 +112,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	}
 	defer s.keepArgs(args)
 	text := interned(&s.lastSQL, sql)
-	ctx := s.stmt.restart(s.ctx, s.deadline)
+	ctx := s.stmt.restart(s.ctx, s.stop, s.deadline)
 	defer ctx.release()
 	began := time.Now()
 	end := s.span(name, system, text)
@@ -193,7 +202,7 @@ func (s *Session) Begin(db []byte) abi.Errno {
 	var end func(error)
 	if err == nil {
 		end = s.span(name, d.System(), "BEGIN")
-		ctx := newStmtContext(s.ctx, s.deadline)
+		ctx := newStmtContext(s.ctx, s.stop, s.deadline)
 		var tx database.Tx
 		tx, err = d.Begin(ctx)
 		ctx.release()
@@ -232,7 +241,7 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 		err = database.Errorf(database.CodeTransaction, "no transaction is open on database "+name+": call db_begin first")
 	case commit:
 		end = s.span(name, system, "COMMIT")
-		ctx := newStmtContext(s.ctx, s.deadline)
+		ctx := newStmtContext(s.ctx, s.stop, s.deadline)
 		err = tx.Commit(ctx)
 		ctx.release()
 		delete(s.txs, name)
