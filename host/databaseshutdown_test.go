@@ -12,6 +12,7 @@ import (
 	"github.com/wasmendpoints/endpoints/database/databasetest"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/poll"
+	"github.com/wasmendpoints/endpoints/storage/storagetest"
 )
 
 // TestShutdownCancelsAStatementInFlight: when Shutdown's context ends, a
@@ -86,5 +87,58 @@ func TestShutdownCancelsAStatementInFlight(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "shutting down") {
 		t.Errorf("the log does not say the host stopped the call:\n%s", logs)
+	}
+}
+
+// TestShutdownReleasesTheKeysOfStoppedRequests: a request whose guest the
+// host stops at Shutdown's timeout frees its Idempotency-Key before the
+// host closes its store, so that the client's retry on another host runs
+// at once. The store was closed under the stopped requests, whose release
+// failed ("redis: client is closed"): the retry got 409 until the key's
+// lease ended.
+func TestShutdownReleasesTheKeysOfStoppedRequests(t *testing.T) {
+	t.Parallel()
+	url, _, _ := storagetest.StartRedis(t)
+	a := newApp(t).wat("server/api/orders.post.wasm", countingHandler(2_000_000_000, 201, false))
+	opts := host.Options{ConfigOverrides: []config.Override{
+		{Pointer: "/storage/driver", Value: "redis", Source: "test"},
+		{Pointer: "/storage/url", Value: url, Source: "test"},
+		{Pointer: "/storage/namespace", Value: "shop", Source: "test"},
+		{Pointer: "/limits/timeout", Value: "10m", Source: "test"},
+	}}
+	first, logs := a.host(opts)
+	srv := serveHost(t, first)
+	answered := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", srv.URL+"/api/orders", strings.NewReader(`{}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Idempotency-Key", "order-1")
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		res.Body.Close()
+		answered <- res.StatusCode
+	}()
+	reader := redisStore(t, url)
+	if !waitFor(t, 30*time.Second, func() bool {
+		v, _, err := reader.Get(context.Background(), "shop", "runs")
+		return err == nil && string(v) == "1"
+	}) {
+		t.Fatalf("the guest did not start:\n%s", logs)
+	}
+	stopNow, cancel := context.WithCancel(context.Background())
+	cancel()
+	first.Shutdown(stopNow)
+	if status := <-answered; status != 503 {
+		t.Errorf("the stopped request got %d, want 503\n%s", status, logs)
+	}
+	if strings.Contains(logs.String(), "releasing an idempotency key failed") {
+		t.Errorf("the key of the stopped request was not released:\n%s", logs)
+	}
+	second, _ := newApp(t).wat("server/api/orders.post.wasm", countingHandler(0, 201, false)).serve(opts)
+	if res := do(t, second, "POST", "/api/orders", `{}`, "Content-Type", "application/json", "Idempotency-Key", "order-1"); res.status != 201 {
+		t.Errorf("the retry on another host got %d %s, want 201: the key is still held", res.status, res.body)
 	}
 }

@@ -393,6 +393,13 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 		stopErr = ctx.Err()
 		h.halted.Store(true)
 		h.haltCalls()
+		// The stopped requests finish (their 503, their Idempotency-Key
+		// released) before the store and databases close under them; a
+		// call blocked in another host function is left after as long as
+		// the engine waits for it.
+		wait, cancel := context.WithTimeout(context.Background(), stoppedRequestsWait)
+		h.requests.Wait(wait)
+		cancel()
 	}
 	closed := &table{State: &appversion.State{}, Set: h.table.Load().Set}
 	if t := h.table.Swap(closed); t != nil {
@@ -404,6 +411,11 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	h.closeStore()
 	return stopErr, closeErr
 }
+
+// stoppedRequestsWait bounds the wait of a Shutdown whose context ended
+// for the requests whose guests it stopped: they stop within about a
+// millisecond, then answer.
+const stoppedRequestsWait = 2 * time.Second
 
 // stopping reports whether the host stopped its guests to shut down.
 func (h lifecycle) stopping() bool { return h.halted.Load() || h.engine.Stopping() }
