@@ -328,8 +328,9 @@ var ErrClosed = errors.New("the host is closed")
 // its next interrupt check or host call, within about a millisecond, and
 // answers 503; an outbound request or a database statement one waits on is
 // cancelled, so what that statement would have written is not committed)
-// and returns ctx's error. Then it closes every instance, the
-// store and the runtime. The runtime waits for the instances still running
+// and returns ctx's error. Then, once the stopped requests have answered
+// and released their Idempotency-Keys (2 s at most), it closes every
+// instance, the store and the runtime. The runtime waits for the instances still running
 // (2 s at most); a call blocked in a host function longer than that (a slow
 // client) keeps it until the call returns, and Shutdown says so in its
 // error.
