@@ -1101,6 +1101,13 @@ var kinds = map[string]database.Kind{
 	"23P01": database.KindExclusion,
 }
 
+// atConnect reports whether err ended a connection attempt, rather than
+// a statement on a connection made.
+func atConnect(err error) bool {
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce)
+}
+
 // mapError maps a pgx error to a *database.Error.
 func mapError(ctx context.Context, err error) error {
 	var pe *pgconn.PgError
@@ -1124,6 +1131,15 @@ func mapError(ctx context.Context, err error) error {
 			e.Code = database.CodeUnavailable
 		case pe.Code == "54000":
 			e.Code = database.CodeTooLarge
+		case (pe.Code == "28P01" || pe.Code == "28000") && atConnect(err):
+			// invalid_password, invalid_authorization_specification (no
+			// such role, no pg_hba.conf entry): the settings' mistake.
+			e.Code = database.CodeOther
+			e.Message += ": check the user and password of the database's url"
+		case pe.Code == "3D000" && atConnect(err):
+			// invalid_catalog_name: no such database.
+			e.Code = database.CodeOther
+			e.Message += ": create the database, or correct its name in the database's url"
 		case pe.Code == "25P02":
 			// SQLite goes on after a failed statement; PostgreSQL does
 			// not, which surprises code written against SQLite.
@@ -1135,7 +1151,7 @@ func mapError(ctx context.Context, err error) error {
 		return e
 	}
 	tooBig := (*pgproto3.ExceededMaxBodyLenErr)(nil)
-	if connect := (*pgconn.ConnectError)(nil); errors.As(err, &connect) && errors.As(err, &tooBig) {
+	if atConnect(err) && errors.As(err, &tooBig) {
 		// The first answer was no PostgreSQL message: another service
 		// (an HTTP server answers "HTTP/1.1 400", read as a message of
 		// a gigabyte) listens at the url's address.

@@ -882,6 +882,31 @@ func TestPostgresServerNotPostgres(t *testing.T) {
 	}
 }
 
+// TestPostgresRefusedConnectionSaysWhatToFix: a server that refuses the
+// url's role or database says which part of the url to correct (code
+// other: a start fails with it rather than waiting), not PostgreSQL's
+// message alone.
+func TestPostgresRefusedConnectionSaysWhatToFix(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	tests := []struct{ name, url, want string }{
+		{"no such database", strings.Replace(url, "/postgres?", "/nosuchdb?", 1), "create the database, or correct its name in the database's url"},
+		{"no such role", strings.Replace(url, "postgres://postgres@", "postgres://nobody@", 1), "check the user and password of the database's url"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: tt.url, MaxConns: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			_, err = db.Query(t.Context(), "SELECT 1", nil)
+			if database.CodeOf(err) != database.CodeOther || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("a statement: %v (code %q); want code other, saying %q", err, database.CodeOf(err), tt.want)
+			}
+		})
+	}
+}
+
 // TestPostgresTempObjectsOtherSpellings: the other ways PostgreSQL's
 // grammar has of making a temporary table end with their statement too:
 // SELECT ... INTO LOCAL TEMP (or GLOBAL), the temporary schema quoted
