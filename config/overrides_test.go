@@ -152,6 +152,11 @@ func TestDatabasesChecked(t *testing.T) {
 		{`{"databases": {"main": {"maxConns": -1}}}`, "/databases/main/maxConns: must be positive"},
 		{`{"databases": {"main": {"url": "postgress://app:secret@db/app"}}}`, `/databases/main/url: a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme "postgress"`},
 		{`{"databases": {"main": {"url": "mysql://db/app"}}}`, `/databases/main/url: a postgres url starts with postgres://`},
+		// "://" mistyped, or no scheme: neither a url nor key=value
+		// settings, which the driver only refused when the database was
+		// first used, naming no variable.
+		{`{"databases": {"main": {"driver": "postgres", "url": "postgres//app:secret@db:5432/app"}}}`, `/databases/main/url: neither a postgres:// url nor key=value settings (host=db dbname=app)`},
+		{`{"databases": {"main": {"driver": "postgres", "url": "app:secret@db:5432/app?sslmode=disable"}}}`, `/databases/main/url: neither a postgres:// url nor key=value settings`},
 		{`{"limits": {"sqlResultBytes": -1}}`, "/limits/sqlResultBytes: must be positive"},
 	}
 	for _, tt := range tests {
@@ -162,17 +167,19 @@ func TestDatabasesChecked(t *testing.T) {
 			}
 		})
 	}
-	for _, good := range []string{"postgresql://app@db/app", "host=db dbname=app"} {
+	for _, good := range []string{"postgresql://app@db/app", "host=db dbname=app", "host=db dbname=app password='a b=c'", " host=db"} {
 		if _, err := config.Parse(config.File, []byte(`{"databases": {"main": {"url": "`+good+`"}}}`)); err != nil {
 			t.Errorf("url %q: %v", good, err)
 		}
 	}
 	// A url from the environment is checked as one from the file, and
 	// the error names the variable; the password is never shown.
-	o, _ := config.OverridesFromEnv([]string{"ENDPOINTS_DATABASES_MAIN_URL=postgress://app:secret@db/app"})
-	_, err := config.Parse(config.File, nil, o...)
-	if err == nil || !strings.Contains(err.Error(), "(/databases/main/url set by ENDPOINTS_DATABASES_MAIN_URL)") || strings.Contains(err.Error(), "secret") {
-		t.Errorf("a bad url from the environment: %v", err)
+	for _, bad := range []string{"postgress://app:secret@db/app", "postgres//app:secret@db/app"} {
+		o, _ := config.OverridesFromEnv([]string{"ENDPOINTS_DATABASES_MAIN_DRIVER=postgres", "ENDPOINTS_DATABASES_MAIN_URL=" + bad})
+		_, err := config.Parse(config.File, nil, o...)
+		if err == nil || !strings.Contains(err.Error(), "(/databases/main/url set by ENDPOINTS_DATABASES_MAIN_URL)") || strings.Contains(err.Error(), "secret") {
+			t.Errorf("a bad url from the environment, %s: %v", bad, err)
+		}
 	}
 	app, err := config.Parse(config.File, []byte(`{"databases": {"main": {"url": "postgres://app@db/app"}}}`))
 	if err != nil || app.Databases["main"].DriverName() != config.DatabasePostgres {
