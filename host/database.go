@@ -103,8 +103,10 @@ func (c *call) dbSpan(db, system, statement string) func(error) {
 	return c.beginSpan(SpanEvent{Step: StepDatabase, Op: statement, Database: db, DBSystem: system})
 }
 
-// dbDone reports a statement to the Database hook.
+// dbDone notes a statement's outcome (a database that stops or starts
+// answering is logged) and reports it to the Database hook.
 func (c *call) dbDone(db string, d time.Duration, err error) {
+	c.host.dbState.Note(c.host.logger, db, err, err != nil && database.CodeOf(err) == database.CodeUnavailable)
 	o := c.host.opts.Observer
 	if o == nil || o.Database == nil {
 		return

@@ -46,6 +46,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/appversion"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
+	"github.com/wasmendpoints/endpoints/host/internal/dbstate"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/inflight"
@@ -85,6 +86,9 @@ type Host struct {
 	// dbRetry applies in the background the migrations of a database
 	// that could not be reached at a load.
 	dbRetry dbgate.Retry
+	// dbState logs a database the guests' statements find unavailable,
+	// and available again, once each way.
+	dbState dbstate.State
 	// idem is the Idempotency-Key step, over store (package
 	// idempotency); set with the store, before the host serves.
 	idem     idempotency.Step
