@@ -42,6 +42,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,6 +65,10 @@ func init() { database.Register(database.DriverPostgres, open) }
 // a length per column), allowed past database.Options.MaxRowBytes.
 const rowOverhead = 64 << 10
 
+// defaultConnectTimeout bounds a connection attempt whose url sets no
+// connect_timeout (nor PGCONNECT_TIMEOUT): it then fails unavailable.
+var defaultConnectTimeout = 10 * time.Second
+
 // open makes the pool; it connects lazily, so a host starts while the
 // server is down.
 func open(ctx context.Context, opts database.Options) (database.DB, error) {
@@ -73,6 +78,13 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	cfg, err := pgxpool.ParseConfig(opts.URL)
 	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
+	}
+	if !strings.Contains(opts.URL, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
+		// A server that accepts the connection and never answers (a
+		// proxy without its backend) held a load's migrations, and so a
+		// start, or `endpoints migrate` for ever; a statement of a call
+		// is bounded by its deadline too.
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
 	cfg.MaxConns = int32(opts.MaxConns)
 	cfg.MinConns = 0
@@ -1176,6 +1188,9 @@ func mapError(ctx context.Context, err error) error {
 	}
 	if e := argumentError(err); e != nil {
 		return e
+	}
+	if atConnect(err) && errors.Is(err, context.DeadlineExceeded) {
+		return &database.Error{Code: database.CodeUnavailable, Err: err, Message: fmt.Sprintf("no answer from the server within the connect timeout (the url's connect_timeout, %s when it sets none): %v", defaultConnectTimeout, err)}
 	}
 	// Dial and I/O failures: the server is down or unreachable.
 	return &database.Error{Code: database.CodeUnavailable, Message: err.Error(), Err: err}
