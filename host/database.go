@@ -66,11 +66,9 @@ func (c guestCall) Databases() abihost.Databases {
 		if c.dbKept == nil {
 			// The hooks are bound to c, which the pool hands to every
 			// request it serves.
-			s := appdb.NewSession(c.host.dbs, c.call, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone})
-			// Statements end when the host stops its calls at shutdown,
-			// as outbound requests do, not at the call's deadline.
-			s.StopWith(c.host.halt)
-			c.dbKept = dbgate.New(s, c.host.dbs)
+			// Statements end when the host stops its calls at shutdown
+			// (Stop), as outbound requests do, not at the call's deadline.
+			c.dbKept = dbgate.New(appdb.NewSession(c.host.dbs, c.call, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone, Stop: c.host.halt}), c.host.dbs)
 		} else {
 			c.dbKept.Restart(c.host.dbs, c.call, deadline, maxResult)
 		}

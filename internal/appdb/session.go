@@ -9,8 +9,8 @@ import (
 	"github.com/wasmendpoints/endpoints/database"
 )
 
-// Hooks are how a [Session] reports its statements; nil hooks are
-// skipped.
+// Hooks are how a [Session] reports its statements, and what stops them;
+// nil hooks are skipped.
 type Hooks struct {
 	// Span begins the trace span of a statement (or "BEGIN", "COMMIT",
 	// "ROLLBACK") on database db of system ("sqlite", "postgresql"); the
@@ -18,6 +18,13 @@ type Hooks struct {
 	Span func(db, system, statement string) func(error)
 	// Done reports a statement's database, duration and error.
 	Done func(db string, d time.Duration, err error)
+	// Stop, when it ends, ends the session's statements too, as the
+	// call's context and deadline do: a host stopping the calls still
+	// running at its shutdown's timeout cancels the statements they wait
+	// on (a lock, a slow query), which would otherwise run, and commit,
+	// until the call's deadline, after the host gave up on the call. Nil
+	// for never.
+	Stop context.Context
 }
 
 // Session is what one guest call does with its app's databases: the
@@ -27,7 +34,6 @@ type Hooks struct {
 type Session struct {
 	set         *Set
 	ctx         context.Context
-	stop        context.Context // see StopWith; nil for never
 	deadline    time.Time
 	maxResult   int
 	hooks       Hooks
@@ -54,14 +60,6 @@ func NewSession(set *Set, ctx context.Context, deadline time.Time, maxResult int
 	return &Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: hooks}
 }
 
-// StopWith makes the session's statements end when stop ends too, as
-// when the call's context or deadline ends: a host stopping the calls
-// still running at its shutdown's timeout cancels the statements they
-// wait on (a lock, a slow query), which would otherwise run, and commit,
-// until the call's deadline, after the host had given up on the call. A
-// restarted session keeps it.
-func (s *Session) StopWith(stop context.Context) { s.stop = stop }
-
 // keptResultBytes is the largest result buffer [Session.Close] keeps for
 // the next call ([Session.Restart]): most results are a few rows, and a
 // pooled call must not hold on to the memory of the largest result it ever
@@ -74,7 +72,7 @@ const keptResultBytes = 64 << 10
 // first rolls back what the last call left open, as [Session.Close] does.
 func (s *Session) Restart(set *Set, ctx context.Context, deadline time.Time, maxResult int) {
 	s.Close()
-	*s = Session{set: set, ctx: ctx, stop: s.stop, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result,
+	*s = Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result,
 		lastDB: s.lastDB, lastSQL: s.lastSQL, args: s.args}
 }
 
@@ -112,7 +110,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	}
 	defer s.keepArgs(args)
 	text := interned(&s.lastSQL, sql)
-	ctx := s.stmt.restart(s.ctx, s.stop, s.deadline)
+	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, s.deadline)
 	defer ctx.release()
 	began := time.Now()
 	end := s.span(name, system, text)
@@ -202,7 +200,7 @@ func (s *Session) Begin(db []byte) abi.Errno {
 	var end func(error)
 	if err == nil {
 		end = s.span(name, d.System(), "BEGIN")
-		ctx := newStmtContext(s.ctx, s.stop, s.deadline)
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, s.deadline)
 		var tx database.Tx
 		tx, err = d.Begin(ctx)
 		ctx.release()
@@ -241,7 +239,7 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 		err = database.Errorf(database.CodeTransaction, "no transaction is open on database "+name+": call db_begin first")
 	case commit:
 		end = s.span(name, system, "COMMIT")
-		ctx := newStmtContext(s.ctx, s.stop, s.deadline)
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, s.deadline)
 		err = tx.Commit(ctx)
 		ctx.release()
 		delete(s.txs, name)
