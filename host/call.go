@@ -138,7 +138,7 @@ func (c *call) stopped() <-chan struct{} {
 	if c.host == nil {
 		return nil
 	}
-	return c.host.halt.Done()
+	return c.host.halt
 }
 
 // reset prepares a pooled call for a request that began at now.

@@ -68,7 +68,7 @@ func (c guestCall) Databases() abihost.Databases {
 			// request it serves.
 			// Statements end when the host stops its calls at shutdown
 			// (Stop), as outbound requests do, not at the call's deadline.
-			c.dbKept = dbgate.New(appdb.NewSession(c.host.dbs, c.call, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone, Stop: c.host.halt}), c.host.dbs)
+			c.dbKept = dbgate.New(appdb.NewSession(c.host.dbs, c.call, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone, Stop: c.host.statements}), c.host.dbs)
 		} else {
 			c.dbKept.Restart(c.host.dbs, c.call, deadline, maxResult)
 		}

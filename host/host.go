@@ -94,12 +94,15 @@ type Host struct {
 	idem     idempotency.Step
 	reloadMu sync.Mutex       // one Reload at a time; Shutdown holds it too
 	janitor  *janitor.Janitor // closes idle instances beyond one per module
-	// halt ends (haltCalls), and halted is set, when Close stops the
-	// calls still running: guests stop at their next interrupt check or
-	// host call, and the database statements they wait on are cancelled.
-	halt      context.Context
-	haltCalls context.CancelFunc
-	halted    atomic.Bool
+	// halt is closed, and halted set, when Close stops the calls still
+	// running: guests stop at their next interrupt check or host call.
+	halt   chan struct{}
+	halted atomic.Bool
+	// statements ends (endStatements) with halt: the database
+	// statements the stopped calls wait on are cancelled. Nil (never)
+	// in a host that serves no call.
+	statements    context.Context
+	endStatements context.CancelFunc
 	// The lifecycle: requests counts the requests in ServeHTTP, and
 	// refuses new ones once closed, when watchers stop too (done is
 	// closed). closeOnce makes Shutdown and Close safe to call
@@ -181,8 +184,8 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		return nil, err
 	}
 	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e,
-		done: make(chan struct{}), closed: make(chan struct{})}
-	h.halt, h.haltCalls = context.WithCancel(context.Background())
+		halt: make(chan struct{}), done: make(chan struct{}), closed: make(chan struct{})}
+	h.statements, h.endStatements = context.WithCancel(context.Background())
 	h.calls.New = func() any { return new(call) }
 	life := lifecycle{h}
 	if err := life.openStore(ctx); err != nil {
@@ -397,7 +400,10 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 		// slow client, ends at its deadline).
 		stopErr = ctx.Err()
 		h.halted.Store(true)
-		h.haltCalls()
+		close(h.halt)
+		if h.endStatements != nil {
+			h.endStatements()
+		}
 		// The stopped requests finish (their 503, their Idempotency-Key
 		// released) before the store and databases close under them; a
 		// call blocked in another host function is left after as long as
