@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -132,6 +133,11 @@ func checkDatabases(file string, dbs map[string]Database) error {
 		case d.DriverName() == DatabasePostgres && strings.Contains(d.URL, "://") && !strings.HasPrefix(d.URL, "postgres://") && !strings.HasPrefix(d.URL, "postgresql://"):
 			// Only the scheme: the rest may hold a password.
 			return badSetting(file, ptr+"/url", "a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme %q", d.URL[:strings.Index(d.URL, "://")])
+		case d.DriverName() == DatabasePostgres && strings.Contains(d.URL, "://") && !validURL(d.URL):
+			// Not url.Parse's error: it quotes the url, password and all.
+			return badSetting(file, ptr+"/url", "is not a valid url; want postgres://user:password@host:5432/database, with @ : / ? # %% in the user or password percent-encoded (%%40 for @)")
+		case d.DriverName() == DatabasePostgres && strings.Contains(d.URL, "://") && !validSSLMode(d.URL):
+			return badSetting(file, ptr+"/url", "sslmode %q is not one of disable, allow, prefer, require, verify-ca, verify-full", sslMode(d.URL))
 		case d.DriverName() == DatabasePostgres && !strings.Contains(d.URL, "://") && !keyValueSettings(d.URL):
 			// Not the value: it may hold a password.
 			return badSetting(file, ptr+"/url", "neither a postgres:// url nor key=value settings (host=db dbname=app); want postgres://user:password@host:5432/database (is \"://\" mistyped?)")
@@ -146,6 +152,31 @@ func checkDatabases(file string, dbs map[string]Database) error {
 		}
 	}
 	return nil
+}
+
+// validURL reports whether a postgres:// url parses as one.
+func validURL(s string) bool {
+	_, err := url.Parse(s)
+	return err == nil
+}
+
+// sslMode is the sslmode a postgres:// url asks for, "" when none.
+func sslMode(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("sslmode")
+}
+
+// validSSLMode reports whether a postgres:// url's sslmode, if any, is
+// one libpq (and pgx) knows.
+func validSSLMode(s string) bool {
+	switch sslMode(s) {
+	case "", "disable", "allow", "prefer", "require", "verify-ca", "verify-full":
+		return true
+	}
+	return false
 }
 
 // keyValueSettings reports whether s reads as libpq's key=value

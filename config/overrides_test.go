@@ -157,6 +157,13 @@ func TestDatabasesChecked(t *testing.T) {
 		// first used, naming no variable.
 		{`{"databases": {"main": {"driver": "postgres", "url": "postgres//app:secret@db:5432/app"}}}`, `/databases/main/url: neither a postgres:// url nor key=value settings (host=db dbname=app)`},
 		{`{"databases": {"main": {"driver": "postgres", "url": "app:secret@db:5432/app?sslmode=disable"}}}`, `/databases/main/url: neither a postgres:// url nor key=value settings`},
+		// What the driver refused only at first use, as "endpoints.json:
+		// /databases/main: url: cannot parse", naming no variable: a
+		// password with a character a url reserves, a port that is no
+		// number, an sslmode libpq does not have.
+		{`{"databases": {"main": {"url": "postgres://app:pa#ss@db:5432/app"}}}`, `/databases/main/url: is not a valid url; want postgres://user:password@host:5432/database, with @ : / ? # % in the user or password percent-encoded (%40 for @)`},
+		{`{"databases": {"main": {"url": "postgres://app:secret@db:notaport/app"}}}`, `/databases/main/url: is not a valid url`},
+		{`{"databases": {"main": {"url": "postgres://app:secret@db:5432/app?sslmode=bogus"}}}`, `/databases/main/url: sslmode "bogus" is not one of disable, allow, prefer, require, verify-ca, verify-full`},
 		{`{"limits": {"sqlResultBytes": -1}}`, "/limits/sqlResultBytes: must be positive"},
 	}
 	for _, tt := range tests {
@@ -167,14 +174,14 @@ func TestDatabasesChecked(t *testing.T) {
 			}
 		})
 	}
-	for _, good := range []string{"postgresql://app@db/app", "host=db dbname=app", "host=db dbname=app password='a b=c'", " host=db"} {
+	for _, good := range []string{"postgresql://app@db/app", "host=db dbname=app", "host=db dbname=app password='a b=c'", " host=db", "postgres://app:p%40ss@db1:5432,db2:5432/app?sslmode=verify-full&target_session_attrs=read-write", "postgres://app@/app?host=/run/postgresql"} {
 		if _, err := config.Parse(config.File, []byte(`{"databases": {"main": {"url": "`+good+`"}}}`)); err != nil {
 			t.Errorf("url %q: %v", good, err)
 		}
 	}
 	// A url from the environment is checked as one from the file, and
 	// the error names the variable; the password is never shown.
-	for _, bad := range []string{"postgress://app:secret@db/app", "postgres//app:secret@db/app"} {
+	for _, bad := range []string{"postgress://app:secret@db/app", "postgres//app:secret@db/app", "postgres://app:secret@db:x/app", "postgres://app:secret@db/app?sslmode=no"} {
 		o, _ := config.OverridesFromEnv([]string{"ENDPOINTS_DATABASES_MAIN_DRIVER=postgres", "ENDPOINTS_DATABASES_MAIN_URL=" + bad})
 		_, err := config.Parse(config.File, nil, o...)
 		if err == nil || !strings.Contains(err.Error(), "(/databases/main/url set by ENDPOINTS_DATABASES_MAIN_URL)") || strings.Contains(err.Error(), "secret") {
