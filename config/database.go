@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -132,6 +133,14 @@ func checkDatabases(file string, dbs map[string]Database) error {
 		case d.DriverName() == DatabasePostgres && strings.Contains(d.URL, "://") && !strings.HasPrefix(d.URL, "postgres://") && !strings.HasPrefix(d.URL, "postgresql://"):
 			// Only the scheme: the rest may hold a password.
 			return badSetting(file, ptr+"/url", "a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme %q", d.URL[:strings.Index(d.URL, "://")])
+		case d.DriverName() == DatabasePostgres && strings.Contains(d.URL, "://") && !validURL(d.URL):
+			// Not url.Parse's error: it quotes the url, password and all.
+			return badSetting(file, ptr+"/url", "is not a valid url; want postgres://user:password@host:5432/database, with @ : / ? # %% in the user or password percent-encoded (%%40 for @)")
+		case d.DriverName() == DatabasePostgres && strings.Contains(d.URL, "://") && !validSSLMode(d.URL):
+			return badSetting(file, ptr+"/url", "sslmode %q is not one of disable, allow, prefer, require, verify-ca, verify-full", sslMode(d.URL))
+		case d.DriverName() == DatabasePostgres && !strings.Contains(d.URL, "://") && !keyValueSettings(d.URL):
+			// Not the value: it may hold a password.
+			return badSetting(file, ptr+"/url", "neither a postgres:// url nor key=value settings (host=db dbname=app); want postgres://user:password@host:5432/database (is \"://\" mistyped?)")
 		case d.DriverName() == DatabasePostgres && d.Path != "":
 			return badSetting(file, ptr+"/path", "a postgres database takes a url, not a path")
 		case d.DriverName() == DatabaseSQLite && d.URL != "":
@@ -143,6 +152,47 @@ func checkDatabases(file string, dbs map[string]Database) error {
 		}
 	}
 	return nil
+}
+
+// validURL reports whether a postgres:// url parses as one.
+func validURL(s string) bool {
+	_, err := url.Parse(s)
+	return err == nil
+}
+
+// sslMode is the sslmode a postgres:// url asks for, "" when none.
+func sslMode(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return u.Query().Get("sslmode")
+}
+
+// validSSLMode reports whether a postgres:// url's sslmode, if any, is
+// one libpq (and pgx) knows.
+func validSSLMode(s string) bool {
+	switch sslMode(s) {
+	case "", "disable", "allow", "prefer", "require", "verify-ca", "verify-full":
+		return true
+	}
+	return false
+}
+
+// keyValueSettings reports whether s reads as libpq's key=value
+// connection settings ("host=db dbname=app"): it begins with a keyword
+// (letters, digits, underscores) and "=".
+func keyValueSettings(s string) bool {
+	key, _, ok := strings.Cut(strings.TrimSpace(s), "=")
+	if !ok || key == "" {
+		return false
+	}
+	for _, r := range strings.TrimSpace(key) {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // DatabaseFile is the SQLite file of database name d, relative to the

@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wasmendpoints/endpoints/internal/editdistance"
 )
 
 // Override replaces one setting of endpoints.json, twelve-factor
@@ -244,24 +246,55 @@ func KubernetesServiceLink(name string) bool {
 }
 
 // nearestEnv ends the warning about name: it suggests the variable of
-// settings sharing the longest prefix with it, past "ENDPOINTS_" ("; did
-// you mean ENDPOINTS_STORAGE_URL?"), when one does, and says where the
+// settings within three edits of it ("; did you mean
+// ENDPOINTS_STORAGE_URL?"), a database's with the database's name as name
+// spells it (ENDPOINTS_DATABASES_MAIN_MAX_CONNS for
+// ENDPOINTS_DATABASES_MAIN_MAXCONNS), else the one sharing the longest
+// prefix with it past "ENDPOINTS_" when one does, and says where the
 // settings are listed.
 func nearestEnv(settings []Setting, name string) string {
-	best, bestLen := "", len("ENDPOINTS_")+1
+	best, bestDist := "", 4
 	for _, s := range settings {
-		n := 0
-		for n < len(name) && n < len(s.Env) && name[n] == s.Env[n] {
-			n++
+		for _, env := range envSpellings(s, name) {
+			if d := editdistance.Levenshtein(name, env); d < bestDist {
+				best, bestDist = env, d
+			}
 		}
-		if n > bestLen {
-			best, bestLen = s.Env, n
+	}
+	if best == "" {
+		bestLen := len("ENDPOINTS_") + 1
+		for _, s := range settings {
+			n := 0
+			for n < len(name) && n < len(s.Env) && name[n] == s.Env[n] {
+				n++
+			}
+			if n > bestLen {
+				best, bestLen = s.Env, n
+			}
 		}
 	}
 	if best == "" {
 		return " (`endpoints help settings` lists the settings)"
 	}
 	return "; did you mean " + best + "? (`endpoints help settings` lists the settings)"
+}
+
+// envSpellings are the variables of s that name may have meant: its own,
+// or, for a setting of an entry (ENDPOINTS_DATABASES_{NAME}_URL), one per
+// entry name the words of name at the placeholder's place could be ("MAIN",
+// "MAIN_DB"...), since a misspelt variable still spells its entry.
+func envSpellings(s Setting, name string) []string {
+	before, after, ok := strings.Cut(s.Env, strings.ToUpper(NamePlaceholder))
+	if !ok {
+		return []string{s.Env}
+	}
+	words := strings.Split(name, "_")
+	at := strings.Count(before, "_")
+	var out []string
+	for end := at + 1; end <= len(words); end++ {
+		out = append(out, before+strings.Join(words[at:end], "_")+after)
+	}
+	return out
 }
 
 // ParseOverride reads a --set flag's argument, "limits.timeout=2s": the

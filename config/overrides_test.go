@@ -152,6 +152,18 @@ func TestDatabasesChecked(t *testing.T) {
 		{`{"databases": {"main": {"maxConns": -1}}}`, "/databases/main/maxConns: must be positive"},
 		{`{"databases": {"main": {"url": "postgress://app:secret@db/app"}}}`, `/databases/main/url: a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme "postgress"`},
 		{`{"databases": {"main": {"url": "mysql://db/app"}}}`, `/databases/main/url: a postgres url starts with postgres://`},
+		// "://" mistyped, or no scheme: neither a url nor key=value
+		// settings, which the driver only refused when the database was
+		// first used, naming no variable.
+		{`{"databases": {"main": {"driver": "postgres", "url": "postgres//app:secret@db:5432/app"}}}`, `/databases/main/url: neither a postgres:// url nor key=value settings (host=db dbname=app)`},
+		{`{"databases": {"main": {"driver": "postgres", "url": "app:secret@db:5432/app?sslmode=disable"}}}`, `/databases/main/url: neither a postgres:// url nor key=value settings`},
+		// What the driver refused only at first use, as "endpoints.json:
+		// /databases/main: url: cannot parse", naming no variable: a
+		// password with a character a url reserves, a port that is no
+		// number, an sslmode libpq does not have.
+		{`{"databases": {"main": {"url": "postgres://app:pa#ss@db:5432/app"}}}`, `/databases/main/url: is not a valid url; want postgres://user:password@host:5432/database, with @ : / ? # % in the user or password percent-encoded (%40 for @)`},
+		{`{"databases": {"main": {"url": "postgres://app:secret@db:notaport/app"}}}`, `/databases/main/url: is not a valid url`},
+		{`{"databases": {"main": {"url": "postgres://app:secret@db:5432/app?sslmode=bogus"}}}`, `/databases/main/url: sslmode "bogus" is not one of disable, allow, prefer, require, verify-ca, verify-full`},
 		{`{"limits": {"sqlResultBytes": -1}}`, "/limits/sqlResultBytes: must be positive"},
 	}
 	for _, tt := range tests {
@@ -162,17 +174,19 @@ func TestDatabasesChecked(t *testing.T) {
 			}
 		})
 	}
-	for _, good := range []string{"postgresql://app@db/app", "host=db dbname=app"} {
+	for _, good := range []string{"postgresql://app@db/app", "host=db dbname=app", "host=db dbname=app password='a b=c'", " host=db", "postgres://app:p%40ss@db1:5432,db2:5432/app?sslmode=verify-full&target_session_attrs=read-write", "postgres://app@/app?host=/run/postgresql"} {
 		if _, err := config.Parse(config.File, []byte(`{"databases": {"main": {"url": "`+good+`"}}}`)); err != nil {
 			t.Errorf("url %q: %v", good, err)
 		}
 	}
 	// A url from the environment is checked as one from the file, and
 	// the error names the variable; the password is never shown.
-	o, _ := config.OverridesFromEnv([]string{"ENDPOINTS_DATABASES_MAIN_URL=postgress://app:secret@db/app"})
-	_, err := config.Parse(config.File, nil, o...)
-	if err == nil || !strings.Contains(err.Error(), "(/databases/main/url set by ENDPOINTS_DATABASES_MAIN_URL)") || strings.Contains(err.Error(), "secret") {
-		t.Errorf("a bad url from the environment: %v", err)
+	for _, bad := range []string{"postgress://app:secret@db/app", "postgres//app:secret@db/app", "postgres://app:secret@db:x/app", "postgres://app:secret@db/app?sslmode=no"} {
+		o, _ := config.OverridesFromEnv([]string{"ENDPOINTS_DATABASES_MAIN_DRIVER=postgres", "ENDPOINTS_DATABASES_MAIN_URL=" + bad})
+		_, err := config.Parse(config.File, nil, o...)
+		if err == nil || !strings.Contains(err.Error(), "(/databases/main/url set by ENDPOINTS_DATABASES_MAIN_URL)") || strings.Contains(err.Error(), "secret") {
+			t.Errorf("a bad url from the environment, %s: %v", bad, err)
+		}
 	}
 	app, err := config.Parse(config.File, []byte(`{"databases": {"main": {"url": "postgres://app@db/app"}}}`))
 	if err != nil || app.Databases["main"].DriverName() != config.DatabasePostgres {
@@ -209,5 +223,30 @@ func TestOverridesFromEnvIgnoresKubernetesServiceLinks(t *testing.T) {
 		if config.KubernetesServiceLink(s.Env) {
 			t.Errorf("the setting %s has a variable Kubernetes may inject: %s", s.Name, s.Env)
 		}
+	}
+}
+
+// TestOverridesFromEnvSuggestsTheNearest: a misspelt variable is answered
+// with the variable it most likely meant, a database's with the database's
+// own name in it. A common prefix alone suggested ENDPOINTS_DATABASES for
+// ENDPOINTS_DATABSES_MAIN_URL and ENDPOINTS_DATABASES_{NAME}_DRIVER for
+// ENDPOINTS_DATABASES_MAIN_MAXCONNS.
+func TestOverridesFromEnvSuggestsTheNearest(t *testing.T) {
+	tests := []struct{ env, want string }{
+		{"ENDPOINTS_STORAGE_ULR", "did you mean ENDPOINTS_STORAGE_URL?"},
+		{"ENDPOINTS_LIMITS_BODYBYTES", "did you mean ENDPOINTS_LIMITS_BODY_BYTES?"},
+		{"ENDPOINTS_DATABSES_MAIN_URL", "did you mean ENDPOINTS_DATABASES_MAIN_URL?"},
+		{"ENDPOINTS_DATABASES_MAIN_MAXCONNS", "did you mean ENDPOINTS_DATABASES_MAIN_MAX_CONNS?"},
+		{"ENDPOINTS_DATABASES_REPORTS_STATEMENT_TIMOUT", "did you mean ENDPOINTS_DATABASES_REPORTS_STATEMENT_TIMEOUT?"},
+		{"ENDPOINTS_SERVER_SHUTDOWN_TIMEOUTT", "did you mean ENDPOINTS_SERVER_SHUTDOWN_TIMEOUT?"},
+		{"ENDPOINTS_STORAGE_DRIVR", "did you mean ENDPOINTS_STORAGE_DRIVER?"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.env, func(t *testing.T) {
+			_, w := config.OverridesFromEnv([]string{tt.env + "=x"})
+			if len(w) != 1 || !strings.Contains(w[0], tt.want) {
+				t.Errorf("warnings = %q; want one that says %q", w, tt.want)
+			}
+		})
 	}
 }

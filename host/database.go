@@ -66,7 +66,9 @@ func (c guestCall) Databases() abihost.Databases {
 		if c.dbKept == nil {
 			// The hooks are bound to c, which the pool hands to every
 			// request it serves.
-			c.dbKept = dbgate.New(appdb.NewSession(c.host.dbs, c.call, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone}), c.host.dbs)
+			// Statements end when the host stops its calls at shutdown
+			// (Stop), as outbound requests do, not at the call's deadline.
+			c.dbKept = dbgate.New(appdb.NewSession(c.host.dbs, c.call, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone, Stop: c.host.statements}), c.host.dbs)
 		} else {
 			c.dbKept.Restart(c.host.dbs, c.call, deadline, maxResult)
 		}
@@ -121,8 +123,10 @@ func (c *call) dbSpan(db, system, statement string) func(error) {
 	return c.beginSpan(SpanEvent{Step: StepDatabase, Op: statement, Database: db, DBSystem: system})
 }
 
-// dbDone reports a statement to the Database hook.
+// dbDone notes a statement's outcome (a database that stops or starts
+// answering is logged) and reports it to the Database hook.
 func (c *call) dbDone(db string, d time.Duration, err error) {
+	c.host.dbState.Note(c.host.logger, db, err, err != nil && database.CodeOf(err) == database.CodeUnavailable)
 	o := c.host.opts.Observer
 	if o == nil || o.Database == nil {
 		return

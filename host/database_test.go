@@ -298,9 +298,19 @@ func TestDatabasePostgres(t *testing.T) {
 	if got := readyErrors(h, context.Background()); len(got) != 1 || !strings.HasPrefix(got[0], `databases: database "main": unavailable`) {
 		t.Errorf("ready with the database down: %q, want the databases check failing", got)
 	}
+	dbDo(t, srv, "main", "q", "SELECT 1", "")
+	if n := strings.Count(logs.String(), `msg="database unavailable`); n != 1 || !strings.Contains(logs.String(), "database=main") {
+		t.Errorf("the database down logged %d times, want once naming it:\n%s", n, logs)
+	}
 	restart()
 	if got := readyErrors(h, context.Background()); got != nil {
 		t.Errorf("ready with the database back: %q", got)
+	}
+	if res := dbDo(t, srv, "main", "q", "SELECT 1 AS one", ""); res.body != `{"columns":["one"],"rows":[[1]]}`+"\n" {
+		t.Errorf("the database back: %d %s", res.status, res.body)
+	}
+	if !strings.Contains(logs.String(), `msg="database answers again`) {
+		t.Errorf("the database back is not logged:\n%s", logs)
 	}
 }
 

@@ -46,6 +46,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/appversion"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
+	"github.com/wasmendpoints/endpoints/host/internal/dbstate"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/inflight"
@@ -85,6 +86,9 @@ type Host struct {
 	// dbRetry applies in the background the migrations of a database
 	// that could not be reached at a load.
 	dbRetry dbgate.Retry
+	// dbState logs a database the guests' statements find unavailable,
+	// and available again, once each way.
+	dbState dbstate.State
 	// idem is the Idempotency-Key step, over store (package
 	// idempotency); set with the store, before the host serves.
 	idem     idempotency.Step
@@ -94,6 +98,11 @@ type Host struct {
 	// running: guests stop at their next interrupt check or host call.
 	halt   chan struct{}
 	halted atomic.Bool
+	// statements ends (endStatements) with halt: the database
+	// statements the stopped calls wait on are cancelled. Nil (never)
+	// in a host that serves no call.
+	statements    context.Context
+	endStatements context.CancelFunc
 	// The lifecycle: requests counts the requests in ServeHTTP, and
 	// refuses new ones once closed, when watchers stop too (done is
 	// closed). closeOnce makes Shutdown and Close safe to call
@@ -176,6 +185,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	}
 	h := &Host{app: appDir, base: base, opts: opts, config: cfg, logger: logger, engine: e,
 		halt: make(chan struct{}), done: make(chan struct{}), closed: make(chan struct{})}
+	h.statements, h.endStatements = context.WithCancel(context.Background())
 	h.calls.New = func() any { return new(call) }
 	life := lifecycle{h}
 	if err := life.openStore(ctx); err != nil {
@@ -323,8 +333,11 @@ var ErrClosed = errors.New("the host is closed")
 // progress, answers new requests with 503, and waits for the requests in
 // flight to finish. If ctx ends first, it stops their guests (each stops at
 // its next interrupt check or host call, within about a millisecond, and
-// answers 503) and returns ctx's error. Then it closes every instance, the
-// store and the runtime. The runtime waits for the instances still running
+// answers 503; an outbound request or a database statement one waits on is
+// cancelled, so what that statement would have written is not committed)
+// and returns ctx's error. Then, once the stopped requests have answered
+// and released their Idempotency-Keys (2 s at most), it closes every
+// instance, the store and the runtime. The runtime waits for the instances still running
 // (2 s at most); a call blocked in a host function longer than that (a slow
 // client) keeps it until the call returns, and Shutdown says so in its
 // error.
@@ -380,12 +393,24 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	defer h.reloadMu.Unlock()
 	h.janitor.Close()
 	if !h.requests.Wait(ctx) {
-		// Guests stop at their next interrupt check or host call; the
-		// engine waits for their instances before it closes the runtime
-		// (a call blocked in a host function ends at its deadline).
+		// Guests stop at their next interrupt check or host call, and
+		// their outbound requests and database statements are cancelled;
+		// the engine waits for their instances before it closes the
+		// runtime (a call blocked in another host function, writing to a
+		// slow client, ends at its deadline).
 		stopErr = ctx.Err()
 		h.halted.Store(true)
 		close(h.halt)
+		if h.endStatements != nil {
+			h.endStatements()
+		}
+		// The stopped requests finish (their 503, their Idempotency-Key
+		// released) before the store and databases close under them; a
+		// call blocked in another host function is left after as long as
+		// the engine waits for it.
+		wait, cancel := context.WithTimeout(context.Background(), stoppedRequestsWait)
+		h.requests.Wait(wait)
+		cancel()
 	}
 	closed := &table{State: &appversion.State{}, Set: h.table.Load().Set}
 	if t := h.table.Swap(closed); t != nil {
@@ -397,6 +422,11 @@ func (h lifecycle) shutdown(ctx context.Context) (stopErr, closeErr error) {
 	h.closeStore()
 	return stopErr, closeErr
 }
+
+// stoppedRequestsWait bounds the wait of a Shutdown whose context ended
+// for the requests whose guests it stopped: they stop within about a
+// millisecond, then answer.
+const stoppedRequestsWait = 2 * time.Second
 
 // stopping reports whether the host stopped its guests to shut down.
 func (h lifecycle) stopping() bool { return h.halted.Load() || h.engine.Stopping() }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/wasmendpoints/endpoints/internal/editdistance"
 )
 
 // explainSchemaError turns the error tree of a failed validation against
@@ -386,31 +388,10 @@ func schemaPropertyNames(schemaURL string) []string {
 func closest(name string, candidates []string) string {
 	best, bestDist := "", 3
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(name), strings.ToLower(c))
+		d := editdistance.Levenshtein(strings.ToLower(name), strings.ToLower(c))
 		if d < bestDist && d < len(c) {
 			best, bestDist = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
+	"strings"
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
@@ -33,16 +35,57 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		verb = "would apply"
 	}
 	for _, m := range done {
-		fmt.Fprintf(stdout, "%s %s to database %s\n", verb, m.File, m.Database)
+		fmt.Fprintf(stdout, "%s %s to database %s (%s)\n", verb, m.File, m.Database, location(set, m.Database))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints migrate: %v\n", err)
 		return exitError
 	}
 	if len(done) == 0 {
-		fmt.Fprintln(stdout, "every migration is applied")
+		var where []string
+		for _, name := range set.Names() {
+			if *only == "" || name == *only {
+				where = append(where, fmt.Sprintf("database %s (%s)", name, location(set, name)))
+			}
+		}
+		fmt.Fprintf(stdout, "every migration is applied: %s\n", strings.Join(where, ", "))
 	}
 	return exitOK
+}
+
+// location says where database name of set is, so that the operator of a
+// deploy step sees which one it migrated (a variable left unset migrates
+// the SQLite file under the app, not the server meant): "sqlite FILE", or
+// "postgres HOST:PORT/DATABASE" from its url, never its user or password.
+func location(set *appdb.Set, name string) string {
+	d, _ := set.Spec(name)
+	if d.DriverName() != config.DatabasePostgres {
+		return "sqlite " + config.DatabaseFile(name, d)
+	}
+	if u, err := url.Parse(d.URL); err == nil && strings.Contains(d.URL, "://") {
+		where := u.Host
+		if h := u.Query().Get("host"); h != "" {
+			where = h // a Unix socket's directory, or hosts the url's query lists
+		}
+		return "postgres " + where + u.Path
+	}
+	// key=value settings: their host, port and dbname alone.
+	var host, port, db string
+	for _, f := range strings.Fields(d.URL) {
+		k, v, _ := strings.Cut(f, "=")
+		switch k {
+		case "host":
+			host = v
+		case "port":
+			port = v
+		case "dbname":
+			db = v
+		}
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return "postgres " + host + "/" + db
 }
 
 // openDatabases opens the databases app's settings declare, for a command

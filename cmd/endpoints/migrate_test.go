@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
 
 func TestMigrate(t *testing.T) {
@@ -27,10 +30,11 @@ func TestMigrate(t *testing.T) {
 		code      int
 		out, errs string
 	}{
-		{[]string{"migrate", "--dry-run", app}, 0, "would apply server/migrations/001-users.sql to database main\nwould apply server/migrations/reports/001-daily.sql to database reports\n", ""},
-		{[]string{"migrate", "--database", "reports", app}, 0, "applied server/migrations/reports/001-daily.sql to database reports\n", ""},
-		{[]string{"migrate", app}, 0, "applied server/migrations/001-users.sql to database main\n", ""},
-		{[]string{"migrate", app}, 0, "every migration is applied\n", ""},
+		{[]string{"migrate", "--dry-run", app}, 0, "would apply server/migrations/001-users.sql to database main (sqlite .endpoints/data/main.db)\nwould apply server/migrations/reports/001-daily.sql to database reports (sqlite data/reports.db)\n", ""},
+		{[]string{"migrate", "--database", "reports", app}, 0, "applied server/migrations/reports/001-daily.sql to database reports (sqlite data/reports.db)\n", ""},
+		{[]string{"migrate", app}, 0, "applied server/migrations/001-users.sql to database main (sqlite .endpoints/data/main.db)\n", ""},
+		{[]string{"migrate", app}, 0, "every migration is applied: database main (sqlite .endpoints/data/main.db), database reports (sqlite data/reports.db)\n", ""},
+		{[]string{"migrate", "--database", "main", app}, 0, "every migration is applied: database main (sqlite .endpoints/data/main.db)\n", ""},
 		{[]string{"migrate", "--database", "nope", app}, 1, "", `the app declares no database "nope"`},
 	}
 	for _, tt := range tests {
@@ -46,5 +50,30 @@ func TestMigrate(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(app, ".endpoints", "data", "main.db")); err != nil {
 		t.Errorf("the default database file: %v", err)
+	}
+}
+
+// TestMigrateLocation: migrate names where each database is, the server
+// and database of a PostgreSQL url in each of its spellings, never its
+// user or password.
+func TestMigrateLocation(t *testing.T) {
+	tests := []struct {
+		name string
+		db   config.Database
+		want string
+	}{
+		{"sqlite by default", config.Database{}, "sqlite .endpoints/data/main.db"},
+		{"sqlite at a path", config.Database{Path: "/var/lib/app/main.db"}, "sqlite /var/lib/app/main.db"},
+		{"a url", config.Database{Driver: "postgres", URL: "postgres://app:s3cret@db.internal:5433/shop?sslmode=require"}, "postgres db.internal:5433/shop"},
+		{"a url over a Unix socket", config.Database{Driver: "postgres", URL: "postgresql://app:s3cret@/shop?host=/run/postgresql"}, "postgres /run/postgresql/shop"},
+		{"key=value settings", config.Database{Driver: "postgres", URL: "host=db port=5432 dbname=shop user=app password=s3cret"}, "postgres db:5432/shop"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := location(appdb.New(t.TempDir(), map[string]config.Database{"main": tt.db}), "main")
+			if got != tt.want || strings.Contains(got, "s3cret") || strings.Contains(got, "app@") {
+				t.Errorf("location = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

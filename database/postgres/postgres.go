@@ -46,6 +46,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +69,10 @@ func init() { database.Register(database.DriverPostgres, open) }
 // a length per column), allowed past database.Options.MaxRowBytes.
 const rowOverhead = 64 << 10
 
+// defaultConnectTimeout bounds a connection attempt whose url sets no
+// connect_timeout (nor PGCONNECT_TIMEOUT): it then fails unavailable.
+var defaultConnectTimeout = 10 * time.Second
+
 // open makes the pool; it connects lazily, so a host starts while the
 // server is down.
 func open(ctx context.Context, opts database.Options) (database.DB, error) {
@@ -77,6 +82,13 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	cfg, err := pgxpool.ParseConfig(opts.URL)
 	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
+	}
+	if !strings.Contains(opts.URL, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
+		// A server that accepts the connection and never answers (a
+		// proxy without its backend) held a load's migrations, and so a
+		// start, or `endpoints migrate` for ever; a statement of a call
+		// is bounded by its deadline too.
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
 	cfg.MaxConns = int32(opts.MaxConns)
 	cfg.MinConns = 0
@@ -1233,6 +1245,13 @@ var kinds = map[string]database.Kind{
 	"23P01": database.KindExclusion,
 }
 
+// atConnect reports whether err ended a connection attempt, rather than
+// a statement on a connection made.
+func atConnect(err error) bool {
+	var ce *pgconn.ConnectError
+	return errors.As(err, &ce)
+}
+
 // mapError maps a pgx error to a *database.Error.
 func mapError(ctx context.Context, err error) error {
 	var pe *pgconn.PgError
@@ -1256,6 +1275,15 @@ func mapError(ctx context.Context, err error) error {
 			e.Code = database.CodeUnavailable
 		case pe.Code == "54000":
 			e.Code = database.CodeTooLarge
+		case (pe.Code == "28P01" || pe.Code == "28000") && atConnect(err):
+			// invalid_password, invalid_authorization_specification (no
+			// such role, no pg_hba.conf entry): the settings' mistake.
+			e.Code = database.CodeOther
+			e.Message += ": check the user and password of the database's url"
+		case pe.Code == "3D000" && atConnect(err):
+			// invalid_catalog_name: no such database.
+			e.Code = database.CodeOther
+			e.Message += ": create the database, or correct its name in the database's url"
 		case pe.Code == "25P02":
 			// SQLite goes on after a failed statement; PostgreSQL does
 			// not, which surprises code written against SQLite.
@@ -1266,7 +1294,14 @@ func mapError(ctx context.Context, err error) error {
 		}
 		return e
 	}
-	if tooBig := (*pgproto3.ExceededMaxBodyLenErr)(nil); errors.As(err, &tooBig) {
+	tooBig := (*pgproto3.ExceededMaxBodyLenErr)(nil)
+	if atConnect(err) && errors.As(err, &tooBig) {
+		// The first answer was no PostgreSQL message: another service
+		// (an HTTP server answers "HTTP/1.1 400", read as a message of
+		// a gigabyte) listens at the url's address.
+		return &database.Error{Code: database.CodeOther, Err: err, Message: "the server at the url's address does not speak PostgreSQL (it answered the startup message with something else: an HTTP server or another service on that port?); check the host and port of the database's url: " + err.Error()}
+	}
+	if errors.As(err, &tooBig) {
 		// pgx closes the connection, whose stream it cannot follow past
 		// the message: the statement's, not the server's, failure.
 		return &database.Error{Code: database.CodeTooLarge, Err: err, Message: fmt.Sprintf("a row of the result is larger than limits.sqlResultBytes (%d bytes, as the host started with): select fewer or shorter columns", tooBig.MaxExpectedBodyLen-rowOverhead)}
@@ -1285,6 +1320,9 @@ func mapError(ctx context.Context, err error) error {
 	}
 	if e := argumentError(err); e != nil {
 		return e
+	}
+	if atConnect(err) && errors.Is(err, context.DeadlineExceeded) {
+		return &database.Error{Code: database.CodeUnavailable, Err: err, Message: fmt.Sprintf("no answer from the server within the connect timeout (the url's connect_timeout, %s when it sets none): %v", defaultConnectTimeout, err)}
 	}
 	// Dial and I/O failures: the server is down or unreachable.
 	return &database.Error{Code: database.CodeUnavailable, Message: err.Error(), Err: err}

@@ -880,6 +880,73 @@ func TestPostgresServerSilent(t *testing.T) {
 	}
 }
 
+// TestPostgresServerNotPostgres: a url whose port is another service's
+// (an HTTP server answers the startup message with "HTTP/1.1 400", which
+// pgx reads as a message of a huge length) fails saying the server does
+// not speak PostgreSQL and to check the url's host and port, code other
+// (a mistake of the settings, which waiting does not mend). It said
+// "a row of the result is larger than limits.sqlResultBytes", and a start
+// failed with that.
+func TestPostgresServerNotPostgres(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n"))
+			c.Close()
+		}
+	}()
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: "postgres://u:secret@" + l.Addr().String() + "/app?sslmode=disable", MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = db.Query(t.Context(), "SELECT 1", nil)
+	if code := database.CodeOf(err); code != database.CodeOther {
+		t.Errorf("a statement on an HTTP server: code %q (%v); want other", code, err)
+	}
+	for _, want := range []string{"does not speak PostgreSQL", l.Addr().String(), "check the host and port"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a statement on an HTTP server: %v; want it to say %q", err, want)
+		}
+	}
+	if err != nil && (strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "sqlResultBytes")) {
+		t.Errorf("a statement on an HTTP server: %v; want neither the password nor the result bound", err)
+	}
+}
+
+// TestPostgresRefusedConnectionSaysWhatToFix: a server that refuses the
+// url's role or database says which part of the url to correct (code
+// other: a start fails with it rather than waiting), not PostgreSQL's
+// message alone.
+func TestPostgresRefusedConnectionSaysWhatToFix(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	tests := []struct{ name, url, want string }{
+		{"no such database", strings.Replace(url, "/postgres?", "/nosuchdb?", 1), "create the database, or correct its name in the database's url"},
+		{"no such role", strings.Replace(url, "postgres://postgres@", "postgres://nobody@", 1), "check the user and password of the database's url"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: tt.url, MaxConns: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			_, err = db.Query(t.Context(), "SELECT 1", nil)
+			if database.CodeOf(err) != database.CodeOther || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("a statement: %v (code %q); want code other, saying %q", err, database.CodeOf(err), tt.want)
+			}
+		})
+	}
+}
+
 // TestPostgresTempObjectsOtherSpellings: the other ways PostgreSQL's
 // grammar has of making a temporary table end with their statement too:
 // SELECT ... INTO LOCAL TEMP (or GLOBAL), the temporary schema quoted

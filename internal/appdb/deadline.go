@@ -8,7 +8,8 @@ import (
 )
 
 // stmtContext is the context of one statement: its parent's, ended at the
-// call's deadline too. Unlike context.WithDeadline it starts no timer
+// call's deadline too, and when stop ends (the host stopping its calls at
+// shutdown; nil for never). Unlike context.WithDeadline it starts no timer
 // until something asks for Done: the SQLite driver only polls Err, which
 // compares the clock with the deadline, so a statement on SQLite costs no
 // timer at all. Done (the PostgreSQL driver watches it), and Err once the
@@ -17,6 +18,7 @@ import (
 // for any context.
 type stmtContext struct {
 	parent   context.Context
+	stop     context.Context
 	deadline time.Time
 	mu       sync.Mutex // guards making timed
 	timed    atomic.Pointer[timedContext]
@@ -26,27 +28,30 @@ type stmtContext struct {
 type timedContext struct {
 	ctx    context.Context
 	cancel context.CancelFunc
+	// unstop removes the cancel that stop's end would call, nil when
+	// none was registered.
+	unstop func() bool
 }
 
 // newStmtContext returns the context of a statement that must end by
-// deadline, or earlier if parent ends; release frees it when the
-// statement is over.
-func newStmtContext(parent context.Context, deadline time.Time) *stmtContext {
+// deadline, or earlier if parent or stop (nil for never) ends; release
+// frees it when the statement is over.
+func newStmtContext(parent, stop context.Context, deadline time.Time) *stmtContext {
 	if d, ok := parent.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	return &stmtContext{parent: parent, deadline: deadline}
+	return &stmtContext{parent: parent, stop: stop, deadline: deadline}
 }
 
 // restart makes c the context of another statement, as newStmtContext
 // would, without allocating one: a session's statements run one after
 // the other, each released before the next begins, so one context serves
 // them all. It returns c.
-func (c *stmtContext) restart(parent context.Context, deadline time.Time) *stmtContext {
+func (c *stmtContext) restart(parent, stop context.Context, deadline time.Time) *stmtContext {
 	if d, ok := parent.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	c.parent, c.deadline = parent, deadline
+	c.parent, c.stop, c.deadline = parent, stop, deadline
 	c.timed.Store(nil)
 	return c
 }
@@ -62,14 +67,26 @@ func (c *stmtContext) standard() context.Context {
 		return t.ctx
 	}
 	ctx, cancel := context.WithDeadline(c.parent, c.deadline)
-	c.timed.Store(&timedContext{ctx, cancel})
+	t := &timedContext{ctx: ctx, cancel: cancel}
+	if c.stop != nil {
+		if c.stop.Err() != nil {
+			cancel() // now, so that Err answers at once
+		} else {
+			t.unstop = context.AfterFunc(c.stop, cancel)
+		}
+	}
+	c.timed.Store(t)
 	return ctx
 }
 
-// release stops the timer of the standard context, if one was made.
+// release stops the timer of the standard context, if one was made, and
+// forgets stop.
 func (c *stmtContext) release() {
 	if t := c.timed.Load(); t != nil {
 		t.cancel()
+		if t.unstop != nil {
+			t.unstop()
+		}
 	}
 }
 
@@ -83,6 +100,9 @@ func (c *stmtContext) Err() error {
 	}
 	if err := c.parent.Err(); err != nil {
 		return err
+	}
+	if c.stop != nil && c.stop.Err() != nil {
+		return c.standard().Err()
 	}
 	if time.Now().Before(c.deadline) {
 		return nil

@@ -38,7 +38,7 @@ func TestStmtContext(t *testing.T) {
 	// standard context made, ended and released. Restarted for another
 	// statement, as a session reuses it, it must answer as a new one.
 	stale := func() *stmtContext {
-		c := newStmtContext(context.Background(), past)
+		c := newStmtContext(context.Background(), nil, past)
 		_ = c.Err()
 		c.release()
 		return c
@@ -50,9 +50,9 @@ func TestStmtContext(t *testing.T) {
 				name += ", restarted"
 			}
 			t.Run(name, func(t *testing.T) {
-				ctx := newStmtContext(tt.parent, tt.deadline)
+				ctx := newStmtContext(tt.parent, nil, tt.deadline)
 				if restarted {
-					ctx = stale().restart(tt.parent, tt.deadline)
+					ctx = stale().restart(tt.parent, nil, tt.deadline)
 				}
 				defer ctx.release()
 				if tt.doneFirst {
@@ -93,7 +93,7 @@ func TestStmtContext(t *testing.T) {
 
 // TestStmtContextDoneAtDeadline waits for Done to close at the deadline.
 func TestStmtContextDoneAtDeadline(t *testing.T) {
-	ctx := newStmtContext(context.Background(), time.Now().Add(20*time.Millisecond))
+	ctx := newStmtContext(context.Background(), nil, time.Now().Add(20*time.Millisecond))
 	defer ctx.release()
 	if ctx.Err() != nil {
 		t.Fatal("ended before its deadline")
@@ -101,5 +101,47 @@ func TestStmtContextDoneAtDeadline(t *testing.T) {
 	<-ctx.Done()
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		t.Errorf("Err %v, Cause %v; want the deadline exceeded", ctx.Err(), context.Cause(ctx))
+	}
+}
+
+// TestStmtContextStop: a statement's context ends when its stop context
+// does (the host stopping its calls at shutdown), whether the driver
+// watches Done (PostgreSQL) or polls Err (SQLite), and whether stop ended
+// before the statement began or while it ran.
+func TestStmtContextStop(t *testing.T) {
+	for _, tt := range []struct {
+		name              string
+		doneFirst, before bool
+	}{
+		{name: "Err polled, stopped while running"},
+		{name: "Done watched, stopped while running", doneFirst: true},
+		{name: "Err polled, stopped before", before: true},
+		{name: "Done watched, stopped before", doneFirst: true, before: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stop, halt := context.WithCancel(context.Background())
+			defer halt()
+			if tt.before {
+				halt()
+			}
+			c := newStmtContext(context.Background(), stop, time.Now().Add(time.Hour))
+			defer c.release()
+			var done <-chan struct{}
+			if tt.doneFirst {
+				done = c.Done()
+			}
+			if !tt.before {
+				if err := c.Err(); err != nil {
+					t.Fatalf("Err before stop ended = %v", err)
+				}
+				halt()
+			}
+			if done != nil {
+				<-done
+			}
+			if err := c.Err(); !errors.Is(err, context.Canceled) {
+				t.Errorf("Err once stop ended = %v, want context.Canceled", err)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/database"
@@ -15,11 +16,17 @@ import (
 // not applied yet, so what the app's code expects of it may not be there.
 var ErrPending = errors.New("its migrations are not applied yet")
 
-// pendingError is the error of [Set.Pending].
-type pendingError struct{ cause error }
+// pendingError is the error of [Set.Pending] for database name.
+type pendingError struct {
+	name  string
+	cause error
+}
 
+// Error says why, without the database's name the cause begins with
+// (`database "main": reading endpoints_migrations: ...`): what wraps it,
+// a readiness check, a call's 503, names the database already.
 func (e *pendingError) Error() string {
-	return fmt.Sprintf("%s: %v", ErrPending, e.cause)
+	return fmt.Sprintf("%s: %s", ErrPending, strings.TrimPrefix(e.cause.Error(), fmt.Sprintf("database %q: ", e.name)))
 }
 
 func (e *pendingError) Unwrap() []error { return []error{ErrPending, e.cause} }
@@ -32,7 +39,7 @@ func (s *Set) Pending(name string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.pending[name]; err != nil {
-		return &pendingError{cause: err}
+		return &pendingError{name: name, cause: err}
 	}
 	return nil
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/wasmendpoints/endpoints/database"
 )
 
-// Hooks are how a [Session] reports its statements; nil hooks are
-// skipped.
+// Hooks are how a [Session] reports its statements, and what stops them;
+// nil hooks are skipped.
 type Hooks struct {
 	// Span begins the trace span of a statement (or "BEGIN", "COMMIT",
 	// "ROLLBACK") on database db of system ("sqlite", "postgresql"); the
@@ -19,6 +19,13 @@ type Hooks struct {
 	Span func(db, system, statement string) func(error)
 	// Done reports a statement's database, duration and error.
 	Done func(db string, d time.Duration, err error)
+	// Stop, when it ends, ends the session's statements too, as the
+	// call's context and deadline do: a host stopping the calls still
+	// running at its shutdown's timeout cancels the statements they wait
+	// on (a lock, a slow query), which would otherwise run, and commit,
+	// until the call's deadline, after the host gave up on the call. Nil
+	// for never.
+	Stop context.Context
 }
 
 // Session is what one guest call does with its app's databases: the
@@ -112,7 +119,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	}
 	defer s.keepArgs(args)
 	text := interned(&s.lastSQL, sql)
-	ctx := s.stmt.restart(s.ctx, s.deadline)
+	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, s.deadline)
 	defer ctx.release()
 	began := time.Now()
 	end := s.span(name, system, text)
@@ -205,7 +212,7 @@ func (s *Session) Begin(db []byte) abi.Errno {
 	var end func(error)
 	if err == nil {
 		end = s.span(name, d.System(), "BEGIN")
-		ctx := newStmtContext(s.ctx, s.deadline)
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, s.deadline)
 		var tx database.Tx
 		tx, err = d.Begin(ctx)
 		ctx.release()
@@ -244,7 +251,7 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 		err = database.Errorf(database.CodeTransaction, "no transaction is open on database "+name+": call db_begin first")
 	case commit:
 		end = s.span(name, system, "COMMIT")
-		ctx := newStmtContext(s.ctx, s.deadline)
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, s.deadline)
 		err = tx.Commit(ctx)
 		ctx.release()
 		delete(s.txs, name)

@@ -44,7 +44,7 @@ type Input struct {
 // uses; when that fails (a broken go.mod), the error is returned with the
 // entries of the other sources, and each Go route falls back to the .go
 // files of its own directory, as it does without error when there is no
-// Go toolchain.
+// Go toolchain or the app is in no Go module (no go.mod in it or above).
 func Newest(ctx context.Context, app string, sources []guestbuild.Source) (map[string]Input, error) {
 	out := map[string]Input{}
 	var goDirs []string
@@ -60,7 +60,11 @@ func Newest(ctx context.Context, app string, sources []guestbuild.Source) (map[s
 	if len(goDirs) == 0 {
 		return out, nil
 	}
-	files, err := goInputs(ctx, app, goDirs)
+	var files map[string][]string
+	var err error
+	if inModule(app) {
+		files, err = goInputs(ctx, app, goDirs)
+	}
 	if errors.Is(err, exec.ErrNotFound) {
 		// No Go toolchain (a deployment image): nothing could rebuild the
 		// modules here anyway; the routes' own files are what is known.
@@ -81,6 +85,28 @@ func Newest(ctx context.Context, app string, sources []guestbuild.Source) (map[s
 		}
 	}
 	return out, nil
+}
+
+// inModule reports whether app is in a Go module: go.mod in app or a
+// directory above it. An app copied out of its module (a deployment's
+// directory, as deploy/Dockerfile makes) is in none: no build could run
+// there either, so, as without a toolchain, the routes' own files are what
+// is known, and `go list` is not asked (it would only fail).
+func inModule(app string) bool {
+	dir, err := filepath.Abs(app)
+	if err != nil {
+		return true // let go list say what is wrong
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }
 
 // newest is the newest of files; false when none can be read.

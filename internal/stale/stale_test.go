@@ -111,3 +111,33 @@ func TestNewestWithoutGo(t *testing.T) {
 		t.Errorf("Newest without go = %+v, %v; want handlers/hello/main.go and no error", newest, err)
 	}
 }
+
+// TestNewestOutsideAModule: an app copied out of its Go module (a
+// deployment's directory: no go.mod in it or above) counts a Go route's
+// own files, as without a toolchain, and that is no error (serve used to
+// warn with go list's "go.mod file not found" at every start).
+func TestNewestOutsideAModule(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go toolchain")
+	}
+	app := t.TempDir()
+	for dir := app; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			t.Skipf("the temporary directory is inside a Go module (%s)", dir)
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	writeFiles(t, app, map[string]string{
+		"handlers/hello/main.go": "package main\n\n//endpoints:route GET /api/hello\n\nfunc main() {}\n",
+	})
+	sources, err := guestbuild.Find(app)
+	if err != nil || len(sources) != 1 {
+		t.Fatalf("Find = %+v, %v", sources, err)
+	}
+	newest, err := stale.Newest(context.Background(), app, sources)
+	if err != nil || newest["handlers/hello"].Path != "handlers/hello/main.go" {
+		t.Errorf("Newest outside a module = %+v, %v; want handlers/hello/main.go and no error", newest, err)
+	}
+}

@@ -168,7 +168,7 @@ func (l *Limiter) Take(r *http.Request, route string, req Request, header http.H
 		}
 		if err != nil {
 			req.ObserveStoreError("take", err)
-			l.Logger.Warn("rate limit not checked: the store failed", "policy", rl.Name, "error", err, "requestId", req.RequestID())
+			l.Logger.Warn("rate limit could not be checked, the store failed: the request is refused (503, Retry-After: 5) until the store answers", "policy", rl.Name, "error", err, "requestId", req.RequestID())
 			if errors.Is(err, storage.ErrUnavailable) || errors.Is(err, storage.ErrFull) {
 				return &Refusal{Status: http.StatusServiceUnavailable, RetryAfter: "5", Discard: true}
 			}

@@ -1,0 +1,26 @@
+// Package editdistance measures how far apart two names are, to suggest
+// the one a misspelt name meant ("respones" for "responses",
+// ENDPOINTS_STORAGE_ULR for ENDPOINTS_STORAGE_URL).
+package editdistance
+
+// Levenshtein is the Levenshtein distance between a and b, in bytes: the
+// fewest insertions, deletions and substitutions that turn a into b.
+func Levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
