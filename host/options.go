@@ -188,6 +188,8 @@ type Options struct {
 	// tools that load an app to read it, never to serve it (`endpoints
 	// openapi`, `routes`, `check`, a `build` that precompiles), which run
 	// where the app's secrets are not, such as a CI job or an image build.
+	// Nor is a jwt scheme's jwksUrl fetched: its verifier refuses every
+	// token.
 	SkipVariables bool
 	// SkipMigrations leaves the app's databases alone at each load: no
 	// migration is applied, and no database is opened. It is for the same

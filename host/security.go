@@ -21,6 +21,8 @@ func (h loadSide) AuthEnv() auth.Env {
 		Logger:    h.logger,
 		// A build (SkipVariables) checks modules; it serves nothing.
 		Production: h.opts.Mode == Production && !h.opts.SkipVariables,
+		// Nor does it verify a token: it fetches no key set.
+		Offline: h.opts.SkipVariables,
 	}
 }
 

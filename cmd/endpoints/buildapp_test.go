@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -127,5 +130,34 @@ func TestBuildRefusesWhatServeRefusesOfTheApp(t *testing.T) {
 				t.Errorf("build's error is not serve's:\nbuild: %s\nserve: %v", errOut, err)
 			}
 		})
+	}
+}
+
+// TestBuildFetchesNoKeySet: the app check of `endpoints build` loads the
+// app's security schemes as serve does, but a build verifies no token: it
+// must not reach the identity provider of a jwt scheme's jwksUrl (a CI
+// job or an image build may not, and has no business to), nor leave its
+// connection open. It fetched the key set once per build.
+func TestBuildFetchesNoKeySet(t *testing.T) {
+	t.Parallel()
+	var fetches atomic.Int32
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"keys":[]}`))
+	}))
+	app := writeApp(t, map[string]string{
+		"endpoints.json":             `{"security":{"bearer":{"jwt":{"jwksUrl":"` + idp.URL + `/jwks","issuer":"https://idp.example","audience":"api"}}}}`,
+		"server/api/orders.post.wat": endpointWAT(`{"security":[{"bearer":[]}]}`),
+	})
+	code, out, errOut := runCLI("build", app)
+	// Close waits for the requests the server took to end: a fetch the
+	// build started is counted by now.
+	idp.Close()
+	if code != exitOK || !strings.Contains(out, "checked the app as serve starts it") {
+		t.Fatalf("build = %d, want 0 and the check's line:\n%s\n%s", code, out, errOut)
+	}
+	if n := fetches.Load(); n != 0 {
+		t.Errorf("build fetched the jwksUrl's key set %d times; want none", n)
 	}
 }

@@ -111,6 +111,13 @@ type Env struct {
 	// while its keys come from a file (the development key set, deployed
 	// without its private half) is then refused, saying what to set.
 	Production bool
+	// Offline is set by a host that loads an app to read or check it,
+	// never to serve it (`endpoints build`, `openapi`, `routes`: a CI job
+	// or an image build): a jwksUrl's key set is then never fetched, so
+	// that such a tool does not reach the identity provider, nor leave a
+	// connection or a retrying fetch behind. Its verifiers refuse every
+	// token, as before a first fetch answered.
+	Offline bool
 }
 
 // New checks cfg against the scheme and returns its verifier: "jwt" for

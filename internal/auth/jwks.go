@@ -96,6 +96,7 @@ func matching(keys []jose.JSONWebKey, kid string) []jose.JSONWebKey {
 // fetch is in flight, and none runs under mu: requests whose keys are
 // cached never wait for the network, and while no set was ever loaded
 // they are refused at once (ErrUnavailable) rather than each fetching.
+// With Env.Offline nothing fetches it.
 type remoteKeys struct {
 	url, member      string
 	client           *http.Client
@@ -122,7 +123,9 @@ func urlKeys(env Env, member string, c *JWTConfig) (*keySource, error) {
 		env: env, loaded: make(chan struct{})}
 	r.client = jwksClient(env.HTTPClient, r.timeout)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	go r.run()
+	if !env.Offline {
+		go r.run()
+	}
 	return &keySource{remote: r}, nil
 }
 

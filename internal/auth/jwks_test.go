@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -211,5 +212,60 @@ func TestJWKSRetryBacksOff(t *testing.T) {
 		if got := auth.RetryAfter(tt.failures, tt.refresh); got != tt.want {
 			t.Errorf("retryAfter(%d, %s) = %s, want %s", tt.failures, tt.refresh, got, tt.want)
 		}
+	}
+}
+
+// fetchLoops counts the goroutines that keep a JWKS URL's key set
+// fetched, one per verifier of a jwksUrl that is not closed.
+func fetchLoops() int {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			// Each goroutine's trace ends with the function that
+			// started it; one not yet running shows no frame of its own.
+			return strings.Count(string(buf[:n]), "created by github.com/wasmendpoints/endpoints/internal/auth.urlKeys in goroutine")
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// TestJWKSURLOffline: a verifier made for a tool that serves nothing
+// (Env.Offline: `endpoints build`, `openapi`) never fetches its key set:
+// no loop that fetches it runs, and a token is refused as before a first
+// fetch answered. One that serves runs that loop from its start.
+func TestJWKSURLOffline(t *testing.T) {
+	var fetches atomic.Int32
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetches.Add(1)
+		_, _ = w.Write([]byte(`{"keys":[]}`))
+	}))
+	defer idp.Close()
+	// The loops of the verifiers earlier tests closed end first.
+	if !poll.Until(waitBound, func() bool { return fetchLoops() == 0 }) {
+		t.Fatalf("%d JWKS fetch loops still run after their verifiers closed", fetchLoops())
+	}
+	cfg := auth.Config{JWT: &auth.JWTConfig{JWKSURL: idp.URL}}
+	for _, offline := range []bool{true, false} {
+		v, err := auth.New(bearer, cfg, auth.Env{Logger: discard, Offline: offline})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := fetchLoops(), map[bool]int{true: 0, false: 1}[offline]; got != want {
+			t.Errorf("Offline %v: %d JWKS fetch loops run, want %d", offline, got, want)
+		}
+		if offline {
+			if _, err := v.Verify(context.Background(), withBearer("a.b.c")); err == nil {
+				t.Errorf("Offline: Verify accepted a token")
+			}
+		}
+		v.Close()
+		if !poll.Until(waitBound, func() bool { return fetchLoops() == 0 }) {
+			t.Fatalf("Offline %v: the fetch loop still runs after Close", offline)
+		}
+	}
+	idp.Close()
+	if n := fetches.Load(); n > 1 {
+		t.Errorf("%d fetches, want at most the one of the verifier that serves", n)
 	}
 }
