@@ -164,12 +164,12 @@ func errorLines(errs []error) []string {
 	return lines
 }
 
-// built prints one rebuilt module.
-func (c *console) built(b guestbuild.Built) {
+// built prints one rebuilt module of app.
+func (c *console) built(app string, b guestbuild.Built) {
 	fields := map[string]any{"event": "build", "module": b.Module, "source": b.Path, "tookMs": b.Took.Milliseconds()}
 	if b.Err != nil {
 		fields["error"] = b.Err.Error()
-		c.event(true, fields, fmt.Sprintf("build of %s failed; the previous version keeps serving:\n%v", b.Module, b.Err))
+		c.event(true, fields, fmt.Sprintf("build of %s failed; %s:\n%v", b.Module, unserved(app, b.Source), b.Err))
 		return
 	}
 	if b.Cached {
@@ -338,7 +338,7 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 						// write: one reload sees the routes move.
 						orphans = removeOrphans(app, orphans, func(o orphan) bool { return slices.Contains(o.heirs, b.Module) }, c)
 					}
-					c.built(b)
+					c.built(app, b)
 				})
 				done()
 			}

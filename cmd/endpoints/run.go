@@ -572,26 +572,34 @@ func holdsFiles(dir string) bool {
 // the app's build command (endpoints.json "build", with the overrides)
 // when it has one.
 func build(ctx context.Context, app string, ovs []config.Override, stdout, stderr io.Writer) bool {
+	ok, _ := buildApp(ctx, app, ovs, stdout, stderr)
+	return ok
+}
+
+// buildApp is build that also answers the route sources that failed to
+// compile (a Go bundle's source as one), for dev to say what does not
+// serve.
+func buildApp(ctx context.Context, app string, ovs []config.Override, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
 	cfg, err := config.Load(app, ovs...)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
-		return false
+		return false, nil
 	}
 	sources, err := guestbuild.Find(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
-		return false
+		return false, nil
 	}
 	if sources, err = bundled(app, cfg.Build, sources, stdout); err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
-		return false
+		return false, nil
 	}
 	command := cfg.Build.Command
 	if command == "" {
 		foreign, err := guestbuild.Unbuilt(app)
 		if err != nil {
 			fmt.Fprintf(stderr, "endpoints build: %v\n", err)
-			return false
+			return false, nil
 		}
 		for _, f := range foreign {
 			fmt.Fprintf(stderr, "note: %s is not built: endpoints build compiles Go, C, WAT, AssemblyScript and Rust, not %s; "+
@@ -605,34 +613,38 @@ func build(ctx context.Context, app string, ovs []config.Override, stdout, stder
 	}
 	if len(sources) == 0 && command == "" {
 		fmt.Fprintf(stdout, "no route sources under %s/server and no build command in %s; nothing to build\n", app, config.File)
-		return true
+		return true, nil
 	}
-	if len(sources) > 0 && !buildSources(ctx, app, ovs, sources, stdout, stderr) {
-		return false
+	if len(sources) > 0 {
+		if ok, failed := buildSources(ctx, app, ovs, sources, stdout, stderr); !ok {
+			return false, failed
+		}
 	}
 	if command != "" {
-		return buildStep(ctx, app, command, ovs, stdout, stderr)
+		return buildStep(ctx, app, command, ovs, stdout, stderr), nil
 	}
-	return true
+	return true, nil
 }
 
 // buildSources compiles the route sources and writes their contract
 // sections (embedContract), printing a line per module once both are done:
 // a module whose contract serve would refuse is a FAIL, never an "ok".
 // Contracts are written while other modules still compile.
-func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, stdout, stderr io.Writer) bool {
+func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
 	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
 	start := time.Now()
 	var (
 		printing  sync.Mutex
 		embedding sync.WaitGroup
 		embedErrs []error
+		failed    []guestbuild.Source
 	)
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	_, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
 		if b.Err != nil {
 			printing.Lock()
 			fmt.Fprintf(stderr, "  FAIL %s (%s)\n", b.Module, b.Lang)
+			failed = append(failed, b.Source)
 			printing.Unlock()
 			return
 		}
@@ -663,10 +675,11 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 	slices.SortFunc(embedErrs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	if err = errors.Join(append([]error{err}, embedErrs...)...); err != nil {
 		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
-		return false
+		slices.SortFunc(failed, func(a, b guestbuild.Source) int { return strings.Compare(a.Module, b.Module) })
+		return false, failed
 	}
 	fmt.Fprintf(stdout, "built in %s\n", time.Since(start).Round(time.Millisecond))
-	return true
+	return true, nil
 }
 
 func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -890,10 +903,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 	buildStart := time.Now()
 	if mode == host.Development {
-		if !build(ctx, app, sets, textOut, textErr) {
+		if ok, failed := buildApp(ctx, app, sets, textOut, textErr); !ok {
 			// What built serves; what failed is reported again by the
-			// load below and rebuilt when its source is saved.
-			fmt.Fprintf(textOut, "some route sources did not build (above): the other routes serve; save a fix to rebuild\n")
+			// load below and rebuilt when its source is saved. Which
+			// routes that leaves out is said per module: a Go bundle
+			// that does not compile holds every route it links.
+			fmt.Fprintf(textOut, "some route sources did not build (above); save a fix to rebuild\n")
+			for _, s := range failed {
+				fmt.Fprintf(textOut, "  %s\n", unserved(app, s))
+			}
 		}
 	} else if !requireBuilt(name, app, textErr) {
 		return exitError
