@@ -58,8 +58,13 @@ func (c *console) startup(fields map[string]any, text string) {
 }
 
 // routes prints the route table: a table of text, or one "routes" event
-// listing each route with --json.
+// listing each route with --json. --quiet leaves the table of text out (a
+// line per route, a hundred for a large app, is no problem to report):
+// endpoints routes prints it.
 func (c *console) routes(routes []host.RouteInfo) {
+	if c.quiet && !c.json {
+		return
+	}
 	if !c.json {
 		c.mu.Lock()
 		defer c.mu.Unlock()

@@ -154,7 +154,7 @@ Flags of dev and serve:
   --cache-dir DIR    where compiled modules are cached between runs
                      (default: the user cache directory; "off" disables it)
   --quiet            log only warnings and errors (a request only when it
-                     answers 5xx)
+                     answers 5xx; no route table, no line per module built)
   --json             log JSON lines (dev prints its reloads as JSON too)
   --log-level LEVEL  debug, info (default), warn or error; debug also prints
                      the configuration in effect, secrets redacted
@@ -837,7 +837,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:3000", "`HOST:PORT` to listen on")
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
-	quiet := fs.Bool("quiet", false, "log only warnings and errors: no line per request (but those answering 5xx) or reload (--log-level warn)")
+	quiet := fs.Bool("quiet", false, "log only warnings and errors: no route table, no line per module built, request (but those answering 5xx) or reload (--log-level warn)")
 	asJSON := fs.Bool("json", false, "log JSON lines instead of text")
 	logLevel := fs.String("log-level", "info", "`LEVEL` of the log: debug, info, warn or error; debug also prints the configuration in effect")
 	adminAddr := fs.String("admin-addr", "", "serve /metrics, /livez and /readyz on `HOST:PORT`, apart from --addr (off when empty)")
@@ -903,7 +903,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 	buildStart := time.Now()
 	if mode == host.Development {
-		if ok, failed := buildApp(ctx, app, sets, textOut, textErr); !ok {
+		// --quiet keeps the build's failures (textErr) and drops its
+		// progress: a line per module built.
+		buildOut := textOut
+		if *quiet {
+			buildOut = io.Discard
+		}
+		if ok, failed := buildApp(ctx, app, sets, buildOut, textErr); !ok {
 			// What built serves; what failed is reported again by the
 			// load below and rebuilt when its source is saved. Which
 			// routes that leaves out is said per module: a Go bundle
