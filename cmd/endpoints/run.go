@@ -640,6 +640,7 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 		failed    []guestbuild.Source
 	)
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	prev := sealedModules(app, sources)
 	_, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
 		if b.Err != nil {
 			printing.Lock()
@@ -652,7 +653,15 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 		go func() {
 			defer embedding.Done()
 			sem <- struct{}{}
-			err := embedContracts(ctx, app, ovs, []guestbuild.Source{b.Source})
+			kept := false
+			p, ok := prev[b.Module]
+			if ok {
+				kept, _ = reseal(app, b.Module, p) // on an error, embedded anew
+			}
+			var err error
+			if !kept {
+				err = embedContracts(ctx, app, ovs, []guestbuild.Source{b.Source})
+			}
 			<-sem
 			printing.Lock()
 			defer printing.Unlock()
@@ -667,6 +676,8 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 			}
 			if b.Cached {
 				cached += " (unchanged: from the module cache)"
+			} else if kept {
+				cached += " (unchanged: its contract kept)"
 			}
 			fmt.Fprintf(stdout, "  ok   %-44s %-3s %s%s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond), cached)
 		}()
