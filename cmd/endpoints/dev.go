@@ -58,8 +58,13 @@ func (c *console) startup(fields map[string]any, text string) {
 }
 
 // routes prints the route table: a table of text, or one "routes" event
-// listing each route with --json.
+// listing each route with --json. --quiet leaves the table of text out (a
+// line per route, a hundred for a large app, is no problem to report):
+// endpoints routes prints it.
 func (c *console) routes(routes []host.RouteInfo) {
+	if c.quiet && !c.json {
+		return
+	}
 	if !c.json {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -164,12 +169,12 @@ func errorLines(errs []error) []string {
 	return lines
 }
 
-// built prints one rebuilt module.
-func (c *console) built(b guestbuild.Built) {
+// built prints one rebuilt module of app.
+func (c *console) built(app string, b guestbuild.Built) {
 	fields := map[string]any{"event": "build", "module": b.Module, "source": b.Path, "tookMs": b.Took.Milliseconds()}
 	if b.Err != nil {
 		fields["error"] = b.Err.Error()
-		c.event(true, fields, fmt.Sprintf("build of %s failed; the previous version keeps serving:\n%v", b.Module, b.Err))
+		c.event(true, fields, fmt.Sprintf("build of %s failed; %s:\n%v", b.Module, unserved(app, b.Source), b.Err))
 		return
 	}
 	if b.Cached {
@@ -338,7 +343,7 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 						// write: one reload sees the routes move.
 						orphans = removeOrphans(app, orphans, func(o orphan) bool { return slices.Contains(o.heirs, b.Module) }, c)
 					}
-					c.built(b)
+					c.built(app, b)
 				})
 				done()
 			}

@@ -154,7 +154,7 @@ Flags of dev and serve:
   --cache-dir DIR    where compiled modules are cached between runs
                      (default: the user cache directory; "off" disables it)
   --quiet            log only warnings and errors (a request only when it
-                     answers 5xx)
+                     answers 5xx; no route table, no line per module built)
   --json             log JSON lines (dev prints its reloads as JSON too)
   --log-level LEVEL  debug, info (default), warn or error; debug also prints
                      the configuration in effect, secrets redacted
@@ -572,26 +572,34 @@ func holdsFiles(dir string) bool {
 // the app's build command (endpoints.json "build", with the overrides)
 // when it has one.
 func build(ctx context.Context, app string, ovs []config.Override, stdout, stderr io.Writer) bool {
+	ok, _ := buildApp(ctx, app, ovs, stdout, stderr)
+	return ok
+}
+
+// buildApp is build that also answers the route sources that failed to
+// compile (a Go bundle's source as one), for dev to say what does not
+// serve.
+func buildApp(ctx context.Context, app string, ovs []config.Override, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
 	cfg, err := config.Load(app, ovs...)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
-		return false
+		return false, nil
 	}
 	sources, err := guestbuild.Find(app)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
-		return false
+		return false, nil
 	}
 	if sources, err = bundled(app, cfg.Build, sources, stdout); err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
-		return false
+		return false, nil
 	}
 	command := cfg.Build.Command
 	if command == "" {
 		foreign, err := guestbuild.Unbuilt(app)
 		if err != nil {
 			fmt.Fprintf(stderr, "endpoints build: %v\n", err)
-			return false
+			return false, nil
 		}
 		for _, f := range foreign {
 			fmt.Fprintf(stderr, "note: %s is not built: endpoints build compiles Go, C, WAT, AssemblyScript and Rust, not %s; "+
@@ -605,34 +613,39 @@ func build(ctx context.Context, app string, ovs []config.Override, stdout, stder
 	}
 	if len(sources) == 0 && command == "" {
 		fmt.Fprintf(stdout, "no route sources under %s/server and no build command in %s; nothing to build\n", app, config.File)
-		return true
+		return true, nil
 	}
-	if len(sources) > 0 && !buildSources(ctx, app, ovs, sources, stdout, stderr) {
-		return false
+	if len(sources) > 0 {
+		if ok, failed := buildSources(ctx, app, ovs, sources, stdout, stderr); !ok {
+			return false, failed
+		}
 	}
 	if command != "" {
-		return buildStep(ctx, app, command, ovs, stdout, stderr)
+		return buildStep(ctx, app, command, ovs, stdout, stderr), nil
 	}
-	return true
+	return true, nil
 }
 
 // buildSources compiles the route sources and writes their contract
 // sections (embedContract), printing a line per module once both are done:
 // a module whose contract serve would refuse is a FAIL, never an "ok".
 // Contracts are written while other modules still compile.
-func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, stdout, stderr io.Writer) bool {
+func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
 	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
 	start := time.Now()
 	var (
 		printing  sync.Mutex
 		embedding sync.WaitGroup
 		embedErrs []error
+		failed    []guestbuild.Source
 	)
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	prev := sealedModules(app, sources)
 	_, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
 		if b.Err != nil {
 			printing.Lock()
 			fmt.Fprintf(stderr, "  FAIL %s (%s)\n", b.Module, b.Lang)
+			failed = append(failed, b.Source)
 			printing.Unlock()
 			return
 		}
@@ -640,7 +653,15 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 		go func() {
 			defer embedding.Done()
 			sem <- struct{}{}
-			err := embedContracts(ctx, app, ovs, []guestbuild.Source{b.Source})
+			kept := false
+			p, ok := prev[b.Module]
+			if ok {
+				kept, _ = reseal(app, b.Module, p) // on an error, embedded anew
+			}
+			var err error
+			if !kept {
+				err = embedContracts(ctx, app, ovs, []guestbuild.Source{b.Source})
+			}
 			<-sem
 			printing.Lock()
 			defer printing.Unlock()
@@ -655,6 +676,8 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 			}
 			if b.Cached {
 				cached += " (unchanged: from the module cache)"
+			} else if kept {
+				cached += " (unchanged: its contract kept)"
 			}
 			fmt.Fprintf(stdout, "  ok   %-44s %-3s %s%s\n", b.Module, b.Lang, b.Took.Round(time.Millisecond), cached)
 		}()
@@ -663,10 +686,11 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 	slices.SortFunc(embedErrs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	if err = errors.Join(append([]error{err}, embedErrs...)...); err != nil {
 		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
-		return false
+		slices.SortFunc(failed, func(a, b guestbuild.Source) int { return strings.Compare(a.Module, b.Module) })
+		return false, failed
 	}
 	fmt.Fprintf(stdout, "built in %s\n", time.Since(start).Round(time.Millisecond))
-	return true
+	return true, nil
 }
 
 func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -824,7 +848,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:3000", "`HOST:PORT` to listen on")
 	cacheDir := fs.String("cache-dir", "", cacheDirUsage)
-	quiet := fs.Bool("quiet", false, "log only warnings and errors: no line per request (but those answering 5xx) or reload (--log-level warn)")
+	quiet := fs.Bool("quiet", false, "log only warnings and errors: no route table, no line per module built, request (but those answering 5xx) or reload (--log-level warn)")
 	asJSON := fs.Bool("json", false, "log JSON lines instead of text")
 	logLevel := fs.String("log-level", "info", "`LEVEL` of the log: debug, info, warn or error; debug also prints the configuration in effect")
 	adminAddr := fs.String("admin-addr", "", "serve /metrics, /livez and /readyz on `HOST:PORT`, apart from --addr (off when empty)")
@@ -890,10 +914,21 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	}
 	buildStart := time.Now()
 	if mode == host.Development {
-		if !build(ctx, app, sets, textOut, textErr) {
+		// --quiet keeps the build's failures (textErr) and drops its
+		// progress: a line per module built.
+		buildOut := textOut
+		if *quiet {
+			buildOut = io.Discard
+		}
+		if ok, failed := buildApp(ctx, app, sets, buildOut, textErr); !ok {
 			// What built serves; what failed is reported again by the
-			// load below and rebuilt when its source is saved.
-			fmt.Fprintf(textOut, "some route sources did not build (above): the other routes serve; save a fix to rebuild\n")
+			// load below and rebuilt when its source is saved. Which
+			// routes that leaves out is said per module: a Go bundle
+			// that does not compile holds every route it links.
+			fmt.Fprintf(textOut, "some route sources did not build (above); save a fix to rebuild\n")
+			for _, s := range failed {
+				fmt.Fprintf(textOut, "  %s\n", unserved(app, s))
+			}
 		}
 	} else if !requireBuilt(name, app, textErr) {
 		return exitError

@@ -65,7 +65,7 @@ func NewRoute(rf routefile.Route, mod *Module) (*Route, error) {
 // CheckTimeouts refuses a route whose operations ask for a timeout or an
 // idle timeout over max (limits.maxTimeout).
 func (r *Route) CheckTimeouts(limit time.Duration) error {
-	return r.Ops.CheckTimeouts(r.File, limit)
+	return r.Ops.CheckTimeouts(r.Name, limit) // a bundle's file says not which route
 }
 
 // Register adds the route to rt. A module without a method suffix that
@@ -83,5 +83,5 @@ func (r *Route) Register(rt *router.Router[*Route]) error {
 // AddConfigResponses applies the routes configuration rc, read from
 // configFile, to every operation.
 func (r *Route) AddConfigResponses(configFile string, rc *openapi.RoutesConfig) error {
-	return r.Ops.AddConfigResponses(r.File, configFile, rc, r.FileRoute.Pattern())
+	return r.Ops.AddConfigResponses(r.Name, configFile, rc, r.FileRoute.Pattern())
 }

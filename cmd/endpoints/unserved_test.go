@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+)
+
+// TestUnserved: what a failed build leaves serving is said per module: its
+// previous file when there is one, else every route it builds, counted for
+// a bundle.
+func TestUnserved(t *testing.T) {
+	route := func(module string) guestbuild.Source { return guestbuild.Source{Module: module} }
+	bundle := guestbuild.Source{Module: "server/bundles/go.wasm", Routes: []guestbuild.Source{
+		route("server/api/a.get.wasm"), route("server/api/b.get.wasm"), route("server/middleware/10-log.wasm"),
+	}}
+	lone := guestbuild.Source{Module: "server/bundles/admin.wasm", Routes: []guestbuild.Source{route("server/api/admin.get.wasm")}}
+	for _, tc := range []struct {
+		name   string
+		source guestbuild.Source
+		exists bool
+		want   string
+	}{
+		{"a bundle never built", bundle, false, "server/bundles/go.wasm has no previous version: its 2 routes, 1 middleware do not serve until a saved fix builds it"},
+		{"a bundle of one route never built", lone, false, "server/bundles/admin.wasm has no previous version: its 1 route does not serve until a saved fix builds it"},
+		{"a module never built", route("server/api/x.get.wasm"), false, "server/api/x.get.wasm has no previous version: its route does not serve until a saved fix builds it"},
+		{"a bundle built before", bundle, true, "the previous version of server/bundles/go.wasm keeps serving"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := t.TempDir()
+			if tc.exists {
+				writeFiles(t, app, map[string]string{tc.source.Module: "\x00asm"})
+			}
+			if got := unserved(app, tc.source); got != tc.want {
+				t.Errorf("unserved = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDevSaysABrokenBundleServesNothing: when the app's one Go bundle does
+// not compile as dev starts, dev says that none of its routes serve, not
+// that "the other routes serve"; a later failed rebuild says the same
+// until a build succeeded, and from then on that the previous version
+// keeps serving.
+func TestDevSaysABrokenBundleServesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles Go routes")
+	}
+	needGo(t)
+	app := filepath.Join(t.TempDir(), "broken")
+	if code, out, errOut := runCLI("new", app); code != exitOK {
+		t.Fatalf("endpoints new = %d\n%s\n%s", code, out, errOut)
+	}
+	src := filepath.Join(app, "handlers", "hello", "main.go")
+	good, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	save := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(string(good) + "\nvar broken int = \"not an int\"\n")
+	_, _, _, stdout, _, done := startCLI(t, "dev", app, "app", "sources")
+	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
+	out := stdout.String()
+	if strings.Contains(out, "the other routes serve") || !strings.Contains(out, "server/bundles/go.wasm has no previous version: its 1 route does not serve until a saved fix builds it") {
+		t.Errorf("dev's start with its one bundle broken:\n%s\nwant it to say the bundle's route does not serve", out)
+	}
+	save(string(good) + "\nvar stillBroken int = \"not an int\"\n")
+	waitFor(t, stdout, regexp.MustCompile(`(build of server/bundles/go\.wasm failed; server/bundles/go\.wasm has no previous version)`), done)
+	save(string(good))
+	waitFor(t, stdout, regexp.MustCompile(`reloaded in \S+: (added server/bundles/go\.wasm)`), done)
+	save(string(good) + "\nvar brokenAgain int = \"not an int\"\n")
+	waitFor(t, stdout, regexp.MustCompile(`(build of server/bundles/go\.wasm failed; the previous version of server/bundles/go\.wasm keeps serving)`), done)
+}
