@@ -14,7 +14,10 @@ import (
 
 // cmdMigrate applies the app's migrations (server/migrations) to its
 // databases, as a host does at each load, without serving: for a deploy
-// step that migrates before the new hosts start.
+// step that migrates before the new hosts start. It warns, on stderr, of
+// what the run finds that is no error (appdb.Note): a migration the
+// database recorded of which the app has no file, one applied out of
+// order.
 func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	dryRun := fs.Bool("dry-run", false, "list the migrations that would be applied, applying none")
@@ -29,7 +32,10 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitError
 	}
 	defer set.Close()
-	done, err := set.Migrate(ctx, appdb.MigrateOptions{DryRun: *dryRun, Database: *only})
+	// A warning (a migration the database has and the app has not, one
+	// applied out of order) is said as the run finds it; it fails nothing.
+	warn := func(n appdb.Note) { fmt.Fprintf(stderr, "endpoints migrate: warning: %s\n", n) }
+	done, err := set.Migrate(ctx, appdb.MigrateOptions{DryRun: *dryRun, Database: *only, Note: warn})
 	verb := "applied"
 	if *dryRun {
 		verb = "would apply"
@@ -48,7 +54,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 				where = append(where, fmt.Sprintf("database %s (%s)", name, location(set, name)))
 			}
 		}
-		fmt.Fprintf(stdout, "every migration is applied: %s\n", strings.Join(where, ", "))
+		fmt.Fprintf(stdout, "every migration of the app is applied: %s\n", strings.Join(where, ", "))
 	}
 	return exitOK
 }

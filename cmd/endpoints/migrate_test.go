@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,8 +35,8 @@ func TestMigrate(t *testing.T) {
 		{[]string{"migrate", "--dry-run", app}, 0, "would apply server/migrations/001-users.sql to database main (sqlite .endpoints/data/main.db)\nwould apply server/migrations/reports/001-daily.sql to database reports (sqlite data/reports.db)\n", ""},
 		{[]string{"migrate", "--database", "reports", app}, 0, "applied server/migrations/reports/001-daily.sql to database reports (sqlite data/reports.db)\n", ""},
 		{[]string{"migrate", app}, 0, "applied server/migrations/001-users.sql to database main (sqlite .endpoints/data/main.db)\n", ""},
-		{[]string{"migrate", app}, 0, "every migration is applied: database main (sqlite .endpoints/data/main.db), database reports (sqlite data/reports.db)\n", ""},
-		{[]string{"migrate", "--database", "main", app}, 0, "every migration is applied: database main (sqlite .endpoints/data/main.db)\n", ""},
+		{[]string{"migrate", app}, 0, "every migration of the app is applied: database main (sqlite .endpoints/data/main.db), database reports (sqlite data/reports.db)\n", ""},
+		{[]string{"migrate", "--database", "main", app}, 0, "every migration of the app is applied: database main (sqlite .endpoints/data/main.db)\n", ""},
 		{[]string{"migrate", "--database", "nope", app}, 1, "", `the app declares no database "nope"`},
 	}
 	for _, tt := range tests {
@@ -75,5 +77,64 @@ func TestMigrateLocation(t *testing.T) {
 				t.Errorf("location = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMigrateWarns: migrate, and its dry run, warn of each migration the
+// database recorded of which the app has no file (a rollback of the app:
+// the database is ahead of it), naming the file, when it was applied and
+// its checksum, and of a file applied after migrations of higher
+// numbers; neither fails the run, and the file out of order is applied.
+func TestMigrateWarns(t *testing.T) {
+	app := t.TempDir()
+	mig := filepath.Join(app, "server", "migrations")
+	if err := os.MkdirAll(mig, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, sql string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(mig, name), []byte(sql), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("001-users.sql", "CREATE TABLE users (id INTEGER PRIMARY KEY);")
+	write("003-email.sql", "ALTER TABLE users ADD COLUMN email TEXT;")
+	if code, _, errs := runCLI("migrate", app); code != 0 || errs != "" {
+		t.Fatalf("the first release: exit %d, %s", code, errs)
+	}
+	// The app is rolled back to a release without 003, with a file 002
+	// from another branch.
+	if err := os.Remove(filepath.Join(mig, "003-email.sql")); err != nil {
+		t.Fatal(err)
+	}
+	write("002-orders.sql", "CREATE TABLE orders (id INTEGER PRIMARY KEY);")
+	sum := sha256.Sum256([]byte("ALTER TABLE users ADD COLUMN email TEXT;"))
+	unknown := "endpoints migrate: warning: database main has 003-email.sql, applied 20"
+	late := "endpoints migrate: warning: server/migrations/002-orders.sql runs on database main after 003-email.sql"
+	tests := []struct {
+		args []string
+		out  string
+		// errs are in stderr, which has a line per warning: warnings.
+		errs     []string
+		warnings int
+	}{
+		{[]string{"migrate", "--dry-run", app}, "would apply server/migrations/002-orders.sql to database main (sqlite .endpoints/data/main.db)\n",
+			[]string{unknown, "(checksum " + hex.EncodeToString(sum[:]) + ")", "roll the app forward", late}, 2},
+		{[]string{"migrate", app}, "applied server/migrations/002-orders.sql to database main (sqlite .endpoints/data/main.db)\n", []string{unknown, late}, 2},
+		{[]string{"migrate", app}, "every migration of the app is applied: database main (sqlite .endpoints/data/main.db)\n", []string{unknown}, 1},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(tt.args...)
+		if code != 0 || out != tt.out {
+			t.Errorf("%v: exit %d, stdout %q; want 0, %q", tt.args, code, out, tt.out)
+		}
+		for _, want := range tt.errs {
+			if !strings.Contains(errs, want) {
+				t.Errorf("%v: stderr %q lacks %q", tt.args, errs, want)
+			}
+		}
+		if n := strings.Count(errs, "\n"); n != tt.warnings || strings.Count(errs, ": warning: ") != tt.warnings {
+			t.Errorf("%v: stderr %q, want %d warnings, one a line", tt.args, errs, tt.warnings)
+		}
 	}
 }

@@ -233,6 +233,15 @@ type MigrateOptions struct {
 	// other databases are migrated. What a host does at load; `endpoints
 	// migrate` fails instead.
 	Defer bool
+	// Note, when not nil, is called with what the run finds that is no
+	// error but that the operator should know, a database at a time,
+	// before its migrations are applied (out of order: as each is): the
+	// migrations recorded in a database of which the app has no file,
+	// and each applied after migrations of higher numbers (see
+	// [NoteUnknown], [NoteOutOfOrder]). Neither stops the run. It is
+	// called while the run holds the Set's migration lock: it must not
+	// call Migrate.
+	Note func(Note)
 }
 
 // Migrate applies the migrations not yet applied, in order, each file in
@@ -242,7 +251,9 @@ type MigrateOptions struct {
 // error names the file, the database, the statement when known and the
 // database's message; what the failing file did is rolled back, what
 // the files before it did stays. A file changed after it was applied is
-// an error: add a new migration instead.
+// an error: add a new migration instead. A migration the database
+// recorded of which the app has no file, and one applied after
+// migrations of higher numbers, are no error: opts.Note hears of them.
 //
 // With opts.Defer, a database that cannot be reached waits instead (see
 // MigrateOptions.Defer); a database all of whose migrations are applied
@@ -274,7 +285,7 @@ func (s *Set) Migrate(ctx context.Context, opts MigrateOptions) ([]Migration, er
 			s.setPending(name, nil)
 			continue
 		}
-		applied, err := s.migrate(ctx, name, ms, opts.DryRun)
+		applied, err := s.migrate(ctx, name, ms, opts)
 		done = append(done, applied...)
 		switch {
 		case opts.DryRun:
@@ -296,7 +307,7 @@ func (s *Set) Migrate(ctx context.Context, opts MigrateOptions) ([]Migration, er
 }
 
 // migrate applies the migrations ms of database name not yet applied.
-func (s *Set) migrate(ctx context.Context, name string, ms []Migration, dryRun bool) ([]Migration, error) {
+func (s *Set) migrate(ctx context.Context, name string, ms []Migration, opts MigrateOptions) ([]Migration, error) {
 	db, err := s.DB(ctx, name)
 	if err != nil {
 		return nil, err
@@ -305,15 +316,26 @@ func (s *Set) migrate(ctx context.Context, name string, ms []Migration, dryRun b
 	if err != nil {
 		return nil, fmt.Errorf("database %q: reading %s: %w", name, Table, err)
 	}
+	note := opts.Note
+	if note == nil {
+		note = func(Note) {}
+	}
+	for _, n := range unknown(name, ms, applied) {
+		note(n)
+	}
 	var done []Migration
 	for _, m := range ms {
-		if sum, ok := applied[m.Version]; ok {
-			if sum != m.Checksum {
+		if r, ok := applied[m.Version]; ok {
+			if r.Checksum != m.Checksum {
 				return done, s.changed(m)
 			}
 			continue
 		}
-		if dryRun {
+		late, isLate := outOfOrder(m, applied)
+		if opts.DryRun {
+			if isLate {
+				note(late)
+			}
 			done = append(done, m)
 			continue
 		}
@@ -322,6 +344,9 @@ func (s *Set) migrate(ctx context.Context, name string, ms []Migration, dryRun b
 		case err != nil:
 			return done, fmt.Errorf("%s: database %q: %w", m.File, m.Database, err)
 		case ran:
+			if isLate {
+				note(late)
+			}
 			done = append(done, m)
 		case sum != m.Checksum:
 			// Another host applied it while this one waited for the
@@ -341,11 +366,11 @@ func (s *Set) changed(m Migration) error {
 	return fmt.Errorf("%s: changed since it was applied to database %q; an applied migration stays as it is: undo or redo its change in a new migration%s", m.File, m.Database, hint)
 }
 
-// readApplied reads the versions applied and their checksums; none when
-// the table does not exist yet.
-func readApplied(ctx context.Context, db database.DB) (map[int64]string, error) {
-	out := map[int64]string{}
-	rows, err := db.Query(ctx, "SELECT version, checksum FROM "+Table, nil)
+// readApplied reads the migrations [Table] records, by version; none
+// when the table does not exist yet.
+func readApplied(ctx context.Context, db database.DB) (map[int64]Record, error) {
+	out := map[int64]Record{}
+	rows, err := db.Query(ctx, "SELECT version, name, checksum, applied_at FROM "+Table, nil)
 	if database.CodeOf(err) == database.CodeSyntax {
 		return out, nil // no table: nothing applied
 	}
@@ -359,11 +384,13 @@ func readApplied(ctx context.Context, db database.DB) (map[int64]string, error) 
 			return nil, err
 		}
 		v, ok1 := vals[0].(int64)
-		sum, ok2 := vals[1].(string)
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("%s holds a row that is not (version, checksum): %v", Table, vals)
+		name, ok2 := vals[1].(string)
+		sum, ok3 := vals[2].(string)
+		at, ok4 := vals[3].(string)
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return nil, fmt.Errorf("%s holds a row that is not (version, name, checksum, applied_at): %v", Table, vals)
 		}
-		out[v] = sum
+		out[v] = Record{Version: v, Name: name, Checksum: sum, AppliedAt: at}
 	}
 	return out, rows.Close()
 }

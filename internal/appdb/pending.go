@@ -95,6 +95,8 @@ const (
 type Attempt struct {
 	// Applied are the migrations it applied.
 	Applied []Migration
+	// Notes are what it found that is no error (MigrateOptions.Note).
+	Notes []Note
 	// Failed are the migrations that failed once their database was
 	// reached, one per database: those are not tried again.
 	Failed []error
@@ -130,7 +132,7 @@ func (s *Set) Await(ctx context.Context, b Backoff, next func(time.Time), report
 		}
 		var a Attempt
 		for _, name := range names {
-			applied, err := s.Migrate(ctx, MigrateOptions{Defer: true, Database: name})
+			applied, err := s.Migrate(ctx, MigrateOptions{Defer: true, Database: name, Note: func(n Note) { a.Notes = append(a.Notes, n) }})
 			a.Applied = append(a.Applied, applied...)
 			if err != nil {
 				a.Failed = append(a.Failed, err)

@@ -126,3 +126,62 @@ func TestMigrateDeferAndAwait(t *testing.T) {
 		})
 	}
 }
+
+// TestAwaitNotes: an attempt of Await that reaches a database at last
+// reports what it found there that is no error: here a migration the
+// database recorded of which the app has no file.
+func TestAwaitNotes(t *testing.T) {
+	ctx := t.Context()
+	// A database migrated by a newer release, with 002.
+	newer := writeApp(t, map[string]string{
+		"server/migrations/001-notes.sql": "CREATE TABLE notes (x);",
+		"server/migrations/002-tags.sql":  "CREATE TABLE tags (x);",
+	})
+	prepared := filepath.Join(t.TempDir(), "data")
+	ahead := appdb.New(newer, map[string]config.Database{"main": {Path: filepath.Join(prepared, "main.db")}})
+	if _, err := ahead.Migrate(ctx, appdb.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ahead.Close()
+
+	// The database's directory is a link to a file: it cannot be
+	// reached until the link is swapped, at once, for one to the data.
+	dir := writeApp(t, map[string]string{
+		"server/migrations/001-notes.sql": "CREATE TABLE notes (x);",
+		"file":                            "a file where the database's directory should be",
+	})
+	if err := os.Symlink(filepath.Join(dir, "file"), filepath.Join(dir, "data")); err != nil {
+		t.Fatal(err)
+	}
+	set := appdb.New(dir, map[string]config.Database{"main": {Path: filepath.Join(dir, "data", "main.db")}})
+	defer set.Close()
+	if _, err := set.Migrate(ctx, appdb.MigrateOptions{Defer: true, Note: func(n appdb.Note) { t.Errorf("noted %s while unreachable", n) }}); err != nil {
+		t.Fatal(err)
+	}
+	attempts := make(chan appdb.Attempt)
+	go set.Await(ctx, appdb.Backoff{Min: time.Millisecond, Max: 5 * time.Millisecond}, nil, func(a appdb.Attempt) {
+		select {
+		case attempts <- a:
+		case <-ctx.Done():
+		}
+	})
+	if a := <-attempts; a.Pending["main"] == nil || len(a.Notes) != 0 {
+		t.Fatalf("an attempt while unreachable: %+v", a)
+	}
+	// The database becomes reachable: the one the newer release migrated.
+	if err := os.Symlink(prepared, filepath.Join(dir, "data.new")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "data.new"), filepath.Join(dir, "data")); err != nil {
+		t.Fatal(err)
+	}
+	for a := range attempts {
+		if a.Pending["main"] != nil {
+			continue
+		}
+		if len(a.Applied) != 0 || len(a.Notes) != 1 || a.Notes[0].Kind != appdb.NoteUnknown || a.Notes[0].Record.File() != "002-tags.sql" {
+			t.Errorf("the attempt that reached the database: %+v, want nothing applied and 002-tags.sql noted unknown", a)
+		}
+		break
+	}
+}

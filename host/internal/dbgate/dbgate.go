@@ -46,8 +46,9 @@ type Retry struct {
 // error: its migrations wait, tried again in the background (Start) with
 // backoff between attempts. The error is that of a migration that failed.
 func (r *Retry) Migrate(ctx context.Context, dbs *appdb.Set, logger *slog.Logger, backoff appdb.Backoff) error {
-	applied, err := dbs.Migrate(ctx, appdb.MigrateOptions{Defer: true})
-	r.Note(logger, appdb.Attempt{Applied: applied, Pending: dbs.Reasons()})
+	var notes []appdb.Note
+	applied, err := dbs.Migrate(ctx, appdb.MigrateOptions{Defer: true, Note: func(n appdb.Note) { notes = append(notes, n) }})
+	r.Note(logger, appdb.Attempt{Applied: applied, Notes: notes, Pending: dbs.Reasons()})
 	if len(dbs.Waiting()) > 0 {
 		r.Start(dbs, logger, backoff)
 	}
@@ -104,10 +105,15 @@ func (r *Retry) Close() {
 // Note logs what an attempt (or a load's migration) changed: each
 // migration applied, each failure, a database that starts waiting because
 // it cannot be reached (once, however many attempts fail the same way),
-// and one that no longer waits.
+// and one that no longer waits. What it found that is no error
+// (appdb.Note: a migration the database has and the app has not, one
+// applied out of order) is a warning, at each load that finds it.
 func (r *Retry) Note(logger *slog.Logger, a appdb.Attempt) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for _, n := range a.Notes {
+		logNote(logger, n)
+	}
 	for _, m := range a.Applied {
 		logger.Info("migration applied", "file", m.File, "database", m.Database)
 	}
@@ -136,6 +142,23 @@ func (r *Retry) Note(logger *slog.Logger, a appdb.Attempt) {
 			delete(r.logged, name)
 			logger.Info("database ready: its migrations are applied, its routes serve", "database", name)
 		}
+	}
+}
+
+// logNote logs n as a warning: its kind's summary, then the database and
+// the migrations it names.
+func logNote(logger *slog.Logger, n appdb.Note) {
+	switch n.Kind {
+	case appdb.NoteUnknown:
+		logger.Warn(n.Summary(), "database", n.Database, "migration", n.Record.File(), "applied_at", n.Record.AppliedAt, "checksum", n.Record.Checksum)
+	case appdb.NoteOutOfOrder:
+		later := make([]string, len(n.Later))
+		for i, rec := range n.Later {
+			later[i] = rec.File()
+		}
+		logger.Warn(n.Summary(), "database", n.Database, "file", n.Migration.File, "after", later)
+	default:
+		logger.Warn(n.String(), "database", n.Database)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 )
 
 // records is a slog.Handler that keeps each record as "LEVEL message
-// database=name".
+// database=name", with its migration and file when it has them.
 type records struct{ lines *[]string }
 
 func (r records) Enabled(context.Context, slog.Level) bool { return true }
@@ -28,8 +28,8 @@ func (r records) WithGroup(string) slog.Handler            { return r }
 func (r records) Handle(_ context.Context, rec slog.Record) error {
 	line := rec.Level.String() + " " + strings.SplitN(rec.Message, ":", 2)[0]
 	rec.Attrs(func(a slog.Attr) bool {
-		if a.Key == "database" {
-			line += " database=" + a.Value.String()
+		if a.Key == "database" || a.Key == "migration" || a.Key == "file" {
+			line += " " + a.Key + "=" + a.Value.String()
 		}
 		return true
 	})
@@ -40,6 +40,9 @@ func (r records) Handle(_ context.Context, rec slog.Record) error {
 func TestNoteLogsEachChangeOnce(t *testing.T) {
 	down := &database.Error{Code: database.CodeUnavailable, Message: "connection refused"}
 	broken := errors.New("migration 2 failed")
+	email := appdb.Record{Version: 3, Name: "email", Checksum: "c0ffee", AppliedAt: "2026-11-27T18:00:00Z"}
+	unknown := appdb.Note{Kind: appdb.NoteUnknown, Database: "main", Record: email}
+	late := appdb.Note{Kind: appdb.NoteOutOfOrder, Database: "main", Migration: appdb.Migration{Database: "main", Version: 2, File: "server/migrations/002-orders.sql"}, Later: []appdb.Record{email}}
 	tests := []struct {
 		name     string
 		attempts []appdb.Attempt
@@ -50,7 +53,7 @@ func TestNoteLogsEachChangeOnce(t *testing.T) {
 			[]string{"WARN database not ready database=main"}},
 		{"then reached",
 			[]appdb.Attempt{{Pending: map[string]error{"main": down}}, {Applied: []appdb.Migration{{Database: "main", File: "server/migrations/1_a.sql"}}}},
-			[]string{"WARN database not ready database=main", "INFO migration applied database=main", "INFO database ready database=main"}},
+			[]string{"WARN database not ready database=main", "INFO migration applied file=server/migrations/1_a.sql database=main", "INFO database ready database=main"}},
 		{"a failed migration is logged where it failed, not as unreachable",
 			[]appdb.Attempt{{Failed: []error{broken}, Pending: map[string]error{"main": broken}}},
 			[]string{"ERROR migration failed"}},
@@ -58,6 +61,11 @@ func TestNoteLogsEachChangeOnce(t *testing.T) {
 			[]appdb.Attempt{{Pending: map[string]error{"b": down, "a": down}}, {}},
 			[]string{"WARN database not ready database=a", "WARN database not ready database=b", "INFO database ready database=a", "INFO database ready database=b"}},
 		{"nothing waits: nothing logged", []appdb.Attempt{{}, {}}, nil},
+		{"a note is a warning, at each load that finds it",
+			[]appdb.Attempt{{Notes: []appdb.Note{unknown}}, {Notes: []appdb.Note{unknown, late}}},
+			[]string{"WARN the database has a migration applied of which this app has no file database=main migration=003-email.sql",
+				"WARN the database has a migration applied of which this app has no file database=main migration=003-email.sql",
+				"WARN a migration runs after migrations of higher numbers applied before it (a file added out of order, a merge of two branches?) database=main file=server/migrations/002-orders.sql"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
