@@ -460,7 +460,8 @@ const migrationBusyTimeout = 24 * time.Hour
 // nothing in a transaction, and with foreign keys on, dropping the old
 // table would delete the rows that refer to it through their ON DELETE
 // CASCADE. So ON DELETE and ON UPDATE actions do not run in a migration:
-// one that leaves rows naming no row fails, saying which.
+// one that leaves rows naming no row fails, saying which (rows that named
+// none before it, written with foreign keys off, are not its doing).
 //
 // A panic of the driver (recoverSQLite) is the migration's error: the
 // connection, closed rather than pooled, takes the transaction with it.
@@ -488,9 +489,12 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 	if err := c.control(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
-	err = fn(&sqliteMigration{sqliteTx{db: db, c: c}})
+	before, err := c.orphanCounts(ctx)
 	if err == nil {
-		err = c.foreignKeyCheck(ctx)
+		err = fn(&sqliteMigration{sqliteTx{db: db, c: c}})
+	}
+	if err == nil {
+		err = c.foreignKeyCheck(ctx, before)
 	}
 	if err == nil {
 		return c.control(ctx, "COMMIT")
@@ -501,28 +505,30 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 	return err
 }
 
-// foreignKeyCheck is the error of a migration that leaves rows whose
-// foreign key names no row (PRAGMA foreign_key_check), nil when it leaves
-// none: the table, the count and the first rows' rowids.
-func (c *sqliteConn) foreignKeyCheck(ctx context.Context) error {
+// fkOrphans are the rows of one table whose foreign key names no row
+// (PRAGMA foreign_key_check): how many, the parent table of the first,
+// the first rows' rowids.
+type fkOrphans struct {
+	parent string
+	rowids []string
+	n      int
+}
+
+// orphans runs PRAGMA foreign_key_check: the tables that hold rows whose
+// foreign key names no row, in the order found, and those rows.
+func (c *sqliteConn) orphans(ctx context.Context) (tables []string, found map[string]*fkOrphans, _ error) {
 	c.conn.SetInterrupt(ctx)
 	stmt, _, err := c.conn.Prepare("PRAGMA foreign_key_check")
 	if err != nil {
-		return sqliteError(ctx, err)
+		return nil, nil, sqliteError(ctx, err)
 	}
 	defer stmt.Close()
-	type orphans struct {
-		parent string
-		rowids []string
-		n      int
-	}
-	var tables []string
-	found := map[string]*orphans{}
+	found = map[string]*fkOrphans{}
 	for stmt.Step() {
 		table := stmt.ColumnText(0)
 		o := found[table]
 		if o == nil {
-			o = &orphans{parent: stmt.ColumnText(2)}
+			o = &fkOrphans{parent: stmt.ColumnText(2)}
 			found[table] = o
 			tables = append(tables, table)
 		}
@@ -536,23 +542,59 @@ func (c *sqliteConn) foreignKeyCheck(ctx context.Context) error {
 		}
 	}
 	if err := stmt.Err(); err != nil {
-		return sqliteError(ctx, err)
+		return nil, nil, sqliteError(ctx, err)
 	}
-	if len(tables) == 0 {
-		return nil
+	return tables, found, nil
+}
+
+// orphanCounts is how many rows of each table name no row by their
+// foreign key before a migration runs: rows written with foreign keys off
+// (the sqlite3 shell's default, a tool that never turns them on), which
+// are not the migration's doing.
+func (c *sqliteConn) orphanCounts(ctx context.Context) (map[string]int, error) {
+	_, found, err := c.orphans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	counts := make(map[string]int, len(found))
+	for table, o := range found {
+		counts[table] = o.n
+	}
+	return counts, nil
+}
+
+// foreignKeyCheck is the error of a migration that leaves rows whose
+// foreign key names no row (PRAGMA foreign_key_check), more in a table
+// than before it (orphanCounts), nil when it leaves none: the table, the
+// count and the first rows' rowids.
+func (c *sqliteConn) foreignKeyCheck(ctx context.Context, before map[string]int) error {
+	tables, found, err := c.orphans(ctx)
+	if err != nil {
+		return err
 	}
 	var parts []string
 	for _, table := range tables {
 		o := found[table]
+		if o.n <= before[table] {
+			continue
+		}
 		rows := "rows"
 		if o.n == 1 {
 			rows = "row"
+		}
+		if before[table] > 0 {
+			rows += fmt.Sprintf(" of %s (%d before it)", table, before[table])
+		} else {
+			rows += " of " + table
 		}
 		more := ""
 		if o.n > len(o.rowids) {
 			more = ", ..."
 		}
-		parts = append(parts, fmt.Sprintf("%d %s of %s whose foreign key names no row of %s (%s%s)", o.n, rows, table, o.parent, strings.Join(o.rowids, ", "), more))
+		parts = append(parts, fmt.Sprintf("%d %s whose foreign key names no row of %s (%s%s)", o.n, rows, o.parent, strings.Join(o.rowids, ", "), more))
+	}
+	if len(parts) == 0 {
+		return nil
 	}
 	return &Error{Code: CodeConstraint, Kind: KindForeignKey, Message: "the migration leaves " + strings.Join(parts, "; ") +
 		": SQLite migrations run with foreign keys off (checked before they commit), so ON DELETE and ON UPDATE actions do not run in them; delete or change those rows in the migration"}
