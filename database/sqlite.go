@@ -77,6 +77,16 @@ type sqliteDB struct {
 	file    os.FileInfo
 	gen     atomic.Uint64
 	checked atomic.Int64
+
+	// unclosed are the connections a memory fault broke that SQLite
+	// would not close (a statement stopped mid-commit is not finalized
+	// while the -shm file stays unwritable): they hold the file's locks,
+	// the write lock perhaps, so acquire tries to close them again, until
+	// it can (closeUnclosed). hasUnclosed is set while there are some;
+	// unclosedMu guards unclosed.
+	unclosedMu  sync.Mutex
+	unclosed    []*sqliteConn
+	hasUnclosed atomic.Bool
 }
 
 // sqliteConn is one connection; trusted is set while the host runs its
@@ -340,6 +350,9 @@ func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 		<-db.slots
 		return nil, &Error{Code: CodeUnavailable, Message: "the database is closed"}
 	}
+	if db.hasUnclosed.Load() {
+		db.closeUnclosed()
+	}
 	select {
 	case c := <-db.idle:
 		if c.gen == db.fileGen() {
@@ -397,11 +410,42 @@ func (db *sqliteDB) release(c *sqliteConn) {
 	closed := db.closed
 	db.mu.Unlock()
 	if closed || c.broken || c.temp || !c.conn.GetAutocommit() {
-		c.close()
+		db.closeConn(c)
 	} else {
 		db.idle <- c
 	}
 	<-db.slots
+}
+
+// closeConn closes c, which no one uses; a connection a memory fault
+// broke that does not close is kept in unclosed, to be closed later.
+func (db *sqliteDB) closeConn(c *sqliteConn) {
+	if err := c.close(); err == nil || !c.faulted {
+		return
+	}
+	db.unclosedMu.Lock()
+	db.unclosed = append(db.unclosed, c)
+	db.hasUnclosed.Store(true)
+	db.unclosedMu.Unlock()
+}
+
+// closeUnclosed tries again to close the connections that did not close
+// (closeConn), as the files may be writable again; it returns at once
+// when another goroutine is at it.
+func (db *sqliteDB) closeUnclosed() {
+	if !db.unclosedMu.TryLock() {
+		return
+	}
+	defer db.unclosedMu.Unlock()
+	left := db.unclosed[:0]
+	for _, c := range db.unclosed {
+		if c.close() != nil {
+			left = append(left, c)
+		}
+	}
+	clear(db.unclosed[len(left):])
+	db.unclosed = left
+	db.hasUnclosed.Store(len(left) > 0)
 }
 
 func (db *sqliteDB) Query(ctx context.Context, sql string, args []any) (rows Rows, err error) {
@@ -664,6 +708,7 @@ func (db *sqliteDB) Close() error {
 		case c := <-db.idle:
 			errs = append(errs, c.close())
 		default:
+			db.closeUnclosed()
 			return errors.Join(errs...)
 		}
 	}
@@ -945,12 +990,22 @@ func (r *sqliteRows) Close() error {
 	if r.stmt == nil {
 		return r.err
 	}
-	r.c.done(r.sql, r.stmt)
+	r.finish()
 	r.stmt = nil
 	if r.pool != nil {
 		r.pool.release(r.c)
 	}
 	return r.err
+}
+
+// finish hands the statement back to its connection (done). Resetting a
+// write whose rows were not all read (INSERT ... RETURNING) commits it,
+// which writes the -shm file's mapping as a step does, and may fault as
+// one does (errFault): the rows' error, and the connection closed.
+func (r *sqliteRows) finish() {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer r.c.recoverSQLite(&r.err)
+	r.c.done(r.sql, r.stmt)
 }
 
 // sqliteTx is a transaction on one connection of the pool, held until it
