@@ -93,8 +93,9 @@ type sqliteDB struct {
 // own statements (BEGIN, migrations), which the guest authorizer allows.
 // stmts are the guests' statements it prepared, none of them prepared
 // while trusted. broken is set once the driver panicked on it
-// (recoverSQLite), or a migration could not turn its foreign keys on
-// again (Migrate), temp once a guest's statement made a temporary table,
+// (recoverSQLite), a migration could not turn its foreign keys on
+// again (Migrate), or a statement found the files read-only (failed),
+// temp once a guest's statement made a temporary table,
 // index, view or trigger on it: release closes it instead of pooling it.
 type sqliteConn struct {
 	conn    *sqlite3.Conn
@@ -714,6 +715,19 @@ func (db *sqliteDB) Close() error {
 	}
 }
 
+// failed is the error of a statement of c that failed with err: SQLite's
+// mapped (sqliteError), saying whether a wait for the lock stopped before
+// the deadline (lockWait.explain). A connection that found the files
+// read-only is closed once released, not pooled: one opened while the
+// -shm file could not be written maps it read-only, and would fail every
+// write after the file is writable again.
+func (c *sqliteConn) failed(ctx context.Context, err error) error {
+	if errors.Is(err, sqlite3.READONLY) {
+		c.broken = true
+	}
+	return c.lock.explain(sqliteError(ctx, err))
+}
+
 // control runs the host's own statements (BEGIN, COMMIT, ROLLBACK, a
 // migration's script), which the authorizer allows.
 func (c *sqliteConn) control(ctx context.Context, sql string) (err error) {
@@ -723,7 +737,7 @@ func (c *sqliteConn) control(ctx context.Context, sql string) (err error) {
 	defer func() { c.trusted = false }()
 	c.conn.SetInterrupt(ctx)
 	if err := c.conn.Exec(sql); err != nil {
-		return c.lock.explain(sqliteError(ctx, err))
+		return c.failed(ctx, err)
 	}
 	return nil
 }
@@ -857,7 +871,7 @@ func (c *sqliteConn) query(ctx context.Context, sql string, args []any, pool *sq
 	if !r.row {
 		if err := stmt.Err(); err != nil {
 			c.done(sql, stmt)
-			return nil, c.lock.explain(sqliteError(ctx, err))
+			return nil, c.failed(ctx, err)
 		}
 	}
 	r.cols = c.stmts.columns(stmt)
@@ -872,7 +886,7 @@ func (c *sqliteConn) exec(ctx context.Context, sql string, args []any) (ExecResu
 	err = stmt.Exec()
 	c.done(sql, stmt)
 	if err != nil {
-		return ExecResult{}, c.lock.explain(sqliteError(ctx, err))
+		return ExecResult{}, c.failed(ctx, err)
 	}
 	return ExecResult{RowsAffected: c.conn.Changes(), LastInsertID: c.conn.LastInsertRowID(), HasLastInsertID: true}, nil
 }
@@ -919,7 +933,7 @@ func (r *sqliteRows) Next() (more bool) {
 	}
 	r.end = true
 	if err := r.stmt.Err(); err != nil {
-		r.err = r.c.lock.explain(sqliteError(r.ctx, err))
+		r.err = r.c.failed(r.ctx, err)
 	}
 	return false
 }

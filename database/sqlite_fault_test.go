@@ -143,3 +143,47 @@ func TestSQLiteFaultMidCommit(t *testing.T) {
 		})
 	}
 }
+
+// TestSQLiteReadOnlyFilesRecover: a connection opened while the -shm file
+// could not be written (made immutable here; owned by another user, as
+// after an operator ran the sqlite3 shell as root, does the same) maps it
+// read-only, and every write on it fails, read-only. Once the file is
+// writable again, the writes of the pool succeed: a connection a write
+// found read-only is closed, not pooled to fail every write after.
+func TestSQLiteReadOnlyFilesRecover(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chattr +i needs root")
+	}
+	path := filepath.Join(t.TempDir(), "app.db")
+	ctx := t.Context()
+	// Another process keeps the -shm file, and writes.
+	other, err := database.Open(ctx, database.DriverSQLite, database.Options{Path: path, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for _, sql := range []string{"CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"} {
+		if _, err := other.Exec(ctx, sql, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shm := path + "-shm"
+	if out, err := exec.Command("chattr", "+i", shm).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i %s: %v %s", shm, err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", shm).Run() })
+	db, err := database.Open(ctx, database.DriverSQLite, database.Options{Path: path, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(ctx, "INSERT INTO t VALUES (2)", nil); database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "readonly") {
+		t.Errorf("a write while the -shm file is unwritable: %v; want unavailable, read-only", err)
+	}
+	if out, err := exec.Command("chattr", "-i", shm).CombinedOutput(); err != nil {
+		t.Fatalf("chattr -i %s: %v %s", shm, err, out)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO t VALUES (3)", nil); err != nil {
+		t.Errorf("a write once the file is writable again: %v", err)
+	}
+}
