@@ -142,18 +142,11 @@ func validPort(port string) bool {
 	return err == nil && n >= 1
 }
 
-// isURL reports whether s reads as a url, a scheme before "://" (letters,
-// digits, "+", "-" and ".", a letter first), rather than key=value settings
-// one of whose values (a password) holds "://".
+// isURL reports whether s reads as a url, a scheme before "://" ("jdbc:
+// postgresql" too, to be named as the wrong one), rather than key=value
+// settings one of whose values (a password) holds "://": those have an
+// "=" before it.
 func isURL(s string) bool {
 	scheme, _, ok := strings.Cut(s, "://")
-	if !ok || scheme == "" || !(scheme[0] >= 'a' && scheme[0] <= 'z' || scheme[0] >= 'A' && scheme[0] <= 'Z') {
-		return false
-	}
-	for _, r := range scheme {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
-			return false
-		}
-	}
-	return true
+	return ok && scheme != "" && !strings.ContainsAny(scheme, "= \t\n\r\f\v")
 }

@@ -57,6 +57,7 @@ func TestPostgresURLsTheDriverAccepts(t *testing.T) {
 		{"postgres://app:secret@[::1/app", "/databases/main/url: is not a valid url"},
 		{"postgres://app:secret@db/app%zz", "/databases/main/url: is not a valid url"},
 		{"postgres://app:secret@db/app?sslmode=require&sslmode=bogus", `/databases/main/url: sslmode "bogus" is not one of`},
+		{"jdbc:postgresql://db/app", `/databases/main/url: a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme "jdbc:postgresql"`},
 	}
 	for _, tt := range refused {
 		t.Run(tt.url, func(t *testing.T) {
