@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -130,15 +129,15 @@ func checkDatabases(file string, dbs map[string]Database) error {
 			return badSetting(file, ptr+"/driver", "%q is not \"sqlite\" nor \"postgres\"", d.Driver)
 		case d.DriverName() == DatabasePostgres && d.URL == "":
 			return badSetting(file, ptr+"/url", "the postgres driver needs a url, such as \"postgres://app@127.0.0.1:5432/app\"")
-		case d.DriverName() == DatabasePostgres && strings.Contains(d.URL, "://") && !strings.HasPrefix(d.URL, "postgres://") && !strings.HasPrefix(d.URL, "postgresql://"):
+		case d.DriverName() == DatabasePostgres && isURL(d.URL) && !strings.HasPrefix(d.URL, "postgres://") && !strings.HasPrefix(d.URL, "postgresql://"):
 			// Only the scheme: the rest may hold a password.
 			return badSetting(file, ptr+"/url", "a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme %q", d.URL[:strings.Index(d.URL, "://")])
-		case d.DriverName() == DatabasePostgres && strings.Contains(d.URL, "://") && !validURL(d.URL):
-			// Not url.Parse's error: it quotes the url, password and all.
+		case d.DriverName() == DatabasePostgres && isURL(d.URL) && !validURL(d.URL):
+			// Never the url: it may hold a password.
 			return badSetting(file, ptr+"/url", "is not a valid url; want postgres://user:password@host:5432/database, with @ : / ? # %% in the user or password percent-encoded (%%40 for @)")
-		case d.DriverName() == DatabasePostgres && strings.Contains(d.URL, "://") && !validSSLMode(d.URL):
+		case d.DriverName() == DatabasePostgres && isURL(d.URL) && !validSSLMode(d.URL):
 			return badSetting(file, ptr+"/url", "sslmode %q is not one of disable, allow, prefer, require, verify-ca, verify-full", sslMode(d.URL))
-		case d.DriverName() == DatabasePostgres && !strings.Contains(d.URL, "://") && !keyValueSettings(d.URL):
+		case d.DriverName() == DatabasePostgres && !isURL(d.URL) && !keyValueSettings(d.URL):
 			// Not the value: it may hold a password.
 			return badSetting(file, ptr+"/url", "neither a postgres:// url nor key=value settings (host=db dbname=app); want postgres://user:password@host:5432/database (is \"://\" mistyped?)")
 		case d.DriverName() == DatabasePostgres && d.Path != "":
@@ -154,19 +153,17 @@ func checkDatabases(file string, dbs map[string]Database) error {
 	return nil
 }
 
-// validURL reports whether a postgres:// url parses as one.
+// validURL reports whether a postgres:// url parses as one, as the driver
+// parses it (postgresURL).
 func validURL(s string) bool {
-	_, err := url.Parse(s)
-	return err == nil
+	_, valid := postgresURL(s)
+	return valid
 }
 
 // sslMode is the sslmode a postgres:// url asks for, "" when none.
 func sslMode(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return ""
-	}
-	return u.Query().Get("sslmode")
+	mode, _ := postgresURL(s)
+	return mode
 }
 
 // validSSLMode reports whether a postgres:// url's sslmode, if any, is

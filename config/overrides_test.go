@@ -159,9 +159,9 @@ func TestDatabasesChecked(t *testing.T) {
 		{`{"databases": {"main": {"driver": "postgres", "url": "app:secret@db:5432/app?sslmode=disable"}}}`, `/databases/main/url: neither a postgres:// url nor key=value settings`},
 		// What the driver refused only at first use, as "endpoints.json:
 		// /databases/main: url: cannot parse", naming no variable: a
-		// password with a character a url reserves, a port that is no
+		// password with a "%" that encodes nothing, a port that is no
 		// number, an sslmode libpq does not have.
-		{`{"databases": {"main": {"url": "postgres://app:pa#ss@db:5432/app"}}}`, `/databases/main/url: is not a valid url; want postgres://user:password@host:5432/database, with @ : / ? # % in the user or password percent-encoded (%40 for @)`},
+		{`{"databases": {"main": {"url": "postgres://app:pa%ss@db:5432/app"}}}`, `/databases/main/url: is not a valid url; want postgres://user:password@host:5432/database, with @ : / ? # % in the user or password percent-encoded (%40 for @)`},
 		{`{"databases": {"main": {"url": "postgres://app:secret@db:notaport/app"}}}`, `/databases/main/url: is not a valid url`},
 		{`{"databases": {"main": {"url": "postgres://app:secret@db:5432/app?sslmode=bogus"}}}`, `/databases/main/url: sslmode "bogus" is not one of disable, allow, prefer, require, verify-ca, verify-full`},
 		{`{"limits": {"sqlResultBytes": -1}}`, "/limits/sqlResultBytes: must be positive"},

@@ -77,14 +77,25 @@ type sqliteDB struct {
 	file    os.FileInfo
 	gen     atomic.Uint64
 	checked atomic.Int64
+
+	// unclosed are the connections a memory fault broke that SQLite
+	// would not close (a statement stopped mid-commit is not finalized
+	// while the -shm file stays unwritable): they hold the file's locks,
+	// the write lock perhaps, so acquire tries to close them again, until
+	// it can (closeUnclosed). hasUnclosed is set while there are some;
+	// unclosedMu guards unclosed.
+	unclosedMu  sync.Mutex
+	unclosed    []*sqliteConn
+	hasUnclosed atomic.Bool
 }
 
 // sqliteConn is one connection; trusted is set while the host runs its
 // own statements (BEGIN, migrations), which the guest authorizer allows.
 // stmts are the guests' statements it prepared, none of them prepared
 // while trusted. broken is set once the driver panicked on it
-// (recoverSQLite), or a migration could not turn its foreign keys on
-// again (Migrate), temp once a guest's statement made a temporary table,
+// (recoverSQLite), a migration could not turn its foreign keys on
+// again (Migrate), or a statement found the files read-only (failed),
+// temp once a guest's statement made a temporary table,
 // index, view or trigger on it: release closes it instead of pooling it.
 type sqliteConn struct {
 	conn    *sqlite3.Conn
@@ -340,6 +351,9 @@ func (db *sqliteDB) acquire(ctx context.Context) (*sqliteConn, error) {
 		<-db.slots
 		return nil, &Error{Code: CodeUnavailable, Message: "the database is closed"}
 	}
+	if db.hasUnclosed.Load() {
+		db.closeUnclosed()
+	}
 	select {
 	case c := <-db.idle:
 		if c.gen == db.fileGen() {
@@ -397,11 +411,42 @@ func (db *sqliteDB) release(c *sqliteConn) {
 	closed := db.closed
 	db.mu.Unlock()
 	if closed || c.broken || c.temp || !c.conn.GetAutocommit() {
-		c.close()
+		db.closeConn(c)
 	} else {
 		db.idle <- c
 	}
 	<-db.slots
+}
+
+// closeConn closes c, which no one uses; a connection a memory fault
+// broke that does not close is kept in unclosed, to be closed later.
+func (db *sqliteDB) closeConn(c *sqliteConn) {
+	if err := c.close(); err == nil || !c.faulted {
+		return
+	}
+	db.unclosedMu.Lock()
+	db.unclosed = append(db.unclosed, c)
+	db.hasUnclosed.Store(true)
+	db.unclosedMu.Unlock()
+}
+
+// closeUnclosed tries again to close the connections that did not close
+// (closeConn), as the files may be writable again; it returns at once
+// when another goroutine is at it.
+func (db *sqliteDB) closeUnclosed() {
+	if !db.unclosedMu.TryLock() {
+		return
+	}
+	defer db.unclosedMu.Unlock()
+	left := db.unclosed[:0]
+	for _, c := range db.unclosed {
+		if c.close() != nil {
+			left = append(left, c)
+		}
+	}
+	clear(db.unclosed[len(left):])
+	db.unclosed = left
+	db.hasUnclosed.Store(len(left) > 0)
 }
 
 func (db *sqliteDB) Query(ctx context.Context, sql string, args []any) (rows Rows, err error) {
@@ -460,7 +505,8 @@ const migrationBusyTimeout = 24 * time.Hour
 // nothing in a transaction, and with foreign keys on, dropping the old
 // table would delete the rows that refer to it through their ON DELETE
 // CASCADE. So ON DELETE and ON UPDATE actions do not run in a migration:
-// one that leaves rows naming no row fails, saying which.
+// one that leaves rows naming no row fails, saying which (rows that named
+// none before it, written with foreign keys off, are not its doing).
 //
 // A panic of the driver (recoverSQLite) is the migration's error: the
 // connection, closed rather than pooled, takes the transaction with it.
@@ -488,9 +534,12 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 	if err := c.control(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
 	}
-	err = fn(&sqliteMigration{sqliteTx{db: db, c: c}})
+	before, err := c.orphanCounts(ctx)
 	if err == nil {
-		err = c.foreignKeyCheck(ctx)
+		err = fn(&sqliteMigration{sqliteTx{db: db, c: c}})
+	}
+	if err == nil {
+		err = c.foreignKeyCheck(ctx, before)
 	}
 	if err == nil {
 		return c.control(ctx, "COMMIT")
@@ -501,28 +550,30 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 	return err
 }
 
-// foreignKeyCheck is the error of a migration that leaves rows whose
-// foreign key names no row (PRAGMA foreign_key_check), nil when it leaves
-// none: the table, the count and the first rows' rowids.
-func (c *sqliteConn) foreignKeyCheck(ctx context.Context) error {
+// fkOrphans are the rows of one table whose foreign key names no row
+// (PRAGMA foreign_key_check): how many, the parent table of the first,
+// the first rows' rowids.
+type fkOrphans struct {
+	parent string
+	rowids []string
+	n      int
+}
+
+// orphans runs PRAGMA foreign_key_check: the tables that hold rows whose
+// foreign key names no row, in the order found, and those rows.
+func (c *sqliteConn) orphans(ctx context.Context) (tables []string, found map[string]*fkOrphans, _ error) {
 	c.conn.SetInterrupt(ctx)
 	stmt, _, err := c.conn.Prepare("PRAGMA foreign_key_check")
 	if err != nil {
-		return sqliteError(ctx, err)
+		return nil, nil, sqliteError(ctx, err)
 	}
 	defer stmt.Close()
-	type orphans struct {
-		parent string
-		rowids []string
-		n      int
-	}
-	var tables []string
-	found := map[string]*orphans{}
+	found = map[string]*fkOrphans{}
 	for stmt.Step() {
 		table := stmt.ColumnText(0)
 		o := found[table]
 		if o == nil {
-			o = &orphans{parent: stmt.ColumnText(2)}
+			o = &fkOrphans{parent: stmt.ColumnText(2)}
 			found[table] = o
 			tables = append(tables, table)
 		}
@@ -536,23 +587,59 @@ func (c *sqliteConn) foreignKeyCheck(ctx context.Context) error {
 		}
 	}
 	if err := stmt.Err(); err != nil {
-		return sqliteError(ctx, err)
+		return nil, nil, sqliteError(ctx, err)
 	}
-	if len(tables) == 0 {
-		return nil
+	return tables, found, nil
+}
+
+// orphanCounts is how many rows of each table name no row by their
+// foreign key before a migration runs: rows written with foreign keys off
+// (the sqlite3 shell's default, a tool that never turns them on), which
+// are not the migration's doing.
+func (c *sqliteConn) orphanCounts(ctx context.Context) (map[string]int, error) {
+	_, found, err := c.orphans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	counts := make(map[string]int, len(found))
+	for table, o := range found {
+		counts[table] = o.n
+	}
+	return counts, nil
+}
+
+// foreignKeyCheck is the error of a migration that leaves rows whose
+// foreign key names no row (PRAGMA foreign_key_check), more in a table
+// than before it (orphanCounts), nil when it leaves none: the table, the
+// count and the first rows' rowids.
+func (c *sqliteConn) foreignKeyCheck(ctx context.Context, before map[string]int) error {
+	tables, found, err := c.orphans(ctx)
+	if err != nil {
+		return err
 	}
 	var parts []string
 	for _, table := range tables {
 		o := found[table]
+		if o.n <= before[table] {
+			continue
+		}
 		rows := "rows"
 		if o.n == 1 {
 			rows = "row"
+		}
+		if before[table] > 0 {
+			rows += fmt.Sprintf(" of %s (%d before it)", table, before[table])
+		} else {
+			rows += " of " + table
 		}
 		more := ""
 		if o.n > len(o.rowids) {
 			more = ", ..."
 		}
-		parts = append(parts, fmt.Sprintf("%d %s of %s whose foreign key names no row of %s (%s%s)", o.n, rows, table, o.parent, strings.Join(o.rowids, ", "), more))
+		parts = append(parts, fmt.Sprintf("%d %s whose foreign key names no row of %s (%s%s)", o.n, rows, o.parent, strings.Join(o.rowids, ", "), more))
+	}
+	if len(parts) == 0 {
+		return nil
 	}
 	return &Error{Code: CodeConstraint, Kind: KindForeignKey, Message: "the migration leaves " + strings.Join(parts, "; ") +
 		": SQLite migrations run with foreign keys off (checked before they commit), so ON DELETE and ON UPDATE actions do not run in them; delete or change those rows in the migration"}
@@ -622,9 +709,23 @@ func (db *sqliteDB) Close() error {
 		case c := <-db.idle:
 			errs = append(errs, c.close())
 		default:
+			db.closeUnclosed()
 			return errors.Join(errs...)
 		}
 	}
+}
+
+// failed is the error of a statement of c that failed with err: SQLite's
+// mapped (sqliteError), saying whether a wait for the lock stopped before
+// the deadline (lockWait.explain). A connection that found the files
+// read-only is closed once released, not pooled: one opened while the
+// -shm file could not be written maps it read-only, and would fail every
+// write after the file is writable again.
+func (c *sqliteConn) failed(ctx context.Context, err error) error {
+	if errors.Is(err, sqlite3.READONLY) {
+		c.broken = true
+	}
+	return c.lock.explain(sqliteError(ctx, err))
 }
 
 // control runs the host's own statements (BEGIN, COMMIT, ROLLBACK, a
@@ -636,7 +737,7 @@ func (c *sqliteConn) control(ctx context.Context, sql string) (err error) {
 	defer func() { c.trusted = false }()
 	c.conn.SetInterrupt(ctx)
 	if err := c.conn.Exec(sql); err != nil {
-		return c.lock.explain(sqliteError(ctx, err))
+		return c.failed(ctx, err)
 	}
 	return nil
 }
@@ -770,7 +871,7 @@ func (c *sqliteConn) query(ctx context.Context, sql string, args []any, pool *sq
 	if !r.row {
 		if err := stmt.Err(); err != nil {
 			c.done(sql, stmt)
-			return nil, c.lock.explain(sqliteError(ctx, err))
+			return nil, c.failed(ctx, err)
 		}
 	}
 	r.cols = c.stmts.columns(stmt)
@@ -785,7 +886,7 @@ func (c *sqliteConn) exec(ctx context.Context, sql string, args []any) (ExecResu
 	err = stmt.Exec()
 	c.done(sql, stmt)
 	if err != nil {
-		return ExecResult{}, c.lock.explain(sqliteError(ctx, err))
+		return ExecResult{}, c.failed(ctx, err)
 	}
 	return ExecResult{RowsAffected: c.conn.Changes(), LastInsertID: c.conn.LastInsertRowID(), HasLastInsertID: true}, nil
 }
@@ -832,7 +933,7 @@ func (r *sqliteRows) Next() (more bool) {
 	}
 	r.end = true
 	if err := r.stmt.Err(); err != nil {
-		r.err = r.c.lock.explain(sqliteError(r.ctx, err))
+		r.err = r.c.failed(r.ctx, err)
 	}
 	return false
 }
@@ -903,12 +1004,22 @@ func (r *sqliteRows) Close() error {
 	if r.stmt == nil {
 		return r.err
 	}
-	r.c.done(r.sql, r.stmt)
+	r.finish()
 	r.stmt = nil
 	if r.pool != nil {
 		r.pool.release(r.c)
 	}
 	return r.err
+}
+
+// finish hands the statement back to its connection (done). Resetting a
+// write whose rows were not all read (INSERT ... RETURNING) commits it,
+// which writes the -shm file's mapping as a step does, and may fault as
+// one does (errFault): the rows' error, and the connection closed.
+func (r *sqliteRows) finish() {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer r.c.recoverSQLite(&r.err)
+	r.c.done(r.sql, r.stmt)
 }
 
 // sqliteTx is a transaction on one connection of the pool, held until it

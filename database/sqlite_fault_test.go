@@ -1,6 +1,8 @@
 package database_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,5 +69,121 @@ func TestSQLiteFilesMadeUnwritable(t *testing.T) {
 	}
 	if got, err := query(t, db, "SELECT x FROM t ORDER BY x", ""); err != nil || got != `{"columns":["x"],"rows":[[1],[3]]}` {
 		t.Errorf("the rows: %s %v, want 1 and 3", got, err)
+	}
+}
+
+// TestSQLiteFaultMidCommit: a write whose commit meets a memory fault in
+// the -shm file's shared mapping (made unwritable, chattr +i here), in
+// its step or in the reset that closing its rows makes (INSERT ...
+// RETURNING whose rows were not all read), fails unavailable, its
+// connection closed, and does not crash the process: Close ran without
+// debug.SetPanicOnFault. The connection cannot close while the file is
+// unwritable (its statement, stopped mid-commit, cannot be finalized),
+// and until it does it holds the write lock: once the file is writable
+// again it is closed, and the database serves writes; it stayed locked
+// until the process ended.
+func TestSQLiteFaultMidCommit(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chattr +i needs root")
+	}
+	tests := []struct {
+		name  string
+		write func(ctx context.Context, db database.DB) error
+	}{
+		{"in the step", func(ctx context.Context, db database.DB) error {
+			_, err := db.Exec(ctx, "INSERT INTO t SELECT value FROM generate_series(2, 11)", nil)
+			return err
+		}},
+		{"closing the rows", func(ctx context.Context, db database.DB) error {
+			rows, err := db.Query(ctx, "INSERT INTO t SELECT value FROM generate_series(2, 11) RETURNING x", nil)
+			if err != nil {
+				return fmt.Errorf("the insert's first step: %w", err)
+			}
+			if !rows.Next() {
+				return fmt.Errorf("the insert returned no row: %w", rows.Err())
+			}
+			return rows.Close()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "app.db")
+			db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ctx := t.Context()
+			for _, sql := range []string{"CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"} {
+				if _, err := db.Exec(ctx, sql, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := query(t, db, "SELECT x FROM t", ""); err != nil {
+				t.Fatal(err)
+			}
+			shm := path + "-shm"
+			if out, err := exec.Command("chattr", "+i", shm).CombinedOutput(); err != nil {
+				t.Skipf("chattr +i %s: %v %s", shm, err, out)
+			}
+			t.Cleanup(func() { exec.Command("chattr", "-i", shm).Run() })
+			err = tt.write(ctx, db)
+			if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "a bus error in the shared mapping of its -shm file") {
+				t.Errorf("a write once the -shm file is unwritable: %v; want unavailable, saying it", err)
+			}
+			if out, err := exec.Command("chattr", "-i", shm).CombinedOutput(); err != nil {
+				t.Fatalf("chattr -i %s: %v %s", shm, err, out)
+			}
+			if _, err := db.Exec(ctx, "INSERT INTO t VALUES (12)", nil); err != nil {
+				t.Errorf("a write once the file is writable again: %v", err)
+			}
+			if got, err := query(t, db, "PRAGMA integrity_check", ""); err != nil || !strings.Contains(got, `"rows":[["ok"]]`) {
+				t.Errorf("the database's integrity once the file is writable again: %s %v", got, err)
+			}
+		})
+	}
+}
+
+// TestSQLiteReadOnlyFilesRecover: a connection opened while the -shm file
+// could not be written (made immutable here; owned by another user, as
+// after an operator ran the sqlite3 shell as root, does the same) maps it
+// read-only, and every write on it fails, read-only. Once the file is
+// writable again, the writes of the pool succeed: a connection a write
+// found read-only is closed, not pooled to fail every write after.
+func TestSQLiteReadOnlyFilesRecover(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chattr +i needs root")
+	}
+	path := filepath.Join(t.TempDir(), "app.db")
+	ctx := t.Context()
+	// Another process keeps the -shm file, and writes.
+	other, err := database.Open(ctx, database.DriverSQLite, database.Options{Path: path, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for _, sql := range []string{"CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"} {
+		if _, err := other.Exec(ctx, sql, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shm := path + "-shm"
+	if out, err := exec.Command("chattr", "+i", shm).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i %s: %v %s", shm, err, out)
+	}
+	t.Cleanup(func() { exec.Command("chattr", "-i", shm).Run() })
+	db, err := database.Open(ctx, database.DriverSQLite, database.Options{Path: path, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(ctx, "INSERT INTO t VALUES (2)", nil); database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "readonly") {
+		t.Errorf("a write while the -shm file is unwritable: %v; want unavailable, read-only", err)
+	}
+	if out, err := exec.Command("chattr", "-i", shm).CombinedOutput(); err != nil {
+		t.Fatalf("chattr -i %s: %v %s", shm, err, out)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO t VALUES (3)", nil); err != nil {
+		t.Errorf("a write once the file is writable again: %v", err)
 	}
 }

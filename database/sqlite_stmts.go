@@ -1,6 +1,10 @@
 package database
 
-import "github.com/ncruces/go-sqlite3"
+import (
+	"errors"
+
+	"github.com/ncruces/go-sqlite3"
+)
 
 // Bounds of a connection's cache of prepared statements ([stmtCache]).
 const (
@@ -130,11 +134,15 @@ func (c *stmtCache) close() {
 
 // resetPanicked resets stmt and reports whether go-sqlite3 panicked doing
 // it: Reset returns the error of the statement's last step, and
-// go-sqlite3 panics when that is SQLITE_NOMEM (see recoverSQLite).
+// go-sqlite3 panics when that is SQLITE_NOMEM (see recoverSQLite). A
+// memory fault (errFault: the reset of an unfinished write commits it) is
+// panicked again, for the caller's recoverSQLite to close the connection.
 func resetPanicked(stmt *sqlite3.Stmt) (panicked bool) {
 	defer func() {
 		if v := recover(); v != nil {
-			driverPanic(v)
+			if errors.Is(driverPanic(v), errFault) {
+				panic(v)
+			}
 			panicked = true
 		}
 	}()

@@ -68,12 +68,26 @@ func location(set *appdb.Set, name string) string {
 	if d.DriverName() != config.DatabasePostgres {
 		return "sqlite " + config.DatabaseFile(name, d)
 	}
-	if u, err := url.Parse(d.URL); err == nil && strings.Contains(d.URL, "://") {
-		where := u.Host
-		if h := u.Query().Get("host"); h != "" {
-			where = h // a Unix socket's directory, or hosts the url's query lists
+	if rest, ok := strings.CutPrefix(d.URL, "postgres://"); ok || strings.HasPrefix(d.URL, "postgresql://") {
+		if !ok {
+			rest = strings.TrimPrefix(d.URL, "postgresql://")
 		}
-		return "postgres " + where + u.Path
+		// As the driver reads a url, as libpq does (url.Parse refuses
+		// some it accepts): the user and password end at the first "@"
+		// before any "/", the hosts are a comma-separated list.
+		if i := strings.IndexAny(rest, "@/"); i >= 0 && rest[i] == '@' {
+			rest = rest[i+1:]
+		}
+		rest, query, _ := strings.Cut(rest, "?")
+		where, db, hasDB := strings.Cut(rest, "/")
+		where = unescape(where)
+		if q, _ := url.ParseQuery(query); q.Get("host") != "" {
+			where = q.Get("host") // a Unix socket's directory, or hosts the url's query lists
+		}
+		if hasDB {
+			where += "/" + unescape(db)
+		}
+		return "postgres " + where
 	}
 	// key=value settings: their host, port and dbname alone.
 	var host, port, db string
@@ -92,6 +106,14 @@ func location(set *appdb.Set, name string) string {
 		host += ":" + port
 	}
 	return "postgres " + host + "/" + db
+}
+
+// unescape is s with its %XX decoded, s itself when one is malformed.
+func unescape(s string) string {
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // openDatabases opens the databases app's settings declare, for a command

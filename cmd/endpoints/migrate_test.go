@@ -69,6 +69,11 @@ func TestMigrateLocation(t *testing.T) {
 		{"a url", config.Database{Driver: "postgres", URL: "postgres://app:s3cret@db.internal:5433/shop?sslmode=require"}, "postgres db.internal:5433/shop"},
 		{"a url over a Unix socket", config.Database{Driver: "postgres", URL: "postgresql://app:s3cret@/shop?host=/run/postgresql"}, "postgres /run/postgresql/shop"},
 		{"key=value settings", config.Database{Driver: "postgres", URL: "host=db port=5432 dbname=shop user=app password=s3cret"}, "postgres db:5432/shop"},
+		// Urls the driver reads as libpq does, which url.Parse refuses:
+		// they said "postgres /".
+		{"a password holding ^ and #", config.Database{Driver: "postgres", URL: "postgres://app:s3cret^#@db.internal:5433/shop?sslmode=require"}, "postgres db.internal:5433/shop"},
+		{"hosts, the last without a port", config.Database{Driver: "postgres", URL: "postgres://app:s3cret@db1:5432,db2/shop"}, "postgres db1:5432,db2/shop"},
+		{"a socket directory as the host", config.Database{Driver: "postgres", URL: "postgres://%2Frun%2Fpostgresql/shop"}, "postgres /run/postgresql/shop"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

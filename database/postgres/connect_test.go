@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -79,6 +81,22 @@ func TestConnectTimeoutByDefault(t *testing.T) {
 		_, err := open(t, "&connect_timeout=60").Query(call, "SELECT 1", nil)
 		if err == nil || strings.Contains(err.Error(), "connect timeout") {
 			t.Errorf("a statement with connect_timeout=60 and a call of a second: %v; want the call's deadline to end it, not the default connect timeout", err)
+		}
+	})
+	// A service of pg_service.conf the url names sets connect_timeout
+	// as well: the default overrode it, the url not saying
+	// connect_timeout itself.
+	t.Run("connect_timeout in the service file", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "pg_service.conf")
+		if err := os.WriteFile(file, []byte("[app]\nconnect_timeout=60\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PGSERVICEFILE", file)
+		call, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := open(t, "&service=app").Query(call, "SELECT 1", nil)
+		if err == nil || strings.Contains(err.Error(), "connect timeout") {
+			t.Errorf("a statement with the service's connect_timeout=60 and a call of a second: %v; want the call's deadline to end it, not the default connect timeout", err)
 		}
 	})
 }

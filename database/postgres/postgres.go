@@ -70,7 +70,8 @@ func init() { database.Register(database.DriverPostgres, open) }
 const rowOverhead = 64 << 10
 
 // defaultConnectTimeout bounds a connection attempt whose url sets no
-// connect_timeout (nor PGCONNECT_TIMEOUT): it then fails unavailable.
+// connect_timeout (nor PGCONNECT_TIMEOUT, nor the pg_service.conf service
+// it names): it then fails unavailable.
 var defaultConnectTimeout = 10 * time.Second
 
 // open makes the pool; it connects lazily, so a host starts while the
@@ -83,7 +84,7 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
 	}
-	if !strings.Contains(opts.URL, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
+	if cfg.ConnConfig.ConnectTimeout == 0 && !strings.Contains(opts.URL, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
 		// A server that accepts the connection and never answers (a
 		// proxy without its backend) held a load's migrations, and so a
 		// start, or `endpoints migrate` for ever; a statement of a call

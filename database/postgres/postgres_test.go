@@ -257,6 +257,13 @@ INSERT INTO a VALUES (1, 'again');`,
 			`denied: ` + database.MigrationTransactionMessage + ` in the statement "ABORT"`},
 		{"a prepared transaction", "CREATE TABLE a (x int);\nPREPARE TRANSACTION 'm';\n",
 			`denied: ` + database.MigrationTransactionMessage + ` in the statement "PREPARE TRANSACTION 'm'"`},
+		// A body in BEGIN ATOMIC ... END (PostgreSQL 14) holds semicolons,
+		// and its END (a CASE's too) is not the script's: it was taken
+		// for a transaction statement and the script refused.
+		{"a constraint, after a BEGIN ATOMIC body", `CREATE TABLE a (x int UNIQUE);
+CREATE FUNCTION h(v int) RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT CASE WHEN v > 0 THEN v ELSE 0 END; END;
+INSERT INTO a VALUES (1), (1);`,
+			`constraint: duplicate key value violates unique constraint "a_x_key" in the statement "INSERT INTO a VALUES (1), (1)" (constraint a_x_key)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := db.Migrate(t.Context(), func(m database.Migration) error { return m.Script(t.Context(), tt.script) })
@@ -297,6 +304,31 @@ CREATE PROCEDURE p() LANGUAGE plpgsql AS $$ BEGIN COMMIT; END $$;
 	}
 	if b, err := database.AppendQueryResult(nil, rows, 1<<10); err != nil || !strings.Contains(string(b), `[["kept"]]`) {
 		t.Errorf("the tables after the migration: %s, %v; want kept alone", b, err)
+	}
+}
+
+// TestPostgresScriptStandardBodies: functions and procedures whose body
+// is SQL-standard (BEGIN ATOMIC ... END, PostgreSQL 14), semicolons and
+// CASE ... END inside, are statements of the script like any other: their
+// END is not a transaction statement.
+func TestPostgresScriptStandardBodies(t *testing.T) {
+	db, _ := startPG(t, database.Options{MaxConns: 2})
+	script := `CREATE FUNCTION add_positive(a int, b int) RETURNS int LANGUAGE sql IMMUTABLE
+BEGIN ATOMIC
+  SELECT CASE WHEN a > 0 THEN a ELSE 0 END + b;
+END;
+CREATE OR REPLACE PROCEDURE noop() LANGUAGE sql BEGIN ATOMIC SELECT 1; SELECT 2; END;
+CREATE TABLE after_bodies (x int);
+`
+	if err := db.Migrate(t.Context(), func(m database.Migration) error { return m.Script(t.Context(), script) }); err != nil {
+		t.Fatalf("the migration failed: %v", err)
+	}
+	rows, err := db.Query(t.Context(), "SELECT add_positive(-1, 2) + add_positive(3, 4), (SELECT count(*) FROM pg_tables WHERE tablename = 'after_bodies')", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := database.AppendQueryResult(nil, rows, 1<<10); err != nil || !strings.Contains(string(b), `"rows":[[9,1]]`) {
+		t.Errorf("the function and table after the migration: %s, %v; want 9 and 1", b, err)
 	}
 }
 

@@ -9,10 +9,12 @@ import "strings"
 // PostgreSQL reads them. Each is trimmed; empty ones (only space and
 // comments) are left out, since the server runs nothing for them.
 //
-// It names the statement that failed in a script the server ran whole;
-// the statements themselves are never run one by one. A body PostgreSQL
-// 14 reads without quotes (BEGIN ATOMIC ... END) is split at its
-// semicolons, so an error after one names a part of its statement.
+// It names the statement that failed in a script the server ran whole,
+// and finds a script's transaction statements (scriptTransaction); the
+// statements themselves are never run one by one. A body PostgreSQL 14
+// reads without quotes (CREATE FUNCTION or PROCEDURE ... BEGIN ATOMIC ...
+// END) is not split at its semicolons, as psql does not split it: its
+// END is no statement of the script.
 func statements(script string) []string {
 	var out []string
 	for _, sp := range spans(script) {
@@ -38,16 +40,17 @@ func spans(script string) [][2]int {
 	var out [][2]int
 	start := 0
 	blank := true // the current statement holds only space and comments so far
+	var body routineBody
 	flush := func(end int) {
 		if !blank {
 			out = append(out, [2]int{start, end})
 		}
-		start, blank = end+1, true
+		start, blank, body = end+1, true, routineBody{}
 	}
 	for i := 0; i < len(script); i++ {
 		c := script[i]
 		switch {
-		case c == ';':
+		case c == ';' && body.depth == 0:
 			flush(i)
 			continue
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
@@ -90,12 +93,60 @@ func spans(script string) [][2]int {
 					i = len(script)
 				}
 			}
+		case c == '(':
+			body.parens++
+		case c == ')':
+			body.parens = max(body.parens-1, 0)
+		case (c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80) && (i == 0 || !isIdent(script[i-1])):
+			j := i
+			for j < len(script) && isIdent(script[j]) {
+				j++
+			}
+			body.word(script[i:j])
+			i = j - 1
 		}
 	}
 	if start < len(script) {
 		flush(len(script))
 	}
 	return out
+}
+
+// routineBody follows the words of a statement, as psql does, to tell
+// whether a semicolon ends it: not within the body of CREATE [OR REPLACE]
+// FUNCTION or PROCEDURE written BEGIN ATOMIC ... END, where depth counts
+// the BEGINs not yet ended (and the CASEs within, which end with END too).
+type routineBody struct {
+	words  int
+	lead   [4]byte // the initials of the first words: c, o, r, f, p or 0
+	parens int
+	depth  int
+}
+
+// word notes the next word of the statement, outside strings and
+// comments.
+func (b *routineBody) word(w string) {
+	if b.words < len(b.lead) {
+		for _, k := range []string{"create", "or", "replace", "function", "procedure"} {
+			if strings.EqualFold(w, k) {
+				b.lead[b.words] = k[0]
+			}
+		}
+	}
+	b.words++
+	l := b.lead
+	routine := l[0] == 'c' && (l[1] == 'f' || l[1] == 'p' || l[1] == 'o' && l[2] == 'r' && (l[3] == 'f' || l[3] == 'p'))
+	if !routine || b.parens > 0 {
+		return
+	}
+	switch {
+	case strings.EqualFold(w, "BEGIN"):
+		b.depth++
+	case strings.EqualFold(w, "CASE") && b.depth > 0:
+		b.depth++
+	case strings.EqualFold(w, "END") && b.depth > 0:
+		b.depth--
+	}
 }
 
 // quoted is the index of the quote that closes the one at script[open];

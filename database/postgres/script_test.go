@@ -21,6 +21,12 @@ func TestStatements(t *testing.T) {
 		{"dollar quotes", "CREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql;CREATE FUNCTION g() RETURNS int AS $b$ SELECT $$;$$; $b$ LANGUAGE sql", []string{
 			"CREATE FUNCTION f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql", "CREATE FUNCTION g() RETURNS int AS $b$ SELECT $$;$$; $b$ LANGUAGE sql"}},
 		{"a parameter or a dollar in a name is no quote", "SELECT $1, a$b$c FROM t;SELECT 8", []string{"SELECT $1, a$b$c FROM t", "SELECT 8"}},
+		{"a BEGIN ATOMIC body is one statement", "CREATE FUNCTION f(v int) RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT CASE WHEN v > 0 THEN v END; SELECT 1; END;END;SELECT 9", []string{
+			"CREATE FUNCTION f(v int) RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT CASE WHEN v > 0 THEN v END; SELECT 1; END", "END", "SELECT 9"}},
+		{"or replace, a procedure", "create or replace procedure p() language sql begin atomic select 1; end;SELECT 10", []string{
+			"create or replace procedure p() language sql begin atomic select 1; end", "SELECT 10"}},
+		{"a parameter named begin, a BEGIN outside a routine", "CREATE FUNCTION f(begin int) RETURNS int LANGUAGE sql RETURN 1;BEGIN;SELECT CASE WHEN true THEN 1 END;END", []string{
+			"CREATE FUNCTION f(begin int) RETURNS int LANGUAGE sql RETURN 1", "BEGIN", "SELECT CASE WHEN true THEN 1 END", "END"}},
 		{"an unclosed string runs to the end", "SELECT 'a; b", []string{"SELECT 'a; b"}},
 		{"none", " \n-- only a comment\n", nil},
 	} {

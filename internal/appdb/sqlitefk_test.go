@@ -1,9 +1,13 @@
 package appdb_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ncruces/go-sqlite3"
 
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
@@ -115,6 +119,52 @@ func TestSQLiteMigrationTransactionStatements(t *testing.T) {
 			}
 			if r, _ := s.Result(); !strings.Contains(string(r), want) {
 				t.Errorf("the table x after the migrations: %s, want rows %s", r, want)
+			}
+		})
+	}
+}
+
+// TestSQLiteMigrationOrphansFromBefore: rows whose foreign key names no
+// row that were there before a migration (written with foreign keys off,
+// as the sqlite3 shell does by default, or by a tool that never turned
+// them on) do not fail a migration that adds none: it would fail every
+// migration after them, blaming each. One that adds orphans to such a
+// table still fails, saying how many were there before.
+func TestSQLiteMigrationOrphansFromBefore(t *testing.T) {
+	tests := []struct {
+		name, migration, err string
+	}{
+		{"a migration that adds none", "CREATE TABLE notes (id INTEGER PRIMARY KEY);\n", ""},
+		{"a table rebuilt", "CREATE TABLE books_new (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors (id) ON DELETE CASCADE, title TEXT NOT NULL DEFAULT '');\nINSERT INTO books_new SELECT id, author_id, coalesce(title, '') FROM books;\nDROP TABLE books;\nALTER TABLE books_new RENAME TO books;\n", ""},
+		{"a migration that adds one", "DELETE FROM authors WHERE id = 2;\n", `the migration leaves 2 rows of books (1 before it) whose foreign key names no row of authors`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			app := writeApp(t, map[string]string{"server/migrations/001-schema.sql": fkSchema})
+			set := appdb.New(app, nil)
+			if _, err := set.Migrate(t.Context(), appdb.MigrateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			set.Close()
+			conn, err := sqlite3.Open(filepath.Join(app, ".endpoints/data/main.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.Exec("PRAGMA foreign_keys=OFF; INSERT INTO books VALUES (3, 99, 'orphan')"); err != nil {
+				t.Fatal(err)
+			}
+			conn.Close()
+			if err := os.WriteFile(filepath.Join(app, "server/migrations/002-change.sql"), []byte(tt.migration), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			set = appdb.New(app, nil)
+			defer set.Close()
+			_, err = set.Migrate(t.Context(), appdb.MigrateOptions{})
+			if tt.err == "" && err != nil {
+				t.Errorf("the migration failed: %v", err)
+			}
+			if tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Errorf("the migration's error: %v; want %q", err, tt.err)
 			}
 		})
 	}
