@@ -2,6 +2,7 @@ package database
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -25,12 +26,18 @@ func WaitContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithDeadline(ctx, deadline.Add(-margin))
 }
 
+// ErrPoolFull is in the chain of every [PoolFullError]: the database
+// answers, but no connection of the pool was free in time, which
+// errors.Is tells from a server that cannot be reached.
+var ErrPoolFull = errors.New("no connection of the pool came free in time")
+
 // PoolFullError is the error of a statement that waited for a connection
 // of a pool of maxConns, all in use, until its wait ended (WaitContext):
 // unavailable, as a server that cannot be reached, naming the setting
-// that raises it, of database name ([Options.Name]).
+// that raises it, of database name ([Options.Name]). Its chain holds
+// [ErrPoolFull] and err.
 func PoolFullError(name string, maxConns int, err error) *Error {
-	return &Error{Code: CodeUnavailable, Err: err, Message: fmt.Sprintf(
+	return &Error{Code: CodeUnavailable, Err: fmt.Errorf("%w: %w", ErrPoolFull, err), Message: fmt.Sprintf(
 		"no connection of the pool came free in time: its maxConns (%d) were all in use by other statements and transactions; raise %s or shorten what holds them", maxConns, Setting(name, "maxConns"))}
 }
 

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -126,7 +127,11 @@ func (c *call) dbSpan(db, system, statement string) func(error) {
 // dbDone notes a statement's outcome (a database that stops or starts
 // answering is logged) and reports it to the Database hook.
 func (c *call) dbDone(db string, d time.Duration, err error) {
-	c.host.dbState.Note(c.host.logger, db, err, err != nil && database.CodeOf(err) == database.CodeUnavailable)
+	if errors.Is(err, database.ErrPoolFull) {
+		c.host.dbState.PoolFull(c.host.logger, db, err)
+	} else {
+		c.host.dbState.Note(c.host.logger, db, err, err != nil && database.CodeOf(err) == database.CodeUnavailable)
+	}
 	o := c.host.opts.Observer
 	if o == nil || o.Database == nil {
 		return

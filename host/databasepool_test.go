@@ -63,4 +63,10 @@ func TestDatabasePoolFullAnswersInTime(t *testing.T) {
 	if r := <-holder; r.status != 500 {
 		t.Errorf("the call looping until its deadline: %d, want 500", r.status)
 	}
+	// A full pool is not the database down: no "database unavailable"
+	// line (a burst of requests would log it down and up in turn), but
+	// a line saying the pool is full.
+	if strings.Contains(logs.String(), "database unavailable") || !strings.Contains(logs.String(), "database pool full") {
+		t.Errorf("the log of a full pool: want a pool-full line and no unavailable one:\n%s", logs)
+	}
 }

@@ -11,18 +11,41 @@ package dbstate
 import (
 	"log/slog"
 	"sync"
+	"time"
 )
 
+// PoolFullEvery is how often, at most, PoolFull logs for one database.
+const PoolFullEvery = time.Minute
+
 // State is what the statements found of each database of an app: the
-// names of those whose last statement could not reach it. The zero State
-// knows of none; it is safe for concurrent use.
+// names of those whose last statement could not reach it, and when a full
+// pool was last logged. The zero State knows of none; it is safe for
+// concurrent use.
 type State struct {
 	down sync.Map // database name → struct{}
+	full sync.Map // database name → time.Time of the last PoolFull line
+}
+
+// PoolFull logs a statement of database db that found every connection
+// of its pool in use until its wait ended (database.ErrPoolFull), at most
+// once every PoolFullEvery per database: the database answers, so it is
+// not noted as unavailable (a burst of requests would log it down and
+// back up in turn), but the operator should know the pool is too small
+// for the load or held too long.
+func (s *State) PoolFull(logger *slog.Logger, db string, err error) {
+	now := time.Now()
+	if last, ok := s.full.Load(db); ok && now.Sub(last.(time.Time)) < PoolFullEvery {
+		return
+	}
+	if prev, loaded := s.full.Swap(db, now); loaded && now.Sub(prev.(time.Time)) < PoolFullEvery {
+		return // another statement logged it meanwhile
+	}
+	logger.Warn("database pool full: a statement waited for a connection until its call had to answer (logged at most once a minute)", "database", db, "error", err)
 }
 
 // Note records the outcome of a statement on database db: err, and
-// whether its code is unavailable (the server down or unreachable, or no
-// connection free in time). It logs the first unavailable statement after
+// whether its code is unavailable (the server down or unreachable; a
+// pool with no connection free in time goes to PoolFull instead). It logs the first unavailable statement after
 // one that succeeded, at warning level with its error, and the first
 // statement that succeeds after unavailable ones, at info level. Other
 // failures change nothing: a statement stopped with its call never

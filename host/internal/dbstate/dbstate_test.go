@@ -87,3 +87,27 @@ func TestNoteConcurrent(t *testing.T) {
 		t.Errorf("logged %d times, want once:\n%s", n, out.String())
 	}
 }
+
+// TestPoolFull: a pool with no connection free in time is logged once a
+// minute per database, however many statements find it so, and is not
+// the database down: no "unavailable" line, no "answers again" after it.
+func TestPoolFull(t *testing.T) {
+	var out bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&out, nil))
+	var s dbstate.State
+	full := errors.New(`database "main": unavailable: no connection of the pool came free in time`)
+	for range 3 {
+		s.PoolFull(logger, "main", full)
+	}
+	s.PoolFull(logger, "reports", full)
+	s.Note(logger, "main", nil, false)
+	var got []string
+	for line := range strings.Lines(out.String()) {
+		msg, _, _ := strings.Cut(between(line, `msg="`, `"`), ":")
+		got = append(got, between(line, "level=", " ")+" "+msg+" "+between(line, "database=", " "))
+	}
+	want := []string{"WARN database pool full main", "WARN database pool full reports"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("logged:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
