@@ -913,7 +913,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		textOut, textErr = outLines, errLines
 	}
 	buildStart := time.Now()
+	var unbuilt *failedBuilds // in development, the routes a 404 says did not build
 	if mode == host.Development {
+		unbuilt = &failedBuilds{}
 		// --quiet keeps the build's failures (textErr) and drops its
 		// progress: a line per module built.
 		buildOut := textOut
@@ -928,6 +930,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 			fmt.Fprintf(textOut, "some route sources did not build (above); save a fix to rebuild\n")
 			for _, s := range failed {
 				fmt.Fprintf(textOut, "  %s\n", unserved(app, s))
+				unbuilt.note(s, true)
 			}
 		}
 	} else if !requireBuilt(name, app, textErr) {
@@ -962,7 +965,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		tracer = otel.New(tp, otel.WithPropagator(propagator))
 		observer = host.JoinObservers(observer, tracer.Observer())
 	}
-	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, Observer: observer, ConfigOverrides: sets})
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, Observer: observer, ConfigOverrides: sets, Unserved: unbuilt.Note})
 	if err != nil {
 		return fail(err)
 	}
@@ -1005,7 +1008,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	if mode == host.Development {
 		con.startup(map[string]any{"event": "watching", "app": app},
 			fmt.Sprintf("watching %s: saved sources are rebuilt, changed modules reloaded\n", app))
-		devLoop(ctx, app, h, con, buildStart, sets)
+		devLoop(ctx, app, h, con, buildStart, sets, unbuilt)
 	}
 	go func() { errc <- srv.Serve(ln) }()
 	select {
