@@ -68,7 +68,7 @@ func (c *console) routes(routes []host.RouteInfo) {
 	if !c.json {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		printRoutes(c.out, routes)
+		printRoutes(c.out, routes, nil)
 		return
 	}
 	list := make([]map[string]string, len(routes))
