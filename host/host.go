@@ -137,21 +137,39 @@ type (
 	operation = routes.Operation
 )
 
-// LoadError lists every module that failed to load, one per line: what [New]
+// LoadError lists every problem of a load, one per line: what [New]
 // returns in [Production], and [Host.WaitCompiled] for code that failed to
 // load after New returned.
 type LoadError struct {
-	// Problems are the failures, one per file, each naming its file.
+	// Problems are the failures, each naming its file (and a bundle's
+	// route, "server/bundles/go.wasm (GET /api/x)").
 	Problems []error
 }
 
-// Error returns the count of failures and each one, indented, one per line.
+// Error returns the count of problems and each one, indented, one per
+// line. A problem that joins several (a bundle's refused routes) counts as
+// as many: the count is of problems, not of modules, since one module (a
+// bundle of a hundred routes) may have many and one problem (two modules
+// claiming a route) may name two.
 func (e *LoadError) Error() string {
-	lines := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		lines[i] = p.Error()
+	var lines []string
+	for _, p := range e.Problems {
+		lines = appendProblem(lines, p)
 	}
-	return fmt.Sprintf("%d route module(s) failed to load:\n  %s", len(lines), strings.Join(lines, "\n  "))
+	return fmt.Sprintf("%d problem(s) loading the app:\n  %s", len(lines), strings.Join(lines, "\n  "))
+}
+
+// appendProblem appends err's lines to lines: those of each error it
+// joins (errors.Join, a bundle's refused routes) when it spans lines,
+// its text otherwise.
+func appendProblem(lines []string, err error) []string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok && strings.Contains(err.Error(), "\n") {
+		for _, e := range j.Unwrap() {
+			lines = appendProblem(lines, e)
+		}
+		return lines
+	}
+	return append(lines, strings.ReplaceAll(err.Error(), "\n", "\n  "))
 }
 
 // Unwrap returns the problems, for errors.Is and errors.As.

@@ -72,6 +72,17 @@ type Options struct {
 	// Its answers are compressed like the host's (server.compression)
 	// when they set Content-Length and no Content-Encoding.
 	Fallback http.Handler
+	// Unserved, in [Development], names the route the app means to serve
+	// at a path a 404 answers, when the embedder knows why it is missing:
+	// `endpoints dev` names those of the sources whose build failed ("the
+	// route GET /api/x of server/bundles/go.wasm did not build: see the
+	// build's error above"). It gets the request's escaped path
+	// ([url.URL.EscapedPath]) and returns "" when it knows of none; its
+	// answer joins the 404's data as "unserved", beside the host's own
+	// (the routes of modules that failed to load). Nil by default; not
+	// asked in [Production], nor when Fallback serves the request. It is
+	// called concurrently.
+	Unserved func(escapedPath string) string
 	// CacheDir holds compiled modules between runs, so a warm start skips
 	// compilation. If empty, it is endpoints/wazero in the user cache
 	// directory ([os.UserCacheDir]: $XDG_CACHE_HOME on Linux); "off"

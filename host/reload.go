@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
 	"github.com/wasmendpoints/endpoints/host/internal/versionload"
+	"github.com/wasmendpoints/endpoints/internal/unserved"
 )
 
 // acquire takes a reference to the current table for one request.
@@ -195,10 +197,21 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 }
 
 // notFoundData is the data of a 404's body: the path and, in
-// development, what t left out of its document (see versionload's salvage) and
-// why a reload is refused, since the route asked for may be one of those.
-func (h *Host) notFoundData(t *table, path string) map[string]string {
-	data := map[string]string{"path": path}
+// development, what t left out of its document (see versionload's salvage),
+// why a reload is refused, and the route of a module that failed to load
+// or build at the path (unserved), since the route asked for may be one
+// of those.
+func (h *Host) notFoundData(t *table, u *url.URL) map[string]string {
+	data := map[string]string{"path": u.Path}
+	if h.opts.Mode == Development {
+		notes := []string{t.Unserved().Note(u.EscapedPath())}
+		if h.opts.Unserved != nil {
+			notes = append(notes, h.opts.Unserved(u.EscapedPath()))
+		}
+		if note := unserved.Join(notes...); note != "" {
+			data["unserved"] = note
+		}
+	}
 	if len(t.LeftOut) > 0 {
 		data["leftOut"] = "the OpenAPI document could not be built whole, and this is left out until it is fixed: " + errorsLine(t.LeftOut)
 	}

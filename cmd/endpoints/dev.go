@@ -68,7 +68,7 @@ func (c *console) routes(routes []host.RouteInfo) {
 	if !c.json {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		printRoutes(c.out, routes)
+		printRoutes(c.out, routes, nil)
 		return
 	}
 	list := make([]map[string]string, len(routes))
@@ -216,15 +216,16 @@ func (c *console) ran(r commandRun) {
 // file the app's build command watches (endpoints.json "build") reruns it.
 //
 // since is when the start's build began: a source saved after it is built
-// even when it changed before the watches were set up.
-func devLoop(ctx context.Context, app string, h *host.Host, c *console, since time.Time, ovs []config.Override) {
+// even when it changed before the watches were set up. unbuilt hears each
+// build's result, for a 404 at a route that did not build.
+func devLoop(ctx context.Context, app string, h *host.Host, c *console, since time.Time, ovs []config.Override, unbuilt *failedBuilds) {
 	go func() {
 		if err := h.Watch(ctx, c.reloaded); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the app failed: "+err.Error())
 		}
 	}()
 	go func() {
-		if err := watchSources(ctx, app, h.Rebuilding, c, since); err != nil {
+		if err := watchSources(ctx, app, h.Rebuilding, c, since, unbuilt); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources failed: "+err.Error())
 		}
 	}()
@@ -258,8 +259,9 @@ const routeSourceQuiet = 15 * time.Millisecond
 // serving. Modules that no source builds (copied in, built by the app's
 // own command) are never removed. rebuilding, when not nil, is told of
 // the modules a build is about to replace (Host.Rebuilding), and its done
-// is called once the build is over.
-func watchSources(ctx context.Context, app string, rebuilding func(modules []string) (done func()), c *console, since time.Time) error {
+// is called once the build is over. unbuilt, when not nil, notes each
+// build's result.
+func watchSources(ctx context.Context, app string, rebuilding func(modules []string) (done func()), c *console, since time.Time, unbuilt *failedBuilds) error {
 	// Watch first, then list: a source added between the two would
 	// otherwise be in neither (no event, not known) and never be built.
 	w, err := watchApp(app)
@@ -344,6 +346,7 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 						orphans = removeOrphans(app, orphans, func(o orphan) bool { return slices.Contains(o.heirs, b.Module) }, c)
 					}
 					c.built(app, b)
+					unbuilt.note(b.Source, b.Err != nil)
 				})
 				done()
 			}

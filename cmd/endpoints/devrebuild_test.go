@@ -53,7 +53,7 @@ func TestWatchSourcesTellsOfRebuilds(t *testing.T) {
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		_ = watchSources(ctx, app, rebuilding, newConsole(&syncBuffer{}, false, false), since)
+		_ = watchSources(ctx, app, rebuilding, newConsole(&syncBuffer{}, false, false), since, nil)
 	}()
 	defer func() { cancel(); <-stopped }()
 	select {
@@ -282,7 +282,7 @@ func watchSourcesOf(t *testing.T, app string, rebuilding func(modules []string) 
 	var ready watchers
 	go func() {
 		defer close(stopped)
-		_ = watchSources(testhook.WithWatching(ctx, ready.watching), app, rebuilding, newConsole(&syncBuffer{}, false, false), time.Now())
+		_ = watchSources(testhook.WithWatching(ctx, ready.watching), app, rebuilding, newConsole(&syncBuffer{}, false, false), time.Now(), nil)
 	}()
 	t.Cleanup(func() { cancel(); <-stopped })
 	if !waitUntil(t, 30*time.Second, func() bool { return ready.all("sources") }) {

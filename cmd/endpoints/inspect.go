@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
@@ -162,6 +163,59 @@ func bundleRoutes(decl []byte) ([]bundleRoute, []string, error) {
 	return routes, middleware, nil
 }
 
+// importNames lists the functions a module imports, "module.name", each
+// once, in the order of their first import. A module may import one
+// function more than once: a Go module imports
+// wasi_snapshot_preview1.fd_write from its runtime and again from package
+// syscall, with one type. A name imported with different types is listed
+// once per type, each with its type ("env.f (i32) -> i32"), which says
+// why it is there twice.
+func importNames(fns []api.FunctionDefinition) []string {
+	typed := func(f api.FunctionDefinition) string {
+		module, name, _ := f.Import()
+		return fmt.Sprintf("%s.%s %s", module, name, signature(f))
+	}
+	types := map[string]map[string]bool{} // "module.name" -> its types
+	for _, f := range fns {
+		module, name, _ := f.Import()
+		if types[module+"."+name] == nil {
+			types[module+"."+name] = map[string]bool{}
+		}
+		types[module+"."+name][signature(f)] = true
+	}
+	names := []string{}
+	seen := map[string]bool{}
+	for _, f := range fns {
+		module, name, _ := f.Import()
+		n := module + "." + name
+		if len(types[n]) > 1 {
+			n = typed(f)
+		}
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// signature is a function's type as "(i32, i64) -> i32", without the
+// arrow when it returns nothing.
+func signature(f api.FunctionDefinition) string {
+	names := func(ts []api.ValueType) string {
+		s := make([]string, len(ts))
+		for i, t := range ts {
+			s[i] = api.ValueTypeName(t)
+		}
+		return strings.Join(s, ", ")
+	}
+	sig := "(" + names(f.ParamTypes()) + ")"
+	if len(f.ResultTypes()) > 0 {
+		sig += " -> " + names(f.ResultTypes())
+	}
+	return sig
+}
+
 // inspect reads a module's declarations: its custom sections, and its
 // imports and exports from wazero's decoding (compiled by the
 // interpreter, which compiles nothing; nothing is instantiated).
@@ -172,11 +226,7 @@ func inspect(ctx context.Context, file string, wasm []byte) (*moduleInfo, error)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid WebAssembly module: %w", err)
 	}
-	info := &moduleInfo{Size: len(wasm), Imports: []string{}, Exports: []string{}}
-	for _, f := range cm.ImportedFunctions() {
-		module, name, _ := f.Import()
-		info.Imports = append(info.Imports, module+"."+name)
-	}
+	info := &moduleInfo{Size: len(wasm), Imports: importNames(cm.ImportedFunctions()), Exports: []string{}}
 	for name := range cm.ExportedFunctions() {
 		info.Exports = append(info.Exports, name)
 	}

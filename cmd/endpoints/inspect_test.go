@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/wattest"
 )
 
 // TestInspect builds modules in C and WAT with endpoints build, which
@@ -211,5 +213,46 @@ func checkInspectBundle(t *testing.T, module string, info moduleInfo) {
 		if !strings.Contains(text, line+")\n") {
 			t.Errorf("inspect's text does not list %s)\n%s", line, text)
 		}
+	}
+}
+
+// TestInspectListsEachImportOnce: a module that imports one function twice
+// with one type (a Go module imports wasi_snapshot_preview1.fd_write from
+// its runtime and again from package syscall) lists it once; one imported
+// under one name with two types lists each with its type, which says why
+// it is there twice.
+func TestInspectListsEachImportOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, imports string
+		want          []string
+	}{
+		{"one name, one type, twice", `
+  (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func (param i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))`,
+			[]string{"wasi_snapshot_preview1.fd_write", "wasi_snapshot_preview1.proc_exit"}},
+		{"one name, two types", `
+  (import "env" "f" (func (param i32) (result i32)))
+  (import "env" "f" (func (param i64)))
+  (import "env" "f" (func (param i32) (result i32)))`,
+			[]string{"env.f (i32) -> i32", "env.f (i64)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			wattest.Write(t, dir, "m.wasm", "(module"+tc.imports+"\n  (memory (export \"memory\") 1))\n")
+			code, out, errOut := runCLI("inspect", "--json", filepath.Join(dir, "m.wasm"))
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var info moduleInfo
+			if err := json.Unmarshal([]byte(out), &info); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(info.Imports, tc.want) {
+				t.Errorf("imports = %q, want %q", info.Imports, tc.want)
+			}
+		})
 	}
 }

@@ -65,7 +65,7 @@ Commands:
                that cannot be built: exit 1); with --cache-dir DIR, also
                compile the modules into that cache so that serve
                --cache-dir DIR starts warm
-  routes APP   list the app's routes: method, path, kind, summary
+  routes APP   list the app's routes: method, path, kind, source file, summary
   openapi APP  print the app's OpenAPI document, 3.1 or 3.2 as
                openApi.specVersion says (-o FILE writes it)
   check APP    build the route sources, load every module, build the
@@ -709,7 +709,11 @@ func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitError
 	}
 	defer h.Close(context.Background())
-	printRoutes(stdout, h.Routes())
+	sources := sourcesOfRoutes(app)
+	if sources == nil {
+		sources = map[string]string{} // each route shows its module
+	}
+	printRoutes(stdout, h.Routes(), sources)
 	if !reportProblems(h, stderr) {
 		return exitError
 	}
@@ -831,11 +835,19 @@ func reportWarnings(h *host.Host, stderr io.Writer) bool {
 	return len(warnings) == 0
 }
 
-func printRoutes(w io.Writer, routes []host.RouteInfo) {
+func printRoutes(w io.Writer, routes []host.RouteInfo, sources map[string]string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "METHOD\tPATH\tKIND\tSUMMARY")
+	if sources == nil {
+		fmt.Fprintln(tw, "METHOD\tPATH\tKIND\tSUMMARY")
+	} else {
+		fmt.Fprintln(tw, "METHOD\tPATH\tKIND\tSOURCE\tSUMMARY")
+	}
 	for _, r := range routes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Method, r.Path, r.Kind, r.Summary)
+		if sources == nil {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Method, r.Path, r.Kind, r.Summary)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Method, r.Path, r.Kind, sourceOf(r, sources), r.Summary)
+		}
 	}
 	tw.Flush()
 }
@@ -913,7 +925,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		textOut, textErr = outLines, errLines
 	}
 	buildStart := time.Now()
+	var unbuilt *failedBuilds // in development, the routes a 404 says did not build
 	if mode == host.Development {
+		unbuilt = &failedBuilds{}
 		// --quiet keeps the build's failures (textErr) and drops its
 		// progress: a line per module built.
 		buildOut := textOut
@@ -928,6 +942,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 			fmt.Fprintf(textOut, "some route sources did not build (above); save a fix to rebuild\n")
 			for _, s := range failed {
 				fmt.Fprintf(textOut, "  %s\n", unserved(app, s))
+				unbuilt.note(s, true)
 			}
 		}
 	} else if !requireBuilt(name, app, textErr) {
@@ -962,7 +977,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		tracer = otel.New(tp, otel.WithPropagator(propagator))
 		observer = host.JoinObservers(observer, tracer.Observer())
 	}
-	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, Observer: observer, ConfigOverrides: sets})
+	h, err := host.New(ctx, app, host.Options{Mode: mode, CacheDir: *cacheDir, Logger: logger, ServeWhileCompiling: true, Progress: con.progress, Observer: observer, ConfigOverrides: sets, Unserved: unbuilt.Note})
 	if err != nil {
 		return fail(err)
 	}
@@ -1005,7 +1020,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	if mode == host.Development {
 		con.startup(map[string]any{"event": "watching", "app": app},
 			fmt.Sprintf("watching %s: saved sources are rebuilt, changed modules reloaded\n", app))
-		devLoop(ctx, app, h, con, buildStart, sets)
+		devLoop(ctx, app, h, con, buildStart, sets, unbuilt)
 	}
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -2,10 +2,16 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/routefile"
+	missing "github.com/wasmendpoints/endpoints/internal/unserved"
 )
 
 // unserved says what serves in place of s, a module that failed to build
@@ -25,4 +31,57 @@ func unserved(app string, s guestbuild.Source) string {
 		}
 	}
 	return fmt.Sprintf("%s has no previous version: %s until a saved fix builds it", s.Module, what)
+}
+
+// failedBuilds are the sources of the app whose last build failed, by
+// module, and the routes they leave out, for a development 404 at one of
+// them to name (host.Options.Unserved): a bare 404 hid that the route is
+// there and did not build. A nil *failedBuilds knows of none. Builds note
+// their results from any goroutine; the host asks concurrently.
+type failedBuilds struct {
+	mu     sync.Mutex
+	failed map[string]guestbuild.Source // by module
+	routes atomic.Pointer[missing.Routes]
+}
+
+// note records the result of a build of s: a failure, or a success that
+// ends its module's.
+func (f *failedBuilds) note(s guestbuild.Source, failed bool) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failed == nil {
+		f.failed = map[string]guestbuild.Source{}
+	}
+	if failed {
+		f.failed[s.Module] = s
+	} else {
+		delete(f.failed, s.Module)
+	}
+	var u missing.Routes
+	const why = "did not build: see the build's error above"
+	for _, m := range slices.Sorted(maps.Keys(f.failed)) {
+		s := f.failed[m]
+		if len(s.Routes) == 0 { // a module of one route: its file says it
+			u.AddFile(m, why)
+			continue
+		}
+		for _, r := range s.Routes { // a bundle's: each its own module's route
+			if rf, err := routefile.Parse(r.Module); err == nil {
+				u.Add(rf.String(), m, why)
+			}
+		}
+	}
+	f.routes.Store(&u)
+}
+
+// Note is the note of the route of a failed build at escapedPath; "" when
+// none is there (host.Options.Unserved).
+func (f *failedBuilds) Note(escapedPath string) string {
+	if f == nil {
+		return ""
+	}
+	return f.routes.Load().Note(escapedPath)
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
@@ -80,4 +82,69 @@ func TestDevSaysABrokenBundleServesNothing(t *testing.T) {
 	waitFor(t, stdout, regexp.MustCompile(`reloaded in \S+: (added server/bundles/go\.wasm)`), done)
 	save(string(good) + "\nvar brokenAgain int = \"not an int\"\n")
 	waitFor(t, stdout, regexp.MustCompile(`(build of server/bundles/go\.wasm failed; the previous version of server/bundles/go\.wasm keeps serving)`), done)
+}
+
+// TestFailedBuildsNote: the routes of the sources whose last build failed
+// are named at their paths, a bundle's each with the bundle; a build that
+// succeeds ends its module's; nil knows of none.
+func TestFailedBuildsNote(t *testing.T) {
+	route := func(module string) guestbuild.Source { return guestbuild.Source{Module: module} }
+	bundle := guestbuild.Source{Module: "server/bundles/go.wasm", Routes: []guestbuild.Source{
+		route("server/api/users/[id].get.wasm"), route("server/middleware/10-log.wasm"),
+	}}
+	var f failedBuilds
+	if got := f.Note("/api/users/7"); got != "" {
+		t.Errorf("before any build: Note = %q, want none", got)
+	}
+	f.note(bundle, true)
+	f.note(route("server/routes/health.get.wasm"), true)
+	f.note(route("server/api/ok.get.wasm"), false)
+	for _, tc := range []struct{ path, want string }{
+		{"/api/users/7", "the route GET /api/users/:id of server/bundles/go.wasm did not build: see the build's error above"},
+		{"/health", "the route GET /health of server/routes/health.get.wasm did not build: see the build's error above"},
+		{"/api/ok", ""},
+	} {
+		if got := f.Note(tc.path); got != tc.want {
+			t.Errorf("Note(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+	f.note(bundle, false)
+	if got := f.Note("/api/users/7"); got != "" {
+		t.Errorf("after the bundle built: Note = %q, want none", got)
+	}
+	var none *failedBuilds
+	none.note(bundle, true)
+	if got := none.Note("/api/users/7"); got != "" {
+		t.Errorf("nil: Note = %q, want none", got)
+	}
+}
+
+// TestDevNotFoundNamesARouteThatDidNotBuild: under endpoints dev, a 404 at
+// the path of a route whose source did not build, with no previous module
+// serving, says so (data.unserved), naming the route and its module; a
+// saved fix serves it.
+func TestDevNotFoundNamesARouteThatDidNotBuild(t *testing.T) {
+	t.Parallel()
+	needTool(t, "wat2wasm")
+	hello, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := t.TempDir()
+	writeFiles(t, app, map[string]string{
+		"server/routes/ok.get.wat": string(hello),
+		"server/api/greet.get.wat": "(module this is not WAT",
+	})
+	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
+	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
+	status, body := httpGet(t, addr+"/api/greet")
+	var answer struct{ Data map[string]string }
+	_ = json.Unmarshal([]byte(body), &answer)
+	if want := "the route GET /api/greet of server/api/greet.get.wasm did not build: see the build's error above"; status != 404 || answer.Data["unserved"] != want {
+		t.Fatalf("GET /api/greet = %d %s, want a 404 whose data.unserved is %q\n%s\n%s", status, body, want, stdout.String(), stderr.String())
+	}
+	writeFiles(t, app, map[string]string{"server/api/greet.get.wat": string(hello)})
+	if !waitUntil(t, 30*time.Second, func() bool { s, _ := httpGet(t, addr+"/api/greet"); return s == 200 }) {
+		t.Errorf("the fix was not served:\n%s\n%s", stdout.String(), stderr.String())
+	}
 }

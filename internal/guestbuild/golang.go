@@ -84,6 +84,11 @@ type Source struct {
 	// each with the module it builds alone; nil for any other source.
 	// Path is then the directory that holds them all.
 	Routes []Source
+	// Directive is where a Go source's //endpoints:route line is, as
+	// "handlers/users/get/main.go:3" (relative to the app): the file that
+	// says which route its package serves, which `endpoints routes`
+	// shows. "" for any other source, and for a bundle.
+	Directive string
 }
 
 // owns reports whether the Go source s (or a route of its bundle) is the
@@ -265,7 +270,7 @@ func goRoute(dir, rel string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", foundIn, err)
 	}
-	return &Source{Lang: LangGo, Path: rel, Module: r.File}, nil
+	return &Source{Lang: LangGo, Path: rel, Module: r.File, Directive: foundIn}, nil
 }
 
 // runtimeRoute is what directive returns for RuntimeDirective, and

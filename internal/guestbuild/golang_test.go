@@ -55,13 +55,13 @@ func TestFind(t *testing.T) {
 	want := []Source{
 		{Lang: LangRust, Path: "server/api/items.get.rs", Module: "server/api/items.get.wasm"},
 		{Lang: LangAS, Path: "server/api/items.post.ts", Module: "server/api/items.post.wasm"},
-		{Lang: LangGo, Path: "handlers/create", Module: "server/api/users.post.wasm"},
-		{Lang: LangGo, Path: "handlers/get-user", Module: "server/api/users/[id].get.wasm"},
+		{Lang: LangGo, Path: "handlers/create", Module: "server/api/users.post.wasm", Directive: "handlers/create/main.go:3"},
+		{Lang: LangGo, Path: "handlers/get-user", Module: "server/api/users/[id].get.wasm", Directive: "handlers/get-user/main.go:3"},
 		{Lang: LangC, Path: "server/api/users/[id].patch.c", Module: "server/api/users/[id].patch.wasm"},
 		{Lang: LangGo, Path: "runtime", Module: "server/endpoints/runtime.wasm"},
 		{Lang: LangGo, Path: "middleware/audit", Module: "server/middleware/10-audit.wasm"},
 		{Lang: LangC, Path: "server/middleware/20-limit.c", Module: "server/middleware/20-limit.wasm"},
-		{Lang: LangGo, Path: "files", Module: "server/routes/files/[...path].wasm"},
+		{Lang: LangGo, Path: "files", Module: "server/routes/files/[...path].wasm", Directive: "files/main.go:1"},
 		{Lang: LangWAT, Path: "server/routes/hello.get.wat", Module: "server/routes/hello.get.wasm"},
 	}
 	if !reflect.DeepEqual(got, want) {

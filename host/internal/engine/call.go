@@ -38,6 +38,18 @@ type Call interface {
 	ClearMemory()
 }
 
+// Waiter is what a [Call] may implement to hear what [Pool.Get] waited
+// for before it returned an instance: the module's code, which the host
+// loads in the background (DeferPool), and a free instance. Get tells it
+// only when it waited, on the call's goroutine.
+type Waiter interface {
+	// WaitedForCode: Get waited d for the module's code, and it loaded.
+	WaitedForCode(d time.Duration)
+	// WaitedForInstance: Get waited d for a free instance, with or
+	// without one at the end.
+	WaitedForInstance(d time.Duration)
+}
+
 // callFrom is the call ctx carries; nil when none.
 func callFrom(ctx context.Context) Call {
 	c, _ := ctx.Value(abihost.CallKey{}).(Call)

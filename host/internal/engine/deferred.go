@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -65,10 +66,11 @@ func (e *Engine) DeferPool(wasm []byte, rf routefile.Route, contractJSON []byte,
 }
 
 // awaitCode loads the pool's deferred code, unless the background loader
-// already does, and waits for it until ctx is done. A request loads it
-// with the interpreter when the cache does not hold it, so that it
-// answers in a fraction of a second; the background compiler replaces
-// that code later.
+// already does, and waits for it until ctx is done or its deadline
+// passes. A request loads it with the interpreter when the cache does not
+// hold it, so that it answers in a fraction of a second; the background
+// compiler replaces that code later. A call that is a [Waiter] hears how
+// long it waited for code that loaded.
 func (p *Pool) awaitCode(ctx context.Context) error {
 	d := p.deferred
 	select {
@@ -76,18 +78,32 @@ func (p *Pool) awaitCode(ctx context.Context) error {
 		return d.result()
 	default:
 	}
+	began := time.Now()
 	p.engine.loadDeferred(p, true)
+	var expire <-chan time.Time
+	if dl, ok := ctx.Deadline(); ok {
+		t := time.NewTimer(time.Until(dl))
+		defer t.Stop()
+		expire = t.C
+	}
 	var halt <-chan struct{}
-	if c := callFrom(ctx); c != nil {
+	c := callFrom(ctx)
+	if c != nil {
 		halt = c.Stopped()
 	}
 	select {
 	case <-d.done:
-		return d.result()
+		err := d.result()
+		if w, ok := c.(Waiter); ok && err == nil {
+			w.WaitedForCode(time.Since(began))
+		}
+		return err
 	case <-halt:
 		return fmt.Errorf("waiting for the code of %s: the host is shutting down", p.file)
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for the code of %s to load: %w", p.file, ctx.Err())
+	case <-expire:
+		return fmt.Errorf("waiting for the code of %s to load: it did not load within the request's deadline (%s waited); it goes on loading: retry", p.file, time.Since(began).Round(time.Millisecond))
 	}
 }
 

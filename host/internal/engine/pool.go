@@ -265,8 +265,12 @@ func (p *Pool) take(ctx context.Context, slots chan struct{}) (*Instance, error)
 	default:
 		began := time.Now()
 		err := p.wait(ctx, slots)
+		waited := time.Since(began)
 		if f := p.engine.poolWait; f != nil {
-			f(p.file, p.route, time.Since(began), err == nil)
+			f(p.file, p.route, waited, err == nil)
+		}
+		if w, ok := callFrom(ctx).(Waiter); ok {
+			w.WaitedForInstance(waited)
 		}
 		if err != nil {
 			return nil, err

@@ -33,7 +33,12 @@ type Clock struct {
 	// started says base is when the call began (Start, Follow), so no
 	// earlier than now; a bound clock's base is its deadline.
 	started bool
-	stop    atomic.Bool
+	// codeWait is how long the call waited for the host to load its
+	// module's code, which base was moved by (WaitedForCode);
+	// instanceWait how long it waited for a free instance, which counts
+	// (WaitedForInstance).
+	codeWait, instanceWait time.Duration
+	stop                   atomic.Bool
 }
 
 // Start starts the clock of a call that begins at now and may run for
@@ -41,6 +46,7 @@ type Clock struct {
 // longer stopped.
 func (c *Clock) Start(now time.Time, timeout, idle time.Duration) {
 	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = now, timeout, timeout, timeout, idle, true
+	c.codeWait, c.instanceWait = 0, 0
 	c.stop.Store(false)
 	c.Active(now)
 }
@@ -50,6 +56,7 @@ func (c *Clock) Start(now time.Time, timeout, idle time.Duration) {
 // limits.loadTimeout). The call is no longer stopped.
 func (c *Clock) Bound(deadline time.Time) {
 	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = deadline, 0, 0, 0, 0, false
+	c.codeWait, c.instanceWait = 0, 0
 	c.stop.Store(false)
 }
 
@@ -58,8 +65,40 @@ func (c *Clock) Bound(deadline time.Time) {
 // timeout and no idle timeout of its own. It is not stopped.
 func (c *Clock) Follow(o *Clock) {
 	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = o.base, o.deadline, o.until, o.timeout, 0, o.started
+	c.codeWait, c.instanceWait = 0, 0
 	c.stop.Store(false)
 }
+
+// WaitedForCode notes that the call waited d for the host to load its
+// module's code (a route module deferred at start, its first request) and
+// gives that time back: the deadline and the end move d later. The wait is
+// the host's, not the handler's; it is itself bounded by the deadline
+// (engine.Pool.Get), so a request still ends within twice its timeout. A
+// clock bound to a deadline (Bound) is not moved.
+//
+// # Notes
+//
+//   - A middleware call waits for its request (Follow copies the clock):
+//     the host moves both clocks.
+func (c *Clock) WaitedForCode(d time.Duration) {
+	c.codeWait += d
+	if c.started {
+		c.base = c.base.Add(d)
+	}
+}
+
+// WaitedForInstance notes that the call waited d for a free instance of
+// its route (limits.instances): that wait uses up the deadline, and the
+// failure's reason says how much of it.
+func (c *Clock) WaitedForInstance(d time.Duration) { c.instanceWait += d }
+
+// CodeWait is how long the call waited for its module's code, for
+// messages (WaitedForCode).
+func (c *Clock) CodeWait() time.Duration { return c.codeWait }
+
+// InstanceWait is how long the call waited for a free instance, for
+// messages (WaitedForInstance).
+func (c *Clock) InstanceWait() time.Duration { return c.instanceWait }
 
 // Active notes the call's activity at now (a streamed write): with an idle
 // timeout, the deadline moves to now plus it, never past the call's end.

@@ -53,6 +53,14 @@ func TestClock(t *testing.T) {
 			deadline: now.Add(90 * time.Minute), until: now.Add(3 * hour), timeout: 3 * hour},
 		{name: "bound to a deadline", start: func(c *Clock) { c.Start(now, hour, hour); c.Stop(); c.Bound(now.Add(2 * hour)) },
 			active: now.Add(time.Minute), deadline: now.Add(2 * hour), until: now.Add(2 * hour)},
+		{name: "a wait for the module's code moves the deadline and the end", start: func(c *Clock) { c.Start(now.Add(-90*time.Minute), hour, 0); c.WaitedForCode(time.Hour) },
+			deadline: now.Add(30 * time.Minute), until: now.Add(30 * time.Minute), timeout: hour},
+		{name: "a wait for an instance uses the deadline up", start: func(c *Clock) { c.Start(now.Add(-90*time.Minute), hour, 0); c.WaitedForInstance(time.Hour) },
+			deadline: now.Add(-30 * time.Minute), until: now.Add(-30 * time.Minute), timeout: hour, expired: true},
+		{name: "a restart forgets the waits", start: func(c *Clock) { c.Start(now, hour, 0); c.WaitedForCode(hour); c.Start(now, hour, 0) },
+			deadline: now.Add(hour), until: now.Add(hour), timeout: hour},
+		{name: "a wait for code moves no bound deadline", start: func(c *Clock) { c.Bound(now.Add(hour)); c.WaitedForCode(hour) },
+			deadline: now.Add(hour), until: now.Add(hour)},
 		{name: "bound to a deadline that passed", start: func(c *Clock) { c.Bound(now.Add(-time.Second)) },
 			deadline: now.Add(-time.Second), until: now.Add(-time.Second), expired: true},
 		{name: "started at a time without a monotonic reading", start: func(c *Clock) { c.Start(now.Round(0).Add(-2*hour), hour, 0) },
@@ -125,5 +133,27 @@ func TestWithin(t *testing.T) {
 				t.Errorf("Within(%v) = %v, want now plus %v (between %v and %v)", d, got, d, before.Add(d), after.Add(d))
 			}
 		})
+	}
+}
+
+// TestClockWaits: the waits a call noted are told for its failure's
+// reason, each summed, and a new start forgets them.
+func TestClockWaits(t *testing.T) {
+	var c Clock
+	c.Start(time.Now(), time.Second, 0)
+	c.WaitedForCode(300 * time.Millisecond)
+	c.WaitedForCode(200 * time.Millisecond)
+	c.WaitedForInstance(time.Second)
+	if c.CodeWait() != 500*time.Millisecond || c.InstanceWait() != time.Second {
+		t.Errorf("CodeWait, InstanceWait = %s, %s; want 500ms, 1s", c.CodeWait(), c.InstanceWait())
+	}
+	var o Clock
+	o.Follow(&c)
+	if o.CodeWait() != 0 || o.InstanceWait() != 0 {
+		t.Errorf("a following clock: CodeWait, InstanceWait = %s, %s; want none of its own", o.CodeWait(), o.InstanceWait())
+	}
+	c.Start(time.Now(), time.Second, 0)
+	if c.CodeWait() != 0 || c.InstanceWait() != 0 {
+		t.Errorf("after a restart: CodeWait, InstanceWait = %s, %s; want 0", c.CodeWait(), c.InstanceWait())
 	}
 }

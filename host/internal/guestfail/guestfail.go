@@ -7,6 +7,7 @@ package guestfail
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/guestclock"
@@ -86,9 +87,25 @@ func Reason(f Failure) (reason string, gone bool) {
 	case Interrupted(f.Err) && f.Clock.Idled():
 		return fmt.Sprintf("the handler wrote nothing for %s (its idleTimeout) and was stopped", f.Clock.Idle()), false
 	case Interrupted(f.Err):
-		return fmt.Sprintf("the handler ran past its %s deadline and was stopped", f.Clock.Timeout()), false
+		return fmt.Sprintf("the handler ran past its %s deadline and was stopped%s", f.Clock.Timeout(), waits(f.Clock)), false
 	case errors.As(f.Err, &limit):
 		return limit.Msg, false
 	}
 	return engine.GuestFailure(f.Err, f.Call).Error(), false
+}
+
+// waits says what of a deadline went to waiting rather than to the
+// handler: a free instance (limits.instances), which uses it up, and the
+// module's code, which the host loaded meanwhile and gave back. A user
+// told only that the handler ran past its deadline looks for a slow
+// handler.
+func waits(c *guestclock.Clock) string {
+	out := ""
+	if w := c.InstanceWait(); w > 0 {
+		out += fmt.Sprintf("; %s of it went to waiting for a free instance (every one of limits.instances was busy)", w.Round(time.Millisecond))
+	}
+	if w := c.CodeWait(); w > 0 {
+		out += fmt.Sprintf("; before it, the request waited %s for the host to load the module's code, which did not count", w.Round(time.Millisecond))
+	}
+	return out
 }

@@ -23,6 +23,12 @@ func TestReason(t *testing.T) {
 		c.Start(now.Add(-2*time.Hour), 3*time.Hour, time.Hour)
 		return &c
 	}
+	waited := func(code, instance time.Duration) *guestclock.Clock {
+		c := running()
+		c.WaitedForCode(code)
+		c.WaitedForInstance(instance)
+		return c
+	}
 	stopped := fmt.Errorf("call: %w", interrupt.ErrInterrupted)
 	for _, tc := range []struct {
 		name     string
@@ -35,7 +41,11 @@ func TestReason(t *testing.T) {
 		{"stopped: its client left", Failure{Err: stopped, ClientGone: true, Stopping: true, Clock: running()}, "", true},
 		{"stopped by a shutdown", Failure{Err: stopped, Stopping: true, Clock: running()}, "shutting down", false},
 		{"stopped: it wrote nothing for its idle timeout", Failure{Err: stopped, Clock: idled()}, "wrote nothing for 1h0m0s", false},
-		{"stopped at its deadline", Failure{Err: stopped, Clock: running()}, "ran past its 2s deadline", false},
+		{"stopped at its deadline", Failure{Err: stopped, Clock: running()}, "ran past its 2s deadline and was stopped", false},
+		{"stopped at its deadline, after waiting for an instance", Failure{Err: stopped, Clock: waited(0, 1500*time.Millisecond)},
+			"ran past its 2s deadline and was stopped; 1.5s of it went to waiting for a free instance", false},
+		{"stopped at its deadline, after waiting for the module's code", Failure{Err: stopped, Clock: waited(1800*time.Millisecond, 0)},
+			"ran past its 2s deadline and was stopped; before it, the request waited 1.8s for the host to load the module's code, which did not count", false},
 		{"a host limit passed", Failure{Err: fmt.Errorf("trap: %w", &LimitError{Msg: "more than 8 bytes (limits.responseBytes)"}), Clock: running()},
 			"more than 8 bytes (limits.responseBytes)", false},
 		{"a trap", Failure{Err: errors.New("wasm error: unreachable"), Clock: running()}, "unreachable", false},
