@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -194,11 +195,18 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 	return report
 }
 
-// notFoundData is the data of a 404's body: the path and, in
-// development, what t left out of its document (see versionload's salvage) and
-// why a reload is refused, since the route asked for may be one of those.
-func (h *Host) notFoundData(t *table, path string) map[string]string {
-	data := map[string]string{"path": path}
+// notFoundData is the data of a 404's body for r: the path and, in
+// development, why the route that would answer it failed to load (a Go
+// route of a bundle that does not compile, say), what t left out of its
+// document (see versionload's salvage) and why a reload is refused, since
+// the route asked for may be one of those.
+func (h *Host) notFoundData(t *table, r *http.Request) map[string]string {
+	data := map[string]string{"path": r.URL.Path}
+	if h.opts.Mode == Development {
+		if err := t.Failed(r.Method, r.URL.EscapedPath()); err != nil {
+			data["failed"] = "the route failed to load, and does not serve until it is fixed: " + err.Error()
+		}
+	}
 	if len(t.LeftOut) > 0 {
 		data["leftOut"] = "the OpenAPI document could not be built whole, and this is left out until it is fixed: " + errorsLine(t.LeftOut)
 	}
