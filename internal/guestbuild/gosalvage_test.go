@@ -2,6 +2,11 @@ package guestbuild
 
 import (
 	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +50,76 @@ func TestFailingRoutes(t *testing.T) {
 				t.Errorf("failingRoutes = %q, %v; want %q", got, ok, tc.want)
 			}
 		})
+	}
+}
+
+// TestGoBundleSalvaging: a bundle two of whose route packages do not
+// compile builds, for development, without them, each returned with the
+// compiler's errors, file and line; built for production it fails whole.
+// A package the routes share that does not compile fails it in both.
+func TestGoBundleSalvaging(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles a Go bundle")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command")
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The app's go line is the SDK module's, which go requires at least.
+	repoMod, err := os.ReadFile(filepath.Join(repo, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := regexp.MustCompile(`(?m)^go \S+$`).Find(repoMod)
+	route := func(path, extra string) string {
+		return "//endpoints:route GET " + path + "\npackage main\n\nimport (\n\t\"salvage/shared\"\n\n\tendpoints \"" + sdkImport + "\"\n)\n\n" +
+			"func init() {\n\tendpoints.HandleFunc(endpoints.Operation{}, func(*struct{}) (string, error) { return shared.Name, nil })\n}\n\nfunc main() {}\n" + extra
+	}
+	dir := writeTree(t, map[string]string{
+		"go.mod":           "module salvage\n\n" + string(goLine) + "\n\nrequire github.com/wasmendpoints/endpoints v0.0.0-00010101000000-000000000000\n\nreplace github.com/wasmendpoints/endpoints => " + repo + "\n",
+		"go.sum":           string(sum),
+		"shared/shared.go": "package shared\n\n// Name is shared by the routes.\nconst Name = \"shared\"\n",
+		"a/main.go":        route("/a", ""),
+		"b/main.go":        route("/b", "\nvar broken int = \"not an int\"\n"),
+		"c/main.go":        route("/c", "\nfunc oops() { undefinedName() }\n"),
+	})
+	sources, err := Find(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundle := BundleGo(sources)[0]
+	out := filepath.Join(dir, filepath.FromSlash(bundle.Module))
+	if err := GoBundle(t.Context(), dir, bundle.Module, bundle.Routes, out); err == nil || !strings.Contains(err.Error(), "b/main.go:16:") {
+		t.Errorf("GoBundle = %v, want the build to fail, naming b/main.go:16", err)
+	}
+	left, err := GoBundleSalvaging(t.Context(), dir, bundle.Module, bundle.Routes, out)
+	if err != nil {
+		t.Fatalf("GoBundleSalvaging = %v, want the bundle built without b and c", err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("no bundle written: %v", err)
+	}
+	want := map[string]string{"b": `b/main.go:16:18: cannot use "not an int"`, "c": "c/main.go:16:15: undefined: undefinedName"}
+	if len(left) != len(want) {
+		t.Fatalf("left out %+v, want b and c", left)
+	}
+	for _, u := range left {
+		if w, ok := want[u.Route.Path]; !ok || !strings.HasPrefix(u.Errors, w) {
+			t.Errorf("left out %s with %q, want %q", u.Route.Path, u.Errors, w)
+		}
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "shared", "shared.go"), []byte("package shared\n\nconst Name = 1 +\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := GoBundleSalvaging(t.Context(), dir, bundle.Module, bundle.Routes, out); err == nil || !strings.Contains(err.Error(), "shared/shared.go:") {
+		t.Errorf("GoBundleSalvaging with a shared package broken = %+v, %v; want the bundle's error naming shared/shared.go", left, err)
 	}
 }
