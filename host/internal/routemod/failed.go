@@ -9,12 +9,13 @@ import (
 )
 
 // AddFailed adds to rt the routes of the route module file that did not
-// load, each with its error, from err, the file's load error: the routes a bundle declares failed (a *bundle.FailedRouteError among
-// err's: a Go route whose registration panicked, or one endpoints dev
-// linked without its package, which does not compile), or the route a
-// module of one route names when it failed whole (served false), so that
-// a development 404 can say why a route does not serve. A
-// bundle's other refused routes (a contract refused) are not among them.
+// load, each with its error, from err, the file's load error: the routes
+// a bundle declares failed (a *bundle.FailedRouteError among err's: a Go
+// route whose registration panicked, or one endpoints dev linked without
+// its package, which does not compile), or the route a module of one
+// route names when it failed whole (served false), so that a development
+// 404 can say why a route does not serve. A bundle's other refused routes
+// (a contract refused) are not among them.
 func AddFailed(rt *router.Router[error], file string, err error, served bool) {
 	if err == nil {
 		return
