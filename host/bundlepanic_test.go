@@ -18,7 +18,8 @@ import (
 // alone, its error naming the route, its source line and the panic: the
 // bundle's other routes serve, at a start in development and at a
 // reload, where the route's previous version keeps serving too; a start
-// in production refuses the app, naming it. The panic trapped the
+// in production refuses the app, naming it; the development 404 of the
+// failed route at a start says why (it said nothing). The panic trapped the
 // bundle's initialisation, and every route of the app was gone.
 func TestGoBundleRoutePanicFailsItAlone(t *testing.T) {
 	if testing.Short() {
@@ -86,6 +87,13 @@ func TestGoBundleRoutePanicFailsItAlone(t *testing.T) {
 		if got := do(t, fresh, "GET", tc.path, ""); got.status != tc.status {
 			t.Errorf("at a start, GET %s = %d %s, want %d", tc.path, got.status, got.body, tc.status)
 		}
+	}
+	// Its 404 says why, in development.
+	if got := do(t, fresh, "GET", "/api/r01/7", ""); !strings.Contains(got.body, `"failed":"the route failed to load, and does not serve until it is fixed: server/bundles/go.wasm (GET /api/r01/:id): handlers/r01/main.go:16: registering the route panicked: `) {
+		t.Errorf("at a start, GET /api/r01/7 = %d %s, want a 404 naming the route's failure", got.status, got.body)
+	}
+	if got := do(t, fresh, "GET", "/api/none", ""); strings.Contains(got.body, "failed") {
+		t.Errorf("at a start, GET /api/none = %d %s, want a 404 naming no failure", got.status, got.body)
 	}
 	_, err = host.New(context.Background(), dir, host.Options{Mode: host.Production, Logger: discardLogger(), CacheDir: testCacheDir(t)})
 	checkErr("host.New in production", err)

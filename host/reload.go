@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -196,17 +196,21 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 	return report
 }
 
-// notFoundData is the data of a 404's body: the path and, in
-// development, what t left out of its document (see versionload's salvage),
-// why a reload is refused, and the route of a module that failed to load
-// or build at the path (unserved), since the route asked for may be one
-// of those.
-func (h *Host) notFoundData(t *table, u *url.URL) map[string]string {
-	data := map[string]string{"path": u.Path}
+// notFoundData is the data of a 404's body for r: the path and, in
+// development, why the route that would answer it failed to load (a Go
+// route of a bundle that does not compile, say), the route of a module
+// that failed to load or build at the path (unserved), what t left out of
+// its document (see versionload's salvage) and why a reload is refused,
+// since the route asked for may be one of those.
+func (h *Host) notFoundData(t *table, r *http.Request) map[string]string {
+	data := map[string]string{"path": r.URL.Path}
 	if h.opts.Mode == Development {
-		notes := []string{t.Unserved().Note(u.EscapedPath())}
+		if err := t.Failed(r.Method, r.URL.EscapedPath()); err != nil {
+			data["failed"] = "the route failed to load, and does not serve until it is fixed: " + err.Error()
+		}
+		notes := []string{t.Unserved().Note(r.URL.EscapedPath())}
 		if h.opts.Unserved != nil {
-			notes = append(notes, h.opts.Unserved(u.EscapedPath()))
+			notes = append(notes, h.opts.Unserved(r.URL.EscapedPath()))
 		}
 		if note := unserved.Join(notes...); note != "" {
 			data["unserved"] = note

@@ -95,7 +95,7 @@ func (h requestSide) serve(w http.ResponseWriter, r *http.Request, start time.Ti
 			h.opts.Fallback.ServeHTTP(w, r)
 			return
 		}
-		writeError(w, r, http.StatusNotFound, "", h.notFoundData(t, r.URL))
+		writeError(w, r, http.StatusNotFound, "", h.notFoundData(t, r))
 		return
 	}
 	if !res.Allowed {

@@ -186,7 +186,22 @@ func (c *console) built(app string, b guestbuild.Built) {
 	if contents := b.Contents(); contents != "" {
 		from = "(" + contents + ")" // a bundle: its common directory says little
 	}
+	if len(b.Uncompiled) > 0 {
+		var left []map[string]string
+		for _, u := range b.Uncompiled {
+			left = append(left, map[string]string{"source": u.Route.Path, "error": u.Errors})
+		}
+		fields["uncompiled"] = left
+		what := "1 route that does not compile"
+		if n := len(b.Uncompiled); n > 1 {
+			what = fmt.Sprintf("%d routes that do not compile", n)
+		}
+		from += " without " + what
+	}
 	c.event(false, fields, fmt.Sprintf("built %s %s in %s", b.Module, from, b.Took.Round(time.Millisecond)))
+	for _, u := range b.Uncompiled {
+		c.event(true, nil, uncompiledError(b.Module, u).Error())
+	}
 }
 
 // ran prints one run of the app's build command; a failed one with what
@@ -339,7 +354,9 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 				if rebuilding != nil {
 					done = rebuilding(modulesOf(affected))
 				}
-				_, _ = guestbuild.Build(ctx, app, app, affected, func(b guestbuild.Built) {
+				// A Go bundle is built without a route package that
+				// does not compile: the others serve their saves.
+				_, _ = guestbuild.BuildWith(ctx, app, app, affected, guestbuild.Options{Salvage: true}, func(b guestbuild.Built) {
 					if b.Err == nil {
 						// Within the host's quiet time of the module's
 						// write: one reload sees the routes move.

@@ -572,14 +572,16 @@ func holdsFiles(dir string) bool {
 // the app's build command (endpoints.json "build", with the overrides)
 // when it has one.
 func build(ctx context.Context, app string, ovs []config.Override, stdout, stderr io.Writer) bool {
-	ok, _ := buildApp(ctx, app, ovs, stdout, stderr)
+	ok, _ := buildApp(ctx, app, ovs, false, stdout, stderr)
 	return ok
 }
 
 // buildApp is build that also answers the route sources that failed to
 // compile (a Go bundle's source as one), for dev to say what does not
-// serve.
-func buildApp(ctx context.Context, app string, ovs []config.Override, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
+// serve. salvage, for dev, builds a Go bundle without the route packages
+// that do not compile (guestbuild.Options), and reports them as failures
+// of the build.
+func buildApp(ctx context.Context, app string, ovs []config.Override, salvage bool, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
 	cfg, err := config.Load(app, ovs...)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
@@ -616,7 +618,7 @@ func buildApp(ctx context.Context, app string, ovs []config.Override, stdout, st
 		return true, nil
 	}
 	if len(sources) > 0 {
-		if ok, failed := buildSources(ctx, app, ovs, sources, stdout, stderr); !ok {
+		if ok, failed := buildSources(ctx, app, ovs, sources, salvage, stdout, stderr); !ok {
 			return false, failed
 		}
 	}
@@ -629,8 +631,10 @@ func buildApp(ctx context.Context, app string, ovs []config.Override, stdout, st
 // buildSources compiles the route sources and writes their contract
 // sections (embedContract), printing a line per module once both are done:
 // a module whose contract serve would refuse is a FAIL, never an "ok".
-// Contracts are written while other modules still compile.
-func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
+// Contracts are written while other modules still compile. salvage: see
+// buildApp; a bundle built without some routes is "ok", each route left
+// out a FAIL, and the build fails.
+func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, salvage bool, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
 	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
 	start := time.Now()
 	var (
@@ -638,10 +642,11 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 		embedding sync.WaitGroup
 		embedErrs []error
 		failed    []guestbuild.Source
+		leftOut   []error // the routes of bundles that do not compile
 	)
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	prev := sealedModules(app, sources)
-	_, err := guestbuild.Build(ctx, app, app, sources, func(b guestbuild.Built) {
+	_, err := guestbuild.BuildWith(ctx, app, app, sources, guestbuild.Options{Salvage: salvage}, func(b guestbuild.Built) {
 		if b.Err != nil {
 			printing.Lock()
 			fmt.Fprintf(stderr, "  FAIL %s (%s)\n", b.Module, b.Lang)
@@ -649,17 +654,26 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 			printing.Unlock()
 			return
 		}
+		printing.Lock()
+		for _, u := range b.Uncompiled {
+			fmt.Fprintf(stderr, "  FAIL %s (%s): does not compile; %s is built without it\n", u.Route.Path, u.Route.Lang, b.Module)
+			leftOut = append(leftOut, uncompiledError(b.Module, u))
+		}
+		printing.Unlock()
 		embedding.Add(1)
 		go func() {
 			defer embedding.Done()
 			sem <- struct{}{}
 			kept := false
 			p, ok := prev[b.Module]
-			if ok {
+			if ok && len(b.Uncompiled) == 0 {
 				kept, _ = reseal(app, b.Module, p) // on an error, embedded anew
 			}
 			var err error
-			if !kept {
+			if !kept && len(b.Uncompiled) == 0 {
+				// A bundle built without routes that do not compile
+				// (dev) declares them failed, which a contract section
+				// cannot say: dev reads its declaration from the module.
 				err = embedContracts(ctx, app, ovs, []guestbuild.Source{b.Source})
 			}
 			<-sem
@@ -674,6 +688,12 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 			if c := b.Contents(); c != "" {
 				cached = " (" + c + ")" // a bundle: what it serves
 			}
+			switch n := len(b.Uncompiled); {
+			case n == 1:
+				cached += " (1 left out: it does not compile)"
+			case n > 1:
+				cached += fmt.Sprintf(" (%d left out: they do not compile)", n)
+			}
 			if b.Cached {
 				cached += " (unchanged: from the module cache)"
 			} else if kept {
@@ -684,7 +704,8 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 	})
 	embedding.Wait()
 	slices.SortFunc(embedErrs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
-	if err = errors.Join(append([]error{err}, embedErrs...)...); err != nil {
+	slices.SortFunc(leftOut, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	if err = errors.Join(slices.Concat([]error{err}, leftOut, embedErrs)...); err != nil {
 		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
 		slices.SortFunc(failed, func(a, b guestbuild.Source) int { return strings.Compare(a.Module, b.Module) })
 		return false, failed
@@ -934,7 +955,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		if *quiet {
 			buildOut = io.Discard
 		}
-		if ok, failed := buildApp(ctx, app, sets, buildOut, textErr); !ok {
+		if ok, failed := buildApp(ctx, app, sets, true, buildOut, textErr); !ok {
 			// What built serves; what failed is reported again by the
 			// load below and rebuilt when its source is saved. Which
 			// routes that leaves out is said per module: a Go bundle

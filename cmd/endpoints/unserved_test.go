@@ -45,10 +45,11 @@ func TestUnserved(t *testing.T) {
 }
 
 // TestDevSaysABrokenBundleServesNothing: when the app's one Go bundle does
-// not compile as dev starts, dev says that none of its routes serve, not
-// that "the other routes serve"; a later failed rebuild says the same
-// until a build succeeded, and from then on that the previous version
-// keeps serving.
+// not compile as dev starts (a package its routes share does not: dev
+// leaves out a route package alone that does not compile), dev says that
+// none of its routes serve, not that "the other routes serve"; a later
+// failed rebuild says the same until a build succeeded, and from then on
+// that the previous version keeps serving.
 func TestDevSaysABrokenBundleServesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: compiles Go routes")
@@ -58,11 +59,21 @@ func TestDevSaysABrokenBundleServesNothing(t *testing.T) {
 	if code, out, errOut := runCLI("new", app); code != exitOK {
 		t.Fatalf("endpoints new = %d\n%s\n%s", code, out, errOut)
 	}
-	src := filepath.Join(app, "handlers", "hello", "main.go")
-	good, err := os.ReadFile(src)
+	route := filepath.Join(app, "handlers", "hello", "main.go")
+	code, err := os.ReadFile(route)
 	if err != nil {
 		t.Fatal(err)
 	}
+	const sdk = `import endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"`
+	if !strings.Contains(string(code), sdk) {
+		t.Fatalf("%s does not import the SDK as this test expects", route)
+	}
+	good := "package shared\n"
+	writeFiles(t, app, map[string]string{
+		"handlers/hello/main.go": strings.Replace(string(code), sdk, sdk+"\n\nimport _ \"broken/shared\"", 1),
+		"shared/shared.go":       good,
+	})
+	src := filepath.Join(app, "shared", "shared.go")
 	save := func(text string) {
 		t.Helper()
 		if err := os.WriteFile(src, []byte(text), 0o644); err != nil {

@@ -104,6 +104,29 @@ func BundleInit(source string, inits ...func()) {
 	}
 }
 
+// BundleFailed declares the route whose registrations [BundleRoute]
+// began failed, with text, the reason the bundle's declaration gives in
+// place of its contract: the host refuses that route alone and serves the
+// bundle's others. endpoints dev links it, in place of a route package
+// that does not compile, with the compiler's errors, so that the other
+// routes of the bundle build and serve.
+//
+//	var _ = endpoints.BundleRoute("GET /api/users/:id")
+//	func init() { endpoints.BundleFailed("handlers/get-user/main.go:12:2: undefined: store") }
+//
+// # Notes
+//
+// Route code never calls it: endpoints dev writes that package.
+func BundleFailed(text string) {
+	if len(bundle) == 0 {
+		panic("endpoints: BundleFailed called before BundleRoute: endpoints dev writes both into a bundle's failed route")
+	}
+	r := &bundle[len(bundle)-1]
+	r.err, r.reg = text, newRegistry()
+	reg = r.reg
+	bundleJSON = nil
+}
+
 // sdkPackage is the import path of this package, whose frames a panic's
 // site skips: a registration's panic is raised here, the mistake is in
 // the route's call.

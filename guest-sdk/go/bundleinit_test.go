@@ -130,3 +130,33 @@ func TestBundleInitBeforeBundleRoute(t *testing.T) {
 	}()
 	endpoints.BundleInit("handlers/a", fine)
 }
+
+// TestBundleFailed: a route endpoints dev links in place of a package
+// that does not compile is declared failed with the text given, whatever
+// it registered before; the bundle's other routes keep their contracts.
+func TestBundleFailed(t *testing.T) {
+	endpoints.Reset()
+	t.Cleanup(endpoints.Reset)
+	endpoints.BundleRoute("GET /api/a")
+	endpoints.BundleInit("handlers/a", fine)
+	endpoints.BundleRoute("GET /api/broken")
+	fine()
+	endpoints.BundleFailed("handlers/broken/main.go:9:2: undefined: store")
+	endpoints.BundleRoute("GET /api/c")
+	endpoints.BundleInit("handlers/c", fine)
+	var decl abi.Bundle
+	if err := json.Unmarshal(endpoints.Declaration(), &decl); err != nil {
+		t.Fatal(err)
+	}
+	if len(decl.Routes) != 3 {
+		t.Fatalf("routes = %+v, want 3", decl.Routes)
+	}
+	if got := decl.Routes[1]; got.Error != "handlers/broken/main.go:9:2: undefined: store" || got.Contract != nil {
+		t.Errorf("the failed route = %+v, want the text given as its error and no contract", got)
+	}
+	for _, i := range []int{0, 2} {
+		if r := decl.Routes[i]; r.Error != "" || !strings.Contains(string(r.Contract), `"summary":"Fine"`) {
+			t.Errorf("route %d = %+v, want its contract and no error", i, r)
+		}
+	}
+}

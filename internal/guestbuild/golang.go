@@ -407,6 +407,18 @@ type Built struct {
 	// Cached says that the module was copied from the module cache: its
 	// sources, SDK and compiler are those of a module built before.
 	Cached bool
+	// Uncompiled are the routes of a Go bundle that a build with
+	// Options.Salvage left out, since they do not compile: the module
+	// was written without them (Err is nil).
+	Uncompiled []Uncompiled
+}
+
+// Options are how BuildWith builds.
+type Options struct {
+	// Salvage builds a Go bundle whose route packages do not all compile
+	// without those that do not (GoBundleSalvaging), for endpoints dev; a
+	// build for production fails whole.
+	Salvage bool
 }
 
 // App builds every route source of the app, at most GOMAXPROCS at once,
@@ -542,6 +554,11 @@ func sharedBy(f string) (Language, bool) {
 // route (assemblyScriptBatch; a batch of one route too: asc's own
 // command starts Node twice, and says nothing of what it read).
 func Build(ctx context.Context, appDir, outDir string, sources []Source, progress func(Built)) ([]Built, error) {
+	return BuildWith(ctx, appDir, outDir, sources, Options{}, progress)
+}
+
+// BuildWith is Build with options.
+func BuildWith(ctx context.Context, appDir, outDir string, sources []Source, opts Options, progress func(Built)) ([]Built, error) {
 	results := make([]Built, len(sources))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	firstGo := slices.IndexFunc(sources, func(s Source) bool { return s.Lang == LangGo })
@@ -633,10 +650,11 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 			src := filepath.Join(appDir, filepath.FromSlash(s.Path))
 			out := filepath.Join(outDir, filepath.FromSlash(s.Module))
 			var err error
+			var uncompiled []Uncompiled
 			switch s.Lang {
 			case LangGo:
 				if len(s.Routes) > 0 {
-					err = buildBundle(ctx, appDir, outDir, s, out)
+					uncompiled, err = buildBundle(ctx, appDir, outDir, s, out, opts.Salvage)
 				} else {
 					err = Go(ctx, src, out)
 				}
@@ -664,7 +682,7 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 			if i == firstGo {
 				close(firstGoDone)
 			}
-			report(i, Built{Source: s, Took: time.Since(start), Err: err})
+			report(i, Built{Source: s, Took: time.Since(start), Err: err, Uncompiled: uncompiled})
 		}()
 	}
 	wg.Wait()
@@ -677,17 +695,25 @@ func Build(ctx context.Context, appDir, outDir string, sources []Source, progres
 	return results, errors.Join(errs...)
 }
 
-// buildBundle builds a bundle source, then removes the modules its routes
-// built alone before (under outDir): they would claim the bundle's routes
-// a second time.
-func buildBundle(ctx context.Context, appDir, outDir string, s Source, out string) error {
-	if err := GoBundle(ctx, appDir, s.Module, s.Routes, out); err != nil {
-		return err
+// buildBundle builds a bundle source (salvage: without the route packages
+// that do not compile, which it returns; GoBundleSalvaging), then removes
+// the modules its routes built alone before (under outDir): they would
+// claim the bundle's routes a second time.
+func buildBundle(ctx context.Context, appDir, outDir string, s Source, out string, salvage bool) ([]Uncompiled, error) {
+	var uncompiled []Uncompiled
+	var err error
+	if salvage {
+		uncompiled, err = GoBundleSalvaging(ctx, appDir, s.Module, s.Routes, out)
+	} else {
+		err = GoBundle(ctx, appDir, s.Module, s.Routes, out)
+	}
+	if err != nil {
+		return nil, err
 	}
 	for _, r := range s.Routes {
 		if err := os.Remove(filepath.Join(outDir, filepath.FromSlash(r.Module))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("build Go bundle %s: removing %s, which %s built alone before: %w", s.Module, r.Module, r.Path, err)
+			return nil, fmt.Errorf("build Go bundle %s: removing %s, which %s built alone before: %w", s.Module, r.Module, r.Path, err)
 		}
 	}
-	return nil
+	return uncompiled, nil
 }

@@ -112,3 +112,20 @@ func (f *File) served() []*routemod.Route {
 	})
 	return routes
 }
+
+// Failed is the error of the route that would answer method and
+// escapedPath had it loaded: a bundle's route its module declares failed
+// (a Go route that does not compile, in development) or the route of a
+// module that failed to load, which serves no previous version; nil when
+// none. A development 404 names it.
+func (t *Table) Failed(method, escapedPath string) error {
+	var rt router.Router[error]
+	for _, f := range slices.Sorted(maps.Keys(t.Files)) {
+		lf := t.Files[f]
+		routemod.AddFailed(&rt, f, lf.Err, len(lf.Routes) > 0)
+	}
+	if res := rt.Match(method, escapedPath); res.Found && res.Allowed {
+		return res.Value
+	}
+	return nil
+}
