@@ -133,7 +133,7 @@ func TestBuildAndRoutes(t *testing.T) {
 		}
 	}
 	code, out, errOut = runCLI("routes", app, "--cache-dir", t.TempDir())
-	want := regexp.MustCompile(`(?m)^GET\s+/api/users/:id\s+endpoint\s+Get a user\s*$[\s\S]*^GET\s+/health\s+plain`)
+	want := regexp.MustCompile(`(?m)^GET\s+/api/users/:id\s+endpoint\s+server/api/users/\[id\]\.get\.c\s+Get a user\s*$[\s\S]*^GET\s+/health\s+plain\s+server/routes/health\.get\.c`)
 	if code != exitOK || !want.MatchString(out) {
 		t.Errorf("routes = %d\n%s\n%s\nwant the route table", code, out, errOut)
 	}
