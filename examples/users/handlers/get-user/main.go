@@ -2,8 +2,8 @@
 
 // GET /api/users/:id — one user by id.
 //
-// Built by `endpoints build examples/users` into the module the directive
-// names: server/api/users/[id].get.wasm.
+// Built by `endpoints build examples/users` into server/bundles/go.wasm with
+// the other Go routes ("goBundle": false: server/api/users/[id].get.wasm).
 //
 //endpoints:route GET /api/users/:id
 package main
