@@ -2,11 +2,9 @@ package postgres
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,31 +18,7 @@ import (
 // url's connect_timeout still says otherwise. Without it they waited for
 // ever: a start that spec §15 says serves hung before listening.
 func TestConnectTimeoutByDefault(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	var mu sync.Mutex
-	var conns []net.Conn
-	defer func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c) // held open, never answered
-			mu.Unlock()
-		}
-	}()
+	l := SilentServer(t)
 	defer func(d time.Duration) { defaultConnectTimeout = d }(defaultConnectTimeout)
 	defaultConnectTimeout = 200 * time.Millisecond
 	open := func(t *testing.T, query string) database.DB {

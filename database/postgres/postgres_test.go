@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/database/databasetest"
-	_ "github.com/wasmendpoints/endpoints/database/postgres"
+	"github.com/wasmendpoints/endpoints/database/postgres"
 	"github.com/wasmendpoints/endpoints/internal/poll"
 )
 
@@ -871,31 +870,7 @@ func TestPostgresPoolExhausted(t *testing.T) {
 // statement unavailable while its call can still answer, rather than at
 // the call's deadline.
 func TestPostgresServerSilent(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	var mu sync.Mutex
-	var conns []net.Conn
-	defer func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c) // held open, never answered
-			mu.Unlock()
-		}
-	}()
+	l := postgres.SilentServer(t)
 	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: "postgres://u:secret@" + l.Addr().String() + "/app?sslmode=disable&connect_timeout=60", MaxConns: 2})
 	if err != nil {
 		t.Fatal(err)
