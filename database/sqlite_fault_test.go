@@ -24,17 +24,8 @@ func TestSQLiteFilesMadeUnwritable(t *testing.T) {
 		t.Skip("chattr +i needs root")
 	}
 	path := filepath.Join(t.TempDir(), "app.db")
-	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openWithRow(t, path, 2)
 	ctx := t.Context()
-	for _, sql := range []string{"CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"} {
-		if _, err := db.Exec(ctx, sql, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
 	files := []string{path, path + "-wal", path + "-shm"}
 	chattr := func(flag string) {
 		t.Helper()
@@ -54,7 +45,7 @@ func TestSQLiteFilesMadeUnwritable(t *testing.T) {
 	// closed; the next ones find that a new connection cannot open the
 	// file.
 	for i, sql := range []string{"INSERT INTO t VALUES (2)", "SELECT count(*) FROM t", "INSERT INTO t VALUES (2)"} {
-		_, err = db.Exec(ctx, sql, nil)
+		_, err := db.Exec(ctx, sql, nil)
 		want := path + ": "
 		if i == 0 {
 			want = "a bus error in the shared mapping of its -shm file"
@@ -108,17 +99,8 @@ func TestSQLiteFaultMidCommit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "app.db")
-			db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := openWithRow(t, path, 1)
 			ctx := t.Context()
-			for _, sql := range []string{"CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"} {
-				if _, err := db.Exec(ctx, sql, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
 			if _, err := query(t, db, "SELECT x FROM t", ""); err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +109,7 @@ func TestSQLiteFaultMidCommit(t *testing.T) {
 				t.Skipf("chattr +i %s: %v %s", shm, err, out)
 			}
 			t.Cleanup(func() { exec.Command("chattr", "-i", shm).Run() })
-			err = tt.write(ctx, db)
+			err := tt.write(ctx, db)
 			if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "a bus error in the shared mapping of its -shm file") {
 				t.Errorf("a write once the -shm file is unwritable: %v; want unavailable, saying it", err)
 			}
@@ -157,16 +139,7 @@ func TestSQLiteReadOnlyFilesRecover(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "app.db")
 	ctx := t.Context()
 	// Another process keeps the -shm file, and writes.
-	other, err := database.Open(ctx, database.DriverSQLite, database.Options{Path: path, MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	for _, sql := range []string{"CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"} {
-		if _, err := other.Exec(ctx, sql, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	openWithRow(t, path, 1)
 	shm := path + "-shm"
 	if out, err := exec.Command("chattr", "+i", shm).CombinedOutput(); err != nil {
 		t.Skipf("chattr +i %s: %v %s", shm, err, out)
@@ -186,4 +159,22 @@ func TestSQLiteReadOnlyFilesRecover(t *testing.T) {
 	if _, err := db.Exec(ctx, "INSERT INTO t VALUES (3)", nil); err != nil {
 		t.Errorf("a write once the file is writable again: %v", err)
 	}
+}
+
+// openWithRow opens the SQLite database at path, a pool of maxConns
+// closed when the test ends, and makes its table t holding one row (x =
+// 1).
+func openWithRow(t *testing.T, path string, maxConns int) database.DB {
+	t.Helper()
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: maxConns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, sql := range []string{"CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"} {
+		if _, err := db.Exec(t.Context(), sql, nil); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	return db
 }

@@ -179,17 +179,8 @@ func TestSQLiteAppMovedWhileServing(t *testing.T) {
 	root := t.TempDir()
 	app, moved := filepath.Join(root, "app"), filepath.Join(root, "app.moved")
 	path := filepath.Join(app, ".endpoints", "data", "main.db")
-	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openWithRow(t, path, 2)
 	ctx := t.Context()
-	for _, sql := range []string{"CREATE TABLE t (x)", "INSERT INTO t VALUES (1)"} {
-		if _, err := db.Exec(ctx, sql, nil); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
 	if err := os.Rename(app, moved); err != nil {
 		t.Fatal(err)
 	}
