@@ -14,10 +14,7 @@ import (
 func TestCheckRefusesAPatternThatMatchesNoRoute(t *testing.T) {
 	requireWat2wasm(t)
 	app := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := helloWAT(t)
 	write := func(rel, data string) {
 		p := filepath.Join(app, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -49,10 +46,7 @@ func TestCheckRefusesAPatternThatMatchesNoRoute(t *testing.T) {
 func TestCommandsRefuseABrokenVerifier(t *testing.T) {
 	requireWat2wasm(t)
 	app := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := helloWAT(t)
 	if err := os.MkdirAll(filepath.Join(app, "server", "api"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -69,4 +63,15 @@ func TestCommandsRefuseABrokenVerifier(t *testing.T) {
 			t.Errorf("%s = %d, want exit 1 and %q in:\n%s", cmd, code, want, errOut)
 		}
 	}
+}
+
+// helloWAT is the WAT source of the host's hello test route (GET
+// /api/hello), for tests that build an app of it.
+func helloWAT(t *testing.T) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }

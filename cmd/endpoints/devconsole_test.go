@@ -59,10 +59,7 @@ func TestConsoleReportsReloads(t *testing.T) {
 // 200. Fixing the name serves what is on disk.
 func TestDevSurvivesADocumentBreakingSave(t *testing.T) {
 	requireWat2wasm(t)
-	hello, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hello := helloWAT(t)
 	app := writeApp(t, map[string]string{
 		"server/api/hello.get.wat":  string(hello),
 		"server/api/bye.get.wat":    string(hello),

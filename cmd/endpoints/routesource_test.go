@@ -64,10 +64,7 @@ func TestRoutesShowTheirSource(t *testing.T) {
 func TestRoutesCommandShowsTheSource(t *testing.T) {
 	t.Parallel()
 	needTool(t, "wat2wasm")
-	hello, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hello := helloWAT(t)
 	app := t.TempDir()
 	writeFiles(t, app, map[string]string{"server/api/hello.get.wat": string(hello)})
 	if code, out, errOut := runCLI("build", app); code != exitOK {
