@@ -73,17 +73,21 @@ func (c *Clock) Follow(o *Clock) {
 // module's code (a route module deferred at start, its first request) and
 // gives that time back: the deadline and the end move d later. The wait is
 // the host's, not the handler's; it is itself bounded by the deadline
-// (engine.Pool.Get), so a request still ends within twice its timeout. A
-// clock bound to a deadline (Bound) is not moved.
+// (engine.Pool.Get), and what the clock gives back in all is at most its
+// timeout, so a request still ends within twice its timeout, whatever
+// number of modules it waited for (a bundled middleware's, then its
+// route's of another bundle). A clock bound to a deadline (Bound) is not
+// moved.
 //
 // # Notes
 //
 //   - A middleware call waits for its request (Follow copies the clock):
 //     the host moves both clocks.
 func (c *Clock) WaitedForCode(d time.Duration) {
+	given := min(c.codeWait, c.timeout)
 	c.codeWait += d
 	if c.started {
-		c.base = c.base.Add(d)
+		c.base = c.base.Add(min(c.codeWait, c.timeout) - given)
 	}
 }
 
