@@ -61,6 +61,13 @@ func TestClock(t *testing.T) {
 			c.WaitedForCode(40 * time.Minute)
 			c.WaitedForCode(40 * time.Minute)
 		}, deadline: now.Add(-30 * time.Minute), until: now.Add(-30 * time.Minute), timeout: hour, expired: true},
+		{name: "a following clock gives back no more than its owner's", start: func(c *Clock) {
+			var o Clock
+			o.Start(now.Add(-150*time.Minute), hour, 0)
+			o.WaitedForCode(40 * time.Minute)
+			c.Follow(&o)
+			c.WaitedForCode(40 * time.Minute)
+		}, deadline: now.Add(-30 * time.Minute), until: now.Add(-30 * time.Minute), timeout: hour, expired: true},
 		{name: "a wait for an instance uses the deadline up", start: func(c *Clock) { c.Start(now.Add(-90*time.Minute), hour, 0); c.WaitedForInstance(time.Hour) },
 			deadline: now.Add(-30 * time.Minute), until: now.Add(-30 * time.Minute), timeout: hour, expired: true},
 		{name: "a restart forgets the waits", start: func(c *Clock) { c.Start(now, hour, 0); c.WaitedForCode(hour); c.Start(now, hour, 0) },
