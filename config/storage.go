@@ -121,8 +121,12 @@ func (s Storage) AppNamespace(appDir string) (string, error) {
 //	{"lease": "30s", "replay": "24h", "scopeHeader": "X-Client-Id"}
 type Idempotency struct {
 	// Lease is how long a request holds its key while it runs. If zero,
-	// [DefaultIdempotencyLease]. Keep it above limits.timeout: a request
-	// running past its lease answers 409 IDEMPOTENCY_LEASE_LOST.
+	// [DefaultIdempotencyLease]. Keep it above twice limits.timeout (and
+	// any operation's longer timeout): a request may first wait up to its
+	// timeout for the host to load its route's code, which its handler's
+	// deadline does not count (docs/spec.md §13), then run its handler for
+	// its timeout. A request running past its lease answers 409
+	// IDEMPOTENCY_LEASE_LOST, and another request may run with its key.
 	Lease Duration `json:"lease,omitzero"`
 	// Replay is how long a completed answer is replayed. If zero,
 	// [DefaultIdempotencyReplay].

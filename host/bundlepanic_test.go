@@ -89,7 +89,7 @@ func TestGoBundleRoutePanicFailsItAlone(t *testing.T) {
 		}
 	}
 	// Its 404 says why, in development.
-	if got := do(t, fresh, "GET", "/api/r01/7", ""); !strings.Contains(got.body, `"failed":"the route failed to load, and does not serve until it is fixed: server/bundles/go.wasm (GET /api/r01/:id): handlers/r01/main.go:16: registering the route panicked: `) {
+	if got := do(t, fresh, "GET", "/api/r01/7", ""); !strings.Contains(got.body, `"unserved":"the route GET /api/r01/:id of server/bundles/go.wasm did not load: server/bundles/go.wasm (GET /api/r01/:id): handlers/r01/main.go:16: registering the route panicked: `) {
 		t.Errorf("at a start, GET /api/r01/7 = %d %s, want a 404 naming the route's failure", got.status, got.body)
 	}
 	if got := do(t, fresh, "GET", "/api/none", ""); strings.Contains(got.body, "failed") {

@@ -205,10 +205,14 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 func (h *Host) notFoundData(t *table, r *http.Request) map[string]string {
 	data := map[string]string{"path": r.URL.Path}
 	if h.opts.Mode == Development {
-		if err := t.Failed(r.Method, r.URL.EscapedPath()); err != nil {
+		note := t.Unserved().Note(r.URL.EscapedPath())
+		// The table's note names the failed route with its error, as
+		// Failed does, unless another route of the path comes first in
+		// it: a module's error (a compiler's, many lines) is said once.
+		if err := t.Failed(r.Method, r.URL.EscapedPath()); err != nil && !strings.Contains(note, err.Error()) {
 			data["failed"] = "the route failed to load, and does not serve until it is fixed: " + err.Error()
 		}
-		notes := []string{t.Unserved().Note(r.URL.EscapedPath())}
+		notes := []string{note}
 		if h.opts.Unserved != nil {
 			notes = append(notes, h.opts.Unserved(r.URL.EscapedPath()))
 		}

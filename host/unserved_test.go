@@ -48,6 +48,10 @@ func TestNotFoundNamesTheUnservedRoute(t *testing.T) {
 			if u := body.Data["unserved"]; tc.want == "" && u != "" || !strings.HasPrefix(u, tc.want) {
 				t.Errorf("%s %s: data.unserved = %q, want %q...", tc.method, tc.path, u, tc.want)
 			}
+			// The route's error is said once: not again in "failed".
+			if _, err, ok := strings.Cut(tc.want, " did not load: "); ok && strings.Count(got.body, err) != 1 {
+				t.Errorf("%s %s: the body says %q %d times, want once: %s", tc.method, tc.path, err, strings.Count(got.body, err), got.body)
+			}
 		})
 	}
 	// Production fails its start on a broken module, and asks no embedder.

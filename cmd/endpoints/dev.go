@@ -341,6 +341,7 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 			}
 			orphans = append(orphans, orphansOf(known, sources)...)
 			known = sources
+			unbuilt.keep(sources)
 			// An orphan whose routes no module being built takes goes
 			// now; the others when the module taking them is written.
 			building := modulesOf(affected)

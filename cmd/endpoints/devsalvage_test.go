@@ -58,7 +58,7 @@ func TestDevStartsWithoutARouteThatDoesNotCompile(t *testing.T) {
 		t.Errorf("GET /api/hello = %d %s, want it served\n%s\n%s", status, body, stdout.String(), stderr.String())
 	}
 	status, body := httpGet(t, addr+"/api/bye")
-	for _, want := range []string{`"failed":"the route failed to load`, `(GET /api/bye): handlers/bye does not compile:`, `handlers/bye/main.go:12:`, "cannot use"} {
+	for _, want := range []string{`"unserved":"the route GET /api/bye of server/bundles/go.wasm did not load`, `(GET /api/bye): handlers/bye does not compile:`, `handlers/bye/main.go:12:`, "cannot use"} {
 		if status != 404 || !strings.Contains(body, want) {
 			t.Errorf("GET /api/bye = %d %s, want a 404 saying %q", status, body, want)
 		}

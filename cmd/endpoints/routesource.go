@@ -12,7 +12,8 @@ import (
 // from, for `endpoints routes`: a Go route's file with its
 // //endpoints:route line (a bundle's routes each their own), a C, WAT,
 // AssemblyScript or Rust route's source file. Keys are a module of one
-// route's file, and a bundle's route as "bundle METHOD /path". Nil when
+// route's file (a bundle's routes' own too, for an app built with
+// --go-bundle=false), and a bundle's route as "bundle METHOD /path". Nil when
 // the app's sources cannot be read (a deployed app without them): the
 // routes then show their modules.
 func sourcesOfRoutes(app string) map[string]string {
@@ -30,6 +31,9 @@ func sourcesOfRoutes(app string) map[string]string {
 			if rf, err := routefile.Parse(r.Module); err == nil {
 				out[s.Module+" "+rf.String()] = sourceFile(r)
 			}
+			// Built with --go-bundle=false, which endpoints.json does not
+			// say: the route's own module.
+			out[r.Module] = sourceFile(r)
 		}
 	}
 	return out
@@ -55,6 +59,13 @@ func sourceOf(r host.RouteInfo, sources map[string]string) string {
 	}
 	if s, ok := sources[r.File]; ok {
 		return s
+	}
+	// A bundle's route whose source builds alone by endpoints.json (built
+	// with --go-bundle=true): the source of the route's own module.
+	if rf, err := routefile.FromRoute(r.Method + " " + r.Path); err == nil {
+		if s, ok := sources[rf.File]; ok {
+			return s
+		}
 	}
 	return r.File
 }

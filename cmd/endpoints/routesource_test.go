@@ -31,6 +31,9 @@ func TestRoutesShowTheirSource(t *testing.T) {
 	}{
 		{"a Go route of the bundle", host.RouteInfo{Method: "GET", Path: "/api/users/:id", File: "server/bundles/go.wasm"}, "handlers/users/get/main.go"},
 		{"another Go route of the bundle", host.RouteInfo{Method: "GET", Path: "/api/users", File: "server/bundles/go.wasm"}, "handlers/users/list/main.go"},
+		// Built with --go-bundle=false, which endpoints.json does not say:
+		// each Go route its own module.
+		{"a Go route built alone", host.RouteInfo{Method: "GET", Path: "/api/users/:id", File: "server/api/users/[id].get.wasm"}, "handlers/users/get/main.go"},
 		{"a WAT route", host.RouteInfo{Method: "GET", Path: "/health", File: "server/routes/health.get.wasm"}, "server/routes/health.get.wat"},
 		{"a module no source builds", host.RouteInfo{Method: "GET", Path: "/api/copied", File: "server/api/copied.get.wasm"}, "server/api/copied.get.wasm"},
 	} {
@@ -46,6 +49,19 @@ func TestRoutesShowTheirSource(t *testing.T) {
 		want := "METHOD  PATH            KIND      SOURCE                      SUMMARY\nGET     /api/users/:id  endpoint  handlers/users/get/main.go  Get a user\n"
 		if out.String() != want {
 			t.Errorf("printRoutes =\n%s\nwant\n%s", out.String(), want)
+		}
+	})
+	t.Run("a bundle of an app whose routes build alone", func(t *testing.T) {
+		// Built with --go-bundle=true, which endpoints.json does not say.
+		alone := t.TempDir()
+		writeFiles(t, alone, map[string]string{
+			"endpoints.json":             `{"build": {"goBundle": false}}`,
+			"go.mod":                     "module example.com/app\n\ngo 1.24\n",
+			"handlers/users/get/main.go": "package main\n\n//endpoints:route GET /api/users/:id\nfunc main() {}\n",
+		})
+		r := host.RouteInfo{Method: "GET", Path: "/api/users/:id", File: "server/bundles/go.wasm"}
+		if got, want := sourceOf(r, sourcesOfRoutes(alone)), "handlers/users/get/main.go"; got != want {
+			t.Errorf("sourceOf = %q, want %q", got, want)
 		}
 	})
 	t.Run("an app without its sources", func(t *testing.T) {

@@ -62,6 +62,29 @@ func (f *failedBuilds) note(s guestbuild.Source, failed bool) {
 	} else {
 		delete(f.failed, s.Module)
 	}
+	f.publish()
+}
+
+// keep forgets the failed builds of modules none of sources builds (a
+// source deleted, or its routes moved to another module): their routes
+// are no longer the app's.
+func (f *failedBuilds) keep(sources []guestbuild.Source) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := len(f.failed)
+	maps.DeleteFunc(f.failed, func(m string, _ guestbuild.Source) bool {
+		return !slices.ContainsFunc(sources, func(s guestbuild.Source) bool { return s.Module == m })
+	})
+	if len(f.failed) != n {
+		f.publish()
+	}
+}
+
+// publish makes the routes of f.failed what Note reads; f.mu is held.
+func (f *failedBuilds) publish() {
 	var u missing.Routes
 	const why = "did not build: see the build's error above"
 	for _, m := range slices.Sorted(maps.Keys(f.failed)) {

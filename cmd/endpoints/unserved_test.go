@@ -97,7 +97,8 @@ func TestDevSaysABrokenBundleServesNothing(t *testing.T) {
 
 // TestFailedBuildsNote: the routes of the sources whose last build failed
 // are named at their paths, a bundle's each with the bundle; a build that
-// succeeds ends its module's; nil knows of none.
+// succeeds ends its module's, and so does its source's deletion (keep);
+// nil knows of none.
 func TestFailedBuildsNote(t *testing.T) {
 	route := func(module string) guestbuild.Source { return guestbuild.Source{Module: module} }
 	bundle := guestbuild.Source{Module: "server/bundles/go.wasm", Routes: []guestbuild.Source{
@@ -118,6 +119,13 @@ func TestFailedBuildsNote(t *testing.T) {
 		if got := f.Note(tc.path); got != tc.want {
 			t.Errorf("Note(%q) = %q, want %q", tc.path, got, tc.want)
 		}
+	}
+	f.keep([]guestbuild.Source{bundle}) // health's source deleted
+	if got := f.Note("/health"); got != "" {
+		t.Errorf("after its source went: Note = %q, want none", got)
+	}
+	if got := f.Note("/api/users/7"); got == "" {
+		t.Errorf("a source that stays: its note went")
 	}
 	f.note(bundle, false)
 	if got := f.Note("/api/users/7"); got != "" {
@@ -154,5 +162,40 @@ func TestDevNotFoundNamesARouteThatDidNotBuild(t *testing.T) {
 	writeFiles(t, app, map[string]string{"server/api/greet.get.wat": string(hello)})
 	if !waitUntil(t, 30*time.Second, func() bool { s, _ := httpGet(t, addr+"/api/greet"); return s == 200 }) {
 		t.Errorf("the fix was not served:\n%s\n%s", stdout.String(), stderr.String())
+	}
+}
+
+// TestDevForgetsAFailedBuildOfADeletedSource: a source whose build failed,
+// deleted under endpoints dev, no longer has its route named at a 404:
+// no source builds it any more. Its note stayed, naming a route that is
+// not the app's.
+func TestDevForgetsAFailedBuildOfADeletedSource(t *testing.T) {
+	t.Parallel()
+	needTool(t, "wat2wasm")
+	hello, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := t.TempDir()
+	writeFiles(t, app, map[string]string{
+		"server/routes/ok.get.wat": string(hello),
+		"server/api/greet.get.wat": "(module this is not WAT",
+	})
+	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
+	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
+	if status, body := httpGet(t, addr+"/api/greet"); status != 404 || !strings.Contains(body, "did not build") {
+		t.Fatalf("GET /api/greet = %d %s, want a 404 naming the failed build\n%s\n%s", status, body, stdout.String(), stderr.String())
+	}
+	// The broken source deleted, then another route saved: once that
+	// one serves, dev has read the sources since the deletion.
+	if err := os.Remove(filepath.Join(app, "server", "api", "greet.get.wat")); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, app, map[string]string{"server/routes/other.get.wat": string(hello)})
+	if !waitUntil(t, 30*time.Second, func() bool { s, _ := httpGet(t, addr+"/other"); return s == 200 }) {
+		t.Fatalf("the new route was not served:\n%s\n%s", stdout.String(), stderr.String())
+	}
+	if status, body := httpGet(t, addr+"/api/greet"); status != 404 || strings.Contains(body, "unserved") {
+		t.Errorf("GET /api/greet after its source was deleted = %d %s, want a bare 404", status, body)
 	}
 }

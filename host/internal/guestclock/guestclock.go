@@ -38,7 +38,10 @@ type Clock struct {
 	// instanceWait how long it waited for a free instance, which counts
 	// (WaitedForInstance).
 	codeWait, instanceWait time.Duration
-	stop                   atomic.Bool
+	// given is what of codeWait base was moved by, at most timeout; a
+	// following clock takes its owner's, so that the two move alike.
+	given time.Duration
+	stop  atomic.Bool
 }
 
 // Start starts the clock of a call that begins at now and may run for
@@ -46,7 +49,7 @@ type Clock struct {
 // longer stopped.
 func (c *Clock) Start(now time.Time, timeout, idle time.Duration) {
 	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = now, timeout, timeout, timeout, idle, true
-	c.codeWait, c.instanceWait = 0, 0
+	c.codeWait, c.instanceWait, c.given = 0, 0, 0
 	c.stop.Store(false)
 	c.Active(now)
 }
@@ -56,7 +59,7 @@ func (c *Clock) Start(now time.Time, timeout, idle time.Duration) {
 // limits.loadTimeout). The call is no longer stopped.
 func (c *Clock) Bound(deadline time.Time) {
 	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = deadline, 0, 0, 0, 0, false
-	c.codeWait, c.instanceWait = 0, 0
+	c.codeWait, c.instanceWait, c.given = 0, 0, 0
 	c.stop.Store(false)
 }
 
@@ -65,7 +68,7 @@ func (c *Clock) Bound(deadline time.Time) {
 // timeout and no idle timeout of its own. It is not stopped.
 func (c *Clock) Follow(o *Clock) {
 	c.base, c.deadline, c.until, c.timeout, c.idle, c.started = o.base, o.deadline, o.until, o.timeout, 0, o.started
-	c.codeWait, c.instanceWait = 0, 0
+	c.codeWait, c.instanceWait, c.given = 0, 0, o.given
 	c.stop.Store(false)
 }
 
@@ -73,17 +76,22 @@ func (c *Clock) Follow(o *Clock) {
 // module's code (a route module deferred at start, its first request) and
 // gives that time back: the deadline and the end move d later. The wait is
 // the host's, not the handler's; it is itself bounded by the deadline
-// (engine.Pool.Get), so a request still ends within twice its timeout. A
-// clock bound to a deadline (Bound) is not moved.
+// (engine.Pool.Get), and what the clock gives back in all is at most its
+// timeout, so a request still ends within twice its timeout, whatever
+// number of modules it waited for (a bundled middleware's, then its
+// route's of another bundle). A clock bound to a deadline (Bound) is not
+// moved.
 //
 // # Notes
 //
-//   - A middleware call waits for its request (Follow copies the clock):
-//     the host moves both clocks.
+//   - A middleware call waits for its request (Follow copies the clock,
+//     and what it gave back): the host moves both clocks, alike.
 func (c *Clock) WaitedForCode(d time.Duration) {
 	c.codeWait += d
 	if c.started {
-		c.base = c.base.Add(d)
+		give := min(d, c.timeout-c.given)
+		c.given += give
+		c.base = c.base.Add(give)
 	}
 }
 

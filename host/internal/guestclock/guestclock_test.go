@@ -55,6 +55,19 @@ func TestClock(t *testing.T) {
 			active: now.Add(time.Minute), deadline: now.Add(2 * hour), until: now.Add(2 * hour)},
 		{name: "a wait for the module's code moves the deadline and the end", start: func(c *Clock) { c.Start(now.Add(-90*time.Minute), hour, 0); c.WaitedForCode(time.Hour) },
 			deadline: now.Add(30 * time.Minute), until: now.Add(30 * time.Minute), timeout: hour},
+		{name: "waits for code give back at most the timeout in all", start: func(c *Clock) {
+			c.Start(now.Add(-150*time.Minute), hour, 0)
+			c.WaitedForCode(40 * time.Minute)
+			c.WaitedForCode(40 * time.Minute)
+			c.WaitedForCode(40 * time.Minute)
+		}, deadline: now.Add(-30 * time.Minute), until: now.Add(-30 * time.Minute), timeout: hour, expired: true},
+		{name: "a following clock gives back no more than its owner's", start: func(c *Clock) {
+			var o Clock
+			o.Start(now.Add(-150*time.Minute), hour, 0)
+			o.WaitedForCode(40 * time.Minute)
+			c.Follow(&o)
+			c.WaitedForCode(40 * time.Minute)
+		}, deadline: now.Add(-30 * time.Minute), until: now.Add(-30 * time.Minute), timeout: hour, expired: true},
 		{name: "a wait for an instance uses the deadline up", start: func(c *Clock) { c.Start(now.Add(-90*time.Minute), hour, 0); c.WaitedForInstance(time.Hour) },
 			deadline: now.Add(-30 * time.Minute), until: now.Add(-30 * time.Minute), timeout: hour, expired: true},
 		{name: "a restart forgets the waits", start: func(c *Clock) { c.Start(now, hour, 0); c.WaitedForCode(hour); c.Start(now, hour, 0) },
