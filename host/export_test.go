@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"reflect"
+	"runtime"
 	"slices"
 	"time"
 
@@ -41,6 +42,14 @@ func (h *Host) IdleInstances(file string) int {
 // ModulePool is one pool of a route module, as a test watches it across
 // reloads and the host's close. Two are equal when they are the same pool.
 type ModulePool struct{ p *engine.Pool }
+
+// Collected returns a channel closed once the garbage collector freed the
+// pool: nothing holds it any more, nor the code it kept.
+func (p ModulePool) Collected() <-chan struct{} {
+	ch := make(chan struct{})
+	runtime.AddCleanup(p.p, func(ch chan struct{}) { close(ch) }, ch)
+	return ch
+}
 
 // ModulePools lists the pools of a route module's routes, served and
 // held, each once, in the order of their first route: two for a bundle

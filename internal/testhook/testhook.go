@@ -13,7 +13,10 @@
 // nothing.
 package testhook
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 type watchingKey struct{}
 
@@ -80,4 +83,27 @@ func WithClosed(ctx context.Context, f func(done <-chan struct{})) context.Conte
 func Closed(ctx context.Context) func(done <-chan struct{}) {
 	f, _ := ctx.Value(closedKey{}).(func(<-chan struct{}))
 	return f
+}
+
+type heapReleasedKey struct{}
+
+type heapReleased struct {
+	rest time.Duration
+	f    func()
+}
+
+// WithHeapReleased returns a copy of ctx whose hosts (host.New called with
+// it) give the heap their background compilations freed back to the
+// system rest after a reload's compilations end (instead of a production
+// host's half minute), and call f each time they give it back: a test
+// learns that the memory was released instead of reading RSS.
+func WithHeapReleased(ctx context.Context, rest time.Duration, f func()) context.Context {
+	return context.WithValue(ctx, heapReleasedKey{}, heapReleased{rest, f})
+}
+
+// HeapReleased returns the rest and the hook of ctx set by
+// WithHeapReleased, or a nil hook.
+func HeapReleased(ctx context.Context) (rest time.Duration, f func()) {
+	h, _ := ctx.Value(heapReleasedKey{}).(heapReleased)
+	return h.rest, h.f
 }

@@ -91,7 +91,9 @@ type State struct {
 	Next *Security
 	// StoppedCompiles are the previous version's pools whose background
 	// compilation the load of this version stopped, to load their files'
-	// new bytes on free cores (routetable.Load.StoppedCompiles).
+	// new bytes on free cores (routetable.Load.StoppedCompiles); the
+	// reload clears it once it resumed those that still serve, so that
+	// the version does not hold the previous one's retired pools.
 	StoppedCompiles []*engine.Pool
 }
 

@@ -58,6 +58,7 @@ func (e *ModuleFailedError) Unwrap() error { return e.err }
 func (e *Engine) DeferPool(wasm []byte, rf routefile.Route, contractJSON []byte, poolSize int) *Pool {
 	p := newPool(e, nil, rf.File, poolSize)
 	p.deferred = &deferredCode{wasm: wasm, rf: rf, contractJSON: contractJSON, done: make(chan struct{})}
+	e.rest.busy()
 	e.background.add()
 	e.queueMu.Lock()
 	e.queue = append(e.queue, p)

@@ -148,9 +148,15 @@ type Engine struct {
 	stopOnce       sync.Once
 	// settled: the first batch of background work ended and gave its
 	// memory back (see settle).
-	settled  atomic.Bool
-	cache    wazero.CompilationCache
-	cacheDir string // where compiled and instrumented modules are kept; "" for none
+	settled atomic.Bool
+	// rest gives the memory of later batches back once the engine rests
+	// (see settle).
+	rest heapRest
+	// releasedHook, from a test's context (testhook.WithHeapReleased),
+	// learns of each release of the heap; nil otherwise.
+	releasedHook func()
+	cache        wazero.CompilationCache
+	cacheDir     string // where compiled and instrumented modules are kept; "" for none
 	// codeCache authenticates cacheDir's entries; nil without a cache.
 	codeCache   *codecache.Dir
 	configFile  string // Config.ConfigFile
@@ -207,6 +213,10 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	e.hold = testhook.Hold(ctx)
 	e.compilingHook = testhook.Compiling(ctx)
 	e.closedHook = testhook.Closed(ctx)
+	e.rest = heapRest{after: RestAfter, release: e.releaseHeap}
+	if rest, f := testhook.HeapReleased(ctx); f != nil {
+		e.rest.after, e.releasedHook = rest, f
+	}
 	e.runtimesClosed = make(chan struct{})
 	runtimes := []wazero.Runtime{e.runtime}
 	if cfg.ServeWhileCompiling {

@@ -121,6 +121,7 @@ func (e *Engine) Shutdown(ctx context.Context) error {
 			e.closedHook(e.runtimesClosed)
 		}
 		e.stopOnce.Do(func() { close(e.stopBackground) })
+		e.rest.stop()
 		e.StartCompiles() // the queued ones see the stop and end
 		<-e.background.idle()
 		select {
