@@ -206,9 +206,9 @@ func (h *Host) notFoundData(t *table, r *http.Request) map[string]string {
 	data := map[string]string{"path": r.URL.Path}
 	if h.opts.Mode == Development {
 		note := t.Unserved().Note(r.URL.EscapedPath())
-		// The table's note names the failed route with its error, as
-		// Failed does, unless another route of the path comes first in
-		// it: a module's error (a compiler's, many lines) is said once.
+		// The table's note names each failed route of the path with its
+		// error, as Failed does: a module's error (a compiler's, many
+		// lines) is said once.
 		if err := t.Failed(r.Method, r.URL.EscapedPath()); err != nil && !strings.Contains(note, err.Error()) {
 			data["failed"] = "the route failed to load, and does not serve until it is fixed: " + err.Error()
 		}
