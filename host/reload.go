@@ -14,6 +14,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
 	"github.com/wasmendpoints/endpoints/host/internal/versionload"
 	"github.com/wasmendpoints/endpoints/internal/unserved"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // acquire takes a reference to the current table for one request.
@@ -59,8 +60,9 @@ type ReloadReport struct {
 	Recovered bool
 	// Warnings are what the new version serves despite, in development:
 	// new entries of server/routes.config.json that apply to no route,
-	// such as a pattern left behind by a deleted route (see
-	// [Host.Warnings]).
+	// such as a pattern left behind by a deleted route; and in either mode
+	// an Idempotency-Key operation whose timeout is over half
+	// idempotency.lease (see [Host.Warnings]).
 	Warnings []error
 	// Took is how long the reload took.
 	Took time.Duration
@@ -248,8 +250,16 @@ func (h loadSide) logProblems(report ReloadReport) {
 		h.logger.Error("not reloaded; the previous version keeps serving", "error", p)
 	}
 	for _, w := range report.Warnings {
-		h.logger.Warn("routes configuration entry ignored", "warning", w)
+		h.logger.Warn(warningMessage(w), "warning", w)
 	}
+}
+
+// warningMessage is the log message of a load's warning w.
+func warningMessage(w error) string {
+	if errors.Is(w, openapi.ErrUnmatchedPattern) {
+		return "routes configuration entry ignored"
+	}
+	return "load warning"
 }
 
 // load builds a table from the app directory (versionload.Load). With
