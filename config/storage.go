@@ -127,6 +127,8 @@ type Idempotency struct {
 	// deadline does not count (docs/spec.md §13), then run its handler for
 	// its timeout. A request running past its lease answers 409
 	// IDEMPOTENCY_LEASE_LOST, and another request may run with its key.
+	// A load warns of each Idempotency-Key operation whose timeout is
+	// more than half the lease.
 	Lease Duration `json:"lease,omitzero"`
 	// Replay is how long a completed answer is replayed. If zero,
 	// [DefaultIdempotencyReplay].

@@ -189,3 +189,47 @@ func TestDeferredCodeThatDisagrees(t *testing.T) {
 		t.Errorf("GET /api/items/42 again = %d, want 500", rec.Code)
 	}
 }
+
+// TestCodeStillLoading: a request whose route's code does not load before
+// its deadline is told to retry: 503 with Retry-After, and in development
+// data saying the route's code is still loading; in production no data.
+// Once the code loads, the route serves.
+func TestCodeStillLoading(t *testing.T) {
+	const file = "server/api/items/[id].get.wasm"
+	for _, mode := range []host.Mode{host.Development, host.Production} {
+		t.Run(mode.String(), func(t *testing.T) {
+			a := newApp(t).
+				wat(file, watModule{contract: itemContract, handle: plainOK, extra: okData}).embedSections(file).
+				file("endpoints.json", []byte(`{"limits": {"timeout": "100ms"}}`))
+			release := make(chan struct{})
+			ctx := testhook.WithLoadingCode(context.Background(), func() { <-release })
+			h, err := host.New(ctx, a.dir, host.Options{Mode: mode, ServeWhileCompiling: true, CacheDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&logBuffer{}, nil))})
+			if err != nil {
+				t.Fatalf("host.New: %v", err)
+			}
+			t.Cleanup(func() { h.Close(context.Background()) })
+			released := false
+			t.Cleanup(func() {
+				if !released {
+					close(release)
+				}
+			})
+			rec := get(h, "/api/items/3")
+			if rec.Code != 503 || rec.Header().Get("Retry-After") != "1" {
+				t.Fatalf("GET /api/items/3 while its code loads = %d (Retry-After %q) %s, want 503 with Retry-After: 1", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+			}
+			body := rec.Body.String()
+			if dev := mode == host.Development; dev != strings.Contains(body, "still loading") || dev != strings.Contains(body, "retry") {
+				t.Errorf("503 body in %s = %s, want data saying the code is still loading and to retry in development only", mode, body)
+			}
+			close(release)
+			released = true
+			if err := h.WaitCompiled(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if rec := get(h, "/api/items/3"); rec.Code != 200 {
+				t.Errorf("GET /api/items/3 once loaded = %d %s", rec.Code, rec.Body)
+			}
+		})
+	}
+}

@@ -237,7 +237,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		}
 	}
 	for _, w := range t.Warnings {
-		logger.Warn("routes configuration entry ignored", "warning", w)
+		logger.Warn(warningMessage(w), "warning", w)
 	}
 	h.table.Store(t)
 	h.engine.StartCompiles()
@@ -322,7 +322,10 @@ func (h *Host) Problems() []error {
 // error wrapping
 // [github.com/wasmendpoints/endpoints/openapi.ErrUnmatchedPattern]. Such an entry, typically
 // left behind by a deleted route, is ignored in development and fails New
-// in [Production] (docs/spec.md §7).
+// in [Production] (docs/spec.md §7). In either mode, each operation that
+// takes an Idempotency-Key with a timeout over half idempotency.lease: a
+// request may wait its timeout for its code and then run for it, past its
+// lease (docs/spec.md §6).
 func (h *Host) Warnings() []error { return slices.Clone(h.table.Load().Warnings) }
 
 // WaitCompiled waits until every module runs compiled code, or ctx ends.

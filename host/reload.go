@@ -14,6 +14,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
 	"github.com/wasmendpoints/endpoints/host/internal/versionload"
 	"github.com/wasmendpoints/endpoints/internal/unserved"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // acquire takes a reference to the current table for one request.
@@ -59,8 +60,9 @@ type ReloadReport struct {
 	Recovered bool
 	// Warnings are what the new version serves despite, in development:
 	// new entries of server/routes.config.json that apply to no route,
-	// such as a pattern left behind by a deleted route (see
-	// [Host.Warnings]).
+	// such as a pattern left behind by a deleted route; and in either mode
+	// an Idempotency-Key operation whose timeout is over half
+	// idempotency.lease (see [Host.Warnings]).
 	Warnings []error
 	// Took is how long the reload took.
 	Took time.Duration
@@ -210,9 +212,9 @@ func (h *Host) notFoundData(t *table, r *http.Request) map[string]string {
 	data := map[string]string{"path": r.URL.Path}
 	if h.opts.Mode == Development {
 		note := t.Unserved().Note(r.URL.EscapedPath())
-		// The table's note names the failed route with its error, as
-		// Failed does, unless another route of the path comes first in
-		// it: a module's error (a compiler's, many lines) is said once.
+		// The table's note names each failed route of the path with its
+		// error, as Failed does: a module's error (a compiler's, many
+		// lines) is said once.
 		if err := t.Failed(r.Method, r.URL.EscapedPath()); err != nil && !strings.Contains(note, err.Error()) {
 			data["failed"] = "the route failed to load, and does not serve until it is fixed: " + err.Error()
 		}
@@ -252,8 +254,16 @@ func (h loadSide) logProblems(report ReloadReport) {
 		h.logger.Error("not reloaded; the previous version keeps serving", "error", p)
 	}
 	for _, w := range report.Warnings {
-		h.logger.Warn("routes configuration entry ignored", "warning", w)
+		h.logger.Warn(warningMessage(w), "warning", w)
 	}
+}
+
+// warningMessage is the log message of a load's warning w.
+func warningMessage(w error) string {
+	if errors.Is(w, openapi.ErrUnmatchedPattern) {
+		return "routes configuration entry ignored"
+	}
+	return "load warning"
 }
 
 // load builds a table from the app directory (versionload.Load). With

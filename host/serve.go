@@ -36,6 +36,11 @@ func (h *Host) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	requestSide{h}.serve(w, r, time.Now())
 }
 
+// retrySoon is the Retry-After of a 503 that should pass within a second:
+// a shutdown's (another instance of the app takes the retry) and that of a
+// request whose route's code was still loading at its deadline.
+const retrySoon = "1"
+
 // requestSide is the host as it serves one request (package doc's
 // pipeline): routing, admission, the body, the guest call and the answers
 // it refuses with. Its methods are the host's request side, apart from the
@@ -46,7 +51,7 @@ type requestSide struct{ *Host }
 func (h requestSide) serve(w http.ResponseWriter, r *http.Request, start time.Time) {
 	if !h.requests.Enter() {
 		w.Header().Set("Connection", "close")
-		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Retry-After", retrySoon)
 		writeError(w, r, http.StatusServiceUnavailable, "", map[string]string{"error": "the server is shutting down"})
 		return
 	}
@@ -240,7 +245,15 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 			return false
 		}
 		h.logger.Warn("no instance for the request", "route", c.route.Name, "error", err)
-		writeError(w, r, http.StatusServiceUnavailable, "", nil)
+		var data any
+		if loading := (*engine.CodeLoadingError)(nil); errors.As(err, &loading) {
+			// The load goes on: the client may retry at once.
+			w.Header().Set("Retry-After", retrySoon)
+			if h.opts.Mode == Development {
+				data = guestfail.Data{Error: err.Error(), Route: c.route.Name}
+			}
+		}
+		writeError(w, r, http.StatusServiceUnavailable, "", data)
 		return false
 	}
 	if c.rq.Body.Streams() {

@@ -43,7 +43,7 @@ func TestBundleLackingARouteIsNotBuilt(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	// Never built: the bundle is what is missing, not a module per route.
-	if ok := checkBuilt(context.Background(), "serve", app, &stderr, false); ok ||
+	if ok := checkBuilt(context.Background(), "serve", app, nil, &stderr, false); ok ||
 		!strings.Contains(stderr.String(), "1 route module(s) of "+app+" are not built yet: server/bundles/go.wasm (1 route, 1 middleware from handlers)\n") {
 		t.Errorf("checkBuilt of an app never built = %v\n%s\nwant false, naming its bundle alone", ok, stderr.String())
 	}
@@ -53,12 +53,12 @@ func TestBundleLackingARouteIsNotBuilt(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(app, "server", "bundles", "go.wasm"), future, future); err != nil {
 		t.Fatal(err)
 	}
-	if !checkBuilt(context.Background(), "serve", app, &stderr, false) {
+	if !checkBuilt(context.Background(), "serve", app, nil, &stderr, false) {
 		t.Fatalf("checkBuilt of a bundle with every route = false:\n%s", stderr.String())
 	}
 	write("handlers/b/main.go", "//endpoints:route POST /api/b\npackage main\n")
 	stderr.Reset()
-	ok := checkBuilt(context.Background(), "serve", app, &stderr, false)
+	ok := checkBuilt(context.Background(), "serve", app, nil, &stderr, false)
 	for _, want := range []string{"not built yet", "server/bundles/go.wasm lacks POST /api/b (from handlers/b)", "run `endpoints build " + app + "` first"} {
 		if ok || !strings.Contains(stderr.String(), want) {
 			t.Errorf("checkBuilt with a route the bundle lacks = %v\n%s\nwant false and %q", ok, stderr.String(), want)
@@ -73,7 +73,7 @@ func TestBundleLackingARouteIsNotBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	stderr.Reset()
-	ok = checkBuilt(context.Background(), "serve", app, &stderr, false)
+	ok = checkBuilt(context.Background(), "serve", app, nil, &stderr, false)
 	if want := "warning: server/bundles/go.wasm is older than its Go sources (1 route, 1 middleware) (handlers/"; !ok || !strings.Contains(stderr.String(), want) {
 		t.Errorf("checkBuilt with a stale bundle = %v\n%s\nwant true and %q", ok, stderr.String(), want)
 	}

@@ -240,7 +240,7 @@ func devLoop(ctx context.Context, app string, h *host.Host, c *console, since ti
 		}
 	}()
 	go func() {
-		if err := watchSources(ctx, app, h.Rebuilding, c, since, unbuilt); err != nil {
+		if err := watchSources(ctx, app, ovs, h.Rebuilding, c, since, unbuilt); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the sources failed: "+err.Error())
 		}
 	}()
@@ -271,12 +271,13 @@ const routeSourceQuiet = 15 * time.Millisecond
 // watchSources rebuilds the route modules a changed source affects, builds
 // those of sources added while it runs (in new directories too), and
 // removes the module of a source that is gone, so that its route stops
-// serving. Modules that no source builds (copied in, built by the app's
+// serving. The sources are grouped into modules by the build settings with
+// the overrides ovs, as the start's build grouped them (appSources). Modules that no source builds (copied in, built by the app's
 // own command) are never removed. rebuilding, when not nil, is told of
 // the modules a build is about to replace (Host.Rebuilding), and its done
 // is called once the build is over. unbuilt, when not nil, notes each
 // build's result.
-func watchSources(ctx context.Context, app string, rebuilding func(modules []string) (done func()), c *console, since time.Time, unbuilt *failedBuilds) error {
+func watchSources(ctx context.Context, app string, ovs []config.Override, rebuilding func(modules []string) (done func()), c *console, since time.Time, unbuilt *failedBuilds) error {
 	// Watch first, then list: a source added between the two would
 	// otherwise be in neither (no event, not known) and never be built.
 	w, err := watchApp(app)
@@ -284,7 +285,7 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 		return err
 	}
 	defer w.Close()
-	known, err := appSources(app)
+	known, err := appSources(app, ovs)
 	if err != nil {
 		return err
 	}
@@ -330,7 +331,7 @@ func watchSources(ctx context.Context, app string, rebuilding func(modules []str
 		case <-timer.C:
 			files := slices.Sorted(maps.Keys(changed))
 			clear(changed)
-			sources, err := appSources(app)
+			sources, err := appSources(app, ovs)
 			if err != nil {
 				c.event(true, map[string]any{"event": "error", "error": err.Error()}, err.Error())
 				continue

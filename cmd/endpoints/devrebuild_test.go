@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/testhook"
 )
@@ -53,7 +54,7 @@ func TestWatchSourcesTellsOfRebuilds(t *testing.T) {
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
-		_ = watchSources(ctx, app, rebuilding, newConsole(&syncBuffer{}, false, false), since, nil)
+		_ = watchSources(ctx, app, nil, rebuilding, newConsole(&syncBuffer{}, false, false), since, nil)
 	}()
 	defer func() { cancel(); <-stopped }()
 	select {
@@ -192,7 +193,7 @@ func TestWatchSourcesKeepsAMovedBundleUntilItsHeirIsBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFiles(t, app, map[string]string{"endpoints.json": `{"build": {"goBundles": {"users": ["handlers/users/**"]}}}`})
-	sources, err := appSources(app)
+	sources, err := appSources(app, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestWatchSourcesKeepsAMovedBundleUntilItsHeirIsBuilt(t *testing.T) {
 		building <- seen{modules, exists()}
 		return func() { built <- seen{nil, exists()} }
 	}
-	watchSourcesOf(t, app, rebuilding)
+	watchSourcesOf(t, app, nil, rebuilding)
 	if err := os.Rename(filepath.Join(app, "handlers", "users"), filepath.Join(app, "handlers", "people")); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +255,7 @@ func TestWatchSourcesIgnoresGoTests(t *testing.T) {
 		building <- modules
 		return func() {}
 	}
-	watchSourcesOf(t, app, rebuilding)
+	watchSourcesOf(t, app, nil, rebuilding)
 	writeFiles(t, app, map[string]string{
 		"handlers/hello/hello_test.go":       "package hello\n",
 		"handlers/hello/testdata/golden.go":  "package golden\n",
@@ -273,16 +274,68 @@ func TestWatchSourcesIgnoresGoTests(t *testing.T) {
 	}
 }
 
-// watchSourcesOf runs watchSources on app, telling rebuilding, until the
-// test ends; it returns once the sources are watched.
-func watchSourcesOf(t *testing.T, app string, rebuilding func(modules []string) func()) {
+// TestWatchSourcesAppliesOverrides: the dev watcher groups the sources by
+// the build settings the start's build used, --set and ENDPOINTS_*
+// overrides included: with build.goBundle=false set, a saved Go route
+// rebuilds its own module, not the bundle (which the start did not build
+// and whose routes the per-route modules already serve).
+func TestWatchSourcesAppliesOverrides(t *testing.T) {
+	needGo(t)
+	t.Parallel()
+	app := filepath.Join(t.TempDir(), "unbundled")
+	if code, out, errOut := runCLI("new", app); code != exitOK {
+		t.Fatalf("endpoints new = %d\n%s\n%s", code, out, errOut)
+	}
+	found, err := guestbuild.Find(app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string // the Go routes' own modules, as built unbundled
+	for _, s := range found {
+		if s.Lang == guestbuild.LangGo {
+			want = append(want, s.Module)
+		}
+	}
+	if len(want) == 0 || slices.Contains(want, "server/bundles/go.wasm") {
+		t.Fatalf("the new app's Go routes build into %v; want modules of their own", want)
+	}
+	ov, err := config.ParseOverride("build.goBundle=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	building := make(chan []string, 4)
+	rebuilding := func(modules []string) func() {
+		building <- modules
+		return func() {}
+	}
+	watchSourcesOf(t, app, []config.Override{ov}, rebuilding)
+	hello := filepath.Join(app, "handlers", "hello", "main.go")
+	data, err := os.ReadFile(hello)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, app, map[string]string{"handlers/hello/main.go": string(data) + "\n// saved\n"})
+	select {
+	case modules := <-building:
+		if !slices.Equal(modules, want) {
+			t.Errorf("saving main.go with build.goBundle=false set rebuilds %v, want %v", modules, want)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("saving main.go built nothing")
+	}
+}
+
+// watchSourcesOf runs watchSources on app with the overrides ovs, telling
+// rebuilding, until the test ends; it returns once the sources are
+// watched.
+func watchSourcesOf(t *testing.T, app string, ovs []config.Override, rebuilding func(modules []string) func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	var ready watchers
 	go func() {
 		defer close(stopped)
-		_ = watchSources(testhook.WithWatching(ctx, ready.watching), app, rebuilding, newConsole(&syncBuffer{}, false, false), time.Now(), nil)
+		_ = watchSources(testhook.WithWatching(ctx, ready.watching), app, ovs, rebuilding, newConsole(&syncBuffer{}, false, false), time.Now(), nil)
 	}()
 	t.Cleanup(func() { cancel(); <-stopped })
 	if !waitUntil(t, 30*time.Second, func() bool { return ready.all("sources") }) {

@@ -71,7 +71,7 @@ func appDocument(ctx context.Context, app, cacheDir string, buildFirst bool, ovs
 		if !build(ctx, app, ovs, &out, &out) {
 			return nil, fmt.Errorf("it does not build:\n%s", out.Bytes())
 		}
-	} else if !checkBuilt(ctx, "diff", app, stderr, true) {
+	} else if !checkBuilt(ctx, "diff", app, ovs, stderr, true) {
 		return nil, errReported
 	}
 	h, ok := load(ctx, "diff", app, cacheDir, host.Production, ovs, stderr)

@@ -165,7 +165,7 @@ func TestWatchSourcesBuildsWhatWasSavedBeforeItWatched(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	out, stopped := &syncBuffer{}, make(chan int, 1)
 	go func() {
-		_ = watchSources(ctx, app, nil, newConsole(out, false, false), since, nil)
+		_ = watchSources(ctx, app, nil, nil, newConsole(out, false, false), since, nil)
 		stopped <- 0
 	}()
 	defer func() { cancel(); <-stopped }()

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -16,8 +17,8 @@ import (
 // --go-bundle=false), and a bundle's route as "bundle METHOD /path". Nil when
 // the app's sources cannot be read (a deployed app without them): the
 // routes then show their modules.
-func sourcesOfRoutes(app string) map[string]string {
-	sources, err := appSources(app)
+func sourcesOfRoutes(app string, ovs []config.Override) map[string]string {
+	sources, err := appSources(app, ovs)
 	if err != nil {
 		return nil
 	}

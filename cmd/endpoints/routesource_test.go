@@ -23,7 +23,7 @@ func TestRoutesShowTheirSource(t *testing.T) {
 		"handlers/users/list/main.go":  "package main\n\n//endpoints:route GET /api/users\nfunc main() {}\n",
 		"server/routes/health.get.wat": "(module)",
 	})
-	sources := sourcesOfRoutes(app)
+	sources := sourcesOfRoutes(app, nil)
 	for _, tc := range []struct {
 		name  string
 		route host.RouteInfo
@@ -60,7 +60,7 @@ func TestRoutesShowTheirSource(t *testing.T) {
 			"handlers/users/get/main.go": "package main\n\n//endpoints:route GET /api/users/:id\nfunc main() {}\n",
 		})
 		r := host.RouteInfo{Method: "GET", Path: "/api/users/:id", File: "server/bundles/go.wasm"}
-		if got, want := sourceOf(r, sourcesOfRoutes(alone)), "handlers/users/get/main.go"; got != want {
+		if got, want := sourceOf(r, sourcesOfRoutes(alone, nil)), "handlers/users/get/main.go"; got != want {
 			t.Errorf("sourceOf = %q, want %q", got, want)
 		}
 	})
@@ -69,7 +69,7 @@ func TestRoutesShowTheirSource(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "endpoints.json"), []byte(`{"limits": 7}`), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got := sourcesOfRoutes(dir); got != nil {
+		if got := sourcesOfRoutes(dir, nil); got != nil {
 			t.Errorf("sourcesOfRoutes of an app whose sources cannot be read = %v, want nil", got)
 		}
 	})

@@ -346,17 +346,18 @@ func checkAppDir(dir string) error {
 }
 
 // requireBuilt checks that every route source of the app has its module
-// built (false, with the list, when some are missing) and warns of modules
+// built (false, with the list, when some are missing), as a build with the
+// overrides ovs makes them (appSources), and warns of modules
 // older than what they were built from (see stale).
-func requireBuilt(name, app string, stderr io.Writer) bool {
-	return checkBuilt(context.Background(), name, app, stderr, false)
+func requireBuilt(name, app string, ovs []config.Override, stderr io.Writer) bool {
+	return checkBuilt(context.Background(), name, app, ovs, stderr, false)
 }
 
 // checkBuilt is requireBuilt; refuseStale makes a module older than any
 // file it was built from fail the check too, as `diff` must: a document
 // read from stale modules is not the app's.
-func checkBuilt(ctx context.Context, name, app string, stderr io.Writer, refuseStale bool) bool {
-	sources, err := appSources(app)
+func checkBuilt(ctx context.Context, name, app string, ovs []config.Override, stderr io.Writer, refuseStale bool) bool {
+	sources, err := appSources(app, ovs)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return false
@@ -722,7 +723,7 @@ func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if code != exitOK {
 		return code
 	}
-	if !requireBuilt("routes", app, stderr) {
+	if !requireBuilt("routes", app, overrides(), stderr) {
 		return exitError
 	}
 	h, ok := load(ctx, "routes", app, *cacheDir, host.Development, overrides(), stderr)
@@ -730,7 +731,7 @@ func cmdRoutes(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitError
 	}
 	defer h.Close(context.Background())
-	sources := sourcesOfRoutes(app)
+	sources := sourcesOfRoutes(app, overrides())
 	if sources == nil {
 		sources = map[string]string{} // each route shows its module
 	}
@@ -750,7 +751,7 @@ func cmdOpenAPI(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code != exitOK {
 		return code
 	}
-	if !requireBuilt("openapi", app, stderr) {
+	if !requireBuilt("openapi", app, overrides(), stderr) {
 		return exitError
 	}
 	h, ok := load(ctx, "openapi", app, *cacheDir, host.Production, overrides(), stderr)
@@ -791,7 +792,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	ovs := overrides()
 	if *noBuild {
-		if !requireBuilt("check", app, stderr) {
+		if !requireBuilt("check", app, ovs, stderr) {
 			return exitError
 		}
 	} else if !build(ctx, app, ovs, stdout, stderr) {
@@ -966,7 +967,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 				unbuilt.note(s, true)
 			}
 		}
-	} else if !requireBuilt(name, app, textErr) {
+	} else if !requireBuilt(name, app, sets, textErr) {
 		return exitError
 	}
 	start := time.Now()
@@ -1081,21 +1082,30 @@ func tracingTarget(getenv func(string) string) string {
 	return "OTLP (" + protocol + ") to " + endpoint
 }
 
-// appSources lists the app's sources as `endpoints build` builds them:
-// its Go routes as one bundle unless endpoints.json says otherwise.
-func appSources(app string) ([]guestbuild.Source, error) {
+// appSources lists the app's sources as `endpoints build` builds them
+// with the overrides ovs (--set, ENDPOINTS_*): its Go routes as one bundle
+// unless endpoints.json, or an override, says otherwise. Every command that
+// lists what a build makes (dev's watcher, the checks that modules are
+// built) lists it here, so that it groups them as the build did.
+func appSources(app string, ovs []config.Override) ([]guestbuild.Source, error) {
 	sources, err := guestbuild.Find(app)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(app)
+	cfg, err := config.Load(app, ovs...)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Build.BundlesGo() {
-		sources = guestbuild.BundleGoBy(sources, goBundleOf(cfg.Build))
+	return grouped(cfg.Build, sources), nil
+}
+
+// grouped is sources grouped by the build settings b: the Go routes into
+// their bundles when b bundles them ("goBundle", "goBundles").
+func grouped(b config.Build, sources []guestbuild.Source) []guestbuild.Source {
+	if b.BundlesGo() {
+		return guestbuild.BundleGoBy(sources, goBundleOf(b))
 	}
-	return sources, nil
+	return sources
 }
 
 // goBundleOf is the bundle module each Go package builds into by the
@@ -1110,10 +1120,7 @@ func goBundleOf(b config.Build) func(dir string) string {
 // them with "goBundle": false) is removed, saying so on stdout, since it
 // would claim the routes that now build elsewhere.
 func bundled(app string, b config.Build, sources []guestbuild.Source, stdout io.Writer) ([]guestbuild.Source, error) {
-	out := sources
-	if b.BundlesGo() {
-		out = guestbuild.BundleGoBy(sources, goBundleOf(b))
-	}
+	out := grouped(b, sources)
 	if !slices.ContainsFunc(sources, func(s guestbuild.Source) bool { return s.Lang == guestbuild.LangGo }) {
 		return out, nil
 	}

@@ -107,3 +107,20 @@ func HeapReleased(ctx context.Context) (rest time.Duration, f func()) {
 	h, _ := ctx.Value(heapReleasedKey{}).(heapReleased)
 	return h.rest, h.f
 }
+
+type loadingCodeKey struct{}
+
+// WithLoadingCode returns a copy of ctx whose hosts (host.New called with
+// it) call f right before they load a route's deferred code (a module
+// routed from its sections, whose code a request or the background loader
+// loads): f may block to make the load last as long as the test needs, so
+// that a request meets code still loading.
+func WithLoadingCode(ctx context.Context, f func()) context.Context {
+	return context.WithValue(ctx, loadingCodeKey{}, f)
+}
+
+// LoadingCode returns the hook of ctx set by WithLoadingCode, or nil.
+func LoadingCode(ctx context.Context) func() {
+	f, _ := ctx.Value(loadingCodeKey{}).(func())
+	return f
+}

@@ -65,19 +65,33 @@ func (u *Routes) Len() int {
 	return u.n
 }
 
-// Note is the note of the route whose path matches escapedPath (as
-// url.URL.EscapedPath gives it), of any method: a 404 answers a path no
-// served route matches, and the route the client meant may be of another
-// method. "" when none matches; nil Routes match nothing.
+// Note is the note of the routes whose path matches escapedPath (as
+// url.URL.EscapedPath gives it), of every method, in method order joined
+// with "; ": a 404 answers a path no served route matches, so each failed
+// route at the path is one the client may have meant. "" when none
+// matches; nil Routes match nothing.
 func (u *Routes) Note(escapedPath string) string {
 	if u == nil || u.n == 0 {
 		return ""
 	}
-	res := u.rt.Match("GET", escapedPath)
+	// No route has the empty method: the match lists the path's methods,
+	// unless a route of any method ("*") serves it.
+	res := u.rt.Match("", escapedPath)
 	if !res.Found {
 		return ""
 	}
-	return res.Value
+	if res.Allowed {
+		return res.Value
+	}
+	var notes []string
+	for _, m := range res.Allow {
+		// HEAD and OPTIONS are listed for a path's GET and for every
+		// path: only a route of the method itself is one.
+		if r := u.rt.Match(m, escapedPath); r.Allowed && r.Route.Method == m {
+			notes = append(notes, r.Value)
+		}
+	}
+	return Join(notes...)
 }
 
 // Join joins notes with "; ", leaving out empty ones.

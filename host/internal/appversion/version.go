@@ -71,9 +71,11 @@ type Version struct {
 	LeftOut       []error
 	RuntimeDocOut error
 
-	// Warnings are what the version serves despite, in Development: the
+	// Warnings are what the version serves despite: in Development, the
 	// entries of the routes configuration that apply to no route (left
-	// behind by a deleted route), which fail a Production load.
+	// behind by a deleted route), which fail a Production load; in either
+	// mode, an Idempotency-Key operation whose timeout is over half
+	// idempotency.lease.
 	Warnings []error
 }
 

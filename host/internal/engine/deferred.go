@@ -43,6 +43,23 @@ func (e *ModuleFailedError) Error() string {
 // Unwrap returns why the module failed to load.
 func (e *ModuleFailedError) Unwrap() error { return e.err }
 
+// CodeLoadingError is a request's error from [Pool.Get] when its route's
+// deferred code did not load within the request's deadline: the load goes
+// on, and the request may be retried (the host answers 503 with
+// Retry-After).
+type CodeLoadingError struct {
+	// File is the route's module.
+	File string
+	// Waited is how long the request waited for the code.
+	Waited time.Duration
+}
+
+// Error says that the code is still loading, how long the request waited
+// and to retry.
+func (e *CodeLoadingError) Error() string {
+	return fmt.Sprintf("the code of %s is still loading (compiling): it did not load within the request's deadline (%s waited) and goes on loading: retry in a moment", e.File, e.Waited.Round(time.Millisecond))
+}
+
 // DeferPool makes the pool of a route module that was routed from its
 // custom sections before its code loaded (the host checked the sections
 // and their contract), or from the contract its export returned when the
@@ -104,7 +121,7 @@ func (p *Pool) awaitCode(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for the code of %s to load: %w", p.file, ctx.Err())
 	case <-expire:
-		return fmt.Errorf("waiting for the code of %s to load: it did not load within the request's deadline (%s waited); it goes on loading: retry", p.file, time.Since(began).Round(time.Millisecond))
+		return &CodeLoadingError{File: p.file, Waited: time.Since(began)}
 	}
 }
 
@@ -125,6 +142,9 @@ func (e *Engine) loadDeferred(p *Pool, mayInterpret bool) {
 		go func() {
 			defer close(d.done)
 			ctx := context.Background()
+			if e.loadingHook != nil {
+				e.loadingHook()
+			}
 			in, b, err := e.OpenCode(ctx, p, d.wasm, d.rf, mayInterpret)
 			if err == nil && !bytes.Equal(b, d.contractJSON) {
 				// OpenCode returns the section's bytes when there is

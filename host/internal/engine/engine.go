@@ -139,6 +139,9 @@ type Engine struct {
 	// compilingHook, from a test's context (testhook.WithCompiling), runs
 	// right before a background compilation; nil otherwise.
 	compilingHook func()
+	// loadingHook, from a test's context (testhook.WithLoadingCode), runs
+	// right before deferred code loads; nil otherwise.
+	loadingHook func()
 	// closedHook, from a test's context (testhook.WithClosed), learns of
 	// Shutdown with runtimesClosed; nil otherwise.
 	closedHook func(<-chan struct{})
@@ -212,6 +215,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	e.stopBackground = make(chan struct{})
 	e.hold = testhook.Hold(ctx)
 	e.compilingHook = testhook.Compiling(ctx)
+	e.loadingHook = testhook.LoadingCode(ctx)
 	e.closedHook = testhook.Closed(ctx)
 	e.rest = heapRest{after: RestAfter, release: e.releaseHeap}
 	if rest, f := testhook.HeapReleased(ctx); f != nil {

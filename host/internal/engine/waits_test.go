@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -82,8 +83,8 @@ func TestGetWaitsForCodeWithinTheDeadline(t *testing.T) {
 		}()
 		select {
 		case err := <-got:
-			if err == nil || !strings.Contains(err.Error(), "did not load within the request's deadline") {
-				t.Errorf("Get = %v, want the deadline's error", err)
+			if loading := (*CodeLoadingError)(nil); !errors.As(err, &loading) || !strings.Contains(err.Error(), "did not load within the request's deadline") {
+				t.Errorf("Get = %v, want the deadline's *CodeLoadingError", err)
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatal("Get still waits for the code 10s after its 30ms deadline")

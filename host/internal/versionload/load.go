@@ -331,6 +331,7 @@ func (l *loading) document() {
 			err = nil
 		}
 	}
+	t.Warnings = append(t.Warnings, leaseWarnings(t.Routes, time.Duration(t.Set.Limits.Timeout), t.Set.Idempotency.Lease)...)
 	l.noteWarnings()
 	t.Runtime.Release(l.ctx) // the document is built: see runtimedecl.Module
 	if err != nil {
