@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
@@ -28,8 +29,10 @@ type Set struct {
 	mu   sync.Mutex
 	open map[string]database.DB
 	// pending are the databases whose migrations wait, and why (see
-	// [Set.Pending]); guarded by mu.
+	// [Set.Pending]); guarded by mu. waiting is len(pending), read
+	// without mu by AnyPending on every statement.
 	pending map[string]error
+	waiting atomic.Int32
 	// migrating is held by Migrate: one run at a time.
 	migrating sync.Mutex
 	// maxRowBytes is database.Options.MaxRowBytes of the databases

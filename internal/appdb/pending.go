@@ -44,6 +44,12 @@ func (s *Set) Pending(name string) error {
 	return nil
 }
 
+// AnyPending reports whether the migrations of any database wait, without
+// a lock: a statement's check (host/internal/dbgate) asks it first, and
+// makes the database's name a string for [Set.Pending] only when it is
+// true.
+func (s *Set) AnyPending() bool { return s.waiting.Load() > 0 }
+
 // Waiting lists, sorted, the databases whose migrations wait because
 // they could not be reached: what [Set.Await] tries again.
 func (s *Set) Waiting() []string {
@@ -62,6 +68,7 @@ func (s *Set) Waiting() []string {
 func (s *Set) setPending(name string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer func() { s.waiting.Store(int32(len(s.pending))) }()
 	if err == nil {
 		delete(s.pending, name)
 		return
