@@ -161,19 +161,7 @@ func TestPostgresTransactionBadParametersKeepTheConnection(t *testing.T) {
 		if _, err := tx.Exec(ctx, "SELECT $1::bigint", []any{2.5}); database.CodeOf(err) != database.CodeOther {
 			t.Fatalf("a fraction for a bigint: %v; want other", err)
 		}
-		rows, err := tx.Query(ctx, "SELECT pg_backend_pid()::bigint", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		if !rows.Next() {
-			t.Fatalf("no pid: %v", rows.Err())
-		}
-		vals, err := rows.Values()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return vals[0].(int64)
+		return backendPid(t, tx)
 	}
 	first := backend()
 	for i := range 3 {
