@@ -172,10 +172,7 @@ func TestDevNotFoundNamesARouteThatDidNotBuild(t *testing.T) {
 func TestDevForgetsAFailedBuildOfADeletedSource(t *testing.T) {
 	t.Parallel()
 	needTool(t, "wat2wasm")
-	hello, err := os.ReadFile(filepath.Join("..", "..", "host", "testdata", "hello", "server", "api", "hello.get.wat"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	hello := helloWAT(t)
 	app := t.TempDir()
 	writeFiles(t, app, map[string]string{
 		"server/routes/ok.get.wat": string(hello),
