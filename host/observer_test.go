@@ -290,8 +290,8 @@ func TestObserverPools(t *testing.T) {
 	cancel()
 	res := httptest.NewRecorder()
 	h.ServeHTTP(res, httptest.NewRequest("POST", "/hold", strings.NewReader("y")).WithContext(ctx))
-	if res.Code != 503 {
-		t.Errorf("a request finding the pool busy = %d, want 503", res.Code)
+	if res.Code != 503 || res.Header().Get("Retry-After") != "1" {
+		t.Errorf("a request finding the pool busy = %d, Retry-After %q; want 503, Retry-After 1", res.Code, res.Header().Get("Retry-After"))
 	}
 	pw.Close()
 	if code := <-done; code != 200 {

@@ -245,10 +245,12 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 			return false
 		}
 		h.logger.Warn("no instance for the request", "route", c.route.Name, "error", err)
+		// Every instance busy until the wait had to end, the route's
+		// code still loading, or the host stopping: each passes, and the
+		// client may retry soon (here or on another host).
+		w.Header().Set("Retry-After", retrySoon)
 		var data any
 		if loading := (*engine.CodeLoadingError)(nil); errors.As(err, &loading) {
-			// The load goes on: the client may retry at once.
-			w.Header().Set("Retry-After", retrySoon)
 			if h.opts.Mode == Development {
 				data = guestfail.Data{Error: err.Error(), Route: c.route.Name}
 			}
