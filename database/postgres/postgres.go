@@ -1063,6 +1063,12 @@ func convert(v any) any {
 // scalar string without its quotes. Any other target is decoded as
 // encoding/json does.
 func jsonText(data []byte, v any) error {
+	return compactInto(data, v, func(b []byte) any { return string(b) })
+}
+
+// compactInto is jsonText and jsonRaw: data compacted and made a value by
+// as, when v is an *any; else data decoded into v as encoding/json does.
+func compactInto(data []byte, v any, as func([]byte) any) error {
 	p, ok := v.(*any)
 	if !ok {
 		return json.Unmarshal(data, v)
@@ -1071,7 +1077,7 @@ func jsonText(data []byte, v any) error {
 	if err := json.Compact(&b, data); err != nil {
 		return err
 	}
-	*p = b.String()
+	*p = as(b.Bytes())
 	return nil
 }
 
@@ -1102,16 +1108,7 @@ func element(v any) any {
 // element's compacted JSON as a json.RawMessage, which the array's JSON
 // (convert) embeds as it is.
 func jsonRaw(data []byte, v any) error {
-	p, ok := v.(*any)
-	if !ok {
-		return json.Unmarshal(data, v)
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, data); err != nil {
-		return err
-	}
-	*p = json.RawMessage(b.Bytes())
-	return nil
+	return compactInto(data, v, func(b []byte) any { return json.RawMessage(b) })
 }
 
 // rangeText is a range's text as PostgreSQL writes it, "[1,5)", "empty",
