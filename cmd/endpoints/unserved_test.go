@@ -144,15 +144,7 @@ func TestFailedBuildsNote(t *testing.T) {
 // saved fix serves it.
 func TestDevNotFoundNamesARouteThatDidNotBuild(t *testing.T) {
 	t.Parallel()
-	needTool(t, "wat2wasm")
-	hello := helloWAT(t)
-	app := t.TempDir()
-	writeFiles(t, app, map[string]string{
-		"server/routes/ok.get.wat": string(hello),
-		"server/api/greet.get.wat": "(module this is not WAT",
-	})
-	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
-	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
+	hello, app, addr, stdout, stderr := devWithABrokenRoute(t)
 	status, body := httpGet(t, addr+"/api/greet")
 	var answer struct{ Data map[string]string }
 	_ = json.Unmarshal([]byte(body), &answer)
@@ -171,15 +163,7 @@ func TestDevNotFoundNamesARouteThatDidNotBuild(t *testing.T) {
 // not the app's.
 func TestDevForgetsAFailedBuildOfADeletedSource(t *testing.T) {
 	t.Parallel()
-	needTool(t, "wat2wasm")
-	hello := helloWAT(t)
-	app := t.TempDir()
-	writeFiles(t, app, map[string]string{
-		"server/routes/ok.get.wat": string(hello),
-		"server/api/greet.get.wat": "(module this is not WAT",
-	})
-	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
-	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
+	hello, app, addr, stdout, stderr := devWithABrokenRoute(t)
 	if status, body := httpGet(t, addr+"/api/greet"); status != 404 || !strings.Contains(body, "did not build") {
 		t.Fatalf("GET /api/greet = %d %s, want a 404 naming the failed build\n%s\n%s", status, body, stdout.String(), stderr.String())
 	}
@@ -195,4 +179,22 @@ func TestDevForgetsAFailedBuildOfADeletedSource(t *testing.T) {
 	if status, body := httpGet(t, addr+"/api/greet"); status != 404 || strings.Contains(body, "unserved") {
 		t.Errorf("GET /api/greet after its source was deleted = %d %s, want a bare 404", status, body)
 	}
+}
+
+// devWithABrokenRoute runs endpoints dev on an app of the hello route at
+// /ok and a source of GET /api/greet that does not build, until it
+// watches; it returns the hello route's source, the app, dev's address
+// and output.
+func devWithABrokenRoute(t *testing.T) (hello []byte, app, addr string, stdout, stderr *syncBuffer) {
+	t.Helper()
+	needTool(t, "wat2wasm")
+	hello = helloWAT(t)
+	app = t.TempDir()
+	writeFiles(t, app, map[string]string{
+		"server/routes/ok.get.wat": string(hello),
+		"server/api/greet.get.wat": "(module this is not WAT",
+	})
+	addr, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
+	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
+	return hello, app, addr, stdout, stderr
 }
