@@ -701,3 +701,62 @@ func TestBundleRouteRefusedAlone(t *testing.T) {
 		t.Errorf("host.New in production = %v, want the refused route's error", err)
 	}
 }
+
+// TestBundlePoolEventsNameTheRoute: the waits for an instance and the
+// instances discarded of a bundle's route reach the observer with the
+// route's template, as a module of that route gives its own: the bundle's
+// pool serves every route, so its own template is "", and every route's
+// waits and discards were counted under route="" (which route of fifty
+// traps was not to be told from the metrics).
+func TestBundlePoolEventsNameTheRoute(t *testing.T) {
+	t.Parallel()
+	const decl = `{"routes": [{"route": "GET /api/slow"}, {"route": "GET /api/trap", "contract": {}}, {"route": "GET /api/fine", "contract": {}}]}`
+	wat := fmt.Sprintf(`(module
+%s%s  (memory (export "memory") 2)
+  (func (export "endpoints_abi_version") (result i32) (i32.const 1))
+  (data (i32.const 1024) "%s")
+  (func (export "endpoints_contract") (result i64) (i64.const %d))
+%s  (func (export "endpoints_handle_route") (param $r i32) (result i32)
+    (if (i32.eqz (local.get $r)) (then (call $sleep (i64.const 30000000000))))
+    (if (i32.eq (local.get $r) (i32.const 1)) (then (unreachable)))
+    (i32.store8 (i32.const 0) (i32.add (i32.const 48) (local.get $r)))
+    (drop (call $write (i32.const 0) (i32.const 1)))
+    (i32.const 0)))
+`, watImports, wasiPoll, watString(decl), int64(1024)<<32|int64(len(decl)), sleepFn)
+	rec := &recorder{}
+	h, _ := newApp(t).watSource("server/bundles/w.wasm", wat).host(host.Options{Mode: host.Development, Observer: rec.observer(),
+		Limits: config.Limits{Instances: 1, Timeout: config.Duration(time.Second)}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	if got := do(t, srv, "GET", "/api/trap", ""); got.status != 500 {
+		t.Errorf("GET /api/trap = %d %q, want 500", got.status, got.body)
+	}
+	if got := do(t, srv, "GET", "/api/fine", ""); got.status != 200 || got.body != "2" {
+		t.Errorf("GET /api/fine = %d %q, want 200 \"2\"", got.status, got.body)
+	}
+	slow := make(chan response, 1)
+	go func() { slow <- do(t, srv, "GET", "/api/slow", "") }()
+	if !waitFor(t, 10*time.Second, func() bool { return h.Pools()[0].InUse == 1 }) {
+		t.Fatalf("the slow call never took its instance: %+v", h.Pools())
+	}
+	// Its lane's one instance is taken: this call waits (until the first
+	// call's deadline frees it, or its own passes).
+	do(t, srv, "GET", "/api/slow", "")
+	<-slow
+	var pool []string
+	for _, l := range rec.take() {
+		if strings.HasPrefix(l, "wait ") || strings.HasPrefix(l, "discard ") {
+			pool = append(pool, l)
+		}
+	}
+	for _, want := range []string{"discard server/bundles/w.wasm /api/trap", "wait server/bundles/w.wasm /api/slow acquired=", "discard server/bundles/w.wasm /api/slow"} {
+		if !slices.ContainsFunc(pool, func(l string) bool { return strings.HasPrefix(l, want) }) {
+			t.Errorf("no pool event %q among:\n%s", want, strings.Join(pool, "\n"))
+		}
+	}
+	for _, l := range pool {
+		if !strings.Contains(l, " /api/") {
+			t.Errorf("pool event %q names no route", l)
+		}
+	}
+}
