@@ -212,32 +212,7 @@ func TestGoBundleServesEveryRoute(t *testing.T) {
 // test file, in a Go module of its own that uses this checkout's SDK.
 func goRoutesApp(t *testing.T, n int) string {
 	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The app's go line must be at least the SDK module's.
-	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	goLine := "go 1.24"
-	for _, l := range strings.Split(string(mod), "\n") {
-		if strings.HasPrefix(l, "go ") {
-			goLine = l
-		}
-	}
-	// Right under the temporary directory, as an app often is under its
-	// parent: the compiler then names the build's overlay files by a path
-	// relative to the app (../endpoints-bundle-*/1.go), which the build
-	// must rewrite too.
-	dir, err := os.MkdirTemp("", "goapp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
 	files := map[string]string{
-		"go.mod": fmt.Sprintf("module example.com/many\n\n%s\n\nrequire github.com/wasmendpoints/endpoints v0.0.0\n\nreplace github.com/wasmendpoints/endpoints => %s\n", goLine, root),
 		"handlers/health/main.go": `//endpoints:route GET /health
 package main
 
@@ -281,6 +256,38 @@ func init() {
 func main() {}
 `, i, i, i)
 	}
+	return goApp(t, files)
+}
+
+// goApp writes an app of the Go sources files (by path in the app) in a
+// Go module of its own, example.com/many, that uses this checkout's SDK.
+func goApp(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The app's go line must be at least the SDK module's.
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := "go 1.24"
+	for _, l := range strings.Split(string(mod), "\n") {
+		if strings.HasPrefix(l, "go ") {
+			goLine = l
+		}
+	}
+	// Right under the temporary directory, as an app often is under its
+	// parent: the compiler then names the build's overlay files by a path
+	// relative to the app (../endpoints-bundle-*/1.go), which the build
+	// must rewrite too.
+	dir, err := os.MkdirTemp("", "goapp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	files["go.mod"] = fmt.Sprintf("module example.com/many\n\n%s\n\nrequire github.com/wasmendpoints/endpoints v0.0.0\n\nreplace github.com/wasmendpoints/endpoints => %s\n", goLine, root)
 	for rel, src := range files {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
