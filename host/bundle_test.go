@@ -767,3 +767,32 @@ func TestBundlePoolEventsNameTheRoute(t *testing.T) {
 		}
 	}
 }
+
+// TestBundleMemoryGrowthNamesTheRoute: a call that leaves its instance's
+// memory over three quarters of limits.memoryBytes is logged once,
+// naming its route: in a bundle the instance's next call may be another
+// route's, which then runs out of memory and alone was named.
+func TestBundleMemoryGrowthNamesTheRoute(t *testing.T) {
+	t.Parallel()
+	const decl = `{"routes": [{"route": "GET /api/grow", "contract": {}}, {"route": "GET /api/fine", "contract": {}}]}`
+	// Route 0 grows the memory by 11 pages, 2 + 11 of the 16 the limit
+	// allows (1 MiB): past 12, three quarters.
+	wat := strings.Replace(bundleWAT(decl, false), `(param $r i32) (result i32)
+`, `(param $r i32) (result i32)
+    (if (i32.eqz (local.get $r)) (then (drop (memory.grow (i32.const 11)))))
+`, 1)
+	srv, logs := newApp(t).watSource("server/bundles/w.wasm", wat).serve(host.Options{Mode: host.Development,
+		Limits: config.Limits{Instances: 1, MemoryBytes: 1 << 20}})
+	for _, path := range []string{"/api/fine", "/api/grow", "/api/fine", "/api/grow"} {
+		if got := do(t, srv, "GET", path, ""); got.status != 200 {
+			t.Errorf("GET %s = %d %s, want 200", path, got.status, got.body)
+		}
+	}
+	const warning = "a call left its instance's memory over 3/4 of limits.memoryBytes"
+	if n := strings.Count(logs.String(), warning); n != 1 {
+		t.Errorf("the warning was logged %d times, want once:\n%s", n, logs)
+	}
+	if want := `module=server/bundles/w.wasm route=/api/grow memoryBytes=851968 limit=1048576`; !strings.Contains(logs.String(), want) {
+		t.Errorf("the log lacks %s:\n%s", want, logs)
+	}
+}

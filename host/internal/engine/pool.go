@@ -345,7 +345,9 @@ func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan s
 	in.sys.c = nil
 	p.busyMemory.Add(-in.memBytes)
 	if healthy {
+		before := in.memBytes // as when it was taken
 		p.Park(in)
+		p.noteGrowth(route, before, in.memBytes)
 	} else {
 		in.Close(ctx)
 		if f := p.engine.instanceDiscarded; f != nil {
@@ -354,6 +356,22 @@ func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan s
 	}
 	<-slots
 	p.engine.leave()
+}
+
+// noteGrowth logs a warning when a call of route grew the memory of its
+// instance from before to after, past three quarters of
+// limits.memoryBytes: the instance's next calls, which in a bundle may
+// be any route's, may run out of memory, and the one that does is not
+// the route that holds it. Linear memory never shrinks, so it is logged
+// once in an instance's life, naming the call that crossed the mark.
+func (p *Pool) noteGrowth(route string, before, after int64) {
+	limit := p.engine.memoryBytes
+	mark := limit / 4 * 3
+	if limit == 0 || before > mark || after <= mark {
+		return
+	}
+	p.engine.logger.Warn("a call left its instance's memory over 3/4 of limits.memoryBytes: the instance's next calls (in a bundle, of any of its routes) may run out of memory; raise limits.memoryBytes, or look for what the route keeps (a package variable that grows)",
+		"module", p.file, "route", route, "memoryBytes", after, "limit", limit)
 }
 
 // Park makes an instance idle: the warm one after loading, or one a call
