@@ -48,6 +48,14 @@ func TestBundleInitFailsOneRoute(t *testing.T) {
 			[]string{"registering the route panicked: no config"}},
 		{"a panic raised in other code", []func(){func() { reflect.ValueOf(nil).Type() }},
 			[]string{"registering the route panicked (in ", "reflect/value.go:", "): reflect: call of reflect.Value.Type on zero Value"}},
+		// A guard declared where it never runs: the bundle declares only
+		// its middleware packages' middleware.
+		{"middleware declared from a route's package", []func(){func() {
+			endpoints.DeclareMiddleware(endpoints.Middleware{Before: func(*endpoints.MiddlewareRequest) (endpoints.Reply, bool) {
+				return endpoints.Respond(403, nil), true
+			}})
+			fine()
+		}}, []string{"registering the route panicked: endpoints: DeclareMiddleware called from a route's package: the middleware would never run"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			endpoints.Reset()
