@@ -105,6 +105,9 @@ func DeclareMiddleware(m Middleware) {
 		bundleJSON = nil
 		return
 	}
+	if reg.middleware != "" {
+		panic("endpoints: DeclareMiddleware called twice in the package of middleware " + reg.middleware + ": a package is one middleware")
+	}
 	if len(bundle) > 0 {
 		panic("endpoints: DeclareMiddleware called from a route's package: the middleware would never run, for a bundle serves only those of packages marked //endpoints:middleware; move it to a package of its own with that line (Routes naming this route)")
 	}
