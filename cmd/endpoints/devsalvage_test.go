@@ -69,6 +69,11 @@ func TestDevStartsWithoutARouteThatDoesNotCompile(t *testing.T) {
 			t.Errorf("dev's start says:\n%s\nwant %q", stderr.String(), want)
 		}
 	}
+	// The build said it; the load that follows does not say it again (as
+	// a problem of the app, nor as a log record).
+	if n := strings.Count(stdout.String()+stderr.String(), "handlers/bye/main.go:12:"); n != 1 {
+		t.Errorf("dev's start prints the compiler's error %d times, want once:\n%s\n%s", n, stdout.String(), stderr.String())
+	}
 }
 
 // TestDevServesSavesBesideARouteThatDoesNotCompile: with dev running, a
@@ -120,5 +125,11 @@ func TestDevServesSavesBesideARouteThatDoesNotCompile(t *testing.T) {
 	}
 	if got := get("/api/hello?name=Ada"); !strings.Contains(got, "Hi, Ada!") {
 		t.Errorf("GET /api/hello = %s after bye's fix, want its last save served", got)
+	}
+	// Each build without bye printed its compiler's error once; the
+	// reloads of what it built did not print it again.
+	out := stdout.String() + stderr.String()
+	if builds, errs := strings.Count(out, leftOut), strings.Count(out, "handlers/bye/main.go:12:"); errs != builds {
+		t.Errorf("%d builds without bye printed its compiler's error %d times, want once each:\n%s\n%s", builds, errs, stdout.String(), stderr.String())
 	}
 }
