@@ -667,15 +667,18 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 			defer embedding.Done()
 			sem <- struct{}{}
 			kept := false
-			p, ok := prev[b.Module]
-			if ok && len(b.Uncompiled) == 0 {
+			if p, ok := prev[b.Module]; ok {
 				kept, _ = reseal(app, b.Module, p) // on an error, embedded anew
 			}
 			var err error
-			if !kept && len(b.Uncompiled) == 0 {
+			switch {
+			case kept:
+			case len(b.Uncompiled) > 0:
 				// A bundle built without routes that do not compile
-				// (dev) declares them failed, which a contract section
-				// cannot say: dev reads its declaration from the module.
+				// (dev) declares them failed in its section too: its
+				// load reads its other routes without running it.
+				err = embedContract(ctx, app, b.Module, ovs, true)
+			default:
 				err = embedContracts(ctx, app, ovs, []guestbuild.Source{b.Source})
 			}
 			<-sem
