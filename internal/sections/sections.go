@@ -22,6 +22,14 @@ import (
 // build. Nil until package host is linked.
 var Embed func(ctx context.Context, appDir, file string, wasm []byte, overrides ...config.Override) ([]byte, error)
 
+// EmbedSalvaged is Embed for a Go bundle `endpoints dev` built without the
+// route packages that do not compile (guestbuild.GoBundleSalvaging): the
+// routes the bundle declares failed, which fail Embed, are kept in its
+// section as declared, so that the host refuses them at its load from the
+// section as it does from the module, and reads the bundle's other routes
+// without running its code. Nil until package host is linked.
+var EmbedSalvaged func(ctx context.Context, appDir, file string, wasm []byte, overrides ...config.Override) ([]byte, error)
+
 // App is what Check found of an app it would start.
 type App struct {
 	// Routes counts the routes served; Operations those that are
