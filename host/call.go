@@ -187,13 +187,13 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	for _, a := range r.Attrs {
 		all = append(all, a)
 	}
-	all = append(all, "route", file)
+	all = append(all, guestlog.RouteKey, file)
 	all = append(all, attrs...)
 	if c.mw != nil {
-		all = append(all, "middleware", c.mw.File)
+		all = append(all, guestlog.MiddlewareKey, c.mw.File)
 	}
 	if id := c.rq.Of().ID; id != "" {
-		all = append(all, "requestId", id)
+		all = append(all, guestlog.RequestIDKey, id)
 	}
 	c.logger.Log(c.parent, r.Level, r.Message, all...)
 	if level >= abi.LogWarn {

@@ -3,8 +3,22 @@ package guestlog
 import (
 	"log/slog"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+)
+
+// HostKeys are the keys of a guest's log record the host writes: slog's
+// own and the attributes the host adds to every guest line. A guest field
+// of one of these names is renamed by Fields.
+var HostKeys = []string{slog.TimeKey, slog.LevelKey, slog.MessageKey, slog.SourceKey, RouteKey, MiddlewareKey, RequestIDKey, StreamKey}
+
+// The keys of the attributes the host adds to a guest's log line.
+const (
+	RouteKey      = "route"      // the route's file
+	MiddlewareKey = "middleware" // the middleware module's file, when one logs
+	RequestIDKey  = "requestId"  // the request's id
+	StreamKey     = "stream"     // "guest output": a line the guest wrote to stdout or stderr
 )
 
 // Fields reads a guest's log line written as slog's text handler writes a
@@ -27,6 +41,9 @@ import (
 //     the number the guest most likely logged.
 //   - A group's members keep the dotted keys the SDK gives them
 //     ("req.method"), as slog's text handler writes them.
+//   - A key the host writes itself (HostKeys: time, level, the route, the
+//     request id, ...) is kept as "guest.KEY", so that a guest cannot
+//     pass its line off as another route's or another request's.
 func Fields(line string) (msg string, attrs []slog.Attr, ok bool) {
 	rest, found := strings.CutPrefix(line, slog.MessageKey+"=")
 	if !found {
@@ -53,6 +70,9 @@ func Fields(line string) (msg string, attrs []slog.Attr, ok bool) {
 			return "", nil, false
 		}
 		rest = r
+		if slices.Contains(HostKeys, key) {
+			key = "guest." + key
+		}
 		if quoted {
 			attrs = append(attrs, slog.String(key, value))
 		} else {

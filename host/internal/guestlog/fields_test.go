@@ -26,6 +26,8 @@ func TestFields(t *testing.T) {
 			"m", []slog.Attr{slog.String("zip", "01234"), slog.String("plus", "+1"), slog.String("nan", "NaN"),
 				slog.String("inf", "+Inf"), slog.String("t", "2026-01-15T09:30:00.000Z"), slog.String("d", "1.5s"), slog.String("q", "4")}, true},
 		{"a group's dotted keys", `msg=m req.method=GET "odd key"=1`, "m", []slog.Attr{slog.String("req.method", "GET"), slog.Int64("odd key", 1)}, true},
+		{"the host's keys renamed", `msg=m route=/api/admin requestId=x level=ERROR time=0 ok=1`, "m", []slog.Attr{slog.String("guest.route", "/api/admin"),
+			slog.String("guest.requestId", "x"), slog.String("guest.level", "ERROR"), slog.Int64("guest.time", 0), slog.Int64("ok", 1)}, true},
 		{"a C guest's text", "cache miss for user 4", "", nil, false},
 		{"not msg first", "id=4 msg=m", "", nil, false},
 		{"text after the message", "msg=a b", "", nil, false},
