@@ -791,7 +791,7 @@ func TestCDatabaseHelpers(t *testing.T) {
 		wantBody   string
 	}{
 		{"parameters of every kind", "params", 0, `{"rowsAffected":0}`,
-			`[-9223372036854775808,9223372036854775807,0,0.10000000000000001,null,3.0,-0.0,1e+21,"q\"b\\s\u000a\u0001 é",null,null,{"$blob":""},{"$blob":"/w=="},{"$blob":"AAE="},{"$blob":"++++"},"Zoë \"q\"", 9007199254740993 ,null]`,
+			`[-9223372036854775808,9223372036854775807,0,0.10000000000000001,null,3.0,-0.0,1e+21,"q\"b\\s\u000a\u0001 é",null,null,{"$blob":""},{"$blob":"/w=="},{"$blob":"AAE="},{"$blob":"++++"},"Zoë \"q\"", 9007199254740993 ,null,"{\"n\":[1,\"\\\"\"]}","[]","-9223372036854775809","9223372036854775808",1.5e3]`,
 			"rc 0 [||]"},
 		{"parameters past their buffer", "overflow", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
 		{"a parameter that is not one JSON value", "badvalue", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
