@@ -1013,6 +1013,45 @@ func TestBuildCreatesOutputDirectoryAndReadableModule(t *testing.T) {
 	}
 }
 
+// TestCREADMERoutesBuild builds every whole module of the C SDK's README, as
+// a developer copies it: each block that includes endpoints.h and declares
+// its module (ENDPOINTS_ROUTE, ENDPOINTS_CONTRACT, ENDPOINTS_MIDDLEWARE),
+// the database handlers of "Data" among them. A block that is part of a
+// route (a contract alone, a handler's body) has no include.
+func TestCREADMERoutesBuild(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(cRepoRoot, "guest-sdk", "c", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole []string
+	for _, block := range strings.Split(string(readme), "```c\n")[1:] {
+		src, _, ok := strings.Cut(block, "```")
+		if !ok {
+			t.Fatalf("a C block is not closed:\n%s", block)
+		}
+		declares := strings.Contains(src, "ENDPOINTS_ROUTE(") || strings.Contains(src, "ENDPOINTS_CONTRACT(") || strings.Contains(src, "ENDPOINTS_MIDDLEWARE(")
+		if strings.Contains(src, `#include "endpoints.h"`) && declares {
+			whole = append(whole, src)
+		}
+	}
+	// A plain route, the square endpoint, the middleware, the query and
+	// the insert of "Data".
+	if len(whole) != 5 {
+		t.Fatalf("found %d whole modules in the README, want 5", len(whole))
+	}
+	needBuildTool(t, clangTool)
+	dir := t.TempDir()
+	for i, src := range whole {
+		in := filepath.Join(dir, fmt.Sprintf("block%d.c", i+1))
+		if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := C(context.Background(), in, strings.TrimSuffix(in, ".c")+".wasm"); err != nil {
+			t.Errorf("the README's module %d does not build: %v\n%s", i+1, err, src)
+		}
+	}
+}
+
 // BenchmarkCUsersHandle measures one GET /api/users/2 through the C module
 // against the test host: the guest's share of a request.
 func BenchmarkCUsersHandle(b *testing.B) {
