@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,6 +57,42 @@ func TestRustRoute(t *testing.T) {
 	for _, f := range mod.ImportedFunctions() {
 		if m, _, _ := f.Import(); m != "endpoints" && m != "wasi_snapshot_preview1" {
 			t.Errorf("the module imports %s from %q", f.DebugName(), m)
+		}
+	}
+}
+
+// TestRustREADMERoutesBuild builds every whole crate of the Rust SDK's
+// README, as a developer copies it: each block that declares its module
+// (endpoint!, plain_route!, middleware!), the database handler of "Data"
+// among them. A block that is part of a route has no such macro.
+func TestRustREADMERoutesBuild(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(cRepoRoot, "guest-sdk", "rust", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var whole []string
+	for _, block := range strings.Split(string(readme), "```rust\n")[1:] {
+		src, _, ok := strings.Cut(block, "```")
+		if !ok {
+			t.Fatalf("a Rust block is not closed:\n%s", block)
+		}
+		if strings.Contains(src, "\nendpoint!(") || strings.Contains(src, "\nplain_route!(") || strings.Contains(src, "\nmiddleware! {") {
+			whole = append(whole, src)
+		}
+	}
+	// The endpoint, the plain route, the middleware and the query of "Data".
+	if len(whole) != 4 {
+		t.Fatalf("found %d whole crates in the README, want 4", len(whole))
+	}
+	needRust(t)
+	dir := t.TempDir()
+	for i, src := range whole {
+		in := filepath.Join(dir, "block"+strconv.Itoa(i+1)+".rs")
+		if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := Rust(t.Context(), in, strings.TrimSuffix(in, ".rs")+".wasm"); err != nil {
+			t.Errorf("the README's crate %d does not build: %v\n%s", i+1, err, src)
 		}
 	}
 }
