@@ -97,6 +97,42 @@ func TestRustREADMERoutesBuild(t *testing.T) {
 	}
 }
 
+// TestRustBuildsOfOneRouteAtOnce: two builds of the same route at once
+// (endpoints dev rebuilding a saved route while endpoints build runs) both
+// succeed. rustc names its object files after the output's name, not the
+// temporary file's, so each build keeps them in a directory of its own:
+// in the route's directory, one build removed the other's before it
+// linked ("rust-lld: error: cannot open .get.wasm.route...rcgu.o").
+func TestRustBuildsOfOneRouteAtOnce(t *testing.T) {
+	needRust(t)
+	// The SDK first, so that both builds compile the route at once.
+	if err := Rust(t.Context(), filepath.Join(cRepoRoot, "examples", "users-rs", "server", "routes", "health.get.rs"), filepath.Join(t.TempDir(), "health.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(cRepoRoot, "examples", "users-rs", "server", "api", "users", "[id].get.rs")
+	out := filepath.Join(t.TempDir(), "[id].get.wasm")
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- Rust(t.Context(), src, out) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Dir(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != filepath.Base(out) {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the route's directory holds %q, want the module alone", names)
+	}
+}
+
 // TestRustErrors checks that a Rust route that does not compile fails
 // with the source's name and rustc's diagnostic, and leaves no module.
 func TestRustErrors(t *testing.T) {
