@@ -1019,21 +1019,10 @@ func TestBuildCreatesOutputDirectoryAndReadableModule(t *testing.T) {
 // the database handlers of "Data" among them. A block that is part of a
 // route (a contract alone, a handler's body) has no include.
 func TestCREADMERoutesBuild(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(cRepoRoot, "guest-sdk", "c", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var whole []string
-	for _, block := range strings.Split(string(readme), "```c\n")[1:] {
-		src, _, ok := strings.Cut(block, "```")
-		if !ok {
-			t.Fatalf("a C block is not closed:\n%s", block)
-		}
+	whole := readmeModules(t, "c", "c", func(src string) bool {
 		declares := strings.Contains(src, "ENDPOINTS_ROUTE(") || strings.Contains(src, "ENDPOINTS_CONTRACT(") || strings.Contains(src, "ENDPOINTS_MIDDLEWARE(")
-		if strings.Contains(src, `#include "endpoints.h"`) && declares {
-			whole = append(whole, src)
-		}
-	}
+		return declares && strings.Contains(src, `#include "endpoints.h"`)
+	})
 	// A plain route, the square endpoint, the middleware, the query and
 	// the insert of "Data".
 	if len(whole) != 5 {

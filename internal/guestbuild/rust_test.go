@@ -66,20 +66,9 @@ func TestRustRoute(t *testing.T) {
 // (endpoint!, plain_route!, middleware!), the database handler of "Data"
 // among them. A block that is part of a route has no such macro.
 func TestRustREADMERoutesBuild(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(cRepoRoot, "guest-sdk", "rust", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var whole []string
-	for _, block := range strings.Split(string(readme), "```rust\n")[1:] {
-		src, _, ok := strings.Cut(block, "```")
-		if !ok {
-			t.Fatalf("a Rust block is not closed:\n%s", block)
-		}
-		if strings.Contains(src, "\nendpoint!(") || strings.Contains(src, "\nplain_route!(") || strings.Contains(src, "\nmiddleware! {") {
-			whole = append(whole, src)
-		}
-	}
+	whole := readmeModules(t, "rust", "rust", func(src string) bool {
+		return strings.Contains(src, "\nendpoint!(") || strings.Contains(src, "\nplain_route!(") || strings.Contains(src, "\nmiddleware! {")
+	})
 	// The endpoint, the plain route, the middleware and the query of "Data".
 	if len(whole) != 4 {
 		t.Fatalf("found %d whole crates in the README, want 4", len(whole))

@@ -8,26 +8,40 @@ import (
 	"testing"
 )
 
+// readmeModules are the code blocks of language lang (the fence's word)
+// in the README of guest-sdk/sdk that whole says are whole modules, as a
+// developer copies them into a route's file.
+func readmeModules(t *testing.T, sdk, lang string, whole func(src string) bool) []string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(cRepoRoot, "guest-sdk", sdk, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var modules []string
+	for _, block := range strings.Split(string(readme), "```"+lang+"\n")[1:] {
+		src, _, ok := strings.Cut(block, "```")
+		if !ok {
+			t.Fatalf("guest-sdk/%s/README.md: a %s block is not closed:\n%s", sdk, lang, block)
+		}
+		if whole(src) {
+			modules = append(modules, src)
+		}
+	}
+	return modules
+}
+
 // TestAssemblyScriptREADMERoutesBuild builds every whole route of the
 // AssemblyScript SDK's README, as a developer copies it: each block that
 // brings in the ABI exports and declares its route (endpoint, plainRoute),
 // the database handler of "Data" among them. A block that is part of a
 // route has no exports line.
 func TestAssemblyScriptREADMERoutesBuild(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(cRepoRoot, "guest-sdk", "assemblyscript", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	files := map[string]string{}
-	for _, block := range strings.Split(string(readme), "```ts\n")[1:] {
-		src, _, ok := strings.Cut(block, "```")
-		if !ok {
-			t.Fatalf("a TypeScript block is not closed:\n%s", block)
-		}
+	for _, src := range readmeModules(t, "assemblyscript", "ts", func(src string) bool {
 		declares := strings.Contains(src, "\nendpoint(") || strings.Contains(src, "\nplainRoute(")
-		if strings.Contains(src, `export * from "@wasmendpoints/assemblyscript/exports";`) && declares {
-			files["server/routes/block"+strconv.Itoa(len(files)+1)+".ts"] = src
-		}
+		return declares && strings.Contains(src, `export * from "@wasmendpoints/assemblyscript/exports";`)
+	}) {
+		files["server/routes/block"+strconv.Itoa(len(files)+1)+".ts"] = src
 	}
 	// The endpoint, the plain route and the query of "Data".
 	if len(files) != 3 {
