@@ -200,7 +200,11 @@ type Options struct {
 	// openapi`, `routes`, `check`, a `build` that precompiles), which run
 	// where the app's secrets are not, such as a CI job or an image build.
 	// Nor is a jwt scheme's jwksUrl fetched: its verifier refuses every
-	// token.
+	// token. And what of the app's security such a place lacks on purpose
+	// (a scheme the document declares that endpoints.json configures no
+	// verifier for, which ENDPOINTS_SECURITY gives where the app is
+	// deployed; a jwt secret's unset environment variable) is one of
+	// [Host.Warnings], not a problem that fails New in Production.
 	SkipVariables bool
 	// SkipMigrations leaves the app's databases alone at each load: no
 	// migration is applied, and no database is opened. It is for the same

@@ -13,6 +13,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
 	"github.com/wasmendpoints/endpoints/host/internal/versionload"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/unserved"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -262,6 +263,9 @@ func (h loadSide) logProblems(report ReloadReport) {
 func warningMessage(w error) string {
 	if errors.Is(w, openapi.ErrUnmatchedPattern) {
 		return "routes configuration entry ignored"
+	}
+	if _, ok := errors.AsType[*auth.UnsetError](w); ok {
+		return "setting left to the deployment: serve refuses the app without it"
 	}
 	return "load warning"
 }
