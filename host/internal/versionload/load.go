@@ -333,7 +333,8 @@ func (l *loading) document() {
 		}
 	}
 	t.Warnings = append(t.Warnings, leaseWarnings(t.Routes, time.Duration(t.Set.Limits.Timeout), t.Set.Idempotency.Lease)...)
-	defer l.noteWarnings() // with the security plan's
+	// Noted once the security plan's are in too.
+	defer l.noteWarnings()
 	t.Runtime.Release(l.ctx) // the document is built: see runtimedecl.Module
 	if err != nil {
 		t.DocErr = fmt.Errorf("OpenAPI document: %w", err)
