@@ -239,6 +239,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	for _, w := range t.Warnings {
 		logger.Warn(warningMessage(w), "warning", w)
 	}
+	life.logDatabases(ctx)
 	h.table.Store(t)
 	h.engine.StartCompiles()
 	h.janitor = janitor.Start(limitInstanceIdleTimeout(h.opts.Limits), idleSweep{h})

@@ -167,7 +167,8 @@ type Options struct {
 	// the file's location whole (driver, path and url, which go together),
 	// and MaxConns and StatementTimeout win field by field when set. The
 	// merged declarations are checked as the file's are (a postgres
-	// database needs a url...), and New fails naming the database. Nil
+	// database takes a url, not a path...), and New fails naming the
+	// database. Nil
 	// keeps the file's; with neither, an app that uses a database gets
 	// the SQLite file "main" of [config.DatabaseFile].
 	//
