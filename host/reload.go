@@ -264,8 +264,8 @@ func warningMessage(w error) string {
 	if errors.Is(w, openapi.ErrUnmatchedPattern) {
 		return "routes configuration entry ignored"
 	}
-	if _, ok := errors.AsType[*auth.UnsetError](w); ok {
-		return "setting left to the deployment: serve refuses the app without it"
+	if u, ok := errors.AsType[*auth.UnsetError](w); ok {
+		return fmt.Sprintf("serve refuses the app unless the deployment sets %s (%s)", u.Setting, u.Env)
 	}
 	return "load warning"
 }

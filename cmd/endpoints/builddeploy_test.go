@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -57,6 +58,12 @@ func TestBuildLeavesSecurityToTheDeployment(t *testing.T) {
 			}
 			if code != exitOK || !strings.Contains(errOut, "endpoints build: warning: "+tt.warn+"security: ") || !strings.Contains(errOut, tt.serve) || !strings.Contains(out, "checked the app as serve starts it") {
 				t.Errorf("build = %d, want exit 0, the check's line and the warning %q ... %q in:\n%s\n%s", code, tt.warn, tt.serve, out, errOut)
+			}
+			// build --cache-dir (an image's build) loads the app as
+			// serve does, offline: the same warning.
+			code, out, errOut = runCLI("build", app, "--cache-dir", t.TempDir())
+			if code != exitOK || !strings.Contains(errOut, fmt.Sprintf("msg=%q", strings.TrimSuffix(tt.warn, ": "))) {
+				t.Errorf("build --cache-dir = %d, want exit 0 and the warning %q in:\n%s\n%s", code, tt.warn, out, errOut)
 			}
 			code, out, errOut = runCLI("check", app, "--no-build", "--cache-dir", "off")
 			if code != exitOK || !strings.Contains(errOut, "endpoints check: warning: "+tt.warn) {
