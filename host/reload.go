@@ -13,6 +13,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
 	"github.com/wasmendpoints/endpoints/host/internal/versionload"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/unserved"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -267,6 +268,9 @@ func (h loadSide) logProblems(report ReloadReport) {
 func warningMessage(w error) string {
 	if errors.Is(w, openapi.ErrUnmatchedPattern) {
 		return "routes configuration entry ignored"
+	}
+	if u, ok := errors.AsType[*auth.UnsetError](w); ok {
+		return fmt.Sprintf("serve refuses the app unless the deployment sets %s (%s)", u.Setting, u.Env)
 	}
 	return "load warning"
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 	"github.com/wasmendpoints/endpoints/observe/otel"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // Exit codes scripts can rely on (diff has its own: exitBreaking, exitTrouble).
@@ -848,17 +849,24 @@ func reportProblems(h *host.Host, stderr io.Writer) bool {
 }
 
 // reportWarnings prints the routes configuration entries a development
-// load ignored (they match no route); false when there are any.
+// load ignored (they match no route), which serve refuses, and then the
+// load's other warnings (printDeployWarnings), which fail nothing: false
+// when there are such entries.
 func reportWarnings(h *host.Host, stderr io.Writer) bool {
-	warnings := h.Warnings()
-	if len(warnings) > 0 {
-		lines := make([]string, len(warnings))
-		for i, w := range warnings {
-			lines[i] = w.Error()
+	var lines []string
+	var others []error
+	for _, w := range h.Warnings() {
+		if errors.Is(w, openapi.ErrUnmatchedPattern) {
+			lines = append(lines, w.Error())
+		} else {
+			others = append(others, w)
 		}
+	}
+	if len(lines) > 0 {
 		fmt.Fprintf(stderr, "%d entry(ies) of %s match no route:\n  %s\n", len(lines), host.RoutesConfigFile, strings.Join(lines, "\n  "))
 	}
-	return len(warnings) == 0
+	printDeployWarnings("check", others, stderr)
+	return len(lines) == 0
 }
 
 func printRoutes(w io.Writer, routes []host.RouteInfo, sources map[string]string) {
