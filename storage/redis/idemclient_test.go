@@ -3,6 +3,8 @@ package redis_test
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -224,4 +226,84 @@ func TestRecordsWithoutAClientCountNowhere(t *testing.T) {
 	if keys := raw.Keys(ctx, "endpoints:ns:idemclient*").Val(); len(keys) != 0 {
 		t.Errorf("records without a client left %q", keys)
 	}
+}
+
+// BenchmarkIdempotencyScripts measures Claim plus Complete of a new key
+// for one client with a share, as the host makes them, the client's
+// records piling up as in host's BenchmarkIdempotency. Besides ns/op (two
+// round trips included) it reports the server's side, from INFO
+// commandstats: redis-µs/op, the time the two scripts ran in
+// redis-server, which other processes on the machine skew less, and
+// calls/op, the commands they ran.
+//
+//	go test ./storage/redis -run '^$' -bench IdempotencyScripts -benchtime 5000x
+func BenchmarkIdempotencyScripts(b *testing.B) {
+	url, _, _ := storagetest.StartRedis(b)
+	s, err := redis.New(url, "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	raw := rawClient(b, url)
+	ctx := b.Context()
+	client := storage.Client{ID: "addr:192.0.2.1", MaxBytes: 1 << 30}
+	ans := storage.Answer{Status: 201, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{"id":1}`)}
+	if err := raw.ConfigResetStat(ctx).Err(); err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for b.Loop() {
+		n++
+		key := "k-" + strconv.Itoa(n)
+		c, err := s.Claim(ctx, key, "fp", time.Minute, client)
+		if err != nil || !c.Acquired {
+			b.Fatalf("Claim(%q): %+v, %v", key, c, err)
+		}
+		if err := s.Complete(ctx, key, c.Lease, ans, time.Hour); err != nil {
+			b.Fatal(err)
+		}
+	}
+	stats, err := commandStats(raw.Info(ctx, "commandstats").Val())
+	if err != nil {
+		b.Fatal(err)
+	}
+	calls := int64(0)
+	for name, st := range stats {
+		if name != "evalsha" && name != "eval" && !strings.HasPrefix(name, "config") {
+			calls += st.calls
+		}
+	}
+	b.ReportMetric(float64(stats["evalsha"].usec+stats["eval"].usec)/float64(n), "redis-µs/op")
+	b.ReportMetric(float64(calls)/float64(n), "calls/op")
+}
+
+// commandStat is one command's line of INFO commandstats.
+type commandStat struct{ calls, usec int64 }
+
+// commandStats parses INFO commandstats: lines such as
+// "cmdstat_zadd:calls=10,usec=12,usec_per_call=1.20,...".
+func commandStats(info string) (map[string]commandStat, error) {
+	stats := map[string]commandStat{}
+	for _, line := range strings.Split(info, "\n") {
+		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		var st commandStat
+		for _, f := range strings.Split(fields, ",") {
+			k, v, _ := strings.Cut(f, "=")
+			var err error
+			switch k {
+			case "calls":
+				st.calls, err = strconv.ParseInt(v, 10, 64)
+			case "usec":
+				st.usec, err = strconv.ParseInt(v, 10, 64)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("INFO commandstats line %q: %s: %w", line, k, err)
+			}
+		}
+		stats[strings.TrimPrefix(name, "cmdstat_")] = st
+	}
+	return stats, nil
 }
