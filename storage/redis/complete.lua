@@ -10,7 +10,8 @@ if ARGV[1] == '' or rec[1] ~= ARGV[1] then
   return 0
 end
 local old = rec[4] or '0'
-local size = tonumber(old) - #ARGV[1] + #ARGV[2]
+local oldsize = tonumber(old)
+local size = oldsize - #ARGV[1] + #ARGV[2]
 local sizes = int(size)
 local set, sum = rec[2], rec[3]
 if set and set ~= '' then
@@ -18,7 +19,7 @@ if set and set ~= '' then
   local score = int(expires)
   local delta = 0
   if redis.call('ZREM', set, old .. ':' .. KEYS[1]) == 1 then
-    delta = -tonumber(old)
+    delta = -oldsize
   end
   if redis.call('ZADD', set, score, sizes .. ':' .. KEYS[1]) == 1 then
     delta = delta + size
