@@ -11,8 +11,10 @@
 -- make few calls and pass Redis strings, not Lua numbers: Redis 7.0 writes
 -- a number argument with "%.17g", which costs more than most commands
 -- here (int below writes integers with '%d'), and a score it answers is
--- written the same way (only release_expired and expire_with_last, off
--- the common path, read scores).
+-- written the same way (only expire_with_last and refusal, off the common
+-- path, read scores). Keeping the sum in the set, as a member scored by
+-- it, would save a PEXPIREAT a script but costs more: ZINCRBY answers a
+-- score.
 
 -- int writes the integer n for redis.call.
 local function int(n)
