@@ -41,8 +41,8 @@ func expiresAt(t *testing.T, raw *goredis.Client, keys ...string) []int64 {
 // TestClientShareExpiresWithItsLastRecord checks, after each step, that
 // the client's set and sum expire when its last record does (the claim
 // and complete scripts raise their expiry with PEXPIREAT GT, and read the
-// last score only when a record's expiry moves earlier), and go when it
-// holds none.
+// last score only when a record's expiry moves earlier).
+// TestClientSharesLeaveNothingBehind checks that they go with the last.
 func TestClientShareExpiresWithItsLastRecord(t *testing.T) {
 	url, _, _ := storagetest.StartRedis(t)
 	s, err := redis.New(url, "ns")
