@@ -100,6 +100,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -139,8 +140,13 @@ type Store struct {
 	index, ttl, sizes string
 	usage             string
 	rateLimit         string
-	maxKeys, maxBytes int64 // the KV quota
+	maxKeys, maxBytes int64       // the KV quota
+	versionOK         atomic.Bool // the server's version was checked (Ping)
 }
+
+// MinVersion is the oldest Redis server the store's scripts run on: they
+// use PEXPIREAT ... GT, which Redis 7.0 added.
+const MinVersion = 7
 
 var (
 	_ storage.Store  = (*Store)(nil)
@@ -241,11 +247,41 @@ func quota(rawURL string) (rest string, maxKeys, maxBytes int64, err error) {
 	return u.String(), maxKeys, maxBytes, nil
 }
 
-// Ping implements [storage.Pinger]: it checks that the server answers; the
-// error wraps [storage.ErrUnavailable].
+// Ping implements [storage.Pinger]: it checks that the server answers
+// and, the first time it does, that it is Redis [MinVersion] or later;
+// the error wraps [storage.ErrUnavailable].
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.client.Ping(ctx).Err(); err != nil {
 		return s.fail("PING", err)
+	}
+	if s.versionOK.Load() {
+		return nil
+	}
+	info, err := s.client.Info(ctx, "server").Result()
+	if err != nil {
+		return s.fail("INFO server", err)
+	}
+	if err := checkVersion(info); err != nil {
+		return fmt.Errorf("%w: redis on %s: %w", storage.ErrUnavailable, s.addr, err)
+	}
+	s.versionOK.Store(true)
+	return nil
+}
+
+// checkVersion reads redis_version from the text of INFO server and
+// refuses a server older than MinVersion, whose scripts would fail every
+// Idempotency-Key claim. A server that does not say (a proxy) passes.
+func checkVersion(info string) error {
+	for line := range strings.Lines(info) {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:")
+		if !ok {
+			continue
+		}
+		major, _, _ := strings.Cut(v, ".")
+		if n, err := strconv.Atoi(major); err == nil && n < MinVersion {
+			return fmt.Errorf("the server is Redis %s; Endpoints needs Redis %d.0 or later (its Idempotency-Key scripts use PEXPIREAT ... GT): upgrade the server", v, MinVersion)
+		}
+		return nil
 	}
 	return nil
 }
