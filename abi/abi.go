@@ -370,7 +370,11 @@ const (
 
 	// ImportLog writes a line to the host's log at a [LogLevel], tagged
 	// with the route. Lines longer than [LogMaxLine] are truncated, and a
-	// call's lines past [LogMaxPerCall] bytes are dropped.
+	// call's lines past [LogMaxPerCall] bytes are dropped. A line in
+	// slog's text form without time and level, msg first
+	// (`msg="user created" id=4`, what the Go SDK's logger writes), is
+	// logged as one record of that message and those attributes; any
+	// other line is the record's message.
 	//
 	//	log(level i32, msg i32, msg_len i32)
 	ImportLog = "log"

@@ -123,8 +123,10 @@ const (
 	HTTPErrorNotAllowed = "not_allowed"
 	// HTTPErrorLimit: [ErrLimit].
 	HTTPErrorLimit = "limit"
-	// HTTPErrorTimeout: the call's deadline passed while connecting,
-	// waiting for the headers or reading the body.
+	// HTTPErrorTimeout: the service took too long, connecting, sending
+	// the headers or the body: requests end a margin before the call's
+	// deadline (a tenth of the call's time, 50 ms to 1 s), so that the
+	// guest can still answer.
 	HTTPErrorTimeout = "timeout"
 	// HTTPErrorConnect: the host name did not resolve, or no address
 	// accepted the connection.

@@ -53,7 +53,14 @@ type Database struct {
 	// on first use with its directory. If empty, .endpoints/data/NAME.db.
 	Path string `json:"path,omitzero"`
 	// URL locates the PostgreSQL server:
-	// postgres://user:password@host:5432/dbname. Required with postgres.
+	// postgres://user:password@host:5432/dbname, or libpq's key=value
+	// settings. What it leaves out, libpq's environment variables give
+	// (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE,
+	// PGPASSFILE, PGSERVICE), as pgx reads them. If empty (with Driver
+	// "postgres"), they give every setting, and must name the server
+	// (PGHOST or PGSERVICE) and the database (PGDATABASE or the
+	// service's dbname): the database fails to open otherwise, saying
+	// what to set.
 	URL string `json:"url,omitzero"`
 	// MaxConns bounds the connections open at once: more statements wait
 	// for one until their request's deadline, then fail with the code
@@ -122,22 +129,25 @@ func checkDatabases(file string, dbs map[string]Database) error {
 	slices.Sort(names)
 	for _, name := range names {
 		d, ptr := dbs[name], "/databases/"+name
+		// Without a url, libpq's environment gives a postgres database's
+		// settings (PGHOST, PGDATABASE...): the driver checks that it
+		// names a server and a database where it opens the database, in
+		// the environment that serves, not here.
+		pgURL := d.DriverName() == DatabasePostgres && d.URL != ""
 		switch {
 		case !databaseName.MatchString(name):
 			return badSetting(file, ptr, "a database name is lower-case letters, digits and underscores, starting with a letter (its ENDPOINTS_DATABASES_%s_* variables name it), got %q", strings.ToUpper(name), name)
 		case d.Driver != "" && d.Driver != DatabaseSQLite && d.Driver != DatabasePostgres:
 			return badSetting(file, ptr+"/driver", "%q is not \"sqlite\" nor \"postgres\"", d.Driver)
-		case d.DriverName() == DatabasePostgres && d.URL == "":
-			return badSetting(file, ptr+"/url", "the postgres driver needs a url, such as \"postgres://app@127.0.0.1:5432/app\"")
-		case d.DriverName() == DatabasePostgres && isURL(d.URL) && !strings.HasPrefix(d.URL, "postgres://") && !strings.HasPrefix(d.URL, "postgresql://"):
+		case pgURL && isURL(d.URL) && !strings.HasPrefix(d.URL, "postgres://") && !strings.HasPrefix(d.URL, "postgresql://"):
 			// Only the scheme: the rest may hold a password.
 			return badSetting(file, ptr+"/url", "a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme %q", d.URL[:strings.Index(d.URL, "://")])
-		case d.DriverName() == DatabasePostgres && isURL(d.URL) && !validURL(d.URL):
+		case pgURL && isURL(d.URL) && !validURL(d.URL):
 			// Never the url: it may hold a password.
 			return badSetting(file, ptr+"/url", "is not a valid url; want postgres://user:password@host:5432/database, with @ : / ? # %% in the user or password percent-encoded (%%40 for @)")
-		case d.DriverName() == DatabasePostgres && isURL(d.URL) && !validSSLMode(d.URL):
+		case pgURL && isURL(d.URL) && !validSSLMode(d.URL):
 			return badSetting(file, ptr+"/url", "sslmode %q is not one of disable, allow, prefer, require, verify-ca, verify-full", sslMode(d.URL))
-		case d.DriverName() == DatabasePostgres && !isURL(d.URL) && !keyValueSettings(d.URL):
+		case pgURL && !isURL(d.URL) && !keyValueSettings(d.URL):
 			// Not the value: it may hold a password.
 			return badSetting(file, ptr+"/url", "neither a postgres:// url nor key=value settings (host=db dbname=app); want postgres://user:password@host:5432/database (is \"://\" mistyped?)")
 		case d.DriverName() == DatabasePostgres && d.Path != "":

@@ -166,6 +166,14 @@ func (s Setting) matchEnv(name string) (string, bool) {
 	return strings.Replace(s.Pointer, NamePlaceholder, entry, 1), true
 }
 
+// SettingAt is the setting whose JSON pointer is pointer, such as
+// "/security": its --set name and its environment variable
+// (ENDPOINTS_SECURITY), for a message that says how a deployment sets
+// it. A database's setting ("/databases/main/url") is that of every
+// database, its Env spelled with [NamePlaceholder]. False when no setting
+// has that pointer.
+func SettingAt(pointer string) (Setting, bool) { return findSetting(Settings(), pointer) }
+
 // findSetting is the setting whose pointer pointer is.
 func findSetting(settings []Setting, pointer string) (Setting, bool) {
 	for _, s := range settings {

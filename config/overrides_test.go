@@ -147,7 +147,9 @@ func TestDatabasesChecked(t *testing.T) {
 	tests := []struct{ json, want string }{
 		{`{"databases": {"Main": {}}}`, "/databases/Main: a database name is lower-case"},
 		{`{"databases": {"main": {"driver": "mysql"}}}`, `/databases/main/driver: "mysql" is not`},
-		{`{"databases": {"main": {"driver": "postgres"}}}`, "/databases/main/url: the postgres driver needs a url"},
+		// No url is libpq's environment (the driver checks it); a path
+		// is still not a postgres database's.
+		{`{"databases": {"main": {"driver": "postgres", "path": "main.db"}}}`, "/databases/main/path: a postgres database takes a url, not a path"},
 		{`{"databases": {"main": {"driver": "sqlite", "url": "postgres://x"}}}`, "/databases/main/url: an sqlite database takes a path"},
 		{`{"databases": {"main": {"maxConns": -1}}}`, "/databases/main/maxConns: must be positive"},
 		{`{"databases": {"main": {"url": "postgress://app:secret@db/app"}}}`, `/databases/main/url: a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme "postgress"`},
@@ -191,6 +193,16 @@ func TestDatabasesChecked(t *testing.T) {
 	app, err := config.Parse(config.File, []byte(`{"databases": {"main": {"url": "postgres://app@db/app"}}}`))
 	if err != nil || app.Databases["main"].DriverName() != config.DatabasePostgres {
 		t.Errorf("a url without a driver: %+v, %v; want postgres", app, err)
+	}
+	// The postgres driver without a url: libpq's environment (PGHOST...)
+	// gives the settings, which only the environment that serves has.
+	o, _ := config.OverridesFromEnv([]string{"ENDPOINTS_DATABASES_MAIN_DRIVER=postgres"})
+	app, err = config.Parse(config.File, nil, o...)
+	if err != nil {
+		t.Fatalf("the postgres driver without a url: %v; want postgres from libpq's environment", err)
+	}
+	if d := app.Databases["main"]; d.DriverName() != config.DatabasePostgres || d.URL != "" {
+		t.Errorf("the postgres driver without a url: %+v; want postgres from libpq's environment", d)
 	}
 }
 

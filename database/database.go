@@ -104,6 +104,12 @@ type DB interface {
 	// System is the database's name for traces (OpenTelemetry's
 	// db.system): "sqlite", "postgresql".
 	System() string
+	// Location says where the database is, for the start's log and
+	// `endpoints migrate`: "sqlite /srv/app/.endpoints/data/main.db";
+	// "postgres host=db.internal port=5432 dbname=app user=app", as the
+	// url and libpq's environment (PGHOST, PGPORT, PGDATABASE, PGUSER,
+	// PGSERVICE) gave them. Never a password.
+	Location() string
 	// Close closes every connection.
 	Close() error
 }

@@ -217,6 +217,8 @@ func openSQLite(ctx context.Context, opts Options) (DB, error) {
 
 func (db *sqliteDB) System() string { return "sqlite" }
 
+func (db *sqliteDB) Location() string { return "sqlite " + db.path }
+
 // connect opens a connection set up for guests: WAL, a busy timeout,
 // foreign keys enforced, no ATTACH, and the authorizer.
 //

@@ -170,8 +170,12 @@ func (c *call) reset(ctx context.Context, h *Host, set *settings, rt *route, op 
 // log writes a guest's log line with the call's route, middleware and
 // request id, within what the call may log (guestlog.Log.Line), and keeps
 // a warning or an error for a development 500.
+//
+// A line in slog's text form (the Go SDK's logger: `msg="user created"
+// id=4`) is one record of its message and fields, the host's attributes
+// after them (guestlog.Fields), not a message holding the line.
 func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
-	msg, l, ok := c.logs.Line(level, line)
+	r, ok := c.logs.Line(level, line)
 	if !ok {
 		return
 	}
@@ -179,15 +183,20 @@ func (c *call) log(level abi.LogLevel, line []byte, attrs ...any) {
 	if c.route != nil {
 		file = c.route.Name
 	}
-	attrs = append([]any{"route", file}, attrs...)
+	all := make([]any, 0, len(r.Attrs)+len(attrs)+6)
+	for _, a := range r.Attrs {
+		all = append(all, a)
+	}
+	all = append(all, guestlog.RouteKey, file)
+	all = append(all, attrs...)
 	if c.mw != nil {
-		attrs = append(attrs, "middleware", c.mw.File)
+		all = append(all, guestlog.MiddlewareKey, c.mw.File)
 	}
 	if id := c.rq.Of().ID; id != "" {
-		attrs = append(attrs, "requestId", id)
+		all = append(all, guestlog.RequestIDKey, id)
 	}
-	c.logger.Log(c.parent, l, msg, attrs...)
+	c.logger.Log(c.parent, r.Level, r.Message, all...)
 	if level >= abi.LogWarn {
-		c.requestCall().logs.Keep(msg)
+		c.requestCall().logs.Keep(r.Text)
 	}
 }

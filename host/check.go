@@ -16,7 +16,8 @@ func init() { sections.Check = checkApp }
 // carries them), the app's variables, migrations and store left alone (a
 // memory store stands for the app's, so that a store endpoints.json names
 // is never reached), and no compilation started: the load's problems are
-// the *LoadError New returns.
+// the *LoadError New returns, its warnings (SkipVariables: the security
+// settings left to the deployment among them) the App's.
 func checkApp(ctx context.Context, appDir string, overrides ...config.Override) (sections.App, error) {
 	cfg, err := config.Load(appDir, overrides...)
 	if err != nil {
@@ -47,7 +48,7 @@ func checkApp(ctx context.Context, appDir string, overrides ...config.Override) 
 	if len(t.Problems) > 0 {
 		return sections.App{}, &LoadError{Problems: t.Problems}
 	}
-	app := sections.App{DocumentBytes: len(t.Doc.JSON)}
+	app := sections.App{DocumentBytes: len(t.Doc.JSON), Warnings: t.Warnings}
 	for _, info := range t.Infos() {
 		app.Routes++
 		if info.Kind == "endpoint" {

@@ -30,6 +30,26 @@ func (h lifecycle) openDatabases() error {
 	return nil
 }
 
+// logDatabases says, at the start, where each of the app's databases is
+// (appdb.Set.Location: a PostgreSQL one as its url and libpq's
+// environment resolve, never its password), so that the operator sees
+// which server a deployment reached; nothing from a host that leaves the
+// databases alone (SkipMigrations). One that cannot be opened (libpq's
+// environment names no server) is an error its first statement repeats.
+func (h lifecycle) logDatabases(ctx context.Context) {
+	if h.opts.SkipMigrations || h.dbs == nil {
+		return
+	}
+	for _, name := range h.dbs.Names() {
+		where, err := h.dbs.Location(ctx, name)
+		if err != nil {
+			h.logger.Error("database cannot be opened: the calls that use it fail", "database", name, "error", err)
+			continue
+		}
+		h.logger.Info("database", "database", name, "location", where)
+	}
+}
+
 // Migrate applies the migrations not yet applied (server/migrations), at
 // each load: a failure fails the load, and at a reload the previous
 // version keeps serving. A database that cannot be reached is no

@@ -38,8 +38,8 @@ func TestDatabaseOptions(t *testing.T) {
 			file: `{"databases": {"main": {"path": "{dir}/file.db", "maxConns": 2}}}`,
 			opts: map[string]config.Database{"main": {MaxConns: 4}}, db: "main", want: "file.db"},
 		{name: "a merged declaration that does not hold",
-			opts: map[string]config.Database{"main": {Driver: config.DatabasePostgres}},
-			err:  `host.Options.Databases merged with endpoints.json: /databases/main/url: the postgres driver needs a url`},
+			opts: map[string]config.Database{"main": {Driver: config.DatabasePostgres, Path: "main.db"}},
+			err:  `host.Options.Databases merged with endpoints.json: /databases/main/path: a postgres database takes a url, not a path`},
 		{name: "a bad name", opts: map[string]config.Database{"Main": {}},
 			err: `host.Options.Databases merged with endpoints.json: /databases/Main: a database name is lower-case`},
 	}

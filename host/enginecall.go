@@ -8,6 +8,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
+	"github.com/wasmendpoints/endpoints/host/internal/guestlog"
 	"github.com/wasmendpoints/endpoints/internal/linearmem"
 )
 
@@ -65,6 +66,6 @@ func (c guestCall) ClearMemory()                  { c.memory = nil }
 // GuestOutput logs a line the guest wrote to stdout or stderr, and keeps
 // it for a development 500.
 func (c guestCall) GuestOutput(line []byte) {
-	c.log(abi.LogInfo, line, "stream", "guest output")
+	c.log(abi.LogInfo, line, guestlog.StreamKey, "guest output")
 	c.requestCall().logs.Keep(engine.LogLine(line))
 }

@@ -239,6 +239,7 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	for _, w := range t.Warnings {
 		logger.Warn(warningMessage(w), "warning", w)
 	}
+	life.logDatabases(ctx)
 	h.table.Store(t)
 	h.engine.StartCompiles()
 	h.janitor = janitor.Start(limitInstanceIdleTimeout(h.opts.Limits), idleSweep{h})
@@ -325,7 +326,8 @@ func (h *Host) Problems() []error {
 // in [Production] (docs/spec.md §7). In either mode, each operation that
 // takes an Idempotency-Key with a timeout over half idempotency.lease: a
 // request may wait its timeout for its code and then run for it, past its
-// lease (docs/spec.md §6).
+// lease (docs/spec.md §6). With [Options.SkipVariables], each setting of
+// the app's security left to the deployment (see there).
 func (h *Host) Warnings() []error { return slices.Clone(h.table.Load().Warnings) }
 
 // WaitCompiled waits until every module runs compiled code, or ctx ends.

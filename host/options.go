@@ -167,7 +167,8 @@ type Options struct {
 	// the file's location whole (driver, path and url, which go together),
 	// and MaxConns and StatementTimeout win field by field when set. The
 	// merged declarations are checked as the file's are (a postgres
-	// database needs a url...), and New fails naming the database. Nil
+	// database takes a url, not a path...), and New fails naming the
+	// database. Nil
 	// keeps the file's; with neither, an app that uses a database gets
 	// the SQLite file "main" of [config.DatabaseFile].
 	//
@@ -200,7 +201,11 @@ type Options struct {
 	// openapi`, `routes`, `check`, a `build` that precompiles), which run
 	// where the app's secrets are not, such as a CI job or an image build.
 	// Nor is a jwt scheme's jwksUrl fetched: its verifier refuses every
-	// token.
+	// token. And what of the app's security such a place lacks on purpose
+	// (a scheme the document declares that endpoints.json configures no
+	// verifier for, which ENDPOINTS_SECURITY gives where the app is
+	// deployed; a jwt secret's unset environment variable) is one of
+	// [Host.Warnings], not a problem that fails New in Production.
 	SkipVariables bool
 	// SkipMigrations leaves the app's databases alone at each load: no
 	// migration is applied, and no database is opened. It is for the same

@@ -13,6 +13,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/retire"
 	"github.com/wasmendpoints/endpoints/host/internal/versionload"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/unserved"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -55,8 +56,10 @@ type ReloadReport struct {
 	// not be built (a problem says why), so the previous version, routes,
 	// settings and document, keeps serving until a reload fixes it.
 	Refused bool
-	// Recovered says the reload before this one was refused, and this one
-	// serves what is on disk again.
+	// Recovered says the reload before this one was refused, or the
+	// version before this one had problems this one has not (a file that
+	// failed saved back to the bytes that serve), and this one serves
+	// what is on disk again.
 	Recovered bool
 	// Warnings are what the new version serves despite, in development:
 	// new entries of server/routes.config.json that apply to no route,
@@ -183,7 +186,10 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		loadSide{h}.logProblems(report)
 		return report
 	}
-	report.Recovered = h.refused.Swap(nil) != nil
+	// A file that failed, saved back to the bytes that serve, changes no
+	// file of the version but clears its problem: the report says so, or
+	// it would read as Unchanged and the failure stay the last word.
+	report.Recovered = h.refused.Swap(nil) != nil || len(prev.Problems) > 0 && len(t.Problems) == 0
 	if report.Unchanged() && len(t.Problems) == len(prev.Problems) {
 		// Nothing to swap: close what the attempt opened (nothing, when
 		// every file was reused).
@@ -262,6 +268,9 @@ func (h loadSide) logProblems(report ReloadReport) {
 func warningMessage(w error) string {
 	if errors.Is(w, openapi.ErrUnmatchedPattern) {
 		return "routes configuration entry ignored"
+	}
+	if u, ok := errors.AsType[*auth.UnsetError](w); ok {
+		return fmt.Sprintf("serve refuses the app unless the deployment sets %s (%s)", u.Setting, u.Env)
 	}
 	return "load warning"
 }

@@ -562,7 +562,14 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 	}
 	for _, fr := range frameworkResponses {
 		if fr.reaches(op) {
-			rs.add(fmt.Sprint(fr.status), fr.description, fr.headers, fr.mediaType, json.RawMessage(`{"$ref":"`+componentPrefix+fr.schema+`"}`))
+			// A body of the host's beside the status's other bodies is
+			// one more reason for it: the description says so. (A status
+			// declared without a body describes the host's answer.)
+			status := fmt.Sprint(fr.status)
+			hadBody := rs.byStatus[status] != nil && len(rs.byStatus[status].content) > 0
+			if rs.add(status, fr.description, fr.headers, fr.mediaType, json.RawMessage(`{"$ref":"`+componentPrefix+fr.schema+`"}`)) && hadBody {
+				rs.byStatus[status].description = joinDescription(rs.byStatus[status].description, fr.description)
+			}
 			for _, u := range fr.uses {
 				b.framework[u] = true
 			}
@@ -917,8 +924,10 @@ type contentParts struct {
 func newResponseSet() *responseSet { return &responseSet{byStatus: map[string]*responseParts{}} }
 
 // add adds one declaration: mediaType "" declares the status without a
-// body. The first description and the first header of a name win.
-func (rs *responseSet) add(status, description string, headers map[string]*Header, mediaType string, schema json.RawMessage) {
+// body. The first description and the first header of a name win. It
+// reports whether the declaration added a body (a media type or a schema
+// the status did not have).
+func (rs *responseSet) add(status, description string, headers map[string]*Header, mediaType string, schema json.RawMessage) bool {
 	p := rs.byStatus[status]
 	if p == nil {
 		p = &responseParts{content: map[string]*contentParts{}}
@@ -936,7 +945,7 @@ func (rs *responseSet) add(status, description string, headers map[string]*Heade
 		}
 	}
 	if mediaType == "" {
-		return
+		return false
 	}
 	key, _, err := mediatype.Parse(mediaType)
 	if err != nil {
@@ -949,17 +958,38 @@ func (rs *responseSet) add(status, description string, headers map[string]*Heade
 	}
 	if len(c.schemas) == 0 {
 		c.schemas = append(c.schemas, schema)
-		return
+		return true
 	}
 	// A second schema for one media type: compare canonical forms, so that
 	// an identical declaration is written once.
 	if c.canons == nil {
 		c.canons = []string{canonicalOrRaw(c.schemas[0])}
 	}
-	if canon := canonicalOrRaw(schema); !slices.Contains(c.canons, canon) {
-		c.schemas = append(c.schemas, schema)
-		c.canons = append(c.canons, canon)
+	canon := canonicalOrRaw(schema)
+	if slices.Contains(c.canons, canon) {
+		return false
 	}
+	c.schemas = append(c.schemas, schema)
+	c.canons = append(c.canons, canon)
+	return true
+}
+
+// joinDescription is the description of a status answered with a body
+// described by have and with a body of the host's described by add: have, then
+// add as a sentence of its own, unless have says it already (compared
+// ignoring case: "No such user, or the Idempotency-Key was used for a
+// different request" names the host's 422).
+//
+//	joinDescription("Already exists", "A request with this Idempotency-Key is still running")
+//	// "Already exists. A request with this Idempotency-Key is still running"
+func joinDescription(have, add string) string {
+	switch {
+	case add == "" || strings.Contains(strings.ToLower(have), strings.ToLower(add)):
+		return have
+	case have == "":
+		return add
+	}
+	return strings.TrimRight(have, ". ") + ". " + add
 }
 
 func canonicalOrRaw(s json.RawMessage) string {

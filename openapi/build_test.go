@@ -415,12 +415,12 @@ func TestFrameworkResponses(t *testing.T) {
 			components: []string{"EndpointsNotAcceptable"},
 		},
 		{
-			name: "a declared 400 of the same media type becomes oneOf, its description kept",
+			name: "a declared 400 of the same media type becomes oneOf, its description kept and the host's added",
 			contract: `{"request": {"params": {"type": "object", "properties": {"id": {"type": "integer"}}}},
 				"responses": {"200": {}, "400": {"description": "Bad id", "schema": {"type": "object", "required": ["reason"]}}}}`,
 			want: map[string]string{"400": `{"application/json": {"schema": {"anyOf": [
 				{"type": "object", "required": ["reason"]}, ` + ref("EndpointsValidationError") + `]}}}`},
-			wantDesc:   map[string]string{"400": "Bad id"},
+			wantDesc:   map[string]string{"400": "Bad id. Validation Error"},
 			components: []string{"EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
@@ -452,7 +452,25 @@ func TestFrameworkResponses(t *testing.T) {
 				"422": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
 				"503": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
 				"415": ""},
-			wantDesc:   map[string]string{"409": "Already exists", "422": "The Idempotency-Key was used for a different request"},
+			wantDesc:   map[string]string{"409": "Already exists. A request with this Idempotency-Key is still running, or ran past its lease", "422": "The Idempotency-Key was used for a different request"},
+			components: []string{"EndpointsIdempotencyProblem"},
+		},
+		{
+			name:     "a status the host answers for two reasons describes both",
+			contract: `{"idempotency": {}, "request": {"body": {"schema": {}}}, "responses": {"201": {}}}`,
+			want: map[string]string{
+				"400": `{"application/json": {"schema": ` + ref("EndpointsValidationError") + `},
+					"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`},
+			wantDesc:   map[string]string{"400": "Validation Error. The Idempotency-Key is malformed, or required and missing"},
+			components: []string{"EndpointsContentTooLarge", "EndpointsIdempotencyProblem", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+		},
+		{
+			name: "a declared description that says the host's reason already is not repeated",
+			contract: `{"idempotency": {}, "responses": {"201": {},
+				"422": {"description": "No such user, or the Idempotency-Key was used for a different request", "schema": {"type": "object"}, "contentType": "application/problem+json"}}}`,
+			want: map[string]string{
+				"422": `{"application/problem+json": {"schema": {"anyOf": [{"type": "object"}, ` + ref("EndpointsIdempotencyProblem") + `]}}}`},
+			wantDesc:   map[string]string{"422": "No such user, or the Idempotency-Key was used for a different request"},
 			components: []string{"EndpointsIdempotencyProblem"},
 		},
 	}

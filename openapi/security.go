@@ -73,7 +73,9 @@ type HostResponse struct {
 // adds the component schema of its body. When op already declares the
 // status, the declared JSON schema and the host's combine with anyOf (a
 // document must never reject a body the host sends), the declared
-// description stays, and headers are united; a status declared by
+// description stays, followed by the host's when the status has other
+// bodies (so a status the host answers for several reasons names each), and
+// headers are united; a status declared by
 // reference ($ref to components/responses) is left alone. It fails when the document
 // holds another schema under the framework schema's name.
 func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
@@ -124,13 +126,20 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 	}
 	mt := resp.Content[mediaJSON]
 	switch {
+	case mt == nil && len(resp.Content) == 0:
+		// Declared without a body: its description is the host's answer's.
+		resp.Content[mediaJSON] = &MediaType{Schema: ref}
+		return nil
 	case mt == nil:
 		resp.Content[mediaJSON] = &MediaType{Schema: ref}
 	case len(mt.Schema) == 0:
 		// Any JSON body is declared: the host's is one.
+		return nil
 	case canonicalOrRaw(mt.Schema) == canonicalOrRaw(ref):
+		return nil
 	default:
 		mt.Schema = anyOf([]json.RawMessage{mt.Schema, ref})
 	}
+	resp.Description = joinDescription(resp.Description, r.Description)
 	return nil
 }

@@ -58,8 +58,8 @@ func TestAddHostResponse(t *testing.T) {
 		`{"anyOf": [{"type": "object"}, {"$ref": "#/components/schemas/EndpointsUnauthorized"}]}`; !jsonSame(t, got, want) {
 		t.Errorf("a declared 401 and the host's: %s, want %s", got, want)
 	}
-	if got := at(t, doc, "/paths/~1api~1a/post/responses/401/description"); got != `"Ours"` {
-		t.Errorf("description = %s, want the declared one", got)
+	if got := at(t, doc, "/paths/~1api~1a/post/responses/401/description"); got != `"Ours. No credential"` {
+		t.Errorf("description = %s, want the declared one, then the host's", got)
 	}
 	if got, want := at(t, doc, "/paths/~1api~1b/post/responses/401"),
 		`{"description": "No credential", "headers": {"WWW-Authenticate": {"required": true, "schema": {"type": "string"}}},

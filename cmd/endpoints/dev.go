@@ -235,7 +235,14 @@ func (c *console) ran(r commandRun) {
 // build's result, for a 404 at a route that did not build.
 func devLoop(ctx context.Context, app string, h *host.Host, c *console, since time.Time, ovs []config.Override, unbuilt *failedBuilds) {
 	go func() {
-		if err := h.Watch(ctx, c.reloaded); err != nil {
+		// What the build left out it printed: a reload does not again.
+		onReload := func(r host.ReloadReport) {
+			r.Problems = unbuilt.unreported(r.Problems)
+			if !r.Unchanged() {
+				c.reloaded(r)
+			}
+		}
+		if err := h.Watch(ctx, onReload); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the app failed: "+err.Error())
 		}
 	}()
@@ -363,6 +370,9 @@ func watchSources(ctx context.Context, app string, ovs []config.Override, rebuil
 						// Within the host's quiet time of the module's
 						// write: one reload sees the routes move.
 						orphans = removeOrphans(app, orphans, func(o orphan) bool { return slices.Contains(o.heirs, b.Module) }, c)
+					}
+					if b.Err == nil {
+						unbuilt.leftOut(b.Module, b.Uncompiled)
 					}
 					c.built(app, b)
 					unbuilt.note(b.Source, b.Err != nil)

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 )
 
 // byeRoute is a second Go route for the app endpoints new makes: GET
@@ -69,6 +73,35 @@ func TestDevStartsWithoutARouteThatDoesNotCompile(t *testing.T) {
 			t.Errorf("dev's start says:\n%s\nwant %q", stderr.String(), want)
 		}
 	}
+	// The bundle carries its sections as any build's, the route left out
+	// declared failed there: its load read them instead of running it.
+	wasm, err := os.ReadFile(filepath.Join(app, "server", "bundles", "go.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section, ok, err := wasmbin.Custom(wasm, abi.SectionContract)
+	if err != nil || !ok {
+		t.Errorf("server/bundles/go.wasm built without bye has no %s section (%v)", abi.SectionContract, err)
+	}
+	var decl abi.Bundle
+	if err := json.Unmarshal(section, &decl); ok && err != nil {
+		t.Errorf("its %s section: %v", abi.SectionContract, err)
+	}
+	routes := map[string]abi.BundleRoute{}
+	for _, r := range decl.Routes {
+		routes[r.Route] = r
+	}
+	if r := routes["GET /api/hello"]; ok && (r.Error != "" || len(r.Contract) == 0) {
+		t.Errorf("its section's GET /api/hello = %+v, want its contract", r)
+	}
+	if r := routes["GET /api/bye"]; ok && !strings.Contains(r.Error, "handlers/bye/main.go:12:") {
+		t.Errorf("its section's GET /api/bye = %+v, want it declared failed with the compiler's error", r)
+	}
+	// The build said it; the load that follows does not say it again (as
+	// a problem of the app, nor as a log record).
+	if n := strings.Count(stdout.String()+stderr.String(), "handlers/bye/main.go:12:"); n != 1 {
+		t.Errorf("dev's start prints the compiler's error %d times, want once:\n%s\n%s", n, stdout.String(), stderr.String())
+	}
 }
 
 // TestDevServesSavesBesideARouteThatDoesNotCompile: with dev running, a
@@ -120,5 +153,11 @@ func TestDevServesSavesBesideARouteThatDoesNotCompile(t *testing.T) {
 	}
 	if got := get("/api/hello?name=Ada"); !strings.Contains(got, "Hi, Ada!") {
 		t.Errorf("GET /api/hello = %s after bye's fix, want its last save served", got)
+	}
+	// Each build without bye printed its compiler's error once; the
+	// reloads of what it built did not print it again.
+	out := stdout.String() + stderr.String()
+	if builds, errs := strings.Count(out, leftOut), strings.Count(out, "handlers/bye/main.go:12:"); errs != builds {
+		t.Errorf("%d builds without bye printed its compiler's error %d times, want once each:\n%s\n%s", builds, errs, stdout.String(), stderr.String())
 	}
 }

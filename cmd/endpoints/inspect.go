@@ -44,7 +44,7 @@ func embedContracts(ctx context.Context, app string, ovs []config.Override, sour
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[i] = embedContract(ctx, app, s.Module, ovs)
+			errs[i] = embedContract(ctx, app, s.Module, ovs, false)
 		}()
 	}
 	wg.Wait()
@@ -52,14 +52,20 @@ func embedContracts(ctx context.Context, app string, ovs []config.Override, sour
 }
 
 // embedContract rewrites the module file module (its path in the app)
-// with its sections, unless it carries them already.
-func embedContract(ctx context.Context, app, module string, ovs []config.Override) error {
+// with its sections, unless it carries them already. salvaged: the module
+// is a Go bundle dev built without routes that do not compile, which it
+// declares failed (sections.EmbedSalvaged).
+func embedContract(ctx context.Context, app, module string, ovs []config.Override, salvaged bool) error {
 	path := filepath.Join(app, filepath.FromSlash(module))
 	wasm, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	out, err := sections.Embed(ctx, app, module, wasm, ovs...)
+	embed := sections.Embed
+	if salvaged {
+		embed = sections.EmbedSalvaged
+	}
+	out, err := embed(ctx, app, module, wasm, ovs...)
 	if err != nil || bytes.Equal(out, wasm) {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 
 	"github.com/wasmendpoints/endpoints/config"
@@ -41,7 +40,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		verb = "would apply"
 	}
 	for _, m := range done {
-		fmt.Fprintf(stdout, "%s %s to database %s (%s)\n", verb, m.File, m.Database, location(set, m.Database))
+		fmt.Fprintf(stdout, "%s %s to database %s (%s)\n", verb, m.File, m.Database, location(ctx, set, m.Database))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints migrate: %v\n", err)
@@ -51,7 +50,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		var where []string
 		for _, name := range set.Names() {
 			if *only == "" || name == *only {
-				where = append(where, fmt.Sprintf("database %s (%s)", name, location(set, name)))
+				where = append(where, fmt.Sprintf("database %s (%s)", name, location(ctx, set, name)))
 			}
 		}
 		fmt.Fprintf(stdout, "every migration of the app is applied: %s\n", strings.Join(where, ", "))
@@ -59,61 +58,18 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	return exitOK
 }
 
-// location says where database name of set is, so that the operator of a
-// deploy step sees which one it migrated (a variable left unset migrates
-// the SQLite file under the app, not the server meant): "sqlite FILE", or
-// "postgres HOST:PORT/DATABASE" from its url, never its user or password.
-func location(set *appdb.Set, name string) string {
-	d, _ := set.Spec(name)
-	if d.DriverName() != config.DatabasePostgres {
-		return "sqlite " + config.DatabaseFile(name, d)
+// location says where database name of set is (appdb.Set.Location), so
+// that the operator of a deploy step sees which one it migrated (a
+// variable left unset migrates the SQLite file under the app, not the
+// server meant): "sqlite FILE", or "postgres host=... port=... dbname=...
+// user=..." as the url and libpq's environment (PGHOST...) resolve, never
+// the password; why it cannot say, when it cannot.
+func location(ctx context.Context, set *appdb.Set, name string) string {
+	where, err := set.Location(ctx, name)
+	if err != nil {
+		return err.Error()
 	}
-	if rest, ok := strings.CutPrefix(d.URL, "postgres://"); ok || strings.HasPrefix(d.URL, "postgresql://") {
-		if !ok {
-			rest = strings.TrimPrefix(d.URL, "postgresql://")
-		}
-		// As the driver reads a url, as libpq does (url.Parse refuses
-		// some it accepts): the user and password end at the first "@"
-		// before any "/", the hosts are a comma-separated list.
-		if i := strings.IndexAny(rest, "@/"); i >= 0 && rest[i] == '@' {
-			rest = rest[i+1:]
-		}
-		rest, query, _ := strings.Cut(rest, "?")
-		where, db, hasDB := strings.Cut(rest, "/")
-		where = unescape(where)
-		if q, _ := url.ParseQuery(query); q.Get("host") != "" {
-			where = q.Get("host") // a Unix socket's directory, or hosts the url's query lists
-		}
-		if hasDB {
-			where += "/" + unescape(db)
-		}
-		return "postgres " + where
-	}
-	// key=value settings: their host, port and dbname alone.
-	var host, port, db string
-	for _, f := range strings.Fields(d.URL) {
-		k, v, _ := strings.Cut(f, "=")
-		switch k {
-		case "host":
-			host = v
-		case "port":
-			port = v
-		case "dbname":
-			db = v
-		}
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return "postgres " + host + "/" + db
-}
-
-// unescape is s with its %XX decoded, s itself when one is malformed.
-func unescape(s string) string {
-	if u, err := url.PathUnescape(s); err == nil {
-		return u
-	}
-	return s
+	return where
 }
 
 // openDatabases opens the databases app's settings declare, for a command

@@ -1,15 +1,24 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/database/databasetest"
+	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
+	"github.com/wasmendpoints/endpoints/internal/syncbuf"
 )
 
 func TestMigrate(t *testing.T) {
@@ -55,10 +64,14 @@ func TestMigrate(t *testing.T) {
 	}
 }
 
-// TestMigrateLocation: migrate names where each database is, the server
-// and database of a PostgreSQL url in each of its spellings, never its
-// user or password.
+// TestMigrateLocation: migrate names where each database is: the
+// server, port, database and user a PostgreSQL url resolves to in each of
+// its spellings (with libpq's environment, here empty), never its
+// password.
 func TestMigrateLocation(t *testing.T) {
+	for _, v := range []string{"PGHOST", "PGPORT", "PGDATABASE", "PGUSER", "PGPASSWORD", "PGSERVICE", "PGSSLMODE"} {
+		t.Setenv(v, "") // pgx reads an empty variable as unset
+	}
 	tests := []struct {
 		name string
 		db   config.Database
@@ -66,19 +79,21 @@ func TestMigrateLocation(t *testing.T) {
 	}{
 		{"sqlite by default", config.Database{}, "sqlite .endpoints/data/main.db"},
 		{"sqlite at a path", config.Database{Path: "/var/lib/app/main.db"}, "sqlite /var/lib/app/main.db"},
-		{"a url", config.Database{Driver: "postgres", URL: "postgres://app:s3cret@db.internal:5433/shop?sslmode=require"}, "postgres db.internal:5433/shop"},
-		{"a url over a Unix socket", config.Database{Driver: "postgres", URL: "postgresql://app:s3cret@/shop?host=/run/postgresql"}, "postgres /run/postgresql/shop"},
-		{"key=value settings", config.Database{Driver: "postgres", URL: "host=db port=5432 dbname=shop user=app password=s3cret"}, "postgres db:5432/shop"},
-		// Urls the driver reads as libpq does, which url.Parse refuses:
-		// they said "postgres /".
-		{"a password holding ^ and #", config.Database{Driver: "postgres", URL: "postgres://app:s3cret^#@db.internal:5433/shop?sslmode=require"}, "postgres db.internal:5433/shop"},
-		{"hosts, the last without a port", config.Database{Driver: "postgres", URL: "postgres://app:s3cret@db1:5432,db2/shop"}, "postgres db1:5432,db2/shop"},
-		{"a socket directory as the host", config.Database{Driver: "postgres", URL: "postgres://%2Frun%2Fpostgresql/shop"}, "postgres /run/postgresql/shop"},
+		{"a url", config.Database{Driver: "postgres", URL: "postgres://app:s3cret@db.internal:5433/shop?sslmode=require"}, "postgres host=db.internal port=5433 dbname=shop user=app"},
+		{"a url over a Unix socket", config.Database{Driver: "postgres", URL: "postgresql://app:s3cret@/shop?host=/run/postgresql"}, "postgres host=/run/postgresql port=5432 dbname=shop user=app"},
+		{"key=value settings", config.Database{Driver: "postgres", URL: "host=db port=5432 dbname=shop user=app password=s3cret"}, "postgres host=db port=5432 dbname=shop user=app"},
+		// Urls the driver reads as libpq does, which url.Parse refuses.
+		{"a password holding ^ and #", config.Database{Driver: "postgres", URL: "postgres://app:s3cret^#@db.internal:5433/shop?sslmode=require"}, "postgres host=db.internal port=5433 dbname=shop user=app"},
+		{"hosts, the last without a port", config.Database{Driver: "postgres", URL: "postgres://app:s3cret@db1:5432,db2/shop"}, "postgres host=db1,db2 port=5432,5432 dbname=shop user=app"},
+		{"a socket directory as the host", config.Database{Driver: "postgres", URL: "postgres://app@%2Frun%2Fpostgresql/shop"}, "postgres host=/run/postgresql port=5432 dbname=shop user=app"},
+		{"no database: the user's, as the server takes it", config.Database{Driver: "postgres", URL: "postgres://app:s3cret@db.internal"}, "postgres host=db.internal port=5432 dbname=app user=app"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := location(appdb.New(t.TempDir(), map[string]config.Database{"main": tt.db}), "main")
-			if got != tt.want || strings.Contains(got, "s3cret") || strings.Contains(got, "app@") {
+			set := appdb.New(t.TempDir(), map[string]config.Database{"main": tt.db})
+			defer set.Close()
+			got := location(context.Background(), set, "main")
+			if got != tt.want || strings.Contains(got, "s3cret") {
 				t.Errorf("location = %q, want %q", got, tt.want)
 			}
 		})
@@ -141,5 +156,52 @@ func TestMigrateWarns(t *testing.T) {
 		if n := strings.Count(errs, "\n"); n != tt.warnings || strings.Count(errs, ": warning: ") != tt.warnings {
 			t.Errorf("%v: stderr %q, want %d warnings, one a line", tt.args, errs, tt.warnings)
 		}
+	}
+}
+
+// TestMigrateWithLibpqEnvironment: a database that is PostgreSQL
+// ("driver": "postgres", here by ENDPOINTS_DATABASES_MAIN_DRIVER) without
+// a url takes its settings from libpq's environment alone (PGHOST,
+// PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE): `endpoints migrate`
+// migrates the real server they name and says where it is, as the
+// host's start log does, never the password. Without PGHOST, migrate
+// fails saying what to set.
+func TestMigrateWithLibpqEnvironment(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	server, err := pgconn.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(int(server.Port))
+	env := map[string]string{"ENDPOINTS_DATABASES_MAIN_DRIVER": "postgres",
+		"PGHOST": server.Host, "PGPORT": port, "PGDATABASE": server.Database, "PGUSER": server.User, "PGPASSWORD": "s3cret", "PGSSLMODE": "disable"}
+	for _, v := range []string{"PGPASSFILE", "PGSERVICE", "PGSERVICEFILE"} {
+		t.Setenv(v, "")
+	}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	app := writeApp(t, map[string]string{"server/migrations/001-notes.sql": "CREATE TABLE notes (id BIGINT PRIMARY KEY);"})
+	where := fmt.Sprintf("postgres host=%s port=%s dbname=%s user=%s", server.Host, port, server.Database, server.User)
+	code, out, errOut := runCLI("migrate", app)
+	if want := "applied server/migrations/001-notes.sql to database main (" + where + ")\n"; code != exitOK || out != want || strings.Contains(out+errOut, "s3cret") {
+		t.Fatalf("migrate = %d, stdout %q, stderr %q; want 0 and %q", code, out, errOut, want)
+	}
+	// The host's start says so too.
+	var log syncbuf.Buffer
+	ovs, _ := config.OverridesFromEnv(os.Environ())
+	h, err := host.New(t.Context(), app, host.Options{Mode: host.Production, CacheDir: "off", ConfigOverrides: ovs,
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	if want := fmt.Sprintf("msg=database database=main location=%q", where); !strings.Contains(log.String(), want) || strings.Contains(log.String(), "s3cret") {
+		t.Errorf("the start's log lacks %s (or shows the password):\n%s", want, log.String())
+	}
+	t.Setenv("PGHOST", "")
+	code, out, errOut = runCLI("migrate", app)
+	if want := "endpoints.json: /databases/main: databases.main.url is empty, so libpq's environment gives the connection settings, and it names no server: set PGHOST (and PGPORT unless 5432)"; code != exitError || !strings.Contains(errOut, want) {
+		t.Errorf("migrate without PGHOST = %d, stdout %q, stderr %q; want 1 and %q", code, out, errOut, want)
 	}
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 	"github.com/wasmendpoints/endpoints/observe/otel"
 	"github.com/wasmendpoints/endpoints/observe/prometheus"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // Exit codes scripts can rely on (diff has its own: exitBreaking, exitTrouble).
@@ -573,16 +574,16 @@ func holdsFiles(dir string) bool {
 // the app's build command (endpoints.json "build", with the overrides)
 // when it has one.
 func build(ctx context.Context, app string, ovs []config.Override, stdout, stderr io.Writer) bool {
-	ok, _ := buildApp(ctx, app, ovs, false, stdout, stderr)
+	ok, _ := buildApp(ctx, app, ovs, nil, stdout, stderr)
 	return ok
 }
 
 // buildApp is build that also answers the route sources that failed to
 // compile (a Go bundle's source as one), for dev to say what does not
-// serve. salvage, for dev, builds a Go bundle without the route packages
-// that do not compile (guestbuild.Options), and reports them as failures
-// of the build.
-func buildApp(ctx context.Context, app string, ovs []config.Override, salvage bool, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
+// serve. salvage, for dev (nil otherwise), builds a Go bundle without the
+// route packages that do not compile (guestbuild.Options), reports them as
+// failures of the build, and records them (failedBuilds.leftOut).
+func buildApp(ctx context.Context, app string, ovs []config.Override, salvage *failedBuilds, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
 	cfg, err := config.Load(app, ovs...)
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
@@ -635,7 +636,7 @@ func buildApp(ctx context.Context, app string, ovs []config.Override, salvage bo
 // Contracts are written while other modules still compile. salvage: see
 // buildApp; a bundle built without some routes is "ok", each route left
 // out a FAIL, and the build fails.
-func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, salvage bool, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
+func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, salvage *failedBuilds, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
 	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
 	start := time.Now()
 	var (
@@ -647,7 +648,7 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 	)
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	prev := sealedModules(app, sources)
-	_, err := guestbuild.BuildWith(ctx, app, app, sources, guestbuild.Options{Salvage: salvage}, func(b guestbuild.Built) {
+	_, err := guestbuild.BuildWith(ctx, app, app, sources, guestbuild.Options{Salvage: salvage != nil}, func(b guestbuild.Built) {
 		if b.Err != nil {
 			printing.Lock()
 			fmt.Fprintf(stderr, "  FAIL %s (%s)\n", b.Module, b.Lang)
@@ -655,6 +656,7 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 			printing.Unlock()
 			return
 		}
+		salvage.leftOut(b.Module, b.Uncompiled)
 		printing.Lock()
 		for _, u := range b.Uncompiled {
 			fmt.Fprintf(stderr, "  FAIL %s (%s): does not compile; %s is built without it\n", u.Route.Path, u.Route.Lang, b.Module)
@@ -666,15 +668,18 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 			defer embedding.Done()
 			sem <- struct{}{}
 			kept := false
-			p, ok := prev[b.Module]
-			if ok && len(b.Uncompiled) == 0 {
+			if p, ok := prev[b.Module]; ok {
 				kept, _ = reseal(app, b.Module, p) // on an error, embedded anew
 			}
 			var err error
-			if !kept && len(b.Uncompiled) == 0 {
+			switch {
+			case kept:
+			case len(b.Uncompiled) > 0:
 				// A bundle built without routes that do not compile
-				// (dev) declares them failed, which a contract section
-				// cannot say: dev reads its declaration from the module.
+				// (dev) declares them failed in its section too: its
+				// load reads its other routes without running it.
+				err = embedContract(ctx, app, b.Module, ovs, true)
+			default:
 				err = embedContracts(ctx, app, ovs, []guestbuild.Source{b.Source})
 			}
 			<-sem
@@ -844,17 +849,24 @@ func reportProblems(h *host.Host, stderr io.Writer) bool {
 }
 
 // reportWarnings prints the routes configuration entries a development
-// load ignored (they match no route); false when there are any.
+// load ignored (they match no route), which serve refuses, and then the
+// load's other warnings (printDeployWarnings), which fail nothing: false
+// when there are such entries.
 func reportWarnings(h *host.Host, stderr io.Writer) bool {
-	warnings := h.Warnings()
-	if len(warnings) > 0 {
-		lines := make([]string, len(warnings))
-		for i, w := range warnings {
-			lines[i] = w.Error()
+	var lines []string
+	var others []error
+	for _, w := range h.Warnings() {
+		if errors.Is(w, openapi.ErrUnmatchedPattern) {
+			lines = append(lines, w.Error())
+		} else {
+			others = append(others, w)
 		}
+	}
+	if len(lines) > 0 {
 		fmt.Fprintf(stderr, "%d entry(ies) of %s match no route:\n  %s\n", len(lines), host.RoutesConfigFile, strings.Join(lines, "\n  "))
 	}
-	return len(warnings) == 0
+	printDeployWarnings("check", others, stderr)
+	return len(lines) == 0
 }
 
 func printRoutes(w io.Writer, routes []host.RouteInfo, sources map[string]string) {
@@ -911,6 +923,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	} else {
 		logger = slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
 	}
+	var unbuilt *failedBuilds // in development, the routes a 404 says did not build
+	if mode == host.Development {
+		// The compiler's errors of a route the build left out are
+		// printed by the build, not again by the load's records.
+		unbuilt = &failedBuilds{}
+		logger = slog.New(unbuilt.withoutReported(logger.Handler()))
+	}
 	// go-redis, the OpenTelemetry SDK and the log package log through
 	// this logger too: with --json, stderr has nothing but JSON lines.
 	defer liblog.Redirect(logger)()
@@ -947,16 +966,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		textOut, textErr = outLines, errLines
 	}
 	buildStart := time.Now()
-	var unbuilt *failedBuilds // in development, the routes a 404 says did not build
 	if mode == host.Development {
-		unbuilt = &failedBuilds{}
 		// --quiet keeps the build's failures (textErr) and drops its
 		// progress: a line per module built.
 		buildOut := textOut
 		if *quiet {
 			buildOut = io.Discard
 		}
-		if ok, failed := buildApp(ctx, app, sets, true, buildOut, textErr); !ok {
+		if ok, failed := buildApp(ctx, app, sets, unbuilt, buildOut, textErr); !ok {
 			// What built serves; what failed is reported again by the
 			// load below and rebuilt when its source is saved. Which
 			// routes that leaves out is said per module: a Go bundle
@@ -1012,11 +1029,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		fmt.Sprintf("loaded %s in %s (%s)\n\n", app, took, mode))
 	con.routes(h.Routes())
 	if mode == host.Development {
-		if problems := h.Problems(); len(problems) > 0 {
+		// Those of routes the build left out it printed above.
+		if problems := unbuilt.unreported(h.Problems()); len(problems) > 0 {
 			if *asJSON {
 				logger.Error("some route modules failed to load; the other routes serve", "problems", errorLines(problems))
 			} else {
-				reportProblems(h, stderr)
+				fmt.Fprintf(stderr, "%v\n", &host.LoadError{Problems: problems})
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -44,6 +45,69 @@ type failedBuilds struct {
 	mu     sync.Mutex
 	failed map[string]guestbuild.Source // by module
 	routes atomic.Pointer[missing.Routes]
+	// left are the texts the last build of each bundle declared its
+	// left-out routes failed with (guestbuild.Uncompiled.Declared), by
+	// module: the build printed them.
+	left map[string][]string
+}
+
+// leftOut records the routes the last build of module left out for not
+// compiling (none: the build linked every route), whose errors the build
+// printed: the load's problems of those routes repeat them (reported).
+func (f *failedBuilds) leftOut(module string, routes []guestbuild.Uncompiled) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(routes) == 0 {
+		delete(f.left, module)
+		return
+	}
+	if f.left == nil {
+		f.left = map[string][]string{}
+	}
+	texts := make([]string, len(routes))
+	for i, u := range routes {
+		texts[i] = u.Declared()
+	}
+	f.left[module] = texts
+}
+
+// reported reports whether err is the host's problem of a route a build
+// left out for not compiling ("server/bundles/go.wasm (GET /api/x):
+// handlers/x does not compile:\n..."), whose compiler errors the build
+// printed already: dev prints them once, where the build says what
+// serves instead.
+func (f *failedBuilds) reported(err error) bool {
+	if f == nil || err == nil {
+		return false
+	}
+	text := err.Error()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for module, texts := range f.left {
+		if !strings.HasPrefix(text, module+" (") {
+			continue
+		}
+		for _, declared := range texts {
+			if strings.HasSuffix(text, "): "+declared) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unreported is errs without those reported.
+func (f *failedBuilds) unreported(errs []error) []error {
+	var out []error
+	for _, err := range errs {
+		if !f.reported(err) {
+			out = append(out, err)
+		}
+	}
+	return out
 }
 
 // note records the result of a build of s: a failure, or a success that

@@ -77,12 +77,16 @@ var defaultConnectTimeout = 10 * time.Second
 // open makes the pool; it connects lazily, so a host starts while the
 // server is down.
 func open(ctx context.Context, opts database.Options) (database.DB, error) {
-	if opts.URL == "" {
-		return nil, errors.New("the postgres driver needs a url, such as postgres://user:password@127.0.0.1:5432/app")
-	}
 	cfg, err := pgxpool.ParseConfig(opts.URL)
-	if err != nil {
+	switch {
+	case err != nil && opts.URL == "":
+		return nil, fmt.Errorf("libpq's environment (PG* variables): %w", err)
+	case err != nil:
 		return nil, fmt.Errorf("url: %w", err)
+	case opts.URL == "":
+		if err := checkEnvironment(&cfg.ConnConfig.Config, opts.Name); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 && !strings.Contains(opts.URL, "connect_timeout") && os.Getenv("PGCONNECT_TIMEOUT") == "" {
 		// A server that accepts the connection and never answers (a
@@ -130,7 +134,7 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &db{pool: pool, name: opts.Name, max: cfg.MaxConns, probeConfig: cfg.ConnConfig.Config.Copy()}, nil
+	return &db{pool: pool, name: opts.Name, max: cfg.MaxConns, probeConfig: cfg.ConnConfig.Config.Copy(), where: location(&cfg.ConnConfig.Config)}, nil
 }
 
 // db is the pool. inUse counts the connections its statements and
@@ -147,6 +151,7 @@ type db struct {
 	beginAlone  statementSet
 	probeConfig *pgconn.Config
 	probing     atomic.Bool
+	where       string // Location
 }
 
 // acquire takes a connection of the pool for a statement or a
@@ -200,6 +205,8 @@ func (d *db) giveBack(c *pgxpool.Conn, discard bool) {
 }
 
 func (d *db) System() string { return "postgresql" }
+
+func (d *db) Location() string { return d.where }
 
 func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, error) {
 	if err := checkStatement(sql); err != nil {

@@ -223,7 +223,11 @@ static inline int32_t endpoints_json_skip_(const char *s, int32_t n, int32_t i);
 /* endpoints_params_value appends a value given as its JSON, len bytes: a
  * value as endpoints_value reads it from the request ("\"Ada\"", "7",
  * "null"), bound as the JSON says (a string as text, an integer exactly),
- * with nothing to unquote or convert. Text that is not one JSON value makes
+ * with nothing to unquote or convert. An object or an array is bound as its
+ * JSON text (for a json/jsonb column or SQLite's JSON functions), and an
+ * integer beyond int64_t as its digits in text (which a numeric column
+ * takes exactly), as the Rust SDK binds a request's value: the host takes
+ * neither as a value. Text that is not one JSON value makes
  * endpoints_params_json return what the host refuses, as a buffer too small
  * does.
  *
@@ -233,12 +237,29 @@ static inline int32_t endpoints_json_skip_(const char *s, int32_t n, int32_t i);
  *     endpoints_params_value(&p, sku, n); */
 static inline void endpoints_params_value(endpoints_params *p,
                                           const char *json, int32_t len) {
-    int32_t end = len > 0 ? endpoints_json_skip_(json, len, 0) : -1;
+    int32_t start = 0, stop = len > 0 ? endpoints_json_skip_(json, len, 0) : -1;
+    int32_t end = stop;
     while (end > 0 && end < len && (json[end] == ' ' || json[end] == '\t' || json[end] == '\n' || json[end] == '\r')) {
         end++;
     }
     if (end != len) {
         p->overflow = 1;
+        return;
+    }
+    while (json[start] == ' ' || json[start] == '\t' || json[start] == '\n' || json[start] == '\r') {
+        start++;
+    }
+    /* Digits only, with an optional '-': an integer, which the host takes
+     * when it fits int64_t. */
+    int32_t first = json[start] == '-' ? start + 1 : start, digits = first;
+    while (digits < stop && json[digits] >= '0' && json[digits] <= '9') {
+        digits++;
+    }
+    int64_t ignored;
+    if (json[start] == '{' || json[start] == '[' ||
+        (digits == stop && stop - first >= 19 &&
+         endpoints_parse_int(json + start, stop - start, &ignored) != 0)) {
+        endpoints_params_text_n(p, json + start, stop - start);
         return;
     }
     endpoints_params_sep_(p);

@@ -14,12 +14,14 @@ import (
 
 // Logger returns a logger that writes to the host's log, where each line
 // is tagged with the route. Records are formatted like slog's text handler
-// without time and level (the host adds both):
+// without time and level, and the host logs each as one record of its
+// level, message and attributes, with the route and the request id:
 //
 //	endpoints.Logger().Info("user created", "id", 4)
 //	// sends the line msg="user created" id=4 at info level, which the
-//	// host logs as its message, with the route and the request id:
-//	// level=INFO msg="msg=\"user created\" id=4" route=... requestId=...
+//	// host logs as (text):
+//	// level=INFO msg="user created" id=4 route=... requestId=...
+//	// or (JSON): {"level":"INFO","msg":"user created","id":4,"route":...}
 //
 // Levels map to [abi.LogLevel]: below Info is debug, below Warn info, below
 // Error warn, the rest error. Every level is passed on; the host filters.

@@ -75,6 +75,27 @@ func (s *Set) Spec(name string) (config.Database, bool) {
 	return d, ok
 }
 
+// Location says where database name is (database.DB.Location), for the
+// start's log and `endpoints migrate`: an SQLite one "sqlite FILE", the
+// file as endpoints.json gives it (relative to the app unless absolute),
+// without opening it; a PostgreSQL one "postgres host=... port=...
+// dbname=... user=...", as its url and libpq's environment resolve,
+// opened for that (which connects to nothing). Never a password.
+func (s *Set) Location(ctx context.Context, name string) (string, error) {
+	spec, ok := s.specs[name]
+	if !ok {
+		return "", fmt.Errorf("%w %q (declared: %v)", ErrNotDeclared, name, s.Names())
+	}
+	if spec.DriverName() == config.DatabaseSQLite {
+		return "sqlite " + config.DatabaseFile(name, spec), nil
+	}
+	db, err := s.DB(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	return db.Location(), nil
+}
+
 // ErrNotDeclared is the error of [Set.DB] for a name the app does not
 // declare.
 var ErrNotDeclared = errors.New("the app declares no such database")

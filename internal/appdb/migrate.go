@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -223,7 +224,9 @@ func compare[T int64 | string](a, b T) int {
 
 // MigrateOptions selects what [Set.Migrate] does.
 type MigrateOptions struct {
-	// DryRun lists the migrations that would be applied, applying none.
+	// DryRun lists the migrations that would be applied, applying none
+	// and creating no SQLite file (one that does not exist yet would get
+	// every migration).
 	DryRun bool
 	// Database limits the run to one database; "" is every one.
 	Database string
@@ -308,6 +311,13 @@ func (s *Set) Migrate(ctx context.Context, opts MigrateOptions) ([]Migration, er
 
 // migrate applies the migrations ms of database name not yet applied.
 func (s *Set) migrate(ctx context.Context, name string, ms []Migration, opts MigrateOptions) ([]Migration, error) {
+	if opts.DryRun && s.specs[name].DriverName() == config.DatabaseSQLite {
+		// Opening an SQLite file creates it: a dry run writes nothing,
+		// and a database with no file yet has every migration to apply.
+		if _, err := os.Stat(s.Path(name)); errors.Is(err, fs.ErrNotExist) {
+			return ms, nil
+		}
+	}
 	db, err := s.DB(ctx, name)
 	if err != nil {
 		return nil, err

@@ -498,3 +498,34 @@ func TestJWKSURLTimeout(t *testing.T) {
 		t.Errorf("Verify took %s against a provider that never answers; the timeout is 100ms", took)
 	}
 }
+
+// TestJWTSecretUnsetIsLeftToTheDeployment: a jwt secret whose environment
+// variable is not set is an *auth.UnsetError naming the member and the
+// variable (a build in CI lacks it on purpose, and warns); one that is
+// set but too short is wrong, and another error.
+func TestJWTSecretUnsetIsLeftToTheDeployment(t *testing.T) {
+	tests := []struct {
+		name, value string
+		unset       bool
+		want        string
+	}{
+		{"unset", "", true, "security.bearer.jwt.secret: the environment variable JWT_SECRET is not set: set it to the HS256 key, at least 32 bytes"},
+		{"too short", "short", false, "security.bearer.jwt.secret: the environment variable JWT_SECRET holds 5 bytes; an HS256 key needs at least 32"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := auth.Env{Getenv: func(string) string { return tt.value }}
+			_, err := auth.New(bearer, auth.Config{JWT: &auth.JWTConfig{Secret: &auth.Secret{Env: "JWT_SECRET"}}}, env)
+			if err == nil || err.Error() != tt.want {
+				t.Fatalf("New = %v, want %q", err, tt.want)
+			}
+			u, unset := errors.AsType[*auth.UnsetError](err)
+			if unset != tt.unset {
+				t.Fatalf("New's error is an UnsetError: %v, want %v", unset, tt.unset)
+			}
+			if unset && (u.Setting != "security.bearer.jwt.secret" || u.Env != "JWT_SECRET") {
+				t.Errorf("UnsetError names %s (%s), want security.bearer.jwt.secret (JWT_SECRET)", u.Setting, u.Env)
+			}
+		})
+	}
+}

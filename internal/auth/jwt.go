@@ -365,6 +365,10 @@ func secretKey(env Env, member string, s *Secret) (*keySource, error) {
 		getenv = os.Getenv
 	}
 	v := getenv(s.Env)
+	if v == "" {
+		return nil, &UnsetError{Setting: member, Env: s.Env,
+			Err: fmt.Errorf("%s: the environment variable %s is not set: set it to the HS256 key, at least 32 bytes", member, s.Env)}
+	}
 	if len(v) < 32 {
 		return nil, fmt.Errorf("%s: the environment variable %s holds %d bytes; an HS256 key needs at least 32", member, s.Env, len(v))
 	}

@@ -108,6 +108,12 @@ func WAT(ctx context.Context, src, out string) error {
 // runToolchain runs the command cmd builds to write a module to a temporary
 // file beside out, then renames it over out (mode 0644). what and src name the
 // failure; hint, when not nil, adds advice drawn from the tool's diagnostics.
+//
+// The temporary file is out's name in a directory of its own beside out,
+// removed with what the tool left there: rustc names its object files
+// after the output's name, so two builds of one route at once (endpoints
+// dev rebuilding a saved route while endpoints build runs) would otherwise
+// remove each other's before they link.
 func runToolchain(ctx context.Context, what, src, out string, cmd func(tmp string) *exec.Cmd, hint func(stderr string) string) error {
 	if _, err := os.Stat(src); err != nil {
 		return fmt.Errorf("%s %s: %w", what, src, err)
@@ -115,13 +121,12 @@ func runToolchain(ctx context.Context, what, src, out string, cmd func(tmp strin
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("%s %s: %w", what, src, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	dir, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", what, src, err)
 	}
-	tmp := f.Name()
-	f.Close()
-	defer os.Remove(tmp) // a no-op after the rename
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, filepath.Base(out))
 
 	c := cmd(tmp)
 	var stderr bytes.Buffer

@@ -791,7 +791,7 @@ func TestCDatabaseHelpers(t *testing.T) {
 		wantBody   string
 	}{
 		{"parameters of every kind", "params", 0, `{"rowsAffected":0}`,
-			`[-9223372036854775808,9223372036854775807,0,0.10000000000000001,null,3.0,-0.0,1e+21,"q\"b\\s\u000a\u0001 é",null,null,{"$blob":""},{"$blob":"/w=="},{"$blob":"AAE="},{"$blob":"++++"},"Zoë \"q\"", 9007199254740993 ,null]`,
+			`[-9223372036854775808,9223372036854775807,0,0.10000000000000001,null,3.0,-0.0,1e+21,"q\"b\\s\u000a\u0001 é",null,null,{"$blob":""},{"$blob":"/w=="},{"$blob":"AAE="},{"$blob":"++++"},"Zoë \"q\"", 9007199254740993 ,null,"{\"n\":[1,\"\\\"\"]}","[]","-9223372036854775809","9223372036854775808",1.5e3]`,
 			"rc 0 [||]"},
 		{"parameters past their buffer", "overflow", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
 		{"a parameter that is not one JSON value", "badvalue", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
@@ -1010,6 +1010,34 @@ func TestBuildCreatesOutputDirectoryAndReadableModule(t *testing.T) {
 		t.Error(err)
 	} else if got := fi.Mode().Perm(); got != 0o644 {
 		t.Errorf("out mode = %v, want -rw-r--r--", got)
+	}
+}
+
+// TestCREADMERoutesBuild builds every whole module of the C SDK's README, as
+// a developer copies it: each block that includes endpoints.h and declares
+// its module (ENDPOINTS_ROUTE, ENDPOINTS_CONTRACT, ENDPOINTS_MIDDLEWARE),
+// the database handlers of "Data" among them. A block that is part of a
+// route (a contract alone, a handler's body) has no include.
+func TestCREADMERoutesBuild(t *testing.T) {
+	whole := readmeModules(t, "c", "c", func(src string) bool {
+		declares := strings.Contains(src, "ENDPOINTS_ROUTE(") || strings.Contains(src, "ENDPOINTS_CONTRACT(") || strings.Contains(src, "ENDPOINTS_MIDDLEWARE(")
+		return declares && strings.Contains(src, `#include "endpoints.h"`)
+	})
+	// A plain route, the square endpoint, the middleware, the query and
+	// the insert of "Data".
+	if len(whole) != 5 {
+		t.Fatalf("found %d whole modules in the README, want 5", len(whole))
+	}
+	needBuildTool(t, clangTool)
+	dir := t.TempDir()
+	for i, src := range whole {
+		in := filepath.Join(dir, fmt.Sprintf("block%d.c", i+1))
+		if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := C(context.Background(), in, strings.TrimSuffix(in, ".c")+".wasm"); err != nil {
+			t.Errorf("the README's module %d does not build: %v\n%s", i+1, err, src)
+		}
 	}
 }
 

@@ -21,6 +21,15 @@ type Uncompiled struct {
 	Errors string
 }
 
+// Declared is the text the bundle declares the route failed with
+// (endpoints.BundleFailed): its source's path and Errors. The host's
+// problem of the route ends with it, after the bundle and the route
+// ("server/bundles/go.wasm (GET /api/bye): "), by which `endpoints dev`
+// knows a problem its build already printed.
+func (u Uncompiled) Declared() string {
+	return u.Route.Path + " does not compile:\n" + u.Errors
+}
+
 // GoBundleSalvaging is GoBundle for development: when some route packages
 // of the bundle do not compile, the bundle is built again without them,
 // each linked as a route that the bundle declares failed with the
@@ -125,6 +134,6 @@ func failedPackage(r Source, text string) (route string, src []byte, err error) 
 		"// Package %s stands in for the route package %s, which does not compile:\n" +
 		"// the bundle declares its route failed, and serves its other routes.\n" +
 		"package %s\n\nimport endpoints %q\n\nvar _ = endpoints.BundleRoute(%q)\n\nfunc init() { endpoints.BundleFailed(%s) }\n"
-	msg := r.Path + " does not compile:\n" + text
+	msg := Uncompiled{Route: r, Errors: text}.Declared()
 	return route, fmt.Appendf(nil, file, bundlePackage, r.Path, bundlePackage, sdkImport, route, strconv.Quote(msg)), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -57,6 +58,67 @@ func TestRustRoute(t *testing.T) {
 		if m, _, _ := f.Import(); m != "endpoints" && m != "wasi_snapshot_preview1" {
 			t.Errorf("the module imports %s from %q", f.DebugName(), m)
 		}
+	}
+}
+
+// TestRustREADMERoutesBuild builds every whole crate of the Rust SDK's
+// README, as a developer copies it: each block that declares its module
+// (endpoint!, plain_route!, middleware!), the database handler of "Data"
+// among them. A block that is part of a route has no such macro.
+func TestRustREADMERoutesBuild(t *testing.T) {
+	whole := readmeModules(t, "rust", "rust", func(src string) bool {
+		return strings.Contains(src, "\nendpoint!(") || strings.Contains(src, "\nplain_route!(") || strings.Contains(src, "\nmiddleware! {")
+	})
+	// The endpoint, the plain route, the middleware and the query of "Data".
+	if len(whole) != 4 {
+		t.Fatalf("found %d whole crates in the README, want 4", len(whole))
+	}
+	needRust(t)
+	dir := t.TempDir()
+	for i, src := range whole {
+		in := filepath.Join(dir, "block"+strconv.Itoa(i+1)+".rs")
+		if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := Rust(t.Context(), in, strings.TrimSuffix(in, ".rs")+".wasm"); err != nil {
+			t.Errorf("the README's crate %d does not build: %v\n%s", i+1, err, src)
+		}
+	}
+}
+
+// TestRustBuildsOfOneRouteAtOnce: two builds of the same route at once
+// (endpoints dev rebuilding a saved route while endpoints build runs) both
+// succeed. rustc names its object files after the output's name, not the
+// temporary file's, so each build keeps them in a directory of its own:
+// in the route's directory, one build removed the other's before it
+// linked ("rust-lld: error: cannot open .get.wasm.route...rcgu.o").
+func TestRustBuildsOfOneRouteAtOnce(t *testing.T) {
+	needRust(t)
+	// The SDK first, so that both builds compile the route at once.
+	if err := Rust(t.Context(), filepath.Join(cRepoRoot, "examples", "users-rs", "server", "routes", "health.get.rs"), filepath.Join(t.TempDir(), "health.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(cRepoRoot, "examples", "users-rs", "server", "api", "users", "[id].get.rs")
+	out := filepath.Join(t.TempDir(), "[id].get.wasm")
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- Rust(t.Context(), src, out) }()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	entries, err := os.ReadDir(filepath.Dir(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != filepath.Base(out) {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the route's directory holds %q, want the module alone", names)
 	}
 }
 

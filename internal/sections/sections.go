@@ -22,6 +22,14 @@ import (
 // build. Nil until package host is linked.
 var Embed func(ctx context.Context, appDir, file string, wasm []byte, overrides ...config.Override) ([]byte, error)
 
+// EmbedSalvaged is Embed for a Go bundle `endpoints dev` built without the
+// route packages that do not compile (guestbuild.GoBundleSalvaging): the
+// routes the bundle declares failed, which fail Embed, are kept in its
+// section as declared, so that the host refuses them at its load from the
+// section as it does from the module, and reads the bundle's other routes
+// without running its code. Nil until package host is linked.
+var EmbedSalvaged func(ctx context.Context, appDir, file string, wasm []byte, overrides ...config.Override) ([]byte, error)
+
 // App is what Check found of an app it would start.
 type App struct {
 	// Routes counts the routes served; Operations those that are
@@ -29,6 +37,12 @@ type App struct {
 	Routes, Operations int
 	// DocumentBytes is the size of the OpenAPI document served.
 	DocumentBytes int
+	// Warnings are what serve would start despite (host.Host.Warnings),
+	// and the settings of the app's security left to the deployment,
+	// which serve refuses the app without (*auth.UnsetError, naming the
+	// setting and its environment variable): a build runs where the
+	// deployment's settings are not, on purpose.
+	Warnings []error
 }
 
 // Check loads the app in appDir as `endpoints serve` starts it (production,
@@ -41,6 +55,8 @@ type App struct {
 // configuration that matches no route. The runtime declaration and the
 // modules of server/middleware are loaded as serve loads them, as the
 // document and the middleware chain need them. It neither migrates the
-// app's databases, resolves its variables nor opens its store. Nil until
-// package host is linked.
+// app's databases, resolves its variables nor opens its store, and what
+// of the app's security the deployment gives (a verifier from
+// ENDPOINTS_SECURITY, a jwt secret's environment variable) it lists in
+// App.Warnings rather than failing. Nil until package host is linked.
 var Check func(ctx context.Context, appDir string, overrides ...config.Override) (App, error)

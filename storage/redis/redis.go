@@ -14,7 +14,7 @@
 // Every key starts with "endpoints:" and the store's namespace, so several
 // deployments can share one database:
 //
-//	endpoints:{namespace}:idem:{key}        hash: fp, state ("flight" or "done"), lease, answer, client, set, sum, size
+//	endpoints:{namespace}:idem:{key}        hash: fp, state ("flight" or "done"), lease ("" once done), answer, set, sum, size, until
 //	endpoints:{namespace}:idemclient:{client}       sorted set: "size:record key" of the client's records, scored by expiry (ms)
 //	endpoints:{namespace}:idemclientbytes:{client}  string: the sum of those sizes
 //	endpoints:{namespace}:kv:{ns}:{key}     string: the value
@@ -38,12 +38,20 @@
 //     Record.LeaseExpires is this host's clock plus the record's PTTL, so
 //     hosts need not agree on the time.
 //   - Each record counts against its client's share (storage.Client): the
-//     claim script drops from the client's set the records that expired by
-//     the server's clock, giving their bytes back, and refuses a record
-//     that does not fit; Complete moves the record's entry (its answer
-//     counts, even past the share) and Release drops it. The set and its sum expire with the client's last record, so
+//     claim script counts the record and, when the sum then passes the
+//     share (or the client has no bound), drops from the client's set the
+//     records that expired by the server's clock, giving their bytes back,
+//     and refuses a record that still does not fit; Complete moves the
+//     record's entry (its answer counts, even past the share) and Release
+//     drops it. The set and its sum expire with the client's last record, so
 //     nothing is left behind. A record counts the bytes of its key,
 //     fingerprint, lease, answer and client id, plus 160 for the rest.
+//   - Claim and Complete run on every request with an Idempotency-Key:
+//     while the share has room they make 8 and 9 calls inside Redis, pass
+//     it strings rather than Lua numbers (Redis 7.0 writes those with
+//     "%.17g", dearer than most of the commands) and raise the set's expiry
+//     with PEXPIREAT GT rather than reading its last score, so the server
+//     must be Redis 7.0 or later. idemclient.lua says more.
 //   - List reads the namespace's sorted set with ZRANGE BYLEX, which pages
 //     in byte order in O(log n + page). SCAN would walk the whole database
 //     (every Idempotency-Key record included) on every call, unordered. Set,
@@ -92,6 +100,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -131,8 +140,13 @@ type Store struct {
 	index, ttl, sizes string
 	usage             string
 	rateLimit         string
-	maxKeys, maxBytes int64 // the KV quota
+	maxKeys, maxBytes int64       // the KV quota
+	versionOK         atomic.Bool // the server's version was checked (Ping)
 }
+
+// MinVersion is the oldest Redis server the store's scripts run on: they
+// use PEXPIREAT ... GT, which Redis 7.0 added.
+const MinVersion = 7
 
 var (
 	_ storage.Store  = (*Store)(nil)
@@ -233,11 +247,41 @@ func quota(rawURL string) (rest string, maxKeys, maxBytes int64, err error) {
 	return u.String(), maxKeys, maxBytes, nil
 }
 
-// Ping implements [storage.Pinger]: it checks that the server answers; the
-// error wraps [storage.ErrUnavailable].
+// Ping implements [storage.Pinger]: it checks that the server answers
+// and, the first time it does, that it is Redis [MinVersion] or later;
+// the error wraps [storage.ErrUnavailable].
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.client.Ping(ctx).Err(); err != nil {
 		return s.fail("PING", err)
+	}
+	if s.versionOK.Load() {
+		return nil
+	}
+	info, err := s.client.Info(ctx, "server").Result()
+	if err != nil {
+		return s.fail("INFO server", err)
+	}
+	if err := checkVersion(info); err != nil {
+		return fmt.Errorf("%w: redis on %s: %w", storage.ErrUnavailable, s.addr, err)
+	}
+	s.versionOK.Store(true)
+	return nil
+}
+
+// checkVersion reads redis_version from the text of INFO server and
+// refuses a server older than MinVersion, whose scripts would fail every
+// Idempotency-Key claim. A server that does not say (a proxy) passes.
+func checkVersion(info string) error {
+	for line := range strings.Lines(info) {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:")
+		if !ok {
+			continue
+		}
+		major, _, _ := strings.Cut(v, ".")
+		if n, err := strconv.Atoi(major); err == nil && n < MinVersion {
+			return fmt.Errorf("the server is Redis %s; Endpoints needs Redis %d.0 or later (its Idempotency-Key scripts use PEXPIREAT ... GT): upgrade the server", v, MinVersion)
+		}
+		return nil
 	}
 	return nil
 }

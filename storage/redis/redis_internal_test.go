@@ -2,6 +2,7 @@ package redis
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,5 +101,28 @@ func TestKeysNeverMeet(t *testing.T) {
 	}
 	if want := len(apps) * (len(spaces)*(1+len(keys)) + 2*len(keys)); len(seen) != want {
 		t.Errorf("%d distinct Redis keys, want %d", len(seen), want)
+	}
+}
+
+func TestCheckVersion(t *testing.T) {
+	for _, tc := range []struct {
+		name, info string
+		refused    bool
+	}{
+		{"redis 7.0", "# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\n", false},
+		{"redis 8", "# Server\r\nredis_version:8.2.1\r\n", false},
+		{"valkey, which says 7.2", "# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.0.1\r\n", false},
+		{"redis 6.2", "# Server\r\nredis_version:6.2.14\r\n", true},
+		{"no version said", "# Server\r\nredis_mode:standalone\r\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := checkVersion(tc.info)
+			if (err != nil) != tc.refused {
+				t.Fatalf("checkVersion = %v, want refused %v", err, tc.refused)
+			}
+			if err != nil && !strings.Contains(err.Error(), "6.2.14") {
+				t.Errorf("the error %q does not name the server's version", err)
+			}
+		})
 	}
 }

@@ -459,7 +459,7 @@ func TestQuota(t *testing.T) {
 	})
 }
 
-func rawClient(t *testing.T, url string) *goredis.Client {
+func rawClient(t testing.TB, url string) *goredis.Client {
 	t.Helper()
 	opts, err := goredis.ParseURL(url)
 	if err != nil {

@@ -60,8 +60,15 @@ var quotaCases = []testCase{
 			first, refused := fill(t, s, c.client, c.lease, c.ttl)
 			wantQuota(t, refused, 0, short)
 			time.Sleep(pause)
-			if again, _ := fill(t, s, c.client, c.lease, c.ttl); len(again) != len(first) || len(first) == 0 {
+			again, refused := fill(t, s, c.client, c.lease, c.ttl)
+			if len(again) != len(first) || len(first) == 0 {
 				t.Errorf("%s: once its records expired, %d fit, want %d as before", c.client.ID, len(again), len(first))
+			}
+			// The refusal counts the records that fit again, not the
+			// expired ones beside them.
+			var q *storage.QuotaError
+			if errors.As(refused, &q) && q.Used > q.MaxBytes {
+				t.Errorf("%s: refused with %d of %d bytes used, more than the records that fit can take: the expired ones still count", c.client.ID, q.Used, q.MaxBytes)
 			}
 		}
 	}},

@@ -298,6 +298,16 @@ var idempotencyCases = []testCase{
 		wantLeaseLost(t, "Release", s.Release(t.Context(), "k", c.Lease))
 		wantCompleted(t, claim(t, s, "k", "fp", long), "fp", answer)
 	}},
+	{"an empty lease completes and releases nothing", func(t *testing.T, s storage.Store) {
+		c := claim(t, s, "k", "fp", long)
+		wantLeaseLost(t, "Complete in flight with lease \"\"", s.Complete(t.Context(), "k", "", answer, long))
+		wantLeaseLost(t, "Release in flight with lease \"\"", s.Release(t.Context(), "k", ""))
+		complete(t, s, "k", c.Lease, answer, long)
+		other := storage.Answer{Status: http.StatusOK, Body: []byte("other")}
+		wantLeaseLost(t, "Complete done with lease \"\"", s.Complete(t.Context(), "k", "", other, long))
+		wantLeaseLost(t, "Release done with lease \"\"", s.Release(t.Context(), "k", ""))
+		wantCompleted(t, claim(t, s, "k", "fp", long), "fp", answer)
+	}},
 	{"completed record expires after its ttl", func(t *testing.T, s storage.Store) {
 		c := claim(t, s, "k", "fp1", long)
 		complete(t, s, "k", c.Lease, answer, short)

@@ -258,9 +258,32 @@ macro_rules! value_from_integer {
 }
 value_from_integer!(i8, i16, i32, i64, u8, u16, u32);
 
+macro_rules! value_from_wide_integer {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            /// An integer, exact: one beyond `i64` as its digits in text,
+            /// as `From<&Json>` binds it (the host refuses such a number
+            /// rather than round it; a numeric column takes the text
+            /// exactly).
+            fn from(n: $t) -> Value {
+                i64::try_from(n).map_or_else(|_| Value::Text(n.to_string()), Value::Int)
+            }
+        }
+    )*};
+}
+value_from_wide_integer!(u64, usize, isize);
+
 impl From<f64> for Value {
     fn from(f: f64) -> Value {
         Value::Float(f)
+    }
+}
+
+impl From<f32> for Value {
+    /// The `f64` of the same value (`1.5f32` binds 1.5; `0.1f32` its
+    /// nearest `f64`, 0.10000000149011612).
+    fn from(f: f32) -> Value {
+        Value::Float(f64::from(f))
     }
 }
 
@@ -931,6 +954,17 @@ mod tests {
         for bad in ["Zg=", "Z===", "Zg=a", "Zm9v!A==", "=Zg="] {
             assert_eq!(base64_decode(bad), None, "{:?} decoded", bad);
         }
+    }
+
+    #[test]
+    fn every_integer_type_binds_exactly() {
+        // A Rust developer binds a count (usize), an id (u64) or a float
+        // (f32) as they come, as the README's "Value from integers" says.
+        let params: Vec<Value> = vec![5usize.into(), (-3isize).into(), 7u64.into(), u64::MAX.into(), (i64::MAX as u64).into(), 1.5f32.into()];
+        assert_eq!(
+            params,
+            vec![Value::Int(5), Value::Int(-3), Value::Int(7), Value::Text("18446744073709551615".into()), Value::Int(i64::MAX), Value::Float(1.5)]
+        );
     }
 
     #[test]

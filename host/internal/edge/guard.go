@@ -480,7 +480,7 @@ func (cfg *SecurityConfig) newScheme(name string, prev *Security) (*scheme, erro
 		return &scheme{name: name, mw: mw, spec: spec, key: "mw\x00" + name + "\x00" + mw.File}, nil
 	}
 	if !cfg.Verifiers.Has(name) {
-		return nil, fmt.Errorf("%s configures no verifier for it: add \"security\": {%q: {...}} (jwt, apiKey or basic), or name a middleware in the scheme's %s", config.File, name, verifierExtension)
+		return nil, unconfigured(name)
 	}
 	defJSON, _ := json.Marshal(def, json.Deterministic(true))
 	key := name + "\x00" + string(defJSON) + "\x00" + cfg.Verifiers.Key(name)
@@ -496,6 +496,17 @@ func (cfg *SecurityConfig) newScheme(name string, prev *Security) (*scheme, erro
 		return nil, err
 	}
 	return &scheme{name: name, builtIn: v, spec: spec, key: key}, nil
+}
+
+// unconfigured is the error of a scheme the document declares that
+// nothing verifies: an *auth.UnsetError, since the deployment may give
+// its verifier (the "security" setting, from its environment variable or
+// --set) where endpoints.json has none.
+func unconfigured(name string) error {
+	s, _ := config.SettingAt("/security")
+	return &auth.UnsetError{Setting: s.Name + "." + name, Env: s.Env,
+		Err: fmt.Errorf("%[1]s configures no verifier for it: add \"%[2]s\": {%[3]q: {...}} (jwt, apiKey or basic) to %[1]s, or give that %[2]q object whole in %[4]s (--set %[2]s=...) where the app is deployed; or name a middleware in the scheme's %[5]s",
+			config.File, s.Name, name, s.Env, verifierExtension)}
 }
 
 // CloseExcept stops the verifiers of p that next does not share; next

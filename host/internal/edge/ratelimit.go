@@ -189,6 +189,13 @@ func RetrySeconds(d time.Duration) int64 {
 	return max(s, 1)
 }
 
+// limitsDescription describes the 429 of the rate limits named (in name
+// order), as the document says it: DocumentGuard finds it there to add
+// the failed-credentials budget.
+func limitsDescription(names []string) string {
+	return "Too many requests: rate limit " + strings.Join(names, ", ")
+}
+
 // DocumentRateLimits lists the 429 of every operation a policy limits.
 func DocumentRateLimits(doc *openapi.Document, limits []*RateLimit) error {
 	if len(limits) == 0 {
@@ -211,7 +218,7 @@ func DocumentRateLimits(doc *openapi.Document, limits []*RateLimit) error {
 		left := &openapi.Header{Description: "What is left of each limit.", Schema: str}
 		err = doc.AddHostResponse(op, openapi.HostResponse{
 			Status:      http.StatusTooManyRequests,
-			Description: "Too many requests: rate limit " + strings.Join(names, ", "),
+			Description: limitsDescription(names),
 			Schema:      openapi.SchemaTooManyRequests,
 			Headers: map[string]*openapi.Header{
 				"Retry-After":      {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},

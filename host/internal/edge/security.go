@@ -62,7 +62,14 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 	if err == nil && g.Budget {
 		desc := "Too many requests: too many failed credentials (" + FailurePolicy + ")"
 		if len(limits) > 0 {
-			desc = "Too many requests: rate limit " + strings.Join(limits, ", ") + ", or too many failed credentials (" + FailurePolicy + ")"
+			desc = limitsDescription(limits) + ", or too many failed credentials (" + FailurePolicy + ")"
+			// The rate limits documented their 429 first
+			// (DocumentRateLimits), maybe after another reason (the
+			// Idempotency-Key records' share): their words now name both
+			// reasons of this body.
+			if r := op.Responses["429"]; r != nil && r.Ref == "" {
+				r.Description = strings.Replace(r.Description, limitsDescription(limits), desc, 1)
+			}
 		}
 		err = doc.AddHostResponse(op, openapi.HostResponse{
 			Status:      http.StatusTooManyRequests,
@@ -72,11 +79,6 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
 			},
 		})
-		// The rate limits documented their 429 first (DocumentRateLimits):
-		// its description now names both reasons.
-		if r := op.Responses["429"]; err == nil && len(limits) > 0 && r != nil && r.Ref == "" && strings.HasPrefix(r.Description, "Too many requests: rate limit ") {
-			r.Description = desc
-		}
 	}
 	if err != nil || !g.Scoped {
 		return err

@@ -46,29 +46,50 @@ type Log struct {
 // for a development 500 (Keep).
 func (l *Log) Reset(keep bool) { *l = Log{keep: keep} }
 
-// Line returns the message and level a guest's log line is logged with;
-// ok is false past the call's abi.LogMaxPerCall bytes, when the line is
-// dropped. The line that passes the bound says the call's further lines
-// are dropped.
-func (l *Log) Line(level abi.LogLevel, line []byte) (msg string, lvl slog.Level, ok bool) {
+// Record is a guest's log line as the host logs it.
+type Record struct {
+	// Level is the ABI's level as slog's.
+	Level slog.Level
+	// Message is the record's message: the line's msg when the line is a
+	// record in slog's text form (Fields: the Go SDK's), the line
+	// otherwise.
+	Message string
+	// Attrs are the line's other fields in that form; none otherwise.
+	Attrs []slog.Attr
+	// Text is the line as the guest wrote it, made valid UTF-8 and cut:
+	// what a development 500 shows of it (Keep).
+	Text string
+}
+
+// Line returns the record a guest's log line is logged as; ok is false
+// past the call's abi.LogMaxPerCall bytes, when the line is dropped. The
+// line that passes the bound says the call's further lines are dropped.
+func (l *Log) Line(level abi.LogLevel, line []byte) (r Record, ok bool) {
 	if l.bytes > abi.LogMaxPerCall {
-		return "", 0, false
+		return Record{}, false
 	}
 	l.bytes += len(line)
-	msg = engine.LogLine(line)
-	if l.bytes > abi.LogMaxPerCall {
-		msg = fmt.Sprintf("%s [this call logged more than %d bytes; its further log lines are dropped]", msg, abi.LogMaxPerCall)
+	r.Text = engine.LogLine(line)
+	msg, attrs, fields := Fields(r.Text)
+	if !fields {
+		msg = r.Text
 	}
-	lvl = slog.LevelInfo
+	r.Message, r.Attrs = msg, attrs
+	if l.bytes > abi.LogMaxPerCall {
+		note := fmt.Sprintf(" [this call logged more than %d bytes; its further log lines are dropped]", abi.LogMaxPerCall)
+		r.Message += note
+		r.Text += note
+	}
+	r.Level = slog.LevelInfo
 	switch level {
 	case abi.LogDebug:
-		lvl = slog.LevelDebug
+		r.Level = slog.LevelDebug
 	case abi.LogWarn:
-		lvl = slog.LevelWarn
+		r.Level = slog.LevelWarn
 	case abi.LogError:
-		lvl = slog.LevelError
+		r.Level = slog.LevelError
 	}
-	return msg, lvl, true
+	return r, true
 }
 
 // Keep keeps a line of the guest's output (a warning or error it logged,

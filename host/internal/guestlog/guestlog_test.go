@@ -25,9 +25,10 @@ func TestLine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var l Log
-			msg, lvl, ok := l.Line(tc.level, []byte(tc.line))
-			if !ok || lvl != tc.want || msg != strings.ToValidUTF8(tc.line, "\uFFFD") {
-				t.Errorf("Line = %q, %v, %v; want %q, %v, true", msg, lvl, ok, tc.line, tc.want)
+			r, ok := l.Line(tc.level, []byte(tc.line))
+			want := strings.ToValidUTF8(tc.line, "\uFFFD")
+			if !ok || r.Level != tc.want || r.Message != want || r.Text != want || r.Attrs != nil {
+				t.Errorf("Line = %+v, %v; want message and text %q, level %v, no attributes", r, ok, want, tc.want)
 			}
 		})
 	}
@@ -38,12 +39,12 @@ func TestLineBudget(t *testing.T) {
 	line := []byte(strings.Repeat("x", abi.LogMaxLine))
 	n := 0
 	for {
-		msg, _, ok := l.Line(abi.LogInfo, line)
+		r, ok := l.Line(abi.LogInfo, line)
 		if !ok {
 			break
 		}
 		n++
-		if dropped := strings.Contains(msg, "further log lines are dropped"); dropped != (n*len(line) > abi.LogMaxPerCall) {
+		if dropped := strings.Contains(r.Message, "further log lines are dropped"); dropped != (n*len(line) > abi.LogMaxPerCall) {
 			t.Fatalf("line %d says its successors are dropped: %v", n, dropped)
 		}
 	}
@@ -51,7 +52,7 @@ func TestLineBudget(t *testing.T) {
 		t.Errorf("%d lines of %d bytes logged, want %d (abi.LogMaxPerCall %d)", n, len(line), want, abi.LogMaxPerCall)
 	}
 	l.Reset(false)
-	if _, _, ok := l.Line(abi.LogInfo, line); !ok {
+	if _, ok := l.Line(abi.LogInfo, line); !ok {
 		t.Errorf("after Reset the call's budget was not restored")
 	}
 }

@@ -67,7 +67,7 @@ func classify(ctx context.Context, err error) *Error {
 	)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return errorf(abi.HTTPErrorTimeout, "the call's deadline passed: %v", err)
+		return errorf(abi.HTTPErrorTimeout, "the service did not answer in time: requests end shortly before the call's deadline (limits.timeout, or the operation's timeout), so the handler can still answer: %v", err)
 	case errors.Is(err, context.Canceled):
 		return errorf(abi.HTTPErrorTimeout, "the call ended: %v", err)
 	case errors.As(err, &verify), errors.As(err, &unknown), errors.As(err, &hostname), errors.As(err, &invalid),

@@ -538,3 +538,33 @@ func readerOf(s *Session, h int32) io.Reader {
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// TestRequestsEndBeforeTheCallsDeadline: a request's deadline is a
+// margin before the call's (a tenth of the call's time, 50 ms to 1 s),
+// so that a guest whose service is too slow gets its timeout while it
+// can still answer it (a 504 of its own) rather than being stopped at
+// the deadline, where the host answers 500.
+func TestRequestsEndBeforeTheCallsDeadline(t *testing.T) {
+	srv := server(t, hello)
+	c := newClient(t, nil, Config{}, "http://127.0.0.1:"+port(srv))
+	for _, call := range []time.Duration{200 * time.Millisecond, 3 * time.Second, time.Minute} {
+		t.Run(call.String(), func(t *testing.T) {
+			deadline := time.Now().Add(call)
+			var got time.Time
+			s := &Session{}
+			s.Start(t.Context(), deadline, nil, c, Limits{}, func(r *http.Request) func(int, *Error) {
+				got, _ = r.Context().Deadline()
+				return nil
+			})
+			t.Cleanup(s.Close)
+			h, err := s.Send(req("GET", "http://127.0.0.1:"+port(srv)+"/"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.CloseHandle(h)
+			if margin := deadline.Sub(got); margin < 50*time.Millisecond || margin > time.Second {
+				t.Errorf("the request's deadline is %v before the call's, want 50ms to 1s", margin)
+			}
+		})
+	}
+}

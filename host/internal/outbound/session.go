@@ -40,7 +40,7 @@ type Observe func(req *http.Request) (done func(status int, err *Error))
 // zero Session is not usable: [Session.Start] it. A session is owned by
 // the goroutine of its call.
 type Session struct {
-	ctx     context.Context // the call's: its deadline bounds every request
+	ctx     context.Context // the call's, ending a margin before its deadline: bounds every request
 	cancel  context.CancelFunc
 	client  *Client
 	limits  Limits
@@ -66,13 +66,26 @@ type response struct {
 	done   func(int, *Error)
 }
 
+// Margins of a call's requests: they end a tenth of the call's time
+// before its deadline, at least MinDeadlineMargin and at most
+// MaxDeadlineMargin, as a database statement's wait does.
+const (
+	MinDeadlineMargin = 50 * time.Millisecond
+	MaxDeadlineMargin = time.Second
+)
+
 // Start prepares s for a call: requests run under parent (the request's
-// context) until deadline (the call's), or until stop is closed (the host
-// stopping its calls; nil for never), with the client, limits and
-// observer given. A session that is started again is closed first.
+// context) until a margin before deadline (the call's: a tenth of the
+// time left, within [MinDeadlineMargin] and [MaxDeadlineMargin]), so that
+// a guest whose service is too slow gets its timeout while it can still
+// answer it (a 504 of its own, not the host's 500 at the deadline), or
+// until stop is closed (the host stopping its calls; nil for never), with
+// the client, limits and observer given. A session that is started again
+// is closed first.
 func (s *Session) Start(parent context.Context, deadline time.Time, stop <-chan struct{}, c *Client, l Limits, o Observe) {
 	s.Close()
-	ctx, cancel := context.WithDeadline(parent, deadline)
+	margin := min(max(time.Until(deadline)/10, MinDeadlineMargin), MaxDeadlineMargin)
+	ctx, cancel := context.WithDeadline(parent, deadline.Add(-margin))
 	if stop != nil {
 		// A request waiting on a slow service ends when the host stops,
 		// not at its deadline.

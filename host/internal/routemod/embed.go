@@ -2,6 +2,7 @@ package routemod
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -20,8 +21,12 @@ import (
 // module as the host does, on e, and reads its exports: a module that
 // would fail its load fails here with the same error, and so does an
 // endpoint whose contract the host would refuse, a timeout over
-// maxTimeout (limits.maxTimeout) included.
-func Embed(ctx context.Context, e *engine.Engine, file string, wasm []byte, maxTimeout time.Duration) ([]byte, error) {
+// maxTimeout (limits.maxTimeout) included. keepFailed keeps the routes a
+// bundle declares failed (abi.BundleRoute.Error: a Go route `endpoints
+// dev` linked without its package, which does not compile) in its
+// section as declared, where they fail Embed otherwise; the host refuses
+// them at its load from the section as from the module.
+func Embed(ctx context.Context, e *engine.Engine, file string, wasm []byte, maxTimeout time.Duration, keepFailed bool) ([]byte, error) {
 	isBundle := bundle.IsModule(file)
 	rf := routefile.Route{File: file}
 	if !isBundle {
@@ -38,7 +43,7 @@ func Embed(ctx context.Context, e *engine.Engine, file string, wasm []byte, maxT
 	routes := []*Route{}
 	if isBundle {
 		// Each route's contract is checked as the host will check it.
-		if routes, err = BundleRoutes(file, m); err != nil {
+		if routes, err = BundleRoutes(file, m); err != nil && (!keepFailed || !onlyFailed(err)) {
 			return nil, err
 		}
 	} else {
@@ -63,4 +68,19 @@ func Embed(ctx context.Context, e *engine.Engine, file string, wasm []byte, maxT
 		}
 	}
 	return out, nil
+}
+
+// onlyFailed reports whether err, BundleRoutes' error, refuses nothing but
+// routes the bundle declares failed.
+func onlyFailed(err error) bool {
+	var refused *RefusedError
+	if !errors.As(err, &refused) {
+		return false
+	}
+	for _, e := range refused.Errs {
+		if fr := (*bundle.FailedRouteError)(nil); !errors.As(e, &fr) {
+			return false
+		}
+	}
+	return true
 }

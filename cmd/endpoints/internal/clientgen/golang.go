@@ -299,7 +299,7 @@ type goParam struct {
 	field  string // Go field name
 	name   string // on the wire
 	goType string // the field's type, before the optional pointer
-	basic  string // string, int64, float64, bool, or file (multipart)
+	basic  string // string, int64, float64, bool, time.Time, or file (multipart)
 	array  bool
 	raw    bool // no scalar type: a string sent as it is written
 	doc    string
@@ -372,6 +372,13 @@ func (g *goGen) format(p goParam, v string) string {
 	case "bool":
 		g.imports["strconv"] = true
 		return "strconv.FormatBool(" + conv("bool") + ")"
+	case goTime:
+		g.imports["time"] = true
+		t := conv(goTime)
+		if strings.HasPrefix(t, "*") {
+			t = "(" + t + ")" // *v.Format would dereference the string
+		}
+		return t + ".Format(time.RFC3339Nano)"
 	}
 	return conv("string")
 }
@@ -528,7 +535,7 @@ func (g *goGen) pathExpr(o *goOperation, params []goParam) string {
 			continue
 		}
 		expr := g.format(p, v)
-		if p.basic == "string" {
+		if p.basic == "string" || p.basic == goTime {
 			g.imports["net/url"] = true
 			expr = "url.PathEscape(" + expr + ")"
 		}

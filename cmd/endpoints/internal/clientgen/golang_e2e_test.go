@@ -2,6 +2,7 @@ package clientgen
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/syncbuf"
+	"github.com/wasmendpoints/endpoints/internal/wattest"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
 
@@ -166,4 +168,70 @@ func goFeaturesModel(t *testing.T) *Model {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// echoTimesContract is the contract of the route
+// TestGoClientDateTimeEndToEnd serves: a date-time in each of the path,
+// the query and the body (one required, one nullable), answered with the
+// request as the route read it.
+const echoTimesContract = `{"summary": "Echo times",
+ "request": {
+  "params": {"type": "object", "properties": {"when": {"type": "string", "format": "date-time"}}, "required": ["when"]},
+  "query": {"type": "object", "properties": {"since": {"type": "string", "format": "date-time"}}},
+  "body": {"schema": {"$ref": "#/$defs/Times"}}},
+ "responses": {"200": {"description": "the request as the route read it", "schema": {"type": "object", "required": ["params", "body"], "properties": {
+  "params": {"type": "object", "properties": {"when": {"type": "string", "format": "date-time"}}, "required": ["when"]},
+  "query": {"type": "object", "properties": {"since": {"type": "string", "format": "date-time"}}},
+  "body": {"$ref": "#/$defs/Times"}}}}},
+ "$defs": {"Times": {"type": "object", "required": ["at"], "properties": {
+  "at": {"type": "string", "format": "date-time"},
+  "until": {"type": ["string", "null"], "format": "date-time"}}}}}`
+
+// TestGoClientDateTimeEndToEnd serves a route (WAT, in development, where
+// its answers are checked against its contract) that answers the request
+// envelope it read, generates the Go client from the document the host
+// serves, and runs testdata/goclient/datetime_test.go against it: a
+// date-time is a time.Time in the path, the query, the body and the
+// answer, and comes back equal.
+func TestGoClientDateTimeEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a module")
+	}
+	app := t.TempDir()
+	wattest.Write(t, app, "server/api/echo/[when].post.wasm", fmt.Sprintf(`(module
+  (import "endpoints" "request_read" (func $request_read (param i32 i32) (result i32)))
+  (import "endpoints" "response_write" (func $write (param i32 i32) (result i32)))
+  (memory (export "memory") 4)
+  (data (i32.const 1024) %q)
+  (func (export "endpoints_abi_version") (result i32) (i32.const 1))
+  (func (export "endpoints_contract") (result i64) (i64.const %d))
+  (func (export "endpoints_handle") (result i32) (local $n i32)
+    (local.set $n (call $request_read (i32.const 65536) (i32.const 65536)))
+    (drop (call $write (i32.const 65536) (local.get $n)))
+    (i32.const 0)))
+`, echoTimesContract, int64(1024)<<32|int64(len(echoTimesContract))))
+	var logs syncbuf.Buffer
+	h, err := host.New(context.Background(), app, host.Options{Mode: host.Development, Logger: slog.New(slog.NewTextHandler(&logs, nil)), CacheDir: "off"})
+	if err != nil {
+		t.Fatalf("host.New: %v", err)
+	}
+	defer h.Close(context.Background())
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	doc, err := openapi.ParseDocument(h.Document())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := Go(m, GoOptions{Package: "times"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goTestModule(t, "times", src, "datetime_test.go", "ENDPOINTS_TIMES_URL="+srv.URL)
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("the route's answer broke its contract:\n%s", logs.String())
+	}
 }

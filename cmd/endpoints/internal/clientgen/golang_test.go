@@ -163,6 +163,7 @@ func TestGoSchemaTypes(t *testing.T) {
 		"Maybe": `{"type": ["object", "null"], "properties": {"v": {"type": "string"}}}`,
 		"Node":  `{"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Node"}}, "required": ["next"]}`,
 		"Tags":  `{"type": "array", "items": {"type": "string"}}`,
+		"Stamp": `{"type": "string", "format": "date-time"}`,
 	}
 	tests := []struct {
 		name, schema string
@@ -170,7 +171,13 @@ func TestGoSchemaTypes(t *testing.T) {
 		wantDecls    []string // each in the declarations made
 	}{
 		{name: "string", schema: `{"type": "string"}`, want: "string"},
-		{name: "a format stays a string", schema: `{"type": "string", "format": "date-time"}`, want: "string"},
+		{name: "a format stays a string", schema: `{"type": "string", "format": "email"}`, want: "string"},
+		{name: "a date stays a string", schema: `{"type": "string", "format": "date"}`, want: "string"},
+		{name: "a date-time is a time.Time", schema: `{"type": "string", "format": "date-time"}`, want: "time.Time"},
+		{name: "a nullable date-time is a pointer", schema: `{"type": ["string", "null"], "format": "date-time"}`, want: "*time.Time"},
+		{name: "a named date-time is time.Time under its name", schema: `{"$ref": "#/components/schemas/Stamp"}`, want: "Stamp",
+			wantDecls: []string{"type Stamp = time.Time"}},
+		{name: "an enum of date-times stays an enum", schema: `{"type": "string", "format": "date-time", "enum": ["2026-01-01T00:00:00Z"]}`, want: "Thing"},
 		{name: "integer", schema: `{"type": "integer", "minimum": 1}`, want: "int64"},
 		{name: "number", schema: `{"type": "number"}`, want: "float64"},
 		{name: "boolean", schema: `{"type": "boolean"}`, want: "bool"},

@@ -167,11 +167,19 @@ func (s *goSchema) isFile() bool {
 		(s.ContentMediaType != "" || s.ContentEncoding != "" || s.Format == "binary")
 }
 
+// isTime reports whether the schema is a string of format date-time (not
+// an enum), whose Go type is time.Time.
+func (s *goSchema) isTime() bool {
+	types, _ := s.types()
+	_, enum := s.stringEnum()
+	return s.Format == "date-time" && len(types) == 1 && types[0] == "string" && !enum
+}
+
 // notes are what a field's comment says of its schema besides its
 // description: format, default, values of an enum Go has no type for.
 func (s *goSchema) notes() []string {
 	var notes []string
-	if s.Format != "" {
+	if s.Format != "" && !s.isTime() { // a time.Time says it
 		notes = append(notes, "Format: "+s.Format+".")
 	}
 	if _, ok := s.stringEnum(); !ok && len(s.values()) > 0 {
@@ -221,9 +229,12 @@ const (
 // types it needs:
 //
 //   - $ref to a named schema: its type; nullable named schemas are pointers.
-//   - string, integer, number, boolean: string, int64, float64, bool;
-//     formats stay strings (the server checks them); an enum (or const) of
-//     strings is a string type with one constant per value.
+//   - string, integer, number, boolean: string, int64, float64, bool; a
+//     string of format date-time is a time.Time (its JSON is RFC 3339, as
+//     the format's), as oapi-codegen and ogen make it; other formats stay
+//     strings, whose comment names the format (date among them: a
+//     time.Time would send a date-time, which a date refuses); an enum (or
+//     const) of strings is a string type with one constant per value.
 //   - array: a slice of the items' type; tuples (prefixItems) []any.
 //   - object with properties: a struct; optional properties are pointers
 //     (nil slices and maps) tagged omitzero. Without properties, a map of
@@ -287,6 +298,9 @@ func (g *goGen) typeOf(raw []byte, at goPlace) string {
 			t = "string"
 			if values, ok := s.stringEnum(); ok {
 				t = g.enum(values, s, at)
+			} else if s.isTime() {
+				t = goTime
+				g.imports["time"] = true
 			}
 		case "integer":
 			t = "int64"
@@ -354,7 +368,9 @@ func (g *goGen) named(name string) string {
 			s, _ := parseGoSchema(g.m.Schemas[name])
 			var b strings.Builder
 			goWriteDoc(&b, "", goType+" is "+at.where+".", s.Description)
-			if _, isType := g.under[t]; isType || t == "any" || strings.HasPrefix(t, "*") {
+			// time.Time's own type, not one declared from it, which
+			// would lose its JSON methods.
+			if _, isType := g.under[t]; isType || t == "any" || t == goTime || strings.HasPrefix(t, "*") {
 				fmt.Fprintf(&b, "type %s = %s\n", goType, t) // same type: keeps t's methods and nil
 				g.under[goType] = t
 				if isType {
@@ -544,15 +560,18 @@ func (g *goGen) allOf(s *goSchema, at goPlace) string {
 	return name
 }
 
-// basicOf returns the basic type (string, int64, float64, bool) a type is
-// or is declared from, or "".
+// goTime is the Go type of a string of format date-time.
+const goTime = "time.Time"
+
+// basicOf returns the basic type (string, int64, float64, bool, or
+// time.Time) a type is or is declared from, or "".
 func (g *goGen) basicOf(t string) string {
 	switch t {
-	case "string", "int64", "float64", "bool":
+	case "string", "int64", "float64", "bool", goTime:
 		return t
 	}
 	switch u := g.under[t]; u {
-	case "string", "int64", "float64", "bool":
+	case "string", "int64", "float64", "bool", goTime:
 		return u
 	}
 	return ""

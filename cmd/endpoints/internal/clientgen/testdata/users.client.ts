@@ -406,7 +406,7 @@ export type PostApiOrdersOptions = {
  * What POST /api/orders answers; check status to narrow body:
  *
  * - 201: The new order
- * - 400: Validation Error
+ * - 400: Validation Error. The Idempotency-Key is malformed, or required and missing
  * - 401: No valid credential for bearer or partners
  * - 403: The credential lacks a required scope
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
@@ -414,9 +414,11 @@ export type PostApiOrdersOptions = {
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 422: No such user, or the Idempotency-Key was used for a different request
- * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran
+ * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran. Too
+ *   many requests: rate limit orders, or too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
- * - 503: The app's store cannot be reached; nothing was changed, try again later
+ * - 503: The app's store cannot be reached; nothing was changed, try again later. The idempotency
+ *   store cannot be reached; nothing ran
  */
 export type PostApiOrdersResult =
   | EndpointResponse<201, true, "application/json", Order>
@@ -454,7 +456,7 @@ export type PostApiUsersOptions = {
  * What POST /api/users answers; check status to narrow body:
  *
  * - 201: The new user
- * - 400: Validation Error
+ * - 400: Validation Error. The Idempotency-Key is malformed, or required and missing
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
@@ -462,9 +464,11 @@ export type PostApiUsersOptions = {
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 422: The Idempotency-Key was used for a different request
- * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran
+ * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran. Too
+ *   many requests: too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
- * - 503: The app's store cannot be reached; nothing was changed, try again later
+ * - 503: The app's store cannot be reached; nothing was changed, try again later. The idempotency
+ *   store cannot be reached; nothing ran
  */
 export type PostApiUsersResult =
   | EndpointResponse<201, true, "application/json", User>
@@ -532,7 +536,7 @@ export type GetApiUsersSearchOptions = {
  * What GET /api/users/search answers; check status to narrow body:
  *
  * - 200: The matching users
- * - 400: The query is not valid
+ * - 400: The query is not valid. Validation Error
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later
  */

@@ -264,7 +264,7 @@ func TestClockEvents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.Type != "tick" || ev.Data.Time == "" {
+		if ev.Type != "tick" || ev.Data.Time.IsZero() {
 			t.Errorf("got event %+v, want a tick with a time", ev)
 		}
 		ticks = append(ticks, ev.Data.Tick)
