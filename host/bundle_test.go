@@ -212,32 +212,7 @@ func TestGoBundleServesEveryRoute(t *testing.T) {
 // test file, in a Go module of its own that uses this checkout's SDK.
 func goRoutesApp(t *testing.T, n int) string {
 	t.Helper()
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The app's go line must be at least the SDK module's.
-	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	goLine := "go 1.24"
-	for _, l := range strings.Split(string(mod), "\n") {
-		if strings.HasPrefix(l, "go ") {
-			goLine = l
-		}
-	}
-	// Right under the temporary directory, as an app often is under its
-	// parent: the compiler then names the build's overlay files by a path
-	// relative to the app (../endpoints-bundle-*/1.go), which the build
-	// must rewrite too.
-	dir, err := os.MkdirTemp("", "goapp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
 	files := map[string]string{
-		"go.mod": fmt.Sprintf("module example.com/many\n\n%s\n\nrequire github.com/wasmendpoints/endpoints v0.0.0\n\nreplace github.com/wasmendpoints/endpoints => %s\n", goLine, root),
 		"handlers/health/main.go": `//endpoints:route GET /health
 package main
 
@@ -281,6 +256,38 @@ func init() {
 func main() {}
 `, i, i, i)
 	}
+	return goApp(t, files)
+}
+
+// goApp writes an app of the Go sources files (by path in the app) in a
+// Go module of its own, example.com/many, that uses this checkout's SDK.
+func goApp(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The app's go line must be at least the SDK module's.
+	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLine := "go 1.24"
+	for _, l := range strings.Split(string(mod), "\n") {
+		if strings.HasPrefix(l, "go ") {
+			goLine = l
+		}
+	}
+	// Right under the temporary directory, as an app often is under its
+	// parent: the compiler then names the build's overlay files by a path
+	// relative to the app (../endpoints-bundle-*/1.go), which the build
+	// must rewrite too.
+	dir, err := os.MkdirTemp("", "goapp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	files["go.mod"] = fmt.Sprintf("module example.com/many\n\n%s\n\nrequire github.com/wasmendpoints/endpoints v0.0.0\n\nreplace github.com/wasmendpoints/endpoints => %s\n", goLine, root)
 	for rel, src := range files {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -699,5 +706,93 @@ func TestBundleRouteRefusedAlone(t *testing.T) {
 	_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, Logger: discardLogger(), CacheDir: testCacheDir(t)})
 	if err == nil || !strings.Contains(err.Error(), "(GET /api/users/:id)") {
 		t.Errorf("host.New in production = %v, want the refused route's error", err)
+	}
+}
+
+// TestBundlePoolEventsNameTheRoute: the waits for an instance and the
+// instances discarded of a bundle's route reach the observer with the
+// route's template, as a module of that route gives its own: the bundle's
+// pool serves every route, so its own template is "", and every route's
+// waits and discards were counted under route="" (which route of fifty
+// traps was not to be told from the metrics).
+func TestBundlePoolEventsNameTheRoute(t *testing.T) {
+	t.Parallel()
+	const decl = `{"routes": [{"route": "GET /api/slow"}, {"route": "GET /api/trap", "contract": {}}, {"route": "GET /api/fine", "contract": {}}]}`
+	wat := fmt.Sprintf(`(module
+%s%s  (memory (export "memory") 2)
+  (func (export "endpoints_abi_version") (result i32) (i32.const 1))
+  (data (i32.const 1024) "%s")
+  (func (export "endpoints_contract") (result i64) (i64.const %d))
+%s  (func (export "endpoints_handle_route") (param $r i32) (result i32)
+    (if (i32.eqz (local.get $r)) (then (call $sleep (i64.const 30000000000))))
+    (if (i32.eq (local.get $r) (i32.const 1)) (then (unreachable)))
+    (i32.store8 (i32.const 0) (i32.add (i32.const 48) (local.get $r)))
+    (drop (call $write (i32.const 0) (i32.const 1)))
+    (i32.const 0)))
+`, watImports, wasiPoll, watString(decl), int64(1024)<<32|int64(len(decl)), sleepFn)
+	rec := &recorder{}
+	h, _ := newApp(t).watSource("server/bundles/w.wasm", wat).host(host.Options{Mode: host.Development, Observer: rec.observer(),
+		Limits: config.Limits{Instances: 1, Timeout: config.Duration(time.Second)}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	if got := do(t, srv, "GET", "/api/trap", ""); got.status != 500 {
+		t.Errorf("GET /api/trap = %d %q, want 500", got.status, got.body)
+	}
+	if got := do(t, srv, "GET", "/api/fine", ""); got.status != 200 || got.body != "2" {
+		t.Errorf("GET /api/fine = %d %q, want 200 \"2\"", got.status, got.body)
+	}
+	slow := make(chan response, 1)
+	go func() { slow <- do(t, srv, "GET", "/api/slow", "") }()
+	if !waitFor(t, 10*time.Second, func() bool { return h.Pools()[0].InUse == 1 }) {
+		t.Fatalf("the slow call never took its instance: %+v", h.Pools())
+	}
+	// Its lane's one instance is taken: this call waits (until the first
+	// call's deadline frees it, or its own passes).
+	do(t, srv, "GET", "/api/slow", "")
+	<-slow
+	var pool []string
+	for _, l := range rec.take() {
+		if strings.HasPrefix(l, "wait ") || strings.HasPrefix(l, "discard ") {
+			pool = append(pool, l)
+		}
+	}
+	for _, want := range []string{"discard server/bundles/w.wasm /api/trap", "wait server/bundles/w.wasm /api/slow acquired=", "discard server/bundles/w.wasm /api/slow"} {
+		if !slices.ContainsFunc(pool, func(l string) bool { return strings.HasPrefix(l, want) }) {
+			t.Errorf("no pool event %q among:\n%s", want, strings.Join(pool, "\n"))
+		}
+	}
+	for _, l := range pool {
+		if !strings.Contains(l, " /api/") {
+			t.Errorf("pool event %q names no route", l)
+		}
+	}
+}
+
+// TestBundleMemoryGrowthNamesTheRoute: a call that leaves its instance's
+// memory over three quarters of limits.memoryBytes is logged once,
+// naming its route: in a bundle the instance's next call may be another
+// route's, which then runs out of memory and alone was named.
+func TestBundleMemoryGrowthNamesTheRoute(t *testing.T) {
+	t.Parallel()
+	const decl = `{"routes": [{"route": "GET /api/grow", "contract": {}}, {"route": "GET /api/fine", "contract": {}}]}`
+	// Route 0 grows the memory by 11 pages, 2 + 11 of the 16 the limit
+	// allows (1 MiB): past 12, three quarters.
+	wat := strings.Replace(bundleWAT(decl, false), `(param $r i32) (result i32)
+`, `(param $r i32) (result i32)
+    (if (i32.eqz (local.get $r)) (then (drop (memory.grow (i32.const 11)))))
+`, 1)
+	srv, logs := newApp(t).watSource("server/bundles/w.wasm", wat).serve(host.Options{Mode: host.Development,
+		Limits: config.Limits{Instances: 1, MemoryBytes: 1 << 20}})
+	for _, path := range []string{"/api/fine", "/api/grow", "/api/fine", "/api/grow"} {
+		if got := do(t, srv, "GET", path, ""); got.status != 200 {
+			t.Errorf("GET %s = %d %s, want 200", path, got.status, got.body)
+		}
+	}
+	const warning = "a call left its instance's memory over 3/4 of limits.memoryBytes"
+	if n := strings.Count(logs.String(), warning); n != 1 {
+		t.Errorf("the warning was logged %d times, want once:\n%s", n, logs)
+	}
+	if want := `module=server/bundles/w.wasm route=/api/grow memoryBytes=851968 limit=1048576`; !strings.Contains(logs.String(), want) {
+		t.Errorf("the log lacks %s:\n%s", want, logs)
 	}
 }

@@ -214,7 +214,8 @@ type ValidationEvent struct {
 // PoolEvent is a wait for an instance or a discarded instance.
 type PoolEvent struct {
 	// Module is the module whose pool it is, relative to the app; Route
-	// its route template ("" for middleware and the runtime declaration).
+	// the template of the route whose call it was (of a bundle, the route
+	// of the bundle; "" for middleware and the runtime declaration).
 	Module, Route string
 	// Waited is how long a PoolWait lasted; zero for InstanceDiscarded.
 	Waited time.Duration

@@ -311,7 +311,8 @@ type builder struct {
 	spec    string
 	doc     *Document
 	schemas map[string]*namedSchema
-	// opIDs maps an operationId to the file of its operation.
+	// opIDs maps an operationId to its operation, as an error names it
+	// (opName).
 	opIDs map[string]string
 	// opFiles maps "METHOD path" to the file of its operation.
 	opFiles   map[string]string
@@ -513,10 +514,10 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 		Deprecated:  c.Deprecated,
 	}
 	if prev, ok := b.opIDs[out.OperationID]; ok {
-		b.errorf("operationId %q of %s %s (%s) is also the operationId of %s; rename a route: %w",
-			out.OperationID, op.Method, op.Path, op.File, prev, ErrDuplicateOperationID)
+		b.errorf("operationId %q of %s is also the operationId of %s; rename a route: %w",
+			out.OperationID, opName(op.Method, op.Path, op.File), prev, ErrDuplicateOperationID)
 	} else {
-		b.opIDs[out.OperationID] = op.File
+		b.opIDs[out.OperationID] = opName(op.Method, op.Path, op.File)
 	}
 	for _, t := range c.Tags {
 		b.tags[t] = true
@@ -1061,6 +1062,13 @@ func (b *builder) finish() {
 		b.doc.Tags = append(b.doc.Tags, &Tag{Name: t})
 	}
 	b.doc.fillExamples()
+}
+
+// opName is how an error names an operation: its method, path and module
+// ("GET /api/users/{id} (server/api/users/[id].get.wasm)"). The module
+// alone does not say which route of a bundle it is.
+func opName(method, path, file string) string {
+	return method + " " + path + " (" + file + ")"
 }
 
 // OperationID derives the operationId of an operation from its method and

@@ -52,6 +52,17 @@ func TestBuildRejectsDuplicates(t *testing.T) {
 			want:    []string{`"postApiUserGroups"`, "server/api/user-groups.post.wasm", "server/api/user_groups.post.wasm"},
 		},
 		{
+			// Both routes of one module, a bundle: its file alone does not
+			// say which the first one is.
+			name: "two routes of a bundle give one operationId",
+			ops: []openapi.Route{
+				op(t, "GET", "/api/user-groups", "server/bundles/go.wasm", empty),
+				op(t, "GET", "/api/user_groups", "server/bundles/go.wasm", empty),
+			},
+			wantErr: openapi.ErrDuplicateOperationID,
+			want:    []string{`"getApiUserGroups"`, "GET /api/user-groups (server/bundles/go.wasm)", "GET /api/user_groups (server/bundles/go.wasm)"},
+		},
+		{
 			name: "two modules declare one operation",
 			ops: []openapi.Route{
 				op(t, "GET", "/api/a", "server/api/a.get.wasm", empty),

@@ -227,11 +227,11 @@ func (b *builder) plainMethod(op *Route, method string, meta *PlainRoute, cfgSrc
 		Extra:       map[string]json.RawMessage{PlainExtension: json.RawMessage("true")},
 	}
 	if prev, ok := b.opIDs[out.OperationID]; ok {
-		b.errorf("operationId %q of %s %s (%s) is also the operationId of %s; rename a route: %w",
-			out.OperationID, method, op.Path, op.File, prev, ErrDuplicateOperationID)
+		b.errorf("operationId %q of %s is also the operationId of %s; rename a route: %w",
+			out.OperationID, opName(method, op.Path, op.File), prev, ErrDuplicateOperationID)
 		return
 	}
-	b.opIDs[out.OperationID] = op.File
+	b.opIDs[out.OperationID] = opName(method, op.Path, op.File)
 	for _, name := range templateParams(op.Path) {
 		out.Parameters = append(out.Parameters, &Parameter{Name: name, In: "path", Required: true, Schema: slices.Clone(stringSchema)})
 	}

@@ -183,7 +183,7 @@ func TestPlainRoutesErrors(t *testing.T) {
 				op(t, "GET", "/user-groups", "server/routes/user-groups.get.wasm", `{}`),
 				plain("GET", "/user_groups", "server/routes/user_groups.get.wasm"),
 			},
-			want: `operationId "getUserGroups" of GET /user_groups (server/routes/user_groups.get.wasm) is also the operationId of server/routes/user-groups.get.wasm`,
+			want: `operationId "getUserGroups" of GET /user_groups (server/routes/user_groups.get.wasm) is also the operationId of GET /user-groups (server/routes/user-groups.get.wasm)`,
 			is:   openapi.ErrDuplicateOperationID,
 		},
 	}

@@ -69,7 +69,7 @@ func TestBuildRefusesWhatServeRefusesOfTheApp(t *testing.T) {
 		{"two paths give one operationId", map[string]string{
 			"server/api/user-groups.get.wat": endpointWAT(`{}`),
 			"server/api/user_groups.get.wat": endpointWAT(`{}`),
-		}, []string{`operationId "getApiUserGroups" of GET /api/user_groups (server/api/user_groups.get.wasm) is also the operationId of server/api/user-groups.get.wasm`}},
+		}, []string{`operationId "getApiUserGroups" of GET /api/user_groups (server/api/user_groups.get.wasm) is also the operationId of GET /api/user-groups (server/api/user-groups.get.wasm)`}},
 		{"a security scheme endpoints.json does not configure", map[string]string{
 			"server/api/orders.post.wat": endpointWAT(`{"security":[{"bearer":[]}]}`),
 		}, []string{`POST /api/orders requires security scheme "bearer": neither endpoints.json nor the document declares it`}},

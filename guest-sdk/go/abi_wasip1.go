@@ -5,8 +5,10 @@ package endpoints
 // The WebAssembly glue: the exports the host calls and the host functions
 // the SDK imports, named as package abi specifies (the directives need
 // literal names; TestWasmGuest checks them against the abi constants).
+// Each export that serves a request ends with settle (settle.go).
 
 import (
+	"runtime"
 	"unsafe"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -30,17 +32,26 @@ func exportContract() uint64 {
 }
 
 //go:wasmexport endpoints_handle
-func exportHandle() int32 { return handle() }
+func exportHandle() int32 {
+	defer settle(runtime.NumGoroutine())
+	return handle()
+}
 
 // exportHandleRoute and exportOnValidationErrorRoute serve a bundle's
 // routes (bundle.go); every Go module has them, and the host calls them
 // only in a bundle.
 //
 //go:wasmexport endpoints_handle_route
-func exportHandleRoute(route int32) int32 { return handleRoute(route) }
+func exportHandleRoute(route int32) int32 {
+	defer settle(runtime.NumGoroutine())
+	return handleRoute(route)
+}
 
 //go:wasmexport endpoints_on_validation_error_route
-func exportOnValidationErrorRoute(route int32) int32 { return onValidationErrorRoute(route) }
+func exportOnValidationErrorRoute(route int32) int32 {
+	defer settle(runtime.NumGoroutine())
+	return onValidationErrorRoute(route)
+}
 
 // exportRuntime returns the runtime declaration like exportContract, 0 in
 // any module that declares none.
@@ -58,7 +69,10 @@ func exportRuntime() uint64 {
 func exportOpenAPIExtend() int32 { return extendOpenAPI() }
 
 //go:wasmexport endpoints_on_validation_error
-func exportOnValidationError() int32 { return onValidationError() }
+func exportOnValidationError() int32 {
+	defer settle(runtime.NumGoroutine())
+	return onValidationError()
+}
 
 // The middleware exports: every Go module has them, and a middleware's
 // declaration lists the phases it implements, so the host calls only
@@ -74,29 +88,41 @@ func exportMiddleware() uint64 {
 }
 
 //go:wasmexport endpoints_before
-func exportBefore() int32 { return middlewareBefore() }
+func exportBefore() int32 {
+	defer settle(runtime.NumGoroutine())
+	return middlewareBefore()
+}
 
 //go:wasmexport endpoints_after
-func exportAfter() int32 { return middlewareAfter() }
+func exportAfter() int32 {
+	defer settle(runtime.NumGoroutine())
+	return middlewareAfter()
+}
 
 //go:wasmexport endpoints_verify
-func exportVerify() int32 { return middlewareVerify() }
+func exportVerify() int32 {
+	defer settle(runtime.NumGoroutine())
+	return middlewareVerify()
+}
 
 // The middleware exports of a bundle, which serve the middleware of its
 // declaration by index (bundle.go); every Go module has them.
 //
 //go:wasmexport endpoints_before_route
 func exportBeforeRoute(mw int32) int32 {
+	defer settle(runtime.NumGoroutine())
 	return middlewareRoute(abi.ExportBeforeRoute, mw, middlewareBefore)
 }
 
 //go:wasmexport endpoints_after_route
 func exportAfterRoute(mw int32) int32 {
+	defer settle(runtime.NumGoroutine())
 	return middlewareRoute(abi.ExportAfterRoute, mw, middlewareAfter)
 }
 
 //go:wasmexport endpoints_verify_route
 func exportVerifyRoute(mw int32) int32 {
+	defer settle(runtime.NumGoroutine())
 	return middlewareRoute(abi.ExportVerifyRoute, mw, middlewareVerify)
 }
 

@@ -203,6 +203,12 @@ var bundleMW struct {
 // each middleware package it links into a bundle.
 func BundleMiddleware(name string) struct{} {
 	bundleMW.pending = name
+	// Until the next route's BundleRoute, a registration is the
+	// middleware package's, which routeOnly refuses: left on the
+	// previous route's registry, a handler registered here served
+	// that route.
+	reg = newRegistry()
+	reg.middleware = name
 	return struct{}{}
 }
 

@@ -48,6 +48,14 @@ func TestBundleInitFailsOneRoute(t *testing.T) {
 			[]string{"registering the route panicked: no config"}},
 		{"a panic raised in other code", []func(){func() { reflect.ValueOf(nil).Type() }},
 			[]string{"registering the route panicked (in ", "reflect/value.go:", "): reflect: call of reflect.Value.Type on zero Value"}},
+		// A guard declared where it never runs: the bundle declares only
+		// its middleware packages' middleware.
+		{"middleware declared from a route's package", []func(){func() {
+			endpoints.DeclareMiddleware(endpoints.Middleware{Before: func(*endpoints.MiddlewareRequest) (endpoints.Reply, bool) {
+				return endpoints.Respond(403, nil), true
+			}})
+			fine()
+		}}, []string{"registering the route panicked: endpoints: DeclareMiddleware called from a route's package: the middleware would never run"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			endpoints.Reset()
@@ -158,5 +166,60 @@ func TestBundleFailed(t *testing.T) {
 		if r := decl.Routes[i]; r.Error != "" || !strings.Contains(string(r.Contract), `"summary":"Fine"`) {
 			t.Errorf("route %d = %+v, want its contract and no error", i, r)
 		}
+	}
+}
+
+// TestBundleMiddlewareRegistersNoHandler: a handler, plain handler or
+// validation-error hook registered from a middleware's package of a
+// bundle fails, naming the middleware: it landed in the registry of the
+// route initialised before, which then served it (a method of its own)
+// or failed to load, blamed for it.
+func TestBundleMiddlewareRegistersNoHandler(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		register func()
+	}{
+		{"Handle", func() {
+			endpoints.HandleFunc(endpoints.Operation{Method: "DELETE", Summary: "Hijack"}, func(*struct{}) (string, error) { return "", nil })
+		}},
+		{"HandleRaw", func() { endpoints.HandleRaw(func(endpoints.ResponseWriter, *endpoints.RawRequest) {}) }},
+		{"OnValidationError", func() {
+			endpoints.OnValidationError(func(*endpoints.ValidationFailure) (endpoints.Reply, bool) { return endpoints.Reply{}, false })
+		}},
+		{"DeclareMiddleware twice", func() {
+			endpoints.DeclareMiddleware(endpoints.Middleware{After: func(*endpoints.MiddlewareRequest, int) {}})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			endpoints.Reset()
+			t.Cleanup(endpoints.Reset)
+			endpoints.BundleRoute("GET /api/a")
+			endpoints.BundleInit("handlers/a", fine)
+			endpoints.BundleMiddleware("30-audit")
+			endpoints.DeclareMiddleware(endpoints.Middleware{After: func(*endpoints.MiddlewareRequest, int) {}})
+			func() {
+				defer func() {
+					msg, _ := recover().(string)
+					if !strings.Contains(msg, "middleware 30-audit") || strings.Contains(msg, "GET /api/a") {
+						t.Errorf("panic %q, want one naming the middleware 30-audit, not the route GET /api/a", msg)
+					}
+				}()
+				tc.register()
+			}()
+			endpoints.BundleRoute("GET /api/c")
+			endpoints.BundleInit("handlers/c", fine)
+			var decl abi.Bundle
+			if err := json.Unmarshal(endpoints.Declaration(), &decl); err != nil {
+				t.Fatalf("declaration = %s: %v", endpoints.Declaration(), err)
+			}
+			if len(decl.Routes) != 2 || len(decl.Middleware) != 1 {
+				t.Fatalf("declaration = %s, want 2 routes and 1 middleware", endpoints.Declaration())
+			}
+			for _, r := range decl.Routes {
+				if r.Error != "" || strings.Contains(string(r.Contract), "Hijack") || strings.Contains(string(r.Contract), "DELETE") {
+					t.Errorf("route %s = %s %s, want its own contract alone", r.Route, r.Contract, r.Error)
+				}
+			}
+		})
 	}
 }

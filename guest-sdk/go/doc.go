@@ -466,7 +466,15 @@
 //
 //   - A module instance serves one request at a time; package variables
 //     live as long as the instance, across requests, and the host may run
-//     several instances of one module.
+//     several instances of one module. In a bundle the routes share them:
+//     a variable one route sets, another reads, in the next request of
+//     any client.
+//   - Goroutines run only while a call waits: the guest has one thread.
+//     Those a handler (a hook, a middleware phase) starts and leaves
+//     runnable run before its call returns, on its deadline; those still
+//     there then (waiting on a channel, a timer) are logged as a warning,
+//     and would otherwise run during a later call, of any route of a
+//     bundle. Wait for them (sync.WaitGroup) before returning.
 //   - A nil slice encodes as null and a nil pointer without omitempty as
 //     null; neither matches the derived schema, so answers holding them fail
 //     the host's response check. Return empty slices, tag such fields

@@ -57,6 +57,7 @@ type ValidationFailure = abi.ValidationFailure
 //   - A plain route has no validation and no hook; the runtime
 //     declaration module sets [Runtime.OnValidationError] instead.
 func OnValidationError(hook func(f *ValidationFailure) (Reply, bool)) {
+	reg.routeOnly(Operation{}, "OnValidationError")
 	switch {
 	case hook == nil:
 		reg.fail(Operation{}, errors.New("OnValidationError: the hook is nil"))

@@ -90,6 +90,13 @@ var middleware struct {
 // DeclareMiddleware makes the module a middleware; call it once, from init.
 // In a bundle ([BundleMiddleware]) it declares one of the bundle's
 // middleware instead.
+//
+// # Notes
+//
+//   - Called from a route's package of a bundle, it panics, which fails
+//     that route (see [BundleInit]): the bundle declares only the
+//     middleware of packages marked //endpoints:middleware, and a check
+//     declared there would silently never run.
 func DeclareMiddleware(m Middleware) {
 	if bundleMW.pending != "" {
 		decl := middlewareDeclaration(m)
@@ -97,6 +104,12 @@ func DeclareMiddleware(m Middleware) {
 		bundleMW.pending = ""
 		bundleJSON = nil
 		return
+	}
+	if reg.middleware != "" {
+		panic("endpoints: DeclareMiddleware called twice in the package of middleware " + reg.middleware + ": a package is one middleware")
+	}
+	if len(bundle) > 0 {
+		panic("endpoints: DeclareMiddleware called from a route's package: the middleware would never run, for a bundle serves only those of packages marked //endpoints:middleware; move it to a package of its own with that line (Routes naming this route)")
 	}
 	if middleware.m != nil {
 		panic("endpoints: DeclareMiddleware called twice: a module is one middleware")

@@ -292,6 +292,7 @@ func HandleFunc[In, Out any](op Operation, h func(in *In) (Out, error)) {
 //   - A module has one raw handler and no typed ones.
 //   - Bytes written go to the client as they are written.
 func HandleRaw(h func(w ResponseWriter, r *RawRequest)) {
+	reg.routeOnly(Operation{}, "HandleRaw")
 	if h == nil {
 		reg.fail(Operation{}, fmt.Errorf("HandleRaw: the handler is nil"))
 	}
@@ -357,6 +358,10 @@ type registry struct {
 	raw      func(ResponseWriter, *RawRequest)
 	hook     func(*ValidationFailure) (Reply, bool) // OnValidationError
 	contract []byte                                 // built on first use; the bytes stay valid for the host
+	// middleware names the bundle's middleware whose package is being
+	// initialised (BundleMiddleware): no route serves what it would
+	// register, which routeOnly refuses. "" elsewhere.
+	middleware string
 }
 
 // reg is the module's registry.
@@ -376,6 +381,9 @@ func (r *registry) fail(op Operation, err error) {
 		// In a bundle every route package is named "route": its
 		// route says which one this is.
 		names = append(names, bundle[n-1].route)
+	}
+	if r.middleware != "" {
+		names = append(names, "middleware "+r.middleware)
 	}
 	if op.Method != "" {
 		names = append(names, "Method "+op.Method)
@@ -403,9 +411,20 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
+// routeOnly fails the registration of what ("Handle", "HandleRaw"...)
+// made from the package of a bundle's middleware: it would have served
+// the route whose package was initialised before (or, with a method of
+// its own, been added to it), which is no route's code.
+func (r *registry) routeOnly(op Operation, what string) {
+	if r.middleware != "" {
+		r.fail(op, fmt.Errorf("%s called from a middleware's package: a middleware registers no handler; move it to a route's package (//endpoints:route)", what))
+	}
+}
+
 // register records an operation. inferred says HandleFunc derived its
 // Responses from the handler's result type.
 func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve func(*inputPlan) serveFunc) {
+	r.routeOnly(op, "Handle")
 	method := strings.ToUpper(op.Method)
 	if method != "" && !slices.Contains(methods, method) {
 		r.fail(op, fmt.Errorf("Operation.Method %q is not one of %s", op.Method, strings.Join(methods, ", ")))

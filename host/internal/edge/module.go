@@ -269,7 +269,7 @@ func (m *Middleware) checkExports(fns map[string]api.FunctionDefinition, mems ma
 // a lane per route, each as large as the route's own, so that slow calls
 // for one route never stall the middleware for another (engine.Lane).
 func (m *Middleware) Lane(route string) *engine.Lane {
-	return m.Pool.Lane(route)
+	return m.Pool.Lane(route, "")
 }
 
 // MiddlewareNamed returns the module of mws named name (its file name

@@ -124,16 +124,26 @@ type Pool struct {
 type Lane struct {
 	p     *Pool
 	slots chan struct{}
+	// route is the template observers are given for the lane's waits and
+	// discards: a bundle's route's, whose pool has none of its own.
+	route string
 }
 
-// Lane returns the lane named key, made on first use. Lanes live as long
-// as the pool; a key that no longer comes (a route removed by a reload)
-// costs an empty channel.
-func (p *Pool) Lane(key string) *Lane {
+// Lane returns the lane named key, made on first use. route is the
+// template of the route whose calls take it, which observers are given
+// for its waits and discards (a bundle's pool serves many, so its own
+// template is ""); "" keeps the pool's (a middleware's lanes: its events
+// name no route). Lanes live as long as the pool, each with the route of
+// its first call; a key that no longer comes (a route removed by a
+// reload) costs an empty channel.
+func (p *Pool) Lane(key, route string) *Lane {
 	if l, ok := p.lanes.Load(key); ok {
 		return l.(*Lane)
 	}
-	l, _ := p.lanes.LoadOrStore(key, &Lane{p: p, slots: make(chan struct{}, cap(p.slots))})
+	if route == "" {
+		route = p.route
+	}
+	l, _ := p.lanes.LoadOrStore(key, &Lane{p: p, slots: make(chan struct{}, cap(p.slots)), route: route})
 	return l.(*Lane)
 }
 
@@ -155,11 +165,11 @@ var (
 func (l *Lane) File() string { return l.p.file }
 
 // Get is Pool.Get within the lane's slots.
-func (l *Lane) Get(ctx context.Context) (*Instance, error) { return l.p.get(ctx, l.slots) }
+func (l *Lane) Get(ctx context.Context) (*Instance, error) { return l.p.get(ctx, l.slots, l.route) }
 
 // Put is Pool.Put for an instance taken with the lane's Get.
 func (l *Lane) Put(ctx context.Context, in *Instance, healthy bool) {
-	l.p.put(ctx, in, healthy, l.slots)
+	l.p.put(ctx, in, healthy, l.slots, l.route)
 }
 
 // NewPool makes the pool of size instances of the module file, from c
@@ -240,21 +250,22 @@ var errClosing = errors.New("the host is shutting down")
 // until ctx is done or its deadline passes. Only a wait creates a timer.
 // The caller owns the instance until it gives it back with Put. ctx is
 // usually the Call that will run the instance.
-func (p *Pool) Get(ctx context.Context) (*Instance, error) { return p.get(ctx, p.slots) }
+func (p *Pool) Get(ctx context.Context) (*Instance, error) { return p.get(ctx, p.slots, p.route) }
 
-// get is Get within slots: the pool's or a lane's.
-func (p *Pool) get(ctx context.Context, slots chan struct{}) (*Instance, error) {
+// get is Get within slots: the pool's or a lane's, whose route observers
+// are given.
+func (p *Pool) get(ctx context.Context, slots chan struct{}, route string) (*Instance, error) {
 	if !p.engine.enter() {
 		return nil, fmt.Errorf("%s: %w", p.file, errClosing)
 	}
-	in, err := p.take(ctx, slots)
+	in, err := p.take(ctx, slots, route)
 	if err != nil {
 		p.engine.leave()
 	}
 	return in, err
 }
 
-func (p *Pool) take(ctx context.Context, slots chan struct{}) (*Instance, error) {
+func (p *Pool) take(ctx context.Context, slots chan struct{}, route string) (*Instance, error) {
 	if p.deferred != nil {
 		if err := p.awaitCode(ctx); err != nil {
 			return nil, err
@@ -267,7 +278,7 @@ func (p *Pool) take(ctx context.Context, slots chan struct{}) (*Instance, error)
 		err := p.wait(ctx, slots)
 		waited := time.Since(began)
 		if f := p.engine.poolWait; f != nil {
-			f(p.file, p.route, waited, err == nil)
+			f(p.file, route, waited, err == nil)
 		}
 		if w, ok := callFrom(ctx).(Waiter); ok {
 			w.WaitedForInstance(waited)
@@ -324,23 +335,43 @@ func (p *Pool) wait(ctx context.Context, slots chan struct{}) error {
 
 // Put gives back an instance taken with Get; a broken one is closed, and
 // its memory freed, now.
-func (p *Pool) Put(ctx context.Context, in *Instance, healthy bool) { p.put(ctx, in, healthy, p.slots) }
+func (p *Pool) Put(ctx context.Context, in *Instance, healthy bool) {
+	p.put(ctx, in, healthy, p.slots, p.route)
+}
 
-// put is Put of an instance taken within slots.
-func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan struct{}) {
+// put is Put of an instance taken within slots, for route (observers).
+func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan struct{}, route string) {
 	in.sys.flush()
 	in.sys.c = nil
 	p.busyMemory.Add(-in.memBytes)
 	if healthy {
+		before := in.memBytes // as when it was taken
 		p.Park(in)
+		p.noteGrowth(route, before, in.memBytes)
 	} else {
 		in.Close(ctx)
 		if f := p.engine.instanceDiscarded; f != nil {
-			f(p.file, p.route)
+			f(p.file, route)
 		}
 	}
 	<-slots
 	p.engine.leave()
+}
+
+// noteGrowth logs a warning when a call of route grew the memory of its
+// instance from before to after, past three quarters of
+// limits.memoryBytes: the instance's next calls, which in a bundle may
+// be any route's, may run out of memory, and the one that does is not
+// the route that holds it. Linear memory never shrinks, so it is logged
+// once in an instance's life, naming the call that crossed the mark.
+func (p *Pool) noteGrowth(route string, before, after int64) {
+	limit := p.engine.memoryBytes
+	mark := limit / 4 * 3
+	if limit == 0 || before > mark || after <= mark {
+		return
+	}
+	p.engine.logger.Warn("a call left its instance's memory over 3/4 of limits.memoryBytes: the instance's next calls (in a bundle, of any of its routes) may run out of memory; raise limits.memoryBytes, or look for what the route keeps (a package variable that grows)",
+		"module", p.file, "route", route, "memoryBytes", after, "limit", limit)
 }
 
 // Park makes an instance idle: the warm one after loading, or one a call

@@ -81,7 +81,7 @@ func TestLanesWaitOnlyForThemselves(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		p.Park(&Instance{sys: &guestSys{}})
 	}
-	busy := p.Lane("server/api/slow.get.wasm")
+	busy := p.Lane("server/api/slow.get.wasm", "")
 	held, err := busy.Get(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestLanesWaitOnlyForThemselves(t *testing.T) {
 	if _, err := busy.Get(ctx); err == nil {
 		t.Fatal("a second get from a lane of one slot succeeded; want it to wait until its deadline")
 	}
-	other, err := p.Lane("server/api/other.get.wasm").Get(context.Background())
+	other, err := p.Lane("server/api/other.get.wasm", "").Get(context.Background())
 	if err != nil {
 		t.Fatalf("get from another lane while the first is full: %v", err)
 	}
@@ -103,7 +103,7 @@ func TestLanesWaitOnlyForThemselves(t *testing.T) {
 		t.Errorf("stats with two lanes: max %d, in use %d; want 3 and 3", s.Max, s.InUse)
 	}
 	busy.Put(context.Background(), held, true)
-	p.Lane("server/api/other.get.wasm").Put(context.Background(), other, true)
+	p.Lane("server/api/other.get.wasm", "").Put(context.Background(), other, true)
 	p.Put(context.Background(), own, true)
 	if s := p.Stats(); s.InUse != 0 || s.Idle != 3 {
 		t.Errorf("stats once given back: in use %d, idle %d; want 0 and 3", s.InUse, s.Idle)
@@ -129,7 +129,7 @@ func TestLanesNeverExceedTheirSize(t *testing.T) {
 			<-start
 			for i := 0; i < 200; i++ {
 				n := (g + i) % lanes
-				l := p.Lane(fmt.Sprintf("route-%d", n))
+				l := p.Lane(fmt.Sprintf("route-%d", n), "")
 				in, err := l.Get(context.Background())
 				if err != nil {
 					t.Error(err)

@@ -2,8 +2,9 @@
 // bounds in §7): each line made valid UTF-8 and cut at abi.LogMaxLine, the
 // call held to abi.LogMaxPerCall bytes of lines (the rest dropped, which
 // its last line says), the ABI's levels mapped to slog's, and, in
-// development, the last lines of the guest's output kept for the 500 that
-// shows them (a panic, its stack, an abort message).
+// development, the first and last lines of the guest's output kept for
+// the 500 that shows them (a panic, its stack, an abort message, a fatal
+// error's reason before its goroutines' stacks).
 //
 // A [Log] is a field of the host's per-request call, reset for each call
 // ([Log.Reset]) and owned by the goroutine serving it. The host writes the
@@ -22,12 +23,23 @@ import (
 // shows: enough for a Go panic's stack.
 const OutputLines = 64
 
+// OutputHead is how many of the first lines of a guest's output a
+// development 500 shows whatever followed them: a Go runtime's fatal
+// error says why first ("fatal error: out of memory"), then dumps every
+// goroutine's stack, far more than OutputLines, whose last lines alone
+// say nothing of it.
+const OutputHead = 8
+
 // Log is the log of one guest call. The zero Log takes lines and keeps
 // none.
 type Log struct {
-	bytes  int      // what the call logged, against abi.LogMaxPerCall
-	keep   bool     // development: output lines are kept
-	output []string // the last OutputLines lines kept
+	bytes int  // what the call logged, against abi.LogMaxPerCall
+	keep  bool // development: output lines are kept
+	// output holds the first OutputHead lines, then the last ones, at
+	// most OutputLines-OutputHead-1 of them (a line says how many were
+	// left out between); left counts those left out.
+	output []string
+	left   int
 }
 
 // Reset prepares the log for a call; keep says its output lines are kept
@@ -81,17 +93,30 @@ func (l *Log) Line(level abi.LogLevel, line []byte) (r Record, ok bool) {
 }
 
 // Keep keeps a line of the guest's output (a warning or error it logged,
-// a line it wrote to stdout or stderr) when the log keeps them, the last
-// OutputLines at most.
+// a line it wrote to stdout or stderr) when the log keeps them: the first
+// OutputHead lines and the last ones, OutputLines in all with the line
+// that says how many were left out between.
 func (l *Log) Keep(line string) {
 	if !l.keep {
 		return
 	}
-	if len(l.output) == OutputLines {
-		l.output = append(l.output[:0], l.output[1:]...)
+	if len(l.output) == OutputLines-1 {
+		// Full: the oldest line after the head makes room.
+		l.output = append(l.output[:OutputHead], l.output[OutputHead+1:]...)
+		l.left++
 	}
 	l.output = append(l.output, line)
 }
 
-// Output is the lines kept, oldest first; nil outside development.
-func (l *Log) Output() []string { return l.output }
+// Output is the lines kept, oldest first (with, after the first
+// OutputHead, a line that says how many were left out); nil outside
+// development.
+func (l *Log) Output() []string {
+	if l.left == 0 {
+		return l.output
+	}
+	out := make([]string, 0, len(l.output)+1)
+	out = append(out, l.output[:OutputHead]...)
+	out = append(out, fmt.Sprintf("[%d lines left out]", l.left))
+	return append(out, l.output[OutputHead:]...)
+}

@@ -3,6 +3,7 @@ package guestlog
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,15 +58,26 @@ func TestLineBudget(t *testing.T) {
 }
 
 func TestKeep(t *testing.T) {
+	lines := func(from, to int) []string {
+		var out []string
+		for i := from; i < to; i++ {
+			out = append(out, fmt.Sprintf("line %d", i))
+		}
+		return out
+	}
 	for _, tc := range []struct {
 		name  string
 		keep  bool
 		lines int
-		want  []string // first and last kept
+		want  []string
 	}{
 		{name: "production keeps none", keep: false, lines: 3},
-		{name: "development keeps them", keep: true, lines: 3, want: []string{"line 0", "line 2"}},
-		{name: "the last OutputLines", keep: true, lines: OutputLines + 10, want: []string{"line 10", fmt.Sprintf("line %d", OutputLines+9)}},
+		{name: "development keeps them", keep: true, lines: 3, want: lines(0, 3)},
+		{name: "as many as fit", keep: true, lines: OutputLines - 1, want: lines(0, OutputLines-1)},
+		// A Go runtime's fatal error: its reason first, then thousands of
+		// lines of stacks.
+		{name: "the first OutputHead and the last, and how many between", keep: true, lines: OutputLines + 10,
+			want: slices.Concat(lines(0, OutputHead), []string{"[11 lines left out]"}, lines(OutputHead+11, OutputLines+10))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var l Log
@@ -74,15 +86,31 @@ func TestKeep(t *testing.T) {
 				l.Keep(fmt.Sprintf("line %d", i))
 			}
 			out := l.Output()
-			if tc.want == nil {
-				if out != nil {
-					t.Errorf("Output() = %q, want none", out)
-				}
-				return
+			if !slices.Equal(out, tc.want) {
+				t.Errorf("Output() = %q\nwant %q", out, tc.want)
 			}
-			if len(out) > OutputLines || out[0] != tc.want[0] || out[len(out)-1] != tc.want[1] {
-				t.Errorf("Output() has %d lines from %q to %q; want at most %d, from %q to %q", len(out), out[0], out[len(out)-1], OutputLines, tc.want[0], tc.want[1])
+			if len(out) > OutputLines {
+				t.Errorf("Output() has %d lines, more than OutputLines (%d)", len(out), OutputLines)
 			}
 		})
+	}
+}
+
+// TestKeepFatalError: the output of a Go guest the runtime stopped (out
+// of memory, here in a bundle whose other route held the memory) keeps
+// its reason, which comes before a dump of every goroutine's stack: the
+// development 500 showed the dump's last lines alone, and "wasm error:
+// unreachable".
+func TestKeepFatalError(t *testing.T) {
+	var l Log
+	l.Reset(true)
+	l.Keep("runtime: out of memory: cannot allocate 25165824-byte block (59637760 in use)")
+	l.Keep("fatal error: out of memory")
+	for i := range 300 {
+		l.Keep(fmt.Sprintf("runtime.frame%d()", i))
+	}
+	out := l.Output()
+	if !slices.Contains(out, "fatal error: out of memory") || out[len(out)-1] != "runtime.frame299()" {
+		t.Errorf("Output() = %q, want the fatal error and the last line", out)
 	}
 }

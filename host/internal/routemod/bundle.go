@@ -77,7 +77,7 @@ func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 		// route's name) takes: the handler's calls never wait for its
 		// middleware's.
 		m := &Module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, ContractJSON: br.ContractJSON, Contract: br.Contract,
-			Lane: mod.Pool.Lane("handler " + br.Route.String())}
+			Lane: mod.Pool.Lane("handler "+br.Route.String(), br.Route.Pattern())}
 		r, err := NewRoute(br.Route, m)
 		if err != nil {
 			refuse(i, err)
