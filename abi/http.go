@@ -125,8 +125,8 @@ const (
 	HTTPErrorLimit = "limit"
 	// HTTPErrorTimeout: the service took too long, connecting, sending
 	// the headers or the body: requests end a margin before the call's
-	// deadline (a tenth of the call's time, 50 ms to 1 s), so that the
-	// guest can still answer.
+	// deadline (a tenth of the time left at the call's first request,
+	// 50 ms to 1 s), so that the guest can still answer.
 	HTTPErrorTimeout = "timeout"
 	// HTTPErrorConnect: the host name did not resolve, or no address
 	// accepted the connection.

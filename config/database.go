@@ -60,7 +60,8 @@ type Database struct {
 	// "postgres"), they give every setting, and must name the server
 	// (PGHOST or PGSERVICE) and the database (PGDATABASE or the
 	// service's dbname): the database fails to open otherwise, saying
-	// what to set.
+	// what to set. One database of an app at most leaves it empty: the
+	// environment names one database.
 	URL string `json:"url,omitzero"`
 	// MaxConns bounds the connections open at once: more statements wait
 	// for one until their request's deadline, then fail with the code
@@ -127,6 +128,7 @@ func checkDatabases(file string, dbs map[string]Database) error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	fromEnv := "" // the first postgres database without a url
 	for _, name := range names {
 		d, ptr := dbs[name], "/databases/"+name
 		// Without a url, libpq's environment gives a postgres database's
@@ -152,12 +154,20 @@ func checkDatabases(file string, dbs map[string]Database) error {
 			return badSetting(file, ptr+"/url", "neither a postgres:// url nor key=value settings (host=db dbname=app); want postgres://user:password@host:5432/database (is \"://\" mistyped?)")
 		case d.DriverName() == DatabasePostgres && d.Path != "":
 			return badSetting(file, ptr+"/path", "a postgres database takes a url, not a path")
+		case d.DriverName() == DatabasePostgres && d.URL == "" && fromEnv != "":
+			// libpq's environment names one server and database: a
+			// second database taking it would be the first, its
+			// migrations recorded in the same table.
+			return badSetting(file, ptr+"/url", "database %s has no url either, and libpq's environment (PGHOST, PGDATABASE...) names one database: both would be that one, their migrations in one table; give this one its url (ENDPOINTS_DATABASES_%s_URL)", fromEnv, strings.ToUpper(name))
 		case d.DriverName() == DatabaseSQLite && d.URL != "":
 			return badSetting(file, ptr+"/url", "an sqlite database takes a path, not a url; for PostgreSQL set \"driver\": \"postgres\" too (ENDPOINTS_DATABASES_%s_DRIVER=postgres)", strings.ToUpper(name))
 		case d.MaxConns < 0:
 			return badSetting(file, ptr+"/maxConns", "must be positive, got %d", d.MaxConns)
 		case d.StatementTimeout < 0:
 			return badSetting(file, ptr+"/statementTimeout", "must be positive")
+		}
+		if d.DriverName() == DatabasePostgres && d.URL == "" && fromEnv == "" {
+			fromEnv = name
 		}
 	}
 	return nil

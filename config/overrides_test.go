@@ -150,6 +150,9 @@ func TestDatabasesChecked(t *testing.T) {
 		// No url is libpq's environment (the driver checks it); a path
 		// is still not a postgres database's.
 		{`{"databases": {"main": {"driver": "postgres", "path": "main.db"}}}`, "/databases/main/path: a postgres database takes a url, not a path"},
+		// Two databases without a url would both be the one database
+		// libpq's environment names, sharing its migrations table.
+		{`{"databases": {"audit": {"driver": "postgres"}, "main": {"driver": "postgres"}}}`, `/databases/main/url: database audit has no url either, and libpq's environment (PGHOST, PGDATABASE...) names one database: both would be that one, their migrations in one table; give this one its url (ENDPOINTS_DATABASES_MAIN_URL)`},
 		{`{"databases": {"main": {"driver": "sqlite", "url": "postgres://x"}}}`, "/databases/main/url: an sqlite database takes a path"},
 		{`{"databases": {"main": {"maxConns": -1}}}`, "/databases/main/maxConns: must be positive"},
 		{`{"databases": {"main": {"url": "postgress://app:secret@db/app"}}}`, `/databases/main/url: a postgres url starts with postgres:// or postgresql:// (or is key=value settings, host=db dbname=app), got one of scheme "postgress"`},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -95,5 +97,52 @@ func TestBuildTakesTheDeploymentsSecurity(t *testing.T) {
 	code, out, errOut := runCLI("build", app, "--set", `security={"bearer": {"jwt": {"jwksUrl": "https://idp.example/jwks.json"}}}`)
 	if code != exitOK || strings.Contains(errOut, "warning") {
 		t.Errorf("build with the deployment's security = %d, want 0 and no warning:\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestAnOfflineLoadLetsNobodyIn: the load of build and check (offline:
+// host.Options.SkipVariables) warns, rather than fails, of a verifier or
+// a jwt secret the deployment gives; a host so loaded that is handed a
+// request anyway (a program embedding package host with the option set)
+// must still refuse it, never run the route as if it required nothing.
+func TestAnOfflineLoadLetsNobodyIn(t *testing.T) {
+	t.Parallel()
+	for name, files := range map[string]map[string]string{
+		"no verifier": {
+			"server/api/orders.post.wat":   endpointWAT(`{"security":[{"bearer":[]}]}`),
+			"server/endpoints/runtime.wat": runtimeWAT(`{"openApi":{"document":{"components":{"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}}}}}`),
+		},
+		"a jwt secret unset": {
+			"endpoints.json":             `{"security":{"bearer":{"jwt":{"secret":{"env":"ENDPOINTS_TEST_UNSET_JWT_SECRET"}}}}}`,
+			"server/api/orders.post.wat": endpointWAT(`{"security":[{"bearer":[]}]}`),
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			app := writeApp(t, files)
+			if code, out, errOut := runCLI("build", app); code != exitOK {
+				t.Fatalf("build = %d:\n%s\n%s", code, out, errOut)
+			}
+			h, err := host.New(t.Context(), app, host.Options{Mode: host.Production, Logger: slog.New(slog.DiscardHandler), SkipVariables: true, SkipMigrations: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Close(context.Background())
+			if len(h.Warnings()) == 0 {
+				t.Fatal("the offline load warns of nothing; want the setting left to the deployment")
+			}
+			for _, auth := range []string{"", "Bearer x.y.z"} {
+				req := httptest.NewRequest("POST", "/api/orders", strings.NewReader(`{}`))
+				req.Header.Set("Content-Type", "application/json")
+				if auth != "" {
+					req.Header.Set("Authorization", auth)
+				}
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusUnauthorized {
+					t.Errorf("POST /api/orders (Authorization %q) = %d %s, want 401", auth, w.Code, w.Body)
+				}
+			}
+		})
 	}
 }

@@ -109,8 +109,8 @@ func WAT(ctx context.Context, src, out string) error {
 // file beside out, then renames it over out (mode 0644). what and src name the
 // failure; hint, when not nil, adds advice drawn from the tool's diagnostics.
 //
-// The temporary file is out's name in a directory of its own beside out,
-// removed with what the tool left there: rustc names its object files
+// The temporary file is out's name and ".tmp" in a directory of its own
+// beside out, removed with what the tool left there: rustc names its object files
 // after the output's name, so two builds of one route at once (endpoints
 // dev rebuilding a saved route while endpoints build runs) would otherwise
 // remove each other's before they link.
@@ -126,7 +126,10 @@ func runToolchain(ctx context.Context, what, src, out string, cmd func(tmp strin
 		return fmt.Errorf("%s %s: %w", what, src, err)
 	}
 	defer os.RemoveAll(dir)
-	tmp := filepath.Join(dir, filepath.Base(out))
+	// Not named as a module (*.wasm): the host's load lists every such
+	// file under server/, dotted directories included, and would load a
+	// half-written one, or one a killed build left, as a route.
+	tmp := filepath.Join(dir, filepath.Base(out)+".tmp")
 
 	c := cmd(tmp)
 	var stderr bytes.Buffer

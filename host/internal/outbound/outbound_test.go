@@ -540,7 +540,7 @@ type readerFunc func([]byte) (int, error)
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
 // TestRequestsEndBeforeTheCallsDeadline: a request's deadline is a
-// margin before the call's (a tenth of the call's time, 50 ms to 1 s),
+// margin before the call's (a tenth of the time left, 50 ms to 1 s),
 // so that a guest whose service is too slow gets its timeout while it
 // can still answer it (a 504 of its own) rather than being stopped at
 // the deadline, where the host answers 500.

@@ -66,9 +66,10 @@ type response struct {
 	done   func(int, *Error)
 }
 
-// Margins of a call's requests: they end a tenth of the call's time
-// before its deadline, at least MinDeadlineMargin and at most
-// MaxDeadlineMargin, as a database statement's wait does.
+// Margins of a call's requests: they end a tenth of the time left at
+// the call's first request before its deadline, at least
+// MinDeadlineMargin and at most MaxDeadlineMargin, as an SQLite
+// statement's wait for a lock does.
 const (
 	MinDeadlineMargin = 50 * time.Millisecond
 	MaxDeadlineMargin = time.Second

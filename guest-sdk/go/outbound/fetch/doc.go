@@ -42,8 +42,9 @@
 //     "limit". A body passed on as it is read (a proxy, a download) may be
 //     larger: set [Request.Stream] and read it with [Open].
 //   - A service too slow for the call fails with an *Error of code
-//     "timeout" a tenth of the call's time (50 ms to 1 s) before its
-//     deadline (limits.timeout, or the operation's Timeout), so the
+//     "timeout" a tenth of the time left at the call's first request
+//     (50 ms to 1 s) before its deadline (limits.timeout, or the
+//     operation's Timeout), so the
 //     handler can still answer, a 504 say, instead of being stopped.
 //   - Host, Content-Length, Transfer-Encoding and the other framing
 //     headers are the host's; a URL may not carry a user or password (send
