@@ -15,6 +15,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/internal/editdistance"
 	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -480,6 +481,11 @@ func (cfg *SecurityConfig) newScheme(name string, prev *Security) (*scheme, erro
 		return &scheme{name: name, mw: mw, spec: spec, key: "mw\x00" + name + "\x00" + mw.File}, nil
 	}
 	if !cfg.Verifiers.Has(name) {
+		if near := cfg.misspelled(name); near != "" {
+			// Not left to the deployment: endpoints.json names the
+			// scheme wrong, which no environment corrects.
+			return nil, fmt.Errorf("%[1]s configures no verifier for it, but configures %[2]q, which no route requires: rename %[2]q to %[3]q in %[1]s's \"security\"", config.File, near, name)
+		}
 		return nil, unconfigured(name)
 	}
 	defJSON, _ := json.Marshal(def, json.Deterministic(true))
@@ -496,6 +502,30 @@ func (cfg *SecurityConfig) newScheme(name string, prev *Security) (*scheme, erro
 		return nil, err
 	}
 	return &scheme{name: name, builtIn: v, spec: spec, key: key}, nil
+}
+
+// misspelled returns the name of a verifier endpoints.json configures
+// that looks like name misspelled: within two edits of it, and required
+// by no operation, so that it verifies nothing. "" when none does.
+func (cfg *SecurityConfig) misspelled(name string) string {
+	required := map[string]bool{}
+	cfg.Doc.Operations(func(_, _ string, oo *openapi.Operation) {
+		for _, req := range cfg.Doc.EffectiveSecurity(oo) {
+			for n := range req {
+				required[n] = true
+			}
+		}
+	})
+	best, bestDist := "", 3
+	for configured := range auth.ConfigMap(cfg.Verifiers) {
+		if required[configured] {
+			continue
+		}
+		if d := editdistance.Levenshtein(name, configured); d < bestDist || d == bestDist && configured < best {
+			best, bestDist = configured, d
+		}
+	}
+	return best
 }
 
 // unconfigured is the error of a scheme the document declares that

@@ -2,6 +2,7 @@ package edge
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -49,6 +50,10 @@ func TestPlanSecurity(t *testing.T) {
 		{name: "no verifier configured", verifier: "auth", configs: map[string]auth.Config{"query": configs["query"]},
 			// The first operation that names the scheme reports it.
 			problems: []string{`GET /files requires security scheme "keys": endpoints.json configures no verifier for it`}, closed: []string{"GET /orders"}},
+		{name: "a configured name misspelled", verifier: "auth", configs: map[string]auth.Config{"query": configs["query"], "kyes": keyCfg},
+			// Not left to the deployment (an auth.UnsetError): the
+			// misspelling is the app's.
+			problems: []string{`GET /files requires security scheme "keys": endpoints.json configures no verifier for it, but configures "kyes", which no route requires: rename "kyes" to "keys"`}, closed: []string{"GET /orders"}},
 		{name: "verifier module missing", verifier: "gone", configs: configs,
 			problems: []string{`GET /admin requires security scheme "verifier": x-endpoints-verifier names "gone", but server/middleware/gone.wasm is not loaded`}, closed: []string{"GET /admin"}},
 		{name: "module without verify", verifier: "audit", configs: configs,
@@ -75,6 +80,11 @@ func TestPlanSecurity(t *testing.T) {
 			for i, want := range tc.problems {
 				if !strings.Contains(got[i], want) {
 					t.Errorf("problem %q, want it to say %q", got[i], want)
+				}
+				// Only a verifier left out is the deployment's to give.
+				wantUnset := strings.HasSuffix(want, "configures no verifier for it")
+				if _, unset := errors.AsType[*auth.UnsetError](problems[i]); unset != wantUnset {
+					t.Errorf("problem %q: an auth.UnsetError %v, want %v", got[i], unset, wantUnset)
 				}
 			}
 			for _, op := range tc.closed {
