@@ -1,6 +1,7 @@
 package host_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/poll"
 )
@@ -228,6 +230,38 @@ func TestDatabaseOutageFailedCall(t *testing.T) {
 	check("a status of its own, answered", "/chose502", "SELECT 1", want{502, false, false, true})
 	check("a middleware's trap after unavailable", "/mw", "", want{503, true, false, false})
 	if !strings.Contains(logs.String(), "guest failed after its database was unavailable: answered 503") {
+		t.Errorf("the log does not say the failure was the database's:\n%s", logs)
+	}
+}
+
+// TestDatabaseBusyFailedCall: a guest that traps after its write found
+// the SQLite write lock held past the busy timeout (another process holds
+// it: "busy") is answered 503 with Retry-After, as for a database down.
+func TestDatabaseBusyFailedCall(t *testing.T) {
+	t.Parallel()
+	a := newApp(t).wat("server/routes/trap.get.wasm", failingGuest(`unreachable`)).
+		file("server/migrations/001-notes.sql", []byte("CREATE TABLE notes (x INTEGER);\n")).
+		file("endpoints.json", []byte(`{"limits": {"timeout": "1500ms"}}`))
+	path := filepath.Join(t.TempDir(), "main.db")
+	srv, logs := a.serve(host.Options{ConfigOverrides: []config.Override{{Pointer: "/databases/main/path", Value: path, Source: "test"}}})
+	if res := do(t, srv, "GET", "/trap", "", "x-sql", "INSERT INTO notes VALUES (1)"); res.status != 200 {
+		t.Fatalf("the write lock free: %d %s\n%s", res.status, res.body, logs)
+	}
+	other, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: path, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	held, err := other.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Rollback(context.Background())
+	res := do(t, srv, "GET", "/trap", "", "x-sql", "INSERT INTO notes VALUES (2)")
+	if s, err := strconv.Atoi(res.header.Get("Retry-After")); res.status != 503 || err != nil || s < 1 {
+		t.Errorf("a trap after busy: %d %s (Retry-After %q), want 503 with Retry-After\n%s", res.status, res.body, res.header.Get("Retry-After"), logs)
+	}
+	if !strings.Contains(logs.String(), "guest failed after its database was busy: answered 503") {
 		t.Errorf("the log does not say the failure was the database's:\n%s", logs)
 	}
 }
