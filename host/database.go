@@ -12,6 +12,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/guestfail"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
+	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
 
 // CheckDatabases is the check of [Host.Ready] that pings the app's
@@ -131,9 +132,46 @@ func (c *call) FinishHeader(status int, h http.Header) {
 	if status != http.StatusServiceUnavailable || c.db == nil || h.Get("Retry-After") != "" {
 		return
 	}
-	if c.db.Failed(database.CodeUnavailable) || c.db.Failed(database.CodeBusy) {
+	if c.db.Outage() != "" {
 		h.Set("Retry-After", c.host.dbRetry.RetryAfter())
 	}
+}
+
+// databaseOutage is the code (unavailable, busy) of the database outage
+// that a failed call of c (a trap, an error result; err and the call's
+// answer say which) is to be answered for, "" when it is a failure of
+// its own: a statement of the call failed unavailable or busy, and the
+// guest set no status of its own, passed no host limit, was not stopped
+// by the host's shutdown and still has its client. Whatever the guest
+// did with the error (a C abort, a Rust panic or Err, an AssemblyScript
+// throw), the database is what failed: the host answers 503 with
+// Retry-After (answerDatabaseOutage), as it answers a call whose database
+// waits. A guest that chose its status (500, 502...) keeps it.
+func (h requestSide) databaseOutage(c *call, r *http.Request, err error) database.Code {
+	if c.db == nil || c.resp.StatusSet() || c.resp.Fault() != "" || r.Context().Err() != nil ||
+		guestfail.Interrupted(err) && lifecycle(h).stopping() {
+		return ""
+	}
+	return c.db.Outage()
+}
+
+// answerDatabaseOutage answers a call that failed after its database was
+// down or held (databaseOutage gave code): 503 with the Retry-After of a
+// call whose database waits, logged as the outage (a warning: that the
+// database is down is logged once, by dbstate, when it goes), and, in
+// development, why the guest failed, where (the route or middleware) and
+// its output.
+func (h requestSide) answerDatabaseOutage(w http.ResponseWriter, r *http.Request, c *call, code database.Code, reason string, where guestfail.Data) {
+	h.logger.Warn("guest failed after its database was "+string(code)+": answered 503", "route", where.Route, "middleware", where.Middleware,
+		"method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.rq.ID, "code", string(code), "reason", reason)
+	w.Header().Set("Retry-After", h.dbRetry.RetryAfter())
+	var data any
+	if h.opts.Mode == Development {
+		where.Error = "the database was " + string(code) + ", then " + reason
+		where.Output = c.logs.Output()
+		data = where
+	}
+	writeError(w, r, http.StatusServiceUnavailable, "", data)
 }
 
 // dbSpan begins the span of a statement for the Span hook.

@@ -167,7 +167,8 @@ func (mc mwExport) Run() (int32, bool) {
 // Wrote reports whether the call wrote an answer.
 func (mc mwExport) Wrote() bool { return len(mc.resp.Body()) > 0 || mc.resp.Status() != http.StatusOK }
 
-// answerMiddlewareFailure answers 500 for a failed middleware.
+// answerMiddlewareFailure answers 500 for a failed middleware; 503 with
+// Retry-After when its database waits or was down (databaseOutage).
 func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Request, mc *call, reason string) {
 	h := run.h
 	h.discardBody(w, r, mc.owner)
@@ -175,11 +176,15 @@ func (run mwRunner) answerMiddlewareFailure(w http.ResponseWriter, r *http.Reque
 		h.answerDatabaseWaits(w, r, mc.dbWaits, guestfail.Data{Middleware: mc.mw.File})
 		return
 	}
+	if reason == "" {
+		reason = "the middleware failed (see the log)"
+	}
+	if code := h.databaseOutage(mc, r, nil); code != "" {
+		h.answerDatabaseOutage(w, r, mc.owner, code, reason, guestfail.Data{Middleware: mc.mw.File})
+		return
+	}
 	var data any
 	if h.opts.Mode == Development {
-		if reason == "" {
-			reason = "the middleware failed (see the log)"
-		}
 		data = guestfail.Data{Error: reason, Middleware: mc.mw.File, Output: mc.owner.logs.Output()}
 	}
 	writeError(w, r, http.StatusInternalServerError, "", data)

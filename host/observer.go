@@ -180,6 +180,15 @@ type GuestCallEvent struct {
 	// Failed: the call trapped, ran past its deadline, returned an error
 	// code or passed a limit, and its instance was discarded.
 	Failed bool
+	// DatabaseOutage: the call failed (Failed is set too) because a
+	// database was down or held, and the host answered 503 with
+	// Retry-After: one of its statements failed unavailable or busy
+	// before it trapped or returned an error code without setting a
+	// status, or it used a database that waits for its migrations. The
+	// failure is the database's (endpoints_db_errors_total counts its
+	// statements), not the guest's: endpoints_guest_failures_total does
+	// not count it.
+	DatabaseOutage bool
 }
 
 // Parts of a [ValidationEvent.Part]: those of a request, and the answer.
@@ -404,9 +413,9 @@ func noteRequestID(w http.ResponseWriter, id string) {
 }
 
 // reportGuestCall reports a handler's call to o, which may be nil.
-func (o *Observer) reportGuestCall(r *http.Request, c *call, took time.Duration, failed bool) {
+func (o *Observer) reportGuestCall(r *http.Request, c *call, took time.Duration, failed, outage bool) {
 	if o != nil && o.GuestCall != nil {
-		o.GuestCall(GuestCallEvent{Method: r.Method, Route: c.route.Pattern, Module: c.route.File, Duration: took, Failed: failed})
+		o.GuestCall(GuestCallEvent{Method: r.Method, Route: c.route.Pattern, Module: c.route.File, Duration: took, Failed: failed, DatabaseOutage: outage})
 	}
 }
 

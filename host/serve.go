@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/host/internal/conndeadline"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -295,19 +296,30 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		guestSpan(guestfail.Err(err, code, c.resp.Fault()))
 	}
 	pool.Put(r.Context(), in, ok)
+	var waits *dbgate.WaitsError
+	var outage database.Code
+	if !ok && !c.resp.Sent() && !errors.As(err, &waits) {
+		// A failure because a database was down or held is answered
+		// 503, and is the database's, not the guest's.
+		outage = h.databaseOutage(c, r, err)
+	}
 	if !began.IsZero() {
-		h.opts.Observer.reportGuestCall(r, c, took, !ok)
+		h.opts.Observer.reportGuestCall(r, c, took, !ok, waits != nil || outage != "")
 	}
 	if ok {
 		return true
 	}
-	if waits := (*dbgate.WaitsError)(nil); errors.As(err, &waits) && !c.resp.Sent() {
+	if waits != nil {
 		h.answerDatabaseWaits(w, r, waits, guestfail.Data{Route: c.route.Name})
 		return false
 	}
 	reason, gone := h.failureReason(c, r, err, code)
 	if gone {
 		h.logger.Info("client went away; guest stopped", "route", c.route.Name, "method", r.Method, "path", logtext.Cut(r.URL.Path))
+		return false
+	}
+	if outage != "" {
+		h.answerDatabaseOutage(w, r, c, outage, reason, guestfail.Data{Route: c.route.Name})
 		return false
 	}
 	h.logger.Error("guest failed", "route", c.route.Name, "method", r.Method, "path", logtext.Cut(r.URL.Path), "requestId", c.rq.ID, "reason", reason)

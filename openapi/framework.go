@@ -282,6 +282,24 @@ var frameworkSchemas = map[string]json.RawMessage{
 			}
 		}
 	}`), "The 429 answer of a rate limit: which limit, and the seconds until a request may pass.", `{"statusCode":429,"statusMessage":"Too Many Requests","data":{"policy":"orders","retryAfter":12}}`),
+	// data is open: the host's other 503s of the operation (every instance
+	// busy, a database down) share the status, and in development carry
+	// more of why.
+	SchemaServiceUnavailable: annotated(json.RawMessage(`{
+		"type": "object",
+		"required": ["statusCode", "statusMessage"],
+		"additionalProperties": false,
+		"properties": {
+			"statusCode": {"type": "integer", "enum": [503]},
+			"statusMessage": {"type": "string"},
+			"data": {
+				"type": "object",
+				"properties": {
+					"error": {"type": "string", "description": "Why the request cannot be served now."}
+				}
+			}
+		}
+	}`), "The 503 answer the host gives when it cannot serve the request now (its credentials cannot be verified, its rate limits cannot be checked): try again after Retry-After seconds.", `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}`, `{"statusCode":503,"statusMessage":"Service Unavailable"}`),
 }
 
 // FrameworkSchema returns the JSON Schema of the body of a framework

@@ -25,6 +25,13 @@ const (
 	// Retry-After:
 	//	{"statusCode":429,"statusMessage":"Too Many Requests","data":{"policy":"orders","retryAfter":12}}
 	SchemaTooManyRequests = "EndpointsTooManyRequests"
+	// SchemaServiceUnavailable is the 503 body of a request whose
+	// credentials cannot be verified now (a JWKS URL that does not
+	// answer, the store of API keys down, a verifier that failed) or whose
+	// rate limits cannot be checked (their store down), sent with
+	// Retry-After:
+	//	{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}
+	SchemaServiceUnavailable = "EndpointsServiceUnavailable"
 )
 
 // Operations calls f for each operation of the document, by path, then in
@@ -58,12 +65,13 @@ func (d *Document) EffectiveSecurity(op *Operation) []SecurityRequirement {
 // HostResponse is an answer the host gives for an operation without its
 // guest, documented with [Document.AddHostResponse].
 type HostResponse struct {
-	// Status is the status code (401, 403, 429).
+	// Status is the status code (401, 403, 429, 503).
 	Status int
 	// Description describes when it is sent.
 	Description string
 	// Schema names the framework schema of the JSON body
-	// ([SchemaUnauthorized], [SchemaForbidden], [SchemaTooManyRequests]).
+	// ([SchemaUnauthorized], [SchemaForbidden], [SchemaTooManyRequests],
+	// [SchemaServiceUnavailable]).
 	Schema string
 	// Headers are the response headers it carries.
 	Headers map[string]*Header
@@ -138,8 +146,28 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 	case canonicalOrRaw(mt.Schema) == canonicalOrRaw(ref):
 		return nil
 	default:
-		mt.Schema = anyOf([]json.RawMessage{mt.Schema, ref})
+		mt.Schema = withAlternative(mt.Schema, ref)
 	}
 	resp.Description = joinDescription(resp.Description, r.Description)
 	return nil
+}
+
+// withAlternative returns schema extended to accept ref too: schema itself
+// when it is an anyOf that lists ref already (a status the host answers
+// for two reasons with one body, a 503 of security and of rate limits),
+// the anyOf with ref added when it is one (no nesting), else
+// {"anyOf": [schema, ref]}.
+func withAlternative(schema, ref json.RawMessage) json.RawMessage {
+	var v map[string][]json.RawMessage
+	if err := json.Unmarshal(schema, &v); err != nil || len(v) != 1 || v["anyOf"] == nil {
+		return anyOf([]json.RawMessage{schema, ref})
+	}
+	alts := v["anyOf"]
+	want := canonicalOrRaw(ref)
+	for _, a := range alts {
+		if canonicalOrRaw(a) == want {
+			return schema
+		}
+	}
+	return anyOf(append(alts, ref))
 }

@@ -77,3 +77,29 @@ func jsonSame(t testing.TB, a, b string) bool {
 	t.Helper()
 	return a != "" && canon(t, a) == canon(t, b)
 }
+
+// TestAddHostResponseTwice: a status the host answers for two reasons
+// with one body (a 503 of security and of rate limits) over a declared one
+// lists the host's schema once, in one anyOf, and each reason.
+func TestAddHostResponseTwice(t *testing.T) {
+	doc := build(t, []openapi.Route{
+		op(t, "POST", "/api/a", "server/api/a.post.wasm", `{"responses": {"200": {}, "503": {"description": "Ours", "schema": {"type": "object"}}}}`),
+	}, openapi.Options{})
+	for _, why := range []string{"The rate limit cannot be checked", "Credentials cannot be verified"} {
+		hr := openapi.HostResponse{Status: 503, Description: why, Schema: openapi.SchemaServiceUnavailable}
+		doc.Operations(func(path, method string, o *openapi.Operation) {
+			if err := doc.AddHostResponse(o, hr); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	checkDocument(t, doc)
+	if got, want := at(t, doc, "/paths/~1api~1a/post/responses/503/content/application~1json/schema"),
+		`{"anyOf": [{"type": "object"}, {"$ref": "#/components/schemas/EndpointsServiceUnavailable"}]}`; !jsonSame(t, got, want) {
+		t.Errorf("a declared 503 and the host's twice: %s, want %s", got, want)
+	}
+	if got, want := at(t, doc, "/paths/~1api~1a/post/responses/503/description"),
+		`"Ours. The rate limit cannot be checked. Credentials cannot be verified"`; !jsonSame(t, got, want) {
+		t.Errorf("the description: %s, want %s", got, want)
+	}
+}

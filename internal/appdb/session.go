@@ -100,6 +100,22 @@ func (s *Session) LastError() database.Code { return s.lastErrCode }
 // Retry-After to a 503 answer of a call whose database was unavailable.
 func (s *Session) Failed(code database.Code) bool { return slices.Contains(s.failed, code) }
 
+// Outage is the code of the session's statements that says its database
+// was down or held (database.CodeUnavailable: the database could not be
+// reached, or no connection of its pool came free in time;
+// database.CodeBusy: a lock held past the busy timeout, a transaction
+// that could not be serialized), unavailable first when both failed; ""
+// when neither did. A call that fails after such a statement is answered
+// 503 with Retry-After, as the database's failure and not the guest's.
+func (s *Session) Outage() database.Code {
+	for _, code := range [...]database.Code{database.CodeUnavailable, database.CodeBusy} {
+		if slices.Contains(s.failed, code) {
+			return code
+		}
+	}
+	return ""
+}
+
 // Result is the pending result (or error) JSON; ok is false when none is
 // pending.
 func (s *Session) Result() (data []byte, ok bool) { return s.result, s.pending }

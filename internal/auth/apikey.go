@@ -63,6 +63,10 @@ func newAPIKey(s Scheme, c *APIKeyConfig, env Env) (*apiKeyVerifier, error) {
 
 func (v *apiKeyVerifier) Close() error { return nil }
 
+// MayBeUnavailable: keys looked up in the store ("store": true) are not
+// when it is down; the configuration's always are.
+func (v *apiKeyVerifier) MayBeUnavailable() bool { return v.lookup != nil }
+
 func (v *apiKeyVerifier) Challenge(*Failure) string {
 	return fmt.Sprintf("ApiKey realm=%s, in=%s, name=%s", quote(v.scheme.Name), quote(v.scheme.In), quote(v.scheme.ParamName))
 }

@@ -86,6 +86,21 @@ type Verifier interface {
 	Close() error
 }
 
+// MayBeUnavailable reports whether v can fail with ErrUnavailable, so that
+// the host answers 503 for the requests it guards: a verifier that depends
+// on what can be down or full (a JWKS URL, the store of API keys, the
+// bounded password checks of basic credentials). A verifier whose keys are
+// all in its configuration cannot; one of another package may, unless it
+// says otherwise with a MayBeUnavailable() bool method of its own. The
+// document lists the 503 of an operation a verifier that may be
+// unavailable guards.
+func MayBeUnavailable(v Verifier) bool {
+	if u, ok := v.(interface{ MayBeUnavailable() bool }); ok {
+		return u.MayBeUnavailable()
+	}
+	return true
+}
+
 // Env is what verifiers need from their host.
 type Env struct {
 	// AppDir is the app's directory: files of the configuration are

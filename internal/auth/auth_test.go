@@ -529,3 +529,40 @@ func TestJWTSecretUnsetIsLeftToTheDeployment(t *testing.T) {
 		})
 	}
 }
+
+// TestMayBeUnavailable: the verifiers that depend on what can be down or
+// full (a JWKS URL, the store of API keys, the bounded password checks) may
+// answer ErrUnavailable, so the document lists the 503 of what they guard;
+// those whose keys are all in the configuration never do.
+func TestMayBeUnavailable(t *testing.T) {
+	hash, _ := bcrypt.GenerateFromPassword([]byte("correct horse"), bcrypt.MinCost)
+	key := auth.Scheme{Name: "key", Type: "apiKey", In: "header", ParamName: "X-Api-Key"}
+	keys := []auth.APIKey{{SHA256: strings.Repeat("ab", 32), Subject: "ci"}}
+	lookup := func(context.Context, string) ([]byte, bool, error) { return nil, false, nil }
+	secret := func(string) string { return strings.Repeat("s", 32) }
+	tests := []struct {
+		name   string
+		scheme auth.Scheme
+		cfg    auth.Config
+		want   bool
+	}{
+		{"a JWT secret", bearer, auth.Config{JWT: &auth.JWTConfig{Secret: &auth.Secret{Env: "JWT_SECRET"}}}, false},
+		{"a JWKS URL", bearer, auth.Config{JWT: &auth.JWTConfig{JWKSURL: "http://127.0.0.1:1/jwks.json"}}, true},
+		{"API keys of the configuration", key, auth.Config{APIKey: &auth.APIKeyConfig{Keys: keys}}, false},
+		{"API keys of the store", key, auth.Config{APIKey: &auth.APIKeyConfig{Keys: keys, Store: true}}, true},
+		{"basic credentials", auth.Scheme{Name: "admin", Type: "http", HTTPScheme: "basic"},
+			auth.Config{Basic: &auth.BasicConfig{Users: map[string]auth.BasicUser{"alice": {Bcrypt: string(hash)}}}}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := auth.New(tt.scheme, tt.cfg, auth.Env{Getenv: secret, LookupKey: lookup, Offline: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			if got := auth.MayBeUnavailable(v); got != tt.want {
+				t.Errorf("MayBeUnavailable = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

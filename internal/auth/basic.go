@@ -126,6 +126,10 @@ func newBasic(s Scheme, c *BasicConfig) (*basicVerifier, error) {
 
 func (v *basicVerifier) Close() error { return nil }
 
+// MayBeUnavailable: a password is checked (bcrypt) in one of a bounded
+// number of slots, which a request waits for until its deadline.
+func (v *basicVerifier) MayBeUnavailable() bool { return true }
+
 func (v *basicVerifier) Challenge(*Failure) string {
 	return "Basic realm=" + quote(v.realm) + `, charset="UTF-8"`
 }

@@ -100,6 +100,10 @@ func newJWT(s Scheme, c *JWTConfig, env Env) (*jwtVerifier, error) {
 
 func (v *jwtVerifier) Close() error { return v.keys.close() }
 
+// MayBeUnavailable: a key set fetched from a JWKS URL may not be loaded
+// yet; keys of the configuration always are.
+func (v *jwtVerifier) MayBeUnavailable() bool { return v.keys.remote != nil }
+
 func (v *jwtVerifier) Challenge(f *Failure) string {
 	c := "Bearer realm=" + quote(v.scheme.Name)
 	if f != nil && !f.Missing {

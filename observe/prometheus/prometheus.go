@@ -27,7 +27,7 @@
 //	endpoints_requests_total{method,route,class}            requests answered, by status class (2xx...)
 //	endpoints_request_duration_seconds{method,route}        histogram: receipt to answer
 //	endpoints_guest_duration_seconds{method,route}          histogram: time inside the route's handler
-//	endpoints_guest_failures_total{method,route}            handler calls that trapped, timed out or failed
+//	endpoints_guest_failures_total{method,route}            handler calls that trapped, timed out or failed (not for a database outage)
 //	endpoints_validation_failures_total{method,route,part}  parts refused (params, query, headers, body) and answers that broke the contract (response)
 //	endpoints_idempotency_total{method,route,outcome}       Idempotency-Key outcomes (claimed, replayed, conflict, mismatch, stored...)
 //	endpoints_store_errors_total{op}                        failed store operations (claim, get, take, ping...)
@@ -129,7 +129,7 @@ func New() *Metrics {
 		guest: prom.NewHistogramVec(prom.HistogramOpts{Name: "endpoints_guest_duration_seconds",
 			Help: "Time spent inside a route's handler (the guest), per call.", Buckets: buckets}, op),
 		guestFailures: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_guest_failures_total",
-			Help: "Handler calls that trapped, ran past their deadline, returned an error code or passed a limit."}, op),
+			Help: "Handler calls that trapped, ran past their deadline, returned an error code or passed a limit, except those a database outage failed (answered 503)."}, op),
 		validation: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_validation_failures_total",
 			Help: "Request parts the host refused before the guest ran (params, query, headers, body) and answers that broke their contract (response)."}, append(op, "part")),
 		idempotency: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_idempotency_total",
@@ -249,7 +249,7 @@ func (m *Metrics) guestCall(e host.GuestCallEvent) {
 	}
 	s := v.(*guestSeries)
 	s.duration.Observe(e.Duration.Seconds())
-	if e.Failed {
+	if e.Failed && !e.DatabaseOutage {
 		s.failures.Inc()
 	}
 }

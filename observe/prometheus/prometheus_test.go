@@ -195,7 +195,7 @@ endpoints_requests_total{class="other",method="POST",route="/api/orders"} 0
 # HELP endpoints_validation_failures_total Request parts the host refused before the guest ran (params, query, headers, body) and answers that broke their contract (response).
 # TYPE endpoints_validation_failures_total counter
 endpoints_validation_failures_total{method="GET",part="params",route="/api/users/:id"} 1
-# HELP endpoints_guest_failures_total Handler calls that trapped, ran past their deadline, returned an error code or passed a limit.
+# HELP endpoints_guest_failures_total Handler calls that trapped, ran past their deadline, returned an error code or passed a limit, except those a database outage failed (answered 503).
 # TYPE endpoints_guest_failures_total counter
 endpoints_guest_failures_total{method="GET",route="/api/trap"} 1
 endpoints_guest_failures_total{method="GET",route="/api/users/:id"} 0
@@ -298,5 +298,41 @@ func TestMetricsFollowTheConventions(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(m); n < 20 {
 		t.Errorf("the metrics hold %d series after requests of each kind, want more", n)
+	}
+}
+
+// TestGuestFailuresLeaveOutDatabaseOutages: a handler call that failed
+// because its database was down (GuestCallEvent.DatabaseOutage, answered
+// 503) is not counted a guest failure; one that failed on its own is, and
+// both are timed.
+func TestGuestFailuresLeaveOutDatabaseOutages(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name           string
+		failed, outage bool
+		want           float64
+	}{
+		{"answered", false, false, 0},
+		{"a trap of its own", true, false, 1},
+		{"failed by a database outage", true, true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := prometheus.New()
+			m.Observer().GuestCall(host.GuestCallEvent{Method: "GET", Route: "/notes", Module: "server/routes/notes.get.wasm", Failed: tt.failed, DatabaseOutage: tt.outage})
+			reg := prom.NewPedanticRegistry()
+			reg.MustRegister(m)
+			want := fmt.Sprintf(`
+# HELP endpoints_guest_failures_total Handler calls that trapped, ran past their deadline, returned an error code or passed a limit, except those a database outage failed (answered 503).
+# TYPE endpoints_guest_failures_total counter
+endpoints_guest_failures_total{method="GET",route="/notes"} %v
+`, tt.want)
+			if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "endpoints_guest_failures_total"); err != nil {
+				t.Error(err)
+			}
+			if got := histogramCount(t, reg, "endpoints_guest_duration_seconds", map[string]string{"method": "GET", "route": "/notes"}); got != 1 {
+				t.Errorf("the call is timed %d times, want 1", got)
+			}
+		})
 	}
 }

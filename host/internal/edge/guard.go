@@ -451,7 +451,11 @@ func (g *Guard) doc() GuardDoc {
 	for i, s := range g.schemes {
 		names[i] = s.name
 	}
-	return GuardDoc{Schemes: names, Budget: g.failures != nil, Scoped: g.scoped}
+	unavailable := false
+	for _, s := range g.schemes {
+		unavailable = unavailable || s.mw != nil || auth.MayBeUnavailable(s.builtIn)
+	}
+	return GuardDoc{Schemes: names, Budget: g.failures != nil, Scoped: g.scoped, Unavailable: unavailable}
 }
 
 // newScheme makes the verifier of one security scheme of the document:

@@ -226,6 +226,17 @@ func DocumentRateLimits(doc *openapi.Document, limits []*RateLimit) error {
 				"RateLimit":        left,
 			},
 		})
+		if err == nil {
+			// The buckets are in the app's store: while it is down (or
+			// full) the limits cannot be checked, and the host refuses
+			// the request (Limiter.Take).
+			err = doc.AddHostResponse(op, openapi.HostResponse{
+				Status:      http.StatusServiceUnavailable,
+				Description: "The rate limit " + strings.Join(names, ", ") + " cannot be checked now (the store is down)",
+				Schema:      openapi.SchemaServiceUnavailable,
+				Headers:     map[string]*openapi.Header{"Retry-After": retryAfter(RetryAfterUnavailableDescription)},
+			})
+		}
 		// Every answer of a limited operation carries the policy and what
 		// is left of it.
 		for _, r := range op.Responses {

@@ -41,12 +41,24 @@ type GuardDoc struct {
 	Budget bool
 	// Scoped: some alternative requires scopes, so 403 is reachable.
 	Scoped bool
+	// Unavailable: a scheme's verifier may be unable to tell (a JWKS URL,
+	// the store of API keys, a middleware's verify export: see
+	// auth.MayBeUnavailable), so 503 is reachable.
+	Unavailable bool
+}
+
+// retryAfter is the Retry-After header of the host's 503 and 429 answers,
+// as the document lists it.
+func retryAfter(what string) *openapi.Header {
+	return &openapi.Header{Description: what, Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)}
 }
 
 // DocumentGuard lists on op the answers its guard g gives: 401 with
 // WWW-Authenticate, 429 past the failure budget (its description also
 // names the rate limits of the operation, limits, which share the
-// status), and 403 when scopes are required.
+// status), 403 when scopes are required, and 503 with Retry-After when a
+// verifier may be unable to tell (the host's refusal then:
+// host/security.go).
 func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, limits []string) error {
 	names := g.Schemes
 	err := doc.AddHostResponse(op, openapi.HostResponse{
@@ -80,15 +92,27 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 			},
 		})
 	}
-	if err != nil || !g.Scoped {
-		return err
+	if err == nil && g.Scoped {
+		err = doc.AddHostResponse(op, openapi.HostResponse{
+			Status:      http.StatusForbidden,
+			Description: "The credential lacks a required scope",
+			Schema:      openapi.SchemaForbidden,
+		})
 	}
-	return doc.AddHostResponse(op, openapi.HostResponse{
-		Status:      http.StatusForbidden,
-		Description: "The credential lacks a required scope",
-		Schema:      openapi.SchemaForbidden,
-	})
+	if err == nil && g.Unavailable {
+		err = doc.AddHostResponse(op, openapi.HostResponse{
+			Status:      http.StatusServiceUnavailable,
+			Description: "Credentials for " + strings.Join(names, " or ") + " cannot be verified now (an identity provider's key set, the store of API keys or a verifier unavailable)",
+			Schema:      openapi.SchemaServiceUnavailable,
+			Headers:     map[string]*openapi.Header{"Retry-After": retryAfter(RetryAfterUnavailableDescription)},
+		})
+	}
+	return err
 }
+
+// RetryAfterUnavailableDescription describes the Retry-After of the
+// host's 503 answers in the document.
+const RetryAfterUnavailableDescription = "Seconds until the request may be tried again."
 
 // RedactedValue replaces a credential in what the host reports of a
 // query.

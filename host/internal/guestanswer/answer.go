@@ -33,8 +33,11 @@ const maxKeptBuffer = 64 << 10
 // [Answer.Reset].
 type Answer struct {
 	status int
-	header http.Header
-	buf    bytes.Buffer
+	// statusSet: the guest set the status (SetStatus) since the answer
+	// was reset or restarted.
+	statusSet bool
+	header    http.Header
+	buf       bytes.Buffer
 	// w is where bytes go straight out (a plain route, a streaming
 	// answer); out is an endpoint's writer, until its answer streams.
 	w, out      http.ResponseWriter
@@ -141,7 +144,13 @@ func (a *Answer) Writer() http.ResponseWriter {
 func (a *Answer) Status() int { return a.status }
 
 // SetStatus sets the answer's status (response_set_status).
-func (a *Answer) SetStatus(s int) { a.status = s }
+func (a *Answer) SetStatus(s int) { a.status, a.statusSet = s, true }
+
+// StatusSet reports whether the guest set the status ([Answer.SetStatus])
+// since [Answer.Reset] or [Answer.Restart]: an answer it chose, which the
+// host never replaces with one of its own guesses (a failed call after a
+// database outage is answered 503 only when its guest set no status).
+func (a *Answer) StatusSet() bool { return a.statusSet }
 
 // Header is the answer's header fields as the guest set them.
 func (a *Answer) Header() http.Header { return a.header }
@@ -177,7 +186,7 @@ func (a *Answer) SetFault(why string) { a.fault = why }
 // Restart empties the answer for another export of the same call (an
 // onValidationError hook) that answers with status by default.
 func (a *Answer) Restart(status int) {
-	a.status = status
+	a.status, a.statusSet = status, false
 	clear(a.header)
 	a.headerCount, a.headerBytes, a.fault = 0, 0, ""
 	a.buf.Reset()

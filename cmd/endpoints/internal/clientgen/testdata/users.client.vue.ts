@@ -193,6 +193,19 @@ export type EndpointsNotAcceptable = {
   statusMessage: string;
 };
 
+/**
+ * The 503 answer the host gives when it cannot serve the request now (its credentials cannot be
+ * verified, its rate limits cannot be checked): try again after Retry-After seconds.
+ */
+export type EndpointsServiceUnavailable = {
+  data?: {
+    /** Why the request cannot be served now. */
+    error?: string;
+  };
+  statusCode: 503;
+  statusMessage: string;
+};
+
 /** The 429 answer of a rate limit: which limit, and the seconds until a request may pass. */
 export type EndpointsTooManyRequests = {
   data: {
@@ -453,7 +466,9 @@ export type PostApiOrdersOptions = {
  *   many requests: rate limit orders, or too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
  * - 503: The app's store cannot be reached; nothing was changed, try again later. The idempotency
- *   store cannot be reached; nothing ran
+ *   store cannot be reached; nothing ran. The rate limit orders cannot be checked now (the store is
+ *   down). Credentials for bearer or partners cannot be verified now (an identity provider's key
+ *   set, the store of API keys or a verifier unavailable)
  */
 export type PostApiOrdersResult =
   | EndpointResponse<201, true, "application/json", Order>
@@ -468,7 +483,7 @@ export type PostApiOrdersResult =
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
   | EndpointResponse<429, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<500, false, "application/json", ServerError>
-  | EndpointResponse<503, false, "application/json", ServiceUnavailable>
+  | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>
   | EndpointResponse<503, false, "application/problem+json", EndpointsIdempotencyProblem>;
 
 /**
