@@ -101,6 +101,7 @@ func TestErrorsSayWhatFailedWhereAndWhatToDo(t *testing.T) {
 			if e == nil {
 				t.Fatal("the request succeeded")
 			}
+			t.Logf("%s", e.JSON())
 			if e.Code != tt.code {
 				t.Errorf("code %q (%s), want %q", e.Code, e.Message, tt.code)
 			}
