@@ -387,6 +387,9 @@ func TestUnionVariants(t *testing.T) {
 				if !strings.Contains(err.Error(), tt.whyNot) || !strings.Contains(err.Error(), r.name) {
 					t.Errorf("As%s: %q, want it to name %s and %s", r.name, err, r.name, tt.whyNot)
 				}
+				if !errors.Is(err, features.ErrNotVariant) {
+					t.Errorf("As%s: %q does not wrap ErrNotVariant", r.name, err)
+				}
 			}
 		})
 	}
