@@ -123,6 +123,10 @@ func TestRefusedReloadWarnsOfWaitingMigrations(t *testing.T) {
 			if report := h.Reload(context.Background()); len(report.Problems) != 1 {
 				t.Fatalf("the refused reload's problems: %v, want one", report.Problems)
 			}
+			// Reload, unlike Watch with an onReload, logs its problem.
+			if !strings.Contains(logs.String(), "not reloaded; the previous version keeps serving") {
+				t.Errorf("the log does not report the refused reload:\n%s", logs)
+			}
 			warned := strings.Contains(logs.String(), refusal)
 			if warned != tt.wantWarn {
 				t.Errorf("warned %q: %v, want %v\n%s", refusal, warned, tt.wantWarn, logs)
