@@ -169,7 +169,7 @@ endpoint(
 	srv, _ := a.serve(host.Options{})
 	for _, tc := range []struct{ url, want string }{
 		{backend.URL + "/a", `{"status":200,"errno":0,"body":"hello from /a","backend":"yes"}`},
-		{"http://169.254.169.254/", `{"status":0,"errno":-9,"error":"not_allowed: http://169.254.169.254:80 is not in outbound.allowedHosts"}`},
+		{"http://169.254.169.254/", `{"status":0,"errno":-9,"error":"not_allowed: http://169.254.169.254:80 is not in outbound.allowedHosts; add it there for the app to call it"}`},
 	} {
 		if got := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(tc.url), ""); got.status != 200 || got.body != tc.want {
 			t.Errorf("fetch %s: got %d %s\nwant 200 %s", tc.url, got.status, got.body, tc.want)

@@ -64,6 +64,24 @@ func (h loadSide) Migrate(ctx context.Context) error {
 	return h.dbRetry.Migrate(ctx, h.dbs, h.logger, dbBackoff)
 }
 
+// Unapplied lists the migration files (server/migrations) not applied
+// yet, as `endpoints migrate --dry-run` does: none when the host skips
+// migrations.
+func (h loadSide) Unapplied(ctx context.Context) ([]string, error) {
+	if h.opts.SkipMigrations || h.dbs == nil {
+		return nil, nil
+	}
+	ms, err := h.dbs.Migrate(ctx, appdb.MigrateOptions{DryRun: true})
+	if err != nil {
+		return nil, err
+	}
+	files := make([]string, len(ms))
+	for i, m := range ms {
+		files[i] = m.File
+	}
+	return files, nil
+}
+
 // dbBackoff is the wait between attempts; tests make it short.
 var dbBackoff = appdb.Backoff{Min: appdb.DefaultBackoffMin, Max: appdb.DefaultBackoffMax}
 

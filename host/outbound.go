@@ -1,8 +1,11 @@
 package host
 
 import (
+	"errors"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -53,15 +56,20 @@ func (c guestCall) Outbound() *outbound.Session {
 }
 
 // observeOutbound prepares an outbound request: the request's trace
-// context goes with it (a tracer's client span replaces it), and a Span
-// and an Outbound hook see it.
+// context goes with it (a tracer's client span replaces it), a Span and
+// an Outbound hook see it, and at debug level the log hears the Go error
+// a failed one ended with.
 func (c *call) observeOutbound(req *http.Request) func(int, *outbound.Error) {
 	if req.Header.Get(observe.TraceparentHeader) == "" && c.rq.HTTP != nil && observe.TraceID(c.rq.HTTP.Header) != "" {
 		req.Header.Set(observe.TraceparentHeader, c.rq.HTTP.Header.Get(observe.TraceparentHeader))
 	}
 	o := c.host.opts.Observer
-	if o == nil || o.Span == nil && o.Outbound == nil {
+	debug := c.logger.Enabled(c.parent, slog.LevelDebug)
+	if (o == nil || o.Span == nil && o.Outbound == nil) && !debug {
 		return nil
+	}
+	if o == nil {
+		o = &Observer{}
 	}
 	began := time.Now()
 	host := req.URL.Host
@@ -84,6 +92,16 @@ func (c *call) observeOutbound(req *http.Request) func(int, *outbound.Error) {
 		if err != nil {
 			code = err.Code
 			endSpan(end, err)
+			if debug && err.Cause != nil {
+				// The guest reads the message; Go's own error is for
+				// whoever debugs the host, without the URL's path and
+				// query (they may hold identifiers or tokens).
+				cause := err.Cause
+				if ue := (*url.Error)(nil); errors.As(cause, &ue) {
+					cause = ue.Err
+				}
+				c.logger.Debug("outbound request failed", "host", host, "code", err.Code, "message", err.Message, "error", cause)
+			}
 		} else {
 			endSpan(end, nil)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
@@ -373,5 +375,44 @@ func TestOutboundOutsideARequest(t *testing.T) {
 	// -6 + -6: 412.
 	if res := do(t, srv, "GET", "/api/early", ""); res.status != 412 {
 		t.Errorf("got %d, want 412 (both calls answered -6 at load)", res.status)
+	}
+}
+
+// TestAServiceThatRefusesIsNamedToTheGuest: a listed service whose port
+// nothing listens on fails http_send with -5 and code connect, and the
+// message the guest reads names the host and port and what to do, not
+// Go's "dial tcp ...: connect: connection refused", which only the host's
+// debug log keeps.
+func TestAServiceThatRefusesIsNamedToTheGuest(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	srv, logs := newApp(t).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["http://`+addr+`"]}}`)).
+		wat("server/api/proxy.post.wasm", proxyGuest).
+		serve(host.Options{})
+	res := do(t, srv, "POST", "/api/proxy", `{"url":"http://`+addr+`/x?token=secret"}`)
+	if res.status != 405 || !strings.HasPrefix(res.body, `{"code":"connect"`) {
+		t.Fatalf("got %d %s, want 405 (-5) with code connect", res.status, res.body)
+	}
+	for _, want := range []string{addr, "refused", "nothing listens"} {
+		if !strings.Contains(res.body, want) {
+			t.Errorf("the guest reads %s, which does not say %q", res.body, want)
+		}
+	}
+	if strings.Contains(res.body, "dial tcp") || strings.Contains(res.body, `Get \"`) {
+		t.Errorf("the guest reads Go's error: %s", res.body)
+	}
+	if !waitFor(t, 5*time.Second, func() bool {
+		return strings.Contains(logs.String(), "outbound request failed") && strings.Contains(logs.String(), "connection refused")
+	}) {
+		t.Errorf("the debug log does not keep Go's error:\n%s", logs)
+	}
+	if strings.Contains(logs.String(), "token=secret") {
+		t.Errorf("the debug log holds the URL's query:\n%s", logs)
 	}
 }

@@ -130,14 +130,20 @@ func (r ReloadReport) String() string {
 // so); the rest applies now. After Close, Reload does nothing and reports
 // a problem. [Observer.Reload] receives every report.
 func (h *Host) Reload(ctx context.Context) ReloadReport {
-	report := h.reload(ctx)
+	return h.reloadLogged(ctx, true)
+}
+
+// reloadLogged is Reload; logged says the host logs the report's
+// problems and warnings, which Watch leaves to its onReload.
+func (h *Host) reloadLogged(ctx context.Context, logged bool) ReloadReport {
+	report := h.reload(ctx, logged)
 	if o := h.opts.Observer; o != nil && o.Reload != nil {
 		o.Reload(report)
 	}
 	return report
 }
 
-func (h *Host) reload(ctx context.Context) ReloadReport {
+func (h *Host) reload(ctx context.Context, logged bool) ReloadReport {
 	h.reloadMu.Lock()
 	defer h.reloadMu.Unlock()
 	start := time.Now()
@@ -183,7 +189,9 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		refused := slices.Clone(report.Problems)
 		h.refused.Store(&refused)
 		report.Took = time.Since(start)
-		loadSide{h}.logProblems(report)
+		if logged {
+			loadSide{h}.logProblems(report)
+		}
 		return report
 	}
 	// A file that failed, saved back to the bytes that serve, changes no
@@ -204,7 +212,9 @@ func (h *Host) reload(ctx context.Context) ReloadReport {
 		prev.Drained()
 	}
 	report.Took = time.Since(start)
-	loadSide{h}.logProblems(report)
+	if logged {
+		loadSide{h}.logProblems(report)
+	}
 	return report
 }
 

@@ -95,3 +95,45 @@ func TestRefusedReloadMigratesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedReloadWarnsOfWaitingMigrations: a reload that refuses the
+// new endpoints.json warns that it applies no migration only when one
+// waits for it, and names the files that wait; with every migration
+// applied it has nothing to say (the refusal is its problem already).
+func TestRefusedReloadWarnsOfWaitingMigrations(t *testing.T) {
+	t.Parallel()
+	const refusal = "applies no migration"
+	for _, tt := range []struct {
+		name     string
+		added    bool
+		wantWarn bool
+	}{
+		{"a new migration waits", true, true},
+		{"every migration applied", false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := dbApp(t, `{}`).file("server/migrations/001-users.sql", []byte("CREATE TABLE users (id INTEGER PRIMARY KEY);\n"))
+			h, logs := a.host(host.Options{Mode: host.Development, ConfigOverrides: []config.Override{ownDatabase(t)}})
+			t.Cleanup(func() { h.Close(context.Background()) })
+			a.file("endpoints.json", []byte(`{"variables": `))
+			if tt.added {
+				a.file("server/migrations/002-orders.sql", []byte("CREATE TABLE orders (id INTEGER PRIMARY KEY);\n"))
+			}
+			if report := h.Reload(context.Background()); len(report.Problems) != 1 {
+				t.Fatalf("the refused reload's problems: %v, want one", report.Problems)
+			}
+			// Reload, unlike Watch with an onReload, logs its problem.
+			if !strings.Contains(logs.String(), "not reloaded; the previous version keeps serving") {
+				t.Errorf("the log does not report the refused reload:\n%s", logs)
+			}
+			warned := strings.Contains(logs.String(), refusal)
+			if warned != tt.wantWarn {
+				t.Errorf("warned %q: %v, want %v\n%s", refusal, warned, tt.wantWarn, logs)
+			}
+			if tt.wantWarn && !strings.Contains(logs.String(), "server/migrations/002-orders.sql") {
+				t.Errorf("the warning does not name the migration that waits:\n%s", logs)
+			}
+		})
+	}
+}

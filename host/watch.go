@@ -32,8 +32,9 @@ const (
 // save, a build writing several modules) is one reload, made once no
 // change came for 10 ms, and at the latest 100 ms after the burst's
 // first change. onReload, when not nil, receives the report of each
-// reload that changed something or found a problem. Watch also returns when
-// the host shuts down.
+// reload that changed something or found a problem, and is the one to tell
+// its problems and warnings: the host logs them only when onReload is nil.
+// Watch also returns when the host shuts down.
 func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 	// Every module, routes.config.json and the runtime declaration live
 	// under server/; endpoints.json at the root.
@@ -64,7 +65,9 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 			}
 		case <-changes.C():
 			changes.Fired()
-			report := h.Reload(ctx)
+			// The report's problems and warnings are onReload's to
+			// tell: logged too, `endpoints dev` would print each twice.
+			report := h.reloadLogged(ctx, onReload == nil)
 			if onReload != nil && !report.Unchanged() {
 				onReload(report)
 			}

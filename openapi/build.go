@@ -924,7 +924,8 @@ type contentParts struct {
 func newResponseSet() *responseSet { return &responseSet{byStatus: map[string]*responseParts{}} }
 
 // add adds one declaration: mediaType "" declares the status without a
-// body. The first description and the first header of a name win. It
+// body. The first description wins; a header of a name the status has
+// already is merged (mergeHeaders). It
 // reports whether the declaration added a body (a media type or a schema
 // the status did not have).
 func (rs *responseSet) add(status, description string, headers map[string]*Header, mediaType string, schema json.RawMessage) bool {
@@ -936,14 +937,7 @@ func (rs *responseSet) add(status, description string, headers map[string]*Heade
 	if p.description == "" {
 		p.description = description
 	}
-	for name, h := range headers {
-		if p.headers == nil {
-			p.headers = map[string]*Header{}
-		}
-		if _, ok := p.headers[name]; !ok {
-			p.headers[name] = h
-		}
-	}
+	p.headers = mergeHeaders(p.headers, headers)
 	if mediaType == "" {
 		return false
 	}
@@ -990,6 +984,37 @@ func joinDescription(have, add string) string {
 		return add
 	}
 	return strings.TrimRight(have, ". ") + ". " + add
+}
+
+// mergeHeaders returns have with the headers of add: a header have lacks
+// is added as it is; one have has already, with another description,
+// becomes a copy (a header may be shared by several responses) whose
+// description is both (joinDescription: a Retry-After the host sends for
+// the Idempotency-Key records' 429 and for a rate limit's says what it
+// counts for each) and which is required only when both require it. The
+// rest of have's header stays.
+func mergeHeaders(have, add map[string]*Header) map[string]*Header {
+	for name, h := range add {
+		if have == nil {
+			have = map[string]*Header{}
+		}
+		old, ok := have[name]
+		switch {
+		case !ok:
+			have[name] = h
+		case old == nil || h == nil || old.Ref != "" || h.Ref != "":
+			// A reference is the author's to describe.
+		default:
+			desc := joinDescription(old.Description, h.Description)
+			required := old.Required && h.Required
+			if desc != old.Description || required != old.Required {
+				merged := *old
+				merged.Description, merged.Required = desc, required
+				have[name] = &merged
+			}
+		}
+	}
+	return have
 }
 
 func canonicalOrRaw(s json.RawMessage) string {

@@ -83,7 +83,7 @@ type HostResponse struct {
 // document must never reject a body the host sends), the declared
 // description stays, followed by the host's when the status has other
 // bodies (so a status the host answers for several reasons names each), and
-// headers are united; a status declared by
+// headers are united, a header both send describing both; a status declared by
 // reference ($ref to components/responses) is left alone. It fails when the document
 // holds another schema under the framework schema's name.
 func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
@@ -121,14 +121,7 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 		// keep in step with the host's answer.
 		return nil
 	}
-	for name, h := range r.Headers {
-		if resp.Headers == nil {
-			resp.Headers = map[string]*Header{}
-		}
-		if _, ok := resp.Headers[name]; !ok {
-			resp.Headers[name] = h
-		}
-	}
+	resp.Headers = mergeHeaders(resp.Headers, r.Headers)
 	if resp.Content == nil {
 		resp.Content = map[string]*MediaType{}
 	}

@@ -103,3 +103,51 @@ func TestAddHostResponseTwice(t *testing.T) {
 		t.Errorf("the description: %s, want %s", got, want)
 	}
 }
+
+// TestAddHostResponseMergesHeaders: a header two reasons of one status
+// both send (the Retry-After of the Idempotency-Key records' 429 and of a
+// rate limit's) describes each reason, as the status's description does,
+// and is required only when every reason requires it; a header the
+// operation had the same description for stays as it was, and the
+// HostResponse's own header (shared by every operation it is added to) is
+// not changed.
+func TestAddHostResponseMergesHeaders(t *testing.T) {
+	const (
+		quota = "Seconds until the client's oldest record expires"
+		limit = "Seconds until a request may pass"
+	)
+	tests := []struct {
+		name         string
+		add          string
+		required     bool
+		wantDesc     string
+		wantRequired bool
+	}{
+		{name: "a second reason's description is added", add: limit, required: true, wantDesc: quota + ". " + limit},
+		{name: "the same description is kept once", add: quota, wantDesc: quota},
+		{name: "a description that says it already is kept", add: "the client's oldest record expires", wantDesc: quota},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := build(t, []openapi.Route{
+				op(t, "POST", "/api/orders", "server/api/orders.post.wasm", `{"idempotency": {}, "responses": {"201": {}}}`),
+			}, openapi.Options{})
+			header := &openapi.Header{Description: tt.add, Required: tt.required, Schema: []byte(`{"type":"integer","minimum":1}`)}
+			o := doc.Paths["/api/orders"].Post
+			if err := doc.AddHostResponse(o, openapi.HostResponse{Status: 429, Description: "Too many requests: rate limit orders",
+				Schema: openapi.SchemaTooManyRequests, Headers: map[string]*openapi.Header{"Retry-After": header}}); err != nil {
+				t.Fatal(err)
+			}
+			got := o.Responses["429"].Headers["Retry-After"]
+			if got.Description != tt.wantDesc {
+				t.Errorf("Retry-After description = %q, want %q", got.Description, tt.wantDesc)
+			}
+			if got.Required != tt.wantRequired {
+				t.Errorf("Retry-After required = %v, want %v (the Idempotency-Key records' 429 does not require it)", got.Required, tt.wantRequired)
+			}
+			if header.Description != tt.add || header.Required != tt.required {
+				t.Errorf("the added header was changed to %+v", header)
+			}
+		})
+	}
+}

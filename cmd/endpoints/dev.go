@@ -340,7 +340,12 @@ func watchSources(ctx context.Context, app string, ovs []config.Override, rebuil
 			clear(changed)
 			sources, err := appSources(app, ovs)
 			if err != nil {
-				c.event(true, map[string]any{"event": "error", "error": err.Error()}, err.Error())
+				// A mistake of endpoints.json is the host's reload's
+				// problem, printed with its report; nothing builds until
+				// a save fixes it.
+				if !errors.As(err, new(configError)) {
+					c.event(true, map[string]any{"event": "error", "error": err.Error()}, err.Error())
+				}
 				continue
 			}
 			affected := guestbuild.AffectedSince(app, known, sources, files)

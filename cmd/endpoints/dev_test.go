@@ -110,3 +110,31 @@ func TestDevRegroupsOnBuildSettings(t *testing.T) {
 		t.Errorf("GET /api/hello does not serve from its own module:\n%s\n%s", stdout.String(), stderr.String())
 	}
 }
+
+// TestDevPrintsAReloadProblemOnce: an endpoints.json saved with a mistake
+// while `endpoints dev` runs is said once, by the reload's report (not
+// again by the source watcher, which reads the file for the build
+// settings, nor by the host's log), and with no migration waiting there
+// is no warning about migrations.
+func TestDevPrintsAReloadProblemOnce(t *testing.T) {
+	t.Parallel()
+	app := helloApp(t, `{}`)
+	_, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
+	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
+	config := filepath.Join(app, "endpoints.json")
+	if err := os.WriteFile(config, []byte(`{"openApi": {"titl": "x"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, stdout, regexp.MustCompile(`(1 problem\(s\))`), done)
+	if err := os.WriteFile(config, []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, stdout, regexp.MustCompile(`(fixed, the app on disk serves)`), done)
+	out := stdout.String() + stderr.String()
+	if n := strings.Count(out, `/openApi/titl: unknown key`); n != 1 {
+		t.Errorf("dev printed the endpoints.json problem %d times, want once:\n%s\n%s", n, stdout.String(), stderr.String())
+	}
+	if strings.Contains(out, "migration") {
+		t.Errorf("dev warns of migrations, though the app has none:\n%s\n%s", stdout.String(), stderr.String())
+	}
+}

@@ -1112,10 +1112,18 @@ func appSources(app string, ovs []config.Override) ([]guestbuild.Source, error) 
 	}
 	cfg, err := config.Load(app, ovs...)
 	if err != nil {
-		return nil, err
+		return nil, configError{err}
 	}
 	return grouped(cfg.Build, sources), nil
 }
+
+// configError is an error of endpoints.json that appSources met. Under
+// dev the host's reload of the same file reports it, so the source
+// watcher does not print it again.
+type configError struct{ error }
+
+// Unwrap is the error of config.Load.
+func (e configError) Unwrap() error { return e.error }
 
 // grouped is sources grouped by the build settings b: the Go routes into
 // their bundles when b bundles them ("goBundle", "goBundles").

@@ -68,6 +68,15 @@ func TestDocumentedTooManyRequestsNamesEveryReason(t *testing.T) {
 			if strings.Count(got, limit) > 1 {
 				t.Errorf("429 description %q names the rate limit twice", got)
 			}
+			// Retry-After is sent for each reason: its description says
+			// what it counts for each.
+			retry := o.Responses["429"].Headers["Retry-After"].Description
+			if !strings.Contains(retry, "Seconds until a request may pass") {
+				t.Errorf("429 Retry-After description %q does not say what it counts for a rate limit or the budget", retry)
+			}
+			if tt.idempotency && !strings.Contains(retry, "Seconds until the client's oldest record expires") {
+				t.Errorf("429 Retry-After description %q does not say what it counts for the Idempotency-Key records", retry)
+			}
 		})
 	}
 }

@@ -135,7 +135,7 @@ func (c *Client) checkURL(u *url.URL) *Error {
 		return errorf(abi.HTTPErrorNotAllowed, "%s: %q is a numeric host that is not an address in dotted-decimal form; write the address as 127.0.0.1 does", u.Redacted(), host)
 	}
 	if !c.allow.Allows(u.Scheme, host, port) {
-		return errorf(abi.HTTPErrorNotAllowed, "%s://%s is not in outbound.allowedHosts", u.Scheme, net.JoinHostPort(host, strconv.Itoa(int(port))))
+		return errorf(abi.HTTPErrorNotAllowed, "%s://%s is not in outbound.allowedHosts; add it there for the app to call it", u.Scheme, net.JoinHostPort(host, strconv.Itoa(int(port))))
 	}
 	return nil
 }
@@ -196,7 +196,7 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if a, err := netip.ParseAddr(host); err == nil {
 		addrs = []netip.Addr{a}
 	} else if addrs, err = c.resolver.LookupNetIP(ctx, "ip", host); err != nil {
-		return nil, errorf(abi.HTTPErrorConnect, "resolving %s: %v", host, err)
+		return nil, &Error{Code: abi.HTTPErrorConnect, Message: dnsMessage(addr, err), Cause: err}
 	}
 	var allowed []netip.Addr
 	var refused []string
@@ -231,7 +231,7 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	if len(refused) > 0 {
 		return nil, errorf(abi.HTTPErrorNotAllowed, "%s resolves to %s, which is not a public address and not listed in outbound.allowedHosts", host, strings.Join(refused, ", "))
 	}
-	return nil, errorf(abi.HTTPErrorConnect, "%s has no address", host)
+	return nil, errorf(abi.HTTPErrorConnect, "resolving the host of %s: it has no address; check the URL's host name", addr)
 }
 
 // minDialShare is the least time one of a name's addresses gets to

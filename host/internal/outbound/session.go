@@ -54,16 +54,19 @@ type Session struct {
 // response is an open response: its body, its bounds, and what releases
 // it.
 type response struct {
-	resp   *http.Response
-	head   []byte // the abi.HTTPResponse JSON
-	limit  int64  // bytes the guest may read; 0: no bound
-	read   int64
-	ctx    context.Context // the request's, for the errors of body reads
-	eof    bool
-	err    *Error // why the body failed; every later read fails with it
-	cancel context.CancelFunc
-	slot   func()
-	done   func(int, *Error)
+	resp  *http.Response
+	head  []byte // the abi.HTTPResponse JSON
+	limit int64  // bytes the guest may read; 0: no bound
+	read  int64
+	ctx   context.Context // the request's, for the errors of body reads
+	// hostport is the host and port of the request, for the errors of
+	// body reads.
+	hostport string
+	eof      bool
+	err      *Error // why the body failed; every later read fails with it
+	cancel   context.CancelFunc
+	slot     func()
+	done     func(int, *Error)
 }
 
 // Margins of a call's requests: they end a tenth of the time left at
@@ -156,7 +159,7 @@ func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 	if err != nil {
 		cancel()
 		slot()
-		e := classify(rctx, err)
+		e := classify(rctx, hostport, err)
 		if done != nil {
 			done(0, e)
 		}
@@ -165,7 +168,7 @@ func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 	// The response does not keep its request: the body copied for it is
 	// the transport's until written, then garbage.
 	resp.Request = nil
-	rs := &response{resp: resp, ctx: rctx, head: head(resp), cancel: cancel, slot: slot, done: done}
+	rs := &response{resp: resp, ctx: rctx, hostport: hostport, head: head(resp), cancel: cancel, slot: slot, done: done}
 	if !r.Stream {
 		rs.limit = s.limits.Bytes
 	}
@@ -279,7 +282,7 @@ func (s *Session) Read(handle int32, dst []byte) (int, *Error) {
 				s.finish(rs, nil)
 				return 0, nil
 			}
-			rs.err = errorf(abi.HTTPErrorLimit, "the response body is larger than %d bytes (limits.outboundBytes); ask to stream it to read it all", rs.limit)
+			rs.err = errorf(abi.HTTPErrorLimit, "the response body of %s is larger than %d bytes (limits.outboundBytes); ask to stream it to read it all, or raise the limit", rs.hostport, rs.limit)
 			s.finish(rs, rs.err)
 			return 0, s.fail(rs.err)
 		}
@@ -291,7 +294,7 @@ func (s *Session) Read(handle int32, dst []byte) (int, *Error) {
 	case err == io.EOF:
 		s.finish(rs, nil)
 	case err != nil && n == 0:
-		rs.err = classify(rs.ctx, err)
+		rs.err = classify(rs.ctx, rs.hostport, err)
 		s.finish(rs, rs.err)
 		return 0, s.fail(rs.err)
 	}

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -43,6 +44,10 @@ type Host interface {
 	// Migrate applies the app's database migrations not yet applied; an
 	// error fails the load.
 	Migrate(ctx context.Context) error
+	// Unapplied lists the app's migration files not applied yet (paths
+	// relative to the app), those a reload that refuses endpoints.json
+	// leaves waiting; an error says it could not tell.
+	Unapplied(ctx context.Context) ([]string, error)
 	// Settings resolves cfg with the embedder's settings over it; rm, the
 	// runtime declaration (nil without one), may decide what neither
 	// sets.
@@ -156,7 +161,15 @@ func Load(ctx context.Context, h Host, cfg Config, prev *appversion.Version) (*a
 // connections closed; it still serves, opening new ones.
 func (l *loading) migrate(routes func() []routetable.Result) error {
 	if l.configRefused {
-		l.cfg.Logger.Warn(config.File + " refused: this reload applies no migration (a new one waits for the reload that fixes " + config.File + ")")
+		// The refusal is the reload's problem already: a warning only
+		// when a migration waits for the fix.
+		waiting, err := l.h.Unapplied(l.ctx)
+		switch {
+		case err != nil:
+			l.cfg.Logger.Warn(config.File+" refused: this reload applies no migration, and whether one waits for the reload that fixes "+config.File+" is unknown", "error", err)
+		case len(waiting) > 0:
+			l.cfg.Logger.Warn(config.File+" refused: this reload applies no migration; "+strings.Join(waiting, ", ")+" wait(s) for the reload that fixes "+config.File, "migrations", waiting)
+		}
 		return nil
 	}
 	if err := l.h.Migrate(l.ctx); err != nil {

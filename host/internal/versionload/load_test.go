@@ -29,6 +29,8 @@ type fakeHost struct {
 
 func (h *fakeHost) Migrate(context.Context) error { return h.migrateErr }
 
+func (h *fakeHost) Unapplied(context.Context) ([]string, error) { return nil, nil }
+
 func (h *fakeHost) Settings(cfg *config.App, _ *runtimedecl.Module) (*resolved.Settings, error) {
 	h.settings++
 	return resolved.New(resolved.Input{Config: cfg, Limits: cfg.Limits, Development: true, AppDir: h.dir, Clients: &h.clients})

@@ -156,7 +156,7 @@ func (g *goGen) generate() ([]byte, error) {
 	// Names are claimed in a fixed order: the runtime's, the named schemas
 	// (sorted), the operations' methods and types; then the inline types
 	// as they are met.
-	g.names = newGoNamer("Client", "New", "ResponseError", "ErrUndeclaredStatus", "ErrUndeclaredMediaType")
+	g.names = newGoNamer("Client", "New", "ResponseError", "ErrUndeclaredStatus", "ErrUndeclaredMediaType", "ErrNotVariant")
 	if g.uses["events"] {
 		g.names.claim("EventStream")
 		g.names.claim("Event")
@@ -264,7 +264,8 @@ func (g *goGen) packageDoc(ops []*goOperation) string {
 		"Optional fields and parameters are pointers (nil slices and maps), left out when nil; optional " +
 			"struct fields are tagged omitzero. Required slices must not be nil: nil encodes as null.",
 		"Formats (date-time, email, ...) are strings, enums of strings are string types with constants, " +
-			"oneOf/anyOf keep the JSON as it came with an As method per variant, and the server checks " +
+			"oneOf/anyOf keep the JSON as it came with an As method per variant (an error wrapping " +
+			"ErrNotVariant when the JSON is not that variant), and the server checks " +
 			"every constraint the types cannot say (minimum, pattern, ...).",
 		"Media answers (io.ReadCloser) and event streams must be closed by the caller; the response's " +
 			"Close method closes whichever is set.",

@@ -93,6 +93,9 @@ func (g *goGen) runtimeCode() string {
 	if g.uses["events"] {
 		add(goEventsSource, "bufio", "bytes", "encoding/json", "fmt", "io", "iter", "strconv", "time")
 	}
+	if g.uses["union"] {
+		add(goUnionSource, "bytes", "encoding/json", "errors", "fmt", "maps", "math", "slices", "strconv", "strings")
+	}
 	if g.uses["multipart"] {
 		add(goMultipartSource, "bytes", "fmt", "io", "mime", "mime/multipart", "net/http", "net/textproto")
 	}
@@ -415,5 +418,90 @@ func (m *multipartBody) finish() (io.Reader, string, error) {
 		m.err = m.w.Close()
 	}
 	return &m.buf, m.w.FormDataContentType(), m.err
+}
+`
+
+const goUnionSource = `
+// ErrNotVariant is wrapped by the error of a union's As method when the
+// JSON is not that variant: of another JSON type, without a property the
+// variant requires, with a property it does not declare (a closed
+// schema), or with a value its const or enum does not allow.
+var ErrNotVariant = errors.New("not this variant")
+
+// variantShape is what a union's As method checks of the JSON before it
+// decodes it.
+type variantShape struct {
+	kinds    []string            // the JSON types the variant allows; none: any
+	required []string            // the properties it requires
+	closed   []string            // its properties, when it allows no other; nil: open
+	values   map[string][]string // a property's allowed values (compact JSON)
+}
+
+// matchVariant returns why raw, the JSON of where, is not the variant
+// name of shape s, as an error wrapping ErrNotVariant; nil when nothing
+// says so.
+func matchVariant(raw json.RawMessage, where, name string, s variantShape) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%s: the JSON is not %s: %s: %w", where, name, fmt.Sprintf(format, args...), ErrNotVariant)
+	}
+	kind := jsonKind(raw)
+	if len(s.kinds) > 0 && !slices.Contains(s.kinds, kind) && !(kind == "integer" && slices.Contains(s.kinds, "number")) {
+		return fail("it is a JSON %s, where %s is a JSON %s", kind, name, strings.Join(s.kinds, " or "))
+	}
+	if kind != "object" {
+		return nil
+	}
+	var props map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &props); err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	for _, p := range s.required {
+		if _, ok := props[p]; !ok {
+			return fail("it lacks the required property %q", p)
+		}
+	}
+	if s.closed != nil {
+		for _, p := range slices.Sorted(maps.Keys(props)) {
+			if !slices.Contains(s.closed, p) {
+				return fail("it has the property %q, which %s does not declare", p, name)
+			}
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(s.values)) {
+		v, ok := props[p]
+		if !ok {
+			continue
+		}
+		var b bytes.Buffer
+		if json.Compact(&b, v) == nil && !slices.Contains(s.values[p], b.String()) {
+			return fail("its property %q is %s, where %s allows %s", p, b.String(), name, strings.Join(s.values[p], ", "))
+		}
+	}
+	return nil
+}
+
+// jsonKind names the JSON type of raw as JSON Schema does: null, boolean,
+// string, array, object, integer (a number without a fraction) or number.
+func jsonKind(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "null"
+	}
+	switch raw[0] {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "boolean"
+	case '"':
+		return "string"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	}
+	if f, err := strconv.ParseFloat(string(raw), 64); err == nil && f == math.Trunc(f) {
+		return "integer"
+	}
+	return "number"
 }
 `

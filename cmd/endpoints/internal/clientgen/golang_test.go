@@ -146,7 +146,7 @@ func newTestGoGen(schemas map[string]string) *goGen {
 		schemaTypes: map[string]string{}, declared: map[string]bool{}, inProgress: map[string]bool{},
 		pointerTo: map[string]bool{}, under: map[string]string{}, decls: map[string][]string{},
 		imports: map[string]bool{}, forms: map[string]goFormInfo{}, fieldTypes: map[string]map[string]string{},
-		respFields: map[*Operation][]goResponseField{},
+		respFields: map[*Operation][]goResponseField{}, uses: map[string]bool{},
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.Schemas)) {
 		g.schemaTypes[name] = g.names.claim(goName(name))

@@ -19,6 +19,7 @@ type goSchema struct {
 	Properties           map[string]json.RawMessage `json:"properties"`
 	Required             []string                   `json:"required"`
 	AdditionalProperties json.RawMessage            `json:"additionalProperties"`
+	PatternProperties    map[string]json.RawMessage `json:"patternProperties"`
 	Items                json.RawMessage            `json:"items"`
 	PrefixItems          []json.RawMessage          `json:"prefixItems"`
 	Enum                 []json.RawMessage          `json:"enum"`
@@ -148,6 +149,11 @@ func (s *goSchema) stringEnum() (values []string, ok bool) {
 	return values, len(values) > 0
 }
 
+// open reports whether an object schema allows properties its
+// properties do not name besides what additionalProperties says: those
+// of patternProperties.
+func (s *goSchema) open() bool { return len(s.PatternProperties) > 0 }
+
 // goIsNullSchema reports whether a schema allows null only.
 func goIsNullSchema(raw []byte) bool {
 	s, err := parseGoSchema(raw)
@@ -240,8 +246,9 @@ const (
 //     (nil slices and maps) tagged omitzero. Without properties, a map of
 //     the additionalProperties type, or map[string]any.
 //   - oneOf/anyOf of several schemas: a struct holding the JSON as it came
-//     (json.RawMessage) with one As method per variant; with null beside
-//     one schema, a pointer to that schema's type.
+//     (json.RawMessage) with one As method per variant, which refuses JSON
+//     that is not its variant (see union); with null beside one schema, a
+//     pointer to that schema's type.
 //   - allOf: the one member that has a type, or a struct embedding the
 //     members when each is a struct.
 //   - a type list ("type": ["string", "null"]): a pointer to the type;
@@ -481,16 +488,21 @@ func (g *goGen) enum(values []string, s *goSchema, at goPlace) string {
 }
 
 // union declares the type of a oneOf or anyOf: the JSON as it came, and
-// one As method per variant to decode it. The client does not pick the
-// variant: JSON Schema matches a value against each, which encoding/json
-// cannot do faithfully (required properties, patterns).
+// one As method per variant to decode it. The client does not decode
+// every variant to pick one (JSON Schema matches a value against each,
+// which encoding/json cannot do faithfully: patterns, formats), but an As
+// method refuses JSON that is plainly not its variant (goShape: the JSON
+// type, required properties, properties a closed schema does not declare,
+// a value its const or enum does not allow), so that of two variants of
+// one status only the one the body is decodes it.
 func (g *goGen) union(variants []json.RawMessage, s *goSchema, at goPlace) string {
 	name := g.typeName(at)
 	g.under[name] = goDeclUnion
 	slot := g.reserve()
 	var b strings.Builder
 	goWriteDoc(&b, "", name+" is "+at.where+": one of several schemas (oneOf/anyOf). It keeps the JSON as it "+
-		"came; decode it with the As method of the variant you expect.", s.Description)
+		"came; decode it with the As method of its variant, which fails with an error wrapping ErrNotVariant "+
+		"when the JSON is plainly another one.", s.Description)
 	fmt.Fprintf(&b, "type %s struct {\n\tjson.RawMessage\n}\n", name)
 	methods := newGoNamer("MarshalJSON", "UnmarshalJSON", "RawMessage")
 	for i, v := range variants {
@@ -501,12 +513,157 @@ func (g *goGen) union(variants []json.RawMessage, s *goSchema, at goPlace) strin
 			method = "As" + strings.TrimPrefix(t, "*")
 		}
 		method = methods.claim(method)
-		fmt.Fprintf(&b, "\n// %s decodes v as %s.\nfunc (v %s) %s() (%s, error) {\n\tvar out %s\n\terr := json.Unmarshal(v.RawMessage, &out)\n\treturn out, err\n}\n",
-			method, t, name, method, t, t)
+		shape := g.shapeOf(v)
+		b.WriteString("\n")
+		goWriteDoc(&b, "", fmt.Sprintf("%s decodes v as %s. It fails, wrapping ErrNotVariant, when the JSON is not one: %s.",
+			method, t, shape.describe(strings.TrimPrefix(t, "*"))))
+		fmt.Fprintf(&b, "func (v %s) %s() (%s, error) {\n\tvar out %s\n", name, method, t, t)
+		fmt.Fprintf(&b, "\tif err := matchVariant(v.RawMessage, %s, %s, %s); err != nil {\n\t\treturn out, err\n\t}\n",
+			strconv.Quote(at.where), strconv.Quote(strings.TrimPrefix(t, "*")), shape.literal())
+		b.WriteString("\terr := json.Unmarshal(v.RawMessage, &out)\n\treturn out, err\n}\n")
 	}
 	g.imports["encoding/json"] = true
+	g.uses["union"] = true
 	g.fill(slot, b.String())
 	return name
+}
+
+// goShape is what a union's As method checks of the JSON before it
+// decodes it as one variant: what tells the variants of one status apart
+// when they have a media type in common, as a discriminator would.
+type goShape struct {
+	kinds    []string            // the JSON types the variant allows; none: any
+	required []string            // the properties it requires
+	closed   []string            // its properties, when it allows no other; nil: open
+	values   map[string][]string // a property's allowed values (compact JSON), from const or enum
+}
+
+// shapeOf is the shape of a variant's schema, its $ref followed.
+func (g *goGen) shapeOf(raw json.RawMessage) goShape {
+	s := g.resolve(raw)
+	if s == nil {
+		return goShape{}
+	}
+	var shape goShape
+	shape.kinds, _ = s.types()
+	if len(s.OneOf)+len(s.AnyOf)+len(s.AllOf) > 0 {
+		// Its members may add types and properties: only what the
+		// schema itself requires holds.
+		shape.kinds = nil
+	}
+	if len(shape.kinds) != 1 || shape.kinds[0] != "object" {
+		return shape
+	}
+	shape.required = slices.Clone(s.Required)
+	if string(bytes.TrimSpace(s.AdditionalProperties)) == "false" && !s.open() {
+		shape.closed = slices.Sorted(maps.Keys(s.Properties))
+	}
+	for _, p := range slices.Sorted(maps.Keys(s.Properties)) {
+		ps := g.resolve(s.Properties[p])
+		if ps == nil || len(ps.values()) == 0 {
+			continue
+		}
+		var allowed []string
+		for _, v := range ps.values() {
+			if t := goJSONType(v); t == "object" || t == "array" {
+				allowed = nil // only scalars are compared
+				break
+			}
+			allowed = append(allowed, string(goCompact(v)))
+		}
+		if _, null := ps.types(); null && !slices.Contains(allowed, "null") && len(allowed) > 0 {
+			allowed = append(allowed, "null")
+		}
+		if len(allowed) > 0 {
+			if shape.values == nil {
+				shape.values = map[string][]string{}
+			}
+			shape.values[p] = allowed
+		}
+	}
+	return shape
+}
+
+// resolve parses a schema, following its $ref to the named schemas (a
+// few hops at most); nil when it cannot.
+func (g *goGen) resolve(raw json.RawMessage) *goSchema {
+	for range 8 {
+		s, err := parseGoSchema(raw)
+		if err != nil {
+			return nil
+		}
+		if s.Ref == "" {
+			return s
+		}
+		name, ok := strings.CutPrefix(s.Ref, SchemaRefPrefix)
+		if !ok {
+			return nil
+		}
+		if raw, ok = g.m.Schemas[name]; !ok {
+			return nil
+		}
+	}
+	return nil
+}
+
+// describe says in words what the shape requires of a variant named
+// name, for the As method's comment.
+func (sh goShape) describe(name string) string {
+	var parts []string
+	if len(sh.kinds) > 0 {
+		parts = append(parts, "a JSON "+strings.Join(sh.kinds, " or "))
+	}
+	if len(sh.required) > 0 {
+		parts = append(parts, "requiring "+goQuoted(sh.required))
+	}
+	if sh.closed != nil {
+		parts = append(parts, "no property but "+name+"'s")
+	}
+	for _, p := range slices.Sorted(maps.Keys(sh.values)) {
+		parts = append(parts, strconv.Quote(p)+" one of "+strings.Join(sh.values[p], ", "))
+	}
+	if len(parts) == 0 {
+		return "nothing is checked before decoding"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// literal is the shape as the generated code's variantShape.
+func (sh goShape) literal() string {
+	quoted := func(list []string) string {
+		q := make([]string, len(list))
+		for i, s := range list {
+			q[i] = strconv.Quote(s)
+		}
+		return "[]string{" + strings.Join(q, ", ") + "}"
+	}
+	var fields []string
+	if len(sh.kinds) > 0 {
+		fields = append(fields, "kinds: "+quoted(sh.kinds))
+	}
+	if len(sh.required) > 0 {
+		fields = append(fields, "required: "+quoted(sh.required))
+	}
+	if sh.closed != nil {
+		fields = append(fields, "closed: "+quoted(sh.closed))
+	}
+	if len(sh.values) > 0 {
+		var vs []string
+		for _, p := range slices.Sorted(maps.Keys(sh.values)) {
+			vs = append(vs, strconv.Quote(p)+": "+strings.TrimPrefix(quoted(sh.values[p]), "[]string"))
+		}
+		fields = append(fields, "values: map[string][]string{"+strings.Join(vs, ", ")+"}")
+	}
+	return "variantShape{" + strings.Join(fields, ", ") + "}"
+}
+
+// goQuoted is the names quoted and joined: "a", "b".
+func goQuoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // allOf returns the type of an allOf: the one member with a type when the

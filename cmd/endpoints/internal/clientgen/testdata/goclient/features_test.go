@@ -334,3 +334,63 @@ func TestTypes(t *testing.T) {
 		t.Errorf("AsVariant2 decoded an object as an integer")
 	}
 }
+
+// TestUnionVariants: a union's As method decodes the JSON only when it is
+// that variant: of its JSON type, with its required properties, no
+// property a closed schema does not declare, and the values its const or
+// enum properties allow; otherwise it fails naming the union's place and
+// the variant, and what does not fit.
+func TestUnionVariants(t *testing.T) {
+	type as struct {
+		name string
+		fn   func() error
+	}
+	either := func(raw string) features.Either { return features.Either{RawMessage: json.RawMessage(raw)} }
+	outcome := func(raw string) features.Outcome { return features.Outcome{RawMessage: json.RawMessage(raw)} }
+	thing := func(e features.Either) as {
+		return as{"Thing", func() error { _, err := e.AsThing(); return err }}
+	}
+	integer := func(e features.Either) as {
+		return as{"int64", func() error { _, err := e.AsVariant2(); return err }}
+	}
+	ok := func(o features.Outcome) as { return as{"OK", func() error { _, err := o.AsOK(); return err }} }
+	failure := func(o features.Outcome) as {
+		return as{"Failure", func() error { _, err := o.AsFailure(); return err }}
+	}
+	tests := []struct {
+		name    string
+		matches []as
+		refuses []as
+		whyNot  string // in each refusal's error
+	}{
+		{name: "a thing", matches: []as{thing(either(`{"name":"e"}`))}, refuses: []as{integer(either(`{"name":"e"}`))}, whyNot: "object"},
+		{name: "an integer", matches: []as{integer(either(`3`))}, refuses: []as{thing(either(`3`))}, whyNot: "integer"},
+		{name: "an object without a thing's required name", refuses: []as{thing(either(`{"size":2}`))}, whyNot: `"name"`},
+		{name: "ok", matches: []as{ok(outcome(`{"kind":"ok","value":1}`))}, refuses: []as{failure(outcome(`{"kind":"ok","value":1}`))}},
+		{name: "a failure", matches: []as{failure(outcome(`{"code":"E1"}`))}, refuses: []as{ok(outcome(`{"code":"E1"}`))}, whyNot: `"kind"`},
+		{name: "a code the enum does not list", refuses: []as{failure(outcome(`{"code":"E9"}`)), ok(outcome(`{"code":"E9"}`))}},
+		{name: "a discriminating const", refuses: []as{ok(outcome(`{"kind":"failure","value":1}`)), failure(outcome(`{"kind":"failure","value":1}`))}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, m := range tt.matches {
+				if err := m.fn(); err != nil {
+					t.Errorf("As%s: %v, want it decoded", m.name, err)
+				}
+			}
+			for _, r := range tt.refuses {
+				err := r.fn()
+				if err == nil {
+					t.Errorf("As%s succeeded, want an error: the JSON is not a %s", r.name, r.name)
+					continue
+				}
+				if !strings.Contains(err.Error(), tt.whyNot) || !strings.Contains(err.Error(), r.name) {
+					t.Errorf("As%s: %q, want it to name %s and %s", r.name, err, r.name, tt.whyNot)
+				}
+				if !errors.Is(err, features.ErrNotVariant) {
+					t.Errorf("As%s: %q does not wrap ErrNotVariant", r.name, err)
+				}
+			}
+		})
+	}
+}
