@@ -12,8 +12,10 @@ import (
 
 // goroutineRoutes are Go routes of one bundle: GET /api/spawn leaves
 // behind a goroutine that never yields, GET /api/leak one that waits
-// forever, and GET /api/sleep, an innocent route, yields (time.Sleep) as
-// any call that waits for a timer or takes a lock does.
+// forever, GET /api/queue one that waits for the route's next call to
+// queue a job, then never yields, and GET /api/sleep, an innocent route,
+// yields (time.Sleep) as any call that waits for a timer or takes a lock
+// does.
 var goroutineRoutes = map[string]string{
 	"handlers/spawn/main.go": `//endpoints:route GET /api/spawn
 package main
@@ -56,6 +58,43 @@ func init() {
 		func(*leakIn) endpoints.Reply {
 			go func() { <-never }()
 			return endpoints.Respond(200, "leaked")
+		})
+}
+
+func main() {}
+`,
+	"handlers/queue/main.go": `//endpoints:route GET /api/queue
+package main
+
+import (
+	"time"
+
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+)
+
+type queueIn struct{}
+
+var (
+	jobs    = make(chan struct{}, 1)
+	started bool
+	spins   int
+)
+
+func init() {
+	endpoints.Handle(endpoints.Operation{Summary: "Queue", Timeout: 300 * time.Millisecond, Responses: endpoints.Responses{200: endpoints.JSON[string]("Queued")}},
+		func(*queueIn) endpoints.Reply {
+			if !started {
+				started = true
+				go func() {
+					<-jobs
+					for {
+						spins++
+					}
+				}()
+				return endpoints.Respond(200, "worker started")
+			}
+			jobs <- struct{}{}
+			return endpoints.Respond(200, "job queued")
 		})
 }
 
@@ -130,5 +169,18 @@ func TestGoBundleGoroutinesStayWithTheirRoute(t *testing.T) {
 	}
 	if want := "left 1 goroutine(s) it started running"; !strings.Contains(logs.String(), want) {
 		t.Errorf("the log lacks %q:\n%s", want, logs)
+	}
+	// A goroutine an earlier call started, which this call makes runnable
+	// (a job queued on a buffered channel, no wait), runs within this
+	// call too: it ran during the innocent route's next call, which it
+	// stopped at its deadline.
+	if got := do(t, srv, "GET", "/api/queue", ""); got.status != 200 || got.body != `"worker started"` {
+		t.Fatalf("GET /api/queue (start) = %d %s, want 200 \"worker started\"", got.status, got.body)
+	}
+	if got := do(t, srv, "GET", "/api/queue", ""); got.status != 500 || !strings.Contains(got.body, "server/bundles/go.wasm (GET /api/queue)") {
+		t.Errorf("GET /api/queue (feed) = %d %s, want 500 at its own deadline, naming it", got.status, got.body)
+	}
+	if got := do(t, srv, "GET", "/api/sleep", ""); got.status != 200 || got.body != `"slept"` {
+		t.Errorf("GET /api/sleep after GET /api/queue fed its worker = %d %s, want 200 \"slept\"", got.status, got.body)
 	}
 }

@@ -470,8 +470,9 @@
 //     a variable one route sets, another reads, in the next request of
 //     any client.
 //   - Goroutines run only while a call waits: the guest has one thread.
-//     Those a handler (a hook, a middleware phase) starts and leaves
-//     runnable run before its call returns, on its deadline; those still
+//     Those a handler (a hook, a middleware phase) starts, or wakes (a
+//     job sent to a worker an earlier call started), and leaves runnable
+//     run before its call returns, on its deadline; those still
 //     there then (waiting on a channel, a timer) are logged as a warning,
 //     and would otherwise run during a later call, of any route of a
 //     bundle. Wait for them (sync.WaitGroup) before returning.

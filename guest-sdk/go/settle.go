@@ -11,21 +11,25 @@ import (
 
 // settle ends the call of an export that serves a request (a handler, a
 // validation-error hook, a middleware phase), before which before
-// goroutines existed: the goroutines the call started and left runnable
-// run now, within this call and its deadline, and those still there then
-// are logged as a warning.
+// goroutines existed: the goroutines left runnable run now, within this
+// call and its deadline, and those the call started that are still there
+// then are logged as a warning.
 //
 // An instance runs its goroutines only while a call of it waits (the
 // guest has one thread, and nothing of it runs between calls), so a
-// goroutine a call leaves behind runs during a later call: in a bundle,
+// goroutine a call leaves runnable runs during a later call: in a bundle,
 // a call of any of its routes, which pays for it. A goroutine that never
 // yields then stopped that other route's call at its deadline, blamed on
 // it, and what a left goroutine logs was logged as that call's. Run here,
-// it is the call that started it that pays, and answers for it.
+// it is the call that started it, or made it runnable (a job sent on a
+// buffered channel to a goroutine an earlier call started), that pays,
+// and answers for it.
 //
-// It costs nothing when the call left no goroutine: a count of them.
+// It costs a count of the goroutines when the instance has none but the
+// call's own (the goroutine an export runs on); else a yield, which runs
+// the runnable ones: which they are, the runtime does not say.
 func settle(before int) {
-	if runtime.NumGoroutine() <= before {
+	if runtime.NumGoroutine() <= 1 {
 		return
 	}
 	runtime.Gosched()

@@ -248,8 +248,9 @@ func quota(rawURL string) (rest string, maxKeys, maxBytes int64, err error) {
 }
 
 // Ping implements [storage.Pinger]: it checks that the server answers
-// and, the first time it does, that it is Redis [MinVersion] or later;
-// the error wraps [storage.ErrUnavailable].
+// and, the first time it does, that it is Redis [MinVersion] or later
+// when it says (INFO; a user whose ACL denies INFO is not refused for
+// that); the error wraps [storage.ErrUnavailable].
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.client.Ping(ctx).Err(); err != nil {
 		return s.fail("PING", err)
@@ -258,7 +259,16 @@ func (s *Store) Ping(ctx context.Context) error {
 		return nil
 	}
 	info, err := s.client.Info(ctx, "server").Result()
-	if err != nil {
+	var refused goredis.Error
+	switch {
+	case errors.As(err, &refused):
+		// The server answered, but will not say: its ACL denies the
+		// user INFO (@dangerous), or a proxy lacks it. The version is
+		// unknown, as when INFO leaves it out; the store's commands may
+		// still run.
+		s.versionOK.Store(true)
+		return nil
+	case err != nil:
 		return s.fail("INFO server", err)
 	}
 	if err := checkVersion(info); err != nil {

@@ -525,3 +525,33 @@ func TestRedisRateLimitIsShared(t *testing.T) {
 		t.Errorf("takes alternating between two stores: %v, want %v", allowed, want)
 	}
 }
+
+// TestPingUnderAnACLWithoutINFO: a deployment whose Redis user may not run
+// INFO (an ACL that denies @dangerous, as hardening guides advise, or a
+// managed service that hides it) still pings, and its store works: Ping
+// cannot read the server's version then, and says nothing of it, as for
+// a proxy that does not say. It failed every Ping with NOPERM, so the
+// host never became ready on a server its scripts run on.
+func TestPingUnderAnACLWithoutINFO(t *testing.T) {
+	url, _, _ := storagetest.StartRedis(t)
+	raw := rawClient(t, url)
+	if err := raw.Do(t.Context(), "ACL", "SETUSER", "app", "on", ">secret-app-password", "~*", "&*", "+@all", "-@dangerous").Err(); err != nil {
+		t.Fatal(err)
+	}
+	userURL := strings.Replace(url, "redis://", "redis://app:secret-app-password@", 1)
+	s, err := redis.New(userURL, "ns")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping as a user without INFO: %v, want nil", err)
+	}
+	c, err := s.Claim(t.Context(), "k", "fp", time.Minute, storage.Client{ID: "sub:alice", MaxBytes: 1 << 20})
+	if err != nil || !c.Acquired {
+		t.Fatalf("Claim as a user without INFO: %+v, %v", c, err)
+	}
+	if err := s.Complete(t.Context(), "k", c.Lease, storage.Answer{Status: 201}, time.Minute); err != nil {
+		t.Fatalf("Complete as a user without INFO: %v", err)
+	}
+}

@@ -345,9 +345,10 @@ func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan s
 	in.sys.c = nil
 	p.busyMemory.Add(-in.memBytes)
 	if healthy {
-		before := in.memBytes // as when it was taken
+		// Read before Park: once idle, the instance is another call's,
+		// whose Put writes memBytes.
+		p.noteGrowth(route, in.memBytes, memorySize(in.Mod))
 		p.Park(in)
-		p.noteGrowth(route, before, in.memBytes)
 	} else {
 		in.Close(ctx)
 		if f := p.engine.instanceDiscarded; f != nil {
