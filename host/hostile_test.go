@@ -23,6 +23,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/internal/racedetector"
 )
 
 // WAT snippets the hostile guests share.
@@ -190,7 +191,7 @@ func TestHostileGuests(t *testing.T) {
 			// Memory: instances grown to their cap and thrown away must not
 			// pile up. The bound leaves room for the live instances (at
 			// most 4 × 16 MiB) and the runtime's own noise.
-			if grew := residentBytes(t) - before; grew > 128<<20 && !raceEnabled {
+			if grew := residentBytes(t) - before; grew > 128<<20 && !racedetector.Enabled {
 				t.Errorf("the process grew by %d MiB over %d repetitions", grew>>20, reps)
 			}
 		})
