@@ -19,6 +19,7 @@ import (
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/interrupt"
 	"github.com/wasmendpoints/endpoints/internal/linearmem"
+	"github.com/wasmendpoints/endpoints/internal/wasmbin"
 )
 
 // BenchmarkBundleFreshInstance measures what a fresh instance of a Go
@@ -34,7 +35,8 @@ import (
 //   - instance: the engine's Pool.Warm and Close, what the host does for
 //     a fresh instance (the code instrumented and compiled once, before);
 //   - instantiate: wazero's InstantiateModule alone, without the start
-//     function (the module's memory made, its data segments copied);
+//     function (the module's memory made, its data segments copied: the
+//     engine merged them, wasmbin.MergeData);
 //   - initialize: the start function (_initialize) of such an instance:
 //     the Go runtime's start and every package's init, the routes'
 //     registrations (endpoints.BundleInit) among them.
@@ -123,10 +125,14 @@ func newFreshVariant(b *testing.B, e *engine.Engine, name string, wasm []byte) *
 	v := &freshVariant{name: name, pool: e.NewPool(c, file, 1, false)}
 	b.Cleanup(func() { v.pool.Close(ctx) })
 
-	// The same code as the engine's (instrumented by internal/interrupt),
-	// in a runtime of its own.
+	// The same code as the engine's (host/internal/engine/interrupt.go:
+	// instrumented by internal/interrupt, its data segments merged), in a
+	// runtime of its own.
 	instrumented, err := interrupt.Instrument(wasm, interrupt.DefaultPeriod)
 	if err != nil {
+		b.Fatal(err)
+	}
+	if instrumented, _, err = wasmbin.MergeData(instrumented, wasmbin.DefaultDataGap); err != nil {
 		b.Fatal(err)
 	}
 	v.runtime = wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithMemoryLimitPages(uint32(config.DefaultMemoryBytes/65536)))
