@@ -27,9 +27,14 @@ import (
 type bundleRoute struct {
 	route string
 	reg   *registry
-	// err says why the route failed to register (BundleInit), "" when it
-	// did not: the declaration gives it in place of a contract.
+	// err says why the route failed to register (BundleInit, or ready),
+	// "" when it did not: the declaration gives it in place of a
+	// contract.
 	err string
+	// source is the route package's directory in the app, pkgDir the
+	// directory its init functions were built from (BundleInit): the
+	// error of a registration that fails names the line of source.
+	source, pkgDir string
 }
 
 // bundle holds the routes of a bundle module, by index; empty in a module
@@ -56,6 +61,7 @@ var (
 // host loads only from server/bundles.
 func BundleRoute(route string) struct{} {
 	reg = newRegistry()
+	reg.lazy = true
 	bundle = append(bundle, bundleRoute{route: route, reg: reg})
 	bundleJSON = nil
 	return struct{}{}
@@ -68,8 +74,13 @@ func BundleRoute(route string) struct{} {
 // registration alone: the bundle declares the route failed, with the
 // panic and the line of source that made it, its registrations dropped,
 // and the host refuses that route and serves the bundle's others. So is a
-// route whose init functions registered no handler. source is the route package's directory in the app ("handlers/get-user"),
-// which the error names.
+// route whose init functions registered no handler, and one whose types
+// cannot be described (a malformed tag): the types a route registers are
+// described when the bundle is declared (at load and at build, the error
+// naming the line that registered them) or at the route's first request,
+// not here, which a fresh instance of the bundle runs for every route.
+// source is the route package's directory in the app
+// ("handlers/get-user"), which the error names.
 //
 //	func init() { endpoints.BundleInit("handlers/get-user", _endpointsInit0) }
 //
@@ -84,9 +95,10 @@ func BundleInit(source string, inits ...func()) {
 		panic("endpoints: BundleInit called before BundleRoute: endpoints build writes both into a bundle's route package")
 	}
 	r := &bundle[len(bundle)-1]
+	r.source, r.pkgDir = source, funcDir(inits)
 	defer func() {
 		if p := recover(); p != nil {
-			r.err = registrationError(source, inits, p)
+			r.err = registrationError(r.source, r.pkgDir, p, panicStack(), nil)
 			r.reg = newRegistry()
 			reg = r.reg
 			bundleJSON = nil
@@ -132,45 +144,116 @@ func BundleFailed(text string) {
 // the route's call.
 const sdkPackage = "github.com/wasmendpoints/endpoints/guest-sdk/go"
 
-// registrationError is the error of a route whose init functions (inits,
-// of the package in source) panicked with p, called while panicking. It
-// names the line of the route's package that led to the panic, by its
-// path in the app ("handlers/get-user/main.go:12"), and, when the panic
-// was raised in other code than the route's, the SDK's and the runtime's,
-// that code's line too, by the path the module was built with (-trimpath
-// makes it an import path: "example.com/app/model/store.go:40").
-func registrationError(source string, inits []func(), p any) string {
+// ready builds what the route's registrations left for later
+// (registry.ready), for its declaration: when a type cannot be described,
+// the route is declared failed, as a panic of its init functions is
+// (BundleInit), its registrations dropped.
+func (r *bundleRoute) ready() {
+	if r.err != "" {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			var site []uintptr
+			for _, o := range r.reg.ops {
+				if o.build == nil && o.serve == nil {
+					site = o.site // the operation whose build panicked
+					break
+				}
+			}
+			if reg == r.reg {
+				reg = newRegistry()
+			}
+			r.err = registrationError(r.source, r.pkgDir, p, panicStack(), site)
+			r.reg = newRegistry()
+		}
+	}()
+	r.reg.ready()
+}
+
+// funcDir is the directory of the source of inits' first function, as
+// the module was built (-trimpath makes it an import path); "" when there
+// is none.
+func funcDir(inits []func()) string {
+	if len(inits) > 0 {
+		if f := runtime.FuncForPC(reflect.ValueOf(inits[0]).Pointer()); f != nil {
+			file, _ := f.FileLine(f.Entry())
+			return path.Dir(file) + "/"
+		}
+	}
+	return ""
+}
+
+// panicStack is the stack of its caller, a deferred function that
+// recovered a panic: runtime.gopanic, and what raised the panic, are on
+// it.
+func panicStack() []uintptr {
+	pcs := make([]uintptr, 64)
+	return pcs[:runtime.Callers(2, pcs)]
+}
+
+// readyFunc is the function whose frame ends the part of a panic's stack
+// that says where a registration built later (registry.ready) failed:
+// what called it is not the route's.
+const readyFunc = sdkPackage + ".(*registry).ready"
+
+// registrationError is the error of a route whose registration panicked
+// with p: its init functions (of the package in source, built from
+// pkgDir), or, with site, the building of an operation that registration
+// left for later, site being the stack of that registration. stack is
+// the panic's (panicStack). It names the line of the route's package
+// that led to the panic, by its path in the app
+// ("handlers/get-user/main.go:12"), and, when the panic was raised in
+// other code than the route's, the SDK's and the runtime's, that code's
+// line too, by the path the module was built with (-trimpath makes it an
+// import path: "example.com/app/model/store.go:40").
+func registrationError(source, pkgDir string, p any, stack, site []uintptr) string {
 	msg := fmt.Sprint(p)
 	if e, ok := p.(error); ok {
 		msg = e.Error()
 	}
-	pkgDir := ""
-	if len(inits) > 0 {
-		if f := runtime.FuncForPC(reflect.ValueOf(inits[0]).Pointer()); f != nil {
-			file, _ := f.FileLine(f.Entry())
-			pkgDir = path.Dir(file) + "/"
-		}
-	}
-	pcs := make([]uintptr, 64)
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
-	var panicking bool
 	var raised string // where other code than the route's raised it
-	for more := true; more; {
+	// at says where fr is when it is a line of the route's package, and
+	// notes in raised the first line of other code.
+	at := func(fr runtime.Frame) string {
+		switch {
+		case fr.File == "" || strings.HasPrefix(fr.Function, "runtime.") || strings.HasPrefix(fr.Function, sdkPackage+"."):
+		case pkgDir != "" && strings.HasPrefix(fr.File, pkgDir):
+			return fmt.Sprintf("%s/%s:%d", source, strings.TrimPrefix(fr.File, pkgDir), fr.Line)
+		case raised == "":
+			raised = fmt.Sprintf("%s:%d", fr.File, fr.Line)
+		}
+		return ""
+	}
+	found := ""
+	frames := runtime.CallersFrames(stack)
+	var panicking bool
+	for more := true; more && found == ""; {
 		var fr runtime.Frame
 		fr, more = frames.Next()
 		switch {
 		case fr.Function == "runtime.gopanic":
 			panicking = true
-		case !panicking || fr.File == "" || strings.HasPrefix(fr.Function, "runtime.") || strings.HasPrefix(fr.Function, sdkPackage+"."):
-		case pkgDir != "" && strings.HasPrefix(fr.File, pkgDir):
-			at := fmt.Sprintf("%s/%s:%d", source, strings.TrimPrefix(fr.File, pkgDir), fr.Line)
-			if raised != "" {
-				return fmt.Sprintf("%s: registering the route panicked (in %s): %s", at, raised, msg)
-			}
-			return fmt.Sprintf("%s: registering the route panicked: %s", at, msg)
-		case raised == "":
-			raised = fmt.Sprintf("%s:%d", fr.File, fr.Line)
+		case !panicking:
+		case site != nil && fr.Function == readyFunc:
+			more = false // the rest is the declaration's caller
+		default:
+			found = at(fr)
 		}
+	}
+	if site != nil {
+		frames = runtime.CallersFrames(site)
+		for more := true; more && found == ""; {
+			var fr runtime.Frame
+			fr, more = frames.Next()
+			found = at(fr)
+		}
+	}
+	switch {
+	case found != "" && raised != "":
+		return fmt.Sprintf("%s: registering the route panicked (in %s): %s", found, raised, msg)
+	case found != "":
+		return fmt.Sprintf("%s: registering the route panicked: %s", found, msg)
 	}
 	return fmt.Sprintf("%s: registering the route panicked: %s", source, msg)
 }
@@ -220,6 +303,9 @@ func declaration() []byte {
 		return reg.contractJSON()
 	}
 	if bundleJSON == nil {
+		for i := range bundle {
+			bundle[i].ready()
+		}
 		var err error
 		if bundleJSON, err = bundleDeclaration(); err != nil {
 			panic("endpoints: encoding the bundle's declaration: " + err.Error())

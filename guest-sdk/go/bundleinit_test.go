@@ -5,7 +5,9 @@ package endpoints_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -218,6 +220,71 @@ func TestBundleMiddlewareRegistersNoHandler(t *testing.T) {
 			for _, r := range decl.Routes {
 				if r.Error != "" || strings.Contains(string(r.Contract), "Hijack") || strings.Contains(string(r.Contract), "DELETE") {
 					t.Errorf("route %s = %s %s, want its own contract alone", r.Route, r.Contract, r.Error)
+				}
+			}
+		})
+	}
+}
+
+// nextLine is the line after its caller's.
+func nextLine() int {
+	_, _, line, _ := runtime.Caller(1)
+	return line + 1
+}
+
+type withChan struct {
+	Updates chan int `json:"updates"`
+}
+
+// TestBundleRouteFailsAtItsDeclaration: a bundle's route derives its
+// plans and schemas when first used, no longer at registration, but a
+// type that cannot be described still fails the route when the bundle is
+// declared, at load and at build, never at its first request: the route
+// declared failed alone, with the line of the registration that failed
+// (of the route's second method too) and the reason; the others keep
+// their contracts.
+func TestBundleRouteFailsAtItsDeclaration(t *testing.T) {
+	var line int // the line of the registration that fails
+	for _, tc := range []struct {
+		name     string
+		register func()
+		want     string
+	}{
+		{"a malformed tag in a second method", func() {
+			endpoints.HandleFunc(endpoints.Operation{Method: "GET", Summary: "Get"}, func(*struct{}) (string, error) { return "", nil })
+			line = nextLine()
+			endpoints.HandleFunc(endpoints.Operation{Method: "PUT", Summary: "Put"}, func(*badTag) (string, error) { return "", nil })
+		}, `registering the route panicked: endpoints (GET /api/bad, Method PUT, Summary "Put"): `},
+		{"a response type that cannot be described", func() {
+			line = nextLine()
+			endpoints.HandleFunc(endpoints.Operation{Summary: "Chan"}, func(*struct{}) (withChan, error) { return withChan{}, nil })
+		}, "chan"},
+		{"a $defs entry that is not JSON", func() {
+			line = nextLine()
+			endpoints.Handle(endpoints.Operation{Defs: map[string]json.RawMessage{"X": json.RawMessage(`{`)}}, func(*struct{}) endpoints.Reply { return endpoints.Respond(204, nil) })
+		}, `Operation.Defs["X"]: not valid JSON`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			endpoints.Reset()
+			t.Cleanup(endpoints.Reset)
+			endpoints.BundleRoute("GET /api/a")
+			endpoints.BundleInit("handlers/a", fine)
+			endpoints.BundleRoute("GET /api/bad")
+			endpoints.BundleInit("handlers/bad", tc.register)
+			endpoints.BundleRoute("GET /api/c")
+			endpoints.BundleInit("handlers/c", fine)
+			var decl abi.Bundle
+			if err := json.Unmarshal(endpoints.Declaration(), &decl); err != nil {
+				t.Fatalf("declaration = %s: %v", endpoints.Declaration(), err)
+			}
+			bad := decl.Routes[1]
+			at := fmt.Sprintf("handlers/bad/bundleinit_test.go:%d: ", line)
+			if !strings.HasPrefix(bad.Error, at) || !strings.Contains(bad.Error, tc.want) || bad.Contract != nil {
+				t.Errorf("the failed route = %+v, want an error beginning %q and saying %q, and no contract", bad, at, tc.want)
+			}
+			for _, i := range []int{0, 2} {
+				if r := decl.Routes[i]; r.Error != "" || !strings.Contains(string(r.Contract), `"summary":"Fine"`) {
+					t.Errorf("route %d = %+v, want its contract and no error", i, r)
 				}
 			}
 		})

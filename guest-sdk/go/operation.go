@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -187,8 +188,11 @@ func NoContent(description string) Response {
 //
 //   - Handle panics when In or a response type cannot be described (a bad
 //     tag value, a channel field, an untagged field): the module then fails
-//     to load (in a bundle, that route alone: see [BundleInit]), with the
-//     message naming type, field and tag.
+//     to load, with the message naming type, field and tag. In a bundle,
+//     a route describes its types when the bundle is declared (at load
+//     and at build) or at its first request, not when it registers, so
+//     that a fresh instance pays only for the routes it serves: the
+//     declaration declares that route failed alone (see [BundleInit]).
 //   - A module registers one handler, or one per method with
 //     [Operation.Method] set; it cannot mix Handle with [HandleRaw].
 //   - A value the host passed that In cannot hold (a schema of
@@ -347,6 +351,13 @@ type operation struct {
 	refs     map[string]bool // derived $defs its schemas reference
 	rawDefs  map[string]json.RawMessage
 	serve    serveFunc
+	// build, until registry.ready runs it, makes refs, rawDefs, serve and
+	// the contract's schemas: a bundle's route builds them on first use
+	// (registry.lazy). site is the stack of its registration (the
+	// program counters above register), for the error of a build that
+	// fails: it names the line of the route's source that registered it.
+	build func()
+	site  []uintptr
 }
 
 // registry holds what the module registered. It is written by init
@@ -362,6 +373,11 @@ type registry struct {
 	// initialised (BundleMiddleware): no route serves what it would
 	// register, which routeOnly refuses. "" elsewhere.
 	middleware string
+	// lazy defers what register derives from types (input plans, schemas)
+	// to the operation's first use (registry.ready): set for a bundle's
+	// route, whose every fresh instance would otherwise derive them for
+	// every route of the bundle at its start, though it serves a few.
+	lazy bool
 }
 
 // reg is the module's registry.
@@ -377,10 +393,13 @@ var methods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS
 // and quotes the panic in the load's error.
 func (r *registry) fail(op Operation, err error) {
 	var names []string
-	if n := len(bundle); n > 0 && bundle[n-1].reg == r {
-		// In a bundle every route package is named "route": its
-		// route says which one this is.
-		names = append(names, bundle[n-1].route)
+	for _, b := range bundle {
+		if b.reg == r {
+			// In a bundle every route package is named "route": its
+			// route says which one this is.
+			names = append(names, b.route)
+			break
+		}
 	}
 	if r.middleware != "" {
 		names = append(names, "middleware "+r.middleware)
@@ -461,7 +480,32 @@ func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve 
 			*d.to = shortDuration(d.value)
 		}
 	}
-	o := &operation{method: method, contract: c, rawDefs: map[string]json.RawMessage{}}
+	o := &operation{method: method, contract: c}
+	if !r.lazy {
+		r.build(o, op, in, inferred, serve)
+		r.ops = append(r.ops, o)
+		r.contract = nil
+		return
+	}
+	// A bundle's route: its plans and schemas wait for the route's first
+	// request or the declaration (see registry.ready), what Operation
+	// holds by reference copied as it is now.
+	op.Defs, op.Responses = maps.Clone(op.Defs), maps.Clone(op.Responses)
+	site := make([]uintptr, 32)
+	site = site[:runtime.Callers(2, site)]
+	o.build = func() { r.build(o, op, in, inferred, serve) }
+	o.site = site
+	r.ops = append(r.ops, o)
+	r.contract = nil
+}
+
+// build makes what serves and declares operation o, registered with op:
+// its input plan, the schemas of its request and responses, the $defs of
+// op.Defs. It fails as register does (registry.fail) when a type cannot
+// be described.
+func (r *registry) build(o *operation, op Operation, in reflect.Type, inferred bool, serve func(*inputPlan) serveFunc) {
+	c := o.contract
+	o.rawDefs = map[string]json.RawMessage{}
 	for _, name := range slices.Sorted(maps.Keys(op.Defs)) {
 		s, err := pick(nil, op.Defs[name], "Defs["+strconv.Quote(name)+"]")
 		if err != nil {
@@ -495,8 +539,21 @@ func (r *registry) register(op Operation, in reflect.Type, inferred bool, serve 
 	}
 	o.refs = stop()
 	o.serve = serve(plan)
-	r.ops = append(r.ops, o)
-	r.contract = nil
+}
+
+// ready builds the operations of r whose building register left for
+// later (a bundle's route's), in the order they were registered, so that
+// the builder names their schemas as it would have at registration. The
+// route's first request calls it, and its declaration; a type that cannot
+// be described fails there (registry.fail), and the bundle's declaration
+// declares the route failed (bundleRoute.ready).
+func (r *registry) ready() {
+	for _, o := range r.ops {
+		if build := o.build; build != nil {
+			o.build = nil
+			build()
+		}
+	}
 }
 
 // response converts the declaration of one status to the contract's form,
@@ -543,6 +600,7 @@ func (r *registry) contractJSON() []byte {
 	if r.contract != nil || len(r.ops) == 0 {
 		return r.contract
 	}
+	r.ready()
 	for _, o := range r.ops {
 		// OnValidationError may be called before or after the handlers.
 		o.contract.OnValidationError = r.hook != nil

@@ -105,6 +105,7 @@ func (r *registry) serve() error {
 	if err != nil {
 		return err
 	}
+	r.ready() // a bundle's route, at its first request
 	reply, err := op.serve(envelope)
 	if err != nil {
 		return err

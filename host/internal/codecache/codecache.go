@@ -9,7 +9,7 @@
 //
 // The directory holds:
 //
-//	instrumented-v3/<sha256 of the module>.wasm  MAC ‖ the instrumented module (v3: the dispatch-loop rewrite)
+//	instrumented-v4/<sha256 of the module>.wasm  MAC ‖ the instrumented module (v3: the dispatch-loop rewrite; v4: data segments merged)
 //	wazero-<version>-<arch>-<os>/<key>           wazero's native code (its own format)
 //	sealed-v1/wazero-.../<key>                   the MAC of that entry, and of its file identity
 //	compiled-v1/<sha256>                         empty marks: a hint of what is compiled, no code
@@ -52,7 +52,7 @@ import (
 
 // Names under the cache directory.
 const (
-	instrumentedDir = "instrumented-v3"
+	instrumentedDir = "instrumented-v4"
 	sealedDir       = "sealed-v1"
 	// wazeroPrefix starts the name of wazero's directories, one per
 	// wazero version, architecture and system.

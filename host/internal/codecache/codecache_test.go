@@ -137,7 +137,7 @@ func TestInstrumented(t *testing.T) {
 // TestUnsafeDirectories: a directory, or one of its subdirectories, that
 // others may write is refused, saying what to do.
 func TestUnsafeDirectories(t *testing.T) {
-	for _, sub := range []string{"", "instrumented-v3", "wazero-v1-amd64-linux"} {
+	for _, sub := range []string{"", instrumentedDir, "wazero-v1-amd64-linux"} {
 		t.Run("writable "+sub, func(t *testing.T) {
 			dir := t.TempDir()
 			p := filepath.Join(dir, sub)
