@@ -56,6 +56,11 @@ go run "$staticcheck" ./...
 # The packages that build guests in every language take minutes each on two
 # cores: past go test's default of ten, a slow machine would time out.
 go test -count=1 -timeout 25m "$@" ./...
+# The race detector over the packages where goroutines meet: the host (its
+# pools, calls, reloads), its internal packages, the stores and databases.
+# -short: their slowest tests say the same without it; about 7 minutes on
+# two cores.
+go test -race -short -count=1 -timeout 20m "$@" ./host/... ./storage/... ./database/... ./internal/appdb/... ./internal/auth/... ./internal/ratelimit/...
 # The document-versus-runtime test has a module of its own, so that the
 # independent OpenAPI validator it uses stays out of the main go.mod.
 (cd tests/openapi && go vet ./... && go test -count=1 "$@" ./...)
