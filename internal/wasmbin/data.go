@@ -14,6 +14,9 @@ const (
 	sectionDataCount = 12
 )
 
+// pageSize is the size of a page of WebAssembly memory.
+const pageSize = 65536
+
 // DefaultDataGap is the widest run of zeros [MergeData] writes between
 // two segments to make them one: wider gaps keep their segments apart, so
 // that an instance's memory does not touch pages no segment fills.
@@ -40,18 +43,29 @@ type dataSegment struct {
 // It returns wasm itself when there is nothing to merge, or when the data
 // is of a form it leaves as it is: a passive segment, one of another
 // memory, an offset that is not an i32.const, segments that overlap (a
-// later one overwrites an earlier one), or a data count section
-// (instructions may then name segments by index).
+// later one overwrites an earlier one), a data count section
+// (instructions may then name segments by index), an imported memory
+// (the zeros between two segments would overwrite what its exporter
+// wrote there), no memory, or a segment that does not fit in the
+// memory's initial size (instantiating fails naming the segment by its
+// index, which merging would change).
 func MergeData(wasm []byte, maxGap uint32) ([]byte, bool, error) {
 	sections, err := Sections(wasm)
 	if err != nil {
 		return nil, false, err
 	}
-	data := -1
+	data, memory := -1, -1
 	for i, s := range sections {
 		switch s.ID {
 		case sectionDataCount:
 			return wasm, false, nil
+		case SectionImport:
+			_, memories, err := countImports(s.Payload)
+			if err != nil || memories > 0 {
+				return wasm, false, err
+			}
+		case SectionMemory:
+			memory = i
 		case SectionData:
 			data = i
 		}
@@ -60,8 +74,15 @@ func MergeData(wasm []byte, maxGap uint32) ([]byte, bool, error) {
 		return wasm, false, nil
 	}
 	segs, ok, err := activeSegments(sections[data].Payload)
+	if err != nil || !ok || len(segs) < 2 || memory < 0 {
+		return wasm, false, err
+	}
+	pages, ok, err := firstMemoryPages(sections[memory].Payload)
 	if err != nil || !ok {
 		return wasm, false, err
+	}
+	if last := segs[len(segs)-1]; uint64(last.offset)+uint64(len(last.init)) > uint64(pages)*pageSize {
+		return wasm, false, nil // instantiating fails: as the original does
 	}
 	merged := make([]dataSegment, 0, len(segs))
 	for _, s := range segs {
