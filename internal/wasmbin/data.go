@@ -14,6 +14,11 @@ const (
 	sectionDataCount = 12
 )
 
+// segmentHeader is the size of the header of an active data segment of
+// memory 0 at an i32.const offset, at most: flags, i32.const, the offset,
+// end, the size.
+const segmentHeader = 1 + 1 + 5 + 1 + 5
+
 // pageSize is the size of a page of WebAssembly memory.
 const pageSize = 65536
 
@@ -36,7 +41,10 @@ type dataSegment struct {
 // module has some 100,000 segments (its linker cuts the data at each run
 // of zeros), which cost 3 of the 5 ms of instantiating the users
 // example's bundle, each time the host makes a fresh instance of it.
-// It reports whether it merged any.
+// It reports whether it merged any. The zeros it writes out come to no
+// more than the bytes of the data section (gaps narrower than a
+// segment's header aside, which cost nothing): the module at most about
+// doubles, however many small segments lie a gap apart.
 //
 // Segments that do not overlap write what they write in any order: Go's
 // are not in the order of their offsets, and are merged in that order.
@@ -85,11 +93,20 @@ func MergeData(wasm []byte, maxGap uint32) ([]byte, bool, error) {
 		return wasm, false, nil // instantiating fails: as the original does
 	}
 	merged := make([]dataSegment, 0, len(segs))
+	// budget bounds the zeros written out: no more than the data section
+	// holds, so that many small segments a gap apart do not grow the
+	// module (and its decoding, and the code cache) many times over. A gap
+	// no wider than a segment's header costs nothing and is not counted.
+	budget := uint64(len(sections[data].Payload))
 	for _, s := range segs {
 		if n := len(merged); n > 0 {
 			last := &merged[n-1]
 			end := uint64(last.offset) + uint64(len(last.init))
-			if gap := uint64(s.offset) - end; gap <= uint64(maxGap) {
+			gap := uint64(s.offset) - end
+			if gap <= uint64(maxGap) && (gap <= segmentHeader || gap <= budget) {
+				if gap > segmentHeader {
+					budget -= gap
+				}
 				// The first append copies: init's capacity ends with
 				// it, where wasm's bytes go on.
 				last.init = append(append(last.init, make([]byte, gap)...), s.init...)

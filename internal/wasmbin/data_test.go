@@ -27,13 +27,18 @@ type segment struct {
 // dataModule is a module of one memory of a page, its data segs, and a
 // data count section when dataCount.
 func dataModule(segs []segment, dataCount bool) []byte {
+	return dataModulePages(segs, dataCount, 1)
+}
+
+// dataModulePages is dataModule with a memory of pages pages.
+func dataModulePages(segs []segment, dataCount bool, pages uint32) []byte {
 	section := func(out []byte, id byte, payload []byte) []byte {
 		out = append(out, id)
 		out = leb128.AppendU32(out, uint32(len(payload)))
 		return append(out, payload...)
 	}
 	out := append([]byte(nil), magic...)
-	out = section(out, SectionMemory, []byte{1, 0, 1}) // one memory, min 1 page
+	out = section(out, SectionMemory, leb128.AppendU32([]byte{1, 0}, pages)) // one memory, min pages
 	if dataCount {
 		out = section(out, sectionDataCount, leb128.AppendU32(nil, uint32(len(segs))))
 	}
@@ -321,4 +326,30 @@ func FuzzMergeData(f *testing.F) {
 			t.Fatalf("segments %v: the merged module's memory differs from the original's", segs)
 		}
 	})
+}
+
+// TestMergeDataBoundsGrowth: the zeros MergeData writes out are bounded
+// by the bytes of the data it merges, so that a module of many small
+// segments each a gap apart (one byte every 1025) does not grow a
+// thousandfold, in the code cache and in the memory of its decoding;
+// what it merges still gives the same memory.
+func TestMergeDataBoundsGrowth(t *testing.T) {
+	var segs []segment
+	for i := range 2000 {
+		segs = append(segs, segment{offset: int32(i * (DefaultDataGap + 1)), init: "x"})
+	}
+	wasm := dataModulePages(segs, false, 32)
+	got, merged, err := MergeData(wasm, DefaultDataGap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) > 2*len(wasm) {
+		t.Errorf("merged %v: the module grew from %d bytes to %d, want at most twice", merged, len(wasm), len(got))
+	}
+	if !merged || countSegments(t, got) >= uint32(len(segs)) {
+		t.Errorf("merged %v into %d segments, want fewer than %d: what the bound allows is merged", merged, countSegments(t, got), len(segs))
+	}
+	if !bytes.Equal(memoryAfterStart(t, got), memoryAfterStart(t, wasm)) {
+		t.Error("the merged module's memory differs from the original's after instantiation")
+	}
 }
