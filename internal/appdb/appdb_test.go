@@ -258,17 +258,27 @@ func TestSessionOutage(t *testing.T) {
 		{"the last statement unavailable", []string{"main:SELECT 1", "down:SELECT 1"}, database.CodeUnavailable},
 		{"unavailable, then one that succeeds", []string{"down:SELECT 1", "main:SELECT 1"}, ""},
 		{"unavailable, then a syntax error", []string{"down:SELECT 1", "main:SELEC 1"}, ""},
+		// A rollback cleans up (an SDK's transaction dropped as the
+		// guest fails): it does not get past the outage.
+		{"unavailable in a transaction, then its rollback", []string{"begin:main", "down:SELECT 1", "rollback:main"}, database.CodeUnavailable},
+		{"unavailable, then a rollback of no transaction", []string{"down:SELECT 1", "rollback:main"}, database.CodeUnavailable},
+		{"unavailable, then a commit", []string{"begin:main", "down:SELECT 1", "commit:main"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := appdb.NewSession(set, t.Context(), time.Now().Add(time.Minute), 1<<20, appdb.Hooks{})
 			defer s.Close()
 			for _, st := range tt.statements {
 				db, sql, _ := strings.Cut(st, ":")
-				name := main
-				if db == "down" {
-					name = other
+				switch db {
+				case "begin":
+					s.Begin([]byte(sql))
+				case "commit", "rollback":
+					s.End([]byte(sql), db == "commit")
+				case "down":
+					s.Run(other, []byte(sql), nil, false)
+				default:
+					s.Run(main, []byte(sql), nil, false)
 				}
-				s.Run(name, []byte(sql), nil, false)
 			}
 			if got := s.Outage(); got != tt.want {
 				t.Errorf("Outage() = %q, want %q (last error %q)", got, tt.want, s.LastError())

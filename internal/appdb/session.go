@@ -112,7 +112,8 @@ func (s *Session) Failed(code database.Code) bool { return slices.Contains(s.fai
 // fails after such a statement is answered 503 with Retry-After, as the
 // database's failure and not the guest's; one whose guest went on to
 // another statement after the outage (a retry that succeeded, one that
-// failed for a reason of its own) failed on its own.
+// failed for a reason of its own; a rollback does not count) failed on
+// its own.
 func (s *Session) Outage() database.Code { return s.outage }
 
 // Result is the pending result (or error) JSON; ok is false when none is
@@ -279,7 +280,14 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 		err = tx.Rollback(context.WithoutCancel(s.ctx))
 		delete(s.txs, name)
 	}
+	outage := s.outage
 	_, errno := s.finish(name, began, end, err)
+	if !commit && s.outage == "" {
+		// A rollback cleans up after a failure (an SDK drops the
+		// transaction as its guest fails): it does not get past the
+		// outage that failure may follow (Outage).
+		s.outage = outage
+	}
 	if errno == 0 {
 		s.pending = false
 	}
