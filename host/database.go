@@ -150,7 +150,7 @@ func (c *call) FinishHeader(status int, h http.Header) {
 	if status != http.StatusServiceUnavailable || c.db == nil || h.Get("Retry-After") != "" {
 		return
 	}
-	if c.db.Outage() != "" {
+	if c.db.Failed(database.CodeUnavailable) || c.db.Failed(database.CodeBusy) {
 		h.Set("Retry-After", c.host.dbRetry.RetryAfter())
 	}
 }

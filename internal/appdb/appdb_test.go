@@ -2,6 +2,7 @@ package appdb_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 )
 
@@ -224,5 +226,63 @@ func TestSessionStatementStopsAtDeadline(t *testing.T) {
 	r, _ := s.Result()
 	if e != abi.ErrDatabase || !strings.Contains(string(r), `"message":"the statement was stopped: context deadline exceeded"`) {
 		t.Errorf("got errno %d, %s; want the statement stopped at the deadline", e, r)
+	}
+}
+
+// TestSessionOutage: Outage names the outage of a call's last statement
+// that failed unavailable or busy when no statement came after it: a
+// guest that goes on to another statement that succeeds, or fails for a
+// reason of its own (syntax), has got past the outage, and its failure
+// after that is its own, not the database's (the host answers that 500,
+// not 503, and counts it as the guest's failure).
+func TestSessionOutage(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "postgres://app@" + l.Addr().String() + "/app?connect_timeout=5"
+	l.Close() // nothing listens there: connecting is refused
+	set := appdb.New(t.TempDir(), map[string]config.Database{
+		"main": {Path: "data/main.db"},
+		"down": {Driver: config.DatabasePostgres, URL: down},
+	})
+	defer set.Close()
+	main, other := []byte("main"), []byte("down")
+	for _, tt := range []struct {
+		name       string
+		statements []string // "db:sql"
+		want       database.Code
+	}{
+		{"no statement", nil, ""},
+		{"a statement that succeeds", []string{"main:SELECT 1"}, ""},
+		{"the last statement unavailable", []string{"main:SELECT 1", "down:SELECT 1"}, database.CodeUnavailable},
+		{"unavailable, then one that succeeds", []string{"down:SELECT 1", "main:SELECT 1"}, ""},
+		{"unavailable, then a syntax error", []string{"down:SELECT 1", "main:SELEC 1"}, ""},
+		// A rollback cleans up (an SDK's transaction dropped as the
+		// guest fails): it does not get past the outage.
+		{"unavailable in a transaction, then its rollback", []string{"begin:main", "down:SELECT 1", "rollback:main"}, database.CodeUnavailable},
+		{"unavailable, then a rollback of no transaction", []string{"down:SELECT 1", "rollback:main"}, database.CodeUnavailable},
+		{"unavailable, then a commit", []string{"begin:main", "down:SELECT 1", "commit:main"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := appdb.NewSession(set, t.Context(), time.Now().Add(time.Minute), 1<<20, appdb.Hooks{})
+			defer s.Close()
+			for _, st := range tt.statements {
+				db, sql, _ := strings.Cut(st, ":")
+				switch db {
+				case "begin":
+					s.Begin([]byte(sql))
+				case "commit", "rollback":
+					s.End([]byte(sql), db == "commit")
+				case "down":
+					s.Run(other, []byte(sql), nil, false)
+				default:
+					s.Run(main, []byte(sql), nil, false)
+				}
+			}
+			if got := s.Outage(); got != tt.want {
+				t.Errorf("Outage() = %q, want %q (last error %q)", got, tt.want, s.LastError())
+			}
+		})
 	}
 }

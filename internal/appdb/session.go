@@ -45,6 +45,9 @@ type Session struct {
 	// failed are the codes the session's statements failed with, each
 	// once (see Failed).
 	failed []database.Code
+	// outage is the code of the last statement when it failed
+	// unavailable or busy (see Outage), "" otherwise.
+	outage database.Code
 	// lastDB and lastSQL are the database name and the statement text of
 	// the last statement, kept across restarts (see interned).
 	lastDB, lastSQL string
@@ -100,21 +103,18 @@ func (s *Session) LastError() database.Code { return s.lastErrCode }
 // Retry-After to a 503 answer of a call whose database was unavailable.
 func (s *Session) Failed(code database.Code) bool { return slices.Contains(s.failed, code) }
 
-// Outage is the code of the session's statements that says its database
-// was down or held (database.CodeUnavailable: the database could not be
-// reached, or no connection of its pool came free in time;
-// database.CodeBusy: a lock held past the busy timeout, a transaction
-// that could not be serialized), unavailable first when both failed; ""
-// when neither did. A call that fails after such a statement is answered
-// 503 with Retry-After, as the database's failure and not the guest's.
-func (s *Session) Outage() database.Code {
-	for _, code := range [...]database.Code{database.CodeUnavailable, database.CodeBusy} {
-		if slices.Contains(s.failed, code) {
-			return code
-		}
-	}
-	return ""
-}
+// Outage is the code of the session's last statement (or transaction
+// call) when it failed because its database was down or held
+// (database.CodeUnavailable: the database could not be reached, or no
+// connection of its pool came free in time; database.CodeBusy: a lock
+// held past the busy timeout, a transaction that could not be
+// serialized); "" when it did not fail so, or there was none. A call that
+// fails after such a statement is answered 503 with Retry-After, as the
+// database's failure and not the guest's; one whose guest went on to
+// another statement after the outage (a retry that succeeded, one that
+// failed for a reason of its own; a rollback does not count) failed on
+// its own.
+func (s *Session) Outage() database.Code { return s.outage }
 
 // Result is the pending result (or error) JSON; ok is false when none is
 // pending.
@@ -176,8 +176,12 @@ func (s *Session) finish(name string, began time.Time, end func(error), err erro
 		s.hooks.Done(name, time.Since(began), err)
 	}
 	s.pending = true
+	s.outage = ""
 	if err != nil {
 		e := database.AsError(err)
+		if e.Code == database.CodeUnavailable || e.Code == database.CodeBusy {
+			s.outage = e.Code
+		}
 		s.lastErrCode = e.Code
 		if !slices.Contains(s.failed, e.Code) {
 			s.failed = append(s.failed, e.Code)
@@ -276,7 +280,14 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 		err = tx.Rollback(context.WithoutCancel(s.ctx))
 		delete(s.txs, name)
 	}
+	outage := s.outage
 	_, errno := s.finish(name, began, end, err)
+	if !commit && s.outage == "" {
+		// A rollback cleans up after a failure (an SDK drops the
+		// transaction as its guest fails): it does not get past the
+		// outage that failure may follow (Outage).
+		s.outage = outage
+	}
 	if errno == 0 {
 		s.pending = false
 	}

@@ -14,6 +14,14 @@ const (
 	sectionDataCount = 12
 )
 
+// segmentHeader is the size of the header of an active data segment of
+// memory 0 at an i32.const offset, at most: flags, i32.const, the offset,
+// end, the size.
+const segmentHeader = 1 + 1 + 5 + 1 + 5
+
+// pageSize is the size of a page of WebAssembly memory.
+const pageSize = 65536
+
 // DefaultDataGap is the widest run of zeros [MergeData] writes between
 // two segments to make them one: wider gaps keep their segments apart, so
 // that an instance's memory does not touch pages no segment fills.
@@ -33,25 +41,39 @@ type dataSegment struct {
 // module has some 100,000 segments (its linker cuts the data at each run
 // of zeros), which cost 3 of the 5 ms of instantiating the users
 // example's bundle, each time the host makes a fresh instance of it.
-// It reports whether it merged any.
+// It reports whether it merged any. The zeros it writes out come to no
+// more than the bytes of the data section (gaps narrower than a
+// segment's header aside, which cost nothing): the module at most about
+// doubles, however many small segments lie a gap apart.
 //
 // Segments that do not overlap write what they write in any order: Go's
 // are not in the order of their offsets, and are merged in that order.
 // It returns wasm itself when there is nothing to merge, or when the data
 // is of a form it leaves as it is: a passive segment, one of another
 // memory, an offset that is not an i32.const, segments that overlap (a
-// later one overwrites an earlier one), or a data count section
-// (instructions may then name segments by index).
+// later one overwrites an earlier one), a data count section
+// (instructions may then name segments by index), an imported memory
+// (the zeros between two segments would overwrite what its exporter
+// wrote there), no memory, or a segment that does not fit in the
+// memory's initial size (instantiating fails naming the segment by its
+// index, which merging would change).
 func MergeData(wasm []byte, maxGap uint32) ([]byte, bool, error) {
 	sections, err := Sections(wasm)
 	if err != nil {
 		return nil, false, err
 	}
-	data := -1
+	data, memory := -1, -1
 	for i, s := range sections {
 		switch s.ID {
 		case sectionDataCount:
 			return wasm, false, nil
+		case SectionImport:
+			_, memories, err := countImports(s.Payload)
+			if err != nil || memories > 0 {
+				return wasm, false, err
+			}
+		case SectionMemory:
+			memory = i
 		case SectionData:
 			data = i
 		}
@@ -60,15 +82,31 @@ func MergeData(wasm []byte, maxGap uint32) ([]byte, bool, error) {
 		return wasm, false, nil
 	}
 	segs, ok, err := activeSegments(sections[data].Payload)
+	if err != nil || !ok || len(segs) < 2 || memory < 0 {
+		return wasm, false, err
+	}
+	pages, ok, err := firstMemoryPages(sections[memory].Payload)
 	if err != nil || !ok {
 		return wasm, false, err
 	}
+	if last := segs[len(segs)-1]; uint64(last.offset)+uint64(len(last.init)) > uint64(pages)*pageSize {
+		return wasm, false, nil // instantiating fails: as the original does
+	}
 	merged := make([]dataSegment, 0, len(segs))
+	// budget bounds the zeros written out: no more than the data section
+	// holds, so that many small segments a gap apart do not grow the
+	// module (and its decoding, and the code cache) many times over. A gap
+	// no wider than a segment's header costs nothing and is not counted.
+	budget := uint64(len(sections[data].Payload))
 	for _, s := range segs {
 		if n := len(merged); n > 0 {
 			last := &merged[n-1]
 			end := uint64(last.offset) + uint64(len(last.init))
-			if gap := uint64(s.offset) - end; gap <= uint64(maxGap) {
+			gap := uint64(s.offset) - end
+			if gap <= uint64(maxGap) && (gap <= segmentHeader || gap <= budget) {
+				if gap > segmentHeader {
+					budget -= gap
+				}
 				// The first append copies: init's capacity ends with
 				// it, where wasm's bytes go on.
 				last.init = append(append(last.init, make([]byte, gap)...), s.init...)

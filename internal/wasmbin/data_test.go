@@ -27,13 +27,18 @@ type segment struct {
 // dataModule is a module of one memory of a page, its data segs, and a
 // data count section when dataCount.
 func dataModule(segs []segment, dataCount bool) []byte {
+	return dataModulePages(segs, dataCount, 1)
+}
+
+// dataModulePages is dataModule with a memory of pages pages.
+func dataModulePages(segs []segment, dataCount bool, pages uint32) []byte {
 	section := func(out []byte, id byte, payload []byte) []byte {
 		out = append(out, id)
 		out = leb128.AppendU32(out, uint32(len(payload)))
 		return append(out, payload...)
 	}
 	out := append([]byte(nil), magic...)
-	out = section(out, SectionMemory, []byte{1, 0, 1}) // one memory, min 1 page
+	out = section(out, SectionMemory, leb128.AppendU32([]byte{1, 0}, pages)) // one memory, min pages
 	if dataCount {
 		out = section(out, sectionDataCount, leb128.AppendU32(nil, uint32(len(segs))))
 	}
@@ -198,4 +203,153 @@ func memoryBeforeStart(t *testing.T, wasm []byte) []byte {
 	}
 	b, _ := mod.Memory().Read(0, mod.Memory().Size())
 	return bytes.Clone(b)
+}
+
+// instantiation is what instantiating wasm with wazero gives: the bytes
+// of its memory, or the error.
+func instantiation(t testing.TB, wasm []byte, imports ...[]byte) (memory []byte, err error) {
+	t.Helper()
+	ctx := context.Background()
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer r.Close(ctx)
+	for i, imp := range imports {
+		if _, err := r.InstantiateWithConfig(ctx, imp, wazero.NewModuleConfig().WithName(importModuleName(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mod, err := r.Instantiate(ctx, wasm)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := mod.Memory().Read(0, mod.Memory().Size())
+	return bytes.Clone(b), nil
+}
+
+func importModuleName(i int) string { return "env" + strings.Repeat("+", i) }
+
+// TestMergeDataPastMemory: when a segment runs past the memory's initial
+// size, the instantiation of the module MergeData returns fails as the
+// original's does, naming the same segment (merged, the indices of the
+// segments change: it leaves such a module as it is).
+func TestMergeDataPastMemory(t *testing.T) {
+	for _, segs := range [][]segment{
+		{{0, 65530, "abc"}, {0, 65534, "defgh"}},
+		{{0, 65534, "defgh"}, {0, 100, "x"}, {0, 102, "y"}},
+		{{0, 16, "ab"}, {0, 18, "cd"}, {0, -4, "zz"}},
+	} {
+		wasm := dataModule(segs, false)
+		got, merged, err := MergeData(wasm, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, errBefore := instantiation(t, wasm)
+		_, errAfter := instantiation(t, got)
+		if errBefore == nil || errAfter == nil || errBefore.Error() != errAfter.Error() {
+			t.Errorf("segments %v: merged %v; instantiating the original fails with %v, the merged one with %v; want the same error", segs, merged, errBefore, errAfter)
+		}
+	}
+}
+
+// TestMergeDataImportedMemory: the zeros MergeData writes between two
+// segments would overwrite what is in an imported memory there, which
+// the module's own segments leave as it is: it leaves such a module as
+// it is.
+func TestMergeDataImportedMemory(t *testing.T) {
+	// env: a memory of a page, exported, its first 64 bytes 0xff.
+	section := func(out []byte, id byte, payload []byte) []byte {
+		out = append(out, id)
+		out = leb128.AppendU32(out, uint32(len(payload)))
+		return append(out, payload...)
+	}
+	env := append([]byte(nil), magic...)
+	env = section(env, SectionMemory, []byte{1, 0, 1})
+	env = section(env, SectionExport, []byte{1, 6, 'm', 'e', 'm', 'o', 'r', 'y', 2, 0})
+	env = section(env, SectionData, append([]byte{1, 0, 0x41, 0, 0x0b, 64}, bytes.Repeat([]byte{0xff}, 64)...))
+
+	guest := append([]byte(nil), magic...)
+	guest = section(guest, SectionImport, []byte{1, 3, 'e', 'n', 'v', 6, 'm', 'e', 'm', 'o', 'r', 'y', 2, 0, 1})
+	data := []byte{2, 0, 0x41, 16, 0x0b, 2, 'a', 'b', 0, 0x41, 24, 0x0b, 2, 'c', 'd'}
+	guest = section(guest, SectionData, data)
+	// The guest exports the memory it imported, for the test to read.
+	guest = section(guest[:len(guest)-len(data)-2], SectionExport, []byte{1, 6, 'm', 'e', 'm', 'o', 'r', 'y', 2, 0})
+	guest = section(guest, SectionData, data)
+
+	got, merged, err := MergeData(guest, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := instantiation(t, guest, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := instantiation(t, got, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(before[:64], after[:64]) {
+		t.Errorf("merged %v: the imported memory holds %x after the merged module's instantiation, %x after the original's", merged, after[:64], before[:64])
+	}
+}
+
+// FuzzMergeData: whatever the segments (in any order, overlapping,
+// passive, past the memory, close or far apart), instantiating the module
+// MergeData returns gives the memory, or the error, that instantiating
+// the original gives. Each 4 bytes of the input make a segment: its
+// flags (passive when the first byte is odd), offset (second and third
+// bytes, in units of 17 bytes, so that some segments fall past the
+// memory's page) and length (fourth byte).
+func FuzzMergeData(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 4, 0, 1, 1, 4, 0, 3, 0, 9})
+	f.Add([]byte{0, 5, 0, 20, 0, 1, 0, 2, 0, 0, 0, 0})
+	f.Add([]byte{0, 0, 15, 40, 0, 0, 14, 200, 0, 2, 0, 1})
+	f.Add([]byte{0, 9, 0, 3, 1, 0, 0, 3, 0, 10, 0, 3})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var segs []segment
+		for i := 0; i+4 <= len(in) && len(segs) < 64; i += 4 {
+			s := segment{flags: uint32(in[i] & 1), offset: int32(uint16(in[i+1])<<8|uint16(in[i+2])) * 17}
+			for j := range int(in[i+3]) {
+				s.init += string(rune('a' + (i/4+j)%26))
+			}
+			segs = append(segs, s)
+		}
+		wasm := dataModule(segs, false)
+		got, _, err := MergeData(wasm, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before, errBefore := instantiation(t, wasm)
+		after, errAfter := instantiation(t, got)
+		if (errBefore == nil) != (errAfter == nil) || errBefore != nil && errBefore.Error() != errAfter.Error() {
+			t.Fatalf("segments %v: instantiating the original: %v, the merged module: %v", segs, errBefore, errAfter)
+		}
+		if !bytes.Equal(before, after) {
+			t.Fatalf("segments %v: the merged module's memory differs from the original's", segs)
+		}
+	})
+}
+
+// TestMergeDataBoundsGrowth: the zeros MergeData writes out are bounded
+// by the bytes of the data it merges, so that a module of many small
+// segments each a gap apart (one byte every 1025) does not grow a
+// thousandfold, in the code cache and in the memory of its decoding;
+// what it merges still gives the same memory.
+func TestMergeDataBoundsGrowth(t *testing.T) {
+	var segs []segment
+	for i := range 2000 {
+		segs = append(segs, segment{offset: int32(i * (DefaultDataGap + 1)), init: "x"})
+	}
+	wasm := dataModulePages(segs, false, 32)
+	got, merged, err := MergeData(wasm, DefaultDataGap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) > 2*len(wasm) {
+		t.Errorf("merged %v: the module grew from %d bytes to %d, want at most twice", merged, len(wasm), len(got))
+	}
+	if !merged || countSegments(t, got) >= uint32(len(segs)) {
+		t.Errorf("merged %v into %d segments, want fewer than %d: what the bound allows is merged", merged, countSegments(t, got), len(segs))
+	}
+	if !bytes.Equal(memoryAfterStart(t, got), memoryAfterStart(t, wasm)) {
+		t.Error("the merged module's memory differs from the original's after instantiation")
+	}
 }

@@ -157,7 +157,7 @@ func ConstExport(wasm []byte, export string) (n int32, ok bool, err error) {
 	for _, s := range sections {
 		switch s.ID {
 		case SectionImport:
-			if imported, err = countFunctionImports(s.Payload); err != nil {
+			if imported, _, err = countImports(s.Payload); err != nil {
 				return 0, false, err
 			}
 		case SectionExport:
@@ -186,22 +186,23 @@ func ConstExport(wasm []byte, export string) (n int32, ok bool, err error) {
 	return v, true, nil
 }
 
-func countFunctionImports(b []byte) (uint32, error) {
+// countImports counts the functions and the memories an import
+// section's payload imports.
+func countImports(b []byte) (funcs, memories uint32, err error) {
 	count, p, err := readU32(b, 0)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	var funcs uint32
 	for range count {
 		for range 2 { // module and name
 			n, m, err := readU32(b, p)
 			if err != nil || uint64(p+m)+uint64(n) > uint64(len(b)) {
-				return 0, fmt.Errorf("%w: a bad import", ErrMalformed)
+				return 0, 0, fmt.Errorf("%w: a bad import", ErrMalformed)
 			}
 			p += m + int(n)
 		}
 		if p >= len(b) {
-			return 0, fmt.Errorf("%w: a bad import", ErrMalformed)
+			return 0, 0, fmt.Errorf("%w: a bad import", ErrMalformed)
 		}
 		kind := b[p]
 		p++
@@ -210,25 +211,32 @@ func countFunctionImports(b []byte) (uint32, error) {
 			funcs++
 			_, m, err := readU32(b, p)
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			p += m
 		case 1: // table: reftype, limits
 			p++
 			if p, err = skipLimits(b, p); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		case 2: // memory: limits
+			memories++
 			if p, err = skipLimits(b, p); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		case 3: // global: valtype, mutability
 			p += 2
+		case 4: // tag (exception handling): attribute, type index
+			_, m, err := readU32(b, p+1)
+			if err != nil {
+				return 0, 0, err
+			}
+			p += 1 + m
 		default:
-			return 0, fmt.Errorf("%w: import kind %d", ErrMalformed, kind)
+			return 0, 0, fmt.Errorf("%w: import kind %d", ErrMalformed, kind)
 		}
 	}
-	return funcs, nil
+	return funcs, memories, nil
 }
 
 // MemoryPages returns the initial size, in 64 KiB pages, of the first
@@ -242,20 +250,27 @@ func MemoryPages(wasm []byte) (uint32, bool, error) {
 		if s.ID != SectionMemory {
 			continue
 		}
-		count, p, err := readU32(s.Payload, 0)
-		if err != nil || count == 0 {
-			return 0, false, err
-		}
-		if p >= len(s.Payload) {
-			return 0, false, fmt.Errorf("%w: bad memory limits", ErrMalformed)
-		}
-		min, _, err := readU32(s.Payload, p+1) // after the limits' flag byte
-		if err != nil {
-			return 0, false, err
-		}
-		return min, true, nil
+		return firstMemoryPages(s.Payload)
 	}
 	return 0, false, nil
+}
+
+// firstMemoryPages returns the initial size, in pages, of the first
+// memory a memory section's payload defines, and false when it defines
+// none.
+func firstMemoryPages(payload []byte) (uint32, bool, error) {
+	count, p, err := readU32(payload, 0)
+	if err != nil || count == 0 {
+		return 0, false, err
+	}
+	if p >= len(payload) {
+		return 0, false, fmt.Errorf("%w: bad memory limits", ErrMalformed)
+	}
+	min, _, err := readU32(payload, p+1) // after the limits' flag byte
+	if err != nil {
+		return 0, false, err
+	}
+	return min, true, nil
 }
 
 func skipLimits(b []byte, p int) (int, error) {

@@ -9,7 +9,7 @@
 //
 // The directory holds:
 //
-//	instrumented-v4/<sha256 of the module>.wasm  MAC ‖ the instrumented module (v3: the dispatch-loop rewrite; v4: data segments merged)
+//	instrumented-v5/<sha256 of the module>.wasm  MAC ‖ the instrumented module (v3: the dispatch-loop rewrite; v4: data segments merged; v5: not those of an imported memory or past the memory, the zeros bounded)
 //	wazero-<version>-<arch>-<os>/<key>           wazero's native code (its own format)
 //	sealed-v1/wazero-.../<key>                   the MAC of that entry, and of its file identity
 //	compiled-v1/<sha256>                         empty marks: a hint of what is compiled, no code
@@ -52,7 +52,7 @@ import (
 
 // Names under the cache directory.
 const (
-	instrumentedDir = "instrumented-v4"
+	instrumentedDir = "instrumented-v5"
 	sealedDir       = "sealed-v1"
 	// wazeroPrefix starts the name of wazero's directories, one per
 	// wazero version, architecture and system.

@@ -472,12 +472,32 @@ func matchVariant(raw json.RawMessage, where, name string, s variantShape) error
 		if !ok {
 			continue
 		}
-		var b bytes.Buffer
-		if json.Compact(&b, v) == nil && !slices.Contains(s.values[p], b.String()) {
+		var got any
+		if json.Unmarshal(v, &got) != nil {
+			continue
+		}
+		if !slices.ContainsFunc(s.values[p], func(allowed string) bool { return sameScalar(allowed, got) }) {
+			var b bytes.Buffer
+			json.Compact(&b, v)
 			return fail("its property %q is %s, where %s allows %s", p, b.String(), name, strings.Join(s.values[p], ", "))
 		}
 	}
 	return nil
+}
+
+// sameScalar reports whether the JSON scalar allowed (a const or enum
+// value) is the value got: compared as values, not as text, for JSON has
+// more than one text for a value ("\u00e9" and "é", 1 and 1.0).
+func sameScalar(allowed string, got any) bool {
+	var want any
+	if json.Unmarshal([]byte(allowed), &want) != nil {
+		return false
+	}
+	switch want.(type) {
+	case nil, bool, float64, string:
+		return want == got // got of another type (an object) is not equal
+	}
+	return false
 }
 
 // jsonKind names the JSON type of raw as JSON Schema does: null, boolean,
