@@ -158,7 +158,8 @@ func (c *call) FinishHeader(status int, h http.Header) {
 // databaseOutage is the code (unavailable, busy) of the database outage
 // that a failed call of c (a trap, an error result; err and the call's
 // answer say which) is to be answered for, "" when it is a failure of
-// its own: a statement of the call failed unavailable or busy, and the
+// its own: the call's last statement failed unavailable or busy (a
+// rollback aside: appdb.Session.Outage), and the
 // guest set no status of its own, passed no host limit, was not stopped
 // by the host's shutdown and still has its client. Whatever the guest
 // did with the error (a C abort, a Rust panic or Err, an AssemblyScript

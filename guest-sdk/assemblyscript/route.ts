@@ -6,8 +6,8 @@ import * as host from "./host";
 
 /** A handler serves one request. It answers with the response functions;
  * to fail, it throws (or an assertion fails): the host logs the message
- * and answers 500, or 503 with Retry-After when a database statement of
- * the call failed "unavailable" or "busy" (the database's failure). */
+ * and answers 500, or 503 with Retry-After when the call's last database
+ * statement failed "unavailable" or "busy" (the database's failure). */
 export type Handler = (req: Request) => void;
 
 let handler: Handler | null = null;

@@ -395,8 +395,8 @@ int32_t endpoints_db_rollback(const char *db, int32_t db_len);
 /* endpoints_handle is called once per request, after validation. Return 0
  * when the request was answered; any other value is a guest failure, which
  * the host logs and answers with 500 when nothing was sent yet (503 with
- * Retry-After when a statement failed "unavailable" or "busy" and no status
- * was set: the database's failure, as for an abort). */
+ * Retry-After when the last statement failed "unavailable" or "busy" and no
+ * status was set: the database's failure, as for an abort). */
 int32_t endpoints_handle(void)
     __attribute__((export_name("endpoints_handle")));
 

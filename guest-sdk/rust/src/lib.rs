@@ -31,8 +31,9 @@
 //! A handler returns `()` or a `Result<(), E>` with `E: Display`: an `Err`
 //! is logged and the client gets 500. A panic does the same (its message
 //! and location reach the host's log) and the host replaces the instance.
-//! After a statement failed `Unavailable` or `Busy`, either is answered
-//! 503 with `Retry-After` by the host instead: the database's failure.
+//! When the last statement failed `Unavailable` or `Busy`, either is
+//! answered 503 with `Retry-After` by the host instead: the database's
+//! failure.
 
 #![warn(missing_docs)]
 

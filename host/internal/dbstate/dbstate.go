@@ -53,7 +53,7 @@ func (s *State) PoolFull(logger *slog.Logger, db string, err error) {
 func (s *State) Note(logger *slog.Logger, db string, err error, unavailable bool) {
 	if unavailable {
 		if _, was := s.down.LoadOrStore(db, struct{}{}); !was {
-			logger.Warn("database unavailable: statements on it fail with the code unavailable (the app's code answers them, usually 503) until it answers again; /readyz names it", "database", db, "error", err)
+			logger.Warn("database unavailable: statements on it fail with the code unavailable (the app's code answers them, usually 503; the host answers 503 for a call that fails on one) until it answers again; /readyz names it", "database", db, "error", err)
 		}
 		return
 	}

@@ -263,7 +263,8 @@ func (g *goGen) packageDoc(ops []*goOperation) string {
 			"ErrUndeclaredStatus; a transport failure is the http.Client's error.",
 		"Optional fields and parameters are pointers (nil slices and maps), left out when nil; optional " +
 			"struct fields are tagged omitzero. Required slices must not be nil: nil encodes as null.",
-		"Formats (date-time, email, ...) are strings, enums of strings are string types with constants, " +
+		"A date-time is a time.Time, other formats (date, email, ...) are strings, enums of strings are " +
+			"string types with constants, " +
 			"oneOf/anyOf keep the JSON as it came with an As method per variant (an error wrapping " +
 			"ErrNotVariant when the JSON is not that variant), and the server checks " +
 			"every constraint the types cannot say (minimum, pattern, ...).",
