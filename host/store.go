@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/wasmendpoints/endpoints/config"
@@ -30,8 +31,11 @@ func (h lifecycle) openStore(ctx context.Context) error {
 		}
 		h.store = s
 		if p, ok := s.(storage.Pinger); ok {
-			if err := p.Ping(ctx); err != nil {
+			switch err := p.Ping(ctx); {
+			case errors.Is(err, storage.ErrUnavailable):
 				h.logger.Warn("the store does not answer; idempotent endpoints answer 503 and the key-value store fails until it does", "driver", driver, "error", err)
+			case err != nil:
+				h.logger.Warn("the store answers but cannot serve this app; /readyz stays not ready until it can", "driver", driver, "error", err)
 			}
 		}
 		return nil

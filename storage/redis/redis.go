@@ -250,7 +250,8 @@ func quota(rawURL string) (rest string, maxKeys, maxBytes int64, err error) {
 // Ping implements [storage.Pinger]: it checks that the server answers
 // and, the first time it does, that it is Redis [MinVersion] or later
 // when it says (INFO; a user whose ACL denies INFO is not refused for
-// that); the error wraps [storage.ErrUnavailable].
+// that). The error wraps [storage.ErrUnavailable] when the server does not
+// answer; an older server's names its version and wraps nothing.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.client.Ping(ctx).Err(); err != nil {
 		return s.fail("PING", err)
@@ -272,7 +273,9 @@ func (s *Store) Ping(ctx context.Context) error {
 		return s.fail("INFO server", err)
 	}
 	if err := checkVersion(info); err != nil {
-		return fmt.Errorf("%w: redis on %s: %w", storage.ErrUnavailable, s.addr, err)
+		// Not ErrUnavailable: the server answers, and waiting will not
+		// make it newer.
+		return fmt.Errorf("redis on %s: %w", s.addr, err)
 	}
 	s.versionOK.Store(true)
 	return nil
