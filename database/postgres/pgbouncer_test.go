@@ -1,0 +1,137 @@
+package postgres_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/database/databasetest"
+)
+
+// ignoreTimeout is the PgBouncer setting README.md ("Data") asks for.
+const ignoreTimeout = "ignore_startup_parameters = statement_timeout"
+
+// TestPostgresBehindPgBouncer runs migrations, statements and
+// transactions, several at a time, through PgBouncer in each pool mode
+// with the settings a deployment may have, and checks that they work, or
+// fail saying what to set rather than as a server that is down.
+func TestPostgresBehindPgBouncer(t *testing.T) {
+	for _, c := range []struct {
+		name, mode, urlTail string
+		extra               []string
+		// wantErr is a part of every error's message; "" wants none.
+		wantErr string
+	}{
+		{name: "the pooler's defaults refuse statement_timeout", mode: "transaction", wantErr: "add statement_timeout to the pooler's ignore_startup_parameters"},
+		{name: "session mode", mode: "session", extra: []string{ignoreTimeout}},
+		{name: "transaction mode, prepared statements", mode: "transaction", extra: []string{ignoreTimeout}, wantErr: "add default_query_exec_mode=exec to the database's url"},
+		{name: "transaction mode, exec", mode: "transaction", urlTail: "&default_query_exec_mode=exec", extra: []string{ignoreTimeout}},
+		{name: "transaction mode, cache_describe", mode: "transaction", urlTail: "&default_query_exec_mode=cache_describe", extra: []string{ignoreTimeout}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pg, _, _ := databasetest.StartPostgres(t)
+			url := databasetest.StartPgBouncer(t, pg, c.mode, c.extra...)
+			db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{Name: "main", URL: url + c.urlTail, MaxConns: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var mu sync.Mutex
+			var errs []error
+			note := func(err error) {
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+			note(db.Migrate(t.Context(), func(m database.Migration) error {
+				return m.Script(t.Context(), `CREATE TABLE t (id int PRIMARY KEY, v text)`)
+			}))
+			var wg sync.WaitGroup
+			const workers, rounds = 6, 20
+			for g := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range rounds {
+						sqls := []string{"SELECT $1::int AS n", "SELECT $1::int + 1 AS n", "SELECT count(*) + $1 AS n FROM t"}
+						_, err := result(t, db, sqls[(g+i)%len(sqls)], i)
+						note(err)
+						tx, err := db.Begin(t.Context())
+						if err != nil {
+							note(err)
+							continue
+						}
+						if _, err := tx.Exec(t.Context(), "INSERT INTO t VALUES ($1, $2)", []any{g*rounds + i, "x"}); err != nil {
+							note(err)
+							tx.Rollback(t.Context())
+							continue
+						}
+						note(tx.Commit(t.Context()))
+					}
+				}()
+			}
+			wg.Wait()
+			if c.wantErr == "" {
+				for _, err := range errs {
+					t.Errorf("error: %v", err)
+				}
+				if got, want := resultOrError(t, db, "SELECT count(*) AS n FROM t"), fmt.Sprintf(`{"columns":["n"],"rows":[[%d]]}`, workers*rounds); got != want {
+					t.Errorf("rows written: %s, want %s", got, want)
+				}
+				return
+			}
+			if len(errs) == 0 {
+				t.Fatalf("no error; want errors saying %q", c.wantErr)
+			}
+			seen := map[string]bool{}
+			for _, err := range errs {
+				var e *database.Error
+				switch {
+				case !errors.As(err, &e):
+					t.Errorf("error %v is no *database.Error", err)
+				case e.Code == database.CodeTransaction, strings.Contains(e.Message, "current transaction is aborted"):
+					// What follows a failed statement of a transaction.
+				case e.Code != database.CodeOther || !strings.Contains(e.Message, c.wantErr):
+					if !seen[err.Error()] {
+						t.Errorf("error %v; want code other saying %q", err, c.wantErr)
+					}
+					seen[err.Error()] = true
+				}
+			}
+		})
+	}
+}
+
+// TestPostgresSimpleProtocolRefused: the simple protocol would run
+// several statements in one and interpolate the parameters.
+func TestPostgresSimpleProtocolRefused(t *testing.T) {
+	_, err := database.Open(t.Context(), database.DriverPostgres, database.Options{Name: "main", URL: "postgres://app@127.0.0.1:1/app?default_query_exec_mode=simple_protocol", MaxConns: 1})
+	if err == nil || !strings.Contains(err.Error(), "use default_query_exec_mode=exec instead") {
+		t.Fatalf("open: %v; want the url refused, saying to use exec", err)
+	}
+}
+
+// TestPostgresExecModeParameterCount: in exec mode the server counts the
+// parameters (pgx does not describe the statement first), and its
+// refusal, a protocol violation (08P01), is the statement's mistake, not
+// the server gone.
+func TestPostgresExecModeParameterCount(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{Name: "main", URL: url + "&default_query_exec_mode=exec", MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = result(t, db, "SELECT $1::int AS n", 1, 2)
+	if code := database.CodeOf(err); code != database.CodeSyntax || !strings.Contains(err.Error(), "the parameters do not match the statement's") {
+		t.Fatalf("two parameters for one: %v (code %s); want code syntax", err, code)
+	}
+	if got, want := resultOrError(t, db, "SELECT $1::int AS n", 7), `{"columns":["n"],"rows":[[7]]}`; got != want {
+		t.Fatalf("the statement after: %s, want %s", got, want)
+	}
+}
