@@ -1306,6 +1306,20 @@ func mapError(ctx context.Context, err error) error {
 			// invalid_catalog_name: no such database.
 			e.Code = database.CodeOther
 			e.Message += ": create the database, or correct its name in the database's url"
+		case pe.Code == "25006":
+			// read_only_sql_transaction: the server takes no writes (a
+			// standby, one a failover left behind, or one set
+			// default_transaction_read_only), which a guest cannot
+			// change (db_begin opens read-write transactions); the
+			// deployment's state, as a server that is down.
+			e.Code = database.CodeUnavailable
+			e.Message += ": the server takes no writes (a standby, or default_transaction_read_only is on); point the database's url at the primary, or list every server in it with target_session_attrs=read-write so that connections go to the one that takes writes"
+		case pe.Code == "25P03":
+			// idle_in_transaction_session_timeout: the server closed the
+			// connection of a transaction the call held open between
+			// statements for longer.
+			e.Code = database.CodeOther
+			e.Message += ": the server's idle_in_transaction_session_timeout ended the transaction, which waited that long between two statements, and nothing of it was committed; keep the transaction's statements together (call other services before it begins), or raise the setting"
 		case pe.Code == "25P02":
 			// SQLite goes on after a failed statement; PostgreSQL does
 			// not, which surprises code written against SQLite.
