@@ -120,6 +120,15 @@ func TestPostgresContention(t *testing.T) {
 		}
 		wantError(t, "the second commit", b.Commit(ctx), database.CodeBusy, "", "could not serialize")
 	})
+	t.Run("statement_timeout", func(t *testing.T) {
+		quick, err := database.Open(ctx, database.DriverPostgres, database.Options{Name: "main", URL: url, MaxConns: 1, StatementTimeout: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer quick.Close()
+		_, err = result(t, quick, "SELECT pg_sleep(10)")
+		wantError(t, "a long statement", err, database.CodeOther, "", "ran past the server's statement_timeout")
+	})
 	t.Run("unique violation", func(t *testing.T) {
 		wantError(t, "the insert", exec(db, "INSERT INTO t VALUES (1, 1)"), database.CodeConstraint, database.KindUnique, "duplicate key")
 	})

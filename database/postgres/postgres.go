@@ -1320,6 +1320,11 @@ func mapError(ctx context.Context, err error) error {
 			// statements for longer.
 			e.Code = database.CodeOther
 			e.Message += ": the server's idle_in_transaction_session_timeout ended the transaction, which waited that long between two statements, and nothing of it was committed; keep the transaction's statements together (call other services before it begins), or raise the setting"
+		case pe.Code == "57014" && ctx.Err() == nil && strings.Contains(pe.Message, "statement timeout"):
+			// query_canceled by the server's statement_timeout, not by
+			// the cancel request of a call's deadline.
+			e.Code = database.CodeOther
+			e.Message += ": the statement ran past the server's statement_timeout (databases.NAME.statementTimeout, 30 s unless set; or the role's or database's own, behind a pooler that ignores it); make it faster (an index, a smaller result), or raise the setting"
 		case pe.Code == "25P02":
 			// SQLite goes on after a failed statement; PostgreSQL does
 			// not, which surprises code written against SQLite.
