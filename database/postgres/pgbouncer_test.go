@@ -135,3 +135,33 @@ func TestPostgresExecModeParameterCount(t *testing.T) {
 		t.Fatalf("the statement after: %s, want %s", got, want)
 	}
 }
+
+// TestPostgresExecModeResults: default_query_exec_mode=exec, which
+// README.md ("Data") gives for a pooler in transaction mode, reads the
+// common types as the default mode does; a composite is PostgreSQL's
+// text of it there, where the default mode gives its JSON.
+func TestPostgresExecModeResults(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	open := func(url string) database.DB {
+		db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{Name: "main", URL: url, MaxConns: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	cached, exec := open(url), open(url+"&default_query_exec_mode=exec")
+	for _, q := range []string{
+		`SELECT 1::int2 a, 2::int4 b, 3::int8 c, 1.5::float4 d, 2.25::float8 e, 12.50::numeric f, true g, 'x'::text h, '\x0001'::bytea i, NULL::int j`,
+		`SELECT '2026-01-02T03:04:05Z'::timestamptz a, '2026-01-02 03:04:05'::timestamp b, '2026-01-02'::date c, '03:04:05'::time d, '1 day 2 hours'::interval e, 'infinity'::timestamptz f`,
+		`SELECT '{"a": 1.10}'::jsonb a, '{"a": 1.10}'::json b, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid c, ARRAY[1,2] d, ARRAY['a','b'] e, ARRAY[[1,2],[3,4]] f, ARRAY[true,null] g, '{}'::int[] h`,
+		`SELECT '10.0.0.1'::inet a, '<a/>'::xml b, 'NaN'::float8 c, 'Infinity'::numeric d, 123456789012345678901234567890::numeric e, 'a'::char(3) f, 'c'::name g, '$1.50'::money h, B'101' i`,
+	} {
+		if x, y := resultOrError(t, cached, q), resultOrError(t, exec, q); x != y {
+			t.Errorf("%s\n cache_statement: %s\n exec:            %s", q, x, y)
+		}
+	}
+	if got, want := resultOrError(t, exec, "SELECT ROW(1, 'x') AS r"), `{"columns":["r"],"rows":[["(1,x)"]]}`; got != want {
+		t.Errorf("a composite in exec mode: %s, want %s", got, want)
+	}
+}
