@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/database"
@@ -19,6 +20,13 @@ const ignoreTimeout = "ignore_startup_parameters = statement_timeout"
 // with the settings a deployment may have, and checks that they work, or
 // fail saying what to set rather than as a server that is down.
 func TestPostgresBehindPgBouncer(t *testing.T) {
+	pg, _, _ := databasetest.StartPostgres(t)
+	admin, err := database.Open(t.Context(), database.DriverPostgres, database.Options{Name: "admin", URL: pg, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var n atomic.Int32
 	for _, c := range []struct {
 		name, mode, urlTail string
 		extra               []string
@@ -32,8 +40,12 @@ func TestPostgresBehindPgBouncer(t *testing.T) {
 		{name: "transaction mode, cache_describe", mode: "transaction", urlTail: "&default_query_exec_mode=cache_describe", extra: []string{ignoreTimeout}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			pg, _, _ := databasetest.StartPostgres(t)
-			url := databasetest.StartPgBouncer(t, pg, c.mode, c.extra...)
+			// A database of the case's own on the one server.
+			name := fmt.Sprintf("bouncer%d", n.Add(1))
+			if _, err := admin.Exec(t.Context(), "CREATE DATABASE "+name, nil); err != nil {
+				t.Fatal(err)
+			}
+			url := strings.Replace(databasetest.StartPgBouncer(t, pg, c.mode, c.extra...), "/postgres?", "/"+name+"?", 1)
 			db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{Name: "main", URL: url + c.urlTail, MaxConns: 4})
 			if err != nil {
 				t.Fatal(err)
