@@ -1,12 +1,14 @@
 package postgres_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/database/databasetest"
@@ -94,6 +96,25 @@ func TestPostgresBehindPgBouncer(t *testing.T) {
 				}
 				if got, want := resultOrError(t, db, "SELECT count(*) AS n FROM t"), fmt.Sprintf(`{"columns":["n"],"rows":[[%d]]}`, workers*rounds); got != want {
 					t.Errorf("rows written: %s, want %s", got, want)
+				}
+				// The call's deadline stops a statement through the
+				// pooler (its cancel request passed on: the one bound
+				// left when the pooler ignores statement_timeout), and
+				// the pooler serves on (PgBouncer before 1.20.1 exited
+				// on a cancel request its client closed first).
+				short, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+				defer cancel()
+				rows, err := db.Query(short, "SELECT pg_sleep(30)", nil)
+				if err == nil {
+					_, err = database.AppendQueryResult(nil, rows, 1<<20)
+				}
+				if err == nil {
+					t.Error("a statement past the call's deadline did not fail")
+				}
+				for i := range 3 {
+					if got, want := resultOrError(t, db, "SELECT $1::int AS n", i), fmt.Sprintf(`{"columns":["n"],"rows":[[%d]]}`, i); got != want {
+						t.Errorf("a statement after: %s, want %s", got, want)
+					}
 				}
 				return
 			}

@@ -132,7 +132,7 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		// Cancel the statement in the server at once; drop the
 		// connection if the server does not stop within a second.
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
+		return &cancelHandler{conn: c, delay: time.Second}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
