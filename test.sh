@@ -8,14 +8,14 @@
 # from npm; the Redis store and two hosts sharing it are tested against a
 # real redis-server the tests start, the PostgreSQL driver and the users
 # example on PostgreSQL against a server the tests start (initdb, from the
-# package postgresql); the generated TypeScript client is
+# package postgresql), and behind PgBouncer (package pgbouncer); the generated TypeScript client is
 # compiled with tsc and run with Node. On Debian and Ubuntu this script
 # installs the missing packages with apt-get (as root, or with sudo), and
 # the npm tools with npm ci; Node.js and npm must be installed.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt rustc libstd-rust-dev-wasm32 chromium redis-server postgresql)
+packages=(clang lld wasi-libc libclang-rt-14-dev-wasm32 wabt rustc libstd-rust-dev-wasm32 chromium redis-server postgresql pgbouncer)
 if command -v dpkg >/dev/null 2>&1; then
   missing=()
   for p in "${packages[@]}"; do

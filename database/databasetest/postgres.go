@@ -230,7 +230,7 @@ func (s *pgServer) kill() {
 	}
 	// runuser passes SIGKILL on to nothing: kill the whole group of the
 	// server and its backends through the postmaster's pid file.
-	if pid, err := readPid(s.data); err == nil {
+	if pid, err := readPid(s.data, "postmaster.pid"); err == nil {
 		if p, err := os.FindProcess(pid); err == nil {
 			p.Kill()
 		}
@@ -255,9 +255,10 @@ func (s *pgServer) kill() {
 	s.cmd = nil
 }
 
-// readPid reads the postmaster's pid from its pid file.
-func readPid(data string) (int, error) {
-	b, err := os.ReadFile(filepath.Join(data, "postmaster.pid"))
+// readPid reads a server's pid from the first line of its pid file
+// (PostgreSQL's postmaster.pid, PgBouncer's pidfile) in dir.
+func readPid(dir, name string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		return 0, err
 	}

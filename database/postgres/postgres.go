@@ -13,7 +13,9 @@
 //
 //   - Every statement uses the extended protocol (prepared, parameters
 //     bound), which refuses several statements in one: a guest's SQL is
-//     one statement.
+//     one statement. The url's default_query_exec_mode is kept (exec
+//     behind a pooler in transaction mode), except simple_protocol,
+//     which is refused (checkExecMode).
 //   - A statement whose context ends is cancelled in the server (a cancel
 //     request), not only abandoned by the client.
 //   - The pool is bounded (database.Options.MaxConns); a call that finds
@@ -98,7 +100,9 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	cfg.MaxConns = int32(opts.MaxConns)
 	cfg.MinConns = 0
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
-	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	if err := checkExecMode(cfg.ConnConfig); err != nil {
+		return nil, err
+	}
 	if n := opts.MaxRowBytes; n > 0 {
 		cfg.ConnConfig.BuildFrontend = func(r io.Reader, w io.Writer) *pgproto3.Frontend {
 			f := pgproto3.NewFrontend(r, w)
@@ -128,7 +132,7 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		// Cancel the statement in the server at once; drop the
 		// connection if the server does not stop within a second.
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: time.Second}
+		return &cancelHandler{conn: c, delay: time.Second}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -1268,6 +1272,9 @@ func mapError(ctx context.Context, err error) error {
 		case pe.Code == "42601" && strings.Contains(pe.Message, "multiple commands"):
 			e.Code = database.CodeDenied
 			e.Message = "the SQL text holds more than one statement; run one per call"
+		case pooledStatement(pe):
+			e.Code = database.CodeOther
+			e.Message += pooledStatementAdvice
 		case strings.HasPrefix(pe.Code, "42"):
 			e.Code = database.CodeSyntax
 		case pe.Code == "40001" || pe.Code == "40P01" || pe.Code == "55P03":
@@ -1276,6 +1283,16 @@ func mapError(ctx context.Context, err error) error {
 			// Outside a transaction the statement ran again (staleStatement).
 			e.Code = database.CodeBusy
 			e.Message += ": the table's columns changed (a migration ran) since this connection prepared the statement, and PostgreSQL aborted the transaction; run the transaction again"
+		case pe.Code == "08P01" && atConnect(err) && strings.HasPrefix(pe.Message, "unsupported startup parameter"):
+			// A pooler (PgBouncer) refuses the parameters it does not
+			// know: the settings' mistake, not the server gone.
+			e.Code = database.CodeOther
+			e.Message += startupParameterAdvice(pe.Message)
+		case pe.Code == "08P01" && strings.HasPrefix(pe.Message, "bind message supplies"):
+			// The server's count of the parameters (exec mode, which
+			// does not describe the statement first).
+			e.Code = database.CodeSyntax
+			e.Message = "the parameters do not match the statement's: " + e.Message
 		case strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "57P"):
 			e.Code = database.CodeUnavailable
 		case pe.Code == "54000":
@@ -1289,6 +1306,25 @@ func mapError(ctx context.Context, err error) error {
 			// invalid_catalog_name: no such database.
 			e.Code = database.CodeOther
 			e.Message += ": create the database, or correct its name in the database's url"
+		case pe.Code == "25006":
+			// read_only_sql_transaction: the server takes no writes (a
+			// standby, one a failover left behind, or one set
+			// default_transaction_read_only), which a guest cannot
+			// change (db_begin opens read-write transactions); the
+			// deployment's state, as a server that is down.
+			e.Code = database.CodeUnavailable
+			e.Message += ": the server takes no writes (a standby, or default_transaction_read_only is on); point the database's url at the primary, or list every server in it with target_session_attrs=read-write so that connections go to the one that takes writes"
+		case pe.Code == "25P03":
+			// idle_in_transaction_session_timeout: the server closed the
+			// connection of a transaction the call held open between
+			// statements for longer.
+			e.Code = database.CodeOther
+			e.Message += ": the server's idle_in_transaction_session_timeout ended the transaction, which waited that long between two statements, and nothing of it was committed; keep the transaction's statements together (call other services before it begins), or raise the setting"
+		case pe.Code == "57014" && ctx.Err() == nil && strings.Contains(pe.Message, "statement timeout"):
+			// query_canceled by the server's statement_timeout, not by
+			// the cancel request of a call's deadline.
+			e.Code = database.CodeOther
+			e.Message += ": the statement ran past the server's statement_timeout (databases.NAME.statementTimeout, 30 s unless set; or the role's or database's own, behind a pooler that ignores it); make it faster (an index, a smaller result), or raise the setting"
 		case pe.Code == "25P02":
 			// SQLite goes on after a failed statement; PostgreSQL does
 			// not, which surprises code written against SQLite.
