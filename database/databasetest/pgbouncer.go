@@ -1,7 +1,6 @@
 package databasetest
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -12,11 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/wasmendpoints/endpoints/internal/poll"
 	"github.com/wasmendpoints/endpoints/internal/syncbuf"
 )
 
@@ -125,20 +120,7 @@ pidfile = %s
 	})
 	bouncer := *u
 	bouncer.Host = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	err = poll.UntilNil(20*time.Second, func() error {
-		select {
-		case <-done:
-			return nil
-		default:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		c, err := pgconn.Connect(ctx, bouncer.String())
-		if err != nil {
-			return err
-		}
-		return c.Close(ctx)
-	})
+	err = waitAccepting(bouncer.String(), done)
 	select {
 	case <-done:
 		log, _ := os.ReadFile(filepath.Join(dir, "pgbouncer.log"))

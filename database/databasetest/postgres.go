@@ -191,20 +191,7 @@ func (s *pgServer) start() error {
 		cmd.Wait()
 		close(done)
 	}(s.cmd)
-	err := poll.UntilNil(20*time.Second, func() error {
-		select {
-		case <-done:
-			return nil
-		default:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		c, err := pgconn.Connect(ctx, s.url())
-		if err != nil {
-			return err
-		}
-		return c.Close(ctx)
-	})
+	err := waitAccepting(s.url(), done)
 	select {
 	case <-done:
 		return fmt.Errorf("postgres on port %d exited before accepting connections; its log:\n%s", s.port, s.log)
@@ -264,4 +251,24 @@ func readPid(dir, name string) (int, error) {
 	}
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	return strconv.Atoi(string(bytes.TrimSpace(line)))
+}
+
+// waitAccepting waits until a server started as a process takes a
+// connection at url, up to 20 s, or until the process exits (done
+// closes; nil then: the caller reads done to tell the two apart).
+func waitAccepting(url string, done <-chan struct{}) error {
+	return poll.UntilNil(20*time.Second, func() error {
+		select {
+		case <-done:
+			return nil
+		default:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		c, err := pgconn.Connect(ctx, url)
+		if err != nil {
+			return err
+		}
+		return c.Close(ctx)
+	})
 }
