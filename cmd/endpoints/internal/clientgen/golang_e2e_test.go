@@ -30,31 +30,7 @@ func TestGoClientEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds examples/users and compiles a module")
 	}
-	var logs syncbuf.Buffer
-	h, err := host.New(context.Background(), buildUsersExample(t), host.Options{
-		Mode:     host.Development,
-		Logger:   slog.New(slog.NewTextHandler(&logs, nil)),
-		CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"),
-	})
-	if err != nil {
-		t.Fatalf("host.New: %v", err)
-	}
-	defer h.Close(context.Background())
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-
-	doc, err := openapi.ParseDocument(h.Document())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewModel(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := Go(m, GoOptions{Package: "usersclient"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, src, logs := serveAndGenerateGo(t, buildUsersExample(t), filepath.Join(os.TempDir(), "endpoints-test-cache"), "usersclient")
 	key, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "examples", "users", "auth", "dev-signing-key.jwk"))
 	if err != nil {
 		t.Fatal(err)
@@ -210,14 +186,27 @@ func TestGoClientDateTimeEndToEnd(t *testing.T) {
     (drop (call $write (i32.const 65536) (local.get $n)))
     (i32.const 0)))
 `, echoTimesContract, int64(1024)<<32|int64(len(echoTimesContract))))
-	var logs syncbuf.Buffer
-	h, err := host.New(context.Background(), app, host.Options{Mode: host.Development, Logger: slog.New(slog.NewTextHandler(&logs, nil)), CacheDir: "off"})
+	srv, src, logs := serveAndGenerateGo(t, app, "off", "times")
+	goTestModule(t, "times", src, "datetime_test.go", "ENDPOINTS_TIMES_URL="+srv.URL)
+	if strings.Contains(logs.String(), "answer breaks the contract") {
+		t.Errorf("the route's answer broke its contract:\n%s", logs.String())
+	}
+}
+
+// serveAndGenerateGo serves app with the host in development (every
+// answer checked against its contract) on a test server closed with t,
+// and generates the Go client of package pkg from the document the host
+// serves: the server, the client's source and the host's log.
+func serveAndGenerateGo(t *testing.T, app, cacheDir, pkg string) (*httptest.Server, []byte, *syncbuf.Buffer) {
+	t.Helper()
+	logs := &syncbuf.Buffer{}
+	h, err := host.New(context.Background(), app, host.Options{Mode: host.Development, Logger: slog.New(slog.NewTextHandler(logs, nil)), CacheDir: cacheDir})
 	if err != nil {
 		t.Fatalf("host.New: %v", err)
 	}
-	defer h.Close(context.Background())
+	t.Cleanup(func() { h.Close(context.Background()) })
 	srv := httptest.NewServer(h)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	doc, err := openapi.ParseDocument(h.Document())
 	if err != nil {
 		t.Fatal(err)
@@ -226,12 +215,9 @@ func TestGoClientDateTimeEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := Go(m, GoOptions{Package: "times"})
+	src, err := Go(m, GoOptions{Package: pkg})
 	if err != nil {
 		t.Fatal(err)
 	}
-	goTestModule(t, "times", src, "datetime_test.go", "ENDPOINTS_TIMES_URL="+srv.URL)
-	if strings.Contains(logs.String(), "answer breaks the contract") {
-		t.Errorf("the route's answer broke its contract:\n%s", logs.String())
-	}
+	return srv, src, logs
 }
