@@ -177,7 +177,9 @@ export class Rows {
 
 /** A blob parameter ({"$blob": base64}), for DB.query and DB.exec. */
 export function blob(b: Uint8Array): Value {
-  return Value.object().set("$blob", Value.str(base64Encode(b)));
+  const v = Value.object().set("$blob", Value.str(base64Encode(b)));
+  v.bytes = true;
+  return v;
 }
 
 /**
@@ -318,15 +320,6 @@ export class DB {
 
   private run(sql: string, params: Array<Value>, exec: bool): Value | null {
     this.error = null;
-    for (let i = 0; i < params.length; i++) {
-      const why = notAParameter(params[i]);
-      if (why != null) {
-        // The host would refuse the whole array (errno -2) without saying
-        // which value.
-        this.error = new DBError(this.name, "host", "errno -2: parameter $" + (i + 1).toString() + " is " + why! + ": a parameter is null, a boolean, a number, a string or blob(bytes)", "", -2);
-        return null;
-      }
-    }
     const d = host.utf8(this.name);
     const s = host.utf8(sql);
     let p = new ArrayBuffer(0);
@@ -376,27 +369,43 @@ export class DB {
   }
 }
 
-/** What parameter v is when the host takes no such value (an array, an
- * object other than blob()'s), or null. */
-function notAParameter(v: Value): string | null {
-  if (v.kind == Kind.Array) return "an array";
-  if (v.kind != Kind.Object) return null;
-  if (v.keys.length == 1 && v.keys[0] == "$blob" && v.values[0].kind == Kind.String) return null;
-  return "an object";
-}
-
-/** The JSON array of params. A real (JSONValue.float) is written with a
- * fraction even when integral, "3.0", since the host binds an integral
- * number as an integer, and $1 / 2 would then divide integers. */
+/** The JSON array of params, each bound as the C SDK's
+ * endpoints_params_value and the Rust SDK's From<&Json> bind a request's
+ * value. A real (JSONValue.float) is written with a fraction even when
+ * integral, "3.0", since the host binds an integral number as an integer,
+ * and $1 / 2 would then divide integers. An array, or an object blob() did
+ * not make (a json/jsonb column's, a request's), goes as its JSON text,
+ * for a json/jsonb column or SQLite's JSON functions: the host takes
+ * neither as a value, and would read {"$blob": ...} as bytes. An integer
+ * beyond i64 goes as its digits in text, which a numeric column takes
+ * exactly (the host refuses it as a number rather than round it). */
 function paramsJSON(params: Array<Value>): string {
   const out = new Array<string>();
   for (let i = 0; i < params.length; i++) {
     const v = params[i];
     let s = v.toString();
-    if (v.kind == Kind.Number && v.real && s.indexOf(".") < 0 && s.indexOf("e") < 0 && s.indexOf("E") < 0) s += ".0";
+    if (v.kind == Kind.Array || (v.kind == Kind.Object && !v.bytes) || (v.kind == Kind.Number && !v.real && beyondI64(v.number))) {
+      s = Value.str(s).toString();
+    } else if (v.kind == Kind.Number && v.real && s.indexOf(".") < 0 && s.indexOf("e") < 0 && s.indexOf("E") < 0) {
+      s += ".0";
+    }
     out.push(s);
   }
   return "[" + out.join(",") + "]";
+}
+
+/** Whether JSON number n is an integer (digits, an optional "-") that
+ * i64 does not hold. JSON has no leading zeros, so digits compare as
+ * text. */
+function beyondI64(n: string): bool {
+  const neg = n.startsWith("-");
+  const digits = neg ? n.substring(1) : n;
+  for (let i = 0; i < digits.length; i++) {
+    const c = digits.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  if (digits.length != 19) return digits.length > 19;
+  return digits > (neg ? "9223372036854775808" : "9223372036854775807");
 }
 
 /** The number column value v holds: its JSON number's text, or the text

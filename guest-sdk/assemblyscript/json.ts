@@ -39,6 +39,9 @@ export class Value {
   /** Whether float made this Number: a database parameter stays a real
    * even when integral (3.0 binds as 3.0, not as the integer 3). */
   real: bool = false;
+  /** Whether blob() made this Object: a database parameter binds it as
+   * bytes, where any other object binds as its JSON text. */
+  bytes: bool = false;
 
   /** JSON null. */
   static null(): Value {
@@ -61,8 +64,12 @@ export class Value {
     return v;
   }
 
-  /** A number; integral values are written without a fraction. */
+  /** A number; integral values are written without a fraction. NaN and
+   * the infinities, which JSON cannot carry, are null (as JSON.stringify
+   * writes them; a database parameter binds NULL, as in the C and Rust
+   * SDKs). */
   static float(f: f64): Value {
+    if (!isFinite(f)) return Value.null();
     const v = new Value();
     v.kind = Kind.Number;
     v.number = formatFloat(f);
