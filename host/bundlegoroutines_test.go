@@ -14,8 +14,8 @@ import (
 // behind a goroutine that never yields, GET /api/leak one that waits
 // forever, GET /api/queue one that waits for the route's next call to
 // queue a job, then never yields, and GET /api/sleep, an innocent route,
-// yields (time.Sleep) as any call that waits for a timer or takes a lock
-// does.
+// yields to the scheduler (runtime.Gosched) as any call that waits for a
+// timer or takes a lock does.
 var goroutineRoutes = map[string]string{
 	"handlers/spawn/main.go": `//endpoints:route GET /api/spawn
 package main
@@ -104,7 +104,7 @@ func main() {}
 package main
 
 import (
-	"time"
+	"runtime"
 
 	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
 )
@@ -114,7 +114,7 @@ type sleepIn struct{}
 func init() {
 	endpoints.Handle(endpoints.Operation{Summary: "Sleep", Responses: endpoints.Responses{200: endpoints.JSON[string]("Slept")}},
 		func(*sleepIn) endpoints.Reply {
-			time.Sleep(time.Millisecond)
+			runtime.Gosched()
 			return endpoints.Respond(200, "slept")
 		})
 }
