@@ -12,7 +12,6 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/wasmendpoints/endpoints/storage"
-	"github.com/wasmendpoints/endpoints/storage/redis"
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
 )
 
@@ -45,11 +44,7 @@ func expiresAt(t *testing.T, raw *goredis.Client, keys ...string) []int64 {
 // TestClientSharesLeaveNothingBehind checks that they go with the last.
 func TestClientShareExpiresWithItsLastRecord(t *testing.T) {
 	url, _, _ := storagetest.StartRedis(t)
-	s, err := redis.New(url, "ns")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newStoreIn(t, url, "ns")
 	raw := rawClient(t, url)
 	client := storage.Client{ID: "sub:alice", MaxBytes: 1 << 20}
 	set, sum := shareKeys("ns", client.ID)
@@ -114,11 +109,7 @@ func TestClientShareExpiresWithItsLastRecord(t *testing.T) {
 // expiry.
 func TestClientShareCountsAMemberOnce(t *testing.T) {
 	url, _, _ := storagetest.StartRedis(t)
-	s, err := redis.New(url, "ns")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newStoreIn(t, url, "ns")
 	raw := rawClient(t, url)
 	ctx := t.Context()
 	client := storage.Client{ID: "addr:192.0.2.1", MaxBytes: 1 << 20}
@@ -147,11 +138,7 @@ func TestClientShareCountsAMemberOnce(t *testing.T) {
 // nothing behind for a client that held nothing.
 func TestClientShareRefusalChangesNothing(t *testing.T) {
 	url, _, _ := storagetest.StartRedis(t)
-	s, err := redis.New(url, "ns")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newStoreIn(t, url, "ns")
 	raw := rawClient(t, url)
 	ctx := t.Context()
 	// state is what a refusal must not change: the set's members and
@@ -202,11 +189,7 @@ func TestClientShareRefusalChangesNothing(t *testing.T) {
 // when it is completed or released.
 func TestRecordsWithoutAClientCountNowhere(t *testing.T) {
 	url, _, _ := storagetest.StartRedis(t)
-	s, err := redis.New(url, "ns")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := newStoreIn(t, url, "ns")
 	raw := rawClient(t, url)
 	ctx := t.Context()
 	done, err := s.Claim(ctx, "done", "fp", time.Minute, storage.Client{})
@@ -239,11 +222,7 @@ func TestRecordsWithoutAClientCountNowhere(t *testing.T) {
 //	go test ./storage/redis -run '^$' -bench IdempotencyScripts -benchtime 5000x
 func BenchmarkIdempotencyScripts(b *testing.B) {
 	url, _, _ := storagetest.StartRedis(b)
-	s, err := redis.New(url, "bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := newStoreIn(b, url, "bench")
 	raw := rawClient(b, url)
 	ctx := b.Context()
 	client := storage.Client{ID: "addr:192.0.2.1", MaxBytes: 1 << 30}

@@ -34,7 +34,14 @@ func waitFor(d time.Duration, try func() error) error {
 // ends.
 func newStore(t testing.TB, url string) *redis.Store {
 	t.Helper()
-	s, err := redis.New(url, "test"+strconv.FormatInt(namespaces.Add(1), 10))
+	return newStoreIn(t, url, "test"+strconv.FormatInt(namespaces.Add(1), 10))
+}
+
+// newStoreIn returns a Store on url in namespace, closed when t ends: for
+// a test that reads the store's keys by name.
+func newStoreIn(t testing.TB, url, namespace string) *redis.Store {
+	t.Helper()
+	s, err := redis.New(url, namespace)
 	if err != nil {
 		t.Fatal(err)
 	}
