@@ -122,13 +122,9 @@ func TestDevPrintsAReloadProblemOnce(t *testing.T) {
 	_, _, _, stdout, stderr, done := startCLI(t, "dev", app, "app", "sources")
 	waitFor(t, stdout, regexp.MustCompile(`(watching) `), done)
 	config := filepath.Join(app, "endpoints.json")
-	if err := os.WriteFile(config, []byte(`{"openApi": {"titl": "x"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	saveFile(t, config, `{"openApi": {"titl": "x"}}`)
 	waitFor(t, stdout, regexp.MustCompile(`(1 problem\(s\))`), done)
-	if err := os.WriteFile(config, []byte(`{}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	saveFile(t, config, `{}`)
 	waitFor(t, stdout, regexp.MustCompile(`(fixed, the app on disk serves)`), done)
 	out := stdout.String() + stderr.String()
 	if n := strings.Count(out, `/openApi/titl: unknown key`); n != 1 {
@@ -136,5 +132,19 @@ func TestDevPrintsAReloadProblemOnce(t *testing.T) {
 	}
 	if strings.Contains(out, "migration") {
 		t.Errorf("dev warns of migrations, though the app has none:\n%s\n%s", stdout.String(), stderr.String())
+	}
+}
+
+// saveFile writes data to path as an editor saves: whole, beside it, then
+// renamed over it, so that the watcher never reads it half written (a
+// reload of an empty endpoints.json reports another problem than the
+// test's).
+func saveFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path+".part", []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".part", path); err != nil {
+		t.Fatal(err)
 	}
 }

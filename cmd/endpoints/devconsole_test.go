@@ -79,13 +79,7 @@ func TestDevSurvivesADocumentBreakingSave(t *testing.T) {
 		}
 	}
 	write := func(rel, data string) {
-		p := filepath.Join(app, filepath.FromSlash(rel))
-		if err := os.WriteFile(p+".part", []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(p+".part", p); err != nil {
-			t.Fatal(err)
-		}
+		saveFile(t, filepath.Join(app, filepath.FromSlash(rel)), data)
 	}
 
 	remove("server/api/bye.get.wat")
