@@ -309,6 +309,39 @@ func TestASlowServiceTimesOutWhileTheGuestCanAnswer(t *testing.T) {
 	}
 }
 
+// TestARequestsTimeoutLeavesTheGuestItsTime: a request with a timeout
+// of its own (200 ms) to a service that never answers ends with code
+// timeout, naming the request's timeout, and the guest answers its own
+// status (405), with the rest of the call's 10 s left; the test does not
+// wait for them.
+func TestARequestsTimeoutLeavesTheGuestItsTime(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(backend.Close)
+	t.Cleanup(func() { close(release) })
+	srv, logs := newApp(t).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}, "limits": {"timeout": "10s"}}`)).
+		wat("server/api/proxy.post.wasm", proxyGuest).
+		serve(host.Options{})
+	res := do(t, srv, "POST", "/api/proxy", `{"url":"`+backend.URL+`/never","timeout":200}`)
+	if res.status != 405 || !strings.Contains(res.body, `"code":"timeout"`) || !strings.Contains(res.body, "the request's timeout of 200ms") {
+		t.Errorf("got %d %s, want the guest's 405 with code timeout naming the request's timeout", res.status, res.body)
+	}
+	if got := logs.String(); strings.Contains(got, "past its") {
+		t.Errorf("the call was stopped at its deadline:\n%s", got)
+	}
+	res = do(t, srv, "POST", "/api/proxy", `{"url":"`+backend.URL+`/never","timeout":-5}`)
+	if res.status != 402 || !strings.Contains(res.body, `"code":"invalid"`) || !strings.Contains(res.body, "timeout -5") {
+		t.Errorf("a negative timeout: got %d %s, want the guest's 402 with code invalid", res.status, res.body)
+	}
+}
+
 // TestCloseStopsAGuestWaitingOnAService: closing the host ends an
 // outbound request still waiting for its service, instead of waiting for
 // the call's deadline (an hour here).
