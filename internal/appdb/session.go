@@ -3,6 +3,7 @@ package appdb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -58,6 +59,9 @@ type Session struct {
 	// decoded into, emptied (and its values dropped) when it ended, for
 	// the next statement's.
 	args []any
+	// timeout bounds each statement from its start (db_timeout), within
+	// the deadline; zero is none. A call starts without one.
+	timeout time.Duration
 }
 
 // NewSession starts the session of a call whose context is ctx and whose
@@ -92,6 +96,41 @@ func interned(last *string, b []byte) string {
 		*last = string(b)
 	}
 	return *last
+}
+
+// SetTimeout bounds each later statement of the session (a query, an
+// exec, a begin or a commit; not a rollback) to d from its start, for
+// db_timeout: one that runs past it is stopped in the database and fails
+// with [database.CodeTimeout], and the call goes on. It only shortens: the
+// deadline still ends a statement whose timeout reaches past it. Zero
+// lifts it.
+func (s *Session) SetTimeout(d time.Duration) { s.timeout = d }
+
+// bound is the deadline of a statement that begins now: the session's, or
+// its timeout from now when that comes first (own true).
+func (s *Session) bound() (deadline time.Time, own bool) {
+	if s.timeout <= 0 {
+		return s.deadline, false
+	}
+	if d := time.Now().Add(s.timeout); d.Before(s.deadline) {
+		return d, true
+	}
+	return s.deadline, false
+}
+
+// timedOut is err as the statement timeout's error when the statement's
+// own timeout (own) ended it: ctx, the statement's context, passed its
+// deadline while the call's context and stop did not end, and the driver
+// reported a stopped statement (code other). Otherwise it is err.
+func (s *Session) timedOut(ctx context.Context, own bool, err error) error {
+	if err == nil || !own || !errors.Is(ctx.Err(), context.DeadlineExceeded) || s.ctx.Err() != nil ||
+		s.hooks.Stop != nil && s.hooks.Stop.Err() != nil || database.CodeOf(err) != database.CodeOther {
+		return err
+	}
+	return &database.Error{Code: database.CodeTimeout, Err: err, Message: fmt.Sprintf(
+		"the statement ran past its timeout of %s (db_timeout; a Go context's deadline) and was stopped in the database; "+
+			"the call goes on: answer from a fallback, or make the statement faster (an index, a smaller result). "+
+			"In a PostgreSQL transaction, roll back: PostgreSQL runs no other statement of it", s.timeout)}
 }
 
 // LastError is the code of the last statement of the session that
@@ -135,7 +174,8 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	}
 	defer s.keepArgs(args)
 	text := interned(&s.lastSQL, sql)
-	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, s.deadline)
+	deadline, own := s.bound()
+	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, deadline)
 	defer ctx.release()
 	began := time.Now()
 	end := s.span(name, system, text)
@@ -150,7 +190,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 			s.result, err = database.AppendQueryResult(s.result, rows, s.maxResult)
 		}
 	}
-	return s.finish(name, began, end, err)
+	return s.finish(name, began, end, s.timedOut(ctx, own, err))
 }
 
 // keptArgs is the most parameters whose slice a session keeps for its
@@ -232,9 +272,11 @@ func (s *Session) Begin(db []byte) abi.Errno {
 	var end func(error)
 	if err == nil {
 		end = s.span(name, d.System(), "BEGIN")
-		ctx := newStmtContext(s.ctx, s.hooks.Stop, s.deadline)
+		deadline, own := s.bound()
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline)
 		var tx database.Tx
 		tx, err = d.Begin(ctx)
+		err = s.timedOut(ctx, own, err)
 		ctx.release()
 		if err == nil {
 			if s.txs == nil {
@@ -271,8 +313,9 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 		err = database.Errorf(database.CodeTransaction, "no transaction is open on database "+name+": call db_begin first")
 	case commit:
 		end = s.span(name, system, "COMMIT")
-		ctx := newStmtContext(s.ctx, s.hooks.Stop, s.deadline)
-		err = tx.Commit(ctx)
+		deadline, own := s.bound()
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline)
+		err = s.timedOut(ctx, own, tx.Commit(ctx))
 		ctx.release()
 		delete(s.txs, name)
 	default:
