@@ -62,8 +62,12 @@ pub fn set_timeout(timeout: Option<Duration>) -> Result<(), Errno> {
 /// an hour (the ABI's DBTimeoutMax, HTTPTimeoutMax).
 pub(crate) fn timeout_ms(timeout: Option<Duration>) -> Option<i32> {
     const MAX: u128 = 3_600_000;
-    let Some(d) = timeout else { return Some(0) };
-    let ms = d.as_nanos().div_ceil(1_000_000);
+    // (No let-else or div_ceil: the SDK builds with rustc 1.6x.)
+    let d = match timeout {
+        Some(d) => d,
+        None => return Some(0),
+    };
+    let ms = (d.as_nanos() + 999_999) / 1_000_000;
     if ms > MAX {
         return None;
     }
