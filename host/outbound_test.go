@@ -204,15 +204,24 @@ func TestGoGuestUsesNetHTTP(t *testing.T) {
 	if err := guestbuild.Go(context.Background(), "../guest-sdk/go/testdata/outbound", wasm); err != nil {
 		t.Fatal(err)
 	}
+	release := make(chan struct{})
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/moved" {
 			http.Redirect(w, r, "/there", http.StatusFound)
+			return
+		}
+		if r.URL.Path == "/never" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
 			return
 		}
 		w.Header().Set("X-Backend", "yes")
 		io.WriteString(w, "hello from "+r.URL.Path)
 	}))
 	t.Cleanup(backend.Close)
+	t.Cleanup(func() { close(release) }) // before backend.Close, which waits for handlers
 	srv, _ := newApp(t).
 		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}}`)).
 		copyModule("server/api/fetch.get.wasm", wasm).
@@ -221,8 +230,17 @@ func TestGoGuestUsesNetHTTP(t *testing.T) {
 		{backend.URL + "/a", "200 200 yes hello from /a"},
 		{backend.URL + "/moved", "200 200 yes hello from /there"},
 		{"http://169.254.169.254/latest/meta-data/", "502 true Get \"http://169.254.169.254/latest/meta-data/\": outbound request: not_allowed:"},
+		// http.Client.Timeout reaches the host as the request's timeout:
+		// the guest gives up after 200 ms, within the call's 10 s, and
+		// answers its own 504.
+		{backend.URL + "/never&timeout=200", "504 gave up: Get \"" + backend.URL + "/never\": outbound request: timeout: " +
+			strings.TrimPrefix(backend.URL, "http://") + " did not answer within the request's timeout of"},
 	} {
-		res := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(tc.url), "")
+		target, rest, _ := strings.Cut(tc.url, "&")
+		if rest != "" {
+			rest = "&" + rest
+		}
+		res := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(target)+rest, "")
 		if got := fmt.Sprintf("%d %s", res.status, res.body); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("GET %s: got %s, want %s...", tc.url, got, tc.want)
 		}
