@@ -93,6 +93,11 @@ typedef enum endpoints_errno {
 #define ENDPOINTS_KV_MAX_VALUE (1 << 20)
 #define ENDPOINTS_KV_LIST_LIMIT 1000
 
+/* The longest timeout in milliseconds an outbound request's "timeout" and
+ * endpoints_db_timeout take (abi.HTTPTimeoutMax, abi.DBTimeoutMax): one
+ * hour. */
+#define ENDPOINTS_TIMEOUT_MAX_MS 3600000
+
 /* endpoints_part selects one validated part of the request in
  * endpoints_request_value (abi.Part). */
 typedef enum endpoints_part {
@@ -309,7 +314,8 @@ int32_t endpoints_http_error(uint8_t *buf, int32_t buf_len);
 
 /* endpoints_http_get_timeout sends a GET of url (a NUL-terminated
  * absolute URL without quotes or backslashes) bounded by timeout_ms
- * milliseconds (0 for none: the call's deadline alone; at most 3600000),
+ * milliseconds (0 for none: the call's deadline alone; at most
+ * ENDPOINTS_TIMEOUT_MAX_MS),
  * and returns the response's handle, or a negative endpoints_errno
  * (ENDPOINTS_ERR_INVALID for a URL too long for its 2 KiB request, or a
  * timeout out of range; ENDPOINTS_ERR_IO, code "timeout", when the
@@ -323,7 +329,7 @@ static inline int32_t endpoints_http_get_timeout(const char *url,
     static const char head[] = "{\"url\":\"";
     static const char member[] = "\",\"timeout\":";
     size_t n = sizeof head - 1, i = 0;
-    if (timeout_ms < 0 || timeout_ms > 3600000) return ENDPOINTS_ERR_INVALID;
+    if (timeout_ms < 0 || timeout_ms > ENDPOINTS_TIMEOUT_MAX_MS) return ENDPOINTS_ERR_INVALID;
     for (size_t k = 0; k < n; k++) req[k] = head[k];
     for (; url[i] != 0; i++) {
         if (n + i + 32 > sizeof req || url[i] == '"' || url[i] == '\\')
@@ -417,8 +423,8 @@ int32_t endpoints_db_rollback(const char *db, int32_t db_len);
  * exec, begin, commit) to timeout_ms milliseconds from its start; 0 lifts
  * it. A statement past it is stopped in the database and fails with
  * ENDPOINTS_ERR_DATABASE, code "timeout", while the handler goes on.
- * ENDPOINTS_ERR_INVALID below 0 or past 3600000 (abi/README.md section
- * 4.5).
+ * ENDPOINTS_ERR_INVALID below 0 or past ENDPOINTS_TIMEOUT_MAX_MS
+ * (abi/README.md section 4.5).
  *
  *     endpoints_db_timeout(300);
  *     int32_t rc = endpoints_db_query("main", 4, sql, sql_len, 0, 0);

@@ -446,6 +446,8 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		{"ENDPOINTS_KV_MAX_KEY", abi.KVMaxKey},
 		{"ENDPOINTS_KV_MAX_VALUE", abi.KVMaxValue},
 		{"ENDPOINTS_KV_LIST_LIMIT", abi.KVListLimit},
+		{"ENDPOINTS_TIMEOUT_MAX_MS", abi.HTTPTimeoutMax},
+		{"ENDPOINTS_TIMEOUT_MAX_MS", abi.DBTimeoutMax},
 		{"ENDPOINTS_HOOK_ANSWERED", abi.HookAnswered},
 		{"ENDPOINTS_HOOK_DECLINED", abi.HookDeclined},
 		{"ENDPOINTS_PART_PARAMS", int32(abi.PartParams)},
