@@ -26,7 +26,8 @@ const (
 	// not listed, or the address dialled is private and not itself
 	// listed), [ErrLimit] (limits.outboundRequests of this call, or the
 	// concurrent requests to the host), [ErrIO] (connecting, TLS, the
-	// protocol, a redirect, the deadline), [ErrState] outside a request.
+	// protocol, a redirect, the deadline or the request's own
+	// [HTTPRequest.Timeout]), [ErrState] outside a request.
 	//
 	//	http_send(req i32, req_len i32, body i32, body_len i32) -> handle i32
 	ImportHTTPSend = "http_send"
@@ -43,7 +44,7 @@ const (
 	// [ImportBodyRead]). Past limits.outboundBytes of one response it
 	// returns [ErrLimit], unless the request asked to stream
 	// ([HTTPRequest.Stream]); [ErrIO] when the connection fails or the
-	// deadline passes; [ErrNotFound] for a handle that is not open.
+	// deadline (or the request's [HTTPRequest.Timeout]) passes; [ErrNotFound] for a handle that is not open.
 	//
 	//	http_body_read(handle i32, buf i32, buf_len i32) -> n i32
 	ImportHTTPBodyRead = "http_body_read"
