@@ -172,4 +172,38 @@ const (
 	DBCodeTransaction = "transaction"
 	// DBCodeOther: any other failure; the message says what.
 	DBCodeOther = "other"
+	// DBCodeTimeout: the statement ran past the call's statement timeout
+	// ([ImportDBTimeout]) and was stopped in the database; the call goes
+	// on, with the rest of its time. A guest that does not know the code
+	// treats it as [DBCodeOther].
+	DBCodeTimeout = "timeout"
 )
+
+// ImportDBTimeout bounds each later statement of the call (db_query,
+// db_exec, db_begin, db_commit, on any database) to timeout_ms
+// milliseconds from its start, waiting for a connection included, until
+// another db_timeout changes it; 0 lifts it. A statement past it is
+// stopped in the database (SQLite is interrupted; PostgreSQL gets a
+// cancel request) and fails with [ErrDatabase], code [DBCodeTimeout],
+// while the call goes on: the handler answers from a fallback with the
+// rest of its time. It only shortens: the call's deadline still ends a
+// statement whose timeout reaches past it (code "other", and the call is
+// stopped). A value below 0 or past [DBTimeoutMax] is [ErrInvalid];
+// outside a request, [ErrState]. A call starts with none; the timeout
+// lasts until the call ends.
+//
+// This is what Go's QueryContext(ctx, ...) does with ctx's deadline: the
+// Go SDK calls db_timeout with the time left before each statement given
+// a context.
+//
+//	db_timeout(300)                          ;; 0
+//	db_query("main", "SELECT ...", ...)      ;; -8, db_result: {"error":{"code":"timeout",...}}
+//	db_timeout(0)                            ;; 0: the call's deadline alone again
+//
+//	db_timeout(timeout_ms i32) -> errno i32
+const ImportDBTimeout = "db_timeout"
+
+// DBTimeoutMax is the largest timeout [ImportDBTimeout] takes, in
+// milliseconds: one hour, longer than any call may run
+// (limits.maxTimeout).
+const DBTimeoutMax = 3_600_000

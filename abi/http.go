@@ -26,7 +26,8 @@ const (
 	// not listed, or the address dialled is private and not itself
 	// listed), [ErrLimit] (limits.outboundRequests of this call, or the
 	// concurrent requests to the host), [ErrIO] (connecting, TLS, the
-	// protocol, a redirect, the deadline), [ErrState] outside a request.
+	// protocol, a redirect, the deadline or the request's own
+	// [HTTPRequest.Timeout]), [ErrState] outside a request.
 	//
 	//	http_send(req i32, req_len i32, body i32, body_len i32) -> handle i32
 	ImportHTTPSend = "http_send"
@@ -43,7 +44,7 @@ const (
 	// [ImportBodyRead]). Past limits.outboundBytes of one response it
 	// returns [ErrLimit], unless the request asked to stream
 	// ([HTTPRequest.Stream]); [ErrIO] when the connection fails or the
-	// deadline passes; [ErrNotFound] for a handle that is not open.
+	// deadline (or the request's [HTTPRequest.Timeout]) passes; [ErrNotFound] for a handle that is not open.
 	//
 	//	http_body_read(handle i32, buf i32, buf_len i32) -> n i32
 	ImportHTTPBodyRead = "http_body_read"
@@ -94,7 +95,22 @@ type HTTPRequest struct {
 	// guest that passes it on as it reads (a proxy, a download): the
 	// call's deadline still bounds it.
 	Stream bool `json:"stream,omitempty"`
+	// Timeout bounds this request in milliseconds, from 1 to
+	// [HTTPTimeoutMax]: connecting, TLS, the response's status and headers
+	// and every read of its body must be over by then, or http_send (or
+	// http_body_read) returns [ErrIO] with the code [HTTPErrorTimeout] and
+	// a message naming this timeout. 0 (absent) is none: the call's
+	// deadline alone, less its margin. It only shortens: the call's
+	// deadline (and its margin) still bounds a longer one. A negative
+	// value, a fraction or one past [HTTPTimeoutMax] is [ErrInvalid].
+	//
+	//	{"url":"https://rates.example.com/v1/eur","timeout":300}
+	Timeout int64 `json:"timeout,omitempty"`
 }
+
+// HTTPTimeoutMax is the largest [HTTPRequest.Timeout], in milliseconds:
+// one hour, longer than any call may run (limits.maxTimeout).
+const HTTPTimeoutMax = 3_600_000
 
 // HTTPResponse is the JSON [ImportHTTPResponse] writes.
 //
@@ -124,9 +140,11 @@ const (
 	// HTTPErrorLimit: [ErrLimit].
 	HTTPErrorLimit = "limit"
 	// HTTPErrorTimeout: the service took too long, connecting, sending
-	// the headers or the body: requests end a margin before the call's
-	// deadline (a tenth of the time left at the call's first request,
-	// 50 ms to 1 s), so that the guest can still answer.
+	// the headers or the body: past the request's own
+	// [HTTPRequest.Timeout], or at the margin before the call's deadline
+	// (requests end a tenth of the time left at the call's first request,
+	// 50 ms to 1 s, before it), so that the guest can still answer; the
+	// message says which.
 	HTTPErrorTimeout = "timeout"
 	// HTTPErrorConnect: the host name did not resolve, or no address
 	// accepted the connection.

@@ -22,6 +22,7 @@ const (
 	CodeDenied      Code = abi.DBCodeDenied
 	CodeTransaction Code = abi.DBCodeTransaction
 	CodeOther       Code = abi.DBCodeOther
+	CodeTimeout     Code = abi.DBCodeTimeout
 )
 
 // Kind says which constraint refused a change: the kind of abi.DBError.

@@ -136,21 +136,34 @@ endpoint(
 // through the host, and reports a refused one with the host's reason.
 func TestAssemblyScriptFetch(t *testing.T) {
 	t.Parallel()
+	release := make(chan struct{})
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/never" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
 		w.Header().Set("X-Backend", "yes")
 		io.WriteString(w, "hello from "+r.URL.Path)
 	}))
 	t.Cleanup(backend.Close)
+	t.Cleanup(func() { close(release) }) // before backend.Close, which waits for handlers
 	a := &app{t: t, dir: compilerOnlyApp(t)}
 	a.file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}}`))
 	a.file("server/api/fetch.get.ts", []byte(`import { Contract, Request, Schema, endpoint, respond, JSONValue, http } from "@wasmendpoints/assemblyscript";
 export * from "@wasmendpoints/assemblyscript/exports";
 
 endpoint(
-  new Contract().summary("Fetch a URL").query("url", Schema.string()).response(200, "what came back", Schema.object()),
+  new Contract().summary("Fetch a URL").query("url", Schema.string()).query("timeout", Schema.integer())
+    .response(200, "what came back", Schema.object()),
   (req: Request): void => {
     const url = req.query("url");
-    const res = http.fetch(url == null ? "" : url.asString());
+    const timeout = req.query("timeout");
+    const init = new http.Init();
+    if (timeout != null) init.timeoutMs = <i32>timeout.asInt();
+    const res = http.fetch(url == null ? "" : url.asString(), init);
     const out = JSONValue.object().set("status", JSONValue.int(res.status)).set("errno", JSONValue.int(res.errno));
     if (res.errno == 0) {
       const body = res.text();
@@ -174,6 +187,13 @@ endpoint(
 		if got := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(tc.url), ""); got.status != 200 || got.body != tc.want {
 			t.Errorf("fetch %s: got %d %s\nwant 200 %s", tc.url, got.status, got.body, tc.want)
 		}
+	}
+	// A timeout of the request's own: the service never answers, and the
+	// handler answers itself after 200 ms, well within the call's 10 s.
+	got := do(t, srv, "GET", "/api/fetch?timeout=200&url="+url.QueryEscape(backend.URL+"/never"), "")
+	if want := `{"status":0,"errno":-5,"error":"timeout: 127.0.0.1:`; got.status != 200 || !strings.HasPrefix(got.body, want) ||
+		!strings.Contains(got.body, "within the request's timeout of 200ms") {
+		t.Errorf("fetch with a timeout: got %d %s\nwant 200 %s... naming the request's timeout", got.status, got.body, want)
 	}
 }
 

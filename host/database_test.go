@@ -23,7 +23,7 @@ import (
 // header lists, one letter each, on the database of x-db with the
 // statement of x-sql and the parameters of x-params: q db_query, e
 // db_exec, b db_begin, c db_commit, r db_rollback, t trap, l loop until
-// the deadline. After each it writes a line: the pending result (db_result)
+// the deadline, o db_timeout(100), O db_timeout(0), n db_timeout(-1). After each it writes a line: the pending result (db_result)
 // for a result or ErrDatabase, "ok" for a transaction call that succeeded,
 // "!N" for errno -N. It writes its answer once, at the end, so that a trap
 // or a deadline leaves nothing sent and the host answers 500.
@@ -35,6 +35,7 @@ var dbGuest = watModule{
   (import "endpoints" "db_begin" (func $db_begin (param i32 i32) (result i32)))
   (import "endpoints" "db_commit" (func $db_commit (param i32 i32) (result i32)))
   (import "endpoints" "db_rollback" (func $db_rollback (param i32 i32) (result i32)))
+  (import "endpoints" "db_timeout" (func $db_timeout (param i32) (result i32)))
 `,
 	extra: `
   (data (i32.const 3000) "x-db")
@@ -91,6 +92,12 @@ func init() {
           (then (call $report (call $db_commit (i32.const 70000) (local.get $db)) (i32.const 0))))
         (if (i32.eq (local.get $op) (i32.const 114)) ;; r
           (then (call $report (call $db_rollback (i32.const 70000) (local.get $db)) (i32.const 0))))
+        (if (i32.eq (local.get $op) (i32.const 111)) ;; o
+          (then (call $report (call $db_timeout (i32.const 100)) (i32.const 0))))
+        (if (i32.eq (local.get $op) (i32.const 79)) ;; O
+          (then (call $report (call $db_timeout (i32.const 0)) (i32.const 0))))
+        (if (i32.eq (local.get $op) (i32.const 110)) ;; n
+          (then (call $report (call $db_timeout (i32.const -1)) (i32.const 0))))
         (if (i32.eq (local.get $op) (i32.const 116)) ;; t
           (then unreachable))
         (if (i32.eq (local.get $op) (i32.const 108)) ;; l

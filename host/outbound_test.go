@@ -204,15 +204,24 @@ func TestGoGuestUsesNetHTTP(t *testing.T) {
 	if err := guestbuild.Go(context.Background(), "../guest-sdk/go/testdata/outbound", wasm); err != nil {
 		t.Fatal(err)
 	}
+	release := make(chan struct{})
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/moved" {
 			http.Redirect(w, r, "/there", http.StatusFound)
+			return
+		}
+		if r.URL.Path == "/never" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
 			return
 		}
 		w.Header().Set("X-Backend", "yes")
 		io.WriteString(w, "hello from "+r.URL.Path)
 	}))
 	t.Cleanup(backend.Close)
+	t.Cleanup(func() { close(release) }) // before backend.Close, which waits for handlers
 	srv, _ := newApp(t).
 		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}}`)).
 		copyModule("server/api/fetch.get.wasm", wasm).
@@ -221,8 +230,17 @@ func TestGoGuestUsesNetHTTP(t *testing.T) {
 		{backend.URL + "/a", "200 200 yes hello from /a"},
 		{backend.URL + "/moved", "200 200 yes hello from /there"},
 		{"http://169.254.169.254/latest/meta-data/", "502 true Get \"http://169.254.169.254/latest/meta-data/\": outbound request: not_allowed:"},
+		// http.Client.Timeout reaches the host as the request's timeout:
+		// the guest gives up after 200 ms, within the call's 10 s, and
+		// answers its own 504.
+		{backend.URL + "/never&timeout=200", "504 gave up: Get \"" + backend.URL + "/never\": outbound request: timeout: " +
+			strings.TrimPrefix(backend.URL, "http://") + " did not answer within the request's timeout of"},
 	} {
-		res := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(tc.url), "")
+		target, rest, _ := strings.Cut(tc.url, "&")
+		if rest != "" {
+			rest = "&" + rest
+		}
+		res := do(t, srv, "GET", "/api/fetch?url="+url.QueryEscape(target)+rest, "")
 		if got := fmt.Sprintf("%d %s", res.status, res.body); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("GET %s: got %s, want %s...", tc.url, got, tc.want)
 		}
@@ -306,6 +324,39 @@ func TestASlowServiceTimesOutWhileTheGuestCanAnswer(t *testing.T) {
 	}
 	if got := logs.String(); !strings.Contains(got, "error code 1") || strings.Contains(got, "past its") {
 		t.Errorf("the log does not say the guest failed on its body read, before its deadline:\n%s", got)
+	}
+}
+
+// TestARequestsTimeoutLeavesTheGuestItsTime: a request with a timeout
+// of its own (200 ms) to a service that never answers ends with code
+// timeout, naming the request's timeout, and the guest answers its own
+// status (405), with the rest of the call's 10 s left; the test does not
+// wait for them.
+func TestARequestsTimeoutLeavesTheGuestItsTime(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(backend.Close)
+	t.Cleanup(func() { close(release) })
+	srv, logs := newApp(t).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}, "limits": {"timeout": "10s"}}`)).
+		wat("server/api/proxy.post.wasm", proxyGuest).
+		serve(host.Options{})
+	res := do(t, srv, "POST", "/api/proxy", `{"url":"`+backend.URL+`/never","timeout":200}`)
+	if res.status != 405 || !strings.Contains(res.body, `"code":"timeout"`) || !strings.Contains(res.body, "the request's timeout of 200ms") {
+		t.Errorf("got %d %s, want the guest's 405 with code timeout naming the request's timeout", res.status, res.body)
+	}
+	if got := logs.String(); strings.Contains(got, "past its") {
+		t.Errorf("the call was stopped at its deadline:\n%s", got)
+	}
+	res = do(t, srv, "POST", "/api/proxy", `{"url":"`+backend.URL+`/never","timeout":-5}`)
+	if res.status != 402 || !strings.Contains(res.body, `"code":"invalid"`) || !strings.Contains(res.body, "timeout -5") {
+		t.Errorf("a negative timeout: got %d %s, want the guest's 402 with code invalid", res.status, res.body)
 	}
 }
 

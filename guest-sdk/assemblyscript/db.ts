@@ -35,6 +35,26 @@ declare function db_commit(db: usize, dbLen: i32): i32;
 @external("endpoints", "db_rollback")
 declare function db_rollback(db: usize, dbLen: i32): i32;
 
+@external("endpoints", "db_timeout")
+declare function db_timeout(timeoutMs: i32): i32;
+
+/**
+ * Bounds each later statement of the call, on any database (a query, an
+ * exec, a begin or a commit), to timeoutMs milliseconds from its start,
+ * below the call's deadline (ABI §4.5, db_timeout); 0 lifts it. A
+ * statement past it is stopped in the database and fails with the code
+ * "timeout", and the handler goes on. Returns 0, or -2 for a timeout below
+ * 0 or past 3600000.
+ *
+ *     statementTimeout(300);
+ *     const rows = main.query("SELECT month, total FROM monthly_report", []);
+ *     statementTimeout(0);
+ *     if (rows == null && main.error!.code == "timeout") { ... a fallback ... }
+ */
+export function statementTimeout(timeoutMs: i32): i32 {
+  return db_timeout(timeoutMs);
+}
+
 /** ErrDatabase (-8): the database refused or failed the statement. */
 const ERR_DATABASE: i32 = -8;
 
@@ -42,9 +62,10 @@ const ERR_DATABASE: i32 = -8;
  * Why a database call failed. code is the ABI's: "constraint" (a unique,
  * foreign key, check or not-null constraint; kind says which), "syntax", "busy",
  * "unavailable" (answer 503), "too_large", "denied", "transaction",
- * "other"; or "host" when the host refused the call before any database saw
- * it (errno says why: -1 the app declares no such database, -2 parameters
- * that are not a JSON array, -6 outside a request).
+ * "timeout" (past statementTimeout; the handler goes on), "other"; or
+ * "host" when the host refused the call before any database saw it (errno
+ * says why: -1 the app declares no such database, -2 parameters that are
+ * not a JSON array, -6 outside a request).
  */
 export class DBError {
   constructor(

@@ -24,6 +24,13 @@ export class Init {
   /** Lift limits.outboundBytes from the response body (only the call's
    * deadline bounds it): for a body passed on as it is read. */
   stream: bool = false;
+  /** Bounds the request in milliseconds (connecting, its status and
+   * headers and every read of its body), below the call's deadline: past
+   * it, errno -5 and an error "timeout: ...", and the handler answers
+   * from a fallback with the rest of its time. 0 is none (the call's
+   * deadline alone); below 0 or past 3600000 the host refuses the request
+   * (-2). */
+  timeoutMs: i32 = 0;
 }
 
 /** An outbound response. When the request failed, status is 0, errno the
@@ -129,6 +136,7 @@ export function fetch(url: string, init: Init = new Init()): Response {
   }
   const spec = Value.object().set("method", Value.str(init.method)).set("url", Value.str(url)).set("headers", headers);
   if (init.stream) spec.set("stream", Value.boolean(true));
+  if (init.timeoutMs != 0) spec.set("timeout", Value.int(init.timeoutMs));
   const req = host.utf8(spec.toString());
   const body = host.utf8(init.body);
   const res = new Response();

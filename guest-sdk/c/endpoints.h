@@ -93,6 +93,11 @@ typedef enum endpoints_errno {
 #define ENDPOINTS_KV_MAX_VALUE (1 << 20)
 #define ENDPOINTS_KV_LIST_LIMIT 1000
 
+/* The longest timeout in milliseconds an outbound request's "timeout" and
+ * endpoints_db_timeout take (abi.HTTPTimeoutMax, abi.DBTimeoutMax): one
+ * hour. */
+#define ENDPOINTS_TIMEOUT_MAX_MS 3600000
+
 /* endpoints_part selects one validated part of the request in
  * endpoints_request_value (abi.Part). */
 typedef enum endpoints_part {
@@ -273,9 +278,12 @@ int32_t endpoints_variable_get(const char *name, int32_t name_len, uint8_t *buf,
  *     endpoints_http_close(h); */
 
 /* endpoints_http_send sends the request req describes, JSON
- * {"method","url","headers":[[name,value],...],"stream"}, with body, and
- * waits for the response's status and headers. It returns a handle (0 or
- * more) or a negative endpoints_errno. */
+ * {"method","url","headers":[[name,value],...],"stream","timeout"}, with
+ * body, and waits for the response's status and headers. It returns a
+ * handle (0 or more) or a negative endpoints_errno. "timeout" bounds the
+ * request in milliseconds (its headers and every body read), below the
+ * call's deadline: past it, ENDPOINTS_ERR_IO and the code "timeout", and
+ * the handler answers from a fallback with the rest of its time. */
 ENDPOINTS_IMPORT_("http_send")
 int32_t endpoints_http_send(const char *req, int32_t req_len,
                             const uint8_t *body, int32_t body_len);
@@ -304,23 +312,48 @@ int32_t endpoints_http_close(int32_t handle);
 ENDPOINTS_IMPORT_("http_error")
 int32_t endpoints_http_error(uint8_t *buf, int32_t buf_len);
 
-/* endpoints_http_get sends a GET of url (a NUL-terminated absolute URL
- * without quotes or backslashes) and returns the response's handle, or a
- * negative endpoints_errno (ENDPOINTS_ERR_INVALID for a URL too long for
- * its 2 KiB request). */
-static inline int32_t endpoints_http_get(const char *url) {
+/* endpoints_http_get_timeout sends a GET of url (a NUL-terminated
+ * absolute URL without quotes or backslashes) bounded by timeout_ms
+ * milliseconds (0 for none: the call's deadline alone; at most
+ * ENDPOINTS_TIMEOUT_MAX_MS),
+ * and returns the response's handle, or a negative endpoints_errno
+ * (ENDPOINTS_ERR_INVALID for a URL too long for its 2 KiB request, or a
+ * timeout out of range; ENDPOINTS_ERR_IO, code "timeout", when the
+ * service did not answer in time).
+ *
+ *     int32_t h = endpoints_http_get_timeout("https://rates.example.com/v1/eur", 300);
+ *     if (h == ENDPOINTS_ERR_IO) { ... answer from a fallback ... } */
+static inline int32_t endpoints_http_get_timeout(const char *url,
+                                                 int32_t timeout_ms) {
     static char req[2048];
     static const char head[] = "{\"url\":\"";
+    static const char member[] = "\",\"timeout\":";
     size_t n = sizeof head - 1, i = 0;
+    if (timeout_ms < 0 || timeout_ms > ENDPOINTS_TIMEOUT_MAX_MS) return ENDPOINTS_ERR_INVALID;
     for (size_t k = 0; k < n; k++) req[k] = head[k];
     for (; url[i] != 0; i++) {
-        if (n + i + 3 > sizeof req || url[i] == '"' || url[i] == '\\')
+        if (n + i + 32 > sizeof req || url[i] == '"' || url[i] == '\\')
             return ENDPOINTS_ERR_INVALID;
         req[n + i] = url[i];
     }
-    req[n + i] = '"';
-    req[n + i + 1] = '}';
-    return endpoints_http_send(req, (int32_t)(n + i + 2), (const uint8_t *)0, 0);
+    n += i;
+    if (timeout_ms == 0) {
+        req[n++] = '"';
+    } else {
+        char digits[10];
+        size_t d = 0;
+        for (size_t k = 0; k < sizeof member - 1; k++) req[n++] = member[k];
+        for (int32_t v = timeout_ms; v > 0; v /= 10) digits[d++] = (char)('0' + v % 10);
+        while (d > 0) req[n++] = digits[--d];
+    }
+    req[n++] = '}';
+    return endpoints_http_send(req, (int32_t)n, (const uint8_t *)0, 0);
+}
+
+/* endpoints_http_get is endpoints_http_get_timeout without a timeout of
+ * its own: the call's deadline bounds it. */
+static inline int32_t endpoints_http_get(const char *url) {
+    return endpoints_http_get_timeout(url, 0);
 }
 
 /* Middleware (the modules of server/middleware; abi/README.md section 6.1). */
@@ -385,6 +418,19 @@ ENDPOINTS_IMPORT_("db_commit")
 int32_t endpoints_db_commit(const char *db, int32_t db_len);
 ENDPOINTS_IMPORT_("db_rollback")
 int32_t endpoints_db_rollback(const char *db, int32_t db_len);
+
+/* endpoints_db_timeout bounds each later statement of the call (query,
+ * exec, begin, commit) to timeout_ms milliseconds from its start; 0 lifts
+ * it. A statement past it is stopped in the database and fails with
+ * ENDPOINTS_ERR_DATABASE, code "timeout", while the handler goes on.
+ * ENDPOINTS_ERR_INVALID below 0 or past ENDPOINTS_TIMEOUT_MAX_MS
+ * (abi/README.md section 4.5).
+ *
+ *     endpoints_db_timeout(300);
+ *     int32_t rc = endpoints_db_query("main", 4, sql, sql_len, 0, 0);
+ *     endpoints_db_timeout(0); */
+ENDPOINTS_IMPORT_("db_timeout")
+int32_t endpoints_db_timeout(int32_t timeout_ms);
 
 /* ------------------------------------------------------------------------ */
 /* Exports. Define endpoints_handle (and, when the contract says             */

@@ -438,3 +438,19 @@ func dbEnd(db string, commit bool) int32 {
 	}
 	return hooks.DB.End([]byte(db), commit)
 }
+
+// dbTimeout is db_timeout: the bound of the statements that follow, over
+// the database endpointstest.Database provides; without one it bounds
+// nothing, as every statement then fails.
+func dbTimeout(ms int32) int32 {
+	if e, ok := fake.failing(abi.ImportDBTimeout); ok {
+		return int32(e)
+	}
+	if ms < 0 || ms > abi.DBTimeoutMax {
+		return int32(abi.ErrInvalid)
+	}
+	if hooks.DB != nil {
+		hooks.DB.SetTimeout(time.Duration(ms) * time.Millisecond)
+	}
+	return 0
+}

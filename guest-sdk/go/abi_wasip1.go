@@ -261,6 +261,11 @@ func wasmDBCommit(db string) int32
 //go:wasmimport endpoints db_rollback
 func wasmDBRollback(db string) int32
 
+//go:wasmimport endpoints db_timeout
+func wasmDBTimeout(ms int32) int32
+
+func dbTimeout(ms int32) int32 { return wasmDBTimeout(ms) }
+
 func dbRun(db, sql string, params []byte, exec bool) int32 {
 	if exec {
 		return wasmDBExec(db, sql, unsafe.SliceData(params), uint32(len(params)))

@@ -2,6 +2,7 @@ package endpoints
 
 import (
 	"bytes"
+	"context"
 	"database/sql/driver"
 	"encoding/base64"
 	"encoding/json"
@@ -95,12 +96,15 @@ func (e *DBError) Error() string {
 // Is makes errors.Is(err, ErrConstraint) hold for a DBError of that code
 // (every constraint error), errors.Is(err, ErrUniqueViolation) for one of
 // that kind too, and errors.Is(err, ErrStorageUnavailable) for one that
-// is unavailable: a [HandleFunc] handler answers 503 then.
+// is unavailable: a [HandleFunc] handler answers 503 then; and
+// errors.Is(err, context.DeadlineExceeded) for one stopped at its
+// context's deadline ([Database.QueryContext]), as database/sql's.
 func (e *DBError) Is(target error) bool {
 	if t, ok := target.(*DBError); ok {
 		return t.Message == "" && t.Database == "" && t.Code == e.Code && (t.Kind == "" || t.Kind == e.Kind)
 	}
-	return e.Code == abi.DBCodeUnavailable && target == ErrStorageUnavailable
+	return e.Code == abi.DBCodeUnavailable && target == ErrStorageUnavailable ||
+		e.Code == abi.DBCodeTimeout && target == context.DeadlineExceeded
 }
 
 // The kinds of [DBError], for errors.Is.
@@ -139,6 +143,10 @@ var (
 	// ErrTransaction: a commit or rollback without a transaction, or a
 	// second one at once.
 	ErrTransaction error = &DBError{Code: abi.DBCodeTransaction}
+	// ErrStatementTimeout: the statement ran past its context's deadline
+	// ([Database.QueryContext]) and the database stopped it; the handler
+	// goes on. errors.Is finds it as context.DeadlineExceeded too.
+	ErrStatementTimeout error = &DBError{Code: abi.DBCodeTimeout}
 )
 
 // ErrNoRows is the error of [Row.Scan] when the query returned no row.
@@ -361,9 +369,17 @@ func (d *Database) Exec(sql string, args ...any) (Result, error) {
 //		_, err := tx.Exec("UPDATE accounts SET balance = balance + $1 WHERE id = $2", n, to)
 //		return err
 //	})
-func (d *Database) Tx(fn func(tx *Tx) error) (err error) {
-	if rc := dbBegin(d.name); rc < 0 {
-		return d.fail("Tx", abi.ImportDBBegin, rc)
+func (d *Database) Tx(fn func(tx *Tx) error) (err error) { return d.tx(context.Background(), "Tx", fn) }
+
+// tx is method (Tx, TxContext) with its begin and commit bounded by ctx.
+func (d *Database) tx(ctx context.Context, method string, fn func(tx *Tx) error) (err error) {
+	if err := d.bound(ctx, method); err != nil {
+		return err
+	}
+	rc := dbBegin(d.name)
+	d.unbound(ctx)
+	if rc < 0 {
+		return d.fail(method, abi.ImportDBBegin, rc)
 	}
 	committed := false
 	defer func() {
@@ -375,8 +391,14 @@ func (d *Database) Tx(fn func(tx *Tx) error) (err error) {
 		return err
 	}
 	committed = true
-	if rc := dbEnd(d.name, true); rc < 0 {
-		return d.fail("Tx", abi.ImportDBCommit, rc)
+	if err := d.bound(ctx, method); err != nil {
+		dbEnd(d.name, false)
+		return err
+	}
+	rc = dbEnd(d.name, true)
+	d.unbound(ctx)
+	if rc < 0 {
+		return d.fail(method, abi.ImportDBCommit, rc)
 	}
 	return nil
 }

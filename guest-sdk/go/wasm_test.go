@@ -357,6 +357,10 @@ func (h *testHost) instantiate(t testing.TB, wasm []byte) api.Module {
 		}
 		s[0] = whole(m, s[0], s[1], h.dbResult)
 	})
+	fn(abi.ImportDBTimeout, []api.ValueType{i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
+		h.dbCalls = append(h.dbCalls, abi.ImportDBTimeout+" "+strconv.Itoa(int(int32(s[0]))))
+		s[0] = 0
+	})
 	for _, op := range []string{abi.ImportDBBegin, abi.ImportDBCommit, abi.ImportDBRollback} {
 		fn(op, []api.ValueType{i32, i32}, []api.ValueType{i32}, func(m api.Module, s []uint64) {
 			h.dbCalls = append(h.dbCalls, op+" "+string(read(m, s[0], s[1])))

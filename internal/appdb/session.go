@@ -58,6 +58,9 @@ type Session struct {
 	// decoded into, emptied (and its values dropped) when it ended, for
 	// the next statement's.
 	args []any
+	// timeout bounds each statement from its start (db_timeout), within
+	// the deadline; zero is none. A call starts without one.
+	timeout time.Duration
 }
 
 // NewSession starts the session of a call whose context is ctx and whose
@@ -135,7 +138,8 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	}
 	defer s.keepArgs(args)
 	text := interned(&s.lastSQL, sql)
-	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, s.deadline)
+	deadline, own := s.bound()
+	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, deadline)
 	defer ctx.release()
 	began := time.Now()
 	end := s.span(name, system, text)
@@ -150,7 +154,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 			s.result, err = database.AppendQueryResult(s.result, rows, s.maxResult)
 		}
 	}
-	return s.finish(name, began, end, err)
+	return s.finish(name, began, end, s.timedOut(ctx, own, err))
 }
 
 // keptArgs is the most parameters whose slice a session keeps for its
@@ -232,9 +236,11 @@ func (s *Session) Begin(db []byte) abi.Errno {
 	var end func(error)
 	if err == nil {
 		end = s.span(name, d.System(), "BEGIN")
-		ctx := newStmtContext(s.ctx, s.hooks.Stop, s.deadline)
+		deadline, own := s.bound()
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline)
 		var tx database.Tx
 		tx, err = d.Begin(ctx)
+		err = s.timedOut(ctx, own, err)
 		ctx.release()
 		if err == nil {
 			if s.txs == nil {
@@ -271,8 +277,9 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 		err = database.Errorf(database.CodeTransaction, "no transaction is open on database "+name+": call db_begin first")
 	case commit:
 		end = s.span(name, system, "COMMIT")
-		ctx := newStmtContext(s.ctx, s.hooks.Stop, s.deadline)
-		err = tx.Commit(ctx)
+		deadline, own := s.bound()
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline)
+		err = s.timedOut(ctx, own, tx.Commit(ctx))
 		ctx.release()
 		delete(s.txs, name)
 	default:

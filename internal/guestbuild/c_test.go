@@ -31,6 +31,7 @@ var (
 	healthSrc  = filepath.Join("examples", "users-c", "server", "routes", "health.get.c")
 	helpersSrc = filepath.Join("guest-sdk", "c", "testdata", "helpers.c")
 	dbSrc      = filepath.Join("guest-sdk", "c", "testdata", "db.c")
+	httpGetSrc = filepath.Join("guest-sdk", "c", "testdata", "httptimeout.c")
 	helloSrc   = filepath.Join("guest-sdk", "wat", "hello.wat")
 )
 
@@ -96,6 +97,8 @@ type abiHost struct {
 	cur *abiExchange
 	// pending is the result of the last db_query or db_exec, for db_result.
 	pending *string
+	// sent are the request JSONs http_send was given, in order.
+	sent []string
 }
 
 // newABIHost starts a wazero runtime with WASI and the test host module.
@@ -130,7 +133,10 @@ func newABIHost(t testing.TB) *abiHost {
 	def(abi.ImportKVDelete, unavailable, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportKVIncr, unavailable, []api.ValueType{i32, i32, api.ValueTypeI64, i32}, i32)
 	def(abi.ImportKVList, unavailable, []api.ValueType{i32, i32, i32, i32, i32, i32}, i32)
-	def(abi.ImportHTTPSend, unavailable, []api.ValueType{i32, i32, i32, i32}, i32)
+	def(abi.ImportHTTPSend, func(_ context.Context, mod api.Module, s []uint64) {
+		h.sent = append(h.sent, guestRead(mod, s[0], s[1]))
+		s[0] = uint64(uint32(errUnavailable))
+	}, []api.ValueType{i32, i32, i32, i32}, i32)
 	def(abi.ImportHTTPResponse, unavailable, []api.ValueType{i32, i32, i32}, i32)
 	def(abi.ImportHTTPBodyRead, unavailable, []api.ValueType{i32, i32, i32}, i32)
 	def(abi.ImportHTTPClose, unavailable, []api.ValueType{i32}, i32)
@@ -164,6 +170,7 @@ func newABIHost(t testing.TB) *abiHost {
 	def(abi.ImportDBBegin, unavailable, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportDBCommit, unavailable, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportDBRollback, unavailable, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportDBTimeout, unavailable, []api.ValueType{i32}, i32)
 	if _, err := b.Instantiate(ctx); err != nil {
 		t.Fatalf("instantiate test host: %v", err)
 	}
@@ -439,6 +446,8 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		{"ENDPOINTS_KV_MAX_KEY", abi.KVMaxKey},
 		{"ENDPOINTS_KV_MAX_VALUE", abi.KVMaxValue},
 		{"ENDPOINTS_KV_LIST_LIMIT", abi.KVListLimit},
+		{"ENDPOINTS_TIMEOUT_MAX_MS", abi.HTTPTimeoutMax},
+		{"ENDPOINTS_TIMEOUT_MAX_MS", abi.DBTimeoutMax},
 		{"ENDPOINTS_HOOK_ANSWERED", abi.HookAnswered},
 		{"ENDPOINTS_HOOK_DECLINED", abi.HookDeclined},
 		{"ENDPOINTS_PART_PARAMS", int32(abi.PartParams)},
@@ -458,7 +467,7 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		abi.ImportKVIncr, abi.ImportKVList,
 		abi.ImportHTTPSend, abi.ImportHTTPResponse, abi.ImportHTTPBodyRead, abi.ImportHTTPClose, abi.ImportHTTPError,
 		abi.ImportDBQuery, abi.ImportDBExec, abi.ImportDBResult,
-		abi.ImportDBBegin, abi.ImportDBCommit, abi.ImportDBRollback,
+		abi.ImportDBBegin, abi.ImportDBCommit, abi.ImportDBRollback, abi.ImportDBTimeout,
 	}
 
 	// A module that asserts every constant, takes the address of every
@@ -1049,5 +1058,29 @@ func BenchmarkCUsersHandle(b *testing.B) {
 	for b.Loop() {
 		ex.body.Reset()
 		g.handle(b, ex)
+	}
+}
+
+// TestCHTTPGetTimeout: endpoints_http_get_timeout writes the request's
+// "timeout" member, none for 0, and refuses a timeout out of range
+// without sending it.
+func TestCHTTPGetTimeout(t *testing.T) {
+	path := buildC(t, httpGetSrc)
+	h := newABIHost(t)
+	g := h.load(t, path)
+	ex := &abiExchange{}
+	if got := g.handle(t, ex); got != 0 {
+		t.Fatalf("%s() = %d, want 0", abi.ExportHandle, got)
+	}
+	want := []string{
+		`{"url":"https://a.example/plain"}`,
+		`{"url":"https://a.example/timed","timeout":300}`,
+		`{"url":"https://a.example/most","timeout":3600000}`,
+	}
+	if !slices.Equal(h.sent, want) {
+		t.Errorf("sent %q, want %q", h.sent, want)
+	}
+	if got, want := ex.body.String(), "-7\n-7\n-7\n-2\n-2\n"; got != want {
+		t.Errorf("results %q, want %q", got, want)
 	}
 }

@@ -40,6 +40,12 @@
 //     (16 MiB by default): past it Read fails with an *Error of code
 //     "limit". A body passed on as it is read (a proxy, a download) may be
 //     larger: send the request with [Stream].
+//   - A request's context deadline, and http.Client.Timeout, reach the
+//     host as the request's own timeout (abi/README.md §3.1): past it the
+//     host stops the request, connecting, the headers or any read of the
+//     body, and the error is found with errors.Is(err,
+//     context.DeadlineExceeded) while the handler has the rest of its
+//     time. Without one, the call's deadline (less a margin) ends it.
 //   - Host, Content-Length, Transfer-Encoding and the other framing
 //     headers are the host's; req.Host is not sent.
 //   - Outside WebAssembly (go test), importing the package changes

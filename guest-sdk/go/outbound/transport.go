@@ -36,7 +36,22 @@ func Stream(req *http.Request) *http.Request {
 
 // RoundTrip sends req through the host and returns the response once its
 // status and headers arrived; its body reads from the host as it comes.
+// The request's context bounds it: done already, it fails at once with
+// ctx.Err(); its deadline (http.Client.Timeout sets one) ends connecting,
+// the headers and every read of the body, with an error that errors.Is
+// finds as context.DeadlineExceeded.
+//
+//	client := &http.Client{Timeout: 300 * time.Millisecond}
+//	resp, err := client.Get("https://rates.example.com/v1/eur")
+//	if errors.Is(err, context.DeadlineExceeded) { ... a fallback ... }
 func (Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if err := ctx.Err(); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
 	var body []byte
 	if req.Body != nil && req.Body != http.NoBody {
 		b, err := io.ReadAll(req.Body)
@@ -54,7 +69,7 @@ func (Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if s, _ := req.Context().Value(streamKey{}).(bool); s {
 		spec.Stream = true
 	}
-	r, err := fetch.Open(spec)
+	r, err := fetch.OpenContext(ctx, spec)
 	if err != nil {
 		return nil, err
 	}

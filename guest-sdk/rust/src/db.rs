@@ -24,9 +24,55 @@
 
 use std::fmt;
 use std::rc::Rc;
+use std::time::Duration;
 
 use crate::host::{self, len, text, Errno};
 use crate::json::Json;
+
+/// Bounds each later statement of the call, on any database (a query, an
+/// exec, a begin or a commit), to `timeout` from its start, below the
+/// call's deadline (ABI §4.5, `db_timeout`); `None` lifts it. A statement
+/// past it is stopped in the database and fails with [`Code::Timeout`],
+/// and the handler goes on. A timeout is rounded up to a millisecond; one
+/// past an hour is [`Errno::INVALID`].
+///
+/// ```no_run
+/// # use std::time::Duration;
+/// # use endpoints::db::{self, Code, Db, DbError};
+/// # fn f() -> Result<(), DbError> {
+/// db::set_timeout(Some(Duration::from_millis(300)))?;
+/// let report = Db::new("main").query("SELECT month, total FROM monthly_report", &[]);
+/// db::set_timeout(None)?;
+/// match report {
+///     Err(e) if e.code == Code::Timeout => { /* answer from a fallback */ }
+///     r => { r?; }
+/// }
+/// # Ok(()) }
+/// ```
+pub fn set_timeout(timeout: Option<Duration>) -> Result<(), Errno> {
+    let ms = timeout_ms(timeout).ok_or(Errno::INVALID)?;
+    let rc = unsafe { host::db_timeout(ms) };
+    if rc < 0 {
+        return Err(Errno(rc));
+    }
+    Ok(())
+}
+
+/// The milliseconds of a timeout, rounded up, 0 for none; `None` past
+/// an hour (the ABI's DBTimeoutMax, HTTPTimeoutMax).
+pub(crate) fn timeout_ms(timeout: Option<Duration>) -> Option<i32> {
+    const MAX: u128 = 3_600_000;
+    // (No let-else or div_ceil: the SDK builds with rustc 1.6x.)
+    let d = match timeout {
+        Some(d) => d,
+        None => return Some(0),
+    };
+    let ms = (d.as_nanos() + 999_999) / 1_000_000;
+    if ms > MAX {
+        return None;
+    }
+    Some(ms as i32)
+}
 
 /// One of the app's databases, by the name endpoints.json's `"databases"`
 /// gives it (`"main"` when the app declares none: an SQLite file the host
@@ -63,6 +109,10 @@ pub enum Code {
     Transaction,
     /// Any other failure of the database; the message says what.
     Other,
+    /// The statement ran past the call's statement timeout
+    /// ([`set_timeout`]) and the database stopped it; the handler goes on,
+    /// and may answer from a fallback.
+    Timeout,
     /// The host refused the call before any database saw it: the app
     /// declares no such database ([`Errno::NOT_FOUND`]), the parameters
     /// are not a JSON array ([`Errno::INVALID`]), or the call came outside
@@ -87,6 +137,7 @@ impl Code {
             Code::Denied => "denied",
             Code::Transaction => "transaction",
             Code::Other => "other",
+            Code::Timeout => "timeout",
             Code::Host(_) => "host",
             Code::Column => "column",
         }
@@ -101,6 +152,7 @@ impl Code {
             "too_large" => Code::TooLarge,
             "denied" => Code::Denied,
             "transaction" => Code::Transaction,
+            "timeout" => Code::Timeout,
             _ => Code::Other,
         }
     }
@@ -933,6 +985,18 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn timeouts_in_milliseconds() {
+        use std::time::Duration;
+        assert_eq!(super::timeout_ms(None), Some(0));
+        assert_eq!(super::timeout_ms(Some(Duration::from_millis(300))), Some(300));
+        assert_eq!(super::timeout_ms(Some(Duration::from_micros(1500))), Some(2));
+        assert_eq!(super::timeout_ms(Some(Duration::from_secs(3600))), Some(3_600_000));
+        assert_eq!(super::timeout_ms(Some(Duration::from_secs(3601))), None);
+        assert_eq!(super::Code::parse("timeout"), super::Code::Timeout);
+        assert_eq!(super::Code::Timeout.as_str(), "timeout");
+    }
+
     use super::*;
 
     #[test]

@@ -44,6 +44,7 @@ extern "C" {
     pub fn db_begin(db: *const u8, db_len: i32) -> i32;
     pub fn db_commit(db: *const u8, db_len: i32) -> i32;
     pub fn db_rollback(db: *const u8, db_len: i32) -> i32;
+    pub fn db_timeout(timeout_ms: i32) -> i32;
 }
 
 /// Outside a wasm module (the crate's own unit tests) there is no host:
@@ -83,6 +84,7 @@ mod native {
     pub unsafe fn db_begin(_: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_commit(_: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_rollback(_: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_timeout(_: i32) -> i32 { no_host() }
 }
 #[cfg(not(target_arch = "wasm32"))]
 pub use native::*;

@@ -14,6 +14,7 @@
 //! ```
 
 use std::fmt;
+use std::time::Duration;
 
 use crate::host::{self, len, read_sized, text, Errno};
 use crate::json::Json;
@@ -142,7 +143,40 @@ pub fn get(url: &str) -> Result<Response, Error> {
     fetch("GET", url, &[], &[])
 }
 
-fn send(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8], stream: bool) -> Result<Response, Error> {
+/// How [`fetch_with`] sends a request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Lifts `limits.outboundBytes` from the response body, as
+    /// [`fetch_stream`] does.
+    pub stream: bool,
+    /// Bounds the request (connecting, its status and headers and every
+    /// read of its body) below the call's deadline, rounded up to a
+    /// millisecond, at most an hour: past it, [`Errno::IO`] with the code
+    /// `timeout`, and the handler answers from a fallback with the rest of
+    /// its time. `None` is the call's deadline alone.
+    pub timeout: Option<Duration>,
+}
+
+/// Like [`fetch`], with [`Options`]: a timeout of the request's own, or a
+/// streamed body.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use endpoints::http::{fetch_with, Options};
+/// let opts = Options { timeout: Some(Duration::from_millis(300)), ..Options::default() };
+/// match fetch_with("GET", "https://rates.example.com/v1/eur", &[], &[], opts) {
+///     Err(e) if e.code == "timeout" => { /* answer from a fallback */ }
+///     r => { let _ = r?.text()?; }
+/// }
+/// # Ok::<(), endpoints::http::Error>(())
+/// ```
+pub fn fetch_with(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8], opts: Options) -> Result<Response, Error> {
+    let req = request_json(method, url, headers, opts)?;
+    send_json(&req, body)
+}
+
+/// The http_send JSON of a request (ABI §3.1).
+fn request_json(method: &str, url: &str, headers: &[(&str, &str)], opts: Options) -> Result<String, Error> {
     let mut hs = Json::array();
     for (k, v) in headers {
         let mut pair = Json::array();
@@ -151,10 +185,24 @@ fn send(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8], stream: 
         hs.push(pair);
     }
     let mut req = Json::object().set("method", method).set("url", url).set("headers", hs);
-    if stream {
+    if opts.stream {
         req = req.set("stream", true);
     }
-    let req = req.to_string();
+    match crate::db::timeout_ms(opts.timeout) {
+        None => {
+            return Err(Error { errno: Errno::INVALID, code: "invalid".to_string(), message: "the timeout is longer than an hour".to_string() })
+        }
+        Some(0) => {}
+        Some(ms) => req = req.set("timeout", ms as i64),
+    }
+    Ok(req.to_string())
+}
+
+fn send(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8], stream: bool) -> Result<Response, Error> {
+    fetch_with(method, url, headers, body, Options { stream, timeout: None })
+}
+
+fn send_json(req: &str, body: &[u8]) -> Result<Response, Error> {
     let h = unsafe { host::http_send(req.as_ptr(), len(req.as_bytes()), body.as_ptr(), len(body)) };
     if h < 0 {
         return Err(Error::last(Errno(h)));
@@ -168,4 +216,19 @@ fn send(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8], stream: 
         }
     }
     Ok(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_json_carries_its_options() {
+        let plain = request_json("GET", "https://a.example/", &[("x", "1")], Options::default()).unwrap();
+        assert_eq!(plain, r#"{"method":"GET","url":"https://a.example/","headers":[["x","1"]]}"#);
+        let timed = request_json("GET", "https://a.example/", &[], Options { stream: true, timeout: Some(Duration::from_micros(300_500)) }).unwrap();
+        assert_eq!(timed, r#"{"method":"GET","url":"https://a.example/","headers":[],"stream":true,"timeout":301}"#);
+        let long = request_json("GET", "https://a.example/", &[], Options { timeout: Some(Duration::from_secs(7200)), ..Options::default() });
+        assert_eq!(long.unwrap_err().errno, Errno::INVALID);
+    }
 }

@@ -230,6 +230,7 @@ var hostFunctions = []hostFunction{
 	{abi.ImportDBBegin, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBBegin},
 	{abi.ImportDBCommit, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBCommit},
 	{abi.ImportDBRollback, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBRollback},
+	{abi.ImportDBTimeout, []api.ValueType{i32}, []api.ValueType{i32}, []string{"timeout_ms"}, hostDBTimeout},
 }
 
 // Instantiate registers the functions of the "endpoints" module

@@ -2,6 +2,7 @@ package abihost
 
 import (
 	"context"
+	"time"
 
 	"github.com/tetratelabs/wazero/api"
 
@@ -23,6 +24,9 @@ type Databases interface {
 	Begin(db []byte) abi.Errno
 	// End commits (commit true) or rolls back db's transaction.
 	End(db []byte, commit bool) abi.Errno
+	// SetTimeout bounds each later statement of the call to d from its
+	// start (db_timeout); zero lifts it.
+	SetTimeout(d time.Duration)
 }
 
 // dbSession is the session of the call a db_* function serves, nil
@@ -109,4 +113,20 @@ func dbEnd(ctx context.Context, mod api.Module, stack []uint64, fn string, commi
 		return
 	}
 	stack[0] = errno(s.End(db, commit))
+}
+
+// hostDBTimeout implements db_timeout (abi/README.md §4.5): the bound of
+// each later statement of the call, in milliseconds; 0 lifts it.
+func hostDBTimeout(ctx context.Context, _ api.Module, stack []uint64) {
+	ms := int32(stack[0])
+	s := dbSession(ctx)
+	switch {
+	case s == nil:
+		stack[0] = errno(abi.ErrState)
+	case ms < 0 || ms > abi.DBTimeoutMax:
+		stack[0] = errno(abi.ErrInvalid)
+	default:
+		s.SetTimeout(time.Duration(ms) * time.Millisecond)
+		stack[0] = 0
+	}
 }

@@ -14,7 +14,8 @@
 //     network. No proxy from the environment is used.
 //   - TLS certificates are verified, against the system's authorities and
 //     the app's caFile.
-//   - The call's deadline bounds connecting, TLS, the headers and the body;
+//   - The call's deadline bounds connecting, TLS, the headers and the body,
+//     and a request's own timeout ([abi.HTTPRequest.Timeout]) sooner;
 //     a session bounds its requests, the bytes of a response read whole,
 //     and the client the requests in flight per host.
 //   - Authorization, Proxy-Authorization and Cookie do not follow a

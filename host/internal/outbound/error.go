@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/go-json-experiment/json"
 
@@ -105,7 +106,11 @@ func describe(ctx context.Context, hostport string, err error) (code, message st
 	if errors.As(err, &verify) {
 		cert = verify.Err
 	}
+	var own *requestTimeout
 	switch {
+	case ctx.Err() != nil && errors.As(context.Cause(ctx), &own):
+		return abi.HTTPErrorTimeout, fmt.Sprintf("%s did not answer within the request's timeout of %s (its \"timeout\" member); "+
+			"the call goes on with the rest of its time: answer from a fallback, or give the request a longer timeout", hostport, own.d)
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return abi.HTTPErrorTimeout, fmt.Sprintf("%s did not answer in time: requests end shortly before the call's deadline "+
 			"(limits.timeout, or the operation's timeout), so the handler can still answer; give the operation a longer timeout "+
@@ -143,6 +148,15 @@ func describe(ctx context.Context, hostport string, err error) (code, message st
 			"failed: check its logs", hostport)
 	}
 	return abi.HTTPErrorProtocol, fmt.Sprintf("%s broke HTTP (%s); check that the URL's port is the service's HTTP port", hostport, innermost(err))
+}
+
+// requestTimeout is the cause of the end of a request's context when the
+// request's own timeout ([abi.HTTPRequest.Timeout]) ended it, not the
+// call's deadline.
+type requestTimeout struct{ d time.Duration }
+
+func (e *requestTimeout) Error() string {
+	return fmt.Sprintf("the request's timeout of %s passed", e.d)
 }
 
 // connectMessage is the message of a dial to hostport that failed with

@@ -1,6 +1,8 @@
 package outbound
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
@@ -564,6 +566,92 @@ func TestRequestsEndBeforeTheCallsDeadline(t *testing.T) {
 			s.CloseHandle(h)
 			if margin := deadline.Sub(got); margin < 50*time.Millisecond || margin > time.Second {
 				t.Errorf("the request's deadline is %v before the call's, want 50ms to 1s", margin)
+			}
+		})
+	}
+}
+
+// TestARequestsOwnTimeout: a request's "timeout" ends it (its headers,
+// then its body) long before the call's deadline, with a message naming
+// the request's timeout, and leaves the call its time: the session's next
+// request is sent and answered. A timeout longer than the call's time
+// left changes nothing: the margin before the call's deadline ends it,
+// and the message says so.
+func TestARequestsOwnTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/fast":
+			io.WriteString(w, "fast")
+			return
+		case "/slow-body":
+			io.WriteString(w, "first")
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	t.Cleanup(func() { close(release) }) // before srv.Close, which waits for handlers
+	c := newClient(t, nil, Config{}, "http://127.0.0.1:"+port(srv))
+	base := "http://127.0.0.1:" + port(srv)
+	timed := func(path string, ms int) []byte {
+		return fmt.Appendf(nil, `{"url":%q,"timeout":%d}`, base+path, ms)
+	}
+	const own = "within the request's timeout of 100ms"
+
+	s := session(t, c, Limits{}) // the call has 10 s
+	if _, err := s.Send(timed("/slow-headers", 100), nil); err == nil || err.Code != abi.HTTPErrorTimeout ||
+		err.Errno() != abi.ErrIO || !strings.Contains(err.Message, own) {
+		t.Errorf("slow headers: %v, want timeout naming the request's timeout", err)
+	}
+	h, err := s.Send(timed("/slow-body", 100), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	var got []byte
+	for {
+		n, err := s.Read(h, buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			if err.Code != abi.HTTPErrorTimeout || !strings.Contains(err.Message, own) || string(got) != "first" {
+				t.Errorf("slow body: read %q then %v, want first then a timeout naming the request's", got, err)
+			}
+			break
+		}
+		if n == 0 {
+			t.Fatalf("slow body: ended after %q, want a timeout", got)
+		}
+	}
+	if s.ctx.Err() != nil {
+		t.Errorf("the call's context ended with the request's timeout: %v", context.Cause(s.ctx))
+	}
+	if status, body, err := get(t, s, base+"/fast"); err != nil || status != 200 || body != "fast" {
+		t.Errorf("the next request of the call: %d %q %v, want 200 fast", status, body, err)
+	}
+
+	short := sessionFor(t, 300*time.Millisecond, c, Limits{})
+	if _, err := short.Send(timed("/slow-headers", 60_000), nil); err == nil || err.Code != abi.HTTPErrorTimeout ||
+		strings.Contains(err.Message, "request's timeout") || !strings.Contains(err.Message, "call's deadline") {
+		t.Errorf("a timeout past the call's deadline: %v, want the call's timeout", err)
+	}
+}
+
+func TestATimeoutOutOfRangeIsInvalid(t *testing.T) {
+	c := newClient(t, nil, Config{}, "http://127.0.0.1:8089")
+	s := session(t, c, Limits{})
+	for _, tc := range []struct{ name, timeout, want string }{
+		{"negative", `-1`, "from 1 to 3600000"},
+		{"past an hour", `3600001`, "from 1 to 3600000"},
+		{"a fraction", `1.5`, "timeout"},
+		{"a string", `"300ms"`, "timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			js := `{"url":"http://127.0.0.1:8089/","timeout":` + tc.timeout + `}`
+			if _, err := s.Send([]byte(js), nil); err == nil || err.Errno() != abi.ErrInvalid || !strings.Contains(err.Message, tc.want) {
+				t.Errorf("Send(%s) = %v, want invalid saying %q", js, err, tc.want)
 			}
 		})
 	}

@@ -123,7 +123,8 @@ func (s *Session) fail(err *Error) *Error {
 
 // Send sends the request described by reqJSON ([abi.HTTPRequest]) with
 // body, under the session's context (whose deadline bounds the whole
-// exchange), and waits for the response's status and headers: it returns
+// exchange) and the request's own timeout when it has one (which ends it
+// sooner, from now: its headers and every read of its body), and waits for the response's status and headers: it returns
 // the response's handle. body is copied: the caller may reuse it.
 func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 	began := time.Now()
@@ -133,7 +134,7 @@ func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 	}
 	var r abi.HTTPRequest
 	if err := json.Unmarshal(reqJSON, &r, json.RejectUnknownMembers(true)); err != nil {
-		return -1, s.fail(errorf(abi.HTTPErrorInvalid, "the request is not the JSON http_send takes (method, url, headers, stream): %v", err))
+		return -1, s.fail(errorf(abi.HTTPErrorInvalid, "the request is not the JSON http_send takes (method, url, headers, stream, timeout: an integer of milliseconds): %v", err))
 	}
 	req, bad := s.client.newRequest(r, body)
 	if bad != nil {
@@ -150,6 +151,12 @@ func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 	}
 	s.sent++
 	rctx, cancel := context.WithCancel(s.ctx)
+	if r.Timeout > 0 {
+		// The request's own bound, within the call's: a parent that ends
+		// first keeps its own cause, so the error names which ended it.
+		d := time.Duration(r.Timeout) * time.Millisecond
+		rctx, cancel = context.WithTimeoutCause(s.ctx, d, &requestTimeout{d})
+	}
 	req = req.WithContext(rctx)
 	var done func(int, *Error)
 	if s.observe != nil {
@@ -197,6 +204,9 @@ func (c *Client) newRequest(r abi.HTTPRequest, body []byte) (*http.Request, *Err
 	}
 	if e := c.checkURL(u); e != nil {
 		return nil, e
+	}
+	if r.Timeout < 0 || r.Timeout > abi.HTTPTimeoutMax {
+		return nil, errorf(abi.HTTPErrorInvalid, "timeout %d: want the request's bound in milliseconds, from 1 to %d (one hour), or 0 for none (the call's deadline alone)", r.Timeout, abi.HTTPTimeoutMax)
 	}
 	req, err := http.NewRequest(method, u.String(), bytes.NewReader(bytes.Clone(body)))
 	if err != nil {

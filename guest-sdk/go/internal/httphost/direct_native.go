@@ -4,12 +4,15 @@ package httphost
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
 )
@@ -22,7 +25,15 @@ var direct = &directHost{
 	// A transport of its own: a test may have made http.DefaultTransport
 	// outbound's, which comes back here.
 	client: http.Client{Transport: &http.Transport{}},
-	open:   map[int32]*http.Response{},
+	open:   map[int32]*directResponse{},
+}
+
+// directResponse is an open response of the native host, with the
+// context of its request (its timeout) and what ends it.
+type directResponse struct {
+	*http.Response
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // directHost is a host's outbound session, for a native process: its open
@@ -32,7 +43,7 @@ type directHost struct {
 
 	mu   sync.Mutex
 	next int32
-	open map[int32]*http.Response
+	open map[int32]*directResponse
 	last []byte // the last failure's abi.HTTPError JSON; nil: none
 }
 
@@ -55,15 +66,27 @@ func (d *directHost) Send(req, body []byte) int32 {
 	for _, kv := range spec.Headers {
 		r.Header.Add(kv[0], kv[1])
 	}
-	res, err := d.client.Do(r)
+	if spec.Timeout < 0 || spec.Timeout > abi.HTTPTimeoutMax {
+		return d.fail(abi.ErrInvalid, abi.HTTPErrorInvalid, fmt.Sprintf("timeout %d: want milliseconds from 1 to %d, or 0 for none", spec.Timeout, abi.HTTPTimeoutMax))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if spec.Timeout > 0 {
+		ctx, cancel = context.WithTimeout(context.Background(), time.Duration(spec.Timeout)*time.Millisecond)
+	}
+	res, err := d.client.Do(r.WithContext(ctx))
 	if err != nil {
+		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
+		cancel()
+		if timedOut {
+			return d.fail(abi.ErrIO, abi.HTTPErrorTimeout, fmt.Sprintf("%s did not answer within the request's timeout of %dms", spec.URL, spec.Timeout))
+		}
 		return d.fail(abi.ErrIO, abi.HTTPErrorConnect, err.Error())
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	h := d.next
 	d.next++
-	d.open[h] = res
+	d.open[h] = &directResponse{Response: res, ctx: ctx, cancel: cancel}
 	return h
 }
 
@@ -102,6 +125,9 @@ func (d *directHost) BodyRead(h int32, buf []byte) int32 {
 		if errors.Is(err, io.EOF) {
 			return 0
 		}
+		if err != nil && errors.Is(res.ctx.Err(), context.DeadlineExceeded) {
+			return d.fail(abi.ErrIO, abi.HTTPErrorTimeout, "reading the response body: the request's timeout passed")
+		}
 		if err != nil {
 			return d.fail(abi.ErrIO, abi.HTTPErrorProtocol, "reading the response body: "+err.Error())
 		}
@@ -117,6 +143,7 @@ func (d *directHost) Close(h int32) int32 {
 		return int32(abi.ErrNotFound)
 	}
 	res.Body.Close()
+	res.cancel()
 	return 0
 }
 

@@ -46,6 +46,11 @@
 //     (50 ms to 1 s) before its deadline (limits.timeout, or the
 //     operation's Timeout), so the
 //     handler can still answer, a 504 say, instead of being stopped.
+//   - A handler that would rather give up sooner gives the request a
+//     bound of its own, [Request.Timeout] or a context's deadline
+//     ([SendContext], [OpenContext]): past it, an *Error of code "timeout"
+//     that errors.Is finds as context.DeadlineExceeded, and the rest of
+//     the call's time for a fallback.
 //   - Host, Content-Length, Transfer-Encoding and the other framing
 //     headers are the host's; a URL may not carry a user or password (send
 //     an Authorization header).

@@ -1,10 +1,12 @@
 package fetch
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/httphost"
@@ -26,6 +28,13 @@ type Request struct {
 	// bounded by the call's deadline only. Set it when the body is passed
 	// on as it is read, with Open.
 	Stream bool
+	// Timeout bounds the request, from when it is sent: connecting, the
+	// status and headers and every Read of its body, rounded up to a
+	// millisecond (at most abi.HTTPTimeoutMax). Past it, an *Error of code
+	// "timeout", which errors.Is finds as context.DeadlineExceeded. Zero
+	// is none: the call's deadline alone. It only shortens the call's
+	// deadline; a context's deadline ([OpenContext]) bounds it too.
+	Timeout time.Duration
 }
 
 // Response is a response read whole by [Send].
@@ -63,6 +72,17 @@ func (e *Error) Error() string {
 // Unwrap returns the errno, so errors.Is(err, abi.ErrNotAllowed) works.
 func (e *Error) Unwrap() error { return e.Errno }
 
+// Is makes errors.Is(err, context.DeadlineExceeded) hold for an error of
+// code "timeout": the request's timeout, its context's deadline or the
+// margin before the call's passed, as Go's own HTTP client reports it.
+func (e *Error) Is(target error) bool {
+	return target == context.DeadlineExceeded && e.Code == abi.HTTPErrorTimeout
+}
+
+// Timeout reports whether the request ran out of time (code "timeout"),
+// as a net.Error does: net/http's url.Error asks it.
+func (e *Error) Timeout() bool { return e.Code == abi.HTTPErrorTimeout }
+
 // maxPrealloc bounds the buffer Send sizes from a Content-Length before
 // any byte arrived: a larger body grows it as it comes.
 const maxPrealloc = 1 << 20
@@ -71,8 +91,20 @@ const maxPrealloc = 1 << 20
 // limits.outboundBytes, unless req.Stream is set. A status other than 2xx
 // is a response, not an error; an error is an *Error (refused, failed,
 // past a limit) or a malformed answer of the host.
-func Send(req Request) (*Response, error) {
-	r, err := Open(req)
+func Send(req Request) (*Response, error) { return SendContext(context.Background(), req) }
+
+// SendContext is [Send] bounded by ctx: a ctx already done fails at once
+// with ctx.Err(), sending nothing; its deadline bounds the request as
+// [Request.Timeout] does (the sooner of the two).
+//
+//	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+//	defer cancel()
+//	res, err := fetch.SendContext(ctx, fetch.Request{URL: "https://rates.example.com/v1/eur"})
+//	if errors.Is(err, context.DeadlineExceeded) {
+//		// answer from a fallback, with the rest of the call's time
+//	}
+func SendContext(ctx context.Context, req Request) (*Response, error) {
+	r, err := OpenContext(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +147,28 @@ type Reader struct {
 // status and headers arrived; its body is read from the host as it comes.
 // Past limits.outboundBytes, a Read fails with an *Error of code "limit",
 // unless req.Stream is set.
-func Open(req Request) (*Reader, error) {
+func Open(req Request) (*Reader, error) { return OpenContext(context.Background(), req) }
+
+// OpenContext is [Open] bounded by ctx, as [SendContext] is: its deadline
+// bounds the status and headers and every Read of the body.
+func OpenContext(ctx context.Context, req Request) (*Reader, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	timeout := req.Timeout
+	if deadline, ok := ctx.Deadline(); ok {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, context.DeadlineExceeded
+		}
+		if timeout <= 0 || left < timeout {
+			timeout = left
+		}
+	}
 	spec := abi.HTTPRequest{Method: req.Method, URL: req.URL, Stream: req.Stream}
+	if timeout > 0 {
+		spec.Timeout = int64(min((timeout+time.Millisecond-1)/time.Millisecond, abi.HTTPTimeoutMax))
+	}
 	if spec.Method == "" {
 		spec.Method = "GET"
 	}
