@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -65,49 +66,46 @@ const ReadOnlyMessage = "the transaction is read-only (it began with readOnly): 
 //	DecodeTxOptions([]byte(`{"isolation":"serializable","readOnly":true}`))
 //	// TxOptions{Isolation: IsolationSerializable, ReadOnly: true}
 func DecodeTxOptions(data []byte) (TxOptions, error) {
+	var opts TxOptions
 	if len(bytes.TrimSpace(data)) == 0 {
-		return TxOptions{}, nil
+		return opts, nil
 	}
-	var o struct {
-		Isolation *string `json:"isolation"`
-		ReadOnly  *bool   `json:"readOnly"`
-	}
+	// A map, not a struct: encoding/json matches a struct's field names
+	// without regard to case, and "readonly" must be refused, not read
+	// as readOnly.
+	var members map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&o); err != nil {
-		return TxOptions{}, txOptionsError(err)
+	if err := dec.Decode(&members); err != nil || members == nil {
+		var te *json.UnmarshalTypeError
+		if err == nil || errors.As(err, &te) {
+			return TxOptions{}, errors.New(`transaction options: want a JSON object such as {"isolation":"serializable","readOnly":true}`)
+		}
+		return TxOptions{}, fmt.Errorf(`transaction options: not valid JSON (%v); want an object such as {"isolation":"serializable","readOnly":true}`, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return TxOptions{}, errors.New(`transaction options: more than one JSON value; want one object such as {"isolation":"serializable","readOnly":true}`)
 	}
-	var opts TxOptions
-	if o.ReadOnly != nil {
-		opts.ReadOnly = *o.ReadOnly
-	}
-	if o.Isolation != nil {
-		opts.Isolation = Isolation(*o.Isolation)
-		if opts.Isolation != IsolationDefault && !slices.Contains(isolations, opts.Isolation) {
-			return TxOptions{}, fmt.Errorf("transaction options: isolation %q is not a level; want one of %s", *o.Isolation, isolationList())
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		raw := members[name]
+		switch name {
+		case "isolation":
+			var level string
+			if json.Unmarshal(raw, &level) != nil {
+				return TxOptions{}, fmt.Errorf("transaction options: isolation must be a string, one of %s", isolationList())
+			}
+			opts.Isolation = Isolation(level)
+			if opts.Isolation != IsolationDefault && !slices.Contains(isolations, opts.Isolation) {
+				return TxOptions{}, fmt.Errorf("transaction options: isolation %q is not a level; want one of %s", level, isolationList())
+			}
+		case "readOnly":
+			if bytes.Equal(raw, []byte("null")) || json.Unmarshal(raw, &opts.ReadOnly) != nil {
+				return TxOptions{}, errors.New("transaction options: readOnly must be true or false")
+			}
+		default:
+			return TxOptions{}, fmt.Errorf("transaction options: unknown member %q; the members are isolation and readOnly", name)
 		}
 	}
 	return opts, nil
-}
-
-// txOptionsError phrases a decoding error of [DecodeTxOptions].
-func txOptionsError(err error) error {
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &te) && te.Field == "isolation":
-		return fmt.Errorf("transaction options: isolation must be a string, one of %s", isolationList())
-	case errors.As(err, &te) && te.Field == "readOnly":
-		return errors.New("transaction options: readOnly must be true or false")
-	case errors.As(err, &te):
-		return errors.New(`transaction options: want a JSON object such as {"isolation":"serializable","readOnly":true}`)
-	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return fmt.Errorf("transaction options: unknown member %s; the members are isolation and readOnly", name)
-	}
-	return fmt.Errorf(`transaction options: not valid JSON (%v); want an object such as {"isolation":"serializable","readOnly":true}`, err)
 }
 
 // isolationList is the levels, quoted: "read_committed", "repeatable_read"

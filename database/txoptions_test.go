@@ -23,6 +23,8 @@ func TestDecodeTxOptions(t *testing.T) {
 		{"repeatable read", ` {"isolation":"repeatable_read","readOnly":false} `, database.TxOptions{Isolation: database.IsolationRepeatableRead}, ""},
 		{"empty isolation is the default", `{"isolation":""}`, database.TxOptions{}, ""},
 		{"unknown member", `{"isolaton":"serializable"}`, database.TxOptions{}, `unknown member "isolaton"; the members are isolation and readOnly`},
+		{"a member in other case", `{"readonly":true}`, database.TxOptions{}, `unknown member "readonly"`},
+		{"null", `null`, database.TxOptions{}, `want a JSON object`},
 		{"unknown level", `{"isolation":"snapshot"}`, database.TxOptions{}, `isolation "snapshot" is not a level; want one of "read_committed", "repeatable_read" or "serializable"`},
 		{"level in capitals", `{"isolation":"SERIALIZABLE"}`, database.TxOptions{}, `isolation "SERIALIZABLE" is not a level`},
 		{"readOnly a string", `{"readOnly":"yes"}`, database.TxOptions{}, `readOnly must be true or false`},
