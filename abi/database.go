@@ -58,8 +58,11 @@ const (
 	// db_begin). Errnos as db_begin's, and [ErrInvalid] for options that
 	// are not such an object (an unknown member or level): the pending
 	// result ([ImportDBResult]) is then a [DBErrorResult] (code "other")
-	// saying what was expected. A read-only transaction refuses writes
-	// with the code [DBCodeDenied].
+	// saying what was expected; [ErrDatabase] (code "busy") with less
+	// than 50 ms left before the call's deadline, where db_begin would
+	// begin, so that a guest retrying a busy transaction stops while it
+	// can answer 503. A read-only transaction refuses writes with the
+	// code [DBCodeDenied].
 	//
 	//	db_begin_with("main", `{"isolation":"serializable","readOnly":true}`) -> 0
 	//
