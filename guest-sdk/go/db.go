@@ -134,7 +134,8 @@ var (
 	ErrTooLarge error = &DBError{Code: abi.DBCodeTooLarge}
 	// ErrDenied: the statement does what a guest may not (ATTACH,
 	// PRAGMAs that touch files, transaction control in SQL, several
-	// statements).
+	// statements), or writes in a read-only transaction
+	// ([TxOptions.ReadOnly]).
 	ErrDenied error = &DBError{Code: abi.DBCodeDenied}
 	// ErrTransaction: a commit or rollback without a transaction, or a
 	// second one at once.
