@@ -90,8 +90,9 @@ const (
 //     which a [HandleFunc] handler answers 503, with Retry-After.
 //   - An error fn returns that wraps the statement's (fmt.Errorf's %w)
 //     is retried too: errors.Is finds [ErrBusy] in it.
-//   - Options need a host that has db_begin_with; [Database.Tx], and
-//     TxWith with only Retries set, use db_begin.
+//   - Options begin the transaction with db_begin_with (abi/README.md
+//     §4.5); without them ([Database.Tx], or only Retries set) it begins
+//     with db_begin, as it always did.
 func (d *Database) TxWith(opts TxOptions, fn func(tx *Tx) error) error {
 	for attempt := 0; ; attempt++ {
 		began, err := d.tx("TxWith", opts, fn)
