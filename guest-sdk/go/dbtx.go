@@ -90,9 +90,9 @@ const (
 //     which a [HandleFunc] handler answers 503, with Retry-After.
 //   - An error fn returns that wraps the statement's (fmt.Errorf's %w)
 //     is retried too: errors.Is finds [ErrBusy] in it.
-//   - Options begin the transaction with db_begin_with (abi/README.md
-//     §4.5); without them ([Database.Tx], or only Retries set) it begins
-//     with db_begin, as it always did.
+//   - The transaction begins with db_begin_with (abi/README.md §4.5);
+//     with the zero TxOptions, as [Database.Tx], with db_begin, as it
+//     always did.
 func (d *Database) TxWith(opts TxOptions, fn func(tx *Tx) error) error {
 	for attempt := 0; ; attempt++ {
 		began, err := d.tx("TxWith", opts, fn)
@@ -118,7 +118,9 @@ func txRetryPause(attempt int) time.Duration {
 // tx runs fn in one transaction begun with opts, for method; began is
 // false when the transaction could not begin.
 func (d *Database) tx(method string, opts TxOptions, fn func(tx *Tx) error) (began bool, err error) {
-	if opts.Isolation == DefaultIsolation && !opts.ReadOnly {
+	// With retries too: db_begin_with begins nothing close to the
+	// deadline, which stops them (TxWith's notes).
+	if opts == (TxOptions{}) {
 		if rc := dbBegin(d.name); rc < 0 {
 			return false, d.fail(method, abi.ImportDBBegin, rc)
 		}

@@ -57,8 +57,9 @@ func (s *scriptedDB) End(db []byte, commit bool) int32 {
 // TestTxWithRetries: TxWith runs fn again, in a new transaction, while
 // the transaction's statements (fn's error) or its commit fail busy, up
 // to Retries times, and never by default, for another error, or when
-// the begin itself failed; options go to db_begin_with, and none to
-// db_begin.
+// the begin itself failed; options (retries among them) go to
+// db_begin_with, so that the host's margin before the deadline stops the
+// retries, and none to db_begin.
 func TestTxWithRetries(t *testing.T) {
 	busy := &DBError{Database: "main", Code: abi.DBCodeBusy, Message: "could not serialize access"}
 	tests := []struct {
@@ -71,12 +72,12 @@ func TestTxWithRetries(t *testing.T) {
 		wantErr   error
 	}{
 		{"no retries by default", TxOptions{}, []error{busy}, nil, nil, []string{"begin", "rollback"}, ErrBusy},
-		{"busy then success", TxOptions{Retries: 3}, []error{busy, busy}, nil, nil, []string{"begin", "rollback", "begin", "rollback", "begin", "commit"}, nil},
-		{"retries run out", TxOptions{Retries: 1}, []error{busy, busy, busy}, nil, nil, []string{"begin", "rollback", "begin", "rollback"}, ErrBusy},
-		{"a wrapped busy", TxOptions{Retries: 1}, []error{fmt.Errorf("reading the counter: %w", busy)}, nil, nil, []string{"begin", "rollback", "begin", "commit"}, nil},
-		{"another error", TxOptions{Retries: 3}, []error{&DBError{Code: abi.DBCodeConstraint}}, nil, nil, []string{"begin", "rollback"}, ErrConstraint},
-		{"a commit that failed busy", TxOptions{Retries: 1}, nil, nil, []int32{int32(abi.ErrDatabase)}, []string{"begin", "commit", "begin", "commit"}, nil},
-		{"a begin that failed busy", TxOptions{Retries: 3}, nil, []int32{int32(abi.ErrDatabase)}, nil, []string{"begin"}, ErrBusy},
+		{"busy then success", TxOptions{Retries: 3}, []error{busy, busy}, nil, nil, []string{"begin_with {}", "rollback", "begin_with {}", "rollback", "begin_with {}", "commit"}, nil},
+		{"retries run out", TxOptions{Retries: 1}, []error{busy, busy, busy}, nil, nil, []string{"begin_with {}", "rollback", "begin_with {}", "rollback"}, ErrBusy},
+		{"a wrapped busy", TxOptions{Retries: 1}, []error{fmt.Errorf("reading the counter: %w", busy)}, nil, nil, []string{"begin_with {}", "rollback", "begin_with {}", "commit"}, nil},
+		{"another error", TxOptions{Retries: 3}, []error{&DBError{Code: abi.DBCodeConstraint}}, nil, nil, []string{"begin_with {}", "rollback"}, ErrConstraint},
+		{"a commit that failed busy", TxOptions{Retries: 1}, nil, nil, []int32{int32(abi.ErrDatabase)}, []string{"begin_with {}", "commit", "begin_with {}", "commit"}, nil},
+		{"a begin that failed busy", TxOptions{Retries: 3}, nil, []int32{int32(abi.ErrDatabase)}, nil, []string{"begin_with {}"}, ErrBusy},
 		{"options", TxOptions{Isolation: Serializable, ReadOnly: true}, nil, nil, nil, []string{`begin_with {"isolation":"serializable","readOnly":true}`, "commit"}, nil},
 		{"read only", TxOptions{ReadOnly: true}, nil, nil, nil, []string{`begin_with {"readOnly":true}`, "commit"}, nil},
 		{"isolation", TxOptions{Isolation: ReadCommitted, Retries: 1}, nil, nil, nil, []string{`begin_with {"isolation":"read_committed"}`, "commit"}, nil},
