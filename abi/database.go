@@ -52,6 +52,23 @@ const (
 	//	db_begin(db i32, db_len i32) -> errno i32
 	ImportDBBegin = "db_begin"
 
+	// ImportDBBeginWith opens a transaction as [ImportDBBegin] does, with
+	// options: opts is a [DBTxOptions] as JSON, an isolation level and
+	// whether the transaction is read-only. opts_len 0 is no options (as
+	// db_begin). Errnos as db_begin's, and [ErrInvalid] for options that
+	// are not such an object (an unknown member or level): the pending
+	// result ([ImportDBResult]) is then a [DBErrorResult] (code "other")
+	// saying what was expected; [ErrDatabase] (code "busy") with less
+	// than 50 ms left before the call's deadline, where db_begin would
+	// begin, so that a guest retrying a busy transaction stops while it
+	// can answer 503. A read-only transaction refuses writes with the
+	// code [DBCodeDenied].
+	//
+	//	db_begin_with("main", `{"isolation":"serializable","readOnly":true}`) -> 0
+	//
+	//	db_begin_with(db i32, db_len i32, opts i32, opts_len i32) -> errno i32
+	ImportDBBeginWith = "db_begin_with"
+
 	// ImportDBCommit commits the database's open transaction;
 	// [ErrDatabase] (code "transaction") when none is open, or the code
 	// of the commit's failure.
@@ -64,6 +81,40 @@ const (
 	//
 	//	db_rollback(db i32, db_len i32) -> errno i32
 	ImportDBRollback = "db_rollback"
+)
+
+// DBTxOptions are the options of [ImportDBBeginWith], as JSON; each
+// member is optional, and a member the host does not know is refused
+// ([ErrInvalid]), never ignored.
+//
+//	{"isolation":"serializable","readOnly":true}
+type DBTxOptions struct {
+	// Isolation is the transaction's isolation level, a
+	// [DBIsolationReadCommitted]...; absent (or "") is the database's
+	// default: READ COMMITTED on PostgreSQL unless the server says
+	// otherwise; SQLite's transactions are always serializable.
+	Isolation string `json:"isolation,omitempty"`
+	// ReadOnly makes the transaction refuse writes ([DBCodeDenied]). On
+	// SQLite a read-only transaction does not take the write lock, so it
+	// runs beside a writer and other readers.
+	ReadOnly bool `json:"readOnly,omitempty"`
+}
+
+// Isolation levels of [DBTxOptions], the SQL standard's (ISO/IEC 9075-2
+// §4.35.4; PostgreSQL's BEGIN ISOLATION LEVEL). SQLite accepts them all
+// and gives serializable, which is stronger than each.
+const (
+	// DBIsolationReadCommitted: each statement sees what was committed
+	// before it began.
+	DBIsolationReadCommitted = "read_committed"
+	// DBIsolationRepeatableRead: the transaction sees one snapshot, taken
+	// at its first statement; a row it changes that another transaction
+	// changed since fails busy.
+	DBIsolationRepeatableRead = "repeatable_read"
+	// DBIsolationSerializable: the transaction behaves as if it ran
+	// alone; one that cannot be serialized with the others fails busy,
+	// and running it again may succeed.
+	DBIsolationSerializable = "serializable"
 )
 
 // ErrDatabase: the database refused or failed the statement (or the
@@ -165,7 +216,8 @@ const (
 	// DBCodeDenied: the statement does what a guest may not: ATTACH,
 	// load_extension, a PRAGMA that is not on the allowed list,
 	// transaction control in SQL (use db_begin), or more than one
-	// statement.
+	// statement; or it writes in a read-only transaction
+	// ([DBTxOptions.ReadOnly]).
 	DBCodeDenied = "denied"
 	// DBCodeTransaction: db_commit or db_rollback without db_begin, or a
 	// second db_begin.

@@ -90,9 +90,10 @@ type Querier interface {
 // [Rows] give values of the same types.
 type DB interface {
 	Querier
-	// Begin opens a transaction; its connection stays taken until Commit
-	// or Rollback.
-	Begin(ctx context.Context) (Tx, error)
+	// Begin opens a transaction with opts (the zero value: read-write,
+	// the database's default isolation); its connection stays taken
+	// until Commit or Rollback.
+	Begin(ctx context.Context, opts TxOptions) (Tx, error)
 	// Migrate runs fn in a transaction that holds the database's
 	// migration lock (PostgreSQL: an advisory lock; SQLite: the write
 	// lock), so that hosts starting together apply each migration once;

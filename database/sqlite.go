@@ -111,6 +111,9 @@ type sqliteConn struct {
 	gen       uint64 // the pool's file generation when it was opened
 	stmts     stmtCache
 	lock      lockWait
+	// readOnly is set while a read-only transaction holds the
+	// connection (Begin), whose PRAGMA query_only release turns off.
+	readOnly bool
 }
 
 // recoverSQLite turns a panic of go-sqlite3 into *err. The driver panics
@@ -409,6 +412,14 @@ func (db *sqliteDB) release(c *sqliteConn) {
 	c.conn.SetInterrupt(context.Background())
 	c.trusted = false
 	c.lock.gaveUp = false
+	if c.readOnly {
+		c.readOnly = false
+		// The next holder writes: a connection that stays query_only
+		// would refuse it.
+		if c.control(context.Background(), "PRAGMA query_only=OFF") != nil {
+			c.broken = true
+		}
+	}
 	db.mu.Lock()
 	closed := db.closed
 	db.mu.Unlock()
@@ -477,14 +488,29 @@ func (db *sqliteDB) Exec(ctx context.Context, sql string, args []any) (r ExecRes
 	return c.exec(ctx, sql, args)
 }
 
-func (db *sqliteDB) Begin(ctx context.Context) (Tx, error) {
+// Begin opens a transaction. SQLite's are serializable whatever
+// opts.Isolation asks (each level asks for no more). A read-write one
+// begins IMMEDIATE, taking the write lock now, waiting up to the busy
+// timeout: a transaction that reads then writes cannot fail on the
+// upgrade. A read-only one begins DEFERRED: it never takes the write
+// lock, so it runs beside the writer and other readers (WAL gives it a
+// snapshot at its first read), and PRAGMA query_only makes SQLite refuse
+// its writes, which failed reports with CodeDenied.
+func (db *sqliteDB) Begin(ctx context.Context, opts TxOptions) (Tx, error) {
 	c, err := db.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	// IMMEDIATE takes the write lock now, waiting up to the busy timeout:
-	// a transaction that reads then writes cannot fail on the upgrade.
-	if err := c.control(ctx, "BEGIN IMMEDIATE"); err != nil {
+	begin := "BEGIN IMMEDIATE"
+	if opts.ReadOnly {
+		c.readOnly = true
+		if err := c.control(ctx, "PRAGMA query_only=ON"); err != nil {
+			db.release(c)
+			return nil, err
+		}
+		begin = "BEGIN DEFERRED"
+	}
+	if err := c.control(ctx, begin); err != nil {
 		db.release(c)
 		return nil, err
 	}
@@ -724,10 +750,27 @@ func (db *sqliteDB) Close() error {
 // -shm file could not be written maps it read-only, and would fail every
 // write after the file is writable again.
 func (c *sqliteConn) failed(ctx context.Context, err error) error {
+	if c.readOnly && queryOnlyRefusal(err) {
+		return &Error{Code: CodeDenied, Message: "attempt to write a readonly database: " + ReadOnlyMessage, Err: err}
+	}
 	if errors.Is(err, sqlite3.READONLY) {
 		c.broken = true
 	}
 	return c.lock.explain(sqliteError(ctx, err))
+}
+
+// queryOnlyRefusal reports whether err is SQLite's refusal of a write
+// under PRAGMA query_only, the bare SQLITE_READONLY: in a read-only
+// transaction, query_only refuses a write before SQLite touches the file,
+// and a file the host cannot write fails the reads too, with an extended
+// code (SQLITE_READONLY_CANTINIT...).
+func queryOnlyRefusal(err error) bool {
+	var se *sqlite3.Error
+	if errors.As(err, &se) {
+		return se.ExtendedCode() == sqlite3.ExtendedErrorCode(sqlite3.READONLY)
+	}
+	var xc sqlite3.ExtendedErrorCode
+	return errors.As(err, &xc) && xc == sqlite3.ExtendedErrorCode(sqlite3.READONLY)
 }
 
 // control runs the host's own statements (BEGIN, COMMIT, ROLLBACK, a

@@ -28,7 +28,7 @@ func TestBackupSQLiteWhileWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	insertPair := func() error {
-		tx, err := db.Begin(ctx)
+		tx, err := db.Begin(ctx, database.TxOptions{})
 		if err != nil {
 			return err
 		}

@@ -67,7 +67,7 @@ func TestSQLiteDiskFull(t *testing.T) {
 	if database.CodeOf(err) != database.CodeUnavailable || !strings.Contains(err.Error(), "check the free space") {
 		t.Errorf("a write on a full disk: %v; want unavailable, saying to check the free space", err)
 	}
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err == nil {
 		_, err = tx.Exec(ctx, "INSERT INTO t VALUES (-1, randomblob(50000))", nil)
 		if err == nil {

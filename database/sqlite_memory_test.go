@@ -52,7 +52,7 @@ func TestSQLiteOutOfMemoryIsAnError(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
-			tx, err := db.Begin(ctx)
+			tx, err := db.Begin(ctx, database.TxOptions{})
 			if err != nil {
 				t.Fatalf("the connection was not given back: %v", err)
 			}

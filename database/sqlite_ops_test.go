@@ -32,7 +32,7 @@ func TestSQLiteBusyEndsBeforeDeadline(t *testing.T) {
 	if _, err := db.Exec(t.Context(), "CREATE TABLE notes (x)", nil); err != nil {
 		t.Fatal(err)
 	}
-	held, err := other.Begin(t.Context())
+	held, err := other.Begin(t.Context(), database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestSQLiteBusyEndsBeforeDeadline(t *testing.T) {
 			return err
 		}},
 		{"begin", func(ctx context.Context) error {
-			tx, err := db.Begin(ctx)
+			tx, err := db.Begin(ctx, database.TxOptions{})
 			if err == nil {
 				tx.Rollback(ctx)
 			}

@@ -42,7 +42,7 @@ func TestSQLiteTempObjectsEndWithTheStatement(t *testing.T) {
 		t.Errorf("after a temporary trigger: %s, %v", got, err)
 	}
 
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func TestSQLiteTransactions(t *testing.T) {
 		}
 		return got
 	}
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestSQLiteTransactions(t *testing.T) {
 	if got := count(); got != `{"columns":["count(*)"],"rows":[[1]]}` {
 		t.Fatalf("after rollback: %s", got)
 	}
-	tx, _ = db.Begin(ctx)
+	tx, _ = db.Begin(ctx, database.TxOptions{})
 	tx.Exec(ctx, "INSERT INTO users (name) VALUES ('Kept')", nil)
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -244,7 +244,7 @@ func TestSQLitePoolHammer(t *testing.T) {
 			<-start
 			if i%2 == 0 {
 				// Read, then write, in one transaction: no update lost.
-				tx, err := db.Begin(ctx)
+				tx, err := db.Begin(ctx, database.TxOptions{})
 				if err != nil {
 					errs <- err
 					return
@@ -338,7 +338,7 @@ func TestSQLiteLockedElsewhere(t *testing.T) {
 	if _, err := db.Exec(ctx, "CREATE TABLE notes (x)", nil); err != nil {
 		t.Fatal(err)
 	}
-	tx, err := other.Begin(ctx)
+	tx, err := other.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestSQLiteLockedElsewhere(t *testing.T) {
 	if database.CodeOf(err) != database.CodeBusy || !strings.Contains(err.Error(), "database is locked: another connection or process held the database's write lock longer than the busy timeout (50ms)") {
 		t.Errorf("a write while another holds the lock: %v; want busy, naming the lock and the timeout", err)
 	}
-	if _, err := db.Begin(ctx); database.CodeOf(err) != database.CodeBusy {
+	if _, err := db.Begin(ctx, database.TxOptions{}); database.CodeOf(err) != database.CodeBusy {
 		t.Errorf("a transaction while another holds the lock: %v; want busy", err)
 	}
 	rows, err := db.Query(ctx, "SELECT count(*) FROM notes", nil)
@@ -372,7 +372,7 @@ func TestSQLitePoolFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tx, err := db.Begin(t.Context())
+	tx, err := db.Begin(t.Context(), database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +441,7 @@ func TestSQLiteMigrationWaitsForTheLock(t *testing.T) {
 	if err := <-secondDone; err != nil {
 		t.Fatalf("the second migration, after the first: %v", err)
 	}
-	tx, err := first.Begin(ctx)
+	tx, err := first.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

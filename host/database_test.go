@@ -22,8 +22,10 @@ import (
 // dbGuest is a plain route that runs the database operations its x-ops
 // header lists, one letter each, on the database of x-db with the
 // statement of x-sql and the parameters of x-params: q db_query, e
-// db_exec, b db_begin, c db_commit, r db_rollback, t trap, l loop until
-// the deadline, o db_timeout(100), O db_timeout(0), n db_timeout(-1). After each it writes a line: the pending result (db_result)
+// db_exec, b db_begin, w db_begin_with (the options of x-opts; after
+// -2 the line is followed by the pending result), c db_commit, r
+// db_rollback, t trap, l loop until the deadline, o db_timeout(100), O
+// db_timeout(0), n db_timeout(-1). After each it writes a line: the pending result (db_result)
 // for a result or ErrDatabase, "ok" for a transaction call that succeeded,
 // "!N" for errno -N. It writes its answer once, at the end, so that a trap
 // or a deadline leaves nothing sent and the host answers 500.
@@ -33,6 +35,7 @@ var dbGuest = watModule{
   (import "endpoints" "db_exec" (func $db_exec (param i32 i32 i32 i32 i32 i32) (result i32)))
   (import "endpoints" "db_result" (func $db_result (param i32 i32) (result i32)))
   (import "endpoints" "db_begin" (func $db_begin (param i32 i32) (result i32)))
+  (import "endpoints" "db_begin_with" (func $db_begin_with (param i32 i32 i32 i32) (result i32)))
   (import "endpoints" "db_commit" (func $db_commit (param i32 i32) (result i32)))
   (import "endpoints" "db_rollback" (func $db_rollback (param i32 i32) (result i32)))
   (import "endpoints" "db_timeout" (func $db_timeout (param i32) (result i32)))
@@ -42,6 +45,8 @@ var dbGuest = watModule{
   (data (i32.const 3010) "x-sql")
   (data (i32.const 3020) "x-params")
   (data (i32.const 3030) "x-ops")
+  (data (i32.const 3040) "x-opts")
+  (global $optsLen (mut i32) (i32.const 0))
   (func $hdr (param $name i32) (param $len i32) (param $buf i32) (param $cap i32) (result i32)
     (local $n i32)
     (local.set $n (call $request_header (local.get $name) (local.get $len) (local.get $buf) (local.get $cap)))
@@ -65,6 +70,7 @@ var dbGuest = watModule{
     (call $put (i32.const 10)))
 `,
 	handle: `(global.set $out (i32.const 131072))
+    (global.set $optsLen (call $hdr (i32.const 3040) (i32.const 6) (i32.const 81000) (i32.const 1024)))
     (call $run
       (call $hdr (i32.const 3000) (i32.const 4) (i32.const 70000) (i32.const 64))
       (call $hdr (i32.const 3010) (i32.const 5) (i32.const 71000) (i32.const 4096))
@@ -77,7 +83,7 @@ var dbGuest = watModule{
 func init() {
 	dbGuest.extra += `
   (func $run (param $db i32) (param $sql i32) (param $params i32) (param $ops i32)
-    (local $i i32) (local $op i32)
+    (local $i i32) (local $op i32) (local $r i32)
     (block $done
       (loop $next
         (br_if $done (i32.ge_u (local.get $i) (local.get $ops)))
@@ -88,6 +94,12 @@ func init() {
           (then (call $report (call $db_exec (i32.const 70000) (local.get $db) (i32.const 71000) (local.get $sql) (i32.const 76000) (local.get $params)) (i32.const 1))))
         (if (i32.eq (local.get $op) (i32.const 98)) ;; b
           (then (call $report (call $db_begin (i32.const 70000) (local.get $db)) (i32.const 0))))
+        (if (i32.eq (local.get $op) (i32.const 119)) ;; w
+          (then
+            (local.set $r (call $db_begin_with (i32.const 70000) (local.get $db) (i32.const 81000) (global.get $optsLen)))
+            (call $report (local.get $r) (i32.const 0))
+            (if (i32.eq (local.get $r) (i32.const -2))
+              (then (call $report (i32.const -8) (i32.const 0))))))
         (if (i32.eq (local.get $op) (i32.const 99)) ;; c
           (then (call $report (call $db_commit (i32.const 70000) (local.get $db)) (i32.const 0))))
         (if (i32.eq (local.get $op) (i32.const 114)) ;; r

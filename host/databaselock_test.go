@@ -29,7 +29,7 @@ func TestDatabaseLockedPastDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	held, err := other.Begin(context.Background())
+	held, err := other.Begin(context.Background(), database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

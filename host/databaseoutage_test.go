@@ -252,7 +252,7 @@ func TestDatabaseBusyFailedCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	held, err := other.Begin(t.Context())
+	held, err := other.Begin(t.Context(), database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

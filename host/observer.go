@@ -101,7 +101,7 @@ type Observer struct {
 	// error code, the duration.
 	Outbound func(OutboundEvent)
 	// Database is called after each statement a guest ran on one of its
-	// app's databases (db_query, db_exec, db_begin, db_commit,
+	// app's databases (db_query, db_exec, db_begin, db_begin_with, db_commit,
 	// db_rollback), with its duration and error.
 	Database func(DatabaseEvent)
 }

@@ -32,7 +32,10 @@ import (
 // syntax error, and a database the app does not declare. The same build
 // then serves a database of its own on a real PostgreSQL server, migrated
 // by testdata/sdkdb/migration.postgres.sql, where the two violations answer
-// alike with PostgreSQL's constraint names.
+// alike with PostgreSQL's constraint names. Each SDK's transaction options
+// reach the database: a read-only transaction reads and its write is
+// refused (denied), PostgreSQL's isolation is the one asked, and an option
+// the host does not know comes back with the host's message.
 func TestSDKDatabases(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -101,7 +104,13 @@ func TestSDKDatabases(t *testing.T) {
 					}
 				}
 			}
-			run(srv, logs, []step{
+			// A read-only transaction (its count, then its write refused)
+			// and, where the SDK can send one, an option the host refuses.
+			txOptions := []step{{"read-only transaction", "readonly", "", "", 200, `{"users":6,"write":"denied"}`}}
+			if lang.name != "rust" { // Rust's options are typed: it cannot send an unknown level
+				txOptions = append(txOptions, step{"unknown transaction option", "badopts", "", "", 200, `{"errno":-2,"says":true}`})
+			}
+			run(srv, logs, append([]step{
 				{"typed rows", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null}]`},
 				{"insert with parameters", "add", "Linus", "", 200, `{"rowsAffected":1,"lastInsertId":3}`},
 				{"a blob that is not base64", "add", "Bad", "", 400, `{"message":"avatar is not base64"}`},
@@ -118,7 +127,7 @@ func TestSDKDatabases(t *testing.T) {
 				{"undeclared database", "nodb", "", "", 200, `{"code":"host","constraint":null,"kind":null}`},
 				{"what remains", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null},` +
 					`{"id":3,"name":"Linus","score":2.25,"avatar":"0908"},{"id":4,"name":"x'); DROP TABLE users; --","score":2.25,"avatar":"0908"},{"id":5,"name":"Zoë \"Q\" \\ / <&>","score":2.25,"avatar":"0908"},{"id":6,"name":"Ken","score":6,"avatar":null}]`},
-			})
+			}, txOptions...))
 
 			// The same module on PostgreSQL, in a database of its own.
 			dbName := "sdkdb_" + lang.name
@@ -130,6 +139,8 @@ func TestSDKDatabases(t *testing.T) {
 				{"unique violation on PostgreSQL", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users_name_key","kind":"unique"}`},
 				{"foreign key violation on PostgreSQL", "orphan", "", "", 422, `{"code":"constraint","constraint":"tags_user_id_fkey","kind":"foreign_key"}`},
 				{"syntax error on PostgreSQL", "bad", "", "", 200, `{"code":"syntax","constraint":null,"kind":null}`},
+				{"read-only transaction on PostgreSQL", "readonly", "", "", 200, `{"users":2,"write":"denied"}`},
+				{"serializable transaction on PostgreSQL", "isolation", "", "", 200, `{"isolation":"serializable"}`},
 			})
 		})
 	}

@@ -91,7 +91,7 @@ func (h *hostDB) update(ctx context.Context, id int64, name string) (user, error
 }
 
 func (h *hostDB) order(ctx context.Context, userID int64) (int64, error) {
-	tx, err := h.db.Begin(ctx)
+	tx, err := h.db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		return 0, err
 	}

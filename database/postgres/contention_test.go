@@ -58,7 +58,7 @@ func TestPostgresContention(t *testing.T) {
 	db, strict, readonly := open(url), open(asRole(url, "strict")), open(asRole(url, "readonly"))
 	begin := func(db database.DB) database.Tx {
 		t.Helper()
-		tx, err := db.Begin(ctx)
+		tx, err := db.Begin(ctx, database.TxOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,7 +54,7 @@ func TestPostgresTerminatedBackendClosesOnlyItsConnection(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			inFlight, err := db.Begin(ctx)
+			inFlight, err := db.Begin(ctx, database.TxOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,11 +62,11 @@ func TestPostgresTerminatedBackendClosesOnlyItsConnection(t *testing.T) {
 			pidA := backendPid(t, inFlight)
 			// Two more connections, idle in the pool once their
 			// transactions end.
-			b, err := db.Begin(ctx)
+			b, err := db.Begin(ctx, database.TxOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := db.Begin(ctx)
+			c, err := db.Begin(ctx, database.TxOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,12 +91,12 @@ func TestPostgresTerminatedBackendClosesOnlyItsConnection(t *testing.T) {
 			}
 			// Its connection went back to the pool: two transactions
 			// at once run on it and on the idle one.
-			t1, err := db.Begin(ctx)
+			t1, err := db.Begin(ctx, database.TxOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer t1.Rollback(ctx)
-			t2, err := db.Begin(ctx)
+			t2, err := db.Begin(ctx, database.TxOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func TestPostgresOutageThenNewConnections(t *testing.T) {
 	const one = "SELECT 1 AS one"
 	var txs []database.Tx
 	for range 3 {
-		tx, err := db.Begin(ctx)
+		tx, err := db.Begin(ctx, database.TxOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestPostgresConnectionLimitKeepsThePool(t *testing.T) {
 	var txs []database.Tx
 	var pids []int64
 	for range 2 {
-		tx, err := db.Begin(ctx)
+		tx, err := db.Begin(ctx, database.TxOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

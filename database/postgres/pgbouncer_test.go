@@ -75,7 +75,7 @@ func TestPostgresBehindPgBouncer(t *testing.T) {
 						sqls := []string{"SELECT $1::int AS n", "SELECT $1::int + 1 AS n", "SELECT count(*) + $1 AS n FROM t"}
 						_, err := result(t, db, sqls[(g+i)%len(sqls)], i)
 						note(err)
-						tx, err := db.Begin(t.Context())
+						tx, err := db.Begin(t.Context(), database.TxOptions{})
 						if err != nil {
 							note(err)
 							continue

@@ -393,15 +393,15 @@ func execResult(r pgx.Rows) (database.ExecResult, error) {
 }
 
 // Begin takes a connection for the transaction and sends nothing yet:
-// its BEGIN goes with its first statement, in the same round trip (see
-// tx). A pool whose connections are all taken fails it as a statement
+// its BEGIN (BEGIN ISOLATION LEVEL ... READ ONLY, as opts ask) goes with
+// its first statement, in the same round trip (see tx). A pool whose connections are all taken fails it as a statement
 // (acquire).
-func (d *db) Begin(ctx context.Context) (database.Tx, error) {
+func (d *db) Begin(ctx context.Context, opts database.TxOptions) (database.Tx, error) {
 	c, err := d.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &tx{db: d, conn: c}, nil
+	return &tx{db: d, conn: c, opts: txOptions(opts)}, nil
 }
 
 // MigrationLock is the key of the transaction-level advisory lock a
@@ -864,8 +864,11 @@ type rows struct {
 	db      *db
 	conn    *pgxpool.Conn
 	tx      *tx
-	discard bool  // the statement left something in the session (giveBack)
-	err     error // Err's, once mapped
+	discard bool // the statement left something in the session (giveBack)
+	// readOnly is set for the rows of a read-only transaction's
+	// statement, whose refused write is the guest's (readOnlyDenied).
+	readOnly bool
+	err      error // Err's, once mapped
 
 	colsArray  [inlineColumns]string
 	kindsArray [inlineColumns]wireKind
@@ -999,7 +1002,7 @@ func (r *rows) Err() error {
 	case r.db != nil:
 		r.err = r.db.failed(r.ctx, err)
 	default:
-		r.err = mapError(r.ctx, err)
+		r.err = readOnlyDenied(mapError(r.ctx, err), r.readOnly)
 	}
 	return r.err
 }
@@ -1310,8 +1313,9 @@ func mapError(ctx context.Context, err error) error {
 			// read_only_sql_transaction: the server takes no writes (a
 			// standby, one a failover left behind, or one set
 			// default_transaction_read_only), which a guest cannot
-			// change (db_begin opens read-write transactions); the
-			// deployment's state, as a server that is down.
+			// change (db_begin opens read-write transactions; a
+			// read-only one's refusal is the guest's, readOnlyDenied);
+			// the deployment's state, as a server that is down.
 			e.Code = database.CodeUnavailable
 			e.Message += ": the server takes no writes (a standby, or default_transaction_read_only is on); point the database's url at the primary, or list every server in it with target_session_attrs=read-write so that connections go to the one that takes writes"
 		case pe.Code == "25P03":

@@ -193,7 +193,7 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 	t.Run("transaction rolls back", func(t *testing.T) {
-		tx, err := db.Begin(ctx)
+		tx, err := db.Begin(ctx, database.TxOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +338,7 @@ func abortedTx(t *testing.T) (database.DB, database.Tx) {
 	t.Helper()
 	db, _ := openPG(t)
 	ctx := t.Context()
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,7 +481,7 @@ func TestPostgresTempObjectsEndWithTheStatement(t *testing.T) {
 	if got := count(); got != `{"columns":["n"],"rows":[[1]]}` {
 		t.Errorf("the app's table after a temporary one of its name: %s", got)
 	}
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -535,7 +535,7 @@ func TestPostgresSessionLockEndsWithTheStatement(t *testing.T) {
 	if !freed(7) {
 		t.Errorf("after a query took the lock: %s, want it free", free(7))
 	}
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,7 +576,7 @@ func TestPostgresSessionSettingEndsWithTheStatement(t *testing.T) {
 		}
 	}
 	pid := one(db, "SELECT pg_backend_pid() AS pid")
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,7 +614,7 @@ func TestPostgresRowBoundedAsItArrives(t *testing.T) {
 func TestPostgresTransactionAfterATooLargeRow(t *testing.T) {
 	db, _ := startPG(t, database.Options{MaxConns: 1, MaxRowBytes: 1 << 20})
 	for _, first := range []bool{true, false} { // the row in BEGIN's batch, or after it
-		tx, err := db.Begin(t.Context())
+		tx, err := db.Begin(t.Context(), database.TxOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -804,7 +804,7 @@ func TestPostgresStatementAfterSchemaChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	migrate("ALTER TABLE t ADD COLUMN c int;")
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -833,7 +833,7 @@ func TestPostgresPoolExhausted(t *testing.T) {
 	if _, err := db.Exec(short(100*time.Millisecond), "SELECT pg_sleep(2)", nil); database.CodeOf(err) != database.CodeOther || strings.Contains(err.Error(), "pool") {
 		t.Errorf("a statement stopped while it runs: %v; want other, not the pool", err)
 	}
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -841,7 +841,7 @@ func TestPostgresPoolExhausted(t *testing.T) {
 	for name, run := range map[string]func(context.Context) error{
 		"query": func(c context.Context) error { _, err := db.Query(c, "SELECT 1", nil); return err },
 		"exec":  func(c context.Context) error { _, err := db.Exec(c, "SELECT 1", nil); return err },
-		"begin": func(c context.Context) error { _, err := db.Begin(c); return err },
+		"begin": func(c context.Context) error { _, err := db.Begin(c, database.TxOptions{}); return err },
 	} {
 		call := short(2 * time.Second)
 		err := run(call)
@@ -1021,7 +1021,7 @@ func TestPostgresHeldCursorEndsWithTheStatement(t *testing.T) {
 			t.Fatalf("declare %d: %v", i+1, err)
 		}
 	}
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

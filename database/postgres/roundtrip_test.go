@@ -121,7 +121,7 @@ func TestPostgresOneRoundTripPerStatement(t *testing.T) {
 	// rolls back).
 	inTx := func(commit bool, runs ...func(database.Querier) error) func(database.Querier) error {
 		return func(database.Querier) error {
-			tx, err := db.Begin(ctx)
+			tx, err := db.Begin(ctx, database.TxOptions{})
 			if err != nil {
 				return err
 			}

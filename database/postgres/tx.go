@@ -30,10 +30,12 @@ import (
 //     that does not exist). PostgreSQL aborts a transaction in which a
 //     statement fails; this one then answers as such a transaction would,
 //     with no round trip: its statements refused, its commit a rollback.
+//   - opts are the options of its BEGIN (database.TxOptions as pgx's).
 //   - discard is set once a statement of it left something in the
 //     session (keepsSession): the connection is closed when the
 //     transaction ends, not pooled (db.giveBack).
 type tx struct {
+	opts    pgx.TxOptions // its BEGIN's: isolation, read-only
 	t       pgx.Tx
 	db      *db
 	conn    *pgxpool.Conn
@@ -100,7 +102,7 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 		if !t.db.beginAlone.has(sql) {
 			return t.begin(ctx, sql, args)
 		}
-		pt, err := t.conn.Begin(ctx)
+		pt, err := t.conn.BeginTx(ctx, t.opts)
 		if err != nil {
 			return nil, t.db.fail(ctx, err)
 		}
@@ -108,9 +110,46 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 	}
 	r, err := t.t.Query(ctx, sql, exactArgs(args)...)
 	if err != nil {
-		return nil, mapError(ctx, err)
+		return nil, t.mapError(ctx, err)
 	}
 	return r, nil
+}
+
+// readOnly reports whether the transaction began READ ONLY.
+func (t *tx) readOnly() bool { return t.opts.AccessMode == pgx.ReadOnly }
+
+// mapError is mapError for a statement of t (readOnlyDenied).
+func (t *tx) mapError(ctx context.Context, err error) error {
+	return readOnlyDenied(mapError(ctx, err), t.readOnly())
+}
+
+// readOnlyDenied is err, mapped, but for a write PostgreSQL refused in a
+// transaction that began READ ONLY (25006, read_only_sql_transaction):
+// the guest asked for it, so it is CodeDenied, where elsewhere 25006 is a
+// server that takes no writes (mapError: unavailable).
+func readOnlyDenied(err error, readOnly bool) error {
+	var pe *pgconn.PgError
+	if !readOnly || !errors.As(err, &pe) || pe.Code != "25006" {
+		return err
+	}
+	return &database.Error{Code: database.CodeDenied, Message: pe.Message + ": " + database.ReadOnlyMessage, Err: err}
+}
+
+// txOptions are opts as pgx's: BEGIN ISOLATION LEVEL ... READ ONLY.
+func txOptions(opts database.TxOptions) pgx.TxOptions {
+	var o pgx.TxOptions
+	switch opts.Isolation {
+	case database.IsolationReadCommitted:
+		o.IsoLevel = pgx.ReadCommitted
+	case database.IsolationRepeatableRead:
+		o.IsoLevel = pgx.RepeatableRead
+	case database.IsolationSerializable:
+		o.IsoLevel = pgx.Serializable
+	}
+	if opts.ReadOnly {
+		o.AccessMode = pgx.ReadOnly
+	}
+	return o
 }
 
 // lost reports whether the transaction began and its connection was
@@ -169,7 +208,7 @@ func (t *tx) reconnect(ctx context.Context) error {
 // says to run it again.
 func (t *tx) begin(ctx context.Context, sql string, args []any) (pgx.Rows, error) {
 	b := &pgx.Batch{}
-	b.BeginTx(pgx.TxOptions{})
+	b.BeginTx(t.opts)
 	b.Queue(sql, exactArgs(args)...)
 	br := t.conn.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {
@@ -184,7 +223,7 @@ func (t *tx) begin(ctx context.Context, sql string, args []any) (pgx.Rows, error
 		switch {
 		case errors.As(err, &pe) && !t.conn.Conn().IsClosed():
 			t.aborted = true
-			return nil, mapError(ctx, err)
+			return nil, t.mapError(ctx, err)
 		case argumentError(err) != nil:
 			t.db.beginAlone.add(sql)
 		}
@@ -194,7 +233,7 @@ func (t *tx) begin(ctx context.Context, sql string, args []any) (pgx.Rows, error
 	r, err := br.Query()
 	if err != nil {
 		br.Close()
-		return nil, mapError(ctx, err)
+		return nil, t.mapError(ctx, err)
 	}
 	t.batch, t.first = br, r
 	return r, nil
@@ -206,6 +245,7 @@ func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 		return nil, err
 	}
 	rs := newRows(ctx, r)
+	rs.readOnly = t.readOnly()
 	if t.batch != nil {
 		rs.tx = t
 	}
@@ -220,7 +260,7 @@ func (t *tx) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 	res, err := execResult(r)
 	t.closeBatch()
 	if err != nil {
-		return res, mapError(ctx, err)
+		return res, t.mapError(ctx, err)
 	}
 	return res, nil
 }

@@ -43,7 +43,7 @@ func TestPostgresTransactionFirstStatementFails(t *testing.T) {
 				name = tt.name + " in an exec"
 			}
 			t.Run(name, func(t *testing.T) {
-				tx, err := db.Begin(ctx)
+				tx, err := db.Begin(ctx, database.TxOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -56,7 +56,7 @@ func TestPostgresTransactionFirstStatementFails(t *testing.T) {
 						_, err = database.AppendQueryResult(nil, rows, 1<<10)
 					}
 				}
-				if database.CodeOf(err) != tt.code {
+				if (tt.code == "" && err != nil) || (tt.code != "" && database.CodeOf(err) != tt.code) {
 					t.Fatalf("the first statement: %v; want code %s", err, tt.code)
 				}
 				// The next statement's row is named after the case.
@@ -107,7 +107,7 @@ func TestPostgresTransactionServerDown(t *testing.T) {
 	t.Cleanup(func() { db.Close() })
 	// run runs a statement in a transaction, which it commits.
 	run := func(ctx context.Context) error {
-		tx, err := db.Begin(ctx)
+		tx, err := db.Begin(ctx, database.TxOptions{})
 		if err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ func TestPostgresTransactionServerDown(t *testing.T) {
 		return tx.Commit(ctx)
 	}
 	// Both connections are in the pool, idle.
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestPostgresTransactionBadParametersKeepTheConnection(t *testing.T) {
 	// not fit, then asks which server process (connection) serves it.
 	backend := func() int64 {
 		t.Helper()
-		tx, err := db.Begin(ctx)
+		tx, err := db.Begin(ctx, database.TxOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +180,7 @@ func TestPostgresTransactionBadParametersKeepTheConnection(t *testing.T) {
 func TestPostgresTransactionGoesOnAfterAFailedReconnect(t *testing.T) {
 	db, _ := openPG(t)
 	ctx := t.Context()
-	tx, err := db.Begin(ctx)
+	tx, err := db.Begin(ctx, database.TxOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,4 +206,84 @@ func TestPostgresTransactionGoesOnAfterAFailedReconnect(t *testing.T) {
 	if got, err := database.AppendQueryResult(nil, rows, 1<<10); err != nil || string(got) != `{"columns":["count"],"rows":[[1]]}` {
 		t.Errorf("after the commit: %s, %v; want one row", got, err)
 	}
+}
+
+// TestPostgresTransactionOptions: a transaction begins at the isolation
+// level and in the access mode its options ask (BEGIN ISOLATION LEVEL
+// ... READ ONLY), whichever statement comes first; a write in a
+// read-only one is denied, saying the transaction is read-only, not
+// unavailable as a server that takes no writes.
+func TestPostgresTransactionOptions(t *testing.T) {
+	db, _ := openPG(t)
+	ctx := t.Context()
+	settings := "SELECT current_setting('transaction_isolation') || ' ' || current_setting('transaction_read_only') AS s"
+	for _, tt := range []struct {
+		name string
+		opts database.TxOptions
+		want string
+	}{
+		{"default", database.TxOptions{}, "read committed off"},
+		{"read committed", database.TxOptions{Isolation: database.IsolationReadCommitted}, "read committed off"},
+		{"repeatable read", database.TxOptions{Isolation: database.IsolationRepeatableRead}, "repeatable read off"},
+		{"serializable", database.TxOptions{Isolation: database.IsolationSerializable}, "serializable off"},
+		{"read only", database.TxOptions{ReadOnly: true}, "read committed on"},
+		{"serializable read only", database.TxOptions{Isolation: database.IsolationSerializable, ReadOnly: true}, "serializable on"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tx, err := db.Begin(ctx, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(ctx)
+			want := `{"columns":["s"],"rows":[["` + tt.want + `"]]}`
+			if got := resultOrError(t, tx, settings); got != want {
+				t.Errorf("got %s, want %s", got, want)
+			}
+		})
+	}
+	t.Run("writes in a read-only transaction", func(t *testing.T) {
+		for _, sql := range []string{"UPDATE users SET name = 'Bob'", "INSERT INTO users (name) VALUES ('Bob') RETURNING id", "CREATE TABLE other (x int)"} {
+			for _, first := range []bool{true, false} {
+				tx, err := db.Begin(ctx, database.TxOptions{ReadOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !first { // BEGIN went with another statement
+					resultOrError(t, tx, "SELECT 1")
+				}
+				_, err = result(t, tx, sql)
+				if database.CodeOf(err) != database.CodeDenied || !strings.Contains(err.Error(), database.ReadOnlyMessage) {
+					t.Errorf("%s (first %v): %v; want denied, saying the transaction is read-only", sql, first, err)
+				}
+				tx.Rollback(ctx)
+			}
+		}
+		if got := resultOrError(t, db, "SELECT count(*) AS n FROM users WHERE name = 'Bob'"); got != `{"columns":["n"],"rows":[[0]]}` {
+			t.Errorf("after the refused writes: %s", got)
+		}
+	})
+	t.Run("a serializable read-modify-write fails busy", func(t *testing.T) {
+		for _, tt := range []struct {
+			opts database.TxOptions
+			code database.Code
+		}{
+			{database.TxOptions{}, ""}, // read committed: the lost update goes through
+			{database.TxOptions{Isolation: database.IsolationRepeatableRead}, database.CodeBusy},
+			{database.TxOptions{Isolation: database.IsolationSerializable}, database.CodeBusy},
+		} {
+			tx, err := db.Begin(ctx, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resultOrError(t, tx, "SELECT name FROM users WHERE id = 1")
+			if _, err := db.Exec(ctx, "UPDATE users SET name = name || '.' WHERE id = 1", nil); err != nil {
+				t.Fatal(err)
+			}
+			_, err = tx.Exec(ctx, "UPDATE users SET name = 'Ada' WHERE id = 1", nil)
+			if (tt.code == "" && err != nil) || (tt.code != "" && database.CodeOf(err) != tt.code) {
+				t.Errorf("%+v: the update after a concurrent one: %v; want code %q", tt.opts, err, tt.code)
+			}
+			tx.Rollback(ctx)
+		}
+	})
 }

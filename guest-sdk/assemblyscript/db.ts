@@ -29,6 +29,9 @@ declare function db_result(buf: usize, bufLen: i32): i32;
 @external("endpoints", "db_begin")
 declare function db_begin(db: usize, dbLen: i32): i32;
 
+@external("endpoints", "db_begin_with")
+declare function db_begin_with(db: usize, dbLen: i32, opts: usize, optsLen: i32): i32;
+
 @external("endpoints", "db_commit")
 declare function db_commit(db: usize, dbLen: i32): i32;
 
@@ -288,8 +291,8 @@ export class DB {
    *       return tx.exec("UPDATE accounts SET balance = balance + 10 WHERE id = 2") != null;
    *     });
    */
-  transaction(fn: (tx: DB) => bool): bool {
-    return this.transactionWith<(tx: DB) => bool>(fn, (tx: DB, f: (tx: DB) => bool): bool => f(tx));
+  transaction(fn: (tx: DB) => bool, opts: TxOptions | null = null): bool {
+    return this.transactionWith<(tx: DB) => bool>(fn, (tx: DB, f: (tx: DB) => bool): bool => f(tx), opts);
   }
 
   /**
@@ -304,8 +307,8 @@ export class DB {
    *       return tx.exec("UPDATE accounts SET balance = balance + $1 WHERE id = $2", [JSONValue.int(t.amount), JSONValue.int(t.to)]) != null;
    *     });
    */
-  transactionWith<T>(arg: T, fn: (tx: DB, arg: T) => bool): bool {
-    if (!this.begin()) return false;
+  transactionWith<T>(arg: T, fn: (tx: DB, arg: T) => bool, opts: TxOptions | null = null): bool {
+    if (!this.begin(opts)) return false;
     if (!fn(this, arg)) {
       const why = this.error;
       this.rollback();
@@ -315,11 +318,15 @@ export class DB {
     return this.commit();
   }
 
-  /** Opens a transaction for the rest of the call (prefer transaction);
-   * false when it failed (see error). */
-  begin(): bool {
+  /** Opens a transaction for the rest of the call (prefer transaction),
+   * with opts when given (db_begin_with); false when it failed (see
+   * error: code "host" and errno -2, with the host's message, for options
+   * it does not know). */
+  begin(opts: TxOptions | null = null): bool {
     const d = host.utf8(this.name);
-    return this.check(db_begin(host.ptr(d), d.byteLength));
+    if (opts == null) return this.check(db_begin(host.ptr(d), d.byteLength));
+    const o = host.utf8(opts.toJSON());
+    return this.check(db_begin_with(host.ptr(d), d.byteLength, host.ptr(o), o.byteLength));
   }
 
   /** Commits the open transaction; false when it failed (see error). */
@@ -363,15 +370,7 @@ export class DB {
    * describes. */
   private failure(rc: i32): DBError {
     if (rc == ERR_DATABASE) {
-      const size = db_result(0, 0);
-      let e: Value | null = null;
-      if (size >= 0) {
-        const text = pending(size);
-        if (text != null) {
-          const v = parse(text);
-          if (v != null) e = v.get("error");
-        }
-      }
+      const e = pendingError();
       if (e != null) {
         return new DBError(this.name, member(e, "code", "other"), member(e, "message", ""), member(e, "constraint", ""), ERR_DATABASE, member(e, "kind", ""));
       }
@@ -379,7 +378,11 @@ export class DB {
     }
     let why = "errno " + rc.toString();
     if (rc == -1) why += ": the app declares no such database in endpoints.json's \"databases\"";
-    if (rc == -2) why += ": the parameters are not a JSON array of values";
+    if (rc == -2) {
+      // db_begin_with's refused options leave the host's message pending.
+      const e = pendingError();
+      why += e != null ? ": " + member(e, "message", "") : ": the parameters are not a JSON array of values";
+    }
     if (rc == -6) why += ": called outside a request";
     return new DBError(this.name, "host", why, "", rc);
   }
@@ -387,6 +390,60 @@ export class DB {
   private fail<T>(why: string): T | null {
     this.error = new DBError(this.name, "other", "reading the host's result: " + why);
     return null;
+  }
+}
+
+/** The "error" member of the pending result, null when none is pending
+ * or it holds none. */
+function pendingError(): Value | null {
+  const size = db_result(0, 0);
+  if (size < 0) return null;
+  const text = pending(size);
+  if (text == null) return null;
+  const v = parse(text);
+  return v != null ? v.get("error") : null;
+}
+
+/** Isolation levels of TxOptions (ABI §4.5). SQLite's transactions are
+ * always serializable, which each level allows: it accepts all three. */
+export namespace Isolation {
+  /** The database's own level: READ COMMITTED on PostgreSQL unless the
+   * server says otherwise. */
+  export const DEFAULT = "";
+  /** Each statement sees what was committed before it began. */
+  export const READ_COMMITTED = "read_committed";
+  /** One snapshot for the whole transaction; changing a row another
+   * transaction changed since fails "busy". */
+  export const REPEATABLE_READ = "repeatable_read";
+  /** As if the transaction ran alone; one that cannot be serialized fails
+   * "busy", and running it again may succeed. */
+  export const SERIALIZABLE = "serializable";
+}
+
+/**
+ * The options of a transaction (db.transaction(fn, opts), db.begin(opts)):
+ * an isolation level, and whether it is read-only (a write in it fails
+ * with the code "denied"; on SQLite it takes no write lock, so it runs
+ * beside a writer).
+ *
+ *     const opts = new TxOptions(Isolation.SERIALIZABLE, true);
+ *     const ok = db.transaction((tx: DB): bool => tx.queryRow("SELECT count(*) FROM users") != null, opts);
+ */
+export class TxOptions {
+  constructor(
+    /** An Isolation level; Isolation.DEFAULT ("") is the database's. */
+    public isolation: string = Isolation.DEFAULT,
+    /** Refuse writes. */
+    public readOnly: bool = false,
+  ) {}
+
+  /** The options as db_begin_with takes them:
+   * {"isolation":"serializable","readOnly":true}. */
+  toJSON(): string {
+    let s = "{";
+    if (this.isolation.length > 0) s += "\"isolation\":" + Value.str(this.isolation).toString();
+    if (this.readOnly) s += (s.length > 1 ? "," : "") + "\"readOnly\":true";
+    return s + "}";
   }
 }
 

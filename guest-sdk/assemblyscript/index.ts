@@ -9,7 +9,7 @@ export { setStatus, setHeader, addHeader, write, writeBytes, respond, respondTex
 export { endpoint, plainRoute, Handler } from "./route";
 export { endpointsAbort } from "./abort";
 export { variable } from "./variable";
-export { DB, DBError, Row, Rows, ExecResult, blob, base64Encode, base64Decode, statementTimeout } from "./db";
+export { DB, DBError, Row, Rows, ExecResult, TxOptions, Isolation, blob, base64Encode, base64Decode, statementTimeout } from "./db";
 import * as kv from "./kv";
 import * as log from "./log";
 import * as http from "./http";

@@ -414,6 +414,13 @@ int32_t endpoints_db_result(uint8_t *buf, int32_t buf_len);
  * commit without a begin or a second begin). */
 ENDPOINTS_IMPORT_("db_begin")
 int32_t endpoints_db_begin(const char *db, int32_t db_len);
+/* endpoints_db_begin_with opens a transaction as endpoints_db_begin does,
+ * with options: opts is a JSON object, {"isolation":"serializable",
+ * "readOnly":true} (ABI §4.5). Options the host does not know return
+ * ENDPOINTS_ERR_INVALID, the pending result saying which. */
+ENDPOINTS_IMPORT_("db_begin_with")
+int32_t endpoints_db_begin_with(const char *db, int32_t db_len,
+                                const char *opts, int32_t opts_len);
 ENDPOINTS_IMPORT_("db_commit")
 int32_t endpoints_db_commit(const char *db, int32_t db_len);
 ENDPOINTS_IMPORT_("db_rollback")

@@ -1063,6 +1063,32 @@ static inline int32_t endpoints_begin(const char *db) {
     return endpoints_db_call_(endpoints_db_begin(endpoints_db_name_(db)));
 }
 
+/* Transaction options for endpoints_begin_with and
+ * endpoints_transaction_with (ABI §4.5): a JSON object, these or one of
+ * your own ("{\"isolation\":\"repeatable_read\",\"readOnly\":true}").
+ * A read-only transaction refuses writes (code "denied"); on SQLite it
+ * takes no write lock, so it runs beside a writer. SQLite's transactions
+ * are always serializable, which each level allows. */
+#define ENDPOINTS_TX_READ_ONLY "{\"readOnly\":true}"
+#define ENDPOINTS_TX_SERIALIZABLE "{\"isolation\":\"serializable\"}"
+#define ENDPOINTS_TX_REPEATABLE_READ "{\"isolation\":\"repeatable_read\"}"
+#define ENDPOINTS_TX_READ_COMMITTED "{\"isolation\":\"read_committed\"}"
+
+/* endpoints_begin_with opens a transaction on database db with opts (a
+ * JSON object, ENDPOINTS_TX_READ_ONLY...; NULL or "" for none, as
+ * endpoints_begin). Options the host does not know return
+ * ENDPOINTS_ERR_INVALID, and endpoints_db_error_message says which. */
+static inline int32_t endpoints_begin_with(const char *db, const char *opts) {
+    const char *o = opts ? opts : "";
+    int32_t rc = endpoints_db_begin_with(endpoints_db_name_(db), o, endpoints_strlen_(o));
+    if (rc == ENDPOINTS_ERR_INVALID) {
+        /* The host left its reason as a pending error result. */
+        endpoints_db_read_(endpoints_db_state_(), ENDPOINTS_ERR_DATABASE);
+        return rc;
+    }
+    return endpoints_db_call_(rc);
+}
+
 static inline int32_t endpoints_commit(const char *db) {
     return endpoints_db_call_(endpoints_db_commit(endpoints_db_name_(db)));
 }
@@ -1070,6 +1096,10 @@ static inline int32_t endpoints_commit(const char *db) {
 static inline int32_t endpoints_rollback(const char *db) {
     return endpoints_db_call_(endpoints_db_rollback(endpoints_db_name_(db)));
 }
+
+static inline int32_t endpoints_transaction_with(const char *db, const char *opts,
+                                                 int32_t (*fn)(void *arg),
+                                                 void *arg);
 
 /* endpoints_transaction runs fn(arg) in a transaction on database db: the
  * statements fn runs on db run in it. It commits when fn returns 0 and
@@ -1102,7 +1132,18 @@ static inline int32_t endpoints_rollback(const char *db) {
 static inline int32_t endpoints_transaction(const char *db,
                                             int32_t (*fn)(void *arg),
                                             void *arg) {
-    int32_t rc = endpoints_begin(db);
+    return endpoints_transaction_with(db, NULL, fn, arg);
+}
+
+/* endpoints_transaction_with runs fn(arg) in a transaction begun with opts
+ * (endpoints_begin_with), as endpoints_transaction does:
+ *
+ *     int32_t rc = endpoints_transaction_with("main", ENDPOINTS_TX_READ_ONLY, report, &totals);
+ */
+static inline int32_t endpoints_transaction_with(const char *db, const char *opts,
+                                                 int32_t (*fn)(void *arg),
+                                                 void *arg) {
+    int32_t rc = opts && *opts ? endpoints_begin_with(db, opts) : endpoints_begin(db);
     if (rc != 0) {
         return rc;
     }

@@ -425,6 +425,16 @@ func dbBegin(db string) int32 {
 	return hooks.DB.Begin([]byte(db))
 }
 
+func dbBeginWith(db string, opts []byte) int32 {
+	if e, ok := fake.failing(abi.ImportDBBeginWith); ok {
+		return int32(e)
+	}
+	if hooks.DB == nil {
+		return int32(abi.ErrNotFound)
+	}
+	return hooks.DB.BeginWith([]byte(db), opts)
+}
+
 func dbEnd(db string, commit bool) int32 {
 	fn := abi.ImportDBRollback
 	if commit {

@@ -255,6 +255,9 @@ func wasmDBResult(buf *byte, bufLen uint32) int32
 //go:wasmimport endpoints db_begin
 func wasmDBBegin(db string) int32
 
+//go:wasmimport endpoints db_begin_with
+func wasmDBBeginWith(db string, opts *byte, optsLen uint32) int32
+
 //go:wasmimport endpoints db_commit
 func wasmDBCommit(db string) int32
 
@@ -276,6 +279,10 @@ func dbRun(db, sql string, params []byte, exec bool) int32 {
 func dbResult(buf []byte) int32 { return wasmDBResult(unsafe.SliceData(buf), uint32(len(buf))) }
 
 func dbBegin(db string) int32 { return wasmDBBegin(db) }
+
+func dbBeginWith(db string, opts []byte) int32 {
+	return wasmDBBeginWith(db, unsafe.SliceData(opts), uint32(len(opts)))
+}
 
 func dbEnd(db string, commit bool) int32 {
 	if commit {

@@ -138,7 +138,8 @@ var (
 	ErrTooLarge error = &DBError{Code: abi.DBCodeTooLarge}
 	// ErrDenied: the statement does what a guest may not (ATTACH,
 	// PRAGMAs that touch files, transaction control in SQL, several
-	// statements).
+	// statements), or writes in a read-only transaction
+	// ([TxOptions.ReadOnly]).
 	ErrDenied error = &DBError{Code: abi.DBCodeDenied}
 	// ErrTransaction: a commit or rollback without a transaction, or a
 	// second one at once.
@@ -357,10 +358,12 @@ func (d *Database) Exec(sql string, args ...any) (Result, error) {
 //
 // On SQLite a transaction takes the write lock when it begins, so
 // transactions run one at a time. On PostgreSQL it runs at the server's
-// default isolation (READ COMMITTED unless configured; SQL cannot change
-// it): a read-modify-write of a row may lose a concurrent change unless
-// the change is made in SQL (SET n = n + 1) or the row locked (SELECT ...
-// FOR UPDATE); the package's README.md says more.
+// default isolation (READ COMMITTED unless configured): a
+// read-modify-write of a row may lose a concurrent change unless the
+// change is made in SQL (SET n = n + 1), the row locked (SELECT ... FOR
+// UPDATE), or the transaction serializable ([Database.TxWith], which also
+// begins read-only transactions and retries those that failed busy); the
+// package's README.md says more.
 //
 //	err := db.Tx(func(tx *endpoints.Tx) error {
 //		if _, err := tx.Exec("UPDATE accounts SET balance = balance - $1 WHERE id = $2", n, from); err != nil {
@@ -369,38 +372,9 @@ func (d *Database) Exec(sql string, args ...any) (Result, error) {
 //		_, err := tx.Exec("UPDATE accounts SET balance = balance + $1 WHERE id = $2", n, to)
 //		return err
 //	})
-func (d *Database) Tx(fn func(tx *Tx) error) (err error) { return d.tx(context.Background(), "Tx", fn) }
-
-// tx is method (Tx, TxContext) with its begin and commit bounded by ctx.
-func (d *Database) tx(ctx context.Context, method string, fn func(tx *Tx) error) (err error) {
-	if err := d.bound(ctx, method); err != nil {
-		return err
-	}
-	rc := dbBegin(d.name)
-	d.unbound(ctx)
-	if rc < 0 {
-		return d.fail(method, abi.ImportDBBegin, rc)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			dbEnd(d.name, false)
-		}
-	}()
-	if err := fn(&Tx{d}); err != nil {
-		return err
-	}
-	committed = true
-	if err := d.bound(ctx, method); err != nil {
-		dbEnd(d.name, false)
-		return err
-	}
-	rc = dbEnd(d.name, true)
-	d.unbound(ctx)
-	if rc < 0 {
-		return d.fail(method, abi.ImportDBCommit, rc)
-	}
-	return nil
+func (d *Database) Tx(fn func(tx *Tx) error) (err error) {
+	_, err = d.tx(context.Background(), "Tx", TxOptions{}, fn)
+	return err
 }
 
 // Tx is an open transaction on a database, for the function [Database.Tx]
@@ -450,20 +424,33 @@ func readResult(n int) ([]byte, error) {
 func (d *Database) fail(method, fn string, rc int32) error {
 	switch abi.Errno(rc) {
 	case abi.ErrDatabase:
-		size := dbResult(dbBuf)
-		if size > int32(len(dbBuf)) {
-			dbBuf = make([]byte, size)
-			size = dbResult(dbBuf)
-		}
-		var r abi.DBErrorResult
-		if size < 0 || json.Unmarshal(dbBuf[:size], &r) != nil {
+		r, ok := pendingError()
+		if !ok {
 			return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(fn, rc))
 		}
 		return &DBError{Database: d.name, Code: r.Error.Code, Message: r.Error.Message, Constraint: r.Error.Constraint, Kind: r.Error.Kind}
+	case abi.ErrInvalid:
+		if fn == abi.ImportDBBeginWith {
+			return d.optionsError(method, rc)
+		}
 	case abi.ErrNotFound:
 		return fmt.Errorf("endpoints: database %q: %s: the app declares no such database in endpoints.json's \"databases\" (in a native test, endpointstest.Database provides them): %w", d.name, method, check(fn, rc))
 	}
 	return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(fn, rc))
+}
+
+// pendingError reads the pending result as an error; ok is false when
+// none is pending or it is not one.
+func pendingError() (r abi.DBErrorResult, ok bool) {
+	size := dbResult(dbBuf)
+	if size > int32(len(dbBuf)) {
+		dbBuf = make([]byte, size)
+		size = dbResult(dbBuf)
+	}
+	if size < 0 || json.Unmarshal(dbBuf[:size], &r) != nil {
+		return r, false
+	}
+	return r, true
 }
 
 // encodeArgs encodes statement arguments as the JSON array the host takes:

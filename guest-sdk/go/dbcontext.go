@@ -67,7 +67,8 @@ func (d *Database) TxContext(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return d.tx(ctx, "TxContext", fn)
+	_, err := d.tx(ctx, "TxContext", TxOptions{}, fn)
+	return err
 }
 
 // QueryContext is [Database.QueryContext] in the transaction. On

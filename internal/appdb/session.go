@@ -3,6 +3,7 @@ package appdb
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -223,7 +224,39 @@ func (s *Session) querier(name string) (database.Querier, string, abi.Errno) {
 
 // Begin opens a transaction on database db for db_begin.
 func (s *Session) Begin(db []byte) abi.Errno {
+	return s.begin(string(db), database.TxOptions{}, false)
+}
+
+// BeginWithMargin is the least time before the call's deadline
+// [Session.BeginWith] begins a transaction with: later, it fails busy at
+// once, so that a guest that runs a transaction again after a busy
+// failure (the Go SDK's TxOptions.Retries) stops while it can still
+// answer 503, rather than be stopped at the deadline with a 500.
+const BeginWithMargin = 50 * time.Millisecond
+
+// BeginWith opens a transaction on database db with options, the JSON of
+// abi.DBTxOptions, for db_begin_with: ErrInvalid for options
+// database.DecodeTxOptions refuses, with its error as the pending result
+// (code other); busy when less than BeginWithMargin is left before the
+// deadline.
+func (s *Session) BeginWith(db, opts []byte) abi.Errno {
 	name := string(db)
+	o, err := database.DecodeTxOptions(opts)
+	if err != nil {
+		if _, ok := s.set.Spec(name); !ok {
+			s.pending, s.result = false, s.result[:0]
+			return abi.ErrNotFound
+		}
+		s.result = database.AppendError(s.result[:0], database.Errorf(database.CodeOther, "db_begin_with: "+err.Error()))
+		s.pending = true
+		return abi.ErrInvalid
+	}
+	return s.begin(name, o, true)
+}
+
+// begin opens a transaction on database name with opts; late refuses it
+// when less than BeginWithMargin is left before the deadline.
+func (s *Session) begin(name string, opts database.TxOptions, late bool) abi.Errno {
 	s.pending, s.result = false, s.result[:0]
 	d, err := s.set.DB(s.ctx, name)
 	if errors.Is(err, ErrNotDeclared) {
@@ -233,13 +266,16 @@ func (s *Session) Begin(db []byte) abi.Errno {
 	if err == nil && s.txs[name] != nil {
 		err = database.Errorf(database.CodeTransaction, "a transaction is already open on database "+name+" in this call: commit or roll it back first")
 	}
+	if left := s.deadline.Sub(began); err == nil && late && !s.deadline.IsZero() && left < BeginWithMargin {
+		err = database.Errorf(database.CodeBusy, fmt.Sprintf("db_begin_with: %s left before the call's deadline, less than the %s a transaction is begun with; answer 503, so that the client retries later", left.Round(time.Millisecond), BeginWithMargin))
+	}
 	var end func(error)
 	if err == nil {
 		end = s.span(name, d.System(), "BEGIN")
 		deadline, own := s.bound()
 		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline)
 		var tx database.Tx
-		tx, err = d.Begin(ctx)
+		tx, err = d.Begin(ctx, opts)
 		err = s.timedOut(ctx, own, err)
 		ctx.release()
 		if err == nil {

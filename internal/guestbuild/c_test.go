@@ -168,6 +168,7 @@ func newABIHost(t testing.TB) *abiHost {
 		s[0] = api.EncodeI32(guestPut(mod, s[0], s[1], *h.pending))
 	}, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportDBBegin, unavailable, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportDBBeginWith, unavailable, []api.ValueType{i32, i32, i32, i32}, i32)
 	def(abi.ImportDBCommit, unavailable, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportDBRollback, unavailable, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportDBTimeout, unavailable, []api.ValueType{i32}, i32)
@@ -467,7 +468,7 @@ func TestCHeaderMatchesABI(t *testing.T) {
 		abi.ImportKVIncr, abi.ImportKVList,
 		abi.ImportHTTPSend, abi.ImportHTTPResponse, abi.ImportHTTPBodyRead, abi.ImportHTTPClose, abi.ImportHTTPError,
 		abi.ImportDBQuery, abi.ImportDBExec, abi.ImportDBResult,
-		abi.ImportDBBegin, abi.ImportDBCommit, abi.ImportDBRollback, abi.ImportDBTimeout,
+		abi.ImportDBBegin, abi.ImportDBBeginWith, abi.ImportDBCommit, abi.ImportDBRollback, abi.ImportDBTimeout,
 	}
 
 	// A module that asserts every constant, takes the address of every

@@ -75,5 +75,6 @@ func (s session) Run(db, sql, params []byte, exec bool) (int, int32) {
 
 func (s session) Result() ([]byte, bool)           { return s.s.Result() }
 func (s session) Begin(db []byte) int32            { return int32(s.s.Begin(db)) }
+func (s session) BeginWith(db, opts []byte) int32  { return int32(s.s.BeginWith(db, opts)) }
 func (s session) End(db []byte, commit bool) int32 { return int32(s.s.End(db, commit)) }
 func (s session) SetTimeout(d time.Duration)       { s.s.SetTimeout(d) }

@@ -832,10 +832,58 @@ impl Db {
         }
     }
 
+    /// Runs f in a transaction begun with opts, as [`Db::transaction`]
+    /// runs one: at an isolation level, or read-only (a write in it fails
+    /// with [`Code::Denied`]; on SQLite it takes no write lock, so it runs
+    /// beside a writer).
+    ///
+    /// ```no_run
+    /// # use endpoints::db::{Db, DbError, Isolation, TxOptions};
+    /// # fn f() -> Result<i64, DbError> {
+    /// let opts = TxOptions { isolation: Some(Isolation::RepeatableRead), read_only: true };
+    /// Db::new("main").transaction_with(opts, |tx| {
+    ///     let users = tx.query_row("SELECT count(*) FROM users", &[])?.map(|r| r.get_i64(0)).transpose()?;
+    ///     Ok(users.unwrap_or(0))
+    /// })
+    /// # }
+    /// ```
+    pub fn transaction_with<T, E: From<DbError>>(&self, opts: TxOptions, f: impl FnOnce(&Db) -> Result<T, E>) -> Result<T, E> {
+        self.begin_with(opts)?;
+        match f(self) {
+            Ok(v) => {
+                self.commit()?;
+                Ok(v)
+            }
+            Err(e) => {
+                let _ = self.rollback();
+                Err(e)
+            }
+        }
+    }
+
     /// Opens a transaction for the rest of the call (prefer
     /// [`Db::transaction`]); one per database at a time.
     pub fn begin(&self) -> Result<(), DbError> {
         self.check(unsafe { host::db_begin(self.name.as_ptr(), len(self.name.as_bytes())) })
+    }
+
+    /// Opens a transaction with options for the rest of the call (prefer
+    /// [`Db::transaction_with`]). Options the host does not know fail
+    /// with `Code::Host(Errno::INVALID)`, the host's message saying which.
+    pub fn begin_with(&self, opts: TxOptions) -> Result<(), DbError> {
+        let o = opts.to_json();
+        let rc = unsafe { host::db_begin_with(self.name.as_ptr(), len(self.name.as_bytes()), o.as_ptr(), len(o.as_bytes())) };
+        if rc == Errno::INVALID.0 {
+            let why = self.pending_error().and_then(|r| r["error"]["message"].as_str().map(str::to_string));
+            return Err(DbError {
+                database: self.name.clone(),
+                code: Code::Host(Errno::INVALID),
+                message: why.unwrap_or_else(|| format!("{}: the host refused the transaction options {}", Errno::INVALID, o)),
+                constraint: None,
+                kind: None,
+            });
+        }
+        self.check(rc)
     }
 
     /// Commits the open transaction.
@@ -886,9 +934,7 @@ impl Db {
         };
         match Errno(rc) {
             Errno::DATABASE => {
-                let size = unsafe { host::db_result(std::ptr::null_mut(), 0) };
-                let parsed = if size < 0 { None } else { pending(size as usize).ok().and_then(|b| Json::parse(&text(b)).ok()) };
-                match parsed {
+                match self.pending_error() {
                     Some(r) => DbError {
                         database: self.name.clone(),
                         code: Code::parse(r["error"]["code"].as_str().unwrap_or("")),
@@ -905,8 +951,76 @@ impl Db {
         }
     }
 
+    /// The pending result, parsed: after a failure, the error it holds.
+    fn pending_error(&self) -> Option<Json> {
+        let size = unsafe { host::db_result(std::ptr::null_mut(), 0) };
+        if size < 0 {
+            return None;
+        }
+        pending(size as usize).ok().and_then(|b| Json::parse(&text(b)).ok())
+    }
+
     fn bad_result(&self, why: &str) -> DbError {
         DbError { database: self.name.clone(), code: Code::Other, message: format!("reading the host's result: {}", why), constraint: None, kind: None }
+    }
+}
+
+/// A transaction's isolation level ([`TxOptions::isolation`]); see
+/// abi/README.md §4.5. SQLite's transactions are always serializable,
+/// which each level allows: it accepts all three.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isolation {
+    /// Each statement sees what was committed before it began.
+    ReadCommitted,
+    /// One snapshot for the whole transaction; changing a row another
+    /// transaction changed since fails with [`Code::Busy`].
+    RepeatableRead,
+    /// As if the transaction ran alone; one that cannot be serialized
+    /// fails with [`Code::Busy`], and running it again may succeed.
+    Serializable,
+}
+
+impl Isolation {
+    /// The level's name in the ABI: `"serializable"`...
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Isolation::ReadCommitted => "read_committed",
+            Isolation::RepeatableRead => "repeatable_read",
+            Isolation::Serializable => "serializable",
+        }
+    }
+}
+
+/// The options of a transaction ([`Db::transaction_with`]); the default is
+/// [`Db::transaction`]'s: read-write, the database's own isolation
+/// (PostgreSQL's READ COMMITTED unless the server says otherwise).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxOptions {
+    /// The isolation level; `None` is the database's.
+    pub isolation: Option<Isolation>,
+    /// Refuse writes ([`Code::Denied`]); on SQLite, take no write lock.
+    pub read_only: bool,
+}
+
+impl TxOptions {
+    /// The options as db_begin_with takes them:
+    /// `{"isolation":"serializable","readOnly":true}`.
+    ///
+    /// ```
+    /// use endpoints::db::{Isolation, TxOptions};
+    /// let o = TxOptions { isolation: Some(Isolation::Serializable), read_only: true };
+    /// assert_eq!(o.to_json(), r#"{"isolation":"serializable","readOnly":true}"#);
+    /// assert_eq!(TxOptions::default().to_json(), "{}");
+    /// ```
+    pub fn to_json(&self) -> String {
+        let mut members = Vec::new();
+        if let Some(i) = self.isolation {
+            members.push(format!("\"isolation\":\"{}\"", i.as_str()));
+        }
+        if self.read_only {
+            members.push("\"readOnly\":true".to_string());
+        }
+        format!("{{{}}}", members.join(","))
     }
 }
 

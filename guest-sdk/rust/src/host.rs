@@ -42,6 +42,7 @@ extern "C" {
     pub fn db_exec(db: *const u8, db_len: i32, sql: *const u8, sql_len: i32, params: *const u8, params_len: i32) -> i32;
     pub fn db_result(buf: *mut u8, buf_len: i32) -> i32;
     pub fn db_begin(db: *const u8, db_len: i32) -> i32;
+    pub fn db_begin_with(db: *const u8, db_len: i32, opts: *const u8, opts_len: i32) -> i32;
     pub fn db_commit(db: *const u8, db_len: i32) -> i32;
     pub fn db_rollback(db: *const u8, db_len: i32) -> i32;
     pub fn db_timeout(timeout_ms: i32) -> i32;
@@ -82,6 +83,7 @@ mod native {
     pub unsafe fn db_exec(_: *const u8, _: i32, _: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_result(_: *mut u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_begin(_: *const u8, _: i32) -> i32 { no_host() }
+    pub unsafe fn db_begin_with(_: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_commit(_: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_rollback(_: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_timeout(_: i32) -> i32 { no_host() }

@@ -228,6 +228,7 @@ var hostFunctions = []hostFunction{
 	{abi.ImportDBExec, []api.ValueType{i32, i32, i32, i32, i32, i32}, []api.ValueType{i32}, []string{"db", "db_len", "sql", "sql_len", "params", "params_len"}, hostDBExec},
 	{abi.ImportDBResult, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"buf", "buf_len"}, hostDBResult},
 	{abi.ImportDBBegin, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBBegin},
+	{abi.ImportDBBeginWith, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, []string{"db", "db_len", "opts", "opts_len"}, hostDBBeginWith},
 	{abi.ImportDBCommit, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBCommit},
 	{abi.ImportDBRollback, []api.ValueType{i32, i32}, []api.ValueType{i32}, []string{"db", "db_len"}, hostDBRollback},
 	{abi.ImportDBTimeout, []api.ValueType{i32}, []api.ValueType{i32}, []string{"timeout_ms"}, hostDBTimeout},

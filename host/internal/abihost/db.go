@@ -22,6 +22,9 @@ type Databases interface {
 	Result() (data []byte, ok bool)
 	// Begin opens a transaction on db for the rest of the call.
 	Begin(db []byte) abi.Errno
+	// BeginWith opens one with options, abi.DBTxOptions as JSON
+	// (db_begin_with).
+	BeginWith(db, opts []byte) abi.Errno
 	// End commits (commit true) or rolls back db's transaction.
 	End(db []byte, commit bool) abi.Errno
 	// SetTimeout bounds each later statement of the call to d from its
@@ -93,6 +96,18 @@ func hostDBBegin(ctx context.Context, mod api.Module, stack []uint64) {
 		return
 	}
 	stack[0] = errno(s.Begin(db))
+}
+
+// hostDBBeginWith implements db_begin_with (abi/README.md §3).
+func hostDBBeginWith(ctx context.Context, mod api.Module, stack []uint64) {
+	db := read(mod, abi.ImportDBBeginWith, uint32(stack[0]), uint32(stack[1]))
+	opts := read(mod, abi.ImportDBBeginWith, uint32(stack[2]), uint32(stack[3]))
+	s := dbSession(ctx)
+	if s == nil {
+		stack[0] = errno(abi.ErrState)
+		return
+	}
+	stack[0] = errno(s.BeginWith(db, opts))
 }
 
 // hostDBCommit implements db_commit (abi/README.md §3).

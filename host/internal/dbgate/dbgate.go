@@ -216,6 +216,13 @@ func (g *Gate) Begin(db []byte) abi.Errno {
 	return g.Session.Begin(db)
 }
 
+// BeginWith opens a transaction with options (db_begin_with), unless db
+// waits.
+func (g *Gate) BeginWith(db, opts []byte) abi.Errno {
+	g.check(db)
+	return g.Session.BeginWith(db, opts)
+}
+
 func (g *Gate) check(db []byte) {
 	if !g.set.AnyPending() {
 		return // the common case, without a string of db's name

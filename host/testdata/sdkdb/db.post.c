@@ -148,6 +148,32 @@ static int32_t in_tx(void *arg) {
     return endpoints_rows_double(&rows, 0, &tx->score);
 }
 
+/* in_read_only counts the users into *arg, then tries a write, which the
+ * read-only transaction refuses. */
+static int32_t in_read_only(void *arg) {
+    int64_t *users = arg;
+    endpoints_rows rows;
+    int32_t rc = endpoints_query("main", "SELECT count(*) FROM users", NULL, &rows);
+    if (rc != 0 || !endpoints_rows_next(&rows) || (rc = endpoints_rows_int(&rows, 0, users)) != 0) {
+        return rc ? rc : ENDPOINTS_ERR_NOT_FOUND;
+    }
+    return endpoints_exec("main", "INSERT INTO users (name) VALUES ('Nobody')", NULL, NULL);
+}
+
+/* in_serializable puts the transaction's isolation level (PostgreSQL). */
+static int32_t in_serializable(void *arg) {
+    (void)arg;
+    endpoints_rows rows;
+    int32_t rc = endpoints_query("main", "SELECT current_setting('transaction_isolation')", NULL, &rows);
+    if (rc != 0 || !endpoints_rows_next(&rows)) {
+        return rc ? rc : ENDPOINTS_ERR_NOT_FOUND;
+    }
+    put("{\"isolation\":");
+    put_text(endpoints_rows_text(&rows, 0, NULL));
+    put("}");
+    return 0;
+}
+
 int32_t endpoints_handle(void) {
     char op[16], name[256], fail[8];
     used = 0;
@@ -220,6 +246,18 @@ int32_t endpoints_handle(void) {
         if (endpoints_query("main", "SELEC name FROM users", NULL, &rows) == ENDPOINTS_ERR_DATABASE) {
             put_failure();
         }
+    } else if (strcmp(op, "readonly") == 0) {
+        int64_t users = -1;
+        rc = endpoints_transaction_with("main", ENDPOINTS_TX_READ_ONLY, in_read_only, &users);
+        put("{\"users\":%lld,\"write\":\"%s\"}", (long long)users, rc == ENDPOINTS_ERR_DATABASE ? endpoints_db_error_code() : "committed");
+        rc = 0;
+    } else if (strcmp(op, "isolation") == 0) {
+        rc = endpoints_transaction_with("main", ENDPOINTS_TX_SERIALIZABLE, in_serializable, NULL);
+    } else if (strcmp(op, "badopts") == 0) {
+        rc = endpoints_begin_with("main", "{\"isolation\":\"snapshot\"}");
+        /* The host's message says which option it refused. */
+        put("{\"errno\":%d,\"says\":%s}", (int)rc, strstr(endpoints_db_error_message(), "isolation \"snapshot\" is not a level") ? "true" : "false");
+        rc = 0;
     } else if (strcmp(op, "nodb") == 0) {
         endpoints_rows rows;
         rc = endpoints_query("other", "SELECT 1", NULL, &rows);

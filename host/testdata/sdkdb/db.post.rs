@@ -1,6 +1,6 @@
 // The Rust half of TestSDKDatabases: a plain route that runs the database
 // operation its x-op header names with the SDK's endpoints::db.
-use endpoints::db::{base64_decode, Code, Db, DbError, Kind};
+use endpoints::db::{base64_decode, Code, Db, DbError, Isolation, Kind, TxOptions};
 use endpoints::{plain_route, respond, Json, Request};
 
 fn hex(b: &[u8]) -> String {
@@ -88,6 +88,25 @@ fn handle(req: &Request) -> Result<(), DbError> {
             Ok(_) => Json::object(),
             Err(e) => failure(&e),
         },
+        "readonly" => {
+            let mut users = -1;
+            let outcome = db.transaction_with(TxOptions { isolation: None, read_only: true }, |tx| {
+                users = tx.query_row("SELECT count(*) FROM users", &[])?.map(|r| r.get_i64(0)).transpose()?.unwrap_or(-1);
+                tx.exec("INSERT INTO users (name) VALUES ('Nobody')", &[])
+            });
+            let write = match outcome {
+                Ok(_) => "committed",
+                Err(e) => e.code.as_str(),
+            };
+            Json::object().set("users", users).set("write", write)
+        }
+        "isolation" => {
+            let opts = TxOptions { isolation: Some(Isolation::Serializable), read_only: false };
+            let level = db.transaction_with(opts, |tx| {
+                Ok::<_, DbError>(tx.query_row("SELECT current_setting('transaction_isolation')", &[])?.map(|r| r.get_str(0).map(str::to_string)).transpose()?)
+            })?;
+            Json::object().set("isolation", level.unwrap_or_default())
+        }
         "nodb" => match Db::new("other").query("SELECT 1", &[]) {
             Ok(_) => Json::object(),
             Err(e) => failure(&e),

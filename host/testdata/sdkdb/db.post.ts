@@ -1,6 +1,6 @@
 // The AssemblyScript half of TestSDKDatabases: a plain route that runs the
 // database operation its x-op header names with the SDK's DB class.
-import { DB, DBError, JSONValue, Request, base64Decode, blob, plainRoute, respond } from "@wasmendpoints/assemblyscript";
+import { DB, DBError, Isolation, JSONValue, Request, TxOptions, base64Decode, blob, plainRoute, respond } from "@wasmendpoints/assemblyscript";
 export * from "@wasmendpoints/assemblyscript/exports";
 
 function hex(b: Uint8Array): string {
@@ -44,6 +44,32 @@ let failing = new Tx("", true);
 
 function inTx(tx: DB): bool {
   return inTxWith(tx, failing);
+}
+
+// What the read-only transaction's function counts.
+class Count {
+  users: i64 = -1;
+}
+
+// inReadOnly counts the users, then tries a write, which the read-only
+// transaction refuses.
+function inReadOnly(tx: DB, c: Count): bool {
+  const row = tx.queryRow("SELECT count(*) AS n FROM users");
+  if (row == null) return false;
+  c.users = row.getInt("n");
+  return tx.exec("INSERT INTO users (name) VALUES ('Nobody')") != null;
+}
+
+// What the serializable transaction's function reads.
+class Level {
+  name: string = "";
+}
+
+function inSerializable(tx: DB, l: Level): bool {
+  const row = tx.queryRow("SELECT current_setting('transaction_isolation') AS l");
+  if (row == null) return false;
+  l.name = row.getString("l");
+  return true;
 }
 
 plainRoute((req: Request): void => {
@@ -118,6 +144,18 @@ plainRoute((req: Request): void => {
     answer.set("rowsAffected", JSONValue.int(res.rowsAffected));
   } else if (op == "bad") {
     if (db.query("SELEC name FROM users") == null) answer = failure(db.error!);
+  } else if (op == "readonly") {
+    const c = new Count();
+    const ok = db.transactionWith<Count>(c, inReadOnly, new TxOptions(Isolation.DEFAULT, true));
+    answer.set("users", JSONValue.int(c.users)).set("write", JSONValue.str(ok ? "committed" : db.error!.code));
+  } else if (op == "isolation") {
+    const l = new Level();
+    assert(db.transactionWith<Level>(l, inSerializable, new TxOptions(Isolation.SERIALIZABLE)), db.error != null ? db.error!.toString() : "");
+    answer.set("isolation", JSONValue.str(l.name));
+  } else if (op == "badopts") {
+    const ok = db.begin(new TxOptions("snapshot"));
+    // The host's message says which option it refused.
+    answer.set("errno", JSONValue.int(ok ? 0 : db.error!.errno)).set("says", JSONValue.boolean(!ok && db.error!.message.includes("isolation \"snapshot\" is not a level")));
   } else if (op == "nodb") {
     const other = new DB("other");
     if (other.query("SELECT 1") == null) answer = failure(other.error!);

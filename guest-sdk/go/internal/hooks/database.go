@@ -9,6 +9,7 @@ type Database interface {
 	Run(db, sql, params []byte, exec bool) (size int, errno int32)
 	Result() (data []byte, ok bool)
 	Begin(db []byte) int32
+	BeginWith(db, opts []byte) int32
 	End(db []byte, commit bool) int32
 	// SetTimeout bounds the statements that follow (db_timeout); zero
 	// lifts the bound.
