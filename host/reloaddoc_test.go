@@ -76,14 +76,7 @@ func logged(s string) string { return strings.ReplaceAll(s, `"`, `\"`) }
 
 // loggedAtWarn reports whether a line of log at level WARN or ERROR holds
 // s.
-func loggedAtWarn(log, s string) bool {
-	for line := range strings.Lines(log) {
-		if (strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR")) && strings.Contains(line, s) {
-			return true
-		}
-	}
-	return false
-}
+func loggedAtWarn(log, s string) bool { return linesAtWarn(log, s) > 0 }
 
 // TestReloadNeverTakesTheAppDown: a reload under Watch that makes the
 // app's document fail to build (a $defs collision between two routes, a
