@@ -16,7 +16,8 @@ import (
 // took (conn, given back to db when it ends) and has not begun in the
 // server: its BEGIN is sent with its first statement, in one batch and
 // one round trip (begin), and a transaction that ends before any
-// statement ran sends nothing. Migrate's has begun (t set, conn nil).
+// statement ran sends nothing. Migrate's has begun (t set, conn nil;
+// db set only to name the database in errors).
 //
 // # Notes
 //
@@ -92,7 +93,7 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 	}
 	if t.t == nil {
 		if t.aborted {
-			return nil, mapError(ctx, errAborted)
+			return nil, mapError(ctx, t.db.name, errAborted)
 		}
 		if err := t.reconnect(ctx); err != nil {
 			return nil, err
@@ -108,7 +109,7 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 	}
 	r, err := t.t.Query(ctx, sql, exactArgs(args)...)
 	if err != nil {
-		return nil, mapError(ctx, err)
+		return nil, mapError(ctx, t.db.name, err)
 	}
 	return r, nil
 }
@@ -184,7 +185,7 @@ func (t *tx) begin(ctx context.Context, sql string, args []any) (pgx.Rows, error
 		switch {
 		case errors.As(err, &pe) && !t.conn.Conn().IsClosed():
 			t.aborted = true
-			return nil, mapError(ctx, err)
+			return nil, mapError(ctx, t.db.name, err)
 		case argumentError(err) != nil:
 			t.db.beginAlone.add(sql)
 		}
@@ -194,7 +195,7 @@ func (t *tx) begin(ctx context.Context, sql string, args []any) (pgx.Rows, error
 	r, err := br.Query()
 	if err != nil {
 		br.Close()
-		return nil, mapError(ctx, err)
+		return nil, mapError(ctx, t.db.name, err)
 	}
 	t.batch, t.first = br, r
 	return r, nil
@@ -205,7 +206,7 @@ func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err != nil {
 		return nil, err
 	}
-	rs := newRows(ctx, r)
+	rs := newRows(ctx, t.db.name, r)
 	if t.batch != nil {
 		rs.tx = t
 	}
@@ -220,7 +221,7 @@ func (t *tx) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 	res, err := execResult(r)
 	t.closeBatch()
 	if err != nil {
-		return res, mapError(ctx, err)
+		return res, mapError(ctx, t.db.name, err)
 	}
 	return res, nil
 }
@@ -236,14 +237,14 @@ func (t *tx) Commit(ctx context.Context) error {
 	case t.aborted:
 		// PostgreSQL's COMMIT of an aborted transaction rolls it back,
 		// which pgx reports so.
-		return mapError(ctx, pgx.ErrTxCommitRollback)
+		return mapError(ctx, t.db.name, pgx.ErrTxCommitRollback)
 	case t.t == nil:
 		return nil // nothing began
 	case t.lost():
 		return errLost()
 	}
 	if err := t.t.Commit(ctx); err != nil {
-		return mapError(ctx, err)
+		return mapError(ctx, t.db.name, err)
 	}
 	return nil
 }
@@ -259,7 +260,7 @@ func (t *tx) Rollback(ctx context.Context) error {
 		return nil // nothing began, or nothing remains of it
 	}
 	if err := t.t.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
-		return mapError(ctx, err)
+		return mapError(ctx, t.db.name, err)
 	}
 	return nil
 }
