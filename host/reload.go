@@ -134,7 +134,8 @@ func (h *Host) Reload(ctx context.Context) ReloadReport {
 }
 
 // reloadLogged is Reload; logged says the host logs the report's
-// problems and warnings, which Watch leaves to its onReload.
+// problems and warnings, which Watch leaves to its OnReload when told
+// (WatchOptions.Unlogged).
 func (h *Host) reloadLogged(ctx context.Context, logged bool) ReloadReport {
 	report := h.reload(ctx, logged)
 	if o := h.opts.Observer; o != nil && o.Reload != nil {

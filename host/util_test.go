@@ -39,15 +39,22 @@ func waitFor(t testing.TB, d time.Duration, cond func() bool) bool {
 	return poll.Until(d, cond)
 }
 
-// startWatch runs h.Watch(ctx, onReload) in a goroutine and returns once
+// startWatch runs h.Watch with onReload in a goroutine and returns once
 // its watcher is set up (the hook of internal/testhook), so that a file
 // written from then on is seen. The channel receives what Watch returned.
+// The host logs each reload's problems and warnings, as by default.
 func startWatch(t testing.TB, ctx context.Context, h *host.Host, onReload func(host.ReloadReport)) <-chan error {
+	t.Helper()
+	return startWatchWith(t, ctx, h, host.WatchOptions{OnReload: onReload})
+}
+
+// startWatchWith is startWatch with the options of Watch.
+func startWatchWith(t testing.TB, ctx context.Context, h *host.Host, opts host.WatchOptions) <-chan error {
 	t.Helper()
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- h.Watch(testhook.WithWatching(ctx, func(string) { close(ready) }), onReload)
+		done <- h.Watch(testhook.WithWatching(ctx, func(string) { close(ready) }), opts)
 	}()
 	select {
 	case <-ready:

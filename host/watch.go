@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -25,17 +26,36 @@ const (
 	watchDebounce = 100 * time.Millisecond
 )
 
+// WatchOptions configure [Host.Watch]. The zero value watches and logs
+// each reload's problems and warnings.
+type WatchOptions struct {
+	// OnReload, when not nil, receives the report of each reload that
+	// changed something or found a problem, after the host logged its
+	// problems and warnings (unless Unlogged). Nil by default.
+	OnReload func(ReloadReport)
+	// Unlogged says OnReload tells each reload's problems and warnings
+	// itself, so the host does not log them: `endpoints dev` prints every
+	// report, and a logged problem would show twice. Defaults to false:
+	// the host logs them once, whatever OnReload does. Watch refuses
+	// Unlogged without OnReload, which would hide every problem.
+	Unlogged bool
+}
+
 // Watch reloads the app (see [Host.Reload]) whenever one of its modules,
 // its routes configuration, its runtime declaration or endpoints.json
 // changes on disk,
 // until ctx ends; `endpoints dev` runs it. A burst of changes (an editor's
 // save, a build writing several modules) is one reload, made once no
 // change came for 10 ms, and at the latest 100 ms after the burst's
-// first change. onReload, when not nil, receives the report of each
-// reload that changed something or found a problem, and is the one to tell
-// its problems and warnings: the host logs them only when onReload is nil.
-// Watch also returns when the host shuts down.
-func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
+// first change. The host logs each reload's problems and warnings, as
+// Reload does, and passes its report to opts.OnReload (see
+// [WatchOptions]). Watch also returns when the host shuts down.
+//
+//	go h.Watch(ctx, host.WatchOptions{OnReload: func(r host.ReloadReport) { reloads.Add(1) }})
+func (h *Host) Watch(ctx context.Context, opts WatchOptions) error {
+	if opts.Unlogged && opts.OnReload == nil {
+		return errors.New("WatchOptions.Unlogged without OnReload would hide every reload's problems; set OnReload to tell them, or leave Unlogged false")
+	}
 	// Every module, routes.config.json and the runtime declaration live
 	// under server/; endpoints.json at the root.
 	w, err := dirwatch.New(h.app, dirwatch.Options{Roots: []string{"server"}})
@@ -65,11 +85,9 @@ func (h *Host) Watch(ctx context.Context, onReload func(ReloadReport)) error {
 			}
 		case <-changes.C():
 			changes.Fired()
-			// The report's problems and warnings are onReload's to
-			// tell: logged too, `endpoints dev` would print each twice.
-			report := h.reloadLogged(ctx, onReload == nil)
-			if onReload != nil && !report.Unchanged() {
-				onReload(report)
+			report := h.reloadLogged(ctx, !opts.Unlogged)
+			if opts.OnReload != nil && !report.Unchanged() {
+				opts.OnReload(report)
 			}
 		}
 	}

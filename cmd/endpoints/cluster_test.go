@@ -20,9 +20,11 @@ import (
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
 )
 
-// orderWAT is POST /api/orders: it logs "order handler ran", spins a few
-// milliseconds so concurrent requests overlap, and answers 201.
-const orderWAT = `(module
+// orderWAT is POST /api/orders: it logs "order handler ran", counts down
+// from spins (orderSpins: a few milliseconds, so that concurrent requests
+// overlap) and answers 201.
+func orderWAT(spins int) string {
+	return fmt.Sprintf(`(module
   (import "endpoints" "response_set_status" (func $set_status (param i32) (result i32)))
   (import "endpoints" "response_write" (func $write (param i32 i32) (result i32)))
   (import "endpoints" "log" (func $log (param i32 i32 i32)))
@@ -34,7 +36,7 @@ const orderWAT = `(module
   (func (export "endpoints_contract") (result i64) (i64.const 0x0000040000000082))
   (func (export "endpoints_handle") (result i32) (local $n i32)
     (call $log (i32.const 1) (i32.const 2048) (i32.const 17))
-    (local.set $n (i32.const 20000000))
+    (local.set $n (i32.const %d))
     (block $done (loop $spin
       (br_if $done (i32.eqz (local.get $n)))
       (local.set $n (i32.sub (local.get $n) (i32.const 1)))
@@ -42,7 +44,13 @@ const orderWAT = `(module
     (drop (call $set_status (i32.const 201)))
     (drop (call $write (i32.const 2100) (i32.const 16)))
     (i32.const 0)))
-`
+`, spins)
+}
+
+// orderSpins is how long orderWAT spins when requests must overlap: some
+// milliseconds compiled; in the interpreter a host serves with while it
+// compiles, past the 10 s deadline under the race detector.
+const orderSpins = 20000000
 
 // process is one `endpoints serve` process of the test.
 type process struct {
@@ -110,7 +118,7 @@ func ordersApp(t *testing.T) (app, bin string) {
 	dir := t.TempDir()
 	app = filepath.Join(dir, "app")
 	src := filepath.Join(dir, "orders.wat")
-	if err := os.WriteFile(src, []byte(orderWAT), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(orderWAT(orderSpins)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := guestbuild.WAT(context.Background(), src, filepath.Join(app, "server/api/orders.post.wasm")); err != nil {

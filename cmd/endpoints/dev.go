@@ -242,7 +242,9 @@ func devLoop(ctx context.Context, app string, h *host.Host, c *console, since ti
 				c.reloaded(r)
 			}
 		}
-		if err := h.Watch(ctx, onReload); err != nil {
+		// c.reloaded prints each report's problems and warnings: the
+		// host, told so, does not log them too.
+		if err := h.Watch(ctx, host.WatchOptions{OnReload: onReload, Unlogged: true}); err != nil {
 			c.event(true, map[string]any{"event": "error", "error": err.Error()}, "watching the app failed: "+err.Error())
 		}
 	}()

@@ -320,7 +320,10 @@ func TestNewBuildsAndServes(t *testing.T) {
 	if code, out, errOut := runCLI("build", app); code != exitOK {
 		t.Fatalf("endpoints build = %d\n%s\n%s", code, out, errOut)
 	}
-	addr, _, cancel, _, stderr, done := startCLI(t, "serve", app)
+	// A minute for a request, not 10 s: the first waits for the code of
+	// the app's Go module, which under the race detector on a loaded
+	// machine took longer than 10 s to load (503, no instance).
+	addr, _, cancel, _, stderr, done := startCLIFlags(t, "serve", app, []string{"--set", "limits.timeout=60s"})
 	requests := []struct {
 		name, path string
 		wantStatus int

@@ -917,6 +917,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 	// lines to stderr.
 	logOut := logwriter.New(stderr)
 	defer logOut.Close()
+	// What the command writes to stderr itself (a failure, a build's
+	// errors) goes through logOut too: after the lines logged before it,
+	// and never at the same time as logOut's goroutine writes them.
+	stderr = logOut
 	var logger *slog.Logger
 	if *asJSON {
 		logger = slog.New(slog.NewJSONHandler(logOut, &slog.HandlerOptions{Level: level}))

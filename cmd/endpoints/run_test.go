@@ -192,6 +192,12 @@ func TestServeRefusesABadApp(t *testing.T) {
 	if code != exitError || !strings.Contains(errOut, "server/api/bad.get.wasm: not a valid WebAssembly module") {
 		t.Errorf("serve with a bad module = %d\n%s\nwant exit 1 naming it", code, errOut)
 	}
+	// The failure is said last, after what was logged before it: the
+	// log's lines and the command's own reach stderr through one writer,
+	// in order (and never at once: -race saw the two goroutines collide).
+	if logged, failed := strings.Index(errOut, `msg="migration applied"`), strings.Index(errOut, "endpoints serve:"); logged < 0 || logged > failed {
+		t.Errorf("serve with a bad module printed its failure before what it logged first (the migration), or did not log that:\n%s", errOut)
+	}
 }
 
 // waitUntil checks cond at once, then at every tick of a 5 ms ticker,

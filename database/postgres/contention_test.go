@@ -121,13 +121,22 @@ func TestPostgresContention(t *testing.T) {
 		wantError(t, "the second commit", b.Commit(ctx), database.CodeBusy, "", "could not serialize")
 	})
 	t.Run("statement_timeout", func(t *testing.T) {
-		quick, err := database.Open(ctx, database.DriverPostgres, database.Options{Name: "main", URL: url, MaxConns: 1, StatementTimeout: 100 * time.Millisecond})
+		// The message names the setting of this database: its name, not
+		// a placeholder.
+		quick, err := database.Open(ctx, database.DriverPostgres, database.Options{Name: "reports", URL: url, MaxConns: 1, StatementTimeout: 100 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer quick.Close()
 		_, err = result(t, quick, "SELECT pg_sleep(10)")
-		wantError(t, "a long statement", err, database.CodeOther, "", "ran past the server's statement_timeout")
+		wantError(t, "a long statement", err, database.CodeOther, "", "ran past the server's statement_timeout (databases.reports.statementTimeout,")
+		in := begin(quick)
+		defer in.Rollback(ctx)
+		if err := exec(in, "SELECT 1"); err != nil {
+			t.Fatal(err)
+		}
+		_, err = result(t, in, "SELECT pg_sleep(10)")
+		wantError(t, "a long statement in a transaction", err, database.CodeOther, "", "ran past the server's statement_timeout (databases.reports.statementTimeout,")
 	})
 	t.Run("unique violation", func(t *testing.T) {
 		wantError(t, "the insert", exec(db, "INSERT INTO t VALUES (1, 1)"), database.CodeConstraint, database.KindUnique, "duplicate key")

@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/wasmendpoints/endpoints/database"
 )
 
 // checkExecMode keeps the url's default_query_exec_mode, pgx's way of
@@ -40,13 +42,14 @@ func pooledStatement(pe *pgconn.PgError) bool {
 // pooledStatementAdvice ends the message of a pooledStatement error.
 const pooledStatementAdvice = ": a connection pooler in transaction mode (PgBouncer) sits between the host and PostgreSQL, and it does not keep the prepared statements the host makes on a connection; add default_query_exec_mode=exec to the database's url, or set the pooler's max_prepared_statements (PgBouncer 1.21 or later), or use its session mode"
 
-// startupParameterAdvice is what to do about a connection refused for
-// message, "unsupported startup parameter: NAME": a pooler's refusal
-// (PgBouncer's), which knows only a few parameters.
-func startupParameterAdvice(message string) string {
+// startupParameterAdvice is what to do about a connection to database
+// db (database.Options.Name) refused for message, "unsupported startup
+// parameter: NAME": a pooler's refusal (PgBouncer's), which knows only a
+// few parameters.
+func startupParameterAdvice(db, message string) string {
 	name := strings.TrimSpace(strings.TrimPrefix(message, "unsupported startup parameter:"))
 	if name == "statement_timeout" {
-		return ": a connection pooler (PgBouncer) refuses the parameters it does not know, and the host sends statement_timeout (databases.NAME.statementTimeout) with each connection; add statement_timeout to the pooler's ignore_startup_parameters, and set the timeout on the server instead (ALTER ROLE ... SET statement_timeout = '30s')"
+		return ": a connection pooler (PgBouncer) refuses the parameters it does not know, and the host sends statement_timeout (" + database.Setting(db, "statementTimeout") + ") with each connection; add statement_timeout to the pooler's ignore_startup_parameters, and set the timeout on the server instead (ALTER ROLE ... SET statement_timeout = '30s')"
 	}
 	return fmt.Sprintf(": a connection pooler (PgBouncer) refuses the parameters it does not know; remove %s from the database's url, or add it to the pooler's ignore_startup_parameters", name)
 }

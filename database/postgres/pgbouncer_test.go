@@ -35,7 +35,7 @@ func TestPostgresBehindPgBouncer(t *testing.T) {
 		// wantErr is a part of every error's message; "" wants none.
 		wantErr string
 	}{
-		{name: "the pooler's defaults refuse statement_timeout", mode: "transaction", wantErr: "add statement_timeout to the pooler's ignore_startup_parameters"},
+		{name: "the pooler's defaults refuse statement_timeout", mode: "transaction", wantErr: "sends statement_timeout (databases.main.statementTimeout) with each connection; add statement_timeout to the pooler's ignore_startup_parameters"},
 		{name: "session mode", mode: "session", extra: []string{ignoreTimeout}},
 		{name: "transaction mode, prepared statements", mode: "transaction", extra: []string{ignoreTimeout}, wantErr: "add default_query_exec_mode=exec to the database's url"},
 		{name: "transaction mode, exec", mode: "transaction", urlTail: "&default_query_exec_mode=exec", extra: []string{ignoreTimeout}},

@@ -233,7 +233,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 		// The first row is read now, where the error of a statement
 		// whose cached plan a schema change made stale comes: it runs
 		// again, once, prepared anew.
-		rs := newRows(ctx, r)
+		rs := newRows(ctx, d.name, r)
 		if !rs.first() && attempt == 0 && staleStatement(r.Err()) {
 			continue
 		}
@@ -292,7 +292,7 @@ func (d *db) fail(ctx context.Context, err error) error {
 // A connection the server refused for having too many (53300) says which
 // setting to lower.
 func (d *db) failed(ctx context.Context, err error) error {
-	mapped := mapError(ctx, err)
+	mapped := mapError(ctx, d.name, err)
 	if database.CodeOf(mapped) != database.CodeUnavailable {
 		return mapped
 	}
@@ -425,7 +425,7 @@ const MigrationLock int64 = 0x656e64706f696e74 // "endpoint"
 func (d *db) Migrate(ctx context.Context, fn func(database.Migration) error) error {
 	c, err := d.pool.Acquire(ctx)
 	if err != nil {
-		return mapError(ctx, err)
+		return mapError(ctx, d.name, err)
 	}
 	defer func() {
 		conn := c.Hijack()
@@ -435,20 +435,20 @@ func (d *db) Migrate(ctx context.Context, fn func(database.Migration) error) err
 	}()
 	t, err := c.Begin(ctx)
 	if err != nil {
-		return mapError(ctx, err)
+		return mapError(ctx, d.name, err)
 	}
 	defer t.Rollback(context.WithoutCancel(ctx))
 	if _, err := t.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
-		return mapError(ctx, err)
+		return mapError(ctx, d.name, err)
 	}
 	if _, err := t.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", MigrationLock); err != nil {
-		return mapError(ctx, err)
+		return mapError(ctx, d.name, err)
 	}
-	if err := fn(&migration{tx{t: t}}); err != nil {
+	if err := fn(&migration{tx{t: t, db: d}}); err != nil {
 		return err
 	}
 	if err := t.Commit(ctx); err != nil {
-		return mapError(ctx, err)
+		return mapError(ctx, d.name, err)
 	}
 	return nil
 }
@@ -474,7 +474,7 @@ func (m *migration) Script(ctx context.Context, sql string) error {
 		}
 	}
 	if err := mrr.Close(); err != nil {
-		err = mapError(ctx, err)
+		err = mapError(ctx, m.db.name, err)
 		var e *database.Error
 		var pe *pgconn.PgError
 		if errors.As(err, &e) && errors.As(err, &pe) {
@@ -868,7 +868,8 @@ type rows struct {
 	// readOnly is set for the rows of a read-only transaction's
 	// statement, whose refused write is the guest's (readOnlyDenied).
 	readOnly bool
-	err      error // Err's, once mapped
+	err      error  // Err's, once mapped
+	name     string // the database's, for mapError
 
 	colsArray  [inlineColumns]string
 	kindsArray [inlineColumns]wireKind
@@ -898,9 +899,9 @@ func (r *rows) first() bool {
 	return r.row
 }
 
-func newRows(ctx context.Context, r pgx.Rows) *rows {
+func newRows(ctx context.Context, name string, r pgx.Rows) *rows {
 	fds := r.FieldDescriptions()
-	rs := &rows{ctx: ctx, r: r}
+	rs := &rows{ctx: ctx, r: r, name: name}
 	if len(fds) <= inlineColumns {
 		rs.cols, rs.kinds = rs.colsArray[:len(fds)], rs.kindsArray[:len(fds)]
 	} else {
@@ -1002,7 +1003,7 @@ func (r *rows) Err() error {
 	case r.db != nil:
 		r.err = r.db.failed(r.ctx, err)
 	default:
-		r.err = readOnlyDenied(mapError(r.ctx, err), r.readOnly)
+		r.err = readOnlyDenied(mapError(r.ctx, r.name, err), r.readOnly)
 	}
 	return r.err
 }
@@ -1264,8 +1265,9 @@ func atConnect(err error) bool {
 	return errors.As(err, &ce)
 }
 
-// mapError maps a pgx error to a *database.Error.
-func mapError(ctx context.Context, err error) error {
+// mapError maps a pgx error to a *database.Error. name is the database's
+// (database.Options.Name), which the advice names its settings by.
+func mapError(ctx context.Context, name string, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		e := &database.Error{Message: pe.Message, Err: err}
@@ -1290,7 +1292,7 @@ func mapError(ctx context.Context, err error) error {
 			// A pooler (PgBouncer) refuses the parameters it does not
 			// know: the settings' mistake, not the server gone.
 			e.Code = database.CodeOther
-			e.Message += startupParameterAdvice(pe.Message)
+			e.Message += startupParameterAdvice(name, pe.Message)
 		case pe.Code == "08P01" && strings.HasPrefix(pe.Message, "bind message supplies"):
 			// The server's count of the parameters (exec mode, which
 			// does not describe the statement first).
@@ -1328,7 +1330,7 @@ func mapError(ctx context.Context, err error) error {
 			// query_canceled by the server's statement_timeout, not by
 			// the cancel request of a call's deadline.
 			e.Code = database.CodeOther
-			e.Message += ": the statement ran past the server's statement_timeout (databases.NAME.statementTimeout, 30 s unless set; or the role's or database's own, behind a pooler that ignores it); make it faster (an index, a smaller result), or raise the setting"
+			e.Message += ": the statement ran past the server's statement_timeout (" + database.Setting(name, "statementTimeout") + ", 30 s unless set; or the role's or database's own, behind a pooler that ignores it); make it faster (an index, a smaller result), or raise the setting"
 		case pe.Code == "25P02":
 			// SQLite goes on after a failed statement; PostgreSQL does
 			// not, which surprises code written against SQLite.

@@ -16,7 +16,8 @@ import (
 // took (conn, given back to db when it ends) and has not begun in the
 // server: its BEGIN is sent with its first statement, in one batch and
 // one round trip (begin), and a transaction that ends before any
-// statement ran sends nothing. Migrate's has begun (t set, conn nil).
+// statement ran sends nothing. Migrate's has begun (t set, conn nil;
+// db set only to name the database in errors).
 //
 // # Notes
 //
@@ -94,7 +95,7 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 	}
 	if t.t == nil {
 		if t.aborted {
-			return nil, mapError(ctx, errAborted)
+			return nil, mapError(ctx, t.db.name, errAborted)
 		}
 		if err := t.reconnect(ctx); err != nil {
 			return nil, err
@@ -120,7 +121,7 @@ func (t *tx) readOnly() bool { return t.opts.AccessMode == pgx.ReadOnly }
 
 // mapError is mapError for a statement of t (readOnlyDenied).
 func (t *tx) mapError(ctx context.Context, err error) error {
-	return readOnlyDenied(mapError(ctx, err), t.readOnly())
+	return readOnlyDenied(mapError(ctx, t.db.name, err), t.readOnly())
 }
 
 // readOnlyDenied is err, mapped, but for a write PostgreSQL refused in a
@@ -244,7 +245,7 @@ func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	if err != nil {
 		return nil, err
 	}
-	rs := newRows(ctx, r)
+	rs := newRows(ctx, t.db.name, r)
 	rs.readOnly = t.readOnly()
 	if t.batch != nil {
 		rs.tx = t
@@ -276,14 +277,14 @@ func (t *tx) Commit(ctx context.Context) error {
 	case t.aborted:
 		// PostgreSQL's COMMIT of an aborted transaction rolls it back,
 		// which pgx reports so.
-		return mapError(ctx, pgx.ErrTxCommitRollback)
+		return mapError(ctx, t.db.name, pgx.ErrTxCommitRollback)
 	case t.t == nil:
 		return nil // nothing began
 	case t.lost():
 		return errLost()
 	}
 	if err := t.t.Commit(ctx); err != nil {
-		return mapError(ctx, err)
+		return mapError(ctx, t.db.name, err)
 	}
 	return nil
 }
@@ -299,7 +300,7 @@ func (t *tx) Rollback(ctx context.Context) error {
 		return nil // nothing began, or nothing remains of it
 	}
 	if err := t.t.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
-		return mapError(ctx, err)
+		return mapError(ctx, t.db.name, err)
 	}
 	return nil
 }

@@ -473,9 +473,12 @@
 //     Those a handler (a hook, a middleware phase) starts, or wakes (a
 //     job sent to a worker an earlier call started), and leaves runnable
 //     run before its call returns, on its deadline; those still
-//     there then (waiting on a channel, a timer) are logged as a warning,
-//     and would otherwise run during a later call, of any route of a
-//     bundle. Wait for them (sync.WaitGroup) before returning.
+//     there then (waiting on a channel, a timer) are logged as a warning
+//     that names each and the line of its go statement. Nothing can stop
+//     them: they run during a later call of the instance, of any route of
+//     a bundle, on that call's time and deadline; one sleeping on a timer
+//     runs in the first call that ends, or waits, after its time. Wait
+//     for them (sync.WaitGroup) before returning.
 //   - A nil slice encodes as null and a nil pointer without omitempty as
 //     null; neither matches the derived schema, so answers holding them fail
 //     the host's response check. Return empty slices, tag such fields

@@ -6,7 +6,7 @@
 //
 //	ready := make(chan string, 3)
 //	ctx = testhook.WithWatching(ctx, func(name string) { ready <- name })
-//	go h.Watch(ctx, nil)
+//	go h.Watch(ctx, host.WatchOptions{})
 //	<-ready // "app": a file written from now on is seen
 //
 // Without a hook in the context a call costs one context lookup and does
