@@ -103,7 +103,7 @@ type HTTPResponse struct {
 	// Status is the response's status code, after any redirects.
 	Status int `json:"status"`
 	// Headers are the response's headers, names in lower case, one pair
-	// per value.
+	// per value. Bytes of a value that are not UTF-8 read as U+FFFD.
 	Headers [][2]string `json:"headers"`
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -221,7 +222,9 @@ func (c *Client) newRequest(r abi.HTTPRequest, body []byte) (*http.Request, *Err
 }
 
 // head encodes a response's status and headers as abi.HTTPResponse,
-// names in lower case and sorted.
+// names in lower case and sorted. A value's bytes that are not UTF-8
+// (HTTP lets a service send any but CR, LF and NUL) become U+FFFD, as in
+// the incoming request's envelope: the head is always whole, valid JSON.
 func head(resp *http.Response) []byte {
 	out := abi.HTTPResponse{Status: resp.StatusCode, Headers: [][2]string{}}
 	for _, name := range slices.Sorted(maps.Keys(resp.Header)) {
@@ -229,7 +232,7 @@ func head(resp *http.Response) []byte {
 			out.Headers = append(out.Headers, [2]string{strings.ToLower(name), v})
 		}
 	}
-	b, _ := json.Marshal(out)
+	b, _ := json.Marshal(out, jsontext.AllowInvalidUTF8(true))
 	return b
 }
 
