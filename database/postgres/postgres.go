@@ -32,7 +32,11 @@
 //     A statement that leaves something in its session (a temporary
 //     table, a session-level advisory lock, a setting changed with
 //     set_config or in a DO block) has its connection closed, not
-//     pooled, when it or its transaction ends.
+//     pooled, when it or its transaction ends. keepsSession reads the
+//     statement's text only: the same done by a function, view, rule,
+//     trigger or column default the statement runs is not seen, and
+//     stays on the pooled connection (closing it soundly would take a
+//     reset, a round trip, on every release).
 //   - A transaction takes its connection at Begin, but its BEGIN is sent
 //     with its first statement, in one round trip; one that runs no
 //     statement costs the server nothing (tx).
