@@ -219,6 +219,37 @@ func TestSQLiteMigrateIsAtomic(t *testing.T) {
 	}
 }
 
+// TestSQLiteMigrationSettingsEndWithIt: the PRAGMAs a migration may run
+// (it is trusted) change its connection, not the file: CHECK constraints
+// ignored, writes refused, triggers made recursive. The connection ends with
+// the migration; it was pooled, and the guests' statements it then ran
+// broke the app's constraints, or failed, while the other connections'
+// did not.
+func TestSQLiteMigrationSettingsEndWithIt(t *testing.T) {
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: filepath.Join(t.TempDir(), "test.db"), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(t.Context(), func(m database.Migration) error {
+		return m.Script(t.Context(), `CREATE TABLE prices (amount INTEGER NOT NULL CHECK (amount >= 0));
+			PRAGMA ignore_check_constraints = ON; PRAGMA recursive_triggers = ON;`)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(t.Context(), "INSERT INTO prices (amount) VALUES (-5)", nil); database.CodeOf(err) != database.CodeConstraint {
+		t.Errorf("a guest's row that breaks a CHECK constraint, after a migration ignored them: %v, want constraint", err)
+	}
+	if err := db.Migrate(t.Context(), func(m database.Migration) error {
+		return m.Script(t.Context(), "PRAGMA query_only = ON")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(t.Context(), "INSERT INTO prices (amount) VALUES (5)", nil); err != nil {
+		t.Errorf("a guest's write after a migration made its connection read-only: %v", err)
+	}
+}
+
 // TestSQLitePoolHammer releases many goroutines at once on a pool of
 // three connections: every statement runs, none is lost, and
 // transactions serialize their writes.
