@@ -196,7 +196,7 @@ func (c *Client) newRequest(r abi.HTTPRequest, body []byte) (*http.Request, *Err
 	if err != nil {
 		return nil, errorf(abi.HTTPErrorInvalid, "url %q: %v", r.URL, err)
 	}
-	if e := c.checkURL(u); e != nil {
+	if e := c.checkURL(u, u.Redacted()); e != nil {
 		return nil, e
 	}
 	req, err := http.NewRequest(method, u.String(), bytes.NewReader(bytes.Clone(body)))
