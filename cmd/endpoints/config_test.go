@@ -64,7 +64,7 @@ func TestServeConfigOverrides(t *testing.T) {
 	for _, tt := range []struct {
 		env, arg, want string
 	}{
-		{"", "limits.body=1", "--set limits.body=1: limits.body names no setting of endpoints.json"},
+		{"", "limits.body=1", "--set limits.body: limits.body names no setting of endpoints.json"},
 		{"", "limits.timeout=soon", "/limits/timeout"},
 	} {
 		args := []string{"serve", app, "--addr", "127.0.0.1:0"}
