@@ -115,7 +115,8 @@ func TestHostileURLsReachOnlyListedNames(t *testing.T) {
 	srv := server(t, hello)
 	p := port(srv)
 	rn := &askedNames{names: names{"evil.example.test": {"127.0.0.1"}, "api.test": {"127.0.0.1"},
-		"evil.test": {"127.0.0.1"}, "example.test.evil.test": {"127.0.0.1"}}}
+		"evil.test": {"127.0.0.1"}, "example.test.evil.test": {"127.0.0.1"},
+		"compat.example.test": {"::7f00:1"}, "siit.example.test": {"::ffff:0:a9fe:a9fe"}}}
 	l, err := allowlist.Parse([]string{"http://*.example.test:" + p, "http://api.test:" + p, "http://127.0.0.1:" + p})
 	if err != nil {
 		t.Fatal(err)
@@ -145,6 +146,8 @@ func TestHostileURLsReachOnlyListedNames(t *testing.T) {
 		{"a listed name with a trailing dot", "http://api.test.:" + p, ""},
 		{"a port with a leading zero", "http://api.test:0" + p, ""},
 		{"a port with a sign", "http://api.test:+" + p, abi.HTTPErrorInvalid},
+		{"a listed name resolving to 127.0.0.1, IPv4-compatible", "http://compat.example.test:" + p, abi.HTTPErrorNotAllowed},
+		{"a listed name resolving to 169.254.169.254, IPv4-translated", "http://siit.example.test:" + p, abi.HTTPErrorNotAllowed},
 		{"CR LF in the path", "http://api.test:" + p + "/x\r\nHost: evil.test", abi.HTTPErrorInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
