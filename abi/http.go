@@ -148,6 +148,18 @@ const (
 // [ErrInvalid].
 const HTTPRequestMaxBytes = 1 << 20
 
+// Bounds of an outbound request's headers ([HTTPRequest.Headers]): at
+// most HTTPRequestHeaderMaxCount values, whose names and values add up to
+// at most HTTPRequestHeaderMaxBytes. Past either, [ImportHTTPSend] is
+// [ErrInvalid] and nothing is sent. They bound what a request costs the
+// host (the request JSON alone would let a guest send some 90,000
+// headers, tens of megabytes of the host's memory each time); servers
+// refuse far less (8 to 64 KiB is usual).
+const (
+	HTTPRequestHeaderMaxCount = 1000
+	HTTPRequestHeaderMaxBytes = 256 << 10
+)
+
 // HTTPMaxRedirects is the most redirects one outbound request follows;
 // each target is checked against the allowlist again, and Authorization,
 // Proxy-Authorization and Cookie are dropped when it changes origin.

@@ -239,3 +239,52 @@ func TestTheEnvironmentsProxyIsNotUsed(t *testing.T) {
 		t.Errorf("%d %q %v, %d requests through the proxy; want 200 hello from the service, none through the proxy", status, body, err, proxied.Load())
 	}
 }
+
+// TestRequestHeadersAreBounded: a request's headers are at most
+// abi.HTTPRequestHeaderMaxCount values of abi.HTTPRequestHeaderMaxBytes
+// (names and values); past either, http_send is invalid and nothing is
+// sent. The request JSON's own bound (1 MiB) let a guest send 90,000
+// headers, 53 MB of the host's allocations each time it called.
+func TestRequestHeadersAreBounded(t *testing.T) {
+	var got atomic.Int32
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) { got.Store(int32(len(r.Header))) })
+	url := "http://127.0.0.1:" + port(srv) + "/"
+	c := newClient(t, nil, Config{}, url)
+	headers := func(n, size int) [][2]string {
+		out := make([][2]string, n)
+		for i := range out {
+			out[i] = [2]string{fmt.Sprintf("x-%05d", i), strings.Repeat("v", size)}
+		}
+		return out
+	}
+	perValue := abi.HTTPRequestHeaderMaxBytes / abi.HTTPRequestHeaderMaxCount
+	for _, tc := range []struct {
+		name    string
+		headers [][2]string
+		says    string // "" when sent
+	}{
+		{"as many as allowed", headers(abi.HTTPRequestHeaderMaxCount, 1), ""},
+		{"as many bytes as allowed", headers(abi.HTTPRequestHeaderMaxCount, perValue-len("x-00000")), ""},
+		{"one value too many", headers(abi.HTTPRequestHeaderMaxCount+1, 1), fmt.Sprintf("%d header values, more than the %d", abi.HTTPRequestHeaderMaxCount+1, abi.HTTPRequestHeaderMaxCount)},
+		{"past the bytes", append(headers(1, abi.HTTPRequestHeaderMaxBytes-len("x-00000")), [2]string{"y", "z"}), fmt.Sprintf("more than the %d", abi.HTTPRequestHeaderMaxBytes)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got.Store(-1)
+			s := session(t, c, Limits{})
+			h, err := s.Send(req("GET", url, tc.headers...), nil)
+			switch {
+			case tc.says == "" && err != nil:
+				t.Fatalf("%v, want it sent", err)
+			case tc.says == "":
+				s.CloseHandle(h)
+				if n := got.Load(); n < int32(len(tc.headers)) {
+					t.Errorf("the service got %d headers, want at least %d", n, len(tc.headers))
+				}
+			case err == nil || err.Errno() != abi.ErrInvalid || !strings.Contains(err.Message, tc.says):
+				t.Errorf("%v, want invalid saying %q", err, tc.says)
+			case got.Load() != -1:
+				t.Error("the request reached the service")
+			}
+		})
+	}
+}

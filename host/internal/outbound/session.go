@@ -206,6 +206,16 @@ func (c *Client) newRequest(r abi.HTTPRequest, body []byte) (*http.Request, *Err
 	if len(body) == 0 {
 		req.Body, req.GetBody, req.ContentLength = http.NoBody, nil, 0
 	}
+	if len(r.Headers) > abi.HTTPRequestHeaderMaxCount {
+		return nil, errorf(abi.HTTPErrorInvalid, "the request has %d header values, more than the %d a request may have (abi.HTTPRequestHeaderMaxCount)", len(r.Headers), abi.HTTPRequestHeaderMaxCount)
+	}
+	size := 0
+	for _, kv := range r.Headers {
+		size += len(kv[0]) + len(kv[1])
+	}
+	if size > abi.HTTPRequestHeaderMaxBytes {
+		return nil, errorf(abi.HTTPErrorInvalid, "the request's header names and values hold %d bytes, more than the %d a request may have (abi.HTTPRequestHeaderMaxBytes)", size, abi.HTTPRequestHeaderMaxBytes)
+	}
 	for _, kv := range r.Headers {
 		name, value := kv[0], kv[1]
 		switch {
