@@ -142,7 +142,9 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &db{pool: pool, name: opts.Name, max: cfg.MaxConns, probeConfig: cfg.ConnConfig.Config.Copy(), where: location(&cfg.ConnConfig.Config)}, nil
+	mode := cfg.ConnConfig.DefaultQueryExecMode
+	return &db{pool: pool, name: opts.Name, max: cfg.MaxConns, probeConfig: cfg.ConnConfig.Config.Copy(), where: location(&cfg.ConnConfig.Config),
+		caches: mode == pgx.QueryExecModeCacheStatement || mode == pgx.QueryExecModeCacheDescribe}, nil
 }
 
 // db is the pool. inUse counts the connections its statements and
@@ -160,7 +162,34 @@ type db struct {
 	probeConfig *pgconn.Config
 	probing     atomic.Bool
 	where       string // Location
+	// caches is set when the url's exec mode keeps statements by their
+	// SQL text (cache_statement, cache_describe): queryArgs then runs a
+	// long one uncached.
+	caches bool
 }
+
+// maxCachedSQL is the longest SQL text of a statement pgx may keep by its
+// text, prepared under a name (cache_statement: the text on the host, the
+// plan in the server) or described (cache_describe), as SQLite's driver
+// bounds its own cache. A longer one is prepared unnamed for each run
+// (describe_exec, a round trip more): pgx keeps 512 statements a
+// connection, and a guest that sends distinct long statements would fill
+// the host's memory and the server's with them.
+const maxCachedSQL = 4096
+
+// queryArgs are the arguments pgx's Query takes for a guest's statement:
+// its parameters exact (exactArgs), after describe_exec when its text is
+// too long to cache (maxCachedSQL) and the connections cache.
+func (d *db) queryArgs(sql string, args []any) []any {
+	args = exactArgs(args)
+	if !d.uncached(sql) {
+		return args
+	}
+	return append([]any{pgx.QueryExecModeDescribeExec}, args...)
+}
+
+// uncached reports whether sql runs without pgx's caches (queryArgs).
+func (d *db) uncached(sql string) bool { return d.caches && len(sql) > maxCachedSQL }
 
 // acquire takes a connection of the pool for a statement or a
 // transaction. When none is idle, it waits for one to come free, or to be
@@ -226,7 +255,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	}
 	discard := keepsSession(sql)
 	for attempt := 0; ; attempt++ {
-		r, err := c.Query(ctx, sql, exactArgs(args)...)
+		r, err := c.Query(ctx, sql, d.queryArgs(sql, args)...)
 		if err != nil {
 			if attempt == 0 && staleStatement(err) {
 				continue
@@ -252,9 +281,9 @@ func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 		return database.ExecResult{}, err
 	}
 	defer d.giveBack(c, keepsSession(sql))
-	r, err := execOn(ctx, c, sql, args)
+	r, err := d.execOn(ctx, c, sql, args)
 	if staleStatement(err) {
-		r, err = execOn(ctx, c, sql, args)
+		r, err = d.execOn(ctx, c, sql, args)
 	}
 	if err != nil {
 		return r, d.fail(ctx, err)
@@ -375,11 +404,11 @@ func (d *db) waitError(err error) error {
 // execOn runs an exec on a connection of the pool through Query: pgx's
 // Exec takes the simple protocol for a statement without parameters,
 // which would run several. Its errors are pgx's, which the caller maps.
-func execOn(ctx context.Context, c *pgxpool.Conn, sql string, args []any) (database.ExecResult, error) {
+func (d *db) execOn(ctx context.Context, c *pgxpool.Conn, sql string, args []any) (database.ExecResult, error) {
 	if err := checkStatement(sql); err != nil {
 		return database.ExecResult{}, err
 	}
-	r, err := c.Query(ctx, sql, exactArgs(args)...)
+	r, err := c.Query(ctx, sql, d.queryArgs(sql, args)...)
 	if err != nil {
 		return database.ExecResult{}, err
 	}

@@ -401,6 +401,56 @@ func TestPostgresDeallocateRefused(t *testing.T) {
 	}
 }
 
+// TestPostgresLongStatementsAreNotCached: pgx keeps 512 statements a
+// connection prepared under a name (cache_statement), their SQL text on
+// the host and their plans in the server: a guest that sent distinct long
+// statements (its SQL built per request) filled both, 200 statements of
+// 256 KiB grew the host's heap by 51 MB and the server's prepared
+// statements to 52 MB of text, a connection. A statement longer than the
+// statements a connection caches (as SQLite's driver bounds its own) is
+// prepared unnamed for each run; short ones stay cached; both run, alone
+// and in transactions, in either exec mode that caches.
+func TestPostgresLongStatementsAreNotCached(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	pad := strings.Repeat(" ", 64<<10)
+	for _, mode := range []string{"cache_statement", "cache_describe"} {
+		t.Run(mode, func(t *testing.T) {
+			db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url + "&default_query_exec_mode=" + mode, MaxConns: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ctx := t.Context()
+			for i := range 20 {
+				want := fmt.Sprintf(`{"columns":["n"],"rows":[[%d]]}`, i)
+				if got := resultOrError(t, db, fmt.Sprintf("SELECT %d AS n", i)+pad); got != want {
+					t.Fatalf("a long statement: %s, want %s", got, want)
+				}
+				if _, err := db.Exec(ctx, fmt.Sprintf("SELECT %d", i)+pad, nil); err != nil {
+					t.Fatalf("a long exec: %v", err)
+				}
+				tx, err := db.Begin(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := resultOrError(t, tx, fmt.Sprintf("SELECT %d AS n", i)+pad); got != want {
+					t.Fatalf("a long statement first in a transaction: %s, want %s", got, want)
+				}
+				if got := resultOrError(t, tx, fmt.Sprintf("SELECT $1::int + %d AS n", i)+pad, int64(0)); got != want {
+					t.Fatalf("a long statement in a transaction: %s, want %s", got, want)
+				}
+				if err := tx.Commit(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := resultOrError(t, db, "SELECT count(*) FILTER (WHERE length(statement) > 4096) AS long, count(*) AS n FROM pg_prepared_statements"); mode == "cache_statement" && got != `{"columns":["long","n"],"rows":[[0,1]]}` ||
+				mode == "cache_describe" && got != `{"columns":["long","n"],"rows":[[0,0]]}` {
+				t.Errorf("the server's prepared statements: %s, want none long, the short one itself alone (cache_statement)", got)
+			}
+		})
+	}
+}
+
 // TestPostgresJSONNumbersExact: json and jsonb values come as their JSON
 // text, numbers as PostgreSQL wrote them: an integer past 2^53 kept to the
 // digit, a number past float64's range (valid JSON, which json keeps)
