@@ -188,8 +188,10 @@ func (d *db) queryArgs(sql string, args []any) []any {
 	return append([]any{pgx.QueryExecModeDescribeExec}, args...)
 }
 
-// uncached reports whether sql runs without pgx's caches (queryArgs).
-func (d *db) uncached(sql string) bool { return d.caches && len(sql) > maxCachedSQL }
+// uncached reports whether sql runs without pgx's caches (queryArgs). A
+// migration's transaction has no db (nil): its connection is closed
+// after it, caches and all.
+func (d *db) uncached(sql string) bool { return d != nil && d.caches && len(sql) > maxCachedSQL }
 
 // acquire takes a connection of the pool for a statement or a
 // transaction. When none is idle, it waits for one to come free, or to be

@@ -443,6 +443,18 @@ func TestPostgresLongStatementsAreNotCached(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// A migration's statements, long and short, as the host
+			// records a migration.
+			if err := db.Migrate(ctx, func(m database.Migration) error {
+				for _, sql := range []string{"SELECT $1::int AS n", "SELECT $1::int AS n" + pad} {
+					if got := resultOrError(t, m, sql, int64(7)); got != `{"columns":["n"],"rows":[[7]]}` {
+						return fmt.Errorf("%.40s: %s", sql, got)
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatalf("a migration: %v", err)
+			}
 			if got := resultOrError(t, db, "SELECT count(*) FILTER (WHERE length(statement) > 4096) AS long, count(*) AS n FROM pg_prepared_statements"); mode == "cache_statement" && got != `{"columns":["long","n"],"rows":[[0,1]]}` ||
 				mode == "cache_describe" && got != `{"columns":["long","n"],"rows":[[0,0]]}` {
 				t.Errorf("the server's prepared statements: %s, want none long, the short one itself alone (cache_statement)", got)
