@@ -463,6 +463,42 @@ func TestPostgresLongStatementsAreNotCached(t *testing.T) {
 	}
 }
 
+// TestPostgresStatementCacheIsBounded: pgx keeps 512 prepared statements
+// a connection, each with its plan in the server, which a statement of 4
+// KiB (250 UNION ALL branches) makes 800 KB: a guest's distinct
+// statements took one connection's backend to 410 MB, 4 GB for a pool of
+// ten. A connection keeps 64, as SQLite's driver does, unless the url
+// says otherwise (statement_cache_capacity).
+func TestPostgresStatementCacheIsBounded(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	for _, tc := range []struct {
+		name, url string
+		want      int
+	}{
+		{"by default", url, 64},
+		{"as the url says", url + "&statement_cache_capacity=100", 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: tc.url, MaxConns: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for i := range 150 {
+				if got, want := resultOrError(t, db, fmt.Sprintf("SELECT %d AS n", i)), fmt.Sprintf(`{"columns":["n"],"rows":[[%d]]}`, i); got != want {
+					t.Fatalf("got %s, want %s", got, want)
+				}
+			}
+			// The count is itself a statement the cache keeps: the
+			// one it pushes out is deallocated with the next statement.
+			want := fmt.Sprintf(`{"columns":["n"],"rows":[[%d]]}`, tc.want+1)
+			if got := resultOrError(t, db, "SELECT count(*) AS n FROM pg_prepared_statements"); got != want {
+				t.Errorf("the server's prepared statements: %s, want %s", got, want)
+			}
+		})
+	}
+}
+
 // TestPostgresJSONNumbersExact: json and jsonb values come as their JSON
 // text, numbers as PostgreSQL wrote them: an integer past 2^53 kept to the
 // digit, a number past float64's range (valid JSON, which json keeps)
