@@ -122,6 +122,12 @@ const (
 // [DBErrorResult] saying why.
 const ErrDatabase Errno = -8
 
+// DBParamsMax is the most parameters one statement takes: PostgreSQL's
+// protocol carries no more (SQLite takes 32766). The host refuses a
+// longer params array ([ErrInvalid]) as it reads it, so that a guest's
+// memory of "[0,0,0,...]" never becomes gigabytes of the host's.
+const DBParamsMax = 65535
+
 // DBParamBlob is the key of the one-member object that passes a blob
 // parameter, base64 (RFC 4648 §4, padded):
 //

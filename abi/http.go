@@ -119,7 +119,7 @@ type HTTPResponse struct {
 	// Status is the response's status code, after any redirects.
 	Status int `json:"status"`
 	// Headers are the response's headers, names in lower case, one pair
-	// per value.
+	// per value. Bytes of a value that are not UTF-8 read as U+FFFD.
 	Headers [][2]string `json:"headers"`
 }
 
@@ -165,6 +165,18 @@ const (
 // (the method, URL and headers; not the body): 1 MiB. A larger one is
 // [ErrInvalid].
 const HTTPRequestMaxBytes = 1 << 20
+
+// Bounds of an outbound request's headers ([HTTPRequest.Headers]): at
+// most HTTPRequestHeaderMaxCount values, whose names and values add up to
+// at most HTTPRequestHeaderMaxBytes. Past either, [ImportHTTPSend] is
+// [ErrInvalid] and nothing is sent. They bound what a request costs the
+// host (the request JSON alone would let a guest send some 90,000
+// headers, tens of megabytes of the host's memory each time); servers
+// refuse far less (8 to 64 KiB is usual).
+const (
+	HTTPRequestHeaderMaxCount = 1000
+	HTTPRequestHeaderMaxBytes = 256 << 10
+)
 
 // HTTPMaxRedirects is the most redirects one outbound request follows;
 // each target is checked against the allowlist again, and Authorization,

@@ -306,11 +306,12 @@ func envSpellings(s Setting, name string) []string {
 }
 
 // ParseOverride reads a --set flag's argument, "limits.timeout=2s": the
-// setting's path (dots or a JSON pointer), "=", its value.
+// setting's path (dots or a JSON pointer), "=", its value. Its errors
+// never quote the value, which may be a password (storage.url).
 func ParseOverride(arg string) (Override, error) {
 	key, value, ok := strings.Cut(arg, "=")
 	if !ok || key == "" {
-		return Override{}, fmt.Errorf("--set %s: want SETTING=VALUE, such as storage.url=redis://127.0.0.1:6379/0", arg)
+		return Override{}, fmt.Errorf("--set: want SETTING=VALUE, such as storage.url=redis://127.0.0.1:6379/0; the argument has no setting before an \"=\" (it is not repeated here: it may hold a password)")
 	}
 	ptr := key
 	if !strings.HasPrefix(ptr, "/") {
@@ -322,7 +323,7 @@ func ParseOverride(arg string) (Override, error) {
 		for _, s := range settings {
 			names = append(names, s.Name)
 		}
-		return Override{}, fmt.Errorf("--set %s: %s names no setting of %s; the settings are: %s", arg, key, File, strings.Join(names, ", "))
+		return Override{}, fmt.Errorf("--set %s: %s names no setting of %s; the settings are: %s", key, key, File, strings.Join(names, ", "))
 	}
 	return Override{Pointer: ptr, Value: value, Source: "--set " + key}, nil
 }

@@ -61,6 +61,11 @@ func TestOverridesFromEnv(t *testing.T) {
 			t.Errorf("ParseOverride(%q) passed", bad)
 		}
 	}
+	// A misspelt setting's value may be a password: the error names the
+	// setting, never the value.
+	if _, err := config.ParseOverride("storage.ulr=redis://:s3cret@cache:6379/0"); err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "--set storage.ulr: ") {
+		t.Errorf("a misspelt setting: %v, want an error naming it without its value", err)
+	}
 }
 
 // TestParseOverrides: overrides apply over the file (or without one), the

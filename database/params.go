@@ -3,6 +3,8 @@ package database
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/wasmendpoints/endpoints/abi"
 )
 
 // decodeSimpleParams decodes the parameters most statements take without
@@ -67,6 +69,9 @@ func decodeSimpleParams(dst []any, data []byte) (args []any, ok bool) {
 			v, i = n, end
 		default:
 			return nil, false
+		}
+		if len(args)-len(dst) == abi.DBParamsMax {
+			return nil, false // decodeParamsJSON says why
 		}
 		args = append(args, v)
 		i = skipSpace(data, i)

@@ -1,9 +1,15 @@
 package database
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/racedetector"
 )
 
 // TestDecodeSimpleParams: the fast path decodes what it accepts exactly as
@@ -103,5 +109,39 @@ func TestDecodeParamsIntegerRange(t *testing.T) {
 		case err != nil || len(args) != 1 || args[0] != tt.want:
 			t.Errorf("DecodeParams(%s) = %#v, %v; want [%#v]", tt.params, args, err, tt.want)
 		}
+	}
+}
+
+// TestDecodeParamsBoundsTheirNumber: a statement takes at most
+// abi.DBParamsMax parameters; an array of more is refused as it is read,
+// on either path, never decoded whole. A guest's memory holds 16 MiB of
+// "[0,0,...]" easily: decoding its 8 Mi parameters took the host 800 MB
+// of heap (a third of a GB in use, for one call), to fail in the
+// database anyway.
+func TestDecodeParamsBoundsTheirNumber(t *testing.T) {
+	array := func(n int, v string) []byte {
+		return []byte("[" + strings.Repeat(v+",", n-1) + v + "]")
+	}
+	for _, v := range []string{"0", `"a"`, `"\u0041"`, `{"$blob": "AAE="}`} {
+		t.Run(v, func(t *testing.T) {
+			if args, err := DecodeParams(array(abi.DBParamsMax, v)); err != nil || len(args) != abi.DBParamsMax {
+				t.Errorf("%d parameters: %d decoded, %v; want all", abi.DBParamsMax, len(args), err)
+			}
+			args, err := AppendParams([]any{"kept"}, array(abi.DBParamsMax+1, v))
+			if !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), fmt.Sprintf("more than %d parameters", abi.DBParamsMax)) || len(args) != 1 {
+				t.Errorf("%d parameters: %d, %v; want ErrParams saying more than %d", abi.DBParamsMax+1, len(args), err, abi.DBParamsMax)
+			}
+		})
+	}
+	if racedetector.Enabled {
+		return // its allocations are not the code's
+	}
+	huge := array(8<<20, "0")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeParams(huge)
+	runtime.ReadMemStats(&after)
+	if mb := (after.TotalAlloc - before.TotalAlloc) >> 20; err == nil || mb > 32 {
+		t.Errorf("8 Mi parameters: %v after allocating %d MiB; want an error after a few MiB", err, mb)
 	}
 }

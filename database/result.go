@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -57,19 +58,35 @@ func AppendParams(dst []any, data []byte) ([]any, error) {
 }
 
 // decodeParamsJSON is DecodeParams through encoding/json: every case, and
-// the errors.
+// the errors. The array is read value by value, so that one of more than
+// abi.DBParamsMax values is refused before it is decoded whole.
 func decodeParamsJSON(data []byte) ([]any, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
-	var raw []any
-	if err := d.Decode(&raw); err != nil {
+	switch tok, err := d.Token(); {
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", ErrParams, err)
+	case tok == nil:
+		return nil, fmt.Errorf("%w: got null", ErrParams)
+	case tok != json.Delim('['):
+		return nil, fmt.Errorf("%w: got %v", ErrParams, tok)
+	}
+	raw := []any{}
+	for d.More() {
+		if len(raw) == abi.DBParamsMax {
+			return nil, tooManyParams()
+		}
+		var v any
+		if err := d.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%w: parameter %d: %v", ErrParams, len(raw)+1, err)
+		}
+		raw = append(raw, v)
+	}
+	if _, err := d.Token(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrParams, err)
 	}
-	if d.More() {
+	if _, err := d.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: text after the array", ErrParams)
-	}
-	if raw == nil {
-		return nil, fmt.Errorf("%w: got null", ErrParams)
 	}
 	for i, v := range raw {
 		switch v := v.(type) {
@@ -101,6 +118,12 @@ func decodeParamsJSON(data []byte) ([]any, error) {
 		}
 	}
 	return raw, nil
+}
+
+// tooManyParams is the error of a params array of more than
+// abi.DBParamsMax values.
+func tooManyParams() error {
+	return fmt.Errorf("%w: more than %d parameters (abi.DBParamsMax), which no statement takes", ErrParams, abi.DBParamsMax)
 }
 
 // AppendQueryResult appends rows as an abi.DBQueryResult JSON object to

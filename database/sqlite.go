@@ -108,9 +108,14 @@ type sqliteConn struct {
 	script    bool
 	txRefused bool
 	temp      bool
-	gen       uint64 // the pool's file generation when it was opened
-	stmts     stmtCache
-	lock      lockWait
+	// migrated is set once a migration ran on it: the PRAGMAs a trusted
+	// script may run (ignore_check_constraints, query_only,
+	// recursive_triggers...) set the connection, not the file, so
+	// release closes it rather than hand them to guests.
+	migrated bool
+	gen      uint64 // the pool's file generation when it was opened
+	stmts    stmtCache
+	lock     lockWait
 	// readOnly is set while a read-only transaction holds the
 	// connection (Begin), whose PRAGMA query_only release turns off.
 	readOnly bool
@@ -407,7 +412,8 @@ func (db *sqliteDB) fileGen() uint64 {
 // in a transaction (an interrupted COMMIT), the driver panicked on it
 // (broken), a guest made temporary objects on it (temp: they end with
 // the connection, so with the statement or transaction that made them),
-// or the pool is closed.
+// a migration ran on it (migrated: the settings its PRAGMAs left end with
+// it), or the pool is closed.
 func (db *sqliteDB) release(c *sqliteConn) {
 	c.conn.SetInterrupt(context.Background())
 	c.trusted = false
@@ -423,7 +429,7 @@ func (db *sqliteDB) release(c *sqliteConn) {
 	db.mu.Lock()
 	closed := db.closed
 	db.mu.Unlock()
-	if closed || c.broken || c.temp || !c.conn.GetAutocommit() {
+	if closed || c.broken || c.temp || c.migrated || !c.conn.GetAutocommit() {
 		db.closeConn(c)
 	} else {
 		db.idle <- c
@@ -544,6 +550,7 @@ func (db *sqliteDB) Migrate(ctx context.Context, fn func(Migration) error) (err 
 		return err
 	}
 	defer db.release(c)
+	c.migrated = true
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer c.recoverSQLite(&err)
 	guests := c.lock.timeout

@@ -3,6 +3,7 @@ package database_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -63,6 +64,11 @@ func TestSQLiteStatements(t *testing.T) {
 		{name: "syntax", sql: "SELEC 1", code: database.CodeSyntax},
 		{name: "no such table", sql: "SELECT * FROM nothing", code: database.CodeSyntax},
 		{name: "attach refused", sql: "ATTACH DATABASE '/tmp/other.db' AS other", code: database.CodeDenied},
+		{name: "VACUUM INTO another file refused", sql: "VACUUM INTO '/tmp/copy.db'", code: database.CodeDenied},
+		{name: "VACUUM refused", sql: "VACUUM", code: database.CodeDenied},
+		{name: "a file pragma read as a table refused", sql: "SELECT * FROM pragma_journal_mode", code: database.CodeDenied},
+		{name: "the database's file name refused", sql: "SELECT file FROM pragma_database_list", code: database.CodeDenied},
+		{name: "a setting pragma as a table takes no value", sql: "SELECT * FROM pragma_writable_schema(1)", code: database.CodeSyntax},
 		// The SQLite build omits extension loading (no such function);
 		// the authorizer denies it should a build include it.
 		{name: "load_extension refused", sql: "SELECT load_extension('/tmp/x.so')", code: database.CodeSyntax},
@@ -216,6 +222,58 @@ func TestSQLiteMigrateIsAtomic(t *testing.T) {
 	}
 	if _, err := query(t, db, "SELECT * FROM a", ""); database.CodeOf(err) != database.CodeSyntax {
 		t.Fatalf("table a exists after a failed migration: %v", err)
+	}
+}
+
+// TestSQLiteMigrationSettingsEndWithIt: the PRAGMAs a migration may run
+// (it is trusted) change its connection, not the file: CHECK constraints
+// ignored, writes refused, triggers made recursive. The connection ends with
+// the migration; it was pooled, and the guests' statements it then ran
+// broke the app's constraints, or failed, while the other connections'
+// did not.
+func TestSQLiteMigrationSettingsEndWithIt(t *testing.T) {
+	db, err := database.Open(t.Context(), database.DriverSQLite, database.Options{Path: filepath.Join(t.TempDir(), "test.db"), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(t.Context(), func(m database.Migration) error {
+		return m.Script(t.Context(), `CREATE TABLE prices (amount INTEGER NOT NULL CHECK (amount >= 0));
+			PRAGMA ignore_check_constraints = ON; PRAGMA recursive_triggers = ON;`)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(t.Context(), "INSERT INTO prices (amount) VALUES (-5)", nil); database.CodeOf(err) != database.CodeConstraint {
+		t.Errorf("a guest's row that breaks a CHECK constraint, after a migration ignored them: %v, want constraint", err)
+	}
+	if err := db.Migrate(t.Context(), func(m database.Migration) error {
+		return m.Script(t.Context(), "PRAGMA query_only = ON")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(t.Context(), "INSERT INTO prices (amount) VALUES (5)", nil); err != nil {
+		t.Errorf("a guest's write after a migration made its connection read-only: %v", err)
+	}
+}
+
+// TestSQLiteMigrationReachesNoOtherFile: a migration is trusted, but
+// ATTACH (SQLite's limit of attached databases is 0 on every
+// connection) and VACUUM INTO (which attaches its target, and cannot run
+// in the migration's transaction) reach no file beside the database's.
+func TestSQLiteMigrationReachesNoOtherFile(t *testing.T) {
+	db := openTestSQLite(t)
+	dir := t.TempDir()
+	for _, script := range []string{
+		"ATTACH '" + filepath.Join(dir, "other.db") + "' AS other; CREATE TABLE other.t (x);",
+		"VACUUM INTO '" + filepath.Join(dir, "copy.db") + "'",
+	} {
+		err := db.Migrate(t.Context(), func(m database.Migration) error { return m.Script(t.Context(), script) })
+		if err == nil {
+			t.Errorf("%s: applied, want an error", script)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the migrations made %d files in another directory, want none", len(entries))
 	}
 }
 

@@ -114,23 +114,39 @@ func redact(key string, v any) any {
 		if strings.Contains(k, "secret") || strings.Contains(k, "password") || strings.Contains(k, "token") || k == "key" || k == "sha256" {
 			return "REDACTED"
 		}
-		if u, err := url.Parse(v); err == nil && u.Scheme != "" {
+		if scheme, rest, ok := strings.Cut(v, "://"); ok && urlScheme.MatchString(scheme) {
+			u, err := url.Parse(v)
+			if at := strings.LastIndex(rest, "@"); at >= 0 && (err != nil || u.User == nil) {
+				// User info Go's parser does not read as such: a
+				// password holding '#', '?', '/' or a bad escape fails
+				// the parse, or reads as a port, a query or a fragment.
+				// All of it goes.
+				return scheme + "://REDACTED" + rest[at:]
+			}
+			if err != nil {
+				return v
+			}
 			changed := false
 			if _, has := u.User.Password(); has {
 				u.User = url.UserPassword(u.User.Username(), "REDACTED")
 				changed = true
 			}
-			// postgres://app@db/app?password=..., as libpq takes it.
-			if q := u.Query(); len(q) > 0 {
-				for k := range q {
+			// postgres://app@db/app?password=..., as libpq takes it,
+			// pair by pair: url.Values would drop a pair whose escape is
+			// bad, and print it as it was.
+			if u.RawQuery != "" {
+				pairs := strings.Split(u.RawQuery, "&")
+				for i, pair := range pairs {
+					k, _, _ := strings.Cut(pair, "=")
+					if uk, err := url.QueryUnescape(k); err == nil {
+						k = uk
+					}
 					if secretParam(k) {
-						q.Set(k, "REDACTED")
+						pairs[i] = url.QueryEscape(k) + "=REDACTED"
 						changed = true
 					}
 				}
-				if changed {
-					u.RawQuery = q.Encode()
-				}
+				u.RawQuery = strings.Join(pairs, "&")
 			}
 			if changed {
 				return u.String()
@@ -149,6 +165,9 @@ func secretParam(k string) bool {
 	k = strings.ToLower(k)
 	return strings.Contains(k, "password") || strings.Contains(k, "secret") || strings.Contains(k, "token")
 }
+
+// urlScheme is a URL's scheme (RFC 3986 §3.1).
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
 
 // dsnPassword is a password in a PostgreSQL connection string of the
 // keyword/value form, quoted or not.

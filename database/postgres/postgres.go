@@ -32,7 +32,11 @@
 //     A statement that leaves something in its session (a temporary
 //     table, a session-level advisory lock, a setting changed with
 //     set_config or in a DO block) has its connection closed, not
-//     pooled, when it or its transaction ends.
+//     pooled, when it or its transaction ends. keepsSession reads the
+//     statement's text only: the same done by a function, view, rule,
+//     trigger or column default the statement runs is not seen, and
+//     stays on the pooled connection (closing it soundly would take a
+//     reset, a round trip, on every release).
 //   - A transaction takes its connection at Begin, but its BEGIN is sent
 //     with its first statement, in one round trip; one that runs no
 //     statement costs the server nothing (tx).
@@ -97,6 +101,12 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 		// is bounded by its deadline too.
 		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
+	if !strings.Contains(opts.URL, "statement_cache_capacity") {
+		cfg.ConnConfig.StatementCacheCapacity = statementCacheSize
+	}
+	if !strings.Contains(opts.URL, "description_cache_capacity") {
+		cfg.ConnConfig.DescriptionCacheCapacity = statementCacheSize
+	}
 	cfg.MaxConns = int32(opts.MaxConns)
 	cfg.MinConns = 0
 	cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
@@ -138,7 +148,9 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &db{pool: pool, name: opts.Name, max: cfg.MaxConns, probeConfig: cfg.ConnConfig.Config.Copy(), where: location(&cfg.ConnConfig.Config)}, nil
+	mode := cfg.ConnConfig.DefaultQueryExecMode
+	return &db{pool: pool, name: opts.Name, max: cfg.MaxConns, probeConfig: cfg.ConnConfig.Config.Copy(), where: location(&cfg.ConnConfig.Config),
+		caches: mode == pgx.QueryExecModeCacheStatement || mode == pgx.QueryExecModeCacheDescribe}, nil
 }
 
 // db is the pool. inUse counts the connections its statements and
@@ -156,7 +168,45 @@ type db struct {
 	probeConfig *pgconn.Config
 	probing     atomic.Bool
 	where       string // Location
+	// caches is set when the url's exec mode keeps statements by their
+	// SQL text (cache_statement, cache_describe): queryArgs then runs a
+	// long one uncached.
+	caches bool
 }
+
+// maxCachedSQL is the longest SQL text of a statement pgx may keep by its
+// text, prepared under a name (cache_statement: the text on the host, the
+// plan in the server) or described (cache_describe), as SQLite's driver
+// bounds its own cache. A longer one is prepared unnamed for each run
+// (describe_exec, a round trip more): pgx keeps 512 statements a
+// connection, and a guest that sends distinct long statements would fill
+// the host's memory and the server's with them.
+const maxCachedSQL = 4096
+
+// statementCacheSize is how many statements pgx keeps a connection
+// (prepared under a name, or described), unless the url says otherwise
+// (statement_cache_capacity, description_cache_capacity): as many as
+// SQLite's driver keeps, more than the distinct statements of most apps.
+// pgx's own 512 let a guest's distinct statements take the server's
+// memory: each keeps its plan in the server, 800 KB for one of 4 KiB
+// (maxCachedSQL), 410 MB a connection.
+const statementCacheSize = 64
+
+// queryArgs are the arguments pgx's Query takes for a guest's statement:
+// its parameters exact (exactArgs), after describe_exec when its text is
+// too long to cache (maxCachedSQL) and the connections cache.
+func (d *db) queryArgs(sql string, args []any) []any {
+	args = exactArgs(args)
+	if !d.uncached(sql) {
+		return args
+	}
+	return append([]any{pgx.QueryExecModeDescribeExec}, args...)
+}
+
+// uncached reports whether sql runs without pgx's caches (queryArgs). A
+// migration's transaction has no db (nil): its connection is closed
+// after it, caches and all.
+func (d *db) uncached(sql string) bool { return d != nil && d.caches && len(sql) > maxCachedSQL }
 
 // acquire takes a connection of the pool for a statement or a
 // transaction. When none is idle, it waits for one to come free, or to be
@@ -222,7 +272,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 	}
 	discard := keepsSession(sql)
 	for attempt := 0; ; attempt++ {
-		r, err := c.Query(ctx, sql, exactArgs(args)...)
+		r, err := c.Query(ctx, sql, d.queryArgs(sql, args)...)
 		if err != nil {
 			if attempt == 0 && staleStatement(err) {
 				continue
@@ -248,9 +298,9 @@ func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 		return database.ExecResult{}, err
 	}
 	defer d.giveBack(c, keepsSession(sql))
-	r, err := execOn(ctx, c, sql, args)
+	r, err := d.execOn(ctx, c, sql, args)
 	if staleStatement(err) {
-		r, err = execOn(ctx, c, sql, args)
+		r, err = d.execOn(ctx, c, sql, args)
 	}
 	if err != nil {
 		return r, d.fail(ctx, err)
@@ -371,11 +421,11 @@ func (d *db) waitError(err error) error {
 // execOn runs an exec on a connection of the pool through Query: pgx's
 // Exec takes the simple protocol for a statement without parameters,
 // which would run several. Its errors are pgx's, which the caller maps.
-func execOn(ctx context.Context, c *pgxpool.Conn, sql string, args []any) (database.ExecResult, error) {
+func (d *db) execOn(ctx context.Context, c *pgxpool.Conn, sql string, args []any) (database.ExecResult, error) {
 	if err := checkStatement(sql); err != nil {
 		return database.ExecResult{}, err
 	}
-	r, err := c.Query(ctx, sql, exactArgs(args)...)
+	r, err := c.Query(ctx, sql, d.queryArgs(sql, args)...)
 	if err != nil {
 		return database.ExecResult{}, err
 	}

@@ -401,6 +401,104 @@ func TestPostgresDeallocateRefused(t *testing.T) {
 	}
 }
 
+// TestPostgresLongStatementsAreNotCached: pgx keeps 512 statements a
+// connection prepared under a name (cache_statement), their SQL text on
+// the host and their plans in the server: a guest that sent distinct long
+// statements (its SQL built per request) filled both, 200 statements of
+// 256 KiB grew the host's heap by 51 MB and the server's prepared
+// statements to 52 MB of text, a connection. A statement longer than the
+// statements a connection caches (as SQLite's driver bounds its own) is
+// prepared unnamed for each run; short ones stay cached; both run, alone
+// and in transactions, in either exec mode that caches.
+func TestPostgresLongStatementsAreNotCached(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	pad := strings.Repeat(" ", 64<<10)
+	for _, mode := range []string{"cache_statement", "cache_describe"} {
+		t.Run(mode, func(t *testing.T) {
+			db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url + "&default_query_exec_mode=" + mode, MaxConns: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			ctx := t.Context()
+			for i := range 20 {
+				want := fmt.Sprintf(`{"columns":["n"],"rows":[[%d]]}`, i)
+				if got := resultOrError(t, db, fmt.Sprintf("SELECT %d AS n", i)+pad); got != want {
+					t.Fatalf("a long statement: %s, want %s", got, want)
+				}
+				if _, err := db.Exec(ctx, fmt.Sprintf("SELECT %d", i)+pad, nil); err != nil {
+					t.Fatalf("a long exec: %v", err)
+				}
+				tx, err := db.Begin(ctx, database.TxOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := resultOrError(t, tx, fmt.Sprintf("SELECT %d AS n", i)+pad); got != want {
+					t.Fatalf("a long statement first in a transaction: %s, want %s", got, want)
+				}
+				if got := resultOrError(t, tx, fmt.Sprintf("SELECT $1::int + %d AS n", i)+pad, int64(0)); got != want {
+					t.Fatalf("a long statement in a transaction: %s, want %s", got, want)
+				}
+				if err := tx.Commit(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A migration's statements, long and short, as the host
+			// records a migration.
+			if err := db.Migrate(ctx, func(m database.Migration) error {
+				for _, sql := range []string{"SELECT $1::int AS n", "SELECT $1::int AS n" + pad} {
+					if got := resultOrError(t, m, sql, int64(7)); got != `{"columns":["n"],"rows":[[7]]}` {
+						return fmt.Errorf("%.40s: %s", sql, got)
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatalf("a migration: %v", err)
+			}
+			if got := resultOrError(t, db, "SELECT count(*) FILTER (WHERE length(statement) > 4096) AS long, count(*) AS n FROM pg_prepared_statements"); mode == "cache_statement" && got != `{"columns":["long","n"],"rows":[[0,1]]}` ||
+				mode == "cache_describe" && got != `{"columns":["long","n"],"rows":[[0,0]]}` {
+				t.Errorf("the server's prepared statements: %s, want none long, the short one itself alone (cache_statement)", got)
+			}
+		})
+	}
+}
+
+// TestPostgresStatementCacheIsBounded: pgx keeps 512 prepared statements
+// a connection, each with its plan in the server, which a statement of 4
+// KiB (250 UNION ALL branches) makes 800 KB: a guest's distinct
+// statements took one connection's backend to 410 MB, 4 GB for a pool of
+// ten. A connection keeps 64, as SQLite's driver does, unless the url
+// says otherwise (statement_cache_capacity).
+func TestPostgresStatementCacheIsBounded(t *testing.T) {
+	url, _, _ := databasetest.StartPostgres(t)
+	for _, tc := range []struct {
+		name, url string
+		want      int
+	}{
+		{"by default", url, 64},
+		{"as the url says", url + "&statement_cache_capacity=100", 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: tc.url, MaxConns: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for i := range 150 {
+				if got, want := resultOrError(t, db, fmt.Sprintf("SELECT %d AS n", i)), fmt.Sprintf(`{"columns":["n"],"rows":[[%d]]}`, i); got != want {
+					t.Fatalf("got %s, want %s", got, want)
+				}
+			}
+			// The count is itself a statement the cache keeps: the
+			// one it pushes out is deallocated with the next statement.
+			want := fmt.Sprintf(`{"columns":["n"],"rows":[[%d]]}`, tc.want+1)
+			if got := resultOrError(t, db, "SELECT count(*) AS n FROM pg_prepared_statements"); got != want {
+				t.Errorf("the server's prepared statements: %s, want %s", got, want)
+			}
+		})
+	}
+}
+
 // TestPostgresJSONNumbersExact: json and jsonb values come as their JSON
 // text, numbers as PostgreSQL wrote them: an integer past 2^53 kept to the
 // digit, a number past float64's range (valid JSON, which json keeps)

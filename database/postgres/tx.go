@@ -100,7 +100,9 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 		if err := t.reconnect(ctx); err != nil {
 			return nil, err
 		}
-		if !t.db.beginAlone.has(sql) {
+		if !t.db.beginAlone.has(sql) && !t.db.uncached(sql) {
+			// A batch runs in the connection's exec mode: a statement
+			// too long to cache (queryArgs) is sent after BEGIN.
 			return t.begin(ctx, sql, args)
 		}
 		pt, err := t.conn.BeginTx(ctx, t.opts)
@@ -109,7 +111,7 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 		}
 		t.t = pt
 	}
-	r, err := t.t.Query(ctx, sql, exactArgs(args)...)
+	r, err := t.t.Query(ctx, sql, t.db.queryArgs(sql, args)...)
 	if err != nil {
 		return nil, t.mapError(ctx, err)
 	}

@@ -7,7 +7,8 @@ import "net/netip"
 // name that resolves into one of them is refused unless the address itself
 // is listed. IPv4-mapped IPv6 addresses (::ffff:127.0.0.1) are unmapped
 // before the check; NAT64 and 6to4 prefixes, which embed an IPv4 address
-// a gateway would reach, are refused whole.
+// a gateway would reach, are refused whole. An IPv6 address outside
+// globalUnicast is never public, whether listed here or not.
 var nonPublic = mustPrefixes(
 	"0.0.0.0/8",          // "this network": 0.0.0.0 reaches the local host
 	"10.0.0.0/8",         // private
@@ -32,6 +33,7 @@ var nonPublic = mustPrefixes(
 	"100::/64",           // discard
 	"2001::/23",          // IETF protocol assignments (Teredo, ORCHID...)
 	"2001:db8::/32",      // documentation
+	"3fff::/20",          // documentation (RFC 9637)
 	"2002::/16",          // 6to4
 	"fc00::/7",           // unique local
 	"fe80::/10",          // link-local
@@ -40,6 +42,14 @@ var nonPublic = mustPrefixes(
 	"fd00:ec2::254/128",  // AWS metadata over IPv6 (inside fc00::/7, named for the reader)
 	"100.100.100.200/32", // Alibaba Cloud metadata (inside 100.64.0.0/10)
 )
+
+// globalUnicast is the IPv6 space allocated for global unicast (RFC 4291
+// §2.4, IANA's IPv6 address space registry): the rest is reserved or
+// special, and reaches no public host. Some of it embeds an IPv4 address
+// that the kernel's sit tunnel or a stateless translator (SIIT, RFC 7915)
+// reaches: the IPv4-compatible ::127.0.0.1 (::7f00:1) and the
+// IPv4-translated ::ffff:0:169.254.169.254.
+var globalUnicast = netip.MustParsePrefix("2000::/3")
 
 func mustPrefixes(ss ...string) []netip.Prefix {
 	out := make([]netip.Prefix, len(ss))
@@ -51,13 +61,17 @@ func mustPrefixes(ss ...string) []netip.Prefix {
 
 // Public reports whether addr is a public unicast address: not loopback,
 // private, link-local, multicast, reserved, documentation, NAT64 or 6to4,
-// nor unspecified. An IPv4-mapped IPv6 address is judged as its IPv4
-// address; an address with a zone (fe80::1%eth0) is never public.
+// nor unspecified, and for IPv6 within global unicast (2000::/3). An
+// IPv4-mapped IPv6 address is judged as its IPv4 address; an address with
+// a zone (fe80::1%eth0) is never public.
 func Public(addr netip.Addr) bool {
 	if !addr.IsValid() || addr.Zone() != "" {
 		return false
 	}
 	addr = addr.Unmap()
+	if addr.Is6() && !globalUnicast.Contains(addr) {
+		return false
+	}
 	for _, p := range nonPublic {
 		if p.Contains(addr) {
 			return false

@@ -124,6 +124,18 @@ func TestAllowsAddressRefusesWhatIsNotPublicUnlessListed(t *testing.T) {
 		{"2002:7f00:1::", 80, false},
 		{"224.0.0.1", 80, false},
 		{"255.255.255.255", 80, false},
+		// IPv6 outside global unicast (2000::/3) reaches no public
+		// host; some forms embed an IPv4 address that the kernel's sit
+		// tunnel or a stateless translator (SIIT) reaches: 127.0.0.1 and
+		// 169.254.169.254, IPv4-compatible and IPv4-translated.
+		{"::7f00:1", 80, false},
+		{"::a9fe:a9fe", 80, false},
+		{"::ffff:0:7f00:1", 80, false},
+		{"::ffff:0:a9fe:a9fe", 80, false},
+		{"100:0:0:1::1", 80, false},
+		{"5f00::1", 80, false},
+		{"4000::1", 80, false},
+		{"3fff::1", 80, false},
 	} {
 		if got := l.AllowsAddress(netip.MustParseAddr(tc.addr), tc.port); got != tc.want {
 			t.Errorf("AllowsAddress(%s, %d) = %v, want %v", tc.addr, tc.port, got, tc.want)

@@ -226,7 +226,7 @@ func quota(rawURL string) (rest string, maxKeys, maxBytes int64, err error) {
 	maxKeys, maxBytes = DefaultMaxKVKeys, DefaultMaxKVBytes
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return "", 0, 0, fmt.Errorf("storage/redis: URL %q: %w (want e.g. redis://127.0.0.1:6379/0)", redactURL(rawURL), err)
+		return "", 0, 0, fmt.Errorf("storage/redis: URL %q: %w (want e.g. redis://127.0.0.1:6379/0)", redactURL(rawURL), parseError(rawURL, err))
 	}
 	q := u.Query()
 	for _, p := range []struct {
@@ -625,13 +625,35 @@ func prefixEnd(prefix string) (string, bool) {
 	return "", false
 }
 
-// redactURL hides the password in a URL, for error messages.
+// redactURL hides the password in a URL, for error messages: one that
+// does not parse (a password holding '#', '/' or a bad escape) loses all
+// of its user info.
 func redactURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
-	if err != nil {
-		return rawURL
+	if err == nil {
+		return u.Redacted()
 	}
-	return u.Redacted()
+	if scheme, rest, ok := strings.Cut(rawURL, "://"); ok {
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			return scheme + "://xxxxx" + rest[at:]
+		}
+	}
+	return rawURL
+}
+
+// parseError is the error url.Parse gave for rawURL, without the URL it
+// quotes (its password): what is wrong, or, for a URL with user info, a
+// hint that holds none of it (Go's reason may quote the password, or the
+// bad escape in it, or the part it read as a port).
+func parseError(rawURL string, err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	if _, rest, ok := strings.Cut(rawURL, "://"); ok && strings.Contains(rest, "@") {
+		return errors.New("it does not parse: percent-encode a '#', '/', '?', '@' or '%' in the user name or password (%23, %2F, %3F, %40, %25)")
+	}
+	return ue.Err
 }
 
 // milliseconds rounds d up to whole milliseconds, for PX and PEXPIRE: a

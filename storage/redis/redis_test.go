@@ -167,6 +167,11 @@ func TestNew(t *testing.T) {
 		{"not a redis URL", "http://127.0.0.1:6379", "ns", []string{`"http://127.0.0.1:6379"`, "redis://127.0.0.1:6379/0"}, ""},
 		{"bad database", "redis://127.0.0.1:6379/x", "ns", []string{`"redis://127.0.0.1:6379/x"`}, ""},
 		{"password is hidden", "redis://user:s3cret@127.0.0.1:6379/0?bogus=1", "ns", []string{"bogus", "user:xxxxx@"}, "s3cret"},
+		// Passwords Go's URL parser fails on: a bad escape, a '#' or a
+		// '/' (read as the end of the host).
+		{"a password with a bad escape is hidden", "redis://user:s3cretzz%zz@127.0.0.1:6379/0", "ns", []string{"xxxxx@127.0.0.1:6379", "percent-encode"}, "zz"},
+		{"a password with a hash is hidden", "redis://:s3cret#x@127.0.0.1:6379/0", "ns", []string{"xxxxx@127.0.0.1:6379", "percent-encode"}, "s3cret"},
+		{"a password with a slash is hidden", "redis://:s3c/ret@127.0.0.1:6379/0", "ns", []string{"xxxxx@127.0.0.1:6379"}, "s3c"},
 		{"empty namespace", "redis://127.0.0.1:6379/0", "", []string{"empty namespace"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -118,27 +118,37 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) Close() { c.transport.CloseIdleConnections() }
 
 // checkURL checks a request's URL: absolute, http or https, no user, a
-// host that is not a numeric trick, and a listed origin.
-func (c *Client) checkURL(u *url.URL) *Error {
+// host that is not a numeric trick, and a listed origin. shown is the
+// URL as its errors write it: the guest's own URL whole (credentials
+// redacted), a redirect's without its path and query (the host logs and
+// traces a redirect's error, and a service may echo the guest's tokens
+// into its Location).
+func (c *Client) checkURL(u *url.URL, shown string) *Error {
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return errorf(abi.HTTPErrorInvalid, "%s: want an absolute http:// or https:// URL", u.Redacted())
+		return errorf(abi.HTTPErrorInvalid, "%s: want an absolute http:// or https:// URL", shown)
 	case u.Host == "" || u.Hostname() == "":
-		return errorf(abi.HTTPErrorInvalid, "%s: the URL names no host: a URL is never completed from the incoming request", u.Redacted())
+		return errorf(abi.HTTPErrorInvalid, "%s: the URL names no host: a URL is never completed from the incoming request", shown)
 	case u.User != nil:
-		return errorf(abi.HTTPErrorInvalid, "%s: credentials in the URL; send an Authorization header instead", u.Redacted())
+		return errorf(abi.HTTPErrorInvalid, "%s: credentials in the URL; send an Authorization header instead", shown)
 	}
 	host, port, err := hostPort(u)
 	if err != nil {
-		return errorf(abi.HTTPErrorInvalid, "%s: %v", u.Redacted(), err)
+		return errorf(abi.HTTPErrorInvalid, "%s: %v", shown, err)
 	}
 	if _, err := netip.ParseAddr(host); err != nil && allowlist.NumericHost(host) {
-		return errorf(abi.HTTPErrorNotAllowed, "%s: %q is a numeric host that is not an address in dotted-decimal form; write the address as 127.0.0.1 does", u.Redacted(), host)
+		return errorf(abi.HTTPErrorNotAllowed, "%s: %q is a numeric host that is not an address in dotted-decimal form; write the address as 127.0.0.1 does", shown, host)
 	}
 	if !c.allow.Allows(u.Scheme, host, port) {
 		return errorf(abi.HTTPErrorNotAllowed, "%s://%s is not in outbound.allowedHosts; add it there for the app to call it", u.Scheme, net.JoinHostPort(host, strconv.Itoa(int(port))))
 	}
 	return nil
+}
+
+// withoutPath is u as a redirect's errors show it: its scheme and host
+// (and port, as written), without user, path, query or fragment.
+func withoutPath(u *url.URL) string {
+	return u.Scheme + "://" + u.Host
 }
 
 // hostPort is the lower-case host of u, without brackets or a trailing
@@ -160,9 +170,9 @@ func hostPort(u *url.URL) (string, uint16, error) {
 // listed origin, and drops credentials when the origin changes.
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > abi.HTTPMaxRedirects {
-		return errorf(abi.HTTPErrorRedirect, "%s: more than %d redirects", via[0].URL.Redacted(), abi.HTTPMaxRedirects)
+		return errorf(abi.HTTPErrorRedirect, "%s: more than %d redirects", withoutPath(via[0].URL), abi.HTTPMaxRedirects)
 	}
-	if err := c.checkURL(req.URL); err != nil {
+	if err := c.checkURL(req.URL, withoutPath(req.URL)); err != nil {
 		err.Message = "redirected to " + err.Message
 		return err
 	}

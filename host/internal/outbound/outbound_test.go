@@ -417,6 +417,11 @@ func TestMalformedRequestsAreInvalid(t *testing.T) {
 		{"CR LF in a value", `{"url":"http://127.0.0.1:8089","headers":[["x","1\r\nHost: evil"]]}`},
 		{"Host", `{"url":"http://127.0.0.1:8089","headers":[["host","evil.example"]]}`},
 		{"Transfer-Encoding", `{"url":"http://127.0.0.1:8089","headers":[["transfer-encoding","chunked"]]}`},
+		{"an upgrade to WebSocket", `{"url":"http://127.0.0.1:8089","headers":[["Connection","Upgrade"],["Upgrade","websocket"]]}`},
+		{"an upgrade to h2c", `{"url":"http://127.0.0.1:8089","headers":[["upgrade","h2c"]]}`},
+		{"Host in upper case", `{"url":"http://127.0.0.1:8089","headers":[["HOST","evil.example"]]}`},
+		{"Content-Length", `{"url":"http://127.0.0.1:8089","headers":[["content-length","0"]]}`},
+		{"TE", `{"url":"http://127.0.0.1:8089","headers":[["te","trailers"]]}`},
 		{"a header with three members", `{"url":"http://127.0.0.1:8089","headers":[["x","1","2"]]}`},
 		{"a request JSON past 1 MiB", `{"url":"http://127.0.0.1:8089","headers":[["x","` + strings.Repeat("a", 1<<20) + `"]]}`},
 	} {

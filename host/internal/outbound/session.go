@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/net/http/httpguts"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -202,7 +203,7 @@ func (c *Client) newRequest(r abi.HTTPRequest, body []byte) (*http.Request, *Err
 	if err != nil {
 		return nil, errorf(abi.HTTPErrorInvalid, "url %q: %v", r.URL, err)
 	}
-	if e := c.checkURL(u); e != nil {
+	if e := c.checkURL(u, u.Redacted()); e != nil {
 		return nil, e
 	}
 	if r.Timeout < 0 || r.Timeout > abi.HTTPTimeoutMax {
@@ -214,6 +215,16 @@ func (c *Client) newRequest(r abi.HTTPRequest, body []byte) (*http.Request, *Err
 	}
 	if len(body) == 0 {
 		req.Body, req.GetBody, req.ContentLength = http.NoBody, nil, 0
+	}
+	if len(r.Headers) > abi.HTTPRequestHeaderMaxCount {
+		return nil, errorf(abi.HTTPErrorInvalid, "the request has %d header values, more than the %d a request may have (abi.HTTPRequestHeaderMaxCount)", len(r.Headers), abi.HTTPRequestHeaderMaxCount)
+	}
+	size := 0
+	for _, kv := range r.Headers {
+		size += len(kv[0]) + len(kv[1])
+	}
+	if size > abi.HTTPRequestHeaderMaxBytes {
+		return nil, errorf(abi.HTTPErrorInvalid, "the request's header names and values hold %d bytes, more than the %d a request may have (abi.HTTPRequestHeaderMaxBytes)", size, abi.HTTPRequestHeaderMaxBytes)
 	}
 	for _, kv := range r.Headers {
 		name, value := kv[0], kv[1]
@@ -231,7 +242,9 @@ func (c *Client) newRequest(r abi.HTTPRequest, body []byte) (*http.Request, *Err
 }
 
 // head encodes a response's status and headers as abi.HTTPResponse,
-// names in lower case and sorted.
+// names in lower case and sorted. A value's bytes that are not UTF-8
+// (HTTP lets a service send any but CR, LF and NUL) become U+FFFD, as in
+// the incoming request's envelope: the head is always whole, valid JSON.
 func head(resp *http.Response) []byte {
 	out := abi.HTTPResponse{Status: resp.StatusCode, Headers: [][2]string{}}
 	for _, name := range slices.Sorted(maps.Keys(resp.Header)) {
@@ -239,7 +252,7 @@ func head(resp *http.Response) []byte {
 			out.Headers = append(out.Headers, [2]string{strings.ToLower(name), v})
 		}
 	}
-	b, _ := json.Marshal(out)
+	b, _ := json.Marshal(out, jsontext.AllowInvalidUTF8(true))
 	return b
 }
 
