@@ -68,6 +68,12 @@ type Observer struct {
 	// call failed (a trap, a deadline, an error code): the next call gets
 	// a fresh one.
 	InstanceDiscarded func(PoolEvent)
+	// InstanceMade is called when a call made a fresh instance: none
+	// was idle, or (a route of a bundle, a middleware for a route) the
+	// route's last call failed and discarded its instance, so that it
+	// takes none its neighbours gave back. The warm instance a load
+	// makes is not reported.
+	InstanceMade func(PoolEvent)
 	// Reload is called at the end of every [Host.Reload] (so of every
 	// reload [Host.Watch] makes), with its report, including those that
 	// found nothing new ([ReloadReport.Unchanged]).
@@ -220,13 +226,14 @@ type ValidationEvent struct {
 	Status int
 }
 
-// PoolEvent is a wait for an instance or a discarded instance.
+// PoolEvent is a wait for an instance, a discarded instance or one made.
 type PoolEvent struct {
 	// Module is the module whose pool it is, relative to the app; Route
 	// the template of the route whose call it was (of a bundle, the route
 	// of the bundle; "" for middleware and the runtime declaration).
 	Module, Route string
-	// Waited is how long a PoolWait lasted; zero for InstanceDiscarded.
+	// Waited is how long a PoolWait lasted; zero for InstanceDiscarded
+	// and InstanceMade.
 	Waited time.Duration
 	// Acquired: the wait ended with an instance; otherwise the call's
 	// deadline passed, its client left or the host shut down (503).
