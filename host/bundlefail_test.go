@@ -4,12 +4,15 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/host/internal/breaker"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/internal/poll"
 )
 
 // failingRoutes are Go routes of one bundle: GET /api/ok answers, and
@@ -199,8 +202,9 @@ func TestGoBundleFailingRouteLeavesItsNeighbourWarm(t *testing.T) {
 		})
 	}
 
-	// Clients calling the failing routes at once: the healthy route
-	// answers each of its calls meanwhile.
+	// Clients calling the failing routes at once (until their breakers
+	// open, then once a pause): the healthy route answers each of its
+	// calls meanwhile.
 	var storm sync.WaitGroup
 	stop := make(chan struct{})
 	for _, fail := range []string{"/api/spin", "/api/exit"} {
@@ -220,8 +224,9 @@ func TestGoBundleFailingRouteLeavesItsNeighbourWarm(t *testing.T) {
 				}
 				_, _ = io.Copy(io.Discard, res.Body)
 				res.Body.Close()
-				if res.StatusCode != 500 {
-					t.Errorf("GET %s = %d, want 500", fail, res.StatusCode)
+				// 503 once its breaker opened (TestGoBundleTrappingRouteIsRefusedForAWhile).
+				if res.StatusCode != 500 && res.StatusCode != 503 {
+					t.Errorf("GET %s = %d, want 500 or 503", fail, res.StatusCode)
 				}
 			}
 		}()
@@ -233,4 +238,80 @@ func TestGoBundleFailingRouteLeavesItsNeighbourWarm(t *testing.T) {
 	}
 	close(stop)
 	storm.Wait()
+}
+
+// TestGoBundleTrappingRouteIsRefusedForAWhile: a route of a Go bundle
+// whose last calls all trapped (breaker.Threshold of them) is refused,
+// 503 with Retry-After, for breaker.FirstPause: a warning names it and
+// Observer.RouteBreaker reports it, and the bundle's other routes serve
+// meanwhile. After the pause one call probes it; it traps again, and the
+// pause doubles. A route whose handler panics (the SDK recovers it: a
+// result code, no trap) is never refused. Each trapped call cost a fresh
+// instance, and a stack overflow more than a second of CPU time, for as
+// long as clients called it.
+func TestGoBundleTrappingRouteIsRefusedForAWhile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiles Go routes")
+	}
+	t.Parallel()
+	dir := failingBundleApp(t)
+	events := make(chan host.BreakerEvent, 4)
+	srv, logs := (&app{t: t, dir: dir}).serve(host.Options{Mode: host.Production,
+		Observer: &host.Observer{RouteBreaker: func(e host.BreakerEvent) { events <- e }}})
+	const exit, file = "/api/exit", "server/bundles/go.wasm"
+	for i := range breaker.Threshold {
+		if got := do(t, srv, "GET", exit, ""); got.status != 500 {
+			t.Fatalf("GET %s (%d) = %d %s, want 500", exit, i, got.status, got.body)
+		}
+	}
+	want := host.BreakerEvent{Module: file, Route: exit, Open: true, Pause: breaker.FirstPause, Trapped: breaker.Threshold}
+	select {
+	case e := <-events:
+		if e != want {
+			t.Errorf("RouteBreaker(%+v), want %+v", e, want)
+		}
+	default:
+		t.Fatalf("no RouteBreaker event after %d trapped calls", breaker.Threshold)
+	}
+	got := do(t, srv, "GET", exit, "")
+	if got.status != 503 || got.header.Get("Retry-After") != "1" {
+		t.Errorf("GET %s once refused = %d Retry-After %q, want 503 Retry-After 1", exit, got.status, got.header.Get("Retry-After"))
+	}
+	if !strings.Contains(logs.String(), "route refused for a while: its last calls all trapped") || !strings.Contains(logs.String(), `route="server/bundles/go.wasm (GET /api/exit)"`) {
+		t.Errorf("the log names no refused route:\n%s", logs)
+	}
+	for _, path := range []string{"/api/ok", "/api/ok"} {
+		if got := do(t, srv, "GET", path, ""); got.status != 200 {
+			t.Errorf("GET %s while %s is refused = %d %s, want 200", path, exit, got.status, got.body)
+		}
+	}
+	for i := range breaker.Threshold + 1 {
+		if got := do(t, srv, "GET", "/api/panic", ""); got.status != 500 {
+			t.Fatalf("GET /api/panic (%d) = %d %s, want 500: a recovered panic is no trap", i, got.status, got.body)
+		}
+	}
+
+	// After the pause, one call probes the route; it traps, and the
+	// route is refused for twice the pause.
+	probed := poll.Until(10*breaker.FirstPause, func() bool { return do(t, srv, "GET", exit, "").status != 503 })
+	if !probed {
+		t.Fatalf("GET %s still refused %v after the pause", exit, 10*breaker.FirstPause)
+	}
+	want.Pause, want.Trapped = 2*breaker.FirstPause, breaker.Threshold+1
+	select {
+	case e := <-events:
+		if e != want {
+			t.Errorf("after the probe, RouteBreaker(%+v), want %+v", e, want)
+		}
+	default:
+		t.Errorf("no RouteBreaker event after the probe trapped")
+	}
+	if got := do(t, srv, "GET", exit, ""); got.status != 503 || got.header.Get("Retry-After") != "2" {
+		t.Errorf("GET %s after the probe trapped = %d Retry-After %q, want 503 Retry-After 2", exit, got.status, got.header.Get("Retry-After"))
+	}
+	select {
+	case e := <-events:
+		t.Errorf("an unexpected RouteBreaker(%+v)", e)
+	default:
+	}
 }
