@@ -261,7 +261,7 @@ func main() {}
 
 // goApp writes an app of the Go sources files (by path in the app) in a
 // Go module of its own, example.com/many, that uses this checkout's SDK.
-func goApp(t *testing.T, files map[string]string) string {
+func goApp(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {

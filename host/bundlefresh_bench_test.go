@@ -26,9 +26,9 @@ import (
 // bundle costs the host, and where it goes: the users example's routes
 // linked into one bundle, as endpoints build makes it. The host makes
 // one at a cold start, for each instance a burst adds to a pool, and in
-// place of each instance a failed call discards (a panic, a trap), which
-// in a bundle any route's failure does: so a route that fails every
-// request costs its bundle's other routes a fresh instance each time.
+// place of each instance a failed call discards (a panic, a trap): in a
+// bundle, the failing route's next call makes it (engine.Lane), so that
+// the route pays for its own failures (BenchmarkBundleFailingNeighbour).
 //
 // Each round, in turn:
 //

@@ -49,6 +49,11 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 			o.InstanceDiscarded(PoolEvent{Module: module, Route: route})
 		}
 	}
+	if o := opts.Observer; o != nil && o.InstanceMade != nil {
+		cfg.InstanceMade = func(module, route string) {
+			o.InstanceMade(PoolEvent{Module: module, Route: route})
+		}
+	}
 	return engine.New(ctx, cfg)
 }
 

@@ -68,6 +68,17 @@ type Observer struct {
 	// call failed (a trap, a deadline, an error code): the next call gets
 	// a fresh one.
 	InstanceDiscarded func(PoolEvent)
+	// InstanceMade is called when a call made a fresh instance: none
+	// was idle, or (a route of a bundle, a middleware for a route) the
+	// route's last call failed and discarded its instance, so that it
+	// takes none its neighbours gave back. The warm instance a load
+	// makes is not reported.
+	InstanceMade func(PoolEvent)
+	// RouteBreaker is called when a route of a bundle starts being
+	// refused (503 with Retry-After) because its last calls all trapped,
+	// for a pause that doubles each time the call that probes it after
+	// the pause traps too, and when a call serves again.
+	RouteBreaker func(BreakerEvent)
 	// Reload is called at the end of every [Host.Reload] (so of every
 	// reload [Host.Watch] makes), with its report, including those that
 	// found nothing new ([ReloadReport.Unchanged]).
@@ -220,13 +231,28 @@ type ValidationEvent struct {
 	Status int
 }
 
-// PoolEvent is a wait for an instance or a discarded instance.
+// BreakerEvent is a route of a bundle refused for a while because its
+// last calls all trapped, or serving again.
+type BreakerEvent struct {
+	// Module is the bundle, relative to the app; Route the route's
+	// template.
+	Module, Route string
+	// Open: the route is refused from now, for Pause; Trapped is the
+	// number of its calls in a row that trapped. Otherwise a call served
+	// again.
+	Open    bool
+	Pause   time.Duration
+	Trapped int
+}
+
+// PoolEvent is a wait for an instance, a discarded instance or one made.
 type PoolEvent struct {
 	// Module is the module whose pool it is, relative to the app; Route
 	// the template of the route whose call it was (of a bundle, the route
 	// of the bundle; "" for middleware and the runtime declaration).
 	Module, Route string
-	// Waited is how long a PoolWait lasted; zero for InstanceDiscarded.
+	// Waited is how long a PoolWait lasted; zero for InstanceDiscarded
+	// and InstanceMade.
 	Waited time.Duration
 	// Acquired: the wait ended with an instance; otherwise the call's
 	// deadline passed, its client left or the host shut down (503).
@@ -367,6 +393,7 @@ var observerJoiner = observe.NewJoiner[Observer](
 	observe.InTurn[GuestCallEvent](),
 	observe.InTurn[ValidationEvent](),
 	observe.InTurn[PoolEvent](),
+	observe.InTurn[BreakerEvent](),
 	observe.InTurn[ReloadReport](),
 	observe.InTurn[IdempotencyEvent](),
 	observe.InTurn[StoreErrorEvent](),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/host/internal/breaker"
 	"github.com/wasmendpoints/endpoints/host/internal/conndeadline"
 	"github.com/wasmendpoints/endpoints/host/internal/dbgate"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
@@ -232,9 +233,14 @@ func (h requestSide) admit(w http.ResponseWriter, r *http.Request, t *table, c *
 // callGuest runs the handler on a pooled instance. It reports whether the
 // guest answered; when it did not, the failure was answered and logged.
 func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) bool {
+	probe, allowed := h.breakerAllows(w, r, c)
+	if !allowed {
+		return false
+	}
 	pool := c.route.Module.Instances()
 	in, err := pool.Get(c)
 	if err != nil {
+		h.breakerDone(c, breaker.Unknown, probe)
 		h.discardBody(w, r, c)
 		if failed := (*engine.ModuleFailedError)(nil); errors.As(err, &failed) {
 			// Logged once, when the load failed.
@@ -303,6 +309,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		// 503, and is the database's, not the guest's.
 		outage = h.databaseOutage(c, r, err)
 	}
+	h.breakerDone(c, breakerOutcome(err, waits != nil || outage != "" || r.Context().Err() != nil || lifecycle(h).stopping()), probe)
 	if !began.IsZero() {
 		h.opts.Observer.reportGuestCall(r, c, took, !ok, waits != nil || outage != "")
 	}

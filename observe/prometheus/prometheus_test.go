@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	prom "github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -332,6 +333,58 @@ endpoints_guest_failures_total{method="GET",route="/notes"} %v
 			}
 			if got := histogramCount(t, reg, "endpoints_guest_duration_seconds", map[string]string{"method": "GET", "route": "/notes"}); got != 1 {
 				t.Errorf("the call is timed %d times, want 1", got)
+			}
+		})
+	}
+}
+
+// TestBundleFailureMetrics: the instances calls made are counted, and a
+// route of a bundle refused because its last calls all trapped shows in
+// endpoints_route_breaker_open until a call serves again, each opening
+// counted.
+func TestBundleFailureMetrics(t *testing.T) {
+	t.Parallel()
+	const module, route = "server/bundles/go.wasm", "/api/exit"
+	tests := []struct {
+		name        string
+		events      []host.BreakerEvent
+		opens, open float64
+		made        bool
+	}{
+		{"opened", []host.BreakerEvent{{Open: true, Pause: time.Second, Trapped: 5}}, 1, 1, true},
+		{"opened twice, then served", []host.BreakerEvent{{Open: true, Pause: time.Second, Trapped: 5}, {Open: true, Pause: 2 * time.Second, Trapped: 6}, {}}, 2, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := prometheus.New()
+			o := m.Observer()
+			if tt.made {
+				o.InstanceMade(host.PoolEvent{Module: module, Route: route})
+				o.InstanceMade(host.PoolEvent{Module: module, Route: route})
+			}
+			for _, e := range tt.events {
+				e.Module, e.Route = module, route
+				o.RouteBreaker(e)
+			}
+			reg := prom.NewPedanticRegistry()
+			reg.MustRegister(m)
+			want := fmt.Sprintf(`
+# HELP endpoints_route_breaker_opens_total Times a route of a bundle was refused for a while (503) because its last calls all trapped.
+# TYPE endpoints_route_breaker_opens_total counter
+endpoints_route_breaker_opens_total{module="%[1]s",route="%[2]s"} %[3]v
+# HELP endpoints_route_breaker_open 1 while a route of a bundle is refused (503) because its last calls all trapped; 0 once a call served again.
+# TYPE endpoints_route_breaker_open gauge
+endpoints_route_breaker_open{module="%[1]s",route="%[2]s"} %[4]v
+`, module, route, tt.opens, tt.open)
+			names := []string{"endpoints_route_breaker_opens_total", "endpoints_route_breaker_open", "endpoints_pool_instances_made_total"}
+			if tt.made {
+				want += fmt.Sprintf(`# HELP endpoints_pool_instances_made_total Instances calls made: none was idle, or (a route of a bundle) their route's last call failed.
+# TYPE endpoints_pool_instances_made_total counter
+endpoints_pool_instances_made_total{module="%s",route="%s"} 2
+`, module, route)
+			}
+			if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
+				t.Error(err)
 			}
 		})
 	}

@@ -95,6 +95,10 @@ type Config struct {
 	// InstanceDiscarded, when set, is told of each instance closed after
 	// a failed call.
 	InstanceDiscarded func(module, route string)
+	// InstanceMade, when set, is told of each instance a call made
+	// because none was idle (or, through a Lane, because the lane's last
+	// call failed); not of the warm instance a load makes.
+	InstanceMade func(module, route string)
 }
 
 // Stages a [Config.Progress] reports: the values of host.StageCompile and
@@ -180,10 +184,11 @@ type Engine struct {
 	// hostModules are the functions of the modules the host provides,
 	// by module name: what a module may import.
 	hostModules map[string]map[string]api.FunctionDefinition
-	// poolWait and instanceDiscarded are the host's observer's, for the
-	// pools' events (Config); nil when none.
+	// poolWait, instanceDiscarded and instanceMade are the host's
+	// observer's, for the pools' events (Config); nil when none.
 	poolWait          func(module, route string, waited time.Duration, acquired bool)
 	instanceDiscarded func(module, route string)
+	instanceMade      func(module, route string)
 }
 
 // New makes the engine: the compiler's runtime (and the interpreter's,
@@ -195,7 +200,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	rcfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(uint32(cfg.MemoryBytes / 65536)).
 		WithCloseOnContextDone(false)
-	e := &Engine{logger: logger, memoryBytes: cfg.MemoryBytes / 65536 * 65536, loadCall: cfg.LoadCall, mapped: cfg.MapMemory, configFile: cfg.ConfigFile, poolWait: cfg.PoolWait, instanceDiscarded: cfg.InstanceDiscarded}
+	e := &Engine{logger: logger, memoryBytes: cfg.MemoryBytes / 65536 * 65536, loadCall: cfg.LoadCall, mapped: cfg.MapMemory, configFile: cfg.ConfigFile, poolWait: cfg.PoolWait, instanceDiscarded: cfg.InstanceDiscarded, instanceMade: cfg.InstanceMade}
 	if dir := cfg.CacheDir; dir != "" {
 		d, err := openCache(dir, cfg.CacheKeyFile)
 		var cache wazero.CompilationCache

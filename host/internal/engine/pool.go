@@ -121,12 +121,24 @@ type Pool struct {
 // same bound from the middleware as from its own pool, and the
 // middleware's instances number at most its size times the routes it
 // wraps (those beyond one idle are closed by Trim).
+//
+// A lane whose last call failed (its instance discarded) takes a fresh
+// instance for its next call rather than an idle one: the idle instances
+// are shared, and a route that fails every request would otherwise take
+// and discard, one call after another, the warm instance its healthy
+// neighbours gave back, each of whose next calls would then pay for a
+// fresh instance (milliseconds for a Go bundle) in its place. The
+// failing route pays for its own instances; its first failure still
+// costs the pool the instance it took.
 type Lane struct {
 	p     *Pool
 	slots chan struct{}
 	// route is the template observers are given for the lane's waits and
 	// discards: a bundle's route's, whose pool has none of its own.
 	route string
+	// failed: the lane's last call given back failed; its next call
+	// takes a fresh instance.
+	failed atomic.Bool
 }
 
 // Lane returns the lane named key, made on first use. route is the
@@ -164,11 +176,15 @@ var (
 // File is the file of the lane's module.
 func (l *Lane) File() string { return l.p.file }
 
-// Get is Pool.Get within the lane's slots.
-func (l *Lane) Get(ctx context.Context) (*Instance, error) { return l.p.get(ctx, l.slots, l.route) }
+// Get is Pool.Get within the lane's slots; after a failed call of the
+// lane, it makes a fresh instance rather than take an idle one.
+func (l *Lane) Get(ctx context.Context) (*Instance, error) {
+	return l.p.get(ctx, l.slots, l.route, l.failed.Load())
+}
 
 // Put is Pool.Put for an instance taken with the lane's Get.
 func (l *Lane) Put(ctx context.Context, in *Instance, healthy bool) {
+	l.failed.Store(!healthy)
 	l.p.put(ctx, in, healthy, l.slots, l.route)
 }
 
@@ -250,22 +266,24 @@ var errClosing = errors.New("the host is shutting down")
 // until ctx is done or its deadline passes. Only a wait creates a timer.
 // The caller owns the instance until it gives it back with Put. ctx is
 // usually the Call that will run the instance.
-func (p *Pool) Get(ctx context.Context) (*Instance, error) { return p.get(ctx, p.slots, p.route) }
+func (p *Pool) Get(ctx context.Context) (*Instance, error) {
+	return p.get(ctx, p.slots, p.route, false)
+}
 
 // get is Get within slots: the pool's or a lane's, whose route observers
-// are given.
-func (p *Pool) get(ctx context.Context, slots chan struct{}, route string) (*Instance, error) {
+// are given. fresh: make an instance even when one is idle.
+func (p *Pool) get(ctx context.Context, slots chan struct{}, route string, fresh bool) (*Instance, error) {
 	if !p.engine.enter() {
 		return nil, fmt.Errorf("%s: %w", p.file, errClosing)
 	}
-	in, err := p.take(ctx, slots, route)
+	in, err := p.take(ctx, slots, route, fresh)
 	if err != nil {
 		p.engine.leave()
 	}
 	return in, err
 }
 
-func (p *Pool) take(ctx context.Context, slots chan struct{}, route string) (*Instance, error) {
+func (p *Pool) take(ctx context.Context, slots chan struct{}, route string, fresh bool) (*Instance, error) {
 	if p.deferred != nil {
 		if err := p.awaitCode(ctx); err != nil {
 			return nil, err
@@ -287,13 +305,15 @@ func (p *Pool) take(ctx context.Context, slots chan struct{}, route string) (*In
 			return nil, err
 		}
 	}
-	p.mu.Lock()
 	var in *Instance
-	if n := len(p.idle); n > 0 {
-		in, p.idle[n-1] = p.idle[n-1], nil
-		p.idle = p.idle[:n-1]
+	if !fresh {
+		p.mu.Lock()
+		if n := len(p.idle); n > 0 {
+			in, p.idle[n-1] = p.idle[n-1], nil
+			p.idle = p.idle[:n-1]
+		}
+		p.mu.Unlock()
 	}
-	p.mu.Unlock()
 	if in != nil {
 		in.sys.c = callFrom(ctx)
 		p.busyMemory.Add(in.memBytes)
@@ -303,6 +323,9 @@ func (p *Pool) take(ctx context.Context, slots chan struct{}, route string) (*In
 	if err != nil {
 		<-slots
 		return nil, err
+	}
+	if f := p.engine.instanceMade; f != nil {
+		f(p.file, route)
 	}
 	p.busyMemory.Add(in.memBytes)
 	return in, nil

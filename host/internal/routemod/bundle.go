@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/wasmendpoints/endpoints/host/internal/breaker"
 	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/internal/routefile"
@@ -77,7 +78,7 @@ func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 		// route's name) takes: the handler's calls never wait for its
 		// middleware's.
 		m := &Module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, ContractJSON: br.ContractJSON, Contract: br.Contract,
-			Lane: mod.Pool.Lane("handler "+br.Route.String(), br.Route.Pattern())}
+			Lane: mod.Pool.Lane("handler "+br.Route.String(), br.Route.Pattern()), Breaker: &breaker.Breaker{}}
 		r, err := NewRoute(br.Route, m)
 		if err != nil {
 			refuse(i, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/abi/contract"
+	"github.com/wasmendpoints/endpoints/host/internal/breaker"
 	"github.com/wasmendpoints/endpoints/host/internal/bundle"
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
@@ -40,6 +41,10 @@ type Module struct {
 	// as a module of one route has, so that slow calls of one route never
 	// make another wait; nil elsewhere.
 	Lane *engine.Lane
+	// Breaker refuses a bundle route's calls for a while once its last
+	// calls all trapped, so that its failures do not cost the bundle's
+	// other routes (package breaker); nil elsewhere.
+	Breaker *breaker.Breaker
 }
 
 // Instances is where the module's calls take their instances: its lane in
