@@ -279,7 +279,9 @@ func isIdentStart(c byte) bool {
 // both dialects.
 func isIdentPart(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '$' }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
 func lastByte(b *strings.Builder) byte {
 	s := b.String()
