@@ -107,11 +107,12 @@ func Statement(d Dialect, sql string) string {
 	return b.String()
 }
 
-// hasLiteral reports whether sql may hold a literal or a comment: a
-// statement with none (most of those that bind their values) is
-// returned as it is, without a copy.
+// hasLiteral reports whether sql may hold a literal, a comment or a
+// quoted identifier (which may be unterminated): a statement with none
+// (most of those that bind their values) is returned as it is, without
+// a copy.
 func hasLiteral(sql string) bool {
-	return strings.ContainsAny(sql, "'0123456789-/$`")
+	return strings.ContainsAny(sql, "'0123456789-/$`\"[")
 }
 
 // word copies the identifier or keyword at sql[i] (or the placeholder

@@ -35,6 +35,8 @@ func TestStatement(t *testing.T) {
 		{"unterminated string", "SELECT 'secret", "SELECT ?", PostgreSQL},
 		{"unterminated comment", "SELECT 1 /* secret", "SELECT ? ", PostgreSQL},
 		{"unterminated quoted identifier", `SELECT "abc, 'secret'`, "SELECT ?", PostgreSQL},
+		{"unterminated quoted identifier alone", `SELECT "abc`, "SELECT ?", PostgreSQL},
+		{"unterminated SQLite identifier", `SELECT [abc`, "SELECT ?", SQLite},
 		{"string prefixed by a longer name", "SELECT xE'abc'", "SELECT xE?", PostgreSQL},
 		{"SQLite blob", "INSERT INTO t VALUES (x'00ff', X'AB')", "INSERT INTO t VALUES (?, ?)", SQLite},
 		{"SQLite placeholders stay", "SELECT * FROM t WHERE a = ? AND b = ?2 AND c = $1 AND d = :name AND e = @id AND f = $v", "SELECT * FROM t WHERE a = ? AND b = ?2 AND c = $1 AND d = :name AND e = @id AND f = $v", SQLite},
