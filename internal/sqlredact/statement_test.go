@@ -6,48 +6,50 @@ import (
 	"testing"
 )
 
+// statementTests are TestStatement's cases, and FuzzStatement's seeds.
+var statementTests = []struct {
+	name, sql, want string
+	d               Dialect
+}{
+	{"bound values stay placeholders", "SELECT id FROM users WHERE id = $1 AND name = $2", "SELECT id FROM users WHERE id = $1 AND name = $2", PostgreSQL},
+	{"string", "SELECT * FROM t WHERE token = 'abc'", "SELECT * FROM t WHERE token = ?", PostgreSQL},
+	{"doubled quote inside a string", "SELECT 'it''s secret', 1", "SELECT ?, ?", PostgreSQL},
+	{"standard string keeps its backslash", `SELECT 'a\', 'secret'`, "SELECT ?, ?", PostgreSQL},
+	{"numbers", "SELECT 42, -7, 3.25, .5, 1e10, 2.5E-3, 0x1F, 1_000_000", "SELECT ?, -?, ?, ?, ?, ?, ?, ?", PostgreSQL},
+	{"hex number with e digits", "SELECT 0x1e-2", "SELECT ?-?", PostgreSQL},
+	{"digits of an identifier stay", "SELECT c1 FROM t2 WHERE t2.c3 = $1", "SELECT c1 FROM t2 WHERE t2.c3 = $1", PostgreSQL},
+	{"escape string", `SELECT E'it\'s \\ secret', e'x'`, "SELECT ?, ?", PostgreSQL},
+	{"bit strings", "SELECT B'0101', X'1F'", "SELECT ?, ?", PostgreSQL},
+	{"national and Unicode strings", `SELECT N'secret', U&'d\0061ta' UESCAPE '!'`, "SELECT ?, ? UESCAPE ?", PostgreSQL},
+	{"Unicode identifier stays", `SELECT U&"d\0061ta" FROM t`, `SELECT U&"d\0061ta" FROM t`, PostgreSQL},
+	{"dollar quotes", "SELECT $$secret$$, $tag$it's $$ secret$tag$, $1", "SELECT ?, ?, $1", PostgreSQL},
+	{"dollar in an identifier", "SELECT a$b FROM t$1", "SELECT a$b FROM t$1", PostgreSQL},
+	{"unterminated dollar quote", "SELECT $x$secret", "SELECT ?", PostgreSQL},
+	{"casts stay", "SELECT $1::int, '5'::text", "SELECT $1::int, ?::text", PostgreSQL},
+	{"jsonb operators stay", "SELECT doc ? 'key', doc ?| $1 FROM t", "SELECT doc ? ?, doc ?| $1 FROM t", PostgreSQL},
+	{"quoted identifiers stay", `SELECT "Secret Col", "a""b" FROM "t"`, `SELECT "Secret Col", "a""b" FROM "t"`, PostgreSQL},
+	{"line comment", "SELECT 1 -- token=secret\nFROM t", "SELECT ? \nFROM t", PostgreSQL},
+	{"block comment", "SELECT /* secret */ a/*x*/FROM t", "SELECT  a FROM t", PostgreSQL},
+	{"nested comment (PostgreSQL)", "SELECT /* a /* b */ secret */ 1", "SELECT  ?", PostgreSQL},
+	{"comment does not nest (SQLite)", "SELECT /* a /* b */ c */ 1", "SELECT  c */ ?", SQLite},
+	{"unterminated string", "SELECT 'secret", "SELECT ?", PostgreSQL},
+	{"unterminated comment", "SELECT 1 /* secret", "SELECT ? ", PostgreSQL},
+	{"unterminated quoted identifier", `SELECT "abc, 'secret'`, "SELECT ?", PostgreSQL},
+	{"unterminated quoted identifier alone", `SELECT "abc`, "SELECT ?", PostgreSQL},
+	{"unterminated SQLite identifier", `SELECT [abc`, "SELECT ?", SQLite},
+	{"string prefixed by a longer name", "SELECT xE'abc'", "SELECT xE?", PostgreSQL},
+	{"SQLite blob", "INSERT INTO t VALUES (x'00ff', X'AB')", "INSERT INTO t VALUES (?, ?)", SQLite},
+	{"SQLite placeholders stay", "SELECT * FROM t WHERE a = ? AND b = ?2 AND c = $1 AND d = :name AND e = @id AND f = $v", "SELECT * FROM t WHERE a = ? AND b = ?2 AND c = $1 AND d = :name AND e = @id AND f = $v", SQLite},
+	{"SQLite identifiers stay", "SELECT [a b], `c`, \"d\" FROM t", "SELECT [a b], `c`, \"d\" FROM t", SQLite},
+	{"SQLite has no escape strings", `SELECT E'a\', 'secret'`, "SELECT E?, ?", SQLite},
+	{"SQLite has no dollar quotes", "SELECT $a, 'x$a'", "SELECT $a, ?", SQLite},
+	{"SQLite numbers", "SELECT 1, 2.5, 0xff, 1e3", "SELECT ?, ?, ?, ?", SQLite},
+	{"no literal: returned as is", "BEGIN", "BEGIN", PostgreSQL},
+	{"UTF-8 names stay", "SELECT prénom FROM t WHERE x = 'é'", "SELECT prénom FROM t WHERE x = ?", PostgreSQL},
+}
+
 func TestStatement(t *testing.T) {
-	tests := []struct {
-		name, sql, want string
-		d               Dialect
-	}{
-		{"bound values stay placeholders", "SELECT id FROM users WHERE id = $1 AND name = $2", "SELECT id FROM users WHERE id = $1 AND name = $2", PostgreSQL},
-		{"string", "SELECT * FROM t WHERE token = 'abc'", "SELECT * FROM t WHERE token = ?", PostgreSQL},
-		{"doubled quote inside a string", "SELECT 'it''s secret', 1", "SELECT ?, ?", PostgreSQL},
-		{"standard string keeps its backslash", `SELECT 'a\', 'secret'`, "SELECT ?, ?", PostgreSQL},
-		{"numbers", "SELECT 42, -7, 3.25, .5, 1e10, 2.5E-3, 0x1F, 1_000_000", "SELECT ?, -?, ?, ?, ?, ?, ?, ?", PostgreSQL},
-		{"hex number with e digits", "SELECT 0x1e-2", "SELECT ?-?", PostgreSQL},
-		{"digits of an identifier stay", "SELECT c1 FROM t2 WHERE t2.c3 = $1", "SELECT c1 FROM t2 WHERE t2.c3 = $1", PostgreSQL},
-		{"escape string", `SELECT E'it\'s \\ secret', e'x'`, "SELECT ?, ?", PostgreSQL},
-		{"bit strings", "SELECT B'0101', X'1F'", "SELECT ?, ?", PostgreSQL},
-		{"national and Unicode strings", `SELECT N'secret', U&'d\0061ta' UESCAPE '!'`, "SELECT ?, ? UESCAPE ?", PostgreSQL},
-		{"Unicode identifier stays", `SELECT U&"d\0061ta" FROM t`, `SELECT U&"d\0061ta" FROM t`, PostgreSQL},
-		{"dollar quotes", "SELECT $$secret$$, $tag$it's $$ secret$tag$, $1", "SELECT ?, ?, $1", PostgreSQL},
-		{"dollar in an identifier", "SELECT a$b FROM t$1", "SELECT a$b FROM t$1", PostgreSQL},
-		{"unterminated dollar quote", "SELECT $x$secret", "SELECT ?", PostgreSQL},
-		{"casts stay", "SELECT $1::int, '5'::text", "SELECT $1::int, ?::text", PostgreSQL},
-		{"jsonb operators stay", "SELECT doc ? 'key', doc ?| $1 FROM t", "SELECT doc ? ?, doc ?| $1 FROM t", PostgreSQL},
-		{"quoted identifiers stay", `SELECT "Secret Col", "a""b" FROM "t"`, `SELECT "Secret Col", "a""b" FROM "t"`, PostgreSQL},
-		{"line comment", "SELECT 1 -- token=secret\nFROM t", "SELECT ? \nFROM t", PostgreSQL},
-		{"block comment", "SELECT /* secret */ a/*x*/FROM t", "SELECT  a FROM t", PostgreSQL},
-		{"nested comment (PostgreSQL)", "SELECT /* a /* b */ secret */ 1", "SELECT  ?", PostgreSQL},
-		{"comment does not nest (SQLite)", "SELECT /* a /* b */ c */ 1", "SELECT  c */ ?", SQLite},
-		{"unterminated string", "SELECT 'secret", "SELECT ?", PostgreSQL},
-		{"unterminated comment", "SELECT 1 /* secret", "SELECT ? ", PostgreSQL},
-		{"unterminated quoted identifier", `SELECT "abc, 'secret'`, "SELECT ?", PostgreSQL},
-		{"unterminated quoted identifier alone", `SELECT "abc`, "SELECT ?", PostgreSQL},
-		{"unterminated SQLite identifier", `SELECT [abc`, "SELECT ?", SQLite},
-		{"string prefixed by a longer name", "SELECT xE'abc'", "SELECT xE?", PostgreSQL},
-		{"SQLite blob", "INSERT INTO t VALUES (x'00ff', X'AB')", "INSERT INTO t VALUES (?, ?)", SQLite},
-		{"SQLite placeholders stay", "SELECT * FROM t WHERE a = ? AND b = ?2 AND c = $1 AND d = :name AND e = @id AND f = $v", "SELECT * FROM t WHERE a = ? AND b = ?2 AND c = $1 AND d = :name AND e = @id AND f = $v", SQLite},
-		{"SQLite identifiers stay", "SELECT [a b], `c`, \"d\" FROM t", "SELECT [a b], `c`, \"d\" FROM t", SQLite},
-		{"SQLite has no escape strings", `SELECT E'a\', 'secret'`, "SELECT E?, ?", SQLite},
-		{"SQLite has no dollar quotes", "SELECT $a, 'x$a'", "SELECT $a, ?", SQLite},
-		{"SQLite numbers", "SELECT 1, 2.5, 0xff, 1e3", "SELECT ?, ?, ?, ?", SQLite},
-		{"no literal: returned as is", "BEGIN", "BEGIN", PostgreSQL},
-		{"UTF-8 names stay", "SELECT prénom FROM t WHERE x = 'é'", "SELECT prénom FROM t WHERE x = ?", PostgreSQL},
-	}
-	for _, tt := range tests {
+	for _, tt := range statementTests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Statement(tt.d, tt.sql)
 			if got != tt.want {
@@ -128,6 +130,9 @@ func FuzzStatement(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7}, "it's", false)
 	f.Add([]byte{16, 0, 200, 5, 6, 6, 3}, `a\'b$q$*/`, true)
 	f.Add([]byte{13, 4, 30, 14}, "$$\n*/ /*", false)
+	for _, tt := range statementTests {
+		f.Add([]byte{0}, tt.sql, tt.d == SQLite)
+	}
 	f.Fuzz(func(t *testing.T, ops []byte, content string, sqlite bool) {
 		if len(ops) > 64 || len(content) > 256 {
 			return // longer inputs find nothing more, and slow the fuzzer
