@@ -42,16 +42,23 @@ const sqliteWALSizeLimit = 8 << 20
 // SQLitePooledMemory is the most memory, in bytes, a SQLite connection
 // goes back to the pool with: 16 MiB. Each connection has a memory of its
 // own (go-sqlite3 runs SQLite in a linear memory per connection), which
-// grows when a statement needs it (a group_concat of 100 MB grows it to
-// about 200 MB) and never shrinks; a connection whose memory grew past
-// this is closed when its statement or transaction ends, instead of
-// pooled, and the next statement opens a new one (about 0.5 ms, and the
-// schema read again). Ordinary work stays well under it: a new connection
-// has 512 KiB, one whose page cache (2 MB) and sorter (sorts and GROUP
-// BY over a million rows spill to temporary files) are full about 7 MiB.
-// So a database keeps at most [Options.MaxConns] times this between
-// statements, 160 MiB with the defaults, rather than 256 MiB a
-// connection (2.5 GiB). RATIONALE.md has the measurements.
+// grows when a statement needs it (a group_concat of 100 MB grew it to
+// 254 MiB) and never shrinks; a connection whose memory grew past this
+// is closed when its statement or transaction ends, instead of pooled,
+// and the next statement opens a new one (about 0.8 ms of CPU: set up,
+// the schema read again, the statement prepared again). Ordinary work
+// stays well under it: a new connection has 512 KiB, one whose page
+// cache (2 MB) and sorter (sorts and GROUP BY over a million rows spill
+// to temporary files) are full under 7 MiB. So a database keeps at most
+// [Options.MaxConns] times this between statements, 160 MiB with the
+// defaults, rather than 256 MiB a connection (2.5 GiB).
+//
+// # Notes
+//
+//   - A statement that grows its connection past it takes that memory
+//     from the system again each time it runs (a group_concat of 20 MB:
+//     48 ms of CPU instead of 13, most of it page faults);
+//     RATIONALE.md has the measurements.
 const SQLitePooledMemory = 16 << 20
 
 // pooledMemory is SQLitePooledMemory; tests change it (export_test.go).
