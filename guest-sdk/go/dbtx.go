@@ -102,7 +102,8 @@ func (d *Database) TxWith(opts TxOptions, fn func(tx *Tx) error) error {
 // commit bounded by ctx, as [Database.TxContext] bounds them, as
 // database/sql's BeginTx takes a context and options: a ctx already done
 // fails at once with ctx.Err(), beginning nothing, and no retry begins
-// once ctx is done.
+// once ctx is done: the error is then the last attempt's (errors.Is finds
+// [ErrBusy] in it) with ctx.Err() beside it.
 func (d *Database) TxWithContext(ctx context.Context, opts TxOptions, fn func(tx *Tx) error) error {
 	return d.txWith(ctx, "TxWithContext", opts, fn)
 }
@@ -115,6 +116,11 @@ func (d *Database) txWith(ctx context.Context, method string, opts TxOptions, fn
 			return err
 		}
 		time.Sleep(txRetryPause(attempt))
+		if cerr := ctxDone(ctx); cerr != nil {
+			// The busy error stays the answer (503): ctx's alone would
+			// hide why the transaction failed.
+			return fmt.Errorf("%w (not run again: %w)", err, cerr)
+		}
 	}
 }
 
