@@ -73,7 +73,8 @@ func (d *Database) TxContext(ctx context.Context, fn func(tx *Tx) error) error {
 
 // QueryContext is [Database.QueryContext] in the transaction. On
 // PostgreSQL a statement stopped at ctx's deadline aborts the
-// transaction: return its error, which rolls it back.
+// transaction, and SQLite rolls back the transaction of a write it
+// stops: return its error, which rolls it back.
 func (tx *Tx) QueryContext(ctx context.Context, sql string, args ...any) (*Rows, error) {
 	return tx.db.QueryContext(ctx, sql, args...)
 }
