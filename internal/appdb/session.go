@@ -140,7 +140,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	defer s.keepArgs(args)
 	text := interned(&s.lastSQL, sql)
 	deadline, own := s.bound()
-	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, deadline)
+	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, deadline).ownTimeout(own, s.deadline)
 	defer ctx.release()
 	began := time.Now()
 	end := s.span(name, system, text)
@@ -273,7 +273,7 @@ func (s *Session) begin(name string, opts database.TxOptions, late bool) abi.Err
 	if err == nil {
 		end = s.span(name, d.System(), "BEGIN")
 		deadline, own := s.bound()
-		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline)
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline).ownTimeout(own, s.deadline)
 		var tx database.Tx
 		tx, err = d.Begin(ctx, opts)
 		err = s.timedOut(ctx, own, err)
@@ -314,7 +314,7 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 	case commit:
 		end = s.span(name, system, "COMMIT")
 		deadline, own := s.bound()
-		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline)
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline).ownTimeout(own, s.deadline)
 		err = s.timedOut(ctx, own, tx.Commit(ctx))
 		ctx.release()
 		delete(s.txs, name)

@@ -191,3 +191,38 @@ func running(t *testing.T, url, query string) bool {
 	}
 	return !strings.Contains(string(b), `"rows":[]`)
 }
+
+// TestAStatementTimeoutBoundsTheWaitForSQLitesWriteLock: a write that
+// finds the write lock held waits for it until a tenth of its db_timeout
+// before the timeout, as abi/README.md §4.5 says, then fails busy saying
+// its timeout stopped the wait; it is not refused at once for want of
+// the margin a call's deadline keeps to answer (50 ms at least), which a
+// statement timeout, after which the call goes on, does not need.
+func TestAStatementTimeoutBoundsTheWaitForSQLitesWriteLock(t *testing.T) {
+	dir := writeApp(t, map[string]string{"server/migrations/001-a.sql": "CREATE TABLE a (x);"})
+	set := appdb.New(dir, nil)
+	t.Cleanup(func() { set.Close() })
+	if _, err := set.Migrate(t.Context(), appdb.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	main := []byte("main")
+	holder := appdb.NewSession(set, t.Context(), time.Now().Add(time.Hour), 1<<20, appdb.Hooks{})
+	t.Cleanup(func() { holder.Close() })
+	if e := holder.Begin(main); e != 0 { // BEGIN IMMEDIATE: the write lock
+		t.Fatalf("begin: %d", e)
+	}
+	const timeout = 40 * time.Millisecond
+	s := appdb.NewSession(set, t.Context(), time.Now().Add(time.Hour), 1<<20, appdb.Hooks{})
+	t.Cleanup(func() { s.Close() })
+	s.SetTimeout(timeout)
+	began := time.Now()
+	_, e := s.Run(main, []byte("INSERT INTO a VALUES (1)"), nil, true)
+	waited := time.Since(began)
+	res, _ := s.Result()
+	if e != abi.ErrDatabase || !strings.Contains(string(res), `"code":"busy"`) || !strings.Contains(string(res), "statement's timeout") {
+		t.Errorf("the write: %s, want busy saying the statement's timeout stopped the wait", res)
+	}
+	if waited < timeout*9/10 {
+		t.Errorf("the write waited %s for the lock, want a tenth less than its timeout of %s", waited, timeout)
+	}
+}
