@@ -49,9 +49,10 @@ type TxOptions struct {
 	ReadOnly bool
 	// Retries is how many times fn runs again when the transaction
 	// failed with [ErrBusy] (a serialization failure or a deadlock on
-	// PostgreSQL; a lock held past the busy timeout on SQLite): after its
-	// statements or its commit failed so, never when the begin itself
-	// did. Each retry waits a little first (5 ms, doubling up to 100 ms,
+	// PostgreSQL): after its statements or its commit failed so, never
+	// when the begin itself did. A read-write SQLite transaction takes
+	// the write lock at its begin (waiting up to the busy timeout), so
+	// its busy failure is the begin's, which is not retried. Each retry waits a little first (5 ms, doubling up to 100 ms,
 	// jittered). Defaults to 0: none.
 	//
 	// Retry only a function that does nothing but its statements, or
