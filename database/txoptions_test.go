@@ -194,3 +194,35 @@ func TestSQLiteReadOnlyConnectionWritesAgain(t *testing.T) {
 		tx.Rollback(t.Context())
 	}
 }
+
+// TestSQLiteReadOnlyConnectionWritesAgainAfterAStop: a read-only
+// transaction whose read was stopped at its context's deadline (as
+// db_timeout stops it), and whose commit's context is done too, still
+// hands its connection back writable: query_only does not outlive it.
+func TestSQLiteReadOnlyConnectionWritesAgainAfterAStop(t *testing.T) {
+	db := openSQLite(t, 1) // one connection: the next statement gets the same
+	tx, err := db.Begin(t.Context(), database.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	endless := "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000000) SELECT count(*) FROM c"
+	rows, err := tx.Query(short, endless, nil)
+	if err == nil {
+		for rows.Next() {
+		}
+		err = rows.Err()
+		rows.Close()
+	}
+	if err == nil {
+		t.Fatal("the endless read ended without an error")
+	}
+	<-short.Done()
+	if err := tx.Commit(short); err == nil {
+		t.Error("a commit with a done context succeeded")
+	}
+	if _, err := db.Exec(t.Context(), "INSERT INTO notes VALUES (2)", nil); err != nil {
+		t.Errorf("a write after the stopped read-only transaction: %v", err)
+	}
+}
