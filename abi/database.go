@@ -56,7 +56,8 @@ const (
 	// options: opts is a [DBTxOptions] as JSON, an isolation level and
 	// whether the transaction is read-only. opts_len 0 is no options (as
 	// db_begin). Errnos as db_begin's, and [ErrInvalid] for options that
-	// are not such an object (an unknown member or level): the pending
+	// are not such an object (an unknown member or level; longer than
+	// [DBTxOptionsMaxBytes]): the pending
 	// result ([ImportDBResult]) is then a [DBErrorResult] (code "other")
 	// saying what was expected; [ErrDatabase] (code "busy") with less
 	// than 50 ms left before the call's deadline, where db_begin would
@@ -99,6 +100,11 @@ type DBTxOptions struct {
 	// runs beside a writer and other readers.
 	ReadOnly bool `json:"readOnly,omitempty"`
 }
+
+// DBTxOptionsMaxBytes is the longest [DBTxOptions] JSON [ImportDBBeginWith]
+// takes: a longer one is [ErrInvalid], unread. The longest options
+// object is some 50 bytes.
+const DBTxOptionsMaxBytes = 1024
 
 // Isolation levels of [DBTxOptions], the SQL standard's (ISO/IEC 9075-2
 // §4.35.4; PostgreSQL's BEGIN ISOLATION LEVEL). SQLite accepts them all

@@ -2,11 +2,13 @@ package database_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/database"
 )
 
@@ -32,6 +34,10 @@ func TestDecodeTxOptions(t *testing.T) {
 		{"an array", `[]`, database.TxOptions{}, `want a JSON object`},
 		{"two values", `{} {}`, database.TxOptions{}, `more than one JSON value`},
 		{"not JSON", `{readOnly}`, database.TxOptions{}, `not valid JSON`},
+		// Decoded whole, 16 MB of members cost the host 400 MB of heap.
+		{"too long", `{"readOnly":true` + strings.Repeat(" ", abi.DBTxOptionsMaxBytes) + `}`, database.TxOptions{},
+			fmt.Sprintf("transaction options: %d bytes, more than the %d an options object takes (abi.DBTxOptionsMaxBytes)", abi.DBTxOptionsMaxBytes+17, abi.DBTxOptionsMaxBytes)},
+		{"long enough", `{"readOnly":true` + strings.Repeat(" ", abi.DBTxOptionsMaxBytes-17) + `}`, database.TxOptions{ReadOnly: true}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
