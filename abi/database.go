@@ -20,8 +20,9 @@ const (
 	// ImportDBQuery runs one statement that returns rows. The result is
 	// [DBQueryResult] as JSON; its size is returned, or a negative errno:
 	// [ErrNotFound] for a database the app does not declare, [ErrInvalid]
-	// for params that are not a JSON array of values, [ErrState] outside a
-	// request, [ErrDatabase] when the statement failed (the result is then
+	// for params that are not a JSON array of values (the pending result
+	// is then a [DBErrorResult], code "other", saying why), [ErrState]
+	// outside a request, [ErrDatabase] when the statement failed (the result is then
 	// a [DBErrorResult]). params_len 0 means no parameters.
 	//
 	//	db_query(db i32, db_len i32, sql i32, sql_len i32, params i32, params_len i32) -> size i32

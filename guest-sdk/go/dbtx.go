@@ -197,11 +197,13 @@ func appendTxOptions(b []byte, opts TxOptions) []byte {
 	return append(b, '}')
 }
 
-// optionsError is the error of db_begin_with's ErrInvalid: the pending
-// result's message, which says what the host expected.
-func (d *Database) optionsError(method string, rc int32) error {
+// invalidError is the error of the ErrInvalid of fn (db_begin_with's
+// options, db_query's or db_exec's parameters): the pending result's
+// message, which says what the host expected (a host before it left
+// none).
+func (d *Database) invalidError(method, fn string, rc int32) error {
 	if r, ok := pendingError(); ok {
-		return fmt.Errorf("endpoints: database %q: %s: %s: %w", d.name, method, r.Error.Message, check(abi.ImportDBBeginWith, rc))
+		return fmt.Errorf("endpoints: database %q: %s: %s: %w", d.name, method, r.Error.Message, check(fn, rc))
 	}
-	return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(abi.ImportDBBeginWith, rc))
+	return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(fn, rc))
 }

@@ -125,7 +125,9 @@ func (s *Session) Outage() database.Code { return s.outage }
 func (s *Session) Result() (data []byte, ok bool) { return s.result, s.pending }
 
 // Run runs one statement on database db for db_query (exec false) or
-// db_exec and keeps its result; it returns the result's size or an errno.
+// db_exec and keeps its result; it returns the result's size or an errno:
+// ErrInvalid for params database.AppendParams refuses, with its error as
+// the pending result (code other).
 func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	s.pending, s.result = false, s.result[:0]
 	name := interned(&s.lastDB, db)
@@ -135,6 +137,14 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	}
 	args, err := database.AppendParams(s.args[:0], params)
 	if err != nil {
+		// Pending, as db_begin_with's refused options: the guest's
+		// error says which parameter and what was expected.
+		fn := abi.ImportDBQuery
+		if exec {
+			fn = abi.ImportDBExec
+		}
+		s.result = database.AppendError(s.result, database.Errorf(database.CodeOther, fn+": "+err.Error()))
+		s.pending = true
 		return 0, abi.ErrInvalid
 	}
 	defer s.keepArgs(args)
