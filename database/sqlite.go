@@ -1145,8 +1145,10 @@ func (tx *sqliteTx) Exec(ctx context.Context, sql string, args []any) (_ ExecRes
 
 // rolledBack is the error of a statement or a commit of a transaction
 // SQLite rolled back by itself, nil while the transaction is open. SQLite
-// may roll back the whole transaction when a statement fails for want of
-// memory or disk (SQLITE_NOMEM, SQLITE_FULL, SQLITE_IOERR); the
+// rolls back the whole transaction when it stops a write of it
+// (SQLITE_INTERRUPT: a statement timeout, the call's deadline), and may
+// when a statement fails for want of memory or disk (SQLITE_NOMEM,
+// SQLITE_FULL, SQLITE_IOERR); the
 // connection is then in autocommit mode, where the statements that follow
 // would each commit at once, outside the transaction the guest still
 // thinks it is in, and stay whatever it does next.
@@ -1154,7 +1156,7 @@ func (tx *sqliteTx) rolledBack() error {
 	if !tx.c.conn.GetAutocommit() {
 		return nil
 	}
-	return Errorf(CodeTransaction, "SQLite rolled the transaction back when one of its statements failed (out of memory or disk, an I/O error): nothing of it is left; run the transaction again")
+	return Errorf(CodeTransaction, "SQLite rolled the transaction back when one of its statements failed (a write stopped at its timeout, or out of memory or disk, an I/O error): nothing of it is left; run the transaction again")
 }
 
 func (tx *sqliteTx) Commit(ctx context.Context) error {

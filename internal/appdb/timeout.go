@@ -45,5 +45,6 @@ func (s *Session) timedOut(ctx context.Context, own bool, err error) error {
 	return &database.Error{Code: database.CodeTimeout, Err: err, Message: fmt.Sprintf(
 		"the statement ran past its timeout of %s (db_timeout; a Go context's deadline) and was stopped in the database; "+
 			"the call goes on: answer from a fallback, or make the statement faster (an index, a smaller result). "+
-			"In a PostgreSQL transaction, roll back: PostgreSQL runs no other statement of it", s.timeout)}
+			"In a transaction, roll back and run it again: PostgreSQL runs no other statement of it, "+
+			"and SQLite rolls back the whole transaction of a write it stops", s.timeout)}
 }

@@ -151,12 +151,15 @@ func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 		return -1, s.fail(errorf(abi.HTTPErrorLimit, "%d requests to %s are in flight already (outbound.maxConcurrentPerHost)", s.client.maxPerHost, hostport))
 	}
 	s.sent++
-	rctx, cancel := context.WithCancel(s.ctx)
+	var rctx context.Context
+	var cancel context.CancelFunc
 	if r.Timeout > 0 {
 		// The request's own bound, within the call's: a parent that ends
 		// first keeps its own cause, so the error names which ended it.
 		d := time.Duration(r.Timeout) * time.Millisecond
 		rctx, cancel = context.WithTimeoutCause(s.ctx, d, &requestTimeout{d})
+	} else {
+		rctx, cancel = context.WithCancel(s.ctx)
 	}
 	req = req.WithContext(rctx)
 	var done func(int, *Error)
