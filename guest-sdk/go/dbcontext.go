@@ -62,7 +62,9 @@ func (d *Database) ExecContext(ctx context.Context, sql string, args ...any) (Re
 // TxContext is [Database.Tx] with its begin and commit bounded by ctx, as
 // [Database.QueryContext] bounds a statement; fn's statements are bounded
 // by the contexts they are given ([Tx.QueryContext]...). A ctx already
-// done fails at once with ctx.Err(), beginning nothing.
+// done fails at once with ctx.Err(), beginning nothing. A commit stopped
+// at ctx's deadline may have committed or not, as with database/sql: its
+// error says so; read back what fn wrote before running it again.
 func (d *Database) TxContext(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err

@@ -165,7 +165,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 			s.result, err = database.AppendQueryResult(s.result, rows, s.maxResult)
 		}
 	}
-	return s.finish(name, began, end, s.timedOut(ctx, own, err))
+	return s.finish(name, began, end, s.timedOut(ctx, own, false, err))
 }
 
 // keptArgs is the most parameters whose slice a session keeps for its
@@ -286,7 +286,7 @@ func (s *Session) begin(name string, opts database.TxOptions, late bool) abi.Err
 		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline).ownTimeout(own, s.deadline)
 		var tx database.Tx
 		tx, err = d.Begin(ctx, opts)
-		err = s.timedOut(ctx, own, err)
+		err = s.timedOut(ctx, own, false, err)
 		ctx.release()
 		if err == nil {
 			if s.txs == nil {
@@ -325,7 +325,7 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 		end = s.span(name, system, "COMMIT")
 		deadline, own := s.bound()
 		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline).ownTimeout(own, s.deadline)
-		err = s.timedOut(ctx, own, tx.Commit(ctx))
+		err = s.timedOut(ctx, own, true, tx.Commit(ctx))
 		ctx.release()
 		delete(s.txs, name)
 	default:

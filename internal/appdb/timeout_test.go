@@ -226,3 +226,44 @@ func TestAStatementTimeoutBoundsTheWaitForSQLitesWriteLock(t *testing.T) {
 		t.Errorf("the write waited %s for the lock, want a tenth less than its timeout of %s", waited, timeout)
 	}
 }
+
+// TestACommitStoppedAtItsTimeoutSaysItsOutcomeIsUnknown: a COMMIT the
+// statement timeout stops (here PostgreSQL runs a deferred trigger that
+// sleeps at commit) fails with code timeout saying that whether the
+// transaction committed is not known, so that a guest checks before it
+// runs the transaction again rather than apply it twice; it does not tell
+// it to roll back and run it again, as for a statement inside.
+func TestACommitStoppedAtItsTimeoutSaysItsOutcomeIsUnknown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	url, _, _ := databasetest.StartPostgres(t)
+	dir := writeApp(t, map[string]string{"server/migrations/001-slow-commit.sql": `
+CREATE TABLE slow_commit (x int);
+CREATE FUNCTION sleep_at_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(3600); RETURN NULL; END $$;
+CREATE CONSTRAINT TRIGGER slow_commit_t AFTER INSERT ON slow_commit DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION sleep_at_commit();
+`})
+	set := appdb.New(dir, map[string]config.Database{"main": {Driver: config.DatabasePostgres, URL: url}})
+	t.Cleanup(func() { set.Close() })
+	if _, err := set.Migrate(t.Context(), appdb.MigrateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := appdb.NewSession(set, t.Context(), time.Now().Add(time.Hour), 1<<20, appdb.Hooks{})
+	t.Cleanup(func() { s.Close() })
+	main := []byte("main")
+	if e := s.Begin(main); e != 0 {
+		t.Fatalf("begin: %d", e)
+	}
+	if _, e := s.Run(main, []byte("INSERT INTO slow_commit VALUES (1)"), nil, true); e != 0 {
+		res, _ := s.Result()
+		t.Fatalf("insert: %s", res)
+	}
+	s.SetTimeout(100 * time.Millisecond)
+	e := s.End(main, true)
+	res, _ := s.Result()
+	if e != abi.ErrDatabase || !strings.Contains(string(res), `"code":"timeout"`) ||
+		!strings.Contains(string(res), "whether the transaction committed is not known") ||
+		strings.Contains(string(res), "roll back and run it again") {
+		t.Errorf("the stopped commit: errno %d, %s\nwant code timeout saying the outcome is not known, not to run it again", e, res)
+	}
+}
