@@ -287,7 +287,8 @@ func TestOutboundCAFile(t *testing.T) {
 // request fails with code timeout, so that the guest answers itself (here
 // 405, its answer to -5) rather than being stopped at the deadline, where
 // the host would answer 500; a body that stops coming fails its read the
-// same way.
+// same way. The deadline is 2 s, so that the margin (200 ms) leaves the
+// guest its time on a loaded machine too (at 500 ms, 50 ms once did not).
 func TestASlowServiceTimesOutWhileTheGuestCanAnswer(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -304,7 +305,7 @@ func TestASlowServiceTimesOutWhileTheGuestCanAnswer(t *testing.T) {
 	t.Cleanup(backend.Close)
 	t.Cleanup(func() { close(release) })
 	srv, logs := newApp(t).
-		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}, "limits": {"timeout": "500ms"}}`)).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}, "limits": {"timeout": "2s"}}`)).
 		wat("server/api/proxy.post.wasm", proxyGuest).
 		serve(host.Options{})
 	res := do(t, srv, "POST", "/api/proxy", `{"url":"`+backend.URL+`/slow-headers"}`)
