@@ -45,7 +45,9 @@ type TxOptions struct {
 	// [ErrDenied] saying the transaction is read-only. On SQLite a
 	// read-only transaction takes no write lock, so it runs beside a
 	// writer and other readers, where a read-write one waits for the
-	// writer.
+	// writer. On PostgreSQL at READ COMMITTED each of its statements
+	// reads a snapshot of its own; a report of several statements takes
+	// Isolation [RepeatableRead] too, to read one.
 	ReadOnly bool
 	// Retries is how many times fn runs again when the transaction
 	// failed with [ErrBusy] (a serialization failure or a deadlock on
