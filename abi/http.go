@@ -178,6 +178,16 @@ const (
 	HTTPRequestHeaderMaxBytes = 256 << 10
 )
 
+// HTTPResponseHeaderMaxBytes is the most bytes of an outbound response's
+// status line and header fields (informational 1xx answers included; on
+// HTTP/2 the header list as RFC 9113 counts it, 32 bytes a field more)
+// the host reads: past it, [ImportHTTPSend] is [ErrLimit]. It is what
+// .NET's HttpClient reads by default, about Envoy's 60 KiB, and as much
+// as a guest's own answer may carry (ResponseHeaderMaxBytes); a hostile
+// service's 64 KiB of tiny fields cost the host some 2.5 MB of garbage as
+// Go parses them (RATIONALE.md, "What an open response holds").
+const HTTPResponseHeaderMaxBytes = 64 << 10
+
 // HTTPMaxRedirects is the most redirects one outbound request follows;
 // each target is checked against the allowlist again, and Authorization,
 // Proxy-Authorization and Cookie are dropped when it changes origin.
