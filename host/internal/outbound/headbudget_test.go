@@ -2,10 +2,12 @@ package outbound
 
 import (
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -111,6 +113,46 @@ func TestResponseHeadPastTheBoundIsRefused(t *testing.T) {
 				!strings.Contains(err.Message, fmt.Sprintf("passed %d bytes", abi.HTTPResponseHeaderMaxBytes)) ||
 				!strings.Contains(err.Message, "abi.HTTPResponseHeaderMaxBytes"):
 				t.Errorf("%v, want the limit code naming abi.HTTPResponseHeaderMaxBytes", err)
+			}
+		})
+	}
+}
+
+// TestResponseHeadBoundOverHTTP2: over HTTP/2 the bound is the header
+// list's (RFC 9113 counts 32 bytes a field besides its name and value):
+// a list within it is read, one past it fails with the limit code, and
+// one far past it, whose frames Go stops reading, fails as a protocol
+// error that names the bound.
+func TestResponseHeadBoundOverHTTP2(t *testing.T) {
+	ca := newTestCA(t, "127.0.0.1")
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var fields, size int
+		fmt.Sscanf(r.URL.Path, "/%d/%d", &fields, &size)
+		for i := range fields {
+			w.Header().Set(fmt.Sprintf("X-%05d", i), strings.Repeat("a", size))
+		}
+		io.WriteString(w, r.Proto)
+	}))
+	srv.EnableHTTP2 = true
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.cert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	c := newClient(t, nil, Config{CAs: ca.pem}, srv.URL)
+	for _, tc := range []struct {
+		path       string
+		code, says string // "" when read
+	}{
+		{"/400/100", "", ""},
+		{"/500/100", abi.HTTPErrorLimit, fmt.Sprintf("passed %d bytes", abi.HTTPResponseHeaderMaxBytes)},
+		{"/2000/100", abi.HTTPErrorProtocol, "abi.HTTPResponseHeaderMaxBytes"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			status, body, err := get(t, session(t, c, Limits{}), srv.URL+tc.path)
+			switch {
+			case tc.code == "" && (err != nil || status != 200 || body != "HTTP/2.0"):
+				t.Errorf("%d %q %v, want 200 over HTTP/2.0", status, body, err)
+			case tc.code != "" && (err == nil || err.Code != tc.code || !strings.Contains(err.Message, tc.says)):
+				t.Errorf("%v, want %s saying %q", err, tc.code, tc.says)
 			}
 		})
 	}
