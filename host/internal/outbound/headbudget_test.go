@@ -5,16 +5,19 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/racedetector"
@@ -70,6 +73,44 @@ func heapInUse() int64 {
 // 20 KiB, BenchmarkOpenResponse's held-B/resp less head-B), and a large
 // head's allocation rounded up to the heap's 8 KiB pages.
 const connOverhead = 32 << 10
+
+// TestHeadIsTheResponsesJSON: the head the session writes itself is the
+// JSON of abi.HTTPResponse as json.Marshal writes it (bytes that are not
+// UTF-8 as U+FFFD), whatever the values hold, in a buffer hardly
+// larger than itself.
+func TestHeadIsTheResponsesJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		header http.Header
+	}{
+		{"no headers", 204, http.Header{}},
+		{"sorted, lower case, one pair a value", 200, http.Header{"X-B": {"2", "3"}, "Content-Type": {"text/plain"}, "X-A": {""}}},
+		{"escapes", 404, http.Header{"X-Quote": {`say "hi" \ there`}, "X-Tab": {"a\tb"}, "X-Html": {"<a>&amp;</a>"}}},
+		{"not UTF-8", 500, http.Header{"X-Latin1": {"caf\xe9"}, "X-Cut": {"\xe2\x82"}, "X-Utf8": {"€ ✓"}}},
+		{"a large value", 200, http.Header{"Set-Cookie": {strings.Repeat("c", 5000)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := abi.HTTPResponse{Status: tc.status, Headers: [][2]string{}}
+			for _, name := range slices.Sorted(maps.Keys(tc.header)) {
+				for _, v := range tc.header[name] {
+					want.Headers = append(want.Headers, [2]string{strings.ToLower(name), v})
+				}
+			}
+			wantJSON, err := json.Marshal(want, jsontext.AllowInvalidUTF8(true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := head(&http.Response{StatusCode: tc.status, Header: tc.header})
+			if string(got) != string(wantJSON) {
+				t.Errorf("head = %s\nwant   %s", got, wantJSON)
+			}
+			if cap(got)-len(got) > 64 {
+				t.Errorf("the head's buffer has %d bytes for %d of JSON: the session would keep the spare ones", cap(got), len(got))
+			}
+		})
+	}
+}
 
 // TestResponseHeadPastTheBoundIsRefused: a response whose status and
 // headers pass abi.HTTPResponseHeaderMaxBytes as sent fails with the

@@ -268,9 +268,8 @@ func (c *Client) newRequest(r abi.HTTPRequest, body []byte) (*http.Request, *Err
 //
 // It writes the JSON itself, into a buffer of the size the fields need
 // unescaped, rather than marshal an abi.HTTPResponse: that made a copy
-// of every field, a lower-case name a value and a grown buffer, twice
-// what Go's parsing of the head allocates (BenchmarkOpenResponse), and
-// the head is kept while its response is open.
+// of every field, a lower-case name a value and a grown buffer, more
+// than Go's parsing of the head allocates (BenchmarkOpenResponse).
 func head(resp *http.Response) []byte {
 	names := make([]string, 0, len(resp.Header))
 	size := len(`{"status":000,"headers":[]}`)
