@@ -41,7 +41,8 @@ type Limits struct {
 type Observe func(req *http.Request) (done func(status int, err *Error))
 
 // Session is the outbound requests of one guest call: its open responses
-// (by handle), how many it sent, how long they took, its last error. The
+// (by handle) and the bytes their heads hold, how many it sent, how long
+// they took, its last error. The
 // zero Session is not usable: [Session.Start] it. A session is owned by
 // the goroutine of its call.
 type Session struct {
