@@ -20,8 +20,9 @@ const (
 	// ImportDBQuery runs one statement that returns rows. The result is
 	// [DBQueryResult] as JSON; its size is returned, or a negative errno:
 	// [ErrNotFound] for a database the app does not declare, [ErrInvalid]
-	// for params that are not a JSON array of values, [ErrState] outside a
-	// request, [ErrDatabase] when the statement failed (the result is then
+	// for params that are not a JSON array of values (the pending result
+	// is then a [DBErrorResult], code "other", saying why), [ErrState]
+	// outside a request, [ErrDatabase] when the statement failed (the result is then
 	// a [DBErrorResult]). params_len 0 means no parameters.
 	//
 	//	db_query(db i32, db_len i32, sql i32, sql_len i32, params i32, params_len i32) -> size i32
@@ -56,7 +57,8 @@ const (
 	// options: opts is a [DBTxOptions] as JSON, an isolation level and
 	// whether the transaction is read-only. opts_len 0 is no options (as
 	// db_begin). Errnos as db_begin's, and [ErrInvalid] for options that
-	// are not such an object (an unknown member or level): the pending
+	// are not such an object (an unknown member or level; longer than
+	// [DBTxOptionsMaxBytes]): the pending
 	// result ([ImportDBResult]) is then a [DBErrorResult] (code "other")
 	// saying what was expected; [ErrDatabase] (code "busy") with less
 	// than 50 ms left before the call's deadline, where db_begin would
@@ -99,6 +101,11 @@ type DBTxOptions struct {
 	// runs beside a writer and other readers.
 	ReadOnly bool `json:"readOnly,omitempty"`
 }
+
+// DBTxOptionsMaxBytes is the longest [DBTxOptions] JSON [ImportDBBeginWith]
+// takes: a longer one is [ErrInvalid], unread. The longest options
+// object is some 50 bytes.
+const DBTxOptionsMaxBytes = 1024
 
 // Isolation levels of [DBTxOptions], the SQL standard's (ISO/IEC 9075-2
 // §4.35.4; PostgreSQL's BEGIN ISOLATION LEVEL). SQLite accepts them all

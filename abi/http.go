@@ -24,8 +24,10 @@ const (
 	// the other http_* functions, or [ErrInvalid] (req is not such JSON,
 	// a bad method, URL or header), [ErrNotAllowed] (the URL's origin is
 	// not listed, or the address dialled is private and not itself
-	// listed), [ErrLimit] (limits.outboundRequests of this call, or the
-	// concurrent requests to the host), [ErrIO] (connecting, TLS, the
+	// listed), [ErrLimit] (limits.outboundRequests of this call, the
+	// concurrent requests to the host, a head past
+	// [HTTPResponseHeaderMaxBytes], or one the call's open responses'
+	// limits.outboundHeaderBytes has no room for), [ErrIO] (connecting, TLS, the
 	// protocol, a redirect, the deadline or the request's own
 	// [HTTPRequest.Timeout]), [ErrState] outside a request.
 	//
@@ -71,8 +73,10 @@ const (
 	// private, link-local or otherwise not public and not itself listed.
 	ErrNotAllowed Errno = -9
 	// ErrLimit: the call passed an outbound bound: limits.outboundRequests
-	// requests, limits.outboundBytes of a response read whole, or the
-	// concurrent requests allowed to one host.
+	// requests, limits.outboundBytes of a response read whole, the
+	// concurrent requests allowed to one host, a response's head past
+	// [HTTPResponseHeaderMaxBytes], or limits.outboundHeaderBytes of the
+	// heads the call's open responses hold.
 	ErrLimit Errno = -10
 )
 
@@ -177,6 +181,16 @@ const (
 	HTTPRequestHeaderMaxCount = 1000
 	HTTPRequestHeaderMaxBytes = 256 << 10
 )
+
+// HTTPResponseHeaderMaxBytes is the most bytes of an outbound response's
+// status line and header fields (informational 1xx answers included; on
+// HTTP/2 the header list as RFC 9113 counts it, 32 bytes a field more)
+// the host reads: past it, [ImportHTTPSend] is [ErrLimit]. It is what
+// .NET's HttpClient reads by default, about Envoy's 60 KiB, and as much
+// as a guest's own answer may carry ([ResponseHeaderMaxBytes]); a hostile
+// service's 64 KiB of one-byte fields still make about 1 MB of garbage
+// as Go parses them (RATIONALE.md, "What an open response holds").
+const HTTPResponseHeaderMaxBytes = 64 << 10
 
 // HTTPMaxRedirects is the most redirects one outbound request follows;
 // each target is checked against the allowlist again, and Authorization,

@@ -307,6 +307,8 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/limits/outboundBytes", "must be positive, got %d", l.OutboundBytes)
 	case l.OutboundRequests < 0:
 		return nil, badSetting(file, "/limits/outboundRequests", "must be positive, got %d", l.OutboundRequests)
+	case l.OutboundHeaderBytes < 0:
+		return nil, badSetting(file, "/limits/outboundHeaderBytes", "must be positive, got %d", l.OutboundHeaderBytes)
 	}
 	if err := checkOutbound(file, cfg.Outbound); err != nil {
 		return nil, err

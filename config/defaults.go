@@ -40,6 +40,7 @@ func (l Limits) WithDefaults() Limits {
 	dur(&l.MaxTimeout, DefaultMaxTimeout)
 	num(&l.OutboundBytes, DefaultOutboundBytes)
 	count(&l.OutboundRequests, DefaultOutboundRequests)
+	num(&l.OutboundHeaderBytes, DefaultOutboundHeaderBytes)
 	num(&l.SQLResultBytes, DefaultSQLResultBytes)
 	return l
 }

@@ -127,6 +127,15 @@ type Limits struct {
 	// send (redirects not counted); one more gets abi.ErrLimit. Defaults
 	// to [DefaultOutboundRequests].
 	OutboundRequests int `json:"outboundRequests,omitzero"`
+	// OutboundHeaderBytes is the most bytes the status and headers of one
+	// call's open outbound responses may hold together, counted as the
+	// JSON http_response gives (abi.HTTPResponse): a response that would
+	// pass it is closed and its http_send returns abi.ErrLimit, while one
+	// the guest closed (http_close) gives its bytes back. It bounds what
+	// the host keeps for a call whose services answer with large headers
+	// (each response's head is at most abi.HTTPResponseHeaderMaxBytes as
+	// sent). Defaults to [DefaultOutboundHeaderBytes].
+	OutboundHeaderBytes int64 `json:"outboundHeaderBytes,omitzero"`
 	// SQLResultBytes is the largest result one database statement may
 	// give a guest, as JSON (abi/README.md §4.5); a larger one
 	// fails with the code "too_large". Defaults to
@@ -169,6 +178,10 @@ const (
 	// DefaultOutboundRequests is the default of [Limits.OutboundRequests]:
 	// 50 requests per call.
 	DefaultOutboundRequests = 50
+	// DefaultOutboundHeaderBytes is the default of
+	// [Limits.OutboundHeaderBytes]: 1 MiB, 20 KiB for each of 50 open
+	// responses, where an API's answer carries 1 or 2 KiB.
+	DefaultOutboundHeaderBytes = 1 << 20
 	// DefaultQueryParams is the default of [Limits.QueryParams]: 1000
 	// parameters.
 	DefaultQueryParams = 1000

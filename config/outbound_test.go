@@ -45,6 +45,7 @@ func TestOutboundSettingsAreCheckedAtLoad(t *testing.T) {
 		{"a negative bound", `{"outbound": {"maxConcurrentPerHost": -1}}`, "/outbound/maxConcurrentPerHost: must be positive"},
 		{"negative outboundBytes", `{"limits": {"outboundBytes": -1}}`, "/limits/outboundBytes: must be positive"},
 		{"negative outboundRequests", `{"limits": {"outboundRequests": -1}}`, "/limits/outboundRequests: must be positive"},
+		{"negative outboundHeaderBytes", `{"limits": {"outboundHeaderBytes": -1}}`, "/limits/outboundHeaderBytes: must be positive"},
 		{"an unknown key", `{"outbound": {"allowHosts": []}}`, "allowed here: allowedHosts, caFile, maxConcurrentPerHost"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

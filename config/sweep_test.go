@@ -40,6 +40,7 @@ var invalid = map[string]struct{ json, at string }{
 	"/limits/maxTimeout":          {json: `{"limits": {"maxTimeout": "-5s"}}`},
 	"/limits/outboundBytes":       {json: `{"limits": {"outboundBytes": -1}}`},
 	"/limits/outboundRequests":    {json: `{"limits": {"outboundRequests": -1}}`},
+	"/limits/outboundHeaderBytes": {json: `{"limits": {"outboundHeaderBytes": "1MB"}}`},
 	"/limits/sqlResultBytes":      {json: `{"limits": {"sqlResultBytes": -1}}`},
 
 	"/responseValidation": {json: `{"responseValidation": "sometimes"}`},

@@ -145,3 +145,43 @@ func TestDecodeParamsBoundsTheirNumber(t *testing.T) {
 		t.Errorf("8 Mi parameters: %v after allocating %d MiB; want an error after a few MiB", err, mb)
 	}
 }
+
+// TestDecodeParamsRefusesANestedValueUnread: a parameter that is an array,
+// or an object other than {"$blob": "<base64>"}, is refused as soon as it
+// begins, never decoded whole: one parameter holding 8 Mi values
+// ("[[0,0,...]]", or an object of as many members, or a blob object
+// holding an array) took the host as much heap as 8 Mi parameters, past
+// abi.DBParamsMax's bound, to be refused after.
+func TestDecodeParamsRefusesANestedValueUnread(t *testing.T) {
+	const n = 8 << 20
+	zeros := "[" + strings.Repeat("0,", n-1) + "0]"
+	members := "{" + strings.Repeat(`"a":0,`, n/4-1) + `"a":0}`
+	tests := []struct {
+		name, params, err string
+	}{
+		{"an array", "[" + zeros + "]", "parameter 1 is an array"},
+		{"an array after a value", `[1, ` + zeros + "]", "parameter 2 is an array"},
+		{"an object", "[" + members + "]", `parameter 1 is an object other than {"$blob": "<base64>"}`},
+		{"a blob object holding an array", `[{"$blob": ` + zeros + "}]", `parameter 1 is an object other than {"$blob": "<base64>"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte(tt.params)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := DecodeParams(data)
+			runtime.ReadMemStats(&after)
+			if err == nil || !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("got %v, want ErrParams holding %q", err, tt.err)
+			}
+			if mb := (after.TotalAlloc - before.TotalAlloc) >> 20; !racedetector.Enabled && mb > 4 {
+				t.Errorf("refusing it allocated %d MiB; want it refused unread", mb)
+			}
+		})
+	}
+	// What a blob object may be still decodes, whatever its spacing.
+	args, err := DecodeParams([]byte(`[ { "$blob" : "AAE=" } , 2]`))
+	if err != nil || len(args) != 2 || !reflect.DeepEqual(args[0], []byte{0, 1}) || args[1] != int64(2) {
+		t.Errorf("a blob and an integer: %#v, %v", args, err)
+	}
+}

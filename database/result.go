@@ -59,7 +59,9 @@ func AppendParams(dst []any, data []byte) ([]any, error) {
 
 // decodeParamsJSON is DecodeParams through encoding/json: every case, and
 // the errors. The array is read value by value, so that one of more than
-// abi.DBParamsMax values is refused before it is decoded whole.
+// abi.DBParamsMax values is refused before it is decoded whole, and a
+// parameter that is an array or an object other than a blob at its first
+// token (decodeParam).
 func decodeParamsJSON(data []byte) ([]any, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
@@ -76,9 +78,9 @@ func decodeParamsJSON(data []byte) ([]any, error) {
 		if len(raw) == abi.DBParamsMax {
 			return nil, tooManyParams()
 		}
-		var v any
-		if err := d.Decode(&v); err != nil {
-			return nil, fmt.Errorf("%w: parameter %d: %v", ErrParams, len(raw)+1, err)
+		v, err := decodeParam(d, len(raw)+1)
+		if err != nil {
+			return nil, err
 		}
 		raw = append(raw, v)
 	}
@@ -90,7 +92,6 @@ func decodeParamsJSON(data []byte) ([]any, error) {
 	}
 	for i, v := range raw {
 		switch v := v.(type) {
-		case nil, bool, string:
 		case json.Number:
 			if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
 				raw[i] = n
@@ -103,21 +104,46 @@ func decodeParamsJSON(data []byte) ([]any, error) {
 			} else {
 				return nil, fmt.Errorf("%w: parameter %d: %v", ErrParams, i+1, err)
 			}
-		case map[string]any:
-			s, ok := v[abi.DBParamBlob].(string)
-			if !ok || len(v) != 1 {
-				return nil, fmt.Errorf("%w: parameter %d is an object other than {%q: \"<base64>\"}", ErrParams, i+1, abi.DBParamBlob)
-			}
-			b, err := base64.StdEncoding.DecodeString(s)
-			if err != nil {
-				return nil, fmt.Errorf("%w: parameter %d: %q is not base64: %v", ErrParams, i+1, abi.DBParamBlob, err)
-			}
-			raw[i] = b
-		default:
-			return nil, fmt.Errorf("%w: parameter %d is an array", ErrParams, i+1)
 		}
 	}
 	return raw, nil
+}
+
+// decodeParam reads parameter n of the array d reads, token by token: a
+// scalar (nil, a bool, a string, a json.Number), or the blob object
+// {"$blob": "<base64>"} as its bytes. An array, or any
+// other object, is refused at its first token, unread: decoded whole, a
+// guest's "[[0,0,...]]" would cost the host gigabytes of heap for one
+// parameter that is refused anyway.
+func decodeParam(d *json.Decoder, n int) (any, error) {
+	tok, err := d.Token()
+	if err != nil {
+		return nil, fmt.Errorf("%w: parameter %d: %v", ErrParams, n, err)
+	}
+	switch tok {
+	case json.Delim('['):
+		return nil, fmt.Errorf("%w: parameter %d is an array", ErrParams, n)
+	case json.Delim('{'):
+	default:
+		return tok, nil
+	}
+	notBlob := fmt.Errorf("%w: parameter %d is an object other than {%q: \"<base64>\"}", ErrParams, n, abi.DBParamBlob)
+	if key, err := d.Token(); err != nil || key != abi.DBParamBlob {
+		return nil, notBlob
+	}
+	value, err := d.Token()
+	s, ok := value.(string)
+	if err != nil || !ok {
+		return nil, notBlob
+	}
+	if end, err := d.Token(); err != nil || end != json.Delim('}') {
+		return nil, notBlob
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: parameter %d: %q is not base64: %v", ErrParams, n, abi.DBParamBlob, err)
+	}
+	return b, nil
 }
 
 // tooManyParams is the error of a params array of more than

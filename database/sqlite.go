@@ -20,6 +20,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/ncruces/go-sqlite3"
 
+	"github.com/wasmendpoints/endpoints/database/internal/sqlitemem"
 	"github.com/wasmendpoints/endpoints/internal/sqlredact"
 )
 
@@ -38,6 +39,31 @@ const SQLiteBusyTimeout = 5 * time.Second
 // as long as a connection stays open. Twice the usual size, so that the
 // ordinary cycle never truncates it.
 const sqliteWALSizeLimit = 8 << 20
+
+// SQLitePooledMemory is the most memory, in bytes, a SQLite connection
+// goes back to the pool with: 16 MiB. Each connection has a memory of its
+// own (go-sqlite3 runs SQLite in a linear memory per connection), which
+// grows when a statement needs it (a group_concat of 100 MB grew it to
+// 254 MiB) and never shrinks; a connection whose memory grew past this
+// is closed when its statement or transaction ends, instead of pooled,
+// and the next statement opens a new one (about 0.8 ms of CPU: set up,
+// the schema read again, the statement prepared again). Ordinary work
+// stays well under it: a new connection has 512 KiB, one whose page
+// cache (2 MB) and sorter (sorts and GROUP BY over a million rows spill
+// to temporary files) are full under 7 MiB. So a database keeps at most
+// [Options.MaxConns] times this between statements, 160 MiB with the
+// defaults, rather than 256 MiB a connection (2.5 GiB).
+//
+// # Notes
+//
+//   - A statement that grows its connection past it takes that memory
+//     from the system again each time it runs (a group_concat of 20 MB:
+//     48 ms of CPU instead of 13, most of it page faults);
+//     RATIONALE.md has the measurements.
+const SQLitePooledMemory = 16 << 20
+
+// pooledMemory is SQLitePooledMemory; tests change it (export_test.go).
+var pooledMemory int64 = SQLitePooledMemory
 
 // busyTimeout is SQLiteBusyTimeout; tests shorten it (export_test.go).
 var busyTimeout = SQLiteBusyTimeout
@@ -415,7 +441,7 @@ func (db *sqliteDB) fileGen() uint64 {
 // (broken), a guest made temporary objects on it (temp: they end with
 // the connection, so with the statement or transaction that made them),
 // a migration ran on it (migrated: the settings its PRAGMAs left end with
-// it), or the pool is closed.
+// it), its memory grew past pooledMemory (grown), or the pool is closed.
 func (db *sqliteDB) release(c *sqliteConn) {
 	c.conn.SetInterrupt(context.Background())
 	c.trusted = false
@@ -431,12 +457,22 @@ func (db *sqliteDB) release(c *sqliteConn) {
 	db.mu.Lock()
 	closed := db.closed
 	db.mu.Unlock()
-	if closed || c.broken || c.temp || c.migrated || !c.conn.GetAutocommit() {
+	if closed || c.broken || c.temp || c.migrated || !c.conn.GetAutocommit() || c.grown() {
 		db.closeConn(c)
 	} else {
 		db.idle <- c
 	}
 	<-db.slots
+}
+
+// grown reports whether the connection's memory grew past pooledMemory
+// (SQLitePooledMemory): what its statements took, which it would keep
+// for as long as the pool kept it. A driver whose connections
+// sqlitemem.Size cannot measure (its tests fail then) pools them as
+// before.
+func (c *sqliteConn) grown() bool {
+	n, err := sqlitemem.Size(c.conn)
+	return err == nil && n > pooledMemory
 }
 
 // closeConn closes c, which no one uses; a connection a memory fault
@@ -1110,8 +1146,10 @@ func (tx *sqliteTx) Exec(ctx context.Context, sql string, args []any) (_ ExecRes
 
 // rolledBack is the error of a statement or a commit of a transaction
 // SQLite rolled back by itself, nil while the transaction is open. SQLite
-// may roll back the whole transaction when a statement fails for want of
-// memory or disk (SQLITE_NOMEM, SQLITE_FULL, SQLITE_IOERR); the
+// rolls back the whole transaction when it stops a write of it
+// (SQLITE_INTERRUPT: a statement timeout, the call's deadline), and may
+// when a statement fails for want of memory or disk (SQLITE_NOMEM,
+// SQLITE_FULL, SQLITE_IOERR); the
 // connection is then in autocommit mode, where the statements that follow
 // would each commit at once, outside the transaction the guest still
 // thinks it is in, and stay whatever it does next.
@@ -1119,7 +1157,7 @@ func (tx *sqliteTx) rolledBack() error {
 	if !tx.c.conn.GetAutocommit() {
 		return nil
 	}
-	return Errorf(CodeTransaction, "SQLite rolled the transaction back when one of its statements failed (out of memory or disk, an I/O error): nothing of it is left; run the transaction again")
+	return Errorf(CodeTransaction, "SQLite rolled the transaction back when one of its statements failed (a write stopped at its timeout, or out of memory or disk, an I/O error): nothing of it is left; run the transaction again")
 }
 
 func (tx *sqliteTx) Commit(ctx context.Context) error {

@@ -26,14 +26,18 @@ const lockWaitMinMargin = 50 * time.Millisecond
 // least lockWaitMinMargin), so that a statement of a call whose deadline
 // comes first fails busy while the call can still answer it (503 with
 // Retry-After), rather than at the deadline, where the call is stopped
-// and the host answers 500.
+// and the host answers 500. A statement's own timeout ([CallDeadlineKey])
+// has a tenth of the time left as its margin, no less: the call goes on
+// past it.
 type lockWait struct {
 	timeout time.Duration
 	// end is when the wait in progress gives up; early is set when that
-	// is a margin before the deadline rather than at the timeout. gaveUp
-	// is set when a wait gave up there, until explain reads it.
+	// is a margin before the deadline rather than at the timeout, own
+	// when that deadline is the statement's own timeout. gaveUp is set
+	// when a wait gave up there, until explain reads it.
 	end    time.Time
 	early  bool
+	own    bool
 	gaveUp bool
 }
 
@@ -44,11 +48,19 @@ type lockWait struct {
 func (w *lockWait) busy(ctx context.Context, count int) bool {
 	now := time.Now()
 	if count == 0 {
-		w.end, w.early, w.gaveUp = now.Add(w.timeout), false, false
+		w.end, w.early, w.own, w.gaveUp = now.Add(w.timeout), false, false, false
 		if deadline, ok := ctx.Deadline(); ok {
-			stop := deadline.Add(-max(min(deadline.Sub(now)/10, MaxWaitMargin), lockWaitMinMargin))
+			stop, own := deadline.Add(-callMargin(now, deadline)), false
+			if call, ok := ctx.Value(CallDeadlineKey{}).(time.Time); ok && deadline.Before(call) {
+				stop = deadline.Add(-min(deadline.Sub(now)/10, MaxWaitMargin))
+				if callStop := call.Add(-callMargin(now, call)); callStop.Before(stop) {
+					stop = callStop
+				} else {
+					own = true
+				}
+			}
 			if stop.Before(w.end) {
-				w.end, w.early = stop, true
+				w.end, w.early, w.own = stop, true, own
 			}
 		}
 	}
@@ -61,9 +73,17 @@ func (w *lockWait) busy(ctx context.Context, count int) bool {
 	return true
 }
 
+// callMargin is the time a wait that began at now leaves before a call's
+// deadline: a tenth of the time left, lockWaitMinMargin to
+// MaxWaitMargin.
+func callMargin(now, deadline time.Time) time.Duration {
+	return max(min(deadline.Sub(now)/10, MaxWaitMargin), lockWaitMinMargin)
+}
+
 // explain is err, a statement's error (sqliteError's), saying so when it
 // is busy because the wait for the lock stopped before the call's
-// deadline rather than at the busy timeout.
+// deadline or the statement's own timeout rather than at the busy
+// timeout.
 func (w *lockWait) explain(err error) error {
 	gaveUp := w.gaveUp
 	w.gaveUp = false
@@ -72,6 +92,10 @@ func (w *lockWait) explain(err error) error {
 		return err
 	}
 	msg, _, _ := strings.Cut(e.Message, ": another connection")
+	if w.own {
+		e.Message = fmt.Sprintf("%s: another connection or process held the database's write lock until just before the statement's timeout (db_timeout; a Go context's deadline); the wait stopped a tenth of it before, and the call goes on (a retry after a while may work)", msg)
+		return e
+	}
 	e.Message = fmt.Sprintf("%s: another connection or process held the database's write lock until just before the call's deadline; the wait stopped then so that the call can still answer (a retry after a while may work)", msg)
 	return e
 }

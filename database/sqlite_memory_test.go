@@ -126,18 +126,22 @@ func TestSQLiteOutOfMemoryFreesTheConnection(t *testing.T) {
 
 // vmSize is the process's address space in bytes (VmSize of
 // /proc/self/status).
-func vmSize() (int64, error) {
+func vmSize() (int64, error) { return procStatusBytes("VmSize") }
+
+// procStatusBytes is the field of /proc/self/status given in kB (VmSize,
+// RssAnon), in bytes.
+func procStatusBytes(field string) (int64, error) {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmSize:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb << 10, err
 		}
 	}
-	return 0, fmt.Errorf("no VmSize line in /proc/self/status")
+	return 0, fmt.Errorf("no %s line in /proc/self/status", field)
 }
 
 // TestSQLiteMigrationOutOfMemoryIsAnError: a migration's statement that

@@ -61,12 +61,18 @@ const ReadOnlyMessage = "the transaction is read-only (it began with readOnly): 
 // DecodeTxOptions decodes the options of db_begin_with (abi.DBTxOptions as
 // JSON, abi/README.md §4.5): an object whose members are all optional;
 // empty data is no options. An unknown member, a level it does not know,
-// or anything but such an object is an error saying what was expected.
+// anything but such an object, or more than abi.DBTxOptionsMaxBytes of
+// data is an error saying what was expected.
 //
 //	DecodeTxOptions([]byte(`{"isolation":"serializable","readOnly":true}`))
 //	// TxOptions{Isolation: IsolationSerializable, ReadOnly: true}
 func DecodeTxOptions(data []byte) (TxOptions, error) {
 	var opts TxOptions
+	if len(data) > abi.DBTxOptionsMaxBytes {
+		// Decoded whole, megabytes of members would cost the host ten
+		// times as much heap.
+		return TxOptions{}, fmt.Errorf("transaction options: %d bytes, more than the %d an options object takes (abi.DBTxOptionsMaxBytes); want an object such as {\"isolation\":\"serializable\",\"readOnly\":true}", len(data), abi.DBTxOptionsMaxBytes)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return opts, nil
 	}

@@ -2,11 +2,13 @@ package database_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/database"
 )
 
@@ -32,6 +34,10 @@ func TestDecodeTxOptions(t *testing.T) {
 		{"an array", `[]`, database.TxOptions{}, `want a JSON object`},
 		{"two values", `{} {}`, database.TxOptions{}, `more than one JSON value`},
 		{"not JSON", `{readOnly}`, database.TxOptions{}, `not valid JSON`},
+		// Decoded whole, 16 MB of members cost the host 400 MB of heap.
+		{"too long", `{"readOnly":true` + strings.Repeat(" ", abi.DBTxOptionsMaxBytes) + `}`, database.TxOptions{},
+			fmt.Sprintf("transaction options: %d bytes, more than the %d an options object takes (abi.DBTxOptionsMaxBytes)", abi.DBTxOptionsMaxBytes+17, abi.DBTxOptionsMaxBytes)},
+		{"long enough", `{"readOnly":true` + strings.Repeat(" ", abi.DBTxOptionsMaxBytes-17) + `}`, database.TxOptions{ReadOnly: true}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,5 +198,37 @@ func TestSQLiteReadOnlyConnectionWritesAgain(t *testing.T) {
 			t.Errorf("commit %v: a write in a transaction after a read-only one: %v", commit, err)
 		}
 		tx.Rollback(t.Context())
+	}
+}
+
+// TestSQLiteReadOnlyConnectionWritesAgainAfterAStop: a read-only
+// transaction whose read was stopped at its context's deadline (as
+// db_timeout stops it), and whose commit's context is done too, still
+// hands its connection back writable: query_only does not outlive it.
+func TestSQLiteReadOnlyConnectionWritesAgainAfterAStop(t *testing.T) {
+	db := openSQLite(t, 1) // one connection: the next statement gets the same
+	tx, err := db.Begin(t.Context(), database.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	endless := "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000000000000) SELECT count(*) FROM c"
+	rows, err := tx.Query(short, endless, nil)
+	if err == nil {
+		for rows.Next() {
+		}
+		err = rows.Err()
+		rows.Close()
+	}
+	if err == nil {
+		t.Fatal("the endless read ended without an error")
+	}
+	<-short.Done()
+	if err := tx.Commit(short); err == nil {
+		t.Error("a commit with a done context succeeded")
+	}
+	if _, err := db.Exec(t.Context(), "INSERT INTO notes VALUES (2)", nil); err != nil {
+		t.Errorf("a write after the stopped read-only transaction: %v", err)
 	}
 }

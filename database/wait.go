@@ -26,6 +26,15 @@ func WaitContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithDeadline(ctx, deadline.Add(-margin))
 }
 
+// CallDeadlineKey is the context key whose value is the call's deadline
+// (a time.Time) in the context of a statement whose own timeout
+// (db_timeout) comes first and is the context's deadline: past the
+// timeout the call goes on, so a wait for SQLite's write lock stops a
+// tenth of the time left before it, as [WaitContext] does, and keeps the
+// least margin a call needs to answer (50 ms) before the call's deadline
+// alone.
+type CallDeadlineKey struct{}
+
 // ErrPoolFull is in the chain of every [PoolFullError]: the database
 // answers, but no connection of the pool was free in time, which
 // errors.Is tells from a server that cannot be reached.

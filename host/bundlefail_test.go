@@ -21,8 +21,35 @@ import (
 // /api/overflow recurses without end (the Go runtime's fatal "stack
 // overflow", or out of memory: a trap), GET /api/exit calls os.Exit (a
 // trap: the module exits) and GET /api/spin loops past its 100 ms
-// timeout (stopped at its deadline).
+// timeout (stopped at its deadline). GET /api/maybe answers, unless its
+// query asks it to crash: then it calls os.Exit, a route that traps on
+// some input only.
 var failingRoutes = map[string]string{
+	"handlers/maybe/main.go": `//endpoints:route GET /api/maybe
+package main
+
+import (
+	"os"
+
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+)
+
+type maybeIn struct {
+	Crash bool ` + "`query:\"crash\"`" + `
+}
+
+func init() {
+	endpoints.Handle(endpoints.Operation{Summary: "Maybe", Responses: endpoints.Responses{200: endpoints.JSON[string]("Fine")}},
+		func(in *maybeIn) endpoints.Reply {
+			if in.Crash {
+				os.Exit(3)
+			}
+			return endpoints.Respond(200, "fine")
+		})
+}
+
+func main() {}
+`,
 	"handlers/ok/main.go": `//endpoints:route GET /api/ok
 package main
 
@@ -241,11 +268,11 @@ func TestGoBundleFailingRouteLeavesItsNeighbourWarm(t *testing.T) {
 }
 
 // TestGoBundleTrappingRouteIsRefusedForAWhile: a route of a Go bundle
-// whose last calls all trapped (breaker.Threshold of them) is refused,
-// 503 with Retry-After, for breaker.FirstPause: a warning names it and
-// Observer.RouteBreaker reports it, and the bundle's other routes serve
-// meanwhile. After the pause one call probes it; it traps again, and the
-// pause doubles. A route whose handler panics (the SDK recovers it: a
+// whose last calls from a client all trapped (breaker.Threshold of them)
+// refuses that client, 503 with Retry-After, for breaker.FirstPause: a
+// warning names the route and Observer.RouteBreaker reports it, and the
+// bundle's other routes serve meanwhile. After the pause one call probes
+// it; it traps again, and the pause doubles. A route whose handler panics (the SDK recovers it: a
 // result code, no trap) is never refused. Each trapped call cost a fresh
 // instance, and a stack overflow more than a second of CPU time, for as
 // long as clients called it.
@@ -264,7 +291,7 @@ func TestGoBundleTrappingRouteIsRefusedForAWhile(t *testing.T) {
 			t.Fatalf("GET %s (%d) = %d %s, want 500", exit, i, got.status, got.body)
 		}
 	}
-	want := host.BreakerEvent{Module: file, Route: exit, Open: true, Pause: breaker.FirstPause, Trapped: breaker.Threshold}
+	want := host.BreakerEvent{Module: file, Route: exit, Open: true, Pause: breaker.FirstPause, Trapped: breaker.Threshold, Refused: 1}
 	select {
 	case e := <-events:
 		if e != want {
@@ -277,7 +304,7 @@ func TestGoBundleTrappingRouteIsRefusedForAWhile(t *testing.T) {
 	if got.status != 503 || got.header.Get("Retry-After") != "1" {
 		t.Errorf("GET %s once refused = %d Retry-After %q, want 503 Retry-After 1", exit, got.status, got.header.Get("Retry-After"))
 	}
-	if !strings.Contains(logs.String(), "route refused for a while: its last calls all trapped") || !strings.Contains(logs.String(), `route="server/bundles/go.wasm (GET /api/exit)"`) {
+	if !strings.Contains(logs.String(), "route refused for a while to a client whose last calls all trapped") || !strings.Contains(logs.String(), `route="server/bundles/go.wasm (GET /api/exit)"`) {
 		t.Errorf("the log names no refused route:\n%s", logs)
 	}
 	for _, path := range []string{"/api/ok", "/api/ok"} {

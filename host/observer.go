@@ -74,10 +74,12 @@ type Observer struct {
 	// takes none its neighbours gave back. The warm instance a load
 	// makes is not reported.
 	InstanceMade func(PoolEvent)
-	// RouteBreaker is called when a route of a bundle starts being
-	// refused (503 with Retry-After) because its last calls all trapped,
-	// for a pause that doubles each time the call that probes it after
-	// the pause traps too, and when a call serves again.
+	// RouteBreaker is called when a route of a bundle starts refusing a
+	// client (503 with Retry-After) because that client's last calls to
+	// it all trapped, for a pause that doubles each time the call of the
+	// client that probes it after the pause traps too, and when a call
+	// of such a client serves again. The route's other clients are
+	// served meanwhile; the event does not name the client.
 	RouteBreaker func(BreakerEvent)
 	// Reload is called at the end of every [Host.Reload] (so of every
 	// reload [Host.Watch] makes), with its report, including those that
@@ -235,18 +237,23 @@ type ValidationEvent struct {
 	Status int
 }
 
-// BreakerEvent is a route of a bundle refused for a while because its
-// last calls all trapped, or serving again.
+// BreakerEvent is a route of a bundle refusing a client for a while
+// because that client's last calls to it all trapped, or serving such a
+// client again.
 type BreakerEvent struct {
 	// Module is the bundle, relative to the app; Route the route's
 	// template.
 	Module, Route string
-	// Open: the route is refused from now, for Pause; Trapped is the
-	// number of its calls in a row that trapped. Otherwise a call served
-	// again.
+	// Open: the client is refused from now, for Pause; Trapped is the
+	// number of its calls in a row that trapped. Otherwise a call of the
+	// client served again.
 	Open    bool
 	Pause   time.Duration
 	Trapped int
+	// Refused is the number of the route's clients refused after the
+	// change (or probed at their next call), at most the clients the
+	// route keeps a state for (1024).
+	Refused int
 }
 
 // PoolEvent is a wait for an instance, a discarded instance or one made.

@@ -50,7 +50,7 @@ func (c guestCall) Outbound() *outbound.Session {
 	}
 	if !rc.outbound.Started() {
 		l := rc.set.Limits
-		rc.outbound.Start(rc.parent, rc.clock.Deadline(), rc.stopped(), rc.set.Outbound, outbound.Limits{Requests: l.OutboundRequests, Bytes: l.OutboundBytes}, rc.observeOutbound)
+		rc.outbound.Start(rc.parent, rc.clock.Deadline(), rc.stopped(), rc.set.Outbound, outbound.Limits{Requests: l.OutboundRequests, Bytes: l.OutboundBytes, HeaderBytes: l.OutboundHeaderBytes}, rc.observeOutbound)
 	}
 	return &rc.outbound
 }

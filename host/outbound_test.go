@@ -74,6 +74,56 @@ var repeatGuest = watModule{
     (i32.const 0)`,
 }
 
+// holdGuest sends the incoming body's request until http_send fails,
+// keeping each response open, and answers 400 minus the errno that
+// stopped it.
+var holdGuest = watModule{
+	imports: httpImports,
+	extra:   "  (global $h (mut i32) (i32.const 0))\n",
+	handle: `(local.set $n (call $body_read (i32.const 65536) (i32.const 65536)))
+    (block $done (loop $more
+      (global.set $h (call $http_send (i32.const 65536) (local.get $n) (i32.const 0) (i32.const 0)))
+      (br_if $done (i32.lt_s (global.get $h) (i32.const 0)))
+      (br $more)))
+    (drop (call $set_status (i32.sub (i32.const 400) (global.get $h))))
+    (i32.const 0)`,
+}
+
+// TestOutboundHeaderBytesBoundsACall: limits.outboundHeaderBytes bounds
+// the heads a call's open responses hold: a guest that keeps every
+// response open gets ErrLimit at the first one past it (of 700 bytes,
+// the third past 2000), well before limits.outboundRequests; with the
+// default (1 MiB) the requests' count stops it.
+func TestOutboundHeaderBytesBoundsACall(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("X-Pad", strings.Repeat("p", 600))
+	}))
+	t.Cleanup(backend.Close)
+	for _, tc := range []struct {
+		name   string
+		limits string
+		sent   int32
+	}{
+		{"limits.outboundHeaderBytes", `{"outboundRequests": 50, "outboundHeaderBytes": 2000}`, 3},
+		{"the default", `{"outboundRequests": 10}`, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := newApp(t).
+				file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}, "limits": `+tc.limits+`}`)).
+				wat("server/api/hold.post.wasm", holdGuest).
+				serve(host.Options{})
+			before := hits.Load()
+			res := do(t, srv, "POST", "/api/hold", `{"url":"`+backend.URL+`/"}`)
+			if res.status != 410 || hits.Load()-before != tc.sent {
+				t.Errorf("got %d after %d requests, want 410 (ErrLimit) after %d", res.status, hits.Load()-before, tc.sent)
+			}
+		})
+	}
+}
+
 func TestGuestsCallListedServices(t *testing.T) {
 	t.Parallel()
 	var hits atomic.Int32
@@ -287,7 +337,8 @@ func TestOutboundCAFile(t *testing.T) {
 // request fails with code timeout, so that the guest answers itself (here
 // 405, its answer to -5) rather than being stopped at the deadline, where
 // the host would answer 500; a body that stops coming fails its read the
-// same way.
+// same way. The deadline is 2 s, so that the margin (200 ms) leaves the
+// guest its time on a loaded machine too (at 500 ms, 50 ms once did not).
 func TestASlowServiceTimesOutWhileTheGuestCanAnswer(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -304,7 +355,7 @@ func TestASlowServiceTimesOutWhileTheGuestCanAnswer(t *testing.T) {
 	t.Cleanup(backend.Close)
 	t.Cleanup(func() { close(release) })
 	srv, logs := newApp(t).
-		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}, "limits": {"timeout": "500ms"}}`)).
+		file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}, "limits": {"timeout": "2s"}}`)).
 		wat("server/api/proxy.post.wasm", proxyGuest).
 		serve(host.Options{})
 	res := do(t, srv, "POST", "/api/proxy", `{"url":"`+backend.URL+`/slow-headers"}`)

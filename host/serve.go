@@ -240,7 +240,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	pool := c.route.Module.Instances()
 	in, err := pool.Get(c)
 	if err != nil {
-		h.breakerDone(c, breaker.Unknown, probe)
+		h.breakerDone(r, c, breaker.Unknown, probe)
 		h.discardBody(w, r, c)
 		if failed := (*engine.ModuleFailedError)(nil); errors.As(err, &failed) {
 			// Logged once, when the load failed.
@@ -309,7 +309,7 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		// 503, and is the database's, not the guest's.
 		outage = h.databaseOutage(c, r, err)
 	}
-	h.breakerDone(c, breakerOutcome(err, waits != nil || outage != "" || r.Context().Err() != nil || lifecycle(h).stopping()), probe)
+	h.breakerDone(r, c, breakerOutcome(err, waits != nil || outage != "" || r.Context().Err() != nil || lifecycle(h).stopping()), probe)
 	if !began.IsZero() {
 		h.opts.Observer.reportGuestCall(r, c, took, !ok, waits != nil || outage != "")
 	}

@@ -430,8 +430,8 @@ func (d *Database) fail(method, fn string, rc int32) error {
 		}
 		return &DBError{Database: d.name, Code: r.Error.Code, Message: r.Error.Message, Constraint: r.Error.Constraint, Kind: r.Error.Kind}
 	case abi.ErrInvalid:
-		if fn == abi.ImportDBBeginWith {
-			return d.optionsError(method, rc)
+		if fn == abi.ImportDBBeginWith || fn == abi.ImportDBQuery || fn == abi.ImportDBExec {
+			return d.invalidError(method, fn, rc)
 		}
 	case abi.ErrNotFound:
 		return fmt.Errorf("endpoints: database %q: %s: the app declares no such database in endpoints.json's \"databases\" (in a native test, endpointstest.Database provides them): %w", d.name, method, check(fn, rc))

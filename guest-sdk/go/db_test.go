@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/abi"
 	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
 	"github.com/wasmendpoints/endpoints/guest-sdk/go/endpointstest"
 )
@@ -648,5 +649,21 @@ func TestRawMessageScanKeepsEarlierRows(t *testing.T) {
 		if len(kept) != 2 || string(kept[0]) == string(kept[1]) {
 			t.Errorf("SELECT %s: kept %q, want two different values", expr, kept)
 		}
+	}
+}
+
+// TestDatabaseSaysWhyItsParametersAreRefused: parameters the host refuses
+// (more than abi.DBParamsMax) fail with an error holding the host's
+// reason, not a bare "invalid argument".
+func TestDatabaseSaysWhyItsParametersAreRefused(t *testing.T) {
+	db := setupDB(t)
+	args := make([]any, abi.DBParamsMax+1)
+	_, err := db.Query("SELECT $1", args...)
+	if !errors.Is(err, abi.ErrInvalid) || !strings.Contains(err.Error(), "db_query: parameters must be a JSON array") || !strings.Contains(err.Error(), "more than 65535 parameters") {
+		t.Errorf("Query: %v, want ErrInvalid saying there are too many parameters", err)
+	}
+	_, err = db.Exec("INSERT INTO users (name) VALUES ($1)", args...)
+	if !strings.Contains(err.Error(), "db_exec: parameters must be a JSON array") {
+		t.Errorf("Exec: %v, want the host's reason", err)
 	}
 }

@@ -62,7 +62,9 @@ func (d *Database) ExecContext(ctx context.Context, sql string, args ...any) (Re
 // TxContext is [Database.Tx] with its begin and commit bounded by ctx, as
 // [Database.QueryContext] bounds a statement; fn's statements are bounded
 // by the contexts they are given ([Tx.QueryContext]...). A ctx already
-// done fails at once with ctx.Err(), beginning nothing.
+// done fails at once with ctx.Err(), beginning nothing. A commit stopped
+// at ctx's deadline may have committed or not, as with database/sql: its
+// error says so; read back what fn wrote before running it again.
 func (d *Database) TxContext(ctx context.Context, fn func(tx *Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -73,7 +75,8 @@ func (d *Database) TxContext(ctx context.Context, fn func(tx *Tx) error) error {
 
 // QueryContext is [Database.QueryContext] in the transaction. On
 // PostgreSQL a statement stopped at ctx's deadline aborts the
-// transaction: return its error, which rolls it back.
+// transaction, and SQLite rolls back the transaction of a write it
+// stops: return its error, which rolls it back.
 func (tx *Tx) QueryContext(ctx context.Context, sql string, args ...any) (*Rows, error) {
 	return tx.db.QueryContext(ctx, sql, args...)
 }
@@ -92,7 +95,7 @@ func (tx *Tx) ExecContext(ctx context.Context, sql string, args ...any) (Result,
 // ctx is done (or its deadline passed), else db_timeout with the time
 // left before its deadline, rounded up to a millisecond, when it has one.
 func (d *Database) bound(ctx context.Context, method string) error {
-	if err := ctx.Err(); err != nil {
+	if err := ctxDone(ctx); err != nil {
 		return err
 	}
 	deadline, ok := ctx.Deadline()
@@ -101,11 +104,24 @@ func (d *Database) bound(ctx context.Context, method string) error {
 	}
 	left := time.Until(deadline)
 	if left <= 0 {
-		return context.DeadlineExceeded
+		return context.DeadlineExceeded // it passed since ctxDone looked
 	}
 	ms := min((left+time.Millisecond-1)/time.Millisecond, abi.DBTimeoutMax)
 	if rc := dbTimeout(int32(ms)); rc < 0 {
 		return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(abi.ImportDBTimeout, rc))
+	}
+	return nil
+}
+
+// ctxDone is ctx.Err(), or context.DeadlineExceeded once ctx's deadline
+// passed though its timer has not fired yet (a module runs no other
+// goroutine while it computes).
+func ctxDone(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		return context.DeadlineExceeded
 	}
 	return nil
 }

@@ -45,13 +45,16 @@ type TxOptions struct {
 	// [ErrDenied] saying the transaction is read-only. On SQLite a
 	// read-only transaction takes no write lock, so it runs beside a
 	// writer and other readers, where a read-write one waits for the
-	// writer.
+	// writer. On PostgreSQL at READ COMMITTED each of its statements
+	// reads a snapshot of its own; a report of several statements takes
+	// Isolation [RepeatableRead] too, to read one.
 	ReadOnly bool
 	// Retries is how many times fn runs again when the transaction
 	// failed with [ErrBusy] (a serialization failure or a deadlock on
-	// PostgreSQL; a lock held past the busy timeout on SQLite): after its
-	// statements or its commit failed so, never when the begin itself
-	// did. Each retry waits a little first (5 ms, doubling up to 100 ms,
+	// PostgreSQL): after its statements or its commit failed so, never
+	// when the begin itself did. A read-write SQLite transaction takes
+	// the write lock at its begin (waiting up to the busy timeout), so
+	// its busy failure is the begin's, which is not retried. Each retry waits a little first (5 ms, doubling up to 100 ms,
 	// jittered). Defaults to 0: none.
 	//
 	// Retry only a function that does nothing but its statements, or
@@ -102,7 +105,8 @@ func (d *Database) TxWith(opts TxOptions, fn func(tx *Tx) error) error {
 // commit bounded by ctx, as [Database.TxContext] bounds them, as
 // database/sql's BeginTx takes a context and options: a ctx already done
 // fails at once with ctx.Err(), beginning nothing, and no retry begins
-// once ctx is done.
+// once ctx is done: the error is then the last attempt's (errors.Is finds
+// [ErrBusy] in it) with ctx.Err() beside it.
 func (d *Database) TxWithContext(ctx context.Context, opts TxOptions, fn func(tx *Tx) error) error {
 	return d.txWith(ctx, "TxWithContext", opts, fn)
 }
@@ -115,6 +119,11 @@ func (d *Database) txWith(ctx context.Context, method string, opts TxOptions, fn
 			return err
 		}
 		time.Sleep(txRetryPause(attempt))
+		if cerr := ctxDone(ctx); cerr != nil {
+			// The busy error stays the answer (503): ctx's alone would
+			// hide why the transaction failed.
+			return fmt.Errorf("%w (not run again: %w)", err, cerr)
+		}
 	}
 }
 
@@ -190,11 +199,13 @@ func appendTxOptions(b []byte, opts TxOptions) []byte {
 	return append(b, '}')
 }
 
-// optionsError is the error of db_begin_with's ErrInvalid: the pending
-// result's message, which says what the host expected.
-func (d *Database) optionsError(method string, rc int32) error {
+// invalidError is the error of the ErrInvalid of fn (db_begin_with's
+// options, db_query's or db_exec's parameters): the pending result's
+// message, which says what the host expected (a host before it left
+// none).
+func (d *Database) invalidError(method, fn string, rc int32) error {
 	if r, ok := pendingError(); ok {
-		return fmt.Errorf("endpoints: database %q: %s: %s: %w", d.name, method, r.Error.Message, check(abi.ImportDBBeginWith, rc))
+		return fmt.Errorf("endpoints: database %q: %s: %s: %w", d.name, method, r.Error.Message, check(fn, rc))
 	}
-	return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(abi.ImportDBBeginWith, rc))
+	return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(fn, rc))
 }

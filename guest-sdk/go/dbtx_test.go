@@ -3,6 +3,7 @@
 package endpoints
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -128,5 +129,28 @@ func TestTxWithOptionsError(t *testing.T) {
 	err := DB("main").TxWith(TxOptions{Isolation: "snapshot"}, func(*Tx) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), `endpoints: database "main": TxWith: db_begin_with: transaction options: isolation "snapshot" is not a level`) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestTxWithContextEndsBetweenRetries: when ctx ends while TxWithContext
+// waits to run a busy transaction again, no retry begins, and the error
+// is still the busy one (a HandleFunc handler answers it 503), with
+// ctx's error beside it, rather than ctx's alone (a 500).
+func TestTxWithContextEndsBetweenRetries(t *testing.T) {
+	busy := &DBError{Database: "main", Code: abi.DBCodeBusy, Message: "could not serialize access"}
+	db := &scriptedDB{}
+	hooks.DB = db
+	defer func() { hooks.DB = nil }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := DB("main").TxWithContext(ctx, TxOptions{Retries: 3}, func(tx *Tx) error {
+		cancel() // ends ctx before the retry's pause
+		return busy
+	})
+	if !errors.Is(err, ErrBusy) || !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want the busy error and context.Canceled", err)
+	}
+	if want := []string{"begin_with {}", "rollback"}; !slices.Equal(db.calls, want) {
+		t.Errorf("calls %q, want %q", db.calls, want)
 	}
 }

@@ -77,3 +77,33 @@ func TestSessionBeginWith(t *testing.T) {
 		}
 	})
 }
+
+// TestSessionRunSaysWhyItsParametersAreRefused: params the host refuses
+// (not an array of values, a parameter that is an array, more than
+// abi.DBParamsMax) are ErrInvalid, with a pending error result (code
+// other) saying which parameter and what was expected, as db_begin_with
+// leaves for its options, rather than a bare -2 the guest cannot explain.
+func TestSessionRunSaysWhyItsParametersAreRefused(t *testing.T) {
+	set := appdb.New(t.TempDir(), nil)
+	defer set.Close()
+	s := appdb.NewSession(set, context.Background(), time.Now().Add(time.Minute), 1<<20, appdb.Hooks{})
+	defer s.Close()
+	many := "[" + strings.Repeat("0,", abi.DBParamsMax) + "0]"
+	for _, tt := range []struct{ params, want string }{
+		{`{"id":7}`, `"code":"other","message":"db_query: parameters must be a JSON array`},
+		{`[1, [2]]`, `parameter 2 is an array`},
+		{many, `more than 65535 parameters`},
+	} {
+		if _, e := s.Run([]byte("main"), []byte("SELECT $1"), []byte(tt.params), false); e != abi.ErrInvalid {
+			t.Errorf("%.20s: errno %d, want ErrInvalid", tt.params, e)
+		}
+		if r, ok := s.Result(); !ok || !strings.Contains(string(r), tt.want) {
+			t.Errorf("%.20s: pending result %s (%v), want an error holding %q", tt.params, r, ok, tt.want)
+		}
+	}
+	// The next statement's result replaces it.
+	if _, e := s.Run([]byte("main"), []byte("SELECT 1"), nil, false); e != 0 {
+		r, _ := s.Result()
+		t.Fatalf("the next statement: %s", r)
+	}
+}

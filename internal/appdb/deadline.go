@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/database"
 )
 
 // stmtContext is the context of one statement: its parent's, ended at the
@@ -20,8 +22,11 @@ type stmtContext struct {
 	parent   context.Context
 	stop     context.Context
 	deadline time.Time
-	mu       sync.Mutex // guards making timed
-	timed    atomic.Pointer[timedContext]
+	// call is the call's deadline when deadline is the statement's own
+	// timeout, which comes first (ownTimeout); zero otherwise.
+	call  time.Time
+	mu    sync.Mutex // guards making timed
+	timed atomic.Pointer[timedContext]
 }
 
 // timedContext is the standard deadline context a stmtContext made.
@@ -51,8 +56,23 @@ func (c *stmtContext) restart(parent, stop context.Context, deadline time.Time) 
 	if d, ok := parent.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	c.parent, c.stop, c.deadline = parent, stop, deadline
+	c.parent, c.stop, c.deadline, c.call = parent, stop, deadline, time.Time{}
 	c.timed.Store(nil)
+	return c
+}
+
+// ownTimeout marks c's deadline as the statement's own timeout when own
+// is set, before call, the deadline of the call (or its context's, when
+// that comes first): its Value answers call for
+// database.CallDeadlineKey, by which a wait for SQLite's write lock keeps
+// a call's margin before call only. It returns c.
+func (c *stmtContext) ownTimeout(own bool, call time.Time) *stmtContext {
+	if d, ok := c.parent.Deadline(); ok && d.Before(call) {
+		call = d
+	}
+	if own && c.deadline.Before(call) {
+		c.call = call
+	}
 	return c
 }
 
@@ -111,6 +131,9 @@ func (c *stmtContext) Err() error {
 }
 
 func (c *stmtContext) Value(key any) any {
+	if _, ok := key.(database.CallDeadlineKey); ok && !c.call.IsZero() {
+		return c.call
+	}
 	if t := c.timed.Load(); t != nil {
 		return t.ctx.Value(key)
 	}

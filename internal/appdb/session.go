@@ -134,7 +134,9 @@ func (s *Session) Outage() database.Code { return s.outage }
 func (s *Session) Result() (data []byte, ok bool) { return s.result, s.pending }
 
 // Run runs one statement on database db for db_query (exec false) or
-// db_exec and keeps its result; it returns the result's size or an errno.
+// db_exec and keeps its result; it returns the result's size or an errno:
+// ErrInvalid for params database.AppendParams refuses, with its error as
+// the pending result (code other).
 func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	s.pending, s.result = false, s.result[:0]
 	name := interned(&s.lastDB, db)
@@ -144,12 +146,20 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	}
 	args, err := database.AppendParams(s.args[:0], params)
 	if err != nil {
+		// Pending, as db_begin_with's refused options: the guest's
+		// error says which parameter and what was expected.
+		fn := abi.ImportDBQuery
+		if exec {
+			fn = abi.ImportDBExec
+		}
+		s.result = database.AppendError(s.result, database.Errorf(database.CodeOther, fn+": "+err.Error()))
+		s.pending = true
 		return 0, abi.ErrInvalid
 	}
 	defer s.keepArgs(args)
 	text := interned(&s.lastSQL, sql)
 	deadline, own := s.bound()
-	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, deadline)
+	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, deadline).ownTimeout(own, s.deadline)
 	defer ctx.release()
 	began := time.Now()
 	end := s.statementSpan(name, system, text)
@@ -164,7 +174,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 			s.result, err = database.AppendQueryResult(s.result, rows, s.maxResult)
 		}
 	}
-	return s.finish(name, began, end, s.timedOut(ctx, own, err))
+	return s.finish(name, began, end, s.timedOut(ctx, own, false, err))
 }
 
 // keptArgs is the most parameters whose slice a session keeps for its
@@ -303,10 +313,10 @@ func (s *Session) begin(name string, opts database.TxOptions, late bool) abi.Err
 	if err == nil {
 		end = s.span(name, d.System(), "BEGIN")
 		deadline, own := s.bound()
-		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline)
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline).ownTimeout(own, s.deadline)
 		var tx database.Tx
 		tx, err = d.Begin(ctx, opts)
-		err = s.timedOut(ctx, own, err)
+		err = s.timedOut(ctx, own, false, err)
 		ctx.release()
 		if err == nil {
 			if s.txs == nil {
@@ -344,8 +354,8 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 	case commit:
 		end = s.span(name, system, "COMMIT")
 		deadline, own := s.bound()
-		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline)
-		err = s.timedOut(ctx, own, tx.Commit(ctx))
+		ctx := newStmtContext(s.ctx, s.hooks.Stop, deadline).ownTimeout(own, s.deadline)
+		err = s.timedOut(ctx, own, true, tx.Commit(ctx))
 		ctx.release()
 		delete(s.txs, name)
 	default:

@@ -36,14 +36,25 @@ func (s *Session) bound() (deadline time.Time, own bool) {
 // timedOut is err as the statement timeout's error when the statement's
 // own timeout (own) ended it: ctx, the statement's context, passed its
 // deadline while the call's context and stop did not end, and the driver
-// reported a stopped statement (code other). Otherwise it is err.
-func (s *Session) timedOut(ctx context.Context, own bool, err error) error {
+// reported a stopped statement (code other). Otherwise it is err. commit:
+// the statement is a COMMIT, whose outcome the error then says is not
+// known.
+func (s *Session) timedOut(ctx context.Context, own, commit bool, err error) error {
 	if err == nil || !own || !errors.Is(ctx.Err(), context.DeadlineExceeded) || s.ctx.Err() != nil ||
 		s.hooks.Stop != nil && s.hooks.Stop.Err() != nil || database.CodeOf(err) != database.CodeOther {
 		return err
 	}
+	if commit {
+		// The server may have committed before the cancel reached it: a
+		// guest told to run the transaction again could apply it twice.
+		return &database.Error{Code: database.CodeTimeout, Err: err, Message: fmt.Sprintf(
+			"the COMMIT ran past its timeout of %s (db_timeout; a Go context's deadline) and was stopped: "+
+				"whether the transaction committed is not known; read back what it wrote before running it again, "+
+				"or leave the commit without a timeout", s.timeout)}
+	}
 	return &database.Error{Code: database.CodeTimeout, Err: err, Message: fmt.Sprintf(
 		"the statement ran past its timeout of %s (db_timeout; a Go context's deadline) and was stopped in the database; "+
 			"the call goes on: answer from a fallback, or make the statement faster (an index, a smaller result). "+
-			"In a PostgreSQL transaction, roll back: PostgreSQL runs no other statement of it", s.timeout)}
+			"In a transaction, roll back and run it again: PostgreSQL runs no other statement of it, "+
+			"and SQLite rolls back the whole transaction of a write it stops", s.timeout)}
 }

@@ -38,8 +38,8 @@
 //	endpoints_pool_waits_total{route,module}                calls that found every instance busy
 //	endpoints_pool_discards_total{route,module}             instances closed after a failed call
 //	endpoints_pool_instances_made_total{route,module}       instances calls made (none idle, or their route's last call failed)
-//	endpoints_route_breaker_opens_total{route,module}       times a bundle's route was refused because its last calls all trapped
-//	endpoints_route_breaker_open{route,module}              1 while such a route is refused (503), 0 once a call served again
+//	endpoints_route_breaker_opens_total{route,module}       times a bundle's route refused a client because its last calls all trapped
+//	endpoints_route_breaker_refused_clients{route,module}   clients such a route refuses (503) now, as of its last open or close
 //	endpoints_outbound_requests_total{host,status,error}    guests' outbound HTTP requests, by host:port called
 //	endpoints_outbound_duration_seconds{host}               their time, from sending to the end of the body
 //
@@ -96,7 +96,7 @@ type Metrics struct {
 	poolDiscards   *prom.CounterVec
 	poolMade       *prom.CounterVec
 	breakerOpens   *prom.CounterVec
-	breakerOpen    *prom.GaugeVec
+	breakerClients *prom.GaugeVec
 	// outbound and outboundDuration count the guests' outbound requests
 	// by host called: the hosts are those outbound.allowedHosts lists,
 	// so their number is the operator's to bound (a "*" entry does not).
@@ -157,9 +157,9 @@ func New() *Metrics {
 		poolMade: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_pool_instances_made_total",
 			Help: "Instances calls made: none was idle, or (a route of a bundle) their route's last call failed."}, pool),
 		breakerOpens: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_route_breaker_opens_total",
-			Help: "Times a route of a bundle was refused for a while (503) because its last calls all trapped."}, pool),
-		breakerOpen: prom.NewGaugeVec(prom.GaugeOpts{Name: "endpoints_route_breaker_open",
-			Help: "1 while a route of a bundle is refused (503) because its last calls all trapped; 0 once a call served again."}, pool),
+			Help: "Times a route of a bundle refused a client for a while (503) because the client's last calls to it all trapped."}, pool),
+		breakerClients: prom.NewGaugeVec(prom.GaugeOpts{Name: "endpoints_route_breaker_refused_clients",
+			Help: "Clients a route of a bundle refuses (503) because their last calls to it all trapped, as of the route's last open or close."}, pool),
 		outbound: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_outbound_requests_total",
 			Help: "Outbound HTTP requests guests made, by host called (host:port), status (0 when none came) and error code (\"\" when none)."}, []string{"host", "status", "error"}),
 		outboundDuration: prom.NewHistogramVec(prom.HistogramOpts{Name: "endpoints_outbound_duration_seconds",
@@ -170,7 +170,7 @@ func New() *Metrics {
 func (m *Metrics) collectors() []prom.Collector {
 	return []prom.Collector{m.requests, m.duration, m.guest, m.guestFailures, m.validation,
 		m.idempotency, m.storeErrors, m.dbDuration, m.dbErrors, m.reloads, m.reloadFailures, m.poolWaits, m.poolDiscards,
-		m.poolMade, m.breakerOpens, m.breakerOpen, m.outbound, m.outboundDuration}
+		m.poolMade, m.breakerOpens, m.breakerClients, m.outbound, m.outboundDuration}
 }
 
 // Describe implements prom.Collector.
@@ -206,10 +206,8 @@ func (m *Metrics) Observer() *host.Observer {
 		RouteBreaker: func(e host.BreakerEvent) {
 			if e.Open {
 				m.breakerOpens.WithLabelValues(e.Route, e.Module).Inc()
-				m.breakerOpen.WithLabelValues(e.Route, e.Module).Set(1)
-				return
 			}
-			m.breakerOpen.WithLabelValues(e.Route, e.Module).Set(0)
+			m.breakerClients.WithLabelValues(e.Route, e.Module).Set(float64(e.Refused))
 		},
 		Reload: func(r host.ReloadReport) {
 			if r.Unchanged() {

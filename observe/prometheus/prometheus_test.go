@@ -338,9 +338,9 @@ endpoints_guest_failures_total{method="GET",route="/notes"} %v
 	}
 }
 
-// TestBundleFailureMetrics: the instances calls made are counted, and a
-// route of a bundle refused because its last calls all trapped shows in
-// endpoints_route_breaker_open until a call serves again, each opening
+// TestBundleFailureMetrics: the instances calls made are counted, and the
+// clients a route of a bundle refuses because their last calls all
+// trapped show in endpoints_route_breaker_refused_clients, each opening
 // counted.
 func TestBundleFailureMetrics(t *testing.T) {
 	t.Parallel()
@@ -351,8 +351,9 @@ func TestBundleFailureMetrics(t *testing.T) {
 		opens, open float64
 		made        bool
 	}{
-		{"opened", []host.BreakerEvent{{Open: true, Pause: time.Second, Trapped: 5}}, 1, 1, true},
-		{"opened twice, then served", []host.BreakerEvent{{Open: true, Pause: time.Second, Trapped: 5}, {Open: true, Pause: 2 * time.Second, Trapped: 6}, {}}, 2, 0, false},
+		{"opened", []host.BreakerEvent{{Open: true, Pause: time.Second, Trapped: 5, Refused: 1}}, 1, 1, true},
+		{"opened twice, then served", []host.BreakerEvent{{Open: true, Pause: time.Second, Trapped: 5, Refused: 1}, {Open: true, Pause: 2 * time.Second, Trapped: 6, Refused: 1}, {}}, 2, 0, false},
+		{"two clients opened, one served", []host.BreakerEvent{{Open: true, Pause: time.Second, Trapped: 5, Refused: 1}, {Open: true, Pause: time.Second, Trapped: 5, Refused: 2}, {Refused: 1}}, 2, 1, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -369,14 +370,14 @@ func TestBundleFailureMetrics(t *testing.T) {
 			reg := prom.NewPedanticRegistry()
 			reg.MustRegister(m)
 			want := fmt.Sprintf(`
-# HELP endpoints_route_breaker_opens_total Times a route of a bundle was refused for a while (503) because its last calls all trapped.
+# HELP endpoints_route_breaker_opens_total Times a route of a bundle refused a client for a while (503) because the client's last calls to it all trapped.
 # TYPE endpoints_route_breaker_opens_total counter
 endpoints_route_breaker_opens_total{module="%[1]s",route="%[2]s"} %[3]v
-# HELP endpoints_route_breaker_open 1 while a route of a bundle is refused (503) because its last calls all trapped; 0 once a call served again.
-# TYPE endpoints_route_breaker_open gauge
-endpoints_route_breaker_open{module="%[1]s",route="%[2]s"} %[4]v
+# HELP endpoints_route_breaker_refused_clients Clients a route of a bundle refuses (503) because their last calls to it all trapped, as of the route's last open or close.
+# TYPE endpoints_route_breaker_refused_clients gauge
+endpoints_route_breaker_refused_clients{module="%[1]s",route="%[2]s"} %[4]v
 `, module, route, tt.opens, tt.open)
-			names := []string{"endpoints_route_breaker_opens_total", "endpoints_route_breaker_open", "endpoints_pool_instances_made_total"}
+			names := []string{"endpoints_route_breaker_opens_total", "endpoints_route_breaker_refused_clients", "endpoints_pool_instances_made_total"}
 			if tt.made {
 				want += fmt.Sprintf(`# HELP endpoints_pool_instances_made_total Instances calls made: none was idle, or (a route of a bundle) their route's last call failed.
 # TYPE endpoints_pool_instances_made_total counter

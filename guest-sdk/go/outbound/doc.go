@@ -40,6 +40,11 @@
 //     (16 MiB by default): past it Read fails with an *Error of code
 //     "limit". A body passed on as it is read (a proxy, a download) may be
 //     larger: send the request with [Stream].
+//   - A response's status and headers are read up to 64 KiB, and the
+//     responses a call holds open keep at most limits.outboundHeaderBytes
+//     of them (1 MiB by default): past either, the request fails with an
+//     *Error of code "limit". Close each response's Body (or read it to
+//     its end) to give its headers back.
 //   - A request's context deadline, and http.Client.Timeout, reach the
 //     host as the request's own timeout (abi/README.md §3.1): past it the
 //     host stops the request, connecting, the headers or any read of the

@@ -1,17 +1,28 @@
-// Package breaker refuses, for a while, the calls of a route whose last
-// calls all trapped, so that a request storm on a broken route of a
-// bundle does not cost its neighbours: each trapped call costs a fresh
-// instance and the CPU time the trap took (a Go stack overflow more than
-// a second, a busy loop its whole timeout), and the bundle's routes share
-// the host's cores and their instances' pool.
+// Package breaker refuses, for a while, a client's calls to a route when
+// that client's last calls to it all trapped, so that a request storm on
+// a broken route of a bundle does not cost its neighbours: each trapped
+// call costs a fresh instance and the CPU time the trap took (a Go stack
+// overflow more than a second, a busy loop its whole timeout), and the
+// bundle's routes share the host's cores and their instances' pool.
 //
-// A Breaker counts a route's trapped calls in a row. At Threshold it
-// opens: calls are refused (the host answers 503 with Retry-After) for
-// FirstPause. Then one call at a time is let through, a probe: if it
-// traps too, the breaker opens again for twice the last pause, at most
-// MaxPause; any call that serves closes it. The host decides what a trap
-// is (host/serve.go): a trap, a deadline, os.Exit; not a result code the
-// guest returned, a database outage or a client that left.
+// A Breaker is one route's, and keeps a state per client (the host names
+// the client: its verified principal, else its address). A client's state
+// counts its trapped calls in a row. At Threshold it opens: the client's
+// calls are refused (the host answers 503 with Retry-After) for
+// FirstPause. Then one of its calls at a time is let through, a probe: if
+// it traps too, the client is refused again for twice the last pause, at
+// most MaxPause; any of its calls that serves closes it. The host decides
+// what a trap is (host/serve.go): a trap, a deadline, os.Exit; not a
+// result code the guest returned, a database outage or a client that
+// left.
+//
+// What one client sends can thus only refuse that client: a route that
+// traps on some input (a crafted body, a bug on one path) cannot be
+// turned off for everyone by one client that sends that input and then
+// wins each probe. There is no route-wide state on purpose: a rule such
+// as "traps from many clients open the route" can be driven by one
+// attacker with many addresses (an IPv6 /48 holds 65536 /64s) or many
+// accounts (RATIONALE.md).
 package breaker
 
 import (
@@ -21,13 +32,31 @@ import (
 )
 
 const (
-	// Threshold is the number of trapped calls in a row that opens a
-	// breaker: a route that fails now and then is never refused.
+	// Threshold is the number of a client's calls in a row that trapped
+	// that opens its breaker: a route that fails now and then is never
+	// refused.
 	Threshold = 5
-	// FirstPause is how long a breaker refuses calls when it opens.
+	// FirstPause is how long a client is refused when its breaker opens.
 	FirstPause = time.Second
 	// MaxPause bounds the pause, which doubles each time a probe traps.
 	MaxPause = 30 * time.Second
+	// MaxClients bounds the clients a Breaker keeps a state for; when a
+	// new one traps at the bound, the least recent is dropped (it starts
+	// closed again when it comes back). Only clients whose last call
+	// trapped have a state (one that serves drops it), so an app's real
+	// clients rarely take more than a few. 1024 keeps a route's breaker
+	// under 200 KiB however many addresses a flood comes from (a state
+	// and its map entry took 96 bytes, measured at 1024 clients, and its
+	// key holds at most 68), so 1000 bundle routes flooded at once cost
+	// under 200 MiB. A flood from more addresses than that gets some of
+	// its calls past the breaker, which costs CPU time as it would
+	// without one (the rate limits are what bounds it); it refuses
+	// nobody else.
+	MaxClients = 1024
+	// LogEvery is how often at most Done asks the host to log that a
+	// client of the route is refused (Report.Log): a route many clients
+	// trap would otherwise log a line per client per pause.
+	LogEvery = time.Minute
 )
 
 // Outcome is what became of a call a Breaker let through (Breaker.Done).
@@ -45,100 +74,220 @@ const (
 	Unknown
 )
 
-// Change is what Breaker.Done changed: nothing, the breaker opened (or
-// opened again after a probe trapped), or it closed.
+// Change is what Breaker.Done changed for the call's client: nothing, its
+// breaker opened (or opened again after a probe trapped), or it closed.
 type Change int
 
 const (
-	// Unchanged: the breaker stays as it was.
+	// Unchanged: the client's breaker stays as it was.
 	Unchanged Change = iota
-	// Opened: the breaker refuses calls from now, for the pause Done
-	// returns.
+	// Opened: the client's calls are refused from now, for Report.Pause.
 	Opened
-	// Closed: a call served after the breaker had opened; calls run
-	// again.
+	// Closed: a call of the client served after its breaker had opened;
+	// its calls run again.
 	Closed
 )
 
-// Breaker is the state of one route. Its zero value is closed and ready;
-// it is safe for concurrent use, and costs a closed route one atomic load
-// a call.
-type Breaker struct {
-	// open is set while the breaker is open or a probe runs: Allow's
-	// fast path reads it alone.
-	open atomic.Bool
-	// trapped counts the calls in a row that trapped; written under mu,
-	// but for its reset by a call that served a closed breaker.
-	trapped atomic.Int32
-
-	mu sync.Mutex
-	// until is when the pause ends; pause its length.
-	until time.Time
-	pause time.Duration
-	// probing: a probe runs; other calls are refused until it ends.
-	probing bool
+// Report is what Breaker.Done tells the host.
+type Report struct {
+	// Change is what changed for the call's client; when it Opened, Pause
+	// is how long it is refused and Trapped its calls in a row that
+	// trapped.
+	Change  Change
+	Pause   time.Duration
+	Trapped int
+	// Refused is the number of the route's clients whose breaker is open
+	// after the call (refused, or probed at their next call).
+	Refused int
+	// Log: the breaker opened, and no open was logged for the route in
+	// the last LogEvery; Opens is then the number of clients' breakers
+	// that opened since the last line logged, this one included.
+	Log   bool
+	Opens int
 }
 
-// Allow reports whether a call of the route may run at now. When it may
-// not, wait is how long until a probe may (Retry-After). probe reports a
-// call let through to probe an open breaker. A call let through must be
-// given to Done, with probe.
-func (b *Breaker) Allow(now time.Time) (wait time.Duration, probe, ok bool) {
-	if !b.open.Load() {
+// Breaker is the state of one route's clients. Its zero value is ready;
+// it is safe for concurrent use, and costs a route none of whose clients'
+// last call trapped one atomic load a call.
+type Breaker struct {
+	// tracked is len(clients): Allow and Done read it alone while it is
+	// 0, the route's usual state.
+	tracked atomic.Int32
+
+	mu sync.Mutex
+	// clients holds the state of each client whose last call trapped,
+	// by the host's key; newest and oldest are the ends of their list by
+	// recency of their last call, newest first.
+	clients        map[string]*client
+	newest, oldest *client
+	// refused counts the clients whose breaker is open.
+	refused int
+	// nextLog is when an open may be logged again; opens counts those
+	// not logged since the last line.
+	nextLog time.Time
+	opens   int
+}
+
+// client is one client's state.
+type client struct {
+	key string
+	// trapped counts the client's calls in a row that trapped.
+	trapped int
+	// until is when the pause ends (zero: closed); pause its length.
+	until time.Time
+	pause time.Duration
+	// probing: a probe of the client runs; its other calls are refused
+	// until it ends.
+	probing bool
+	// newer and older link the recency list.
+	newer, older *client
+}
+
+// Allow reports whether a call of the route from the client named key may
+// run at now. When it may not, wait is how long until a probe may
+// (Retry-After). probe reports a call let through to probe the client's
+// open breaker. A call let through must be given to Done, with the same
+// key and probe.
+func (b *Breaker) Allow(now time.Time, key string) (wait time.Duration, probe, ok bool) {
+	if b.tracked.Load() == 0 {
 		return 0, false, true
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	c := b.clients[key]
+	if c == nil {
+		return 0, false, true
+	}
+	// A refused client that keeps calling stays recent: a flood of
+	// other clients drops the states of those that stopped first.
+	b.touch(c)
 	switch {
-	case b.until.IsZero():
-		return 0, false, true // closed meanwhile
-	case now.Before(b.until):
-		return b.until.Sub(now), false, false
-	case b.probing:
+	case c.until.IsZero():
+		return 0, false, true
+	case now.Before(c.until):
+		return c.until.Sub(now), false, false
+	case c.probing:
 		return FirstPause, false, false
 	}
-	b.probing = true
+	c.probing = true
 	return 0, true, true
 }
 
-// Done notes the outcome of a call Allow let through at now (probe as
-// Allow returned it), and returns what changed; when the breaker opened,
-// pause is how long it refuses calls and trapped the calls in a row that
-// trapped.
-func (b *Breaker) Done(now time.Time, out Outcome, probe bool) (change Change, pause time.Duration, trapped int) {
-	if out == Served && !b.open.Load() {
-		if b.trapped.Load() != 0 {
-			b.trapped.Store(0)
-		}
-		return Unchanged, 0, 0
+// Tracking reports whether the route keeps a state for any client: while
+// it does not, Allow lets every call through and Done needs no key for a
+// call that served, so the host need not work out who the client is.
+func (b *Breaker) Tracking() bool {
+	return b.tracked.Load() != 0
+}
+
+// Done notes the outcome of a call of the client named key that Allow let
+// through at now (probe as Allow returned it), and reports what changed.
+func (b *Breaker) Done(now time.Time, key string, out Outcome, probe bool) Report {
+	if out != Trapped && b.tracked.Load() == 0 {
+		return Report{}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if probe {
-		b.probing = false
+	c := b.clients[key]
+	if c != nil && probe {
+		c.probing = false
 	}
 	switch out {
 	case Served:
-		b.trapped.Store(0)
-		if b.until.IsZero() {
-			return Unchanged, 0, 0
+		if c == nil {
+			return Report{Refused: b.refused}
 		}
-		b.until, b.pause = time.Time{}, 0
-		b.open.Store(false)
-		return Closed, 0, 0
+		open := !c.until.IsZero()
+		b.remove(c)
+		if !open {
+			return Report{Refused: b.refused}
+		}
+		return Report{Change: Closed, Refused: b.refused}
 	case Trapped:
-		n := int(b.trapped.Add(1))
-		switch {
-		case probe:
-			b.pause = min(2*b.pause, MaxPause)
-		case b.until.IsZero() && n >= Threshold:
-			b.pause = FirstPause
-		default:
-			return Unchanged, 0, n
+		if c == nil {
+			c = b.add(key)
 		}
-		b.until = now.Add(b.pause)
-		b.open.Store(true)
-		return Opened, b.pause, n
+		b.touch(c)
+		c.trapped++
+		switch {
+		case probe && !c.until.IsZero():
+			c.pause = min(2*c.pause, MaxPause)
+		case c.until.IsZero() && c.trapped >= Threshold:
+			c.pause = FirstPause
+			b.refused++
+		default:
+			return Report{Trapped: c.trapped, Refused: b.refused}
+		}
+		c.until = now.Add(c.pause)
+		r := Report{Change: Opened, Pause: c.pause, Trapped: c.trapped, Refused: b.refused}
+		b.opens++
+		if !now.Before(b.nextLog) {
+			r.Log, r.Opens = true, b.opens
+			b.opens, b.nextLog = 0, now.Add(LogEvery)
+		}
+		return r
 	}
-	return Unchanged, 0, int(b.trapped.Load())
+	if c == nil {
+		return Report{Refused: b.refused}
+	}
+	return Report{Trapped: c.trapped, Refused: b.refused}
+}
+
+// add makes the state of a new client, closed, dropping the least recent
+// client's when MaxClients are kept.
+func (b *Breaker) add(key string) *client {
+	if b.clients == nil {
+		b.clients = make(map[string]*client)
+	}
+	if len(b.clients) >= MaxClients {
+		b.remove(b.oldest)
+	}
+	c := &client{key: key}
+	b.clients[key] = c
+	b.tracked.Store(int32(len(b.clients)))
+	c.older = b.newest
+	if b.newest != nil {
+		b.newest.newer = c
+	}
+	b.newest = c
+	if b.oldest == nil {
+		b.oldest = c
+	}
+	return c
+}
+
+// touch makes c the most recent client.
+func (b *Breaker) touch(c *client) {
+	if b.newest == c {
+		return
+	}
+	b.unlink(c)
+	c.older = b.newest
+	b.newest.newer = c
+	b.newest = c
+}
+
+// remove drops c's state.
+func (b *Breaker) remove(c *client) {
+	if !c.until.IsZero() {
+		b.refused--
+	}
+	b.unlink(c)
+	delete(b.clients, c.key)
+	b.tracked.Store(int32(len(b.clients)))
+}
+
+// unlink takes c out of the recency list.
+func (b *Breaker) unlink(c *client) {
+	if c.newer != nil {
+		c.newer.older = c.older
+	} else {
+		b.newest = c.older
+	}
+	if c.older != nil {
+		c.older.newer = c.newer
+	} else {
+		b.oldest = c.newer
+	}
+	c.newer, c.older = nil, nil
 }

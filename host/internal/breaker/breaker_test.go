@@ -1,16 +1,19 @@
 package breaker
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 )
 
 // step is one call in a breaker test: at (since the test's start), the
-// call asks Allow, and when let through ends with out.
+// call of client ("a" when empty) asks Allow, and when let through ends
+// with out.
 type step struct {
-	at  time.Duration
-	out Outcome
+	at     time.Duration
+	client string
+	out    Outcome
 	// want: what Allow answers (ok, probe, and wait when refused), and
 	// what Done changes.
 	ok, probe bool
@@ -61,6 +64,21 @@ func TestBreaker(t *testing.T) {
 			step{at: FirstPause, out: Unknown, ok: true, probe: true},
 			step{at: FirstPause, out: Served, ok: true, probe: true, change: Closed},
 		)},
+		{"a client refused refuses no other client", append(append([]step{}, opened...),
+			step{client: "b", out: Served, ok: true},
+			step{at: FirstPause - time.Millisecond, client: "b", out: Served, ok: true},
+			step{at: FirstPause - time.Millisecond, ok: false, wait: time.Millisecond},
+			step{at: FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 2 * FirstPause},
+			step{at: FirstPause, client: "b", out: Served, ok: true},
+			step{at: FirstPause, client: "c", out: Trapped, ok: true},
+		)},
+		{"another client's call that serves resets nobody's count", []step{
+			{out: Trapped, ok: true}, {out: Trapped, ok: true}, {out: Trapped, ok: true}, {out: Trapped, ok: true},
+			{client: "b", out: Served, ok: true},
+			{client: "b", out: Trapped, ok: true},
+			{out: Trapped, ok: true, change: Opened, pause: FirstPause},
+			{client: "b", out: Served, ok: true},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,84 +86,187 @@ func TestBreaker(t *testing.T) {
 			start := time.Now()
 			for i, s := range tt.steps {
 				now := start.Add(s.at)
-				wait, probe, ok := b.Allow(now)
+				client := s.client
+				if client == "" {
+					client = "a"
+				}
+				wait, probe, ok := b.Allow(now, client)
 				if ok != s.ok || probe != s.probe || wait != s.wait {
 					t.Fatalf("step %d: Allow = wait %v, probe %v, ok %v; want %v, %v, %v", i, wait, probe, ok, s.wait, s.probe, s.ok)
 				}
 				if !ok {
 					continue
 				}
-				change, pause, _ := b.Done(now, s.out, probe)
-				if change != s.change || pause != s.pause {
-					t.Fatalf("step %d: Done = %v, pause %v; want %v, %v", i, change, pause, s.change, s.pause)
+				r := b.Done(now, client, s.out, probe)
+				if r.Change != s.change || r.Pause != s.pause {
+					t.Fatalf("step %d: Done = %v, pause %v; want %v, %v", i, r.Change, r.Pause, s.change, s.pause)
 				}
 			}
 		})
 	}
 }
 
-// TestBreakerOneProbeAtATime: while a probe runs, the other calls are
-// refused for FirstPause; a call let through before the breaker opened
-// that ends meanwhile, trapped, changes nothing.
+// TestBreakerOneProbeAtATime: while a client's probe runs, its other
+// calls are refused for FirstPause; a call let through before its breaker
+// opened that ends meanwhile, trapped, changes nothing.
 func TestBreakerOneProbeAtATime(t *testing.T) {
 	var b Breaker
 	now := time.Now()
-	_, _, _ = b.Allow(now) // a call let through before the breaker opens
+	_, _, _ = b.Allow(now, "a") // a call let through before the breaker opens
 	for range Threshold {
-		b.Allow(now)
-		b.Done(now, Trapped, false)
+		b.Allow(now, "a")
+		b.Done(now, "a", Trapped, false)
 	}
 	now = now.Add(FirstPause)
-	if _, probe, ok := b.Allow(now); !ok || !probe {
+	if _, probe, ok := b.Allow(now, "a"); !ok || !probe {
 		t.Fatalf("the first call after the pause: probe %v, ok %v; want a probe", probe, ok)
 	}
-	if wait, _, ok := b.Allow(now); ok || wait != FirstPause {
+	if wait, _, ok := b.Allow(now, "a"); ok || wait != FirstPause {
 		t.Errorf("a call while the probe runs: wait %v, ok %v; want refused for %v", wait, ok, FirstPause)
 	}
-	if change, _, _ := b.Done(now, Trapped, false); change != Unchanged {
-		t.Errorf("the earlier call, trapped while the probe runs: %v, want Unchanged", change)
+	if _, probe, ok := b.Allow(now, "b"); !ok || probe {
+		t.Errorf("another client's call while the probe runs: probe %v, ok %v; want let through, no probe", probe, ok)
 	}
-	if change, _, _ := b.Done(now, Served, true); change != Closed {
-		t.Errorf("the probe, served: %v, want Closed", change)
+	if r := b.Done(now, "a", Trapped, false); r.Change != Unchanged {
+		t.Errorf("the earlier call, trapped while the probe runs: %v, want Unchanged", r.Change)
+	}
+	if r := b.Done(now, "a", Served, true); r.Change != Closed || r.Refused != 0 {
+		t.Errorf("the probe, served: %v, %d refused; want Closed, 0", r.Change, r.Refused)
 	}
 }
 
-// TestBreakerHammer: calls released at once from many goroutines, each
-// trapping, open the breaker once, and a call that serves then closes it
-// (run with -race).
+// TestBreakerHammer: calls of client a released at once from many
+// goroutines, each trapping, open a's breaker once, while b's calls
+// beside them are all let through; a call of a that serves then closes
+// it (run with -race).
 func TestBreakerHammer(t *testing.T) {
 	var b Breaker
 	now := time.Now()
-	var opened sync.WaitGroup
+	var done sync.WaitGroup
 	var mu sync.Mutex
-	opens := 0
+	opens, refusedB := 0, 0
 	start := make(chan struct{})
 	for range 4 * Threshold {
-		opened.Add(1)
+		done.Add(2)
 		go func() {
-			defer opened.Done()
+			defer done.Done()
 			<-start
-			if _, probe, ok := b.Allow(now); ok {
-				if change, _, _ := b.Done(now, Trapped, probe); change == Opened {
+			if _, probe, ok := b.Allow(now, "a"); ok {
+				if r := b.Done(now, "a", Trapped, probe); r.Change == Opened {
 					mu.Lock()
 					opens++
 					mu.Unlock()
 				}
 			}
 		}()
+		go func() {
+			defer done.Done()
+			<-start
+			_, probe, ok := b.Allow(now, "b")
+			if ok {
+				b.Done(now, "b", Served, probe)
+				return
+			}
+			mu.Lock()
+			refusedB++
+			mu.Unlock()
+		}()
 	}
 	close(start)
-	opened.Wait()
-	if opens != 1 {
-		t.Fatalf("the breaker opened %d times, want once", opens)
+	done.Wait()
+	if opens != 1 || refusedB != 0 {
+		t.Fatalf("a's breaker opened %d times, b was refused %d times; want once and never", opens, refusedB)
 	}
-	if _, _, ok := b.Allow(now); ok {
-		t.Fatal("a call right after the breaker opened was let through")
+	if _, _, ok := b.Allow(now, "a"); ok {
+		t.Fatal("a call of a right after its breaker opened was let through")
 	}
-	if change, _, _ := b.Done(now, Served, false); change != Closed {
-		t.Errorf("a call that served: %v, want Closed", change)
+	if r := b.Done(now, "a", Served, false); r.Change != Closed {
+		t.Errorf("a call of a that served: %v, want Closed", r.Change)
 	}
-	if _, _, ok := b.Allow(now); !ok {
-		t.Error("a call after the breaker closed was refused")
+	if _, _, ok := b.Allow(now, "a"); !ok {
+		t.Error("a call of a after its breaker closed was refused")
+	}
+	if b.Tracking() {
+		t.Error("the breaker keeps a state once every client served")
+	}
+}
+
+// TestBreakerBoundsItsClients: a flood of clients that each trap keeps at
+// most MaxClients states, the least recent dropped: a refused client
+// that comes back after MaxClients others trapped starts closed, and one
+// whose calls kept coming is still refused.
+func TestBreakerBoundsItsClients(t *testing.T) {
+	var b Breaker
+	now := time.Now()
+	open := func(key string) {
+		for range Threshold {
+			b.Allow(now, key)
+			b.Done(now, key, Trapped, false)
+		}
+	}
+	open("old")
+	open("recent")
+	for i := range 10 * MaxClients {
+		key := fmt.Sprintf("flood-%d", i)
+		b.Allow(now, key)
+		b.Done(now, key, Trapped, false)
+		if i%(MaxClients/2) == 0 {
+			if _, _, ok := b.Allow(now, "recent"); ok {
+				t.Fatalf("after %d flood clients, the recent refused client was let through", i)
+			}
+		}
+		if n := len(b.clients); n > MaxClients || int(b.tracked.Load()) != n {
+			t.Fatalf("after %d flood clients: %d states kept (tracked says %d), want at most %d", i+1, n, b.tracked.Load(), MaxClients)
+		}
+	}
+	if _, _, ok := b.Allow(now, "old"); !ok {
+		t.Error("the oldest refused client, dropped, is still refused")
+	}
+	if _, _, ok := b.Allow(now, "recent"); ok {
+		t.Error("the recent refused client was let through")
+	}
+	if r := b.Done(now, "x", Served, false); r.Refused != 1 {
+		t.Errorf("Refused = %d, want 1 (recent; old was dropped)", r.Refused)
+	}
+	n := 0
+	for c := b.newest; c != nil; c = c.older {
+		n++
+	}
+	if n != len(b.clients) {
+		t.Errorf("the recency list holds %d clients, the map %d", n, len(b.clients))
+	}
+}
+
+// TestBreakerLogsOncePerInterval: the first client's breaker that opens
+// asks for a log line; others opened within LogEvery do not, and the next
+// line counts them.
+func TestBreakerLogsOncePerInterval(t *testing.T) {
+	var b Breaker
+	start := time.Now()
+	open := func(at time.Duration, key string) Report {
+		var r Report
+		for range Threshold {
+			b.Allow(start.Add(at), key)
+			r = b.Done(start.Add(at), key, Trapped, false)
+		}
+		return r
+	}
+	tests := []struct {
+		at     time.Duration
+		client string
+		log    bool
+		opens  int
+	}{
+		{0, "a", true, 1},
+		{time.Second, "b", false, 0},
+		{LogEvery - time.Millisecond, "c", false, 0},
+		{LogEvery, "d", true, 3},
+		{LogEvery + time.Second, "e", false, 0},
+	}
+	for i, tt := range tests {
+		r := open(tt.at, tt.client)
+		if r.Change != Opened || r.Log != tt.log || r.Opens != tt.opens || r.Refused != i+1 {
+			t.Errorf("client %s opened at %v: %v, log %v, opens %d, refused %d; want Opened, %v, %d, %d", tt.client, tt.at, r.Change, r.Log, r.Opens, r.Refused, tt.log, tt.opens, i+1)
+		}
 	}
 }

@@ -16,8 +16,11 @@
 //     the app's caFile.
 //   - The call's deadline bounds connecting, TLS, the headers and the body,
 //     and a request's own timeout ([abi.HTTPRequest.Timeout]) sooner;
-//     a session bounds its requests, the bytes of a response read whole,
-//     and the client the requests in flight per host.
+//     a session bounds its requests, the bytes of a response read whole
+//     and those its open responses' heads hold together, and the client
+//     the bytes of one response's head
+//     ([abi.HTTPResponseHeaderMaxBytes]) and the requests in flight per
+//     host.
 //   - Authorization, Proxy-Authorization and Cookie do not follow a
 //     redirect to another origin.
 //
@@ -108,7 +111,7 @@ func New(cfg Config) (*Client, error) {
 		MaxIdleConns:           256,
 		MaxIdleConnsPerHost:    16,
 		IdleConnTimeout:        90 * time.Second,
-		MaxResponseHeaderBytes: 256 << 10,
+		MaxResponseHeaderBytes: abi.HTTPResponseHeaderMaxBytes,
 	}
 	c.http = &http.Client{Transport: c.transport, CheckRedirect: c.checkRedirect}
 	return c, nil

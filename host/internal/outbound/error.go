@@ -138,6 +138,16 @@ func describe(ctx context.Context, hostport string, err error) (code, message st
 	case errors.As(err, &alert):
 		return abi.HTTPErrorTLS, fmt.Sprintf("TLS with %s: the server refused the handshake (%s); check the URL's port and that "+
 			"the service accepts TLS 1.2 or newer", hostport, strings.TrimPrefix(alert.Error(), "tls: "))
+	case strings.Contains(err.Error(), "response headers exceeded") || strings.Contains(err.Error(), "response header list larger than"):
+		// net/http's words for MaxResponseHeaderBytes passed (HTTP/1,
+		// HTTP/2): no error value of its own to match.
+		return abi.HTTPErrorLimit, fmt.Sprintf("the status and headers of %s's response passed %d bytes, the most the host reads "+
+			"of a response's head (abi.HTTPResponseHeaderMaxBytes); the service must send fewer or smaller header fields", hostport, abi.HTTPResponseHeaderMaxBytes)
+	case strings.Contains(err.Error(), "connection error: PROTOCOL_ERROR"):
+		// HTTP/2 ends the connection so, among other breaches, when a
+		// header list passes the bound by far: Go then stops reading it.
+		return abi.HTTPErrorProtocol, fmt.Sprintf("%s broke HTTP/2 (a protocol error, which ended the connection); a service whose "+
+			"response headers pass abi.HTTPResponseHeaderMaxBytes (%d bytes) by far ends it so", hostport, abi.HTTPResponseHeaderMaxBytes)
 	case errors.As(err, &op) && op.Op == "dial":
 		return abi.HTTPErrorConnect, connectMessage(hostport, op.Err)
 	case errors.Is(err, syscall.ECONNRESET):

@@ -39,7 +39,7 @@ func (n names) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, err
 }
 
 // newClient is a client allowing entries, resolving with n.
-func newClient(t *testing.T, n names, cfg Config, entries ...string) *Client {
+func newClient(t testing.TB, n names, cfg Config, entries ...string) *Client {
 	t.Helper()
 	l, err := allowlist.Parse(entries)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -27,6 +26,11 @@ type Limits struct {
 	// Bytes is the most bytes of one response body the guest may read,
 	// unless the request asked to stream; zero is no bound.
 	Bytes int64
+	// HeaderBytes is the most bytes the heads of the session's open
+	// responses (their status and headers, as http_response gives them)
+	// may hold together: a response whose head would pass it is closed
+	// and its http_send fails with the limit code. Zero is no bound.
+	HeaderBytes int64
 }
 
 // Observe is called when a request is about to be sent, with the
@@ -37,7 +41,8 @@ type Limits struct {
 type Observe func(req *http.Request) (done func(status int, err *Error))
 
 // Session is the outbound requests of one guest call: its open responses
-// (by handle), how many it sent, how long they took, its last error. The
+// (by handle) and the bytes their heads hold, how many it sent, how long
+// they took, its last error. The
 // zero Session is not usable: [Session.Start] it. A session is owned by
 // the goroutine of its call.
 type Session struct {
@@ -47,6 +52,7 @@ type Session struct {
 	limits  Limits
 	observe Observe
 	open    []*response // by handle; nil once closed
+	held    int64       // bytes of the open responses' heads
 	sent    int
 	elapsed time.Duration
 	last    *Error
@@ -54,12 +60,17 @@ type Session struct {
 
 // response is an open response: its body, its bounds, and what releases
 // it.
+//
+// It keeps the body and the status, not the *http.Response: Go's header
+// map of a response costs several times its head's bytes (a map entry
+// and a string a field), and the head JSON is all a guest reads of it.
 type response struct {
-	resp  *http.Response
-	head  []byte // the abi.HTTPResponse JSON
-	limit int64  // bytes the guest may read; 0: no bound
-	read  int64
-	ctx   context.Context // the request's, for the errors of body reads
+	body   io.ReadCloser
+	status int
+	head   []byte // the abi.HTTPResponse JSON
+	limit  int64  // bytes the guest may read; 0: no bound
+	read   int64
+	ctx    context.Context // the request's, for the errors of body reads
 	// hostport is the host and port of the request, for the errors of
 	// body reads.
 	hostport string
@@ -151,12 +162,15 @@ func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 		return -1, s.fail(errorf(abi.HTTPErrorLimit, "%d requests to %s are in flight already (outbound.maxConcurrentPerHost)", s.client.maxPerHost, hostport))
 	}
 	s.sent++
-	rctx, cancel := context.WithCancel(s.ctx)
+	var rctx context.Context
+	var cancel context.CancelFunc
 	if r.Timeout > 0 {
 		// The request's own bound, within the call's: a parent that ends
 		// first keeps its own cause, so the error names which ended it.
 		d := time.Duration(r.Timeout) * time.Millisecond
 		rctx, cancel = context.WithTimeoutCause(s.ctx, d, &requestTimeout{d})
+	} else {
+		rctx, cancel = context.WithCancel(s.ctx)
 	}
 	req = req.WithContext(rctx)
 	var done func(int, *Error)
@@ -173,10 +187,20 @@ func (s *Session) Send(reqJSON, body []byte) (int32, *Error) {
 		}
 		return -1, s.fail(e)
 	}
-	// The response does not keep its request: the body copied for it is
-	// the transport's until written, then garbage.
-	resp.Request = nil
-	rs := &response{resp: resp, ctx: rctx, hostport: hostport, head: head(resp), cancel: cancel, slot: slot, done: done}
+	// The response does not keep its request (the body copied for it is
+	// the transport's until written, then garbage), nor its header map,
+	// which the transport's body reaches until its end: the head JSON
+	// holds all the guest may read of them.
+	rs := &response{body: resp.Body, status: resp.StatusCode, ctx: rctx, hostport: hostport, head: head(resp), cancel: cancel, slot: slot, done: done}
+	resp.Request, resp.Header, resp.TLS = nil, nil, nil
+	if limit := s.limits.HeaderBytes; limit > 0 && s.held+int64(len(rs.head)) > limit {
+		e := errorf(abi.HTTPErrorLimit, "the response of %s has %d bytes of status and headers (as http_response gives them), and the call's open responses hold %d: "+
+			"more than the %d of limits.outboundHeaderBytes; close the responses the call is done with (http_close) before sending more, or raise the limit",
+			hostport, len(rs.head), s.held, limit)
+		s.finish(rs, e)
+		return -1, s.fail(e)
+	}
+	s.held += int64(len(rs.head))
 	if !r.Stream {
 		rs.limit = s.limits.Bytes
 	}
@@ -245,14 +269,55 @@ func (c *Client) newRequest(r abi.HTTPRequest, body []byte) (*http.Request, *Err
 // names in lower case and sorted. A value's bytes that are not UTF-8
 // (HTTP lets a service send any but CR, LF and NUL) become U+FFFD, as in
 // the incoming request's envelope: the head is always whole, valid JSON.
+//
+// It writes the JSON itself, into a buffer of the size the fields need
+// unescaped, rather than marshal an abi.HTTPResponse: that made a copy
+// of every field, a lower-case name a value and a grown buffer, more
+// than Go's parsing of the head allocates (BenchmarkOpenResponse).
 func head(resp *http.Response) []byte {
-	out := abi.HTTPResponse{Status: resp.StatusCode, Headers: [][2]string{}}
-	for _, name := range slices.Sorted(maps.Keys(resp.Header)) {
-		for _, v := range resp.Header[name] {
-			out.Headers = append(out.Headers, [2]string{strings.ToLower(name), v})
+	names := make([]string, 0, len(resp.Header))
+	size := len(`{"status":000,"headers":[]}`)
+	for name, values := range resp.Header {
+		names = append(names, name)
+		for _, v := range values {
+			size += len(`["",""],`) + len(name) + len(v)
 		}
 	}
-	b, _ := json.Marshal(out, jsontext.AllowInvalidUTF8(true))
+	slices.Sort(names)
+	b := make([]byte, 0, size)
+	b = append(b, `{"status":`...)
+	b = strconv.AppendInt(b, int64(resp.StatusCode), 10)
+	b = append(b, `,"headers":[`...)
+	var lower []byte
+	first := true
+	for _, name := range names {
+		// A field name is a token: ASCII, so lower case is ASCII's.
+		lower = append(lower[:0], name...)
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		for _, v := range resp.Header[name] {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, '[')
+			b, _ = jsontext.AppendQuote(b, lower)
+			b = append(b, ',')
+			// Bytes that are not UTF-8 are written as U+FFFD; the error
+			// only says there were some.
+			b, _ = jsontext.AppendQuote(b, v)
+			b = append(b, ']')
+		}
+	}
+	b = append(b, "]}"...)
+	if len(b) > size {
+		// Escapes grew the buffer past its size: keep what it holds, not
+		// its spare capacity.
+		b = bytes.Clone(b)
+	}
 	return b
 }
 
@@ -300,7 +365,7 @@ func (s *Session) Read(handle int32, dst []byte) (int, *Error) {
 		if left <= 0 {
 			// At the bound: one byte more is one too many.
 			var one [1]byte
-			n, err := io.ReadFull(rs.resp.Body, one[:])
+			n, err := io.ReadFull(rs.body, one[:])
 			if n == 0 && (err == io.EOF || err == io.ErrUnexpectedEOF) {
 				s.finish(rs, nil)
 				return 0, nil
@@ -311,7 +376,7 @@ func (s *Session) Read(handle int32, dst []byte) (int, *Error) {
 		}
 		dst = dst[:min(int64(len(dst)), left)]
 	}
-	n, err := rs.resp.Body.Read(dst)
+	n, err := rs.body.Read(dst)
 	rs.read += int64(n)
 	switch {
 	case err == io.EOF:
@@ -331,16 +396,16 @@ func (s *Session) finish(rs *response, err *Error) {
 		return
 	}
 	rs.eof = true
-	rs.resp.Body.Close()
+	rs.body.Close()
 	rs.cancel()
 	rs.slot()
 	if rs.done != nil {
-		rs.done(rs.resp.StatusCode, err)
+		rs.done(rs.status, err)
 	}
 }
 
-// CloseHandle releases handle's response: false for a handle that is not
-// open.
+// CloseHandle releases handle's response, its head's bytes given back to
+// the session's HeaderBytes: false for a handle that is not open.
 func (s *Session) CloseHandle(handle int32) bool {
 	rs, e := s.get(handle)
 	if e != nil {
@@ -348,6 +413,7 @@ func (s *Session) CloseHandle(handle int32) bool {
 	}
 	s.finish(rs, nil)
 	s.open[handle] = nil
+	s.held -= int64(len(rs.head))
 	return true
 }
 
@@ -360,6 +426,7 @@ func (s *Session) Close() {
 		}
 	}
 	s.open = s.open[:0]
+	s.held = 0
 	if s.cancel != nil {
 		s.cancel()
 	}

@@ -41,9 +41,10 @@ type Module struct {
 	// as a module of one route has, so that slow calls of one route never
 	// make another wait; nil elsewhere.
 	Lane *engine.Lane
-	// Breaker refuses a bundle route's calls for a while once its last
-	// calls all trapped, so that its failures do not cost the bundle's
-	// other routes (package breaker); nil elsewhere.
+	// Breaker refuses a client's calls to a bundle route for a while
+	// once that client's last calls to it all trapped, so that its
+	// failures do not cost the bundle's other routes (package breaker);
+	// nil elsewhere.
 	Breaker *breaker.Breaker
 }
 

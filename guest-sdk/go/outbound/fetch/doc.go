@@ -41,6 +41,11 @@
 //     (16 MiB by default): past it Send fails with an *Error of code
 //     "limit". A body passed on as it is read (a proxy, a download) may be
 //     larger: set [Request.Stream] and read it with [Open].
+//   - A response's status and headers are read up to 64 KiB, and the
+//     responses a call holds open keep at most limits.outboundHeaderBytes
+//     of them (1 MiB by default): past either, Send and Open fail with
+//     an *Error of code "limit". A body read to its end or closed
+//     ([Reader.Close]) gives its response's back.
 //   - A service too slow for the call fails with an *Error of code
 //     "timeout" a tenth of the time left at the call's first request
 //     (50 ms to 1 s) before its deadline (limits.timeout, or the
