@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/internal/sqlredact"
 )
 
 // Code classifies a failed statement for the guest: the code of
@@ -54,8 +56,21 @@ type Error struct {
 	// Statement is the statement of a migration script that failed,
 	// when the driver can tell.
 	Statement string
+	// SQLState is the SQLSTATE the server gave ("23505": PostgreSQL's),
+	// "" when there is none (SQLite, the host's own errors).
+	SQLState string
+	// Redacted is Message as it may leave the guest's call, for traces,
+	// logs and observers ([Error.Redact]): the values the database
+	// quoted in its message (a bound parameter's, a literal's: "invalid
+	// input syntax for type integer: ?") replaced by "?". A driver sets
+	// it on each error whose Message holds the database's words; ""
+	// says Message is the host's own, and holds no value.
+	Redacted string
 	// Err is the driver's error, if any.
 	Err error
+	// redacted marks an error Redact made, whose Error names its
+	// SQLSTATE: the message no longer says all.
+	redacted bool
 }
 
 func (e *Error) Error() string {
@@ -66,7 +81,29 @@ func (e *Error) Error() string {
 	if e.Constraint != "" {
 		s += " (constraint " + e.Constraint + ")"
 	}
+	if e.redacted && e.SQLState != "" {
+		s += " (SQLSTATE " + e.SQLState + ")"
+	}
 	return s
+}
+
+// Redact returns e as it may leave the guest's call: its code, kind,
+// constraint and SQLSTATE (which its Error names), and Message replaced
+// by Redacted when the driver set it, without the driver's error then
+// (PostgreSQL's carries a DETAIL that quotes the row: "Key
+// (email)=(ada@example.com) already exists"). The guest itself gets e whole (ABI §4.5): the values are its
+// own, and its answer may need them; what the host traces, logs and
+// reports to observers is e.Redact().
+//
+//	e.Message  // invalid input syntax for type integer: "abc"
+//	e.Redact() // other: invalid input syntax for type integer: ? (SQLSTATE 22P02)
+func (e *Error) Redact() *Error {
+	if e.Redacted == "" {
+		return e
+	}
+	r := *e
+	r.Message, r.Err, r.redacted = e.Redacted, nil, true
+	return &r
 }
 
 // Unwrap returns the driver's error.
@@ -89,11 +126,23 @@ func CodeOf(err error) Code {
 }
 
 // AsError is err as an *Error: itself, or one of [CodeOf]'s code with
-// err's message.
+// err's message (redacted by sqlredact.Message, for [Error.Redact]).
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	return &Error{Code: CodeOf(err), Message: err.Error(), Err: err}
+	return &Error{Code: CodeOf(err), Message: err.Error(), Redacted: sqlredact.Message(err.Error()), Err: err}
+}
+
+// redact sets e.Redacted from e.Message, which is the database's message
+// msg (SQLite's: "near \"secret\": syntax error"), with the values it
+// quotes replaced by "?" (sqlredact.Message), followed by what the host
+// added to it, or a message of the host's instead of it.
+func (e *Error) redact(msg string) {
+	if rest, ok := strings.CutPrefix(e.Message, msg); ok {
+		e.Redacted = sqlredact.Message(msg) + rest
+	} else {
+		e.Redacted = e.Message
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/ncruces/go-sqlite3"
 
 	"github.com/wasmendpoints/endpoints/database/internal/sqlitemem"
+	"github.com/wasmendpoints/endpoints/internal/sqlredact"
 )
 
 func init() { Register(DriverSQLite, openSQLite) }
@@ -1230,9 +1231,10 @@ func sqliteError(ctx context.Context, err error) error {
 		if errors.Is(err, sqlite3.INTERRUPT) {
 			return &Error{Code: CodeOther, Message: "the statement was stopped: " + context.Cause(ctx).Error(), Err: err}
 		}
-		return &Error{Code: CodeOther, Message: err.Error(), Err: err}
+		return &Error{Code: CodeOther, Message: err.Error(), Redacted: sqlredact.Message(err.Error()), Err: err}
 	}
 	e := &Error{Message: msg, Err: err}
+	defer e.redact(msg)
 	switch code {
 	case sqlite3.CONSTRAINT:
 		e.Code, e.Kind = CodeConstraint, sqliteKinds[xc]

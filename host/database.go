@@ -108,7 +108,12 @@ func (c guestCall) Databases() abihost.Databases {
 			// request it serves.
 			// Statements end when the host stops its calls at shutdown
 			// (Stop), as outbound requests do, not at the call's deadline.
-			c.dbKept = dbgate.New(appdb.NewSession(c.host.dbs, c.call, deadline, maxResult, appdb.Hooks{Span: c.dbSpan, Done: c.dbDone, Stop: c.host.statements}), c.host.dbs)
+			hooks := appdb.Hooks{Done: c.dbDone, Stop: c.host.statements}
+			if o := c.host.opts.Observer; o != nil && o.Span != nil {
+				// Without a Span hook, no statement is redacted for one.
+				hooks.Span = c.dbSpan
+			}
+			c.dbKept = dbgate.New(appdb.NewSession(c.host.dbs, c.call, deadline, maxResult, hooks), c.host.dbs)
 		} else {
 			c.dbKept.Restart(c.host.dbs, c.call, deadline, maxResult)
 		}
@@ -193,7 +198,9 @@ func (h requestSide) answerDatabaseOutage(w http.ResponseWriter, r *http.Request
 	writeError(w, r, http.StatusServiceUnavailable, "", data)
 }
 
-// dbSpan begins the span of a statement for the Span hook.
+// dbSpan begins the span of a statement for the Span hook: its text with
+// its literals replaced by "?", and it ends with the statement's error
+// redacted (appdb.Hooks).
 func (c *call) dbSpan(db, system, statement string) func(error) {
 	if o := c.host.opts.Observer; o == nil || o.Span == nil {
 		return nil
@@ -202,7 +209,8 @@ func (c *call) dbSpan(db, system, statement string) func(error) {
 }
 
 // dbDone notes a statement's outcome (a database that stops or starts
-// answering is logged) and reports it to the Database hook.
+// answering is logged) and reports it to the Database hook; err is
+// redacted (appdb.Hooks): it holds none of the guest's values.
 func (c *call) dbDone(db string, d time.Duration, err error) {
 	if errors.Is(err, database.ErrPoolFull) {
 		c.host.dbState.PoolFull(c.host.logger, db, err)

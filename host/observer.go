@@ -129,7 +129,11 @@ type DatabaseEvent struct {
 	// included.
 	Duration time.Duration
 	// Err is why it failed, nil when it did not: a *database.Error,
-	// whose Code says what kind of failure.
+	// whose Code says what kind of failure, and SQLState the database's
+	// SQLSTATE, redacted (database.Error.Redact): the values the
+	// database quoted in its message replaced by "?", without the
+	// driver's error (PostgreSQL's DETAIL quotes the row). The guest
+	// got the message whole.
 	Err error
 	// Code is Err's code (abi.DBCodeConstraint...), "" when it did not
 	// fail: a bounded label for metrics.
@@ -357,7 +361,11 @@ type SpanEvent struct {
 	// keeps). For a StepGuest of a middleware it is the export called
 	// (abi.ExportBefore, abi.ExportAfter, abi.ExportVerify); "" for a
 	// route's handler. For StepOutbound it is the request's method, for
-	// a StepDatabase the statement's text.
+	// a StepDatabase the statement's text with its literals (strings,
+	// numbers, blobs) replaced by "?" and its comments removed, as
+	// OpenTelemetry's db.query.text asks; placeholders stay ("SELECT *
+	// FROM users WHERE token = ? AND id = $1"). The error its end gets
+	// is redacted as [DatabaseEvent.Err] is.
 	Op string
 	// Target is, for StepOutbound, the origin called
 	// (https://api.example.com:443); never a path.

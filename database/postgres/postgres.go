@@ -67,6 +67,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/internal/sqlredact"
 )
 
 func init() { database.Register(database.DriverPostgres, open) }
@@ -989,7 +990,7 @@ func (r *rows) Values() ([]any, error) {
 		// Values decodes the row pgx has read, without I/O: its errors
 		// are a value pgx cannot decode, not the server gone, which
 		// mapError's last case takes any other error for.
-		return nil, &database.Error{Code: database.CodeOther, Message: "reading the row's values: " + err.Error(), Err: err}
+		return nil, &database.Error{Code: database.CodeOther, Message: "reading the row's values: " + err.Error(), Redacted: "reading the row's values: " + sqlredact.Message(err.Error()), Err: err}
 	}
 	if r.vals == nil {
 		r.vals = make([]any, len(r.cols))
@@ -1030,7 +1031,7 @@ func (r *rows) AppendRow(dst []byte, blobs []int, _ int) ([]byte, []int, error) 
 		}
 		var err error
 		if dst, err = appendWire(dst, r.kinds[i], raw); err != nil {
-			return dst, blobs, &database.Error{Code: database.CodeOther, Message: fmt.Sprintf("column %q: %v", r.cols[i], err), Err: err}
+			return dst, blobs, &database.Error{Code: database.CodeOther, Message: fmt.Sprintf("column %q: %v", r.cols[i], err), Redacted: fmt.Sprintf("column %q: %s", r.cols[i], sqlredact.Message(err.Error())), Err: err}
 		}
 		if r.kinds[i] == wireBytea && raw != nil {
 			blobs = append(blobs, i)
@@ -1292,9 +1293,91 @@ func argumentError(err error) error {
 		strings.Contains(m, "mismatched param and argument count"):
 		return &database.Error{Code: database.CodeSyntax, Message: "the parameters do not match the statement's: " + m, Err: err}
 	case strings.Contains(m, "failed to encode args["):
-		return &database.Error{Code: database.CodeOther, Message: "a parameter does not fit its type: " + m, Err: err}
+		return &database.Error{Code: database.CodeOther, Message: "a parameter does not fit its type: " + m, Redacted: "a parameter does not fit its type: " + encodeFailure(m), Err: err}
 	}
 	return nil
+}
+
+// encodeFailure is pgx's refusal of a parameter without its value:
+// "failed to encode args[0]: unable to encode 2.5 into binary format
+// for int8 (OID 20): ..." is "args[0], a value of another type than
+// int8 (OID 20)".
+func encodeFailure(m string) string {
+	i := strings.Index(m, "args[")
+	j := strings.Index(m[i:], "]")
+	if j < 0 {
+		return "a parameter's value"
+	}
+	arg := m[i : i+j+1]
+	k := strings.Index(m, " format for ")
+	l := strings.Index(m, ")")
+	if k < 0 || l < k {
+		return arg + ", a value its type cannot hold"
+	}
+	return arg + ", a value its type " + m[k+len(" format for "):l+1] + " cannot hold"
+}
+
+// keptClasses are the SQLSTATE classes whose messages quote names (of
+// tables, columns, constraints, types, users), never values: an
+// integrity constraint's message names the constraint and the table,
+// and its DETAIL, which the host never shows, quotes the row. Of class
+// 42 (syntax error or access rule violation) 42601 is not: "syntax
+// error at or near" quotes the statement's text, a literal too.
+var keptClasses = map[string]bool{
+	"08": true, // connection exception
+	"0A": true, // feature not supported
+	"23": true, // integrity constraint violation
+	"25": true, // invalid transaction state
+	"28": true, // invalid authorization specification
+	"3D": true, // invalid catalog name
+	"3F": true, // invalid schema name
+	"40": true, // transaction rollback
+	"42": true, // syntax error or access rule violation
+	"44": true, // with check option violation
+	"53": true, // insufficient resources
+	"55": true, // object not in prerequisite state
+	"57": true, // operator intervention
+}
+
+// redactedMessage is msg, the message of a *database.Error made of pe
+// (pe.Message, perhaps with the host's advice after it), as it may leave
+// the guest's call (database.Error.Redacted), without the values
+// PostgreSQL quoted in it:
+//   - a message raised by the app's own code (PL/pgSQL's RAISE and
+//     ASSERT, class P0, whatever SQLSTATE it chose) is left out whole:
+//     it may hold values unquoted ("bad email ada@example.com");
+//   - the messages of the classes that quote names only (keptClasses)
+//     stay;
+//   - those of data exceptions (class 22) and program limits (class
+//     54), which write a value after a colon ("invalid input syntax for
+//     type integer: \"abc\"", "date field value out of range:
+//     2020-13-01") or between quotes ("value \"99999999999\" is out of
+//     range for type integer"), are cut at the colon, and the rest
+//     redacted as other messages are: sqlredact.Message, which replaces
+//     quoted text and byte sequences.
+//
+// The host's advice after PostgreSQL's message stays; a message the host
+// wrote instead of PostgreSQL's is its own.
+func redactedMessage(pe *pgconn.PgError, msg string) string {
+	rest, ok := strings.CutPrefix(msg, pe.Message)
+	if !ok {
+		return msg
+	}
+	class := pe.Code[:min(2, len(pe.Code))]
+	switch {
+	case class == "P0" || strings.Contains(pe.Where, " at RAISE") || strings.Contains(pe.Where, " at ASSERT"):
+		return "a message raised by the app's SQL code (left out: it may hold values)" + rest
+	case keptClasses[class] && pe.Code != "42601":
+		return msg
+	case class == "22" || class == "54":
+		head, _, cut := strings.Cut(pe.Message, ": ")
+		head = sqlredact.Message(head)
+		if cut {
+			head += ": ?"
+		}
+		return head + rest
+	}
+	return sqlredact.Message(pe.Message) + rest
 }
 
 // kinds are the constraint kinds of PostgreSQL's SQLSTATEs (class 23,
@@ -1320,7 +1403,8 @@ func atConnect(err error) bool {
 func mapError(ctx context.Context, name string, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		e := &database.Error{Message: pe.Message, Err: err}
+		e := &database.Error{Message: pe.Message, SQLState: pe.Code, Err: err}
+		defer func() { e.Redacted = redactedMessage(pe, e.Message) }()
 		switch {
 		case strings.HasPrefix(pe.Code, "23"):
 			e.Code, e.Constraint, e.Kind = database.CodeConstraint, pe.ConstraintName, kinds[pe.Code]

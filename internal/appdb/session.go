@@ -9,16 +9,21 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/internal/sqlredact"
 )
 
 // Hooks are how a [Session] reports its statements, and what stops them;
 // nil hooks are skipped.
 type Hooks struct {
 	// Span begins the trace span of a statement (or "BEGIN", "COMMIT",
-	// "ROLLBACK") on database db of system ("sqlite", "postgresql"); the
-	// function it returns ends it with the statement's error.
+	// "ROLLBACK") on database db of system ("sqlite", "postgresql"), its
+	// literals and comments replaced by "?" (sqlredact.Statement); the
+	// function it returns ends it with the statement's error, redacted
+	// (database.Error.Redact). Nil for no span.
 	Span func(db, system, statement string) func(error)
-	// Done reports a statement's database, duration and error.
+	// Done reports a statement's database, duration and error, redacted
+	// as Span's is: what the hooks report leaves the guest's call, for
+	// traces, logs and metrics, and must hold none of its values.
 	Done func(db string, d time.Duration, err error)
 	// Stop, when it ends, ends the session's statements too, as the
 	// call's context and deadline do: a host stopping the calls still
@@ -52,6 +57,9 @@ type Session struct {
 	// lastDB and lastSQL are the database name and the statement text of
 	// the last statement, kept across restarts (see interned).
 	lastDB, lastSQL string
+	// spanSQL is lastSQL's text for a span (sqlredact.Statement), of
+	// spanSystem's dialect, made once for a statement run again.
+	spanSQL, spanOf, spanSystem string
 	// stmt is the context of the statement that runs, reused from one
 	// statement to the next (see stmtContext.restart).
 	stmt stmtContext
@@ -84,7 +92,8 @@ const keptResultBytes = 64 << 10
 func (s *Session) Restart(set *Set, ctx context.Context, deadline time.Time, maxResult int) {
 	s.Close()
 	*s = Session{set: set, ctx: ctx, deadline: deadline, maxResult: maxResult, hooks: s.hooks, txs: s.txs, result: s.result,
-		failed: s.failed[:0], lastDB: s.lastDB, lastSQL: s.lastSQL, args: s.args}
+		failed: s.failed[:0], lastDB: s.lastDB, lastSQL: s.lastSQL, args: s.args,
+		spanSQL: s.spanSQL, spanOf: s.spanOf, spanSystem: s.spanSystem}
 }
 
 // interned returns b as a string: last when it holds the same bytes, else
@@ -153,7 +162,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 	ctx := s.stmt.restart(s.ctx, s.hooks.Stop, deadline).ownTimeout(own, s.deadline)
 	defer ctx.release()
 	began := time.Now()
-	end := s.span(name, system, text)
+	end := s.statementSpan(name, system, text)
 	if exec {
 		var r database.ExecResult
 		if r, err = q.Exec(ctx, text, args); err == nil {
@@ -182,13 +191,21 @@ func (s *Session) keepArgs(args []any) {
 	}
 }
 
-// finish ends a statement: its span, its report, its pending result.
+// finish ends a statement: its span and its report, with its error
+// redacted (database.Error.Redact), and its pending result, with the
+// error whole: the guest's own values are the guest's.
 func (s *Session) finish(name string, began time.Time, end func(error), err error) (int, abi.Errno) {
-	if end != nil {
-		end(err)
-	}
-	if s.hooks.Done != nil {
-		s.hooks.Done(name, time.Since(began), err)
+	if end != nil || s.hooks.Done != nil {
+		reported := err
+		if err != nil {
+			reported = database.AsError(err).Redact()
+		}
+		if end != nil {
+			end(reported)
+		}
+		if s.hooks.Done != nil {
+			s.hooks.Done(name, time.Since(began), reported)
+		}
 	}
 	s.pending = true
 	s.outage = ""
@@ -205,6 +222,19 @@ func (s *Session) finish(name string, began time.Time, end func(error), err erro
 		return len(s.result), abi.ErrDatabase
 	}
 	return len(s.result), 0
+}
+
+// statementSpan begins the span of a guest's statement text, with its
+// literals replaced (sqlredact.Statement): a statement run again, as a
+// pooled call's guests do request after request, is redacted once.
+func (s *Session) statementSpan(db, system, text string) func(error) {
+	if s.hooks.Span == nil {
+		return nil
+	}
+	if text != s.spanOf || system != s.spanSystem {
+		s.spanSQL, s.spanOf, s.spanSystem = sqlredact.Statement(sqlredact.DialectOf(system), text), text, system
+	}
+	return s.hooks.Span(db, system, s.spanSQL)
 }
 
 func (s *Session) span(db, system, statement string) func(error) {

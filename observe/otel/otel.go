@@ -81,7 +81,10 @@ const (
 
 // Attributes of a database span, as OpenTelemetry's database semantic
 // conventions name them. The statement's text never holds values: guests'
-// parameters are bound, and not recorded.
+// parameters are bound, and not recorded, and the host replaces the
+// literals a statement writes inline by "?" (host.SpanEvent.Op), as the
+// conventions ask of db.query.text; the error a span ends with is
+// redacted too (host.DatabaseEvent.Err).
 const (
 	AttrDBSystem    = attribute.Key("db.system")
 	AttrDBName      = attribute.Key("db.namespace")
