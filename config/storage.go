@@ -28,8 +28,10 @@ const (
 type Storage struct {
 	// Driver is [DriverMemory] (the default, when empty) or [DriverRedis].
 	Driver string `json:"driver,omitzero"`
-	// URL locates the Redis server: redis://[user:password@]host:port/db.
-	// Required with [DriverRedis]; unused by the memory store.
+	// URL locates the Redis server: redis://[user:password@]host:port/db,
+	// a '#', '/', '?' or '@' in the user name or password percent-encoded
+	// (%23, %2F, %3F, %40). Required with [DriverRedis]; unused by the
+	// memory store.
 	URL string `json:"url,omitzero"`
 	// Namespace separates apps sharing one store. If empty, it is the name
 	// of the app directory, so hosts of one app agree on it.

@@ -116,11 +116,12 @@ func redact(key string, v any) any {
 		}
 		if scheme, rest, ok := strings.Cut(v, "://"); ok && urlScheme.MatchString(scheme) {
 			u, err := url.Parse(v)
-			if at := strings.LastIndex(rest, "@"); at >= 0 && (err != nil || u.User == nil) {
+			if at := strings.LastIndex(rest, "@"); at >= 0 && (err != nil || u.User == nil || strings.Contains(u.Fragment, "@")) {
 				// User info Go's parser does not read as such: a
 				// password holding '#', '?', '/' or a bad escape fails
-				// the parse, or reads as a port, a query or a fragment.
-				// All of it goes.
+				// the parse, or reads as a port, a query or a fragment
+				// (after an '@' of the password, read as the end of
+				// the user info). All of it goes.
 				return scheme + "://REDACTED" + rest[at:]
 			}
 			if err != nil {

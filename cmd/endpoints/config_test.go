@@ -121,6 +121,11 @@ func TestRedactDatabaseURLs(t *testing.T) {
 		{"postgres://app:?ss@db/app", "postgres://REDACTED@db/app"},
 		{"postgres://app:p/ss@db/app", "postgres://REDACTED@db/app"},
 		{"redis://:pa%zz@cache:6379/0", "redis://REDACTED@cache:6379/0"},
+		{"redis://u:4321#zz@cache:6379/0", "redis://REDACTED@cache:6379/0"},
+		// An '@' before the '#' too: Go reads user info (u:pq) and a host
+		// (rs), the rest of the password as the fragment.
+		{"redis://u:pq@rs#zz@cache:6379/0", "redis://REDACTED@cache:6379/0"},
+		{"postgres://app:pq@rs#zz@db/app", "postgres://REDACTED@db/app"},
 		// A query parameter whose value is not a valid escape.
 		{"postgres://app@db/app?password=p%zz&sslmode=disable", "postgres://app@db/app?password=REDACTED&sslmode=disable"},
 	} {

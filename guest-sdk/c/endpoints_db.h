@@ -586,40 +586,31 @@ static inline const char *endpoints_db_host_why_(int32_t rc) {
     }
 }
 
-/* endpoints_db_read_ reads the pending result of size n into st->result
- * and, for ENDPOINTS_ERR_DATABASE, its error. It returns rc, 0 for a
- * result, or a negative errno. */
-static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
-    st->error_code = st->error_message = st->error_constraint = st->error_kind = NULL;
-    st->result_len = 0;
-    st->generation++;
-    if (rc < 0 && rc != ENDPOINTS_ERR_DATABASE) {
-        st->error_code = "host";
-        st->error_message = endpoints_db_host_why_(rc);
-        return rc;
-    }
-    int32_t n = rc >= 0 ? rc : endpoints_db_result(NULL, 0);
-    if (n < 0) {
-        return n;
-    }
+/* endpoints_db_load_ reads the pending result, of size n, into
+ * st->result; NULL, or why it could not. */
+static inline const char *endpoints_db_load_(endpoints_db_ *st, int32_t n) {
     char *result = endpoints_grow_(st->result, &st->result_cap, n + 1);
     if (result) {
         st->result = result;
     }
     char *texts = result ? endpoints_grow_(st->texts, &st->texts_cap, 2 * (n + 1)) : NULL;
     if (!texts) {
-        return endpoints_db_fail_(st, "out of memory reading the result");
+        return "out of memory reading the result";
     }
     st->texts = texts;
     int32_t m = endpoints_db_result((uint8_t *)st->result, n);
     if (m < 0 || m > n) {
-        return endpoints_db_fail_(st, "the result changed while it was read");
+        return "the result changed while it was read";
     }
     st->result[m] = '\0';
     st->result_len = m;
-    if (rc >= 0) {
-        return 0;
-    }
+    return NULL;
+}
+
+/* endpoints_db_error_ decodes the "error" member of the loaded result
+ * into st's error fields; those it lacks stay NULL. */
+static inline void endpoints_db_error_(endpoints_db_ *st) {
+    int32_t m = st->result_len;
     int32_t e = endpoints_json_member_(st->result, m, 0, "error"), at = 0;
     const char **dst[4] = {&st->error_code, &st->error_message, &st->error_constraint, &st->error_kind};
     const char *keys[4] = {"code", "message", "constraint", "kind"};
@@ -630,6 +621,56 @@ static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
             *dst[k] = endpoints_db_text_(st, v, end, &at, NULL);
         }
     }
+}
+
+/* endpoints_db_refused_ reads why the host refused the parameters of
+ * db_query or db_exec (ENDPOINTS_ERR_INVALID): the message of the error it
+ * leaves pending, which names the parameter and what was expected. It
+ * returns 0 when there is none (an older host left none). */
+static inline int32_t endpoints_db_refused_(endpoints_db_ *st) {
+    int32_t n = endpoints_db_result(NULL, 0);
+    if (n < 0 || endpoints_db_load_(st, n)) {
+        return 0;
+    }
+    endpoints_db_error_(st);
+    const char *why = st->error_message;
+    st->error_code = st->error_message = st->error_constraint = st->error_kind = NULL;
+    st->result_len = 0;
+    if (!why || !*why) {
+        return 0;
+    }
+    st->error_code = "host";
+    st->error_message = why;
+    return 1;
+}
+
+/* endpoints_db_read_ reads the pending result of size n into st->result
+ * and, for ENDPOINTS_ERR_DATABASE, its error. It returns rc, 0 for a
+ * result, or a negative errno. */
+static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
+    st->error_code = st->error_message = st->error_constraint = st->error_kind = NULL;
+    st->result_len = 0;
+    st->generation++;
+    if (rc == ENDPOINTS_ERR_INVALID && endpoints_db_refused_(st)) {
+        return rc;
+    }
+    if (rc < 0 && rc != ENDPOINTS_ERR_DATABASE) {
+        st->error_code = "host";
+        st->error_message = endpoints_db_host_why_(rc);
+        return rc;
+    }
+    int32_t n = rc >= 0 ? rc : endpoints_db_result(NULL, 0);
+    if (n < 0) {
+        return n;
+    }
+    const char *failed = endpoints_db_load_(st, n);
+    if (failed) {
+        return endpoints_db_fail_(st, failed);
+    }
+    if (rc >= 0) {
+        return 0;
+    }
+    endpoints_db_error_(st);
     if (!st->error_code) {
         endpoints_db_fail_(st, "the host's error result is malformed");
     }
@@ -665,7 +706,8 @@ typedef struct endpoints_rows {
  * and points rows at its result. It returns 0, ENDPOINTS_ERR_DATABASE when
  * the database refused it (endpoints_db_error_code says why),
  * ENDPOINTS_ERR_NOT_FOUND for a database the app does not declare, or
- * ENDPOINTS_ERR_INVALID for params that are not a JSON array.
+ * ENDPOINTS_ERR_INVALID for params that are not a JSON array of values
+ * (endpoints_db_error_message says which parameter and what was expected).
  *
  *     endpoints_query("main", "SELECT name FROM users WHERE id = $1", "[7]", &rows); */
 static inline int32_t endpoints_query(const char *db, const char *sql,

@@ -80,7 +80,8 @@ type abiExchange struct {
 
 	// db is the database db_query and db_exec reach: it returns the
 	// function's result (a size, or a negative errno) and the pending
-	// result db_result then writes. nil answers ErrNotFound.
+	// result db_result then writes (for ErrInvalid, only when not
+	// empty). nil answers ErrNotFound.
 	db func(fn, database, sql, params string) (abi.Errno, string)
 
 	status int32
@@ -149,7 +150,10 @@ func newABIHost(t testing.TB) *abiHost {
 				return
 			}
 			rc, result := h.cur.db(fn, guestRead(mod, s[0], s[1]), guestRead(mod, s[2], s[3]), guestRead(mod, s[4], s[5]))
-			if rc >= 0 || rc == abi.ErrDatabase {
+			// A refused call's ErrInvalid leaves the host's reason
+			// pending; an empty result plays an older host that left
+			// none.
+			if rc >= 0 || rc == abi.ErrDatabase || rc == abi.ErrInvalid && result != "" {
 				h.pending = &result
 			}
 			if rc >= 0 {
@@ -805,6 +809,15 @@ func TestCDatabaseHelpers(t *testing.T) {
 			"rc 0 [||]"},
 		{"parameters past their buffer", "overflow", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
 		{"a parameter that is not one JSON value", "badvalue", abi.ErrInvalid, "", "[", "rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
+		// The host says which parameter it refused and why; the SDK's
+		// own message above is for an older host that left no reason.
+		{"parameters the host refuses, with its reason", "overflow", abi.ErrInvalid,
+			`{"error":{"code":"other","message":"db_exec: parameters must be a JSON array of null, true, false, numbers, strings and {\"$blob\": \"<base64>\"} objects: parameter 2 is an array"}}`, "[",
+			`rc -2 [host|db_exec: parameters must be a JSON array of null, true, false, numbers, strings and {"$blob": "<base64>"} objects: parameter 2 is an array|]`},
+		{"a query's parameters the host refuses", "rows", abi.ErrInvalid, `{"error":{"code":"other","message":"db_query: parameters must be a JSON array: more than 65535 parameters"}}`, "",
+			"rc -2 [host|db_query: parameters must be a JSON array: more than 65535 parameters|]"},
+		{"a refusal whose reason is empty", "rows", abi.ErrInvalid, `{"error":{"code":"other","message":""}}`, "",
+			"rc -2 [host|the parameters are not a JSON array of values, or did not fit their buffer (endpoints_params)|]"},
 		{"rows of every kind", "rows", 0, rows, "",
 			rowsBody},
 		// A result with blobs lists their positions (abi/README.md

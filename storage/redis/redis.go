@@ -169,6 +169,11 @@ func init() {
 //	rediss://...        (TLS)
 //	unix:///run/redis.sock?db=0
 //
+// A '#', '/', '?' or '@' in the user name or password is percent-encoded
+// (%23, %2F, %3F, %40): New refuses a URL with a '#', or an '@' past its
+// host, which Go's URL parser would read as a fragment, a path or a query,
+// and part of the password as the host and port.
+//
 // Two query parameters of the URL are this package's, not go-redis's: the
 // app's key-value quota, kv_max_keys (default [DefaultMaxKVKeys]) and
 // kv_max_bytes (default [DefaultMaxKVBytes]):
@@ -224,6 +229,9 @@ func New(rawURL, namespace string) (*Store, error) {
 // rest of the URL and their values, defaults applied.
 func quota(rawURL string) (rest string, maxKeys, maxBytes int64, err error) {
 	maxKeys, maxBytes = DefaultMaxKVKeys, DefaultMaxKVBytes
+	if err := checkUserInfo(rawURL); err != nil {
+		return "", 0, 0, fmt.Errorf("storage/redis: URL %q: %w", redactURL(rawURL), err)
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "", 0, 0, fmt.Errorf("storage/redis: URL %q: %w (want e.g. redis://127.0.0.1:6379/0)", redactURL(rawURL), parseError(rawURL, err))
@@ -626,11 +634,12 @@ func prefixEnd(prefix string) (string, bool) {
 }
 
 // redactURL hides the password in a URL, for error messages: one that
-// does not parse (a password holding '#', '/' or a bad escape) loses all
-// of its user info.
+// does not parse (a password holding '#', '/' or a bad escape), or whose
+// user info Go's parser misreads (see checkUserInfo), loses all of its
+// user info.
 func redactURL(rawURL string) string {
 	u, err := url.Parse(rawURL)
-	if err == nil {
+	if err == nil && checkUserInfo(rawURL) == nil {
 		return u.Redacted()
 	}
 	if scheme, rest, ok := strings.Cut(rawURL, "://"); ok {
@@ -639,6 +648,28 @@ func redactURL(rawURL string) string {
 		}
 	}
 	return rawURL
+}
+
+// checkUserInfo refuses a URL whose user info Go's URL parser, and so
+// go-redis's, would misread, saying what to percent-encode: a '#' starts
+// the fragment, and a '/' or '?' ends the host, so that in
+// redis://u:12#ss@host:6379 the host is "u", the port 12 and the rest a
+// fragment go-redis ignores. The store would dial a host made of the
+// password, and name it in every error. A Redis URL has no fragment, nor
+// an '@' past its host, so either means such a password. The error holds
+// none of the URL.
+func checkUserInfo(rawURL string) error {
+	_, rest, ok := strings.Cut(rawURL, "://")
+	if !ok || !strings.Contains(rest, "@") {
+		return nil
+	}
+	if strings.Contains(rest, "#") {
+		return errors.New("it has a '#' in it: percent-encode its password (# is %23)")
+	}
+	if end := strings.IndexAny(rest, "/?"); end >= 0 && strings.Contains(rest[end:], "@") {
+		return errors.New("an '@' comes after its host: percent-encode a '/' or '?' in its user name or password (/ is %2F, ? is %3F, @ is %40)")
+	}
+	return nil
 }
 
 // parseError is the error url.Parse gave for rawURL, without the URL it

@@ -192,6 +192,50 @@ func TestNew(t *testing.T) {
 	}
 }
 
+// TestNewRefusesUserInfoGoMisreads: a password holding a '#', '?' or '/'
+// that Go's URL parser (and go-redis's) does not fail on, but reads as a
+// host and port, a fragment, a query or a path, is refused with what to
+// percent-encode, and no part of it (nor the user name) is in the error.
+// redis://u:4321#zz@... parsed as host "u", port 4321: New accepted it,
+// and errors named the host made of the password.
+func TestNewRefusesUserInfoGoMisreads(t *testing.T) {
+	for _, c := range []struct {
+		name, url, want string
+		secret          []string
+	}{
+		{"a hash after a port-like password", "redis://u:4321#zz@127.0.0.1:6379/0", "it has a '#' in it: percent-encode its password (# is %23)", []string{"4321", "zz", "u:"}},
+		{"a hash in a password holding an at sign", "redis://u:pq@rs#zz@127.0.0.1:6379/0", "it has a '#' in it", []string{"pq", "rs", "zz"}},
+		{"a question mark after a port-like password", "redis://u:4321?zz@127.0.0.1:6379/0", "percent-encode a '/' or '?' in its user name or password", []string{"4321", "zz", "u:"}},
+		{"a slash in the user name", "redis://ab/cd:pw@127.0.0.1:6379/0", "percent-encode a '/' or '?'", []string{"ab", "cd", "pw"}},
+		{"a hash in a unix socket's password", "unix://u:pq#zz@/run/redis.sock?db=0", "it has a '#' in it", []string{"pq", "zz"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := redis.New(c.url, "ns")
+			if err == nil {
+				s.Close()
+				t.Fatalf("New(%q): got no error, want one saying %q", c.url, c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not say %q", err, c.want)
+			}
+			for _, secret := range c.secret {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("error %q holds %q, part of the user info", err, secret)
+				}
+			}
+		})
+	}
+	// What stays accepted: a percent-encoded password, and a socket path.
+	for _, ok := range []string{"redis://u:4321%23zz@127.0.0.1:6379/0", "redis://u:a%2Fb%3Fc@127.0.0.1:6379/0", "unix://u:pw@/run/redis.sock?db=0", "unix:///run/redis.sock?db=0"} {
+		s, err := redis.New(ok, "ns")
+		if err != nil {
+			t.Errorf("New(%q): %v, want a Store", ok, err)
+			continue
+		}
+		s.Close()
+	}
+}
+
 func TestNewDoesNotConnect(t *testing.T) {
 	url, stop, _ := storagetest.StartRedis(t)
 	stop()

@@ -738,7 +738,9 @@ impl Db {
         &self.name
     }
 
-    /// Runs a statement that returns rows.
+    /// Runs a statement that returns rows. Parameters the host refuses
+    /// (more than 65535 of them) fail with `Code::Host(Errno::INVALID)`,
+    /// the host's message saying why.
     ///
     /// ```no_run
     /// # use endpoints::db::Db;
@@ -874,14 +876,7 @@ impl Db {
         let o = opts.to_json();
         let rc = unsafe { host::db_begin_with(self.name.as_ptr(), len(self.name.as_bytes()), o.as_ptr(), len(o.as_bytes())) };
         if rc == Errno::INVALID.0 {
-            let why = self.pending_error().and_then(|r| r["error"]["message"].as_str().map(str::to_string));
-            return Err(DbError {
-                database: self.name.clone(),
-                code: Code::Host(Errno::INVALID),
-                message: why.unwrap_or_else(|| format!("{}: the host refused the transaction options {}", Errno::INVALID, o)),
-                constraint: None,
-                kind: None,
-            });
+            return Err(self.refused(format!("{}: the host refused the transaction options {}", Errno::INVALID, o)));
         }
         self.check(rc)
     }
@@ -946,9 +941,18 @@ impl Db {
                 }
             }
             Errno::NOT_FOUND => host_error(Errno::NOT_FOUND, ": the app declares no such database in endpoints.json's \"databases\""),
-            Errno::INVALID => host_error(Errno::INVALID, ": the parameters are not a JSON array of values"),
+            Errno::INVALID => self.refused(format!("{}: the parameters are not a JSON array of values", Errno::INVALID)),
             e => host_error(e, ""),
         }
+    }
+
+    /// The error of an [`Errno::INVALID`] from db_query, db_exec or
+    /// db_begin_with: the host's message, pending, saying which parameter
+    /// or option it refused and what it expected; otherwise (an older host
+    /// left none) the SDK's own.
+    fn refused(&self, otherwise: String) -> DbError {
+        let why = self.pending_error().and_then(|r| r["error"]["message"].as_str().filter(|m| !m.is_empty()).map(str::to_string));
+        DbError { database: self.name.clone(), code: Code::Host(Errno::INVALID), message: why.unwrap_or(otherwise), constraint: None, kind: None }
     }
 
     /// The pending result, parsed: after a failure, the error it holds.

@@ -258,6 +258,12 @@ int32_t endpoints_handle(void) {
         /* The host's message says which option it refused. */
         put("{\"errno\":%d,\"says\":%s}", (int)rc, strstr(endpoints_db_error_message(), "isolation \"snapshot\" is not a level") ? "true" : "false");
         rc = 0;
+    } else if (strcmp(op, "badparams") == 0) {
+        /* A parameter that is an array: the host's message names it. */
+        endpoints_rows rows;
+        rc = endpoints_query("main", "SELECT $1, $2", "[1,[2]]", &rows);
+        put("{\"errno\":%d,\"says\":%s}", (int)rc, strstr(endpoints_db_error_message(), "db_query: parameters must be a JSON array") && strstr(endpoints_db_error_message(), "parameter 2 is an array") ? "true" : "false");
+        rc = 0;
     } else if (strcmp(op, "nodb") == 0) {
         endpoints_rows rows;
         rc = endpoints_query("other", "SELECT 1", NULL, &rows);

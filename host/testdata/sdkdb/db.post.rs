@@ -1,6 +1,6 @@
 // The Rust half of TestSDKDatabases: a plain route that runs the database
 // operation its x-op header names with the SDK's endpoints::db.
-use endpoints::db::{base64_decode, Code, Db, DbError, Isolation, Kind, TxOptions};
+use endpoints::db::{base64_decode, Code, Db, DbError, Isolation, Kind, TxOptions, Value};
 use endpoints::{plain_route, respond, Json, Request};
 
 fn hex(b: &[u8]) -> String {
@@ -107,6 +107,15 @@ fn handle(req: &Request) -> Result<(), DbError> {
             })?;
             Json::object().set("isolation", level.unwrap_or_default())
         }
+        // More parameters than a statement takes: the host's message
+        // says so.
+        "badparams" => match db.query("SELECT 1", &vec![Value::Null; 65536]) {
+            Ok(_) => Json::object().set("errno", 0),
+            Err(e) => {
+                let says = e.message.contains("db_query: parameters must be a JSON array") && e.message.contains("more than 65535 parameters");
+                Json::object().set("errno", if let Code::Host(n) = e.code { n.0 } else { 0 }).set("says", says)
+            }
+        },
         "nodb" => match Db::new("other").query("SELECT 1", &[]) {
             Ok(_) => Json::object(),
             Err(e) => failure(&e),
