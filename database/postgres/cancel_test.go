@@ -212,18 +212,40 @@ func TestCancel(t *testing.T) {
 
 	// Statements stopped at deadlines that fall before, within and after
 	// their end, each followed at once by another on the same connection
-	// (a pool of one), which no stray cancel request may stop.
+	// (a pool of one; in a transaction, on the transaction's), which no
+	// stray cancel request may stop.
 	t.Run("the next statement is never stopped", func(t *testing.T) {
 		const rounds = 300
 		stopped := 0
 		for i := range rounds {
 			ctx, cancel := context.WithTimeout(t.Context(), time.Duration(1+i%8)*time.Millisecond)
-			if _, err := db.Exec(ctx, "SELECT pg_sleep(0.004)", nil); err != nil {
-				stopped++
+			var q database.Querier = db
+			var tx database.Tx
+			if i%2 == 1 {
+				var err error
+				if tx, err = db.Begin(t.Context(), database.TxOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				scalar(t, tx, "SELECT 1")
+				q = tx
 			}
+			_, err := q.Exec(ctx, "SELECT pg_sleep(0.004)", nil)
 			cancel()
-			if got := scalar(t, db, "SELECT $1::int", i); got != int64(i) {
+			if err != nil {
+				stopped++
+				if tx != nil {
+					// PostgreSQL aborted the transaction.
+					tx.Rollback(t.Context())
+					q = db
+				}
+			}
+			if got := scalar(t, q, "SELECT $1::int", i); got != int64(i) {
 				t.Fatalf("round %d: the statement after gave %d", i, got)
+			}
+			if q == tx {
+				if err := tx.Commit(t.Context()); err != nil {
+					t.Fatalf("round %d: commit: %v", i, err)
+				}
 			}
 		}
 		if stopped == 0 || stopped == rounds {
