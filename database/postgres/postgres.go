@@ -17,7 +17,10 @@
 //     behind a pooler in transaction mode), except simple_protocol,
 //     which is refused (checkExecMode).
 //   - A statement whose context ends is cancelled in the server (a cancel
-//     request), not only abandoned by the client.
+//     request), not only abandoned by the client; it returns once the
+//     request is done, and a connection the request may still reach
+//     (its statement ended otherwise) runs nothing for a pause
+//     (cancelHandler).
 //   - The pool is bounded (database.Options.MaxConns); a call that finds
 //     every connection taken until its deadline fails with
 //     database.CodeUnavailable. statement_timeout bounds each statement
