@@ -17,7 +17,10 @@
 //     behind a pooler in transaction mode), except simple_protocol,
 //     which is refused (checkExecMode).
 //   - A statement whose context ends is cancelled in the server (a cancel
-//     request), not only abandoned by the client.
+//     request), not only abandoned by the client; it returns once the
+//     request is done, and a connection the request may still reach
+//     (its statement ended otherwise) runs nothing for a pause
+//     (cancelHandler).
 //   - The pool is bounded (database.Options.MaxConns); a call that finds
 //     every connection taken until its deadline fails with
 //     database.CodeUnavailable. statement_timeout bounds each statement
@@ -143,8 +146,9 @@ func open(ctx context.Context, opts database.Options) (database.DB, error) {
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		// Cancel the statement in the server at once; drop the
 		// connection if the server does not stop within a second.
-		return &cancelHandler{conn: c, delay: time.Second}
+		return newCancelHandler(c, time.Second)
 	}
+	cfg.ConnConfig.OnPgError = noteError
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -246,9 +250,14 @@ func (d *db) release(c *pgxpool.Conn) {
 // keepsSession): a temporary table would outlive the call on the pooled
 // connection, shadow the app's table of its name in the next calls there
 // and make their CREATE TEMP TABLE of its name fail as already there; a
-// session-level advisory lock would be held for good.
+// session-level advisory lock would be held for good. A connection a
+// cancel request may still reach (unsettled: its statement ended as the
+// request went out, not stopped by it) is closed too, rather than kept
+// from the pool, or its caller kept waiting, for the pause: it is rare
+// (a deadline that came as the statement ended), and costs the next
+// statement a connection, as the cancel request cost the server one.
 func (d *db) giveBack(c *pgxpool.Conn, discard bool) {
-	if !discard {
+	if !discard && !unsettled(c.Conn()) {
 		d.release(c)
 		return
 	}
@@ -498,6 +507,7 @@ func (d *db) Migrate(ctx context.Context, fn func(database.Migration) error) err
 	if err := fn(&migration{tx{t: t, db: d}}); err != nil {
 		return err
 	}
+	settle(ctx, t.Conn())
 	if err := t.Commit(ctx); err != nil {
 		return mapError(ctx, d.name, err)
 	}
@@ -517,6 +527,7 @@ func (m *migration) Script(ctx context.Context, sql string) error {
 	if stmt := scriptTransaction(sql); stmt != "" {
 		return &database.Error{Code: database.CodeDenied, Message: database.MigrationTransactionMessage, Statement: stmt}
 	}
+	settle(ctx, m.t.Conn())
 	mrr := m.t.Conn().PgConn().Exec(ctx, sql)
 	completed := 0
 	for mrr.NextResult() {

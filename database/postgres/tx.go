@@ -35,6 +35,8 @@ import (
 //   - discard is set once a statement of it left something in the
 //     session (keepsSession): the connection is closed when the
 //     transaction ends, not pooled (db.giveBack).
+//   - Each statement, and the commit or rollback, first waits out a
+//     cancel request that may still reach the connection (settle).
 type tx struct {
 	opts    pgx.TxOptions // its BEGIN's: isolation, read-only
 	t       pgx.Tx
@@ -100,6 +102,7 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 		if err := t.reconnect(ctx); err != nil {
 			return nil, err
 		}
+		settle(ctx, t.conn.Conn())
 		if !t.db.beginAlone.has(sql) && !t.db.uncached(sql) {
 			// A batch runs in the connection's exec mode: a statement
 			// too long to cache (queryArgs) is sent after BEGIN.
@@ -110,6 +113,8 @@ func (t *tx) query(ctx context.Context, sql string, args []any) (pgx.Rows, error
 			return nil, t.db.fail(ctx, err)
 		}
 		t.t = pt
+	} else {
+		settle(ctx, t.t.Conn())
 	}
 	r, err := t.t.Query(ctx, sql, t.db.queryArgs(sql, args)...)
 	if err != nil {
@@ -285,6 +290,7 @@ func (t *tx) Commit(ctx context.Context) error {
 	case t.lost():
 		return errLost()
 	}
+	settle(ctx, t.t.Conn())
 	if err := t.t.Commit(ctx); err != nil {
 		return mapError(ctx, t.db.name, err)
 	}
@@ -301,6 +307,7 @@ func (t *tx) Rollback(ctx context.Context) error {
 	if t.t == nil {
 		return nil // nothing began, or nothing remains of it
 	}
+	settle(ctx, t.t.Conn())
 	if err := t.t.Rollback(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
 		return mapError(ctx, t.db.name, err)
 	}
