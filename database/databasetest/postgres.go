@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,11 +216,22 @@ func (s *pgServer) kill() {
 	if s.cmd == nil {
 		return
 	}
-	// runuser passes SIGKILL on to nothing: kill the whole group of the
-	// server and its backends through the postmaster's pid file.
+	// runuser passes signals on to nothing: signal the postmaster
+	// through its pid file. SIGQUIT is PostgreSQL's immediate shutdown:
+	// the server and its backends stop at once, as a crash would stop
+	// them, but the postmaster removes its System V shared memory
+	// segment, which a SIGKILL leaves behind: one a start, until the
+	// kernel's (kernel.shmmni, 4096) are gone and every initdb fails with
+	// "could not create shared memory segment: No space left on device".
+	// SIGKILL remains for a server that does not stop.
 	if pid, err := readPid(s.data, "postmaster.pid"); err == nil {
 		if p, err := os.FindProcess(pid); err == nil {
-			p.Kill()
+			p.Signal(syscall.SIGQUIT)
+			select {
+			case <-s.done:
+			case <-time.After(10 * time.Second):
+				p.Kill()
+			}
 		}
 	}
 	s.cmd.Process.Kill()
