@@ -15,7 +15,7 @@
 // naming one that does not exist), 422 for "check" and "not_null".
 
 import * as host from "./host";
-import { Value, Kind, parse, parseError } from "./json";
+import { Value, Kind, Writer, parse, parseError } from "./json";
 
 @external("endpoints", "db_query")
 declare function db_query(db: usize, dbLen: i32, sql: usize, sqlLen: i32, params: usize, paramsLen: i32): i32;
@@ -350,11 +350,12 @@ export class DB {
     this.error = null;
     const d = host.utf8(this.name);
     const s = host.utf8(sql);
-    let p = new ArrayBuffer(0);
-    if (params.length > 0) p = host.utf8(paramsJSON(params));
+    // No parameters go as none (length 0), as the C SDK sends NULL.
+    const p = paramsJSON(params);
+    const pLen = params.length > 0 ? p.length : 0;
     const rc = exec
-      ? db_exec(host.ptr(d), d.byteLength, host.ptr(s), s.byteLength, host.ptr(p), p.byteLength)
-      : db_query(host.ptr(d), d.byteLength, host.ptr(s), s.byteLength, host.ptr(p), p.byteLength);
+      ? db_exec(host.ptr(d), d.byteLength, host.ptr(s), s.byteLength, p.ptr(), pLen)
+      : db_query(host.ptr(d), d.byteLength, host.ptr(s), s.byteLength, p.ptr(), pLen);
     if (rc < 0) {
       this.error = this.failure(rc);
       return null;
@@ -457,19 +458,23 @@ export class TxOptions {
  * neither as a value, and would read {"$blob": ...} as bytes. An integer
  * beyond i64 goes as its digits in text, which a numeric column takes
  * exactly (the host refuses it as a number rather than round it). */
-function paramsJSON(params: Array<Value>): string {
-  const out = new Array<string>();
+function paramsJSON(params: Array<Value>): Writer {
+  const w = new Writer();
+  w.ascii("[");
   for (let i = 0; i < params.length; i++) {
     const v = params[i];
-    let s = v.toString();
-    if (v.kind == Kind.Array || (v.kind == Kind.Object && !v.bytes) || (v.kind == Kind.Number && !v.real && beyondI64(v.number))) {
-      s = Value.str(s).toString();
-    } else if (v.kind == Kind.Number && v.real && s.indexOf(".") < 0 && s.indexOf("e") < 0 && s.indexOf("E") < 0) {
-      s += ".0";
+    if (i > 0) w.ascii(",");
+    if (v.kind == Kind.Array || (v.kind == Kind.Object && !v.bytes)) {
+      w.string(v.toString());
+    } else if (v.kind == Kind.Number && !v.real && beyondI64(v.number)) {
+      w.string(v.number);
+    } else if (v.kind == Kind.Number && v.real && v.number.indexOf(".") < 0 && v.number.indexOf("e") < 0 && v.number.indexOf("E") < 0) {
+      w.ascii(v.number).ascii(".0");
+    } else {
+      w.value(v);
     }
-    out.push(s);
   }
-  return "[" + out.join(",") + "]";
+  return w.ascii("]");
 }
 
 /** Whether JSON number n is an integer (digits, an optional "-") that

@@ -3,6 +3,12 @@
 // validated every value against the contract already, so a handler reads
 // them without checking their shape again.
 
+/** The items and values of every Value that has none of its own; never
+ * written. */
+const NO_VALUES = new Array<Value>(0);
+/** The keys of every Value that has none of its own; never written. */
+const NO_KEYS = new Array<string>(0);
+
 /** The kind of a JSON value. */
 export enum Kind {
   Null,
@@ -30,12 +36,16 @@ export class Value {
   number: string = "";
   /** The value of a String. */
   str: string = "";
-  /** The items of an Array. */
-  items: Array<Value> = [];
-  /** The member names of an Object, in order. */
-  keys: Array<string> = [];
+  // A value that is not an array or an object shares one empty array for
+  // each of items, keys and values (push and set give it its own): three
+  // arrays fewer a value keeps a handler that builds thousands of them
+  // (a statement's parameters, rows) clear of the collector's work.
+  /** The items of an Array (add them with push). */
+  items: Array<Value> = NO_VALUES;
+  /** The member names of an Object, in order (add them with set). */
+  keys: Array<string> = NO_KEYS;
   /** The member values of an Object, in the order of keys. */
-  values: Array<Value> = [];
+  values: Array<Value> = NO_VALUES;
   /** Whether float made this Number: a database parameter stays a real
    * even when integral (3.0 binds as 3.0, not as the integer 3). */
   real: bool = false;
@@ -89,6 +99,7 @@ export class Value {
   static array(): Value {
     const v = new Value();
     v.kind = Kind.Array;
+    v.items = new Array<Value>();
     return v;
   }
 
@@ -103,6 +114,8 @@ export class Value {
   static object(): Value {
     const v = new Value();
     v.kind = Kind.Object;
+    v.keys = new Array<string>();
+    v.values = new Array<Value>();
     return v;
   }
 
@@ -114,6 +127,8 @@ export class Value {
     if (i >= 0) {
       this.values[i] = value;
     } else {
+      if (this.keys == NO_KEYS) this.keys = new Array<string>();
+      if (this.values == NO_VALUES) this.values = new Array<Value>();
       this.keys.push(name);
       this.values.push(value);
     }
@@ -123,6 +138,7 @@ export class Value {
   /** Appends an item to an array and returns the array, for chaining. */
   push(item: Value): Value {
     assert(this.kind == Kind.Array, "JSON: push on a value that is not an array");
+    if (this.items == NO_VALUES) this.items = new Array<Value>();
     this.items.push(item);
     return this;
   }
@@ -180,9 +196,133 @@ export class Value {
 
   /** The JSON text of this value, compact, with the escapes JSON requires. */
   toString(): string {
-    const out = new Array<string>();
-    encode(this, out);
-    return out.join("");
+    const w = new Writer();
+    w.value(this);
+    return String.UTF8.decodeUnsafe(w.ptr(), <usize>w.length);
+  }
+}
+
+/**
+ * A JSON encoder that writes UTF-8 into one buffer which doubles as it
+ * fills. It allocates only when the buffer grows, so encoding thousands of
+ * values (a statement's parameters, a long answer) stays linear: a piece
+ * per value (strings to join) would make the incremental collector scan
+ * the growing array of pieces again and again. Lone surrogates become
+ * U+FFFD, as JSON text must be valid UTF-8.
+ */
+export class Writer {
+  private buf: ArrayBuffer = new ArrayBuffer(256);
+  /** The bytes written so far. */
+  length: i32 = 0;
+
+  /** Where the bytes start; valid until the next write. */
+  ptr(): usize {
+    return changetype<usize>(this.buf);
+  }
+
+  /** A copy of the bytes written. */
+  bytes(): ArrayBuffer {
+    return this.buf.slice(0, this.length);
+  }
+
+  /** Makes room for n more bytes. */
+  private reserve(n: i32): void {
+    const need = this.length + n;
+    if (need <= this.buf.byteLength) return;
+    let size = this.buf.byteLength << 1;
+    while (size < need) size <<= 1;
+    const next = new ArrayBuffer(size);
+    memory.copy(changetype<usize>(next), changetype<usize>(this.buf), <usize>this.length);
+    this.buf = next;
+  }
+
+  private put(b: i32): void {
+    store<u8>(changetype<usize>(this.buf) + <usize>this.length, <u8>b);
+    this.length++;
+  }
+
+  /** Appends s, which holds ASCII only (a number's text, a literal). */
+  ascii(s: string): Writer {
+    this.reserve(s.length);
+    for (let i = 0; i < s.length; i++) this.put(s.charCodeAt(i));
+    return this;
+  }
+
+  /** Appends s as a JSON string: quoted, with the escapes JSON requires. */
+  string(s: string): Writer {
+    // At most 6 bytes a UTF-16 unit (\u001f); 4 for a pair of two.
+    this.reserve(s.length * 6 + 2);
+    this.put(34);
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x80) {
+        if (c >= 0x20 && c != 34 && c != 92) {
+          this.put(c);
+          continue;
+        }
+        this.put(92);
+        if (c == 34 || c == 92) this.put(c);
+        else if (c == 10) this.put(110);
+        else if (c == 13) this.put(114);
+        else if (c == 9) this.put(116);
+        else {
+          this.put(117);
+          this.put(48);
+          this.put(48);
+          this.put(HEX.charCodeAt(c >> 4));
+          this.put(HEX.charCodeAt(c & 15));
+        }
+      } else if (c < 0x800) {
+        this.put(0xc0 | (c >> 6));
+        this.put(0x80 | (c & 63));
+      } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff) {
+        const cp = 0x10000 + ((c - 0xd800) << 10) + (s.charCodeAt(++i) - 0xdc00);
+        this.put(0xf0 | (cp >> 18));
+        this.put(0x80 | ((cp >> 12) & 63));
+        this.put(0x80 | ((cp >> 6) & 63));
+        this.put(0x80 | (cp & 63));
+      } else if (c >= 0xd800 && c <= 0xdfff) {
+        this.put(0xef); // U+FFFD for a lone surrogate
+        this.put(0xbf);
+        this.put(0xbd);
+      } else {
+        this.put(0xe0 | (c >> 12));
+        this.put(0x80 | ((c >> 6) & 63));
+        this.put(0x80 | (c & 63));
+      }
+    }
+    this.put(34);
+    return this;
+  }
+
+  /** Appends v's JSON text. */
+  value(v: Value): Writer {
+    switch (v.kind) {
+      case Kind.Null:
+        return this.ascii("null");
+      case Kind.Bool:
+        return this.ascii(v.bool ? "true" : "false");
+      case Kind.Number:
+        return this.ascii(v.number);
+      case Kind.String:
+        return this.string(v.str);
+      case Kind.Array:
+        this.ascii("[");
+        for (let i = 0; i < v.items.length; i++) {
+          if (i > 0) this.ascii(",");
+          this.value(v.items[i]);
+        }
+        return this.ascii("]");
+      default:
+        this.ascii("{");
+        for (let i = 0; i < v.keys.length; i++) {
+          if (i > 0) this.ascii(",");
+          this.string(v.keys[i]);
+          this.ascii(":");
+          this.value(v.values[i]);
+        }
+        return this.ascii("}");
+    }
   }
 }
 
@@ -194,59 +334,6 @@ function formatFloat(f: f64): string {
 }
 
 const HEX = "0123456789abcdef";
-
-function encodeString(s: string, out: Array<string>): void {
-  out.push('"');
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x20 && c != 34 && c != 92) continue;
-    if (i > start) out.push(s.substring(start, i));
-    start = i + 1;
-    if (c == 34) out.push('\\"');
-    else if (c == 92) out.push("\\\\");
-    else if (c == 10) out.push("\\n");
-    else if (c == 13) out.push("\\r");
-    else if (c == 9) out.push("\\t");
-    else out.push("\\u00" + HEX.charAt(c >> 4) + HEX.charAt(c & 15));
-  }
-  if (start < s.length) out.push(s.substring(start));
-  out.push('"');
-}
-
-function encode(v: Value, out: Array<string>): void {
-  switch (v.kind) {
-    case Kind.Null:
-      out.push("null");
-      break;
-    case Kind.Bool:
-      out.push(v.bool ? "true" : "false");
-      break;
-    case Kind.Number:
-      out.push(v.number);
-      break;
-    case Kind.String:
-      encodeString(v.str, out);
-      break;
-    case Kind.Array:
-      out.push("[");
-      for (let i = 0; i < v.items.length; i++) {
-        if (i > 0) out.push(",");
-        encode(v.items[i], out);
-      }
-      out.push("]");
-      break;
-    default:
-      out.push("{");
-      for (let i = 0; i < v.keys.length; i++) {
-        if (i > 0) out.push(",");
-        encodeString(v.keys[i], out);
-        out.push(":");
-        encode(v.values[i], out);
-      }
-      out.push("}");
-  }
-}
 
 /** The reason the last parse returned null. */
 export let parseError = "";

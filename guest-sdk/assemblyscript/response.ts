@@ -4,7 +4,7 @@
 // how a handler streams.
 
 import * as host from "./host";
-import { Value } from "./json";
+import { Value, Writer } from "./json";
 
 /** Sets the status (default 200); -2 outside 100-599, -3 after a plain
  * route's first byte. */
@@ -44,7 +44,8 @@ export function writeBytes(b: Uint8Array): i32 {
 export function respond(status: i32, body: Value): i32 {
   const err = setStatus(status);
   if (err != 0) return err;
-  return write(body.toString());
+  const w = new Writer().value(body);
+  return host.response_write(w.ptr(), w.length);
 }
 
 /** Answers status with a text body of contentType. */

@@ -156,6 +156,23 @@ plainRoute((req: Request): void => {
     const ok = db.begin(new TxOptions("snapshot"));
     // The host's message says which option it refused.
     answer.set("errno", JSONValue.int(ok ? 0 : db.error!.errno)).set("says", JSONValue.boolean(!ok && db.error!.message.includes("isolation \"snapshot\" is not a level")));
+  } else if (op == "badparams") {
+    // More parameters than any statement takes: the host refuses them
+    // with its reason, and the SDK sends them at once (linear, not
+    // quadratic, in their number).
+    const many = new Array<JSONValue>();
+    const nul = JSONValue.null();
+    for (let i = 0; i < 65536; i++) many.push(nul);
+    const ok = db.query("SELECT 1", many) != null;
+    answer.set("errno", JSONValue.int(ok ? 0 : db.error!.errno)).set("says", JSONValue.boolean(!ok && db.error!.message.includes("more than 65535 parameters")));
+  } else if (op == "many") {
+    // An ordinary statement of 16000 parameters (SQLite takes 32766).
+    const n = 16000;
+    const params = new Array<JSONValue>();
+    for (let i = 0; i < n; i++) params.push(JSONValue.int(i));
+    const rows = db.query("SELECT count(*) AS n, sum(column1) AS s FROM (VALUES " + "(?),".repeat(n - 1) + "(?))", params);
+    assert(rows != null, db.error != null ? db.error!.toString() : "");
+    answer.set("n", JSONValue.int(rows!.at(0).getInt("n"))).set("sum", JSONValue.int(rows!.at(0).getInt("s")));
   } else if (op == "nodb") {
     const other = new DB("other");
     if (other.query("SELECT 1") == null) answer = failure(other.error!);
