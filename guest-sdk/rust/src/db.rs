@@ -105,7 +105,8 @@ pub enum Code {
     TooLarge,
     /// The statement does what a guest may not: ATTACH, load_extension, a
     /// PRAGMA that touches files, transaction control in SQL, several
-    /// statements.
+    /// statements; or it writes in a read-only transaction
+    /// ([`TxOptions::read_only`]).
     Denied,
     /// A commit or rollback without a transaction, or a second begin.
     Transaction,
@@ -117,8 +118,9 @@ pub enum Code {
     Timeout,
     /// The host refused the call before any database saw it: the app
     /// declares no such database ([`Errno::NOT_FOUND`]), the parameters
-    /// are not a JSON array ([`Errno::INVALID`]), or the call came outside
-    /// a request ([`Errno::STATE`]).
+    /// are not a JSON array of values or the transaction options are not
+    /// ones it knows ([`Errno::INVALID`], the host's reason as the
+    /// message), or the call came outside a request ([`Errno::STATE`]).
     Host(Errno),
     /// A [`Row`] accessor asked for a column the result does not have, or
     /// for a value of another type (a NULL as an integer): a bug in the
