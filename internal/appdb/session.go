@@ -154,6 +154,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 		}
 		s.result = database.AppendError(s.result, database.Errorf(database.CodeOther, fn+": "+err.Error()))
 		s.pending = true
+		s.outage = "" // a failure of the guest's own (Outage)
 		return 0, abi.ErrInvalid
 	}
 	defer s.keepArgs(args)
@@ -289,6 +290,7 @@ func (s *Session) BeginWith(db, opts []byte) abi.Errno {
 		}
 		s.result = database.AppendError(s.result[:0], database.Errorf(database.CodeOther, "db_begin_with: "+err.Error()))
 		s.pending = true
+		s.outage = "" // a failure of the guest's own (Outage)
 		return abi.ErrInvalid
 	}
 	return s.begin(name, o, true)
