@@ -1,7 +1,9 @@
 package host_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -313,5 +315,45 @@ endpoint(
 		if tc.status != 200 && !strings.Contains(logs.String(), tc.want) {
 			t.Errorf("POST %s: the log does not say %q:\n%s", tc.body, tc.want, logs)
 		}
+	}
+}
+
+// TestAssemblyScriptFetchReadsALargeBodyWhole: Response.bytes (and text,
+// json) reads a body of limits.outboundBytes (16 MiB by default) whole
+// within the call's deadline: a buffer that grew by each 16 KiB read,
+// copying all it held, made it quadratic.
+func TestAssemblyScriptFetchReadsALargeBodyWhole(t *testing.T) {
+	t.Parallel()
+	const size = 16 << 20
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		chunk := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+		for n := 0; n < size; n += len(chunk) {
+			w.Write(chunk)
+		}
+	}))
+	t.Cleanup(backend.Close)
+	a := &app{t: t, dir: compilerOnlyApp(t)}
+	a.file("endpoints.json", []byte(`{"outbound": {"allowedHosts": ["`+backend.URL+`"]}}`))
+	a.file("server/api/big.get.ts", []byte(`import { Contract, Request, Schema, endpoint, respond, JSONValue, http } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+endpoint(
+  new Contract().summary("Fetch a large body").query("url", Schema.string()).response(200, "its size", Schema.object()),
+  (req: Request): void => {
+    const res = http.fetch(req.query("url")!.asString());
+    const body = res.bytes();
+    let sum: i64 = 0;
+    if (body != null) for (let i = 0; i < body.length; i += 4096) sum += body[i];
+    respond(200, JSONValue.object().set("errno", JSONValue.int(res.errno)).set("n", JSONValue.int(body == null ? -1 : body.length)).set("sum", JSONValue.int(sum)));
+  },
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, logs := a.serve(host.Options{})
+	want := fmt.Sprintf(`{"errno":0,"n":%d,"sum":%d}`, size, size/4096*'0')
+	if got := do(t, srv, "GET", "/api/big?url="+url.QueryEscape(backend.URL+"/big"), ""); got.status != 200 || got.body != want {
+		t.Errorf("a 16 MiB body: got %d %s\nwant 200 %s\nlog:\n%s", got.status, got.body, want, logs)
 	}
 }

@@ -208,9 +208,9 @@ func (d *db) queryArgs(sql string, args []any) []any {
 	return append([]any{pgx.QueryExecModeDescribeExec}, args...)
 }
 
-// uncached reports whether sql runs without pgx's caches (queryArgs). A
-// migration's transaction has no db (nil): its connection is closed
-// after it, caches and all.
+// uncached reports whether sql runs without pgx's caches (queryArgs): in
+// a migration's transaction too, which has its db (to name the database
+// in errors).
 func (d *db) uncached(sql string) bool { return d != nil && d.caches && len(sql) > maxCachedSQL }
 
 // acquire takes a connection of the pool for a statement or a

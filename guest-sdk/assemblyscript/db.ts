@@ -68,7 +68,8 @@ const ERR_DATABASE: i32 = -8;
  * "timeout" (past statementTimeout; the handler goes on), "other"; or
  * "host" when the host refused the call before any database saw it (errno
  * says why: -1 the app declares no such database, -2 parameters that are
- * not a JSON array, -6 outside a request).
+ * not a JSON array of values or transaction options the host does not
+ * know, the message then the host's reason, -6 outside a request).
  */
 export class DBError {
   constructor(

@@ -76,17 +76,27 @@ export class Response {
   /** The whole body, at most limits.outboundBytes (16 MiB by default);
    * null when reading failed (errno and error say why). */
   bytes(): Uint8Array | null {
-    let out = new Uint8Array(0);
+    // The body goes into a buffer that doubles as it fills: one that grew
+    // by each read, copying all it held, made a body of 16 MiB cost
+    // gigabytes of copies and garbage (the instance ran out of memory).
     const buf = new Uint8Array(16384);
+    let out = new Uint8Array(0);
+    let used = 0;
     let n = this.read(buf);
     while (n > 0) {
-      const grown = new Uint8Array(out.length + n);
-      grown.set(out);
-      grown.set(buf.subarray(0, n), out.length);
-      out = grown;
+      if (used + n > out.length) {
+        let size = max(out.length << 1, buf.length);
+        while (size < used + n) size <<= 1;
+        const grown = new Uint8Array(size);
+        grown.set(out.subarray(0, used));
+        out = grown;
+      }
+      out.set(buf.subarray(0, n), used);
+      used += n;
       n = this.read(buf);
     }
-    return n < 0 ? null : out;
+    if (n < 0) return null;
+    return used == out.length ? out : out.slice(0, used);
   }
 
   /** The whole body as UTF-8 text; null when reading failed. */

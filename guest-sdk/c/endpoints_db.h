@@ -521,7 +521,8 @@ static inline const char *endpoints_db_text_(endpoints_db_ *st, int32_t i,
 
 /* endpoints_db_error_code is the code of the last ENDPOINTS_ERR_DATABASE:
  * "constraint" (answer 409 for a unique violation), "syntax", "busy",
- * "unavailable" (answer 503), "too_large", "denied", "transaction" or
+ * "unavailable" (answer 503), "too_large", "denied", "transaction",
+ * "timeout" (past endpoints_db_timeout; the handler goes on) or
  * "other"; "host" when the host refused the last call before any database
  * saw it (ENDPOINTS_ERR_NOT_FOUND, ENDPOINTS_ERR_INVALID...), as the Rust
  * and AssemblyScript SDKs say; "" when the last database call worked. */
@@ -624,8 +625,9 @@ static inline void endpoints_db_error_(endpoints_db_ *st) {
 }
 
 /* endpoints_db_refused_ reads why the host refused the parameters of
- * db_query or db_exec (ENDPOINTS_ERR_INVALID): the message of the error it
- * leaves pending, which names the parameter and what was expected. It
+ * db_query or db_exec, or db_begin_with's options (ENDPOINTS_ERR_INVALID):
+ * the message of the error it leaves pending, which names the parameter
+ * or option and what was expected. It
  * returns 0 when there is none (an older host left none). */
 static inline int32_t endpoints_db_refused_(endpoints_db_ *st) {
     int32_t n = endpoints_db_result(NULL, 0);
@@ -1119,16 +1121,13 @@ static inline int32_t endpoints_begin(const char *db) {
 /* endpoints_begin_with opens a transaction on database db with opts (a
  * JSON object, ENDPOINTS_TX_READ_ONLY...; NULL or "" for none, as
  * endpoints_begin). Options the host does not know return
- * ENDPOINTS_ERR_INVALID, and endpoints_db_error_message says which. */
+ * ENDPOINTS_ERR_INVALID, endpoints_db_error_code is then "host" and
+ * endpoints_db_error_message says which. */
 static inline int32_t endpoints_begin_with(const char *db, const char *opts) {
     const char *o = opts ? opts : "";
-    int32_t rc = endpoints_db_begin_with(endpoints_db_name_(db), o, endpoints_strlen_(o));
-    if (rc == ENDPOINTS_ERR_INVALID) {
-        /* The host left its reason as a pending error result. */
-        endpoints_db_read_(endpoints_db_state_(), ENDPOINTS_ERR_DATABASE);
-        return rc;
-    }
-    return endpoints_db_call_(rc);
+    /* ENDPOINTS_ERR_INVALID reads as refused parameters do: code "host",
+     * the reason the host left pending as the message. */
+    return endpoints_db_call_(endpoints_db_begin_with(endpoints_db_name_(db), o, endpoints_strlen_(o)));
 }
 
 static inline int32_t endpoints_commit(const char *db) {

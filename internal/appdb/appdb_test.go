@@ -263,21 +263,28 @@ func TestSessionOutage(t *testing.T) {
 		{"unavailable in a transaction, then its rollback", []string{"begin:main", "down:SELECT 1", "rollback:main"}, database.CodeUnavailable},
 		{"unavailable, then a rollback of no transaction", []string{"down:SELECT 1", "rollback:main"}, database.CodeUnavailable},
 		{"unavailable, then a commit", []string{"begin:main", "down:SELECT 1", "commit:main"}, ""},
+		// Parameters or transaction options the host refuses are the
+		// guest's own failure too (ErrInvalid, with the reason pending).
+		{"unavailable, then parameters refused", []string{"down:SELECT 1", "main:SELECT $1|[[1]]"}, ""},
+		{"unavailable, then transaction options refused", []string{"down:SELECT 1", `beginwith:main|{"isolation":"snapshot"}`}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := appdb.NewSession(set, t.Context(), time.Now().Add(time.Minute), 1<<20, appdb.Hooks{})
 			defer s.Close()
 			for _, st := range tt.statements {
 				db, sql, _ := strings.Cut(st, ":")
+				sql, params, _ := strings.Cut(sql, "|")
 				switch db {
 				case "begin":
 					s.Begin([]byte(sql))
+				case "beginwith":
+					s.BeginWith([]byte(sql), []byte(params))
 				case "commit", "rollback":
 					s.End([]byte(sql), db == "commit")
 				case "down":
 					s.Run(other, []byte(sql), nil, false)
 				default:
-					s.Run(main, []byte(sql), nil, false)
+					s.Run(main, []byte(sql), []byte(params), false)
 				}
 			}
 			if got := s.Outage(); got != tt.want {

@@ -154,6 +154,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 		}
 		s.result = database.AppendError(s.result, database.Errorf(database.CodeOther, fn+": "+err.Error()))
 		s.pending = true
+		s.outage = "" // a failure of the guest's own (Outage)
 		return 0, abi.ErrInvalid
 	}
 	defer s.keepArgs(args)
@@ -289,6 +290,7 @@ func (s *Session) BeginWith(db, opts []byte) abi.Errno {
 		}
 		s.result = database.AppendError(s.result[:0], database.Errorf(database.CodeOther, "db_begin_with: "+err.Error()))
 		s.pending = true
+		s.outage = "" // a failure of the guest's own (Outage)
 		return abi.ErrInvalid
 	}
 	return s.begin(name, o, true)
@@ -360,7 +362,7 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 		delete(s.txs, name)
 	default:
 		end = s.span(name, system, "ROLLBACK")
-		err = tx.Rollback(context.WithoutCancel(s.ctx))
+		err = rollback(s.ctx, tx)
 		delete(s.txs, name)
 	}
 	outage := s.outage
@@ -377,17 +379,29 @@ func (s *Session) End(db []byte, commit bool) abi.Errno {
 	return errno
 }
 
+// rollbackTimeout bounds a rollback (db_rollback, or of what a call left
+// open): a server that no longer answers, its connection open (a wedged
+// server or pooler), would otherwise hold the call in the host function
+// for good, since the call's deadline is checked when a host function
+// returns. PostgreSQL's ROLLBACK takes milliseconds.
+const rollbackTimeout = 5 * time.Second
+
+// rollback rolls tx back under ctx's values but not its end: the call may
+// be past its deadline or its client gone, and the rollback must run all
+// the same, for at most rollbackTimeout.
+func rollback(ctx context.Context, tx database.Tx) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+	defer cancel()
+	return tx.Rollback(ctx)
+}
+
 // Close rolls back every transaction the call left open: it returned
 // without a commit, trapped or passed its deadline. It reports how many.
 // A result buffer of up to keptResultBytes stays for a restart.
 func (s *Session) Close() int {
 	n := 0
 	for name, tx := range s.txs {
-		// The call may be past its deadline or its client gone: the
-		// rollback must run all the same.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
-		tx.Rollback(ctx)
-		cancel()
+		rollback(s.ctx, tx)
 		delete(s.txs, name)
 		n++
 	}

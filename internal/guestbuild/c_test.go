@@ -172,7 +172,19 @@ func newABIHost(t testing.TB) *abiHost {
 		s[0] = api.EncodeI32(guestPut(mod, s[0], s[1], *h.pending))
 	}, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportDBBegin, unavailable, []api.ValueType{i32, i32}, i32)
-	def(abi.ImportDBBeginWith, unavailable, []api.ValueType{i32, i32, i32, i32}, i32)
+	def(abi.ImportDBBeginWith, func(_ context.Context, mod api.Module, s []uint64) {
+		// The options go to db as its params; the SQL is none.
+		h.pending = nil
+		if h.cur == nil || h.cur.db == nil {
+			s[0] = errnoResult(abi.ErrNotFound)
+			return
+		}
+		rc, result := h.cur.db(abi.ImportDBBeginWith, guestRead(mod, s[0], s[1]), "", guestRead(mod, s[2], s[3]))
+		if rc == abi.ErrDatabase || rc == abi.ErrInvalid && result != "" {
+			h.pending = &result
+		}
+		s[0] = errnoResult(min(rc, 0))
+	}, []api.ValueType{i32, i32, i32, i32}, i32)
 	def(abi.ImportDBCommit, unavailable, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportDBRollback, unavailable, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportDBTimeout, unavailable, []api.ValueType{i32}, i32)
@@ -831,6 +843,12 @@ func TestCDatabaseHelpers(t *testing.T) {
 			`rc -8 [constraint|duplicate key "x"|users_email_key]`},
 		{"a database error of a kind", "rows", abi.ErrDatabase, `{"error":{"code":"constraint","kind":"foreign_key","message":"FOREIGN KEY constraint failed"}}`, "",
 			`rc -8 [constraint|FOREIGN KEY constraint failed|] kind:foreign_key`},
+		// Options db_begin_with refuses read as parameters db_query
+		// refuses do: code "host", the host's reason as the message, as
+		// the Rust and AssemblyScript SDKs read them.
+		{"transaction options the host refuses", "beginwith", abi.ErrInvalid,
+			`{"error":{"code":"other","message":"db_begin_with: transaction options: isolation \"snapshot\" is not a level"}}`, `{"isolation":"snapshot"}`,
+			`rc -2 [host|db_begin_with: transaction options: isolation "snapshot" is not a level|]`},
 		{"a database the app does not declare", "rows", abi.ErrNotFound, "", "", `rc -1 [host|the app declares no such database (endpoints.json's "databases"; "main" when it declares none)|]`},
 		{"exec with a last insert id", "exec", 0, `{"rowsAffected":2,"lastInsertId":7}`, "", "2 7 1\nrc 0 [||]"},
 		{"exec without one (PostgreSQL)", "exec", 0, `{"rowsAffected":3}`, "", "3 0 0\nrc 0 [||]"},
@@ -873,7 +891,7 @@ func TestCDatabaseHelpers(t *testing.T) {
 			ex := &abiExchange{
 				values: map[abi.Part]map[string]string{abi.PartQuery: {"op": fmt.Sprintf("%q", tt.op)}},
 				db: func(fn, database, sql, params string) (abi.Errno, string) {
-					if sql == "params" || sql == "overflow" {
+					if sql == "params" || sql == "overflow" || fn == abi.ImportDBBeginWith {
 						gotParams = params
 					}
 					return tt.rc, tt.result

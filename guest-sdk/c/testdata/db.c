@@ -204,6 +204,11 @@ static int32_t objects(void) {
     return rc;
 }
 
+/* beginwith begins a transaction with options the test host refuses. */
+static int32_t beginwith(void) {
+    return endpoints_begin_with("main", "{\"isolation\":\"snapshot\"}");
+}
+
 /* base64 decodes texts with endpoints_base64_decode into a buffer of 4
  * bytes: each one's size (or errno) and the bytes written. */
 static int32_t base64(void) {
@@ -243,6 +248,8 @@ int32_t endpoints_handle(void) {
         rc = objects();
     } else if (is_op(op, "\"numbers\"")) {
         rc = numbers();
+    } else if (is_op(op, "\"beginwith\"")) {
+        rc = beginwith();
     } else if (is_op(op, "\"base64\"")) {
         rc = base64();
     }

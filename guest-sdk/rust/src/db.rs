@@ -33,8 +33,9 @@ use crate::json::Json;
 /// exec, a begin or a commit), to `timeout` from its start, below the
 /// call's deadline (ABI §4.5, `db_timeout`); `None` lifts it. A statement
 /// past it is stopped in the database and fails with [`Code::Timeout`],
-/// and the handler goes on. A timeout is rounded up to a millisecond; one
-/// past an hour is [`Errno::INVALID`].
+/// and the handler goes on. A timeout is rounded up to a millisecond
+/// (`Duration::ZERO`, a budget spent, is 1 ms, not none); one past an
+/// hour is [`Errno::INVALID`].
 ///
 /// ```no_run
 /// # use std::time::Duration;
@@ -59,7 +60,8 @@ pub fn set_timeout(timeout: Option<Duration>) -> Result<(), Errno> {
 }
 
 /// The milliseconds of a timeout, rounded up, 0 for none; `None` past
-/// an hour (the ABI's DBTimeoutMax, HTTPTimeoutMax).
+/// an hour (the ABI's DBTimeoutMax, HTTPTimeoutMax). A zero timeout (a
+/// budget spent) is 1 ms, the shortest bound: 0 would lift the bound.
 pub(crate) fn timeout_ms(timeout: Option<Duration>) -> Option<i32> {
     const MAX: u128 = 3_600_000;
     // (No let-else or div_ceil: the SDK builds with rustc 1.6x.)
@@ -67,7 +69,7 @@ pub(crate) fn timeout_ms(timeout: Option<Duration>) -> Option<i32> {
         Some(d) => d,
         None => return Some(0),
     };
-    let ms = (d.as_nanos() + 999_999) / 1_000_000;
+    let ms = ((d.as_nanos() + 999_999) / 1_000_000).max(1);
     if ms > MAX {
         return None;
     }
@@ -103,7 +105,8 @@ pub enum Code {
     TooLarge,
     /// The statement does what a guest may not: ATTACH, load_extension, a
     /// PRAGMA that touches files, transaction control in SQL, several
-    /// statements.
+    /// statements; or it writes in a read-only transaction
+    /// ([`TxOptions::read_only`]).
     Denied,
     /// A commit or rollback without a transaction, or a second begin.
     Transaction,
@@ -115,8 +118,9 @@ pub enum Code {
     Timeout,
     /// The host refused the call before any database saw it: the app
     /// declares no such database ([`Errno::NOT_FOUND`]), the parameters
-    /// are not a JSON array ([`Errno::INVALID`]), or the call came outside
-    /// a request ([`Errno::STATE`]).
+    /// are not a JSON array of values or the transaction options are not
+    /// ones it knows ([`Errno::INVALID`], the host's reason as the
+    /// message), or the call came outside a request ([`Errno::STATE`]).
     Host(Errno),
     /// A [`Row`] accessor asked for a column the result does not have, or
     /// for a value of another type (a NULL as an integer): a bug in the
@@ -1109,6 +1113,8 @@ mod tests {
         assert_eq!(super::timeout_ms(None), Some(0));
         assert_eq!(super::timeout_ms(Some(Duration::from_millis(300))), Some(300));
         assert_eq!(super::timeout_ms(Some(Duration::from_micros(1500))), Some(2));
+        // A budget spent is the shortest bound, not none (0 lifts it).
+        assert_eq!(super::timeout_ms(Some(Duration::ZERO)), Some(1));
         assert_eq!(super::timeout_ms(Some(Duration::from_secs(3600))), Some(3_600_000));
         assert_eq!(super::timeout_ms(Some(Duration::from_secs(3601))), None);
         assert_eq!(super::Code::parse("timeout"), super::Code::Timeout);

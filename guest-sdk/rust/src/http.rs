@@ -151,7 +151,7 @@ pub struct Options {
     pub stream: bool,
     /// Bounds the request (connecting, its status and headers and every
     /// read of its body) below the call's deadline, rounded up to a
-    /// millisecond, at most an hour: past it, [`Errno::IO`] with the code
+    /// millisecond (`Duration::ZERO` is 1 ms, not none), at most an hour: past it, [`Errno::IO`] with the code
     /// `timeout`, and the handler answers from a fallback with the rest of
     /// its time. `None` is the call's deadline alone.
     pub timeout: Option<Duration>,
@@ -228,6 +228,8 @@ mod tests {
         assert_eq!(plain, r#"{"method":"GET","url":"https://a.example/","headers":[["x","1"]]}"#);
         let timed = request_json("GET", "https://a.example/", &[], Options { stream: true, timeout: Some(Duration::from_micros(300_500)) }).unwrap();
         assert_eq!(timed, r#"{"method":"GET","url":"https://a.example/","headers":[],"stream":true,"timeout":301}"#);
+        let spent = request_json("GET", "https://a.example/", &[], Options { timeout: Some(Duration::ZERO), ..Options::default() }).unwrap();
+        assert_eq!(spent, r#"{"method":"GET","url":"https://a.example/","headers":[],"timeout":1}"#);
         let long = request_json("GET", "https://a.example/", &[], Options { timeout: Some(Duration::from_secs(7200)), ..Options::default() });
         assert_eq!(long.unwrap_err().errno, Errno::INVALID);
     }
