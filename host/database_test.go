@@ -224,9 +224,27 @@ func TestDatabaseMigrations(t *testing.T) {
 	if res := dbDo(t, srv, "main", "q", "SELECT count(*) AS n FROM orders", ""); !strings.Contains(res.body, "no such table: orders") {
 		t.Errorf("the failed migration's first statement remains: %s", res.body)
 	}
+	// The previous version keeps serving, and the host says why until a
+	// reload serves the app on disk.
+	if problems := h.Problems(); len(problems) != 1 || !strings.Contains(problems[0].Error(), "002-orders.sql") {
+		t.Errorf("Problems after the failing migration = %v, want it", problems)
+	}
 	a.file("server/migrations/002-orders.sql", []byte("CREATE TABLE orders (id INTEGER PRIMARY KEY);\n"))
-	if report := h.Reload(context.Background()); len(report.Problems) != 0 {
-		t.Fatalf("reload with the fixed migration: %v", report.Problems)
+	if report := h.Reload(context.Background()); len(report.Problems) != 0 || !report.Recovered {
+		t.Fatalf("reload with the fixed migration: %v, recovered %v (want true: endpoints dev said nothing after the failure)", report.Problems, report.Recovered)
+	}
+	if problems := h.Problems(); len(problems) != 0 {
+		t.Errorf("Problems after the fixed migration = %v, want none", problems)
+	}
+	// A failing migration removed, never applied, is the app on disk
+	// served again too.
+	a.file("server/migrations/003-bad.sql", []byte("INSERT INTO nowhere VALUES (1);\n"))
+	if report := h.Reload(context.Background()); len(report.Problems) != 1 {
+		t.Fatalf("reload with another failing migration: %v", report.Problems)
+	}
+	a.remove("server/migrations/003-bad.sql")
+	if report := h.Reload(context.Background()); len(report.Problems) != 0 || !report.Recovered || !strings.Contains(report.String(), "fixed, the app on disk serves") {
+		t.Fatalf("reload without the failing migration: %q, recovered %v", report.String(), report.Recovered)
 	}
 	if res := dbDo(t, srv, "main", "q", "SELECT (SELECT count(*) FROM orders) + (SELECT count(*) FROM users) AS n", ""); res.body != count {
 		t.Errorf("after the fixed migration: %s", res.body)

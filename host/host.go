@@ -114,8 +114,9 @@ type Host struct {
 	closed            chan struct{} // closed when the host has finished closing
 
 	// refused are the problems of the last reload when its version was
-	// not swapped in (its document could not be built: see reload); nil
-	// once a reload serves what is on disk. Written under reloadMu.
+	// not swapped in (its document could not be built, or no version
+	// loaded: a migration failed; see reload); nil once a reload serves
+	// what is on disk. Written under reloadMu.
 	refused atomic.Pointer[[]error]
 	// outbound sends the guests' outbound HTTP requests; a reload that
 	// leaves endpoints.json's outbound settings alone keeps its client,
@@ -304,8 +305,9 @@ func (h *Host) ShutdownTimeout() time.Duration {
 // Problems lists the modules left out of the current version because they
 // failed to load (Development only; in Production New fails instead), and,
 // after a [Host.Reload] that kept the previous version serving whole
-// because the new version's OpenAPI document could not be built, that
-// reload's problems, until a reload serves what is on disk. In
+// because the new version's OpenAPI document could not be built, or no new
+// version loaded (a migration failed), that reload's problems, until a
+// reload serves what is on disk. In
 // Development, what a version whose document could not be built whole is
 // served without (a route module, the runtime declaration's openApi part)
 // is listed too, each naming its file and field (docs/spec.md §11).

@@ -56,7 +56,8 @@ type ReloadReport struct {
 	// not be built (a problem says why), so the previous version, routes,
 	// settings and document, keeps serving until a reload fixes it.
 	Refused bool
-	// Recovered says the reload before this one was refused, or the
+	// Recovered says the reload before this one was refused or loaded
+	// no version (a migration failed), or the
 	// version before this one had problems this one has not (a file that
 	// failed saved back to the bytes that serve), and this one serves
 	// what is on disk again.
@@ -171,7 +172,14 @@ func (h *Host) reload(ctx context.Context, logged bool) ReloadReport {
 		}()
 	}
 	if err != nil {
+		// No version (a migration failed, endpoints.json cannot be read):
+		// the previous one keeps serving whole, as when its document is
+		// refused, and the reload that loads one says it recovered; a
+		// migration fixed or removed changes no file of the version, so
+		// without it endpoints dev said nothing after the failure.
 		report.Problems = append(report.Problems, err)
+		failed := slices.Clone(report.Problems)
+		h.refused.Store(&failed)
 		report.Took = time.Since(start)
 		return report
 	}

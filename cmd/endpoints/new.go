@@ -13,6 +13,7 @@ import (
 	"go/format"
 	"io"
 	"io/fs"
+	"net/http"
 	"os"
 	"os/exec"
 	"path"
@@ -250,9 +251,24 @@ func cmdNewRoute(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "  %s\n", filepath.Join(app, filepath.FromSlash(out)))
 	}
-	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  curl -i http://127.0.0.1:3000%s\n", app, data.URL)
+	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  %s\n", app, curlCommand(rf.Method, data.URL))
 	fmt.Fprintf(stdout, "Test it natively:\n  %s\n", inApp(app, "go test ./"+dir))
 	return exitOK
+}
+
+// curlCommand is the curl command line that calls the new route at url
+// on the address endpoints dev listens on by default: curl sends GET
+// unless told another method, and a GET of a PATCH route's path reaches
+// another route, or a 405.
+func curlCommand(method, url string) string {
+	target := "http://127.0.0.1:3000" + url
+	switch method {
+	case http.MethodGet:
+		return "curl -i " + target
+	case http.MethodHead:
+		return "curl -I " + target
+	}
+	return "curl -i -X " + method + " " + target
 }
 
 // inApp is the command line that runs command in app from where the

@@ -162,6 +162,37 @@ func TestNewRouteTestCommand(t *testing.T) {
 	}
 }
 
+// TestNewRouteCurlCommand: the curl command new route prints calls the
+// new route. It printed "curl -i URL" for every method, a GET, which for
+// PATCH /api/things/:id reached the app's GET route of that path, or a 405.
+func TestNewRouteCurlCommand(t *testing.T) {
+	tests := []struct {
+		lang, route, want string
+	}{
+		{"go", "PATCH /api/things/:id", "\n  curl -i -X PATCH http://127.0.0.1:3000/api/things/1\n"},
+		{"go", "GET /api/things/:id", "\n  curl -i http://127.0.0.1:3000/api/things/1\n"},
+		{"go", "HEAD /api/things", "\n  curl -I http://127.0.0.1:3000/api/things\n"},
+		{"c", "DELETE /api/things/:id", "\n  curl -i -X DELETE http://127.0.0.1:3000/api/things/1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lang+" "+tt.route, func(t *testing.T) {
+			tmp := t.TempDir()
+			files := map[string]string{"app/go.mod": "module app\n"}
+			if tt.lang == "c" {
+				files = map[string]string{"app/compile_flags.txt": "-Ivendor/endpoints\n", "app/endpoints.json": "{}"}
+			}
+			writeFiles(t, tmp, files)
+			code, out, errOut := runCLI("new", "route", filepath.Join(tmp, "app"), tt.route)
+			if code != exitOK {
+				t.Fatalf("new route %s = %d\n%s%s", tt.route, code, out, errOut)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("new route %s printed:\n%s\nwant the command %q", tt.route, out, strings.TrimSpace(tt.want))
+			}
+		})
+	}
+}
+
 func TestNewRouteData(t *testing.T) {
 	tests := []struct {
 		route                       string

@@ -198,7 +198,7 @@ func newLangRoute(app, lang string, rf routefile.Route, stdout, stderr io.Writer
 		}
 		fmt.Fprintf(stdout, "  %s (its [[example]], for rust-analyzer)\n", filepath.Join(app, "Cargo.toml"))
 	}
-	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  curl -i http://127.0.0.1:3000%s\n", app, data.URL)
+	fmt.Fprintf(stdout, "\nNext:\n  endpoints dev %s\n  %s\n", app, curlCommand(rf.Method, data.URL))
 	return exitOK
 }
 

@@ -48,7 +48,8 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	// The schemes that can sign development tokens, from what config
 	// decoded and checked.
 	devs := map[string]*auth.JWTConfig{}
-	for name, c := range auth.ConfigMap(cfg.Verifiers()) {
+	configured := auth.ConfigMap(cfg.Verifiers())
+	for name, c := range configured {
 		if c.JWT != nil && c.JWT.DevKey != "" {
 			devs[name] = c.JWT
 		}
@@ -63,7 +64,15 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	dev, ok := devs[*scheme]
 	if !ok {
-		fmt.Fprintf(stderr, "endpoints token: %s: security.%s has no jwt.devKey: add the path of a private JWK to sign development tokens with\n", filepath.Join(app, config.File), *scheme)
+		signing := "none"
+		if len(names) > 0 {
+			signing = strings.Join(names, ", ")
+		}
+		if _, found := configured[*scheme]; !found {
+			fmt.Fprintf(stderr, "endpoints token: %s: --scheme %s: the app configures no security scheme of that name (configured: %s); the schemes with a jwt.devKey to sign with: %s\n", filepath.Join(app, config.File), *scheme, strings.Join(slices.Sorted(maps.Keys(configured)), ", "), signing)
+			return exitError
+		}
+		fmt.Fprintf(stderr, "endpoints token: %s: security.%s has no jwt.devKey: add the path of a private JWK to sign development tokens with (endpoints keygen writes one); the schemes with one: %s\n", filepath.Join(app, config.File), *scheme, signing)
 		return exitError
 	}
 	key, err := os.ReadFile(filepath.Join(app, filepath.FromSlash(dev.DevKey)))

@@ -43,7 +43,10 @@ func TestTokenErrors(t *testing.T) {
 	}{
 		{"no subject", []string{"token", filepath.Join("..", "..", "examples", "users")}, "--sub is required"},
 		{"no dev key", []string{"token", noKey, "--sub", "a"}, "want one security scheme with \"jwt\": {\"devKey\": FILE}, found 0"},
-		{"an unknown scheme", []string{"token", filepath.Join("..", "..", "examples", "users"), "--sub", "a", "--scheme", "nope"}, "security.nope has no jwt.devKey"},
+		// It said "security.nope has no jwt.devKey", of a scheme the app
+		// does not have.
+		{"an unknown scheme", []string{"token", filepath.Join("..", "..", "examples", "users"), "--sub", "a", "--scheme", "nope"}, "--scheme nope: the app configures no security scheme of that name (configured: bearer, partners); the schemes with a jwt.devKey to sign with: bearer"},
+		{"a scheme without a dev key", []string{"token", noKey, "--sub", "a", "--scheme", "bearer"}, "security.bearer has no jwt.devKey: add the path of a private JWK to sign development tokens with (endpoints keygen writes one); the schemes with one: none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

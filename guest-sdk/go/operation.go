@@ -324,7 +324,7 @@ func ContractJSON() []byte {
 	return bytes.Clone(reg.contractJSON())
 }
 
-func init() { hooks.Reset, hooks.SetVariable = reset, setVariable }
+func init() { hooks.Reset, hooks.SetVariable, hooks.SetRequest = reset, setVariable, beginRequest }
 
 // reset forgets every handler registered with [Handle], [HandleFunc] and
 // [HandleRaw], the hook of [OnValidationError], the contract built from

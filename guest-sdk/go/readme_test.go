@@ -67,6 +67,21 @@ func rates(cachedRates map[string]float64) endpoints.Reply {
 }
 `,
 	},
+	{
+		marker: "endpointstest.SetAuth(t,",
+		wrap: `package snippet
+
+import (
+	"testing"
+
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/endpointstest"
+)
+
+func asAlice(t *testing.T) {
+%s}
+`,
+	},
 }
 
 // TestREADMESnippetsCompile builds the Go of README.md as a developer

@@ -3,10 +3,11 @@
 package endpointstest
 
 import (
+	"encoding/json"
 	"testing"
 
-	// The hook below is set when package endpoints initialises.
-	_ "github.com/wasmendpoints/endpoints/guest-sdk/go"
+	// The hooks below are set when package endpoints initialises.
+	endpoints "github.com/wasmendpoints/endpoints/guest-sdk/go"
 	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/hooks"
 )
 
@@ -29,4 +30,22 @@ func SetVariable(t testing.TB, name, value string) {
 	t.Helper()
 	hooks.SetVariable(name, value, true)
 	t.Cleanup(func() { hooks.SetVariable(name, "", false) })
+}
+
+// SetAuth makes p the client the host authenticated, which
+// endpoints.Auth returns in native tests until t ends, as the host's
+// security does in a module; nil is no client, as for an operation
+// without security.
+//
+//	endpointstest.SetAuth(t, &endpoints.Principal{Scheme: "bearer", Subject: "alice", Scopes: []string{"bookmarks:write"}})
+func SetAuth(t testing.TB, p *endpoints.Principal) {
+	t.Helper()
+	envelope, err := json.Marshal(struct {
+		Auth *endpoints.Principal `json:"auth"`
+	}{p})
+	if err != nil {
+		t.Fatalf("endpointstest.SetAuth: %v", err)
+	}
+	hooks.SetRequest(envelope)
+	t.Cleanup(func() { hooks.SetRequest(nil) })
 }

@@ -35,3 +35,26 @@ func TestSetVariableLastsUntilTheTestEnds(t *testing.T) {
 		}
 	})
 }
+
+// TestSetAuthLastsUntilTheTestEnds: a handler that reads endpoints.Auth
+// can be tested natively; without SetAuth, Auth is nil there.
+func TestSetAuthLastsUntilTheTestEnds(t *testing.T) {
+	t.Run("a test sets the client", func(t *testing.T) {
+		endpointstest.SetAuth(t, &endpoints.Principal{Scheme: "bearer", Subject: "alice", Scopes: []string{"bookmarks:write"}})
+		p := endpoints.Auth()
+		if p == nil || p.Subject != "alice" || p.Scheme != "bearer" || !p.HasScope("bookmarks:write") {
+			t.Errorf("Auth = %+v; want alice of bearer with bookmarks:write", p)
+		}
+	})
+	t.Run("the next has none", func(t *testing.T) {
+		if p := endpoints.Auth(); p != nil {
+			t.Errorf("Auth after the test = %+v; want nil", p)
+		}
+	})
+	t.Run("nil is no client", func(t *testing.T) {
+		endpointstest.SetAuth(t, nil)
+		if p := endpoints.Auth(); p != nil {
+			t.Errorf("Auth after SetAuth(nil) = %+v; want nil", p)
+		}
+	})
+}
