@@ -315,6 +315,9 @@ func (c *sqliteConn) setup() (err error) {
 		c.conn.Limit(sqlite3.LIMIT_ATTACHED, 0)
 		err = c.conn.SetAuthorizer(c.authorize)
 	}
+	if err == nil {
+		err = c.defineLike()
+	}
 	return err
 }
 
