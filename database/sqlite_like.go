@@ -49,8 +49,11 @@ const (
 // defineLike defines like() and glob() on c.
 func (c *sqliteConn) defineLike() error {
 	const flags = sqlite3.DETERMINISTIC | sqlite3.INNOCUOUS
+	// The connection's bound on a pattern's length, which no guest can
+	// change: read once, not at each row.
+	limit := c.conn.Limit(sqlite3.LIMIT_LIKE_PATTERN_LENGTH, -1)
 	like := func(info likeInfo) sqlite3.ScalarFunction {
-		return func(ctx sqlite3.Context, arg ...sqlite3.Value) { c.likeFunc(ctx, info, arg) }
+		return func(ctx sqlite3.Context, arg ...sqlite3.Value) { c.likeFunc(ctx, info, limit, arg) }
 	}
 	if err := c.conn.CreateFunction("like", 2, flags, like(likeNorm)); err != nil {
 		return err
@@ -62,9 +65,10 @@ func (c *sqliteConn) defineLike() error {
 }
 
 // likeFunc is SQLite's likeFunc: arg[0] is the pattern, arg[1] the
-// string, arg[2] the escape character.
-func (c *sqliteConn) likeFunc(ctx sqlite3.Context, info likeInfo, arg []sqlite3.Value) {
-	if limit := c.conn.Limit(sqlite3.LIMIT_LIKE_PATTERN_LENGTH, -1); arg[0].Type() != sqlite3.NULL && len(arg[0].RawText()) > limit {
+// string, arg[2] the escape character; a pattern longer than limit bytes
+// is refused.
+func (c *sqliteConn) likeFunc(ctx sqlite3.Context, info likeInfo, limit int, arg []sqlite3.Value) {
+	if arg[0].Type() != sqlite3.NULL && len(arg[0].RawText()) > limit {
 		ctx.ResultError(errors.New("LIKE or GLOB pattern too complex"))
 		return
 	}
