@@ -25,7 +25,8 @@ type RateLimit struct {
 	// quiet spell. Defaults to Limit.
 	Burst int64 `json:"burst,omitzero"`
 	// Key says who a client is: "ip" (the default: the client's address,
-	// see trustedProxies), "subject" (the authenticated principal, else
-	// the address) or "header:NAME" (a request header, else the address).
+	// see trustedProxies; an IPv6 address by its /64), "subject" (the
+	// authenticated principal, else the address) or "header:NAME" (a
+	// request header, else the address).
 	Key string `json:"key,omitzero"`
 }

@@ -87,6 +87,13 @@ func (e *Error) Error() string {
 	return s
 }
 
+// RaisedMessage is what [Error.Redact] leaves of a message the app's own
+// SQL raised (a trigger's RAISE on SQLite; PL/pgSQL's RAISE and ASSERT on
+// PostgreSQL): its text is the app's expression, which may hold a value
+// unquoted ("no test address ada@example.com"), so none of it leaves the
+// guest's call.
+const RaisedMessage = "a message raised by the app's SQL code (left out: it may hold values)"
+
 // Redact returns e as it may leave the guest's call: its code, kind,
 // constraint and SQLSTATE (which its Error names), and Message replaced
 // by Redacted when the driver set it, without the driver's error then

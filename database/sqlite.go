@@ -315,6 +315,9 @@ func (c *sqliteConn) setup() (err error) {
 		c.conn.Limit(sqlite3.LIMIT_ATTACHED, 0)
 		err = c.conn.SetAuthorizer(c.authorize)
 	}
+	if err == nil {
+		err = c.defineLike()
+	}
 	return err
 }
 
@@ -1234,13 +1237,22 @@ func sqliteError(ctx context.Context, err error) error {
 		return &Error{Code: CodeOther, Message: err.Error(), Redacted: sqlredact.Message(err.Error()), Err: err}
 	}
 	e := &Error{Message: msg, Err: err}
-	defer e.redact(msg)
+	defer func() {
+		if xc == sqlite3.CONSTRAINT_TRIGGER {
+			// A trigger's RAISE: its message is the app's expression,
+			// which may hold the row's values unquoted.
+			e.Redacted = RaisedMessage
+		} else {
+			e.redact(msg)
+		}
+	}()
 	switch code {
 	case sqlite3.CONSTRAINT:
 		e.Code, e.Kind = CodeConstraint, sqliteKinds[xc]
 		// "UNIQUE constraint failed: users.email" names it (columns, or
-		// a CHECK's name); "FOREIGN KEY constraint failed" names none.
-		if i := strings.LastIndex(msg, "constraint failed: "); i >= 0 && !strings.HasSuffix(msg, "constraint failed") {
+		// a CHECK's name); "FOREIGN KEY constraint failed" names none,
+		// nor does a trigger's RAISE, whatever its text says.
+		if i := strings.LastIndex(msg, "constraint failed: "); i >= 0 && !strings.HasSuffix(msg, "constraint failed") && xc != sqlite3.CONSTRAINT_TRIGGER {
 			e.Constraint = msg[i+len("constraint failed: "):]
 		}
 	case sqlite3.ERROR:

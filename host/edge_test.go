@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -113,6 +114,27 @@ func TestRateLimit(t *testing.T) {
 	}
 	if res := do(t, srv, "GET", "/api/other", ""); res.status != 200 || res.header.Get("RateLimit") != "" {
 		t.Errorf("GET /api/other: got %d %v, want 200 without rate limit headers", res.status, res.header)
+	}
+}
+
+// TestRateLimitKeysIPv6ByItsSlash64: the "ip" key counts an IPv6 client
+// by its /64, as the failed-credentials budget and the breaker do: a host
+// is commonly given a /64, and one that sent each request from another of
+// its addresses had a fresh bucket for each.
+func TestRateLimitKeysIPv6ByItsSlash64(t *testing.T) {
+	srv, _ := rateLimitedApp(t, `"trustedProxies": ["127.0.0.0/8", "::1/128"],`).serve(host.Options{Mode: host.Production})
+	for i := range 3 {
+		if res := do(t, srv, "GET", "/api/hello", "", "X-Forwarded-For", fmt.Sprintf("2001:db8:1:2::%x", i+1)); res.status != 200 {
+			t.Fatalf("request %d: %d %s, want 200", i+1, res.status, res.body)
+		}
+	}
+	for _, addr := range []string{"2001:db8:1:2::4", "2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::5%eth0"} {
+		if res := do(t, srv, "GET", "/api/hello", "", "X-Forwarded-For", addr); res.status != http.StatusTooManyRequests {
+			t.Errorf("a 4th request from %s, in the same /64: %d, want 429", addr, res.status)
+		}
+	}
+	if res := do(t, srv, "GET", "/api/hello", "", "X-Forwarded-For", "2001:db8:1:3::1"); res.status != 200 {
+		t.Errorf("a request from another /64: %d, want 200", res.status)
 	}
 }
 

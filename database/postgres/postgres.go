@@ -1377,7 +1377,7 @@ func redactedMessage(pe *pgconn.PgError, msg string) string {
 	class := pe.Code[:min(2, len(pe.Code))]
 	switch {
 	case class == "P0" || strings.Contains(pe.Where, " at RAISE") || strings.Contains(pe.Where, " at ASSERT"):
-		return "a message raised by the app's SQL code (left out: it may hold values)" + rest
+		return database.RaisedMessage + rest
 	case keptClasses[class] && pe.Code != "42601":
 		return msg
 	case class == "22" || class == "54":

@@ -16,6 +16,7 @@ import (
 	"github.com/wasmendpoints/endpoints/abi"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -84,7 +85,10 @@ func (rl *RateLimit) clientKey(p *abi.Principal, r *http.Request, trusted []neti
 			return BoundKey("hdr", v)
 		}
 	}
-	return "ip:" + ratelimit.ClientIP(r, trusted)
+	// An IPv6 address by its /64, as ClientKey names it: a host is
+	// commonly given a /64, and each of its addresses would otherwise
+	// have a bucket of its own.
+	return "ip:" + auth.AddressKey(ratelimit.ClientIP(r, trusted))
 }
 
 // maxClientKey is the longest client value a rate-limit key holds as it
