@@ -264,6 +264,10 @@ func parse(file string, data []byte) (*App, error) {
 		return nil, badSetting(file, "/limits/memoryBytes", "must be at least 131072 (two 64 KiB pages), got %d", l.MemoryBytes)
 	case l.MemoryBytes > 4<<30:
 		return nil, badSetting(file, "/limits/memoryBytes", "must be at most 4 GiB, got %d", l.MemoryBytes)
+	case l.RecycleMemoryBytes < 0:
+		return nil, badSetting(file, "/limits/recycleMemoryBytes", "must be positive, got %d", l.RecycleMemoryBytes)
+	case l.RecycleMemoryBytes > l.WithDefaults().MemoryBytes:
+		return nil, badSetting(file, "/limits/recycleMemoryBytes", "must be at most limits.memoryBytes (%d), got %d; equal to it turns recycling off", l.WithDefaults().MemoryBytes, l.RecycleMemoryBytes)
 	case l.Instances < 0:
 		return nil, badSetting(file, "/limits/instances", "must be positive, got %d", l.Instances)
 	case cfg.Server.MaxHeaderBytes < 0:

@@ -6,7 +6,8 @@ import (
 )
 
 // WithDefaults returns l with its zero fields set to their defaults: the
-// limits in effect. Instances defaults to 2 × GOMAXPROCS, and a
+// limits in effect. Instances defaults to 2 × GOMAXPROCS,
+// RecycleMemoryBytes to a share of MemoryBytes, and a
 // MemoryBytes below one 64 KiB page (which only a Go embedder's Options
 // can give) counts as zero.
 func (l Limits) WithDefaults() Limits {
@@ -29,6 +30,7 @@ func (l Limits) WithDefaults() Limits {
 	if l.MemoryBytes < 65536 {
 		l.MemoryBytes = DefaultMemoryBytes
 	}
+	num(&l.RecycleMemoryBytes, int64(float64(l.MemoryBytes)*DefaultRecycleMemoryShare))
 	dur(&l.Timeout, DefaultTimeout)
 	count(&l.Instances, 2*runtime.GOMAXPROCS(0))
 	num(&l.ResponseBytes, DefaultResponseBytes)

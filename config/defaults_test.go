@@ -72,6 +72,7 @@ func TestSettingsDefaultsAreTheConstants(t *testing.T) {
 		"/storage/idempotencyClientBytes":    FormatSize(storage.DefaultIdempotencyClientBytes),
 		"/outbound/maxConcurrentPerHost":     strconv.Itoa(DefaultOutboundMaxConcurrentPerHost),
 		"/limits/bodyBytes":                  FormatSize(DefaultBodyBytes),
+		"/limits/recycleMemoryBytes":         FormatSize(DefaultMemoryBytes / 4 * 3),
 		"/limits/timeout":                    DefaultTimeout.String(),
 		"/storage/namespace":                 "", // the app directory's name
 		"/openApi/enabled":                   "", // development only
@@ -88,6 +89,29 @@ func TestSettingsDefaultsAreTheConstants(t *testing.T) {
 		if g, ok := got[ptr]; !ok || g != w {
 			t.Errorf("%s: default %q (listed: %v), want %q", ptr, g, ok, w)
 		}
+	}
+}
+
+// TestRecycleMemoryFollowsMemoryBytes: limits.recycleMemoryBytes left
+// out is three quarters of limits.memoryBytes in effect, whichever that
+// is; set, it is kept.
+func TestRecycleMemoryFollowsMemoryBytes(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Limits
+		want int64
+	}{
+		{"both left out", Limits{}, 48 << 20},
+		{"memoryBytes set", Limits{MemoryBytes: 16 << 20}, 12 << 20},
+		{"memoryBytes below a page counts as left out", Limits{MemoryBytes: 1000}, 48 << 20},
+		{"set", Limits{MemoryBytes: 16 << 20, RecycleMemoryBytes: 4 << 20}, 4 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.in.WithDefaults().RecycleMemoryBytes; got != tt.want {
+				t.Errorf("RecycleMemoryBytes = %d, want %d", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -55,6 +55,27 @@ type Limits struct {
 	//     pacing lets grow to twice that); see RATIONALE.md, "What a
 	//     process holds".
 	MemoryBytes int64 `json:"memoryBytes,omitzero"`
+	// RecycleMemoryBytes is the linear memory past which an instance is
+	// closed when its call ends, rather than kept for the next call (which
+	// takes another instance or makes one). Linear memory never shrinks,
+	// so without it an instance keeps the most its calls ever needed for
+	// as long as it lives: the memory one large request touched stays
+	// resident, and a route that keeps adding to a package variable makes
+	// the instance's later calls, in a bundle those of any of its routes,
+	// run out of memory. A recycled instance's package variables start
+	// over in the next one. Defaults to [DefaultRecycleMemoryShare] of
+	// MemoryBytes (48 MiB of the default 64 MiB); MemoryBytes itself
+	// turns recycling off.
+	//
+	// # Notes
+	//
+	//   - An instance whose first call already took it past the mark is
+	//     kept: a new instance would be as large after that call, so
+	//     recycling it would only add an instantiation to every call of a
+	//     route whose steady state is that large (a warning names the
+	//     route). Its instances are closed only as idle ones are
+	//     ([Limits.InstanceIdleTimeout]) or when a call fails.
+	RecycleMemoryBytes int64 `json:"recycleMemoryBytes,omitzero"`
 	// Timeout is the deadline of one guest call, counted from the start of
 	// the request, so waiting for a free instance uses it up too: a guest
 	// still running then is stopped (500), a request still waiting gets 503.
@@ -152,6 +173,11 @@ const (
 	DefaultBodyBytes = 1 << 20
 	// DefaultMemoryBytes is the default of [Limits.MemoryBytes]: 64 MiB.
 	DefaultMemoryBytes = 64 << 20
+	// DefaultRecycleMemoryShare is the default of
+	// [Limits.RecycleMemoryBytes], as a share of [Limits.MemoryBytes]:
+	// three quarters, where a call still has a quarter of the limit to
+	// grow into.
+	DefaultRecycleMemoryShare = 0.75
 	// DefaultTimeout is the default of [Limits.Timeout]: 10 s.
 	DefaultTimeout = 10 * time.Second
 	// DefaultResponseBytes is the default of [Limits.ResponseBytes]:

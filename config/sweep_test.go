@@ -29,6 +29,7 @@ var invalid = map[string]struct{ json, at string }{
 
 	"/limits/bodyBytes":           {json: `{"limits": {"bodyBytes": -1}}`},
 	"/limits/memoryBytes":         {json: `{"limits": {"memoryBytes": 1000}}`},
+	"/limits/recycleMemoryBytes":  {json: `{"limits": {"recycleMemoryBytes": "65MiB"}}`},
 	"/limits/timeout":             {json: `{"limits": {"timeout": "-1s"}}`},
 	"/limits/instances":           {json: `{"limits": {"instances": -1}}`},
 	"/limits/responseBytes":       {json: `{"limits": {"responseBytes": "1MB"}}`},

@@ -768,31 +768,89 @@ func TestBundlePoolEventsNameTheRoute(t *testing.T) {
 	}
 }
 
-// TestBundleMemoryGrowthNamesTheRoute: a call that leaves its instance's
-// memory over three quarters of limits.memoryBytes is logged once,
-// naming its route: in a bundle the instance's next call may be another
-// route's, which then runs out of memory and alone was named.
-func TestBundleMemoryGrowthNamesTheRoute(t *testing.T) {
+// TestBundleMemoryRecycled: an instance a call leaves past
+// limits.recycleMemoryBytes (three quarters of limits.memoryBytes unless
+// set) is closed rather than kept, and the next call makes another,
+// logged and reported naming the route whose call it was: in a bundle,
+// the instance's next call may be another route's, which would run out of
+// memory. An instance whose first call took it past the mark is kept,
+// with a warning, however many calls follow: a new one would be as large
+// after such a call, and recycling it would make an instance for every
+// call. Set to limits.memoryBytes, nothing is recycled.
+func TestBundleMemoryRecycled(t *testing.T) {
 	t.Parallel()
 	const decl = `{"routes": [{"route": "GET /api/grow", "contract": {}}, {"route": "GET /api/fine", "contract": {}}]}`
-	// Route 0 grows the memory by 11 pages, 2 + 11 of the 16 the limit
-	// allows (1 MiB): past 12, three quarters.
+	// Route 0 grows the memory to 13 pages, from the 2 it starts with;
+	// the limit allows 16 (1 MiB), and the mark is 12.
 	wat := strings.Replace(bundleWAT(decl, false), `(param $r i32) (result i32)
 `, `(param $r i32) (result i32)
-    (if (i32.eqz (local.get $r)) (then (drop (memory.grow (i32.const 11)))))
+    (if (i32.and (i32.eqz (local.get $r)) (i32.lt_u (memory.size) (i32.const 13)))
+      (then (drop (memory.grow (i32.sub (i32.const 13) (memory.size))))))
 `, 1)
-	srv, logs := newApp(t).watSource("server/bundles/w.wasm", wat).serve(host.Options{Mode: host.Development,
-		Limits: config.Limits{Instances: 1, MemoryBytes: 1 << 20}})
-	for _, path := range []string{"/api/fine", "/api/grow", "/api/fine", "/api/grow"} {
-		if got := do(t, srv, "GET", path, ""); got.status != 200 {
-			t.Errorf("GET %s = %d %s, want 200", path, got.status, got.body)
-		}
+	const recycledLog, keptLog = "the instance is closed rather than kept", "the instance is kept, since any new one would be as large"
+	tests := []struct {
+		name           string
+		recycleBytes   int64
+		paths          []string
+		recycled, made int
+		logged, warned int
+		memoryAtTheEnd int64
+	}{
+		{"past the mark after its second call", 0, []string{"/api/fine", "/api/grow", "/api/fine", "/api/grow", "/api/fine"}, 2, 2, 2, 0, 2 << 16},
+		{"past the mark after its first call", 0, []string{"/api/grow", "/api/grow", "/api/fine", "/api/grow", "/api/fine"}, 0, 0, 0, 1, 13 << 16},
+		{"recycling off", 1 << 20, []string{"/api/fine", "/api/grow", "/api/fine", "/api/grow"}, 0, 0, 0, 0, 13 << 16},
 	}
-	const warning = "a call left its instance's memory over 3/4 of limits.memoryBytes"
-	if n := strings.Count(logs.String(), warning); n != 1 {
-		t.Errorf("the warning was logged %d times, want once:\n%s", n, logs)
-	}
-	if want := `module=server/bundles/w.wasm route=/api/grow memoryBytes=851968 limit=1048576`; !strings.Contains(logs.String(), want) {
-		t.Errorf("the log lacks %s:\n%s", want, logs)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var recycled []host.PoolEvent
+			made := 0
+			observer := &host.Observer{
+				InstanceRecycled: func(e host.PoolEvent) {
+					mu.Lock()
+					defer mu.Unlock()
+					recycled = append(recycled, e)
+				},
+				InstanceMade: func(host.PoolEvent) {
+					mu.Lock()
+					defer mu.Unlock()
+					made++
+				},
+			}
+			h, logs := newApp(t).watSource("server/bundles/w.wasm", wat).host(host.Options{Mode: host.Development, Observer: observer,
+				Limits: config.Limits{Instances: 1, MemoryBytes: 1 << 20, RecycleMemoryBytes: tt.recycleBytes}})
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			for _, path := range tt.paths {
+				if got := do(t, srv, "GET", path, ""); got.status != 200 {
+					t.Errorf("GET %s = %d %s, want 200", path, got.status, got.body)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(recycled) != tt.recycled || made != tt.made {
+				t.Errorf("%d instances recycled (%+v), %d made; want %d and %d", len(recycled), recycled, made, tt.recycled, tt.made)
+			}
+			for _, e := range recycled {
+				if want := (host.PoolEvent{Module: "server/bundles/w.wasm", Route: "/api/grow", MemoryBytes: 13 << 16}); e != want {
+					t.Errorf("recycled %+v, want %+v", e, want)
+				}
+			}
+			if n := strings.Count(logs.String(), recycledLog); n != tt.logged {
+				t.Errorf("%q logged %d times, want %d:\n%s", recycledLog, n, tt.logged, logs)
+			}
+			if n := strings.Count(logs.String(), keptLog); n != tt.warned {
+				t.Errorf("%q logged %d times, want %d:\n%s", keptLog, n, tt.warned, logs)
+			}
+			if tt.logged > 0 {
+				if want := `module=server/bundles/w.wasm route=/api/grow memoryBytes=851968 recycleMemoryBytes=786432`; !strings.Contains(logs.String(), want) {
+					t.Errorf("the log lacks %s:\n%s", want, logs)
+				}
+			}
+			if got := h.Pools()[0].MemoryBytes; got != tt.memoryAtTheEnd {
+				t.Errorf("the pool holds %d bytes at rest, want %d", got, tt.memoryAtTheEnd)
+			}
+		})
 	}
 }

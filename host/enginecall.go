@@ -24,6 +24,7 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 	loadTimeout := limitLoadTimeout(opts.Limits)
 	cfg := engine.Config{
 		MemoryBytes:         limitMemoryBytes(opts.Limits),
+		RecycleMemoryBytes:  limitRecycleMemoryBytes(opts.Limits),
 		CacheDir:            opts.cacheDir(),
 		CacheKeyFile:        opts.cacheKeyFile(),
 		ConfigFile:          config.File,
@@ -52,6 +53,11 @@ func newEngine(ctx context.Context, opts *Options, logger *slog.Logger) (*engine
 	if o := opts.Observer; o != nil && o.InstanceMade != nil {
 		cfg.InstanceMade = func(module, route string) {
 			o.InstanceMade(PoolEvent{Module: module, Route: route})
+		}
+	}
+	if o := opts.Observer; o != nil && o.InstanceRecycled != nil {
+		cfg.InstanceRecycled = func(module, route string, memoryBytes int64) {
+			o.InstanceRecycled(PoolEvent{Module: module, Route: route, MemoryBytes: memoryBytes})
 		}
 	}
 	return engine.New(ctx, cfg)

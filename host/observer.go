@@ -74,6 +74,12 @@ type Observer struct {
 	// takes none its neighbours gave back. The warm instance a load
 	// makes is not reported.
 	InstanceMade func(PoolEvent)
+	// InstanceRecycled is called when an instance is closed after a call
+	// that succeeded, because the call left its linear memory past
+	// limits.recycleMemoryBytes ([PoolEvent.MemoryBytes]): the next call
+	// takes or makes another. An instance whose first call took it there
+	// is kept, and not reported.
+	InstanceRecycled func(PoolEvent)
 	// RouteBreaker is called when a route of a bundle starts refusing a
 	// client (503 with Retry-After) because that client's last calls to
 	// it all trapped, for a pause that doubles each time the call of the
@@ -256,18 +262,21 @@ type BreakerEvent struct {
 	Refused int
 }
 
-// PoolEvent is a wait for an instance, a discarded instance or one made.
+// PoolEvent is a wait for an instance, or an instance discarded, made or
+// recycled.
 type PoolEvent struct {
 	// Module is the module whose pool it is, relative to the app; Route
 	// the template of the route whose call it was (of a bundle, the route
 	// of the bundle; "" for middleware and the runtime declaration).
 	Module, Route string
-	// Waited is how long a PoolWait lasted; zero for InstanceDiscarded
-	// and InstanceMade.
+	// Waited is how long a PoolWait lasted; zero for the others.
 	Waited time.Duration
 	// Acquired: the wait ended with an instance; otherwise the call's
 	// deadline passed, its client left or the host shut down (503).
 	Acquired bool
+	// MemoryBytes is, for InstanceRecycled, the linear memory the
+	// instance had when it was closed; zero for the others.
+	MemoryBytes int64
 }
 
 // IdempotencyOutcome is what the Idempotency-Key step did with a request.

@@ -43,6 +43,8 @@ func limitLoadTimeout(l config.Limits) time.Duration {
 
 func limitMemoryBytes(l config.Limits) int64 { return l.WithDefaults().MemoryBytes }
 
+func limitRecycleMemoryBytes(l config.Limits) int64 { return l.WithDefaults().RecycleMemoryBytes }
+
 func limitMaxTimeout(l config.Limits) time.Duration {
 	return time.Duration(l.WithDefaults().MaxTimeout)
 }

@@ -126,10 +126,10 @@ func (r ReloadReport) String() string {
 // the report says Refused. Requests in flight finish on the version
 // they started with; modules that left are closed when they end.
 //
-// Of endpoints.json, limits.memoryBytes, limits.instances,
-// limits.instanceIdleTimeout and storage apply at the next start (a warning says
-// so); the rest applies now. After Close, Reload does nothing and reports
-// a problem. [Observer.Reload] receives every report.
+// Of endpoints.json, limits.memoryBytes, limits.recycleMemoryBytes,
+// limits.instances, limits.instanceIdleTimeout and storage apply at the
+// next start (a warning says so); the rest applies now. After Close,
+// Reload does nothing and reports a problem. [Observer.Reload] receives every report.
 func (h *Host) Reload(ctx context.Context) ReloadReport {
 	return h.reloadLogged(ctx, true)
 }

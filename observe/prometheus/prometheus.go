@@ -38,6 +38,7 @@
 //	endpoints_pool_waits_total{route,module}                calls that found every instance busy
 //	endpoints_pool_discards_total{route,module}             instances closed after a failed call
 //	endpoints_pool_instances_made_total{route,module}       instances calls made (none idle, or their route's last call failed)
+//	endpoints_pool_instances_recycled_total{route,module}   instances closed after a call left their memory past limits.recycleMemoryBytes
 //	endpoints_route_breaker_opens_total{route,module}       times a bundle's route refused a client because its last calls all trapped
 //	endpoints_route_breaker_refused_clients{route,module}   clients such a route refuses (503) now, as of its last open or close
 //	endpoints_outbound_requests_total{host,status,error}    guests' outbound HTTP requests, by host:port called
@@ -95,6 +96,7 @@ type Metrics struct {
 	poolWaits      *prom.CounterVec
 	poolDiscards   *prom.CounterVec
 	poolMade       *prom.CounterVec
+	poolRecycled   *prom.CounterVec
 	breakerOpens   *prom.CounterVec
 	breakerClients *prom.GaugeVec
 	// outbound and outboundDuration count the guests' outbound requests
@@ -156,6 +158,8 @@ func New() *Metrics {
 			Help: "Instances closed because their call failed."}, pool),
 		poolMade: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_pool_instances_made_total",
 			Help: "Instances calls made: none was idle, or (a route of a bundle) their route's last call failed."}, pool),
+		poolRecycled: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_pool_instances_recycled_total",
+			Help: "Instances closed after a call that left their linear memory past limits.recycleMemoryBytes."}, pool),
 		breakerOpens: prom.NewCounterVec(prom.CounterOpts{Name: "endpoints_route_breaker_opens_total",
 			Help: "Times a route of a bundle refused a client for a while (503) because the client's last calls to it all trapped."}, pool),
 		breakerClients: prom.NewGaugeVec(prom.GaugeOpts{Name: "endpoints_route_breaker_refused_clients",
@@ -170,7 +174,7 @@ func New() *Metrics {
 func (m *Metrics) collectors() []prom.Collector {
 	return []prom.Collector{m.requests, m.duration, m.guest, m.guestFailures, m.validation,
 		m.idempotency, m.storeErrors, m.dbDuration, m.dbErrors, m.reloads, m.reloadFailures, m.poolWaits, m.poolDiscards,
-		m.poolMade, m.breakerOpens, m.breakerClients, m.outbound, m.outboundDuration}
+		m.poolMade, m.poolRecycled, m.breakerOpens, m.breakerClients, m.outbound, m.outboundDuration}
 }
 
 // Describe implements prom.Collector.
@@ -202,6 +206,9 @@ func (m *Metrics) Observer() *host.Observer {
 		},
 		InstanceMade: func(e host.PoolEvent) {
 			m.poolMade.WithLabelValues(e.Route, e.Module).Inc()
+		},
+		InstanceRecycled: func(e host.PoolEvent) {
+			m.poolRecycled.WithLabelValues(e.Route, e.Module).Inc()
 		},
 		RouteBreaker: func(e host.BreakerEvent) {
 			if e.Open {

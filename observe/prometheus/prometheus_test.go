@@ -390,3 +390,25 @@ endpoints_pool_instances_made_total{module="%s",route="%s"} 2
 		})
 	}
 }
+
+// TestInstancesRecycledMetric: each instance a call left past
+// limits.recycleMemoryBytes is counted under its route and module.
+func TestInstancesRecycledMetric(t *testing.T) {
+	t.Parallel()
+	m := prometheus.New()
+	o := m.Observer()
+	for _, route := range []string{"/api/hoard", "/api/hoard", "/api/small"} {
+		o.InstanceRecycled(host.PoolEvent{Module: "server/bundles/go.wasm", Route: route, MemoryBytes: 13 << 20})
+	}
+	reg := prom.NewPedanticRegistry()
+	reg.MustRegister(m)
+	const want = `
+# HELP endpoints_pool_instances_recycled_total Instances closed after a call that left their linear memory past limits.recycleMemoryBytes.
+# TYPE endpoints_pool_instances_recycled_total counter
+endpoints_pool_instances_recycled_total{module="server/bundles/go.wasm",route="/api/hoard"} 2
+endpoints_pool_instances_recycled_total{module="server/bundles/go.wasm",route="/api/small"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "endpoints_pool_instances_recycled_total"); err != nil {
+		t.Error(err)
+	}
+}

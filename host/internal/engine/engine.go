@@ -60,6 +60,10 @@ type Config struct {
 	// MemoryBytes caps the linear memory of each instance, in bytes; it
 	// is rounded down to whole 64 KiB pages.
 	MemoryBytes int64
+	// RecycleMemoryBytes is the linear memory past which an instance is
+	// closed when its call ends rather than kept (see Pool.Put); 0, or
+	// MemoryBytes and more, for never.
+	RecycleMemoryBytes int64
 	// CacheDir is where compiled and instrumented modules are kept; ""
 	// for none. Its entries are authenticated (package codecache): it
 	// must belong to this user and be writable by no one else, or it is
@@ -99,6 +103,10 @@ type Config struct {
 	// because none was idle (or, through a Lane, because the lane's last
 	// call failed); not of the warm instance a load makes.
 	InstanceMade func(module, route string)
+	// InstanceRecycled, when set, is told of each instance closed after a
+	// call of route because its memory passed RecycleMemoryBytes, with
+	// that memory.
+	InstanceRecycled func(module, route string, memoryBytes int64)
 }
 
 // Stages a [Config.Progress] reports: the values of host.StageCompile and
@@ -169,6 +177,9 @@ type Engine struct {
 	configFile  string // Config.ConfigFile
 	logger      *slog.Logger
 	memoryBytes int64 // the cap of each instance's memory
+	// recycleBytes is the memory past which an instance is closed after
+	// its call (Config.RecycleMemoryBytes); 0 for never.
+	recycleBytes int64
 	// loadCall makes the calls that run code at load (Config.LoadCall).
 	loadCall func(ctx context.Context, file string) Call
 	// mapped: instances' memories are mapped outside the Go heap and
@@ -184,11 +195,13 @@ type Engine struct {
 	// hostModules are the functions of the modules the host provides,
 	// by module name: what a module may import.
 	hostModules map[string]map[string]api.FunctionDefinition
-	// poolWait, instanceDiscarded and instanceMade are the host's
-	// observer's, for the pools' events (Config); nil when none.
+	// poolWait, instanceDiscarded, instanceMade and instanceRecycled are
+	// the host's observer's, for the pools' events (Config); nil when
+	// none.
 	poolWait          func(module, route string, waited time.Duration, acquired bool)
 	instanceDiscarded func(module, route string)
 	instanceMade      func(module, route string)
+	instanceRecycled  func(module, route string, memoryBytes int64)
 }
 
 // New makes the engine: the compiler's runtime (and the interpreter's,
@@ -200,7 +213,10 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	rcfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(uint32(cfg.MemoryBytes / 65536)).
 		WithCloseOnContextDone(false)
-	e := &Engine{logger: logger, memoryBytes: cfg.MemoryBytes / 65536 * 65536, loadCall: cfg.LoadCall, mapped: cfg.MapMemory, configFile: cfg.ConfigFile, poolWait: cfg.PoolWait, instanceDiscarded: cfg.InstanceDiscarded, instanceMade: cfg.InstanceMade}
+	e := &Engine{logger: logger, memoryBytes: cfg.MemoryBytes / 65536 * 65536, loadCall: cfg.LoadCall, mapped: cfg.MapMemory, configFile: cfg.ConfigFile, poolWait: cfg.PoolWait, instanceDiscarded: cfg.InstanceDiscarded, instanceMade: cfg.InstanceMade, instanceRecycled: cfg.InstanceRecycled}
+	if r := cfg.RecycleMemoryBytes; r > 0 && r < e.memoryBytes {
+		e.recycleBytes = r
+	}
 	if dir := cfg.CacheDir; dir != "" {
 		d, err := openCache(dir, cfg.CacheKeyFile)
 		var cache wazero.CompilationCache

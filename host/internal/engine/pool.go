@@ -48,6 +48,10 @@ type Instance struct {
 	// memBytes is the size of its linear memory when it was made or last
 	// given back, measured by its owner then.
 	memBytes int64
+	// served: a call gave it back healthy (Pool.Put); bornLarge: the
+	// first one left its memory past the engine's recycleBytes, so it is
+	// kept past them (see Pool.recycle). Its owner's.
+	served, bornLarge bool
 	// sys is what its WASI functions see of the call it serves now, set
 	// by take and cleared by Put.
 	sys *guestSys
@@ -73,7 +77,8 @@ func (in *Instance) Close(ctx context.Context) {
 // instance taken by a call, so at most cap(slots) exist; idle holds the
 // ones waiting for a request, most recently used last. An instance that
 // failed in any way is closed and its slot freed, never put back: its
-// memory may be half-updated.
+// memory may be half-updated. One a call left with more linear memory
+// than the engine's recycleBytes is closed too (see Pool.recycle).
 //
 // A bounded channel rather than sync.Pool: sync.Pool drops items at GC
 // without closing them, which leaks wazero instances. The most recently
@@ -368,10 +373,14 @@ func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan s
 	in.sys.c = nil
 	p.busyMemory.Add(-in.memBytes)
 	if healthy {
-		// Read before Park: once idle, the instance is another call's,
-		// whose Put writes memBytes.
-		p.noteGrowth(route, in.memBytes, memorySize(in.Mod))
-		p.Park(in)
+		if size := memorySize(in.Mod); p.recycle(in, route, size) {
+			in.Close(ctx)
+			if f := p.engine.instanceRecycled; f != nil {
+				f(p.file, route, size)
+			}
+		} else {
+			p.Park(in)
+		}
 	} else {
 		in.Close(ctx)
 		if f := p.engine.instanceDiscarded; f != nil {
@@ -382,20 +391,33 @@ func (p *Pool) put(ctx context.Context, in *Instance, healthy bool, slots chan s
 	p.engine.leave()
 }
 
-// noteGrowth logs a warning when a call of route grew the memory of its
-// instance from before to after, past three quarters of
-// limits.memoryBytes: the instance's next calls, which in a bundle may
-// be any route's, may run out of memory, and the one that does is not
-// the route that holds it. Linear memory never shrinks, so it is logged
-// once in an instance's life, naming the call that crossed the mark.
-func (p *Pool) noteGrowth(route string, before, after int64) {
-	limit := p.engine.memoryBytes
-	mark := limit / 4 * 3
-	if limit == 0 || before > mark || after <= mark {
-		return
+// recycle reports whether an instance a call of route gave back healthy,
+// whose linear memory is now size, is to be closed rather than kept: when
+// size is past the engine's recycleBytes. Linear memory never shrinks, so
+// a kept instance holds what its calls needed at most, resident, for as
+// long as it lives, and a route that keeps adding to a package variable
+// would leave its instance's next call, in a bundle any route's, no room.
+// The instance's first call is the exception: one that took a new
+// instance past the mark would take the next new one there too, so
+// recycling it would add an instantiation to every call of a route whose
+// steady state is that large; it is kept past the mark for good, with a
+// warning. Each instance is logged once, as it is recycled or kept.
+func (p *Pool) recycle(in *Instance, route string, size int64) bool {
+	first := !in.served
+	in.served = true
+	mark := p.engine.recycleBytes
+	if mark == 0 || size <= mark || in.bornLarge {
+		return false
 	}
-	p.engine.logger.Warn("a call left its instance's memory over 3/4 of limits.memoryBytes: the instance's next calls (in a bundle, of any of its routes) may run out of memory; raise limits.memoryBytes, or look for what the route keeps (a package variable that grows)",
-		"module", p.file, "route", route, "memoryBytes", after, "limit", limit)
+	if first {
+		in.bornLarge = true
+		p.engine.logger.Warn("a call took a new instance's memory past limits.recycleMemoryBytes: the instance is kept, since any new one would be as large after such a call, but its next calls (in a bundle, of any of its routes) may run out of memory; raise limits.memoryBytes, or make the route need less",
+			"module", p.file, "route", route, "memoryBytes", size, "recycleMemoryBytes", mark, "limit", p.engine.memoryBytes)
+		return false
+	}
+	p.engine.logger.Info("a call left its instance's memory past limits.recycleMemoryBytes: the instance is closed rather than kept, and the next call takes or makes another, whose package variables start over; a route whose instances are recycled again and again keeps adding to something (a package variable that grows)",
+		"module", p.file, "route", route, "memoryBytes", size, "recycleMemoryBytes", mark)
+	return true
 }
 
 // Park makes an instance idle: the warm one after loading, or one a call

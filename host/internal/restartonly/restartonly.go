@@ -1,5 +1,5 @@
 // Package restartonly names the settings of endpoints.json that only a
-// restart applies (the engine's memory cap and load deadline, the pools'
+// restart applies (the engine's memory cap, recycling mark and load deadline, the pools'
 // sizes, the store, the databases, the http.Server's own deadlines,
 // header bound, pipelining and refusal pause), and keeps their previous values in a configuration a
 // reload read: so the configuration in effect is what serves, never half
@@ -28,6 +28,7 @@ func Keep(old, cur *config.App) []string {
 		}
 	}
 	keep("limits.memoryBytes", pin(&old.Limits.MemoryBytes, &cur.Limits.MemoryBytes))
+	keep("limits.recycleMemoryBytes", pin(&old.Limits.RecycleMemoryBytes, &cur.Limits.RecycleMemoryBytes))
 	keep("limits.instances", pin(&old.Limits.Instances, &cur.Limits.Instances))
 	keep("limits.loadTimeout", pin(&old.Limits.LoadTimeout, &cur.Limits.LoadTimeout))
 	keep("limits.instanceIdleTimeout", pin(&old.Limits.InstanceIdleTimeout, &cur.Limits.InstanceIdleTimeout))

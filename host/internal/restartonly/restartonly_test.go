@@ -38,6 +38,12 @@ func TestKeep(t *testing.T) {
 					t.Errorf("limits = %+v, want the previous instances and memory", cur.Limits)
 				}
 			}},
+		{"the recycling mark", func(c *config.App) { c.Limits.RecycleMemoryBytes = 8 << 20 }, []string{"limits.recycleMemoryBytes"},
+			func(t *testing.T, cur *config.App) {
+				if cur.Limits.RecycleMemoryBytes != 0 {
+					t.Errorf("limits.recycleMemoryBytes = %d, want the previous 0", cur.Limits.RecycleMemoryBytes)
+				}
+			}},
 		{"the store", func(c *config.App) {
 			c.Storage = config.Storage{Driver: config.DriverRedis, URL: "redis://127.0.0.1:6379/0"}
 		}, []string{"storage"},
