@@ -12,9 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/database/internal/jsonquote"
 )
 
 // ErrParams is the error of [DecodeParams] for parameters that are not a
@@ -177,7 +176,7 @@ func AppendQueryResult(dst []byte, rows Rows, max int) (_ []byte, err error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst, _ = jsontext.AppendQuote(dst, c)
+		dst = jsonquote.String(dst, c)
 	}
 	dst = append(dst, "],"...)
 	rowsAt := len(dst)
@@ -330,12 +329,12 @@ func AppendValue(dst []byte, v any) []byte {
 	case float64:
 		return appendFloat(dst, v)
 	case string:
-		dst, _ = jsontext.AppendQuote(dst, v)
+		dst = jsonquote.String(dst, v)
 		return dst
 	case []byte:
 		return appendBlob(dst, v)
 	default:
-		dst, _ = jsontext.AppendQuote(dst, fmt.Sprint(v))
+		dst = jsonquote.String(dst, fmt.Sprint(v))
 		return dst
 	}
 }
@@ -376,16 +375,16 @@ func AppendExecResult(dst []byte, r ExecResult) []byte {
 //	{"error":{"code":"constraint","constraint":"users.email","kind":"unique","message":"UNIQUE constraint failed: users.email"}}
 func AppendError(dst []byte, e *Error) []byte {
 	dst = append(dst, `{"error":{"code":`...)
-	dst, _ = jsontext.AppendQuote(dst, string(e.Code))
+	dst = jsonquote.String(dst, string(e.Code))
 	if e.Constraint != "" {
 		dst = append(dst, `,"constraint":`...)
-		dst, _ = jsontext.AppendQuote(dst, e.Constraint)
+		dst = jsonquote.String(dst, e.Constraint)
 	}
 	if e.Kind != "" {
 		dst = append(dst, `,"kind":`...)
-		dst, _ = jsontext.AppendQuote(dst, string(e.Kind))
+		dst = jsonquote.String(dst, string(e.Kind))
 	}
 	dst = append(dst, `,"message":`...)
-	dst, _ = jsontext.AppendQuote(dst, e.Message)
+	dst = jsonquote.String(dst, e.Message)
 	return append(dst, "}}"...)
 }

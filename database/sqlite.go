@@ -17,9 +17,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/ncruces/go-sqlite3"
 
+	"github.com/wasmendpoints/endpoints/database/internal/jsonquote"
 	"github.com/wasmendpoints/endpoints/database/internal/sqlitemem"
 	"github.com/wasmendpoints/endpoints/internal/sqlredact"
 )
@@ -1076,7 +1076,7 @@ func (r *sqliteRows) AppendRow(dst []byte, blobs []int, limit int) (_ []byte, _ 
 			if len(dst)+len(text)+len(`""`) > limit {
 				return dst, blobs, &valueTooLargeError{Column: i, Bytes: len(text)}
 			}
-			dst, _ = jsontext.AppendQuote(dst, text)
+			dst = jsonquote.Bytes(dst, text)
 		case sqlite3.BLOB:
 			blob := r.stmt.ColumnRawBlob(i)
 			if len(dst)+base64.StdEncoding.EncodedLen(len(blob))+len(`""`) > limit {

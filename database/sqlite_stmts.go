@@ -29,6 +29,14 @@ const (
 // the schema changes, and calls the authorizer then too.
 type stmtCache struct {
 	stmts map[string]cachedStmt
+	// hot is the statement put back last, and hotSQL its text, kept out
+	// of stmts: a connection's next statement is most often the same
+	// one (a pooled call's guest runs the same read request after
+	// request), which take then finds, and put gives back, without
+	// hashing its text (four map operations a statement otherwise). A
+	// text is in hot or in stmts, never both; hot.stmt is nil when none.
+	hot    cachedStmt
+	hotSQL string
 	// cols are the result columns of the statements alive, cached or in
 	// use ([stmtCache.columns]), until finalize.
 	cols  map[*sqlite3.Stmt]stmtColumns
@@ -82,6 +90,14 @@ type cachedStmt struct {
 // take removes the statement of sql from the cache, nil when it holds
 // none.
 func (c *stmtCache) take(sql string) *sqlite3.Stmt {
+	if c.hot.stmt != nil && c.hotSQL == sql {
+		stmt := c.hot.stmt
+		c.hot, c.hotSQL = cachedStmt{}, ""
+		return stmt
+	}
+	if len(c.stmts) == 0 {
+		return nil
+	}
 	e, ok := c.stmts[sql]
 	if !ok {
 		return nil
@@ -90,25 +106,43 @@ func (c *stmtCache) take(sql string) *sqlite3.Stmt {
 	return e.stmt
 }
 
+// holds reports whether the cache holds a statement of sql.
+func (c *stmtCache) holds(sql string) bool {
+	if c.hot.stmt != nil && c.hotSQL == sql {
+		return true
+	}
+	return len(c.stmts) > 0 && c.stmts[sql].stmt != nil
+}
+
+// len is the number of statements the cache holds.
+func (c *stmtCache) len() int {
+	if c.hot.stmt != nil {
+		return len(c.stmts) + 1
+	}
+	return len(c.stmts)
+}
+
 // cacheable reports whether a statement of sql would be kept by put.
 func cacheable(sql string) bool { return len(sql) <= sqliteStmtCacheMaxSQL }
 
 // put resets stmt, clears its parameters and keeps it for the next call of
 // sql; when the cache is full it finalizes the statement used longest
 // ago. A statement that cannot be reset, or whose text is too long, is
-// finalized instead.
+// finalized instead, as is one of a text the cache already holds (run
+// while the statement of its first run had not ended).
 func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
 	// Reset returns the error of the last step, which the caller has
 	// had: only ClearBindings says whether the statement is still sound.
 	// A statement whose reset panicked (SQLITE_NOMEM) is finalized.
-	if resetPanicked(stmt) || stmt.ClearBindings() != nil || !cacheable(sql) || c.stmts[sql].stmt != nil {
+	if resetPanicked(stmt) || stmt.ClearBindings() != nil || !cacheable(sql) || c.holds(sql) {
 		c.finalize(stmt)
 		return
 	}
-	if c.stmts == nil {
-		c.stmts = make(map[string]cachedStmt, sqliteStmtCacheSize)
-	}
-	if len(c.stmts) >= sqliteStmtCacheSize {
+	if c.len() >= sqliteStmtCacheSize && len(c.stmts) == 0 {
+		c.finalize(c.hot.stmt)
+		c.hot, c.hotSQL = cachedStmt{}, ""
+	} else if c.len() >= sqliteStmtCacheSize {
+		// hot was put last: the oldest is in stmts.
 		oldest := ""
 		var age uint64
 		for k, e := range c.stmts {
@@ -119,13 +153,23 @@ func (c *stmtCache) put(sql string, stmt *sqlite3.Stmt) {
 		c.finalize(c.stmts[oldest].stmt)
 		delete(c.stmts, oldest)
 	}
+	if c.hot.stmt != nil {
+		if c.stmts == nil {
+			c.stmts = make(map[string]cachedStmt, sqliteStmtCacheSize)
+		}
+		c.stmts[c.hotSQL] = c.hot
+	}
 	c.clock++
-	c.stmts[sql] = cachedStmt{stmt: stmt, used: c.clock}
+	c.hot, c.hotSQL = cachedStmt{stmt: stmt, used: c.clock}, sql
 }
 
 // close finalizes every cached statement: SQLite closes no connection
 // that still has statements.
 func (c *stmtCache) close() {
+	if c.hot.stmt != nil {
+		c.finalize(c.hot.stmt)
+		c.hot, c.hotSQL = cachedStmt{}, ""
+	}
 	for k, e := range c.stmts {
 		c.finalize(e.stmt)
 		delete(c.stmts, k)

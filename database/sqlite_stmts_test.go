@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ncruces/go-sqlite3"
 )
 
 // openCacheTestDB opens an SQLite database of one connection, so that
@@ -35,7 +37,7 @@ func cached(t *testing.T, db *sqliteDB) int {
 		t.Fatal(err)
 	}
 	defer db.release(c)
-	return len(c.stmts.stmts)
+	return c.stmts.len()
 }
 
 func runQuery(t *testing.T, db DB, sql string, args ...any) (string, error) {
@@ -154,10 +156,10 @@ func TestSQLiteStatementCacheBound(t *testing.T) {
 	}
 	defer db.release(c)
 	last := fmt.Sprintf("SELECT %d", sqliteStmtCacheSize+9)
-	if c.stmts.stmts[last].stmt == nil {
+	if !c.stmts.holds(last) {
 		t.Errorf("the most recent statement %q was evicted", last)
 	}
-	if c.stmts.stmts["SELECT 0"].stmt != nil && base == 0 {
+	if c.stmts.holds("SELECT 0") && base == 0 {
 		t.Error("the oldest statement was kept past the bound")
 	}
 }
@@ -231,5 +233,69 @@ func TestSQLiteCachedColumns(t *testing.T) {
 	}
 	if strings.Join(first, ",") != "id,name" {
 		t.Errorf("the first rows' columns changed under them: %q", first)
+	}
+}
+
+// TestSQLiteStatementCacheInTurn runs two statements in turn, and one
+// again while its rows are still open, on one connection: each run after
+// the first takes the statement its text's last run prepared, whether
+// that one was put back last or before the other; the run while the rows
+// are open prepares its own, and both answer their rows. The cache keeps
+// the one that ended first and finalizes the other.
+func TestSQLiteStatementCacheInTurn(t *testing.T) {
+	db := openCacheTestDB(t)
+	c, err := db.acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.release(c)
+	before := c.stmts.len()
+	const byID, byName = "SELECT name FROM users WHERE id = $1", "SELECT id FROM users WHERE name = $1"
+	run := func(sql string, arg any) *sqlite3.Stmt {
+		t.Helper()
+		stmt, err := c.prepare(t.Context(), sql, []any{arg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := stmt.Step(), stmt.Err(); !ok || err != nil {
+			t.Fatalf("%s: no row, %v", sql, err)
+		}
+		return stmt
+	}
+	first := map[string]*sqlite3.Stmt{}
+	for round := range 3 {
+		for _, q := range []struct {
+			sql string
+			arg any
+		}{{byID, int64(2)}, {byName, "Ada"}} {
+			stmt := run(q.sql, q.arg)
+			if round == 0 {
+				first[q.sql] = stmt
+			} else if stmt != first[q.sql] {
+				t.Errorf("round %d: %q prepared again, want the statement of its first run", round+1, q.sql)
+			}
+			c.done(q.sql, stmt)
+		}
+	}
+	outer := run(byID, int64(1))
+	inner := run(byID, int64(2))
+	if inner == outer {
+		t.Fatal("a statement whose rows are open was taken again")
+	}
+	if got := inner.ColumnText(0); got != "Grace" {
+		t.Errorf("inner run: %q, want Grace", got)
+	}
+	c.done(byID, inner)
+	if got := outer.ColumnText(0); got != "Ada" {
+		t.Errorf("outer run, after the inner one ended: %q, want Ada", got)
+	}
+	c.done(byID, outer)
+	if n := c.stmts.len(); n != before+2 {
+		t.Errorf("%d statements cached, want %d", n, before+2)
+	}
+	if again := run(byID, int64(1)); again != inner {
+		t.Error("the statement of the inner run, which ended first, was not kept")
+	} else {
+		c.done(byID, again)
 	}
 }

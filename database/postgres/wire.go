@@ -7,9 +7,10 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/wasmendpoints/endpoints/database/internal/jsonquote"
 )
 
 // wireKind is how rows.AppendRow reads a column's value from the bytes
@@ -77,7 +78,7 @@ func appendWire(dst []byte, k wireKind, raw []byte) ([]byte, error) {
 	}
 	switch k {
 	case wireText:
-		dst, _ = jsontext.AppendQuote(dst, raw)
+		dst = jsonquote.Bytes(dst, raw)
 	case wireInt8:
 		dst = strconv.AppendInt(dst, int64(binary.BigEndian.Uint64(raw)), 10)
 	case wireInt4:
