@@ -65,8 +65,8 @@ type Database struct{ name string }
 func (d *Database) Name() string { return d.name }
 
 // DBError is a statement the database refused or failed: its code (one of
-// abi.DBCodeConstraint...), the database's message, and for a constraint
-// the constraint's name and kind when the database gives them.
+// abi.DBCodeConstraint...), the database's message and detail, and for a
+// constraint the constraint's name and kind when the database gives them.
 type DBError struct {
 	// Database is the database's name in endpoints.json.
 	Database string
@@ -83,6 +83,13 @@ type DBError struct {
 	// abi.DBKindCheck, abi.DBKindNotNull or abi.DBKindExclusion
 	// (PostgreSQL only); "" otherwise.
 	Kind string
+	// Detail is the database's detail of the failure, as the server sent
+	// it: PostgreSQL's DETAIL ("Key (email)=(ada@example.com) already
+	// exists."), for any code; "" when there is none (SQLite never gives
+	// one). It is for a person (a log line, the message of a 409), in the
+	// server's words and language: act on Code, Kind and Constraint.
+	// Error leaves it out; the host never logs it (abi/README.md §4.5).
+	Detail string
 }
 
 func (e *DBError) Error() string {
@@ -428,7 +435,7 @@ func (d *Database) fail(method, fn string, rc int32) error {
 		if !ok {
 			return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(fn, rc))
 		}
-		return &DBError{Database: d.name, Code: r.Error.Code, Message: r.Error.Message, Constraint: r.Error.Constraint, Kind: r.Error.Kind}
+		return &DBError{Database: d.name, Code: r.Error.Code, Message: r.Error.Message, Constraint: r.Error.Constraint, Kind: r.Error.Kind, Detail: r.Error.Detail}
 	case abi.ErrInvalid:
 		if fn == abi.ImportDBBeginWith || fn == abi.ImportDBQuery || fn == abi.ImportDBExec {
 			return d.invalidError(method, fn, rc)

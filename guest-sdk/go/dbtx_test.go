@@ -154,3 +154,34 @@ func TestTxWithContextEndsBetweenRetries(t *testing.T) {
 		t.Errorf("calls %q, want %q", db.calls, want)
 	}
 }
+
+// failingDB is a scriptedDB whose statements fail with ErrDatabase, its
+// result the pending error.
+type failingDB struct{ scriptedDB }
+
+func (f *failingDB) Run([]byte, []byte, []byte, bool) (int, int32) {
+	return len(f.result), int32(abi.ErrDatabase)
+}
+
+// TestDBErrorDetail: the database's detail (PostgreSQL's DETAIL, as the
+// host passes it in the error's "detail") is the DBError's Detail, which
+// its message leaves out; an error without one has none.
+func TestDBErrorDetail(t *testing.T) {
+	for _, tt := range []struct{ name, result, detail string }{
+		{"PostgreSQL's detail", `{"error":{"code":"constraint","constraint":"users_email_key","kind":"unique","message":"duplicate key value violates unique constraint \"users_email_key\"","detail":"Key (email)=(ada@example.com) already exists."}}`, "Key (email)=(ada@example.com) already exists."},
+		{"none", `{"error":{"code":"constraint","constraint":"users.email","kind":"unique","message":"UNIQUE constraint failed: users.email"}}`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hooks.DB = &failingDB{scriptedDB{result: []byte(tt.result)}}
+			defer func() { hooks.DB = nil }()
+			_, err := DB("main").Exec("INSERT INTO users (email) VALUES ($1)", "ada@example.com")
+			var de *DBError
+			if !errors.As(err, &de) || !errors.Is(err, ErrUniqueViolation) || de.Detail != tt.detail {
+				t.Fatalf("got %v (%#v), want a unique violation with the detail %q", err, de, tt.detail)
+			}
+			if tt.detail != "" && strings.Contains(err.Error(), tt.detail) {
+				t.Errorf("the error's message %q holds the detail", err)
+			}
+		})
+	}
+}
