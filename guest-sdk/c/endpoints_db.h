@@ -521,8 +521,10 @@ static inline const char *endpoints_db_text_(endpoints_db_ *st, int32_t i,
 
 /* endpoints_db_error_code is the code of the last ENDPOINTS_ERR_DATABASE:
  * "constraint" (answer 409 for a unique violation), "syntax", "busy",
- * "unavailable" (answer 503), "too_large", "denied", "transaction" or
- * "other"; "host" when the host refused the last call before any database
+ * "unavailable" (answer 503), "too_large", "denied", "transaction",
+ * "timeout" (past endpoints_db_timeout: the handler goes on, and may answer
+ * from a fallback; an outbound request past its "timeout" has the same
+ * code, from endpoints_http_error) or "other"; "host" when the host refused the last call before any database
  * saw it (ENDPOINTS_ERR_NOT_FOUND, ENDPOINTS_ERR_INVALID...), as the Rust
  * and AssemblyScript SDKs say; "" when the last database call worked. */
 static inline const char *endpoints_db_error_code(void) {

@@ -48,7 +48,11 @@ import (
 // [ErrSyntax], [ErrBusy], [ErrDatabaseUnavailable] (a [HandleFunc] handler
 // that returns either of those two answers 503, like a key-value store
 // that is down),
-// [ErrTooLarge], [ErrDenied], [ErrTransaction].
+// [ErrTooLarge], [ErrDenied], [ErrTransaction], and [ErrStatementTimeout]
+// (code "timeout": the statement ran past its context's deadline, and the
+// handler goes on; errors.Is(err, context.DeadlineExceeded) holds too, and
+// [DBError.Timeout] says it, as the outbound package's Error.Timeout
+// says an outbound request's).
 //
 // # Notes
 //
@@ -113,6 +117,13 @@ func (e *DBError) Is(target error) bool {
 	return e.Code == abi.DBCodeUnavailable && target == ErrStorageUnavailable ||
 		e.Code == abi.DBCodeTimeout && target == context.DeadlineExceeded
 }
+
+// Timeout reports whether the statement ran past its statement timeout
+// (its context's deadline, [Database.QueryContext]) and the database
+// stopped it: code "timeout", [ErrStatementTimeout]. It is the
+// Timeout() bool of net.Error and of the outbound package's Error, whose
+// "timeout" is an outbound request's.
+func (e *DBError) Timeout() bool { return e.Code == abi.DBCodeTimeout }
 
 // The kinds of [DBError], for errors.Is.
 var (

@@ -185,3 +185,26 @@ func TestDBErrorDetail(t *testing.T) {
 		})
 	}
 }
+
+// TestDBErrorTimeout: a statement stopped at its timeout (code "timeout")
+// is ErrStatementTimeout and context.DeadlineExceeded, and its Timeout
+// says so, as an outbound request's error's does; another code is none
+// of them.
+func TestDBErrorTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		code    string
+		timeout bool
+	}{{"timeout", true}, {"busy", false}, {"other", false}} {
+		hooks.DB = &failingDB{scriptedDB{result: []byte(`{"error":{"code":"` + tt.code + `","message":"stopped"}}`)}}
+		_, err := DB("main").Exec("SELECT 1")
+		hooks.DB = nil
+		var de *DBError
+		if !errors.As(err, &de) {
+			t.Fatalf("%s: got %v, want a DBError", tt.code, err)
+		}
+		if de.Timeout() != tt.timeout || errors.Is(err, ErrStatementTimeout) != tt.timeout || errors.Is(err, context.DeadlineExceeded) != tt.timeout {
+			t.Errorf("%s: Timeout() %v, ErrStatementTimeout %v, DeadlineExceeded %v; want all %v", tt.code,
+				de.Timeout(), errors.Is(err, ErrStatementTimeout), errors.Is(err, context.DeadlineExceeded), tt.timeout)
+		}
+	}
+}
