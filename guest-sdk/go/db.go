@@ -164,7 +164,11 @@ var (
 	ErrTransaction error = &DBError{Code: abi.DBCodeTransaction}
 	// ErrStatementTimeout: the statement ran past its context's deadline
 	// ([Database.QueryContext]) and the database stopped it; the handler
-	// goes on. errors.Is finds it as context.DeadlineExceeded too.
+	// goes on. errors.Is finds it as context.DeadlineExceeded too. It is
+	// the code "timeout" (Rust's Code::Timeout, C's and AssemblyScript's
+	// "timeout"), named for the statement as [ErrDatabaseUnavailable] is
+	// for the database: this package is one namespace, where a bare
+	// ErrTimeout would read as the request's.
 	ErrStatementTimeout error = &DBError{Code: abi.DBCodeTimeout}
 )
 
