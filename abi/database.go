@@ -171,15 +171,25 @@ type DBErrorResult struct {
 }
 
 // DBError says why a statement failed: a [DBCode...] code, the database's
-// message, and for [DBCodeConstraint] the constraint's name and kind (a
-// [DBKind...]) when the database says them.
+// message, for [DBCodeConstraint] the constraint's name and kind (a
+// [DBKind...]) when the database says them, and the database's detail
+// when it gives one.
 //
 //	{"code":"constraint","kind":"foreign_key","message":"FOREIGN KEY constraint failed"}
+//	{"code":"constraint","constraint":"users_email_key","kind":"unique","message":"duplicate key value violates unique constraint \"users_email_key\"","detail":"Key (email)=(ada@example.com) already exists."}
 type DBError struct {
 	Code       string `json:"code"`
 	Message    string `json:"message"`
 	Constraint string `json:"constraint,omitempty"`
 	Kind       string `json:"kind,omitempty"`
+	// Detail is the database's detail of the failure as the server sent
+	// it: PostgreSQL's DETAIL ("Key (email)=(ada@example.com) already
+	// exists.", "Key (user_id)=(7) is not present in table \"users\"."),
+	// for any code; absent when there is none (SQLite never gives one).
+	// It is meant for a person (a log line, a 409's message), in the
+	// server's words and language (lc_messages), not for a program to
+	// parse. Added within v1 (abi/README.md §8): a guest may ignore it.
+	Detail string `json:"detail,omitempty"`
 }
 
 // Kinds of a [DBCodeConstraint] error: which constraint refused the

@@ -74,7 +74,8 @@ const (
 	ErrNotAllowed Errno = -9
 	// ErrLimit: the call passed an outbound bound: limits.outboundRequests
 	// requests, limits.outboundBytes of a response read whole, the
-	// concurrent requests allowed to one host, a response's head past
+	// concurrent requests allowed to one host
+	// (outbound.maxConcurrentPerHost), a response's head past
 	// [HTTPResponseHeaderMaxBytes], or limits.outboundHeaderBytes of the
 	// heads the call's open responses hold.
 	ErrLimit Errno = -10

@@ -53,6 +53,12 @@ type Error struct {
 	// Kind says which constraint it is, when the database says
 	// ([CodeConstraint] only; zero otherwise).
 	Kind Kind
+	// Detail is the database's detail of the failure, as the server sent
+	// it (PostgreSQL's DETAIL: "Key (email)=(ada@example.com) already
+	// exists."), "" when there is none (SQLite has none). It quotes the
+	// values of the row, so [Error.Redact] drops it: it is the guest's
+	// alone.
+	Detail string
 	// Statement is the statement of a migration script that failed,
 	// when the driver can tell.
 	Statement string
@@ -96,20 +102,24 @@ const RaisedMessage = "a message raised by the app's SQL code (left out: it may 
 
 // Redact returns e as it may leave the guest's call: its code, kind,
 // constraint and SQLSTATE (which its Error names), and Message replaced
-// by Redacted when the driver set it, without the driver's error then
-// (PostgreSQL's carries a DETAIL that quotes the row: "Key
-// (email)=(ada@example.com) already exists"). The guest itself gets e whole (ABI §4.5): the values are its
-// own, and its answer may need them; what the host traces, logs and
-// reports to observers is e.Redact().
+// by Redacted when the driver set it, without the driver's error then,
+// and never with its Detail (PostgreSQL's DETAIL quotes the row: "Key
+// (email)=(ada@example.com) already exists"). The guest itself gets e
+// whole (ABI §4.5): the values are its own, and its answer may need
+// them; what the host traces, logs and reports to observers is
+// e.Redact().
 //
 //	e.Message  // invalid input syntax for type integer: "abc"
 //	e.Redact() // other: invalid input syntax for type integer: ? (SQLSTATE 22P02)
 func (e *Error) Redact() *Error {
-	if e.Redacted == "" {
+	if e.Redacted == "" && e.Detail == "" {
 		return e
 	}
 	r := *e
-	r.Message, r.Err, r.redacted = e.Redacted, nil, true
+	r.Detail = ""
+	if e.Redacted != "" {
+		r.Message, r.Err, r.redacted = e.Redacted, nil, true
+	}
 	return &r
 }
 

@@ -25,6 +25,9 @@ func TestErrorRedact(t *testing.T) {
 		{"a constraint keeps its name and kind",
 			&database.Error{Code: database.CodeConstraint, Kind: database.KindUnique, Constraint: "users_email_key", Message: `duplicate key value violates unique constraint "users_email_key"`, Redacted: `duplicate key value violates unique constraint "users_email_key"`, SQLState: "23505", Err: driver},
 			`constraint: duplicate key value violates unique constraint "users_email_key" (constraint users_email_key) (SQLSTATE 23505)`, false},
+		{"the detail is dropped, even beside a message of the host's",
+			&database.Error{Code: database.CodeBusy, Message: "the host's words", Detail: "Key (email)=(ada@example.com) already exists."},
+			"busy: the host's words", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,10 +39,13 @@ func TestErrorRedact(t *testing.T) {
 			if (r == tt.e) != tt.keepsSelf {
 				t.Errorf("Redact returned e itself: %v, want %v", r == tt.e, tt.keepsSelf)
 			}
+			if r.Detail != "" {
+				t.Errorf("redacted %+v keeps the detail, which quotes the row", r)
+			}
 			if !tt.keepsSelf && (r.Err != nil || r.Kind != tt.e.Kind || r.Constraint != tt.e.Constraint || r.Code != tt.e.Code) {
 				t.Errorf("redacted %+v, want e's code, kind and constraint, and no driver's error", r)
 			}
-			if tt.e.Message != before.Message || tt.e.Err != before.Err {
+			if tt.e.Message != before.Message || tt.e.Err != before.Err || tt.e.Detail != before.Detail {
 				t.Errorf("Redact changed e: %+v", tt.e)
 			}
 		})

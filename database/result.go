@@ -369,10 +369,12 @@ func AppendExecResult(dst []byte, r ExecResult) []byte {
 }
 
 // AppendError appends e as an abi.DBErrorResult JSON object: the
-// constraint's name and kind when e has them.
+// constraint's name and kind, and the database's detail, when e has
+// them.
 //
 //	{"error":{"code":"syntax","message":"near \"SELEC\": syntax error"}}
 //	{"error":{"code":"constraint","constraint":"users.email","kind":"unique","message":"UNIQUE constraint failed: users.email"}}
+//	{"error":{"code":"constraint","constraint":"users_email_key","kind":"unique","message":"duplicate key value violates unique constraint \"users_email_key\"","detail":"Key (email)=(ada@example.com) already exists."}}
 func AppendError(dst []byte, e *Error) []byte {
 	dst = append(dst, `{"error":{"code":`...)
 	dst = jsonquote.String(dst, string(e.Code))
@@ -386,5 +388,9 @@ func AppendError(dst []byte, e *Error) []byte {
 	}
 	dst = append(dst, `,"message":`...)
 	dst = jsonquote.String(dst, e.Message)
+	if e.Detail != "" {
+		dst = append(dst, `,"detail":`...)
+		dst = jsonquote.String(dst, e.Detail)
+	}
 	return append(dst, "}}"...)
 }

@@ -152,8 +152,9 @@ func TestAppendQueryResultExactBound(t *testing.T) {
 	}
 }
 
-// TestAppendError: an error's JSON carries the constraint's name and kind
-// when it has them, and neither member otherwise.
+// TestAppendError: an error's JSON carries the constraint's name and kind,
+// and the database's detail, when it has them, and none of those members
+// otherwise.
 func TestAppendError(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -166,6 +167,8 @@ func TestAppendError(t *testing.T) {
 		{"foreign key SQLite does not name", &Error{Code: CodeConstraint, Kind: KindForeignKey, Message: "FOREIGN KEY constraint failed"},
 			`{"error":{"code":"constraint","kind":"foreign_key","message":"FOREIGN KEY constraint failed"}}`},
 		{"a constraint of no kind", &Error{Code: CodeConstraint, Message: "no z"}, `{"error":{"code":"constraint","message":"no z"}}`},
+		{"PostgreSQL's detail", &Error{Code: CodeConstraint, Constraint: "users_email_key", Kind: KindUnique, Message: `duplicate key value violates unique constraint "users_email_key"`, Detail: "Key (email)=(ada@example.com) already exists."},
+			`{"error":{"code":"constraint","constraint":"users_email_key","kind":"unique","message":"duplicate key value violates unique constraint \"users_email_key\"","detail":"Key (email)=(ada@example.com) already exists."}}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := string(AppendError([]byte("x"), tt.err))
@@ -173,7 +176,7 @@ func TestAppendError(t *testing.T) {
 				t.Errorf("got  %s\nwant x%s", got, tt.want)
 			}
 			var r abi.DBErrorResult
-			if err := json.Unmarshal([]byte(got[1:]), &r); err != nil || r.Error.Kind != string(tt.err.Kind) || r.Error.Constraint != tt.err.Constraint {
+			if err := json.Unmarshal([]byte(got[1:]), &r); err != nil || r.Error.Kind != string(tt.err.Kind) || r.Error.Constraint != tt.err.Constraint || r.Error.Detail != tt.err.Detail {
 				t.Errorf("decoded as %+v, %v", r, err)
 			}
 		})

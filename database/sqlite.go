@@ -144,6 +144,9 @@ type sqliteConn struct {
 	gen      uint64 // the pool's file generation when it was opened
 	stmts    stmtCache
 	lock     lockWait
+	// nums holds the parameter numbers of the statement being bound
+	// (sqliteNumbered), kept for the next.
+	nums []int
 	// readOnly is set while a read-only transaction holds the
 	// connection (Begin), whose PRAGMA query_only release turns off.
 	readOnly bool
@@ -842,7 +845,7 @@ func (c *sqliteConn) control(ctx context.Context, sql string) (err error) {
 func (c *sqliteConn) prepare(ctx context.Context, sql string, args []any) (*sqlite3.Stmt, error) {
 	c.conn.SetInterrupt(ctx)
 	if stmt := c.stmts.take(sql); stmt != nil {
-		if err := bindAll(ctx, stmt, args); err != nil {
+		if err := c.bind(ctx, stmt, sql, args); err != nil {
 			c.done(sql, stmt)
 			return nil, err
 		}
@@ -858,7 +861,18 @@ func (c *sqliteConn) prepare(ctx context.Context, sql string, args []any) (*sqli
 	if cacheable(sql) {
 		flags = sqlite3.PREPARE_PERSISTENT
 	}
-	stmt, tail, err := c.conn.PrepareFlags(sql, flags)
+	// $N written ?N (sqliteNumbered): the same length, so that SQLite's
+	// errors point where they would. A statement that fails so is
+	// prepared as the guest wrote it, for SQLite's words about its text.
+	text, _, _ := sqliteNumbered(sql, c.nums[:0], true)
+	stmt, tail, err := c.conn.PrepareFlags(text, flags)
+	if err != nil && text != sql {
+		if stmt, _, err2 := c.conn.PrepareFlags(sql, 0); err2 != nil {
+			err = err2
+		} else if stmt != nil {
+			stmt.Close()
+		}
+	}
 	if err != nil {
 		return nil, sqliteError(ctx, err)
 	}
@@ -876,11 +890,24 @@ func (c *sqliteConn) prepare(ctx context.Context, sql string, args []any) (*sqli
 		}
 		tail = rest
 	}
-	if err := bindAll(ctx, stmt, args); err != nil {
+	if err := c.bind(ctx, stmt, sql, args); err != nil {
 		c.done(sql, stmt)
 		return nil, err
 	}
 	return stmt, nil
+}
+
+// bind binds args to stmt, the statement of sql: by number when each of
+// its parameters is $N or ?N (bindNumbered), else as bindAll does.
+func (c *sqliteConn) bind(ctx context.Context, stmt *sqlite3.Stmt, sql string, args []any) error {
+	_, nums, numbered := sqliteNumbered(sql, c.nums[:0], false)
+	c.nums = nums[:0]
+	if numbered {
+		if done, err := bindNumbered(ctx, stmt, args, nums); done {
+			return err
+		}
+	}
+	return bindAll(ctx, stmt, args)
 }
 
 // done gives back a statement prepare returned: to the cache while the
@@ -967,7 +994,7 @@ func (c *sqliteConn) query(ctx context.Context, sql string, args []any, pool *sq
 			return nil, c.failed(ctx, err)
 		}
 	}
-	r.cols = c.stmts.columns(stmt)
+	r.cols = c.stmts.columns(stmt, sql)
 	return r, nil
 }
 

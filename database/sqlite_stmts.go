@@ -2,6 +2,7 @@ package database
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/ncruces/go-sqlite3"
 )
@@ -57,7 +58,7 @@ type stmtColumns struct {
 // earlier run while SQLite has not prepared the statement again since.
 // Call it after the statement's first step, which prepares it again if
 // the schema changed.
-func (c *stmtCache) columns(stmt *sqlite3.Stmt) []string {
+func (c *stmtCache) columns(stmt *sqlite3.Stmt, sql string) []string {
 	prepares := stmt.Status(sqlite3.STMTSTATUS_REPREPARE, false)
 	if e, ok := c.cols[stmt]; ok && e.prepares == prepares {
 		return e.names
@@ -65,6 +66,9 @@ func (c *stmtCache) columns(stmt *sqlite3.Stmt) []string {
 	names := make([]string, stmt.ColumnCount())
 	for i := range names {
 		names[i] = stmt.ColumnName(i)
+		if strings.IndexByte(names[i], '?') >= 0 && strings.IndexByte(sql, '$') >= 0 {
+			names[i] = sqliteColumnAsWritten(names[i], stmt.SQL(), sql)
+		}
 	}
 	if c.cols == nil {
 		c.cols = make(map[*sqlite3.Stmt]stmtColumns)

@@ -307,7 +307,7 @@ func TestDatabasePostgres(t *testing.T) {
 	}{
 		{"create", "e", "CREATE TABLE users (id bigserial PRIMARY KEY, name text UNIQUE NOT NULL)", "", 200, `{"rowsAffected":0}` + "\n"},
 		{"insert returning", "q", "INSERT INTO users (name) VALUES ($1) RETURNING id", `["Ada"]`, 200, `{"columns":["id"],"rows":[[1]]}` + "\n"},
-		{"unique violation", "e", "INSERT INTO users (name) VALUES ($1)", `["Ada"]`, 200, `{"error":{"code":"constraint","constraint":"users_name_key","kind":"unique","message":"duplicate key value violates unique constraint \"users_name_key\""}}` + "\n"},
+		{"unique violation", "e", "INSERT INTO users (name) VALUES ($1)", `["Ada"]`, 200, `{"error":{"code":"constraint","constraint":"users_name_key","kind":"unique","message":"duplicate key value violates unique constraint \"users_name_key\"","detail":"Key (name)=(Ada) already exists."}}` + "\n"},
 		{"two statements refused", "e", "DELETE FROM users; DROP TABLE users", "", 200, `{"error":{"code":"denied","message":"the SQL text holds more than one statement; run one per call"}}` + "\n"},
 		{"return without commit", "be", "INSERT INTO users (name) VALUES ('Left')", "", 200, "ok\n" + `{"rowsAffected":1}` + "\n"},
 		{"trap in a transaction", "bet", "INSERT INTO users (name) VALUES ('Trapped')", "", 500, ""},

@@ -103,10 +103,11 @@ func TestDatabaseDownAtStart(t *testing.T) {
 	t.Run("a migration that fails once the database is reached", func(t *testing.T) {
 		t.Parallel()
 		url, stop, restart := databasetest.StartPostgres(t)
-		const bad = "CREATE TABLE notes (body text);\nINSERT INTO nowhere VALUES (1);\n"
-		// With the server up, the start fails naming the file, as before.
+		const bad = "CREATE TABLE notes (body text);\nINSERT INTO nowhere VALUES ('secret-seed');\n"
+		// With the server up, the start fails naming the file, as before,
+		// and the statement whole, for the operator.
 		a := dbApp(t, "").file("server/migrations/001-notes.sql", []byte(bad))
-		if _, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), Logger: discardLogger(), ConfigOverrides: onPostgres(url)}); err == nil || !strings.Contains(err.Error(), `server/migrations/001-notes.sql: database "main": syntax: relation "nowhere" does not exist`) {
+		if _, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), Logger: discardLogger(), ConfigOverrides: onPostgres(url)}); err == nil || !strings.Contains(err.Error(), `server/migrations/001-notes.sql: database "main": syntax: relation "nowhere" does not exist`) || !strings.Contains(err.Error(), "secret-seed") {
 			t.Errorf("New with a failing migration = %v, want the file and the database's error", err)
 		}
 		stop()
@@ -114,6 +115,11 @@ func TestDatabaseDownAtStart(t *testing.T) {
 		restart()
 		if !poll.Until(30*time.Second, func() bool { return strings.Contains(logs.String(), "migration failed") }) {
 			t.Fatalf("no failure logged 30 s after the database came up:\n%s", logs)
+		}
+		// The log names the file and the statement, its literals
+		// replaced (appdb.MigrationError.LogValue).
+		if log := logs.String(); strings.Contains(log, "secret-seed") || !strings.Contains(log, "server/migrations/001-notes.sql") || !strings.Contains(log, "INSERT INTO nowhere VALUES (?)") {
+			t.Errorf("the log of the failed migration, want its file and statement without the literal secret-seed:\n%s", log)
 		}
 		waitingFor(t, h, srv, `relation "nowhere" does not exist`)
 	})

@@ -20,7 +20,8 @@ import (
 // error, at the span's end and in the Database event, has the values
 // the database quoted in its message (a bound parameter's) replaced too,
 // and no driver error (PostgreSQL's DETAIL quotes the row of a unique
-// violation). The guest still gets the database's whole message.
+// violation). The guest still gets the database's whole message, and
+// the DETAIL in its error's "detail" member.
 func TestDatabaseObservedRedacted(t *testing.T) {
 	t.Parallel()
 	url, _, _ := databasetest.StartPostgres(t)
@@ -30,9 +31,12 @@ func TestDatabaseObservedRedacted(t *testing.T) {
 		// badParam is a statement whose error quotes its parameter
 		// secretParam; guestSees is what the guest's message holds.
 		badParam, guestSees, reported string
+		// detail is the unique violation's "detail" member the guest
+		// gets, "" for none.
+		detail string
 	}{
-		{"sqlite", nil, "SELECT json_extract('{}', $1)", `bad JSON path: 'secret-param'`, `syntax: bad JSON path: ?`},
-		{"postgres", onPostgres(url), "SELECT id FROM users WHERE id = $1", `invalid input syntax for type bigint: \"secret-param\"`, `other: invalid input syntax for type bigint: ? (SQLSTATE 22P02)`},
+		{"sqlite", nil, "SELECT json_extract('{}', $1)", `bad JSON path: 'secret-param'`, `syntax: bad JSON path: ?`, ""},
+		{"postgres", onPostgres(url), "SELECT id FROM users WHERE id = $1", `invalid input syntax for type bigint: \"secret-param\"`, `other: invalid input syntax for type bigint: ? (SQLSTATE 22P02)`, `,"detail":"Key (email)=(ada@example.com) already exists."}`},
 	} {
 		t.Run(tt.driver, func(t *testing.T) {
 			t.Parallel()
@@ -74,6 +78,9 @@ func TestDatabaseObservedRedacted(t *testing.T) {
 			res = dbDo(t, srv, "main", "e", "INSERT INTO users VALUES (2, $1)", `["ada@example.com"]`)
 			if !strings.Contains(res.body, `"code":"constraint"`) || !strings.Contains(res.body, `"kind":"unique"`) {
 				t.Errorf("the unique violation: the guest got %d %s", res.status, res.body)
+			}
+			if hasDetail := strings.Contains(res.body, `"detail"`); tt.detail == "" && hasDetail || tt.detail != "" && !strings.Contains(res.body, tt.detail) {
+				t.Errorf("the unique violation: the guest got %s, want the detail %q", res.body, tt.detail)
 			}
 			res = dbDo(t, srv, "main", "q", tt.badParam, `["secret-param"]`)
 			if !strings.Contains(res.body, tt.guestSees) {

@@ -35,7 +35,8 @@ import (
 // error holds the host's reason. The same build
 // then serves a database of its own on a real PostgreSQL server, migrated
 // by testdata/sdkdb/migration.postgres.sql, where the two violations answer
-// alike with PostgreSQL's constraint names. Each SDK's transaction options
+// alike with PostgreSQL's constraint names and its DETAIL (the SDK's
+// error's detail, none on SQLite). Each SDK's transaction options
 // reach the database: a read-only transaction reads and its write is
 // refused (denied), PostgreSQL's isolation is the one asked, and an option
 // the host does not know comes back with the host's message.
@@ -123,8 +124,8 @@ func TestSDKDatabases(t *testing.T) {
 				{"typed rows", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null}]`},
 				{"insert with parameters", "add", "Linus", "", 200, `{"rowsAffected":1,"lastInsertId":3}`},
 				{"a blob that is not base64", "add", "Bad", "", 400, `{"message":"avatar is not base64"}`},
-				{"unique violation", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users.name","kind":"unique"}`},
-				{"foreign key violation", "orphan", "", "", 422, `{"code":"constraint","constraint":null,"kind":"foreign_key"}`},
+				{"unique violation", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users.name","kind":"unique","detail":null}`},
+				{"foreign key violation", "orphan", "", "", 422, `{"code":"constraint","constraint":null,"kind":"foreign_key","detail":null}`},
 				{"parameters are never SQL", "add", "x'); DROP TABLE users; --", "", 200, `{"rowsAffected":1,"lastInsertId":4}`},
 				{"text with escapes", "add", `Zoë "Q" \ / <&>`, "", 200, `{"rowsAffected":1,"lastInsertId":5}`},
 				{"committed transaction", "tx", "Ken", "", 200, `{"committed":true,"score":6}`},
@@ -132,8 +133,8 @@ func TestSDKDatabases(t *testing.T) {
 				{"a real parameter stays real", "half", "", "", 200, `{"h":1.5}`},
 				{"numbers given as text", "numeric", "", "", 200, `{"total":9007199254740993,"mean":12.5}`},
 				{"one row", "one", "", "", 200, `{"first":"Grace","none":true,"failed":"syntax"}`},
-				{"syntax error", "bad", "", "", 200, `{"code":"syntax","constraint":null,"kind":null}`},
-				{"undeclared database", "nodb", "", "", 200, `{"code":"host","constraint":null,"kind":null}`},
+				{"syntax error", "bad", "", "", 200, `{"code":"syntax","constraint":null,"kind":null,"detail":null}`},
+				{"undeclared database", "nodb", "", "", 200, `{"code":"host","constraint":null,"kind":null,"detail":null}`},
 				{"what remains", "list", "", "", 200, `[{"id":1,"name":"Ada","score":1.5,"avatar":"0001ff"},{"id":2,"name":"Grace","score":null,"avatar":null},` +
 					`{"id":3,"name":"Linus","score":2.25,"avatar":"0908"},{"id":4,"name":"x'); DROP TABLE users; --","score":2.25,"avatar":"0908"},{"id":5,"name":"Zoë \"Q\" \\ / <&>","score":2.25,"avatar":"0908"},{"id":6,"name":"Ken","score":6,"avatar":null}]`},
 			}, txOptions...))
@@ -145,9 +146,9 @@ func TestSDKDatabases(t *testing.T) {
 			}
 			pg, pgLogs := a.serve(host.Options{ConfigOverrides: onPostgres(strings.Replace(pgURL, "/postgres?", "/"+dbName+"?", 1))})
 			run(pg, pgLogs, []step{
-				{"unique violation on PostgreSQL", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users_name_key","kind":"unique"}`},
-				{"foreign key violation on PostgreSQL", "orphan", "", "", 422, `{"code":"constraint","constraint":"tags_user_id_fkey","kind":"foreign_key"}`},
-				{"syntax error on PostgreSQL", "bad", "", "", 200, `{"code":"syntax","constraint":null,"kind":null}`},
+				{"unique violation on PostgreSQL", "add", "Ada", "", 409, `{"code":"constraint","constraint":"users_name_key","kind":"unique","detail":"Key (name)=(Ada) already exists."}`},
+				{"foreign key violation on PostgreSQL", "orphan", "", "", 422, `{"code":"constraint","constraint":"tags_user_id_fkey","kind":"foreign_key","detail":"Key (user_id)=(99) is not present in table \"users\"."}`},
+				{"syntax error on PostgreSQL", "bad", "", "", 200, `{"code":"syntax","constraint":null,"kind":null,"detail":null}`},
 				{"read-only transaction on PostgreSQL", "readonly", "", "", 200, `{"users":2,"write":"denied"}`},
 				{"serializable transaction on PostgreSQL", "isolation", "", "", 200, `{"isolation":"serializable"}`},
 			})

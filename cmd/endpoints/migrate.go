@@ -16,7 +16,9 @@ import (
 // step that migrates before the new hosts start. It warns, on stderr, of
 // what the run finds that is no error (appdb.Note): a migration the
 // database recorded of which the app has no file, one applied out of
-// order.
+// order. A migration that fails is said whole, its statement's literals
+// included (appdb.MigrationError): the operator at the terminal fixes
+// the file, where the host's log leaves them out.
 func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	dryRun := fs.Bool("dry-run", false, "list the migrations that would be applied, applying none")

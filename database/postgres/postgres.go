@@ -1414,7 +1414,7 @@ func atConnect(err error) bool {
 func mapError(ctx context.Context, name string, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		e := &database.Error{Message: pe.Message, SQLState: pe.Code, Err: err}
+		e := &database.Error{Message: pe.Message, Detail: pe.Detail, SQLState: pe.Code, Err: err}
 		defer func() { e.Redacted = redactedMessage(pe, e.Message) }()
 		switch {
 		case strings.HasPrefix(pe.Code, "23"):

@@ -89,6 +89,13 @@ export class DBError {
      * naming one that does not exist: 404 or 422), "check" or "not_null"
      * (422), "exclusion" (PostgreSQL only: 409); "" when it does not. */
     public kind: string = "",
+    /** The database's detail of the failure, as the server sent it:
+     * PostgreSQL's DETAIL ("Key (email)=(ada@example.com) already
+     * exists."), for any code; "" when there is none (SQLite never gives
+     * one). For a person (a log line, a 409's message), in the server's
+     * words and language: act on code, kind and constraint. toString
+     * leaves it out; the host never logs it (abi/README.md §4.5). */
+    public detail: string = "",
   ) {}
 
   /** database "main": constraint: UNIQUE constraint failed: users.name (users.name) */
@@ -374,7 +381,7 @@ export class DB {
     if (rc == ERR_DATABASE) {
       const e = pendingError();
       if (e != null) {
-        return new DBError(this.name, member(e, "code", "other"), member(e, "message", ""), member(e, "constraint", ""), ERR_DATABASE, member(e, "kind", ""));
+        return new DBError(this.name, member(e, "code", "other"), member(e, "message", ""), member(e, "constraint", ""), ERR_DATABASE, member(e, "kind", ""), member(e, "detail", ""));
       }
       return new DBError(this.name, "other", "the host gave no error result");
     }

@@ -35,7 +35,11 @@ export class Init {
 
 /** An outbound response. When the request failed, status is 0, errno the
  * host's (-9 not allowed, -10 limit, -5 I/O, -2 invalid) and error says
- * why. */
+ * why. -10 is an outbound bound: limits.outboundRequests of the call,
+ * limits.outboundBytes of a response read whole, the concurrent requests
+ * to one host (outbound.maxConcurrentPerHost), or a response's headers
+ * (64 KiB of one, HTTPResponseHeaderMaxBytes; limits.outboundHeaderBytes
+ * of the call's open responses, which close() gives back). */
 export class Response {
   /** The status code, after any redirects the host followed; 0 when the
    * request failed. */

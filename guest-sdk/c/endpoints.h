@@ -82,9 +82,10 @@ typedef enum endpoints_errno {
      * address it resolved to is private and not itself listed. */
     ENDPOINTS_ERR_NOT_ALLOWED = -9,
     /* An outbound bound: limits.outboundRequests, limits.outboundBytes of a
-     * response read whole, the concurrent requests to one host, or a
-     * response's headers (64 KiB of one, limits.outboundHeaderBytes of
-     * the call's open ones). */
+     * response read whole, the concurrent requests to one host
+     * (outbound.maxConcurrentPerHost), or a response's headers (64 KiB of
+     * one, HTTPResponseHeaderMaxBytes; limits.outboundHeaderBytes of the
+     * call's open ones). */
     ENDPOINTS_ERR_LIMIT = -10
 } endpoints_errno;
 

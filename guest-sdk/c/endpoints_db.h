@@ -300,7 +300,7 @@ typedef struct endpoints_db_ {
     int32_t names_cap;
     endpoints_cell_ *cells;
     int32_t cells_cap;
-    const char *error_code, *error_message, *error_constraint, *error_kind;
+    const char *error_code, *error_message, *error_constraint, *error_kind, *error_detail;
     /* generation counts the results read: rows of an older one are
      * stale. */
     uint32_t generation;
@@ -522,8 +522,9 @@ static inline const char *endpoints_db_text_(endpoints_db_ *st, int32_t i,
 /* endpoints_db_error_code is the code of the last ENDPOINTS_ERR_DATABASE:
  * "constraint" (answer 409 for a unique violation), "syntax", "busy",
  * "unavailable" (answer 503), "too_large", "denied", "transaction",
- * "timeout" (past endpoints_db_timeout; the handler goes on) or
- * "other"; "host" when the host refused the last call before any database
+ * "timeout" (past endpoints_db_timeout: the handler goes on, and may answer
+ * from a fallback; an outbound request past its "timeout" has the same
+ * code, from endpoints_http_error) or "other"; "host" when the host refused the last call before any database
  * saw it (ENDPOINTS_ERR_NOT_FOUND, ENDPOINTS_ERR_INVALID...), as the Rust
  * and AssemblyScript SDKs say; "" when the last database call worked. */
 static inline const char *endpoints_db_error_code(void) {
@@ -564,11 +565,22 @@ static inline const char *endpoints_db_error_kind(void) {
     return k ? k : "";
 }
 
+/* endpoints_db_error_detail is the database's detail of the last
+ * ENDPOINTS_ERR_DATABASE, as the server sent it: PostgreSQL's DETAIL
+ * ("Key (email)=(ada@example.com) already exists."), for any code; "" when
+ * there is none (SQLite never gives one). It is for a person (a log line, a
+ * 409's message), in the server's words and language: act on the code,
+ * kind and constraint. The host never logs it (abi/README.md §4.5). */
+static inline const char *endpoints_db_error_detail(void) {
+    const char *d = endpoints_db_state_()->error_detail;
+    return d ? d : "";
+}
+
 /* endpoints_db_fail_ records a failure the SDK found itself. */
 static inline int32_t endpoints_db_fail_(endpoints_db_ *st, const char *msg) {
     st->error_code = "other";
     st->error_message = msg;
-    st->error_constraint = st->error_kind = NULL;
+    st->error_constraint = st->error_kind = st->error_detail = NULL;
     return ENDPOINTS_ERR_DATABASE;
 }
 
@@ -613,9 +625,9 @@ static inline const char *endpoints_db_load_(endpoints_db_ *st, int32_t n) {
 static inline void endpoints_db_error_(endpoints_db_ *st) {
     int32_t m = st->result_len;
     int32_t e = endpoints_json_member_(st->result, m, 0, "error"), at = 0;
-    const char **dst[4] = {&st->error_code, &st->error_message, &st->error_constraint, &st->error_kind};
-    const char *keys[4] = {"code", "message", "constraint", "kind"};
-    for (int k = 0; k < 4 && e >= 0; k++) {
+    const char **dst[5] = {&st->error_code, &st->error_message, &st->error_constraint, &st->error_kind, &st->error_detail};
+    const char *keys[5] = {"code", "message", "constraint", "kind", "detail"};
+    for (int k = 0; k < 5 && e >= 0; k++) {
         int32_t v = endpoints_json_member_(st->result, m, e, keys[k]);
         int32_t end = v < 0 ? -1 : endpoints_json_skip_(st->result, m, v);
         if (end > v) {
@@ -636,7 +648,7 @@ static inline int32_t endpoints_db_refused_(endpoints_db_ *st) {
     }
     endpoints_db_error_(st);
     const char *why = st->error_message;
-    st->error_code = st->error_message = st->error_constraint = st->error_kind = NULL;
+    st->error_code = st->error_message = st->error_constraint = st->error_kind = st->error_detail = NULL;
     st->result_len = 0;
     if (!why || !*why) {
         return 0;
@@ -650,7 +662,7 @@ static inline int32_t endpoints_db_refused_(endpoints_db_ *st) {
  * and, for ENDPOINTS_ERR_DATABASE, its error. It returns rc, 0 for a
  * result, or a negative errno. */
 static inline int32_t endpoints_db_read_(endpoints_db_ *st, int32_t rc) {
-    st->error_code = st->error_message = st->error_constraint = st->error_kind = NULL;
+    st->error_code = st->error_message = st->error_constraint = st->error_kind = st->error_detail = NULL;
     st->result_len = 0;
     st->generation++;
     if (rc == ENDPOINTS_ERR_INVALID && endpoints_db_refused_(st)) {
@@ -1093,7 +1105,7 @@ static inline int32_t endpoints_exec(const char *db, const char *sql,
 static inline int32_t endpoints_db_call_(int32_t rc) {
     endpoints_db_ *st = endpoints_db_state_();
     if (rc >= 0) {
-        st->error_code = st->error_message = st->error_constraint = st->error_kind = NULL;
+        st->error_code = st->error_message = st->error_constraint = st->error_kind = st->error_detail = NULL;
         return 0;
     }
     return endpoints_db_read_(st, rc);

@@ -48,7 +48,11 @@ import (
 // [ErrSyntax], [ErrBusy], [ErrDatabaseUnavailable] (a [HandleFunc] handler
 // that returns either of those two answers 503, like a key-value store
 // that is down),
-// [ErrTooLarge], [ErrDenied], [ErrTransaction].
+// [ErrTooLarge], [ErrDenied], [ErrTransaction], and [ErrStatementTimeout]
+// (code "timeout": the statement ran past its context's deadline, and the
+// handler goes on; errors.Is(err, context.DeadlineExceeded) holds too, and
+// [DBError.Timeout] says it, as the outbound package's Error.Timeout
+// says an outbound request's).
 //
 // # Notes
 //
@@ -65,8 +69,8 @@ type Database struct{ name string }
 func (d *Database) Name() string { return d.name }
 
 // DBError is a statement the database refused or failed: its code (one of
-// abi.DBCodeConstraint...), the database's message, and for a constraint
-// the constraint's name and kind when the database gives them.
+// abi.DBCodeConstraint...), the database's message and detail, and for a
+// constraint the constraint's name and kind when the database gives them.
 type DBError struct {
 	// Database is the database's name in endpoints.json.
 	Database string
@@ -83,6 +87,13 @@ type DBError struct {
 	// abi.DBKindCheck, abi.DBKindNotNull or abi.DBKindExclusion
 	// (PostgreSQL only); "" otherwise.
 	Kind string
+	// Detail is the database's detail of the failure, as the server sent
+	// it: PostgreSQL's DETAIL ("Key (email)=(ada@example.com) already
+	// exists."), for any code; "" when there is none (SQLite never gives
+	// one). It is for a person (a log line, the message of a 409), in the
+	// server's words and language: act on Code, Kind and Constraint.
+	// Error leaves it out; the host never logs it (abi/README.md §4.5).
+	Detail string
 }
 
 func (e *DBError) Error() string {
@@ -106,6 +117,13 @@ func (e *DBError) Is(target error) bool {
 	return e.Code == abi.DBCodeUnavailable && target == ErrStorageUnavailable ||
 		e.Code == abi.DBCodeTimeout && target == context.DeadlineExceeded
 }
+
+// Timeout reports whether the statement ran past its statement timeout
+// (its context's deadline, [Database.QueryContext]) and the database
+// stopped it: code "timeout", [ErrStatementTimeout]. It is the
+// Timeout() bool of net.Error and of the outbound package's Error, whose
+// "timeout" is an outbound request's.
+func (e *DBError) Timeout() bool { return e.Code == abi.DBCodeTimeout }
 
 // The kinds of [DBError], for errors.Is.
 var (
@@ -146,7 +164,11 @@ var (
 	ErrTransaction error = &DBError{Code: abi.DBCodeTransaction}
 	// ErrStatementTimeout: the statement ran past its context's deadline
 	// ([Database.QueryContext]) and the database stopped it; the handler
-	// goes on. errors.Is finds it as context.DeadlineExceeded too.
+	// goes on. errors.Is finds it as context.DeadlineExceeded too. It is
+	// the code "timeout" (Rust's Code::Timeout, C's and AssemblyScript's
+	// "timeout"), named for the statement as [ErrDatabaseUnavailable] is
+	// for the database: this package is one namespace, where a bare
+	// ErrTimeout would read as the request's.
 	ErrStatementTimeout error = &DBError{Code: abi.DBCodeTimeout}
 )
 
@@ -428,7 +450,7 @@ func (d *Database) fail(method, fn string, rc int32) error {
 		if !ok {
 			return fmt.Errorf("endpoints: database %q: %s: %w", d.name, method, check(fn, rc))
 		}
-		return &DBError{Database: d.name, Code: r.Error.Code, Message: r.Error.Message, Constraint: r.Error.Constraint, Kind: r.Error.Kind}
+		return &DBError{Database: d.name, Code: r.Error.Code, Message: r.Error.Message, Constraint: r.Error.Constraint, Kind: r.Error.Kind, Detail: r.Error.Detail}
 	case abi.ErrInvalid:
 		if fn == abi.ImportDBBeginWith || fn == abi.ImportDBQuery || fn == abi.ImportDBExec {
 			return d.invalidError(method, fn, rc)

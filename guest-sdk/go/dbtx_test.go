@@ -154,3 +154,57 @@ func TestTxWithContextEndsBetweenRetries(t *testing.T) {
 		t.Errorf("calls %q, want %q", db.calls, want)
 	}
 }
+
+// failingDB is a scriptedDB whose statements fail with ErrDatabase, its
+// result the pending error.
+type failingDB struct{ scriptedDB }
+
+func (f *failingDB) Run([]byte, []byte, []byte, bool) (int, int32) {
+	return len(f.result), int32(abi.ErrDatabase)
+}
+
+// TestDBErrorDetail: the database's detail (PostgreSQL's DETAIL, as the
+// host passes it in the error's "detail") is the DBError's Detail, which
+// its message leaves out; an error without one has none.
+func TestDBErrorDetail(t *testing.T) {
+	for _, tt := range []struct{ name, result, detail string }{
+		{"PostgreSQL's detail", `{"error":{"code":"constraint","constraint":"users_email_key","kind":"unique","message":"duplicate key value violates unique constraint \"users_email_key\"","detail":"Key (email)=(ada@example.com) already exists."}}`, "Key (email)=(ada@example.com) already exists."},
+		{"none", `{"error":{"code":"constraint","constraint":"users.email","kind":"unique","message":"UNIQUE constraint failed: users.email"}}`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hooks.DB = &failingDB{scriptedDB{result: []byte(tt.result)}}
+			defer func() { hooks.DB = nil }()
+			_, err := DB("main").Exec("INSERT INTO users (email) VALUES ($1)", "ada@example.com")
+			var de *DBError
+			if !errors.As(err, &de) || !errors.Is(err, ErrUniqueViolation) || de.Detail != tt.detail {
+				t.Fatalf("got %v (%#v), want a unique violation with the detail %q", err, de, tt.detail)
+			}
+			if tt.detail != "" && strings.Contains(err.Error(), tt.detail) {
+				t.Errorf("the error's message %q holds the detail", err)
+			}
+		})
+	}
+}
+
+// TestDBErrorTimeout: a statement stopped at its timeout (code "timeout")
+// is ErrStatementTimeout and context.DeadlineExceeded, and its Timeout
+// says so, as an outbound request's error's does; another code is none
+// of them.
+func TestDBErrorTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		code    string
+		timeout bool
+	}{{"timeout", true}, {"busy", false}, {"other", false}} {
+		hooks.DB = &failingDB{scriptedDB{result: []byte(`{"error":{"code":"` + tt.code + `","message":"stopped"}}`)}}
+		_, err := DB("main").Exec("SELECT 1")
+		hooks.DB = nil
+		var de *DBError
+		if !errors.As(err, &de) {
+			t.Fatalf("%s: got %v, want a DBError", tt.code, err)
+		}
+		if de.Timeout() != tt.timeout || errors.Is(err, ErrStatementTimeout) != tt.timeout || errors.Is(err, context.DeadlineExceeded) != tt.timeout {
+			t.Errorf("%s: Timeout() %v, ErrStatementTimeout %v, DeadlineExceeded %v; want all %v", tt.code,
+				de.Timeout(), errors.Is(err, ErrStatementTimeout), errors.Is(err, context.DeadlineExceeded), tt.timeout)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/database"
+	"github.com/wasmendpoints/endpoints/internal/sqlredact"
 )
 
 // MigrationsDir is where an app keeps its migrations, relative to the
@@ -352,7 +354,7 @@ func (s *Set) migrate(ctx context.Context, name string, ms []Migration, opts Mig
 		ran, sum, err := apply(ctx, db, m)
 		switch {
 		case err != nil:
-			return done, fmt.Errorf("%s: database %q: %w", m.File, m.Database, err)
+			return done, &MigrationError{File: m.File, Database: m.Database, Driver: s.specs[name].DriverName(), Err: err}
 		case ran:
 			if isLate {
 				note(late)
@@ -365,6 +367,53 @@ func (s *Set) migrate(ctx context.Context, name string, ms []Migration, opts Mig
 		}
 	}
 	return done, nil
+}
+
+// MigrationError is a migration file that failed, and what was applied
+// of it rolled back. Its Error names the file, the database, the
+// statement and the database's message, literals and values as they are,
+// for the operator who runs `endpoints migrate` or starts a host; the
+// host's log has it as LogValue says, without them.
+//
+//	server/migrations/002-seed.sql: database "main": constraint: UNIQUE constraint failed: keys.name in the statement "INSERT INTO keys VALUES ('api', 'sk_live_...')"
+type MigrationError struct {
+	// File is the migration's file, server/migrations/NNN-name.sql.
+	File string
+	// Database is the database's name in endpoints.json.
+	Database string
+	// Driver is the database's driver (config.DatabaseSQLite...), whose
+	// SQL LogValue redacts.
+	Driver string
+	// Err is why: a *database.Error when the database refused a
+	// statement, whose Statement is the statement when the driver can
+	// tell.
+	Err error
+}
+
+func (e *MigrationError) Error() string {
+	return fmt.Sprintf("%s: database %q: %v", e.File, e.Database, e.Err)
+}
+
+// Unwrap returns why the migration failed.
+func (e *MigrationError) Unwrap() error { return e.Err }
+
+// LogValue is e as the host logs it (log/slog resolves it): its file,
+// database and code, the statement with its literals replaced by "?"
+// (sqlredact.Statement) and the database's message without the values
+// it quotes (database.Error.Redact). A migration's literals are the
+// app's seed data, which may be secret (an API key, a password's hash);
+// a log is kept, shipped and read by more people than the operator who
+// runs the migration, whose `endpoints migrate` prints Error whole.
+//
+//	server/migrations/002-seed.sql: database "main": constraint: UNIQUE constraint failed: keys.name in the statement "INSERT INTO keys VALUES (?, ?)"
+func (e *MigrationError) LogValue() slog.Value {
+	var de *database.Error
+	if !errors.As(e.Err, &de) {
+		return slog.StringValue(e.Error())
+	}
+	r := *de.Redact()
+	r.Statement = sqlredact.Statement(sqlredact.DialectOf(e.Driver), de.Statement)
+	return slog.StringValue(fmt.Sprintf("%s: database %q: %v", e.File, e.Database, &r))
 }
 
 // changed is the error for migration m, applied already from other bytes.

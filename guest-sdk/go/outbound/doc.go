@@ -40,7 +40,13 @@
 //     (16 MiB by default): past it Read fails with an *Error of code
 //     "limit". A body passed on as it is read (a proxy, a download) may be
 //     larger: send the request with [Stream].
-//   - A response's status and headers are read up to 64 KiB, and the
+//   - A call sends at most limits.outboundRequests requests (50 by
+//     default), and the app at most outbound.maxConcurrentPerHost at once
+//     to one host (64 by default, failing at once rather than waiting):
+//     past either, the request fails with an *Error of code "limit"
+//     (abi.ErrLimit, -10, as each bound here).
+//   - A response's status and headers are read up to 64 KiB
+//     (abi.HTTPResponseHeaderMaxBytes), and the
 //     responses a call holds open keep at most limits.outboundHeaderBytes
 //     of them (1 MiB by default): past either, the request fails with an
 //     *Error of code "limit". Close each response's Body (or read it to

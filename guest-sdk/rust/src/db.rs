@@ -253,11 +253,19 @@ pub struct DbError {
     /// Which constraint it is, when the code is [`Code::Constraint`] and
     /// the database says.
     pub kind: Option<Kind>,
+    /// The database's detail of the failure, as the server sent it:
+    /// PostgreSQL's DETAIL (`Key (email)=(ada@example.com) already
+    /// exists.`), for any code; `None` when there is none (SQLite never
+    /// gives one). It is for a person (a log line, a 409's message), in
+    /// the server's words and language: act on `code`, `kind` and
+    /// `constraint`. `Display` leaves it out; the host never logs it
+    /// (abi/README.md §4.5).
+    pub detail: Option<String>,
 }
 
 impl DbError {
     fn column(database: &str, message: String) -> DbError {
-        DbError { database: database.to_string(), code: Code::Column, message, constraint: None, kind: None }
+        DbError { database: database.to_string(), code: Code::Column, message, constraint: None, kind: None, detail: None }
     }
 }
 
@@ -280,7 +288,7 @@ impl From<Errno> for DbError {
     /// An answering function's errno (the client went away...), so that `?`
     /// works on both in a handler returning `Result<(), DbError>`.
     fn from(e: Errno) -> DbError {
-        DbError { database: String::new(), code: Code::Host(e), message: e.to_string(), constraint: None, kind: None }
+        DbError { database: String::new(), code: Code::Host(e), message: e.to_string(), constraint: None, kind: None, detail: None }
     }
 }
 
@@ -930,6 +938,7 @@ impl Db {
             message: format!("{}{}", e, why),
             constraint: None,
             kind: None,
+            detail: None,
         };
         match Errno(rc) {
             Errno::DATABASE => {
@@ -940,6 +949,7 @@ impl Db {
                         message: r["error"]["message"].as_str().unwrap_or("").to_string(),
                         constraint: r["error"]["constraint"].as_str().map(str::to_string),
                         kind: r["error"]["kind"].as_str().and_then(Kind::parse),
+                        detail: r["error"]["detail"].as_str().map(str::to_string),
                     },
                     None => host_error(Errno::DATABASE, ": the host gave no error result"),
                 }
@@ -956,7 +966,7 @@ impl Db {
     /// left none) the SDK's own.
     fn refused(&self, otherwise: String) -> DbError {
         let why = self.pending_error().and_then(|r| r["error"]["message"].as_str().filter(|m| !m.is_empty()).map(str::to_string));
-        DbError { database: self.name.clone(), code: Code::Host(Errno::INVALID), message: why.unwrap_or(otherwise), constraint: None, kind: None }
+        DbError { database: self.name.clone(), code: Code::Host(Errno::INVALID), message: why.unwrap_or(otherwise), constraint: None, kind: None, detail: None }
     }
 
     /// The pending result, parsed: after a failure, the error it holds.
@@ -969,7 +979,7 @@ impl Db {
     }
 
     fn bad_result(&self, why: &str) -> DbError {
-        DbError { database: self.name.clone(), code: Code::Other, message: format!("reading the host's result: {}", why), constraint: None, kind: None }
+        DbError { database: self.name.clone(), code: Code::Other, message: format!("reading the host's result: {}", why), constraint: None, kind: None, detail: None }
     }
 }
 

@@ -117,8 +117,12 @@ impl Errno {
     /// `-9`: an outbound request's origin is not in
     /// `outbound.allowedHosts`, or its address is private and not listed.
     pub const NOT_ALLOWED: Errno = Errno(-9);
-    /// `-10`: an outbound bound (`limits.outboundRequests`,
-    /// `limits.outboundBytes`, the concurrent requests to one host).
+    /// `-10`: an outbound bound: `limits.outboundRequests` of the call,
+    /// `limits.outboundBytes` of a response read whole, the concurrent
+    /// requests to one host (`outbound.maxConcurrentPerHost`), or a
+    /// response's headers (64 KiB of one, `HTTPResponseHeaderMaxBytes`;
+    /// `limits.outboundHeaderBytes` of the call's open responses, which
+    /// dropping a [`Response`](crate::http::Response) gives back).
     pub const LIMIT: Errno = Errno(-10);
     /// `-8`: the database refused or failed a statement; the [`db`](crate::db)
     /// functions turn it into a [`DbError`](crate::db::DbError) saying why.

@@ -36,10 +36,18 @@ static void put_failure(void) {
     }
     const char *k = endpoints_db_error_kind();
     if (*k) {
-        put(",\"kind\":\"%s\"}", k);
+        put(",\"kind\":\"%s\"", k);
     } else {
-        put(",\"kind\":null}");
+        put(",\"kind\":null");
     }
+    put(",\"detail\":");
+    const char *d = endpoints_db_error_detail();
+    if (*d) {
+        put_text(d);
+    } else {
+        put("null");
+    }
+    put("}");
 }
 
 /* refused answers a constraint error by its kind: 409 for a unique
@@ -267,7 +275,7 @@ int32_t endpoints_handle(void) {
     } else if (strcmp(op, "nodb") == 0) {
         endpoints_rows rows;
         rc = endpoints_query("other", "SELECT 1", NULL, &rows);
-        put("{\"code\":\"%s\",\"constraint\":null,\"kind\":null}", rc == ENDPOINTS_ERR_NOT_FOUND ? "host" : endpoints_db_error_code());
+        put("{\"code\":\"%s\",\"constraint\":null,\"kind\":null,\"detail\":null}", rc == ENDPOINTS_ERR_NOT_FOUND ? "host" : endpoints_db_error_code());
         rc = 0;
     }
     if (rc != 0) {

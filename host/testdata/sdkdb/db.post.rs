@@ -8,7 +8,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 fn failure(e: &DbError) -> Json {
-    Json::object().set("code", e.code.as_str()).set("constraint", e.constraint.clone()).set("kind", e.kind.map(|k| k.as_str()))
+    Json::object().set("code", e.code.as_str()).set("constraint", e.constraint.clone()).set("kind", e.kind.map(|k| k.as_str())).set("detail", e.detail.clone())
 }
 
 /// Answers a constraint error by its kind: 409 for a unique violation, 422

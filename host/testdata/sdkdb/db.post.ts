@@ -12,7 +12,8 @@ function hex(b: Uint8Array): string {
 function failure(e: DBError): JSONValue {
   return JSONValue.object().set("code", JSONValue.str(e.code))
     .set("constraint", e.constraint == "" ? JSONValue.null() : JSONValue.str(e.constraint))
-    .set("kind", e.kind == "" ? JSONValue.null() : JSONValue.str(e.kind));
+    .set("kind", e.kind == "" ? JSONValue.null() : JSONValue.str(e.kind))
+    .set("detail", e.detail == "" ? JSONValue.null() : JSONValue.str(e.detail));
 }
 
 // refused answers a constraint error by its kind: 409 for a unique
