@@ -1,6 +1,7 @@
 package appdb
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -279,7 +280,9 @@ const BeginWithMargin = 50 * time.Millisecond
 // abi.DBTxOptions, for db_begin_with: ErrInvalid for options
 // database.DecodeTxOptions refuses, with its error as the pending result
 // (code other); busy when less than BeginWithMargin is left before the
-// deadline.
+// deadline, unless opts is empty: no options at all begin as db_begin
+// does, without the margin, as the SDKs begin with db_begin when given
+// the default options.
 func (s *Session) BeginWith(db, opts []byte) abi.Errno {
 	name := string(db)
 	o, err := database.DecodeTxOptions(opts)
@@ -293,7 +296,7 @@ func (s *Session) BeginWith(db, opts []byte) abi.Errno {
 		s.outage = "" // a failure of the guest's own (Outage)
 		return abi.ErrInvalid
 	}
-	return s.begin(name, o, true)
+	return s.begin(name, o, len(bytes.TrimSpace(opts)) > 0)
 }
 
 // begin opens a transaction on database name with opts; late refuses it

@@ -171,7 +171,17 @@ func newABIHost(t testing.TB) *abiHost {
 		}
 		s[0] = api.EncodeI32(guestPut(mod, s[0], s[1], *h.pending))
 	}, []api.ValueType{i32, i32}, i32)
-	def(abi.ImportDBBegin, unavailable, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportDBBegin, func(_ context.Context, mod api.Module, s []uint64) {
+		// The exchange's database sees db_begin too, without SQL or
+		// parameters.
+		h.pending = nil
+		if h.cur == nil || h.cur.db == nil {
+			s[0] = errnoResult(abi.ErrNotFound)
+			return
+		}
+		rc, _ := h.cur.db(abi.ImportDBBegin, guestRead(mod, s[0], s[1]), "", "")
+		s[0] = errnoResult(min(rc, 0))
+	}, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportDBBeginWith, func(_ context.Context, mod api.Module, s []uint64) {
 		// The options go to db as its params; the SQL is none.
 		h.pending = nil

@@ -1,0 +1,50 @@
+package guestbuild
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/wasmendpoints/endpoints/abi"
+)
+
+// TestAssemblyScriptDefaultTxOptionsBeginWithDBBegin: DB.begin with the
+// default options (new TxOptions()) calls db_begin, as null does and as
+// the Go, Rust and C SDKs begin their default options, since
+// db_begin_with refuses to begin with less than 50 ms left before the
+// call's deadline and db_begin does not; other options go to
+// db_begin_with as JSON.
+func TestAssemblyScriptDefaultTxOptionsBeginWithDBBegin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiling AssemblyScript takes seconds")
+	}
+	useCache(t)
+	app := asApp(t, map[string]string{"server/api/tx.get.ts": `import { DB, Isolation, JSONValue, Request, TxOptions, plainRoute, respond } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+plainRoute((req: Request): void => {
+  const db = new DB("main");
+  db.begin(new TxOptions());
+  db.begin(null);
+  db.begin(new TxOptions(Isolation.SERIALIZABLE));
+  db.begin(new TxOptions(Isolation.DEFAULT, true));
+  respond(200, JSONValue.object());
+});
+`})
+	out := filepath.Join(t.TempDir(), "tx.get.wasm")
+	if err := AssemblyScript(t.Context(), app, filepath.Join(app, "server", "api", "tx.get.ts"), out); err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	ex := &abiExchange{db: func(fn, database, sql, params string) (abi.Errno, string) {
+		calls = append(calls, fn+" "+params)
+		return 0, ""
+	}}
+	if got := newABIHost(t).load(t, out).handle(t, ex); got != 0 {
+		t.Fatalf("%s() = %d, want 0 (body %s)", abi.ExportHandle, got, ex.body.String())
+	}
+	want := []string{"db_begin ", "db_begin ", `db_begin_with {"isolation":"serializable"}`, `db_begin_with {"readOnly":true}`}
+	if !slices.Equal(calls, want) {
+		t.Errorf("the begins called %q, want %q", calls, want)
+	}
+}
