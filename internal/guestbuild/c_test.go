@@ -1118,11 +1118,15 @@ func TestCHTTPGetTimeout(t *testing.T) {
 		`{"url":"https://a.example/plain"}`,
 		`{"url":"https://a.example/timed","timeout":300}`,
 		`{"url":"https://a.example/most","timeout":3600000}`,
+		// Past an hour, longer than any call runs, clamped to it as the
+		// Go, Rust and AssemblyScript SDKs clamp it.
+		`{"url":"https://a.example/past","timeout":3600000}`,
+		`{"url":"https://a.example/longest","timeout":3600000}`,
 	}
 	if !slices.Equal(h.sent, want) {
 		t.Errorf("sent %q, want %q", h.sent, want)
 	}
-	if got, want := ex.body.String(), "-7\n-7\n-7\n-2\n-2\n"; got != want {
+	if got, want := ex.body.String(), "-7\n-7\n-7\n-2\n-7\n-7\n"; got != want {
 		t.Errorf("results %q, want %q", got, want)
 	}
 }

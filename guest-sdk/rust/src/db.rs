@@ -59,11 +59,16 @@ pub fn set_timeout(timeout: Option<Duration>) -> Result<(), Errno> {
     Ok(())
 }
 
+/// The longest timeout in milliseconds db_timeout and an outbound
+/// request's "timeout" take (the ABI's DBTimeoutMax, HTTPTimeoutMax): an
+/// hour.
+pub(crate) const TIMEOUT_MAX_MS: i32 = 3_600_000;
+
 /// The milliseconds of a timeout, rounded up, 0 for none; `None` past
 /// an hour (the ABI's DBTimeoutMax, HTTPTimeoutMax). A zero timeout (a
 /// budget spent) is 1 ms, the shortest bound: 0 would lift the bound.
 pub(crate) fn timeout_ms(timeout: Option<Duration>) -> Option<i32> {
-    const MAX: u128 = 3_600_000;
+    const MAX: u128 = TIMEOUT_MAX_MS as u128;
     // (No let-else or div_ceil: the SDK builds with rustc 1.6x.)
     let d = match timeout {
         Some(d) => d,

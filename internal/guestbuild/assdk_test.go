@@ -3,6 +3,7 @@ package guestbuild
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/abi"
@@ -46,5 +47,45 @@ plainRoute((req: Request): void => {
 	want := []string{"db_begin ", "db_begin ", `db_begin_with {"isolation":"serializable"}`, `db_begin_with {"readOnly":true}`}
 	if !slices.Equal(calls, want) {
 		t.Errorf("the begins called %q, want %q", calls, want)
+	}
+}
+
+// TestAssemblyScriptOutboundTimeoutClamped: an Init.timeoutMs past an
+// hour (abi.HTTPTimeoutMax), longer than any call runs, is sent as an
+// hour, as the Go, Rust and C SDKs clamp it, rather than refused by the
+// host.
+func TestAssemblyScriptOutboundTimeoutClamped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiling AssemblyScript takes seconds")
+	}
+	useCache(t)
+	app := asApp(t, map[string]string{"server/api/out.get.ts": `import { JSONValue, Request, http, plainRoute, respond } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+plainRoute((req: Request): void => {
+  for (let i = 0; i < 3; i++) {
+    const init = new http.Init();
+    init.timeoutMs = [300, 3600001, i32.MAX_VALUE][i];
+    http.fetch("https://a.example/", init);
+  }
+  respond(200, JSONValue.object());
+});
+`})
+	out := filepath.Join(t.TempDir(), "out.get.wasm")
+	if err := AssemblyScript(t.Context(), app, filepath.Join(app, "server", "api", "out.get.ts"), out); err != nil {
+		t.Fatal(err)
+	}
+	h := newABIHost(t)
+	ex := &abiExchange{}
+	if got := h.load(t, out).handle(t, ex); got != 0 {
+		t.Fatalf("%s() = %d, want 0 (body %s)", abi.ExportHandle, got, ex.body.String())
+	}
+	var timeouts []string
+	for _, req := range h.sent {
+		_, after, _ := strings.Cut(req, `"timeout":`)
+		timeouts = append(timeouts, strings.TrimSuffix(after, "}"))
+	}
+	if want := []string{"300", "3600000", "3600000"}; !slices.Equal(timeouts, want) {
+		t.Errorf("sent %q, want the timeouts %q", h.sent, want)
 	}
 }
