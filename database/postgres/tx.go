@@ -135,13 +135,15 @@ func (t *tx) mapError(ctx context.Context, err error) error {
 // readOnlyDenied is err, mapped, but for a write PostgreSQL refused in a
 // transaction that began READ ONLY (25006, read_only_sql_transaction):
 // the guest asked for it, so it is CodeDenied, where elsewhere 25006 is a
-// server that takes no writes (mapError: unavailable).
+// server that takes no writes (mapError: unavailable). Its SQLState is
+// PostgreSQL's, which logs and observers show.
 func readOnlyDenied(err error, readOnly bool) error {
 	var pe *pgconn.PgError
 	if !readOnly || !errors.As(err, &pe) || pe.Code != "25006" {
 		return err
 	}
-	return &database.Error{Code: database.CodeDenied, Message: pe.Message + ": " + database.ReadOnlyMessage, Err: err}
+	msg := pe.Message + ": " + database.ReadOnlyMessage
+	return &database.Error{Code: database.CodeDenied, Message: msg, Redacted: redactedMessage(pe, msg), SQLState: pe.Code, Err: err}
 }
 
 // txOptions are opts as pgx's: BEGIN ISOLATION LEVEL ... READ ONLY.
