@@ -89,3 +89,41 @@ plainRoute((req: Request): void => {
 		t.Errorf("sent %q, want the timeouts %q", h.sent, want)
 	}
 }
+
+// TestAssemblyScriptValuesOwnTheirArrays: code that pushes on a value's
+// items, keys or values directly (not with push or set) changes that
+// value alone: values made without them, a null and a string here, do not
+// share one array that such a push would fill for all.
+func TestAssemblyScriptValuesOwnTheirArrays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: compiling AssemblyScript takes seconds")
+	}
+	useCache(t)
+	app := asApp(t, map[string]string{"server/api/values.get.ts": `import { JSONValue, Request, plainRoute, respond } from "@wasmendpoints/assemblyscript";
+export * from "@wasmendpoints/assemblyscript/exports";
+
+plainRoute((req: Request): void => {
+  const a = JSONValue.null();
+  a.items.push(JSONValue.int(1));
+  a.keys.push("k");
+  a.values.push(JSONValue.int(2));
+  const b = JSONValue.str("b");
+  respond(200, JSONValue.object()
+    .set("a", JSONValue.int(a.items.length + a.keys.length + a.values.length))
+    .set("b", JSONValue.int(b.items.length + b.keys.length + b.values.length))
+    .set("array", JSONValue.array().push(JSONValue.int(3)))
+    .set("object", JSONValue.object().set("x", JSONValue.null())));
+});
+`})
+	out := filepath.Join(t.TempDir(), "values.get.wasm")
+	if err := AssemblyScript(t.Context(), app, filepath.Join(app, "server", "api", "values.get.ts"), out); err != nil {
+		t.Fatal(err)
+	}
+	ex := &abiExchange{}
+	if got := newABIHost(t).load(t, out).handle(t, ex); got != 0 {
+		t.Fatalf("%s() = %d, want 0 (body %s)", abi.ExportHandle, got, ex.body.String())
+	}
+	if got, want := ex.body.String(), `{"a":3,"b":0,"array":[3],"object":{"x":null}}`; got != want {
+		t.Errorf("body %s, want %s", got, want)
+	}
+}
