@@ -457,3 +457,32 @@ func TestDatabaseOutsideARequest(t *testing.T) {
 		t.Errorf("after a db_exec at start: %d %s, want %s", got.status, got.body, want)
 	}
 }
+
+// TestDatabaseRefusedParametersLogged: parameters the host refuses before
+// running the statement (-2, not an array) fail the statement as the
+// guest sees it (code other), and the access log's db_error says so, as
+// for a statement the database ran and refused; a refusal is the
+// guest's own failure, not an outage: no 503.
+func TestDatabaseRefusedParametersLogged(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	obs := &host.Observer{
+		Request: func(e host.RequestEvent) {
+			if e.Route == "/db" {
+				mu.Lock()
+				defer mu.Unlock()
+				got = append(got, fmt.Sprintf("request %d db_error=%q", e.Status, e.DatabaseError))
+			}
+		},
+	}
+	srv, _ := dbApp(t, "").serve(host.Options{Observer: obs})
+	res := dbDo(t, srv, "main", "q", "SELECT $1", `{"id":7}`)
+	if res.status == 503 {
+		t.Errorf("refused parameters answered %d %s, want the guest's own failure", res.status, res.body)
+	}
+	want := []string{fmt.Sprintf("request %d db_error=%q", res.status, "other")}
+	if !poll.Until(5*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(got) >= len(want) }) || !slices.Equal(got, want) {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"hash/maphash"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
@@ -134,13 +135,15 @@ func (t *tx) mapError(ctx context.Context, err error) error {
 // readOnlyDenied is err, mapped, but for a write PostgreSQL refused in a
 // transaction that began READ ONLY (25006, read_only_sql_transaction):
 // the guest asked for it, so it is CodeDenied, where elsewhere 25006 is a
-// server that takes no writes (mapError: unavailable).
+// server that takes no writes (mapError: unavailable). Its SQLState is
+// PostgreSQL's, which logs and observers show.
 func readOnlyDenied(err error, readOnly bool) error {
 	var pe *pgconn.PgError
 	if !readOnly || !errors.As(err, &pe) || pe.Code != "25006" {
 		return err
 	}
-	return &database.Error{Code: database.CodeDenied, Message: pe.Message + ": " + database.ReadOnlyMessage, Err: err}
+	msg := pe.Message + ": " + database.ReadOnlyMessage
+	return &database.Error{Code: database.CodeDenied, Message: msg, Redacted: redactedMessage(pe, msg), SQLState: pe.Code, Err: err}
 }
 
 // txOptions are opts as pgx's: BEGIN ISOLATION LEVEL ... READ ONLY.
@@ -315,10 +318,16 @@ func (t *tx) Rollback(ctx context.Context) error {
 }
 
 // statementSet is a set of statements, safe for concurrent use, that
-// holds up to maxStatements: adding one more empties it first.
+// holds up to maxStatements: adding one more empties it first. It keeps
+// each statement's hash, not its text, so that its size does not grow
+// with the statements' (a long one made from input, with arguments that
+// do not fit it, would be kept whole): two statements of one hash (one
+// chance in 2^64 for a pair) share their membership, which for
+// beginAlone costs a round trip.
 type statementSet struct {
-	mu sync.RWMutex
-	m  map[string]struct{}
+	mu   sync.RWMutex
+	seed maphash.Seed
+	m    map[uint64]struct{}
 }
 
 // maxStatements bounds a statementSet. The statements it holds are those
@@ -330,7 +339,10 @@ const maxStatements = 1024
 func (s *statementSet) has(sql string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	_, ok := s.m[sql]
+	if s.m == nil {
+		return false
+	}
+	_, ok := s.m[maphash.String(s.seed, sql)]
 	return ok
 }
 
@@ -338,8 +350,11 @@ func (s *statementSet) has(sql string) bool {
 func (s *statementSet) add(sql string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.m == nil || len(s.m) >= maxStatements {
-		s.m = make(map[string]struct{})
+	if s.m == nil {
+		s.seed = maphash.MakeSeed()
 	}
-	s.m[sql] = struct{}{}
+	if s.m == nil || len(s.m) >= maxStatements {
+		s.m = make(map[uint64]struct{})
+	}
+	s.m[maphash.String(s.seed, sql)] = struct{}{}
 }

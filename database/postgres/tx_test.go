@@ -255,6 +255,11 @@ func TestPostgresTransactionOptions(t *testing.T) {
 				if database.CodeOf(err) != database.CodeDenied || !strings.Contains(err.Error(), database.ReadOnlyMessage) {
 					t.Errorf("%s (first %v): %v; want denied, saying the transaction is read-only", sql, first, err)
 				}
+				// Logs and observers see PostgreSQL's SQLSTATE
+				// (read_only_sql_transaction), as for its other errors.
+				if r := database.AsError(err).Redact().Error(); !strings.Contains(r, "(SQLSTATE 25006)") {
+					t.Errorf("%s (first %v): redacted %q, want SQLSTATE 25006", sql, first, r)
+				}
 				tx.Rollback(ctx)
 			}
 		}

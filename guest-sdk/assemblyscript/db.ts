@@ -329,10 +329,13 @@ export class DB {
   /** Opens a transaction for the rest of the call (prefer transaction),
    * with opts when given (db_begin_with); false when it failed (see
    * error: code "host" and errno -2, with the host's message, for options
-   * it does not know). */
+   * it does not know). The default options (new TxOptions()) begin with
+   * db_begin, as null does and the other SDKs do: db_begin_with refuses
+   * to begin with less than 50 ms left before the call's deadline
+   * (abi/README.md §4.5), db_begin does not. */
   begin(opts: TxOptions | null = null): bool {
     const d = host.utf8(this.name);
-    if (opts == null) return this.check(db_begin(host.ptr(d), d.byteLength));
+    if (opts == null || opts.isolation.length == 0 && !opts.readOnly) return this.check(db_begin(host.ptr(d), d.byteLength));
     const o = host.utf8(opts.toJSON());
     return this.check(db_begin_with(host.ptr(d), d.byteLength, host.ptr(o), o.byteLength));
   }

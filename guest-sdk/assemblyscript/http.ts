@@ -13,6 +13,10 @@
 import * as host from "./host";
 import { Value, parse } from "./json";
 
+/** The longest timeoutMs the host takes (abi.HTTPTimeoutMax): an hour,
+ * longer than any call runs. */
+export const HTTP_TIMEOUT_MAX_MS: i32 = 3600000;
+
 /** What fetch sends besides the URL. */
 export class Init {
   /** The method; GET by default. */
@@ -28,8 +32,9 @@ export class Init {
    * headers and every read of its body), below the call's deadline: past
    * it, errno -5 and an error "timeout: ...", and the handler answers
    * from a fallback with the rest of its time. 0 is none (the call's
-   * deadline alone); below 0 or past 3600000 the host refuses the request
-   * (-2). */
+   * deadline alone); past 3600000 (an hour, longer than any call runs) it
+   * is sent as 3600000, as the other SDKs clamp it; below 0 the host
+   * refuses the request (-2). */
   timeoutMs: i32 = 0;
 }
 
@@ -150,7 +155,7 @@ export function fetch(url: string, init: Init = new Init()): Response {
   }
   const spec = Value.object().set("method", Value.str(init.method)).set("url", Value.str(url)).set("headers", headers);
   if (init.stream) spec.set("stream", Value.boolean(true));
-  if (init.timeoutMs != 0) spec.set("timeout", Value.int(init.timeoutMs));
+  if (init.timeoutMs != 0) spec.set("timeout", Value.int(min(init.timeoutMs, HTTP_TIMEOUT_MAX_MS)));
   const req = host.utf8(spec.toString());
   const body = host.utf8(init.body);
   const res = new Response();

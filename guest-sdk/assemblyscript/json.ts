@@ -3,12 +3,6 @@
 // validated every value against the contract already, so a handler reads
 // them without checking their shape again.
 
-/** The items and values of every Value that has none of its own; never
- * written. */
-const NO_VALUES = new Array<Value>(0);
-/** The keys of every Value that has none of its own; never written. */
-const NO_KEYS = new Array<string>(0);
-
 /** The kind of a JSON value. */
 export enum Kind {
   Null,
@@ -36,22 +30,59 @@ export class Value {
   number: string = "";
   /** The value of a String. */
   str: string = "";
-  // A value that is not an array or an object shares one empty array for
-  // each of items, keys and values (push and set give it its own): three
-  // arrays fewer a value keeps a handler that builds thousands of them
-  // (a statement's parameters, rows) clear of the collector's work.
-  /** The items of an Array (add them with push). */
-  items: Array<Value> = NO_VALUES;
-  /** The member names of an Object, in order (add them with set). */
-  keys: Array<string> = NO_KEYS;
-  /** The member values of an Object, in the order of keys. */
-  values: Array<Value> = NO_VALUES;
+  // A value that is not an array or an object has no items, keys or
+  // values until code reads them (then each its own, empty): three arrays
+  // fewer a value keeps a handler that builds thousands of them (a
+  // statement's parameters, rows) clear of the collector's work, and a
+  // push on one value's items never shows in another's.
+  private _items: Array<Value> | null = null;
+  private _keys: Array<string> | null = null;
+  private _values: Array<Value> | null = null;
   /** Whether float made this Number: a database parameter stays a real
    * even when integral (3.0 binds as 3.0, not as the integer 3). */
   real: bool = false;
   /** Whether blob() made this Object: a database parameter binds it as
    * bytes, where any other object binds as its JSON text. */
   bytes: bool = false;
+
+  /** The items of an Array (add them with push). */
+  get items(): Array<Value> {
+    let a = this._items;
+    if (a == null) {
+      a = new Array<Value>();
+      this._items = a;
+    }
+    return a;
+  }
+  set items(a: Array<Value>) {
+    this._items = a;
+  }
+
+  /** The member names of an Object, in order (add them with set). */
+  get keys(): Array<string> {
+    let a = this._keys;
+    if (a == null) {
+      a = new Array<string>();
+      this._keys = a;
+    }
+    return a;
+  }
+  set keys(a: Array<string>) {
+    this._keys = a;
+  }
+
+  /** The member values of an Object, in the order of keys. */
+  get values(): Array<Value> {
+    let a = this._values;
+    if (a == null) {
+      a = new Array<Value>();
+      this._values = a;
+    }
+    return a;
+  }
+  set values(a: Array<Value>) {
+    this._values = a;
+  }
 
   /** JSON null. */
   static null(): Value {
@@ -127,8 +158,6 @@ export class Value {
     if (i >= 0) {
       this.values[i] = value;
     } else {
-      if (this.keys == NO_KEYS) this.keys = new Array<string>();
-      if (this.values == NO_VALUES) this.values = new Array<Value>();
       this.keys.push(name);
       this.values.push(value);
     }
@@ -138,7 +167,6 @@ export class Value {
   /** Appends an item to an array and returns the array, for chaining. */
   push(item: Value): Value {
     assert(this.kind == Kind.Array, "JSON: push on a value that is not an array");
-    if (this.items == NO_VALUES) this.items = new Array<Value>();
     this.items.push(item);
     return this;
   }

@@ -317,12 +317,12 @@ int32_t endpoints_http_error(uint8_t *buf, int32_t buf_len);
 
 /* endpoints_http_get_timeout sends a GET of url (a NUL-terminated
  * absolute URL without quotes or backslashes) bounded by timeout_ms
- * milliseconds (0 for none: the call's deadline alone; at most
- * ENDPOINTS_TIMEOUT_MAX_MS),
- * and returns the response's handle, or a negative endpoints_errno
- * (ENDPOINTS_ERR_INVALID for a URL too long for its 2 KiB request, or a
- * timeout out of range; ENDPOINTS_ERR_IO, code "timeout", when the
- * service did not answer in time).
+ * milliseconds (0 for none: the call's deadline alone; a longer one than
+ * ENDPOINTS_TIMEOUT_MAX_MS, an hour, is sent as that, as the Go, Rust and
+ * AssemblyScript SDKs clamp it), and returns the response's handle, or a
+ * negative endpoints_errno (ENDPOINTS_ERR_INVALID for a URL too long for
+ * its 2 KiB request, or a negative timeout; ENDPOINTS_ERR_IO, code
+ * "timeout", when the service did not answer in time).
  *
  *     int32_t h = endpoints_http_get_timeout("https://rates.example.com/v1/eur", 300);
  *     if (h == ENDPOINTS_ERR_IO) { ... answer from a fallback ... } */
@@ -332,7 +332,9 @@ static inline int32_t endpoints_http_get_timeout(const char *url,
     static const char head[] = "{\"url\":\"";
     static const char member[] = "\",\"timeout\":";
     size_t n = sizeof head - 1, i = 0;
-    if (timeout_ms < 0 || timeout_ms > ENDPOINTS_TIMEOUT_MAX_MS) return ENDPOINTS_ERR_INVALID;
+    if (timeout_ms < 0) return ENDPOINTS_ERR_INVALID;
+    /* Longer than any call may run: an hour, as the other SDKs clamp. */
+    if (timeout_ms > ENDPOINTS_TIMEOUT_MAX_MS) timeout_ms = ENDPOINTS_TIMEOUT_MAX_MS;
     for (size_t k = 0; k < n; k++) req[k] = head[k];
     for (; url[i] != 0; i++) {
         if (n + i + 32 > sizeof req || url[i] == '"' || url[i] == '\\')

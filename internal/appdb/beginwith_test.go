@@ -41,6 +41,9 @@ func TestSessionBeginWith(t *testing.T) {
 			result: `{"error":{"code":"other","message":"db_begin_with: transaction options: unknown member \"readonly\"; the members are isolation and readOnly"}}`},
 		{name: "undeclared database", db: "nope", opts: `{"readonly":true}`, left: time.Minute, errno: abi.ErrNotFound},
 		{name: "too late", db: "main", opts: `{}`, left: appdb.BeginWithMargin / 2, errno: abi.ErrDatabase, result: `"code":"busy"`},
+		// No options at all are db_begin's, as the C SDK's NULL or ""
+		// sends them: no margin either.
+		{name: "no options, late", db: "main", left: appdb.BeginWithMargin / 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

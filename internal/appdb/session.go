@@ -1,6 +1,7 @@
 package appdb
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -152,9 +153,7 @@ func (s *Session) Run(db, sql, params []byte, exec bool) (int, abi.Errno) {
 		if exec {
 			fn = abi.ImportDBExec
 		}
-		s.result = database.AppendError(s.result, database.Errorf(database.CodeOther, fn+": "+err.Error()))
-		s.pending = true
-		s.outage = "" // a failure of the guest's own (Outage)
+		s.refuse(fn, err)
 		return 0, abi.ErrInvalid
 	}
 	defer s.keepArgs(args)
@@ -192,6 +191,26 @@ func (s *Session) keepArgs(args []any) {
 	}
 }
 
+// refuse keeps err, why the host refused the parameters or options of
+// host function fn before running anything (ErrInvalid), as the pending
+// result (code other), and records it as the session's last error (the
+// access log's db_error, Failed): a failure of the guest's own, which
+// ends an outage (Outage).
+func (s *Session) refuse(fn string, err error) {
+	s.result = database.AppendError(s.result[:0], database.Errorf(database.CodeOther, fn+": "+err.Error()))
+	s.pending = true
+	s.outage = ""
+	s.failedWith(database.CodeOther)
+}
+
+// failedWith records that a statement of the session failed with code.
+func (s *Session) failedWith(code database.Code) {
+	s.lastErrCode = code
+	if !slices.Contains(s.failed, code) {
+		s.failed = append(s.failed, code)
+	}
+}
+
 // finish ends a statement: its span and its report, with its error
 // redacted (database.Error.Redact), and its pending result, with the
 // error whole: the guest's own values are the guest's.
@@ -215,10 +234,7 @@ func (s *Session) finish(name string, began time.Time, end func(error), err erro
 		if e.Code == database.CodeUnavailable || e.Code == database.CodeBusy {
 			s.outage = e.Code
 		}
-		s.lastErrCode = e.Code
-		if !slices.Contains(s.failed, e.Code) {
-			s.failed = append(s.failed, e.Code)
-		}
+		s.failedWith(e.Code)
 		s.result = database.AppendError(s.result[:0], e)
 		return len(s.result), abi.ErrDatabase
 	}
@@ -279,7 +295,9 @@ const BeginWithMargin = 50 * time.Millisecond
 // abi.DBTxOptions, for db_begin_with: ErrInvalid for options
 // database.DecodeTxOptions refuses, with its error as the pending result
 // (code other); busy when less than BeginWithMargin is left before the
-// deadline.
+// deadline, unless opts is empty: no options at all begin as db_begin
+// does, without the margin, as the SDKs begin with db_begin when given
+// the default options.
 func (s *Session) BeginWith(db, opts []byte) abi.Errno {
 	name := string(db)
 	o, err := database.DecodeTxOptions(opts)
@@ -288,12 +306,10 @@ func (s *Session) BeginWith(db, opts []byte) abi.Errno {
 			s.pending, s.result = false, s.result[:0]
 			return abi.ErrNotFound
 		}
-		s.result = database.AppendError(s.result[:0], database.Errorf(database.CodeOther, "db_begin_with: "+err.Error()))
-		s.pending = true
-		s.outage = "" // a failure of the guest's own (Outage)
+		s.refuse(abi.ImportDBBeginWith, err)
 		return abi.ErrInvalid
 	}
-	return s.begin(name, o, true)
+	return s.begin(name, o, len(bytes.TrimSpace(opts)) > 0)
 }
 
 // begin opens a transaction on database name with opts; late refuses it

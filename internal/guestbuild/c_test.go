@@ -171,7 +171,17 @@ func newABIHost(t testing.TB) *abiHost {
 		}
 		s[0] = api.EncodeI32(guestPut(mod, s[0], s[1], *h.pending))
 	}, []api.ValueType{i32, i32}, i32)
-	def(abi.ImportDBBegin, unavailable, []api.ValueType{i32, i32}, i32)
+	def(abi.ImportDBBegin, func(_ context.Context, mod api.Module, s []uint64) {
+		// The exchange's database sees db_begin too, without SQL or
+		// parameters.
+		h.pending = nil
+		if h.cur == nil || h.cur.db == nil {
+			s[0] = errnoResult(abi.ErrNotFound)
+			return
+		}
+		rc, _ := h.cur.db(abi.ImportDBBegin, guestRead(mod, s[0], s[1]), "", "")
+		s[0] = errnoResult(min(rc, 0))
+	}, []api.ValueType{i32, i32}, i32)
 	def(abi.ImportDBBeginWith, func(_ context.Context, mod api.Module, s []uint64) {
 		// The options go to db as its params; the SQL is none.
 		h.pending = nil
@@ -1108,11 +1118,15 @@ func TestCHTTPGetTimeout(t *testing.T) {
 		`{"url":"https://a.example/plain"}`,
 		`{"url":"https://a.example/timed","timeout":300}`,
 		`{"url":"https://a.example/most","timeout":3600000}`,
+		// Past an hour, longer than any call runs, clamped to it as the
+		// Go, Rust and AssemblyScript SDKs clamp it.
+		`{"url":"https://a.example/past","timeout":3600000}`,
+		`{"url":"https://a.example/longest","timeout":3600000}`,
 	}
 	if !slices.Equal(h.sent, want) {
 		t.Errorf("sent %q, want %q", h.sent, want)
 	}
-	if got, want := ex.body.String(), "-7\n-7\n-7\n-2\n-2\n"; got != want {
+	if got, want := ex.body.String(), "-7\n-7\n-7\n-2\n-7\n-7\n"; got != want {
 		t.Errorf("results %q, want %q", got, want)
 	}
 }

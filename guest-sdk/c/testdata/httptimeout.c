@@ -22,5 +22,6 @@ int32_t endpoints_handle(void) {
     put(endpoints_http_get_timeout("https://a.example/most", 3600000));
     put(endpoints_http_get_timeout("https://a.example/negative", -1));
     put(endpoints_http_get_timeout("https://a.example/past", 3600001));
+    put(endpoints_http_get_timeout("https://a.example/longest", 2147483647));
     return endpoints_response_write((const uint8_t *)out, n);
 }

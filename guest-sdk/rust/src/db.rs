@@ -59,11 +59,16 @@ pub fn set_timeout(timeout: Option<Duration>) -> Result<(), Errno> {
     Ok(())
 }
 
+/// The longest timeout in milliseconds db_timeout and an outbound
+/// request's "timeout" take (the ABI's DBTimeoutMax, HTTPTimeoutMax): an
+/// hour.
+pub(crate) const TIMEOUT_MAX_MS: i32 = 3_600_000;
+
 /// The milliseconds of a timeout, rounded up, 0 for none; `None` past
 /// an hour (the ABI's DBTimeoutMax, HTTPTimeoutMax). A zero timeout (a
 /// budget spent) is 1 ms, the shortest bound: 0 would lift the bound.
 pub(crate) fn timeout_ms(timeout: Option<Duration>) -> Option<i32> {
-    const MAX: u128 = 3_600_000;
+    const MAX: u128 = TIMEOUT_MAX_MS as u128;
     // (No let-else or div_ceil: the SDK builds with rustc 1.6x.)
     let d = match timeout {
         Some(d) => d,
@@ -884,7 +889,14 @@ impl Db {
     /// Opens a transaction with options for the rest of the call (prefer
     /// [`Db::transaction_with`]). Options the host does not know fail
     /// with `Code::Host(Errno::INVALID)`, the host's message saying which.
+    /// The default options begin with db_begin, as [`Db::begin`] and the
+    /// other SDKs do: db_begin_with refuses to begin with less than 50 ms
+    /// left before the call's deadline (abi/README.md §4.5), db_begin
+    /// does not.
     pub fn begin_with(&self, opts: TxOptions) -> Result<(), DbError> {
+        if opts == TxOptions::default() {
+            return self.begin();
+        }
         let o = opts.to_json();
         let rc = unsafe { host::db_begin_with(self.name.as_ptr(), len(self.name.as_bytes()), o.as_ptr(), len(o.as_bytes())) };
         if rc == Errno::INVALID.0 {
@@ -1117,6 +1129,22 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
+    /// The default options begin as Db::begin does (db_begin, which has
+    /// no margin before the deadline), as Go's TxOptions{} and the C and
+    /// AssemblyScript SDKs' default options; others go as JSON.
+    #[test]
+    fn default_options_begin_with_db_begin() {
+        use super::{Db, Isolation, TxOptions};
+        use crate::host::BEGUN;
+        BEGUN.with(|b| b.borrow_mut().clear());
+        let db = Db::new("main");
+        db.begin_with(TxOptions::default()).unwrap();
+        db.begin_with(TxOptions { isolation: Some(Isolation::Serializable), read_only: false }).unwrap();
+        db.begin_with(TxOptions { isolation: None, read_only: true }).unwrap();
+        let got = BEGUN.with(|b| b.borrow().clone());
+        assert_eq!(got, ["db_begin", r#"db_begin_with {"isolation":"serializable"}"#, r#"db_begin_with {"readOnly":true}"#]);
+    }
+
     #[test]
     fn timeouts_in_milliseconds() {
         use std::time::Duration;

@@ -82,8 +82,27 @@ mod native {
     pub unsafe fn db_query(_: *const u8, _: i32, _: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_exec(_: *const u8, _: i32, _: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_result(_: *mut u8, _: i32) -> i32 { no_host() }
+    #[cfg(not(test))]
     pub unsafe fn db_begin(_: *const u8, _: i32) -> i32 { no_host() }
+    #[cfg(not(test))]
     pub unsafe fn db_begin_with(_: *const u8, _: i32, _: *const u8, _: i32) -> i32 { no_host() }
+    // The crate's unit tests record the transactions begun: which
+    // function, with which options.
+    #[cfg(test)]
+    thread_local! {
+        pub static BEGUN: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    #[cfg(test)]
+    pub unsafe fn db_begin(_: *const u8, _: i32) -> i32 {
+        BEGUN.with(|b| b.borrow_mut().push("db_begin".to_string()));
+        0
+    }
+    #[cfg(test)]
+    pub unsafe fn db_begin_with(_: *const u8, _: i32, opts: *const u8, opts_len: i32) -> i32 {
+        let o = std::str::from_utf8(std::slice::from_raw_parts(opts, opts_len as usize)).unwrap().to_string();
+        BEGUN.with(|b| b.borrow_mut().push(format!("db_begin_with {o}")));
+        0
+    }
     pub unsafe fn db_commit(_: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_rollback(_: *const u8, _: i32) -> i32 { no_host() }
     pub unsafe fn db_timeout(_: i32) -> i32 { no_host() }

@@ -151,7 +151,8 @@ pub struct Options {
     pub stream: bool,
     /// Bounds the request (connecting, its status and headers and every
     /// read of its body) below the call's deadline, rounded up to a
-    /// millisecond (`Duration::ZERO` is 1 ms, not none), at most an hour: past it, [`Errno::IO`] with the code
+    /// millisecond (`Duration::ZERO` is 1 ms, not none); one longer than
+    /// an hour, longer than any call runs, is an hour. Past it, [`Errno::IO`] with the code
     /// `timeout`, and the handler answers from a fallback with the rest of
     /// its time. `None` is the call's deadline alone.
     pub timeout: Option<Duration>,
@@ -188,12 +189,11 @@ fn request_json(method: &str, url: &str, headers: &[(&str, &str)], opts: Options
     if opts.stream {
         req = req.set("stream", true);
     }
-    match crate::db::timeout_ms(opts.timeout) {
-        None => {
-            return Err(Error { errno: Errno::INVALID, code: "invalid".to_string(), message: "the timeout is longer than an hour".to_string() })
-        }
-        Some(0) => {}
-        Some(ms) => req = req.set("timeout", ms as i64),
+    // Past an hour, longer than any call runs: an hour, as the other SDKs
+    // clamp it.
+    match crate::db::timeout_ms(opts.timeout).unwrap_or(crate::db::TIMEOUT_MAX_MS) {
+        0 => {}
+        ms => req = req.set("timeout", ms as i64),
     }
     Ok(req.to_string())
 }
@@ -230,7 +230,11 @@ mod tests {
         assert_eq!(timed, r#"{"method":"GET","url":"https://a.example/","headers":[],"stream":true,"timeout":301}"#);
         let spent = request_json("GET", "https://a.example/", &[], Options { timeout: Some(Duration::ZERO), ..Options::default() }).unwrap();
         assert_eq!(spent, r#"{"method":"GET","url":"https://a.example/","headers":[],"timeout":1}"#);
-        let long = request_json("GET", "https://a.example/", &[], Options { timeout: Some(Duration::from_secs(7200)), ..Options::default() });
-        assert_eq!(long.unwrap_err().errno, Errno::INVALID);
+        // Past an hour, longer than any call runs: an hour, as the Go, C
+        // and AssemblyScript SDKs clamp it.
+        for secs in [3601, 7200, u64::MAX] {
+            let long = request_json("GET", "https://a.example/", &[], Options { timeout: Some(Duration::from_secs(secs)), ..Options::default() }).unwrap();
+            assert_eq!(long, r#"{"method":"GET","url":"https://a.example/","headers":[],"timeout":3600000}"#, "{} s", secs);
+        }
     }
 }
