@@ -152,12 +152,19 @@ func (c *call) endDatabases() {
 // time to go. It implements guestanswer.Finisher for the streamed
 // answers; the host calls it for the buffered ones.
 func (c *call) FinishHeader(status int, h http.Header) {
-	if status != http.StatusServiceUnavailable || c.db == nil || h.Get("Retry-After") != "" {
-		return
-	}
-	if c.db.Failed(database.CodeUnavailable) || c.db.Failed(database.CodeBusy) {
+	if status == http.StatusServiceUnavailable && h.Get("Retry-After") == "" && c.databaseDown() {
 		h.Set("Retry-After", c.host.dbRetry.RetryAfter())
 	}
+}
+
+// databaseDown reports whether a statement of the call failed unavailable
+// or busy: a 503 the guest then answers is the database's answer, made
+// by its SDK on the host's behalf as the host makes it for a guest that
+// fails (answerDatabaseOutage), not one of the guest's own responses, so
+// the response check (stepCheckAnswer) lets it pass as it does the
+// host's.
+func (c *call) databaseDown() bool {
+	return c.db != nil && (c.db.Failed(database.CodeUnavailable) || c.db.Failed(database.CodeBusy))
 }
 
 // databaseOutage is the code (unavailable, busy) of the database outage

@@ -265,3 +265,35 @@ func TestDatabaseBusyFailedCall(t *testing.T) {
 		t.Errorf("the log does not say the failure was the database's:\n%s", logs)
 	}
 }
+
+// TestDatabaseOutageNotAContractError: in development, where answers are
+// checked against the contract, the 503 a route answers because its
+// database went down is passed to the client, with Retry-After, though the
+// contract declares only 200: it is the database's answer, as the host's
+// own 503 for a failed call is, not a 500 Response Contract Error. A 503
+// the guest chooses for another reason is still checked.
+func TestDatabaseOutageNotAContractError(t *testing.T) {
+	t.Parallel()
+	endpoint := outageGuest
+	endpoint.contract = `{"responses":{"200":{"description":"ok","schema":{"type":"string"}}}}`
+	a := newApp(t).wat("server/api/q.get.wasm", endpoint)
+	srv, logs := a.serve(host.Options{Mode: host.Development})
+	query := func(sql string) response { return do(t, srv, "GET", "/api/q", "", "x-sql", sql) }
+	if got := query("SELEC 1"); got.status != 500 || !strings.Contains(got.body, host.MessageResponseContract) {
+		t.Fatalf("a 503 the contract does not declare, the database up: %d %s, want 500 %s\n%s", got.status, got.body, host.MessageResponseContract, logs)
+	}
+	path := filepath.Join(a.dir, filepath.FromSlash(config.DefaultDatabasePath))
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	// The pool notices the file is gone within its check interval.
+	var down response
+	if !poll.Until(10*time.Second, func() bool { down = query("SELECT 1"); return down.status != 200 }) {
+		t.Fatalf("the database file deleted, the route still answers %d %s\n%s", down.status, down.body, logs)
+	}
+	if s, err := strconv.Atoi(down.header.Get("Retry-After")); down.status != 503 || down.body != "down" || err != nil || s < 1 {
+		t.Errorf("the database down: %d %s (Retry-After %q), want the guest's 503 down with Retry-After\n%s", down.status, down.body, down.header.Get("Retry-After"), logs)
+	}
+}

@@ -22,14 +22,21 @@ func TestDocumentRouteByMode(t *testing.T) {
 		mode         host.Mode
 		path         string
 		want         int
+		// says is what a 404 tells the client of the setting; "" that it
+		// names no setting.
+		says string
 	}{
-		{"served in development by default", `{}`, host.Development, "/_endpoints/schema", 200},
-		{"not served in production by default", `{}`, host.Production, "/_endpoints/schema", 404},
-		{"true serves it in production", `{"openApi": true}`, host.Production, "/_endpoints/schema", 200},
-		{"enabled serves it in production", `{"openApi": {"enabled": true}}`, host.Production, "/_endpoints/schema", 200},
-		{"false hides it even in development", `{"openApi": false}`, host.Development, "/_endpoints/schema", 404},
-		{"a path of its own", `{"openApi": {"path": "/openapi.json"}}`, host.Development, "/openapi.json", 200},
-		{"the default path is then free", `{"openApi": {"path": "/openapi.json"}}`, host.Development, "/_endpoints/schema", 404},
+		{"served in development by default", `{}`, host.Development, "/_endpoints/schema", 200, ""},
+		{"not served in production by default", `{}`, host.Production, "/_endpoints/schema", 404,
+			"openApi.enabled is not set, and the document is served in development only; set it to true (or ENDPOINTS_OPEN_API_ENABLED=true)"},
+		{"true serves it in production", `{"openApi": true}`, host.Production, "/_endpoints/schema", 200, ""},
+		{"enabled serves it in production", `{"openApi": {"enabled": true}}`, host.Production, "/_endpoints/schema", 200, ""},
+		{"false hides it even in development", `{"openApi": false}`, host.Development, "/_endpoints/schema", 404,
+			"openApi.enabled is false; set it to true (or ENDPOINTS_OPEN_API_ENABLED=true)"},
+		{"disabled at its own path", `{"openApi": {"enabled": false, "path": "/openapi.json"}}`, host.Production, "/openapi.json", 404,
+			"openApi.enabled is false"},
+		{"a path of its own", `{"openApi": {"path": "/openapi.json"}}`, host.Development, "/openapi.json", 200, ""},
+		{"the default path is then free", `{"openApi": {"path": "/openapi.json"}}`, host.Development, "/_endpoints/schema", 404, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,6 +46,10 @@ func TestDocumentRouteByMode(t *testing.T) {
 			res := do(t, srv, "GET", tt.path, "")
 			if res.status != tt.want {
 				t.Fatalf("GET %s = %d %s, want %d", tt.path, res.status, res.body, tt.want)
+			}
+			namesSetting := strings.Contains(res.body, "openApi.enabled")
+			if tt.want == 404 && namesSetting != (tt.says != "") || !strings.Contains(res.body, tt.says) {
+				t.Errorf("GET %s = 404 %s, want it to say %q", tt.path, res.body, tt.says)
 			}
 			if tt.want == 200 && (!strings.Contains(res.body, `"openapi": "3.1.0"`) || res.header.Get("Content-Type") != "application/json") {
 				t.Errorf("not an OpenAPI document: %s %s", res.header.Get("Content-Type"), res.body)

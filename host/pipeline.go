@@ -135,13 +135,19 @@ func stepGuest(h requestSide, w http.ResponseWriter, r *http.Request, c *call) b
 
 // stepCheckAnswer is step 10: a buffered answer is checked against the
 // declared responses when the settings ask for it (responseValidation);
-// one that breaks them becomes a 500. A streamed answer is already out.
+// one that breaks them becomes a 500. A streamed answer is already out;
+// a 503 after the call's database failed unavailable or busy is the
+// database's, not checked, as the host's own 503 for it is not
+// (call.databaseDown).
 func stepCheckAnswer(h requestSide, w http.ResponseWriter, r *http.Request, c *call) bool {
 	op := c.op
 	if c.resp.Sent() || !c.set.Checked || op.Responses == nil {
 		return true
 	}
 	status := c.resp.Status()
+	if status == http.StatusServiceUnavailable && c.databaseDown() {
+		return true
+	}
 	if issues := op.CheckAnswer(status, c.resp.Header(), c.resp.Body()); issues != nil {
 		h.logger.Error("answer breaks the contract", "route", c.route.Name, "status", status, "issues", fmt.Sprint(issues))
 		h.opts.Observer.reportRefusal(r, c, []string{PartResponse}, http.StatusInternalServerError)

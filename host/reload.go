@@ -251,6 +251,9 @@ func (h *Host) notFoundData(t *table, r *http.Request) map[string]string {
 			data["unserved"] = note
 		}
 	}
+	if note := t.Set.DocumentOff(r.URL.Path); note != "" {
+		data["document"] = note
+	}
 	if len(t.LeftOut) > 0 {
 		data["leftOut"] = "the OpenAPI document could not be built whole, and this is left out until it is fixed: " + errorsLine(t.LeftOut)
 	}

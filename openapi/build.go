@@ -581,6 +581,11 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 		}
 	}
 	out.Responses = rs.responses(b.spec)
+	if r := out.Responses["400"]; r != nil && declaresRequestPart(op) {
+		if mt := r.Content[mediaJSON]; mt != nil && string(mt.Schema) == `{"$ref":"`+componentPrefix+SchemaValidationError+`"}` {
+			mt.Example = validationExample(op)
+		}
+	}
 	switch {
 	case c.Security != nil:
 		out.Security = make([]SecurityRequirement, len(c.Security))

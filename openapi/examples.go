@@ -72,7 +72,8 @@ func fillContent(content map[string]*MediaType, schemas map[string]json.RawMessa
 // example of an alternative (of status, when one is); for a "$ref" to
 // components/schemas, the example of the schema named; for an object, an
 // object of its properties' examples (nil when a required property has
-// none); for an array, an array of one example of its items. Nothing is
+// none); for an array, an array of one example of its items. A reference
+// to a framework schema of [perOperation] has none. Nothing is
 // invented: a string schema with no example has none.
 func exampleOf(schema json.RawMessage, schemas map[string]json.RawMessage, depth int, status string) json.RawMessage {
 	if depth > maxExampleDepth || len(schema) == 0 || schema[0] != '{' {
@@ -95,7 +96,9 @@ func exampleOf(schema json.RawMessage, schemas map[string]json.RawMessage, depth
 		return s.Enum[0]
 	case s.Ref != "":
 		name, ok := strings.CutPrefix(s.Ref, componentPrefix)
-		if !ok {
+		if !ok || perOperation[unescapeToken(name)] {
+			// A framework body naming an operation's own fields or scopes
+			// has the example made for the operation, or none.
 			return nil
 		}
 		return exampleOf(schemas[unescapeToken(name)], schemas, depth+1, status)

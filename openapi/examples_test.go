@@ -114,7 +114,7 @@ func TestFrameworkExamples(t *testing.T) {
 	}
 
 	doc := build(t, []openapi.Route{op(t, "POST", "/api/x", "server/api/x.post.wasm",
-		`{"request": {"body": {"schema": {}}}, "idempotency": {}, "responses": {"201": {}}}`)}, openapi.Options{})
+		`{"request": {"body": {"schema": {"type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}}}}, "idempotency": {}, "responses": {"201": {}}}`)}, openapi.Options{})
 	for _, tt := range []struct{ status, media, member string }{
 		{"400", "application~1json", "statusCode"},
 		{"400", "application~1problem+json", "status"},
@@ -127,6 +127,32 @@ func TestFrameworkExamples(t *testing.T) {
 		got := at(t, doc, "/paths/~1api~1x/post/responses/"+tt.status+"/content/"+tt.media+"/example/"+tt.member)
 		if got != tt.status {
 			t.Errorf("the %s %s example's %s = %s, want %s", tt.status, tt.media, tt.member, got, tt.status)
+		}
+	}
+}
+
+// TestValidationExampleNamesTheOperationsFields: the 400 example of each
+// operation names a property that operation requires (of its body, else
+// its query), and an operation that requires none has no example rather
+// than one naming another app's field.
+func TestValidationExampleNamesTheOperationsFields(t *testing.T) {
+	doc := build(t, []openapi.Route{
+		op(t, "POST", "/api/books", "server/api/books.post.wasm",
+			`{"$defs": {"Book": {"type": "object", "required": ["isbn"], "properties": {"isbn": {"type": "string"}}}},
+			  "request": {"body": {"schema": {"$ref": "#/$defs/Book"}}}, "responses": {"201": {}}}`),
+		op(t, "GET", "/api/books", "server/api/books.get.wasm",
+			`{"request": {"query": {"type": "object", "required": ["shelf"], "properties": {"shelf": {"type": "string"}}}}, "responses": {"200": {}}}`),
+		op(t, "GET", "/api/books/{id}", "server/api/books/[id].get.wasm",
+			`{"request": {"params": {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}}}, "responses": {"200": {}}}`),
+	}, openapi.Options{})
+	for _, tt := range []struct{ path, want string }{
+		{"/paths/~1api~1books/post", `{"statusCode":400,"statusMessage":"Validation Error","data":{"body":[{"message":"is required","path":["isbn"]}]}}`},
+		{"/paths/~1api~1books/get", `{"statusCode":400,"statusMessage":"Validation Error","data":{"query":[{"message":"is required","path":["shelf"]}]}}`},
+		{"/paths/~1api~1books~1{id}/get", ``},
+	} {
+		got := at(t, doc, tt.path+"/responses/400/content/application~1json/example")
+		if tt.want == "" && got != "" || tt.want != "" && !jsonSame(t, got, tt.want) {
+			t.Errorf("%s: the 400 example = %s, want %q", tt.path, got, tt.want)
 		}
 	}
 }

@@ -393,3 +393,71 @@ var frameworkCanonical = func() map[string]string {
 	}
 	return m
 }()
+
+// perOperation names the framework schemas whose bodies name what one
+// operation has (its fields, scopes, schemes, rate limits): their
+// examples are made for each operation ([validationExample],
+// [HostResponse.Example]), never copied from the schema's own, which
+// only shows the shape.
+var perOperation = map[string]bool{
+	SchemaValidationError: true,
+	SchemaUnauthorized:    true,
+	SchemaForbidden:       true,
+	SchemaTooManyRequests: true,
+}
+
+// validationExample returns the 400 body the host would send op for a
+// request that leaves out a required property: of the body, else of the
+// query, else of the headers (a path parameter is never missing). It is
+// nil when op requires none, and the 400 then goes without an example
+// rather than with one naming a field op does not have.
+func validationExample(op *Route) json.RawMessage {
+	r := op.Contract.Request
+	if r == nil {
+		return nil
+	}
+	var body json.RawMessage
+	if r.Body != nil {
+		body = r.Body.Schema
+		if body == nil {
+			if mt := r.Body.Content[mediaJSON]; mt != nil {
+				body = mt.Schema
+			}
+		}
+	}
+	for _, part := range []struct {
+		name   string
+		schema json.RawMessage
+	}{{"body", body}, {"query", r.Query}, {"headers", r.Headers}} {
+		name := firstRequired(part.schema, op, 0)
+		if name == "" {
+			continue
+		}
+		issue, _ := json.Marshal(map[string]any{part.name: []map[string]any{{"path": []string{name}, "message": "is required"}}})
+		return json.RawMessage(fmt.Sprintf(`{"statusCode":%d,"statusMessage":"Validation Error","data":%s}`, http.StatusBadRequest, issue))
+	}
+	return nil
+}
+
+// firstRequired returns the first property schema requires, following a
+// reference to the contract's $defs; "" when it requires none.
+func firstRequired(schema json.RawMessage, op *Route, depth int) string {
+	var s struct {
+		Ref      string   `json:"$ref"`
+		Required []string `json:"required"`
+	}
+	if depth > maxExampleDepth || json.Unmarshal(schema, &s) != nil {
+		return ""
+	}
+	if len(s.Required) > 0 {
+		return s.Required[0]
+	}
+	if name, ok := strings.CutPrefix(s.Ref, defsPrefix); ok {
+		def, ok := op.Contract.Defs[name]
+		if !ok {
+			def = op.Defs[name]
+		}
+		return firstRequired(def, op, depth+1)
+	}
+	return ""
+}

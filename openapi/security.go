@@ -75,6 +75,10 @@ type HostResponse struct {
 	Schema string
 	// Headers are the response headers it carries.
 	Headers map[string]*Header
+	// Example is the body this operation's answer would carry (its own
+	// scopes, schemes or limit), the media type's example; nil takes the
+	// framework schema's generic one.
+	Example json.RawMessage
 }
 
 // AddHostResponse documents on op an answer the host gives itself, and
@@ -113,7 +117,7 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 		if desc == "" {
 			desc = http.StatusText(r.Status)
 		}
-		op.Responses[status] = &Response{Description: desc, Headers: maps.Clone(r.Headers), Content: map[string]*MediaType{mediaJSON: {Schema: ref}}}
+		op.Responses[status] = &Response{Description: desc, Headers: maps.Clone(r.Headers), Content: map[string]*MediaType{mediaJSON: {Schema: ref, Example: r.Example}}}
 		fillContent(op.Responses[status].Content, d.Components.Schemas, status)
 		return nil
 	case resp.Ref != "":
@@ -129,10 +133,10 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 	switch {
 	case mt == nil && len(resp.Content) == 0:
 		// Declared without a body: its description is the host's answer's.
-		resp.Content[mediaJSON] = &MediaType{Schema: ref}
+		resp.Content[mediaJSON] = &MediaType{Schema: ref, Example: r.Example}
 		return nil
 	case mt == nil:
-		resp.Content[mediaJSON] = &MediaType{Schema: ref}
+		resp.Content[mediaJSON] = &MediaType{Schema: ref, Example: r.Example}
 	case len(mt.Schema) == 0:
 		// Any JSON body is declared: the host's is one.
 		return nil

@@ -47,7 +47,8 @@ func TestAddHostResponse(t *testing.T) {
 		op(t, "POST", "/api/b", "server/api/b.post.wasm", `{"responses": {"200": {}}}`),
 	}, openapi.Options{})
 	hr := openapi.HostResponse{Status: 401, Description: "No credential", Schema: openapi.SchemaUnauthorized,
-		Headers: map[string]*openapi.Header{"WWW-Authenticate": {Required: true, Schema: []byte(`{"type":"string"}`)}}}
+		Headers: map[string]*openapi.Header{"WWW-Authenticate": {Required: true, Schema: []byte(`{"type":"string"}`)}},
+		Example: []byte(`{"statusCode":401,"statusMessage":"Unauthorized","data":{"schemes":["partnerKey"]}}`)}
 	doc.Operations(func(path, method string, o *openapi.Operation) {
 		if err := doc.AddHostResponse(o, hr); err != nil {
 			t.Fatal(err)
@@ -64,7 +65,7 @@ func TestAddHostResponse(t *testing.T) {
 	if got, want := at(t, doc, "/paths/~1api~1b/post/responses/401"),
 		`{"description": "No credential", "headers": {"WWW-Authenticate": {"required": true, "schema": {"type": "string"}}},
 		  "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EndpointsUnauthorized"},
-		    "example": {"statusCode": 401, "statusMessage": "Unauthorized", "data": {"schemes": ["bearer"]}}}}}`; !jsonSame(t, got, want) {
+		    "example": {"statusCode": 401, "statusMessage": "Unauthorized", "data": {"schemes": ["partnerKey"]}}}}}`; !jsonSame(t, got, want) {
 		t.Errorf("the host's 401 = %s, want %s", got, want)
 	}
 	if at(t, doc, "/components/schemas/EndpointsUnauthorized") == "" {

@@ -455,7 +455,15 @@ func (g *Guard) doc() GuardDoc {
 	for _, s := range g.schemes {
 		unavailable = unavailable || s.mw != nil || auth.MayBeUnavailable(s.builtIn)
 	}
-	return GuardDoc{Schemes: names, Budget: g.failures != nil, Scoped: g.scoped, Unavailable: unavailable}
+	d := GuardDoc{Schemes: names, Budget: g.failures != nil, Scoped: g.scoped, Unavailable: unavailable}
+	for _, alt := range g.alts {
+		for _, n := range alt {
+			if len(n.scopes) > 0 && d.ScopeScheme == "" {
+				d.ScopeScheme, d.Scopes = n.scheme.name, n.scopes
+			}
+		}
+	}
+	return d
 }
 
 // newScheme makes the verifier of one security scheme of the document:

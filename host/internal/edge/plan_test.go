@@ -147,3 +147,34 @@ func TestPlanSecurityReuses(t *testing.T) {
 		t.Error("the failure budgets were not kept across plans with the same settings")
 	}
 }
+
+// TestPlanSecurityExamples: the document's examples of the host's 401 and
+// 403 name the operation's own scheme and the scopes it requires, not
+// another app's.
+func TestPlanSecurityExamples(t *testing.T) {
+	doc, err := openapi.ParseDocument([]byte(`{"openapi":"3.1.0","info":{"title":"t","version":"1"},
+"components":{"securitySchemes":{"partnerKey":{"type":"apiKey","in":"header","name":"X-Key"}}},
+"paths":{"/reports":{"post":{"security":[{"partnerKey":["reports:export","reports:read"]}],"responses":{"200":{"description":"ok"}}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := auth.Config{APIKey: &auth.APIKeyConfig{Keys: []auth.APIKey{{SHA256: strings.Repeat("ab", 32), Subject: "ci"}}}}
+	plan, problems := PlanSecurity(SecurityConfig{Doc: doc, Endpoints: map[string]bool{"POST /reports": true},
+		Verifiers: auth.NewConfigs(map[string]auth.Config{"partnerKey": keys}), Env: auth.Env{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}}, nil)
+	defer plan.CloseExcept(nil)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	for status, want := range map[string]string{
+		"401": `{"data":{"schemes":["partnerKey"]},"statusCode":401,"statusMessage":"Unauthorized"}`,
+		"403": `{"data":{"missingScopes":["reports:export","reports:read"],"scheme":"partnerKey"},"statusCode":403,"statusMessage":"Forbidden"}`,
+	} {
+		r := doc.Paths["/reports"].Post.Responses[status]
+		if r == nil || r.Content["application/json"] == nil {
+			t.Fatalf("the document lists no %s JSON body", status)
+		}
+		if got := string(r.Content["application/json"].Example); got != want {
+			t.Errorf("the %s example = %s, want %s", status, got, want)
+		}
+	}
+}

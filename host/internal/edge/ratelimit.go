@@ -229,6 +229,7 @@ func DocumentRateLimits(doc *openapi.Document, limits []*RateLimit) error {
 				"RateLimit-Policy": policy,
 				"RateLimit":        left,
 			},
+			Example: hostExample(http.StatusTooManyRequests, map[string]any{"policy": names[0], "retryAfter": 60}),
 		})
 		if err == nil {
 			// The buckets are in the app's store: while it is down (or

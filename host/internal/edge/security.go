@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -41,6 +42,11 @@ type GuardDoc struct {
 	Budget bool
 	// Scoped: some alternative requires scopes, so 403 is reachable.
 	Scoped bool
+	// ScopeScheme and Scopes are the first scheme of an alternative that
+	// requires scopes, and those scopes: what the document's 403 example
+	// names as missing.
+	ScopeScheme string
+	Scopes      []string
 	// Unavailable: a scheme's verifier may be unable to tell (a JWKS URL,
 	// the store of API keys, a middleware's verify export: see
 	// auth.MayBeUnavailable), so 503 is reachable.
@@ -62,6 +68,7 @@ func retryAfter(what string) *openapi.Header {
 func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, limits []string) error {
 	names := g.Schemes
 	err := doc.AddHostResponse(op, openapi.HostResponse{
+		Example:     hostExample(http.StatusUnauthorized, map[string]any{"schemes": names}),
 		Status:      http.StatusUnauthorized,
 		Description: "No valid credential for " + strings.Join(names, " or "),
 		Schema:      openapi.SchemaUnauthorized,
@@ -90,6 +97,7 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 			Headers: map[string]*openapi.Header{
 				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
 			},
+			Example: hostExample(http.StatusTooManyRequests, map[string]any{"policy": FailurePolicy, "retryAfter": 60}),
 		})
 	}
 	if err == nil && g.Scoped {
@@ -97,6 +105,7 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 			Status:      http.StatusForbidden,
 			Description: "The credential lacks a required scope",
 			Schema:      openapi.SchemaForbidden,
+			Example:     hostExample(http.StatusForbidden, map[string]any{"scheme": g.ScopeScheme, "missingScopes": g.Scopes}),
 		})
 	}
 	if err == nil && g.Unavailable {
@@ -108,6 +117,16 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 		})
 	}
 	return err
+}
+
+// hostExample is the body of the host's answer of status with data, as
+// host.FrameworkError writes it: a document's example of it.
+func hostExample(status int, data any) json.RawMessage {
+	b, err := json.Marshal(map[string]any{"statusCode": status, "statusMessage": http.StatusText(status), "data": data})
+	if err != nil {
+		panic(err) // strings, numbers and lists of strings
+	}
+	return b
 }
 
 // RetryAfterUnavailableDescription describes the Retry-After of the

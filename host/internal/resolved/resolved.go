@@ -219,6 +219,22 @@ func newDocs(s *Settings, in Input) (*docspage.Page, error) {
 	})
 }
 
+// DocumentOff says, for a request of path that no route serves, why the
+// OpenAPI document is not answered there and what serves it: "" unless
+// path is where the document would be served (openApi.path) and it is
+// not. It names only the setting, as any client may read it.
+func (s *Settings) DocumentOff(path string) string {
+	if s.Served || path != s.DocPath {
+		return ""
+	}
+	why := "is false"
+	if s.OpenAPI.Enabled == nil {
+		why = "is not set, and the document is served in development only"
+	}
+	st, _ := config.SettingAt("/openApi/enabled")
+	return fmt.Sprintf("the OpenAPI document is not served: %s's openApi.enabled %s; set it to true (or %s=true) to serve the document here", config.File, why, st.Env)
+}
+
 // ShadowedBy returns an error when the host answers the route's path
 // itself, before routing (the OpenAPI document, the docs page and its
 // assets), so the route would never be called: the load refuses it
