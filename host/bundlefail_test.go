@@ -149,10 +149,16 @@ func main() {}
 // failingBundleApp writes an app of failingRoutes and links them into
 // one bundle, as endpoints build does.
 func failingBundleApp(t testing.TB) string {
+	return goBundleApp(t, failingRoutes)
+}
+
+// goBundleApp writes an app of routes (file name to source) and links
+// them into one bundle, as endpoints build does.
+func goBundleApp(t testing.TB, routes map[string]string) string {
 	t.Helper()
 	requireTool(t, "go")
-	files := make(map[string]string, len(failingRoutes))
-	for k, v := range failingRoutes {
+	files := make(map[string]string, len(routes))
+	for k, v := range routes {
 		files[k] = v
 	}
 	dir := goApp(t, files)

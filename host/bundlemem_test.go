@@ -1,7 +1,6 @@
 package host_test
 
 import (
-	"context"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
-	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 )
 
 // memoryRoutes are Go routes of one bundle: GET /api/hoard adds 1 MiB
@@ -92,21 +90,7 @@ func main() {}
 // memoryBundleApp writes an app of memoryRoutes and links them into one
 // bundle, as endpoints build does.
 func memoryBundleApp(t *testing.T) string {
-	t.Helper()
-	requireTool(t, "go")
-	files := make(map[string]string, len(memoryRoutes))
-	for k, v := range memoryRoutes {
-		files[k] = v
-	}
-	dir := goApp(t, files)
-	sources, err := guestbuild.Find(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := guestbuild.Build(context.Background(), dir, dir, guestbuild.BundleGo(sources), nil); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return goBundleApp(t, memoryRoutes)
 }
 
 // httptestServer serves h over loopback HTTP until the test ends.
