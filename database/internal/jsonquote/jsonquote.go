@@ -38,7 +38,10 @@ func String(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// Bytes is [String] for text in a []byte.
+// Bytes is [String] for text in a []byte. It is a copy of String rather
+// than both one generic function: the generic one (T ~string | ~[]byte)
+// took 0.63-0.65 of jsontext's time against these copies' 0.53-0.54
+// (BenchmarkAppend, in turn, 2026-11-28).
 func Bytes(dst, b []byte) []byte {
 	for _, c := range b {
 		if !plain[c] {
