@@ -209,10 +209,20 @@ func (c *sqliteConn) trimFunc(ctx sqlite3.Context, sides int, arg []sqlite3.Valu
 	if set == nil {
 		return
 	}
-	set = cString(set)
-	if len(set) == 0 {
-		ctx.ResultRawText(in)
+	lo, hi, stopped := trimSpan(in, cString(set), sides, &work{stop: c.conn.GetInterrupt()})
+	if stopped {
+		ctx.ResultError(sqlite3.INTERRUPT)
 		return
+	}
+	ctx.ResultRawText(in[lo:hi])
+}
+
+// trimSpan is the part of in, from lo to hi, that trimFunc leaves of it
+// with the characters of set on the sides given; stopped reports that
+// w's interrupt stopped it first.
+func trimSpan(in, set []byte, sides int, w *work) (lo, hi int, stopped bool) {
+	if len(set) == 0 {
+		return 0, len(in), false
 	}
 	// The characters of the set, each once, with its place in the set,
 	// by their first byte (a byte below 0xc0 is a character of its own).
@@ -225,8 +235,7 @@ func (c *sqliteConn) trimFunc(ctx sqlite3.Context, sides int, arg []sqlite3.Valu
 		}
 		i = next
 	}
-	w := work{stop: c.conn.GetInterrupt()}
-	lo, hi := 0, len(in)
+	lo, hi = 0, len(in)
 	if sides&trimLeft != 0 {
 		for lo < hi {
 			// Those that start the string all start with its first byte,
@@ -234,8 +243,7 @@ func (c *sqliteConn) trimFunc(ctx sqlite3.Context, sides int, arg []sqlite3.Valu
 			n := 0
 			for _, ch := range byFirst[in[lo]] {
 				if w.spend(len(ch.b)) {
-					ctx.ResultError(sqlite3.INTERRUPT)
-					return
+					return 0, 0, true
 				}
 				if bytes.HasPrefix(in[lo:hi], ch.b) {
 					n = len(ch.b)
@@ -256,13 +264,11 @@ func (c *sqliteConn) trimFunc(ctx sqlite3.Context, sides int, arg []sqlite3.Valu
 			n, first := 0, len(set)
 			for start := hi - 1; start >= lo; start-- {
 				if w.spend(1) {
-					ctx.ResultError(sqlite3.INTERRUPT)
-					return
+					return 0, 0, true
 				}
 				for _, ch := range byFirst[in[start]] {
 					if w.spend(len(ch.b)) {
-						ctx.ResultError(sqlite3.INTERRUPT)
-						return
+						return 0, 0, true
 					}
 					if ch.place < first && bytes.Equal(in[start:hi], ch.b) {
 						n, first = len(ch.b), ch.place
@@ -278,7 +284,7 @@ func (c *sqliteConn) trimFunc(ctx sqlite3.Context, sides int, arg []sqlite3.Valu
 			hi -= n
 		}
 	}
-	ctx.ResultRawText(in[lo:hi])
+	return lo, hi, false
 }
 
 // trimChar is a character of trim's set and its place in the set.

@@ -608,12 +608,16 @@ func reCompile(z []byte, max int, noCase bool) (*reProgram, string) {
 	return p, ""
 }
 
+// reMaxOps is regexp.c's re_maxnfa: the most ops of a pattern, by the
+// bound on a pattern's length.
+func reMaxOps(maxLen int) int { return 75 + maxLen/2 }
+
 // defineRegexp defines regexp() and regexpi() on c.
 func (c *sqliteConn) defineRegexp() error {
 	const flags = sqlite3.DETERMINISTIC | sqlite3.INNOCUOUS
 	// regexp.c's bound on a pattern's length and on its ops.
 	maxLen := c.conn.Limit(sqlite3.LIMIT_LIKE_PATTERN_LENGTH, -1)
-	maxOps := 75 + maxLen/2
+	maxOps := reMaxOps(maxLen)
 	for name, noCase := range map[string]bool{"regexp": false, "regexpi": true} {
 		if err := c.conn.CreateFunction(name, 2, flags, func(ctx sqlite3.Context, arg ...sqlite3.Value) {
 			c.regexpFunc(ctx, noCase, maxLen, maxOps, arg)
