@@ -224,6 +224,9 @@ func trimSpan(in, set []byte, sides int, w *work) (lo, hi int, stopped bool) {
 	if len(set) == 0 {
 		return 0, len(in), false
 	}
+	if len(set) <= trimSmallSet {
+		return trimSpanSmall(in, set, sides, w)
+	}
 	// The characters of the set, each once, with its place in the set,
 	// by their first byte (a byte below 0xc0 is a character of its own).
 	var byFirst [256][]trimChar
@@ -282,6 +285,55 @@ func trimSpan(in, set []byte, sides int, w *work) (lo, hi int, stopped bool) {
 				break
 			}
 			hi -= n
+		}
+	}
+	return lo, hi, false
+}
+
+// trimSmallSet is the most bytes of a set trimSpan compares character by
+// character, as SQLite does, rather than through an index of the set it
+// builds first.
+const trimSmallSet = 16
+
+// trimSpanSmall is trimSpan of a set of up to trimSmallSet bytes:
+// SQLite's loops, each character of the set compared in turn.
+func trimSpanSmall(in, set []byte, sides int, w *work) (lo, hi int, stopped bool) {
+	var chars [trimSmallSet][]byte
+	n := 0
+	for i := 0; i < len(set); n++ {
+		next := skipUTF8(set, i)
+		chars[n] = set[i:next]
+		i = next
+	}
+	lo, hi = 0, len(in)
+	if sides&trimLeft != 0 {
+	left:
+		for lo < hi {
+			if w.spend(n) {
+				return 0, 0, true
+			}
+			for _, ch := range chars[:n] {
+				if bytes.HasPrefix(in[lo:hi], ch) {
+					lo += len(ch)
+					continue left
+				}
+			}
+			break
+		}
+	}
+	if sides&trimRight != 0 {
+	right:
+		for lo < hi {
+			if w.spend(n) {
+				return 0, 0, true
+			}
+			for _, ch := range chars[:n] {
+				if bytes.HasSuffix(in[lo:hi], ch) {
+					hi -= len(ch)
+					continue right
+				}
+			}
+			break
 		}
 	}
 	return lo, hi, false
