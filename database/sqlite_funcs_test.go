@@ -16,7 +16,7 @@ import (
 // TestSQLiteFuncsStopAtDeadline: instr, replace, trim and REGEXP over a
 // long value with a long pattern answer, or stop, by the statement's
 // deadline of 100 ms. SQLite's own run within one step of the statement,
-// which its interrupt does not reach: over these values, 4 to 7 s each
+// which its interrupt does not reach: over these values, 3 to 8 s each
 // on the machine they were written on, and then the statement failed.
 func TestSQLiteFuncsStopAtDeadline(t *testing.T) {
 	db := openSQLite(t, 1)
