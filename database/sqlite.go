@@ -321,6 +321,12 @@ func (c *sqliteConn) setup() (err error) {
 	if err == nil {
 		err = c.defineLike()
 	}
+	if err == nil {
+		err = c.defineStringFuncs()
+	}
+	if err == nil {
+		err = c.defineRegexp()
+	}
 	return err
 }
 
