@@ -864,7 +864,7 @@ func reportWarnings(h *host.Host, stderr io.Writer) bool {
 		}
 	}
 	if len(lines) > 0 {
-		fmt.Fprintf(stderr, "%d entry(ies) of %s or endpoints.json's rateLimits match no route:\n  %s\n", len(lines), host.RoutesConfigFile, strings.Join(lines, "\n  "))
+		fmt.Fprintf(stderr, "%d entry(ies) match no route, which serve refuses:\n  %s\n", len(lines), strings.Join(lines, "\n  "))
 	}
 	printDeployWarnings("check", others, stderr)
 	return len(lines) == 0
