@@ -1,7 +1,9 @@
 package host_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/host"
+	"github.com/wasmendpoints/endpoints/openapi"
 	"github.com/wasmendpoints/endpoints/storage"
 	"github.com/wasmendpoints/endpoints/storage/redis"
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
@@ -195,3 +198,41 @@ var (
 	_ storage.RateLimiter = (*storage.Memory)(nil)
 	_ storage.RateLimiter = (*redis.Store)(nil)
 )
+
+// TestRateLimitPatternMatchingNothing: a rate limit whose route pattern
+// matches no route (a typo, "/api/helo") fails a production start naming
+// the member, and is a warning in development, as an entry of the routes
+// configuration is; it was accepted silently, leaving the route it meant
+// unlimited. A pattern that matches a route is no problem.
+func TestRateLimitPatternMatchingNothing(t *testing.T) {
+	tests := []struct {
+		name, routes, want string
+	}{
+		{"a typo", `["/api/helo"]`, `endpoints.json: /rateLimits/hello/routes/0: pattern "/api/helo" matches no route of the app`},
+		{"the second of two", `["/api/hello", "/api/nothing/**"]`, `/rateLimits/hello/routes/1: pattern "/api/nothing/**" matches no route`},
+		{"every route below", `["/api/**"]`, ""},
+		{"a route", `["/api/hello"]`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newApp(t).
+				file("endpoints.json", []byte(`{"rateLimits": {"hello": {"routes": `+tt.routes+`, "limit": 3, "window": "1m"}}}`)).
+				wat("server/api/hello.get.wasm", echoWithMarker)
+			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: testCacheDir(t), Logger: discardLogger()})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("New in Production = %v, want no error", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, openapi.ErrUnmatchedPattern)):
+				t.Fatalf("New in Production = %v, want an error wrapping ErrUnmatchedPattern naming %q", err, tt.want)
+			}
+			h, _ := a.host(host.Options{Mode: host.Development})
+			warnings := errorsText(h.Warnings())
+			if tt.want != "" && !strings.Contains(warnings, tt.want) || tt.want == "" && strings.Contains(warnings, "rateLimits") {
+				t.Errorf("Warnings() in Development = %q, want %q", warnings, tt.want)
+			}
+			if got := serveOnce(h, "GET", "/api/hello"); !strings.HasPrefix(got, "200 ") {
+				t.Errorf("GET /api/hello in Development = %s, want 200", got)
+			}
+		})
+	}
+}

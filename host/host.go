@@ -321,7 +321,8 @@ func (h *Host) Problems() []error {
 
 // Warnings lists what the current version serves despite, in
 // [Development]: each entry of server/routes.config.json that applies to
-// no route (a pattern, a method under one, a "plainRoutes" entry), as an
+// no route (a pattern, a method under one, a "plainRoutes" entry), and
+// each pattern of endpoints.json's rateLimits that matches no route, as an
 // error wrapping
 // [github.com/wasmendpoints/endpoints/openapi.ErrUnmatchedPattern]. Such an entry, typically
 // left behind by a deleted route, is ignored in development and fails New

@@ -289,7 +289,7 @@ func (h loadSide) logProblems(report ReloadReport) {
 // warningMessage is the log message of a load's warning w.
 func warningMessage(w error) string {
 	if errors.Is(w, openapi.ErrUnmatchedPattern) {
-		return "routes configuration entry ignored"
+		return "entry that matches no route ignored"
 	}
 	if u, ok := errors.AsType[*auth.UnsetError](w); ok {
 		return fmt.Sprintf("serve refuses the app unless the deployment sets %s (%s)", u.Setting, u.Env)

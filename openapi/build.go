@@ -99,7 +99,8 @@ var (
 	// ErrSchemaConflict: one schema name with two different definitions.
 	ErrSchemaConflict = errors.New("one schema name has two definitions")
 	// ErrUnmatchedPattern: a routes configuration pattern, or a method under
-	// it, applies to no operation.
+	// it, applies to no operation. The host's errors for a pattern of
+	// endpoints.json's rateLimits that matches no route wrap it too.
 	ErrUnmatchedPattern = errors.New("a routes configuration pattern matches no operation")
 )
 

@@ -28,7 +28,7 @@ func TestCheckRefusesAPatternThatMatchesNoRoute(t *testing.T) {
 	write("server/routes.config.json", `{"routes": {"/api/gone": {"responses": {"503": {"description": "Busy"}}}}}`)
 	cache := t.TempDir()
 	code, _, errOut := runCLI("check", app, "--cache-dir", cache)
-	for _, want := range []string{"server/routes.config.json match no route", `pattern "/api/gone"`} {
+	for _, want := range []string{"1 entry(ies) match no route", `server/routes.config.json: /routes/~1api~1gone: pattern "/api/gone"`} {
 		if code != exitError || !strings.Contains(errOut, want) {
 			t.Errorf("check with a pattern that matches no route = %d, want exit 1 and %q in:\n%s", code, want, errOut)
 		}
@@ -36,6 +36,15 @@ func TestCheckRefusesAPatternThatMatchesNoRoute(t *testing.T) {
 	write("server/routes.config.json", `{"routes": {"/api/hello": {"responses": {"503": {"description": "Busy"}}}}}`)
 	if code, out, errOut := runCLI("check", app, "--cache-dir", cache); code != exitOK {
 		t.Errorf("check once the pattern matches = %d\n%s\n%s", code, out, errOut)
+	}
+	// A rate limit's pattern too: a typo left the route unlimited, and
+	// check said ok.
+	write("endpoints.json", `{"rateLimits": {"hello": {"routes": ["/api/helo"], "limit": 5, "window": "1m"}}}`)
+	code, _, errOut = runCLI("check", app, "--cache-dir", cache)
+	for _, want := range []string{"1 entry(ies) match no route", `endpoints.json: /rateLimits/hello/routes/0: pattern "/api/helo" matches no route of the app`} {
+		if code != exitError || !strings.Contains(errOut, want) {
+			t.Errorf("check with a rate limit pattern that matches no route = %d, want exit 1 and %q in:\n%s", code, want, errOut)
+		}
 	}
 }
 

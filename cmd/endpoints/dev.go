@@ -169,6 +169,18 @@ func errorLines(errs []error) []string {
 	return lines
 }
 
+// building prints that a save's rebuild of sources began: an
+// AssemblyScript or Rust build, or a Go bundle's, takes seconds to tens of
+// seconds, and its "built" line comes only at the end.
+func (c *console) building(sources []guestbuild.Source) {
+	modules := modulesOf(sources)
+	line := "building " + strings.Join(modules, ", ")
+	if len(sources) == 1 && len(sources[0].Routes) == 0 {
+		line += " from " + sources[0].Path
+	}
+	c.event(false, map[string]any{"event": "building", "modules": modules}, line)
+}
+
 // built prints one rebuilt module of app.
 func (c *console) built(app string, b guestbuild.Built) {
 	fields := map[string]any{"event": "build", "module": b.Module, "source": b.Path, "tookMs": b.Took.Milliseconds()}
@@ -370,6 +382,7 @@ func watchSources(ctx context.Context, app string, ovs []config.Override, rebuil
 				if rebuilding != nil {
 					done = rebuilding(modulesOf(affected))
 				}
+				c.building(affected)
 				// A Go bundle is built without a route package that
 				// does not compile: the others serve their saves.
 				_, _ = guestbuild.BuildWith(ctx, app, app, affected, guestbuild.Options{Salvage: true}, func(b guestbuild.Built) {

@@ -175,6 +175,39 @@ func TestWatchSourcesBuildsWhatWasSavedBeforeItWatched(t *testing.T) {
 	}
 }
 
+// TestWatchSourcesSaysWhatItBuilds: a save's rebuild is announced when it
+// begins, not only when it ends, since an AssemblyScript or Go build is
+// silent for seconds to tens of seconds (a journey saw 28 s of nothing
+// after adding a route, and took the new route for unseen).
+func TestWatchSourcesSaysWhatItBuilds(t *testing.T) {
+	app := cApp(t)
+	if _, err := guestbuild.App(context.Background(), app, app, nil); err != nil {
+		t.Fatal(err)
+	}
+	health, err := os.ReadFile(filepath.Join(app, "server", "routes", "health.get.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(app, "server", "routes", "pong.get.c")
+	if err := os.WriteFile(src, health, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out, stopped := &syncBuffer{}, make(chan int, 1)
+	go func() {
+		_ = watchSources(ctx, app, nil, nil, newConsole(out, false, false), time.Now().Add(-time.Second), nil)
+		stopped <- 0
+	}()
+	defer func() { cancel(); <-stopped }()
+	waitFor(t, out, regexp.MustCompile(`(built server/routes/pong\.get\.wasm) from`), stopped)
+	text := out.String()
+	announced := strings.Index(text, "building server/routes/pong.get.wasm from server/routes/pong.get.c\n")
+	built := strings.Index(text, "built server/routes/pong.get.wasm")
+	if announced < 0 || announced > built {
+		t.Errorf("the rebuild was not announced before its end:\n%s", text)
+	}
+}
+
 // TestBuildPrecompiles: build --cache-dir compiles every module into the
 // cache, so that serve with that cache has nothing left to compile; serve
 // without it answers at once (routes from their contract sections, code

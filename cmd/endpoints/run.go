@@ -848,8 +848,9 @@ func reportProblems(h *host.Host, stderr io.Writer) bool {
 	return len(problems) == 0
 }
 
-// reportWarnings prints the routes configuration entries a development
-// load ignored (they match no route), which serve refuses, and then the
+// reportWarnings prints the entries of the routes configuration and the
+// rate-limit patterns a development load ignored (they match no route),
+// which serve refuses, and then the
 // load's other warnings (printDeployWarnings), which fail nothing: false
 // when there are such entries.
 func reportWarnings(h *host.Host, stderr io.Writer) bool {
@@ -863,7 +864,7 @@ func reportWarnings(h *host.Host, stderr io.Writer) bool {
 		}
 	}
 	if len(lines) > 0 {
-		fmt.Fprintf(stderr, "%d entry(ies) of %s match no route:\n  %s\n", len(lines), host.RoutesConfigFile, strings.Join(lines, "\n  "))
+		fmt.Fprintf(stderr, "%d entry(ies) match no route, which serve refuses:\n  %s\n", len(lines), strings.Join(lines, "\n  "))
 	}
 	printDeployWarnings("check", others, stderr)
 	return len(lines) == 0

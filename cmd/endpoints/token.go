@@ -58,8 +58,12 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case *scheme == "" && len(names) == 1:
 		*scheme = names[0]
+	case *scheme == "" && len(names) == 0:
+		// --scheme cannot help: no scheme can sign.
+		fmt.Fprintf(stderr, "endpoints token: %s: no security scheme has a jwt.devKey to sign development tokens with (configured: %s); add a jwt scheme to \"security\", such as \"bearer\": {\"jwt\": {\"jwks\": \"auth/jwks.json\", \"devKey\": \"auth/dev-signing-key.jwk\"}} (endpoints keygen writes both files)\n", filepath.Join(app, config.File), orNone(slices.Sorted(maps.Keys(configured))))
+		return exitError
 	case *scheme == "":
-		fmt.Fprintf(stderr, "endpoints token: %s: want one security scheme with \"jwt\": {\"devKey\": FILE}, found %d (%s); name one with --scheme\n", filepath.Join(app, config.File), len(names), strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "endpoints token: %s: %d security schemes have a jwt.devKey (%s); name the one to sign with: --scheme NAME\n", filepath.Join(app, config.File), len(names), strings.Join(names, ", "))
 		return exitError
 	}
 	dev, ok := devs[*scheme]
@@ -102,4 +106,12 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, token)
 	return exitOK
+}
+
+// orNone joins names with commas, or says "none".
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }

@@ -36,13 +36,24 @@ func TestToken(t *testing.T) {
 func TestTokenErrors(t *testing.T) {
 	noKey := t.TempDir()
 	os.WriteFile(filepath.Join(noKey, "endpoints.json"), []byte(`{"security":{"bearer":{"jwt":{"jwks":"auth/jwks.json"}}}}`), 0o644)
+	apiKeyOnly := t.TempDir()
+	os.WriteFile(filepath.Join(apiKeyOnly, "endpoints.json"), []byte(`{"security":{"partners":{"apiKey":{"keys":[{"sha256":"`+strings.Repeat("ab", 32)+`","subject":"ci"}]}}}}`), 0o644)
+	noSecurity := t.TempDir()
+	os.WriteFile(filepath.Join(noSecurity, "endpoints.json"), []byte(`{}`), 0o644)
+	twoKeys := t.TempDir()
+	os.WriteFile(filepath.Join(twoKeys, "endpoints.json"), []byte(`{"security":{"a":{"jwt":{"jwks":"auth/jwks.json","devKey":"auth/k.jwk"}},"b":{"jwt":{"jwks":"auth/jwks.json","devKey":"auth/k.jwk"}}}}`), 0o644)
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
 		{"no subject", []string{"token", filepath.Join("..", "..", "examples", "users")}, "--sub is required"},
-		{"no dev key", []string{"token", noKey, "--sub", "a"}, "want one security scheme with \"jwt\": {\"devKey\": FILE}, found 0"},
+		// It said "want one security scheme with jwt devKey, found 0 ();
+		// name one with --scheme", which no --scheme could satisfy.
+		{"no dev key", []string{"token", noKey, "--sub", "a"}, "no security scheme has a jwt.devKey to sign development tokens with (configured: bearer); add a jwt scheme to \"security\", such as \"bearer\": {\"jwt\": {\"jwks\": \"auth/jwks.json\", \"devKey\": \"auth/dev-signing-key.jwk\"}} (endpoints keygen writes both files)"},
+		{"API keys only", []string{"token", apiKeyOnly, "--sub", "a"}, "no security scheme has a jwt.devKey to sign development tokens with (configured: partners); add"},
+		{"no security", []string{"token", noSecurity, "--sub", "a"}, "(configured: none); add"},
+		{"two dev keys", []string{"token", twoKeys, "--sub", "a"}, "2 security schemes have a jwt.devKey (a, b); name the one to sign with: --scheme NAME"},
 		// It said "security.nope has no jwt.devKey", of a scheme the app
 		// does not have.
 		{"an unknown scheme", []string{"token", filepath.Join("..", "..", "examples", "users"), "--sub", "a", "--scheme", "nope"}, "--scheme nope: the app configures no security scheme of that name (configured: bearer, partners); the schemes with a jwt.devKey to sign with: bearer"},

@@ -360,6 +360,19 @@ func (l *loading) document() {
 	if err := edge.DocumentRateLimits(t.Doc.Doc, t.Set.RateLimits); err != nil {
 		l.Problem(err, true)
 	}
+	patterns := make([]string, len(t.Routes))
+	for i, r := range t.Routes {
+		patterns[i] = r.Pattern
+	}
+	for _, err := range edge.UnmatchedRateLimits(t.Set.RateLimits, patterns) {
+		if l.cfg.Development {
+			// As for the routes configuration: deleting a route must
+			// not take the app down while it is being edited.
+			t.Warnings = append(t.Warnings, fmt.Errorf("%w; ignored in development, a production start (endpoints serve) refuses it", err))
+			continue
+		}
+		l.Problem(err, true)
+	}
 	var prevPlan *appversion.Security
 	if l.prev != nil {
 		prevPlan = l.prev.Security
