@@ -24,7 +24,9 @@
 //   - The pool is bounded (database.Options.MaxConns); a call that finds
 //     every connection taken until its deadline fails with
 //     database.CodeUnavailable. statement_timeout bounds each statement
-//     in the server too (database.Options.StatementTimeout).
+//     in the server too (database.Options.StatementTimeout), and a
+//     statement past it fails with database.CodeTimeout, as one past the
+//     call's db_timeout does.
 //   - A connection that breaks (its backend terminated, its socket
 //     dropped by a proxy) fails its statement unavailable and is closed
 //     alone; the pool drops all of its connections only when the server
@@ -1473,8 +1475,11 @@ func mapError(ctx context.Context, name string, err error) error {
 			e.Message += ": the server's idle_in_transaction_session_timeout ended the transaction, which waited that long between two statements, and nothing of it was committed; keep the transaction's statements together (call other services before it begins), or raise the setting"
 		case pe.Code == "57014" && ctx.Err() == nil && strings.Contains(pe.Message, "statement timeout"):
 			// query_canceled by the server's statement_timeout, not by
-			// the cancel request of a call's deadline.
-			e.Code = database.CodeOther
+			// the cancel request of a call's deadline: the statement ran
+			// past a bound of the statement, as under db_timeout, and the
+			// call goes on (timeout, which a guest answers from a
+			// fallback).
+			e.Code = database.CodeTimeout
 			e.Message += ": the statement ran past the server's statement_timeout (" + database.Setting(name, "statementTimeout") + ", 30 s unless set; or the role's or database's own, behind a pooler that ignores it); make it faster (an index, a smaller result), or raise the setting"
 		case pe.Code == "25P02":
 			// SQLite goes on after a failed statement; PostgreSQL does
