@@ -290,7 +290,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 				continue
 			}
 			d.giveBack(c, discard)
-			return nil, d.fail(ctx, err)
+			return nil, withStatement(d.fail(ctx, err), sql)
 		}
 		// The first row is read now, where the error of a statement
 		// whose cached plan a schema change made stale comes: it runs
@@ -299,7 +299,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 		if !rs.first() && attempt == 0 && staleStatement(r.Err()) {
 			continue
 		}
-		rs.db, rs.conn, rs.discard = d, c, discard
+		rs.db, rs.conn, rs.discard, rs.sql = d, c, discard, sql
 		return rs, nil
 	}
 }
@@ -315,7 +315,7 @@ func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 		r, err = d.execOn(ctx, c, sql, args)
 	}
 	if err != nil {
-		return r, d.fail(ctx, err)
+		return r, withStatement(d.fail(ctx, err), sql)
 	}
 	return r, nil
 }
@@ -548,7 +548,7 @@ func (m *migration) Script(ctx context.Context, sql string) error {
 				e.Statement = stmts[completed]
 			}
 		}
-		return err
+		return withStatement(err, sql)
 	}
 	return nil
 }
@@ -934,6 +934,7 @@ type rows struct {
 	readOnly bool
 	err      error  // Err's, once mapped
 	name     string // the database's, for mapError
+	sql      string // the statement's, for withStatement
 
 	colsArray  [inlineColumns]string
 	kindsArray [inlineColumns]wireKind
@@ -1065,9 +1066,9 @@ func (r *rows) Err() error {
 	case err == nil:
 		return nil
 	case r.db != nil:
-		r.err = r.db.failed(r.ctx, err)
+		r.err = withStatement(r.db.failed(r.ctx, err), r.sql)
 	default:
-		r.err = readOnlyDenied(mapError(r.ctx, r.name, err), r.readOnly)
+		r.err = withStatement(readOnlyDenied(mapError(r.ctx, r.name, err), r.readOnly), r.sql)
 	}
 	return r.err
 }
@@ -1361,13 +1362,18 @@ var keptClasses = map[string]bool{
 //     it may hold values unquoted ("bad email ada@example.com");
 //   - the messages of the classes that quote names only (keptClasses)
 //     stay;
-//   - those of data exceptions (class 22) and program limits (class
-//     54), which write a value after a colon ("invalid input syntax for
-//     type integer: \"abc\"", "date field value out of range:
-//     2020-13-01") or between quotes ("value \"99999999999\" is out of
-//     range for type integer"), are cut at the colon, and the rest
-//     redacted as other messages are: sqlredact.Message, which replaces
-//     quoted text and byte sequences.
+//   - those of data exceptions (class 22), program limits (class
+//     54) and syntax errors (42601), which write a value after a colon
+//     ("invalid input syntax for type integer: \"abc\"", "date field
+//     value out of range: 2020-13-01", a value cast to regclass:
+//     "improper relation name (too many dotted names): a.b.c.d") or
+//     between quotes ("value \"99999999999\" is out of range for type
+//     integer", "syntax error at or near \"'secret\""), are cut at the
+//     colon, and the rest redacted as other messages are:
+//     sqlredact.Message, which replaces quoted text and byte sequences.
+//
+// The names a message of the classes in nameClasses quotes may be a
+// value's; withStatement keeps only those the statement holds.
 //
 // The host's advice after PostgreSQL's message stays; a message the host
 // wrote instead of PostgreSQL's is its own.
@@ -1382,7 +1388,7 @@ func redactedMessage(pe *pgconn.PgError, msg string) string {
 		return database.RaisedMessage + rest
 	case keptClasses[class] && pe.Code != "42601":
 		return msg
-	case class == "22" || class == "54":
+	case class == "22" || class == "54" || pe.Code == "42601":
 		head, _, cut := strings.Cut(pe.Message, ": ")
 		head = sqlredact.Message(head)
 		if cut {
