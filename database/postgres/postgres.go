@@ -40,8 +40,11 @@
 //     pooled, when it or its transaction ends. keepsSession reads the
 //     statement's text only: the same done by a function, view, rule,
 //     trigger or column default the statement runs is not seen, and
-//     stays on the pooled connection (closing it soundly would take a
-//     reset, a round trip, on every release).
+//     stays on the pooled connection. Resetting every connection
+//     (DISCARD ALL but its prepared statements) would catch it, at a
+//     round trip per statement, or a third more CPU sent ahead of the
+//     next one (BenchmarkPostgresSessionReset, internal/appdb): not
+//     done, and abi/README.md §4.5 says what app code does instead.
 //   - A transaction takes its connection at Begin, but its BEGIN is sent
 //     with its first statement, in one round trip; one that runs no
 //     statement costs the server nothing (tx).
