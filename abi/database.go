@@ -247,9 +247,10 @@ const (
 	DBCodeTransaction = "transaction"
 	// DBCodeOther: any other failure; the message says what.
 	DBCodeOther = "other"
-	// DBCodeTimeout: the statement ran past the call's statement timeout
-	// ([ImportDBTimeout]) and was stopped in the database; the call goes
-	// on, with the rest of its time. A guest that does not know the code
+	// DBCodeTimeout: the statement ran past a statement timeout and was
+	// stopped in the database: the call's ([ImportDBTimeout]), or
+	// PostgreSQL's statement_timeout (databases.NAME.statementTimeout,
+	// SQLSTATE 57014); the call goes on, with the rest of its time. A guest that does not know the code
 	// treats it as [DBCodeOther].
 	DBCodeTimeout = "timeout"
 )

@@ -69,7 +69,9 @@ type Database struct {
 	MaxConns int `json:"maxConns,omitzero"`
 	// StatementTimeout bounds each statement inside the database
 	// (PostgreSQL's statement_timeout), besides the request's deadline,
-	// which always applies. If zero, [DefaultDatabaseStatementTimeout].
+	// which always applies: a statement past it fails with the code
+	// "timeout", and the call goes on. If zero,
+	// [DefaultDatabaseStatementTimeout].
 	StatementTimeout Duration `json:"statementTimeout,omitzero"`
 }
 

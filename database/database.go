@@ -54,7 +54,8 @@ type Options struct {
 	// [DefaultMaxConns].
 	MaxConns int
 	// StatementTimeout bounds each statement inside the database, besides
-	// the request's deadline (PostgreSQL's statement_timeout). If zero,
+	// the request's deadline (PostgreSQL's statement_timeout): one past it
+	// fails with [CodeTimeout], and the call goes on. If zero,
 	// [DefaultStatementTimeout].
 	StatementTimeout time.Duration
 	// MaxRowBytes bounds a row as the server sends it (PostgreSQL): a

@@ -20,8 +20,10 @@ import (
 // error, at the span's end and in the Database event, has the values
 // the database quoted in its message (a bound parameter's) replaced too,
 // and no driver error (PostgreSQL's DETAIL quotes the row of a unique
-// violation). The guest still gets the database's whole message, and
-// the DETAIL in its error's "detail" member.
+// violation), as do the names PostgreSQL quotes that came from a value
+// (a parameter cast to regclass: "relation \"...\" does not exist"). The
+// guest still gets the database's whole message, and the DETAIL in its
+// error's "detail" member.
 func TestDatabaseObservedRedacted(t *testing.T) {
 	t.Parallel()
 	url, _, _ := databasetest.StartPostgres(t)
@@ -34,9 +36,12 @@ func TestDatabaseObservedRedacted(t *testing.T) {
 		// detail is the unique violation's "detail" member the guest
 		// gets, "" for none.
 		detail string
+		// asName is a statement whose error quotes its parameter
+		// secret-name as a name (PostgreSQL's), "" for none.
+		asName string
 	}{
-		{"sqlite", nil, "SELECT json_extract('{}', $1)", `bad JSON path: 'secret-param'`, `syntax: bad JSON path: ?`, ""},
-		{"postgres", onPostgres(url), "SELECT id FROM users WHERE id = $1", `invalid input syntax for type bigint: \"secret-param\"`, `other: invalid input syntax for type bigint: ? (SQLSTATE 22P02)`, `,"detail":"Key (email)=(ada@example.com) already exists."}`},
+		{"sqlite", nil, "SELECT json_extract('{}', $1)", `bad JSON path: 'secret-param'`, `syntax: bad JSON path: ?`, "", ""},
+		{"postgres", onPostgres(url), "SELECT id FROM users WHERE id = $1", `invalid input syntax for type bigint: \"secret-param\"`, `other: invalid input syntax for type bigint: ? (SQLSTATE 22P02)`, `,"detail":"Key (email)=(ada@example.com) already exists."}`, "SELECT $1::regclass"},
 	} {
 		t.Run(tt.driver, func(t *testing.T) {
 			t.Parallel()
@@ -86,6 +91,12 @@ func TestDatabaseObservedRedacted(t *testing.T) {
 			if !strings.Contains(res.body, tt.guestSees) {
 				t.Errorf("the guest got %s, want its message with %s", res.body, tt.guestSees)
 			}
+			if tt.asName != "" {
+				res = dbDo(t, srv, "main", "q", tt.asName, `["secret-name"]`)
+				if !strings.Contains(res.body, `relation \"secret-name\" does not exist`) {
+					t.Errorf("the guest got %s, want its message naming secret-name", res.body)
+				}
+			}
 
 			mu.Lock()
 			defer mu.Unlock()
@@ -103,7 +114,10 @@ func TestDatabaseObservedRedacted(t *testing.T) {
 			if strings.Contains(strings.Join(spans, "\n"), "41") {
 				t.Errorf("a number left the guest's call: %q", spans)
 			}
-			for _, secret := range []string{"secret-literal", "secret-comment", "ada@example.com", "secret-param"} {
+			if tt.asName != "" && !strings.Contains(reported, "event: syntax: relation ? does not exist (SQLSTATE 42P01)") {
+				t.Errorf("reported errors:\n%s\nwant the name the parameter gave left out", reported)
+			}
+			for _, secret := range []string{"secret-literal", "secret-comment", "ada@example.com", "secret-param", "secret-name"} {
 				if strings.Contains(seen, secret) {
 					t.Errorf("%q left the guest's call:\nspans: %q\nerrors:\n%s\nlog:\n%s", secret, spans, reported, logs)
 				}

@@ -129,14 +129,14 @@ func TestPostgresContention(t *testing.T) {
 		}
 		defer quick.Close()
 		_, err = result(t, quick, "SELECT pg_sleep(10)")
-		wantError(t, "a long statement", err, database.CodeOther, "", "ran past the server's statement_timeout (databases.reports.statementTimeout,")
+		wantError(t, "a long statement", err, database.CodeTimeout, "", "ran past the server's statement_timeout (databases.reports.statementTimeout,")
 		in := begin(quick)
 		defer in.Rollback(ctx)
 		if err := exec(in, "SELECT 1"); err != nil {
 			t.Fatal(err)
 		}
 		_, err = result(t, in, "SELECT pg_sleep(10)")
-		wantError(t, "a long statement in a transaction", err, database.CodeOther, "", "ran past the server's statement_timeout (databases.reports.statementTimeout,")
+		wantError(t, "a long statement in a transaction", err, database.CodeTimeout, "", "ran past the server's statement_timeout (databases.reports.statementTimeout,")
 	})
 	t.Run("unique violation", func(t *testing.T) {
 		wantError(t, "the insert", exec(db, "INSERT INTO t VALUES (1, 1)"), database.CodeConstraint, database.KindUnique, "duplicate key")

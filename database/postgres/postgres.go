@@ -24,7 +24,9 @@
 //   - The pool is bounded (database.Options.MaxConns); a call that finds
 //     every connection taken until its deadline fails with
 //     database.CodeUnavailable. statement_timeout bounds each statement
-//     in the server too (database.Options.StatementTimeout).
+//     in the server too (database.Options.StatementTimeout), and a
+//     statement past it fails with database.CodeTimeout, as one past the
+//     call's db_timeout does.
 //   - A connection that breaks (its backend terminated, its socket
 //     dropped by a proxy) fails its statement unavailable and is closed
 //     alone; the pool drops all of its connections only when the server
@@ -38,8 +40,11 @@
 //     pooled, when it or its transaction ends. keepsSession reads the
 //     statement's text only: the same done by a function, view, rule,
 //     trigger or column default the statement runs is not seen, and
-//     stays on the pooled connection (closing it soundly would take a
-//     reset, a round trip, on every release).
+//     stays on the pooled connection. Resetting every connection
+//     (DISCARD ALL but its prepared statements) would catch it, at a
+//     round trip per statement, or a third more CPU sent ahead of the
+//     next one (BenchmarkPostgresSessionReset, internal/appdb): not
+//     done, and abi/README.md §4.5 says what app code does instead.
 //   - A transaction takes its connection at Begin, but its BEGIN is sent
 //     with its first statement, in one round trip; one that runs no
 //     statement costs the server nothing (tx).
@@ -288,7 +293,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 				continue
 			}
 			d.giveBack(c, discard)
-			return nil, d.fail(ctx, err)
+			return nil, withStatement(d.fail(ctx, err), sql)
 		}
 		// The first row is read now, where the error of a statement
 		// whose cached plan a schema change made stale comes: it runs
@@ -297,7 +302,7 @@ func (d *db) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 		if !rs.first() && attempt == 0 && staleStatement(r.Err()) {
 			continue
 		}
-		rs.db, rs.conn, rs.discard = d, c, discard
+		rs.db, rs.conn, rs.discard, rs.sql = d, c, discard, sql
 		return rs, nil
 	}
 }
@@ -313,7 +318,7 @@ func (d *db) Exec(ctx context.Context, sql string, args []any) (database.ExecRes
 		r, err = d.execOn(ctx, c, sql, args)
 	}
 	if err != nil {
-		return r, d.fail(ctx, err)
+		return r, withStatement(d.fail(ctx, err), sql)
 	}
 	return r, nil
 }
@@ -546,7 +551,7 @@ func (m *migration) Script(ctx context.Context, sql string) error {
 				e.Statement = stmts[completed]
 			}
 		}
-		return err
+		return withStatement(err, sql)
 	}
 	return nil
 }
@@ -932,6 +937,7 @@ type rows struct {
 	readOnly bool
 	err      error  // Err's, once mapped
 	name     string // the database's, for mapError
+	sql      string // the statement's, for withStatement
 
 	colsArray  [inlineColumns]string
 	kindsArray [inlineColumns]wireKind
@@ -1063,9 +1069,9 @@ func (r *rows) Err() error {
 	case err == nil:
 		return nil
 	case r.db != nil:
-		r.err = r.db.failed(r.ctx, err)
+		r.err = withStatement(r.db.failed(r.ctx, err), r.sql)
 	default:
-		r.err = readOnlyDenied(mapError(r.ctx, r.name, err), r.readOnly)
+		r.err = withStatement(readOnlyDenied(mapError(r.ctx, r.name, err), r.readOnly), r.sql)
 	}
 	return r.err
 }
@@ -1359,13 +1365,18 @@ var keptClasses = map[string]bool{
 //     it may hold values unquoted ("bad email ada@example.com");
 //   - the messages of the classes that quote names only (keptClasses)
 //     stay;
-//   - those of data exceptions (class 22) and program limits (class
-//     54), which write a value after a colon ("invalid input syntax for
-//     type integer: \"abc\"", "date field value out of range:
-//     2020-13-01") or between quotes ("value \"99999999999\" is out of
-//     range for type integer"), are cut at the colon, and the rest
-//     redacted as other messages are: sqlredact.Message, which replaces
-//     quoted text and byte sequences.
+//   - those of data exceptions (class 22), program limits (class
+//     54) and syntax errors (42601), which write a value after a colon
+//     ("invalid input syntax for type integer: \"abc\"", "date field
+//     value out of range: 2020-13-01", a value cast to regclass:
+//     "improper relation name (too many dotted names): a.b.c.d") or
+//     between quotes ("value \"99999999999\" is out of range for type
+//     integer", "syntax error at or near \"'secret\""), are cut at the
+//     colon, and the rest redacted as other messages are:
+//     sqlredact.Message, which replaces quoted text and byte sequences.
+//
+// The names a message of the classes in nameClasses quotes may be a
+// value's; withStatement keeps only those the statement holds.
 //
 // The host's advice after PostgreSQL's message stays; a message the host
 // wrote instead of PostgreSQL's is its own.
@@ -1380,7 +1391,7 @@ func redactedMessage(pe *pgconn.PgError, msg string) string {
 		return database.RaisedMessage + rest
 	case keptClasses[class] && pe.Code != "42601":
 		return msg
-	case class == "22" || class == "54":
+	case class == "22" || class == "54" || pe.Code == "42601":
 		head, _, cut := strings.Cut(pe.Message, ": ")
 		head = sqlredact.Message(head)
 		if cut {
@@ -1473,8 +1484,11 @@ func mapError(ctx context.Context, name string, err error) error {
 			e.Message += ": the server's idle_in_transaction_session_timeout ended the transaction, which waited that long between two statements, and nothing of it was committed; keep the transaction's statements together (call other services before it begins), or raise the setting"
 		case pe.Code == "57014" && ctx.Err() == nil && strings.Contains(pe.Message, "statement timeout"):
 			// query_canceled by the server's statement_timeout, not by
-			// the cancel request of a call's deadline.
-			e.Code = database.CodeOther
+			// the cancel request of a call's deadline: the statement ran
+			// past a bound of the statement, as under db_timeout, and the
+			// call goes on (timeout, which a guest answers from a
+			// fallback).
+			e.Code = database.CodeTimeout
 			e.Message += ": the statement ran past the server's statement_timeout (" + database.Setting(name, "statementTimeout") + ", 30 s unless set; or the role's or database's own, behind a pooler that ignores it); make it faster (an index, a smaller result), or raise the setting"
 		case pe.Code == "25P02":
 			// SQLite goes on after a failed statement; PostgreSQL does

@@ -1133,3 +1133,66 @@ func TestPostgresHeldCursorEndsWithTheStatement(t *testing.T) {
 		t.Fatalf("declare after the transaction: %v", err)
 	}
 }
+
+// TestPostgresServerStatementTimeoutIsTimeout: a statement the server's
+// statement_timeout stopped (SQLSTATE 57014) fails with code timeout, as
+// one past db_timeout does, whichever set the bound: the host
+// (databases.NAME.statementTimeout) or the guest's own transaction
+// (set_config(..., true)). The message names the setting. A statement
+// stopped at its context's end, or cancelled by another session
+// (pg_cancel_backend, 57014 too), stays other: no statement timeout
+// stopped it.
+func TestPostgresServerStatementTimeoutIsTimeout(t *testing.T) {
+	db, url := startPG(t, database.Options{Name: "main", MaxConns: 2, StatementTimeout: 200 * time.Millisecond})
+	ctx := t.Context()
+	_, err := db.Exec(ctx, "SELECT pg_sleep(10)", nil)
+	if database.CodeOf(err) != database.CodeTimeout || !strings.Contains(err.Error(), "databases.main.statementTimeout") {
+		t.Errorf("past the host's statement_timeout: %v; want code timeout naming databases.main.statementTimeout", err)
+	}
+	if e := database.AsError(err); e.SQLState != "57014" {
+		t.Errorf("SQLSTATE %q, want 57014", e.SQLState)
+	}
+
+	tx, err := db.Begin(ctx, database.TxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "SELECT set_config('statement_timeout', '50', true)", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "SELECT pg_sleep(10)", nil); database.CodeOf(err) != database.CodeTimeout {
+		t.Errorf("past the transaction's own statement_timeout: %v; want code timeout", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := db.Exec(short, "SELECT pg_sleep(10)", nil); database.CodeOf(err) != database.CodeOther {
+		t.Errorf("stopped at its context's deadline: %v; want code other (the call's end, not a statement timeout)", err)
+	}
+
+	// Another session cancels the statement once it is seen running,
+	// on a pool whose statement timeout does not come first.
+	db, err = database.Open(ctx, database.DriverPostgres, database.Options{URL: url, MaxConns: 2, StatementTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.Exec(ctx, "SELECT pg_sleep(10) AS cancelled_elsewhere", nil)
+		done <- err
+	}()
+	cancelled := poll.Until(5*time.Second, func() bool {
+		got, err := result(t, db, "SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%AS cancelled_elsewhere' AND pid <> pg_backend_pid() AND pg_cancel_backend(pid)")
+		return err == nil && got == `{"columns":["n"],"rows":[[1]]}`
+	})
+	if !cancelled {
+		t.Fatal("the statement to cancel was not seen running")
+	}
+	if err := <-done; database.CodeOf(err) != database.CodeOther {
+		t.Errorf("cancelled by another session: %v; want code other", err)
+	}
+}

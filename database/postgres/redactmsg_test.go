@@ -29,6 +29,8 @@ func TestRedactedMessage(t *testing.T) {
 			`relation "nowhere" does not exist`},
 		{"a syntax error's token goes", pgconn.PgError{Code: "42601", Message: `unterminated quoted string at or near "'secret"`}, "",
 			"unterminated quoted string at or near ?"},
+		{"a syntax error's value after a colon goes", pgconn.PgError{Code: "42601", Message: "improper relation name (too many dotted names): a.b.c.secret"}, "",
+			"improper relation name (too many dotted names): ?"},
 		{"a raised message goes whole", pgconn.PgError{Code: "P0001", Message: "no user ada@example.com"}, "",
 			"a message raised by the app's SQL code (left out: it may hold values)"},
 		{"a raised message with a SQLSTATE of its choice", pgconn.PgError{Code: "23505", Message: "taken: ada", Where: "PL/pgSQL function f() line 3 at RAISE"}, "",

@@ -253,10 +253,10 @@ func (t *tx) begin(ctx context.Context, sql string, args []any) (pgx.Rows, error
 func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, error) {
 	r, err := t.query(ctx, sql, args)
 	if err != nil {
-		return nil, err
+		return nil, withStatement(err, sql)
 	}
 	rs := newRows(ctx, t.db.name, r)
-	rs.readOnly = t.readOnly()
+	rs.readOnly, rs.sql = t.readOnly(), sql
 	if t.batch != nil {
 		rs.tx = t
 	}
@@ -266,12 +266,12 @@ func (t *tx) Query(ctx context.Context, sql string, args []any) (database.Rows, 
 func (t *tx) Exec(ctx context.Context, sql string, args []any) (database.ExecResult, error) {
 	r, err := t.query(ctx, sql, args)
 	if err != nil {
-		return database.ExecResult{}, err
+		return database.ExecResult{}, withStatement(err, sql)
 	}
 	res, err := execResult(r)
 	t.closeBatch()
 	if err != nil {
-		return res, t.mapError(ctx, err)
+		return res, withStatement(t.mapError(ctx, err), sql)
 	}
 	return res, nil
 }

@@ -70,6 +70,8 @@ const ERR_DATABASE: i32 = -8;
  * says why: -1 the app declares no such database, -2 parameters that are
  * not a JSON array of values or transaction options the host does not
  * know, the message then the host's reason, -6 outside a request).
+ * Members the host adds to errors come last, with a default (as detail
+ * did), so that new DBError(database, code, message) keeps compiling.
  */
 export class DBError {
   constructor(

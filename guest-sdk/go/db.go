@@ -49,8 +49,8 @@ import (
 // that returns either of those two answers 503, like a key-value store
 // that is down),
 // [ErrTooLarge], [ErrDenied], [ErrTransaction], and [ErrStatementTimeout]
-// (code "timeout": the statement ran past its context's deadline, and the
-// handler goes on; errors.Is(err, context.DeadlineExceeded) holds too, and
+// (code "timeout": the statement ran past its context's deadline, or
+// PostgreSQL's statement_timeout, and the handler goes on; errors.Is(err, context.DeadlineExceeded) holds too, and
 // [DBError.Timeout] says it, as the outbound package's Error.Timeout
 // says an outbound request's).
 //
@@ -119,8 +119,8 @@ func (e *DBError) Is(target error) bool {
 }
 
 // Timeout reports whether the statement ran past its statement timeout
-// (its context's deadline, [Database.QueryContext]) and the database
-// stopped it: code "timeout", [ErrStatementTimeout]. It is the
+// (its context's deadline, [Database.QueryContext], or PostgreSQL's
+// statement_timeout) and the database stopped it: code "timeout", [ErrStatementTimeout]. It is the
 // Timeout() bool of net.Error and of the outbound package's Error, whose
 // "timeout" is an outbound request's.
 func (e *DBError) Timeout() bool { return e.Code == abi.DBCodeTimeout }
@@ -163,8 +163,8 @@ var (
 	// second one at once.
 	ErrTransaction error = &DBError{Code: abi.DBCodeTransaction}
 	// ErrStatementTimeout: the statement ran past its context's deadline
-	// ([Database.QueryContext]) and the database stopped it; the handler
-	// goes on. errors.Is finds it as context.DeadlineExceeded too. It is
+	// ([Database.QueryContext]), or PostgreSQL's statement_timeout, and
+	// the database stopped it; the handler goes on. errors.Is finds it as context.DeadlineExceeded too. It is
 	// the code "timeout" (Rust's Code::Timeout, C's and AssemblyScript's
 	// "timeout"), named for the statement as [ErrDatabaseUnavailable] is
 	// for the database: this package is one namespace, where a bare

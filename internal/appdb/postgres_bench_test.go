@@ -360,17 +360,11 @@ func reportServerCPU(b *testing.B, pool *pgxpool.Pool) func() {
 	total := func() (time.Duration, bool) {
 		var sum time.Duration
 		for _, pid := range pids {
-			data, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
-			if err != nil {
+			ns := backendCPU(pid)
+			if ns < 0 {
 				return 0, false
 			}
-			// The first field is the time on a CPU, in nanoseconds.
-			f, _, _ := strings.Cut(string(data), " ")
-			ns, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				return 0, false
-			}
-			sum += time.Duration(ns)
+			sum += ns
 		}
 		return sum, true
 	}
@@ -380,4 +374,20 @@ func reportServerCPU(b *testing.B, pool *pgxpool.Pool) func() {
 			b.ReportMetric(float64(end-start)/float64(b.N), "server-cpu-ns/op")
 		}
 	}
+}
+
+// backendCPU is the CPU time the server's process pid (a backend) has
+// had, from /proc/PID/schedstat (Linux); -1 when it cannot be read.
+func backendCPU(pid int32) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid))
+	if err != nil {
+		return -1
+	}
+	// The first field is the time on a CPU, in nanoseconds.
+	f, _, _ := strings.Cut(string(data), " ")
+	ns, err := strconv.ParseInt(f, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return time.Duration(ns)
 }

@@ -244,7 +244,28 @@ impl fmt::Display for Kind {
 /// A handler returning `Result<(), DbError>` may use `?` on the answering
 /// functions too: an [`Errno`] converts into a `DbError` of code
 /// [`Code::Host`].
+///
+/// The struct is `#[non_exhaustive]`: the host may give an error more
+/// members (as it gave `detail`), and the SDK more fields for them, without
+/// breaking code outside the crate. Read and set its fields; build one (a
+/// test's fake database, an error of the handler's own) with
+/// [`DbError::new`], not a struct expression:
+///
+/// ```
+/// # use endpoints::db::{Code, DbError, Kind};
+/// let mut e = DbError::new("main", Code::Constraint, "duplicate key value violates unique constraint \"users_email_key\"");
+/// e.constraint = Some("users_email_key".to_string());
+/// e.kind = Some(Kind::Unique);
+/// assert_eq!(e.detail, None);
+/// assert_eq!(e.to_string(), "database \"main\": constraint: duplicate key value violates unique constraint \"users_email_key\" (users_email_key)");
+/// ```
+///
+/// ```compile_fail,E0639
+/// # use endpoints::db::{Code, DbError};
+/// let e = DbError { database: "main".into(), code: Code::Other, message: "x".into(), constraint: None, kind: None, detail: None };
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DbError {
     /// The database the call named.
     pub database: String,
@@ -269,8 +290,16 @@ pub struct DbError {
 }
 
 impl DbError {
+    /// An error of `database` with `code` and `message`, and none of the
+    /// optional members (`constraint`, `kind`, `detail`), which a caller
+    /// sets after: the one way to build a `DbError` outside the crate,
+    /// which keeps compiling when the struct gains a field.
+    pub fn new(database: impl Into<String>, code: Code, message: impl Into<String>) -> DbError {
+        DbError { database: database.into(), code, message: message.into(), constraint: None, kind: None, detail: None }
+    }
+
     fn column(database: &str, message: String) -> DbError {
-        DbError { database: database.to_string(), code: Code::Column, message, constraint: None, kind: None, detail: None }
+        DbError::new(database, Code::Column, message)
     }
 }
 
@@ -293,7 +322,7 @@ impl From<Errno> for DbError {
     /// An answering function's errno (the client went away...), so that `?`
     /// works on both in a handler returning `Result<(), DbError>`.
     fn from(e: Errno) -> DbError {
-        DbError { database: String::new(), code: Code::Host(e), message: e.to_string(), constraint: None, kind: None, detail: None }
+        DbError::new("", Code::Host(e), e.to_string())
     }
 }
 
