@@ -83,7 +83,9 @@ func getAs(srv *httptest.Server, path, client string) (int, error) {
 // into their deadline without waiting is still refused.
 //
 // settings: limits.breakerTrappedCalls and limits.breakerPause, set by
-// overrides, are the threshold and the pause applied.
+// overrides, are the threshold and the pause applied; and the clients
+// behind the trusted proxy are told apart by a Forwarded header and by
+// an X-Forwarded-For hop with a port (both were the proxy's address).
 func TestGoBundleBreakerIsFairToWaitingClients(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: compiles Go routes")
@@ -176,13 +178,20 @@ func TestGoBundleBreakerIsFairToWaitingClients(t *testing.T) {
 				{Pointer: "/limits/breakerTrappedCalls", Value: "2", Source: "test"},
 				{Pointer: "/limits/breakerPause", Value: "3s", Source: "test"}},
 			Observer: &host.Observer{RouteBreaker: func(e host.BreakerEvent) { events <- e }}})
+		// The client is told by the proxy's RFC 7239 Forwarded, the
+		// other by an X-Forwarded-For hop with a port: two clients.
+		trapper := []string{"Forwarded", `for="203.0.113.66:4711";proto=http`}
+		other := []string{"X-Forwarded-For", "[2001:db8::7]:443"}
 		for i := range 2 {
-			if got := do(t, srv, "GET", "/api/work?exit=true", "", "X-Forwarded-For", holder); got.status != 500 {
+			if got := do(t, srv, "GET", "/api/work?exit=true", "", trapper...); got.status != 500 {
 				t.Fatalf("GET /api/work?exit=true (%d) = %d %s, want 500", i, got.status, got.body)
 			}
 		}
-		if got := do(t, srv, "GET", "/api/work?ms=0", "", "X-Forwarded-For", holder); got.status != 503 || got.header.Get("Retry-After") != "3" {
+		if got := do(t, srv, "GET", "/api/work?ms=0", "", trapper...); got.status != 503 || got.header.Get("Retry-After") != "3" {
 			t.Errorf("GET /api/work?ms=0 after 2 trapped calls with breakerTrappedCalls 2, breakerPause 3s = %d Retry-After %q, want 503 Retry-After 3", got.status, got.header.Get("Retry-After"))
+		}
+		if got := do(t, srv, "GET", "/api/work?ms=0", "", other...); got.status != 200 {
+			t.Errorf("another client's GET /api/work?ms=0 (X-Forwarded-For %s) while the first (Forwarded %s) is refused = %d, want 200", other[1], trapper[1], got.status)
 		}
 		want := host.BreakerEvent{Module: "server/bundles/go.wasm", Route: "/api/work", Open: true, Pause: 3 * time.Second, Trapped: 2, Refused: 1}
 		select {
