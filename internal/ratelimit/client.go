@@ -67,8 +67,8 @@ const maxHop = 64
 // parseHop reads one hop of a forwarding header: an address, maybe with a
 // port ("203.0.113.7", "203.0.113.7:4711", "2001:db8::1",
 // "[2001:db8::1]", "[2001:db8::1]:443"), within spaces. A port is digits,
-// or, as RFC 7239 allows, an obfuscated one ("_p1"). An address with an
-// IPv6 zone is refused: no client has one as a proxy sees it.
+// or, as RFC 7239 allows, an obfuscated one ("_p1"). An IPv6 zone is
+// dropped: the client is its address, whatever zone it names.
 func parseHop(s string) (netip.Addr, bool) {
 	s = strings.TrimSpace(s)
 	if len(s) == 0 || len(s) > maxHop {
@@ -101,10 +101,10 @@ func parseHop(s string) (netip.Addr, bool) {
 		return netip.Addr{}, false
 	}
 	a, err := netip.ParseAddr(host)
-	if err != nil || a.Zone() != "" || a.Is4() && s[0] == '[' {
+	if err != nil || a.Is4() && s[0] == '[' {
 		return netip.Addr{}, false
 	}
-	return a.Unmap(), true
+	return a.WithZone("").Unmap(), true
 }
 
 // validPort reports whether p is a port of a forwarding header's hop: up

@@ -43,7 +43,8 @@ func TestClientIP(t *testing.T) {
 		{name: "an IPv4 address in brackets is garbage", remote: "10.0.0.2:80", xff: []string{"[203.0.113.7]:80"}, want: "10.0.0.2"},
 		{name: "an unclosed bracket is garbage", remote: "10.0.0.2:80", xff: []string{"[2001:db8::1:443"}, want: "10.0.0.2"},
 		{name: "text after the bracket is garbage", remote: "10.0.0.2:80", xff: []string{"[2001:db8::1]x443"}, want: "10.0.0.2"},
-		{name: "an IPv6 zone is garbage", remote: "10.0.0.2:80", xff: []string{"fe80::1%eth0"}, want: "10.0.0.2"},
+		{name: "an IPv6 zone is dropped", remote: "10.0.0.2:80", xff: []string{"2001:db8::1%eth0"}, want: "2001:db8::1"},
+		{name: "an IPv6 zone in brackets is dropped", remote: "10.0.0.2:80", xff: []string{"[2001:db8::1%eth0]:443"}, want: "2001:db8::1"},
 		{name: "a host name is garbage", remote: "10.0.0.2:80", xff: []string{"client.example:80"}, want: "10.0.0.2"},
 
 		// Spoofing: what a client writes left of what the proxy appended.
