@@ -76,7 +76,7 @@ func getAs(srv *httptest.Server, path, client string) (int, error) {
 //
 // waited: a client whose calls waited for the route's only instance
 // (limits.instances 1) while another client's slow calls held it, and
-// so ran into their 1 s deadline soon after they started, is not
+// so ran into their 1.5 s deadline soon after they started, is not
 // refused however many such calls it made: its next call is served.
 // It was refused for 1 s after 5 of them: another client could get it
 // refused by keeping the instances busy. A client whose own calls run
@@ -102,7 +102,7 @@ func TestGoBundleBreakerIsFairToWaitingClients(t *testing.T) {
 		srv, logs := (&app{t: t, dir: dir}).serve(host.Options{Mode: host.Production,
 			ConfigOverrides: []config.Override{proxy,
 				{Pointer: "/limits/instances", Value: "1", Source: "test"},
-				{Pointer: "/limits/timeout", Value: "1s", Source: "test"}},
+				{Pointer: "/limits/timeout", Value: "1500ms", Source: "test"}},
 			Observer: &host.Observer{
 				RouteBreaker: func(e host.BreakerEvent) { events <- e },
 				Span: func(ctx context.Context, e host.SpanEvent) (context.Context, func(error)) {
@@ -115,16 +115,17 @@ func TestGoBundleBreakerIsFairToWaitingClients(t *testing.T) {
 					return ctx, nil
 				}}})
 		for i := range config.DefaultBreakerTrappedCalls + 1 {
-			// The holder's call takes the instance for 800 ms of its
-			// 1 s; the waiter's, sent once it runs, waits for it, then
-			// has under 200 ms left for its 500 ms of work.
+			// The holder's call takes the instance for 1 s of its
+			// 1.5 s (the rest leaves room for making an instance on a
+			// loaded machine); the waiter's, sent once it runs, waits
+			// for it, then has about 500 ms left for its 1 s of work.
 			select {
 			case <-started:
 			default:
 			}
 			held := make(chan error, 1)
 			go func() {
-				status, err := getAs(srv, "/api/work?ms=800", holder)
+				status, err := getAs(srv, "/api/work?ms=1000", holder)
 				if err == nil && status != 200 {
 					err = fmt.Errorf("status %d, want 200", status)
 				}
@@ -135,11 +136,11 @@ func TestGoBundleBreakerIsFairToWaitingClients(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Fatalf("round %d: the holder's call did not start within 30 s", i)
 			}
-			if got := do(t, srv, "GET", "/api/work?ms=500", "", "X-Forwarded-For", waiter); got.status != 500 {
-				t.Fatalf("round %d: the waiter's GET /api/work?ms=500 behind the holder's = %d %s, want 500 (its deadline)", i, got.status, got.body)
+			if got := do(t, srv, "GET", "/api/work?ms=1000", "", "X-Forwarded-For", waiter); got.status != 500 {
+				t.Fatalf("round %d: the waiter's GET /api/work?ms=1000 behind the holder's = %d %s, want 500 (its deadline)", i, got.status, got.body)
 			}
 			if err := <-held; err != nil {
-				t.Fatalf("round %d: the holder's GET /api/work?ms=800: %v", i, err)
+				t.Fatalf("round %d: the holder's GET /api/work?ms=1000: %v", i, err)
 			}
 		}
 		if got := do(t, srv, "GET", "/api/work?ms=0", "", "X-Forwarded-For", waiter); got.status != 200 {
