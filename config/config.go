@@ -85,8 +85,9 @@ type App struct {
 	RateLimits map[string]RateLimit `json:"rateLimits,omitzero"`
 	// TrustedProxies are the addresses or CIDR prefixes of the proxies in
 	// front of the host: only a request from one of them has its client
-	// address read from X-Forwarded-For (for rate limits). Defaults to
-	// none.
+	// address read from X-Forwarded-For, or from Forwarded when it has
+	// none (for rate limits, the failed-credentials budget, a bundle
+	// route's breaker). Defaults to none.
 	TrustedProxies []string `json:"trustedProxies,omitzero"`
 	// Variables are the values the app's guests read (variable_get), by
 	// name, each from the environment, a file or a default, and possibly
@@ -319,6 +320,9 @@ func parse(file string, data []byte) (*App, error) {
 	}
 	if l.SQLResultBytes < 0 {
 		return nil, badSetting(file, "/limits/sqlResultBytes", "must be positive, got %d", l.SQLResultBytes)
+	}
+	if err := l.checkBreaker(file); err != nil {
+		return nil, err
 	}
 	if err := checkDatabases(file, cfg.Databases); err != nil {
 		return nil, err

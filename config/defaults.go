@@ -44,6 +44,10 @@ func (l Limits) WithDefaults() Limits {
 	count(&l.OutboundRequests, DefaultOutboundRequests)
 	num(&l.OutboundHeaderBytes, DefaultOutboundHeaderBytes)
 	num(&l.SQLResultBytes, DefaultSQLResultBytes)
+	count(&l.BreakerTrappedCalls, DefaultBreakerTrappedCalls)
+	dur(&l.BreakerPause, DefaultBreakerPause)
+	dur(&l.BreakerMaxPause, max(DefaultBreakerMaxPause, time.Duration(l.BreakerPause)))
+	count(&l.BreakerClients, DefaultBreakerClients)
 	return l
 }
 

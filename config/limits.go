@@ -162,7 +162,54 @@ type Limits struct {
 	// fails with the code "too_large". Defaults to
 	// [DefaultSQLResultBytes].
 	SQLResultBytes int64 `json:"sqlResultBytes,omitzero"`
+	// BreakerTrappedCalls is the number of a client's calls in a row to a
+	// route of a bundle that trapped (a trap, os.Exit, a deadline its
+	// handler ran into) after which that client's calls to the route are
+	// refused for a while: 503 with Retry-After, for BreakerPause, then
+	// one call a pause probes whether it is served again, the pause
+	// doubling while the probe traps, up to BreakerMaxPause. A trapped
+	// call costs a fresh instance and the CPU time it took, and a
+	// bundle's routes share their cores; the route's other clients are
+	// served meanwhile. Defaults to [DefaultBreakerTrappedCalls].
+	BreakerTrappedCalls int `json:"breakerTrappedCalls,omitzero"`
+	// BreakerPause is how long a client is first refused once its calls
+	// to a route of a bundle trapped BreakerTrappedCalls times in a row.
+	// Defaults to [DefaultBreakerPause].
+	BreakerPause Duration `json:"breakerPause,omitzero"`
+	// BreakerMaxPause bounds the pause, which doubles each time a
+	// client's probe traps again. At least BreakerPause, at most
+	// [MaxBreakerMaxPause]. Defaults to [DefaultBreakerMaxPause], or to
+	// BreakerPause when that is longer.
+	BreakerMaxPause Duration `json:"breakerMaxPause,omitzero"`
+	// BreakerClients is the most clients a route of a bundle keeps a
+	// breaker state for (only clients whose last call to it trapped have
+	// one); past it, the least recent client's is dropped, and that
+	// client starts over. Each costs about 200 bytes. At most
+	// [MaxBreakerClients]. Defaults to [DefaultBreakerClients].
+	BreakerClients int `json:"breakerClients,omitzero"`
 }
+
+// Defaults and bounds of the breaker of a bundle's routes ([Limits]).
+const (
+	// DefaultBreakerTrappedCalls is the default of
+	// [Limits.BreakerTrappedCalls]: 5 calls in a row, so that a route
+	// that traps now and then is never refused.
+	DefaultBreakerTrappedCalls = 5
+	// DefaultBreakerPause is the default of [Limits.BreakerPause]: 1 s.
+	DefaultBreakerPause = time.Second
+	// DefaultBreakerMaxPause is the default of [Limits.BreakerMaxPause]:
+	// 30 s.
+	DefaultBreakerMaxPause = 30 * time.Second
+	// MaxBreakerMaxPause is the longest [Limits.BreakerMaxPause]: 24 h.
+	MaxBreakerMaxPause = 24 * time.Hour
+	// DefaultBreakerClients is the default of [Limits.BreakerClients]:
+	// 1024 clients, under 200 KiB a route however many addresses a flood
+	// comes from.
+	DefaultBreakerClients = 1024
+	// MaxBreakerClients is the most [Limits.BreakerClients]: 1048576
+	// clients, about 200 MiB a route.
+	MaxBreakerClients = 1 << 20
+)
 
 // DefaultSQLResultBytes is the default of [Limits.SQLResultBytes]: 1 MiB.
 const DefaultSQLResultBytes = 1 << 20
@@ -212,3 +259,22 @@ const (
 	// parameters.
 	DefaultQueryParams = 1000
 )
+
+// checkBreaker checks the breaker's settings of l, as endpoints.json
+// (file) gives them.
+func (l Limits) checkBreaker(file string) error {
+	d := l.WithDefaults()
+	switch {
+	case l.BreakerTrappedCalls < 0:
+		return badSetting(file, "/limits/breakerTrappedCalls", "must be positive, got %d", l.BreakerTrappedCalls)
+	case l.BreakerClients < 0 || l.BreakerClients > MaxBreakerClients:
+		return badSetting(file, "/limits/breakerClients", "must be between 1 and %d (each client kept costs about 200 bytes a route), got %d", MaxBreakerClients, l.BreakerClients)
+	case l.BreakerPause > Duration(MaxBreakerMaxPause):
+		return badSetting(file, "/limits/breakerPause", "must be at most %s, got %s", MaxBreakerMaxPause, time.Duration(l.BreakerPause))
+	case l.BreakerMaxPause > Duration(MaxBreakerMaxPause):
+		return badSetting(file, "/limits/breakerMaxPause", "must be at most %s, got %s", MaxBreakerMaxPause, time.Duration(l.BreakerMaxPause))
+	case l.BreakerMaxPause != 0 && l.BreakerMaxPause < d.BreakerPause:
+		return badSetting(file, "/limits/breakerMaxPause", "must be at least limits.breakerPause (%s), got %s", time.Duration(d.BreakerPause), time.Duration(l.BreakerMaxPause))
+	}
+	return nil
+}

@@ -43,6 +43,10 @@ var invalid = map[string]struct{ json, at string }{
 	"/limits/outboundRequests":    {json: `{"limits": {"outboundRequests": -1}}`},
 	"/limits/outboundHeaderBytes": {json: `{"limits": {"outboundHeaderBytes": "1MB"}}`},
 	"/limits/sqlResultBytes":      {json: `{"limits": {"sqlResultBytes": -1}}`},
+	"/limits/breakerTrappedCalls": {json: `{"limits": {"breakerTrappedCalls": -1}}`},
+	"/limits/breakerPause":        {json: `{"limits": {"breakerPause": "25h"}}`},
+	"/limits/breakerMaxPause":     {json: `{"limits": {"breakerPause": "10s", "breakerMaxPause": "5s"}}`},
+	"/limits/breakerClients":      {json: `{"limits": {"breakerClients": 2000000}}`},
 
 	"/responseValidation": {json: `{"responseValidation": "sometimes"}`},
 

@@ -21,7 +21,7 @@ func (h requestSide) breakerAllows(w http.ResponseWriter, r *http.Request, c *ca
 	if b == nil || !b.Tracking() {
 		return false, true
 	}
-	wait, probe, ok := b.Allow(time.Now(), breakerClient(r, c))
+	wait, probe, ok := b.Allow(time.Now(), breakerClient(r, c), breakerPolicy(c))
 	if ok {
 		return probe, true
 	}
@@ -43,6 +43,15 @@ func breakerClient(r *http.Request, c *call) string {
 	return edge.ClientKey(c.rq.Principal, r, c.set.TrustedProxies)
 }
 
+// breakerPolicy is when the breaker of the call's route refuses a
+// client: the limits of the table the call started on, so that a reload
+// applies them from its next call.
+func breakerPolicy(c *call) breaker.Policy {
+	l := &c.set.Limits
+	return breaker.Policy{Threshold: l.BreakerTrappedCalls, FirstPause: time.Duration(l.BreakerPause),
+		MaxPause: time.Duration(l.BreakerMaxPause), MaxClients: l.BreakerClients}
+}
+
 // breakerDone gives the outcome of a call breakerAllows let through to
 // its route's breaker, and logs and reports what changed. The log says a
 // route refuses clients at most once a breaker.LogEvery, with the number
@@ -53,7 +62,7 @@ func (h requestSide) breakerDone(r *http.Request, c *call, out breaker.Outcome, 
 	if b == nil || (out != breaker.Trapped && !b.Tracking()) {
 		return
 	}
-	rep := b.Done(time.Now(), breakerClient(r, c), out, probe)
+	rep := b.Done(time.Now(), breakerClient(r, c), out, probe, breakerPolicy(c))
 	if rep.Change == breaker.Unchanged {
 		return
 	}
@@ -66,18 +75,47 @@ func (h requestSide) breakerDone(r *http.Request, c *call, out breaker.Outcome, 
 	}
 }
 
-// breakerOutcome is what a guest call that ended with err counts as for
-// its route's breaker: a trap (a deadline, os.Exit, a host limit passed)
-// is Trapped, a call that returned Served (its result code too: a Go
-// handler's panic the SDK recovered), and one that ended for a reason not
-// its route's (notMine: a database outage, its client gone, the host
-// stopping) Unknown.
-func breakerOutcome(err error, notMine bool) breaker.Outcome {
+// callEnd is how a guest call breakerAllows let through ended, for
+// breakerOutcome.
+type callEnd struct {
+	// Err is the call's error (nil: it returned, whatever its result).
+	Err error
+	// Database: it failed because a database was down, held or waiting
+	// for its migrations; ClientGone: its client left; Stopping: the host
+	// is shutting down.
+	Database, ClientGone, Stopping bool
+	// Idled: it passed its deadline by its idleTimeout (a stream that
+	// wrote nothing for that long).
+	Idled bool
+	// Waited is what of its deadline the request spent waiting for free
+	// instances (its handler's and its middleware's); Timeout is that
+	// deadline's length.
+	Waited, Timeout time.Duration
+}
+
+// breakerOutcome is what a guest call counts as for its route's breaker:
+// Trapped when the guest trapped (os.Exit, a Go runtime's fatal error, a
+// host limit passed) or its handler ran into its deadline; Served when it
+// returned (its result code too: a Go handler's panic the SDK
+// recovered); Unknown when it ended for a reason that is not its
+// client's doing: a database outage, the host stopping, its client gone
+// before anything trapped (the guest was stopped because the client left,
+// not by a trap), or a deadline at least half of which went to waiting
+// for a free instance, which other clients' calls held. A trap counts
+// even when the client left first: the trap, and its cost, are what the
+// client sent.
+func breakerOutcome(e callEnd) breaker.Outcome {
 	switch {
-	case notMine:
+	case e.Database || e.Stopping:
 		return breaker.Unknown
-	case err != nil:
+	case e.Err == nil:
+		return breaker.Served
+	case !guestfail.Interrupted(e.Err):
 		return breaker.Trapped
+	case e.ClientGone:
+		return breaker.Unknown
+	case !e.Idled && 2*e.Waited >= e.Timeout:
+		return breaker.Unknown
 	}
-	return breaker.Served
+	return breaker.Trapped
 }

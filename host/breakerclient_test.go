@@ -10,12 +10,11 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
-	"github.com/wasmendpoints/endpoints/host/internal/breaker"
 )
 
 // TestGoBundleBreakerRefusesOnlyTheClientThatTraps: a client that makes a
 // route of a Go bundle trap (a crafted query makes GET /api/maybe call
-// os.Exit) breaker.Threshold times is refused, 503 with Retry-After,
+// os.Exit) config.DefaultBreakerTrappedCalls times is refused, 503 with Retry-After,
 // for its crafted requests and its ordinary ones alike; and while it
 // keeps sending crafted requests as fast as it can, so that it is there
 // the moment each pause ends, another client's ordinary requests to the
@@ -37,14 +36,14 @@ func TestGoBundleBreakerRefusesOnlyTheClientThatTraps(t *testing.T) {
 	attacker := []string{"X-Forwarded-For", "203.0.113.66"}
 	victim := []string{"X-Forwarded-For", "198.51.100.7"}
 
-	for i := range breaker.Threshold {
+	for i := range config.DefaultBreakerTrappedCalls {
 		if got := do(t, srv, "GET", crash, "", attacker...); got.status != 500 {
 			t.Fatalf("the attacker's GET %s (%d) = %d %s, want 500", crash, i, got.status, got.body)
 		}
 	}
 	for _, path := range []string{crash, ordinary} {
 		if got := do(t, srv, "GET", path, "", attacker...); got.status != 503 || got.header.Get("Retry-After") != "1" {
-			t.Errorf("the attacker's GET %s once it trapped %d times = %d Retry-After %q, want 503 Retry-After 1", path, breaker.Threshold, got.status, got.header.Get("Retry-After"))
+			t.Errorf("the attacker's GET %s once it trapped %d times = %d Retry-After %q, want 503 Retry-After 1", path, config.DefaultBreakerTrappedCalls, got.status, got.header.Get("Retry-After"))
 		}
 	}
 	if got := do(t, srv, "GET", ordinary, "", victim...); got.status != 200 || got.body != `"fine"` {
@@ -83,22 +82,22 @@ func TestGoBundleBreakerRefusesOnlyTheClientThatTraps(t *testing.T) {
 		close(stop)
 		attack.Wait()
 	}()
-	want := host.BreakerEvent{Module: "server/bundles/go.wasm", Route: "/api/maybe", Open: true, Pause: breaker.FirstPause, Trapped: breaker.Threshold, Refused: 1}
+	want := host.BreakerEvent{Module: "server/bundles/go.wasm", Route: "/api/maybe", Open: true, Pause: config.DefaultBreakerPause, Trapped: config.DefaultBreakerTrappedCalls, Refused: 1}
 	if e := <-events; e != want {
 		t.Errorf("RouteBreaker(%+v), want %+v", e, want)
 	}
-	reopened := time.After(20 * breaker.FirstPause)
+	reopened := time.After(20 * config.DefaultBreakerPause)
 	served := 0
 	for probed := false; !probed; {
 		select {
 		case e := <-events:
-			if !e.Open || e.Pause != 2*breaker.FirstPause || e.Refused != 1 {
-				t.Fatalf("RouteBreaker(%+v) after the attacker's probe, want it open again for %v, 1 client refused", e, 2*breaker.FirstPause)
+			if !e.Open || e.Pause != 2*config.DefaultBreakerPause || e.Refused != 1 {
+				t.Fatalf("RouteBreaker(%+v) after the attacker's probe, want it open again for %v, 1 client refused", e, 2*config.DefaultBreakerPause)
 			}
 			probed = true
 			continue
 		case <-reopened:
-			t.Fatalf("the attacker's breaker did not open again after its probe within %v", 20*breaker.FirstPause)
+			t.Fatalf("the attacker's breaker did not open again after its probe within %v", 20*config.DefaultBreakerPause)
 		default:
 		}
 		if got := do(t, srv, "GET", ordinary, "", victim...); got.status != 200 || got.body != `"fine"` {

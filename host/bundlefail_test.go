@@ -10,7 +10,6 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
-	"github.com/wasmendpoints/endpoints/host/internal/breaker"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
 	"github.com/wasmendpoints/endpoints/internal/poll"
 )
@@ -274,8 +273,8 @@ func TestGoBundleFailingRouteLeavesItsNeighbourWarm(t *testing.T) {
 }
 
 // TestGoBundleTrappingRouteIsRefusedForAWhile: a route of a Go bundle
-// whose last calls from a client all trapped (breaker.Threshold of them)
-// refuses that client, 503 with Retry-After, for breaker.FirstPause: a
+// whose last calls from a client all trapped (config.DefaultBreakerTrappedCalls of them)
+// refuses that client, 503 with Retry-After, for config.DefaultBreakerPause: a
 // warning names the route and Observer.RouteBreaker reports it, and the
 // bundle's other routes serve meanwhile. After the pause one call probes
 // it; it traps again, and the pause doubles. A route whose handler panics (the SDK recovers it: a
@@ -292,19 +291,19 @@ func TestGoBundleTrappingRouteIsRefusedForAWhile(t *testing.T) {
 	srv, logs := (&app{t: t, dir: dir}).serve(host.Options{Mode: host.Production,
 		Observer: &host.Observer{RouteBreaker: func(e host.BreakerEvent) { events <- e }}})
 	const exit, file = "/api/exit", "server/bundles/go.wasm"
-	for i := range breaker.Threshold {
+	for i := range config.DefaultBreakerTrappedCalls {
 		if got := do(t, srv, "GET", exit, ""); got.status != 500 {
 			t.Fatalf("GET %s (%d) = %d %s, want 500", exit, i, got.status, got.body)
 		}
 	}
-	want := host.BreakerEvent{Module: file, Route: exit, Open: true, Pause: breaker.FirstPause, Trapped: breaker.Threshold, Refused: 1}
+	want := host.BreakerEvent{Module: file, Route: exit, Open: true, Pause: config.DefaultBreakerPause, Trapped: config.DefaultBreakerTrappedCalls, Refused: 1}
 	select {
 	case e := <-events:
 		if e != want {
 			t.Errorf("RouteBreaker(%+v), want %+v", e, want)
 		}
 	default:
-		t.Fatalf("no RouteBreaker event after %d trapped calls", breaker.Threshold)
+		t.Fatalf("no RouteBreaker event after %d trapped calls", config.DefaultBreakerTrappedCalls)
 	}
 	got := do(t, srv, "GET", exit, "")
 	if got.status != 503 || got.header.Get("Retry-After") != "1" {
@@ -318,7 +317,7 @@ func TestGoBundleTrappingRouteIsRefusedForAWhile(t *testing.T) {
 			t.Errorf("GET %s while %s is refused = %d %s, want 200", path, exit, got.status, got.body)
 		}
 	}
-	for i := range breaker.Threshold + 1 {
+	for i := range config.DefaultBreakerTrappedCalls + 1 {
 		if got := do(t, srv, "GET", "/api/panic", ""); got.status != 500 {
 			t.Fatalf("GET /api/panic (%d) = %d %s, want 500: a recovered panic is no trap", i, got.status, got.body)
 		}
@@ -326,11 +325,11 @@ func TestGoBundleTrappingRouteIsRefusedForAWhile(t *testing.T) {
 
 	// After the pause, one call probes the route; it traps, and the
 	// route is refused for twice the pause.
-	probed := poll.Until(10*breaker.FirstPause, func() bool { return do(t, srv, "GET", exit, "").status != 503 })
+	probed := poll.Until(10*config.DefaultBreakerPause, func() bool { return do(t, srv, "GET", exit, "").status != 503 })
 	if !probed {
-		t.Fatalf("GET %s still refused %v after the pause", exit, 10*breaker.FirstPause)
+		t.Fatalf("GET %s still refused %v after the pause", exit, 10*config.DefaultBreakerPause)
 	}
-	want.Pause, want.Trapped = 2*breaker.FirstPause, breaker.Threshold+1
+	want.Pause, want.Trapped = 2*config.DefaultBreakerPause, config.DefaultBreakerTrappedCalls+1
 	select {
 	case e := <-events:
 		if e != want {

@@ -309,7 +309,10 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 		// 503, and is the database's, not the guest's.
 		outage = h.databaseOutage(c, r, err)
 	}
-	h.breakerDone(r, c, breakerOutcome(err, waits != nil || outage != "" || r.Context().Err() != nil || lifecycle(h).stopping()), probe)
+	if c.route.Module.Breaker != nil {
+		h.breakerDone(r, c, breakerOutcome(callEnd{Err: err, Database: waits != nil || outage != "", ClientGone: r.Context().Err() != nil,
+			Stopping: lifecycle(h).stopping(), Idled: err != nil && c.clock.Idled(), Waited: c.clock.InstanceWait(), Timeout: c.clock.Timeout()}), probe)
+	}
 	if !began.IsZero() {
 		h.opts.Observer.reportGuestCall(r, c, took, !ok, waits != nil || outage != "")
 	}

@@ -6,11 +6,9 @@
 package ratelimit
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/storage"
@@ -43,45 +41,6 @@ func SetHeaders(h http.Header, policy string, rate storage.Rate, d storage.Decis
 // seconds rounds d up to whole seconds.
 func seconds(d time.Duration) int64 {
 	return int64((d + time.Second - 1) / time.Second)
-}
-
-// ClientIP is the address of the client of r: RemoteAddr's, unless it is a
-// trusted proxy, in which case the right-most address of X-Forwarded-For
-// that is not a trusted proxy (proxies append what they saw, so the
-// addresses left of it may be forged by the client).
-func ClientIP(r *http.Request, trusted []netip.Prefix) string {
-	addr := remoteAddr(r.RemoteAddr)
-	if !addr.IsValid() {
-		return r.RemoteAddr
-	}
-	if !Trusted(addr, trusted) {
-		return addr.String()
-	}
-	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
-	for i := len(hops) - 1; i >= 0; i-- {
-		hop, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break
-		}
-		hop = hop.Unmap()
-		if !Trusted(hop, trusted) {
-			return hop.String()
-		}
-		addr = hop
-	}
-	return addr.String()
-}
-
-func remoteAddr(s string) netip.Addr {
-	host, _, err := net.SplitHostPort(s)
-	if err != nil {
-		host = s
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return netip.Addr{}
-	}
-	return a.Unmap()
 }
 
 // Trusted reports whether a is in one of the trusted proxies' prefixes.

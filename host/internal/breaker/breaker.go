@@ -7,14 +7,15 @@
 //
 // A Breaker is one route's, and keeps a state per client (the host names
 // the client: its verified principal, else its address). A client's state
-// counts its trapped calls in a row. At Threshold it opens: the client's
-// calls are refused (the host answers 503 with Retry-After) for
-// FirstPause. Then one of its calls at a time is let through, a probe: if
-// it traps too, the client is refused again for twice the last pause, at
-// most MaxPause; any of its calls that serves closes it. The host decides
-// what a trap is (host/serve.go): a trap, a deadline, os.Exit; not a
-// result code the guest returned, a database outage or a client that
-// left.
+// counts its trapped calls in a row. At the Policy's Threshold it opens:
+// the client's calls are refused (the host answers 503 with Retry-After)
+// for FirstPause. Then one of its calls at a time is let through, a
+// probe: if it traps too, the client is refused again for twice the last
+// pause, at most MaxPause; any of its calls that serves closes it. The
+// host decides what a trap is (host/breaker.go): a trap, os.Exit, a
+// deadline its guest ran into; not a result code the guest returned, a
+// database outage, a call stopped because its client left, nor one whose
+// deadline went mostly to waiting for an instance.
 //
 // What one client sends can thus only refuse that client: a route that
 // traps on some input (a crafted body, a bug on one path) cannot be
@@ -26,38 +27,42 @@
 package breaker
 
 import (
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-const (
+// Policy is when a Breaker refuses a client, from the host's settings
+// (endpoints.json's limits: config.Limits' Breaker fields, whose defaults
+// are there).
+type Policy struct {
 	// Threshold is the number of a client's calls in a row that trapped
 	// that opens its breaker: a route that fails now and then is never
 	// refused.
-	Threshold = 5
+	Threshold int
 	// FirstPause is how long a client is refused when its breaker opens.
-	FirstPause = time.Second
+	FirstPause time.Duration
 	// MaxPause bounds the pause, which doubles each time a probe traps.
-	MaxPause = 30 * time.Second
+	MaxPause time.Duration
 	// MaxClients bounds the clients a Breaker keeps a state for; when a
 	// new one traps at the bound, the least recent is dropped (it starts
 	// closed again when it comes back). Only clients whose last call
 	// trapped have a state (one that serves drops it), so an app's real
-	// clients rarely take more than a few. 1024 keeps a route's breaker
-	// under 200 KiB however many addresses a flood comes from (a state
-	// and its map entry took 96 bytes, measured at 1024 clients, and its
-	// key holds at most 68), so 1000 bundle routes flooded at once cost
-	// under 200 MiB. A flood from more addresses than that gets some of
-	// its calls past the breaker, which costs CPU time as it would
+	// clients rarely take more than a few. A state and its map entry took
+	// 96 bytes, measured at 1024 clients, and its key holds at most 68,
+	// so 1024 keep a route's breaker under 200 KiB however many addresses
+	// a flood comes from. A flood from more addresses than that gets some
+	// of its calls past the breaker, which costs CPU time as it would
 	// without one (the rate limits are what bounds it); it refuses
 	// nobody else.
-	MaxClients = 1024
-	// LogEvery is how often at most Done asks the host to log that a
-	// client of the route is refused (Report.Log): a route many clients
-	// trap would otherwise log a line per client per pause.
-	LogEvery = time.Minute
-)
+	MaxClients int
+}
+
+// LogEvery is how often at most Done asks the host to log that a client
+// of the route is refused (Report.Log): a route many clients trap would
+// otherwise log a line per client per pause.
+const LogEvery = time.Minute
 
 // Outcome is what became of a call a Breaker let through (Breaker.Done).
 type Outcome int
@@ -73,6 +78,19 @@ const (
 	// stopping); it counts neither way.
 	Unknown
 )
+
+// String names the outcome, for messages.
+func (o Outcome) String() string {
+	switch o {
+	case Served:
+		return "Served"
+	case Trapped:
+		return "Trapped"
+	case Unknown:
+		return "Unknown"
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
 
 // Change is what Breaker.Done changed for the call's client: nothing, its
 // breaker opened (or opened again after a probe trapped), or it closed.
@@ -144,11 +162,11 @@ type client struct {
 }
 
 // Allow reports whether a call of the route from the client named key may
-// run at now. When it may not, wait is how long until a probe may
+// run at now under p. When it may not, wait is how long until a probe may
 // (Retry-After). probe reports a call let through to probe the client's
 // open breaker. A call let through must be given to Done, with the same
 // key and probe.
-func (b *Breaker) Allow(now time.Time, key string) (wait time.Duration, probe, ok bool) {
+func (b *Breaker) Allow(now time.Time, key string, p Policy) (wait time.Duration, probe, ok bool) {
 	if b.tracked.Load() == 0 {
 		return 0, false, true
 	}
@@ -167,7 +185,7 @@ func (b *Breaker) Allow(now time.Time, key string) (wait time.Duration, probe, o
 	case now.Before(c.until):
 		return c.until.Sub(now), false, false
 	case c.probing:
-		return FirstPause, false, false
+		return p.FirstPause, false, false
 	}
 	c.probing = true
 	return 0, true, true
@@ -181,8 +199,9 @@ func (b *Breaker) Tracking() bool {
 }
 
 // Done notes the outcome of a call of the client named key that Allow let
-// through at now (probe as Allow returned it), and reports what changed.
-func (b *Breaker) Done(now time.Time, key string, out Outcome, probe bool) Report {
+// through at now (probe as Allow returned it), and reports what changed
+// under p.
+func (b *Breaker) Done(now time.Time, key string, out Outcome, probe bool, p Policy) Report {
 	if out != Trapped && b.tracked.Load() == 0 {
 		return Report{}
 	}
@@ -205,15 +224,15 @@ func (b *Breaker) Done(now time.Time, key string, out Outcome, probe bool) Repor
 		return Report{Change: Closed, Refused: b.refused}
 	case Trapped:
 		if c == nil {
-			c = b.add(key)
+			c = b.add(key, p.MaxClients)
 		}
 		b.touch(c)
 		c.trapped++
 		switch {
 		case probe && !c.until.IsZero():
-			c.pause = min(2*c.pause, MaxPause)
-		case c.until.IsZero() && c.trapped >= Threshold:
-			c.pause = FirstPause
+			c.pause = max(min(2*c.pause, p.MaxPause), p.FirstPause)
+		case c.until.IsZero() && c.trapped >= p.Threshold:
+			c.pause = p.FirstPause
 			b.refused++
 		default:
 			return Report{Trapped: c.trapped, Refused: b.refused}
@@ -234,12 +253,13 @@ func (b *Breaker) Done(now time.Time, key string, out Outcome, probe bool) Repor
 }
 
 // add makes the state of a new client, closed, dropping the least recent
-// client's when MaxClients are kept.
-func (b *Breaker) add(key string) *client {
+// clients' while at least maxClients are kept (more when the setting was
+// lowered by a reload).
+func (b *Breaker) add(key string, maxClients int) *client {
 	if b.clients == nil {
 		b.clients = make(map[string]*client)
 	}
-	if len(b.clients) >= MaxClients {
+	for len(b.clients) >= max(maxClients, 1) {
 		b.remove(b.oldest)
 	}
 	c := &client{key: key}

@@ -18,13 +18,13 @@ func BenchmarkBreakerServed(b *testing.B) {
 			var br Breaker
 			now := time.Now()
 			if tt.tracked {
-				br.Done(now, "ip:192.0.2.1", Trapped, false)
+				br.Done(now, "ip:192.0.2.1", Trapped, false, policy)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
 				if br.Tracking() {
-					_, probe, _ := br.Allow(now, "ip:198.51.100.7")
-					br.Done(now, "ip:198.51.100.7", Served, probe)
+					_, probe, _ := br.Allow(now, "ip:198.51.100.7", policy)
+					br.Done(now, "ip:198.51.100.7", Served, probe, policy)
 				}
 			}
 		})

@@ -5,7 +5,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wasmendpoints/endpoints/config"
 )
+
+// policy is the default policy, as the host makes it from the limits'
+// defaults.
+var policy = Policy{Threshold: config.DefaultBreakerTrappedCalls, FirstPause: config.DefaultBreakerPause,
+	MaxPause: config.DefaultBreakerMaxPause, MaxClients: config.DefaultBreakerClients}
 
 // step is one call in a breaker test: at (since the test's start), the
 // call of client ("a" when empty) asks Allow, and when let through ends
@@ -24,10 +31,10 @@ type step struct {
 
 func TestBreaker(t *testing.T) {
 	var opened []step
-	for range Threshold - 1 {
+	for range policy.Threshold - 1 {
 		opened = append(opened, step{out: Trapped, ok: true})
 	}
-	opened = append(opened, step{out: Trapped, ok: true, change: Opened, pause: FirstPause})
+	opened = append(opened, step{out: Trapped, ok: true, change: Opened, pause: policy.FirstPause})
 	tests := []struct {
 		name  string
 		steps []step
@@ -41,42 +48,42 @@ func TestBreaker(t *testing.T) {
 		{"calls that did not run count neither way", []step{
 			{out: Trapped, ok: true}, {out: Trapped, ok: true}, {out: Unknown, ok: true}, {out: Trapped, ok: true}, {out: Trapped, ok: true},
 			{out: Unknown, ok: true},
-			{out: Trapped, ok: true, change: Opened, pause: FirstPause},
+			{out: Trapped, ok: true, change: Opened, pause: policy.FirstPause},
 		}},
 		{"opened, it refuses calls until the pause ends", append(append([]step{}, opened...),
-			step{at: 0, ok: false, wait: FirstPause},
-			step{at: FirstPause - time.Millisecond, ok: false, wait: time.Millisecond},
+			step{at: 0, ok: false, wait: policy.FirstPause},
+			step{at: policy.FirstPause - time.Millisecond, ok: false, wait: time.Millisecond},
 		)},
 		{"a probe that serves closes it", append(append([]step{}, opened...),
-			step{at: FirstPause, out: Served, ok: true, probe: true, change: Closed},
-			step{at: FirstPause, out: Trapped, ok: true},
+			step{at: policy.FirstPause, out: Served, ok: true, probe: true, change: Closed},
+			step{at: policy.FirstPause, out: Trapped, ok: true},
 		)},
-		{"a probe that traps doubles the pause, up to MaxPause", append(append([]step{}, opened...),
-			step{at: FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 2 * FirstPause},
-			step{at: 2 * FirstPause, ok: false, wait: FirstPause},
-			step{at: 3 * FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 4 * FirstPause},
-			step{at: 7 * FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 8 * FirstPause},
-			step{at: 15 * FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 16 * FirstPause},
-			step{at: 31 * FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: MaxPause},
-			step{at: 31*FirstPause + MaxPause, out: Trapped, ok: true, probe: true, change: Opened, pause: MaxPause},
+		{"a probe that traps doubles the pause, up to policy.MaxPause", append(append([]step{}, opened...),
+			step{at: policy.FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 2 * policy.FirstPause},
+			step{at: 2 * policy.FirstPause, ok: false, wait: policy.FirstPause},
+			step{at: 3 * policy.FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 4 * policy.FirstPause},
+			step{at: 7 * policy.FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 8 * policy.FirstPause},
+			step{at: 15 * policy.FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 16 * policy.FirstPause},
+			step{at: 31 * policy.FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: policy.MaxPause},
+			step{at: 31*policy.FirstPause + policy.MaxPause, out: Trapped, ok: true, probe: true, change: Opened, pause: policy.MaxPause},
 		)},
 		{"a probe that did not run lets the next call probe", append(append([]step{}, opened...),
-			step{at: FirstPause, out: Unknown, ok: true, probe: true},
-			step{at: FirstPause, out: Served, ok: true, probe: true, change: Closed},
+			step{at: policy.FirstPause, out: Unknown, ok: true, probe: true},
+			step{at: policy.FirstPause, out: Served, ok: true, probe: true, change: Closed},
 		)},
 		{"a client refused refuses no other client", append(append([]step{}, opened...),
 			step{client: "b", out: Served, ok: true},
-			step{at: FirstPause - time.Millisecond, client: "b", out: Served, ok: true},
-			step{at: FirstPause - time.Millisecond, ok: false, wait: time.Millisecond},
-			step{at: FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 2 * FirstPause},
-			step{at: FirstPause, client: "b", out: Served, ok: true},
-			step{at: FirstPause, client: "c", out: Trapped, ok: true},
+			step{at: policy.FirstPause - time.Millisecond, client: "b", out: Served, ok: true},
+			step{at: policy.FirstPause - time.Millisecond, ok: false, wait: time.Millisecond},
+			step{at: policy.FirstPause, out: Trapped, ok: true, probe: true, change: Opened, pause: 2 * policy.FirstPause},
+			step{at: policy.FirstPause, client: "b", out: Served, ok: true},
+			step{at: policy.FirstPause, client: "c", out: Trapped, ok: true},
 		)},
 		{"another client's call that serves resets nobody's count", []step{
 			{out: Trapped, ok: true}, {out: Trapped, ok: true}, {out: Trapped, ok: true}, {out: Trapped, ok: true},
 			{client: "b", out: Served, ok: true},
 			{client: "b", out: Trapped, ok: true},
-			{out: Trapped, ok: true, change: Opened, pause: FirstPause},
+			{out: Trapped, ok: true, change: Opened, pause: policy.FirstPause},
 			{client: "b", out: Served, ok: true},
 		}},
 	}
@@ -90,14 +97,14 @@ func TestBreaker(t *testing.T) {
 				if client == "" {
 					client = "a"
 				}
-				wait, probe, ok := b.Allow(now, client)
+				wait, probe, ok := b.Allow(now, client, policy)
 				if ok != s.ok || probe != s.probe || wait != s.wait {
 					t.Fatalf("step %d: Allow = wait %v, probe %v, ok %v; want %v, %v, %v", i, wait, probe, ok, s.wait, s.probe, s.ok)
 				}
 				if !ok {
 					continue
 				}
-				r := b.Done(now, client, s.out, probe)
+				r := b.Done(now, client, s.out, probe, policy)
 				if r.Change != s.change || r.Pause != s.pause {
 					t.Fatalf("step %d: Done = %v, pause %v; want %v, %v", i, r.Change, r.Pause, s.change, s.pause)
 				}
@@ -107,31 +114,71 @@ func TestBreaker(t *testing.T) {
 }
 
 // TestBreakerOneProbeAtATime: while a client's probe runs, its other
-// calls are refused for FirstPause; a call let through before its breaker
+// calls are refused for policy.FirstPause; a call let through before its breaker
 // opened that ends meanwhile, trapped, changes nothing.
 func TestBreakerOneProbeAtATime(t *testing.T) {
 	var b Breaker
 	now := time.Now()
-	_, _, _ = b.Allow(now, "a") // a call let through before the breaker opens
-	for range Threshold {
-		b.Allow(now, "a")
-		b.Done(now, "a", Trapped, false)
+	_, _, _ = b.Allow(now, "a", policy) // a call let through before the breaker opens
+	for range policy.Threshold {
+		b.Allow(now, "a", policy)
+		b.Done(now, "a", Trapped, false, policy)
 	}
-	now = now.Add(FirstPause)
-	if _, probe, ok := b.Allow(now, "a"); !ok || !probe {
+	now = now.Add(policy.FirstPause)
+	if _, probe, ok := b.Allow(now, "a", policy); !ok || !probe {
 		t.Fatalf("the first call after the pause: probe %v, ok %v; want a probe", probe, ok)
 	}
-	if wait, _, ok := b.Allow(now, "a"); ok || wait != FirstPause {
-		t.Errorf("a call while the probe runs: wait %v, ok %v; want refused for %v", wait, ok, FirstPause)
+	if wait, _, ok := b.Allow(now, "a", policy); ok || wait != policy.FirstPause {
+		t.Errorf("a call while the probe runs: wait %v, ok %v; want refused for %v", wait, ok, policy.FirstPause)
 	}
-	if _, probe, ok := b.Allow(now, "b"); !ok || probe {
+	if _, probe, ok := b.Allow(now, "b", policy); !ok || probe {
 		t.Errorf("another client's call while the probe runs: probe %v, ok %v; want let through, no probe", probe, ok)
 	}
-	if r := b.Done(now, "a", Trapped, false); r.Change != Unchanged {
+	if r := b.Done(now, "a", Trapped, false, policy); r.Change != Unchanged {
 		t.Errorf("the earlier call, trapped while the probe runs: %v, want Unchanged", r.Change)
 	}
-	if r := b.Done(now, "a", Served, true); r.Change != Closed || r.Refused != 0 {
+	if r := b.Done(now, "a", Served, true, policy); r.Change != Closed || r.Refused != 0 {
 		t.Errorf("the probe, served: %v, %d refused; want Closed, 0", r.Change, r.Refused)
+	}
+}
+
+// TestBreakerPolicy: the policy a call gives is the one applied: its
+// threshold, pauses and bound on clients, and a policy changed between
+// calls (a reload) applies from the next call.
+func TestBreakerPolicy(t *testing.T) {
+	p := Policy{Threshold: 2, FirstPause: 3 * time.Second, MaxPause: 5 * time.Second, MaxClients: 2}
+	var b Breaker
+	now := time.Now()
+	trap := func(key string, p Policy) Report {
+		t.Helper()
+		_, probe, ok := b.Allow(now, key, p)
+		if !ok {
+			t.Fatalf("%s refused", key)
+		}
+		return b.Done(now, key, Trapped, probe, p)
+	}
+	if r := trap("a", p); r.Change != Unchanged {
+		t.Fatalf("a's first trap: %v, want Unchanged", r.Change)
+	}
+	if r := trap("a", p); r.Change != Opened || r.Pause != 3*time.Second {
+		t.Fatalf("a's second trap: %v for %v, want Opened for 3s", r.Change, r.Pause)
+	}
+	now = now.Add(3 * time.Second)
+	if r := trap("a", p); r.Change != Opened || r.Pause != 5*time.Second {
+		t.Fatalf("a's probe, trapped: %v for %v, want Opened for 5s (MaxPause)", r.Change, r.Pause)
+	}
+	trap("b", p)
+	trap("c", p)
+	if n := len(b.clients); n != 2 {
+		t.Errorf("%d states kept, want MaxClients 2", n)
+	}
+	if _, _, ok := b.Allow(now, "a", p); !ok {
+		t.Error("a, the least recent of 3 clients with MaxClients 2, is still refused")
+	}
+	p.MaxClients = 1
+	trap("d", p)
+	if n := len(b.clients); n != 1 {
+		t.Errorf("%d states kept after MaxClients was lowered to 1, want 1", n)
 	}
 }
 
@@ -146,13 +193,13 @@ func TestBreakerHammer(t *testing.T) {
 	var mu sync.Mutex
 	opens, refusedB := 0, 0
 	start := make(chan struct{})
-	for range 4 * Threshold {
+	for range 4 * policy.Threshold {
 		done.Add(2)
 		go func() {
 			defer done.Done()
 			<-start
-			if _, probe, ok := b.Allow(now, "a"); ok {
-				if r := b.Done(now, "a", Trapped, probe); r.Change == Opened {
+			if _, probe, ok := b.Allow(now, "a", policy); ok {
+				if r := b.Done(now, "a", Trapped, probe, policy); r.Change == Opened {
 					mu.Lock()
 					opens++
 					mu.Unlock()
@@ -162,9 +209,9 @@ func TestBreakerHammer(t *testing.T) {
 		go func() {
 			defer done.Done()
 			<-start
-			_, probe, ok := b.Allow(now, "b")
+			_, probe, ok := b.Allow(now, "b", policy)
 			if ok {
-				b.Done(now, "b", Served, probe)
+				b.Done(now, "b", Served, probe, policy)
 				return
 			}
 			mu.Lock()
@@ -177,13 +224,13 @@ func TestBreakerHammer(t *testing.T) {
 	if opens != 1 || refusedB != 0 {
 		t.Fatalf("a's breaker opened %d times, b was refused %d times; want once and never", opens, refusedB)
 	}
-	if _, _, ok := b.Allow(now, "a"); ok {
+	if _, _, ok := b.Allow(now, "a", policy); ok {
 		t.Fatal("a call of a right after its breaker opened was let through")
 	}
-	if r := b.Done(now, "a", Served, false); r.Change != Closed {
+	if r := b.Done(now, "a", Served, false, policy); r.Change != Closed {
 		t.Errorf("a call of a that served: %v, want Closed", r.Change)
 	}
-	if _, _, ok := b.Allow(now, "a"); !ok {
+	if _, _, ok := b.Allow(now, "a", policy); !ok {
 		t.Error("a call of a after its breaker closed was refused")
 	}
 	if b.Tracking() {
@@ -192,40 +239,40 @@ func TestBreakerHammer(t *testing.T) {
 }
 
 // TestBreakerBoundsItsClients: a flood of clients that each trap keeps at
-// most MaxClients states, the least recent dropped: a refused client
-// that comes back after MaxClients others trapped starts closed, and one
+// most policy.MaxClients states, the least recent dropped: a refused client
+// that comes back after policy.MaxClients others trapped starts closed, and one
 // whose calls kept coming is still refused.
 func TestBreakerBoundsItsClients(t *testing.T) {
 	var b Breaker
 	now := time.Now()
 	open := func(key string) {
-		for range Threshold {
-			b.Allow(now, key)
-			b.Done(now, key, Trapped, false)
+		for range policy.Threshold {
+			b.Allow(now, key, policy)
+			b.Done(now, key, Trapped, false, policy)
 		}
 	}
 	open("old")
 	open("recent")
-	for i := range 10 * MaxClients {
+	for i := range 10 * policy.MaxClients {
 		key := fmt.Sprintf("flood-%d", i)
-		b.Allow(now, key)
-		b.Done(now, key, Trapped, false)
-		if i%(MaxClients/2) == 0 {
-			if _, _, ok := b.Allow(now, "recent"); ok {
+		b.Allow(now, key, policy)
+		b.Done(now, key, Trapped, false, policy)
+		if i%(policy.MaxClients/2) == 0 {
+			if _, _, ok := b.Allow(now, "recent", policy); ok {
 				t.Fatalf("after %d flood clients, the recent refused client was let through", i)
 			}
 		}
-		if n := len(b.clients); n > MaxClients || int(b.tracked.Load()) != n {
-			t.Fatalf("after %d flood clients: %d states kept (tracked says %d), want at most %d", i+1, n, b.tracked.Load(), MaxClients)
+		if n := len(b.clients); n > policy.MaxClients || int(b.tracked.Load()) != n {
+			t.Fatalf("after %d flood clients: %d states kept (tracked says %d), want at most %d", i+1, n, b.tracked.Load(), policy.MaxClients)
 		}
 	}
-	if _, _, ok := b.Allow(now, "old"); !ok {
+	if _, _, ok := b.Allow(now, "old", policy); !ok {
 		t.Error("the oldest refused client, dropped, is still refused")
 	}
-	if _, _, ok := b.Allow(now, "recent"); ok {
+	if _, _, ok := b.Allow(now, "recent", policy); ok {
 		t.Error("the recent refused client was let through")
 	}
-	if r := b.Done(now, "x", Served, false); r.Refused != 1 {
+	if r := b.Done(now, "x", Served, false, policy); r.Refused != 1 {
 		t.Errorf("Refused = %d, want 1 (recent; old was dropped)", r.Refused)
 	}
 	n := 0
@@ -245,9 +292,9 @@ func TestBreakerLogsOncePerInterval(t *testing.T) {
 	start := time.Now()
 	open := func(at time.Duration, key string) Report {
 		var r Report
-		for range Threshold {
-			b.Allow(start.Add(at), key)
-			r = b.Done(start.Add(at), key, Trapped, false)
+		for range policy.Threshold {
+			b.Allow(start.Add(at), key, policy)
+			r = b.Done(start.Add(at), key, Trapped, false, policy)
 		}
 		return r
 	}

@@ -17,6 +17,7 @@ func TestClientKey(t *testing.T) {
 		principal  *abi.Principal
 		remote     string
 		forwarded  string
+		rfc7239    string // Forwarded
 		trusted    []netip.Prefix
 		want       string
 		wantPrefix string
@@ -26,6 +27,8 @@ func TestClientKey(t *testing.T) {
 		{name: "another address of the same /64", remote: "[2001:db8:1:2:ffff::1]:5000", want: "ip:2001:db8:1:2::/64"},
 		{name: "an IPv4 address in IPv6", remote: "[::ffff:192.0.2.7]:5000", want: "ip:192.0.2.7"},
 		{name: "behind a trusted proxy", remote: "10.1.1.1:5000", forwarded: "198.51.100.4", trusted: proxy, want: "ip:198.51.100.4"},
+		{name: "behind a trusted proxy that appends a port", remote: "10.1.1.1:5000", forwarded: "198.51.100.4:4711", trusted: proxy, want: "ip:198.51.100.4"},
+		{name: "behind a trusted proxy that writes Forwarded", remote: "10.1.1.1:5000", rfc7239: `for="[2001:db8:1:2::7]:443"`, trusted: proxy, want: "ip:2001:db8:1:2::/64"},
 		{name: "an untrusted peer's forwarding header is ignored", remote: "192.0.2.7:5000", forwarded: "198.51.100.4", trusted: proxy, want: "ip:192.0.2.7"},
 		{name: "a verified principal, whatever the address", principal: &abi.Principal{Scheme: "bearer", Subject: "alice"}, remote: "192.0.2.7:5000", want: "sub:bearer:alice"},
 		{name: "a principal named like an address stays apart", principal: &abi.Principal{Scheme: "ip", Subject: "192.0.2.7"}, remote: "192.0.2.7:5000", want: "sub:ip:192.0.2.7"},
@@ -37,6 +40,9 @@ func TestClientKey(t *testing.T) {
 			r.RemoteAddr = tt.remote
 			if tt.forwarded != "" {
 				r.Header.Set("X-Forwarded-For", tt.forwarded)
+			}
+			if tt.rfc7239 != "" {
+				r.Header.Set("Forwarded", tt.rfc7239)
 			}
 			got := ClientKey(tt.principal, r, tt.trusted)
 			switch {
