@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"encoding/json"
+
+	"github.com/wasmendpoints/endpoints/internal/answer"
 )
 
 // Names of the component schemas of the framework's own responses (docs/spec.md
@@ -204,14 +206,9 @@ var (
 )
 
 // hostErrorExample is the body the host writes for status with data (nil
-// for none), member for member as it writes it (host.FrameworkError):
-// statusCode, statusMessage, then data.
+// for none), byte for byte (answer.ErrorBody).
 func hostErrorExample(status int, data any) json.RawMessage {
-	b, err := json.Marshal(struct {
-		StatusCode    int    `json:"statusCode"`
-		StatusMessage string `json:"statusMessage"`
-		Data          any    `json:"data,omitempty"`
-	}{status, http.StatusText(status), data})
+	b, err := answer.ErrorBody(status, "", data)
 	if err != nil {
 		panic(err) // numbers, strings and lists of strings
 	}

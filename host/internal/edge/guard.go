@@ -456,6 +456,9 @@ func (g *Guard) doc() GuardDoc {
 		unavailable = unavailable || s.mw != nil || auth.MayBeUnavailable(s.builtIn)
 	}
 	d := GuardDoc{Schemes: names, Budget: g.failures != nil, Scoped: g.scoped, Unavailable: unavailable}
+	if g.failures != nil {
+		d.BudgetWait = g.failures.AddressWait()
+	}
 	for _, alt := range g.alts {
 		for _, n := range alt {
 			if len(n.scopes) > 0 && d.ScopeScheme == "" {

@@ -6,7 +6,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -38,8 +40,11 @@ type GuardDoc struct {
 	// Schemes names the schemes the guard accepts, in order.
 	Schemes []string
 	// Budget: the failed credentials of the app's clients are counted
-	// (endpoints.json's authFailures), so 429 is reachable.
-	Budget bool
+	// (endpoints.json's authFailures), so 429 is reachable; BudgetWait
+	// is how long a client address's budget takes to give back one
+	// attempt, what its first refusal is told to wait.
+	Budget     bool
+	BudgetWait time.Duration
 	// Scoped: some alternative requires scopes, so 403 is reachable.
 	Scoped bool
 	// ScopeScheme and Scopes are the first scheme of an alternative that
@@ -97,7 +102,7 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 			Headers: map[string]*openapi.Header{
 				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
 			},
-			Example: hostExample(http.StatusTooManyRequests, map[string]any{"policy": FailurePolicy, "retryAfter": 60}),
+			Example: hostExample(http.StatusTooManyRequests, map[string]any{"policy": FailurePolicy, "retryAfter": RetrySeconds(g.BudgetWait)}),
 		})
 	}
 	if err == nil && g.Scoped {
@@ -119,10 +124,11 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 	return err
 }
 
-// hostExample is the body of the host's answer of status with data, as
-// host.FrameworkError writes it: a document's example of it.
+// hostExample is the body of the host's answer of status with data, byte
+// for byte as the host writes it (answer.ErrorBody): a document's example
+// of it.
 func hostExample(status int, data any) json.RawMessage {
-	b, err := json.Marshal(map[string]any{"statusCode": status, "statusMessage": http.StatusText(status), "data": data})
+	b, err := answer.ErrorBody(status, "", data)
 	if err != nil {
 		panic(err) // strings, numbers and lists of strings
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/abi/contract"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
