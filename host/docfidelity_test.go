@@ -155,6 +155,11 @@ func TestDocumentExamplesAreTheHostsAnswers(t *testing.T) {
 				t.Fatalf("POST /api/orders = %d %s, want %d\n%s", res.status, res.body, tt.status, logs)
 			}
 			d.check(t, "POST", "/api/orders", res, tt.exact)
+			if ch := res.header.Values("WWW-Authenticate"); res.status == 403 && len(ch) > 0 {
+				// RFC 6750's insufficient_scope challenge is a bearer
+				// scheme's; an API key has none to send.
+				t.Errorf("the 403 of an API key carries WWW-Authenticate %q, want none", ch)
+			}
 		})
 	}
 

@@ -141,6 +141,10 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 		// Any JSON body is declared: the host's is one.
 		return nil
 	case canonicalOrRaw(mt.Schema) == canonicalOrRaw(ref):
+		// The host's body for another reason (a 503 of a database down
+		// and of credentials that cannot be verified): the description
+		// names both.
+		resp.Description = joinDescription(resp.Description, r.Description)
 		return nil
 	default:
 		mt.Schema = withAlternative(mt.Schema, ref)

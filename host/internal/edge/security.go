@@ -52,6 +52,10 @@ type GuardDoc struct {
 	// names as missing.
 	ScopeScheme string
 	Scopes      []string
+	// ScopeChallenge: a scheme that requires scopes is a bearer scheme
+	// the host verifies itself, whose 403 carries a WWW-Authenticate
+	// challenge naming them.
+	ScopeChallenge bool
 	// Unavailable: a scheme's verifier may be unable to tell (a JWKS URL,
 	// the store of API keys, a middleware's verify export: see
 	// auth.MayBeUnavailable), so 503 is reachable.
@@ -106,10 +110,18 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 		})
 	}
 	if err == nil && g.Scoped {
+		var headers map[string]*openapi.Header
+		if g.ScopeChallenge {
+			headers = map[string]*openapi.Header{"WWW-Authenticate": {
+				Description: "For a bearer scheme: Bearer with error=\"insufficient_scope\" and the scopes required (RFC 6750 §3.1).",
+				Schema:      []byte(`{"type":"string"}`),
+			}}
+		}
 		err = doc.AddHostResponse(op, openapi.HostResponse{
 			Status:      http.StatusForbidden,
 			Description: "The credential lacks a required scope",
 			Schema:      openapi.SchemaForbidden,
+			Headers:     headers,
 			Example:     hostExample(http.StatusForbidden, map[string]any{"scheme": g.ScopeScheme, "missingScopes": g.Scopes}),
 		})
 	}
