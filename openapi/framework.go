@@ -377,7 +377,7 @@ var frameworkSchemas = map[string]json.RawMessage{
 				}
 			}
 		}
-	}`), "The 503 answer the host gives when it cannot serve the request now (its credentials cannot be verified, its rate limits cannot be checked): try again after Retry-After seconds.", `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}`, `{"statusCode":503,"statusMessage":"Service Unavailable"}`),
+	}`), "The 503 answer the host gives when it cannot serve the request now (its credentials cannot be verified, its rate limits cannot be checked, its database is down or waits for its migrations): try again after Retry-After seconds.", `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}`, `{"statusCode":503,"statusMessage":"Service Unavailable"}`),
 }
 
 // FrameworkSchema returns the JSON Schema of the body of a framework

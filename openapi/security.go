@@ -27,9 +27,9 @@ const (
 	SchemaTooManyRequests = "EndpointsTooManyRequests"
 	// SchemaServiceUnavailable is the 503 body of a request whose
 	// credentials cannot be verified now (a JWKS URL that does not
-	// answer, the store of API keys down, a verifier that failed) or whose
-	// rate limits cannot be checked (their store down), sent with
-	// Retry-After:
+	// answer, the store of API keys down, a verifier that failed), whose
+	// rate limits cannot be checked (their store down) or whose database
+	// is down or waits for its migrations, sent with Retry-After:
 	//	{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}
 	SchemaServiceUnavailable = "EndpointsServiceUnavailable"
 )

@@ -195,7 +195,8 @@ export type EndpointsNotAcceptable = {
 
 /**
  * The 503 answer the host gives when it cannot serve the request now (its credentials cannot be
- * verified, its rate limits cannot be checked): try again after Retry-After seconds.
+ * verified, its rate limits cannot be checked, its database is down or waits for its migrations):
+ * try again after Retry-After seconds.
  */
 export type EndpointsServiceUnavailable = {
   data?: {
