@@ -243,3 +243,27 @@ func TestDocumentListsDatabase503(t *testing.T) {
 		})
 	}
 }
+
+// TestDocumentBundleDatabase503: a bundle's routes share one module, so
+// every endpoint of a bundle that imports a db_ function lists the 503
+// of its database, and none of a bundle that imports none does.
+func TestDocumentBundleDatabase503(t *testing.T) {
+	t.Parallel()
+	decl := func(prefix string) string {
+		return `{"routes": [{"route": "GET /api/` + prefix + `/a", "contract": {}}, {"route": "GET /api/` + prefix + `/b", "contract": {}}]}`
+	}
+	withDB := strings.Replace(bundleWAT(decl("db"), false), watImports,
+		watImports+`  (import "endpoints" "db_query" (func $db_query (param i32 i32 i32 i32 i32 i32) (result i32)))`+"\n", 1)
+	h, _ := newApp(t).watSource("server/bundles/db.wasm", withDB).
+		watSource("server/bundles/none.wasm", bundleWAT(decl("none"), false)).
+		host(host.Options{})
+	d := readAnsweredDocument(t, h.Document())
+	for _, tt := range []struct {
+		path string
+		want bool
+	}{{"/api/db/a", true}, {"/api/db/b", true}, {"/api/none/a", false}, {"/api/none/b", false}} {
+		if got := d.lists("GET", tt.path, 503); got != tt.want {
+			t.Errorf("GET %s lists 503: %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
