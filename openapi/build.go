@@ -178,8 +178,12 @@ var (
 //     scoped by pattern, then per method), and the framework responses
 //     the operation can reach: 400 Validation Error when a request part is
 //     declared, 413 and 415 Unsupported Media Type when a body is, 406 Not
-//     Acceptable when it negotiates. Their schemas are the components
-//     named by the Schema... constants, added only when used.
+//     Acceptable when it negotiates, 503 with Retry-After when its code
+//     can use a database ([Route.Database]). Their schemas are the
+//     components named by the Schema... constants, added only when used;
+//     the examples of the 413, 415 and 406 are the operation's own
+//     answers when the Route says what the host knows of it (BodyLimit,
+//     Accepts, Offers).
 //   - A status declared twice with one media type gets {"anyOf": [first,
 //     later]} (identical schemas are written once): anyOf, not oneOf, as
 //     the variants may overlap (an open object accepts both) and the

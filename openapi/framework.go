@@ -206,7 +206,8 @@ var (
 )
 
 // hostErrorExample is the body the host writes for status with data (nil
-// for none), byte for byte (answer.ErrorBody).
+// for none), as it writes it (answer.ErrorBody): the same members and
+// values, which the encoded document sorts.
 func hostErrorExample(status int, data any) json.RawMessage {
 	b, err := answer.ErrorBody(status, "", data)
 	if err != nil {

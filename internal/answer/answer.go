@@ -24,7 +24,8 @@ type errorBody struct {
 // for byte: statusCode, statusMessage (message, or http.StatusText of
 // status when message is ""), then data unless it is nil or empty, a
 // map's members in name order. The OpenAPI document's examples of these
-// answers are made by it too, so that they are the very bytes.
+// answers are made by it too, so that they hold the very values, escaped
+// alike.
 //
 //	body, err := answer.ErrorBody(413, "", map[string]int64{"limit": 1048576})
 //	// {"statusCode":413,"statusMessage":"Request Entity Too Large","data":{"limit":1048576}}
