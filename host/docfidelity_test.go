@@ -203,12 +203,16 @@ func TestDocumentListsDatabase503(t *testing.T) {
 	db.contract = `{"responses":{"200":{"schema":{"type":"string"}}}}`
 	plain := versionModule(1, false)
 	mw := versionModule(2, false)
-	h, logs := newApp(t).wat("server/api/db.get.wasm", db).
+	a := newApp(t).wat("server/api/db.get.wasm", db).
 		wat("server/api/v.get.wasm", plain).
 		wat("server/api/mw.get.wasm", mw).
 		middleware("10-db", dbMiddleware).
-		file("server/migrations/001-notes.sql", []byte("CREATE TABLE notes (body text);\n")).
-		host(host.Options{ConfigOverrides: onPostgres(url)})
+		file("server/migrations/001-notes.sql", []byte("CREATE TABLE notes (body text);\n"))
+	// In development the body says why too: it still validates.
+	hd, _ := a.host(host.Options{Mode: host.Development, ConfigOverrides: onPostgres(url)})
+	dev := httptest.NewServer(hd)
+	t.Cleanup(dev.Close)
+	h, logs := a.host(host.Options{ConfigOverrides: onPostgres(url)})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	d := readAnsweredDocument(t, h.Document())
@@ -237,6 +241,11 @@ func TestDocumentListsDatabase503(t *testing.T) {
 				t.Fatalf("GET %s while its database waits = %d %s (Retry-After %q), want 503 with Retry-After\n%s", tt.path, res.status, res.body, res.header.Get("Retry-After"), logs)
 			}
 			d.check(t, "GET", tt.path, res, true)
+			if res := do(t, dev, "GET", tt.path, "", tt.headers...); res.status != 503 || !strings.Contains(res.body, `"error"`) {
+				t.Errorf("GET %s in development = %d %s, want 503 saying why", tt.path, res.status, res.body)
+			} else {
+				d.check(t, "GET", tt.path, res, false)
+			}
 			if _, ok := d.doc.Paths[tt.path]["get"].Responses["503"].Headers["Retry-After"]; !ok {
 				t.Errorf("GET %s: its 503 lists no Retry-After", tt.path)
 			}
