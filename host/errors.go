@@ -3,9 +3,6 @@ package host
 import (
 	"net/http"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/internal/answer"
 )
@@ -74,10 +71,7 @@ const (
 )
 
 func writeError(w http.ResponseWriter, r *http.Request, status int, message string, data any) {
-	if message == "" {
-		message = http.StatusText(status)
-	}
-	body, err := json.Marshal(FrameworkError{StatusCode: status, StatusMessage: message, Data: data}, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
+	body, err := answer.ErrorBody(status, message, data)
 	if err != nil {
 		body = []byte(`{"statusCode":500,"statusMessage":"Internal Server Error"}`)
 		status = http.StatusInternalServerError

@@ -3,12 +3,10 @@ package host
 import (
 	"net/http"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
 	"github.com/wasmendpoints/endpoints/host/internal/guestrequest"
+	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/logtext"
 )
 
@@ -38,7 +36,7 @@ func (h requestSide) refuse(w http.ResponseWriter, r *http.Request, c *call, t *
 	message, data := defaultBody(f)
 	endpointHook, appHook := c.op.Contract.OnValidationError, t.Runtime.HasHook()
 	if endpointHook || appHook {
-		body, err := json.Marshal(FrameworkError{StatusCode: f.Status, StatusMessage: message, Data: data}, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
+		body, err := answer.ErrorBody(f.Status, message, data)
 		if err == nil {
 			f.Default = body
 		}

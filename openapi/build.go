@@ -52,6 +52,23 @@ type Route struct {
 	// Serves lists the upper-case methods a plain route without a method
 	// in its file name serves; nil for any other operation.
 	Serves []string
+	// Database says the operation's code can use a database (its module,
+	// or a middleware that wraps it, imports the host's db_ functions):
+	// while the database is down or waits for its migrations, the host
+	// answers it 503 with Retry-After, which the document then lists. A
+	// bundle's routes share their module's imports: each route of a
+	// bundle that imports them gets it.
+	Database bool
+	// BodyLimit is the largest request body, in bytes, the host takes
+	// for the operation (the contract's maxBytes, else limits.bodyBytes):
+	// the limit its 413 names, which the 413's example then shows. 0 when
+	// not known: the example is the schema's generic one.
+	BodyLimit int64
+	// Accepts are the request media types the operation accepts, as the
+	// host's 415 lists them; Offers those it answers with, as the host's
+	// 406 lists them. The examples of the 415 and 406 show them; nil
+	// when not known.
+	Accepts, Offers []string
 }
 
 // Defaults of [Options].
@@ -162,8 +179,12 @@ var (
 //     scoped by pattern, then per method), and the framework responses
 //     the operation can reach: 400 Validation Error when a request part is
 //     declared, 413 and 415 Unsupported Media Type when a body is, 406 Not
-//     Acceptable when it negotiates. Their schemas are the components
-//     named by the Schema... constants, added only when used.
+//     Acceptable when it negotiates, 503 with Retry-After when its code
+//     can use a database ([Route.Database]). Their schemas are the
+//     components named by the Schema... constants, added only when used;
+//     the examples of the 413, 415 and 406 are the operation's own
+//     answers when the Route says what the host knows of it (BodyLimit,
+//     Accepts, Offers).
 //   - A status declared twice with one media type gets {"anyOf": [first,
 //     later]} (identical schemas are written once): anyOf, not oneOf, as
 //     the variants may overlap (an open object accepts both) and the
@@ -585,6 +606,20 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 	if r := out.Responses["400"]; r != nil && declaresRequestPart(op) {
 		if mt := r.Content[mediaJSON]; mt != nil && string(mt.Schema) == `{"$ref":"`+componentPrefix+SchemaValidationError+`"}` {
 			mt.Example = validationExample(op)
+		}
+	}
+	// The host's body made for op, where it is the status's only JSON
+	// body (beside another, the example of either would do).
+	for _, fr := range frameworkResponses {
+		if fr.example == nil || !fr.reaches(op) {
+			continue
+		}
+		if r := out.Responses[fmt.Sprint(fr.status)]; r != nil {
+			if mt := r.Content[fr.mediaType]; mt != nil && string(mt.Schema) == `{"$ref":"`+componentPrefix+fr.schema+`"}` {
+				if ex := fr.example(op); ex != nil {
+					mt.Example = ex
+				}
+			}
 		}
 	}
 	switch {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"encoding/json"
+
+	"github.com/wasmendpoints/endpoints/internal/answer"
 )
 
 // Names of the component schemas of the framework's own responses (docs/spec.md
@@ -91,6 +93,10 @@ type frameworkResponse struct {
 	reaches func(op *Route) bool
 	// headers are the headers the host sends with it.
 	headers map[string]*Header
+	// example, when not nil, makes the body the host would send op, the
+	// example of the response when the host's body is its only one; nil
+	// from it, or no example func, leaves the schema's generic example.
+	example func(op *Route) json.RawMessage
 }
 
 // retryAfter is the Retry-After header (RFC 9110 §10.2.3) the host sends,
@@ -127,6 +133,9 @@ var frameworkResponses = []frameworkResponse{
 		status: http.StatusNotAcceptable, description: http.StatusText(http.StatusNotAcceptable), mediaType: mediaJSON,
 		schema: SchemaNotAcceptable, uses: []string{SchemaNotAcceptable},
 		reaches: func(op *Route) bool { return op.Negotiates },
+		example: func(op *Route) json.RawMessage {
+			return mediaTypeExample(http.StatusNotAcceptable, op.Offers, notAcceptableSample)
+		},
 	},
 	{
 		// JSON is read as UTF-8 only (RFC 8259 §8.1): the host refuses a
@@ -135,11 +144,34 @@ var frameworkResponses = []frameworkResponse{
 		status: http.StatusUnsupportedMediaType, description: "Unsupported Media Type: not a declared request media type, or JSON in a charset other than utf-8", mediaType: mediaJSON,
 		schema: SchemaUnsupportedMediaType, uses: []string{SchemaUnsupportedMediaType},
 		reaches: func(op *Route) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
+		example: func(op *Route) json.RawMessage {
+			return mediaTypeExample(http.StatusUnsupportedMediaType, op.Accepts, unsupportedSample)
+		},
 	},
 	{
 		status: http.StatusRequestEntityTooLarge, description: "The request body is larger than the host accepts", mediaType: mediaJSON,
 		schema: SchemaContentTooLarge, uses: []string{SchemaContentTooLarge},
 		reaches: func(op *Route) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
+		example: func(op *Route) json.RawMessage {
+			if op.BodyLimit <= 0 {
+				return nil
+			}
+			return hostErrorExample(http.StatusRequestEntityTooLarge, struct {
+				Limit int64 `json:"limit"`
+			}{op.BodyLimit})
+		},
+	},
+	{
+		// The host's answer for the route's database (down, or waiting
+		// for its migrations); in production without data. A guest's
+		// SDK answers a statement that failed unavailable the same way.
+		status: http.StatusServiceUnavailable, description: "The database the operation uses is down or waits for its migrations; try again after Retry-After seconds", mediaType: mediaJSON,
+		schema: SchemaServiceUnavailable, uses: []string{SchemaServiceUnavailable},
+		reaches: func(op *Route) bool { return op.Database },
+		headers: retryAfter("Seconds until the host tries the database again"),
+		example: func(*Route) json.RawMessage {
+			return hostErrorExample(http.StatusServiceUnavailable, nil)
+		},
 	},
 	{
 		status: http.StatusBadRequest, description: "The Idempotency-Key is malformed, or required and missing", mediaType: mediaProblem,
@@ -164,6 +196,53 @@ var frameworkResponses = []frameworkResponse{
 		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
 		headers: retryAfter("Seconds to wait before retrying with the same key"),
 	},
+}
+
+// Media types the examples of a 415 and a 406 show a client sending: the
+// first the operation does not take (accept, or answer with) is shown.
+var (
+	unsupportedSample   = []string{"text/plain", "application/xml", "application/octet-stream"}
+	notAcceptableSample = []string{"text/html", "application/xml", "image/png"}
+)
+
+// hostErrorExample is the body the host writes for status with data (nil
+// for none), as it writes it (answer.ErrorBody): the same members and
+// values, which the encoded document sorts.
+func hostErrorExample(status int, data any) json.RawMessage {
+	b, err := answer.ErrorBody(status, "", data)
+	if err != nil {
+		panic(err) // numbers, strings and lists of strings
+	}
+	return b
+}
+
+// mediaTypeExample is the 406 or 415 (status) the host would answer a
+// client that sends the first of samples no type of supported matches:
+// the types as the host lists them. It is nil when supported is not
+// known or takes every sample.
+func mediaTypeExample(status int, supported, samples []string) json.RawMessage {
+	if len(supported) == 0 {
+		return nil
+	}
+	for _, sample := range samples {
+		if !slices.ContainsFunc(supported, func(mt string) bool { return mediaRangeMatches(mt, sample) }) {
+			return hostErrorExample(status, struct {
+				Received            string   `json:"received"`
+				SupportedMediaTypes []string `json:"supportedMediaTypes"`
+			}{sample, supported})
+		}
+	}
+	return nil
+}
+
+// mediaRangeMatches reports whether the media type or range declared
+// (text/plain, text/*, */*, with parameters or not) matches mt, a type
+// without parameters.
+func mediaRangeMatches(declared, mt string) bool {
+	base, _, _ := strings.Cut(declared, ";")
+	typ, sub, _ := strings.Cut(strings.ToLower(strings.TrimSpace(base)), "/")
+	mtyp, msub, _ := strings.Cut(mt, "/")
+	return (typ == "*" || typ == mtyp) && (sub == "*" || sub == msub)
 }
 
 // idempotent reports whether op takes an Idempotency-Key.
@@ -299,7 +378,7 @@ var frameworkSchemas = map[string]json.RawMessage{
 				}
 			}
 		}
-	}`), "The 503 answer the host gives when it cannot serve the request now (its credentials cannot be verified, its rate limits cannot be checked): try again after Retry-After seconds.", `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}`, `{"statusCode":503,"statusMessage":"Service Unavailable"}`),
+	}`), "The 503 answer the host gives when it cannot serve the request now (its credentials cannot be verified, its rate limits cannot be checked, its database is down or waits for its migrations): try again after Retry-After seconds.", `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}`, `{"statusCode":503,"statusMessage":"Service Unavailable"}`),
 }
 
 // FrameworkSchema returns the JSON Schema of the body of a framework

@@ -27,9 +27,9 @@ const (
 	SchemaTooManyRequests = "EndpointsTooManyRequests"
 	// SchemaServiceUnavailable is the 503 body of a request whose
 	// credentials cannot be verified now (a JWKS URL that does not
-	// answer, the store of API keys down, a verifier that failed) or whose
-	// rate limits cannot be checked (their store down), sent with
-	// Retry-After:
+	// answer, the store of API keys down, a verifier that failed), whose
+	// rate limits cannot be checked (their store down) or whose database
+	// is down or waits for its migrations, sent with Retry-After:
 	//	{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}
 	SchemaServiceUnavailable = "EndpointsServiceUnavailable"
 )
@@ -141,6 +141,10 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 		// Any JSON body is declared: the host's is one.
 		return nil
 	case canonicalOrRaw(mt.Schema) == canonicalOrRaw(ref):
+		// The host's body for another reason (a 503 of a database down
+		// and of credentials that cannot be verified): the description
+		// names both.
+		resp.Description = joinDescription(resp.Description, r.Description)
 		return nil
 	default:
 		mt.Schema = withAlternative(mt.Schema, ref)

@@ -7,7 +7,34 @@ package answer
 import (
 	"net/http"
 	"strconv"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
+
+// errorBody is the shape of host.FrameworkError, which documents it.
+type errorBody struct {
+	StatusCode    int    `json:"statusCode"`
+	StatusMessage string `json:"statusMessage"`
+	Data          any    `json:"data,omitempty"`
+}
+
+// ErrorBody is the body of an answer the host makes itself, for a
+// request it refuses or a guest that failed (host.FrameworkError), byte
+// for byte: statusCode, statusMessage (message, or http.StatusText of
+// status when message is ""), then data unless it is nil or empty, a
+// map's members in name order. The OpenAPI document's examples of these
+// answers are made by it too, so that they hold the very values, escaped
+// alike.
+//
+//	body, err := answer.ErrorBody(413, "", map[string]int64{"limit": 1048576})
+//	// {"statusCode":413,"statusMessage":"Request Entity Too Large","data":{"limit":1048576}}
+func ErrorBody(status int, message string, data any) ([]byte, error) {
+	if message == "" {
+		message = http.StatusText(status)
+	}
+	return json.Marshal(errorBody{StatusCode: status, StatusMessage: message, Data: data}, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
+}
 
 // Write answers r with status and body, of media type contentType.
 func Write(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) {

@@ -47,6 +47,10 @@ func (f *Failures) Spend(ip, user string) time.Duration {
 	return 0
 }
 
+// AddressWait is how long a client address that spent its budget waits
+// for one attempt back (FailureBudget.AttemptWait).
+func (f *Failures) AddressWait() time.Duration { return f.addresses.AttemptWait() }
+
 // Refund gives back what Spend took: the credential verified, or none
 // was sent.
 func (f *Failures) Refund(ip, user string) {
@@ -103,6 +107,13 @@ func NewFailureBudget(limit int, window time.Duration, now func() time.Time) *Fa
 	}
 	return &FailureBudget{limit: float64(limit), perSec: float64(limit) / window.Seconds(), maxKeys: DefaultFailureKeys,
 		now: now, buckets: map[string]*attempts{}}
+}
+
+// AttemptWait is how long one attempt takes to come back (the window
+// over the limit): about what the first refusal of a spent key is told,
+// which also waits out the millisecond Spend adds.
+func (b *FailureBudget) AttemptWait() time.Duration {
+	return time.Duration(float64(time.Second) / b.perSec)
 }
 
 // AddressKey is the budget key of a client address: an IPv6 address

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/wasmendpoints/endpoints/internal/leb128"
@@ -189,54 +190,101 @@ func ConstExport(wasm []byte, export string) (n int32, ok bool, err error) {
 // countImports counts the functions and the memories an import
 // section's payload imports.
 func countImports(b []byte) (funcs, memories uint32, err error) {
+	err = eachImport(b, func(_, _ string, kind byte) bool {
+		switch kind {
+		case importFunction:
+			funcs++
+		case importMemory:
+			memories++
+		}
+		return true
+	})
+	return funcs, memories, err
+}
+
+// Kinds of import of the binary format.
+const (
+	importFunction = 0
+	importMemory   = 2
+)
+
+// eachImport calls f with the module, the name and the kind of each
+// import of an import section's payload, in order, until f returns false.
+func eachImport(b []byte, f func(module, name string, kind byte) bool) error {
 	count, p, err := readU32(b, 0)
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	for range count {
-		for range 2 { // module and name
+		var names [2]string
+		for i := range names { // module and name
 			n, m, err := readU32(b, p)
 			if err != nil || uint64(p+m)+uint64(n) > uint64(len(b)) {
-				return 0, 0, fmt.Errorf("%w: a bad import", ErrMalformed)
+				return fmt.Errorf("%w: a bad import", ErrMalformed)
 			}
+			names[i] = string(b[p+m : p+m+int(n)])
 			p += m + int(n)
 		}
 		if p >= len(b) {
-			return 0, 0, fmt.Errorf("%w: a bad import", ErrMalformed)
+			return fmt.Errorf("%w: a bad import", ErrMalformed)
 		}
 		kind := b[p]
 		p++
 		switch kind {
-		case 0: // function: a type index
-			funcs++
+		case importFunction: // a type index
 			_, m, err := readU32(b, p)
 			if err != nil {
-				return 0, 0, err
+				return err
 			}
 			p += m
 		case 1: // table: reftype, limits
 			p++
 			if p, err = skipLimits(b, p); err != nil {
-				return 0, 0, err
+				return err
 			}
-		case 2: // memory: limits
-			memories++
+		case importMemory: // limits
 			if p, err = skipLimits(b, p); err != nil {
-				return 0, 0, err
+				return err
 			}
 		case 3: // global: valtype, mutability
 			p += 2
 		case 4: // tag (exception handling): attribute, type index
 			_, m, err := readU32(b, p+1)
 			if err != nil {
-				return 0, 0, err
+				return err
 			}
 			p += 1 + m
 		default:
-			return 0, 0, fmt.Errorf("%w: import kind %d", ErrMalformed, kind)
+			return fmt.Errorf("%w: import kind %d", ErrMalformed, kind)
+		}
+		if !f(names[0], names[1], kind) {
+			return nil
 		}
 	}
-	return funcs, memories, nil
+	return nil
+}
+
+// ImportsFunction reports whether the module imports a function of the
+// module named module whose name has the prefix prefix, reading only its
+// import section:
+//
+//	db, err := wasmbin.ImportsFunction(wasm, "endpoints", "db_")
+func ImportsFunction(wasm []byte, module, prefix string) (bool, error) {
+	sections, err := Sections(wasm)
+	if err != nil {
+		return false, err
+	}
+	found := false
+	for _, s := range sections {
+		if s.ID == SectionImport {
+			err := eachImport(s.Payload, func(m, name string, kind byte) bool {
+				found = kind == importFunction && m == module && strings.HasPrefix(name, prefix)
+				return !found
+			})
+			return found, err
+		}
+	}
+	return false, nil
 }
 
 // MemoryPages returns the initial size, in 64 KiB pages, of the first

@@ -130,3 +130,31 @@ func TestExportsFunction(t *testing.T) {
 		t.Error("a module cut short parsed")
 	}
 }
+
+func TestImportsFunction(t *testing.T) {
+	wasm := assemble(t, `(module
+  (import "env" "mem" (memory 1))
+  (import "endpoints" "log" (func (param i32 i32 i32)))
+  (import "other" "db_query" (func (param i32)))
+  (import "endpoints" "db_exec" (func (param i32))))`)
+	for _, tt := range []struct {
+		module, prefix string
+		want           bool
+	}{
+		{"endpoints", "db_", true},
+		{"endpoints", "log", true},
+		{"endpoints", "http_", false},
+		{"other", "db_", true},
+		{"env", "mem", false}, // a memory, not a function
+	} {
+		if got, err := wasmbin.ImportsFunction(wasm, tt.module, tt.prefix); err != nil || got != tt.want {
+			t.Errorf("ImportsFunction(%s, %s) = %v, %v; want %v", tt.module, tt.prefix, got, err, tt.want)
+		}
+	}
+	if got, err := wasmbin.ImportsFunction(assemble(t, `(module)`), "endpoints", "db_"); err != nil || got {
+		t.Errorf("a module without imports: %v, %v", got, err)
+	}
+	if _, err := wasmbin.ImportsFunction(wasm[:len(wasm)-3], "endpoints", "db_"); err == nil {
+		t.Error("a module cut short parsed")
+	}
+}

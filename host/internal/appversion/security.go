@@ -5,6 +5,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/routes"
 	"github.com/wasmendpoints/endpoints/internal/auth"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // Security is what a version enforces of its document's security: the
@@ -73,4 +74,23 @@ func (p *Security) closeExcept(next *Security) {
 		n = next.Security
 	}
 	p.CloseExcept(n)
+}
+
+// DocRoutes are the version's routes as the OpenAPI document sees them
+// (routetable.Table.DocRoutes, with the version's limits.bodyBytes): an
+// operation that a middleware able to use a database wraps can be
+// answered 503 for that database too, as one whose own module can.
+func (t *Version) DocRoutes() []document.Route {
+	routes := t.Table.DocRoutes(t.Set.Limits.BodyBytes)
+	for i := range routes {
+		for j := range routes[i].Operations {
+			op := &routes[i].Operations[j]
+			for _, m := range t.Middleware {
+				if m.Database && m.Applies(openapi.ClientPath(op.Path), op.Method) {
+					op.Database = true
+				}
+			}
+		}
+	}
+	return routes
 }

@@ -210,7 +210,12 @@ func (g *Guard) verify(r *http.Request, req GuardRequest) Verdict {
 		missing := auth.MissingScopes(o.p, forbidden.scopes)
 		v := Verdict{Status: http.StatusForbidden, Data: map[string]any{"scheme": forbidden.scheme.name, "missingScopes": missing}}
 		if forbidden.scheme.builtIn != nil {
-			v.Challenge = []string{auth.InsufficientScopeChallenge(forbidden.scheme.spec, forbidden.scopes)}
+			// A bearer scheme's challenge says which scopes (RFC 6750
+			// §3.1); other schemes have none to send, and an empty
+			// WWW-Authenticate says nothing.
+			if ch := auth.InsufficientScopeChallenge(forbidden.scheme.spec, forbidden.scopes); ch != "" {
+				v.Challenge = []string{ch}
+			}
 		}
 		return v
 	}
@@ -456,10 +461,16 @@ func (g *Guard) doc() GuardDoc {
 		unavailable = unavailable || s.mw != nil || auth.MayBeUnavailable(s.builtIn)
 	}
 	d := GuardDoc{Schemes: names, Budget: g.failures != nil, Scoped: g.scoped, Unavailable: unavailable}
+	if g.failures != nil {
+		d.BudgetWait = g.failures.AddressWait()
+	}
 	for _, alt := range g.alts {
 		for _, n := range alt {
 			if len(n.scopes) > 0 && d.ScopeScheme == "" {
 				d.ScopeScheme, d.Scopes = n.scheme.name, n.scopes
+			}
+			if len(n.scopes) > 0 && n.scheme.builtIn != nil && auth.InsufficientScopeChallenge(n.scheme.spec, n.scopes) != "" {
+				d.ScopeChallenge = true
 			}
 		}
 	}

@@ -40,6 +40,11 @@ type Middleware struct {
 	// (abi.Bundle.Middleware), on the bundle's pool; -1 for a module of
 	// its own.
 	Index int
+	// Database: its module imports the host's database functions
+	// (engine.UsesDatabase; a bundle's middleware, the bundle's), so
+	// the requests it wraps may be answered 503 while its database is
+	// down or waits for its migrations.
+	Database bool
 	// before, after and verifies say which exports it has.
 	before, after, verifies bool
 }
@@ -90,7 +95,7 @@ func LoadMiddleware(ctx context.Context, e *engine.Engine, wasm []byte, file str
 		return nil, err
 	}
 	compiled := c.Compiled()
-	m := &Middleware{File: file, Name: strings.TrimSuffix(path.Base(file), routefile.Extension), Index: -1}
+	m := &Middleware{File: file, Name: strings.TrimSuffix(path.Base(file), routefile.Extension), Index: -1, Database: engine.UsesDatabase(wasm)}
 	if err := m.checkExports(compiled.ExportedFunctions(), compiled.ExportedMemories()); err != nil {
 		_ = c.Close(ctx)
 		return nil, fmt.Errorf("%s: %w", file, err)

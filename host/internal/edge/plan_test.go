@@ -166,8 +166,8 @@ func TestPlanSecurityExamples(t *testing.T) {
 		t.Fatal(problems)
 	}
 	for status, want := range map[string]string{
-		"401": `{"data":{"schemes":["partnerKey"]},"statusCode":401,"statusMessage":"Unauthorized"}`,
-		"403": `{"data":{"missingScopes":["reports:export","reports:read"],"scheme":"partnerKey"},"statusCode":403,"statusMessage":"Forbidden"}`,
+		"401": `{"statusCode":401,"statusMessage":"Unauthorized","data":{"schemes":["partnerKey"]}}`,
+		"403": `{"statusCode":403,"statusMessage":"Forbidden","data":{"missingScopes":["reports:export","reports:read"],"scheme":"partnerKey"}}`,
 	} {
 		r := doc.Paths["/reports"].Post.Responses[status]
 		if r == nil || r.Content["application/json"] == nil {

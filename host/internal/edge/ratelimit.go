@@ -212,6 +212,14 @@ func (l *Limiter) Take(r *http.Request, route string, req Request, header http.H
 	return nil
 }
 
+// TokenWait is how long the policy's bucket takes to refill one token
+// (its window over its limit): the wait the first request it refuses is
+// told (Retry-After, the 429's retryAfter), a moment after a client's
+// bucket ran out, the longest any refusal is told.
+func (rl *RateLimit) TokenWait() time.Duration {
+	return rl.rate.Window / time.Duration(rl.rate.Limit)
+}
+
 // RetrySeconds rounds a wait up to whole seconds, at least 1, as
 // Retry-After says it.
 func RetrySeconds(d time.Duration) int64 {
@@ -235,9 +243,13 @@ func DocumentRateLimits(doc *openapi.Document, limits []*RateLimit) error {
 	doc.Operations(func(path, method string, op *openapi.Operation) {
 		route := openapi.ClientPath(path)
 		var names []string
+		var first *RateLimit // the one Limiter.Take asks first
 		for _, rl := range limits {
 			if rl.Applies(route, method) {
 				names = append(names, rl.Name)
+				if first == nil {
+					first = rl
+				}
 			}
 		}
 		if len(names) == 0 || err != nil {
@@ -255,7 +267,7 @@ func DocumentRateLimits(doc *openapi.Document, limits []*RateLimit) error {
 				"RateLimit-Policy": policy,
 				"RateLimit":        left,
 			},
-			Example: hostExample(http.StatusTooManyRequests, map[string]any{"policy": names[0], "retryAfter": 60}),
+			Example: hostExample(http.StatusTooManyRequests, map[string]any{"policy": first.Name, "retryAfter": RetrySeconds(first.TokenWait())}),
 		})
 		if err == nil {
 			// The buckets are in the app's store: while it is down (or

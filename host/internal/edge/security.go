@@ -6,7 +6,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/wasmendpoints/endpoints/internal/answer"
 	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/openapi"
 )
@@ -38,8 +40,11 @@ type GuardDoc struct {
 	// Schemes names the schemes the guard accepts, in order.
 	Schemes []string
 	// Budget: the failed credentials of the app's clients are counted
-	// (endpoints.json's authFailures), so 429 is reachable.
-	Budget bool
+	// (endpoints.json's authFailures), so 429 is reachable; BudgetWait
+	// is how long a client address's budget takes to give back one
+	// attempt, what its first refusal is told to wait.
+	Budget     bool
+	BudgetWait time.Duration
 	// Scoped: some alternative requires scopes, so 403 is reachable.
 	Scoped bool
 	// ScopeScheme and Scopes are the first scheme of an alternative that
@@ -47,6 +52,10 @@ type GuardDoc struct {
 	// names as missing.
 	ScopeScheme string
 	Scopes      []string
+	// ScopeChallenge: a scheme that requires scopes is a bearer scheme
+	// the host verifies itself, whose 403 carries a WWW-Authenticate
+	// challenge naming them.
+	ScopeChallenge bool
 	// Unavailable: a scheme's verifier may be unable to tell (a JWKS URL,
 	// the store of API keys, a middleware's verify export: see
 	// auth.MayBeUnavailable), so 503 is reachable.
@@ -97,14 +106,22 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 			Headers: map[string]*openapi.Header{
 				"Retry-After": {Description: "Seconds until a request may pass.", Required: true, Schema: []byte(`{"type":"integer","minimum":1}`)},
 			},
-			Example: hostExample(http.StatusTooManyRequests, map[string]any{"policy": FailurePolicy, "retryAfter": 60}),
+			Example: hostExample(http.StatusTooManyRequests, map[string]any{"policy": FailurePolicy, "retryAfter": RetrySeconds(g.BudgetWait)}),
 		})
 	}
 	if err == nil && g.Scoped {
+		var headers map[string]*openapi.Header
+		if g.ScopeChallenge {
+			headers = map[string]*openapi.Header{"WWW-Authenticate": {
+				Description: "For a bearer scheme: Bearer with error=\"insufficient_scope\" and the scopes required (RFC 6750 §3.1).",
+				Schema:      []byte(`{"type":"string"}`),
+			}}
+		}
 		err = doc.AddHostResponse(op, openapi.HostResponse{
 			Status:      http.StatusForbidden,
 			Description: "The credential lacks a required scope",
 			Schema:      openapi.SchemaForbidden,
+			Headers:     headers,
 			Example:     hostExample(http.StatusForbidden, map[string]any{"scheme": g.ScopeScheme, "missingScopes": g.Scopes}),
 		})
 	}
@@ -119,10 +136,11 @@ func DocumentGuard(doc *openapi.Document, op *openapi.Operation, g GuardDoc, lim
 	return err
 }
 
-// hostExample is the body of the host's answer of status with data, as
-// host.FrameworkError writes it: a document's example of it.
+// hostExample is the body of the host's answer of status with data, byte
+// for byte as the host writes it (answer.ErrorBody): a document's example
+// of it.
 func hostExample(status int, data any) json.RawMessage {
-	b, err := json.Marshal(map[string]any{"statusCode": status, "statusMessage": http.StatusText(status), "data": data})
+	b, err := answer.ErrorBody(status, "", data)
 	if err != nil {
 		panic(err) // strings, numbers and lists of strings
 	}

@@ -401,3 +401,15 @@ func isClosed(c <-chan struct{}) bool {
 		return false
 	}
 }
+
+// dbImportPrefix begins the name of every database function of the host
+// (abi.ImportDBQuery, abi.ImportDBBegin...).
+const dbImportPrefix = "db_"
+
+// UsesDatabase reports whether the module wasm can use a database: it
+// imports one of the host's db_ functions. One that imports none cannot,
+// so the host never answers 503 for a database on its behalf.
+func UsesDatabase(wasm []byte) bool {
+	ok, err := wasmbin.ImportsFunction(wasm, abi.ImportModule, dbImportPrefix)
+	return ok && err == nil
+}

@@ -59,6 +59,9 @@ func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, mw := range mws {
+		mw.Database = mod.Database // the bundle's code runs it
+	}
 	var scratch router.Router[*Route]
 	routes := make([]*Route, 0, decl.Len())
 	refused := &RefusedError{}
@@ -77,7 +80,7 @@ func BundleRoutes(file string, mod *Module) ([]*Route, error) {
 		// The lane's key is not one a middleware's lane (keyed by the
 		// route's name) takes: the handler's calls never wait for its
 		// middleware's.
-		m := &Module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, ContractJSON: br.ContractJSON, Contract: br.Contract,
+		m := &Module{File: file, Pool: mod.Pool, HookExported: mod.HookExported, Index: i, Middleware: mws, Database: mod.Database, ContractJSON: br.ContractJSON, Contract: br.Contract,
 			Lane: mod.Pool.Lane("handler "+br.Route.String(), br.Route.Pattern()), Breaker: &breaker.Breaker{}}
 		r, err := NewRoute(br.Route, m)
 		if err != nil {

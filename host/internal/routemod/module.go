@@ -46,6 +46,11 @@ type Module struct {
 	// failures do not cost the bundle's other routes (package breaker);
 	// nil elsewhere.
 	Breaker *breaker.Breaker
+	// Database: the module imports the host's database functions
+	// (engine.UsesDatabase), so a call of it may be answered 503 while
+	// its database is down or waits for its migrations. A bundle's
+	// routes share their module's.
+	Database bool
 }
 
 // Instances is where the module's calls take their instances: its lane in
@@ -87,7 +92,7 @@ func Load(ctx context.Context, e *engine.Engine, wasm []byte, rf routefile.Route
 			return m, err
 		}
 	}
-	m := &Module{File: rf.File, Pool: e.NewPool(nil, rf.File, poolSize, false), Index: -1}
+	m := &Module{File: rf.File, Pool: e.NewPool(nil, rf.File, poolSize, false), Index: -1, Database: engine.UsesDatabase(wasm)}
 	in, b, err := e.OpenCode(ctx, m.Pool, wasm, rf, true)
 	if err != nil {
 		return nil, err
@@ -169,7 +174,7 @@ func deferModule(e *engine.Engine, wasm []byte, rf routefile.Route, poolSize int
 	if err != nil {
 		return nil, false, nil
 	}
-	m := &Module{File: rf.File, ContractJSON: section, HookExported: hook, Index: -1}
+	m := &Module{File: rf.File, ContractJSON: section, HookExported: hook, Index: -1, Database: engine.UsesDatabase(wasm)}
 	if section != nil && !isBundle {
 		if err := engine.CheckContractSize(section, rf.File); err != nil {
 			return nil, true, err

@@ -78,8 +78,11 @@ func routeInfos(r *routemod.Route) []Info {
 }
 
 // DocRoutes are the served routes as the OpenAPI document sees them
-// (package document): an endpoint's operations in method order.
-func (t *Table) DocRoutes() []document.Route {
+// (package document): an endpoint's operations in method order, with
+// what the host answers for them besides their guest (the body limit,
+// bodyBytes unless the contract sets its own; the media types it
+// accepts and offers; whether its module can use a database).
+func (t *Table) DocRoutes(bodyBytes int64) []document.Route {
 	routes := make([]document.Route, len(t.Routes))
 	for i, r := range t.Routes {
 		routes[i] = document.Route{Path: r.FileRoute, File: r.File, Plain: r.Plain}
@@ -87,14 +90,21 @@ func (t *Table) DocRoutes() []document.Route {
 			continue
 		}
 		for _, m := range slices.Sorted(maps.Keys(r.Ops)) {
-			routes[i].Operations = append(routes[i].Operations, openapi.Route{
+			op := r.Ops[m]
+			dr := openapi.Route{
 				Method:     m,
 				Path:       r.FileRoute.OpenAPIPath(),
 				File:       r.File,
-				Contract:   r.Ops[m].Contract,
+				Contract:   op.Contract,
 				Defs:       r.Module.Contract.Defs,
-				Negotiates: r.Ops[m].Negotiates(),
-			})
+				Negotiates: op.Negotiates(),
+				Database:   r.Module.Database,
+				Offers:     op.Offers,
+			}
+			if op.Body != nil {
+				dr.BodyLimit, dr.Accepts = op.Body.Limit(bodyBytes), op.Body.Supported()
+			}
+			routes[i].Operations = append(routes[i].Operations, dr)
 		}
 	}
 	return routes

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/abi/contract"
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host/internal/appload"
 	"github.com/wasmendpoints/endpoints/host/internal/document"
 	"github.com/wasmendpoints/endpoints/host/internal/engine"
@@ -251,7 +252,7 @@ func TestInfos(t *testing.T) {
 	if got := tbl.Infos(); !slices.Equal(got, want) {
 		t.Errorf("Infos =\n%v\nwant\n%v", got, want)
 	}
-	docs := tbl.DocRoutes()
+	docs := tbl.DocRoutes(config.DefaultBodyBytes)
 	if len(docs) != 4 || !docs[0].Plain || docs[3].Plain {
 		t.Fatalf("DocRoutes = %+v, want the four routes in table order", docs)
 	}

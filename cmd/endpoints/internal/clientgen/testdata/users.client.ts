@@ -160,7 +160,8 @@ export type EndpointsNotAcceptable = {
 
 /**
  * The 503 answer the host gives when it cannot serve the request now (its credentials cannot be
- * verified, its rate limits cannot be checked): try again after Retry-After seconds.
+ * verified, its rate limits cannot be checked, its database is down or waits for its migrations):
+ * try again after Retry-After seconds.
  */
 export type EndpointsServiceUnavailable = {
   data?: {
@@ -430,10 +431,11 @@ export type PostApiOrdersOptions = {
  * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran. Too
  *   many requests: rate limit orders, or too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
- * - 503: The app's store cannot be reached; nothing was changed, try again later. The idempotency
- *   store cannot be reached; nothing ran. The rate limit orders cannot be checked now (the store is
- *   down). Credentials for bearer or partners cannot be verified now (an identity provider's key
- *   set, the store of API keys or a verifier unavailable)
+ * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds. The
+ *   idempotency store cannot be reached; nothing ran. The rate limit orders cannot be checked now
+ *   (the store is down). Credentials for bearer or partners cannot be verified now (an identity
+ *   provider's key set, the store of API keys or a verifier unavailable)
  */
 export type PostApiOrdersResult =
   | EndpointResponse<201, true, "application/json", Order>
@@ -482,8 +484,9 @@ export type PostApiUsersOptions = {
  * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran. Too
  *   many requests: too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
- * - 503: The app's store cannot be reached; nothing was changed, try again later. The idempotency
- *   store cannot be reached; nothing ran
+ * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds. The
+ *   idempotency store cannot be reached; nothing ran
  */
 export type PostApiUsersResult =
   | EndpointResponse<201, true, "application/json", User>
@@ -498,7 +501,7 @@ export type PostApiUsersResult =
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
   | EndpointResponse<429, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<500, false, "application/json", ServerError>
-  | EndpointResponse<503, false, "application/json", ServiceUnavailable>
+  | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>
   | EndpointResponse<503, false, "application/problem+json", EndpointsIdempotencyProblem>;
 
 /**
@@ -520,12 +523,13 @@ export type GetApiUsersExportOptions = {
  *
  * - 200: The users as CSV
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
- * - 503: The app's store cannot be reached; nothing was changed, try again later
+ * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds
  */
 export type GetApiUsersExportResult =
   | EndpointResponse<200, true, "text/csv", ReadableStream<Uint8Array>>
   | EndpointResponse<500, false, "application/json", ServerError>
-  | EndpointResponse<503, false, "application/json", ServiceUnavailable>;
+  | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
  * Options of GET /api/users/search: Search users.
@@ -553,14 +557,15 @@ export type GetApiUsersSearchOptions = {
  * - 200: The matching users
  * - 400: The query is not valid. Validation Error
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
- * - 503: The app's store cannot be reached; nothing was changed, try again later
+ * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds
  */
 export type GetApiUsersSearchResult =
   | EndpointResponse<200, true, "application/json", SearchResult>
   | EndpointResponse<400, false, "application/json", EndpointsValidationError>
   | EndpointResponse<400, false, "application/problem+json", ValidationProblem>
   | EndpointResponse<500, false, "application/json", ServerError>
-  | EndpointResponse<503, false, "application/json", ServiceUnavailable>;
+  | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
  * Options of GET /api/users/:id: Get a user.
@@ -586,14 +591,15 @@ export type GetApiUsersByIdOptions = {
  * - 400: Validation Error
  * - 404: No such user
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
- * - 503: The app's store cannot be reached; nothing was changed, try again later
+ * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds
  */
 export type GetApiUsersByIdResult =
   | EndpointResponse<200, true, "application/json", User>
   | EndpointResponse<400, false, "application/json", EndpointsValidationError>
   | EndpointResponse<404, false, "application/json", NotFound>
   | EndpointResponse<500, false, "application/json", ServerError>
-  | EndpointResponse<503, false, "application/json", ServiceUnavailable>;
+  | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
  * Options of PATCH /api/users/:id: Change a user.
@@ -625,7 +631,8 @@ export type PatchApiUsersByIdOptions = {
  *   utf-8
  * - 429: Too many requests: too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
- * - 503: The app's store cannot be reached; nothing was changed, try again later
+ * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds
  */
 export type PatchApiUsersByIdResult =
   | EndpointResponse<200, true, "application/json", User>
@@ -637,7 +644,7 @@ export type PatchApiUsersByIdResult =
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
   | EndpointResponse<500, false, "application/json", ServerError>
-  | EndpointResponse<503, false, "application/json", ServiceUnavailable>;
+  | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
  * Options of GET /api/users/:id/avatar: A user's avatar.
@@ -666,7 +673,8 @@ export type GetApiUsersByIdAvatarOptions = {
  * - 404: No such user
  * - 406: Not Acceptable
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
- * - 503: The app's store cannot be reached; nothing was changed, try again later
+ * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds
  */
 export type GetApiUsersByIdAvatarResult =
   | EndpointResponse<200, true, "image/png", ReadableStream<Uint8Array>>
@@ -675,7 +683,7 @@ export type GetApiUsersByIdAvatarResult =
   | EndpointResponse<404, false, "application/problem+json", Problem>
   | EndpointResponse<406, false, "application/json", EndpointsNotAcceptable>
   | EndpointResponse<500, false, "application/json", ServerError>
-  | EndpointResponse<503, false, "application/json", ServiceUnavailable>;
+  | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
  * Options of POST /api/users/:id/photo: Upload a user's photo.
@@ -714,7 +722,8 @@ export type PostApiUsersByIdPhotoOptions = {
  * - 422: The file is not the image its type says
  * - 429: Too many requests: too many failed credentials (authFailures)
  * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
- * - 503: The app's store cannot be reached; nothing was changed, try again later
+ * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds
  */
 export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<201, true, "application/json", Photo>
@@ -727,7 +736,7 @@ export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<422, false, "application/problem+json", Problem>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
   | EndpointResponse<500, false, "application/json", ServerError>
-  | EndpointResponse<503, false, "application/json", ServiceUnavailable>;
+  | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
  * The operations of the app by path and method: the options $endpoint
