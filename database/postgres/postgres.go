@@ -656,15 +656,20 @@ func deniedKeyword(word string) (string, bool) {
 }
 
 // firstWord is the first word of sql (letters and underscores), past
-// white space, opening parentheses and comments (block comments nest, as
-// PostgreSQL reads them).
+// white space, opening parentheses, empty statements and comments, as
+// PostgreSQL reads them: a line comment ends at a carriage return as at
+// a line feed, block comments nest, and the semicolons of empty
+// statements before the one statement the extended protocol takes are
+// dropped by the server's parser (";SET x = 1" is a SET). A vertical
+// tab is passed over too: PostgreSQL 15's lexer refuses it, and one that
+// reads it as white space must not hide a keyword behind it.
 func firstWord(sql string) string {
 	s := sql
 	for {
-		s = strings.TrimLeft(s, " \t\r\n\f(")
+		s = strings.TrimLeft(s, " \t\r\n\f\v(;")
 		switch {
 		case strings.HasPrefix(s, "--"):
-			i := strings.IndexByte(s, '\n')
+			i := strings.IndexAny(s, "\r\n")
 			if i < 0 {
 				return ""
 			}

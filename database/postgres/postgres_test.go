@@ -1133,3 +1133,28 @@ func TestPostgresHeldCursorEndsWithTheStatement(t *testing.T) {
 		t.Fatalf("declare after the transaction: %v", err)
 	}
 }
+
+// TestPostgresDeniedStatementOtherSpellings: a statement PostgreSQL reads
+// as SET or BEGIN is refused however it is spelled before its keyword: a
+// line comment the server ends at a carriage return, and empty
+// statements (";SET ..."), which the server's parser drops, hid the
+// keyword from the check, and the SET ran: the host's statement_timeout,
+// the bound on every guest's statement, stayed changed on the pooled
+// connection (a SET ROLE or search_path as much).
+func TestPostgresDeniedStatementOtherSpellings(t *testing.T) {
+	db, _ := startPG(t, database.Options{MaxConns: 1})
+	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
+	for _, sql := range []string{
+		"-- a comment\rSET statement_timeout = 1",
+		";SET statement_timeout = 2",
+		" ; ;\n SET statement_timeout = 3;",
+	} {
+		_, err := db.Exec(t.Context(), sql, nil)
+		if database.CodeOf(err) != database.CodeDenied || !strings.Contains(err.Error(), "SET is not allowed") {
+			t.Errorf("%q: %v, want SET denied", sql, err)
+		}
+		if got := resultOrError(t, db, "SHOW statement_timeout"); got != host {
+			t.Errorf("after %q: %s, want the host's %s", sql, got, host)
+		}
+	}
+}
