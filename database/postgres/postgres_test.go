@@ -1158,3 +1158,51 @@ func TestPostgresDeniedStatementOtherSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresSessionStateBehindQuotes: a statement that changes its
+// session is found however its strings and names are written: an
+// escape string (E'\”), a dollar-quoted string holding a quote, a line
+// comment ended by a carriage return, or a name quoted with Unicode
+// escapes hid set_config and pg_advisory_lock from the check, and the
+// host's statement_timeout stayed changed on the pooled connection, the
+// lock held by it for good.
+func TestPostgresSessionStateBehindQuotes(t *testing.T) {
+	db, url := startPG(t, database.Options{MaxConns: 1})
+	other, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
+	for _, sql := range []string{
+		`SELECT E'\'', set_config('statement_timeout', '1', false), 'x'`,
+		`SELECT $$'$$, set_config('statement_timeout', '2', false), $$'$$`,
+		"SELECT 1 AS a, -- x\r set_config('statement_timeout', '3', false)",
+		`SELECT U&"set\005Fconfig"('statement_timeout', '4', false)`,
+		`SELECT set_config('statement_timeout', substr(E'\'5', 2), false) AS a, '), true)' AS b`,
+		`SELECT set_config('statement_timeout', substr($$'6$$, 2), false) AS a, '), true)' AS b`,
+	} {
+		if got := resultOrError(t, db, sql); !strings.Contains(got, "ms") {
+			t.Fatalf("%q: %s", sql, got)
+		}
+		if got := resultOrError(t, db, "SHOW statement_timeout"); got != host {
+			t.Errorf("after %q: %s, want the host's %s", sql, got, host)
+		}
+	}
+	free := func() bool {
+		return resultOrError(t, other, "SELECT pg_try_advisory_lock(77) AS free, pg_advisory_unlock_all() AS u") == `{"columns":["free","u"],"rows":[[true,""]]}`
+	}
+	for _, sql := range []string{
+		`SELECT E'\'', pg_advisory_lock(77), 'x'`,
+		`SELECT $t$'$t$, pg_advisory_lock(77), $t$'$t$`,
+	} {
+		if _, err := db.Exec(t.Context(), sql, nil); err != nil {
+			t.Fatalf("%q: %v", sql, err)
+		}
+		// The server frees a closed connection's locks as its backend
+		// exits, a moment after the close.
+		if !poll.Until(5*time.Second, free) {
+			t.Errorf("after %q: the lock is held, want it free", sql)
+		}
+	}
+}
