@@ -713,7 +713,7 @@ func firstWord(sql string) string {
 //
 // It reads the statement's words in one pass, without allocating,
 // passing over comments, strings and quoted names as PostgreSQL's lexer
-// does (nextWord): an escape string (E'\”) or a dollar-quoted one
+// does (nextWord): an escape string (E'it\'s') or a dollar-quoted one
 // ($$'$$) hid the words after it when read otherwise. A statement
 // holding a backslash is read a second time with a backslash escaping
 // in every string too, as a server whose url turns
@@ -897,7 +897,7 @@ func nextWord(sql string, backslashes bool) (word, rest string) {
 //   - a line comment ends at a carriage return as at a line feed;
 //   - block comments nest (blockCommentEnd);
 //   - in a string, a doubled quote is a quote, and a backslash escapes
-//     the next byte in one after a lone E (E'\”) or, when backslashes
+//     the next byte in one after a lone E (E'it\'s') or, when backslashes
 //     is set, in every one;
 //   - $tag$...$tag$ (the tag empty or a name without '$') is a string
 //     where it starts a token; $1 is a parameter, and a '$' within a

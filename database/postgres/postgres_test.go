@@ -1161,7 +1161,7 @@ func TestPostgresDeniedStatementOtherSpellings(t *testing.T) {
 
 // TestPostgresSessionStateBehindQuotes: a statement that changes its
 // session is found however its strings and names are written: an
-// escape string (E'\”), a dollar-quoted string holding a quote, a line
+// escape string (E'it\'s'), a dollar-quoted string holding a quote, a line
 // comment ended by a carriage return, or a name quoted with Unicode
 // escapes hid set_config and pg_advisory_lock from the check, and the
 // host's statement_timeout stayed changed on the pooled connection, the
