@@ -187,6 +187,9 @@ func TestKeepsSession(t *testing.T) {
 		{`SELECT E'\'pg_advisory_lock(1)'`, false},
 		{`SELECT $$ pg_advisory_lock(1) $$`, false},
 		{"SELECT 1 -- pg_advisory_lock(1)", false},
+		{"SELECT setseed(0.5)", true},
+		{`SELECT "setseed"(0.5)`, true},
+		{"SELECT random() AS r, seed FROM setseeds", false},
 	}
 	for _, tt := range tests {
 		if got := keepsSession(tt.sql); got != tt.want {

@@ -705,6 +705,8 @@ func firstWord(sql string) string {
 //   - a setting changed with set_config(name, value, is_local) whose
 //     is_local is not the word true (checkStatement refuses SET), or
 //     with an UPDATE of pg_settings;
+//   - the seed of random() set with setseed, which fixes the numbers
+//     random() gives every later call on the connection;
 //   - any of those names quoted ("set_config"(...)): quotedSessionName;
 //     a name quoted with Unicode escapes (U&"pg\005Ftemp") whatever it
 //     is: unicodeName;
@@ -763,6 +765,8 @@ func keeps(sql string, backslashes bool) bool {
 			return true
 		case strings.EqualFold(w, "set_config") && !localSetting(rest, backslashes):
 			return true
+		case strings.EqualFold(w, "setseed"):
+			return true
 		}
 	}
 	return false
@@ -782,7 +786,7 @@ func createsTemp(rest string, backslashes bool) bool {
 // sessionNames are the names after which keepsSession says yes when
 // they are quoted, which nextWord passes over with the other quoted
 // names: "pg_temp".t, "set_config"(...), pg_catalog."pg_advisory_lock"(1).
-var sessionNames = []string{"pg_temp", "pg_settings", "set_config", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"}
+var sessionNames = []string{"pg_temp", "pg_settings", "set_config", "setseed", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"}
 
 // quotedSessionName reports whether sql holds one of sessionNames quoted
 // (in any case: a quoted name of other case is another object, and saying

@@ -1206,3 +1206,20 @@ func TestPostgresSessionStateBehindQuotes(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresRandomSeedEndsWithTheStatement: setseed fixes the numbers
+// random() gives for the rest of its session: on the pooled connection,
+// every later call's random() repeated the sequence the guest chose.
+func TestPostgresRandomSeedEndsWithTheStatement(t *testing.T) {
+	db, _ := startPG(t, database.Options{MaxConns: 1})
+	one := func(sql string) string {
+		t.Helper()
+		return resultOrError(t, db, sql)
+	}
+	one("SELECT setseed(0.5)")
+	first := one("SELECT random() AS r")
+	one("SELECT setseed(0.5)")
+	if again := one("SELECT random() AS r"); again == first {
+		t.Errorf("random() after setseed in another statement gave %s twice: the seed outlived its statement", again)
+	}
+}
