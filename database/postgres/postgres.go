@@ -34,7 +34,7 @@
 //     control in SQL (database.CodeDenied); db_begin opens transactions.
 //     A statement that leaves something in its session (a temporary
 //     table, a session-level advisory lock, a setting changed with
-//     set_config or in a DO block) has its connection closed, not
+//     set_config or in a DO block, random()'s seed) has its connection closed, not
 //     pooled, when it or its transaction ends. keepsSession reads the
 //     statement's text only: the same done by a function, view, rule,
 //     trigger or column default the statement runs is not seen, and
