@@ -4,8 +4,8 @@ import "strings"
 
 // statements splits a migration script into its statements, at the
 // semicolons outside strings ('...', E'...' with backslash escapes),
-// quoted names ("..."), comments (-- to the end of the line, /* */
-// nested) and dollar-quoted bodies ($$...$$, $tag$...$tag$), as
+// quoted names ("..."), comments (-- to the end of the line, a carriage
+// return ending it as a line feed does; /* */ nested) and dollar-quoted bodies ($$...$$, $tag$...$tag$), as
 // PostgreSQL reads them. Each is trimmed; empty ones (only space and
 // comments) are left out, since the server runs nothing for them.
 //
@@ -56,7 +56,7 @@ func spans(script string) [][2]int {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
 			continue
 		case c == '-' && strings.HasPrefix(script[i:], "--"):
-			if j := strings.IndexByte(script[i:], '\n'); j >= 0 {
+			if j := strings.IndexAny(script[i:], "\r\n"); j >= 0 { // PostgreSQL ends it at either
 				i += j
 			} else {
 				i = len(script)
