@@ -4,9 +4,9 @@ import "strings"
 
 // statements splits a migration script into its statements, at the
 // semicolons outside strings ('...', E'...' with backslash escapes),
-// quoted names ("..."), comments (-- to the end of the line, a carriage
-// return ending it as a line feed does; /* */ nested) and dollar-quoted bodies ($$...$$, $tag$...$tag$), as
-// PostgreSQL reads them. Each is trimmed; empty ones (only space and
+// quoted names ("..."), comments (-- to a line feed or a carriage
+// return, /* */ nested) and dollar-quoted bodies ($$...$$,
+// $tag$...$tag$), as PostgreSQL reads them. Each is trimmed; empty ones (only space and
 // comments) are left out, since the server runs nothing for them.
 //
 // It names the statement that failed in a script the server ran whole,
