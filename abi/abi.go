@@ -254,9 +254,10 @@ const (
 	//	file_read(index i32, buf i32, buf_len i32) -> n i32
 	ImportFileRead = "file_read"
 
-	// ImportResponseSetStatus sets the status code (100-599) of the answer;
-	// the default is 200. [ErrInvalid] out of range; [ErrHeadersSent] once
-	// body bytes were sent.
+	// ImportResponseSetStatus sets the status code of the answer
+	// ([ResponseStatusMin]-[ResponseStatusMax]); the default is 200.
+	// [ErrInvalid] out of range (a 1xx too); [ErrHeadersSent] once body
+	// bytes were sent.
 	//
 	//	response_set_status(status i32) -> errno i32
 	ImportResponseSetStatus = "response_set_status"
@@ -419,7 +420,7 @@ const (
 	// ErrNotFound: the value, parameter or header is absent.
 	ErrNotFound Errno = -1
 	// ErrInvalid: an argument is out of range or malformed (a status outside
-	// 100-599, a header name that is not a token, a value with CR or LF, a
+	// 200-599, a header name that is not a token, a value with CR or LF, a
 	// header the host owns, an unknown part).
 	ErrInvalid Errno = -2
 	// ErrHeadersSent: status or headers changed after body bytes reached the
@@ -538,6 +539,17 @@ const (
 	// ContextMaxBytes is the most bytes the names and values of one
 	// request's context may add up to, and the largest principal.
 	ContextMaxBytes = 16 << 10
+)
+
+// Bounds of the status a guest gives its answer (response_set_status): a
+// final status. An informational 1xx is no answer: net/http sent it as an
+// interim response, then an empty 200 in place of what the guest wrote,
+// and a 101 told the client, and any proxy between, that the connection
+// had switched protocols while it went on in HTTP/1.1, which a proxy
+// that tunnels after a 101 lets a client use to reach the host past it.
+const (
+	ResponseStatusMin = 200
+	ResponseStatusMax = 599
 )
 
 // ForbiddenResponseHeaders are the response headers a guest may not set:

@@ -1,11 +1,11 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/wasmendpoints/endpoints/internal/allowlist"
+	"github.com/wasmendpoints/endpoints/internal/appfile"
 )
 
 // Outbound is the "outbound" member of endpoints.json: the services the
@@ -84,7 +84,9 @@ func (o Outbound) ReadCAFile(appDir string) ([]byte, error) {
 	if p == "" {
 		return nil, nil
 	}
-	b, err := os.ReadFile(p)
+	// A regular file within appfile's bound: a FIFO would hang the load,
+	// a device such as /dev/zero fill the memory.
+	b, err := appfile.Read(p, o.CAFile)
 	if err != nil {
 		return nil, badSetting(File, "/outbound/caFile", "%v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"testing"
 
@@ -110,5 +111,46 @@ func TestNoContentBodyDropped(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "returned error code 7") || strings.Contains(logs.String(), "level=ERROR") {
 		t.Errorf("response_write failed after a 204 or 304:\n%s", logs)
+	}
+}
+
+// TestInformationalStatusRefused: response_set_status refuses a 1xx, which
+// is no answer: net/http sent a 100, 103 or 199 as an interim response
+// and then an empty 200 in place of what the guest wrote, and a 101
+// (Switching Protocols, with no Upgrade) left the connection in HTTP/1.1
+// for the client's next requests while telling any proxy between that it
+// had switched, which a proxy that tunnels after a 101 opens to a client.
+// The guest gets -2 and its answer goes out with its status unchanged.
+func TestInformationalStatusRefused(t *testing.T) {
+	t.Parallel()
+	a := newApp(t)
+	for _, status := range []int{100, 101, 103, 199} {
+		// The handler writes "refused" when response_set_status fails.
+		handle := fmt.Sprintf(`(if (i32.eq (call $set_status (i32.const %d)) (i32.const -2))
+      (then (drop (call $write (i32.const 8192) (i32.const 7)))))
+    (i32.const 0)`, status)
+		extra := `  (data (i32.const 8192) "refused")` + "\n"
+		a.wat(fmt.Sprintf("server/routes/plain%d.get.wasm", status), watModule{handle: handle, extra: extra})
+		a.wat(fmt.Sprintf("server/api/endpoint%d.get.wasm", status), watModule{handle: handle, extra: extra})
+	}
+	srv, logs := a.serve(host.Options{})
+	for _, status := range []int{100, 101, 103, 199} {
+		for _, path := range []string{fmt.Sprintf("/plain%d", status), fmt.Sprintf("/api/endpoint%d", status)} {
+			// Raw, so that an interim answer before the final one shows.
+			c, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", path)
+			raw, err := io.ReadAll(c)
+			c.Close()
+			if err != nil {
+				t.Fatalf("GET %s: %v", path, err)
+			}
+			got := string(raw)
+			if !strings.HasPrefix(got, "HTTP/1.1 200 OK\r\n") || !strings.HasSuffix(got, "\r\n\r\nrefused") {
+				t.Errorf("GET %s, the guest setting %d:\n%s\nwant 200 \"refused\" alone (response_set_status -2)\n%s", path, status, got, logs)
+			}
+		}
 	}
 }

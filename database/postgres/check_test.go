@@ -44,6 +44,15 @@ func TestCheckStatement(t *testing.T) {
 		// pooled connection: each fails once in a later call.
 		{"DEALLOCATE ALL", "DEALLOCATE"},
 		{"deallocate prepare stmtcache_1", "DEALLOCATE"},
+		// A line comment ends at a carriage return as at a line feed,
+		// and the server's parser drops empty statements: each of these
+		// ran its SET, BEGIN or LISTEN on the pooled connection.
+		{"-- a comment\rSET statement_timeout = 1", "SET"},
+		{"-- a\r-- b\rbegin", "BEGIN"},
+		{";SET role other", "SET"},
+		{" ; ;\n listen jobs", "LISTEN"},
+		{"\vSET statement_timeout = 1", "SET"},
+		{"SELECT 1;", ""},
 	}
 	for _, tt := range tests {
 		err := checkStatement(tt.sql)
@@ -156,6 +165,31 @@ func TestKeepsSession(t *testing.T) {
 		{"UPDATE pg_settings SET setting = '0' WHERE name = 'statement_timeout'", true},
 		{`SELECT "set_config_x"(1), "name" FROM "t"`, false},
 		{"SELECT doc FROM pages", false},
+		// Strings and names read as PostgreSQL's lexer reads them: a
+		// backslash escapes the quote of an escape string, a quote in a
+		// dollar-quoted string is text, a line comment ends at a
+		// carriage return, and U&"..." may spell any name.
+		{`SELECT E'\'', pg_advisory_lock(1), 'x'`, true},
+		{`SELECT e'\\', pg_advisory_lock(1)`, true},
+		{`SELECT $$'$$, set_config('statement_timeout', '1', false), $$'$$`, true},
+		{`SELECT $t$'$t$, pg_advisory_lock(1), $t$'$t$`, true},
+		{"SELECT 1 AS a, -- x\r pg_advisory_lock(1)", true},
+		{`SELECT U&"set\005Fconfig"('statement_timeout', '1', false)`, true},
+		{`CREATE TABLE u&"pg\005Ftemp".t (v int)`, true},
+		{`SELECT set_config('statement_timeout', substr(E'\'5', 2), false) AS a, '), true)' AS b`, true},
+		{`SELECT set_config('statement_timeout', substr($$'6$$, 2), false) AS a, '), true)' AS b`, true},
+		// With standard_conforming_strings off (the url's), a backslash
+		// escapes in every string: read both ways.
+		{`SELECT '\'', pg_advisory_lock(1), 'x'`, true},
+		{`SELECT 'a\b' AS v`, false},
+		{`SELECT $1, $2 FROM t WHERE a$b = 'x$$'`, false},
+		{`SELECT 'it''s', "a""b" FROM t`, false},
+		{`SELECT E'\'pg_advisory_lock(1)'`, false},
+		{`SELECT $$ pg_advisory_lock(1) $$`, false},
+		{"SELECT 1 -- pg_advisory_lock(1)", false},
+		{"SELECT setseed(0.5)", true},
+		{`SELECT "setseed"(0.5)`, true},
+		{"SELECT random() AS r, seed FROM setseeds", false},
 	}
 	for _, tt := range tests {
 		if got := keepsSession(tt.sql); got != tt.want {

@@ -108,7 +108,7 @@ func namesOf(sql string) map[string]bool {
 	for i := 0; i < len(sql); {
 		switch c := sql[i]; {
 		case c == '"':
-			end := i + quotedEnd(sql[i:])
+			end := i + quotedEnd(sql[i:], false)
 			name := sql[i+1 : max(i+1, end-1)]
 			names[strings.ReplaceAll(name, `""`, `"`)] = true
 			i = end

@@ -36,7 +36,7 @@
 //     control in SQL (database.CodeDenied); db_begin opens transactions.
 //     A statement that leaves something in its session (a temporary
 //     table, a session-level advisory lock, a setting changed with
-//     set_config or in a DO block) has its connection closed, not
+//     set_config or in a DO block, random()'s seed) has its connection closed, not
 //     pooled, when it or its transaction ends. keepsSession reads the
 //     statement's text only: the same done by a function, view, rule,
 //     trigger or column default the statement runs is not seen, and
@@ -564,20 +564,20 @@ func (m *migration) Script(ctx context.Context, sql string) error {
 // a statement of the script.
 func scriptTransaction(sql string) string {
 	for _, stmt := range statements(sql) {
-		w, rest := nextWord(stmt)
+		w, rest := nextWord(stmt, false)
 		switch {
 		case isWord(w, "BEGIN", "START", "COMMIT", "END", "ABORT"):
 			return stmt
 		case isWord(w, "ROLLBACK"): // ROLLBACK [WORK | TRANSACTION] [TO ...]
-			next, after := nextWord(rest)
+			next, after := nextWord(rest, false)
 			if isWord(next, "WORK", "TRANSACTION") {
-				next, _ = nextWord(after)
+				next, _ = nextWord(after, false)
 			}
 			if !isWord(next, "TO") {
 				return stmt
 			}
 		case isWord(w, "PREPARE"):
-			if next, _ := nextWord(rest); isWord(next, "TRANSACTION") {
+			if next, _ := nextWord(rest, false); isWord(next, "TRANSACTION") {
 				return stmt
 			}
 		}
@@ -661,15 +661,20 @@ func deniedKeyword(word string) (string, bool) {
 }
 
 // firstWord is the first word of sql (letters and underscores), past
-// white space, opening parentheses and comments (block comments nest, as
-// PostgreSQL reads them).
+// white space, opening parentheses, empty statements and comments, as
+// PostgreSQL reads them: a line comment ends at a carriage return as at
+// a line feed, block comments nest, and the semicolons of empty
+// statements before the one statement the extended protocol takes are
+// dropped by the server's parser (";SET x = 1" is a SET). A vertical
+// tab is passed over too: PostgreSQL 15's lexer refuses it, and one that
+// reads it as white space must not hide a keyword behind it.
 func firstWord(sql string) string {
 	s := sql
 	for {
-		s = strings.TrimLeft(s, " \t\r\n\f(")
+		s = strings.TrimLeft(s, " \t\r\n\f\v(;")
 		switch {
 		case strings.HasPrefix(s, "--"):
-			i := strings.IndexByte(s, '\n')
+			i := strings.IndexAny(s, "\r\n")
 			if i < 0 {
 				return ""
 			}
@@ -705,22 +710,37 @@ func firstWord(sql string) string {
 //   - a setting changed with set_config(name, value, is_local) whose
 //     is_local is not the word true (checkStatement refuses SET), or
 //     with an UPDATE of pg_settings;
+//   - the seed of random() set with setseed, which fixes the numbers
+//     random() gives every later call on the connection;
 //   - any of those names quoted ("set_config"(...)): quotedSessionName;
+//     a name quoted with Unicode escapes (U&"pg\005Ftemp") whatever it
+//     is: unicodeName;
 //   - a cursor declared WITH HOLD, which outlives its transaction;
 //   - a DO block, which may do any of it.
 //
-// It reads the statement's words in one pass, without allocating; a
-// string holding such words may make it say yes, which costs the
-// connection, not a wrong answer.
+// It reads the statement's words in one pass, without allocating,
+// passing over comments, strings and quoted names as PostgreSQL's lexer
+// does (nextWord): an escape string (E'it\'s') or a dollar-quoted one
+// ($$'$$) hid the words after it when read otherwise. A statement
+// holding a backslash is read a second time with a backslash escaping
+// in every string too, as a server whose url turns
+// standard_conforming_strings off reads it. A string holding such words
+// may make it say yes, which costs the connection, not a wrong answer.
 func keepsSession(sql string) bool {
-	w, rest := nextWord(sql)
+	return keeps(sql, false) || strings.IndexByte(sql, '\\') >= 0 && keeps(sql, true)
+}
+
+// keeps is keepsSession's reading of sql, a backslash escaping the next
+// byte in every string when backslashes is set (in E'...' always).
+func keeps(sql string, backslashes bool) bool {
+	w, rest := nextWord(sql, backslashes)
 	// SELECT ... INTO TEMP, and the statements EXPLAIN ANALYZE runs.
 	selects := isWord(w, "SELECT", "WITH", "EXPLAIN")
 	declares := strings.EqualFold(w, "DECLARE") // DECLARE c ... WITH HOLD
-	if strings.EqualFold(w, "DO") || quotedSessionName(sql) {
+	if strings.EqualFold(w, "DO") || quotedSessionName(sql) || unicodeName(sql) {
 		return true
 	}
-	for into := false; w != ""; w, rest = nextWord(rest) {
+	for into := false; w != ""; w, rest = nextWord(rest, backslashes) {
 		if into && selects {
 			if isWord(w, "TEMP", "TEMPORARY") {
 				return true
@@ -733,7 +753,7 @@ func keepsSession(sql string) bool {
 		if declares && len(w) == len("hold") && strings.EqualFold(w, "HOLD") {
 			return true
 		}
-		if len(w) == len("create") && strings.EqualFold(w, "CREATE") && createsTemp(rest) {
+		if len(w) == len("create") && strings.EqualFold(w, "CREATE") && createsTemp(rest, backslashes) {
 			return true
 		}
 		if len(w) < len("pg_temp") || w[0]|0x20 != 'p' && w[0]|0x20 != 's' {
@@ -748,7 +768,9 @@ func keepsSession(sql string) bool {
 			return true
 		case isWord(w, "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"):
 			return true
-		case strings.EqualFold(w, "set_config") && !localSetting(rest):
+		case strings.EqualFold(w, "set_config") && !localSetting(rest, backslashes):
+			return true
+		case strings.EqualFold(w, "setseed"):
 			return true
 		}
 	}
@@ -758,10 +780,10 @@ func keepsSession(sql string) bool {
 // createsTemp reports whether the CREATE that rest follows makes a
 // temporary object: CREATE [OR REPLACE] [GLOBAL | LOCAL] {TEMP |
 // TEMPORARY} ...
-func createsTemp(rest string) bool {
-	w, rest := nextWord(rest)
+func createsTemp(rest string, backslashes bool) bool {
+	w, rest := nextWord(rest, backslashes)
 	for isWord(w, "OR", "REPLACE", "GLOBAL", "LOCAL") {
-		w, rest = nextWord(rest)
+		w, rest = nextWord(rest, backslashes)
 	}
 	return isWord(w, "TEMP", "TEMPORARY")
 }
@@ -769,7 +791,7 @@ func createsTemp(rest string) bool {
 // sessionNames are the names after which keepsSession says yes when
 // they are quoted, which nextWord passes over with the other quoted
 // names: "pg_temp".t, "set_config"(...), pg_catalog."pg_advisory_lock"(1).
-var sessionNames = []string{"pg_temp", "pg_settings", "set_config", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"}
+var sessionNames = []string{"pg_temp", "pg_settings", "set_config", "setseed", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"}
 
 // quotedSessionName reports whether sql holds one of sessionNames quoted
 // (in any case: a quoted name of other case is another object, and saying
@@ -788,20 +810,40 @@ func quotedSessionName(sql string) bool {
 	return false
 }
 
+// unicodeName reports whether sql may hold a name quoted with Unicode
+// escapes, U&"..." (U&"pg\005Ftemp" is pg_temp, and UESCAPE may choose
+// another escape character), which quotedSessionName cannot read.
+func unicodeName(sql string) bool {
+	for i := strings.Index(sql, `&"`); i >= 0; {
+		if i > 0 && sql[i-1]|0x20 == 'u' {
+			return true
+		}
+		j := strings.Index(sql[i+2:], `&"`)
+		if j < 0 {
+			return false
+		}
+		i += 2 + j
+	}
+	return false
+}
+
 // localSetting reports whether the call of set_config whose arguments
 // rest starts with, "(name, value, is_local)...", sets a setting local to
-// the transaction: is_local is the word true.
-func localSetting(rest string) bool {
+// the transaction: is_local is the word true. Comments, strings and
+// quoted names are passed over as nextWord passes them (backslashes
+// read as it reads them).
+func localSetting(rest string, backslashes bool) bool {
 	s := strings.TrimLeft(rest, " \t\r\n\f")
 	if !strings.HasPrefix(s, "(") {
 		return false
 	}
 	depth, arg, start := 0, 0, 0
 	for i := 0; i < len(s); {
-		switch s[i] {
-		case '\'', '"':
-			i += quotedEnd(s[i:])
+		if j := skipQuoted(s, i, backslashes); j > i {
+			i = j
 			continue
+		}
+		switch s[i] {
 		case '(':
 			depth++
 		case ')':
@@ -832,37 +874,69 @@ func isWord(w string, words ...string) bool {
 
 // nextWord is the next word of sql (a keyword or an unquoted name:
 // letters, digits, underscores, dollars) and the text after it, past
-// white space, punctuation, comments, and quoted strings and names; ""
-// at the end.
-func nextWord(sql string) (word, rest string) {
-	s := sql
-	for len(s) > 0 {
-		switch c := s[0]; {
-		case isWordByte(c):
-			end := 1
-			for end < len(s) && isWordByte(s[end]) {
-				end++
-			}
-			return s[:end], s[end:]
-		case strings.HasPrefix(s, "--"):
-			i := strings.IndexByte(s, '\n')
-			if i < 0 {
-				return "", ""
-			}
-			s = s[i+1:]
-		case strings.HasPrefix(s, "/*"):
-			i := blockCommentEnd(s)
-			if i < 0 {
-				return "", ""
-			}
-			s = s[i:]
-		case c == '\'' || c == '"':
-			s = s[quotedEnd(s):]
-		default:
-			s = s[1:]
+// white space, punctuation, and the comments, strings and quoted names
+// skipQuoted passes over (an escape string E'...' too, whose E is no
+// word; backslashes escape in every string when set); "" at the end.
+func nextWord(sql string, backslashes bool) (word, rest string) {
+	for i := 0; i < len(sql); {
+		if j := skipQuoted(sql, i, backslashes); j > i {
+			i = j
+			continue
 		}
+		if !isWordByte(sql[i]) {
+			i++
+			continue
+		}
+		end := i + 1
+		for end < len(sql) && isWordByte(sql[end]) {
+			end++
+		}
+		if end == i+1 && sql[i]|0x20 == 'e' && end < len(sql) && sql[end] == '\'' {
+			i = end + quotedEnd(sql[end:], true) // E'...'
+			continue
+		}
+		return sql[i:end], sql[end:]
 	}
 	return "", ""
+}
+
+// skipQuoted is the offset past the comment, string, quoted name or
+// dollar-quoted string that starts at s[i], as PostgreSQL's lexer reads
+// them, or i when none starts there; len(s) when it does not end:
+//   - a line comment ends at a carriage return as at a line feed;
+//   - block comments nest (blockCommentEnd);
+//   - in a string, a doubled quote is a quote, and a backslash escapes
+//     the next byte in one after a lone E (E'it\'s') or, when backslashes
+//     is set, in every one;
+//   - $tag$...$tag$ (the tag empty or a name without '$') is a string
+//     where it starts a token; $1 is a parameter, and a '$' within a
+//     word is part of it.
+func skipQuoted(s string, i int, backslashes bool) int {
+	switch c := s[i]; {
+	case c == '-' && strings.HasPrefix(s[i:], "--"):
+		if k := strings.IndexAny(s[i:], "\r\n"); k >= 0 {
+			return i + k + 1
+		}
+		return len(s)
+	case c == '/' && strings.HasPrefix(s[i:], "/*"):
+		if k := blockCommentEnd(s[i:]); k >= 0 {
+			return i + k
+		}
+		return len(s)
+	case c == '\'':
+		escapes := backslashes || i > 0 && s[i-1]|0x20 == 'e' && (i == 1 || !isWordByte(s[i-2]))
+		return i + quotedEnd(s[i:], escapes)
+	case c == '"':
+		return i + quotedEnd(s[i:], false)
+	case c == '$' && (i == 0 || !isWordByte(s[i-1])):
+		if tag, ok := dollarTag(s[i:]); ok {
+			if k := strings.Index(s[i+len(tag):], tag); k >= 0 {
+				return i + len(tag) + k + len(tag)
+			}
+			return len(s)
+		}
+	}
+	return i
 }
 
 // isWordByte reports whether c may be part of a word for nextWord (a
@@ -872,18 +946,23 @@ func isWordByte(c byte) bool {
 }
 
 // quotedEnd is the offset just past the quoted string or name s starts
-// with (its quote doubled inside it), len(s) when it does not end.
-func quotedEnd(s string) int {
+// with (its quote doubled inside it, or after a backslash when
+// backslashes is set), len(s) when it does not end.
+func quotedEnd(s string, backslashes bool) int {
 	q := s[0]
 	for i := 1; i < len(s); i++ {
-		if s[i] != q {
-			continue
+		switch s[i] {
+		case '\\':
+			if backslashes {
+				i++
+			}
+		case q:
+			if i+1 < len(s) && s[i+1] == q {
+				i++
+				continue
+			}
+			return i + 1
 		}
-		if i+1 < len(s) && s[i+1] == q {
-			i++
-			continue
-		}
-		return i + 1
 	}
 	return len(s)
 }

@@ -1196,3 +1196,93 @@ func TestPostgresServerStatementTimeoutIsTimeout(t *testing.T) {
 		t.Errorf("cancelled by another session: %v; want code other", err)
 	}
 }
+
+// TestPostgresDeniedStatementOtherSpellings: a statement PostgreSQL reads
+// as SET or BEGIN is refused however it is spelled before its keyword: a
+// line comment the server ends at a carriage return, and empty
+// statements (";SET ..."), which the server's parser drops, hid the
+// keyword from the check, and the SET ran: the host's statement_timeout,
+// the bound on every guest's statement, stayed changed on the pooled
+// connection (a SET ROLE or search_path as much).
+func TestPostgresDeniedStatementOtherSpellings(t *testing.T) {
+	db, _ := startPG(t, database.Options{MaxConns: 1})
+	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
+	for _, sql := range []string{
+		"-- a comment\rSET statement_timeout = 1",
+		";SET statement_timeout = 2",
+		" ; ;\n SET statement_timeout = 3;",
+	} {
+		_, err := db.Exec(t.Context(), sql, nil)
+		if database.CodeOf(err) != database.CodeDenied || !strings.Contains(err.Error(), "SET is not allowed") {
+			t.Errorf("%q: %v, want SET denied", sql, err)
+		}
+		if got := resultOrError(t, db, "SHOW statement_timeout"); got != host {
+			t.Errorf("after %q: %s, want the host's %s", sql, got, host)
+		}
+	}
+}
+
+// TestPostgresSessionStateBehindQuotes: a statement that changes its
+// session is found however its strings and names are written: an
+// escape string (E'it\'s'), a dollar-quoted string holding a quote, a line
+// comment ended by a carriage return, or a name quoted with Unicode
+// escapes hid set_config and pg_advisory_lock from the check, and the
+// host's statement_timeout stayed changed on the pooled connection, the
+// lock held by it for good.
+func TestPostgresSessionStateBehindQuotes(t *testing.T) {
+	db, url := startPG(t, database.Options{MaxConns: 1})
+	other, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
+	for _, sql := range []string{
+		`SELECT E'\'', set_config('statement_timeout', '1', false), 'x'`,
+		`SELECT $$'$$, set_config('statement_timeout', '2', false), $$'$$`,
+		"SELECT 1 AS a, -- x\r set_config('statement_timeout', '3', false)",
+		`SELECT U&"set\005Fconfig"('statement_timeout', '4', false)`,
+		`SELECT set_config('statement_timeout', substr(E'\'5', 2), false) AS a, '), true)' AS b`,
+		`SELECT set_config('statement_timeout', substr($$'6$$, 2), false) AS a, '), true)' AS b`,
+	} {
+		if got := resultOrError(t, db, sql); !strings.Contains(got, "ms") {
+			t.Fatalf("%q: %s", sql, got)
+		}
+		if got := resultOrError(t, db, "SHOW statement_timeout"); got != host {
+			t.Errorf("after %q: %s, want the host's %s", sql, got, host)
+		}
+	}
+	free := func() bool {
+		return resultOrError(t, other, "SELECT pg_try_advisory_lock(77) AS free, pg_advisory_unlock_all() AS u") == `{"columns":["free","u"],"rows":[[true,""]]}`
+	}
+	for _, sql := range []string{
+		`SELECT E'\'', pg_advisory_lock(77), 'x'`,
+		`SELECT $t$'$t$, pg_advisory_lock(77), $t$'$t$`,
+	} {
+		if _, err := db.Exec(t.Context(), sql, nil); err != nil {
+			t.Fatalf("%q: %v", sql, err)
+		}
+		// The server frees a closed connection's locks as its backend
+		// exits, a moment after the close.
+		if !poll.Until(5*time.Second, free) {
+			t.Errorf("after %q: the lock is held, want it free", sql)
+		}
+	}
+}
+
+// TestPostgresRandomSeedEndsWithTheStatement: setseed fixes the numbers
+// random() gives for the rest of its session: on the pooled connection,
+// every later call's random() repeated the sequence the guest chose.
+func TestPostgresRandomSeedEndsWithTheStatement(t *testing.T) {
+	db, _ := startPG(t, database.Options{MaxConns: 1})
+	one := func(sql string) string {
+		t.Helper()
+		return resultOrError(t, db, sql)
+	}
+	one("SELECT setseed(0.5)")
+	first := one("SELECT random() AS r")
+	one("SELECT setseed(0.5)")
+	if again := one("SELECT random() AS r"); again == first {
+		t.Errorf("random() after setseed in another statement gave %s twice: the seed outlived its statement", again)
+	}
+}

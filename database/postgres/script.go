@@ -4,9 +4,9 @@ import "strings"
 
 // statements splits a migration script into its statements, at the
 // semicolons outside strings ('...', E'...' with backslash escapes),
-// quoted names ("..."), comments (-- to the end of the line, /* */
-// nested) and dollar-quoted bodies ($$...$$, $tag$...$tag$), as
-// PostgreSQL reads them. Each is trimmed; empty ones (only space and
+// quoted names ("..."), comments (-- to a line feed or a carriage
+// return, /* */ nested) and dollar-quoted bodies ($$...$$,
+// $tag$...$tag$), as PostgreSQL reads them. Each is trimmed; empty ones (only space and
 // comments) are left out, since the server runs nothing for them.
 //
 // It names the statement that failed in a script the server ran whole,
@@ -56,7 +56,7 @@ func spans(script string) [][2]int {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
 			continue
 		case c == '-' && strings.HasPrefix(script[i:], "--"):
-			if j := strings.IndexByte(script[i:], '\n'); j >= 0 {
+			if j := strings.IndexAny(script[i:], "\r\n"); j >= 0 { // PostgreSQL ends it at either
 				i += j
 			} else {
 				i = len(script)

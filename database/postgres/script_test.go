@@ -28,6 +28,7 @@ func TestStatements(t *testing.T) {
 		{"a parameter named begin, a BEGIN outside a routine", "CREATE FUNCTION f(begin int) RETURNS int LANGUAGE sql RETURN 1;BEGIN;SELECT CASE WHEN true THEN 1 END;END", []string{
 			"CREATE FUNCTION f(begin int) RETURNS int LANGUAGE sql RETURN 1", "BEGIN", "SELECT CASE WHEN true THEN 1 END", "END"}},
 		{"an unclosed string runs to the end", "SELECT 'a; b", []string{"SELECT 'a; b"}},
+		{"a line comment ends at a carriage return", "-- note\rCOMMIT;SELECT 11", []string{"-- note\rCOMMIT", "SELECT 11"}},
 		{"none", " \n-- only a comment\n", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

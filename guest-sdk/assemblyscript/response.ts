@@ -6,7 +6,7 @@
 import * as host from "./host";
 import { Value, Writer } from "./json";
 
-/** Sets the status (default 200); -2 outside 100-599, -3 after a plain
+/** Sets the status (default 200); -2 outside 200-599, -3 after a plain
  * route's first byte. */
 export function setStatus(status: i32): i32 {
   return host.response_set_status(status);

@@ -57,7 +57,7 @@ extern "C" {
 typedef enum endpoints_errno {
     /* The value, parameter or header is absent. */
     ENDPOINTS_ERR_NOT_FOUND = -1,
-    /* An argument is out of range or malformed: a status outside 100-599, a
+    /* An argument is out of range or malformed: a status outside 200-599, a
      * header name that is not a token, a value with CR or LF, a header the
      * host owns, an unknown part. */
     ENDPOINTS_ERR_INVALID = -2,
@@ -174,8 +174,8 @@ int32_t endpoints_body_read(uint8_t *buf, int32_t buf_len);
 ENDPOINTS_IMPORT_("file_read")
 int32_t endpoints_file_read(int32_t index, uint8_t *buf, int32_t buf_len);
 
-/* endpoints_response_set_status sets the status code (100-599); the default
- * is 200. */
+/* endpoints_response_set_status sets the status code (200-599: a 1xx is
+ * refused); the default is 200. */
 ENDPOINTS_IMPORT_("response_set_status")
 int32_t endpoints_response_set_status(int32_t status);
 
@@ -658,7 +658,7 @@ static inline int32_t endpoints_request(char *buf, int32_t cap) {
     return endpoints_terminate_(buf, cap, n);
 }
 
-/* endpoints_set_status sets the response status (100-599; 200 by default).
+/* endpoints_set_status sets the response status (200-599; 200 by default).
  * It returns 0, ENDPOINTS_ERR_INVALID out of range, or
  * ENDPOINTS_ERR_HEADERS_SENT once body bytes were sent. */
 static inline int32_t endpoints_set_status(int32_t status) {

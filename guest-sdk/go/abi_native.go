@@ -128,7 +128,7 @@ func responseSetStatus(status int32) int32 {
 	switch {
 	case !fake.inRequest:
 		return int32(abi.ErrState)
-	case status < 100 || status > 599:
+	case status < abi.ResponseStatusMin || status > abi.ResponseStatusMax:
 		return int32(abi.ErrInvalid)
 	case len(fake.written) > 0:
 		return int32(abi.ErrHeadersSent)

@@ -543,7 +543,10 @@ func TestRegistrationPanics(t *testing.T) {
 		}, `HandleFunc: the handler returns a Reply: register it with Handle`},
 		{"HandleFunc status out of range", func() {
 			endpoints.HandleFunc(endpoints.Operation{Status: 42}, func(*struct{}) (int, error) { return 0, nil })
-		}, `Operation.Status 42 is not an HTTP status (100-599)`},
+		}, `Operation.Status 42 is not a status an answer may have (200-599; a 1xx is informational, never the answer)`},
+		{"HandleFunc status informational", func() {
+			endpoints.HandleFunc(endpoints.Operation{Status: 101}, func(*struct{}) (int, error) { return 0, nil })
+		}, `Operation.Status 101 is not a status an answer may have (200-599; a 1xx is informational, never the answer)`},
 		{"bad response status", func() {
 			endpoints.Handle(endpoints.Operation{Responses: endpoints.Responses{2000: endpoints.NoContent("")}}, noop)
 		}, `Responses[2000]: not an HTTP status (100-599)`},

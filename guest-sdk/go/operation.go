@@ -250,8 +250,8 @@ func HandleFunc[In, Out any](op Operation, h func(in *In) (Out, error)) {
 	if status == 0 {
 		status = 200
 	}
-	if status < 100 || status > 599 {
-		reg.fail(op, fmt.Errorf("Operation.Status %d is not an HTTP status (100-599)", op.Status))
+	if status < abi.ResponseStatusMin || status > abi.ResponseStatusMax {
+		reg.fail(op, fmt.Errorf("Operation.Status %d is not a status an answer may have (%d-%d; a 1xx is informational, never the answer)", op.Status, abi.ResponseStatusMin, abi.ResponseStatusMax))
 	}
 	bodiless := status == 204 || status == 205 || status == 304
 	infer := op.Responses == nil

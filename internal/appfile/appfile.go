@@ -47,7 +47,12 @@ func Limit(name string) int64 {
 //     (on unix), then checked again: a FIFO swapped in between is refused
 //     rather than waited on.
 func Read(path, name string) ([]byte, error) {
-	limit := Limit(name)
+	return ReadWithin(path, name, Limit(name))
+}
+
+// ReadWithin is Read with a limit of the caller's: a file larger than
+// limit bytes is refused with ErrTooLarge.
+func ReadWithin(path, name string, limit int64) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -109,5 +114,8 @@ func kind(m fs.FileMode) string {
 }
 
 func tooLarge(name string, limit int64) error {
+	if limit < 1<<20 {
+		return fmt.Errorf("%s: %w: more than the %d bytes the host reads of it", name, ErrTooLarge, limit)
+	}
 	return fmt.Errorf("%s: %w: more than the %d bytes (%d MiB) the host reads of it", name, ErrTooLarge, limit, limit>>20)
 }

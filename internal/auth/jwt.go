@@ -22,6 +22,8 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/wasmendpoints/endpoints/internal/appfile"
 )
 
 // maxTokenBytes bounds the bearer tokens the verifier parses.
@@ -330,7 +332,9 @@ func fileKeys(appDir, member, rel string) (*keySource, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(path)
+	// A regular file within appfile's bound: a FIFO would hang the load,
+	// a device such as /dev/zero fill the memory.
+	b, err := appfile.Read(path, rel)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", member, err)
 	}

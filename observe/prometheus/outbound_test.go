@@ -1,6 +1,7 @@
 package prometheus_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -39,5 +40,51 @@ endpoints_outbound_requests_total{error="not_allowed",host="10.0.0.7:80",status=
 	}
 	if n := testutil.CollectAndCount(m, "endpoints_outbound_duration_seconds"); n != 2 {
 		t.Errorf("%d duration series, want 2 (one per host)", n)
+	}
+}
+
+// TestOutboundHostsBounded: the outbound metrics label at most
+// MaxOutboundHosts hosts apart, and count the requests to the others
+// under "other": with a wildcard in outbound.allowedHosts, a client that
+// chose the URL a guest called (a new subdomain each request) made a
+// series of each host, held by the process for good.
+func TestOutboundHostsBounded(t *testing.T) {
+	m := prometheus.New()
+	reg := prom.NewRegistry()
+	reg.MustRegister(m)
+	o := m.Observer()
+	const extra = 1000
+	for i := range prometheus.MaxOutboundHosts + extra {
+		o.Outbound(host.OutboundEvent{Host: fmt.Sprintf("c%d.example.com:443", i), Status: 200})
+	}
+	o.Outbound(host.OutboundEvent{Host: "c0.example.com:443", Status: 200})
+	if n := testutil.CollectAndCount(m, "endpoints_outbound_requests_total"); n != prometheus.MaxOutboundHosts+1 {
+		t.Errorf("%d request series after %d hosts, want %d (the first hosts and other)", n, prometheus.MaxOutboundHosts+extra, prometheus.MaxOutboundHosts+1)
+	}
+	if n := testutil.CollectAndCount(m, "endpoints_outbound_duration_seconds"); n != prometheus.MaxOutboundHosts+1 {
+		t.Errorf("%d duration series, want %d", n, prometheus.MaxOutboundHosts+1)
+	}
+	counts := map[string]float64{}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "endpoints_outbound_requests_total" {
+			continue
+		}
+		for _, mt := range mf.GetMetric() {
+			for _, l := range mt.GetLabel() {
+				if l.GetName() == "host" {
+					counts[l.GetValue()] += mt.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	if got := counts[prometheus.OtherHost]; got != extra {
+		t.Errorf("other counts %v requests, want %d", got, extra)
+	}
+	if got := counts["c0.example.com:443"]; got != 2 {
+		t.Errorf("a host labelled apart counts %v requests, want 2", got)
 	}
 }

@@ -44,6 +44,13 @@
 //	endpoints_outbound_requests_total{host,status,error}    guests' outbound HTTP requests, by host:port called
 //	endpoints_outbound_duration_seconds{host}               their time, from sending to the end of the body
 //
+// The outbound metrics label at most [MaxOutboundHosts] hosts apart, the
+// first called; the requests to any other count under host="other"
+// ([OtherHost]): a wildcard of outbound.allowedHosts (https://*,
+// *.example.com, a port *) lets a guest call hosts without number, which
+// a client choosing the URL (a webhook, a link preview) would otherwise
+// turn into series without number, each held by the process for good.
+//
 // and, from [Pools], per route module:
 //
 //	endpoints_pool_instances_max{route,module}      limits.instances
@@ -100,10 +107,12 @@ type Metrics struct {
 	breakerOpens   *prom.CounterVec
 	breakerClients *prom.GaugeVec
 	// outbound and outboundDuration count the guests' outbound requests
-	// by host called: the hosts are those outbound.allowedHosts lists,
-	// so their number is the operator's to bound (a "*" entry does not).
+	// by host called, at most MaxOutboundHosts of them (outboundHost).
 	outbound         *prom.CounterVec
 	outboundDuration *prom.HistogramVec
+	hostsMu          sync.Mutex
+	hosts            sync.Map // host label → struct{}: those labelled apart
+	nHosts           int      // entries of hosts, under hostsMu
 
 	// ops and guests keep each operation's series, resolved at its first
 	// event: a request then costs no label lookup.
@@ -232,8 +241,9 @@ func (m *Metrics) Observer() *host.Observer {
 			m.storeErrors.WithLabelValues(e.Op).Inc()
 		},
 		Outbound: func(e host.OutboundEvent) {
-			m.outbound.WithLabelValues(e.Host, strconv.Itoa(e.Status), e.Error).Inc()
-			m.outboundDuration.WithLabelValues(e.Host).Observe(e.Duration.Seconds())
+			h := m.outboundHost(e.Host)
+			m.outbound.WithLabelValues(h, strconv.Itoa(e.Status), e.Error).Inc()
+			m.outboundDuration.WithLabelValues(h).Observe(e.Duration.Seconds())
 		},
 		Database: func(e host.DatabaseEvent) {
 			m.dbDuration.WithLabelValues(e.Database).Observe(e.Duration.Seconds())
@@ -242,6 +252,34 @@ func (m *Metrics) Observer() *host.Observer {
 			}
 		},
 	}
+}
+
+// MaxOutboundHosts is the most hosts the outbound metrics label apart;
+// the requests to others count under [OtherHost].
+const MaxOutboundHosts = 256
+
+// OtherHost is the host label of the outbound requests to a host past
+// the first [MaxOutboundHosts]: no host:port is written so.
+const OtherHost = "other"
+
+// outboundHost is the host label of an outbound request to h: h itself
+// when it is one of the first MaxOutboundHosts hosts called, else
+// OtherHost.
+func (m *Metrics) outboundHost(h string) string {
+	if _, ok := m.hosts.Load(h); ok {
+		return h
+	}
+	m.hostsMu.Lock()
+	defer m.hostsMu.Unlock()
+	if _, ok := m.hosts.Load(h); ok {
+		return h
+	}
+	if m.nHosts >= MaxOutboundHosts {
+		return OtherHost
+	}
+	m.hosts.Store(h, struct{}{})
+	m.nHosts++
+	return h
 }
 
 func (m *Metrics) request(e host.RequestEvent) {

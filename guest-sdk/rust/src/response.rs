@@ -6,7 +6,7 @@
 use crate::host::{self, len, Errno};
 use crate::json::Json;
 
-/// Sets the status (default 200). [`Errno::INVALID`] outside 100-599,
+/// Sets the status (default 200). [`Errno::INVALID`] outside 200-599,
 /// [`Errno::HEADERS_SENT`] after a plain route's first byte.
 pub fn set_status(status: u16) -> Result<(), Errno> {
     Errno::check(unsafe { host::response_set_status(i32::from(status)) })

@@ -95,7 +95,8 @@ type Call interface {
 	// build (kv_list's JSON array).
 	Scratch() *[]byte
 
-	// SetStatus sets the answer's status (100-599, checked).
+	// SetStatus sets the answer's status (abi.ResponseStatusMin to
+	// abi.ResponseStatusMax, checked).
 	SetStatus(status int)
 	// SetResponseHeader sets (or with add, adds) a response header whose
 	// name and value were checked with [ValidHeader], within the ABI's

@@ -19,7 +19,7 @@ func hostResponseSetStatus(ctx context.Context, mod api.Module, stack []uint64) 
 		stack[0] = errno(abi.ErrState)
 	case c.Phase() == abi.PhaseAfter || c.Phase() == abi.PhaseVerify:
 		stack[0] = errno(abi.ErrState) // the status is the handler's
-	case status < 100 || status > 599:
+	case status < abi.ResponseStatusMin || status > abi.ResponseStatusMax:
 		stack[0] = errno(abi.ErrInvalid)
 	case c.HeadersSent():
 		stack[0] = errno(abi.ErrHeadersSent)

@@ -28,6 +28,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/internal/appfile"
 )
 
 // Source is where variables are looked up.
@@ -123,17 +124,16 @@ func resolve(d config.Variable, src Source) ([]byte, error) {
 	return nil, fmt.Errorf("has no value (%s) and no default; give it one, or mark it \"optional\": true", strings.Join(looked, ", "))
 }
 
-// readFile reads a variable's file, at most one byte over the limit, and
-// drops one trailing newline.
+// readFile reads a variable's file, a regular one (appfile: a FIFO
+// would hang the load, and the reload or shutdown waiting on it) of at
+// most the limit and a line end, and drops one trailing newline.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	v, err := appfile.ReadWithin(path, path, abi.VariableMaxValue+2)
+	switch {
+	case errors.Is(err, appfile.ErrTooLarge):
+		return nil, fmt.Errorf("the value of file %s is over the limit of %d bytes", path, abi.VariableMaxValue)
+	case err != nil:
 		return nil, err
-	}
-	defer f.Close()
-	v, err := io.ReadAll(io.LimitReader(f, abi.VariableMaxValue+3))
-	if err != nil {
-		return nil, fmt.Errorf("reading file %s: %w", path, err)
 	}
 	if bytes.HasSuffix(v, []byte("\r\n")) {
 		v = v[:len(v)-2]

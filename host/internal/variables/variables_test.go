@@ -5,8 +5,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/config"
@@ -87,7 +89,7 @@ func TestResolveErrors(t *testing.T) {
 		{"a file too large", config.Variable{File: big, Secret: true}, `endpoints.json: /variables/v: the value of file ` + big + ` is over the limit of 65536 bytes`},
 		{"a file not UTF-8", config.Variable{File: binary, Secret: true}, `endpoints.json: /variables/v: the value of file ` + binary + ` is not UTF-8 text`},
 		{"an environment variable not UTF-8", config.Variable{Env: "BAD", Secret: true}, `endpoints.json: /variables/v: the value of environment variable BAD is not UTF-8 text`},
-		{"a file that is a directory", config.Variable{File: dir}, `endpoints.json: /variables/v: reading file ` + dir},
+		{"a file that is a directory", config.Variable{File: dir}, `endpoints.json: /variables/v: ` + dir + `: not a regular file (a directory)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,5 +165,36 @@ func TestValuesEqual(t *testing.T) {
 				t.Errorf("reversed, Equal = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestResolveRefusesAFIFO: a variable's file that is a FIFO is refused,
+// as an app's other files are (appfile): opening it waited for a writer,
+// and with it the load, the reload and the shutdown behind them, for
+// good.
+func TestResolveRefusesAFIFO(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no FIFOs")
+	}
+	fifo := filepath.Join(t.TempDir(), "secret")
+	if err := mkfifo(fifo); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := variables.Resolve(map[string]config.Variable{"v": {File: fifo, Secret: true}}, variables.Source{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if want := "endpoints.json: /variables/v: " + fifo + ": not a regular file (a FIFO)"; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error = %v\nwant one starting with %s", err, want)
+		}
+	case <-time.After(30 * time.Second):
+		// Unblock the open, so that the test ends.
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("Resolve still waits on the FIFO after 30 s")
 	}
 }
