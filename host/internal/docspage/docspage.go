@@ -11,8 +11,10 @@ package docspage
 import (
 	"fmt"
 	"html/template"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -67,8 +69,8 @@ type Page struct {
 	page       []byte
 	data       pageData // what page was rendered from, for a page with problems
 	csp        string
-	assets     http.Handler // local assets, nil when they come from a URL or are built in
-	embedded   bool         // the built-in reference is served
+	assetsDir  string // the directory of local assets, "" when they come from a URL or are built in
+	embedded   bool   // the built-in reference is served
 	writeError func(w http.ResponseWriter, r *http.Request, status int, data any)
 }
 
@@ -93,7 +95,10 @@ func New(cfg Config) (*Page, error) {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(cfg.AppDir, dir)
 		}
-		d.assets = http.StripPrefix(d.path+AssetsPath, http.FileServer(http.Dir(dir)))
+		if holdsApp(dir, cfg.AppDir) {
+			return nil, fmt.Errorf("%s: /openApi/docs/assets: %q holds the app itself, whose settings, modules and data its files would serve: name a directory of the reference's files only, such as \"docs\"", cfg.ConfigFile, assets)
+		}
+		d.assetsDir = dir
 		script, origin = d.path+AssetsPath+"standalone.js", "'self'"
 	}
 	d.data = pageData{Title: cfg.Title, Schema: cfg.Schema, Script: script}
@@ -165,12 +170,57 @@ func (d *Page) ServeProblems(w http.ResponseWriter, r *http.Request, problems []
 		}
 		serveEmbedded(w, r)
 		return true
-	case d.assets != nil && strings.HasPrefix(r.URL.Path, d.path+AssetsPath):
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		d.assets.ServeHTTP(w, r)
+	case d.assetsDir != "" && strings.HasPrefix(r.URL.Path, d.path+AssetsPath):
+		if d.readOnly(w, r) {
+			d.serveAsset(w, r, strings.TrimPrefix(r.URL.Path, d.path+AssetsPath))
+		}
 		return true
 	}
 	return false
+}
+
+// holdsApp reports whether dir is appDir or a directory above it.
+func holdsApp(dir, appDir string) bool {
+	if appDir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, appDir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// serveAsset answers the file name of the assets directory: a regular
+// file within it (a symbolic link that leads out of it is refused, as
+// os.OpenInRoot opens), whose path has no element starting with a dot
+// (.git, .env). Anything else, a directory too (none is listed), is
+// 404.
+func (d *Page) serveAsset(w http.ResponseWriter, r *http.Request, name string) {
+	f, err := d.openAsset(name)
+	if err != nil {
+		d.writeError(w, r, http.StatusNotFound, nil)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		d.writeError(w, r, http.StatusNotFound, nil)
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	http.ServeContent(w, r, name, st.ModTime(), f)
+}
+
+// openAsset opens the asset name, a slash-separated path below the
+// assets directory, refusing a hidden one.
+func (d *Page) openAsset(name string) (*os.File, error) {
+	if !fs.ValidPath(name) || name == "." {
+		return nil, fs.ErrNotExist
+	}
+	for elem := range strings.SplitSeq(name, "/") {
+		if strings.HasPrefix(elem, ".") {
+			return nil, fs.ErrNotExist
+		}
+	}
+	return os.OpenInRoot(d.assetsDir, filepath.FromSlash(name))
 }
 
 // readOnly answers 405 to a method other than GET or HEAD, and reports

@@ -116,3 +116,93 @@ func TestServeProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalAssetsServeFilesOnly: the local assets directory serves its
+// regular files and nothing else: no listing of a directory, no hidden
+// file (.env, .git), no file a symbolic link reaches outside it, no
+// path climbing out of it, no method but GET and HEAD. http.FileServer
+// listed directories and followed links anywhere.
+func TestLocalAssetsServeFilesOnly(t *testing.T) {
+	app := t.TempDir()
+	write := func(rel, data string) {
+		p := filepath.Join(app, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("docs/standalone.js", "// reference")
+	write("docs/fonts/a.woff2", "font")
+	write("docs/.env", "TOKEN=s3cret")
+	write("docs/.git/config", "[core]")
+	write("secret.txt", "outside")
+	if err := os.Symlink(filepath.Join(app, "secret.txt"), filepath.Join(app, "docs", "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	var refusedWith []int
+	p, err := New(Config{Path: "/docs", AppDir: app, Assets: "docs", Title: "T", Schema: "/schema", ConfigFile: "endpoints.json",
+		WriteError: func(w http.ResponseWriter, r *http.Request, status int, data any) {
+			refusedWith = append(refusedWith, status)
+			w.WriteHeader(status)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		method, path string
+		status       int
+		body         string
+	}{
+		{"GET", "/docs/assets/standalone.js", 200, "// reference"},
+		{"GET", "/docs/assets/fonts/a.woff2", 200, "font"},
+		{"HEAD", "/docs/assets/standalone.js", 200, ""},
+		{"GET", "/docs/assets/", 404, ""},
+		{"GET", "/docs/assets/fonts/", 404, ""},
+		{"GET", "/docs/assets/fonts", 404, ""},
+		{"GET", "/docs/assets/.env", 404, ""},
+		{"GET", "/docs/assets/.git/config", 404, ""},
+		{"GET", "/docs/assets/link.txt", 404, ""},
+		{"GET", "/docs/assets/../secret.txt", 404, ""},
+		{"GET", "/docs/assets/fonts/../../secret.txt", 404, ""},
+		{"GET", "/docs/assets/missing.js", 404, ""},
+		{"POST", "/docs/assets/standalone.js", 405, ""},
+	} {
+		refusedWith = nil
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(tt.method, "/", nil)
+		r.URL.Path = tt.path // as a client may send it, uncleaned
+		if !p.Serve(w, r) {
+			t.Errorf("%s %s: not served, want %d", tt.method, tt.path, tt.status)
+			continue
+		}
+		if w.Code != tt.status || w.Body.String() != tt.body {
+			t.Errorf("%s %s = %d %q, want %d %q", tt.method, tt.path, w.Code, w.Body, tt.status, tt.body)
+		}
+		if tt.status >= 400 && (len(refusedWith) != 1 || refusedWith[0] != tt.status) {
+			t.Errorf("%s %s: WriteError called with %v, want [%d]: the host's error answer", tt.method, tt.path, refusedWith, tt.status)
+		}
+		if tt.status == 200 && w.Header().Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s %s: X-Content-Type-Options %q, want nosniff", tt.method, tt.path, w.Header().Get("X-Content-Type-Options"))
+		}
+	}
+}
+
+// TestNewRefusesAssetsHoldingTheApp: an assets directory that is the app
+// (".") or above it would serve endpoints.json, the modules and the
+// app's data: New refuses it, naming the setting.
+func TestNewRefusesAssetsHoldingTheApp(t *testing.T) {
+	app := filepath.Join(t.TempDir(), "app")
+	for _, assets := range []string{".", "..", app, filepath.Dir(app), "docs/.."} {
+		_, err := New(Config{Path: "/docs", AppDir: app, Assets: assets, ConfigFile: "endpoints.json"})
+		if err == nil || !strings.HasPrefix(err.Error(), "endpoints.json: /openApi/docs/assets: ") || !strings.Contains(err.Error(), "holds the app itself") {
+			t.Errorf("New with assets %q: %v, want an error naming /openApi/docs/assets", assets, err)
+		}
+	}
+	for _, assets := range []string{"docs", "public/docs", filepath.Join(filepath.Dir(app), "elsewhere")} {
+		if _, err := New(Config{Path: "/docs", AppDir: app, Assets: assets, ConfigFile: "endpoints.json"}); err != nil {
+			t.Errorf("New with assets %q: %v", assets, err)
+		}
+	}
+}
