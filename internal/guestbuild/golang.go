@@ -103,6 +103,18 @@ func (s Source) owns(dir string) bool {
 	return slices.ContainsFunc(s.Routes, func(r Source) bool { return r.Path == dir })
 }
 
+// vanished is what a walk of the app does with err, met reading a
+// directory: one gone since its parent was read (a route directory the
+// app lacks, a build's directory beside its module, removed once the
+// module is renamed out of it, a package deleted meanwhile) holds no
+// source, and the walk goes on; any other error stops it.
+func vanished(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return filepath.SkipDir
+	}
+	return err
+}
+
 // RouteDirs are the directories searched for C, AssemblyScript, Rust and
 // WAT sources, relative to the app.
 var RouteDirs = []string{"server/api", "server/routes", abi.MiddlewareDir}
@@ -114,7 +126,7 @@ func Find(appDir string) ([]Source, error) {
 	var out []Source
 	err := filepath.WalkDir(appDir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return err
+			return vanished(err)
 		}
 		if !d.IsDir() {
 			return nil
@@ -144,10 +156,7 @@ func Find(appDir string) ([]Source, error) {
 		dir := filepath.Join(appDir, filepath.FromSlash(root))
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && path == dir {
-					return filepath.SkipDir
-				}
-				return err
+				return vanished(err)
 			}
 			if d.IsDir() {
 				return nil
@@ -228,15 +237,22 @@ func runtimeSources(appDir string) ([]Source, error) {
 	return out, nil
 }
 
-// goRoute reads the directive of the Go package in dir, if it has one.
+// goRoute reads the directive of the Go package in dir, if it has one. A
+// directory or a file removed while it reads them has none.
 func goRoute(dir, rel string) (*Source, error) {
 	files, err := goFiles(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
 	var found, foundIn string
 	for _, f := range files {
 		ds, err := directives(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

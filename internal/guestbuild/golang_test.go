@@ -94,6 +94,52 @@ func TestFindRuntimeSources(t *testing.T) {
 	}
 }
 
+// TestFindWhileADirectoryVanishes lists the sources while directories
+// come and go in the app: a C route's build directory beside its module
+// (server/api/.hello.get.wasm.*.tmp, removed once the module is renamed
+// out of it) and a package directory deleted while it is saved. A
+// listing that met one and found it gone failed, and under endpoints
+// dev the save that started it built nothing.
+func TestFindWhileADirectoryVanishes(t *testing.T) {
+	dir := writeTree(t, map[string]string{"server/api/hello.get.c": "int x;\n"})
+	churn := []string{filepath.Join(dir, "server", "api", ".hello.get.wasm.1.tmp"), filepath.Join(dir, "gone")}
+	stop := make(chan struct{})
+	churned := make(chan struct{})
+	go func() {
+		defer close(churned)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			for _, d := range churn {
+				if err := os.MkdirAll(filepath.Join(d, "sub"), 0o755); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			for _, d := range churn {
+				if err := os.RemoveAll(d); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+	}()
+	defer func() { close(stop); <-churned }()
+	want := []Source{{Lang: LangC, Path: "server/api/hello.get.c", Module: "server/api/hello.get.wasm"}}
+	for range 1000 {
+		got, err := Find(dir)
+		if err != nil {
+			t.Fatalf("Find while directories came and went: %v", err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Find = %v, want %v", got, want)
+		}
+	}
+}
+
 func TestFindErrors(t *testing.T) {
 	tests := []struct {
 		name  string

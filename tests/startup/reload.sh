@@ -22,7 +22,9 @@
 # (the route's summary, which the OpenAPI document shows: that app has no
 # database for the route to answer from).
 # ENDPOINTS=/path/to/endpoints uses that binary instead of building this
-# checkout's.
+# checkout's. A round whose version is not served within LIMIT seconds
+# (default 300) fails the run with the end of the dev output: a lost save
+# would otherwise be polled for ever.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 app=${1:-examples/users}
@@ -30,6 +32,7 @@ src=${2:-$app/handlers/health/main.go}
 url=${3:-/health}
 old=${4:-'"ok"'}
 n=${5:-3}
+limit=${LIMIT:-300}
 addr=127.0.0.1:3995
 tmp=$(mktemp -d)
 bin=$tmp/endpoints
@@ -63,8 +66,16 @@ for kind in pause busy; do
     sed "s|$old|\"$tag\"|" "$tmp/src" >"$tmp/new"
     c0=$(cpu)
     s=$(date +%s.%N)
+    since=$SECONDS
     cp "$tmp/new" "$src"
-    until curl -s "http://$addr$url" | grep -q "$tag"; do sleep 0.01; done
+    until curl -s "http://$addr$url" | grep -q "$tag"; do
+      if ((SECONDS - since > limit)); then
+        echo "$kind $i: not served within $limit s; the dev output ends:" >&2
+        grep -v '"GET ' "$tmp/out" | tail -5 >&2
+        exit 1
+      fi
+      sleep 0.01
+    done
     e=$(date +%s.%N)
     printf '%-6s %d: save -> served %6.2f s, CPU %5.2f s\n' "$kind" "$i" "$(echo "$e - $s" | bc)" "$(echo "$(cpu) - $c0" | bc)"
     if [ "$kind" = pause ]; then

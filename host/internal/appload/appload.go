@@ -57,7 +57,7 @@ func (d Dir) Read(rel string) ([]byte, Hash, error) {
 // Modules lists the route modules of the app: the regular .wasm files
 // under abi.BundleDir and the route directories (routefile.Roots),
 // relative to the app with forward slashes, sorted. A directory the app
-// lacks has none.
+// lacks has none, nor does one removed while it is listed.
 func (d Dir) Modules() ([]string, error) {
 	appDir := string(d)
 	var files []string
@@ -69,7 +69,11 @@ func (d Dir) Modules() ([]string, error) {
 		dir := filepath.Join(appDir, filepath.FromSlash(root))
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) && path == dir {
+				// A directory gone since its parent was read has none:
+				// `endpoints dev` removes the one it built a bundle in
+				// right after renaming the bundle out of it, while the
+				// reload the rename started may be listing it.
+				if errors.Is(err, fs.ErrNotExist) {
 					return filepath.SkipDir
 				}
 				return err

@@ -58,6 +58,47 @@ func TestModules(t *testing.T) {
 	}
 }
 
+// TestModulesWhileADirectoryVanishes lists the modules while a build's
+// temporary directory beside a bundle comes and goes, as
+// `endpoints dev` makes one for each bundle it writes (removed once the
+// bundle is renamed into place): a listing that met the directory but
+// found it gone when it read it failed the reload that the new bundle
+// had started, and that bundle was never loaded.
+func TestModulesWhileADirectoryVanishes(t *testing.T) {
+	d := write(t, abi.BundleDir+"/go.wasm")
+	tmp := filepath.Join(string(d), filepath.FromSlash(abi.BundleDir), ".go.wasm.1.tmp")
+	stop := make(chan struct{})
+	churned := make(chan struct{})
+	go func() {
+		defer close(churned)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := os.MkdirAll(filepath.Join(tmp, "sub"), 0o755); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.RemoveAll(tmp); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	defer func() { close(stop); <-churned }()
+	for range 3000 {
+		got, err := d.Modules()
+		if err != nil {
+			t.Fatalf("Modules while a directory came and went: %v", err)
+		}
+		if want := []string{abi.BundleDir + "/go.wasm"}; !slices.Equal(got, want) {
+			t.Fatalf("Modules = %q, want %q", got, want)
+		}
+	}
+}
+
 func TestRead(t *testing.T) {
 	d := write(t, "server/api/a.wasm", "server/api/dir.wasm/")
 	for _, tc := range []struct {
