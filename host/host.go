@@ -331,8 +331,9 @@ func (h *Host) Problems() []error {
 // Warnings lists what the current version serves despite, in
 // [Development]: each entry of server/routes.config.json that applies to
 // no route (a pattern, a method under one, a "plainRoutes" entry), and
-// each pattern of endpoints.json's rateLimits that matches no route, as an
-// error wrapping
+// each pattern of endpoints.json's rateLimits or of a middleware's
+// declaration that matches no route, or none serving one of its methods,
+// as an error wrapping
 // [github.com/wasmendpoints/endpoints/openapi.ErrUnmatchedPattern]. Such an entry, typically
 // left behind by a deleted route, is ignored in development and fails New
 // in [Production] (docs/spec.md §7). In either mode, each operation that
