@@ -214,7 +214,9 @@ func TestRateLimitPatternMatchingNothing(t *testing.T) {
 		{"a route", `["/api/hello"]`, `[]`, ""},
 		{"a route, its method", `["/api/hello"]`, `["GET"]`, ""},
 		{"a POST limit on a GET route", `["/api/hello"]`, `["POST"]`, `endpoints.json: /rateLimits/hello/routes/0: pattern "/api/hello" matches no route serving POST (it matches GET /api/hello)`},
-		{"a method no route serves", `[]`, `["DELETE"]`, `endpoints.json: /rateLimits/hello/methods/0: no route of the app serves DELETE`},
+		{"a method no route serves", `[]`, `["DELETE"]`, `endpoints.json: /rateLimits/hello/methods: no route of the app serves DELETE`},
+		{"one of its methods served", `["/api/**"]`, `["POST", "GET", "DELETE"]`, ""},
+		{"none of its methods served", `["/api/**"]`, `["POST", "DELETE"]`, `/rateLimits/hello/routes/0: pattern "/api/**" matches no route serving POST or DELETE (it matches GET /api/hello)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -332,7 +332,7 @@ func (h *Host) Problems() []error {
 // [Development]: each entry of server/routes.config.json that applies to
 // no route (a pattern, a method under one, a "plainRoutes" entry), and
 // each pattern of endpoints.json's rateLimits or of a middleware's
-// declaration that matches no route, or none serving one of its methods,
+// declaration that matches no route, or none serving any of its methods,
 // as an error wrapping
 // [github.com/wasmendpoints/endpoints/openapi.ErrUnmatchedPattern]. Such an entry, typically
 // left behind by a deleted route, is ignored in development and fails New

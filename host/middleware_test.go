@@ -476,7 +476,9 @@ func TestMiddlewarePatternMatchingNothing(t *testing.T) {
 	}{
 		{"a typo", `{"routes":["/api/helo"]}`, `server/middleware/10-audit.wasm: middleware 10-audit: declaration /routes/0: pattern "/api/helo" matches no route of the app`},
 		{"a method the route does not serve", `{"routes":["/api/hello"],"methods":["POST"]}`, `declaration /routes/0: pattern "/api/hello" matches no route serving POST (it matches GET /api/hello)`},
-		{"a method no route serves", `{"methods":["DELETE"]}`, `declaration /methods/0: no route of the app serves DELETE`},
+		{"a method no route serves", `{"methods":["DELETE"]}`, `declaration /methods: no route of the app serves DELETE`},
+		{"writes, on an app of GET routes only", `{"routes":["/api/**"],"methods":["POST","PATCH","DELETE"]}`, `pattern "/api/**" matches no route serving POST, PATCH or DELETE (it matches GET /api/hello)`},
+		{"one of its methods served", `{"routes":["/api/**"],"methods":["GET","DELETE"]}`, ""},
 		{"every route below", `{"routes":["/api/**"],"methods":["GET"]}`, ""},
 		{"every route", `{}`, ""},
 	}

@@ -37,9 +37,12 @@ func (s Served) String() string {
 // unmatched returns, for an entry selecting the routes patterns match
 // (none: every route) and of those the methods (none: every method),
 // what of it applies to no route of routes: a pattern that matches none
-// (at /routes/i), or none serving one of methods; with no patterns, a
-// method no route serves (at /methods/i). Each is a JSON pointer below
-// the entry and the message after it.
+// (at /routes/i), or none serving any of methods; with no patterns,
+// methods no route serves any of (at /methods). A pattern that applies
+// to one of its methods is no error: "/api/**" with POST, PATCH and
+// DELETE (audit every write) in an app without DELETE routes wraps what
+// it means to. Each is a JSON pointer below the entry and the message
+// after it.
 func unmatched(patterns, methods []string, routes []Served) (pointers, msgs []string) {
 	for i, p := range patterns {
 		var matched []Served
@@ -52,21 +55,32 @@ func unmatched(patterns, methods []string, routes []Served) (pointers, msgs []st
 			pointers, msgs = append(pointers, fmt.Sprintf("/routes/%d", i)), append(msgs, fmt.Sprintf("pattern %q matches no route of the app", p))
 			continue
 		}
-		for _, m := range methods {
-			if !slices.ContainsFunc(matched, func(r Served) bool { return r.serves(m) }) {
-				pointers = append(pointers, fmt.Sprintf("/routes/%d", i))
-				msgs = append(msgs, fmt.Sprintf("pattern %q matches no route serving %s (it matches %s)", p, m, describe(matched)))
-			}
+		if !servesAny(matched, methods) {
+			pointers = append(pointers, fmt.Sprintf("/routes/%d", i))
+			msgs = append(msgs, fmt.Sprintf("pattern %q matches no route serving %s (it matches %s)", p, orList(methods), describe(matched)))
 		}
 	}
-	if len(patterns) == 0 {
-		for i, m := range methods {
-			if !slices.ContainsFunc(routes, func(r Served) bool { return r.serves(m) }) {
-				pointers, msgs = append(pointers, fmt.Sprintf("/methods/%d", i)), append(msgs, fmt.Sprintf("no route of the app serves %s", m))
-			}
-		}
+	if len(patterns) == 0 && !servesAny(routes, methods) {
+		pointers, msgs = append(pointers, "/methods"), append(msgs, fmt.Sprintf("no route of the app serves %s", orList(methods)))
 	}
 	return pointers, msgs
+}
+
+// servesAny reports whether one of routes serves one of methods (none:
+// any method).
+func servesAny(routes []Served, methods []string) bool {
+	if len(methods) == 0 {
+		return len(routes) > 0
+	}
+	return slices.ContainsFunc(routes, func(r Served) bool { return slices.ContainsFunc(methods, r.serves) })
+}
+
+// orList is "POST", "POST or PUT", "POST, PUT or DELETE".
+func orList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 // describe names routes, at most three of them.
