@@ -206,17 +206,22 @@ var (
 // unlimited. A pattern that matches a route is no problem.
 func TestRateLimitPatternMatchingNothing(t *testing.T) {
 	tests := []struct {
-		name, routes, want string
+		name, routes, methods, want string
 	}{
-		{"a typo", `["/api/helo"]`, `endpoints.json: /rateLimits/hello/routes/0: pattern "/api/helo" matches no route of the app`},
-		{"the second of two", `["/api/hello", "/api/nothing/**"]`, `/rateLimits/hello/routes/1: pattern "/api/nothing/**" matches no route`},
-		{"every route below", `["/api/**"]`, ""},
-		{"a route", `["/api/hello"]`, ""},
+		{"a typo", `["/api/helo"]`, `[]`, `endpoints.json: /rateLimits/hello/routes/0: pattern "/api/helo" matches no route of the app`},
+		{"the second of two", `["/api/hello", "/api/nothing/**"]`, `[]`, `/rateLimits/hello/routes/1: pattern "/api/nothing/**" matches no route`},
+		{"every route below", `["/api/**"]`, `[]`, ""},
+		{"a route", `["/api/hello"]`, `[]`, ""},
+		{"a route, its method", `["/api/hello"]`, `["GET"]`, ""},
+		{"a POST limit on a GET route", `["/api/hello"]`, `["POST"]`, `endpoints.json: /rateLimits/hello/routes/0: pattern "/api/hello" matches no route serving POST (it matches GET /api/hello)`},
+		{"a method no route serves", `[]`, `["DELETE"]`, `endpoints.json: /rateLimits/hello/methods: no route of the app serves DELETE`},
+		{"one of its methods served", `["/api/**"]`, `["POST", "GET", "DELETE"]`, ""},
+		{"none of its methods served", `["/api/**"]`, `["POST", "DELETE"]`, `/rateLimits/hello/routes/0: pattern "/api/**" matches no route serving POST or DELETE (it matches GET /api/hello)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newApp(t).
-				file("endpoints.json", []byte(`{"rateLimits": {"hello": {"routes": `+tt.routes+`, "limit": 3, "window": "1m"}}}`)).
+				file("endpoints.json", []byte(`{"rateLimits": {"hello": {"routes": `+tt.routes+`, "methods": `+tt.methods+`, "limit": 3, "window": "1m"}}}`)).
 				wat("server/api/hello.get.wasm", echoWithMarker)
 			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: testCacheDir(t), Logger: discardLogger()})
 			switch {

@@ -56,6 +56,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/pipelining"
 	"github.com/wasmendpoints/endpoints/host/internal/routemod"
 	"github.com/wasmendpoints/endpoints/host/internal/routes"
+	"github.com/wasmendpoints/endpoints/host/internal/variables"
 	"github.com/wasmendpoints/endpoints/internal/appdb"
 	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 	"github.com/wasmendpoints/endpoints/storage"
@@ -197,6 +198,14 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 	}
 	base := opts
 	opts = opts.merge(cfg)
+	if !opts.SkipVariables {
+		// Looked up again with the settings, after the modules began to
+		// load; checked first so that a start missing a value fails
+		// before it opens a database or says a module loaded.
+		if _, err := variables.Resolve(cfg.Variables, variables.Source{LookupEnv: opts.LookupEnv, Dir: appDir}); err != nil {
+			return nil, err
+		}
+	}
 	logger := opts.logger()
 	e, err := newEngine(ctx, &opts, logger)
 	if err != nil {
@@ -322,8 +331,9 @@ func (h *Host) Problems() []error {
 // Warnings lists what the current version serves despite, in
 // [Development]: each entry of server/routes.config.json that applies to
 // no route (a pattern, a method under one, a "plainRoutes" entry), and
-// each pattern of endpoints.json's rateLimits that matches no route, as an
-// error wrapping
+// each pattern of endpoints.json's rateLimits or of a middleware's
+// declaration that matches no route, or none serving any of its methods,
+// as an error wrapping
 // [github.com/wasmendpoints/endpoints/openapi.ErrUnmatchedPattern]. Such an entry, typically
 // left behind by a deleted route, is ignored in development and fails New
 // in [Production] (docs/spec.md §7). In either mode, each operation that

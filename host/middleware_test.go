@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
+	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // mwModule is a middleware module written in WAT: the bodies of its
@@ -460,5 +462,46 @@ func TestMiddlewareReload(t *testing.T) {
 	}
 	if got := get(); got != "" {
 		t.Errorf("after removal: X-Version = %q, want none", got)
+	}
+}
+
+// TestMiddlewarePatternMatchingNothing: a middleware whose declaration
+// selects a route pattern that matches no route, or no route serving its
+// methods, fails a production start naming the middleware's file and the
+// member, and is a warning in development, as a rate limit's pattern and
+// a routes configuration entry are; it wrapped nothing, with nothing said.
+func TestMiddlewarePatternMatchingNothing(t *testing.T) {
+	tests := []struct {
+		name, decl, want string
+	}{
+		{"a typo", `{"routes":["/api/helo"]}`, `server/middleware/10-audit.wasm: middleware 10-audit: declaration /routes/0: pattern "/api/helo" matches no route of the app`},
+		{"a method the route does not serve", `{"routes":["/api/hello"],"methods":["POST"]}`, `declaration /routes/0: pattern "/api/hello" matches no route serving POST (it matches GET /api/hello)`},
+		{"a method no route serves", `{"methods":["DELETE"]}`, `declaration /methods: no route of the app serves DELETE`},
+		{"writes, on an app of GET routes only", `{"routes":["/api/**"],"methods":["POST","PATCH","DELETE"]}`, `pattern "/api/**" matches no route serving POST, PATCH or DELETE (it matches GET /api/hello)`},
+		{"one of its methods served", `{"routes":["/api/**"],"methods":["GET","DELETE"]}`, ""},
+		{"every route below", `{"routes":["/api/**"],"methods":["GET"]}`, ""},
+		{"every route", `{}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newApp(t).
+				wat("server/api/hello.get.wasm", echoWithMarker).
+				middleware("10-audit", mwModule{decl: tt.decl, before: `(i32.const 0)`})
+			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: testCacheDir(t), Logger: discardLogger()})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("New in Production = %v, want no error", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, openapi.ErrUnmatchedPattern)):
+				t.Fatalf("New in Production = %v, want an error wrapping ErrUnmatchedPattern naming %q", err, tt.want)
+			}
+			h, _ := a.host(host.Options{Mode: host.Development})
+			warnings := errorsText(h.Warnings())
+			if tt.want != "" && !strings.Contains(warnings, tt.want) || tt.want == "" && strings.Contains(warnings, "middleware") {
+				t.Errorf("Warnings() in Development = %q, want %q", warnings, tt.want)
+			}
+			if got := serveOnce(h, "GET", "/api/hello"); !strings.HasPrefix(got, "200 ") {
+				t.Errorf("GET /api/hello in Development = %s, want 200", got)
+			}
+		})
 	}
 }

@@ -848,8 +848,9 @@ func reportProblems(h *host.Host, stderr io.Writer) bool {
 	return len(problems) == 0
 }
 
-// reportWarnings prints the entries of the routes configuration and the
-// rate-limit patterns a development load ignored (they match no route),
+// reportWarnings prints the entries of the routes configuration, the
+// rate-limit patterns and the middleware's patterns a development load
+// ignored (they match no route),
 // which serve refuses, and then the
 // load's other warnings (printDeployWarnings), which fail nothing: false
 // when there are such entries.

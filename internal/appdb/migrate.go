@@ -326,7 +326,7 @@ func (s *Set) migrate(ctx context.Context, name string, ms []Migration, opts Mig
 	}
 	applied, err := readApplied(ctx, db)
 	if err != nil {
-		return nil, fmt.Errorf("database %q: reading %s: %w", name, Table, err)
+		return nil, &DatabaseError{Database: name, Err: fmt.Errorf("reading %s: %w", Table, err)}
 	}
 	note := opts.Note
 	if note == nil {
@@ -396,6 +396,21 @@ func (e *MigrationError) Error() string {
 
 // Unwrap returns why the migration failed.
 func (e *MigrationError) Unwrap() error { return e.Err }
+
+// DatabaseError is an error of [Set.Migrate] before any migration of a
+// database ran: reading what it applied already, the first statement on
+// it, fails so when the database cannot be reached ([Unreachable]).
+type DatabaseError struct {
+	// Database is the database's name in endpoints.json.
+	Database string
+	// Err is why.
+	Err error
+}
+
+func (e *DatabaseError) Error() string { return fmt.Sprintf("database %q: %v", e.Database, e.Err) }
+
+// Unwrap returns why.
+func (e *DatabaseError) Unwrap() error { return e.Err }
 
 // LogValue is e as the host logs it (log/slog resolves it): its file,
 // database and code, the statement with its literals replaced by "?"

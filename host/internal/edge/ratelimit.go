@@ -74,32 +74,6 @@ func (rl *RateLimit) Applies(route, method string) bool {
 	return false
 }
 
-// UnmatchedRateLimits returns an error for each pattern of a policy's
-// "routes" that matches none of routes (the templates the app serves,
-// such as /api/users/:id), naming its member of endpoints.json: a typo
-// there ("/api/evnts") would leave the routes it meant unlimited, with
-// nothing said.
-func UnmatchedRateLimits(limits []*RateLimit, routes []string) []error {
-	var errs []error
-	for _, rl := range limits {
-		for i, p := range rl.cfg.Routes {
-			if !slices.ContainsFunc(routes, func(route string) bool { return openapi.MatchRoutePattern(p, route) }) {
-				errs = append(errs, unmatchedRateLimit(fmt.Sprintf("%s: /rateLimits/%s/routes/%d: pattern %q matches no route of the app, so the rate limit %s limits nothing there: fix the pattern (such as \"/api/orders\" or \"/api/orders/**\") or remove it", config.File, rl.Name, i, p, rl.Name)))
-			}
-		}
-	}
-	return errs
-}
-
-// unmatchedRateLimit is a rate limit's pattern that matches no route:
-// an [openapi.ErrUnmatchedPattern], as an entry of the routes
-// configuration that matches none, so that development ignores it and
-// `endpoints check` and a production start refuse it alike.
-type unmatchedRateLimit string
-
-func (e unmatchedRateLimit) Error() string { return string(e) }
-func (e unmatchedRateLimit) Unwrap() error { return openapi.ErrUnmatchedPattern }
-
 // clientKey says who the client of r is, for the policy: at most
 // [maxClientKey] bytes and a prefix, whatever the client sends.
 func (rl *RateLimit) clientKey(p *abi.Principal, r *http.Request, trusted []netip.Prefix) string {

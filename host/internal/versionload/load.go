@@ -360,11 +360,17 @@ func (l *loading) document() {
 	if err := edge.DocumentRateLimits(t.Doc.Doc, t.Set.RateLimits); err != nil {
 		l.Problem(err, true)
 	}
-	patterns := make([]string, len(t.Routes))
+	served := make([]edge.Served, len(t.Routes))
 	for i, r := range t.Routes {
-		patterns[i] = r.Pattern
+		served[i] = edge.Served{Pattern: r.Pattern}
+		switch {
+		case r.FileRoute.Method != "":
+			served[i].Methods = []string{r.FileRoute.Method}
+		case !r.Plain:
+			served[i].Methods = r.Ops.Methods()
+		}
 	}
-	for _, err := range edge.UnmatchedRateLimits(t.Set.RateLimits, patterns) {
+	for _, err := range slices.Concat(edge.UnmatchedRateLimits(t.Set.RateLimits, served), edge.UnmatchedMiddleware(t.Middleware, served)) {
 		if l.cfg.Development {
 			// As for the routes configuration: deleting a route must
 			// not take the app down while it is being edited.
