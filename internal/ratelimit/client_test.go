@@ -45,6 +45,8 @@ func TestClientIP(t *testing.T) {
 		{name: "text after the bracket is garbage", remote: "10.0.0.2:80", xff: []string{"[2001:db8::1]x443"}, want: "10.0.0.2"},
 		{name: "an IPv6 zone is dropped", remote: "10.0.0.2:80", xff: []string{"2001:db8::1%eth0"}, want: "2001:db8::1"},
 		{name: "an IPv6 zone in brackets is dropped", remote: "10.0.0.2:80", xff: []string{"[2001:db8::1%eth0]:443"}, want: "2001:db8::1"},
+		{name: "a trusted proxy whose address has a zone", remote: "[fd00::2%eth0]:80", xff: []string{"203.0.113.7"}, want: "203.0.113.7"},
+		{name: "an untrusted peer keeps its zone", remote: "[fe80::9%eth0]:80", xff: []string{"203.0.113.7"}, want: "fe80::9%eth0"},
 		{name: "a host name is garbage", remote: "10.0.0.2:80", xff: []string{"client.example:80"}, want: "10.0.0.2"},
 
 		// Spoofing: what a client writes left of what the proxy appended.

@@ -43,8 +43,11 @@ func seconds(d time.Duration) int64 {
 	return int64((d + time.Second - 1) / time.Second)
 }
 
-// Trusted reports whether a is in one of the trusted proxies' prefixes.
+// Trusted reports whether a is in one of the trusted proxies' prefixes,
+// whatever IPv6 zone it names (a proxy reached over a link-local address,
+// "fe80::1%eth0": netip.Prefix.Contains holds no zoned address).
 func Trusted(a netip.Addr, trusted []netip.Prefix) bool {
+	a = a.WithZone("")
 	for _, p := range trusted {
 		if p.Contains(a) {
 			return true

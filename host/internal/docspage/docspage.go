@@ -179,9 +179,20 @@ func (d *Page) ServeProblems(w http.ResponseWriter, r *http.Request, problems []
 	return false
 }
 
-// holdsApp reports whether dir is appDir or a directory above it.
+// holdsApp reports whether dir is appDir or a directory above it. Both
+// are made absolute first: the app is named as given ("." for
+// `endpoints run .`), and filepath.Rel cannot relate "." to ".." or to
+// an absolute path.
 func holdsApp(dir, appDir string) bool {
 	if appDir == "" {
+		return false
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	appDir, err = filepath.Abs(appDir)
+	if err != nil {
 		return false
 	}
 	rel, err := filepath.Rel(dir, appDir)

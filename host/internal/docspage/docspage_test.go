@@ -206,3 +206,29 @@ func TestNewRefusesAssetsHoldingTheApp(t *testing.T) {
 		}
 	}
 }
+
+// TestNewRefusesAssetsHoldingARelativeApp: the app named by a relative
+// directory, as `endpoints run .` names it, is refused as assets alike,
+// by a relative path above it or by its absolute one.
+func TestNewRefusesAssetsHoldingARelativeApp(t *testing.T) {
+	app := filepath.Join(t.TempDir(), "app")
+	if err := os.Mkdir(app, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(app)
+	for _, tt := range []struct{ appDir, assets string }{
+		{".", ".."},
+		{".", app},
+		{".", filepath.Dir(app)},
+		{"../app", ".."},
+		{"../app", app},
+	} {
+		_, err := New(Config{Path: "/docs", AppDir: tt.appDir, Assets: tt.assets, ConfigFile: "endpoints.json"})
+		if err == nil || !strings.Contains(err.Error(), "holds the app itself") {
+			t.Errorf("New with app %q and assets %q: %v, want it refused as holding the app", tt.appDir, tt.assets, err)
+		}
+	}
+	if _, err := New(Config{Path: "/docs", AppDir: ".", Assets: "docs", ConfigFile: "endpoints.json"}); err != nil {
+		t.Errorf("New with app \".\" and assets \"docs\": %v", err)
+	}
+}

@@ -38,7 +38,8 @@ func (s Served) String() string {
 // (none: every route) and of those the methods (none: every method),
 // what of it applies to no route of routes: a pattern that matches none
 // (at /routes/i), or none serving any of methods; with no patterns,
-// methods no route serves any of (at /methods). A pattern that applies
+// methods no route serves any of (at /methods), or, with no methods
+// either, an app without routes (at the entry itself, ""). A pattern that applies
 // to one of its methods is no error: "/api/**" with POST, PATCH and
 // DELETE (audit every write) in an app without DELETE routes wraps what
 // it means to. Each is a JSON pointer below the entry and the message
@@ -60,7 +61,13 @@ func unmatched(patterns, methods []string, routes []Served) (pointers, msgs []st
 			msgs = append(msgs, fmt.Sprintf("pattern %q matches no route serving %s (it matches %s)", p, orList(methods), describe(matched)))
 		}
 	}
-	if len(patterns) == 0 && !servesAny(routes, methods) {
+	switch {
+	case len(patterns) > 0 || servesAny(routes, methods):
+	case len(methods) == 0:
+		// The entry applies to every route, and there is none: the
+		// entry itself, not a member of it.
+		pointers, msgs = append(pointers, ""), append(msgs, "the app has no route")
+	default:
 		pointers, msgs = append(pointers, "/methods"), append(msgs, fmt.Sprintf("no route of the app serves %s", orList(methods)))
 	}
 	return pointers, msgs
@@ -125,7 +132,11 @@ func UnmatchedMiddleware(mws []*Middleware, routes []Served) []error {
 		}
 		pointers, msgs := unmatched(m.Decl.Routes, m.Decl.Methods, routes)
 		for i := range pointers {
-			errs = append(errs, unmatchedEntry(fmt.Sprintf("%s: middleware %s: declaration %s: %s, so the middleware wraps nothing there: fix the pattern or the methods, or remove it", m.File, m.Name, pointers[i], msgs[i])))
+			where := "declaration"
+			if pointers[i] != "" {
+				where += " " + pointers[i]
+			}
+			errs = append(errs, unmatchedEntry(fmt.Sprintf("%s: middleware %s: %s: %s, so the middleware wraps nothing there: fix the pattern or the methods, or remove it", m.File, m.Name, where, msgs[i])))
 		}
 	}
 	return errs
