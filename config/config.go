@@ -156,17 +156,30 @@ func Parse(file string, data []byte, overrides ...Override) (*App, error) {
 		return nil, err
 	}
 	cfg, err := parse(file, merged)
+	if err != nil {
+		return nil, Attribute(err, overrides)
+	}
+	return cfg, nil
+}
+
+// Attribute adds to err, when it is an error of this package about a
+// setting (a bad value, a CA file that cannot be read) that one of the
+// overrides set, which override it was: "(/outbound/caFile set by
+// ENDPOINTS_OUTBOUND_CA_FILE)", so that an operator knows where to look.
+// Other errors, and nil, are returned as they are. The last override of
+// the setting (or of an object holding it) is the one in effect, as in
+// [Parse].
+func Attribute(err error, overrides []Override) error {
 	var bad *settingError
-	if errors.As(err, &bad) {
-		// The last override of the setting (or of an object holding it)
-		// is the one in effect.
-		for _, o := range slices.Backward(overrides) {
-			if bad.pointer == o.Pointer || strings.HasPrefix(bad.pointer, o.Pointer+"/") {
-				return nil, fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
-			}
+	if !errors.As(err, &bad) {
+		return err
+	}
+	for _, o := range slices.Backward(overrides) {
+		if bad.pointer == o.Pointer || strings.HasPrefix(bad.pointer, o.Pointer+"/") {
+			return fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
 		}
 	}
-	return cfg, err
+	return err
 }
 
 // Load reads endpoints.json ([File]) from appDir and applies the
