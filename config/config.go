@@ -179,7 +179,30 @@ func Attribute(err error, overrides []Override) error {
 			return fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
 		}
 	}
+	// A member an entry lacks, when an override set another of its
+	// members: most often the override made the entry, its name
+	// misspelled (ENDPOINTS_RATE_LIMITS_ORDRS_LIMIT beside "orders").
+	for _, o := range slices.Backward(overrides) {
+		if e := entryOf(o.Pointer); e != "" && strings.HasPrefix(bad.pointer, e+"/") {
+			return fmt.Errorf("%w (the entry %s has %s set by %s: is its name the one you meant?)", err, e, o.Pointer, o.Source)
+		}
+	}
 	return err
+}
+
+// entryOf is the pointer of the named entry holding the setting at
+// pointer ("/rateLimits/orders" of "/rateLimits/orders/limit"), "" when
+// the setting is no member of a named entry.
+func entryOf(pointer string) string {
+	for _, s := range Settings() {
+		i := strings.Index(s.Pointer, NamePlaceholder)
+		if i < 0 || s.Pointer == s.Pointer[:i]+NamePlaceholder || !s.match(pointer) {
+			continue
+		}
+		name, _, _ := strings.Cut(pointer[i:], "/")
+		return s.Pointer[:i] + name
+	}
+	return ""
 }
 
 // Load reads endpoints.json ([File]) from appDir and applies the
