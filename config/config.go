@@ -156,17 +156,53 @@ func Parse(file string, data []byte, overrides ...Override) (*App, error) {
 		return nil, err
 	}
 	cfg, err := parse(file, merged)
+	if err != nil {
+		return nil, Attribute(err, overrides)
+	}
+	return cfg, nil
+}
+
+// Attribute adds to err, when it is an error of this package about a
+// setting (a bad value, a CA file that cannot be read) that one of the
+// overrides set, which override it was: "(/outbound/caFile set by
+// ENDPOINTS_OUTBOUND_CA_FILE)", so that an operator knows where to look.
+// Other errors, and nil, are returned as they are. The last override of
+// the setting (or of an object holding it) is the one in effect, as in
+// [Parse].
+func Attribute(err error, overrides []Override) error {
 	var bad *settingError
-	if errors.As(err, &bad) {
-		// The last override of the setting (or of an object holding it)
-		// is the one in effect.
-		for _, o := range slices.Backward(overrides) {
-			if bad.pointer == o.Pointer || strings.HasPrefix(bad.pointer, o.Pointer+"/") {
-				return nil, fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
-			}
+	if !errors.As(err, &bad) {
+		return err
+	}
+	for _, o := range slices.Backward(overrides) {
+		if bad.pointer == o.Pointer || strings.HasPrefix(bad.pointer, o.Pointer+"/") {
+			return fmt.Errorf("%w (%s set by %s)", err, o.Pointer, o.Source)
 		}
 	}
-	return cfg, err
+	// A member an entry lacks, when an override set another of its
+	// members: most often the override made the entry, its name
+	// misspelled (ENDPOINTS_RATE_LIMITS_ORDRS_LIMIT beside "orders").
+	for _, o := range slices.Backward(overrides) {
+		if e := entryOf(o.Pointer); e != "" && strings.HasPrefix(bad.pointer, e+"/") {
+			return fmt.Errorf("%w (the entry %s has %s set by %s: is its name the one you meant?)", err, e, o.Pointer, o.Source)
+		}
+	}
+	return err
+}
+
+// entryOf is the pointer of the named entry holding the setting at
+// pointer ("/rateLimits/orders" of "/rateLimits/orders/limit"), "" when
+// the setting is no member of a named entry.
+func entryOf(pointer string) string {
+	for _, s := range Settings() {
+		i := strings.Index(s.Pointer, NamePlaceholder)
+		if i < 0 || s.Pointer == s.Pointer[:i]+NamePlaceholder || !s.match(pointer) {
+			continue
+		}
+		name, _, _ := strings.Cut(pointer[i:], "/")
+		return s.Pointer[:i] + name
+	}
+	return ""
 }
 
 // Load reads endpoints.json ([File]) from appDir and applies the

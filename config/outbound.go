@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/x509"
 	"path/filepath"
 	"strconv"
 
@@ -78,7 +79,8 @@ func (o Outbound) CAFilePath(appDir string) string {
 }
 
 // ReadCAFile reads the CA file of o for an app in appDir, nil when none is
-// set; the error names the setting.
+// set; the error names the setting, and it is one when the file holds no
+// PEM certificate.
 func (o Outbound) ReadCAFile(appDir string) ([]byte, error) {
 	p := o.CAFilePath(appDir)
 	if p == "" {
@@ -89,6 +91,9 @@ func (o Outbound) ReadCAFile(appDir string) ([]byte, error) {
 	b, err := appfile.Read(p, o.CAFile)
 	if err != nil {
 		return nil, badSetting(File, "/outbound/caFile", "%v", err)
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(b) {
+		return nil, badSetting(File, "/outbound/caFile", "%s holds no PEM certificate: name a file of PEM certificates (-----BEGIN CERTIFICATE-----)", p)
 	}
 	return b, nil
 }

@@ -270,3 +270,34 @@ func TestOverridesFromEnvSuggestsTheNearest(t *testing.T) {
 		})
 	}
 }
+
+// TestOverrideMakingAnEntry: an override whose entry name is misspelled
+// makes a new entry, which then lacks a required member; the error names
+// the override that made it, so the operator finds the typo, and an
+// entry of the file the overrides did not touch is not blamed on them.
+func TestOverrideMakingAnEntry(t *testing.T) {
+	file := []byte(`{"rateLimits": {"orders": {"routes": ["/api/orders"], "limit": 20, "window": "1m"}}}`)
+	for _, tt := range []struct {
+		name string
+		file []byte
+		env  []string
+		want string // "" when the error must name no override
+	}{
+		{"a misspelled rate limit", file, []string{"ENDPOINTS_RATE_LIMITS_ORDRS_LIMIT=5"},
+			"(the entry /rateLimits/ordrs has /rateLimits/ordrs/limit set by ENDPOINTS_RATE_LIMITS_ORDRS_LIMIT: is its name the one you meant?)"},
+		{"the file's own entry", []byte(`{"rateLimits": {"a": {"routes": ["/x"], "limit": 1}}}`), []string{"ENDPOINTS_RATE_LIMITS_B_LIMIT=5"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o, _ := config.OverridesFromEnv(tt.env)
+			_, err := config.Parse(config.File, tt.file, o...)
+			switch {
+			case err == nil:
+				t.Fatal("no error")
+			case tt.want == "" && strings.Contains(err.Error(), "set by"):
+				t.Errorf("got %v, want no override named", err)
+			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+				t.Errorf("got %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -326,6 +326,21 @@ func TestOutboundCAFile(t *testing.T) {
 	if _, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t)}); err == nil || !strings.Contains(err.Error(), "/outbound/caFile") {
 		t.Errorf("a missing CA file: %v, want an error naming /outbound/caFile", err)
 	}
+	// A CA file an override names, missing or holding no certificate:
+	// the error says which variable set it, as a bad value's does.
+	for _, tc := range []struct{ name, file, want string }{
+		{"missing", "/nonexistent/ca.pem", "no such file"},
+		{"no certificate", "endpoints.json", "holds no PEM certificate"},
+	} {
+		t.Run("override "+tc.name, func(t *testing.T) {
+			a := newApp(t).file("endpoints.json", []byte(`{}`)).wat("server/api/proxy.post.wasm", proxyGuest)
+			set := []config.Override{{Pointer: "/outbound/caFile", Value: tc.file, Source: "ENDPOINTS_OUTBOUND_CA_FILE"}}
+			_, err := host.New(context.Background(), a.dir, host.Options{CacheDir: testCacheDir(t), ConfigOverrides: set})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "(/outbound/caFile set by ENDPOINTS_OUTBOUND_CA_FILE)") {
+				t.Errorf("got %v, want %q and the override's source", err, tc.want)
+			}
+		})
+	}
 	bad := host.Options{CacheDir: testCacheDir(t), Outbound: config.Outbound{AllowedHosts: []string{"api.example.com"}}}
 	if _, err := host.New(context.Background(), newApp(t).dir, bad); err == nil || !strings.Contains(err.Error(), `entry 0 "api.example.com": want scheme://host[:port]`) {
 		t.Errorf("a bad entry of Options.Outbound: %v", err)

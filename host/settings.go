@@ -30,8 +30,10 @@ func (h loadSide) Settings(cfg *config.App, rm *runtimedecl.Module) (*settings, 
 	if opts.ResponseValidation == "" && rm != nil {
 		opts.ResponseValidation = config.ResponseValidation(rm.Declaration().ResponseValidation)
 	}
-	return resolved.New(resolved.Input{Config: cfg, Limits: opts.Limits, Server: opts.Server, Outbound: opts.Outbound,
+	s, err := resolved.New(resolved.Input{Config: cfg, Limits: opts.Limits, Server: opts.Server, Outbound: opts.Outbound,
 		Idempotency: opts.Idempotency, OpenAPI: opts.OpenAPI, ResponseValidation: opts.ResponseValidation,
 		Development: opts.Mode == Development, AppDir: h.app, LookupEnv: opts.LookupEnv, SkipVariables: opts.SkipVariables,
 		Store: h.store, Clients: &h.outbound, WriteDocsError: writeDocsError})
+	// A setting an override gave (a CA file that cannot be read) says so.
+	return s, config.Attribute(err, h.opts.ConfigOverrides)
 }

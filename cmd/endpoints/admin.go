@@ -94,11 +94,21 @@ func stopServing(stopping *atomic.Bool, srv *http.Server, h *host.Host, admin *h
 	logger.Info(fmt.Sprintf("shutting down: finishing requests in flight (%s at most)", h.ShutdownTimeout()))
 	sctx, cancel := context.WithTimeout(context.Background(), h.ShutdownTimeout())
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	// Requests still running at the timeout are reported once, with the
+	// setting that bounds them; the server and the host both see it.
+	late := false
+	if err := srv.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
+		late = true
+	} else if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Warn("shutdown", "error", err)
 	}
-	if err := h.Shutdown(sctx); err != nil {
-		logger.Warn("requests still running at the shutdown timeout were stopped", "error", err)
+	if err := h.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
+		late = true
+	} else if err != nil {
+		logger.Warn("shutdown", "error", err)
+	}
+	if late {
+		logger.Warn(fmt.Sprintf("requests still running after server.shutdownTimeout (%s) were stopped: raise it (ENDPOINTS_SERVER_SHUTDOWN_TIMEOUT) if they need longer to finish", h.ShutdownTimeout()))
 	}
 	if admin != nil {
 		if err := admin.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {

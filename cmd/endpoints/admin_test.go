@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -198,4 +201,54 @@ func TestStopServingUnreadyFirst(t *testing.T) {
 	if rec.Code != 503 || !strings.Contains(rec.Body.String(), errStopping) {
 		t.Errorf("GET /readyz as the public listener closed = %d %s, want 503 saying %q", rec.Code, rec.Body, errStopping)
 	}
+}
+
+// TestStopServingPastTheTimeout: a request still running when
+// server.shutdownTimeout ends is reported once, in a line that names the
+// setting and how to raise it, not as two bare "context deadline
+// exceeded" warnings.
+func TestStopServingPastTheTimeout(t *testing.T) {
+	t.Parallel()
+	app := helloApp(t, `{"server": {"shutdownTimeout": "50ms"}}`)
+	var logged strings.Builder
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(&lockedWriter{mu: &mu, w: &logged}, nil))
+	h, err := host.New(context.Background(), app, host.Options{Mode: host.Production, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-release
+	})}
+	go srv.Serve(ln)
+	go http.Get("http://" + ln.Addr().String() + "/")
+	<-started
+	var stopping atomic.Bool
+	stopServing(&stopping, srv, h, nil, logger)
+	mu.Lock()
+	out := logged.String()
+	mu.Unlock()
+	if n := strings.Count(out, "level=WARN"); n != 1 || !strings.Contains(out, "server.shutdownTimeout (50ms)") || !strings.Contains(out, "ENDPOINTS_SERVER_SHUTDOWN_TIMEOUT") {
+		t.Errorf("the log:\n%s\nwant one warning naming server.shutdownTimeout (50ms) and ENDPOINTS_SERVER_SHUTDOWN_TIMEOUT", out)
+	}
+}
+
+// lockedWriter writes to w under mu.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
