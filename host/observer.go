@@ -9,6 +9,7 @@ import (
 	"github.com/wasmendpoints/endpoints/host/internal/edge"
 	"github.com/wasmendpoints/endpoints/host/internal/idempotency"
 	"github.com/wasmendpoints/endpoints/host/internal/observe"
+	"github.com/wasmendpoints/endpoints/internal/ratelimit"
 )
 
 // Observer receives what the host does, for metrics, access logs or
@@ -165,6 +166,11 @@ type RequestEvent struct {
 	// envelope's traceId; "" when the request carried no valid one
 	// (version 00, a trace id not all zeros).
 	TraceID string
+	// Client is the client's address as the host counts it for its rate
+	// limits and a bundle route's breaker: the connection's IP address,
+	// or, when that is one of endpoints.json's trustedProxies, the
+	// address their X-Forwarded-For (or Forwarded) names; no port.
+	Client string
 	// Query is the request's raw query as the client sent it, except
 	// that the value of each parameter that carries a credential (an
 	// apiKey security scheme sent "in": "query") reads REDACTED: what a
@@ -433,6 +439,7 @@ func (h requestSide) serveObserved(w http.ResponseWriter, r *http.Request, hook 
 	// is reported too.
 	defer func() {
 		hook(RequestEvent{Request: r, Method: r.Method, Route: x.Route, RequestID: x.RequestID,
+			Client:  ratelimit.ClientIP(r, h.table.Load().Set.TrustedProxies),
 			TraceID: observe.TraceID(r.Header), Query: edge.RedactQuery(r.URL.RawQuery, x.SecretQuery),
 			Status: x.Status(), Bytes: x.Bytes(), Duration: time.Since(x.Start),
 			OutboundRequests: x.Outbound, OutboundDuration: x.OutboundTime, DatabaseError: x.DatabaseError})

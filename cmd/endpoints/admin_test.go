@@ -127,7 +127,7 @@ func TestServeAdmin(t *testing.T) {
 	}
 
 	// The access log: one line per request, with its route and id.
-	if !regexp.MustCompile(`msg="GET /api/hello\?name=Ada" method=GET route=/api/hello status=200 bytes=15 duration=\S+ requestId=[0-9a-f]{24}\n`).MatchString(stderr.String()) {
+	if !regexp.MustCompile(`msg="GET /api/hello\?name=Ada" method=GET route=/api/hello client=127\.0\.0\.1 status=200 bytes=15 duration=\S+ requestId=[0-9a-f]{24}\n`).MatchString(stderr.String()) {
 		t.Errorf("the request was not logged with its route and id:\n%s", stderr.String())
 	}
 }

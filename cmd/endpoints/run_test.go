@@ -179,7 +179,7 @@ func TestServeAndShutdown(t *testing.T) {
 	case <-time.After(stopWithin):
 		t.Fatalf("serve did not stop within %s of its context's end", stopWithin)
 	}
-	if !regexp.MustCompile(`msg="GET /api/users/2" method=GET route=/api/users/:id status=200 bytes=\d+ duration=\S+ requestId=[0-9a-f]{24}\n`).MatchString(stderr.String()) {
+	if !regexp.MustCompile(`msg="GET /api/users/2" method=GET route=/api/users/:id client=127\.0\.0\.1 status=200 bytes=\d+ duration=\S+ requestId=[0-9a-f]{24}\n`).MatchString(stderr.String()) {
 		t.Errorf("the request was not logged with its route and id:\n%s", stderr.String())
 	}
 }

@@ -11,7 +11,7 @@
 //
 // A text line reads
 //
-//	time=2026-11-25T17:00:36.132Z level=INFO msg="GET /api/users/2" method=GET route=/api/users/:id status=200 bytes=58 duration=41µs requestId=7f3a9c1e2b4d6f80a1c3e5d7
+//	time=2026-11-25T17:00:36.132Z level=INFO msg="GET /api/users/2" method=GET route=/api/users/:id client=203.0.113.7 status=200 bytes=58 duration=41µs requestId=7f3a9c1e2b4d6f80a1c3e5d7
 //
 // and a JSON line has the same keys. `endpoints serve` and `dev` log
 // this way (--json for JSON; with --quiet, only answers of 500 and above).
@@ -21,7 +21,9 @@
 //   - The message is the method and the path with its query, as the
 //     client sent them, except that API keys sent in the query read
 //     REDACTED (host.RequestEvent.Query); route is the route's template (absent when no
-//     route matched, as for a 404), requestId the X-Request-Id the host
+//     route matched, as for a 404), client the client's address as the
+//     host counts it (host.RequestEvent.Client: behind trustedProxies,
+//     the address they forward), requestId the X-Request-Id the host
 //     answered with (absent likewise), trace_id the trace id of the
 //     request's W3C traceparent header (absent when it had no valid one;
 //     observe/otel's server span gives every request one), duration the
@@ -84,6 +86,7 @@ type line struct {
 	at                                    time.Time
 	level                                 slog.Level
 	method, path, query, route, requestID string
+	client                                string
 	traceID, dbError                      string
 	status                                int
 	bytes                                 int64
@@ -114,7 +117,7 @@ func (l *Log) request(e host.RequestEvent) {
 		return
 	}
 	ln := line{at: time.Now(), level: level, method: e.Method, path: e.Request.URL.Path, query: e.Query,
-		route: e.Route, requestID: e.RequestID, traceID: e.TraceID, status: e.Status, bytes: e.Bytes, duration: e.Duration,
+		route: e.Route, client: e.Client, requestID: e.RequestID, traceID: e.TraceID, status: e.Status, bytes: e.Bytes, duration: e.Duration,
 		outbound: e.OutboundRequests, outboundTime: e.OutboundDuration, dbError: e.DatabaseError}
 	l.mu.Lock()
 	for len(l.queue) >= MaxQueued && !l.closed {
@@ -204,10 +207,13 @@ func (l *Log) log(ln line) {
 	if ln.query != "" {
 		msg += "?" + logtext.Cut(ln.query)
 	}
-	var buf [10]slog.Attr
+	var buf [11]slog.Attr
 	attrs := append(buf[:0], slog.String("method", method))
 	if ln.route != "" {
 		attrs = append(attrs, slog.String("route", ln.route))
+	}
+	if ln.client != "" {
+		attrs = append(attrs, slog.String("client", ln.client))
 	}
 	attrs = append(attrs,
 		slog.Int("status", ln.status),

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/observe/accesslog"
 )
@@ -46,14 +47,15 @@ func (l *lockedBuffer) String() string {
 
 // serveHello serves the hello app with an access log to handler's output;
 // closing the log writes what it queued.
-func serveHello(t *testing.T, handler slog.Handler) (*httptest.Server, *accesslog.Log) {
+func serveHello(t *testing.T, handler slog.Handler, overrides ...config.Override) (*httptest.Server, *accesslog.Log) {
 	t.Helper()
 	access := accesslog.New(slog.New(handler))
 	t.Cleanup(func() { access.Close() })
 	h, err := host.New(context.Background(), hello, host.Options{
-		Observer: access.Observer(),
-		CacheDir: filepath.Join(os.TempDir(), "endpoints-test-cache"),
-		Logger:   slog.New(slog.DiscardHandler),
+		Observer:        access.Observer(),
+		CacheDir:        filepath.Join(os.TempDir(), "endpoints-test-cache"),
+		Logger:          slog.New(slog.DiscardHandler),
+		ConfigOverrides: overrides,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -131,9 +133,24 @@ func TestTextLine(t *testing.T) {
 	srv, access := serveHello(t, slog.NewTextHandler(&out, nil))
 	get(t, srv, "/api/hello", "X-Request-Id", "abc")
 	access.Close()
-	re := regexp.MustCompile(`^time=\S+ level=INFO msg="GET /api/hello" method=GET route=/api/hello status=200 bytes=17 duration=\d+(\.\d+)?(µs|ms|s) requestId=abc\n$`)
+	re := regexp.MustCompile(`^time=\S+ level=INFO msg="GET /api/hello" method=GET route=/api/hello client=127\.0\.0\.1 status=200 bytes=17 duration=\d+(\.\d+)?(µs|ms|s) requestId=abc\n$`)
 	if !re.MatchString(out.String()) {
 		t.Errorf("line %q, want it to match %s", out.String(), re)
+	}
+}
+
+// TestClientBehindTrustedProxy: behind a trusted proxy the line's client
+// is the address the proxy forwards, as the rate limits count it, not
+// the proxy's; a hop a client wrote to the left of it is not believed.
+func TestClientBehindTrustedProxy(t *testing.T) {
+	t.Parallel()
+	var out lockedBuffer
+	srv, access := serveHello(t, slog.NewTextHandler(&out, nil),
+		config.Override{Pointer: "/trustedProxies", Value: `["127.0.0.1"]`, Source: "test"})
+	get(t, srv, "/api/hello", "X-Forwarded-For", "198.51.100.9, 203.0.113.7")
+	access.Close()
+	if !strings.Contains(out.String(), " client=203.0.113.7 ") {
+		t.Errorf("line %q, want client=203.0.113.7, the address the trusted proxy forwarded", out.String())
 	}
 }
 

@@ -35,7 +35,7 @@ func ExampleNew() {
 	h.Close(ctx)
 	access.Close() // after the host: the lines still queued are written
 	// Output:
-	// level=INFO msg="GET /api/hello?name=Ada" method=GET route=/api/hello status=200 bytes=15 requestId=example-1
-	// level=INFO msg="GET /api/hello?name=" method=GET route=/api/hello status=400 bytes=136 requestId=example-1
-	// level=INFO msg="GET /nowhere" method=GET status=404 bytes=73
+	// level=INFO msg="GET /api/hello?name=Ada" method=GET route=/api/hello client=192.0.2.1 status=200 bytes=15 requestId=example-1
+	// level=INFO msg="GET /api/hello?name=" method=GET route=/api/hello client=192.0.2.1 status=400 bytes=136 requestId=example-1
+	// level=INFO msg="GET /nowhere" method=GET client=192.0.2.1 status=404 bytes=73
 }
