@@ -3,7 +3,6 @@ package host_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
-	"github.com/wasmendpoints/endpoints/openapi"
 )
 
 // mwModule is a middleware module written in WAT: the bodies of its
@@ -487,21 +485,7 @@ func TestMiddlewarePatternMatchingNothing(t *testing.T) {
 			a := newApp(t).
 				wat("server/api/hello.get.wasm", echoWithMarker).
 				middleware("10-audit", mwModule{decl: tt.decl, before: `(i32.const 0)`})
-			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: testCacheDir(t), Logger: discardLogger()})
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("New in Production = %v, want no error", err)
-			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !errors.Is(err, openapi.ErrUnmatchedPattern)):
-				t.Fatalf("New in Production = %v, want an error wrapping ErrUnmatchedPattern naming %q", err, tt.want)
-			}
-			h, _ := a.host(host.Options{Mode: host.Development})
-			warnings := errorsText(h.Warnings())
-			if tt.want != "" && !strings.Contains(warnings, tt.want) || tt.want == "" && strings.Contains(warnings, "middleware") {
-				t.Errorf("Warnings() in Development = %q, want %q", warnings, tt.want)
-			}
-			if got := serveOnce(h, "GET", "/api/hello"); !strings.HasPrefix(got, "200 ") {
-				t.Errorf("GET /api/hello in Development = %s, want 200", got)
-			}
+			checkUnmatched(t, a, tt.want, "middleware")
 		})
 	}
 }
