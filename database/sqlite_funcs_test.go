@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,8 @@ func TestSQLiteFuncsStopAtDeadline(t *testing.T) {
 	set := strings.Repeat("b", 1000) + "a"
 	a8K := strings.Repeat("a", 8<<10)
 	re := strings.Repeat("a?", 250) + "b"
+	a1M := strings.Repeat("a", 1<<20)
+	b200 := strings.Repeat("b", 200)
 	for _, c := range []struct {
 		sql  string
 		args []any
@@ -33,6 +36,8 @@ func TestSQLiteFuncsStopAtDeadline(t *testing.T) {
 		{"SELECT instr($1, $2)", []any{a4M, a10K}},
 		{"SELECT instr(CAST($1 AS BLOB), CAST($2 AS BLOB))", []any{a4M, a10K}},
 		{"SELECT length(replace($1, $2, 'x'))", []any{a4M, a10K}},
+		// A pattern found at every byte: 200 MiB built.
+		{"SELECT length(replace($1, 'a', $2))", []any{a1M, b200}},
 		{"SELECT length(trim($1, $2))", []any{a64K, set}},
 		{"SELECT length(ltrim($1, $2))", []any{a64K, set}},
 		{"SELECT length(rtrim($1, $2))", []any{a64K, set}},
@@ -215,4 +220,26 @@ func plainValue(t *testing.T, conn *sqlite3.Conn, sql string, args []any) string
 func hostValue(t *testing.T, db database.DB, sql string, args []any) string {
 	t.Helper()
 	return hostResult(t, db, sql, append(args, nil, nil, nil))
+}
+
+// TestSQLiteReplaceTooLargeBuildsNothing: replace whose result SQLite
+// could not hold (over its memory of 256 MiB a connection) fails at once,
+// too_large, without building it: the host's replace built the result in
+// Go's memory, outside SQLite's bound, until it passed 256 MiB: from a
+// request of 1 MiB, 1.3 GB allocated and 5 s spent.
+func TestSQLiteReplaceTooLargeBuildsNothing(t *testing.T) {
+	db := openSQLite(t, 1)
+	str := strings.Repeat("a", 1<<20)
+	rep := strings.Repeat("b", 1000)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := db.Exec(t.Context(), "SELECT length(replace($1, 'a', $2))", []any{str, rep})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.HasPrefix(err.Error(), "too_large: ") {
+		t.Fatalf("a result of 1 GB: %v, want too_large", err)
+	}
+	// The statement's own: its arguments, SQLite's memory, the answer.
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("the statement allocated %d MiB of Go memory, want under 32", n>>20)
+	}
 }
