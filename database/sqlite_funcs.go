@@ -275,14 +275,23 @@ func trimSpan(in, set []byte, sides int, w *work) (lo, hi int, stopped bool) {
 	if len(set) <= trimSmallSet {
 		return trimSpanSmall(in, set, sides, w)
 	}
-	// The characters of the set, each once, with its place in the set,
-	// by their first byte (a byte below 0xc0 is a character of its own).
+	// The characters of the set with their place in the set, by their
+	// first byte (a byte below 0xc0 is a character of its own), each
+	// once while a first byte has up to trimDedupe of them: a character
+	// again later in the set never matches first, so keeping it costs
+	// only time, and looking for it in a list of any length cost the
+	// square of the set (a set of 50000 characters of 4 bytes, all
+	// starting 0xf0, took 42 s, past any deadline).
 	var byFirst [256][]trimChar
 	for i, place := 0, 0; i < len(set); place++ {
 		next := skipUTF8(set, i)
 		ch := set[i:next]
-		if !slices.ContainsFunc(byFirst[ch[0]], func(t trimChar) bool { return bytes.Equal(t.b, ch) }) {
-			byFirst[ch[0]] = append(byFirst[ch[0]], trimChar{ch, place})
+		list := byFirst[ch[0]]
+		if w.spend(len(ch) * (1 + min(len(list), trimDedupe))) {
+			return 0, 0, true
+		}
+		if len(list) >= trimDedupe || !slices.ContainsFunc(list, func(t trimChar) bool { return bytes.Equal(t.b, ch) }) {
+			byFirst[ch[0]] = append(list, trimChar{ch, place})
 		}
 		i = next
 	}
@@ -337,6 +346,10 @@ func trimSpan(in, set []byte, sides int, w *work) (lo, hi int, stopped bool) {
 	}
 	return lo, hi, false
 }
+
+// trimDedupe is how many characters of trim's set with one first byte
+// trimSpan keeps each once; those after them it keeps as they come.
+const trimDedupe = 16
 
 // trimSmallSet is the most bytes of a set trimSpan compares character by
 // character, as SQLite does, rather than through an index of the set it

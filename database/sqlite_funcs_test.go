@@ -27,6 +27,10 @@ func TestSQLiteFuncsStopAtDeadline(t *testing.T) {
 	set := strings.Repeat("b", 1000) + "a"
 	a8K := strings.Repeat("a", 8<<10)
 	re := strings.Repeat("a?", 250) + "b"
+	var wide strings.Builder // 50000 characters of 4 bytes, all starting 0xf0
+	for r := rune(0x10000); r < 0x10000+50000; r++ {
+		wide.WriteRune(r)
+	}
 	a1M := strings.Repeat("a", 1<<20)
 	b200 := strings.Repeat("b", 200)
 	for _, c := range []struct {
@@ -41,6 +45,8 @@ func TestSQLiteFuncsStopAtDeadline(t *testing.T) {
 		{"SELECT length(trim($1, $2))", []any{a64K, set}},
 		{"SELECT length(ltrim($1, $2))", []any{a64K, set}},
 		{"SELECT length(rtrim($1, $2))", []any{a64K, set}},
+		// A set of many characters with one first byte.
+		{"SELECT length(trim($1, $2))", []any{"x", wide.String()}},
 		{"SELECT $1 REGEXP $2", []any{a8K, re}},
 		{"SELECT regexpi($2, $1)", []any{a8K, re}},
 	} {
@@ -171,6 +177,26 @@ func TestSQLiteFuncsMatchSQLite(t *testing.T) {
 		sql := "SELECT typeof(v), hex(v) FROM (SELECT regexp($1, $2) AS v)"
 		if got, want := hostValue(t, db, sql, args), plainValue(t, plain, sql, args); got != want {
 			t.Errorf("regexp of a pattern of %d bytes: got %s, SQLite's own %s", len(args[0].(string)), got, want)
+		}
+	}
+	// Sets of more characters with one first byte than trimSpan keeps
+	// each once: duplicates, the one that matches after them, a
+	// character that is the start of another.
+	var many strings.Builder
+	for c := rune(0x1F600); c < 0x1F600+40; c++ {
+		many.WriteRune(c)
+	}
+	for _, args := range [][]any{
+		{"\U0001F627\U0001F600xy\U0001F627\U0001F601", many.String()},
+		{"\U0001F627\U0001F627x\U0001F627", strings.Repeat("\U0001F600", 20) + "\U0001F627" + strings.Repeat("\U0001F601", 20)},
+		{"\xf0\x9f\x98\xa7\xf0\x9f\x98x\xf0\x9f", strings.Repeat("\xf0\x9f\x98\xa0", 30) + "\xf0\x9f" + "\xf0\x9f\x98\xa7" + "\xf0\x9f\x98"},
+		{"\xc3\xa9\xc3\xa9\xc3", strings.Repeat("\xc3\x80", 17) + "\xc3" + "\xc3\xa9" + many.String()},
+	} {
+		for _, f := range []string{"trim", "ltrim", "rtrim"} {
+			sql := "SELECT typeof(v), hex(v) FROM (SELECT " + f + "($1, $2) AS v)"
+			if got, want := hostValue(t, db, sql, args), plainValue(t, plain, sql, args); got != want {
+				t.Errorf("%s of %q by a set of %d bytes: got %s, SQLite's own %s", f, args[0], len(args[1].(string)), got, want)
+			}
 		}
 	}
 }
