@@ -130,7 +130,13 @@ func (c *sqliteConn) instrFunc(ctx sqlite3.Context, arg []sqlite3.Value) {
 
 // replaceFunc is SQLite's replaceFunc: arg[0]'s text with each arg[1]
 // in it, left to right, replaced by arg[2]; a result longer than length
-// bytes is too big.
+// bytes is too big. The result's length is known before it is built
+// (counted first when arg[2] is the longer), so that one SQLite could not
+// hold (sqliteMemory, with arg[0] in it) fails without building it: built
+// as it went, a result of 1 MiB of 'a' with each 'a' replaced by 1000
+// bytes took 1.3 GB of Go's memory and 5 s, past any deadline, before it
+// was found too large. Building it looks at the statement's interrupt
+// every searchWindow bytes of arg[0].
 func (c *sqliteConn) replaceFunc(ctx sqlite3.Context, length int, arg []sqlite3.Value) {
 	str := arg[0].RawText()
 	if str == nil {
@@ -153,9 +159,36 @@ func (c *sqliteConn) replaceFunc(ctx sqlite3.Context, length int, arg []sqlite3.
 		return
 	}
 	stop := c.conn.GetInterrupt()
+	size := len(str)
+	if len(rep) > len(pattern) {
+		n, stopped := count(stop, str, pattern)
+		if stopped {
+			ctx.ResultError(sqlite3.INTERRUPT)
+			return
+		}
+		total := int64(len(str)) + int64(n)*int64(len(rep)-len(pattern))
+		switch {
+		case total > int64(length) && length <= sqliteMemory:
+			ctx.ResultError(sqlite3.TOOBIG)
+			return
+		case total+int64(len(str)) > sqliteMemory:
+			ctx.ResultError(sqlite3.NOMEM)
+			return
+		case total > int64(length):
+			ctx.ResultError(sqlite3.TOOBIG)
+			return
+		}
+		size = int(total)
+	}
 	var out []byte
-	from := 0
+	from, checked := 0, 0
 	for {
+		if from-checked >= searchWindow {
+			if checked = from; stop != nil && stop.Err() != nil {
+				ctx.ResultError(sqlite3.INTERRUPT)
+				return
+			}
+		}
 		at, stopped := index(stop, str, pattern, from)
 		if stopped {
 			ctx.ResultError(sqlite3.INTERRUPT)
@@ -165,25 +198,40 @@ func (c *sqliteConn) replaceFunc(ctx sqlite3.Context, length int, arg []sqlite3.
 			break
 		}
 		if out == nil {
-			out = make([]byte, 0, len(str))
+			out = make([]byte, 0, size)
 		}
 		out = append(out, str[from:at]...)
 		out = append(out, rep...)
 		from = at + len(pattern)
-		if len(out)+len(str)-from > length {
-			ctx.ResultError(sqlite3.TOOBIG)
-			return
-		}
-		if len(out) > sqliteMemory {
-			ctx.ResultError(sqlite3.NOMEM)
-			return
-		}
 	}
 	if out == nil {
 		ctx.ResultRawText(str)
 		return
 	}
 	ctx.ResultRawText(append(out, str[from:]...))
+}
+
+// count is how many times sep is in s, left to right without overlap, as
+// replace finds it; stopped reports that stop ended the count first. It
+// looks at stop every searchWindow bytes of s, found or not.
+func count(stop context.Context, s, sep []byte) (n int, stopped bool) {
+	from, checked := 0, 0
+	for {
+		if from-checked >= searchWindow {
+			if checked = from; stop != nil && stop.Err() != nil {
+				return 0, true
+			}
+		}
+		at, stopped := index(stop, s, sep, from)
+		if stopped {
+			return 0, true
+		}
+		if at < 0 {
+			return n, false
+		}
+		n++
+		from = at + len(sep)
+	}
 }
 
 // The sides trimFunc trims.
@@ -227,14 +275,23 @@ func trimSpan(in, set []byte, sides int, w *work) (lo, hi int, stopped bool) {
 	if len(set) <= trimSmallSet {
 		return trimSpanSmall(in, set, sides, w)
 	}
-	// The characters of the set, each once, with its place in the set,
-	// by their first byte (a byte below 0xc0 is a character of its own).
+	// The characters of the set with their place in the set, by their
+	// first byte (a byte below 0xc0 is a character of its own), each
+	// once while a first byte has up to trimDedupe of them: a character
+	// again later in the set never matches first, so keeping it costs
+	// only time, and looking for it in a list of any length cost the
+	// square of the set (a set of 50000 characters of 4 bytes, all
+	// starting 0xf0, took 42 s, past any deadline).
 	var byFirst [256][]trimChar
 	for i, place := 0, 0; i < len(set); place++ {
 		next := skipUTF8(set, i)
 		ch := set[i:next]
-		if !slices.ContainsFunc(byFirst[ch[0]], func(t trimChar) bool { return bytes.Equal(t.b, ch) }) {
-			byFirst[ch[0]] = append(byFirst[ch[0]], trimChar{ch, place})
+		list := byFirst[ch[0]]
+		if w.spend(len(ch) * (1 + min(len(list), trimDedupe))) {
+			return 0, 0, true
+		}
+		if len(list) >= trimDedupe || !slices.ContainsFunc(list, func(t trimChar) bool { return bytes.Equal(t.b, ch) }) {
+			byFirst[ch[0]] = append(list, trimChar{ch, place})
 		}
 		i = next
 	}
@@ -289,6 +346,10 @@ func trimSpan(in, set []byte, sides int, w *work) (lo, hi int, stopped bool) {
 	}
 	return lo, hi, false
 }
+
+// trimDedupe is how many characters of trim's set with one first byte
+// trimSpan keeps each once; those after them it keeps as they come.
+const trimDedupe = 16
 
 // trimSmallSet is the most bytes of a set trimSpan compares character by
 // character, as SQLite does, rather than through an index of the set it

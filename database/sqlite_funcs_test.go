@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,12 @@ func TestSQLiteFuncsStopAtDeadline(t *testing.T) {
 	set := strings.Repeat("b", 1000) + "a"
 	a8K := strings.Repeat("a", 8<<10)
 	re := strings.Repeat("a?", 250) + "b"
+	var wide strings.Builder // 50000 characters of 4 bytes, all starting 0xf0
+	for r := rune(0x10000); r < 0x10000+50000; r++ {
+		wide.WriteRune(r)
+	}
+	a1M := strings.Repeat("a", 1<<20)
+	b200 := strings.Repeat("b", 200)
 	for _, c := range []struct {
 		sql  string
 		args []any
@@ -33,9 +40,13 @@ func TestSQLiteFuncsStopAtDeadline(t *testing.T) {
 		{"SELECT instr($1, $2)", []any{a4M, a10K}},
 		{"SELECT instr(CAST($1 AS BLOB), CAST($2 AS BLOB))", []any{a4M, a10K}},
 		{"SELECT length(replace($1, $2, 'x'))", []any{a4M, a10K}},
+		// A pattern found at every byte: 200 MiB built.
+		{"SELECT length(replace($1, 'a', $2))", []any{a1M, b200}},
 		{"SELECT length(trim($1, $2))", []any{a64K, set}},
 		{"SELECT length(ltrim($1, $2))", []any{a64K, set}},
 		{"SELECT length(rtrim($1, $2))", []any{a64K, set}},
+		// A set of many characters with one first byte.
+		{"SELECT length(trim($1, $2))", []any{"x", wide.String()}},
 		{"SELECT $1 REGEXP $2", []any{a8K, re}},
 		{"SELECT regexpi($2, $1)", []any{a8K, re}},
 	} {
@@ -168,6 +179,26 @@ func TestSQLiteFuncsMatchSQLite(t *testing.T) {
 			t.Errorf("regexp of a pattern of %d bytes: got %s, SQLite's own %s", len(args[0].(string)), got, want)
 		}
 	}
+	// Sets of more characters with one first byte than trimSpan keeps
+	// each once: duplicates, the one that matches after them, a
+	// character that is the start of another.
+	var many strings.Builder
+	for c := rune(0x1F600); c < 0x1F600+40; c++ {
+		many.WriteRune(c)
+	}
+	for _, args := range [][]any{
+		{"\U0001F627\U0001F600xy\U0001F627\U0001F601", many.String()},
+		{"\U0001F627\U0001F627x\U0001F627", strings.Repeat("\U0001F600", 20) + "\U0001F627" + strings.Repeat("\U0001F601", 20)},
+		{"\xf0\x9f\x98\xa7\xf0\x9f\x98x\xf0\x9f", strings.Repeat("\xf0\x9f\x98\xa0", 30) + "\xf0\x9f" + "\xf0\x9f\x98\xa7" + "\xf0\x9f\x98"},
+		{"\xc3\xa9\xc3\xa9\xc3", strings.Repeat("\xc3\x80", 17) + "\xc3" + "\xc3\xa9" + many.String()},
+	} {
+		for _, f := range []string{"trim", "ltrim", "rtrim"} {
+			sql := "SELECT typeof(v), hex(v) FROM (SELECT " + f + "($1, $2) AS v)"
+			if got, want := hostValue(t, db, sql, args), plainValue(t, plain, sql, args); got != want {
+				t.Errorf("%s of %q by a set of %d bytes: got %s, SQLite's own %s", f, args[0], len(args[1].(string)), got, want)
+			}
+		}
+	}
 }
 
 // plainValue is the row of sql with args on conn, or its error.
@@ -215,4 +246,26 @@ func plainValue(t *testing.T, conn *sqlite3.Conn, sql string, args []any) string
 func hostValue(t *testing.T, db database.DB, sql string, args []any) string {
 	t.Helper()
 	return hostResult(t, db, sql, append(args, nil, nil, nil))
+}
+
+// TestSQLiteReplaceTooLargeBuildsNothing: replace whose result SQLite
+// could not hold (over its memory of 256 MiB a connection) fails at once,
+// too_large, without building it: the host's replace built the result in
+// Go's memory, outside SQLite's bound, until it passed 256 MiB: from a
+// request of 1 MiB, 1.3 GB allocated and 5 s spent.
+func TestSQLiteReplaceTooLargeBuildsNothing(t *testing.T) {
+	db := openSQLite(t, 1)
+	str := strings.Repeat("a", 1<<20)
+	rep := strings.Repeat("b", 1000)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := db.Exec(t.Context(), "SELECT length(replace($1, 'a', $2))", []any{str, rep})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.HasPrefix(err.Error(), "too_large: ") {
+		t.Fatalf("a result of 1 GB: %v, want too_large", err)
+	}
+	// The statement's own: its arguments, SQLite's memory, the answer.
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("the statement allocated %d MiB of Go memory, want under 32", n>>20)
+	}
 }

@@ -190,6 +190,17 @@ func TestKeepsSession(t *testing.T) {
 		{"SELECT setseed(0.5)", true},
 		{`SELECT "setseed"(0.5)`, true},
 		{"SELECT random() AS r, seed FROM setseeds", false},
+		// Functions that run a query given as text, or keep a
+		// connection in the session.
+		{`SELECT query_to_xml('SELECT pg_advisory_lock(1)', true, false, '')`, true},
+		{`SELECT Query_To_Xml_And_XmlSchema('SELECT 1', true, false, '')`, true},
+		{`SELECT * FROM ts_stat('SELECT v FROM docs')`, true},
+		{`SELECT ts_rewrite('a'::tsquery, 'SELECT t, s FROM aliases')`, true},
+		{`SELECT "ts_stat"('SELECT v FROM docs')`, true},
+		{`SELECT pg_catalog.query_to_xml($1, true, false, '')`, true},
+		{`SELECT dblink_connect('c', 'dbname=app')`, true},
+		{`SELECT query_to_xmlschema('SELECT 1', true, false, '')`, false},
+		{`SELECT ts_stats, query_to_xml_x, dblink FROM t`, false},
 	}
 	for _, tt := range tests {
 		if got := keepsSession(tt.sql); got != tt.want {

@@ -36,7 +36,8 @@
 //     control in SQL (database.CodeDenied); db_begin opens transactions.
 //     A statement that leaves something in its session (a temporary
 //     table, a session-level advisory lock, a setting changed with
-//     set_config or in a DO block, random()'s seed) has its connection closed, not
+//     set_config or in a DO block or a query given as text to
+//     query_to_xml, random()'s seed) has its connection closed, not
 //     pooled, when it or its transaction ends. keepsSession reads the
 //     statement's text only: the same done by a function, view, rule,
 //     trigger or column default the statement runs is not seen, and
@@ -716,7 +717,9 @@ func firstWord(sql string) string {
 //     a name quoted with Unicode escapes (U&"pg\005Ftemp") whatever it
 //     is: unicodeName;
 //   - a cursor declared WITH HOLD, which outlives its transaction;
-//   - a DO block, which may do any of it.
+//   - a DO block, which may do any of it, and a call of a function that
+//     runs a query given as text, or keeps a connection of its own in
+//     the session (sqlTextNames).
 //
 // It reads the statement's words in one pass, without allocating,
 // passing over comments, strings and quoted names as PostgreSQL's lexer
@@ -756,8 +759,16 @@ func keeps(sql string, backslashes bool) bool {
 		if len(w) == len("create") && strings.EqualFold(w, "CREATE") && createsTemp(rest, backslashes) {
 			return true
 		}
-		if len(w) < len("pg_temp") || w[0]|0x20 != 'p' && w[0]|0x20 != 's' {
+		if len(w) < len("ts_stat") {
 			continue // most words: none of those below
+		}
+		if c := w[0] | 0x20; c != 'p' && c != 's' {
+			if c == 'q' || c == 't' || c == 'd' || c == 'x' {
+				if isWord(w, sqlTextNames...) {
+					return true
+				}
+			}
+			continue
 		}
 		switch {
 		case strings.EqualFold(w, "pg_temp"):
@@ -788,10 +799,19 @@ func createsTemp(rest string, backslashes bool) bool {
 	return isWord(w, "TEMP", "TEMPORARY")
 }
 
+// sqlTextNames are the functions after whose name keepsSession says yes,
+// as it does for a DO block: built-in ones that run a query given as
+// text (query_to_xml('SELECT set_config(...)', ...) ran it, in a string
+// the check passes over; ts_rewrite does with two arguments, and its
+// form of three costs a connection only), and those of the dblink and
+// xml2 extensions that keep a connection in the session or run a query
+// given as text. query_to_xmlschema only describes its query.
+var sqlTextNames = []string{"query_to_xml", "query_to_xml_and_xmlschema", "ts_stat", "ts_rewrite", "xpath_table", "dblink_connect", "dblink_connect_u"}
+
 // sessionNames are the names after which keepsSession says yes when
 // they are quoted, which nextWord passes over with the other quoted
 // names: "pg_temp".t, "set_config"(...), pg_catalog."pg_advisory_lock"(1).
-var sessionNames = []string{"pg_temp", "pg_settings", "set_config", "setseed", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"}
+var sessionNames = append([]string{"pg_temp", "pg_settings", "set_config", "setseed", "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared"}, sqlTextNames...)
 
 // quotedSessionName reports whether sql holds one of sessionNames quoted
 // (in any case: a quoted name of other case is another object, and saying

@@ -1286,3 +1286,59 @@ func TestPostgresRandomSeedEndsWithTheStatement(t *testing.T) {
 		t.Errorf("random() after setseed in another statement gave %s twice: the seed outlived its statement", again)
 	}
 }
+
+// TestPostgresSessionStateInSQLText: built-in functions that run a query
+// given as text (query_to_xml and its kin, ts_stat, ts_rewrite) ran
+// set_config or pg_advisory_lock written in a string, which the check
+// reads as a string and passes over: the host's statement_timeout stayed
+// changed on the pooled connection, the lock held by it for good. So did
+// a connection dblink_connect keeps in the session, which the next call
+// on the pooled connection could use.
+func TestPostgresSessionStateInSQLText(t *testing.T) {
+	db, url := startPG(t, database.Options{MaxConns: 1})
+	other, err := database.Open(t.Context(), database.DriverPostgres, database.Options{URL: url, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	const host = `{"columns":["statement_timeout"],"rows":[["30s"]]}`
+	for _, sql := range []string{
+		`SELECT query_to_xml('SELECT set_config(''statement_timeout'', ''1'', false)', true, false, '') IS NOT NULL AS x`,
+		`SELECT query_to_xml_and_xmlschema('SELECT set_config(''statement_timeout'', ''3'', false)', true, false, '') IS NOT NULL AS x`,
+		`SELECT count(*) AS n FROM ts_stat('SELECT to_tsvector(set_config(''statement_timeout'', ''4'', false))')`,
+		`SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, set_config(''statement_timeout'', ''5'', false)::tsquery') IS NOT NULL AS x`,
+		`SELECT "query_to_xml"('SELECT set_config(''statement_timeout'', ''6'', false)', true, false, '') IS NOT NULL AS x`,
+	} {
+		if got := resultOrError(t, db, sql); strings.Contains(got, "rror") {
+			t.Fatalf("%q: %s", sql, got)
+		}
+		if got := resultOrError(t, db, "SHOW statement_timeout"); got != host {
+			t.Errorf("after %q: %s, want the host's %s", sql, got, host)
+		}
+	}
+	free := func() bool {
+		return resultOrError(t, other, "SELECT pg_try_advisory_lock(78) AS free, pg_advisory_unlock_all() AS u") == `{"columns":["free","u"],"rows":[[true,""]]}`
+	}
+	sql := `SELECT query_to_xml('SELECT pg_advisory_lock(78)', true, false, '') IS NOT NULL AS x`
+	if _, err := db.Exec(t.Context(), sql, nil); err != nil {
+		t.Fatalf("%q: %v", sql, err)
+	}
+	// The server frees a closed connection's locks as its backend exits,
+	// a moment after the close.
+	if !poll.Until(5*time.Second, free) {
+		t.Errorf("after %q: the lock is held, want it free", sql)
+	}
+	if _, err := other.Exec(t.Context(), "CREATE EXTENSION dblink", nil); err != nil {
+		t.Skipf("no dblink extension: %v", err)
+	}
+	sql = fmt.Sprintf(`SELECT dblink_connect('kept', %s) AS c`, pgQuote(url))
+	if got := resultOrError(t, db, sql); !strings.Contains(got, "OK") {
+		t.Fatalf("%q: %s", sql, got)
+	}
+	if got := resultOrError(t, db, "SELECT dblink_get_connections() AS c"); got != `{"columns":["c"],"rows":[[null]]}` {
+		t.Errorf("after dblink_connect: %s, want no connection kept", got)
+	}
+}
+
+// pgQuote is s as a PostgreSQL string literal.
+func pgQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

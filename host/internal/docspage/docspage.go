@@ -182,21 +182,36 @@ func (d *Page) ServeProblems(w http.ResponseWriter, r *http.Request, problems []
 // holdsApp reports whether dir is appDir or a directory above it. Both
 // are made absolute first: the app is named as given ("." for
 // `endpoints run .`), and filepath.Rel cannot relate "." to ".." or to
-// an absolute path.
+// an absolute path. Then their symbolic links are resolved, where they
+// exist: assets "docs" linked to "." serve the app's files as the app's
+// own directory would.
 func holdsApp(dir, appDir string) bool {
 	if appDir == "" {
 		return false
 	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
+	dir, ok := realPath(dir)
+	if !ok {
 		return false
 	}
-	appDir, err = filepath.Abs(appDir)
-	if err != nil {
+	appDir, ok = realPath(appDir)
+	if !ok {
 		return false
 	}
 	rel, err := filepath.Rel(dir, appDir)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// realPath is path made absolute, its symbolic links resolved when it
+// exists; false when it cannot be made absolute.
+func realPath(path string) (string, bool) {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return "", false
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real, true
+	}
+	return path, true
 }
 
 // serveAsset answers the file name of the assets directory: a regular

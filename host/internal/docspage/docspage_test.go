@@ -207,6 +207,36 @@ func TestNewRefusesAssetsHoldingTheApp(t *testing.T) {
 	}
 }
 
+// TestNewRefusesAssetsLinkedToTheApp: an assets directory that is a
+// symbolic link to the app, or to a directory above it, served the app's
+// endpoints.json, modules and data as docs assets: the check compared
+// the paths as written.
+func TestNewRefusesAssetsLinkedToTheApp(t *testing.T) {
+	root := t.TempDir()
+	app := filepath.Join(root, "app")
+	if err := os.MkdirAll(filepath.Join(app, "public"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		filepath.Join(app, "docs"):          ".",
+		filepath.Join(app, "public", "ref"): "../..",
+		filepath.Join(root, "elsewhere"):    app,
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, assets := range []string{"docs", "public/ref", filepath.Join(root, "elsewhere"), "../elsewhere"} {
+		_, err := New(Config{Path: "/docs", AppDir: app, Assets: assets, ConfigFile: "endpoints.json"})
+		if err == nil || !strings.Contains(err.Error(), "holds the app itself") {
+			t.Errorf("New with assets %q: %v, want it refused as holding the app", assets, err)
+		}
+	}
+	if _, err := New(Config{Path: "/docs", AppDir: app, Assets: "public", ConfigFile: "endpoints.json"}); err != nil {
+		t.Errorf("New with assets \"public\": %v", err)
+	}
+}
+
 // TestNewRefusesAssetsHoldingARelativeApp: the app named by a relative
 // directory, as `endpoints run .` names it, is refused as assets alike,
 // by a relative path above it or by its absolute one.
