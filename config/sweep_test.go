@@ -172,6 +172,7 @@ var invalidInside = map[string]struct{ json, at string }{
 	"/security/{name}/jwt/jwks":        {json: `{"jwt": {"jwks": "/etc/jwks.json"}}`},
 	"/security/{name}/jwt/jwksUrl":     {json: `{"jwt": {"jwksUrl": "http://idp.example/jwks.json"}}`},
 	"/security/{name}/jwt/secret/env":  {json: `{"jwt": {"secret": {"env": "JWT-SECRET"}}}`},
+	"/security/{name}/jwt/secret/file": {json: `{"jwt": {"secret": {"file": "../jwt"}}}`},
 	"/security/{name}/jwt/issuer":      {json: `{"jwt": {"jwks": "auth/jwks.json", "issuer": 1}}`},
 	"/security/{name}/jwt/audience":    {json: `{"jwt": {"jwks": "auth/jwks.json", "audience": [""]}}`, at: "/security/bearer/jwt/audience/0"},
 	"/security/{name}/jwt/algorithms":  {json: `{"jwt": {"jwks": "auth/jwks.json", "algorithms": ["none"]}}`, at: "/security/bearer/jwt/algorithms/0"},

@@ -292,7 +292,7 @@ func warningMessage(w error) string {
 		return "entry that matches no route ignored"
 	}
 	if u, ok := errors.AsType[*auth.UnsetError](w); ok {
-		return fmt.Sprintf("serve refuses the app unless the deployment sets %s (%s)", u.Setting, u.Env)
+		return fmt.Sprintf("serve refuses the app unless the deployment sets %s (%s)", u.Setting, u.Source())
 	}
 	return "load warning"
 }

@@ -44,7 +44,7 @@ func checkBuiltApp(ctx context.Context, app string, ovs []config.Override, stdou
 func printDeployWarnings(cmd string, warnings []error, stderr io.Writer) {
 	for _, w := range warnings {
 		if u, ok := errors.AsType[*auth.UnsetError](w); ok {
-			fmt.Fprintf(stderr, "endpoints %s: warning: serve refuses the app unless the deployment sets %s (%s): %v\n", cmd, u.Setting, u.Env, w)
+			fmt.Fprintf(stderr, "endpoints %s: warning: serve refuses the app unless the deployment sets %s (%s): %v\n", cmd, u.Setting, u.Source(), w)
 			continue
 		}
 		fmt.Fprintf(stderr, "endpoints %s: warning: %v\n", cmd, w)

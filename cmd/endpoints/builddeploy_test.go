@@ -14,10 +14,10 @@ import (
 
 // TestBuildLeavesSecurityToTheDeployment: what of an app's security the
 // deployment gives (a verifier in ENDPOINTS_SECURITY for a scheme the
-// document declares, a jwt secret's environment variable), which a build
-// in CI lacks on purpose, is a warning of `endpoints build` and `check`,
-// naming the setting and its variable: they pass. Serve's load without
-// it still refuses the app, naming the same variable. A scheme that
+// document declares, a jwt secret's environment variable or file), which
+// a build in CI lacks on purpose, is a warning of `endpoints build` and
+// `check`, naming the setting and its variable or file: they pass.
+// Serve's load without it still refuses the app, naming the same. A scheme that
 // nothing declares (a route's typo) still fails the build.
 func TestBuildLeavesSecurityToTheDeployment(t *testing.T) {
 	t.Parallel()
@@ -41,6 +41,12 @@ func TestBuildLeavesSecurityToTheDeployment(t *testing.T) {
 		},
 			warn:  "serve refuses the app unless the deployment sets security.bearer.jwt.secret (ENDPOINTS_TEST_UNSET_JWT_SECRET): ",
 			serve: "security.bearer.jwt.secret: the environment variable ENDPOINTS_TEST_UNSET_JWT_SECRET is not set: set it to the HS256 key, at least 32 bytes"},
+		{name: "a jwt secret whose file does not exist", files: map[string]string{
+			"endpoints.json":             `{"security":{"bearer":{"jwt":{"secret":{"file":"auth/jwt-secret"}}}}}`,
+			"server/api/orders.post.wat": endpointWAT(`{"security":[{"bearer":[]}]}`),
+		},
+			warn:  "serve refuses the app unless the deployment sets security.bearer.jwt.secret (the file auth/jwt-secret): ",
+			serve: "security.bearer.jwt.secret: the file auth/jwt-secret does not exist: mount the HS256 key there, at least 32 bytes"},
 		{name: "a route naming a scheme nothing declares", files: map[string]string{
 			"server/api/orders.post.wat":   endpointWAT(`{"security":[{"bearr":[]}]}`),
 			"server/endpoints/runtime.wat": declared,

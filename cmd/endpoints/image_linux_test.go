@@ -122,7 +122,11 @@ func TestDeployImage(t *testing.T) {
 
 	// The deployment's keys: a key set mounted beside the image's
 	// development one (compose's secret), the scheme without its devKey.
-	private, jwks, err := auth.NewDevKey("production-1")
+	private, public, _, err := auth.NewKey("ES256", "production-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks, err := auth.KeySet(public)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,10 +83,18 @@ Commands:
                add a route with its contract to APP, in its language
   token APP --sub NAME [--scope S]... [--scheme NAME] [--ttl 1h]
                mint a JWT for development, signed with the private key in
-               endpoints.json's security.<scheme>.jwt.devKey
-  keygen APP [--key FILE] [--jwks FILE] [--kid ID] [--force]
+               endpoints.json's security.<scheme>.jwt.devKey; --key FILE
+               signs with that private key instead (APP optional; --iss,
+               --aud), to try a deployment
+  keygen APP [--key FILE] [--jwks FILE] [--kid ID] [--alg ES256] [--force]
                write a development signing key (auth/dev-signing-key.jwk)
                and its public key set (auth/jwks.json) for a jwt scheme
+  keygen --key FILE --jwks FILE [--alg ES256|EdDSA|RS256] [--kid ID] [--add]
+               write a deployment's key pair anywhere: the private JWK
+               (mode 0600, never replaced without --force) to sign with,
+               kept out of the app, and the public key set to mount into
+               it; --add adds the key to an existing set, whose old keys
+               keep verifying (rotation)
   apikey APP --subject NAME [--scope S]... [--ttl 720h] [--sha256 HEX]
                store an API key in the app's Redis store for the apiKey
                schemes with "store": true (out of the guests' reach) and

@@ -6,6 +6,7 @@
 package appfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -118,4 +119,15 @@ func tooLarge(name string, limit int64) error {
 		return fmt.Errorf("%s: %w: more than the %d bytes the host reads of it", name, ErrTooLarge, limit)
 	}
 	return fmt.Errorf("%s: %w: more than the %d bytes (%d MiB) the host reads of it", name, ErrTooLarge, limit, limit>>20)
+}
+
+// TrimLineEnd drops one trailing line end ("\n" or "\r\n") from the
+// content of a file holding one value (a secret mounted by Docker or
+// Kubernetes, a variable's file): `echo value > file` and most secret
+// stores write one, and it is never part of the value.
+func TrimLineEnd(b []byte) []byte {
+	if bytes.HasSuffix(b, []byte("\r\n")) {
+		return b[:len(b)-2]
+	}
+	return bytes.TrimSuffix(b, []byte("\n"))
 }

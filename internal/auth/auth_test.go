@@ -240,6 +240,100 @@ func TestJWTSecretFromTheEnvironment(t *testing.T) {
 	}
 }
 
+// TestJWTSecretFromAFile: a jwt secret's file (as Docker and Kubernetes
+// mount secrets, with the newline `echo` leaves) verifies the tokens of
+// its key; its environment variable, when set, comes first; a file that
+// does not exist is left to the deployment (an *auth.UnsetError naming
+// the member and the file); a short or unreadable one is an error naming
+// both.
+func TestJWTSecretFromAFile(t *testing.T) {
+	secret := strings.Repeat("f", 40)
+	fromEnv := strings.Repeat("e", 32)
+	app := t.TempDir()
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mounted := write("jwt", secret+"\n")
+	crlf := write("jwt-crlf", secret+"\r\n")
+	short := write("short", "short\n")
+	if err := os.MkdirAll(filepath.Join(app, "auth"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(app, "auth", "jwt-secret"), []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "absent")
+	tests := []struct {
+		name   string
+		secret auth.Secret
+		env    string // JWT_SECRET's value
+		key    string // the key tokens verify with; "" for an error
+		want   string // the error
+		unset  bool
+	}{
+		{name: "a mounted file", secret: auth.Secret{File: mounted}, key: secret},
+		{name: "a file with CRLF", secret: auth.Secret{File: crlf}, key: secret},
+		{name: "a file of the app", secret: auth.Secret{File: "auth/jwt-secret"}, key: secret},
+		{name: "the variable unset, the file", secret: auth.Secret{Env: "JWT_SECRET", File: mounted}, key: secret},
+		{name: "the variable first", secret: auth.Secret{Env: "JWT_SECRET", File: mounted}, env: fromEnv, key: fromEnv},
+		{name: "a file that does not exist", secret: auth.Secret{File: missing}, unset: true,
+			want: "security.bearer.jwt.secret: the file " + missing + " does not exist: mount the HS256 key there, at least 32 bytes"},
+		{name: "neither", secret: auth.Secret{Env: "JWT_SECRET", File: missing}, unset: true,
+			want: "security.bearer.jwt.secret: the environment variable JWT_SECRET is not set and the file " + missing + " does not exist: give the HS256 key in either, at least 32 bytes"},
+		{name: "a short file", secret: auth.Secret{File: short},
+			want: "security.bearer.jwt.secret: the file " + short + " holds 5 bytes; an HS256 key needs at least 32"},
+		{name: "a directory", secret: auth.Secret{File: dir},
+			want: "security.bearer.jwt.secret: " + dir + ": not a regular file (a directory)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := auth.Env{AppDir: app, Getenv: func(k string) string {
+				if k == "JWT_SECRET" {
+					return tt.env
+				}
+				return ""
+			}}
+			v, err := auth.New(bearer, auth.Config{JWT: &auth.JWTConfig{Secret: &tt.secret}}, env)
+			if tt.key == "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+					t.Fatalf("New = %v, want %q", err, tt.want)
+				}
+				u, unset := errors.AsType[*auth.UnsetError](err)
+				if unset != tt.unset {
+					t.Fatalf("New's error is an UnsetError: %v, want %v", unset, tt.unset)
+				}
+				if unset && (u.Setting != "security.bearer.jwt.secret" || u.File != tt.secret.File || !strings.Contains(u.Source(), "the file "+tt.secret.File)) {
+					t.Errorf("UnsetError names %s (%s), want security.bearer.jwt.secret and the file %s", u.Setting, u.Source(), tt.secret.File)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer v.Close()
+			claims := map[string]any{"sub": "svc", "exp": time.Now().Add(time.Minute).Unix()}
+			if p, err := v.Verify(context.Background(), withBearer(mint(t, jose.JSONWebKey{Key: []byte(tt.key), Algorithm: "HS256"}, claims))); err != nil || p.Subject != "svc" {
+				t.Errorf("a token of the key: Verify = %v, %v; want svc", p, err)
+			}
+			// The file's bytes as they are, newline and all; or, where
+			// the variable wins, the file's key.
+			other := secret + "\n"
+			if tt.key == fromEnv {
+				other = secret
+			}
+			if _, err := v.Verify(context.Background(), withBearer(mint(t, jose.JSONWebKey{Key: []byte(other), Algorithm: "HS256"}, claims))); err == nil {
+				t.Errorf("a token of another key (%q) verifies", other)
+			}
+		})
+	}
+}
+
 func TestJWKSURL(t *testing.T) {
 	keys := newKeys(t)
 	var served atomic.Pointer[[]byte]

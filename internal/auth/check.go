@@ -51,13 +51,14 @@ func configError(path []string, format string, args ...any) error {
 
 // Check checks c as far as that needs no I/O and no document: one
 // verifier; for jwt, one key source (a key set file inside the app, an
-// https URL, plain http for a loopback address only, or an environment
-// variable), supported algorithms, refresh and timeout with a URL only;
-// for apiKey, where the key is sent, well-formed key hashes, and keys or
-// the store; for basic, at least one user, user names RFC 7617 allows,
-// bcrypt hashes. What needs I/O (reading the key set file, fetching the
-// URL, the secret's variable) or the document (the scheme's type) is
-// checked by [New]. The error is a *[ConfigError].
+// https URL, plain http for a loopback address only, or a secret's
+// environment variable or file, absolute or inside the app), supported
+// algorithms, refresh and timeout with a URL only; for apiKey, where the
+// key is sent, well-formed key hashes, and keys or the store; for basic,
+// at least one user, user names RFC 7617 allows, bcrypt hashes. What needs
+// I/O (reading the key set file, fetching the URL, the secret's variable
+// or file) or the document (the scheme's type) is checked by [New]. The
+// error is a *[ConfigError].
 //
 // Package config calls it for every command that reads endpoints.json
 // (check, build, openapi...), so they refuse what serve would.
@@ -97,10 +98,12 @@ func (c *JWTConfig) check(path []string) error {
 		if err := checkJWKSURL(c.JWKSURL); err != nil {
 			return configError(at(path, "jwksUrl"), "%v", err)
 		}
-	case c.Secret.Env == "":
-		return configError(at(path, "secret"), "want {\"env\": \"NAME\"}, the environment variable holding the HS256 key")
-	case !envName.MatchString(c.Secret.Env):
+	case c.Secret.Env == "" && c.Secret.File == "":
+		return configError(at(path, "secret"), "want {\"env\": \"NAME\"}, the environment variable holding the HS256 key, or {\"file\": \"/run/secrets/NAME\"}, the file holding it (or both: the variable first)")
+	case c.Secret.Env != "" && !envName.MatchString(c.Secret.Env):
 		return configError(at(path, "secret", "env"), "%q is not an environment variable name (letters, digits and \"_\", not starting with a digit)", c.Secret.Env)
+	case c.Secret.File != "" && !filepath.IsAbs(c.Secret.File) && insideApp(c.Secret.File) != nil:
+		return configError(at(path, "secret", "file"), "%q: want an absolute path, such as \"/run/secrets/jwt\" (where Docker and Kubernetes mount secrets), or a path inside the app", c.Secret.File)
 	}
 	if c.JWKSURL == "" {
 		for _, d := range []struct {

@@ -58,8 +58,9 @@ type JWTConfig struct {
 	//   - Until a key set was loaded once, Verify fails at once with
 	//     ErrUnavailable (503) rather than fetching per request.
 	JWKSURL string `json:"jwksUrl,omitzero"`
-	// Secret is an HS256 key of at least 32 bytes, read from an
-	// environment variable: {"env": "USERS_JWT_SECRET"}.
+	// Secret is an HS256 key of at least 32 bytes, read when the app
+	// loads from an environment variable, {"env": "USERS_JWT_SECRET"}, or
+	// a file, {"file": "/run/secrets/users-jwt"}.
 	Secret *Secret `json:"secret,omitzero"`
 	// Issuer, when set, must equal the token's "iss".
 	Issuer string `json:"issuer,omitzero"`
@@ -93,11 +94,32 @@ const (
 	DefaultTimeout = 5 * time.Second
 )
 
-// Secret names where a secret comes from.
+// Secret names where a secret comes from: an environment variable, a
+// file, or both, the variable first, as for the app's variables
+// (config.Variable).
+//
+//	{"env": "USERS_JWT_SECRET"}
+//	{"file": "/run/secrets/users-jwt"}
+//
+// # Notes
+//
+//   - The value is the variable's when it is set and not empty, else the
+//     file's when the file exists; with neither, a host that serves
+//     refuses the app (an [UnsetError]), and build and check warn.
+//   - One trailing newline ("\n" or "\r\n") of the file is dropped, as
+//     `echo value > file` and most secret stores write one.
+//   - The file is read whole, a regular file of at most MaxSecretFileBytes.
 type Secret struct {
 	// Env is the environment variable holding it.
-	Env string `json:"env"`
+	Env string `json:"env,omitzero"`
+	// File is a file holding it, as Docker and Kubernetes mount secrets:
+	// an absolute path, or one inside the app, relative to it.
+	File string `json:"file,omitzero"`
 }
+
+// MaxSecretFileBytes bounds the file of a [Secret]: 64 KiB, far more than
+// any HS256 key (one past 64 bytes is hashed down to 32).
+const MaxSecretFileBytes = 64 << 10
 
 // APIKeyConfig verifies API keys, by the SHA-256 of the key: the keys
 // themselves are never written down.

@@ -29,6 +29,6 @@ func refuseDeployedDevKeys(member string, c *JWTConfig, env Env) error {
 		"tokens signed with %[2]s (committed with the app, so anyone can mint them) would be accepted. "+
 		"Give this deployment its own keys: a %[4]s whose %[1]s has no \"devKey\" and takes its keys from your identity provider "+
 		"(\"jwksUrl\": \"https://...\"), from a key set file mounted from a secret (\"jwks\"), or from an HS256 secret "+
-		"(\"secret\": {\"env\": \"NAME\"}); set it in the file or whole in ENDPOINTS_SECURITY (README, \"Deploying\")",
+		"(\"secret\": {\"file\": \"/run/secrets/NAME\"} or {\"env\": \"NAME\"}); set it in the file or whole in ENDPOINTS_SECURITY (README, \"Deploying\")",
 		member, c.DevKey, c.JWKS, "endpoints.json")
 }

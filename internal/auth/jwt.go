@@ -12,8 +12,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -368,17 +370,56 @@ func parseKeySet(b []byte, allowOct bool) ([]jose.JSONWebKey, error) {
 }
 
 func secretKey(env Env, member string, s *Secret) (*keySource, error) {
+	v, where, err := readSecret(env, member, s)
+	if err != nil {
+		return nil, err
+	}
+	if len(v) < 32 {
+		return nil, fmt.Errorf("%s: %s holds %d bytes; an HS256 key needs at least 32", member, where, len(v))
+	}
+	return &keySource{fixed: []jose.JSONWebKey{{Key: v, Algorithm: string(jose.HS256), Use: "sig"}}}, nil
+}
+
+// readSecret reads the secret s of member: its environment variable when
+// set and not empty, else its file when it exists (one trailing newline
+// dropped). where names the one it came from, for errors. Neither is an
+// *UnsetError, which the deployment gives; a file that cannot be read is
+// another error.
+func readSecret(env Env, member string, s *Secret) (v []byte, where string, err error) {
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	v := getenv(s.Env)
-	if v == "" {
-		return nil, &UnsetError{Setting: member, Env: s.Env,
-			Err: fmt.Errorf("%s: the environment variable %s is not set: set it to the HS256 key, at least 32 bytes", member, s.Env)}
+	var missing []string
+	if s.Env != "" {
+		if v := getenv(s.Env); v != "" {
+			return []byte(v), "the environment variable " + s.Env, nil
+		}
+		missing = append(missing, "the environment variable "+s.Env+" is not set")
 	}
-	if len(v) < 32 {
-		return nil, fmt.Errorf("%s: the environment variable %s holds %d bytes; an HS256 key needs at least 32", member, s.Env, len(v))
+	if s.File != "" {
+		path := s.File
+		if !filepath.IsAbs(path) {
+			if path, err = appFile(env.AppDir, member+".file", s.File); err != nil {
+				return nil, "", err
+			}
+		}
+		b, err := appfile.ReadWithin(path, s.File, MaxSecretFileBytes)
+		switch {
+		case err == nil:
+			return appfile.TrimLineEnd(b), "the file " + s.File, nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, "", fmt.Errorf("%s: %w", member, err)
+		}
+		missing = append(missing, "the file "+s.File+" does not exist")
 	}
-	return &keySource{fixed: []jose.JSONWebKey{{Key: []byte(v), Algorithm: string(jose.HS256), Use: "sig"}}}, nil
+	what := "set it to the HS256 key"
+	switch {
+	case s.File != "" && s.Env != "":
+		what = "give the HS256 key in either"
+	case s.File != "":
+		what = "mount the HS256 key there"
+	}
+	return nil, "", &UnsetError{Setting: member, Env: s.Env, File: s.File,
+		Err: fmt.Errorf("%s: %s: %s, at least 32 bytes", member, strings.Join(missing, " and "), what)}
 }

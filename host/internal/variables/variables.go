@@ -135,12 +135,7 @@ func readFile(path string) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	}
-	if bytes.HasSuffix(v, []byte("\r\n")) {
-		v = v[:len(v)-2]
-	} else if bytes.HasSuffix(v, []byte("\n")) {
-		v = v[:len(v)-1]
-	}
-	return v, nil
+	return appfile.TrimLineEnd(v), nil
 }
 
 // checkValue checks a value found at where: its size and its encoding.
