@@ -12,8 +12,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -328,21 +330,34 @@ func sameKey(a, b jose.JSONWebKey) bool {
 }
 
 func fileKeys(appDir, member, rel string) (*keySource, error) {
-	path, err := appFile(appDir, member, rel)
+	keys, err := readKeySet(appDir, rel)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", member, err)
+	}
+	return &keySource{fixed: keys}, nil
+}
+
+// readKeySet reads the key set file rel of the app in appDir. Its error
+// says what is wrong with the file and what to do, without naming the
+// member that names it.
+func readKeySet(appDir, rel string) ([]jose.JSONWebKey, error) {
+	if err := insideApp(rel); err != nil {
 		return nil, err
 	}
 	// A regular file within appfile's bound: a FIFO would hang the load,
 	// a device such as /dev/zero fill the memory.
-	b, err := appfile.Read(path, rel)
+	b, err := appfile.Read(filepath.Join(appDir, filepath.FromSlash(rel)), rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist in the app: put the scheme's JSON Web Key Set there ({\"keys\": [...]}; `endpoints keygen` writes one for development), or name the file that holds it", rel)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", member, err)
+		return nil, err
 	}
 	keys, err := parseKeySet(b, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %v", member, rel, err)
+		return nil, fmt.Errorf("%s: %v", rel, err)
 	}
-	return &keySource{fixed: keys}, nil
+	return keys, nil
 }
 
 // parseKeySet reads a JWKS. Private asymmetric keys are refused: a key set
@@ -368,17 +383,31 @@ func parseKeySet(b []byte, allowOct bool) ([]jose.JSONWebKey, error) {
 }
 
 func secretKey(env Env, member string, s *Secret) (*keySource, error) {
+	v, err := readSecret(env, s)
+	if u, ok := errors.AsType[*UnsetError](err); ok {
+		u.Setting, u.Err = member, fmt.Errorf("%s: %w", member, u.Err)
+		return nil, u
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", member, err)
+	}
+	return &keySource{fixed: []jose.JSONWebKey{{Key: []byte(v), Algorithm: string(jose.HS256), Use: "sig"}}}, nil
+}
+
+// readSecret reads the HS256 key of s from env's environment: an
+// *UnsetError (its Setting for the caller to fill) when its variable is
+// not set. Errors do not name the member.
+func readSecret(env Env, s *Secret) (string, error) {
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	v := getenv(s.Env)
 	if v == "" {
-		return nil, &UnsetError{Setting: member, Env: s.Env,
-			Err: fmt.Errorf("%s: the environment variable %s is not set: set it to the HS256 key, at least 32 bytes", member, s.Env)}
+		return "", &UnsetError{Env: s.Env,
+			Err: fmt.Errorf("the environment variable %s is not set: set it to the HS256 key, at least 32 bytes", s.Env)}
 	}
 	if len(v) < 32 {
-		return nil, fmt.Errorf("%s: the environment variable %s holds %d bytes; an HS256 key needs at least 32", member, s.Env, len(v))
+		return "", fmt.Errorf("the environment variable %s holds %d bytes; an HS256 key needs at least 32", s.Env, len(v))
 	}
-	return &keySource{fixed: []jose.JSONWebKey{{Key: []byte(v), Algorithm: string(jose.HS256), Use: "sig"}}}, nil
+	return v, nil
 }
