@@ -19,7 +19,9 @@ const DocsScript = "standalone.js"
 // empty (the reference built into endpoints) or a URL. The error names
 // the setting when the directory does not exist, is not one, or holds no
 // [DocsScript] (the page would load nothing), and when it holds the app
-// itself ("." or a directory above the app), whose settings, modules and data its files would serve.
+// itself ("." or a directory above the app, named as such or through a
+// symbolic link: both paths are compared with their links resolved),
+// whose settings, modules and data its files would serve.
 func (o Docs) AssetsDir(appDir string) (string, error) {
 	a := o.Assets
 	if a == "" || strings.Contains(a, "://") {
@@ -59,14 +61,13 @@ func (o Docs) AssetsDir(appDir string) (string, error) {
 	return dir, nil
 }
 
-// realPath is p absolute; an error when it does not exist.
+// realPath is p absolute, its symbolic links resolved.
 func realPath(p string) (string, error) {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", err
 	}
-	_, err = os.Stat(abs)
-	return abs, err
+	return filepath.EvalSymlinks(abs)
 }
 
 // holds reports whether the directory dir is app or a directory above

@@ -78,6 +78,45 @@ func TestDocsAssetsDir(t *testing.T) {
 	}
 }
 
+// TestDocsAssetsDirRefusesALinkToTheApp: a symbolic link to the app, or
+// to a directory above it, is refused as assets as "." and ".." are: it
+// would serve endpoints.json, the modules and the app's data alike. The
+// app reached through a link of its own is refused too.
+func TestDocsAssetsDirRefusesALinkToTheApp(t *testing.T) {
+	root := t.TempDir()
+	app := filepath.Join(root, "app")
+	// A script at the app's root and above it: what refuses the links
+	// is that they lead to the app, nothing else.
+	mkfiles(t, root, map[string]string{"app/endpoints.json": "{}", "app/docs/standalone.js": "// reference",
+		"app/standalone.js": "// reference", "standalone.js": "// reference"})
+	for link, target := range map[string]string{
+		"app/self":   app,
+		"app/parent": root,
+		"app/up":     "..",
+		"applink":    app,
+	} {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ appDir, assets string }{
+		{app, "self"},
+		{app, "parent"},
+		{app, "up"},
+		{app, filepath.Join(root, "applink")},
+		{filepath.Join(root, "applink"), "."},
+		{filepath.Join(root, "applink"), app},
+	} {
+		_, err := config.Docs{Assets: tt.assets}.AssetsDir(tt.appDir)
+		if err == nil || !strings.Contains(err.Error(), "endpoints.json: /openApi/docs/assets: ") || !strings.Contains(err.Error(), "holds the app itself") {
+			t.Errorf("app %s, assets %q: AssetsDir error %v, want it refused as holding the app", tt.appDir, tt.assets, err)
+		}
+	}
+	if dir, err := (config.Docs{Assets: "docs"}).AssetsDir(filepath.Join(root, "applink")); err != nil {
+		t.Errorf("app reached through a link, assets \"docs\": %q, %v", dir, err)
+	}
+}
+
 // TestDocsAssetsDirOfARelativeApp: the app named by a relative directory,
 // as `endpoints run .` names it, is refused as assets alike, by a relative
 // path above it or by its absolute one.
