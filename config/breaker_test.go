@@ -50,6 +50,11 @@ func TestBreakerLimits(t *testing.T) {
 
 	for _, tt := range []struct{ json, want string }{
 		{`{"limits": {"breakerTrappedCalls": -1}}`, "/limits/breakerTrappedCalls: must be positive, got -1"},
+		// 0 reads as "off", but there is no off: it silently meant the
+		// default.
+		{`{"limits": {"breakerTrappedCalls": 0}}`, "/limits/breakerTrappedCalls: must be at least 1, got 0, which does not turn the breaker off (nothing does); leave it out for the default, 5 trapped calls in a row"},
+		{`{"limits": {"breakerClients": 0}}`, "/limits/breakerClients: must be between 1 and 1048576, got 0, which does not turn the breaker off (nothing does); leave it out for the default, 1024 clients"},
+		{`{"limits": {"breakerMaxPause": "0s"}}`, `/limits/breakerMaxPause: "0s" is not a positive duration`},
 		{`{"limits": {"breakerTrappedCalls": "five"}}`, "/limits/breakerTrappedCalls: want a whole number"},
 		{`{"limits": {"breakerPause": "0s"}}`, `/limits/breakerPause: "0s" is not a positive duration`},
 		{`{"limits": {"breakerPause": "25h"}}`, "/limits/breakerPause: must be at most 24h0m0s, got 25h0m0s"},
@@ -62,6 +67,14 @@ func TestBreakerLimits(t *testing.T) {
 		if _, err := config.Parse(config.File, []byte(tt.json)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: got %v, want %q", tt.json, err, tt.want)
 		}
+	}
+	env, _ = config.OverridesFromEnv([]string{"ENDPOINTS_LIMITS_BREAKER_TRAPPED_CALLS=0"})
+	if _, err := config.Parse(config.File, []byte(`{"limits": {"breakerTrappedCalls": 3}}`), env...); err == nil ||
+		!strings.Contains(err.Error(), "/limits/breakerTrappedCalls: must be at least 1, got 0") || !strings.Contains(err.Error(), "(/limits/breakerTrappedCalls set by ENDPOINTS_LIMITS_BREAKER_TRAPPED_CALLS)") {
+		t.Errorf("breakerTrappedCalls 0 from the environment: %v, want it refused, naming the variable", err)
+	}
+	if _, err := config.Parse(config.File, []byte(`{"limits": {"breakerTrappedCalls": null, "breakerClients": null}}`)); err != nil {
+		t.Errorf("the breaker's counts given as null (absent): %v", err)
 	}
 	env, _ = config.OverridesFromEnv([]string{"ENDPOINTS_LIMITS_BREAKER_CLIENTS=-5"})
 	if _, err := config.Parse(config.File, nil, env...); err == nil || !strings.Contains(err.Error(), "(/limits/breakerClients set by ENDPOINTS_LIMITS_BREAKER_CLIENTS)") {

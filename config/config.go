@@ -357,7 +357,7 @@ func parse(file string, data []byte) (*App, error) {
 	if l.SQLResultBytes < 0 {
 		return nil, badSetting(file, "/limits/sqlResultBytes", "must be positive, got %d", l.SQLResultBytes)
 	}
-	if err := l.checkBreaker(file); err != nil {
+	if err := l.checkBreaker(file, data); err != nil {
 		return nil, err
 	}
 	if err := checkDatabases(file, cfg.Databases); err != nil {

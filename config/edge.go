@@ -95,15 +95,8 @@ func checkEdges(file string, cfg *App) error {
 		}
 		// What the verifier's own check finds without I/O; the host reads
 		// the key set file, fetches the URL and reads the secret.
-		var bad *auth.ConfigError
-		if err := c.Check(); errors.As(err, &bad) {
-			at := jsontext.Pointer("/security").AppendToken(name)
-			for _, step := range bad.Path {
-				at = at.AppendToken(step)
-			}
-			return badSetting(file, string(at), "%s", bad.Msg)
-		} else if err != nil {
-			return badSetting(file, ptr, "%v", err)
+		if err := securityError(file, name, c.Check()); err != nil {
+			return err
 		}
 		if verifiers == nil {
 			verifiers = map[string]auth.Config{}
@@ -111,6 +104,45 @@ func checkEdges(file string, cfg *App) error {
 		verifiers[name] = c
 	}
 	cfg.edges.verifiers = auth.NewConfigs(verifiers)
+	return nil
+}
+
+// securityError is err, of the verifier configuration of the scheme name,
+// as a *settingError at the member it names (an *auth.ConfigError), or
+// at the scheme's entry; nil when err is.
+func securityError(file, name string, err error) error {
+	var bad *auth.ConfigError
+	if errors.As(err, &bad) {
+		at := jsontext.Pointer("/security").AppendToken(name)
+		for _, step := range bad.Path {
+			at = at.AppendToken(step)
+		}
+		return badSetting(file, string(at), "%s", bad.Msg)
+	} else if err != nil {
+		return badSetting(file, string(jsontext.Pointer("/security").AppendToken(name)), "%v", err)
+	}
+	return nil
+}
+
+// CheckSecurityKeys reads, for each scheme of "security" in name order,
+// the keys its verifier reads when the host makes it, and returns the
+// first failure, so that a start fails on it before it migrates a
+// database or loads a module: a jwt scheme's key set file ("jwks", in
+// appDir) missing, unreadable or not a key set; its secret's environment
+// variable (read with getenv) unset or shorter than an HS256 key, unless
+// getenv is nil (a build, where the deployment's secrets are not); and,
+// when deployed (a production start), a development key set deployed
+// without its "devKey" file. A key set URL is not fetched. The error
+// names the member ("endpoints.json: /security/bearer/jwt/jwks: ...");
+// [Attribute] adds the override that set it (ENDPOINTS_SECURITY).
+func (a *App) CheckSecurityKeys(appDir string, getenv func(string) string, deployed bool) error {
+	verifiers := auth.ConfigMap(a.Verifiers())
+	env := auth.Env{AppDir: appDir, Getenv: getenv, Offline: getenv == nil, Production: deployed}
+	for _, name := range slices.Sorted(maps.Keys(verifiers)) {
+		if err := securityError(File, name, verifiers[name].CheckKeys(name, env)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

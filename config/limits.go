@@ -1,6 +1,11 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
 
 // ResponseValidation is the policy for checking a guest's answer against the
 // declared responses (docs/spec.md §4 step 10). Defaults to [ValidateInDevelopment].
@@ -170,7 +175,9 @@ type Limits struct {
 	// doubling while the probe traps, up to BreakerMaxPause. A trapped
 	// call costs a fresh instance and the CPU time it took, and a
 	// bundle's routes share their cores; the route's other clients are
-	// served meanwhile. Defaults to [DefaultBreakerTrappedCalls].
+	// served meanwhile. Defaults to [DefaultBreakerTrappedCalls];
+	// endpoints.json refuses 0, which would not turn the breaker off
+	// (nothing does), and host.Options.Limits takes 0 as unset.
 	BreakerTrappedCalls int `json:"breakerTrappedCalls,omitzero"`
 	// BreakerPause is how long a client is first refused once its calls
 	// to a route of a bundle trapped BreakerTrappedCalls times in a row.
@@ -185,7 +192,8 @@ type Limits struct {
 	// breaker state for (only clients whose last call to it trapped have
 	// one); past it, the least recent client's is dropped, and that
 	// client starts over. Each costs about 200 bytes. At most
-	// [MaxBreakerClients]. Defaults to [DefaultBreakerClients].
+	// [MaxBreakerClients]. Defaults to [DefaultBreakerClients];
+	// endpoints.json refuses 0, as it does BreakerTrappedCalls'.
 	BreakerClients int `json:"breakerClients,omitzero"`
 }
 
@@ -261,10 +269,25 @@ const (
 )
 
 // checkBreaker checks the breaker's settings of l, as endpoints.json
-// (file) gives them.
-func (l Limits) checkBreaker(file string) error {
+// (file), whose content (with the overrides applied) is data, gives them.
+// A count given as 0 is refused, as a pause of "0s" is by its type: it
+// would not turn the breaker off (nothing does), but silently mean the
+// default.
+func (l Limits) checkBreaker(file string, data []byte) error {
 	d := l.WithDefaults()
+	var given struct {
+		Limits struct {
+			BreakerTrappedCalls jsontext.Value `json:"breakerTrappedCalls"`
+			BreakerClients      jsontext.Value `json:"breakerClients"`
+		} `json:"limits"`
+	}
+	_ = json.Unmarshal(data, &given) // it parsed as an App already
+	zero := func(v jsontext.Value, n int) bool { return n == 0 && len(v) > 0 && v.Kind() != 'n' }
 	switch {
+	case zero(given.Limits.BreakerTrappedCalls, l.BreakerTrappedCalls):
+		return badSetting(file, "/limits/breakerTrappedCalls", "must be at least 1, got 0, which does not turn the breaker off (nothing does); leave it out for the default, %d trapped calls in a row", DefaultBreakerTrappedCalls)
+	case zero(given.Limits.BreakerClients, l.BreakerClients):
+		return badSetting(file, "/limits/breakerClients", "must be between 1 and %d, got 0, which does not turn the breaker off (nothing does); leave it out for the default, %d clients", MaxBreakerClients, DefaultBreakerClients)
 	case l.BreakerTrappedCalls < 0:
 		return badSetting(file, "/limits/breakerTrappedCalls", "must be positive, got %d", l.BreakerTrappedCalls)
 	case l.BreakerClients < 0 || l.BreakerClients > MaxBreakerClients:

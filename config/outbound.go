@@ -2,6 +2,8 @@ package config
 
 import (
 	"crypto/x509"
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 
@@ -89,6 +91,9 @@ func (o Outbound) ReadCAFile(appDir string) ([]byte, error) {
 	// A regular file within appfile's bound: a FIFO would hang the load,
 	// a device such as /dev/zero fill the memory.
 	b, err := appfile.Read(p, o.CAFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, badSetting(File, "/outbound/caFile", "%s does not exist: put there the PEM certificates of the authorities your outbound hosts' certificates chain to, or remove the setting to trust the system's authorities only", p)
+	}
 	if err != nil {
 		return nil, badSetting(File, "/outbound/caFile", "%v", err)
 	}

@@ -854,3 +854,28 @@ func TestBundleMemoryRecycled(t *testing.T) {
 		})
 	}
 }
+
+// TestBundleMiddlewareWrapsOtherModulesRoutes: a bundle's middleware
+// wraps the app's routes as a module of server/middleware does, those of
+// other modules too (a route of server/api, another bundle's), not only
+// its own bundle's: so its patterns are checked against every route of
+// the app, and one that names only another module's route is no pattern
+// that matches nothing, in production either.
+func TestBundleMiddlewareWrapsOtherModulesRoutes(t *testing.T) {
+	t.Parallel()
+	const onOther = `[{"name": "10-b", "declaration": {"routes": ["/api/other"], "phases": ["before", "after"]}}]`
+	a := newApp(t).watSource("server/bundles/w.wasm", bundleWithMiddleware(onOther)).
+		wat("server/api/other.get.wasm", watModule{contract: `{}`, handle: "(i32.const 0)"})
+	h, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, Logger: discardLogger(), CacheDir: testCacheDir(t)})
+	if err != nil {
+		t.Fatalf("a bundle's middleware on another module's route refused: %v", err)
+	}
+	defer h.Close(context.Background())
+	srv := newServer(t, h)
+	if got := do(t, srv, "GET", "/api/other", ""); strings.Join(got.header.Values("X-Order"), ",") != "b0,a0" {
+		t.Errorf("GET /api/other (server/api/other.get.wasm) = %d, x-order %q; want the bundle's middleware around it, b0,a0", got.status, got.header.Values("X-Order"))
+	}
+	if got := do(t, srv, "GET", "/api/a", ""); len(got.header.Values("X-Order")) != 0 {
+		t.Errorf("GET /api/a, the bundle's own route its pattern does not name: x-order %q, want none", got.header.Values("X-Order"))
+	}
+}

@@ -40,6 +40,9 @@ func checkApp(ctx context.Context, appDir string, overrides ...config.Override) 
 	}
 	defer life.closeStore()
 	defer life.closeOutbound()
+	if err := (loadSide{h}).checkStart(); err != nil {
+		return sections.App{}, err
+	}
 	t, _, err := h.load(ctx, nil)
 	if err != nil {
 		return sections.App{}, err

@@ -227,8 +227,17 @@ func New(ctx context.Context, appDir string, opts Options) (*Host, error) {
 		_ = e.Close(ctx)
 		return nil, err
 	}
+	// Before the load, which says each module loaded and migrates.
+	if err := (loadSide{h}).checkStart(); err != nil {
+		life.closeOutbound()
+		life.closeDatabases()
+		life.closeStore()
+		_ = e.Close(ctx)
+		return nil, err
+	}
 	t, _, err := h.load(ctx, nil)
 	if err != nil {
+		life.closeOutbound()
 		life.closeDatabases()
 		life.closeStore()
 		_ = e.Close(ctx)

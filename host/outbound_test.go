@@ -329,7 +329,7 @@ func TestOutboundCAFile(t *testing.T) {
 	// A CA file an override names, missing or holding no certificate:
 	// the error says which variable set it, as a bad value's does.
 	for _, tc := range []struct{ name, file, want string }{
-		{"missing", "/nonexistent/ca.pem", "no such file"},
+		{"missing", "/nonexistent/ca.pem", "/nonexistent/ca.pem does not exist: put there the PEM certificates"},
 		{"no certificate", "endpoints.json", "holds no PEM certificate"},
 	} {
 		t.Run("override "+tc.name, func(t *testing.T) {

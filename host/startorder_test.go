@@ -10,32 +10,62 @@ import (
 )
 
 // TestRefusedStartMigratesNothing: a start that its settings refuse (a
-// variable without a value, a CA file that is missing) applies
-// no migration. It applied them first, so a deploy missing a secret
-// changed the database's schema and then did not start.
+// variable without a value, a CA file, a docs page's assets directory or
+// a scheme's key set file that is missing, a scheme's secret unset)
+// applies no migration, and fails before it loads a module: no Progress
+// is reported, so serve prints no "loaded" or "ready" line before the
+// error. It applied them first, so a deploy missing a secret changed the
+// database's schema and then did not start; a key set file was read after
+// the migrations, and a CA file after the route modules loaded.
 func TestRefusedStartMigratesNothing(t *testing.T) {
 	t.Parallel()
+	guarded := watModule{contract: `{"security":[{"bearer":[]}]}`, handle: "(i32.const 0)"}
 	for _, tt := range []struct {
-		name, cfg, wantErr string
+		name, cfg string
+		set       *config.Override // another setting, as ENDPOINTS_* sets it
+		wantErr   []string
 	}{
-		{"a variable without a value", `{"variables": {"token": {"env": "QUOTE_TOKEN", "secret": true}}}`,
-			"/variables/token: has no value"},
-		{"an outbound CA file that is missing", `{"outbound": {"allowedHosts": ["https://api.example.com"], "caFile": "certs/ca.pem"}}`,
-			"certs/ca.pem"},
+		{"a variable without a value", `{"variables": {"token": {"env": "QUOTE_TOKEN", "secret": true}}}`, nil,
+			[]string{"/variables/token: has no value"}},
+		{"an outbound CA file that is missing", `{"outbound": {"allowedHosts": ["https://api.example.com"], "caFile": "certs/ca.pem"}}`, nil,
+			[]string{"endpoints.json: /outbound/caFile: ", "certs/ca.pem does not exist"}},
+		{"a docs page's assets directory that is missing", `{"openApi": {"enabled": true, "docs": {"assets": "public/scalar"}}}`, nil,
+			[]string{`endpoints.json: /openApi/docs/assets: "public/scalar": `, "public/scalar does not exist"}},
+		{"a key set file that is missing", `{"security": {"bearer": {"jwt": {"jwks": "auth/jwks.json"}}}}`, nil,
+			[]string{"endpoints.json: /security/bearer/jwt/jwks: auth/jwks.json does not exist"}},
+		{"a key set file the deployment's security names that is missing", `{"security": {"bearer": {"jwt": {"secret": {"env": "QUOTE_TOKEN"}}}}}`,
+			&config.Override{Pointer: "/security", Value: `{"bearer": {"jwt": {"jwks": "secrets/jwks.json"}}}`, Source: "ENDPOINTS_SECURITY"},
+			[]string{"endpoints.json: /security/bearer/jwt/jwks: secrets/jwks.json does not exist", "(/security set by ENDPOINTS_SECURITY)"}},
+		{"a scheme's secret whose variable is unset", `{}`,
+			&config.Override{Pointer: "/security", Value: `{"bearer": {"jwt": {"secret": {"env": "ENDPOINTS_TEST_UNSET_JWT_SECRET"}}}}`, Source: "ENDPOINTS_SECURITY"},
+			[]string{"endpoints.json: /security/bearer/jwt/secret: the environment variable ENDPOINTS_TEST_UNSET_JWT_SECRET is not set", "(/security set by ENDPOINTS_SECURITY)"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			a := dbApp(t, tt.cfg).file("server/migrations/001-users.sql", []byte("CREATE TABLE users (id INTEGER PRIMARY KEY);\n"))
+			a := dbApp(t, tt.cfg).file("server/migrations/001-users.sql", []byte("CREATE TABLE users (id INTEGER PRIMARY KEY);\n")).
+				wat("server/api/orders.get.wasm", guarded)
 			db := ownDatabase(t)
+			overrides := []config.Override{db}
+			if tt.set != nil {
+				overrides = append(overrides, *tt.set)
+			}
 			noEnv := func(string) (string, bool) { return "", false }
+			var progress []host.Progress
 			_, err := host.New(context.Background(), a.dir, host.Options{Mode: host.Production, CacheDir: testCacheDir(t), Logger: discardLogger(),
-				LookupEnv: noEnv, ConfigOverrides: []config.Override{db}})
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("host.New error = %v, want one containing %q", err, tt.wantErr)
+				LookupEnv: noEnv, ConfigOverrides: overrides, ServeWhileCompiling: true,
+				Progress: func(p host.Progress) { progress = append(progress, p) }})
+			for _, want := range tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("host.New error = %v, want one containing %q", err, want)
+				}
+			}
+			if len(progress) > 0 {
+				t.Errorf("the refused start reported %d module(s) loaded before failing (%s %s), which serve prints as it starts", len(progress), progress[0].Stage, progress[0].File)
 			}
 			// A host on the same database that applies nothing itself
 			// reads what the refused start left.
-			srv, _ := a.file("endpoints.json", []byte("{}")).serve(host.Options{SkipMigrations: true, ConfigOverrides: []config.Override{db}})
+			verified := `{"security": {"bearer": {"apiKey": {"keys": [{"sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}]}}}}`
+			srv, _ := a.file("endpoints.json", []byte(verified)).serve(host.Options{SkipMigrations: true, ConfigOverrides: []config.Override{db}})
 			want := `{"columns":["n"],"rows":[[0]]}` + "\n"
 			if res := dbDo(t, srv, "main", "q", "SELECT count(*) AS n FROM sqlite_master WHERE name IN ('users', 'endpoints_migrations')", ""); res.body != want {
 				t.Errorf("after the refused start, the tables users and endpoints_migrations: %s, want none", res.body)

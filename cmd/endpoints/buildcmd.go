@@ -64,16 +64,17 @@ func runBuildCommand(ctx context.Context, app, command string, stdout, stderr io
 	return fmt.Errorf("build command `%s` (%s /build/command): %w", command, config.File, err)
 }
 
-// buildStep runs the app's build command for `endpoints build`, its output
+// buildStep runs the app's build command for `endpoints build` (or the
+// command name, which builds first, that its errors name), its output
 // streamed with a "  | " prefix, then prints one line saying how long it
 // took; then it writes the contract sections into the route modules the
 // command wrote, as the built-in builds do (a module that does not load
 // fails the build, as it would fail the app's start). false when it
 // failed, with the reason on stderr.
-func buildStep(ctx context.Context, app, command string, ovs []config.Override, stdout, stderr io.Writer) bool {
+func buildStep(ctx context.Context, name, app, command string, ovs []config.Override, stdout, stderr io.Writer) bool {
 	before, err := routeModules(app)
 	if err != nil {
-		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return false
 	}
 	out, errOut := &prefixWriter{w: stdout, prefix: "  | "}, &prefixWriter{w: stderr, prefix: "  | "}
@@ -82,7 +83,7 @@ func buildStep(ctx context.Context, app, command string, ovs []config.Override, 
 	out.end()
 	errOut.end()
 	if err != nil {
-		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
+		fmt.Fprintf(stderr, "\nendpoints %s: %v\n", name, err)
 		return false
 	}
 	fmt.Fprintf(stdout, "ran `%s` in %s\n", command, time.Since(start).Round(time.Millisecond))
@@ -93,7 +94,7 @@ func buildStep(ctx context.Context, app, command string, ovs []config.Override, 
 		err = embedContracts(ctx, app, ovs, modules)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "\nendpoints build: after `%s`: writing the contract sections of the modules it built: %v\n", command, err)
+		fmt.Fprintf(stderr, "\nendpoints %s: after `%s`: writing the contract sections of the modules it built: %v\n", name, command, err)
 		return false
 	}
 	if len(modules) > 0 {

@@ -26,8 +26,10 @@ func TestBuildLeavesSecurityToTheDeployment(t *testing.T) {
 		name  string
 		files map[string]string
 		// warn is in build's warning and serve's refusal; empty for an
-		// app the build refuses, with fail in its error.
-		warn, serve, fail string
+		// app the build refuses, with fail in its error. refused, when
+		// set, is serve's refusal instead of serve: a setting serve
+		// checks before it loads anything, named by its JSON pointer.
+		warn, serve, fail, refused string
 	}{
 		{name: "a declared scheme endpoints.json configures no verifier for", files: map[string]string{
 			"server/api/orders.post.wat":   endpointWAT(`{"security":[{"bearer":[]}]}`),
@@ -39,14 +41,16 @@ func TestBuildLeavesSecurityToTheDeployment(t *testing.T) {
 			"endpoints.json":             `{"security":{"bearer":{"jwt":{"secret":{"env":"ENDPOINTS_TEST_UNSET_JWT_SECRET"}}}}}`,
 			"server/api/orders.post.wat": endpointWAT(`{"security":[{"bearer":[]}]}`),
 		},
-			warn:  "serve refuses the app unless the deployment sets security.bearer.jwt.secret (ENDPOINTS_TEST_UNSET_JWT_SECRET): ",
-			serve: "security.bearer.jwt.secret: the environment variable ENDPOINTS_TEST_UNSET_JWT_SECRET is not set: set it to the HS256 key, at least 32 bytes"},
+			warn:    "serve refuses the app unless the deployment sets security.bearer.jwt.secret (ENDPOINTS_TEST_UNSET_JWT_SECRET): ",
+			serve:   "security.bearer.jwt.secret: the environment variable ENDPOINTS_TEST_UNSET_JWT_SECRET is not set: set it to the HS256 key, at least 32 bytes",
+			refused: "endpoints.json: /security/bearer/jwt/secret: the environment variable ENDPOINTS_TEST_UNSET_JWT_SECRET is not set: set it to the HS256 key, at least 32 bytes"},
 		{name: "a jwt secret whose file does not exist", files: map[string]string{
 			"endpoints.json":             `{"security":{"bearer":{"jwt":{"secret":{"file":"auth/jwt-secret"}}}}}`,
 			"server/api/orders.post.wat": endpointWAT(`{"security":[{"bearer":[]}]}`),
 		},
-			warn:  "serve refuses the app unless the deployment sets security.bearer.jwt.secret (the file auth/jwt-secret): ",
-			serve: "security.bearer.jwt.secret: the file auth/jwt-secret does not exist: mount the HS256 key there, at least 32 bytes"},
+			warn:    "serve refuses the app unless the deployment sets security.bearer.jwt.secret (the file auth/jwt-secret): ",
+			serve:   "security.bearer.jwt.secret: the file auth/jwt-secret does not exist: mount the HS256 key there, at least 32 bytes",
+			refused: "endpoints.json: /security/bearer/jwt/secret: the file auth/jwt-secret does not exist: mount the HS256 key there, at least 32 bytes"},
 		{name: "a route naming a scheme nothing declares", files: map[string]string{
 			"server/api/orders.post.wat":   endpointWAT(`{"security":[{"bearr":[]}]}`),
 			"server/endpoints/runtime.wat": declared,
@@ -84,8 +88,12 @@ func TestBuildLeavesSecurityToTheDeployment(t *testing.T) {
 				_ = h.Close(context.Background())
 				t.Fatal("serve's load of the app without the deployment's setting succeeded")
 			}
-			if !strings.Contains(err.Error(), tt.serve) {
-				t.Errorf("serve's load failed with\n%v\nwant %q", err, tt.serve)
+			refused := tt.serve
+			if tt.refused != "" {
+				refused = tt.refused
+			}
+			if !strings.Contains(err.Error(), refused) {
+				t.Errorf("serve's load failed with\n%v\nwant %q", err, refused)
 			}
 		})
 	}

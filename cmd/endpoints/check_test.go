@@ -84,3 +84,35 @@ func helloWAT(t *testing.T) []byte {
 	}
 	return src
 }
+
+// TestCheckNamesItselfInTheBuildsErrors: check builds the app first, and
+// a build that fails says so under the command the user ran, "endpoints
+// check:", not "endpoints build:", whether a module does not compile or
+// the app's build command fails.
+func TestCheckNamesItselfInTheBuildsErrors(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"a module that does not compile", map[string]string{"server/api/hello.get.wat": "(module (func"},
+			"\nendpoints check: "},
+		{"a build command that fails", map[string]string{"endpoints.json": `{"build": {"command": "exit 3"}}`},
+			"\nendpoints check: build command `exit 3` (endpoints.json /build/command) exited with code 3"},
+		{"an endpoints.json that does not parse", map[string]string{"endpoints.json": `{"build": `},
+			"endpoints check: endpoints.json: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			app := writeApp(t, tt.files)
+			code, out, errOut := runCLI("check", app, "--cache-dir", t.TempDir())
+			if code != exitError || !strings.Contains(errOut, tt.want) {
+				t.Errorf("check = %d, want %d and %q in its errors:\n%s\n%s", code, exitError, tt.want, out, errOut)
+			}
+			if strings.Contains(errOut, "endpoints build:") {
+				t.Errorf("check's errors name build, a command the user did not run:\n%s", errOut)
+			}
+		})
+	}
+}

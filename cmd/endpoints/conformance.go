@@ -31,7 +31,7 @@ func cmdConformance(ctx context.Context, args []string, stdout, stderr io.Writer
 	// suite runs on PostgreSQL with ENDPOINTS_DATABASES_MAIN_DRIVER and
 	// ENDPOINTS_DATABASES_MAIN_URL.
 	ovs := overrides()
-	if !*noBuild && !build(ctx, app, ovs, stdout, stderr) {
+	if !*noBuild && !build(ctx, "conformance", app, ovs, stdout, stderr) {
 		return exitError
 	}
 	var logs syncBuffer

@@ -68,7 +68,7 @@ func appDocument(ctx context.Context, app, cacheDir string, buildFirst bool, ovs
 	}
 	if buildFirst {
 		var out bytes.Buffer
-		if !build(ctx, app, ovs, &out, &out) {
+		if !build(ctx, "diff", app, ovs, &out, &out) {
 			return nil, fmt.Errorf("it does not build:\n%s", out.Bytes())
 		}
 	} else if !checkBuilt(ctx, "diff", app, ovs, stderr, true) {

@@ -47,7 +47,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	if err != nil {
 		if name, cause, ok := unreachable(err); ok {
-			fmt.Fprintf(stderr, "endpoints migrate: database %q (%s) could not be reached: %v\n%s\n", name, location(ctx, set, name), cause, reachHint(set, name))
+			fmt.Fprintf(stderr, "endpoints migrate: database %q (%s) could not be reached: %v\n  %s\n", name, location(ctx, set, name), cause, set.ReachHint(name))
 			return exitError
 		}
 		fmt.Fprintf(stderr, "endpoints migrate: %v\n", err)
@@ -95,16 +95,6 @@ func unreachable(err error) (name string, cause error, ok bool) {
 		return m.Database, fmt.Errorf("%s: %w", m.File, m.Err), true
 	}
 	return "", nil, false
-}
-
-// reachHint says what to check of database name that could not be
-// reached: that its server runs, and where its location comes from.
-func reachHint(set *appdb.Set, name string) string {
-	env := "ENDPOINTS_DATABASES_" + strings.ToUpper(name)
-	if spec, _ := set.Spec(name); spec.DriverName() == config.DatabaseSQLite {
-		return fmt.Sprintf("  check that its file can be opened there (its directory exists and is writable), and its path: %s's /databases/%s/path, or %s_PATH where the app is deployed", config.File, name, env)
-	}
-	return fmt.Sprintf("  is the PostgreSQL server running, and accepting connections there? Check its url: %s's /databases/%s/url, or %s_URL where the app is deployed, which overrides it (libpq's PGHOST, PGPORT, PGDATABASE and PGUSER fill in what the url leaves out)", config.File, name, env)
 }
 
 // openDatabases opens the databases app's settings declare, for a command

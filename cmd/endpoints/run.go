@@ -503,7 +503,7 @@ func cmdBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if goBundle != nil {
 		ovs = append(ovs, config.Override{Pointer: "/build/goBundle", Value: strconv.FormatBool(*goBundle), Source: "--go-bundle"})
 	}
-	if !build(ctx, app, ovs, stdout, stderr) {
+	if !build(ctx, "build", app, ovs, stdout, stderr) {
 		return exitError
 	}
 	// precompile loads the app as serve does, which checks it whole; without
@@ -580,9 +580,10 @@ func holdsFiles(dir string) bool {
 
 // build compiles the app's sources, printing a line per module, then runs
 // the app's build command (endpoints.json "build", with the overrides)
-// when it has one.
-func build(ctx context.Context, app string, ovs []config.Override, stdout, stderr io.Writer) bool {
-	ok, _ := buildApp(ctx, app, ovs, nil, stdout, stderr)
+// when it has one. Its errors name the command the user ran, name
+// ("build", or "check" that builds first).
+func build(ctx context.Context, name, app string, ovs []config.Override, stdout, stderr io.Writer) bool {
+	ok, _ := buildApp(ctx, name, app, ovs, nil, stdout, stderr)
 	return ok
 }
 
@@ -591,26 +592,26 @@ func build(ctx context.Context, app string, ovs []config.Override, stdout, stder
 // serve. salvage, for dev (nil otherwise), builds a Go bundle without the
 // route packages that do not compile (guestbuild.Options), reports them as
 // failures of the build, and records them (failedBuilds.leftOut).
-func buildApp(ctx context.Context, app string, ovs []config.Override, salvage *failedBuilds, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
+func buildApp(ctx context.Context, name, app string, ovs []config.Override, salvage *failedBuilds, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
 	cfg, err := config.Load(app, ovs...)
 	if err != nil {
-		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return false, nil
 	}
 	sources, err := guestbuild.Find(app)
 	if err != nil {
-		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return false, nil
 	}
 	if sources, err = bundled(app, cfg.Build, sources, stdout); err != nil {
-		fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+		fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 		return false, nil
 	}
 	command := cfg.Build.Command
 	if command == "" {
 		foreign, err := guestbuild.Unbuilt(app)
 		if err != nil {
-			fmt.Fprintf(stderr, "endpoints build: %v\n", err)
+			fmt.Fprintf(stderr, "endpoints %s: %v\n", name, err)
 			return false, nil
 		}
 		for _, f := range foreign {
@@ -628,12 +629,12 @@ func buildApp(ctx context.Context, app string, ovs []config.Override, salvage *f
 		return true, nil
 	}
 	if len(sources) > 0 {
-		if ok, failed := buildSources(ctx, app, ovs, sources, salvage, stdout, stderr); !ok {
+		if ok, failed := buildSources(ctx, name, app, ovs, sources, salvage, stdout, stderr); !ok {
 			return false, failed
 		}
 	}
 	if command != "" {
-		return buildStep(ctx, app, command, ovs, stdout, stderr), nil
+		return buildStep(ctx, name, app, command, ovs, stdout, stderr), nil
 	}
 	return true, nil
 }
@@ -644,7 +645,7 @@ func buildApp(ctx context.Context, app string, ovs []config.Override, salvage *f
 // Contracts are written while other modules still compile. salvage: see
 // buildApp; a bundle built without some routes is "ok", each route left
 // out a FAIL, and the build fails.
-func buildSources(ctx context.Context, app string, ovs []config.Override, sources []guestbuild.Source, salvage *failedBuilds, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
+func buildSources(ctx context.Context, name, app string, ovs []config.Override, sources []guestbuild.Source, salvage *failedBuilds, stdout, stderr io.Writer) (bool, []guestbuild.Source) {
 	fmt.Fprintf(stdout, "building %d route module(s) in %s\n", len(sources), app)
 	start := time.Now()
 	var (
@@ -720,7 +721,7 @@ func buildSources(ctx context.Context, app string, ovs []config.Override, source
 	slices.SortFunc(embedErrs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	slices.SortFunc(leftOut, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	if err = errors.Join(slices.Concat([]error{err}, leftOut, embedErrs)...); err != nil {
-		fmt.Fprintf(stderr, "\nendpoints build: %v\n", err)
+		fmt.Fprintf(stderr, "\nendpoints %s: %v\n", name, err)
 		slices.SortFunc(failed, func(a, b guestbuild.Source) int { return strings.Compare(a.Module, b.Module) })
 		return false, failed
 	}
@@ -808,7 +809,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		if !requireBuilt("check", app, ovs, stderr) {
 			return exitError
 		}
-	} else if !build(ctx, app, ovs, stdout, stderr) {
+	} else if !build(ctx, "check", app, ovs, stdout, stderr) {
 		return exitError
 	}
 	h, ok := load(ctx, "check", app, *cacheDir, host.Development, ovs, stderr)
@@ -987,7 +988,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer, mode
 		if *quiet {
 			buildOut = io.Discard
 		}
-		if ok, failed := buildApp(ctx, app, sets, unbuilt, buildOut, textErr); !ok {
+		if ok, failed := buildApp(ctx, name, app, sets, unbuilt, buildOut, textErr); !ok {
 			// What built serves; what failed is reported again by the
 			// load below and rebuilt when its source is saved. Which
 			// routes that leaves out is said per module: a Go bundle

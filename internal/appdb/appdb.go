@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,19 @@ func (s *Set) Names() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// ReachHint says what to check of database name when it could not be
+// reached: that its file can be opened (SQLite) or its server runs
+// (PostgreSQL), and the setting that says where it is, as endpoints.json's
+// member and the environment variable that overrides it where the app is
+// deployed (ENDPOINTS_DATABASES_MAIN_URL).
+func (s *Set) ReachHint(name string) string {
+	env := "ENDPOINTS_DATABASES_" + strings.ToUpper(name)
+	if spec := s.specs[name]; spec.DriverName() == config.DatabaseSQLite {
+		return fmt.Sprintf("check that its file can be opened there (its directory exists and is writable), and its path: %s's /databases/%s/path, or %s_PATH where the app is deployed", config.File, name, env)
+	}
+	return fmt.Sprintf("is the PostgreSQL server running, and accepting connections there? Check its url: %s's /databases/%s/url, or %s_URL where the app is deployed, which overrides it (libpq's PGHOST, PGPORT, PGDATABASE and PGUSER fill in what the url leaves out)", config.File, name, env)
 }
 
 // Spec is the declaration of database name.

@@ -416,7 +416,7 @@ func TestConfigErrors(t *testing.T) {
 		{"a JWKS URL over plain http", bearer, auth.Config{JWT: &auth.JWTConfig{JWKSURL: "http://idp.example/jwks.json"}}, `security.bearer.jwt.jwksUrl: "http://idp.example/jwks.json": want an https URL`},
 		{"a JWKS URL that is no URL", bearer, auth.Config{JWT: &auth.JWTConfig{JWKSURL: "idp.example/jwks.json"}}, `want an https URL`},
 		{"a key file outside the app", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "../jwks.json"}}, `security.bearer.jwt.jwks: "../jwks.json": want a path inside the app`},
-		{"a missing key file", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/nope.json"}}, `security.bearer.jwt.jwks: stat`},
+		{"a missing key file", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/nope.json"}}, `security.bearer.jwt.jwks: auth/nope.json does not exist in the app`},
 		{"private keys in the set", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/private.json"}}, `keys[0] is a private key: publish the public half only`},
 		{"an unknown algorithm", bearer, auth.Config{JWT: &auth.JWTConfig{JWKS: "auth/jwks.json", Algorithms: []string{"none"}}}, `security.bearer.jwt.algorithms[0]: "none"`},
 		{"a bad key hash", apiKey, auth.Config{APIKey: &auth.APIKeyConfig{Keys: []auth.APIKey{{SHA256: "abc"}}}}, `security.partners.apiKey.keys[0].sha256: want 64 hexadecimal characters`},

@@ -74,6 +74,36 @@ func (c Config) Check() error {
 	return c.Basic.check([]string{"basic"})
 }
 
+// CheckKeys reads what [New] reads of the keys of the verifier c
+// configures for the scheme name, fetching nothing and needing no
+// document, so that a host fails its start on them before it does
+// anything else: a jwt scheme's key set file ("jwks", in env.AppDir), its
+// secret's environment variable (env.Getenv) unless env.Offline (a build,
+// where the deployment's secrets are not), and, in env.Production, a
+// development key set deployed without its devKey file. A jwksUrl is not
+// fetched. The error is a *[ConfigError] naming the member from the
+// scheme's entry: ["jwt", "jwks"].
+func (c Config) CheckKeys(name string, env Env) error {
+	j := c.JWT
+	if j == nil {
+		return nil
+	}
+	if err := deployedDevKeys("security."+name+".jwt", j, env); err != nil {
+		return configError([]string{"jwt"}, "%v", err)
+	}
+	switch {
+	case j.JWKS != "":
+		if _, err := readKeySet(env.AppDir, j.JWKS); err != nil {
+			return configError([]string{"jwt", "jwks"}, "%v", err)
+		}
+	case j.Secret != nil && !env.Offline:
+		if _, err := readSecret(env, j.Secret); err != nil {
+			return configError([]string{"jwt", "secret"}, "%v", err)
+		}
+	}
+	return nil
+}
+
 // at is path with more steps, in a new slice.
 func at(path []string, more ...string) []string {
 	return append(slices.Clip(path), more...)

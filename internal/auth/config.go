@@ -2,7 +2,6 @@ package auth
 
 import (
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -218,14 +217,6 @@ func (d Duration) or(def time.Duration) time.Duration {
 		return def
 	}
 	return time.Duration(d)
-}
-
-// appFile resolves a file of the configuration inside the app directory.
-func appFile(appDir, member, rel string) (string, error) {
-	if err := insideApp(rel); err != nil {
-		return "", fmt.Errorf("%s: %v", member, err)
-	}
-	return filepath.Join(appDir, filepath.FromSlash(rel)), nil
 }
 
 // Configs are the verifier configurations of an app's security schemes,

@@ -330,21 +330,34 @@ func sameKey(a, b jose.JSONWebKey) bool {
 }
 
 func fileKeys(appDir, member, rel string) (*keySource, error) {
-	path, err := appFile(appDir, member, rel)
+	keys, err := readKeySet(appDir, rel)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", member, err)
+	}
+	return &keySource{fixed: keys}, nil
+}
+
+// readKeySet reads the key set file rel of the app in appDir. Its error
+// says what is wrong with the file and what to do, without naming the
+// member that names it.
+func readKeySet(appDir, rel string) ([]jose.JSONWebKey, error) {
+	if err := insideApp(rel); err != nil {
 		return nil, err
 	}
 	// A regular file within appfile's bound: a FIFO would hang the load,
 	// a device such as /dev/zero fill the memory.
-	b, err := appfile.Read(path, rel)
+	b, err := appfile.Read(filepath.Join(appDir, filepath.FromSlash(rel)), rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist in the app: put the scheme's JSON Web Key Set there ({\"keys\": [...]}; `endpoints keygen` writes one for development), or name the file that holds it", rel)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", member, err)
+		return nil, err
 	}
 	keys, err := parseKeySet(b, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %v", member, rel, err)
+		return nil, fmt.Errorf("%s: %v", rel, err)
 	}
-	return &keySource{fixed: keys}, nil
+	return keys, nil
 }
 
 // parseKeySet reads a JWKS. Private asymmetric keys are refused: a key set
@@ -370,56 +383,67 @@ func parseKeySet(b []byte, allowOct bool) ([]jose.JSONWebKey, error) {
 }
 
 func secretKey(env Env, member string, s *Secret) (*keySource, error) {
-	v, where, err := readSecret(env, member, s)
-	if err != nil {
-		return nil, err
-	}
-	if len(v) < 32 {
-		return nil, fmt.Errorf("%s: %s holds %d bytes; an HS256 key needs at least 32", member, where, len(v))
+	v, err := readSecret(env, s)
+	if u, ok := errors.AsType[*UnsetError](err); ok {
+		u.Setting, u.Err = member, fmt.Errorf("%s: %w", member, u.Err)
+		return nil, u
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: %w", member, err)
 	}
 	return &keySource{fixed: []jose.JSONWebKey{{Key: v, Algorithm: string(jose.HS256), Use: "sig"}}}, nil
 }
 
-// readSecret reads the secret s of member: its environment variable when
-// set and not empty, else its file when it exists (one trailing newline
-// dropped). where names the one it came from, for errors. Neither is an
-// *UnsetError, which the deployment gives; a file that cannot be read is
-// another error.
-func readSecret(env Env, member string, s *Secret) (v []byte, where string, err error) {
+// readSecret reads the HS256 key of s: its environment variable when set
+// and not empty, else its file when it exists (one trailing newline
+// dropped), at least 32 bytes. Neither is an *UnsetError (its Setting for
+// the caller to fill), which the deployment gives; a file that cannot be
+// read is another error. Errors do not name the member.
+func readSecret(env Env, s *Secret) ([]byte, error) {
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	var v []byte
+	var where string
 	var missing []string
 	if s.Env != "" {
-		if v := getenv(s.Env); v != "" {
-			return []byte(v), "the environment variable " + s.Env, nil
+		if e := getenv(s.Env); e != "" {
+			v, where = []byte(e), "the environment variable "+s.Env
+		} else {
+			missing = append(missing, "the environment variable "+s.Env+" is not set")
 		}
-		missing = append(missing, "the environment variable "+s.Env+" is not set")
 	}
-	if s.File != "" {
+	if v == nil && s.File != "" {
 		path := s.File
 		if !filepath.IsAbs(path) {
-			if path, err = appFile(env.AppDir, member+".file", s.File); err != nil {
-				return nil, "", err
+			if err := insideApp(s.File); err != nil {
+				return nil, fmt.Errorf("file: %v", err)
 			}
+			path = filepath.Join(env.AppDir, filepath.FromSlash(s.File))
 		}
 		b, err := appfile.ReadWithin(path, s.File, MaxSecretFileBytes)
 		switch {
 		case err == nil:
-			return appfile.TrimLineEnd(b), "the file " + s.File, nil
+			v, where = appfile.TrimLineEnd(b), "the file "+s.File
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, "", fmt.Errorf("%s: %w", member, err)
+			return nil, err
+		default:
+			missing = append(missing, "the file "+s.File+" does not exist")
 		}
-		missing = append(missing, "the file "+s.File+" does not exist")
 	}
-	what := "set it to the HS256 key"
-	switch {
-	case s.File != "" && s.Env != "":
-		what = "give the HS256 key in either"
-	case s.File != "":
-		what = "mount the HS256 key there"
+	if v == nil {
+		what := "set it to the HS256 key"
+		switch {
+		case s.File != "" && s.Env != "":
+			what = "give the HS256 key in either"
+		case s.File != "":
+			what = "mount the HS256 key there"
+		}
+		return nil, &UnsetError{Env: s.Env, File: s.File,
+			Err: fmt.Errorf("%s: %s, at least 32 bytes", strings.Join(missing, " and "), what)}
 	}
-	return nil, "", &UnsetError{Setting: member, Env: s.Env, File: s.File,
-		Err: fmt.Errorf("%s: %s: %s, at least 32 bytes", member, strings.Join(missing, " and "), what)}
+	if len(v) < 32 {
+		return nil, fmt.Errorf("%s holds %d bytes; an HS256 key needs at least 32", where, len(v))
+	}
+	return v, nil
 }

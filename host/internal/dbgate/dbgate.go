@@ -48,7 +48,7 @@ type Retry struct {
 func (r *Retry) Migrate(ctx context.Context, dbs *appdb.Set, logger *slog.Logger, backoff appdb.Backoff) error {
 	var notes []appdb.Note
 	applied, err := dbs.Migrate(ctx, appdb.MigrateOptions{Defer: true, Note: func(n appdb.Note) { notes = append(notes, n) }})
-	r.Note(logger, appdb.Attempt{Applied: applied, Notes: notes, Pending: dbs.Reasons()})
+	r.Note(logger, dbs, appdb.Attempt{Applied: applied, Notes: notes, Pending: dbs.Reasons()})
 	if len(dbs.Waiting()) > 0 {
 		r.Start(dbs, logger, backoff)
 	}
@@ -68,7 +68,7 @@ func (r *Retry) Start(dbs *appdb.Set, logger *slog.Logger, backoff appdb.Backoff
 	go func() {
 		defer close(r.done)
 		for {
-			dbs.Await(ctx, backoff, func(at time.Time) { r.next.Store(at.UnixNano()) }, func(a appdb.Attempt) { r.Note(logger, a) })
+			dbs.Await(ctx, backoff, func(at time.Time) { r.next.Store(at.UnixNano()) }, func(a appdb.Attempt) { r.Note(logger, dbs, a) })
 			r.mu.Lock()
 			// A load may have found another database down since Await
 			// looked: go on for it.
@@ -102,13 +102,15 @@ func (r *Retry) Close() {
 	}
 }
 
-// Note logs what an attempt (or a load's migration) changed: each
-// migration applied, each failure, a database that starts waiting because
-// it cannot be reached (once, however many attempts fail the same way),
-// and one that no longer waits. What it found that is no error
-// (appdb.Note: a migration the database has and the app has not, one
-// applied out of order) is a warning, at each load that finds it.
-func (r *Retry) Note(logger *slog.Logger, a appdb.Attempt) {
+// Note logs what an attempt (or a load's migration) on the databases of
+// dbs changed: each migration applied, each failure, a database that
+// starts waiting because it cannot be reached (once, however many
+// attempts fail the same way; what to check, and the setting and variable
+// that say where it is, from dbs.ReachHint), and one that no longer
+// waits. What it found that is no error (appdb.Note: a migration the
+// database has and the app has not, one applied out of order) is a
+// warning, at each load that finds it.
+func (r *Retry) Note(logger *slog.Logger, dbs *appdb.Set, a appdb.Attempt) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, n := range a.Notes {
@@ -134,7 +136,7 @@ func (r *Retry) Note(logger *slog.Logger, a appdb.Attempt) {
 		}
 		r.logged[name] = state
 		if state == "unreachable" {
-			logger.Warn("database not ready: the calls that use it answer 503 until its migrations are applied; trying again in the background", "database", name, "error", reason)
+			logger.Warn("database not ready: the calls that use it answer 503 until its migrations are applied; trying again in the background", "database", name, "error", reason, "check", dbs.ReachHint(name))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.logged)) {

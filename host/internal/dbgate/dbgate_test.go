@@ -71,14 +71,46 @@ func TestNoteLogsEachChangeOnce(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var lines []string
 			logger := slog.New(records{&lines})
+			set := appdb.New(t.TempDir(), map[string]config.Database{"main": {}, "a": {}, "b": {}})
+			defer set.Close()
 			var r dbgate.Retry
 			for _, a := range tt.attempts {
-				r.Note(logger, a)
+				r.Note(logger, set, a)
 			}
 			if strings.Join(lines, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("logged\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+}
+
+// TestNotReadyNamesTheSettingToFix: the warning of a database that
+// cannot be reached says what to check and names the setting that says
+// where the database is, and the variable that overrides it where the app
+// is deployed: an operator reading it knows what to fix.
+func TestNotReadyNamesTheSettingToFix(t *testing.T) {
+	down := &database.Error{Code: database.CodeUnavailable, Message: "connection refused"}
+	set := appdb.New(t.TempDir(), map[string]config.Database{
+		"main":    {Driver: config.DatabasePostgres, URL: "postgres://app@127.0.0.1:1/app"},
+		"reports": {Driver: config.DatabaseSQLite, Path: "/nonexistent/reports.db"},
+	})
+	defer set.Close()
+	var logs strings.Builder
+	var r dbgate.Retry
+	r.Note(slog.New(slog.NewTextHandler(&logs, nil)), set, appdb.Attempt{Pending: map[string]error{"main": down, "reports": down}})
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("logged %d lines, want one per database:\n%s", len(lines), logs.String())
+	}
+	for i, want := range [][]string{
+		{"database=main", "is the PostgreSQL server running", "endpoints.json's /databases/main/url, or ENDPOINTS_DATABASES_MAIN_URL where the app is deployed"},
+		{"database=reports", "check that its file can be opened", "endpoints.json's /databases/reports/path, or ENDPOINTS_DATABASES_REPORTS_PATH where the app is deployed"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("the warning\n%s\ndoes not say %q", lines[i], w)
+			}
+		}
 	}
 }
 

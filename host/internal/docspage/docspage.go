@@ -46,11 +46,10 @@ type Config struct {
 	Path string
 	// Assets is where the reference's files (standalone.js) come from:
 	// empty for the copy built into the binary, served at
-	// Path+[EmbeddedPath]; an http or https URL; or a directory, relative
-	// to AppDir unless absolute, served below Path+AssetsPath.
+	// Path+[EmbeddedPath]; an http or https URL; or a directory, served
+	// below Path+AssetsPath, as config.Docs.AssetsDir found it (it
+	// exists, holds the script, and does not hold the app).
 	Assets string
-	// AppDir is the app's directory.
-	AppDir string
 	// Title is the page's title.
 	Title string
 	// Schema is the path of the OpenAPI document the reference shows.
@@ -91,14 +90,7 @@ func New(cfg Config) (*Page, error) {
 		origin = u.Scheme + "://" + u.Host
 		script = strings.TrimSuffix(assets, "/") + "/standalone.js"
 	default:
-		dir := assets
-		if !filepath.IsAbs(dir) {
-			dir = filepath.Join(cfg.AppDir, dir)
-		}
-		if holdsApp(dir, cfg.AppDir) {
-			return nil, fmt.Errorf("%s: /openApi/docs/assets: %q holds the app itself, whose settings, modules and data its files would serve: name a directory of the reference's files only, such as \"docs\"", cfg.ConfigFile, assets)
-		}
-		d.assetsDir = dir
+		d.assetsDir = assets
 		script, origin = d.path+AssetsPath+"standalone.js", "'self'"
 	}
 	d.data = pageData{Title: cfg.Title, Schema: cfg.Schema, Script: script}
@@ -177,41 +169,6 @@ func (d *Page) ServeProblems(w http.ResponseWriter, r *http.Request, problems []
 		return true
 	}
 	return false
-}
-
-// holdsApp reports whether dir is appDir or a directory above it. Both
-// are made absolute first: the app is named as given ("." for
-// `endpoints run .`), and filepath.Rel cannot relate "." to ".." or to
-// an absolute path. Then their symbolic links are resolved, where they
-// exist: assets "docs" linked to "." serve the app's files as the app's
-// own directory would.
-func holdsApp(dir, appDir string) bool {
-	if appDir == "" {
-		return false
-	}
-	dir, ok := realPath(dir)
-	if !ok {
-		return false
-	}
-	appDir, ok = realPath(appDir)
-	if !ok {
-		return false
-	}
-	rel, err := filepath.Rel(dir, appDir)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// realPath is path made absolute, its symbolic links resolved when it
-// exists; false when it cannot be made absolute.
-func realPath(path string) (string, bool) {
-	path, err := filepath.Abs(path)
-	if err != nil {
-		return "", false
-	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		return real, true
-	}
-	return path, true
 }
 
 // serveAsset answers the file name of the assets directory: a regular

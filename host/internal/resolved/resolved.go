@@ -208,10 +208,15 @@ func newDocs(s *Settings, in Input) (*docspage.Page, error) {
 		return nil, nil
 	}
 	// o, of the resolved openApi settings, has its defaults filled in.
+	assets := o.Assets
+	if dir, err := o.AssetsDir(in.AppDir); err != nil {
+		return nil, err
+	} else if dir != "" {
+		assets = dir
+	}
 	return docspage.New(docspage.Config{
 		Path:       o.Path,
-		Assets:     o.Assets,
-		AppDir:     in.AppDir,
+		Assets:     assets,
 		Title:      s.OpenAPI.Title,
 		Schema:     s.DocPath,
 		ConfigFile: config.File,
