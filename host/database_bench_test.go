@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmendpoints/endpoints/config"
+	"github.com/wasmendpoints/endpoints/database"
 	"github.com/wasmendpoints/endpoints/database/databasetest"
 	"github.com/wasmendpoints/endpoints/host"
 	"github.com/wasmendpoints/endpoints/internal/guestbuild"
@@ -44,35 +46,8 @@ INSERT INTO users (id, name, email) VALUES (1, 'Ada Lovelace', 'ada@example.com'
 //
 //	go test ./host -run '^$' -bench UsersGetDatabase -benchtime 20000x
 func BenchmarkUsersGetDatabase(b *testing.B) {
-	build := func(name string) string {
-		out := filepath.Join(b.TempDir(), name+".wasm")
-		if err := guestbuild.Go(context.Background(), filepath.Join("testdata", "guests", name), out); err != nil {
-			b.Fatal(err)
-		}
-		return out
-	}
-	kvWasm, sqlWasm, sqlJSONWasm := build("user-kv.get"), build("user-sql.get"), build("user-sqljson.get")
-	app := func(wasm string, migration bool) string {
-		dir := b.TempDir()
-		write := func(rel string, data []byte) {
-			p := filepath.Join(dir, filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				b.Fatal(err)
-			}
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				b.Fatal(err)
-			}
-		}
-		module, err := os.ReadFile(wasm)
-		if err != nil {
-			b.Fatal(err)
-		}
-		write("server/api/users/[id].get.wasm", module)
-		if migration {
-			write("server/migrations/001-users.sql", []byte(usersMigration))
-		}
-		return dir
-	}
+	kvWasm, sqlWasm, sqlJSONWasm := buildUserGuest(b, "user-kv.get"), buildUserGuest(b, "user-sql.get"), buildUserGuest(b, "user-sqljson.get")
+	app := func(wasm string, migration bool) string { return userApp(b, wasm, migration) }
 	pgURL, _, _ := databasetest.StartPostgres(b)
 	variants := []struct {
 		name      string
@@ -160,4 +135,129 @@ func usersGetOverHTTP(b *testing.B, overHTTP []variant) (rates []float64, cpu []
 		}
 		return nil
 	})
+}
+
+// buildUserGuest builds the guest testdata/guests/name and returns the
+// module's path.
+func buildUserGuest(b *testing.B, name string) string {
+	out := filepath.Join(b.TempDir(), name+".wasm")
+	if err := guestbuild.Go(context.Background(), filepath.Join("testdata", "guests", name), out); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// userApp is an app serving GET /api/users/:id with the module at wasm,
+// with the users table of usersMigration when migration is set.
+func userApp(b *testing.B, wasm string, migration bool) string {
+	dir := b.TempDir()
+	write := func(rel string, data []byte) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	module, err := os.ReadFile(wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	write("server/api/users/[id].get.wasm", module)
+	if migration {
+		write("server/migrations/001-users.sql", []byte(usersMigration))
+	}
+	return dir
+}
+
+// BenchmarkUsersGetDatabaseBeside splits what BenchmarkUsersGetDatabase's
+// SQLite path costs beyond the KV path. Interleaved, one goroutine, CPU
+// time per iteration: kv, the KV guest's GET /api/users/2 through
+// ServeHTTP; read, the same SQLite read the SQL guest makes, done by the
+// host's database package directly (a prepared statement from its cache,
+// the result appended as JSON for a guest, as appdb's Session does);
+// kv+read, the two one after the other; sqlite and sqlite-json, the
+// guests of BenchmarkUsersGetDatabase that read through SQLite. So
+// beside-ns (kv+read less kv and read) is what the two cost more side by
+// side than apart, each slowing the other (caches: no allocation or
+// goroutine is added), and sqlite less kv+read what the SQL guest's
+// own database path costs (its query sent, its result parsed and
+// scanned, the struct encoded; the host function's bookkeeping).
+//
+//	go test ./host -run '^$' -bench UsersGetDatabaseBeside -benchtime 20000x
+func BenchmarkUsersGetDatabaseBeside(b *testing.B) {
+	serving := func(wasm string, migration bool) *host.Host {
+		h, err := host.New(b.Context(), userApp(b, wasm, migration), host.Options{Mode: host.Production, CacheDir: testCacheDir(b), Logger: discardLogger()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { h.Close(context.Background()) })
+		if err := h.WaitCompiled(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		return h
+	}
+	kv := serving(buildUserGuest(b, "user-kv.get"), false)
+	sqlite := serving(buildUserGuest(b, "user-sql.get"), true)
+	sqliteJSON := serving(buildUserGuest(b, "user-sqljson.get"), true)
+	db, err := database.Open(context.Background(), database.DriverSQLite, database.Options{Path: filepath.Join(b.TempDir(), "main.db"), MaxConns: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	for _, stmt := range strings.SplitAfter(strings.TrimSpace(usersMigration), ";") {
+		if strings.TrimSpace(stmt) == "" {
+			continue
+		}
+		if _, err := db.Exec(context.Background(), stmt, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var result []byte
+	args := []any{int64(2)}
+	read := func() error {
+		// A deadline, as each statement of a call has.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		rows, err := db.Query(ctx, "SELECT id, name, email FROM users WHERE id = $1", args)
+		if err == nil {
+			result, err = database.AppendQueryResult(result[:0], rows, config.DefaultSQLResultBytes)
+		}
+		if err == nil && !bytes.Contains(result, []byte("Grace Hopper")) {
+			err = fmt.Errorf("read %s", result)
+		}
+		return err
+	}
+	req := httptest.NewRequest("GET", "/api/users/2", nil)
+	serve := func(h *host.Host) error {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req.WithContext(req.Context()))
+		if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte("Grace Hopper")) {
+			return fmt.Errorf("GET /api/users/2 = %d %s", rec.Code, rec.Body)
+		}
+		return nil
+	}
+	names := []string{"kv", "read", "kv+read", "sqlite", "sqlite-json"}
+	_, cpu := interleaveCPU(b, len(names), 1, func(i int) error {
+		switch i {
+		case 0:
+			return serve(kv)
+		case 1:
+			return read()
+		case 2:
+			if err := serve(kv); err != nil {
+				return err
+			}
+			return read()
+		case 3:
+			return serve(sqlite)
+		}
+		return serve(sqliteJSON)
+	})
+	for i, name := range names {
+		b.ReportMetric(float64(cpu[i].Nanoseconds()), name+"-cpu-ns")
+	}
+	b.ReportMetric(float64((cpu[2] - cpu[0] - cpu[1]).Nanoseconds()), "beside-ns")
+	b.ReportMetric(float64((cpu[3] - cpu[2]).Nanoseconds()), "sqlite-path-ns")
 }

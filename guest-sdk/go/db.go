@@ -237,7 +237,7 @@ func (r *Rows) parse(data []byte) error {
 		case "blobs":
 			blobs = m.value
 		case "columns":
-			r.columns, err = decodeStrings(m.value)
+			r.columns, err = decodeStrings(r.smallColumns[:0], m.value)
 		case "rows":
 			err = r.splitRows(m.value)
 		}
@@ -265,8 +265,12 @@ func (r *Rows) parse(data []byte) error {
 // splitRows reads the "rows" array d into r.vals, every row's values in
 // order, and r.width, the values in a row, which every row must have.
 func (r *Rows) splitRows(d []byte) error {
-	if r.vals == nil {
-		r.vals = make([]json.RawMessage, 0, max(len(r.columns), 1)) // one row of the columns read before
+	switch {
+	case r.vals != nil:
+	case len(r.columns) <= len(r.smallVals):
+		r.vals = r.smallVals[:0]
+	default:
+		r.vals = make([]json.RawMessage, 0, len(r.columns)) // one row of the columns read before
 	}
 	rows := scanElements(d)
 	for rows.next() {
@@ -299,15 +303,16 @@ func (r *Rows) row(i int) []json.RawMessage {
 	return r.vals[i*r.width : (i+1)*r.width : (i+1)*r.width]
 }
 
-// decodeStrings decodes an array of JSON strings. A string without
-// escapes is a view of d, which must never change (Rows own their copy of
-// a result); one with escapes is decoded into a string of its own.
-func decodeStrings(d []byte) ([]string, error) {
+// decodeStrings appends the strings of the JSON array d to names, which
+// it grows if they do not fit. A string without escapes is a view of d,
+// which must never change (Rows own their copy of a result); one with
+// escapes is decoded into a string of its own.
+func decodeStrings(names []string, d []byte) ([]string, error) {
 	n, err := countElements(d)
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, n)
+	names = slices.Grow(names, n)
 	for e := scanElements(d); e.next(); {
 		v := e.value
 		if len(v) < 2 || v[0] != '"' {
@@ -622,7 +627,16 @@ type Rows struct {
 	blobs   []blobPos // the positions of the values that are blobs, in order
 	pos     int
 	err     error
+	// smallColumns and smallVals hold the names and values of a result
+	// of up to smallResult values, which then cost no allocations of
+	// their own (QueryRow's usual row).
+	smallColumns [smallResult]string
+	smallVals    [smallResult]json.RawMessage
 }
+
+// smallResult is the most column names, and values, [Rows] holds without
+// allocating for them.
+const smallResult = 4
 
 // Columns are the result's column names.
 func (r *Rows) Columns() []string { return r.columns }
@@ -766,8 +780,8 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 			*d = append([]byte(nil), raw...) // a number or boolean, as text
 			return nil
 		}
-		s, err := decodeString(raw)
-		*d = []byte(s)
+		b, err := decodeBytes(raw)
+		*d = b
 		return err
 	case *json.RawMessage:
 		// Text that holds JSON (a json or jsonb column, JSON kept in a
@@ -776,8 +790,8 @@ func scanValue(raw json.RawMessage, dest any, blob bool) error {
 		// Bytes of its own each time, as database/sql copies: a handler
 		// may keep the value of each row scanned into one variable.
 		if !blob && len(raw) > 0 && raw[0] == '"' {
-			if s, err := decodeString(raw); err == nil && validJSON(s) {
-				*d = json.RawMessage(s)
+			if b, err := decodeBytes(raw); err == nil && validJSON(unsafeString(b)) {
+				*d = b
 				return nil
 			}
 		}

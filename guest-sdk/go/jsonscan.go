@@ -488,44 +488,67 @@ func checkEnd(d []byte, i int) error {
 
 // decodeString decodes a JSON string value.
 func decodeString(raw []byte) (string, error) {
+	b, own, err := decodeStringContent(raw)
+	if own {
+		return unsafeString(b), err
+	}
+	return string(b), err
+}
+
+// decodeBytes decodes a JSON string value into bytes of their own, with
+// one allocation: string(decodeString) made into a []byte copies twice,
+// and each allocation costs 200-450 ns in a Go WebAssembly module. The
+// bytes are never nil, even for "".
+func decodeBytes(raw []byte) ([]byte, error) {
+	b, own, err := decodeStringContent(raw)
+	if own {
+		return b, err
+	}
+	return append(make([]byte, 0, len(b)), b...), err
+}
+
+// decodeStringContent decodes a JSON string value: its content viewed in
+// raw when it has neither escapes nor invalid UTF-8 (own false), else
+// decoded into bytes of their own (own true).
+func decodeStringContent(raw []byte) (b []byte, own bool, err error) {
 	if len(raw) < 2 || raw[0] != '"' {
-		return "", fmt.Errorf("got %.20s, want a string", raw)
+		return nil, false, fmt.Errorf("got %.20s, want a string", raw)
 	}
 	end, escaped, err := scanString(raw, 0)
 	if err != nil {
-		return "", err
+		return nil, false, err
 	}
 	if end != len(raw) {
-		return "", syntaxError(raw, end, "the end of the string")
+		return nil, false, syntaxError(raw, end, "the end of the string")
 	}
 	if !escaped && utf8.Valid(raw) {
-		return string(raw[1 : len(raw)-1]), nil
+		return raw[1 : len(raw)-1], false, nil
 	}
 	// Escapes, or invalid UTF-8 that encoding/json replaces with U+FFFD:
 	// decoded here as encoding/json decodes them (its scanner calls a
 	// function per byte, which a Go WebAssembly module pays dearly for);
 	// a bad escape goes to encoding/json for its error.
-	if s, ok := unescape(raw[1 : len(raw)-1]); ok {
-		return s, nil
+	if b, ok := unescape(raw[1 : len(raw)-1]); ok {
+		return b, true, nil
 	}
 	var s string
 	err = json.Unmarshal(raw, &s)
-	return s, err
+	return []byte(s), true, err
 }
 
 // unescape decodes the content of a JSON string (without its quotes) as
-// encoding/json does: escapes decoded, a lone or broken surrogate and
-// each byte of invalid UTF-8 replaced by U+FFFD. It reports false for
-// what encoding/json refuses (a bad escape, a control character, a bare
-// quote), whose error encoding/json gives.
-func unescape(b []byte) (string, bool) {
+// encoding/json does, into bytes of their own: escapes decoded, a lone or
+// broken surrogate and each byte of invalid UTF-8 replaced by U+FFFD. It
+// reports false for what encoding/json refuses (a bad escape, a control
+// character, a bare quote), whose error encoding/json gives.
+func unescape(b []byte) ([]byte, bool) {
 	out := make([]byte, 0, len(b)+2*utf8.UTFMax)
 	for i := 0; i < len(b); {
 		c := b[i]
 		switch {
 		case c == '\\':
 			if i+1 >= len(b) {
-				return "", false
+				return nil, false
 			}
 			switch e := b[i+1]; e {
 			case '"', '\\', '/':
@@ -543,7 +566,7 @@ func unescape(b []byte) (string, bool) {
 			case 'u':
 				r, ok := hex4(b, i+2)
 				if !ok {
-					return "", false
+					return nil, false
 				}
 				i += 6
 				if utf16.IsSurrogate(r) {
@@ -561,11 +584,11 @@ func unescape(b []byte) (string, bool) {
 				out = utf8.AppendRune(out, r)
 				continue
 			default:
-				return "", false
+				return nil, false
 			}
 			i += 2
 		case c == '"' || c < ' ':
-			return "", false
+			return nil, false
 		case c < utf8.RuneSelf:
 			out = append(out, c)
 			i++
@@ -579,7 +602,7 @@ func unescape(b []byte) (string, bool) {
 			i += size
 		}
 	}
-	return unsafeString(out), true
+	return out, true
 }
 
 // hex4 decodes the four hexadecimal digits at b[i:], as a \u escape
