@@ -249,13 +249,14 @@ func Build(ops []Route, opts Options) (*Document, error) {
 			Info:    Info{Title: cmp.Or(opts.Title, DefaultTitle), Version: cmp.Or(opts.Version, DefaultVersion)},
 			Paths:   map[string]*PathItem{},
 		},
-		schemas:     map[string]*namedSchema{},
-		opIDs:       map[string]string{},
-		opFiles:     map[string]string{},
-		tags:        map[string]bool{},
-		framework:   map[string]bool{},
-		used:        map[string]bool{},
-		plainServes: map[string][]string{},
+		schemas:         map[string]*namedSchema{},
+		opIDs:           map[string]string{},
+		opFiles:         map[string]string{},
+		tags:            map[string]bool{},
+		framework:       map[string]bool{},
+		sharedResponses: map[string]bool{},
+		used:            map[string]bool{},
+		plainServes:     map[string][]string{},
 	}
 	var cfg *RoutesConfig
 	var cfgSrc *source
@@ -340,6 +341,9 @@ type builder struct {
 	opFiles   map[string]string
 	tags      map[string]bool
 	framework map[string]bool
+	// sharedResponses names the components/responses the operations
+	// refer to (hostWideResponses).
+	sharedResponses map[string]bool
 	// used holds the routes configuration patterns ("pattern") and pattern
 	// methods ("pattern method") that applied to an operation, and the
 	// plainRoutes entries ("plain route") and their methods ("plain route
@@ -597,12 +601,14 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 			}
 		}
 	}
+	refer := b.addHostWide(rs)
 	if op.Negotiates {
 		for status := range rs.byStatus {
 			rs.add(status, "", varyAccept, "", nil)
 		}
 	}
 	out.Responses = rs.responses(b.spec)
+	b.referHostWide(out.Responses, refer)
 	if r := out.Responses["400"]; r != nil && declaresRequestPart(op) {
 		if mt := r.Content[mediaJSON]; mt != nil && string(mt.Schema) == `{"$ref":"`+componentPrefix+SchemaValidationError+`"}` {
 			mt.Example = validationExample(op)
@@ -1113,13 +1119,25 @@ func anyOf(schemas []json.RawMessage) json.RawMessage {
 
 // finish adds the shared parts of the document once every operation is in.
 func (b *builder) finish() {
+	for name := range b.sharedResponses {
+		if b.doc.Components == nil {
+			b.doc.Components = &Components{}
+		}
+		if b.doc.Components.Responses == nil {
+			b.doc.Components.Responses = map[string]*Response{}
+		}
+		b.doc.Components.Responses[name] = hostWideComponent(name)
+	}
 	for name := range b.framework {
 		if _, ok := b.schemas[name]; !ok {
 			b.schemas[name] = &namedSchema{value: json.RawMessage(frameworkCanonical[name]), canon: frameworkCanonical[name]}
 		}
 	}
 	if len(b.schemas) > 0 {
-		b.doc.Components = &Components{Schemas: map[string]json.RawMessage{}}
+		if b.doc.Components == nil {
+			b.doc.Components = &Components{}
+		}
+		b.doc.Components.Schemas = map[string]json.RawMessage{}
 		for name, s := range b.schemas {
 			b.doc.Components.Schemas[name] = s.value
 		}

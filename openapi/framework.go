@@ -257,7 +257,8 @@ func declaresRequestPart(op *Route) bool {
 
 // frameworkSchemas are the component schemas of the framework responses,
 // matching host.FrameworkError with host.ValidationData (whose issues are
-// validation.Issue) or host.MediaTypeData.
+// validation.Issue), host.MediaTypeData or, for a 500, host.ContractErrorData
+// or why the guest failed.
 var frameworkSchemas = map[string]json.RawMessage{
 	SchemaValidationError: annotated(json.RawMessage(fmt.Sprintf(`{
 		"type": "object",
@@ -361,6 +362,29 @@ var frameworkSchemas = map[string]json.RawMessage{
 			}
 		}
 	}`), "The 429 answer of a rate limit: which limit, and the seconds until a request may pass.", `{"statusCode":429,"statusMessage":"Too Many Requests","data":{"policy":"orders","retryAfter":12}}`),
+	// data is open: development adds why (the route, the guest's
+	// output) and a Response Contract Error its status and issues.
+	SchemaInternalServerError: annotated(json.RawMessage(fmt.Sprintf(`{
+		"type": "object",
+		"required": ["statusCode", "statusMessage"],
+		"additionalProperties": false,
+		"properties": {
+			"statusCode": {"type": "integer", "enum": [500]},
+			"statusMessage": {"type": "string", "description": "Internal Server Error, or Response Contract Error for an answer that broke its contract."},
+			"data": {
+				"type": "object",
+				"description": "Why, in development (and for a Response Contract Error wherever answers are checked); absent in production.",
+				"properties": {
+					"error": {"type": "string", "description": "Why the operation failed."},
+					"route": {"type": "string", "description": "The route whose guest failed."},
+					"middleware": {"type": "string", "description": "The middleware module that failed."},
+					"output": {"type": "array", "items": {"type": "string"}, "description": "The last lines the guest wrote to stdout and stderr."},
+					"status": {"type": "integer", "description": "The status the guest answered, for a Response Contract Error."},
+					"issues": {"type": "array", "items": {"$ref": %q}, "description": "What is wrong with the guest's answer, for a Response Contract Error."}
+				}
+			}
+		}
+	}`, componentPrefix+SchemaValidationIssue)), "The 500 answer: the operation failed on the server (its guest trapped, ran past its deadline, broke a limit or failed; a middleware failed; its answer broke its contract). In production it carries no data; in development, data says why.", `{"statusCode":500,"statusMessage":"Internal Server Error"}`, `{"statusCode":500,"statusMessage":"Internal Server Error","data":{"error":"the handler ran past its deadline of 30s (limits.timeout)","route":"/api/users/:id"}}`, `{"statusCode":500,"statusMessage":"Response Contract Error","data":{"status":201,"issues":[{"path":[],"message":"status 201 is not declared"}]}}`),
 	// data is open: the host's other 503s of the operation (every instance
 	// busy, a database down) share the status, and in development carry
 	// more of why.
@@ -378,7 +402,7 @@ var frameworkSchemas = map[string]json.RawMessage{
 				}
 			}
 		}
-	}`), "The 503 answer the host gives when it cannot serve the request now (its credentials cannot be verified, its rate limits cannot be checked, its database is down or waits for its migrations): try again after Retry-After seconds.", `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}`, `{"statusCode":503,"statusMessage":"Service Unavailable"}`),
+	}`), "The 503 answer the host gives when it cannot serve the request now (no instance of the route's module came free in time, its code is still loading, the server is shutting down, a bundle's route refuses a client whose calls all trapped, its credentials cannot be verified, its rate limits cannot be checked, its database is down or waits for its migrations): try again after Retry-After seconds.", `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}`, `{"statusCode":503,"statusMessage":"Service Unavailable"}`),
 }
 
 // FrameworkSchema returns the JSON Schema of the body of a framework

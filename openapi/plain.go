@@ -268,7 +268,9 @@ func (b *builder) plainMethod(op *Route, method string, meta *PlainRoute, cfgSrc
 	for _, t := range out.Tags {
 		b.tags[t] = true
 	}
+	refer := b.addHostWide(rs)
 	out.Responses = rs.responses(b.spec)
+	b.referHostWide(out.Responses, refer)
 	out.Responses["default"] = &Response{Description: plainResponse}
 	*slot = out
 	b.doc.Paths[op.Path] = item
