@@ -58,8 +58,8 @@ func TestHostWideResponses(t *testing.T) {
 			}
 			// A status of several reasons names each: the declared one first.
 			for ptr, want := range map[string][]string{
-				"/paths/~1api~1own/get/responses/500/description": {"Ours. ", "The guest or a middleware failed"},
-				"/paths/~1api~1db/get/responses/503/description":  {"The database the operation uses is down", "No instance of the route's module came free"},
+				"/paths/~1api~1own/get/responses/500/description":                    {"Ours. ", "The guest or a middleware failed"},
+				"/paths/~1api~1db/get/responses/503/description":                     {"The database the operation uses is down", "No instance of the route's module came free"},
 				"/paths/~1api~1db/get/responses/503/headers/Retry-After/description": {"Seconds until the host tries the database again", "Seconds to wait before trying again"},
 			} {
 				got := at(t, doc, ptr)
