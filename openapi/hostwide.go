@@ -72,7 +72,10 @@ var hostWideResponses = []hostWideResponse{
 		status: http.StatusServiceUnavailable, name: ResponseServiceUnavailable,
 		description: "No instance of the route's module came free before the request's deadline, its code is still loading, or the server is shutting down (on a bundle's route, also: the client's last calls all trapped, and its calls are refused for a while); try again after Retry-After seconds",
 		schema:      SchemaServiceUnavailable, uses: []string{SchemaServiceUnavailable},
-		headers: retryAfter("Seconds to wait before trying again"),
+		// Every 503 of these carries it; a guest's 503 in the host's
+		// shape passes the answer check only with it too.
+		headers: map[string]*Header{"Retry-After": {Description: "Seconds to wait before trying again", Required: true,
+			Schema: json.RawMessage(`{"type": "integer", "minimum": 1}`)}},
 		example: hostErrorExample(http.StatusServiceUnavailable, nil),
 	},
 }
@@ -128,8 +131,29 @@ func (b *builder) referHostWide(responses map[string]*Response, refer []hostWide
 	}
 }
 
+// OwnResponse returns the response op lists for status, made op's own
+// when it refers to one the host shares among operations (the 500 and
+// 503 of components/responses every operation gets): a copy op then
+// holds, to which what is true of op alone (a header its rate limits
+// add to every answer, another reason for the status) may be added
+// without changing the other operations'. Another reference is returned
+// as it is; nil when op lists no such status.
+func (d *Document) OwnResponse(op *Operation, status string) *Response {
+	r := op.Responses[status]
+	if r == nil || r.Ref == "" {
+		return r
+	}
+	if name, ok := strings.CutPrefix(r.Ref, responsesPrefix); ok {
+		if shared := hostWideComponent(name); shared != nil {
+			op.Responses[status] = shared
+			return shared
+		}
+	}
+	return r
+}
+
 // hostWideComponent is the components/responses entry of a shared host
-// answer, named name; nil for any other name.
+// answer, named name, a copy of its own; nil for any other name.
 func hostWideComponent(name string) *Response {
 	for _, hr := range hostWideResponses {
 		if hr.name == name {

@@ -111,15 +111,9 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 	if op.Responses == nil {
 		op.Responses = map[string]*Response{}
 	}
-	resp := op.Responses[status]
-	if name, ok := strings.CutPrefix(refOf(resp), responsesPrefix); ok {
-		if shared := hostWideComponent(name); shared != nil {
-			// The host's own shared answer of the status: this
-			// operation's gains a reason, so it gets a copy of its own.
-			resp = shared
-			op.Responses[status] = resp
-		}
-	}
+	// The host's own shared answer of the status: this operation's gains
+	// a reason, so it gets a copy of its own.
+	resp := d.OwnResponse(op, status)
 	switch {
 	case resp == nil:
 		desc := r.Description
@@ -180,12 +174,4 @@ func withAlternative(schema, ref json.RawMessage) json.RawMessage {
 		}
 	}
 	return anyOf(append(alts, ref))
-}
-
-// refOf is the $ref of r, "" when r is nil or no reference.
-func refOf(r *Response) string {
-	if r == nil {
-		return ""
-	}
-	return r.Ref
 }

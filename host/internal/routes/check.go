@@ -22,8 +22,9 @@ import (
 // refuse a value the host passed but their types cannot hold (the Go
 // SDK's inputs), and hooks that keep the default body. So do a 500 and a
 // 503 in the shape of the host's own (openapi.SchemaInternalServerError,
-// openapi.SchemaServiceUnavailable), which the document lists for every
-// operation: a guest may answer as the host would.
+// openapi.SchemaServiceUnavailable, the 503 with Retry-After), which the
+// document lists for every operation: a guest may answer as the host
+// would.
 func (op *Operation) CheckAnswer(status int, header http.Header, body []byte) []validation.Issue {
 	issues := op.checkDeclared(status, header, body)
 	if issues == nil || len(body) == 0 {
@@ -32,6 +33,10 @@ func (op *Operation) CheckAnswer(status int, header http.Header, body []byte) []
 	framework := op.ValidationError
 	if status != http.StatusBadRequest {
 		framework = hostAnswers()[status]
+	}
+	if status == http.StatusServiceUnavailable && header.Get("Retry-After") == "" {
+		// The document's 503 requires it, as the host always sends it.
+		framework = nil
 	}
 	if framework != nil {
 		if v, _, err := jsonvalue.Decode(body, answerLimits); err == nil && framework.Validate(v) == nil {

@@ -313,7 +313,10 @@ func TestCheckAnswer(t *testing.T) {
 		// The document lists the host's 500 and 503 on every operation:
 		// a guest's answer in their shape is one it lists.
 		{name: "the host's 500", op: withoutRequest, status: 500, header: json, body: `{"statusCode":500,"statusMessage":"Internal Server Error"}`},
-		{name: "the host's 503 saying why", op: withoutRequest, status: 503, header: json, body: `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"busy"}}`},
+		{name: "the host's 503 saying why", op: withoutRequest, status: 503, header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"1"}},
+			body: `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"busy"}}`},
+		{name: "the host's 503 without Retry-After", op: withoutRequest, status: 503, header: json, body: `{"statusCode":503,"statusMessage":"Service Unavailable"}`,
+			want: []string{"[]: status 503 is not declared"}},
 		{name: "another 500 body", op: withoutRequest, status: 500, header: json, body: `{"error":"boom"}`,
 			want: []string{"[]: status 500 is not declared"}},
 		{name: "a 503 in the shape of a 500", op: withoutRequest, status: 503, header: json, body: `{"statusCode":500,"statusMessage":"Internal Server Error"}`,
