@@ -185,6 +185,13 @@ var (
 //     the examples of the 413, 415 and 406 are the operation's own
 //     answers when the Route says what the host knows of it (BodyLimit,
 //     Accepts, Offers).
+//   - The host's answers of every operation, a plain route's too: 500
+//     ([ResponseInternalServerError]) and 503 with Retry-After
+//     ([ResponseServiceUnavailable]), a $ref to the entry of
+//     components/responses of that name where the operation has no other
+//     answer of the status, else the host's body beside the others, its
+//     reason added to the description. [Document.OwnResponse] makes a
+//     reference the operation's own copy.
 //   - A status declared twice with one media type gets {"anyOf": [first,
 //     later]} (identical schemas are written once): anyOf, not oneOf, as
 //     the variants may overlap (an open object accepts both) and the
