@@ -593,6 +593,12 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 			rs.add(status, "", replayedHeader, "", nil)
 		}
 	}
+	// The statuses the app declares: the host's headers beside them are
+	// not required, as the app's own answers need not carry them.
+	declared := map[string]bool{}
+	for status := range rs.byStatus {
+		declared[status] = true
+	}
 	for _, fr := range frameworkResponses {
 		if fr.reaches(op) {
 			// A body of the host's beside the status's other bodies is
@@ -600,7 +606,11 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 			// declared without a body describes the host's answer.)
 			status := fmt.Sprint(fr.status)
 			hadBody := rs.byStatus[status] != nil && len(rs.byStatus[status].content) > 0
-			if rs.add(status, fr.description, fr.headers, fr.mediaType, json.RawMessage(`{"$ref":"`+componentPrefix+fr.schema+`"}`)) && hadBody {
+			headers := fr.headers
+			if declared[status] {
+				headers = optionalHeaders(headers)
+			}
+			if rs.add(status, fr.description, headers, fr.mediaType, json.RawMessage(`{"$ref":"`+componentPrefix+fr.schema+`"}`)) && hadBody {
 				rs.byStatus[status].description = joinDescription(rs.byStatus[status].description, fr.description)
 			}
 			for _, u := range fr.uses {
@@ -608,7 +618,7 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 			}
 		}
 	}
-	refer := b.addHostWide(rs)
+	refer := b.addHostWide(rs, declared)
 	if op.Negotiates {
 		for status := range rs.byStatus {
 			rs.add(status, "", varyAccept, "", nil)

@@ -100,11 +100,36 @@ type frameworkResponse struct {
 }
 
 // retryAfter is the Retry-After header (RFC 9110 §10.2.3) the host sends,
-// in seconds. It is not required: a guest may declare and send the same
-// status without it.
+// in seconds, not required.
 func retryAfter(description string) map[string]*Header {
 	return map[string]*Header{"Retry-After": {Description: description,
 		Schema: json.RawMessage(`{"type": "integer", "minimum": 1}`)}}
+}
+
+// retryAfterAlways is retryAfter required: the header of a 503 the host
+// sends with every one (a database's, the idempotency store's, the host's
+// own). Beside a status the app declares, whose answers may lack it, it
+// is not required (optionalHeaders).
+func retryAfterAlways(description string) map[string]*Header {
+	h := retryAfter(description)
+	h["Retry-After"].Required = true
+	return h
+}
+
+// optionalHeaders returns headers with none required: the host's headers
+// of a status the app declares too, whose own answers need not carry
+// them.
+func optionalHeaders(headers map[string]*Header) map[string]*Header {
+	out := make(map[string]*Header, len(headers))
+	for name, h := range headers {
+		if h != nil && h.Required {
+			c := *h
+			c.Required = false
+			h = &c
+		}
+		out[name] = h
+	}
+	return out
 }
 
 // replayedHeader is sent with an answer replayed for a repeated
@@ -168,7 +193,7 @@ var frameworkResponses = []frameworkResponse{
 		status: http.StatusServiceUnavailable, description: "The database the operation uses is down or waits for its migrations; try again after Retry-After seconds", mediaType: mediaJSON,
 		schema: SchemaServiceUnavailable, uses: []string{SchemaServiceUnavailable},
 		reaches: func(op *Route) bool { return op.Database },
-		headers: retryAfter("Seconds until the host tries the database again"),
+		headers: retryAfterAlways("Seconds until the host tries the database again"),
 		example: func(*Route) json.RawMessage {
 			return hostErrorExample(http.StatusServiceUnavailable, nil)
 		},
@@ -194,7 +219,7 @@ var frameworkResponses = []frameworkResponse{
 	{
 		status: http.StatusServiceUnavailable, description: "The idempotency store cannot be reached; nothing ran", mediaType: mediaProblem,
 		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
-		headers: retryAfter("Seconds to wait before retrying with the same key"),
+		headers: retryAfterAlways("Seconds to wait before retrying with the same key"),
 	},
 }
 

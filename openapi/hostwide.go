@@ -82,9 +82,10 @@ var hostWideResponses = []hostWideResponse{
 
 // addHostWide documents the host's answers of every operation on one
 // whose other responses rs holds: where rs has the status already, the
-// host's body and reason join it; the others are returned, for
-// referHostWide to refer to once the operation's responses are made.
-func (b *builder) addHostWide(rs *responseSet) []hostWideResponse {
+// host's body and reason join it (its headers not required where the app
+// declares the status); the others are returned, for referHostWide to
+// refer to once the operation's responses are made.
+func (b *builder) addHostWide(rs *responseSet, declared map[string]bool) []hostWideResponse {
 	var refer []hostWideResponse
 	for _, hr := range hostWideResponses {
 		status := fmt.Sprint(hr.status)
@@ -97,7 +98,11 @@ func (b *builder) addHostWide(rs *responseSet) []hostWideResponse {
 		// database's 503), the description names this reason too; a
 		// status declared without a body describes the host's answer.
 		hadBody := len(p.content) > 0
-		rs.add(status, hr.description, hr.headers, mediaJSON, json.RawMessage(`{"$ref":"`+componentPrefix+hr.schema+`"}`))
+		headers := hr.headers
+		if declared[status] {
+			headers = optionalHeaders(headers)
+		}
+		rs.add(status, hr.description, headers, mediaJSON, json.RawMessage(`{"$ref":"`+componentPrefix+hr.schema+`"}`))
 		if hadBody {
 			p.description = joinDescription(p.description, hr.description)
 		}

@@ -54,6 +54,14 @@ func TestHostWideResponses(t *testing.T) {
 			} {
 				wantJSON(t, tt.ptr, at(t, doc, tt.ptr), tt.want)
 			}
+			// Every 503 of the host carries Retry-After; an app's own 503
+			// need not.
+			if got := at(t, doc, "/paths/~1api~1db/get/responses/503/headers/Retry-After/required"); got != "true" {
+				t.Errorf("the 503 of a database and the host's: Retry-After required %s, want true", got)
+			}
+			if got := at(t, doc, "/paths/~1api~1bare/get/responses/503/headers/Retry-After/required"); got != "" {
+				t.Errorf("a 503 the app declares: Retry-After required %s, want not", got)
+			}
 			if got := at(t, doc, "/paths/~1api~1none/get/responses/default"); got == "" {
 				t.Error("an operation that declares no responses lost its default")
 			}

@@ -35,7 +35,7 @@ func TestHostAnswersAreNotBreaking(t *testing.T) {
 		}
 		if rateLimited {
 			err := doc.AddHostResponse(doc.Paths[r.Path].Get, openapi.HostResponse{Status: 503, Description: "The rate limit cannot be checked",
-				Schema: openapi.SchemaServiceUnavailable, Headers: map[string]*openapi.Header{"Retry-After": {Description: "Seconds until the store is tried again"}}})
+				Schema: openapi.SchemaServiceUnavailable, Headers: map[string]*openapi.Header{"Retry-After": {Description: "Seconds until the store is tried again", Required: true}}})
 			if err != nil {
 				t.Fatal(err)
 			}
