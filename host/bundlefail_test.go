@@ -289,7 +289,9 @@ func TestGoBundleTrappingRouteIsRefusedForAWhile(t *testing.T) {
 	dir := failingBundleApp(t)
 	events := make(chan host.BreakerEvent, 4)
 	srv, logs := (&app{t: t, dir: dir}).serve(host.Options{Mode: host.Production,
-		Observer: &host.Observer{RouteBreaker: func(e host.BreakerEvent) { events <- e }}})
+		// The document is served, to check the refusal against.
+		ConfigOverrides: []config.Override{{Pointer: "/openApi/enabled", Value: "true", Source: "test"}},
+		Observer:        &host.Observer{RouteBreaker: func(e host.BreakerEvent) { events <- e }}})
 	const exit, file = "/api/exit", "server/bundles/go.wasm"
 	for i := range config.DefaultBreakerTrappedCalls {
 		if got := do(t, srv, "GET", exit, ""); got.status != 500 {
@@ -308,6 +310,12 @@ func TestGoBundleTrappingRouteIsRefusedForAWhile(t *testing.T) {
 	got := do(t, srv, "GET", exit, "")
 	if got.status != 503 || got.header.Get("Retry-After") != "1" {
 		t.Errorf("GET %s once refused = %d Retry-After %q, want 503 Retry-After 1", exit, got.status, got.header.Get("Retry-After"))
+	}
+	// The document lists the refusal: its example in production.
+	if doc := do(t, srv, "GET", "/_endpoints/schema", ""); doc.status != 200 {
+		t.Errorf("GET /_endpoints/schema = %d %s", doc.status, doc.body)
+	} else {
+		readAnsweredDocument(t, []byte(doc.body)).check(t, "GET", exit, got, true)
 	}
 	if !strings.Contains(logs.String(), "route refused for a while to a client whose last calls all trapped") || !strings.Contains(logs.String(), `route="server/bundles/go.wasm (GET /api/exit)"`) {
 		t.Errorf("the log names no refused route:\n%s", logs)

@@ -170,6 +170,9 @@ func TestDeferredCodeThatDisagrees(t *testing.T) {
 			t.Errorf("GET %s = %d %s, want a 500 saying %q", target, rec.Code, rec.Body, want)
 		}
 	}
+	// The document lists the endpoint's 500, whose schema takes the body.
+	rec := get(h, "/api/items/42")
+	readAnsweredDocument(t, h.Document()).check(t, "GET", "/api/items/{id}", response{status: rec.Code, header: rec.Header(), body: rec.Body.String()}, false)
 	if rec := get(h, "/api/good"); rec.Code != 200 {
 		t.Errorf("GET /api/good = %d %s", rec.Code, rec.Body)
 	}
@@ -222,6 +225,8 @@ func TestCodeStillLoading(t *testing.T) {
 			if dev := mode == host.Development; dev != strings.Contains(body, "still loading") || dev != strings.Contains(body, "retry") {
 				t.Errorf("503 body in %s = %s, want data saying the code is still loading and to retry in development only", mode, body)
 			}
+			// Listed by the document; in production, its example.
+			readAnsweredDocument(t, h.Document()).check(t, "GET", "/api/items/{id}", response{status: rec.Code, header: rec.Header(), body: body}, mode == host.Production)
 			close(release)
 			released = true
 			if err := h.WaitCompiled(t.Context()); err != nil {

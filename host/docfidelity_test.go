@@ -2,11 +2,14 @@ package host_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -24,15 +27,35 @@ type answeredDocument struct {
 	raw      []byte
 	compiler *jsonschema.Compiler
 	doc      struct {
-		Paths map[string]map[string]struct {
-			Responses map[string]struct {
-				Content map[string]struct {
-					Example json.RawMessage
-				}
-				Headers map[string]json.RawMessage
-			}
-		}
+		Paths      map[string]map[string]struct{ Responses map[string]listedResponse }
+		Components struct{ Responses map[string]listedResponse }
 	}
+}
+
+// listedResponse is what the document says of a response: its own, or a
+// reference to one of components/responses (the host's shared 500 and
+// 503).
+type listedResponse struct {
+	Ref     string `json:"$ref"`
+	Content map[string]struct {
+		Example json.RawMessage
+	}
+	Headers map[string]json.RawMessage
+}
+
+// response returns the response the document lists for status on the
+// operation, a shared one followed, and the JSON pointer of its
+// definition.
+func (d *answeredDocument) response(method, path string, status int) (listedResponse, string, bool) {
+	r, ok := d.doc.Paths[path][strings.ToLower(method)].Responses[fmt.Sprint(status)]
+	if !ok {
+		return r, "", false
+	}
+	if name, shared := strings.CutPrefix(r.Ref, "#/components/responses/"); shared {
+		r, ok = d.doc.Components.Responses[name]
+		return r, "/components/responses/" + name, ok
+	}
+	return r, fmt.Sprintf("/paths/%s/%s/responses/%d", strings.ReplaceAll(path, "/", "~1"), strings.ToLower(method), status), true
 }
 
 func readAnsweredDocument(t *testing.T, doc []byte) *answeredDocument {
@@ -52,10 +75,13 @@ func readAnsweredDocument(t *testing.T, doc []byte) *answeredDocument {
 	return d
 }
 
-// lists reports whether the document lists status on the operation.
-func (d *answeredDocument) lists(method, path string, status int) bool {
-	_, ok := d.doc.Paths[path][strings.ToLower(method)].Responses[fmt.Sprint(status)]
-	return ok
+// listsDatabase503 reports whether the document lists the 503 of a
+// database on the operation: every operation lists the host's 503 (no
+// instance in time, shutting down); one that can use a database says
+// so, in the 503's description and its Retry-After's.
+func (d *answeredDocument) listsDatabase503(method, path string) bool {
+	r, _, ok := d.response(method, path, 503)
+	return ok && bytes.Contains(r.Headers["Retry-After"], []byte("the database"))
 }
 
 // check fails t unless the document lists res's status on the
@@ -65,12 +91,12 @@ func (d *answeredDocument) lists(method, path string, status int) bool {
 func (d *answeredDocument) check(t *testing.T, method, path string, res response, exact bool) {
 	t.Helper()
 	status := fmt.Sprint(res.status)
-	r, ok := d.doc.Paths[path][strings.ToLower(method)].Responses[status]
+	r, at, ok := d.response(method, path, res.status)
 	if !ok {
 		t.Errorf("%s %s answered %s %s, which its document does not list", method, path, status, res.body)
 		return
 	}
-	pointer := fmt.Sprintf("file:///openapi.json#/paths/%s/%s/responses/%s/content/application~1json/schema", strings.ReplaceAll(path, "/", "~1"), strings.ToLower(method), status)
+	pointer := "file:///openapi.json#" + at + "/content/application~1json/schema"
 	s, err := d.compiler.Compile(pointer)
 	if err != nil {
 		t.Fatalf("compiling the %s's schema: %v", status, err)
@@ -227,7 +253,7 @@ func TestDocumentListsDatabase503(t *testing.T) {
 		{"/api/v", nil, false},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
-			if got := d.lists("GET", tt.path, 503); got != tt.uses {
+			if got := d.listsDatabase503("GET", tt.path); got != tt.uses {
 				t.Fatalf("GET %s lists 503: %v, want %v\n%s", tt.path, got, tt.uses, d.raw)
 			}
 			res := do(t, srv, "GET", tt.path, "", tt.headers...)
@@ -246,7 +272,7 @@ func TestDocumentListsDatabase503(t *testing.T) {
 			} else {
 				d.check(t, "GET", tt.path, res, false)
 			}
-			if _, ok := d.doc.Paths[tt.path]["get"].Responses["503"].Headers["Retry-After"]; !ok {
+			if r, _, _ := d.response("GET", tt.path, 503); r.Headers["Retry-After"] == nil {
 				t.Errorf("GET %s: its 503 lists no Retry-After", tt.path)
 			}
 		})
@@ -271,8 +297,105 @@ func TestDocumentBundleDatabase503(t *testing.T) {
 		path string
 		want bool
 	}{{"/api/db/a", true}, {"/api/db/b", true}, {"/api/none/a", false}, {"/api/none/b", false}} {
-		if got := d.lists("GET", tt.path, 503); got != tt.want {
+		if got := d.listsDatabase503("GET", tt.path); got != tt.want {
 			t.Errorf("GET %s lists 503: %v, want %v", tt.path, got, tt.want)
 		}
+	}
+}
+
+// TestDocumentListsTheHostsFailures: the answers the host gives itself
+// when an operation's guest cannot answer are listed on the operation by
+// its document, each body valid against the listed schema and, in
+// production where it carries no data, the listed example: a trap and a
+// deadline (500), an answer that breaks its contract where answers are
+// checked (500 Response Contract Error), every instance busy until the
+// deadline (503), a request that arrives during a shutdown and one whose
+// guest the shutdown stops (503). Every 503 carries Retry-After. In
+// development the 500s say why, and still validate.
+func TestDocumentListsTheHostsFailures(t *testing.T) {
+	t.Parallel()
+	const object = `"responses":{"200":{"schema":{"type":"object"}}}`
+	sleeps := func(contract string) watModule {
+		return watModule{contract: contract, imports: wasiPoll, extra: sleepFn, handle: `(call $sleep (i64.const 30000000000)) (i32.const 0)`}
+	}
+	a := newApp(t).
+		wat("server/api/trap.get.wasm", watModule{contract: `{` + object + `}`, handle: `(unreachable)`}).
+		wat("server/api/slow.get.wasm", sleeps(`{"timeout":"100ms",`+object+`}`)).
+		wat("server/api/undeclared.get.wasm", watModule{contract: `{` + object + `}`, handle: `(drop (call $set_status (i32.const 201))) (i32.const 0)`}).
+		// GET holds the module's one instance; POST waits for it 200ms.
+		wat("server/api/busy.wasm", sleeps(`{"methods":{"get":{"timeout":"1m",`+object+`},"post":{"timeout":"200ms",`+object+`}}}`))
+	h, logs := a.host(host.Options{Limits: config.Limits{Instances: 1}, ResponseValidation: config.ValidateAlways})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	d := readAnsweredDocument(t, h.Document())
+	dev, _ := a.host(host.Options{Mode: host.Development})
+	devSrv := httptest.NewServer(dev)
+	t.Cleanup(devSrv.Close)
+	devDoc := readAnsweredDocument(t, dev.Document())
+
+	for _, tt := range []struct {
+		name, path string
+		status     int
+		exact      bool   // production: no data, the example
+		devSays    string // what the development answer says
+	}{
+		{"a trap", "/api/trap", 500, true, "unreachable"},
+		{"the deadline", "/api/slow", 500, true, "deadline"},
+		{"an undeclared status", "/api/undeclared", 500, false, "status 201 is not declared"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := do(t, srv, "GET", tt.path, "")
+			if res.status != tt.status {
+				t.Fatalf("GET %s = %d %s, want %d\n%s", tt.path, res.status, res.body, tt.status, logs)
+			}
+			d.check(t, "GET", tt.path, res, tt.exact)
+			res = do(t, devSrv, "GET", tt.path, "")
+			if res.status != tt.status || !strings.Contains(res.body, tt.devSays) {
+				t.Fatalf("GET %s in development = %d %s, want %d saying %q", tt.path, res.status, res.body, tt.status, tt.devSays)
+			}
+			devDoc.check(t, "GET", tt.path, res, false)
+		})
+	}
+
+	retries := func(t *testing.T, what string, res response) {
+		t.Helper()
+		if res.status != 503 || res.header.Get("Retry-After") != "1" {
+			t.Errorf("%s = %d %s (Retry-After %q), want 503 with Retry-After: 1\n%s", what, res.status, res.body, res.header.Get("Retry-After"), logs)
+		}
+		if r, _, _ := d.response("GET", "/api/busy", 503); r.Headers["Retry-After"] == nil {
+			t.Errorf("the document's 503 lists no Retry-After")
+		}
+	}
+	held := make(chan response, 1)
+	go func() { held <- do(t, srv, "GET", "/api/busy", "") }()
+	if !waitFor(t, 10*time.Second, func() bool {
+		for _, p := range h.Pools() {
+			if p.Module == "server/api/busy.wasm" && p.InUse == 1 {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("the GET never took the instance: %+v", h.Pools())
+	}
+	res := do(t, srv, "POST", "/api/busy", "")
+	retries(t, "POST /api/busy while GET holds its one instance", res)
+	d.check(t, "POST", "/api/busy", res, true)
+
+	stop, cancel := context.WithCancel(context.Background())
+	shut := make(chan error, 1)
+	go func() { shut <- h.Shutdown(stop) }()
+	if !waitFor(t, 10*time.Second, func() bool { res = do(t, srv, "GET", "/api/trap", ""); return res.status == 503 }) {
+		t.Fatalf("requests after Shutdown began were still served: %d %s", res.status, res.body)
+	}
+	retries(t, "GET /api/trap during a shutdown", res)
+	d.check(t, "GET", "/api/trap", res, false)
+	// The shutdown's context ends: the guest still running is stopped.
+	cancel()
+	res = <-held
+	retries(t, "GET /api/busy stopped by the shutdown", res)
+	d.check(t, "GET", "/api/busy", res, true)
+	if err := <-shut; !errors.Is(err, context.Canceled) {
+		t.Errorf("Shutdown = %v, want context.Canceled", err)
 	}
 }

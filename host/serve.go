@@ -344,9 +344,11 @@ func (h requestSide) callGuest(w http.ResponseWriter, r *http.Request, c *call) 
 	}
 	status := http.StatusInternalServerError
 	if guestfail.Interrupted(err) && lifecycle(h).stopping() {
-		// Stopped by a shutdown: another server may take the request.
+		// Stopped by a shutdown: another server may take the request,
+		// as the 503 of one that arrives during it says.
 		status = http.StatusServiceUnavailable
 		w.Header().Set("Connection", "close")
+		w.Header().Set("Retry-After", retrySoon)
 	}
 	writeError(w, r, status, "", data)
 	return false

@@ -185,6 +185,13 @@ var (
 //     the examples of the 413, 415 and 406 are the operation's own
 //     answers when the Route says what the host knows of it (BodyLimit,
 //     Accepts, Offers).
+//   - The host's answers of every operation, a plain route's too: 500
+//     ([ResponseInternalServerError]) and 503 with Retry-After
+//     ([ResponseServiceUnavailable]), a $ref to the entry of
+//     components/responses of that name where the operation has no other
+//     answer of the status, else the host's body beside the others, its
+//     reason added to the description. [Document.OwnResponse] makes a
+//     reference the operation's own copy.
 //   - A status declared twice with one media type gets {"anyOf": [first,
 //     later]} (identical schemas are written once): anyOf, not oneOf, as
 //     the variants may overlap (an open object accepts both) and the
@@ -249,13 +256,14 @@ func Build(ops []Route, opts Options) (*Document, error) {
 			Info:    Info{Title: cmp.Or(opts.Title, DefaultTitle), Version: cmp.Or(opts.Version, DefaultVersion)},
 			Paths:   map[string]*PathItem{},
 		},
-		schemas:     map[string]*namedSchema{},
-		opIDs:       map[string]string{},
-		opFiles:     map[string]string{},
-		tags:        map[string]bool{},
-		framework:   map[string]bool{},
-		used:        map[string]bool{},
-		plainServes: map[string][]string{},
+		schemas:         map[string]*namedSchema{},
+		opIDs:           map[string]string{},
+		opFiles:         map[string]string{},
+		tags:            map[string]bool{},
+		framework:       map[string]bool{},
+		sharedResponses: map[string]bool{},
+		used:            map[string]bool{},
+		plainServes:     map[string][]string{},
 	}
 	var cfg *RoutesConfig
 	var cfgSrc *source
@@ -340,6 +348,9 @@ type builder struct {
 	opFiles   map[string]string
 	tags      map[string]bool
 	framework map[string]bool
+	// sharedResponses names the components/responses the operations
+	// refer to (hostWideResponses).
+	sharedResponses map[string]bool
 	// used holds the routes configuration patterns ("pattern") and pattern
 	// methods ("pattern method") that applied to an operation, and the
 	// plainRoutes entries ("plain route") and their methods ("plain route
@@ -582,6 +593,12 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 			rs.add(status, "", replayedHeader, "", nil)
 		}
 	}
+	// The statuses the app declares: the host's headers beside them are
+	// not required, as the app's own answers need not carry them.
+	declared := map[string]bool{}
+	for status := range rs.byStatus {
+		declared[status] = true
+	}
 	for _, fr := range frameworkResponses {
 		if fr.reaches(op) {
 			// A body of the host's beside the status's other bodies is
@@ -589,7 +606,11 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 			// declared without a body describes the host's answer.)
 			status := fmt.Sprint(fr.status)
 			hadBody := rs.byStatus[status] != nil && len(rs.byStatus[status].content) > 0
-			if rs.add(status, fr.description, fr.headers, fr.mediaType, json.RawMessage(`{"$ref":"`+componentPrefix+fr.schema+`"}`)) && hadBody {
+			headers := fr.headers
+			if declared[status] {
+				headers = optionalHeaders(headers)
+			}
+			if rs.add(status, fr.description, headers, fr.mediaType, json.RawMessage(`{"$ref":"`+componentPrefix+fr.schema+`"}`)) && hadBody {
 				rs.byStatus[status].description = joinDescription(rs.byStatus[status].description, fr.description)
 			}
 			for _, u := range fr.uses {
@@ -597,12 +618,14 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 			}
 		}
 	}
+	refer := b.addHostWide(rs, declared)
 	if op.Negotiates {
 		for status := range rs.byStatus {
 			rs.add(status, "", varyAccept, "", nil)
 		}
 	}
 	out.Responses = rs.responses(b.spec)
+	b.referHostWide(out.Responses, refer)
 	if r := out.Responses["400"]; r != nil && declaresRequestPart(op) {
 		if mt := r.Content[mediaJSON]; mt != nil && string(mt.Schema) == `{"$ref":"`+componentPrefix+SchemaValidationError+`"}` {
 			mt.Example = validationExample(op)
@@ -1113,13 +1136,25 @@ func anyOf(schemas []json.RawMessage) json.RawMessage {
 
 // finish adds the shared parts of the document once every operation is in.
 func (b *builder) finish() {
+	for name := range b.sharedResponses {
+		if b.doc.Components == nil {
+			b.doc.Components = &Components{}
+		}
+		if b.doc.Components.Responses == nil {
+			b.doc.Components.Responses = map[string]*Response{}
+		}
+		b.doc.Components.Responses[name] = hostWideComponent(name)
+	}
 	for name := range b.framework {
 		if _, ok := b.schemas[name]; !ok {
 			b.schemas[name] = &namedSchema{value: json.RawMessage(frameworkCanonical[name]), canon: frameworkCanonical[name]}
 		}
 	}
 	if len(b.schemas) > 0 {
-		b.doc.Components = &Components{Schemas: map[string]json.RawMessage{}}
+		if b.doc.Components == nil {
+			b.doc.Components = &Components{}
+		}
+		b.doc.Components.Schemas = map[string]json.RawMessage{}
 		for name, s := range b.schemas {
 			b.doc.Components.Schemas[name] = s.value
 		}

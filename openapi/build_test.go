@@ -339,7 +339,7 @@ func TestResponses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := build(t, []openapi.Route{op(t, "GET", "/api/x", "server/api/x.get.wasm", tt.contract)}, openapi.Options{})
-			wantJSON(t, "responses", at(t, doc, "/paths/~1api~1x/get/responses"), tt.want)
+			wantJSON(t, "responses", at(t, doc, "/paths/~1api~1x/get/responses"), withHostWide(tt.want))
 		})
 	}
 }
@@ -450,7 +450,7 @@ func TestFrameworkResponses(t *testing.T) {
 				"400": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
 				"409": `{"application/problem+json": {"schema": {"anyOf": [{"type": "object"}, ` + ref("EndpointsIdempotencyProblem") + `]}}}`,
 				"422": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
-				"503": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
+				"503": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}, "application/json": {"schema": ` + ref("EndpointsServiceUnavailable") + `}}`,
 				"415": ""},
 			wantDesc:   map[string]string{"409": "Already exists. A request with this Idempotency-Key is still running, or ran past its lease", "422": "The Idempotency-Key was used for a different request"},
 			components: []string{"EndpointsIdempotencyProblem"},
@@ -499,7 +499,9 @@ func TestFrameworkResponses(t *testing.T) {
 					got = append(got, name)
 				}
 			}
-			if g, w := strings.Join(slices.Sorted(slices.Values(got)), ","), strings.Join(tt.components, ","); g != w {
+			// Every operation refers to the host's 500 and 503 too.
+			want := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(tt.components), hostWideSchemas...))))
+			if g, w := strings.Join(slices.Sorted(slices.Values(got)), ","), strings.Join(want, ","); g != w {
 				t.Errorf("components = %s, want %s", g, w)
 			}
 		})
@@ -616,7 +618,10 @@ func TestDefs(t *testing.T) {
 			op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {"schema": {"$ref": "#/$defs/U"}}}, "$defs": {"U": {"type": "string", "minLength": 1}}}`),
 			op(t, "GET", "/api/b", "server/api/b.get.wasm", `{"responses": {"200": {"schema": {"$ref": "#/$defs/U"}}}, "$defs": {"U": {"minLength": 1, "type": "string"}}}`),
 		}, openapi.Options{})
-		wantJSON(t, "components", at(t, doc, "/components/schemas"), `{"U": {"type": "string", "minLength": 1}}`)
+		wantJSON(t, "U", at(t, doc, "/components/schemas/U"), `{"type": "string", "minLength": 1}`)
+		if got := doc.Components.Schemas; len(got) != 1+len(hostWideSchemas) {
+			t.Errorf("components/schemas has %d entries, want U and the host's %v", len(got), hostWideSchemas)
+		}
 	})
 
 	t.Run("per-method defs are lifted with the root's", func(t *testing.T) {

@@ -38,15 +38,23 @@ func ExampleBuild() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Print(string(out))
+	// The operation, then the components: its own schemas, and the host's
+	// answers every operation can get (a 500 of a guest that failed, a
+	// 503 when no instance is free in time), which it refers to.
+	var d struct {
+		Paths      json.RawMessage `json:"paths"`
+		Components struct {
+			Schemas, Responses map[string]json.RawMessage
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(out, &d); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(string(d.Paths))
+	fmt.Println("schemas:", slices.Sorted(maps.Keys(d.Components.Schemas)))
+	fmt.Println("responses:", slices.Sorted(maps.Keys(d.Components.Responses)))
 	// Output:
 	// {
-	//   "openapi": "3.1.0",
-	//   "info": {
-	//     "title": "Users API",
-	//     "version": "1.0.0"
-	//   },
-	//   "paths": {
 	//     "/api/users/{id}": {
 	//       "get": {
 	//         "tags": [
@@ -77,29 +85,19 @@ func ExampleBuild() {
 	//           },
 	//           "404": {
 	//             "description": "Not Found"
+	//           },
+	//           "500": {
+	//             "$ref": "#/components/responses/EndpointsInternalServerError"
+	//           },
+	//           "503": {
+	//             "$ref": "#/components/responses/EndpointsServiceUnavailable"
 	//           }
 	//         }
 	//       }
 	//     }
-	//   },
-	//   "components": {
-	//     "schemas": {
-	//       "User": {
-	//         "properties": {
-	//           "name": {
-	//             "type": "string"
-	//           }
-	//         },
-	//         "type": "object"
-	//       }
-	//     }
-	//   },
-	//   "tags": [
-	//     {
-	//       "name": "users"
-	//     }
-	//   ]
-	// }
+	//   }
+	// schemas: [EndpointsInternalServerError EndpointsServiceUnavailable EndpointsValidationIssue User]
+	// responses: [EndpointsInternalServerError EndpointsServiceUnavailable]
 }
 
 func ExampleOperationID() {
@@ -207,7 +205,7 @@ func ExampleBuild_plainRoute() {
 	op := doc.Paths["/feed.xml"].Get
 	fmt.Println(op.Summary, slices.Sorted(maps.Keys(op.Responses)), string(op.Extra[openapi.PlainExtension]))
 	// Output:
-	// The RSS feed [200 default] true
+	// The RSS feed [200 500 503 default] true
 }
 
 // Schemas, examples and the members the model does not name are

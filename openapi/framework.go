@@ -100,11 +100,36 @@ type frameworkResponse struct {
 }
 
 // retryAfter is the Retry-After header (RFC 9110 §10.2.3) the host sends,
-// in seconds. It is not required: a guest may declare and send the same
-// status without it.
+// in seconds, not required.
 func retryAfter(description string) map[string]*Header {
 	return map[string]*Header{"Retry-After": {Description: description,
 		Schema: json.RawMessage(`{"type": "integer", "minimum": 1}`)}}
+}
+
+// retryAfterAlways is retryAfter required: the header of a 503 the host
+// sends with every one (a database's, the idempotency store's, the host's
+// own). Beside a status the app declares, whose answers may lack it, it
+// is not required (optionalHeaders).
+func retryAfterAlways(description string) map[string]*Header {
+	h := retryAfter(description)
+	h["Retry-After"].Required = true
+	return h
+}
+
+// optionalHeaders returns headers with none required: the host's headers
+// of a status the app declares too, whose own answers need not carry
+// them.
+func optionalHeaders(headers map[string]*Header) map[string]*Header {
+	out := make(map[string]*Header, len(headers))
+	for name, h := range headers {
+		if h != nil && h.Required {
+			c := *h
+			c.Required = false
+			h = &c
+		}
+		out[name] = h
+	}
+	return out
 }
 
 // replayedHeader is sent with an answer replayed for a repeated
@@ -168,7 +193,7 @@ var frameworkResponses = []frameworkResponse{
 		status: http.StatusServiceUnavailable, description: "The database the operation uses is down or waits for its migrations; try again after Retry-After seconds", mediaType: mediaJSON,
 		schema: SchemaServiceUnavailable, uses: []string{SchemaServiceUnavailable},
 		reaches: func(op *Route) bool { return op.Database },
-		headers: retryAfter("Seconds until the host tries the database again"),
+		headers: retryAfterAlways("Seconds until the host tries the database again"),
 		example: func(*Route) json.RawMessage {
 			return hostErrorExample(http.StatusServiceUnavailable, nil)
 		},
@@ -194,7 +219,7 @@ var frameworkResponses = []frameworkResponse{
 	{
 		status: http.StatusServiceUnavailable, description: "The idempotency store cannot be reached; nothing ran", mediaType: mediaProblem,
 		schema: SchemaIdempotencyProblem, uses: []string{SchemaIdempotencyProblem}, reaches: idempotent,
-		headers: retryAfter("Seconds to wait before retrying with the same key"),
+		headers: retryAfterAlways("Seconds to wait before retrying with the same key"),
 	},
 }
 
@@ -257,7 +282,8 @@ func declaresRequestPart(op *Route) bool {
 
 // frameworkSchemas are the component schemas of the framework responses,
 // matching host.FrameworkError with host.ValidationData (whose issues are
-// validation.Issue) or host.MediaTypeData.
+// validation.Issue), host.MediaTypeData or, for a 500, host.ContractErrorData
+// or why the guest failed.
 var frameworkSchemas = map[string]json.RawMessage{
 	SchemaValidationError: annotated(json.RawMessage(fmt.Sprintf(`{
 		"type": "object",
@@ -361,6 +387,29 @@ var frameworkSchemas = map[string]json.RawMessage{
 			}
 		}
 	}`), "The 429 answer of a rate limit: which limit, and the seconds until a request may pass.", `{"statusCode":429,"statusMessage":"Too Many Requests","data":{"policy":"orders","retryAfter":12}}`),
+	// data is open: development adds why (the route, the guest's
+	// output) and a Response Contract Error its status and issues.
+	SchemaInternalServerError: annotated(json.RawMessage(fmt.Sprintf(`{
+		"type": "object",
+		"required": ["statusCode", "statusMessage"],
+		"additionalProperties": false,
+		"properties": {
+			"statusCode": {"type": "integer", "enum": [500]},
+			"statusMessage": {"type": "string", "description": "Internal Server Error, or Response Contract Error for an answer that broke its contract."},
+			"data": {
+				"type": "object",
+				"description": "Why, in development (and for a Response Contract Error wherever answers are checked); absent in production.",
+				"properties": {
+					"error": {"type": "string", "description": "Why the operation failed."},
+					"route": {"type": "string", "description": "The route whose guest failed."},
+					"middleware": {"type": "string", "description": "The middleware module that failed."},
+					"output": {"type": "array", "items": {"type": "string"}, "description": "The last lines the guest wrote to stdout and stderr."},
+					"status": {"type": "integer", "description": "The status the guest answered, for a Response Contract Error."},
+					"issues": {"type": "array", "items": {"$ref": %q}, "description": "What is wrong with the guest's answer, for a Response Contract Error."}
+				}
+			}
+		}
+	}`, componentPrefix+SchemaValidationIssue)), "The 500 answer: the operation failed on the server (its guest trapped, ran past its deadline, broke a limit or failed; a middleware failed; its answer broke its contract). In production it carries no data; in development, data says why.", `{"statusCode":500,"statusMessage":"Internal Server Error"}`, `{"statusCode":500,"statusMessage":"Internal Server Error","data":{"error":"the handler ran past its deadline of 30s (limits.timeout)","route":"/api/users/:id"}}`, `{"statusCode":500,"statusMessage":"Response Contract Error","data":{"status":201,"issues":[{"path":[],"message":"status 201 is not declared"}]}}`),
 	// data is open: the host's other 503s of the operation (every instance
 	// busy, a database down) share the status, and in development carry
 	// more of why.
@@ -378,7 +427,7 @@ var frameworkSchemas = map[string]json.RawMessage{
 				}
 			}
 		}
-	}`), "The 503 answer the host gives when it cannot serve the request now (its credentials cannot be verified, its rate limits cannot be checked, its database is down or waits for its migrations): try again after Retry-After seconds.", `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}`, `{"statusCode":503,"statusMessage":"Service Unavailable"}`),
+	}`), "The 503 answer the host gives when it cannot serve the request now (no instance of the route's module came free in time, its code is still loading, the server is shutting down, a bundle's route refuses a client whose calls all trapped, its credentials cannot be verified, its rate limits cannot be checked, its database is down or waits for its migrations): try again after Retry-After seconds.", `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"credentials cannot be verified now; try again later"}}`, `{"statusCode":503,"statusMessage":"Service Unavailable"}`),
 }
 
 // FrameworkSchema returns the JSON Schema of the body of a framework

@@ -102,3 +102,18 @@ func wantJSON(t testing.TB, what, got, want string) {
 		t.Errorf("%s:\ngot  %s\nwant %s", what, got, w)
 	}
 }
+
+// hostWideRefs are the responses every operation without another answer
+// of their status refers to: the host's 500 and 503.
+const hostWideRefs = `"500": {"$ref": "#/components/responses/EndpointsInternalServerError"}, "503": {"$ref": "#/components/responses/EndpointsServiceUnavailable"}`
+
+// hostWideSchemas are the component schemas those shared responses use.
+var hostWideSchemas = []string{"EndpointsInternalServerError", "EndpointsServiceUnavailable", "EndpointsValidationIssue"}
+
+// withHostWide returns want, the JSON of an operation's responses, with
+// the references to the host's 500 and 503 the operation gets when it
+// declares neither status.
+func withHostWide(want string) string {
+	want = strings.TrimSpace(want)
+	return "{" + hostWideRefs + ", " + strings.TrimPrefix(want, "{")
+}

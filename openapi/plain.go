@@ -268,7 +268,13 @@ func (b *builder) plainMethod(op *Route, method string, meta *PlainRoute, cfgSrc
 	for _, t := range out.Tags {
 		b.tags[t] = true
 	}
+	declared := map[string]bool{}
+	for status := range rs.byStatus {
+		declared[status] = true
+	}
+	refer := b.addHostWide(rs, declared)
 	out.Responses = rs.responses(b.spec)
+	b.referHostWide(out.Responses, refer)
 	out.Responses["default"] = &Response{Description: plainResponse}
 	*slot = out
 	b.doc.Paths[op.Path] = item

@@ -31,7 +31,7 @@ func TestPlainRoutes(t *testing.T) {
 			ops:  []openapi.Route{plain("GET", "/feed.xml", "server/routes/feed.xml.get.wasm")},
 			want: map[string]string{"/~1feed.xml": `{"get": {
 				"operationId": "getFeedXml", "summary": "Plain route server/routes/feed.xml.get.wasm",
-				"security": [], "x-endpoints-plain": true, "responses": {"default": ` + notChecked + `}}}`},
+				"security": [], "x-endpoints-plain": true, "responses": {` + hostWideRefs + `, "default": ` + notChecked + `}}}`},
 		},
 		{
 			name: "no method suffix, every method served: GET only",
@@ -71,6 +71,7 @@ func TestPlainRoutes(t *testing.T) {
 				"/~1feed.xml/get/responses": `{
 					"200": {"description": "The feed", "content": {"application/rss+xml": {"schema": {"type": "string", "contentEncoding": "binary"}}}},
 					"304": {"description": "Not Modified"},
+					` + hostWideRefs + `,
 					"default": ` + notChecked + `}`,
 			},
 		},
@@ -115,8 +116,11 @@ func TestPlainRoutes(t *testing.T) {
 			ops:    []openapi.Route{plain("GET", "/status", "server/routes/status.get.wasm"), op(t, "GET", "/api/x", "server/api/x.get.wasm", `{}`)},
 			config: `{"responses": {"500": {"description": "Failed"}}}`,
 			want: map[string]string{
-				"/~1status/get/responses/500": "",
-				"/~1api~1x/get/responses/500": `{"description": "Failed"}`,
+				// A plain route's 500 is the host's alone; an endpoint's
+				// declared without a body describes the host's body.
+				"/~1status/get/responses/500": `{"$ref": "#/components/responses/EndpointsInternalServerError"}`,
+				"/~1api~1x/get/responses/500": `{"description": "Failed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/EndpointsInternalServerError"},
+					"example": {"statusCode": 500, "statusMessage": "Internal Server Error"}}}}`,
 			},
 		},
 	}

@@ -124,8 +124,9 @@ func TestRoutesConfigInBuild(t *testing.T) {
 	doc := build(t, ops(t), openapi.Options{Routes: parsed})
 	const post = "/paths/~1api~1admin~1users~1{id}/post/responses/"
 	tests := []struct{ name, ptr, want string }{
-		{"app-wide response everywhere", "/paths/~1api~1public/get/responses/500",
-			`{"description": "App-wide", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Err"}}}}`},
+		// The host's own 500 joins the declared one.
+		{"app-wide response everywhere", "/paths/~1api~1public/get/responses/500/content/application~1json/schema",
+			`{"anyOf": [{"$ref": "#/components/schemas/Err"}, {"$ref": "#/components/schemas/EndpointsInternalServerError"}]}`},
 		{"a prefix matches its own path", "/paths/~1api~1admin/get/responses/403/description", `"Scope says"`},
 		{"a prefix does not match beside it", "/paths/~1api~1public/get/responses/403", ``},
 		{"contract first, then scope: anyOf, contract's description", post + "403",
@@ -135,8 +136,8 @@ func TestRoutesConfigInBuild(t *testing.T) {
 			`{"description": "Scope 401", "content": {
 				"text/plain": {"schema": {"type": "string", "contentEncoding": "binary"}},
 				"application/json": {"schema": {"type": "object"}}}}`},
-		{"an identical schema is written once", post + "500",
-			`{"description": "App-wide", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Err"}}}}`},
+		{"an identical schema is written once", post + "500/content/application~1json/schema",
+			`{"anyOf": [{"$ref": "#/components/schemas/Err"}, {"$ref": "#/components/schemas/EndpointsInternalServerError"}]}`},
 		{"exact pattern in client form", post + "409/description", `"Conflict"`},
 		{"method scope only for its method", "/paths/~1api~1admin/get/responses/401/content",
 			`{"text/plain": {"schema": {"type": "string", "contentEncoding": "binary"}}}`},

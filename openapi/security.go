@@ -88,7 +88,8 @@ type HostResponse struct {
 // description stays, followed by the host's when the status has other
 // bodies (so a status the host answers for several reasons names each), and
 // headers are united, a header both send describing both; a status declared by
-// reference ($ref to components/responses) is left alone. It fails when the document
+// reference to the author's components/responses is left alone, one to the
+// host's own ([ResponseServiceUnavailable]) becomes a copy it adds to. It fails when the document
 // holds another schema under the framework schema's name.
 func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 	if _, ok := frameworkSchemas[r.Schema]; !ok {
@@ -110,7 +111,9 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 	if op.Responses == nil {
 		op.Responses = map[string]*Response{}
 	}
-	resp := op.Responses[status]
+	// The host's own shared answer of the status: this operation's gains
+	// a reason, so it gets a copy of its own.
+	resp := d.OwnResponse(op, status)
 	switch {
 	case resp == nil:
 		desc := r.Description
@@ -121,8 +124,8 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 		fillContent(op.Responses[status].Content, d.Components.Schemas, status)
 		return nil
 	case resp.Ref != "":
-		// A shared response (components/responses) is the author's to
-		// keep in step with the host's answer.
+		// Another shared response (components/responses) is the
+		// author's to keep in step with the host's answer.
 		return nil
 	}
 	resp.Headers = mergeHeaders(resp.Headers, r.Headers)

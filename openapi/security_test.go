@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -99,9 +100,46 @@ func TestAddHostResponseTwice(t *testing.T) {
 		`{"anyOf": [{"type": "object"}, {"$ref": "#/components/schemas/EndpointsServiceUnavailable"}]}`; !jsonSame(t, got, want) {
 		t.Errorf("a declared 503 and the host's twice: %s, want %s", got, want)
 	}
-	if got, want := at(t, doc, "/paths/~1api~1a/post/responses/503/description"),
-		`"Ours. The rate limit cannot be checked. Credentials cannot be verified"`; !jsonSame(t, got, want) {
-		t.Errorf("the description: %s, want %s", got, want)
+	// The host's own 503s (no instance in time, shutting down) come
+	// between the declared reason and those added after the build.
+	if got := at(t, doc, "/paths/~1api~1a/post/responses/503/description"); !strings.HasPrefix(got, `"Ours. No instance of the route's module came free`) ||
+		!strings.HasSuffix(got, `. The rate limit cannot be checked. Credentials cannot be verified"`) {
+		t.Errorf("the description: %s, want Ours, the host's own 503, then each reason added", got)
+	}
+}
+
+// TestAddHostResponseOverSharedResponse: an operation that refers to the
+// host's shared 503 (components/responses) and gains another reason for
+// it (a rate limit's store) gets a copy of its own naming both, with the
+// same schema and Retry-After; the shared response, which other
+// operations refer to, is unchanged.
+func TestAddHostResponseOverSharedResponse(t *testing.T) {
+	doc := build(t, []openapi.Route{
+		op(t, "GET", "/api/a", "server/api/a.get.wasm", `{"responses": {"200": {}}}`),
+		op(t, "GET", "/api/b", "server/api/b.get.wasm", `{"responses": {"200": {}}}`),
+	}, openapi.Options{})
+	shared := at(t, doc, "/components/responses/EndpointsServiceUnavailable")
+	if got := at(t, doc, "/paths/~1api~1a/get/responses/503"); got != canon(t, `{"$ref": "#/components/responses/EndpointsServiceUnavailable"}`) {
+		t.Fatalf("the 503 of an operation with no other = %s, want the shared response", got)
+	}
+	err := doc.AddHostResponse(doc.Paths["/api/a"].Get, openapi.HostResponse{Status: 503, Description: "The rate limit cannot be checked", Schema: openapi.SchemaServiceUnavailable,
+		Headers: map[string]*openapi.Header{"Retry-After": {Description: "Seconds until the store is tried again"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDocument(t, doc)
+	if got := at(t, doc, "/paths/~1api~1a/get/responses/503/description"); !strings.HasPrefix(got, `"No instance of the route's module came free`) || !strings.HasSuffix(got, `. The rate limit cannot be checked"`) {
+		t.Errorf("the 503 given another reason: %s, want the shared description, then the reason", got)
+	}
+	wantJSON(t, "its schema", at(t, doc, "/paths/~1api~1a/get/responses/503/content/application~1json/schema"), `{"$ref": "#/components/schemas/EndpointsServiceUnavailable"}`)
+	if got := at(t, doc, "/paths/~1api~1a/get/responses/503/headers/Retry-After/description"); !strings.Contains(got, "Seconds to wait before trying again") || !strings.Contains(got, "store") {
+		t.Errorf("its Retry-After: %s, want both reasons' descriptions", got)
+	}
+	if got := at(t, doc, "/components/responses/EndpointsServiceUnavailable"); got != shared {
+		t.Errorf("the shared 503 changed:\n%s\nwas\n%s", got, shared)
+	}
+	if got := at(t, doc, "/paths/~1api~1b/get/responses/503"); got != canon(t, `{"$ref": "#/components/responses/EndpointsServiceUnavailable"}`) {
+		t.Errorf("the 503 of another operation = %s, want the shared response still", got)
 	}
 }
 

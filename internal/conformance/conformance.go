@@ -121,7 +121,10 @@ var Users = []Case{
 }
 
 // usersDocument checks the operation of the users endpoint in the app's
-// OpenAPI document: its parameter and its 200, 400 and 404 answers.
+// OpenAPI document: its parameter, its 200, 400 and 404 answers, and the
+// host's 500 (a guest that failed) and 503 (no instance in time, a
+// shutdown), which the host answers for every operation whatever its
+// language.
 func usersDocument(body []byte) error {
 	var doc struct {
 		Paths map[string]map[string]struct {
@@ -152,7 +155,7 @@ func usersDocument(body []byte) error {
 		op.Parameters[0].Schema.Type != "integer" || op.Parameters[0].Schema.Minimum != "1" {
 		problems = append(problems, fmt.Sprintf("parameters %+v, want one required path parameter id, an integer of minimum 1", op.Parameters))
 	}
-	for _, status := range []string{"200", "400", "404"} {
+	for _, status := range []string{"200", "400", "404", "500", "503"} {
 		if _, ok := op.Responses[status]; !ok {
 			problems = append(problems, "no "+status+" response")
 		}

@@ -256,7 +256,10 @@ func DocumentRateLimits(doc *openapi.Document, limits []*RateLimit) error {
 		}
 		// Every answer of a limited operation carries the policy and what
 		// is left of it.
-		for _, r := range op.Responses {
+		for status := range op.Responses {
+			// The host's shared 500 and 503 become this operation's own:
+			// they carry the headers too.
+			r := doc.OwnResponse(op, status)
 			if r == nil || r.Ref != "" {
 				continue // a reference has no members beside it
 			}

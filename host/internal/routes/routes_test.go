@@ -310,6 +310,19 @@ func TestCheckAnswer(t *testing.T) {
 			want: []string{"[]: status 400 is not declared"}},
 		{name: "the framework's 400 without a request part", op: withoutRequest, status: 400, header: json, body: framework400,
 			want: []string{"[]: status 400 is not declared in the contract (declared: 200)"}},
+		// The document lists the host's 500 and 503 on every operation:
+		// a guest's answer in their shape is one it lists.
+		{name: "the host's 500", op: withoutRequest, status: 500, header: json, body: `{"statusCode":500,"statusMessage":"Internal Server Error"}`},
+		{name: "the host's 503 saying why", op: withoutRequest, status: 503, header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"1"}},
+			body: `{"statusCode":503,"statusMessage":"Service Unavailable","data":{"error":"busy"}}`},
+		{name: "the host's 503 without Retry-After", op: withoutRequest, status: 503, header: json, body: `{"statusCode":503,"statusMessage":"Service Unavailable"}`,
+			want: []string{"[]: status 503 is not declared"}},
+		{name: "another 500 body", op: withoutRequest, status: 500, header: json, body: `{"error":"boom"}`,
+			want: []string{"[]: status 500 is not declared"}},
+		{name: "a 503 in the shape of a 500", op: withoutRequest, status: 503, header: json, body: `{"statusCode":500,"statusMessage":"Internal Server Error"}`,
+			want: []string{"[]: status 503 is not declared"}},
+		{name: "an empty 503", op: withoutRequest, status: 503, header: http.Header{},
+			want: []string{"[]: status 503 is not declared"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			issues := tc.op.CheckAnswer(tc.status, tc.header, []byte(tc.body))

@@ -195,6 +195,7 @@ func loadDocument(doc Document) (*load.SpecInfo, error) {
 	if spec.OpenAPI == "" {
 		return nil, fmt.Errorf("%s: not an OpenAPI document: it has no \"openapi\" member", doc.Name)
 	}
+	withoutHostAlternatives(spec)
 	info := &load.SpecInfo{Url: doc.Name, Spec: spec}
 	if spec.Info != nil {
 		info.Version = spec.Info.Version

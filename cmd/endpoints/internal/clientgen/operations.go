@@ -170,7 +170,7 @@ func NewModel(doc *openapi.Document) (*Model, error) {
 				// be made for it (docs/spec.md §10).
 				continue
 			}
-			op, err := newOperation(mo.method, path, mo.op)
+			op, err := newOperation(doc, mo.method, path, mo.op)
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w", mo.method, path, err)
 			}
@@ -180,7 +180,7 @@ func NewModel(doc *openapi.Document) (*Model, error) {
 	return m, nil
 }
 
-func newOperation(method, path string, o *openapi.Operation) (Operation, error) {
+func newOperation(doc *openapi.Document, method, path string, o *openapi.Operation) (Operation, error) {
 	op := Operation{
 		Method: method, OpenAPIPath: path, Path: openapi.ClientPath(path), OperationID: o.OperationID,
 		Summary: o.Summary, Description: o.Description, Deprecated: o.Deprecated,
@@ -216,7 +216,12 @@ func newOperation(method, path string, o *openapi.Operation) (Operation, error) 
 		if err != nil {
 			continue // "default", "4XX": not a status a client can narrow on
 		}
-		r := o.Responses[key]
+		// A shared response (the host's 500 and 503 every operation
+		// gets) is typed as the operation's own.
+		r := doc.ResolveResponse(o.Responses[key])
+		if r == nil {
+			return op, fmt.Errorf("response %s: $ref %q names no entry of components/responses", key, o.Responses[key].Ref)
+		}
 		resp := Response{Status: status, Description: r.Description}
 		if method == "HEAD" {
 			// A HEAD answer has no body (RFC 9110 §9.3.2): the host

@@ -3,6 +3,7 @@ package clientgen
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/wasmendpoints/endpoints/openapi"
@@ -135,5 +136,31 @@ func TestNewModelHeadAnswersHaveNoBody(t *testing.T) {
 		if got, want := len(op.Responses[0].Content), map[string]int{"GET": 1, "HEAD": 0}[op.Method]; got != want {
 			t.Errorf("%s %s: the 200 has %d media types, want %d", op.Method, op.Path, got, want)
 		}
+	}
+}
+
+// TestNewModelSharedResponses: an answer an operation lists by reference
+// to components/responses (the host's 500 and 503 every operation gets,
+// or an author's shared response) is typed with its content, as if the
+// operation declared it; a reference to no entry is an error.
+func TestNewModelSharedResponses(t *testing.T) {
+	doc, err := openapi.ParseDocument([]byte(`{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/api/ping": {
+		"get": {"operationId": "getPing", "responses": {"200": {"description": "pong"}, "503": {"$ref": "#/components/responses/Busy"}}}}},
+		"components": {"responses": {"Busy": {"description": "Busy now", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Busy"}}}}},
+			"schemas": {"Busy": {"type": "object"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.Operations[0].Responses[1]
+	if r.Status != 503 || r.Description != "Busy now" || len(r.Content) != 1 || string(r.Content[0].Schema) != `{"$ref": "#/components/schemas/Busy"}` {
+		t.Errorf("the shared 503 = %+v, want its description and content", r)
+	}
+	doc.Paths["/api/ping"].Get.Responses["503"].Ref = "#/components/responses/Gone"
+	if _, err := NewModel(doc); err == nil || !strings.Contains(err.Error(), "Gone") {
+		t.Errorf("a reference to no response: %v, want an error naming it", err)
 	}
 }

@@ -146,6 +146,35 @@ export type EndpointsIdempotencyProblem = {
 };
 
 /**
+ * The 500 answer: the operation failed on the server (its guest trapped, ran past its deadline,
+ * broke a limit or failed; a middleware failed; its answer broke its contract). In production it
+ * carries no data; in development, data says why.
+ */
+export type EndpointsInternalServerError = {
+  /**
+   * Why, in development (and for a Response Contract Error wherever answers are checked); absent in
+   * production.
+   */
+  data?: {
+    /** Why the operation failed. */
+    error?: string;
+    /** What is wrong with the guest's answer, for a Response Contract Error. */
+    issues?: EndpointsValidationIssue[];
+    /** The middleware module that failed. */
+    middleware?: string;
+    /** The last lines the guest wrote to stdout and stderr. */
+    output?: string[];
+    /** The route whose guest failed. */
+    route?: string;
+    /** The status the guest answered, for a Response Contract Error. */
+    status?: number;
+  };
+  statusCode: 500;
+  /** Internal Server Error, or Response Contract Error for an answer that broke its contract. */
+  statusMessage: string;
+};
+
+/**
  * The 406 answer: none of the media types the request's Accept header names is one the operation
  * answers with.
  */
@@ -159,9 +188,11 @@ export type EndpointsNotAcceptable = {
 };
 
 /**
- * The 503 answer the host gives when it cannot serve the request now (its credentials cannot be
- * verified, its rate limits cannot be checked, its database is down or waits for its migrations):
- * try again after Retry-After seconds.
+ * The 503 answer the host gives when it cannot serve the request now (no instance of the route's
+ * module came free in time, its code is still loading, the server is shutting down, a bundle's
+ * route refuses a client whose calls all trapped, its credentials cannot be verified, its rate
+ * limits cannot be checked, its database is down or waits for its migrations): try again after
+ * Retry-After seconds.
  */
 export type EndpointsServiceUnavailable = {
   data?: {
@@ -392,12 +423,19 @@ export type GetApiClockOptions = {
  *
  * - 200: A stream of ticks; the schema is one event's data
  * - 400: Validation Error
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
+ * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
+ *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
+ *   error), or its answer broke its contract where answers are checked (responseValidation); in
+ *   development, data says why
+ * - 503: No instance of the route's module came free before the request's deadline, its code is
+ *   still loading, or the server is shutting down (on a bundle's route, also: the client's last
+ *   calls all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiClockResult =
   | EndpointResponse<200, true, "text/event-stream", AsyncIterable<ClockEvent>>
   | EndpointResponse<400, false, "application/json", EndpointsValidationError>
-  | EndpointResponse<500, false, "application/json", ServerError>;
+  | EndpointResponse<500, false, "application/json", ServerError | EndpointsInternalServerError>
+  | EndpointResponse<503, false, "application/json", EndpointsServiceUnavailable>;
 
 /**
  * Options of POST /api/orders: Place an order.
@@ -430,11 +468,17 @@ export type PostApiOrdersOptions = {
  * - 422: No such user, or the Idempotency-Key was used for a different request
  * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran. Too
  *   many requests: rate limit orders, or too many failed credentials (authFailures)
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
+ * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
+ *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
+ *   error), or its answer broke its contract where answers are checked (responseValidation); in
+ *   development, data says why
  * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
  *   operation uses is down or waits for its migrations; try again after Retry-After seconds. The
- *   idempotency store cannot be reached; nothing ran. The rate limit orders cannot be checked now
- *   (the store is down). Credentials for bearer or partners cannot be verified now (an identity
+ *   idempotency store cannot be reached; nothing ran. No instance of the route's module came free
+ *   before the request's deadline, its code is still loading, or the server is shutting down (on a
+ *   bundle's route, also: the client's last calls all trapped, and its calls are refused for a
+ *   while); try again after Retry-After seconds. The rate limit orders cannot be checked now (the
+ *   store is down). Credentials for bearer or partners cannot be verified now (an identity
  *   provider's key set, the store of API keys or a verifier unavailable)
  */
 export type PostApiOrdersResult =
@@ -449,7 +493,7 @@ export type PostApiOrdersResult =
   | EndpointResponse<422, false, "application/problem+json", Problem | EndpointsIdempotencyProblem>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
   | EndpointResponse<429, false, "application/problem+json", EndpointsIdempotencyProblem>
-  | EndpointResponse<500, false, "application/json", ServerError>
+  | EndpointResponse<500, false, "application/json", ServerError | EndpointsInternalServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>
   | EndpointResponse<503, false, "application/problem+json", EndpointsIdempotencyProblem>;
 
@@ -483,10 +527,16 @@ export type PostApiUsersOptions = {
  * - 422: The Idempotency-Key was used for a different request
  * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran. Too
  *   many requests: too many failed credentials (authFailures)
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
+ * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
+ *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
+ *   error), or its answer broke its contract where answers are checked (responseValidation); in
+ *   development, data says why
  * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
  *   operation uses is down or waits for its migrations; try again after Retry-After seconds. The
- *   idempotency store cannot be reached; nothing ran
+ *   idempotency store cannot be reached; nothing ran. No instance of the route's module came free
+ *   before the request's deadline, its code is still loading, or the server is shutting down (on a
+ *   bundle's route, also: the client's last calls all trapped, and its calls are refused for a
+ *   while); try again after Retry-After seconds
  */
 export type PostApiUsersResult =
   | EndpointResponse<201, true, "application/json", User>
@@ -500,7 +550,7 @@ export type PostApiUsersResult =
   | EndpointResponse<422, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
   | EndpointResponse<429, false, "application/problem+json", EndpointsIdempotencyProblem>
-  | EndpointResponse<500, false, "application/json", ServerError>
+  | EndpointResponse<500, false, "application/json", ServerError | EndpointsInternalServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>
   | EndpointResponse<503, false, "application/problem+json", EndpointsIdempotencyProblem>;
 
@@ -522,13 +572,19 @@ export type GetApiUsersExportOptions = {
  * What GET /api/users/export answers; check status to narrow body:
  *
  * - 200: The users as CSV
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
+ * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
+ *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
+ *   error), or its answer broke its contract where answers are checked (responseValidation); in
+ *   development, data says why
  * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
+ *   instance of the route's module came free before the request's deadline, its code is still
+ *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
+ *   trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersExportResult =
   | EndpointResponse<200, true, "text/csv", ReadableStream<Uint8Array>>
-  | EndpointResponse<500, false, "application/json", ServerError>
+  | EndpointResponse<500, false, "application/json", ServerError | EndpointsInternalServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
@@ -556,15 +612,21 @@ export type GetApiUsersSearchOptions = {
  *
  * - 200: The matching users
  * - 400: The query is not valid. Validation Error
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
+ * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
+ *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
+ *   error), or its answer broke its contract where answers are checked (responseValidation); in
+ *   development, data says why
  * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
+ *   instance of the route's module came free before the request's deadline, its code is still
+ *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
+ *   trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersSearchResult =
   | EndpointResponse<200, true, "application/json", SearchResult>
   | EndpointResponse<400, false, "application/json", EndpointsValidationError>
   | EndpointResponse<400, false, "application/problem+json", ValidationProblem>
-  | EndpointResponse<500, false, "application/json", ServerError>
+  | EndpointResponse<500, false, "application/json", ServerError | EndpointsInternalServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
@@ -590,15 +652,21 @@ export type GetApiUsersByIdOptions = {
  * - 200: The user
  * - 400: Validation Error
  * - 404: No such user
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
+ * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
+ *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
+ *   error), or its answer broke its contract where answers are checked (responseValidation); in
+ *   development, data says why
  * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
+ *   instance of the route's module came free before the request's deadline, its code is still
+ *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
+ *   trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersByIdResult =
   | EndpointResponse<200, true, "application/json", User>
   | EndpointResponse<400, false, "application/json", EndpointsValidationError>
   | EndpointResponse<404, false, "application/json", NotFound>
-  | EndpointResponse<500, false, "application/json", ServerError>
+  | EndpointResponse<500, false, "application/json", ServerError | EndpointsInternalServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
@@ -630,9 +698,15 @@ export type PatchApiUsersByIdOptions = {
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 429: Too many requests: too many failed credentials (authFailures)
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
+ * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
+ *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
+ *   error), or its answer broke its contract where answers are checked (responseValidation); in
+ *   development, data says why
  * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
+ *   instance of the route's module came free before the request's deadline, its code is still
+ *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
+ *   trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type PatchApiUsersByIdResult =
   | EndpointResponse<200, true, "application/json", User>
@@ -643,7 +717,7 @@ export type PatchApiUsersByIdResult =
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
-  | EndpointResponse<500, false, "application/json", ServerError>
+  | EndpointResponse<500, false, "application/json", ServerError | EndpointsInternalServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
@@ -672,9 +746,15 @@ export type GetApiUsersByIdAvatarOptions = {
  * - 400: Validation Error
  * - 404: No such user
  * - 406: Not Acceptable
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
+ * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
+ *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
+ *   error), or its answer broke its contract where answers are checked (responseValidation); in
+ *   development, data says why
  * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
+ *   instance of the route's module came free before the request's deadline, its code is still
+ *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
+ *   trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersByIdAvatarResult =
   | EndpointResponse<200, true, "image/png", ReadableStream<Uint8Array>>
@@ -682,7 +762,7 @@ export type GetApiUsersByIdAvatarResult =
   | EndpointResponse<400, false, "application/json", EndpointsValidationError>
   | EndpointResponse<404, false, "application/problem+json", Problem>
   | EndpointResponse<406, false, "application/json", EndpointsNotAcceptable>
-  | EndpointResponse<500, false, "application/json", ServerError>
+  | EndpointResponse<500, false, "application/json", ServerError | EndpointsInternalServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
@@ -721,9 +801,15 @@ export type PostApiUsersByIdPhotoOptions = {
  *   utf-8
  * - 422: The file is not the image its type says
  * - 429: Too many requests: too many failed credentials (authFailures)
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract
+ * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
+ *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
+ *   error), or its answer broke its contract where answers are checked (responseValidation); in
+ *   development, data says why
  * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds
+ *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
+ *   instance of the route's module came free before the request's deadline, its code is still
+ *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
+ *   trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<201, true, "application/json", Photo>
@@ -735,7 +821,7 @@ export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", Problem>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
-  | EndpointResponse<500, false, "application/json", ServerError>
+  | EndpointResponse<500, false, "application/json", ServerError | EndpointsInternalServerError>
   | EndpointResponse<503, false, "application/json", ServiceUnavailable | EndpointsServiceUnavailable>;
 
 /**
@@ -881,6 +967,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       200: { "text/event-stream": "events" },
       400: { "application/json": "json" },
       500: { "application/json": "json" },
+      503: { "application/json": "json" },
     },
   },
   "POST /api/orders": {
