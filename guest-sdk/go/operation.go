@@ -579,7 +579,7 @@ func (b *builder) response(status int, resp Response, inline bool) (*abi.Respons
 		if err != nil {
 			return nil, fmt.Errorf("Responses[%d]: %w", status, err)
 		}
-		if ar.Schema, err = marshalJSON(s); err != nil {
+		if ar.Schema, err = s.json(); err != nil {
 			return nil, err
 		}
 	case resp.schema != nil:
@@ -621,7 +621,7 @@ func (r *registry) contractJSON() []byte {
 		maps.Copy(defs, o.rawDefs)
 	}
 	for name := range r.b.closure(refs) {
-		s, err := marshalJSON(r.b.defs[name])
+		s, err := r.b.defs[name].json()
 		if err != nil {
 			panic("endpoints: encoding $defs/" + name + ": " + err.Error())
 		}
