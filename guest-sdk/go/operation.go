@@ -15,6 +15,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/hooks"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/jsonenc"
 )
 
 // Operation describes an endpoint: its documentation, its responses and,
@@ -627,7 +628,7 @@ func (r *registry) contractJSON() []byte {
 		}
 		defs[name] = s
 	}
-	b, err := marshalJSON(&c) // c.Defs is nil: appendDefs writes them
+	b, err := appendContract(nil, &c) // c.Defs is nil: appendDefs writes them
 	if err != nil {
 		// Every schema was marshalled once already at registration.
 		panic("endpoints: encoding the contract: " + err.Error())
@@ -657,11 +658,7 @@ func appendDefs(b []byte, defs map[string]json.RawMessage) []byte {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		key, err := marshalJSON(name)
-		if err != nil {
-			panic("endpoints: encoding $defs/" + name + ": " + err.Error())
-		}
-		out = append(out, key...)
+		out = jsonenc.AppendStringNoHTML(out, name)
 		out = append(out, ':')
 		out = append(out, defs[name]...)
 	}
