@@ -24,6 +24,51 @@ import (
 type contractWriter struct {
 	b   []byte
 	err error
+	// html escapes <, > and & in strings, as json.Marshal does (the
+	// bundle's middleware); escaped then notes a JSON value holding one
+	// of the characters json.Marshal escapes inside it, which raw does
+	// not, and the caller leaves to json.Marshal.
+	html, escaped bool
+}
+
+// appendBundleMiddleware appends mws as JSON to b as json.Marshal writes
+// them, for the bundle's declaration.
+func appendBundleMiddleware(b []byte, mws []abi.BundleMiddleware) ([]byte, error) {
+	w := contractWriter{b: b, html: true}
+	if mws == nil {
+		w.null()
+		return w.b, nil
+	}
+	w.b = append(w.b, '[')
+	for i, m := range mws {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		o := w.open()
+		o.key("name")
+		w.str(m.Name)
+		o.key("declaration")
+		d := w.open()
+		d.strs("routes", m.Declaration.Routes)
+		d.strs("methods", m.Declaration.Methods)
+		d.strs("phases", m.Declaration.Phases)
+		if len(m.Declaration.Responses) > 0 {
+			d.key("responses")
+			writeMap(&w, m.Declaration.Responses, w.response)
+		}
+		d.close()
+		o.close()
+	}
+	w.b = append(w.b, ']')
+	if w.escaped || w.err != nil {
+		// encoding/json's escapes inside JSON values, and its errors.
+		out, err := json.Marshal(mws)
+		if err != nil {
+			return nil, err
+		}
+		return append(b, out...), nil
+	}
+	return w.b, nil
 }
 
 // appendContract appends c as JSON to b.
@@ -91,7 +136,13 @@ func (o *jsonObject) strs(name string, values []string) {
 	}
 }
 
-func (w *contractWriter) str(s string) { w.b = jsonenc.AppendStringNoHTML(w.b, s) }
+func (w *contractWriter) str(s string) {
+	if w.html {
+		w.b = jsonenc.AppendString(w.b, s)
+		return
+	}
+	w.b = jsonenc.AppendStringNoHTML(w.b, s)
+}
 
 func (w *contractWriter) null() { w.b = append(w.b, "null"...) }
 
@@ -102,10 +153,19 @@ func (w *contractWriter) raw(value json.RawMessage) {
 		w.null()
 		return
 	}
-	var err error
-	if w.b, err = appendCompact(w.b, value); err != nil && w.err == nil {
-		w.err = err
+	c := compactor{src: value, out: w.b}
+	out, err := c.compact()
+	switch {
+	case err != nil:
+		if w.err == nil {
+			w.err = err
+		}
+	case c.copied:
+		w.b = out
+	default:
+		w.b = append(w.b, out...)
 	}
+	w.escaped = w.escaped || c.escapes
 }
 
 func (w *contractWriter) strs(values []string) {

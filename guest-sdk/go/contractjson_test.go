@@ -140,3 +140,30 @@ func fillRandom(t *testing.T, r *rand.Rand, v reflect.Value, depth int, what str
 		t.Fatalf("%s: a %s, which fillRandom does not set: add it", what, v.Type())
 	}
 }
+
+// TestBundleMiddlewareJSON holds appendBundleMiddleware, which writes a
+// bundle's middleware into its declaration, to json.Marshal (which
+// escapes <, > and &, also inside JSON values, unlike the contracts'
+// encoding): middleware filled at random as TestContractJSON fills
+// contracts, appended after bytes already in the buffer.
+func TestBundleMiddlewareJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	set := map[string]bool{}
+	for i := range 2000 {
+		var mws []abi.BundleMiddleware
+		fillRandom(t, r, reflect.ValueOf(&mws).Elem(), 3, "[]BundleMiddleware", set)
+		want, wantErr := json.Marshal(mws)
+		got, err := appendBundleMiddleware([]byte("prefix "), mws)
+		switch {
+		case (err != nil) != (wantErr != nil):
+			t.Fatalf("middleware %d: error %v, json.Marshal's %v", i, err, wantErr)
+		case err == nil && string(got) != "prefix "+string(want):
+			t.Fatalf("middleware %d:\n got %s\nwant prefix %s", i, got, want)
+		}
+	}
+	for _, field := range []string{"BundleMiddleware.Name", "Middleware.Routes", "Middleware.Methods", "Middleware.Phases", "Middleware.Responses", "Response.Schema"} {
+		if !set[field] {
+			t.Errorf("no random middleware set %s", field)
+		}
+	}
+}
