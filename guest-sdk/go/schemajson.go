@@ -15,9 +15,9 @@ import (
 // loads, and there encoding/json's reflection over the struct's 30
 // fields, its encoders built per type in every fresh instance and its
 // scan of each Marshaler's output at each level of nesting cost the
-// host about a tenth of a second per reload of the users example
-// (RATIONALE.md, "A save's steps, timed again"). TestSchemaJSON holds
-// this writer to encoding/json's output.
+// host about a tenth of a second of CPU per reload of the users example
+// (RATIONALE.md, "The declaration, halved"). TestSchemaJSON holds this
+// writer to encoding/json's output.
 
 // json returns s as JSON, as marshalJSON(s) does: "null" for a nil s.
 func (s *schema) json() ([]byte, error) {
