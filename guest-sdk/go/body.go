@@ -219,7 +219,7 @@ func (b *builder) planBody(in reflect.Type, sf reflect.StructField, offset uintp
 	if !required {
 		out.Required = new(bool)
 	}
-	derived, err := marshalJSON(s)
+	derived, err := s.json()
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package endpoints
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"reflect"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wasmendpoints/endpoints/abi"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/jsonenc"
 )
 
 // A bundle is one module that serves several routes (abi/README.md §9):
@@ -319,7 +319,10 @@ func declaration() []byte {
 // every contract again, a json.RawMessage though it is compact already:
 // it scans each byte, which in the interpreter that runs a saved bundle's
 // new version costs the host about a tenth of a second per reload of the
-// users example (16 KB of contracts).
+// users example (16 KB of contracts). The routes' names and the
+// middleware are written by hand too, as json.Marshal writes them
+// (appendBundleMiddleware): its encoders for the middleware's types are
+// built by reflection in each fresh instance.
 func bundleDeclaration() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"routes":[`)
@@ -327,19 +330,11 @@ func bundleDeclaration() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		route, err := json.Marshal(r.route)
-		if err != nil {
-			return nil, err
-		}
 		b.WriteString(`{"route":`)
-		b.Write(route)
+		b.Write(jsonenc.AppendString(b.AvailableBuffer(), r.route))
 		if r.err != "" {
-			e, err := json.Marshal(r.err)
-			if err != nil {
-				return nil, err
-			}
 			b.WriteString(`,"error":`)
-			b.Write(e)
+			b.Write(jsonenc.AppendString(b.AvailableBuffer(), r.err))
 		} else if c := r.reg.contractJSON(); len(c) > 0 {
 			b.WriteString(`,"contract":`)
 			b.Write(c)
@@ -352,11 +347,11 @@ func bundleDeclaration() ([]byte, error) {
 		for i, m := range bundleMW.list {
 			mws[i] = abi.BundleMiddleware{Name: m.name, Declaration: m.decl}
 		}
-		m, err := json.Marshal(mws)
+		b.WriteString(`,"middleware":`)
+		m, err := appendBundleMiddleware(b.AvailableBuffer(), mws)
 		if err != nil {
 			return nil, err
 		}
-		b.WriteString(`,"middleware":`)
 		b.Write(m)
 	}
 	b.WriteByte('}')

@@ -243,7 +243,7 @@ func (b *builder) planInput(t reflect.Type, raw RequestSchemas) (*inputPlan, *ab
 		}
 		var derived json.RawMessage
 		if len(props) > 0 {
-			s, err := marshalJSON(&schema{Type: "object", Properties: props, Required: required})
+			s, err := (&schema{Type: "object", Properties: props, Required: required}).json()
 			if err != nil {
 				return nil, nil, err
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/abi"
 	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/hooks"
+	"github.com/wasmendpoints/endpoints/guest-sdk/go/internal/jsonenc"
 )
 
 // Operation describes an endpoint: its documentation, its responses and,
@@ -579,7 +580,7 @@ func (b *builder) response(status int, resp Response, inline bool) (*abi.Respons
 		if err != nil {
 			return nil, fmt.Errorf("Responses[%d]: %w", status, err)
 		}
-		if ar.Schema, err = marshalJSON(s); err != nil {
+		if ar.Schema, err = s.json(); err != nil {
 			return nil, err
 		}
 	case resp.schema != nil:
@@ -621,13 +622,13 @@ func (r *registry) contractJSON() []byte {
 		maps.Copy(defs, o.rawDefs)
 	}
 	for name := range r.b.closure(refs) {
-		s, err := marshalJSON(r.b.defs[name])
+		s, err := r.b.defs[name].json()
 		if err != nil {
 			panic("endpoints: encoding $defs/" + name + ": " + err.Error())
 		}
 		defs[name] = s
 	}
-	b, err := marshalJSON(&c) // c.Defs is nil: appendDefs writes them
+	b, err := appendContract(nil, &c) // c.Defs is nil: appendDefs writes them
 	if err != nil {
 		// Every schema was marshalled once already at registration.
 		panic("endpoints: encoding the contract: " + err.Error())
@@ -657,11 +658,7 @@ func appendDefs(b []byte, defs map[string]json.RawMessage) []byte {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		key, err := marshalJSON(name)
-		if err != nil {
-			panic("endpoints: encoding $defs/" + name + ": " + err.Error())
-		}
-		out = append(out, key...)
+		out = jsonenc.AppendStringNoHTML(out, name)
 		out = append(out, ':')
 		out = append(out, defs[name]...)
 	}

@@ -15,6 +15,9 @@ import (
 // schema is one JSON Schema (draft 2020-12) derived from a Go type. Its
 // fields are in the order they appear in the contract, so the same Go code
 // always gives byte-identical JSON. The zero schema is {} (any value).
+// [schema.appendJSON] writes it; its json tags, with properties written
+// as one object in order, are the encoding that writer is held to
+// (TestSchemaJSON).
 type schema struct {
 	Ref                  string            `json:"$ref,omitempty"`
 	AnyOf                []*schema         `json:"anyOf,omitempty"`
@@ -62,34 +65,6 @@ type property struct {
 // properties keeps object members in Go field order, which reads better in
 // generated documents than sorted names and is just as deterministic.
 type properties []property
-
-// MarshalJSON writes the members as one JSON object, in order, as
-// marshalJSON writes each name and schema, through one encoder into one
-// buffer: a contract is encoded in the interpreter while a saved module's
-// new version loads, where an encoder and a buffer per member cost more
-// than the members.
-func (p properties) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	buf.WriteByte('{')
-	for i, prop := range p {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		if err := enc.Encode(prop.name); err != nil {
-			return nil, err
-		}
-		buf.Truncate(buf.Len() - 1) // the encoder's newline
-		buf.WriteByte(':')
-		if err := enc.Encode(prop.schema); err != nil {
-			return nil, err
-		}
-		buf.Truncate(buf.Len() - 1)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
-}
 
 // marshalJSON is json.Marshal without HTML escaping and without the
 // encoder's trailing newline: contracts are read by people.

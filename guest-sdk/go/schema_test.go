@@ -87,13 +87,13 @@ func deriveJSON(t *testing.T, typ reflect.Type) (string, string) {
 	if err != nil {
 		t.Fatalf("schemaOf(%s): %v", typ, err)
 	}
-	got, err := marshalJSON(s)
+	got, err := s.json()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defs := map[string]json.RawMessage{}
 	for name, d := range b.defs {
-		defs[name], _ = marshalJSON(d)
+		defs[name], _ = d.json()
 	}
 	gotDefs, _ := marshalJSON(defs)
 	return string(got), string(gotDefs)
@@ -341,7 +341,7 @@ func TestSchemaTags(t *testing.T) {
 			if len(s.Properties) != 1 {
 				t.Fatalf("got %d properties, want 1", len(s.Properties))
 			}
-			got, _ := marshalJSON(s.Properties[0].schema)
+			got, _ := s.Properties[0].schema.json()
 			if string(got) != tc.want {
 				t.Errorf("schema:\n got %s\nwant %s", got, tc.want)
 			}

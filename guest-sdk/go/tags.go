@@ -39,8 +39,12 @@ func applyTags(s *schema, tag reflect.StructTag, required *bool) error {
 	} else if values, ok := s.AdditionalProperties.(*schema); ok {
 		target = values
 	}
+	tags := parseTag(tag)
+	if len(tags) == 0 {
+		return nil
+	}
 	for _, key := range constraintTags {
-		value, ok := tag.Lookup(key)
+		value, ok := tags.lookup(key)
 		if !ok {
 			continue
 		}
@@ -52,18 +56,82 @@ func applyTags(s *schema, tag reflect.StructTag, required *bool) error {
 		// An exclusive bound within the type's range is tighter than the
 		// range's own inclusive bound, which it replaces; an inclusive
 		// tag given as well stays.
-		if _, ok := tag.Lookup("exclusiveMinimum"); ok {
-			if _, ok := tag.Lookup("minimum"); !ok {
+		if _, ok := tags.lookup("exclusiveMinimum"); ok {
+			if _, ok := tags.lookup("minimum"); !ok {
 				target.Minimum = nil
 			}
 		}
-		if _, ok := tag.Lookup("exclusiveMaximum"); ok {
-			if _, ok := tag.Lookup("maximum"); !ok {
+		if _, ok := tags.lookup("exclusiveMaximum"); ok {
+			if _, ok := tags.lookup("maximum"); !ok {
 				target.Maximum = nil
 			}
 		}
 	}
 	return nil
+}
+
+// tagPair is one key:"value" pair of a struct tag, its value quoted as
+// written.
+type tagPair struct{ key, quoted string }
+
+// parsedTag is a struct tag split into its pairs once: applyTags looks
+// up some 25 keys per field, and reflect.StructTag.Lookup scans the whole
+// tag again for each, which in the interpreter that declares a saved
+// bundle's routes was a fifth of the declaration's time.
+type parsedTag []tagPair
+
+// parseTag splits tag as reflect.StructTag.Lookup reads it: pairs up to
+// the first malformed one.
+func parseTag(tag reflect.StructTag) parsedTag {
+	var pairs parsedTag
+	for tag != "" {
+		i := 0
+		for i < len(tag) && tag[i] == ' ' {
+			i++
+		}
+		tag = tag[i:]
+		if tag == "" {
+			break
+		}
+		i = 0
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
+			break
+		}
+		key := string(tag[:i])
+		tag = tag[i+1:]
+		i = 1
+		for i < len(tag) && tag[i] != '"' {
+			if tag[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(tag) {
+			break
+		}
+		pairs = append(pairs, tagPair{key: key, quoted: string(tag[:i+1])})
+		tag = tag[i+1:]
+	}
+	return pairs
+}
+
+// lookup is reflect.StructTag.Lookup on the parsed tag: the first pair
+// of key, its value unquoted; not found when that value is malformed.
+func (t parsedTag) lookup(key string) (string, bool) {
+	for _, p := range t {
+		if p.key != key {
+			continue
+		}
+		value, err := strconv.Unquote(p.quoted)
+		if err != nil {
+			return "", false
+		}
+		return value, true
+	}
+	return "", false
 }
 
 // applyTag applies one tag; s is the field's schema, target the schema that

@@ -93,7 +93,15 @@ func Append(dst []byte, v any) ([]byte, bool) {
 // AppendString appends s as a JSON string, escaped as json.Marshal
 // escapes it: <, > and & as \u003c..., invalid UTF-8 as \ufffd, U+2028
 // and U+2029 escaped.
-func AppendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s, true) }
+
+// AppendStringNoHTML appends s as a JSON string escaped as an
+// encoding/json Encoder with SetEscapeHTML(false) escapes it: as
+// [AppendString] does, but <, > and & as they are.
+func AppendStringNoHTML(dst []byte, s string) []byte { return appendString(dst, s, false) }
+
+// appendString is AppendString, escaping <, > and & only with html.
+func appendString(dst []byte, s string, html bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -109,7 +117,7 @@ func AppendString(dst []byte, s string) []byte {
 			i += bits.TrailingZeros64(m) / 8
 		}
 		if b := s[i]; b < utf8.RuneSelf {
-			if safe[b] {
+			if safe[b] || !html && (b == '<' || b == '>' || b == '&') {
 				i++
 				continue
 			}

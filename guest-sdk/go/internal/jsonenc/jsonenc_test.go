@@ -250,6 +250,16 @@ func checkString(t *testing.T, s string) {
 	if got := AppendString(nil, s); !bytes.Equal(got, want) {
 		t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	want = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if got := AppendStringNoHTML(nil, s); !bytes.Equal(got, want) {
+		t.Fatalf("AppendStringNoHTML(%q) = %s, want %s", s, got, want)
+	}
 }
 
 func FuzzAppendString(f *testing.F) {
