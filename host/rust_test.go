@@ -182,3 +182,45 @@ endpoint!(
 		}
 	}
 }
+
+// TestRustVariableUndeclared: a handler that reads a variable the app does
+// not declare (a typo) and returns the error with ? fails with a log line
+// naming the variable and where to declare it, not a bare errno; a
+// declared one reads its value.
+func TestRustVariableUndeclared(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: compiling Rust routes takes seconds each")
+	}
+	requireTool(t, "rustc")
+	a := newApp(t).
+		file("endpoints.json", []byte(`{"variables": {"region": {"default": "eu"}}}`)).
+		file("server/api/region.get.rs", []byte(`use endpoints::{endpoint, respond, variable, Contract, Errno, Json, Request, Schema};
+
+endpoint!(
+    Contract::new()
+        .query("name", Schema::string(), true)
+        .response(200, "the value", Some(Schema::object())),
+    |req: &Request| -> Result<(), Errno> {
+        let name = req.query("name").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let value = variable(&name)?;
+        respond(200, &Json::object().set("value", value))
+    }
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, logs := a.serve(host.Options{Mode: host.Development})
+	if got := do(t, srv, "GET", "/api/region?name=region", ""); got.status != 200 || got.body != `{"value":"eu"}` {
+		t.Errorf("a declared variable = %d %s, want 200 {\"value\":\"eu\"}", got.status, got.body)
+	}
+	got := do(t, srv, "GET", "/api/region?name=regoin", "")
+	want := `variable \"regoin\": the app declares no such variable in endpoints.json \"variables\"`
+	if got.status != 500 || !strings.Contains(got.body, want) {
+		t.Errorf("an undeclared variable = %d %s, want a development 500 whose output says %s", got.status, got.body, want)
+	}
+	if !strings.Contains(logs.String(), want) {
+		t.Errorf("the log does not name the undeclared variable (%s):\n%s", want, logs)
+	}
+}
