@@ -224,3 +224,44 @@ endpoint!(
 		t.Errorf("the log does not name the undeclared variable (%s):\n%s", want, logs)
 	}
 }
+
+// TestRustQueryAccessors: query_str and query_i64 read a route's query
+// parameters as their contract declares them, None when a parameter is
+// absent and has no default, its default otherwise.
+func TestRustQueryAccessors(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: compiling Rust routes takes seconds each")
+	}
+	requireTool(t, "rustc")
+	a := newApp(t).
+		file("server/api/search.get.rs", []byte(`use endpoints::{endpoint, respond, Contract, Errno, Json, Request, Schema};
+
+endpoint!(
+    Contract::new()
+        .query("q", Schema::string(), false)
+        .query("limit", Schema::integer().default_value(20), false)
+        .query("page", Schema::integer(), false)
+        .response(200, "what was read", Some(Schema::object())),
+    |req: &Request| -> Result<(), Errno> {
+        respond(200, &Json::object()
+            .set("q", req.query_str("q"))
+            .set("limit", req.query_i64("limit"))
+            .set("page", req.query_i64("page")))
+    }
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := a.serve(host.Options{})
+	for _, tc := range []struct{ query, want string }{
+		{"", `{"q":null,"limit":20,"page":null}`},
+		{"?q=ada&limit=5&page=-9223372036854775808", `{"q":"ada","limit":5,"page":-9223372036854775808}`},
+		{"?q=", `{"q":"","limit":20,"page":null}`},
+	} {
+		if got := do(t, srv, "GET", "/api/search"+tc.query, ""); got.status != 200 || got.body != tc.want {
+			t.Errorf("GET /api/search%s = %d %s, want 200 %s", tc.query, got.status, got.body, tc.want)
+		}
+	}
+}
