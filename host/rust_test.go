@@ -182,3 +182,86 @@ endpoint!(
 		}
 	}
 }
+
+// TestRustVariableUndeclared: a handler that reads a variable the app does
+// not declare (a typo) and returns the error with ? fails with a log line
+// naming the variable and where to declare it, not a bare errno; a
+// declared one reads its value.
+func TestRustVariableUndeclared(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: compiling Rust routes takes seconds each")
+	}
+	requireTool(t, "rustc")
+	a := newApp(t).
+		file("endpoints.json", []byte(`{"variables": {"region": {"default": "eu"}}}`)).
+		file("server/api/region.get.rs", []byte(`use endpoints::{endpoint, respond, variable, Contract, Errno, Json, Request, Schema};
+
+endpoint!(
+    Contract::new()
+        .query("name", Schema::string(), true)
+        .response(200, "the value", Some(Schema::object())),
+    |req: &Request| -> Result<(), Errno> {
+        let name = req.query("name").and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let value = variable(&name)?;
+        respond(200, &Json::object().set("value", value))
+    }
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, logs := a.serve(host.Options{Mode: host.Development})
+	if got := do(t, srv, "GET", "/api/region?name=region", ""); got.status != 200 || got.body != `{"value":"eu"}` {
+		t.Errorf("a declared variable = %d %s, want 200 {\"value\":\"eu\"}", got.status, got.body)
+	}
+	got := do(t, srv, "GET", "/api/region?name=regoin", "")
+	want := `variable \"regoin\": the app declares no such variable in endpoints.json \"variables\"`
+	if got.status != 500 || !strings.Contains(got.body, want) {
+		t.Errorf("an undeclared variable = %d %s, want a development 500 whose output says %s", got.status, got.body, want)
+	}
+	if !strings.Contains(logs.String(), want) {
+		t.Errorf("the log does not name the undeclared variable (%s):\n%s", want, logs)
+	}
+}
+
+// TestRustQueryAccessors: query_str and query_i64 read a route's query
+// parameters as their contract declares them, None when a parameter is
+// absent and has no default, its default otherwise.
+func TestRustQueryAccessors(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: compiling Rust routes takes seconds each")
+	}
+	requireTool(t, "rustc")
+	a := newApp(t).
+		file("server/api/search.get.rs", []byte(`use endpoints::{endpoint, respond, Contract, Errno, Json, Request, Schema};
+
+endpoint!(
+    Contract::new()
+        .query("q", Schema::string(), false)
+        .query("limit", Schema::integer().default_value(20), false)
+        .query("page", Schema::integer(), false)
+        .response(200, "what was read", Some(Schema::object())),
+    |req: &Request| -> Result<(), Errno> {
+        respond(200, &Json::object()
+            .set("q", req.query_str("q"))
+            .set("limit", req.query_i64("limit"))
+            .set("page", req.query_i64("page")))
+    }
+);
+`))
+	if _, err := guestbuild.App(t.Context(), a.dir, a.dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ := a.serve(host.Options{})
+	for _, tc := range []struct{ query, want string }{
+		{"", `{"q":null,"limit":20,"page":null}`},
+		{"?q=ada&limit=5&page=-9223372036854775808", `{"q":"ada","limit":5,"page":-9223372036854775808}`},
+		{"?q=", `{"q":"","limit":20,"page":null}`},
+	} {
+		if got := do(t, srv, "GET", "/api/search"+tc.query, ""); got.status != 200 || got.body != tc.want {
+			t.Errorf("GET /api/search%s = %d %s, want 200 %s", tc.query, got.status, got.body, tc.want)
+		}
+	}
+}

@@ -181,17 +181,26 @@ func (c *console) building(sources []guestbuild.Source) {
 	c.event(false, map[string]any{"event": "building", "modules": modules}, line)
 }
 
-// built prints one rebuilt module of app.
-func (c *console) built(app string, b guestbuild.Built) {
+// built prints one rebuilt module of app; fixed says that the module's
+// previous build failed, which a build that makes the module that serves
+// again (nothing to reload) would otherwise leave unsaid.
+func (c *console) built(app string, b guestbuild.Built, fixed bool) {
 	fields := map[string]any{"event": "build", "module": b.Module, "source": b.Path, "tookMs": b.Took.Milliseconds()}
 	if b.Err != nil {
 		fields["error"] = b.Err.Error()
 		c.event(true, fields, fmt.Sprintf("build of %s failed; %s:\n%v", b.Module, unserved(app, b.Source), b.Err))
 		return
 	}
+	if fixed {
+		fields["fixed"] = true
+	}
 	if b.Cached {
 		fields["cached"] = true
-		c.event(false, fields, fmt.Sprintf("%s is unchanged: copied from the module cache", b.Module))
+		line := fmt.Sprintf("%s is unchanged: copied from the module cache", b.Module)
+		if fixed {
+			line += "; fixed: its previous build failed"
+		}
+		c.event(false, fields, line)
 		return
 	}
 	from := "from " + b.Path
@@ -210,7 +219,11 @@ func (c *console) built(app string, b guestbuild.Built) {
 		}
 		from += " without " + what
 	}
-	c.event(false, fields, fmt.Sprintf("built %s %s in %s", b.Module, from, b.Took.Round(time.Millisecond)))
+	line := fmt.Sprintf("built %s %s in %s", b.Module, from, b.Took.Round(time.Millisecond))
+	if fixed {
+		line += "; fixed: its previous build failed"
+	}
+	c.event(false, fields, line)
 	for _, u := range b.Uncompiled {
 		c.event(true, nil, uncompiledError(b.Module, u).Error())
 	}
@@ -394,7 +407,7 @@ func watchSources(ctx context.Context, app string, ovs []config.Override, rebuil
 					if b.Err == nil {
 						unbuilt.leftOut(b.Module, b.Uncompiled)
 					}
-					c.built(app, b)
+					c.built(app, b, b.Err == nil && unbuilt.failing(b.Module))
 					unbuilt.note(b.Source, b.Err != nil)
 				})
 				done()

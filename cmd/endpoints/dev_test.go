@@ -56,6 +56,10 @@ func TestDevRebuildsAndReloadsOnSave(t *testing.T) {
 	if !strings.Contains(get(), "user 99 is not here") {
 		t.Errorf("after a broken edit: %s, want the last good version", get())
 	}
+	// Fixed back to the version that serves: the same module, so nothing
+	// reloads, and the build's line says the failure is over.
+	edit(strings.Replace(string(orig), `" not found\"}"`, `" is not here\"}"`, 1))
+	waitFor(t, stdout, regexp.MustCompile(`(built server/api/users/\[id\]\.get\.wasm from server/api/users/\[id\]\.get\.c in \S+; fixed: its previous build failed)`), done)
 	edit(string(orig))
 	if !served("user 99 not found") {
 		t.Errorf("the fix was not served:\n%s", stdout.String())

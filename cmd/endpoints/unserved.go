@@ -110,6 +110,17 @@ func (f *failedBuilds) unreported(errs []error) []error {
 	return out
 }
 
+// failing reports whether the last build of module failed.
+func (f *failedBuilds) failing(module string) bool {
+	if f == nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.failed[module]
+	return ok
+}
+
 // note records the result of a build of s: a failure, or a success that
 // ends its module's.
 func (f *failedBuilds) note(s guestbuild.Source, failed bool) {

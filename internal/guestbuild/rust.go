@@ -61,9 +61,9 @@ var (
 //	...
 //	endpoint!(contract(), handle);
 //
-// The compiler is $RUSTC, else the first rustc in PATH, else
-// /usr/bin/rustc, whichever has a wasm32-wasip1 or wasm32-wasi standard
-// library. The SDK is the copy this program was built with (package
+// The compiler is $RUSTC when set (which must have a wasm32-wasip1 or
+// wasm32-wasi standard library), else the first rustc in PATH or
+// /usr/bin/rustc that has one. The SDK is the copy this program was built with (package
 // rustsdk), compiled once per compiler into the user's cache directory
 // (endpoints/rust-sdk/<hash>). The route is then compiled as
 //
@@ -127,7 +127,10 @@ func rust(ctx context.Context, src, out string) (reads, error) {
 	return readsOf(info, wd), nil
 }
 
-// findRust picks the Rust compiler routes build with.
+// findRust picks the Rust compiler routes build with: $RUSTC when set
+// (alone: a compiler the developer named is never passed over for
+// another), else the first of rustc in PATH and /usr/bin/rustc that has a
+// wasm32 standard library.
 func findRust(ctx context.Context) (rustToolchain, error) {
 	key := os.Getenv("RUSTC") + "\x00" + os.Getenv("PATH")
 	rustMu.Lock()
@@ -135,41 +138,56 @@ func findRust(ctx context.Context) (rustToolchain, error) {
 	if tc, ok := rustFound[key]; ok {
 		return tc, nil
 	}
-	var candidates []string
 	if env := os.Getenv("RUSTC"); env != "" {
-		candidates = append(candidates, env)
+		tc, err := probeRust(ctx, env)
+		if err != nil {
+			return rustToolchain{}, fmt.Errorf("RUSTC=%s: %w (set RUSTC to a rustc with a wasm32-wasip1 or wasm32-wasi standard library, or unset it to build with the rustc in PATH or /usr/bin/rustc)", env, err)
+		}
+		rustFound[key] = tc
+		return tc, nil
 	}
-	candidates = append(candidates, "rustc", "/usr/bin/rustc")
 	var tried []string
-	for _, name := range candidates {
-		rustc, err := exec.LookPath(name) // a path with a slash is only checked
-		if err != nil {
+	for _, name := range []string{"rustc", "/usr/bin/rustc"} {
+		tc, err := probeRust(ctx, name)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		sysroot, err := exec.CommandContext(ctx, rustc, "--print", "sysroot").Output()
 		if err != nil {
-			tried = append(tried, fmt.Sprintf("%s (--print sysroot: %v)", rustc, err))
+			tried = append(tried, err.Error())
 			continue
 		}
-		for _, target := range rustTargets {
-			lib := filepath.Join(strings.TrimSpace(string(sysroot)), "lib", "rustlib", target, "lib")
-			if _, err := os.Stat(lib); err != nil {
-				continue
-			}
-			version, err := exec.CommandContext(ctx, rustc, "-vV").Output()
-			if err != nil {
-				return rustToolchain{}, fmt.Errorf("%s -vV: %w", rustc, err)
-			}
-			tc := rustToolchain{rustc: rustc, target: target, version: string(version)}
-			rustFound[key] = tc
-			return tc, nil
-		}
-		tried = append(tried, rustc+" (no wasm32-wasip1 or wasm32-wasi standard library)")
+		rustFound[key] = tc
+		return tc, nil
 	}
 	if len(tried) == 0 {
 		return rustToolchain{}, fmt.Errorf("no Rust compiler: %w (on Debian: apt-get install %s; with rustup: rustup target add wasm32-wasip1)", exec.ErrNotFound, rustPackages)
 	}
-	return rustToolchain{}, fmt.Errorf("no Rust compiler can build WebAssembly: tried %s (on Debian: apt-get install %s; with rustup: rustup target add wasm32-wasip1; or set RUSTC)", strings.Join(tried, ", "), rustPackages)
+	return rustToolchain{}, fmt.Errorf("no Rust compiler can build WebAssembly: %s (on Debian: apt-get install %s; with rustup: rustup target add wasm32-wasip1; or set RUSTC)", strings.Join(tried, "; "), rustPackages)
+}
+
+// probeRust is the toolchain of the rustc name (looked up in PATH unless
+// it has a slash) when its sysroot has a wasm32 standard library.
+func probeRust(ctx context.Context, name string) (rustToolchain, error) {
+	rustc, err := exec.LookPath(name) // a path with a slash is only checked
+	if err != nil {
+		return rustToolchain{}, err
+	}
+	sysroot, err := exec.CommandContext(ctx, rustc, "--print", "sysroot").Output()
+	if err != nil {
+		return rustToolchain{}, fmt.Errorf("%s (--print sysroot: %v)", rustc, err)
+	}
+	for _, target := range rustTargets {
+		lib := filepath.Join(strings.TrimSpace(string(sysroot)), "lib", "rustlib", target, "lib")
+		if _, err := os.Stat(lib); err != nil {
+			continue
+		}
+		version, err := exec.CommandContext(ctx, rustc, "-vV").Output()
+		if err != nil {
+			return rustToolchain{}, fmt.Errorf("%s -vV: %w", rustc, err)
+		}
+		return rustToolchain{rustc: rustc, target: target, version: string(version)}, nil
+	}
+	return rustToolchain{}, fmt.Errorf("%s has no wasm32-wasip1 or wasm32-wasi standard library", rustc)
 }
 
 // rustSDK returns the SDK's rlib for tc, building it on first use. The

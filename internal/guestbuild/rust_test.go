@@ -145,3 +145,29 @@ func TestRustErrors(t *testing.T) {
 		t.Errorf("a failed build left %s", out)
 	}
 }
+
+// TestRustCompilerFromRUSTC: a RUSTC the developer set is the compiler,
+// or the build fails naming it; it is never passed over for another rustc
+// in PATH or /usr/bin, which would build with a compiler they did not
+// choose (an older one, failing on what theirs accepts) without a word.
+func TestRustCompilerFromRUSTC(t *testing.T) {
+	noWasm := filepath.Join(t.TempDir(), "rustc")
+	sysroot := t.TempDir() // a sysroot without lib/rustlib/wasm32-*
+	if err := os.WriteFile(noWasm, []byte("#!/bin/sh\necho "+sysroot+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "no-such-rustc")
+	src := filepath.Join(cRepoRoot, "examples", "users-rs", "server", "api", "users", "[id].get.rs")
+	for _, tc := range []struct{ name, rustc, want string }{
+		{"missing", missing, "RUSTC=" + missing + ": "},
+		{"without a wasm32 standard library", noWasm, "RUSTC=" + noWasm + ": " + noWasm + " has no wasm32-wasip1 or wasm32-wasi standard library"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("RUSTC", tc.rustc)
+			err := Rust(t.Context(), src, filepath.Join(t.TempDir(), "get.wasm"))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("RUSTC=%s: the build's error = %v, want one saying %q", tc.rustc, err, tc.want)
+			}
+		})
+	}
+}

@@ -66,12 +66,20 @@ impl Request {
     /// When the value is absent or not an integer that fits i64: the
     /// contract does not declare it as one. The client gets 500.
     pub fn int(&self, part: Part, name: &str) -> i64 {
+        match self.int_opt(part, name) {
+            Some(v) => v,
+            None => panic!("the request has no {:?} value {:?}", part, name),
+        }
+    }
+
+    /// [`Request::int`], `None` when the request has no such value.
+    fn int_opt(&self, part: Part, name: &str) -> Option<i64> {
         let mut buf = [0u8; 24];
         let n = unsafe { host::request_value(part as i32, name.as_ptr(), len(name.as_bytes()), buf.as_mut_ptr(), buf.len() as i32) };
         let digits: &[u8] = if n >= 0 && (n as usize) <= buf.len() { &buf[..n as usize] } else { &[] };
         match std::str::from_utf8(digits).ok().and_then(|s| s.parse().ok()) {
-            Some(v) => v,
-            None if n == -1 => panic!("the request has no {:?} value {:?}", part, name),
+            Some(v) => Some(v),
+            None if n == -1 => None,
             None => panic!("the {:?} value {:?} is not an integer that fits i64: {:?}", part, name, self.value_text(part, name)),
         }
     }
@@ -96,6 +104,33 @@ impl Request {
     /// A query parameter, or `None` when absent and without a default.
     pub fn query(&self, name: &str) -> Option<Json> {
         self.value(Part::Query, name)
+    }
+
+    /// A string query parameter, or `None` when absent and without a
+    /// default: `req.query_str("q").unwrap_or_default()`.
+    ///
+    /// # Panics
+    ///
+    /// When the value is not a string: the contract declares it as another
+    /// type. The client gets 500.
+    pub fn query_str(&self, name: &str) -> Option<String> {
+        match self.query(name)? {
+            Json::String(s) => Some(s),
+            v => panic!("query parameter {:?} is not a string: {}", name, v),
+        }
+    }
+
+    /// An integer query parameter, or `None` when absent and without a
+    /// default: `req.query_i64("limit").unwrap_or(20)`, or with the
+    /// contract's `default_value(20)` `req.query_i64("limit").expect(...)`.
+    /// Read from the host's digits, as [`Request::int`] does.
+    ///
+    /// # Panics
+    ///
+    /// When the value is not an integer that fits i64: the contract does
+    /// not declare it as one. The client gets 500.
+    pub fn query_i64(&self, name: &str) -> Option<i64> {
+        self.int_opt(Part::Query, name)
     }
 
     /// The validated body (JSON, form or multipart fields), or `None` when

@@ -20,7 +20,7 @@ fn contract() -> Contract {
 }
 
 fn handle(req: &Request) -> Result<(), DbError> {
-    let limit = req.query("limit").and_then(|v| v.as_i64()).expect("the contract gives limit a default");
+    let limit = req.query_i64("limit").expect("the contract gives limit a default");
     let rows = Db::new("main").query("SELECT id, text FROM notes ORDER BY id LIMIT $1", &[limit.into()])?;
     let mut notes = Json::array();
     for row in rows.iter() {
