@@ -117,6 +117,10 @@ type Secret struct {
 	File string `json:"file,omitzero"`
 }
 
+// MinSecretBytes is the shortest HS256 key a [Secret] may hold: 32 bytes,
+// the size of its hash (RFC 7518 §3.2).
+const MinSecretBytes = 32
+
 // MaxSecretFileBytes bounds the file of a [Secret]: 64 KiB, far more than
 // any HS256 key (one past 64 bytes is hashed down to 32).
 const MaxSecretFileBytes = 64 << 10

@@ -8,6 +8,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -34,9 +35,9 @@ const maxTokenBytes = 8 << 10
 // maxJWKSBytes bounds a key set fetched from a URL.
 const maxJWKSBytes = 1 << 20
 
-// unknownKidRefetch is the shortest time between two fetches of a JWKS URL
-// caused by tokens naming keys it lacks: random kids must not hammer the
-// identity provider.
+// unknownKidRefetch is the shortest time between two fetches of a JWKS URL,
+// or reads of a key file, caused by tokens naming keys it lacks: random
+// kids must not hammer the identity provider, nor the disk.
 const unknownKidRefetch = 30 * time.Second
 
 // supported are the signature algorithms tokens may use.
@@ -65,7 +66,7 @@ type jwtVerifier struct {
 	scheme     Scheme
 	cfg        *JWTConfig
 	env        Env
-	algs       []jose.SignatureAlgorithm
+	algs       []jose.SignatureAlgorithm // configured; nil: those of the keys
 	leeway     time.Duration
 	requireExp bool
 	keys       *keySource
@@ -81,7 +82,7 @@ func newJWT(s Scheme, c *JWTConfig, env Env) (*jwtVerifier, error) {
 	var err error
 	switch {
 	case c.JWKS != "":
-		v.keys, err = fileKeys(env.AppDir, member+".jwks", c.JWKS)
+		v.keys, err = fileKeys(env, member+".jwks", c.JWKS)
 	case c.Secret != nil:
 		v.keys, err = secretKey(env, member+".secret", c.Secret)
 	default:
@@ -93,20 +94,26 @@ func newJWT(s Scheme, c *JWTConfig, env Env) (*jwtVerifier, error) {
 	for _, a := range c.Algorithms {
 		v.algs = append(v.algs, jose.SignatureAlgorithm(a))
 	}
-	if len(v.algs) == 0 {
-		v.algs = v.keys.algorithms()
-	}
-	if len(v.algs) == 0 {
+	if len(v.algorithms()) == 0 {
 		return nil, fmt.Errorf("%s: the key set holds no key for HS256, RS256, ES256 or EdDSA", member)
 	}
 	return v, nil
+}
+
+// algorithms are the signature algorithms accepted: the configured ones,
+// else those of the keys now (a key file read again may bring another).
+func (v *jwtVerifier) algorithms() []jose.SignatureAlgorithm {
+	if len(v.algs) > 0 {
+		return v.algs
+	}
+	return v.keys.algorithms()
 }
 
 func (v *jwtVerifier) Close() error { return v.keys.close() }
 
 // MayBeUnavailable: a key set fetched from a JWKS URL may not be loaded
 // yet; keys of the configuration always are.
-func (v *jwtVerifier) MayBeUnavailable() bool { return v.keys.remote != nil }
+func (v *jwtVerifier) MayBeUnavailable() bool { return v.keys.mayBeUnavailable() }
 
 func (v *jwtVerifier) Challenge(f *Failure) string {
 	c := "Bearer realm=" + quote(v.scheme.Name)
@@ -126,14 +133,18 @@ func (v *jwtVerifier) Verify(ctx context.Context, r *http.Request) (*Principal, 
 	if len(token) > maxTokenBytes {
 		return nil, rejected("the token is longer than %d bytes", maxTokenBytes)
 	}
+	// A key file that changed is read again first: a token verified
+	// with a key since removed is not let in from the cache.
+	v.keys.poll(ctx)
 	sum := sha256.Sum256([]byte(token))
 	now := v.env.Now()
 	if p := v.cached(sum, now); p != nil {
 		return p, nil
 	}
-	tok, err := jwt.ParseSigned(token, v.algs)
+	algs := v.algorithms()
+	tok, err := jwt.ParseSigned(token, algs)
 	if err != nil {
-		return nil, rejected("the token is not a JWT signed with %s", algList(v.algs))
+		return nil, rejected("the token is not a JWT signed with %s", algList(algs))
 	}
 	hdr := tok.Headers[0]
 	alg := jose.SignatureAlgorithm(hdr.Algorithm)
@@ -319,32 +330,42 @@ func keyFits(k jose.JSONWebKey, alg jose.SignatureAlgorithm) bool {
 	return keyAlg(k) == alg && (k.Use == "" || k.Use == "sig")
 }
 
-// sameKey compares two keys by their kid and public value.
+// sameKey compares two keys by their kid and public value (a symmetric
+// key by its bytes).
 func sameKey(a, b jose.JSONWebKey) bool {
 	if a.KeyID != b.KeyID || a.Algorithm != b.Algorithm {
 		return false
+	}
+	if ka, ok := a.Key.([]byte); ok {
+		kb, ok := b.Key.([]byte)
+		return ok && subtle.ConstantTimeCompare(ka, kb) == 1
 	}
 	ta, errA := a.Thumbprint(crypto.SHA256)
 	tb, errB := b.Thumbprint(crypto.SHA256)
 	return errA == nil && errB == nil && string(ta) == string(tb)
 }
 
-func fileKeys(appDir, member, rel string) (*keySource, error) {
-	path, err := appFile(appDir, member, rel)
+func fileKeys(env Env, member, rel string) (*keySource, error) {
+	path, err := appFile(env.AppDir, member, rel)
 	if err != nil {
 		return nil, err
 	}
-	// A regular file within appfile's bound: a FIFO would hang the load,
-	// a device such as /dev/zero fill the memory.
-	b, err := appfile.Read(path, rel)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", member, err)
-	}
-	keys, err := parseKeySet(b, true)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %v", member, rel, err)
-	}
-	return &keySource{fixed: keys}, nil
+	return watchedFile(env, member, path, rel, func() ([]jose.JSONWebKey, error) {
+		// A regular file within appfile's bound: a FIFO would hang the
+		// load, a device such as /dev/zero fill the memory.
+		b, err := appfile.Read(path, rel)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", member, err)
+		}
+		keys, err := parseKeySet(b, true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", member, rel, err)
+		}
+		if len((&keySource{fixed: keys}).algorithms()) == 0 {
+			return nil, fmt.Errorf("%s: %s: the key set holds no key for HS256, RS256, ES256 or EdDSA", member, rel)
+		}
+		return keys, nil
+	})
 }
 
 // parseKeySet reads a JWKS. Private asymmetric keys are refused: a key set
@@ -370,22 +391,47 @@ func parseKeySet(b []byte, allowOct bool) ([]jose.JSONWebKey, error) {
 }
 
 func secretKey(env Env, member string, s *Secret) (*keySource, error) {
-	v, where, err := readSecret(env, member, s)
+	v, where, path, err := readSecret(env, member, s)
 	if err != nil {
 		return nil, err
 	}
-	if len(v) < 32 {
-		return nil, fmt.Errorf("%s: %s holds %d bytes; an HS256 key needs at least 32", member, where, len(v))
+	key := func(v []byte, where string) ([]jose.JSONWebKey, error) {
+		if len(v) < MinSecretBytes {
+			return nil, fmt.Errorf("%s: %s holds %d bytes; an HS256 key needs at least %d", member, where, len(v), MinSecretBytes)
+		}
+		return []jose.JSONWebKey{{Key: v, Algorithm: string(jose.HS256), Use: "sig"}}, nil
 	}
-	return &keySource{fixed: []jose.JSONWebKey{{Key: v, Algorithm: string(jose.HS256), Use: "sig"}}}, nil
+	if path == "" {
+		keys, err := key(v, where)
+		return &keySource{fixed: keys}, err
+	}
+	// From a file: read again when it changes, as a mounted secret
+	// rotated in place does.
+	return watchedFile(env, member, path, s.File, func() ([]jose.JSONWebKey, error) {
+		b, err := readSecretFile(member, path, s.File)
+		if err != nil {
+			return nil, err
+		}
+		return key(b, where)
+	})
+}
+
+// readSecretFile reads the secret file at path (name in errors), one
+// trailing newline dropped.
+func readSecretFile(member, path, name string) ([]byte, error) {
+	b, err := appfile.ReadWithin(path, name, MaxSecretFileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", member, err)
+	}
+	return appfile.TrimLineEnd(b), nil
 }
 
 // readSecret reads the secret s of member: its environment variable when
 // set and not empty, else its file when it exists (one trailing newline
-// dropped). where names the one it came from, for errors. Neither is an
-// *UnsetError, which the deployment gives; a file that cannot be read is
-// another error.
-func readSecret(env Env, member string, s *Secret) (v []byte, where string, err error) {
+// dropped). where names the one it came from, for errors; path is the
+// file's when it came from the file. Neither is an *UnsetError, which the
+// deployment gives; a file that cannot be read is another error.
+func readSecret(env Env, member string, s *Secret) (v []byte, where, path string, err error) {
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -393,7 +439,7 @@ func readSecret(env Env, member string, s *Secret) (v []byte, where string, err 
 	var missing []string
 	if s.Env != "" {
 		if v := getenv(s.Env); v != "" {
-			return []byte(v), "the environment variable " + s.Env, nil
+			return []byte(v), "the environment variable " + s.Env, "", nil
 		}
 		missing = append(missing, "the environment variable "+s.Env+" is not set")
 	}
@@ -401,15 +447,15 @@ func readSecret(env Env, member string, s *Secret) (v []byte, where string, err 
 		path := s.File
 		if !filepath.IsAbs(path) {
 			if path, err = appFile(env.AppDir, member+".file", s.File); err != nil {
-				return nil, "", err
+				return nil, "", "", err
 			}
 		}
-		b, err := appfile.ReadWithin(path, s.File, MaxSecretFileBytes)
+		b, err := readSecretFile(member, path, s.File)
 		switch {
 		case err == nil:
-			return appfile.TrimLineEnd(b), "the file " + s.File, nil
+			return b, "the file " + s.File, path, nil
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, "", fmt.Errorf("%s: %w", member, err)
+			return nil, "", "", err
 		}
 		missing = append(missing, "the file "+s.File+" does not exist")
 	}
@@ -420,6 +466,6 @@ func readSecret(env Env, member string, s *Secret) (v []byte, where string, err 
 	case s.File != "":
 		what = "mount the HS256 key there"
 	}
-	return nil, "", &UnsetError{Setting: member, Env: s.Env, File: s.File,
-		Err: fmt.Errorf("%s: %s: %s, at least 32 bytes", member, strings.Join(missing, " and "), what)}
+	return nil, "", "", &UnsetError{Setting: member, Env: s.Env, File: s.File,
+		Err: fmt.Errorf("%s: %s: %s, at least %d bytes", member, strings.Join(missing, " and "), what, MinSecretBytes)}
 }
