@@ -396,8 +396,8 @@ func secretKey(env Env, member string, s *Secret) (*keySource, error) {
 		return nil, err
 	}
 	key := func(v []byte, where string) ([]jose.JSONWebKey, error) {
-		if len(v) < MinSecretBytes {
-			return nil, fmt.Errorf("%s: %s holds %d bytes; an HS256 key needs at least %d", member, where, len(v), MinSecretBytes)
+		if err := secretLength(v, where); err != nil {
+			return nil, fmt.Errorf("%s: %v", member, err)
 		}
 		return []jose.JSONWebKey{{Key: v, Algorithm: string(jose.HS256), Use: "sig"}}, nil
 	}
@@ -414,6 +414,30 @@ func secretKey(env Env, member string, s *Secret) (*keySource, error) {
 		}
 		return key(b, where)
 	})
+}
+
+// secretLength refuses a secret v of where shorter than MinSecretBytes.
+func secretLength(v []byte, where string) error {
+	if len(v) < MinSecretBytes {
+		return fmt.Errorf("%s holds %d bytes; an HS256 key needs at least %d", where, len(v), MinSecretBytes)
+	}
+	return nil
+}
+
+// ReadSecretFile reads an HS256 key from the file at path as the host
+// reads a jwt "secret": {"file": path}: a regular file of at most
+// MaxSecretFileBytes, one trailing line end dropped, of at least
+// MinSecretBytes. `endpoints token --secret-file` signs with it.
+func ReadSecretFile(path string) ([]byte, error) {
+	b, err := appfile.ReadWithin(path, path, MaxSecretFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	b = appfile.TrimLineEnd(b)
+	if err := secretLength(b, "the file "+path); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // readSecretFile reads the secret file at path (name in errors), one
