@@ -42,11 +42,16 @@ func TestTokenErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(noSecurity, "endpoints.json"), []byte(`{}`), 0o644)
 	twoKeys := t.TempDir()
 	os.WriteFile(filepath.Join(twoKeys, "endpoints.json"), []byte(`{"security":{"a":{"jwt":{"jwks":"auth/jwks.json","devKey":"auth/k.jwk"}},"b":{"jwt":{"jwks":"auth/jwks.json","devKey":"auth/k.jwk"}}}}`), 0o644)
+	short := filepath.Join(t.TempDir(), "jwt")
+	os.WriteFile(short, []byte("short\n"), 0o600)
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
+		// A secret the host would refuse signs nothing.
+		{"a short secret file", []string{"token", "--sub", "a", "--secret-file", short}, "endpoints token: --secret-file: the file " + short + " holds 5 bytes; an HS256 key needs at least 32"},
+		{"a key and a secret", []string{"token", "--sub", "a", "--secret-file", short, "--key", short}, "--key and --secret-file both name what to sign with; give one"},
 		{"no subject", []string{"token", filepath.Join("..", "..", "examples", "users")}, "--sub is required"},
 		// It said "want one security scheme with jwt devKey, found 0 ();
 		// name one with --scheme", which no --scheme could satisfy.
