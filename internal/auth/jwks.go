@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -78,9 +79,7 @@ func (s *keySource) generation() uint64 {
 	if s.loaded == nil {
 		return 0
 	}
-	s.loaded.mu.Lock()
-	defer s.loaded.mu.Unlock()
-	return s.loaded.gen
+	return s.loaded.gen.Load()
 }
 
 // mayBeUnavailable: only the keys of a URL may not be loaded yet.
@@ -139,12 +138,16 @@ type loadedKeys struct {
 
 	mu       sync.Mutex
 	set      []jose.JSONWebKey
-	gen      uint64        // counts the changes of set
+	gen      atomic.Uint64 // counts the changes of set; written under mu, read without it
 	inflight chan struct{} // closed when the load in flight ends; nil when none is
 	lastTry  time.Time     // when the last load started, by env.Now
-	lastFull time.Time     // when the last load that reads the set whole started
-	failures int           // loads failed in a row
-	lastErr  error         // why the last load failed; nil after a success
+	// nextCheck is when poll may look at a file again (Unix nanoseconds
+	// by env.Now): read without mu, so that a verification between two
+	// checks takes no lock.
+	nextCheck atomic.Int64
+	lastFull  time.Time // when the last load that reads the set whole started
+	failures  int       // loads failed in a row
+	lastErr   error     // why the last load failed; nil after a success
 }
 
 // where names the key set in errors: its URL or file.
@@ -231,7 +234,7 @@ func (r *loadedKeys) lookup(ctx context.Context, kid string) ([]jose.JSONWebKey,
 		}
 		return nil, 0, fmt.Errorf("%w: the key set of %s was never loaded (%v); it is fetched again in the background", ErrUnavailable, r.where(), err)
 	}
-	keys, gen := matching(r.set, kid), r.gen
+	keys, gen := matching(r.set, kid), r.gen.Load()
 	if len(keys) > 0 || kid == "" {
 		r.mu.Unlock()
 		return keys, gen, nil
@@ -255,14 +258,14 @@ func (r *loadedKeys) lookup(ctx context.Context, kid string) ([]jose.JSONWebKey,
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return matching(r.set, kid), r.gen, nil
+	return matching(r.set, kid), r.gen.Load(), nil
 }
 
 // poll starts a check of the file, when keyFileCheck passed since the
 // last load started and none is in flight, and waits for it (a stat; a
 // read when the file changed) or for ctx.
 func (r *loadedKeys) poll(ctx context.Context) {
-	if r.file == "" {
+	if r.file == "" || r.env.Now().UnixNano() < r.nextCheck.Load() {
 		return
 	}
 	r.mu.Lock()
@@ -287,6 +290,7 @@ func (r *loadedKeys) startLocked(force bool) chan struct{} {
 	}
 	done := make(chan struct{})
 	r.inflight, r.lastTry = done, r.env.Now()
+	r.nextCheck.Store(r.lastTry.Add(keyFileCheck).UnixNano())
 	if force {
 		r.lastFull = r.lastTry
 	}
@@ -306,7 +310,7 @@ func (r *loadedKeys) fetch(done chan struct{}, force bool) {
 	case unchanged:
 	default:
 		if !slices.EqualFunc(r.set, keys, sameKey) {
-			r.gen++
+			r.gen.Add(1)
 		}
 		r.set, r.failures, r.lastErr = keys, 0, nil
 		select {

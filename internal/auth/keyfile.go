@@ -61,6 +61,7 @@ func watchedFile(env Env, member, path, name string, read func() ([]jose.JSONWeb
 	close(r.loaded)
 	r.lastTry = env.Now()
 	r.lastFull = r.lastTry
+	r.nextCheck.Store(r.lastTry.Add(keyFileCheck).UnixNano())
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	// One load runs at a time (loadedKeys.inflight), so seen needs no lock.
 	r.load = func(_ context.Context, force bool) ([]jose.JSONWebKey, bool, error) {
