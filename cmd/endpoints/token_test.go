@@ -73,3 +73,17 @@ func TestTokenErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestTokenSecretFileWarnsOfAKeySetScheme: --secret-file with an app
+// whose scheme verifies with a key set signs, but warns that a host so
+// configured refuses the HS256 token.
+func TestTokenSecretFileWarnsOfAKeySetScheme(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "jwt")
+	if err := os.WriteFile(file, []byte(strings.Repeat("s", 44)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("token", filepath.Join("..", "..", "examples", "users"), "--sub", "a", "--secret-file", file, "--scheme", "bearer")
+	if want := `security.bearer.jwt verifies with a key set, not a "secret"`; code != exitOK || strings.Count(strings.TrimSpace(out), ".") != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want a token and a warning saying %q", code, out, errOut, want)
+	}
+}
