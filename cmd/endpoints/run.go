@@ -84,8 +84,9 @@ Commands:
   token APP --sub NAME [--scope S]... [--scheme NAME] [--ttl 1h]
                mint a JWT for development, signed with the private key in
                endpoints.json's security.<scheme>.jwt.devKey; --key FILE
-               signs with that private key instead (APP optional; --iss,
-               --aud), to try a deployment
+               signs with that private key instead, --secret-file FILE
+               HS256 with that raw secret (APP optional; --iss, --aud), to
+               try a deployment
   keygen APP [--key FILE] [--jwks FILE] [--kid ID] [--alg ES256] [--force]
                write a development signing key (auth/dev-signing-key.jwk)
                and its public key set (auth/jwks.json) for a jwt scheme

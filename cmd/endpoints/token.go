@@ -24,19 +24,21 @@ func (s *stringList) Set(v string) error { *s = append(*s, strings.Fields(v)...)
 
 // tokenOperands is token's usage line after [flags]: a development
 // token of an app, or one signed with a key file of the deployment.
-const tokenOperands = "APP\n       endpoints token [flags] --key FILE [APP]"
+const tokenOperands = "APP\n       endpoints token [flags] --key FILE [APP]\n       endpoints token [flags] --secret-file FILE [APP]"
 
 // cmdToken mints a JWT: for development, signed with the private key a
 // bearer scheme's configuration names in jwt.devKey; or, with --key,
 // signed with that private JWK (a deployment's, which endpoints keygen
-// writes) to try a deployment with. The issuer and audience are the
-// scheme's, or --iss and --aud.
+// writes) to try a deployment with; or, with --secret-file, signed HS256
+// with the raw secret a deployment mounts for a jwt "secret". The issuer
+// and audience are the scheme's, or --iss and --aud.
 func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
 	scheme := fs.String("scheme", "", "the security scheme (default: the only one with a jwt.devKey; with --key, the only jwt one)")
 	sub := fs.String("sub", "", "the subject (sub claim), required")
 	ttl := fs.Duration("ttl", time.Hour, "how long the token is valid")
 	keyFile := fs.String("key", "", "sign with the private JWK `FILE` (as endpoints keygen --key writes) instead of the scheme's jwt.devKey, to try a deployment; APP is then optional")
+	secretFile := fs.String("secret-file", "", "sign HS256 with the raw secret in `FILE`, read as a jwt \"secret\": {\"file\": ...} is (one trailing newline dropped, at least 32 bytes), to try a deployment; APP is then optional")
 	iss := fs.String("iss", "", "the issuer (iss claim) (default: the scheme's jwt.issuer)")
 	aud := fs.String("aud", "", "the audience (aud claim) (default: the scheme's jwt.audience)")
 	var scopes stringList
@@ -48,9 +50,14 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
+	// Signed with a file of the caller's: the app is optional.
+	ownKey := *keyFile != "" || *secretFile != ""
 	switch {
-	case len(positional) > 1 || len(positional) == 0 && *keyFile == "":
-		fmt.Fprintf(stderr, "endpoints token: want exactly one APP directory (or, with --key FILE, at most one), got %d arguments\n", len(positional))
+	case *keyFile != "" && *secretFile != "":
+		fmt.Fprintln(stderr, "endpoints token: --key and --secret-file both name what to sign with; give one")
+		return exitUsage
+	case len(positional) > 1 || len(positional) == 0 && !ownKey:
+		fmt.Fprintf(stderr, "endpoints token: want exactly one APP directory (or, with --key FILE or --secret-file FILE, at most one), got %d arguments\n", len(positional))
 		fs.Usage()
 		return exitUsage
 	case *sub == "":
@@ -58,12 +65,19 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	claims := map[string]any{}
-	var key []byte
+	var key, secret []byte
 	signer := "--key " + *keyFile
-	if *keyFile != "" {
-		var err error
+	var err error
+	switch {
+	case *keyFile != "":
 		if key, err = os.ReadFile(*keyFile); err != nil {
 			fmt.Fprintf(stderr, "endpoints token: --key: %v\n", err)
+			return exitError
+		}
+	case *secretFile != "":
+		signer = "--secret-file " + *secretFile
+		if secret, err = auth.ReadSecretFile(*secretFile); err != nil {
+			fmt.Fprintf(stderr, "endpoints token: --secret-file: %v\n", err)
 			return exitError
 		}
 	}
@@ -73,12 +87,12 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "endpoints token: %v\n", err)
 			return exitError
 		}
-		name, jwt, err := signingScheme(app, *scheme, *keyFile != "", overrides())
+		name, jwt, err := signingScheme(app, *scheme, ownKey, overrides())
 		if err != nil {
 			fmt.Fprintf(stderr, "endpoints token: %v\n", err)
 			return exitError
 		}
-		if *keyFile == "" {
+		if !ownKey {
 			signer = "security." + name + ".jwt.devKey " + jwt.DevKey
 			if key, err = os.ReadFile(filepath.Join(app, filepath.FromSlash(jwt.DevKey))); err != nil {
 				fmt.Fprintf(stderr, "endpoints token: security.%s.jwt.devKey: %v\n", name, err)
@@ -100,6 +114,9 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 			// before it is tried.
 			warnUnverifiable(stderr, app, name, jwt.JWKS, *keyFile, key)
 		}
+		if *secretFile != "" && jwt.Secret == nil {
+			fmt.Fprintf(stderr, "endpoints token: warning: security.%s.jwt verifies with a key set, not a \"secret\": a host configured so refuses this HS256 token\n", name)
+		}
 	}
 	now := time.Now()
 	claims["sub"], claims["iat"], claims["nbf"], claims["exp"] = *sub, now.Unix(), now.Unix(), now.Add(*ttl).Unix()
@@ -112,7 +129,12 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(scopes) > 0 {
 		claims["scope"] = strings.Join(scopes, " ")
 	}
-	token, err := auth.MintDevToken(key, claims)
+	var token string
+	if secret != nil {
+		token, err = auth.MintSecretToken(secret, claims)
+	} else {
+		token, err = auth.MintDevToken(key, claims)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "endpoints token: %s: %v\n", signer, err)
 		return exitError

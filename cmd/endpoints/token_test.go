@@ -42,11 +42,16 @@ func TestTokenErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(noSecurity, "endpoints.json"), []byte(`{}`), 0o644)
 	twoKeys := t.TempDir()
 	os.WriteFile(filepath.Join(twoKeys, "endpoints.json"), []byte(`{"security":{"a":{"jwt":{"jwks":"auth/jwks.json","devKey":"auth/k.jwk"}},"b":{"jwt":{"jwks":"auth/jwks.json","devKey":"auth/k.jwk"}}}}`), 0o644)
+	short := filepath.Join(t.TempDir(), "jwt")
+	os.WriteFile(short, []byte("short\n"), 0o600)
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
+		// A secret the host would refuse signs nothing.
+		{"a short secret file", []string{"token", "--sub", "a", "--secret-file", short}, "endpoints token: --secret-file: the file " + short + " holds 5 bytes; an HS256 key needs at least 32"},
+		{"a key and a secret", []string{"token", "--sub", "a", "--secret-file", short, "--key", short}, "--key and --secret-file both name what to sign with; give one"},
 		{"no subject", []string{"token", filepath.Join("..", "..", "examples", "users")}, "--sub is required"},
 		// It said "want one security scheme with jwt devKey, found 0 ();
 		// name one with --scheme", which no --scheme could satisfy.
@@ -66,5 +71,19 @@ func TestTokenErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want a failure saying %q", code, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// TestTokenSecretFileWarnsOfAKeySetScheme: --secret-file with an app
+// whose scheme verifies with a key set signs, but warns that a host so
+// configured refuses the HS256 token.
+func TestTokenSecretFileWarnsOfAKeySetScheme(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "jwt")
+	if err := os.WriteFile(file, []byte(strings.Repeat("s", 44)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("token", filepath.Join("..", "..", "examples", "users"), "--sub", "a", "--secret-file", file, "--scheme", "bearer")
+	if want := `security.bearer.jwt verifies with a key set, not a "secret"`; code != exitOK || strings.Count(strings.TrimSpace(out), ".") != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want a token and a warning saying %q", code, out, errOut, want)
 	}
 }

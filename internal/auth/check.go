@@ -97,7 +97,7 @@ func (c Config) CheckKeys(name string, env Env) error {
 			return configError([]string{"jwt", "jwks"}, "%v", err)
 		}
 	case j.Secret != nil && !env.Offline:
-		if _, err := readSecret(env, j.Secret); err != nil {
+		if _, _, err := readSecret(env, j.Secret); err != nil {
 			return configError([]string{"jwt", "secret"}, "%v", err)
 		}
 	}

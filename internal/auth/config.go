@@ -38,7 +38,12 @@ func (c Config) kinds() []string {
 // JWKS, JWKSURL or Secret.
 type JWTConfig struct {
 	// JWKS is a JSON Web Key Set file of the app (public keys, or
-	// symmetric "oct" keys), relative to the app's directory.
+	// symmetric "oct" keys), relative to the app's directory. It is read
+	// when the verifier is made and again while it serves when it changed
+	// (checked by a stat at most once a second as tokens are verified) or
+	// a token names a kid it lacks (at most every 30 s); a new content
+	// that does not read or parse keeps the last good keys and logs a
+	// warning.
 	JWKS string `json:"jwks,omitzero"`
 	// JWKSURL is an identity provider's key set, fetched at start, cached,
 	// refreshed every Refresh, and fetched again (at most every 30 s) when
@@ -59,7 +64,8 @@ type JWTConfig struct {
 	JWKSURL string `json:"jwksUrl,omitzero"`
 	// Secret is an HS256 key of at least 32 bytes, read when the app
 	// loads from an environment variable, {"env": "USERS_JWT_SECRET"}, or
-	// a file, {"file": "/run/secrets/users-jwt"}.
+	// a file, {"file": "/run/secrets/users-jwt"}, which is read again when
+	// it changes, as a JWKS file is.
 	Secret *Secret `json:"secret,omitzero"`
 	// Issuer, when set, must equal the token's "iss".
 	Issuer string `json:"issuer,omitzero"`
@@ -115,6 +121,10 @@ type Secret struct {
 	// an absolute path, or one inside the app, relative to it.
 	File string `json:"file,omitzero"`
 }
+
+// MinSecretBytes is the shortest HS256 key a [Secret] may hold: 32 bytes,
+// the size of its hash (RFC 7518 §3.2).
+const MinSecretBytes = 32
 
 // MaxSecretFileBytes bounds the file of a [Secret]: 64 KiB, far more than
 // any HS256 key (one past 64 bytes is hashed down to 32).

@@ -45,6 +45,17 @@ func MintDevToken(jwk []byte, claims map[string]any) (string, error) {
 	return jwt.Signed(signer).Claims(claims).Serialize()
 }
 
+// MintSecretToken signs claims with an HS256 key (as [ReadSecretFile]
+// reads one) into a compact JWT, for trying a deployment whose jwt scheme
+// verifies with that "secret".
+func MintSecretToken(secret []byte, claims map[string]any) (string, error) {
+	jwk, err := json.Marshal(jose.JSONWebKey{Key: secret, Algorithm: string(jose.HS256)})
+	if err != nil {
+		return "", err
+	}
+	return MintDevToken(jwk, claims)
+}
+
 // KeyAlgorithms are the algorithms [NewKey] makes signing keys for, the
 // first the default: ES256 (EC P-256), EdDSA (Ed25519) and RS256 (RSA of
 // RSAKeyBits bits).

@@ -8,6 +8,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -34,9 +35,9 @@ const maxTokenBytes = 8 << 10
 // maxJWKSBytes bounds a key set fetched from a URL.
 const maxJWKSBytes = 1 << 20
 
-// unknownKidRefetch is the shortest time between two fetches of a JWKS URL
-// caused by tokens naming keys it lacks: random kids must not hammer the
-// identity provider.
+// unknownKidRefetch is the shortest time between two fetches of a JWKS URL,
+// or reads of a key file, caused by tokens naming keys it lacks: random
+// kids must not hammer the identity provider, nor the disk.
 const unknownKidRefetch = 30 * time.Second
 
 // supported are the signature algorithms tokens may use.
@@ -65,7 +66,7 @@ type jwtVerifier struct {
 	scheme     Scheme
 	cfg        *JWTConfig
 	env        Env
-	algs       []jose.SignatureAlgorithm
+	algs       []jose.SignatureAlgorithm // configured; nil: those of the keys
 	leeway     time.Duration
 	requireExp bool
 	keys       *keySource
@@ -81,7 +82,7 @@ func newJWT(s Scheme, c *JWTConfig, env Env) (*jwtVerifier, error) {
 	var err error
 	switch {
 	case c.JWKS != "":
-		v.keys, err = fileKeys(env.AppDir, member+".jwks", c.JWKS)
+		v.keys, err = fileKeys(env, member+".jwks", c.JWKS)
 	case c.Secret != nil:
 		v.keys, err = secretKey(env, member+".secret", c.Secret)
 	default:
@@ -93,20 +94,26 @@ func newJWT(s Scheme, c *JWTConfig, env Env) (*jwtVerifier, error) {
 	for _, a := range c.Algorithms {
 		v.algs = append(v.algs, jose.SignatureAlgorithm(a))
 	}
-	if len(v.algs) == 0 {
-		v.algs = v.keys.algorithms()
-	}
-	if len(v.algs) == 0 {
+	if len(v.algorithms()) == 0 {
 		return nil, fmt.Errorf("%s: the key set holds no key for HS256, RS256, ES256 or EdDSA", member)
 	}
 	return v, nil
+}
+
+// algorithms are the signature algorithms accepted: the configured ones,
+// else those of the keys now (a key file read again may bring another).
+func (v *jwtVerifier) algorithms() []jose.SignatureAlgorithm {
+	if len(v.algs) > 0 {
+		return v.algs
+	}
+	return v.keys.algorithms()
 }
 
 func (v *jwtVerifier) Close() error { return v.keys.close() }
 
 // MayBeUnavailable: a key set fetched from a JWKS URL may not be loaded
 // yet; keys of the configuration always are.
-func (v *jwtVerifier) MayBeUnavailable() bool { return v.keys.remote != nil }
+func (v *jwtVerifier) MayBeUnavailable() bool { return v.keys.mayBeUnavailable() }
 
 func (v *jwtVerifier) Challenge(f *Failure) string {
 	c := "Bearer realm=" + quote(v.scheme.Name)
@@ -126,14 +133,18 @@ func (v *jwtVerifier) Verify(ctx context.Context, r *http.Request) (*Principal, 
 	if len(token) > maxTokenBytes {
 		return nil, rejected("the token is longer than %d bytes", maxTokenBytes)
 	}
+	// A key file that changed is read again first: a token verified
+	// with a key since removed is not let in from the cache.
+	v.keys.poll(ctx)
 	sum := sha256.Sum256([]byte(token))
 	now := v.env.Now()
 	if p := v.cached(sum, now); p != nil {
 		return p, nil
 	}
-	tok, err := jwt.ParseSigned(token, v.algs)
+	algs := v.algorithms()
+	tok, err := jwt.ParseSigned(token, algs)
 	if err != nil {
-		return nil, rejected("the token is not a JWT signed with %s", algList(v.algs))
+		return nil, rejected("the token is not a JWT signed with %s", algList(algs))
 	}
 	hdr := tok.Headers[0]
 	alg := jose.SignatureAlgorithm(hdr.Algorithm)
@@ -319,22 +330,33 @@ func keyFits(k jose.JSONWebKey, alg jose.SignatureAlgorithm) bool {
 	return keyAlg(k) == alg && (k.Use == "" || k.Use == "sig")
 }
 
-// sameKey compares two keys by their kid and public value.
+// sameKey compares two keys by their kid and public value (a symmetric
+// key by its bytes).
 func sameKey(a, b jose.JSONWebKey) bool {
 	if a.KeyID != b.KeyID || a.Algorithm != b.Algorithm {
 		return false
+	}
+	if ka, ok := a.Key.([]byte); ok {
+		kb, ok := b.Key.([]byte)
+		return ok && subtle.ConstantTimeCompare(ka, kb) == 1
 	}
 	ta, errA := a.Thumbprint(crypto.SHA256)
 	tb, errB := b.Thumbprint(crypto.SHA256)
 	return errA == nil && errB == nil && string(ta) == string(tb)
 }
 
-func fileKeys(appDir, member, rel string) (*keySource, error) {
-	keys, err := readKeySet(appDir, rel)
-	if err != nil {
+func fileKeys(env Env, member, rel string) (*keySource, error) {
+	if err := insideApp(rel); err != nil {
 		return nil, fmt.Errorf("%s: %w", member, err)
 	}
-	return &keySource{fixed: keys}, nil
+	path := filepath.Join(env.AppDir, filepath.FromSlash(rel))
+	return watchedFile(env, member, path, rel, func() ([]jose.JSONWebKey, error) {
+		keys, err := readKeySetFile(path, rel)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", member, err)
+		}
+		return keys, nil
+	})
 }
 
 // readKeySet reads the key set file rel of the app in appDir. Its error
@@ -344,9 +366,15 @@ func readKeySet(appDir, rel string) ([]jose.JSONWebKey, error) {
 	if err := insideApp(rel); err != nil {
 		return nil, err
 	}
+	return readKeySetFile(filepath.Join(appDir, filepath.FromSlash(rel)), rel)
+}
+
+// readKeySetFile reads the key set file at path, rel in errors: a public
+// key set holding a key of an algorithm the host verifies.
+func readKeySetFile(path, rel string) ([]jose.JSONWebKey, error) {
 	// A regular file within appfile's bound: a FIFO would hang the load,
 	// a device such as /dev/zero fill the memory.
-	b, err := appfile.Read(filepath.Join(appDir, filepath.FromSlash(rel)), rel)
+	b, err := appfile.Read(path, rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s does not exist in the app: put the scheme's JSON Web Key Set there ({\"keys\": [...]}; `endpoints keygen` writes one for development), or name the file that holds it", rel)
 	}
@@ -356,6 +384,9 @@ func readKeySet(appDir, rel string) ([]jose.JSONWebKey, error) {
 	keys, err := parseKeySet(b, true)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", rel, err)
+	}
+	if len((&keySource{fixed: keys}).algorithms()) == 0 {
+		return nil, fmt.Errorf("%s: the key set holds no key for HS256, RS256, ES256 or EdDSA", rel)
 	}
 	return keys, nil
 }
@@ -383,67 +414,105 @@ func parseKeySet(b []byte, allowOct bool) ([]jose.JSONWebKey, error) {
 }
 
 func secretKey(env Env, member string, s *Secret) (*keySource, error) {
-	v, err := readSecret(env, s)
+	v, path, err := readSecret(env, s)
 	if u, ok := errors.AsType[*UnsetError](err); ok {
 		u.Setting, u.Err = member, fmt.Errorf("%s: %w", member, u.Err)
 		return nil, u
 	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", member, err)
 	}
-	return &keySource{fixed: []jose.JSONWebKey{{Key: v, Algorithm: string(jose.HS256), Use: "sig"}}}, nil
+	key := func(v []byte) []jose.JSONWebKey {
+		return []jose.JSONWebKey{{Key: v, Algorithm: string(jose.HS256), Use: "sig"}}
+	}
+	if path == "" {
+		return &keySource{fixed: key(v)}, nil
+	}
+	// From a file: read again when it changes, as a mounted secret
+	// rotated in place does.
+	return watchedFile(env, member, path, s.File, func() ([]jose.JSONWebKey, error) {
+		b, err := readSecretFile(path, s.File)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", member, err)
+		}
+		return key(b), nil
+	})
+}
+
+// secretLength refuses a secret v of where shorter than MinSecretBytes.
+func secretLength(v []byte, where string) error {
+	if len(v) < MinSecretBytes {
+		return fmt.Errorf("%s holds %d bytes; an HS256 key needs at least %d", where, len(v), MinSecretBytes)
+	}
+	return nil
+}
+
+// ReadSecretFile reads an HS256 key from the file at path as the host
+// reads a jwt "secret": {"file": path}: a regular file of at most
+// MaxSecretFileBytes, one trailing line end dropped, of at least
+// MinSecretBytes. `endpoints token --secret-file` signs with it.
+func ReadSecretFile(path string) ([]byte, error) {
+	return readSecretFile(path, path)
+}
+
+// readSecretFile reads the secret file at path (name in errors) as
+// ReadSecretFile does.
+func readSecretFile(path, name string) ([]byte, error) {
+	b, err := appfile.ReadWithin(path, name, MaxSecretFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	b = appfile.TrimLineEnd(b)
+	if err := secretLength(b, "the file "+name); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // readSecret reads the HS256 key of s: its environment variable when set
-// and not empty, else its file when it exists (one trailing newline
-// dropped), at least 32 bytes. Neither is an *UnsetError (its Setting for
-// the caller to fill), which the deployment gives; a file that cannot be
-// read is another error. Errors do not name the member.
-func readSecret(env Env, s *Secret) ([]byte, error) {
+// and not empty, else its file when it exists (as readSecretFile reads
+// it; path is then the file's), at least MinSecretBytes. Neither is an
+// *UnsetError (its Setting for the caller to fill), which the deployment
+// gives; a file that cannot be read is another error. Errors do not name
+// the member.
+func readSecret(env Env, s *Secret) (v []byte, path string, err error) {
 	getenv := env.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	var v []byte
-	var where string
 	var missing []string
 	if s.Env != "" {
 		if e := getenv(s.Env); e != "" {
-			v, where = []byte(e), "the environment variable "+s.Env
-		} else {
-			missing = append(missing, "the environment variable "+s.Env+" is not set")
+			if err := secretLength([]byte(e), "the environment variable "+s.Env); err != nil {
+				return nil, "", err
+			}
+			return []byte(e), "", nil
 		}
+		missing = append(missing, "the environment variable "+s.Env+" is not set")
 	}
-	if v == nil && s.File != "" {
+	if s.File != "" {
 		path := s.File
 		if !filepath.IsAbs(path) {
 			if err := insideApp(s.File); err != nil {
-				return nil, fmt.Errorf("file: %v", err)
+				return nil, "", fmt.Errorf("file: %v", err)
 			}
 			path = filepath.Join(env.AppDir, filepath.FromSlash(s.File))
 		}
-		b, err := appfile.ReadWithin(path, s.File, MaxSecretFileBytes)
+		b, err := readSecretFile(path, s.File)
 		switch {
 		case err == nil:
-			v, where = appfile.TrimLineEnd(b), "the file "+s.File
+			return b, path, nil
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, err
-		default:
-			missing = append(missing, "the file "+s.File+" does not exist")
+			return nil, "", err
 		}
+		missing = append(missing, "the file "+s.File+" does not exist")
 	}
-	if v == nil {
-		what := "set it to the HS256 key"
-		switch {
-		case s.File != "" && s.Env != "":
-			what = "give the HS256 key in either"
-		case s.File != "":
-			what = "mount the HS256 key there"
-		}
-		return nil, &UnsetError{Env: s.Env, File: s.File,
-			Err: fmt.Errorf("%s: %s, at least 32 bytes", strings.Join(missing, " and "), what)}
+	what := "set it to the HS256 key"
+	switch {
+	case s.File != "" && s.Env != "":
+		what = "give the HS256 key in either"
+	case s.File != "":
+		what = "mount the HS256 key there"
 	}
-	if len(v) < 32 {
-		return nil, fmt.Errorf("%s holds %d bytes; an HS256 key needs at least 32", where, len(v))
-	}
-	return v, nil
+	return nil, "", &UnsetError{Env: s.Env, File: s.File,
+		Err: fmt.Errorf("%s: %s, at least %d bytes", strings.Join(missing, " and "), what, MinSecretBytes)}
 }

@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -214,6 +215,18 @@ func TestManifestsFacts(t *testing.T) {
 	for _, m := range c.VolumeMounts {
 		mounts[m.MountPath] = m.Name
 	}
+	// The key set's directory is mounted, not the file by subPath: a
+	// rotated Secret reaches a subPath mount only with a restart, while
+	// the host reads a key set file again when it changes.
+	keysDir := "/app/" + path.Dir(bearer.JWT.JWKS)
+	for _, m := range c.VolumeMounts {
+		if m.MountPath == "/app/"+bearer.JWT.JWKS {
+			t.Errorf("deployment.yaml: /app/%s (security.bearer.jwt.jwks) is mounted as a file (subPath %q): a rotated Secret never reaches it; mount the Secret as a directory of its own (/app/auth/deployment, the ConfigMap naming auth/deployment/jwks.json)", bearer.JWT.JWKS, m.SubPath)
+		}
+		if m.MountPath == keysDir && m.SubPath != "" {
+			t.Errorf("deployment.yaml: %s mounts subPath %q: a rotated Secret never reaches it; mount the volume whole", keysDir, m.SubPath)
+		}
+	}
 	volumes := map[string]string{} // volume → ConfigMap or Secret name
 	for _, v := range pod.Volumes {
 		switch {
@@ -226,8 +239,8 @@ func TestManifestsFacts(t *testing.T) {
 	if got := volumes[mounts["/app/endpoints.json"]]; got != "configmap/"+cm.Metadata.Name {
 		t.Errorf("deployment.yaml: /app/endpoints.json mounts %q, want the ConfigMap %s", got, cm.Metadata.Name)
 	}
-	if got := volumes[mounts["/app/"+bearer.JWT.JWKS]]; got != "secret/"+secret.Metadata.Name {
-		t.Errorf("deployment.yaml: /app/%s (security.bearer.jwt.jwks) mounts %q, want the Secret %s", bearer.JWT.JWKS, got, secret.Metadata.Name)
+	if got := volumes[mounts[keysDir]]; got != "secret/"+secret.Metadata.Name {
+		t.Errorf("deployment.yaml: %s (the directory of security.bearer.jwt.jwks) mounts %q, want the Secret %s", keysDir, got, secret.Metadata.Name)
 	}
 	var jwks struct{ Keys []json.RawMessage }
 	if err := json.Unmarshal([]byte(secret.StringData["jwks.json"]), &jwks); err != nil || len(jwks.Keys) != 0 {
