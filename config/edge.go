@@ -126,13 +126,14 @@ func securityError(file, name string, err error) error {
 
 // CheckSecurityKeys reads, for each scheme of "security" in name order,
 // the keys its verifier reads when the host makes it, and returns the
-// first failure, so that a start fails on it before it migrates a
-// database or loads a module: a jwt scheme's key set file ("jwks", in
-// appDir) missing, unreadable or not a key set; its secret's environment
-// variable (read with getenv) unset or shorter than an HS256 key, unless
-// getenv is nil (a build, where the deployment's secrets are not); and,
-// when deployed (a production start), a development key set deployed
-// without its "devKey" file. A key set URL is not fetched. The error
+// first failure, so that a start (and a reload) fails on it before it
+// migrates a database or loads a module: a jwt scheme's key set file ("jwks", in
+// appDir) missing, unreadable or not a key set; its secret (the
+// environment variable, read with getenv, else the file) unset, missing,
+// unreadable or shorter than an HS256 key, unless getenv is nil (a build,
+// where the deployment's secrets are not); and, when deployed (a
+// production start or reload), a development key set deployed without
+// its "devKey" file. A key set URL is not fetched. The error
 // names the member ("endpoints.json: /security/bearer/jwt/jwks: ...");
 // [Attribute] adds the override that set it (ENDPOINTS_SECURITY).
 func (a *App) CheckSecurityKeys(appDir string, getenv func(string) string, deployed bool) error {

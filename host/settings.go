@@ -24,7 +24,8 @@ var _ versionload.Host = loadSide{}
 
 // Settings resolves the settings of cfg with the options New was given
 // over it (Options.merge); the runtime declaration's response-validation
-// policy applies when neither the options nor cfg set one.
+// policy applies when neither the options nor cfg set one. In Production
+// it also reads the keys of cfg's security schemes (checkSecurityKeys).
 func (h loadSide) Settings(cfg *config.App, rm *runtimedecl.Module) (*settings, error) {
 	opts := h.base.merge(cfg)
 	if opts.ResponseValidation == "" && rm != nil {
@@ -34,6 +35,11 @@ func (h loadSide) Settings(cfg *config.App, rm *runtimedecl.Module) (*settings, 
 		Idempotency: opts.Idempotency, OpenAPI: opts.OpenAPI, ResponseValidation: opts.ResponseValidation,
 		Development: opts.Mode == Development, AppDir: h.app, LookupEnv: opts.LookupEnv, SkipVariables: opts.SkipVariables,
 		Store: h.store, Clients: &h.outbound, WriteDocsError: writeDocsError})
+	if err == nil {
+		if err = h.checkSecurityKeys(cfg); err != nil {
+			s = nil
+		}
+	}
 	// A setting an override gave (a CA file that cannot be read) says so.
 	return s, config.Attribute(err, h.opts.ConfigOverrides)
 }

@@ -63,6 +63,11 @@ func cmdToken(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	case *sub == "":
 		fmt.Fprintln(stderr, "endpoints token: --sub is required: whom the token is for, e.g. --sub alice")
 		return exitUsage
+	case len(positional) == 0 && *scheme != "":
+		// Without APP there is no scheme to take the issuer and
+		// audience from: the token would lack them, silently.
+		fmt.Fprintf(stderr, "endpoints token: --scheme %s names a security scheme of APP, whose issuer and audience the token takes: give APP, or leave out --scheme and give --iss and --aud\n", *scheme)
+		return exitUsage
 	}
 	claims := map[string]any{}
 	var key, secret []byte

@@ -44,6 +44,14 @@ func TestTokenErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(twoKeys, "endpoints.json"), []byte(`{"security":{"a":{"jwt":{"jwks":"auth/jwks.json","devKey":"auth/k.jwk"}},"b":{"jwt":{"jwks":"auth/jwks.json","devKey":"auth/k.jwk"}}}}`), 0o644)
 	short := filepath.Join(t.TempDir(), "jwt")
 	os.WriteFile(short, []byte("short\n"), 0o600)
+	private, _, _, err := auth.NewKey("ES256", "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "k.jwk")
+	if err := os.WriteFile(keyFile, private, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -62,6 +70,9 @@ func TestTokenErrors(t *testing.T) {
 		// It said "security.nope has no jwt.devKey", of a scheme the app
 		// does not have.
 		{"an unknown scheme", []string{"token", filepath.Join("..", "..", "examples", "users"), "--sub", "a", "--scheme", "nope"}, "--scheme nope: the app configures no security scheme of that name (configured: bearer, partners); the schemes with a jwt.devKey to sign with: bearer"},
+		// It signed a token without the scheme's issuer and audience,
+		// saying nothing of --scheme.
+		{"a scheme without APP", []string{"token", "--key", keyFile, "--sub", "a", "--scheme", "bearer"}, "--scheme bearer names a security scheme of APP, whose issuer and audience the token takes: give APP"},
 		{"a scheme without a dev key", []string{"token", noKey, "--sub", "a", "--scheme", "bearer"}, "security.bearer has no jwt.devKey: add the path of a private JWK to sign development tokens with (endpoints keygen writes one); the schemes with one: none"},
 	}
 	for _, tt := range tests {

@@ -78,8 +78,9 @@ func (c Config) Check() error {
 // configures for the scheme name, fetching nothing and needing no
 // document, so that a host fails its start on them before it does
 // anything else: a jwt scheme's key set file ("jwks", in env.AppDir), its
-// secret's environment variable (env.Getenv) unless env.Offline (a build,
-// where the deployment's secrets are not), and, in env.Production, a
+// secret (the environment variable, env.Getenv, else the file) unless
+// env.Offline (a build, where the deployment's secrets are not), and, in
+// env.Production, a
 // development key set deployed without its devKey file. A jwksUrl is not
 // fetched. The error is a *[ConfigError] naming the member from the
 // scheme's entry: ["jwt", "jwks"].

@@ -114,7 +114,8 @@ func KeySet(keys ...[]byte) ([]byte, error) {
 // its old keys while a new one signs. Every key is kept as written, and
 // every member of the set besides "keys". It refuses a set that is not
 // one, a private key in it or in keys, and a key whose kid the set
-// already has.
+// already has (keys without a kid, which a verifier tries in turn, may
+// be several).
 func AddToKeySet(jwks []byte, keys ...[]byte) ([]byte, error) {
 	var set map[string]json.RawMessage
 	if err := json.Unmarshal(jwks, &set); err != nil {
@@ -135,6 +136,9 @@ func AddToKeySet(jwks []byte, keys ...[]byte) ([]byte, error) {
 		}
 		if _, oct := key.Key.([]byte); !oct && !key.IsPublic() {
 			return nil, fmt.Errorf("keys[%d] is a private key: a key set holds public keys only", i)
+		}
+		if key.KeyID == "" {
+			continue // a verifier tries each key without one
 		}
 		if kids[key.KeyID] {
 			return nil, fmt.Errorf("the key set already has a key of kid %q: name the new one otherwise", key.KeyID)
