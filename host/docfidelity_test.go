@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -397,5 +399,48 @@ func TestDocumentListsTheHostsFailures(t *testing.T) {
 	d.check(t, "GET", "/api/busy", res, true)
 	if err := <-shut; !errors.Is(err, context.Canceled) {
 		t.Errorf("Shutdown = %v, want context.Canceled", err)
+	}
+}
+
+// TestDocumentListsTheBodysFailures: the answers the host gives itself
+// when a request body does not arrive whole, over real TCP, are listed
+// on the operation and validate against the document: a body that
+// breaks off before its Content-Length, a chunked body cut before its
+// last chunk (400, the validation body with the body's issue), and one
+// slower than server.readTimeout (408).
+func TestDocumentListsTheBodysFailures(t *testing.T) {
+	t.Parallel()
+	const short = 300 * time.Millisecond
+	h, logs := clientTestApp(t).host(host.Options{
+		Server: config.Server{ReadTimeout: config.Duration(short)}})
+	addr := serveTCP(t, h)
+	d := readAnsweredDocument(t, h.Document())
+	const head = "POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	for _, tt := range []struct {
+		name    string
+		request string
+		cut     bool // the client closes its side after the request
+		status  int
+	}{
+		{"a body shorter than its Content-Length", head + "Content-Length: 500\r\n\r\n{\"a\":\"xxxx", true, 400},
+		{"a chunked body cut before its last chunk", head + "Transfer-Encoding: chunked\r\n\r\n8\r\n{\"a\":\"xx\r\n", true, 400},
+		{"a body slower than server.readTimeout", head + "Content-Length: 500\r\n\r\n{\"a\":\"xxxx", false, 408},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := dial(t, addr)
+			if _, err := io.WriteString(c, tt.request); err != nil {
+				t.Fatal(err)
+			}
+			if tt.cut {
+				if err := c.Conn.(*net.TCPConn).CloseWrite(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, body, err := c.response("POST")
+			if err != nil || res.StatusCode != tt.status {
+				t.Fatalf("got %v %v %s, want %d\n%s", err, res, body, tt.status, logs)
+			}
+			d.check(t, "POST", "/api/echo", response{status: res.StatusCode, header: res.Header, body: body}, false)
+		})
 	}
 }

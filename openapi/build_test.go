@@ -396,15 +396,16 @@ func TestFrameworkResponses(t *testing.T) {
 			components: []string{"EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
-			name:     "a body makes 400, 413 and 415 reachable",
+			name:     "a body makes 400, 408, 413 and 415 reachable",
 			contract: `{"request": {"body": {"schema": {}}}, "responses": {"200": {}}}`,
 			want: map[string]string{
 				"400": `{"application/json": {"schema": ` + ref("EndpointsValidationError") + `}}`,
+				"408": `{"application/json": {"schema": ` + ref("EndpointsRequestTimeout") + `}}`,
 				"413": `{"application/json": {"schema": ` + ref("EndpointsContentTooLarge") + `}}`,
 				"415": `{"application/json": {"schema": ` + ref("EndpointsUnsupportedMediaType") + `}}`,
 				"406": ""},
-			wantDesc:   map[string]string{"400": "Validation Error", "413": "The request body is larger than the host accepts", "415": "Unsupported Media Type: not a declared request media type, or JSON in a charset other than utf-8"},
-			components: []string{"EndpointsContentTooLarge", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+			wantDesc:   map[string]string{"400": "Validation Error", "408": "The request body did not arrive whole within the server's read timeout (server.readTimeout)", "413": "The request body is larger than the host accepts", "415": "Unsupported Media Type: not a declared request media type, or JSON in a charset other than utf-8"},
+			components: []string{"EndpointsContentTooLarge", "EndpointsRequestTimeout", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
 			name:       "negotiation makes 406 reachable",
@@ -440,7 +441,7 @@ func TestFrameworkResponses(t *testing.T) {
 			want: map[string]string{
 				"415": `{"application/json": {"schema": ` + ref("EndpointsUnsupportedMediaType") + `}}`},
 			wantDesc:   map[string]string{"415": "CSV only"},
-			components: []string{"EndpointsContentTooLarge", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+			components: []string{"EndpointsContentTooLarge", "EndpointsRequestTimeout", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
 			name: "idempotency adds its Problem Details, merged with a declared 409 of the same type",
@@ -462,7 +463,7 @@ func TestFrameworkResponses(t *testing.T) {
 				"400": `{"application/json": {"schema": ` + ref("EndpointsValidationError") + `},
 					"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`},
 			wantDesc:   map[string]string{"400": "Validation Error. The Idempotency-Key is malformed, or required and missing"},
-			components: []string{"EndpointsContentTooLarge", "EndpointsIdempotencyProblem", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+			components: []string{"EndpointsContentTooLarge", "EndpointsIdempotencyProblem", "EndpointsRequestTimeout", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
 			name: "a declared description that says the host's reason already is not repeated",
