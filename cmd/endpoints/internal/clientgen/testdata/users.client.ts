@@ -188,6 +188,19 @@ export type EndpointsNotAcceptable = {
 };
 
 /**
+ * The 408 answer: the request body did not arrive whole within the server's read timeout
+ * (server.readTimeout); the connection is closed after it.
+ */
+export type EndpointsRequestTimeout = {
+  data: {
+    /** Which timeout passed. */
+    error: string;
+  };
+  statusCode: 408;
+  statusMessage: string;
+};
+
+/**
  * The 503 answer the host gives when it cannot serve the request now (no instance of the route's
  * module came free in time, its code is still loading, the server is shutting down, a bundle's
  * route refuses a client whose calls all trapped, its credentials cannot be verified, its rate
@@ -461,6 +474,8 @@ export type PostApiOrdersOptions = {
  * - 400: Validation Error. The Idempotency-Key is malformed, or required and missing
  * - 401: No valid credential for bearer or partners
  * - 403: The credential lacks a required scope
+ * - 408: The request body did not arrive whole within the server's read timeout
+ *   (server.readTimeout)
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
@@ -487,6 +502,7 @@ export type PostApiOrdersResult =
   | EndpointResponse<400, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
+  | EndpointResponse<408, false, "application/json", EndpointsRequestTimeout>
   | EndpointResponse<409, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
@@ -520,6 +536,8 @@ export type PostApiUsersOptions = {
  * - 400: Validation Error. The Idempotency-Key is malformed, or required and missing
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
+ * - 408: The request body did not arrive whole within the server's read timeout
+ *   (server.readTimeout)
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
@@ -544,6 +562,7 @@ export type PostApiUsersResult =
   | EndpointResponse<400, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
+  | EndpointResponse<408, false, "application/json", EndpointsRequestTimeout>
   | EndpointResponse<409, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
@@ -694,6 +713,8 @@ export type PatchApiUsersByIdOptions = {
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
  * - 404: No such user
+ * - 408: The request body did not arrive whole within the server's read timeout
+ *   (server.readTimeout)
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
@@ -714,6 +735,7 @@ export type PatchApiUsersByIdResult =
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<404, false, "application/json", NotFound>
+  | EndpointResponse<408, false, "application/json", EndpointsRequestTimeout>
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
@@ -796,6 +818,8 @@ export type PostApiUsersByIdPhotoOptions = {
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
  * - 404: No such user
+ * - 408: The request body did not arrive whole within the server's read timeout
+ *   (server.readTimeout)
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
@@ -817,6 +841,7 @@ export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<404, false, "application/problem+json", Problem>
+  | EndpointResponse<408, false, "application/json", EndpointsRequestTimeout>
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", Problem>
@@ -978,6 +1003,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       400: { "application/json": "json", "application/problem+json": "json" },
       401: { "application/json": "json" },
       403: { "application/json": "json" },
+      408: { "application/json": "json" },
       409: { "application/problem+json": "json" },
       413: { "application/json": "json" },
       415: { "application/json": "json" },
@@ -995,6 +1021,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       400: { "application/json": "json", "application/problem+json": "json" },
       401: { "application/json": "json" },
       403: { "application/json": "json" },
+      408: { "application/json": "json" },
       409: { "application/problem+json": "json" },
       413: { "application/json": "json" },
       415: { "application/json": "json" },
@@ -1036,6 +1063,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       401: { "application/json": "json" },
       403: { "application/json": "json" },
       404: { "application/json": "json" },
+      408: { "application/json": "json" },
       413: { "application/json": "json" },
       415: { "application/json": "json" },
       429: { "application/json": "json" },
@@ -1061,6 +1089,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       401: { "application/json": "json" },
       403: { "application/json": "json" },
       404: { "application/problem+json": "json" },
+      408: { "application/json": "json" },
       413: { "application/json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
