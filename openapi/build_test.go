@@ -421,7 +421,7 @@ func TestFrameworkResponses(t *testing.T) {
 				"responses": {"200": {}, "400": {"description": "Bad id", "schema": {"type": "object", "required": ["reason"]}}}}`,
 			want: map[string]string{"400": `{"application/json": {"schema": {"anyOf": [
 				{"type": "object", "required": ["reason"]}, ` + ref("EndpointsValidationError") + `]}}}`},
-			wantDesc:   map[string]string{"400": "Bad id. Validation Error"},
+			wantDesc:   map[string]string{"400": "Bad Request, for one of these reasons:\n\n- Bad id\n- Validation Error"},
 			components: []string{"EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
@@ -453,7 +453,7 @@ func TestFrameworkResponses(t *testing.T) {
 				"422": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
 				"503": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}, "application/json": {"schema": ` + ref("EndpointsServiceUnavailable") + `}}`,
 				"415": ""},
-			wantDesc:   map[string]string{"409": "Already exists. A request with this Idempotency-Key is still running, or ran past its lease", "422": "The Idempotency-Key was used for a different request"},
+			wantDesc:   map[string]string{"409": "Conflict, for one of these reasons:\n\n- Already exists\n- A request with this Idempotency-Key is still running, or ran past its lease", "422": "The Idempotency-Key was used for a different request"},
 			components: []string{"EndpointsIdempotencyProblem"},
 		},
 		{
@@ -462,7 +462,7 @@ func TestFrameworkResponses(t *testing.T) {
 			want: map[string]string{
 				"400": `{"application/json": {"schema": ` + ref("EndpointsValidationError") + `},
 					"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`},
-			wantDesc:   map[string]string{"400": "Validation Error. The Idempotency-Key is malformed, or required and missing"},
+			wantDesc:   map[string]string{"400": "Bad Request, for one of these reasons:\n\n- Validation Error\n- The Idempotency-Key is malformed, or required and missing"},
 			components: []string{"EndpointsContentTooLarge", "EndpointsIdempotencyProblem", "EndpointsRequestTimeout", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
@@ -492,7 +492,8 @@ func TestFrameworkResponses(t *testing.T) {
 				wantJSON(t, "content of "+status, got, want)
 			}
 			for status, want := range tt.wantDesc {
-				wantJSON(t, "description of "+status, at(t, doc, "/paths/~1api~1x~1{id}/post/responses/"+status+"/description"), `"`+want+`"`)
+				quoted, _ := json.Marshal(want)
+				wantJSON(t, "description of "+status, at(t, doc, "/paths/~1api~1x~1{id}/post/responses/"+status+"/description"), string(quoted))
 			}
 			var got []string
 			if doc.Components != nil {

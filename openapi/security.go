@@ -148,12 +148,12 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 		// The host's body for another reason (a 503 of a database down
 		// and of credentials that cannot be verified): the description
 		// names both.
-		resp.Description = joinDescription(resp.Description, r.Description)
+		resp.Description = joinDescription(statusSummary(status), resp.Description, r.Description)
 		return nil
 	default:
 		mt.Schema = withAlternative(mt.Schema, ref)
 	}
-	resp.Description = joinDescription(resp.Description, r.Description)
+	resp.Description = joinDescription(statusSummary(status), resp.Description, r.Description)
 	return nil
 }
 
