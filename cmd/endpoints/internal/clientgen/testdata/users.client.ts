@@ -436,10 +436,11 @@ export type GetApiClockOptions = {
  *
  * - 200: A stream of ticks; the schema is one event's data
  * - 400: Validation Error
- * - 500: Internal Server Error, for one of these reasons: - The server failed: a guest trapped, ran
- *   past its deadline, or broke its contract - The guest or a middleware failed (it trapped, ran
- *   past its deadline, broke a limit or returned an error), or its answer broke its contract where
- *   answers are checked (responseValidation); in development, data says why
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
  * - 503: No instance of the route's module came free before the request's deadline, its code is
  *   still loading, or the server is shutting down (on a bundle's route, also: the client's last
  *   calls all trapped, and its calls are refused for a while); try again after Retry-After seconds
@@ -471,8 +472,9 @@ export type PostApiOrdersOptions = {
  * What POST /api/orders answers; check status to narrow body:
  *
  * - 201: The new order
- * - 400: Bad Request, for one of these reasons: - Validation Error - The Idempotency-Key is
- *   malformed, or required and missing
+ * - 400: Bad Request, for one of these reasons:
+ *   - Validation Error
+ *   - The Idempotency-Key is malformed, or required and missing
  * - 401: No valid credential for bearer or partners
  * - 403: The credential lacks a required scope
  * - 408: The request body did not arrive whole within the server's read timeout
@@ -482,22 +484,25 @@ export type PostApiOrdersOptions = {
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 422: No such user, or the Idempotency-Key was used for a different request
- * - 429: Too Many Requests, for one of these reasons: - The client's Idempotency-Key records take
- *   its whole share of the store; nothing ran - Too many requests: rate limit orders, or too many
- *   failed credentials (authFailures)
- * - 500: Internal Server Error, for one of these reasons: - The server failed: a guest trapped, ran
- *   past its deadline, or broke its contract - The guest or a middleware failed (it trapped, ran
- *   past its deadline, broke a limit or returned an error), or its answer broke its contract where
- *   answers are checked (responseValidation); in development, data says why
- * - 503: Service Unavailable, for one of these reasons: - The app's store cannot be reached;
- *   nothing was changed, try again later - The database the operation uses is down or waits for its
- *   migrations; try again after Retry-After seconds - The idempotency store cannot be reached;
- *   nothing ran - No instance of the route's module came free before the request's deadline, its
- *   code is still loading, or the server is shutting down (on a bundle's route, also: the client's
- *   last calls all trapped, and its calls are refused for a while); try again after Retry-After
- *   seconds - The rate limit orders cannot be checked now (the store is down) - Credentials for
- *   bearer or partners cannot be verified now (an identity provider's key set, the store of API
- *   keys or a verifier unavailable)
+ * - 429: Too Many Requests, for one of these reasons:
+ *   - The client's Idempotency-Key records take its whole share of the store; nothing ran
+ *   - Too many requests: rate limit orders, or too many failed credentials (authFailures)
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - The idempotency store cannot be reached; nothing ran
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
+ *   - The rate limit orders cannot be checked now (the store is down)
+ *   - Credentials for bearer or partners cannot be verified now (an identity provider's key set,
+ *     the store of API keys or a verifier unavailable)
  */
 export type PostApiOrdersResult =
   | EndpointResponse<201, true, "application/json", Order>
@@ -536,8 +541,9 @@ export type PostApiUsersOptions = {
  * What POST /api/users answers; check status to narrow body:
  *
  * - 201: The new user
- * - 400: Bad Request, for one of these reasons: - Validation Error - The Idempotency-Key is
- *   malformed, or required and missing
+ * - 400: Bad Request, for one of these reasons:
+ *   - Validation Error
+ *   - The Idempotency-Key is malformed, or required and missing
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
  * - 408: The request body did not arrive whole within the server's read timeout
@@ -547,20 +553,22 @@ export type PostApiUsersOptions = {
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 422: The Idempotency-Key was used for a different request
- * - 429: Too Many Requests, for one of these reasons: - The client's Idempotency-Key records take
- *   its whole share of the store; nothing ran - Too many requests: too many failed credentials
- *   (authFailures)
- * - 500: Internal Server Error, for one of these reasons: - The server failed: a guest trapped, ran
- *   past its deadline, or broke its contract - The guest or a middleware failed (it trapped, ran
- *   past its deadline, broke a limit or returned an error), or its answer broke its contract where
- *   answers are checked (responseValidation); in development, data says why
- * - 503: Service Unavailable, for one of these reasons: - The app's store cannot be reached;
- *   nothing was changed, try again later - The database the operation uses is down or waits for its
- *   migrations; try again after Retry-After seconds - The idempotency store cannot be reached;
- *   nothing ran - No instance of the route's module came free before the request's deadline, its
- *   code is still loading, or the server is shutting down (on a bundle's route, also: the client's
- *   last calls all trapped, and its calls are refused for a while); try again after Retry-After
- *   seconds
+ * - 429: Too Many Requests, for one of these reasons:
+ *   - The client's Idempotency-Key records take its whole share of the store; nothing ran
+ *   - Too many requests: too many failed credentials (authFailures)
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - The idempotency store cannot be reached; nothing ran
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type PostApiUsersResult =
   | EndpointResponse<201, true, "application/json", User>
@@ -597,16 +605,18 @@ export type GetApiUsersExportOptions = {
  * What GET /api/users/export answers; check status to narrow body:
  *
  * - 200: The users as CSV
- * - 500: Internal Server Error, for one of these reasons: - The server failed: a guest trapped, ran
- *   past its deadline, or broke its contract - The guest or a middleware failed (it trapped, ran
- *   past its deadline, broke a limit or returned an error), or its answer broke its contract where
- *   answers are checked (responseValidation); in development, data says why
- * - 503: Service Unavailable, for one of these reasons: - The app's store cannot be reached;
- *   nothing was changed, try again later - The database the operation uses is down or waits for its
- *   migrations; try again after Retry-After seconds - No instance of the route's module came free
- *   before the request's deadline, its code is still loading, or the server is shutting down (on a
- *   bundle's route, also: the client's last calls all trapped, and its calls are refused for a
- *   while); try again after Retry-After seconds
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersExportResult =
   | EndpointResponse<200, true, "text/csv", ReadableStream<Uint8Array>>
@@ -637,17 +647,21 @@ export type GetApiUsersSearchOptions = {
  * What GET /api/users/search answers; check status to narrow body:
  *
  * - 200: The matching users
- * - 400: Bad Request, for one of these reasons: - The query is not valid - Validation Error
- * - 500: Internal Server Error, for one of these reasons: - The server failed: a guest trapped, ran
- *   past its deadline, or broke its contract - The guest or a middleware failed (it trapped, ran
- *   past its deadline, broke a limit or returned an error), or its answer broke its contract where
- *   answers are checked (responseValidation); in development, data says why
- * - 503: Service Unavailable, for one of these reasons: - The app's store cannot be reached;
- *   nothing was changed, try again later - The database the operation uses is down or waits for its
- *   migrations; try again after Retry-After seconds - No instance of the route's module came free
- *   before the request's deadline, its code is still loading, or the server is shutting down (on a
- *   bundle's route, also: the client's last calls all trapped, and its calls are refused for a
- *   while); try again after Retry-After seconds
+ * - 400: Bad Request, for one of these reasons:
+ *   - The query is not valid
+ *   - Validation Error
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersSearchResult =
   | EndpointResponse<200, true, "application/json", SearchResult>
@@ -679,16 +693,18 @@ export type GetApiUsersByIdOptions = {
  * - 200: The user
  * - 400: Validation Error
  * - 404: No such user
- * - 500: Internal Server Error, for one of these reasons: - The server failed: a guest trapped, ran
- *   past its deadline, or broke its contract - The guest or a middleware failed (it trapped, ran
- *   past its deadline, broke a limit or returned an error), or its answer broke its contract where
- *   answers are checked (responseValidation); in development, data says why
- * - 503: Service Unavailable, for one of these reasons: - The app's store cannot be reached;
- *   nothing was changed, try again later - The database the operation uses is down or waits for its
- *   migrations; try again after Retry-After seconds - No instance of the route's module came free
- *   before the request's deadline, its code is still loading, or the server is shutting down (on a
- *   bundle's route, also: the client's last calls all trapped, and its calls are refused for a
- *   while); try again after Retry-After seconds
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersByIdResult =
   | EndpointResponse<200, true, "application/json", User>
@@ -728,16 +744,18 @@ export type PatchApiUsersByIdOptions = {
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 429: Too many requests: too many failed credentials (authFailures)
- * - 500: Internal Server Error, for one of these reasons: - The server failed: a guest trapped, ran
- *   past its deadline, or broke its contract - The guest or a middleware failed (it trapped, ran
- *   past its deadline, broke a limit or returned an error), or its answer broke its contract where
- *   answers are checked (responseValidation); in development, data says why
- * - 503: Service Unavailable, for one of these reasons: - The app's store cannot be reached;
- *   nothing was changed, try again later - The database the operation uses is down or waits for its
- *   migrations; try again after Retry-After seconds - No instance of the route's module came free
- *   before the request's deadline, its code is still loading, or the server is shutting down (on a
- *   bundle's route, also: the client's last calls all trapped, and its calls are refused for a
- *   while); try again after Retry-After seconds
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type PatchApiUsersByIdResult =
   | EndpointResponse<200, true, "application/json", User>
@@ -778,16 +796,18 @@ export type GetApiUsersByIdAvatarOptions = {
  * - 400: Validation Error
  * - 404: No such user
  * - 406: Not Acceptable
- * - 500: Internal Server Error, for one of these reasons: - The server failed: a guest trapped, ran
- *   past its deadline, or broke its contract - The guest or a middleware failed (it trapped, ran
- *   past its deadline, broke a limit or returned an error), or its answer broke its contract where
- *   answers are checked (responseValidation); in development, data says why
- * - 503: Service Unavailable, for one of these reasons: - The app's store cannot be reached;
- *   nothing was changed, try again later - The database the operation uses is down or waits for its
- *   migrations; try again after Retry-After seconds - No instance of the route's module came free
- *   before the request's deadline, its code is still loading, or the server is shutting down (on a
- *   bundle's route, also: the client's last calls all trapped, and its calls are refused for a
- *   while); try again after Retry-After seconds
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersByIdAvatarResult =
   | EndpointResponse<200, true, "image/png", ReadableStream<Uint8Array>>
@@ -836,16 +856,18 @@ export type PostApiUsersByIdPhotoOptions = {
  *   utf-8
  * - 422: The file is not the image its type says
  * - 429: Too many requests: too many failed credentials (authFailures)
- * - 500: Internal Server Error, for one of these reasons: - The server failed: a guest trapped, ran
- *   past its deadline, or broke its contract - The guest or a middleware failed (it trapped, ran
- *   past its deadline, broke a limit or returned an error), or its answer broke its contract where
- *   answers are checked (responseValidation); in development, data says why
- * - 503: Service Unavailable, for one of these reasons: - The app's store cannot be reached;
- *   nothing was changed, try again later - The database the operation uses is down or waits for its
- *   migrations; try again after Retry-After seconds - No instance of the route's module came free
- *   before the request's deadline, its code is still loading, or the server is shutting down (on a
- *   bundle's route, also: the client's last calls all trapped, and its calls are refused for a
- *   while); try again after Retry-After seconds
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<201, true, "application/json", Photo>
