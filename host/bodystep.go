@@ -55,7 +55,9 @@ func (h requestSide) answerBody(w http.ResponseWriter, r *http.Request, c *call,
 		w.Header().Set("Connection", "close")
 		writeError(w, r, http.StatusRequestTimeout, "", map[string]string{"error": fmt.Sprintf("the request body did not arrive within %s (server.readTimeout)", time.Duration(c.set.Server.ReadTimeout))})
 	case requestbody.Failed:
-		writeError(w, r, http.StatusBadRequest, "", map[string]string{"error": "the request body could not be read"})
+		// The validation body of every other 400, the body's issue in
+		// it: one shape for a client (and the document) to read.
+		writeError(w, r, http.StatusBadRequest, MessageValidation, ValidationData{Body: []abi.Issue{{Path: []any{}, Message: brokenBodyMessage}}})
 	case requestbody.Unstored:
 		writeError(w, r, http.StatusInternalServerError, "", nil)
 	default:
@@ -63,6 +65,11 @@ func (h requestSide) answerBody(w http.ResponseWriter, r *http.Request, c *call,
 	}
 	return true
 }
+
+// brokenBodyMessage is the issue of a request body that broke off before
+// its end: fewer bytes than its Content-Length, a chunked body cut before
+// its last chunk or malformed.
+const brokenBodyMessage = "the request body broke off before its end (shorter than its Content-Length, or its chunks cut or malformed)"
 
 // discardBody reads what is left of the body of a request the host
 // refuses (requestbody.Body.Discard), within server.readTimeout.

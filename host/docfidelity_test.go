@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -85,7 +87,8 @@ func (d *answeredDocument) listsDatabase503(method, path string) bool {
 }
 
 // check fails t unless the document lists res's status on the
-// operation, its JSON body validates against the schema listed, and,
+// operation, its JSON body validates against the schema listed, it
+// carries every header listed as required, and,
 // when exact, the body is the example listed (the same JSON value: the
 // document sorts the members of its objects).
 func (d *answeredDocument) check(t *testing.T, method, path string, res response, exact bool) {
@@ -107,6 +110,15 @@ func (d *answeredDocument) check(t *testing.T, method, path string, res response
 	}
 	if err := s.Validate(body); err != nil {
 		t.Errorf("%s %s: the %s the host sent does not validate against the document's: %v\n%s", method, path, status, err, res.body)
+	}
+	for name, h := range r.Headers {
+		var header struct{ Required bool }
+		if err := json.Unmarshal(h, &header); err != nil {
+			t.Fatalf("the %s's header %s: %v", status, name, err)
+		}
+		if header.Required && res.header.Get(name) == "" {
+			t.Errorf("%s %s: the document's %s requires the header %s; the answer has none\n%s", method, path, status, name, res.body)
+		}
 	}
 	if !exact {
 		return
@@ -397,5 +409,85 @@ func TestDocumentListsTheHostsFailures(t *testing.T) {
 	d.check(t, "GET", "/api/busy", res, true)
 	if err := <-shut; !errors.Is(err, context.Canceled) {
 		t.Errorf("Shutdown = %v, want context.Canceled", err)
+	}
+}
+
+// TestDocumentListsTheBodysFailures: the answers the host gives itself
+// when a request body does not arrive whole, over real TCP, are listed
+// on the operation and validate against the document: a body that
+// breaks off before its Content-Length, a chunked body cut before its
+// last chunk (400, the validation body with the body's issue), and one
+// slower than server.readTimeout (408).
+func TestDocumentListsTheBodysFailures(t *testing.T) {
+	t.Parallel()
+	const short = 300 * time.Millisecond
+	h, logs := clientTestApp(t).host(host.Options{
+		Server: config.Server{ReadTimeout: config.Duration(short)}})
+	addr := serveTCP(t, h)
+	d := readAnsweredDocument(t, h.Document())
+	const head = "POST /api/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+	for _, tt := range []struct {
+		name    string
+		request string
+		cut     bool // the client closes its side after the request
+		status  int
+	}{
+		{"a body shorter than its Content-Length", head + "Content-Length: 500\r\n\r\n{\"a\":\"xxxx", true, 400},
+		{"a chunked body cut before its last chunk", head + "Transfer-Encoding: chunked\r\n\r\n8\r\n{\"a\":\"xx\r\n", true, 400},
+		{"a body slower than server.readTimeout", head + "Content-Length: 500\r\n\r\n{\"a\":\"xxxx", false, 408},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := dial(t, addr)
+			if _, err := io.WriteString(c, tt.request); err != nil {
+				t.Fatal(err)
+			}
+			if tt.cut {
+				if err := c.Conn.(*net.TCPConn).CloseWrite(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, body, err := c.response("POST")
+			if err != nil || res.StatusCode != tt.status {
+				t.Fatalf("got %v %v %s, want %d\n%s", err, res, body, tt.status, logs)
+			}
+			d.check(t, "POST", "/api/echo", response{status: res.StatusCode, header: res.Header, body: body}, false)
+		})
+	}
+}
+
+// TestDocumentHostHeadersBesideTheApps: where the app declares a status
+// the host answers too (a 401 beside the security's, a 429 beside a rate
+// limit's), the app's own answer need not carry the headers of the
+// host's (WWW-Authenticate, Retry-After): the document does not require
+// them, and the guest's real answer validates against it.
+func TestDocumentHostHeadersBesideTheApps(t *testing.T) {
+	t.Parallel()
+	answers := func(status int, security string) watModule {
+		return watModule{contract: fmt.Sprintf(`{%s"responses":{"200":{},"%d":{"description":"Ours","schema":{"type":"object"}}}}`, security, status),
+			handle: fmt.Sprintf(`(drop (call $set_status (i32.const %d))) (drop (call $write (i32.const 3000) (i32.const 2))) (i32.const 0)`, status),
+			extra:  "  (data (i32.const 3000) \"{}\")\n"}
+	}
+	h, logs := newApp(t).wat("server/api/locked.get.wasm", answers(401, `"security":[{"partners":[]}],`)).
+		wat("server/api/limited.get.wasm", answers(429, "")).
+		file("endpoints.json", []byte(`{"security":{"partners":{"apiKey":{"keys":[{"sha256":"`+apikeys.Sum("good")+`","subject":"p"}]}}},
+			"rateLimits":{"few":{"routes":["/api/limited"],"limit":100,"window":"100s"}}}`)).
+		host(host.Options{OpenAPI: config.OpenAPI{Document: []byte(`{"components":{"securitySchemes":{
+			"partners":{"type":"apiKey","in":"header","name":"X-API-Key"}}}}`)}})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	d := readAnsweredDocument(t, h.Document())
+	for _, tt := range []struct {
+		path    string
+		headers []string
+		status  int
+	}{
+		{"/api/locked", []string{"X-API-Key", "good"}, 401},
+		{"/api/limited", nil, 429},
+	} {
+		res := do(t, srv, "GET", tt.path, "", tt.headers...)
+		if res.status != tt.status {
+			t.Fatalf("GET %s = %d %s, want the guest's %d\n%s", tt.path, res.status, res.body, tt.status, logs)
+		}
+		d.check(t, "GET", tt.path, res, false)
 	}
 }

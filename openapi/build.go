@@ -611,7 +611,7 @@ func (b *builder) operation(op *Route, cfg *RoutesConfig, cfgSrc *source) {
 				headers = optionalHeaders(headers)
 			}
 			if rs.add(status, fr.description, headers, fr.mediaType, json.RawMessage(`{"$ref":"`+componentPrefix+fr.schema+`"}`)) && hadBody {
-				rs.byStatus[status].description = joinDescription(rs.byStatus[status].description, fr.description)
+				rs.byStatus[status].description = joinDescription(statusSummary(status), rs.byStatus[status].description, fr.description)
 			}
 			for _, u := range fr.uses {
 				b.framework[u] = true
@@ -1033,21 +1033,47 @@ func (rs *responseSet) add(status, description string, headers map[string]*Heade
 }
 
 // joinDescription is the description of a status answered with a body
-// described by have and with a body of the host's described by add: have, then
-// add as a sentence of its own, unless have says it already (compared
-// ignoring case: "No such user, or the Idempotency-Key was used for a
-// different request" names the host's 422).
+// described by have and with a body of the host's described by add:
+// summary, a line of its own, then each reason as an item of a Markdown
+// list in the order they were joined (the declared one first), unless
+// have says add already (compared ignoring case: "No such user, or the
+// Idempotency-Key was used for a different request" names the host's
+// 422). A description joined before is added to, not nested.
 //
-//	joinDescription("Already exists", "A request with this Idempotency-Key is still running")
-//	// "Already exists. A request with this Idempotency-Key is still running"
-func joinDescription(have, add string) string {
+//	joinDescription(statusSummary("409"), "Already exists", "A request with this Idempotency-Key is still running")
+//	// "Conflict, for one of these reasons:\n\n- Already exists\n- A request with this Idempotency-Key is still running"
+func joinDescription(summary, have, add string) string {
 	switch {
 	case add == "" || strings.Contains(strings.ToLower(have), strings.ToLower(add)):
 		return have
 	case have == "":
 		return add
 	}
-	return strings.TrimRight(have, ". ") + ". " + add
+	if strings.HasPrefix(have, summary+"\n\n- ") {
+		return have + "\n" + reasonItem(add)
+	}
+	return summary + "\n\n" + reasonItem(have) + "\n" + reasonItem(add)
+}
+
+// statusSummary is the first line of the description of a response whose
+// status the host answers for several reasons (joinDescription).
+func statusSummary(status string) string {
+	return reasonPhrase(status) + ", for one of these reasons:"
+}
+
+// headerSummary is the first line of the description of a header the
+// host sends with several answers of a status, meaning something for
+// each (joinDescription).
+const headerSummary = "Depending on the answer:"
+
+// reasonItem is description as an item of joinDescription's list: its
+// final period dropped, and any further line indented under the item.
+func reasonItem(description string) string {
+	d := strings.TrimSpace(description)
+	if !strings.HasSuffix(d, "..") {
+		d = strings.TrimSuffix(d, ".")
+	}
+	return "- " + strings.ReplaceAll(d, "\n", "\n  ")
 }
 
 // mergeHeaders returns have with the headers of add: a header have lacks
@@ -1069,7 +1095,7 @@ func mergeHeaders(have, add map[string]*Header) map[string]*Header {
 		case old == nil || h == nil || old.Ref != "" || h.Ref != "":
 			// A reference is the author's to describe.
 		default:
-			desc := joinDescription(old.Description, h.Description)
+			desc := joinDescription(headerSummary, old.Description, h.Description)
 			required := old.Required && h.Required
 			if desc != old.Description || required != old.Required {
 				merged := *old

@@ -396,15 +396,16 @@ func TestFrameworkResponses(t *testing.T) {
 			components: []string{"EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
-			name:     "a body makes 400, 413 and 415 reachable",
+			name:     "a body makes 400, 408, 413 and 415 reachable",
 			contract: `{"request": {"body": {"schema": {}}}, "responses": {"200": {}}}`,
 			want: map[string]string{
 				"400": `{"application/json": {"schema": ` + ref("EndpointsValidationError") + `}}`,
+				"408": `{"application/json": {"schema": ` + ref("EndpointsRequestTimeout") + `}}`,
 				"413": `{"application/json": {"schema": ` + ref("EndpointsContentTooLarge") + `}}`,
 				"415": `{"application/json": {"schema": ` + ref("EndpointsUnsupportedMediaType") + `}}`,
 				"406": ""},
-			wantDesc:   map[string]string{"400": "Validation Error", "413": "The request body is larger than the host accepts", "415": "Unsupported Media Type: not a declared request media type, or JSON in a charset other than utf-8"},
-			components: []string{"EndpointsContentTooLarge", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+			wantDesc:   map[string]string{"400": "Validation Error", "408": "The request body did not arrive whole within the server's read timeout (server.readTimeout)", "413": "The request body is larger than the host accepts", "415": "Unsupported Media Type: not a declared request media type, or JSON in a charset other than utf-8"},
+			components: []string{"EndpointsContentTooLarge", "EndpointsRequestTimeout", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
 			name:       "negotiation makes 406 reachable",
@@ -420,7 +421,7 @@ func TestFrameworkResponses(t *testing.T) {
 				"responses": {"200": {}, "400": {"description": "Bad id", "schema": {"type": "object", "required": ["reason"]}}}}`,
 			want: map[string]string{"400": `{"application/json": {"schema": {"anyOf": [
 				{"type": "object", "required": ["reason"]}, ` + ref("EndpointsValidationError") + `]}}}`},
-			wantDesc:   map[string]string{"400": "Bad id. Validation Error"},
+			wantDesc:   map[string]string{"400": "Bad Request, for one of these reasons:\n\n- Bad id\n- Validation Error"},
 			components: []string{"EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
@@ -440,7 +441,7 @@ func TestFrameworkResponses(t *testing.T) {
 			want: map[string]string{
 				"415": `{"application/json": {"schema": ` + ref("EndpointsUnsupportedMediaType") + `}}`},
 			wantDesc:   map[string]string{"415": "CSV only"},
-			components: []string{"EndpointsContentTooLarge", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+			components: []string{"EndpointsContentTooLarge", "EndpointsRequestTimeout", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
 			name: "idempotency adds its Problem Details, merged with a declared 409 of the same type",
@@ -452,7 +453,7 @@ func TestFrameworkResponses(t *testing.T) {
 				"422": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`,
 				"503": `{"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}, "application/json": {"schema": ` + ref("EndpointsServiceUnavailable") + `}}`,
 				"415": ""},
-			wantDesc:   map[string]string{"409": "Already exists. A request with this Idempotency-Key is still running, or ran past its lease", "422": "The Idempotency-Key was used for a different request"},
+			wantDesc:   map[string]string{"409": "Conflict, for one of these reasons:\n\n- Already exists\n- A request with this Idempotency-Key is still running, or ran past its lease", "422": "The Idempotency-Key was used for a different request"},
 			components: []string{"EndpointsIdempotencyProblem"},
 		},
 		{
@@ -461,8 +462,8 @@ func TestFrameworkResponses(t *testing.T) {
 			want: map[string]string{
 				"400": `{"application/json": {"schema": ` + ref("EndpointsValidationError") + `},
 					"application/problem+json": {"schema": ` + ref("EndpointsIdempotencyProblem") + `}}`},
-			wantDesc:   map[string]string{"400": "Validation Error. The Idempotency-Key is malformed, or required and missing"},
-			components: []string{"EndpointsContentTooLarge", "EndpointsIdempotencyProblem", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
+			wantDesc:   map[string]string{"400": "Bad Request, for one of these reasons:\n\n- Validation Error\n- The Idempotency-Key is malformed, or required and missing"},
+			components: []string{"EndpointsContentTooLarge", "EndpointsIdempotencyProblem", "EndpointsRequestTimeout", "EndpointsUnsupportedMediaType", "EndpointsValidationError", "EndpointsValidationIssue"},
 		},
 		{
 			name: "a declared description that says the host's reason already is not repeated",
@@ -491,7 +492,8 @@ func TestFrameworkResponses(t *testing.T) {
 				wantJSON(t, "content of "+status, got, want)
 			}
 			for status, want := range tt.wantDesc {
-				wantJSON(t, "description of "+status, at(t, doc, "/paths/~1api~1x~1{id}/post/responses/"+status+"/description"), `"`+want+`"`)
+				quoted, _ := json.Marshal(want)
+				wantJSON(t, "description of "+status, at(t, doc, "/paths/~1api~1x~1{id}/post/responses/"+status+"/description"), string(quoted))
 			}
 			var got []string
 			if doc.Components != nil {

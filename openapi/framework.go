@@ -15,7 +15,7 @@ import (
 )
 
 // Names of the component schemas of the framework's own responses (docs/spec.md
-// §4): the bodies the host writes for 400, 406, 413 and 415. A $defs entry of a
+// §4): the bodies the host writes for 400, 406, 408, 413 and 415. A $defs entry of a
 // contract or routes configuration may use one of these names only with
 // the very same schema.
 const (
@@ -34,6 +34,10 @@ const (
 	// bytes the body passed (limits.bodyBytes, or the operation's maxBytes):
 	//	{"statusCode":413,"statusMessage":"Request Entity Too Large","data":{"limit":1048576}}
 	SchemaContentTooLarge = "EndpointsContentTooLarge"
+	// SchemaRequestTimeout is the 408 body of a request body that did not
+	// arrive whole within server.readTimeout; its data says so:
+	//	{"statusCode":408,"statusMessage":"Request Timeout","data":{"error":"the request body did not arrive within 30s (server.readTimeout)"}}
+	SchemaRequestTimeout = "EndpointsRequestTimeout"
 	// SchemaIdempotencyProblem is the Problem Details body (RFC 9457,
 	// application/problem+json) of an Idempotency-Key failure (docs/spec.md §6):
 	//	{"type":"urn:endpoints:problem:idempotency-key-reused","title":"...","status":422,"detail":"...","code":"IDEMPOTENCY_KEY_REUSED"}
@@ -187,6 +191,13 @@ var frameworkResponses = []frameworkResponse{
 		},
 	},
 	{
+		// The host reads the body before the guest runs; a client slower
+		// than server.readTimeout gets this, and the connection closes.
+		status: http.StatusRequestTimeout, description: "The request body did not arrive whole within the server's read timeout (server.readTimeout)", mediaType: mediaJSON,
+		schema: SchemaRequestTimeout, uses: []string{SchemaRequestTimeout},
+		reaches: func(op *Route) bool { return op.Contract.Request != nil && op.Contract.Request.Body != nil },
+	},
+	{
 		// The host's answer for the route's database (down, or waiting
 		// for its migrations); in production without data. A guest's
 		// SDK answers a statement that failed unavailable the same way.
@@ -321,6 +332,12 @@ var frameworkSchemas = map[string]json.RawMessage{
 		"additionalProperties": false,
 		"properties": {"limit": {"type": "integer", "minimum": 0}}
 	}`), "The 413 answer: the request body is larger than the limit, in bytes.", `{"statusCode":413,"statusMessage":"Request Entity Too Large","data":{"limit":1048576}}`),
+	SchemaRequestTimeout: annotated(errorSchema(http.StatusRequestTimeout, `{
+		"type": "object",
+		"required": ["error"],
+		"additionalProperties": false,
+		"properties": {"error": {"type": "string", "description": "Which timeout passed."}}
+	}`), "The 408 answer: the request body did not arrive whole within the server's read timeout (server.readTimeout); the connection is closed after it.", `{"statusCode":408,"statusMessage":"Request Timeout","data":{"error":"the request body did not arrive within 30s (server.readTimeout)"}}`),
 	SchemaIdempotencyProblem: annotated(json.RawMessage(fmt.Sprintf(`{
 		"type": "object",
 		"required": ["type", "title", "status", "detail", "code"],

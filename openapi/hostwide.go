@@ -104,7 +104,7 @@ func (b *builder) addHostWide(rs *responseSet, declared map[string]bool) []hostW
 		}
 		rs.add(status, hr.description, headers, mediaJSON, json.RawMessage(`{"$ref":"`+componentPrefix+hr.schema+`"}`))
 		if hadBody {
-			p.description = joinDescription(p.description, hr.description)
+			p.description = joinDescription(statusSummary(status), p.description, hr.description)
 		}
 		for _, u := range hr.uses {
 			b.framework[u] = true

@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -22,7 +23,12 @@ func TestHostWideResponses(t *testing.T) {
 	)
 	db := op(t, "GET", "/api/db", "server/api/db.get.wasm", `{"responses": {"200": {}}}`)
 	db.Database = true
+	// A 503 of three reasons: the database's, the idempotency store's, the
+	// host's own.
+	three := op(t, "POST", "/api/three", "server/api/three.post.wasm", `{"idempotency": {}, "responses": {"200": {}}}`)
+	three.Database = true
 	ops := []openapi.Route{
+		three,
 		op(t, "GET", "/api/plain", "server/api/plain.get.wasm", `{"responses": {"200": {}}}`),
 		op(t, "GET", "/api/none", "server/api/none.get.wasm", `{}`),
 		op(t, "GET", "/api/own", "server/api/own.get.wasm", `{"responses": {"200": {}, "500": {"description": "Ours", "schema": {"type": "object", "required": ["code"]}}}}`),
@@ -62,24 +68,37 @@ func TestHostWideResponses(t *testing.T) {
 			if got := at(t, doc, "/paths/~1api~1bare/get/responses/503/headers/Retry-After/required"); got != "" {
 				t.Errorf("a 503 the app declares: Retry-After required %s, want not", got)
 			}
+			// The same app, the same document: the reasons' order is
+			// fixed.
+			if again := build(t, ops, openapi.Options{SpecVersion: spec}); at(t, again, "") != at(t, doc, "") {
+				t.Error("two builds of one app differ")
+			}
 			if got := at(t, doc, "/paths/~1api~1none/get/responses/default"); got == "" {
 				t.Error("an operation that declares no responses lost its default")
 			}
-			// A status of several reasons names each: the declared one first.
-			for ptr, want := range map[string][]string{
-				"/paths/~1api~1own/get/responses/500/description":                    {"Ours. ", "The guest or a middleware failed"},
-				"/paths/~1api~1db/get/responses/503/description":                     {"The database the operation uses is down", "No instance of the route's module came free"},
-				"/paths/~1api~1db/get/responses/503/headers/Retry-After/description": {"Seconds until the host tries the database again", "Seconds to wait before trying again"},
+			// A status of several reasons: a summary line, then each
+			// reason as an item of a list, the declared one first.
+			for _, tt := range []struct {
+				ptr, summary string
+				items        []string // how each item begins
+			}{
+				{"/paths/~1api~1own/get/responses/500/description", "Internal Server Error, for one of these reasons:", []string{"Ours", "The guest or a middleware failed"}},
+				{"/paths/~1api~1db/get/responses/503/description", "Service Unavailable, for one of these reasons:", []string{"The database the operation uses is down", "No instance of the route's module came free"}},
+				{"/paths/~1api~1db/get/responses/503/headers/Retry-After/description", "Depending on the answer:", []string{"Seconds until the host tries the database again", "Seconds to wait before trying again"}},
+				{"/paths/~1api~1three/post/responses/503/description", "Service Unavailable, for one of these reasons:", []string{"The database the operation uses is down", "The idempotency store cannot be reached; nothing ran", "No instance of the route's module came free"}},
 			} {
-				got := at(t, doc, ptr)
-				last := -1
-				for _, w := range want {
-					i := strings.Index(got, w)
-					if i <= last {
-						t.Errorf("%s = %s, want %q in order", ptr, got, want)
-						break
-					}
-					last = i
+				var got string
+				if err := json.Unmarshal([]byte(at(t, doc, tt.ptr)), &got); err != nil {
+					t.Fatalf("%s: %v", tt.ptr, err)
+				}
+				summary, list, _ := strings.Cut(got, "\n\n")
+				items := strings.Split(strings.TrimPrefix(list, "- "), "\n- ")
+				ok := summary == tt.summary && strings.HasPrefix(list, "- ") && len(items) == len(tt.items)
+				for i := 0; ok && i < len(items); i++ {
+					ok = strings.HasPrefix(items[i], tt.items[i]) && !strings.HasSuffix(items[i], ".")
+				}
+				if !ok {
+					t.Errorf("%s =\n%s\nwant %q, then a list of items beginning %q", tt.ptr, got, tt.summary, tt.items)
 				}
 			}
 		})

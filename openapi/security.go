@@ -87,7 +87,8 @@ type HostResponse struct {
 // document must never reject a body the host sends), the declared
 // description stays, followed by the host's when the status has other
 // bodies (so a status the host answers for several reasons names each), and
-// headers are united, a header both send describing both; a status declared by
+// headers are united, a header both send describing both, one only one of
+// them sends required by neither; a status declared by
 // reference to the author's components/responses is left alone, one to the
 // host's own ([ResponseServiceUnavailable]) becomes a copy it adds to. It fails when the document
 // holds another schema under the framework schema's name.
@@ -128,7 +129,7 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 		// author's to keep in step with the host's answer.
 		return nil
 	}
-	resp.Headers = mergeHeaders(resp.Headers, r.Headers)
+	resp.Headers = mergeHeaders(oneSidedOptional(resp.Headers, r.Headers), oneSidedOptional(r.Headers, resp.Headers))
 	if resp.Content == nil {
 		resp.Content = map[string]*MediaType{}
 	}
@@ -147,13 +148,38 @@ func (d *Document) AddHostResponse(op *Operation, r HostResponse) error {
 		// The host's body for another reason (a 503 of a database down
 		// and of credentials that cannot be verified): the description
 		// names both.
-		resp.Description = joinDescription(resp.Description, r.Description)
+		resp.Description = joinDescription(statusSummary(status), resp.Description, r.Description)
 		return nil
 	default:
 		mt.Schema = withAlternative(mt.Schema, ref)
 	}
-	resp.Description = joinDescription(resp.Description, r.Description)
+	resp.Description = joinDescription(statusSummary(status), resp.Description, r.Description)
 	return nil
+}
+
+// oneSidedOptional returns headers with none required that other lacks:
+// of a status two answers share (the app's own and the host's, or the
+// host's for two reasons), a header only one of them sends is not on
+// every answer of the status (a guest's own 401 has no WWW-Authenticate,
+// its own 429 no Retry-After). headers itself is returned when nothing
+// changes; its Header values are never changed (they may be shared).
+func oneSidedOptional(headers, other map[string]*Header) map[string]*Header {
+	var out map[string]*Header
+	for name, h := range headers {
+		if _, both := other[name]; both || h == nil || !h.Required {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(headers)
+		}
+		c := *h
+		c.Required = false
+		out[name] = &c
+	}
+	if out == nil {
+		return headers
+	}
+	return out
 }
 
 // withAlternative returns schema extended to accept ref too: schema itself

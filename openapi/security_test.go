@@ -60,8 +60,12 @@ func TestAddHostResponse(t *testing.T) {
 		`{"anyOf": [{"type": "object"}, {"$ref": "#/components/schemas/EndpointsUnauthorized"}]}`; !jsonSame(t, got, want) {
 		t.Errorf("a declared 401 and the host's: %s, want %s", got, want)
 	}
-	if got := at(t, doc, "/paths/~1api~1a/post/responses/401/description"); got != `"Ours. No credential"` {
+	if got := at(t, doc, "/paths/~1api~1a/post/responses/401/description"); got != `"Unauthorized, for one of these reasons:\n\n- Ours\n- No credential"` {
 		t.Errorf("description = %s, want the declared one, then the host's", got)
+	}
+	// The app's own 401 need not carry the host's WWW-Authenticate.
+	if got := at(t, doc, "/paths/~1api~1a/post/responses/401/headers/WWW-Authenticate/required"); got != "" {
+		t.Errorf("beside a declared 401, WWW-Authenticate required = %s, want not", got)
 	}
 	if got, want := at(t, doc, "/paths/~1api~1b/post/responses/401"),
 		`{"description": "No credential", "headers": {"WWW-Authenticate": {"required": true, "schema": {"type": "string"}}},
@@ -102,8 +106,8 @@ func TestAddHostResponseTwice(t *testing.T) {
 	}
 	// The host's own 503s (no instance in time, shutting down) come
 	// between the declared reason and those added after the build.
-	if got := at(t, doc, "/paths/~1api~1a/post/responses/503/description"); !strings.HasPrefix(got, `"Ours. No instance of the route's module came free`) ||
-		!strings.HasSuffix(got, `. The rate limit cannot be checked. Credentials cannot be verified"`) {
+	if got := at(t, doc, "/paths/~1api~1a/post/responses/503/description"); !strings.HasPrefix(got, `"Service Unavailable, for one of these reasons:\n\n- Ours\n- No instance of the route's module came free`) ||
+		!strings.HasSuffix(got, `seconds\n- The rate limit cannot be checked\n- Credentials cannot be verified"`) {
 		t.Errorf("the description: %s, want Ours, the host's own 503, then each reason added", got)
 	}
 }
@@ -128,7 +132,7 @@ func TestAddHostResponseOverSharedResponse(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkDocument(t, doc)
-	if got := at(t, doc, "/paths/~1api~1a/get/responses/503/description"); !strings.HasPrefix(got, `"No instance of the route's module came free`) || !strings.HasSuffix(got, `. The rate limit cannot be checked"`) {
+	if got := at(t, doc, "/paths/~1api~1a/get/responses/503/description"); !strings.HasPrefix(got, `"Service Unavailable, for one of these reasons:\n\n- No instance of the route's module came free`) || !strings.HasSuffix(got, `seconds\n- The rate limit cannot be checked"`) {
 		t.Errorf("the 503 given another reason: %s, want the shared description, then the reason", got)
 	}
 	wantJSON(t, "its schema", at(t, doc, "/paths/~1api~1a/get/responses/503/content/application~1json/schema"), `{"$ref": "#/components/schemas/EndpointsServiceUnavailable"}`)
@@ -162,7 +166,7 @@ func TestAddHostResponseMergesHeaders(t *testing.T) {
 		wantDesc     string
 		wantRequired bool
 	}{
-		{name: "a second reason's description is added", add: limit, required: true, wantDesc: quota + ". " + limit},
+		{name: "a second reason's description is added", add: limit, required: true, wantDesc: "Depending on the answer:\n\n- " + quota + "\n- " + limit},
 		{name: "the same description is kept once", add: quota, wantDesc: quota},
 		{name: "a description that says it already is kept", add: "the client's oldest record expires", wantDesc: quota},
 	}

@@ -281,6 +281,22 @@ func tsOneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// tsListItem is a description as the text of an item of a doc comment's
+// list: one line, or, for a description that is a line and a list of its
+// own (a status the host answers for several reasons), that line and its
+// items nested under the item.
+func tsListItem(s string) string {
+	head, list, ok := strings.Cut(strings.TrimSpace(s), "\n\n- ")
+	if !ok || strings.Contains(list, "\n\n") {
+		return tsOneLine(s)
+	}
+	out := tsOneLine(head)
+	for _, item := range strings.Split(list, "\n- ") {
+		out += "\n  - " + tsOneLine(item)
+	}
+	return out
+}
+
 func (g *tsGen) schemas() error {
 	for _, name := range slices.Sorted(maps.Keys(g.s.schemas)) {
 		s := g.s.schemas[name]
@@ -334,7 +350,7 @@ func (g *tsGen) operation(op tsOperation) error {
 	doc.Reset()
 	doc.WriteString("What " + op.Method + " " + op.Path + " answers; check status to narrow body:\n")
 	for _, r := range op.Responses {
-		desc := tsOneLine(r.Description)
+		desc := tsListItem(r.Description)
 		if desc == "" {
 			desc = "(no description)"
 		}

@@ -571,20 +571,27 @@ func tsWriteDoc(b *strings.Builder, pad, doc string) {
 }
 
 // tsWrap breaks a line of text into lines of at most width characters
-// where it has spaces; the continuation of a "- " list item is indented
-// under its text, and a line that starts with a space (code) is kept.
+// where it has spaces; the continuation of a "- " list item, or of one
+// nested two spaces under another, is indented under its text, and any
+// other line that starts with a space (code) is kept.
 func tsWrap(line string, width int) []string {
-	if len(line) <= width || strings.HasPrefix(line, " ") {
+	nested := strings.HasPrefix(line, "  - ")
+	if len(line) <= width || (strings.HasPrefix(line, " ") && !nested) {
 		return []string{line}
 	}
 	indent := ""
-	if strings.HasPrefix(line, "- ") {
+	switch {
+	case nested:
+		indent = "    "
+	case strings.HasPrefix(line, "- "):
 		indent = "  "
 	}
 	var out []string
 	cur := ""
 	for _, w := range strings.Fields(line) {
 		switch {
+		case cur == "" && nested:
+			cur = "  " + w
 		case cur == "":
 			cur = w
 		case len(cur)+1+len(w) > width:

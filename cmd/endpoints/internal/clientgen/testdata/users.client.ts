@@ -188,6 +188,19 @@ export type EndpointsNotAcceptable = {
 };
 
 /**
+ * The 408 answer: the request body did not arrive whole within the server's read timeout
+ * (server.readTimeout); the connection is closed after it.
+ */
+export type EndpointsRequestTimeout = {
+  data: {
+    /** Which timeout passed. */
+    error: string;
+  };
+  statusCode: 408;
+  statusMessage: string;
+};
+
+/**
  * The 503 answer the host gives when it cannot serve the request now (no instance of the route's
  * module came free in time, its code is still loading, the server is shutting down, a bundle's
  * route refuses a client whose calls all trapped, its credentials cannot be verified, its rate
@@ -423,10 +436,11 @@ export type GetApiClockOptions = {
  *
  * - 200: A stream of ticks; the schema is one event's data
  * - 400: Validation Error
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
- *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
- *   error), or its answer broke its contract where answers are checked (responseValidation); in
- *   development, data says why
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
  * - 503: No instance of the route's module came free before the request's deadline, its code is
  *   still loading, or the server is shutting down (on a bundle's route, also: the client's last
  *   calls all trapped, and its calls are refused for a while); try again after Retry-After seconds
@@ -458,28 +472,37 @@ export type PostApiOrdersOptions = {
  * What POST /api/orders answers; check status to narrow body:
  *
  * - 201: The new order
- * - 400: Validation Error. The Idempotency-Key is malformed, or required and missing
+ * - 400: Bad Request, for one of these reasons:
+ *   - Validation Error
+ *   - The Idempotency-Key is malformed, or required and missing
  * - 401: No valid credential for bearer or partners
  * - 403: The credential lacks a required scope
+ * - 408: The request body did not arrive whole within the server's read timeout
+ *   (server.readTimeout)
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 422: No such user, or the Idempotency-Key was used for a different request
- * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran. Too
- *   many requests: rate limit orders, or too many failed credentials (authFailures)
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
- *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
- *   error), or its answer broke its contract where answers are checked (responseValidation); in
- *   development, data says why
- * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds. The
- *   idempotency store cannot be reached; nothing ran. No instance of the route's module came free
- *   before the request's deadline, its code is still loading, or the server is shutting down (on a
- *   bundle's route, also: the client's last calls all trapped, and its calls are refused for a
- *   while); try again after Retry-After seconds. The rate limit orders cannot be checked now (the
- *   store is down). Credentials for bearer or partners cannot be verified now (an identity
- *   provider's key set, the store of API keys or a verifier unavailable)
+ * - 429: Too Many Requests, for one of these reasons:
+ *   - The client's Idempotency-Key records take its whole share of the store; nothing ran
+ *   - Too many requests: rate limit orders, or too many failed credentials (authFailures)
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - The idempotency store cannot be reached; nothing ran
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
+ *   - The rate limit orders cannot be checked now (the store is down)
+ *   - Credentials for bearer or partners cannot be verified now (an identity provider's key set,
+ *     the store of API keys or a verifier unavailable)
  */
 export type PostApiOrdersResult =
   | EndpointResponse<201, true, "application/json", Order>
@@ -487,6 +510,7 @@ export type PostApiOrdersResult =
   | EndpointResponse<400, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
+  | EndpointResponse<408, false, "application/json", EndpointsRequestTimeout>
   | EndpointResponse<409, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
@@ -517,26 +541,34 @@ export type PostApiUsersOptions = {
  * What POST /api/users answers; check status to narrow body:
  *
  * - 201: The new user
- * - 400: Validation Error. The Idempotency-Key is malformed, or required and missing
+ * - 400: Bad Request, for one of these reasons:
+ *   - Validation Error
+ *   - The Idempotency-Key is malformed, or required and missing
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
+ * - 408: The request body did not arrive whole within the server's read timeout
+ *   (server.readTimeout)
  * - 409: A request with this Idempotency-Key is still running, or ran past its lease
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 422: The Idempotency-Key was used for a different request
- * - 429: The client's Idempotency-Key records take its whole share of the store; nothing ran. Too
- *   many requests: too many failed credentials (authFailures)
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
- *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
- *   error), or its answer broke its contract where answers are checked (responseValidation); in
- *   development, data says why
- * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds. The
- *   idempotency store cannot be reached; nothing ran. No instance of the route's module came free
- *   before the request's deadline, its code is still loading, or the server is shutting down (on a
- *   bundle's route, also: the client's last calls all trapped, and its calls are refused for a
- *   while); try again after Retry-After seconds
+ * - 429: Too Many Requests, for one of these reasons:
+ *   - The client's Idempotency-Key records take its whole share of the store; nothing ran
+ *   - Too many requests: too many failed credentials (authFailures)
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - The idempotency store cannot be reached; nothing ran
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type PostApiUsersResult =
   | EndpointResponse<201, true, "application/json", User>
@@ -544,6 +576,7 @@ export type PostApiUsersResult =
   | EndpointResponse<400, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
+  | EndpointResponse<408, false, "application/json", EndpointsRequestTimeout>
   | EndpointResponse<409, false, "application/problem+json", EndpointsIdempotencyProblem>
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
@@ -572,15 +605,18 @@ export type GetApiUsersExportOptions = {
  * What GET /api/users/export answers; check status to narrow body:
  *
  * - 200: The users as CSV
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
- *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
- *   error), or its answer broke its contract where answers are checked (responseValidation); in
- *   development, data says why
- * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
- *   instance of the route's module came free before the request's deadline, its code is still
- *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
- *   trapped, and its calls are refused for a while); try again after Retry-After seconds
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersExportResult =
   | EndpointResponse<200, true, "text/csv", ReadableStream<Uint8Array>>
@@ -611,16 +647,21 @@ export type GetApiUsersSearchOptions = {
  * What GET /api/users/search answers; check status to narrow body:
  *
  * - 200: The matching users
- * - 400: The query is not valid. Validation Error
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
- *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
- *   error), or its answer broke its contract where answers are checked (responseValidation); in
- *   development, data says why
- * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
- *   instance of the route's module came free before the request's deadline, its code is still
- *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
- *   trapped, and its calls are refused for a while); try again after Retry-After seconds
+ * - 400: Bad Request, for one of these reasons:
+ *   - The query is not valid
+ *   - Validation Error
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersSearchResult =
   | EndpointResponse<200, true, "application/json", SearchResult>
@@ -652,15 +693,18 @@ export type GetApiUsersByIdOptions = {
  * - 200: The user
  * - 400: Validation Error
  * - 404: No such user
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
- *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
- *   error), or its answer broke its contract where answers are checked (responseValidation); in
- *   development, data says why
- * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
- *   instance of the route's module came free before the request's deadline, its code is still
- *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
- *   trapped, and its calls are refused for a while); try again after Retry-After seconds
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersByIdResult =
   | EndpointResponse<200, true, "application/json", User>
@@ -694,19 +738,24 @@ export type PatchApiUsersByIdOptions = {
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
  * - 404: No such user
+ * - 408: The request body did not arrive whole within the server's read timeout
+ *   (server.readTimeout)
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 429: Too many requests: too many failed credentials (authFailures)
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
- *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
- *   error), or its answer broke its contract where answers are checked (responseValidation); in
- *   development, data says why
- * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
- *   instance of the route's module came free before the request's deadline, its code is still
- *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
- *   trapped, and its calls are refused for a while); try again after Retry-After seconds
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type PatchApiUsersByIdResult =
   | EndpointResponse<200, true, "application/json", User>
@@ -714,6 +763,7 @@ export type PatchApiUsersByIdResult =
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<404, false, "application/json", NotFound>
+  | EndpointResponse<408, false, "application/json", EndpointsRequestTimeout>
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<429, false, "application/json", EndpointsTooManyRequests>
@@ -746,15 +796,18 @@ export type GetApiUsersByIdAvatarOptions = {
  * - 400: Validation Error
  * - 404: No such user
  * - 406: Not Acceptable
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
- *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
- *   error), or its answer broke its contract where answers are checked (responseValidation); in
- *   development, data says why
- * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
- *   instance of the route's module came free before the request's deadline, its code is still
- *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
- *   trapped, and its calls are refused for a while); try again after Retry-After seconds
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type GetApiUsersByIdAvatarResult =
   | EndpointResponse<200, true, "image/png", ReadableStream<Uint8Array>>
@@ -796,20 +849,25 @@ export type PostApiUsersByIdPhotoOptions = {
  * - 401: No valid credential for bearer
  * - 403: The credential lacks a required scope
  * - 404: No such user
+ * - 408: The request body did not arrive whole within the server's read timeout
+ *   (server.readTimeout)
  * - 413: The request body is larger than the host accepts
  * - 415: Unsupported Media Type: not a declared request media type, or JSON in a charset other than
  *   utf-8
  * - 422: The file is not the image its type says
  * - 429: Too many requests: too many failed credentials (authFailures)
- * - 500: The server failed: a guest trapped, ran past its deadline, or broke its contract. The
- *   guest or a middleware failed (it trapped, ran past its deadline, broke a limit or returned an
- *   error), or its answer broke its contract where answers are checked (responseValidation); in
- *   development, data says why
- * - 503: The app's store cannot be reached; nothing was changed, try again later. The database the
- *   operation uses is down or waits for its migrations; try again after Retry-After seconds. No
- *   instance of the route's module came free before the request's deadline, its code is still
- *   loading, or the server is shutting down (on a bundle's route, also: the client's last calls all
- *   trapped, and its calls are refused for a while); try again after Retry-After seconds
+ * - 500: Internal Server Error, for one of these reasons:
+ *   - The server failed: a guest trapped, ran past its deadline, or broke its contract
+ *   - The guest or a middleware failed (it trapped, ran past its deadline, broke a limit or
+ *     returned an error), or its answer broke its contract where answers are checked
+ *     (responseValidation); in development, data says why
+ * - 503: Service Unavailable, for one of these reasons:
+ *   - The app's store cannot be reached; nothing was changed, try again later
+ *   - The database the operation uses is down or waits for its migrations; try again after
+ *     Retry-After seconds
+ *   - No instance of the route's module came free before the request's deadline, its code is still
+ *     loading, or the server is shutting down (on a bundle's route, also: the client's last calls
+ *     all trapped, and its calls are refused for a while); try again after Retry-After seconds
  */
 export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<201, true, "application/json", Photo>
@@ -817,6 +875,7 @@ export type PostApiUsersByIdPhotoResult =
   | EndpointResponse<401, false, "application/json", EndpointsUnauthorized>
   | EndpointResponse<403, false, "application/json", EndpointsForbidden>
   | EndpointResponse<404, false, "application/problem+json", Problem>
+  | EndpointResponse<408, false, "application/json", EndpointsRequestTimeout>
   | EndpointResponse<413, false, "application/json", EndpointsContentTooLarge>
   | EndpointResponse<415, false, "application/json", EndpointsUnsupportedMediaType>
   | EndpointResponse<422, false, "application/problem+json", Problem>
@@ -978,6 +1037,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       400: { "application/json": "json", "application/problem+json": "json" },
       401: { "application/json": "json" },
       403: { "application/json": "json" },
+      408: { "application/json": "json" },
       409: { "application/problem+json": "json" },
       413: { "application/json": "json" },
       415: { "application/json": "json" },
@@ -995,6 +1055,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       400: { "application/json": "json", "application/problem+json": "json" },
       401: { "application/json": "json" },
       403: { "application/json": "json" },
+      408: { "application/json": "json" },
       409: { "application/problem+json": "json" },
       413: { "application/json": "json" },
       415: { "application/json": "json" },
@@ -1036,6 +1097,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       401: { "application/json": "json" },
       403: { "application/json": "json" },
       404: { "application/json": "json" },
+      408: { "application/json": "json" },
       413: { "application/json": "json" },
       415: { "application/json": "json" },
       429: { "application/json": "json" },
@@ -1061,6 +1123,7 @@ const endpointOperations: { readonly [operation: string]: EndpointOperation } = 
       401: { "application/json": "json" },
       403: { "application/json": "json" },
       404: { "application/problem+json": "json" },
+      408: { "application/json": "json" },
       413: { "application/json": "json" },
       415: { "application/json": "json" },
       422: { "application/problem+json": "json" },
