@@ -20,6 +20,7 @@ import (
 
 	"github.com/wasmendpoints/endpoints/config"
 	"github.com/wasmendpoints/endpoints/database/databasetest"
+	"github.com/wasmendpoints/endpoints/internal/auth"
 	"github.com/wasmendpoints/endpoints/storage/storagetest"
 )
 
@@ -47,6 +48,23 @@ func TestDeployTopology(t *testing.T) {
 		}
 	}
 	app, bin := ordersApp(t)
+	// The deployment's key set, which compose mounts from a secret where
+	// its ENDPOINTS_SECURITY names it: serve checks every scheme's keys at
+	// the start, whether a route requires the scheme or not.
+	_, public, _, err := auth.NewKey("ES256", "deployment")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := auth.KeySet(public)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(app, "auth"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(app, "auth", "deployment-jwks.json"), set, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cache := filepath.Join(t.TempDir(), "cache")
 	if out, err := exec.Command(bin, "build", app, "--cache-dir", cache).CombinedOutput(); err != nil {
 		t.Fatalf("endpoints build --cache-dir: %v\n%s", err, out)
