@@ -278,7 +278,6 @@ func (c *floodConn) session(newKeys bool, depth int, stop <-chan struct{}, rep *
 		if err != nil {
 			return false, fmt.Errorf("request %d: reading the answer's body: %w", n, err)
 		}
-		<-slots
 		rep.Sent++
 		switch {
 		case res.StatusCode == http.StatusCreated:
@@ -293,6 +292,11 @@ func (c *floodConn) session(newKeys bool, depth int, stop <-chan struct{}, rep *
 		if res.Close {
 			return true, nil
 		}
+		// Freed only now: freed before the answer's Connection: close
+		// was seen, the writer could write the next request on the
+		// closing connection even with depth 1, which then counted as
+		// dropped.
+		<-slots
 	}
 	return false, nil
 }
